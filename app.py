@@ -1,0 +1,20 @@
+"""specviz: the Streamlit entry point. It only routes and draws the shared frame; pages live in pages/."""
+
+from pathlib import Path
+
+import streamlit as st
+
+from specviz.ui.frame import PAGES, shared_sidebar
+
+HERE = Path(__file__).parent
+
+st.set_page_config(page_title="specviz: see speculative decoding", page_icon="⚡", layout="wide")
+navigation = st.navigation(
+    {
+        section: [st.Page(str(HERE / path), title=title, icon=icon, default=(path == "pages/overview.py"))
+                  for path, title, icon in pages]
+        for section, pages in PAGES.items()
+    }
+)
+shared_sidebar()
+navigation.run()

@@ -1,0 +1,67 @@
+"""Turning logits into the distributions the rule compares: temperature, top-k, top-p, and sampling.
+
+Both models go through the same `SamplingConfig.probs`, so p and q are always processed identically before the
+verifier sees them. Temperature 0 means greedy: the distribution becomes a point mass on the argmax, and the
+speculative rule then accepts a draft exactly when it equals the target's argmax.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+
+@dataclass(frozen=True)
+class SamplingConfig:
+    """temperature 0 = greedy; top_k 0 = off; top_p 1.0 = off."""
+
+    temperature: float = 0.0
+    top_k: int = 0
+    top_p: float = 1.0
+
+    def __post_init__(self) -> None:
+        if not self.temperature >= 0:
+            raise ValueError(f"Temperature must be 0 or more (got {self.temperature}).")
+        if self.top_k < 0:
+            raise ValueError(f"top-k must be 0 (off) or a positive number of tokens (got {self.top_k}).")
+        if not 0 < self.top_p <= 1:
+            raise ValueError(f"top-p must be in (0, 1] (got {self.top_p}).")
+
+    @property
+    def greedy(self) -> bool:
+        return self.temperature == 0
+
+    def probs(self, logits: torch.Tensor) -> torch.Tensor:
+        """logits (..., V) -> probabilities (..., V) in float32, after temperature, top-k and top-p."""
+        return logits_to_probs(logits, self.temperature, self.top_k, self.top_p)
+
+
+def logits_to_probs(logits: torch.Tensor, temperature: float, top_k: int = 0, top_p: float = 1.0) -> torch.Tensor:
+    """Apply the sampling settings to logits (..., V) and return a normalised distribution (..., V).
+
+    >>> logits_to_probs(torch.tensor([1.0, 3.0, 2.0]), temperature=0.0).tolist()
+    [0.0, 1.0, 0.0]
+    >>> [round(x, 4) for x in logits_to_probs(torch.tensor([0.0, 0.0, -100.0]), 1.0, top_k=2).tolist()]
+    [0.5, 0.5, 0.0]
+    """
+    logits = logits.float()
+    if temperature == 0:
+        return torch.nn.functional.one_hot(logits.argmax(-1), logits.shape[-1]).to(torch.float32)
+    logits = logits / temperature
+    if top_k and top_k < logits.shape[-1]:
+        kth = torch.topk(logits, top_k, dim=-1).values[..., -1:]
+        logits = logits.masked_fill(logits < kth, float("-inf"))
+    if top_p < 1.0:
+        sorted_logits, order = torch.sort(logits, dim=-1, descending=True)
+        sorted_probs = sorted_logits.softmax(-1)
+        # drop a token when the tokens ranked above it already reach top_p (the top token always stays)
+        drop_sorted = (sorted_probs.cumsum(-1) - sorted_probs) >= top_p
+        drop = drop_sorted.scatter(-1, order, drop_sorted)
+        logits = logits.masked_fill(drop, float("-inf"))
+    return logits.softmax(-1)
+
+
+def sample(probs: torch.Tensor, generator: torch.Generator | None) -> int:
+    """Draw one token id from a distribution (V,)."""
+    return int(torch.multinomial(probs, 1, generator=generator).item())

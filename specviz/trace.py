@@ -1,0 +1,277 @@
+"""The record of one generation: every speculation step, every decision, every timing.
+
+A `Trace` is what the engine returns and what the app, the bench and the quizzes read. It is plain data
+(dataclasses of numbers and strings) so it round-trips through JSON exactly; `SCHEMA_VERSION` names its shape.
+
+Vocabulary (vLLM's, used everywhere in specviz):
+  accepted   a drafted token the verifier kept
+  rejected   a drafted token the verifier dropped (the first rejection, and every draft after it)
+  recovered  the token sampled from norm(max(0, p - q)) at the first rejection
+  bonus      the token sampled from p after all K drafted tokens were accepted
+  target     a token from plain target-only decoding (the baseline), one per target forward
+p is the target's distribution, q the draft's, both after temperature / top-k / top-p.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+SCHEMA_VERSION = 1
+
+TOKEN_KINDS = ("accepted", "rejected", "recovered", "bonus", "target")
+
+
+@dataclass
+class TokenProb:
+    """One bar of a top-k chart: a token and its probability."""
+
+    token_id: int
+    text: str
+    prob: float
+
+
+@dataclass
+class Decision:
+    """The verifier's verdict on one drafted token (position `position` of the step, 0-based).
+
+    `reached` is False for drafts after the first rejection: they were never tested, so `uniform` is None.
+    `ratio` is p/q (math.inf when q = 0); `accept_prob` is min(1, p/q).
+    """
+
+    position: int
+    token_id: int
+    text: str
+    draft_prob: float
+    target_prob: float
+    ratio: float
+    accept_prob: float
+    uniform: float | None
+    accepted: bool
+    reached: bool
+    target_top: list[TokenProb] = field(default_factory=list)
+    draft_top: list[TokenProb] = field(default_factory=list)
+
+    @property
+    def kind(self) -> str:
+        return "accepted" if self.accepted else "rejected"
+
+
+@dataclass
+class EmittedToken:
+    """A token that became part of the output, with the kind that says where it came from."""
+
+    token_id: int
+    text: str
+    kind: str
+    target_prob: float | None = None
+    draft_prob: float | None = None
+    uniform: float | None = None
+
+
+@dataclass
+class Step:
+    """One round of propose -> verify -> accept/reject -> correct (or one target forward in the baseline).
+
+    `correction_top` is the top of the distribution the recovered or bonus token was sampled from: the residual
+    norm(max(0, p - q)) after a rejection, p after all drafts were accepted. `emitted` is what this step added to
+    the output, already cut at EOS and at max_new_tokens.
+    """
+
+    index: int
+    context_length: int
+    k: int
+    proposer: str
+    decisions: list[Decision]
+    emitted: list[EmittedToken]
+    correction_kind: str | None = None
+    correction_top: list[TokenProb] = field(default_factory=list)
+    target_cache_before: int = 0
+    target_cache_after: int = 0
+    draft_cache_before: int | None = None
+    draft_cache_after: int | None = None
+    draft_seconds: float = 0.0
+    verify_seconds: float = 0.0
+    overhead_seconds: float = 0.0
+
+    @property
+    def n_drafted(self) -> int:
+        return len(self.decisions)
+
+    @property
+    def n_accepted(self) -> int:
+        return sum(d.accepted for d in self.decisions)
+
+    @property
+    def seconds(self) -> float:
+        return self.draft_seconds + self.verify_seconds + self.overhead_seconds
+
+
+@dataclass
+class Trace:
+    """A whole generation. `output_ids` holds the new tokens only."""
+
+    mode: str  # "speculative" or "autoregressive"
+    settings: dict[str, Any]
+    prompt_ids: list[int]
+    output_ids: list[int]
+    steps: list[Step]
+    prompt_text: str = ""
+    output_text: str = ""
+    stop_reason: str = ""  # "eos" or "max_new_tokens"
+    prefill_seconds: float = 0.0
+    wall_seconds: float = 0.0
+    meta: dict[str, Any] = field(default_factory=dict)
+    schema_version: int = SCHEMA_VERSION
+
+    # ---- totals -------------------------------------------------------------------------------------------
+    @property
+    def num_steps(self) -> int:
+        return len(self.steps)
+
+    @property
+    def num_tokens(self) -> int:
+        return len(self.output_ids)
+
+    @property
+    def num_drafted(self) -> int:
+        return sum(s.n_drafted for s in self.steps)
+
+    @property
+    def num_accepted(self) -> int:
+        return sum(s.n_accepted for s in self.steps)
+
+    @property
+    def acceptance_rate(self) -> float:
+        """Accepted / drafted tokens (what vLLM reports as acceptance rate); nan when nothing was drafted."""
+        return self.num_accepted / self.num_drafted if self.num_drafted else math.nan
+
+    @property
+    def mean_accept_prob(self) -> float:
+        """Mean of min(1, p/q) over the drafts that were tested: an estimate of Leviathan's alpha."""
+        probs = [d.accept_prob for s in self.steps for d in s.decisions if d.reached]
+        return sum(probs) / len(probs) if probs else math.nan
+
+    @property
+    def mean_accepted_length(self) -> float:
+        """Tokens emitted per target forward, bonus and recovered tokens included (Spec-Bench's #MAT)."""
+        return self.num_tokens / self.num_steps if self.num_steps else math.nan
+
+    @property
+    def per_position_acceptance(self) -> list[float]:
+        """Entry i: among steps that drafted at least i+1 tokens, the share whose first i+1 drafts were all accepted."""
+        k_max = max((s.n_drafted for s in self.steps), default=0)
+        rates = []
+        for i in range(k_max):
+            drafted = [s for s in self.steps if s.n_drafted > i]
+            rates.append(sum(s.n_accepted > i for s in drafted) / len(drafted))
+        return rates
+
+    @property
+    def decode_seconds(self) -> float:
+        return sum(s.seconds for s in self.steps)
+
+    @property
+    def tokens_per_second(self) -> float:
+        return self.num_tokens / self.wall_seconds if self.wall_seconds > 0 else math.nan
+
+    def summary(self) -> dict[str, float | int | str]:
+        """The headline numbers, as printed by the CLI and shown by the app."""
+        return {
+            "mode": self.mode,
+            "steps": self.num_steps,
+            "tokens": self.num_tokens,
+            "drafted": self.num_drafted,
+            "accepted": self.num_accepted,
+            "acceptance_rate": self.acceptance_rate,
+            "mean_accept_prob": self.mean_accept_prob,
+            "mean_accepted_length": self.mean_accepted_length,
+            "wall_seconds": self.wall_seconds,
+            "tokens_per_second": self.tokens_per_second,
+            "stop_reason": self.stop_reason,
+        }
+
+    # ---- JSON ---------------------------------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["summary"] = {k: _json_number(v) for k, v in self.summary().items()}
+        return _encode_floats(data)
+
+    def to_json(self, indent: int | None = None) -> str:
+        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Trace:
+        """Rebuild a trace from `to_dict` output; a wrong schema or shape is a ValueError with one sentence."""
+        if not isinstance(data, dict) or "steps" not in data:
+            raise ValueError("This file is not a specviz trace (no 'steps' found).")
+        version = data.get("schema_version")
+        if version != SCHEMA_VERSION:
+            raise ValueError(f"This trace has schema version {version}; this specviz reads version {SCHEMA_VERSION}.")
+        data = _decode_floats(dict(data))
+        data.pop("summary", None)
+        try:
+            steps = [_step_from_dict(s) for s in data.pop("steps")]
+            return cls(steps=steps, **data)
+        except (TypeError, KeyError) as exc:
+            raise ValueError(f"This trace file is damaged or incomplete ({exc}).") from None
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> Trace:
+        try:
+            data = json.loads(text)
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            raise ValueError("This file is not valid JSON, so it cannot be a specviz trace.") from None
+        return cls.from_dict(data)
+
+
+def _step_from_dict(d: dict[str, Any]) -> Step:
+    d = dict(d)
+    d["decisions"] = [
+        Decision(
+            **{
+                **x,
+                "target_top": [TokenProb(**t) for t in x.get("target_top", [])],
+                "draft_top": [TokenProb(**t) for t in x.get("draft_top", [])],
+            }
+        )
+        for x in d["decisions"]
+    ]
+    d["emitted"] = [EmittedToken(**e) for e in d["emitted"]]
+    d["correction_top"] = [TokenProb(**t) for t in d.get("correction_top", [])]
+    return Step(**d)
+
+
+def _json_number(v: Any) -> Any:
+    if isinstance(v, float) and not math.isfinite(v):
+        return None if math.isnan(v) else ("inf" if v > 0 else "-inf")
+    return v
+
+
+def _encode_floats(obj: Any) -> Any:
+    """JSON has no inf/nan: write them as strings so a round trip keeps them."""
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return "nan" if math.isnan(obj) else ("inf" if obj > 0 else "-inf")
+    if isinstance(obj, dict):
+        return {k: _encode_floats(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_encode_floats(v) for v in obj]
+    return obj
+
+
+_SPECIAL = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
+
+
+def _decode_floats(obj: Any, key: str = "") -> Any:
+    if isinstance(obj, str) and key in _FLOAT_FIELDS and obj in _SPECIAL:
+        return _SPECIAL[obj]
+    if isinstance(obj, dict):
+        return {k: _decode_floats(v, k) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_decode_floats(v, key) for v in obj]
+    return obj
+
+
+_FLOAT_FIELDS = {"ratio", "accept_prob", "draft_prob", "target_prob", "prob", "uniform"}

@@ -1,0 +1,203 @@
+"""The command line: `python -m specviz generate | compare`.
+
+    python -m specviz generate --prompt "Why is the sky blue?"
+    python -m specviz compare --prompt "Why is the sky blue?" --k 4
+
+A mistake a user can make (a bad flag value, an unknown pair) ends with one sentence on stderr and exit code 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+from collections.abc import Callable, Sequence
+
+from specviz.generation import K_RANGE, MAX_NEW_TOKENS_RANGE
+from specviz.proposers import PROPOSERS
+from specviz.trace import Step, Trace
+
+GLYPHS = {"accepted": "✓", "rejected": "✗", "recovered": "↻", "bonus": "★", "target": "•"}
+COLORS = {"accepted": "32", "rejected": "31;9", "recovered": "33", "bonus": "36", "target": "0"}  # ANSI
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m specviz", description="See speculative decoding, step by step.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    for name, help_text in (("generate", "generate with speculative decoding and show every step"),
+                            ("compare", "target-only vs speculative decoding, same settings, timed back to back")):
+        cmd = commands.add_parser(name, help=help_text)
+        add_generation_flags(cmd)
+        if name == "generate":
+            cmd.add_argument("--json", metavar="PATH", help="write the full trace as JSON to PATH ('-' for stdout)")
+            cmd.add_argument("--quiet", action="store_true", help="print only the text and the summary")
+        else:
+            cmd.add_argument("--no-warmup", action="store_true", help="skip the short untimed warm-up run")
+    return parser
+
+
+def add_generation_flags(cmd: argparse.ArgumentParser) -> None:
+    cmd.add_argument("--prompt", required=True, help="the user prompt")
+    cmd.add_argument("--pair", default="default", help="default, toy, or TARGET_FOLDER[,DRAFT_FOLDER]")
+    cmd.add_argument("--proposer", choices=PROPOSERS, default=None, help="who drafts (default: the pair's own)")
+    cmd.add_argument("--layers", type=int, default=None, help="layers the layer-skip draft keeps (default: 1/4)")
+    cmd.add_argument("--k", type=int, default=4, help=f"drafted tokens per step, {K_RANGE[0]}..{K_RANGE[1]}")
+    cmd.add_argument("--max-new-tokens", type=int, default=64, help=f"{MAX_NEW_TOKENS_RANGE[0]}..{MAX_NEW_TOKENS_RANGE[1]}")
+    cmd.add_argument("--temperature", type=float, default=0.0, help="0 = greedy")
+    cmd.add_argument("--top-k", type=int, default=0, help="0 = off")
+    cmd.add_argument("--top-p", type=float, default=1.0, help="1.0 = off")
+    cmd.add_argument("--seed", type=int, default=0)
+    cmd.add_argument("--no-chat", action="store_true", help="feed the prompt as plain text, without the chat template")
+    cmd.add_argument("--device", default=None, help="cpu, cuda, mps (default: the fastest available)")
+    cmd.add_argument("--dtype", default=None, help="float32, float16, bfloat16 (default: auto)")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return COMMANDS[args.command](args)
+    except ValueError as exc:
+        print(f"specviz: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("specviz: interrupted.", file=sys.stderr)
+        return 130
+
+
+# ---- commands ----------------------------------------------------------------------------------------------------
+
+
+def run_generate(args: argparse.Namespace) -> int:
+    from specviz.decoding import speculative_generate
+
+    pair, proposer, ids = _prepare(args)
+    trace = speculative_generate(pair.target, proposer, ids, tokenizer=pair.tokenizer, **_settings(args))
+    trace.meta.update(pair=pair.name, proposer=proposer.name, chat=not args.no_chat)
+    human = sys.stderr if args.json == "-" else sys.stdout
+    color = human.isatty() and not os.environ.get("NO_COLOR")
+    if not args.quiet:
+        for step in trace.steps:
+            print(format_step(step, color), file=human)
+    print(f"\n{trace.output_text}\n", file=human)
+    print(format_summary(trace), file=human)
+    if args.json:
+        _write_json(trace, args.json)
+    return 0
+
+
+def run_compare(args: argparse.Namespace) -> int:
+    from specviz.baseline import autoregressive_generate
+    from specviz.decoding import speculative_generate
+
+    pair, proposer, ids = _prepare(args)
+    settings = _settings(args)
+    plain = {k: v for k, v in settings.items() if k != "k"}
+    if not args.no_warmup:  # first calls pay one-time costs (allocations, kernel choice); keep them out of the timing
+        speculative_generate(pair.target, proposer, ids, **{**settings, "max_new_tokens": 4})
+        autoregressive_generate(pair.target, ids, **{**plain, "max_new_tokens": 4})
+    baseline = autoregressive_generate(pair.target, ids, tokenizer=pair.tokenizer, **plain)
+    spec = speculative_generate(pair.target, proposer, ids, tokenizer=pair.tokenizer, **settings)
+    print(f"target-only:  {baseline.num_tokens} tokens in {baseline.wall_seconds:.2f} s "
+          f"({baseline.tokens_per_second:.1f} tok/s, {baseline.num_steps} target forwards)")
+    print(f"speculative:  {spec.num_tokens} tokens in {spec.wall_seconds:.2f} s "
+          f"({spec.tokens_per_second:.1f} tok/s, {spec.num_steps} target forwards, proposer {proposer.name}, K={args.k})")
+    print(f"speedup:      {speedup(baseline, spec):.2f}x (tokens/s, speculative vs specviz's target-only decoding, "
+          f"same run)")
+    print(f"acceptance:   {_fmt(spec.acceptance_rate)} accepted/drafted; "
+          f"{_fmt(spec.mean_accepted_length)} tokens per target forward")
+    if args.temperature == 0:
+        same = baseline.output_ids == spec.output_ids
+        print("greedy output identical: " + ("yes" if same else "NO (a floating-point near-tie; see README)"))
+    return 0
+
+
+COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {"generate": run_generate, "compare": run_compare}
+
+
+# ---- helpers -----------------------------------------------------------------------------------------------------
+
+
+def _prepare(args: argparse.Namespace):
+    from specviz.generation import GenerationSettings
+    from specviz.models import encode_prompt, load_pair
+    from specviz.proposers import make_proposer
+
+    GenerationSettings(**{k: v for k, v in _settings(args).items()})  # fail fast, before loading any model
+    if not args.prompt.strip():
+        raise ValueError("The prompt is empty: type something for the model to continue.")
+    pair = load_pair(args.pair, device=args.device, dtype=args.dtype,
+                     progress=lambda msg: print(msg, file=sys.stderr))
+    proposer = make_proposer(pair, args.proposer, layers=args.layers)
+    ids = encode_prompt(pair.tokenizer, args.prompt, chat=pair.chat and not args.no_chat)
+    return pair, proposer, ids
+
+
+def _settings(args: argparse.Namespace) -> dict:
+    return {"k": args.k, "max_new_tokens": args.max_new_tokens, "temperature": args.temperature,
+            "top_k": args.top_k, "top_p": args.top_p, "seed": args.seed}
+
+
+def speedup(baseline: Trace, spec: Trace) -> float:
+    return spec.tokens_per_second / baseline.tokens_per_second
+
+
+def _write_json(trace: Trace, path: str) -> None:
+    text = trace.to_json(indent=1)
+    if path == "-":
+        sys.stdout.write(text + "\n")
+        return
+    try:
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    except OSError as exc:
+        raise ValueError(f"Cannot write the trace to '{path}': {exc.strerror}.") from None
+    print(f"trace written to {path}", file=sys.stderr)
+
+
+def _fmt(x: float, digits: int = 2) -> str:
+    return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{digits}f}"
+
+
+def visible(text: str) -> str:
+    """Token text with whitespace made visible: ␣ for a space, ↵ for a newline, ⇥ for a tab."""
+    return text.replace(" ", "␣").replace("\n", "↵").replace("\t", "⇥")
+
+
+def _paint(text: str, kind: str, color: bool) -> str:
+    return f"\033[{COLORS[kind]}m{text}\033[0m" if color else text
+
+
+def format_step(step: Step, color: bool = False) -> str:
+    """A few lines per step: each drafted token with q, p, p/q, min(1, p/q), u and the verdict, then the
+    recovered or bonus token."""
+    head = (f"step {step.index + 1:>3}  context {step.context_length}  K={step.k}  "
+            f"draft {step.draft_seconds * 1e3:.0f} ms  verify {step.verify_seconds * 1e3:.0f} ms  "
+            f"cache target {step.target_cache_before}->{step.target_cache_after}")
+    lines = [head]
+    for d in step.decisions:
+        verdict = ("accepted" if d.accepted else "rejected") if d.reached else "not reached (after a rejection)"
+        u = f"{d.uniform:.3f}" if d.uniform is not None else "  -  "
+        ratio = "inf" if math.isinf(d.ratio) else f"{d.ratio:.3f}"
+        token = _paint(f"{GLYPHS[d.kind]} {visible(d.text)!r:<14}", d.kind, color)
+        lines.append(f"   {token} q={d.draft_prob:.3f} p={d.target_prob:.3f} p/q={ratio:<7} "
+                     f"min(1,p/q)={d.accept_prob:.3f} u={u}  {verdict}")
+    last = step.emitted[-1] if step.emitted else None
+    if last is not None and last.kind in ("recovered", "bonus", "target"):
+        where = {"recovered": "sampled from norm(max(0, p - q))", "bonus": "sampled from p: all drafts accepted",
+                 "target": "sampled from p (nothing was drafted)"}[last.kind]
+        lines.append(f"   {_paint(f'{GLYPHS[last.kind]} {visible(last.text)!r:<14}', last.kind, color)} "
+                     f"{last.kind}, {where}")
+    return "\n".join(lines)
+
+
+def format_summary(trace: Trace) -> str:
+    per_pos = ", ".join(f"{x:.2f}" for x in trace.per_position_acceptance) or "n/a"
+    return "\n".join([
+        f"summary: {trace.num_steps} steps, {trace.num_tokens} tokens, stopped at {trace.stop_reason}",
+        f"  acceptance rate       {_fmt(trace.acceptance_rate)}  (accepted / drafted = "
+        f"{trace.num_accepted} / {trace.num_drafted})",
+        f"  mean accepted length  {_fmt(trace.mean_accepted_length)}  (tokens per target forward, bonus included)",
+        f"  per-position accept   [{per_pos}]",
+        f"  speed                 {_fmt(trace.tokens_per_second, 1)} tokens/s ({trace.wall_seconds:.2f} s)",
+    ])

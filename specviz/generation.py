@@ -1,0 +1,137 @@
+"""What the speculative loop and the target-only baseline share: checked settings, stop rules, token text,
+top-k summaries and honest timing."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+
+import torch
+
+from specviz.sampling import SamplingConfig
+from specviz.trace import EmittedToken, TokenProb
+
+K_RANGE = (1, 16)
+MAX_NEW_TOKENS_RANGE = (1, 2048)
+TOP_N = 10  # bars per distribution in a trace
+
+Clock = Callable[[], float]
+
+
+@dataclass(frozen=True)
+class GenerationSettings:
+    """The knobs of one generation, checked on construction (a bad value is a ValueError with one sentence)."""
+
+    max_new_tokens: int = 64
+    temperature: float = 0.0
+    top_k: int = 0
+    top_p: float = 1.0
+    seed: int = 0
+    k: int | None = None  # drafted tokens per step; None for target-only decoding
+
+    def __post_init__(self) -> None:
+        if self.k is not None and not (isinstance(self.k, int) and K_RANGE[0] <= self.k <= K_RANGE[1]):
+            raise ValueError(f"K must be a whole number from {K_RANGE[0]} to {K_RANGE[1]} (got {self.k}).")
+        lo, hi = MAX_NEW_TOKENS_RANGE
+        if not (isinstance(self.max_new_tokens, int) and lo <= self.max_new_tokens <= hi):
+            raise ValueError(f"max_new_tokens must be a whole number from {lo} to {hi} (got {self.max_new_tokens}).")
+        self.sampling  # validates temperature, top_k, top_p
+
+    @property
+    def sampling(self) -> SamplingConfig:
+        return SamplingConfig(self.temperature, self.top_k, self.top_p)
+
+    def generator(self) -> torch.Generator:
+        """The only source of randomness in a generation: same seed, same trace."""
+        return torch.Generator().manual_seed(int(self.seed))
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def prompt_ids(input_ids: Sequence[int] | torch.Tensor, model) -> list[int]:
+    """The prompt as a list of ids, checked: not empty, and short enough for the model's context."""
+    if isinstance(input_ids, torch.Tensor):
+        if input_ids.dim() == 2 and input_ids.shape[0] == 1:
+            input_ids = input_ids[0]
+        if input_ids.dim() != 1:
+            raise ValueError("input_ids must be one sequence (a 1-D list or tensor of token ids).")
+        input_ids = input_ids.tolist()
+    ids = [int(i) for i in input_ids]
+    if not ids:
+        raise ValueError("The prompt is empty: give at least one token.")
+    return ids
+
+
+def check_context(model, n_prompt: int, settings: GenerationSettings) -> None:
+    limit = getattr(model.config, "max_position_embeddings", None)
+    need = n_prompt + settings.max_new_tokens + (settings.k or 0)
+    if limit and need > limit:
+        raise ValueError(
+            f"The prompt has {n_prompt} tokens; with {settings.max_new_tokens} new tokens it needs {need} positions, "
+            f"more than the model's context of {limit}."
+        )
+
+
+def eos_ids(model, tokenizer=None, eos_token_id: int | Sequence[int] | None = None) -> set[int]:
+    """The ids that end a generation: the ones given, else the model's generation config, else the tokenizer's."""
+    for source in (eos_token_id, getattr(model.generation_config, "eos_token_id", None),
+                   getattr(tokenizer, "eos_token_id", None)):
+        if source is not None:
+            return {int(source)} if isinstance(source, int) else {int(i) for i in source}
+    return set()
+
+
+class TokenTexts:
+    """Decoded text of single tokens, memoised (a tokenizer call per token would dominate a fast step)."""
+
+    def __init__(self, tokenizer=None):
+        self.tokenizer = tokenizer
+        self._cache: dict[int, str] = {}
+
+    def __call__(self, token_id: int) -> str:
+        if token_id not in self._cache:
+            if self.tokenizer is None:
+                self._cache[token_id] = f"<{token_id}>"
+            else:
+                self._cache[token_id] = self.tokenizer.decode([token_id], skip_special_tokens=False)
+        return self._cache[token_id]
+
+    def text(self, ids: list[int]) -> str:
+        if self.tokenizer is None:
+            return "".join(self(i) for i in ids)
+        return self.tokenizer.decode(ids, skip_special_tokens=True)
+
+
+def top_tokens(probs: torch.Tensor, texts: TokenTexts, n: int = TOP_N) -> list[TokenProb]:
+    """The n most likely tokens of a distribution (V,), zero-probability tokens left out."""
+    values, ids = torch.topk(probs, min(n, probs.shape[-1]))
+    return [TokenProb(int(i), texts(int(i)), float(v)) for v, i in zip(values.tolist(), ids.tolist()) if v > 0]
+
+
+def append_until_stop(output: list[int], new: list[EmittedToken], eos: set[int], max_new_tokens: int
+                      ) -> tuple[list[EmittedToken], str]:
+    """Append tokens to `output` until EOS (kept) or max_new_tokens; return what was kept and the stop reason
+    ("" while the generation goes on)."""
+    kept = []
+    for token in new:
+        if len(output) >= max_new_tokens:
+            return kept, "max_new_tokens"
+        output.append(token.token_id)
+        kept.append(token)
+        if token.token_id in eos:
+            return kept, "eos"
+    return kept, "max_new_tokens" if len(output) >= max_new_tokens else ""
+
+
+def synchronize(device: torch.device) -> None:
+    """Wait for queued GPU work, so a timer around it measures the work and not the launch."""
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+    elif device.type == "mps":
+        torch.mps.synchronize()
+
+
+def default_clock() -> float:
+    return time.perf_counter()

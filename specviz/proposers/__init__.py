@@ -1,0 +1,28 @@
+"""Who proposes the drafted tokens: a separate draft model, n-gram prompt lookup, or a layer-skip self-draft."""
+
+from __future__ import annotations
+
+from specviz.proposers.base import Proposal, Proposer
+from specviz.proposers.draft_model import DraftModelProposer
+from specviz.proposers.layerskip import LayerSkipProposer, default_layers, early_exit_model
+from specviz.proposers.ngram import NgramProposer, prompt_lookup
+
+PROPOSERS = ("draft", "ngram", "layerskip")
+
+__all__ = ["PROPOSERS", "Proposal", "Proposer", "DraftModelProposer", "LayerSkipProposer", "NgramProposer",
+           "default_layers", "early_exit_model", "make_proposer", "prompt_lookup"]
+
+
+def make_proposer(pair, name: str | None = None, *, layers: int | None = None) -> Proposer:
+    """The proposer called `name` for a loaded `specviz.models.Pair` (its default when name is None)."""
+    name = name or pair.default_proposer
+    vocab = pair.target.config.vocab_size
+    if name == "draft":
+        if pair.draft is None:
+            raise ValueError(f"The pair '{pair.name}' has no separate draft model; use --proposer layerskip or ngram.")
+        return DraftModelProposer(pair.draft, vocab)
+    if name == "ngram":
+        return NgramProposer()
+    if name == "layerskip":
+        return LayerSkipProposer(pair.target, layers or default_layers(pair.target), vocab)
+    raise ValueError(f"Unknown proposer '{name}': choose one of {', '.join(PROPOSERS)}.")

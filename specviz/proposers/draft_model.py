@@ -1,0 +1,46 @@
+"""A separate (smaller) causal LM as the proposer: the classic form of speculative decoding.
+
+The draft runs K cheap autoregressive steps with its own KV cache, sampling each token from q (the draft's
+distribution after the same temperature / top-k / top-p as the target). It never feeds its K-th token: that
+token's successor is the target's business. After verification the cache is rewound to the accepted prefix,
+and the next `propose` feeds whatever it has not seen (the recovered token, or the last draft plus the bonus).
+"""
+
+from __future__ import annotations
+
+import torch
+from transformers import PreTrainedModel
+
+from specviz.kvcache import CachedModel
+from specviz.proposers.base import Proposal, Proposer
+from specviz.sampling import SamplingConfig, sample
+
+
+class DraftModelProposer(Proposer):
+    def __init__(self, model: PreTrainedModel, vocab_size: int, name: str = "draft"):
+        self.name = name
+        self.runner = CachedModel(model, vocab_size=vocab_size)
+
+    def prefill(self, sequence: list[int]) -> None:
+        if len(sequence) > 1:
+            self.runner.feed(sequence[:-1])
+
+    def propose(self, sequence: list[int], k: int, sampling: SamplingConfig,
+                generator: torch.Generator) -> Proposal:
+        tokens: list[int] = []
+        rows: list[torch.Tensor] = []
+        for _ in range(k):
+            logits = self.runner.feed(sequence, tokens)[-1]  # (V,)
+            probs = sampling.probs(logits).cpu()
+            tokens.append(sample(probs, generator))
+            rows.append(probs)
+        return Proposal(tokens, torch.stack(rows) if rows else None)
+
+    def rollback(self, valid_length: int) -> None:
+        self.runner.rewind(min(valid_length, len(self.runner)))
+
+    def reset(self) -> None:
+        self.runner.reset()
+
+    def cache_length(self) -> int:
+        return len(self.runner)

@@ -1,0 +1,46 @@
+"""N-gram prompt lookup (Saxena 2023; transformers' `prompt_lookup_num_tokens`): no draft model at all.
+
+Find the most recent earlier occurrence of the sequence's last n tokens (n from `max_ngram` down to
+`min_ngram`) and propose the K tokens that followed it. It is deterministic, so q is a point mass on each
+proposed token and the rule accepts x with probability p(x). It shines when the output repeats the input
+(summaries, rewrites, code edits) and proposes nothing when there is no match.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from specviz.proposers.base import Proposal, Proposer
+from specviz.sampling import SamplingConfig
+
+
+def prompt_lookup(sequence: list[int], k: int, max_ngram: int = 3, min_ngram: int = 1) -> list[int]:
+    """The up-to-k tokens that followed the latest earlier match of the sequence's final n-gram.
+
+    >>> prompt_lookup([5, 6, 7, 8, 9, 5, 6], k=3)
+    [7, 8, 9]
+    >>> prompt_lookup([1, 2, 3], k=2)
+    []
+    """
+    n_tokens = len(sequence)
+    for n in range(min(max_ngram, n_tokens - 1), min_ngram - 1, -1):
+        tail = sequence[-n:]
+        for start in range(n_tokens - n - 1, -1, -1):  # latest match first, never the tail itself
+            if sequence[start:start + n] == tail:
+                follow = sequence[start + n:start + n + k]
+                if follow:
+                    return follow
+    return []
+
+
+class NgramProposer(Proposer):
+    name = "ngram"
+
+    def __init__(self, max_ngram: int = 3, min_ngram: int = 1):
+        if not 1 <= min_ngram <= max_ngram:
+            raise ValueError("n-gram sizes need 1 <= min_ngram <= max_ngram.")
+        self.max_ngram, self.min_ngram = max_ngram, min_ngram
+
+    def propose(self, sequence: list[int], k: int, sampling: SamplingConfig,
+                generator: torch.Generator) -> Proposal:
+        return Proposal(prompt_lookup(sequence, k, self.max_ngram, self.min_ngram), None)

@@ -1,4 +1,37 @@
+"""Quiz: questions from the bank (and a teacher's own file), one at a time or as a sheet, with feedback."""
+
 import streamlit as st
 
-st.title("quiz")
-st.info("This page is being built.")
+from specviz.quiz import QuizRun
+from specviz.ui import quiz_view
+
+st.title("Quiz")
+st.caption("Check your understanding of speculative decoding. Every answer comes with an explanation and a link to "
+           "the page that shows the idea.")
+
+bank = quiz_view.default_bank()
+with st.expander("Quiz settings", expanded=False):
+    bank = quiz_view.with_upload(bank, "quiz_upload")
+    settings = quiz_view.settings_panel(bank)
+    live = quiz_view.trace_questions("quiz_trace", settings.seed)
+    restart = st.button("Start over", key="quiz_restart")
+
+signature = (settings.seed, settings.concepts, settings.count, len(bank), tuple(q.id for q in live))
+if restart or st.session_state.get("quiz_signature") != signature:
+    st.session_state["quiz_signature"] = signature
+    st.session_state["quiz_run"] = QuizRun.start(bank.select(settings.concepts), settings.seed, settings.count)
+    st.session_state["quiz_run"].questions += live
+    st.session_state["quiz_round"] = st.session_state.get("quiz_round", 0) + 1
+
+run: QuizRun = st.session_state["quiz_run"]
+key = f"quiz_r{st.session_state['quiz_round']}"
+if settings.mode == "sheet":
+    quiz_view.sheet(run, bank, key)
+else:
+    quiz_view.one_at_a_time(run, bank, key)
+
+done = settings.mode == "sheet" or run.current() is None
+if run.grades and done and quiz_view.results(run, bank, key):  # True when "retry the ones I missed" is clicked
+    st.session_state["quiz_run"] = run.retry_missed()
+    st.session_state["quiz_round"] += 1
+    st.rerun()

@@ -4,28 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-# section -> (page file, title, icon). Page files are relative to the repository root.
-PAGES: dict[str, list[tuple[str, str, str]]] = {
-    "Learn": [
-        ("pages/overview.py", "Overview", ":material/home:"),
-        ("pages/playground.py", "Playground", ":material/play_circle:"),
-        ("pages/race.py", "Timeline & race", ":material/timer:"),
-    ],
-    "Understand": [
-        ("pages/exactness.py", "Exactness lab", ":material/balance:"),
-        ("pages/theory.py", "Theory explorer", ":material/functions:"),
-        ("pages/speedup_lab.py", "Speedup lab", ":material/speed:"),
-    ],
-    "Practice": [
-        ("pages/quiz.py", "Quiz", ":material/quiz:"),
-        ("pages/classroom.py", "Classroom", ":material/groups:"),
-    ],
-    "Engineer": [
-        ("pages/models.py", "Models", ":material/memory:"),
-    ],
-}
-
-PAGE_FILES = [path for pages in PAGES.values() for path, _, _ in pages]
+from specviz.pagemap import PAGE_FILES, PAGES  # noqa: F401  (re-exported for app.py and pages)
 
 
 def shared_sidebar() -> None:

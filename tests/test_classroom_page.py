@@ -1,0 +1,182 @@
+"""The Classroom page under AppTest: the teacher's PIN gate and dashboard, a student's join, answer and resume."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from specviz.classroom import ClassroomStore
+from specviz.quiz import load_bank
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGE = str(ROOT / "pages" / "classroom.py")
+PIN = "2468"
+
+
+@pytest.fixture
+def db(tmp_path, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setenv("SPECVIZ_CLASSROOM_DB", str(tmp_path / "classroom.sqlite"))
+    monkeypatch.setenv("SPECVIZ_TEACHER_PIN", PIN)
+    return tmp_path / "classroom.sqlite"
+
+
+def _page(query: dict[str, str] | None = None) -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=30)
+    for key, value in (query or {}).items():
+        at.query_params[key] = value
+    at.run()
+    assert not at.exception
+    return at
+
+
+def _as_teacher(pin: str) -> AppTest:
+    at = _page()
+    at.radio(key="classroom_role").set_value("the teacher").run()
+    at.text_input(key="classroom_pin").input(pin)
+    at.form_submit_button[0].click().run()
+    assert not at.exception
+    return at
+
+
+def _labels(at) -> set[str]:
+    return {b.label for b in at.button}
+
+
+def test_a_wrong_pin_keeps_the_dashboard_locked(db):
+    at = _as_teacher("1357")
+    assert [e.value for e in at.error] == ["That PIN is not right."]
+    assert "Start the session" not in _labels(at) and not at.metric
+    at.run()  # and it stays locked on the next rerun
+    assert "Start the session" not in _labels(at)
+    assert PIN not in str([m.value for m in at.markdown] + [t.value for t in at.text_input])
+
+
+def test_the_right_pin_opens_the_dashboard_with_live_results(db):
+    at = _as_teacher(PIN)
+    assert not at.error and "Start the session" in _labels(at)
+    at.slider(key="classroom_count").set_value(4)
+    at.button(key="classroom_start").click().run()
+    code = at.session_state["classroom_session"]
+    assert any(code in m.value for m in at.markdown)
+    assert [(m.label, m.value) for m in at.metric] == [("Students", "0"), ("Answers", "0"), ("Right", "–")]
+
+    store = ClassroomStore(db)
+    session = store.session(code)
+    hard = session.questions[0]
+    for name, right in (("Ana", True), ("Ben", False), ("Cy", False)):
+        student = store.join(code, name)
+        store.record_answer(student.token, hard.id, hard.answer if right else "nope")
+        easy = next(q for q in session.questions if q.id != hard.id)
+        store.record_answer(student.token, easy.id, easy.answer)
+    at.run()
+    assert [(m.label, m.value) for m in at.metric] == [("Students", "3"), ("Answers", "6"), ("Right", "67%")]
+    questions = at.dataframe[0].value
+    assert list(questions["question"][:2]) == [hard.prompt[:90], easy.prompt[:90]]  # most missed first
+    assert list(questions["missed"][:2]) == ["67%", "0%"]
+    students = at.dataframe[1].value
+    assert list(students["name"]) == ["Ana", "Ben", "Cy"] and list(students["right"]) == [2, 1, 1]
+    assert "Download all answers (CSV)" in {b.label for b in at.get("download_button")}
+
+
+def test_without_a_pin_the_teacher_view_explains_how_to_set_one(db, monkeypatch):
+    monkeypatch.delenv("SPECVIZ_TEACHER_PIN")
+    at = _page()
+    at.radio(key="classroom_role").set_value("the teacher").run()
+    assert "no teacher PIN is set" in at.warning[0].value and "SPECVIZ_TEACHER_PIN" in at.warning[0].value
+    assert not at.text_input and "Start the session" not in _labels(at)
+
+
+def test_the_pin_can_come_from_streamlit_secrets(db, monkeypatch):
+    monkeypatch.delenv("SPECVIZ_TEACHER_PIN")
+    at = AppTest.from_file(PAGE, default_timeout=30)
+    at.secrets["SPECVIZ_TEACHER_PIN"] = "9753"
+    at.run()
+    at.radio(key="classroom_role").set_value("the teacher").run()
+    at.text_input(key="classroom_pin").input("9753")
+    at.form_submit_button[0].click().run()
+    assert "Start the session" in _labels(at)
+
+
+def test_repeated_wrong_pins_are_slowed_down(db):
+    at = _as_teacher("0000")
+    for _ in range(5):
+        at.text_input(key="classroom_pin").input("0000")
+        at.form_submit_button[0].click().run()
+    at.text_input(key="classroom_pin").input(PIN)
+    at.form_submit_button[0].click().run()
+    assert "Too many wrong PINs" in at.error[0].value and "Start the session" not in _labels(at)
+
+
+def _session(db, n=3):
+    return ClassroomStore(db).create_session(load_bank().select(["accept_rule"])[:n], "Period 3")
+
+
+def test_a_student_joins_answers_and_resumes_after_a_refresh(db):
+    session = _session(db)
+    at = _page({"join": session.code.lower()})
+    at.text_input(key="classroom_name").input("Dee")
+    at.form_submit_button[0].click().run()
+    token = at.query_params["student"]
+    assert token and any("you are **Dee**" in m.value for m in at.markdown)
+    store = ClassroomStore(db)
+    first = store.next_question(session, store.student(token))
+    assert any(m.value == first.prompt for m in at.markdown)
+
+    key = f"classroom_{first.id}"
+    if first.kind == "numeric":
+        at.text_input(key=key).input(str(first.answer))
+    else:
+        at.radio(key=key).set_value(first.answer)
+    at.button(key="classroom_submit").click().run()
+    assert [s.value for s in at.success] == ["Correct."] and first.explanation in [i.value for i in at.info]
+
+    # A refresh in a new browser session: only the URL survives.
+    again = _page({"student": token})
+    assert any("1 of 3 answered" in p.proto.text for p in again.get("progress"))
+    second = store.next_question(session, store.student(token))
+    assert second.id != first.id and any(m.value == second.prompt for m in again.markdown)
+    assert store.answers(token) == {first.id: (first.answer if first.kind != "numeric" else str(first.answer),
+                                               True)}
+
+
+@pytest.mark.parametrize(
+    ("code", "name", "message"),
+    [
+        ("ZZ", "Eve", "A join code is 6 letters and digits"),
+        ("ABCDEF", "Eve", "There is no session with the code ABCDEF"),
+        (None, "Eve\x07", "The display name contains control characters; please use plain text."),
+        (None, "   ", "Please enter a display name."),
+    ],
+)
+def test_bad_join_input_gets_one_sentence(db, code, name, message):
+    session = _session(db)
+    at = _page()
+    at.text_input(key="classroom_code").input(code or session.code)
+    at.text_input(key="classroom_name").input(name)
+    at.form_submit_button[0].click().run()
+    assert not at.exception and len(at.error) == 1 and at.error[0].value.startswith(message)
+    assert "student" not in at.query_params
+
+
+def test_a_stale_student_link_asks_to_join_again(db):
+    at = _page({"student": "no-such-student-token"})
+    assert "not valid any more" in at.warning[0].value
+    assert {t.label for t in at.text_input} >= {"Your display name"}
+
+
+def test_student_names_are_escaped_everywhere(db):
+    session = _session(db)
+    store = ClassroomStore(db)
+    student = store.join(session.code, "<img src=x onerror=alert(1)> **bold**")
+    at = _page({"student": student.token})
+    header = next(m.value for m in at.markdown if "you are" in m.value)
+    assert "<img" not in header and "&lt;img" in header and "\\*\\*bold\\*\\*" in header
+
+    teacher = _as_teacher(PIN)
+    teacher.button(key="classroom_present").click().run()
+    shown = " ".join(m.value for m in teacher.markdown)
+    assert session.code in shown and "&lt;img src=x onerror=alert(1)&gt;" in shown and "<img" not in shown
+    assert "Start the session" not in _labels(teacher)  # presenter view: controls hidden

@@ -1,0 +1,133 @@
+"""Grading every question type: right answers, wrong answers, and answers that are not answers at all."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+
+from specviz.quiz import QuizRun, csv_text, grade, load_bank, parse_number, results_json
+
+BANK = load_bank()
+Q = BANK.by_id()
+JUNK = [None, 3, 2.5, "", "   ", {"a": 1}, ["nonsense"], b"bytes", object()]
+
+
+def test_single_choice():
+    q = Q["ar-verdict"]
+    wrong = next(c for c in q.choices if c != q.answer)
+    assert grade(q, q.answer).correct
+    assert grade(q, f"  {q.answer} ").correct
+    result = grade(q, wrong)
+    assert not result.correct and result.valid and q.answer in result.feedback
+    for junk in JUNK:
+        result = grade(q, junk)
+        assert not result.correct and not result.valid
+
+
+def test_multiple_choice_needs_exactly_the_right_set():
+    q = Q["ci-round-facts"]
+    right = list(q.answer)
+    assert grade(q, right).correct
+    assert grade(q, tuple(reversed(right))).correct
+    assert not grade(q, right[:-1]).correct  # one missing
+    assert not grade(q, list(q.choices)).correct  # everything ticked
+    assert grade(q, []).valid and not grade(q, []).correct
+    assert not grade(q, [*right, "made up"]).valid
+    for junk in [None, 3, right[0], {"x": 1}, [1, 2]]:
+        assert not grade(q, junk).correct
+
+
+def test_numeric_within_tolerance_and_robust_to_text():
+    q = Q["sp-expected-1"]  # 3.3616, tolerance 0.005
+    for right in (3.3616, "3.3616", " 3.36 ", "3,3616", 3.364):
+        assert grade(q, right).correct, right
+    for wrong in (3.3, "3.37", 4):
+        result = grade(q, wrong)
+        assert not result.correct and result.valid and "3.3616" in result.feedback
+    for junk in ("three", "", None, True, "nan", float("inf"), [3.3616], "1e999"):
+        result = grade(q, junk)
+        assert not result.correct and not result.valid
+        assert result.feedback.startswith("That is not a number.")
+
+
+def test_percent_answers_for_probabilities():
+    q = Q["ar-prob-1"]  # 0.4
+    assert grade(q, "40%").correct and grade(q, "40 %").correct
+    assert not grade(q, "40").correct
+
+
+def test_ordering_needs_every_item_in_place():
+    q = Q["ci-round-order"]
+    items = list(q.answer)
+    assert grade(q, items).correct
+    swapped = items[:]
+    swapped[0], swapped[1] = swapped[1], swapped[0]
+    assert grade(q, swapped).valid and not grade(q, swapped).correct
+    assert not grade(q, items[:-1]).valid  # an item left out
+    assert not grade(q, [*items, items[0]]).valid  # an item twice
+    for junk in [None, "a string", 5, {"k": 1}]:
+        assert not grade(q, junk).correct
+
+
+def test_shuffled_options_are_seeded_and_ordering_never_starts_solved():
+    q = Q["ci-round-order"]
+    assert q.options(1) == q.options(1)
+    assert all(q.options(seed) != list(q.answer) for seed in range(30))
+    assert sorted(q.options(3)) == sorted(q.answer)
+    fixed = Q["sp-perfect-draft"]  # shuffle: false
+    assert fixed.options(5) == list(fixed.choices)
+
+
+def test_parse_number():
+    assert parse_number("0.25") == 0.25 and parse_number("25%") == 0.25 and parse_number("-1e-3") == -0.001
+    assert parse_number("1,000.5") is None and parse_number("x" * 100) is None and parse_number(False) is None
+
+
+def test_a_run_scores_retries_and_exports():
+    run = QuizRun.start(BANK.select(["accept_rule", "bonus_token"]), seed=7, limit=6)
+    assert len(run.questions) == 6
+    again = QuizRun.start(BANK.select(["accept_rule", "bonus_token"]), seed=7, limit=6)
+    other = QuizRun.start(BANK.select(["accept_rule", "bonus_token"]), seed=8, limit=6)
+    assert [q.id for q in again.questions] == [q.id for q in run.questions] != [q.id for q in other.questions]
+    first, second = run.questions[0], run.questions[1]
+    run.submit(first, first.answer)
+    run.submit(second, "certainly not")
+    assert run.n_correct == 1 and not run.finished
+    retry = run.retry_missed()
+    assert [q.id for q in retry.questions] == [second.id]
+    mastery = {m.concept: m for m in run.mastery(BANK)}
+    assert sum(m.answered for m in mastery.values()) == 2 and sum(m.total for m in mastery.values()) == 6
+
+    rows = list(csv.DictReader(io.StringIO(csv_text(run.results()))))
+    assert len(rows) == 6 and rows[0]["correct"] == "True" and rows[1]["correct"] == "False"
+    assert rows[2]["answer"] == "" and rows[2]["correct"] == ""
+    data = json.loads(results_json(run))
+    assert data["correct"] == 1 and data["answered"] == 2 and data["total"] == 6
+
+
+def test_csv_defuses_spreadsheet_formulas():
+    text = csv_text([{"student": "=HYPERLINK(\"http://x\")", "answer": "@SUM(A1)", "ok": "fine"}])
+    row = next(csv.DictReader(io.StringIO(text)))
+    assert row["student"].startswith("'=") and row["answer"].startswith("'@") and row["ok"] == "fine"
+
+
+@pytest.mark.parametrize("qid", ["ar-prob-1", "ci-round-facts", "ci-round-order", "q-quality"])
+def test_questions_survive_a_round_trip_through_plain_data(qid):
+    from specviz.quiz import question_from_dict
+
+    q = Q[qid]
+    assert question_from_dict(q.to_dict() | {"source": q.source}) == q
+
+
+def test_docstring_examples_hold():
+    import doctest
+
+    import specviz.classroom
+    import specviz.quiz
+
+    for module in (specviz.quiz, specviz.classroom):
+        result = doctest.testmod(module)
+        assert result.attempted > 0 and result.failed == 0, module.__name__

@@ -1,0 +1,152 @@
+"""Live questions from a hand-built trace, and predict-then-reveal scoring."""
+
+from __future__ import annotations
+
+import math
+import re
+
+import pytest
+
+from specviz.quiz import grade, live_questions, score_predictions
+from specviz.trace import Decision, EmittedToken, Step, Trace
+
+
+def _decision(position, text, q, p, u, accepted, reached=True):
+    ratio = p / q if q else math.inf
+    return Decision(position, 100 + position, text, q, p, ratio, min(1.0, ratio), u if reached else None,
+                    accepted, reached)
+
+
+def toy_trace() -> Trace:
+    """Four steps: a partial acceptance, a full one (bonus), an immediate rejection, and a baseline-style step."""
+    steps = [
+        Step(0, 5, 3, "draft", [
+            _decision(0, " Paris", q=0.62, p=0.31, u=0.44, accepted=True),
+            _decision(1, " is", q=0.5, p=0.1, u=0.7, accepted=False),
+            _decision(2, " a", q=0.4, p=0.3, u=None, accepted=False, reached=False),
+        ], [EmittedToken(100, " Paris", "accepted"), EmittedToken(7, " was", "recovered")], "recovered"),
+        Step(1, 7, 2, "draft", [
+            _decision(0, " the", q=0.3, p=0.6, u=0.9, accepted=True),
+            _decision(1, " capital", q=0.8, p=0.7, u=0.2, accepted=True),
+        ], [EmittedToken(100, " the", "accepted"), EmittedToken(101, " capital", "accepted"),
+            EmittedToken(9, ".", "bonus")], "bonus"),
+        Step(2, 10, 2, "draft", [
+            _decision(0, "**", q=0.9, p=0.05, u=0.5, accepted=False),
+            _decision(1, "\n", q=0.5, p=0.5, u=None, accepted=False, reached=False),
+        ], [EmittedToken(3, " It", "recovered")], "recovered"),
+        Step(3, 11, 0, "target", [], [EmittedToken(4, " is", "target")]),
+    ]
+    out = [t.token_id for s in steps for t in s.emitted]
+    return Trace("speculative", {"k": 3}, [1, 2, 3, 4, 5], out, steps)
+
+
+def _by_kind(questions):
+    return {q.id.split("-", 2)[2].rstrip("0123456789"): q for q in questions}
+
+
+def _shown(prompt, name):
+    return float(re.search(rf"\b{name} = (\d+(?:\.\d+)?(?:e-?\d+)?)", prompt).group(1))
+
+
+def test_step_with_partial_acceptance():
+    qs = _by_kind(live_questions(toy_trace(), 0, rng_seed=0))
+    assert set(qs) == {"verdict", "ratio", "next-kind", "kept"}
+    assert grade(qs["next-kind"], "recovered").correct and not grade(qs["next-kind"], "bonus").correct
+    assert grade(qs["kept"], ["#1 ' Paris'"]).correct
+    assert not grade(qs["kept"], ["#1 ' Paris'", "#2 ' is'"]).correct
+    assert "u = 0.7" in qs["next-kind"].prompt  # the tested drafts are shown with their draws
+
+
+def test_the_verdict_matches_the_trace_for_every_tested_draft():
+    trace = toy_trace()
+    seen = set()
+    for seed in range(20):
+        qs = _by_kind(live_questions(trace, 0, rng_seed=seed))
+        verdict, ratio = qs["verdict"], qs["ratio"]
+        position = int(verdict.id.rsplit("verdict", 1)[1])
+        seen.add(position)
+        decision = trace.steps[0].decisions[position]
+        assert decision.reached
+        assert grade(verdict, "accepted" if decision.accepted else "rejected").correct
+        p, q = _shown(ratio.prompt, "p"), _shown(ratio.prompt, "q")
+        assert grade(ratio, min(1, p / q)).correct and grade(ratio, f"{decision.accept_prob:.2f}").correct
+    assert seen == {0, 1}  # the seed picks among the tested drafts, never the untested third one
+
+
+def test_the_issue_example_reads_as_promised():
+    qs = _by_kind(live_questions(toy_trace(), 0, rng_seed=0) + live_questions(toy_trace(), 0, rng_seed=1))
+    verdict = next(q for q in live_questions(toy_trace(), 0, 3) if "Paris" in q.prompt and q.kind == "single")
+    assert "q = 0.62" in verdict.prompt and "p = 0.31" in verdict.prompt and "u = 0.44" in verdict.prompt
+    assert grade(verdict, "accepted").correct and "min(1, 0.31/0.62) = 0.5" in verdict.explanation
+    assert qs["ratio"].kind == "numeric"
+
+
+def test_full_acceptance_asks_about_the_bonus_token():
+    qs = _by_kind(live_questions(toy_trace(), 1, rng_seed=0))
+    assert grade(qs["next-kind"], "bonus").correct
+    assert grade(qs["kept"], ["#1 ' the'", "#2 ' capital'"]).correct
+    assert qs["next-kind"].concept == "bonus_token"
+
+
+def test_immediate_rejection_and_markdown_in_token_text():
+    qs = _by_kind(live_questions(toy_trace(), 2, rng_seed=0))
+    assert "kept" not in qs  # nothing was accepted, so there is no 'which drafts stay' question
+    assert grade(qs["verdict"], "rejected").correct and grade(qs["next-kind"], "recovered").correct
+    assert "\\*\\*" in qs["verdict"].prompt  # '**' is escaped, not rendered as bold
+
+
+def test_near_tie_is_shown_with_enough_digits():
+    step = Step(0, 1, 1, "draft", [_decision(0, " x", q=0.6, p=0.3, u=0.49996, accepted=True)],
+                [EmittedToken(100, " x", "accepted")])
+    trace = Trace("speculative", {}, [1], [100], [step])
+    verdict = _by_kind(live_questions(trace, 0, 0))["verdict"]
+    p, q, u = (_shown(verdict.prompt, n) for n in ("p", "q", "u"))
+    assert u < min(1, p / q)  # the shown numbers give the verdict the trace recorded
+
+
+def test_steps_without_drafts_and_bad_indices():
+    trace = toy_trace()
+    assert live_questions(trace, 3, 0) == []
+    with pytest.raises(ValueError, match=re.escape("Step 9 is not in this trace, which has 4 steps.")):
+        live_questions(trace, 9, 0)
+
+
+def test_score_predictions():
+    trace = toy_trace()  # accepted per step: 1, 2, 0, 0 (K = 3, 2, 2, 0)
+    score = score_predictions({0: 1, 1: 1, 2: 2}, trace)
+    assert [(r.step, r.predicted, r.actual, r.exact) for r in score.results] == [
+        (0, 1, 1, True), (1, 1, 2, False), (2, 2, 0, False)]
+    assert score.n_exact == 1 and score.exact_rate == pytest.approx(1 / 3)
+    assert score.mean_abs_error == pytest.approx(1.0) and score.bias == pytest.approx(1 / 3)
+    assert score.summary() == "1 of 3 predictions exact; off by 1.00 drafts on average and tend to be optimistic."
+
+
+def test_score_predictions_ignores_what_it_cannot_score():
+    score = score_predictions({0: 4, 1: "two", 2: True, 7: 1, -1: 0, 3: 0}, toy_trace())
+    assert [r.step for r in score.results] == [3]
+    assert sorted(score.ignored, key=str) == sorted([0, 1, 2, 7, -1], key=str)
+    empty = score_predictions({}, toy_trace())
+    assert empty.summary() == "No predictions yet." and math.isnan(empty.exact_rate)
+
+
+def test_predict_then_reveal_widget():
+    """The Playground's helper: nothing is revealed until a guess is made; then the guess is scored."""
+    from streamlit.testing.v1 import AppTest
+
+    def page():
+        import streamlit as st
+        from test_quiz_live import toy_trace
+
+        from specviz.ui.quiz_view import predict_then_reveal
+
+        if predict_then_reveal(toy_trace(), 1, "playground_predict"):
+            st.write("STEP REVEALED")
+
+    at = AppTest.from_function(page, default_timeout=30).run()
+    assert not at.exception and not any(m.value == "STEP REVEALED" for m in at.markdown)
+    at.number_input(key="playground_predict_guess_1").set_value(1)
+    at.button(key="playground_predict_reveal_1").click().run()
+    assert any(m.value == "STEP REVEALED" for m in at.markdown)
+    assert at.warning[0].value == "You predicted 1; the target accepted 2 of 2."
+    assert at.session_state["playground_predict_predictions"] == {1: 1}
+    assert "0 of 1 predictions exact" in at.caption[0].value

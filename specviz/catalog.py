@@ -1,0 +1,167 @@
+"""The catalog of named (target, draft) pairs: `assets/catalog.yaml` read, checked and turned into dataclasses.
+
+    >>> catalog = load_catalog()
+    >>> catalog["qwen2.5-0.5b-7b"].target.id
+    'Qwen/Qwen2.5-7B-Instruct'
+    >>> round(catalog["qwen2.5-0.5b-7b"].weights_gb("bfloat16"), 1)
+    16.2
+
+The file is data; this module only checks it. Any problem is a ValueError whose one sentence names the entry
+(and the field), so a typo in the YAML never surfaces as a KeyError deep inside the loader.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+CATALOG_PATH = Path(__file__).resolve().parent.parent / "assets" / "catalog.yaml"
+BYTES_PER_PARAM = {"float32": 4, "bfloat16": 2, "float16": 2}
+CATALOG_DTYPES = ("float32", "bfloat16")
+SOURCES = ("wheel", "code", "hub")
+DEVICES = ("cpu", "gpu", "multi-gpu")
+PROPOSERS = ("draft", "ngram", "layerskip")
+MEMORY_TOLERANCE = 0.05  # stated memory may differ from parameters x bytes by 5% (rounding)
+
+
+@dataclass(frozen=True)
+class CatalogModel:
+    """One model of a pair: its Hub id, size, licence."""
+
+    id: str
+    params_billion: float
+    memory_gb: dict[str, float]
+    licence: str
+    gated: bool
+
+    @property
+    def short_name(self) -> str:
+        return self.id.rsplit("/", 1)[-1]
+
+    def weights_gb(self, dtype: str) -> float:
+        """Memory of the weights alone, GB (1e9 bytes): parameters x bytes per parameter."""
+        return self.params_billion * BYTES_PER_PARAM[dtype]
+
+
+@dataclass(frozen=True)
+class CatalogEntry:
+    """A named pair with what a user needs to choose it."""
+
+    name: str
+    title: str
+    source: str  # wheel | code | hub
+    target: CatalogModel
+    draft: CatalogModel | None
+    proposer: str
+    device: str  # cpu | gpu | multi-gpu
+    hardware: str
+    k: int
+
+    @property
+    def models(self) -> list[CatalogModel]:
+        return [self.target] + ([self.draft] if self.draft else [])
+
+    @property
+    def gated(self) -> bool:
+        return any(m.gated for m in self.models)
+
+    def weights_gb(self, dtype: str) -> float:
+        """Weights of both models in `dtype`, GB."""
+        return sum(m.weights_gb(dtype) for m in self.models)
+
+    @property
+    def spec(self) -> str:
+        """The "TARGET,DRAFT" string of Hub ids this entry stands for."""
+        return ",".join(m.id for m in self.models)
+
+
+def load_catalog(path: str | Path | None = None) -> dict[str, CatalogEntry]:
+    """The catalog at `path` (default: assets/catalog.yaml) as {name: entry}, in file order, checked."""
+    path = Path(path) if path is not None else CATALOG_PATH
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ValueError(f"Cannot read the model catalog '{path}': {exc.strerror}.") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" (line {mark.line + 1})" if mark else ""
+        raise ValueError(f"The model catalog '{path}' is not valid YAML{where}.") from None
+    if not isinstance(data, dict) or not isinstance(data.get("pairs"), list) or not data["pairs"]:
+        raise ValueError(f"The model catalog '{path}' needs a non-empty list under 'pairs'.")
+    entries: dict[str, CatalogEntry] = {}
+    for index, raw in enumerate(data["pairs"]):
+        entry = _entry(raw, index)
+        if entry.name in entries:
+            raise ValueError(f"Catalog entry '{entry.name}' appears twice; names must be unique.")
+        entries[entry.name] = entry
+    return entries
+
+
+def _entry(raw, index: int) -> CatalogEntry:
+    name = raw.get("name") if isinstance(raw, dict) else None
+    if not isinstance(name, str) or not name.strip() or "," in name:
+        raise ValueError(f"Catalog entry number {index + 1} needs a 'name' (text without commas).")
+    where = f"Catalog entry '{name}'"
+    known = {"name", "title", "source", "target", "draft", "proposer", "device", "hardware", "k"}
+    unknown = sorted(set(raw) - known)
+    if unknown:
+        raise ValueError(f"{where} has an unknown field '{unknown[0]}'.")
+    for field, allowed in (("source", SOURCES), ("device", DEVICES), ("proposer", PROPOSERS)):
+        if raw.get(field) not in allowed:
+            raise ValueError(f"{where}: '{field}' must be one of {', '.join(allowed)} (got {raw.get(field)!r}).")
+    k = raw.get("k")
+    if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= 16:
+        raise ValueError(f"{where}: 'k' must be a whole number from 1 to 16 (got {k!r}).")
+    target = _model(raw.get("target"), f"{where}, target")
+    draft = None if raw.get("draft") is None else _model(raw["draft"], f"{where}, draft")
+    if raw["proposer"] == "draft" and draft is None:
+        raise ValueError(f"{where} uses the 'draft' proposer but has no draft model.")
+    return CatalogEntry(name=name, title=str(raw.get("title") or name), source=raw["source"], target=target,
+                        draft=draft, proposer=raw["proposer"], device=raw["device"],
+                        hardware=str(raw.get("hardware") or ""), k=k)
+
+
+def _model(raw, where: str) -> CatalogModel:
+    if not isinstance(raw, dict):
+        raise ValueError(f"{where} must be a mapping with id, params_billion, memory_gb, licence and gated.")
+    for field in ("id", "params_billion", "memory_gb", "licence", "gated"):
+        if field not in raw:
+            raise ValueError(f"{where} lacks '{field}'.")
+    params = raw["params_billion"]
+    if not isinstance(params, (int, float)) or isinstance(params, bool) or params <= 0:
+        raise ValueError(f"{where}: 'params_billion' must be a positive number (got {params!r}).")
+    if not isinstance(raw["gated"], bool):
+        raise ValueError(f"{where}: 'gated' must be true or false.")
+    memory = raw["memory_gb"]
+    if not isinstance(memory, dict) or set(memory) != set(CATALOG_DTYPES):
+        raise ValueError(f"{where}: 'memory_gb' needs exactly {' and '.join(CATALOG_DTYPES)}.")
+    for dtype in CATALOG_DTYPES:
+        stated, computed = memory[dtype], params * BYTES_PER_PARAM[dtype]
+        if not isinstance(stated, (int, float)) or abs(stated - computed) > MEMORY_TOLERANCE * computed + 1e-4:
+            raise ValueError(f"{where}: memory_gb.{dtype} is {stated!r} but {params} billion parameters take "
+                             f"{computed:.2f} GB in {dtype}.")
+    return CatalogModel(id=str(raw["id"]), params_billion=float(params),
+                        memory_gb={d: float(memory[d]) for d in CATALOG_DTYPES}, licence=str(raw["licence"]),
+                        gated=raw["gated"])
+
+
+def catalog_rows(catalog: dict[str, CatalogEntry]) -> list[dict]:
+    """One flat row per entry, for a table."""
+    rows = []
+    for entry in catalog.values():
+        rows.append({
+            "name": entry.name,
+            "target": entry.target.id,
+            "draft": entry.draft.id if entry.draft else f"({entry.proposer} self-draft)",
+            "params (B)": " + ".join(f"{m.params_billion:g}" for m in entry.models),
+            "float32 GB": round(entry.weights_gb("float32"), 2),
+            "bfloat16 GB": round(entry.weights_gb("bfloat16"), 2),
+            "licence": " / ".join(dict.fromkeys(m.licence for m in entry.models)),
+            "gated": "yes" if entry.gated else "no",
+            "device": entry.device,
+            "hardware": entry.hardware,
+            "K": entry.k,
+        })
+    return rows

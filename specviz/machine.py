@@ -1,0 +1,289 @@
+"""What this machine has and what a pair needs: devices, dtypes, memory estimates and where the models go.
+
+    machine = detect_machine()                  # or Machine(gpus=(GpuInfo(0, "RTX 4090", ...),)) in a test
+    device = pick_device(None, machine)         # CUDA (the fastest GPU), then Apple MPS, then CPU
+    dtype = pick_dtype(device, None, machine)   # bfloat16 on modern GPUs, float16 on old ones and MPS, float32 on CPU
+    placement = plan_placement(estimate_memory(names, params, dtype, configs), machine, device)
+
+Detection is a plain `Machine` value, so every decision here can be tested without the hardware. A pair that does
+not fit is a `ModelLoadError` whose one sentence names the numbers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+
+HEADROOM = 0.9  # use at most 90% of free memory: activations, allocator slack and the CUDA context need the rest
+DEFAULT_CONTEXT = 2048  # tokens of KV cache budgeted per model
+GB = 1e9
+
+
+class ModelLoadError(ValueError):
+    """A model that cannot be used, explained in one sentence."""
+
+
+# ---- the machine -----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GpuInfo:
+    index: int
+    name: str
+    free_bytes: int
+    total_bytes: int
+    bf16: bool = True
+    multiprocessors: int = 0
+
+
+@dataclass(frozen=True)
+class Machine:
+    """What specviz can run on: CUDA GPUs (with free memory), Apple MPS, and available RAM."""
+
+    gpus: tuple[GpuInfo, ...] = ()
+    mps: bool = False
+    ram_available_bytes: int = 0
+
+    def fastest_gpu(self) -> GpuInfo:
+        """The GPU with the most multiprocessors, then the most free memory, then the lowest index."""
+        return max(self.gpus, key=lambda g: (g.multiprocessors, g.free_bytes, -g.index))
+
+    def describe(self, device: torch.device | None = None) -> str:
+        """A phrase such as "this machine has 24 GB of RAM and no GPU"."""
+        ram = f"{gb(self.ram_available_bytes)} of RAM available"
+        if device is not None and device.type == "cuda" and self.gpus:
+            if len(self.gpus) == 1:
+                g = self.gpus[0]
+                return f"its GPU ({g.name}) has {gb(g.free_bytes)} free of {gb(g.total_bytes)}"
+            free = sum(g.free_bytes for g in self.gpus)
+            return f"its {len(self.gpus)} GPUs have {gb(free)} free together"
+        if self.gpus:
+            return f"this machine has {ram} (and {len(self.gpus)} CUDA GPU(s), not chosen)"
+        if self.mps:
+            return f"this Mac has {ram}, shared with its GPU"
+        return f"this machine has {ram} and no GPU"
+
+
+def detect_machine() -> Machine:
+    """The real machine: CUDA GPUs with their free memory, MPS, available RAM."""
+    gpus = []
+    if torch.cuda.is_available():
+        for index in range(torch.cuda.device_count()):
+            free, total = torch.cuda.mem_get_info(index)
+            props = torch.cuda.get_device_properties(index)
+            gpus.append(GpuInfo(index, props.name, int(free), int(total), bool(props.major >= 8),
+                                int(props.multi_processor_count)))
+    mps = bool(getattr(torch.backends, "mps", None) and torch.backends.mps.is_available())
+    return Machine(tuple(gpus), mps, available_ram_bytes())
+
+
+def available_ram_bytes() -> int:
+    """Memory the OS can give a new process without swapping: psutil if installed, else /proc/meminfo."""
+    try:
+        import psutil
+
+        return int(psutil.virtual_memory().available)
+    except ImportError:
+        pass
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
+def pick_device(device: str | torch.device | None = None, machine: Machine | None = None) -> torch.device:
+    """The device to run on: the one asked for (if it exists), else CUDA, then Apple MPS, then CPU."""
+    if device not in (None, "", "auto"):
+        try:
+            dev = torch.device(device)
+        except (RuntimeError, TypeError):
+            raise ModelLoadError(f"Unknown device '{device}': use cpu, cuda, cuda:N or mps.") from None
+        if dev.type in ("cuda", "mps"):
+            machine = machine or detect_machine()
+            if dev.type == "cuda" and not machine.gpus:
+                raise ModelLoadError("CUDA was asked for but this machine has no CUDA GPU; use --device cpu.")
+            if dev.type == "cuda" and dev.index is not None and dev.index >= len(machine.gpus):
+                raise ModelLoadError(f"There is no GPU {dev.index}: this machine has {len(machine.gpus)}.")
+            if dev.type == "mps" and not machine.mps:
+                raise ModelLoadError("Apple MPS was asked for but is not available here; use --device cpu.")
+        return dev
+    machine = machine or detect_machine()
+    if machine.gpus:
+        return torch.device("cuda", machine.fastest_gpu().index)
+    if machine.mps:
+        return torch.device("mps")
+    return torch.device("cpu")
+
+
+DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
+
+
+def pick_dtype(device: torch.device, dtype: str | torch.dtype | None = None,
+               machine: Machine | None = None) -> torch.dtype:
+    """The dtype asked for, else bfloat16 on GPUs that support it (float16 on older ones and on MPS), float32 on
+    CPU."""
+    if isinstance(dtype, torch.dtype):
+        return dtype
+    if dtype not in (None, "", "auto"):
+        try:
+            return DTYPES[str(dtype)]
+        except KeyError:
+            raise ModelLoadError(f"Unknown dtype '{dtype}': use float32, float16, bfloat16 or auto.") from None
+    device = torch.device(device)
+    if device.type == "cuda":
+        machine = machine or detect_machine()
+        gpus = {g.index: g for g in machine.gpus}
+        gpu = gpus.get(device.index if device.index is not None else 0)
+        return torch.bfloat16 if gpu is None or gpu.bf16 else torch.float16
+    if device.type == "mps":
+        return torch.float16
+    return torch.float32
+
+
+def dtype_name(dtype: torch.dtype) -> str:
+    return str(dtype).removeprefix("torch.")
+
+
+def gb(n_bytes: float) -> str:
+    """Bytes as GB for a sentence: 160 GB, 3.4 GB, 0.27 GB."""
+    x = n_bytes / GB
+    return f"{x:.0f} GB" if x >= 10 else f"{x:.1f} GB" if x >= 1 else f"{x:.2g} GB"
+
+
+# ---- what a pair needs, and where it goes -------------------------------------------------------------------------
+
+
+def count_parameters(config, trust_remote_code: bool = False) -> int:
+    """Parameters of the model the config describes, counted on the meta device (no memory, no weights)."""
+    from transformers import AutoModelForCausalLM
+
+    try:
+        with torch.device("meta"):
+            model = AutoModelForCausalLM.from_config(config, trust_remote_code=trust_remote_code)
+        return sum(p.numel() for p in model.parameters())
+    except Exception:  # an exotic architecture: fall back on the decoder-only formula
+        return _approx_parameters(config)
+
+
+def _approx_parameters(config) -> int:
+    text = config.get_text_config() if hasattr(config, "get_text_config") else config
+    h, layers, vocab = text.hidden_size, text.num_hidden_layers, text.vocab_size
+    inter = getattr(text, "intermediate_size", 4 * h)
+    heads = text.num_attention_heads
+    kv = getattr(text, "num_key_value_heads", None) or heads
+    head_dim = getattr(text, "head_dim", None) or h // heads
+    attention = h * heads * head_dim * 2 + h * kv * head_dim * 2
+    embeddings = vocab * h * (1 if getattr(text, "tie_word_embeddings", True) else 2)
+    return embeddings + layers * (attention + 3 * h * inter + 2 * h) + h
+
+
+def kv_cache_bytes(config, context: int, bytes_per_value: int) -> int:
+    """Keys and values for `context` tokens: 2 x layers x KV heads x head dim x context x bytes."""
+    text = config.get_text_config() if hasattr(config, "get_text_config") else config
+    try:
+        heads = text.num_attention_heads
+        kv = getattr(text, "num_key_value_heads", None) or heads
+        head_dim = getattr(text, "head_dim", None) or text.hidden_size // heads
+        return 2 * text.num_hidden_layers * kv * head_dim * context * bytes_per_value
+    except (AttributeError, TypeError):
+        return 0
+
+
+@dataclass(frozen=True)
+class MemoryEstimate:
+    """What a pair needs in one dtype: weights plus a KV cache of `context` tokens, per model."""
+
+    names: tuple[str, ...]  # target first
+    dtype: str
+    params: tuple[int, ...]
+    weights_bytes: tuple[int, ...]
+    kv_bytes: tuple[int, ...]
+    context: int = DEFAULT_CONTEXT
+
+    def model_bytes(self, i: int) -> int:
+        return self.weights_bytes[i] + self.kv_bytes[i]
+
+    @property
+    def total_bytes(self) -> int:
+        return sum(self.weights_bytes) + sum(self.kv_bytes)
+
+    def sentence(self) -> str:
+        verb = "needs" if len(self.names) == 1 else "need"
+        return f"{' + '.join(self.names)} {verb} about {gb(self.total_bytes)} in {self.dtype}"
+
+
+def estimate_memory(names: list[str], params: list[int], dtype: torch.dtype | str, configs: list | None = None,
+                    context: int = DEFAULT_CONTEXT) -> MemoryEstimate:
+    """Parameters x bytes per parameter, plus each model's KV cache for `context` tokens when its config is known."""
+    dtype = dtype if isinstance(dtype, str) else dtype_name(dtype)
+    size = torch.empty((), dtype=DTYPES[dtype]).element_size()
+    configs = configs or [None] * len(names)
+    kv = tuple(kv_cache_bytes(c, context, size) if c is not None else 0 for c in configs)
+    return MemoryEstimate(tuple(names), dtype, tuple(params), tuple(p * size for p in params), kv, context)
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where the models go: one device each, or the target over several GPUs (device_map + max_memory)."""
+
+    target_device: torch.device
+    draft_device: torch.device
+    max_memory: dict | None = None  # set when the target is sharded with device_map="auto"
+
+    @property
+    def sharded(self) -> bool:
+        return self.max_memory is not None
+
+    def describe(self) -> str:
+        if self.sharded:
+            gpus = ", ".join(f"cuda:{i}" for i in self.max_memory)
+            return f"target sharded over {gpus}; draft on {self.draft_device}"
+        return f"both on {self.target_device}"
+
+
+def plan_placement(estimate: MemoryEstimate, machine: Machine, device: torch.device) -> Placement:
+    """Fit the pair on `device`, else (CUDA) over all GPUs with the draft on the fastest one; else refuse with the
+    numbers."""
+    need = estimate.total_bytes
+    available = (sum(g.free_bytes for g in machine.gpus) if device.type == "cuda" and len(machine.gpus) > 1 else
+                 machine.gpus[0].free_bytes if device.type == "cuda" and machine.gpus else machine.ram_available_bytes)
+    margin = f", and specviz keeps {1 - HEADROOM:.0%} of it free for activations" if need <= available else ""
+    refuse = f"{estimate.sentence()}; {machine.describe(device)}{margin}."
+    if device.type != "cuda":
+        if machine.ram_available_bytes and need > HEADROOM * machine.ram_available_bytes:
+            raise ModelLoadError(refuse)
+        return Placement(device, device)
+    gpus = {g.index: g for g in machine.gpus}
+    home = gpus.get(device.index) if device.index is not None else machine.fastest_gpu()
+    if home is None:
+        raise ModelLoadError(f"There is no GPU {device.index}: this machine has {len(machine.gpus)}.")
+    home_device = torch.device("cuda", home.index)
+    if need <= HEADROOM * home.free_bytes:
+        return Placement(home_device, home_device)
+    if len(gpus) > 1 and need <= HEADROOM * sum(g.free_bytes for g in gpus.values()):
+        draft_need = sum(estimate.model_bytes(i) for i in range(1, len(estimate.names)))
+        max_memory = {home.index: int(HEADROOM * home.free_bytes) - draft_need}
+        max_memory.update({g.index: int(HEADROOM * g.free_bytes) for g in gpus.values() if g.index != home.index})
+        max_memory = {i: m for i, m in max_memory.items() if m > 0}
+        if sum(max_memory.values()) >= estimate.model_bytes(0):
+            return Placement(home_device, home_device, max_memory)
+    raise ModelLoadError(refuse)
+
+
+def estimate_entry(entry, dtype: torch.dtype | str) -> MemoryEstimate:
+    """A catalog entry's weights from its stated parameter counts (no config, no download; KV cache left out)."""
+    return estimate_memory([m.short_name for m in entry.models], [round(m.params_billion * 1e9) for m in entry.models],
+                           dtype)
+
+
+def check_fits(entry, device: str | torch.device | None = None, dtype: str | torch.dtype | None = None,
+               machine: Machine | None = None) -> Placement:
+    """Where a catalog entry would go on this machine, or a ModelLoadError naming the numbers."""
+    machine = machine or detect_machine()
+    dev = pick_device(device, machine)
+    return plan_placement(estimate_entry(entry, pick_dtype(dev, dtype, machine)), machine, dev)

@@ -1,0 +1,127 @@
+"""Record the example traces the app opens with: `python -m specviz.scripts.make_traces` (or `make traces`).
+
+Each recipe runs one speculative generation and the target-only baseline with the same prompt and settings,
+and writes `assets/traces/<name>.json` and `assets/traces/<name>.baseline.json`. The traces carry a title and a
+description in `meta`, which `specviz.examples` reads. Recording is deterministic (fixed seeds); the timings are
+those of the machine that ran the script.
+
+    python -m specviz.scripts.make_traces               # every recipe
+    python -m specviz.scripts.make_traces toy-draft     # only the ones named
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from specviz.baseline import autoregressive_generate
+from specviz.decoding import speculative_generate
+from specviz.examples import TRACES_DIR
+from specviz.models import encode_prompt, load_pair
+from specviz.proposers import make_proposer
+from specviz.trace import Trace
+
+REWRITE_PROMPT = (
+    "Copy this paragraph exactly, word for word:\n\n"
+    "The water cycle moves water between the oceans, the air and the land. The sun heats the oceans and water "
+    "evaporates into the air. The vapour cools, forms clouds and falls back to the land as rain or snow."
+)
+TOY_PROMPT = "the quick brown fox jumps over the lazy dog. the quick"
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """One example: the pair, the proposer, the prompt and the settings, and the words the app shows for it."""
+
+    name: str
+    title: str
+    description: str
+    pair: str
+    proposer: str
+    prompt: str
+    chat: bool
+    k: int
+    temperature: float
+    max_new_tokens: int
+    seed: int = 0
+    top_k: int = 0
+    top_p: float = 1.0
+
+
+RECIPES = (
+    Recipe(
+        "smollm-ngram-t07", "Copying text: n-gram drafts (SmolLM2, T = 0.7)",
+        "SmolLM2-135M copies a paragraph. The n-gram proposer drafts by looking up what followed the last few tokens "
+        "earlier in the text: no draft model at all. Because the output repeats the prompt, long runs of drafts "
+        "are accepted; a rejected draft is replaced by a recovered token, and a step with nothing to look up is a "
+        "plain target token.",
+        "default", "ngram", REWRITE_PROMPT, True, 4, 0.7, 64, seed=5,
+    ),
+    Recipe(
+        "smollm-ngram-greedy", "Copying text, greedy: n-gram drafts (SmolLM2, T = 0)",
+        "The same copying task at temperature 0. With greedy decoding a draft is accepted exactly when it is the "
+        "target's top token, so every decision is a clean yes or no (p is 1 or 0).",
+        "default", "ngram", REWRITE_PROMPT, True, 4, 0.0, 64,
+    ),
+    Recipe(
+        "smollm-layerskip-t07", "An untrained self-draft: layer skip (SmolLM2, T = 0.7)",
+        "The draft is SmolLM2's own first 7 of 30 layers with its output head. It was never trained to exit "
+        "early, so its guesses rarely match the full model: most drafts are rejected and almost every step emits "
+        "one token. Speculation only pays when the draft agrees with the target.",
+        "default", "layerskip", "Why is the sky blue? Answer in two sentences.", True, 4, 0.7, 48,
+    ),
+    Recipe(
+        "toy-draft", "A toy pair with a draft model (T = 1)",
+        "Two tiny random-weight models over a 34-character vocabulary; the draft is the target with noise added "
+        "to its weights, so the two usually agree (acceptance about 0.6 to 0.7). Every kind of token appears: "
+        "accepted drafts, "
+        "rejections with a recovered token, and bonus tokens after a fully accepted step.",
+        "toy", "draft", TOY_PROMPT, False, 4, 1.0, 64,
+    ),
+)
+
+
+def record(recipe: Recipe, pairs: dict) -> tuple[Trace, Trace]:
+    """The speculative trace and the target-only baseline for one recipe, with the recipe in `meta`."""
+    if recipe.pair not in pairs:
+        pairs[recipe.pair] = load_pair(recipe.pair, device="cpu")
+    pair = pairs[recipe.pair]
+    ids = encode_prompt(pair.tokenizer, recipe.prompt, chat=pair.chat and recipe.chat)
+    common = dict(max_new_tokens=recipe.max_new_tokens, temperature=recipe.temperature, top_k=recipe.top_k,
+                  top_p=recipe.top_p, seed=recipe.seed, tokenizer=pair.tokenizer)
+    proposer = make_proposer(pair, recipe.proposer)
+    spec = speculative_generate(pair.target, proposer, ids, k=recipe.k, **common)
+    base = autoregressive_generate(pair.target, ids, **common)
+    meta = dict(example=recipe.name, title=recipe.title, description=recipe.description, pair=recipe.pair,
+                chat=recipe.chat, prompt=recipe.prompt, recorded=time.strftime("%Y-%m-%d"))
+    spec.meta.update(meta, proposer=proposer.name)
+    base.meta.update(meta, proposer="none", title=f"{recipe.title}: target only")
+    return spec, base
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m specviz.scripts.make_traces", description=__doc__.split("\n")[0])
+    parser.add_argument("names", nargs="*", help="recipes to record (default: all)")
+    args = parser.parse_args(argv)
+    known = {r.name: r for r in RECIPES}
+    unknown = [n for n in args.names if n not in known]
+    if unknown:
+        print(f"Unknown example '{unknown[0]}': choose from {', '.join(known)}.", file=sys.stderr)
+        return 2
+    TRACES_DIR.mkdir(parents=True, exist_ok=True)
+    pairs: dict = {}
+    for recipe in [known[n] for n in args.names] or RECIPES:
+        start = time.perf_counter()
+        spec, base = record(recipe, pairs)
+        (TRACES_DIR / f"{recipe.name}.json").write_text(spec.to_json() + "\n", encoding="utf-8")
+        (TRACES_DIR / f"{recipe.name}.baseline.json").write_text(base.to_json() + "\n", encoding="utf-8")
+        print(f"{recipe.name}: {spec.num_tokens} tokens in {spec.num_steps} steps (baseline {base.num_steps}), "
+              f"acceptance {spec.acceptance_rate:.2f}, recorded in {time.perf_counter() - start:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,197 @@
+"""Take the README's screenshots in a real browser: `python -m specviz.scripts.screenshots`.
+
+Starts `streamlit run app.py` on a free local port, drives Debian's Chromium with Playwright and writes
+
+    assets/screenshots/playground.png   the Playground at the first step that kept some drafts, then rejected one
+    assets/screenshots/race.png         the Timeline & race page on its default example
+
+Needs `chromium` on PATH (`make browser` installs it). The browser test (tests/test_browser.py) reuses the
+helpers here: `free_port`, `serve`, `launch`, `wait_for_app`.
+
+    python -m specviz.scripts.screenshots                 # both, into assets/screenshots/
+    python -m specviz.scripts.screenshots --out /tmp/s    # somewhere else
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+SHOTS_DIR = ROOT / "assets" / "screenshots"
+VIEWPORT = {"width": 1400, "height": 900}
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync"]
+MAX_BYTES = 300_000
+
+
+def free_port() -> int:
+    """A TCP port nobody listens on right now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def chromium_path() -> str:
+    """Debian's chromium; a RuntimeError that says how to install it when it is missing."""
+    path = shutil.which("chromium") or shutil.which("chromium-browser")
+    if not path:
+        raise RuntimeError("chromium is not on PATH: run `make browser` (apt-get install chromium) first.")
+    return path
+
+
+@contextlib.contextmanager
+def serve(port: int | None = None, timeout: float = 60.0) -> Iterator[str]:
+    """Run `streamlit run app.py` headless on localhost; yield its base URL; always stop it."""
+    port = port or free_port()
+    env = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
+    log = tempfile.TemporaryFile()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless", "true",
+         "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
+         "--server.fileWatcherType", "none"],
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            if proc.poll() is not None:
+                log.seek(0)
+                raise RuntimeError(f"streamlit exited early: {log.read().decode(errors='replace')[-2000:]}")
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+                    if response.status == 200:
+                        break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"streamlit did not answer on {url} within {timeout:.0f} s.")
+            time.sleep(0.3)
+        yield url
+    finally:
+        proc.send_signal(signal.SIGINT)  # streamlit's own Ctrl+C shutdown
+        try:
+            proc.wait(timeout=3)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        log.close()
+
+
+@contextlib.contextmanager
+def launch(playwright) -> Iterator[object]:
+    """A headless Chromium browser context with a fresh profile in a temporary folder."""
+    with tempfile.TemporaryDirectory(prefix="specviz-chromium-") as profile:
+        context = playwright.chromium.launch_persistent_context(
+            profile, executable_path=chromium_path(), headless=True, args=CHROMIUM_ARGS, viewport=VIEWPORT,
+        )
+        try:
+            yield context
+        finally:
+            context.close()
+
+
+def wait_for_app(page, timeout: float = 30.0) -> None:
+    """Wait until Streamlit has drawn the page and finished running its script."""
+    page.wait_for_selector('[data-testid="stMainBlockContainer"] h1', timeout=timeout * 1000)
+    deadline = time.monotonic() + timeout
+    quiet = 0
+    while time.monotonic() < deadline and quiet < 2:  # idle twice in a row: the run has finished
+        busy = page.locator('[data-testid="stStatusWidget"], [data-testid="stSkeleton"], .stSpinner').count()
+        quiet = quiet + 1 if busy == 0 else 0
+        page.wait_for_timeout(250)
+
+
+def click_button(page, label: str, timeout: float = 30.0) -> None:
+    """Click the button whose text is `label` and wait for the script run it starts."""
+    page.get_by_role("button", name=label).first.click()
+    page.wait_for_timeout(400)
+    wait_for_app(page, timeout)
+
+
+def shoot(page, path: Path, full_page: bool = False) -> Path:
+    """A PNG of what the viewport shows (or the whole page); a RuntimeError if it is over MAX_BYTES."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(path), full_page=full_page)
+    if path.stat().st_size > MAX_BYTES:
+        raise RuntimeError(f"{path} is {path.stat().st_size // 1000} KB, over the {MAX_BYTES // 1000} KB limit.")
+    return path
+
+
+_SCROLL_TO = """(el, margin) => {
+    el.scrollIntoView({block: 'start'});
+    let box = el.parentElement;
+    while (box && !['auto', 'scroll'].includes(getComputedStyle(box).overflowY)) box = box.parentElement;
+    (box || document.scrollingElement).scrollTop -= margin;
+}"""
+
+
+def _scroll_to_top_of(page, locator, margin: int = 90) -> None:
+    """Scroll Streamlit's main area so that `locator` sits `margin` pixels below the top of the viewport."""
+    locator.first.evaluate(_SCROLL_TO, margin)
+    page.wait_for_timeout(500)
+
+
+# the Playground's step headline when some drafts were kept and then one was rejected (the most telling step)
+PARTLY_ACCEPTED = re.compile(r"Drafted \d+, accepted [1-9]\d*, then 1 recovered")
+
+
+def playground_shot(page, base: str, out: Path, max_steps: int = 12) -> Path:
+    """The Playground at the first step that kept some drafts and rejected one (or, failing that, the last step
+    tried with a rejection on screen), scrolled to that step."""
+    page.goto(f"{base}/playground")
+    wait_for_app(page)
+    for _ in range(max_steps):
+        click_button(page, "Next step")
+        if page.get_by_text(PARTLY_ACCEPTED).count():
+            break
+    _scroll_to_top_of(page, page.get_by_role("button", name="Next step"))
+    return shoot(page, out / "playground.png")
+
+
+def race_shot(page, base: str, out: Path) -> Path:
+    """The Timeline & race page on its default example, scrolled to the metrics and the race chart."""
+    page.goto(f"{base}/race")
+    wait_for_app(page)
+    page.wait_for_selector(".js-plotly-plot", timeout=30_000)
+    _scroll_to_top_of(page, page.locator('[data-testid="stMetric"]'), margin=70)
+    return shoot(page, out / "race.png")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m specviz.scripts.screenshots", description=__doc__.split("\n")[0])
+    parser.add_argument("--out", type=Path, default=SHOTS_DIR, help="folder for the PNG files")
+    parser.add_argument("--port", type=int, default=None, help="port for the temporary server (default: any free)")
+    args = parser.parse_args(argv)
+    try:
+        chromium_path()
+    except RuntimeError as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    from playwright.sync_api import sync_playwright
+
+    with serve(args.port) as base, sync_playwright() as pw, launch(pw) as context:
+        page = context.new_page()
+        page.goto(base)  # the landing page first: a fresh server routes deep links only after st.navigation ran once
+        wait_for_app(page, timeout=90)
+        for shot in (playground_shot, race_shot):
+            path = shot(page, base, args.out)
+            print(f"{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}: {path.stat().st_size // 1000} KB")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,213 @@
+"""Traces on a wall-clock axis: where the time went, how the output grew, and the measured speedup.
+
+A trace records each step's draft, verify and overhead seconds. Laid end to end after the prefill they give the
+race view: the speculative lane (draft, then one verifying target forward, per step) against the target-only
+lane (one target forward per token), on one shared time axis that starts at 0 when generation starts.
+
+    >>> from specviz.trace import Step, Trace
+    >>> steps = [Step(i, 5 + i, 0, "none", [], [], draft_seconds=0.0, verify_seconds=0.5) for i in range(2)]
+    >>> t = Trace("autoregressive", {}, [1, 2], [7, 8], steps, prefill_seconds=1.0, wall_seconds=2.0)
+    >>> [(b.phase, b.start, b.end) for b in step_intervals(t)]
+    [('prefill', 0.0, 1.0), ('step', 1.0, 1.5), ('step', 1.5, 2.0)]
+
+Speedup is always measured against a named baseline: specviz's own target-only decoding of the same prompt
+with the same settings (`specviz.baseline.autoregressive_generate`), timed in the same run.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from specviz.trace import Trace
+
+BASELINE_NAME = "specviz target-only decoding"
+SPEEDUP_DEFINITION = (
+    "Measured speedup = tokens/s of speculative decoding ÷ tokens/s of specviz's target-only decoding "
+    "(same prompt and settings, measured in one run; prefill included in both)."
+)
+
+
+@dataclass(frozen=True)
+class Interval:
+    """One bar of the race: the prefill (`index` = -1) or one step, split into its draft and verify parts.
+
+    Times are seconds from the start of generation. `draft_end` is where drafting stopped and the target's
+    verifying forward began; `verify_end` is where that forward stopped; the rest, up to `end`, is the
+    sampling and bookkeeping overhead. For the target-only baseline the draft part is empty.
+    """
+
+    index: int
+    start: float
+    draft_end: float
+    verify_end: float
+    end: float
+    k: int = 0
+    n_accepted: int = 0
+    n_emitted: int = 0
+
+    @property
+    def phase(self) -> str:
+        return "prefill" if self.index < 0 else "step"
+
+    @property
+    def seconds(self) -> float:
+        return self.end - self.start
+
+    @property
+    def draft_seconds(self) -> float:
+        return self.draft_end - self.start
+
+    @property
+    def verify_seconds(self) -> float:
+        return self.verify_end - self.draft_end
+
+
+def step_intervals(trace: Trace) -> list[Interval]:
+    """The prefill bar, then one bar per step, end to end: contiguous, non-overlapping, starting at 0.
+
+    The steps together last exactly `trace.decode_seconds`; the prefill lasts `trace.prefill_seconds`.
+    """
+    prefill = max(trace.prefill_seconds, 0.0)
+    bars = [Interval(-1, 0.0, 0.0, prefill, prefill)]
+    t = prefill
+    for step in trace.steps:
+        draft_end = t + step.draft_seconds
+        verify_end = draft_end + step.verify_seconds
+        end = verify_end + step.overhead_seconds
+        bars.append(Interval(step.index, t, draft_end, verify_end, end, step.n_drafted, step.n_accepted,
+                             len(step.emitted)))
+        t = end
+    return bars
+
+
+def tokens_over_time(trace: Trace) -> tuple[list[float], list[int]]:
+    """(times, tokens): the number of output tokens at the start (0, 0), after the prefill, and after every step.
+
+    Plotted as a step line ("hv") it shows the output growing in jumps of one token (target-only) or of several
+    (speculative). The last count is `trace.num_tokens`.
+    """
+    bars = step_intervals(trace)
+    times, tokens = [0.0, bars[0].end], [0, 0]
+    total = 0
+    for bar in bars[1:]:
+        total += bar.n_emitted
+        times.append(bar.end)
+        tokens.append(total)
+    return times, tokens
+
+
+def measured_speedup(spec: Trace, baseline: Trace) -> float:
+    """Tokens/s of `spec` ÷ tokens/s of `baseline`, specviz's target-only decoding of the same prompt.
+
+    > 1 means speculation was faster in this run, < 1 slower. A baseline that is not target-only decoding of the
+    same prompt is a ValueError with one sentence.
+    """
+    check_race(spec, baseline)
+    spec_tps, base_tps = spec.tokens_per_second, baseline.tokens_per_second
+    if not (math.isfinite(spec_tps) and math.isfinite(base_tps)) or base_tps <= 0:
+        return math.nan
+    return spec_tps / base_tps
+
+
+def check_race(spec: Trace, baseline: Trace) -> None:
+    """Raise ValueError unless `spec` is speculative and `baseline` is target-only decoding of the same prompt."""
+    if spec.mode != "speculative":
+        raise ValueError("The first trace of a race must come from speculative decoding.")
+    if baseline.mode != "autoregressive":
+        raise ValueError(f"The baseline must be {BASELINE_NAME}, but this trace is '{baseline.mode}'.")
+    if list(spec.prompt_ids) != list(baseline.prompt_ids):
+        raise ValueError("These two traces start from different prompts, so their speeds cannot be compared.")
+
+
+@dataclass(frozen=True)
+class RaceCosts:
+    """Per-step and per-token costs of both lanes, the numbers that explain a speedup or a slowdown.
+
+    `break_even_tokens` is how many tokens a speculative step must emit on average to match the baseline:
+    the cost of one speculative step divided by the cost of one target forward.
+    """
+
+    spec_step_ms: float
+    spec_draft_ms: float
+    spec_verify_ms: float
+    tokens_per_step: float
+    base_forward_ms: float
+    spec_ms_per_token: float
+    base_ms_per_token: float
+    acceptance_rate: float
+
+    @property
+    def break_even_tokens(self) -> float:
+        return self.spec_step_ms / self.base_forward_ms if self.base_forward_ms > 0 else math.nan
+
+
+def race_costs(spec: Trace, baseline: Trace) -> RaceCosts:
+    """Mean step and per-token costs (milliseconds) of the speculative and target-only lanes."""
+    check_race(spec, baseline)
+
+    def mean(values: list[float]) -> float:
+        return 1000 * sum(values) / len(values) if values else math.nan
+
+    def per_token(trace: Trace) -> float:
+        return 1000 * trace.decode_seconds / trace.num_tokens if trace.num_tokens else math.nan
+
+    return RaceCosts(
+        spec_step_ms=mean([s.seconds for s in spec.steps]),
+        spec_draft_ms=mean([s.draft_seconds for s in spec.steps]),
+        spec_verify_ms=mean([s.verify_seconds for s in spec.steps]),
+        tokens_per_step=spec.mean_accepted_length,
+        base_forward_ms=mean([s.seconds for s in baseline.steps]),
+        spec_ms_per_token=per_token(spec),
+        base_ms_per_token=per_token(baseline),
+        acceptance_rate=spec.acceptance_rate,
+    )
+
+
+def explain_race(spec: Trace, baseline: Trace) -> str:
+    """A few plain sentences (Markdown) on why speculation won or lost this race, from the measured costs."""
+    c = race_costs(spec, baseline)
+    speedup = measured_speedup(spec, baseline)
+    cost = (f"Each speculative step cost {c.spec_step_ms:.1f} ms on average (drafting {c.spec_draft_ms:.1f} ms + "
+            f"verifying {c.spec_verify_ms:.1f} ms) and emitted **{c.tokens_per_step:.2f} tokens**; one target-only "
+            f"forward cost {c.base_forward_ms:.1f} ms and emitted 1 token. To break even, a step must emit about "
+            f"**{c.break_even_tokens:.2f} tokens**.")
+    if not math.isfinite(speedup):
+        return cost
+    if speedup >= 1.05:
+        return (f"Speculation won: {speedup:.2f}× faster. " + cost + " The drafts were accepted often enough "
+                f"(acceptance {c.acceptance_rate:.0%}) that each verify pass bought more tokens than it cost.")
+    if speedup > 0.95:
+        return f"About a tie ({speedup:.2f}×). " + cost
+    if c.tokens_per_step < 1.5:
+        paid = []
+        if c.spec_draft_ms > 0.1 * c.base_forward_ms:
+            paid.append(f"drafting ({c.spec_draft_ms:.1f} ms)")
+        if c.spec_verify_ms > 1.1 * c.base_forward_ms:
+            paid.append(f"a verify pass over K+1 positions ({c.spec_verify_ms:.1f} ms, more than a one-token forward)")
+        reason = (f"Acceptance was low ({c.acceptance_rate:.0%}), so each step emitted about one token, no more than "
+                  f"a plain forward, while paying for {' and '.join(paid) or 'the extra work of each step'}.")
+    elif c.spec_draft_ms > c.base_forward_ms:
+        reason = ("The draft is not cheap enough: drafting K tokens took longer than a whole target forward, so even "
+                  "accepted drafts cost more than they saved.")
+    else:
+        reason = "The tokens each step bought did not cover the cost of drafting plus verifying."
+    verdict = f"Speculation lost: {speedup:.2f}× (slower than target-only). " + cost + " " + reason
+    ratio = c.spec_verify_ms / c.base_forward_ms if c.base_forward_ms > 0 else math.nan
+    if ratio > 1.5:
+        verdict += (f" Note also that one verify pass cost {ratio:.1f}× a one-token forward: on this machine the "
+                    "model is not purely memory-bound, so scoring K+1 positions at once is not free.")
+    return verdict
+
+
+def length_note(spec: Trace, baseline: Trace) -> str | None:
+    """A sentence when the two outputs differ a lot in length (sampling draws different random numbers), else None.
+
+    Tokens/s still compares them fairly, but a very short run is dominated by its prefill.
+    """
+    short, long_ = sorted((spec.num_tokens, baseline.num_tokens))
+    if long_ == 0 or short >= 0.75 * long_:
+        return None
+    return (f"The two outputs differ in length ({spec.num_tokens} vs {baseline.num_tokens} tokens): at temperature > 0 "
+            "the two methods draw different random numbers, so they can stop at different places. Tokens/s still "
+            "compares them, but a short run is dominated by its prefill; try another seed or more tokens.")

@@ -1,0 +1,202 @@
+"""Streamlit pieces of the Models page: the catalog table, a memory check against this machine, and the
+"pair by hand" form that validates and loads two local folders or Hub ids. The checks themselves live in
+specviz.loading; this module only gathers inputs and shows results, every error as one sentence."""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+
+import pandas as pd
+import streamlit as st
+from streamlit.errors import StreamlitAPIException
+
+from specviz.catalog import CatalogEntry, catalog_rows, load_catalog
+from specviz.loading import (DEFAULT_CONTEXT, Machine, ModelLoadError, detect_machine, estimate_entry, gb,
+                             pick_device, pick_dtype, plan_placement)
+from specviz.models import Pair, load_pair
+
+DEVICE_CHOICES = ("auto", "cpu", "cuda", "mps")
+DTYPE_CHOICES = ("auto", "float32", "bfloat16", "float16")
+CUSTOM_PAIR_KEY = "custom_pair"  # what the Playground may pick up: the "TARGET,DRAFT" string of a loaded pair
+
+
+MARKDOWN_SPECIALS = set("\\`*_{}[]()<>#+-.!|~$:")
+
+
+def safe(text: object) -> str:
+    r"""User or model text (paths, ids, error sentences) shown literally in markdown: every markdown or LaTeX
+    character backslash-escaped.
+
+    >>> safe("a_b*c $x$")
+    'a\\_b\\*c \\$x\\$'
+    """
+    return "".join("\\" + c if c in MARKDOWN_SPECIALS else c for c in str(text))
+
+
+@st.cache_resource(show_spinner=False)
+def _catalog() -> dict[str, CatalogEntry]:
+    return load_catalog()
+
+
+def catalog() -> dict[str, CatalogEntry]:
+    """The bundled catalog; a broken file is one st.error sentence and an empty catalog."""
+    try:
+        return _catalog()
+    except ValueError as exc:
+        st.error(safe(exc))
+        return {}
+
+
+def machine_summary(machine: Machine) -> str:
+    """One line: the GPUs with free memory, MPS, available RAM."""
+    parts = [f"{g.name} ({gb(g.free_bytes)} free of {gb(g.total_bytes)})" for g in machine.gpus]
+    if machine.mps:
+        parts.append("Apple GPU (MPS, memory shared with the CPU)")
+    parts.append(f"{gb(machine.ram_available_bytes)} of RAM available")
+    return "This machine: " + ", ".join(parts) + ("" if machine.gpus or machine.mps else ", no GPU") + "."
+
+
+def catalog_table(entries: dict[str, CatalogEntry]) -> None:
+    if not entries:
+        return
+    st.dataframe(pd.DataFrame(catalog_rows(entries)), hide_index=True, width="stretch",
+                 column_config={"float32 GB": st.column_config.NumberColumn(format="%.2f"),
+                                "bfloat16 GB": st.column_config.NumberColumn(format="%.2f")})
+    st.caption("Memory = weights only, parameters x 4 bytes (float32) or x 2 bytes (bfloat16), GB = 10^9 bytes; "
+               f"the check below adds a KV cache of {DEFAULT_CONTEXT} tokens when it reads the models' configs. "
+               "Gated repositories need you to accept the licence on the model's Hub page and `hf auth login`.")
+
+
+def memory_check(entries: dict[str, CatalogEntry], machine: Machine) -> None:
+    """Pick a catalog pair, a device and a dtype; see whether it fits here and where it would go."""
+    names = list(entries)
+    if not names:
+        return
+    left, mid, right = st.columns([2, 1, 1])
+    name = left.selectbox("Pair", names, index=names.index("qwen2.5-0.5b-7b") if "qwen2.5-0.5b-7b" in names else 0,
+                          key="models_check_pair")
+    device_choice = mid.selectbox("Device", DEVICE_CHOICES, key="models_check_device")
+    dtype_choice = right.selectbox("Dtype", DTYPE_CHOICES, key="models_check_dtype")
+    entry = entries[name]
+    try:
+        device = pick_device(None if device_choice == "auto" else device_choice, machine)
+        dtype = pick_dtype(device, None if dtype_choice == "auto" else dtype_choice, machine)
+        estimate = estimate_entry(entry, dtype)
+        placement = plan_placement(estimate, machine, device)
+    except ModelLoadError as exc:
+        st.warning(safe(exc))
+        return
+    st.success(safe(f"{estimate.sentence()}: it fits ({placement.describe()}). Suggested K = {entry.k}; "
+                    f"sized for {entry.hardware}."))
+
+
+@dataclass(frozen=True)
+class HandPair:
+    target: str
+    draft: str
+    device: str
+    dtype: str
+    trust_remote_code: bool
+
+    @property
+    def spec(self) -> str:
+        return ",".join(x for x in (self.target.strip(), self.draft.strip()) if x)
+
+
+def hand_form() -> HandPair | None:
+    """The "pair by hand" form; the submitted values, or None before the button is pressed."""
+    with st.form("models_hand_form"):
+        target = st.text_input("Target: local folder or Hugging Face id", key="models_target",
+                               placeholder="Qwen/Qwen2.5-1.5B-Instruct or /path/to/model")
+        draft = st.text_input("Draft: local folder or Hugging Face id (empty = self-drafting only)",
+                              key="models_draft", placeholder="Qwen/Qwen2.5-0.5B-Instruct")
+        left, right = st.columns(2)
+        device = left.selectbox("Device", DEVICE_CHOICES, key="models_hand_device")
+        dtype = right.selectbox("Dtype", DTYPE_CHOICES, key="models_hand_dtype")
+        trust = st.checkbox("Trust remote code for these two models (runs code from their repositories)",
+                            value=False, key="models_trust")
+        submitted = st.form_submit_button("Check and load", type="primary")
+    if not submitted:
+        return None
+    return HandPair(target, draft, device, dtype, trust)
+
+
+_LOADED: OrderedDict[tuple, Pair] = OrderedDict()  # pairs loaded by hand, kept once per server process
+_LOADED_MAX = 2
+_LOADED_LOCK = threading.Lock()
+
+
+def _load(spec: str, device: str, dtype: str, trust_remote_code: bool, progress) -> Pair:
+    """Load (or reuse) a pair by hand. Not st.cache_resource: the progress callback writes into a status box made
+    outside the function, which Streamlit's cache cannot replay."""
+    key = (spec, device, dtype, trust_remote_code)
+    with _LOADED_LOCK:
+        if key in _LOADED:
+            _LOADED.move_to_end(key)
+            return _LOADED[key]
+        pair = load_pair(spec, device=None if device == "auto" else device,
+                         dtype=None if dtype == "auto" else dtype, trust_remote_code=trust_remote_code,
+                         progress=progress)
+        _LOADED[key] = pair
+        while len(_LOADED) > _LOADED_MAX:
+            _LOADED.popitem(last=False)
+        return pair
+
+
+def loaded_pair(spec: str) -> Pair | None:
+    """The pair this page loaded for `spec` (e.g. st.session_state["custom_pair"]), if it is still in memory."""
+    with _LOADED_LOCK:
+        return next((pair for key, pair in reversed(_LOADED.items()) if key[0] == spec), None)
+
+
+def load_hand_pair(hand: HandPair) -> Pair | None:
+    """Validate and load the pair with download and load progress in a status box; None (and one sentence) when
+    it cannot work."""
+    if not hand.target.strip():
+        st.error("Give the target model: a local folder or a Hugging Face id.")
+        return None
+    with st.status(f"Checking and loading {safe(hand.spec)}...", expanded=True) as status:
+        steps, current = [], status.empty()
+
+        def progress(message: str) -> None:  # a new step gets a line; ticks of the same download rewrite it
+            if steps and ":" in message and message.split(":")[0] == steps[-1].split(":")[0]:
+                steps[-1] = message
+            else:
+                steps.append(message)
+            current.markdown("  \n".join(safe(m) for m in steps))
+            status.update(label=safe(message))
+        try:
+            pair = _load(hand.spec, hand.device, hand.dtype, hand.trust_remote_code, progress)
+        except ValueError as exc:
+            status.update(label="This pair cannot be used.", state="error", expanded=False)
+            st.error(safe(exc))
+            return None
+        status.update(label=f"Loaded {safe(hand.spec)}.", state="complete", expanded=False)
+    return pair
+
+
+def show_loaded(pair: Pair) -> None:
+    """What was loaded, where, and how to use it next."""
+    info = pair.info
+    what = "a separate draft model" if pair.draft is not None else "no separate draft (layer-skip or n-gram only)"
+    lines = [f"**{safe(pair.name)}**: {what}; chat template {'yes' if pair.chat else 'no'}."]
+    if info is not None:
+        lines.append(f"{safe(info.estimate.sentence())} (a KV cache of {info.estimate.context} tokens included); "
+                     f"{safe(info.placement)}, {safe(info.dtype)}.")
+    st.success("  \n".join(lines))
+    st.info("The pair is stored for this session: open the **Playground** to generate with it.")
+    try:
+        st.page_link("pages/playground.py", label="Open the Playground", icon=":material/play_circle:")
+    except StreamlitAPIException:  # the page run on its own, outside the app's navigation
+        pass
+
+
+def remember(pair_spec: str) -> None:
+    st.session_state[CUSTOM_PAIR_KEY] = pair_spec
+
+
+def current_machine() -> Machine:
+    return detect_machine()
+

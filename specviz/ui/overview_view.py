@@ -1,0 +1,173 @@
+"""The Overview page's pieces: the loop diagram, the rule, the page links and the example that plays.
+
+The example plays token by token: `play_frames` turns a trace into the growing output, one chip at a time (an
+accepted draft, the rejected draft struck through, the recovered or bonus token that ends the step), and
+`play` draws those frames into one placeholder with a short pause between them.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import streamlit as st
+from streamlit.errors import StreamlitAPIException
+
+from specviz.examples import list_examples, load_example
+from specviz.pagemap import PAGES
+from specviz.trace import Step, Trace
+from specviz.ui.palette import legend_html, style
+from specviz.ui.tokens import chip, decision_kind, decision_tooltip, emitted_tooltip, text_html
+
+PLAY_SECONDS = 4.0  # the whole animation, however long the example
+# page file stem -> what a student finds there; titles, icons and paths come from the app's page map
+NEXT_PAGES = {
+    "playground": "step through real generations one decision at a time",
+    "race": "race speculative against plain decoding on a wall clock",
+    "exactness": "check that the output distribution is exactly the target's",
+    "theory": "how acceptance α and K set the expected speedup",
+    "quiz": "test yourself",
+}
+
+
+def next_pages() -> list[tuple[str, str, str, str]]:
+    """(path, title, icon, what) for each page the Overview links to, in NEXT_PAGES order."""
+    known = {Path(path).stem: (path, title, icon) for pages in PAGES.values() for path, title, icon in pages}
+    return [(*known[stem], what) for stem, what in NEXT_PAGES.items() if stem in known]
+
+
+LOOP_DOT = r"""
+digraph loop {
+  rankdir=LR; bgcolor="transparent"; pad=0.1; nodesep=0.5; ranksep=0.6;
+  node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize=14, penwidth=1.6, margin="0.2,0.1"];
+  edge [fontname="Helvetica", fontsize=12, penwidth=1.4, color="#444444"];
+  ctx     [label="text so far", fillcolor="#FFFFFF", color="#6B6B6B"];
+  propose [label="1. propose\nthe cheap draft guesses\nK tokens (probabilities q)",
+           fillcolor="#FFF4DC", color="#E69F00"];
+  verify  [label="2. verify\nthe target scores all K guesses\nin ONE forward pass (p)",
+           fillcolor="#DDEBF7", color="#0072B2"];
+  decide  [label="3. accept / reject\nkeep each guess x with\nprobability min(1, p(x) / q(x))",
+           fillcolor="#D3EFE6", color="#009E73"];
+  correct [label="4. correct\nfirst rejection: resample from\nnorm(max(0, p − q))  (recovered)\n\
+all kept: one extra from p  (bonus)",
+           fillcolor="#F4E1EC", color="#CC79A7"];
+  {rank=same; propose; correct}
+  {rank=same; verify; decide}
+  ctx -> propose; propose -> verify [label="K guesses"]; verify -> decide [label="p and q\nfor each guess"];
+  decide -> correct [label="the kept prefix"];
+  correct -> ctx [label="append 1 to K+1\ntokens, repeat"];
+}
+"""
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One moment of the animation: the output HTML so far and a caption about the current step."""
+
+    html: str
+    caption: str
+
+
+def loop_diagram() -> None:
+    """The propose → verify → accept/reject → correct loop (rendered by the browser; no external assets)."""
+    st.graphviz_chart(LOOP_DOT, width="content")
+
+
+def page_links() -> None:
+    """Links to the pages a student should visit next (a caption when this page runs outside the app)."""
+    for path, title, icon, what in next_pages():
+        try:
+            st.page_link(path, label=f"{title}: {what}", icon=icon)
+        except StreamlitAPIException:
+            st.caption(f"{title}: {what}")
+
+
+def example_name() -> str | None:
+    """The example the Overview plays: the shipped one with the most accepted drafts (None if none is shipped).
+
+    That is the example where speculation visibly works: long runs of kept drafts, with a few rejections. Real
+    text beats the toy pair's random characters when it has at least 10 accepted drafts.
+    """
+    best, best_rank = None, (False, -1)
+    for example in list_examples():
+        spec = load_example(example.name)[0]
+        rank = (spec.meta.get("pair") != "toy" and spec.num_accepted >= 10, spec.num_accepted)
+        if rank > best_rank:
+            best, best_rank = example.name, rank
+    return best
+
+
+def play_frames(trace: Trace) -> list[Frame]:
+    """The output growing one chip at a time; the first frame is empty, the last holds the whole output."""
+    done: list[str] = []
+    frames = [Frame(_wrap(done), "Press play: the output starts empty.")]
+    emitted = 0
+    for step in trace.steps:
+        group: list[str] = []
+        for piece, caption in _step_pieces(step):
+            group.append(piece)
+            frames.append(Frame(_wrap(done + [_group(group)]), f"Step {step.index + 1}: {caption}"))
+        done.append(_group(group))
+        emitted += len(step.emitted)
+    frames.append(Frame(_wrap(done), f"Done: {emitted} tokens in {trace.num_steps} steps, that is "
+                                     f"{trace.num_steps} target forward passes instead of {emitted}."))
+    return frames
+
+
+def _step_pieces(step: Step) -> list[tuple[str, str]]:
+    """Each chip of one step with a caption, in the order the verifier met them."""
+    pieces = []
+    n_acc = step.n_accepted
+    drafts = step.emitted[:n_acc] if step.decisions else []
+    for i, token in enumerate(drafts):
+        pieces.append((chip(token.text, "accepted", emitted_tooltip(token, step.index), size="inline", glyph=False),
+                       f"draft {i + 1} of {step.k} accepted ✓"))
+    for d in step.decisions[n_acc:]:
+        if d.reached:
+            pieces.append((chip(d.text, decision_kind(d), decision_tooltip(d), size="inline"),
+                           f"draft {d.position + 1} of {step.k} rejected ✗ (and every draft after it)"))
+    for token in step.emitted[n_acc:] if step.decisions else step.emitted:
+        kind = style(token.kind)
+        why = {"recovered": "a recovered token replaces the rejected draft",
+               "bonus": "all drafts kept, so the target's pass gives a free bonus token",
+               }.get(token.kind, "no drafts this step: one plain target token")
+        pieces.append((chip(token.text, token.kind, emitted_tooltip(token, step.index), size="inline"),
+                       f"{kind.glyph} {why}"))
+    return pieces
+
+
+def _group(chips: list[str]) -> str:
+    return f'<span style="margin-right:5px">{"".join(chips)}</span>'
+
+
+def _wrap(groups: list[str]) -> str:
+    body = "".join(groups) or '<span style="color:#6B6B6B">(no tokens yet)</span>'
+    return f'<div class="sv-play" style="line-height:2.1;font-size:1rem;min-height:4.2em">{body}</div>'
+
+
+def example_player(key: str = "overview") -> None:
+    """The one-click example: a Play button that animates a shipped trace; the last frame stays on screen."""
+    name = example_name()
+    if name is None:
+        st.info("No example traces are installed; run `make traces` to record them.")
+        return
+    spec, _ = load_example(name)
+    frames = play_frames(spec)
+    prompt = spec.meta.get("prompt") or spec.prompt_text
+    st.markdown(f"**{spec.meta.get('title', name)}**. The prompt:")  # a shipped example's title: no HTML allowed
+    st.html(text_html(str(prompt)))
+    st.html(legend_html(("accepted", "rejected", "recovered", "bonus", "target"), distributions=False))
+    clicked = st.button("▶ Play the example", key=f"{key}_play", type="primary")
+    caption, box = st.empty(), st.empty()
+    if clicked:
+        st.session_state[f"{key}_played"] = True
+        pause = PLAY_SECONDS / max(len(frames), 1)
+        for frame in frames:
+            box.html(frame.html)
+            caption.caption(frame.caption)
+            time.sleep(pause)
+    else:
+        frame = frames[-1] if st.session_state.get(f"{key}_played") else frames[0]
+        box.html(frame.html)
+        caption.caption(frame.caption)

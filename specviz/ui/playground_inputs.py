@@ -1,0 +1,342 @@
+"""The Playground's inputs: where the trace comes from (example, live run, upload) and the URL that shares it.
+
+Settings live in page-prefixed session-state keys (`playground_*`). They are read from `st.query_params` on the
+first load (bad values fall back to defaults with one warning sentence) and written back whenever the shown trace
+changes, so a teacher can share the exact run: `?source=live&pair=toy&proposer=draft&k=4&temperature=1&seed=3`.
+`parse_query_params` and `query_params_for` are plain functions (tested without a browser).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Mapping
+from dataclasses import asdict, replace
+from typing import Any
+
+import streamlit as st
+
+from specviz.examples import DEFAULT_EXAMPLE, list_examples, load_example
+from specviz.generation import K_RANGE
+from specviz.trace import Trace
+from specviz.ui.runs import RunSettings, run_speculative
+
+SOURCES = {"example": "Example trace (instant)", "live": "Live run", "upload": "Upload a trace"}
+PAIRS = {"default": "SmolLM2-135M-Instruct (real model)", "toy": "Toy pair (tiny, instant)"}
+PAIR_PROPOSERS = {"toy": ("draft", "ngram", "layerskip"), "default": ("ngram", "layerskip")}
+PROPOSER_LABELS = {"draft": "Draft model", "ngram": "N-gram lookup (no model)", "layerskip": "Layer-skip self-draft"}
+MAX_TOKENS_RANGE = (1, 256)
+TEMPERATURE_RANGE = (0.0, 2.0)
+TOP_P_RANGE = (0.01, 1.0)
+TOP_K_MAX = 1000
+LIVE_DEFAULTS = RunSettings(
+    pair="default", proposer="ngram", chat=True, k=4, max_new_tokens=48, temperature=0.7, seed=0,
+    prompt="Repeat this sentence exactly: The quick brown fox jumps over the lazy dog near the river bank.",
+)
+# session-state key of each setting, and the URL name it is shared under
+KEYS = {
+    "source": "playground_source", "example": "playground_example", "prompt": "playground_prompt",
+    "pair": "playground_pair", "proposer": "playground_proposer", "k": "playground_k",
+    "temperature": "playground_temperature", "top_k": "playground_top_k", "top_p": "playground_top_p",
+    "seed": "playground_seed", "max_new_tokens": "playground_max_new_tokens", "chat": "playground_chat",
+}
+STEP_PARAM = "step"
+_SAVED = "playground_saved_settings"  # a copy that survives visits to other pages (widget state does not)
+
+
+# ---- URL <-> settings (plain functions) ---------------------------------------------------------------------
+
+
+def defaults(example_names: list[str]) -> dict[str, Any]:
+    """Every setting's default, by URL name."""
+    example = DEFAULT_EXAMPLE if DEFAULT_EXAMPLE in example_names or not example_names else example_names[0]
+    live = asdict(LIVE_DEFAULTS)
+    live.pop("layers")
+    return {"source": "example", "example": example, **live}
+
+
+def parse_query_params(params: Mapping[str, str], example_names: list[str]) -> tuple[dict[str, Any], list[str]]:
+    """Settings from URL parameters: (values by URL name for the valid ones, names of the invalid ones).
+
+    >>> parse_query_params({"k": "6", "temperature": "hot", "pair": "toy"}, ["toy-draft"])
+    ({'pair': 'toy', 'k': 6}, ['temperature'])
+    """
+    values: dict[str, Any] = {}
+    bad: list[str] = []
+    checks = {
+        "source": lambda v: v if v in SOURCES else None,
+        "example": lambda v: v if v in example_names else None,
+        "prompt": lambda v: v if v.strip() and len(v) <= 4000 else None,
+        "pair": lambda v: v if v in PAIRS else None,
+        "proposer": lambda v: v if v in PROPOSER_LABELS else None,
+        "k": lambda v: _int_in(v, *K_RANGE),
+        "temperature": lambda v: _float_in(v, *TEMPERATURE_RANGE),
+        "top_k": lambda v: _int_in(v, 0, TOP_K_MAX),
+        "top_p": lambda v: _float_in(v, TOP_P_RANGE[0], TOP_P_RANGE[1]),
+        "seed": lambda v: _int_in(v, 0, 2**31 - 1),
+        "max_new_tokens": lambda v: _int_in(v, *MAX_TOKENS_RANGE),
+        "chat": lambda v: {"1": True, "true": True, "0": False, "false": False}.get(v.lower()),
+        STEP_PARAM: lambda v: _int_in(v, 0, 100_000),
+    }
+    for name, check in checks.items():
+        if name in params:
+            value = check(str(params[name]))
+            if value is None:
+                bad.append(name)
+            else:
+                values[name] = value
+    pair = values.get("pair", LIVE_DEFAULTS.pair)
+    if "proposer" in values and values["proposer"] not in PAIR_PROPOSERS[pair]:
+        bad.append("proposer")
+        values.pop("proposer")
+    return values, bad
+
+
+def query_params_for(source: str, example: str | None, settings: RunSettings | None, step: int) -> dict[str, str]:
+    """The URL parameters that reproduce what is on screen.
+
+    >>> query_params_for("example", "toy-draft", None, 3)
+    {'source': 'example', 'example': 'toy-draft', 'step': '3'}
+    """
+    params = {"source": source}
+    if source == "example" and example:
+        params["example"] = example
+    if source == "live" and settings is not None:
+        params.update(prompt=settings.prompt, pair=settings.pair, proposer=settings.proposer, k=str(settings.k),
+                      temperature=_short(settings.temperature), top_k=str(settings.top_k),
+                      top_p=_short(settings.top_p), seed=str(settings.seed),
+                      max_new_tokens=str(settings.max_new_tokens), chat="1" if settings.chat else "0")
+    params[STEP_PARAM] = str(step)
+    return params
+
+
+def _int_in(v: str, lo: int, hi: int) -> int | None:
+    try:
+        x = int(v)
+    except ValueError:
+        return None
+    return x if lo <= x <= hi else None
+
+
+def _float_in(v: str, lo: float, hi: float) -> float | None:
+    try:
+        x = float(v)
+    except ValueError:
+        return None
+    return x if math.isfinite(x) and lo <= x <= hi else None
+
+
+def _short(x: float) -> str:
+    return f"{x:g}"
+
+
+# ---- session state -------------------------------------------------------------------------------------------
+
+
+def init_state() -> None:
+    """Fill the settings' session-state keys: from the URL on the first load, else from the saved copy."""
+    names = [e.name for e in list_examples()]
+    state = st.session_state
+    if "playground_url_read" not in state:
+        state["playground_url_read"] = True
+        values, bad = parse_query_params({k: st.query_params[k] for k in st.query_params}, names)
+        state["playground_url_warning"] = (
+            f"Some settings in the link were not valid ({', '.join(bad)}); they were set to their defaults."
+            if bad else "")
+        state["playground_start_step"] = values.pop(STEP_PARAM, 0)
+        state[_SAVED] = {**defaults(names), **values}
+        state["playground_autorun"] = values.get("source") == "live"
+    saved = state.setdefault(_SAVED, defaults(names))
+    for name, key in KEYS.items():
+        if key not in state:
+            state[key] = saved[name]
+
+
+def save_state() -> None:
+    """Remember the settings so they survive a visit to another page."""
+    st.session_state[_SAVED] = {name: st.session_state[key] for name, key in KEYS.items() if key in st.session_state}
+
+
+def show_url_warning() -> None:
+    if st.session_state.get("playground_url_warning"):
+        st.warning(st.session_state["playground_url_warning"])
+
+
+def write_url(source: str, example: str | None, settings: RunSettings | None, step: int) -> None:
+    """Put the shown run in the address bar (only when it changed, so the history stays short)."""
+    params = query_params_for(source, example, settings, step)
+    if {k: st.query_params[k] for k in st.query_params} != params:
+        st.query_params.from_dict(params)
+
+
+# ---- the source picker and the three sources ----------------------------------------------------------------
+
+
+def pick_source() -> str:
+    """The source radio; returns "example", "live" or "upload"."""
+    return st.radio("Where the trace comes from", list(SOURCES), format_func=SOURCES.get, horizontal=True,
+                    key=KEYS["source"])
+
+
+def example_trace() -> tuple[Trace, str] | None:
+    """The chosen example (instant, no model loaded) and its id; None with an error if none are installed."""
+    examples = list_examples()
+    if not examples:
+        st.error("No example traces are installed: run `make traces` to record them, or choose a live run.")
+        return None
+    names = [e.name for e in examples]
+    key = KEYS["example"]
+    if st.session_state.get(key) not in names:
+        st.session_state[key] = names[0]
+    titles = {e.name: e.title for e in examples}
+    name = st.selectbox("Example", names, format_func=titles.get, key=key)
+    st.caption(next(e.description for e in examples if e.name == name))
+    trace, _baseline = load_example(name)
+    st.button("Change its settings and run it live", key="playground_example_to_live", icon=":material/tune:",
+              on_click=_copy_to_live, args=(trace,),
+              help="Copies this example's prompt and settings into a live run (the real model loads on first use).")
+    return trace, f"example:{name}"
+
+
+def settings_of(trace: Trace) -> dict[str, Any] | None:
+    """A trace's live-run settings by URL name, or None when it was not made by a pair the Playground can load.
+
+    >>> from specviz.examples import load_example
+    >>> settings_of(load_example("toy-draft")[0])["pair"]
+    'toy'
+    """
+    meta, s = trace.meta, trace.settings
+    pair, proposer = meta.get("pair"), str(s.get("proposer", meta.get("proposer", ""))).split("-")[0]
+    if pair not in PAIR_PROPOSERS or proposer not in PAIR_PROPOSERS[pair] or not meta.get("prompt"):
+        return None
+    return {"pair": pair, "proposer": proposer, "prompt": str(meta["prompt"]), "chat": bool(meta.get("chat", True)),
+            "k": int(s.get("k") or 4), "temperature": float(s.get("temperature", 0.0)),
+            "top_k": int(s.get("top_k", 0)), "top_p": float(s.get("top_p", 1.0)), "seed": int(s.get("seed", 0)),
+            "max_new_tokens": min(int(s.get("max_new_tokens", 48)), MAX_TOKENS_RANGE[1])}
+
+
+def _copy_to_live(trace: Trace) -> None:
+    values = settings_of(trace)
+    if values is None:
+        return
+    for name, value in values.items():
+        st.session_state[KEYS[name]] = value
+    st.session_state[KEYS["source"]] = "live"
+
+
+def live_settings_form() -> tuple[RunSettings, bool]:
+    """The live-run inputs; returns the settings and whether Run was pressed."""
+    state = st.session_state
+    st.text_area("Prompt", key=KEYS["prompt"], height=90,
+                 help="Your text. With the chat template on, it is sent as a user message to the instruct model.")
+    c1, c2, c3 = st.columns(3)
+    pair = c1.selectbox("Models", list(PAIRS), format_func=PAIRS.get, key=KEYS["pair"])
+    choices = PAIR_PROPOSERS[pair]
+    if state.get(KEYS["proposer"]) not in choices:
+        state[KEYS["proposer"]] = choices[0]
+    c2.selectbox("Who drafts", choices, format_func=PROPOSER_LABELS.get, key=KEYS["proposer"],
+                 help="Draft model: a small separate model. N-gram: copy what followed the same words earlier. "
+                      "Layer-skip: the target's own first layers (untrained for this, so it rarely agrees).")
+    c3.slider("K: drafts per step", K_RANGE[0], K_RANGE[1], key=KEYS["k"])
+    c4, c5, c6, c7, c8 = st.columns(5)
+    c4.number_input("Temperature", TEMPERATURE_RANGE[0], TEMPERATURE_RANGE[1], step=0.1, format="%.2f",
+                    key=KEYS["temperature"], help="0 = greedy: always the most likely token.")
+    c5.number_input("Top-k (0 = off)", 0, TOP_K_MAX, step=1, key=KEYS["top_k"])
+    c6.number_input("Top-p (1 = off)", TOP_P_RANGE[0], TOP_P_RANGE[1], step=0.05, format="%.2f", key=KEYS["top_p"])
+    c7.number_input("Seed", 0, 2**31 - 1, step=1, key=KEYS["seed"], help="Same seed, same run.")
+    c8.number_input("Max new tokens", MAX_TOKENS_RANGE[0], MAX_TOKENS_RANGE[1], step=8, key=KEYS["max_new_tokens"])
+    st.toggle("Chat template", key=KEYS["chat"], disabled=pair == "toy",
+              help="Wrap the prompt as a chat turn (the instruct model expects it). The toy pair has no template.")
+    run = st.button("Run", type="primary", key="playground_run", icon=":material/play_arrow:")
+    return current_settings(), run
+
+
+def current_settings() -> RunSettings:
+    """The live-run settings in the widgets now."""
+    s = st.session_state
+    return RunSettings(
+        pair=s[KEYS["pair"]], proposer=s[KEYS["proposer"]], prompt=s[KEYS["prompt"]], chat=bool(s[KEYS["chat"]]),
+        k=int(s[KEYS["k"]]), max_new_tokens=int(s[KEYS["max_new_tokens"]]),
+        temperature=float(s[KEYS["temperature"]]), top_k=int(s[KEYS["top_k"]]), top_p=float(s[KEYS["top_p"]]),
+        seed=int(s[KEYS["seed"]]),
+    )
+
+
+def live_trace(settings: RunSettings, run: bool) -> tuple[Trace, str, RunSettings] | None:
+    """The live trace: run when Run was pressed (or a shared link asked for it), else the last one shown."""
+    state = st.session_state
+    if run or state.pop("playground_autorun", False):
+        if not settings.prompt.strip():
+            st.error("The prompt is empty: type something for the model to continue.")
+            return None
+        try:
+            trace = run_speculative(replace(settings, chat=settings.chat and settings.pair != "toy"))
+        except ValueError as exc:
+            st.error(str(exc))
+            return None
+        except Exception as exc:  # a model that cannot load or run here: one sentence, no traceback
+            st.error(f"The live run failed on this machine ({type(exc).__name__}); the example traces still work.")
+            return None
+        state["playground_live"] = (trace, settings)
+    if "playground_live" not in state:
+        st.info("Type a prompt, choose the settings and press **Run**. The first run of the real model loads it "
+                "(about 15 s); the toy pair is instant.")
+        return None
+    trace, shown = state["playground_live"]
+    if shown != settings:
+        st.caption("The settings above changed since this run: press **Run** to see their effect.")
+    return trace, "live:" + _digest(repr(shown)), shown
+
+
+def uploaded_trace() -> tuple[Trace, str] | None:
+    """A trace JSON from the learner's disk; a bad file is one sentence."""
+    file = st.file_uploader("A trace saved from specviz (JSON)", type=["json"], key="playground_upload",
+                            help="Download one with the button at the bottom of this page, or with "
+                                 "`python -m specviz generate --json trace.json`.")
+    if file is None:
+        st.info("Choose a .json trace file to replay it here.")
+        return None
+    data = file.getvalue()
+    try:
+        trace = Trace.from_json(data)
+        check_trace(trace)
+    except ValueError as exc:
+        st.error(str(exc))
+        return None
+    except Exception:  # a JSON file of the wrong shape deeper down
+        st.error("This file is damaged or is not a specviz trace, so it cannot be replayed.")
+        return None
+    return trace, f"upload:{_digest(data)}"
+
+
+def check_trace(trace: Trace) -> None:
+    """Raise a one-sentence ValueError unless the trace has the types the player draws (an uploaded file can say
+    anything)."""
+    from specviz.trace import TOKEN_KINDS
+
+    def number(x, none_ok=False) -> bool:
+        return (x is None and none_ok) or (isinstance(x, (int, float)) and not isinstance(x, bool))
+
+    ok = isinstance(trace.prompt_text, str) and isinstance(trace.output_ids, list) and isinstance(trace.settings, dict)
+    for step in trace.steps if ok else []:
+        ok = ok and all(number(v) for v in (step.index, step.target_cache_before, step.target_cache_after))
+        ok = ok and all(number(v, True) for v in (step.draft_cache_before, step.draft_cache_after))
+        ok = ok and all(isinstance(t.text, str) and t.kind in TOKEN_KINDS and number(t.target_prob, True)
+                        and number(t.draft_prob, True) and number(t.uniform, True) for t in step.emitted)
+        ok = ok and all(isinstance(d.text, str) and number(d.target_prob) and number(d.draft_prob) and number(d.ratio)
+                        and number(d.accept_prob) and number(d.uniform, True) and isinstance(d.accepted, bool)
+                        and isinstance(d.reached, bool) for d in step.decisions)
+        ok = ok and all(isinstance(t.text, str) and number(t.prob)
+                        for tops in [step.correction_top, *[d.target_top + d.draft_top for d in step.decisions]]
+                        for t in tops)
+        if not ok:
+            break
+    if not ok:
+        raise ValueError("This trace file has values of the wrong type, so it cannot be replayed.")
+    if not isinstance(trace.meta, dict):
+        trace.meta = {}
+
+
+def _digest(data: str | bytes) -> str:
+    raw = data.encode() if isinstance(data, str) else data
+    return hashlib.sha1(raw).hexdigest()[:12]

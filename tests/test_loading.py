@@ -1,0 +1,235 @@
+"""specviz.loading with the machine injected: device and dtype choice, memory estimates and placement, vocabulary
+checks, Hub errors as sentences, offline mode, download progress."""
+
+from __future__ import annotations
+
+import httpx2 as httpx  # the HTTP client huggingface_hub 2.x builds its errors on
+import pytest
+import torch
+from tiny_folders import save_llama, save_toy_pair, shuffled_tokenizer
+from transformers import AutoConfig, AutoModelForCausalLM
+
+from specviz import loading, machine
+from specviz.catalog import load_catalog
+from specviz.loading import (GpuInfo, Machine, ModelLoadError, check_fits, check_same_vocabulary, count_parameters,
+                             estimate_memory, explain_hub_error, kv_cache_bytes, parse_ref, pick_device, pick_dtype,
+                             plan_placement, progress_bar_class)
+from specviz.models import toy_tokenizer
+
+GIB = 1024**3
+CPU_ONLY = Machine(ram_available_bytes=24 * 10**9)
+H100 = GpuInfo(0, "NVIDIA H100 80GB", 79 * 10**9, 80 * 10**9, bf16=True, multiprocessors=132)
+T4 = GpuInfo(0, "Tesla T4", 15 * 10**9, 16 * 10**9, bf16=False, multiprocessors=40)
+
+
+# ---- device and dtype -------------------------------------------------------------------------------------------
+
+
+def test_auto_device_prefers_cuda_then_mps_then_cpu():
+    assert pick_device(None, Machine(gpus=(H100,), mps=True)) == torch.device("cuda", 0)
+    assert pick_device(None, Machine(mps=True)) == torch.device("mps")
+    assert pick_device(None, CPU_ONLY) == torch.device("cpu")
+    assert pick_device("cpu", Machine(gpus=(H100,))) == torch.device("cpu")  # the override wins
+
+
+def test_auto_device_picks_the_fastest_of_several_gpus():
+    small = GpuInfo(0, "RTX A4000", 15 * 10**9, 16 * 10**9, multiprocessors=48)
+    big = GpuInfo(1, "A100", 79 * 10**9, 80 * 10**9, multiprocessors=108)
+    assert pick_device(None, Machine(gpus=(small, big))) == torch.device("cuda", 1)
+
+
+def test_auto_dtype_is_bfloat16_on_modern_gpus_float16_on_old_ones_and_mps_float32_on_cpu():
+    assert pick_dtype(torch.device("cuda", 0), None, Machine(gpus=(H100,))) == torch.bfloat16
+    assert pick_dtype(torch.device("cuda", 0), None, Machine(gpus=(T4,))) == torch.float16
+    assert pick_dtype(torch.device("mps"), None, Machine(mps=True)) == torch.float16
+    assert pick_dtype(torch.device("cpu"), None, CPU_ONLY) == torch.float32
+    assert pick_dtype(torch.device("cpu"), "bfloat16", CPU_ONLY) == torch.bfloat16
+
+
+@pytest.mark.parametrize("device, dtype, words", [
+    ("cuda", None, "no CUDA GPU"), ("mps", None, "MPS was asked for"), ("tpu", None, "Unknown device 'tpu'"),
+    ("cpu", "int3", "Unknown dtype 'int3'"),
+])
+def test_impossible_device_or_dtype_is_one_sentence(device, dtype, words):
+    with pytest.raises(ModelLoadError, match=words):
+        pick_dtype(pick_device(device, CPU_ONLY), dtype, CPU_ONLY)
+
+
+# ---- memory ---------------------------------------------------------------------------------------------------
+
+
+def test_parameter_count_from_the_config_matches_the_real_model(tmp_path):
+    target_dir, _ = save_toy_pair(tmp_path)
+    config = AutoConfig.from_pretrained(target_dir)
+    real = sum(p.numel() for p in AutoModelForCausalLM.from_pretrained(target_dir).parameters())
+    assert count_parameters(config) == real == 20768
+    assert machine._approx_parameters(config) == real  # the fallback formula agrees on a plain Llama
+    # KV cache: 2 (K and V) x 2 layers x 2 KV heads x head dim 8 x 100 tokens x 4 bytes
+    assert kv_cache_bytes(config, 100, 4) == 2 * 2 * 2 * 8 * 100 * 4
+
+
+def test_the_72b_pair_is_refused_on_a_small_machine_with_the_numbers():
+    entry = load_catalog()["qwen2.5-7b-72b"]
+    with pytest.raises(ModelLoadError) as err:
+        check_fits(entry, None, "bfloat16", CPU_ONLY)
+    assert str(err.value) == ("Qwen2.5-72B-Instruct + Qwen2.5-7B-Instruct need about 161 GB in bfloat16; "
+                              "this machine has 24 GB of RAM available and no GPU.")
+    with pytest.raises(ModelLoadError, match=r"its GPU \(NVIDIA H100 80GB\) has 79 GB free of 80 GB\.$"):
+        check_fits(entry, None, None, Machine(gpus=(H100,), ram_available_bytes=200 * 10**9))
+
+
+def test_a_pair_too_big_for_one_gpu_is_sharded_with_the_draft_on_the_fastest():
+    gpus = tuple(GpuInfo(i, "H100", 79 * 10**9, 80 * 10**9, True, 132 if i == 1 else 100) for i in range(3))
+    placement = check_fits(load_catalog()["qwen2.5-7b-72b"], None, None, Machine(gpus=gpus))
+    assert placement.sharded and placement.draft_device == torch.device("cuda", 1)
+    assert list(placement.max_memory) == [1, 0, 2]
+    # the draft's weights (7.62e9 x 2 bytes) are kept free on its GPU
+    assert placement.max_memory[0] - placement.max_memory[1] == pytest.approx(7.62e9 * 2, rel=1e-6)
+    assert "sharded over cuda:1, cuda:0, cuda:2" in placement.describe()
+
+
+def test_a_pair_within_free_memory_but_not_its_headroom_says_why():
+    estimate = estimate_memory(["big"], [int(10.5e9)], "float32")  # 42 GB of a 44 GB machine
+    with pytest.raises(ModelLoadError, match=r"^big needs about 42 GB in float32; this machine has 44 GB of RAM "
+                                             r"available and no GPU, and specviz keeps 10% of it free"):
+        plan_placement(estimate, Machine(ram_available_bytes=44 * 10**9), torch.device("cpu"))
+
+
+def test_a_pair_that_fits_one_gpu_stays_on_it():
+    placement = check_fits(load_catalog()["qwen2.5-0.5b-7b"], None, None, Machine(gpus=(H100,)))
+    assert not placement.sharded and placement.target_device == placement.draft_device == torch.device("cuda", 0)
+
+
+def test_estimate_counts_weights_and_kv_cache(tmp_path):
+    target_dir, _ = save_toy_pair(tmp_path)
+    config = AutoConfig.from_pretrained(target_dir)
+    estimate = estimate_memory(["t", "d"], [1000, 10], torch.bfloat16, [config, None], context=100)
+    assert estimate.total_bytes == 2000 + 20 + kv_cache_bytes(config, 100, 2)
+    tiny_ram = Machine(ram_available_bytes=1000)
+    with pytest.raises(ModelLoadError, match=r"t \+ d need about .* in bfloat16; this machine has"):
+        plan_placement(estimate, tiny_ram, torch.device("cpu"))
+
+
+# ---- vocabularies ---------------------------------------------------------------------------------------------
+
+
+def test_same_tokenizer_passes_and_different_ids_are_refused():
+    check_same_vocabulary(toy_tokenizer(), toy_tokenizer())
+    with pytest.raises(ModelLoadError, match=r"give 32 tokens different ids \(e\.g\. ' ' is id 2 in the target, 33 "):
+        check_same_vocabulary(toy_tokenizer(), shuffled_tokenizer())
+
+
+def test_a_short_tail_of_special_tokens_is_fine_either_way():
+    longer = toy_tokenizer()
+    longer.add_special_tokens({"additional_special_tokens": ["<tool>", "<think>"]})
+    check_same_vocabulary(toy_tokenizer(), longer)
+    check_same_vocabulary(longer, toy_tokenizer())
+
+
+def test_extra_ordinary_tokens_are_refused():
+    from tokenizers import Tokenizer, models
+    from transformers import PreTrainedTokenizerFast
+
+    vocab = dict(toy_tokenizer().get_vocab())
+    vocab.update({"ab": len(vocab), "cd": len(vocab) + 1})
+    bigger = PreTrainedTokenizerFast(tokenizer_object=Tokenizer(models.WordLevel(vocab, unk_token="<unk>")),
+                                     unk_token="<unk>", eos_token="<eos>")
+    with pytest.raises(ModelLoadError, match=r"The draft tokenizer has 2 tokens the target lacks \(e\.g\. 'ab', id 34\)"):
+        check_same_vocabulary(toy_tokenizer(), bigger)
+
+
+def test_reserved_special_slots_named_differently_are_fine():
+    a, b = toy_tokenizer(), toy_tokenizer()
+    a.add_special_tokens({"additional_special_tokens": ["<|reserved_0|>"]})
+    b.add_special_tokens({"additional_special_tokens": ["<|python_tag|>"]})  # same id 34, another name
+    check_same_vocabulary(a, b)
+
+
+# ---- references, the Hub and offline mode -----------------------------------------------------------------------
+
+
+def test_references_are_folders_or_valid_ids(tmp_path):
+    (tmp_path / "empty").mkdir()
+    target_dir, _ = save_toy_pair(tmp_path)
+    assert parse_ref("Qwen/Qwen2.5-0.5B-Instruct").folder is None
+    assert parse_ref(f" {target_dir} ").folder == target_dir
+    for text, words in [(str(tmp_path / "empty"), "no config.json"), (str(tmp_path / "nope"), "does not exist"),
+                        ("not an id!", "neither a local folder nor a Hugging Face model id"),
+                        ("  ", "A model is missing")]:
+        with pytest.raises(ModelLoadError, match=words):
+            parse_ref(text)
+
+
+def _response(status: int) -> httpx.Response:
+    return httpx.Response(status, request=httpx.Request("GET", "https://huggingface.co/x/y/resolve/main/config.json"))
+
+
+def test_hub_exceptions_become_sentences_even_wrapped_by_transformers():
+    from huggingface_hub.errors import GatedRepoError, LocalEntryNotFoundError, RepositoryNotFoundError
+
+    def wrapped(exc):  # transformers re-raises the Hub's exception as an OSError "from" it
+        try:
+            try:
+                raise exc
+            except Exception as inner:
+                raise OSError("You are trying to access a gated repo.\nMake sure ...") from inner
+        except OSError as outer:
+            return outer
+
+    gated = explain_hub_error(wrapped(GatedRepoError("403", response=_response(403))), "meta-llama/Llama-3.1-8B-Instruct")
+    assert "gated: accept its licence at https://huggingface.co/meta-llama/Llama-3.1-8B-Instruct" in gated
+    assert "hf auth login" in gated
+    missing = explain_hub_error(RepositoryNotFoundError("404", response=_response(404)), "nobody/nothing")
+    assert missing.startswith("There is no model 'nobody/nothing' on the Hugging Face Hub")
+    offline = explain_hub_error(LocalEntryNotFoundError("not cached"), "Qwen/Qwen2.5-7B-Instruct", "HF_HUB_OFFLINE is set")
+    assert "not in the local Hugging Face cache" in offline and "`hf download Qwen/Qwen2.5-7B-Instruct`" in offline
+    for sentence in (gated, missing, offline):
+        assert "\n" not in sentence and sentence.endswith(".")
+
+
+def test_an_unknown_id_offline_says_it_is_not_cached(tmp_path, monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
+    monkeypatch.delenv("HF_HUB_CACHE", raising=False)
+    with pytest.raises(ModelLoadError) as err:
+        loading.load_models("someone/some-model-7B", machine=CPU_ONLY)
+    assert str(err.value) == (f"'someone/some-model-7B' is not in the local Hugging Face cache ({tmp_path / 'hf' / 'hub'}) "
+                              "and HF_HUB_OFFLINE is set; download it once with network access "
+                              "(`hf download someone/some-model-7B`) or give a local folder instead.")
+
+
+def test_an_unreachable_hub_counts_as_offline(monkeypatch):
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.delenv("TRANSFORMERS_OFFLINE", raising=False)
+    monkeypatch.setattr(loading, "hub_reachable", lambda timeout=3.0: False)
+    assert loading.offline_reason() == "the Hugging Face Hub cannot be reached from this machine"
+
+
+def test_download_progress_is_reported_as_sentences():
+    messages = []
+    bar = progress_bar_class(messages.append, every_seconds=0)(desc="Downloading bytes", total=4 * 10**9, unit="B")
+    bar.update(10**9)
+    bar.update(3 * 10**9)
+    bar.close()
+    assert messages == ["Downloading bytes: 1.0 GB of 4.0 GB (25%)", "Downloading bytes: 4.0 GB of 4.0 GB (100%)"]
+
+
+def test_a_config_needing_remote_code_asks_for_the_flag(tmp_path):
+    folder = save_llama(tmp_path / "remote", toy_tokenizer())
+    config_path = folder / "config.json"
+    config_path.write_text(config_path.read_text().replace('"model_type": "llama"', '"model_type": "my-own-llm"')
+                           .replace("{", '{"auto_map": {"AutoConfig": "configuration_x.XConfig"},', 1))
+    with pytest.raises(ModelLoadError, match=r"runs its own code .* \(--trust-remote-code\) only if you trust"):
+        loading.read_config(folder, "remote")
+
+
+def test_timing_waits_for_every_gpu_a_sharded_model_runs_on(monkeypatch):
+    from specviz.generation import synchronize
+
+    waited = []
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 3)
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda index=None: waited.append(index))
+    synchronize(torch.device("cuda", 0))  # the target's first layers are on cuda:0, its last ones elsewhere
+    assert waited == [0, 1, 2]
+    synchronize(torch.device("cpu"))
+    assert waited == [0, 1, 2]

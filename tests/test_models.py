@@ -1,0 +1,191 @@
+"""Bring your own models, end to end: local Hugging Face folders loaded by path through the same code that loads
+Hub ids, the engine's exactness on them, every refusal as one sentence, the CLI and the GPU bench on CPU."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import torch
+from tiny_folders import cache_as_hub, save_bert, save_llama, save_toy_pair, shuffled_tokenizer
+
+from specviz.baseline import autoregressive_generate
+from specviz.cli import main as cli_main
+from specviz.decoding import speculative_generate
+from specviz.loading import Machine
+from specviz.models import load_pair, toy_tokenizer
+from specviz.proposers import make_proposer
+from specviz.scripts import gpu_bench
+
+PROMPT = [4, 5, 6, 7, 8, 2, 9]
+
+
+@pytest.fixture(scope="module")
+def folders(tmp_path_factory):
+    return save_toy_pair(tmp_path_factory.mktemp("pair"))
+
+
+def test_a_folder_pair_loads_and_greedy_speculative_equals_target_only(folders):
+    target_dir, draft_dir = folders
+    messages = []
+    pair = load_pair(f"{target_dir},{draft_dir}", progress=messages.append)
+    assert pair.draft is not None and pair.default_proposer == "draft"
+    assert pair.info.device == "cpu" and pair.info.dtype == "float32" and pair.info.placement == "both on cpu"
+    assert any(m.startswith("Loading target") for m in messages)
+    baseline = autoregressive_generate(pair.target, PROMPT, max_new_tokens=24)
+    spec = speculative_generate(pair.target, make_proposer(pair), PROMPT, k=4, max_new_tokens=24)
+    assert spec.output_ids == baseline.output_ids
+    assert 0 < spec.num_accepted < spec.num_drafted  # a real draft: it agrees sometimes, not always
+
+
+def test_a_single_folder_is_a_self_drafting_pair(folders):
+    pair = load_pair([str(folders[0])])
+    assert pair.draft is None and pair.default_proposer == "layerskip"
+
+
+def test_a_draft_with_a_tail_of_extra_special_tokens_is_accepted(folders, tmp_path):
+    longer = toy_tokenizer()
+    longer.add_special_tokens({"additional_special_tokens": ["<tool>", "<think>"]})
+    draft_dir = save_llama(tmp_path / "draft", longer)  # 36-row embedding against the target's 34
+    pair = load_pair(f"{folders[0]},{draft_dir}")
+    assert pair.draft.config.vocab_size == 36 != pair.target.config.vocab_size
+    baseline = autoregressive_generate(pair.target, PROMPT, max_new_tokens=12)
+    spec = speculative_generate(pair.target, make_proposer(pair), PROMPT, k=3, max_new_tokens=12)
+    assert spec.output_ids == baseline.output_ids and max(spec.output_ids) < 34
+
+
+def _error(spec, **kwargs) -> str:
+    with pytest.raises(ValueError) as err:
+        load_pair(spec, **kwargs)
+    message = str(err.value)
+    assert "\n" not in message and message.endswith("."), message
+    return message
+
+
+def test_refusals_are_one_sentence_each(folders, tmp_path):
+    target_dir = folders[0]
+    mismatch = save_llama(tmp_path / "shuffled", shuffled_tokenizer())
+    assert _error(f"{target_dir},{mismatch}").startswith("The draft and target tokenizers give 32 tokens different ids")
+    bert = save_bert(tmp_path / "bert")
+    assert _error(f"{target_dir},{bert}") == "'bert' is BertModel, not a causal language model, so it can be neither " \
+                                            "a target nor a draft."
+    assert _error(f"{target_dir},{tmp_path / 'missing'}") == f"The folder '{tmp_path / 'missing'}' does not exist."
+    assert _error("a,b,c").startswith("Unknown pair 'a,b,c': use a catalog name (default, toy, ")
+
+
+def test_a_pair_bigger_than_the_machine_is_refused_before_loading(folders):
+    small = Machine(ram_available_bytes=100_000)
+    message = _error(f"{folders[0]},{folders[1]}", machine=small)
+    assert message.startswith("target + draft need about 0.0012 GB in float32; this machine has 0.0001 GB of RAM")
+
+
+def test_a_catalog_pair_is_checked_against_memory_before_any_download(monkeypatch, tmp_path):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_HOME", str(tmp_path))
+    small = Machine(ram_available_bytes=16 * 10**9)
+    assert _error("qwen2.5-7b-72b", dtype="bfloat16", machine=small).startswith(
+        "Qwen2.5-72B-Instruct + Qwen2.5-7B-Instruct need about 161 GB in bfloat16; this machine has 16 GB of RAM")
+    # a pair that would fit is looked up in the (empty) cache next, and offline that is the message
+    assert "'Qwen/Qwen2.5-1.5B-Instruct' is not in the local Hugging Face cache" in _error("qwen2.5-0.5b-1.5b",
+                                                                                            machine=small)
+
+
+# ---- the CLI ------------------------------------------------------------------------------------------------
+
+
+def test_cli_generates_with_two_local_folders(folders, capsys):
+    code = cli_main(["generate", "--prompt", "the cat sat", "--pair", f"{folders[0]},{folders[1]}",
+                     "--max-new-tokens", "8", "--quiet", "--device", "cpu"])
+    out = capsys.readouterr().out
+    assert code == 0 and "summary: " in out and "acceptance rate" in out
+
+
+def test_cli_bad_pair_exits_2_with_one_sentence(folders, tmp_path, capsys):
+    code = cli_main(["generate", "--prompt", "hi", "--pair", f"{folders[0]},{tmp_path / 'nope'}"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and err[-1] == f"specviz: The folder '{tmp_path / 'nope'}' does not exist."
+    assert not any("Traceback" in line for line in err)
+
+
+def test_cli_trust_remote_code_is_off_unless_asked(monkeypatch, folders):
+    seen = {}
+
+    def fake_load_pair(*args, **kwargs):
+        seen.update(kwargs)
+        raise ValueError("stop.")
+
+    monkeypatch.setattr("specviz.models.load_pair", fake_load_pair)
+    cli_main(["generate", "--prompt", "hi", "--pair", str(folders[0])])
+    assert seen["trust_remote_code"] is False
+    cli_main(["generate", "--prompt", "hi", "--pair", str(folders[0]), "--trust-remote-code"])
+    assert seen["trust_remote_code"] is True
+
+
+# ---- the GPU bench, exercised on CPU -------------------------------------------------------------------------
+
+
+def test_gpu_bench_runs_an_explicit_pair_and_writes_the_result(folders, tmp_path):
+    out = tmp_path / "bench.json"
+    code = gpu_bench.main(["--pair", f"{folders[0]},{folders[1]}", "--device", "cpu", "--out", str(out),
+                           "--max-new-tokens", "8", "--prompts", "1", "--k", "3"])
+    assert code == 0
+    result = json.loads(out.read_text())
+    assert result["schema"] == "specviz-gpu-bench/1" and "target-only" in result["baseline"]
+    (pair,) = result["pairs"]
+    assert pair["k"] == 3 and {r["temperature"] for r in pair["runs"]} == {0.0, 0.7}
+    assert (pair["target"], pair["draft"]) == (str(folders[0]), str(folders[1]))
+    greedy = pair["summary"]["0.0"]
+    assert greedy["greedy_identical"] is True and greedy["speedup"] > 0 and 0 <= greedy["acceptance_rate"] <= 1
+    run = pair["runs"][0]
+    assert run["speedup"] == pytest.approx(run["speculative_tokens_per_s"] / run["target_only_tokens_per_s"])
+
+
+def test_gpu_bench_without_cached_gpu_pairs_says_so(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("HF_HOME", str(tmp_path))
+    monkeypatch.delenv("HF_HUB_CACHE", raising=False)
+    assert gpu_bench.main(["--out", str(tmp_path / "b.json")]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("gpu_bench: no GPU pairs from the catalog are in the local Hugging Face cache")
+    assert "\n" not in err and not (tmp_path / "b.json").exists()
+
+
+# ---- Hub ids, from the local cache ---------------------------------------------------------------------------
+
+
+@pytest.fixture
+def offline_cache(folders, tmp_path, monkeypatch):
+    """HF_HOME with the toy pair cached as two Hub ids, and HF_HUB_OFFLINE=1."""
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
+    monkeypatch.delenv("HF_HUB_CACHE", raising=False)
+    cache_as_hub(folders[0], tmp_path / "hf", "tiny-org/Tiny-Target")
+    cache_as_hub(folders[1], tmp_path / "hf", "tiny-org/Tiny-Draft")
+    return tmp_path / "hf"
+
+
+def test_hub_ids_load_from_the_local_cache_offline(offline_cache):
+    pair = load_pair("tiny-org/Tiny-Target,tiny-org/Tiny-Draft")
+    assert pair.info.estimate.names == ("Tiny-Target", "Tiny-Draft")
+    assert all(str(offline_cache) in folder for folder in pair.info.folders)
+    baseline = autoregressive_generate(pair.target, PROMPT, max_new_tokens=10)
+    assert speculative_generate(pair.target, pair.draft, PROMPT, k=3, max_new_tokens=10).output_ids == \
+        baseline.output_ids
+    assert "'tiny-org/Other' is not in the local Hugging Face cache" in _error("tiny-org/Tiny-Target,tiny-org/Other")
+
+
+def test_gpu_bench_finds_cached_catalog_gpu_pairs_and_needs_a_gpu_for_them(offline_cache, folders, capsys,
+                                                                            monkeypatch):
+    from specviz.catalog import load_catalog
+
+    cache_as_hub(folders[0], offline_cache, "Qwen/Qwen2.5-7B-Instruct")
+    cache_as_hub(folders[1], offline_cache, "Qwen/Qwen2.5-0.5B-Instruct")
+    assert [e.name for e in gpu_bench.cached_gpu_pairs(load_catalog())] == ["qwen2.5-0.5b-7b"]
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    assert gpu_bench.main([]) == 1
+    assert capsys.readouterr().err.strip() == ("gpu_bench: this machine has no CUDA GPU; pass --device cpu to run the "
+                                               "cached pairs anyway.")
+
+
+def test_a_device_this_machine_lacks_is_one_sentence_even_for_the_toy_pair():
+    assert _error("toy", device="cuda", machine=Machine(ram_available_bytes=10**10)) == \
+        "CUDA was asked for but this machine has no CUDA GPU; use --device cpu."

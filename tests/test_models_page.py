@@ -1,0 +1,77 @@
+"""The Models page under AppTest: the catalog table, the memory check, and a pair by hand from local folders."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+from tiny_folders import save_bert, save_toy_pair
+
+from specviz.loading import Machine
+from specviz.ui import models_view
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def folders(tmp_path_factory):
+    return save_toy_pair(tmp_path_factory.mktemp("page_pair"))
+
+
+@pytest.fixture
+def at(monkeypatch):
+    # a laptop without a GPU and 16 GB of free RAM, whatever runs the tests
+    monkeypatch.setattr(models_view, "current_machine", lambda: Machine(ram_available_bytes=16 * 10**9))
+    monkeypatch.chdir(ROOT)
+    app = AppTest.from_file(str(ROOT / "pages" / "models.py"), default_timeout=60)
+    app.run()
+    assert not app.exception
+    return app
+
+
+def test_the_catalog_table_lists_every_pair_with_sizes_and_licences(at):
+    table = at.dataframe[0].value
+    assert list(table["name"][:2]) == ["default", "toy"]
+    row = table.set_index("name").loc["llama3.2-1b-3.1-8b"]
+    assert row["target"] == "meta-llama/Llama-3.1-8B-Instruct" and row["gated"] == "yes"
+    assert row["bfloat16 GB"] == pytest.approx((8.03 + 1.24) * 2, abs=0.01) and row["K"] == 5
+    assert "Llama 3.1 Community License" in row["licence"]
+    assert "16 GB of RAM available, no GPU" in " ".join(c.value for c in at.caption)
+
+
+def test_the_memory_check_says_whether_a_pair_fits_here(at):
+    at.selectbox(key="models_check_pair").set_value("qwen2.5-7b-72b").run()
+    assert "need about 321 GB in float32; this machine has 16 GB of RAM available and no GPU" in at.warning[0].value \
+        .replace("\\", "")
+    at.selectbox(key="models_check_pair").set_value("smollm2-135m-1.7b").run()
+    assert not at.warning
+    assert "it fits (both on cpu)" in at.success[0].value.replace("\\", "")
+
+
+def test_a_pair_by_hand_loads_and_is_stored_for_the_playground(at, folders):
+    at.text_input(key="models_target").set_value(str(folders[0]))
+    at.text_input(key="models_draft").set_value(str(folders[1]))
+    at.button[0].click().run()
+    assert not at.exception and not at.error
+    assert at.session_state["custom_pair"] == f"{folders[0]},{folders[1]}"
+    shown = at.success[-1].value.replace("\\", "")
+    assert "a separate draft model" in shown and "both on cpu, float32" in shown
+    progress = at.status[0].markdown[0].value.replace("\\", "").split("  \n")
+    assert progress[0] == "Reading the config and tokenizer of target..." and progress[-1].startswith("Loading target")
+    assert models_view.loaded_pair(at.session_state["custom_pair"]).draft is not None  # for the Playground
+    at.button[0].click().run()  # the second time the loaded pair is reused
+    assert not at.exception and at.success[-1].value.replace("\\", "") == shown
+
+
+def test_a_bad_pair_by_hand_is_one_sentence_and_nothing_is_stored(at, folders, tmp_path):
+    at.text_input(key="models_target").set_value(str(folders[0]))
+    at.text_input(key="models_draft").set_value(str(save_bert(tmp_path / "bert")))
+    at.button[0].click().run()
+    assert not at.exception
+    assert [e.value.replace("\\", "") for e in at.error] == [
+        "'bert' is BertModel, not a causal language model, so it can be neither a target nor a draft."]
+    assert "custom_pair" not in at.session_state
+    at.text_input(key="models_target").set_value("")
+    at.button[0].click().run()
+    assert [e.value for e in at.error] == ["Give the target model: a local folder or a Hugging Face id."]

@@ -1,0 +1,244 @@
+"""The Playground page under AppTest: replay opens instantly, the controls move through the steps, the URL
+shares the run, live runs work with the toy pair, and text from models or users is always escaped."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from specviz.examples import DEFAULT_EXAMPLE, load_example
+from specviz.trace import Trace
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGE = str(ROOT / "pages" / "playground.py")
+EVIL = "<img src=x onerror=alert(1)> **bold** # head"
+
+
+def page(**params: str) -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    for key, value in params.items():
+        at.query_params[key] = value
+    return at.run()
+
+
+def counter(at: AppTest) -> tuple[int, int]:
+    for m in at.markdown:
+        found = re.search(r"Step (\d+) of (\d+)", m.value)
+        if found:
+            return int(found[1]), int(found[2])
+    raise AssertionError("no step counter on the page")
+
+
+def shown_text(at: AppTest) -> list[str]:
+    """Every string the page handed to the browser as markdown or HTML."""
+    texts = [m.value for m in at.markdown] + [c.value for c in at.caption] + [h.proto.body for h in at.get("html")]
+    texts += [e.value for e in at.error] + [w.value for w in at.warning] + [i.value for i in at.info]
+    return texts
+
+
+def no_problems(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+
+
+def test_opens_on_an_example_with_no_model_loaded():
+    at = page()
+    no_problems(at)
+    spec, _ = load_example(DEFAULT_EXAMPLE)
+    assert counter(at) == (0, spec.num_steps)
+    assert isinstance(at.session_state["trace"], Trace)
+    assert at.session_state["trace"].output_ids == spec.output_ids
+    assert at.query_params["source"] == ["example"] or at.query_params["source"] == "example"
+    assert any("Coming up: step 1." in m.value for m in at.markdown)
+    assert any("p = target" in body for body in (h.proto.body for h in at.get("html")))  # the legend
+
+
+def test_next_previous_run_to_end_and_reset_move_the_counter():
+    at = page(example="toy-draft")
+    n = counter(at)[1]
+    at.button(key="playground_next").click().run()
+    assert counter(at) == (1, n)
+    assert any(m.value.startswith("##### Step 1 ·") for m in at.markdown)  # the revealed step's panel
+    at.button(key="playground_next").click().run()
+    assert counter(at) == (2, n)
+    at.button(key="playground_prev").click().run()
+    assert counter(at) == (1, n)
+    at.button(key="playground_end").click().run()
+    assert counter(at) == (n, n)
+    assert at.button(key="playground_next").disabled
+    assert any("Done:" in s.value for s in at.success)
+    at.button(key="playground_reset").click().run()
+    assert counter(at) == (0, n)
+    at.slider(key="playground_slider").set_value(5).run()
+    assert counter(at) == (5, n)
+    no_problems(at)
+
+
+def test_play_and_pause_toggle():
+    at = page(example="toy-draft")
+    at.button(key="playground_play").click().run()
+    assert at.session_state["playground_playing"] is True
+    assert at.button(key="playground_play").label == "Pause"
+    at.button(key="playground_play").click().run()
+    assert at.session_state["playground_playing"] is False
+    no_problems(at)
+
+
+def test_the_url_opens_the_same_run_and_follows_the_steps():
+    at = page(source="example", example="toy-draft", step="4")
+    spec, _ = load_example("toy-draft")
+    assert counter(at) == (4, spec.num_steps)
+    assert at.selectbox(key="playground_example").value == "toy-draft"
+    at.button(key="playground_next").click().run()
+    params = {k: at.query_params[k] for k in at.query_params}
+    flat = {k: v[0] if isinstance(v, list) else v for k, v in params.items()}
+    assert flat == {"source": "example", "example": "toy-draft", "step": "5"}
+
+
+def test_bad_url_values_fall_back_with_one_warning():
+    at = page(source="example", example="no-such-example", step="-3", k="many")
+    no_problems(at)
+    assert len(at.warning) == 1
+    assert "example, k, step" in at.warning[0].value and at.warning[0].value.endswith("defaults.")
+    assert counter(at)[0] == 0
+    assert at.selectbox(key="playground_example").value == DEFAULT_EXAMPLE
+
+
+def test_out_of_range_live_values_in_the_url_never_break_the_widgets():
+    at = page(source="live", pair="toy", proposer="draft", top_p="0.001", temperature="9", k="17", seed="-1",
+              max_new_tokens="100000", top_k="5", chat="maybe", prompt="the cat")
+    no_problems(at)
+    assert "temperature, top_p, seed, max_new_tokens, chat" in at.warning[0].value and "k," in at.warning[0].value
+    trace = at.session_state["trace"]
+    assert trace.settings["top_k"] == 5 and trace.settings["top_p"] == 1.0 and trace.settings["k"] == 4
+
+
+def test_a_shared_live_link_runs_the_toy_pair():
+    at = page(source="live", pair="toy", proposer="draft", k="3", temperature="1", seed="2", max_new_tokens="20",
+              prompt="the cat sat")
+    no_problems(at)
+    trace = at.session_state["trace"]
+    assert trace.mode == "speculative" and trace.settings["k"] == 3 and trace.settings["seed"] == 2
+    assert trace.meta["pair"] == "toy" and trace.num_tokens <= 20
+    assert counter(at) == (0, trace.num_steps)
+    at.button(key="playground_next").click().run()
+    assert counter(at)[0] == 1
+    flat = {k: (v[0] if isinstance(v, list) else v) for k, v in ((k, at.query_params[k]) for k in at.query_params)}
+    assert flat["k"] == "3" and flat["pair"] == "toy" and flat["prompt"] == "the cat sat" and flat["step"] == "1"
+
+
+def test_a_live_run_from_the_widgets():
+    at = page()
+    at.radio(key="playground_source").set_value("live").run()
+    assert any("press **Run**" in i.value for i in at.info)  # nothing runs until asked
+    at.selectbox(key="playground_pair").set_value("toy").run()
+    assert at.selectbox(key="playground_proposer").options == ["Draft model", "N-gram lookup (no model)",
+                                                              "Layer-skip self-draft"]
+    at.text_area(key="playground_prompt").set_value("hello there").run()
+    at.slider(key="playground_k").set_value(2).run()
+    at.button(key="playground_run").click().run()
+    no_problems(at)
+    trace = at.session_state["trace"]
+    assert trace.settings["k"] == 2 and trace.meta["prompt"] == "hello there"
+    assert max(s.n_drafted for s in trace.steps) == 2
+    at.text_area(key="playground_prompt").set_value("   ").run()
+    at.button(key="playground_run").click().run()
+    assert at.error and at.error[0].value == "The prompt is empty: type something for the model to continue."
+
+
+def test_the_default_pair_offers_only_its_proposers():
+    at = page()
+    at.radio(key="playground_source").set_value("live").run()
+    at.selectbox(key="playground_pair").set_value("default").run()
+    assert at.selectbox(key="playground_proposer").options == ["N-gram lookup (no model)", "Layer-skip self-draft"]
+
+
+def evil_trace() -> Trace:
+    trace, _ = load_example("toy-draft")
+    trace.prompt_text = EVIL
+    trace.meta["pair"] = EVIL
+    first = trace.steps[0]
+    first.emitted[0].text = EVIL
+    first.decisions[0].text = EVIL
+    first.decisions[0].target_top[0].text = EVIL
+    first.correction_top[0].text = "**bold**"
+    return trace
+
+
+def test_an_uploaded_trace_renders_with_model_text_escaped():
+    at = page()
+    at.radio(key="playground_source").set_value("upload").run()
+    at.file_uploader(key="playground_upload").set_value(("evil.json", evil_trace().to_json().encode(),
+                                                         "application/json")).run()
+    at.button(key="playground_next").click().run()
+    no_problems(at)
+    assert counter(at)[0] == 1
+    texts = shown_text(at)
+    assert not any("<img" in t for t in texts)
+    assert not any("**bold**" in re.sub(r"<[^>]*>", "", t) for t in texts if "&" in t or "<" in t)
+    assert any("&lt;img" in t for t in texts)
+    # the segmented control's options are markdown too: the token text is backslash-escaped there
+    options = at.get("button_group")[0].proto.options if at.get("button_group") else []
+    assert options and "\\<img" in options[0].content and "\\*\\*bold" in options[0].content
+    assert not any(re.search(r"(?<!\\)<img", o.content) for o in options)
+
+
+def test_a_bad_upload_is_one_sentence():
+    at = page()
+    at.radio(key="playground_source").set_value("upload").run()
+    at.file_uploader(key="playground_upload").set_value(("x.json", b"{not json", "application/json")).run()
+    assert not at.exception
+    assert [e.value for e in at.error] == ["This file is not valid JSON, so it cannot be a specviz trace."]
+    broken = evil_trace().to_dict()
+    broken["steps"][0]["decisions"][0]["target_prob"] = "lots"
+    import json
+
+    at.file_uploader(key="playground_upload").set_value(("y.json", json.dumps(broken).encode(),
+                                                         "application/json")).run()
+    assert not at.exception
+    assert [e.value for e in at.error] == ["This trace file has values of the wrong type, so it cannot be replayed."]
+
+
+def test_predict_then_reveal_scores_the_guess():
+    at = page(example="toy-draft")
+    spec, _ = load_example("toy-draft")
+    actual = spec.steps[0].n_accepted
+    key = f"playground_predict_example:toy-draft_0"
+    at.number_input(key=key).set_value(actual).run()
+    at.button(key="playground_next").click().run()
+    assert any(f"You predicted **{actual}** accepted: exactly right." in m.value for m in at.markdown)
+    assert any("1 of 1 predictions exact" in c.value for c in at.caption)
+
+
+@pytest.mark.parametrize("name", ["smollm-layerskip-t07", "smollm-ngram-greedy"])
+def test_other_examples_replay_to_the_end(name):
+    at = page(example=name)
+    at.button(key="playground_end").click().run()
+    no_problems(at)
+    n = counter(at)[1]
+    assert counter(at) == (n, n)
+
+
+def test_the_page_runs_inside_the_app():
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
+    at.switch_page("pages/playground.py").run()
+    no_problems(at)
+    assert at.title[0].value == "Playground"
+    at.button(key="playground_next").click().run()
+    assert counter(at)[0] == 1
+
+
+def test_an_example_rerun_live_gives_the_same_trace():
+    at = page(example="toy-draft")
+    at.button(key="playground_example_to_live").click().run()
+    assert at.radio(key="playground_source").value == "live"
+    spec, _ = load_example("toy-draft")
+    assert at.text_area(key="playground_prompt").value == spec.meta["prompt"]
+    at.button(key="playground_run").click().run()
+    no_problems(at)
+    live = at.session_state["trace"]
+    assert live.output_ids == spec.output_ids  # same pair, prompt, settings and seed: the same run, step for step
+    assert [s.n_accepted for s in live.steps] == [s.n_accepted for s in spec.steps]

@@ -1,0 +1,139 @@
+"""The Timeline & race page under AppTest: replayed examples, a live toy-pair race, URL settings, bad input."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from specviz.examples import list_examples, load_example
+from specviz.pagemap import PAGE_FILES
+from specviz.timeline import measured_speedup
+from specviz.ui.race_view import format_speedup
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGE = str(ROOT / next(path for path in PAGE_FILES if path.endswith("/race.py")))
+
+
+def _app(**query) -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    for key, value in query.items():
+        at.query_params[key] = value
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def _metric(at: AppTest, label: str) -> str:
+    return next(m.value for m in at.metric if m.label == label)
+
+
+def _verdicts(at: AppTest) -> list[str]:
+    return [e.value for e in [*at.success, *at.info, *at.warning] if str(e.value).startswith(("Speculation", "About"))]
+
+
+def _raced_examples():
+    return [e for e in list_examples() if e.baseline_path is not None]
+
+
+def test_replay_shows_the_measured_speedup_of_the_example_traces(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    examples = _raced_examples()
+    assert examples, "no example traces with a baseline are installed (run `make traces`)"
+    at = _app()
+    assert at.radio(key="race_source").value == "example"
+    assert at.selectbox(key="race_example").value == examples[0].name
+    assert not at.error
+    for example in examples[:3]:  # switching examples updates every number
+        at.selectbox(key="race_example").set_value(example.name).run()
+        assert not at.exception and not at.error
+        spec, base = load_example(example.name)
+        speedup = measured_speedup(spec, base)
+        assert _metric(at, "Measured speedup") == format_speedup(speedup)
+        assert _metric(at, "Tokens per step") == f"{spec.mean_accepted_length:.2f}"
+        verdict = _verdicts(at)
+        assert len(verdict) == 1
+        expected = "Speculation won" if speedup >= 1.05 else "About a tie" if speedup > 0.95 else "Speculation lost"
+        assert verdict[0].startswith(expected)
+        assert at.query_params["race_example"] == example.name  # the URL names what is on screen
+        assert "race_k" not in at.query_params  # and nothing that does not apply
+        assert len(at.get("plotly_chart")) == 2  # the lanes and the tokens-over-time chart
+
+
+def test_live_toy_race_runs_both_lanes_with_the_same_settings(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    at = _app()
+    at.radio(key="race_source").set_value("live").run()
+    assert "Run the race" in at.info[0].value and not at.metric  # nothing runs before the click
+    at.slider(key="race_k").set_value(3)
+    at.number_input(key="race_seed").set_value(5)
+    at.button(key="race_run").click().run()
+    assert not at.exception and not at.error
+    spec, base = at.session_state["race_traces"]
+    assert (spec.mode, base.mode) == ("speculative", "autoregressive")
+    assert spec.prompt_ids == base.prompt_ids
+    for key in ("temperature", "seed", "max_new_tokens", "top_k", "top_p"):
+        assert spec.settings[key] == base.settings[key]
+    assert spec.settings["k"] == 3 and spec.settings["seed"] == 5
+    assert _metric(at, "Measured speedup") == format_speedup(measured_speedup(spec, base))
+    assert len(_verdicts(at)) == 1
+    assert at.query_params["race_source"] == "live" and at.query_params["race_k"] == "3"
+    # changing a setting does not rerun by itself: the old race stays, with a note
+    at.slider(key="race_k").set_value(2).run()
+    assert at.session_state["race_traces"][0].settings["k"] == 3
+    assert any("settings changed" in c.value for c in at.caption)
+
+
+def test_a_link_to_a_live_race_runs_it_once(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    at = _app(race_source="live", race_pair="toy", race_proposer="ngram", race_k="2", race_max_new="16",
+              race_temperature="0.0", race_seed="1")
+    assert not at.error
+    spec, base = at.session_state["race_traces"]
+    assert spec.settings["proposer"] == "ngram" and spec.settings["k"] == 2 and spec.settings["temperature"] == 0
+    assert _metric(at, "Measured speedup") == format_speedup(measured_speedup(spec, base))
+    # greedy decoding: both lanes write the same text (the target's argmax at every position)
+    assert spec.output_ids == base.output_ids
+
+
+def test_bad_input_gets_one_sentence_not_a_traceback(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    at = _app(race_source="live", race_k="many", race_example="nope")
+    assert [e.value for e in at.error] == ["The link's value for k was not usable, so the default is shown instead."]
+    assert at.slider(key="race_k").value == 4
+    at.text_area(key="race_prompt").input("   ")
+    at.button(key="race_run").click().run()
+    assert not at.exception
+    assert [e.value for e in at.error] == ["The prompt is empty: type something for the model to continue."]
+    assert not at.metric
+
+
+def test_an_unknown_example_in_the_link_falls_back_to_the_first(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    at = _app(race_source="example", race_example="no-such-example")
+    assert len(at.error) == 1 and "does not exist" in at.error[0].value
+    assert at.selectbox(key="race_example").value == _raced_examples()[0].name
+
+
+def test_proposer_choices_follow_the_pair(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    at = _app(race_source="live")
+    assert at.selectbox(key="race_proposer").options == ["draft model", "n-gram lookup (no model)",
+                                                          "layer-skip self-draft"]
+    at.selectbox(key="race_pair").set_value("default").run()
+    assert not at.exception
+    # SmolLM2 has no separate draft model: the proposer falls back to its first choice
+    assert at.selectbox(key="race_proposer").value == "layerskip"
+    assert "draft model" not in at.selectbox(key="race_proposer").options
+
+
+@pytest.mark.parametrize("value", ["0.5", "inf"])
+def test_temperature_from_the_link_is_clamped_or_refused(monkeypatch, value):
+    monkeypatch.chdir(ROOT)
+    at = _app(race_source="live", race_temperature=value)
+    if value == "inf":
+        assert "temperature" in at.error[0].value
+        assert at.slider(key="race_temperature").value == 1.0
+    else:
+        assert not at.error and at.slider(key="race_temperature").value == 0.5

@@ -1,0 +1,177 @@
+"""specviz.timeline: the race's wall-clock layout, tokens over time, the measured speedup and its explanation."""
+
+from __future__ import annotations
+
+import doctest
+import math
+
+import pytest
+
+from specviz import timeline
+from specviz.baseline import autoregressive_generate
+from specviz.decoding import speculative_generate
+from specviz.examples import list_examples, load_example
+from specviz.models import encode_prompt
+from specviz.proposers import make_proposer
+from specviz.timeline import (check_race, explain_race, length_note, measured_speedup, race_costs, step_intervals,
+                              tokens_over_time)
+from specviz.trace import EmittedToken, Step, Trace
+
+PROMPT = "the quick brown fox jumps over the lazy dog. the quick"
+
+
+class TickClock:
+    """A fake clock: every reading advances time by `tick` seconds, so timings are exact and repeatable."""
+
+    def __init__(self, tick: float = 0.001):
+        self.now, self.tick = 0.0, tick
+
+    def __call__(self) -> float:
+        self.now += self.tick
+        return self.now
+
+
+@pytest.fixture(scope="module")
+def toy_race(toy):
+    ids = encode_prompt(toy.tokenizer, PROMPT, chat=False)
+    common = dict(max_new_tokens=40, temperature=1.0, seed=3, tokenizer=toy.tokenizer)
+    spec = speculative_generate(toy.target, make_proposer(toy, "draft"), ids, k=4, **common)
+    base = autoregressive_generate(toy.target, ids, **common)
+    return spec, base
+
+
+def _tokens(n: int) -> list[EmittedToken]:
+    return [EmittedToken(7, "a", "accepted") for _ in range(n)]
+
+
+def _trace(mode: str, per_step: list[tuple[float, float, int]], prefill: float = 0.1, prompt=(1, 2, 3),
+           accepted: int = 0, drafted: int = 0) -> Trace:
+    """A hand-made trace: one (draft_seconds, verify_seconds, emitted) per step."""
+    steps = [Step(i, 3 + i, drafted if mode == "speculative" else 0, "draft", [], _tokens(n),
+                  draft_seconds=d, verify_seconds=v) for i, (d, v, n) in enumerate(per_step)]
+    n_out = sum(n for _, _, n in per_step)
+    trace = Trace(mode, {}, list(prompt), [7] * n_out, steps, prefill_seconds=prefill,
+                  wall_seconds=prefill + sum(d + v for d, v, _ in per_step))
+    return trace
+
+
+def test_doctest_runs():
+    result = doctest.testmod(timeline)
+    assert result.attempted >= 2 and result.failed == 0
+
+
+def _check_layout(trace: Trace) -> None:
+    bars = step_intervals(trace)
+    assert bars[0].phase == "prefill" and bars[0].start == 0.0
+    assert bars[0].end == pytest.approx(trace.prefill_seconds)
+    assert [b.index for b in bars[1:]] == [s.index for s in trace.steps]
+    for bar in bars:
+        assert bar.start <= bar.draft_end <= bar.verify_end <= bar.end  # the phases are in order inside a bar
+    for before, after in zip(bars, bars[1:]):
+        assert after.start == before.end  # contiguous, no overlap, no gap
+    steps_total = sum(b.seconds for b in bars[1:])
+    assert steps_total == pytest.approx(trace.decode_seconds, rel=1e-9, abs=1e-12)
+    assert bars[-1].end == pytest.approx(trace.prefill_seconds + trace.decode_seconds)
+    assert bars[-1].end <= trace.wall_seconds + 1e-9  # nothing is placed after the generation ended
+
+
+def test_intervals_of_real_toy_traces_are_contiguous_and_add_up(toy_race):
+    spec, base = toy_race
+    for trace in (spec, base):
+        _check_layout(trace)
+    bars = step_intervals(spec)[1:]
+    assert [b.k for b in bars] == [s.n_drafted for s in spec.steps]
+    assert [b.n_accepted for b in bars] == [s.n_accepted for s in spec.steps]
+    assert all(b.draft_seconds == 0 for b in step_intervals(base))  # the baseline never drafts
+
+
+def test_intervals_of_every_shipped_example():
+    examples = list_examples()
+    assert examples, "no example traces are installed (run `make traces`)"
+    for example in examples:
+        spec, base = load_example(example.name)
+        _check_layout(spec)
+        if base is not None:
+            _check_layout(base)
+
+
+def test_intervals_follow_a_fake_clock_exactly(toy):
+    ids = encode_prompt(toy.tokenizer, PROMPT, chat=False)
+    trace = speculative_generate(toy.target, make_proposer(toy, "draft"), ids, k=3, max_new_tokens=12,
+                                 temperature=1.0, seed=0, tokenizer=toy.tokenizer, clock=TickClock(0.001))
+    bars = step_intervals(trace)
+    assert bars[0].end == pytest.approx(0.001)  # prefill: one tick between two clock readings
+    for bar in bars[1:]:  # each step reads the clock at its start, after drafting, after verifying, at its end
+        assert bar.draft_seconds == pytest.approx(0.001)
+        assert bar.verify_seconds == pytest.approx(0.001)
+        assert bar.seconds == pytest.approx(0.003)
+
+
+def test_tokens_over_time_grows_by_each_steps_output_and_ends_at_num_tokens(toy_race):
+    for trace in toy_race:
+        times, tokens = tokens_over_time(trace)
+        assert len(times) == len(tokens) == trace.num_steps + 2
+        assert times[0] == 0 and tokens[:2] == [0, 0]  # nothing before the prefill has finished
+        assert all(a <= b for a, b in zip(times, times[1:]))
+        assert all(a <= b for a, b in zip(tokens, tokens[1:]))
+        assert [b - a for a, b in zip(tokens[1:], tokens[2:])] == [len(s.emitted) for s in trace.steps]
+        assert tokens[-1] == trace.num_tokens
+    spec, base = toy_race
+    assert max(b - a for a, b in zip(tokens_over_time(spec)[1], tokens_over_time(spec)[1][1:])) > 1  # jumps
+    assert set(b - a for a, b in zip(tokens_over_time(base)[1][1:], tokens_over_time(base)[1][2:])) == {1}
+
+
+def test_measured_speedup_is_the_ratio_of_tokens_per_second(toy_race):
+    spec, base = toy_race
+    assert measured_speedup(spec, base) == pytest.approx(spec.tokens_per_second / base.tokens_per_second)
+    fast = _trace("speculative", [(0.01, 0.1, 4)] * 5, prefill=0.05)  # 20 tokens in 0.6 s
+    slow = _trace("autoregressive", [(0.0, 0.1, 1)] * 20, prefill=0.05)  # 20 tokens in 2.05 s
+    assert measured_speedup(fast, slow) == pytest.approx(2.05 / 0.6)
+
+
+def test_a_race_needs_a_speculative_trace_and_its_target_only_baseline(toy_race):
+    spec, base = toy_race
+    with pytest.raises(ValueError, match="speculative"):
+        measured_speedup(base, spec)
+    with pytest.raises(ValueError, match="target-only"):
+        check_race(spec, spec)
+    other = _trace("autoregressive", [(0.0, 0.1, 1)], prompt=(9, 9))
+    with pytest.raises(ValueError, match="different prompts"):
+        measured_speedup(_trace("speculative", [(0.0, 0.1, 1)]), other)
+
+
+def test_explanations_name_the_winner_and_the_cause():
+    base = _trace("autoregressive", [(0.0, 0.1, 1)] * 20)  # 0.1 s per token
+    # a draft that is cheap and usually right: 4 tokens per step at 0.15 s a step
+    good = _trace("speculative", [(0.03, 0.12, 4)] * 5, drafted=4)
+    text = explain_race(good, base)
+    assert text.startswith("Speculation won")
+    assert "**1.50 tokens**" in text  # break-even: a 150 ms step must buy 1.5 plain 100 ms forwards
+    # a draft that is almost never right: 1 token per step, each step drafting and verifying
+    bad = _trace("speculative", [(0.05, 0.12, 1)] * 20, drafted=4)
+    text = explain_race(bad, base)
+    assert text.startswith("Speculation lost") and "Acceptance was low" in text
+    assert "drafting (50.0 ms)" in text and "verify pass over K+1 positions" in text
+    assert "not purely memory-bound" not in text  # a 120 ms verify is close enough to a 100 ms forward
+    heavy_verify = _trace("speculative", [(0.0, 0.2, 1)] * 20, drafted=4)
+    assert "one verify pass cost 2.0× a one-token forward" in explain_race(heavy_verify, base)
+    # an expensive draft: many tokens per step, but drafting alone costs more than a target forward
+    pricey = _trace("speculative", [(0.5, 0.12, 3)] * 7, drafted=4)
+    assert "not cheap enough" in explain_race(pricey, base)
+    costs = race_costs(bad, base)
+    assert costs.tokens_per_step == 1 and costs.base_forward_ms == pytest.approx(100)
+    assert costs.spec_step_ms == pytest.approx(170) and costs.break_even_tokens == pytest.approx(1.7)
+
+
+def test_length_note_only_when_outputs_differ_a_lot():
+    base = _trace("autoregressive", [(0.0, 0.1, 1)] * 20)
+    assert length_note(_trace("speculative", [(0.0, 0.1, 4)] * 5), base) is None
+    note = length_note(_trace("speculative", [(0.0, 0.1, 1)] * 2), base)
+    assert note is not None and "2 vs 20 tokens" in note
+
+
+def test_speedup_is_nan_when_a_lane_has_no_time():
+    spec = _trace("speculative", [(0.0, 0.1, 1)])
+    base = _trace("autoregressive", [(0.0, 0.1, 1)])
+    base.wall_seconds = 0.0
+    assert math.isnan(measured_speedup(spec, base))

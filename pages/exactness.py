@@ -1,4 +1,92 @@
+"""Exactness lab: sample with the exact rule, or a broken one, and test whether the output is the target's."""
+
 import streamlit as st
 
-st.title("exactness")
-st.info("This page is being built.")
+from specviz import exactness
+from specviz.sampling import SamplingConfig
+from specviz.ui import exactness_view as view
+from specviz.ui.runs import get_pair
+
+st.title("Exactness lab")
+st.caption("Speculative decoding promises output distributed *exactly* as the target's: not approximately, not on "
+           "average. Sample it many times, next to plain target-only decoding and the exact probabilities, and let "
+           "a chi-square test judge. Then switch to a broken rule and watch the test catch it.")
+
+# ---- inputs ---------------------------------------------------------------------------------------------------------
+c1, c2 = st.columns([1, 2])
+pair_name = c1.selectbox("Models", list(view.PAIRS), format_func=view.PAIRS.get, key="exact_pair")
+prompt = c2.text_input("Prompt", "the quick brown fox", key="exact_prompt", max_chars=500)
+c3, c4, c5 = st.columns(3)
+temperature = c3.slider("Temperature", 0.0, 2.0, 1.0, 0.05, key="exact_temperature",
+                        help="At 0 (greedy) p is a point mass and every sampler agrees: nothing to test.")
+top_k = c4.number_input("top-k (0 = off)", 0, 1000, 0, 1, key="exact_top_k")
+top_p = c5.slider("top-p (1 = off)", 0.05, 1.0, 1.0, 0.05, key="exact_top_p")
+
+names = list(exactness.RULES)
+rule_name = st.selectbox("Verification rule", names, key="exact_rule",
+                         format_func=lambda n: ("✓ " if exactness.RULES[n].exact else "✗ ")
+                         + exactness.RULES[n].label,
+                         help="The exact rule, and rules that break it. Each is run through the same code path.")
+rule = exactness.RULES[rule_name]
+(st.success if rule.exact else st.warning)(f"**{rule.label}.** {rule.explanation}")
+
+c6, c7, c8 = st.columns(3)
+mode = c6.radio("Experiment", ["one_step", "engine"], key="exact_mode", horizontal=True,
+                format_func={"one_step": "One step (fast)", "engine": "Whole continuations"}.get,
+                help="One step: draft x ~ q, the rule decides, count the first emitted token (K = 1). Whole "
+                     "continuations: run speculative_generate and autoregressive_generate N times each.")
+n_max = view.N_MAX[(pair_name, mode)]
+slow = (pair_name, mode) == ("default", "engine")
+n = c7.slider("Samples N", 10 if slow else 50, n_max, view.N_DEFAULT[(pair_name, mode)], 10 if slow else 50,
+              key=f"exact_n_{mode}_{pair_name}",
+              help="Whole continuations with SmolLM take a second or more each on a CPU." if slow else None)
+seed = c8.number_input("Seed", 0, 10_000, 0, 1, key="exact_seed")
+length, compare = 2, "first"
+if mode == "engine":
+    e1, e2 = st.columns(2)
+    length = e1.radio("Continuation length", [2, 3], key="exact_length", horizontal=True,
+                      help="The engine never drafts more than it can still emit, so a 1-token continuation never "
+                           "meets the rule; from 2 tokens on, the first token comes from the rule.")
+    compare = e2.radio("Compare on", ["first", "pair"], key="exact_compare", horizontal=True,
+                       format_func={"first": "the first token", "pair": "the first two tokens"}.get,
+                       help="Two-token continuations have far more outcomes, so the test needs far more samples "
+                            "to see the same drift.")
+c9, c10 = st.columns(2)
+k = c9.slider("K for the speedup estimate (and the engine)", 1, 16, 4, key="exact_k")
+c = c10.slider("Cost ratio c for the speedup estimate", 0.0, 1.0, 0.05, 0.01, key="exact_c",
+               help="Draft forward time / target forward time.")
+
+# ---- the experiment -------------------------------------------------------------------------------------------
+try:
+    SamplingConfig(temperature, int(top_k), top_p)
+    pair = get_pair(pair_name)
+    dists = view.step_distributions(pair, pair_name, prompt, temperature, int(top_k), top_p)
+    result = None
+    if mode == "one_step":
+        result = view.one_step_lab(pair, pair_name, prompt, temperature, int(top_k), top_p, rule_name, n, int(seed))
+    else:
+        # slow on a real model: run on request, then keep showing the (cached) result while the settings stay
+        settings = (pair_name, prompt, temperature, int(top_k), top_p, rule_name, n, int(seed), int(length), k, compare)
+        if not slow or st.button("Run the continuations", key="exact_run", type="primary"):
+            st.session_state["exact_engine_settings"] = settings
+        if st.session_state.get("exact_engine_settings") == settings:
+            result = view.engine_lab(pair, pair_name, prompt, temperature, int(top_k), top_p, rule_name, n,
+                                     int(seed), int(length), k, compare)
+        else:
+            st.info(f"{n} continuations with SmolLM take a while on a CPU: press the button to run them.")
+except ValueError as exc:
+    st.error(str(exc))
+    st.stop()
+
+if result is not None:
+    st.subheader("Is it the target's distribution?")
+    st.caption(f"{result.note}. Draft: {dists.proposer}.")
+    drift = exactness.tv_distance(exactness.one_step_distribution(rule, dists.target_probs, dists.draft_probs)[0],
+                                  dists.target_probs)
+    view.render_samples(result, rule.label, drift if mode == "one_step" else None)
+
+st.subheader("What the rule buys")
+view.render_rule_economics(rule, dists, k, c)
+
+st.subheader("One step, taken apart: where p comes from")
+view.render_decomposition(dists, st.session_state.get("trace"))

@@ -1,4 +1,90 @@
-import streamlit as st
+"""Theory explorer: how the acceptance rate α, the number of drafts K and the cost ratio c set the speedup."""
 
-st.title("theory")
-st.info("This page is being built.")
+import math
+
+import streamlit as st
+import torch
+
+from specviz import theory
+from specviz.ui import theory_view
+
+st.title("Theory explorer")
+st.caption("Speculative decoding pays when the draft is cheap (small c) and usually right (high α). These are the "
+           "closed forms of Leviathan et al. (2023); speedup is against target-only decoding with the same sampler.")
+
+left, middle, right = st.columns(3)
+alpha = left.slider("Acceptance rate α", 0.0, 1.0, 0.8, 0.01, key="theory_alpha",
+                    help="The chance that one drafted token is kept: α = Σ min(p, q) = 1 − TV(p, q).")
+k = middle.slider("Drafted tokens per step K", 0, theory_view.K_MAX, 4, 1, key="theory_k",
+                  help="K = 0 means no speculation.")
+c = right.slider("Cost ratio c (draft forward / target forward)", 0.0, 1.5, 0.05, 0.01, key="theory_c",
+                 help="0.05 means one draft forward costs 5% of a target forward. At c ≥ 1 speculation never pays.")
+
+try:
+    tokens = theory.expected_tokens_per_step(alpha, k)
+    speedup = theory.expected_speedup(alpha, k, c)
+    best_k = theory.optimal_k(alpha, c, theory_view.K_MAX)
+    best_speedup = theory.expected_speedup(alpha, best_k, c)
+    even = theory.break_even_alpha(k, c)
+except ValueError as exc:
+    st.error(str(exc))
+    st.stop()
+
+m1, m2, m3, m4 = st.columns(4)
+m1.metric("Tokens per step", f"{tokens:.2f}", help="Accepted drafts plus the recovered or bonus token.")
+m2.metric("Speedup", f"{speedup:.2f}×", delta=f"{speedup - 1:+.2f}× vs target-only",
+          delta_color="normal" if speedup >= 1 else "inverse")
+m3.metric("Best K", str(best_k), help=f"Among K = 0 to 16: speedup {best_speedup:.2f}× at K = {best_k}. "
+          "K = 0 means speculation does not pay here.")
+m4.metric("Break-even α", "never" if math.isnan(even) else f"{even:.3f}",
+          help="For this K and c: above this α the speedup exceeds 1. With c > 1, or K = 0, there is no "
+               "break-even point.")
+if best_k == 0:
+    st.warning("With these numbers speculation does not pay: the best choice is not to draft at all (K = 0).")
+
+# measured points: committed benchmark results, and a trace from another page if there is one
+points = theory_view.load_benchmark_points()
+trace_point = None
+if st.session_state.get("trace") is not None:
+    try:
+        trace_point = theory_view.trace_point(st.session_state["trace"])
+    except ValueError as exc:
+        st.info(str(exc))
+
+st.plotly_chart(theory_view.heatmap_figure(c, alpha, k, points, trace_point), key="theory_heatmap")
+st.caption("Blue: faster than target-only decoding; red: slower. Left of the dashed line speculation loses time. "
+           "The orange steps are the best K for each α."
+           + (" Benchmark runs sit at their own α and K; their c may differ from the slider's (hover to see it)."
+              if points else ""))
+
+col_a, col_b = st.columns(2)
+col_a.plotly_chart(theory_view.speedup_vs_k_figure(alpha, c, k), key="theory_speedup_k")
+simulated = theory.simulate_tokens_per_step(alpha, k, 20_000, torch.Generator().manual_seed(0)).numpy()
+col_b.plotly_chart(theory_view.tokens_distribution_figure(alpha, k, simulated), key="theory_tokens_dist")
+col_b.caption(f"20,000 simulated steps average {simulated.mean():.3f} tokens; the formula says {tokens:.3f}.")
+
+st.subheader("Measured runs")
+if trace_point is not None:
+    t1, t2, t3 = st.columns(3)
+    t1.metric("Trace: α estimate", f"{trace_point.alpha:.3f}",
+              help="Mean of min(1, p/q) over the drafts the verifier tested. Accepted / drafted "
+                   f"({trace_point.acceptance_rate:.3f}) is lower: drafts after a rejection count as drafted "
+                   "although they were never tested.")
+    t2.metric(f"Trace: tokens per step (K = {trace_point.k})", f"{trace_point.tokens_per_step:.2f}",
+              delta=f"{trace_point.tokens_per_step - trace_point.predicted_tokens_per_step:+.2f} vs formula",
+              delta_color="off")
+    if trace_point.c is not None:
+        t3.metric("Trace: c estimate", f"{trace_point.c:.3f}",
+                  help="Draft seconds per drafted token divided by target seconds per step, from the step timings.")
+    st.caption(f"The formula with α = {trace_point.alpha:.3f} and K = {trace_point.k} predicts "
+               f"{trace_point.predicted_tokens_per_step:.2f} tokens per step. The last step of a run, cut short by "
+               "EOS or the token limit, pulls the measured number down a little.")
+if points:
+    st.plotly_chart(theory_view.predicted_vs_measured_figure(points), key="theory_measured")
+    st.caption(f"{len(points)} benchmark runs from assets/benchmarks/, each predicted at its own α, K and c.")
+if trace_point is None and not points:
+    st.info("No measured runs yet: generate a trace on another page, or add benchmark results to "
+            "assets/benchmarks/, and they appear here next to the formulas.")
+
+with st.expander("Where the formulas come from", expanded=False):
+    theory_view.render_derivations()

@@ -1,0 +1,186 @@
+"""The exact rules reproduce p and the broken ones provably do not: closed forms, chi-square tests on fixed
+seeds, and the same rules run through the real engine on the toy pair."""
+
+import doctest
+import inspect
+
+import pytest
+import torch
+
+from specviz import exactness
+from specviz.exactness import (RULES, chi_square_test, decompose_step, exact_match_rule, get_rule,
+                               one_step_distribution, one_step_samples, target_samples, tv_curve, tv_distance)
+from specviz.trace import Decision, TokenProb
+from specviz.verifier import VerifyResult, verify
+
+N_SAMPLES = 4000
+
+
+def test_doctests_run():
+    result = doctest.testmod(exactness)
+    assert result.attempted >= 8 and result.failed == 0
+
+
+def fixed_pair(v: int = 40) -> tuple[torch.Tensor, torch.Tensor]:
+    """A target and a draft that disagree in every way a broken rule can trip on: tokens with p > q and p < q,
+    draft mass outside the target's top 20, and target tokens below Medusa's threshold."""
+    g = torch.Generator().manual_seed(1234)
+    p = torch.softmax(torch.randn(v, generator=g) * 1.5, 0)
+    q = torch.softmax(torch.randn(v, generator=g) * 1.5, 0)
+    return p, q
+
+
+def test_the_fixed_pair_really_trips_every_broken_rule():
+    p, q = fixed_pair()
+    for rule in RULES.values():
+        dist, _ = one_step_distribution(rule, p, q)
+        assert float(dist.sum()) == pytest.approx(1.0)
+        if rule.exact:
+            assert tv_distance(dist, p) < 1e-9, rule.name
+        else:
+            assert tv_distance(dist, p) > 0.03, rule.name  # large enough for N_SAMPLES to see
+
+
+def test_registry_entries_are_complete():
+    assert RULES["exact"].function is verify  # the exact rule is the verifier itself, not a copy
+    assert {name for name, rule in RULES.items() if rule.exact} == {"exact", "exact_match"}
+    expected = inspect.signature(verify).parameters
+    for name, rule in RULES.items():
+        assert rule.name == name and len(rule.explanation.split(". ")) >= 2
+        params = inspect.signature(rule.function).parameters
+        assert list(params)[:5] == list(expected)  # same positional and keyword names as verify
+    assert get_rule(exact_match_rule) is RULES["exact_match"]
+    with pytest.raises(ValueError, match="Unknown rule"):
+        get_rule("nope")
+
+
+@pytest.mark.parametrize("name", list(RULES))
+def test_chi_square_separates_exact_from_broken_rules(name):
+    p, q = fixed_pair()
+    samples = one_step_samples(p, q, name, N_SAMPLES, torch.Generator().manual_seed(7))
+    against_target = chi_square_test(samples.counts, p)
+    if RULES[name].exact:
+        assert against_target.p_value > 1e-3, against_target.verdict
+        assert against_target.verdict.startswith("Consistent")
+    else:
+        assert against_target.p_value < 1e-3, against_target
+        assert against_target.verdict.startswith("Not the target")
+    # and the closed form says exactly what the rule does instead
+    dist, alpha = one_step_distribution(name, p, q)
+    assert chi_square_test(samples.counts, dist).p_value > 1e-3
+    assert samples.acceptance_rate == pytest.approx(alpha, abs=4 * (alpha * (1 - alpha) / N_SAMPLES) ** 0.5 + 1e-9)
+
+
+def test_target_only_samples_pass_and_tv_shrinks_like_one_over_root_n():
+    p, q = fixed_pair()
+    exact = target_samples(p, 20_000, torch.Generator().manual_seed(3))
+    assert chi_square_test(torch.bincount(exact, minlength=40), p).consistent
+    curve = tv_curve(exact, p, points=10, n_min=100)
+    assert curve.ns[0] == 100 and curve.ns[-1] == 20_000
+    # 200x more samples: about 14x closer (1/sqrt(200)), give or take the noise of one run
+    assert 5 < curve.tv[0] / curve.tv[-1] < 40
+    assert all(0.5 < tv / ref < 2.0 for tv, ref in zip(curve.tv, curve.exact_reference))
+    broken = one_step_samples(p, q, "accept_all", 2000, torch.Generator().manual_seed(3)).tokens
+    drift = tv_distance(q, p)
+    assert tv_curve(broken, p, points=5).tv[-1] == pytest.approx(drift, abs=0.05)  # levels off at the drift
+
+
+@pytest.mark.parametrize("name", list(RULES))
+def test_rules_keep_the_verify_contract(name):
+    p, q = fixed_pair(8)
+    target_rows = torch.stack([p, torch.roll(p, 1), torch.roll(p, 2), torch.roll(p, 3)])  # (K+1, V), K = 3
+    draft_rows = torch.stack([q, torch.roll(q, 1), torch.roll(q, 2)])  # (K, V)
+    drafts = [int(q.argmax()), 0, 5]
+    fn = RULES[name].function
+    for seed in range(20):
+        result = fn(target_rows, draft_rows, drafts, generator=torch.Generator().manual_seed(seed))
+        assert isinstance(result, VerifyResult)
+        tested = result.n_accepted + (result.n_accepted < 3)
+        assert len(result.uniforms) == len(result.accept_probs) == tested  # what the engine indexes
+        assert result.next_kind == ("bonus" if result.n_accepted == 3 else "recovered")
+        assert result.next_dist.shape == (8,) and float(result.next_dist[result.next_token]) > 0
+        replay = fn(target_rows, draft_rows, drafts, uniforms=result.uniforms + [0.5] * 3,
+                    generator=torch.Generator().manual_seed(seed + 100))
+        assert replay.n_accepted == result.n_accepted  # the uniforms alone decide acceptance
+    with pytest.raises(ValueError, match="K\\+1 target rows"):
+        fn(target_rows[:2], draft_rows, drafts)
+
+
+def test_handcrafted_decisions():
+    p = torch.tensor([[0.6, 0.3, 0.1], [0.2, 0.2, 0.6]])  # (K+1, V), K = 1
+    q = torch.tensor([[0.2, 0.7, 0.1]])
+    # token 1: p < q, so the exact rule accepts with 0.3/0.7; accept_if_p_ge_q never does, accept_all always does
+    assert verify(p, q, [1], uniforms=[0.42]).n_accepted == 1
+    assert verify(p, q, [1], uniforms=[0.43]).n_accepted == 0
+    assert RULES["accept_if_p_ge_q"].function(p, q, [1], uniforms=[0.0]).n_accepted == 0
+    assert RULES["accept_all"].function(p, q, [1], uniforms=[0.99]).n_accepted == 1
+    # resample_from_target recovers from p itself, the exact rule from the residual (all on token 0)
+    assert RULES["resample_from_target"].function(p, q, [1], uniforms=[0.9]).next_dist.tolist() == p[0].tolist()
+    assert verify(p, q, [1], uniforms=[0.9]).next_dist.tolist() == [1.0, 0.0, 0.0]
+    # exact match: u = 0.7 selects token 1 from p = (0.6, 0.3, 0.1), which matches the draft
+    assert exact_match_rule(p, q, [1], uniforms=[0.7]).n_accepted == 1
+    result = exact_match_rule(p, q, [1], uniforms=[0.1])
+    assert (result.n_accepted, result.next_token) == (0, 0)
+
+
+def test_typical_acceptance_thresholds_and_argmax():
+    p = torch.tensor([[0.5, 0.3, 0.15, 0.05], [0.25, 0.25, 0.25, 0.25]])
+    q = torch.tensor([[0.1, 0.1, 0.1, 0.7]])
+    threshold = exactness.typical_threshold(p[0])  # min(0.09, 0.3 exp(-H)) = 0.09 here
+    assert threshold == pytest.approx(min(0.09, 0.3 * torch.exp(-exactness.entropy(p[0].double())).item()))
+    fn = RULES["typical_acceptance"].function
+    kept = fn(p, q, [2], generator=torch.Generator().manual_seed(0))  # p = 0.15 > 0.09: kept, no coin flip
+    assert kept.n_accepted == 1 and kept.next_dist.tolist() == [1.0, 0.0, 0.0, 0.0]  # bonus: argmax of p_2
+    dropped = fn(p, q, [3], generator=torch.Generator().manual_seed(0))  # p = 0.05: dropped
+    assert dropped.n_accepted == 0 and dropped.next_token == 0  # Medusa emits the target's argmax
+    sampled = exactness.typical_acceptance(p, q, [3], generator=torch.Generator().manual_seed(0), fallback="sample")
+    assert sampled.next_dist.tolist() == p[0].tolist()
+
+
+def test_top20_rule_rejects_outside_the_top_20():
+    v = 30
+    p = torch.linspace(1.0, 0.1, v)
+    p = p / p.sum()
+    rows = torch.stack([p, p])
+    fn = RULES["target_top20_only"].function
+    assert fn(rows, p[None], [25], uniforms=[0.0]).n_accepted == 0  # p == q, but token 25 is ranked 26th
+    assert fn(rows, p[None], [3], uniforms=[0.999]).n_accepted == 1
+    small = torch.softmax(torch.randn(12, generator=torch.Generator().manual_seed(0)), 0)  # V <= 20: same as verify
+    dist, _ = one_step_distribution("target_top20_only", small, torch.roll(small, 3))
+    assert tv_distance(dist, small) < 1e-9
+
+
+def test_decompose_step_stacks_up_to_p():
+    p, q = fixed_pair()
+    alpha, accepted, recovered = decompose_step(p, q)
+    assert alpha == pytest.approx(float(torch.minimum(p, q).sum()), abs=1e-6)
+    assert torch.allclose(accepted + recovered, p.double(), atol=1e-6)
+    same = decompose_step(p, p)
+    assert same.alpha == pytest.approx(1.0) and float(same.recovered.sum()) == 0.0
+
+
+def test_chi_square_pooling_and_impossible_tokens():
+    probs = torch.tensor([0.5, 0.3, 0.19, 0.005, 0.005])
+    result = chi_square_test(torch.tensor([50, 30, 19, 1, 0]), probs)
+    assert result.bins == 3 and result.consistent  # the three small bins were pooled
+    impossible = chi_square_test(torch.tensor([5, 5]), torch.tensor([1.0, 0.0]))
+    assert impossible.p_value == 0.0 and "probability 0" in impossible.verdict
+    greedy = chi_square_test(torch.tensor([10, 0]), torch.tensor([1.0, 0.0]))
+    assert greedy.dof == 0 and greedy.consistent and greedy.verdict.startswith("Nothing to test")
+    few = chi_square_test(torch.tensor([1, 1, 0, 0]), torch.full((4,), 0.25))
+    assert few.dof == 0 and few.verdict.startswith("Too few samples")
+
+
+def test_recorded_step_bounds_alpha():
+    decision = Decision(
+        position=0, token_id=2, text="c", draft_prob=0.5, target_prob=0.2, ratio=0.4, accept_prob=0.4,
+        uniform=0.7, accepted=False, reached=True,
+        target_top=[TokenProb(0, "a", 0.5), TokenProb(1, "b", 0.25), TokenProb(2, "c", 0.2)],
+        draft_top=[TokenProb(2, "c", 0.5), TokenProb(0, "a", 0.3), TokenProb(3, "d", 0.1)],
+    )
+    step = exactness.recorded_step(decision)
+    assert step.token_ids[:2] == [0, 2] and step.texts[step.token_ids.index(3)] == "d"
+    assert float(step.target_probs.sum()) == pytest.approx(1.0) and float(step.draft_probs.sum()) == pytest.approx(1.0)
+    lower, upper = step.alpha_bounds
+    assert lower == pytest.approx(0.5)  # min over tokens 0 and 2
+    assert lower <= upper <= 1.0

@@ -1,0 +1,83 @@
+"""The Exactness lab under AppTest: the verdict follows the rule selector, bad input is one sentence, and the
+step decomposition reads a session trace."""
+
+import doctest
+from pathlib import Path
+
+import pytest
+import torch
+from streamlit.testing.v1 import AppTest
+
+from specviz.examples import load_example
+from specviz.ui import exactness_view
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGE = str(ROOT / "pages" / "exactness.py")  # AppTest resolves relative paths against this file
+
+
+@pytest.fixture(scope="module", autouse=True)
+def one_thread():
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+def verdicts(at) -> dict[str, list[str]]:
+    return {"pass": [s.value for s in at.success if "Consistent" in s.value],
+            "fail": [e.value for e in at.error if "Not the target" in e.value]}
+
+
+def test_switching_to_a_broken_rule_flips_the_verdict():
+    at = AppTest.from_file(PAGE, default_timeout=120).run()
+    assert not at.exception
+    v = verdicts(at)
+    assert len(v["pass"]) == 2 and not v["fail"]  # speculative and target-only both consistent
+    assert len(at.get("plotly_chart")) == 3
+
+    at.selectbox(key="exact_rule").set_value("accept_all").run()
+    v = verdicts(at)
+    assert len(v["fail"]) == 1 and "Speculative, Broken: accept every draft" in v["fail"][0]
+    assert len(v["pass"]) == 1 and "Target-only" in v["pass"][0]
+    assert any("accept every draft" in w.value for w in at.warning)  # the rule's explanation
+
+    at.selectbox(key="exact_rule").set_value("resample_from_target").run()
+    assert len(verdicts(at)["fail"]) == 1
+
+    at.selectbox(key="exact_rule").set_value("exact_match").run()
+    assert len(verdicts(at)["pass"]) == 2 and not at.exception
+
+
+def test_greedy_and_bad_input_do_not_crash():
+    at = AppTest.from_file(PAGE, default_timeout=120).run()
+    at.slider(key="exact_temperature").set_value(0.0).run()
+    assert not at.exception
+    assert sum("Nothing to test" in i.value for i in at.info) == 2
+    at.text_input(key="exact_prompt").set_value("   ").run()
+    assert not at.exception
+    assert [e.value for e in at.error] == ["The prompt is empty: type something for the model to continue."]
+
+
+def test_engine_mode_runs_the_real_loop():
+    at = AppTest.from_file(PAGE, default_timeout=120).run()
+    at.radio(key="exact_mode").set_value("engine").run()
+    at.slider(key="exact_n_engine_toy").set_value(50).run()
+    assert not at.exception
+    assert len(verdicts(at)["pass"]) == 2
+    assert any("first token" in c.value for c in at.caption)
+
+
+def test_step_decomposition_reads_the_session_trace():
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    at.session_state["trace"] = load_example("toy-draft")[0]
+    at.run()
+    at.radio(key="exact_source").set_value("session").run()
+    assert not at.exception
+    alpha = next(m for m in at.metric if m.label.startswith("α"))
+    lower, upper = (float(x) for x in alpha.value.split(" to "))
+    assert 0.0 <= lower <= upper <= 1.0
+
+
+def test_labels_escape_token_text():
+    assert exactness_view.label("<img src=x>\n", 5) == "&lt;img␣src=x&gt;↵ · 5"
+    assert doctest.testmod(exactness_view).failed == 0

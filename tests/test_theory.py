@@ -1,0 +1,144 @@
+"""The closed forms of specviz.theory against their limits, a brute-force search and a Monte Carlo chain."""
+
+import doctest
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from specviz import theory
+from specviz.theory import (acceptance_rate, alpha_from_tokens_per_step, break_even_alpha, expected_speedup,
+                            expected_tokens_per_step, optimal_k, output_distribution, simulate_tokens_per_step,
+                            speedup_grid, tokens_per_step_distribution)
+
+
+def test_doctests_run():
+    result = doctest.testmod(theory)
+    assert result.attempted >= 10 and result.failed == 0
+
+
+def _random_pq(seed: int, v: int = 50, batch: tuple[int, ...] = ()) -> tuple[torch.Tensor, torch.Tensor]:
+    g = torch.Generator().manual_seed(seed)
+    p = torch.softmax(torch.randn(*batch, v, generator=g, dtype=torch.float64) * 2, -1)
+    q = torch.softmax(torch.randn(*batch, v, generator=g, dtype=torch.float64) * 2, -1)
+    return p, q
+
+
+def test_acceptance_rate_is_one_minus_total_variation():
+    p, q = _random_pq(0)
+    assert acceptance_rate(p, q) == pytest.approx(1 - 0.5 * float((p - q).abs().sum()), abs=1e-12)
+    assert acceptance_rate(p, p) == pytest.approx(1.0)
+    batch_p, batch_q = _random_pq(1, batch=(3,))
+    assert acceptance_rate(batch_p, batch_q).shape == (3,)
+
+
+def test_output_distribution_is_the_target_for_random_pairs():
+    for seed in range(20):
+        p, q = _random_pq(seed, v=8 + seed)
+        assert torch.allclose(output_distribution(p, q), p, atol=1e-6)
+    p, q = _random_pq(99, batch=(4,))
+    assert torch.allclose(output_distribution(p, q), p, atol=1e-6)
+
+
+def test_output_distribution_handles_alpha_one_and_disjoint_supports():
+    p = torch.tensor([0.2, 0.3, 0.5])
+    assert torch.allclose(output_distribution(p, p), p.double())  # alpha = 1: nothing left to recover
+    disjoint = output_distribution([1.0, 0.0, 0.0], [0.0, 0.5, 0.5])  # alpha = 0: everything is recovered
+    assert disjoint.tolist() == [1.0, 0.0, 0.0]
+
+
+def test_tokens_per_step_limits():
+    for k in range(0, 9):
+        assert expected_tokens_per_step(0.0, k) == 1.0
+        assert expected_tokens_per_step(1.0, k) == k + 1
+        # continuous at both ends
+        assert expected_tokens_per_step(1e-9, k) == pytest.approx(1.0, abs=1e-8)
+        assert expected_tokens_per_step(1 - 1e-9, k) == pytest.approx(k + 1, rel=1e-7)
+    for alpha in (0.1, 0.5, 0.99):
+        assert expected_tokens_per_step(alpha, 0) == pytest.approx(1.0)
+        assert expected_tokens_per_step(alpha, 3) == pytest.approx(1 + alpha + alpha**2 + alpha**3)
+
+
+def test_tokens_per_step_distribution_sums_to_one_and_has_the_right_mean():
+    dist = tokens_per_step_distribution(0.7, 5)
+    assert sum(dist) == pytest.approx(1.0)
+    assert sum((j + 1) * pj for j, pj in enumerate(dist)) == pytest.approx(expected_tokens_per_step(0.7, 5))
+
+
+@pytest.mark.parametrize("alpha,k", [(0.3, 2), (0.8, 4), (0.95, 8), (1.0, 3), (0.0, 5)])
+def test_monte_carlo_chain_matches_the_formulas(alpha, k):
+    n = 200_000
+    tokens = simulate_tokens_per_step(alpha, k, n, torch.Generator().manual_seed(k))
+    assert tokens.min() >= 1 and tokens.max() <= k + 1
+    mean, se = tokens.double().mean().item(), tokens.double().std().item() / math.sqrt(n)
+    assert abs(mean - expected_tokens_per_step(alpha, k)) <= 4 * se + 1e-12
+    counts = torch.bincount(tokens - 1, minlength=k + 1).double() / n
+    assert np.allclose(counts.numpy(), tokens_per_step_distribution(alpha, k), atol=0.005)
+
+
+def test_speedup_formula_and_k_zero():
+    assert expected_speedup(0.8, 4, 0.05) == pytest.approx((1 - 0.8**5) / 0.2 / 1.2)
+    assert expected_speedup(0.8, 0, 0.3) == 1.0
+    assert expected_speedup(1.0, 4, 0.0) == 5.0  # free, perfect drafts: K + 1 tokens per target forward
+    assert expected_speedup(0.0, 4, 0.25) == pytest.approx(0.5)  # useless drafts: pure overhead
+
+
+def test_optimal_k_matches_brute_force_and_its_extremes():
+    for alpha in (0.0, 0.3, 0.6, 0.8, 0.9, 0.99):
+        for c in (0.0, 0.01, 0.05, 0.2, 0.5, 1.0, 3.0):
+            best = optimal_k(alpha, c, k_max=16)
+            speedups = [expected_speedup(alpha, k, c) for k in range(17)]
+            assert speedups[best] == pytest.approx(max(speedups))
+            assert all(s < speedups[best] * (1 + 1e-9) for s in speedups[:best])  # ties go to the smaller K
+    for alpha in (0.1, 0.5, 1.0):
+        assert optimal_k(alpha, 0.0, k_max=16) == 16  # free drafts: draft as much as allowed
+        assert optimal_k(alpha, 0.0, k_max=7) == 7
+    assert optimal_k(0.9, 10.0) == 0  # a draft slower than the target never pays
+    assert optimal_k(0.99, 1.0) == 0
+    assert optimal_k(0.0, 0.0) == 0  # nothing to gain: don't speculate
+    assert optimal_k(0.8, 0.05) == 8
+
+
+def test_break_even_alpha_gives_speedup_one():
+    for k in (1, 2, 4, 8):
+        for c in (0.01, 0.1, 0.5, 0.9):
+            alpha = break_even_alpha(k, c)
+            assert expected_speedup(alpha, k, c) == pytest.approx(1.0, abs=1e-9)
+            assert expected_speedup(min(1.0, alpha + 0.01), k, c) > 1.0
+    assert math.isnan(break_even_alpha(4, 1.5))
+    assert math.isnan(break_even_alpha(0, 0.1))
+    assert break_even_alpha(3, 0.0) == 0.0
+
+
+def test_speedup_grid_layout():
+    grid = speedup_grid(np.linspace(0, 1, 11), range(5), 0.1)
+    assert grid.shape == (5, 11)
+    assert grid[0].tolist() == [1.0] * 11  # K = 0 row
+    assert grid[4, 10] == pytest.approx(5 / 1.4)
+
+
+def test_alpha_from_tokens_per_step_inverts_the_formula():
+    for alpha in (0.05, 0.4, 0.77, 0.97):
+        assert alpha_from_tokens_per_step(expected_tokens_per_step(alpha, 5), 5) == pytest.approx(alpha, abs=1e-9)
+    assert alpha_from_tokens_per_step(0.5, 4) == 0.0
+    assert alpha_from_tokens_per_step(9.0, 4) == 1.0
+
+
+@pytest.mark.parametrize("call", [
+    lambda: expected_tokens_per_step(1.2, 4),
+    lambda: expected_tokens_per_step(float("nan"), 4),
+    lambda: expected_tokens_per_step(0.5, -1),
+    lambda: expected_tokens_per_step(0.5, 2.5),
+    lambda: expected_speedup(0.5, 4, -0.1),
+    lambda: expected_speedup(0.5, 4, math.inf),
+    lambda: optimal_k(-0.1, 0.1),
+    lambda: simulate_tokens_per_step(0.5, 4, 0),
+    lambda: acceptance_rate([0.5, 0.5], [1.0]),
+    lambda: acceptance_rate([-0.5, 1.5], [0.5, 0.5]),
+])
+def test_bad_inputs_are_one_sentence_value_errors(call):
+    with pytest.raises(ValueError) as info:
+        call()
+    message = str(info.value)
+    assert message.endswith(".") and message.count(". ") == 0 and "\n" not in message

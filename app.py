@@ -4,7 +4,8 @@ from pathlib import Path
 
 import streamlit as st
 
-from specviz.ui.frame import PAGES, shared_sidebar
+from specviz.pagemap import PAGES
+from specviz.ui.frame import shared_sidebar
 
 HERE = Path(__file__).parent
 

@@ -3,6 +3,9 @@
 import streamlit as st
 
 from specviz.ui import classroom_view as view
+from specviz.ui.frame import route_through_app
+
+route_through_app()
 
 store = view.open_store()
 if store is None:

@@ -6,6 +6,9 @@ from specviz import exactness
 from specviz.sampling import SamplingConfig
 from specviz.ui import exactness_view as view
 from specviz.ui.runs import get_pair
+from specviz.ui.frame import route_through_app
+
+route_through_app()
 
 st.title("Exactness lab")
 st.caption("Speculative decoding promises output distributed *exactly* as the target's: not approximately, not on "

@@ -3,6 +3,9 @@
 import streamlit as st
 
 from specviz.ui import models_view
+from specviz.ui.frame import route_through_app
+
+route_through_app()
 
 st.title("Models")
 st.caption("Which (target, draft) pair to run, whether it fits this machine, and how to bring your own. "

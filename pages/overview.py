@@ -3,6 +3,9 @@
 import streamlit as st
 
 from specviz.ui.overview_view import example_player, loop_diagram, page_links
+from specviz.ui.frame import route_through_app
+
+route_through_app()
 
 st.title("Speculative decoding, step by step")
 st.markdown(

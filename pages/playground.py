@@ -5,6 +5,9 @@ import streamlit as st
 from specviz.ui import playground_inputs as inputs
 from specviz.ui.playground_player import render_player, select_trace
 from specviz.ui.step_view import render_verifier_source, trace_summary
+from specviz.ui.frame import route_through_app
+
+route_through_app()
 
 st.title("Playground")
 st.caption("A small, fast **draft** guesses K tokens; the big **target** checks them all in one forward pass and keeps "

@@ -4,6 +4,9 @@ import streamlit as st
 
 from specviz.quiz import QuizRun
 from specviz.ui import quiz_view
+from specviz.ui.frame import route_through_app
+
+route_through_app()
 
 st.title("Quiz")
 st.caption("Check your understanding of speculative decoding. Every answer comes with an explanation and a link to "

@@ -4,6 +4,9 @@ import streamlit as st
 
 from specviz.ui.race_view import (example_picker, init_from_url, live_settings, render_race, run_race,
                                   source_picker, write_url)
+from specviz.ui.frame import route_through_app
+
+route_through_app()
 
 st.title("Timeline & race")
 st.markdown("Speculative decoding against plain target-only decoding: same prompt, same settings, timed in the "

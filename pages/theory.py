@@ -7,6 +7,9 @@ import torch
 
 from specviz import theory
 from specviz.ui import theory_view
+from specviz.ui.frame import route_through_app
+
+route_through_app()
 
 st.title("Theory explorer")
 st.caption("Speculative decoding pays when the draft is cheap (small c) and usually right (high α). These are the "

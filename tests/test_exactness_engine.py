@@ -16,15 +16,6 @@ PROMPT = "hello world"
 SAMPLING = SamplingConfig(temperature=1.0)
 
 
-@pytest.fixture(scope="module", autouse=True)
-def one_thread():
-    """The toy models are tiny: with several threads on a busy machine, thread hand-offs cost 100x the math."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
-
-
 @pytest.fixture(scope="module")
 def toy():
     pair = load_pair("toy")

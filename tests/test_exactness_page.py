@@ -4,8 +4,6 @@ step decomposition reads a session trace."""
 import doctest
 from pathlib import Path
 
-import pytest
-import torch
 from streamlit.testing.v1 import AppTest
 
 from specviz.examples import load_example
@@ -13,14 +11,6 @@ from specviz.ui import exactness_view
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = str(ROOT / "pages" / "exactness.py")  # AppTest resolves relative paths against this file
-
-
-@pytest.fixture(scope="module", autouse=True)
-def one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
 
 
 def verdicts(at) -> dict[str, list[str]]:

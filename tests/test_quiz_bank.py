@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from specviz.quiz import BANK_DIR, QuizBankError, load_bank, parse_bank
-from specviz.ui.frame import PAGE_FILES
+from specviz.pagemap import PAGE_FILES
 
 # The concepts issue 7 asks the bank to cover, at least three questions each.
 REQUIRED_CONCEPTS = [

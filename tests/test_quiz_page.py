@@ -172,7 +172,7 @@ def test_inside_the_app_the_link_is_a_real_page_link(monkeypatch):
 
 
 def _title(path):
-    from specviz.ui.frame import PAGES
+    from specviz.pagemap import PAGES
 
     return next(t for pages in PAGES.values() for p, t, _ in pages if p == path)
 

@@ -1,10 +1,8 @@
-"""The frame every page shares: the page map for st.navigation and the sidebar legend."""
+"""The frame every page shares: the sidebar legend (the page map itself is in specviz.pagemap)."""
 
 from __future__ import annotations
 
 import streamlit as st
-
-from specviz.pagemap import PAGE_FILES, PAGES  # noqa: F401  (re-exported for app.py and pages)
 
 
 def shared_sidebar() -> None:
@@ -12,3 +10,18 @@ def shared_sidebar() -> None:
     with st.sidebar:
         st.caption("Notation: **p** = target model's distribution, **q** = draft's, **K** = drafted tokens per step, "
                    "**α** = acceptance rate.")
+
+
+def route_through_app() -> None:
+    """Make a page opened by a direct link run inside app.py's router.
+
+    Streamlit 1.67 decides once per server process whether a `pages/` folder means a legacy multipage app, and
+    only the first `st.navigation` call corrects that. A shared link such as /race?... opened before anyone has
+    visited / would therefore run the page alone: no sections, no shared sidebar, no wide layout. Each page calls
+    this first; it clears the flag and reruns, so the router (app.py) handles the same URL.
+    """
+    from streamlit.runtime.pages_manager import PagesManager
+
+    if PagesManager.uses_pages_directory:
+        PagesManager.uses_pages_directory = False
+        st.rerun()

@@ -30,7 +30,7 @@ from specviz.quiz import (
     score_predictions,
 )
 from specviz.trace import Trace
-from specviz.ui.frame import PAGES
+from specviz.pagemap import PAGES
 
 PAGE_TITLES = {path: (title, icon) for pages in PAGES.values() for path, title, icon in pages}
 

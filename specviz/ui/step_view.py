@@ -190,7 +190,7 @@ def kv_cache_html(step: Step) -> str:
     then cut back to the accepted prefix: K − accepted slots are rolled back.
     """
     rows = []
-    k, n = step.n_drafted, step.n_accepted
+    k = step.n_drafted
     peak = step.target_cache_before + (1 + k if step.decisions else 1)
     rows.append(_cache_row("Target", step.target_cache_before, peak, step.target_cache_after))
     if step.draft_cache_before is not None and step.draft_cache_after is not None:
@@ -280,7 +280,7 @@ def _position_sentence(d: Decision) -> str:
     if d.draft_prob > 0 and d.target_prob >= d.draft_prob:
         why = f"p = {p} ≥ q = {q}: the target likes this token at least as much as the draft, so it is always kept"
     elif d.target_prob == 0:
-        why = f"p = 0: the target would never write this token, so it can never be kept"
+        why = "p = 0: the target would never write this token, so it can never be kept"
     else:
         why = (f"p = {p} < q = {q}: the draft was over-confident, so the token survives with probability "
                f"p/q = {fmt(d.ratio)}")

@@ -1,0 +1,64 @@
+"""The command line as a user meets it: readable steps, a JSON trace, and one sentence with exit 2 on bad input."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from specviz.trace import Trace
+
+ROOT = __import__("pathlib").Path(__file__).resolve().parent.parent
+
+
+def cli(*args, timeout=180):
+    return subprocess.run([sys.executable, "-m", "specviz", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def test_generate_shows_every_step_and_a_summary():
+    out = cli("generate", "--pair", "toy", "--prompt", "hello there", "--k", "3", "--max-new-tokens", "16",
+              "--temperature", "1", "--seed", "2")
+    assert out.returncode == 0, out.stderr
+    assert "step   1" in out.stdout and "q=" in out.stdout and "p/q=" in out.stdout and "u=" in out.stdout
+    assert "summary: " in out.stdout and "acceptance rate" in out.stdout and "mean accepted length" in out.stdout
+    assert "tokens/s" in out.stdout
+    assert any(glyph in out.stdout for glyph in "✓✗↻★")
+
+
+def test_generate_json_to_stdout_round_trips():
+    out = cli("generate", "--pair", "toy", "--prompt", "hello", "--max-new-tokens", "8", "--json", "-")
+    assert out.returncode == 0, out.stderr
+    trace = Trace.from_json(out.stdout)
+    assert trace.num_tokens == 8 and trace.settings["k"] == 4
+    assert json.loads(out.stdout)["schema_version"] == 1
+
+
+def test_compare_prints_both_times_and_the_speedup():
+    out = cli("compare", "--pair", "toy", "--prompt", "hello", "--max-new-tokens", "12", "--k", "2")
+    assert out.returncode == 0, out.stderr
+    assert "target-only:" in out.stdout and "speculative:" in out.stdout and "speedup:" in out.stdout
+    assert "greedy output identical: yes" in out.stdout
+
+
+@pytest.mark.parametrize("args, phrase", [
+    (["--prompt", ""], "prompt is empty"),
+    (["--prompt", "hi", "--k", "0"], "K must be"),
+    (["--prompt", "hi", "--k", "17"], "K must be"),
+    (["--prompt", "hi", "--max-new-tokens", "0"], "max_new_tokens"),
+    (["--prompt", "hi", "--max-new-tokens", "5000"], "max_new_tokens"),
+    (["--prompt", "hi", "--temperature", "-1"], "Temperature"),
+    (["--prompt", "hi", "--top-p", "0"], "top-p"),
+    (["--prompt", "hi", "--top-p", "1.5"], "top-p"),
+    (["--prompt", "hi", "--top-k", "-3"], "top-k"),
+    (["--prompt", "hi", "--pair", "no-such-pair"], "no-such-pair"),
+    (["--prompt", "hi", "--proposer", "draft", "--pair", "default"], "no separate draft"),
+    (["--prompt", "hi", "--proposer", "medusa"], "invalid choice"),
+    (["--prompt", "x" * 3000, "--pair", "toy", "--max-new-tokens", "64"], "context"),
+    (["--prompt", "hi", "--pair", "toy", "--json", "/no/such/dir/t.json"], "Cannot write"),
+])
+def test_bad_input_is_one_sentence_and_exit_2(args, phrase):
+    out = cli("generate", *(["--pair", "toy"] if "--pair" not in args else []), *args)
+    assert out.returncode == 2
+    assert phrase in out.stderr
+    assert "Traceback" not in out.stderr and "Traceback" not in out.stdout

@@ -1,0 +1,183 @@
+"""The speculative loop on the toy pair: greedy equality, caches, stop rules, determinism, trace JSON."""
+
+import math
+
+import pytest
+import torch
+
+from specviz.baseline import autoregressive_generate
+from specviz.decoding import speculative_generate
+from specviz.kvcache import CachedModel
+from specviz.proposers import PROPOSERS, make_proposer
+from specviz.trace import Trace
+
+PROMPTS = ["hello there", "the sky is blue because", "abcabcabcab"]
+
+
+def proposer(pair, name):
+    return make_proposer(pair, name, layers=1)
+
+
+@pytest.mark.parametrize("name", PROPOSERS)
+@pytest.mark.parametrize("k", [1, 3, 5])
+def test_greedy_speculative_equals_target_only_and_generate(toy, name, k):
+    for text in PROMPTS:
+        ids = toy.tokenizer(text)["input_ids"]
+        spec = speculative_generate(toy.target, proposer(toy, name), ids, k=k, max_new_tokens=30, tokenizer=toy.tokenizer)
+        plain = autoregressive_generate(toy.target, ids, max_new_tokens=30, tokenizer=toy.tokenizer)
+        hf = toy.target.generate(torch.tensor([ids]), do_sample=False, max_new_tokens=30)[0, len(ids):].tolist()
+        assert spec.output_ids == plain.output_ids == hf
+
+
+def test_draft_model_proposer_accepts_some_and_rejects_some(toy):
+    """The toy draft agrees with the target often but not always, so every token kind appears."""
+    ids = toy.tokenizer("hello there")["input_ids"]
+    trace = speculative_generate(toy.target, toy.draft, ids, k=4, max_new_tokens=64, temperature=1.0, seed=3,
+                                 tokenizer=toy.tokenizer, eos_token_id=[])
+    kinds = {t.kind for s in trace.steps for t in s.emitted} | {d.kind for s in trace.steps for d in s.decisions}
+    assert {"accepted", "rejected", "recovered", "bonus"} <= kinds
+    assert 0.2 < trace.acceptance_rate < 0.95
+    assert trace.mean_accepted_length > 1.5
+
+
+def test_trace_numbers_are_consistent(toy):
+    ids = toy.tokenizer("hello there")["input_ids"]
+    trace = speculative_generate(toy.target, toy.draft, ids, k=3, max_new_tokens=40, temperature=1.0, seed=1,
+                                 tokenizer=toy.tokenizer, eos_token_id=[])
+    assert sum(len(s.emitted) for s in trace.steps) == trace.num_tokens == 40
+    assert [t.token_id for s in trace.steps for t in s.emitted] == trace.output_ids
+    for step in trace.steps:
+        reached = [d for d in step.decisions if d.reached]
+        # every tested draft before the last was accepted; decisions after the first rejection were not reached
+        assert all(d.accepted for d in reached[:-1])
+        assert all(d.uniform is None and not d.accepted for d in step.decisions if not d.reached)
+        for d in reached:
+            assert d.accepted == (d.uniform < d.accept_prob)
+            assert d.accept_prob == pytest.approx(min(1.0, d.target_prob / d.draft_prob), rel=1e-5)
+            assert len(d.target_top) == 10 and len(d.draft_top) == 10
+        last = step.emitted[-1]
+        if len(step.emitted) == step.n_accepted + 1:
+            assert last.kind == ("bonus" if step.n_accepted == step.k else "recovered")
+        # caches: the target holds the context minus the newest token; the draft never runs ahead of it
+        assert step.target_cache_after == step.context_length + step.n_accepted
+        assert step.draft_cache_after <= step.target_cache_after
+        assert step.draft_seconds >= 0 and step.verify_seconds > 0 and step.overhead_seconds >= 0
+    assert trace.per_position_acceptance[0] >= trace.per_position_acceptance[-1]
+    assert trace.output_text == toy.tokenizer.decode(trace.output_ids, skip_special_tokens=True)
+
+
+def test_stops_exactly_at_eos_and_max_new_tokens(toy):
+    ids = toy.tokenizer("hello")["input_ids"]
+    free = speculative_generate(toy.target, toy.draft, ids, k=4, max_new_tokens=200, temperature=1.0, seed=0,
+                                eos_token_id=[])
+    eos = free.output_ids[10]  # pretend the 11th token is the end-of-sequence token
+    first = free.output_ids.index(eos)
+    cut = speculative_generate(toy.target, toy.draft, ids, k=4, max_new_tokens=200, temperature=1.0, seed=0,
+                               eos_token_id=eos)
+    assert cut.output_ids == free.output_ids[: first + 1] and cut.stop_reason == "eos"
+    for n in (1, 2, 7, 13):
+        short = speculative_generate(toy.target, toy.draft, ids, k=4, max_new_tokens=n, temperature=1.0, seed=0,
+                                     eos_token_id=[])
+        assert len(short.output_ids) == n and short.stop_reason == "max_new_tokens"
+        assert all(s.k <= n - 1 for s in short.steps)  # never drafts what cannot be emitted
+
+
+def test_same_seed_same_trace_and_other_seed_differs(toy):
+    ids = toy.tokenizer("hello there")["input_ids"]
+
+    def run(seed):
+        trace = speculative_generate(toy.target, toy.draft, ids, k=3, max_new_tokens=30, temperature=1.0, seed=seed,
+                                     tokenizer=toy.tokenizer, eos_token_id=[])
+        data = trace.to_dict()
+        for step in data["steps"]:
+            for key in ("draft_seconds", "verify_seconds", "overhead_seconds"):
+                step.pop(key)
+        return data["output_ids"], data["steps"]
+
+    assert run(11) == run(11)
+    assert run(11)[0] != run(12)[0]
+
+
+def test_trace_json_round_trip(toy):
+    ids = toy.tokenizer("hello there")["input_ids"]
+    trace = speculative_generate(toy.target, make_proposer(toy, "ngram"), ids, k=3, max_new_tokens=20,
+                                 temperature=0.8, seed=2, tokenizer=toy.tokenizer)
+    again = Trace.from_json(trace.to_json())
+    assert again == trace
+    assert again.to_dict()["summary"]["tokens"] == trace.num_tokens
+    assert again.schema_version == 1
+    # p/q is infinite for a token the draft could not propose: it survives the round trip
+    trace.steps[0].decisions and setattr(trace.steps[0].decisions[0], "ratio", math.inf)
+    assert Trace.from_json(trace.to_json()) == trace
+
+
+@pytest.mark.parametrize("bad", ["{", '{"steps": []}', '{"schema_version": 99, "steps": []}', "[1, 2]",
+                                 '{"schema_version": 1, "steps": [{"index": 0}]}'])
+def test_damaged_trace_json_is_one_clear_error(bad):
+    with pytest.raises(ValueError) as info:
+        Trace.from_json(bad)
+    assert "\n" not in str(info.value)
+
+
+def test_rewound_cache_gives_the_logits_of_a_fresh_forward(toy):
+    runner = CachedModel(toy.target)
+    seq = toy.tokenizer("hello there general")["input_ids"]
+    runner.feed(seq[:-1])
+    runner.feed(seq, [5, 6, 7, 8], keep=5)  # four drafts scored...
+    runner.rewind(len(seq) + 1)  # ...one accepted
+    continued = runner.feed(seq + [5, 9], keep=1)[-1]  # a recovered token after the accepted one
+    with torch.no_grad():
+        fresh = toy.target(torch.tensor([seq + [5, 9]])).logits[0, -1]
+    assert torch.allclose(continued, fresh, atol=1e-5)
+    assert len(runner) == len(seq) + 2
+
+
+def test_all_accepted_case_feeds_the_drafts_last_token(toy):
+    """When every draft is accepted the draft never saw its own K-th token; the next step must feed it."""
+    ids = toy.tokenizer("abcabc")["input_ids"]
+    prop = make_proposer(toy, "draft")
+    trace = speculative_generate(toy.target, prop, ids, k=2, max_new_tokens=40, temperature=0.0,
+                                 tokenizer=toy.tokenizer, eos_token_id=[])
+    full = [s for s in trace.steps if s.n_accepted == s.k > 0]
+    assert full, "expected at least one fully accepted step"
+    seq = ids + trace.output_ids
+    # the draft cache holds a prefix of the final sequence: nothing stale survived the rollbacks
+    assert prop.runner.tokens == seq[: len(prop.runner.tokens)]
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"k": 0}, "K must be"), ({"k": 17}, "K must be"), ({"max_new_tokens": 0}, "max_new_tokens"),
+    ({"max_new_tokens": 2049}, "max_new_tokens"), ({"temperature": -0.1}, "Temperature"),
+    ({"top_p": 0.0}, "top-p"), ({"top_p": 1.5}, "top-p"), ({"top_k": -1}, "top-k"),
+])
+def test_bad_settings_are_value_errors_with_one_sentence(toy, kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        speculative_generate(toy.target, toy.draft, [3, 4], **kwargs)
+
+
+def test_empty_and_too_long_prompts(toy):
+    with pytest.raises(ValueError, match="empty"):
+        speculative_generate(toy.target, toy.draft, [])
+    with pytest.raises(ValueError, match="context"):
+        speculative_generate(toy.target, toy.draft, [3] * 500, max_new_tokens=64)
+    with pytest.raises(ValueError, match="empty"):
+        autoregressive_generate(toy.target, torch.tensor([], dtype=torch.long))
+
+
+def test_unknown_proposer_and_missing_draft(toy):
+    with pytest.raises(ValueError, match="Unknown proposer"):
+        make_proposer(toy, "medusa")
+    from dataclasses import replace
+
+    with pytest.raises(ValueError, match="no separate draft"):
+        make_proposer(replace(toy, draft=None), "draft")
+    with pytest.raises(ValueError, match="layers"):
+        make_proposer(toy, "layerskip", layers=2)
+
+
+def test_layerskip_draft_shares_weights_and_leaves_target_config_alone(toy):
+    prop = make_proposer(toy, "layerskip", layers=1)
+    assert toy.target.config.num_hidden_layers == 2
+    draft = prop.runner.model
+    assert draft.lm_head.weight.data_ptr() == toy.target.lm_head.weight.data_ptr()
+    assert draft.model.layers[0] is toy.target.model.layers[0] and len(draft.model.layers) == 1

@@ -1,0 +1,78 @@
+"""Statistical exactness: speculative sampling reproduces the target's distribution over the first two tokens.
+
+For each proposer and K in {1, 3}, N generations from the same prompt are compared with the exact joint
+distribution p(t1) p(t2 | t1) of the target, computed by enumeration with plain forwards (no cache, no engine).
+top-k = 6 keeps the joint support small (36 cells) so a chi-square test has power with a few thousand samples.
+"""
+
+from collections import Counter
+
+import pytest
+import torch
+from scipy.stats import chisquare
+
+from specviz.decoding import speculative_generate
+from specviz.proposers import make_proposer
+from specviz.sampling import logits_to_probs
+
+N = 1000
+SETTINGS = dict(temperature=1.0, top_k=6)
+
+
+def exact_two_token_distribution(model, ids):
+    with torch.no_grad():
+        p1 = logits_to_probs(model(torch.tensor([ids])).logits[0, -1], **SETTINGS)
+        joint = {}
+        for t1 in torch.nonzero(p1).flatten().tolist():
+            p2 = logits_to_probs(model(torch.tensor([ids + [t1]])).logits[0, -1], **SETTINGS)
+            for t2 in torch.nonzero(p2).flatten().tolist():
+                joint[(t1, t2)] = float(p1[t1] * p2[t2])
+    return joint
+
+
+def chi_square_p_value(counts: Counter, exact: dict) -> float:
+    """Pearson's test of sampled pairs against exact probabilities; cells expecting < 5 samples are pooled.
+    A sampled pair the target gives probability zero is impossible under the target: p-value 0."""
+    if not set(counts) <= set(exact):
+        return 0.0
+    total = sum(counts.values())
+    norm = sum(exact.values())
+    big = [c for c in exact if exact[c] / norm * total >= 5]
+    small = [c for c in exact if c not in big]
+    observed = [counts[c] for c in big] + ([sum(counts[c] for c in small)] if small else [])
+    expected = [exact[c] / norm * total for c in big] + ([sum(exact[c] for c in small) / norm * total] if small else [])
+    expected = [e * total / sum(expected) for e in expected]  # exact sums despite rounding
+    return chisquare(observed, expected).pvalue
+
+
+@pytest.mark.parametrize("name", ["draft", "ngram", "layerskip"])
+@pytest.mark.parametrize("k", [1, 3])
+def test_first_two_tokens_follow_the_target(toy, name, k):
+    ids = toy.tokenizer("abcab")["input_ids"]  # repeats, so the n-gram proposer has something to propose
+    exact = exact_two_token_distribution(toy.target, ids)
+    proposer = make_proposer(toy, name, layers=1)
+    counts, drafted = Counter(), 0
+    for seed in range(N):
+        # 4 new tokens so that K=3 is really drafted in the first step (K is capped at what can still be emitted)
+        trace = speculative_generate(toy.target, proposer, ids, k=k, max_new_tokens=4, seed=seed, eos_token_id=[],
+                                     **SETTINGS)
+        counts[tuple(trace.output_ids[:2])] += 1
+        drafted += trace.steps[0].k
+    assert drafted >= N * k * (0.5 if name == "ngram" else 1)  # the proposer really proposed
+    assert chi_square_p_value(counts, exact) > 1e-3
+
+
+def test_the_test_has_power_a_draft_only_sampler_fails(toy):
+    """Sampling straight from the draft (what 'accept everything' would give) is caught by the same test."""
+    ids = toy.tokenizer("abcab")["input_ids"]
+    exact = exact_two_token_distribution(toy.target, ids)
+    counts = Counter()
+    g = torch.Generator().manual_seed(0)
+    with torch.no_grad():
+        for _ in range(N):
+            p1 = logits_to_probs(toy.draft(torch.tensor([ids])).logits[0, -1], **SETTINGS)
+            t1 = int(torch.multinomial(p1, 1, generator=g))
+            p2 = logits_to_probs(toy.draft(torch.tensor([ids + [t1]])).logits[0, -1], **SETTINGS)
+            t2 = int(torch.multinomial(p2, 1, generator=g))
+            counts[(t1, t2)] += 1
+    assert chi_square_p_value(counts, exact) < 1e-3

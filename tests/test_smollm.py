@@ -1,0 +1,51 @@
+"""The offline default target, SmolLM2-135M-Instruct: it loads from the wheel, and greedy speculative decoding
+gives the target's own output token for token, for every proposer."""
+
+import pytest
+import torch
+
+from specviz.baseline import autoregressive_generate
+from specviz.decoding import speculative_generate
+from specviz.models import cache_dir, default_target_gguf, encode_prompt
+from specviz.proposers import make_proposer
+
+PROMPTS = ["Why is the sky blue?", "Repeat after me: the cat sat on the mat, the cat sat on the mat."]
+
+
+def test_gguf_found_through_package_metadata_and_cached_as_safetensors(smollm):
+    assert default_target_gguf().name.endswith(".gguf")
+    folder = cache_dir() / "models" / "SmolLM2-135M-Instruct-f32"
+    assert (folder / "model.safetensors").is_file() and (folder / "config.json").is_file()
+    assert smollm.target.config.num_hidden_layers == 30 and smollm.target.dtype == torch.float32
+    assert smollm.chat and "<|im_start|>" in smollm.tokenizer.decode(encode_prompt(smollm.tokenizer, "hi", chat=True))
+
+
+@pytest.mark.parametrize("name", ["layerskip", "ngram"])
+def test_greedy_output_identical_to_target_only_and_generate(smollm, name):
+    for text in PROMPTS:
+        ids = encode_prompt(smollm.tokenizer, text, chat=True)
+        hf = smollm.target.generate(torch.tensor([ids]), do_sample=False, max_new_tokens=20)[0, len(ids):].tolist()
+        plain = autoregressive_generate(smollm.target, ids, max_new_tokens=20, tokenizer=smollm.tokenizer)
+        spec = speculative_generate(smollm.target, make_proposer(smollm, name, layers=8), ids, k=3,
+                                    max_new_tokens=20, tokenizer=smollm.tokenizer)
+        assert spec.output_ids == plain.output_ids == hf
+
+
+def test_ngram_lookup_accepts_on_repetitive_text(smollm):
+    ids = encode_prompt(smollm.tokenizer, PROMPTS[1], chat=True)
+    trace = speculative_generate(smollm.target, make_proposer(smollm, "ngram"), ids, k=4, max_new_tokens=24,
+                                 tokenizer=smollm.tokenizer)
+    assert trace.num_accepted > 0 and trace.mean_accepted_length > 1.2
+    assert "cat" in trace.output_text
+
+
+def test_sampled_run_records_real_distributions(smollm):
+    ids = encode_prompt(smollm.tokenizer, PROMPTS[0], chat=True)
+    trace = speculative_generate(smollm.target, make_proposer(smollm, "layerskip", layers=8), ids, k=2,
+                                 max_new_tokens=6, temperature=0.7, top_p=0.95, seed=0, tokenizer=smollm.tokenizer)
+    decision = trace.steps[0].decisions[0]
+    # the draft sampled its token from q, so q(x) > 0; the target may give it 0 (outside its top-p nucleus)
+    assert 0 < decision.draft_prob <= 1 and 0 <= decision.target_prob <= 1
+    assert 1 < len(decision.target_top) <= 10 and sum(t.prob for t in decision.target_top) <= 1 + 1e-5
+    assert decision.target_top == sorted(decision.target_top, key=lambda t: -t.prob)
+    assert trace.output_text.strip()

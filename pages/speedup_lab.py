@@ -1,4 +1,116 @@
+"""Speedup lab: how much faster speculative decoding really is on this hardware with this pair, and why."""
+
 import streamlit as st
 
-st.title("speedup_lab")
-st.info("This page is being built.")
+from specviz.ui import speedup_view as view
+from specviz.ui.frame import route_through_app
+from specviz.ui.runs import get_pair
+
+route_through_app()
+
+st.title("Speedup lab")
+st.markdown("The claim is *2–3× faster with identical output*. Here is what was measured, on a named machine, "
+            "against named baselines, with the theory next to it — slowdowns included. Every speedup is a ratio "
+            "of tokens per second measured in the same run.")
+
+# ---- which results ------------------------------------------------------------------------------------------------
+sources: dict[str, object] = {}
+for path in view.ordered(view.result_files()):
+    sources[f"{view.result_name(path)} (committed)"] = path
+if st.session_state.get(view.LIVE_KEY) is not None:
+    sources["live toy sweep (this session)"] = "live"
+
+with st.expander("Run a small live sweep on the toy pair", expanded=not sources):
+    st.caption("The toy pair is two tiny random models over a 34-character vocabulary: instant, so you can see "
+               "the sweep work end to end. Its timings say nothing about real models.")
+    config = view.live_sweep_form()
+    if config is not None:
+        result = view.run_live(config, get_pair("toy"))
+        if result is not None:
+            st.session_state[view.LIVE_KEY] = result
+            sources["live toy sweep (this session)"] = "live"
+            st.session_state["speedup_lab_source"] = "live toy sweep (this session)"
+
+if not sources:
+    st.info("No benchmark results yet: run `python -m specviz bench --pair default --out assets/benchmarks/NAME`, "
+            "or the live toy sweep above.")
+    st.stop()
+
+name = st.selectbox("Results", list(sources), key="speedup_lab_source")
+source = sources[name]
+try:
+    result = st.session_state[view.LIVE_KEY] if source == "live" else view.load_result(source)
+except ValueError as exc:
+    st.error(str(exc))
+    st.stop()
+view.render_machine(result, name)
+
+left, right = st.columns(2)
+proposer = left.selectbox("Proposer", view.proposers(result), key="speedup_lab_proposer")
+temps = view.temperatures(result)
+temperature = right.selectbox("Temperature", temps, format_func=lambda t: "0 (greedy)" if t == 0 else f"{t:g}",
+                              key="speedup_lab_temperature")
+
+top = view.headline(result, proposer, temperature)
+if top:
+    m1, m2, m3, m4 = st.columns(4)
+    m1.metric("Best speedup", top["best"], help=view.DEFINITIONS["speedup_vs_ar"][1])
+    m2.metric("at K", top["best_k"])
+    m3.metric("α (measured)", top["alpha"], help=view.DEFINITIONS["alpha"][1])
+    m4.metric("c (measured)", top["c"], help=view.DEFINITIONS["c"][1])
+    st.markdown(view.verdict(result, proposer, temperature))
+
+(tab_k, tab_accept, tab_time, tab_cat, tab_policy, tab_verify, tab_hf, tab_defs) = st.tabs([
+    "Speedup vs K", "Acceptance by position", "Where the time goes", "By category", "Policies", "Verify cost",
+    "vs transformers", "Definitions"])
+
+with tab_k:
+    st.plotly_chart(view.speedup_vs_k_figure(result, proposer, temperature), key="speedup_lab_k_chart")
+    st.caption("Dots: measured. Solid line: Leviathan et al.'s prediction from the measured α and c, which assumes "
+               "verifying K+1 tokens costs one target forward. Dashed: the same with the measured verify cost. "
+               "Diamonds: what transformers' own assisted generation gets with the same draft and K, against its "
+               "own model.generate.")
+    st.dataframe(view.mat_table(result, proposer, temperature), hide_index=True, width="stretch")
+
+with tab_accept:
+    st.plotly_chart(view.acceptance_figure(result, proposer, temperature), key="speedup_lab_accept_chart")
+    st.caption("If every draft were accepted independently with probability α, position i would survive with "
+               "probability α^i (dotted). Real acceptance clusters: an n-gram match keeps going or fails at once.")
+
+with tab_time:
+    st.plotly_chart(view.time_breakdown_figure(result, proposer, temperature), key="speedup_lab_time_chart")
+    st.caption("A step pays off when its time is less than the dashed line times the tokens it emits (#MAT). "
+               "Drafting costs K draft forwards; verifying is one target forward over K+1 tokens.")
+
+with tab_cat:
+    st.plotly_chart(view.category_figure(result, proposer, temperature), key="speedup_lab_cat_chart")
+    st.caption("Answers that copy the prompt (rewrites, summaries, code edits) give prompt lookup long matches; the "
+               "other categories repeat little. Each bar pools the prompts run in that category: check the result's "
+               "--prompts-per-suite before reading much into one bar.")
+
+with tab_policy:
+    table = view.policy_table(result, temperature)
+    if table.empty:
+        st.info("This result has no adaptive draft-length policies at this temperature; run the bench with "
+                "`--policies constant heuristic threshold optimal`.")
+    else:
+        st.markdown("Each policy starts at the same K. **heuristic**: K grows by 2 after a step whose drafts were all "
+                    "accepted and shrinks by 1 otherwise (transformers' default schedule). **threshold**: the draft "
+                    "stops as soon as its top probability falls below a threshold. **optimal**: K maximises the "
+                    "formula for the measured c and the α seen so far in the generation (K = 0: don't speculate).")
+        st.dataframe(table, hide_index=True, width="stretch")
+
+with tab_verify:
+    st.plotly_chart(view.verify_cost_figure(result), key="speedup_lab_verify_chart")
+    st.caption("Speculation works because a target forward over several tokens costs little more than over one: "
+               "the weights are read once for all of them. On a GPU the curve stays nearly flat; on a CPU it climbs, "
+               "which eats into the gain.")
+
+with tab_hf:
+    st.dataframe(view.comparison_table(result, temperature), hide_index=True, width="stretch")
+    st.caption("transformers rows: model.generate on the target alone, and assisted generation with the same draft "
+               "and a fixed K (prompt lookup for n-gram). Greedy identical: the same tokens as specviz's target-only "
+               "decoding, token for token.")
+
+with tab_defs:
+    view.render_definitions()

@@ -34,12 +34,15 @@ def build_parser() -> argparse.ArgumentParser:
             cmd.add_argument("--quiet", action="store_true", help="print only the text and the summary")
         else:
             cmd.add_argument("--no-warmup", action="store_true", help="skip the short untimed warm-up run")
+    from specviz.bench import add_bench_arguments
+    add_bench_arguments(commands.add_parser("bench", help="measure speedups over prompt suites (JSON, CSV, markdown)"))
     return parser
 
 
 def add_generation_flags(cmd: argparse.ArgumentParser) -> None:
     cmd.add_argument("--prompt", required=True, help="the user prompt")
-    cmd.add_argument("--pair", default="default", help="default, toy, or TARGET_FOLDER[,DRAFT_FOLDER]")
+    cmd.add_argument("--pair", default="default",
+                     help="a catalog name (default, toy, qwen2.5-0.5b-7b, ...) or TARGET[,DRAFT]: local folders or Hub ids")
     cmd.add_argument("--proposer", choices=PROPOSERS, default=None, help="who drafts (default: the pair's own)")
     cmd.add_argument("--layers", type=int, default=None, help="layers the layer-skip draft keeps (default: 1/4)")
     cmd.add_argument("--k", type=int, default=4, help=f"drafted tokens per step, {K_RANGE[0]}..{K_RANGE[1]}")
@@ -51,6 +54,8 @@ def add_generation_flags(cmd: argparse.ArgumentParser) -> None:
     cmd.add_argument("--no-chat", action="store_true", help="feed the prompt as plain text, without the chat template")
     cmd.add_argument("--device", default=None, help="cpu, cuda, mps (default: the fastest available)")
     cmd.add_argument("--dtype", default=None, help="float32, float16, bfloat16 (default: auto)")
+    cmd.add_argument("--trust-remote-code", action="store_true",
+                     help="let the --pair models run code from their own repositories (only for models you trust)")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -112,7 +117,14 @@ def run_compare(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {"generate": run_generate, "compare": run_compare}
+def run_bench(args: argparse.Namespace) -> int:
+    from specviz.bench import run_bench_command
+
+    return run_bench_command(args)
+
+
+COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {"generate": run_generate, "compare": run_compare,
+                                                            "bench": run_bench}
 
 
 # ---- helpers -----------------------------------------------------------------------------------------------------
@@ -126,7 +138,7 @@ def _prepare(args: argparse.Namespace):
     GenerationSettings(**{k: v for k, v in _settings(args).items()})  # fail fast, before loading any model
     if not args.prompt.strip():
         raise ValueError("The prompt is empty: type something for the model to continue.")
-    pair = load_pair(args.pair, device=args.device, dtype=args.dtype,
+    pair = load_pair(args.pair, device=args.device, dtype=args.dtype, trust_remote_code=args.trust_remote_code,
                      progress=lambda msg: print(msg, file=sys.stderr))
     proposer = make_proposer(pair, args.proposer, layers=args.layers)
     ids = encode_prompt(pair.tokenizer, args.prompt, chat=pair.chat and not args.no_chat)

@@ -20,7 +20,7 @@ from specviz.generation import (Clock, GenerationSettings, TokenTexts, append_un
 from specviz.kvcache import CachedModel
 from specviz.proposers import DraftModelProposer, Proposal, Proposer
 from specviz.trace import Decision, EmittedToken, Step, Trace
-from specviz.verifier import VerifyResult, verify
+from specviz.verifier import VerifyResult, accept_probability, verify
 
 Verifier = Callable[..., VerifyResult]
 
@@ -41,8 +41,11 @@ def speculative_generate(
     verifier: Verifier = verify,
     record: bool = True,
     clock: Clock = default_clock,
+    draft_length=None,
 ) -> Trace:
     """Generate up to `max_new_tokens` tokens after `input_ids` by speculative decoding; return the trace.
+
+    `draft_length` (a `specviz.policies.DraftLength`) picks each step's K in place of the constant `k`.
 
     With `record=False` the per-token details (top-10 lists, token text) are left out of the steps, so the
     cost of recording can itself be measured; the decisions, kinds and timings stay.
@@ -53,6 +56,7 @@ def speculative_generate(
     proposer = draft if isinstance(draft, Proposer) else DraftModelProposer(draft, target.config.vocab_size)
     decoder = SpeculativeDecoder(target, proposer, settings, tokenizer, eos_ids(target, tokenizer, eos_token_id),
                                  verifier, record, clock)
+    decoder.draft_length = draft_length
     return decoder.run(prompt)
 
 
@@ -72,6 +76,7 @@ class SpeculativeDecoder:
         self.record = record
         self.clock = clock
         self.vocab_size = target.config.vocab_size
+        self.draft_length = None  # a specviz.policies.DraftLength, or None for the constant settings.k
 
     def run(self, prompt: list[int]) -> Trace:
         start = self.clock()
@@ -93,6 +98,8 @@ class SpeculativeDecoder:
         """Fill both caches with the prompt except its last token, which the first step feeds."""
         self.proposer.reset()
         self.target.reset()
+        if self.draft_length is not None:
+            self.draft_length.reset()
         if len(prompt) > 1:
             self.target.feed(prompt[:-1])
         self.proposer.prefill(prompt)
@@ -103,7 +110,8 @@ class SpeculativeDecoder:
         t0 = self.clock()
         target_before, draft_before = len(self.target), self.proposer.cache_length()
         # 1. propose: never draft more than can still be emitted
-        k = min(self.settings.k, self.settings.max_new_tokens - len(output) - 1)
+        wanted = self.settings.k if self.draft_length is None else self.draft_length.next_k()
+        k = min(wanted, self.settings.max_new_tokens - len(output) - 1)
         proposal = self.proposer.propose(sequence, k, self.sampling, self.generator) if k > 0 else Proposal([], None)
         drafts = proposal.tokens[:k]
         synchronize(self.target.device)
@@ -117,6 +125,8 @@ class SpeculativeDecoder:
         draft_probs = _draft_probs(proposal, drafts, self.vocab_size)  # (K, V)
         result = self.verifier(target_probs, draft_probs, drafts, generator=self.generator)
         n = result.n_accepted
+        if self.draft_length is not None:
+            self.draft_length.observe(len(drafts), n)
         # 4. rewind both caches to the accepted prefix
         self.target.rewind(len(sequence) + n)
         self.proposer.rollback(len(sequence) + n)
@@ -156,7 +166,7 @@ class SpeculativeDecoder:
             decisions.append(Decision(
                 position=i, token_id=x, text=self._text(x), draft_prob=q, target_prob=p,
                 ratio=p / q if q > 0 else math.inf,
-                accept_prob=result.accept_probs[i] if reached else min(1.0, p / q) if q > 0 else 1.0,
+                accept_prob=result.accept_probs[i] if reached else accept_probability(p, q),
                 uniform=result.uniforms[i] if reached else None, accepted=i < result.n_accepted, reached=reached,
                 target_top=top_tokens(target_probs[i], self.texts) if self.record else [],
                 draft_top=top_tokens(draft_probs[i], self.texts) if self.record else [],

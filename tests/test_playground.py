@@ -206,7 +206,7 @@ def test_predict_then_reveal_scores_the_guess():
     at = page(example="toy-draft")
     spec, _ = load_example("toy-draft")
     actual = spec.steps[0].n_accepted
-    key = f"playground_predict_example:toy-draft_0"
+    key = "playground_predict_example:toy-draft_0"
     at.number_input(key=key).set_value(actual).run()
     at.button(key="playground_next").click().run()
     assert any(f"You predicted **{actual}** accepted: exactly right." in m.value for m in at.markdown)

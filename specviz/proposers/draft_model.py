@@ -17,9 +17,13 @@ from specviz.sampling import SamplingConfig, sample
 
 
 class DraftModelProposer(Proposer):
-    def __init__(self, model: PreTrainedModel, vocab_size: int, name: str = "draft"):
+    """`stop_below` > 0 ends a proposal early when the draft's top probability (its own softmax, temperature 1)
+    falls below it: the target decides that position instead. Shorter proposals keep the rule exact."""
+
+    def __init__(self, model: PreTrainedModel, vocab_size: int, name: str = "draft", stop_below: float = 0.0):
         self.name = name
         self.runner = CachedModel(model, vocab_size=vocab_size)
+        self.stop_below = stop_below
 
     def prefill(self, sequence: list[int]) -> None:
         if len(sequence) > 1:
@@ -31,6 +35,8 @@ class DraftModelProposer(Proposer):
         rows: list[torch.Tensor] = []
         for _ in range(k):
             logits = self.runner.feed(sequence, tokens)[-1]  # (V,)
+            if self.stop_below and torch.softmax(logits.float(), dim=-1).max().item() < self.stop_below:
+                break
             probs = sampling.probs(logits).cpu()
             tokens.append(sample(probs, generator))
             rows.append(probs)

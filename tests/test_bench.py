@@ -1,0 +1,130 @@
+"""The benchmark harness on the toy pair: it runs in seconds and writes the documented schema."""
+
+import csv
+import io
+import json
+
+import pytest
+
+from specviz.bench import (CASE_COLUMNS, DEFINITIONS, BenchConfig, BenchResult, load_suites, run_bench)
+from specviz.cli import main
+from specviz.models import toy_pair
+from specviz.theory import expected_speedup
+
+
+CONFIG = dict(pair="toy", proposers=["draft", "ngram"], ks=[1, 3], temperatures=[0.0, 1.0], suites=["qa", "code"],
+              prompts_per_suite=1, max_new_tokens=12, repeats=2, warmup=1, threads=1,
+              policies=["constant", "heuristic", "threshold", "optimal"], policy_k=2, policy_temperatures=[0.0],
+              hf="greedy", cost_repeats=3)
+
+
+@pytest.fixture(scope="module")
+def result():
+    calls = []
+    res = run_bench(BenchConfig(**CONFIG), command="test", pair=toy_pair(),
+                    progress=lambda done, total, label: calls.append((done, total)))
+    res.progress_calls = calls
+    return res
+
+
+def test_every_case_is_measured_once_per_prompt_temperature_and_configuration(result):
+    constant = {(c["suite"], c["temperature"], c["proposer"], c["k"]) for c in result.cases if c["policy"] == "constant"}
+    assert len(constant) == 2 * 2 * 2 * 2  # suites x temperatures x proposers x K
+    adaptive = [c for c in result.cases if c["policy"] != "constant"]
+    # heuristic + optimal for both proposers, threshold for the draft model only; greedy only
+    assert len(adaptive) == 2 * (2 + 2 + 1) and {c["temperature"] for c in adaptive} == {0.0}
+    assert {c["proposer"] for c in adaptive if c["policy"] == "threshold"} == {"draft"}
+
+
+def test_progress_counts_up_to_the_announced_total(result):
+    done, total = zip(*result.progress_calls)
+    assert list(done) == list(range(1, len(done) + 1)) and done[-1] == total[0] == total[-1]
+
+
+def test_greedy_outputs_of_all_methods_are_identical(result):
+    greedy = [c for c in result.cases if c["temperature"] == 0]
+    assert all(c["identical"] is True for c in greedy)
+    assert all(c["hf_assisted_identical"] is True for c in greedy if c["policy"] == "constant")
+    generate = [b for b in result.baselines if b["method"] == "transformers generate"]
+    assert generate and all(b["identical"] is True for b in generate)
+
+
+def test_metrics_are_consistent_with_the_trace_counts_and_the_theory(result):
+    for c in result.cases:
+        assert c["mat_with_bonus"] == pytest.approx(c["tokens"] / c["steps"])
+        assert c["mat_without_bonus"] == pytest.approx(c["accepted"] / c["steps"])
+        if c["drafted"]:
+            assert c["acceptance_rate"] == pytest.approx(c["accepted"] / c["drafted"])
+        if c["policy"] == "constant" and c["alpha"] is not None:
+            assert c["predicted_speedup"] == pytest.approx(expected_speedup(c["alpha"], c["k"], c["c"]))
+        assert c["speedup_vs_ar"] == pytest.approx((c["tokens"] / c["seconds"]) / (c["ar_tokens"] / c["ar_seconds"]))
+    ngram_c = result.costs["c"]["ngram"]
+    assert 0 <= ngram_c < 0.5 < result.costs["c"]["draft"] * 10  # a lookup is far cheaper than a forward
+    assert [v["n_tokens"] for v in result.costs["verify"]] == [1, 2, 3, 4]
+    assert result.costs["verify"][0]["ratio"] == 1.0
+
+
+def test_summary_pools_over_all_suites(result):
+    overall = [s for s in result.summary if s["suite"] == "all"]
+    per_suite = [s for s in result.summary if s["suite"] != "all"]
+    assert len(overall) * 2 == len(per_suite)
+    for s in overall:
+        rows = [c for c in result.cases if (c["proposer"], c["policy"], c["k"], c["temperature"])
+                == (s["proposer"], s["policy"], s["k"], s["temperature"])]
+        assert s["tokens"] == sum(r["tokens"] for r in rows)
+        assert s["mat_with_bonus"] == pytest.approx(s["tokens"] / s["steps"])
+
+
+def test_files_follow_the_documented_schema(result, tmp_path):
+    paths = result.save(tmp_path)
+    data = json.loads(paths["json"].read_text())
+    assert data["schema"] == "specviz-bench" and data["schema_version"] == 1
+    assert {"cpu", "cores", "gpu", "torch_threads", "torch", "transformers", "date"} <= data["machine"].keys()
+    assert data["machine"]["torch_threads"] == 1
+    assert set(data["definitions"]) == set(DEFINITIONS)
+    assert BenchResult.from_dict(data).cases == json.loads(json.dumps(result.to_dict()))["cases"]
+    rows = list(csv.DictReader(io.StringIO(paths["csv"].read_text())))
+    assert list(rows[0].keys()) == CASE_COLUMNS and len(rows) == len(result.cases)
+    md = paths["md"].read_text()
+    assert "| proposer | policy | K |" in md and "#MAT" in md and "predicted (paper)" in md
+    for label, _ in DEFINITIONS.values():
+        assert label in md
+
+
+def test_a_file_that_is_not_a_result_is_one_clear_error(tmp_path):
+    bad = tmp_path / "x.json"
+    bad.write_text('{"steps": []}')
+    with pytest.raises(ValueError, match="not a specviz benchmark"):
+        BenchResult.load(bad)
+
+
+def test_suites_have_six_categories_of_eight_or_more_prompts():
+    suites = load_suites()
+    assert {s.name for s in suites} == {"chat", "code", "math", "rewrite", "translation", "qa"}
+    assert all(len(s.prompts) >= 8 for s in suites)
+    ids = [p.id for s in suites for p in s.prompts]
+    assert len(ids) == len(set(ids))
+    assert all(len(p.turns()) == 3 for p in next(s for s in suites if s.name == "chat").prompts)
+
+
+def test_cli_bench_writes_the_three_files(tmp_path, capsys):
+    code = main(["bench", "--pair", "toy", "--proposers", "ngram", "--k", "1,2", "--temperatures", "0",
+                 "--suites", "rewrite", "--prompts-per-suite", "1", "--max-new-tokens", "8", "--repeats", "1",
+                 "--warmup", "0", "--threads", "1", "--hf", "none", "--out", str(tmp_path)])
+    assert code == 0
+    assert {p.name for p in tmp_path.iterdir()} == {"results.json", "results.csv", "results.md"}
+    data = json.loads((tmp_path / "results.json").read_text())
+    assert data["command"].startswith("python -m specviz bench --pair toy --proposers ngram --k 1 2")
+    assert "| ngram | constant | 2 | 0 |" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("flags,message", [
+    (["--k", "0"], "K must be a whole number"),
+    (["--suites", "poetry"], "Unknown prompt suite 'poetry'"),
+    (["--proposers", "oracle"], "Unknown proposer 'oracle'"),
+    (["--policies", "fastest"], "Unknown draft-length policy"),
+])
+def test_cli_bad_values_end_in_one_sentence(flags, message, capsys, tmp_path):
+    code = main(["bench", "--pair", "toy", "--proposers", "ngram", "--out", str(tmp_path), *flags])
+    err = capsys.readouterr().err
+    assert code == 2 and message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1

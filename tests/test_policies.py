@@ -1,0 +1,96 @@
+"""Draft-length policies: each behaves as specified and none changes what the target would have said."""
+
+import pytest
+
+from specviz.baseline import autoregressive_generate
+from specviz.decoding import speculative_generate
+from specviz.models import encode_prompt, toy_pair
+from specviz.policies import (ConfidentDraftProposer, Constant, Heuristic, OptimalK, confident, make_policy)
+from specviz.proposers import DraftModelProposer, NgramProposer
+
+
+@pytest.fixture(scope="module")
+def pair():
+    return toy_pair()
+
+
+@pytest.fixture(scope="module")
+def ids(pair):
+    return encode_prompt(pair.tokenizer, "the cat sat on the mat. the cat sat", chat=False)
+
+
+def test_heuristic_grows_by_two_after_a_full_accept_and_shrinks_by_one_otherwise():
+    h = Heuristic(start=4, k_min=1, k_max=8)
+    seen = []
+    for drafted, accepted in [(4, 4), (6, 6), (8, 8), (8, 3), (7, 0), (6, 0), (5, 0), (4, 0), (3, 0), (2, 0), (1, 0),
+                              (1, 1), (0, 0)]:
+        h.observe(drafted, accepted)
+        seen.append(h.next_k())
+    #            +2 +2 +2(capped) -1 -1 -1 -1 -1 -1 -1 -1(floor)  +2  nothing drafted: unchanged
+    assert seen == [6, 8, 8, 7, 6, 5, 4, 3, 2, 1, 1, 3, 3]
+    h.reset()
+    assert h.next_k() == 4
+
+
+def test_heuristic_in_the_engine_sets_each_steps_k_from_the_previous_step(pair, ids):
+    trace = speculative_generate(pair.target, pair.draft, ids, k=2, max_new_tokens=60, temperature=1.0, seed=3,
+                                 draft_length=Heuristic(start=2, k_min=1, k_max=6))
+    ks = [s.k for s in trace.steps]
+    assert len(set(ks)) > 2  # it really moved
+    for prev, step in zip(trace.steps, trace.steps[1:-1]):  # the last step may be cut by max_new_tokens
+        expected = min(6, prev.k + 2) if prev.n_accepted == prev.k else max(1, prev.k - 1)
+        assert step.k == expected
+
+
+@pytest.mark.parametrize("temperature", [0.0, 1.0])
+def test_threshold_zero_is_the_constant_policy_and_threshold_one_drafts_nothing(pair, ids, temperature):
+    kwargs = dict(k=4, max_new_tokens=30, temperature=temperature, seed=5)
+    plain = speculative_generate(pair.target, DraftModelProposer(pair.draft, 34), ids, **kwargs)
+    never_stops = speculative_generate(pair.target, ConfidentDraftProposer(pair.draft, 34, 0.0), ids, **kwargs)
+    always_stops = speculative_generate(pair.target, ConfidentDraftProposer(pair.draft, 34, 1.0), ids, **kwargs)
+    assert never_stops.output_ids == plain.output_ids
+    assert [s.k for s in never_stops.steps] == [s.k for s in plain.steps]
+    assert always_stops.num_drafted == 0 and always_stops.num_steps == always_stops.num_tokens
+
+
+def test_threshold_stops_early_somewhere_between(pair, ids):
+    trace = speculative_generate(pair.target, ConfidentDraftProposer(pair.draft, 34, 0.3), ids, k=6,
+                                 max_new_tokens=40, temperature=0.0)
+    ks = {s.k for s in trace.steps}
+    assert len(ks) > 1 and max(ks) <= 6
+
+
+def test_threshold_needs_a_model_draft():
+    with pytest.raises(ValueError, match="probabilities"):
+        confident(NgramProposer())
+
+
+def test_optimal_k_follows_the_formula_and_backs_off_when_drafts_fail():
+    from specviz.theory import optimal_k
+
+    policy = OptimalK(c=0.5, alpha=0.8, prior_weight=10)
+    assert policy.next_k() == optimal_k(0.8, 0.5) == 2
+    for _ in range(30):
+        policy.observe(policy.next_k() or 1, 0)
+    ks = [policy.next_k() for _ in range(16)]
+    assert ks.count(0) == 14 and ks.count(1) == 2  # don't speculate, but probe every 8th step
+
+
+def test_make_policy_rejects_unknown_names_and_optimal_needs_c():
+    with pytest.raises(ValueError, match="Unknown draft-length policy"):
+        make_policy("fastest", 4)
+    with pytest.raises(ValueError, match="cost ratio"):
+        make_policy("optimal", 4)
+    assert isinstance(make_policy("constant", 3), Constant)
+
+
+@pytest.mark.parametrize("policy,proposer", [(p, d) for p in ("constant", "heuristic", "threshold", "optimal")
+                                              for d in ("draft", "ngram") if (p, d) != ("threshold", "ngram")])
+def test_every_policy_keeps_greedy_output_identical_to_target_only(pair, ids, policy, proposer):
+    base = autoregressive_generate(pair.target, ids, max_new_tokens=40, temperature=0.0)
+    prop = DraftModelProposer(pair.draft, 34) if proposer == "draft" else NgramProposer()
+    if policy == "threshold":
+        prop = confident(prop, 0.3)
+    trace = speculative_generate(pair.target, prop, ids, k=3, max_new_tokens=40, temperature=0.0,
+                                 draft_length=make_policy(policy, 3, k_max=8, c=0.2))
+    assert trace.output_ids == base.output_ids

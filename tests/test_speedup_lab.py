@@ -1,0 +1,141 @@
+"""The Speedup lab under AppTest (committed results, a tiny result made here, the live toy sweep) and its figures."""
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from specviz import bench, theory
+from specviz.bench import BenchConfig, run_bench
+from specviz.models import toy_pair
+from specviz.ui import speedup_view as view
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGE = str(ROOT / "pages" / "speedup_lab.py")
+TABS = ["Speedup vs K", "Acceptance by position", "Where the time goes", "By category", "Policies", "Verify cost",
+        "vs transformers", "Definitions"]
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    """A small but complete result: two proposers, two K, greedy and sampled, every policy, two categories."""
+    config = BenchConfig(pair="toy", proposers=["draft", "ngram"], ks=[1, 3], temperatures=[0.0, 1.0],
+                         suites=["qa", "rewrite"], prompts_per_suite=1, max_new_tokens=10, repeats=1, warmup=0,
+                         threads=1, policies=["constant", "heuristic", "threshold", "optimal"], policy_k=2,
+                         policy_temperatures=[0.0], hf="greedy", cost_repeats=3)
+    return run_bench(config, command=bench.command_line(config), pair=toy_pair())
+
+
+@pytest.fixture
+def tiny_folder(tiny, tmp_path, monkeypatch):
+    tiny.save(tmp_path / "tiny")
+    monkeypatch.setattr(bench, "BENCHMARKS_DIR", tmp_path)
+    return tmp_path
+
+
+def _ok(at) -> None:
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+
+
+def test_page_opens_on_the_committed_results():
+    files = view.result_files()
+    assert files, "assets/benchmarks/ should hold the committed default-pair results"
+    at = AppTest.from_file(PAGE, default_timeout=120).run()
+    _ok(at)
+    assert at.selectbox(key="speedup_lab_source").value.endswith("(committed)")
+    assert [t.label for t in at.tabs] == TABS
+    assert [c.key for c in at.get("plotly_chart")] == [f"speedup_lab_{name}_chart" for name in
+                                                       ("k", "accept", "time", "cat", "verify")]
+    assert [m.label for m in at.metric] == ["Best speedup", "at K", "α (measured)", "c (measured)"]
+    for source in at.selectbox(key="speedup_lab_source").options:  # every committed file, every proposer
+        at.selectbox(key="speedup_lab_source").set_value(source).run()
+        _ok(at)
+        for proposer in at.selectbox(key="speedup_lab_proposer").options:
+            at.selectbox(key="speedup_lab_proposer").set_value(proposer).run()
+            _ok(at)
+
+
+def test_committed_results_are_default_pair_runs_with_their_command():
+    for path in view.result_files():
+        result = view.load_result(path)
+        assert result.config["pair"] == "default" and result.command.startswith("python -m specviz bench")
+        assert result.machine["torch_threads"] >= 1 and result.machine["cpu"]
+        assert {r["temperature"] for r in result.cases} == {0.0, 0.7}
+        assert all(r["identical"] for r in result.cases if r["temperature"] == 0)  # exact, and it shows
+
+
+def test_page_shows_a_tiny_result_and_its_numbers(tiny, tiny_folder):
+    at = AppTest.from_file(PAGE, default_timeout=120).run()
+    _ok(at)
+    assert at.selectbox(key="speedup_lab_source").options == ["tiny (committed)"]
+    at.selectbox(key="speedup_lab_proposer").set_value("ngram").run()
+    _ok(at)
+    shown = {m.label: m.value for m in at.metric}
+    top = view.headline(tiny, "ngram", 0.0)
+    assert shown["Best speedup"] == top["best"] and shown["c (measured)"] == top["c"]
+    frames = at.dataframe
+    policies = next(f.value for f in frames if "winner" in f.value.columns)  # the policy comparison
+    assert set(policies["proposer"]) == {"draft", "ngram"} and "all categories" in set(policies["category"])
+    assert any("#MAT, tokens per target forward (bonus included)" in f.value.columns for f in frames)
+    at.selectbox(key="speedup_lab_temperature").set_value(1.0).run()  # the policies ran greedy only
+    _ok(at)
+    assert any("no adaptive draft-length policies" in i.value for i in at.info)
+
+
+def test_live_toy_sweep_runs_with_a_progress_bar_and_becomes_a_source(tiny_folder):
+    at = AppTest.from_file(PAGE, default_timeout=180).run()
+    at.multiselect(key="speedup_lab_live_suites").set_value(["qa"])
+    at.slider(key="speedup_lab_live_tokens").set_value(8)
+    at.button(key="speedup_lab_live_run").click().run()
+    _ok(at)
+    assert at.selectbox(key="speedup_lab_source").value == "live toy sweep (this session)"
+    assert "live toy sweep (this session)" in at.selectbox(key="speedup_lab_source").options
+    assert any(m.label == "α (measured)" for m in at.metric)
+
+
+def test_live_sweep_without_a_k_is_one_sentence(tiny_folder):
+    at = AppTest.from_file(PAGE, default_timeout=120).run()
+    at.multiselect(key="speedup_lab_live_ks").set_value([])
+    at.button(key="speedup_lab_live_run").click().run()
+    assert not at.exception
+    assert [e.value for e in at.error] == ["Pick at least one proposer, K, temperature, category and policy."]
+
+
+def test_a_damaged_result_file_is_one_sentence(tmp_path, monkeypatch):
+    (tmp_path / "broken").mkdir()
+    (tmp_path / "broken" / "results.json").write_text('{"schema": "specviz-bench", "schema_version": 1}')
+    monkeypatch.setattr(bench, "BENCHMARKS_DIR", tmp_path)
+    at = AppTest.from_file(PAGE, default_timeout=120).run()
+    assert not at.exception
+    assert len(at.error) == 1 and "damaged or incomplete" in at.error[0].value
+
+
+def test_no_results_at_all_offers_the_live_sweep(tmp_path, monkeypatch):
+    monkeypatch.setattr(bench, "BENCHMARKS_DIR", tmp_path)
+    at = AppTest.from_file(PAGE, default_timeout=120).run()
+    _ok(at)
+    assert any("No benchmark results yet" in i.value for i in at.info)
+    assert at.button(key="speedup_lab_live_run")
+
+
+def test_theory_curve_is_the_formula_at_the_measured_alpha_and_c(tiny):
+    fig = view.speedup_vs_k_figure(tiny, "draft", 0.0)
+    curve = next(t for t in fig.data if t.name.startswith("predicted (paper)"))
+    constant = view.rows(tiny, proposer="draft", temperature=0.0, policy="constant")
+    alpha = sum(r["alpha"] for r in constant) / len(constant)
+    assert list(curve.y) == pytest.approx([theory.expected_speedup(alpha, k, constant[0]["c"]) for k in curve.x])
+    measured = next(t for t in fig.data if t.name.startswith("measured"))
+    assert list(measured.x) == [1, 3] and list(measured.y) == [r["speedup_vs_ar"] for r in constant]
+
+
+def test_verify_cost_figure_starts_at_one_and_covers_k_plus_one(tiny):
+    fig = view.verify_cost_figure(tiny)
+    measured = fig.data[0]
+    assert list(measured.x) == [1, 2, 3, 4] and measured.y[0] == 1.0
+
+
+def test_definitions_panel_uses_the_bench_labels():
+    table = view.definitions_table()
+    assert list(table["metric"]) == [label for label, _ in bench.DEFINITIONS.values()]
+    assert "Spec-Bench" in " ".join(table["what it means"]) and "gpt-fast" in " ".join(table["what it means"])

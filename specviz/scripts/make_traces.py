@@ -93,6 +93,9 @@ def record(recipe: Recipe, pairs: dict) -> tuple[Trace, Trace]:
     common = dict(max_new_tokens=recipe.max_new_tokens, temperature=recipe.temperature, top_k=recipe.top_k,
                   top_p=recipe.top_p, seed=recipe.seed, tokenizer=pair.tokenizer)
     proposer = make_proposer(pair, recipe.proposer)
+    # untimed warm-up: first calls pay one-time costs (allocations, kernel choice) that would distort the race
+    speculative_generate(pair.target, proposer, ids, k=recipe.k, **{**common, "max_new_tokens": 4})
+    autoregressive_generate(pair.target, ids, **{**common, "max_new_tokens": 4})
     spec = speculative_generate(pair.target, proposer, ids, k=recipe.k, **common)
     base = autoregressive_generate(pair.target, ids, **common)
     meta = dict(example=recipe.name, title=recipe.title, description=recipe.description, pair=recipe.pair,

@@ -18,10 +18,12 @@ def route_through_app() -> None:
     Streamlit 1.67 decides once per server process whether a `pages/` folder means a legacy multipage app, and
     only the first `st.navigation` call corrects that. A shared link such as /race?... opened before anyone has
     visited / would therefore run the page alone: no sections, no shared sidebar, no wide layout. Each page calls
-    this first; it clears the flag and reruns, so the router (app.py) handles the same URL.
+    this first; it clears the flag and reruns, so the router (app.py) handles the same URL. It does so at most
+    once per session, so a run that carries a click is never thrown away.
     """
     from streamlit.runtime.pages_manager import PagesManager
 
-    if PagesManager.uses_pages_directory:
+    if PagesManager.uses_pages_directory and not st.session_state.get("_specviz_routed"):
+        st.session_state["_specviz_routed"] = True
         PagesManager.uses_pages_directory = False
         st.rerun()

@@ -242,3 +242,25 @@ def test_an_example_rerun_live_gives_the_same_trace():
     live = at.session_state["trace"]
     assert live.output_ids == spec.output_ids  # same pair, prompt, settings and seed: the same run, step for step
     assert [s.n_accepted for s in live.steps] == [s.n_accepted for s in spec.steps]
+
+
+def test_a_pair_loaded_by_hand_on_the_models_page_runs_in_the_playground(tmp_path):
+    """Models page -> "pair by hand" -> Playground: the same loaded pair drafts, with its own draft model."""
+    from specviz.ui import models_view
+    from tests.tiny_folders import save_toy_pair
+
+    target_dir, draft_dir = save_toy_pair(tmp_path)
+    spec = f"{target_dir},{draft_dir}"
+    loaded = models_view._load(spec, "cpu", "auto", False, progress=lambda message: None)
+    at = page()
+    at.session_state[models_view.CUSTOM_PAIR_KEY] = spec
+    at.radio(key="playground_source").set_value("live").run()
+    at.selectbox(key="playground_pair").set_value(spec).run()
+    assert at.selectbox(key="playground_proposer").options[0] == "Draft model"  # the pair has a draft model
+    at.selectbox(key="playground_proposer").set_value("draft").run()
+    at.text_area(key="playground_prompt").set_value("hello there").run()
+    at.button(key="playground_run").click().run()
+    no_problems(at)
+    trace = at.session_state["trace"]
+    assert trace.meta["pair"] == spec and trace.num_tokens > 0
+    assert models_view.loaded_pair(spec) is loaded  # reused, not loaded a second time

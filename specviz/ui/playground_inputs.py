@@ -19,7 +19,9 @@ import streamlit as st
 from specviz.examples import DEFAULT_EXAMPLE, list_examples, load_example
 from specviz.generation import K_RANGE
 from specviz.trace import Trace
+from specviz.ui.models_view import CUSTOM_PAIR_KEY
 from specviz.ui.runs import RunSettings, run_speculative
+from specviz.ui.tokens import escape_label
 
 SOURCES = {"example": "Example trace (instant)", "live": "Live run", "upload": "Upload a trace"}
 PAIRS = {"default": "SmolLM2-135M-Instruct (real model)", "toy": "Toy pair (tiny, instant)"}
@@ -224,14 +226,30 @@ def _copy_to_live(trace: Trace) -> None:
     st.session_state[KEYS["source"]] = "live"
 
 
+def available_pairs() -> dict[str, str]:
+    """The built-in pairs, plus the pair loaded by hand on the Models page in this session (if any)."""
+    custom = st.session_state.get(CUSTOM_PAIR_KEY)
+    return {**PAIRS, custom: f"Your pair: {escape_label(custom)}"} if custom else dict(PAIRS)
+
+
+def pair_proposers(pair: str) -> tuple[str, ...]:
+    """Proposers that work for a pair: a hand-made pair drafts with its draft model when it has one."""
+    if pair in PAIR_PROPOSERS:
+        return PAIR_PROPOSERS[pair]
+    return ("draft", "ngram", "layerskip") if "," in pair else ("ngram", "layerskip")
+
+
 def live_settings_form() -> tuple[RunSettings, bool]:
     """The live-run inputs; returns the settings and whether Run was pressed."""
     state = st.session_state
     st.text_area("Prompt", key=KEYS["prompt"], height=90,
                  help="Your text. With the chat template on, it is sent as a user message to the instruct model.")
     c1, c2, c3 = st.columns(3)
-    pair = c1.selectbox("Models", list(PAIRS), format_func=PAIRS.get, key=KEYS["pair"])
-    choices = PAIR_PROPOSERS[pair]
+    pairs = available_pairs()
+    if state.get(KEYS["pair"]) not in pairs:
+        state[KEYS["pair"]] = LIVE_DEFAULTS.pair
+    pair = c1.selectbox("Models", list(pairs), format_func=pairs.get, key=KEYS["pair"])
+    choices = pair_proposers(pair)
     if state.get(KEYS["proposer"]) not in choices:
         state[KEYS["proposer"]] = choices[0]
     c2.selectbox("Who drafts", choices, format_func=PROPOSER_LABELS.get, key=KEYS["proposer"],

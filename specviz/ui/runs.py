@@ -38,8 +38,24 @@ class RunSettings:
 
 
 @st.cache_resource(show_spinner=False, max_entries=3)
-def _pair_and_lock(name: str) -> tuple[Pair, threading.Lock]:
+def _loaded_pair_and_lock(name: str) -> tuple[Pair, threading.Lock]:
     return load_pair(name), threading.Lock()
+
+
+@st.cache_resource(show_spinner=False)
+def _lock_for(name: str) -> threading.Lock:
+    return threading.Lock()
+
+
+def _pair_and_lock(name: str) -> tuple[Pair, threading.Lock]:
+    """A pair loaded by hand on the Models page is reused as it is (no second copy in memory); any other is
+    loaded once per server."""
+    from specviz.ui.models_view import loaded_pair
+
+    by_hand = loaded_pair(name) if name not in ("toy", "default") else None
+    if by_hand is not None:
+        return by_hand, _lock_for(name)
+    return _loaded_pair_and_lock(name)
 
 
 def get_pair(name: str) -> Pair:

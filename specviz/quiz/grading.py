@@ -1,0 +1,109 @@
+"""Grading: one `grade(question, answer)` for all four question types, and the `Grade` it returns.
+
+A malformed answer (None, a word for a number, an unknown choice) is wrong, never an exception: `Grade.valid`
+says whether the answer even had the right form, and `Grade.feedback` is one sentence either way. `parse_number`
+reads what a learner types into a numeric question ("0.4", "3,5", "40%").
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from specviz.quiz.schema import Question
+
+
+@dataclass(frozen=True)
+class Grade:
+    """The verdict on one answer. `valid` is False when the answer was not even of the right form (a word for a
+    numeric question, an unknown choice); such an answer is simply wrong. `feedback` is one sentence."""
+
+    correct: bool
+    valid: bool
+    feedback: str
+    expected: str
+
+    @property
+    def score(self) -> float:
+        return 1.0 if self.correct else 0.0
+
+
+def grade(question: Question, answer: Any) -> Grade:
+    """Grade any answer to any question; a malformed answer (None, a word for a number, an unknown choice) is
+    wrong, never an exception.
+
+    >>> q = Question("demo", "accept_rule", "numeric", "p = 0.2, q = 0.5: min(1, p/q)?", 0.4, "0.2/0.5",
+    ...              "pages/playground.py", tolerance=0.005)
+    >>> grade(q, "0.4").correct, grade(q, "40%").correct, grade(q, "forty").valid
+    (True, True, False)
+    """
+    graders = {"single": _grade_single, "multiple": _grade_multiple, "numeric": _grade_numeric,
+               "ordering": _grade_ordering}
+    correct, valid, problem = graders[question.kind](question, answer)
+    expected = question.expected_text()
+    if correct:
+        feedback = "Correct."
+    elif not valid:
+        feedback = f"{problem} The answer is {expected}."
+    else:
+        feedback = f"Not quite: the answer is {expected}."
+    return Grade(correct=correct, valid=valid, feedback=feedback, expected=expected)
+
+
+def _grade_single(q: Question, answer: Any) -> tuple[bool, bool, str]:
+    if not isinstance(answer, str) or answer.strip() not in q.choices:
+        return False, False, "No choice was picked."
+    return answer.strip() == q.answer, True, ""
+
+
+def _grade_multiple(q: Question, answer: Any) -> tuple[bool, bool, str]:
+    if isinstance(answer, str) or not isinstance(answer, Iterable):
+        return False, False, "The answer should be a list of choices."
+    given = list(answer)
+    picked = [a.strip() for a in given if isinstance(a, str)]
+    if len(picked) != len(given) or not set(picked) <= set(q.choices):
+        return False, False, "Some picks are not among the choices."
+    return set(picked) == set(q.answer), True, ""
+
+
+def _grade_numeric(q: Question, answer: Any) -> tuple[bool, bool, str]:
+    value = parse_number(answer)
+    if value is None:
+        return False, False, "That is not a number."
+    return abs(value - float(q.answer)) <= q.tolerance + 1e-12, True, ""
+
+
+def _grade_ordering(q: Question, answer: Any) -> tuple[bool, bool, str]:
+    if isinstance(answer, str) or not isinstance(answer, Iterable):
+        return False, False, "The answer should be the items in order."
+    items = list(answer)
+    if sorted(map(str, items)) != sorted(q.answer) or len(items) != len(q.answer):
+        return False, False, "Every item must be placed exactly once."
+    return tuple(items) == q.answer, True, ""
+
+
+def parse_number(answer: Any) -> float | None:
+    """A finite float from a number or a string like "0.4", "3,36" or "40%"; None for anything else.
+
+    >>> parse_number(" 40% "), parse_number("3,5"), parse_number("nan"), parse_number(True)
+    (0.4, 3.5, None, None)
+    """
+    if isinstance(answer, bool):
+        return None
+    if isinstance(answer, int | float):
+        return float(answer) if math.isfinite(answer) else None
+    if not isinstance(answer, str) or len(answer) > 64:
+        return None
+    text = answer.strip().replace(" ", "")
+    scale = 1.0
+    if text.endswith("%"):
+        text, scale = text[:-1], 0.01
+    if text.count(",") == 1 and "." not in text:
+        text = text.replace(",", ".")
+    try:
+        value = float(text) * scale
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None

@@ -1,0 +1,125 @@
+"""A quiz in progress: one learner's pass through a list of questions, per-concept mastery, and the downloads.
+
+`QuizRun.start` fixes the order by a seed; `submit` grades and keeps each answer; `mastery` sums up right answers
+per concept; `results` gives one row per question for `csv_text` (spreadsheet-safe) and `results_json`.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from specviz.quiz.grading import Grade, grade
+from specviz.quiz.schema import Bank, Question
+
+
+@dataclass
+class ConceptMastery:
+    concept: str
+    label: str
+    correct: int
+    answered: int
+    total: int
+
+    @property
+    def share(self) -> float:
+        return self.correct / self.answered if self.answered else 0.0
+
+
+@dataclass
+class QuizRun:
+    """One learner's pass through a list of questions: their answers, grades and where they are."""
+
+    questions: list[Question]
+    seed: int
+    answers: dict[str, Any] = field(default_factory=dict)
+    grades: dict[str, Grade] = field(default_factory=dict)
+    position: int = 0
+
+    @classmethod
+    def start(cls, questions: Sequence[Question], seed: int, limit: int | None = None) -> QuizRun:
+        """Questions in an order fixed by `seed`, cut to `limit`."""
+        order = list(questions)
+        random.Random(seed).shuffle(order)
+        return cls(order[:limit] if limit else order, seed)
+
+    def current(self) -> Question | None:
+        return self.questions[self.position] if self.position < len(self.questions) else None
+
+    def submit(self, question: Question, answer: Any) -> Grade:
+        """Grade and keep an answer (a second answer to the same question replaces the first)."""
+        result = grade(question, answer)
+        self.answers[question.id], self.grades[question.id] = answer, result
+        return result
+
+    def advance(self) -> None:
+        self.position = min(self.position + 1, len(self.questions))
+
+    @property
+    def finished(self) -> bool:
+        return len(self.grades) == len(self.questions)
+
+    @property
+    def n_correct(self) -> int:
+        return sum(g.correct for g in self.grades.values())
+
+    def missed(self) -> list[Question]:
+        return [q for q in self.questions if q.id in self.grades and not self.grades[q.id].correct]
+
+    def retry_missed(self) -> QuizRun:
+        """A new run over the questions answered wrongly, in a fresh order."""
+        return QuizRun.start(self.missed(), self.seed + 1)
+
+    def mastery(self, bank: Bank) -> list[ConceptMastery]:
+        """Per concept (in the bank's concept order): right answers out of answered, and how many were asked."""
+        rows = []
+        for concept in dict.fromkeys(q.concept for q in self.questions):
+            asked = [q for q in self.questions if q.concept == concept]
+            graded = [self.grades[q.id] for q in asked if q.id in self.grades]
+            rows.append(ConceptMastery(concept, bank.label(concept), sum(g.correct for g in graded), len(graded),
+                                       len(asked)))
+        order = list(bank.concepts)
+        return sorted(rows, key=lambda m: order.index(m.concept) if m.concept in order else len(order))
+
+    def results(self) -> list[dict[str, Any]]:
+        """One row per question, for the CSV and JSON downloads."""
+        return [{"question_id": q.id, "concept": q.concept, "type": q.kind, "prompt": q.prompt,
+                 "answer": answer_text(self.answers.get(q.id)) if q.id in self.grades else "",
+                 "expected": q.expected_text(),
+                 "correct": self.grades[q.id].correct if q.id in self.grades else None}
+                for q in self.questions]
+
+
+def answer_text(answer: Any) -> str:
+    """An answer as one line of text (lists joined with ' | ')."""
+    if answer is None:
+        return ""
+    if isinstance(answer, list | tuple):
+        return " | ".join(map(str, answer))
+    return str(answer)
+
+
+def results_json(run: QuizRun) -> str:
+    return json.dumps({"seed": run.seed, "correct": run.n_correct, "answered": len(run.grades),
+                       "total": len(run.questions), "results": run.results()}, indent=2, ensure_ascii=False)
+
+
+def csv_text(rows: Sequence[dict[str, Any]]) -> str:
+    """Rows as CSV. Cells that a spreadsheet would run as a formula (=, +, -, @ first) get a leading apostrophe."""
+    out = io.StringIO()
+    if rows:
+        writer = csv.DictWriter(out, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows({k: _csv_safe(v) for k, v in row.items()} for row in rows)
+    return out.getvalue()
+
+
+def _csv_safe(value: Any) -> Any:
+    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        return "'" + value
+    return value

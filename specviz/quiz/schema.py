@@ -1,0 +1,179 @@
+"""The quiz's data model: the four question types, the concepts they test, the formulas a numeric question can
+name, and the `Question` and `Bank` dataclasses.
+
+A `Question` is frozen plain data (`to_dict` gives it back in the YAML schema of `assets/quiz/README.md`); a
+`Bank` is the validated questions of one or more files with their concept labels. Reading and checking the files
+is `specviz.quiz.bank`; `FORMULAS` lets the loader recompute a numeric answer from its `params`.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+TYPES = ("single", "multiple", "numeric", "ordering")
+
+CONCEPTS: dict[str, str] = {
+    "memory_bound": "Why one-token-at-a-time decoding is slow",
+    "core_idea": "Draft proposes, target verifies",
+    "accept_rule": "The accept rule min(1, p/q)",
+    "first_disagreement": "The first disagreement",
+    "residual": "The residual distribution",
+    "bonus_token": "The bonus token",
+    "quality": "Why quality is unchanged",
+    "speedup": "What drives the speedup",
+    "choosing_k": "Choosing K",
+    "greedy_vs_sampling": "Greedy vs sampling",
+    "kv_rollback": "KV-cache rollback",
+    "prompt_lookup": "N-gram / prompt lookup",
+    "layer_skip": "Layer-skip self-drafting",
+    "medusa": "Medusa heads",
+    "eagle": "EAGLE feature-space drafting",
+    "limits": "When it helps less",
+}
+
+FAQ_TOPICS = ("what-is", "core-idea", "why-slow", "first-disagreement", "quality", "speedup-driver")
+
+
+class QuizBankError(ValueError):
+    """A quiz file that cannot be used; the message is one sentence naming the file and the question."""
+
+
+# ---- formulas that numeric questions can name, so a loader can recompute their answers ---------------------------
+def _accept_prob(p: float, q: float) -> float:
+    """min(1, p/q); with q = 0 the draft could not have proposed the token, so accept iff p > 0."""
+    return (1.0 if p > 0 else 0.0) if q <= 0 else min(1.0, p / q)
+
+
+def _expected_tokens(alpha: float, k: int) -> float:
+    """Leviathan et al. eq. 1: tokens per step (1 - alpha^(K+1)) / (1 - alpha); K + 1 when alpha = 1."""
+    return float(k + 1) if alpha >= 1 else (1 - alpha ** (k + 1)) / (1 - alpha)
+
+
+def _speedup(alpha: float, k: int, c: float) -> float:
+    """Expected walltime improvement: expected tokens per step / (K*c + 1) target-forward costs."""
+    return _expected_tokens(alpha, k) / (k * c + 1)
+
+
+def _residual(p: Sequence[float], q: Sequence[float]) -> list[float]:
+    mass = [max(0.0, a - b) for a, b in zip(p, q, strict=True)]
+    total = sum(mass)
+    return [m / total for m in mass] if total > 1e-12 else [a / sum(p) for a in p]
+
+
+FORMULAS: dict[str, Callable[..., float]] = {
+    "accept_prob": _accept_prob,
+    "reject_prob": lambda p, q: 1.0 - _accept_prob(p, q),
+    "alpha": lambda p, q: sum(min(a, b) for a, b in zip(p, q, strict=True)),
+    "residual_prob": lambda p, q, index: _residual(p, q)[index],
+    "emit_prob": lambda p, q, index: (min(p[index], q[index])
+                                      + (1 - sum(map(min, p, q))) * _residual(p, q)[index]),
+    "expected_tokens": _expected_tokens,
+    "expected_tokens_limit": lambda alpha: 1 / (1 - alpha),
+    "speedup": _speedup,
+    "best_k": lambda alpha, c, k_max: max(range(1, k_max + 1), key=lambda k: _speedup(alpha, k, c)),
+    "all_accepted_prob": lambda alpha, k: alpha**k,
+    "tokens_emitted": lambda n_accepted: n_accepted + 1,
+    "cache_after_rollback": lambda cache_before, n_accepted: cache_before + n_accepted,
+    "decode_tokens_per_second": lambda params_billion, bytes_per_param, bandwidth_tb_s: (
+        bandwidth_tb_s * 1e12 / (params_billion * 1e9 * bytes_per_param)),
+    "cost_ratio": lambda draft_layers, total_layers: draft_layers / total_layers,
+}
+
+
+# ---- the data --------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Question:
+    """One question. `answer` is a str (single), a tuple of str (multiple: the right choices; ordering: the items
+    in the right order) or a float (numeric). `source` is the file it came from, or "live" for trace questions."""
+
+    id: str
+    concept: str
+    kind: str
+    prompt: str
+    answer: str | tuple[str, ...] | float
+    explanation: str
+    link: str
+    choices: tuple[str, ...] = ()
+    tolerance: float = 0.0
+    unit: str = ""
+    faq: str | None = None
+    params: dict[str, Any] = field(default_factory=dict)
+    formula: str | None = None
+    shuffle: bool = True
+    source: str = ""
+
+    def options(self, seed: int) -> list[str]:
+        """What the learner picks from, in display order: the choices (shuffled by `seed` unless the question says
+        not to) or, for an ordering question, the items always shuffled so they do not start in the right order."""
+        items = list(self.answer) if self.kind == "ordering" else list(self.choices)
+        if self.kind == "ordering" or self.shuffle:
+            rng = random.Random(f"{seed}:{self.id}")
+            rng.shuffle(items)
+            if self.kind == "ordering" and items == list(self.answer) and len(items) > 1:
+                items = items[1:] + items[:1]
+        return items
+
+    def expected_text(self) -> str:
+        """The right answer, written for a person."""
+        if self.kind == "numeric":
+            return f"{_fmt(float(self.answer), 6)}{' ' + self.unit if self.unit else ''}"
+        if self.kind == "ordering":
+            return " → ".join(self.answer)
+        if self.kind == "multiple":
+            return "; ".join(self.answer)
+        return str(self.answer)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data in the YAML schema (plus `source`), for storing a question and rebuilding it."""
+        data: dict[str, Any] = {"id": self.id, "concept": self.concept, "type": self.kind, "prompt": self.prompt,
+                                "answer": list(self.answer) if isinstance(self.answer, tuple) else self.answer,
+                                "explanation": self.explanation, "link": self.link, "shuffle": self.shuffle}
+        if self.choices:
+            data["choices"] = list(self.choices)
+        if self.kind == "numeric":
+            data["tolerance"] = self.tolerance
+        for key in ("unit", "faq", "params", "formula"):
+            if getattr(self, key):
+                data[key] = getattr(self, key)
+        return data
+
+
+@dataclass(frozen=True)
+class Bank:
+    """Validated questions from one or more files, and the concept labels they use (built-in plus any a file adds)."""
+
+    questions: tuple[Question, ...]
+    concepts: dict[str, str]
+
+    def __len__(self) -> int:
+        return len(self.questions)
+
+    def __iter__(self) -> Iterator[Question]:
+        return iter(self.questions)
+
+    def by_id(self) -> dict[str, Question]:
+        return {q.id: q for q in self.questions}
+
+    def select(self, concepts: Iterable[str] | None = None) -> list[Question]:
+        """The questions on the given concepts (all of them when `concepts` is None or empty)."""
+        wanted = set(concepts or ())
+        return [q for q in self.questions if not wanted or q.concept in wanted]
+
+    def label(self, concept: str) -> str:
+        return self.concepts.get(concept, concept)
+
+    def used_concepts(self) -> list[str]:
+        """The concepts that have at least one question, in the bank's concept order."""
+        used = {q.concept for q in self.questions}
+        return [c for c in self.concepts if c in used]
+
+
+def _fmt(x: float, digits: int = 3) -> str:
+    """A number with `digits` significant digits, no trailing zeros: 0.62, 0.315, 3.3616."""
+    if not math.isfinite(x):
+        return str(x)
+    return f"{x:.{digits}g}" if x else "0"

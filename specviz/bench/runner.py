@@ -1,0 +1,115 @@
+"""`run_bench`: the whole benchmark, from loading the pair to the finished `BenchResult`.
+
+    result = run_bench(BenchConfig(pair="toy", proposers=["draft"], ks=[1, 2, 4]), progress=print)
+
+In order: fix torch's thread count, measure the costs (c and the verify curve), warm up, run every case (see
+`cases.py`), pool the cases per suite (`summary.py`) and note how the machine was doing.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import asdict
+
+import torch
+
+from specviz.bench.cases import CaseRunner
+from specviz.bench.config import BenchConfig, encode_bench_prompt, load_suites
+from specviz.bench.report import BenchResult
+from specviz.bench.summary import summarise
+from specviz.bench.timing import load_average, machine_info, measure_costs, utc_now
+from specviz.generation import Clock, default_clock
+
+Progress = Callable[[int, int, str], None]  # (runs done, runs in all, what runs next)
+
+
+def run_bench(config: BenchConfig, *, command: str = "", progress: Progress | None = None,
+              pair=None, clock: Clock = default_clock) -> BenchResult:
+    """Run the whole benchmark; `pair` may be passed already loaded (the app's cached toy pair). torch's thread
+    count is set for the run and restored afterwards."""
+    config.check()
+    threads_before = torch.get_num_threads()
+    if config.threads is not None:
+        torch.set_num_threads(config.threads)
+    if config.clock == "cpu" and clock is default_clock:
+        clock = time.process_time
+    try:
+        return _run(config, command, progress, pair, clock)
+    finally:
+        torch.set_num_threads(threads_before)
+
+
+def _run(config: BenchConfig, command: str, progress: Progress | None, pair, clock: Clock) -> BenchResult:
+    from transformers.utils import logging as hf_logging
+
+    from specviz.models import load_pair
+    from specviz.proposers import early_exit_model, make_proposer
+
+    hf_logging.set_verbosity_error()
+    machine = machine_info()
+    pair = pair or load_pair(config.pair)
+    suites = load_suites(config.suites or None)
+    prompts = [(suite, p) for suite in suites for p in suite.prompts[: config.prompts_per_suite]]
+    encoded = {p.id: encode_bench_prompt(pair.tokenizer, p, pair.chat) for _, p in prompts}
+
+    proposers = {name: make_proposer(pair, name, layers=config.layers) for name in config.proposers}
+    labels = {name: prop.name for name, prop in proposers.items()}  # e.g. "layerskip-7"
+    drafts = {name: prop.runner.model if hasattr(prop, "runner") else None for name, prop in proposers.items()}
+    assistants = {name: (pair.draft if name == "draft" else
+                         early_exit_model(pair.target, proposers[name].layers) if name == "layerskip" else None)
+                  for name in config.proposers}
+    costs = measure_costs(pair.target, drafts, encoded[prompts[0][1].id], config.k_max + 1, config.cost_repeats,
+                          clock)
+    costs["c"] = {labels[n]: v for n, v in costs["c"].items()}
+    costs["draft_forward_seconds"] = {labels[n]: v for n, v in costs["draft_forward_seconds"].items()}
+
+    runner = CaseRunner(config, pair, proposers, assistants, costs, clock)
+    plan = runner.plan()
+    total = sum(runner.count(temp) for temp in plan for _ in prompts) + config.warmup * runner.count(None)
+    done = 0
+
+    def tick(label: str) -> None:
+        nonlocal done
+        done += 1
+        if progress:
+            progress(done, total, label)
+
+    first = encoded[prompts[0][1].id]
+    for _ in range(config.warmup):  # one-time costs (allocation, kernel choice) stay out of every timing
+        runner.warmup(first, tick)
+
+    cases, baselines = [], []
+    for suite, prompt in prompts:
+        for temperature, specs in plan.items():
+            c_rows, b_rows = runner.case(suite, prompt, encoded[prompt.id], temperature, specs, tick)
+            cases += c_rows
+            baselines += b_rows
+
+    machine["load_average_end"] = load_average()
+    machine["torch_threads"] = torch.get_num_threads()
+    result = BenchResult(
+        command=command, created=utc_now(), machine=machine, config=asdict(config), costs=costs, cases=cases,
+        baselines=baselines, summary=summarise(cases, baselines, costs),
+        suites=[{"name": s.name, "title": s.title, "description": s.description} for s in suites],
+        notes=_notes(machine, config),
+    )
+    return result
+
+
+def _notes(machine, config: BenchConfig) -> list[str]:
+    notes = [
+        "Speedups are ratios of tokens/s measured in the same run, repeat by repeat interleaved, medians over "
+        f"{config.repeats} repeat(s) after {config.warmup} warm-up round(s).",
+        f"torch used {machine['torch_threads']} thread(s) on {machine['cores']} visible core(s).",
+    ]
+    if config.clock == "cpu":
+        notes.append("Times are this process's CPU time (time.process_time), not wall time: the machine was shared, "
+                     "and CPU time leaves out the waits for a free core. With one torch thread it equals wall time "
+                     "on an idle machine; with more threads it adds them up.")
+    load = machine.get("load_average_start")
+    if load and machine.get("cores") and load[0] > 0.5 * machine["cores"]:
+        notes.append(f"The machine was shared (load average {load[0]} at the start, {machine.get('load_average_end')}"
+                     " at the end): absolute times are noisy; ratios from the same run are the numbers to trust.")
+    return notes
+

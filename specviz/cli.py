@@ -212,4 +212,14 @@ def format_summary(trace: Trace) -> str:
         f"  mean accepted length  {_fmt(trace.mean_accepted_length)}  (tokens per target forward, bonus included)",
         f"  per-position accept   [{per_pos}]",
         f"  speed                 {_fmt(trace.tokens_per_second, 1)} tokens/s ({trace.wall_seconds:.2f} s)",
+        *low_acceptance_hint(trace),
     ])
+
+
+def low_acceptance_hint(trace: Trace) -> list[str]:
+    """One line of advice when the draft was almost never right (speculation then only costs time)."""
+    if not trace.num_drafted or trace.acceptance_rate >= 0.1:
+        return []
+    return [f"  note: the draft was rarely right ({trace.num_accepted} of {trace.num_drafted} drafts kept), so each "
+            f"step paid for drafting and still emitted about one token. The layer-skip draft is untrained; try "
+            f"--proposer ngram on text that repeats the prompt, or `compare` to see the cost."]

@@ -62,3 +62,17 @@ def test_bad_input_is_one_sentence_and_exit_2(args, phrase):
     assert out.returncode == 2
     assert phrase in out.stderr
     assert "Traceback" not in out.stderr and "Traceback" not in out.stdout
+
+
+def test_summary_explains_a_draft_that_is_rarely_right():
+    from specviz.cli import format_summary
+    from specviz.trace import Decision, EmittedToken, Step
+
+    def step(accepted):
+        decisions = [Decision(0, 5, "a", 0.9, 0.05 if not accepted else 0.9, 0.06, 0.06, 0.5, accepted, True)]
+        return Step(0, 3, 1, "layerskip-7", decisions, [EmittedToken(6, "b", "recovered")])
+
+    rarely = Trace("speculative", {}, [1, 2], [6] * 20, [step(False)] * 19 + [step(True)])
+    often = Trace("speculative", {}, [1, 2], [6] * 20, [step(True)] * 20)
+    assert "rarely right (1 of 20 drafts kept)" in format_summary(rarely)
+    assert "rarely right" not in format_summary(often)

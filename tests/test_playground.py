@@ -264,3 +264,23 @@ def test_a_pair_loaded_by_hand_on_the_models_page_runs_in_the_playground(tmp_pat
     trace = at.session_state["trace"]
     assert trace.meta["pair"] == spec and trace.num_tokens > 0
     assert models_view.loaded_pair(spec) is loaded  # reused, not loaded a second time
+
+
+def test_the_layer_skip_depth_is_a_control_and_part_of_the_shared_link():
+    at = page(source="live", pair="toy", proposer="layerskip", layers="1", k="2", temperature="1", seed="4",
+              max_new_tokens="12", prompt="hello there")
+    no_problems(at)
+    assert at.number_input(key="playground_layers").value == 1
+    trace = at.session_state["trace"]
+    assert trace.settings["proposer"] == "layerskip-1"
+    assert at.query_params["layers"] in ("1", ["1"])
+    assert at.number_input(key="playground_layers").max == 1  # the toy target has 2 layers
+    at.number_input(key="playground_layers").set_value(5).run()  # too deep for this target: back to the default
+    assert not at.exception and at.number_input(key="playground_layers").value == 0
+
+
+def test_copying_the_layer_skip_example_keeps_its_depth():
+    at = page(source="example", example="smollm-layerskip-t07")
+    at.button(key="playground_example_to_live").click().run()
+    assert at.session_state["playground_source"] == "live"
+    assert at.session_state["playground_layers"] == 7

@@ -41,7 +41,10 @@ KEYS = {
     "pair": "playground_pair", "proposer": "playground_proposer", "k": "playground_k",
     "temperature": "playground_temperature", "top_k": "playground_top_k", "top_p": "playground_top_p",
     "seed": "playground_seed", "max_new_tokens": "playground_max_new_tokens", "chat": "playground_chat",
+    "layers": "playground_layers",
 }
+PAIR_LAYERS = {"default": 30, "toy": 2}  # decoder layers of each built-in target (the layer-skip draft keeps fewer)
+LAYERS_MAX = 128
 STEP_PARAM = "step"
 _SAVED = "playground_saved_settings"  # a copy that survives visits to other pages (widget state does not)
 
@@ -53,7 +56,7 @@ def defaults(example_names: list[str]) -> dict[str, Any]:
     """Every setting's default, by URL name."""
     example = DEFAULT_EXAMPLE if DEFAULT_EXAMPLE in example_names or not example_names else example_names[0]
     live = asdict(LIVE_DEFAULTS)
-    live.pop("layers")
+    live["layers"] = live["layers"] or 0  # 0 = the default depth, a quarter of the target's layers
     return {"source": "example", "example": example, **live}
 
 
@@ -78,6 +81,7 @@ def parse_query_params(params: Mapping[str, str], example_names: list[str]) -> t
         "seed": lambda v: _int_in(v, 0, 2**31 - 1),
         "max_new_tokens": lambda v: _int_in(v, *MAX_TOKENS_RANGE),
         "chat": lambda v: {"1": True, "true": True, "0": False, "false": False}.get(v.lower()),
+        "layers": lambda v: _int_in(v, 0, LAYERS_MAX),
         STEP_PARAM: lambda v: _int_in(v, 0, 100_000),
     }
     for name, check in checks.items():
@@ -108,6 +112,8 @@ def query_params_for(source: str, example: str | None, settings: RunSettings | N
                       temperature=_short(settings.temperature), top_k=str(settings.top_k),
                       top_p=_short(settings.top_p), seed=str(settings.seed),
                       max_new_tokens=str(settings.max_new_tokens), chat="1" if settings.chat else "0")
+        if settings.proposer == "layerskip" and settings.layers:
+            params["layers"] = str(settings.layers)
     params[STEP_PARAM] = str(step)
     return params
 
@@ -208,13 +214,16 @@ def settings_of(trace: Trace) -> dict[str, Any] | None:
     'toy'
     """
     meta, s = trace.meta, trace.settings
-    pair, proposer = meta.get("pair"), str(s.get("proposer", meta.get("proposer", ""))).split("-")[0]
+    name = str(s.get("proposer", meta.get("proposer", "")))
+    pair, proposer = meta.get("pair"), name.split("-")[0]
+    depth = name.split("-")[1] if proposer == "layerskip" and "-" in name else ""
     if pair not in PAIR_PROPOSERS or proposer not in PAIR_PROPOSERS[pair] or not meta.get("prompt"):
         return None
     return {"pair": pair, "proposer": proposer, "prompt": str(meta["prompt"]), "chat": bool(meta.get("chat", True)),
             "k": int(s.get("k") or 4), "temperature": float(s.get("temperature", 0.0)),
             "top_k": int(s.get("top_k", 0)), "top_p": float(s.get("top_p", 1.0)), "seed": int(s.get("seed", 0)),
-            "max_new_tokens": min(int(s.get("max_new_tokens", 48)), MAX_TOKENS_RANGE[1])}
+            "max_new_tokens": min(int(s.get("max_new_tokens", 48)), MAX_TOKENS_RANGE[1]),
+            "layers": int(depth) if depth.isdigit() else 0}
 
 
 def _copy_to_live(trace: Trace) -> None:
@@ -256,6 +265,8 @@ def live_settings_form() -> tuple[RunSettings, bool]:
                  help="Draft model: a small separate model. N-gram: copy what followed the same words earlier. "
                       "Layer-skip: the target's own first layers (untrained for this, so it rarely agrees).")
     c3.slider("K: drafts per step", K_RANGE[0], K_RANGE[1], key=KEYS["k"])
+    if state[KEYS["proposer"]] == "layerskip":
+        layers_input(pair)
     c4, c5, c6, c7, c8 = st.columns(5)
     c4.number_input("Temperature", TEMPERATURE_RANGE[0], TEMPERATURE_RANGE[1], step=0.1, format="%.2f",
                     key=KEYS["temperature"], help="0 = greedy: always the most likely token.")
@@ -269,6 +280,17 @@ def live_settings_form() -> tuple[RunSettings, bool]:
     return current_settings(), run
 
 
+def layers_input(pair: str) -> None:
+    """How many of the target's layers the layer-skip draft keeps (0 = a quarter of them)."""
+    total = PAIR_LAYERS.get(pair)
+    top = total - 1 if total else LAYERS_MAX
+    if st.session_state.get(KEYS["layers"], 0) > top:
+        st.session_state[KEYS["layers"]] = 0
+    st.number_input(f"Layers the self-draft keeps (0 = a quarter{f' of {total}' if total else ''})", 0, top, step=1,
+                    key=KEYS["layers"],
+                    help="More layers: the draft agrees with the target more often, but each draft costs more.")
+
+
 def current_settings() -> RunSettings:
     """The live-run settings in the widgets now."""
     s = st.session_state
@@ -277,6 +299,7 @@ def current_settings() -> RunSettings:
         k=int(s[KEYS["k"]]), max_new_tokens=int(s[KEYS["max_new_tokens"]]),
         temperature=float(s[KEYS["temperature"]]), top_k=int(s[KEYS["top_k"]]), top_p=float(s[KEYS["top_p"]]),
         seed=int(s[KEYS["seed"]]),
+        layers=(int(s[KEYS["layers"]]) or None) if s[KEYS["proposer"]] == "layerskip" else None,
     )
 
 

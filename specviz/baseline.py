@@ -40,8 +40,7 @@ def autoregressive_generate(
     eos = eos_ids(target, tokenizer, eos_token_id)
     sampling = settings.sampling
     start = clock()
-    if len(prompt) > 1:
-        runner.feed(prompt[:-1])
+    runner.prefill(prompt)
     synchronize(runner.device)
     prefill_seconds = clock() - start
     sequence, output, steps, stop = list(prompt), [], [], ""

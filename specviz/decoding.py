@@ -100,8 +100,7 @@ class SpeculativeDecoder:
         self.target.reset()
         if self.draft_length is not None:
             self.draft_length.reset()
-        if len(prompt) > 1:
-            self.target.feed(prompt[:-1])
+        self.target.prefill(prompt)
         self.proposer.prefill(prompt)
         synchronize(self.target.device)
 

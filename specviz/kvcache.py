@@ -56,6 +56,12 @@ class CachedModel:
             logits = align_vocab(logits, self.vocab_size)
         return logits
 
+    def prefill(self, prompt: list[int]) -> None:
+        """Cache the prompt except its last token: the first step feeds that token, and its logits are the
+        first ones anybody needs."""
+        if len(prompt) > 1:
+            self.feed(prompt[:-1])
+
     def rewind(self, length: int) -> None:
         """Keep the first `length` cached tokens."""
         remove = len(self.tokens) - length

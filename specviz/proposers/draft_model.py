@@ -26,8 +26,7 @@ class DraftModelProposer(Proposer):
         self.stop_below = stop_below
 
     def prefill(self, sequence: list[int]) -> None:
-        if len(sequence) > 1:
-            self.runner.feed(sequence[:-1])
+        self.runner.prefill(sequence)
 
     def propose(self, sequence: list[int], k: int, sampling: SamplingConfig,
                 generator: torch.Generator) -> Proposal:

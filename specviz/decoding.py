@@ -100,7 +100,9 @@ class SpeculativeDecoder:
         self.target.reset()
         if self.draft_length is not None:
             self.draft_length.reset()
-        self.target.prefill(prompt)
+        self.target.prefill(prompt, features=self.proposer.needs_target_features)
+        if self.target.last_hidden is not None:
+            self.proposer.observe_target(0, self.target.last_hidden)
         self.proposer.prefill(prompt)
         synchronize(self.target.device)
 
@@ -116,7 +118,7 @@ class SpeculativeDecoder:
         synchronize(self.target.device)
         t1 = self.clock()
         # 2. score: one target forward over the last token and all drafts -> p at K+1 positions
-        logits = self.target.feed(sequence, drafts, keep=len(drafts) + 1)
+        logits = self.target.feed(sequence, drafts, keep=len(drafts) + 1, features=self.proposer.needs_target_features)
         target_probs = self.sampling.probs(logits).cpu()  # (K+1, V)
         synchronize(self.target.device)
         t2 = self.clock()
@@ -129,6 +131,9 @@ class SpeculativeDecoder:
         # 4. rewind both caches to the accepted prefix
         self.target.rewind(len(sequence) + n)
         self.proposer.rollback(len(sequence) + n)
+        if self.proposer.needs_target_features:  # the features of the tokens that survived
+            start = self.target.last_start
+            self.proposer.observe_target(start, self.target.last_hidden[: len(sequence) + n - start])
         # 5. emit, stopping at EOS and max_new_tokens
         new = self._emitted(drafts, draft_probs, target_probs, result)
         kept, stop = append_until_stop(output, new, self.eos, self.settings.max_new_tokens)

@@ -20,7 +20,8 @@ class CachedModel:
         self.vocab_size = vocab_size
         self.cache = DynamicCache(config=model.config)
         self.tokens: list[int] = []
-        self.last_hidden: torch.Tensor | None = None
+        self.last_hidden: torch.Tensor | None = None  # (new tokens, H) from the last feed(..., features=True)
+        self.last_start = 0  # the position of last_hidden's first row
 
     @property
     def device(self) -> torch.device:
@@ -34,9 +35,11 @@ class CachedModel:
         self.tokens = []
 
     @torch.inference_mode()
-    def feed(self, sequence: list[int], extra: list[int] = (), keep: int = 1) -> torch.Tensor:
+    def feed(self, sequence: list[int], extra: list[int] = (), keep: int = 1, features: bool = False) -> torch.Tensor:
         """Run the tokens of `sequence + extra` that the cache lacks; return the logits of the last `keep` of
         them (keep, V). Only those rows go through the LM head, which matters for a long prompt and a big vocabulary.
+        With `features`, the last hidden state of every new token (the LM head's input) is kept in `last_hidden`,
+        for feature drafters such as EAGLE.
 
         If the cache holds tokens that are no longer a prefix of the sequence, it is rewound first.
         """
@@ -49,18 +52,22 @@ class CachedModel:
             raise ValueError("CachedModel.feed needs at least one token the cache has not seen.")
         ids = torch.tensor([new], device=self.device)
         keep = min(keep, len(new))
-        out = self.model(input_ids=ids, cache=self.cache, use_cache=True, logits_to_keep=keep)
+        out = self.model(input_ids=ids, cache=self.cache, use_cache=True, logits_to_keep=keep,
+                         output_hidden_states=features)
+        if features:
+            self.last_start, self.last_hidden = len(self.tokens), out.hidden_states[-1][0]
         self.tokens.extend(new)
         logits = out.logits[0, -keep:]  # (keep, V)
         if self.vocab_size is not None:
             logits = align_vocab(logits, self.vocab_size)
         return logits
 
-    def prefill(self, prompt: list[int]) -> None:
+    def prefill(self, prompt: list[int], features: bool = False) -> None:
         """Cache the prompt except its last token: the first step feeds that token, and its logits are the
         first ones anybody needs."""
+        self.last_hidden = None
         if len(prompt) > 1:
-            self.feed(prompt[:-1])
+            self.feed(prompt[:-1], features=features)
 
     def rewind(self, length: int) -> None:
         """Keep the first `length` cached tokens."""

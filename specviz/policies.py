@@ -173,8 +173,13 @@ class Threshold(Constant):
     name = "threshold"
 
 
-def confident(proposer: Proposer, threshold: float = DEFAULT_THRESHOLD) -> ConfidentDraftProposer:
+def confident(proposer: Proposer, threshold: float = DEFAULT_THRESHOLD) -> Proposer:
     """The same draft model as `proposer`, stopping early below `threshold`; only model proposers have a q."""
+    from specviz.proposers.eagle import EagleProposer
+    if isinstance(proposer, EagleProposer):
+        if not 0.0 <= threshold <= 1.0:
+            raise ValueError(f"The confidence threshold must be between 0 and 1 (got {threshold}).")
+        return proposer.confident(threshold)
     if not isinstance(proposer, DraftModelProposer):
         raise ValueError(f"The threshold policy needs a draft model's probabilities; '{proposer.name}' has none.")
     return ConfidentDraftProposer(proposer.runner.model, proposer.runner.vocab_size, threshold, name=proposer.name)

@@ -171,6 +171,8 @@ def test_unknown_proposer_and_missing_draft(toy):
 
     with pytest.raises(ValueError, match="no separate draft"):
         make_proposer(replace(toy, draft=None), "draft")
+    with pytest.raises(ValueError, match="no trained EAGLE drafter"):
+        make_proposer(replace(toy, eagle=None), "eagle")
     with pytest.raises(ValueError, match="layers"):
         make_proposer(toy, "layerskip", layers=2)
 

@@ -6,7 +6,7 @@ from specviz.baseline import autoregressive_generate
 from specviz.decoding import speculative_generate
 from specviz.models import encode_prompt, toy_pair
 from specviz.policies import (ConfidentDraftProposer, Constant, Heuristic, OptimalK, confident, make_policy)
-from specviz.proposers import DraftModelProposer, NgramProposer
+from specviz.proposers import DraftModelProposer, NgramProposer, make_proposer
 
 
 @pytest.fixture(scope="module")
@@ -94,3 +94,19 @@ def test_every_policy_keeps_greedy_output_identical_to_target_only(pair, ids, po
     trace = speculative_generate(pair.target, prop, ids, k=3, max_new_tokens=40, temperature=0.0,
                                  draft_length=make_policy(policy, 3, k_max=8, c=0.2))
     assert trace.output_ids == base.output_ids
+
+
+@pytest.mark.parametrize("temperature", [0.0, 1.0])
+def test_the_eagle_drafter_stops_on_low_confidence_too(pair, ids, temperature):
+    kwargs = dict(k=4, max_new_tokens=30, temperature=temperature, seed=5)
+    eagle = make_proposer(pair, "eagle")
+    plain = speculative_generate(pair.target, eagle, ids, **kwargs)
+    never_stops = speculative_generate(pair.target, confident(eagle, 0.0), ids, **kwargs)
+    always_stops = speculative_generate(pair.target, confident(eagle, 1.0), ids, **kwargs)
+    sometimes = speculative_generate(pair.target, confident(eagle, 0.15), ids, **kwargs)
+    assert never_stops.output_ids == plain.output_ids and [s.k for s in never_stops.steps] == [s.k for s in plain.steps]
+    assert always_stops.num_drafted == 0
+    assert 0 < sometimes.num_drafted < 4 * sometimes.num_steps
+    if temperature == 0:
+        assert sometimes.output_ids == plain.output_ids
+    assert eagle.stop_below == 0.0  # the original is left as it was

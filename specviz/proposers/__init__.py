@@ -1,15 +1,17 @@
-"""Who proposes the drafted tokens: a separate draft model, n-gram prompt lookup, or a layer-skip self-draft."""
+"""Who proposes the drafted tokens: a separate draft model, n-gram prompt lookup, a layer-skip self-draft, or an
+EAGLE-style feature drafter."""
 
 from __future__ import annotations
 
 from specviz.proposers.base import Proposal, Proposer
 from specviz.proposers.draft_model import DraftModelProposer
+from specviz.proposers.eagle import EagleDrafter, EagleProposer
 from specviz.proposers.layerskip import LayerSkipProposer, default_layers, early_exit_model
 from specviz.proposers.ngram import NgramProposer, prompt_lookup
 
-PROPOSERS = ("draft", "ngram", "layerskip")
+PROPOSERS = ("draft", "ngram", "layerskip", "eagle")
 
-__all__ = ["PROPOSERS", "Proposal", "Proposer", "DraftModelProposer", "LayerSkipProposer", "NgramProposer",
+__all__ = ["PROPOSERS", "Proposal", "Proposer", "DraftModelProposer", "EagleDrafter", "EagleProposer", "LayerSkipProposer", "NgramProposer",
            "default_layers", "early_exit_model", "make_proposer", "prompt_lookup"]
 
 
@@ -21,6 +23,11 @@ def make_proposer(pair, name: str | None = None, *, layers: int | None = None) -
         if pair.draft is None:
             raise ValueError(f"The pair '{pair.name}' has no separate draft model; use --proposer layerskip or ngram.")
         return DraftModelProposer(pair.draft, vocab)
+    if name == "eagle":
+        if pair.eagle is None:
+            raise ValueError(f"The pair '{pair.name}' has no trained EAGLE drafter; use --proposer layerskip or ngram.")
+        drafter, draft_vocab = pair.eagle
+        return EagleProposer(pair.target, drafter, draft_vocab)
     if name == "ngram":
         return NgramProposer()
     if name == "layerskip":

@@ -27,6 +27,7 @@ class Proposer(ABC):
     """The draft side of speculative decoding."""
 
     name: str = "proposer"
+    needs_target_features: bool = False  # True: the engine calls observe_target after every target pass
 
     @abstractmethod
     def propose(self, sequence: list[int], k: int, sampling: SamplingConfig,
@@ -35,6 +36,10 @@ class Proposer(ABC):
 
     def prefill(self, sequence: list[int]) -> None:
         """Optional warm start on the prompt (timed apart from the steps)."""
+
+    def observe_target(self, start: int, features: torch.Tensor) -> None:
+        """The target's last hidden states (n, H) for the tokens at positions start..start+n-1 that are final
+        (the prompt, then each step's last token and accepted drafts). Only feature drafters need them."""
 
     def rollback(self, valid_length: int) -> None:
         """The first `valid_length` tokens of the sequence are final; forget anything cached beyond them."""

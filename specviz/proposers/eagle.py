@@ -1,0 +1,185 @@
+"""An EAGLE-style feature drafter (Li et al., 2024): draft in the target's feature space, read tokens off its head.
+
+The target's last hidden state f_i (the input of its LM head, after reading x_0..x_i) carries most of what the
+target knows about the next token. The drafter is one small decoder layer that takes f_i together with the
+embedding of the token that actually came next, x_{i+1}, and predicts f_{i+1}:
+
+    f^_{i+1} = layer( fc( [embed(x_{i+1}) ; f_i] ) )        q(x_{i+2}) = softmax( lm_head(f^_{i+1}) / T )
+
+Feeding the shifted token removes the sampling uncertainty that a feature alone cannot know. To draft K tokens it
+runs K times, feeding its own prediction f^ where the target's f is not known yet. The token embeddings and the LM
+head are the target's own (frozen, not stored); an optional frequency-ranked draft vocabulary (FR-Spec) restricts
+the head to the tokens the target actually writes, which cuts the drafter's cost. q is zero outside that vocabulary,
+and the verifier stays exact: the drafter only proposes.
+
+The engine hands the drafter the target's features after every verify pass (`observe_target`), for the prompt and
+every accepted token; that is the one extra thing a feature drafter needs from the loop.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import torch
+from torch import nn
+from transformers import DynamicCache, PreTrainedModel
+from transformers.models.llama.modeling_llama import LlamaDecoderLayer, LlamaRotaryEmbedding
+
+from specviz.proposers.base import Proposal, Proposer
+from specviz.sampling import SamplingConfig, sample
+
+
+def drafter_config(target_config):
+    """The target's config cut to the one decoder layer the drafter has (same widths, heads and rope)."""
+    config = copy.deepcopy(target_config)
+    config.num_hidden_layers = 1
+    if getattr(config, "layer_types", None):
+        config.layer_types = config.layer_types[:1]
+    config._attn_implementation = "sdpa"
+    return config
+
+
+class EagleDrafter(nn.Module):
+    """fc + one Llama decoder layer; predicts the target's next feature from (feature, next token's embedding)."""
+
+    def __init__(self, target_config):
+        super().__init__()
+        self.config = drafter_config(target_config)
+        hidden = self.config.hidden_size
+        self.fc = nn.Linear(2 * hidden, hidden, bias=True)
+        self.layer = LlamaDecoderLayer(self.config, layer_idx=0)
+        self.rotary = LlamaRotaryEmbedding(self.config)
+
+    def forward(self, features: torch.Tensor, next_embeddings: torch.Tensor, positions: torch.Tensor,
+                mask: torch.Tensor | None = None, cache: DynamicCache | None = None) -> torch.Tensor:
+        """features, next_embeddings: (B, T, H); positions: (B, T); mask: bool (B, 1, T, T_total), True = attend.
+        Returns the predicted next features (B, T, H)."""
+        x = self.fc(torch.cat([next_embeddings, features], dim=-1))
+        return self.layer(x, attention_mask=mask, position_ids=positions, cache=cache, use_cache=cache is not None,
+                          position_embeddings=self.rotary(x, positions))
+
+    def init_from_target(self, target: PreTrainedModel) -> None:
+        """Start from the target's last decoder layer with its output projections zeroed, and an fc that passes the
+        feature through: the untrained drafter predicts "the next feature equals this one" and learns the change."""
+        self.layer.load_state_dict(target.model.layers[-1].state_dict())
+        hidden = self.config.hidden_size
+        with torch.no_grad():
+            self.layer.self_attn.o_proj.weight.zero_()
+            self.layer.mlp.down_proj.weight.zero_()
+            self.fc.weight.zero_()
+            self.fc.weight[:, hidden:] = torch.eye(hidden)
+            self.fc.weight[:, :hidden].normal_(0.0, 0.02)
+            self.fc.bias.zero_()
+
+
+class DraftHead:
+    """The target's LM head, optionally restricted to a draft vocabulary (token ids, most frequent first)."""
+
+    def __init__(self, target: PreTrainedModel, vocab: torch.Tensor | None = None):
+        weight = target.get_output_embeddings().weight.detach()
+        self.vocab_size = target.config.vocab_size
+        self.vocab = None if vocab is None else vocab.to(weight.device, torch.long)
+        self.weight = weight if self.vocab is None else weight[self.vocab].clone()
+
+    def logits(self, features: torch.Tensor) -> torch.Tensor:
+        """Full-vocabulary logits (..., V), -inf outside the draft vocabulary."""
+        small = features @ self.weight.T
+        if self.vocab is None:
+            return small
+        full = small.new_full((*small.shape[:-1], self.vocab_size), float("-inf"))
+        full[..., self.vocab] = small
+        return full
+
+
+def causal_mask(query: int, past: int, device=None) -> torch.Tensor:
+    """Bool (1, 1, query, past + query): query i sees every cached position and the new ones up to itself."""
+    rows = torch.arange(query, device=device)[:, None] + past
+    cols = torch.arange(past + query, device=device)[None, :]
+    return (cols <= rows)[None, None]
+
+
+class EagleProposer(Proposer):
+    """Drafts with an `EagleDrafter` from the target's features; keeps the drafter's own one-layer KV cache.
+
+    The cache position i holds the drafter's reading of (f_i, x_{i+1}). Positions built from the target's true
+    features are kept across steps; positions built from the drafter's own predictions are dropped before the
+    next proposal, when the true features for the accepted tokens have arrived.
+    """
+
+    needs_target_features = True
+
+    def __init__(self, target: PreTrainedModel, drafter: EagleDrafter, vocab: torch.Tensor | None = None,
+                 name: str = "eagle", stop_below: float = 0.0):
+        self.name = name
+        self.drafter = drafter.eval()
+        self.embed = target.get_input_embeddings()
+        self.head = DraftHead(target, vocab)
+        self.stop_below = stop_below  # > 0: stop drafting when the drafter's top probability falls below it
+        self.reset()
+
+    def confident(self, threshold: float) -> EagleProposer:
+        """The same drafter, ending each proposal at its first guess whose top probability (its own softmax at
+        temperature 1) is below `threshold`, as EAGLE-2 uses the drafter's confidence to decide what to draft."""
+        twin = copy.copy(self)
+        twin.stop_below = threshold
+        twin.reset()
+        return twin
+
+    def reset(self) -> None:
+        self.features: list[torch.Tensor] = []  # true target features, one (H,) per position
+        self.cache = DynamicCache(config=self.drafter.config)
+        self.cached = 0  # cache positions built from true features
+        self.cache_size = 0  # all cache positions
+
+    def observe_target(self, start: int, features: torch.Tensor) -> None:
+        """The target's features for positions start, start+1, ... (rows of `features`)."""
+        del self.features[start:]
+        self.features.extend(features.unbind(0))
+
+    def rollback(self, valid_length: int) -> None:
+        # features exist for tokens the target has read; the last valid token has not been read yet
+        del self.features[max(valid_length - 1, 0):]
+
+    def cache_length(self) -> int:
+        return self.cache_size
+
+    @torch.inference_mode()
+    def propose(self, sequence: list[int], k: int, sampling: SamplingConfig,
+                generator: torch.Generator) -> Proposal:
+        known = min(len(self.features), len(sequence) - 1)  # true features for positions 0..known-1
+        if k <= 0 or known == 0:
+            return Proposal([], None)
+        self._crop(min(self.cached, known - 1))  # re-read at least one true position
+        # catch up on the true features: position i reads (f_i, x_{i+1})
+        start = self.cache_size
+        feats = torch.stack(self.features[start:known])[None]
+        tokens = torch.tensor([sequence[start + 1:known + 1]], device=feats.device)
+        predicted = self._step(feats, tokens, start)
+        self.cached = self.cache_size
+        drafted, rows = [], []
+        for i in range(k):
+            logits = self.head.logits(predicted[0, -1])
+            if self.stop_below and torch.softmax(logits.float(), dim=-1).max().item() < self.stop_below:
+                break
+            probs = sampling.probs(logits).cpu()
+            token = int(probs.argmax()) if sampling.greedy else sample(probs, generator)  # q is a point mass
+            drafted.append(token)
+            rows.append(probs)
+            if i + 1 < k:
+                predicted = self._step(predicted[:, -1:], torch.tensor([[token]], device=feats.device), self.cache_size)
+        return Proposal(drafted, torch.stack(rows) if rows else None)
+
+    def _step(self, features: torch.Tensor, tokens: torch.Tensor, past: int) -> torch.Tensor:
+        n = features.shape[1]
+        positions = torch.arange(past, past + n, device=features.device)[None]
+        mask = causal_mask(n, past, features.device) if n > 1 else None
+        features = features.to(self.drafter.fc.weight.dtype)
+        out = self.drafter(features, self.embed(tokens).to(features.dtype), positions, mask, self.cache)
+        self.cache_size += n
+        return out
+
+    def _crop(self, length: int) -> None:
+        remove = self.cache_size - length
+        if remove > 0:
+            self.cache.crop(-remove)
+            self.cache_size = length

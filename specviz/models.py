@@ -49,6 +49,7 @@ class Pair:
     draft: PreTrainedModel | None = None
     chat: bool = False  # True when the tokenizer has a chat template (instruct models)
     default_proposer: str = "draft"
+    eagle: tuple | None = None  # (EagleDrafter, draft vocabulary) for a target with a trained feature drafter
     description: str = ""
     info: LoadInfo | None = None  # device, dtype, placement and memory estimate, for pairs loaded by id or folder
 
@@ -178,8 +179,19 @@ def toy_pair(seed: int = 0) -> Pair:
     for model in (target, draft):
         model.generation_config.eos_token_id = 1
         model.generation_config.pad_token_id = 1
-    return Pair("toy", target, tokenizer, draft, chat=False, default_proposer="draft",
+    return Pair("toy", target, tokenizer, draft, chat=False, default_proposer="draft", eagle=(toy_eagle(target, seed), None),
                 description="Tiny random-init Llama pair (34-symbol vocabulary), for tests and instant demos.")
+
+
+def toy_eagle(target, seed: int = 0):
+    """An untrained EAGLE-style drafter for the toy target: it predicts "the next feature is this one, plus noise",
+    which makes a poor but honest proposer (the loop and the verifier get a real q to work with)."""
+    from specviz.proposers.eagle import EagleDrafter
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed + 1)
+        drafter = EagleDrafter(target.config)
+        drafter.init_from_target(target)
+    return drafter.eval()
 
 
 # ---- local folders, hub ids and catalog names ------------------------------------------------------------------------
@@ -223,9 +235,7 @@ def load_pair(
         target, tokenizer = load_default_target(progress)
         dev = pick_device(device, machine)
         dt = pick_dtype(dev, dtype, machine)  # float32 on CPU, as converted; bfloat16 on a modern GPU
-        return Pair("default", target.to(dev, dt), tokenizer, None, chat=True, default_proposer="layerskip",
-                    description=f"SmolLM2-135M-Instruct (offline, {str(dt).removeprefix('torch.')}) with a layer-skip "
-                                "self-draft.")
+        return default_pair(target.to(dev, dt), tokenizer, progress)
     name, refs, entry = _resolve(name_or_paths)
     if entry is not None:  # refuse a catalog pair too big for this machine before fetching anything
         check_fits(entry, device, dtype, machine)
@@ -236,6 +246,24 @@ def load_pair(
     return Pair(name, target, tokenizer, draft, chat=bool(getattr(tokenizer, "chat_template", None)),
                 default_proposer=proposer, description=entry.title if entry else f"{info.placement}, {info.dtype}",
                 info=info)
+
+
+def default_pair(target, tokenizer, progress: Progress | None = None) -> Pair:
+    """SmolLM2 with the drafts trained for it (assets/models/): the EAGLE-style drafter, the faster of the two on
+    the benchmark, proposes by default; the separate draft model is `--proposer draft`. Without them (a checkout
+    that lacks the assets) the layer-skip self-draft stands in."""
+    from specviz.drafts import draft_model, has_draft, has_eagle, load_eagle
+    dtype = str(next(target.parameters()).dtype).removeprefix("torch.")
+    if not has_eagle():
+        log.warning("No trained EAGLE drafter in assets/models; the default pair drafts with the layer-skip self-draft.")
+    (progress or log.info)("Loading the trained drafts from assets/models")
+    draft = draft_model(target, tokenizer) if has_draft() else None
+    if has_eagle():
+        return Pair("default", target, tokenizer, draft, chat=True, default_proposer="eagle", eagle=load_eagle(target),
+                    description=f"SmolLM2-135M-Instruct (offline, {dtype}) with its trained EAGLE-style drafter; the "
+                                "separate draft model is one switch away.")
+    return Pair("default", target, tokenizer, draft, chat=True, default_proposer="layerskip",
+                description=f"SmolLM2-135M-Instruct (offline, {dtype}) with a layer-skip self-draft.")
 
 
 def _resolve(name_or_paths) -> tuple[str, list[str], CatalogEntry | None]:

@@ -1,0 +1,3 @@
+from specviz.distill.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,189 @@
+"""`python -m specviz.distill`: make the offline target's drafts, one reproducible step at a time.
+
+    python -m specviz.distill data     # the target answers 3,000 training + 64 held-out prompts (features kept)
+    python -m specviz.distill eagle    # train the EAGLE-style feature drafter
+    python -m specviz.distill draft    # train the separate draft model
+    python -m specviz.distill all      # all three, then the model cards
+
+Every step is seeded and resumable: rerunning skips finished shards and continues from the last checkpoint.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import torch
+
+from specviz.distill.data import GenerationPlan, generate_records
+from specviz.distill.prompts import held_out_suite, prompt_sets
+from specviz.generation import eos_ids
+
+DEFAULT_WORK = Path("artifacts/distill")
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        for step in (["data", "eagle", "draft", "cards"] if args.step == "all" else [args.step]):
+            STEPS[step](args)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m specviz.distill", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("step", choices=["data", "eagle", "draft", "cards", "all"])
+    p.add_argument("--work", type=Path, default=DEFAULT_WORK, help="folder for data and checkpoints")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--prompts", type=int, default=3000, help="training prompts (at least 1,500)")
+    p.add_argument("--held-out", type=int, default=64, help="held-out prompts (never trained on)")
+    p.add_argument("--max-new-tokens", type=int, default=128)
+    p.add_argument("--batch-size", type=int, default=64)
+    p.add_argument("--threads", type=int, default=0, help="CPU threads (0: torch's default)")
+    p.add_argument("--steps", type=int, default=0, help="training steps (0: 1500 for eagle stage 1, 1000 for draft)")
+    p.add_argument("--kd-weight", type=float, default=None, help="weight of the distillation loss")
+    p.add_argument("--kd-positions", type=int, default=None, help="positions per batch in the distillation loss")
+    p.add_argument("--ttt-steps", type=int, default=400, help="EAGLE stage 2 steps (0: skip)")
+    p.add_argument("--run", default="", help="a name for the separate draft's checkpoint folder (default: draft)")
+    p.add_argument("--lr", type=float, default=1e-3, help="peak learning rate (AdamW, warm-up then cosine decay)")
+    p.add_argument("--draft-vocab", type=int, default=8192, help="FR-Spec draft vocabulary of the EAGLE drafter")
+    p.add_argument("--shallow", type=int, default=3, help="the target's first layers the separate draft reuses")
+    p.add_argument("--batch-positions", type=int, default=2048, help="padded positions per training batch")
+    p.add_argument("--suites", type=Path, default=Path("assets/prompts"), help="where the held-out suite is written")
+    p.add_argument("--assets", type=Path, default=Path("assets/models"), help="where the trained drafts are saved")
+    return p
+
+
+def device_and_dtype() -> tuple[torch.device, torch.dtype]:
+    """A GPU when there is one; bfloat16 for generating training data (twice as fast on CPUs with AVX512-BF16)."""
+    return torch.device("cuda" if torch.cuda.is_available() else "cpu"), torch.bfloat16
+
+
+def run_data(args) -> None:
+    from specviz.models import load_default_target
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    train, held = prompt_sets(args.prompts, args.held_out, args.seed)
+    write_suite(held_out_suite(held, args.seed), args.suites / "held-out.yaml")
+    model, tokenizer = load_default_target()
+    eos = eos_ids(model, tokenizer)
+    plan = GenerationPlan(args.max_new_tokens, args.batch_size, seed=args.seed)
+    # held-out answers come from the float32 target on CPU, greedy: exactly what the benchmark will meet
+    generate_records(model, tokenizer, held, args.work / "held-out", plan, eos, sampled_share=False,
+                     desc="held-out responses (float32, greedy)")
+    device, dtype = device_and_dtype()
+    model = model.to(device=device, dtype=dtype)
+    generate_records(model, tokenizer, train, args.work / "train", plan, eos, desc="training responses")
+
+
+def write_suite(suite: dict, path: Path) -> None:
+    import yaml
+    path.parent.mkdir(parents=True, exist_ok=True)
+    header = "# Written by `python -m specviz.distill data`; the trained drafts never saw these prompts' topics.\n"
+    path.write_text(header + yaml.safe_dump(suite, sort_keys=False, allow_unicode=True, width=120), encoding="utf-8")
+
+
+def training_setup(args):
+    """What both drafts' training starts from: the records, the float32 target on the training device, the
+    draft vocabulary. A missing data step is one sentence, before any model loads."""
+    from specviz.distill.data import load_records
+    from specviz.models import load_default_target
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    torch.manual_seed(args.seed)
+    train, held = load_records(args.work / "train"), load_records(args.work / "held-out")
+    if not train or not held:
+        raise ValueError(f"No training data in {args.work}: run `python -m specviz.distill data` first.")
+    device = device_and_dtype()[0]
+    target = load_default_target()[0].to(device)  # float32: the drafters train in full precision
+    return train, held, target, draft_vocabulary(train, args.draft_vocab).to(device), device
+
+
+def run_eagle(args) -> None:
+    """Two stages, each resumable: `--steps` (default 1500) with two drafting depths in which the second depth
+    reads predicted features at every row; then `--ttt-steps` (default 400) from that checkpoint at half the
+    learning rate with three depths that attend exactly as drafting does (EAGLE-3's training-time test)."""
+    from specviz.distill.eagle import EagleLoss, EagleObjective
+    from specviz.distill.trainer import LoopSettings, make_batches, train_loop
+    from specviz.drafts import save_eagle
+    from specviz.proposers.eagle import EagleDrafter
+    train, held, target, vocab, device = training_setup(args)
+    print(f"draft vocabulary: {len(vocab)} tokens, {coverage(held, vocab):.2%} of held-out response tokens")
+    drafter = EagleDrafter(target.config).to(device)
+    drafter.init_from_target(target)
+    head = target.get_output_embeddings().weight.detach()[vocab]
+    batches = make_batches(train, args.batch_positions, args.seed)
+    held_batches = make_batches(held, args.batch_positions, args.seed)
+    stages = [("eagle", EagleLoss(unroll=2, faithful=False), LoopSettings(args.steps or 1500, lr=args.lr, seed=args.seed))]
+    if args.ttt_steps:
+        stages.append(("eagle-ttt", EagleLoss(unroll=3, faithful=True),
+                       LoopSettings(args.ttt_steps, lr=args.lr / 2, seed=args.seed + 1)))
+    results = []
+    for i, (run, weights, settings) in enumerate(stages):
+        objective = EagleObjective(drafter, target.get_input_embeddings(), head, vocab, loss_weights(weights, args))
+        if i and not (args.work / run / "checkpoint.pt").exists():
+            drafter.load_state_dict(torch.load(args.work / stages[i - 1][0] / "checkpoint.pt", map_location=device)["model"])
+        results.append(train_loop(drafter, batches, objective.loss, lambda o=objective: o.accuracy(held_batches),
+                                  settings, args.work / run, f"eagle drafter, stage {i + 1}"))
+    folder = save_eagle(drafter.cpu(), vocab.cpu(), args.assets, {
+        "training": results[-1], "steps": sum(s.steps for _, _, s in stages), "stages": [r for r, _, _ in stages],
+        "train_records": len(train), "held_out_records": len(held), "vocab_coverage": coverage(held, vocab)})
+    print(f"saved the EAGLE drafter to {folder}")
+
+
+def run_draft(args) -> None:
+    from specviz.distill.draft import DraftLoss, DraftObjective, draft_from_target
+    from specviz.distill.trainer import LoopSettings, make_batches, train_loop
+    from specviz.drafts import save_draft
+    train, held, target, vocab, device = training_setup(args)
+    full_head = target.get_output_embeddings().weight.detach()
+    draft = draft_from_target(target, args.shallow).to(device)
+    objective = DraftObjective(draft, args.shallow, full_head[vocab], vocab, loss_weights(DraftLoss(), args))
+    batches = make_batches(train, args.batch_positions, args.seed)
+    held_batches = make_batches(held, args.batch_positions, args.seed)
+    settings = LoopSettings(steps=args.steps or 1000, lr=args.lr, seed=args.seed)
+    result = train_loop(draft, batches, objective.loss, lambda: objective.accuracy(held_batches, full_head),
+                        settings, args.work / (args.run or "draft"), "separate draft")
+    folder = save_draft(draft.cpu(), args.shallow, args.assets, {"training": result, "steps": settings.steps,
+                                                           "train_records": len(train), "held_out_records": len(held)})
+    print(f"saved the separate draft model to {folder}")
+
+
+def run_cards(args) -> None:
+    from specviz.distill.cards import write_cards
+    for path in write_cards(args.work, args.assets):
+        print(f"wrote {path}")
+
+
+STEPS = {"data": run_data, "eagle": run_eagle, "draft": run_draft, "cards": run_cards}
+
+
+def loss_weights(weights, args):
+    """The step's loss settings with the flags that were given."""
+    if args.kd_weight is not None:
+        weights.distillation = args.kd_weight
+    if args.kd_positions is not None:
+        weights.kd_positions = args.kd_positions
+    return weights
+
+
+def draft_vocabulary(records, size: int) -> torch.Tensor:
+    """FR-Spec: the `size` most frequent token ids in the training data, most frequent first."""
+    counts = torch.zeros(max(int(r.tokens.max()) for r in records) + 1, dtype=torch.long)
+    for r in records:
+        counts += torch.bincount(r.tokens, minlength=len(counts))[: len(counts)]
+    return torch.argsort(counts, descending=True, stable=True)[:size]
+
+
+def coverage(records, vocab: torch.Tensor) -> float:
+    """The share of response tokens in `records` that the draft vocabulary contains."""
+    vocab = vocab.cpu()
+    inside = torch.zeros(int(vocab.max()) + 1 if len(vocab) else 1, dtype=torch.bool)
+    inside[vocab] = True
+    tokens = torch.cat([r.tokens[r.prompt_length:] for r in records])
+    return float((tokens < len(inside)).logical_and(inside[tokens.clamp(max=len(inside) - 1)]).float().mean())

@@ -1,0 +1,149 @@
+"""What both drafts' training shares: padded batches of records, the soft-target loss, and a resumable loop.
+
+The loop is seeded, logs every evaluation as one JSON line, saves a checkpoint (model, optimiser, step) every
+`eval_every` steps and at the end, and continues from the checkpoint when it is run again.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+from tqdm import tqdm
+
+from specviz.distill.data import Record
+
+
+@dataclass
+class Batch:
+    tokens: torch.Tensor  # (B, L) int64, padded with 0
+    features: torch.Tensor  # (B, L-1, H) float32, padded with 0
+    lengths: torch.Tensor  # (B,) tokens per row
+    prompt_lengths: torch.Tensor  # (B,)
+
+    def valid(self, width: int, shrink: int) -> torch.Tensor:
+        """(B, width) bool: column t is real when t < length - shrink (each trainer knows how many positions at
+        the end of a row lack an input or a target)."""
+        return torch.arange(width, device=self.lengths.device)[None] < (self.lengths[:, None] - shrink)
+
+    def to(self, device) -> Batch:
+        return Batch(self.tokens.to(device), self.features.to(device), self.lengths.to(device),
+                     self.prompt_lengths.to(device))
+
+
+def make_batches(records: list[Record], max_positions: int, seed: int) -> list[Batch]:
+    """Records of similar length share a batch of at most `max_positions` padded positions; batch order is
+    shuffled with `seed`."""
+    order = sorted(records, key=lambda r: len(r.tokens))
+    groups, current = [], []
+    for r in order:
+        width = max([len(x.tokens) for x in current] + [len(r.tokens)])
+        if current and width * (len(current) + 1) > max_positions:
+            groups.append(current)
+            current = []
+        current.append(r)
+    if current:
+        groups.append(current)
+    random.Random(seed).shuffle(groups)
+    return [collate(g) for g in groups]
+
+
+def collate(records: list[Record]) -> Batch:
+    width = max(len(r.tokens) for r in records)
+    hidden = records[0].features.shape[1]
+    tokens = torch.zeros(len(records), width, dtype=torch.long)
+    features = torch.zeros(len(records), width - 1, hidden)
+    for i, r in enumerate(records):
+        tokens[i, :len(r.tokens)] = r.tokens
+        features[i, :len(r.features)] = r.features.float()
+    return Batch(tokens, features, torch.tensor([len(r.tokens) for r in records]),
+                 torch.tensor([r.prompt_length for r in records]))
+
+
+def padded_causal_mask(valid: torch.Tensor) -> torch.Tensor:
+    """(B, 1, T, T) bool: causal, and no attention to padding (a padded query still sees itself, so no row is empty)."""
+    t = valid.shape[1]
+    causal = torch.ones(t, t, dtype=torch.bool, device=valid.device).tril()
+    mask = causal[None] & valid[:, None, :]
+    mask |= torch.eye(t, dtype=torch.bool, device=valid.device)[None]
+    return mask[:, None]
+
+
+def soft_cross_entropy(student_logits: torch.Tensor, teacher_logits: torch.Tensor, valid: torch.Tensor) -> torch.Tensor:
+    """Mean over valid positions of H(softmax(teacher), softmax(student)): KL to the target plus a constant."""
+    teacher = torch.softmax(teacher_logits.float(), dim=-1)
+    loss = -(teacher * torch.log_softmax(student_logits.float(), dim=-1)).sum(-1)
+    return (loss * valid).sum() / valid.sum().clamp(min=1)
+
+
+@dataclass
+class LoopSettings:
+    steps: int
+    lr: float = 5e-4
+    warmup: int = 50
+    eval_every: int = 100
+    clip: float = 1.0
+    seed: int = 0
+
+
+def learning_rate(step: int, s: LoopSettings) -> float:
+    """Linear warm-up, then cosine decay to a tenth."""
+    if step < s.warmup:
+        return s.lr * (step + 1) / s.warmup
+    progress = min(1.0, (step - s.warmup) / max(1, s.steps - s.warmup))
+    return s.lr * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * progress)))
+
+
+def train_loop(model: torch.nn.Module, batches: list[Batch], loss_fn: Callable[[Batch], dict],
+               evaluate: Callable[[], dict], settings: LoopSettings, folder: Path, desc: str) -> dict:
+    """Optimise `model`'s trainable parameters on `batches` (cycled, reshuffled per epoch) for `settings.steps`."""
+    folder.mkdir(parents=True, exist_ok=True)
+    params = [p for p in model.parameters() if p.requires_grad]
+    device = params[0].device  # batches live on the CPU and travel to the model's device one at a time
+    optimiser = torch.optim.AdamW(params, lr=settings.lr, weight_decay=0.0)
+    checkpoint, log = folder / "checkpoint.pt", folder / "log.jsonl"
+    step, earlier_minutes = 0, 0.0
+    if checkpoint.exists():
+        state = torch.load(checkpoint)
+        model.load_state_dict(state["model"], strict=False)
+        optimiser.load_state_dict(state["optimiser"])
+        step, earlier_minutes = state["step"], state.get("minutes", 0.0)
+    torch.manual_seed(settings.seed + step)
+    started, last = time.perf_counter(), {}
+    bar = tqdm(total=settings.steps, initial=step, desc=desc, unit="step")
+    running = None
+    while step < settings.steps:
+        epoch, index = divmod(step, len(batches))
+        if index == 0:
+            random.Random(settings.seed + epoch).shuffle(batches)
+        for group in optimiser.param_groups:
+            group["lr"] = learning_rate(step, settings)
+        model.train()
+        losses = loss_fn(batches[index].to(device))
+        optimiser.zero_grad(set_to_none=True)
+        losses["loss"].backward()
+        torch.nn.utils.clip_grad_norm_(params, settings.clip)
+        optimiser.step()
+        step += 1
+        values = {k: float(v) for k, v in losses.items()}
+        running = values if running is None else {k: 0.98 * running[k] + 0.02 * v for k, v in values.items()}
+        bar.update(1)
+        bar.set_postfix({k: f"{v:.3f}" for k, v in running.items()})
+        if step % settings.eval_every == 0 or step == settings.steps:
+            model.eval()
+            last = {"step": step, "epoch": round(step / len(batches), 2),
+                    "minutes": round(earlier_minutes + (time.perf_counter() - started) / 60, 2),
+                    **{f"train_{k}": round(v, 4) for k, v in running.items()}, **evaluate()}
+            with log.open("a") as f:
+                f.write(json.dumps(last) + "\n")
+            tqdm.write(json.dumps(last))
+            torch.save({"model": {k: v for k, v in model.state_dict().items()}, "optimiser": optimiser.state_dict(),
+                        "step": step, "minutes": last["minutes"]}, checkpoint)
+    bar.close()
+    return last

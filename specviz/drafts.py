@@ -1,0 +1,164 @@
+"""The trained drafts that ship with specviz under assets/models/, saved and loaded offline.
+
+- `smollm2-eagle/`: the EAGLE-style feature drafter (fc + one decoder layer, its FR-Spec draft vocabulary).
+  The token embeddings and LM head are the target's, so they are not stored.
+- `smollm2-draft/`: the separate draft model, a standalone `LlamaForCausalLM` whose first layers and embeddings
+  are the target's own. Only its trained part (the adapter layer and final norm) ships; `draft_model` writes the
+  complete model into the cache folder once and loads it with `from_pretrained`.
+
+Each folder has `specviz.json` (what it is, how it was trained, what it measured) and a model card, README.md.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import torch
+from safetensors.torch import load_file, save_file
+from transformers import AutoModelForCausalLM, PreTrainedModel
+
+from specviz.proposers.eagle import EagleDrafter
+
+ASSETS = Path(__file__).resolve().parent.parent / "assets" / "models"
+EAGLE_NAME = "smollm2-eagle"
+DRAFT_NAME = "smollm2-draft"
+
+
+def has_eagle(assets: Path = ASSETS) -> bool:
+    return (Path(assets) / EAGLE_NAME / "specviz.json").exists()
+
+
+def has_draft(assets: Path = ASSETS) -> bool:
+    return (Path(assets) / DRAFT_NAME / "specviz.json").exists()
+
+
+def read_meta(folder: Path) -> dict:
+    path = Path(folder) / "specviz.json"
+    if not path.exists():
+        raise ValueError(f"{folder} holds no trained draft (no specviz.json): run `python -m specviz.distill all`.")
+    return json.loads(path.read_text())
+
+
+def write_meta(folder: Path, meta: dict) -> None:
+    (Path(folder) / "specviz.json").write_text(json.dumps(meta, indent=2) + "\n")
+
+
+def check_target(meta: dict, target: PreTrainedModel, folder: Path) -> None:
+    config = target.config
+    if meta["hidden_size"] != config.hidden_size or meta["vocab_size"] != config.vocab_size:
+        raise ValueError(f"The draft in {folder} was trained for a target with hidden size {meta['hidden_size']} and "
+                         f"{meta['vocab_size']} tokens; this target has {config.hidden_size} and {config.vocab_size}.")
+
+
+# ---- the EAGLE-style drafter ----------------------------------------------------------------------------------------
+
+
+def save_eagle(drafter: EagleDrafter, vocab: torch.Tensor, assets: Path, training: dict) -> Path:
+    folder = Path(assets) / EAGLE_NAME
+    folder.mkdir(parents=True, exist_ok=True)
+    tensors = {k: v.detach().to(torch.float16).contiguous() for k, v in drafter.state_dict().items()
+               if not k.startswith("rotary.")}
+    tensors["draft_vocab"] = vocab.to(torch.int32).contiguous()
+    save_file(tensors, str(folder / "model.safetensors"))
+    config = drafter.config
+    write_meta(folder, {"kind": "eagle", "target": "SmolLM2-135M-Instruct", "hidden_size": config.hidden_size,
+                        "vocab_size": config.vocab_size, "draft_vocab_size": len(vocab), **training})
+    return folder
+
+
+def load_eagle(target: PreTrainedModel, folder: Path | None = None) -> tuple[EagleDrafter, torch.Tensor]:
+    """The drafter (float32, on the target's device) and its draft vocabulary."""
+    folder = Path(folder or ASSETS / EAGLE_NAME)
+    meta = read_meta(folder)
+    check_target(meta, target, folder)
+    tensors = load_file(str(folder / "model.safetensors"))
+    vocab = tensors.pop("draft_vocab").long()
+    drafter = EagleDrafter(target.config)
+    missing, unexpected = drafter.load_state_dict({k: v.float() for k, v in tensors.items()}, strict=False)
+    if unexpected or [k for k in missing if not k.startswith("rotary.")]:
+        raise ValueError(f"{folder}/model.safetensors does not match the EAGLE drafter's layout.")
+    device = next(target.parameters()).device
+    return drafter.to(device=device, dtype=next(target.parameters()).dtype).eval(), vocab.to(device)
+
+
+# ---- the separate draft model ---------------------------------------------------------------------------------------
+
+
+def save_draft(draft: PreTrainedModel, shallow: int, assets: Path, training: dict) -> Path:
+    """config.json (the complete standalone model's), trained.safetensors (adapter layer and final norm) and
+    specviz.json (which tensors come from the target)."""
+    from specviz.distill.draft import trainable
+    folder = Path(assets) / DRAFT_NAME
+    folder.mkdir(parents=True, exist_ok=True)
+    draft.config.save_pretrained(folder)
+    tensors = {k: v.detach().to(torch.float16).contiguous() for k, v in draft.state_dict().items() if trainable(k, shallow)}
+    save_file(tensors, str(folder / "trained.safetensors"))
+    write_meta(folder, {"kind": "draft", "target": "SmolLM2-135M-Instruct", "hidden_size": draft.config.hidden_size,
+                        "vocab_size": draft.config.vocab_size, "shallow_layers": shallow,
+                        "from_target": ["model.embed_tokens.weight"] + [f"model.layers.{i}.*" for i in range(shallow)]
+                        + ([] if draft.config.tie_word_embeddings else ["lm_head.weight"]),
+                        **training})
+    return folder
+
+
+def draft_model(target: PreTrainedModel, tokenizer, folder: Path | None = None) -> PreTrainedModel:
+    """The separate draft model, loaded with `from_pretrained` from a complete folder in the cache that is written
+    the first time (the target's embeddings and first layers + the shipped trained tensors)."""
+    from specviz.models import cache_dir
+    folder = Path(folder or ASSETS / DRAFT_NAME)
+    meta = read_meta(folder)
+    check_target(meta, target, folder)
+    trained = folder / "trained.safetensors"
+    stamp = f"{trained.stat().st_size}-{int(trained.stat().st_mtime)}"
+    complete = cache_dir() / "models" / f"{DRAFT_NAME}-{stamp}"
+    if not (complete / "model.safetensors").exists():
+        _materialise(target, tokenizer, folder, meta, complete)
+    dtype = next(target.parameters()).dtype
+    model = AutoModelForCausalLM.from_pretrained(complete, dtype=dtype)
+    return model.to(next(target.parameters()).device).eval()
+
+
+def _materialise(target, tokenizer, folder: Path, meta: dict, complete: Path) -> None:
+    from transformers import AutoConfig
+    shallow = meta["shallow_layers"]
+    config = AutoConfig.from_pretrained(folder)
+    source = target.state_dict()
+    shared = {"model.embed_tokens.weight"} | (set() if config.tie_word_embeddings else {"lm_head.weight"})
+    state = {k: v.detach().float().cpu() for k, v in source.items() if k in shared or
+             (k.startswith("model.layers.") and int(k.split(".")[2]) < shallow)}
+    state.update({k: v.float() for k, v in load_file(str(folder / "trained.safetensors")).items()})
+    with torch.device("meta"):
+        model = AutoModelForCausalLM.from_config(config)
+    model.load_state_dict(state, strict=False, assign=True)
+    model.tie_weights()
+    leftovers = [n for n, t in [*model.named_parameters(), *model.named_buffers()] if t.is_meta]
+    for name in leftovers:  # rotary inverse frequencies are buffers computed from the config
+        if "rotary_emb" not in name:
+            raise ValueError(f"{folder} lacks the tensor {name}; the draft cannot be assembled.")
+    if leftovers:
+        model.model.rotary_emb = type(model.model.rotary_emb)(config)
+    tmp = complete.with_name(complete.name + ".tmp")
+    model.save_pretrained(tmp)
+    if tokenizer is not None:
+        tokenizer.save_pretrained(tmp)
+    if complete.exists():
+        import shutil
+        shutil.rmtree(complete)
+    tmp.rename(complete)
+
+
+# ---- what the app shows ----------------------------------------------------------------------------------------------
+
+
+def shipped_drafts(assets: Path = ASSETS) -> list[dict]:
+    """One entry per trained draft folder: its name, specviz.json, model card text and size on disk (MB)."""
+    found = []
+    for name in (EAGLE_NAME, DRAFT_NAME):
+        folder = Path(assets) / name
+        if not (folder / "specviz.json").exists():
+            continue
+        card = folder / "README.md"
+        found.append({"name": name, "meta": read_meta(folder), "card": card.read_text() if card.exists() else "",
+                      "megabytes": sum(f.stat().st_size for f in folder.iterdir() if f.is_file()) / 2**20})
+    return found

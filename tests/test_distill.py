@@ -1,0 +1,158 @@
+"""The training pipeline (`python -m specviz.distill`), exercised end to end on the toy pair: prompt set, data
+step, both objectives, the resumable loop, and saving / loading the drafts."""
+
+import json
+
+import pytest
+import torch
+
+from specviz.distill import cli
+from specviz.distill.data import GenerationPlan, generate_batch, generate_records, load_records
+from specviz.distill.draft import DraftLoss, DraftObjective, draft_from_target
+from specviz.distill.eagle import EagleLoss, EagleObjective
+from specviz.distill.prompts import FAMILIES, Prompt, prompt_sets, split_topics
+from specviz.distill.trainer import LoopSettings, make_batches, train_loop
+from specviz.drafts import draft_model, load_eagle, save_draft, save_eagle
+from transformers import DynamicCache
+
+from specviz.proposers.eagle import EagleDrafter, causal_mask
+
+
+def toy_prompts(n):
+    return [Prompt(f"p{i}", "toy", "abcab"[: 2 + i % 4] + " the cat") for i in range(n)]
+
+
+@pytest.fixture(scope="module")
+def toy_records(tmp_path_factory):
+    from specviz.models import toy_pair
+    pair = toy_pair()
+    folder = tmp_path_factory.mktemp("data")
+    generate_records(pair.target, pair.tokenizer, toy_prompts(24), folder, GenerationPlan(24, 8), {1})
+    return pair, load_records(folder), folder
+
+
+def test_prompt_sets_are_big_seeded_and_held_out_by_topic():
+    train, held = prompt_sets(3000, 64, seed=0)
+    assert len(train) == 3000 and len(held) == 64
+    assert len({p.text for p in train}) == 3000
+    assert prompt_sets(3000, 64, seed=0) == (train, held)
+    assert not {p.topic for p in train} & {p.topic for p in held}
+    for family, (_, topics, _) in FAMILIES.items():
+        train_topics, held_topics = split_topics(topics, 0)
+        assert set(train_topics) | set(held_topics) == set(topics) and not set(train_topics) & set(held_topics)
+    assert {p.family for p in held} == set(FAMILIES)
+
+
+def test_features_are_what_the_head_reads(toy_records):
+    pair, records, _ = toy_records
+    greedy = generate_batch(pair.target, pair.tokenizer, toy_prompts(4), GenerationPlan(12, 4), False, 0, {1})
+    for r in greedy:
+        assert r.features.shape == (len(r.tokens) - 1, pair.target.config.hidden_size)
+        logits = pair.target.lm_head(r.features.float())
+        response = slice(r.prompt_length - 1, None)
+        assert torch.equal(logits.argmax(-1)[response], r.tokens[r.prompt_length:])
+
+
+def test_data_step_resumes_without_redoing_shards(toy_records):
+    pair, records, folder = toy_records
+    assert len(records) == 24 and len(list(folder.glob("shard-*.pt"))) == 3
+    before = {p: p.stat().st_mtime_ns for p in folder.glob("shard-*.pt")}
+    generate_records(pair.target, pair.tokenizer, toy_prompts(24), folder, GenerationPlan(24, 8), {1})
+    assert {p: p.stat().st_mtime_ns for p in folder.glob("shard-*.pt")} == before
+    assert [json.loads(line)["sampled"] for line in (folder / "log.jsonl").read_text().splitlines()] == [False, True, False]
+
+
+def test_eagle_objective_learns_and_the_loop_resumes(toy_records, tmp_path):
+    pair, records, _ = toy_records
+    torch.manual_seed(0)
+    drafter = EagleDrafter(pair.target.config)
+    drafter.init_from_target(pair.target)
+    vocab = torch.arange(pair.target.config.vocab_size)
+    objective = EagleObjective(drafter, pair.target.get_input_embeddings(), pair.target.lm_head.weight.detach(),
+                               vocab, EagleLoss(kd_positions=64))
+    batches = make_batches(records, 256, 0)
+    first = objective.loss(batches[0])["loss"].item()
+    train_loop(drafter, batches, objective.loss, lambda: objective.accuracy(batches), LoopSettings(20, 3e-3, 5, 10),
+               tmp_path, "test")
+    result = train_loop(drafter, batches, objective.loss, lambda: objective.accuracy(batches),
+                        LoopSettings(40, 3e-3, 5, 10), tmp_path, "test")
+    steps = [json.loads(line)["step"] for line in (tmp_path / "log.jsonl").read_text().splitlines()]
+    assert steps == [10, 20, 30, 40]  # the second call continued from step 20
+    assert float(objective.loss(batches[0])["loss"]) < first
+    assert 0 <= result["acc12"] <= result["acc1"] <= 1
+
+
+def test_draft_objective_trains_only_the_adapter_and_norm(toy_records, tmp_path):
+    pair, records, _ = toy_records
+    draft = draft_from_target(pair.target, shallow=1)
+    trainable = {n for n, p in draft.named_parameters() if p.requires_grad}
+    assert trainable == {n for n, _ in draft.named_parameters() if n.startswith("model.layers.1.")} | {"model.norm.weight"}
+    head = pair.target.lm_head.weight.detach()
+    objective = DraftObjective(draft, 1, head, torch.arange(len(head)), DraftLoss(kd_positions=64))
+    batches = make_batches(records, 256, 0)
+    first = objective.loss(batches[0])["loss"].item()
+    frozen = draft.model.layers[0].mlp.up_proj.weight.clone()
+    train_loop(draft, batches, objective.loss, lambda: objective.accuracy(batches, head), LoopSettings(30, 3e-3, 5, 30),
+               tmp_path, "test")
+    assert float(objective.loss(batches[0])["loss"]) < first
+    assert torch.equal(draft.model.layers[0].mlp.up_proj.weight, frozen)
+
+
+def test_saved_drafts_load_back(toy, tmp_path, monkeypatch):
+    monkeypatch.setenv("SPECVIZ_CACHE", str(tmp_path / "cache"))
+    drafter = EagleDrafter(toy.target.config)
+    drafter.init_from_target(toy.target)
+    save_eagle(drafter, torch.tensor([3, 1, 2]), tmp_path, {"steps": 0})
+    loaded, vocab = load_eagle(toy.target, tmp_path / "smollm2-eagle")
+    assert vocab.tolist() == [3, 1, 2]
+    x, e = torch.randn(1, 3, 32), torch.randn(1, 3, 32)
+    pos = torch.arange(3)[None]
+    assert torch.allclose(loaded(x, e, pos), drafter(x, e, pos), atol=1e-2)
+
+    draft = draft_from_target(toy.target, shallow=1)
+    save_draft(draft, 1, tmp_path, {"steps": 0})
+    complete = draft_model(toy.target, toy.tokenizer, tmp_path / "smollm2-draft")
+    ids = torch.tensor([[3, 4, 5, 6]])
+    assert torch.allclose(complete(ids).logits, draft(ids).logits, atol=1e-2)
+
+    with pytest.raises(ValueError, match="trained for a target with hidden size 32"):
+        other = EagleDrafter(toy.target.config)
+        save_eagle(other, torch.tensor([0]), tmp_path / "x", {})
+        meta = json.loads((tmp_path / "x" / "smollm2-eagle" / "specviz.json").read_text())
+        from specviz.drafts import check_target
+        toy.target.config.hidden_size, before = 64, toy.target.config.hidden_size
+        try:
+            check_target(meta, toy.target, tmp_path)
+        finally:
+            toy.target.config.hidden_size = before
+
+
+def test_cli_without_data_says_so(tmp_path, capsys):
+    assert cli.main(["eagle", "--work", str(tmp_path)]) == 2
+    assert "run `python -m specviz.distill data` first" in capsys.readouterr().err
+
+
+def test_unrolled_passes_attend_exactly_as_drafting_does(toy_records):
+    """Pass p's row t equals draft step p at inference (true context up to where the draft began, then the
+    drafter's own predictions along the chain), which is what the training-time test must imitate."""
+    pair, records, _ = toy_records
+    torch.manual_seed(0)
+    drafter = EagleDrafter(pair.target.config).eval()  # random, so attention really mixes rows
+    embed = pair.target.get_input_embeddings()
+    objective = EagleObjective(drafter, embed, pair.target.lm_head.weight.detach(),
+                               torch.arange(pair.target.config.vocab_size), EagleLoss(unroll=3, noise=0.0))
+    record = max(records, key=lambda r: len(r.tokens))
+    batch = make_batches([record], 10_000, 0)[0]
+    with torch.no_grad():
+        outputs, _, _ = objective.passes(batch, 0.0)
+        feats, tokens = batch.features[0], batch.tokens[0]
+        start = 4  # the draft begins after true row `start`
+        cache = DynamicCache(config=drafter.config)
+        rows = torch.arange(start + 1)[None]
+        out = drafter(feats[None, : start + 1], embed(tokens[None, 1: start + 2]), rows,
+                      causal_mask(start + 1, 0), cache)[:, -1:]
+        assert torch.allclose(out[0, 0], outputs[0][0, start], atol=1e-5)
+        for depth in (2, 3):
+            t = start + depth - 1
+            out = drafter(out, embed(tokens[None, t + 1: t + 2]), torch.tensor([[t]]), None, cache)
+            assert torch.allclose(out[0, 0], outputs[depth - 1][0, t], atol=1e-5), depth

@@ -17,6 +17,11 @@ machine = models_view.current_machine()
 st.subheader("Catalog")
 models_view.catalog_table(entries)
 
+st.subheader("Drafts trained for the offline model")
+st.caption("SmolLM2-135M has no smaller sibling to draft with, so specviz trains its own on this kind of machine: "
+           "each card says how, on what, and what it measured.")
+models_view.trained_drafts()
+
 st.subheader("Will it fit here?")
 st.caption(models_view.machine_summary(machine))
 models_view.memory_check(entries, machine)

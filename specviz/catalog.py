@@ -22,7 +22,7 @@ BYTES_PER_PARAM = {"float32": 4, "bfloat16": 2, "float16": 2}
 CATALOG_DTYPES = ("float32", "bfloat16")
 SOURCES = ("wheel", "code", "hub")
 DEVICES = ("cpu", "gpu", "multi-gpu")
-PROPOSERS = ("draft", "ngram", "layerskip")
+PROPOSERS = ("draft", "ngram", "layerskip", "eagle")
 MEMORY_TOLERANCE = 0.05  # stated memory may differ from parameters x bytes by 5% (rounding)
 
 
@@ -154,7 +154,8 @@ def catalog_rows(catalog: dict[str, CatalogEntry]) -> list[dict]:
         rows.append({
             "name": entry.name,
             "target": entry.target.id,
-            "draft": entry.draft.id if entry.draft else f"({entry.proposer} self-draft)",
+            "draft": entry.draft.id if entry.draft else ("(EAGLE drafter + draft model trained here)"
+                                                          if entry.proposer == "eagle" else f"({entry.proposer} self-draft)"),
             "params (B)": " + ".join(f"{m.params_billion:g}" for m in entry.models),
             "float32 GB": round(entry.weights_gb("float32"), 2),
             "bfloat16 GB": round(entry.weights_gb("bfloat16"), 2),

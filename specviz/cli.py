@@ -221,5 +221,6 @@ def low_acceptance_hint(trace: Trace) -> list[str]:
     if not trace.num_drafted or trace.acceptance_rate >= 0.1:
         return []
     return [f"  note: the draft was rarely right ({trace.num_accepted} of {trace.num_drafted} drafts kept), so each "
-            f"step paid for drafting and still emitted about one token. The layer-skip draft is untrained; try "
-            f"--proposer ngram on text that repeats the prompt, or `compare` to see the cost."]
+            f"step paid for drafting and still emitted about one token. An untrained draft (layer-skip) rarely "
+            f"agrees; with the default pair try --proposer eagle (trained for it), --proposer ngram on text that "
+            f"repeats the prompt, or `compare` to see the cost."]

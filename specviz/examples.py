@@ -28,7 +28,8 @@ from specviz.trace import Trace
 TRACES_DIR = Path(__file__).resolve().parent.parent / "assets" / "traces"
 BASELINE_SUFFIX = ".baseline.json"
 # The example the Playground opens with; the others follow in this order, then any extra files by name.
-ORDER = ("smollm-ngram-t07", "toy-draft", "smollm-layerskip-t07", "smollm-ngram-greedy")
+ORDER = ("smollm-ngram-t07", "smollm-eagle-greedy", "toy-draft", "smollm-layerskip-t07", "smollm-draft-greedy",
+         "smollm-ngram-greedy")
 DEFAULT_EXAMPLE = ORDER[0]
 
 

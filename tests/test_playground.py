@@ -149,11 +149,24 @@ def test_a_live_run_from_the_widgets():
     assert at.error and at.error[0].value == "The prompt is empty: type something for the model to continue."
 
 
-def test_the_default_pair_offers_only_its_proposers():
+def test_the_default_pair_offers_its_trained_drafts_first():
     at = page()
     at.radio(key="playground_source").set_value("live").run()
     at.selectbox(key="playground_pair").set_value("default").run()
-    assert at.selectbox(key="playground_proposer").options == ["N-gram lookup (no model)", "Layer-skip self-draft"]
+    assert at.selectbox(key="playground_proposer").options == [
+        "EAGLE feature drafter (trained)", "Draft model", "N-gram lookup (no model)", "Layer-skip self-draft"]
+    assert at.selectbox(key="playground_proposer").value == "eagle"  # the trained drafter is the live default
+
+
+def test_a_live_run_with_the_trained_eagle_drafter():
+    at = page(source="live", pair="default", proposer="eagle", k="3", temperature="0", max_new_tokens="16",
+              prompt="Describe trains in exactly three sentences.")
+    no_problems(at)
+    trace = at.session_state["trace"]
+    assert trace.settings["proposer"] == "eagle" and trace.num_tokens == 16
+    assert trace.num_accepted > 0  # a trained drafter: some drafts survive
+    decision = trace.steps[0].decisions[0]
+    assert decision.draft_top and 0 < decision.draft_prob <= 1  # a real q to draw next to p
 
 
 def evil_trace() -> Trace:

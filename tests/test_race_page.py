@@ -121,11 +121,14 @@ def test_proposer_choices_follow_the_pair(monkeypatch):
     at = _app(race_source="live")
     assert at.selectbox(key="race_proposer").options == ["draft model", "n-gram lookup (no model)",
                                                           "layer-skip self-draft"]
+    at.selectbox(key="race_pair").set_value("toy").run()
+    at.selectbox(key="race_proposer").set_value("layerskip").run()
     at.selectbox(key="race_pair").set_value("default").run()
     assert not at.exception
-    # SmolLM2 has no separate draft model: the proposer falls back to its first choice
-    assert at.selectbox(key="race_proposer").value == "layerskip"
-    assert "draft model" not in at.selectbox(key="race_proposer").options
+    # SmolLM2's own drafts come first: the trained EAGLE drafter, then the trained separate draft
+    assert at.selectbox(key="race_proposer").options == ["EAGLE feature drafter (trained)", "draft model",
+                                                          "layer-skip self-draft", "n-gram lookup (no model)"]
+    assert at.selectbox(key="race_proposer").value == "layerskip"  # a choice both pairs offer is kept
 
 
 @pytest.mark.parametrize("value", ["0.5", "inf"])

@@ -123,14 +123,20 @@ class CaseRunner:
     def hf_on(self, temperature: float | None) -> bool:
         return self.config.hf == "all" or (self.config.hf == "greedy" and not temperature)
 
+    def has_hf_twin(self, proposer: str) -> bool:
+        """Whether transformers has the same method: prompt lookup for n-gram, assisted generation for a draft
+        model or an early exit; nothing for a feature drafter (EAGLE), which needs the target's hidden states."""
+        return proposer == "ngram" or self.assistants.get(proposer) is not None
+
     def count(self, temperature: float | None) -> int:
         """Runs one case makes (temperature None: one warm-up round)."""
         cfg = self.config
         if temperature is None:
-            return 1 + len(cfg.proposers) * (2 if self.hf_on(0.0) else 1) + self.hf_on(0.0)
+            return 1 + sum(1 + (self.hf_on(0.0) and self.has_hf_twin(p)) for p in cfg.proposers) + self.hf_on(0.0)
         specs = self._plan_cache[temperature]
         hf = self.hf_on(temperature)
-        per_repeat = 1 + hf + len(specs) + (hf * sum(s.policy == "constant" for s in specs))
+        per_repeat = 1 + hf + len(specs) + (hf * sum(s.policy == "constant" and self.has_hf_twin(s.proposer)
+                                                      for s in specs))
         record = sum(self.records(s) for s in specs)
         return cfg.repeats * per_repeat + record
 
@@ -179,7 +185,7 @@ class CaseRunner:
             spec = _Spec(name, "constant", self.config.ks[0])
             self.spec(ids, 0.0, spec, max_new_tokens=n)
             tick("warm-up")
-            if self.hf_on(0.0):
+            if self.hf_on(0.0) and self.has_hf_twin(name):
                 self.hf(ids, 0.0, spec, max_new_tokens=n)
                 tick("warm-up")
 
@@ -200,7 +206,7 @@ class CaseRunner:
             for i, spec in enumerate(specs):
                 spec_runs[i].append(self.spec(ids, temperature, spec))
                 tick(f"{where} {spec.proposer} {spec.policy} K={spec.k}")
-                if hf and spec.policy == "constant":
+                if hf and spec.policy == "constant" and self.has_hf_twin(spec.proposer):
                     assisted[i].append(self.hf(ids, temperature, spec))
                     tick(f"{where} transformers assisted {spec.proposer} K={spec.k}")
         recorded = {}

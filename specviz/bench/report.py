@@ -216,6 +216,13 @@ def markdown_report(result: BenchResult) -> str:
             f"{_fmt(r['speedup_vs_hf_generate'], 2, '×')} | {_fmt(r['hf_assisted_speedup'], 2, '×')} | "
             f"{_fmt(r['predicted_speedup'], 2, '×')} | {_fmt(r['predicted_speedup_measured_verify'], 2, '×')} | "
             f"{r['identical_count'] or '–'} |")
+    lines += ["", "## Acceptance by draft position (all suites)", "",
+              "Entry i: of the steps that drafted at least i tokens, the share whose first i drafts were all kept "
+              "(so the entries fall with i; the first is first-position acceptance).", "", "| proposer | K | T | c | per-position acceptance |", "|---|---|---|---|---|"]
+    for r in rows:
+        if r["policy"] == "constant":
+            lines.append(f"| {r['proposer']} | {r['k']} | {r['temperature']:g} | {_fmt(r['c'], 3)} | "
+                         + " / ".join(_fmt(a) for a in r["per_position"]) + " |")
     lines += ["", "## Best configuration per category (speedup vs specviz target-only)", "",
               "| category | T | best | speedup | runner-up policy |", "|---|---|---|---|---|"]
     for suite in [s["name"] for s in result.suites]:

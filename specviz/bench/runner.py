@@ -18,7 +18,7 @@ from specviz.bench.cases import CaseRunner
 from specviz.bench.config import BenchConfig, encode_bench_prompt, load_suites
 from specviz.bench.report import BenchResult
 from specviz.bench.summary import summarise
-from specviz.bench.timing import load_average, machine_info, measure_costs, utc_now
+from specviz.bench.timing import feature_draft_timer, load_average, machine_info, measure_costs, utc_now
 from specviz.generation import Clock, default_clock
 
 Progress = Callable[[int, int, str], None]  # (runs done, runs in all, what runs next)
@@ -55,12 +55,14 @@ def _run(config: BenchConfig, command: str, progress: Progress | None, pair, clo
 
     proposers = {name: make_proposer(pair, name, layers=config.layers) for name in config.proposers}
     labels = {name: prop.name for name, prop in proposers.items()}  # e.g. "layerskip-7"
-    drafts = {name: prop.runner.model if hasattr(prop, "runner") else None for name, prop in proposers.items()}
+    context = encoded[prompts[0][1].id]
+    drafts = {name: prop.runner.model if hasattr(prop, "runner") else
+              feature_draft_timer(pair.target, prop, context, clock) if prop.needs_target_features else None
+              for name, prop in proposers.items()}
     assistants = {name: (pair.draft if name == "draft" else
                          early_exit_model(pair.target, proposers[name].layers) if name == "layerskip" else None)
                   for name in config.proposers}
-    costs = measure_costs(pair.target, drafts, encoded[prompts[0][1].id], config.k_max + 1, config.cost_repeats,
-                          clock)
+    costs = measure_costs(pair.target, drafts, context, config.k_max + 1, config.cost_repeats, clock)
     costs["c"] = {labels[n]: v for n, v in costs["c"].items()}
     costs["draft_forward_seconds"] = {labels[n]: v for n, v in costs["draft_forward_seconds"].items()}
 

@@ -82,11 +82,35 @@ def forward_timer(model, context: list[int], n_new: int, clock: Clock = default_
     return once
 
 
+def feature_draft_timer(target, proposer, context: list[int], clock: Clock = default_clock) -> Callable[[], float]:
+    """A function that times one drafting step of a feature drafter (EAGLE): one pass of its layer and its head,
+    after the target's features for `context` have been handed over."""
+    from specviz.kvcache import CachedModel
+    from specviz.sampling import SamplingConfig
+
+    runner = CachedModel(target)
+    runner.feed(context, features=True)
+    proposer.reset()
+    proposer.observe_target(0, runner.last_hidden)
+    greedy, generator = SamplingConfig(), torch.Generator().manual_seed(0)
+
+    def once() -> float:
+        synchronize(runner.device)
+        t0 = clock()
+        proposer.propose(context + [context[-1]], 1, greedy, generator)  # re-reads one true position, drafts one
+        synchronize(runner.device)
+        return clock() - t0
+
+    once()
+    return once
+
+
 def measure_costs(target, draft_models: dict[str, Any], context: list[int], n_max: int, repeats: int,
                   clock: Clock = default_clock) -> dict[str, Any]:
     """c for each proposer and the verify curve t(n)/t(1) for n = 1..n_max (target forwards, warm cache).
 
-    `draft_models` maps a proposer's name to its draft model, or to None for n-gram lookup (timed as a lookup).
+    `draft_models` maps a proposer's name to its draft model, to None for n-gram lookup (timed as a lookup), or
+    to a ready timer (a function returning seconds, as `feature_draft_timer` makes).
     Every round times every forward once, so a burst of load on a shared machine hits all of them alike;
     each number is the median over `repeats` rounds.
     """
@@ -99,7 +123,8 @@ def measure_costs(target, draft_models: dict[str, Any], context: list[int], n_ma
 
     timers = {("verify", n): forward_timer(target, context, n, clock) for n in range(1, n_max + 1)}
     for name, model in draft_models.items():
-        timers[("draft", name)] = lookup if model is None else forward_timer(model, context, 1, clock)
+        timers[("draft", name)] = (lookup if model is None else model if _is_timer(model)
+                                   else forward_timer(model, context, 1, clock))
     times: dict[tuple, list[float]] = defaultdict(list)
     for _ in range(repeats):
         for key, timer in timers.items():
@@ -116,3 +141,7 @@ def measure_costs(target, draft_models: dict[str, Any], context: list[int], n_ma
     }
 
 
+
+
+def _is_timer(value) -> bool:
+    return callable(value) and not isinstance(value, torch.nn.Module)

@@ -74,6 +74,23 @@ RECIPES = (
         "default", "layerskip", "Why is the sky blue? Answer in two sentences.", True, 4, 0.7, 48,
     ),
     Recipe(
+        "smollm-eagle-greedy", "A trained feature drafter: EAGLE-style (SmolLM2, T = 0)",
+        "The EAGLE-style drafter specviz trained for SmolLM2 (assets/models/smollm2-eagle): one small layer that "
+        "reads the target's own last hidden state, predicts the next one, and reads tokens off the target's head "
+        "(c = 0.08). On this held-out prompt it emits about 2 tokens per target forward; over 8 held-out "
+        "prompts the average is 1.84 at K = 4, about break-even on a 2-core CPU, where verifying 5 tokens costs "
+        "1.5 times one forward.",
+        "default", "eagle", "Explain owls using an analogy.", True, 4, 0.0, 48,
+    ),
+    Recipe(
+        "smollm-draft-greedy", "A separate draft model (SmolLM2, T = 0)",
+        "The classic form: a separate small model drafts. Here it is SmolLM2's first 3 layers plus one trained "
+        "adapter layer (assets/models/smollm2-draft), a standalone model that loads with from_pretrained. On the "
+        "same prompt it agrees with the target less often than the EAGLE drafter and each draft costs more "
+        "(4 layers and the full LM head, c = 0.30), so it is slower than plain decoding: the race shows why.",
+        "default", "draft", "Explain owls using an analogy.", True, 4, 0.0, 48,
+    ),
+    Recipe(
         "toy-draft", "A toy pair with a draft model (T = 1)",
         "Two tiny random-weight models over a 34-character vocabulary; the draft is the target with noise added "
         "to its weights, so the two usually agree (acceptance about 0.6 to 0.7). Every kind of token appears: "

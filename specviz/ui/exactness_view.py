@@ -28,7 +28,7 @@ from specviz.ui.tokens import escape_text, visible
 
 PAIRS = {
     "toy": "Toy pair (instant; 34 characters)",
-    "default": "SmolLM2-135M, layer-skip draft (first load ≈ 15 s)",
+    "default": "SmolLM2-135M, trained EAGLE-style drafter (first load ≈ 15 s)",
 }
 N_MAX = {("toy", "one_step"): 5000, ("toy", "engine"): 2000, ("default", "one_step"): 5000,
          ("default", "engine"): 200}

@@ -200,3 +200,19 @@ def remember(pair_spec: str) -> None:
 def current_machine() -> Machine:
     return detect_machine()
 
+
+
+DRAFT_TITLES = {"eagle": "EAGLE-style feature drafter (the default's proposer)", "draft": "Separate draft model"}
+
+
+def trained_drafts() -> None:
+    """The drafts trained here for the offline target, each with its model card."""
+    from specviz.drafts import shipped_drafts
+    drafts = shipped_drafts()
+    if not drafts:
+        st.info("No trained drafts in assets/models: `python -m specviz.distill all` makes them.")
+        return
+    for d in drafts:
+        meta = d["meta"]
+        with st.expander(f"{DRAFT_TITLES.get(meta['kind'], meta['kind'])}: {d['name']} ({d['megabytes']:.1f} MB)"):
+            st.markdown(d["card"])

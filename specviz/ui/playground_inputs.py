@@ -25,15 +25,16 @@ from specviz.ui.tokens import escape_label
 
 SOURCES = {"example": "Example trace (instant)", "live": "Live run", "upload": "Upload a trace"}
 PAIRS = {"default": "SmolLM2-135M-Instruct (real model)", "toy": "Toy pair (tiny, instant)"}
-PAIR_PROPOSERS = {"toy": ("draft", "ngram", "layerskip"), "default": ("ngram", "layerskip")}
-PROPOSER_LABELS = {"draft": "Draft model", "ngram": "N-gram lookup (no model)", "layerskip": "Layer-skip self-draft"}
+PAIR_PROPOSERS = {"toy": ("draft", "ngram", "layerskip"), "default": ("eagle", "draft", "ngram", "layerskip")}
+PROPOSER_LABELS = {"draft": "Draft model", "ngram": "N-gram lookup (no model)", "layerskip": "Layer-skip self-draft",
+                   "eagle": "EAGLE feature drafter (trained)"}
 MAX_TOKENS_RANGE = (1, 256)
 TEMPERATURE_RANGE = (0.0, 2.0)
 TOP_P_RANGE = (0.01, 1.0)
 TOP_K_MAX = 1000
 LIVE_DEFAULTS = RunSettings(
-    pair="default", proposer="ngram", chat=True, k=4, max_new_tokens=48, temperature=0.7, seed=0,
-    prompt="Repeat this sentence exactly: The quick brown fox jumps over the lazy dog near the river bank.",
+    pair="default", proposer="eagle", chat=True, k=4, max_new_tokens=48, temperature=0.7, seed=0,
+    prompt="Why is the sky blue? Answer in two sentences.",
 )
 # session-state key of each setting, and the URL name it is shared under
 KEYS = {
@@ -262,7 +263,9 @@ def live_settings_form() -> tuple[RunSettings, bool]:
     if state.get(KEYS["proposer"]) not in choices:
         state[KEYS["proposer"]] = choices[0]
     c2.selectbox("Who drafts", choices, format_func=PROPOSER_LABELS.get, key=KEYS["proposer"],
-                 help="Draft model: a small separate model. N-gram: copy what followed the same words earlier. "
+                 help="EAGLE: one small trained layer that drafts from the target's own hidden states. "
+                      "Draft model: a small separate model (for SmolLM2: its first 3 layers + 1 trained layer). "
+                      "N-gram: copy what followed the same words earlier. "
                       "Layer-skip: the target's own first layers (untrained for this, so it rarely agrees).")
     c3.slider("K: drafts per step", K_RANGE[0], K_RANGE[1], key=KEYS["k"])
     if state[KEYS["proposer"]] == "layerskip":

@@ -25,8 +25,9 @@ from specviz.ui.tokens import output_html
 
 SPEC_LANE, BASE_LANE = "speculative", "target only"
 PHASE_COLORS = {"prefill": LIGHT_GREY, "draft": Q_COLOR, "verify": P_COLOR, "overhead": "#333333"}
-PROPOSERS = {"toy": ("draft", "ngram", "layerskip"), "default": ("layerskip", "ngram")}
-PROPOSER_LABELS = {"draft": "draft model", "ngram": "n-gram lookup (no model)", "layerskip": "layer-skip self-draft"}
+PROPOSERS = {"toy": ("draft", "ngram", "layerskip"), "default": ("eagle", "draft", "layerskip", "ngram")}
+PROPOSER_LABELS = {"draft": "draft model", "ngram": "n-gram lookup (no model)", "layerskip": "layer-skip self-draft",
+                   "eagle": "EAGLE feature drafter (trained)"}
 PAIR_LABELS = {"toy": "toy pair (instant, random weights)", "default": "SmolLM2-135M (real, ~20 s first load)"}
 SOURCES = {"example": "Recorded example (instant)", "live": "Live run"}
 
@@ -68,7 +69,7 @@ FIELDS = (
     Field("race_source", "example", _choice(tuple(SOURCES))),
     Field("race_example", "", str),
     Field("race_pair", DEFAULTS.pair, _choice(tuple(PROPOSERS))),
-    Field("race_proposer", DEFAULTS.proposer, _choice(("draft", "ngram", "layerskip"))),
+    Field("race_proposer", DEFAULTS.proposer, _choice(("draft", "ngram", "layerskip", "eagle"))),
     Field("race_prompt", DEFAULTS.prompt, str),
     Field("race_k", DEFAULTS.k, _int_in(1, 8)),
     Field("race_max_new", DEFAULTS.max_new_tokens, _int_in(8, 128)),

@@ -1,0 +1,85 @@
+"""The trained drafts that ship for SmolLM2 (assets/models/): they load offline, speak the target's vocabulary,
+leave greedy output untouched, and really learned the target (accepted length, not timing)."""
+
+import json
+
+import pytest
+import torch
+from transformers import AutoTokenizer
+
+from specviz.baseline import autoregressive_generate
+from specviz.bench.config import load_suites
+from specviz.decoding import speculative_generate
+from specviz.drafts import ASSETS, DRAFT_NAME, EAGLE_NAME, read_meta
+from specviz.models import cache_dir, encode_prompt
+from specviz.proposers import EagleProposer, make_proposer
+
+HELD_OUT = [p.text for p in load_suites(["held-out"])[0].prompts]
+
+
+def test_assets_fit_the_budget_and_have_cards():
+    total = sum(f.stat().st_size for f in ASSETS.rglob("*") if f.is_file())
+    assert total <= 40 * 2**20
+    for name in (EAGLE_NAME, DRAFT_NAME):
+        card = (ASSETS / name / "README.md").read_text()
+        for heading in ("## Data", "## Command", "## Held-out acceptance", "## Licence"):
+            assert heading in card, (name, heading)
+        assert "Apache-2.0" in card
+        assert read_meta(ASSETS / name)["target"] == "SmolLM2-135M-Instruct"
+
+
+def test_both_drafts_load_offline_and_share_the_vocabulary(smollm, monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    assert smollm.default_proposer == "eagle"
+    drafter, vocab = smollm.eagle
+    assert vocab.max() < smollm.target.config.vocab_size and len(set(vocab.tolist())) == len(vocab)
+    assert drafter.config.hidden_size == smollm.target.config.hidden_size
+    draft = smollm.draft
+    assert draft.config.vocab_size == smollm.target.config.vocab_size
+    assert draft.config.num_hidden_layers < smollm.target.config.num_hidden_layers
+    # the separate draft is a complete folder that from_pretrained reads, tokenizer included
+    folder = next((cache_dir() / "models").glob(f"{DRAFT_NAME}-*"))
+    assert AutoTokenizer.from_pretrained(folder).get_vocab() == smollm.tokenizer.get_vocab()
+    # its first layers are the target's own
+    assert torch.equal(draft.model.layers[0].mlp.up_proj.weight, smollm.target.model.layers[0].mlp.up_proj.weight)
+
+
+@pytest.mark.parametrize("name", ["eagle", "draft"])
+def test_greedy_output_equals_target_only_on_held_out_prompts(smollm, name):
+    for text in HELD_OUT[:3]:
+        ids = encode_prompt(smollm.tokenizer, text, chat=True)
+        plain = autoregressive_generate(smollm.target, ids, max_new_tokens=32)
+        spec = speculative_generate(smollm.target, make_proposer(smollm, name), ids, k=4, max_new_tokens=32)
+        assert spec.output_ids == plain.output_ids
+
+
+def test_the_default_drafter_learned_the_target(smollm):
+    """Mean accepted length (tokens per target forward, bonus included) on three short held-out prompts: an
+    untrained drafter gets about 1.0 here."""
+    emitted = forwards = 0
+    for text in HELD_OUT[3:6]:
+        ids = encode_prompt(smollm.tokenizer, text, chat=True)
+        trace = speculative_generate(smollm.target, make_proposer(smollm), ids, k=4, max_new_tokens=48)
+        emitted += len(trace.output_ids)
+        forwards += len(trace.steps)
+    assert emitted / forwards > 1.8
+
+
+def test_eagle_receives_exactly_the_targets_features(smollm):
+    """The features handed over during decoding equal a fresh full forward's last hidden states."""
+    proposer = make_proposer(smollm, "eagle")
+    assert isinstance(proposer, EagleProposer)
+    ids = encode_prompt(smollm.tokenizer, HELD_OUT[6], chat=True)
+    trace = speculative_generate(smollm.target, proposer, ids, k=3, max_new_tokens=12, eos_token_id=[])
+    sequence = ids + trace.output_ids
+    with torch.inference_mode():
+        fresh = smollm.target(torch.tensor([sequence]), output_hidden_states=True).hidden_states[-1][0]
+    got = torch.stack(proposer.features)
+    assert got.shape[0] == len(sequence) - 1
+    assert torch.allclose(got, fresh[: len(sequence) - 1], atol=1e-3, rtol=1e-3)
+
+
+def test_draft_cards_record_what_they_measured():
+    for name in (EAGLE_NAME, DRAFT_NAME):
+        meta = json.loads((ASSETS / name / "specviz.json").read_text())
+        assert meta["held_out_records"] >= 60 and meta["train_records"] >= 1500

@@ -131,7 +131,7 @@ def train_loop(model: torch.nn.Module, batches: list[Batch], loss_fn: Callable[[
         torch.nn.utils.clip_grad_norm_(params, settings.clip)
         optimiser.step()
         step += 1
-        values = {k: float(v) for k, v in losses.items()}
+        values = {k: float(v.detach()) for k, v in losses.items()}
         running = values if running is None else {k: 0.98 * running[k] + 0.02 * v for k, v in values.items()}
         bar.update(1)
         bar.set_postfix({k: f"{v:.3f}" for k, v in running.items()})

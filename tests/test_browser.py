@@ -43,6 +43,13 @@ class Server:
         page.goto(self.url + path)
         wait_for_app(page, timeout=90)  # the first visit imports torch: slow on a busy machine
 
+    def navigate(self, page, link: str, path: str) -> None:
+        """Open the landing page, then follow the sidebar link to another page, as a visitor would."""
+        self.open(page)
+        page.locator('[data-testid="stSidebarNav"]').get_by_role("link", name=link).click()
+        page.wait_for_url(f"**/{path}**")
+        wait_for_app(page)
+
 
 @pytest.fixture(scope="module")
 def server():
@@ -100,10 +107,7 @@ def test_overview_shows_the_diagram_and_plays_the_example(server, page):
 
 
 def test_playground_steps_forward_and_draws_token_chips(server, page):
-    server.open(page)
-    page.locator('[data-testid="stSidebarNav"]').get_by_role("link", name="Playground").click()
-    page.wait_for_url("**/playground**")
-    wait_for_app(page)
+    server.navigate(page, "Playground", "playground")
     assert page.locator("h1").first.inner_text() == "Playground"
     before = page.locator("[data-kind]").count()
     for _ in range(2):
@@ -119,10 +123,7 @@ def test_playground_steps_forward_and_draws_token_chips(server, page):
 
 
 def test_race_page_draws_both_lanes(server, page):
-    server.open(page)
-    page.locator('[data-testid="stSidebarNav"]').get_by_role("link", name="Timeline & race").click()
-    page.wait_for_url("**/race**")
-    wait_for_app(page)
+    server.navigate(page, "Timeline & race", "race")
     page.wait_for_selector(".js-plotly-plot")
     assert page.locator(".js-plotly-plot").count() == 2
     lanes = page.locator(".js-plotly-plot").first.inner_text()

@@ -179,13 +179,14 @@ def toy_pair(seed: int = 0) -> Pair:
     for model in (target, draft):
         model.generation_config.eos_token_id = 1
         model.generation_config.pad_token_id = 1
-    return Pair("toy", target, tokenizer, draft, chat=False, default_proposer="draft", eagle=(toy_eagle(target, seed), None),
+    return Pair("toy", target, tokenizer, draft, chat=False, default_proposer="draft",
+                eagle=(toy_eagle(target, seed), None),
                 description="Tiny random-init Llama pair (34-symbol vocabulary), for tests and instant demos.")
 
 
 def toy_eagle(target, seed: int = 0):
-    """An untrained EAGLE-style drafter for the toy target: it predicts "the next feature is this one, plus noise",
-    which makes a poor but honest proposer (the loop and the verifier get a real q to work with)."""
+    """An untrained EAGLE-style drafter for the toy target: it predicts "the next feature is this one, plus a little
+    of the next token's embedding", which makes a poor but honest proposer (the loop and the verifier get a real q to work with)."""
     from specviz.proposers.eagle import EagleDrafter
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed + 1)

@@ -17,11 +17,31 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import asdict, dataclass, field
+from enum import StrEnum
 from typing import Any
 
 SCHEMA_VERSION = 1
 
-TOKEN_KINDS = ("accepted", "rejected", "recovered", "bonus", "target")
+
+class TokenKind(StrEnum):
+    """Where a token came from. A `StrEnum`, so it is written to JSON as its plain value and compares equal to it.
+
+    >>> TokenKind("bonus") is TokenKind.BONUS, TokenKind.ACCEPTED == "accepted"
+    (True, True)
+    >>> TokenKind("grey")
+    Traceback (most recent call last):
+    ...
+    ValueError: 'grey' is not a valid TokenKind
+    """
+
+    ACCEPTED = "accepted"
+    REJECTED = "rejected"
+    RECOVERED = "recovered"
+    BONUS = "bonus"
+    TARGET = "target"
+
+
+TOKEN_KINDS = tuple(TokenKind)
 
 
 @dataclass
@@ -55,8 +75,8 @@ class Decision:
     draft_top: list[TokenProb] = field(default_factory=list)
 
     @property
-    def kind(self) -> str:
-        return "accepted" if self.accepted else "rejected"
+    def kind(self) -> TokenKind:
+        return TokenKind.ACCEPTED if self.accepted else TokenKind.REJECTED
 
 
 @dataclass
@@ -65,7 +85,7 @@ class EmittedToken:
 
     token_id: int
     text: str
-    kind: str
+    kind: TokenKind
     target_prob: float | None = None
     draft_prob: float | None = None
     uniform: float | None = None
@@ -86,7 +106,7 @@ class Step:
     proposer: str
     decisions: list[Decision]
     emitted: list[EmittedToken]
-    correction_kind: str | None = None
+    correction_kind: TokenKind | None = None
     correction_top: list[TokenProb] = field(default_factory=list)
     target_cache_before: int = 0
     target_cache_after: int = 0
@@ -239,9 +259,19 @@ def _step_from_dict(d: dict[str, Any]) -> Step:
         )
         for x in d["decisions"]
     ]
-    d["emitted"] = [EmittedToken(**e) for e in d["emitted"]]
+    d["emitted"] = [EmittedToken(**{**e, "kind": _kind(e["kind"])}) for e in d["emitted"]]
     d["correction_top"] = [TokenProb(**t) for t in d.get("correction_top", [])]
+    if d.get("correction_kind") is not None:
+        d["correction_kind"] = _kind(d["correction_kind"])
     return Step(**d)
+
+
+def _kind(value: Any) -> TokenKind:
+    try:
+        return TokenKind(value)
+    except ValueError:
+        raise ValueError(f"This trace names an unknown token kind ({str(value)[:40]!r}); specviz knows "
+                         f"{', '.join(TOKEN_KINDS)}.") from None
 
 
 def _json_number(v: Any) -> Any:

@@ -117,10 +117,17 @@ def test_handcrafted_decisions():
     # resample_from_target recovers from p itself, the exact rule from the residual (all on token 0)
     assert RULES["resample_from_target"].function(p, q, [1], uniforms=[0.9]).next_dist.tolist() == p[0].tolist()
     assert verify(p, q, [1], uniforms=[0.9]).next_dist.tolist() == [1.0, 0.0, 0.0]
-    # exact match: u = 0.7 selects token 1 from p = (0.6, 0.3, 0.1), which matches the draft
-    assert exact_match_rule(p, q, [1], uniforms=[0.7]).n_accepted == 1
-    result = exact_match_rule(p, q, [1], uniforms=[0.1])
-    assert (result.n_accepted, result.next_token) == (0, 0)
+    # exact match keeps the draft with p(x) = 0.3 (the chance a sample from p equals it), whatever q says,
+    # and on a mismatch emits a sample from p without the draft: (0.6, 0, 0.1) / 0.7
+    assert exact_match_rule(p, q, [1], uniforms=[0.29]).n_accepted == 1
+    result = exact_match_rule(p, q, [1], uniforms=[0.31])
+    assert result.n_accepted == 0
+    assert result.next_dist.tolist() == pytest.approx([0.6 / 0.7, 0.0, 0.1 / 0.7])
+    # with q a point mass on the draft it is the exact rule itself, draw for draw
+    point = torch.tensor([[0.0, 1.0, 0.0]])
+    for u in (0.1, 0.29, 0.31, 0.9):
+        a, b = exact_match_rule(p, q, [1], uniforms=[u]), verify(p, point, [1], uniforms=[u])
+        assert (a.n_accepted, a.next_dist.tolist()) == (b.n_accepted, b.next_dist.tolist())
 
 
 def test_typical_acceptance_thresholds_and_argmax():

@@ -11,58 +11,17 @@ for proposers without logits. What each rule emits instead of p, and what the ap
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
 
 import torch
 
-from specviz.sampling import sample
-from specviz.verifier import VerifyResult, accept_probability, residual_distribution
+from specviz.verifier import (Verifier, VerifyResult, accept_probability, check_shapes, residual_distribution,
+                              verify_chain)
 
-VerifierFn = Callable[..., VerifyResult]
+VerifierFn = Verifier  # the name the lab's modules use
 
 TYPICAL_EPSILON = 0.09  # Medusa's hard threshold epsilon ("posterior_threshold")
 TYPICAL_DELTA = 0.3  # Medusa's entropy-scaled threshold delta ("posterior_alpha")
 TOP_N_ONLY = 20
-
-
-def _check_shapes(target_probs: torch.Tensor, draft_probs: torch.Tensor, draft_tokens: Sequence[int]) -> int:
-    k = len(draft_tokens)
-    if target_probs.dim() != 2 or target_probs.shape[0] != k + 1 or draft_probs.shape[0] != k:
-        raise ValueError(f"A verifier needs K+1 target rows and K draft rows for K={k} drafts.")
-    return k
-
-
-def _draw(i: int, uniforms: Sequence[float] | None, generator: torch.Generator | None) -> float:
-    return float(uniforms[i]) if uniforms is not None else float(torch.rand((), generator=generator))
-
-
-def _chain(
-    target_probs: torch.Tensor,  # (K+1, V)
-    draft_tokens: Sequence[int],
-    generator: torch.Generator | None,
-    uniforms: Sequence[float] | None,
-    accept: Callable[[int, int], float],  # (position, token) -> acceptance probability
-    recover: Callable[[int], torch.Tensor],  # position of the first rejection -> distribution (V,)
-    bonus: Callable[[int], torch.Tensor] | None = None,  # K -> distribution (V,); default p_{K+1}
-) -> VerifyResult:
-    """The loop every rule shares: test drafts left to right with a uniform each (kept iff u < accept
-    probability), stop at the first rejection, emit one more token.
-
-    Deterministic rules return acceptance probabilities of 0 or 1, for which u cannot change the outcome; the
-    uniform is still drawn and recorded, so every rule fills `VerifyResult.uniforms` the same way (one per tested
-    position, as the engine and the trace expect) and replays from `uniforms` like `verify`.
-    """
-    used: list[float] = []
-    accept_probs: list[float] = []
-    for i, token in enumerate(draft_tokens):
-        accept_probs.append(accept(i, token))
-        used.append(_draw(i, uniforms, generator))
-        if not used[-1] < accept_probs[-1]:
-            dist = recover(i)
-            return VerifyResult(i, used, accept_probs, sample(dist, generator), "recovered", dist)
-    k = len(draft_tokens)
-    dist = bonus(k) if bonus is not None else target_probs[k]
-    return VerifyResult(k, used, accept_probs, sample(dist, generator), "bonus", dist)
 
 
 def accept_all(
@@ -74,9 +33,9 @@ def accept_all(
     uniforms: list[float] | None = None,
 ) -> VerifyResult:
     """Keep every drafted token, then a bonus token from p. The output follows the draft, not the target."""
-    _check_shapes(target_probs, draft_probs, draft_tokens)
-    return _chain(target_probs, draft_tokens, generator, uniforms, lambda i, x: 1.0,
-                  lambda i: target_probs[i])
+    check_shapes(target_probs, draft_probs, draft_tokens)
+    return verify_chain(target_probs, draft_tokens, lambda i, x: 1.0,
+                        lambda i: target_probs[i], generator=generator, uniforms=uniforms)
 
 
 def resample_from_target(
@@ -88,10 +47,10 @@ def resample_from_target(
     uniforms: list[float] | None = None,
 ) -> VerifyResult:
     """The standard accept test, but after a rejection sample from p instead of norm(max(0, p - q))."""
-    _check_shapes(target_probs, draft_probs, draft_tokens)
-    return _chain(target_probs, draft_tokens, generator, uniforms,
-                  lambda i, x: accept_probability(float(target_probs[i, x]), float(draft_probs[i, x])),
-                  lambda i: target_probs[i])
+    check_shapes(target_probs, draft_probs, draft_tokens)
+    return verify_chain(target_probs, draft_tokens,
+                        lambda i, x: accept_probability(float(target_probs[i, x]), float(draft_probs[i, x])),
+                        lambda i: target_probs[i], generator=generator, uniforms=uniforms)
 
 
 def accept_if_p_ge_q(
@@ -104,10 +63,11 @@ def accept_if_p_ge_q(
 ) -> VerifyResult:
     """Accept x iff p(x) >= q(x) (acceptance probability 1 or 0: no coin flip decides); after a rejection sample
     from the residual norm(max(0, p - q)) as usual."""
-    _check_shapes(target_probs, draft_probs, draft_tokens)
-    return _chain(target_probs, draft_tokens, generator, uniforms,
-                  lambda i, x: 1.0 if float(target_probs[i, x]) >= float(draft_probs[i, x]) else 0.0,
-                  lambda i: residual_distribution(target_probs[i], draft_probs[i]))
+    check_shapes(target_probs, draft_probs, draft_tokens)
+    return verify_chain(target_probs, draft_tokens,
+                        lambda i, x: 1.0 if float(target_probs[i, x]) >= float(draft_probs[i, x]) else 0.0,
+                        lambda i: residual_distribution(target_probs[i], draft_probs[i]),
+                        generator=generator, uniforms=uniforms)
 
 
 def _top_n_mask(probs: torch.Tensor, n: int = TOP_N_ONLY) -> torch.Tensor:
@@ -129,15 +89,16 @@ def target_top20_only(
     min(1, p(x)/q(x)) with the full p; after a rejection, the standard residual norm(max(0, p - q)) with the full p.
     "Top 20" is torch.topk of p (ties broken by its order); with 20 or fewer tokens in the vocabulary it is all of
     them, and the rule is `verify`."""
-    _check_shapes(target_probs, draft_probs, draft_tokens)
+    check_shapes(target_probs, draft_probs, draft_tokens)
 
     def accept(i: int, x: int) -> float:
         if not bool(_top_n_mask(target_probs[i])[x]):
             return 0.0
         return accept_probability(float(target_probs[i, x]), float(draft_probs[i, x]))
 
-    return _chain(target_probs, draft_tokens, generator, uniforms, accept,
-                  lambda i: residual_distribution(target_probs[i], draft_probs[i]))
+    return verify_chain(target_probs, draft_tokens, accept,
+                        lambda i: residual_distribution(target_probs[i], draft_probs[i]),
+                        generator=generator, uniforms=uniforms)
 
 
 def entropy(probs: torch.Tensor) -> torch.Tensor:
@@ -179,7 +140,7 @@ def typical_acceptance(
     token") and Medusa's reference code (`generate_candidates` takes the argmax of the base model's logits).
     `fallback="sample"` samples it from p instead. Either way the output is not p: lossy by design, traded for
     longer accepted runs."""
-    _check_shapes(target_probs, draft_probs, draft_tokens)
+    check_shapes(target_probs, draft_probs, draft_tokens)
     if fallback not in ("argmax", "sample"):
         raise ValueError(f"fallback must be 'argmax' or 'sample' (got {fallback!r}).")
 
@@ -191,17 +152,7 @@ def typical_acceptance(
     def accept(i: int, x: int) -> float:
         return 1.0 if float(target_probs[i, x]) > typical_threshold(target_probs[i], epsilon, delta) else 0.0
 
-    return _chain(target_probs, draft_tokens, generator, uniforms, accept, after, bonus=after)
-
-
-def _inverse_cdf(probs: torch.Tensor, u: float) -> int:
-    """The token a uniform u in [0, 1) selects from a distribution (V,): smallest t with cdf(t) > u."""
-    cdf = probs.double().cumsum(0)
-    t = int(torch.searchsorted(cdf, torch.tensor([u * float(cdf[-1])], dtype=torch.float64), right=True))
-    t = min(t, probs.shape[0] - 1)
-    while probs[t] <= 0 and t > 0:  # only reachable through float round-off at the top end
-        t -= 1
-    return t
+    return verify_chain(target_probs, draft_tokens, accept, after, after, generator=generator, uniforms=uniforms)
 
 
 def exact_match_rule(
@@ -212,17 +163,26 @@ def exact_match_rule(
     generator: torch.Generator | None = None,
     uniforms: list[float] | None = None,
 ) -> VerifyResult:
-    """What transformers does for proposers without logits (prompt lookup): at each position sample t ~ p (one
-    uniform through the inverse CDF); keep the draft iff it equals t, else emit t as the recovered token. After
-    K matches, a bonus token from p. `accept_probs` holds p(x), the chance of a match; `next_dist` is the p the
-    emitted token was drawn from. Exact, for any q."""
-    k = _check_shapes(target_probs, draft_probs, draft_tokens)
-    used: list[float] = []
-    accept_probs: list[float] = []
-    for i, token in enumerate(draft_tokens):
-        used.append(_draw(i, uniforms, generator))
-        accept_probs.append(float(target_probs[i, token]))
-        t = _inverse_cdf(target_probs[i], used[-1])
-        if t != token:
-            return VerifyResult(i, used, accept_probs, t, "recovered", target_probs[i])
-    return VerifyResult(k, used, accept_probs, sample(target_probs[k], generator), "bonus", target_probs[k])
+    """What transformers does for proposers without logits (prompt lookup): sample t ~ p and keep the draft x iff
+    t = x, else emit t. A sample from p matches x with probability p(x), and a mismatched t is distributed as p
+    without x, so this is the chain with accept(x) = p(x) and recover = norm(p with x removed): exactly `verify`
+    with q a point mass on x (max(0, p − δ_x) is p with x removed). Exact, whatever the proposer's real q; it
+    ignores q, so a proposer with a real q gets its drafts kept less often than under the exact rule.
+
+    >>> p = torch.tensor([[0.6, 0.3, 0.1], [0.2, 0.2, 0.6]]); q = torch.tensor([[0.2, 0.7, 0.1]])
+    >>> exact_match_rule(p, q, [1], uniforms=[0.29]).n_accepted  # u < p(x) = 0.3
+    1
+    >>> [round(x, 4) for x in exact_match_rule(p, q, [1], uniforms=[0.31]).next_dist.tolist()]
+    [0.8571, 0.0, 0.1429]
+    """
+    check_shapes(target_probs, draft_probs, draft_tokens)
+
+    def without_draft(i: int) -> torch.Tensor:
+        return residual_distribution(target_probs[i], _point_mass(draft_tokens[i], target_probs.shape[-1]))
+
+    return verify_chain(target_probs, draft_tokens, lambda i, x: float(target_probs[i, x]), without_draft,
+                        generator=generator, uniforms=uniforms)
+
+
+def _point_mass(token: int, vocab_size: int) -> torch.Tensor:
+    return torch.nn.functional.one_hot(torch.tensor(token), vocab_size).float()

@@ -17,7 +17,8 @@ from pathlib import Path
 
 import yaml
 
-CATALOG_PATH = Path(__file__).resolve().parent.parent / "assets" / "catalog.yaml"
+from specviz.paths import CATALOG_PATH
+
 BYTES_PER_PARAM = {"float32": 4, "bfloat16": 2, "float16": 2}
 CATALOG_DTYPES = ("float32", "bfloat16")
 SOURCES = ("wheel", "code", "hub")

@@ -18,9 +18,10 @@ import torch
 from safetensors.torch import load_file, save_file
 from transformers import AutoModelForCausalLM, PreTrainedModel
 
+from specviz.paths import MODELS_DIR as ASSETS
+from specviz.paths import cache_dir
 from specviz.proposers.eagle import EagleDrafter
 
-ASSETS = Path(__file__).resolve().parent.parent / "assets" / "models"
 EAGLE_NAME = "smollm2-eagle"
 DRAFT_NAME = "smollm2-draft"
 
@@ -105,7 +106,6 @@ def save_draft(draft: PreTrainedModel, shallow: int, assets: Path, training: dic
 def draft_model(target: PreTrainedModel, tokenizer, folder: Path | None = None) -> PreTrainedModel:
     """The separate draft model, loaded with `from_pretrained` from a complete folder in the cache that is written
     the first time (the target's embeddings and first layers + the shipped trained tensors)."""
-    from specviz.models import cache_dir
     folder = Path(folder or ASSETS / DRAFT_NAME)
     meta = read_meta(folder)
     check_target(meta, target, folder)

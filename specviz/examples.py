@@ -23,9 +23,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from specviz.paths import TRACES_DIR
 from specviz.trace import Trace
 
-TRACES_DIR = Path(__file__).resolve().parent.parent / "assets" / "traces"
 BASELINE_SUFFIX = ".baseline.json"
 # The example the Playground opens with; the others follow in this order, then any extra files by name.
 ORDER = ("smollm-ngram-t07", "smollm-eagle-greedy", "toy-draft", "smollm-layerskip-t07", "smollm-draft-greedy",

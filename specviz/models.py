@@ -16,7 +16,6 @@ import copy
 import importlib.metadata
 import json
 import logging
-import os
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +26,7 @@ from transformers import AutoModelForCausalLM, AutoTokenizer, LlamaConfig, Llama
 from specviz.catalog import CatalogEntry, load_catalog
 from specviz.loading import (LoadInfo, Machine, ModelLoadError, Progress, check_fits, check_same_vocabulary,
                              load_models, pick_device, pick_dtype, read_config)
+from specviz.paths import cache_dir  # re-exported: converted models live there
 
 log = logging.getLogger(__name__)
 
@@ -56,14 +56,6 @@ class Pair:
     @property
     def device(self) -> torch.device:
         return next(self.target.parameters()).device
-
-
-# ---- the cache folder ---------------------------------------------------------------------------------------------
-
-
-def cache_dir() -> Path:
-    """Where converted models live: $SPECVIZ_CACHE, else ~/.cache/specviz."""
-    return Path(os.environ.get("SPECVIZ_CACHE") or Path.home() / ".cache" / "specviz")
 
 
 # ---- the offline default target -------------------------------------------------------------------------------------

@@ -11,7 +11,9 @@ import math
 import platform
 from pathlib import Path
 
-BENCH = Path(__file__).resolve().parents[2] / "assets" / "benchmarks" / "default-cpu-drafts" / "results.json"
+from specviz.paths import BENCHMARKS_DIR
+
+BENCH = BENCHMARKS_DIR / "default-cpu-drafts" / "results.json"
 TARGETS = {"eagle": {"first_position": 0.6, "speedup_greedy": 1.4, "mat": 2.3, "speedup_t07": 1.2},
            "draft": {"agreement": 0.4}}
 

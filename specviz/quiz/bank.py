@@ -16,9 +16,9 @@ from typing import Any
 
 import yaml
 
+from specviz.paths import QUIZ_DIR as BANK_DIR
 from specviz.quiz.schema import CONCEPTS, FORMULAS, TYPES, Bank, Question, QuizBankError, _fmt
 
-BANK_DIR = Path(__file__).resolve().parent.parent.parent / "assets" / "quiz"
 PATHS_ENV = "SPECVIZ_QUIZ_PATHS"
 
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")

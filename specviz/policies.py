@@ -10,19 +10,19 @@ identically distributed under sampling).
   constant    always K (the engine's default, written out)
   heuristic   transformers' "heuristic" schedule: K += 2 after a step whose drafts were all accepted, else K -= 1
   threshold   draft up to K, but stop as soon as the draft's top probability falls below a threshold
-              (a proposer wrapper, `ConfidentDraftProposer`: the decision needs the draft's distribution)
+              (`confident(proposer, threshold)`: the decision needs the draft's distribution, so it is the
+              proposer's, in `Proposer.stops_here`)
   optimal     K = argmax of the expected speedup (1 - α^(K+1)) / ((1 - α)(K c + 1)) for the measured c and an α
               estimated from this generation's own accept/reject record (K = 0: don't speculate)
 """
 
 from __future__ import annotations
 
+import copy
 import math
 from typing import Protocol, runtime_checkable
 
-from transformers import PreTrainedModel
-
-from specviz.proposers import DraftModelProposer, Proposer
+from specviz.proposers.base import Proposer
 from specviz.theory import optimal_k
 
 POLICIES = ("constant", "heuristic", "threshold", "optimal")
@@ -150,39 +150,29 @@ class OptimalK:
         self.trials += accepted + (1 if accepted < drafted else 0)
 
 
-class ConfidentDraftProposer(DraftModelProposer):
-    """A draft model that stops drafting once its top probability falls below `threshold`.
-
-    The confidence is the draft's own softmax (temperature 1, no top-k / top-p), so it also works under greedy
-    decoding, where q itself is a point mass. The low-confidence position is not drafted: its forward is spent,
-    the target decides that token instead. Shorter proposals change nothing about exactness: the verifier
-    handles any number of drafts, including none.
-    """
-
-    def __init__(self, model: PreTrainedModel, vocab_size: int, threshold: float = DEFAULT_THRESHOLD,
-                 name: str = "draft"):
-        if not 0.0 <= threshold <= 1.0:
-            raise ValueError(f"The confidence threshold must be between 0 and 1 (got {threshold}).")
-        super().__init__(model, vocab_size, name=name, stop_below=threshold)
-        self.threshold = threshold
-
-
 class Threshold(Constant):
-    """The "threshold" policy's K: a constant upper bound; the early stop lives in `ConfidentDraftProposer`."""
+    """The "threshold" policy's K: a constant upper bound; the early stop is the proposer's (`confident`)."""
 
     name = "threshold"
 
 
 def confident(proposer: Proposer, threshold: float = DEFAULT_THRESHOLD) -> Proposer:
-    """The same draft model as `proposer`, stopping early below `threshold`; only model proposers have a q."""
-    from specviz.proposers.eagle import EagleProposer
-    if isinstance(proposer, EagleProposer):
-        if not 0.0 <= threshold <= 1.0:
-            raise ValueError(f"The confidence threshold must be between 0 and 1 (got {threshold}).")
-        return proposer.confident(threshold)
-    if not isinstance(proposer, DraftModelProposer):
+    """The same proposer, stopping each proposal once the draft's top probability falls below `threshold`.
+
+    The confidence is the draft's own softmax (temperature 1, no top-k / top-p), so it also works under greedy
+    decoding, where q itself is a point mass. The low-confidence position is not drafted: its forward is spent,
+    the target decides that token instead. Shorter proposals change nothing about exactness: the verifier handles
+    any number of drafts, including none. The copy shares the draft's weights but not its cache; `proposer` is left
+    as it was. Only model proposers (a draft model, layer-skip, EAGLE) have a q to be confident in.
+    """
+    if not 0.0 <= threshold <= 1.0:
+        raise ValueError(f"The confidence threshold must be between 0 and 1 (got {threshold}).")
+    if not proposer.has_draft_probs:
         raise ValueError(f"The threshold policy needs a draft model's probabilities; '{proposer.name}' has none.")
-    return ConfidentDraftProposer(proposer.runner.model, proposer.runner.vocab_size, threshold, name=proposer.name)
+    twin = copy.copy(proposer)
+    twin.stop_below = threshold
+    twin.reset()  # its own cache (reset builds new state, never clears the original's)
+    return twin
 
 
 def make_policy(name: str, k: int, *, k_max: int = 16, c: float | None = None, alpha: float = 0.5) -> DraftLength:

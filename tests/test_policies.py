@@ -5,7 +5,7 @@ import pytest
 from specviz.baseline import autoregressive_generate
 from specviz.decoding import speculative_generate
 from specviz.models import encode_prompt, toy_pair
-from specviz.policies import (ConfidentDraftProposer, Constant, Heuristic, OptimalK, confident, make_policy)
+from specviz.policies import Constant, Heuristic, OptimalK, confident, make_policy
 from specviz.proposers import DraftModelProposer, NgramProposer, make_proposer
 
 
@@ -42,27 +42,45 @@ def test_heuristic_in_the_engine_sets_each_steps_k_from_the_previous_step(pair, 
         assert step.k == expected
 
 
+@pytest.mark.parametrize("name", ["draft", "layerskip", "eagle"])
 @pytest.mark.parametrize("temperature", [0.0, 1.0])
-def test_threshold_zero_is_the_constant_policy_and_threshold_one_drafts_nothing(pair, ids, temperature):
+def test_threshold_zero_changes_nothing_and_threshold_one_drafts_nothing_for_every_model_proposer(pair, ids, name,
+                                                                                                   temperature):
     kwargs = dict(k=4, max_new_tokens=30, temperature=temperature, seed=5)
-    plain = speculative_generate(pair.target, DraftModelProposer(pair.draft, 34), ids, **kwargs)
-    never_stops = speculative_generate(pair.target, ConfidentDraftProposer(pair.draft, 34, 0.0), ids, **kwargs)
-    always_stops = speculative_generate(pair.target, ConfidentDraftProposer(pair.draft, 34, 1.0), ids, **kwargs)
+    proposer = make_proposer(pair, name, layers=1)
+    plain = speculative_generate(pair.target, proposer, ids, **kwargs)
+    never_stops = speculative_generate(pair.target, confident(proposer, 0.0), ids, **kwargs)
+    always_stops = speculative_generate(pair.target, confident(proposer, 1.0), ids, **kwargs)
+    assert plain.num_drafted > 0
     assert never_stops.output_ids == plain.output_ids
     assert [s.k for s in never_stops.steps] == [s.k for s in plain.steps]
     assert always_stops.num_drafted == 0 and always_stops.num_steps == always_stops.num_tokens
+    assert proposer.stop_below == 0.0  # the original is left as it was
 
 
 def test_threshold_stops_early_somewhere_between(pair, ids):
-    trace = speculative_generate(pair.target, ConfidentDraftProposer(pair.draft, 34, 0.3), ids, k=6,
+    trace = speculative_generate(pair.target, confident(DraftModelProposer(pair.draft, 34), 0.3), ids, k=6,
                                  max_new_tokens=40, temperature=0.0)
     ks = {s.k for s in trace.steps}
     assert len(ks) > 1 and max(ks) <= 6
 
 
-def test_threshold_needs_a_model_draft():
+def test_a_confident_copy_shares_the_drafts_weights_but_not_its_cache(pair, ids):
+    plain = DraftModelProposer(pair.draft, 34)
+    plain.prefill(ids)
+    twin = confident(plain, 0.3)
+    assert twin.runner.model is plain.runner.model
+    assert len(twin.runner) == 0 and len(plain.runner) > 0  # the prefill stays in the original's cache
+    assert (twin.stop_below, plain.stop_below) == (0.3, 0.0)
+    layerskip = confident(make_proposer(pair, "layerskip", layers=1), 0.3)
+    assert layerskip.name == "layerskip-1" and layerskip.layers == 1  # still the proposer it was
+
+
+def test_threshold_needs_a_model_draft_and_a_probability(pair):
     with pytest.raises(ValueError, match="probabilities"):
         confident(NgramProposer())
+    with pytest.raises(ValueError, match="between 0 and 1"):
+        confident(DraftModelProposer(pair.draft, 34), 1.5)
 
 
 def test_optimal_k_follows_the_formula_and_backs_off_when_drafts_fail():
@@ -97,16 +115,11 @@ def test_every_policy_keeps_greedy_output_identical_to_target_only(pair, ids, po
 
 
 @pytest.mark.parametrize("temperature", [0.0, 1.0])
-def test_the_eagle_drafter_stops_on_low_confidence_too(pair, ids, temperature):
+def test_the_eagle_drafter_stops_on_low_confidence_somewhere_between(pair, ids, temperature):
     kwargs = dict(k=4, max_new_tokens=30, temperature=temperature, seed=5)
     eagle = make_proposer(pair, "eagle")
     plain = speculative_generate(pair.target, eagle, ids, **kwargs)
-    never_stops = speculative_generate(pair.target, confident(eagle, 0.0), ids, **kwargs)
-    always_stops = speculative_generate(pair.target, confident(eagle, 1.0), ids, **kwargs)
     sometimes = speculative_generate(pair.target, confident(eagle, 0.15), ids, **kwargs)
-    assert never_stops.output_ids == plain.output_ids and [s.k for s in never_stops.steps] == [s.k for s in plain.steps]
-    assert always_stops.num_drafted == 0
     assert 0 < sometimes.num_drafted < 4 * sometimes.num_steps
     if temperature == 0:
         assert sometimes.output_ids == plain.output_ids
-    assert eagle.stop_below == 0.0  # the original is left as it was

@@ -17,13 +17,13 @@ from specviz.sampling import SamplingConfig, sample
 
 
 class DraftModelProposer(Proposer):
-    """`stop_below` > 0 ends a proposal early when the draft's top probability (its own softmax, temperature 1)
-    falls below it: the target decides that position instead. Shorter proposals keep the rule exact."""
+    """A causal LM drafting with its own KV cache; it honours `stop_below` (see `Proposer.stops_here`)."""
 
-    def __init__(self, model: PreTrainedModel, vocab_size: int, name: str = "draft", stop_below: float = 0.0):
+    has_draft_probs = True
+
+    def __init__(self, model: PreTrainedModel, vocab_size: int, name: str = "draft"):
         self.name = name
         self.runner = CachedModel(model, vocab_size=vocab_size)
-        self.stop_below = stop_below
 
     def prefill(self, sequence: list[int]) -> None:
         self.runner.prefill(sequence)
@@ -34,7 +34,7 @@ class DraftModelProposer(Proposer):
         rows: list[torch.Tensor] = []
         for _ in range(k):
             logits = self.runner.feed(sequence, tokens)[-1]  # (V,)
-            if self.stop_below and torch.softmax(logits.float(), dim=-1).max().item() < self.stop_below:
+            if self.stops_here(logits):
                 break
             probs = sampling.probs(logits).cpu()
             tokens.append(sample(probs, generator))
@@ -45,7 +45,7 @@ class DraftModelProposer(Proposer):
         self.runner.rewind(min(valid_length, len(self.runner)))
 
     def reset(self) -> None:
-        self.runner.reset()
+        self.runner = CachedModel(self.runner.model, vocab_size=self.runner.vocab_size)  # a new cache, never shared
 
     def cache_length(self) -> int:
         return len(self.runner)

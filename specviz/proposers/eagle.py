@@ -107,23 +107,15 @@ class EagleProposer(Proposer):
     """
 
     needs_target_features = True
+    has_draft_probs = True  # honours stop_below: EAGLE-2 lets the drafter's confidence decide what to draft
 
     def __init__(self, target: PreTrainedModel, drafter: EagleDrafter, vocab: torch.Tensor | None = None,
-                 name: str = "eagle", stop_below: float = 0.0):
+                 name: str = "eagle"):
         self.name = name
         self.drafter = drafter.eval()
         self.embed = target.get_input_embeddings()
         self.head = DraftHead(target, vocab)
-        self.stop_below = stop_below  # > 0: stop drafting when the drafter's top probability falls below it
         self.reset()
-
-    def confident(self, threshold: float) -> EagleProposer:
-        """The same drafter, ending each proposal at its first guess whose top probability (its own softmax at
-        temperature 1) is below `threshold`, as EAGLE-2 uses the drafter's confidence to decide what to draft."""
-        twin = copy.copy(self)
-        twin.stop_below = threshold
-        twin.reset()
-        return twin
 
     def reset(self) -> None:
         self.features: list[torch.Tensor] = []  # true target features, one (H,) per position
@@ -159,7 +151,7 @@ class EagleProposer(Proposer):
         drafted, rows = [], []
         for i in range(k):
             logits = self.head.logits(predicted[0, -1])
-            if self.stop_below and torch.softmax(logits.float(), dim=-1).max().item() < self.stop_below:
+            if self.stops_here(logits):
                 break
             probs = sampling.probs(logits).cpu()
             token = int(probs.argmax()) if sampling.greedy else sample(probs, generator)  # q is a point mass

@@ -5,18 +5,23 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import doctest
 import re
+from pathlib import Path
 
 import pytest
 
+from specviz import text
 from specviz.examples import load_example
-from specviz.trace import TOKEN_KINDS, Decision, EmittedToken, Step
-from specviz.ui import palette
-from specviz.ui.palette import GLYPHS, KINDS, legend_html, style
-from specviz.ui.step_view import (accept_strip_figure, correction_figure, distribution_figure, kv_cache_html,
-                                  step_headline, verdict_overview_figure)
-from specviz.ui.tokens import (chip, decision_chips, decision_tooltip, emitted_tooltip, escape_label, escape_text,
-                               output_html, plot_text, visible)
+from specviz.trace import TOKEN_KINDS, Decision, EmittedToken, Step, TokenKind
+from specviz.ui import escaping, palette, tokens
+from specviz.ui.escaping import escape_attr, escape_label, escape_markdown, escape_text, plot_text, visible
+from specviz.ui.palette import GLYPHS, KINDS, DisplayState, legend_html, style
+from specviz.ui.step_figures import accept_strip_figure, correction_figure, distribution_figure, verdict_overview_figure
+from specviz.ui.step_view import kv_cache_html, step_headline
+from specviz.ui.tokens import chip, decision_chips, decision_kind, decision_tooltip, emitted_tooltip, output_html
+
+ROOT = Path(__file__).resolve().parent.parent
 
 EVIL = "<img src=x onerror=alert(1)> **bold** # head"
 OKABE_ITO = {"#000000", "#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7"}
@@ -51,6 +56,51 @@ def test_labels_and_plot_text_are_escaped():
     assert escape_label("**b**") == "\\*\\*b\\*\\*"
     assert plot_text("<b>x</b>") == "&lt;b&gt;x&lt;/b&gt;"
     assert plot_text("a" * 40).endswith("…") and len(plot_text("a" * 40)) == 14
+
+
+def test_markdown_and_attribute_text_are_inert():
+    shown = escape_markdown(EVIL)
+    assert "<" not in shown and "**" not in shown and "\\# head" in shown
+    assert escape_attr('say "hi"\n<b>') == "say &quot;hi&quot;&#10;&lt;b&gt;"
+
+
+def test_the_escaping_modules_examples_hold():
+    for module in (text, escaping, palette, tokens):
+        result = doctest.testmod(module)
+        assert result.attempted and not result.failed, module.__name__
+
+
+# Files still on html.escape while their owner switches them to specviz.ui.escaping (issue 12); delete the entry then.
+NOT_SWITCHED_YET = {"specviz/ui/exactness_view.py"}
+
+
+def test_only_the_escaping_module_calls_html_escape():
+    """One place decides how text is escaped: every other ui module and page calls specviz.ui.escaping."""
+    files = [*(ROOT / "specviz" / "ui").glob("*.py"), *(ROOT / "pages").glob("*.py")]
+    assert len(files) > 10
+    offenders = [f"{path.relative_to(ROOT)}:{number}" for path in files
+                 if path.name != "escaping.py" and path.relative_to(ROOT).as_posix() not in NOT_SWITCHED_YET
+                 for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+                 if re.search(r"\bhtml\.escape\b|from html import", line)]
+    assert not offenders, "call specviz.ui.escaping instead of html.escape in: " + ", ".join(offenders)
+
+
+def test_the_palette_refuses_a_kind_it_does_not_know():
+    assert style(TokenKind.BONUS) is style("bonus")  # a TokenKind and its plain string are the same kind
+    assert style(DisplayState.NOT_REACHED).strike and style("drafted").glyph == "?"
+    for unknown in ("grey", "", "Accepted", None):
+        with pytest.raises(ValueError, match=r"is not a token kind the palette knows \(accepted, .*drafted\)\.$"):
+            style(unknown)
+    with pytest.raises(ValueError, match="not a token kind"):
+        chip("x", "grey")
+
+
+def test_decision_kinds_are_enum_members(toy):
+    step = next(s for s in toy.steps if s.n_accepted < s.n_drafted - 1)
+    kinds = [decision_kind(d) for d in step.decisions]
+    assert kinds[: step.n_accepted + 1] == [TokenKind.ACCEPTED] * step.n_accepted + [TokenKind.REJECTED]
+    assert kinds[-1] is DisplayState.NOT_REACHED and decision_kind(step.decisions[0], revealed=False) is \
+        DisplayState.DRAFTED
 
 
 def test_every_kind_has_its_own_glyph_and_a_colour_blind_safe_colour():

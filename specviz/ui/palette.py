@@ -13,16 +13,29 @@ Colour is never the only cue: each token kind also has a glyph, and a rejected d
 
 Charts use P_COLOR (blue) for the target's p and Q_COLOR (orange) for the draft's q.
 
-Public API (other pages import it; keep it stable): `KindStyle`, `STYLES`, `KINDS`, `GLYPHS`, `COLORS`,
-`style(kind)`, `P_COLOR`, `Q_COLOR`, `RESIDUAL_COLOR`, `U_COLOR`, `legend_html(kinds)`.
+The first five are a trace's `TokenKind`s; the last two are `DisplayState`s that only the screen knows. A kind
+that is neither is a bug upstream, so `style` refuses it rather than drawing it grey:
+
+    >>> style(TokenKind.BONUS).glyph, style("not_reached").label
+    ('★', 'not reached')
+    >>> style("grey")
+    Traceback (most recent call last):
+    ...
+    ValueError: 'grey' is not a token kind the palette knows (accepted, rejected, recovered, bonus, target, not_reached, drafted).
+
+Public API (other pages import it; keep it stable): `KindStyle`, `DisplayState`, `Kind`, `STYLES`, `KINDS`,
+`GLYPHS`, `COLORS`, `style(kind)`, `P_COLOR`, `Q_COLOR`, `RESIDUAL_COLOR`, `U_COLOR`, `legend_html(kinds)`.
 This module is plain Python (no streamlit): `legend_html` returns an HTML string for `st.html`.
 """
 
 from __future__ import annotations
 
-import html
 from collections.abc import Iterable
 from dataclasses import dataclass
+from enum import StrEnum
+
+from specviz.trace import TokenKind
+from specviz.ui.escaping import escape_attr, escape_text
 
 # Okabe-Ito colours
 BLACK, ORANGE, SKY_BLUE, BLUISH_GREEN = "#000000", "#E69F00", "#56B4E9", "#009E73"
@@ -37,11 +50,21 @@ ACCEPT_FILL = "rgba(0, 158, 115, 0.22)"  # the accept region u < min(1, p/q)
 REJECT_FILL = "rgba(213, 94, 0, 0.12)"
 
 
+class DisplayState(StrEnum):
+    """How a drafted token looks before it has a kind of its own: states of the screen, never written to a trace."""
+
+    NOT_REACHED = "not_reached"  # after the first rejection: never tested
+    DRAFTED = "drafted"  # the verdict is hidden for now (predict-then-reveal)
+
+
+Kind = TokenKind | DisplayState
+
+
 @dataclass(frozen=True)
 class KindStyle:
     """How one token kind looks: `color` for borders, markers and chart bars; `background` for chip fills."""
 
-    kind: str
+    kind: Kind
     label: str
     glyph: str
     color: str
@@ -51,52 +74,57 @@ class KindStyle:
     meaning: str
 
 
-STYLES: dict[str, KindStyle] = {
+STYLES: dict[Kind, KindStyle] = {
     s.kind: s
     for s in (
-        KindStyle("accepted", "accepted", "✓", BLUISH_GREEN, "#D3EFE6", "#0B3D2E", False,
+        KindStyle(TokenKind.ACCEPTED, "accepted", "✓", BLUISH_GREEN, "#D3EFE6", "#0B3D2E", False,
                   "a drafted token the target kept"),
-        KindStyle("rejected", "rejected", "✗", VERMILLION, "#F8DECB", "#7A2E00", True,
+        KindStyle(TokenKind.REJECTED, "rejected", "✗", VERMILLION, "#F8DECB", "#7A2E00", True,
                   "a drafted token the target dropped"),
-        KindStyle("recovered", "recovered", "↻", REDDISH_PURPLE, "#F4E1EC", "#5E2148", False,
+        KindStyle(TokenKind.RECOVERED, "recovered", "↻", REDDISH_PURPLE, "#F4E1EC", "#5E2148", False,
                   "resampled from norm(max(0, p − q)) at the first rejection"),
-        KindStyle("bonus", "bonus", "★", SKY_BLUE, "#DCEFFA", "#0B3C5D", False,
+        KindStyle(TokenKind.BONUS, "bonus", "★", SKY_BLUE, "#DCEFFA", "#0B3C5D", False,
                   "sampled from p after all K drafts were accepted: a free extra token"),
-        KindStyle("target", "target", "•", GREY, "#ECECEC", "#222222", False,
+        KindStyle(TokenKind.TARGET, "target", "•", GREY, "#ECECEC", "#222222", False,
                   "one target forward, one token (no draft)"),
-        KindStyle("not_reached", "not reached", "·", LIGHT_GREY, "#F6F6F6", "#8A8A8A", True,
+        KindStyle(DisplayState.NOT_REACHED, "not reached", "·", LIGHT_GREY, "#F6F6F6", "#8A8A8A", True,
                   "a draft after the first rejection: never tested"),
-        KindStyle("drafted", "drafted", "?", BLACK, "#FFFFFF", "#222222", False,
+        KindStyle(DisplayState.DRAFTED, "drafted", "?", BLACK, "#FFFFFF", "#222222", False,
                   "a drafted token whose verdict is not revealed yet"),
     )
 }
-KINDS = ("accepted", "rejected", "recovered", "bonus", "target", "not_reached")  # the legend's kinds
+KINDS: tuple[Kind, ...] = (*TokenKind, DisplayState.NOT_REACHED)  # the legend's kinds
 GLYPHS = {k: s.glyph for k, s in STYLES.items()}
 COLORS = {k: s.color for k, s in STYLES.items()}
 
 
-def style(kind: str) -> KindStyle:
-    """The style of a kind; an unknown kind gets the target's look rather than an error."""
-    return STYLES.get(kind, STYLES["target"])
+def style(kind: Kind | str) -> KindStyle:
+    """The style of a kind: a `TokenKind`, a `DisplayState`, or the plain string of either (they compare equal).
+    Anything else is a ValueError with one sentence."""
+    try:
+        return STYLES[kind]
+    except (KeyError, TypeError):
+        known = ", ".join(STYLES)
+        raise ValueError(f"{str(kind)[:40]!r} is not a token kind the palette knows ({known}).") from None
 
 
-def legend_html(kinds: Iterable[str] = KINDS, *, distributions: bool = True) -> str:
+def legend_html(kinds: Iterable[Kind | str] = KINDS, *, distributions: bool = True) -> str:
     """A one-line legend: one sample chip per kind, and (optionally) the p / q colour key of the charts."""
     items = []
     for kind in kinds:
         s = style(kind)
         deco = "text-decoration:line-through;" if s.strike else ""
         items.append(
-            f'<span title="{html.escape(s.meaning)}" style="display:inline-block;margin:2px 10px 2px 0;'
+            f'<span title="{escape_attr(s.meaning)}" style="display:inline-block;margin:2px 10px 2px 0;'
             f'white-space:nowrap"><span style="display:inline-block;padding:1px 7px;border-radius:6px;'
             f'border:2px solid {s.color};background:{s.background};color:{s.text_color};{deco}'
-            f'font-family:monospace">{s.glyph}&nbsp;tok</span>&nbsp;{html.escape(s.label)}</span>'
+            f'font-family:monospace">{s.glyph}&nbsp;tok</span>&nbsp;{escape_text(s.label, whitespace=False)}</span>'
         )
     if distributions:
         for color, label in ((P_COLOR, "p = target's probability"), (Q_COLOR, "q = draft's probability")):
             items.append(
                 f'<span style="display:inline-block;margin:2px 10px 2px 0;white-space:nowrap">'
                 f'<span style="display:inline-block;width:14px;height:14px;vertical-align:middle;'
-                f'background:{color};border-radius:2px"></span>&nbsp;{html.escape(label)}</span>'
+                f'background:{color};border-radius:2px"></span>&nbsp;{escape_text(label, whitespace=False)}</span>'
             )
     return f'<div style="line-height:2;font-size:0.95rem">{"".join(items)}</div>'

@@ -1,92 +1,24 @@
-"""Token renderers: escaped chips with visible whitespace, exact numbers on hover, and the growing output.
+"""Token renderers: coloured chips with visible whitespace, exact numbers on hover, and the growing output.
 
-Every function returns an HTML string (plain Python, no streamlit) for `st.html`. Text that came from a model
-or a user always goes through `escape_text`, which HTML-escapes it, makes whitespace visible (␣ space, ↵ newline,
-⇥ tab) and turns the characters markdown and Streamlit would interpret (* _ # ` [ ] : $ ~ | \\) into entities, so
-the result is inert in `st.html` and in `st.markdown(..., unsafe_allow_html=True)` alike.
+Every function returns an HTML string (plain Python, no streamlit) for `st.html`. A chip's colour and glyph come
+from `specviz.ui.palette`; its text, whatever a model wrote, goes through `specviz.ui.escaping.escape_text`.
 
-    >>> escape_text("<b> hi\\n")
-    '&lt;b&gt;␣hi↵'
-    >>> "line-through" in chip("x", "rejected")
+    >>> "line-through" in chip("x", TokenKind.REJECTED)
     True
 
-Public API (other pages import it; keep it stable): `visible`, `escape_text`, `escape_label`, `plot_text`, `fmt`,
-`chip`, `decision_kind`, `decision_tooltip`, `emitted_tooltip`, `emitted_chips`, `decision_chips`, `output_html`,
-`text_html`.
+Public API (other pages import it; keep it stable): `fmt`, `chip`, `decision_kind`, `decision_tooltip`,
+`emitted_tooltip`, `emitted_chips`, `decision_chips`, `output_html`, `text_html`.
 """
 
 from __future__ import annotations
 
-import html
 import math
-import unicodedata
 
-from specviz.trace import Decision, EmittedToken, Step, Trace
-from specviz.ui.palette import style
-
-WHITESPACE = {" ": "␣", "\n": "↵", "\t": "⇥", "\r": "␍", "\u00a0": "⍽"}
-# characters that markdown, LaTeX ($), emoji shortcodes (:) or Streamlit's colour syntax would act on
-_MARKDOWN = {c: f"&#{ord(c)};" for c in "*_#`[]:$~|\\!"}
-
-
-def visible(text: str) -> str:
-    """The token text with whitespace shown as glyphs (␣ ↵ ⇥) and other control characters as \\xNN.
-
-    >>> visible(" a\\tb\\n")
-    '␣a⇥b↵'
-    >>> visible("")
-    '∅'
-    """
-    if text == "":
-        return "∅"
-    out = []
-    for ch in text:
-        if ch in WHITESPACE:
-            out.append(WHITESPACE[ch])
-        elif unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") or ch == "\ufffd":
-            out.append(f"\\x{ord(ch):02x}" if ord(ch) < 256 else f"\\u{ord(ch):04x}")
-        else:
-            out.append(ch)
-    return "".join(out)
-
-
-def escape_text(text: str, *, whitespace: bool = True) -> str:
-    """Text from a model or a user, made safe for HTML and markdown (see the module docstring). Each character is
-    escaped once: HTML's specials become entities, markdown's become numeric entities.
-
-    >>> escape_text("**bold** # <img src=x onerror=alert(1)>")
-    '&#42;&#42;bold&#42;&#42;␣&#35;␣&lt;img␣src=x␣onerror=alert(1)&gt;'
-    >>> escape_text("it's")
-    'it&#x27;s'
-    """
-    shown = visible(text) if whitespace else text
-    return "".join(_MARKDOWN.get(c) or html.escape(c, quote=True) for c in shown)
-
-
-def escape_label(text: str) -> str:
-    r"""Token text for a widget label or option (which Streamlit renders as markdown, never as HTML): whitespace
-    made visible and every markdown character backslash-escaped.
-
-    >>> print(escape_label("**hi** x"))
-    \*\*hi\*\*␣x
-    """
-    return "".join("\\" + c if c in _MARKDOWN or c in "<>&" else c for c in visible(text))
-
-
-def plot_text(text: str, limit: int = 14) -> str:
-    """Token text for a Plotly label (Plotly reads a few HTML tags, so tags are escaped), cut to `limit` characters.
-
-    >>> plot_text("<b>x</b>")
-    '&lt;b&gt;x&lt;/b&gt;'
-    """
-    shown = visible(text)
-    shown = shown if len(shown) <= limit else shown[: limit - 1] + "…"
-    return html.escape(shown, quote=False)
-
-
-def _attr(text: str) -> str:
-    """A value for an HTML attribute (a tooltip); newlines become &#10;, which browsers show as line breaks."""
-    return html.escape(text, quote=True).replace("\n", "&#10;")
+from specviz.trace import Decision, EmittedToken, Step, TokenKind, Trace
+# escape_label, and escape_text and visible as names of this module, are re-exported for playground_inputs and
+# exactness_view until they import them from specviz.ui.escaping.
+from specviz.ui.escaping import escape_attr, escape_label, escape_text, visible  # noqa: F401
+from specviz.ui.palette import DisplayState, Kind, style
 
 
 def fmt(x: float | None, digits: int = 3) -> str:
@@ -128,13 +60,13 @@ def emitted_tooltip(t: EmittedToken, step_index: int | None = None) -> str:
     if step_index is not None:
         head += f", step {step_index + 1}"
     lines = [head]
-    if t.kind == "accepted":
+    if t.kind == TokenKind.ACCEPTED:
         ratio = (t.target_prob / t.draft_prob) if t.draft_prob else math.inf
         lines += [f"p (target) = {fmt(t.target_prob)}", f"q (draft) = {fmt(t.draft_prob)}", f"p/q = {fmt(ratio)}",
                   f"min(1, p/q) = {fmt(min(1.0, ratio))}", f"u = {fmt(t.uniform)} < {fmt(min(1.0, ratio))} → kept"]
-    elif t.kind == "recovered":
+    elif t.kind == TokenKind.RECOVERED:
         lines += ["sampled from norm(max(0, p − q)) after the rejection", f"p (target) = {fmt(t.target_prob)}"]
-    elif t.kind == "bonus":
+    elif t.kind == TokenKind.BONUS:
         lines += ["sampled from p after all drafts were accepted", f"p (target) = {fmt(t.target_prob)}"]
     else:
         lines += ["sampled from p by one target forward", f"p (target) = {fmt(t.target_prob)}"]
@@ -144,7 +76,7 @@ def emitted_tooltip(t: EmittedToken, step_index: int | None = None) -> str:
 # ---- chips ----------------------------------------------------------------------------------------------------
 
 
-def chip(text: str, kind: str, tooltip: str = "", *, current: bool = False, size: str = "normal",
+def chip(text: str, kind: Kind, tooltip: str = "", *, current: bool = False, size: str = "normal",
          glyph: bool = True) -> str:
     """One token as a coloured chip: glyph + escaped text, struck through when the kind says so.
 
@@ -156,20 +88,20 @@ def chip(text: str, kind: str, tooltip: str = "", *, current: bool = False, size
     outline = "outline:3px solid #000;outline-offset:1px;" if current else ""
     border = "1.5px" if size == "inline" else "2px"
     lead = f'<span style="font-size:0.8em;opacity:0.85">{s.glyph}</span>&#8202;' if glyph else ""
-    title = f' title="{_attr(tooltip)}"' if tooltip else ""
+    title = f' title="{escape_attr(tooltip)}"' if tooltip else ""
     return (f'<span{title} data-kind="{s.kind}" style="display:inline-block;padding:{pad};margin:2px 1px;'
             f'border:{border} solid {s.color};border-radius:6px;background:{s.background};color:{s.text_color};'
             f'font-family:ui-monospace,Menlo,Consolas,monospace;font-size:{font};line-height:1.35;'
             f'white-space:pre;{deco}{outline}cursor:help">{lead}{escape_text(text)}</span>')
 
 
-def decision_kind(d: Decision, revealed: bool = True) -> str:
-    """accepted / rejected / not_reached for a decision (drafted while the verdict is hidden)."""
+def decision_kind(d: Decision, revealed: bool = True) -> Kind:
+    """accepted / rejected / not reached for a decision (drafted while the verdict is hidden)."""
     if not revealed:
-        return "drafted"
+        return DisplayState.DRAFTED
     if not d.reached:
-        return "not_reached"
-    return "accepted" if d.accepted else "rejected"
+        return DisplayState.NOT_REACHED
+    return d.kind
 
 
 def decision_chips(step: Step, *, revealed: bool = True, size: str = "large") -> str:
@@ -226,7 +158,7 @@ def output_html(trace: Trace, upto: int | None = None, *, current: int | None = 
 
 
 def _inline(t: EmittedToken, step: Step) -> str:
-    html_chip = chip(t.text, t.kind, emitted_tooltip(t, step.index), size="inline", glyph=t.kind != "accepted")
+    html_chip = chip(t.text, t.kind, emitted_tooltip(t, step.index), size="inline", glyph=t.kind != TokenKind.ACCEPTED)
     return html_chip + ("<br>" if "\n" in t.text else "")
 
 

@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from specviz.ui import classroom_teacher as teacher
 from specviz.ui import classroom_view as view
 from specviz.ui.frame import route_through_app
 
@@ -17,10 +18,10 @@ if student is not None:
     view.student_quiz(store, student)
     st.stop()
 
-if st.session_state.get("classroom_presenting") and view.is_teacher():
+if st.session_state.get("classroom_presenting") and teacher.is_teacher():
     session = store.session(st.session_state.get("classroom_session", ""))
     if session is not None:
-        st.fragment(view.presenter, run_every=5)(store, session)
+        st.fragment(teacher.presenter, run_every=5)(store, session)
         if st.button("Exit presenter view", key="classroom_exit_presenter", type="tertiary"):
             st.session_state["classroom_presenting"] = False
             st.rerun()
@@ -30,13 +31,13 @@ st.title("Classroom")
 role = st.radio("I am", ["a student", "the teacher"], horizontal=True, key="classroom_role")
 if role == "a student":
     view.join_form(store)
-elif view.teacher_unlocked():
+elif teacher.teacher_unlocked():
     with st.expander("Start a new session", expanded=not store.open_sessions()):
-        view.new_session_form(store)
-    session = view.pick_session(store)
+        teacher.new_session_form(store)
+    session = teacher.pick_session(store)
     if session is not None:
         live = st.toggle("Refresh every 5 seconds", value=True, key="classroom_live")
-        st.fragment(view.dashboard, run_every=5 if live else None)(store, session)
+        st.fragment(teacher.dashboard, run_every=5 if live else None)(store, session)
         presenter_col, end_col = st.columns(2)
         if presenter_col.button("Presenter view (for the projector)", key="classroom_present"):
             st.session_state["classroom_presenting"] = True

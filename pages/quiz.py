@@ -3,7 +3,7 @@
 import streamlit as st
 
 from specviz.quiz import QuizRun
-from specviz.ui import quiz_view
+from specviz.ui import quiz_setup, quiz_view
 from specviz.ui.frame import route_through_app
 
 route_through_app()
@@ -12,11 +12,11 @@ st.title("Quiz")
 st.caption("Check your understanding of speculative decoding. Every answer comes with an explanation and a link to "
            "the page that shows the idea.")
 
-bank = quiz_view.default_bank()
+bank = quiz_setup.default_bank()
 with st.expander("Quiz settings", expanded=False):
-    bank = quiz_view.with_upload(bank, "quiz_upload")
-    settings = quiz_view.settings_panel(bank)
-    live = quiz_view.trace_questions("quiz_trace", settings.seed)
+    bank = quiz_setup.with_upload(bank, "quiz_upload")
+    settings = quiz_setup.settings_panel(bank)
+    live = quiz_setup.trace_questions("quiz_trace", settings.seed)
     restart = st.button("Start over", key="quiz_restart")
 
 signature = (settings.seed, settings.concepts, settings.count, len(bank), tuple(q.id for q in live))

@@ -127,26 +127,3 @@ def test_score_predictions_ignores_what_it_cannot_score():
     assert sorted(score.ignored, key=str) == sorted([0, 1, 2, 7, -1], key=str)
     empty = score_predictions({}, toy_trace())
     assert empty.summary() == "No predictions yet." and math.isnan(empty.exact_rate)
-
-
-def test_predict_then_reveal_widget():
-    """The Playground's helper: nothing is revealed until a guess is made; then the guess is scored."""
-    from streamlit.testing.v1 import AppTest
-
-    def page():
-        import streamlit as st
-        from test_quiz_live import toy_trace
-
-        from specviz.ui.quiz_view import predict_then_reveal
-
-        if predict_then_reveal(toy_trace(), 1, "playground_predict"):
-            st.write("STEP REVEALED")
-
-    at = AppTest.from_function(page, default_timeout=30).run()
-    assert not at.exception and not any(m.value == "STEP REVEALED" for m in at.markdown)
-    at.number_input(key="playground_predict_guess_1").set_value(1)
-    at.button(key="playground_predict_reveal_1").click().run()
-    assert any(m.value == "STEP REVEALED" for m in at.markdown)
-    assert at.warning[0].value == "You predicted 1; the target accepted 2 of 2."
-    assert at.session_state["playground_predict_predictions"] == {1: 1}
-    assert "0 of 1 predictions exact" in at.caption[0].value

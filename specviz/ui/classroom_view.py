@@ -1,49 +1,23 @@
-"""Streamlit pieces of classroom mode: the student's join form and quiz, the teacher's PIN gate, dashboard and
-presenter view. Data and rules live in specviz.classroom; this file only gathers input and draws.
+"""Classroom mode, the student's side: the classroom database, the join form, and the quiz one question at a time.
+Data and rules live in specviz.classroom; the teacher's side is `specviz.ui.classroom_teacher`.
 
-Everything a student typed is shown either as data (st.dataframe) or through `safe_md` (Markdown- and
-HTML-escaped); raw student text never reaches unsafe_allow_html.
+Everything a student typed is shown either as data (st.dataframe) or through specviz.ui.escaping; raw student
+text never reaches unsafe_allow_html.
 """
 
 from __future__ import annotations
 
-import hashlib
-import html
-import os
-import re
-import time
 import zlib
 from typing import Any
 
-import plotly.graph_objects as go
 import streamlit as st
 
-from specviz.classroom import (
-    NAME_MAX,
-    PIN_ENV,
-    ClassroomError,
-    ClassroomStore,
-    QuestionStat,
-    Session,
-    Student,
-    default_db_path,
-    pin_matches,
-    teacher_pin,
-)
-from specviz.quiz import Question, QuizRun, grade
+from specviz.classroom import NAME_MAX, ClassroomError, ClassroomStore, Student, default_db_path
+from specviz.quiz import Question, grade
 from specviz.ui import quiz_view
+from specviz.ui.escaping import escape_markdown
 
-MAX_PIN_TRIES, PIN_LOCK_SECONDS = 5, 30
-_MD = re.compile(r"([\\`*_{}\[\]()#+\-.!|~$:])")
-
-
-def safe_md(text: str) -> str:
-    """User text made inert for st.markdown: Markdown punctuation backslash-escaped, &, < and > HTML-escaped.
-
-    >>> safe_md("**Bob** <script>")
-    '\\\\*\\\\*Bob\\\\*\\\\* &lt;script&gt;'
-    """
-    return html.escape(_MD.sub(r"\\\1", text), quote=False)
+LAST_ANSWER = "classroom_last"  # (student token, question id) of the answer whose feedback is on screen
 
 
 @st.cache_resource(show_spinner=False)
@@ -97,9 +71,10 @@ def student_quiz(store: ClassroomStore, student: Student) -> None:
     session = store.session(student.code)
     answers = store.answers(student.token)
     order = store.question_order(session, student)
-    st.markdown(f"**{safe_md(session.title)}** · you are **{safe_md(student.name)}** · session `{session.code}`")
+    st.markdown(f"**{escape_markdown(session.title)}** · you are **{escape_markdown(student.name)}** · "
+                f"session `{session.code}`")
     st.progress(len(answers) / len(order), text=f"{len(answers)} of {len(order)} answered")
-    just = st.session_state.get("classroom_last")
+    just = st.session_state.get(LAST_ANSWER)
     if just and just[0] == student.token and just[1] in answers:
         _show_last(order, just[1], answers[just[1]][0])
     elif (question := store.next_question(session, student)) is None or session.closed:
@@ -128,7 +103,7 @@ def _ask(store: ClassroomStore, student: Student, question: Question, number: in
     except ClassroomError as exc:
         st.error(str(exc))
         return
-    st.session_state["classroom_last"] = (student.token, question.id)
+    st.session_state[LAST_ANSWER] = (student.token, question.id)
     st.rerun()
 
 
@@ -137,136 +112,5 @@ def _show_last(order: list[Question], question_id: str, answer: Any) -> None:
     st.markdown(question.prompt)
     quiz_view.feedback(question, grade(question, answer))
     if st.button("Next question", key="classroom_next", type="primary"):
-        del st.session_state["classroom_last"]
+        del st.session_state[LAST_ANSWER]
         st.rerun()
-
-
-# ---- the teacher -----------------------------------------------------------------------------------------------
-def configured_pin() -> str | None:
-    """SPECVIZ_TEACHER_PIN from the environment, else from st.secrets (missing secrets are not an error)."""
-    try:
-        secrets = {PIN_ENV: st.secrets.get(PIN_ENV)} if PIN_ENV in st.secrets else {}
-    except Exception:  # noqa: BLE001 - no or unreadable secrets.toml simply means no PIN from there
-        secrets = {}
-    return teacher_pin(os.environ, secrets)
-
-
-def _fingerprint(pin: str) -> str:
-    return hashlib.sha256(pin.encode()).hexdigest()
-
-
-def is_teacher() -> bool:
-    """Whether this browser session was unlocked with the PIN that is configured now (draws nothing)."""
-    pin = configured_pin()
-    return pin is not None and st.session_state.get("classroom_teacher") == _fingerprint(pin)
-
-
-def teacher_unlocked() -> bool:
-    """Show the PIN gate until the right PIN is given; True once this browser session is unlocked."""
-    pin = configured_pin()
-    if pin is None:
-        st.warning(f"Teacher mode is locked because no teacher PIN is set. Set the environment variable {PIN_ENV} "
-                   f"before starting the app (or add {PIN_ENV} = \"...\" to .streamlit/secrets.toml), then reload.")
-        return False
-    if is_teacher():
-        return True
-    tries: list[float] = [t for t in st.session_state.get("classroom_pin_fails", []) if time.time() - t < 300]
-    with st.form("classroom_pin_form"):
-        given = st.text_input("Teacher PIN", type="password", key="classroom_pin")
-        unlock = st.form_submit_button("Unlock")
-    if not unlock:
-        return False
-    if len(tries) >= MAX_PIN_TRIES and time.time() - tries[-1] < PIN_LOCK_SECONDS:
-        st.error(f"Too many wrong PINs; please wait {PIN_LOCK_SECONDS} seconds.")
-    elif pin_matches(given, pin):
-        st.session_state["classroom_teacher"] = _fingerprint(pin)
-        st.session_state.pop("classroom_pin_fails", None)
-        st.rerun()
-    else:
-        st.session_state["classroom_pin_fails"] = [*tries, time.time()]
-        st.error("That PIN is not right.")
-    return False
-
-
-def new_session_form(store: ClassroomStore) -> None:
-    """Pick questions (bank, a teacher's file, concepts, how many) and open a session with a fresh join code."""
-    bank = quiz_view.with_upload(quiz_view.default_bank(), "classroom_upload")
-    title = st.text_input("Title (shown to students)", max_chars=80, key="classroom_title")
-    concepts = st.multiselect("Concepts (none picked = all)", bank.used_concepts(), format_func=bank.label,
-                              key="classroom_concepts")
-    available = len(bank.select(concepts))
-    count = st.slider("Questions", 1, max(available, 2), min(10, available), key="classroom_count")
-    if st.button("Start the session", key="classroom_start", type="primary"):
-        questions = QuizRun.start(bank.select(concepts), int(time.time()), min(count, available)).questions
-        try:
-            session = store.create_session(questions, title)
-        except ClassroomError as exc:
-            st.error(str(exc))
-            return
-        st.session_state["classroom_session"] = session.code
-        st.rerun()
-
-
-def pick_session(store: ClassroomStore) -> Session | None:
-    sessions = store.open_sessions()
-    if not sessions:
-        st.info("No session is open. Start one above.")
-        return None
-    titles = {code: title for code, title, _ in sessions}
-    if st.session_state.get("classroom_session") not in titles:
-        st.session_state["classroom_session"] = sessions[0][0]
-    code = st.selectbox("Session", list(titles), format_func=lambda c: f"{c} · {titles[c]}", key="classroom_session")
-    return store.session(code)
-
-
-def dashboard(store: ClassroomStore, session: Session) -> None:
-    """Join code, counts, questions by failure rate, per-student progress, CSV export."""
-    st.markdown(f"Students join on the **Classroom** page with the code **`{session.code}`**.")
-    stats, progress = store.question_stats(session), store.progress(session)
-    answers = sum(p.answered for p in progress)
-    left, middle, right = st.columns(3)
-    left.metric("Students", len(progress))
-    middle.metric("Answers", answers)
-    right.metric("Right", f"{100 * sum(p.correct for p in progress) / answers:.0f}%" if answers else "–")
-    st.subheader("Questions, most missed first")
-    st.plotly_chart(failure_chart(stats), key="classroom_fail_chart")
-    st.dataframe([{"question": q.question.prompt[:90], "concept": q.question.concept, "answered": q.answered,
-                   "missed": None if q.failure_rate is None else f"{100 * q.failure_rate:.0f}%"} for q in stats],
-                 hide_index=True, key="classroom_q_table")
-    st.subheader("Students")
-    st.dataframe([{"name": p.name, "answered": f"{p.answered}/{p.total}", "right": p.correct,
-                   "last answer": time.strftime("%H:%M:%S", time.localtime(p.last_answer_at))
-                   if p.last_answer_at else ""} for p in progress], hide_index=True, key="classroom_s_table")
-    st.download_button("Download all answers (CSV)", store.export_csv(session), f"classroom-{session.code}.csv",
-                       "text/csv", key="classroom_csv", on_click="ignore")
-
-
-def failure_chart(stats: list[QuestionStat], font_size: int = 13) -> go.Figure:
-    """Share of wrong answers per answered question, worst at the top."""
-    shown = [s for s in stats if s.answered]
-    fig = go.Figure(go.Bar(
-        x=[100 * s.failure_rate for s in shown], y=[s.question.id for s in shown], orientation="h",
-        text=[f"{s.answered - s.correct}/{s.answered} missed" for s in shown], textposition="auto",
-        marker_color="#c62828", hovertext=[s.question.prompt[:120] for s in shown]))
-    fig.update_layout(xaxis={"range": [0, 100], "title": "% missed"}, yaxis={"autorange": "reversed"},
-                      height=90 + (font_size + 20) * max(len(shown), 1), font={"size": font_size},
-                      margin={"l": 10, "r": 10, "t": 10, "b": 10})
-    return fig
-
-
-_PRESENTER_CSS = """<style>
-[data-testid="stSidebar"], [data-testid="stHeader"], [data-testid="stToolbar"] {display: none;}
-.specviz-big {font-size: 4.5rem; font-weight: 700; letter-spacing: 0.3em; text-align: center;}
-.specviz-large {font-size: 2rem; text-align: center;}
-</style>"""
-
-
-def presenter(store: ClassroomStore, session: Session) -> None:
-    """For the projector: the join code, who is in, and how each question went, in large type; no controls."""
-    progress = store.progress(session)
-    names = ", ".join(html.escape(p.name) for p in progress) or "nobody yet"
-    st.markdown(_PRESENTER_CSS, unsafe_allow_html=True)
-    st.markdown(f'<div class="specviz-large">Join on the Classroom page with the code</div>'
-                f'<div class="specviz-big">{html.escape(session.code)}</div>'
-                f'<div class="specviz-large">{len(progress)} joined: {names}</div>', unsafe_allow_html=True)
-    st.plotly_chart(failure_chart(store.question_stats(session), font_size=24), key="classroom_presenter_chart")

@@ -1,110 +1,19 @@
-"""Streamlit pieces of the quiz: loading the bank (with a teacher's upload), answer widgets, feedback, the mastery
-chart and the downloads. The quiz logic itself (grading, order, scores) is in specviz.quiz; the Quiz and Classroom
-pages share these helpers."""
+"""Streamlit pieces of the quiz: answer widgets, feedback, a run one question at a time or as a sheet, the mastery
+chart and the downloads. The quiz logic itself (grading, order, scores) is in specviz.quiz; where the questions come
+from (the bank, a teacher's upload, a trace) is `specviz.ui.quiz_setup`. The Quiz and Classroom pages share both."""
 
 from __future__ import annotations
 
-import os
-from dataclasses import dataclass
 from typing import Any
 
 import plotly.graph_objects as go
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
-from specviz.quiz import (
-    BANK_DIR,
-    PATHS_ENV,
-    Bank,
-    ConceptMastery,
-    Grade,
-    Question,
-    QuizBankError,
-    QuizRun,
-    csv_text,
-    live_quiz,
-    load_bank,
-    merge_banks,
-    parse_bank,
-    results_json,
-    score_predictions,
-)
-from specviz.trace import Trace
 from specviz.pagemap import PAGES
+from specviz.quiz import Bank, ConceptMastery, Grade, Question, QuizRun, csv_text, results_json
 
 PAGE_TITLES = {path: (title, icon) for pages in PAGES.values() for path, title, icon in pages}
-
-
-@dataclass(frozen=True)
-class QuizSettings:
-    mode: str  # "one" or "sheet"
-    seed: int
-    concepts: tuple[str, ...]
-    count: int
-
-
-# ---- the bank ------------------------------------------------------------------------------------------------
-@st.cache_resource(show_spinner=False)
-def _cached_bank(extra_paths: str) -> Bank:
-    """The bundled bank plus SPECVIZ_QUIZ_PATHS (its value is the cache key, so a change reloads)."""
-    return load_bank()
-
-
-@st.cache_resource(show_spinner=False)
-def _bundled_bank() -> Bank:
-    return load_bank([BANK_DIR])
-
-
-def default_bank() -> Bank:
-    """The bundled bank plus SPECVIZ_QUIZ_PATHS; if an extra file is broken, one st.error sentence and the
-    bundled questions alone."""
-    try:
-        return _cached_bank(os.environ.get(PATHS_ENV, ""))
-    except QuizBankError as exc:
-        st.error(f"{exc} Using the built-in questions only.")
-        return _bundled_bank()
-
-
-def with_upload(bank: Bank, key: str) -> Bank:
-    """`bank` plus the questions of a teacher's uploaded YAML file; a broken file gets one st.error sentence."""
-    upload = st.file_uploader("Add your own questions (a YAML quiz file; the format is in assets/quiz/README.md)",
-                              type=["yaml", "yml"], key=key)
-    if upload is None:
-        return bank
-    try:
-        return merge_banks([bank, parse_bank(upload.getvalue(), upload.name)])
-    except QuizBankError as exc:
-        st.error(str(exc))
-        return bank
-
-
-def trace_questions(key: str, seed: int) -> list[Question]:
-    """Live questions from a trace file the learner uploads (a JSON trace saved from the Playground)."""
-    upload = st.file_uploader("Add live questions from a trace (a JSON trace saved from the Playground)",
-                              type=["json"], key=key)
-    if upload is None:
-        return []
-    try:
-        questions = live_quiz(Trace.from_json(upload.getvalue()), seed)
-    except ValueError as exc:
-        st.error(str(exc))
-        return []
-    if not questions:
-        st.warning("This trace has no drafted tokens to ask about.")
-    return questions
-
-
-def settings_panel(bank: Bank) -> QuizSettings:
-    """Mode, seed, concepts and length, gathered in one row."""
-    mode_col, seed_col, count_col = st.columns([2, 1, 2])
-    mode = mode_col.radio("How to take it", ["One question at a time", "As a sheet"], horizontal=True,
-                          key="quiz_mode")
-    seed = int(seed_col.number_input("Shuffle seed", min_value=0, max_value=10**6, value=0, step=1, key="quiz_seed"))
-    concepts = st.multiselect("Concepts (none picked = all)", bank.used_concepts(), format_func=bank.label,
-                              key="quiz_concepts")
-    available = len(bank.select(concepts))
-    count = int(count_col.slider("Questions", 1, max(available, 2), min(10, available), key="quiz_count"))
-    return QuizSettings("sheet" if mode == "As a sheet" else "one", seed, tuple(concepts), min(count, available))
 
 
 # ---- one question ----------------------------------------------------------------------------------------------
@@ -204,30 +113,6 @@ def mastery_chart(rows: list[ConceptMastery]) -> go.Figure:
                       height=80 + 32 * len(shown), margin={"l": 10, "r": 10, "t": 30, "b": 10},
                       title="Mastery per concept")
     return fig
-
-
-def predict_then_reveal(trace: Trace, step_index: int, key: str) -> bool:
-    """Ask how many drafts step `step_index` will accept before showing it; returns True once it may be revealed.
-
-    For the Playground: call it before drawing a step and draw the step only when it returns True. Predictions are
-    kept in st.session_state[f"{key}_predictions"] (step position -> guess) and scored with
-    specviz.quiz.score_predictions; `key` prefixes every widget key (e.g. "playground_predict")."""
-    step = trace.steps[step_index]
-    predictions: dict[int, int] = st.session_state.setdefault(f"{key}_predictions", {})
-    if step.n_drafted == 0:
-        return True
-    if step_index not in predictions:
-        guess = st.number_input(f"Before you look: how many of the {step.n_drafted} drafted tokens of step "
-                                f"{step.index} will the target accept?", 0, step.n_drafted, 0, 1,
-                                key=f"{key}_guess_{step_index}")
-        if not st.button("Reveal", key=f"{key}_reveal_{step_index}"):
-            return False
-        predictions[step_index] = int(guess)
-    guess, actual = predictions[step_index], step.n_accepted
-    (st.success if guess == actual else st.warning)(
-        f"You predicted {guess}; the target accepted {actual} of {step.n_drafted}.")
-    st.caption(score_predictions(predictions, trace).summary())
-    return True
 
 
 def results(run: QuizRun, bank: Bank, key: str) -> bool:

@@ -1,28 +1,33 @@
-"""The speculative loop: propose, score, verify, emit, rewind; every step recorded.
+"""The speculative loop: propose, score, verify, rewind, emit. One function per step, in the papers' order.
 
     trace = speculative_generate(target, draft, input_ids, k=4, temperature=0.7, seed=1)
 
 `draft` is a causal LM (wrapped in a `DraftModelProposer`) or any `Proposer`. Randomness comes only from a
 `torch.Generator` seeded with `seed`, so the same call gives the same trace. `verifier` defaults to the exact
-rule; the Exactness lab passes deliberately broken rules through the same loop.
+rule; the Exactness lab passes deliberately broken rules through the same loop. Target-only decoding
+(`specviz.baseline`) is this loop with nothing drafted: each step is then one target forward and one token.
+
+The step itself (`SpeculativeDecoder.step`) only decides; what it decided (`StepOutcome`) goes to a
+`specviz.recording.TraceRecorder`, which adds token texts and top-10 lists and builds the `Trace`.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import torch
 from transformers import PreTrainedModel
 
-from specviz.generation import (Clock, GenerationSettings, TokenTexts, append_until_stop, check_context,
-                                default_clock, eos_ids, prompt_ids, synchronize, top_tokens)
+from specviz.generation import (Clock, GenerationSettings, append_until_stop, check_context, default_clock, eos_ids,
+                                prompt_ids, synchronize)
 from specviz.kvcache import CachedModel
 from specviz.proposers import DraftModelProposer, Proposal, Proposer
-from specviz.trace import Decision, EmittedToken, Step, Trace
-from specviz.verifier import VerifyResult, accept_probability, verify
+from specviz.recording import TraceRecorder
+from specviz.trace import EmittedToken, Trace, TokenKind
+from specviz.verifier import Verifier, VerifyResult, verify
 
-Verifier = Callable[..., VerifyResult]
+StepObserver = Callable[["StepOutcome"], None]
 
 
 def speculative_generate(
@@ -42,146 +47,162 @@ def speculative_generate(
     record: bool = True,
     clock: Clock = default_clock,
     draft_length=None,
+    on_step: StepObserver | None = None,
+    deadline: float | None = None,
 ) -> Trace:
     """Generate up to `max_new_tokens` tokens after `input_ids` by speculative decoding; return the trace.
 
     `draft_length` (a `specviz.policies.DraftLength`) picks each step's K in place of the constant `k`.
-
     With `record=False` the per-token details (top-10 lists, token text) are left out of the steps, so the
-    cost of recording can itself be measured; the decisions, kinds and timings stay.
+    cost of recording can itself be measured; the decisions, kinds and timings stay. `on_step` is called with
+    each `StepOutcome` as soon as it is decided (for progress displays). With `deadline` (a `clock()` value) the
+    run stops cleanly after the step that passes it, with `stop_reason` "deadline" and the partial trace.
     """
     settings = GenerationSettings(max_new_tokens, temperature, top_k, top_p, seed, k)
+    proposer = draft if isinstance(draft, Proposer) else DraftModelProposer(draft, target.config.vocab_size)
+    return decode(target, proposer, input_ids, settings, tokenizer=tokenizer, eos_token_id=eos_token_id,
+                  verifier=verifier, record=record, clock=clock, draft_length=draft_length, on_step=on_step,
+                  deadline=deadline)
+
+
+def decode(target: PreTrainedModel, proposer: Proposer, input_ids: Sequence[int] | torch.Tensor,
+           settings: GenerationSettings, *, mode: str = "speculative", tokenizer=None,
+           eos_token_id: int | Sequence[int] | None = None, verifier: Verifier = verify, record: bool = True,
+           clock: Clock = default_clock, draft_length=None, on_step: StepObserver | None = None,
+           deadline: float | None = None) -> Trace:
+    """The loop both `speculative_generate` and `autoregressive_generate` run: prefill, then steps until a stop."""
     prompt = prompt_ids(input_ids, target)
     check_context(target, len(prompt), settings)
-    proposer = draft if isinstance(draft, Proposer) else DraftModelProposer(draft, target.config.vocab_size)
-    decoder = SpeculativeDecoder(target, proposer, settings, tokenizer, eos_ids(target, tokenizer, eos_token_id),
-                                 verifier, record, clock)
-    decoder.draft_length = draft_length
-    return decoder.run(prompt)
+    decoder = SpeculativeDecoder(target, proposer, settings, eos_ids(target, tokenizer, eos_token_id), verifier,
+                                 clock, draft_length)
+    recorder = TraceRecorder(tokenizer, record)
+    start = clock()
+    decoder.prefill(prompt)
+    prefill_seconds = clock() - start
+    sequence, output, stop = list(prompt), [], ""
+    while not stop:
+        outcome = decoder.step(sequence, output)
+        recorder.observe(outcome)
+        if on_step is not None:
+            on_step(outcome)
+        stop = outcome.stop or ("deadline" if deadline is not None and clock() > deadline else "")
+    return recorder.trace(mode, {**settings.to_dict(), "proposer": proposer.name}, prompt, output, stop,
+                          prefill_seconds, wall_seconds=clock() - start)
+
+
+@dataclass
+class StepOutcome:
+    """What one step decided, before anything is recorded: the drafts and their q, the target's p at K+1
+    positions, the verifier's verdict, what was emitted (already cut at EOS / max_new_tokens), the cache lengths
+    around the step and its timings."""
+
+    drafts: list[int]
+    draft_probs: torch.Tensor  # (K, V)
+    target_probs: torch.Tensor  # (K+1, V)
+    verdict: VerifyResult
+    emitted: list[EmittedToken]
+    stop: str  # "" while the generation goes on, else "eos" or "max_new_tokens"
+    context_length: int
+    proposer: str
+    target_cache: tuple[int, int]  # (before, after)
+    draft_cache: tuple[int | None, int | None]
+    draft_seconds: float
+    verify_seconds: float
+    overhead_seconds: float
 
 
 class SpeculativeDecoder:
-    """One generation's state: the target's cached runner, the proposer, the generator and the growing trace."""
+    """One generation's state: the target's cached runner, the proposer, the generator and the settings."""
 
-    def __init__(self, target, proposer: Proposer, settings: GenerationSettings, tokenizer, eos: set[int],
-                 verifier: Verifier = verify, record: bool = True, clock: Clock = default_clock):
+    def __init__(self, target: PreTrainedModel, proposer: Proposer, settings: GenerationSettings, eos: set[int],
+                 verifier: Verifier = verify, clock: Clock = default_clock, draft_length=None):
         self.target = CachedModel(target)
         self.proposer = proposer
         self.settings = settings
         self.sampling = settings.sampling
         self.generator = settings.generator()
-        self.texts = TokenTexts(tokenizer)
         self.eos = eos
         self.verifier = verifier
-        self.record = record
         self.clock = clock
         self.vocab_size = target.config.vocab_size
-        self.draft_length = None  # a specviz.policies.DraftLength, or None for the constant settings.k
-
-    def run(self, prompt: list[int]) -> Trace:
-        start = self.clock()
-        self.prefill(prompt)
-        prefill_seconds = self.clock() - start
-        sequence, output, steps, stop = list(prompt), [], [], ""
-        while not stop:
-            step, stop = self.step(sequence, output, len(steps))
-            steps.append(step)
-        trace = Trace(
-            mode="speculative", settings={**self.settings.to_dict(), "proposer": self.proposer.name},
-            prompt_ids=prompt, output_ids=output, steps=steps, prompt_text=self.texts.text(prompt),
-            output_text=self.texts.text(output), stop_reason=stop, prefill_seconds=prefill_seconds,
-        )
-        trace.wall_seconds = self.clock() - start
-        return trace
+        self.draft_length = draft_length  # a specviz.policies.DraftLength, or None for the constant settings.k
 
     def prefill(self, prompt: list[int]) -> None:
         """Fill both caches with the prompt except its last token, which the first step feeds."""
         self.proposer.reset()
-        self.target.reset()
         if self.draft_length is not None:
             self.draft_length.reset()
+        self.target.reset()
         self.target.prefill(prompt, features=self.proposer.needs_target_features)
         if self.target.last_hidden is not None:
             self.proposer.observe_target(0, self.target.last_hidden)
         self.proposer.prefill(prompt)
         synchronize(self.target.device)
 
-    def step(self, sequence: list[int], output: list[int], index: int) -> tuple[Step, str]:
-        """One round; extends `sequence` and `output` in place and returns the step and the stop reason."""
-        t0 = self.clock()
-        target_before, draft_before = len(self.target), self.proposer.cache_length()
-        # 1. propose: never draft more than can still be emitted
+    def step(self, sequence: list[int], output: list[int]) -> StepOutcome:
+        """One round; extends `sequence` and `output` in place with what it emits."""
+        t0, before = self.clock(), (len(self.target), self.proposer.cache_length())
+        # 1. propose: the draft guesses up to K tokens, never more than can still be emitted
+        drafts, draft_probs = self.propose(sequence, len(output))
+        t1 = self.clock() if drafts else t0  # nothing drafted (target-only decoding): no draft time
+        # 2. score: one target forward over the last token and all drafts -> p at K+1 positions
+        target_probs = self.score(sequence, drafts)
+        t2 = self.clock()
+        # 3. verify: the rule keeps a prefix of the drafts and samples the recovered or bonus token
+        verdict = self.verifier(target_probs, draft_probs, drafts, generator=self.generator)
+        if self.draft_length is not None:
+            self.draft_length.observe(len(drafts), verdict.n_accepted)
+        # 4. rewind: both caches keep the sequence plus the accepted drafts, nothing after them
+        self.rewind(len(sequence) + verdict.n_accepted)
+        # 5. emit: the accepted drafts, then the recovered or bonus token; stop at EOS or max_new_tokens
+        new = emitted_tokens(drafts, draft_probs, target_probs, verdict)
+        kept, stop = append_until_stop(output, new, self.eos, self.settings.max_new_tokens)
+        sequence.extend(t.token_id for t in kept)
+        return StepOutcome(
+            drafts, draft_probs, target_probs, verdict, kept, stop, context_length=len(sequence) - len(kept),
+            proposer=self.proposer.name, target_cache=(before[0], len(self.target)),
+            draft_cache=(before[1], self.proposer.cache_length()), draft_seconds=t1 - t0, verify_seconds=t2 - t1,
+            overhead_seconds=self.clock() - t2)
+
+    def propose(self, sequence: list[int], n_emitted: int) -> tuple[list[int], torch.Tensor]:
+        """The drafted tokens (K) and their q (K, V); K is the policy's or the constant one."""
         wanted = self.settings.k if self.draft_length is None else self.draft_length.next_k()
-        k = min(wanted, self.settings.max_new_tokens - len(output) - 1)
+        k = min(wanted or 0, self.settings.max_new_tokens - n_emitted - 1)
         proposal = self.proposer.propose(sequence, k, self.sampling, self.generator) if k > 0 else Proposal([], None)
         drafts = proposal.tokens[:k]
         synchronize(self.target.device)
-        t1 = self.clock()
-        # 2. score: one target forward over the last token and all drafts -> p at K+1 positions
-        logits = self.target.feed(sequence, drafts, keep=len(drafts) + 1, features=self.proposer.needs_target_features)
-        target_probs = self.sampling.probs(logits).cpu()  # (K+1, V)
+        return drafts, draft_distributions(proposal, drafts, self.vocab_size)
+
+    def score(self, sequence: list[int], drafts: list[int]) -> torch.Tensor:
+        """p at the K+1 positions after the sequence's last token and each draft (K+1, V), from one forward."""
+        logits = self.target.feed(sequence, drafts, keep=len(drafts) + 1,
+                                  features=self.proposer.needs_target_features)
+        target_probs = self.sampling.probs(logits).cpu()
         synchronize(self.target.device)
-        t2 = self.clock()
-        # 3. verify: the rule picks how many drafts survive and the recovered / bonus token
-        draft_probs = _draft_probs(proposal, drafts, self.vocab_size)  # (K, V)
-        result = self.verifier(target_probs, draft_probs, drafts, generator=self.generator)
-        n = result.n_accepted
-        if self.draft_length is not None:
-            self.draft_length.observe(len(drafts), n)
-        # 4. rewind both caches to the accepted prefix
-        self.target.rewind(len(sequence) + n)
-        self.proposer.rollback(len(sequence) + n)
-        if self.proposer.needs_target_features:  # the features of the tokens that survived
+        return target_probs
+
+    def rewind(self, length: int) -> None:
+        """Forget everything after the first `length` tokens in both caches; hand a feature drafter the target's
+        hidden states of the tokens that survived."""
+        self.target.rewind(length)
+        self.proposer.rollback(length)
+        if self.proposer.needs_target_features:
             start = self.target.last_start
-            self.proposer.observe_target(start, self.target.last_hidden[: len(sequence) + n - start])
-        # 5. emit, stopping at EOS and max_new_tokens
-        new = self._emitted(drafts, draft_probs, target_probs, result)
-        kept, stop = append_until_stop(output, new, self.eos, self.settings.max_new_tokens)
-        sequence.extend(t.token_id for t in kept)
-        step = Step(
-            index=index, context_length=len(sequence) - len(kept), k=len(drafts), proposer=self.proposer.name,
-            decisions=self._decisions(drafts, draft_probs, target_probs, result), emitted=kept,
-            correction_kind=new[-1].kind,
-            correction_top=top_tokens(result.next_dist, self.texts) if self.record else [],
-            target_cache_before=target_before, target_cache_after=len(self.target),
-            draft_cache_before=draft_before, draft_cache_after=self.proposer.cache_length(),
-            draft_seconds=t1 - t0, verify_seconds=t2 - t1,
-        )
-        step.overhead_seconds = self.clock() - t2
-        return step, stop
-
-    def _emitted(self, drafts, draft_probs, target_probs, result: VerifyResult) -> list[EmittedToken]:
-        n = result.n_accepted
-        tokens = [
-            EmittedToken(x, self._text(x), "accepted", float(target_probs[i, x]), float(draft_probs[i, x]),
-                         result.uniforms[i])
-            for i, x in enumerate(drafts[:n])
-        ]
-        kind = result.next_kind if drafts else "target"
-        last = result.next_token
-        tokens.append(EmittedToken(last, self._text(last), kind, float(target_probs[n, last])))
-        return tokens
-
-    def _decisions(self, drafts, draft_probs, target_probs, result: VerifyResult) -> list[Decision]:
-        decisions = []
-        for i, x in enumerate(drafts):
-            p, q = float(target_probs[i, x]), float(draft_probs[i, x])
-            reached = i < len(result.uniforms)
-            decisions.append(Decision(
-                position=i, token_id=x, text=self._text(x), draft_prob=q, target_prob=p,
-                ratio=p / q if q > 0 else math.inf,
-                accept_prob=result.accept_probs[i] if reached else accept_probability(p, q),
-                uniform=result.uniforms[i] if reached else None, accepted=i < result.n_accepted, reached=reached,
-                target_top=top_tokens(target_probs[i], self.texts) if self.record else [],
-                draft_top=top_tokens(draft_probs[i], self.texts) if self.record else [],
-            ))
-        return decisions
-
-    def _text(self, token_id: int) -> str:
-        return self.texts(token_id) if self.record else ""
+            self.proposer.observe_target(start, self.target.last_hidden[: length - start])
 
 
-def _draft_probs(proposal: Proposal, drafts: list[int], vocab_size: int) -> torch.Tensor:
+def emitted_tokens(drafts: list[int], draft_probs: torch.Tensor, target_probs: torch.Tensor,
+                   verdict: VerifyResult) -> list[EmittedToken]:
+    """The accepted drafts, then the recovered or bonus token (a plain target token when nothing was drafted)."""
+    n = verdict.n_accepted
+    tokens = [EmittedToken(x, "", TokenKind.ACCEPTED, float(target_probs[i, x]), float(draft_probs[i, x]),
+                           verdict.uniforms[i]) for i, x in enumerate(drafts[:n])]
+    kind = verdict.next_kind if drafts else TokenKind.TARGET
+    tokens.append(EmittedToken(verdict.next_token, "", kind, float(target_probs[n, verdict.next_token])))
+    return tokens
+
+
+def draft_distributions(proposal: Proposal, drafts: list[int], vocab_size: int) -> torch.Tensor:
     """q for each drafted position (K, V); a deterministic proposer's q is a point mass on its guess."""
     if proposal.draft_probs is not None:
         return proposal.draft_probs[: len(drafts)]

@@ -1,0 +1,76 @@
+"""Recording: turning what each step decided into the `Trace` people read.
+
+The engine's step (`specviz.decoding.SpeculativeDecoder.step`) only decides; a `TraceRecorder` observes each
+`StepOutcome` and adds what a person needs to read it: token texts, the top-10 of p and q at every drafted
+position, min(1, p/q), u and the verdict of every draft, and the top of the distribution the recovered or bonus
+token came from. With `record=False` the texts and top-10 lists are left out (to measure what recording costs).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+import torch
+
+from specviz.generation import TokenTexts, top_tokens
+from specviz.trace import Decision, Step, TokenKind, Trace
+from specviz.verifier import accept_probability
+
+if TYPE_CHECKING:
+    from specviz.decoding import StepOutcome
+
+
+class TraceRecorder:
+    """Collects the steps of one generation and builds its `Trace`."""
+
+    def __init__(self, tokenizer=None, record: bool = True):
+        self.texts = TokenTexts(tokenizer)
+        self.record = record
+        self.steps: list[Step] = []
+
+    def observe(self, outcome: StepOutcome) -> Step:
+        """Record one step; returns it."""
+        verdict = outcome.verdict
+        for token in outcome.emitted:
+            token.text = self._text(token.token_id)
+        step = Step(
+            index=len(self.steps), context_length=outcome.context_length, k=len(outcome.drafts),
+            proposer=outcome.proposer, decisions=self.decisions(outcome), emitted=outcome.emitted,
+            correction_kind=verdict.next_kind if outcome.drafts else TokenKind.TARGET,
+            correction_top=top_tokens(verdict.next_dist, self.texts) if self.record else [],
+            target_cache_before=outcome.target_cache[0], target_cache_after=outcome.target_cache[1],
+            draft_cache_before=outcome.draft_cache[0], draft_cache_after=outcome.draft_cache[1],
+            draft_seconds=outcome.draft_seconds, verify_seconds=outcome.verify_seconds,
+            overhead_seconds=outcome.overhead_seconds,
+        )
+        self.steps.append(step)
+        return step
+
+    def decisions(self, outcome: StepOutcome) -> list[Decision]:
+        """The verdict on every drafted token; drafts after the first rejection are marked as never reached."""
+        verdict, target_probs, draft_probs = outcome.verdict, outcome.target_probs, outcome.draft_probs
+        decisions = []
+        for i, x in enumerate(outcome.drafts):
+            p, q = float(target_probs[i, x]), float(draft_probs[i, x])
+            reached = i < len(verdict.uniforms)
+            decisions.append(Decision(
+                position=i, token_id=x, text=self._text(x), draft_prob=q, target_prob=p,
+                ratio=p / q if q > 0 else math.inf,
+                accept_prob=verdict.accept_probs[i] if reached else accept_probability(p, q),
+                uniform=verdict.uniforms[i] if reached else None, accepted=i < verdict.n_accepted, reached=reached,
+                target_top=self._top(target_probs[i]), draft_top=self._top(draft_probs[i]),
+            ))
+        return decisions
+
+    def trace(self, mode: str, settings: dict, prompt: list[int], output: list[int], stop: str,
+              prefill_seconds: float, wall_seconds: float) -> Trace:
+        return Trace(mode=mode, settings=settings, prompt_ids=prompt, output_ids=output, steps=self.steps,
+                     prompt_text=self.texts.text(prompt), output_text=self.texts.text(output), stop_reason=stop,
+                     prefill_seconds=prefill_seconds, wall_seconds=wall_seconds)
+
+    def _top(self, probs: torch.Tensor) -> list:
+        return top_tokens(probs, self.texts) if self.record else []
+
+    def _text(self, token_id: int) -> str:
+        return self.texts(token_id) if self.record else ""

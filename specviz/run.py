@@ -1,0 +1,300 @@
+"""One way to run a generation: a typed `RunSpec` in, a `Trace` out.
+
+    spec = RunSpec(pair="toy", proposer="draft", prompt="the quick brown fox", k=4, temperature=1.0, seed=3)
+    trace = run(spec)                   # speculative decoding
+    baseline = run_target_only(spec)    # the same settings, target only
+    spec.to_query()                     # {"pair": "toy", ...}: the settings as URL parameters
+    RunSpec.from_query({"k": "6"})      # and back; a bad value is a ValueError with one sentence
+
+The CLI, every page, the bench, `make_traces`, `gpu_bench` and the Exactness lab go through here. Each setting's
+range and label is defined once, in `SETTINGS`; a value outside it is refused with a sentence, never clamped.
+Loaded pairs live in one process-wide cache, `PAIRS`, with one lock per pair so that generations on a shared
+model run one at a time.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+from specviz.baseline import autoregressive_generate
+from specviz.decoding import speculative_generate
+from specviz.generation import K_RANGE, MAX_NEW_TOKENS_RANGE
+from specviz.models import Pair, encode_prompt, load_pair
+from specviz.policies import POLICIES, confident, make_policy
+from specviz.proposers import PROPOSERS, Proposer, make_proposer
+from specviz.trace import Trace
+
+MAX_PROMPT_CHARS = 4000
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One setting's label (as people read it) and its allowed values: a numeric range, or a set of choices."""
+
+    label: str
+    lo: float | None = None
+    hi: float | None = None
+    choices: tuple[str, ...] | None = None
+    whole: bool = False  # a whole number
+
+    def rule(self) -> str:
+        """What the setting accepts, as words for an error sentence."""
+        if self.choices is not None:
+            return f"one of {', '.join(self.choices)}"
+        kind = "a whole number" if self.whole else "a number"
+        return f"{kind} from {_num(self.lo)} to {_num(self.hi)}"
+
+    def accepts(self, value: Any) -> bool:
+        if self.choices is not None:
+            return value in self.choices
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return False
+        if self.whole and not isinstance(value, int):
+            return False
+        return math.isfinite(value) and self.lo <= value <= self.hi
+
+
+SETTINGS: dict[str, Setting] = {
+    "k": Setting("drafted tokens per step (K)", *K_RANGE, whole=True),
+    "max_new_tokens": Setting("new tokens", *MAX_NEW_TOKENS_RANGE, whole=True),
+    "temperature": Setting("temperature (0 = greedy)", 0.0, 2.0),
+    "top_k": Setting("top-k (0 = off)", 0, 1000, whole=True),
+    "top_p": Setting("top-p (1 = off)", 0.01, 1.0),
+    "seed": Setting("seed", 0, 2**31 - 1, whole=True),
+    "layers": Setting("layers the layer-skip draft keeps (0 = a quarter)", 0, 128, whole=True),
+    "proposer": Setting("proposer", choices=PROPOSERS),
+    "policy": Setting("draft-length policy", choices=POLICIES),
+}
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """Everything that decides a trace. Hashable (it keys caches) and checked on construction.
+
+    `proposer` None means the pair's own default; `layers` None (or 0) means the layer-skip default depth.
+
+    >>> RunSpec(pair="toy", k=3).k
+    3
+    >>> RunSpec(k=40)
+    Traceback (most recent call last):
+    ...
+    ValueError: K must be a whole number from 1 to 16 (got 40).
+    """
+
+    pair: str = "default"
+    proposer: str | None = None
+    prompt: str = "Why is the sky blue?"
+    chat: bool = True
+    k: int = 4
+    policy: str = "constant"
+    max_new_tokens: int = 64
+    temperature: float = 0.0
+    top_k: int = 0
+    top_p: float = 1.0
+    seed: int = 0
+    layers: int | None = None
+
+    def __post_init__(self) -> None:
+        for name, setting in SETTINGS.items():
+            value = getattr(self, name)
+            if value is None and name in ("proposer", "layers"):
+                continue
+            if not setting.accepts(value):
+                label = "K" if name == "k" else name.replace("_", " ").capitalize()
+                raise ValueError(f"{label} must be {setting.rule()} (got {_shown(value)}).")
+        if not isinstance(self.pair, str) or not self.pair.strip():
+            raise ValueError("Name a pair: a catalog name such as default or toy, or TARGET[,DRAFT].")
+        if not isinstance(self.prompt, str) or not self.prompt.strip():
+            raise ValueError("The prompt is empty: type something for the model to continue.")
+        if len(self.prompt) > MAX_PROMPT_CHARS:
+            raise ValueError(f"The prompt has {len(self.prompt)} characters; the limit is {MAX_PROMPT_CHARS}.")
+        if not isinstance(self.chat, bool):
+            raise ValueError(f"chat must be true or false (got {_shown(self.chat)}).")
+
+    def generation_settings(self) -> dict[str, Any]:
+        """The keyword arguments `speculative_generate` takes from this spec."""
+        return {"k": self.k, "max_new_tokens": self.max_new_tokens, "temperature": self.temperature,
+                "top_k": self.top_k, "top_p": self.top_p, "seed": self.seed}
+
+    # ---- URLs ---------------------------------------------------------------------------------------------------
+    def to_query(self) -> dict[str, str]:
+        """The spec as URL parameters (strings); `from_query` reads them back to an equal spec.
+
+        >>> RunSpec(pair="toy", temperature=0.7).to_query()["temperature"]
+        '0.7'
+        >>> spec = RunSpec(pair="toy", proposer="ngram", chat=False, layers=3)
+        >>> RunSpec.from_query(spec.to_query()) == spec
+        True
+        """
+        query = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if value is None:
+                continue
+            query[f.name] = ("1" if value else "0") if isinstance(value, bool) else \
+                f"{value:g}" if isinstance(value, float) else str(value)
+        return query
+
+    @classmethod
+    def from_query(cls, params: Mapping[str, str], defaults: RunSpec | None = None) -> RunSpec:
+        """The spec that URL parameters describe (missing ones from `defaults`); any bad value is a ValueError
+        with one sentence naming every bad parameter.
+
+        >>> RunSpec.from_query({"k": "99", "temperature": "hot"})
+        Traceback (most recent call last):
+        ...
+        ValueError: These settings in the link are not valid: k must be a whole number from 1 to 16 (got '99'); temperature must be a number from 0 to 2 (got 'hot').
+        """
+        spec, problems = cls.parse_query(params, defaults)
+        if problems:
+            raise ValueError(f"These settings in the link are not valid: {'; '.join(problems)}.")
+        return spec
+
+    @classmethod
+    def parse_query(cls, params: Mapping[str, str], defaults: RunSpec | None = None) -> tuple[RunSpec, list[str]]:
+        """(the spec from the valid parameters on top of `defaults`, one phrase per refused parameter).
+        Unknown parameter names are ignored (a page may share its own)."""
+        values, problems = {}, []
+        base = defaults or cls()
+        for f in fields(cls):
+            if f.name not in params:
+                continue
+            raw = str(params[f.name])
+            try:
+                value = _parse(f.name, raw)
+                replace(base, **{f.name: value})  # checks the value in the spec's own terms
+            except ValueError:
+                problems.append(f"{f.name} must be {_rule(f.name)} (got {_shown(raw)})")
+                continue
+            values[f.name] = value
+        try:
+            return replace(base, **values), problems
+        except ValueError as exc:  # valid one by one but not together cannot happen today; say so if it ever does
+            return base, [*problems, str(exc).rstrip(".")]
+
+
+def _parse(name: str, raw: str) -> Any:
+    """A URL string as the type of the spec's field `name` (ValueError when it is not one)."""
+    if name == "chat":
+        value = {"1": True, "true": True, "0": False, "false": False}.get(raw.lower())
+        if value is None:
+            raise ValueError(raw)
+        return value
+    if name in ("pair", "prompt"):
+        return raw
+    setting = SETTINGS[name]
+    if setting.choices is not None:
+        return raw
+    number = int(raw) if setting.whole else float(raw)
+    if name == "layers" and number == 0:
+        return None
+    return number
+
+
+def _rule(name: str) -> str:
+    if name == "chat":
+        return "1 or 0"
+    if name == "pair":
+        return "a pair name"
+    if name == "prompt":
+        return f"text of 1 to {MAX_PROMPT_CHARS} characters"
+    return SETTINGS[name].rule()
+
+
+def _num(x: float) -> str:
+    return f"{x:g}" if isinstance(x, float) else str(x)
+
+
+def _shown(value: Any, limit: int = 40) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# ---- the one model cache ---------------------------------------------------------------------------------------------
+
+
+class PairCache:
+    """Loaded pairs by name, at most `size` of them (least recently used goes first), each with the lock that
+    serialises generations on it. Safe to use from several threads (a Streamlit server runs one per session)."""
+
+    def __init__(self, size: int = 3, loader: Callable[..., Pair] = load_pair):
+        self.size, self.loader = size, loader
+        self._pairs: OrderedDict[str, Pair] = OrderedDict()
+        self._locks: dict[str, threading.Lock] = {}
+        self._guard = threading.Lock()
+
+    def get(self, name: str) -> Pair:
+        """The pair called `name`, loaded on first use (one load at a time per name)."""
+        with self.lock(name):
+            with self._guard:
+                if name in self._pairs:
+                    self._pairs.move_to_end(name)
+                    return self._pairs[name]
+            pair = self.loader(name)
+            self.put(name, pair)
+            return pair
+
+    def put(self, name: str, pair: Pair) -> None:
+        """Keep a pair loaded elsewhere (the Models page's pair by hand) under `name`."""
+        with self._guard:
+            self._pairs[name] = pair
+            self._pairs.move_to_end(name)
+            while len(self._pairs) > self.size:
+                self._pairs.popitem(last=False)
+
+    def loaded(self, name: str) -> Pair | None:
+        with self._guard:
+            return self._pairs.get(name)
+
+    def lock(self, name: str) -> threading.Lock:
+        """The lock a generation on `name` holds; loading holds it too."""
+        with self._guard:
+            return self._locks.setdefault(name, threading.Lock())
+
+
+PAIRS = PairCache()
+
+
+# ---- running ---------------------------------------------------------------------------------------------------------
+
+
+def prompt_ids(spec: RunSpec, pair: Pair) -> list[int]:
+    """The spec's prompt as token ids for the pair: in its chat template when the spec and the tokenizer allow."""
+    return encode_prompt(pair.tokenizer, spec.prompt, chat=pair.chat and spec.chat)
+
+
+def proposer_for(spec: RunSpec, pair: Pair) -> Proposer:
+    """The spec's proposer for the pair; with the threshold policy, one that stops at low confidence."""
+    proposer = make_proposer(pair, spec.proposer, layers=spec.layers)
+    return confident(proposer) if spec.policy == "threshold" else proposer
+
+
+def run(spec: RunSpec, *, pair: Pair | None = None, input_ids: list[int] | None = None,
+        proposer: Proposer | None = None, c: float | None = None, k_max: int = K_RANGE[1], **engine: Any) -> Trace:
+    """Speculative decoding as the spec says. `pair`, `input_ids` and `proposer` default to what the spec names
+    (the pair from `PAIRS`); `c` (draft cost / target cost) is needed by the "optimal" policy, `k_max` bounds the
+    adaptive ones; `engine` passes through to `speculative_generate` (record, clock, verifier, on_step, deadline)."""
+    pair = pair or PAIRS.get(spec.pair)
+    ids = input_ids if input_ids is not None else prompt_ids(spec, pair)
+    proposer = proposer or proposer_for(spec, pair)
+    draft_length = None if spec.policy == "constant" else make_policy(spec.policy, spec.k, k_max=k_max, c=c)
+    trace = speculative_generate(pair.target, proposer, ids, tokenizer=pair.tokenizer, draft_length=draft_length,
+                                 **spec.generation_settings(), **engine)
+    trace.meta.update(pair=spec.pair, proposer=proposer.name, chat=spec.chat, prompt=spec.prompt)
+    return trace
+
+
+def run_target_only(spec: RunSpec, *, pair: Pair | None = None, input_ids: list[int] | None = None,
+                    **engine: Any) -> Trace:
+    """The same spec decoded by the target alone: the baseline of every speedup."""
+    pair = pair or PAIRS.get(spec.pair)
+    ids = input_ids if input_ids is not None else prompt_ids(spec, pair)
+    settings = {k: v for k, v in spec.generation_settings().items() if k != "k"}
+    trace = autoregressive_generate(pair.target, ids, tokenizer=pair.tokenizer, **settings, **engine)
+    trace.meta.update(pair=spec.pair, proposer="none", chat=spec.chat, prompt=spec.prompt)
+    return trace

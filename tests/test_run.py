@@ -1,0 +1,115 @@
+"""The one way to run: RunSpec's checks and URL round trip, run() against the engine, and the model cache."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from specviz.baseline import autoregressive_generate
+from specviz.decoding import speculative_generate
+from specviz.models import encode_prompt
+from specviz.proposers import make_proposer
+from specviz.run import SETTINGS, PairCache, RunSpec, run, run_target_only
+
+PROMPT = "the quick brown fox jumps over the lazy dog. the quick"
+
+
+@pytest.mark.parametrize("field, value", [
+    ("k", 0), ("k", 17), ("k", 2.5), ("max_new_tokens", 0), ("max_new_tokens", 4096), ("temperature", -0.1),
+    ("temperature", float("inf")), ("temperature", float("nan")), ("top_k", -1), ("top_p", 0.0), ("top_p", 1.5),
+    ("seed", -1), ("seed", 2**63), ("proposer", "medusa"), ("policy", "fastest"), ("layers", -2), ("chat", "yes"),
+    ("prompt", "   "), ("prompt", "x" * 5000), ("pair", ""), ("k", True),
+])
+def test_a_value_outside_its_range_is_refused_with_one_sentence(field, value):
+    with pytest.raises(ValueError) as err:
+        RunSpec(**{field: value})
+    message = str(err.value)
+    assert message.endswith(".") and "\n" not in message and len(message) < 200
+
+
+def test_every_numeric_setting_accepts_its_own_bounds():
+    for name, setting in SETTINGS.items():
+        if setting.choices is None:
+            for bound in (setting.lo, setting.hi):
+                assert getattr(RunSpec(**{name: bound}), name) == bound
+
+
+@pytest.mark.parametrize("spec", [
+    RunSpec(), RunSpec(pair="toy", proposer="ngram", chat=False, k=16, temperature=0.7, top_k=50, top_p=0.9, seed=7,
+                       max_new_tokens=2048, layers=1, policy="heuristic"),
+    RunSpec(prompt="Line one\nline two & <b>three</b>? 100%", temperature=1.25),
+])
+def test_url_round_trip_gives_back_the_same_spec(spec):
+    query = spec.to_query()
+    assert all(isinstance(v, str) for v in query.values())
+    assert RunSpec.from_query(query) == spec
+
+
+def test_bad_url_values_are_refused_not_clamped():
+    with pytest.raises(ValueError, match="k must be a whole number from 1 to 16"):
+        RunSpec.from_query({"k": "40"})  # the old race page clamped this to 8
+    spec, problems = RunSpec.parse_query({"k": "6", "temperature": "hot", "seed": "3.5", "pair": "toy"})
+    assert (spec.k, spec.pair, spec.temperature, spec.seed) == (6, "toy", RunSpec().temperature, RunSpec().seed)
+    assert [p.split()[0] for p in problems] == ["temperature", "seed"]
+
+
+def test_url_parameters_start_from_the_given_defaults():
+    base = RunSpec(pair="toy", k=3, temperature=1.0)
+    assert RunSpec.from_query({"seed": "9"}, base) == RunSpec(pair="toy", k=3, temperature=1.0, seed=9)
+
+
+def test_run_is_speculative_generate_with_the_specs_settings(toy):
+    spec = RunSpec(pair="toy", proposer="draft", prompt=PROMPT, chat=False, k=3, temperature=1.0, seed=4,
+                   max_new_tokens=24)
+    ids = encode_prompt(toy.tokenizer, PROMPT, chat=False)
+    direct = speculative_generate(toy.target, make_proposer(toy, "draft"), ids, k=3, temperature=1.0, seed=4,
+                                  max_new_tokens=24, tokenizer=toy.tokenizer)
+    traced = run(spec, pair=toy)
+    assert traced.output_ids == direct.output_ids
+    assert [s.n_accepted for s in traced.steps] == [s.n_accepted for s in direct.steps]
+    assert traced.meta["proposer"] == "draft" and traced.meta["prompt"] == PROMPT
+    plain = run_target_only(spec, pair=toy)
+    assert plain.output_ids == autoregressive_generate(toy.target, ids, temperature=1.0, seed=4, max_new_tokens=24
+                                                       ).output_ids
+    assert plain.mode == "autoregressive" and plain.meta["proposer"] == "none"
+
+
+def test_policies_run_through_the_spec(toy):
+    greedy = RunSpec(pair="toy", proposer="draft", prompt=PROMPT, chat=False, k=4, max_new_tokens=24)
+    target = run_target_only(greedy, pair=toy).output_ids
+    for policy in ("heuristic", "threshold"):
+        trace = run(RunSpec(**{**greedy.__dict__, "policy": policy}), pair=toy)
+        assert trace.output_ids == target  # a policy changes how many drafts, never the greedy output
+    adaptive = run(RunSpec(**{**greedy.__dict__, "policy": "heuristic"}), pair=toy)
+    assert len({s.k for s in adaptive.steps if s.k}) > 1  # the +2/-1 rule really moved K
+    with pytest.raises(ValueError, match="cost ratio"):
+        run(RunSpec(**{**greedy.__dict__, "policy": "optimal"}), pair=toy)
+
+
+def test_the_pair_cache_loads_once_and_forgets_the_least_recently_used():
+    loads = []
+    cache = PairCache(size=2, loader=lambda name: loads.append(name) or f"pair:{name}")
+    assert cache.get("a") == cache.get("a") == "pair:a"
+    cache.get("b"), cache.get("a"), cache.get("c")  # "b" is now the least recently used
+    assert loads == ["a", "b", "c"] and cache.loaded("b") is None and cache.loaded("a") == "pair:a"
+    cache.put("by-hand", "pair:by-hand")
+    assert cache.get("by-hand") == "pair:by-hand" and "by-hand" not in loads
+
+
+def test_the_pair_cache_loads_a_pair_once_when_sessions_ask_together():
+    loads = []
+
+    def slow(name):
+        loads.append(name)
+        time.sleep(0.2)
+        return name
+
+    cache = PairCache(loader=slow)
+    threads = [threading.Thread(target=cache.get, args=("x",)) for _ in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert loads == ["x"]

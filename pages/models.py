@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from specviz.ui import models_view
+from specviz.ui import models_view, state
 from specviz.ui.frame import route_through_app
 
 route_through_app()
@@ -33,5 +33,5 @@ hand = models_view.hand_form()
 if hand is not None:
     pair = models_view.load_hand_pair(hand)
     if pair is not None:
-        models_view.remember(hand.spec)
+        state.set_custom_pair(hand.spec)
         models_view.show_loaded(pair)

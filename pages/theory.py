@@ -6,7 +6,7 @@ import streamlit as st
 import torch
 
 from specviz import theory
-from specviz.ui import theory_view
+from specviz.ui import state, theory_view
 from specviz.ui.frame import route_through_app
 
 route_through_app()
@@ -48,11 +48,11 @@ if best_k == 0:
 # measured points: committed benchmark results, and a trace from another page if there is one
 points = theory_view.load_benchmark_points()
 trace_point = None
-if st.session_state.get("trace") is not None:
-    try:
-        trace_point = theory_view.trace_point(st.session_state["trace"])
-    except ValueError as exc:
-        st.info(str(exc))
+try:
+    trace = state.current_trace()
+    trace_point = theory_view.trace_point(trace) if trace is not None else None
+except ValueError as exc:
+    st.info(str(exc))
 
 st.plotly_chart(theory_view.heatmap_figure(c, alpha, k, points, trace_point), key="theory_heatmap")
 st.caption("Blue: faster than target-only decoding; red: slower. Left of the dashed line speculation loses time. "

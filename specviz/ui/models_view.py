@@ -1,11 +1,10 @@
 """Streamlit pieces of the Models page: the catalog table, a memory check against this machine, and the
 "pair by hand" form that validates and loads two local folders or Hub ids. The checks themselves live in
-specviz.loading; this module only gathers inputs and shows results, every error as one sentence."""
+specviz.loading; this module only gathers inputs and shows results, every error as one sentence. A pair loaded by
+hand is kept in specviz.ui.state, where the Playground finds it."""
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 
 import pandas as pd
@@ -16,23 +15,13 @@ from specviz.catalog import CatalogEntry, catalog_rows, load_catalog
 from specviz.loading import (DEFAULT_CONTEXT, Machine, ModelLoadError, detect_machine, estimate_entry, gb,
                              pick_device, pick_dtype, plan_placement)
 from specviz.models import Pair, load_pair
+from specviz.ui import state
+from specviz.ui.escaping import escape_markdown
+# re-exported for playground_inputs, runs.py and test_playground until they import specviz.ui.state
+from specviz.ui.state import CUSTOM_PAIR_KEY, loaded_pair  # noqa: F401
 
 DEVICE_CHOICES = ("auto", "cpu", "cuda", "mps")
 DTYPE_CHOICES = ("auto", "float32", "bfloat16", "float16")
-CUSTOM_PAIR_KEY = "custom_pair"  # what the Playground may pick up: the "TARGET,DRAFT" string of a loaded pair
-
-
-MARKDOWN_SPECIALS = set("\\`*_{}[]()<>#+-.!|~$:")
-
-
-def safe(text: object) -> str:
-    r"""User or model text (paths, ids, error sentences) shown literally in markdown: every markdown or LaTeX
-    character backslash-escaped.
-
-    >>> safe("a_b*c $x$")
-    'a\\_b\\*c \\$x\\$'
-    """
-    return "".join("\\" + c if c in MARKDOWN_SPECIALS else c for c in str(text))
 
 
 @st.cache_resource(show_spinner=False)
@@ -45,7 +34,7 @@ def catalog() -> dict[str, CatalogEntry]:
     try:
         return _catalog()
     except ValueError as exc:
-        st.error(safe(exc))
+        st.error(escape_markdown(exc))
         return {}
 
 
@@ -86,9 +75,9 @@ def memory_check(entries: dict[str, CatalogEntry], machine: Machine) -> None:
         estimate = estimate_entry(entry, dtype)
         placement = plan_placement(estimate, machine, device)
     except ModelLoadError as exc:
-        st.warning(safe(exc))
+        st.warning(escape_markdown(exc))
         return
-    st.success(safe(f"{estimate.sentence()}: it fits ({placement.describe()}). Suggested K = {entry.k}; "
+    st.success(escape_markdown(f"{estimate.sentence()}: it fits ({placement.describe()}). Suggested K = {entry.k}; "
                     f"sized for {entry.hardware}."))
 
 
@@ -123,32 +112,12 @@ def hand_form() -> HandPair | None:
     return HandPair(target, draft, device, dtype, trust)
 
 
-_LOADED: OrderedDict[tuple, Pair] = OrderedDict()  # pairs loaded by hand, kept once per server process
-_LOADED_MAX = 2
-_LOADED_LOCK = threading.Lock()
-
-
 def _load(spec: str, device: str, dtype: str, trust_remote_code: bool, progress) -> Pair:
     """Load (or reuse) a pair by hand. Not st.cache_resource: the progress callback writes into a status box made
     outside the function, which Streamlit's cache cannot replay."""
-    key = (spec, device, dtype, trust_remote_code)
-    with _LOADED_LOCK:
-        if key in _LOADED:
-            _LOADED.move_to_end(key)
-            return _LOADED[key]
-        pair = load_pair(spec, device=None if device == "auto" else device,
-                         dtype=None if dtype == "auto" else dtype, trust_remote_code=trust_remote_code,
-                         progress=progress)
-        _LOADED[key] = pair
-        while len(_LOADED) > _LOADED_MAX:
-            _LOADED.popitem(last=False)
-        return pair
-
-
-def loaded_pair(spec: str) -> Pair | None:
-    """The pair this page loaded for `spec` (e.g. st.session_state["custom_pair"]), if it is still in memory."""
-    with _LOADED_LOCK:
-        return next((pair for key, pair in reversed(_LOADED.items()) if key[0] == spec), None)
+    return state.keep_hand_pair((spec, device, dtype, trust_remote_code), lambda: load_pair(
+        spec, device=None if device == "auto" else device, dtype=None if dtype == "auto" else dtype,
+        trust_remote_code=trust_remote_code, progress=progress))
 
 
 def load_hand_pair(hand: HandPair) -> Pair | None:
@@ -157,7 +126,7 @@ def load_hand_pair(hand: HandPair) -> Pair | None:
     if not hand.target.strip():
         st.error("Give the target model: a local folder or a Hugging Face id.")
         return None
-    with st.status(f"Checking and loading {safe(hand.spec)}...", expanded=True) as status:
+    with st.status(f"Checking and loading {escape_markdown(hand.spec)}...", expanded=True) as status:
         steps, current = [], status.empty()
 
         def progress(message: str) -> None:  # a new step gets a line; ticks of the same download rewrite it
@@ -165,15 +134,15 @@ def load_hand_pair(hand: HandPair) -> Pair | None:
                 steps[-1] = message
             else:
                 steps.append(message)
-            current.markdown("  \n".join(safe(m) for m in steps))
-            status.update(label=safe(message))
+            current.markdown("  \n".join(escape_markdown(m) for m in steps))
+            status.update(label=escape_markdown(message))
         try:
             pair = _load(hand.spec, hand.device, hand.dtype, hand.trust_remote_code, progress)
         except ValueError as exc:
             status.update(label="This pair cannot be used.", state="error", expanded=False)
-            st.error(safe(exc))
+            st.error(escape_markdown(exc))
             return None
-        status.update(label=f"Loaded {safe(hand.spec)}.", state="complete", expanded=False)
+        status.update(label=f"Loaded {escape_markdown(hand.spec)}.", state="complete", expanded=False)
     return pair
 
 
@@ -181,10 +150,10 @@ def show_loaded(pair: Pair) -> None:
     """What was loaded, where, and how to use it next."""
     info = pair.info
     what = "a separate draft model" if pair.draft is not None else "no separate draft (layer-skip or n-gram only)"
-    lines = [f"**{safe(pair.name)}**: {what}; chat template {'yes' if pair.chat else 'no'}."]
+    lines = [f"**{escape_markdown(pair.name)}**: {what}; chat template {'yes' if pair.chat else 'no'}."]
     if info is not None:
-        lines.append(f"{safe(info.estimate.sentence())} (a KV cache of {info.estimate.context} tokens included); "
-                     f"{safe(info.placement)}, {safe(info.dtype)}.")
+        lines.append(f"{escape_markdown(info.estimate.sentence())} (a KV cache of {info.estimate.context} tokens "
+                     f"included); {escape_markdown(info.placement)}, {escape_markdown(info.dtype)}.")
     st.success("  \n".join(lines))
     st.info("The pair is stored for this session: open the **Playground** to generate with it.")
     try:
@@ -193,13 +162,8 @@ def show_loaded(pair: Pair) -> None:
         pass
 
 
-def remember(pair_spec: str) -> None:
-    st.session_state[CUSTOM_PAIR_KEY] = pair_spec
-
-
 def current_machine() -> Machine:
     return detect_machine()
-
 
 
 DRAFT_TITLES = {"eagle": "EAGLE-style feature drafter (the default's proposer)", "draft": "Separate draft model"}

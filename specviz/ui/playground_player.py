@@ -1,9 +1,9 @@
-"""The Playground's player: step / previous / play / run-to-end / reset over a trace, predict-then-reveal, and the
-view of the steps revealed so far.
+"""The Playground's player: step / previous / play / run-to-end / reset over a trace, predict-then-reveal
+(specviz.ui.predict), and the view of the steps revealed so far.
 
-State (page-prefixed): `playground_pos` = number of revealed steps (0..n), `playground_playing`, and
-`playground_predictions` = {trace id: {step index: predicted accepted drafts}}. The view runs inside an
-`st.fragment` that reruns itself every PLAY_SECONDS while playing, so playing never reruns the whole page.
+State (page-prefixed): `playground_pos` = number of revealed steps (0..n) and `playground_playing`; the guesses are
+the `PREDICTOR`'s. The trace on screen is also `specviz.ui.state.current_trace()`, for other pages. The view runs
+inside an `st.fragment` that reruns itself every PLAY_SECONDS while playing, so playing never reruns the whole page.
 """
 
 from __future__ import annotations
@@ -11,24 +11,27 @@ from __future__ import annotations
 import streamlit as st
 
 from specviz.trace import Trace
+from specviz.ui import state
 from specviz.ui.palette import legend_html
+from specviz.ui.predict import Predictor
 from specviz.ui.step_view import render_step
 from specviz.ui.tokens import decision_chips, output_html
 
 PLAY_SECONDS = 1.6
-POS, PLAYING, PREDICTIONS = "playground_pos", "playground_playing", "playground_predictions"
+POS, PLAYING = "playground_pos", "playground_playing"
+PREDICTOR = Predictor("playground")
 _CLICKED, _TOGGLED, _TRACE_ID = "playground_clicked", "playground_play_toggled", "playground_trace_id"
 
 
 def select_trace(trace: Trace, trace_id: str, start_step: int = 0) -> None:
-    """Make `trace` the one on screen (and in st.session_state["trace"] for other pages); a new trace starts at
+    """Make `trace` the one on screen (and `state.current_trace()` for other pages); a new trace starts at
     `start_step` (clipped to the trace), paused."""
-    state = st.session_state
-    state["trace"] = trace
-    if state.get(_TRACE_ID) != trace_id:
-        state[_TRACE_ID] = trace_id
-        state[POS] = max(0, min(int(start_step), trace.num_steps))
-        state[PLAYING] = False
+    state.set_current_trace(trace)
+    session = st.session_state
+    if session.get(_TRACE_ID) != trace_id:
+        session[_TRACE_ID] = trace_id
+        session[POS] = max(0, min(int(start_step), trace.num_steps))
+        session[PLAYING] = False
 
 
 def position() -> int:
@@ -46,27 +49,21 @@ def _go(n_steps: int, to: int) -> None:
 def _next(trace: Trace, trace_id: str) -> None:
     pos = position()
     if pos < trace.num_steps:
-        guess = st.session_state.get(_predict_key(trace_id, pos))
-        if guess is not None:
-            st.session_state.setdefault(PREDICTIONS, {}).setdefault(trace_id, {})[pos] = int(guess)
+        PREDICTOR.commit(trace_id, pos)
     _go(trace.num_steps, pos + 1)
 
 
 def _toggle_play(n_steps: int) -> None:
-    state = st.session_state
-    state[PLAYING] = not state.get(PLAYING, False)
-    if state[PLAYING] and position() >= n_steps:  # play from the start when at the end
-        state[POS] = 0
-    state[_CLICKED] = True
-    state[_TOGGLED] = True
+    session = st.session_state
+    session[PLAYING] = not session.get(PLAYING, False)
+    if session[PLAYING] and position() >= n_steps:  # play from the start when at the end
+        session[POS] = 0
+    session[_CLICKED] = True
+    session[_TOGGLED] = True
 
 
 def _slide(n_steps: int) -> None:
     _go(n_steps, int(st.session_state["playground_slider"]))
-
-
-def _predict_key(trace_id: str, pos: int) -> str:
-    return f"playground_predict_{trace_id}_{pos}"
 
 
 # ---- the player -----------------------------------------------------------------------------------------------
@@ -79,16 +76,16 @@ def render_player(trace: Trace, trace_id: str, on_position=None) -> None:
 
     @st.fragment(run_every=PLAY_SECONDS if playing else None)
     def player() -> None:
-        state = st.session_state
+        session = st.session_state
         n = trace.num_steps
-        if state.pop(_TOGGLED, False):
+        if session.pop(_TOGGLED, False):
             st.rerun(scope="app")  # start or stop the timer: run_every is fixed when the fragment is defined
-        if state.get(PLAYING) and not state.pop(_CLICKED, False):
-            state[POS] = min(position() + 1, n)  # a tick of the timer
-        state.pop(_CLICKED, None)
+        if session.get(PLAYING) and not session.pop(_CLICKED, False):
+            session[POS] = min(position() + 1, n)  # a tick of the timer
+        session.pop(_CLICKED, None)
         pos = position()
-        if state.get(PLAYING) and pos >= n:
-            state[PLAYING] = False
+        if session.get(PLAYING) and pos >= n:
+            session[PLAYING] = False
             st.rerun(scope="app")
         if on_position is not None:
             on_position(pos)
@@ -135,33 +132,18 @@ def _view(trace: Trace, trace_id: str, pos: int) -> None:
         else:
             st.success(f"Done: {trace.num_tokens} tokens from {n} target forwards "
                        f"(stopped by {'end of text' if trace.stop_reason == 'eos' else 'the token limit'}).")
-        _score(trace, trace_id)
+        PREDICTOR.score(trace, trace_id)
     st.html(legend_html())
     if pos == 0:
         st.info("Nothing verified yet. Press **Next step** to watch the target check the first drafts, or **Play**.")
         return
     with st.container(border=True):
-        step = trace.steps[pos - 1]
-        guess = st.session_state.get(PREDICTIONS, {}).get(trace_id, {}).get(pos - 1)
-        if guess is not None:
-            hit = "exactly right" if guess == step.n_accepted else f"it was {step.n_accepted}"
-            st.markdown(f"You predicted **{guess}** accepted: {hit}.")
-        render_step(step, key="playground_step")
+        PREDICTOR.outcome(trace, trace_id, pos - 1)
+        render_step(trace.steps[pos - 1], key="playground_step")
 
 
 def _coming_up(trace: Trace, trace_id: str, pos: int) -> None:
-    step = trace.steps[pos]
     st.markdown(f"**Coming up: step {pos + 1}.** The proposer drafted:")
-    st.html(f"<div>{decision_chips(step, revealed=False, size='normal')}</div>")
-    if step.decisions and not st.session_state.get(PLAYING):
-        st.number_input(f"Predict: how many of these {step.n_drafted} will the target accept?", 0, step.n_drafted,
-                        value=None, step=1, key=_predict_key(trace_id, pos), placeholder="your guess, then Next step")
-
-
-def _score(trace: Trace, trace_id: str) -> None:
-    guesses = st.session_state.get(PREDICTIONS, {}).get(trace_id, {})
-    if not guesses:
-        return
-    from specviz.quiz import score_predictions  # written by the quiz worker; the score sentence is theirs
-
-    st.caption(f"Your predictions: {score_predictions(dict(guesses), trace).summary()}")
+    st.html(f"<div>{decision_chips(trace.steps[pos], revealed=False, size='normal')}</div>")
+    if not st.session_state.get(PLAYING):  # no time to guess while it plays
+        PREDICTOR.ask(trace, trace_id, pos)

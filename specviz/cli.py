@@ -16,10 +16,13 @@ from collections.abc import Callable, Sequence
 
 from specviz.generation import K_RANGE, MAX_NEW_TOKENS_RANGE
 from specviz.proposers import PROPOSERS
-from specviz.trace import Step, Trace
+from specviz.text import visible
+from specviz.trace import Step, TokenKind, Trace
 
-GLYPHS = {"accepted": "✓", "rejected": "✗", "recovered": "↻", "bonus": "★", "target": "•"}
-COLORS = {"accepted": "32", "rejected": "31;9", "recovered": "33", "bonus": "36", "target": "0"}  # ANSI
+GLYPHS = {TokenKind.ACCEPTED: "✓", TokenKind.REJECTED: "✗", TokenKind.RECOVERED: "↻", TokenKind.BONUS: "★",
+          TokenKind.TARGET: "•"}
+COLORS = {TokenKind.ACCEPTED: "32", TokenKind.REJECTED: "31;9", TokenKind.RECOVERED: "33", TokenKind.BONUS: "36",
+          TokenKind.TARGET: "0"}  # ANSI
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -74,11 +77,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def run_generate(args: argparse.Namespace) -> int:
-    from specviz.decoding import speculative_generate
+    from specviz.run import run
 
-    pair, proposer, ids = _prepare(args)
-    trace = speculative_generate(pair.target, proposer, ids, tokenizer=pair.tokenizer, **_settings(args))
-    trace.meta.update(pair=pair.name, proposer=proposer.name, chat=not args.no_chat)
+    spec, pair = _prepare(args)
+    trace = run(spec, pair=pair)
     human = sys.stderr if args.json == "-" else sys.stdout
     color = human.isatty() and not os.environ.get("NO_COLOR")
     if not args.quiet:
@@ -92,17 +94,18 @@ def run_generate(args: argparse.Namespace) -> int:
 
 
 def run_compare(args: argparse.Namespace) -> int:
-    from specviz.baseline import autoregressive_generate
-    from specviz.decoding import speculative_generate
+    from dataclasses import replace
 
-    pair, proposer, ids = _prepare(args)
-    settings = _settings(args)
-    plain = {k: v for k, v in settings.items() if k != "k"}
+    from specviz.run import proposer_for, run, run_target_only
+
+    spec_settings, pair = _prepare(args)
+    proposer = proposer_for(spec_settings, pair)
     if not args.no_warmup:  # first calls pay one-time costs (allocations, kernel choice); keep them out of the timing
-        speculative_generate(pair.target, proposer, ids, **{**settings, "max_new_tokens": 4})
-        autoregressive_generate(pair.target, ids, **{**plain, "max_new_tokens": 4})
-    baseline = autoregressive_generate(pair.target, ids, tokenizer=pair.tokenizer, **plain)
-    spec = speculative_generate(pair.target, proposer, ids, tokenizer=pair.tokenizer, **settings)
+        warm = replace(spec_settings, max_new_tokens=4)
+        run(warm, pair=pair, proposer=proposer)
+        run_target_only(warm, pair=pair)
+    baseline = run_target_only(spec_settings, pair=pair)
+    spec = run(spec_settings, pair=pair, proposer=proposer)
     print(f"target-only:  {baseline.num_tokens} tokens in {baseline.wall_seconds:.2f} s "
           f"({baseline.tokens_per_second:.1f} tok/s, {baseline.num_steps} target forwards)")
     print(f"speculative:  {spec.num_tokens} tokens in {spec.wall_seconds:.2f} s "
@@ -131,23 +134,16 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {"generate": run_gene
 
 
 def _prepare(args: argparse.Namespace):
-    from specviz.generation import GenerationSettings
-    from specviz.models import encode_prompt, load_pair
-    from specviz.proposers import make_proposer
+    """The run's spec, checked before any model loads (a bad flag costs no load), and the loaded pair."""
+    from specviz.models import load_pair
+    from specviz.run import RunSpec
 
-    GenerationSettings(**{k: v for k, v in _settings(args).items()})  # fail fast, before loading any model
-    if not args.prompt.strip():
-        raise ValueError("The prompt is empty: type something for the model to continue.")
+    spec = RunSpec(pair=args.pair, proposer=args.proposer, prompt=args.prompt, chat=not args.no_chat, k=args.k,
+                   max_new_tokens=args.max_new_tokens, temperature=args.temperature, top_k=args.top_k,
+                   top_p=args.top_p, seed=args.seed, layers=args.layers)
     pair = load_pair(args.pair, device=args.device, dtype=args.dtype, trust_remote_code=args.trust_remote_code,
                      progress=lambda msg: print(msg, file=sys.stderr))
-    proposer = make_proposer(pair, args.proposer, layers=args.layers)
-    ids = encode_prompt(pair.tokenizer, args.prompt, chat=pair.chat and not args.no_chat)
-    return pair, proposer, ids
-
-
-def _settings(args: argparse.Namespace) -> dict:
-    return {"k": args.k, "max_new_tokens": args.max_new_tokens, "temperature": args.temperature,
-            "top_k": args.top_k, "top_p": args.top_p, "seed": args.seed}
+    return spec, pair
 
 
 def speedup(baseline: Trace, spec: Trace) -> float:
@@ -171,12 +167,12 @@ def _fmt(x: float, digits: int = 2) -> str:
     return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{digits}f}"
 
 
-def visible(text: str) -> str:
-    """Token text with whitespace made visible: ␣ for a space, ↵ for a newline, ⇥ for a tab."""
-    return text.replace(" ", "␣").replace("\n", "↵").replace("\t", "⇥")
+WHERE_FROM = {TokenKind.RECOVERED: "sampled from norm(max(0, p - q))",
+              TokenKind.BONUS: "sampled from p: all drafts accepted",
+              TokenKind.TARGET: "sampled from p (nothing was drafted)"}
 
 
-def _paint(text: str, kind: str, color: bool) -> str:
+def _paint(text: str, kind: TokenKind, color: bool) -> str:
     return f"\033[{COLORS[kind]}m{text}\033[0m" if color else text
 
 
@@ -195,9 +191,8 @@ def format_step(step: Step, color: bool = False) -> str:
         lines.append(f"   {token} q={d.draft_prob:.3f} p={d.target_prob:.3f} p/q={ratio:<7} "
                      f"min(1,p/q)={d.accept_prob:.3f} u={u}  {verdict}")
     last = step.emitted[-1] if step.emitted else None
-    if last is not None and last.kind in ("recovered", "bonus", "target"):
-        where = {"recovered": "sampled from norm(max(0, p - q))", "bonus": "sampled from p: all drafts accepted",
-                 "target": "sampled from p (nothing was drafted)"}[last.kind]
+    if last is not None and last.kind in WHERE_FROM:
+        where = WHERE_FROM[last.kind]
         lines.append(f"   {_paint(f'{GLYPHS[last.kind]} {visible(last.text)!r:<14}', last.kind, color)} "
                      f"{last.kind}, {where}")
     return "\n".join(lines)

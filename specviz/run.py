@@ -34,8 +34,10 @@ MAX_PROMPT_CHARS = 4000
 
 @dataclass(frozen=True)
 class Setting:
-    """One setting's label (as people read it) and its allowed values: a numeric range, or a set of choices."""
+    """One setting: its name in error sentences, its label (as a form shows it) and its allowed values: a
+    numeric range, or a set of choices."""
 
+    name: str
     label: str
     lo: float | None = None
     hi: float | None = None
@@ -60,15 +62,15 @@ class Setting:
 
 
 SETTINGS: dict[str, Setting] = {
-    "k": Setting("drafted tokens per step (K)", *K_RANGE, whole=True),
-    "max_new_tokens": Setting("new tokens", *MAX_NEW_TOKENS_RANGE, whole=True),
-    "temperature": Setting("temperature (0 = greedy)", 0.0, 2.0),
-    "top_k": Setting("top-k (0 = off)", 0, 1000, whole=True),
-    "top_p": Setting("top-p (1 = off)", 0.01, 1.0),
-    "seed": Setting("seed", 0, 2**31 - 1, whole=True),
-    "layers": Setting("layers the layer-skip draft keeps (0 = a quarter)", 0, 128, whole=True),
-    "proposer": Setting("proposer", choices=PROPOSERS),
-    "policy": Setting("draft-length policy", choices=POLICIES),
+    "k": Setting("K", "Drafted tokens per step (K)", *K_RANGE, whole=True),
+    "max_new_tokens": Setting("max_new_tokens", "New tokens", *MAX_NEW_TOKENS_RANGE, whole=True),
+    "temperature": Setting("Temperature", "Temperature (0 = greedy)", 0.0, 2.0),
+    "top_k": Setting("top-k", "top-k (0 = off)", 0, 1000, whole=True),
+    "top_p": Setting("top-p", "top-p (1 = off)", 0.01, 1.0),
+    "seed": Setting("The seed", "Seed", 0, 2**31 - 1, whole=True),
+    "layers": Setting("layers", "Layers the layer-skip draft keeps (0 = a quarter)", 0, 128, whole=True),
+    "proposer": Setting("The proposer", "Proposer", choices=PROPOSERS),
+    "policy": Setting("The draft-length policy", "Draft-length policy", choices=POLICIES),
 }
 
 
@@ -105,8 +107,7 @@ class RunSpec:
             if value is None and name in ("proposer", "layers"):
                 continue
             if not setting.accepts(value):
-                label = "K" if name == "k" else name.replace("_", " ").capitalize()
-                raise ValueError(f"{label} must be {setting.rule()} (got {_shown(value)}).")
+                raise ValueError(f"{setting.name} must be {setting.rule()} (got {_shown(value)}).")
         if not isinstance(self.pair, str) or not self.pair.strip():
             raise ValueError("Name a pair: a catalog name such as default or toy, or TARGET[,DRAFT].")
         if not isinstance(self.prompt, str) or not self.prompt.strip():

@@ -2,6 +2,9 @@
 
 import streamlit as st
 
+from specviz.ui import speedup_charts as charts
+from specviz.ui import speedup_live as live
+from specviz.ui import speedup_tables as tables
 from specviz.ui import speedup_view as view
 from specviz.ui.frame import route_through_app
 from specviz.ui.runs import get_pair
@@ -17,17 +20,16 @@ st.markdown("The claim is *2–3× faster with identical output*. Here is what w
 sources: dict[str, object] = {}
 for path in view.ordered(view.result_files()):
     sources[f"{view.result_name(path)} (committed)"] = path
-if st.session_state.get(view.LIVE_KEY) is not None:
+if live.live_result() is not None:
     sources["live toy sweep (this session)"] = "live"
 
 with st.expander("Run a small live sweep on the toy pair", expanded=not sources):
     st.caption("The toy pair is two tiny random models over a 34-character vocabulary: instant, so you can see "
                "the sweep work end to end. Its timings say nothing about real models.")
-    config = view.live_sweep_form()
+    config = live.live_sweep_form()
     if config is not None:
-        result = view.run_live(config, get_pair("toy"))
+        result = live.run_live(config, get_pair("toy"))
         if result is not None:
-            st.session_state[view.LIVE_KEY] = result
             sources["live toy sweep (this session)"] = "live"
             st.session_state["speedup_lab_source"] = "live toy sweep (this session)"
 
@@ -39,15 +41,15 @@ if not sources:
 name = st.selectbox("Results", list(sources), key="speedup_lab_source")
 source = sources[name]
 try:
-    result = st.session_state[view.LIVE_KEY] if source == "live" else view.load_result(source)
+    result = live.live_result() if source == "live" else view.load_result(source)
 except ValueError as exc:
     st.error(str(exc))
     st.stop()
 view.render_machine(result, name)
 
 left, right = st.columns(2)
-proposer = left.selectbox("Proposer", view.proposers(result), key="speedup_lab_proposer")
-temps = view.temperatures(result)
+proposer = left.selectbox("Proposer", result.proposers(), key="speedup_lab_proposer")
+temps = result.temperatures()
 temperature = right.selectbox("Temperature", temps, format_func=lambda t: "0 (greedy)" if t == 0 else f"{t:g}",
                               key="speedup_lab_temperature")
 
@@ -65,31 +67,31 @@ if top:
     "vs transformers", "Definitions"])
 
 with tab_k:
-    st.plotly_chart(view.speedup_vs_k_figure(result, proposer, temperature), key="speedup_lab_k_chart")
+    st.plotly_chart(charts.speedup_vs_k_figure(result, proposer, temperature), key="speedup_lab_k_chart")
     st.caption("Dots: measured. Solid line: Leviathan et al.'s prediction from the measured α and c, which assumes "
                "verifying K+1 tokens costs one target forward. Dashed: the same with the measured verify cost. "
                "Diamonds: what transformers' own assisted generation gets with the same draft and K, against its "
                "own model.generate.")
-    st.dataframe(view.mat_table(result, proposer, temperature), hide_index=True, width="stretch")
+    st.dataframe(tables.mat_table(result, proposer, temperature), hide_index=True, width="stretch")
 
 with tab_accept:
-    st.plotly_chart(view.acceptance_figure(result, proposer, temperature), key="speedup_lab_accept_chart")
+    st.plotly_chart(charts.acceptance_figure(result, proposer, temperature), key="speedup_lab_accept_chart")
     st.caption("If every draft were accepted independently with probability α, position i would survive with "
                "probability α^i (dotted). Real acceptance clusters: an n-gram match keeps going or fails at once.")
 
 with tab_time:
-    st.plotly_chart(view.time_breakdown_figure(result, proposer, temperature), key="speedup_lab_time_chart")
+    st.plotly_chart(charts.time_breakdown_figure(result, proposer, temperature), key="speedup_lab_time_chart")
     st.caption("A step pays off when its time is less than the dashed line times the tokens it emits (#MAT). "
                "Drafting costs K draft forwards; verifying is one target forward over K+1 tokens.")
 
 with tab_cat:
-    st.plotly_chart(view.category_figure(result, proposer, temperature), key="speedup_lab_cat_chart")
+    st.plotly_chart(charts.category_figure(result, proposer, temperature), key="speedup_lab_cat_chart")
     st.caption("Answers that copy the prompt (rewrites, summaries, code edits) give prompt lookup long matches; the "
                "other categories repeat little. Each bar pools the prompts run in that category: check the result's "
                "--prompts-per-suite before reading much into one bar.")
 
 with tab_policy:
-    table = view.policy_table(result, temperature)
+    table = tables.policy_table(result, temperature)
     if table.empty:
         st.info("This result has no adaptive draft-length policies at this temperature; run the bench with "
                 "`--policies constant heuristic threshold optimal`.")
@@ -101,13 +103,13 @@ with tab_policy:
         st.dataframe(table, hide_index=True, width="stretch")
 
 with tab_verify:
-    st.plotly_chart(view.verify_cost_figure(result), key="speedup_lab_verify_chart")
+    st.plotly_chart(charts.verify_cost_figure(result), key="speedup_lab_verify_chart")
     st.caption("Speculation works because a target forward over several tokens costs little more than over one: "
                "the weights are read once for all of them. On a GPU the curve stays nearly flat; on a CPU it climbs, "
                "which eats into the gain.")
 
 with tab_hf:
-    st.dataframe(view.comparison_table(result, temperature), hide_index=True, width="stretch")
+    st.dataframe(tables.comparison_table(result, temperature), hide_index=True, width="stretch")
     st.caption("transformers rows: model.generate on the target alone, and assisted generation with the same draft "
                "and a fixed K (prompt lookup for n-gram). Greedy identical: the same tokens as specviz's target-only "
                "decoding, token for token.")

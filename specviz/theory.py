@@ -149,6 +149,22 @@ def expected_speedup(alpha: float, k: int, c: float) -> float:
     return expected_tokens_per_step(alpha, k) / (_check_k(k) * c + 1.0)
 
 
+def speedup_with_verify_cost(alpha: float, k: int, c: float, verify_cost: float) -> float:
+    """The speedup when one target forward over K + 1 tokens costs `verify_cost` one-token forwards instead of the
+    paper's 1: E[tokens per step] / (K c + verify_cost). On a GPU verify_cost stays near 1; on a CPU it grows with K.
+
+    >>> speedup_with_verify_cost(0.8, 4, 0.05, 1.0) == expected_speedup(0.8, 4, 0.05)
+    True
+    >>> round(speedup_with_verify_cost(0.8, 4, 0.05, 2.0), 4)
+    1.528
+    """
+    verify_cost = float(verify_cost)
+    if not (verify_cost > 0.0 and math.isfinite(verify_cost)):
+        raise ValueError(f"The verify cost must be a positive, finite number of one-token forwards "
+                         f"(got {verify_cost}).")
+    return expected_tokens_per_step(alpha, k) / (_check_k(k) * _check_c(c) + verify_cost)
+
+
 def optimal_k(alpha: float, c: float, k_max: int = 16) -> int:
     """The K in 0..k_max with the highest expected speedup; ties (within one part in 10^12) go to the smaller K.
 
@@ -179,6 +195,15 @@ def speedup_grid(alphas: Sequence[float] | np.ndarray, ks: Sequence[int] | np.nd
     return np.array([[expected_speedup(a, k, c) for a in alphas] for k in ks], dtype=float)
 
 
+def optimal_k_curve(alphas: Sequence[float] | np.ndarray, c: float, k_max: int = 16) -> list[int]:
+    """optimal_k for each alpha: the best-K staircase over a range of acceptance rates.
+
+    >>> optimal_k_curve([0.0, 0.5, 0.9], 0.05, 16)
+    [0, 3, 13]
+    """
+    return [optimal_k(a, c, k_max) for a in alphas]
+
+
 def break_even_alpha(k: int, c: float) -> float:
     """The alpha at which speculation with this K and c exactly breaks even (speedup = 1); above it, it pays.
 
@@ -207,6 +232,19 @@ def break_even_alpha(k: int, c: float) -> float:
     return hi
 
 
+def break_even_curve(ks: Sequence[int], c: float) -> list[tuple[float, int]]:
+    """(break-even alpha, K) for each K that has one: the line where speculation stops paying, on a (alpha, K) map.
+    K = 0 and any K with c > 1 have no break-even point and are left out.
+
+    >>> [(round(a, 4), k) for a, k in break_even_curve([0, 1, 2], 0.5)]
+    [(0.5, 1), (0.618, 2)]
+    >>> break_even_curve([1, 2], 1.5)
+    []
+    """
+    points = [(break_even_alpha(k, c), int(k)) for k in ks]
+    return [(a, k) for a, k in points if math.isfinite(a)]
+
+
 def alpha_from_tokens_per_step(tokens_per_step: float, k: int) -> float:
     """Invert expected_tokens_per_step: the alpha that would give this mean accepted length (bonus included).
 
@@ -233,6 +271,31 @@ def alpha_from_tokens_per_step(tokens_per_step: float, k: int) -> float:
     return 0.5 * (lo + hi)
 
 
+def acceptance_by_position(alpha: float, n: int) -> list[float]:
+    """Under the i.i.d. model, the chance that drafts 1..i are all kept, for i = 1..n: alpha^i. Measured acceptance
+    by position falls more slowly when acceptances cluster (an n-gram match keeps going or fails at once).
+
+    >>> acceptance_by_position(0.5, 3)
+    [0.5, 0.25, 0.125]
+    """
+    alpha, n = _check_alpha(alpha), _check_k(n, "The number of positions")
+    return [alpha**i for i in range(1, n + 1)]
+
+
+def cost_ratio_from_timings(draft_seconds: float, drafted: int, verify_seconds: float, steps: int) -> float | None:
+    """An estimate of c from a run's step timings: draft seconds per drafted token over target (verify) seconds per
+    step. None when the run drafted nothing or its verify time is zero (nothing to divide by).
+
+    >>> round(cost_ratio_from_timings(draft_seconds=0.4, drafted=40, verify_seconds=2.0, steps=10), 6)
+    0.05
+    >>> cost_ratio_from_timings(0.0, 0, 2.0, 10) is None
+    True
+    """
+    if drafted <= 0 or steps <= 0 or not verify_seconds > 0:
+        return None
+    return (draft_seconds / drafted) / (verify_seconds / steps)
+
+
 # ---- Monte Carlo --------------------------------------------------------------------------------------------------
 
 
@@ -251,3 +314,17 @@ def simulate_tokens_per_step(alpha: float, k: int, n: int, generator: torch.Gene
     accepted = torch.rand((int(n), k), generator=generator, dtype=torch.float64) < alpha  # (n, K)
     n_accepted = accepted.to(torch.int64).cumprod(dim=1).sum(dim=1)  # leading run of acceptances, (n,)
     return n_accepted + 1
+
+
+def tokens_per_step_frequencies(tokens_per_step: Sequence[int] | np.ndarray | torch.Tensor, k: int) -> np.ndarray:
+    """The share of steps that emitted j tokens, j = 1..K+1, (K+1,): the empirical counterpart of
+    tokens_per_step_distribution (e.g. for simulate_tokens_per_step's output). Values above K+1 are ignored.
+
+    >>> tokens_per_step_frequencies([1, 1, 3, 2], 2).tolist()
+    [0.5, 0.25, 0.25]
+    """
+    k = _check_k(k)
+    samples = np.asarray(tokens_per_step, dtype=np.int64)
+    if samples.size == 0 or samples.min() < 1:
+        raise ValueError("Tokens per step must be a non-empty list of counts of 1 or more.")
+    return np.bincount(samples - 1, minlength=k + 1)[: k + 1] / samples.size

@@ -7,6 +7,7 @@ import json
 import pytest
 
 from specviz.bench import (CASE_COLUMNS, DEFINITIONS, BenchConfig, BenchResult, load_suites, run_bench)
+from specviz.bench.report import PolicyComparison
 from specviz.cli import main
 from specviz.models import toy_pair
 from specviz.theory import expected_speedup
@@ -73,6 +74,29 @@ def test_summary_pools_over_all_suites(result):
                 == (s["proposer"], s["policy"], s["k"], s["temperature"])]
         assert s["tokens"] == sum(r["tokens"] for r in rows)
         assert s["mat_with_bonus"] == pytest.approx(s["tokens"] / s["steps"])
+
+
+def test_a_result_answers_the_labs_questions_from_its_rows(result):
+    constant = result.rows(proposer="draft", temperature=0.0, policy="constant")
+    assert [r["k"] for r in constant] == [1, 3] and all(r["suite"] == "all" for r in constant)
+    assert result.row(suite="qa", proposer="draft", temperature=0.0, policy="constant", k=3)["suite"] == "qa"
+    assert result.proposers() == ["draft", "ngram"] and result.temperatures() == [0.0, 1.0]
+    best = result.best_constant("draft", 0.0)
+    assert best["speedup_vs_ar"] == max(r["speedup_vs_ar"] for r in constant)
+    assert result.mean_alpha("draft", 0.0) == pytest.approx(sum(r["alpha"] for r in constant) / len(constant))
+    assert result.verify_ratio(99) == result.costs["verify"][-1]["ratio"]  # beyond the curve: its longest point
+    ar = [b for b in result.baselines if b["method"] == "specviz target-only" and b["temperature"] == 0.0]
+    assert result.baseline_tokens_per_second("specviz target-only", 0.0) == pytest.approx(
+        sum(b["tokens"] for b in ar) / sum(b["seconds"] for b in ar))
+    assert result.baseline_tokens_per_second("no such method", 0.0) is None
+    comparisons = result.policy_comparisons(0.0)
+    assert [(c.suite, c.proposer) for c in comparisons][:2] == [("all", "draft"), ("all", "ngram")]
+    draft = comparisons[0]
+    assert draft.k0 == 2 and set(draft.speedups) == {"heuristic", "threshold", "optimal"}  # no constant K = 2 ran
+    assert draft.speedups[draft.winner] == max(draft.speedups.values()) and draft.margin is None
+    assert result.policy_comparisons(1.0) == []  # the policies ran greedy only
+    two = PolicyComparison("qa", "ngram", 4, {"constant": 1.2, "heuristic": 1.5, "optimal": None})
+    assert two.winner == "heuristic" and two.margin == pytest.approx(0.25)
 
 
 def test_files_follow_the_documented_schema(result, tmp_path):

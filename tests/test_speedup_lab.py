@@ -8,6 +8,8 @@ from streamlit.testing.v1 import AppTest
 from specviz import bench, theory
 from specviz.bench import BenchConfig, run_bench
 from specviz.models import toy_pair
+from specviz.ui import speedup_charts as charts
+from specviz.ui import speedup_tables as tables
 from specviz.ui import speedup_view as view
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -120,9 +122,9 @@ def test_no_results_at_all_offers_the_live_sweep(tmp_path, monkeypatch):
 
 
 def test_theory_curve_is_the_formula_at_the_measured_alpha_and_c(tiny):
-    fig = view.speedup_vs_k_figure(tiny, "draft", 0.0)
+    fig = charts.speedup_vs_k_figure(tiny, "draft", 0.0)
     curve = next(t for t in fig.data if t.name.startswith("predicted (paper)"))
-    constant = view.rows(tiny, proposer="draft", temperature=0.0, policy="constant")
+    constant = tiny.rows(proposer="draft", temperature=0.0, policy="constant")
     alpha = sum(r["alpha"] for r in constant) / len(constant)
     assert list(curve.y) == pytest.approx([theory.expected_speedup(alpha, k, constant[0]["c"]) for k in curve.x])
     measured = next(t for t in fig.data if t.name.startswith("measured"))
@@ -130,7 +132,7 @@ def test_theory_curve_is_the_formula_at_the_measured_alpha_and_c(tiny):
 
 
 def test_verify_cost_figure_starts_at_one_and_covers_k_plus_one(tiny):
-    fig = view.verify_cost_figure(tiny)
+    fig = charts.verify_cost_figure(tiny)
     measured = fig.data[0]
     assert list(measured.x) == [1, 2, 3, 4] and measured.y[0] == 1.0
 
@@ -139,3 +141,17 @@ def test_definitions_panel_uses_the_bench_labels():
     table = view.definitions_table()
     assert list(table["metric"]) == [label for label, _ in bench.DEFINITIONS.values()]
     assert "Spec-Bench" in " ".join(table["what it means"]) and "gpt-fast" in " ".join(table["what it means"])
+
+
+def test_the_policy_table_names_the_winner_of_each_comparison(tiny):
+    table = tables.policy_table(tiny, 0.0)
+    comparisons = tiny.policy_comparisons(0.0)
+    assert len(table) == len(comparisons) > 0
+    for comparison, (_, row) in zip(comparisons, table.iterrows()):
+        assert row["proposer"] == comparison.proposer and comparison.k0 == 2
+        for policy in ("heuristic", "threshold", "optimal"):
+            if policy in comparison.speedups:
+                assert row[view.POLICY_TEXT[policy]] == view.times(comparison.speedups[policy])
+        assert row["winner"] == view.POLICY_TEXT[comparison.winner]
+        assert row["winner vs constant"] == "–"  # this sweep ran no constant K = 2 to compare with
+    assert tables.policy_table(tiny, 1.0).empty  # the policies ran greedy only

@@ -1,10 +1,12 @@
-"""A bench run's result and how it is written: `BenchResult`, its JSON schema, the CSV of cases, the markdown report.
+"""A bench run's result: `BenchResult`, its JSON schema, the questions a reader asks of it, the CSV of cases and the
+markdown report.
 
     result.save("bench-results")        # results.json, results.csv, results.md
     result = BenchResult.load("bench-results/results.json")
+    result.best_constant("ngram", 0.0)  # the summary row of the fastest constant K, over all categories
 
-`DEFINITIONS` reconciles the metrics people quote (#MAT with or without the bonus token, acceptance rate vs α,
-...); the same keys label the JSON, the CSV, the markdown and the app.
+The rows are plain dicts, as the JSON holds them: a summary row's keys are those of `DEFINITIONS` (in
+specviz.bench.summary) plus suite, proposer, policy, k and temperature.
 """
 
 from __future__ import annotations
@@ -18,78 +20,13 @@ from pathlib import Path
 from typing import Any
 
 from specviz.bench.config import BENCHMARKS_DIR
+from specviz.bench.summary import DEFINITIONS, verify_ratio
 
 SCHEMA = "specviz-bench"
 SCHEMA_VERSION = 1
+TARGET_ONLY, HF_GENERATE = "specviz target-only", "transformers generate"  # baseline methods, as cases.py names them
 
-# The metrics people quote, reconciled. The same keys label the JSON, the CSV, the markdown and the app.
-DEFINITIONS: dict[str, tuple[str, str]] = {
-    "acceptance_rate": (
-        "acceptance rate (accepted / drafted)",
-        "Drafted tokens the target kept, over all drafted tokens. Drafts after a step's first rejection count as "
-        "drafted and not accepted although they were never tested (vLLM's 'draft acceptance rate')."),
-    "alpha": (
-        "α (mean min(1, p/q) over tested drafts)",
-        "Leviathan et al.'s α: the expected chance a draft is accepted, estimated from the drafts that were tested. "
-        "The theory curves use it."),
-    "mat_with_bonus": (
-        "#MAT, tokens per target forward (bonus included)",
-        "Mean tokens each verification step emits: accepted drafts + the recovered or bonus token. Spec-Bench's "
-        "#MAT and vLLM's 'mean acceptance length' include the bonus; 1.0 means no gain."),
-    "mat_without_bonus": (
-        "accepted drafts per step (bonus excluded)",
-        "gpt-fast's 'mean accepted' counts only accepted drafts: #MAT minus one (0.0 means no gain)."),
-    "per_position": (
-        "acceptance by position",
-        "Entry i: of the steps that drafted at least i+1 tokens, the share whose first i+1 drafts were all kept."),
-    "c": (
-        "c = draft forward / target forward",
-        "Measured: median time of one draft forward over one new token with a warm cache, over the same for the "
-        "target. For n-gram lookup it is the lookup's time over a target forward (near 0)."),
-    "verify_cost": (
-        "verify cost of n tokens",
-        "Time of one target forward over n new tokens (warm cache) over the time for one token. The paper's "
-        "formula assumes 1 for every n up to K+1; on a CPU it grows, which is why speculation pays less there."),
-    "tokens_per_second": (
-        "tokens/s",
-        "New tokens over the time from the call to the last token, prefill included, median over repeats (wall "
-        "time, or the process's CPU time with --clock cpu)."),
-    "speedup_vs_ar": (
-        "speedup vs specviz target-only",
-        "tokens/s of speculative decoding over tokens/s of specviz's own target-only decoding (same sampler, same "
-        "cache code), measured in the same run. Below 1 is a slowdown."),
-    "speedup_vs_hf_generate": (
-        "speedup vs model.generate",
-        "tokens/s of speculative decoding over tokens/s of transformers' model.generate on the target alone, same "
-        "run (greedy: do_sample=False)."),
-    "hf_assisted_speedup": (
-        "transformers assisted: speedup vs model.generate",
-        "What transformers itself gets from the same draft and fixed K (assistant_model=, constant schedule, no "
-        "confidence stop) or from prompt lookup (prompt_lookup_num_tokens=K), over its own model.generate."),
-    "speedup_vs_hf_assisted": (
-        "speedup vs transformers assisted",
-        "tokens/s of specviz's speculative decoding over transformers' assisted generation / prompt lookup with the "
-        "same K."),
-    "predicted_speedup": (
-        "predicted (paper)",
-        "(1 − α^(K+1)) / ((1 − α)(K·c + 1)) from the measured α and c: Leviathan et al.'s speedup, which assumes "
-        "verifying K+1 tokens costs one target forward."),
-    "predicted_speedup_measured_verify": (
-        "predicted (measured verify cost)",
-        "The same expected tokens per step over (K·c + verify cost of K+1 tokens): the formula with the measured "
-        "verify curve instead of the free-verification assumption."),
-    "record_overhead": (
-        "trace recording overhead",
-        "Time with the full trace recorded (top-10 lists and token text per position) over time without, minus 1; "
-        "measured at one K per proposer (the policies' K), from a single recorded run."),
-    "identical": (
-        "greedy output identical",
-        "At temperature 0, whether the method's tokens equal specviz target-only decoding's, token for token."),
-    "draft_ms": ("draft ms / step", "Time spent proposing per step (K draft forwards, or one n-gram lookup)."),
-    "verify_ms": ("verify ms / step", "Time of the target forward that scores the drafts, per step."),
-    "overhead_ms": ("overhead ms / step", "The rest of a step: verification rule, cache rewind, bookkeeping."),
-}
-
+Row = dict[str, Any]  # one summary row (or case, or baseline row), as in the JSON
 
 # ---- the result ---------------------------------------------------------------------------------------------------
 
@@ -145,6 +82,110 @@ class BenchResult:
         paths["csv"].write_text(cases_csv(self.cases), encoding="utf-8")
         paths["md"].write_text(markdown_report(self), encoding="utf-8")
         return paths
+
+
+    # ---- queries ------------------------------------------------------------------------------------------------
+
+    def rows(self, *, suite: str = "all", proposer: str | None = None, temperature: float | None = None,
+             policy: str | None = None) -> list[Row]:
+        """Summary rows of one suite ("all": pooled over every suite) matching the filters given; constant K first,
+        then the adaptive policies, each by K."""
+        out = [r for r in self.summary if r["suite"] == suite
+               and (proposer is None or r["proposer"] == proposer)
+               and (temperature is None or r["temperature"] == temperature)
+               and (policy is None or r["policy"] == policy)]
+        return sorted(out, key=lambda r: (r["policy"] != "constant", r["policy"], r["k"]))
+
+    def row(self, *, suite: str, proposer: str, temperature: float, policy: str, k: int) -> Row | None:
+        """The one summary row of a configuration in a suite, if it was run."""
+        return next((r for r in self.rows(suite=suite, proposer=proposer, temperature=temperature, policy=policy)
+                     if r["k"] == k), None)
+
+    def proposers(self) -> list[str]:
+        """The proposers measured, in the order they were run."""
+        return list(dict.fromkeys(r["proposer"] for r in self.summary))
+
+    def temperatures(self) -> list[float]:
+        return sorted({r["temperature"] for r in self.summary})
+
+    def suite_titles(self) -> dict[str, str]:
+        """Suite name -> its title, in the order the suites were run."""
+        return {s["name"]: s["title"] for s in self.suites}
+
+    def mean_alpha(self, proposer: str, temperature: float) -> float | None:
+        """α averaged over the constant-K runs of a proposer at a temperature, all suites pooled (None: no α)."""
+        alphas = [r["alpha"] for r in self.rows(proposer=proposer, temperature=temperature, policy="constant")
+                  if r["alpha"] is not None]
+        return sum(alphas) / len(alphas) if alphas else None
+
+    def best_constant(self, proposer: str, temperature: float) -> Row | None:
+        """The constant-K row with the highest speedup vs target-only, all suites pooled (None: no constant K)."""
+        constant = self.rows(proposer=proposer, temperature=temperature, policy="constant")
+        return max(constant, key=lambda r: r["speedup_vs_ar"] or 0) if constant else None
+
+    def best_in_one_suite(self, proposer: str, temperature: float) -> Row | None:
+        """The fastest configuration (any policy) within a single suite: where the proposer pays most."""
+        found = [r for suite in self.suite_titles()
+                 for r in self.rows(suite=suite, proposer=proposer, temperature=temperature)]
+        return max(found, key=lambda r: r["speedup_vs_ar"] or 0) if found else None
+
+    def verify_ratio(self, k: int) -> float:
+        """The measured cost of verifying K drafts (one target forward over K + 1 tokens) in one-token forwards."""
+        return verify_ratio(self.costs, k)
+
+    def baseline_methods(self, temperature: float) -> list[str]:
+        """The baselines measured at a temperature (specviz target-only, transformers generate, ...)."""
+        return list(dict.fromkeys(b["method"] for b in self.baselines if b["temperature"] == temperature))
+
+    def baseline_tokens_per_second(self, method: str, temperature: float) -> float | None:
+        """A baseline's pooled tokens/s over every prompt at a temperature (None: not measured)."""
+        group = [b for b in self.baselines if b["method"] == method and b["temperature"] == temperature]
+        seconds = sum(b["seconds"] for b in group)
+        return sum(b["tokens"] for b in group) / seconds if seconds else None
+
+    def baseline_identical(self, method: str, temperature: float) -> str | None:
+        """On how many prompts a baseline's greedy output equalled target-only's, as "same/checked" (None: none
+        checked)."""
+        checked = [b["identical"] for b in self.baselines
+                   if b["method"] == method and b["temperature"] == temperature and b["identical"] is not None]
+        return f"{sum(checked)}/{len(checked)}" if checked else None
+
+    def policy_comparisons(self, temperature: float) -> list[PolicyComparison]:
+        """For every suite ("all" first) and proposer that ran adaptive policies: each policy's speedup next to
+        constant K at the policies' starting K."""
+        out = []
+        for suite in ["all", *self.suite_titles()]:
+            for proposer in self.proposers():
+                group = self.rows(suite=suite, proposer=proposer, temperature=temperature)
+                start = [r["k"] for r in group if r["policy"] != "constant"]
+                if not start:
+                    continue
+                k0 = min(start)
+                speedups = {r["policy"]: r["speedup_vs_ar"] for r in group
+                            if r["policy"] != "constant" or r["k"] == k0}
+                out.append(PolicyComparison(suite, proposer, k0, speedups))
+        return out
+
+
+@dataclass(frozen=True)
+class PolicyComparison:
+    """The draft-length policies of one proposer in one suite, all started at K₀, against constant K = K₀."""
+
+    suite: str
+    proposer: str
+    k0: int
+    speedups: dict[str, float | None]  # policy -> speedup vs target-only; "constant" is constant K = K₀
+
+    @property
+    def winner(self) -> str:
+        """The fastest policy (the first listed on a tie)."""
+        return max(self.speedups, key=lambda name: self.speedups[name] or 0)
+
+    @property
+    def margin(self) -> float | None:
+        """The winner's speedup over constant K's, minus 1 (None when either is unknown)."""
+        best, constant = self.speedups[self.winner], self.speedups.get("constant")
+        return best / constant - 1 if constant and best else None
 
 
 def find_results(folder: Path = BENCHMARKS_DIR) -> list[Path]:
@@ -226,7 +267,7 @@ def markdown_report(result: BenchResult) -> str:
     lines += ["", "## Best configuration per category (speedup vs specviz target-only)", "",
               "| category | T | best | speedup | runner-up policy |", "|---|---|---|---|---|"]
     for suite in [s["name"] for s in result.suites]:
-        for temperature in sorted({r["temperature"] for r in result.summary}):
+        for temperature in result.temperatures():
             group = [r for r in result.summary if r["suite"] == suite and r["temperature"] == temperature]
             if not group:
                 continue

@@ -1,10 +1,13 @@
-"""Pooling: the per-prompt cases of a bench run pooled per suite and over all suites, and the predicted speedups.
+"""Pooling: the per-prompt cases of a bench run pooled per suite and over all suites, the predicted speedups, and
+`DEFINITIONS`, what each pooled metric means.
 
     summary = summarise(result.cases, result.baselines, result.costs)
     [row for row in summary if row["suite"] == "all"]   # one row per proposer x policy x K x temperature
 
 Speedups pool as ratios of total tokens over total seconds (not as a mean of ratios), so a long prompt weighs
-what its time weighs.
+what its time weighs. `DEFINITIONS` reconciles the metrics people quote (#MAT with or without the bonus token,
+acceptance rate vs α, ...); its keys name the columns of a summary row, and the same labels head the JSON, the
+CSV, the markdown and the app.
 """
 
 from __future__ import annotations
@@ -12,7 +15,75 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 
-from specviz.theory import expected_speedup, expected_tokens_per_step
+from specviz.theory import expected_speedup, speedup_with_verify_cost
+
+# The metrics people quote, reconciled. The same keys label the JSON, the CSV, the markdown and the app.
+DEFINITIONS: dict[str, tuple[str, str]] = {
+    "acceptance_rate": (
+        "acceptance rate (accepted / drafted)",
+        "Drafted tokens the target kept, over all drafted tokens. Drafts after a step's first rejection count as "
+        "drafted and not accepted although they were never tested (vLLM's 'draft acceptance rate')."),
+    "alpha": (
+        "α (mean min(1, p/q) over tested drafts)",
+        "Leviathan et al.'s α: the expected chance a draft is accepted, estimated from the drafts that were tested. "
+        "The theory curves use it."),
+    "mat_with_bonus": (
+        "#MAT, tokens per target forward (bonus included)",
+        "Mean tokens each verification step emits: accepted drafts + the recovered or bonus token. Spec-Bench's "
+        "#MAT and vLLM's 'mean acceptance length' include the bonus; 1.0 means no gain."),
+    "mat_without_bonus": (
+        "accepted drafts per step (bonus excluded)",
+        "gpt-fast's 'mean accepted' counts only accepted drafts: #MAT minus one (0.0 means no gain)."),
+    "per_position": (
+        "acceptance by position",
+        "Entry i: of the steps that drafted at least i+1 tokens, the share whose first i+1 drafts were all kept."),
+    "c": (
+        "c = draft forward / target forward",
+        "Measured: median time of one draft forward over one new token with a warm cache, over the same for the "
+        "target. For n-gram lookup it is the lookup's time over a target forward (near 0)."),
+    "verify_cost": (
+        "verify cost of n tokens",
+        "Time of one target forward over n new tokens (warm cache) over the time for one token. The paper's "
+        "formula assumes 1 for every n up to K+1; on a CPU it grows, which is why speculation pays less there."),
+    "tokens_per_second": (
+        "tokens/s",
+        "New tokens over the time from the call to the last token, prefill included, median over repeats (wall "
+        "time, or the process's CPU time with --clock cpu)."),
+    "speedup_vs_ar": (
+        "speedup vs specviz target-only",
+        "tokens/s of speculative decoding over tokens/s of specviz's own target-only decoding (same sampler, same "
+        "cache code), measured in the same run. Below 1 is a slowdown."),
+    "speedup_vs_hf_generate": (
+        "speedup vs model.generate",
+        "tokens/s of speculative decoding over tokens/s of transformers' model.generate on the target alone, same "
+        "run (greedy: do_sample=False)."),
+    "hf_assisted_speedup": (
+        "transformers assisted: speedup vs model.generate",
+        "What transformers itself gets from the same draft and fixed K (assistant_model=, constant schedule, no "
+        "confidence stop) or from prompt lookup (prompt_lookup_num_tokens=K), over its own model.generate."),
+    "speedup_vs_hf_assisted": (
+        "speedup vs transformers assisted",
+        "tokens/s of specviz's speculative decoding over transformers' assisted generation / prompt lookup with the "
+        "same K."),
+    "predicted_speedup": (
+        "predicted (paper)",
+        "(1 − α^(K+1)) / ((1 − α)(K·c + 1)) from the measured α and c: Leviathan et al.'s speedup, which assumes "
+        "verifying K+1 tokens costs one target forward."),
+    "predicted_speedup_measured_verify": (
+        "predicted (measured verify cost)",
+        "The same expected tokens per step over (K·c + verify cost of K+1 tokens): the formula with the measured "
+        "verify curve instead of the free-verification assumption."),
+    "record_overhead": (
+        "trace recording overhead",
+        "Time with the full trace recorded (top-10 lists and token text per position) over time without, minus 1; "
+        "measured at one K per proposer (the policies' K), from a single recorded run."),
+    "identical": (
+        "greedy output identical",
+        "At temperature 0, whether the method's tokens equal specviz target-only decoding's, token for token."),
+    "draft_ms": ("draft ms / step", "Time spent proposing per step (K draft forwards, or one n-gram lookup)."),
+    "verify_ms": ("verify ms / step", "Time of the target forward that scores the drafts, per step."),
+    "overhead_ms": ("overhead ms / step", "The rest of a step: verification rule, cache rewind, bookkeeping."),
+}
 
 
 def summarise(cases: list[dict], baselines: list[dict], costs: dict) -> list[dict]:
@@ -102,6 +173,16 @@ def predicted_speedups(alpha: float, k: int, c: float, costs: dict) -> dict[str,
     {'predicted_speedup': 2.8013, 'predicted_speedup_measured_verify': 2.8013}
     """
     alpha = min(1.0, alpha)
-    verify = costs["verify"][min(k, len(costs["verify"]) - 1)]["ratio"]
     return {"predicted_speedup": expected_speedup(alpha, k, c),
-            "predicted_speedup_measured_verify": expected_tokens_per_step(alpha, k) / (k * c + verify)}
+            "predicted_speedup_measured_verify": speedup_with_verify_cost(alpha, k, c, verify_ratio(costs, k))}
+
+
+def verify_ratio(costs: dict, k: int) -> float:
+    """The measured cost of one target forward over K + 1 new tokens, in one-token forwards (`costs["verify"]`
+    holds n = 1, 2, ... tokens; a K beyond the longest measured gets the longest).
+
+    >>> verify_ratio({"verify": [{"n_tokens": 1, "ratio": 1.0}, {"n_tokens": 2, "ratio": 1.3}]}, 4)
+    1.3
+    """
+    verify = costs["verify"]
+    return verify[min(k, len(verify) - 1)]["ratio"]

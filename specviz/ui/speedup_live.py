@@ -1,0 +1,60 @@
+"""The Speedup lab's live sweep: the bench on the instant toy pair, small enough to run in the page with a progress
+bar, so a learner sees the harness work end to end (its timings say nothing about real models)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from specviz import bench
+from specviz.bench import BenchConfig, BenchResult
+from specviz.ui.speedup_view import POLICY_TEXT
+
+LIVE_KEY = "speedup_lab_live_result"  # the sweep's result, kept for this session
+LIVE_PROPOSERS = ("draft", "ngram", "layerskip")
+
+
+def live_result() -> BenchResult | None:
+    return st.session_state.get(LIVE_KEY)
+
+
+def live_sweep_form() -> BenchConfig | None:
+    """The toy-pair sweep's settings; returns a config when the button is pressed."""
+    c1, c2, c3 = st.columns(3)
+    props = c1.multiselect("Proposers", LIVE_PROPOSERS, default=["draft", "ngram"], key="speedup_lab_live_proposers")
+    ks = c2.multiselect("K values", [1, 2, 3, 4, 6, 8], default=[1, 2, 4], key="speedup_lab_live_ks")
+    temps = c3.multiselect("Temperatures", [0.0, 0.7, 1.0], default=[0.0], key="speedup_lab_live_temps")
+    c4, c5, c6 = st.columns(3)
+    suites = c4.multiselect("Categories", [s.name for s in bench.load_suites()], default=["qa", "rewrite"],
+                            key="speedup_lab_live_suites")
+    tokens = c5.slider("New tokens", 8, 64, 24, 8, key="speedup_lab_live_tokens")
+    policies = c6.multiselect("Policies", list(POLICY_TEXT), default=["constant", "heuristic"],
+                              key="speedup_lab_live_policies")
+    if not st.button("Run the toy sweep", key="speedup_lab_live_run", type="primary"):
+        return None
+    if not (props and ks and temps and suites and policies):
+        st.error("Pick at least one proposer, K, temperature, category and policy.")
+        return None
+    if "constant" not in policies:
+        policies = ["constant", *policies]
+    return BenchConfig(pair="toy", proposers=list(props), ks=sorted(ks), temperatures=sorted(temps),
+                       suites=list(suites), prompts_per_suite=1, max_new_tokens=tokens, repeats=1, warmup=1,
+                       threads=1, policies=list(policies), policy_k=min(4, max(ks)), policy_temperatures=None,
+                       hf="greedy", cost_repeats=5)
+
+
+def run_live(config: BenchConfig, pair) -> BenchResult | None:
+    """Run the sweep with a progress bar and keep the result for the session; a bad setting is one sentence."""
+    bar = st.progress(0.0, text="Starting the sweep...")
+
+    def progress(done: int, total: int, what: str) -> None:
+        bar.progress(min(1.0, done / total), text=f"{done}/{total} runs: {what}")
+
+    try:
+        result = bench.run_bench(config, command=bench.command_line(config), progress=progress, pair=pair)
+    except ValueError as exc:
+        bar.empty()
+        st.error(str(exc))
+        return None
+    bar.progress(1.0, text=f"Done: {len(result.cases)} cases measured.")
+    st.session_state[LIVE_KEY] = result
+    return result

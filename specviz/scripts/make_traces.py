@@ -17,11 +17,11 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from specviz.baseline import autoregressive_generate
-from specviz.decoding import speculative_generate
+from dataclasses import replace
+
 from specviz.examples import TRACES_DIR
-from specviz.models import encode_prompt, load_pair
-from specviz.proposers import make_proposer
+from specviz.models import load_pair
+from specviz.run import RunSpec, proposer_for, run, run_target_only
 from specviz.trace import Trace
 
 REWRITE_PROMPT = (
@@ -34,21 +34,18 @@ TOY_PROMPT = "the quick brown fox jumps over the lazy dog. the quick"
 
 @dataclass(frozen=True)
 class Recipe:
-    """One example: the pair, the proposer, the prompt and the settings, and the words the app shows for it."""
+    """One example: the run (pair, proposer, prompt and settings) and the words the app shows for it."""
 
     name: str
     title: str
     description: str
-    pair: str
-    proposer: str
-    prompt: str
-    chat: bool
-    k: int
-    temperature: float
-    max_new_tokens: int
-    seed: int = 0
-    top_k: int = 0
-    top_p: float = 1.0
+    spec: RunSpec
+
+
+def _spec(pair: str, proposer: str, prompt: str, chat: bool, k: int, temperature: float, max_new_tokens: int,
+          seed: int = 0) -> RunSpec:
+    return RunSpec(pair=pair, proposer=proposer, prompt=prompt, chat=chat, k=k, temperature=temperature,
+                   max_new_tokens=max_new_tokens, seed=seed)
 
 
 RECIPES = (
@@ -58,20 +55,20 @@ RECIPES = (
         "earlier in the text: no draft model at all. Because the output repeats the prompt, long runs of drafts "
         "are accepted; a rejected draft is replaced by a recovered token, and a step with nothing to look up is a "
         "plain target token.",
-        "default", "ngram", REWRITE_PROMPT, True, 4, 0.7, 64, seed=5,
+        _spec("default", "ngram", REWRITE_PROMPT, True, 4, 0.7, 64, seed=5),
     ),
     Recipe(
         "smollm-ngram-greedy", "Copying text, greedy: n-gram drafts (SmolLM2, T = 0)",
         "The same copying task at temperature 0. With greedy decoding a draft is accepted exactly when it is the "
         "target's top token, so every decision is a clean yes or no (p is 1 or 0).",
-        "default", "ngram", REWRITE_PROMPT, True, 4, 0.0, 64,
+        _spec("default", "ngram", REWRITE_PROMPT, True, 4, 0.0, 64),
     ),
     Recipe(
         "smollm-layerskip-t07", "An untrained self-draft: layer skip (SmolLM2, T = 0.7)",
         "The draft is SmolLM2's own first 7 of 30 layers with its output head. It was never trained to exit "
         "early, so its guesses rarely match the full model: most drafts are rejected and almost every step emits "
         "one token. Speculation only pays when the draft agrees with the target.",
-        "default", "layerskip", "Why is the sky blue? Answer in two sentences.", True, 4, 0.7, 48,
+        _spec("default", "layerskip", "Why is the sky blue? Answer in two sentences.", True, 4, 0.7, 48),
     ),
     Recipe(
         "smollm-eagle-greedy", "A trained feature drafter: EAGLE-style (SmolLM2, T = 0)",
@@ -80,7 +77,7 @@ RECIPES = (
         "(c = 0.08). On this held-out prompt it emits about 2 tokens per target forward; over 8 held-out "
         "prompts the average is 1.84 at K = 4, about break-even on a 2-core CPU, where verifying 5 tokens costs "
         "1.5 times one forward.",
-        "default", "eagle", "Explain owls using an analogy.", True, 4, 0.0, 48,
+        _spec("default", "eagle", "Explain owls using an analogy.", True, 4, 0.0, 48),
     ),
     Recipe(
         "smollm-draft-greedy", "A separate draft model (SmolLM2, T = 0)",
@@ -88,7 +85,7 @@ RECIPES = (
         "adapter layer (assets/models/smollm2-draft), a standalone model that loads with from_pretrained. On the "
         "same prompt it agrees with the target less often than the EAGLE drafter and each draft costs more "
         "(4 layers and the full LM head, c = 0.30), so it is slower than plain decoding: the race shows why.",
-        "default", "draft", "Explain owls using an analogy.", True, 4, 0.0, 48,
+        _spec("default", "draft", "Explain owls using an analogy.", True, 4, 0.0, 48),
     ),
     Recipe(
         "toy-draft", "A toy pair with a draft model (T = 1)",
@@ -96,29 +93,28 @@ RECIPES = (
         "to its weights, so the two usually agree (acceptance about 0.6 to 0.7). Every kind of token appears: "
         "accepted drafts, "
         "rejections with a recovered token, and bonus tokens after a fully accepted step.",
-        "toy", "draft", TOY_PROMPT, False, 4, 1.0, 64,
+        _spec("toy", "draft", TOY_PROMPT, False, 4, 1.0, 64),
     ),
 )
 
 
 def record(recipe: Recipe, pairs: dict) -> tuple[Trace, Trace]:
     """The speculative trace and the target-only baseline for one recipe, with the recipe in `meta`."""
-    if recipe.pair not in pairs:
-        pairs[recipe.pair] = load_pair(recipe.pair, device="cpu")
-    pair = pairs[recipe.pair]
-    ids = encode_prompt(pair.tokenizer, recipe.prompt, chat=pair.chat and recipe.chat)
-    common = dict(max_new_tokens=recipe.max_new_tokens, temperature=recipe.temperature, top_k=recipe.top_k,
-                  top_p=recipe.top_p, seed=recipe.seed, tokenizer=pair.tokenizer)
-    proposer = make_proposer(pair, recipe.proposer)
+    settings = recipe.spec
+    if settings.pair not in pairs:
+        pairs[settings.pair] = load_pair(settings.pair, device="cpu")
+    pair = pairs[settings.pair]
+    proposer = proposer_for(settings, pair)
     # untimed warm-up: first calls pay one-time costs (allocations, kernel choice) that would distort the race
-    speculative_generate(pair.target, proposer, ids, k=recipe.k, **{**common, "max_new_tokens": 4})
-    autoregressive_generate(pair.target, ids, **{**common, "max_new_tokens": 4})
-    spec = speculative_generate(pair.target, proposer, ids, k=recipe.k, **common)
-    base = autoregressive_generate(pair.target, ids, **common)
-    meta = dict(example=recipe.name, title=recipe.title, description=recipe.description, pair=recipe.pair,
-                chat=recipe.chat, prompt=recipe.prompt, recorded=time.strftime("%Y-%m-%d"))
-    spec.meta.update(meta, proposer=proposer.name)
-    base.meta.update(meta, proposer="none", title=f"{recipe.title}: target only")
+    warm = replace(settings, max_new_tokens=4)
+    run(warm, pair=pair, proposer=proposer)
+    run_target_only(warm, pair=pair)
+    spec = run(settings, pair=pair, proposer=proposer)
+    base = run_target_only(settings, pair=pair)
+    meta = dict(example=recipe.name, title=recipe.title, description=recipe.description,
+                recorded=time.strftime("%Y-%m-%d"))
+    spec.meta.update(meta)
+    base.meta.update(meta, title=f"{recipe.title}: target only")
     return spec, base
 
 

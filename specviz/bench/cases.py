@@ -25,6 +25,8 @@ from specviz.bench.config import BenchConfig
 from specviz.bench.report import nan_to_null
 from specviz.bench.summary import predicted_speedups
 from specviz.generation import Clock, default_clock, synchronize
+from specviz.policies import confident
+from specviz.run import RunSpec, run, run_target_only
 
 
 # ---- transformers' own generation ---------------------------------------------------------------------------------
@@ -141,27 +143,24 @@ class CaseRunner:
         return cfg.repeats * per_repeat + record
 
     # ---- single runs
-    def ar(self, ids, temperature, record=False, max_new_tokens=None):
-        from specviz.baseline import autoregressive_generate
+    def run_spec(self, temperature: float, spec: _Spec | None = None, max_new_tokens: int | None = None) -> RunSpec:
+        """The RunSpec of one run of this case: the pair, the settings and (for a speculative run) proposer, policy
+        and K. The prompt is already encoded (`input_ids`); its text only labels the trace."""
+        return RunSpec(pair=self.pair.name, proposer=spec.proposer if spec else None, prompt="(bench prompt)",
+                       k=spec.k if spec else self.config.ks[0], policy=spec.policy if spec else "constant",
+                       max_new_tokens=max_new_tokens or self.config.max_new_tokens, temperature=temperature,
+                       seed=self.config.seed)
 
-        return autoregressive_generate(self.pair.target, ids, max_new_tokens=max_new_tokens or self.config.max_new_tokens,
-                                       temperature=temperature, seed=self.config.seed, tokenizer=self.pair.tokenizer,
-                                       record=record, clock=self.clock)
+    def ar(self, ids, temperature, record=False, max_new_tokens=None):
+        return run_target_only(self.run_spec(temperature, None, max_new_tokens), pair=self.pair, input_ids=ids,
+                               record=record, clock=self.clock)
 
     def spec(self, ids, temperature, spec: _Spec, record=False, max_new_tokens=None):
-        from specviz.decoding import speculative_generate
-        from specviz.policies import confident, make_policy
-
         proposer = self.proposers[spec.proposer]
         if spec.policy == "threshold":
             proposer = confident(proposer, self.config.threshold)
-        c = self.costs["c"].get(proposer.name)
-        policy = None if spec.policy == "constant" else make_policy(spec.policy, spec.k, k_max=self.config.k_max,
-                                                                     c=c)
-        return speculative_generate(self.pair.target, proposer, ids, k=spec.k,
-                                    max_new_tokens=max_new_tokens or self.config.max_new_tokens,
-                                    temperature=temperature, seed=self.config.seed, tokenizer=self.pair.tokenizer,
-                                    record=record, clock=self.clock, draft_length=policy)
+        return run(self.run_spec(temperature, spec, max_new_tokens), pair=self.pair, input_ids=ids, proposer=proposer,
+                   c=self.costs["c"].get(proposer.name), k_max=self.config.k_max, record=record, clock=self.clock)
 
     def hf(self, ids, temperature, spec: _Spec | None, max_new_tokens=None):
         n = max_new_tokens or self.config.max_new_tokens

@@ -23,12 +23,12 @@ from pathlib import Path
 
 import torch
 
-from specviz.baseline import autoregressive_generate
+from dataclasses import replace
+
 from specviz.catalog import CatalogEntry, load_catalog
-from specviz.decoding import speculative_generate
 from specviz.loading import detect_machine, hub_cache_dir
-from specviz.models import encode_prompt, load_pair
-from specviz.proposers import make_proposer
+from specviz.models import load_pair
+from specviz.run import RunSpec, prompt_ids, proposer_for, run, run_target_only
 
 SCHEMA = "specviz-gpu-bench/1"
 BASELINE = "specviz target-only decoding (autoregressive_generate), same prompt, settings and seed, same run"
@@ -63,18 +63,19 @@ def bench_pair(spec: str, *, k: int | None, max_new_tokens: int, temperatures: S
     pair = load_pair(spec, device=device, dtype=dtype, progress=say)
     entry = load_catalog().get(spec)
     k = k or (entry.k if entry else 4)
-    proposer = make_proposer(pair, pair.default_proposer)
-    encoded = [encode_prompt(pair.tokenizer, p, chat=pair.chat) for p in prompts]
-    common = {"max_new_tokens": 4, "seed": seed, "record": False}
-    speculative_generate(pair.target, proposer, encoded[0], k=k, **common)  # warm-up: allocations, kernel choice
-    autoregressive_generate(pair.target, encoded[0], **common)
+    settings = [RunSpec(pair=spec, proposer=pair.default_proposer, prompt=p, k=k, max_new_tokens=max_new_tokens)
+                for p in prompts]
+    proposer = proposer_for(settings[0], pair)
+    warm = replace(settings[0], max_new_tokens=4)  # warm-up: allocations, kernel choice
+    run(warm, pair=pair, proposer=proposer, record=False)
+    run_target_only(warm, pair=pair, record=False)
     runs = []
     for temperature in temperatures:
-        for index, ids in enumerate(encoded):
-            settings = {"max_new_tokens": max_new_tokens, "temperature": temperature, "seed": seed + index,
-                        "tokenizer": pair.tokenizer, "record": False}
-            base = autoregressive_generate(pair.target, ids, **settings)
-            spec_trace = speculative_generate(pair.target, proposer, ids, k=k, **settings)
+        for index, prompt_spec in enumerate(settings):
+            case = replace(prompt_spec, temperature=temperature, seed=seed + index)
+            ids = prompt_ids(case, pair)
+            base = run_target_only(case, pair=pair, input_ids=ids, record=False)
+            spec_trace = run(case, pair=pair, input_ids=ids, proposer=proposer, record=False)
             runs.append({
                 "temperature": temperature, "prompt_index": index, "prompt_tokens": len(ids),
                 "target_only_tokens": base.num_tokens, "target_only_seconds": base.wall_seconds,

@@ -6,7 +6,7 @@ import streamlit as st
 import torch
 
 from specviz import theory
-from specviz.ui import state, theory_view
+from specviz.ui import state, theory_points, theory_view
 from specviz.ui.frame import route_through_app
 
 route_through_app()
@@ -18,7 +18,7 @@ st.caption("Speculative decoding pays when the draft is cheap (small c) and usua
 left, middle, right = st.columns(3)
 alpha = left.slider("Acceptance rate α", 0.0, 1.0, 0.8, 0.01, key="theory_alpha",
                     help="The chance that one drafted token is kept: α = Σ min(p, q) = 1 − TV(p, q).")
-k = middle.slider("Drafted tokens per step K", 0, theory_view.K_MAX, 4, 1, key="theory_k",
+k = middle.slider("Drafted tokens per step K", 0, theory_points.K_MAX, 4, 1, key="theory_k",
                   help="K = 0 means no speculation.")
 c = right.slider("Cost ratio c (draft forward / target forward)", 0.0, 1.5, 0.05, 0.01, key="theory_c",
                  help="0.05 means one draft forward costs 5% of a target forward. At c ≥ 1 speculation never pays.")
@@ -26,7 +26,7 @@ c = right.slider("Cost ratio c (draft forward / target forward)", 0.0, 1.5, 0.05
 try:
     tokens = theory.expected_tokens_per_step(alpha, k)
     speedup = theory.expected_speedup(alpha, k, c)
-    best_k = theory.optimal_k(alpha, c, theory_view.K_MAX)
+    best_k = theory.optimal_k(alpha, c, theory_points.K_MAX)
     best_speedup = theory.expected_speedup(alpha, best_k, c)
     even = theory.break_even_alpha(k, c)
 except ValueError as exc:
@@ -46,11 +46,11 @@ if best_k == 0:
     st.warning("With these numbers speculation does not pay: the best choice is not to draft at all (K = 0).")
 
 # measured points: committed benchmark results, and a trace from another page if there is one
-points = theory_view.load_benchmark_points()
+points = theory_points.load_benchmark_points()
 trace_point = None
 try:
     trace = state.current_trace()
-    trace_point = theory_view.trace_point(trace) if trace is not None else None
+    trace_point = theory_points.trace_point(trace) if trace is not None else None
 except ValueError as exc:
     st.info(str(exc))
 

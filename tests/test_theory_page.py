@@ -9,7 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 from specviz import theory
 from specviz.examples import load_example
-from specviz.ui import theory_view
+from specviz.ui import theory_points, theory_view
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = str(ROOT / "pages" / "theory.py")  # AppTest resolves relative paths against this file
@@ -20,7 +20,7 @@ def metrics(at) -> dict[str, str]:
 
 
 def test_page_shows_the_formulas_and_reacts_to_the_sliders(tmp_path, monkeypatch):
-    monkeypatch.setattr(theory_view, "BENCHMARKS_DIR", tmp_path / "none")  # no measured runs
+    monkeypatch.setattr(theory_points, "BENCHMARKS_DIR", tmp_path / "none")  # no measured runs
     at = AppTest.from_file(PAGE, default_timeout=60).run()
     assert not at.exception and not at.error
     shown = metrics(at)
@@ -46,7 +46,7 @@ def test_page_overlays_a_session_trace_and_benchmark_files(tmp_path, monkeypatch
         {"alpha": 0.7, "k": 4, "c": 0.1, "measured_speedup": 1.9, "label": "toy <b>run</b>"},
         {"alpha": 2.0, "k": 4, "c": 0.1, "measured_speedup": 1.0},  # out of range: skipped
     ]}))
-    monkeypatch.setattr(theory_view, "BENCHMARKS_DIR", tmp_path)
+    monkeypatch.setattr(theory_points, "BENCHMARKS_DIR", tmp_path)
     at = AppTest.from_file(PAGE, default_timeout=60)
     at.session_state["trace"] = load_example("toy-draft")[0]
     at.run()
@@ -66,11 +66,11 @@ def test_page_survives_a_trace_it_cannot_use():
 
 
 def test_benchmark_loader_skips_what_it_cannot_read(tmp_path):
-    assert theory_view.load_benchmark_points(tmp_path / "missing") == []
+    assert theory_points.load_benchmark_points(tmp_path / "missing") == []
     (tmp_path / "broken.json").write_text("{not json")
     (tmp_path / "list.json").write_text(json.dumps([{"alpha": 0.5, "k": 2, "c": 0.0, "measured_speedup": 1.6},
                                                     {"alpha": 0.5, "k": "x", "c": 0.0, "measured_speedup": 1.6}]))
-    points = theory_view.load_benchmark_points(tmp_path)
+    points = theory_points.load_benchmark_points(tmp_path)
     assert len(points) == 1 and points[0].predicted_speedup == pytest.approx(1.75)
     assert points[0].source == "list.json"
 
@@ -85,7 +85,7 @@ def test_benchmark_loader_reads_bench_results_summaries(tmp_path):
         "cases": [{**row, "suite": "qa", "prompt_id": "q1"}],
         "summary": [{**row, "suite": "qa"}, {**row, "suite": "all"}, {**row, "suite": "all", "policy": "heuristic"}],
     }))
-    points = theory_view.load_benchmark_points(tmp_path)
+    points = theory_points.load_benchmark_points(tmp_path)
     assert len(points) == 1  # only the pooled, constant-K row
     assert points[0].measured_speedup == 1.3 and points[0].label == "ngram, T = 0.0"
     assert points[0].source == "default-cpu-ngram/results.json"
@@ -93,14 +93,14 @@ def test_benchmark_loader_reads_bench_results_summaries(tmp_path):
 
 def test_trace_point_reads_alpha_k_and_c():
     trace = load_example("toy-draft")[0]
-    point = theory_view.trace_point(trace)
+    point = theory_points.trace_point(trace)
     assert point.k == trace.settings["k"]
     assert point.alpha == pytest.approx(trace.mean_accept_prob)
     assert point.acceptance_rate <= point.alpha + 0.1
     assert point.c is None or point.c > 0
     baseline = load_example("toy-draft")[1]
     with pytest.raises(ValueError, match="not a speculative"):
-        theory_view.trace_point(baseline)
+        theory_points.trace_point(baseline)
 
 
 def test_heatmap_has_the_break_even_line():

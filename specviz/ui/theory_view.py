@@ -1,140 +1,20 @@
-"""The Theory explorer's parts: measured points (benchmark files, a trace) and the Plotly figures.
-
-Everything but `render_derivations` is plain Python returning data or a `plotly.graph_objects.Figure`, so the
-figures can be tested without a browser. The formulas themselves live in `specviz.theory`.
+"""The Theory explorer's figures (the speedup map over α and K, speedup against K, tokens per step, predicted
+against measured) and the derivations. The formulas are in `specviz.theory`, the measured points in
+`specviz.ui.theory_points`; everything but `render_derivations` returns a `plotly.graph_objects.Figure` and is tested
+without a browser.
 """
 
 from __future__ import annotations
-
-import json
-import math
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
 
 import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
 from specviz import theory
-from specviz.trace import Trace
 from specviz.ui.palette import BLUE, GREY, ORANGE, REDDISH_PURPLE, VERMILLION
+from specviz.ui.theory_points import K_MAX, MeasuredPoint, TracePoint
 
-BENCHMARKS_DIR = Path(__file__).resolve().parent.parent.parent / "assets" / "benchmarks"
-K_MAX = 16
 ALPHAS = np.round(np.linspace(0.0, 1.0, 101), 2)
-
-
-# ---- measured points ------------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class MeasuredPoint:
-    """One measured run: its alpha, K and c, and its speedup over target-only decoding (None when unknown)."""
-
-    alpha: float
-    k: int
-    c: float
-    measured_speedup: float | None
-    label: str
-    source: str
-
-    @property
-    def predicted_speedup(self) -> float:
-        return theory.expected_speedup(self.alpha, self.k, self.c)
-
-
-SPEEDUP_KEYS = ("measured_speedup", "speedup_vs_ar")  # the second is what `specviz bench` writes
-
-
-def _records(obj: Any) -> list[dict]:
-    """The benchmark records in a JSON document: dicts with alpha, k, c and a measured speedup, however nested.
-
-    A `specviz bench` results.json holds per-prompt "cases" and pooled "summary" rows; only the summary rows pooled
-    over all suites with a constant K are taken, so one setting gives one point.
-    """
-    if isinstance(obj, dict) and isinstance(obj.get("summary"), list):
-        pooled = [r for r in obj["summary"] if isinstance(r, dict) and r.get("suite", "all") == "all"
-                  and r.get("policy", "constant") == "constant"]
-        return [r for r in pooled if _is_record(r)]
-    if isinstance(obj, dict):
-        return [obj] if _is_record(obj) else [r for value in obj.values() for r in _records(value)]
-    if isinstance(obj, list):
-        return [r for value in obj for r in _records(value)]
-    return []
-
-
-def _is_record(d: dict) -> bool:
-    return {"alpha", "k", "c"} <= d.keys() and any(key in d for key in SPEEDUP_KEYS)
-
-
-def load_benchmark_points(folder: Path | str | None = None) -> list[MeasuredPoint]:
-    """Benchmark records (alpha, k, c and measured_speedup, or a `specviz bench` results.json) from the JSON files
-    under `folder` (default assets/benchmarks/, subfolders included).
-
-    A missing folder gives no points; unreadable files and records with out-of-range numbers are skipped.
-    """
-    folder = Path(folder) if folder is not None else BENCHMARKS_DIR
-    points: list[MeasuredPoint] = []
-    for path in sorted(folder.rglob("*.json")) if folder.is_dir() else []:
-        try:
-            records = _records(json.loads(path.read_text(encoding="utf-8")))
-        except (OSError, ValueError):
-            continue
-        source = str(path.relative_to(folder))
-        for i, r in enumerate(records):
-            try:
-                speedup = next(r[key] for key in SPEEDUP_KEYS if r.get(key) is not None)
-                alpha, k, c, s = float(r["alpha"]), int(r["k"]), float(r["c"]), float(speedup)
-                theory.expected_speedup(alpha, k, c)  # validates the ranges
-            except (StopIteration, TypeError, ValueError):
-                continue
-            if not (math.isfinite(s) and s > 0) or k > K_MAX:
-                continue
-            points.append(MeasuredPoint(alpha, k, c, s, _record_label(r, path, i), source))
-    return points
-
-
-def _record_label(r: dict, path: Path, i: int) -> str:
-    name = r.get("label") or r.get("name")
-    if name:
-        return str(name)
-    parts = [str(r[key]) for key in ("pair", "proposer") if r.get(key)]
-    if r.get("temperature") is not None:
-        parts.append(f"T = {r['temperature']}")
-    return ", ".join(parts) or f"{path.parent.name}/{path.stem} #{i + 1}"
-
-
-@dataclass(frozen=True)
-class TracePoint:
-    """What one speculative trace says about the formulas."""
-
-    alpha: float  # mean of min(1, p/q) over tested drafts: the estimate of alpha
-    acceptance_rate: float  # accepted / drafted (lower: drafts after a rejection count as drafted)
-    k: int
-    tokens_per_step: float  # measured mean accepted length, bonus included
-    c: float | None  # draft seconds per drafted token / target seconds per step, from the step timings
-
-    @property
-    def predicted_tokens_per_step(self) -> float:
-        return theory.expected_tokens_per_step(self.alpha, self.k)
-
-
-def trace_point(trace: Any) -> TracePoint:
-    """The (alpha, K) of a speculative trace; a trace that cannot give one is a ValueError with one sentence."""
-    if not isinstance(trace, Trace) or trace.mode != "speculative":
-        raise ValueError("The trace in this session is not a speculative-decoding trace.")
-    k = trace.settings.get("k")
-    if not isinstance(k, int) or not 1 <= k <= K_MAX:
-        raise ValueError(f"The trace in this session has no usable K in its settings (got {k!r}).")
-    alpha = trace.mean_accept_prob
-    if not math.isfinite(alpha):
-        raise ValueError("The trace in this session tested no drafts, so it says nothing about α.")
-    drafted = [s for s in trace.steps if s.n_drafted]
-    draft_s = sum(s.draft_seconds for s in drafted)
-    verify_s = sum(s.verify_seconds for s in drafted)
-    c = (draft_s / sum(s.n_drafted for s in drafted)) / (verify_s / len(drafted)) if verify_s > 0 else None
-    return TracePoint(min(1.0, max(0.0, alpha)), trace.acceptance_rate, k, trace.mean_accepted_length, c)
 
 
 # ---- figures ----------------------------------------------------------------------------------------------------
@@ -153,14 +33,12 @@ def heatmap_figure(c: float, alpha: float, k: int, points: list[MeasuredPoint] =
         colorbar=dict(title="speedup", tickvals=ticks, ticktext=[f"{2.0 ** t:g}×" for t in ticks]),
         hovertemplate="α = %{x:.2f}<br>K = %{y}<br>speedup = %{customdata:.2f}×<extra></extra>",
     ))
-    even = [(theory.break_even_alpha(kk, c), kk) for kk in ks[1:]]
-    even = [(a, kk) for a, kk in even if math.isfinite(a)]
+    even = theory.break_even_curve(ks, c)
     if even:
         fig.add_trace(go.Scatter(x=[a for a, _ in even], y=[kk for _, kk in even], mode="lines",
                                  line=dict(color="black", width=3, dash="dash"), name="break-even (speedup = 1)",
                                  hovertemplate="break-even α = %{x:.3f} at K = %{y}<extra></extra>"))
-    best = [theory.optimal_k(a, c, K_MAX) for a in ALPHAS]
-    fig.add_trace(go.Scatter(x=ALPHAS, y=best, mode="lines", line=dict(color=ORANGE, width=2, shape="hv"),
+    fig.add_trace(go.Scatter(x=ALPHAS, y=theory.optimal_k_curve(ALPHAS, c, K_MAX), mode="lines", line=dict(color=ORANGE, width=2, shape="hv"),
                              name="best K for each α", hovertemplate="α = %{x:.2f}: best K = %{y}<extra></extra>"))
     fig.add_trace(go.Scatter(x=[alpha], y=[k], mode="markers", name="your setting",
                              marker=dict(symbol="x", size=14, color="black", line=dict(width=2, color="white"))))
@@ -208,8 +86,7 @@ def tokens_distribution_figure(alpha: float, k: int, simulated: np.ndarray | Non
     fig = go.Figure(go.Bar(x=js, y=theory.tokens_per_step_distribution(alpha, k), name="formula",
                            marker_color=BLUE, hovertemplate="%{x} tokens: %{y:.3f}<extra>formula</extra>"))
     if simulated is not None and len(simulated):
-        freq = np.bincount(np.asarray(simulated) - 1, minlength=k + 1)[: k + 1] / len(simulated)
-        fig.add_trace(go.Scatter(x=js, y=freq, mode="markers", name=f"simulated ({len(simulated):,} steps)",
+        fig.add_trace(go.Scatter(x=js, y=theory.tokens_per_step_frequencies(simulated, k), mode="markers", name=f"simulated ({len(simulated):,} steps)",
                                  marker=dict(size=11, color=ORANGE, symbol="diamond"),
                                  hovertemplate="%{x} tokens: %{y:.3f}<extra>simulated</extra>"))
     fig.update_layout(xaxis_title="tokens emitted in one step", yaxis_title="probability", height=320,

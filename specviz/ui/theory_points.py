@@ -1,0 +1,126 @@
+"""The measured points the Theory explorer puts next to its formulas: runs from benchmark files (α, K, c and the
+measured speedup) and the trace in this session (α, K, tokens per step, c from its step timings). Plain Python:
+reading JSON and a trace, no streamlit; the figures are in `specviz.ui.theory_view`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from specviz import theory
+from specviz.paths import BENCHMARKS_DIR
+from specviz.trace import Trace
+
+K_MAX = 16  # the explorer's range of K; points beyond it are left out
+
+
+@dataclass(frozen=True)
+class MeasuredPoint:
+    """One measured run: its alpha, K and c, and its speedup over target-only decoding (None when unknown)."""
+
+    alpha: float
+    k: int
+    c: float
+    measured_speedup: float | None
+    label: str
+    source: str
+
+    @property
+    def predicted_speedup(self) -> float:
+        return theory.expected_speedup(self.alpha, self.k, self.c)
+
+
+SPEEDUP_KEYS = ("measured_speedup", "speedup_vs_ar")  # the second is what `specviz bench` writes
+
+
+def _records(obj: Any) -> list[dict]:
+    """The benchmark records in a JSON document: dicts with alpha, k, c and a measured speedup, however nested.
+
+    A `specviz bench` results.json holds per-prompt "cases" and pooled "summary" rows; only the summary rows pooled
+    over all suites with a constant K are taken, so one setting gives one point.
+    """
+    if isinstance(obj, dict) and isinstance(obj.get("summary"), list):
+        pooled = [r for r in obj["summary"] if isinstance(r, dict) and r.get("suite", "all") == "all"
+                  and r.get("policy", "constant") == "constant"]
+        return [r for r in pooled if _is_record(r)]
+    if isinstance(obj, dict):
+        return [obj] if _is_record(obj) else [r for value in obj.values() for r in _records(value)]
+    if isinstance(obj, list):
+        return [r for value in obj for r in _records(value)]
+    return []
+
+
+def _is_record(d: dict) -> bool:
+    return {"alpha", "k", "c"} <= d.keys() and any(key in d for key in SPEEDUP_KEYS)
+
+
+def load_benchmark_points(folder: Path | str | None = None) -> list[MeasuredPoint]:
+    """Benchmark records (alpha, k, c and measured_speedup, or a `specviz bench` results.json) from the JSON files
+    under `folder` (default assets/benchmarks/, subfolders included).
+
+    A missing folder gives no points; unreadable files and records with out-of-range numbers are skipped.
+    """
+    folder = Path(folder) if folder is not None else BENCHMARKS_DIR
+    points: list[MeasuredPoint] = []
+    for path in sorted(folder.rglob("*.json")) if folder.is_dir() else []:
+        try:
+            records = _records(json.loads(path.read_text(encoding="utf-8")))
+        except (OSError, ValueError):
+            continue
+        source = str(path.relative_to(folder))
+        for i, r in enumerate(records):
+            try:
+                speedup = next(r[key] for key in SPEEDUP_KEYS if r.get(key) is not None)
+                alpha, k, c, s = float(r["alpha"]), int(r["k"]), float(r["c"]), float(speedup)
+                theory.expected_speedup(alpha, k, c)  # validates the ranges
+            except (StopIteration, TypeError, ValueError):
+                continue
+            if not (math.isfinite(s) and s > 0) or k > K_MAX:
+                continue
+            points.append(MeasuredPoint(alpha, k, c, s, _record_label(r, path, i), source))
+    return points
+
+
+def _record_label(r: dict, path: Path, i: int) -> str:
+    name = r.get("label") or r.get("name")
+    if name:
+        return str(name)
+    parts = [str(r[key]) for key in ("pair", "proposer") if r.get(key)]
+    if r.get("temperature") is not None:
+        parts.append(f"T = {r['temperature']}")
+    return ", ".join(parts) or f"{path.parent.name}/{path.stem} #{i + 1}"
+
+
+@dataclass(frozen=True)
+class TracePoint:
+    """What one speculative trace says about the formulas."""
+
+    alpha: float  # mean of min(1, p/q) over tested drafts: the estimate of alpha
+    acceptance_rate: float  # accepted / drafted (lower: drafts after a rejection count as drafted)
+    k: int
+    tokens_per_step: float  # measured mean accepted length, bonus included
+    c: float | None  # draft seconds per drafted token / target seconds per step, from the step timings
+
+    @property
+    def predicted_tokens_per_step(self) -> float:
+        return theory.expected_tokens_per_step(self.alpha, self.k)
+
+
+def trace_point(trace: Any) -> TracePoint:
+    """The (alpha, K) of a speculative trace; a trace that cannot give one is a ValueError with one sentence."""
+    if not isinstance(trace, Trace) or trace.mode != "speculative":
+        raise ValueError("The trace in this session is not a speculative-decoding trace.")
+    k = trace.settings.get("k")
+    if not isinstance(k, int) or not 1 <= k <= K_MAX:
+        raise ValueError(f"The trace in this session has no usable K in its settings (got {k!r}).")
+    alpha = trace.mean_accept_prob
+    if not math.isfinite(alpha):
+        raise ValueError("The trace in this session tested no drafts, so it says nothing about α.")
+    drafted = [s for s in trace.steps if s.n_drafted]
+    c = theory.cost_ratio_from_timings(sum(s.draft_seconds for s in drafted), sum(s.n_drafted for s in drafted),
+                                       sum(s.verify_seconds for s in drafted), len(drafted))
+    return TracePoint(min(1.0, max(0.0, alpha)), trace.acceptance_rate, k, trace.mean_accepted_length, c)

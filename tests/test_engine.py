@@ -58,10 +58,23 @@ def test_trace_numbers_are_consistent(toy):
         last = step.emitted[-1]
         if len(step.emitted) == step.n_accepted + 1:
             assert last.kind == ("bonus" if step.n_accepted == step.k else "recovered")
-        # caches: the target holds the context minus the newest token; the draft never runs ahead of it
-        assert step.target_cache_after == step.context_length + step.n_accepted
-        assert step.draft_cache_after <= step.target_cache_after
+        assert step.draft_cache_after <= step.target_cache_after  # the draft never runs ahead of the target
         assert step.draft_seconds >= 0 and step.verify_seconds > 0 and step.overhead_seconds >= 0
+    # caches: between steps the target holds the whole context but its newest token, which the next step feeds
+    assert trace.steps[0].target_cache_before == len(ids) - 1
+    for step, following in zip(trace.steps, trace.steps[1:]):
+        assert step.target_cache_after == following.target_cache_before == following.context_length - 1
+    # the p the cached target scored equals a fresh, uncached forward over the same tokens: a stale or misplaced
+    # cache entry after a rewind would change it (temperature 1, no top-k/top-p: p is the plain softmax)
+    sequence = list(ids) + trace.output_ids
+    with torch.inference_mode():
+        for step in trace.steps:
+            context, drafts = sequence[: step.context_length], [d.token_id for d in step.decisions]
+            fresh = torch.softmax(toy.target(torch.tensor([context + drafts])).logits[0, len(context) - 1:], -1)
+            for i, d in enumerate(step.decisions):  # fresh: (K+1, V)
+                assert d.target_prob == pytest.approx(fresh[i, d.token_id].item(), rel=1e-4, abs=1e-7)
+            for i, t in enumerate(step.emitted):  # accepted drafts, then the recovered or bonus token
+                assert t.target_prob == pytest.approx(fresh[i, t.token_id].item(), rel=1e-4, abs=1e-7)
     assert trace.per_position_acceptance[0] >= trace.per_position_acceptance[-1]
     assert trace.output_text == toy.tokenizer.decode(trace.output_ids, skip_special_tokens=True)
 

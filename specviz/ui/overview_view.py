@@ -16,7 +16,7 @@ from streamlit.errors import StreamlitAPIException
 
 from specviz.examples import list_examples, load_example
 from specviz.pagemap import PAGES
-from specviz.trace import Step, Trace
+from specviz.trace import Step, TokenKind, Trace
 from specviz.ui.palette import legend_html, style
 from specviz.ui.tokens import chip, decision_kind, decision_tooltip, emitted_tooltip, text_html
 
@@ -121,7 +121,7 @@ def _step_pieces(step: Step) -> list[tuple[str, str]]:
     n_acc = step.n_accepted
     drafts = step.emitted[:n_acc] if step.decisions else []
     for i, token in enumerate(drafts):
-        pieces.append((chip(token.text, "accepted", emitted_tooltip(token, step.index), size="inline", glyph=False),
+        pieces.append((chip(token.text, TokenKind.ACCEPTED, emitted_tooltip(token, step.index), size="inline", glyph=False),
                        f"draft {i + 1} of {step.k} accepted ✓"))
     for d in step.decisions[n_acc:]:
         if d.reached:
@@ -129,8 +129,8 @@ def _step_pieces(step: Step) -> list[tuple[str, str]]:
                            f"draft {d.position + 1} of {step.k} rejected ✗ (and every draft after it)"))
     for token in step.emitted[n_acc:] if step.decisions else step.emitted:
         kind = style(token.kind)
-        why = {"recovered": "a recovered token replaces the rejected draft",
-               "bonus": "all drafts kept, so the target's pass gives a free bonus token",
+        why = {TokenKind.RECOVERED: "a recovered token replaces the rejected draft",
+               TokenKind.BONUS: "all drafts kept, so the target's pass gives a free bonus token",
                }.get(token.kind, "no drafts this step: one plain target token")
         pieces.append((chip(token.text, token.kind, emitted_tooltip(token, step.index), size="inline"),
                        f"{kind.glyph} {why}"))
@@ -157,7 +157,7 @@ def example_player(key: str = "overview") -> None:
     prompt = spec.meta.get("prompt") or spec.prompt_text
     st.markdown(f"**{spec.meta.get('title', name)}**. The prompt:")  # a shipped example's title: no HTML allowed
     st.html(text_html(str(prompt)))
-    st.html(legend_html(("accepted", "rejected", "recovered", "bonus", "target"), distributions=False))
+    st.html(legend_html(tuple(TokenKind), distributions=False))
     clicked = st.button("▶ Play the example", key=f"{key}_play", type="primary")
     caption, box = st.empty(), st.empty()
     if clicked:

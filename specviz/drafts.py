@@ -6,17 +6,22 @@
   are the target's own. Only its trained part (the adapter layer and final norm) ships; `draft_model` writes the
   complete model into the cache folder once and loads it with `from_pretrained`.
 
+The separate draft's architecture is defined here too (`draft_from_target`, `trainable`): loading it needs to know
+which tensors are the target's, and `specviz.distill` trains what this module builds, never the other way round.
+
 Each folder has `specviz.json` (what it is, how it was trained, what it measured) and a model card, README.md.
 """
 
 from __future__ import annotations
 
+import copy
 import json
+import shutil
 from pathlib import Path
 
 import torch
 from safetensors.torch import load_file, save_file
-from transformers import AutoModelForCausalLM, PreTrainedModel
+from transformers import AutoConfig, AutoModelForCausalLM, LlamaForCausalLM, PreTrainedModel
 
 from specviz.paths import MODELS_DIR as ASSETS
 from specviz.paths import cache_dir
@@ -84,12 +89,53 @@ def load_eagle(target: PreTrainedModel, folder: Path | None = None) -> tuple[Eag
 
 
 # ---- the separate draft model ---------------------------------------------------------------------------------------
+#
+# A standalone `LlamaForCausalLM` with `shallow + 1` layers (as Kangaroo does with a shallow sub-network plus an
+# adapter): its embeddings and first `shallow` layers are copies of the target's and stay frozen; the adapter layer
+# and the final norm are trained (specviz.distill.draft) so that its next-token distribution matches the target's.
+
+
+def draft_config(target_config, shallow: int):
+    """The target's config cut to `shallow + 1` decoder layers."""
+    config = copy.deepcopy(target_config)
+    config.num_hidden_layers = shallow + 1
+    if getattr(config, "layer_types", None):
+        config.layer_types = config.layer_types[: shallow + 1]
+    return config
+
+
+def draft_from_target(target: PreTrainedModel, shallow: int) -> LlamaForCausalLM:
+    """The untrained draft: the target's embeddings and first `shallow` layers (frozen), and an adapter layer
+    (the target's last layer with its output projections zeroed) and final norm, both trainable."""
+    draft = LlamaForCausalLM(draft_config(target.config, shallow))
+    state = target.state_dict()
+    own = {k: v.clone() for k, v in state.items() if not k.startswith("model.layers.") or in_shallow_layers(k, shallow)}
+    last = target.config.num_hidden_layers - 1
+    own.update({k.replace(f"model.layers.{last}.", f"model.layers.{shallow}."): v.clone()
+                for k, v in state.items() if k.startswith(f"model.layers.{last}.")})
+    draft.load_state_dict(own, strict=False)
+    draft.tie_weights()
+    with torch.no_grad():  # the adapter starts as the identity: the untrained draft is a plain early exit
+        draft.model.layers[shallow].self_attn.o_proj.weight.zero_()
+        draft.model.layers[shallow].mlp.down_proj.weight.zero_()
+    for name, p in draft.named_parameters():
+        p.requires_grad = trainable(name, shallow)
+    return draft
+
+
+def trainable(name: str, shallow: int) -> bool:
+    """Whether the tensor `name` is the draft's own (trained and shipped): the adapter layer or the final norm."""
+    return name.startswith(f"model.layers.{shallow}.") or name == "model.norm.weight"
+
+
+def in_shallow_layers(name: str, shallow: int) -> bool:
+    """Whether the tensor `name` belongs to one of the first `shallow` decoder layers (the target's, frozen)."""
+    return name.startswith("model.layers.") and int(name.split(".")[2]) < shallow
 
 
 def save_draft(draft: PreTrainedModel, shallow: int, assets: Path, training: dict) -> Path:
     """config.json (the complete standalone model's), trained.safetensors (adapter layer and final norm) and
     specviz.json (which tensors come from the target)."""
-    from specviz.distill.draft import trainable
     folder = Path(assets) / DRAFT_NAME
     folder.mkdir(parents=True, exist_ok=True)
     draft.config.save_pretrained(folder)
@@ -120,13 +166,11 @@ def draft_model(target: PreTrainedModel, tokenizer, folder: Path | None = None) 
 
 
 def _materialise(target, tokenizer, folder: Path, meta: dict, complete: Path) -> None:
-    from transformers import AutoConfig
     shallow = meta["shallow_layers"]
     config = AutoConfig.from_pretrained(folder)
     source = target.state_dict()
     shared = {"model.embed_tokens.weight"} | (set() if config.tie_word_embeddings else {"lm_head.weight"})
-    state = {k: v.detach().float().cpu() for k, v in source.items() if k in shared or
-             (k.startswith("model.layers.") and int(k.split(".")[2]) < shallow)}
+    state = {k: v.detach().float().cpu() for k, v in source.items() if k in shared or in_shallow_layers(k, shallow)}
     state.update({k: v.float() for k, v in load_file(str(folder / "trained.safetensors")).items()})
     with torch.device("meta"):
         model = AutoModelForCausalLM.from_config(config)
@@ -143,7 +187,6 @@ def _materialise(target, tokenizer, folder: Path, meta: dict, complete: Path) ->
     if tokenizer is not None:
         tokenizer.save_pretrained(tmp)
     if complete.exists():
-        import shutil
         shutil.rmtree(complete)
     tmp.rename(complete)
 

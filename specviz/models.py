@@ -21,12 +21,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import torch
-from transformers import AutoModelForCausalLM, AutoTokenizer, LlamaConfig, LlamaForCausalLM, PreTrainedModel
+from tokenizers import Regex, Tokenizer, decoders, pre_tokenizers
+from tokenizers.models import WordLevel
+from transformers import (AutoModelForCausalLM, AutoTokenizer, LlamaConfig, LlamaForCausalLM, PreTrainedModel,
+                          PreTrainedTokenizerFast)
 
 from specviz.catalog import CatalogEntry, load_catalog
+from specviz.drafts import draft_model, has_draft, has_eagle, load_eagle
 from specviz.loading import (LoadInfo, Machine, ModelLoadError, Progress, check_fits, check_same_vocabulary,
                              load_models, pick_device, pick_dtype, read_config)
 from specviz.paths import cache_dir  # re-exported: converted models live there
+from specviz.proposers.eagle import EagleDrafter
 
 log = logging.getLogger(__name__)
 
@@ -135,13 +140,10 @@ TOY_ALPHABET = " abcdefghijklmnopqrstuvwxyz.,!?'"
 
 def toy_tokenizer():
     """A character-level tokenizer over a 34-symbol vocabulary (ids 0 = <unk>, 1 = <eos>)."""
-    from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers
-    from transformers import PreTrainedTokenizerFast
-
     vocab = {"<unk>": 0, "<eos>": 1}
     for ch in TOY_ALPHABET:
         vocab[ch] = len(vocab)
-    backend = Tokenizer(models.WordLevel(vocab, unk_token="<unk>"))
+    backend = Tokenizer(WordLevel(vocab, unk_token="<unk>"))
     backend.pre_tokenizer = pre_tokenizers.Split(Regex("."), behavior="isolated")
     backend.decoder = decoders.Fuse()
     return PreTrainedTokenizerFast(tokenizer_object=backend, unk_token="<unk>", eos_token="<eos>")
@@ -179,7 +181,6 @@ def toy_pair(seed: int = 0) -> Pair:
 def toy_eagle(target, seed: int = 0):
     """An untrained EAGLE-style drafter for the toy target: it predicts "the next feature is this one, plus a little
     of the next token's embedding", which makes a poor but honest proposer (the loop and the verifier get a real q to work with)."""
-    from specviz.proposers.eagle import EagleDrafter
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed + 1)
         drafter = EagleDrafter(target.config)
@@ -245,7 +246,6 @@ def default_pair(target, tokenizer, progress: Progress | None = None) -> Pair:
     """SmolLM2 with the drafts trained for it (assets/models/): the EAGLE-style drafter, the faster of the two on
     the benchmark, proposes by default; the separate draft model is `--proposer draft`. Without them (a checkout
     that lacks the assets) the layer-skip self-draft stands in."""
-    from specviz.drafts import draft_model, has_draft, has_eagle, load_eagle
     dtype = str(next(target.parameters()).dtype).removeprefix("torch.")
     if not has_eagle():
         log.warning("No trained EAGLE drafter in assets/models; the default pair drafts with the layer-skip self-draft.")

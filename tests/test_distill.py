@@ -8,13 +8,14 @@ import torch
 
 from specviz.distill import cli
 from specviz.distill.data import GenerationPlan, generate_batch, generate_records, load_records
-from specviz.distill.draft import DraftLoss, DraftObjective, draft_from_target
+from transformers import DynamicCache
+
+from specviz.distill.draft import DraftLoss, DraftObjective
 from specviz.distill.eagle import EagleLoss, EagleObjective
 from specviz.distill.prompts import FAMILIES, Prompt, prompt_sets, split_topics
 from specviz.distill.trainer import LoopSettings, make_batches, train_loop
-from specviz.drafts import draft_model, load_eagle, save_draft, save_eagle
-from transformers import DynamicCache
-
+from specviz.drafts import draft_from_target, draft_model, load_eagle, save_draft, save_eagle
+from specviz.models import toy_pair
 from specviz.proposers.eagle import EagleDrafter, causal_mask
 
 
@@ -24,7 +25,6 @@ def toy_prompts(n):
 
 @pytest.fixture(scope="module")
 def toy_records(tmp_path_factory):
-    from specviz.models import toy_pair
     pair = toy_pair()
     folder = tmp_path_factory.mktemp("data")
     generate_records(pair.target, pair.tokenizer, toy_prompts(24), folder, GenerationPlan(24, 8), {1})

@@ -11,6 +11,7 @@ import math
 import platform
 from pathlib import Path
 
+from specviz.drafts import DRAFT_NAME, EAGLE_NAME, read_meta
 from specviz.paths import BENCHMARKS_DIR
 
 BENCH = BENCHMARKS_DIR / "default-cpu-drafts" / "results.json"
@@ -161,7 +162,6 @@ def target_lines(kind: str, meta: dict, rows: list[dict], bench: Path = BENCH) -
 
 
 def write_cards(work: Path, assets: Path, bench: Path = BENCH) -> list[Path]:
-    from specviz.drafts import DRAFT_NAME, EAGLE_NAME, read_meta
     data = data_summary(work)
     written = []
     for kind, name, runs, metrics, prefix in (("eagle", EAGLE_NAME, ["eagle", "eagle-ttt"], ["acc1", "acc12", "acc123"], "eagle"),

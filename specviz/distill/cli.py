@@ -15,10 +15,18 @@ import sys
 from pathlib import Path
 
 import torch
+import yaml
 
-from specviz.distill.data import GenerationPlan, generate_records
+from specviz.distill.cards import write_cards
+from specviz.distill.data import GenerationPlan, generate_records, load_records
+from specviz.distill.draft import DraftLoss, DraftObjective
+from specviz.distill.eagle import EagleLoss, EagleObjective
 from specviz.distill.prompts import held_out_suite, prompt_sets
+from specviz.distill.trainer import LoopSettings, make_batches, train_loop
+from specviz.drafts import draft_from_target, save_draft, save_eagle
 from specviz.generation import eos_ids
+from specviz.models import load_default_target
+from specviz.proposers.eagle import EagleDrafter
 
 DEFAULT_WORK = Path("artifacts/distill")
 
@@ -65,7 +73,6 @@ def device_and_dtype() -> tuple[torch.device, torch.dtype]:
 
 
 def run_data(args) -> None:
-    from specviz.models import load_default_target
     if args.threads:
         torch.set_num_threads(args.threads)
     train, held = prompt_sets(args.prompts, args.held_out, args.seed)
@@ -82,7 +89,6 @@ def run_data(args) -> None:
 
 
 def write_suite(suite: dict, path: Path) -> None:
-    import yaml
     path.parent.mkdir(parents=True, exist_ok=True)
     header = "# Written by `python -m specviz.distill data`; the trained drafts never saw these prompts' topics.\n"
     path.write_text(header + yaml.safe_dump(suite, sort_keys=False, allow_unicode=True, width=120), encoding="utf-8")
@@ -91,8 +97,6 @@ def write_suite(suite: dict, path: Path) -> None:
 def training_setup(args):
     """What both drafts' training starts from: the records, the float32 target on the training device, the
     draft vocabulary. A missing data step is one sentence, before any model loads."""
-    from specviz.distill.data import load_records
-    from specviz.models import load_default_target
     if args.threads:
         torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
@@ -108,10 +112,6 @@ def run_eagle(args) -> None:
     """Two stages, each resumable: `--steps` (default 1500) with two drafting depths in which the second depth
     reads predicted features at every row; then `--ttt-steps` (default 400) from that checkpoint at half the
     learning rate with three depths that attend exactly as drafting does (EAGLE-3's training-time test)."""
-    from specviz.distill.eagle import EagleLoss, EagleObjective
-    from specviz.distill.trainer import LoopSettings, make_batches, train_loop
-    from specviz.drafts import save_eagle
-    from specviz.proposers.eagle import EagleDrafter
     train, held, target, vocab, device = training_setup(args)
     print(f"draft vocabulary: {len(vocab)} tokens, {coverage(held, vocab):.2%} of held-out response tokens")
     drafter = EagleDrafter(target.config).to(device)
@@ -137,9 +137,6 @@ def run_eagle(args) -> None:
 
 
 def run_draft(args) -> None:
-    from specviz.distill.draft import DraftLoss, DraftObjective, draft_from_target
-    from specviz.distill.trainer import LoopSettings, make_batches, train_loop
-    from specviz.drafts import save_draft
     train, held, target, vocab, device = training_setup(args)
     full_head = target.get_output_embeddings().weight.detach()
     draft = draft_from_target(target, args.shallow).to(device)
@@ -155,7 +152,6 @@ def run_draft(args) -> None:
 
 
 def run_cards(args) -> None:
-    from specviz.distill.cards import write_cards
     for path in write_cards(args.work, args.assets):
         print(f"wrote {path}")
 

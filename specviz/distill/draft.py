@@ -1,8 +1,8 @@
 """Training the separate draft model: the target's first layers, one trained adapter layer, the target's head.
 
-The draft is a standalone `LlamaForCausalLM` with `shallow + 1` layers (as Kangaroo does with a shallow
-sub-network plus an adapter): its embeddings and first `shallow` layers are copies of the target's and stay
-frozen; the adapter layer and the final norm are trained so that its next-token distribution matches the
+The draft (`specviz.drafts.draft_from_target`, where loading finds the same architecture) is a standalone
+`LlamaForCausalLM` with `shallow + 1` layers: its embeddings and first `shallow` layers are copies of the target's
+and stay frozen; the adapter layer and the final norm are trained so that its next-token distribution matches the
 target's. Losses: the cross-entropy to the target's distribution softmax(head(f_t)) over the draft vocabulary
 (KL plus a constant), on a random subset of positions, and smooth L1 between the draft's normed output and the
 target's feature f_t on every position.
@@ -10,12 +10,11 @@ target's feature f_t on every position.
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass
 
 import torch
 import torch.nn.functional as F
-from transformers import LlamaForCausalLM, PreTrainedModel
+from transformers import LlamaForCausalLM
 
 from specviz.distill.trainer import Batch, padded_causal_mask, soft_cross_entropy
 
@@ -25,38 +24,6 @@ class DraftLoss:
     regression: float = 1.0
     distillation: float = 1.0
     kd_positions: int = 512
-
-
-def draft_config(target_config, shallow: int):
-    config = copy.deepcopy(target_config)
-    config.num_hidden_layers = shallow + 1
-    if getattr(config, "layer_types", None):
-        config.layer_types = config.layer_types[: shallow + 1]
-    return config
-
-
-def draft_from_target(target: PreTrainedModel, shallow: int) -> LlamaForCausalLM:
-    """The untrained draft: the target's embeddings and first `shallow` layers (frozen), and an adapter layer
-    (the target's last layer with its output projections zeroed) and final norm, both trainable."""
-    draft = LlamaForCausalLM(draft_config(target.config, shallow))
-    state = target.state_dict()
-    own = {k: v.clone() for k, v in state.items() if not k.startswith("model.layers.") or
-           int(k.split(".")[2]) < shallow}
-    last = target.config.num_hidden_layers - 1
-    own.update({k.replace(f"model.layers.{last}.", f"model.layers.{shallow}."): v.clone()
-                for k, v in state.items() if k.startswith(f"model.layers.{last}.")})
-    draft.load_state_dict(own, strict=False)
-    draft.tie_weights()
-    with torch.no_grad():  # the adapter starts as the identity: the untrained draft is a plain early exit
-        draft.model.layers[shallow].self_attn.o_proj.weight.zero_()
-        draft.model.layers[shallow].mlp.down_proj.weight.zero_()
-    for name, p in draft.named_parameters():
-        p.requires_grad = trainable(name, shallow)
-    return draft
-
-
-def trainable(name: str, shallow: int) -> bool:
-    return name.startswith(f"model.layers.{shallow}.") or name == "model.norm.weight"
 
 
 class DraftObjective:

@@ -17,6 +17,7 @@ Steps 4 and 5 (devices, dtypes, memory, placement) live in `specviz.machine`; th
 
 from __future__ import annotations
 
+import io
 import os
 import socket
 import time
@@ -26,6 +27,13 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import torch
+from huggingface_hub import constants, snapshot_download
+from huggingface_hub.errors import (GatedRepoError, HfHubHTTPError, HFValidationError, LocalEntryNotFoundError,
+                                    OfflineModeIsEnabled, RepositoryNotFoundError, RevisionNotFoundError)
+from huggingface_hub.utils import validate_repo_id
+from tqdm.auto import tqdm
+from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
+from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
 
 from specviz.machine import (DEFAULT_CONTEXT, DTYPES, GpuInfo, Machine, MemoryEstimate, ModelLoadError, Placement,
                              check_fits, count_parameters, detect_machine, dtype_name, estimate_entry, estimate_memory,
@@ -65,9 +73,6 @@ class ModelRef:
 
 def parse_ref(text: str) -> ModelRef:
     """An existing local model folder, or a syntactically valid Hub id; anything else is one sentence."""
-    from huggingface_hub.errors import HFValidationError
-    from huggingface_hub.utils import validate_repo_id
-
     text = str(text).strip()
     if not text:
         raise ModelLoadError("A model is missing: give a local folder or a Hugging Face id for it.")
@@ -110,8 +115,6 @@ def offline_reason() -> str | None:
 
 def hub_reachable(timeout: float = 3.0) -> bool:
     """A quick TCP check, so an unreachable Hub costs seconds, not the Hub client's retries (about 25 s)."""
-    from huggingface_hub import constants
-
     url = urlparse(os.environ.get("HF_ENDPOINT") or constants.ENDPOINT)
     try:
         with socket.create_connection((url.hostname, url.port or 443), timeout=timeout):
@@ -122,10 +125,6 @@ def hub_reachable(timeout: float = 3.0) -> bool:
 
 def progress_bar_class(progress: Progress, every_seconds: float = 1.0):
     """A tqdm class that reports downloads to `progress` as sentences, at most once a second per bar."""
-    import io
-
-    from tqdm.auto import tqdm
-
     class ReportingBar(tqdm):
         def __init__(self, *args, **kwargs):
             kwargs["file"] = io.StringIO()
@@ -158,8 +157,6 @@ def fetch(ref: ModelRef, patterns: list[str], progress: Progress | None = None) 
     unless offline, else read from the cache)."""
     if ref.is_local:
         return ref.folder
-    from huggingface_hub import snapshot_download
-
     reason = offline_reason()
     kwargs = {"tqdm_class": progress_bar_class(progress)} if progress and not reason else {}
     try:
@@ -172,9 +169,6 @@ def fetch(ref: ModelRef, patterns: list[str], progress: Progress | None = None) 
 def explain_hub_error(exc: BaseException, repo_id: str, offline: str | None = None) -> str:
     """One sentence for an exception from huggingface_hub or from transformers' wrapping of it (an OSError
     whose cause is the Hub's exception): gated, unknown, not cached while offline, no network, no permission."""
-    from huggingface_hub.errors import (GatedRepoError, HfHubHTTPError, HFValidationError, LocalEntryNotFoundError,
-                                        OfflineModeIsEnabled, RepositoryNotFoundError, RevisionNotFoundError)
-
     chain, seen = [], exc
     while seen is not None and len(chain) < 10:
         chain.append(seen)
@@ -209,8 +203,6 @@ def explain_hub_error(exc: BaseException, repo_id: str, offline: str | None = No
 
 def read_config(folder: Path, name: str, trust_remote_code: bool = False):
     """The model's config, read without weights; a model that is not a causal LM is one sentence."""
-    from transformers import AutoConfig
-
     try:
         config = AutoConfig.from_pretrained(folder, trust_remote_code=trust_remote_code)
     except ValueError as exc:
@@ -227,8 +219,6 @@ def read_config(folder: Path, name: str, trust_remote_code: bool = False):
 
 def check_causal_lm(config, name: str) -> None:
     """Raise unless the config describes a text generator (a causal language model)."""
-    from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
-
     archs = list(getattr(config, "architectures", None) or [])
     remote = "AutoModelForCausalLM" in (getattr(config, "auto_map", None) or {})
     known = config.model_type in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
@@ -338,8 +328,6 @@ def load_models(
 
 
 def _tokenizer(folder: Path, ref: ModelRef, trust: bool):
-    from transformers import AutoTokenizer
-
     try:
         return AutoTokenizer.from_pretrained(folder, trust_remote_code=trust)
     except (OSError, ValueError, TypeError) as exc:
@@ -359,8 +347,6 @@ def _fetch_weights(ref: ModelRef, progress: Progress | None, trust_remote_code) 
 
 
 def _load_weights(folder: Path, name: str, dtype: torch.dtype, placement: Placement, is_target: bool, trust: bool):
-    from transformers import AutoModelForCausalLM
-
     kwargs: dict = {"dtype": dtype, "trust_remote_code": trust}
     if is_target and placement.sharded:
         kwargs.update(device_map="auto", max_memory=placement.max_memory)

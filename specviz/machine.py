@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import torch
+from transformers import AutoModelForCausalLM
 
 HEADROOM = 0.9  # use at most 90% of free memory: activations, allocator slack and the CUDA context need the rest
 DEFAULT_CONTEXT = 2048  # tokens of KV cache budgeted per model
@@ -82,7 +83,7 @@ def detect_machine() -> Machine:
 def available_ram_bytes() -> int:
     """Memory the OS can give a new process without swapping: psutil if installed, else /proc/meminfo."""
     try:
-        import psutil
+        import psutil  # optional: not a dependency of specviz, used when it is installed
 
         return int(psutil.virtual_memory().available)
     except ImportError:
@@ -160,8 +161,6 @@ def gb(n_bytes: float) -> str:
 
 def count_parameters(config, trust_remote_code: bool = False) -> int:
     """Parameters of the model the config describes, counted on the meta device (no memory, no weights)."""
-    from transformers import AutoModelForCausalLM
-
     try:
         with torch.device("meta"):
             model = AutoModelForCausalLM.from_config(config, trust_remote_code=trust_remote_code)

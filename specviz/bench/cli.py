@@ -10,9 +10,12 @@ from __future__ import annotations
 import argparse
 import sys
 
+from tqdm import tqdm
+
 from specviz.bench.config import CLOCKS, HF_MODES, BenchConfig
 from specviz.bench.report import markdown_report
 from specviz.bench.runner import run_bench
+from specviz.models import load_pair
 
 
 def _listed(kind):
@@ -98,10 +101,6 @@ def command_line(config: BenchConfig, out: str | None = None) -> str:
 
 
 def run_bench_command(args: argparse.Namespace) -> int:
-    from tqdm import tqdm
-
-    from specviz.models import load_pair
-
     config = config_from_args(args)
     if config.proposers:
         config.check()  # fail fast, before loading a model

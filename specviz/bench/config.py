@@ -14,7 +14,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import yaml
+
 from specviz.generation import K_RANGE, MAX_NEW_TOKENS_RANGE
+from specviz.policies import POLICIES
+from specviz.proposers import PROPOSERS
 
 ROOT = Path(__file__).resolve().parents[2]
 PROMPTS_DIR = ROOT / "assets" / "prompts"
@@ -49,8 +53,6 @@ class Suite:
 
 def load_suites(names: Sequence[str] | None = None, folder: Path = PROMPTS_DIR) -> list[Suite]:
     """The prompt suites in `folder` (all of them, or those named, in that order)."""
-    import yaml
-
     found: dict[str, Suite] = {}
     for path in sorted(Path(folder).glob("*.yaml")):
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
@@ -104,9 +106,6 @@ class BenchConfig:
     seed: int = 0
 
     def check(self) -> None:
-        from specviz.policies import POLICIES
-        from specviz.proposers import PROPOSERS
-
         for name in self.proposers:
             if name not in PROPOSERS:
                 raise ValueError(f"Unknown proposer '{name}': choose one of {', '.join(PROPOSERS)}.")

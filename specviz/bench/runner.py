@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import asdict
 
 import torch
+from transformers.utils import logging as hf_logging
 
 from specviz.bench.cases import CaseRunner
 from specviz.bench.config import BenchConfig, encode_bench_prompt, load_suites
@@ -20,6 +21,8 @@ from specviz.bench.report import BenchResult
 from specviz.bench.summary import summarise
 from specviz.bench.timing import feature_draft_timer, load_average, machine_info, measure_costs, utc_now
 from specviz.generation import Clock, default_clock
+from specviz.models import load_pair
+from specviz.proposers import early_exit_model, make_proposer
 
 Progress = Callable[[int, int, str], None]  # (runs done, runs in all, what runs next)
 
@@ -41,11 +44,6 @@ def run_bench(config: BenchConfig, *, command: str = "", progress: Progress | No
 
 
 def _run(config: BenchConfig, command: str, progress: Progress | None, pair, clock: Clock) -> BenchResult:
-    from transformers.utils import logging as hf_logging
-
-    from specviz.models import load_pair
-    from specviz.proposers import early_exit_model, make_proposer
-
     hf_logging.set_verbosity_error()
     machine = machine_info()
     pair = pair or load_pair(config.pair)

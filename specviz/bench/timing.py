@@ -20,8 +20,12 @@ from pathlib import Path
 from typing import Any
 
 import torch
+import transformers
 
 from specviz.generation import Clock, default_clock, synchronize
+from specviz.kvcache import CachedModel
+from specviz.proposers.ngram import prompt_lookup
+from specviz.sampling import SamplingConfig
 
 
 # ---- machine --------------------------------------------------------------------------------------------------------
@@ -29,8 +33,6 @@ from specviz.generation import Clock, default_clock, synchronize
 
 def machine_info() -> dict[str, Any]:
     """CPU model, cores, GPU, torch threads, library versions, date and load: printed with every result."""
-    import transformers
-
     cpu = platform.processor() or platform.machine()
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
@@ -64,8 +66,6 @@ def load_average() -> list[float] | None:
 
 def forward_timer(model, context: list[int], n_new: int, clock: Clock = default_clock) -> Callable[[], float]:
     """A function that times one forward over `n_new` new tokens after `context` (kept cached) and rewinds."""
-    from specviz.kvcache import CachedModel
-
     runner = CachedModel(model)
     runner.feed(context)
     extra = [context[i % len(context)] for i in range(n_new)]
@@ -85,9 +85,6 @@ def forward_timer(model, context: list[int], n_new: int, clock: Clock = default_
 def feature_draft_timer(target, proposer, context: list[int], clock: Clock = default_clock) -> Callable[[], float]:
     """A function that times one drafting step of a feature drafter (EAGLE): one pass of its layer and its head,
     after the target's features for `context` have been handed over."""
-    from specviz.kvcache import CachedModel
-    from specviz.sampling import SamplingConfig
-
     runner = CachedModel(target)
     runner.feed(context, features=True)
     proposer.reset()
@@ -114,8 +111,6 @@ def measure_costs(target, draft_models: dict[str, Any], context: list[int], n_ma
     Every round times every forward once, so a burst of load on a shared machine hits all of them alike;
     each number is the median over `repeats` rounds.
     """
-    from specviz.proposers import prompt_lookup
-
     def lookup() -> float:
         t0 = clock()
         prompt_lookup(context, n_max)
@@ -139,8 +134,6 @@ def measure_costs(target, draft_models: dict[str, Any], context: list[int], n_ma
         "verify": [{"n_tokens": n, "seconds": median[("verify", n)], "ratio": median[("verify", n)] / one}
                    for n in range(1, n_max + 1)],
     }
-
-
 
 
 def _is_timer(value) -> bool:

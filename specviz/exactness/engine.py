@@ -18,6 +18,7 @@ import torch
 
 from specviz.exactness.registry import Rule, _verifier_of
 from specviz.exactness.rules import VerifierFn
+from specviz.generation import eos_ids
 from specviz.sampling import SamplingConfig
 
 
@@ -103,8 +104,6 @@ def exact_two_token_distribution(target, input_ids: Sequence[int] | torch.Tensor
     as the 1-token sequence (t1,); by default `eos` is what the engine stops at (`specviz.generation.eos_ids`).
     Pairs beyond `max_support`, and first tokens beyond the enumerated ones, go to "other", whose probability is
     still exact (1 minus the rest)."""
-    from specviz.generation import eos_ids
-
     eos = eos_ids(target, tokenizer) if eos is None else set(eos)
     prompt = _prompt(input_ids)
     p1 = exact_first_token_distribution(target, prompt, sampling).double()
@@ -165,6 +164,7 @@ def continuation_samples(
     The engine never drafts more tokens than it can still emit, so a 1-token continuation never reaches the
     verifier: use length >= 2 to test a rule (the first token then comes from the rule with K = 1).
     """
+    # the engine pulls in transformers (seconds): imported here, so the tensor-level tools stay light
     from specviz.baseline import autoregressive_generate
     from specviz.decoding import speculative_generate
 

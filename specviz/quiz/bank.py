@@ -16,6 +16,7 @@ from typing import Any
 
 import yaml
 
+from specviz.pagemap import PAGE_FILES
 from specviz.paths import QUIZ_DIR as BANK_DIR
 from specviz.quiz.schema import CONCEPTS, FORMULAS, TYPES, Bank, Question, QuizBankError, _fmt
 
@@ -29,8 +30,6 @@ _REQUIRED = ("id", "concept", "type", "prompt", "answer", "explanation", "link")
 
 def _page_files() -> list[str]:
     """The app's page files (specviz.pagemap.PAGE_FILES)."""
-    from specviz.pagemap import PAGE_FILES
-
     return list(PAGE_FILES)
 
 

@@ -6,6 +6,7 @@ from specviz.ui import playground_inputs as inputs
 from specviz.ui.playground_player import render_player, select_trace
 from specviz.ui.step_view import render_verifier_source, trace_summary
 from specviz.ui.frame import route_through_app
+from specviz.ui.state import take_start_step
 
 route_through_app()
 
@@ -31,7 +32,7 @@ if picked is None:
     st.stop()
 
 trace, trace_id = picked
-select_trace(trace, trace_id, st.session_state.pop("playground_start_step", 0))
+select_trace(trace, trace_id, take_start_step())
 trace_summary(trace)
 render_player(trace, trace_id, on_position=lambda pos: inputs.write_url(source, example, settings, pos))
 st.download_button("Download this trace (JSON)", trace.to_json(), mime="application/json",

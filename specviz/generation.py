@@ -9,12 +9,13 @@ from dataclasses import asdict, dataclass
 
 import torch
 
+from specviz.limits import K_RANGE, MAX_NEW_TOKENS_RANGE, TOP_N
 from specviz.sampling import SamplingConfig
 from specviz.trace import EmittedToken, TokenProb
 
-K_RANGE = (1, 16)
-MAX_NEW_TOKENS_RANGE = (1, 2048)
-TOP_N = 10  # bars per distribution in a trace
+__all__ = ["K_RANGE", "MAX_NEW_TOKENS_RANGE", "TOP_N", "Clock", "GenerationSettings", "TokenTexts",
+           "append_until_stop", "check_context", "default_clock", "eos_ids", "prompt_ids", "synchronize",
+           "top_tokens"]
 
 Clock = Callable[[], float]
 

@@ -30,6 +30,7 @@ from specviz.proposers import PROPOSERS, Proposer, make_proposer
 from specviz.trace import Trace
 
 MAX_PROMPT_CHARS = 4000
+WEB_MAX_NEW_TOKENS = 256  # what one browser visitor may ask for (the CLI and the library allow the whole range)
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,11 @@ class Setting:
             return f"one of {', '.join(self.choices)}"
         kind = "a whole number" if self.whole else "a number"
         return f"{kind} from {_num(self.lo)} to {_num(self.hi)}"
+
+    @property
+    def bounds(self) -> tuple[float, float]:
+        """(lo, hi), for a widget."""
+        return self.lo, self.hi
 
     def accepts(self, value: Any) -> bool:
         if self.choices is not None:

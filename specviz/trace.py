@@ -20,6 +20,8 @@ from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from specviz.trace_schema import check_trace_dict, check_trace_size
+
 SCHEMA_VERSION = 1
 
 
@@ -224,19 +226,24 @@ class Trace:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Trace:
-        """Rebuild a trace from `to_dict` output; a wrong schema or shape is a ValueError with one sentence."""
+        """Rebuild a trace from `to_dict` output. Anything the engine could not have written (a wrong schema, a
+        field of the wrong type, sizes beyond what a run produces) is a ValueError with one sentence."""
         if not isinstance(data, dict) or "steps" not in data:
             raise ValueError("This file is not a specviz trace (no 'steps' found).")
         version = data.get("schema_version")
+        if isinstance(version, bool) or not isinstance(version, int):
+            raise ValueError(f"This trace's schema version must be a whole number (got {str(version)[:20]!r}).")
         if version != SCHEMA_VERSION:
             raise ValueError(f"This trace has schema version {version}; this specviz reads version {SCHEMA_VERSION}.")
+        check_trace_size(data)  # before any work on a file that may be huge
         data = _decode_floats(dict(data))
         data.pop("summary", None)
+        check_trace_dict(data)
         try:
             steps = [_step_from_dict(s) for s in data.pop("steps")]
             return cls(steps=steps, **data)
-        except (TypeError, KeyError) as exc:
-            raise ValueError(f"This trace file is damaged or incomplete ({exc}).") from None
+        except (TypeError, KeyError):
+            raise ValueError("This trace file is damaged or incomplete (a field is missing or unknown).") from None
 
     @classmethod
     def from_json(cls, text: str | bytes) -> Trace:
@@ -244,6 +251,8 @@ class Trace:
             data = json.loads(text)
         except (json.JSONDecodeError, UnicodeDecodeError):
             raise ValueError("This file is not valid JSON, so it cannot be a specviz trace.") from None
+        except RecursionError:
+            raise ValueError("This file nests too deeply to be a specviz trace.") from None
         return cls.from_dict(data)
 
 

@@ -212,7 +212,8 @@ def test_a_bad_upload_is_one_sentence():
     at.file_uploader(key="playground_upload").set_value(("y.json", json.dumps(broken).encode(),
                                                          "application/json")).run()
     assert not at.exception
-    assert [e.value for e in at.error] == ["This trace file has values of the wrong type, so it cannot be replayed."]
+    assert [e.value for e in at.error] == [
+        "This trace is damaged: step 1: draft 1: target_prob must be a number from 0 to 1 (got 'lots')."]
 
 
 def test_predict_then_reveal_scores_the_guess():

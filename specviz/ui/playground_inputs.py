@@ -9,34 +9,29 @@ changes, so a teacher can share the exact run: `?source=live&pair=toy&proposer=d
 from __future__ import annotations
 
 import hashlib
-import math
 from collections.abc import Mapping
-from dataclasses import asdict, replace
+from dataclasses import asdict
 from typing import Any
 
 import streamlit as st
 
 from specviz.examples import DEFAULT_EXAMPLE, list_examples, load_example
-from specviz.generation import K_RANGE
+from specviz.run import SETTINGS, WEB_MAX_NEW_TOKENS, RunSpec
 from specviz.trace import Trace
-from specviz.ui.models_view import CUSTOM_PAIR_KEY
-from specviz.ui.runs import RunSettings, run_speculative
-from specviz.ui.tokens import escape_label
+from specviz.ui import state as shared
+from specviz.ui.escaping import escape_label
+from specviz.ui.runs import run_speculative
 
 SOURCES = {"example": "Example trace (instant)", "live": "Live run", "upload": "Upload a trace"}
 PAIRS = {"default": "SmolLM2-135M-Instruct (real model)", "toy": "Toy pair (tiny, instant)"}
 PAIR_PROPOSERS = {"toy": ("draft", "ngram", "layerskip"), "default": ("eagle", "draft", "ngram", "layerskip")}
 PROPOSER_LABELS = {"draft": "Draft model", "ngram": "N-gram lookup (no model)", "layerskip": "Layer-skip self-draft",
                    "eagle": "EAGLE feature drafter (trained)"}
-MAX_TOKENS_RANGE = (1, 256)
-TEMPERATURE_RANGE = (0.0, 2.0)
-TOP_P_RANGE = (0.01, 1.0)
-TOP_K_MAX = 1000
-LIVE_DEFAULTS = RunSettings(
+LIVE_DEFAULTS = RunSpec(
     pair="default", proposer="eagle", chat=True, k=4, max_new_tokens=48, temperature=0.7, seed=0,
     prompt="Why is the sky blue? Answer in two sentences.",
 )
-# session-state key of each setting, and the URL name it is shared under
+# session-state key of each setting, and the URL name it is shared under (a RunSpec field, or the page's own)
 KEYS = {
     "source": "playground_source", "example": "playground_example", "prompt": "playground_prompt",
     "pair": "playground_pair", "proposer": "playground_proposer", "k": "playground_k",
@@ -45,7 +40,6 @@ KEYS = {
     "layers": "playground_layers",
 }
 PAIR_LAYERS = {"default": 30, "toy": 2}  # decoder layers of each built-in target (the layer-skip draft keeps fewer)
-LAYERS_MAX = 128
 STEP_PARAM = "step"
 _SAVED = "playground_saved_settings"  # a copy that survives visits to other pages (widget state does not)
 
@@ -58,40 +52,34 @@ def defaults(example_names: list[str]) -> dict[str, Any]:
     example = DEFAULT_EXAMPLE if DEFAULT_EXAMPLE in example_names or not example_names else example_names[0]
     live = asdict(LIVE_DEFAULTS)
     live["layers"] = live["layers"] or 0  # 0 = the default depth, a quarter of the target's layers
+    live.pop("policy")
     return {"source": "example", "example": example, **live}
 
 
 def parse_query_params(params: Mapping[str, str], example_names: list[str]) -> tuple[dict[str, Any], list[str]]:
-    """Settings from URL parameters: (values by URL name for the valid ones, names of the invalid ones).
+    """Settings from URL parameters: (values by URL name for the valid ones, names of the invalid ones). A run
+    setting is checked by `RunSpec` (refused, never clamped) and by what this page offers (its pairs, their
+    proposers, at most WEB_MAX_NEW_TOKENS new tokens).
 
     >>> parse_query_params({"k": "6", "temperature": "hot", "pair": "toy"}, ["toy-draft"])
     ({'pair': 'toy', 'k': 6}, ['temperature'])
     """
-    values: dict[str, Any] = {}
-    bad: list[str] = []
-    checks = {
+    page_checks = {
         "source": lambda v: v if v in SOURCES else None,
         "example": lambda v: v if v in example_names else None,
-        "prompt": lambda v: v if v.strip() and len(v) <= 4000 else None,
-        "pair": lambda v: v if v in PAIRS else None,
-        "proposer": lambda v: v if v in PROPOSER_LABELS else None,
-        "k": lambda v: _int_in(v, *K_RANGE),
-        "temperature": lambda v: _float_in(v, *TEMPERATURE_RANGE),
-        "top_k": lambda v: _int_in(v, 0, TOP_K_MAX),
-        "top_p": lambda v: _float_in(v, TOP_P_RANGE[0], TOP_P_RANGE[1]),
-        "seed": lambda v: _int_in(v, 0, 2**31 - 1),
-        "max_new_tokens": lambda v: _int_in(v, *MAX_TOKENS_RANGE),
-        "chat": lambda v: {"1": True, "true": True, "0": False, "false": False}.get(v.lower()),
-        "layers": lambda v: _int_in(v, 0, LAYERS_MAX),
-        STEP_PARAM: lambda v: _int_in(v, 0, 100_000),
+        STEP_PARAM: lambda v: int(v) if v.isdigit() and int(v) <= 100_000 else None,
     }
-    for name, check in checks.items():
-        if name in params:
-            value = check(str(params[name]))
-            if value is None:
-                bad.append(name)
-            else:
-                values[name] = value
+    values: dict[str, Any] = {}
+    bad: list[str] = []
+    for name in ("source", "example", *KEYS, STEP_PARAM):
+        if name not in params or name in values or name in bad:
+            continue
+        raw = str(params[name])
+        value = page_checks[name](raw) if name in page_checks else _run_setting(name, raw)
+        if value is None:
+            bad.append(name)
+        else:
+            values[name] = value
     pair = values.get("pair", LIVE_DEFAULTS.pair)
     if "proposer" in values and values["proposer"] not in PAIR_PROPOSERS[pair]:
         bad.append("proposer")
@@ -99,7 +87,20 @@ def parse_query_params(params: Mapping[str, str], example_names: list[str]) -> t
     return values, bad
 
 
-def query_params_for(source: str, example: str | None, settings: RunSettings | None, step: int) -> dict[str, str]:
+def _run_setting(name: str, raw: str) -> Any:
+    """One run setting from its URL text, or None when RunSpec or this page refuses it."""
+    spec, problems = RunSpec.parse_query({name: raw}, LIVE_DEFAULTS)
+    if problems:
+        return None
+    value = getattr(spec, name)
+    if name == "pair" and value not in PAIRS:
+        return None
+    if name == "max_new_tokens" and value > WEB_MAX_NEW_TOKENS:
+        return None
+    return 0 if name == "layers" and value is None else value
+
+
+def query_params_for(source: str, example: str | None, settings: RunSpec | None, step: int) -> dict[str, str]:
     """The URL parameters that reproduce what is on screen.
 
     >>> query_params_for("example", "toy-draft", None, 3)
@@ -109,34 +110,13 @@ def query_params_for(source: str, example: str | None, settings: RunSettings | N
     if source == "example" and example:
         params["example"] = example
     if source == "live" and settings is not None:
-        params.update(prompt=settings.prompt, pair=settings.pair, proposer=settings.proposer, k=str(settings.k),
-                      temperature=_short(settings.temperature), top_k=str(settings.top_k),
-                      top_p=_short(settings.top_p), seed=str(settings.seed),
-                      max_new_tokens=str(settings.max_new_tokens), chat="1" if settings.chat else "0")
-        if settings.proposer == "layerskip" and settings.layers:
-            params["layers"] = str(settings.layers)
+        query = settings.to_query()
+        query.pop("policy", None)  # the Playground runs constant K
+        if settings.proposer != "layerskip":
+            query.pop("layers", None)
+        params.update(query)
     params[STEP_PARAM] = str(step)
     return params
-
-
-def _int_in(v: str, lo: int, hi: int) -> int | None:
-    try:
-        x = int(v)
-    except ValueError:
-        return None
-    return x if lo <= x <= hi else None
-
-
-def _float_in(v: str, lo: float, hi: float) -> float | None:
-    try:
-        x = float(v)
-    except ValueError:
-        return None
-    return x if math.isfinite(x) and lo <= x <= hi else None
-
-
-def _short(x: float) -> str:
-    return f"{x:g}"
 
 
 # ---- session state -------------------------------------------------------------------------------------------
@@ -152,7 +132,7 @@ def init_state() -> None:
         state["playground_url_warning"] = (
             f"Some settings in the link were not valid ({', '.join(bad)}); they were set to their defaults."
             if bad else "")
-        state["playground_start_step"] = values.pop(STEP_PARAM, 0)
+        shared.set_start_step(values.pop(STEP_PARAM, 0))
         state[_SAVED] = {**defaults(names), **values}
         state["playground_autorun"] = values.get("source") == "live"
     saved = state.setdefault(_SAVED, defaults(names))
@@ -171,7 +151,7 @@ def show_url_warning() -> None:
         st.warning(st.session_state["playground_url_warning"])
 
 
-def write_url(source: str, example: str | None, settings: RunSettings | None, step: int) -> None:
+def write_url(source: str, example: str | None, settings: RunSpec | None, step: int) -> None:
     """Put the shown run in the address bar (only when it changed, so the history stays short)."""
     params = query_params_for(source, example, settings, step)
     if {k: st.query_params[k] for k in st.query_params} != params:
@@ -223,7 +203,7 @@ def settings_of(trace: Trace) -> dict[str, Any] | None:
     return {"pair": pair, "proposer": proposer, "prompt": str(meta["prompt"]), "chat": bool(meta.get("chat", True)),
             "k": int(s.get("k") or 4), "temperature": float(s.get("temperature", 0.0)),
             "top_k": int(s.get("top_k", 0)), "top_p": float(s.get("top_p", 1.0)), "seed": int(s.get("seed", 0)),
-            "max_new_tokens": min(int(s.get("max_new_tokens", 48)), MAX_TOKENS_RANGE[1]),
+            "max_new_tokens": min(int(s.get("max_new_tokens", 48)), WEB_MAX_NEW_TOKENS),
             "layers": int(depth) if depth.isdigit() else 0}
 
 
@@ -238,7 +218,7 @@ def _copy_to_live(trace: Trace) -> None:
 
 def available_pairs() -> dict[str, str]:
     """The built-in pairs, plus the pair loaded by hand on the Models page in this session (if any)."""
-    custom = st.session_state.get(CUSTOM_PAIR_KEY)
+    custom = shared.custom_pair()
     return {**PAIRS, custom: f"Your pair: {escape_label(custom)}"} if custom else dict(PAIRS)
 
 
@@ -249,8 +229,9 @@ def pair_proposers(pair: str) -> tuple[str, ...]:
     return ("draft", "ngram", "layerskip") if "," in pair else ("ngram", "layerskip")
 
 
-def live_settings_form() -> tuple[RunSettings, bool]:
-    """The live-run inputs; returns the settings and whether Run was pressed."""
+def live_settings_form() -> tuple[RunSpec | str, bool]:
+    """The live-run inputs; returns the settings (or the sentence that says why they cannot run) and whether Run
+    was pressed."""
     state = st.session_state
     st.text_area("Prompt", key=KEYS["prompt"], height=90,
                  help="Your text. With the chat template on, it is sent as a user message to the instruct model.")
@@ -267,16 +248,17 @@ def live_settings_form() -> tuple[RunSettings, bool]:
                       "Draft model: a small separate model (for SmolLM2: its first 3 layers + 1 trained layer). "
                       "N-gram: copy what followed the same words earlier. "
                       "Layer-skip: the target's own first layers (untrained for this, so it rarely agrees).")
-    c3.slider("K: drafts per step", K_RANGE[0], K_RANGE[1], key=KEYS["k"])
+    c3.slider("K: drafts per step", *SETTINGS["k"].bounds, key=KEYS["k"])
     if state[KEYS["proposer"]] == "layerskip":
         layers_input(pair)
     c4, c5, c6, c7, c8 = st.columns(5)
-    c4.number_input("Temperature", TEMPERATURE_RANGE[0], TEMPERATURE_RANGE[1], step=0.1, format="%.2f",
+    c4.number_input("Temperature", *SETTINGS["temperature"].bounds, step=0.1, format="%.2f",
                     key=KEYS["temperature"], help="0 = greedy: always the most likely token.")
-    c5.number_input("Top-k (0 = off)", 0, TOP_K_MAX, step=1, key=KEYS["top_k"])
-    c6.number_input("Top-p (1 = off)", TOP_P_RANGE[0], TOP_P_RANGE[1], step=0.05, format="%.2f", key=KEYS["top_p"])
-    c7.number_input("Seed", 0, 2**31 - 1, step=1, key=KEYS["seed"], help="Same seed, same run.")
-    c8.number_input("Max new tokens", MAX_TOKENS_RANGE[0], MAX_TOKENS_RANGE[1], step=8, key=KEYS["max_new_tokens"])
+    c5.number_input("Top-k (0 = off)", *SETTINGS["top_k"].bounds, step=1, key=KEYS["top_k"])
+    c6.number_input("Top-p (1 = off)", *SETTINGS["top_p"].bounds, step=0.05, format="%.2f", key=KEYS["top_p"])
+    c7.number_input("Seed", *SETTINGS["seed"].bounds, step=1, key=KEYS["seed"], help="Same seed, same run.")
+    c8.number_input("Max new tokens", SETTINGS["max_new_tokens"].lo, WEB_MAX_NEW_TOKENS, step=8,
+                    key=KEYS["max_new_tokens"])
     st.toggle("Chat template", key=KEYS["chat"], disabled=pair == "toy",
               help="Wrap the prompt as a chat turn (the instruct model expects it). The toy pair has no template.")
     run = st.button("Run", type="primary", key="playground_run", icon=":material/play_arrow:")
@@ -286,7 +268,7 @@ def live_settings_form() -> tuple[RunSettings, bool]:
 def layers_input(pair: str) -> None:
     """How many of the target's layers the layer-skip draft keeps (0 = a quarter of them)."""
     total = PAIR_LAYERS.get(pair)
-    top = total - 1 if total else LAYERS_MAX
+    top = total - 1 if total else SETTINGS["layers"].hi
     if st.session_state.get(KEYS["layers"], 0) > top:
         st.session_state[KEYS["layers"]] = 0
     st.number_input(f"Layers the self-draft keeps (0 = a quarter{f' of {total}' if total else ''})", 0, top, step=1,
@@ -294,27 +276,30 @@ def layers_input(pair: str) -> None:
                     help="More layers: the draft agrees with the target more often, but each draft costs more.")
 
 
-def current_settings() -> RunSettings:
-    """The live-run settings in the widgets now."""
+def current_settings() -> RunSpec | str:
+    """The live-run settings in the widgets now, or the sentence that says why they cannot run (an empty prompt)."""
     s = st.session_state
-    return RunSettings(
-        pair=s[KEYS["pair"]], proposer=s[KEYS["proposer"]], prompt=s[KEYS["prompt"]], chat=bool(s[KEYS["chat"]]),
-        k=int(s[KEYS["k"]]), max_new_tokens=int(s[KEYS["max_new_tokens"]]),
-        temperature=float(s[KEYS["temperature"]]), top_k=int(s[KEYS["top_k"]]), top_p=float(s[KEYS["top_p"]]),
-        seed=int(s[KEYS["seed"]]),
-        layers=(int(s[KEYS["layers"]]) or None) if s[KEYS["proposer"]] == "layerskip" else None,
-    )
+    try:
+        return RunSpec(
+            pair=s[KEYS["pair"]], proposer=s[KEYS["proposer"]], prompt=s[KEYS["prompt"]], chat=bool(s[KEYS["chat"]]),
+            k=int(s[KEYS["k"]]), max_new_tokens=int(s[KEYS["max_new_tokens"]]),
+            temperature=float(s[KEYS["temperature"]]), top_k=int(s[KEYS["top_k"]]), top_p=float(s[KEYS["top_p"]]),
+            seed=int(s[KEYS["seed"]]),
+            layers=(int(s[KEYS["layers"]]) or None) if s[KEYS["proposer"]] == "layerskip" else None,
+        )
+    except ValueError as exc:
+        return str(exc)
 
 
-def live_trace(settings: RunSettings, run: bool) -> tuple[Trace, str, RunSettings] | None:
+def live_trace(settings: RunSpec | str, run: bool) -> tuple[Trace, str, RunSpec] | None:
     """The live trace: run when Run was pressed (or a shared link asked for it), else the last one shown."""
     state = st.session_state
     if run or state.pop("playground_autorun", False):
-        if not settings.prompt.strip():
-            st.error("The prompt is empty: type something for the model to continue.")
+        if isinstance(settings, str):
+            st.error(settings)
             return None
         try:
-            trace = run_speculative(replace(settings, chat=settings.chat and settings.pair != "toy"))
+            trace = run_speculative(settings)
         except ValueError as exc:
             st.error(str(exc))
             return None
@@ -342,43 +327,11 @@ def uploaded_trace() -> tuple[Trace, str] | None:
         return None
     data = file.getvalue()
     try:
-        trace = Trace.from_json(data)
-        check_trace(trace)
+        trace = Trace.from_json(data)  # checks every field's type and size: an upload can say anything
     except ValueError as exc:
         st.error(str(exc))
         return None
-    except Exception:  # a JSON file of the wrong shape deeper down
-        st.error("This file is damaged or is not a specviz trace, so it cannot be replayed.")
-        return None
     return trace, f"upload:{_digest(data)}"
-
-
-def check_trace(trace: Trace) -> None:
-    """Raise a one-sentence ValueError unless the trace has the types the player draws (an uploaded file can say
-    anything)."""
-    from specviz.trace import TOKEN_KINDS
-
-    def number(x, none_ok=False) -> bool:
-        return (x is None and none_ok) or (isinstance(x, (int, float)) and not isinstance(x, bool))
-
-    ok = isinstance(trace.prompt_text, str) and isinstance(trace.output_ids, list) and isinstance(trace.settings, dict)
-    for step in trace.steps if ok else []:
-        ok = ok and all(number(v) for v in (step.index, step.target_cache_before, step.target_cache_after))
-        ok = ok and all(number(v, True) for v in (step.draft_cache_before, step.draft_cache_after))
-        ok = ok and all(isinstance(t.text, str) and t.kind in TOKEN_KINDS and number(t.target_prob, True)
-                        and number(t.draft_prob, True) and number(t.uniform, True) for t in step.emitted)
-        ok = ok and all(isinstance(d.text, str) and number(d.target_prob) and number(d.draft_prob) and number(d.ratio)
-                        and number(d.accept_prob) and number(d.uniform, True) and isinstance(d.accepted, bool)
-                        and isinstance(d.reached, bool) for d in step.decisions)
-        ok = ok and all(isinstance(t.text, str) and number(t.prob)
-                        for tops in [step.correction_top, *[d.target_top + d.draft_top for d in step.decisions]]
-                        for t in tops)
-        if not ok:
-            break
-    if not ok:
-        raise ValueError("This trace file has values of the wrong type, so it cannot be replayed.")
-    if not isinstance(trace.meta, dict):
-        trace.meta = {}
 
 
 def _digest(data: str | bytes) -> str:

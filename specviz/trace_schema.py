@@ -1,0 +1,168 @@
+"""What a trace file may hold: every field's type and bounds, checked before a `Trace` is built from it.
+
+A trace can come from anywhere (an upload, a link, a file someone edited), and the pages draw what it says: a step
+with 5,000 drafts or a cache of 10^9 entries would hang the server. `check_trace_dict` refuses anything the engine
+cannot produce, with one sentence that says where and what, so every caller of `Trace.from_dict` is protected.
+
+    >>> check_trace_dict({"schema_version": 1, "mode": "speculative", "settings": {}, "prompt_ids": [1],
+    ...                   "output_ids": [], "steps": [{"index": 0, "k": 99}]})
+    Traceback (most recent call last):
+    ...
+    ValueError: This trace is damaged: step 1: k must be a whole number from 0 to 16 (got 99).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+from specviz.limits import K_RANGE, MAX_NEW_TOKENS_RANGE, TOP_N
+
+MAX_STEPS = MAX_NEW_TOKENS_RANGE[1]  # every step emits at least one token
+MAX_DRAFTS = K_RANGE[1]
+MAX_CONTEXT = 131_072  # positions: the longest context of any model in the catalog (128k)
+MAX_TOKEN_ID = 1 << 24
+MAX_TOKEN_TEXT = 256
+MAX_TEXT = 200_000  # the prompt or the output, in characters
+MAX_NAME = 200
+MAX_SECONDS = 1e6
+MODES = ("speculative", "autoregressive")
+KINDS = ("accepted", "rejected", "recovered", "bonus", "target")
+
+Check = Callable[[Any], bool]
+
+
+def _whole(lo: int, hi: int) -> tuple[Check, str]:
+    return (lambda v: isinstance(v, int) and not isinstance(v, bool) and lo <= v <= hi,
+            f"a whole number from {lo} to {hi}")
+
+
+def _number(lo: float, hi: float, *, inf: bool = False) -> tuple[Check, str]:
+    def check(v: Any) -> bool:
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or math.isnan(v):
+            return False
+        return (inf and v == math.inf) or (math.isfinite(v) and lo <= v <= hi)
+    return check, f"a number from {lo:g} to {hi:g}" + (" (or inf)" if inf else "")
+
+
+def _optional(rule: tuple[Check, str]) -> tuple[Check, str]:
+    return (lambda v: v is None or rule[0](v)), rule[1] + " or null"
+
+
+def _text(limit: int) -> tuple[Check, str]:
+    return (lambda v: isinstance(v, str) and len(v) <= limit), f"text of at most {limit:,} characters"
+
+
+def _one_of(options: tuple[str, ...]) -> tuple[Check, str]:
+    return (lambda v: v in options), f"one of {', '.join(options)}"
+
+
+BOOL = ((lambda v: isinstance(v, bool)), "true or false")
+PROB = _number(0.0, 1.0)
+
+TOKEN_PROB = {"token_id": _whole(0, MAX_TOKEN_ID), "text": _text(MAX_TOKEN_TEXT), "prob": PROB}
+DECISION = {
+    "position": _whole(0, MAX_DRAFTS - 1), "token_id": _whole(0, MAX_TOKEN_ID), "text": _text(MAX_TOKEN_TEXT),
+    "draft_prob": PROB, "target_prob": PROB, "ratio": _number(0.0, 1e300, inf=True), "accept_prob": PROB,
+    "uniform": _optional(PROB), "accepted": BOOL, "reached": BOOL,
+}
+EMITTED = {"token_id": _whole(0, MAX_TOKEN_ID), "text": _text(MAX_TOKEN_TEXT), "kind": _one_of(KINDS),
+           "target_prob": _optional(PROB), "draft_prob": _optional(PROB), "uniform": _optional(PROB)}
+STEP = {
+    "index": _whole(0, MAX_STEPS), "context_length": _whole(0, MAX_CONTEXT), "k": _whole(0, MAX_DRAFTS),
+    "proposer": _text(MAX_NAME), "correction_kind": _optional(_one_of(KINDS)),
+    "target_cache_before": _whole(0, MAX_CONTEXT), "target_cache_after": _whole(0, MAX_CONTEXT),
+    "draft_cache_before": _optional(_whole(0, MAX_CONTEXT)), "draft_cache_after": _optional(_whole(0, MAX_CONTEXT)),
+    "draft_seconds": _number(0.0, MAX_SECONDS), "verify_seconds": _number(0.0, MAX_SECONDS),
+    "overhead_seconds": _number(0.0, MAX_SECONDS),
+}
+TRACE = {
+    "mode": _one_of(MODES), "prompt_text": _text(MAX_TEXT), "output_text": _text(MAX_TEXT),
+    "stop_reason": _text(MAX_NAME), "prefill_seconds": _number(0.0, MAX_SECONDS),
+    "wall_seconds": _number(0.0, MAX_SECONDS),
+}
+SETTING_VALUE = (lambda v: v is None or isinstance(v, (bool, int, str)) and len(str(v)) <= MAX_NAME
+                 or isinstance(v, float) and math.isfinite(v), "a number, text or true/false")
+
+
+def check_trace_size(data: Any) -> None:
+    """The cheap checks that come before any work on the file: a list of steps, and not more than a run makes."""
+    if not isinstance(data, dict) or not isinstance(data.get("steps"), list):
+        raise ValueError("This file is not a specviz trace (no list of 'steps' found).")
+    if len(data["steps"]) > MAX_STEPS:
+        _fail("", f"a trace has at most {MAX_STEPS} steps (this one has {len(data['steps'])})")
+
+
+def check_trace_dict(data: Any) -> None:
+    """Raise a ValueError with one sentence unless `data` (parsed JSON, floats decoded) is a trace
+    the engine could have written; return quietly otherwise."""
+    check_trace_size(data)
+    _fields(data, TRACE, "")
+    for name in ("settings", "meta"):
+        value = data.get(name, {})
+        if not isinstance(value, dict) or len(value) > 50:
+            _fail("", f"{name} must be an object of at most 50 entries")
+        if name == "settings":
+            for key, v in value.items():
+                _check(v, SETTING_VALUE, f"settings.{str(key)[:40]}", "")
+    for name in ("prompt_ids", "output_ids"):
+        ids = data.get(name)
+        if not isinstance(ids, list) or len(ids) > MAX_CONTEXT or not all(_whole(0, MAX_TOKEN_ID)[0](i) for i in ids):
+            _fail("", f"{name} must be a list of token ids")
+    for n, step in enumerate(data["steps"], start=1):
+        _step(step, f"step {n}: ")
+
+
+def _step(step: Any, where: str) -> None:
+    if not isinstance(step, dict):
+        _fail(where, "a step must be an object")
+    _fields(step, STEP, where)
+    decisions, emitted = step.get("decisions", []), step.get("emitted", [])
+    if not isinstance(decisions, list) or len(decisions) > MAX_DRAFTS:
+        _fail(where, f"decisions must be a list of at most {MAX_DRAFTS} drafts")
+    if not isinstance(emitted, list) or len(emitted) > len(decisions) + 1:
+        _fail(where, "emitted must be a list of at most K+1 tokens")
+    before, after = step.get("target_cache_before", 0), step.get("target_cache_after", 0)
+    if before > after:
+        _fail(where, f"the target's cache cannot shrink during a step ({before} -> {after})")
+    _tops(step.get("correction_top", []), where + "correction_top: ")
+    for i, decision in enumerate(decisions, start=1):
+        if not isinstance(decision, dict):
+            _fail(where, "a decision must be an object")
+        _fields(decision, DECISION, f"{where}draft {i}: ")
+        _tops(decision.get("target_top", []), f"{where}draft {i}: target_top: ")
+        _tops(decision.get("draft_top", []), f"{where}draft {i}: draft_top: ")
+    for i, token in enumerate(emitted, start=1):
+        if not isinstance(token, dict):
+            _fail(where, "an emitted token must be an object")
+        _fields(token, EMITTED, f"{where}token {i}: ")
+
+
+def _tops(tops: Any, where: str) -> None:
+    if not isinstance(tops, list) or len(tops) > TOP_N:
+        _fail(where, f"a top list holds at most {TOP_N} tokens")
+    for top in tops:
+        if not isinstance(top, dict):
+            _fail(where, "a top-list entry must be an object")
+        _fields(top, TOKEN_PROB, where)
+
+
+def _fields(obj: dict, rules: dict[str, tuple[Check, str]], where: str) -> None:
+    for name, rule in rules.items():
+        if name in obj:
+            _check(obj[name], rule, name, where)
+
+
+def _check(value: Any, rule: tuple[Check, str], name: str, where: str) -> None:
+    if not rule[0](value):
+        _fail(where, f"{name} must be {rule[1]} (got {_shown(value)})")
+
+
+def _shown(value: Any) -> str:
+    text = repr(value) if not isinstance(value, (list, dict)) else type(value).__name__
+    return text if len(text) <= 30 else text[:29] + "…"
+
+
+def _fail(where: str, what: str) -> None:
+    raise ValueError(f"This trace is damaged: {where}{what}.")

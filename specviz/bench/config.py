@@ -16,7 +16,7 @@ from pathlib import Path
 
 import yaml
 
-from specviz.generation import K_RANGE, MAX_NEW_TOKENS_RANGE
+from specviz.limits import K_RANGE, MAX_NEW_TOKENS_RANGE
 from specviz.policies import POLICIES
 from specviz.proposers import PROPOSERS
 

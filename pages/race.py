@@ -23,13 +23,18 @@ traces = None
 if source_picker() == "example":
     traces = example_picker()
 else:
-    settings = live_settings()
+    settings = live_settings()  # a RunSpec, or the sentence that says why these settings cannot run
     ran = st.session_state.get("race_ran")
     if st.button("Run the race", key="race_run", type="primary") or st.session_state["race_linked"]:
-        ran = st.session_state["race_ran"] = settings
         st.session_state["race_linked"] = False
+        if isinstance(settings, str):
+            st.error(settings)
+            ran = None
+        else:
+            ran = st.session_state["race_ran"] = settings
     if ran is None:
-        st.info("Pick the models and settings, then press **Run the race**.")
+        if not isinstance(settings, str):
+            st.info("Pick the models and settings, then press **Run the race**.")
     else:
         if ran != settings:
             st.caption("The settings changed since this race ran: press **Run the race** to run them.")

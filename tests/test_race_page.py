@@ -132,7 +132,7 @@ def test_proposer_choices_follow_the_pair(monkeypatch):
 
 
 @pytest.mark.parametrize("value", ["0.5", "inf"])
-def test_temperature_from_the_link_is_clamped_or_refused(monkeypatch, value):
+def test_temperature_from_the_link_is_kept_or_refused(monkeypatch, value):
     monkeypatch.chdir(ROOT)
     at = _app(race_source="live", race_temperature=value)
     if value == "inf":
@@ -140,3 +140,11 @@ def test_temperature_from_the_link_is_clamped_or_refused(monkeypatch, value):
         assert at.slider(key="race_temperature").value == 1.0
     else:
         assert not at.error and at.slider(key="race_temperature").value == 0.5
+
+
+def test_an_out_of_range_k_in_the_link_is_refused_not_clamped(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    at = _app(race_source="live", race_k="40", race_seed="7")
+    assert [e.value for e in at.error] == ["The link's value for k was not usable, so the default is shown instead."]
+    assert at.slider(key="race_k").value == 4 and at.number_input(key="race_seed").value == 7
+    assert at.slider(key="race_k").max == 16  # the engine's K range, the same on every page

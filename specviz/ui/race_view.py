@@ -8,9 +8,7 @@ decoding (the named baseline). Both come from a shipped example or from a live r
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import replace
 
 import plotly.graph_objects as go
 import streamlit as st
@@ -18,9 +16,10 @@ import streamlit as st
 from specviz.examples import list_examples, load_example
 from specviz.timeline import (BASELINE_NAME, SPEEDUP_DEFINITION, Interval, explain_race, length_note, measured_speedup,
                               step_intervals, tokens_over_time)
+from specviz.run import SETTINGS, WEB_MAX_NEW_TOKENS, RunSpec
 from specviz.trace import Trace
 from specviz.ui.palette import COLORS, LIGHT_GREY, P_COLOR, Q_COLOR, legend_html
-from specviz.ui.runs import RunSettings, run_autoregressive, run_speculative
+from specviz.ui.runs import run_autoregressive, run_speculative
 from specviz.ui.tokens import output_html
 
 SPEC_LANE, BASE_LANE = "speculative", "target only"
@@ -33,65 +32,51 @@ SOURCES = {"example": "Recorded example (instant)", "live": "Live run"}
 
 
 # ---- settings bound to the URL -----------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Field:
-    """One setting: its widget key (also its URL parameter), default, and parser (ValueError on bad text)."""
-
-    key: str
-    default: Any
-    parse: Callable[[str], Any]
-
-
-def _choice(options: tuple[str, ...]) -> Callable[[str], str]:
-    def parse(text: str) -> str:
-        if text not in options:
-            raise ValueError(text)
-        return text
-    return parse
+DEFAULTS = RunSpec(pair="toy", proposer="draft", prompt="the quick brown fox jumps over the lazy dog. the quick", k=4,
+                   max_new_tokens=48, temperature=1.0)
+# widget key (also its URL parameter) -> the RunSpec field it holds; checked by RunSpec, refused, never clamped
+RUN_FIELDS = {"race_pair": "pair", "race_proposer": "proposer", "race_prompt": "prompt", "race_k": "k",
+              "race_max_new": "max_new_tokens", "race_temperature": "temperature", "race_seed": "seed"}
+PAGE_FIELDS = {"race_source": "example", "race_example": ""}  # the page's own settings and their defaults
 
 
-def _int_in(lo: int, hi: int) -> Callable[[str], int]:
-    return lambda text: min(hi, max(lo, int(text)))
+def parse_url(params: dict[str, str]) -> tuple[dict[str, object], list[str]]:
+    """(widget values from the URL's usable parameters, names of the unusable ones).
 
-
-def _float_in(lo: float, hi: float) -> Callable[[str], float]:
-    def parse(text: str) -> float:
-        value = float(text)
-        if not math.isfinite(value):
-            raise ValueError(text)
-        return round(min(hi, max(lo, value)), 2)
-    return parse
-
-
-DEFAULTS = RunSettings(prompt="the quick brown fox jumps over the lazy dog. the quick", k=4, max_new_tokens=48,
-                       temperature=1.0)
-FIELDS = (
-    Field("race_source", "example", _choice(tuple(SOURCES))),
-    Field("race_example", "", str),
-    Field("race_pair", DEFAULTS.pair, _choice(tuple(PROPOSERS))),
-    Field("race_proposer", DEFAULTS.proposer, _choice(("draft", "ngram", "layerskip", "eagle"))),
-    Field("race_prompt", DEFAULTS.prompt, str),
-    Field("race_k", DEFAULTS.k, _int_in(1, 8)),
-    Field("race_max_new", DEFAULTS.max_new_tokens, _int_in(8, 128)),
-    Field("race_temperature", DEFAULTS.temperature, _float_in(0.0, 2.0)),
-    Field("race_seed", DEFAULTS.seed, _int_in(0, 10**6)),
-)
+    >>> parse_url({"race_k": "40", "race_seed": "5", "race_source": "live"})
+    ({'race_source': 'live', 'race_seed': 5}, ['k'])
+    """
+    values: dict[str, object] = {}
+    bad: list[str] = []
+    if "race_source" in params:
+        if params["race_source"] in SOURCES:
+            values["race_source"] = params["race_source"]
+        else:
+            bad.append("source")
+    if "race_example" in params:
+        values["race_example"] = str(params["race_example"])  # checked against the installed examples when shown
+    for key, field in RUN_FIELDS.items():
+        if key not in params:
+            continue
+        spec, problems = RunSpec.parse_query({field: params[key]}, DEFAULTS)
+        value = getattr(spec, field)
+        offered = (field != "pair" or value in PROPOSERS) and (field != "max_new_tokens" or value <= WEB_MAX_NEW_TOKENS)
+        if problems or not offered:
+            bad.append(key.removeprefix("race_"))
+        else:
+            values[key] = value
+    return values, bad
 
 
 def init_from_url() -> list[str]:
     """Fill session state from the URL once per session; returns the names of URL values that were unusable."""
-    bad = []
-    for f in FIELDS:
-        if f.key in st.session_state:
-            continue
-        raw = st.query_params.get(f.key)
-        value = f.default
-        if raw is not None:
-            try:
-                value = f.parse(raw)
-            except ValueError:
-                bad.append(f.key.removeprefix("race_"))
-        st.session_state[f.key] = value
+    if "race_url_read" in st.session_state:
+        return []
+    st.session_state["race_url_read"] = True
+    values, bad = parse_url({k: st.query_params[k] for k in st.query_params})
+    defaults = {**PAGE_FIELDS, **{key: getattr(DEFAULTS, field) for key, field in RUN_FIELDS.items()}}
+    for key, default in defaults.items():
+        st.session_state.setdefault(key, values.get(key, default))
     return bad
 
 
@@ -99,15 +84,16 @@ def write_url() -> None:
     """Put the settings in use into the URL (the example's name, or the live-run settings), so the page can be
     shared or reloaded as it is."""
     source = st.session_state.get("race_source", "example")
-    used = {"race_source", "race_example"} if source == "example" else {f.key for f in FIELDS} - {"race_example"}
-    for f in FIELDS:
-        if f.key not in used:
-            if f.key in st.query_params:
-                del st.query_params[f.key]
+    used = {"race_source", "race_example"} if source == "example" else {"race_source", *RUN_FIELDS}
+    for key in (*PAGE_FIELDS, *RUN_FIELDS):
+        if key not in used:
+            if key in st.query_params:
+                del st.query_params[key]
             continue
-        value = str(st.session_state.get(f.key, f.default))
-        if st.query_params.get(f.key) != value:
-            st.query_params[f.key] = value
+        value = st.session_state.get(key)
+        text = f"{value:g}" if isinstance(value, float) else str(value)
+        if st.query_params.get(key) != text:
+            st.query_params[key] = text
 
 
 # ---- inputs -------------------------------------------------------------------------------------------------------
@@ -136,8 +122,9 @@ def example_picker() -> tuple[Trace, Trace] | None:
     return spec, base
 
 
-def live_settings() -> RunSettings:
-    """The live-run widgets; returns the settings they describe (the race runs only when asked)."""
+def live_settings() -> RunSpec | str:
+    """The live-run widgets; returns the spec they describe (the race runs only when asked), or the sentence that
+    says why they cannot run."""
     left, right = st.columns([1, 2])
     pair = left.selectbox("Models", list(PROPOSERS), format_func=PAIR_LABELS.get, key="race_pair")
     proposers = PROPOSERS[pair]
@@ -146,15 +133,18 @@ def live_settings() -> RunSettings:
     proposer = left.selectbox("Who drafts", proposers, format_func=PROPOSER_LABELS.get, key="race_proposer")
     prompt = right.text_area("Prompt", key="race_prompt", height=100)
     c1, c2, c3, c4 = st.columns(4)
-    k = c1.slider("K (drafts per step)", 1, 8, key="race_k")
-    max_new = c2.slider("Max new tokens", 8, 128, key="race_max_new")
-    temperature = c3.slider("Temperature", 0.0, 2.0, step=0.05, key="race_temperature")
-    seed = int(c4.number_input("Seed", 0, 10**6, step=1, key="race_seed"))
-    return RunSettings(pair=pair, proposer=proposer, prompt=prompt, k=k, max_new_tokens=max_new,
+    k = c1.slider("K (drafts per step)", *SETTINGS["k"].bounds, key="race_k")
+    max_new = c2.slider("Max new tokens", SETTINGS["max_new_tokens"].lo, WEB_MAX_NEW_TOKENS, key="race_max_new")
+    temperature = c3.slider("Temperature", *SETTINGS["temperature"].bounds, step=0.05, key="race_temperature")
+    seed = int(c4.number_input("Seed", *SETTINGS["seed"].bounds, step=1, key="race_seed"))
+    try:
+        return RunSpec(pair=pair, proposer=proposer, prompt=prompt, k=k, max_new_tokens=max_new,
                        temperature=float(temperature), seed=seed)
+    except ValueError as exc:
+        return str(exc)
 
 
-def run_race(settings: RunSettings) -> tuple[Trace, Trace]:
+def run_race(settings: RunSpec) -> tuple[Trace, Trace]:
     """Both lanes for the same settings: a short warm-up (so neither lane pays the first-call cost), then
     speculative, then target-only decoding. ValueError (one sentence) on bad input."""
     warm = replace(settings, max_new_tokens=2)

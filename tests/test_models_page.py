@@ -59,7 +59,7 @@ def test_a_pair_by_hand_loads_and_is_stored_for_the_playground(at, folders):
     assert "a separate draft model" in shown and "both on cpu, float32" in shown
     progress = at.status[0].markdown[0].value.replace("\\", "").split("  \n")
     assert progress[0] == "Reading the config and tokenizer of target..." and progress[-1].startswith("Loading target")
-    assert state.loaded_pair(at.session_state[state.CUSTOM_PAIR_KEY]).draft is not None  # for the Playground
+    assert models_view.loaded_pair(at.session_state[state.CUSTOM_PAIR_KEY]).draft is not None  # for the Playground
     at.button[0].click().run()  # the second time the loaded pair is reused
     assert not at.exception and at.success[-1].value.replace("\\", "") == shown
 

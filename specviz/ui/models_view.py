@@ -1,7 +1,8 @@
 """Streamlit pieces of the Models page: the catalog table, a memory check against this machine, and the
 "pair by hand" form that validates and loads two local folders or Hub ids. The checks themselves live in
 specviz.loading; this module only gathers inputs and shows results, every error as one sentence. A pair loaded by
-hand is kept in specviz.ui.state, where the Playground finds it."""
+hand goes into the one pair cache, `specviz.run.PAIRS`, under its spec; the page records the spec with
+`state.set_custom_pair`, and the Playground finds both."""
 
 from __future__ import annotations
 
@@ -15,10 +16,9 @@ from specviz.catalog import CatalogEntry, catalog_rows, load_catalog
 from specviz.loading import (DEFAULT_CONTEXT, Machine, ModelLoadError, detect_machine, estimate_entry, gb,
                              pick_device, pick_dtype, plan_placement)
 from specviz.models import Pair, load_pair
-from specviz.ui import state
+from specviz.run import PAIRS
 from specviz.ui.escaping import escape_markdown
-# re-exported for playground_inputs, runs.py and test_playground until they import specviz.ui.state
-from specviz.ui.state import CUSTOM_PAIR_KEY, loaded_pair  # noqa: F401
+from specviz.ui.state import CUSTOM_PAIR_KEY  # noqa: F401  re-exported for test_playground until it imports state
 
 DEVICE_CHOICES = ("auto", "cpu", "cuda", "mps")
 DTYPE_CHOICES = ("auto", "float32", "bfloat16", "float16")
@@ -112,12 +112,28 @@ def hand_form() -> HandPair | None:
     return HandPair(target, draft, device, dtype, trust)
 
 
+_LOADED_WITH: dict[str, tuple[str, str, bool]] = {}  # spec -> (device, dtype, trust_remote_code) it was loaded with
+
+
 def _load(spec: str, device: str, dtype: str, trust_remote_code: bool, progress) -> Pair:
-    """Load (or reuse) a pair by hand. Not st.cache_resource: the progress callback writes into a status box made
-    outside the function, which Streamlit's cache cannot replay."""
-    return state.keep_hand_pair((spec, device, dtype, trust_remote_code), lambda: load_pair(
-        spec, device=None if device == "auto" else device, dtype=None if dtype == "auto" else dtype,
-        trust_remote_code=trust_remote_code, progress=progress))
+    """Load a pair by hand into the one pair cache, or reuse it when the same spec is there with the same settings.
+    Not st.cache_resource: the progress callback writes into a status box made outside the function, which
+    Streamlit's cache cannot replay."""
+    settings = (device, dtype, trust_remote_code)
+    with PAIRS.lock(spec):  # one load at a time, and never under a running generation
+        pair = PAIRS.loaded(spec)
+        if pair is None or _LOADED_WITH.get(spec) != settings:
+            pair = load_pair(spec, device=None if device == "auto" else device,
+                             dtype=None if dtype == "auto" else dtype, trust_remote_code=trust_remote_code,
+                             progress=progress)
+            PAIRS.put(spec, pair)
+            _LOADED_WITH[spec] = settings
+    return pair
+
+
+def loaded_pair(spec: str) -> Pair | None:
+    """The pair loaded for `spec` (the value of `state.custom_pair()`), if it is still in memory."""
+    return PAIRS.loaded(spec)
 
 
 def load_hand_pair(hand: HandPair) -> Pair | None:

@@ -3,10 +3,11 @@
 import streamlit as st
 
 from specviz import exactness
-from specviz.sampling import SamplingConfig
+from specviz.run import RunSpec
 from specviz.ui import exactness_view as view
-from specviz.ui.runs import get_pair
 from specviz.ui.frame import route_through_app
+from specviz.ui.runs import get_pair
+from specviz.ui.state import current_trace
 
 route_through_app()
 
@@ -61,20 +62,20 @@ c = c10.slider("Cost ratio c for the speedup estimate", 0.0, 1.0, 0.05, 0.01, ke
 
 # ---- the experiment -------------------------------------------------------------------------------------------
 try:
-    SamplingConfig(temperature, int(top_k), top_p)
+    spec = RunSpec(pair=pair_name, prompt=prompt, temperature=temperature, top_k=int(top_k), top_p=top_p, k=k,
+                   seed=int(seed))
     pair = get_pair(pair_name)
-    dists = view.step_distributions(pair, pair_name, prompt, temperature, int(top_k), top_p)
+    dists = view.step_distributions(pair, spec)
     result = None
     if mode == "one_step":
-        result = view.one_step_lab(pair, pair_name, prompt, temperature, int(top_k), top_p, rule_name, n, int(seed))
+        result = view.one_step_lab(pair, spec, rule_name, n)
     else:
         # slow on a real model: run on request, then keep showing the (cached) result while the settings stay
-        settings = (pair_name, prompt, temperature, int(top_k), top_p, rule_name, n, int(seed), int(length), k, compare)
+        settings = (spec, rule_name, n, int(length), compare)
         if not slow or st.button("Run the continuations", key="exact_run", type="primary"):
             st.session_state["exact_engine_settings"] = settings
         if st.session_state.get("exact_engine_settings") == settings:
-            result = view.engine_lab(pair, pair_name, prompt, temperature, int(top_k), top_p, rule_name, n,
-                                     int(seed), int(length), k, compare)
+            result = view.engine_lab(pair, spec, rule_name, n, int(length), compare)
         else:
             st.info(f"{n} continuations with SmolLM take a while on a CPU: press the button to run them.")
 except ValueError as exc:
@@ -92,4 +93,4 @@ st.subheader("What the rule buys")
 view.render_rule_economics(rule, dists, k, c)
 
 st.subheader("One step, taken apart: where p comes from")
-view.render_decomposition(dists, st.session_state.get("trace"))
+view.render_decomposition(dists, current_trace())

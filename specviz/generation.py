@@ -3,8 +3,10 @@ top-k summaries and honest timing."""
 
 from __future__ import annotations
 
+import contextlib
+import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 
 import torch
@@ -14,8 +16,8 @@ from specviz.sampling import SamplingConfig
 from specviz.trace import EmittedToken, TokenProb
 
 __all__ = ["K_RANGE", "MAX_NEW_TOKENS_RANGE", "TOP_N", "Clock", "GenerationSettings", "TokenTexts",
-           "append_until_stop", "check_context", "default_clock", "eos_ids", "prompt_ids", "synchronize",
-           "top_tokens"]
+           "append_until_stop", "check_context", "default_clock", "eos_ids", "one_torch_thread", "prompt_ids",
+           "synchronize", "top_tokens"]
 
 Clock = Callable[[], float]
 
@@ -138,3 +140,40 @@ def synchronize(device: torch.device) -> None:
 
 def default_clock() -> float:
     return time.perf_counter()
+
+
+_THREADS_LOCK = threading.Lock()
+_THREADS_USERS = 0
+_THREADS_BEFORE = 0
+
+
+@contextlib.contextmanager
+def one_torch_thread(active: bool = True) -> Iterator[None]:
+    """Run torch on one thread inside the block (tiny models spend more time handing work between threads than
+    computing). torch's thread count is global to the process, so overlapping blocks (two browser sessions, or the
+    lab inside the bench) share it: the first one in saves the count, the last one out restores it.
+
+    >>> before = torch.get_num_threads()
+    >>> with one_torch_thread():
+    ...     with one_torch_thread():
+    ...         inside = torch.get_num_threads()
+    ...     still = torch.get_num_threads()
+    >>> inside, still, torch.get_num_threads() == before
+    (1, 1, True)
+    """
+    global _THREADS_USERS, _THREADS_BEFORE
+    if not active:
+        yield
+        return
+    with _THREADS_LOCK:
+        if _THREADS_USERS == 0:
+            _THREADS_BEFORE = torch.get_num_threads()
+        _THREADS_USERS += 1
+        torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        with _THREADS_LOCK:
+            _THREADS_USERS -= 1
+            if _THREADS_USERS == 0:
+                torch.set_num_threads(_THREADS_BEFORE)

@@ -1,17 +1,10 @@
-"""The Exactness lab's parts: cached experiments on a loaded pair, and the Plotly figures.
+"""The Exactness lab's view: the experiments of `specviz.exactness.lab` behind `st.cache_data`, and their figures.
 
-The experiments are `specviz.exactness` functions behind `st.cache_data` (keyed by every setting; the pair is
-passed through unhashed and named by its key). The figure builders are plain Python returning a
-`plotly.graph_objects.Figure`. Token text shown anywhere goes through `label`: whitespace made visible, then
-HTML-escaped.
+The experiments are keyed by the `RunSpec` and the lab's own settings (the pair is passed through unhashed and
+named by the spec). Token text shown anywhere goes through `label`: whitespace made visible, then escaped.
 """
 
 from __future__ import annotations
-
-import contextlib
-import html
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 
 import plotly.graph_objects as go
 import streamlit as st
@@ -19,12 +12,13 @@ import torch
 
 from specviz import exactness, theory
 from specviz.examples import list_examples, load_example
-from specviz.models import Pair, encode_prompt
-from specviz.proposers import make_proposer
-from specviz.sampling import SamplingConfig
+from specviz.exactness import lab
+from specviz.exactness.lab import LabResult, StepDistributions, bucket, rules_table, top_for_bars
+from specviz.models import Pair
+from specviz.run import RunSpec
 from specviz.trace import Trace
+from specviz.ui.escaping import escape_text, plot_text
 from specviz.ui.palette import BLUISH_GREEN, GREY, P_COLOR, Q_COLOR, RESIDUAL_COLOR, VERMILLION
-from specviz.ui.tokens import escape_text, visible
 
 PAIRS = {
     "toy": "Toy pair (instant; 34 characters)",
@@ -34,138 +28,42 @@ N_MAX = {("toy", "one_step"): 5000, ("toy", "engine"): 2000, ("default", "one_st
          ("default", "engine"): 200}
 N_DEFAULT = {("toy", "one_step"): 2000, ("toy", "engine"): 400, ("default", "one_step"): 2000,
              ("default", "engine"): 20}
-BARS = 20  # categories per histogram
+BARS = lab.BARS
 
 
 def label(text: str, token_id: int | None = None) -> str:
-    """A token for a chart axis: visible whitespace, HTML-escaped, the id appended so labels stay unique.
+    """A token for a chart axis: visible whitespace, escaped for Plotly, the id appended so labels stay unique.
 
     >>> label("<b> x", 7)
     '&lt;b&gt;␣x · 7'
     """
-    shown = html.escape(visible(text))
+    shown = plot_text(text, limit=None)
     return shown if token_id is None else f"{shown} · {token_id}"
 
 
-@contextlib.contextmanager
-def single_thread(active: bool = True) -> Iterator[None]:
-    """Run torch on one thread: small tensors and the toy models spend more time handing work between threads than
-    computing, and the machine's cores are shared."""
-    if not active:
-        yield
-        return
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
+def labels(texts: list[str], ids: list[int] | None) -> list[str]:
+    """Chart labels for a lab's categories (a token without text, in a large vocabulary, shows its id)."""
+    if ids is None:
+        return [label(t) for t in texts]
+    return [label(t, i) if t else str(i) for t, i in zip(texts, ids)]
 
 
-# ---- the experiments ----------------------------------------------------------------------------------------------
-
-
-@dataclass
-class StepDistributions:
-    """p and q for the first new token after the prompt, restricted to the tokens that carry their mass
-    (`exactness.restrict_support`; the whole vocabulary for the toy pair), with readable labels."""
-
-    prompt_ids: list[int]
-    support: exactness.Support
-    labels: list[str]  # one per kept token
-    proposer: str
-
-    @property
-    def target_probs(self) -> torch.Tensor:
-        return self.support.target_probs
-
-    @property
-    def draft_probs(self) -> torch.Tensor:
-        return self.support.draft_probs
-
-    @property
-    def note(self) -> str:
-        s = self.support
-        if s.target_coverage >= 1 - 1e-9 and s.draft_coverage >= 1 - 1e-9:
-            return ""
-        return (f"Over the {len(s.token_ids):,} tokens that carry almost all the mass ({s.target_coverage:.4%} of p, "
-                f"{s.draft_coverage:.4%} of q), renormalised.")
+# ---- the experiments, cached ----------------------------------------------------------------------------------
 
 
 @st.cache_data(show_spinner="Computing p and q at the prompt...", max_entries=32)
-def step_distributions(_pair: Pair, pair_name: str, prompt: str, temperature: float, top_k: int,
-                       top_p: float) -> StepDistributions:
-    """p from the target and q from the pair's default proposer, at the prompt (a ValueError on bad input)."""
-    sampling = SamplingConfig(temperature, top_k, top_p)
-    ids = encode_prompt(_pair.tokenizer, prompt, chat=_pair.chat)
-    proposer = make_proposer(_pair)
-    with single_thread(pair_name == "toy"):
-        p = exactness.exact_first_token_distribution(_pair.target, ids, sampling)
-        q = exactness.proposal_distribution(proposer, ids, sampling, _pair.target.config.vocab_size)
-    support = exactness.restrict_support(p, q)
-    labels = [label(_pair.tokenizer.decode([i]), i) for i in support.token_ids.tolist()]
-    return StepDistributions(ids, support, labels, proposer.name)
-
-
-@dataclass
-class LabResult:
-    """Samples of one experiment, as category ids against an exact distribution over the same categories."""
-
-    exact_probs: torch.Tensor  # (C,) float64
-    category_labels: list[str]  # (C,)
-    speculative: torch.Tensor  # (n,) category ids
-    target_only: torch.Tensor  # (n,)
-    acceptance_rate: float  # share of kept drafts in the speculative runs
-    note: str
+def step_distributions(_pair: Pair, spec: RunSpec) -> StepDistributions:
+    return lab.step_distributions(_pair, spec)
 
 
 @st.cache_data(show_spinner="Sampling...", max_entries=32)
-def one_step_lab(_pair: Pair, pair_name: str, prompt: str, temperature: float, top_k: int, top_p: float, rule: str,
-                 n: int, seed: int) -> LabResult:
-    """n simulated single steps (K = 1) with the rule on the real p and q, next to n draws from p."""
-    dists = step_distributions(_pair, pair_name, prompt, temperature, top_k, top_p)
-    p, q = dists.target_probs, dists.draft_probs
-    with single_thread():
-        samples = exactness.one_step_samples(p, q, rule, n, torch.Generator().manual_seed(seed))
-        plain = exactness.target_samples(p, n, torch.Generator().manual_seed(seed + 1))
-    note = "one step with K = 1: the draft token comes from q, the rule decides, the first emitted token is counted"
-    return LabResult(p.double(), dists.labels, samples.tokens, plain, samples.acceptance_rate,
-                     note + (f". {dists.note}" if dists.note else ""))
-
-
-def _sparse_labels(tokenizer, samples: Sequence[torch.Tensor], probs: torch.Tensor) -> list[str]:
-    """Labels for a large vocabulary: decode only the tokens that were sampled or are likely."""
-    wanted = set(torch.cat(list(samples)).unique().tolist()) | set(torch.topk(probs, BARS).indices.tolist())
-    return [label(tokenizer.decode([i]), i) if i in wanted else str(i) for i in range(probs.shape[0])]
+def one_step_lab(_pair: Pair, spec: RunSpec, rule: str, n: int) -> LabResult:
+    return lab.one_step_lab(step_distributions(_pair, spec), rule, n, spec.seed)
 
 
 @st.cache_data(show_spinner="Sampling continuations through the engine...", max_entries=16)
-def engine_lab(_pair: Pair, pair_name: str, prompt: str, temperature: float, top_k: int, top_p: float, rule: str,
-               n: int, seed: int, length: int, k: int, compare: str = "first") -> LabResult:
-    """n continuations of `length` tokens through speculative_generate (with the rule) and autoregressive_generate,
-    compared with the exact distribution of their first token (`compare="first"`) or first two tokens ("pair")."""
-    sampling = SamplingConfig(temperature, top_k, top_p)
-    ids = encode_prompt(_pair.tokenizer, prompt, chat=_pair.chat)
-    with single_thread(pair_name == "toy"):
-        runs = exactness.continuation_samples(
-            _pair.target, make_proposer(_pair), ids, n=n, length=length, rule=rule, k=k, temperature=temperature,
-            top_k=top_k, top_p=top_p, seed=seed, tokenizer=_pair.tokenizer)
-        if compare == "first":
-            p = exactness.exact_first_token_distribution(_pair.target, ids, sampling)
-        else:
-            truth = exactness.exact_two_token_distribution(_pair.target, ids, sampling, tokenizer=_pair.tokenizer)
-    what = f"{length}-token continuations (speculative with K = {k}, and target-only)"
-    if compare == "first":
-        firsts = [torch.tensor([s[0] for s in seqs], dtype=torch.int64) for seqs in (runs.speculative,
-                                                                                       runs.autoregressive)]
-        labels = [label(_pair.tokenizer.decode([i]), i) for i in range(p.shape[0])] if p.shape[0] <= 512 else \
-            _sparse_labels(_pair.tokenizer, firsts, p)
-        return LabResult(p.double(), labels, firsts[0], firsts[1], runs.acceptance_rate,
-                         f"{what}, compared on their first token with the target's exact p")
-    labels = [html.escape("".join(visible(_pair.tokenizer.decode([t])) for t in seq)) for seq in truth.support]
-    return LabResult(truth.probs, labels + ["(other)"], truth.categorize([s[:2] for s in runs.speculative]),
-                     truth.categorize([s[:2] for s in runs.autoregressive]), runs.acceptance_rate,
-                     f"{what}, compared on their first two tokens; ground truth {truth.note}")
+def engine_lab(_pair: Pair, spec: RunSpec, rule: str, n: int, length: int, compare: str = "first") -> LabResult:
+    return lab.engine_lab(_pair, spec, rule, n, length, compare)
 
 
 # ---- figures ----------------------------------------------------------------------------------------------------
@@ -181,7 +79,7 @@ def histogram_figure(result: LabResult, rule_label: str) -> go.Figure:
     order = torch.argsort(score, descending=True)[:BARS].tolist()
     shown = set(order)
     rest = [i for i in range(size) if i not in shown]
-    names = [result.category_labels[i] for i in order]
+    names = [labels(result.texts, result.ids)[i] for i in order]
     pick = lambda v: [float(v[i]) for i in order] + ([float(v[rest].sum())] if rest else [])  # noqa: E731
     if rest:
         names.append("(all others)")
@@ -242,28 +140,6 @@ def decomposition_figure(labels: list[str], decomposition: exactness.StepDecompo
                       title=f"p = min(p, q) + (1 − α)·norm(max(0, p − q)),  α = {alpha_text}")
     fig.update_xaxes(type="category", tickangle=-45 if len(labels) > 12 else 0)
     return fig
-
-
-def top_for_bars(target_probs: torch.Tensor, draft_probs: torch.Tensor, n: int = BARS) -> list[int]:
-    """The token ids worth a bar: the most likely under p or q."""
-    return torch.argsort(torch.maximum(target_probs, draft_probs), descending=True)[:n].tolist()
-
-
-def rules_table(target_probs: torch.Tensor, draft_probs: torch.Tensor, k: int, c: float) -> list[dict]:
-    """Every rule at this p, q: how far its output drifts from p, how often it keeps a draft, and the speedup
-    that acceptance rate would give at K and c (specviz.theory, i.i.d. acceptance assumed)."""
-    rows = []
-    for rule in exactness.RULES.values():
-        dist, accept = exactness.one_step_distribution(rule, target_probs, draft_probs)
-        rows.append({
-            "rule": rule.label,
-            "exact": "✓" if rule.exact else "✗",
-            "drift (TV)": round(exactness.tv_distance(dist, target_probs), 4),
-            "acceptance": round(accept, 4),
-            "tokens/step": round(theory.expected_tokens_per_step(min(1.0, accept), k), 2),
-            "speedup ×": round(theory.expected_speedup(min(1.0, accept), k, c), 2),
-        })
-    return rows
 
 
 def verdict_box(title: str, counts: torch.Tensor, probs: torch.Tensor) -> exactness.ChiSquareResult:
@@ -337,11 +213,12 @@ def render_decomposition(dists: StepDistributions, session_trace: object) -> Non
         if source == "prompt":
             p, q = dists.target_probs, dists.draft_probs
             ids = top_for_bars(p, q)
-            labels = [dists.labels[i] for i in ids] + ["(all others)"]
+            names = labels(dists.texts, dists.token_ids)
+            bar_labels = [names[i] for i in ids] + ["(all others)"]
             full = exactness.decompose_step(p, q)
-            decomposition = exactness.StepDecomposition(full.alpha, _bucket(full.accepted, ids),
-                                                        _bucket(full.recovered, ids))
-            draft_probs = _bucket(q.double(), ids)
+            decomposition = exactness.StepDecomposition(full.alpha, bucket(full.accepted, ids),
+                                                        bucket(full.recovered, ids))
+            draft_probs = bucket(q.double(), ids)
             alpha_text, note = f"{full.alpha:.3f}", dists.note
         else:
             if source == "session":
@@ -357,7 +234,7 @@ def render_decomposition(dists: StepDistributions, session_trace: object) -> Non
                                   format_func=lambda i: f"step {tested[i][0] + 1}, draft {tested[i][1] + 1}")
             decision = trace.steps[tested[choice][0]].decisions[tested[choice][1]]
             recorded = exactness.recorded_step(decision)
-            labels = [label(t, i) for t, i in zip(recorded.texts, recorded.token_ids)] + ["(all others)"]
+            bar_labels = [label(t, i) for t, i in zip(recorded.texts, recorded.token_ids)] + ["(all others)"]
             draft_probs = recorded.draft_probs
             decomposition = exactness.decompose_step(recorded.target_probs, draft_probs)
             lower, upper = recorded.alpha_bounds
@@ -375,10 +252,4 @@ def render_decomposition(dists: StepDistributions, session_trace: object) -> Non
                 "norm(max(0, p − q)). Together they are exactly p; orange diamonds show q.")
     if note:
         d1.caption(note)
-    d2.plotly_chart(decomposition_figure(labels, decomposition, draft_probs, alpha_text), key="exact_decomposition")
-
-
-def _bucket(values: torch.Tensor, ids: list[int]) -> torch.Tensor:
-    """values[ids] followed by the sum of all the others, (len(ids) + 1,)."""
-    picked = values[ids]
-    return torch.cat([picked, (values.sum() - picked.sum()).clamp_min(0)[None]])
+    d2.plotly_chart(decomposition_figure(bar_labels, decomposition, draft_probs, alpha_text), key="exact_decomposition")

@@ -3,13 +3,37 @@
 Both the target scorer and the draft proposer keep one. `feed(sequence)` runs the model on the tokens of
 `sequence` the cache has not seen yet and returns their logits; `rewind(length)` forgets everything after the
 first `length` tokens. transformers 5.x's `DynamicCache.crop` takes the number of tokens to *remove* as a
-negative integer (not the length to keep, as in 4.x), which `rewind` hides.
+negative integer (not the length to keep, as in 4.x), which `rewind` hides. The keyword that passes the cache
+changed too (`past_key_values` until transformers 5.24 made it `cache`; an older version silently ignores a keyword
+it does not know, leaving the cache empty): `cache_keyword` reads it off the model's own `forward` signature.
 """
 
 from __future__ import annotations
 
+import inspect
+
 import torch
 from transformers import DynamicCache, PreTrainedModel
+
+CACHE_KEYWORDS = ("cache", "past_key_values", "past_key_value")  # newest first
+
+
+def cache_keyword(module: torch.nn.Module) -> str:
+    """The name under which `module.forward` takes its KV cache, from its signature.
+
+    >>> class Old(torch.nn.Module):
+    ...     def forward(self, input_ids=None, past_key_values=None, use_cache=None): ...
+    >>> class New(torch.nn.Module):
+    ...     def forward(self, input_ids=None, cache=None, use_cache=None, **kwargs): ...
+    >>> cache_keyword(Old()), cache_keyword(New())
+    ('past_key_values', 'cache')
+    """
+    parameters = inspect.signature(module.forward).parameters
+    for name in CACHE_KEYWORDS:
+        if name in parameters:
+            return name
+    raise ValueError(f"{type(module).__name__}.forward takes no KV cache argument ({', '.join(CACHE_KEYWORDS)}), "
+                     "so specviz cannot decode with it incrementally.")
 
 
 class CachedModel:
@@ -19,6 +43,7 @@ class CachedModel:
         self.model = model
         self.vocab_size = vocab_size
         self.cache = DynamicCache(config=model.config)
+        self.cache_keyword = cache_keyword(model)
         self.tokens: list[int] = []
         self.last_hidden: torch.Tensor | None = None  # (new tokens, H) from the last feed(..., features=True)
         self.last_start = 0  # the position of last_hidden's first row
@@ -52,8 +77,8 @@ class CachedModel:
             raise ValueError("CachedModel.feed needs at least one token the cache has not seen.")
         ids = torch.tensor([new], device=self.device)
         keep = min(keep, len(new))
-        out = self.model(input_ids=ids, cache=self.cache, use_cache=True, logits_to_keep=keep,
-                         output_hidden_states=features)
+        out = self.model(input_ids=ids, use_cache=True, logits_to_keep=keep, output_hidden_states=features,
+                         **{self.cache_keyword: self.cache})
         if features:
             self.last_start, self.last_hidden = len(self.tokens), out.hidden_states[-1][0]
         self.tokens.extend(new)

@@ -27,6 +27,10 @@ _LAZY: dict[str, str] = {
     "load_pair": "specviz.models",
     "make_proposer": "specviz.proposers",
     "Trace": "specviz.trace",
+    "TokenKind": "specviz.trace",
+    "RunSpec": "specviz.run",
+    "run": "specviz.run",
+    "run_target_only": "specviz.run",
 }
 
 __all__ = ["__version__", *_LAZY]
@@ -36,7 +40,8 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time the names arrive th
     from specviz.decoding import speculative_generate
     from specviz.models import load_pair
     from specviz.proposers import make_proposer
-    from specviz.trace import Trace
+    from specviz.run import RunSpec, run, run_target_only
+    from specviz.trace import TokenKind, Trace
 
 
 def __getattr__(name: str) -> Any:

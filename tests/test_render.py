@@ -70,16 +70,11 @@ def test_the_escaping_modules_examples_hold():
         assert result.attempted and not result.failed, module.__name__
 
 
-# Files still on html.escape while their owner switches them to specviz.ui.escaping (issue 12); delete the entry then.
-NOT_SWITCHED_YET = {"specviz/ui/exactness_view.py"}
-
-
 def test_only_the_escaping_module_calls_html_escape():
     """One place decides how text is escaped: every other ui module and page calls specviz.ui.escaping."""
     files = [*(ROOT / "specviz" / "ui").glob("*.py"), *(ROOT / "pages").glob("*.py")]
     assert len(files) > 10
-    offenders = [f"{path.relative_to(ROOT)}:{number}" for path in files
-                 if path.name != "escaping.py" and path.relative_to(ROOT).as_posix() not in NOT_SWITCHED_YET
+    offenders = [f"{path.relative_to(ROOT)}:{number}" for path in files if path.name != "escaping.py"
                  for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
                  if re.search(r"\bhtml\.escape\b|from html import", line)]
     assert not offenders, "call specviz.ui.escaping instead of html.escape in: " + ", ".join(offenders)

@@ -15,9 +15,7 @@ from __future__ import annotations
 import math
 
 from specviz.trace import Decision, EmittedToken, Step, TokenKind, Trace
-# escape_label, and escape_text and visible as names of this module, are re-exported for playground_inputs and
-# exactness_view until they import them from specviz.ui.escaping.
-from specviz.ui.escaping import escape_attr, escape_label, escape_text, visible  # noqa: F401
+from specviz.ui.escaping import escape_attr, escape_text, visible
 from specviz.ui.palette import DisplayState, Kind, style
 
 

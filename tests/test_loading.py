@@ -72,8 +72,13 @@ def test_the_72b_pair_is_refused_on_a_small_machine_with_the_numbers():
     entry = load_catalog()["qwen2.5-7b-72b"]
     with pytest.raises(ModelLoadError) as err:
         check_fits(entry, None, "bfloat16", CPU_ONLY)
-    assert str(err.value) == ("Qwen2.5-72B-Instruct + Qwen2.5-7B-Instruct need about 161 GB in bfloat16; "
-                              "this machine has 24 GB of RAM available and no GPU.")
+    message = str(err.value)
+    # one sentence with the numbers that decide it: the pair's weights (parameters x 2 bytes) against the free RAM
+    needed = f"about {entry.weights_gb('bfloat16'):.0f} GB in bfloat16"
+    for fact in ("Qwen2.5-72B-Instruct", "Qwen2.5-7B-Instruct", needed, f"{CPU_ONLY.ram_available_bytes // 10**9} GB of RAM",
+                 "no GPU"):
+        assert fact in message, fact
+    assert "\n" not in message and message.endswith(".")
     with pytest.raises(ModelLoadError, match=r"its GPU \(NVIDIA H100 80GB\) has 79 GB free of 80 GB\.$"):
         check_fits(entry, None, None, Machine(gpus=(H100,), ram_available_bytes=200 * 10**9))
 
@@ -193,9 +198,10 @@ def test_an_unknown_id_offline_says_it_is_not_cached(tmp_path, monkeypatch):
     monkeypatch.delenv("HF_HUB_CACHE", raising=False)
     with pytest.raises(ModelLoadError) as err:
         loading.load_models("someone/some-model-7B", machine=CPU_ONLY)
-    assert str(err.value) == (f"'someone/some-model-7B' is not in the local Hugging Face cache ({tmp_path / 'hf' / 'hub'}) "
-                              "and HF_HUB_OFFLINE is set; download it once with network access "
-                              "(`hf download someone/some-model-7B`) or give a local folder instead.")
+    message = str(err.value)
+    assert "'someone/some-model-7B'" in message and str(tmp_path / "hf" / "hub") in message  # what, and where it looked
+    assert "HF_HUB_OFFLINE" in message and "`hf download someone/some-model-7B`" in message  # why, and the way out
+    assert "\n" not in message and message.endswith(".")
 
 
 def test_an_unreachable_hub_counts_as_offline(monkeypatch):

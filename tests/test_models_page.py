@@ -74,4 +74,6 @@ def test_a_bad_pair_by_hand_is_one_sentence_and_nothing_is_stored(at, folders, t
     assert "custom_pair" not in at.session_state
     at.text_input(key="models_target").set_value("")
     at.button[0].click().run()
-    assert [e.value for e in at.error] == ["Give the target model: a local folder or a Hugging Face id."]
+    errors = [e.value for e in at.error]
+    assert len(errors) == 1 and "target" in errors[0] and "\n" not in errors[0]  # one sentence naming what is missing
+    assert "custom_pair" not in at.session_state  # and nothing was loaded

@@ -11,6 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from specviz.examples import DEFAULT_EXAMPLE, load_example
 from specviz.trace import Trace
+from specviz.ui import state
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = str(ROOT / "pages" / "playground.py")
@@ -146,7 +147,9 @@ def test_a_live_run_from_the_widgets():
     assert max(s.n_drafted for s in trace.steps) == 2
     at.text_area(key="playground_prompt").set_value("   ").run()
     at.button(key="playground_run").click().run()
-    assert at.error and at.error[0].value == "The prompt is empty: type something for the model to continue."
+    errors = [e.value for e in at.error]
+    assert len(errors) == 1 and "prompt" in errors[0] and "\n" not in errors[0]  # one sentence about the prompt
+    assert at.session_state["trace"] is trace  # and the last good run is still the one shown
 
 
 def test_the_default_pair_offers_its_trained_drafts_first():
@@ -267,7 +270,7 @@ def test_a_pair_loaded_by_hand_on_the_models_page_runs_in_the_playground(tmp_pat
     spec = f"{target_dir},{draft_dir}"
     loaded = models_view._load(spec, "cpu", "auto", False, progress=lambda message: None)
     at = page()
-    at.session_state[models_view.CUSTOM_PAIR_KEY] = spec
+    at.session_state[state.CUSTOM_PAIR_KEY] = spec
     at.radio(key="playground_source").set_value("live").run()
     at.selectbox(key="playground_pair").set_value(spec).run()
     assert at.selectbox(key="playground_proposer").options[0] == "Draft model"  # the pair has a draft model

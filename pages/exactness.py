@@ -3,7 +3,7 @@
 import streamlit as st
 
 from specviz import exactness
-from specviz.run import RunSpec
+from specviz.runspec import RunSpec
 from specviz.ui import exactness_view as view
 from specviz.ui.frame import route_through_app
 from specviz.ui.runs import get_pair

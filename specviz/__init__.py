@@ -28,9 +28,9 @@ _LAZY: dict[str, str] = {
     "make_proposer": "specviz.proposers",
     "Trace": "specviz.trace",
     "TokenKind": "specviz.trace",
-    "RunSpec": "specviz.run",
-    "run": "specviz.run",
-    "run_target_only": "specviz.run",
+    "RunSpec": "specviz.runspec",
+    "run": "specviz.runspec",
+    "run_target_only": "specviz.runspec",
 }
 
 __all__ = ["__version__", *_LAZY]
@@ -40,7 +40,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time the names arrive th
     from specviz.decoding import speculative_generate
     from specviz.models import load_pair
     from specviz.proposers import make_proposer
-    from specviz.run import RunSpec, run, run_target_only
+    from specviz.runspec import RunSpec, run, run_target_only
     from specviz.trace import TokenKind, Trace
 
 

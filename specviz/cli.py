@@ -77,7 +77,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def run_generate(args: argparse.Namespace) -> int:
-    from specviz.run import run
+    from specviz.runspec import run
 
     spec, pair = _prepare(args)
     trace = run(spec, pair=pair)
@@ -96,7 +96,7 @@ def run_generate(args: argparse.Namespace) -> int:
 def run_compare(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
-    from specviz.run import proposer_for, run, run_target_only
+    from specviz.runspec import proposer_for, run, run_target_only
 
     spec_settings, pair = _prepare(args)
     proposer = proposer_for(spec_settings, pair)
@@ -136,7 +136,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {"generate": run_gene
 def _prepare(args: argparse.Namespace):
     """The run's spec, checked before any model loads (a bad flag costs no load), and the loaded pair."""
     from specviz.models import load_pair
-    from specviz.run import RunSpec
+    from specviz.runspec import RunSpec
 
     spec = RunSpec(pair=args.pair, proposer=args.proposer, prompt=args.prompt, chat=not args.no_chat, k=args.k,
                    max_new_tokens=args.max_new_tokens, temperature=args.temperature, top_k=args.top_k,

@@ -14,7 +14,6 @@ The step itself (`SpeculativeDecoder.step`) only decides; what it decided (`Step
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 import torch
 from transformers import PreTrainedModel
@@ -23,11 +22,11 @@ from specviz.generation import (Clock, GenerationSettings, append_until_stop, ch
                                 prompt_ids, synchronize)
 from specviz.kvcache import CachedModel
 from specviz.proposers import DraftModelProposer, Proposal, Proposer
-from specviz.recording import TraceRecorder
+from specviz.recording import StepOutcome, TraceRecorder
 from specviz.trace import EmittedToken, Trace, TokenKind
 from specviz.verifier import Verifier, VerifyResult, verify
 
-StepObserver = Callable[["StepOutcome"], None]
+StepObserver = Callable[[StepOutcome], None]
 
 
 def speculative_generate(
@@ -88,27 +87,6 @@ def decode(target: PreTrainedModel, proposer: Proposer, input_ids: Sequence[int]
         stop = outcome.stop or ("deadline" if deadline is not None and clock() > deadline else "")
     return recorder.trace(mode, {**settings.to_dict(), "proposer": proposer.name}, prompt, output, stop,
                           prefill_seconds, wall_seconds=clock() - start)
-
-
-@dataclass
-class StepOutcome:
-    """What one step decided, before anything is recorded: the drafts and their q, the target's p at K+1
-    positions, the verifier's verdict, what was emitted (already cut at EOS / max_new_tokens), the cache lengths
-    around the step and its timings."""
-
-    drafts: list[int]
-    draft_probs: torch.Tensor  # (K, V)
-    target_probs: torch.Tensor  # (K+1, V)
-    verdict: VerifyResult
-    emitted: list[EmittedToken]
-    stop: str  # "" while the generation goes on, else "eos" or "max_new_tokens"
-    context_length: int
-    proposer: str
-    target_cache: tuple[int, int]  # (before, after)
-    draft_cache: tuple[int | None, int | None]
-    draft_seconds: float
-    verify_seconds: float
-    overhead_seconds: float
 
 
 class SpeculativeDecoder:

@@ -1,7 +1,7 @@
 """Recording: turning what each step decided into the `Trace` people read.
 
-The engine's step (`specviz.decoding.SpeculativeDecoder.step`) only decides; a `TraceRecorder` observes each
-`StepOutcome` and adds what a person needs to read it: token texts, the top-10 of p and q at every drafted
+The engine's step (`specviz.decoding.SpeculativeDecoder.step`) only decides and returns a `StepOutcome` (defined
+here, the observer's input); a `TraceRecorder` observes each outcome and adds what a person needs to read it: token texts, the top-10 of p and q at every drafted
 position, min(1, p/q), u and the verdict of every draft, and the top of the distribution the recovered or bonus
 token came from. With `record=False` the texts and top-10 lists are left out (to measure what recording costs).
 """
@@ -9,16 +9,35 @@ token came from. With `record=False` the texts and top-10 lists are left out (to
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
 
 import torch
 
 from specviz.generation import TokenTexts, top_tokens
-from specviz.trace import Decision, Step, TokenKind, Trace
-from specviz.verifier import accept_probability
+from specviz.trace import Decision, EmittedToken, Step, TokenKind, Trace
+from specviz.verifier import VerifyResult, accept_probability
 
-if TYPE_CHECKING:
-    from specviz.decoding import StepOutcome
+
+@dataclass
+class StepOutcome:
+    """What one step decided, before anything is recorded: the drafts and their q, the target's p at K+1
+    positions, the verifier's verdict, what was emitted (already cut at EOS / max_new_tokens), the cache lengths
+    around the step and its timings."""
+
+    drafts: list[int]
+    draft_probs: torch.Tensor  # (K, V)
+    target_probs: torch.Tensor  # (K+1, V)
+    verdict: VerifyResult
+    emitted: list[EmittedToken]
+    stop: str  # "" while the generation goes on, else "eos" or "max_new_tokens"
+    context_length: int
+    proposer: str
+    target_cache: tuple[int, int]  # (before, after)
+    draft_cache: tuple[int | None, int | None]
+    draft_seconds: float
+    verify_seconds: float
+    overhead_seconds: float
+
 
 
 class TraceRecorder:

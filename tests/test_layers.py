@@ -47,7 +47,7 @@ LAYERS: list[tuple[str, list[tuple[str, str]]]] = [
         ("specviz.loading", ""),
         ("specviz.drafts", "the shipped drafts' on-disk format and architecture; distill (above) trains them"),
         ("specviz.models", ""),
-        ("specviz.run", "the one way to run a generation (a RunSpec in, a trace out), over a loaded pair"),
+        ("specviz.runspec", "the one way to run a generation (a RunSpec in, a trace out), over a loaded pair"),
     ]),
     ("features", [
         ("specviz.bench.*", ""),

@@ -22,11 +22,11 @@ from typing import Any
 import torch
 
 from specviz.bench.config import BenchConfig
-from specviz.bench.report import nan_to_null
+from specviz.bench.report import HF_GENERATE, TARGET_ONLY, nan_to_null
 from specviz.bench.summary import predicted_speedups
 from specviz.generation import Clock, default_clock, synchronize
 from specviz.policies import confident
-from specviz.run import RunSpec, run, run_target_only
+from specviz.runspec import RunSpec, run, run_target_only
 
 
 # ---- transformers' own generation ---------------------------------------------------------------------------------
@@ -219,13 +219,13 @@ class CaseRunner:
         ar_ids = ar_runs[0].output_ids
         ar_sec = statistics.median(t.wall_seconds for t in ar_runs)
         ar_tps = len(ar_ids) / ar_sec
-        b_rows = [{**base, "method": "specviz target-only", "tokens": len(ar_ids), "seconds": ar_sec,
+        b_rows = [{**base, "method": TARGET_ONLY, "tokens": len(ar_ids), "seconds": ar_sec,
                    "tokens_per_second": ar_tps, "identical": True if temperature == 0 else None}]
         hf_tps = None
         if hf_runs:
             hf_ids, hf_sec = hf_runs[0][0], statistics.median(s for _, s in hf_runs)
             hf_tps = len(hf_ids) / hf_sec
-            b_rows.append({**base, "method": "transformers generate", "tokens": len(hf_ids), "seconds": hf_sec,
+            b_rows.append({**base, "method": HF_GENERATE, "tokens": len(hf_ids), "seconds": hf_sec,
                            "tokens_per_second": hf_tps, "identical": (hf_ids == ar_ids) if temperature == 0 else None})
         rows = []
         for i, spec in enumerate(specs):

@@ -21,7 +21,7 @@ from dataclasses import replace
 
 from specviz.examples import TRACES_DIR
 from specviz.models import load_pair
-from specviz.run import RunSpec, proposer_for, run, run_target_only
+from specviz.runspec import RunSpec, proposer_for, run, run_target_only
 from specviz.trace import Trace
 
 REWRITE_PROMPT = (

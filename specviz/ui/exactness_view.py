@@ -15,7 +15,7 @@ from specviz.examples import list_examples, load_example
 from specviz.exactness import lab
 from specviz.exactness.lab import LabResult, StepDistributions, bucket, rules_table, top_for_bars
 from specviz.models import Pair
-from specviz.run import RunSpec
+from specviz.runspec import RunSpec
 from specviz.trace import Trace
 from specviz.ui.escaping import escape_text, plot_text
 from specviz.ui.palette import BLUISH_GREEN, GREY, P_COLOR, Q_COLOR, RESIDUAL_COLOR, VERMILLION

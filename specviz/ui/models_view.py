@@ -1,7 +1,7 @@
 """Streamlit pieces of the Models page: the catalog table, a memory check against this machine, and the
 "pair by hand" form that validates and loads two local folders or Hub ids. The checks themselves live in
 specviz.loading; this module only gathers inputs and shows results, every error as one sentence. A pair loaded by
-hand goes into the one pair cache, `specviz.run.PAIRS`, under its spec; the page records the spec with
+hand goes into the one pair cache, `specviz.runspec.PAIRS`, under its spec; the page records the spec with
 `state.set_custom_pair`, and the Playground finds both."""
 
 from __future__ import annotations
@@ -16,9 +16,8 @@ from specviz.catalog import CatalogEntry, catalog_rows, load_catalog
 from specviz.loading import (DEFAULT_CONTEXT, Machine, ModelLoadError, detect_machine, estimate_entry, gb,
                              pick_device, pick_dtype, plan_placement)
 from specviz.models import Pair, load_pair
-from specviz.run import PAIRS
+from specviz.runspec import PAIRS
 from specviz.ui.escaping import escape_markdown
-from specviz.ui.state import CUSTOM_PAIR_KEY  # noqa: F401  re-exported for test_playground until it imports state
 
 DEVICE_CHOICES = ("auto", "cpu", "cuda", "mps")
 DTYPE_CHOICES = ("auto", "float32", "bfloat16", "float16")

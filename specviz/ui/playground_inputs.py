@@ -16,7 +16,7 @@ from typing import Any
 import streamlit as st
 
 from specviz.examples import DEFAULT_EXAMPLE, list_examples, load_example
-from specviz.run import SETTINGS, WEB_MAX_NEW_TOKENS, RunSpec
+from specviz.runspec import SETTINGS, WEB_MAX_NEW_TOKENS, RunSpec
 from specviz.trace import Trace
 from specviz.ui import state as shared
 from specviz.ui.escaping import escape_label

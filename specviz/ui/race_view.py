@@ -16,8 +16,8 @@ import streamlit as st
 from specviz.examples import list_examples, load_example
 from specviz.timeline import (BASELINE_NAME, SPEEDUP_DEFINITION, Interval, explain_race, length_note, measured_speedup,
                               step_intervals, tokens_over_time)
-from specviz.run import SETTINGS, WEB_MAX_NEW_TOKENS, RunSpec
-from specviz.trace import Trace
+from specviz.runspec import SETTINGS, WEB_MAX_NEW_TOKENS, RunSpec
+from specviz.trace import TokenKind, Trace
 from specviz.ui.palette import COLORS, LIGHT_GREY, P_COLOR, Q_COLOR, legend_html
 from specviz.ui.runs import run_autoregressive, run_speculative
 from specviz.ui.tokens import output_html
@@ -214,7 +214,7 @@ def race_figure(spec: Trace, base: Trace) -> go.Figure:
 def tokens_figure(spec: Trace, base: Trace) -> go.Figure:
     """Output tokens against time for both lanes, as step lines: jumps of several tokens mean drafts paid off."""
     fig = go.Figure()
-    for trace, name, color in ((spec, SPEC_LANE, COLORS["accepted"]), (base, BASE_LANE, COLORS["target"])):
+    for trace, name, color in ((spec, SPEC_LANE, COLORS[TokenKind.ACCEPTED]), (base, BASE_LANE, COLORS[TokenKind.TARGET])):
         times, tokens = tokens_over_time(trace)
         fig.add_trace(go.Scatter(x=times, y=tokens, mode="lines", line=dict(shape="hv", color=color, width=2.5),
                                  name=f"{name} ({trace.num_tokens} tokens)",
@@ -257,7 +257,7 @@ def render_race(spec: Trace, base: Trace) -> None:
     st.markdown("**How the output grew.** Steep jumps are steps where several drafts were accepted at once.")
     st.plotly_chart(tokens_figure(spec, base), key="race_tokens", config={"displayModeBar": False})
     with st.expander("The two outputs"):
-        st.html(legend_html(("accepted", "rejected", "recovered", "bonus", "target"), distributions=False))
+        st.html(legend_html(tuple(TokenKind), distributions=False))
         st.markdown(f"**Speculative** ({spec.num_tokens} tokens)")
         st.html(output_html(spec))
         st.markdown(f"**Target only** ({base.num_tokens} tokens)")

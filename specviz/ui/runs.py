@@ -1,6 +1,6 @@
 """Runs for the pages: the library's `run()` and its one pair cache, plus what a browser needs around them.
 
-Pairs come from `specviz.run.PAIRS` (one copy per server process, shared by every session; a pair loaded by hand on
+Pairs come from `specviz.runspec.PAIRS` (one copy per server process, shared by every session; a pair loaded by hand on
 the Models page is put there too). A generation holds its pair's lock, because each call keeps its own KV caches but
 the CPU is better used by one generation at a time than by several fighting for two cores. Traces are cached with
 `st.cache_data`, keyed by the `RunSpec` (same spec, same seed = same trace), and each session gets its own copy.
@@ -11,7 +11,7 @@ from __future__ import annotations
 import streamlit as st
 
 from specviz.models import Pair
-from specviz.run import PAIRS, RunSpec, run, run_target_only
+from specviz.runspec import PAIRS, RunSpec, run, run_target_only
 from specviz.trace import Trace
 
 INSTANT_PAIRS = ("toy",)  # built in code in a blink: no status box

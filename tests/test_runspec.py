@@ -11,7 +11,7 @@ from specviz.baseline import autoregressive_generate
 from specviz.decoding import speculative_generate
 from specviz.models import encode_prompt
 from specviz.proposers import make_proposer
-from specviz.run import SETTINGS, PairCache, RunSpec, run, run_target_only
+from specviz.runspec import SETTINGS, PairCache, RunSpec, run, run_target_only
 
 PROMPT = "the quick brown fox jumps over the lazy dog. the quick"
 

@@ -11,7 +11,8 @@ from specviz.baseline import autoregressive_generate
 from specviz.bench.config import load_suites
 from specviz.decoding import speculative_generate
 from specviz.drafts import ASSETS, DRAFT_NAME, EAGLE_NAME, read_meta
-from specviz.models import cache_dir, encode_prompt
+from specviz.models import encode_prompt
+from specviz.paths import cache_dir
 from specviz.proposers import EagleProposer, make_proposer
 
 HELD_OUT = [p.text for p in load_suites(["held-out"])[0].prompts]

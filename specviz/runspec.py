@@ -21,9 +21,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
-from specviz.baseline import autoregressive_generate
-from specviz.decoding import speculative_generate
-from specviz.generation import K_RANGE, MAX_NEW_TOKENS_RANGE
+from specviz.baseline import TargetOnly
+from specviz.decoding import decode
+from specviz.generation import K_RANGE, MAX_NEW_TOKENS_RANGE, GenerationSettings
 from specviz.models import Pair, encode_prompt, load_pair
 from specviz.policies import POLICIES, confident, make_policy
 from specviz.proposers import PROPOSERS, Proposer, make_proposer
@@ -123,10 +123,10 @@ class RunSpec:
         if not isinstance(self.chat, bool):
             raise ValueError(f"chat must be true or false (got {_shown(self.chat)}).")
 
-    def generation_settings(self) -> dict[str, Any]:
-        """The keyword arguments `speculative_generate` takes from this spec."""
-        return {"k": self.k, "max_new_tokens": self.max_new_tokens, "temperature": self.temperature,
-                "top_k": self.top_k, "top_p": self.top_p, "seed": self.seed}
+    def generation_settings(self, speculative: bool = True) -> GenerationSettings:
+        """The engine's settings for this spec (K None for target-only decoding)."""
+        return GenerationSettings(self.max_new_tokens, self.temperature, self.top_k, self.top_p, self.seed,
+                                  self.k if speculative else None)
 
     # ---- URLs ---------------------------------------------------------------------------------------------------
     def to_query(self) -> dict[str, str]:
@@ -285,13 +285,14 @@ def run(spec: RunSpec, *, pair: Pair | None = None, input_ids: list[int] | None 
         proposer: Proposer | None = None, c: float | None = None, k_max: int = K_RANGE[1], **engine: Any) -> Trace:
     """Speculative decoding as the spec says. `pair`, `input_ids` and `proposer` default to what the spec names
     (the pair from `PAIRS`); `c` (draft cost / target cost) is needed by the "optimal" policy, `k_max` bounds the
-    adaptive ones; `engine` passes through to `speculative_generate` (record, clock, verifier, on_step, deadline)."""
+    adaptive ones; `engine` passes through to the loop, `specviz.decoding.decode` (record, clock, verifier,
+    on_step, deadline)."""
     pair = pair or PAIRS.get(spec.pair)
     ids = input_ids if input_ids is not None else prompt_ids(spec, pair)
     proposer = proposer or proposer_for(spec, pair)
     draft_length = None if spec.policy == "constant" else make_policy(spec.policy, spec.k, k_max=k_max, c=c)
-    trace = speculative_generate(pair.target, proposer, ids, tokenizer=pair.tokenizer, draft_length=draft_length,
-                                 **spec.generation_settings(), **engine)
+    trace = decode(pair.target, proposer, ids, spec.generation_settings(), tokenizer=pair.tokenizer,
+                   draft_length=draft_length, **engine)
     trace.meta.update(pair=spec.pair, proposer=proposer.name, chat=spec.chat, prompt=spec.prompt)
     return trace
 
@@ -301,7 +302,7 @@ def run_target_only(spec: RunSpec, *, pair: Pair | None = None, input_ids: list[
     """The same spec decoded by the target alone: the baseline of every speedup."""
     pair = pair or PAIRS.get(spec.pair)
     ids = input_ids if input_ids is not None else prompt_ids(spec, pair)
-    settings = {k: v for k, v in spec.generation_settings().items() if k != "k"}
-    trace = autoregressive_generate(pair.target, ids, tokenizer=pair.tokenizer, **settings, **engine)
+    trace = decode(pair.target, TargetOnly(), ids, spec.generation_settings(speculative=False), mode="autoregressive",
+                   tokenizer=pair.tokenizer, **engine)
     trace.meta.update(pair=spec.pair, proposer="none", chat=spec.chat, prompt=spec.prompt)
     return trace

@@ -25,6 +25,7 @@ TEST_MARKS = {
     "test_exactness_engine.py::test_two_token_enumeration_is_exact": ("statistical", "slow"),
     "test_theory.py::test_monte_carlo_chain_matches_the_formulas": ("statistical",),
     "test_speedup_lab.py::test_page_opens_on_the_committed_results": ("slow",),
+    "test_playground.py::test_a_live_run_with_the_trained_eagle_drafter": ("model", "slow"),  # the default pair
 }
 
 

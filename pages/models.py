@@ -29,9 +29,10 @@ models_view.memory_check(entries, machine)
 st.subheader("Pair by hand")
 st.caption("Any two causal language models that share a tokenizer: local Hugging Face folders or Hub ids. "
            "specviz checks the configs, the vocabularies and the memory before it loads any weights.")
-hand = models_view.hand_form()
+policy = models_view.WebModelPolicy.from_env()
+hand = models_view.hand_form(policy)
 if hand is not None:
-    pair = models_view.load_hand_pair(hand)
+    pair = models_view.load_hand_pair(hand, policy)
     if pair is not None:
         state.set_custom_pair(hand.spec)
         models_view.show_loaded(pair)

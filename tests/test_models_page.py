@@ -10,6 +10,7 @@ from tiny_folders import save_bert, save_toy_pair
 
 from specviz.loading import Machine
 from specviz.ui import models_view, state
+from specviz.ui.model_access import ENABLE_ENV, ROOT_ENV
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -19,8 +20,7 @@ def folders(tmp_path_factory):
     return save_toy_pair(tmp_path_factory.mktemp("page_pair"))
 
 
-@pytest.fixture
-def at(monkeypatch):
+def models_page(monkeypatch) -> AppTest:
     # a laptop without a GPU and 16 GB of free RAM, whatever runs the tests
     monkeypatch.setattr(models_view, "current_machine", lambda: Machine(ram_available_bytes=16 * 10**9))
     monkeypatch.chdir(ROOT)
@@ -28,6 +28,44 @@ def at(monkeypatch):
     app.run()
     assert not app.exception
     return app
+
+
+@pytest.fixture
+def at(monkeypatch, tmp_path_factory):
+    """The page as an operator who allows pairs by hand from one folder (the tests' temporary folders) runs it."""
+    monkeypatch.setenv(ENABLE_ENV, "1")
+    monkeypatch.setenv(ROOT_ENV, str(tmp_path_factory.getbasetemp()))
+    return models_page(monkeypatch)
+
+
+def test_loading_by_hand_is_off_unless_the_operator_turns_it_on(monkeypatch):
+    monkeypatch.delenv(ENABLE_ENV, raising=False)
+    app = models_page(monkeypatch)
+    assert not [t for t in app.text_input if t.key == "models_target"] and not app.checkbox
+    assert ENABLE_ENV in " ".join(i.value for i in app.info)
+
+
+def test_no_remote_code_runs_from_the_browser(at, tmp_path):
+    """A folder whose config asks for its own configuration code: the page refuses it and the code never runs."""
+    folder = tmp_path / "evil"
+    folder.mkdir()
+    marker = tmp_path / "ran"
+    (folder / "config.json").write_text('{"model_type": "evil", "auto_map": {"AutoConfig": '
+                                        '"configuration_evil.EvilConfig"}}')
+    (folder / "configuration_evil.py").write_text(f"open({str(marker)!r}, 'w').write('pwned')\n")
+    at.text_input(key="models_target").set_value(str(folder))
+    at.button[0].click().run()
+    assert not at.exception and len(at.error) == 1 and not marker.exists()
+    assert "custom_pair" not in at.session_state
+
+
+def test_paths_outside_the_allowed_folder_get_the_same_sentence_whether_they_exist_or_not(at):
+    sentences = []
+    for path in ("/etc", "/no/such/folder", "../../etc"):
+        at.text_input(key="models_target").set_value(path)
+        at.button[0].click().run()
+        sentences.append(at.error[0].value.replace("\\", "").replace(path, "PATH"))
+    assert not at.exception and len(set(sentences)) == 1 and "models folder this server allows" in sentences[0]
 
 
 def test_the_catalog_table_lists_every_pair_with_sizes_and_licences(at):

@@ -268,7 +268,7 @@ def test_a_pair_loaded_by_hand_on_the_models_page_runs_in_the_playground(tmp_pat
 
     target_dir, draft_dir = save_toy_pair(tmp_path)
     spec = f"{target_dir},{draft_dir}"
-    loaded = models_view._load(spec, "cpu", "auto", False, progress=lambda message: None)
+    loaded = models_view._load(spec, "cpu", "auto", progress=lambda message: None)
     at = page()
     at.session_state[state.CUSTOM_PAIR_KEY] = spec
     at.radio(key="playground_source").set_value("live").run()

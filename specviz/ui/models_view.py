@@ -17,6 +17,7 @@ from specviz.loading import (DEFAULT_CONTEXT, Machine, ModelLoadError, detect_ma
                              pick_device, pick_dtype, plan_placement)
 from specviz.models import Pair, load_pair
 from specviz.runspec import PAIRS
+from specviz.ui.model_access import ENABLE_ENV, ROOT_ENV, WebModelPolicy
 from specviz.ui.escaping import escape_markdown
 
 DEVICE_CHOICES = ("auto", "cpu", "cuda", "mps")
@@ -86,45 +87,49 @@ class HandPair:
     draft: str
     device: str
     dtype: str
-    trust_remote_code: bool
 
     @property
     def spec(self) -> str:
         return ",".join(x for x in (self.target.strip(), self.draft.strip()) if x)
 
 
-def hand_form() -> HandPair | None:
-    """The "pair by hand" form; the submitted values, or None before the button is pressed."""
+def hand_form(policy: WebModelPolicy) -> HandPair | None:
+    """The "pair by hand" form, if the operator allows it; the submitted values, or None before the button is
+    pressed. Remote code is never trusted from the browser."""
+    if not policy.enabled:
+        st.info(f"Loading models by hand is turned off on this server. Its operator can allow Hugging Face Hub ids "
+                f"with `{ENABLE_ENV}=1`, and local folders inside one folder with `{ROOT_ENV}=/path/to/models`. On "
+                "your own machine, the command line loads any pair: `python -m specviz generate --pair "
+                "TARGET,DRAFT`.")
+        return None
+    where = "a Hugging Face Hub id" + (" or a folder inside the allowed models folder" if policy.root else "")
     with st.form("models_hand_form"):
-        target = st.text_input("Target: local folder or Hugging Face id", key="models_target",
-                               placeholder="Qwen/Qwen2.5-1.5B-Instruct or /path/to/model")
-        draft = st.text_input("Draft: local folder or Hugging Face id (empty = self-drafting only)",
-                              key="models_draft", placeholder="Qwen/Qwen2.5-0.5B-Instruct")
+        target = st.text_input(f"Target: {where}", key="models_target", max_chars=300,
+                               placeholder="Qwen/Qwen2.5-1.5B-Instruct")
+        draft = st.text_input(f"Draft: {where} (empty = self-drafting only)", key="models_draft", max_chars=300,
+                              placeholder="Qwen/Qwen2.5-0.5B-Instruct")
         left, right = st.columns(2)
         device = left.selectbox("Device", DEVICE_CHOICES, key="models_hand_device")
         dtype = right.selectbox("Dtype", DTYPE_CHOICES, key="models_hand_dtype")
-        trust = st.checkbox("Trust remote code for these two models (runs code from their repositories)",
-                            value=False, key="models_trust")
         submitted = st.form_submit_button("Check and load", type="primary")
     if not submitted:
         return None
-    return HandPair(target, draft, device, dtype, trust)
+    return HandPair(target, draft, device, dtype)
 
 
-_LOADED_WITH: dict[str, tuple[str, str, bool]] = {}  # spec -> (device, dtype, trust_remote_code) it was loaded with
+_LOADED_WITH: dict[str, tuple[str, str]] = {}  # spec -> (device, dtype) it was loaded with
 
 
-def _load(spec: str, device: str, dtype: str, trust_remote_code: bool, progress) -> Pair:
+def _load(spec: str, device: str, dtype: str, progress) -> Pair:
     """Load a pair by hand into the one pair cache, or reuse it when the same spec is there with the same settings.
-    Not st.cache_resource: the progress callback writes into a status box made outside the function, which
-    Streamlit's cache cannot replay."""
-    settings = (device, dtype, trust_remote_code)
+    Never with remote code. Not st.cache_resource: the progress callback writes into a status box made outside the
+    function, which Streamlit's cache cannot replay."""
+    settings = (device, dtype)
     with PAIRS.lock(spec):  # one load at a time, and never under a running generation
         pair = PAIRS.loaded(spec)
         if pair is None or _LOADED_WITH.get(spec) != settings:
             pair = load_pair(spec, device=None if device == "auto" else device,
-                             dtype=None if dtype == "auto" else dtype, trust_remote_code=trust_remote_code,
-                             progress=progress)
+                             dtype=None if dtype == "auto" else dtype, trust_remote_code=False, progress=progress)
             PAIRS.put(spec, pair)
             _LOADED_WITH[spec] = settings
     return pair
@@ -135,12 +140,16 @@ def loaded_pair(spec: str) -> Pair | None:
     return PAIRS.loaded(spec)
 
 
-def load_hand_pair(hand: HandPair) -> Pair | None:
-    """Validate and load the pair with download and load progress in a status box; None (and one sentence) when
-    it cannot work."""
-    if not hand.target.strip():
-        st.error("Give the target model: a local folder or a Hugging Face id.")
+def load_hand_pair(hand: HandPair, policy: WebModelPolicy) -> Pair | None:
+    """Check the references against the operator's policy, then load the pair with download and load progress in a
+    status box; None (and one sentence, shown, not folded away) when it cannot work."""
+    try:
+        refs = [policy.check(hand.target, "target")] + ([policy.check(hand.draft, "draft")] if hand.draft.strip()
+                                                         else [])
+    except ValueError as exc:
+        st.error(escape_markdown(exc))
         return None
+    hand = HandPair(refs[0], refs[1] if len(refs) > 1 else "", hand.device, hand.dtype)
     with st.status(f"Checking and loading {escape_markdown(hand.spec)}...", expanded=True) as status:
         steps, current = [], status.empty()
 
@@ -152,10 +161,15 @@ def load_hand_pair(hand: HandPair) -> Pair | None:
             current.markdown("  \n".join(escape_markdown(m) for m in steps))
             status.update(label=escape_markdown(message))
         try:
-            pair = _load(hand.spec, hand.device, hand.dtype, hand.trust_remote_code, progress)
+            pair = _load(hand.spec, hand.device, hand.dtype, progress)
         except ValueError as exc:
             status.update(label="This pair cannot be used.", state="error", expanded=False)
             st.error(escape_markdown(exc))
+            return None
+        except Exception as exc:  # noqa: BLE001 - a broken weight file or config: one sentence, no traceback, no path
+            status.update(label="This pair cannot be used.", state="error", expanded=False)
+            st.error(f"The models could not be loaded ({type(exc).__name__}): their files are damaged or not a "
+                     "causal language model specviz can run.")
             return None
         status.update(label=f"Loaded {escape_markdown(hand.spec)}.", state="complete", expanded=False)
     return pair

@@ -1,0 +1,80 @@
+"""Which models a browser visitor may load by hand: nothing, unless the operator says so.
+
+Loading a model folder can run code (a `configuration_*.py` with trust-remote-code, a pickled weight file) and its
+error messages can tell a visitor which paths exist on the server. So the web UI's "pair by hand" form is off by
+default, and when the operator turns it on:
+
+    SPECVIZ_WEB_CUSTOM_MODELS=1              # visitors may load Hugging Face Hub ids (safetensors, no remote code)
+    SPECVIZ_WEB_MODEL_ROOT=/srv/models       # ... and local folders, but only inside this folder
+
+Remote code is never trusted from the browser (the CLI keeps its --trust-remote-code flag), and a refusal names
+only what the visitor typed, never whether a path exists.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+ENABLE_ENV = "SPECVIZ_WEB_CUSTOM_MODELS"
+ROOT_ENV = "SPECVIZ_WEB_MODEL_ROOT"
+HUB_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,95}(/[A-Za-z0-9][A-Za-z0-9_.-]{0,95})?$")
+MAX_REF = 300
+
+
+@dataclass(frozen=True)
+class WebModelPolicy:
+    """The operator's choice: whether visitors may load models by hand, and the one folder local models may be in."""
+
+    enabled: bool = False
+    root: Path | None = None
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> WebModelPolicy:
+        env = os.environ if environ is None else environ
+        enabled = env.get(ENABLE_ENV, "").strip().lower() in ("1", "true", "yes", "on")
+        root = env.get(ROOT_ENV, "").strip()
+        return cls(enabled, Path(root).expanduser().resolve() if root else None)
+
+    def check(self, ref: str, what: str = "model") -> str:
+        """The reference to load for what a visitor typed (a Hub id, or a resolved folder inside the root), or a
+        ValueError with one sentence that reveals nothing about the server's files.
+
+        >>> WebModelPolicy(True).check("HuggingFaceTB/SmolLM2-360M-Instruct")
+        'HuggingFaceTB/SmolLM2-360M-Instruct'
+        >>> WebModelPolicy(True).check("/etc")
+        Traceback (most recent call last):
+        ...
+        ValueError: Local folders cannot be loaded from the browser on this server; use a Hugging Face Hub id.
+        """
+        if not self.enabled:
+            raise ValueError(f"Loading models by hand is turned off on this server (the operator can turn it on "
+                             f"with {ENABLE_ENV}=1).")
+        text = ref.strip()
+        if not text or len(text) > MAX_REF or any(ord(c) < 32 for c in text):
+            raise ValueError(f"Give the {what}: a Hugging Face Hub id such as Org/Model-Name.")
+        if _looks_local(text):
+            return self._local(text)
+        if HUB_ID.match(text) and ".." not in text and not Path(text).exists():
+            return text  # a local path of the same name would be loaded instead by from_pretrained: refused above
+        raise ValueError(f"'{_shown(text)}' is not a Hugging Face Hub id (Org/Model-Name) that can be loaded here.")
+
+    def _local(self, text: str) -> str:
+        if self.root is None:
+            raise ValueError("Local folders cannot be loaded from the browser on this server; use a Hugging Face "
+                             "Hub id.")
+        path = (self.root / text.removeprefix("~/")).resolve() if not text.startswith("/") else Path(text).resolve()
+        if not path.is_relative_to(self.root) or not (path / "config.json").is_file():
+            raise ValueError(f"'{_shown(text)}' is not a model folder inside the models folder this server allows.")
+        return str(path)
+
+
+def _looks_local(text: str) -> bool:
+    return text.startswith(("/", "~", ".")) or "\\" in text or ".." in text or text.count("/") > 1
+
+
+def _shown(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"

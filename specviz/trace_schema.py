@@ -124,8 +124,9 @@ def _step(step: Any, where: str) -> None:
     if not isinstance(emitted, list) or len(emitted) > len(decisions) + 1:
         _fail(where, "emitted must be a list of at most K+1 tokens")
     before, after = step.get("target_cache_before", 0), step.get("target_cache_after", 0)
-    if before > after:
-        _fail(where, f"the target's cache cannot shrink during a step ({before} -> {after})")
+    if not 0 <= after - before <= len(decisions) + 1:  # the last token plus the accepted drafts, at most K+1
+        _fail(where, f"the target's cache grows by 0 to K+1 = {len(decisions) + 1} entries in a step "
+                     f"({before} -> {after})")
     _tops(step.get("correction_top", []), where + "correction_top: ")
     for i, decision in enumerate(decisions, start=1):
         if not isinstance(decision, dict):

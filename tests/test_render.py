@@ -211,6 +211,25 @@ def test_kv_cache_draws_the_rollback(toy):
         assert f"rolled back {rolled} " in html
 
 
+def test_a_huge_cache_jump_is_drawn_as_a_count_not_as_cells(toy):
+    """A trace may say the draft's cache jumped by 100,000 entries: one cell with the count, a few KB of HTML."""
+    step = dataclasses.replace(toy.steps[0], draft_cache_before=0, draft_cache_after=100_000)
+    html = kv_cache_html(step)
+    assert len(html) < 20_000 and "×100,000" in html and "100,000 slots written and kept" in html
+
+
+def test_the_verdict_figure_stays_fast_with_many_drafts(toy):
+    """Glyphs go in with one layout call: 2,000 drafts (far past any real step) still draw at once."""
+    import time
+
+    first = next(s for s in toy.steps if s.decisions)
+    decisions = first.decisions * (2000 // first.n_drafted)
+    many = dataclasses.replace(first, decisions=[dataclasses.replace(d, position=i % 16) for i, d in enumerate(decisions)])
+    start = time.perf_counter()
+    fig = verdict_overview_figure(many)
+    assert time.perf_counter() - start < 5 and len(fig.layout.annotations) == many.n_drafted
+
+
 def test_step_headline_counts(toy):
     s = step_with(toy, "bonus")
     assert step_headline(s) == f"Drafted {s.n_drafted}, accepted {s.n_drafted}, then 1 bonus token ★: " \

@@ -104,9 +104,10 @@ def verdict_overview_figure(step: Step) -> go.Figure:
                 hovertemplate="%{x}<br>p = %{customdata[0]}, q = %{customdata[1]}<br>p/q = %{customdata[2]}"
                               "<br>min(1, p/q) = %{customdata[3]}<br>u = %{customdata[4]}<extra></extra>",
                 name="min(1, p/q)")
-    for lab, k in zip(labels, kinds):  # the verdict glyph above each bar (above u's diamond, never under it)
-        fig.add_annotation(x=lab, y=1.12, text=style(k).glyph, showarrow=False,
-                           font=dict(size=20, color=style(k).color))
+    # the verdict glyph above each bar (above u's diamond, never under it), all in one layout call: adding them one
+    # by one copies the layout each time, which is quadratic in the number of drafts
+    fig.update_layout(annotations=[dict(x=lab, y=1.12, text=style(k).glyph, showarrow=False,
+                                        font=dict(size=20, color=style(k).color)) for lab, k in zip(labels, kinds)])
     reached = [(lab, d.uniform) for lab, d in zip(labels, step.decisions) if d.reached and d.uniform is not None]
     if reached:
         fig.add_scatter(x=[r[0] for r in reached], y=[r[1] for r in reached], mode="markers", name="u",

@@ -56,24 +56,35 @@ def kv_cache_html(step: Step) -> str:
     return f'<div style="font-size:0.95rem">{"".join(rows)}<div style="color:#444;margin-top:4px">{note}</div></div>'
 
 
+MAX_CELLS = 40  # slots drawn one by one; a longer run is drawn as one cell with its count
+
+
 def _cache_row(name: str, before: int, peak: int | None, after: int) -> str:
     cells = [_cell(f"{before} cached before the step")] if before else []
     kept, rolled = after - before, (peak - after if peak is not None and peak > after else 0)
-    cells += [_cell("written and kept", TokenKind.ACCEPTED)] * max(kept, 0)
-    cells += [_cell("written, then rolled back", TokenKind.REJECTED)] * rolled
-    cells += [_cell("rolled back", TokenKind.REJECTED)] * max(-kept, 0)
+    cells += _cells(max(kept, 0), "written and kept", TokenKind.ACCEPTED)
+    cells += _cells(rolled, "written, then rolled back", TokenKind.REJECTED)
+    cells += _cells(max(-kept, 0), "rolled back", TokenKind.REJECTED)
     summary = f"{before} → {after}" + (f" (peak {peak})" if peak is not None and peak > after else "")
     return (f'<div style="margin:3px 0"><span style="display:inline-block;width:60px;font-weight:600">{name}</span>'
             f'<span style="display:inline-block;width:190px;font-family:monospace">{summary}</span>'
             f'{"".join(cells)}</div>')
 
 
-def _cell(tip: str, kind: TokenKind | None = None) -> str:
+def _cells(n: int, tip: str, kind: TokenKind) -> list[str]:
+    """n slots of one kind: one cell each, or (past MAX_CELLS) a single wide cell that says how many."""
+    if n <= MAX_CELLS:
+        return [_cell(tip, kind)] * n
+    return [_cell(f"{n:,} slots {tip}", kind, label=f"×{n:,}")]
+
+
+def _cell(tip: str, kind: TokenKind | None = None, label: str = "") -> str:
     """One cache slot: grey when it was there before the step, else coloured (and marked ✗) like the token kind."""
     fill, border, strike = ("#D9D9D9", "#9A9A9A", False) if kind is None else \
         (style(kind).background, style(kind).color, style(kind).strike)
-    mark = "✗" if strike else "&nbsp;"
-    return (f'<span title="{escape_attr(tip)}" style="display:inline-block;width:18px;height:18px;margin-right:2px;'
+    mark = label or ("✗" if strike else "&nbsp;")
+    width = "min-width:18px;padding:0 4px" if label else "width:18px"
+    return (f'<span title="{escape_attr(tip)}" style="display:inline-block;{width};height:18px;margin-right:2px;'
             f'vertical-align:middle;background:{fill};border:1.5px solid {border};border-radius:3px;font-size:11px;'
             f'text-align:center;line-height:16px;color:{border}">{mark}</span>')
 

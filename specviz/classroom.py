@@ -7,23 +7,37 @@ URL) and resumes at their first unanswered question. Answers are graded here, se
 The teacher is authenticated by a PIN from the environment (or Streamlit secrets, read by the page), compared in
 constant time. No Streamlit here.
 
+Made to face a class that tries to break it, where every refusal is one ClassroomError sentence:
+  - a `PinGuard` (one per server process) counts wrong PINs per client and overall, so a reload does not reset
+    them, and makes guessers wait 30 s after 5 misses (20 for the whole server), doubling up to 15 minutes;
+    PINs shorter than MIN_PIN_LENGTH are refused, so the hundred or so guesses a day it lets through get nowhere;
+  - names are NFKC-normalised with invisible characters dropped, and two names that then differ only by case
+    are the same name; a session takes at most MAX_STUDENTS, and a `RateLimit` lets a client join
+    JOINS_PER_MINUTE times a minute;
+  - a busy, read-only or broken database file is a sentence, not an sqlite3 traceback.
+
   SPECVIZ_CLASSROOM_DB   the database file (default: $SPECVIZ_CACHE/classroom.sqlite, or
                          ~/.cache/specviz/classroom.sqlite)
-  SPECVIZ_TEACHER_PIN    the teacher's PIN; without one the teacher view stays locked
+  SPECVIZ_TEACHER_PIN    the teacher's PIN, at least MIN_PIN_LENGTH characters; without one (or with a shorter
+                         one) the teacher view stays locked
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
 import hmac
 import json
+import math
 import os
 import random
 import secrets
 import sqlite3
+import threading
 import time
 import unicodedata
-from collections.abc import Iterator, Mapping, Sequence
+from collections import OrderedDict, deque
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,7 +49,14 @@ DB_ENV, CACHE_ENV, PIN_ENV = "SPECVIZ_CLASSROOM_DB", "SPECVIZ_CACHE", "SPECVIZ_T
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I/L: easy to read off a projector
 CODE_LENGTH = 6
 NAME_MAX, TITLE_MAX, ANSWER_MAX = 40, 80, 2000
+MIN_PIN_LENGTH = 8
+MAX_STUDENTS = 200  # per session
+JOINS_PER_MINUTE = 10  # per client
+BUSY_TIMEOUT = 5.0  # seconds a call waits for another writer before the database counts as busy
 _BIDI = set("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f")
+# Characters that show nothing but are not format (Cf) characters: a combining grapheme joiner, Hangul fillers,
+# Khmer inherent vowels, the braille blank; variation selectors are tested by range in _invisible.
+_BLANK = set("\u034f\u115f\u1160\u17b4\u17b5\u2800\u3164\uffa0")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS sessions (
@@ -95,16 +116,22 @@ class Progress:
 
 # ---- input checks ----------------------------------------------------------------------------------------------
 def clean_text(text: Any, what: str, max_length: int) -> str:
-    """Stripped, whitespace-collapsed text without control or direction-override characters, or ClassroomError.
+    """NFKC-normalised, whitespace-collapsed text without invisible characters (dropped) or control and
+    direction-override characters (refused), or ClassroomError.
 
-    >>> clean_text("  Ada   Lovelace ", "name", 40)
+    >>> clean_text("  Ada \u200b  Lovelace ", "name", 40)
     'Ada Lovelace'
     """
     if not isinstance(text, str) or not text.strip():
         raise ClassroomError(f"Please enter a {what}.")
-    text = " ".join(unicodedata.normalize("NFC", text).split())
+    if len(text) > 10 * max_length:  # before normalising: a megabyte sent past the form's max_chars costs nothing
+        raise ClassroomError(f"The {what} is too long: at most {max_length} characters, please.")
+    text = " ".join(unicodedata.normalize("NFKC", text).split())
     if _has_control(text):
         raise ClassroomError(f"The {what} contains control characters; please use plain text.")
+    text = _visible(text)
+    if not text:
+        raise ClassroomError(f"Please enter a {what}.")
     if len(text) > max_length:
         raise ClassroomError(f"The {what} is too long: at most {max_length} characters, please.")
     return text
@@ -112,6 +139,15 @@ def clean_text(text: Any, what: str, max_length: int) -> str:
 
 def clean_name(text: Any) -> str:
     return clean_text(text, "display name", NAME_MAX)
+
+
+def name_key(name: str) -> str:
+    """How names are compared within a session: normalised, invisible characters dropped, case folded.
+
+    >>> name_key("ÉVA") == name_key("e\u0301va") == name_key("\u00c9v\u200ba")
+    True
+    """
+    return unicodedata.normalize("NFKC", _visible(name).casefold())
 
 
 def normalize_code(text: Any) -> str:
@@ -136,20 +172,150 @@ def new_code(rng: random.Random | None = None) -> str:
 # ---- teacher PIN -----------------------------------------------------------------------------------------------
 def teacher_pin(environ: Mapping[str, str] | None = None, secrets_map: Mapping[str, Any] | None = None) -> str | None:
     """The configured PIN: SPECVIZ_TEACHER_PIN from the environment, else from `secrets_map` (Streamlit secrets);
-    None when neither sets a non-empty one."""
+    None when neither sets a non-empty one, ClassroomError when it is shorter than MIN_PIN_LENGTH."""
     environ = os.environ if environ is None else environ
     for source in (environ, secrets_map or {}):
         value = source.get(PIN_ENV)
         if isinstance(value, str | int) and not isinstance(value, bool) and str(value).strip():
-            return str(value).strip()
+            pin = str(value).strip()
+            if len(pin) < MIN_PIN_LENGTH:
+                raise ClassroomError(f"The teacher PIN is too short: set {PIN_ENV} to at least {MIN_PIN_LENGTH} "
+                                     "characters (a few words will do), then restart the app.")
+            return pin
     return None
 
 
 def pin_matches(given: Any, expected: str | None) -> bool:
-    """Constant-time comparison; no PIN configured means nothing matches."""
+    """Constant-time comparison (of digests, so not even the length leaks); no PIN configured matches nothing."""
     if not expected or not isinstance(given, str):
         return False
-    return hmac.compare_digest(given.strip().encode(), expected.encode())
+    return hmac.compare_digest(_digest(given.strip()), _digest(expected))
+
+
+def client_id(ip: Any, headers: Mapping[str, Any], session_id: str) -> str:
+    """Who is asking, as well as the server can tell: the connection's address; for a connection from this machine
+    (no address: a local reverse proxy, or the teacher's own browser) the proxy's X-Real-Ip or the last
+    X-Forwarded-For entry (the one the proxy added); else the browser session. At most 100 characters.
+
+    >>> client_id(None, {"X-Forwarded-For": "6.6.6.6, 10.0.0.2"}, "abc")
+    'ip:10.0.0.2'
+    """
+    if isinstance(ip, str) and ip.strip():
+        return f"ip:{ip.strip()}"[:100]
+    lowered = {str(k).lower(): str(v) for k, v in headers.items()}
+    for candidate in (lowered.get("x-real-ip", ""), lowered.get("x-forwarded-for", "").split(",")[-1]):
+        if candidate.strip():
+            return f"ip:{candidate.strip()}"[:100]
+    return f"session:{session_id}"[:100]
+
+
+@dataclass
+class _Strikes:
+    """Wrong PINs from one client (or from everyone): how many, the last one, and the end of the current lock."""
+
+    failures: int = 0
+    last: float = -math.inf
+    locked_until: float = -math.inf
+
+
+class PinGuard:
+    """Wrong teacher PINs, counted on the server per client and overall, with exponential backoff.
+
+    After CLIENT_FREE misses a client waits BASE_LOCK seconds, and each further miss doubles the wait up to MAX_LOCK;
+    the server as a whole does the same after OVERALL_FREE misses, so many clients (or one with many addresses)
+    cannot share the guessing. A locked attempt is refused before the PIN is looked at and does not count. The right
+    PIN clears its client's record (not the overall one); records are forgotten FORGET_AFTER seconds after their
+    last miss. Thread-safe; memory is bounded by `max_clients`; `clock` is injectable for tests.
+    """
+
+    CLIENT_FREE, OVERALL_FREE = 5, 20
+    BASE_LOCK, MAX_LOCK, FORGET_AFTER = 30.0, 900.0, 6 * 3600.0
+
+    def __init__(self, max_clients: int = 10_000, clock: Callable[[], float] = time.monotonic) -> None:
+        self.max_clients, self._clock = max_clients, clock
+        self._clients: OrderedDict[str, _Strikes] = OrderedDict()
+        self._overall = _Strikes()
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._clients)
+
+    def wait(self, client: str) -> float:
+        """Seconds until `client` may try again (0: now)."""
+        with self._lock:
+            now = self._clock()
+            strikes = self._clients.get(client, _Strikes())
+            return max(0.0, strikes.locked_until - now, self._overall.locked_until - now)
+
+    def attempt(self, client: str, given: Any, expected: str) -> bool:
+        """Whether `given` is the PIN; ClassroomError (one sentence) while this client or the server is locked."""
+        with self._lock:
+            now = self._clock()
+            strikes = self._fresh(self._clients.get(client), now)
+            self._overall = self._fresh(self._overall, now)
+            if strikes.locked_until > now:
+                raise ClassroomError(f"Too many wrong PINs from this device; please wait "
+                                     f"{_duration(strikes.locked_until - now)}.")
+            if self._overall.locked_until > now:
+                raise ClassroomError(f"Too many wrong PINs have been tried on this server; teacher mode is locked "
+                                     f"for {_duration(self._overall.locked_until - now)}.")
+            if pin_matches(given, expected):
+                self._clients.pop(client, None)
+                return True
+            self._strike(strikes, self.CLIENT_FREE, now)
+            self._strike(self._overall, self.OVERALL_FREE, now)
+            self._remember(client, strikes, now)
+            return False
+
+    def _fresh(self, strikes: _Strikes | None, now: float) -> _Strikes:
+        if strikes is None or (now - strikes.last >= self.FORGET_AFTER and strikes.locked_until <= now):
+            return _Strikes()
+        return strikes
+
+    def _strike(self, strikes: _Strikes, free: int, now: float) -> None:
+        strikes.failures += 1
+        strikes.last = now
+        if strikes.failures >= free:
+            doublings = min(strikes.failures - free, 32)
+            strikes.locked_until = now + min(self.MAX_LOCK, self.BASE_LOCK * 2**doublings)
+
+    def _remember(self, client: str, strikes: _Strikes, now: float) -> None:
+        self._clients[client] = strikes
+        self._clients.move_to_end(client)
+        if len(self._clients) > self.max_clients:
+            for key in [k for k, s in self._clients.items() if self._fresh(s, now) is not s]:
+                del self._clients[key]
+        while len(self._clients) > self.max_clients:
+            self._clients.popitem(last=False)  # the least recently active; the overall count still holds
+
+
+class RateLimit:
+    """At most `limit` events per client in any `per` seconds (a sliding window), for joins: `hit` records one or
+    refuses with one sentence. Thread-safe; memory is bounded by `max_clients` (least recently seen dropped first).
+    """
+
+    def __init__(self, limit: int = JOINS_PER_MINUTE, per: float = 60.0, what: str = "joins",
+                 max_clients: int = 10_000, clock: Callable[[], float] = time.monotonic) -> None:
+        self.limit, self.per, self.what, self.max_clients, self._clock = limit, per, what, max_clients, clock
+        self._times: OrderedDict[str, deque[float]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._times)
+
+    def hit(self, client: str) -> None:
+        with self._lock:
+            now = self._clock()
+            times = self._times.pop(client, None) or deque()
+            while times and now - times[0] >= self.per:
+                times.popleft()
+            self._times[client] = times
+            if len(times) >= self.limit:
+                raise ClassroomError(f"Too many {self.what} from this device; please wait "
+                                     f"{_duration(self.per - (now - times[0]))} and try again.")
+            times.append(now)
+            while len(self._times) > self.max_clients:
+                self._times.popitem(last=False)
 
 
 # ---- the store -------------------------------------------------------------------------------------------------
@@ -163,11 +329,12 @@ def default_db_path(environ: Mapping[str, str] | None = None) -> Path:
 
 class ClassroomStore:
     """Sessions, students and answers in one SQLite file. Safe to share across threads: every call opens its own
-    connection (with a busy timeout), and writes run in `BEGIN IMMEDIATE` transactions."""
+    connection (with a busy timeout, BUSY_TIMEOUT unless given), and writes run in `BEGIN IMMEDIATE` transactions.
+    Database failures (busy, read-only, full, not a database) leave here as ClassroomError sentences."""
 
-    def __init__(self, path: str | os.PathLike[str] | None = None, timeout: float = 15.0) -> None:
+    def __init__(self, path: str | os.PathLike[str] | None = None, timeout: float | None = None) -> None:
         self.path = Path(path) if path is not None else default_db_path()
-        self.timeout = timeout
+        self.timeout = BUSY_TIMEOUT if timeout is None else timeout
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             with self._connect() as conn:
@@ -178,13 +345,21 @@ class ClassroomStore:
 
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
-        conn = sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None)
+        """A connection; any sqlite3 error but IntegrityError (which callers handle) becomes a ClassroomError."""
+        try:
+            conn = sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None)
+        except sqlite3.Error as exc:
+            raise _database_error(exc, self.path) from None
         try:
             conn.row_factory = sqlite3.Row
             conn.execute(f"PRAGMA busy_timeout = {int(self.timeout * 1000)}")
             conn.execute("PRAGMA foreign_keys = ON")
             conn.execute("PRAGMA synchronous = NORMAL")
             yield conn
+        except sqlite3.IntegrityError:
+            raise
+        except sqlite3.Error as exc:
+            raise _database_error(exc, self.path) from None
         finally:
             conn.close()
 
@@ -195,7 +370,8 @@ class ClassroomStore:
             try:
                 yield conn
             except BaseException:
-                conn.execute("ROLLBACK")
+                if conn.in_transaction:  # SQLite may already have rolled back (busy, full, I/O error)
+                    conn.execute("ROLLBACK")
                 raise
             conn.execute("COMMIT")
 
@@ -239,7 +415,8 @@ class ClassroomStore:
 
     # ---- students ---------------------------------------------------------------------------------------------
     def join(self, code: str, name: str) -> Student:
-        """Add a student to an open session; the name must be free in that session (case-insensitive)."""
+        """Add a student to an open session that has room (MAX_STUDENTS); the name must be free in that session
+        (compared by `name_key`: case and invisible characters do not make a new name)."""
         code, name = normalize_code(code), clean_name(name)
         session = self.session(code)
         if session is None:
@@ -247,12 +424,19 @@ class ClassroomStore:
         if session.closed:
             raise ClassroomError(f"Session {code} has ended.")
         student = Student(secrets.token_urlsafe(16), code, name, time.time())
+        taken = ClassroomError(f"Someone in this session is already called {name}; please add an initial.")
         try:
-            with self._write() as conn:
+            with self._write() as conn:  # BEGIN IMMEDIATE: the count and the names cannot change under us
+                names = [r["name"] for r in conn.execute("SELECT name FROM students WHERE code = ?", (code,))]
+                if len(names) >= MAX_STUDENTS:
+                    raise ClassroomError(f"Session {code} is full ({MAX_STUDENTS} students); please ask your "
+                                         "teacher to start another one.")
+                if name_key(name) in {name_key(n) for n in names}:
+                    raise taken
                 conn.execute("INSERT INTO students (token, code, name, joined_at) VALUES (?, ?, ?, ?)",
                              (student.token, code, name, student.joined_at))
         except sqlite3.IntegrityError:
-            raise ClassroomError(f"Someone in this session is already called {name}; please add an initial.") from None
+            raise taken from None
         return student
 
     def student(self, token: Any) -> Student | None:
@@ -372,3 +556,44 @@ def _answer_json(answer: Any) -> str:
 
 def _has_control(text: str) -> bool:
     return any(unicodedata.category(ch) in ("Cc", "Cs", "Co") or ch in _BIDI for ch in text)
+
+
+def _invisible(ch: str) -> bool:
+    """Format (Cf) and unassigned (Cn) characters, variation selectors and blank-looking letters."""
+    return (unicodedata.category(ch) in ("Cf", "Cn") or ch in _BLANK or "\ufe00" <= ch <= "\ufe0f"
+            or "\U000e0100" <= ch <= "\U000e01ef")
+
+
+def _visible(text: str) -> str:
+    """NFKC, invisible characters dropped, whitespace (line and paragraph separators too) collapsed."""
+    text = "".join(ch for ch in unicodedata.normalize("NFKC", text) if not _invisible(ch))
+    return " ".join(text.split())
+
+
+def _digest(text: str) -> bytes:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
+
+
+def _duration(seconds: float) -> str:
+    """A wait as a reader wants it: '1 second', '45 seconds', '15 minutes' (rounded up)."""
+    whole = max(1, math.ceil(seconds - 1e-9))
+    if whole < 120:
+        return f"{whole} second{'s' if whole != 1 else ''}"
+    return f"{math.ceil(whole / 60)} minutes"
+
+
+_BUSY, _LOCKED, _READONLY, _IOERR, _FULL = 5, 6, 8, 10, 13  # SQLite's primary result codes
+
+
+def _database_error(exc: sqlite3.Error, path: Path) -> ClassroomError:
+    """One sentence for a database failure: busy, read-only, out of space, or (with the file) anything else."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    primary, text = (code & 0xFF if isinstance(code, int) else None), str(exc).lower()
+    if primary in (_BUSY, _LOCKED) or "locked" in text or "busy" in text:
+        return ClassroomError("The class database is busy; try again in a moment.")
+    if primary == _READONLY or "readonly" in text:
+        return ClassroomError("The class database is read-only, so nothing can be saved; please tell your teacher.")
+    if primary in (_IOERR, _FULL) or "disk" in text:
+        return ClassroomError("The class database cannot be written (the disk is full or failing); please tell "
+                              "your teacher.")
+    return ClassroomError(f"The class database at {path} cannot be used ({exc}).")

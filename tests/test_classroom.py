@@ -1,19 +1,27 @@
-"""Classroom store: joining, answering once, resuming after a reconnect, 40 students at once, PIN, exports."""
+"""Classroom store: joining, answering once, resuming after a reconnect, 40 students at once, PIN, exports, and
+what a class of 30-60 can throw at it: PIN guessing, invisible characters in names, join floods, a busy or
+read-only database."""
 
 from __future__ import annotations
 
 import csv
 import io
+import os
+import shutil
 import sqlite3
 import threading
 
 import pytest
 
+import specviz.classroom as classroom
 from specviz.classroom import (
     CODE_ALPHABET,
     ClassroomError,
     ClassroomStore,
+    PinGuard,
+    RateLimit,
     clean_name,
+    client_id,
     default_db_path,
     new_code,
     normalize_code,
@@ -133,6 +141,9 @@ def test_csv_export_has_every_answer_and_defuses_formulas(store):
         ("Eve\nMallory", None),  # newlines collapse to a space
         ("abc\u202eevil", "control characters"),
         (None, "Please enter a display name."),
+        ("\ue000Eve", "control characters"),  # private use
+        ("\u200b\u200d\u2060\ufeff", "Please enter a display name."),  # only invisible characters
+        ("\u3164 \u2800", "Please enter a display name."),  # blank-looking letters: Hangul filler, braille blank
     ],
 )
 def test_names_are_validated(name, message):
@@ -141,6 +152,161 @@ def test_names_are_validated(name, message):
     else:
         with pytest.raises(ClassroomError, match=message):
             clean_name(name)
+
+
+@pytest.mark.parametrize(
+    ("typed", "stored"),
+    [
+        ("Ad\u200ba", "Ada"),  # zero-width space
+        ("\ufeffA\u00add\u2060a\u200d", "Ada"),  # BOM, soft hyphen, word joiner, zero-width joiner
+        ("\uff21\uff44\uff41", "Ada"),  # fullwidth letters (NFKC)
+        ("Ada\u2028Lovelace", "Ada Lovelace"),  # line separator is whitespace
+        ("Ada \u200b Lovelace", "Ada Lovelace"),
+        ("Ada\ufe0f", "Ada"),  # a variation selector on a letter shows nothing
+        ("Ad\U000e0041a", "Ada"),  # a tag character (Cf)
+        ("Ad\U0010fffea", "Ada"),  # an unassigned code point (Cn)
+        ("Zoë", "Zoë"),
+        ("Zoe\u0308", "Zoë"),  # combining diaeresis composes
+    ],
+)
+def test_invisible_characters_are_stripped_and_names_normalised(typed, stored):
+    assert clean_name(typed) == stored
+
+
+def test_names_that_differ_only_by_invisible_characters_or_case_are_duplicates(store):
+    session = store.create_session(QUESTIONS)
+    store.join(session.code, "Ada")
+    for twin in ("Ad\u200ba", "aDA", "\uff21\uff24\uff21"):
+        with pytest.raises(ClassroomError, match="already called"):
+            store.join(session.code, twin)
+    store.join(session.code, "Éva")
+    with pytest.raises(ClassroomError, match="already called"):
+        store.join(session.code, "éVA")  # case beyond ASCII
+    with pytest.raises(ClassroomError, match="already called"):
+        store.join(session.code, "E\u0301va")  # the same letters, decomposed
+    assert [s.name for s in store.students(session.code)] == ["Ada", "Éva"]
+
+
+def test_a_session_takes_at_most_max_students(store, monkeypatch):
+    monkeypatch.setattr(classroom, "MAX_STUDENTS", 3)
+    session = store.create_session(QUESTIONS)
+    for i in range(3):
+        store.join(session.code, f"S{i}")
+    with pytest.raises(ClassroomError, match=rf"^Session {session.code} is full \(3 students\)"):
+        store.join(session.code, "One too many")
+    assert len(store.students(session.code)) == 3
+    assert store.join(store.create_session(QUESTIONS).code, "One too many")  # other sessions are not affected
+
+
+def test_joins_are_rate_limited_per_client():
+    now = [1000.0]
+    limit = RateLimit(limit=10, per=60.0, clock=lambda: now[0])
+    for _ in range(10):
+        limit.hit("10.0.0.5")
+        now[0] += 1
+    with pytest.raises(ClassroomError, match=r"^Too many joins from this device; please wait 50 seconds"):
+        limit.hit("10.0.0.5")
+    limit.hit("10.0.0.6")  # another client is not affected
+    now[0] += 50
+    limit.hit("10.0.0.5")  # the oldest join has left the window
+
+
+def test_rate_limit_memory_is_bounded():
+    limit = RateLimit(limit=10, per=60.0, max_clients=100, clock=lambda: 0.0)
+    for i in range(5000):
+        limit.hit(f"client {i}")
+    assert len(limit) <= 100
+
+
+# ---- the teacher PIN -------------------------------------------------------------------------------------------
+RIGHT, WRONG = "correct-horse-42", "wrong-guess-0000"
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 5000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_pin_guard_locks_a_client_across_reloads_and_doubles_the_wait():
+    clock = FakeClock()
+    guard = PinGuard(clock=clock)
+    # Each attempt is a fresh page load (a new browser session); only the client key is the same.
+    for _ in range(5):
+        assert guard.attempt("203.0.113.7", WRONG, RIGHT) is False
+    with pytest.raises(ClassroomError, match=r"^Too many wrong PINs from this device; please wait 30 seconds"):
+        guard.attempt("203.0.113.7", RIGHT, RIGHT)  # locked: not even the right PIN is looked at
+    assert guard.attempt("198.51.100.9", RIGHT, RIGHT) is True  # another client is not locked out
+    clock.now += 30
+    assert guard.attempt("203.0.113.7", WRONG, RIGHT) is False  # a sixth wrong PIN: the wait doubles
+    with pytest.raises(ClassroomError, match="please wait 60 seconds"):
+        guard.attempt("203.0.113.7", RIGHT, RIGHT)
+    clock.now += 59
+    with pytest.raises(ClassroomError, match="please wait 1 second"):
+        guard.attempt("203.0.113.7", RIGHT, RIGHT)
+    clock.now += 1
+    assert guard.attempt("203.0.113.7", WRONG, RIGHT) is False
+    clock.now += 119
+    with pytest.raises(ClassroomError, match="please wait 1 second"):
+        guard.attempt("203.0.113.7", RIGHT, RIGHT)
+    clock.now += 1
+    assert guard.attempt("203.0.113.7", RIGHT, RIGHT) is True  # the right PIN clears this client's record
+    for _ in range(4):
+        assert guard.attempt("203.0.113.7", WRONG, RIGHT) is False
+    assert guard.wait("203.0.113.7") == 0
+
+
+def test_pin_guard_waits_are_capped():
+    clock = FakeClock()
+    guard = PinGuard(clock=clock)
+    for _ in range(30):
+        clock.now += guard.wait("a")
+        guard.attempt("a", WRONG, RIGHT)
+    assert guard.wait("a") == PinGuard.MAX_LOCK == 900
+
+
+def test_many_clients_together_cannot_brute_force_the_pin():
+    clock = FakeClock()
+    guard = PinGuard(clock=clock)
+    for i in range(20):  # a class of guessers, or one guesser with 20 addresses: one try each
+        assert guard.attempt(f"10.0.0.{i}", WRONG, RIGHT) is False
+    with pytest.raises(ClassroomError, match=r"^Too many wrong PINs have been tried on this server; teacher mode is "
+                                             r"locked for 30 seconds"):
+        guard.attempt("10.0.1.1", RIGHT, RIGHT)  # a new client is refused too
+    clock.now += 30
+    assert guard.attempt("10.0.1.2", WRONG, RIGHT) is False
+    with pytest.raises(ClassroomError, match="locked for 60 seconds"):
+        guard.attempt("10.0.1.3", RIGHT, RIGHT)
+
+
+def test_pin_guard_is_thread_safe_and_bounded():
+    guard = PinGuard()
+    barrier = threading.Barrier(8)
+    results: list[bool | str] = []
+
+    def guess() -> None:
+        barrier.wait()
+        for _ in range(20):
+            try:
+                results.append(guard.attempt("same client", WRONG, RIGHT))
+            except ClassroomError:
+                results.append("locked")
+
+    threads = [threading.Thread(target=guess) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=30)
+    assert results.count(False) == 5 and results.count("locked") == 155  # parallel requests do not slip through
+
+    clock = FakeClock()
+    guard = PinGuard(max_clients=50, clock=clock)
+    for i in range(500):  # one wrong PIN from each of 500 addresses, waiting out every lock
+        clock.now += guard.wait(f"c{i}")
+        assert guard.attempt(f"c{i}", WRONG, RIGHT) is False
+    assert len(guard) <= 50
 
 
 def test_names_are_unique_per_session_case_insensitively(store):
@@ -190,12 +356,71 @@ def test_bad_tokens_and_questions(store):
 
 
 def test_teacher_pin():
-    assert teacher_pin({"SPECVIZ_TEACHER_PIN": " 4321 "}) == "4321"
-    assert teacher_pin({}, {"SPECVIZ_TEACHER_PIN": 2468}) == "2468"
+    assert teacher_pin({"SPECVIZ_TEACHER_PIN": " 4321-8765 "}) == "4321-8765"
+    assert teacher_pin({}, {"SPECVIZ_TEACHER_PIN": 24681357}) == "24681357"
     assert teacher_pin({"SPECVIZ_TEACHER_PIN": ""}, {}) is None
-    assert pin_matches("4321", "4321") and pin_matches(" 4321 ", "4321")
-    assert not pin_matches("1234", "4321") and not pin_matches("", "4321") and not pin_matches(None, "4321")
-    assert not pin_matches("", None) and not pin_matches("anything", None)
+    assert pin_matches("4321-8765", "4321-8765") and pin_matches(" 4321-8765 ", "4321-8765")
+    assert not pin_matches("1234", "4321-8765") and not pin_matches("", "4321-8765")
+    assert not pin_matches(None, "4321-8765") and not pin_matches("", None) and not pin_matches("anything", None)
+
+
+@pytest.mark.parametrize("short", ["4321", " 1234567 ", 2468])
+def test_a_short_teacher_pin_is_refused(short):
+    message = r"^The teacher PIN is too short: set SPECVIZ_TEACHER_PIN to at least 8 characters"
+    with pytest.raises(ClassroomError, match=message):
+        teacher_pin({"SPECVIZ_TEACHER_PIN": short})
+    with pytest.raises(ClassroomError, match=message):
+        teacher_pin({}, {"SPECVIZ_TEACHER_PIN": short})
+
+
+def test_client_id_prefers_the_connection_then_the_proxy_then_the_session():
+    assert client_id("203.0.113.7", {"X-Real-Ip": "10.9.9.9"}, "s1") == "ip:203.0.113.7"  # headers are not trusted
+    assert client_id(None, {"X-Real-Ip": "10.1.1.1", "X-Forwarded-For": "6.6.6.6, 10.2.2.2"}, "s1") == "ip:10.1.1.1"
+    assert client_id(None, {"x-forwarded-for": "6.6.6.6, 10.2.2.2"}, "s1") == "ip:10.2.2.2"  # the proxy's entry
+    assert client_id(None, {}, "s1") == client_id(object(), {}, "s1") == "session:s1"  # unknown: this session
+    assert len(client_id(None, {"X-Real-Ip": "x" * 10_000}, "s1")) <= 100
+
+
+# ---- the database under stress ---------------------------------------------------------------------------------
+def test_a_locked_database_is_one_sentence(tmp_path):
+    store = ClassroomStore(tmp_path / "class.sqlite", timeout=0.1)
+    session = store.create_session(QUESTIONS)
+    student = store.join(session.code, "Ann")
+    other = sqlite3.connect(store.path, isolation_level=None)
+    other.execute("BEGIN EXCLUSIVE")
+    try:
+        busy = "^The class database is busy; try again in a moment.$"
+        with pytest.raises(ClassroomError, match=busy):
+            store.join(session.code, "Bob")
+        with pytest.raises(ClassroomError, match=busy):
+            store.record_answer(student.token, QUESTIONS[0].id, QUESTIONS[0].answer)
+        with pytest.raises(ClassroomError, match=busy):
+            store.create_session(QUESTIONS)
+        assert store.session(session.code) == session  # reading goes on (WAL)
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    assert store.join(session.code, "Bob").name == "Bob"  # and writing works again once the lock is gone
+
+
+def test_a_read_only_database_is_one_sentence(tmp_path, monkeypatch):
+    store = ClassroomStore(tmp_path / "class.sqlite")
+    session = store.create_session(QUESTIONS)
+    student = store.join(session.code, "Ann")
+    copy = tmp_path / "ro" / "class.sqlite"
+    copy.parent.mkdir()
+    shutil.copy(store.path, copy)
+    copy.chmod(0o444)
+    if os.geteuid() == 0:  # root writes to 0o444 files anyway; open the copy the way SQLite opens a read-only file
+        connect = sqlite3.connect
+        monkeypatch.setattr(sqlite3, "connect", lambda path, **kw: connect(f"file:{path}?mode=ro", uri=True, **kw))
+    read_only = ClassroomStore(copy)
+    assert read_only.session(session.code) == session and read_only.student(student.token) == student
+    message = r"^The class database is read-only, so nothing can be saved; please tell your teacher.$"
+    with pytest.raises(ClassroomError, match=message):
+        read_only.join(session.code, "Bob")
+    with pytest.raises(ClassroomError, match=message):
+        read_only.record_answer(student.token, QUESTIONS[0].id, QUESTIONS[0].answer)
 
 
 def test_database_location(tmp_path):

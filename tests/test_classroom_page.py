@@ -1,18 +1,23 @@
-"""The Classroom page under AppTest: the teacher's PIN gate and dashboard, a student's join, answer and resume."""
+"""The Classroom page under AppTest: the teacher's PIN gate and dashboard, a student's join, answer and resume,
+and one sentence (never a traceback) for a locked-out guesser, a join flood and a busy database."""
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
+import specviz.classroom as classroom
 from specviz.classroom import ClassroomStore
 from specviz.quiz import load_bank
+from specviz.ui import classroom_teacher as teacher
+from specviz.ui import classroom_view as view
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = str(ROOT / "pages" / "classroom.py")
-PIN = "2468"
+PIN = "2468-1357-97"
 
 
 @pytest.fixture
@@ -20,6 +25,8 @@ def db(tmp_path, monkeypatch):
     monkeypatch.chdir(ROOT)
     monkeypatch.setenv("SPECVIZ_CLASSROOM_DB", str(tmp_path / "classroom.sqlite"))
     monkeypatch.setenv("SPECVIZ_TEACHER_PIN", PIN)
+    teacher.pin_guard.clear()  # the server's counters outlive browser sessions (that is the point): not tests
+    view.join_limit.clear()
     return tmp_path / "classroom.sqlite"
 
 
@@ -89,13 +96,22 @@ def test_without_a_pin_the_teacher_view_explains_how_to_set_one(db, monkeypatch)
     assert not at.text_input and "Start the session" not in _labels(at)
 
 
+def test_a_short_pin_keeps_the_teacher_view_locked_and_says_why(db, monkeypatch):
+    monkeypatch.setenv("SPECVIZ_TEACHER_PIN", "2468")
+    at = _page()
+    at.radio(key="classroom_role").set_value("the teacher").run()
+    assert [w.value for w in at.warning] == ["The teacher PIN is too short: set SPECVIZ_TEACHER_PIN to at least 8 "
+                                             "characters (a few words will do), then restart the app."]
+    assert not at.text_input and "Start the session" not in _labels(at)
+
+
 def test_the_pin_can_come_from_streamlit_secrets(db, monkeypatch):
     monkeypatch.delenv("SPECVIZ_TEACHER_PIN")
     at = AppTest.from_file(PAGE, default_timeout=30)
-    at.secrets["SPECVIZ_TEACHER_PIN"] = "9753"
+    at.secrets["SPECVIZ_TEACHER_PIN"] = "9753-8642"
     at.run()
     at.radio(key="classroom_role").set_value("the teacher").run()
-    at.text_input(key="classroom_pin").input("9753")
+    at.text_input(key="classroom_pin").input("9753-8642")
     at.form_submit_button[0].click().run()
     assert "Start the session" in _labels(at)
 
@@ -108,6 +124,21 @@ def test_repeated_wrong_pins_are_slowed_down(db):
     at.text_input(key="classroom_pin").input(PIN)
     at.form_submit_button[0].click().run()
     assert "Too many wrong PINs" in at.error[0].value and "Start the session" not in _labels(at)
+
+
+def test_a_reload_does_not_reset_the_wrong_pin_count(db, monkeypatch):
+    monkeypatch.setattr(view, "client_key", lambda: "ip:203.0.113.7")  # AppTest has no address of its own
+    at = _as_teacher("0000-0000")
+    for _ in range(4):
+        at.text_input(key="classroom_pin").input("0000-0000")
+        at.form_submit_button[0].click().run()
+    assert [e.value for e in at.error] == ["That PIN is not right."]
+    fresh = _as_teacher(PIN)  # a reload: a new browser session with empty session state, the same device
+    assert len(fresh.error) == 1 and fresh.error[0].value.startswith(
+        "Too many wrong PINs from this device; please wait")
+    assert "Start the session" not in _labels(fresh)
+    monkeypatch.setattr(view, "client_key", lambda: "ip:198.51.100.9")
+    assert "Start the session" in _labels(_as_teacher(PIN))  # the teacher's own device is not locked out
 
 
 def _session(db, n=3):
@@ -159,6 +190,63 @@ def test_bad_join_input_gets_one_sentence(db, code, name, message):
     at.form_submit_button[0].click().run()
     assert not at.exception and len(at.error) == 1 and at.error[0].value.startswith(message)
     assert "student" not in at.query_params
+
+
+def test_a_join_flood_is_refused_with_one_sentence(db):
+    at = _page()
+    for _ in range(10):
+        at.text_input(key="classroom_code").input("ZZ")
+        at.text_input(key="classroom_name").input("Bot")
+        at.form_submit_button[0].click().run()
+        assert [e.value[:20] for e in at.error] == ["A join code is 6 let"]
+    at.form_submit_button[0].click().run()
+    assert not at.exception and len(at.error) == 1
+    assert at.error[0].value.startswith("Too many joins from this device; please wait")
+
+
+def _answer(at, question):
+    key = f"classroom_{question.id}"
+    if question.kind == "numeric":
+        at.text_input(key=key).input(str(question.answer))
+    else:
+        at.radio(key=key).set_value(question.answer)
+
+
+def test_a_busy_database_is_one_sentence_on_the_student_page(db, monkeypatch):
+    monkeypatch.setattr(classroom, "BUSY_TIMEOUT", 0.2, raising=False)
+    session = _session(db)
+    store = ClassroomStore(db)
+    student = store.join(session.code, "Fay")
+    at = _page({"student": student.token})
+    _answer(at, store.next_question(session, student))
+    lock = sqlite3.connect(db, isolation_level=None)
+    lock.execute("BEGIN EXCLUSIVE")  # another process holds the write lock
+    try:
+        at.button(key="classroom_submit").click().run()
+    finally:
+        lock.execute("ROLLBACK")
+        lock.close()
+    assert not at.exception
+    assert [e.value for e in at.error] == ["The class database is busy; try again in a moment."]
+    assert store.answers(student.token) == {}
+    at.button(key="classroom_submit").click().run()  # a moment later it goes through
+    assert not at.exception and not at.error and len(store.answers(student.token)) == 1
+
+
+def test_a_busy_database_is_one_sentence_on_the_teacher_page(db, monkeypatch):
+    monkeypatch.setattr(classroom, "BUSY_TIMEOUT", 0.2, raising=False)
+    session = _session(db)
+    at = _as_teacher(PIN)
+    lock = sqlite3.connect(db, isolation_level=None)
+    lock.execute("BEGIN EXCLUSIVE")
+    try:
+        at.button(key="classroom_end").click().run()
+    finally:
+        lock.execute("ROLLBACK")
+        lock.close()
+    assert not at.exception
+    assert [e.value for e in at.error] == ["The class database is busy; try again in a moment."]
+    assert not ClassroomStore(db).session(session.code).closed
 
 
 def test_a_stale_student_link_asks_to_join_again(db):

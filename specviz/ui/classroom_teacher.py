@@ -1,7 +1,9 @@
 """Classroom mode, the teacher's side: the PIN gate, opening a session, the live dashboard and the presenter view.
 Data and rules live in specviz.classroom; the student's side is `specviz.ui.classroom_view`.
 
-Student names reach the screen as data (st.dataframe) or through specviz.ui.escaping, never raw.
+Wrong PINs are counted by one `PinGuard` per server process, per device (`classroom_view.client_key`) and overall,
+so a reload or a new browser does not reset them; restarting the app does. Student names reach the screen as data
+(st.dataframe) or through specviz.ui.escaping, never raw.
 """
 
 from __future__ import annotations
@@ -13,16 +15,23 @@ import time
 import plotly.graph_objects as go
 import streamlit as st
 
-from specviz.classroom import (PIN_ENV, ClassroomError, ClassroomStore, QuestionStat, Session, pin_matches,
-                               teacher_pin)
+from specviz.classroom import (MIN_PIN_LENGTH, PIN_ENV, ClassroomError, ClassroomStore, PinGuard, QuestionStat,
+                               Session, teacher_pin)
 from specviz.quiz import QuizRun
+from specviz.ui import classroom_view as view
 from specviz.ui import quiz_setup
 from specviz.ui.escaping import escape_text
 
-MAX_PIN_TRIES, PIN_LOCK_SECONDS = 5, 30
+
+@st.cache_resource(show_spinner=False)
+def pin_guard() -> PinGuard:
+    """Wrong PINs for every browser session of this server process."""
+    return PinGuard()
+
 
 def configured_pin() -> str | None:
-    """SPECVIZ_TEACHER_PIN from the environment, else from st.secrets (missing secrets are not an error)."""
+    """SPECVIZ_TEACHER_PIN from the environment, else from st.secrets (missing secrets are not an error);
+    ClassroomError when it is too short."""
     try:
         secrets = {PIN_ENV: st.secrets.get(PIN_ENV)} if PIN_ENV in st.secrets else {}
     except Exception:  # noqa: BLE001 - no or unreadable secrets.toml simply means no PIN from there
@@ -36,34 +45,41 @@ def _fingerprint(pin: str) -> str:
 
 def is_teacher() -> bool:
     """Whether this browser session was unlocked with the PIN that is configured now (draws nothing)."""
-    pin = configured_pin()
+    try:
+        pin = configured_pin()
+    except ClassroomError:
+        return False
     return pin is not None and st.session_state.get("classroom_teacher") == _fingerprint(pin)
 
 
 def teacher_unlocked() -> bool:
     """Show the PIN gate until the right PIN is given; True once this browser session is unlocked."""
-    pin = configured_pin()
+    try:
+        pin = configured_pin()
+    except ClassroomError as exc:
+        st.warning(str(exc))
+        return False
     if pin is None:
         st.warning(f"Teacher mode is locked because no teacher PIN is set. Set the environment variable {PIN_ENV} "
-                   f"before starting the app (or add {PIN_ENV} = \"...\" to .streamlit/secrets.toml), then reload.")
+                   f"(at least {MIN_PIN_LENGTH} characters) before starting the app (or add {PIN_ENV} = \"...\" to "
+                   ".streamlit/secrets.toml), then reload.")
         return False
     if is_teacher():
         return True
-    tries: list[float] = [t for t in st.session_state.get("classroom_pin_fails", []) if time.time() - t < 300]
     with st.form("classroom_pin_form"):
         given = st.text_input("Teacher PIN", type="password", key="classroom_pin")
         unlock = st.form_submit_button("Unlock")
     if not unlock:
         return False
-    if len(tries) >= MAX_PIN_TRIES and time.time() - tries[-1] < PIN_LOCK_SECONDS:
-        st.error(f"Too many wrong PINs; please wait {PIN_LOCK_SECONDS} seconds.")
-    elif pin_matches(given, pin):
+    try:
+        right = pin_guard().attempt(view.client_key(), given, pin)
+    except ClassroomError as exc:  # this device, or the whole server, is waiting out too many wrong PINs
+        st.error(str(exc))
+        return False
+    if right:
         st.session_state["classroom_teacher"] = _fingerprint(pin)
-        st.session_state.pop("classroom_pin_fails", None)
         st.rerun()
-    else:
-        st.session_state["classroom_pin_fails"] = [*tries, time.time()]
-        st.error("That PIN is not right.")
+    st.error("That PIN is not right.")
     return False
 
 
@@ -98,6 +114,7 @@ def pick_session(store: ClassroomStore) -> Session | None:
     return store.session(code)
 
 
+@view.one_sentence
 def dashboard(store: ClassroomStore, session: Session) -> None:
     """Join code, counts, questions by failure rate, per-student progress, CSV export."""
     st.markdown(f"Students join on the **Classroom** page with the code **`{session.code}`**.")
@@ -140,6 +157,7 @@ _PRESENTER_CSS = """<style>
 </style>"""
 
 
+@view.one_sentence
 def presenter(store: ClassroomStore, session: Session) -> None:
     """For the projector: the join code, who is in, and how each question went, in large type; no controls."""
     progress = store.progress(session)

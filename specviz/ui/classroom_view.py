@@ -2,17 +2,22 @@
 Data and rules live in specviz.classroom; the teacher's side is `specviz.ui.classroom_teacher`.
 
 Everything a student typed is shown either as data (st.dataframe) or through specviz.ui.escaping; raw student
-text never reaches unsafe_allow_html.
+text never reaches unsafe_allow_html. The server-side limits (joins here, PINs on the teacher's side) are one
+object per server process, shared by every browser session, and know a client by `client_key`.
 """
 
 from __future__ import annotations
 
+import functools
 import zlib
-from typing import Any
+from collections.abc import Callable
+from typing import Any, ParamSpec
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from specviz.classroom import NAME_MAX, ClassroomError, ClassroomStore, Student, default_db_path
+from specviz.classroom import (NAME_MAX, ClassroomError, ClassroomStore, RateLimit, Student, client_id,
+                               default_db_path)
 from specviz.quiz import Question, grade
 from specviz.ui import quiz_view
 from specviz.ui.escaping import escape_markdown
@@ -32,6 +37,40 @@ def open_store() -> ClassroomStore | None:
     except ClassroomError as exc:
         st.error(str(exc))
         return None
+
+
+P = ParamSpec("P")
+
+
+def one_sentence(render: Callable[P, None]) -> Callable[P, None]:
+    """`render`, with a ClassroomError (a busy or read-only database, a refused input) shown as its one sentence;
+    for fragments, which rerun without the page around them."""
+
+    @functools.wraps(render)
+    def rendered(*args: P.args, **kwargs: P.kwargs) -> None:
+        try:
+            render(*args, **kwargs)
+        except ClassroomError as exc:
+            st.error(str(exc))
+
+    return rendered
+
+
+def client_key() -> str:
+    """This browser's device as the server sees it (see specviz.classroom.client_id): its address, a local proxy's
+    forwarded address, or, when neither is known, this browser session."""
+    ctx = get_script_run_ctx()
+    try:
+        ip, headers = st.context.ip_address, st.context.headers
+    except Exception:  # noqa: BLE001 - no client (bare mode, tests): fall back to the session
+        ip, headers = None, {}
+    return client_id(ip, headers, ctx.session_id if ctx is not None else "no session")
+
+
+@st.cache_resource(show_spinner=False)
+def join_limit() -> RateLimit:
+    """Joins per client per minute, for every browser session of this server process."""
+    return RateLimit()
 
 
 # ---- students --------------------------------------------------------------------------------------------------
@@ -57,6 +96,7 @@ def join_form(store: ClassroomStore) -> None:
     if not joined:
         return
     try:
+        join_limit().hit(client_key())
         student = store.join(code, name)
     except ClassroomError as exc:
         st.error(str(exc))

@@ -22,11 +22,8 @@ ROOT = Path(__file__).resolve().parent.parent
 # Modules that still find a file from their own location or from the current directory instead of specviz.paths.
 # Each is someone else's to switch; delete its line when it is done (the test fails on any module not listed).
 PENDING_PATH_LOOKUPS = {
-    "specviz/bench/config.py",
-    "specviz/distill/cli.py",
-    "specviz/scripts/screenshots.py",
-    "specviz/ui/theory_points.py",
-    "specviz/ui/theory_view.py",
+    "specviz/distill/cli.py",  # --suites and --assets default to assets/... under the current directory
+    "specviz/scripts/screenshots.py",  # ROOT from __file__ (paths.SOURCE_ROOT, paths.SCREENSHOTS_DIR)
 }
 
 

@@ -29,8 +29,8 @@ _LAZY: dict[str, str] = {
     "Trace": "specviz.trace",
     "TokenKind": "specviz.trace",
     "RunSpec": "specviz.runspec",
-    "run": "specviz.runspec",
-    "run_target_only": "specviz.runspec",
+    "run": "specviz.running",
+    "run_target_only": "specviz.running",
 }
 
 __all__ = ["__version__", *_LAZY]
@@ -40,7 +40,8 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time the names arrive th
     from specviz.decoding import speculative_generate
     from specviz.models import load_pair
     from specviz.proposers import make_proposer
-    from specviz.runspec import RunSpec, run, run_target_only
+    from specviz.running import run, run_target_only
+    from specviz.runspec import RunSpec
     from specviz.trace import TokenKind, Trace
 
 

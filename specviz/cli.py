@@ -13,11 +13,16 @@ import math
 import os
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
-from specviz.generation import K_RANGE, MAX_NEW_TOKENS_RANGE
-from specviz.proposers import PROPOSERS
+from specviz.bench import add_bench_arguments, run_bench_command
+from specviz.limits import K_RANGE, MAX_NEW_TOKENS_RANGE, PROPOSERS
+from specviz.runspec import RunSpec
 from specviz.text import visible
 from specviz.trace import Step, TokenKind, Trace
+
+# The modules that load torch and transformers (specviz.running, specviz.models) are imported inside the commands
+# that run a model, so `--help` and a bad flag answer at once.
 
 GLYPHS = {TokenKind.ACCEPTED: "✓", TokenKind.REJECTED: "✗", TokenKind.RECOVERED: "↻", TokenKind.BONUS: "★",
           TokenKind.TARGET: "•"}
@@ -37,7 +42,6 @@ def build_parser() -> argparse.ArgumentParser:
             cmd.add_argument("--quiet", action="store_true", help="print only the text and the summary")
         else:
             cmd.add_argument("--no-warmup", action="store_true", help="skip the short untimed warm-up run")
-    from specviz.bench import add_bench_arguments
     add_bench_arguments(commands.add_parser("bench", help="measure speedups over prompt suites (JSON, CSV, markdown)"))
     return parser
 
@@ -77,9 +81,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def run_generate(args: argparse.Namespace) -> int:
-    from specviz.runspec import run
-
     spec, pair = _prepare(args)
+    from specviz.running import run
     trace = run(spec, pair=pair)
     human = sys.stderr if args.json == "-" else sys.stdout
     color = human.isatty() and not os.environ.get("NO_COLOR")
@@ -94,11 +97,8 @@ def run_generate(args: argparse.Namespace) -> int:
 
 
 def run_compare(args: argparse.Namespace) -> int:
-    from dataclasses import replace
-
-    from specviz.runspec import proposer_for, run, run_target_only
-
     spec_settings, pair = _prepare(args)
+    from specviz.running import proposer_for, run, run_target_only
     proposer = proposer_for(spec_settings, pair)
     if not args.no_warmup:  # first calls pay one-time costs (allocations, kernel choice); keep them out of the timing
         warm = replace(spec_settings, max_new_tokens=4)
@@ -121,8 +121,6 @@ def run_compare(args: argparse.Namespace) -> int:
 
 
 def run_bench(args: argparse.Namespace) -> int:
-    from specviz.bench import run_bench_command
-
     return run_bench_command(args)
 
 
@@ -134,13 +132,12 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {"generate": run_gene
 
 
 def _prepare(args: argparse.Namespace):
-    """The run's spec, checked before any model loads (a bad flag costs no load), and the loaded pair."""
-    from specviz.models import load_pair
-    from specviz.runspec import RunSpec
-
+    """The run's spec, checked before torch or any model loads (a bad flag answers at once), and the loaded pair."""
     spec = RunSpec(pair=args.pair, proposer=args.proposer, prompt=args.prompt, chat=not args.no_chat, k=args.k,
                    max_new_tokens=args.max_new_tokens, temperature=args.temperature, top_k=args.top_k,
                    top_p=args.top_p, seed=args.seed, layers=args.layers)
+    from specviz.models import load_pair  # after the checks: it loads torch and transformers
+
     pair = load_pair(args.pair, device=args.device, dtype=args.dtype, trust_remote_code=args.trust_remote_code,
                      progress=lambda msg: print(msg, file=sys.stderr))
     return spec, pair

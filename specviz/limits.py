@@ -1,4 +1,6 @@
-"""The engine's limits, defined once: what K and a generation's length may be, and how many bars a trace keeps.
+"""The engine's limits and names, defined once: what K and a generation's length may be, how many bars a trace
+keeps, and the names of the proposers and draft-length policies. Plain constants, so the command line can check
+its flags without loading torch.
 
 Everything above reads them from here: the settings checks (`specviz.generation`), the trace file checks
 (`specviz.trace_schema`), the run spec and its URL form (`specviz.runspec`), the CLI and the pages.
@@ -7,3 +9,5 @@ Everything above reads them from here: the settings checks (`specviz.generation`
 K_RANGE = (1, 16)  # drafted tokens per step
 MAX_NEW_TOKENS_RANGE = (1, 2048)
 TOP_N = 10  # bars per distribution in a trace
+PROPOSERS = ("draft", "ngram", "layerskip", "eagle")  # who can draft (specviz.proposers.make_proposer)
+POLICIES = ("constant", "heuristic", "threshold", "optimal")  # how K is chosen each step (specviz.policies)

@@ -22,10 +22,10 @@ import copy
 import math
 from typing import Protocol, runtime_checkable
 
+from specviz.limits import POLICIES
 from specviz.proposers.base import Proposer
 from specviz.theory import optimal_k
 
-POLICIES = ("constant", "heuristic", "threshold", "optimal")
 DEFAULT_THRESHOLD = 0.4  # transformers' default assistant_confidence_threshold
 
 

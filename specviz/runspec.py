@@ -1,33 +1,22 @@
-"""One way to run a generation: a typed `RunSpec` in, a `Trace` out.
+"""The description of one run: a typed, checked `RunSpec`, and its URL form.
 
     spec = RunSpec(pair="toy", proposer="draft", prompt="the quick brown fox", k=4, temperature=1.0, seed=3)
-    trace = run(spec)                   # speculative decoding
-    baseline = run_target_only(spec)    # the same settings, target only
     spec.to_query()                     # {"pair": "toy", ...}: the settings as URL parameters
     RunSpec.from_query({"k": "6"})      # and back; a bad value is a ValueError with one sentence
 
-The CLI, every page, the bench, `make_traces`, `gpu_bench` and the Exactness lab go through here. Each setting's
-range and label is defined once, in `SETTINGS`; a value outside it is refused with a sentence, never clamped.
-Loaded pairs live in one process-wide cache, `PAIRS`, with one lock per pair so that generations on a shared
-model run one at a time.
+`specviz.running.run(spec)` turns a spec into a `Trace`; the CLI, every page, the bench, `make_traces`, `gpu_bench`
+and the Exactness lab describe their runs with one. Each setting's range and label is defined once, in `SETTINGS`; a
+value outside it is refused with a sentence, never clamped. Plain data: checking a spec loads no model and no torch.
 """
 
 from __future__ import annotations
 
 import math
-import threading
-from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
-from specviz.baseline import TargetOnly
-from specviz.decoding import decode
-from specviz.generation import K_RANGE, MAX_NEW_TOKENS_RANGE, GenerationSettings
-from specviz.models import Pair, encode_prompt, load_pair
-from specviz.policies import POLICIES, confident, make_policy
-from specviz.proposers import PROPOSERS, Proposer, make_proposer
-from specviz.trace import Trace
+from specviz.limits import K_RANGE, MAX_NEW_TOKENS_RANGE, POLICIES, PROPOSERS
 
 MAX_PROMPT_CHARS = 4000
 WEB_MAX_NEW_TOKENS = 256  # what one browser visitor may ask for (the CLI and the library allow the whole range)
@@ -123,11 +112,6 @@ class RunSpec:
         if not isinstance(self.chat, bool):
             raise ValueError(f"chat must be true or false (got {_shown(self.chat)}).")
 
-    def generation_settings(self, speculative: bool = True) -> GenerationSettings:
-        """The engine's settings for this spec (K None for target-only decoding)."""
-        return GenerationSettings(self.max_new_tokens, self.temperature, self.top_k, self.top_p, self.seed,
-                                  self.k if speculative else None)
-
     # ---- URLs ---------------------------------------------------------------------------------------------------
     def to_query(self) -> dict[str, str]:
         """The spec as URL parameters (strings); `from_query` reads them back to an equal spec.
@@ -220,89 +204,3 @@ def _num(x: float) -> str:
 def _shown(value: Any, limit: int = 40) -> str:
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-# ---- the one model cache ---------------------------------------------------------------------------------------------
-
-
-class PairCache:
-    """Loaded pairs by name, at most `size` of them (least recently used goes first), each with the lock that
-    serialises generations on it. Safe to use from several threads (a Streamlit server runs one per session)."""
-
-    def __init__(self, size: int = 3, loader: Callable[..., Pair] = load_pair):
-        self.size, self.loader = size, loader
-        self._pairs: OrderedDict[str, Pair] = OrderedDict()
-        self._locks: dict[str, threading.Lock] = {}
-        self._guard = threading.Lock()
-
-    def get(self, name: str) -> Pair:
-        """The pair called `name`, loaded on first use (one load at a time per name)."""
-        with self.lock(name):
-            with self._guard:
-                if name in self._pairs:
-                    self._pairs.move_to_end(name)
-                    return self._pairs[name]
-            pair = self.loader(name)
-            self.put(name, pair)
-            return pair
-
-    def put(self, name: str, pair: Pair) -> None:
-        """Keep a pair loaded elsewhere (the Models page's pair by hand) under `name`."""
-        with self._guard:
-            self._pairs[name] = pair
-            self._pairs.move_to_end(name)
-            while len(self._pairs) > self.size:
-                self._pairs.popitem(last=False)
-
-    def loaded(self, name: str) -> Pair | None:
-        with self._guard:
-            return self._pairs.get(name)
-
-    def lock(self, name: str) -> threading.Lock:
-        """The lock a generation on `name` holds; loading holds it too."""
-        with self._guard:
-            return self._locks.setdefault(name, threading.Lock())
-
-
-PAIRS = PairCache()
-
-
-# ---- running ---------------------------------------------------------------------------------------------------------
-
-
-def prompt_ids(spec: RunSpec, pair: Pair) -> list[int]:
-    """The spec's prompt as token ids for the pair: in its chat template when the spec and the tokenizer allow."""
-    return encode_prompt(pair.tokenizer, spec.prompt, chat=pair.chat and spec.chat)
-
-
-def proposer_for(spec: RunSpec, pair: Pair) -> Proposer:
-    """The spec's proposer for the pair; with the threshold policy, one that stops at low confidence."""
-    proposer = make_proposer(pair, spec.proposer, layers=spec.layers)
-    return confident(proposer) if spec.policy == "threshold" else proposer
-
-
-def run(spec: RunSpec, *, pair: Pair | None = None, input_ids: list[int] | None = None,
-        proposer: Proposer | None = None, c: float | None = None, k_max: int = K_RANGE[1], **engine: Any) -> Trace:
-    """Speculative decoding as the spec says. `pair`, `input_ids` and `proposer` default to what the spec names
-    (the pair from `PAIRS`); `c` (draft cost / target cost) is needed by the "optimal" policy, `k_max` bounds the
-    adaptive ones; `engine` passes through to the loop, `specviz.decoding.decode` (record, clock, verifier,
-    on_step, deadline)."""
-    pair = pair or PAIRS.get(spec.pair)
-    ids = input_ids if input_ids is not None else prompt_ids(spec, pair)
-    proposer = proposer or proposer_for(spec, pair)
-    draft_length = None if spec.policy == "constant" else make_policy(spec.policy, spec.k, k_max=k_max, c=c)
-    trace = decode(pair.target, proposer, ids, spec.generation_settings(), tokenizer=pair.tokenizer,
-                   draft_length=draft_length, **engine)
-    trace.meta.update(pair=spec.pair, proposer=proposer.name, chat=spec.chat, prompt=spec.prompt)
-    return trace
-
-
-def run_target_only(spec: RunSpec, *, pair: Pair | None = None, input_ids: list[int] | None = None,
-                    **engine: Any) -> Trace:
-    """The same spec decoded by the target alone: the baseline of every speedup."""
-    pair = pair or PAIRS.get(spec.pair)
-    ids = input_ids if input_ids is not None else prompt_ids(spec, pair)
-    trace = decode(pair.target, TargetOnly(), ids, spec.generation_settings(speculative=False), mode="autoregressive",
-                   tokenizer=pair.tokenizer, **engine)
-    trace.meta.update(pair=spec.pair, proposer="none", chat=spec.chat, prompt=spec.prompt)
-    return trace

@@ -76,3 +76,14 @@ def test_summary_explains_a_draft_that_is_rarely_right():
     often = Trace("speculative", {}, [1, 2], [6] * 20, [step(True)] * 20)
     assert "rarely right (1 of 20 drafts kept)" in format_summary(rarely)
     assert "rarely right" not in format_summary(often)
+
+
+def test_help_and_a_bad_flag_answer_without_loading_torch():
+    """Checking flags needs no model: `--help` and a refused value must not pay torch's and transformers' import."""
+    code = ("import sys\nfrom specviz.cli import main\n"
+            "assert main(['generate', '--prompt', 'hi', '--k', '99']) == 2\n"
+            "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+            "print('torch' in sys.modules, 'transformers' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.stdout.strip().splitlines()[-1] == "False False", out.stderr[-1000:]
+    assert "K must be a whole number from 1 to 16" in out.stderr

@@ -25,7 +25,8 @@ ROOT = Path(__file__).resolve().parent.parent
 # pattern says why a module sits where a reader might not expect it.
 LAYERS: list[tuple[str, list[tuple[str, str]]]] = [
     ("engine", [
-        ("specviz.limits", "the ranges of K, length and top-N, defined once for every layer above"),
+        ("specviz.limits", "the ranges of K, length and top-N and the proposer/policy names, defined once"),
+        ("specviz.runspec", "a run's description is plain data over the limits: checking it loads no model"),
         ("specviz.sampling", ""),
         ("specviz.trace", ""),
         ("specviz.trace_schema", ""),
@@ -47,7 +48,7 @@ LAYERS: list[tuple[str, list[tuple[str, str]]]] = [
         ("specviz.loading", ""),
         ("specviz.drafts", "the shipped drafts' on-disk format and architecture; distill (above) trains them"),
         ("specviz.models", ""),
-        ("specviz.runspec", "the one way to run a generation (a RunSpec in, a trace out), over a loaded pair"),
+        ("specviz.running", "the one way to run a generation (a RunSpec in, a trace out), over the one pair cache"),
     ]),
     ("features", [
         ("specviz.bench.*", ""),

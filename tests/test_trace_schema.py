@@ -94,7 +94,8 @@ def test_every_shipped_trace_and_a_fresh_round_trip_pass(toy):
         for path in (example.path, example.baseline_path):
             if path is not None:
                 Trace.from_json(path.read_text(encoding="utf-8"))
-    from specviz.runspec import RunSpec, run
+    from specviz.running import run
+    from specviz.runspec import RunSpec
     trace = run(RunSpec(pair="toy", prompt="the cat", chat=False, k=16, temperature=1.0, max_new_tokens=40), pair=toy)
     again = Trace.from_json(trace.to_json())
     assert again.output_ids == trace.output_ids and again.steps[0].emitted[0].kind == trace.steps[0].emitted[0].kind

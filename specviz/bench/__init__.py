@@ -26,22 +26,40 @@ The package, in the order a run uses it:
   cli.py       the `bench` subcommand's flags and the command line that reproduces a run
 
 Everything public is importable from `specviz.bench` itself, as before the split.
+
+Names are loaded on first use (PEP 562), so `python -m specviz --help` and the Speedup lab's reading of committed
+results do not pay for torch and transformers until a benchmark really runs.
 """
 
-from specviz.bench.cases import hf_generate
-from specviz.bench.cli import add_bench_arguments, command_line, config_from_args, run_bench_command
-from specviz.bench.config import (BENCHMARKS_DIR, CLOCKS, HF_MODES, PROMPTS_DIR, ROOT, BenchConfig, BenchPrompt,
-                                  Suite, encode_bench_prompt, load_suites)
-from specviz.bench.report import (CASE_COLUMNS, DEFINITIONS, SCHEMA, SCHEMA_VERSION, BenchResult, cases_csv,
-                                  find_results, markdown_report)
-from specviz.bench.runner import Progress, run_bench
-from specviz.bench.summary import summarise
-from specviz.bench.timing import forward_timer, machine_info, measure_costs
+from __future__ import annotations
 
-__all__ = [
-    "BENCHMARKS_DIR", "CASE_COLUMNS", "CLOCKS", "DEFINITIONS", "HF_MODES", "PROMPTS_DIR", "ROOT", "SCHEMA",
-    "SCHEMA_VERSION", "BenchConfig", "BenchPrompt", "BenchResult", "Progress", "Suite", "add_bench_arguments",
-    "cases_csv", "command_line", "config_from_args", "encode_bench_prompt", "find_results", "forward_timer",
-    "hf_generate", "load_suites", "machine_info", "markdown_report", "measure_costs", "run_bench",
-    "run_bench_command", "summarise",
-]
+import importlib
+from typing import Any
+
+# public name -> the module of this package that defines it
+_LAZY: dict[str, str] = {
+    **dict.fromkeys(("hf_generate",), "cases"),
+    **dict.fromkeys(("add_bench_arguments", "command_line", "config_from_args", "run_bench_command"), "cli"),
+    **dict.fromkeys(("BENCHMARKS_DIR", "CLOCKS", "HF_MODES", "PROMPTS_DIR", "BenchConfig", "BenchPrompt", "Suite",
+                     "encode_bench_prompt", "load_suites"), "config"),
+    **dict.fromkeys(("CASE_COLUMNS", "DEFINITIONS", "SCHEMA", "SCHEMA_VERSION", "BenchResult", "cases_csv",
+                     "find_results", "markdown_report"), "report"),
+    **dict.fromkeys(("Progress", "run_bench"), "runner"),
+    **dict.fromkeys(("summarise",), "summary"),
+    **dict.fromkeys(("forward_timer", "machine_info", "measure_costs"), "timing"),
+}
+__all__ = sorted(_LAZY)
+
+
+def __getattr__(name: str) -> Any:
+    try:
+        module = _LAZY[name]
+    except KeyError:
+        raise AttributeError(f"module 'specviz.bench' has no attribute '{name}'") from None
+    value = getattr(importlib.import_module(f"specviz.bench.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__

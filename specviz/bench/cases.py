@@ -26,7 +26,8 @@ from specviz.bench.report import HF_GENERATE, TARGET_ONLY, nan_to_null
 from specviz.bench.summary import predicted_speedups
 from specviz.generation import Clock, default_clock, synchronize
 from specviz.policies import confident
-from specviz.runspec import RunSpec, run, run_target_only
+from specviz.running import run, run_target_only
+from specviz.runspec import RunSpec
 
 
 # ---- transformers' own generation ---------------------------------------------------------------------------------

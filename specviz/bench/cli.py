@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
+from pathlib import Path
 
 from tqdm import tqdm
 
 from specviz.bench.config import CLOCKS, HF_MODES, BenchConfig
-from specviz.bench.report import markdown_report
-from specviz.bench.runner import run_bench
-from specviz.models import load_pair
 
 
 def _listed(kind):
@@ -101,9 +100,15 @@ def command_line(config: BenchConfig, out: str | None = None) -> str:
 
 
 def run_bench_command(args: argparse.Namespace) -> int:
+    # loaded here, not at the top: the bench's flags (and `python -m specviz --help`) need neither torch nor a model
+    from specviz.bench.report import markdown_report
+    from specviz.bench.runner import run_bench
+    from specviz.models import load_pair
+
     config = config_from_args(args)
     if config.proposers:
         config.check()  # fail fast, before loading a model
+    check_writable(args.out)  # before the benchmark, not after an hour of it
     pair = load_pair(config.pair, progress=lambda msg: print(msg, file=sys.stderr))
     config.proposers = config.proposers or [pair.default_proposer]
     config.check()
@@ -122,3 +127,15 @@ def run_bench_command(args: argparse.Namespace) -> int:
     print(markdown_report(result))
     print("results written to " + ", ".join(str(p) for p in paths.values()), file=sys.stderr)
     return 0
+
+
+def check_writable(folder: str) -> None:
+    """A ValueError with one sentence unless the results can be written into `folder` (created if missing)."""
+    path = Path(folder)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=path):
+            pass
+    except OSError as exc:
+        raise ValueError(f"Cannot write the results to '{folder}': {exc.strerror or 'not a writable folder'}.") \
+            from None

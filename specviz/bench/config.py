@@ -16,13 +16,9 @@ from pathlib import Path
 
 import yaml
 
-from specviz.limits import K_RANGE, MAX_NEW_TOKENS_RANGE
-from specviz.policies import POLICIES
-from specviz.proposers import PROPOSERS
+from specviz.limits import K_RANGE, MAX_NEW_TOKENS_RANGE, POLICIES, PROPOSERS
+from specviz.paths import BENCHMARKS_DIR, PROMPTS_DIR
 
-ROOT = Path(__file__).resolve().parents[2]
-PROMPTS_DIR = ROOT / "assets" / "prompts"
-BENCHMARKS_DIR = ROOT / "assets" / "benchmarks"
 HF_MODES = ("all", "greedy", "none")
 CLOCKS = ("wall", "cpu")
 

@@ -23,7 +23,8 @@ from specviz.exactness.registry import RULES, one_step_distribution
 from specviz.exactness.stats import tv_distance
 from specviz.generation import one_torch_thread
 from specviz.models import Pair
-from specviz.runspec import RunSpec, prompt_ids, proposer_for
+from specviz.running import prompt_ids, proposer_for
+from specviz.runspec import RunSpec
 from specviz.sampling import SamplingConfig
 
 SPARSE_ABOVE = 512  # vocabularies larger than this get texts only for the tokens that matter

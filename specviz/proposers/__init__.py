@@ -3,13 +3,13 @@ EAGLE-style feature drafter."""
 
 from __future__ import annotations
 
+from specviz.limits import PROPOSERS
 from specviz.proposers.base import Proposal, Proposer
 from specviz.proposers.draft_model import DraftModelProposer
 from specviz.proposers.eagle import EagleDrafter, EagleProposer
 from specviz.proposers.layerskip import LayerSkipProposer, default_layers, early_exit_model
 from specviz.proposers.ngram import NgramProposer, prompt_lookup
 
-PROPOSERS = ("draft", "ngram", "layerskip", "eagle")
 
 __all__ = ["PROPOSERS", "Proposal", "Proposer", "DraftModelProposer", "EagleDrafter", "EagleProposer", "LayerSkipProposer", "NgramProposer",
            "default_layers", "early_exit_model", "make_proposer", "prompt_lookup"]

@@ -21,7 +21,8 @@ from dataclasses import replace
 
 from specviz.examples import TRACES_DIR
 from specviz.models import load_pair
-from specviz.runspec import RunSpec, proposer_for, run, run_target_only
+from specviz.running import proposer_for, run, run_target_only
+from specviz.runspec import RunSpec
 from specviz.trace import Trace
 
 REWRITE_PROMPT = (

@@ -16,7 +16,7 @@ from specviz.catalog import CatalogEntry, catalog_rows, load_catalog
 from specviz.loading import (DEFAULT_CONTEXT, Machine, ModelLoadError, detect_machine, estimate_entry, gb,
                              pick_device, pick_dtype, plan_placement)
 from specviz.models import Pair, load_pair
-from specviz.runspec import PAIRS
+from specviz.running import PAIRS
 from specviz.ui.model_access import ENABLE_ENV, ROOT_ENV, WebModelPolicy
 from specviz.ui.escaping import escape_markdown
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 import streamlit as st
 
 from specviz.models import Pair
-from specviz.runspec import PAIRS, RunSpec, run, run_target_only
+from specviz.running import PAIRS, run, run_target_only
+from specviz.runspec import RunSpec
 from specviz.trace import Trace
 
 INSTANT_PAIRS = ("toy",)  # built in code in a blink: no status box

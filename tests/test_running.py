@@ -11,7 +11,8 @@ from specviz.baseline import autoregressive_generate
 from specviz.decoding import speculative_generate
 from specviz.models import encode_prompt
 from specviz.proposers import make_proposer
-from specviz.runspec import SETTINGS, PairCache, RunSpec, run, run_target_only
+from specviz.running import PairCache, run, run_target_only
+from specviz.runspec import SETTINGS, RunSpec
 
 PROMPT = "the quick brown fox jumps over the lazy dog. the quick"
 

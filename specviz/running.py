@@ -1,0 +1,116 @@
+"""Running a `RunSpec`: the one process-wide pair cache, and `run(spec) -> Trace`.
+
+    trace = run(spec)                   # speculative decoding, the pair loaded once per process
+    baseline = run_target_only(spec)    # the same settings, target only
+
+The CLI, every page, the bench, `make_traces`, `gpu_bench` and the Exactness lab run generations through here.
+Loaded pairs live in `PAIRS`, with one lock per pair so that generations on a shared model run one at a time.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import Any
+
+from specviz.baseline import TargetOnly
+from specviz.decoding import decode
+from specviz.generation import K_RANGE, GenerationSettings
+from specviz.models import Pair, encode_prompt, load_pair
+from specviz.policies import confident, make_policy
+from specviz.proposers import Proposer, make_proposer
+from specviz.runspec import RunSpec
+from specviz.trace import Trace
+
+
+# ---- the one model cache ---------------------------------------------------------------------------------------------
+
+
+class PairCache:
+    """Loaded pairs by name, at most `size` of them (least recently used goes first), each with the lock that
+    serialises generations on it. Safe to use from several threads (a Streamlit server runs one per session)."""
+
+    def __init__(self, size: int = 3, loader: Callable[..., Pair] = load_pair):
+        self.size, self.loader = size, loader
+        self._pairs: OrderedDict[str, Pair] = OrderedDict()
+        self._locks: dict[str, threading.Lock] = {}
+        self._guard = threading.Lock()
+
+    def get(self, name: str) -> Pair:
+        """The pair called `name`, loaded on first use (one load at a time per name)."""
+        with self.lock(name):
+            with self._guard:
+                if name in self._pairs:
+                    self._pairs.move_to_end(name)
+                    return self._pairs[name]
+            pair = self.loader(name)
+            self.put(name, pair)
+            return pair
+
+    def put(self, name: str, pair: Pair) -> None:
+        """Keep a pair loaded elsewhere (the Models page's pair by hand) under `name`."""
+        with self._guard:
+            self._pairs[name] = pair
+            self._pairs.move_to_end(name)
+            while len(self._pairs) > self.size:
+                self._pairs.popitem(last=False)
+
+    def loaded(self, name: str) -> Pair | None:
+        with self._guard:
+            return self._pairs.get(name)
+
+    def lock(self, name: str) -> threading.Lock:
+        """The lock a generation on `name` holds; loading holds it too."""
+        with self._guard:
+            return self._locks.setdefault(name, threading.Lock())
+
+
+PAIRS = PairCache()
+
+
+# ---- running ---------------------------------------------------------------------------------------------------------
+
+
+def generation_settings(spec: RunSpec, speculative: bool = True) -> GenerationSettings:
+    """The engine's settings for a spec (K None for target-only decoding)."""
+    return GenerationSettings(spec.max_new_tokens, spec.temperature, spec.top_k, spec.top_p, spec.seed,
+                              spec.k if speculative else None)
+
+
+def prompt_ids(spec: RunSpec, pair: Pair) -> list[int]:
+    """The spec's prompt as token ids for the pair: in its chat template when the spec and the tokenizer allow."""
+    return encode_prompt(pair.tokenizer, spec.prompt, chat=pair.chat and spec.chat)
+
+
+def proposer_for(spec: RunSpec, pair: Pair) -> Proposer:
+    """The spec's proposer for the pair; with the threshold policy, one that stops at low confidence."""
+    proposer = make_proposer(pair, spec.proposer, layers=spec.layers)
+    return confident(proposer) if spec.policy == "threshold" else proposer
+
+
+def run(spec: RunSpec, *, pair: Pair | None = None, input_ids: list[int] | None = None,
+        proposer: Proposer | None = None, c: float | None = None, k_max: int = K_RANGE[1], **engine: Any) -> Trace:
+    """Speculative decoding as the spec says. `pair`, `input_ids` and `proposer` default to what the spec names
+    (the pair from `PAIRS`); `c` (draft cost / target cost) is needed by the "optimal" policy, `k_max` bounds the
+    adaptive ones; `engine` passes through to the loop, `specviz.decoding.decode` (record, clock, verifier,
+    on_step, deadline)."""
+    pair = pair or PAIRS.get(spec.pair)
+    ids = input_ids if input_ids is not None else prompt_ids(spec, pair)
+    proposer = proposer or proposer_for(spec, pair)
+    draft_length = None if spec.policy == "constant" else make_policy(spec.policy, spec.k, k_max=k_max, c=c)
+    trace = decode(pair.target, proposer, ids, generation_settings(spec), tokenizer=pair.tokenizer,
+                   draft_length=draft_length, **engine)
+    trace.meta.update(pair=spec.pair, proposer=proposer.name, chat=spec.chat, prompt=spec.prompt)
+    return trace
+
+
+def run_target_only(spec: RunSpec, *, pair: Pair | None = None, input_ids: list[int] | None = None,
+                    **engine: Any) -> Trace:
+    """The same spec decoded by the target alone: the baseline of every speedup."""
+    pair = pair or PAIRS.get(spec.pair)
+    ids = input_ids if input_ids is not None else prompt_ids(spec, pair)
+    trace = decode(pair.target, TargetOnly(), ids, generation_settings(spec, speculative=False), mode="autoregressive",
+                   tokenizer=pair.tokenizer, **engine)
+    trace.meta.update(pair=spec.pair, proposer="none", chat=spec.chat, prompt=spec.prompt)
+    return trace

@@ -86,6 +86,13 @@ def test_parse_number():
     assert parse_number("1,000.5") is None and parse_number("x" * 100) is None and parse_number(False) is None
 
 
+def test_a_number_too_big_for_a_float_is_not_a_number():
+    # 10**400 has no float: float() raises OverflowError, which used to escape from grade() (issue 16).
+    assert parse_number(10**400) is None and parse_number(-(10**400)) is None
+    result = grade(Q["sp-expected-1"], 10**400)
+    assert not result.correct and not result.valid and result.feedback.startswith("That is not a number.")
+
+
 def test_a_run_scores_retries_and_exports():
     run = QuizRun.start(BANK.select(["accept_rule", "bonus_token"]), seed=7, limit=6)
     assert len(run.questions) == 6

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import inspect
 import math
 import re
+import signal
+import tracemalloc
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 import yaml
 
-from specviz.quiz import BANK_DIR, QuizBankError, load_bank, parse_bank
+from specviz.quiz import BANK_DIR, FORMULAS, QuizBankError, load_bank, parse_bank, question_from_dict
+from specviz.quiz.schema import FORMULA_PARAMS
 from specviz.pagemap import PAGE_FILES
 
 # The concepts issue 7 asks the bank to cover, at least three questions each.
@@ -114,9 +119,20 @@ GOOD = {"id": "mine-1", "concept": "accept_rule", "type": "single", "link": "pag
         "prompt": "Pick A.", "choices": ["A", "B"], "answer": "A", "explanation": "A is right because it is A."}
 
 
+class _NoAliasDumper(yaml.SafeDumper):
+    """Writes a value used twice out twice: quiz files may not hold YAML anchors or aliases."""
+
+    def ignore_aliases(self, data):
+        return True
+
+
+def _dump(data, **options):
+    return yaml.dump(data, Dumper=_NoAliasDumper, allow_unicode=True, **options)
+
+
 def _write(tmp_path, questions, name="my_quiz.yaml"):
     path = tmp_path / name
-    path.write_text(yaml.safe_dump({"questions": questions}, allow_unicode=True))
+    path.write_text(_dump({"questions": questions}))
     return path
 
 
@@ -193,3 +209,161 @@ def test_an_uploaded_text_is_parsed_with_its_name(bank):
     with pytest.raises(QuizBankError, match=re.escape("'upload.yaml', question 'mine-1'")):
         parse_bank(text.encode(), "upload.yaml")
     assert len(parse_bank(yaml.safe_dump([GOOD]), "list.yaml")) == 1
+
+
+# ---- hostile files (issue 16): every bad upload ends in one sentence, quickly, in little memory --------------------
+# The sizes below are far beyond anything a quiz needs, so these tests do not depend on where the caps sit.
+NUMERIC = {**{k: v for k, v in GOOD.items() if k != "choices"}, "type": "numeric", "answer": 1}
+
+
+@contextmanager
+def _bounded(seconds=2.0, megabytes=20.0):
+    """Fail if the block runs longer than `seconds` (interrupting it) or allocates more than `megabytes` at peak."""
+    def stop(*_):
+        raise TimeoutError(f"took longer than {seconds} s")
+
+    old = signal.signal(signal.SIGALRM, stop)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    tracemalloc.start()
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+    assert peak < megabytes * 1e6, f"peak {peak / 1e6:.0f} MB"
+
+
+def _refused(text, needle="", source="up.yaml"):
+    """parse_bank refuses `text` within the bounds, in one sentence naming the file; returns the sentence."""
+    with _bounded(), pytest.raises(QuizBankError) as err:
+        parse_bank(text, source)
+    message = str(err.value)
+    _one_sentence(message)
+    assert "up.yaml" in message and needle in message, message
+    assert len(message) < 300 and "Exceeds the limit" not in message and "sequence element" not in message
+    return message
+
+
+def test_yaml_aliases_are_refused_before_they_expand():
+    # Eight lines that expand 10^7-fold when a field is turned into text (issue 16 found 11 lines -> 72 MB).
+    bomb = "a: &a [xxxxxxx, xxxxxxx, xxxxxxx, xxxxxxx, xxxxxxx, xxxxxxx, xxxxxxx, xxxxxxx, xxxxxxx, xxxxxxx]\n"
+    for name, prev in zip("bcdefg", "abcdef"):
+        bomb += f"{name}: &{name} [{', '.join([f'*{prev}'] * 10)}]\n"
+    question = {**NUMERIC, "unit": "UNIT"}
+    bomb += "questions: " + yaml.safe_dump([question], default_flow_style=True).replace("UNIT", "*g")
+    _refused(bomb, "alias")
+    _refused(yaml.safe_dump([GOOD]).replace("prompt:", "prompt: &p"), "anchor")  # an anchor alone, too
+
+
+def test_the_bundled_bank_uses_no_anchors():
+    for path in sorted(BANK_DIR.glob("*.yaml")):
+        events = list(yaml.parse(path.read_text(encoding="utf-8")))
+        assert not any(isinstance(e, yaml.AliasEvent) or getattr(e, "anchor", None) for e in events), path.name
+
+
+def test_oversized_files_are_refused_by_their_size(tmp_path):
+    big = yaml.safe_dump([GOOD]) + "# padding\n" * 500_000
+    _refused(big, "KB")
+    _refused(big.encode(), "KB")
+    path = tmp_path / "up.yaml"
+    path.write_text(big)
+    with _bounded(), pytest.raises(QuizBankError, match="KB"):
+        load_bank([path])
+
+
+def test_too_many_questions_long_texts_and_long_lists_are_refused():
+    many = _dump([{**GOOD, "id": f"q{i}"} for i in range(500)], width=10_000)
+    _refused(many, "500 questions")
+    _refused(yaml.safe_dump([{**GOOD, "prompt": "P" * 100_000}]), "characters")
+    _refused(yaml.safe_dump([{**GOOD, "explanation": "E" * 20_000}]), "characters")
+    choices = [f"c{i}" for i in range(5000)]
+    _refused(yaml.safe_dump([{**GOOD, "choices": choices, "answer": "c1"}], width=10_000), "choices")
+    ordering = {**{k: v for k, v in GOOD.items() if k != "choices"}, "type": "ordering", "answer": choices}
+    _refused(yaml.safe_dump([ordering]), "answer")
+    _refused(yaml.safe_dump([{**NUMERIC, "unit": "u" * 500}]), "unit")
+    _refused(yaml.safe_dump({"concepts": {f"c{i}": "label" for i in range(5000)}, "questions": [GOOD]}),
+             "concepts")
+    _refused("questions: [" + "[]," * 30_000 + "]", "values")  # many tiny values, little text
+
+
+def test_numbers_too_long_nesting_too_deep_and_other_encodings_get_one_sentence(tmp_path):
+    _refused(yaml.safe_dump([NUMERIC]).replace("answer: 1", "answer: " + "1" * 100), "number")
+    _refused(yaml.safe_dump([NUMERIC]).replace("answer: 1", "answer: " + "1" * 5000), "longer than")
+    _refused("questions: " + "[" * 5000 + "]" * 5000, "deep")
+    for odd in ("0x_", "2001-02-30", "2001-12-14 21:59:43.10 +99:99", "!!bool maybe", "!!timestamp abc",
+                "!!float ."):  # each made PyYAML raise a ValueError, KeyError or AttributeError of its own
+        _refused(yaml.safe_dump([NUMERIC]).replace("answer: 1", f"answer: {odd}"), "cannot read near line")
+    _refused("questions:\n- id: caf\xe9\n".encode("latin-1"), "UTF-8")
+    path = tmp_path / "up.yaml"
+    path.write_bytes("questions:\n- id: caf\xe9\n".encode("latin-1"))
+    with pytest.raises(QuizBankError, match="UTF-8") as err:
+        load_bank([path])
+    _one_sentence(str(err.value))
+
+
+@pytest.mark.parametrize(
+    ("change", "needle"),
+    [
+        ({"concept": ["a", "list"]}, "concept"),  # unhashable where a name was expected
+        ({"type": ["single"]}, "type"),
+        ({"link": {"page": 1}}, "link"),
+        ({1: "x", "zz": "y"}, "unknown field"),  # keys of mixed types
+        ({"type": "essay\nsecond line"}, "essay"),  # a newline in the value shown
+        ({"id": "mine-1\n"}, "id"),
+        ({"type": "numeric", "choices": None, "answer": 1, "unit": {"a": 1}}, "unit"),
+        ({"type": "numeric", "choices": None, "answer": 1, "params": 0}, "params"),
+        ({"type": "numeric", "choices": None, "answer": 1, "params": ["p"], "formula": "accept_prob"}, "params"),
+        ({"type": "numeric", "choices": None, "answer": 1, "params": {"p": 1}, "formula": ["accept_prob"]},
+         "formula"),
+    ],
+)
+def test_odd_values_are_named_not_crashed_on(change, needle):
+    question = {k: v for k, v in {**GOOD, **change}.items() if v is not None}
+    message = _refused(yaml.safe_dump([question]), needle)
+    assert "Traceback" not in message
+
+
+def _formula_questions():
+    return [q for q in load_bank([BANK_DIR]) if q.formula]
+
+
+@pytest.mark.parametrize(("formula", "param"), sorted({(q.formula, p) for q in _formula_questions() for p in q.params}))
+def test_every_formula_parameter_is_bounded(formula, param):
+    q = next(q for q in _formula_questions() if q.formula == formula)
+    for huge in (10**9, -(10**9), 1e300):
+        value = [huge] * len(q.params[param]) if isinstance(q.params[param], list) else huge
+        data = {**q.to_dict(), "params": {**q.params, param: value}}
+        _refused(yaml.safe_dump([data]), f"'{param}'")
+    data = {**q.to_dict(), "params": {**q.params, param: "LONG"}}
+    _refused(yaml.safe_dump([data]).replace("LONG", "[" + "0.5, " * 1000 + "]"), f"'{param}'")
+
+
+def test_every_formula_declares_its_parameters():
+    for name, formula in FORMULAS.items():
+        assert set(FORMULA_PARAMS[name]) == set(inspect.signature(formula).parameters), name
+
+
+def test_best_k_with_a_huge_range_is_refused_at_once():
+    data = {**NUMERIC, "answer": 8, "formula": "best_k", "params": {"alpha": 0.8, "c": 0.05, "k_max": 10**9}}
+    _refused(yaml.safe_dump([data]), "k_max")
+
+
+def test_arithmetic_errors_in_a_formula_become_one_sentence(monkeypatch):
+    def overflow(p, q):
+        return math.exp(1000.0)  # OverflowError: math range error
+
+    monkeypatch.setitem(FORMULAS, "accept_prob", overflow)
+    data = {**NUMERIC, "answer": 0.4, "formula": "accept_prob", "params": {"p": 0.2, "q": 0.5}}
+    _refused(yaml.safe_dump([data]), "do not fit")
+    data = {**NUMERIC, "answer": 10, "formula": "expected_tokens_limit", "params": {"alpha": 1.0}}  # 1 / 0
+    _refused(yaml.safe_dump([data]), "do not fit")
+
+
+def test_a_stored_question_that_is_not_a_mapping_or_holds_a_huge_number_gets_one_sentence():
+    for data in (["abc"], "text", {**NUMERIC, "answer": 10**400}, {**NUMERIC, "id": 10**5000}):
+        with pytest.raises(QuizBankError) as err:
+            question_from_dict(data)
+        _one_sentence(str(err.value))
+        assert "sequence element" not in str(err.value)

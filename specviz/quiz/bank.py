@@ -3,6 +3,13 @@
 `load_bank` reads the bundled bank (`assets/quiz/*.yaml`) plus whatever `SPECVIZ_QUIZ_PATHS` names, or the files
 it is given; `parse_bank` checks one file's text (an upload, say) field by field, recomputing a numeric answer
 from its `formula` and `params` when it names one; `question_from_dict` rebuilds a stored question the same way.
+
+An upload comes from anyone, so the file is bounded before and while YAML reads it: at most `MAX_BYTES`, UTF-8,
+no anchors or aliases (ten lines of `*alias` can expand to gigabytes), at most `MAX_DEPTH` levels and `MAX_VALUES`
+values, no text longer than `MAX_TEXT` characters and no number longer than `MAX_NUMBER` characters. The fields
+are bounded next (`MAX_QUESTIONS`, `MAX_ITEMS` choices of at most `MAX_ITEM` characters, ...), and every formula
+parameter by `specviz.quiz.schema.FORMULA_PARAMS`, so recomputing an answer is quick; whatever a file holds, the
+result is a `Bank` or one `QuizBankError` sentence.
 """
 
 from __future__ import annotations
@@ -18,11 +25,24 @@ import yaml
 
 from specviz.pagemap import PAGE_FILES
 from specviz.paths import QUIZ_DIR as BANK_DIR
-from specviz.quiz.schema import CONCEPTS, FORMULAS, TYPES, Bank, Question, QuizBankError, _fmt
+from specviz.quiz.schema import CONCEPTS, FORMULA_PARAMS, FORMULAS, TYPES, Bank, Question, QuizBankError, _fmt
 
 PATHS_ENV = "SPECVIZ_QUIZ_PATHS"
 
-_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+# What one quiz file may hold. The bundled files are about 17 KB, 23 questions, texts under 400 characters.
+MAX_BYTES = 256 * 1024
+MAX_DEPTH = 10  # file > questions > question > params > a list of probabilities is 5
+MAX_VALUES = 20_000  # scalars, lists and mappings together: bounds what YAML builds in memory
+MAX_TEXT = 3000  # characters in a prompt or an explanation, and in any value at all
+MAX_NUMBER = 40  # characters in a number as written
+MAX_QUESTIONS = 200
+MAX_ITEMS = 12  # choices, right answers or items to order in one question
+MAX_ITEM = 500  # characters in one choice or item
+MAX_CONCEPTS = 50
+MAX_LABEL = 200  # characters in a concept's label
+MAX_UNIT = 40
+
+_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")  # used with fullmatch: "id\n" is not an id
 _KEYS = {"id", "concept", "type", "prompt", "choices", "answer", "tolerance", "unit", "explanation", "link", "faq",
          "params", "formula", "shuffle"}
 _REQUIRED = ("id", "concept", "type", "prompt", "answer", "explanation", "link")
@@ -42,11 +62,11 @@ def bank_paths(paths: Iterable[str | os.PathLike[str]] | None = None) -> list[Pa
     files: list[Path] = []
     for entry in map(Path, paths):
         if entry.is_dir():
-            files += sorted(p for p in entry.iterdir() if p.suffix in (".yaml", ".yml"))
+            files += sorted(p for p in entry.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file())
         elif entry.is_file():
             files.append(entry)
         else:
-            raise QuizBankError(f"The quiz file '{entry}' does not exist.")
+            raise QuizBankError(f"The quiz file '{_shown(str(entry), 120)}' does not exist.")
     return files
 
 
@@ -56,8 +76,16 @@ def load_bank(paths: Iterable[str | os.PathLike[str]] | None = None) -> Bank:
     >>> len(load_bank()) >= 40
     True
     """
-    files = bank_paths(paths)
-    return merge_banks([parse_bank(f.read_text(encoding="utf-8"), f.name) for f in files])
+    return merge_banks([parse_bank(_read(f), f.name) for f in bank_paths(paths)])
+
+
+def _read(path: Path) -> bytes:
+    """A file's bytes, or (if it is larger than a quiz file may be) just enough of them for parse_bank to say so."""
+    try:
+        with path.open("rb") as f:
+            return f.read(MAX_BYTES + 1)
+    except OSError:
+        raise QuizBankError(f"The quiz file '{_shown(str(path), 120)}' cannot be read.") from None
 
 
 def merge_banks(banks: Sequence[Bank]) -> Bank:
@@ -76,65 +104,163 @@ def merge_banks(banks: Sequence[Bank]) -> Bank:
 
 def parse_bank(text: str | bytes, source: str) -> Bank:
     """Validate one file's text. `source` names it in error messages (a file name, or an upload's name)."""
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" near line {mark.line + 1}" if mark is not None else ""
-        raise QuizBankError(f"Quiz file '{source}' is not valid YAML{where}.") from None
-    except UnicodeDecodeError:
-        raise QuizBankError(f"Quiz file '{source}' is not UTF-8 text.") from None
+    source = _shown(source, 60)
+    data = _load_yaml(text, source)
     if isinstance(data, list):
         data = {"questions": data}
     if not isinstance(data, dict) or not isinstance(data.get("questions"), list) or not data["questions"]:
         raise QuizBankError(f"Quiz file '{source}' has no 'questions:' list.")
+    if len(data["questions"]) > MAX_QUESTIONS:
+        raise QuizBankError(f"Quiz file '{source}' has {len(data['questions']):,} questions; a file may hold at most "
+                            f"{MAX_QUESTIONS} (split it into several files).")
     concepts = _file_concepts(data.get("concepts"), source)
     known = {**CONCEPTS, **concepts}
     questions = [_question(raw, i, source, known) for i, raw in enumerate(data["questions"], start=1)]
     return merge_banks([Bank((q,), {}) for q in questions] + [Bank((), concepts)])
 
 
+# ---- reading YAML from anyone ------------------------------------------------------------------------------------
+class _Refused(Exception):
+    """A file that breaks one of the reading limits: what it has (with "{where}" where the line goes), and the
+    line where it shows (0 if unknown)."""
+
+    def __init__(self, problem: str, line: int = 0) -> None:
+        super().__init__(problem)
+        self.problem, self.line = problem, line
+
+    def sentence(self, source: str) -> str:
+        where = f" near line {self.line}" if self.line else ""
+        return f"Quiz file '{source}' has {self.problem.format(where=where)}."
+
+
+_Fast: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when PyYAML has it; the same results
+
+
+class _QuizLoader(_Fast):  # type: ignore[misc, valid-type]
+    """The safe loader, refusing numbers too long to be a quiz's (int() of 5,000 digits raises a ValueError), and
+    turning what PyYAML's constructors raise on an impossible value (`0x_`, `2001-02-30`, `!!bool maybe`: a
+    ValueError, a KeyError, ...) into a sentence with the line."""
+
+    def construct_yaml_int(self, node: yaml.ScalarNode) -> int:
+        if len(node.value) > MAX_NUMBER:
+            raise _Refused(f"a number longer than {MAX_NUMBER} characters{{where}}", node.start_mark.line + 1)
+        return super().construct_yaml_int(node)
+
+    def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
+        try:
+            return super().construct_object(node, deep)
+        except (ValueError, ArithmeticError, LookupError, AttributeError, TypeError):
+            raise _Refused("a value YAML cannot read{where} (put it in quotes if it is text)",
+                           node.start_mark.line + 1) from None
+
+
+_QuizLoader.add_constructor("tag:yaml.org,2002:int", _QuizLoader.construct_yaml_int)
+
+
+def _load_yaml(text: str | bytes, source: str) -> Any:
+    """The YAML document in `text`, after the limits of the module docstring; a QuizBankError otherwise."""
+    too_big = len(text) > MAX_BYTES or isinstance(text, str) and len(text.encode("utf-8", "surrogatepass")) > MAX_BYTES
+    if too_big:
+        raise QuizBankError(f"Quiz file '{source}' is larger than {MAX_BYTES // 1024} KB, the most a quiz file may "
+                            "be (split it into several files).")
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            raise QuizBankError(f"Quiz file '{source}' is not UTF-8 text (save it as UTF-8 and upload it again).") \
+                from None
+    try:
+        _check_events(text)
+        return yaml.load(text, Loader=_QuizLoader)  # safe: _QuizLoader is a SafeLoader
+    except _Refused as exc:
+        raise QuizBankError(exc.sentence(source)) from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" near line {mark.line + 1}" if mark is not None else ""
+        raise QuizBankError(f"Quiz file '{source}' is not valid YAML{where}.") from None
+
+
+def _check_events(text: str) -> None:
+    """Walk the file's YAML events (flat, so nothing has expanded yet) and refuse anchors, aliases, deep nesting,
+    too many values and overlong texts before any node is built."""
+    depth = values = 0
+    for event in yaml.parse(text, Loader=_Fast):
+        line = event.start_mark.line + 1 if event.start_mark is not None else 0
+        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
+            raise _Refused("a YAML anchor or alias (& or *){where}, which quiz files may not use", line)
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise _Refused(f"lists or mappings nested more than {MAX_DEPTH} levels deep{{where}}", line)
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
+        if isinstance(event, yaml.NodeEvent):
+            values += 1
+            if values > MAX_VALUES:
+                raise _Refused(f"more than {MAX_VALUES:,} values, more than a quiz file needs")
+            if isinstance(event, yaml.ScalarEvent) and len(event.value) > MAX_TEXT:
+                raise _Refused(f"a value longer than {MAX_TEXT:,} characters{{where}}", line)
+
+
+def _shown(value: Any, limit: int = 40) -> str:
+    """A value as a message may quote it: text with its newlines escaped and cut to `limit` characters; a list or
+    a mapping by its kind, never its (maybe huge) contents."""
+    if isinstance(value, list | tuple | dict | set):
+        return "a list" if not isinstance(value, dict) else "a mapping"
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**MAX_NUMBER:
+        return "a huge number"  # str() of 5,000 digits raises a ValueError
+    text = value if isinstance(value, str) else repr(value)
+    text = text[:limit + 1].encode("unicode_escape").decode("ascii") if not text.isprintable() else text
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+# ---- checking the fields ------------------------------------------------------------------------------------------
 def _file_concepts(raw: Any, source: str) -> dict[str, str]:
     if raw is None:
         return {}
-    if not isinstance(raw, dict) or not all(isinstance(k, str) and _ID.match(k) and isinstance(v, str)
-                                            for k, v in raw.items()):
-        raise QuizBankError(f"Quiz file '{source}': 'concepts:' must map short ids to labels.")
+    if not isinstance(raw, dict) or len(raw) > MAX_CONCEPTS or not all(
+            isinstance(k, str) and _ID.fullmatch(k) and isinstance(v, str) and 0 < len(v) <= MAX_LABEL
+            for k, v in raw.items()):
+        raise QuizBankError(f"Quiz file '{source}': 'concepts:' must map at most {MAX_CONCEPTS} short ids to labels "
+                            f"of at most {MAX_LABEL} characters.")
     return dict(raw)
 
 
 def _question(raw: Any, number: int, source: str, concepts: dict[str, str]) -> Question:
-    name = raw.get("id") if isinstance(raw, dict) and isinstance(raw.get("id"), str) else f"#{number}"
+    qid = raw.get("id") if isinstance(raw, dict) else None
+    if isinstance(qid, int) and not isinstance(qid, bool) and 0 <= qid < 10**12:
+        qid = str(qid)  # `id: 12` in YAML is a number; it names the question as well as "12" does
+    name = qid if isinstance(qid, str) and _ID.fullmatch(qid) else f"#{number}"
 
     def fail(problem: str) -> QuizBankError:
         return QuizBankError(f"Quiz file '{source}', question '{name}': {problem}.")
 
     if not isinstance(raw, dict):
         raise fail("each question must be a mapping of fields")
-    unknown = sorted(set(raw) - _KEYS)
+    unknown = sorted(map(str, set(raw) - _KEYS))
     if unknown:
-        raise fail(f"unknown field '{unknown[0]}'")
+        raise fail(f"unknown field '{_shown(unknown[0])}'")
     missing = [k for k in _REQUIRED if raw.get(k) in (None, "", [])]
     if missing:
         raise fail(f"the required field '{missing[0]}' is missing or empty")
-    if not _ID.match(str(raw["id"])):
+    if not (isinstance(qid, str) and _ID.fullmatch(qid)):
         raise fail("the id must be letters, digits, '-', '_' or '.' (at most 64 characters)")
     kind, concept = raw["type"], raw["concept"]
-    if kind not in TYPES:
-        raise fail(f"type '{kind}' is not one of {', '.join(TYPES)}")
-    if concept not in concepts:
-        raise fail(f"concept '{concept}' is unknown (add it under 'concepts:' at the top of the file)")
+    if not isinstance(kind, str) or kind not in TYPES:
+        raise fail(f"type '{_shown(kind)}' is not one of {', '.join(TYPES)}")
+    if not isinstance(concept, str) or concept not in concepts:
+        raise fail(f"concept '{_shown(concept)}' is unknown (add it under 'concepts:' at the top of the file)")
     for key in ("prompt", "explanation"):
-        if not isinstance(raw[key], str) or not raw[key].strip():
-            raise fail(f"'{key}' must be text")
-    if raw["link"] not in _page_files():
-        raise fail(f"link '{raw['link']}' is not a page of the app (see specviz.pagemap.PAGE_FILES)")
-    if "faq" in raw and not (isinstance(raw["faq"], str) and raw["faq"].strip()):
+        if not isinstance(raw[key], str) or not raw[key].strip() or len(raw[key]) > MAX_TEXT:
+            raise fail(f"'{key}' must be text of at most {MAX_TEXT:,} characters")
+    if not isinstance(raw["link"], str) or raw["link"] not in _page_files():
+        raise fail(f"link '{_shown(raw['link'])}' is not a page of the app (see specviz.pagemap.PAGE_FILES)")
+    if "faq" in raw and not (isinstance(raw["faq"], str) and raw["faq"].strip() and len(raw["faq"]) <= 64):
         raise fail("'faq' must name the FAQ topic")
     if "shuffle" in raw and not isinstance(raw["shuffle"], bool):
         raise fail("'shuffle' must be true or false")
     fields = _typed_fields(raw, kind, fail)
-    return Question(id=raw["id"], concept=concept, kind=kind, prompt=raw["prompt"].strip(),
+    return Question(id=qid, concept=concept, kind=kind, prompt=raw["prompt"].strip(),
                     explanation=raw["explanation"].strip(), link=raw["link"], faq=raw.get("faq"),
                     shuffle=raw.get("shuffle", True), source=source, **fields)
 
@@ -151,10 +277,10 @@ def _typed_fields(raw: dict[str, Any], kind: str, fail: Callable[[str], QuizBank
             wanted = _text_list(answer, "answer", 1, fail)
         for a in wanted:
             if a not in choices:
-                raise fail(f"the answer '{a}' is not one of its choices")
+                raise fail(f"the answer '{_shown(a)}' is not one of its choices")
         return {"choices": tuple(choices), "answer": answer if kind == "single" else tuple(wanted)}
     if "choices" in raw:
-        raise fail(f"a {kind} question has no 'choices'")
+        raise fail(f"{'an' if kind == 'ordering' else 'a'} {kind} question has no 'choices'")
     if kind == "ordering":
         return {"answer": tuple(_text_list(raw["answer"], "answer", 2, fail))}
     return _numeric_fields(raw, fail)
@@ -163,43 +289,72 @@ def _typed_fields(raw: dict[str, Any], kind: str, fail: Callable[[str], QuizBank
 def _numeric_fields(raw: dict[str, Any], fail: Callable[[str], QuizBankError]) -> dict[str, Any]:
     answer = raw["answer"]
     if not _is_number(answer):
-        raise fail("the answer of a numeric question must be a number")
+        raise fail("the answer of a numeric question must be a number (at most 1e300 in size)")
     tolerance = raw.get("tolerance", max(0.001, 0.01 * abs(answer)))
     if not _is_number(tolerance) or tolerance < 0:
         raise fail("'tolerance' must be a number of at least 0")
+    unit = raw.get("unit", "")
+    if not isinstance(unit, str) or len(unit) > MAX_UNIT:
+        raise fail(f"'unit' must be text of at most {MAX_UNIT} characters")
     params, formula = raw.get("params", {}), raw.get("formula")
+    if params is None or params == {}:
+        params = {}
+    elif not isinstance(params, dict):
+        raise fail("'params' must map the formula's parameter names to numbers")
     if (formula is None) != (not params):
         raise fail("'params' and 'formula' go together")
     if formula is not None:
-        if formula not in FORMULAS or not isinstance(params, dict):
-            raise fail(f"formula '{formula}' is unknown (known: {', '.join(FORMULAS)})")
-        try:
-            value = float(FORMULAS[formula](**params))
-        except (TypeError, ValueError, IndexError, ZeroDivisionError):
-            raise fail(f"its params do not fit the formula '{formula}'") from None
+        if not isinstance(formula, str) or formula not in FORMULAS:
+            raise fail(f"formula '{_shown(formula)}' is unknown (assets/quiz/README.md lists the formulas)")
+        value = _evaluate(formula, params, fail)
         if abs(value - answer) > tolerance:
-            raise fail(f"the answer {answer} does not match {formula} of its params, which is {_fmt(value, 6)}")
-    return {"answer": float(answer), "tolerance": float(tolerance), "unit": str(raw.get("unit", "")),
-            "params": dict(params), "formula": formula}
+            raise fail(f"the answer {_fmt(float(answer), 6)} does not match {formula} of its params, which is "
+                       f"{_fmt(value, 6)}")
+    return {"answer": float(answer), "tolerance": float(tolerance), "unit": unit, "params": dict(params),
+            "formula": formula}
+
+
+def _evaluate(formula: str, params: dict[Any, Any], fail: Callable[[str], QuizBankError]) -> float:
+    """`formula` of `params`, once every parameter is in its bounds (FORMULA_PARAMS), so the work is small; an
+    arithmetic failure (1 / 0, an overflow, an index past the list) is a QuizBankError like any other mismatch."""
+    bounds = FORMULA_PARAMS[formula]
+    names = ", ".join(bounds)
+    if set(params) != set(bounds):
+        raise fail(f"the params of {formula} must be exactly {names}")
+    for name, bound in bounds.items():
+        if not bound.accepts(params[name]):
+            raise fail(f"param '{name}' of {formula} must be {bound.describe()} (got {_shown(params[name])})")
+    try:
+        value = float(FORMULAS[formula](**params))
+    except (ArithmeticError, ValueError, IndexError, TypeError):  # ArithmeticError: overflow, 1 / 0
+        raise fail(f"its params do not fit the formula '{formula}' (a division by zero, an overflow, or lists of "
+                   "different lengths)") from None
+    if not math.isfinite(value):
+        raise fail(f"its params do not fit the formula '{formula}' (the result is not a finite number)")
+    return value
 
 
 def _text_list(value: Any, key: str, at_least: int, fail: Callable[[str], QuizBankError]) -> list[str]:
-    if not isinstance(value, list) or len(value) < at_least or not all(isinstance(v, str) and v for v in value):
-        raise fail(f"'{key}' must be a list of at least {at_least} texts")
+    if not isinstance(value, list) or not at_least <= len(value) <= MAX_ITEMS or not all(
+            isinstance(v, str) and 0 < len(v) <= MAX_ITEM for v in value):
+        raise fail(f"'{key}' must be a list of {at_least} to {MAX_ITEMS} texts of at most {MAX_ITEM} characters")
     if len(set(value)) != len(value):
         raise fail(f"'{key}' lists the same text twice")
     return list(value)
 
 
 def _is_number(x: Any) -> bool:
-    return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
+    """A finite int or float no larger than 1e300 (a bigger int cannot even become a float)."""
+    return isinstance(x, int | float) and not isinstance(x, bool) and -1e300 <= x <= 1e300
 
 
 def question_from_dict(data: dict[str, Any]) -> Question:
     """Rebuild a question stored with `Question.to_dict` (validated like a bank entry; its concept, checked when it
     was first loaded, is taken as known)."""
+    if not isinstance(data, dict):
+        raise QuizBankError("A stored question is damaged (it is not a mapping of fields).")
     data = dict(data)
-    source = str(data.pop("source", "stored"))
+    source = _shown(data.pop("source", "stored"), 60)
     concept = data.get("concept")
     known = {**CONCEPTS, concept: concept} if isinstance(concept, str) else CONCEPTS
     return _question(data, 1, source, known)

@@ -1,9 +1,11 @@
 """The quiz's data model: the four question types, the concepts they test, the formulas a numeric question can
-name, and the `Question` and `Bank` dataclasses.
+name with the bounds of their parameters, and the `Question` and `Bank` dataclasses.
 
 A `Question` is frozen plain data (`to_dict` gives it back in the YAML schema of `assets/quiz/README.md`); a
 `Bank` is the validated questions of one or more files with their concept labels. Reading and checking the files
-is `specviz.quiz.bank`; `FORMULAS` lets the loader recompute a numeric answer from its `params`.
+is `specviz.quiz.bank`; `FORMULAS` lets the loader recompute a numeric answer from its `params`, once
+`FORMULA_PARAMS` has checked that every parameter lies where the formula is quick and meaningful (a `best_k` over
+10^9 values of K would run for minutes).
 """
 
 from __future__ import annotations
@@ -81,6 +83,58 @@ FORMULAS: dict[str, Callable[..., float]] = {
     "decode_tokens_per_second": lambda params_billion, bytes_per_param, bandwidth_tb_s: (
         bandwidth_tb_s * 1e12 / (params_billion * 1e9 * bytes_per_param)),
     "cost_ratio": lambda draft_layers, total_layers: draft_layers / total_layers,
+}
+
+
+@dataclass(frozen=True)
+class Param:
+    """What one formula parameter may be: a number (a whole number if `whole`) from `lo` to `hi`, or, if `size`
+    is set, a list of 1 to `size` such numbers (a distribution over a small vocabulary).
+
+    >>> Param(1, 1000, whole=True).accepts(10**9), Param(0, 1, size=64).accepts([0.5, 0.5])
+    (False, True)
+    """
+
+    lo: float
+    hi: float
+    whole: bool = False
+    size: int = 0
+
+    def accepts(self, value: Any) -> bool:
+        if self.size:
+            return isinstance(value, list) and 1 <= len(value) <= self.size and all(map(self._number, value))
+        return self._number(value)
+
+    def _number(self, v: Any) -> bool:
+        kinds = int if self.whole else int | float
+        return isinstance(v, kinds) and not isinstance(v, bool) and self.lo <= v <= self.hi  # nan fails lo <= v
+
+    def describe(self) -> str:
+        number = f"{'a whole number' if self.whole else 'a number'} from {self.lo:,g} to {self.hi:,g}"
+        return f"a list of 1 to {self.size} numbers from {self.lo:,g} to {self.hi:,g}" if self.size else number
+
+
+PROB = Param(0.0, 1.0)
+PROBS = Param(0.0, 1.0, size=64)  # a distribution over a made-up vocabulary, as the questions draw them
+INDEX = Param(0, 63, whole=True)
+K = Param(0, 1000, whole=True)  # far beyond the engine's K_RANGE, for "what if" questions
+COUNT = Param(0, 1000, whole=True)
+FORMULA_PARAMS: dict[str, dict[str, Param]] = {
+    "accept_prob": {"p": PROB, "q": PROB},
+    "reject_prob": {"p": PROB, "q": PROB},
+    "alpha": {"p": PROBS, "q": PROBS},
+    "residual_prob": {"p": PROBS, "q": PROBS, "index": INDEX},
+    "emit_prob": {"p": PROBS, "q": PROBS, "index": INDEX},
+    "expected_tokens": {"alpha": PROB, "k": K},
+    "expected_tokens_limit": {"alpha": PROB},
+    "speedup": {"alpha": PROB, "k": K, "c": Param(0.0, 100.0)},
+    "best_k": {"alpha": PROB, "c": Param(0.0, 100.0), "k_max": Param(1, 1000, whole=True)},
+    "all_accepted_prob": {"alpha": PROB, "k": K},
+    "tokens_emitted": {"n_accepted": COUNT},
+    "cache_after_rollback": {"cache_before": Param(0, 10_000_000, whole=True), "n_accepted": COUNT},
+    "decode_tokens_per_second": {"params_billion": Param(0.001, 100_000.0), "bytes_per_param": Param(0.01, 64.0),
+                                 "bandwidth_tb_s": Param(0.001, 1000.0)},
+    "cost_ratio": {"draft_layers": COUNT, "total_layers": Param(1, 1000, whole=True)},
 }
 
 

@@ -26,6 +26,7 @@ from specviz.distill.trainer import LoopSettings, make_batches, train_loop
 from specviz.drafts import draft_from_target, save_draft, save_eagle
 from specviz.generation import eos_ids
 from specviz.models import load_default_target
+from specviz.paths import MODELS_DIR, PROMPTS_DIR
 from specviz.proposers.eagle import EagleDrafter
 
 DEFAULT_WORK = Path("artifacts/distill")
@@ -62,8 +63,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--draft-vocab", type=int, default=8192, help="FR-Spec draft vocabulary of the EAGLE drafter")
     p.add_argument("--shallow", type=int, default=3, help="the target's first layers the separate draft reuses")
     p.add_argument("--batch-positions", type=int, default=2048, help="padded positions per training batch")
-    p.add_argument("--suites", type=Path, default=Path("assets/prompts"), help="where the held-out suite is written")
-    p.add_argument("--assets", type=Path, default=Path("assets/models"), help="where the trained drafts are saved")
+    p.add_argument("--suites", type=Path, default=PROMPTS_DIR, help="where the held-out suite is written")
+    p.add_argument("--assets", type=Path, default=MODELS_DIR, help="where the trained drafts are saved")
     return p
 
 

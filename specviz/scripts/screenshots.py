@@ -29,8 +29,10 @@ import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-SHOTS_DIR = ROOT / "assets" / "screenshots"
+from specviz.paths import SCREENSHOTS_DIR, SOURCE_ROOT
+
+ROOT = SOURCE_ROOT  # the checkout that holds app.py (screenshots need the app, so not an installed wheel)
+SHOTS_DIR = SCREENSHOTS_DIR
 VIEWPORT = {"width": 1400, "height": 900}
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--disable-sync"]

@@ -2,8 +2,9 @@
 
 import streamlit as st
 
-from specviz.ui.race_view import (example_picker, init_from_url, live_settings, render_race, run_race,
+from specviz.ui.race_view import (example_picker, init_from_url, live_settings, race_specs, render_race, run_race,
                                   source_picker, write_url)
+from specviz.ui.runs import start_live_run
 from specviz.ui.frame import route_through_app
 
 route_through_app()
@@ -27,11 +28,14 @@ else:
     ran = st.session_state.get("race_ran")
     if st.button("Run the race", key="race_run", type="primary") or st.session_state["race_linked"]:
         st.session_state["race_linked"] = False
-        if isinstance(settings, str):
-            st.error(settings)
-            ran = None
-        else:
+        try:
+            if isinstance(settings, str):
+                raise ValueError(settings)
+            start_live_run(*race_specs(settings))
             ran = st.session_state["race_ran"] = settings
+        except ValueError as exc:
+            st.error(str(exc))
+            ran = None if isinstance(settings, str) else ran  # too soon after the last press: the last race stays
     if ran is None:
         if not isinstance(settings, str):
             st.info("Pick the models and settings, then press **Run the race**.")

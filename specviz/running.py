@@ -9,9 +9,11 @@ Loaded pairs live in `PAIRS`, with one lock per pair so that generations on a sh
 
 from __future__ import annotations
 
+import contextlib
 import threading
-from collections import OrderedDict
-from collections.abc import Callable
+import time
+from collections import OrderedDict, deque
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from specviz.baseline import TargetOnly
@@ -27,22 +29,74 @@ from specviz.trace import Trace
 # ---- the one model cache ---------------------------------------------------------------------------------------------
 
 
+class Busy(ValueError):
+    """A run that waited its longest for the model without getting a turn."""
+
+
+class Turns:
+    """First come, first served use of one model: one holder at a time, the others queue in order and can see how
+    many are ahead of them; a waiter that runs out of patience leaves the queue with a `Busy` sentence."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._queue: deque[object] = deque()
+        self._busy = False
+
+    def ahead(self) -> int:
+        """Runs that would go before a run asking now (the one running, and the ones waiting)."""
+        with self._cond:
+            return len(self._queue) + self._busy
+
+    @contextlib.contextmanager
+    def take(self, timeout: float | None = None, on_wait: Callable[[int], None] | None = None) -> Iterator[None]:
+        """Hold the model inside the block. `on_wait(ahead)` is told the queue position while waiting; past
+        `timeout` seconds of waiting, Busy is raised and nothing ran."""
+        me = object()
+        give_up = None if timeout is None else time.monotonic() + timeout
+        with self._cond:
+            self._queue.append(me)
+            while self._busy or self._queue[0] is not me:
+                if on_wait is not None:
+                    on_wait(self._queue.index(me) + self._busy)
+                left = None if give_up is None else give_up - time.monotonic()
+                if left is not None and left <= 0:
+                    ahead = self._queue.index(me) + self._busy
+                    self._queue.remove(me)
+                    self._cond.notify_all()
+                    runs = "1 run was" if ahead == 1 else f"{ahead} runs were"
+                    raise Busy(f"The model is busy: {runs} still ahead of yours after {timeout:g} s of waiting; "
+                               "try again in a moment.")
+                self._cond.wait(timeout=1.0 if left is None else min(left, 1.0))
+            self._queue.popleft()
+            self._busy = True
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._busy = False
+                self._cond.notify_all()
+
+
 class PairCache:
-    """Loaded pairs by name, at most `size` of them (least recently used goes first), each with the lock that
-    serialises generations on it. Safe to use from several threads (a Streamlit server runs one per session)."""
+    """Loaded pairs by name, at most `size` of them (least recently used goes first), each with the `Turns` that
+    serialise generations (and its loading) on it. Safe to use from several threads (a Streamlit server runs one per
+    session)."""
 
     def __init__(self, size: int = 3, loader: Callable[..., Pair] = load_pair):
         self.size, self.loader = size, loader
         self._pairs: OrderedDict[str, Pair] = OrderedDict()
-        self._locks: dict[str, threading.Lock] = {}
+        self._turns: dict[str, Turns] = {}
         self._guard = threading.Lock()
 
     def get(self, name: str) -> Pair:
         """The pair called `name`, loaded on first use (one load at a time per name)."""
-        with self.lock(name):
+        with self._guard:
+            if name in self._pairs:
+                self._pairs.move_to_end(name)
+                return self._pairs[name]
+        with self.turn(name):
             with self._guard:
-                if name in self._pairs:
-                    self._pairs.move_to_end(name)
+                if name in self._pairs:  # loaded by the run that held the turn before this one
                     return self._pairs[name]
             pair = self.loader(name)
             self.put(name, pair)
@@ -60,10 +114,17 @@ class PairCache:
         with self._guard:
             return self._pairs.get(name)
 
-    def lock(self, name: str) -> threading.Lock:
-        """The lock a generation on `name` holds; loading holds it too."""
+    def turns(self, name: str) -> Turns:
         with self._guard:
-            return self._locks.setdefault(name, threading.Lock())
+            return self._turns.setdefault(name, Turns())
+
+    def turn(self, name: str, timeout: float | None = None, on_wait: Callable[[int], None] | None = None):
+        """Hold the pair `name` for one run (or its loading): see `Turns.take`."""
+        return self.turns(name).take(timeout, on_wait)
+
+    def ahead(self, name: str) -> int:
+        """Runs now holding or waiting for the pair `name`."""
+        return self.turns(name).ahead()
 
 
 PAIRS = PairCache()

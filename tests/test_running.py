@@ -11,7 +11,7 @@ from specviz.baseline import autoregressive_generate
 from specviz.decoding import speculative_generate
 from specviz.models import encode_prompt
 from specviz.proposers import make_proposer
-from specviz.running import PairCache, run, run_target_only
+from specviz.running import Busy, PairCache, Turns, run, run_target_only
 from specviz.runspec import SETTINGS, RunSpec
 
 PROMPT = "the quick brown fox jumps over the lazy dog. the quick"
@@ -114,3 +114,56 @@ def test_the_pair_cache_loads_a_pair_once_when_sessions_ask_together():
     for t in threads:
         t.join()
     assert loads == ["x"]
+
+
+def test_turns_go_first_come_first_served_and_say_how_many_are_ahead():
+    turns = Turns()
+    order, seen_ahead = [], {}
+    holder = threading.Event()
+
+    def visitor(name, hold=0.0):
+        def waiting(ahead):
+            seen_ahead.setdefault(name, ahead)
+        with turns.take(timeout=10, on_wait=waiting):
+            order.append(name)
+            holder.set()
+            time.sleep(hold)
+
+    first = threading.Thread(target=visitor, args=("first", 0.5))
+    first.start()
+    holder.wait(5)
+    others = []
+    for name in ("second", "third", "fourth"):
+        others.append(threading.Thread(target=visitor, args=(name,)))
+        others[-1].start()
+        time.sleep(0.05)  # arrive in this order
+    assert turns.ahead() == 4  # one running, three waiting
+    for t in [first, *others]:
+        t.join()
+    assert order == ["first", "second", "third", "fourth"]
+    assert seen_ahead == {"second": 1, "third": 2, "fourth": 3}
+    assert turns.ahead() == 0
+
+
+def test_a_visitor_who_waits_too_long_gets_one_sentence_and_leaves_the_queue():
+    turns = Turns()
+    inside = threading.Event()
+    release = threading.Event()
+
+    def hold():
+        with turns.take():
+            inside.set()
+            release.wait(5)
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    inside.wait(5)
+    with pytest.raises(Busy, match=r"^The model is busy: 1 run was still ahead of yours after 0.2 s of waiting; "
+                                   r"try again in a moment\.$"):
+        with turns.take(timeout=0.2):
+            pytest.fail("ran without a turn")
+    assert turns.ahead() == 1  # the one who gave up is gone from the queue
+    release.set()
+    holder.join()
+    with turns.take(timeout=1):  # and the next visitor gets the model at once
+        pass

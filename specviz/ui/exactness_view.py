@@ -19,6 +19,7 @@ from specviz.runspec import RunSpec
 from specviz.trace import Trace
 from specviz.ui.escaping import escape_text, plot_text
 from specviz.ui.palette import BLUISH_GREEN, GREY, P_COLOR, Q_COLOR, RESIDUAL_COLOR, VERMILLION
+from specviz.ui.runs import with_turn
 
 PAIRS = {
     "toy": "Toy pair (instant; 34 characters)",
@@ -51,9 +52,10 @@ def labels(texts: list[str], ids: list[int] | None) -> list[str]:
 # ---- the experiments, cached ----------------------------------------------------------------------------------
 
 
+# Each experiment that runs a model holds the pair's turn, like a live run: the lab shares the model fairly too.
 @st.cache_data(show_spinner="Computing p and q at the prompt...", max_entries=32)
 def step_distributions(_pair: Pair, spec: RunSpec) -> StepDistributions:
-    return lab.step_distributions(_pair, spec)
+    return with_turn(spec.pair, lambda pair: lab.step_distributions(pair, spec))
 
 
 @st.cache_data(show_spinner="Sampling...", max_entries=32)
@@ -63,7 +65,7 @@ def one_step_lab(_pair: Pair, spec: RunSpec, rule: str, n: int) -> LabResult:
 
 @st.cache_data(show_spinner="Sampling continuations through the engine...", max_entries=16)
 def engine_lab(_pair: Pair, spec: RunSpec, rule: str, n: int, length: int, compare: str = "first") -> LabResult:
-    return lab.engine_lab(_pair, spec, rule, n, length, compare)
+    return with_turn(spec.pair, lambda pair: lab.engine_lab(pair, spec, rule, n, length, compare))
 
 
 # ---- figures ----------------------------------------------------------------------------------------------------

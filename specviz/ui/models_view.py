@@ -125,7 +125,7 @@ def _load(spec: str, device: str, dtype: str, progress) -> Pair:
     Never with remote code. Not st.cache_resource: the progress callback writes into a status box made outside the
     function, which Streamlit's cache cannot replay."""
     settings = (device, dtype)
-    with PAIRS.lock(spec):  # one load at a time, and never under a running generation
+    with PAIRS.turn(spec):  # one load at a time, and never under a running generation
         pair = PAIRS.loaded(spec)
         if pair is None or _LOADED_WITH.get(spec) != settings:
             pair = load_pair(spec, device=None if device == "auto" else device,

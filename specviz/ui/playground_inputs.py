@@ -20,7 +20,7 @@ from specviz.runspec import SETTINGS, WEB_MAX_NEW_TOKENS, RunSpec
 from specviz.trace import Trace
 from specviz.ui import state as shared
 from specviz.ui.escaping import escape_label
-from specviz.ui.runs import run_speculative
+from specviz.ui.runs import run_speculative, start_live_run
 
 SOURCES = {"example": "Example trace (instant)", "live": "Live run", "upload": "Upload a trace"}
 PAIRS = {"default": "SmolLM2-135M-Instruct (real model)", "toy": "Toy pair (tiny, instant)"}
@@ -299,6 +299,7 @@ def live_trace(settings: RunSpec | str, run: bool) -> tuple[Trace, str, RunSpec]
             st.error(settings)
             return None
         try:
+            start_live_run(settings)
             trace = run_speculative(settings)
         except ValueError as exc:
             st.error(str(exc))

@@ -19,7 +19,7 @@ from specviz.timeline import (BASELINE_NAME, SPEEDUP_DEFINITION, Interval, expla
 from specviz.runspec import SETTINGS, WEB_MAX_NEW_TOKENS, RunSpec
 from specviz.trace import TokenKind, Trace
 from specviz.ui.palette import COLORS, LIGHT_GREY, P_COLOR, Q_COLOR, legend_html
-from specviz.ui.runs import run_autoregressive, run_speculative
+from specviz.ui.runs import run_autoregressive, run_speculative, start_live_run
 from specviz.ui.tokens import output_html
 
 SPEC_LANE, BASE_LANE = "speculative", "target only"
@@ -144,10 +144,15 @@ def live_settings() -> RunSpec | str:
         return str(exc)
 
 
+def race_specs(settings: RunSpec) -> tuple[RunSpec, RunSpec]:
+    """(the warm-up's spec, the race's spec): a press of Run computes both."""
+    return replace(settings, max_new_tokens=2), settings
+
+
 def run_race(settings: RunSpec) -> tuple[Trace, Trace]:
     """Both lanes for the same settings: a short warm-up (so neither lane pays the first-call cost), then
-    speculative, then target-only decoding. ValueError (one sentence) on bad input."""
-    warm = replace(settings, max_new_tokens=2)
+    speculative, then target-only decoding. ValueError (one sentence) on bad input or a busy model."""
+    warm, settings = race_specs(settings)
     run_speculative(warm)
     run_autoregressive(warm)
     return run_speculative(settings), run_autoregressive(settings)

@@ -7,6 +7,7 @@ import streamlit as st
 
 from specviz import bench
 from specviz.bench import BenchConfig, BenchResult
+from specviz.ui.runs import with_turn
 from specviz.ui.speedup_view import POLICY_TEXT
 
 LIVE_KEY = "speedup_lab_live_result"  # the sweep's result, kept for this session
@@ -49,8 +50,9 @@ def run_live(config: BenchConfig, pair) -> BenchResult | None:
     def progress(done: int, total: int, what: str) -> None:
         bar.progress(min(1.0, done / total), text=f"{done}/{total} runs: {what}")
 
-    try:
-        result = bench.run_bench(config, command=bench.command_line(config), progress=progress, pair=pair)
+    try:  # the sweep holds the pair's turn like a live run, so the model is shared fairly
+        result = with_turn(config.pair, lambda pair: bench.run_bench(config, command=bench.command_line(config),
+                                                                      progress=progress, pair=pair))
     except ValueError as exc:
         bar.empty()
         st.error(str(exc))

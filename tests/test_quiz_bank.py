@@ -367,3 +367,14 @@ def test_a_stored_question_that_is_not_a_mapping_or_holds_a_huge_number_gets_one
             question_from_dict(data)
         _one_sentence(str(err.value))
         assert "sequence element" not in str(err.value)
+
+
+def test_texts_with_spaces_around_them_stay_answerable():
+    # The grader strips what the learner picks; a choice written as "A " could never be picked right (issue 16).
+    from specviz.quiz import grade
+
+    bank = parse_bank(_dump([{**GOOD, "choices": ["A ", "B"], "answer": "A "}]), "up.yaml")
+    q = bank.questions[0]
+    assert grade(q, q.answer).correct and grade(q, q.options(0)[q.options(0).index("A")]).correct
+    _refused(_dump([{**GOOD, "choices": ["A", "  "]}]), "choices")
+    _refused(_dump([{**GOOD, "choices": ["A", "A "]}]), "same text twice")

@@ -270,9 +270,10 @@ def _typed_fields(raw: dict[str, Any], kind: str, fail: Callable[[str], QuizBank
     if kind in ("single", "multiple"):
         choices = _text_list(raw.get("choices"), "choices", 2, fail)
         answer = raw["answer"]
-        wanted = [answer] if kind == "single" else answer
         if kind == "single" and not isinstance(answer, str):
             raise fail("the answer of a single-choice question must be one choice's text")
+        answer = answer.strip() if kind == "single" else answer
+        wanted = [answer]
         if kind == "multiple":
             wanted = _text_list(answer, "answer", 1, fail)
         for a in wanted:
@@ -335,12 +336,15 @@ def _evaluate(formula: str, params: dict[Any, Any], fail: Callable[[str], QuizBa
 
 
 def _text_list(value: Any, key: str, at_least: int, fail: Callable[[str], QuizBankError]) -> list[str]:
+    """The texts of a list of choices or items, stripped (the grader strips what a learner picks, so "A " could
+    never be picked right)."""
     if not isinstance(value, list) or not at_least <= len(value) <= MAX_ITEMS or not all(
-            isinstance(v, str) and 0 < len(v) <= MAX_ITEM for v in value):
+            isinstance(v, str) and v.strip() and len(v) <= MAX_ITEM for v in value):
         raise fail(f"'{key}' must be a list of {at_least} to {MAX_ITEMS} texts of at most {MAX_ITEM} characters")
-    if len(set(value)) != len(value):
+    texts = [v.strip() for v in value]
+    if len(set(texts)) != len(texts):
         raise fail(f"'{key}' lists the same text twice")
-    return list(value)
+    return texts
 
 
 def _is_number(x: Any) -> bool:

@@ -184,6 +184,30 @@ def evil_trace() -> Trace:
     return trace
 
 
+def test_an_uploaded_trace_is_parsed_once_not_on_every_rerun(monkeypatch):
+    from specviz.ui import playground_inputs
+
+    calls = []
+    real = Trace.from_json
+    uploaded = evil_trace().to_json().encode()
+    monkeypatch.setattr(Trace, "from_json", classmethod(lambda cls, data: calls.append(data == uploaded) or real(data)))
+    playground_inputs.parsed_trace.clear()
+    at = page()
+    at.radio(key="playground_source").set_value("upload").run()
+    at.file_uploader(key="playground_upload").set_value(("t.json", uploaded, "application/json")).run()
+    for _ in range(3):
+        at.button(key="playground_next").click().run()
+    no_problems(at)
+    assert counter(at)[0] == 3 and calls.count(True) == 1  # the upload; the example list parses its own files
+
+
+def test_uploads_are_capped_by_the_server():
+    import tomllib
+
+    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
+    assert 1 <= config["server"]["maxUploadSize"] <= 16  # MB; Streamlit's default is 200
+
+
 def test_an_uploaded_trace_renders_with_model_text_escaped():
     at = page()
     at.radio(key="playground_source").set_value("upload").run()

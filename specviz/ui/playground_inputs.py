@@ -328,11 +328,18 @@ def uploaded_trace() -> tuple[Trace, str] | None:
         return None
     data = file.getvalue()
     try:
-        trace = Trace.from_json(data)  # checks every field's type and size: an upload can say anything
+        trace = parsed_trace(data)
     except ValueError as exc:
         st.error(str(exc))
         return None
     return trace, f"upload:{_digest(data)}"
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def parsed_trace(data: bytes) -> Trace:
+    """An uploaded file parsed once (keyed by its content), not on every rerun of the page. `Trace.from_json`
+    checks every field's type and size: an upload can say anything."""
+    return Trace.from_json(data)
 
 
 def _digest(data: str | bytes) -> str:

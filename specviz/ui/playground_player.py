@@ -18,6 +18,8 @@ from specviz.ui.step_view import render_step
 from specviz.ui.tokens import decision_chips, output_html
 
 PLAY_SECONDS = 1.6
+STOPS = {"eos": "end of text", "max_new_tokens": "the token limit",
+         "deadline": "the time limit of a live run on this shared server"}
 POS, PLAYING = "playground_pos", "playground_playing"
 PREDICTOR = Predictor("playground")
 _CLICKED, _TOGGLED, _TRACE_ID = "playground_clicked", "playground_play_toggled", "playground_trace_id"
@@ -131,7 +133,7 @@ def _view(trace: Trace, trace_id: str, pos: int) -> None:
             _coming_up(trace, trace_id, pos)
         else:
             st.success(f"Done: {trace.num_tokens} tokens from {n} target forwards "
-                       f"(stopped by {'end of text' if trace.stop_reason == 'eos' else 'the token limit'}).")
+                       f"(stopped by {STOPS.get(trace.stop_reason, 'the token limit')}).")
         PREDICTOR.score(trace, trace_id)
     st.html(legend_html())
     if pos == 0:

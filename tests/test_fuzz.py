@@ -248,6 +248,7 @@ def _check_quiz(raw: str | bytes) -> None:
         assert question_from_dict(q.to_dict() | {"source": q.source}) == q
 
 
+YAML_CHARS = "ab1.-:[]{}&*!|>'\"#?,% \n\t"
 YAML_BITS = ["&a ", "*a", "<<: *a", "!!int ", "!!float ", "!!bool ", "!!timestamp ", "!!binary ", "!!set ",
              "!!python/object:os.system ", "? ", "- ", ": ", "[", "]", "{", "}", "|\n", ">\n", "---\n", "...\n", "#",
              "\t", "\x00", "\ufeff", "'", '"', "%YAML 1.1\n", "0x_", "2001-02-30", "1" * 50, "1" * 5000, "[" * 40,
@@ -282,7 +283,8 @@ def test_quiz_files_with_yaml_oddities_spliced_in_get_one_sentence(text):
 
 
 @FUZZ
-@given(st.text(alphabet=st.sampled_from("ab1.-:[]{}&*!|>'\"#?,% \n\t") | st.characters(), max_size=200)
+@given(st.text(alphabet=st.sampled_from(YAML_CHARS) | st.characters(), max_size=200)
+       | st.text(alphabet=st.sampled_from(YAML_CHARS) | st.characters(categories=["Cs"]), max_size=20)  # surrogates
        | st.binary(max_size=200) | json_values.map(lambda v: yaml.safe_dump({"questions": v})))
 def test_arbitrary_yaml_is_refused_in_one_sentence(raw):
     _check_quiz(raw)

@@ -296,6 +296,7 @@ def test_numbers_too_long_nesting_too_deep_and_other_encodings_get_one_sentence(
                 "!!float ."):  # each made PyYAML raise a ValueError, KeyError or AttributeError of its own
         _refused(yaml.safe_dump([NUMERIC]).replace("answer: 1", f"answer: {odd}"), "cannot read near line")
     _refused("questions:\n- id: caf\xe9\n".encode("latin-1"), "UTF-8")
+    _refused("questions:\n- id: caf\ud800\n", "UTF-8")  # a str with a lone surrogate: no file holds that
     path = tmp_path / "up.yaml"
     path.write_bytes("questions:\n- id: caf\xe9\n".encode("latin-1"))
     with pytest.raises(QuizBankError, match="UTF-8") as err:

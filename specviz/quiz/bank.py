@@ -159,16 +159,16 @@ _QuizLoader.add_constructor("tag:yaml.org,2002:int", _QuizLoader.construct_yaml_
 
 def _load_yaml(text: str | bytes, source: str) -> Any:
     """The YAML document in `text`, after the limits of the module docstring; a QuizBankError otherwise."""
-    too_big = len(text) > MAX_BYTES or isinstance(text, str) and len(text.encode("utf-8", "surrogatepass")) > MAX_BYTES
-    if too_big:
+    if len(text) <= MAX_BYTES and isinstance(text, str):  # as the bytes of a file, lone surrogates kept to fail below
+        text = text.encode("utf-8", "surrogatepass")
+    if len(text) > MAX_BYTES:
         raise QuizBankError(f"Quiz file '{source}' is larger than {MAX_BYTES // 1024} KB, the most a quiz file may "
                             "be (split it into several files).")
-    if isinstance(text, bytes):
-        try:
-            text = text.decode("utf-8-sig")
-        except UnicodeDecodeError:
-            raise QuizBankError(f"Quiz file '{source}' is not UTF-8 text (save it as UTF-8 and upload it again).") \
-                from None
+    try:
+        text = text.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise QuizBankError(f"Quiz file '{source}' is not UTF-8 text (save it as UTF-8 and upload it again).") \
+            from None
     try:
         _check_events(text)
         return yaml.load(text, Loader=_QuizLoader)  # safe: _QuizLoader is a SafeLoader

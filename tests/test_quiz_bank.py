@@ -13,8 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from specviz.quiz import BANK_DIR, FORMULAS, QuizBankError, load_bank, parse_bank, question_from_dict
-from specviz.quiz.schema import FORMULA_PARAMS
+from specviz.quiz import BANK_DIR, FORMULA_PARAMS, FORMULAS, QuizBankError, load_bank, parse_bank, question_from_dict
 from specviz.pagemap import PAGE_FILES
 
 # The concepts issue 7 asks the bank to cover, at least three questions each.

@@ -15,8 +15,10 @@ is one sentence naming the file and the question. Nothing here imports Streamlit
 the app's page map lazily.
 
 This package only gathers the public names; the parts:
-  schema       question types, concepts, FORMULAS, the Question and Bank dataclasses
-  bank         load_bank, parse_bank, merge_banks, question_from_dict: reading and validating the YAML files
+  schema       question types, concepts, FORMULAS and the bounds of their parameters (FORMULA_PARAMS), the
+               Question and Bank dataclasses
+  bank         load_bank, parse_bank, merge_banks, question_from_dict: reading and validating the YAML files, with
+               the limits that make an upload from anyone safe to read (MAX_BYTES, MAX_QUESTIONS, ...)
   grading      grade, Grade, parse_number
   run          QuizRun, ConceptMastery, and the CSV / JSON downloads
   live         live_questions, live_quiz: questions from one step of a trace
@@ -30,11 +32,11 @@ from specviz.quiz.grading import Grade, grade, parse_number
 from specviz.quiz.live import LIVE_LINK, live_questions, live_quiz
 from specviz.quiz.predictions import PredictionScore, StepPrediction, score_predictions
 from specviz.quiz.run import ConceptMastery, QuizRun, answer_text, csv_text, results_json
-from specviz.quiz.schema import CONCEPTS, FAQ_TOPICS, FORMULAS, TYPES, Bank, Question, QuizBankError
+from specviz.quiz.schema import CONCEPTS, FAQ_TOPICS, FORMULA_PARAMS, FORMULAS, TYPES, Bank, Question, QuizBankError
 
 __all__ = [
     # schema
-    "CONCEPTS", "FAQ_TOPICS", "FORMULAS", "TYPES", "Bank", "Question", "QuizBankError",
+    "CONCEPTS", "FAQ_TOPICS", "FORMULA_PARAMS", "FORMULAS", "TYPES", "Bank", "Question", "QuizBankError",
     # bank
     "BANK_DIR", "PATHS_ENV", "bank_paths", "load_bank", "merge_banks", "parse_bank", "question_from_dict",
     # grading

@@ -31,6 +31,7 @@ from huggingface_hub import constants, snapshot_download
 from huggingface_hub.errors import (GatedRepoError, HfHubHTTPError, HFValidationError, LocalEntryNotFoundError,
                                     OfflineModeIsEnabled, RepositoryNotFoundError, RevisionNotFoundError)
 from huggingface_hub.utils import validate_repo_id
+from safetensors import SafetensorError
 from tqdm.auto import tqdm
 from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
 from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
@@ -214,7 +215,31 @@ def read_config(folder: Path, name: str, trust_remote_code: bool = False):
     except OSError as exc:
         raise ModelLoadError(explain_hub_error(exc, name)) from None
     check_causal_lm(config, name)
+    check_sizes(config, name)
     return config
+
+
+def check_sizes(config, name: str) -> None:
+    """Raise unless every size in the config (hidden_size, num_hidden_layers, vocab_size, ...) is a positive whole
+    number: a negative one would otherwise surface as a tensor error deep inside the model's constructor.
+
+    >>> from transformers import LlamaConfig
+    >>> check_sizes(LlamaConfig(hidden_size=-32), "m")
+    Traceback (most recent call last):
+    ...
+    specviz.machine.ModelLoadError: 'm' has a config with hidden_size = -32; sizes must be positive whole numbers.
+    """
+    for key, value in config.to_dict().items():
+        sized = key.endswith(("_size", "_layers", "_heads", "_embeddings")) or key.startswith("num_")
+        if sized and isinstance(value, (int, float)) and not isinstance(value, bool) and value <= 0 and \
+                key not in ("num_nextn_predict_layers",):
+            raise ModelLoadError(f"'{name}' has a config with {key} = {value}; sizes must be positive whole numbers.")
+
+
+def damaged(name: str, exc: Exception) -> str:
+    """The sentence for weights that fail to load: damaged files, or shapes the config does not describe."""
+    return (f"'{name}' could not be loaded: its weight files are damaged or do not match its config "
+            f"({type(exc).__name__}).")
 
 
 def check_causal_lm(config, name: str) -> None:
@@ -361,6 +386,8 @@ def _load_weights(folder: Path, name: str, dtype: torch.dtype, placement: Placem
     except torch.OutOfMemoryError:
         raise ModelLoadError(f"'{name}' ran out of GPU memory while loading; try --dtype bfloat16 or a smaller "
                              "pair.") from None
+    except (RuntimeError, SafetensorError) as exc:  # a truncated weight file, shapes that do not match the config
+        raise ModelLoadError(damaged(name, exc)) from None
     if not (is_target and placement.sharded):
         model = model.to(placement.target_device if is_target else placement.draft_device)
     return model.eval()

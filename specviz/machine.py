@@ -104,6 +104,8 @@ def pick_device(device: str | torch.device | None = None, machine: Machine | Non
             dev = torch.device(device)
         except (RuntimeError, TypeError):
             raise ModelLoadError(f"Unknown device '{device}': use cpu, cuda, cuda:N or mps.") from None
+        if dev.type not in ("cpu", "cuda", "mps"):  # meta, xla, ...: torch knows them, specviz cannot run on them
+            raise ModelLoadError(f"Models run on cpu, cuda or mps, not on '{device}'.")
         if dev.type in ("cuda", "mps"):
             machine = machine or detect_machine()
             if dev.type == "cuda" and not machine.gpus:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import torch
+from safetensors import SafetensorError
 from tokenizers import Regex, Tokenizer, decoders, pre_tokenizers
 from tokenizers.models import WordLevel
 from transformers import (AutoModelForCausalLM, AutoTokenizer, LlamaConfig, LlamaForCausalLM, PreTrainedModel,
@@ -28,7 +29,7 @@ from transformers import (AutoModelForCausalLM, AutoTokenizer, LlamaConfig, Llam
 
 from specviz.catalog import CatalogEntry, load_catalog
 from specviz.drafts import draft_model, has_draft, has_eagle, load_eagle
-from specviz.loading import (LoadInfo, Machine, ModelLoadError, Progress, check_fits, check_same_vocabulary,
+from specviz.loading import (LoadInfo, Machine, ModelLoadError, Progress, check_fits, check_same_vocabulary, damaged,
                              load_models, pick_device, pick_dtype, read_config)
 from specviz.paths import cache_dir  # re-exported: converted models live there
 from specviz.proposers.eagle import EagleDrafter
@@ -203,6 +204,8 @@ def load_local_model(path: str | Path, device: torch.device | str, dtype: torch.
         if "Unrecognized configuration class" in str(exc):
             raise ValueError(f"'{path}' holds a model that is not a causal language model.") from None
         raise
+    except (RuntimeError, SafetensorError) as exc:
+        raise ValueError(damaged(path.name, exc)) from None
     return model.to(device).eval()
 
 
@@ -222,9 +225,10 @@ def load_pair(
     if isinstance(name_or_paths, str) and name_or_paths.strip() in BUILTIN_PAIRS:
         if name_or_paths.strip() == "toy":  # on the CPU unless a device is named: it is too small to gain from a GPU
             pair = toy_pair()
-            if device not in (None, "", "auto"):
-                dev = pick_device(device, machine)
-                pair.target, pair.draft = pair.target.to(dev), pair.draft.to(dev)
+            dev = pick_device(device, machine) if device not in (None, "", "auto") else torch.device("cpu")
+            dt = pick_dtype(dev, dtype, machine) if dtype not in (None, "", "auto") else torch.float32
+            pair.target, pair.draft = pair.target.to(dev, dt), pair.draft.to(dev, dt)
+            pair.eagle = (pair.eagle[0].to(dev, dt), pair.eagle[1])  # every model of the pair on one device and dtype
             return pair
         target, tokenizer = load_default_target(progress)
         dev = pick_device(device, machine)

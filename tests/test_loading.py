@@ -3,6 +3,8 @@ checks, Hub errors as sentences, offline mode, download progress."""
 
 from __future__ import annotations
 
+import json
+
 import httpx2 as httpx  # the HTTP client huggingface_hub 2.x builds its errors on
 import pytest
 import torch
@@ -14,7 +16,7 @@ from specviz.catalog import load_catalog
 from specviz.loading import (GpuInfo, Machine, ModelLoadError, check_fits, check_same_vocabulary, count_parameters,
                              estimate_memory, explain_hub_error, kv_cache_bytes, parse_ref, pick_device, pick_dtype,
                              plan_placement, progress_bar_class)
-from specviz.models import toy_tokenizer
+from specviz.models import load_pair, toy_tokenizer
 
 GIB = 1024**3
 CPU_ONLY = Machine(ram_available_bytes=24 * 10**9)
@@ -239,3 +241,34 @@ def test_timing_waits_for_every_gpu_a_sharded_model_runs_on(monkeypatch):
     assert waited == [0, 1, 2]
     synchronize(torch.device("cpu"))
     assert waited == [0, 1, 2]
+
+
+@pytest.mark.parametrize("field, value", [("hidden_size", -32), ("num_hidden_layers", 0), ("vocab_size", -1)])
+def test_a_config_with_an_impossible_size_is_one_sentence(tmp_path, field, value):
+    target, _ = save_toy_pair(tmp_path)
+    config = json.loads((target / "config.json").read_text())
+    config[field] = value
+    (target / "config.json").write_text(json.dumps(config))
+    with pytest.raises(ValueError, match=rf"config with {field} = {value}; sizes must be positive whole numbers\.$"):
+        load_pair([str(target)], device="cpu")
+
+
+def test_a_truncated_weight_file_is_one_sentence(tmp_path):
+    target, _ = save_toy_pair(tmp_path)
+    weights = next(target.glob("*.safetensors"))
+    weights.write_bytes(weights.read_bytes()[: weights.stat().st_size // 2])
+    with pytest.raises(ValueError, match=r"could not be loaded: its weight files are damaged or do not match its "
+                                         r"config \(SafetensorError\)\.$"):
+        load_pair([str(target)], device="cpu")
+
+
+@pytest.mark.parametrize("device", ["meta", "xla"])
+def test_devices_specviz_cannot_run_on_are_refused(device):
+    with pytest.raises(ValueError, match=rf"^Models run on cpu, cuda or mps, not on '{device}'\.$"):
+        load_pair("toy", device=device)
+
+
+def test_the_toy_pair_honours_the_dtype_for_all_its_models():
+    pair = load_pair("toy", dtype="bfloat16")
+    models = [pair.target, pair.draft, pair.eagle[0]]
+    assert {next(m.parameters()).dtype for m in models} == {torch.bfloat16}

@@ -232,9 +232,10 @@ class Trace:
             raise ValueError("This file is not a specviz trace (no 'steps' found).")
         version = data.get("schema_version")
         if isinstance(version, bool) or not isinstance(version, int):
-            raise ValueError(f"This trace's schema version must be a whole number (got {str(version)[:20]!r}).")
+            raise ValueError(f"This trace's schema version must be a whole number (got {repr(version)[:20]}).")
         if version != SCHEMA_VERSION:
-            raise ValueError(f"This trace has schema version {version}; this specviz reads version {SCHEMA_VERSION}.")
+            shown = str(version) if abs(version) < 10**6 else "a number that no specviz writes"
+            raise ValueError(f"This trace has schema version {shown}; this specviz reads version {SCHEMA_VERSION}.")
         check_trace_size(data)  # before any work on a file that may be huge
         data = _decode_floats(dict(data))
         data.pop("summary", None)
@@ -253,6 +254,8 @@ class Trace:
             raise ValueError("This file is not valid JSON, so it cannot be a specviz trace.") from None
         except RecursionError:
             raise ValueError("This file nests too deeply to be a specviz trace.") from None
+        except ValueError:  # Python's own limits, such as an integer of more than 4,300 digits
+            raise ValueError("This file holds a number far too long to be part of a specviz trace.") from None
         return cls.from_dict(data)
 
 

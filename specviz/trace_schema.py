@@ -27,6 +27,7 @@ MAX_TOKEN_TEXT = 256
 MAX_TEXT = 200_000  # the prompt or the output, in characters
 MAX_NAME = 200
 MAX_SECONDS = 1e6
+MAX_DEPTH = 12  # trace > steps > step > decisions > decision > target_top > entry is 7; meta gets a little room
 MODES = ("speculative", "autoregressive")
 KINDS = ("accepted", "rejected", "recovered", "bonus", "target")
 
@@ -40,8 +41,10 @@ def _whole(lo: int, hi: int) -> tuple[Check, str]:
 
 def _number(lo: float, hi: float, *, inf: bool = False) -> tuple[Check, str]:
     def check(v: Any) -> bool:
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or math.isnan(v):
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
             return False
+        if isinstance(v, int):  # compared as an int: a 400-digit one would overflow a float
+            return lo <= v <= hi
         return (inf and v == math.inf) or (math.isfinite(v) and lo <= v <= hi)
     return check, f"a number from {lo:g} to {hi:g}" + (" (or inf)" if inf else "")
 
@@ -87,11 +90,19 @@ SETTING_VALUE = (lambda v: v is None or isinstance(v, (bool, int, str)) and len(
 
 
 def check_trace_size(data: Any) -> None:
-    """The cheap checks that come before any work on the file: a list of steps, and not more than a run makes."""
+    """The cheap checks that come before any work on the file: a list of steps, not more than a run makes, and no
+    nesting deeper than a trace has (walked without recursion, so a deep file cannot exhaust the stack)."""
     if not isinstance(data, dict) or not isinstance(data.get("steps"), list):
         raise ValueError("This file is not a specviz trace (no list of 'steps' found).")
     if len(data["steps"]) > MAX_STEPS:
         _fail("", f"a trace has at most {MAX_STEPS} steps (this one has {len(data['steps'])})")
+    stack = [(data, 1)]
+    while stack:
+        obj, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            _fail("", f"a trace nests at most {MAX_DEPTH} levels deep")
+        children = obj.values() if isinstance(obj, dict) else obj if isinstance(obj, list) else ()
+        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
 
 
 def check_trace_dict(data: Any) -> None:
@@ -105,7 +116,7 @@ def check_trace_dict(data: Any) -> None:
             _fail("", f"{name} must be an object of at most 50 entries")
         if name == "settings":
             for key, v in value.items():
-                _check(v, SETTING_VALUE, f"settings.{str(key)[:40]}", "")
+                _check(v, SETTING_VALUE, f"settings[{repr(key)[:40]}]", "")
     for name in ("prompt_ids", "output_ids"):
         ids = data.get(name)
         if not isinstance(ids, list) or len(ids) > MAX_CONTEXT or not all(_whole(0, MAX_TOKEN_ID)[0](i) for i in ids):
@@ -161,6 +172,8 @@ def _check(value: Any, rule: tuple[Check, str], name: str, where: str) -> None:
 
 
 def _shown(value: Any) -> str:
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**30:
+        return "a number of more than 30 digits"
     text = repr(value) if not isinstance(value, (list, dict)) else type(value).__name__
     return text if len(text) <= 30 else text[:29] + "…"
 

@@ -200,9 +200,8 @@ def _toy_with(path: tuple, raw: str) -> str:
     return json.dumps(data).replace(json.dumps("\x00here"), raw)
 
 
-# What fuzzing found that Trace.from_json / specviz.trace_schema do not survive yet (issue 16, reported to the
-# trace's owner). strict: once fixed, these pass, and the marker must go.
-KNOWN_TRACE_CRASHES = {
+# What fuzzing found that Trace.from_json / specviz.trace_schema did not survive (issue 16), kept as regressions.
+FOUND_BY_FUZZING = {
     "a 5,000-digit number anywhere: json.loads raises Python's 'Exceeds the limit (4300 digits)' ValueError, "
     "which from_json lets through": _toy_with(("meta",), "1" * 5000),
     "a 4,000-digit schema_version: the refusal quotes all of it, a sentence of 4,061 characters":
@@ -216,10 +215,8 @@ KNOWN_TRACE_CRASHES = {
 }
 
 
-@pytest.mark.parametrize("text", [pytest.param(text, id=why.split(":")[0], marks=pytest.mark.xfail(
-    strict=True, raises=(AssertionError, OverflowError, RecursionError), reason=why))
-    for why, text in KNOWN_TRACE_CRASHES.items()])
-def test_known_trace_crashes(text):
+@pytest.mark.parametrize("text", [pytest.param(text, id=why.split(":")[0]) for why, text in FOUND_BY_FUZZING.items()])
+def test_what_fuzzing_found_is_now_one_sentence(text):
     _check_trace(text)
 
 

@@ -155,3 +155,22 @@ def test_the_policy_table_names_the_winner_of_each_comparison(tiny):
         assert row["winner"] == view.POLICY_TEXT[comparison.winner]
         assert row["winner vs constant"] == "–"  # this sweep ran no constant K = 2 to compare with
     assert tables.policy_table(tiny, 1.0).empty  # the policies ran greedy only
+
+
+def test_a_slowdown_is_blamed_on_what_caused_it():
+    """The toy sweep that lost with α ≈ 0.61 and c = 1.17 lost because of c, not because drafts were thrown away."""
+    costly_draft = view.slowdown_reason(0.61, 1.17, 2, 1.1, 1.9)
+    assert "c = 1.17" in costly_draft and "no cheaper than the target" in costly_draft
+    assert "thrown away" not in costly_draft
+    low_alpha = view.slowdown_reason(0.10, 0.10, 4, 1.2, 1.1)  # break-even α for K = 4, c = 0.1 is about 0.29
+    assert "thrown away" in low_alpha and f"{theory.break_even_alpha(4, 0.1):.2f}" in low_alpha
+    verify_bound = view.slowdown_reason(0.80, 0.01, 4, 4.5, 3.2)  # α and c pay; the K+1-token forward does not
+    assert "4.50× a one-token forward" in verify_bound and "thrown away" not in verify_bound
+
+
+def test_the_verdict_of_a_losing_sweep_names_c(tiny, monkeypatch):
+    best = dict(tiny.best_constant("draft", 0.0), speedup_vs_ar=0.55, c=1.17, k=3, mat_with_bonus=2.1)
+    monkeypatch.setattr(type(tiny), "best_constant", lambda self, proposer, temperature: best)
+    monkeypatch.setattr(type(tiny), "mean_alpha", lambda self, proposer, temperature: 0.61)
+    text = view.verdict(tiny, "draft", 0.0)
+    assert "slower than target-only decoding" in text and "c = 1.17" in text and "thrown away" not in text

@@ -15,7 +15,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from specviz import bench
+from specviz import bench, theory
 from specviz.bench import DEFINITIONS, BenchResult
 
 POLICY_TEXT = {
@@ -101,13 +101,7 @@ def verdict(result: BenchResult, proposer: str, temperature: float) -> str:
     elif s >= 0.97:
         text = f"{where} roughly breaks even (best {s:.2f}× at K = {k}, α ≈ {number(alpha)})."
     else:
-        if best["c"] < 0.05:
-            why = (f"drafting is nearly free (c = {best['c']:.3f}), but one target forward over {k + 1} tokens costs "
-                   f"{verify:.2f}× a one-token forward on this machine, more than the {best['mat_with_bonus']:.2f} "
-                   "tokens per step it buys")
-        else:
-            why = (f"with α ≈ {number(alpha)} most drafts are thrown away, yet each costs c = {best['c']:.2f} of a "
-                   f"target forward, and verifying {k + 1} tokens costs {verify:.2f}× one")
+        why = slowdown_reason(alpha, best["c"], k, verify, best["mat_with_bonus"])
         text = f"{where} is slower than target-only decoding at every K (best {s:.2f}× at K = {k}): {why}."
     titles = result.suite_titles()
     top = result.best_in_one_suite(proposer, temperature)
@@ -116,6 +110,32 @@ def verdict(result: BenchResult, proposer: str, temperature: float) -> str:
         text += (f" Where the output copies the prompt it pays: **{titles[top['suite']]}** reaches "
                  f"{top['speedup_vs_ar']:.2f}× ({how}, {top['mat_with_bonus']:.2f} tokens per step).")
     return text
+
+
+def slowdown_reason(alpha: float | None, c: float, k: int, verify: float, tokens_per_step: float) -> str:
+    """Why a speculative run lost to target-only decoding, naming the cause the numbers point to.
+
+    A step costs K·c draft forwards plus one target forward over K + 1 tokens (`verify` one-token forwards) and emits
+    `tokens_per_step`. With c ≥ 1 the draft is the cause whatever α is; else α is the cause when it is below the
+    break-even α for this K and c (Leviathan et al.); else the formula says the step should pay, and the cost of
+    verifying K + 1 tokens is what it misses.
+
+    >>> slowdown_reason(0.61, 1.17, 2, 1.1, 1.9)[:58]
+    'each drafted token costs c = 1.17 of a target forward: the'
+    >>> slowdown_reason(0.2, 0.1, 4, 1.2, 1.2)[:45]
+    'at c = 0.10 a step of K = 4 drafts pays only '
+    """
+    if c >= 1:
+        return (f"each drafted token costs c = {c:.2f} of a target forward: the draft is no cheaper than the target, "
+                f"so even if all {k} drafts were kept a step would cost more than the {k + 1} tokens it could emit "
+                f"(the acceptance α ≈ {number(alpha)} is not what holds it back)")
+    needed = theory.break_even_alpha(k, c)
+    if alpha is not None and math.isfinite(needed) and alpha < needed:
+        return (f"at c = {c:.2f} a step of K = {k} drafts pays only if α is above {needed:.2f}, and here α ≈ "
+                f"{alpha:.2f}: too many drafts are thrown away for their cost")
+    return (f"α ≈ {number(alpha)} and c = {c:.3f} would pay if checking the drafts were free, but one target forward "
+            f"over {k + 1} tokens costs {verify:.2f}× a one-token forward on this machine, more than the "
+            f"{tokens_per_step:.2f} tokens per step it buys")
 
 
 # ---- streamlit --------------------------------------------------------------------------------------------------------

@@ -65,10 +65,10 @@ BAD = {
 @pytest.mark.parametrize("name", BAD)
 def test_what_the_engine_cannot_produce_is_one_sentence(name):
     data = mutated(BAD[name])
-    start = time.perf_counter()
+    start = time.process_time()
     with pytest.raises(ValueError) as err:
         Trace.from_dict(data)
-    assert time.perf_counter() - start < 2.0  # refused before anything is built
+    assert time.process_time() - start < 5.0  # a hang guard: refused before anything is built (milliseconds)
     message = str(err.value)
     assert message.endswith(".") and "\n" not in message and len(message) < 300
     assert "Traceback" not in message and "dictionary update" not in message and "digits" not in message

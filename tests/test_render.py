@@ -225,9 +225,9 @@ def test_the_verdict_figure_stays_fast_with_many_drafts(toy):
     first = next(s for s in toy.steps if s.decisions)
     decisions = first.decisions * (2000 // first.n_drafted)
     many = dataclasses.replace(first, decisions=[dataclasses.replace(d, position=i % 16) for i, d in enumerate(decisions)])
-    start = time.perf_counter()
+    start = time.process_time()
     fig = verdict_overview_figure(many)
-    assert time.perf_counter() - start < 5 and len(fig.layout.annotations) == many.n_drafted
+    assert time.process_time() - start < 5 and len(fig.layout.annotations) == many.n_drafted  # one by one: minutes
 
 
 def test_step_headline_counts(toy):

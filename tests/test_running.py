@@ -116,6 +116,13 @@ def test_the_pair_cache_loads_a_pair_once_when_sessions_ask_together():
     assert loads == ["x"]
 
 
+def _wait_until(condition, seconds: float = 10.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "a visitor never joined the queue"
+        time.sleep(0.01)
+
+
 def test_turns_go_first_come_first_served_and_say_how_many_are_ahead():
     turns = Turns()
     order, seen_ahead = [], {}
@@ -129,14 +136,14 @@ def test_turns_go_first_come_first_served_and_say_how_many_are_ahead():
             holder.set()
             time.sleep(hold)
 
-    first = threading.Thread(target=visitor, args=("first", 0.5))
+    first = threading.Thread(target=visitor, args=("first", 1.0))
     first.start()
     holder.wait(5)
     others = []
-    for name in ("second", "third", "fourth"):
+    for n, name in enumerate(("second", "third", "fourth"), start=2):
         others.append(threading.Thread(target=visitor, args=(name,)))
         others[-1].start()
-        time.sleep(0.05)  # arrive in this order
+        _wait_until(lambda: turns.ahead() == n)  # arrive in this order, whatever the machine's load
     assert turns.ahead() == 4  # one running, three waiting
     for t in [first, *others]:
         t.join()

@@ -126,17 +126,18 @@ def _wait_until(condition, seconds: float = 10.0) -> None:
 def test_turns_go_first_come_first_served_and_say_how_many_are_ahead():
     turns = Turns()
     order, seen_ahead = [], {}
-    holder = threading.Event()
+    holder, everyone_queued = threading.Event(), threading.Event()
 
-    def visitor(name, hold=0.0):
+    def visitor(name, hold=False):
         def waiting(ahead):
             seen_ahead.setdefault(name, ahead)
-        with turns.take(timeout=10, on_wait=waiting):
+        with turns.take(timeout=30, on_wait=waiting):
             order.append(name)
             holder.set()
-            time.sleep(hold)
+            if hold:
+                everyone_queued.wait(30)
 
-    first = threading.Thread(target=visitor, args=("first", 1.0))
+    first = threading.Thread(target=visitor, args=("first", True))
     first.start()
     holder.wait(5)
     others = []
@@ -145,6 +146,7 @@ def test_turns_go_first_come_first_served_and_say_how_many_are_ahead():
         others[-1].start()
         _wait_until(lambda: turns.ahead() == n)  # arrive in this order, whatever the machine's load
     assert turns.ahead() == 4  # one running, three waiting
+    everyone_queued.set()
     for t in [first, *others]:
         t.join()
     assert order == ["first", "second", "third", "fourth"]

@@ -120,7 +120,7 @@ class SpeculativeDecoder:
     def step(self, sequence: list[int], output: list[int]) -> StepOutcome:
         """One round; extends `sequence` and `output` in place with what it emits."""
         t0, before = self.clock(), (len(self.target), self.proposer.cache_length())
-        # 1. propose: the draft guesses up to K tokens, never more than can still be emitted
+        # 1. propose: the draft guesses up to K tokens, never past the token limit or a drafted end-of-text
         drafts, draft_probs = self.propose(sequence, len(output))
         t1 = self.clock() if drafts else t0  # nothing drafted (target-only decoding): no draft time
         # 2. score: one target forward over the last token and all drafts -> p at K+1 positions
@@ -143,11 +143,17 @@ class SpeculativeDecoder:
             overhead_seconds=self.clock() - t2)
 
     def propose(self, sequence: list[int], n_emitted: int) -> tuple[list[int], torch.Tensor]:
-        """The drafted tokens (K) and their q (K, V); K is the policy's or the constant one."""
+        """The drafted tokens (K) and their q (K, V); K is the policy's or the constant one.
+
+        A proposal ends at its first end-of-text token: nothing after it could ever be emitted, so drafts past it
+        would only be scored and thrown away. Any shorter proposal keeps the rule exact."""
         wanted = self.settings.k if self.draft_length is None else self.draft_length.next_k()
         k = min(wanted or 0, self.settings.max_new_tokens - n_emitted - 1)
         proposal = self.proposer.propose(sequence, k, self.sampling, self.generator) if k > 0 else Proposal([], None)
         drafts = proposal.tokens[:k]
+        end = next((i for i, token in enumerate(drafts) if token in self.eos), None)
+        if end is not None:
+            drafts = drafts[: end + 1]
         synchronize(self.target.device)
         return drafts, draft_distributions(proposal, drafts, self.vocab_size)
 

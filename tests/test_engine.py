@@ -196,3 +196,20 @@ def test_layerskip_draft_shares_weights_and_leaves_target_config_alone(toy):
     draft = prop.runner.model
     assert draft.lm_head.weight.data_ptr() == toy.target.lm_head.weight.data_ptr()
     assert draft.model.layers[0] is toy.target.model.layers[0] and len(draft.model.layers) == 1
+
+
+def test_no_draft_is_proposed_past_end_of_text_and_greedy_output_is_unchanged(toy):
+    """A draft after an end-of-text draft could never be emitted: the proposal ends at the end-of-text token, and
+    the greedy output stays exactly the target's."""
+    ids = toy.tokenizer("hello there")["input_ids"]
+    free = speculative_generate(toy.target, toy.draft, ids, k=4, max_new_tokens=60, tokenizer=toy.tokenizer,
+                                eos_token_id=[])
+    # a token the draft proposes in the middle of a step: call it end-of-text
+    eos = next(d.token_id for s in free.steps for d in s.decisions[:-1])
+    cut = speculative_generate(toy.target, toy.draft, ids, k=4, max_new_tokens=60, tokenizer=toy.tokenizer,
+                               eos_token_id=eos)
+    plain = autoregressive_generate(toy.target, ids, max_new_tokens=60, tokenizer=toy.tokenizer, eos_token_id=eos)
+    assert cut.output_ids == plain.output_ids
+    drafted_eos = [(s.index, d.position, s.n_drafted) for s in cut.steps for d in s.decisions if d.token_id == eos]
+    assert drafted_eos, "expected the draft to propose the end-of-text token at least once"
+    assert all(position == n - 1 for _, position, n in drafted_eos)  # always the last draft of its step

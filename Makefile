@@ -5,7 +5,8 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.specviz-installed
 PORT   ?= 8501
 
-# make check: the fast tier (< 1 min on 2 cores): no SmolLM2, no browser, no statistical or slow tests.
+# make check: the fast tier (< 1 min on 2 cores): no SmolLM2, no browser, no statistical or slow tests, on one
+# worker per core (pytest-xdist).
 FAST   := not slow and not model and not browser and not statistical
 
 .PHONY: run test check setup browser traces clean
@@ -36,7 +37,7 @@ test: setup browser
 	$(PY) -m pytest -q
 
 check: setup
-	$(PY) -m pytest -q -m "$(FAST)"
+	$(PY) -m pytest -q -m "$(FAST)" -n 2
 
 traces: setup
 	$(PY) -m specviz.scripts.make_traces

@@ -17,7 +17,7 @@ from specviz.trace import EmittedToken, TokenProb
 
 __all__ = ["K_RANGE", "MAX_NEW_TOKENS_RANGE", "TOP_N", "Clock", "GenerationSettings", "TokenTexts",
            "append_until_stop", "check_context", "default_clock", "eos_ids", "one_torch_thread", "prompt_ids",
-           "synchronize", "top_tokens"]
+           "synchronize", "top_tokens", "torch_threads"]
 
 Clock = Callable[[], float]
 
@@ -148,28 +148,29 @@ _THREADS_BEFORE = 0
 
 
 @contextlib.contextmanager
-def one_torch_thread(active: bool = True) -> Iterator[None]:
-    """Run torch on one thread inside the block (tiny models spend more time handing work between threads than
-    computing). torch's thread count is global to the process, so overlapping blocks (two browser sessions, or the
-    lab inside the bench) share it: the first one in saves the count, the last one out restores it.
+def torch_threads(n: int | None) -> Iterator[None]:
+    """Run torch on `n` threads inside the block (None: leave it as it is). torch's thread count is global to the
+    process, so overlapping blocks (two browser sessions, the lab and the bench) share it: the first one in saves
+    the count, each sets its own, and the last one out restores the saved count, so the process never stays on
+    another block's count.
 
     >>> before = torch.get_num_threads()
-    >>> with one_torch_thread():
-    ...     with one_torch_thread():
+    >>> with torch_threads(1):
+    ...     with torch_threads(1):
     ...         inside = torch.get_num_threads()
     ...     still = torch.get_num_threads()
     >>> inside, still, torch.get_num_threads() == before
     (1, 1, True)
     """
     global _THREADS_USERS, _THREADS_BEFORE
-    if not active:
+    if n is None:
         yield
         return
     with _THREADS_LOCK:
         if _THREADS_USERS == 0:
             _THREADS_BEFORE = torch.get_num_threads()
         _THREADS_USERS += 1
-        torch.set_num_threads(1)
+        torch.set_num_threads(n)
     try:
         yield
     finally:
@@ -177,3 +178,9 @@ def one_torch_thread(active: bool = True) -> Iterator[None]:
             _THREADS_USERS -= 1
             if _THREADS_USERS == 0:
                 torch.set_num_threads(_THREADS_BEFORE)
+
+
+def one_torch_thread(active: bool = True) -> contextlib.AbstractContextManager:
+    """One torch thread inside the block when `active` (tiny models spend more time handing work between threads
+    than computing): `torch_threads(1)`."""
+    return torch_threads(1 if active else None)

@@ -213,3 +213,30 @@ def test_no_draft_is_proposed_past_end_of_text_and_greedy_output_is_unchanged(to
     drafted_eos = [(s.index, d.position, s.n_drafted) for s in cut.steps for d in s.decisions if d.token_id == eos]
     assert drafted_eos, "expected the draft to propose the end-of-text token at least once"
     assert all(position == n - 1 for _, position, n in drafted_eos)  # always the last draft of its step
+
+
+def test_overlapping_thread_settings_leave_the_process_as_it_was():
+    """Two sessions (or the lab and the bench) set torch's global thread count in overlapping blocks: whatever the
+    order they leave in, the count comes back to where it was, not to one block's setting."""
+    import threading
+
+    from specviz.generation import torch_threads
+
+    torch.set_num_threads(3)  # a count no block sets (the autouse fixture restores the suite's own afterwards)
+    before = torch.get_num_threads()
+    inside, release = threading.Event(), threading.Event()
+
+    def other_session():
+        with torch_threads(1):
+            inside.set()
+            release.wait(10)
+
+    thread = threading.Thread(target=other_session)
+    thread.start()
+    inside.wait(10)
+    with torch_threads(1):  # enters after the other one, leaves before it
+        pass
+    assert torch.get_num_threads() == 1  # the other block is still running on one thread
+    release.set()
+    thread.join()
+    assert torch.get_num_threads() == before

@@ -16,11 +16,12 @@ import torch
 from transformers.utils import logging as hf_logging
 
 from specviz.bench.cases import CaseRunner
-from specviz.bench.config import BenchConfig, encode_bench_prompt, load_suites
+from specviz.bench.config import CPU_CLOCK_ON_GPU, BenchConfig, encode_bench_prompt, load_suites
 from specviz.bench.report import BenchResult
 from specviz.bench.summary import summarise
-from specviz.bench.timing import feature_draft_timer, load_average, machine_info, measure_costs, utc_now
-from specviz.generation import Clock, default_clock
+from specviz.bench.timing import (feature_draft_timer, load_average, machine_info, measure_costs, pair_placement,
+                                  utc_now)
+from specviz.generation import Clock, default_clock, torch_threads
 from specviz.models import load_pair
 from specviz.proposers import early_exit_model, make_proposer
 
@@ -32,21 +33,19 @@ def run_bench(config: BenchConfig, *, command: str = "", progress: Progress | No
     """Run the whole benchmark; `pair` may be passed already loaded (the app's cached toy pair). torch's thread
     count is set for the run and restored afterwards."""
     config.check()
-    threads_before = torch.get_num_threads()
-    if config.threads is not None:
-        torch.set_num_threads(config.threads)
     if config.clock == "cpu" and clock is default_clock:
         clock = time.process_time
-    try:
+    with torch_threads(config.threads):  # restored once, when the last overlapping user leaves
         return _run(config, command, progress, pair, clock)
-    finally:
-        torch.set_num_threads(threads_before)
 
 
 def _run(config: BenchConfig, command: str, progress: Progress | None, pair, clock: Clock) -> BenchResult:
     hf_logging.set_verbosity_error()
     machine = machine_info()
-    pair = pair or load_pair(config.pair)
+    pair = pair or load_pair(config.pair, device=config.device, dtype=config.dtype)
+    machine.update(pair_placement(pair))
+    if config.clock == "cpu" and machine["device"].startswith("cuda"):
+        raise ValueError(CPU_CLOCK_ON_GPU)
     suites = load_suites(config.suites or None)
     prompts = [(suite, p) for suite in suites for p in suite.prompts[: config.prompts_per_suite]]
     encoded = {p.id: encode_bench_prompt(pair.tokenizer, p, pair.chat) for _, p in prompts}
@@ -102,6 +101,7 @@ def _notes(machine, config: BenchConfig) -> list[str]:
         "Speedups are ratios of tokens/s measured in the same run, repeat by repeat interleaved, medians over "
         f"{config.repeats} repeat(s) after {config.warmup} warm-up round(s).",
         f"torch used {machine['torch_threads']} thread(s) on {machine['cores']} visible core(s).",
+        f"The models ran on {machine['device']} in {machine['dtype']}.",
     ]
     if config.clock == "cpu":
         notes.append("Times are this process's CPU time (time.process_time), not wall time: the machine was shared, "

@@ -149,18 +149,17 @@ _THREADS_BEFORE = 0
 
 @contextlib.contextmanager
 def torch_threads(n: int | None) -> Iterator[None]:
-    """Run torch on `n` threads inside the block (None: leave it as it is). torch's thread count is global to the
-    process, so overlapping blocks (two browser sessions, the lab and the bench) share it: the first one in saves
-    the count, each sets its own, and the last one out restores the saved count, so the process never stays on
-    another block's count.
+    """Run torch on `n` threads inside the block (None: leave it as it is). Blocks overlap (two browser sessions,
+    the lab and the bench, each in its own thread), and torch's count is per thread in some builds and shared in
+    others, so a plain save-and-restore can put back another block's setting. Here the first block in saves the
+    process's own count, and every block puts that count back in its thread when it leaves.
 
     >>> before = torch.get_num_threads()
     >>> with torch_threads(1):
     ...     with torch_threads(1):
     ...         inside = torch.get_num_threads()
-    ...     still = torch.get_num_threads()
-    >>> inside, still, torch.get_num_threads() == before
-    (1, 1, True)
+    >>> inside, torch.get_num_threads() == before
+    (1, True)
     """
     global _THREADS_USERS, _THREADS_BEFORE
     if n is None:
@@ -176,8 +175,7 @@ def torch_threads(n: int | None) -> Iterator[None]:
     finally:
         with _THREADS_LOCK:
             _THREADS_USERS -= 1
-            if _THREADS_USERS == 0:
-                torch.set_num_threads(_THREADS_BEFORE)
+            torch.set_num_threads(_THREADS_BEFORE)  # the process's own count, never another block's
 
 
 def one_torch_thread(active: bool = True) -> contextlib.AbstractContextManager:

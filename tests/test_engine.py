@@ -215,28 +215,30 @@ def test_no_draft_is_proposed_past_end_of_text_and_greedy_output_is_unchanged(to
     assert all(position == n - 1 for _, position, n in drafted_eos)  # always the last draft of its step
 
 
-def test_overlapping_thread_settings_leave_the_process_as_it_was():
-    """Two sessions (or the lab and the bench) set torch's global thread count in overlapping blocks: whatever the
-    order they leave in, the count comes back to where it was, not to one block's setting."""
+@pytest.mark.parametrize("main_leaves_first", [True, False])
+def test_overlapping_thread_settings_leave_the_process_as_it_was(main_leaves_first):
+    """Two sessions (or the lab and the bench) set torch's thread count in overlapping blocks, each in its own
+    thread: whatever the order they leave in, every thread is back on the process's own count, not on one block's."""
     import threading
 
     from specviz.generation import torch_threads
 
     torch.set_num_threads(3)  # a count no block sets (the autouse fixture restores the suite's own afterwards)
-    before = torch.get_num_threads()
-    inside, release = threading.Event(), threading.Event()
+    inside, release, seen = threading.Event(), threading.Event(), []
 
     def other_session():
         with torch_threads(1):
             inside.set()
             release.wait(10)
+        seen.append(torch.get_num_threads())
 
     thread = threading.Thread(target=other_session)
     thread.start()
     inside.wait(10)
-    with torch_threads(1):  # enters after the other one, leaves before it
-        pass
-    assert torch.get_num_threads() == 1  # the other block is still running on one thread
+    with torch_threads(1):
+        if not main_leaves_first:
+            release.set()
+            thread.join()
     release.set()
     thread.join()
-    assert torch.get_num_threads() == before
+    assert torch.get_num_threads() == 3 and seen == [3]

@@ -11,8 +11,9 @@ from specviz.ui.state import take_start_step
 route_through_app()
 
 st.title("Playground")
-st.caption("A small, fast **draft** guesses K tokens; the big **target** checks them all in one forward pass and keeps "
-           "the longest run it agrees with, then adds one token of its own. Step through it.")
+st.caption("A small, fast **draft** guesses K tokens; the big **target** scores K+1 positions in one forward pass, "
+           "keeps each guess with probability min(1, p/q) up to the first rejection (under sampling the kept prefix is "
+           "random), then adds one token of its own. Step through it.")
 inputs.init_state()
 inputs.show_url_warning()
 

@@ -97,9 +97,12 @@ with tab_policy:
                 "`--policies constant heuristic threshold optimal`.")
     else:
         st.markdown("Each policy starts at the same K. **heuristic**: K grows by 2 after a step whose drafts were all "
-                    "accepted and shrinks by 1 otherwise (transformers' default schedule). **threshold**: the draft "
-                    "stops as soon as its top probability falls below a threshold. **optimal**: K maximises the "
-                    "formula for the measured c and the α seen so far in the generation (K = 0: don't speculate).")
+                    "accepted and shrinks by 1 otherwise (transformers' `num_assistant_tokens_schedule=\"heuristic\"`, "
+                    "an option: in transformers 5.x the default is a constant 20 assistant tokens with an "
+                    "`assistant_confidence_threshold` of 0.4, which stops the draft early and is re-tuned as it goes "
+                    "when scikit-learn is installed). **threshold**: the draft stops as soon as its top probability "
+                    "falls below a threshold. **optimal**: K maximises the formula for the measured c and the α seen "
+                    "so far in the generation (K = 0: don't speculate).")
         st.dataframe(table, hide_index=True, width="stretch")
 
 with tab_verify:

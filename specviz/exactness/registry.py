@@ -100,9 +100,9 @@ RULES: dict[str, Rule] = {
              "they get min(p, q) + (1 − α)·p > p whenever q > p: the output leans towards the draft.",
              _resample_one_step),
         Rule("accept_if_p_ge_q", "Broken: accept iff p(x) ≥ q(x)", accept_if_p_ge_q, False,
-             "A deterministic shortcut: keep x when p(x) ≥ q(x), reject otherwise, with no coin flip. Tokens with "
-             "p(x) < q(x) are never emitted through acceptance (they should be, with probability p(x)), and the "
-             "residual then has to cover all of their q-mass instead of just max(0, q − p): the output is off.",
+             "A deterministic shortcut: keep x when p(x) ≥ q(x), reject otherwise, with no coin flip. A token with "
+             "p(x) < q(x) is then never emitted at all: acceptance always turns it down, and the residual "
+             "norm(max(0, p − q)) gives it no mass either. The p(x) it should get goes to the tokens with p ≥ q.",
              _p_ge_q_one_step),
         Rule("target_top20_only", "Broken: reject outside the target's top 20", target_top20_only, False,
              "Reject every draft outside the target's 20 most likely tokens; inside them use the standard test, "
@@ -118,7 +118,8 @@ RULES: dict[str, Rule] = {
         Rule("exact_match", "Exact: sample from p, keep the draft if it matches", exact_match_rule, True,
              "Sample t from p at each position; keep the draft iff it equals t, otherwise emit t. What transformers "
              "does for prompt lookup, which has no q. Every emitted token is a sample from p, so it is exact, for "
-             "any proposer; it just accepts less often: Σ p(x)q(x) instead of Σ min(p, q).",
+             "any proposer. It keeps a draft with chance Σ p(x)q(x): for a deterministic proposer such as prompt "
+             "lookup (q all on its guess x) that is p(x), the same as Σ min(p, q); for a spread-out q it is less.",
              _exact_match_one_step),
     ]
 }

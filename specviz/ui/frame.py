@@ -9,7 +9,8 @@ def shared_sidebar() -> None:
     """The notation legend, shown on every page."""
     with st.sidebar:
         st.caption("Notation: **p** = target model's distribution, **q** = draft's, **K** = drafted tokens per step, "
-                   "**α** = acceptance rate.")
+                   "**α** = the chance one draft is kept, expected Σ min(p, q) (not the measured accepted / drafted, "
+                   "which stops counting at the first rejection).")
 
 
 def route_through_app() -> None:

@@ -45,7 +45,8 @@ digraph loop {
   ctx     [label="text so far", fillcolor="#FFFFFF", color="#6B6B6B"];
   propose [label="1. propose\nthe cheap draft guesses\nK tokens (probabilities q)",
            fillcolor="#FFF4DC", color="#E69F00"];
-  verify  [label="2. verify\nthe target scores all K guesses\nin ONE forward pass (p)",
+  verify  [label="2. verify\nthe target scores K+1 positions\n(the K guesses + the slot after\n\
+them, where the bonus comes from)\nin ONE forward pass (p)",
            fillcolor="#DDEBF7", color="#0072B2"];
   decide  [label="3. accept / reject\nkeep each guess x with\nprobability min(1, p(x) / q(x))",
            fillcolor="#D3EFE6", color="#009E73"];

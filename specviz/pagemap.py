@@ -10,6 +10,7 @@ PAGES: dict[str, list[tuple[str, str, str]]] = {
         ("pages/race.py", "Timeline & race", ":material/timer:"),
     ],
     "Understand": [
+        ("pages/proposers.py", "Proposers", ":material/alt_route:"),
         ("pages/exactness.py", "Exactness lab", ":material/balance:"),
         ("pages/theory.py", "Theory explorer", ":material/functions:"),
         ("pages/speedup_lab.py", "Speedup lab", ":material/speed:"),

@@ -1,0 +1,83 @@
+"""The Proposers page under AppTest, and its tree-verification pieces."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from specviz.examples import list_examples
+from specviz.pagemap import PAGE_FILES
+from specviz.quiz import BANK_DIR, load_bank
+from specviz.ui import proposers_view as view
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGE = str(ROOT / "pages/proposers.py")
+
+
+@pytest.fixture(scope="module")
+def page():
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.run()
+    return at
+
+
+def test_the_page_is_in_the_map():
+    assert "pages/proposers.py" in PAGE_FILES
+
+
+def test_every_proposer_gets_a_section_with_costs_needs_wins_and_losses(page):
+    assert not page.exception and not page.error
+    headings = [h.value for h in page.subheader]
+    for title in ["Separate draft model", "n-gram prompt lookup", "Layer-skip self-speculation", "Medusa heads",
+                  "EAGLE-1/2/3", "Multi-token prediction", "Lookahead decoding (Jacobi)", "Suffix decoding"]:
+        assert title in headings
+    text = " ".join(m.value for m in page.markdown)
+    for word in ("**Costs.**", "**Needs.**", "**Wins.**", "**Loses.**"):
+        assert text.count(word) == len(view.PROPOSERS)
+    assert "Tree attention mask" in text and "The exact rule at T > 0" in text and "norm(max(0, p − q))" in text
+
+
+def test_each_diagram_is_valid_graphviz():
+    graphviz = pytest.importorskip("graphviz")
+    for dot in [p.dot for p in view.PROPOSERS] + [view.tree_dot()]:
+        graphviz.Source(dot).pipe(format="svg") if _has_dot() else None
+        assert dot.count("{") == dot.count("}"), dot
+
+
+def _has_dot() -> bool:
+    import shutil
+    return shutil.which("dot") is not None
+
+
+def test_recorded_traces_exist_for_the_proposers_specviz_has():
+    names = {e.name for e in list_examples()}
+    with_example = {p.key: p.example for p in view.PROPOSERS if p.example}
+    assert set(with_example) == {"draft", "ngram", "layerskip", "eagle"}
+    assert set(with_example.values()) <= names
+
+
+def test_the_sixteen_proposer_questions_link_here_and_are_listed():
+    bank = load_bank([BANK_DIR])
+    proposer_questions = [q for q in bank if q.id.startswith(("pl-", "ls-", "md-", "eg-"))]
+    assert len(proposer_questions) >= 16
+    assert all(q.link == "pages/proposers.py" for q in proposer_questions)
+    listed = {i for p in view.PROPOSERS for i, _ in view.quiz_items(p.quiz_prefixes)}
+    assert {q.id for q in proposer_questions} <= listed
+
+
+def test_tree_mask_lets_a_node_see_only_itself_and_its_ancestors():
+    parents = [parent for _, parent in view.TREE_NODES]
+    mask = view.tree_attention_mask(parents)
+    assert mask[3] == [True, True, False, True, False, False, False, False]  # "sat": the, cat, sat
+    assert not mask[1][2] and not mask[2][1]  # siblings never see each other
+    assert all(mask[i][i] for i in range(len(parents)))
+    path = view.ACCEPTED_PATH
+    assert all(parents[child] == parent for parent, child in zip(path, path[1:]))
+
+
+def test_typical_acceptance_is_shown_lossy_and_the_exact_rule_exact():
+    frame = view.typical_vs_exact()
+    assert frame["exact rule"].tolist() == pytest.approx(frame["p (target)"].tolist())
+    assert (frame["typical acceptance"] - frame["p (target)"]).abs().sum() > 0.05

@@ -1,0 +1,119 @@
+"""What the app teaches agrees with itself (issue 14): every quiz question links to a page that teaches its concept,
+and the texts section 1 of the issue corrected keep saying the right thing."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+import torch
+
+from specviz.exactness.registry import RULES, one_step_distribution
+from specviz.pagemap import PAGE_FILES
+from specviz.quiz import BANK_DIR, load_bank
+
+ROOT = Path(__file__).parent.parent
+
+# concept -> words at least one of which the linked page (or a specviz module it imports) must say, case-insensitive
+CONCEPT_WORDS = {
+    "memory_bound": ["memory-bound", "memory bandwidth"],
+    "core_idea": ["one forward pass", "one pass"],
+    "accept_rule": ["min(1, p"],
+    "first_disagreement": ["first rejection"],
+    "residual": ["max(0, p − q)", "max(0, p - q)"],
+    "bonus_token": ["bonus"],
+    "quality": ["exactly the target", "exact"],
+    "speedup": ["speedup"],
+    "choosing_k": ["optimal k", "best k"],
+    "greedy_vs_sampling": ["greedy"],
+    "kv_rollback": ["kv cache", "kv-cache"],
+    "prompt_lookup": ["prompt lookup", "n-gram"],
+    "layer_skip": ["layer-skip", "layer skip"],
+    "medusa": ["medusa"],
+    "eagle": ["eagle"],
+    "limits": ["batch", "break-even", "slower"],
+}
+
+
+def _module_file(name: str) -> Path | None:
+    path = ROOT / Path(*name.split("."))
+    for candidate in (path.with_suffix(".py"), path / "__init__.py"):
+        if candidate.exists():
+            return candidate
+    return None
+
+
+def page_text(page: str) -> str:
+    """The page file's source and that of every specviz module it imports, transitively (where its words live)."""
+    seen: set[Path] = set()
+    todo = [ROOT / page]
+    while todo:
+        path = todo.pop()
+        if path in seen:
+            continue
+        seen.add(path)
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = ([node.module or ""] if isinstance(node, ast.ImportFrom) else
+                     [a.name for a in node.names] if isinstance(node, ast.Import) else [])
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names += [f"{node.module}.{a.name}" for a in node.names]
+            for name in names:
+                if name.startswith(("specviz.ui", "specviz.exactness")):
+                    found = _module_file(name)
+                    if found:
+                        todo.append(found)
+    return "\n".join(p.read_text() for p in seen).lower()
+
+
+def test_every_concept_has_words_to_look_for():
+    bank = load_bank([BANK_DIR])
+    assert {q.concept for q in bank} <= set(CONCEPT_WORDS)
+
+
+def test_every_quiz_link_points_at_a_page_that_teaches_its_concept():
+    bank = load_bank([BANK_DIR])
+    texts = {page: page_text(page) for page in PAGE_FILES}
+    missing = [f"{q.id} -> {q.link}" for q in bank
+               if not any(word in texts[q.link] for word in CONCEPT_WORDS[q.concept])]
+    assert not missing, missing
+
+
+def test_accept_iff_p_ge_q_never_emits_a_token_the_draft_over_proposes():
+    """The registry says so: with p(x) < q(x), acceptance turns x down and the residual gives it nothing."""
+    p, q = torch.tensor([0.5, 0.3, 0.2]), torch.tensor([0.2, 0.6, 0.2])
+    emitted, _ = one_step_distribution("accept_if_p_ge_q", p, q)
+    assert emitted[1] == 0 and p[1] > 0
+    assert "never emitted" in RULES["accept_if_p_ge_q"].explanation
+
+
+def test_exact_match_accepts_as_often_as_the_exact_rule_for_a_point_mass_proposer():
+    p = torch.tensor([0.5, 0.3, 0.2])
+    for guess in range(3):
+        q = torch.nn.functional.one_hot(torch.tensor(guess), 3).double()
+        _, match = one_step_distribution("exact_match", p, q)
+        _, exact = one_step_distribution("exact", p, q)
+        assert match == pytest.approx(exact) == pytest.approx(float(p[guess]))
+    spread = torch.tensor([0.2, 0.6, 0.2])
+    assert one_step_distribution("exact_match", p, spread)[1] < one_step_distribution("exact", p, spread)[1]
+    assert "less often: Σ p(x)q(x) instead of Σ min(p, q)" not in RULES["exact_match"].explanation
+
+
+def test_kv_questions_end_at_before_plus_one_plus_accepted_as_the_cache_panel_does():
+    by_id = load_bank([BANK_DIR]).by_id()
+    assert by_id["kv-count"].answer == 100 + 1 + 1
+    assert any("last emitted token and all K" in item for item in by_id["kv-order"].answer)
+
+
+def test_best_k_accepts_the_flat_optimum():
+    q = load_bank([BANK_DIR]).by_id()["ck-best-1"]
+    speedups = {k: (1 - 0.8 ** (k + 1)) / ((1 - 0.8) * (k * 0.05 + 1)) for k in range(1, 11)}
+    flat = [k for k, s in speedups.items() if s >= 0.995 * max(speedups.values())]
+    assert all(abs(k - q.answer) <= q.tolerance for k in flat) and "flat" in q.explanation
+
+
+def test_readme_quotes_the_speedup_with_the_verify_cost():
+    text = (ROOT / "README.md").read_text()
+    assert "E / (K·c + v)" in text
+    assert "on a CPU or a GPU at batch size 1" not in text

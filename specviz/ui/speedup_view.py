@@ -126,15 +126,15 @@ def slowdown_reason(alpha: float | None, c: float, k: int, verify: float, tokens
     'at c = 0.10 a step of K = 4 drafts pays only '
     """
     if c >= 1:
-        return (f"each drafted token costs c = {c:.2f} of a target forward: the draft is no cheaper than the target, "
-                f"so even if all {k} drafts were kept a step would cost more than the {k + 1} tokens it could emit "
+        return (f"each drafted token costs c = {c:.2f} of a target forward: the draft is no cheaper than the "
+                f"target, so even if all {k} drafts were kept a step would cost more than the {k + 1} tokens it could emit "
                 f"(the acceptance α ≈ {number(alpha)} is not what holds it back)")
     needed = theory.break_even_alpha(k, c)
     if alpha is not None and math.isfinite(needed) and alpha < needed:
         return (f"at c = {c:.2f} a step of K = {k} drafts pays only if α is above {needed:.2f}, and here α ≈ "
                 f"{alpha:.2f}: too many drafts are thrown away for their cost")
-    return (f"α ≈ {number(alpha)} and c = {c:.3f} would pay if checking the drafts were free, but one target forward "
-            f"over {k + 1} tokens costs {verify:.2f}× a one-token forward on this machine, more than the "
+    return (f"α ≈ {number(alpha)} and c = {c:.3f} would pay if checking the drafts were free, but one target "
+            f"forward over {k + 1} tokens costs {verify:.2f}× a one-token forward on this machine, more than the "
             f"{tokens_per_step:.2f} tokens per step it buys")
 
 

@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from specviz.quiz import Grade, Question, answer_text, csv_text, grade, question_from_dict
+from specviz.quiz import CONCEPTS, Grade, Question, answer_text, csv_text, grade, question_from_dict
 
 DB_ENV, CACHE_ENV, PIN_ENV = "SPECVIZ_CLASSROOM_DB", "SPECVIZ_CACHE", "SPECVIZ_TEACHER_PIN"
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I/L: easy to read off a projector
@@ -61,7 +61,7 @@ _BLANK = set("\u034f\u115f\u1160\u17b4\u17b5\u2800\u3164\uffa0")
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS sessions (
     code TEXT PRIMARY KEY, title TEXT NOT NULL, questions TEXT NOT NULL,
-    created_at REAL NOT NULL, closed INTEGER NOT NULL DEFAULT 0);
+    created_at REAL NOT NULL, closed INTEGER NOT NULL DEFAULT 0, ended_at REAL);
 CREATE TABLE IF NOT EXISTS students (
     token TEXT PRIMARY KEY, code TEXT NOT NULL REFERENCES sessions(code), name TEXT NOT NULL COLLATE NOCASE,
     joined_at REAL NOT NULL, UNIQUE (code, name));
@@ -82,6 +82,25 @@ class Session:
     questions: tuple[Question, ...]
     created_at: float
     closed: bool
+    ended_at: float | None = None  # when the teacher ended it (None: still open, or ended before this was recorded)
+
+
+@dataclass(frozen=True)
+class SessionSummary:
+    """One line of the teacher's list: open sessions and ended ones, which keep their answers."""
+
+    code: str
+    title: str
+    created_at: float
+    closed: bool
+    ended_at: float | None = None
+
+    def label(self) -> str:
+        """'ABC234 · Period 3' or 'ABC234 · Period 3 · ended 14:05' (local time)."""
+        if not self.closed:
+            return f"{self.code} · {self.title}"
+        when = f" {time.strftime('%H:%M', time.localtime(self.ended_at))}" if self.ended_at else ""
+        return f"{self.code} · {self.title} · ended{when}"
 
 
 @dataclass(frozen=True)
@@ -148,6 +167,15 @@ def name_key(name: str) -> str:
     True
     """
     return unicodedata.normalize("NFKC", _visible(name).casefold())
+
+
+def concept_name(concept: str) -> str:
+    """A concept as a reader knows it: its label in the quiz's concept list, else the id in words.
+
+    >>> concept_name("kv_rollback"), concept_name("my_topic")
+    ('KV-cache rollback', 'my topic')
+    """
+    return CONCEPTS.get(concept) or concept.replace("_", " ").replace("-", " ").strip() or "(no concept)"
 
 
 def normalize_code(text: Any) -> str:
@@ -340,6 +368,9 @@ class ClassroomStore:
             with self._connect() as conn:
                 conn.execute("PRAGMA journal_mode=WAL")
                 conn.executescript(_SCHEMA)
+                columns = {r["name"] for r in conn.execute("PRAGMA table_info(sessions)")}
+                if "ended_at" not in columns:  # a database made before ended sessions were kept with their time
+                    conn.execute("ALTER TABLE sessions ADD COLUMN ended_at REAL")
         except (OSError, sqlite3.Error) as exc:
             raise ClassroomError(f"The classroom database at {self.path} cannot be opened ({exc}).") from None
 
@@ -400,18 +431,27 @@ class ClassroomStore:
         if row is None:
             return None
         questions = _questions(row["questions"])
-        return Session(row["code"], row["title"], questions, row["created_at"], bool(row["closed"]))
+        return Session(row["code"], row["title"], questions, row["created_at"], bool(row["closed"]), row["ended_at"])
 
     def open_sessions(self) -> list[tuple[str, str, float]]:
         """(code, title, created_at) of sessions not yet closed, newest first."""
+        return [(s.code, s.title, s.created_at) for s in self.sessions() if not s.closed]
+
+    def sessions(self, limit: int = 200) -> list[SessionSummary]:
+        """The teacher's list: open sessions (newest first), then ended ones (most recently ended first), which stay
+        viewable and exportable; at most `limit`."""
         with self._connect() as conn:
-            rows = conn.execute("SELECT code, title, created_at FROM sessions WHERE closed = 0 "
-                                "ORDER BY created_at DESC").fetchall()
-        return [(r["code"], r["title"], r["created_at"]) for r in rows]
+            rows = conn.execute("SELECT code, title, created_at, closed, ended_at FROM sessions "
+                                "ORDER BY closed, COALESCE(ended_at, created_at) DESC, created_at DESC LIMIT ?",
+                                (limit,)).fetchall()
+        return [SessionSummary(r["code"], r["title"], r["created_at"], bool(r["closed"]), r["ended_at"])
+                for r in rows]
 
     def close_session(self, code: str) -> None:
+        """End a session: no more joins or answers; its students and answers stay, and so does it in `sessions`."""
         with self._write() as conn:
-            conn.execute("UPDATE sessions SET closed = 1 WHERE code = ?", (code,))
+            conn.execute("UPDATE sessions SET closed = 1, ended_at = COALESCE(ended_at, ?) WHERE code = ?",
+                         (time.time(), code))
 
     # ---- students ---------------------------------------------------------------------------------------------
     def join(self, code: str, name: str) -> Student:

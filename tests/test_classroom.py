@@ -431,3 +431,36 @@ def test_database_location(tmp_path):
     blocked.write_text("not a folder")
     with pytest.raises(ClassroomError, match="cannot be opened"):
         ClassroomStore(blocked / "sub" / "db.sqlite")
+
+
+def test_ended_sessions_stay_listed_with_their_answers(store):
+    first, second = store.create_session(QUESTIONS, "Monday"), store.create_session(QUESTIONS, "Tuesday")
+    student = store.join(first.code, "Ana")
+    store.record_answer(student.token, QUESTIONS[0].id, QUESTIONS[0].answer)
+    store.close_session(first.code)
+    listed = store.sessions()
+    assert [(s.code, s.closed) for s in listed] == [(second.code, False), (first.code, True)]  # open ones first
+    assert listed[1].ended_at is not None and listed[1].label().startswith(f"{first.code} · Monday · ended ")
+    ended = store.session(first.code)
+    assert ended.closed and ended.ended_at == listed[1].ended_at
+    assert [r["student"] for r in store.export_rows(ended)] == ["Ana"]  # the results survive the end
+    store.close_session(first.code)  # ending twice keeps the first time
+    assert store.session(first.code).ended_at == ended.ended_at
+    assert [c for c, _, _ in store.open_sessions()] == [second.code]
+
+
+def test_a_database_from_before_ended_times_is_upgraded(tmp_path):
+    path = tmp_path / "old.sqlite"
+    with sqlite3.connect(path) as conn:  # the schema as it was: no ended_at column
+        conn.executescript("""
+            CREATE TABLE sessions (code TEXT PRIMARY KEY, title TEXT NOT NULL, questions TEXT NOT NULL,
+                                   created_at REAL NOT NULL, closed INTEGER NOT NULL DEFAULT 0);""")
+        conn.execute("INSERT INTO sessions VALUES ('ABCDEF', 'Old', '[]', 1.0, 1)")
+    store = ClassroomStore(path)
+    assert [(s.code, s.closed, s.ended_at) for s in store.sessions()] == [("ABCDEF", True, None)]
+    assert store.sessions()[0].label() == "ABCDEF · Old · ended"
+
+
+def test_concepts_are_named_for_people():
+    assert classroom.concept_name("accept_rule") == "The accept rule min(1, p/q)"
+    assert classroom.concept_name("teachers_own_topic") == "teachers own topic"

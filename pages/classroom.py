@@ -30,7 +30,9 @@ try:  # a busy or read-only database (or any refused input) is one sentence, nev
             st.stop()
 
     st.title("Classroom")
-    role = st.radio("I am", ["a student", "the teacher"], horizontal=True, key="classroom_role")
+    teacher.role_from_url()
+    role = st.radio("I am", list(teacher.ROLES), horizontal=True, key="classroom_role")
+    teacher.role_to_url(role)
     if role == "a student":
         view.join_form(store)
     elif teacher.teacher_unlocked():
@@ -38,14 +40,8 @@ try:  # a busy or read-only database (or any refused input) is one sentence, nev
             teacher.new_session_form(store)
         session = teacher.pick_session(store)
         if session is not None:
-            live = st.toggle("Refresh every 5 seconds", value=True, key="classroom_live")
+            live = not session.closed and st.toggle("Refresh every 5 seconds", value=True, key="classroom_live")
             st.fragment(teacher.dashboard, run_every=5 if live else None)(store, session)
-            presenter_col, end_col = st.columns(2)
-            if presenter_col.button("Presenter view (for the projector)", key="classroom_present"):
-                st.session_state["classroom_presenting"] = True
-                st.rerun()
-            if end_col.button(f"End session {session.code}", key="classroom_end"):
-                store.close_session(session.code)
-                st.rerun()
+            teacher.session_controls(store, session)
 except ClassroomError as exc:
     st.error(str(exc))

@@ -4,16 +4,19 @@ and one sentence (never a traceback) for a locked-out guesser, a join flood and 
 from __future__ import annotations
 
 import sqlite3
+import time
+import zlib
 from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
 import specviz.classroom as classroom
-from specviz.classroom import ClassroomStore
+from specviz.classroom import ClassroomStore, concept_name
 from specviz.quiz import load_bank
 from specviz.ui import classroom_teacher as teacher
 from specviz.ui import classroom_view as view
+from specviz.ui.escaping import escape_text
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = str(ROOT / "pages" / "classroom.py")
@@ -46,6 +49,10 @@ def _as_teacher(pin: str) -> AppTest:
     at.form_submit_button[0].click().run()
     assert not at.exception
     return at
+
+
+def _html(at) -> str:
+    return " ".join(h.proto.body for h in at.get("html"))
 
 
 def _labels(at) -> set[str]:
@@ -81,8 +88,15 @@ def test_the_right_pin_opens_the_dashboard_with_live_results(db):
     at.run()
     assert [(m.label, m.value) for m in at.metric] == [("Students", "3"), ("Answers", "6"), ("Right", "67%")]
     questions = at.dataframe[0].value
-    assert list(questions["question"][:2]) == [hard.prompt[:90], easy.prompt[:90]]  # most missed first
-    assert list(questions["missed"][:2]) == ["67%", "0%"]
+    assert list(questions["question"][:2]) == [hard.prompt, easy.prompt]  # most missed first, the whole text
+    assert list(questions["missed"]) == ["67%", "0%", "not answered yet", "not answered yet"]
+    assert list(questions["concept"]) == [concept_name(q.concept) for q in
+                                          (hard, easy, *[q for q in session.questions if q not in (hard, easy)])]
+    assert "None" not in questions.to_string()
+    shown = _html(at)  # the list the room reads: text, counts written out, concept names; no ids
+    assert escape_text(hard.prompt, whitespace=False) in shown and "2/3 missed" in shown and "0/3 missed" in shown
+    assert shown.count("not answered yet") == 2 and escape_text(concept_name(hard.concept), whitespace=False) in shown
+    assert not any(f">{q.id}<" in shown for q in session.questions)
     students = at.dataframe[1].value
     assert list(students["name"]) == ["Ana", "Ben", "Cy"] and list(students["right"]) == [2, 1, 1]
     assert "Download all answers (CSV)" in {b.label for b in at.get("download_button")}
@@ -237,10 +251,11 @@ def test_a_busy_database_is_one_sentence_on_the_teacher_page(db, monkeypatch):
     monkeypatch.setattr(classroom, "BUSY_TIMEOUT", 0.2, raising=False)
     session = _session(db)
     at = _as_teacher(PIN)
+    at.button(key="classroom_end").click().run()  # asks first
     lock = sqlite3.connect(db, isolation_level=None)
     lock.execute("BEGIN EXCLUSIVE")
     try:
-        at.button(key="classroom_end").click().run()
+        at.button(key="classroom_end_confirm").click().run()
     finally:
         lock.execute("ROLLBACK")
         lock.close()
@@ -268,3 +283,71 @@ def test_student_names_are_escaped_everywhere(db):
     shown = " ".join(m.value for m in teacher.markdown)
     assert session.code in shown and "&lt;img src=x onerror=alert(1)&gt;" in shown and "<img" not in shown
     assert "Start the session" not in _labels(teacher)  # presenter view: controls hidden
+
+
+def test_ending_a_session_asks_first_and_keeps_its_results(db):
+    session = _session(db)
+    store = ClassroomStore(db)
+    student = store.join(session.code, "Ana")
+    store.record_answer(student.token, session.questions[0].id, session.questions[0].answer)
+    at = _as_teacher(PIN)
+    at.button(key="classroom_end").click().run()
+    assert not store.session(session.code).closed  # one click only asks
+    assert any(f"End session {session.code}?" in w.value for w in at.warning)
+    at.button(key="classroom_end_cancel").click().run()
+    assert not store.session(session.code).closed and "classroom_end_confirm" not in {b.key for b in at.button}
+    at.button(key="classroom_end").click().run()
+    at.button(key="classroom_end_confirm").click().run()
+    assert not at.exception and store.session(session.code).closed
+    ended = store.session(session.code).ended_at
+    # still in the list, labelled ended, with its dashboard and its export
+    picker = at.selectbox(key="classroom_session")
+    assert picker.value == session.code and "ended" in picker.format_func(session.code)
+    assert any("ended" in i.value for i in at.info) and "classroom_end" not in {b.key for b in at.button}
+    assert [(m.label, m.value) for m in at.metric] == [("Students", "1"), ("Answers", "1"), ("Right", "100%")]
+    assert "Download all answers (CSV)" in {b.label for b in at.get("download_button")}
+    assert "Ana" in store.export_csv(store.session(session.code))
+    fresh = _as_teacher(PIN)  # another visit: the ended session is still there to pick
+    assert fresh.selectbox(key="classroom_session").options == [f"{session.code} · Period 3 · ended "
+                                                                 f"{time.strftime('%H:%M', time.localtime(ended))}"]
+
+
+def test_a_reload_keeps_the_teacher_on_the_teacher_view_behind_the_pin(db):
+    session = _session(db)
+    at = _as_teacher(PIN)
+    assert at.query_params["as"] == "teacher" and at.query_params["session"] == session.code
+    reloaded = _page({"as": "teacher", "session": session.code})  # a new browser session with the same URL
+    assert reloaded.radio(key="classroom_role").value == "the teacher"
+    assert reloaded.text_input(key="classroom_pin") is not None and not reloaded.metric  # the PIN is asked again
+    reloaded.text_input(key="classroom_pin").input(PIN)
+    reloaded.form_submit_button[0].click().run()
+    assert reloaded.selectbox(key="classroom_session").value == session.code and reloaded.metric
+    forged = _page({"as": "teacher", "session": session.code})
+    forged.text_input(key="classroom_pin").input("wrong-pin-000")
+    forged.form_submit_button[0].click().run()
+    assert not forged.metric and [e.value for e in forged.error] == ["That PIN is not right."]
+
+
+def test_an_ordering_question_is_answered_by_tapping_items_in_order(db):
+    bank = load_bank()
+    ordering = next(q for q in bank.questions if q.kind == "ordering")
+    session = ClassroomStore(db).create_session([ordering], "Order")
+    student = ClassroomStore(db).join(session.code, "Ana")
+    at = _page({"student": student.token})
+    assert not at.multiselect  # no dropdown with clipped options and "Select all"
+    key = f"classroom_{ordering.id}"
+    items = ordering.options(zlib.crc32(student.token.encode()))
+    assert [b.label for b in at.button if b.key.startswith(f"{key}_item_")] == items  # whole texts, as buttons
+    at.button(key="classroom_submit").click().run()
+    assert any("Place every item first: 0 of" in w.value for w in at.warning)
+    first = items.index(ordering.answer[0])
+    at.button(key=f"{key}_item_{first}").click().run()
+    at.button(key=f"{key}_item_{items.index(ordering.answer[1])}").click().run()
+    at.button(key=f"{key}_placed_{first}").click().run()  # take the first back
+    assert [b.label for b in at.button if b.key.startswith(f"{key}_placed_")] == [f"**1.** {ordering.answer[1]}"]
+    at.button(key=f"{key}_placed_{items.index(ordering.answer[1])}").click().run()
+    for item in ordering.answer:
+        at.button(key=f"{key}_item_{items.index(item)}").click().run()
+    at.button(key="classroom_submit").click().run()
+    assert not at.exception and any("Correct" in s.value for s in at.success)
+    assert ClassroomStore(db).answers(student.token)[ordering.id] == (list(ordering.answer), True)

@@ -1,5 +1,6 @@
 """Classroom mode, the teacher's side: the PIN gate, opening a session, the live dashboard and the presenter view.
-Data and rules live in specviz.classroom; the student's side is `specviz.ui.classroom_view`.
+Data and rules live in specviz.classroom; the student's side is `specviz.ui.classroom_view`. Ended sessions stay in
+the teacher's list with their dashboard and CSV; ending one asks first.
 
 Wrong PINs are counted by one `PinGuard` per server process, per device (`classroom_view.client_key`) and overall,
 so a reload or a new browser does not reset them; restarting the app does. Student names reach the screen as data
@@ -12,11 +13,10 @@ import hashlib
 import os
 import time
 
-import plotly.graph_objects as go
 import streamlit as st
 
 from specviz.classroom import (MIN_PIN_LENGTH, PIN_ENV, ClassroomError, ClassroomStore, PinGuard, QuestionStat,
-                               Session, teacher_pin)
+                               Session, concept_name, teacher_pin)
 from specviz.quiz import QuizRun
 from specviz.ui import classroom_view as view
 from specviz.ui import quiz_setup
@@ -102,22 +102,83 @@ def new_session_form(store: ClassroomStore) -> None:
         st.rerun()
 
 
+ROLES = ("a student", "the teacher")
+ROLE_PARAM, TEACHER_ROLE = "as", "teacher"  # ?as=teacher: a reload shows the teacher view (and asks for the PIN)
+SESSION_PARAM = "session"  # the URL parameter that keeps the teacher's session across a reload
+CONFIRM_END = "classroom_confirm_end"  # session key: the code of the session whose End button asks for a yes
+
+
+def role_from_url() -> None:
+    """Before the role radio is drawn: a reloaded teacher page (?as=teacher) opens on the teacher's side. The URL
+    only picks the side; the PIN is still asked for by `teacher_unlocked` (the PinGuard keeps counting)."""
+    if "classroom_role" not in st.session_state and st.query_params.get(ROLE_PARAM) == TEACHER_ROLE:
+        st.session_state["classroom_role"] = ROLES[1]
+
+
+def role_to_url(role: str) -> None:
+    if role == ROLES[1]:
+        st.query_params[ROLE_PARAM] = TEACHER_ROLE
+    else:
+        for key in (ROLE_PARAM, SESSION_PARAM):
+            st.query_params.pop(key, None)
+
+
 def pick_session(store: ClassroomStore) -> Session | None:
-    sessions = store.open_sessions()
+    """The session the dashboard shows: open ones first, then ended ones (still viewable and exportable). The choice
+    goes into the URL, so a reload (after the PIN) comes back to it."""
+    sessions = store.sessions()
     if not sessions:
-        st.info("No session is open. Start one above.")
+        st.info("No session yet. Start one above.")
         return None
-    titles = {code: title for code, title, _ in sessions}
-    if st.session_state.get("classroom_session") not in titles:
-        st.session_state["classroom_session"] = sessions[0][0]
-    code = st.selectbox("Session", list(titles), format_func=lambda c: f"{c} · {titles[c]}", key="classroom_session")
+    labels = {s.code: s.label() for s in sessions}
+    wanted = st.session_state.get("classroom_session") or st.query_params.get(SESSION_PARAM)
+    st.session_state["classroom_session"] = wanted if wanted in labels else sessions[0].code
+    code = st.selectbox("Session", list(labels), format_func=labels.get, key="classroom_session")
+    st.query_params[SESSION_PARAM] = code
     return store.session(code)
+
+
+def session_controls(store: ClassroomStore, session: Session) -> None:
+    """The presenter button, and End with a confirmation; for an ended session, when it ended."""
+    if session.closed:
+        when = f" at {time.strftime('%H:%M', time.localtime(session.ended_at))}" if session.ended_at else ""
+        st.info(f"Session {session.code} ended{when}: students can no longer join or answer. Its results stay here, "
+                "and the CSV above still has every answer.")
+    presenter_col, end_col = st.columns(2)
+    if presenter_col.button("Presenter view (for the projector)", key="classroom_present"):
+        st.session_state["classroom_presenting"] = True
+        st.rerun()
+    if session.closed:
+        return
+    if end_col.button(f"End session {session.code}…", key="classroom_end"):
+        st.session_state[CONFIRM_END] = session.code
+    if st.session_state.get(CONFIRM_END) != session.code:
+        return
+    with st.container(border=True):
+        st.warning(f"End session {session.code}? Students can no longer join or answer. Everything answered so far "
+                   "stays in this list, on the dashboard and in the CSV.")
+        yes, no = st.columns(2)
+        if yes.button(f"Yes, end {session.code}", key="classroom_end_confirm", type="primary"):
+            st.session_state.pop(CONFIRM_END, None)
+            store.close_session(session.code)
+            st.rerun()
+        if no.button("Cancel", key="classroom_end_cancel"):
+            st.session_state.pop(CONFIRM_END, None)
+            st.rerun()
+
+
+def _missed(stat: QuestionStat) -> str:
+    return "not answered yet" if stat.failure_rate is None else f"{100 * stat.failure_rate:.0f}%"
 
 
 @view.one_sentence
 def dashboard(store: ClassroomStore, session: Session) -> None:
-    """Join code, counts, questions by failure rate, per-student progress, CSV export."""
-    st.markdown(f"Students join on the **Classroom** page with the code **`{session.code}`**.")
+    """Join code, counts, questions by failure rate (their text, in type a room can read), per-student progress,
+    CSV export."""
+    if session.closed:
+        st.markdown(f"Session **`{session.code}`** has ended; these are its final results.")
+    else:
+        st.markdown(f"Students join on the **Classroom** page with the code **`{session.code}`**.")
     stats, progress = store.question_stats(session), store.progress(session)
     answers = sum(p.answered for p in progress)
     left, middle, right = st.columns(3)
@@ -125,29 +186,46 @@ def dashboard(store: ClassroomStore, session: Session) -> None:
     middle.metric("Answers", answers)
     right.metric("Right", f"{100 * sum(p.correct for p in progress) / answers:.0f}%" if answers else "–")
     st.subheader("Questions, most missed first")
-    st.plotly_chart(failure_chart(stats), key="classroom_fail_chart")
-    st.dataframe([{"question": q.question.prompt[:90], "concept": q.question.concept, "answered": q.answered,
-                   "missed": None if q.failure_rate is None else f"{100 * q.failure_rate:.0f}%"} for q in stats],
-                 hide_index=True, key="classroom_q_table")
+    st.html(failure_list_html(stats))
+    with st.expander("The same as a table (sortable)"):
+        st.dataframe([{"question": q.question.prompt, "concept": concept_name(q.question.concept),
+                       "answered": q.answered, "missed": _missed(q)} for q in stats],
+                     hide_index=True, key="classroom_q_table")
     st.subheader("Students")
     st.dataframe([{"name": p.name, "answered": f"{p.answered}/{p.total}", "right": p.correct,
                    "last answer": time.strftime("%H:%M:%S", time.localtime(p.last_answer_at))
-                   if p.last_answer_at else ""} for p in progress], hide_index=True, key="classroom_s_table")
+                   if p.last_answer_at else "–"} for p in progress], hide_index=True, key="classroom_s_table")
     st.download_button("Download all answers (CSV)", store.export_csv(session), f"classroom-{session.code}.csv",
                        "text/csv", key="classroom_csv", on_click="ignore")
 
 
-def failure_chart(stats: list[QuestionStat], font_size: int = 13) -> go.Figure:
-    """Share of wrong answers per answered question, worst at the top."""
-    shown = [s for s in stats if s.answered]
-    fig = go.Figure(go.Bar(
-        x=[100 * s.failure_rate for s in shown], y=[s.question.id for s in shown], orientation="h",
-        text=[f"{s.answered - s.correct}/{s.answered} missed" for s in shown], textposition="auto",
-        marker_color="#c62828", hovertext=[s.question.prompt[:120] for s in shown]))
-    fig.update_layout(xaxis={"range": [0, 100], "title": "% missed"}, yaxis={"autorange": "reversed"},
-                      height=90 + (font_size + 20) * max(len(shown), 1), font={"size": font_size},
-                      margin={"l": 10, "r": 10, "t": 10, "b": 10})
-    return fig
+FAILURE_CSS = """<style>
+.sv-fail {display: grid; grid-template-columns: minmax(8em, 20%) 1fr; gap: 0.7em 1.2em; align-items: start;
+          font-size: var(--sv-fail-size, 1.25rem); line-height: 1.35; margin: 0.3em 0 1em 0;}
+.sv-fail .count {font-weight: 700; color: #111;}
+.sv-fail .count.none {font-weight: 400; color: #555;}
+.sv-fail .bar {background: #f3d6d6; border-radius: 3px; height: 0.45em; margin-top: 0.2em; overflow: hidden;}
+.sv-fail .bar span {display: block; height: 100%; background: #c62828;}
+.sv-fail .q small {display: block; color: #555; font-size: 0.8em;}
+@media (max-width: 640px) {.sv-fail {grid-template-columns: 1fr; gap: 0.2em;} .sv-fail .q {margin-bottom: 0.6em;}}
+</style>"""
+
+
+def failure_list_html(stats: list[QuestionStat], size_rem: float = 1.25) -> str:
+    """Each question's wrong answers, written out ("4/6 missed") over a bar of their share, next to the question's
+    text and concept name, worst first: readable across a room, every number visible without hovering. The text is a
+    quiz file's (possibly a teacher's upload), so it is escaped."""
+    rows = []
+    for stat in stats:
+        if stat.failure_rate is None:
+            count = '<div class="count none">not answered yet</div>'
+        else:
+            missed = stat.answered - stat.correct
+            count = (f'<div class="count">{missed}/{stat.answered} missed<div class="bar">'
+                     f'<span style="width:{100 * stat.failure_rate:.0f}%"></span></div></div>')
+        rows.append(f'{count}<div class="q">{escape_text(stat.question.prompt, whitespace=False)}'
+                    f'<small>{escape_text(concept_name(stat.question.concept), whitespace=False)}</small></div>')
+    return (FAILURE_CSS + f'<div class="sv-fail" style="--sv-fail-size:{size_rem}rem">' + "".join(rows) + "</div>")
 
 
 _PRESENTER_CSS = """<style>
@@ -163,7 +241,8 @@ def presenter(store: ClassroomStore, session: Session) -> None:
     progress = store.progress(session)
     names = ", ".join(escape_text(p.name, whitespace=False) for p in progress) or "nobody yet"
     st.markdown(_PRESENTER_CSS, unsafe_allow_html=True)
-    st.markdown(f'<div class="specviz-large">Join on the Classroom page with the code</div>'
+    head = ("This session has ended" if session.closed else "Join on the Classroom page with the code")
+    st.markdown(f'<div class="specviz-large">{head}</div>'
                 f'<div class="specviz-big">{escape_text(session.code, whitespace=False)}</div>'
                 f'<div class="specviz-large">{len(progress)} joined: {names}</div>', unsafe_allow_html=True)
-    st.plotly_chart(failure_chart(store.question_stats(session), font_size=24), key="classroom_presenter_chart")
+    st.html(failure_list_html(store.question_stats(session), size_rem=1.9))

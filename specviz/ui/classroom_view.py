@@ -132,8 +132,16 @@ def _ask(store: ClassroomStore, student: Student, question: Question, number: in
     st.markdown(f"**Question {number} of {total}**")
     st.markdown(question.prompt)
     seed = zlib.crc32(student.token.encode())
-    answer = quiz_view.answer_widget(question, seed, f"classroom_{question.id}")
+    key = f"classroom_{question.id}"
+    if question.kind == "ordering":  # tap to place: full-width, wrapping buttons work on a phone; a dropdown did not
+        items = question.options(seed)
+        answer = order_widget(items, key)
+    else:
+        answer = quiz_view.answer_widget(question, seed, key)
     if not st.button("Submit", key="classroom_submit", type="primary"):
+        return
+    if question.kind == "ordering" and len(answer) < len(items):
+        st.warning(f"Place every item first: {len(answer)} of {len(items)} placed.")
         return
     if quiz_view.is_blank(answer):
         st.warning("Give an answer first.")
@@ -145,6 +153,35 @@ def _ask(store: ClassroomStore, student: Student, question: Question, number: in
         return
     st.session_state[LAST_ANSWER] = (student.token, question.id)
     st.rerun()
+
+
+def order_widget(items: list[str], key: str) -> list[str]:
+    """An ordering answer by tapping: each item is a full-width button that wraps its whole text; tapping one puts it
+    next in the order, tapping a placed one takes it back. Returns the items placed so far, in order (the session
+    key `key` holds their indexes into `items`)."""
+    placed = [i for i in st.session_state.get(key, []) if isinstance(i, int) and 0 <= i < len(items)]
+    st.session_state[key] = placed
+    st.caption("Tap the items in order, first to last. Tap a placed item to take it back.")
+    if placed:
+        st.markdown("**Your order**")
+        for n, i in enumerate(placed, start=1):
+            st.button(f"**{n}.** {items[i]}", key=f"{key}_placed_{i}", on_click=_unplace, args=(key, i),
+                      width="stretch", icon=":material/undo:", wrap=True)
+    left = [i for i in range(len(items)) if i not in placed]
+    if left:
+        st.markdown("**Still to place**" if placed else "**Items**")
+        for i in left:
+            st.button(items[i], key=f"{key}_item_{i}", on_click=_place, args=(key, i), width="stretch",
+                      icon=":material/add:", wrap=True)
+    return [items[i] for i in placed]
+
+
+def _place(key: str, index: int) -> None:
+    st.session_state[key] = [*st.session_state.get(key, []), index]
+
+
+def _unplace(key: str, index: int) -> None:
+    st.session_state[key] = [i for i in st.session_state.get(key, []) if i != index]
 
 
 def _show_last(order: list[Question], question_id: str, answer: Any) -> None:

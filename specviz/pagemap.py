@@ -12,6 +12,7 @@ PAGES: dict[str, list[tuple[str, str, str]]] = {
     "Understand": [
         ("pages/proposers.py", "Proposers", ":material/alt_route:"),
         ("pages/exactness.py", "Exactness lab", ":material/balance:"),
+        ("pages/sandbox.py", "p/q sandbox", ":material/tune:"),
         ("pages/theory.py", "Theory explorer", ":material/functions:"),
         ("pages/speedup_lab.py", "Speedup lab", ":material/speed:"),
     ],

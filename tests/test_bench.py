@@ -153,3 +153,49 @@ def test_cli_bad_values_end_in_one_sentence(flags, message, capsys, tmp_path):
     code = main(["bench", "--pair", "toy", "--proposers", "ngram", "--out", str(tmp_path), *flags])
     err = capsys.readouterr().err
     assert code == 2 and message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_results_record_the_device_and_dtype_the_models_ran_in(result, tmp_path):
+    assert result.machine["device"] == "cpu" and result.machine["dtype"] == "float32"
+    assert "The models ran on cpu in float32." in result.notes
+    assert "Models on cpu in float32." in result.save(tmp_path)["md"].read_text()
+
+
+def test_cli_bench_runs_in_the_dtype_asked_for_and_says_so_in_its_command(tmp_path):
+    code = main(["bench", "--pair", "toy", "--proposers", "ngram", "--k", "2", "--temperatures", "0",
+                 "--suites", "rewrite", "--prompts-per-suite", "1", "--max-new-tokens", "6", "--repeats", "1",
+                 "--warmup", "0", "--threads", "1", "--hf", "none", "--device", "cpu", "--dtype", "bfloat16",
+                 "--out", str(tmp_path)])
+    data = json.loads((tmp_path / "results.json").read_text())
+    assert code == 0 and (data["machine"]["device"], data["machine"]["dtype"]) == ("cpu", "bfloat16")
+    assert (data["config"]["device"], data["config"]["dtype"]) == ("cpu", "bfloat16")
+    assert "--device cpu --dtype bfloat16" in data["command"]
+
+
+def test_a_cpu_clock_on_a_gpu_is_refused_before_anything_loads(capsys, tmp_path):
+    """Process CPU time leaves out the GPU's work: a GPU run timed by it would report impossible speedups."""
+    code = main(["bench", "--pair", "toy", "--proposers", "ngram", "--device", "cuda", "--clock", "cpu",
+                 "--out", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert code == 2 and "--clock cpu counts this process's CPU time" in err and len(err.strip().splitlines()) == 1
+    with pytest.raises(ValueError, match="--dtype must be one of"):
+        BenchConfig(pair="toy", dtype="float8").check()
+
+
+def test_a_cpu_clock_is_refused_when_the_pair_turns_out_to_be_on_a_gpu(monkeypatch):
+    """The device may be picked automatically: the check runs again once the pair is loaded."""
+    import specviz.bench.runner as runner
+
+    monkeypatch.setattr(runner, "pair_placement", lambda pair: {"device": "cuda:0", "dtype": "bfloat16"})
+    with pytest.raises(ValueError, match="on cuda use --clock wall"):
+        run_bench(BenchConfig(pair="toy", proposers=["ngram"], ks=[1], clock="cpu", cost_repeats=1),
+                  pair=toy_pair())
+
+
+def test_past_its_deadline_the_bench_starts_no_new_case_and_says_so():
+    import time
+
+    res = run_bench(BenchConfig(pair="toy", proposers=["ngram"], ks=[1], suites=["qa"], prompts_per_suite=2,
+                                max_new_tokens=4, repeats=1, warmup=0, hf="none", cost_repeats=1),
+                    pair=toy_pair(), deadline=time.monotonic() - 1)
+    assert res.cases == [] and "2 of 2 prompt x temperature cases did not run" in res.notes[-1]

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from specviz.bench.config import CLOCKS, HF_MODES, BenchConfig
+from specviz.bench.config import CLOCKS, DTYPES, HF_MODES, BenchConfig
 
 
 def _listed(kind):
@@ -52,6 +52,9 @@ def add_bench_arguments(cmd: argparse.ArgumentParser) -> None:
                      help="compare with transformers at all temperatures, greedy only, or not at all")
     cmd.add_argument("--clock", choices=CLOCKS, default="wall",
                      help="wall: elapsed time; cpu: this process's CPU time (for a machine shared with other jobs)")
+    cmd.add_argument("--device", default=None, help="cpu, cuda, cuda:N, mps (default: the fastest available)")
+    cmd.add_argument("--dtype", choices=DTYPES, default=None,
+                     help="float32, float16, bfloat16 (default: float32 on CPU, bfloat16 on a modern GPU)")
     cmd.add_argument("--no-record-overhead", action="store_true", help="skip the recorded-trace runs")
     cmd.add_argument("--seed", type=int, default=0)
     cmd.add_argument("--out", default="bench-results", help="folder for results.json, results.csv, results.md")
@@ -65,6 +68,7 @@ def config_from_args(args: argparse.Namespace) -> BenchConfig:
         repeats=args.repeats, warmup=args.warmup, threads=args.threads, policies=flat(args.policies),
         policy_k=args.policy_k, policy_temperatures=flat(args.policy_temperatures), threshold=args.threshold,
         hf=args.hf, clock=args.clock, record_overhead=not args.no_record_overhead, layers=args.layers, seed=args.seed,
+        device=getattr(args, "device", None), dtype=getattr(args, "dtype", None),
     )
 
 
@@ -90,6 +94,10 @@ def command_line(config: BenchConfig, out: str | None = None) -> str:
     parts.append(f"--hf {config.hf}")
     if config.clock != "wall":
         parts.append(f"--clock {config.clock}")
+    if config.device:
+        parts.append(f"--device {config.device}")
+    if config.dtype:
+        parts.append(f"--dtype {config.dtype}")
     if not config.record_overhead:
         parts.append("--no-record-overhead")
     if config.seed:
@@ -109,7 +117,8 @@ def run_bench_command(args: argparse.Namespace) -> int:
     if config.proposers:
         config.check()  # fail fast, before loading a model
     check_writable(args.out)  # before the benchmark, not after an hour of it
-    pair = load_pair(config.pair, progress=lambda msg: print(msg, file=sys.stderr))
+    pair = load_pair(config.pair, device=config.device, dtype=config.dtype,
+                     progress=lambda msg: print(msg, file=sys.stderr))
     config.proposers = config.proposers or [pair.default_proposer]
     config.check()
     bar = tqdm(total=1, file=sys.stderr, unit="run", dynamic_ncols=True)

@@ -21,6 +21,9 @@ from specviz.paths import BENCHMARKS_DIR, PROMPTS_DIR
 
 HF_MODES = ("all", "greedy", "none")
 CLOCKS = ("wall", "cpu")
+DTYPES = ("float32", "float16", "bfloat16")
+CPU_CLOCK_ON_GPU = ("--clock cpu counts this process's CPU time, which leaves out the GPU's work; on cuda use "
+                    "--clock wall.")
 
 
 # ---- prompt suites ----------------------------------------------------------------------------------------------
@@ -100,6 +103,8 @@ class BenchConfig:
     clock: str = "wall"  # "cpu": process CPU time, for a shared machine (waiting for a core is not counted)
     layers: int | None = None
     seed: int = 0
+    device: str | None = None  # cpu, cuda, cuda:N, mps; None: the fastest this machine has
+    dtype: str | None = None  # float32, float16, bfloat16; None: float32 on CPU, bfloat16 on a modern GPU
 
     def check(self) -> None:
         for name in self.proposers:
@@ -125,6 +130,10 @@ class BenchConfig:
             raise ValueError(f"--threads must be 1 or more (got {self.threads}).")
         if self.clock not in CLOCKS:
             raise ValueError(f"--clock must be one of {', '.join(CLOCKS)} (got {self.clock}).")
+        if self.dtype not in (None, *DTYPES):
+            raise ValueError(f"--dtype must be one of {', '.join(DTYPES)} (got {self.dtype}).")
+        if self.clock == "cpu" and str(self.device or "").startswith("cuda"):
+            raise ValueError(CPU_CLOCK_ON_GPU)
         if self.hf not in HF_MODES:
             raise ValueError(f"--hf must be one of {', '.join(HF_MODES)} (got {self.hf}).")
         if not 0 <= self.threshold <= 1:

@@ -239,7 +239,8 @@ def markdown_report(result: BenchResult) -> str:
         f"# specviz bench: pair `{cfg['pair']}`", "",
         f"`{result.command}`" if result.command else "", "",
         f"Machine: {m['cpu']}, {m['cores']} cores, GPU {m['gpu'] or 'none'}, torch {m['torch']} "
-        f"({m['torch_threads']} threads), transformers {m['transformers']}, {m['date']}.", "",
+        f"({m['torch_threads']} threads), transformers {m['transformers']}, {m['date']}."
+        + (f" Models on {m['device']} in {m['dtype']}." if m.get("device") else ""), "",
         *[f"- {n}" for n in result.notes], "",
         "## All suites", "",
         "| proposer | policy | K | T | α | accepted/drafted | #MAT (bonus incl.) | accepted/step (excl.) | tok/s "

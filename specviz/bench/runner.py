@@ -29,17 +29,19 @@ Progress = Callable[[int, int, str], None]  # (runs done, runs in all, what runs
 
 
 def run_bench(config: BenchConfig, *, command: str = "", progress: Progress | None = None,
-              pair=None, clock: Clock = default_clock) -> BenchResult:
+              pair=None, clock: Clock = default_clock, deadline: float | None = None) -> BenchResult:
     """Run the whole benchmark; `pair` may be passed already loaded (the app's cached toy pair). torch's thread
-    count is set for the run and restored afterwards."""
+    count is set for the run and restored afterwards. Past `deadline` (a `time.monotonic()` value) no new case
+    starts: the result holds the cases that finished, and a note says how many were left out."""
     config.check()
     if config.clock == "cpu" and clock is default_clock:
         clock = time.process_time
     with torch_threads(config.threads):  # restored once, when the last overlapping user leaves
-        return _run(config, command, progress, pair, clock)
+        return _run(config, command, progress, pair, clock, deadline)
 
 
-def _run(config: BenchConfig, command: str, progress: Progress | None, pair, clock: Clock) -> BenchResult:
+def _run(config: BenchConfig, command: str, progress: Progress | None, pair, clock: Clock,
+         deadline: float | None) -> BenchResult:
     hf_logging.set_verbosity_error()
     machine = machine_info()
     pair = pair or load_pair(config.pair, device=config.device, dtype=config.dtype)
@@ -78,9 +80,12 @@ def _run(config: BenchConfig, command: str, progress: Progress | None, pair, clo
     for _ in range(config.warmup):  # one-time costs (allocation, kernel choice) stay out of every timing
         runner.warmup(first, tick)
 
-    cases, baselines = [], []
+    cases, baselines, skipped = [], [], 0
     for suite, prompt in prompts:
         for temperature, specs in plan.items():
+            if deadline is not None and time.monotonic() > deadline:
+                skipped += 1
+                continue
             c_rows, b_rows = runner.case(suite, prompt, encoded[prompt.id], temperature, specs, tick)
             cases += c_rows
             baselines += b_rows
@@ -93,6 +98,9 @@ def _run(config: BenchConfig, command: str, progress: Progress | None, pair, clo
         suites=[{"name": s.name, "title": s.title, "description": s.description} for s in suites],
         notes=_notes(machine, config),
     )
+    if skipped:
+        result.notes.append(f"Stopped at its time limit: {skipped} of {len(prompts) * len(plan)} prompt x temperature "
+                            "cases did not run.")
     return result
 
 

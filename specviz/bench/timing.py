@@ -49,6 +49,12 @@ def machine_info() -> dict[str, Any]:
     }
 
 
+def pair_placement(pair) -> dict[str, str]:
+    """Where a loaded pair runs, for the result: {"device": "cuda:0", "dtype": "bfloat16"} (the target's)."""
+    weight = next(pair.target.parameters())
+    return {"device": str(weight.device), "dtype": str(weight.dtype).removeprefix("torch.")}
+
+
 def utc_now() -> str:
     return dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 

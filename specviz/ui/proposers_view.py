@@ -22,9 +22,9 @@ from specviz.quiz import BANK_DIR, load_bank
 from specviz.ui.escaping import escape_markdown
 from specviz.ui.tokens import output_html
 
-_NODE = 'node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize=12, margin="0.15,0.06"];'
-_EDGE = 'edge [fontname="Helvetica", fontsize=10, color="#444444"];'
-_HEAD = f'rankdir=LR; bgcolor="transparent"; pad=0.05; nodesep=0.3; ranksep=0.35; {_NODE} {_EDGE}'
+_NODE = 'node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize=16, margin="0.15,0.06"];'
+_EDGE = 'edge [fontname="Helvetica", fontsize=13, color="#444444"];'
+_HEAD = f'rankdir=TB; bgcolor="transparent"; pad=0.05; nodesep=0.3; ranksep=0.35; {_NODE} {_EDGE}'
 # node colours, the palette's hues: the draft side orange, the target side blue, cheap lookups grey
 _DRAFT = 'fillcolor="#FFF4DC", color="#E69F00"'
 _TARGET = 'fillcolor="#DDEBF7", color="#0072B2"'

@@ -39,16 +39,10 @@ def test_every_proposer_gets_a_section_with_costs_needs_wins_and_losses(page):
     assert "Tree attention mask" in text and "The exact rule at T > 0" in text and "norm(max(0, p − q))" in text
 
 
-def test_each_diagram_is_valid_graphviz():
-    graphviz = pytest.importorskip("graphviz")
+def test_each_diagram_is_balanced_and_names_its_nodes():
     for dot in [p.dot for p in view.PROPOSERS] + [view.tree_dot()]:
-        graphviz.Source(dot).pipe(format="svg") if _has_dot() else None
-        assert dot.count("{") == dot.count("}"), dot
-
-
-def _has_dot() -> bool:
-    import shutil
-    return shutil.which("dot") is not None
+        assert dot.count("{") == dot.count("}") and dot.count('"') % 2 == 0, dot
+        assert dot.startswith("digraph") and "->" in dot and "label=" in dot, dot
 
 
 def test_recorded_traces_exist_for_the_proposers_specviz_has():

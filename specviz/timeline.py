@@ -211,3 +211,126 @@ def length_note(spec: Trace, baseline: Trace) -> str | None:
     return (f"The two outputs differ in length ({spec.num_tokens} vs {baseline.num_tokens} tokens): at temperature > 0 "
             "the two methods draw different random numbers, so they can stop at different places. Tokens/s still "
             "compares them, but a short run is dominated by its prefill; try another seed or more tokens.")
+
+
+# ---- a race run several times ---------------------------------------------------------------------------------------
+BUSY_FACTOR = 1.6  # a one-token forward this many times its usual cost means the machine was doing something else
+BUSY_MIN_MS = 3.0  # ... and at least this many milliseconds more (sub-millisecond toy forwards jitter by themselves)
+
+
+def forward_ms(baseline: Trace) -> list[float]:
+    """Milliseconds of each one-token forward of a target-only trace (its steps), in order."""
+    return [1000 * step.seconds for step in baseline.steps]
+
+
+def _quantile(values: list[float], q: float) -> float:
+    """The q-quantile of `values` by linear interpolation (nan when empty).
+
+    >>> _quantile([1.0, 2.0, 3.0, 4.0], 0.5), _quantile([5.0], 0.1)
+    (2.5, 5.0)
+    """
+    if not values:
+        return math.nan
+    ordered = sorted(values)
+    where = q * (len(ordered) - 1)
+    low = math.floor(where)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (where - low)
+
+
+@dataclass(frozen=True)
+class RaceRounds:
+    """The same race measured several times, the two lanes interleaved (round 1 runs speculative decoding first,
+    round 2 target-only first, and so on), so a machine that speeds up or slows down during the race is shared
+    fairly. `rounds` holds (speculative, target-only) traces, in the order they ran.
+
+    The headline is the median round's speedup, with the spread of all rounds next to it; the charts show that
+    median round (`typical`).
+    """
+
+    rounds: tuple[tuple[Trace, Trace], ...]
+
+    def __post_init__(self) -> None:
+        if not self.rounds:
+            raise ValueError("A race needs at least one round.")
+        for spec, base in self.rounds:
+            check_race(spec, base)
+
+    @property
+    def speedups(self) -> list[float]:
+        return [measured_speedup(spec, base) for spec, base in self.rounds]
+
+    @property
+    def median_speedup(self) -> float:
+        finite = [s for s in self.speedups if math.isfinite(s)]
+        return _quantile(finite, 0.5) if finite else math.nan
+
+    @property
+    def spread(self) -> tuple[float, float]:
+        """(slowest, fastest) speedup over the rounds."""
+        finite = [s for s in self.speedups if math.isfinite(s)]
+        return (min(finite), max(finite)) if finite else (math.nan, math.nan)
+
+    @property
+    def typical(self) -> tuple[Trace, Trace]:
+        """The round whose speedup is closest to the median (the first of them on a tie)."""
+        median, speedups = self.median_speedup, self.speedups
+        if not math.isfinite(median):
+            return self.rounds[0]
+        best = min(range(len(speedups)), key=lambda i: (abs(speedups[i] - median) if math.isfinite(speedups[i])
+                                                          else math.inf, i))
+        return self.rounds[best]
+
+    def forward_ms(self) -> list[float]:
+        """The median one-token forward of each round's target-only lane, ms."""
+        return [_quantile(forward_ms(base), 0.5) for _, base in self.rounds]
+
+    def quick_forward_ms(self) -> float:
+        """What a one-token forward costs here when nothing interferes: the 10th percentile of every target-only
+        forward of every round (a percentile, so one lucky reading does not set it)."""
+        return _quantile([ms for _, base in self.rounds for ms in forward_ms(base)], 0.1)
+
+
+def busy_note(rounds: RaceRounds, usual_ms: float | None = None) -> str | None:
+    """One sentence when the one-token forward was far off its usual cost in some round, else None.
+
+    "Usual" is the quickest of `usual_ms` (what an earlier quiet race measured on this machine, if known) and this
+    race's own quick forwards. A round whose median forward is BUSY_FACTOR times that (and BUSY_MIN_MS more) ran on
+    a machine busy with something else: its timings measure the interference, not speculative decoding.
+    """
+    known = [x for x in (usual_ms, rounds.quick_forward_ms()) if x is not None and math.isfinite(x) and x > 0]
+    if not known:
+        return None
+    usual = min(known)
+    medians = [m for m in rounds.forward_ms() if math.isfinite(m)]
+    worst = max(medians, default=math.nan)
+    if not (worst > BUSY_FACTOR * usual and worst - usual > BUSY_MIN_MS):
+        return None
+    shown = ", ".join(f"{m:.0f}" if m >= 10 else f"{m:.1f}" for m in medians)
+    return (f"The machine was busy with other work during this race: a one-token forward of the target usually takes "
+            f"about {usual:.1f} ms here, but its median was {shown} ms in the {_rounds(len(medians))} "
+            f"({worst / usual:.1f}× slower at worst). These timings measure that interference, not speculative "
+            "decoding, so no conclusion is drawn from them: run the race again when the machine is quiet.")
+
+
+def _rounds(n: int) -> str:
+    return "one round" if n == 1 else f"{n} rounds"
+
+
+def spread_sentence(rounds: RaceRounds) -> str:
+    """The rounds in one sentence: each speedup, the median and the spread.
+
+    >>> from specviz.trace import Step, Trace
+    >>> def lane(mode, seconds):
+    ...     return Trace(mode, {}, [1], [7], [Step(0, 1, 0, "none", [], [], verify_seconds=seconds)],
+    ...                  wall_seconds=seconds)
+    >>> spread_sentence(RaceRounds(((lane("speculative", 1.0), lane("autoregressive", 1.2)),)))
+    'One round: 1.20×.'
+    """
+    speedups = rounds.speedups
+    shown = ", ".join(f"{s:.2f}×" if math.isfinite(s) else "–" for s in speedups)
+    if len(speedups) == 1:
+        return f"One round: {shown}."
+    low, high = rounds.spread
+    return (f"{len(speedups)} rounds, lanes interleaved: {shown}; median {rounds.median_speedup:.2f}×, spread "
+            f"{low:.2f}–{high:.2f}×.")

@@ -177,3 +177,49 @@ def test_speedup_is_nan_when_a_lane_has_no_time():
     base = _trace("autoregressive", [(0.0, 0.1, 1)])
     base.wall_seconds = 0.0
     assert math.isnan(measured_speedup(spec, base))
+
+
+def _lane(mode: str, forwards_ms: list[float], emitted: int = 1) -> Trace:
+    """A trace whose steps take `forwards_ms` each (all verify time), emitting `emitted` tokens per step."""
+    return _trace(mode, [(0.0, ms / 1000, emitted) for ms in forwards_ms], prefill=0.0)
+
+
+def test_rounds_report_the_median_round_and_the_spread():
+    rounds = timeline.RaceRounds(tuple(
+        (_lane("speculative", [20.0] * 5, emitted=2), _lane("autoregressive", [ms] * 10))
+        for ms in (10.0, 14.0, 11.0)))  # speedups 1.0, 1.4, 1.1
+    assert rounds.speedups == pytest.approx([1.0, 1.4, 1.1])
+    assert rounds.median_speedup == pytest.approx(1.1) and rounds.spread == pytest.approx((1.0, 1.4))
+    assert rounds.typical is rounds.rounds[2]  # the charts show the median round
+    assert timeline.spread_sentence(rounds) == ("3 rounds, lanes interleaved: 1.00×, 1.40×, 1.10×; median 1.10×, "
+                                                "spread 1.00–1.40×.")
+    with pytest.raises(ValueError, match="at least one round"):
+        timeline.RaceRounds(())
+
+
+def test_a_quiet_race_is_not_called_busy():
+    quiet = [10.0, 10.2, 9.9, 10.4, 10.1, 10.3, 10.0, 11.0]
+    rounds = timeline.RaceRounds(((_lane("speculative", [15.0] * 4, 2), _lane("autoregressive", quiet)),) * 3)
+    assert timeline.busy_note(rounds) is None
+    assert timeline.busy_note(rounds, usual_ms=9.5) is None  # a little quicker before: still normal
+
+
+def test_a_forward_far_off_its_usual_cost_means_the_machine_was_busy():
+    """The issue's case: background load made verify passes look 19× a forward; the forward itself was off too."""
+    quiet = _lane("autoregressive", [10.0] * 8)
+    loaded = _lane("autoregressive", [10.0, 11.0] + [60.0] * 6)  # a few quick forwards, most of them six times slower
+    spec = _lane("speculative", [190.0] * 4, 2)
+    mixed = timeline.RaceRounds(((spec, quiet), (spec, loaded), (spec, quiet)))
+    note = timeline.busy_note(mixed)
+    assert note is not None and note.startswith("The machine was busy with other work")
+    assert "10.0 ms" in note and "10, 60, 10 ms in the 3 rounds" in note and "no conclusion" in note
+    # every round slow alike: the race's own quick forwards cannot tell, an earlier quiet race can
+    slow = timeline.RaceRounds(((spec, _lane("autoregressive", [60.0] * 8)),))
+    assert timeline.busy_note(slow) is None
+    assert "usually takes about 10.0 ms" in timeline.busy_note(slow, usual_ms=10.0)
+
+
+def test_sub_millisecond_jitter_of_a_tiny_model_is_not_a_busy_machine():
+    jitter = _lane("autoregressive", [0.2, 0.2, 0.9, 0.8, 0.9, 1.0, 0.7, 0.8])  # 4× the quick ones, < 1 ms more
+    rounds = timeline.RaceRounds(((_lane("speculative", [0.5] * 4, 2), jitter),))
+    assert timeline.busy_note(rounds) is None

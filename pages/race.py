@@ -2,10 +2,11 @@
 
 import streamlit as st
 
-from specviz.ui.race_view import (example_picker, init_from_url, live_settings, race_specs, render_race, run_race,
-                                  source_picker, write_url)
-from specviz.ui.runs import start_live_run
+from specviz.timeline import RaceRounds
 from specviz.ui.frame import route_through_app
+from specviz.ui.race_view import (RESULT_KEY, ROUNDS, example_picker, init_from_url, live_settings, measure_race,
+                                  render_race, source_picker, write_url)
+from specviz.ui.runs import start_live_run
 
 route_through_app()
 
@@ -21,33 +22,33 @@ if bad:
     st.error(f"The link's value for {', '.join(bad)} was not usable, so the default is shown instead.")
 
 traces = None
+live = None
 if source_picker() == "example":
     traces = example_picker()
 else:
     settings = live_settings()  # a RunSpec, or the sentence that says why these settings cannot run
-    ran = st.session_state.get("race_ran")
+    live = st.session_state.get(RESULT_KEY)
     if st.button("Run the race", key="race_run", type="primary") or st.session_state["race_linked"]:
         st.session_state["race_linked"] = False
-        try:
+        try:  # every press measures anew (never a cached timing); a second press within the cooldown is refused
             if isinstance(settings, str):
                 raise ValueError(settings)
-            start_live_run(*race_specs(settings))
-            ran = st.session_state["race_ran"] = settings
+            start_live_run(settings)
+            live = st.session_state[RESULT_KEY] = measure_race(settings)
         except ValueError as exc:
             st.error(str(exc))
-            ran = None if isinstance(settings, str) else ran  # too soon after the last press: the last race stays
-    if ran is None:
+            live = None if isinstance(settings, str) else live  # too soon after the last press: the last race stays
+    if live is None:
         if not isinstance(settings, str):
-            st.info("Pick the models and settings, then press **Run the race**.")
-    else:
-        if ran != settings:
-            st.caption("The settings changed since this race ran: press **Run the race** to run them.")
-        try:
-            traces = run_race(ran)
-        except ValueError as exc:
-            st.error(str(exc))
+            st.info(f"Pick the models and settings, then press **Run the race**: both lanes run {ROUNDS} times, "
+                    "interleaved, and the page shows the median and the spread.")
+    elif live.settings != settings:
+        st.caption("The settings changed since this race ran: press **Run the race** to run them.")
 write_url()
 
-if traces is not None:
-    st.session_state["race_traces"] = traces  # the pair on screen (tests and later pages read it)
-    render_race(*traces)
+if live is not None:
+    st.session_state["race_traces"] = live.rounds.typical  # the pair on screen (tests and later pages read it)
+    render_race(live.rounds, usual_ms=live.usual_ms, measured_at=live.measured_at)
+elif traces is not None:
+    st.session_state["race_traces"] = traces
+    render_race(RaceRounds((traces,)))

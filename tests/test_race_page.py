@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from specviz import timeline
 from specviz.examples import list_examples, load_example
 from specviz.pagemap import PAGE_FILES
+from specviz.running import PairCache
 from specviz.timeline import measured_speedup
+from specviz.ui import race_view, runs
 from specviz.ui.race_view import format_speedup
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -76,8 +80,10 @@ def test_live_toy_race_runs_both_lanes_with_the_same_settings(monkeypatch):
     for key in ("temperature", "seed", "max_new_tokens", "top_k", "top_p"):
         assert spec.settings[key] == base.settings[key]
     assert spec.settings["k"] == 3 and spec.settings["seed"] == 5
-    assert _metric(at, "Measured speedup") == format_speedup(measured_speedup(spec, base))
-    assert len(_verdicts(at)) == 1
+    assert _metric(at, "Measured speedup") == format_speedup(at.session_state[race_view.RESULT_KEY].rounds
+                                                             .median_speedup)
+    busy = [w.value for w in at.warning if w.value.startswith("The machine was busy")]  # a loaded test machine
+    assert len(_verdicts(at)) + len(busy) == 1
     assert at.query_params["race_source"] == "live" and at.query_params["race_k"] == "3"
     # changing a setting does not rerun by itself: the old race stays, with a note
     at.slider(key="race_k").set_value(2).run()
@@ -92,7 +98,8 @@ def test_a_link_to_a_live_race_runs_it_once(monkeypatch):
     assert not at.error
     spec, base = at.session_state["race_traces"]
     assert spec.settings["proposer"] == "ngram" and spec.settings["k"] == 2 and spec.settings["temperature"] == 0
-    assert _metric(at, "Measured speedup") == format_speedup(measured_speedup(spec, base))
+    assert _metric(at, "Measured speedup") == format_speedup(at.session_state[race_view.RESULT_KEY].rounds
+                                                             .median_speedup)
     # greedy decoding: both lanes write the same text (the target's argmax at every position)
     assert spec.output_ids == base.output_ids
 
@@ -149,3 +156,54 @@ def test_an_out_of_range_k_in_the_link_is_refused_not_clamped(monkeypatch):
     assert [e.value for e in at.error] == ["The link's value for k was not usable, so the default is shown instead."]
     assert at.slider(key="race_k").value == 4 and at.number_input(key="race_seed").value == 7
     assert at.slider(key="race_k").max == 16  # the engine's K range, the same on every page
+
+
+def _live_toy(**query) -> AppTest:
+    at = _app(race_source="live", race_pair="toy", race_proposer="ngram", race_k="2", race_max_new="12",
+              race_temperature="0.0", race_seed="1", **query)
+    return at
+
+
+def test_every_press_measures_the_race_anew_in_interleaved_rounds(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    at = _live_toy()  # the link runs it once
+    first = at.session_state[race_view.RESULT_KEY]
+    assert len(first.rounds.rounds) == race_view.ROUNDS == 3
+    table = at.dataframe[0].value  # the rounds, numbers without hovering
+    assert list(table["round"]) == [1, 2, 3] and list(table["ran first"]) == ["speculative", "target only",
+                                                                           "speculative"]
+    shown = " ".join(c.value for c in at.caption)
+    assert "3 rounds, lanes interleaved" in shown and "median" in shown and "not from a cache" in shown
+    assert _metric(at, "Measured speedup") == format_speedup(first.rounds.median_speedup)
+    time.sleep(runs.COOLDOWN_SECONDS + 0.1)
+    at.button(key="race_run").click().run()  # the same settings again: measured again, not served from a cache
+    assert not at.exception and not at.error
+    second = at.session_state[race_view.RESULT_KEY]
+    assert second.measured_at > first.measured_at
+    firsts = {id(t) for pair in first.rounds.rounds for t in pair}
+    assert not firsts & {id(t) for pair in second.rounds.rounds for t in pair}
+    assert [s.wall_seconds for s, _ in second.rounds.rounds] != [s.wall_seconds for s, _ in first.rounds.rounds]
+    assert second.rounds.rounds[0][0].output_ids == first.rounds.rounds[0][0].output_ids  # same seed, same text
+
+
+def test_a_busy_machine_is_named_instead_of_a_verdict(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setattr(timeline, "BUSY_MIN_MS", 0.0)
+    race_view.quiet_forwards()["toy"] = 1e-6  # a forward "usually" costs a nanosecond: every real one is far off
+    try:
+        at = _live_toy()
+    finally:
+        race_view.quiet_forwards.clear()
+    assert not at.error
+    assert len(at.warning) == 1 and at.warning[0].value.startswith("The machine was busy with other work")
+    assert not _verdicts(at)  # no conclusion drawn from the timings
+    assert _metric(at, "Measured speedup")  # the numbers are still shown
+
+
+def test_a_first_load_leaves_no_ready_boxes_behind(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setattr(runs, "INSTANT_PAIRS", ())  # treat the toy pair like SmolLM2: a status box while it loads
+    monkeypatch.setattr(runs, "PAIRS", PairCache())
+    at = _live_toy()
+    assert not at.exception and not at.error and at.metric
+    assert not at.status  # the loading box is gone once the models are in; no "Models ... ready." boxes stack up

@@ -2,24 +2,31 @@
 the measured speedup and the words that explain it.
 
 The race is between two traces of the same prompt and settings: speculative decoding and specviz's target-only
-decoding (the named baseline). Both come from a shipped example or from a live run of both, one after the other.
+decoding (the named baseline). Both come from a shipped example, or from a live race measured anew on every press of
+Run: a warm-up, then ROUNDS rounds with the lanes interleaved, each round holding the model's turn so no other
+visitor's run lands inside it. The headline is the median round with the spread of all rounds, and when the
+one-token forward itself ran far slower than usual the page says the machine was busy instead of explaining the
+numbers (`specviz.timeline.busy_note`).
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import replace
+import time
+from dataclasses import dataclass, replace
 
 import plotly.graph_objects as go
 import streamlit as st
 
 from specviz.examples import list_examples, load_example
-from specviz.timeline import (BASELINE_NAME, SPEEDUP_DEFINITION, Interval, explain_race, length_note, measured_speedup,
-                              step_intervals, tokens_over_time)
+from specviz.running import run, run_target_only
 from specviz.runspec import SETTINGS, WEB_MAX_NEW_TOKENS, RunSpec
+from specviz.timeline import (BASELINE_NAME, SPEEDUP_DEFINITION, Interval, RaceRounds, busy_note, explain_race,
+                              length_note, measured_speedup, spread_sentence, step_intervals, tokens_over_time)
 from specviz.trace import TokenKind, Trace
+from specviz.ui import charts
 from specviz.ui.palette import COLORS, LIGHT_GREY, P_COLOR, Q_COLOR, legend_html
-from specviz.ui.runs import run_autoregressive, run_speculative, start_live_run
+from specviz.ui.runs import RUN_SECONDS, get_pair, waiting_note, with_turn
 from specviz.ui.tokens import output_html
 
 SPEC_LANE, BASE_LANE = "speculative", "target only"
@@ -145,17 +152,67 @@ def live_settings() -> RunSpec | str:
 
 
 def race_specs(settings: RunSpec) -> tuple[RunSpec, RunSpec]:
-    """(the warm-up's spec, the race's spec): a press of Run computes both."""
+    """(the warm-up's spec, the race's spec): a press of Run runs both."""
     return replace(settings, max_new_tokens=2), settings
 
 
-def run_race(settings: RunSpec) -> tuple[Trace, Trace]:
-    """Both lanes for the same settings: a short warm-up (so neither lane pays the first-call cost), then
-    speculative, then target-only decoding. ValueError (one sentence) on bad input or a busy model."""
+ROUNDS = 3  # rounds of a live race; the page shows their median and spread
+RESULT_KEY = "race_result"  # session key: the last live race measured in this session (a LiveRace)
+
+
+@dataclass(frozen=True)
+class LiveRace:
+    """A live race as it was measured: the settings, the rounds, when, and the usual forward cost known before."""
+
+    settings: RunSpec
+    rounds: RaceRounds
+    measured_at: float  # time.time()
+    usual_ms: float | None = None
+
+
+@st.cache_resource(show_spinner=False)
+def quiet_forwards() -> dict[str, float]:
+    """pair name -> the quickest one-token forward measured by any race in this server process (ms): what a forward
+    costs here when nothing interferes, so a later race on a busy machine can tell."""
+    return {}
+
+
+def measure_race(settings: RunSpec, rounds: int = ROUNDS) -> LiveRace:
+    """Measure the race now, never from a cache: a warm-up of both lanes (so neither pays the first call), then
+    `rounds` rounds, speculative first in odd rounds and target-only first in even ones. Each round holds the pair's
+    turn. ValueError (one sentence) on bad input or a model that stays busy."""
+    loading = st.empty()
+    with loading.container():  # the status box of a first load, gone once the models are in
+        get_pair(settings.pair)
+    loading.empty()
     warm, settings = race_specs(settings)
-    run_speculative(warm)
-    run_autoregressive(warm)
-    return run_speculative(settings), run_autoregressive(settings)
+    bar = st.progress(0.0, text=f"Warming up both lanes...{waiting_note(settings.pair)}")
+    with_turn(settings.pair, lambda pair: (run(warm, pair=pair), run_target_only(warm, pair=pair)))
+    lanes = {"speculative": run, "target-only": run_target_only}
+    measured = []
+    for index in range(rounds):
+        order = list(lanes) if index % 2 == 0 else list(lanes)[::-1]
+
+        def one_round(pair, index=index, order=order) -> dict[str, Trace]:
+            traces = {}
+            for done, lane in enumerate(order):
+                bar.progress((2 * index + done) / (2 * rounds),
+                             text=f"Round {index + 1} of {rounds}: {lane} decoding...")
+                traces[lane] = lanes[lane](settings, pair=pair, deadline=time.perf_counter() + RUN_SECONDS)
+            return traces
+
+        bar.progress(2 * index / (2 * rounds), text=f"Round {index + 1} of {rounds}: waiting for the model..."
+                     f"{waiting_note(settings.pair)}")
+        traces = with_turn(settings.pair, one_round)
+        measured.append((traces["speculative"], traces["target-only"]))
+    bar.empty()
+    result = RaceRounds(tuple(measured))
+    known = quiet_forwards()
+    usual = known.get(settings.pair)
+    quick = result.quick_forward_ms()
+    if math.isfinite(quick):
+        known[settings.pair] = min(quick, usual) if usual is not None else quick
+    return LiveRace(settings, result, time.time(), usual)
 
 
 # ---- charts -------------------------------------------------------------------------------------------------------
@@ -234,11 +291,27 @@ def format_speedup(speedup: float) -> str:
     return f"{speedup:.2f}×" if math.isfinite(speedup) else "–"
 
 
-def render_race(spec: Trace, base: Trace) -> None:
-    """Metrics, the explanation, the two charts and both outputs."""
-    speedup = measured_speedup(spec, base)
+def rounds_table(rounds: RaceRounds) -> list[dict[str, object]]:
+    """One row per round: which lane ran first, both speeds, the speedup and the median one-token forward."""
+    rows = []
+    for index, ((spec, base), forward) in enumerate(zip(rounds.rounds, rounds.forward_ms()), start=1):
+        rows.append({"round": index, "ran first": SPEC_LANE if index % 2 else BASE_LANE,
+                     "speculative tokens/s": round(spec.tokens_per_second, 1),
+                     "target only tokens/s": round(base.tokens_per_second, 1),
+                     "speedup": format_speedup(measured_speedup(spec, base)),
+                     "one-token forward, ms (median)": round(forward, 1) if math.isfinite(forward) else None})
+    return rows
+
+
+def render_race(rounds: RaceRounds, *, usual_ms: float | None = None, measured_at: float | None = None) -> None:
+    """Metrics (the median round's, with the spread of all rounds), the explanation or the busy-machine note, the two
+    charts and both outputs. `measured_at` marks a live race (when it was measured)."""
+    spec, base = rounds.typical
+    speedup = rounds.median_speedup
+    several = len(rounds.rounds) > 1
     cols = st.columns(5)
-    cols[0].metric("Measured speedup", format_speedup(speedup), help=SPEEDUP_DEFINITION)
+    cols[0].metric("Measured speedup", format_speedup(speedup),
+                   help=SPEEDUP_DEFINITION + (" The median of the rounds." if several else ""))
     cols[1].metric("Speculative, tokens/s", f"{spec.tokens_per_second:.1f}", help=f"{spec.num_tokens} tokens in "
                    f"{spec.wall_seconds:.2f} s, {spec.num_steps} steps (each one target forward)")
     cols[2].metric("Target only, tokens/s", f"{base.tokens_per_second:.1f}", help=f"{base.num_tokens} tokens in "
@@ -248,19 +321,31 @@ def render_race(spec: Trace, base: Trace) -> None:
                    help="accepted drafts ÷ drafted tokens")
     cols[4].metric("Tokens per step", f"{spec.mean_accepted_length:.2f}",
                    help="output tokens ÷ speculative steps, recovered and bonus tokens included")
-    st.caption(f"{SPEEDUP_DEFINITION} Baseline: {BASELINE_NAME}.")
-    explanation = explain_race(spec, base)
-    (st.success if speedup >= 1.05 else st.info if speedup > 0.95 else st.warning)(explanation)
+    when = ""
+    if measured_at is not None:
+        when = (f" Measured at {time.strftime('%H:%M:%S', time.localtime(measured_at))}, not from a cache: press "
+                "**Run the race** to measure again.")
+    st.caption(f"{SPEEDUP_DEFINITION} Baseline: {BASELINE_NAME}. {spread_sentence(rounds)}{when}"
+               + (" The charts show the median round." if several else ""))
+    busy = busy_note(rounds, usual_ms) if measured_at is not None else None
+    if busy:
+        st.warning(busy)
+    else:
+        explanation = explain_race(spec, base)
+        (st.success if speedup >= 1.05 else st.info if speedup > 0.95 else st.warning)(explanation)
     note = length_note(spec, base)
     if note:
         st.caption(note)
+    if several:
+        st.dataframe(rounds_table(rounds), hide_index=True, key="race_rounds")
 
     st.markdown("**Where the time went.** Each speculative step is an orange drafting segment followed by one blue "
                 "target forward that checks all the drafts; the number on it is how many tokens the step emitted. "
-                "The lane below is plain decoding: one blue forward per token. Hover a segment for its numbers.")
-    st.plotly_chart(race_figure(spec, base), key="race_lanes", config={"displayModeBar": False})
+                "The lane below is plain decoding: one blue forward per token. Hover or tap a segment for its "
+                "numbers; the table above has the totals.")
+    charts.show(race_figure(spec, base), key="race_lanes")
     st.markdown("**How the output grew.** Steep jumps are steps where several drafts were accepted at once.")
-    st.plotly_chart(tokens_figure(spec, base), key="race_tokens", config={"displayModeBar": False})
+    charts.show(tokens_figure(spec, base), key="race_tokens")
     with st.expander("The two outputs"):
         st.html(legend_html(tuple(TokenKind), distributions=False))
         st.markdown(f"**Speculative** ({spec.num_tokens} tokens)")

@@ -72,8 +72,9 @@ def decode(target: PreTrainedModel, proposer: Proposer, input_ids: Sequence[int]
     """The loop both `speculative_generate` and `autoregressive_generate` run: prefill, then steps until a stop."""
     prompt = prompt_ids(input_ids, target)
     check_context(target, len(prompt), settings)
-    decoder = SpeculativeDecoder(target, proposer, settings, eos_ids(target, tokenizer, eos_token_id), verifier,
-                                 clock, draft_length)
+    eos = eos_ids(target, tokenizer, eos_token_id)
+    decoder = SpeculativeDecoder(target, proposer, settings, eos, verifier, clock, draft_length,
+                                 template_tokens(tokenizer) - eos)
     recorder = TraceRecorder(tokenizer, record)
     start = clock()
     decoder.prefill(prompt)
@@ -93,7 +94,8 @@ class SpeculativeDecoder:
     """One generation's state: the target's cached runner, the proposer, the generator and the settings."""
 
     def __init__(self, target: PreTrainedModel, proposer: Proposer, settings: GenerationSettings, eos: set[int],
-                 verifier: Verifier = verify, clock: Clock = default_clock, draft_length=None):
+                 verifier: Verifier = verify, clock: Clock = default_clock, draft_length=None,
+                 template: set[int] = frozenset()):
         self.target = CachedModel(target)
         self.proposer = proposer
         self.settings = settings
@@ -104,6 +106,7 @@ class SpeculativeDecoder:
         self.clock = clock
         self.vocab_size = target.config.vocab_size
         self.draft_length = draft_length  # a specviz.policies.DraftLength, or None for the constant settings.k
+        self.template = template  # chat-template markers such as <|im_start|>: a model writes them around answers
 
     def prefill(self, prompt: list[int]) -> None:
         """Fill both caches with the prompt except its last token, which the first step feeds."""
@@ -146,14 +149,16 @@ class SpeculativeDecoder:
         """The drafted tokens (K) and their q (K, V); K is the policy's or the constant one.
 
         A proposal ends at its first end-of-text token: nothing after it could ever be emitted, so drafts past it
-        would only be scored and thrown away. Any shorter proposal keeps the rule exact."""
+        would only be scored and thrown away. It also ends just before a chat-template marker (`<|im_start|>`),
+        which n-gram lookup copies from the template in the prompt but a model never writes inside its answer.
+        Any shorter proposal keeps the rule exact."""
         wanted = self.settings.k if self.draft_length is None else self.draft_length.next_k()
         k = min(wanted or 0, self.settings.max_new_tokens - n_emitted - 1)
         proposal = self.proposer.propose(sequence, k, self.sampling, self.generator) if k > 0 else Proposal([], None)
         drafts = proposal.tokens[:k]
-        end = next((i for i, token in enumerate(drafts) if token in self.eos), None)
+        end = next((i for i, token in enumerate(drafts) if token in self.eos or token in self.template), None)
         if end is not None:
-            drafts = drafts[: end + 1]
+            drafts = drafts[: end + (drafts[end] in self.eos)]
         synchronize(self.target.device)
         return drafts, draft_distributions(proposal, drafts, self.vocab_size)
 
@@ -173,6 +178,16 @@ class SpeculativeDecoder:
         if self.proposer.needs_target_features:
             start = self.target.last_start
             self.proposer.observe_target(start, self.target.last_hidden[: length - start])
+
+
+def template_tokens(tokenizer) -> set[int]:
+    """The special tokens a tokenizer's chat template writes (for SmolLM2: <|im_start|> and <|im_end|>); none
+    without a tokenizer or a template."""
+    template = getattr(tokenizer, "chat_template", None)
+    if not isinstance(template, str):
+        return set()
+    names = getattr(tokenizer, "all_special_tokens", [])
+    return {int(i) for name, i in zip(names, getattr(tokenizer, "all_special_ids", [])) if name in template}
 
 
 def emitted_tokens(drafts: list[int], draft_probs: torch.Tensor, target_probs: torch.Tensor,

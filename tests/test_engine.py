@@ -8,7 +8,7 @@ import torch
 from specviz.baseline import autoregressive_generate
 from specviz.decoding import speculative_generate
 from specviz.kvcache import CachedModel
-from specviz.proposers import PROPOSERS, make_proposer
+from specviz.proposers import PROPOSERS, Proposal, Proposer, make_proposer
 from specviz.trace import Trace
 
 PROMPTS = ["hello there", "the sky is blue because", "abcabcabcab"]
@@ -242,3 +242,29 @@ def test_overlapping_thread_settings_leave_the_process_as_it_was(main_leaves_fir
     release.set()
     thread.join()
     assert torch.get_num_threads() == 3 and seen == [3]
+
+
+class FixedProposer(Proposer):
+    """Proposes the same tokens every step (a deterministic proposer, like n-gram lookup)."""
+
+    name = "fixed"
+
+    def __init__(self, tokens: list[int]):
+        self.tokens = tokens
+
+    def propose(self, sequence, k, sampling, generator) -> Proposal:
+        return Proposal(self.tokens[:k], None)
+
+
+def test_a_proposal_stops_before_a_chat_template_marker(toy, monkeypatch):
+    """n-gram lookup copies <|im_start|> from the chat template in the prompt; a model never writes it inside an
+    answer, so the proposal ends just before it (and the greedy output is still the target's)."""
+    marker = toy.tokenizer.convert_tokens_to_ids("<unk>")
+    monkeypatch.setattr(toy.tokenizer, "chat_template", "{{ '<unk>' + messages[0]['content'] }}", raising=False)
+    ids = toy.tokenizer("hello there")["input_ids"]
+    trace = speculative_generate(toy.target, FixedProposer([5, marker, 6]), ids, k=3, max_new_tokens=12,
+                                 tokenizer=toy.tokenizer, eos_token_id=[])
+    drafted = [[d.token_id for d in s.decisions] for s in trace.steps]
+    assert drafted[0] == [5] and all(d in ([5], []) for d in drafted)  # [] once only the last token is left
+    plain = autoregressive_generate(toy.target, ids, max_new_tokens=12, tokenizer=toy.tokenizer, eos_token_id=[])
+    assert trace.output_ids == plain.output_ids

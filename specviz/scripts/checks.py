@@ -1,0 +1,223 @@
+"""The measurements behind `python -m specviz.scripts.gpu_check`, one function each, device-agnostic and small enough
+to run on the toy pair in a test.
+
+    incremental_vs_full(model, ids)            # cached logits (one by one, K+1 at a time, after a rewind) vs one forward
+    compare_outputs(model, prompt, outputs)    # greedy outputs against a reference: where they part, and why
+    exactness_check(pair, candidates, ...)     # chi-square at T = 1: the exact rule passes, a broken one must fail
+    data_throughput(model, tokenizer, ...)     # the distill data step's tokens per second
+
+Greedy identity across methods is algorithm in float32 and numerics in bfloat16: the verifier scores K+1 tokens in
+one pass, plain decoding one at a time, and the two use different kernels whose roundings differ. When the target's
+two best logits are closer than that rounding, the argmax can flip. `compare_outputs` reports the first position
+where two outputs part and the target's top-2 logit gap there, which tells a near-tie (numerics: "lossless up to
+numerics") from a real disagreement.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from specviz.kvcache import CachedModel
+
+LOGITS_TOLERANCE = 2e-3  # float32: cached and full forwards agree to rounding (TF32 off), far below any top-2 gap
+NUMERICS_GAP = 0.5  # a greedy split where the target's top-2 logits are closer than this is a near-tie
+
+
+def _device(model) -> torch.device:
+    return next(model.parameters()).device
+
+
+# ---- the KV cache against a full forward ------------------------------------------------------------------------------
+
+
+@torch.inference_mode()
+def incremental_vs_full(model, ids: Sequence[int], chunk: int = 5) -> dict[str, Any]:
+    """Logits for every position of `ids`, three ways through `CachedModel`, against one full forward without a
+    cache: fed one token at a time (plain decoding), `chunk` tokens at a time (as the verifier feeds K+1), and after
+    rewinding to the middle and feeding the rest again. Returns the largest absolute difference and the share of
+    positions whose argmax agrees, for each way."""
+    ids = [int(i) for i in ids]
+    n = len(ids)
+    full = model(input_ids=torch.tensor([ids], device=_device(model))).logits[0].float()  # (n, V)
+
+    one = CachedModel(model)
+    by_one = torch.cat([one.feed(ids[: i + 1]) for i in range(n)]).float()  # (n, V)
+
+    chunked = CachedModel(model)
+    rows = []
+    for start in range(0, n, chunk):
+        part = ids[: start + chunk]
+        rows.append(chunked.feed(part, keep=len(part) - start))
+    by_chunk = torch.cat(rows).float()
+
+    half = n // 2
+    chunked.rewind(half)
+    after_rewind = chunked.feed(ids, keep=n - half).float()  # (n - half, V)
+
+    ways = {"one_by_one": (by_one, full), f"chunks_of_{chunk}": (by_chunk, full),
+            "after_rewind": (after_rewind, full[half:])}
+    diffs = {name: float((a - b).abs().max()) for name, (a, b) in ways.items()}
+    agree = {name: float((a.argmax(-1) == b.argmax(-1)).float().mean()) for name, (a, b) in ways.items()}
+    return {"tokens": n, "max_abs_diff": diffs, "argmax_agreement": agree,
+            "largest_logit": float(full.abs().max()), "tolerance": LOGITS_TOLERANCE,
+            "ok": all(d <= LOGITS_TOLERANCE for d in diffs.values())}
+
+
+# ---- greedy outputs: identical, or where and why they part ------------------------------------------------------------
+
+
+def first_difference(a: Sequence[int], b: Sequence[int]) -> int | None:
+    """The first index where two token lists differ (a length difference counts), None when they are equal.
+
+    >>> first_difference([1, 2, 3], [1, 2, 4]), first_difference([1, 2], [1, 2, 5]), first_difference([7], [7])
+    (2, 2, None)
+    """
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x != y:
+            return i
+    return None if len(a) == len(b) else min(len(a), len(b))
+
+
+@torch.inference_mode()
+def top2_gap(model, ids: Sequence[int]) -> dict[str, Any]:
+    """The model's two most likely next tokens after `ids` and the gap between their logits (one full forward)."""
+    logits = model(input_ids=torch.tensor([list(ids)], device=_device(model))).logits[0, -1].float()
+    values, tokens = torch.topk(logits, 2)
+    return {"top2_tokens": [int(t) for t in tokens], "top2_logits": [float(v) for v in values],
+            "gap": float(values[0] - values[1])}
+
+
+def compare_outputs(model, prompt: Sequence[int], outputs: dict[str, list[int]], reference: str,
+                    gap_models: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Each method's greedy output against `outputs[reference]`: identical, or the first differing position (in
+    new tokens), the two tokens there, and each of `gap_models`' top-2 logit gap after the common prefix (default:
+    `model`'s). A split at a gap under NUMERICS_GAP is a near-tie that rounding can flip."""
+    ref = outputs[reference]
+    gap_models = gap_models or {"target": model}
+    found = {}
+    for name, out in outputs.items():
+        if name == reference:
+            continue
+        at = first_difference(ref, out)
+        entry: dict[str, Any] = {"identical": at is None, "tokens": len(out)}
+        if at is not None:
+            prefix = list(prompt) + ref[:at]
+            gaps = {label: top2_gap(m, prefix) for label, m in gap_models.items()}
+            entry.update(first_difference=at, reference_token=ref[at] if at < len(ref) else None,
+                         other_token=out[at] if at < len(out) else None, gaps=gaps,
+                         near_tie=all(g["gap"] < NUMERICS_GAP for g in gaps.values()))
+        found[name] = entry
+    return found
+
+
+# ---- exactness: chi-square at T = 1 --------------------------------------------------------------------------------
+
+
+@torch.inference_mode()
+def first_draft_distribution(target, proposer, ids: Sequence[int], sampling) -> torch.Tensor:
+    """q for the first drafted token after `ids`, (V,) on CPU, set up as the engine sets it up: prefilled on the
+    prompt and, for a feature drafter (EAGLE), handed the target's features of the prompt but its last token (what
+    the engine's prefill gives it). A deterministic proposer's q is the point mass on its guess."""
+    ids = [int(i) for i in ids]
+    proposer.reset()
+    proposer.prefill(ids)
+    if proposer.needs_target_features and len(ids) > 1:
+        out = target(input_ids=torch.tensor([ids[:-1]], device=_device(target)), output_hidden_states=True)
+        proposer.observe_target(0, out.hidden_states[-1][0])
+    proposal = proposer.propose(ids, 1, sampling, torch.Generator().manual_seed(0))
+    proposer.reset()
+    if not proposal.tokens:
+        raise ValueError(f"The proposer '{proposer.name}' has no guess after this prompt.")
+    if proposal.draft_probs is not None:
+        return proposal.draft_probs[0].float().cpu()
+    return torch.nn.functional.one_hot(torch.tensor(proposal.tokens[0]), target.config.vocab_size).float()
+
+
+
+def exactness_check(target, proposer, candidates: Sequence[Sequence[int]], *, n: int, broken: str = "accept_all",
+                    seed: int = 0, deadline: float | None = None, batch: int = 50) -> dict[str, Any]:
+    """The first token of n two-token continuations at temperature 1, through the real engine with the exact rule
+    and with `broken`, tested by chi-square against the target's exact next-token distribution p.
+
+    Of the `candidates` (prompts as token ids), the one where `broken` would move the output furthest from p
+    (largest TV between p and what the broken rule outputs) is used, so the control has a chance to fail. Samples
+    come in batches of `batch`; each rule has half the time left until `deadline` (time.monotonic()), after which
+    it starts no new batch and is tested on what it drew. The check passes when the exact rule is consistent with
+    p (p-value >= 0.001) and the broken rule is not."""
+    from specviz.exactness import (chi_square_test, continuation_samples, exact_first_token_distribution,
+                                   one_step_distribution, tv_distance)
+    from specviz.sampling import SamplingConfig
+
+    sampling = SamplingConfig(temperature=1.0)
+    scored = []
+    for ids in candidates:
+        p = exact_first_token_distribution(target, ids, sampling)
+        q = first_draft_distribution(target, proposer, ids, sampling)
+        scored.append((tv_distance(one_step_distribution(broken, p, q)[0], p), list(ids), p))
+    tv, ids, p = max(scored, key=lambda s: s[0])
+    result: dict[str, Any] = {"prompt_tokens": len(ids), "candidates": len(scored), "broken_rule": broken,
+                              "tv_broken_vs_p": tv, "samples_asked": n}
+    for i, rule in enumerate(("exact", broken)):
+        until = None if deadline is None else time.monotonic() + (deadline - time.monotonic()) / (2 - i)
+        firsts, drafted, accepted = [], 0, 0
+        while len(firsts) < n and (until is None or time.monotonic() < until):
+            m = min(batch, n - len(firsts))
+            samples = continuation_samples(target, proposer, ids, n=m, length=2, rule=rule, k=4, temperature=1.0,
+                                           seed=seed + len(firsts), autoregressive=False)
+            firsts += [s[0] for s in samples.speculative]
+            drafted += samples.drafted
+            accepted += samples.accepted
+        if not firsts:
+            result[rule] = {"samples": 0}
+            continue
+        test = chi_square_test(torch.bincount(torch.tensor(firsts), minlength=p.shape[0]), p)
+        result[rule] = {"samples": len(firsts), "p_value": test.p_value, "statistic": test.statistic, "dof": test.dof,
+                        "bins": test.bins, "consistent": test.consistent, "verdict": test.verdict,
+                        "acceptance_rate": accepted / drafted if drafted else None}
+    exact, control = result["exact"], result[broken]
+    result["ok"] = bool(exact.get("consistent")) and control.get("consistent") is False
+    return result
+
+
+# ---- the distill data step ---------------------------------------------------------------------------------------------
+
+
+def data_throughput(model, tokenizer, *, prompts: int, batch_size: int, max_new_tokens: int,
+                    deadline: float | None = None, full_prompts: int = 3064) -> dict[str, Any]:
+    """The distill data step's core (`specviz.distill.data.generate_batch`: batched generation with the final-norm
+    features recorded, then the shard written) on the first `prompts` training prompts, timed batch by batch; the
+    time the whole step (`full_prompts`, 3,000 training + 64 held-out) would take at that rate."""
+    from specviz.distill.data import GenerationPlan, generate_batch
+    from specviz.distill.prompts import prompt_sets
+    from specviz.generation import eos_ids
+
+    train, _ = prompt_sets(max(prompts, 1500), 64, seed=0)
+    chosen = train[:prompts]
+    plan = GenerationPlan(max_new_tokens=max_new_tokens, batch_size=batch_size)
+    eos = eos_ids(model, tokenizer)
+    batches, tokens, seconds = [], 0, 0.0
+    with tempfile.TemporaryDirectory() as tmp:
+        for index in range(0, len(chosen), batch_size):
+            if deadline is not None and time.monotonic() > deadline:
+                break
+            part = chosen[index:index + batch_size]
+            sampled = (index // batch_size) % 2 == 1  # as the data step does: even batches greedy, odd sampled
+            t0 = time.perf_counter()
+            records = generate_batch(model, tokenizer, part, plan, sampled, index, eos)
+            torch.save({"records": [r.__dict__ for r in records]}, Path(tmp) / f"shard-{index:04d}.pt")
+            took = time.perf_counter() - t0
+            new = sum(len(r.tokens) - r.prompt_length for r in records)
+            batches.append({"prompts": len(part), "sampled": sampled, "new_tokens": new, "seconds": took})
+            tokens += new
+            seconds += took
+    rate = tokens / seconds if seconds else None
+    per_prompt = seconds / sum(b["prompts"] for b in batches) if batches else None
+    return {"prompts": sum(b["prompts"] for b in batches), "batch_size": batch_size, "max_new_tokens": max_new_tokens,
+            "batches": batches, "new_tokens": tokens, "seconds": seconds, "tokens_per_second": rate,
+            "estimated_full_step_minutes": per_prompt * full_prompts / 60 if per_prompt else None}

@@ -1,0 +1,447 @@
+"""One command that proves and measures specviz on a GPU, section by section, within a fixed time budget.
+
+    python -m specviz.scripts.gpu_check --out DIR               # the default pair on cuda (about 8 minutes)
+    python -m specviz.scripts.gpu_check --out DIR --rehearse    # the same sections, toy pair on the CPU (< 2 minutes)
+
+Each section writes DIR/<section>.json when it starts ("running"), after each unit of work, and when it ends, with
+its status: ok, failed (a check did not hold), timeout (its time cap ran out: the record holds what finished), error
+(one line and the traceback's tail) or skipped. DIR/gpu_check.log gets a line per event: 8 files in all, as many as
+the device tool brings back. The sections, in order:
+
+  versions   Python, torch, CUDA, transformers and the other libraries; the GPU; which KV-cache keyword this
+             transformers uses; the plan (profile, caps)
+  float32    the pair loaded in float32 on the device; cached logits (one by one, K+1 at a time, after a rewind)
+             against a full forward; greedy identity on held-out prompts: target-only = EAGLE = separate draft =
+             `model.generate`, token for token (an algorithm check: it must hold)
+  bfloat16   the pair loaded in bfloat16 (from_pretrained casts; the rotary frequencies stay float32); the same
+             comparison, reported as numerics: where outputs part, the target's top-2 logit gap there
+  bench      `python -m specviz bench`'s machinery on held-out prompts, K 3 and 4, T 0 and 0.7, in bfloat16,
+             saved as DIR/bench/results.json in the Speedup lab's format (copy the folder to assets/benchmarks/)
+  exactness  chi-square at T = 1 through the engine: the exact rule must pass, a broken rule (accept all) must fail
+  distill    the distill data step (batched generation with features recorded) on the device: tokens per second
+
+Time: every section has a cap (`Profile.caps`), and none runs past the whole `--budget`: a section stops starting new
+work at its cap and writes what it has; a section that does not stop is interrupted 15 s later. On a GPU machine
+that received the offline target in parts (`specviz.scripts.transfer`), that target is used.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import signal
+import sys
+import time
+import traceback
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from specviz.scripts.transfer import activate
+
+SECTIONS = ("versions", "float32", "bfloat16", "bench", "exactness", "distill")
+GRACE = 15.0  # seconds a section may run past its cap before it is interrupted
+MIN_SECTION = 3.0  # a section with less time than this left in the budget is skipped
+
+
+@dataclass(frozen=True)
+class Profile:
+    """What the check runs, and how long each section may take (seconds)."""
+
+    pair: str
+    device: str
+    prompts: int  # held-out prompts for the greedy comparisons
+    new_tokens: int
+    bench_prompts: int
+    bench_tokens: int
+    ks: tuple[int, ...] = (3, 4)
+    temperatures: tuple[float, ...] = (0.0, 0.7)
+    chi_samples: int = 300
+    data_prompts: int = 128
+    data_batch: int = 64
+    data_tokens: int = 128
+    threads: int | None = None  # torch's CPU threads (None: its default); the toy pair runs fastest on one
+    cost_repeats: int = 10  # the bench's timing rounds for c and the verify curve
+    budget: float = 480.0
+    caps: dict[str, float] = field(default_factory=dict)
+
+
+GPU = Profile("default", "cuda", prompts=4, new_tokens=64, bench_prompts=4, bench_tokens=128, budget=480.0,
+              caps={"versions": 15, "float32": 150, "bfloat16": 60, "bench": 150, "exactness": 60, "distill": 45})
+REHEARSAL = Profile("toy", "cpu", prompts=2, new_tokens=24, bench_prompts=2, bench_tokens=24, chi_samples=300,
+                    data_prompts=8, data_batch=4, data_tokens=16, threads=1, cost_repeats=3, budget=110.0,
+                    caps={"versions": 10, "float32": 20, "bfloat16": 15, "bench": 35, "exactness": 20, "distill": 10})
+
+
+class SectionTimeout(Exception):
+    """A section ran past its cap and its grace."""
+
+
+@dataclass
+class Context:
+    """What the sections share: the profile, the output folder, the loaded pairs, the clock."""
+
+    profile: Profile
+    out: Path
+    started: float = field(default_factory=time.monotonic)
+    deadline: float = 0.0  # the running section's soft deadline (time.monotonic())
+    pairs: dict[str, Any] = field(default_factory=dict)
+
+    def budget_left(self) -> float:
+        return self.profile.budget - (time.monotonic() - self.started)
+
+    def time_left(self) -> float:
+        return self.deadline - time.monotonic()
+
+
+class Record(dict):
+    """A section's JSON, written to DIR/<section>.json on every `save()` (atomically: a reader never sees half)."""
+
+    def __init__(self, path: Path, **fields: Any):
+        super().__init__(**fields)
+        self.path = path
+
+    def save(self) -> None:
+        tmp = self.path.with_name(self.path.name + ".tmp")
+        tmp.write_text(json.dumps(_plain(self), indent=1, default=str), encoding="utf-8")
+        tmp.replace(self.path)
+
+    def fail(self, why: str) -> None:
+        """A check did not hold: the section ends as failed, with `why` listed."""
+        self["status"] = "failed"
+        self.setdefault("failures", []).append(why)
+
+    def note(self, text: str) -> None:
+        self.setdefault("notes", []).append(text)
+
+
+def _plain(obj: Any) -> Any:
+    """JSON has no nan or inf: null instead.
+
+    >>> _plain({"a": [float("nan"), 1.5]})
+    {'a': [None, 1.5]}
+    """
+    if isinstance(obj, float) and (obj != obj or obj in (float("inf"), float("-inf"))):
+        return None
+    if isinstance(obj, dict):
+        return {k: _plain(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_plain(v) for v in obj]
+    return obj
+
+
+LOG: list[Path] = []  # where say() also writes: DIR/gpu_check.log once the output folder exists
+
+
+def say(message: str) -> None:
+    line = f"[gpu_check {time.strftime('%H:%M:%S')}] {message}"
+    print(line, flush=True)
+    for path in LOG:
+        with path.open("a", encoding="utf-8") as f:
+            f.write(line + "\n")
+
+
+# ---- the sections ------------------------------------------------------------------------------------------------------
+
+
+def versions(ctx: Context, rec: Record) -> None:
+    import importlib.metadata
+
+    import torch
+    from transformers import LlamaForCausalLM
+
+    from specviz.kvcache import cache_keyword
+
+    libs = {}
+    for name in ("torch", "transformers", "tokenizers", "safetensors", "huggingface_hub", "accelerate", "gguf",
+                 "numpy", "scipy", "pandas", "PyYAML", "tqdm", "triton"):
+        try:
+            libs[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            libs[name] = None
+    gpus = []
+    if torch.cuda.is_available():
+        for i in range(torch.cuda.device_count()):
+            props = torch.cuda.get_device_properties(i)
+            free, total = torch.cuda.mem_get_info(i)
+            gpus.append({"index": i, "name": props.name, "capability": f"{props.major}.{props.minor}",
+                         "multiprocessors": props.multi_processor_count, "memory_gb": total / 1e9,
+                         "free_gb": free / 1e9, "bf16": torch.cuda.is_bf16_supported()})
+    rec.update(python=platform.python_version(), platform=platform.platform(), cpus=os.cpu_count(), libraries=libs,
+               torch_cuda=torch.version.cuda, cudnn=torch.backends.cudnn.version() if torch.cuda.is_available() else None,
+               gpus=gpus, cache_keyword=cache_keyword(LlamaForCausalLM), gguf_file=os.environ.get("SPECVIZ_GGUF"),
+               profile=asdict(ctx.profile))
+    if ctx.profile.device.startswith("cuda") and not gpus:
+        rec.fail("torch sees no CUDA GPU here; run with --rehearse (or --device cpu) on a machine without one.")
+
+
+def load(ctx: Context, dtype: str):
+    """The profile's pair on its device in `dtype`, loaded once per dtype (and the seconds it took)."""
+    from specviz.models import load_pair
+
+    if dtype not in ctx.pairs:
+        t0 = time.perf_counter()
+        pair = load_pair(ctx.profile.pair, device=ctx.profile.device, dtype=dtype, progress=say)
+        ctx.pairs[dtype] = (pair, time.perf_counter() - t0)
+    return ctx.pairs[dtype]
+
+
+def held_out(ctx: Context, pair, n: int) -> list[list[int]]:
+    from specviz.bench.config import encode_bench_prompt, load_suites
+
+    prompts = load_suites(["held-out"])[0].prompts[:n]
+    return [encode_bench_prompt(pair.tokenizer, p, pair.chat) for p in prompts]
+
+
+def greedy_outputs(pair, ids: list[int], new_tokens: int) -> dict[str, list[int]]:
+    """Greedy new tokens by specviz target-only, every trained proposer the pair has, and `model.generate`."""
+    from specviz.bench.cases import hf_generate
+    from specviz.running import run, run_target_only
+    from specviz.runspec import RunSpec
+
+    spec = RunSpec(pair=pair.name, prompt="(held-out prompt)", max_new_tokens=new_tokens, temperature=0.0)
+    outputs = {"target-only": run_target_only(spec, pair=pair, input_ids=ids, record=False).output_ids}
+    for name, k in (("eagle", 4), ("draft", 3)):
+        if (name == "eagle" and pair.eagle) or (name == "draft" and pair.draft is not None):
+            trace = run(replace(spec, proposer=name, k=k), pair=pair, input_ids=ids, record=False)
+            outputs[f"{name} K={k}"] = trace.output_ids
+    outputs["model.generate"] = hf_generate(pair.target, ids, max_new_tokens=new_tokens, temperature=0.0, seed=0)[0]
+    return outputs
+
+
+def float32(ctx: Context, rec: Record) -> None:
+    import torch
+
+    from specviz.scripts.checks import compare_outputs, incremental_vs_full
+
+    torch.backends.cuda.matmul.allow_tf32 = False  # float32 means float32: TF32 would round to 10 bits
+    torch.backends.cudnn.allow_tf32 = False
+    pair, seconds = load(ctx, "float32")
+    rec.update(load_seconds=seconds, device=str(pair.device), dtype=str(pair.target.dtype).removeprefix("torch."),
+               proposers=[n for n, has in (("eagle", pair.eagle), ("draft", pair.draft is not None)) if has])
+    rec.save()
+    prompts = held_out(ctx, pair, ctx.profile.prompts)
+    rec["logits"] = incremental_vs_full(pair.target, prompts[0][:48])
+    if not rec["logits"]["ok"]:
+        rec.fail("cached logits differ from a full forward by more than the tolerance")
+    rec["prompts"] = []
+    for ids in prompts:
+        if ctx.time_left() < 0:
+            rec.note("time cap reached: fewer prompts compared")
+            break
+        t0 = time.perf_counter()
+        outputs = greedy_outputs(pair, ids, ctx.profile.new_tokens)
+        found = compare_outputs(pair.target, ids, outputs, "target-only")
+        rec["prompts"].append({"prompt_tokens": len(ids), "new_tokens": len(outputs["target-only"]),
+                               "seconds": time.perf_counter() - t0, "methods": found})
+        rec.save()
+    same = [all(m["identical"] for m in p["methods"].values()) for p in rec["prompts"]]
+    rec["identical"] = f"{sum(same)}/{len(same)}"
+    if not all(same) or not same:
+        rec.fail("greedy outputs differ in float32, where they must be identical")
+
+
+def bfloat16(ctx: Context, rec: Record) -> None:
+    from specviz.scripts.checks import compare_outputs
+
+    pair, seconds = load(ctx, "bfloat16")
+    rotary = [b for n, b in pair.target.named_buffers() if n.endswith("inv_freq")]
+    rec.update(load_seconds=seconds, device=str(pair.device), dtype=str(pair.target.dtype).removeprefix("torch."),
+               rotary_dtype=str(rotary[0].dtype).removeprefix("torch.") if rotary else None)
+    rec.save()
+    reference = ctx.pairs.get("float32", (None,))[0]
+    gap_models = {"bfloat16": pair.target, **({"float32": reference.target} if reference else {})}
+    rec["prompts"] = []
+    for ids in held_out(ctx, pair, ctx.profile.prompts):
+        if ctx.time_left() < 0:
+            rec.note("time cap reached: fewer prompts compared")
+            break
+        outputs = greedy_outputs(pair, ids, ctx.profile.new_tokens)
+        rec["prompts"].append({"prompt_tokens": len(ids), "new_tokens": len(outputs["target-only"]),
+                               "methods": compare_outputs(pair.target, ids, outputs, "target-only", gap_models)})
+        rec.save()
+    splits = [m for p in rec["prompts"] for m in p["methods"].values() if not m["identical"]]
+    rec["identical"] = f"{sum(all(m['identical'] for m in p['methods'].values()) for p in rec['prompts'])}/" \
+                       f"{len(rec['prompts'])}"
+    rec["splits_at_near_ties"] = f"{sum(m['near_tie'] for m in splits)}/{len(splits)}"
+    rec["meaning"] = ("Lossless up to numerics: in bfloat16 the verifier's K+1-token pass and plain decoding's "
+                      "one-token pass round differently, so where the target's two best logits nearly tie the "
+                      "argmax can flip. Identity is checked in float32 (section float32).")
+    if any(not m["near_tie"] for m in splits):
+        rec.fail("a bfloat16 split where the target's top-2 logits do not nearly tie: not explained by rounding")
+    if rec.get("rotary_dtype") not in (None, "float32"):
+        if pair.name == "toy":  # built in code and cast with .to(): a random model, whose rounded rope is harmless
+            rec.note("the toy pair's rotary frequencies are rounded to bfloat16 (it is cast with .to())")
+        else:
+            rec.fail("the rotary frequencies were rounded to the weights' dtype")
+
+
+def bench(ctx: Context, rec: Record) -> None:
+    from specviz.bench.cli import command_line
+    from specviz.bench.config import BenchConfig
+    from specviz.bench.runner import run_bench
+    from specviz.paths import BENCHMARKS_DIR
+
+    pair, _ = load(ctx, "bfloat16")
+    p = ctx.profile
+    proposers = [n for n, has in (("eagle", pair.eagle), ("draft", pair.draft is not None)) if has] or ["ngram"]
+    config = BenchConfig(pair=p.pair, proposers=proposers, ks=list(p.ks), temperatures=list(p.temperatures),
+                         suites=["held-out"], prompts_per_suite=p.bench_prompts, max_new_tokens=p.bench_tokens,
+                         repeats=1, warmup=1, hf="greedy", record_overhead=False, cost_repeats=p.cost_repeats,
+                         device=p.device, dtype="bfloat16")
+    command = command_line(config, f"{BENCHMARKS_DIR.parent.name}/{BENCHMARKS_DIR.name}/<machine>")
+    rec.update(command=command)
+    rec.save()
+    done = []
+
+    def progress(n: int, total: int, label: str) -> None:
+        done[:] = [n, total]
+
+    result = run_bench(config, command=command, progress=progress, pair=pair,
+                       deadline=time.monotonic() + max(0.0, ctx.time_left()))
+    folder = ctx.out / "bench"
+    folder.mkdir(exist_ok=True)
+    path = folder / "results.json"
+    path.write_text(json.dumps(result.to_dict(), indent=1, ensure_ascii=False), encoding="utf-8")
+    rows = [{k: r[k] for k in ("proposer", "k", "temperature", "speedup_vs_ar", "speedup_vs_hf_generate",
+                               "mat_with_bonus", "acceptance_rate", "tokens_per_second", "identical_count")}
+            for r in result.summary if r["suite"] == "all"]
+    rec.update(results=str(path.relative_to(ctx.out)), runs=done, machine={k: result.machine.get(k) for k in
+               ("gpu", "device", "dtype", "torch", "transformers")}, summary=rows, notes=result.notes,
+               verify_cost=[v["ratio"] for v in result.costs["verify"]], c=result.costs["c"])
+    if not rows:
+        rec.fail("no case finished within the time cap")
+
+
+def exactness(ctx: Context, rec: Record) -> None:
+    from specviz.proposers import make_proposer
+    from specviz.scripts.checks import exactness_check
+
+    pair, _ = load(ctx, "float32")  # float32: the test is about the rule, not about rounding
+    proposer = make_proposer(pair, "eagle" if pair.eagle else None)  # the default pair's proposer, on both pairs
+    rec.update(proposer=proposer.name, temperature=1.0, dtype="float32")
+    rec.update(exactness_check(pair.target, proposer, held_out(ctx, pair, 4), n=ctx.profile.chi_samples,
+                               deadline=time.monotonic() + max(0.0, ctx.time_left())))
+    if not rec["ok"]:
+        rec.fail("the exact rule failed the chi-square test, or the broken control passed it")
+
+
+def distill(ctx: Context, rec: Record) -> None:
+    from specviz.scripts.checks import data_throughput
+
+    pair, _ = load(ctx, "bfloat16")  # what `python -m specviz.distill data` uses on a GPU
+    p = ctx.profile
+    rec.update(data_throughput(pair.target, pair.tokenizer, prompts=p.data_prompts, batch_size=p.data_batch,
+                               max_new_tokens=p.data_tokens, deadline=time.monotonic() + max(0.0, ctx.time_left())))
+    rec["cpu_reference"] = "41 min for the whole data step on 2 CPU cores (README, Trained drafts)"
+    if not rec["batches"]:
+        rec.fail("no batch finished within the time cap")
+
+
+RUNNERS: dict[str, Callable[[Context, Record], None]] = {
+    "versions": versions, "float32": float32, "bfloat16": bfloat16, "bench": bench, "exactness": exactness,
+    "distill": distill}
+
+
+# ---- running the sections ------------------------------------------------------------------------------------------------
+
+
+def _interrupt(signum, frame):
+    raise SectionTimeout()
+
+
+def run_section(name: str, ctx: Context) -> Record:
+    cap = min(ctx.profile.caps.get(name, 60.0), ctx.budget_left())
+    rec = Record(ctx.out / f"{name}.json", section=name, status="running", cap_seconds=round(cap, 1),
+                        started=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+    if cap < MIN_SECTION:
+        rec.update(status="skipped", reason="the budget was spent before this section")
+        rec.save()
+        return rec
+    rec.save()
+    say(f"{name}: started (cap {cap:.0f} s)")
+    t0 = time.monotonic()
+    ctx.deadline = t0 + cap
+    previous = signal.signal(signal.SIGALRM, _interrupt)
+    signal.setitimer(signal.ITIMER_REAL, cap + GRACE)
+    try:
+        RUNNERS[name](ctx, rec)
+        if rec["status"] == "running":
+            rec["status"] = "ok"
+    except SectionTimeout:
+        rec.update(status="timeout", reason=f"interrupted {GRACE:g} s after its {cap:.0f} s cap; partial results")
+    except Exception as exc:  # one section's failure must not cost the others their minutes
+        rec.update(status="error", error=f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}",
+                   traceback=traceback.format_exc().splitlines()[-12:])
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    rec["seconds"] = round(time.monotonic() - t0, 2)
+    rec.save()
+    say(f"{name}: {rec['status']} in {rec['seconds']:.1f} s" + (f" ({'; '.join(rec['failures'])})"
+                                                                if rec.get("failures") else "")
+        + (f" ({rec['error']})" if rec.get("error") else ""))
+    return rec
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m specviz.scripts.gpu_check", description=__doc__.splitlines()[0])
+    parser.add_argument("--out", required=True, type=Path, help="folder for <section>.json and bench/results.json")
+    parser.add_argument("--rehearse", action="store_true", help="the toy pair on the CPU, in under two minutes")
+    parser.add_argument("--sections", default=",".join(SECTIONS), help=f"comma-separated, of {', '.join(SECTIONS)}")
+    parser.add_argument("--budget", type=float, default=None, help="seconds for all sections (default: the profile's)")
+    parser.add_argument("--pair", default=None, help="override the profile's pair (default, toy, a catalog name)")
+    parser.add_argument("--device", default=None, help="override the profile's device (cuda, cpu)")
+    parser.add_argument("--prompts", type=int, default=None, help="held-out prompts for the greedy comparisons")
+    parser.add_argument("--max-new-tokens", type=int, default=None, help="new tokens in the greedy comparisons")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    received = activate()  # before transformers is imported: it looks for gguf once
+    profile = REHEARSAL if args.rehearse else GPU
+    overrides = {k: v for k, v in {"pair": args.pair, "device": args.device, "prompts": args.prompts,
+                                   "new_tokens": args.max_new_tokens, "budget": args.budget}.items() if v is not None}
+    profile = replace(profile, **overrides)
+    names = [s.strip() for s in args.sections.split(",") if s.strip()]
+    unknown = [s for s in names if s not in SECTIONS]
+    if unknown:
+        print(f"gpu_check: unknown section '{unknown[0]}': choose from {', '.join(SECTIONS)}.", file=sys.stderr)
+        return 2
+    try:
+        args.out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        print(f"gpu_check: cannot write to '{args.out}': {exc.strerror}.", file=sys.stderr)
+        return 2
+    LOG[:] = [args.out / "gpu_check.log"]
+    if received:
+        say("using the received offline target: " + ", ".join(f"{k}={v}" for k, v in received.items()))
+    if profile.threads:
+        import torch
+
+        torch.set_num_threads(profile.threads)
+    ctx = Context(profile, args.out)
+    say(f"{'rehearsal' if args.rehearse else 'GPU check'}: pair {profile.pair} on {profile.device}, sections "
+        f"{', '.join(names)}, budget {profile.budget:.0f} s; results in {args.out}")
+    results = {}
+    for name in SECTIONS:
+        if name not in names:
+            continue
+        if name != "versions" and results.get("versions", {}).get("status") == "failed":
+            rec = Record(ctx.out / f"{name}.json", section=name, status="skipped",
+                                reason="the versions section found no usable device")
+            rec.save()
+            results[name] = rec
+            continue
+        results[name] = run_section(name, ctx)
+    total = time.monotonic() - ctx.started
+    say("summary: " + ", ".join(f"{n} {r['status']}" for n, r in results.items()) + f"; {total:.0f} s in all")
+    return 0 if all(r["status"] == "ok" for r in results.values()) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -9,6 +9,9 @@ the same run: target-only (specviz's `autoregressive_generate`) and speculative 
 settings and seed, after one short untimed warm-up per pair. Speedup is speculative tokens/s over target-only
 tokens/s, measured on this machine in this run. Traces are recorded without per-token details (`record=False`)
 so recording does not slow either side. Nothing is downloaded that the cache lacks unless a pair is named.
+
+For the prepared run on a GPU machine (the offline pair, identity and exactness checks, the bench in the Speedup
+lab's format, all within a time budget), use `python -m specviz.scripts.gpu_check` instead.
 """
 
 from __future__ import annotations

@@ -288,3 +288,98 @@ def check_fits(entry, device: str | torch.device | None = None, dtype: str | tor
     machine = machine or detect_machine()
     dev = pick_device(device, machine)
     return plan_placement(estimate_entry(entry, pick_dtype(dev, dtype, machine)), machine, dev)
+
+
+# ---- how fast a pair that fits would run ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SpeedEstimate:
+    """How long plain (target-only) decoding would take per token here, and how that was worked out.
+
+    At batch size 1 every new token reads all of the target's weights once, so a token cannot take less than
+    weights ÷ memory bandwidth; on a CPU the arithmetic often makes it slower still, so a bandwidth estimate is a
+    floor. Scaling a small model's measured forward by weight bytes includes that arithmetic, and is the closer one.
+    """
+
+    seconds_per_token: float
+    basis: str  # "bandwidth" or "scaled"
+    detail: str  # the numbers it came from, as a phrase
+
+    @property
+    def tokens_per_second(self) -> float:
+        return 1.0 / self.seconds_per_token if self.seconds_per_token > 0 else float("inf")
+
+    def sentence(self) -> str:
+        """One sentence for the fit check, saying which estimate it is.
+
+        >>> speed_from_bandwidth(16 * GB, 8 * GB).sentence()[:92]
+        'Speed here: plain decoding would take at least 2.0 s per token (0.5 tokens/s), because each '
+        """
+        bound = "at least " if self.basis == "bandwidth" else "about "
+        return (f"Speed here: plain decoding would take {bound}{duration(self.seconds_per_token)} per token "
+                f"({rate(self.tokens_per_second)}), {self.detail}. Speculative decoding divides that by at most the "
+                "tokens each step keeps.")
+
+
+def duration(seconds: float) -> str:
+    """'2.0 s', '350 ms', '4.2 ms'."""
+    if seconds >= 1:
+        return f"{seconds:.1f} s"
+    ms = 1000 * seconds
+    return f"{ms:.0f} ms" if ms >= 10 else f"{ms:.1f} ms"
+
+
+def rate(tokens_per_second: float) -> str:
+    return (f"{tokens_per_second:.0f} tokens/s" if tokens_per_second >= 10 else
+            f"{tokens_per_second:.1f} tokens/s" if tokens_per_second >= 0.1 else
+            f"one token every {duration(1 / tokens_per_second)}")
+
+
+def measure_bandwidth(device: str | torch.device = "cpu", megabytes: int = 128, repeats: int = 3) -> float:
+    """Memory bandwidth in bytes/s on `device`: the quickest of `repeats` copies of a `megabytes` tensor (each copy
+    reads and writes it once), after one untimed copy. A busy machine measures lower, which only makes the speed
+    estimate more cautious."""
+    import time
+
+    device = torch.device(device)
+    n = megabytes * 1_000_000 // 4
+    src = torch.ones(n, dtype=torch.float32, device=device)
+    dst = torch.empty_like(src)
+
+    def sync() -> None:
+        if device.type == "cuda":
+            torch.cuda.synchronize(device)
+        elif device.type == "mps":
+            torch.mps.synchronize()
+
+    dst.copy_(src)
+    sync()
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        dst.copy_(src)
+        sync()
+        best = min(best, time.perf_counter() - start)
+    return 2 * n * 4 / best
+
+
+def speed_from_bandwidth(weight_bytes: int, bandwidth: float) -> SpeedEstimate:
+    """The floor: one read of the target's weights per token at the measured bandwidth (bytes/s)."""
+    seconds = weight_bytes / bandwidth
+    return SpeedEstimate(seconds, "bandwidth", f"because each token reads all {gb(weight_bytes)} of the target's "
+                         f"weights and this machine's memory moves {bandwidth / GB:.0f} GB/s (measured just now; a "
+                         "CPU's arithmetic can make it slower still)")
+
+
+def speed_from_reference(weight_bytes: int, reference_bytes: int, reference_seconds: float,
+                         reference_name: str) -> SpeedEstimate:
+    """A measured forward of a smaller model here, scaled by how many more weight bytes the target reads.
+
+    >>> speed_from_reference(2 * GB, GB // 2, 0.05, "SmolLM2-135M").seconds_per_token
+    0.2
+    """
+    scale = weight_bytes / reference_bytes
+    return SpeedEstimate(reference_seconds * scale, "scaled",
+                         f"scaled from {reference_name}'s measured {duration(reference_seconds)} per forward on this "
+                         f"machine by its {scale:.0f}× larger weights")

@@ -8,8 +8,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 from tiny_folders import save_bert, save_toy_pair
 
+from specviz.catalog import catalog_rows, load_catalog
 from specviz.loading import Machine
-from specviz.ui import models_view, state
+from specviz.ui import models_view, race_view, state
 from specviz.ui.model_access import ENABLE_ENV, ROOT_ENV
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -69,12 +70,17 @@ def test_paths_outside_the_allowed_folder_get_the_same_sentence_whether_they_exi
 
 
 def test_the_catalog_table_lists_every_pair_with_sizes_and_licences(at):
-    table = at.dataframe[0].value
-    assert list(table["name"][:2]) == ["default", "toy"]
-    row = table.set_index("name").loc["llama3.2-1b-3.1-8b"]
-    assert row["target"] == "meta-llama/Llama-3.1-8B-Instruct" and row["gated"] == "yes"
-    assert row["bfloat16 GB"] == pytest.approx((8.03 + 1.24) * 2, abs=0.01) and row["K"] == 5
-    assert "Llama 3.1 Community License" in row["licence"]
+    sizes, use = (t.value for t in at.table)  # static tables that wrap: no column behind a horizontal scroll
+    assert not at.dataframe
+    assert list(sizes.index[:2]) == ["default", "toy"] and list(sizes.index) == list(use.index)
+    assert list(sizes.columns) == list(models_view.SIZE_COLUMNS[1:])
+    assert list(use.columns) == list(models_view.USE_COLUMNS[1:])
+    assert {*sizes.columns, *use.columns, "name"} == set(catalog_rows(load_catalog())[0])  # every column shown
+    row, used = sizes.loc["llama3.2-1b-3.1-8b"], use.loc["llama3.2-1b-3.1-8b"]
+    assert row["target"] == "meta-llama/Llama-3.1-8B-Instruct" and used["gated"] == "yes"
+    assert row["bfloat16 GB"] == f"{(8.03 + 1.24) * 2:.2f}" and str(row["K"]) == "5"
+    assert sizes.loc["toy", "params (B)"] == "2.08e-05 + 2.08e-05"
+    assert "Llama 3.1 Community License" in used["licence"]
     assert "16 GB of RAM available, no GPU" in " ".join(c.value for c in at.caption)
 
 
@@ -85,6 +91,28 @@ def test_the_memory_check_says_whether_a_pair_fits_here(at):
     at.selectbox(key="models_check_pair").set_value("smollm2-135m-1.7b").run()
     assert not at.warning
     assert "it fits (both on cpu)" in at.success[0].value.replace("\\", "")
+
+
+def test_the_fit_check_says_how_slow_a_fitting_pair_would_be_here(at, monkeypatch):
+    """7B in bfloat16 "fits" on a 32 GB laptop; the page also says it would crawl, and how it knows."""
+    monkeypatch.setattr(models_view, "current_machine", lambda: Machine(ram_available_bytes=32 * 10**9))
+    models_view._bandwidth.clear()
+    monkeypatch.setattr(models_view, "measure_bandwidth", lambda device: 10e9)  # 10 GB/s, as measured
+    at.selectbox(key="models_check_pair").set_value("qwen2.5-0.5b-7b").run()
+    at.selectbox(key="models_check_dtype").set_value("bfloat16").run()
+    assert "it fits" in at.success[0].value.replace("\\", "")
+    speed = at.info[0].value.replace("\\", "")
+    assert speed.startswith("Speed here: plain decoding would take at least 1.5 s per token (0.7 tokens/s)")
+    assert "15 GB of the target's weights" in speed and "10 GB/s (measured just now" in speed
+    race_view.quiet_forwards()[("default", "cpu")] = 40.0  # a race timed SmolLM2-135M's forward at 40 ms here
+    try:
+        at.run()
+    finally:
+        race_view.quiet_forwards.clear()
+        models_view._bandwidth.clear()
+    scaled = at.info[0].value.replace("\\", "")
+    assert scaled.startswith("Speed here: plain decoding would take about 1.1 s per token")
+    assert "scaled from SmolLM2-135M's measured 40 ms per forward on this machine by its 28× larger weights" in scaled
 
 
 def test_a_pair_by_hand_loads_and_is_stored_for_the_playground(at, folders):
@@ -115,3 +143,15 @@ def test_a_bad_pair_by_hand_is_one_sentence_and_nothing_is_stored(at, folders, t
     errors = [e.value for e in at.error]
     assert len(errors) == 1 and "target" in errors[0] and "\n" not in errors[0]  # one sentence naming what is missing
     assert "custom_pair" not in at.session_state  # and nothing was loaded
+
+
+def test_a_hub_pair_offline_shows_why_and_the_command_outside_the_folded_box(at, monkeypatch, tmp_path):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))  # an empty cache
+    at.text_input(key="models_target").set_value("SomeOrg/Not-Cached-Model")
+    at.button[0].click().run()
+    assert not at.exception and "custom_pair" not in at.session_state
+    assert at.status[0].label.startswith("This pair cannot be used") and not at.status[0].error  # nothing hidden
+    shown = [e.value.replace("\\", "") for e in at.error]  # on the page itself, not in the folded box
+    assert len(shown) == 1 and "'SomeOrg/Not-Cached-Model' is not in the local Hugging Face cache" in shown[0]
+    assert "HF_HUB_OFFLINE is set" in shown[0] and "`hf download SomeOrg/Not-Cached-Model`" in shown[0]

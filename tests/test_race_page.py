@@ -189,7 +189,7 @@ def test_every_press_measures_the_race_anew_in_interleaved_rounds(monkeypatch):
 def test_a_busy_machine_is_named_instead_of_a_verdict(monkeypatch):
     monkeypatch.chdir(ROOT)
     monkeypatch.setattr(timeline, "BUSY_MIN_MS", 0.0)
-    race_view.quiet_forwards()["toy"] = 1e-6  # a forward "usually" costs a nanosecond: every real one is far off
+    race_view.quiet_forwards()[("toy", "cpu")] = 1e-6  # a forward "usually" costs a nanosecond: every real one is far off
     try:
         at = _live_toy()
     finally:

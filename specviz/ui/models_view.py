@@ -10,11 +10,13 @@ from dataclasses import dataclass
 
 import pandas as pd
 import streamlit as st
+import torch
 from streamlit.errors import StreamlitAPIException
 
 from specviz.catalog import CatalogEntry, catalog_rows, load_catalog
 from specviz.loading import (DEFAULT_CONTEXT, Machine, ModelLoadError, detect_machine, estimate_entry, gb,
                              pick_device, pick_dtype, plan_placement)
+from specviz.machine import SpeedEstimate, measure_bandwidth, speed_from_bandwidth, speed_from_reference
 from specviz.models import Pair, load_pair
 from specviz.running import PAIRS
 from specviz.ui.model_access import ENABLE_ENV, ROOT_ENV, WebModelPolicy
@@ -47,12 +49,22 @@ def machine_summary(machine: Machine) -> str:
     return "This machine: " + ", ".join(parts) + ("" if machine.gpus or machine.mps else ", no GPU") + "."
 
 
+SIZE_COLUMNS = ("name", "target", "draft", "params (B)", "bfloat16 GB", "float32 GB", "K")
+USE_COLUMNS = ("name", "device", "hardware", "licence", "gated")
+
+
 def catalog_table(entries: dict[str, CatalogEntry]) -> None:
+    """The catalog as two tables that wrap their text, so no column hides behind a horizontal scroll: the models and
+    their sizes, then where each pair runs and under which licence."""
     if not entries:
         return
-    st.dataframe(pd.DataFrame(catalog_rows(entries)), hide_index=True, width="stretch",
-                 column_config={"float32 GB": st.column_config.NumberColumn(format="%.2f"),
-                                "bfloat16 GB": st.column_config.NumberColumn(format="%.2f")})
+    rows = pd.DataFrame(catalog_rows(entries))
+    for column in ("bfloat16 GB", "float32 GB"):
+        rows[column] = rows[column].map(lambda gb_: f"{gb_:.2f}")
+    rows["params (B)"] = [" + ".join(f"{m.params_billion:.3g}" for m in e.models) for e in entries.values()]
+    st.table(rows[list(SIZE_COLUMNS)].set_index("name"))
+    st.markdown("**Where each pair runs, and its licence**")
+    st.table(rows[list(USE_COLUMNS)].set_index("name"))
     st.caption("Memory = weights only, parameters x 4 bytes (float32) or x 2 bytes (bfloat16), GB = 10^9 bytes; "
                f"the check below adds a KV cache of {DEFAULT_CONTEXT} tokens when it reads the models' configs. "
                "Gated repositories need you to accept the licence on the model's Hub page and `hf auth login`.")
@@ -79,6 +91,28 @@ def memory_check(entries: dict[str, CatalogEntry], machine: Machine) -> None:
         return
     st.success(escape_markdown(f"{estimate.sentence()}: it fits ({placement.describe()}). Suggested K = {entry.k}; "
                     f"sized for {entry.hardware}."))
+    st.info(escape_markdown(speed_estimate(estimate.weights_bytes[0], device).sentence()))
+
+
+@st.cache_resource(show_spinner="Measuring this machine's memory bandwidth...")
+def _bandwidth(device: str) -> float:
+    return measure_bandwidth(device)
+
+
+REFERENCE = ("default", "SmolLM2-135M", 135e6 * 4)  # pair name, how to call it, weight bytes (float32)
+
+
+def speed_estimate(target_bytes: int, device: torch.device) -> SpeedEstimate:
+    """How slow plain decoding with a target of `target_bytes` would be on `device` here: scaled from SmolLM2-135M's
+    quickest measured forward when a race has timed it on this device in this server, else the floor set by the
+    memory bandwidth, measured once per server process."""
+    from specviz.ui.race_view import quiet_forwards  # the race page records what it measured
+
+    name, shown, reference_bytes = REFERENCE
+    measured_ms = quiet_forwards().get((name, device.type))
+    if measured_ms:
+        return speed_from_reference(target_bytes, int(reference_bytes), measured_ms / 1000, shown)
+    return speed_from_bandwidth(target_bytes, _bandwidth(str(device)))
 
 
 @dataclass(frozen=True)
@@ -160,18 +194,21 @@ def load_hand_pair(hand: HandPair, policy: WebModelPolicy) -> Pair | None:
                 steps.append(message)
             current.markdown("  \n".join(escape_markdown(m) for m in steps))
             status.update(label=escape_markdown(message))
+        problem = None
         try:
             pair = _load(hand.spec, hand.device, hand.dtype, progress)
         except ValueError as exc:
-            status.update(label="This pair cannot be used.", state="error", expanded=False)
-            st.error(escape_markdown(exc))
-            return None
+            problem = escape_markdown(exc)
         except Exception as exc:  # noqa: BLE001 - a broken weight file or config: one sentence, no traceback, no path
-            status.update(label="This pair cannot be used.", state="error", expanded=False)
-            st.error(f"The models could not be loaded ({type(exc).__name__}): their files are damaged or not a "
-                     "causal language model specviz can run.")
-            return None
-        status.update(label=f"Loaded {escape_markdown(hand.spec)}.", state="complete", expanded=False)
+            problem = (f"The models could not be loaded ({type(exc).__name__}): their files are damaged or not a "
+                       "causal language model specviz can run.")
+        if problem is None:
+            status.update(label=f"Loaded {escape_markdown(hand.spec)}.", state="complete", expanded=False)
+        else:
+            status.update(label="This pair cannot be used: the reason is below.", state="error", expanded=False)
+    if problem is not None:  # outside the status box, which folds away: the reason is what the visitor needs
+        st.error(problem)
+        return None
     return pair
 
 

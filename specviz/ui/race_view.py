@@ -171,9 +171,10 @@ class LiveRace:
 
 
 @st.cache_resource(show_spinner=False)
-def quiet_forwards() -> dict[str, float]:
-    """pair name -> the quickest one-token forward measured by any race in this server process (ms): what a forward
-    costs here when nothing interferes, so a later race on a busy machine can tell."""
+def quiet_forwards() -> dict[tuple[str, str], float]:
+    """(pair name, device type) -> the quickest one-token forward of its target measured by any race in this server
+    process (ms): what a forward costs here when nothing interferes, so a later race on a busy machine can tell (and
+    the Models page can scale it to a bigger model)."""
     return {}
 
 
@@ -187,7 +188,8 @@ def measure_race(settings: RunSpec, rounds: int = ROUNDS) -> LiveRace:
     loading.empty()
     warm, settings = race_specs(settings)
     bar = st.progress(0.0, text=f"Warming up both lanes...{waiting_note(settings.pair)}")
-    with_turn(settings.pair, lambda pair: (run(warm, pair=pair), run_target_only(warm, pair=pair)))
+    device = with_turn(settings.pair, lambda pair: (run(warm, pair=pair), run_target_only(warm, pair=pair),
+                                                    pair.device.type)[-1])
     lanes = {"speculative": run, "target-only": run_target_only}
     measured = []
     for index in range(rounds):
@@ -207,11 +209,11 @@ def measure_race(settings: RunSpec, rounds: int = ROUNDS) -> LiveRace:
         measured.append((traces["speculative"], traces["target-only"]))
     bar.empty()
     result = RaceRounds(tuple(measured))
-    known = quiet_forwards()
-    usual = known.get(settings.pair)
+    known, where = quiet_forwards(), (settings.pair, device)
+    usual = known.get(where)
     quick = result.quick_forward_ms()
     if math.isfinite(quick):
-        known[settings.pair] = min(quick, usual) if usual is not None else quick
+        known[where] = min(quick, usual) if usual is not None else quick
     return LiveRace(settings, result, time.time(), usual)
 
 

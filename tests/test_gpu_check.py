@@ -87,6 +87,10 @@ def test_a_section_that_raises_is_one_line_and_the_rest_still_run(tmp_path, monk
     def broken(ctx, rec):
         raise RuntimeError("CUDA error: out of memory\nlong details")
 
+    for var in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"):  # main() sets them; keep them from leaking into other tests
+        monkeypatch.setenv(var, "1")
+    monkeypatch.setenv("SPECVIZ_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(gpu_check, "LOG", [])
     monkeypatch.setitem(gpu_check.RUNNERS, "versions", lambda ctx, rec: rec.update(ok=True))
     monkeypatch.setitem(gpu_check.RUNNERS, "float32", broken)
     code = gpu_check.main(["--rehearse", "--out", str(tmp_path), "--sections", "versions,float32"])

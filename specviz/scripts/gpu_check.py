@@ -402,6 +402,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    for var in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"):  # the GPU machine reaches no hub: never wait for one
+        os.environ.setdefault(var, "1")
     received = activate()  # before transformers is imported: it looks for gguf once
     profile = REHEARSAL if args.rehearse else GPU
     overrides = {k: v for k, v in {"pair": args.pair, "device": args.device, "prompts": args.prompts,

@@ -11,9 +11,10 @@ from specviz.ui.state import take_start_step
 route_through_app()
 
 st.title("Playground")
-st.caption("A small, fast **draft** guesses K tokens; the big **target** scores K+1 positions in one forward pass, "
-           "keeps each guess with probability min(1, p/q) up to the first rejection (under sampling the kept prefix is "
-           "random), then adds one token of its own. Step through it.")
+st.caption("A small, fast **draft** guesses K tokens; the big **target** scores K+1 positions in one *forward pass* "
+           "(one run of the model over the text, reading all of its weights once), keeps each guess with probability "
+           "min(1, p/q) up to the first rejection (under sampling the kept prefix is random), then adds one token of "
+           "its own. Step through it.")
 inputs.init_state()
 inputs.show_url_warning()
 
@@ -33,7 +34,10 @@ if picked is None:
     st.stop()
 
 trace, trace_id = picked
-select_trace(trace, trace_id, take_start_step())
+start = take_start_step()
+if inputs.take_landing():  # a new live run opens on its finished text, then invites stepping through
+    start = trace.num_steps
+select_trace(trace, trace_id, start)
 trace_summary(trace)
 render_player(trace, trace_id, on_position=lambda pos: inputs.write_url(source, example, settings, pos))
 st.download_button("Download this trace (JSON)", trace.to_json(), mime="application/json",

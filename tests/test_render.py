@@ -180,19 +180,23 @@ def test_figures_mark_the_drafted_token_u_and_the_correction(toy):
     p_bars, q_bars = dist.data[0], dist.data[1]
     assert p_bars.name.startswith("p") and q_bars.name.startswith("q")
     assert len(p_bars.y) <= 10 and any("drafted" in a.text for a in dist.layout.annotations)
-    drafted_x = next(a.x for a in dist.layout.annotations if "drafted" in a.text)
-    i = list(p_bars.x).index(drafted_x)
-    assert p_bars.y[i] == pytest.approx(d.target_prob) and q_bars.y[i] == pytest.approx(d.draft_prob)
+    drafted = next(a.y for a in dist.layout.annotations if "drafted" in a.text)
+    i = list(p_bars.y).index(drafted)  # horizontal bars: tokens on the y axis, probabilities along x
+    assert p_bars.x[i] == pytest.approx(d.target_prob) and q_bars.x[i] == pytest.approx(d.draft_prob)
+    assert p_bars.orientation == "h" and not dist.layout.xaxis.tickangle  # token labels never rotate or overlap
 
     strip = accept_strip_figure(d)
     assert strip.data[0].x[0] == pytest.approx(d.uniform)
     assert "rejected" in strip.layout.title.text and strip.layout.shapes[0].x1 == pytest.approx(d.accept_prob)
 
     overview = verdict_overview_figure(rejected_step)
-    assert list(overview.data[0].y) == pytest.approx([x.accept_prob for x in rejected_step.decisions])
+    # a bar only where a draft was tested: drafts after the rejection were never checked, so they get no bar
+    assert list(overview.data[0].y) == pytest.approx([x.accept_prob if x.reached else 0.0
+                                                      for x in rejected_step.decisions])
     assert len(overview.data[1].y) == rejected_step.n_accepted + 1  # u only where a draft was tested
     glyphs = [a.text for a in overview.layout.annotations]
-    assert glyphs.count("✗") == 1 and glyphs.count("·") == rejected_step.n_drafted - rejected_step.n_accepted - 1
+    unreached = rejected_step.n_drafted - rejected_step.n_accepted - 1
+    assert glyphs.count("✗") == 1 and glyphs.count("·") == unreached and glyphs.count("not<br>checked") == unreached
 
     corr = correction_figure(rejected_step)
     assert "norm(max(0, p − q))" in corr.layout.title.text
@@ -233,7 +237,18 @@ def test_the_verdict_figure_stays_fast_with_many_drafts(toy):
 def test_step_headline_counts(toy):
     s = step_with(toy, "bonus")
     assert step_headline(s) == f"Drafted {s.n_drafted}, accepted {s.n_drafted}, then 1 bonus token ★: " \
-                               f"{s.n_drafted + 1} new tokens for one target forward."
+                               f"{s.n_drafted + 1} new tokens for one target forward pass."
     plain = Step(0, 5, 0, "ngram", [], [EmittedToken(3, "a", "target", 0.5)], correction_kind="target")
-    assert step_headline(plain).startswith("No drafts this step")
+    assert step_headline(plain) == "No drafts this step: the target wrote 1 new token on its own."
     assert re.search(r"wrote one new entry", kv_cache_html(plain))
+
+
+def test_a_step_cut_by_end_of_text_counts_what_was_added(toy):
+    """All 4 drafts accepted, but the 3rd was the end-of-text token: 3 tokens were added and no bonus was drawn
+    into the text, so the headline must not promise one."""
+    s = step_with(toy, "bonus")
+    cut = dataclasses.replace(s, emitted=s.emitted[:3])
+    headline = step_headline(cut, "eos")
+    assert "bonus token ★" not in headline and "no bonus token was added" in headline
+    assert "kept 3" in headline and "3 new tokens" in headline and "end-of-text" in headline
+    assert "token limit" in step_headline(cut, "max_new_tokens")

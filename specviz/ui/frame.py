@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import streamlit as st
 
+# The sidebar's one sentence (kept here, in one place, for the translation layer).
+LEGEND = ("Notation: **p** = the target model's probability for a token, **q** = the draft's, **K** = tokens drafted "
+          "per step, **α** (alpha) = the chance that the target keeps one drafted token: on average Σ min(p, q). It "
+          "is not the measured accepted / drafted, which stops counting at the first rejection.")
+
 
 def shared_sidebar() -> None:
     """The notation legend, shown on every page."""
     with st.sidebar:
-        st.caption("Notation: **p** = target model's distribution, **q** = draft's, **K** = drafted tokens per step, "
-                   "**α** = the chance one draft is kept, expected Σ min(p, q) (not the measured accepted / drafted, "
-                   "which stops counting at the first rejection).")
+        st.caption(LEGEND)
 
 
 def route_through_app() -> None:

@@ -1,5 +1,6 @@
 """The Playground's player: step / previous / play / run-to-end / reset over a trace, predict-then-reveal
-(specviz.ui.predict), and the view of the steps revealed so far.
+(specviz.ui.predict), and the view of the steps revealed so far. At the end it shows the finished text plainly
+next to the annotated one, with an invitation to step through from the start (a new live run opens there).
 
 State (page-prefixed): `playground_pos` = number of revealed steps (0..n) and `playground_playing`; the guesses are
 the `PREDICTOR`'s. The trace on screen is also `specviz.ui.state.current_trace()`, for other pages. The view runs
@@ -8,18 +9,46 @@ inside an `st.fragment` that reruns itself every PLAY_SECONDS while playing, so 
 
 from __future__ import annotations
 
+import re
+
 import streamlit as st
 
 from specviz.trace import Trace
 from specviz.ui import state
+from specviz.ui.escaping import escape_markdown
 from specviz.ui.palette import legend_html
 from specviz.ui.predict import Predictor
 from specviz.ui.step_view import render_step
-from specviz.ui.tokens import decision_chips, output_html
+from specviz.ui.tokens import answer_html, decision_chips, output_html
 
 PLAY_SECONDS = 1.6
-STOPS = {"eos": "end of text", "max_new_tokens": "the token limit",
+STOPS = {"eos": "the end-of-text token", "max_new_tokens": "the token limit",
          "deadline": "the time limit of a live run on this shared server"}
+SPECIAL = re.compile(r"<\|[^|<>]{1,40}\|>|</?s>")  # a tokenizer's control token, such as <|im_start|>
+
+# Every sentence of the player that a user reads, in one place (named placeholders, for the translation layer).
+TEXT = {
+    "so_far": "**The output so far** · every token shows where it came from (hover for the numbers)",
+    "so_far_note": "Drafts the target kept have no mark; a struck-through ✗ chip is a draft the target rejected, "
+                   "shown where it was tried, followed by the token that replaced it.",
+    "done": "Done: {tokens} tokens from {steps} target forward passes, where plain decoding needs one pass per "
+            "token ({tokens}). It stopped at {stop}.",
+    "answer": "**What the model wrote**",
+    "annotated": "**How each token was made**",
+    "annotated_note": "No mark: a draft the target kept. ✗ struck through: a draft it rejected, followed by ↻ its "
+                      "replacement. ★: a free extra token after all drafts were kept.",
+    "from_start": "Step through it from the start",
+    "from_start_note": "Watch each step: what the draft guessed, which guesses the target kept, and why.",
+    "legend": "↻ recovered: the target's own replacement for a rejected draft · ★ bonus: one extra token when every "
+              "draft was kept · • target: a token the target wrote alone, in a step where nothing was drafted · "
+              "not reached: drafts after a rejection, never checked.",
+    "coming_up": "**Coming up: step {step}.** The proposer drafted:",
+    "nothing_yet": "Nothing verified yet. Press **Next step** to watch the target check the first drafts, or **Play**.",
+    "special_one": "{tokens} is not a word but a control token of the chat template (it marks where a turn starts "
+                   "or ends); the target never writes it inside its answer.",
+    "special_many": "{tokens} are not words but control tokens of the chat template (they mark where a turn starts "
+                    "or ends); the target never writes them inside its answer.",
+}
 POS, PLAYING = "playground_pos", "playground_playing"
 PREDICTOR = Predictor("playground")
 _CLICKED, _TOGGLED, _TRACE_ID = "playground_clicked", "playground_play_toggled", "playground_trace_id"
@@ -122,30 +151,54 @@ def _controls(trace: Trace, trace_id: str, pos: int) -> None:
 
 def _view(trace: Trace, trace_id: str, pos: int) -> None:
     n = trace.num_steps
-    left, right = st.columns([3, 2], gap="medium")
-    with left:
-        st.markdown("**The output so far** · every token shows where it came from (hover for the numbers)")
-        st.html(output_html(trace, pos, current=pos - 1))
-        st.caption("Drafts the target kept have no mark; a struck-through ✗ chip is a draft the target rejected, "
-                   "shown where it was tried, followed by the token that replaced it.")
-    with right:
-        if pos < n:
+    if n and pos >= n:
+        _finished(trace, trace_id)
+    else:
+        left, right = st.columns([3, 2], gap="medium")
+        with left:
+            st.markdown(TEXT["so_far"])
+            st.html(output_html(trace, pos, current=pos - 1))
+            st.caption(TEXT["so_far_note"])
+        with right:
             _coming_up(trace, trace_id, pos)
-        else:
-            st.success(f"Done: {trace.num_tokens} tokens from {n} target forwards "
-                       f"(stopped by {STOPS.get(trace.stop_reason, 'the token limit')}).")
-        PREDICTOR.score(trace, trace_id)
+            PREDICTOR.score(trace, trace_id)
     st.html(legend_html())
+    st.caption(TEXT["legend"])
     if pos == 0:
-        st.info("Nothing verified yet. Press **Next step** to watch the target check the first drafts, or **Play**.")
+        st.info(TEXT["nothing_yet"])
         return
     with st.container(border=True):
         PREDICTOR.outcome(trace, trace_id, pos - 1)
-        render_step(trace.steps[pos - 1], key="playground_step")
+        render_step(trace.steps[pos - 1], key="playground_step", stop=trace.stop_reason if pos == n else "")
+
+
+def _finished(trace: Trace, trace_id: str) -> None:
+    """The end of the trace: the text as plain reading next to the annotated one, and the way back to step 1."""
+    n = trace.num_steps
+    st.success(TEXT["done"].format(tokens=trace.num_tokens, steps=n,
+                                   stop=STOPS.get(trace.stop_reason, STOPS["max_new_tokens"])))
+    plain, annotated = st.columns(2, gap="medium")
+    with plain:
+        st.markdown(TEXT["answer"])
+        st.html(answer_html(trace.output_text or "".join(t.text for s in trace.steps for t in s.emitted)))
+    with annotated:
+        st.markdown(TEXT["annotated"])
+        st.html(output_html(trace, n))
+        st.caption(TEXT["annotated_note"])
+    button, note = st.columns([2, 3], vertical_alignment="center")
+    button.button(TEXT["from_start"], key="playground_from_start", type="primary", icon=":material/replay:",
+                  on_click=_go, args=(n, 0), width="stretch")
+    note.caption(TEXT["from_start_note"])
+    PREDICTOR.score(trace, trace_id)
 
 
 def _coming_up(trace: Trace, trace_id: str, pos: int) -> None:
-    st.markdown(f"**Coming up: step {pos + 1}.** The proposer drafted:")
-    st.html(f"<div>{decision_chips(trace.steps[pos], revealed=False, size='normal')}</div>")
+    step = trace.steps[pos]
+    st.markdown(TEXT["coming_up"].format(step=pos + 1))
+    st.html(f"<div>{decision_chips(step, revealed=False, size='normal')}</div>")
+    special = sorted({d.text for d in step.decisions if SPECIAL.fullmatch(d.text.strip())})
+    if special:  # recorded before the engine stopped drafting them: say what they are
+        names = ", ".join(f"**{escape_markdown(t)}**" for t in special)
+        st.caption(TEXT["special_one" if len(special) == 1 else "special_many"].format(tokens=names))
     if not st.session_state.get(PLAYING):  # no time to guess while it plays
         PREDICTOR.ask(trace, trace_id, pos)

@@ -2,20 +2,26 @@
 
 Pairs come from `specviz.running.PAIRS` (one copy per server process, shared by every session; a pair loaded by hand
 on the Models page is put there too). A class of 30 may press Run at once, so a run takes the pair's turn (first
-come, first served; the spinner says how many runs are ahead), gives up with one sentence after WAIT_SECONDS, stops
+come, first served; the page says how many runs are ahead), gives up with one sentence after WAIT_SECONDS, stops
 cleanly after RUN_SECONDS with its partial trace, and a session waits COOLDOWN_SECONDS between two new runs. Traces
-are cached with `st.cache_data`, keyed by the `RunSpec` (same spec, same seed = same trace): a cached one is instant
-and takes no turn.
+are cached by their `RunSpec` (same spec, same seed = same trace): a cached one is instant and takes no turn.
+
+A new speculative run can report each step as it is decided (`run_speculative(spec, progress=...)`, see
+`Progress`), so the page draws tokens while the model works. The loading of a pair is timed: its status box counts
+the seconds, and says how long the last load on this server took.
 """
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
+from typing import Protocol
 
 import streamlit as st
 
 from specviz.models import Pair
+from specviz.recording import StepOutcome
 from specviz.running import PAIRS, run, run_target_only
 from specviz.runspec import RunSpec
 from specviz.trace import Trace
@@ -24,19 +30,85 @@ INSTANT_PAIRS = ("toy",)  # built in code in a blink: no status box
 WAIT_SECONDS = 90.0  # the longest a visitor waits for the model before being told it is busy
 RUN_SECONDS = 60.0  # a live run past this stops with what it has ("deadline")
 COOLDOWN_SECONDS = 3.0  # between two new live runs of one session
+TICK_SECONDS = 0.5  # how often the loading box updates its clock
 _LAST_RUN = "runs_last_started"  # session key: when this session last started new work
 _SEEN = "runs_seen"  # session key: the specs this session has computed (cached: free to show again)
+_LOAD_SECONDS: dict[str, float] = {}  # pair name -> how long its last load on this server took (measured)
+
+# Every sentence this module shows, in one place (named placeholders, for the translation layer).
+TEXT = {
+    "loading": "Loading the '{name}' models: {seconds:.0f} s so far.",
+    "loading_last": "Loading the '{name}' models: {seconds:.0f} s so far (the last load here took {last:.0f} s).",
+    "loading_note": "The models load once per server and then stay in memory. The very first load on a machine "
+                    "also converts the weights to a faster format, so it takes longest.",
+    "ready": "Models '{name}' ready (loaded in {seconds:.0f} s).",
+    "ahead_one": " (1 run ahead of you)",
+    "ahead_many": " ({ahead} runs ahead of you)",
+    "running": "Running {what}...{waiting}",
+    "cooldown": "One new live run every {seconds:g} s: press Run again in a moment.",
+}
+
+
+class Progress(Protocol):
+    """What a page draws while a new speculative run is computed (`run_speculative(spec, progress=...)`)."""
+
+    def waiting(self, ahead: int) -> None:
+        """Other runs hold or wait for the model: `ahead` of them go first."""
+
+    def started(self, pair: Pair) -> None:
+        """This run has the model now (the pair's tokenizer can turn draft ids into text)."""
+
+    def step(self, outcome: StepOutcome) -> None:
+        """One step was decided (its emitted tokens already carry their text)."""
+
+
+# ---- loading --------------------------------------------------------------------------------------------------
 
 
 def get_pair(name: str) -> Pair:
-    """The loaded pair, with a status box while a slow first load runs (the GGUF conversion takes ~15 s)."""
+    """The loaded pair. A slow first load runs beside a status box that counts the seconds (and says how long the
+    last load on this server took), so the wait on screen is measured, not guessed."""
     if name in INSTANT_PAIRS or PAIRS.loaded(name) is not None:
         return PAIRS.get(name)
-    with st.status(f"Loading the '{name}' models (the first load converts the weights, about 15 s)...",
-                   expanded=False) as status:
-        pair = PAIRS.get(name)
-        status.update(label=f"Models '{name}' ready.", state="complete")
-    return pair
+    result: dict[str, object] = {}
+
+    def load() -> None:
+        try:
+            result["pair"] = PAIRS.get(name)
+        except BaseException as exc:  # handed to the page's thread, which raises it
+            result["error"] = exc
+
+    start = time.monotonic()
+    worker = threading.Thread(target=load, name=f"specviz-load-{name}", daemon=True)
+    worker.start()
+    with st.status(loading_label(name, 0.0), expanded=False) as status:
+        st.caption(TEXT["loading_note"])
+        while worker.is_alive():
+            worker.join(TICK_SECONDS)
+            status.update(label=loading_label(name, time.monotonic() - start))
+        if "error" in result:
+            status.update(state="error")
+            raise result["error"]  # type: ignore[misc]
+        seconds = time.monotonic() - start
+        _LOAD_SECONDS[name] = seconds
+        status.update(label=TEXT["ready"].format(name=name, seconds=seconds), state="complete")
+    return result["pair"]  # type: ignore[return-value]
+
+
+def loading_label(name: str, seconds: float) -> str:
+    """The loading box's line: the seconds so far, and the last measured load of this pair on this server."""
+    last = _LOAD_SECONDS.get(name)
+    if last is None:
+        return TEXT["loading"].format(name=name, seconds=seconds)
+    return TEXT["loading_last"].format(name=name, seconds=seconds, last=last)
+
+
+def last_load_seconds(name: str) -> float | None:
+    """How long the last load of this pair on this server took, if it was loaded here."""
+    return _LOAD_SECONDS.get(name)
+
+
+# ---- the shared model ---------------------------------------------------------------------------------------------
 
 
 def with_turn(name: str, work: Callable[[Pair], object]) -> object:
@@ -47,21 +119,12 @@ def with_turn(name: str, work: Callable[[Pair], object]) -> object:
         return work(pair)
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
-def _speculative(spec: RunSpec) -> Trace:
-    return with_turn(spec.pair, lambda pair: run(spec, pair=pair, deadline=time.perf_counter() + RUN_SECONDS))
-
-
-@st.cache_data(show_spinner=False, max_entries=64)
-def _target_only(spec: RunSpec) -> Trace:
-    return with_turn(spec.pair, lambda pair: run_target_only(spec, pair=pair,
-                                                             deadline=time.perf_counter() + RUN_SECONDS))
-
-
 def waiting_note(name: str) -> str:
     """" (2 runs ahead of you)" while others hold or wait for the model, else ""."""
     ahead = PAIRS.ahead(name)
-    return "" if not ahead else f" ({ahead} run{'s' if ahead > 1 else ''} ahead of you)"
+    if not ahead:
+        return ""
+    return TEXT["ahead_one"] if ahead == 1 else TEXT["ahead_many"].format(ahead=ahead)
 
 
 def start_live_run(*specs: RunSpec) -> None:
@@ -72,7 +135,7 @@ def start_live_run(*specs: RunSpec) -> None:
     now = time.monotonic()
     last = st.session_state.get(_LAST_RUN)
     if last is not None and now - last < COOLDOWN_SECONDS:
-        raise ValueError(f"One new live run every {COOLDOWN_SECONDS:g} s: press Run again in a moment.")
+        raise ValueError(TEXT["cooldown"].format(seconds=COOLDOWN_SECONDS))
     st.session_state[_LAST_RUN] = now
 
 
@@ -80,19 +143,65 @@ def _seen(spec: RunSpec) -> bool:
     return spec in st.session_state.get(_SEEN, set())
 
 
-def _run(function, spec: RunSpec, what: str) -> Trace:
-    get_pair(spec.pair)
-    with st.spinner(f"Running {what}...{waiting_note(spec.pair)}"):
-        trace = function(spec)
+# ---- the two kinds of run -----------------------------------------------------------------------------------------
+
+
+class _NotCached(LookupError):
+    """Raised inside `_speculative_store` to look a spec up without computing it (exceptions are never cached)."""
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _speculative_store(spec: RunSpec, _trace: Trace | None = None) -> Trace:
+    """The cache of speculative traces, keyed by spec. Called with `_trace` it stores that trace (on a miss);
+    without, it looks the spec up. The run itself happens outside, so a page can draw it step by step."""
+    if _trace is None:
+        raise _NotCached
+    return _trace
+
+
+def cached_speculative(spec: RunSpec) -> Trace | None:
+    """The trace of this spec if some session computed it already (instant, takes no turn), else None."""
+    try:
+        return _speculative_store(spec)
+    except _NotCached:
+        return None
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _target_only(spec: RunSpec) -> Trace:
+    return with_turn(spec.pair, lambda pair: run_target_only(spec, pair=pair,
+                                                             deadline=time.perf_counter() + RUN_SECONDS))
+
+
+def run_speculative(spec: RunSpec, progress: Progress | None = None) -> Trace:
+    """The speculative trace for this spec (ValueError with one sentence on bad input or a busy model). A cached
+    one comes back at once; a new one is computed on the pair's turn and, with `progress`, drawn step by step."""
+    trace = cached_speculative(spec)
+    if trace is None:
+        pair = get_pair(spec.pair)
+        if progress is None:
+            with st.spinner(TEXT["running"].format(what="speculative decoding", waiting=waiting_note(spec.pair))):
+                trace = _speculative_now(spec, pair, None)
+        else:
+            trace = _speculative_now(spec, pair, progress)
+        trace = _speculative_store(spec, trace)
     st.session_state.setdefault(_SEEN, set()).add(spec)
     return trace
 
 
-def run_speculative(spec: RunSpec) -> Trace:
-    """The speculative trace for this spec (ValueError with one sentence on bad input or a busy model)."""
-    return _run(_speculative, spec, "speculative decoding")
+def _speculative_now(spec: RunSpec, pair: Pair, progress: Progress | None) -> Trace:
+    """Run the spec on the pair's turn, reporting to `progress` (waiting, started, each step)."""
+    with PAIRS.turn(spec.pair, timeout=WAIT_SECONDS, on_wait=progress.waiting if progress else None):
+        if progress is not None:
+            progress.started(pair)
+        return run(spec, pair=pair, deadline=time.perf_counter() + RUN_SECONDS,
+                   on_step=progress.step if progress else None)
 
 
 def run_autoregressive(spec: RunSpec) -> Trace:
     """The target-only trace for the same spec (the race's other lane)."""
-    return _run(_target_only, spec, "target-only decoding")
+    get_pair(spec.pair)
+    with st.spinner(TEXT["running"].format(what="target-only decoding", waiting=waiting_note(spec.pair))):
+        trace = _target_only(spec)
+    st.session_state.setdefault(_SEEN, set()).add(spec)
+    return trace

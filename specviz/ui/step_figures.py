@@ -11,7 +11,8 @@ import plotly.graph_objects as go
 
 from specviz.trace import Decision, Step, TokenKind, TokenProb
 from specviz.ui.escaping import plot_text
-from specviz.ui.palette import ACCEPT_FILL, P_COLOR, Q_COLOR, REJECT_FILL, RESIDUAL_COLOR, U_COLOR, style
+from specviz.ui.palette import (ACCEPT_FILL, P_COLOR, Q_COLOR, REJECT_FILL, RESIDUAL_COLOR, U_COLOR, DisplayState,
+                                style)
 from specviz.ui.tokens import decision_kind, fmt
 
 FONT = dict(size=15)
@@ -41,19 +42,24 @@ def distribution_figure(d: Decision, n: int = 10) -> go.Figure:
     qv = [q[i].prob if i in q else 0.0 for i in ids]
     p_hover = [fmt(p[i].prob) if i in p else "below the target's top 10" for i in ids]
     q_hover = [fmt(q[i].prob) if i in q else "below the draft's top 10" for i in ids]
+    # horizontal bars: the token labels sit on the y axis, one per line, so they never overlap or need rotating
     fig = go.Figure()
-    fig.add_bar(x=labels, y=pv, name="p (target)", marker_color=P_COLOR, customdata=p_hover,
-                hovertemplate="%{x}<br>p = %{customdata}<extra></extra>")
-    fig.add_bar(x=labels, y=qv, name="q (draft)", marker_color=Q_COLOR, customdata=q_hover,
-                hovertemplate="%{x}<br>q = %{customdata}<extra></extra>")
+    fig.add_bar(y=labels, x=pv, orientation="h", name="p (target)", marker_color=P_COLOR, customdata=p_hover,
+                hovertemplate="%{y}<br>p = %{customdata}<extra></extra>")
+    fig.add_bar(y=labels, x=qv, orientation="h", name="q (draft)", marker_color=Q_COLOR, customdata=q_hover,
+                hovertemplate="%{y}<br>q = %{customdata}<extra></extra>")
     s = style(decision_kind(d))
     mark = labels[ids.index(d.token_id)]
-    fig.add_annotation(x=mark, y=max(d.target_prob, d.draft_prob), text=f"{s.glyph} drafted", showarrow=True,
-                       arrowhead=2, ay=-34, font=dict(color=s.color, size=15), bgcolor="white", bordercolor=s.color)
-    fig.update_layout(**_BASE_LAYOUT, barmode="group", height=330, yaxis=dict(title="probability", rangemode="tozero"),
+    top = max(pv + qv + [1e-9])
+    fig.add_annotation(x=max(d.target_prob, d.draft_prob), y=mark, text=f"{s.glyph} drafted", showarrow=True,
+                       arrowhead=2, ax=44, ay=0, xanchor="left", font=dict(color=s.color, size=15), bgcolor="white",
+                       bordercolor=s.color)
+    fig.update_layout(**{**_BASE_LAYOUT, "margin": dict(l=10, r=10, t=72, b=10)}, barmode="group",
+                      height=110 + 30 * len(ids), bargap=0.25,
+                      xaxis=dict(title="probability", range=[0, top * 1.45]),
+                      yaxis=dict(autorange="reversed", tickfont=dict(family="monospace", size=14)),
                       title=dict(text=f"Draft #{d.position + 1}: p and q, top tokens", font=dict(size=16)),
-                      legend=dict(x=0.99, y=0.98, xanchor="right", yanchor="top", bgcolor="rgba(255,255,255,0.8)"))
-    fig.update_xaxes(tickfont=dict(family="monospace", size=14))
+                      legend=dict(orientation="h", x=0, y=1.0, xanchor="left", yanchor="bottom"))
     return fig
 
 
@@ -91,12 +97,14 @@ def accept_strip_figure(d: Decision) -> go.Figure:
 def verdict_overview_figure(step: Step) -> go.Figure:
     """All drafts of a step at a glance: bar = min(1, p/q) (the chance to accept), diamond = u.
 
-    A draft is accepted when its diamond sits inside its bar; positions after the first rejection are grey.
+    A draft is accepted when its diamond sits inside its bar; positions after the first rejection were never
+    checked, so they get no bar, only "not checked".
     """
     labels = [f"#{d.position + 1} {plot_text(d.text)}" for d in step.decisions]
     kinds = [decision_kind(d) for d in step.decisions]
     fig = go.Figure()
-    fig.add_bar(x=labels, y=[d.accept_prob for d in step.decisions],
+    # a draft after the first rejection was never checked: no bar (its min(1, p/q) decided nothing), numbers on hover
+    fig.add_bar(x=labels, y=[d.accept_prob if d.reached else 0.0 for d in step.decisions],
                 marker=dict(color=[style(k).background for k in kinds], line=dict(color=[style(k).color for k in kinds],
                                                                                    width=2)),
                 customdata=[[fmt(d.target_prob), fmt(d.draft_prob), fmt(d.ratio), fmt(d.accept_prob), fmt(d.uniform)]
@@ -104,10 +112,15 @@ def verdict_overview_figure(step: Step) -> go.Figure:
                 hovertemplate="%{x}<br>p = %{customdata[0]}, q = %{customdata[1]}<br>p/q = %{customdata[2]}"
                               "<br>min(1, p/q) = %{customdata[3]}<br>u = %{customdata[4]}<extra></extra>",
                 name="min(1, p/q)")
-    # the verdict glyph above each bar (above u's diamond, never under it), all in one layout call: adding them one
-    # by one copies the layout each time, which is quadratic in the number of drafts
-    fig.update_layout(annotations=[dict(x=lab, y=1.12, text=style(k).glyph, showarrow=False,
-                                        font=dict(size=20, color=style(k).color)) for lab, k in zip(labels, kinds)])
+    # the verdict glyph above each bar (above u's diamond, never under it), and "not checked" where there is no bar,
+    # all in one layout call: adding them one by one copies the layout each time, quadratic in the number of drafts
+    notes = [dict(x=lab, y=1.12, text=style(k).glyph, showarrow=False, font=dict(size=20, color=style(k).color))
+             for lab, k in zip(labels, kinds)]
+    if step.n_drafted <= 8:
+        notes += [dict(x=lab, y=0.02, yanchor="bottom", text="not<br>checked", showarrow=False,
+                       font=dict(size=12, color=style(DisplayState.NOT_REACHED).text_color))
+                  for lab, d in zip(labels, step.decisions) if not d.reached]
+    fig.update_layout(annotations=notes)
     reached = [(lab, d.uniform) for lab, d in zip(labels, step.decisions) if d.reached and d.uniform is not None]
     if reached:
         fig.add_scatter(x=[r[0] for r in reached], y=[r[1] for r in reached], mode="markers", name="u",

@@ -22,19 +22,52 @@ from specviz.ui.step_figures import accept_strip_figure, correction_figure, dist
 from specviz.ui.tokens import decision_chips, decision_kind, emitted_chips, fmt, text_html
 
 
+# Every sentence of this module that a user reads, in one place (named placeholders, for the translation layer).
+TEXT = {
+    "no_drafts": "No drafts this step: the target wrote {new} on its own.",
+    "step": "Drafted {drafted}, accepted {accepted}{then}: {new} for one target forward pass.",
+    "then_recovered": ", then 1 recovered token ↻",
+    "then_bonus": ", then 1 bonus token ★",
+    "ended": "Drafted {drafted}; the target kept {kept} and the text ended there ({why}), so no {missing} token "
+             "was added: {new} for one target forward pass.",
+    "why_eos": "the end-of-text token",
+    "why_limit": "the token limit",
+    "recovered": "recovered",
+    "bonus": "bonus",
+    "tokens_one": "1 new token",
+    "tokens_many": "{n} new tokens",
+    "kv_title": "**KV caches** · while reading the text, a model stores two vectors per token and layer (keys and "
+                "values) so it never computes them again: one slot per token below. Slots written for rejected "
+                "drafts are thrown away (rolled back).",
+    "kv_wrote": "The target wrote {wrote} new entries (the last token and {k} drafts) and rolled back {rolled} for "
+                "the rejected drafts.",
+    "kv_one": "The target wrote one new entry.",
+    "residual": "norm(max(0, p − q)), the tokens the target wanted more than the draft did, rescaled to add up to 1",
+}
+
+
 # ---- HTML blocks ----------------------------------------------------------------------------------------------
 
 
-def step_headline(step: Step) -> str:
-    """One sentence that says what the step did, e.g. 'Drafted 4, accepted 2, then 1 recovered token: 3 new.'"""
+def _count(n: int) -> str:
+    return TEXT["tokens_one"] if n == 1 else TEXT["tokens_many"].format(n=n)
+
+
+def step_headline(step: Step, stop: str = "") -> str:
+    """One sentence that says what the step did, e.g. 'Drafted 4, accepted 2, then 1 recovered token ↻: 3 new
+    tokens for one target forward pass.' It counts what was added to the output: when the text ended inside the
+    step (`stop` is the trace's stop reason, "eos" or "max_new_tokens"), no recovered or bonus token was added."""
     n_new = len(step.emitted)
     if not step.decisions:
-        return f"No drafts this step: the target produced {n_new} token{'s' * (n_new != 1)} on its own."
-    extra = {TokenKind.RECOVERED: "then 1 recovered token ↻",
-             TokenKind.BONUS: "then 1 bonus token ★"}.get(step.correction_kind, "")
-    tail = f", {extra}" if extra else ""
-    return (f"Drafted {step.n_drafted}, accepted {step.n_accepted}{tail}: {n_new} new token{'s' * (n_new != 1)} "
-            f"for one target forward.")
+        return TEXT["no_drafts"].format(new=_count(n_new))
+    if n_new < step.n_accepted + 1:  # cut by end-of-text or the token limit before the step's last token
+        kept = sum(t.kind == TokenKind.ACCEPTED for t in step.emitted)
+        missing = TEXT["bonus"] if step.correction_kind == TokenKind.BONUS else TEXT["recovered"]
+        why = TEXT["why_limit"] if stop == "max_new_tokens" else TEXT["why_eos"]
+        return TEXT["ended"].format(drafted=step.n_drafted, kept=kept, why=why, new=_count(n_new), missing=missing)
+    then = {TokenKind.RECOVERED: TEXT["then_recovered"],
+            TokenKind.BONUS: TEXT["then_bonus"]}.get(step.emitted[-1].kind, "")
+    return TEXT["step"].format(drafted=step.n_drafted, accepted=step.n_accepted, then=then, new=_count(n_new))
 
 
 def kv_cache_html(step: Step) -> str:
@@ -50,9 +83,8 @@ def kv_cache_html(step: Step) -> str:
     if step.draft_cache_before is not None and step.draft_cache_after is not None:
         rows.append(_cache_row("Draft", step.draft_cache_before, None, step.draft_cache_after))
     rolled = peak - step.target_cache_after
-    note = (f"The target wrote {peak - step.target_cache_before} new entries (the last token and {k} drafts) and "
-            f"rolled back {rolled} for the rejected drafts." if step.decisions else
-            "The target wrote one new entry.")
+    note = (TEXT["kv_wrote"].format(wrote=peak - step.target_cache_before, k=k, rolled=rolled) if step.decisions
+            else TEXT["kv_one"])
     return f'<div style="font-size:0.95rem">{"".join(rows)}<div style="color:#444;margin-top:4px">{note}</div></div>'
 
 
@@ -67,7 +99,8 @@ def _cache_row(name: str, before: int, peak: int | None, after: int) -> str:
     cells += _cells(max(-kept, 0), "rolled back", TokenKind.REJECTED)
     summary = f"{before} → {after}" + (f" (peak {peak})" if peak is not None and peak > after else "")
     return (f'<div style="margin:3px 0"><span style="display:inline-block;width:60px;font-weight:600">{name}</span>'
-            f'<span style="display:inline-block;width:190px;font-family:monospace">{summary}</span>'
+            f'<span style="display:inline-block;min-width:190px;margin-right:8px;white-space:nowrap;'
+            f'font-family:monospace">{summary}</span>'
             f'{"".join(cells)}</div>')
 
 
@@ -92,11 +125,11 @@ def _cell(tip: str, kind: TokenKind | None = None, label: str = "") -> str:
 # ---- streamlit rendering --------------------------------------------------------------------------------------
 
 
-def render_step(step: Step, *, key: str) -> None:
+def render_step(step: Step, *, key: str, stop: str = "") -> None:
     """The full panel for one revealed step: headline, drafted and emitted chips, the verdict overview next to the
     correction, one draft in detail (chosen with a segmented control) next to its coin flip, and the KV caches.
-    `key` prefixes every widget key."""
-    st.markdown(f"##### Step {step.index + 1} · {step_headline(step)}")
+    `key` prefixes every widget key; `stop` is the trace's stop reason when this is its last step."""
+    st.markdown(f"##### Step {step.index + 1} · {step_headline(step, stop)}")
     left, right = st.columns(2)
     with left:
         st.caption("Drafted (hover a chip for p, q, p/q, min(1, p/q) and u)")
@@ -132,7 +165,7 @@ def render_step(step: Step, *, key: str) -> None:
 
 def _kv_box(step: Step) -> None:
     with st.container(border=True):
-        st.caption("KV caches: one slot per token position the model has seen")
+        st.caption(TEXT["kv_title"])
         st.html(kv_cache_html(step))
 
 
@@ -151,7 +184,7 @@ def _position_sentence(d: Decision) -> str:
                f"p/q = {fmt(d.ratio)}")
     outcome = (f"u = {fmt(d.uniform)} fell inside, so it was **accepted ✓**." if d.accepted else
                f"u = {fmt(d.uniform)} fell outside, so it was **rejected ✗** and a replacement was drawn from "
-               "norm(max(0, p − q)).")
+               f"{TEXT['residual']}.")
     return f"{why}. {outcome}"
 
 

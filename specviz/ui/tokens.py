@@ -7,7 +7,7 @@ from `specviz.ui.palette`; its text, whatever a model wrote, goes through `specv
     True
 
 Public API (other pages import it; keep it stable): `fmt`, `chip`, `decision_kind`, `decision_tooltip`,
-`emitted_tooltip`, `emitted_chips`, `decision_chips`, `output_html`, `text_html`.
+`emitted_tooltip`, `emitted_chips`, `decision_chips`, `output_html`, `stream_html`, `text_html`, `answer_html`.
 """
 
 from __future__ import annotations
@@ -158,6 +158,29 @@ def output_html(trace: Trace, upto: int | None = None, *, current: int | None = 
 def _inline(t: EmittedToken, step: Step) -> str:
     html_chip = chip(t.text, t.kind, emitted_tooltip(t, step.index), size="inline", glyph=t.kind != TokenKind.ACCEPTED)
     return html_chip + ("<br>" if "\n" in t.text else "")
+
+
+def stream_html(groups: list[list[tuple[str, Kind]]]) -> str:
+    """A run's output while it is still being computed: one group of (text, kind) chips per step, drawn like
+    `output_html` (a rejected draft struck through before its replacement), without tooltips.
+
+    >>> 'data-kind="recovered"' in stream_html([[("a", TokenKind.ACCEPTED), ("b", TokenKind.RECOVERED)]])
+    True
+    """
+    parts = []
+    for group in groups:
+        chips = "".join(chip(text, kind, size="inline", glyph=kind != TokenKind.ACCEPTED) +
+                        ("<br>" if "\n" in text else "") for text, kind in group)
+        parts.append(f'<span style="margin-right:5px">{chips}</span>')
+    return f'<div style="line-height:2.1;font-size:1rem">{"".join(parts)}</div>'
+
+
+def answer_html(text: str) -> str:
+    """What the model wrote, as plain reading text: escaped, line breaks kept, no chips and no marks."""
+    body = escape_text(text, whitespace=False).replace(chr(10), "<br>") if text.strip() else \
+        '<span style="color:#6B6B6B">(the model wrote nothing)</span>'
+    return (f'<div style="font-size:1.05rem;line-height:1.6;padding:10px 14px;background:#F6F6F6;'
+            f'border-radius:6px;white-space:normal">{body}</div>')
 
 
 def text_html(text: str) -> str:

@@ -35,8 +35,9 @@ except ValueError as exc:
 
 m1, m2, m3, m4 = st.columns(4)
 m1.metric("Tokens per step", f"{tokens:.2f}", help="Accepted drafts plus the recovered or bonus token.")
-m2.metric("Speedup", f"{speedup:.2f}×", delta=f"{speedup - 1:+.2f}× vs target-only",
-          delta_color="normal" if speedup >= 1 else "inverse")
+change = speedup - 1  # a slowdown is a negative change: red and pointing down, never green
+m2.metric("Speedup", f"{speedup:.2f}×", delta=f"{change:+.0%} vs target-only",
+          delta_color="off" if abs(change) < 0.005 else "normal")
 m3.metric("Best K", str(best_k), help=f"Among K = 0 to 16: speedup {best_speedup:.2f}× at K = {best_k}. "
           "K = 0 means speculation does not pay here.")
 m4.metric("Break-even α", "never" if math.isnan(even) else f"{even:.3f}",
@@ -55,10 +56,7 @@ except ValueError as exc:
     st.info(str(exc))
 
 st.plotly_chart(theory_view.heatmap_figure(c, alpha, k, points, trace_point), key="theory_heatmap")
-st.caption("Blue: faster than target-only decoding; red: slower. Left of the dashed line speculation loses time. "
-           "The orange steps are the best K for each α."
-           + (" Benchmark runs sit at their own α and K; their c may differ from the slider's (hover to see it)."
-              if points else ""))
+st.caption(theory_view.TEXT["heatmap_caption"] + (theory_view.TEXT["heatmap_points"] if points else ""))
 
 col_a, col_b = st.columns(2)
 col_a.plotly_chart(theory_view.speedup_vs_k_figure(alpha, c, k), key="theory_speedup_k")

@@ -111,3 +111,37 @@ def test_heatmap_has_the_break_even_line():
     never = theory_view.heatmap_figure(1.5, 0.8, 4)  # c > 1: no break-even anywhere
     assert all(t.name != "break-even (speedup = 1)" for t in never.data)
     assert math.isclose(fig.data[0].customdata[0][50], 1.0)  # K = 0 row is 1x everywhere
+
+
+def test_the_heatmap_is_white_at_1x_and_its_caption_says_so():
+    """The colour scale is symmetric in log2 around 1×: white is exactly "no change" (the K = 0 row, and the
+    break-even line), blue faster, red slower."""
+    fig = theory_view.heatmap_figure(0.05, 0.8, 4)
+    heat = fig.data[0]
+    assert heat.zmin == -heat.zmax  # so the middle of the scale, white, is log2 = 0, that is 1×
+    assert dict(zip(heat.colorbar.tickvals, heat.colorbar.ticktext))[0] == "1×"
+    middle = next(color for stop, color in heat.colorscale if stop == 0.5)
+    assert middle.upper() in ("#FFFFFF", "RGB(255,255,255)")
+    assert all(abs(z) < 1e-9 for z in heat.z[0])  # K = 0 is 1× for every α: drawn white, not red
+    low, high = heat.colorscale[0][1], heat.colorscale[-1][1]
+    assert low.upper().startswith("#B2") and high.upper().startswith("#21")  # red for slower, blue for faster
+    gain = theory.expected_speedup(0.3, 1, 0.05)  # a real but small gain (about 1.24×): on the blue side
+    assert 1 < gain < 1.4 and math.log2(gain) > 0
+    at = AppTest.from_file(PAGE, default_timeout=60).run()
+    assert any("white is the same speed (1×)" in c.value for c in at.caption)
+
+
+def test_a_slowdown_shows_as_a_red_change_pointing_down():
+    from streamlit.proto.Metric_pb2 import Metric
+
+    at = AppTest.from_file(PAGE, default_timeout=60).run()
+    at.slider(key="theory_alpha").set_value(0.3).run()
+    at.slider(key="theory_c").set_value(0.5).run()
+    speedup = next(m for m in at.metric if m.label == "Speedup")
+    assert float(speedup.value.rstrip("×")) < 1
+    assert speedup.delta.startswith("-") and speedup.proto.color == Metric.MetricColor.RED
+    assert speedup.proto.direction == Metric.MetricDirection.DOWN
+    at.slider(key="theory_alpha").set_value(0.9).run()
+    at.slider(key="theory_c").set_value(0.05).run()
+    speedup = next(m for m in at.metric if m.label == "Speedup")
+    assert speedup.delta.startswith("+") and speedup.proto.color == Metric.MetricColor.GREEN

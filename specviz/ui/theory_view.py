@@ -15,6 +15,18 @@ from specviz.ui.palette import BLUE, GREY, ORANGE, REDDISH_PURPLE, VERMILLION
 from specviz.ui.theory_points import K_MAX, MeasuredPoint, TracePoint
 
 ALPHAS = np.round(np.linspace(0.0, 1.0, 101), 2)
+LOG2_LIMIT = 4  # the colour scale runs from 1/16× to 16× (log2 −4..4), so its white middle is exactly 1×
+SPEEDUP_TICKS = {-4: "1/16×", -3: "1/8×", -2: "¼×", -1: "½×", 0: "1×", 1: "2×", 2: "4×", 3: "8×", 4: "16×"}
+# red (slower) through white (1×, no change) to blue (faster), symmetric around the middle
+SPEEDUP_COLORS = [[0.0, "#B2182B"], [0.25, "#EF8A62"], [0.5, "#FFFFFF"], [0.75, "#67A9CF"], [1.0, "#2166AC"]]
+# Every sentence of this module's figures that a user reads, in one place (for the translation layer).
+TEXT = {
+    "heatmap_caption": "Colour is the expected speedup over target-only decoding: blue is faster, red is slower, white "
+                       "is the same speed (1×); each step of colour is a doubling or a halving. Left of the dashed "
+                       "line speculation loses time. The orange steps are the best K for each α.",
+    "heatmap_points": " Benchmark runs sit at their own α and K; their c may differ from the slider's (hover to see "
+                      "it).",
+}
 
 
 # ---- figures ----------------------------------------------------------------------------------------------------
@@ -26,11 +38,12 @@ def heatmap_figure(c: float, alpha: float, k: int, points: list[MeasuredPoint] =
     the chosen setting, and any measured points."""
     ks = list(range(K_MAX + 1))
     grid = theory.speedup_grid(ALPHAS, ks, c)
-    # colour on a log2 scale centred on 1x, so halving and doubling look equally strong
-    ticks = list(range(-3, 5))
+    # colour on a log2 scale symmetric around 0 = 1×: white is exactly "no change", and halving and doubling look
+    # equally strong (a lopsided range such as −3..4 would put white at 1.4× and paint real gains red)
+    z = np.clip(np.log2(grid), -LOG2_LIMIT, LOG2_LIMIT)
     fig = go.Figure(go.Heatmap(
-        x=ALPHAS, y=ks, z=np.log2(grid), zmin=-3, zmax=4, zmid=0, colorscale="RdBu", customdata=grid,
-        colorbar=dict(title="speedup", tickvals=ticks, ticktext=[f"{2.0 ** t:g}×" for t in ticks]),
+        x=ALPHAS, y=ks, z=z, zmin=-LOG2_LIMIT, zmax=LOG2_LIMIT, colorscale=SPEEDUP_COLORS, customdata=grid,
+        colorbar=dict(title="speedup", tickvals=list(SPEEDUP_TICKS), ticktext=list(SPEEDUP_TICKS.values())),
         hovertemplate="α = %{x:.2f}<br>K = %{y}<br>speedup = %{customdata:.2f}×<extra></extra>",
     ))
     even = theory.break_even_curve(ks, c)

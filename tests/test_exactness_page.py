@@ -79,3 +79,20 @@ def test_labels_escape_token_text():
     assert exactness_view.label("<img src=x>\n", 5) == "&lt;img␣src=x&gt;↵ · 5"
     result = doctest.testmod(exactness_view)  # specviz/ui is not collected by --doctest-modules: its examples run here
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_the_tv_chart_labels_only_1_2_5_ticks_on_its_log_axes():
+    """Plotly alone labels a log axis's minor ticks with bare digits ("7 6 5 … 0.1 9 8"): the TV chart names its
+    ticks itself, 1, 2 and 5 times a power of ten, and draws no unlabelled minor ones."""
+    import json
+
+    at = AppTest.from_file(PAGE, default_timeout=120).run()
+    assert not at.exception
+    figures = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    tv = next(f for f in figures if "Distance to the target" in f["layout"]["title"]["text"])
+    for axis in ("xaxis", "yaxis"):
+        layout = tv["layout"][axis]
+        assert layout["type"] == "log" and layout["tickvals"] and len(layout["tickvals"]) <= 12
+        assert all(f"{v:.0e}"[0] in "125" for v in layout["tickvals"])
+        assert layout["ticktext"] == [f"{v:,.10g}" for v in layout["tickvals"]]
+    assert doctest.testmod(exactness_view).failed == 0

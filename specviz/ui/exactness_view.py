@@ -6,6 +6,8 @@ named by the spec). Token text shown anywhere goes through `label`: whitespace m
 
 from __future__ import annotations
 
+import math
+
 import plotly.graph_objects as go
 import streamlit as st
 import torch
@@ -118,9 +120,26 @@ def tv_figure(result: LabResult, drift: float | None) -> go.Figure:
     fig.update_layout(height=440, margin=dict(l=10, r=10, t=40, b=10), xaxis_title="samples N",
                       yaxis_title="TV distance to p", title="Distance to the target as samples grow",
                       legend=dict(orientation="h", yanchor="top", y=-0.22, x=0))
-    fig.update_xaxes(type="log")
-    fig.update_yaxes(type="log")
+    xs = [n for n in spec.ns if n > 0]
+    ys = [v for v in [*spec.tv, *plain.tv, *spec.exact_reference, drift or 0.0] if v and v > 0]
+    fig.update_xaxes(type="log", **log_ticks(min(xs), max(xs)) if xs else {})
+    fig.update_yaxes(type="log", **log_ticks(min(ys), max(ys)) if ys else {})
     return fig
+
+
+def log_ticks(lo: float, hi: float) -> dict:
+    """Tick values and labels for a log axis from lo to hi: 1, 2 and 5 times each power of ten, and nothing else
+    (left to itself, Plotly labels the minor ticks with bare digits: "7 6 5 … 0.1 9 8").
+
+    >>> log_ticks(0.03, 0.4)["ticktext"]
+    ['0.02', '0.05', '0.1', '0.2', '0.5']
+    >>> log_ticks(10, 5000)["ticktext"]
+    ['10', '20', '50', '100', '200', '500', '1,000', '2,000', '5,000']
+    """
+    values = [m * 10.0 ** e for e in range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)) + 1)
+              for m in (1, 2, 5)]
+    shown = [v for v in values if lo / 1.5 <= v <= hi * 1.5]
+    return dict(tickvals=shown, ticktext=[f"{v:,.10g}" for v in shown], minor=dict(showgrid=False))
 
 
 def decomposition_figure(labels: list[str], decomposition: exactness.StepDecomposition,

@@ -36,7 +36,11 @@ def test_overview_explains_the_loop_and_the_rule(fast_play):
     assert not at.exception and not at.error
     assert at.title[0].value == TITLE
     text = " ".join(m.value for m in at.markdown)
-    assert "memory-bound" in text and "one full pass over all of its weights" in text
+    assert "memory-bound" in text
+    # every term is explained in the sentence where it first appears
+    assert "**forward pass**: one run of the whole network, which reads **all of its weights**" in text
+    assert "*memory-bound*: the time goes into moving the weights from memory" in text
+    assert "norm(max(0, p − q))**: the target's probabilities minus the draft's" in text
     assert "**p = target**" in text and "**q = draft**" in text and "min(1, p(x) / q(x))" in text
     assert "norm(max(0, p − q))" in text
     (chart,) = at.get("graphviz_chart")

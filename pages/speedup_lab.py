@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from specviz.ui import charts as plot
 from specviz.ui import speedup_charts as charts
 from specviz.ui import speedup_live as live
 from specviz.ui import speedup_tables as tables
@@ -67,7 +68,7 @@ if top:
     "vs transformers", "Definitions"])
 
 with tab_k:
-    st.plotly_chart(charts.speedup_vs_k_figure(result, proposer, temperature), key="speedup_lab_k_chart")
+    plot.show(charts.speedup_vs_k_figure(result, proposer, temperature), key="speedup_lab_k_chart")
     st.caption("Dots: measured. Solid line: Leviathan et al.'s prediction from the measured α and c, which assumes "
                "verifying K+1 tokens costs one target forward. Dashed: the same with the measured verify cost. "
                "Diamonds: what transformers' own assisted generation gets with the same draft and K, against its "
@@ -75,17 +76,17 @@ with tab_k:
     st.dataframe(tables.mat_table(result, proposer, temperature), hide_index=True, width="stretch")
 
 with tab_accept:
-    st.plotly_chart(charts.acceptance_figure(result, proposer, temperature), key="speedup_lab_accept_chart")
+    plot.show(charts.acceptance_figure(result, proposer, temperature), key="speedup_lab_accept_chart")
     st.caption("If every draft were accepted independently with probability α, position i would survive with "
                "probability α^i (dotted). Real acceptance clusters: an n-gram match keeps going or fails at once.")
 
 with tab_time:
-    st.plotly_chart(charts.time_breakdown_figure(result, proposer, temperature), key="speedup_lab_time_chart")
+    plot.show(charts.time_breakdown_figure(result, proposer, temperature), key="speedup_lab_time_chart")
     st.caption("A step pays off when its time is less than the dashed line times the tokens it emits (#MAT). "
                "Drafting costs K draft forwards; verifying is one target forward over K+1 tokens.")
 
 with tab_cat:
-    st.plotly_chart(charts.category_figure(result, proposer, temperature), key="speedup_lab_cat_chart")
+    plot.show(charts.category_figure(result, proposer, temperature), key="speedup_lab_cat_chart")
     st.caption("Answers that copy the prompt (rewrites, summaries, code edits) give prompt lookup long matches; the "
                "other categories repeat little. Each bar pools the prompts run in that category: check the result's "
                "--prompts-per-suite before reading much into one bar.")
@@ -106,7 +107,7 @@ with tab_policy:
         st.dataframe(table, hide_index=True, width="stretch")
 
 with tab_verify:
-    st.plotly_chart(charts.verify_cost_figure(result), key="speedup_lab_verify_chart")
+    plot.show(charts.verify_cost_figure(result), key="speedup_lab_verify_chart")
     st.caption("Speculation works because a target forward over several tokens costs little more than over one: "
                "the weights are read once for all of them. On a GPU the curve stays nearly flat; on a CPU it climbs, "
                "which eats into the gain.")

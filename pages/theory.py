@@ -6,7 +6,7 @@ import streamlit as st
 import torch
 
 from specviz import theory
-from specviz.ui import state, theory_points, theory_view
+from specviz.ui import charts, state, theory_points, theory_view
 from specviz.ui.frame import route_through_app
 
 route_through_app()
@@ -55,13 +55,13 @@ try:
 except ValueError as exc:
     st.info(str(exc))
 
-st.plotly_chart(theory_view.heatmap_figure(c, alpha, k, points, trace_point), key="theory_heatmap")
+charts.show(theory_view.heatmap_figure(c, alpha, k, points, trace_point), key="theory_heatmap", numbers=False)
 st.caption(theory_view.TEXT["heatmap_caption"] + (theory_view.TEXT["heatmap_points"] if points else ""))
 
 col_a, col_b = st.columns(2)
-col_a.plotly_chart(theory_view.speedup_vs_k_figure(alpha, c, k), key="theory_speedup_k")
+charts.show(theory_view.speedup_vs_k_figure(alpha, c, k), key="theory_speedup_k", where=col_a)
 simulated = theory.simulate_tokens_per_step(alpha, k, 20_000, torch.Generator().manual_seed(0)).numpy()
-col_b.plotly_chart(theory_view.tokens_distribution_figure(alpha, k, simulated), key="theory_tokens_dist")
+charts.show(theory_view.tokens_distribution_figure(alpha, k, simulated), key="theory_tokens_dist", where=col_b)
 col_b.caption(f"20,000 simulated steps average {simulated.mean():.3f} tokens; the formula says {tokens:.3f}.")
 
 st.subheader("Measured runs")
@@ -81,7 +81,7 @@ if trace_point is not None:
                f"{trace_point.predicted_tokens_per_step:.2f} tokens per step. The last step of a run, cut short by "
                "EOS or the token limit, pulls the measured number down a little.")
 if points:
-    st.plotly_chart(theory_view.predicted_vs_measured_figure(points), key="theory_measured")
+    charts.show(theory_view.predicted_vs_measured_figure(points), key="theory_measured")
     st.caption(f"{len(points)} benchmark runs from assets/benchmarks/, each predicted at its own α, K and c.")
 if trace_point is None and not points:
     st.info("No measured runs yet: generate a trace on another page, or add benchmark results to "

@@ -2,12 +2,14 @@
 
 from pathlib import Path
 
+import plotly.graph_objects as go
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from specviz import bench, theory
 from specviz.bench import BenchConfig, run_bench
 from specviz.models import toy_pair
+from specviz.ui import charts as plot
 from specviz.ui import speedup_charts as charts
 from specviz.ui import speedup_tables as tables
 from specviz.ui import speedup_view as view
@@ -174,3 +176,15 @@ def test_the_verdict_of_a_losing_sweep_names_c(tiny, monkeypatch):
     monkeypatch.setattr(type(tiny), "mean_alpha", lambda self, proposer, temperature: 0.61)
     text = view.verdict(tiny, "draft", 0.0)
     assert "slower than target-only decoding" in text and "c = 1.17" in text and "thrown away" not in text
+
+
+def test_figure_table_lists_every_point_of_bars_and_lines():
+    """The numbers behind each chart, for a phone or a keyboard that cannot hover."""
+    fig = go.Figure([go.Bar(x=["a", "b"], y=[1.0, 2.5], name="bars"),
+                     go.Bar(y=["a"], x=[3.0], orientation="h", name="sideways"),
+                     go.Scatter(x=["b"], y=[0.123456], name="line"), go.Heatmap(z=[[1, 2]])],
+                    layout={"xaxis_title": "kind"})
+    table = plot.figure_table(fig)
+    assert table.to_dict("records") == [{"kind": "a", "bars": "1", "sideways": "3", "line": "–"},
+                                        {"kind": "b", "bars": "2.5", "sideways": "–", "line": "0.123"}]
+    assert plot.figure_table(go.Figure(go.Heatmap(z=[[1]]))) is None

@@ -7,6 +7,7 @@ accepted draft, the rejected draft struck through, the recovered or bonus token 
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +22,7 @@ from specviz.ui.palette import legend_html, style
 from specviz.ui.tokens import chip, decision_kind, decision_tooltip, emitted_tooltip, text_html
 
 PLAY_SECONDS = 4.0  # the whole animation, however long the example
+CONTROL_TOKEN = re.compile(r"<\|[^|<>]{1,40}\|>")  # a chat template's marker, such as <|im_start|>
 # page file stem -> what a student finds there; titles, icons and paths come from the app's page map
 NEXT_PAGES = {
     "playground": "step through real generations one decision at a time",
@@ -39,25 +41,21 @@ def next_pages() -> list[tuple[str, str, str, str]]:
 
 LOOP_DOT = r"""
 digraph loop {
-  rankdir=LR; bgcolor="transparent"; pad=0.1; nodesep=0.5; ranksep=0.6;
-  node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize=14, penwidth=1.6, margin="0.2,0.1"];
+  rankdir=TB; bgcolor="transparent"; pad=0.05; nodesep=0.4; ranksep=0.3;
+  node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize=14, penwidth=1.6, margin="0.12,0.07"];
   edge [fontname="Helvetica", fontsize=12, penwidth=1.4, color="#444444"];
   ctx     [label="text so far", fillcolor="#FFFFFF", color="#6B6B6B"];
-  propose [label="1. propose\nthe cheap draft guesses\nK tokens (probabilities q)",
+  propose [label="1. propose\nthe cheap draft\nguesses K tokens\n(probabilities q)",
            fillcolor="#FFF4DC", color="#E69F00"];
-  verify  [label="2. verify\nthe target scores K+1 positions\n(the K guesses + the slot after\n\
-them, where the bonus comes from)\nin ONE forward pass (p)",
+  verify  [label="2. verify\nthe target scores\nK+1 positions (the K\nguesses + the slot\nafter them, where the\nbonus comes from)\nin ONE forward pass (p)",
            fillcolor="#DDEBF7", color="#0072B2"];
-  decide  [label="3. accept / reject\nkeep each guess x with\nprobability min(1, p(x) / q(x))",
+  decide  [label="3. accept / reject\nkeep each guess x\nwith probability\nmin(1, p(x) / q(x))",
            fillcolor="#D3EFE6", color="#009E73"];
-  correct [label="4. correct\nfirst rejection: resample from\nnorm(max(0, p − q))  (recovered)\n\
-all kept: one extra from p  (bonus)",
+  correct [label="4. correct\nfirst rejection:\nresample from\nnorm(max(0, p − q))\n(recovered);\nall kept: one extra\nfrom p (bonus)",
            fillcolor="#F4E1EC", color="#CC79A7"];
-  {rank=same; propose; correct}
-  {rank=same; verify; decide}
-  ctx -> propose; propose -> verify [label="K guesses"]; verify -> decide [label="p and q\nfor each guess"];
-  decide -> correct [label="the kept prefix"];
-  correct -> ctx [label="append 1 to K+1\ntokens, repeat"];
+  ctx -> propose; propose -> verify [label=" K guesses"]; verify -> decide [label=" p and q"];
+  decide -> correct [label=" the kept prefix"];
+  correct -> ctx [label="append 1 to K+1\ntokens, repeat", constraint=false];
 }
 """
 
@@ -71,12 +69,24 @@ class Frame:
 
 
 def loop_diagram() -> None:
-    """The propose → verify → accept/reject → correct loop (rendered by the browser; no external assets)."""
+    """The propose → verify → accept/reject → correct loop (rendered by the browser; no external assets). One box
+    wide, with short lines, so a phone shows it at its natural size instead of shrinking the text to a few pixels."""
     st.graphviz_chart(LOOP_DOT, width="content")
 
 
+# Streamlit keeps a page link on one line and cuts it with "…"; on a phone that cut every "Where next" label.
+WRAP_LINKS_CSS = """<style>
+[data-testid="stPageLink-NavLink"] span:has(> [data-testid="stMarkdownContainer"]),
+[data-testid="stPageLink-NavLink"] [data-testid="stMarkdownContainer"],
+[data-testid="stPageLink-NavLink"] [data-testid="stMarkdownContainer"] p {
+  white-space: normal; overflow: visible; text-overflow: clip; }
+</style>"""
+
+
 def page_links() -> None:
-    """Links to the pages a student should visit next (a caption when this page runs outside the app)."""
+    """Links to the pages a student should visit next, wrapping instead of cut off on a narrow screen (a caption when
+    this page runs outside the app)."""
+    st.html(WRAP_LINKS_CSS)
     for path, title, icon, what in next_pages():
         try:
             st.page_link(path, label=f"{title}: {what}", icon=icon)
@@ -88,12 +98,15 @@ def example_name() -> str | None:
     """The example the Overview plays: the shipped one with the most accepted drafts (None if none is shipped).
 
     That is the example where speculation visibly works: long runs of kept drafts, with a few rejections. Real
-    text beats the toy pair's random characters when it has at least 10 accepted drafts.
+    text beats the toy pair's random characters when it has at least 10 accepted drafts, and a trace whose drafts
+    are all text beats one recorded when n-gram lookup still drafted the chat template's <|im_start|> (a beginner's
+    first struck-through chip should be a word).
     """
-    best, best_rank = None, (False, -1)
+    best, best_rank = None, (False, False, -1)
     for example in list_examples():
         spec = load_example(example.name)[0]
-        rank = (spec.meta.get("pair") != "toy" and spec.num_accepted >= 10, spec.num_accepted)
+        words = not any(CONTROL_TOKEN.fullmatch(d.text.strip()) for s in spec.steps for d in s.decisions)
+        rank = (spec.meta.get("pair") != "toy" and spec.num_accepted >= 10, words, spec.num_accepted)
         if rank > best_rank:
             best, best_rank = example.name, rank
     return best

@@ -1,0 +1,191 @@
+"""The app on a 390×844 phone, on a 1920×1080 projector and from the keyboard, in a real Chromium: what AppTest
+cannot see (sizes in pixels, clipping, the Tab order, the Plotly toolbar). Screenshots land in artifacts/.
+
+Needs `chromium` on PATH (`make browser`); without it these tests fail, they do not skip.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from specviz.classroom import ClassroomStore
+from specviz.quiz import load_bank
+from specviz.scripts.screenshots import CHROMIUM_ARGS, chromium_path, serve, wait_for_app
+from specviz.ui import charts
+
+ROOT = Path(__file__).resolve().parent.parent
+ARTIFACTS = ROOT / "artifacts"
+PHONE = {"width": 390, "height": 844}
+PROJECTOR = {"width": 1920, "height": 1080}
+PIN = "phone-test-pin-42"
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+# what the Tab key lands on, and whether it sits inside a chart
+FOCUSED = """() => { const e = document.activeElement;
+  return {inChart: !!(e && e.closest('.js-plotly-plot, [data-testid="stPlotlyChart"]')),
+          label: e ? (e.getAttribute('aria-label') || e.innerText || e.tagName).slice(0, 40) : ''}; }"""
+SCROLL_MAIN = """(y) => { let box = document.querySelector('[data-testid="stMain"]');
+  while (box && !['auto', 'scroll'].includes(getComputedStyle(box).overflowY)) box = box.parentElement;
+  (box || document.scrollingElement).scrollTop = y; }"""
+
+
+@pytest.fixture(scope="module")
+def classroom_db(tmp_path_factory):
+    """The server's classroom database and PIN (set before it starts), with one session of ordering questions."""
+    path = tmp_path_factory.mktemp("phone") / "classroom.sqlite"
+    saved = {k: os.environ.get(k) for k in ("SPECVIZ_CLASSROOM_DB", "SPECVIZ_TEACHER_PIN")}
+    os.environ.update(SPECVIZ_CLASSROOM_DB=str(path), SPECVIZ_TEACHER_PIN=PIN)
+    yield path
+    for key, value in saved.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
+
+
+@pytest.fixture(scope="module")
+def base(classroom_db):
+    with serve() as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def browser():
+    try:
+        chromium_path()
+    except RuntimeError as exc:
+        pytest.fail(str(exc))
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium_path(), headless=True, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+def _open(browser, base: str, path: str, viewport=PHONE):
+    phone = viewport["width"] < 500
+    context = browser.new_context(viewport=viewport, is_mobile=phone, has_touch=phone)
+    context.set_default_timeout(60_000)
+    page = context.new_page()
+    page.goto(base + path)
+    wait_for_app(page, timeout=120)
+    return page
+
+
+def _shot(page, name: str) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / name))
+
+
+def _no_page_overflow(page) -> None:
+    width = page.evaluate("() => document.documentElement.scrollWidth")
+    assert width <= page.viewport_size["width"] + 1, f"the page is {width} px wide: it scrolls sideways"
+
+
+def _tab_through(page, presses: int = 80) -> list[dict]:
+    page.evaluate("() => document.activeElement && document.activeElement.blur()")
+    stops = []
+    for _ in range(presses):
+        page.keyboard.press("Tab")
+        stops.append(page.evaluate(FOCUSED))
+    return stops
+
+
+def test_the_loop_diagram_and_where_next_read_on_a_phone(browser, base):
+    page = _open(browser, base, "/")
+    texts = page.locator('[data-testid="stGraphVizChart"] svg text')
+    assert texts.count() > 10
+    heights = texts.evaluate_all("els => els.map(e => e.getBoundingClientRect().height)")
+    assert min(h for h in heights if h > 0) >= 10, f"diagram text is {min(heights):.1f} px tall on a phone"
+    links = page.locator('[data-testid="stPageLink-NavLink"] [data-testid="stMarkdownContainer"]')
+    assert links.count() >= 5
+    clipped = links.evaluate_all("els => els.filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.innerText)")
+    assert not clipped, f"cut off on a phone: {clipped}"
+    _no_page_overflow(page)
+    page.evaluate(SCROLL_MAIN, 600)
+    _shot(page, "phone-overview.png")
+    page.context.close()
+
+
+@pytest.mark.parametrize("path", ["/race", "/theory", "/speedup_lab"])
+def test_charts_have_no_toolbar_over_titles_and_stay_out_of_the_tab_order(browser, base, path):
+    page = _open(browser, base, path)
+    page.wait_for_selector(".js-plotly-plot")
+    plot = page.locator(".js-plotly-plot").first
+    plot.scroll_into_view_if_needed()
+    plot.tap(position={"x": 60, "y": 60})  # a tap is what showed the toolbar over the title
+    page.wait_for_timeout(500)
+    toolbars = page.locator(".modebar-container .modebar, .modebar-btn")
+    assert toolbars.count() == 0 or not toolbars.first.is_visible(), "Plotly's toolbar is drawn"
+    stops = _tab_through(page)
+    assert not [s for s in stops if s["inChart"]], "Tab stops inside a chart"
+    _no_page_overflow(page)
+    _shot(page, f"phone-{path.strip('/')}.png")
+    page.context.close()
+
+
+def test_chart_numbers_are_readable_without_hovering(browser, base):
+    page = _open(browser, base, "/theory")
+    page.get_by_text(charts.NUMBERS_LABEL).first.click()
+    page.wait_for_timeout(800)
+    assert page.locator('[data-testid="stDataFrame"]').count() >= 1
+    page.context.close()
+
+
+def test_focus_rings_stay_for_the_keyboard(browser, base):
+    page = _open(browser, base, "/race", viewport={"width": 1400, "height": 900})
+    page.evaluate("() => document.activeElement && document.activeElement.blur()")
+    for _ in range(40):
+        page.keyboard.press("Tab")
+        if page.evaluate("() => document.activeElement.tagName") == "BUTTON":
+            break
+    ring = page.evaluate("""() => { const cs = getComputedStyle(document.activeElement);
+        return (cs.outlineStyle !== 'none' && parseFloat(cs.outlineWidth) > 0) || cs.boxShadow !== 'none'; }""")
+    assert ring, "a focused button shows no focus ring"
+    page.context.close()
+
+
+def test_an_ordering_question_on_a_phone_is_whole_buttons_to_tap(browser, base, classroom_db):
+    store = ClassroomStore(classroom_db)
+    ordering = next(q for q in load_bank().questions if q.kind == "ordering")
+    session = store.create_session([ordering], "Phones")
+    student = store.join(session.code, "Pat")
+    page = _open(browser, base, f"/classroom?student={student.token}")
+    assert page.locator('[data-testid="stMultiSelect"]').count() == 0
+    items = page.locator('[data-testid="stButton"] button').filter(has_text=ordering.answer[0][:20])
+    assert items.count() == 1
+    clipped = page.locator('[data-testid="stButton"] button').evaluate_all(
+        "els => els.filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.innerText)")
+    assert not clipped, f"cut off on a phone: {clipped}"
+    items.first.tap()
+    page.wait_for_timeout(500)
+    wait_for_app(page)
+    assert page.get_by_text("Your order").count() == 1
+    _no_page_overflow(page)
+    _shot(page, "phone-classroom-ordering.png")
+    page.context.close()
+
+
+def test_the_dashboard_reads_from_the_back_of_the_room(browser, base, classroom_db):
+    store = ClassroomStore(classroom_db)
+    questions = load_bank().select(["accept_rule"])[:3]
+    session = store.create_session(questions, "Projector")
+    for name in ("Ana", "Ben"):
+        student = store.join(session.code, name)
+        store.record_answer(student.token, questions[0].id, "nope")
+    page = _open(browser, base, f"/classroom?as=teacher&session={session.code}", viewport=PROJECTOR)
+    page.get_by_label("Teacher PIN").fill(PIN)
+    page.get_by_role("button", name="Unlock").click()
+    page.wait_for_selector(".sv-fail")
+    wait_for_app(page)
+    size = page.locator(".sv-fail .q").first.evaluate("e => parseFloat(getComputedStyle(e).fontSize)")
+    assert size >= 18, f"question text is {size} px at 1920×1080"
+    shown = page.locator(".sv-fail").inner_text()
+    assert "2/2 missed" in shown and questions[0].id not in shown and "None" not in shown
+    _shot(page, "projector-dashboard.png")
+    page.context.close()
+

@@ -105,3 +105,9 @@ def test_model_text_is_escaped_in_the_player():
 
 def test_the_diagram_is_self_contained():
     assert "http" not in LOOP_DOT and "image" not in LOOP_DOT.lower()
+
+
+def test_the_played_example_drafts_words_not_chat_template_markers():
+    """A beginner's first struck-through chip should be a word, not <|im_start|> copied from the chat template."""
+    spec, _ = load_example(example_name())
+    assert not any("<|" in d.text for s in spec.steps for d in s.decisions)

@@ -207,3 +207,38 @@ def test_a_first_load_leaves_no_ready_boxes_behind(monkeypatch):
     at = _live_toy()
     assert not at.exception and not at.error and at.metric
     assert not at.status  # the loading box is gone once the models are in; no "Models ... ready." boxes stack up
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_in_a_browser_a_second_press_measures_again(tmp_path):
+    """Run the race twice in Chromium: the second press shows a new measurement time and new per-round numbers,
+    not the first race's numbers served again."""
+    from playwright.sync_api import sync_playwright
+
+    from specviz.scripts.screenshots import click_button, launch, serve, wait_for_app
+
+    live = ("/race?race_source=live&race_pair=toy&race_proposer=ngram&race_k=2&race_max_new=16"
+            "&race_temperature=0&race_seed=1")
+    with serve() as base, sync_playwright() as pw, launch(pw) as context:
+        page = context.new_page()
+        page.goto(base)
+        wait_for_app(page, timeout=120)
+        page.goto(base + live)  # a link to a live race runs it once
+        wait_for_app(page, timeout=120)
+        page.wait_for_selector("text=Measured at", timeout=120_000)
+
+        def measured() -> tuple[str, str]:
+            """(when, what): the time in the caption, and the rounds' speedups with both lanes' tokens/s."""
+            caption = page.get_by_text("Measured at").first.inner_text()
+            speeds = page.locator('[data-testid="stMetricValue"]').all_inner_texts()
+            return caption.split("Measured at ")[1][:8], caption.split("Measured at ")[0] + " ".join(speeds)
+
+        first_time, first_rounds = measured()
+        page.wait_for_timeout(3500)  # the cooldown between two live runs of one session
+        click_button(page, "Run the race", timeout=120)
+        page.wait_for_function(f"!document.body.innerText.includes('Measured at {first_time}')", timeout=120_000)
+        second_time, second_rounds = measured()
+        assert second_time != first_time and second_rounds != first_rounds
+        assert page.locator('[data-testid="stException"], [data-testid="stAlertContentError"]').count() == 0
+        page.screenshot(path=str(tmp_path / "race-again.png"))

@@ -169,9 +169,9 @@ def test_every_press_measures_the_race_anew_in_interleaved_rounds(monkeypatch):
     at = _live_toy()  # the link runs it once
     first = at.session_state[race_view.RESULT_KEY]
     assert len(first.rounds.rounds) == race_view.ROUNDS == 3
-    table = at.dataframe[0].value  # the rounds, numbers without hovering
-    assert list(table["round"]) == [1, 2, 3] and list(table["ran first"]) == ["speculative", "target only",
-                                                                           "speculative"]
+    table = at.table[0].value  # the rounds, numbers without hovering
+    assert list(table.index) == [1, 2, 3] and list(table["ran first"]) == ["speculative", "target only",
+                                                                              "speculative"]
     shown = " ".join(c.value for c in at.caption)
     assert "3 rounds, lanes interleaved" in shown and "median" in shown and "not from a cache" in shown
     assert _metric(at, "Measured speedup") == format_speedup(first.rounds.median_speedup)

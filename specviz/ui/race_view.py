@@ -15,6 +15,7 @@ import math
 import time
 from dataclasses import dataclass, replace
 
+import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
@@ -25,12 +26,15 @@ from specviz.timeline import (BASELINE_NAME, SPEEDUP_DEFINITION, Interval, RaceR
                               length_note, measured_speedup, spread_sentence, step_intervals, tokens_over_time)
 from specviz.trace import TokenKind, Trace
 from specviz.ui import charts
+from specviz.ui.escaping import escape_text
 from specviz.ui.palette import COLORS, LIGHT_GREY, P_COLOR, Q_COLOR, legend_html
 from specviz.ui.runs import RUN_SECONDS, get_pair, waiting_note, with_turn
 from specviz.ui.tokens import output_html
 
 SPEC_LANE, BASE_LANE = "speculative", "target only"
 PHASE_COLORS = {"prefill": LIGHT_GREY, "draft": Q_COLOR, "verify": P_COLOR, "overhead": "#333333"}
+PHASE_NAMES = {"prefill": "prefill (read the prompt)", "draft": "draft: propose K tokens",
+               "verify": "target forward pass", "overhead": "sampling and bookkeeping"}
 PROPOSERS = {"toy": ("draft", "ngram", "layerskip"), "default": ("eagle", "draft", "layerskip", "ngram")}
 PROPOSER_LABELS = {"draft": "draft model", "ngram": "n-gram lookup (no model)", "layerskip": "layer-skip self-draft",
                    "eagle": "EAGLE feature drafter (trained)"}
@@ -233,8 +237,7 @@ def _lane_bars(fig: go.Figure, lane: str, bars: list[Interval], *, speculative: 
         segments["draft"].append((bar.start, bar.draft_end, bar))
         segments["verify"].append((bar.draft_end, bar.verify_end, bar))
         segments["overhead"].append((bar.verify_end, bar.end, bar))
-    names = {"prefill": "prefill (read the prompt)", "draft": "draft: propose K tokens",
-             "verify": "target forward pass", "overhead": "sampling and bookkeeping"}
+    names = PHASE_NAMES
     for phase, segs in segments.items():
         segs = [s for s in segs if s[1] > s[0]]
         if not segs:
@@ -267,10 +270,10 @@ def race_figure(spec: Trace, base: Trace) -> go.Figure:
     _lane_bars(fig, BASE_LANE, step_intervals(base), speculative=False, legend=legend)
     end = max(step_intervals(spec)[-1].end, step_intervals(base)[-1].end)
     fig.update_layout(
-        barmode="overlay", height=260, margin=dict(l=10, r=10, t=30, b=40), bargap=0.35,
+        barmode="overlay", height=300, margin=dict(l=10, r=10, t=10, b=10), bargap=0.35,
         xaxis=dict(title="seconds since generation started", range=[0, end * 1.02]),
         yaxis=dict(categoryorder="array", categoryarray=[BASE_LANE, SPEC_LANE]),
-        legend=dict(orientation="h", y=1.18, x=0), uniformtext=dict(minsize=8, mode="hide"),
+        showlegend=False, uniformtext=dict(minsize=8, mode="hide"),  # the legend is HTML above it: it wraps
     )
     return fig
 
@@ -283,9 +286,19 @@ def tokens_figure(spec: Trace, base: Trace) -> go.Figure:
         fig.add_trace(go.Scatter(x=times, y=tokens, mode="lines", line=dict(shape="hv", color=color, width=2.5),
                                  name=f"{name} ({trace.num_tokens} tokens)",
                                  hovertemplate="%{x:.3f} s: %{y} tokens<extra>" + name + "</extra>"))
-    fig.update_layout(height=300, margin=dict(l=10, r=10, t=30, b=40), xaxis_title="seconds since generation started",
-                      yaxis_title="output tokens", legend=dict(orientation="h", y=1.12, x=0))
+    fig.update_layout(height=320, margin=dict(l=10, r=10, t=10, b=10), xaxis_title="seconds since generation started",
+                      yaxis_title="output tokens", showlegend=False)
     return fig
+
+
+def swatches_html(items: list[tuple[str, str]], line: bool = False) -> str:
+    """A chart's legend as HTML (colour, label), which wraps on a narrow screen where Plotly's legend would cover the
+    chart. Labels are specviz's own words and token counts."""
+    shape = "width:18px;height:3px" if line else "width:13px;height:13px;border-radius:2px"
+    spans = [f'<span style="display:inline-block;margin:2px 14px 2px 0;white-space:nowrap">'
+             f'<span style="display:inline-block;{shape};vertical-align:middle;background:{color}"></span>&nbsp;'
+             f'{escape_text(label, whitespace=False)}</span>' for label, color in items]
+    return f'<div style="line-height:1.9;font-size:0.9rem">{"".join(spans)}</div>'
 
 
 # ---- the whole result ---------------------------------------------------------------------------------------------
@@ -298,10 +311,10 @@ def rounds_table(rounds: RaceRounds) -> list[dict[str, object]]:
     rows = []
     for index, ((spec, base), forward) in enumerate(zip(rounds.rounds, rounds.forward_ms()), start=1):
         rows.append({"round": index, "ran first": SPEC_LANE if index % 2 else BASE_LANE,
-                     "speculative tokens/s": round(spec.tokens_per_second, 1),
-                     "target only tokens/s": round(base.tokens_per_second, 1),
+                     "speculative tokens/s": f"{spec.tokens_per_second:.1f}",
+                     "target only tokens/s": f"{base.tokens_per_second:.1f}",
                      "speedup": format_speedup(measured_speedup(spec, base)),
-                     "one-token forward, ms (median)": round(forward, 1) if math.isfinite(forward) else None})
+                     "one-token forward (median)": f"{forward:.1f} ms" if math.isfinite(forward) else "–"})
     return rows
 
 
@@ -327,8 +340,8 @@ def render_race(rounds: RaceRounds, *, usual_ms: float | None = None, measured_a
     if measured_at is not None:
         when = (f" Measured at {time.strftime('%H:%M:%S', time.localtime(measured_at))}, not from a cache: press "
                 "**Run the race** to measure again.")
-    st.caption(f"{SPEEDUP_DEFINITION} Baseline: {BASELINE_NAME}. {spread_sentence(rounds)}{when}"
-               + (" The charts show the median round." if several else ""))
+    rounds_note = f" {spread_sentence(rounds)} The charts show the median round." if several else ""
+    st.caption(f"{SPEEDUP_DEFINITION} Baseline: {BASELINE_NAME}.{rounds_note}{when}")
     busy = busy_note(rounds, usual_ms) if measured_at is not None else None
     if busy:
         st.warning(busy)
@@ -339,15 +352,18 @@ def render_race(rounds: RaceRounds, *, usual_ms: float | None = None, measured_a
     if note:
         st.caption(note)
     if several:
-        st.dataframe(rounds_table(rounds), hide_index=True, key="race_rounds")
+        st.table(pd.DataFrame(rounds_table(rounds)).set_index("round"))  # wraps on a phone; no hover needed
 
     st.markdown("**Where the time went.** Each speculative step is an orange drafting segment followed by one blue "
                 "target forward that checks all the drafts; the number on it is how many tokens the step emitted. "
                 "The lane below is plain decoding: one blue forward per token. Hover or tap a segment for its "
-                "numbers; the table above has the totals.")
-    charts.show(race_figure(spec, base), key="race_lanes")
+                "numbers; the numbers above are its totals.")
+    st.html(swatches_html([(PHASE_NAMES[p], PHASE_COLORS[p]) for p in PHASE_NAMES]))
+    charts.show(race_figure(spec, base), key="race_lanes", numbers=False)  # the table above has the numbers
     st.markdown("**How the output grew.** Steep jumps are steps where several drafts were accepted at once.")
-    charts.show(tokens_figure(spec, base), key="race_tokens")
+    st.html(swatches_html([(f"{SPEC_LANE} ({spec.num_tokens} tokens)", COLORS[TokenKind.ACCEPTED]),
+                           (f"{BASE_LANE} ({base.num_tokens} tokens)", COLORS[TokenKind.TARGET])], line=True))
+    charts.show(tokens_figure(spec, base), key="race_tokens", numbers=False)
     with st.expander("The two outputs"):
         st.html(legend_html(tuple(TokenKind), distributions=False))
         st.markdown(f"**Speculative** ({spec.num_tokens} tokens)")

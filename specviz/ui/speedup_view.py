@@ -127,8 +127,9 @@ def slowdown_reason(alpha: float | None, c: float, k: int, verify: float, tokens
     """
     if c >= 1:
         return (f"each drafted token costs c = {c:.2f} of a target forward: the draft is no cheaper than the "
-                f"target, so even if all {k} drafts were kept a step would cost more than the {k + 1} tokens it could emit "
-                f"(the acceptance α ≈ {number(alpha)} is not what holds it back)")
+                f"target, so even if all K = {k} drafts were kept, a step would cost at least the {k + 1} target "
+                f"forwards plain decoding pays for the same {k + 1} tokens (the acceptance α ≈ {number(alpha)} is "
+                "not what holds it back)")
     needed = theory.break_even_alpha(k, c)
     if alpha is not None and math.isfinite(needed) and alpha < needed:
         return (f"at c = {c:.2f} a step of K = {k} drafts pays only if α is above {needed:.2f}, and here α ≈ "

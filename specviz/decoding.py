@@ -149,14 +149,18 @@ class SpeculativeDecoder:
         """The drafted tokens (K) and their q (K, V); K is the policy's or the constant one.
 
         A proposal ends at its first end-of-text token: nothing after it could ever be emitted, so drafts past it
-        would only be scored and thrown away. It also ends just before a chat-template marker (`<|im_start|>`),
-        which n-gram lookup copies from the template in the prompt but a model never writes inside its answer.
-        Any shorter proposal keeps the rule exact."""
+        would only be scored and thrown away (exact: those drafts are never reached or never emitted).
+        A deterministic proposal (n-gram lookup, q a point mass) also ends just before a chat-template marker
+        (`<|im_start|>`), which lookup copies from the template in the prompt but a model never writes inside its
+        answer: cutting a deterministic proposal is just another deterministic proposer, so the rule stays exact.
+        A sampled draft is never cut for what it is: dropping x after drawing it from q would emit p minus a part
+        of the residual plus q(marker)·p, not p."""
         wanted = self.settings.k if self.draft_length is None else self.draft_length.next_k()
         k = min(wanted or 0, self.settings.max_new_tokens - n_emitted - 1)
         proposal = self.proposer.propose(sequence, k, self.sampling, self.generator) if k > 0 else Proposal([], None)
         drafts = proposal.tokens[:k]
-        end = next((i for i, token in enumerate(drafts) if token in self.eos or token in self.template), None)
+        markers = self.template if proposal.draft_probs is None else frozenset()
+        end = next((i for i, token in enumerate(drafts) if token in self.eos or token in markers), None)
         if end is not None:
             drafts = drafts[: end + (drafts[end] in self.eos)]
         synchronize(self.target.device)

@@ -268,3 +268,28 @@ def test_a_proposal_stops_before_a_chat_template_marker(toy, monkeypatch):
     assert drafted[0] == [5] and all(d in ([5], []) for d in drafted)  # [] once only the last token is left
     plain = autoregressive_generate(toy.target, ids, max_new_tokens=12, tokenizer=toy.tokenizer, eos_token_id=[])
     assert trace.output_ids == plain.output_ids
+
+
+class SampledMarkerProposer(Proposer):
+    """A model-like proposer whose q puts mass on a chat-template marker, and which drafts that marker."""
+
+    name = "sampled"
+
+    def __init__(self, marker: int, vocab_size: int):
+        self.marker, self.vocab_size = marker, vocab_size
+
+    def propose(self, sequence, k, sampling, generator) -> Proposal:
+        q = torch.full((k, self.vocab_size), 0.5 / (self.vocab_size - 1))
+        q[:, self.marker] = 0.5
+        return Proposal([self.marker] * k, q)
+
+
+def test_a_sampled_draft_is_never_cut_for_what_it_is(toy, monkeypatch):
+    """Cutting x after drawing it from q would change the output distribution (p − D·r + q(marker)·p instead of p):
+    only a deterministic proposal ends before a marker; a drafted marker with a real q is verified like any token."""
+    marker = toy.tokenizer.convert_tokens_to_ids("<unk>")
+    monkeypatch.setattr(toy.tokenizer, "chat_template", "{{ '<unk>' + messages[0]['content'] }}", raising=False)
+    ids = toy.tokenizer("hello there")["input_ids"]
+    trace = speculative_generate(toy.target, SampledMarkerProposer(marker, toy.target.config.vocab_size), ids, k=3,
+                                 max_new_tokens=8, temperature=1.0, tokenizer=toy.tokenizer, eos_token_id=[])
+    assert trace.steps[0].n_drafted == 3 and trace.steps[0].decisions[0].token_id == marker

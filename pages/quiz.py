@@ -19,10 +19,11 @@ with st.expander("Quiz settings", expanded=False):
     live = quiz_setup.trace_questions("quiz_trace", settings.seed)
     restart = st.button("Start over", key="quiz_restart")
 
-signature = (settings.seed, settings.concepts, settings.count, len(bank), tuple(q.id for q in live))
+signature = (settings.seed, settings.order, settings.concepts, settings.count, len(bank), tuple(q.id for q in live))
 if restart or st.session_state.get("quiz_signature") != signature:
     st.session_state["quiz_signature"] = signature
-    st.session_state["quiz_run"] = QuizRun.start(bank.select(settings.concepts), settings.seed, settings.count)
+    st.session_state["quiz_run"] = QuizRun.start(bank.select(settings.concepts), settings.seed, settings.count,
+                                                 order=settings.order)
     st.session_state["quiz_run"].questions += live
     st.session_state["quiz_round"] = st.session_state.get("quiz_round", 0) + 1
 

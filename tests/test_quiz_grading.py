@@ -94,10 +94,10 @@ def test_a_number_too_big_for_a_float_is_not_a_number():
 
 
 def test_a_run_scores_retries_and_exports():
-    run = QuizRun.start(BANK.select(["accept_rule", "bonus_token"]), seed=7, limit=6)
+    run = QuizRun.start(BANK.select(["accept_rule", "bonus_token"]), seed=7, limit=6, order="shuffled")
     assert len(run.questions) == 6
-    again = QuizRun.start(BANK.select(["accept_rule", "bonus_token"]), seed=7, limit=6)
-    other = QuizRun.start(BANK.select(["accept_rule", "bonus_token"]), seed=8, limit=6)
+    again = QuizRun.start(BANK.select(["accept_rule", "bonus_token"]), seed=7, limit=6, order="shuffled")
+    other = QuizRun.start(BANK.select(["accept_rule", "bonus_token"]), seed=8, limit=6, order="shuffled")
     assert [q.id for q in again.questions] == [q.id for q in run.questions] != [q.id for q in other.questions]
     first, second = run.questions[0], run.questions[1]
     run.submit(first, first.answer)
@@ -138,3 +138,32 @@ def test_docstring_examples_hold():
     for module in (specviz.quiz, specviz.classroom):
         result = doctest.testmod(module)
         assert result.attempted > 0 and result.failed == 0, module.__name__
+
+
+def test_the_default_order_is_basics_first():
+    """A default run tours the concepts, each one's first (easiest) question before any second one: it opens on
+    what speculative decoding is, never on EAGLE or FLOPs per byte."""
+    run = QuizRun.start(BANK.select(), seed=3, limit=10)
+    assert run.questions[0].id == "ci-what-is"
+    concepts = [q.concept for q in run.questions]
+    assert len(set(concepts)) == 10  # ten questions, ten different concepts
+    assert "eagle" not in concepts and "mb-intensity" not in [q.id for q in run.questions]
+    assert [q.id for q in QuizRun.start(BANK.select(), seed=4, limit=10).questions] == [q.id for q in run.questions]
+    with pytest.raises(ValueError, match="Unknown question order"):
+        QuizRun.start(BANK.select(), seed=3, order="hardest")
+
+
+@pytest.mark.parametrize("qid, answer, expected", [
+    ("kv-facts", [], "Not quite. The right choices are “"),
+    ("ci-what-is", "A way to compress a large model into a smaller one (by distillation or pruning) that then answers "
+                   "in its place, trading a little quality for speed.", "Not quite. The right answer is “A cheap"),
+    ("ar-prob-1", "0.9", "Not quite. The answer is 0.4."),
+])
+def test_feedback_quotes_the_right_answer_and_ends_once(qid, answer, expected):
+    """The right answer sits in quotation marks, so a choice's own full stop never collides with the sentence's
+    ("the answer is It is ... recomputation.; Entries ..." before)."""
+    q = Q[qid]
+    feedback = grade(q, answer).feedback
+    assert feedback.startswith(expected)
+    assert ".;" not in feedback and ".." not in feedback and ".”." not in feedback
+    assert feedback.endswith((".", ".”", "?”", "!”"))

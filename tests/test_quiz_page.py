@@ -81,8 +81,86 @@ def test_a_wrong_answer_shows_the_right_one(at):
     q = at.session_state["quiz_run"].current()
     _give(at, q, _wrong(q))
     at.button(key=f"quiz_r{at.session_state['quiz_round']}_check").click().run()
-    assert not at.success and at.error[0].value.startswith("Not quite: the answer is")
+    assert not at.success and at.error[0].value.startswith("Not quite. The answer is")
     assert q.expected_text() in at.error[0].value
+
+
+def test_after_a_wrong_pick_the_right_option_is_marked_in_place(at):
+    _configure(at, concepts=("bonus_token",), count=5, seed=2)
+    run = at.session_state["quiz_run"]
+    q = run.current()
+    assert q.kind == "single"  # bt-when, the concept's first question
+    wrong = _wrong(q)
+    _give(at, q, wrong)
+    at.run()  # a browser reruns on the pick itself, before Check is pressed
+    at.button(key=f"quiz_r{at.session_state['quiz_round']}_check").click().run()
+    radio = at.radio(key=_key(at, q))
+    assert radio.disabled and radio.value == wrong  # the learner's pick stays visible
+    labels = dict(zip(q.options(run.seed), radio.options))
+    assert labels[q.answer].startswith(":green-background[**✓ right answer**]") and labels[q.answer].endswith(q.answer)
+    assert labels[wrong].startswith(":red-background[**✗ your pick**]")
+    assert all(labels[c] == c for c in q.choices if c not in (q.answer, wrong))
+    assert at.error[0].value == f"Not quite. The right answer is “{q.answer}”" + ("" if q.answer.endswith(".") else ".")
+
+
+def test_a_multiple_choice_question_marks_every_right_choice(at):
+    _configure(at, concepts=("kv_rollback",), count=4, seed=1)
+    run = at.session_state["quiz_run"]
+    while run.current().kind != "multiple":
+        q = run.current()
+        _give(at, q, q.answer)
+        at.button(key=f"quiz_r{at.session_state['quiz_round']}_check").click().run()
+        at.button(key=f"quiz_r{at.session_state['quiz_round']}_next").click().run()
+    q = run.current()
+    wrong = next(c for c in q.choices if c not in q.answer)
+    _give(at, q, [wrong])
+    at.run()
+    at.button(key=f"quiz_r{at.session_state['quiz_round']}_check").click().run()
+    boxes = {c: at.checkbox(key=f"{_key(at, q)}_{i}").label for i, c in enumerate(q.options(run.seed))}
+    assert all(boxes[c].startswith(":green-background[**✓ right answer, not picked**]") for c in q.answer)
+    assert boxes[wrong].startswith(":red-background[**✗ your pick**]")
+
+
+def test_the_default_quiz_starts_with_the_basics(at):
+    """Question 1 is what speculative decoding is, not EAGLE or FLOPs per byte; ten questions, ten concepts."""
+    run = at.session_state["quiz_run"]
+    assert run.questions[0].id == "ci-what-is" and "Draft proposes, target verifies" in at.markdown[0].value
+    assert len({q.concept for q in run.questions}) == len(run.questions) == 10
+    basics = [q.id for q in run.questions]
+    at.radio(key="quiz_order").set_value("shuffled").run()
+    assert not at.exception and [q.id for q in at.session_state["quiz_run"].questions] != basics
+
+
+def test_a_concept_at_0_percent_still_shows_its_bar(at):
+    import json
+
+    _configure(at, concepts=("accept_rule", "bonus_token"), count=2, seed=1)
+    round_key = f"quiz_r{at.session_state['quiz_round']}"
+    first, second = at.session_state["quiz_run"].questions
+    assert first.concept != second.concept
+    for q, answer in ((first, first.answer), (second, _wrong(second))):
+        _give(at, q, answer)
+        at.button(key=f"{round_key}_check").click().run()
+        at.button(key=f"{round_key}_next").click().run()
+    chart = json.loads(at.get("plotly_chart")[0].proto.spec)
+    track, right = chart["data"]
+    assert track["x"] == [100, 100]  # every answered concept has a visible row
+    zero = right["text"].index("0/1")
+    assert right["x"][zero] == 0 and right["textposition"][zero] == "outside"  # "0/1" shows beside an empty bar
+
+
+def test_the_right_choice_is_not_usually_the_longest():
+    """Test-wise learners pick the longest choice: in the bundled bank it is the right one in at most a third of
+    the single-choice questions (chance with 4 choices is a quarter), and right answers are on average no longer
+    than the wrong ones beside them."""
+    from specviz.quiz import load_bank
+
+    singles = [q for q in load_bank([ROOT / "assets" / "quiz"]) if q.kind == "single"]
+    longest = [q.id for q in singles if len(q.answer) >= max(len(c) for c in q.choices)]
+    assert len(longest) <= len(singles) / 3, longest
+    ratios = [len(q.answer) / (sum(len(c) for c in q.choices if c != q.answer) / (len(q.choices) - 1))
+              for q in singles]
+    assert sum(ratios) / len(ratios) < 1.1
 
 
 def test_check_without_an_answer_asks_for_one(at):

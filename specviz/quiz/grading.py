@@ -14,6 +14,24 @@ from typing import Any
 
 from specviz.quiz.schema import Question
 
+# Every sentence a learner reads from the grader, in one place (named placeholders, for the translation layer).
+TEXT = {
+    "correct": "Correct.",
+    "wrong": "Not quite. {answer}",
+    "invalid": "{problem} {answer}",
+    "single": "The right answer is {choice}",
+    "multiple": "The right choices are {choices}",
+    "ordering": "The right order is {items}.",
+    "numeric": "The answer is {value}.",
+    "and": " and ",
+    "no_choice": "No choice was picked.",
+    "not_a_list": "The answer should be a list of choices.",
+    "unknown_picks": "Some picks are not among the choices.",
+    "not_a_number": "That is not a number.",
+    "not_an_order": "The answer should be the items in order.",
+    "each_once": "Every item must be placed exactly once.",
+}
+
 
 @dataclass(frozen=True)
 class Grade:
@@ -44,43 +62,68 @@ def grade(question: Question, answer: Any) -> Grade:
     correct, valid, problem = graders[question.kind](question, answer)
     expected = question.expected_text()
     if correct:
-        feedback = "Correct."
+        feedback = TEXT["correct"]
     elif not valid:
-        feedback = f"{problem} The answer is {expected}."
+        feedback = TEXT["invalid"].format(problem=problem, answer=answer_sentence(question))
     else:
-        feedback = f"Not quite: the answer is {expected}."
+        feedback = TEXT["wrong"].format(answer=answer_sentence(question))
     return Grade(correct=correct, valid=valid, feedback=feedback, expected=expected)
+
+
+def answer_sentence(question: Question) -> str:
+    """The right answer as one sentence, each choice in quotation marks, so a choice's own full stop never runs into
+    the sentence's punctuation.
+
+    >>> q = Question("demo", "kv_rollback", "multiple", "?", ("It is cut back.", "Entries go"), "", "pages/quiz.py",
+    ...              ("It is cut back.", "Entries go", "Nothing"))
+    >>> answer_sentence(q)
+    'The right choices are “It is cut back.” and “Entries go”.'
+    """
+    if question.kind == "numeric":
+        return TEXT["numeric"].format(value=question.expected_text())
+    if question.kind == "ordering":
+        return TEXT["ordering"].format(items=" → ".join(question.answer))
+    if question.kind == "multiple":
+        quoted = [f"“{choice}”" for choice in question.answer]
+        listed = quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + TEXT["and"] + quoted[-1]
+        return _end(TEXT["multiple"].format(choices=listed), question.answer[-1])
+    return _end(TEXT["single"].format(choice=f"“{question.answer}”"), str(question.answer))
+
+
+def _end(sentence: str, last: str) -> str:
+    """A full stop after a closing quotation mark, unless the quoted text already ended the sentence."""
+    return sentence if last.rstrip().endswith((".", "!", "?", "…")) else sentence + "."
 
 
 def _grade_single(q: Question, answer: Any) -> tuple[bool, bool, str]:
     if not isinstance(answer, str) or answer.strip() not in q.choices:
-        return False, False, "No choice was picked."
+        return False, False, TEXT["no_choice"]
     return answer.strip() == q.answer, True, ""
 
 
 def _grade_multiple(q: Question, answer: Any) -> tuple[bool, bool, str]:
     if isinstance(answer, str) or not isinstance(answer, Iterable):
-        return False, False, "The answer should be a list of choices."
+        return False, False, TEXT["not_a_list"]
     given = list(answer)
     picked = [a.strip() for a in given if isinstance(a, str)]
     if len(picked) != len(given) or not set(picked) <= set(q.choices):
-        return False, False, "Some picks are not among the choices."
+        return False, False, TEXT["unknown_picks"]
     return set(picked) == set(q.answer), True, ""
 
 
 def _grade_numeric(q: Question, answer: Any) -> tuple[bool, bool, str]:
     value = parse_number(answer)
     if value is None:
-        return False, False, "That is not a number."
+        return False, False, TEXT["not_a_number"]
     return abs(value - float(q.answer)) <= q.tolerance + 1e-12, True, ""
 
 
 def _grade_ordering(q: Question, answer: Any) -> tuple[bool, bool, str]:
     if isinstance(answer, str) or not isinstance(answer, Iterable):
-        return False, False, "The answer should be the items in order."
+        return False, False, TEXT["not_an_order"]
     items = list(answer)
     if sorted(map(str, items)) != sorted(q.answer) or len(items) != len(q.answer):
-        return False, False, "Every item must be placed exactly once."
+        return False, False, TEXT["each_once"]
     return tuple(items) == q.answer, True, ""
 
 

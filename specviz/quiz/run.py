@@ -1,7 +1,9 @@
 """A quiz in progress: one learner's pass through a list of questions, per-concept mastery, and the downloads.
 
-`QuizRun.start` fixes the order by a seed; `submit` grades and keeps each answer; `mastery` sums up right answers
-per concept; `results` gives one row per question for `csv_text` (spreadsheet-safe) and `results_json`.
+`QuizRun.start` puts the questions in order: basics first (the default: a tour of the concepts in the bank's order,
+each concept's first question before any second one) or shuffled by a seed; `submit` grades and keeps each answer;
+`mastery` sums up right answers per concept; `results` gives one row per question for `csv_text` (spreadsheet-safe)
+and `results_json`.
 """
 
 from __future__ import annotations
@@ -16,6 +18,28 @@ from typing import Any
 
 from specviz.quiz.grading import Grade, grade
 from specviz.quiz.schema import Bank, Question
+
+
+ORDERS = {"basics": "Basics first", "shuffled": "Shuffled"}  # how a run orders its questions, with their labels
+
+
+def basics_first(questions: Sequence[Question]) -> list[Question]:
+    """A tour of the concepts: the first question of every concept (in the order the concepts first appear, which
+    for the bundled bank is its files' order, basics first), then the second of every concept, and so on. Within a
+    concept the questions keep their written order, easiest first, so a short quiz asks the basic question of each
+    concept and never opens on an advanced one.
+
+    >>> from specviz.quiz.schema import Question
+    >>> q = [Question(i, c, "single", "?", "a", "", "pages/quiz.py", ("a", "b")) for i, c in
+    ...      [("a1", "a"), ("a2", "a"), ("b1", "b"), ("a3", "a"), ("c1", "c")]]
+    >>> [x.id for x in basics_first(q)]
+    ['a1', 'b1', 'c1', 'a2', 'a3']
+    """
+    by_concept: dict[str, list[Question]] = {}
+    for question in questions:
+        by_concept.setdefault(question.concept, []).append(question)
+    rounds = max((len(group) for group in by_concept.values()), default=0)
+    return [group[i] for i in range(rounds) for group in by_concept.values() if i < len(group)]
 
 
 @dataclass
@@ -42,11 +66,16 @@ class QuizRun:
     position: int = 0
 
     @classmethod
-    def start(cls, questions: Sequence[Question], seed: int, limit: int | None = None) -> QuizRun:
-        """Questions in an order fixed by `seed`, cut to `limit`."""
-        order = list(questions)
-        random.Random(seed).shuffle(order)
-        return cls(order[:limit] if limit else order, seed)
+    def start(cls, questions: Sequence[Question], seed: int, limit: int | None = None,
+              order: str = "basics") -> QuizRun:
+        """The questions in `order` ("basics": `basics_first`; "shuffled": an order fixed by `seed`), cut to
+        `limit`. The seed also shuffles each question's choices."""
+        if order not in ORDERS:
+            raise ValueError(f"Unknown question order {order!r}: use one of {', '.join(ORDERS)}.")
+        ordered = basics_first(questions) if order == "basics" else list(questions)
+        if order == "shuffled":
+            random.Random(seed).shuffle(ordered)
+        return cls(ordered[:limit] if limit else ordered, seed)
 
     def current(self) -> Question | None:
         return self.questions[self.position] if self.position < len(self.questions) else None
@@ -73,7 +102,7 @@ class QuizRun:
 
     def retry_missed(self) -> QuizRun:
         """A new run over the questions answered wrongly, in a fresh order."""
-        return QuizRun.start(self.missed(), self.seed + 1)
+        return QuizRun.start(self.missed(), self.seed + 1, order="shuffled")
 
     def mastery(self, bank: Bank) -> list[ConceptMastery]:
         """Per concept (in the bank's concept order): right answers out of answered, and how many were asked."""

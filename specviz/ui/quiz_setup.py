@@ -11,6 +11,7 @@ import streamlit as st
 
 from specviz.quiz import (BANK_DIR, PATHS_ENV, Bank, Question, QuizBankError, live_quiz, load_bank, merge_banks,
                           parse_bank)
+from specviz.quiz.run import ORDERS
 from specviz.trace import Trace
 
 
@@ -20,6 +21,7 @@ class QuizSettings:
     seed: int
     concepts: tuple[str, ...]
     count: int
+    order: str = "basics"  # "basics" (each concept's basic question first) or "shuffled" (by the seed)
 
 
 @st.cache_resource(show_spinner=False)
@@ -74,12 +76,17 @@ def trace_questions(key: str, seed: int) -> list[Question]:
 
 def settings_panel(bank: Bank) -> QuizSettings:
     """Mode, seed, concepts and length, gathered in one row."""
-    mode_col, seed_col, count_col = st.columns([2, 1, 2])
+    mode_col, order_col, seed_col, count_col = st.columns([2, 2, 1, 2])
     mode = mode_col.radio("How to take it", ["One question at a time", "As a sheet"], horizontal=True,
                           key="quiz_mode")
-    seed = int(seed_col.number_input("Shuffle seed", min_value=0, max_value=10**6, value=0, step=1, key="quiz_seed"))
+    order = order_col.radio("Order", list(ORDERS), format_func=ORDERS.get, horizontal=True, key="quiz_order",
+                            help="Basics first: the basic question of each concept before any harder one. "
+                                 "Shuffled: a random order, fixed by the seed.")
+    seed = int(seed_col.number_input("Shuffle seed", min_value=0, max_value=10**6, value=0, step=1, key="quiz_seed",
+                                     help="Shuffles the choices (and, with Shuffled, the questions)."))
     concepts = st.multiselect("Concepts (none picked = all)", bank.used_concepts(), format_func=bank.label,
                               key="quiz_concepts")
     available = len(bank.select(concepts))
     count = int(count_col.slider("Questions", 1, max(available, 2), min(10, available), key="quiz_count"))
-    return QuizSettings("sheet" if mode == "As a sheet" else "one", seed, tuple(concepts), min(count, available))
+    return QuizSettings("sheet" if mode == "As a sheet" else "one", seed, tuple(concepts), min(count, available),
+                        order)

@@ -14,6 +14,21 @@ from specviz.pagemap import PAGES
 from specviz.quiz import Bank, ConceptMastery, Grade, Question, QuizRun, csv_text, results_json
 
 PAGE_TITLES = {path: (title, icon) for pages in PAGES.values() for path, title, icon in pages}
+# How an option looks once the question is graded (a badge before the option's own text; the badges are fixed
+# markdown, the option text is the bank's, which is markdown by design).
+MARKS = {"right": ":green-background[**✓ right answer**]", "wrong_pick": ":red-background[**✗ your pick**]",
+         "missed": ":green-background[**✓ right answer, not picked**]"}
+TEXT = {
+    "answer_label": "Your answer",
+    "tick_all": "Tick every right choice.",
+    "order_label": "Pick the items in order, first to last",
+    "order_right": "The right order: {items}",
+    "number_label": "Your answer{unit}",
+    "number_hint": "a number, e.g. 0.25",
+    "give_answer": "Give an answer first.",
+    "chart_title": "Mastery per concept",
+    "chart_axis": "% right",
+}
 
 
 # ---- one question ----------------------------------------------------------------------------------------------
@@ -26,20 +41,46 @@ def page_link(path: str) -> None:
         st.caption(f"See it on the {title} page.")
 
 
-def answer_widget(question: Question, seed: int, key: str, disabled: bool = False) -> Any:
-    """The input for one question; returns the learner's current answer (None or empty when nothing is given)."""
+def answer_widget(question: Question, seed: int, key: str, disabled: bool = False, graded: Any = None) -> Any:
+    """The input for one question; returns the learner's current answer (None or empty when nothing is given).
+    With `graded` (the learner's graded answer), the right options are marked, and so is a wrong pick."""
+    marked = graded is not None
     if question.kind == "single":
-        return st.radio("Your answer", question.options(seed), index=None, key=key, disabled=disabled)
+        return st.radio(TEXT["answer_label"], question.options(seed), index=None, key=key, disabled=disabled,
+                        format_func=lambda c: mark_option(question, c, graded) if marked else c)
     if question.kind == "multiple":
-        st.caption("Tick every right choice.")
+        st.caption(TEXT["tick_all"])
         return [c for i, c in enumerate(question.options(seed))
-                if st.checkbox(c, key=f"{key}_{i}", disabled=disabled)]
+                if st.checkbox(mark_option(question, c, graded) if marked else c, key=f"{key}_{i}",
+                               disabled=disabled)]
     if question.kind == "ordering":
-        return st.multiselect("Pick the items in order, first to last", question.options(seed), key=key,
-                              disabled=disabled)
+        picked = st.multiselect(TEXT["order_label"], question.options(seed), key=key, disabled=disabled)
+        if marked:
+            st.caption(TEXT["order_right"].format(items=" → ".join(question.answer)))
+        return picked
     unit = f" ({question.unit})" if question.unit else ""
-    return st.text_input(f"Your answer{unit}", key=key, placeholder="a number, e.g. 0.25", max_chars=64,
-                         disabled=disabled)
+    return st.text_input(TEXT["number_label"].format(unit=unit), key=key, placeholder=TEXT["number_hint"],
+                         max_chars=64, disabled=disabled)
+
+
+def mark_option(question: Question, option: str, given: Any) -> str:
+    """An option's label after grading: a "right answer" badge on each right choice, "your pick" on a wrong one
+    the learner chose (so the right ones stand out in place, not only in the feedback sentence).
+
+    >>> from specviz.quiz import Question
+    >>> q = Question("d", "accept_rule", "single", "?", "yes", "", "pages/quiz.py", ("yes", "no"))
+    >>> mark_option(q, "yes", "no"), mark_option(q, "no", "no")
+    (':green-background[**✓ right answer**] yes', ':red-background[**✗ your pick**] no')
+    """
+    right = {question.answer} if question.kind == "single" else set(question.answer)
+    picked = {given} if isinstance(given, str) else set(given or ())
+    if option in right:
+        badge = MARKS["missed"] if question.kind == "multiple" and option not in picked else MARKS["right"]
+    elif option in picked:
+        badge = MARKS["wrong_pick"]
+    else:
+        return option
+    return f"{badge} {option}"
 
 
 def is_blank(answer: Any) -> bool:
@@ -67,11 +108,12 @@ def one_at_a_time(run: QuizRun, bank: Bank, key: str) -> None:
     st.progress(run.position / len(run.questions))
     question_header(question, bank, run.position + 1, len(run.questions))
     result = run.grades.get(question.id)
-    answer = answer_widget(question, run.seed, f"{key}_{question.id}", disabled=result is not None)
+    answer = answer_widget(question, run.seed, f"{key}_{question.id}", disabled=result is not None,
+                           graded=run.answers.get(question.id) if result is not None else None)
     if result is None:
         if st.button("Check", key=f"{key}_check", type="primary"):
             if is_blank(answer):
-                st.warning("Give an answer first.")
+                st.warning(TEXT["give_answer"])
             else:
                 run.submit(question, answer)
                 st.rerun()
@@ -90,7 +132,8 @@ def sheet(run: QuizRun, bank: Bank, key: str) -> None:
         for number, question in enumerate(run.questions, start=1):
             with st.container(border=True):
                 question_header(question, bank, number, len(run.questions))
-                answers[question.id] = answer_widget(question, run.seed, f"{key}_{question.id}")
+                graded = run.answers.get(question.id) if question.id in run.grades else None
+                answers[question.id] = answer_widget(question, run.seed, f"{key}_{question.id}", graded=graded)
                 if question.id in run.grades:
                     feedback(question, run.grades[question.id])
         submitted = st.form_submit_button("Grade my answers", type="primary")
@@ -102,16 +145,22 @@ def sheet(run: QuizRun, bank: Bank, key: str) -> None:
 
 
 def mastery_chart(rows: list[ConceptMastery]) -> go.Figure:
-    """Share of right answers per concept, with 'right/answered' on each bar."""
+    """Share of right answers per concept, with 'right/answered' on each bar. Every answered concept gets a row with
+    a grey track to 100 %, so a concept at 0 % still shows its 0/N (beside an empty track) instead of nothing."""
     shown = [r for r in rows if r.answered]
-    fig = go.Figure(go.Bar(
-        x=[100 * r.share for r in shown], y=[r.label for r in shown], orientation="h",
-        text=[f"{r.correct}/{r.answered}" for r in shown], textposition="auto",
+    labels = [r.label for r in shown]
+    fig = go.Figure()
+    fig.add_bar(x=[100] * len(shown), y=labels, orientation="h", marker_color="#EEEEEE", hoverinfo="skip",
+                showlegend=False, name="track")
+    fig.add_bar(
+        x=[100 * r.share for r in shown], y=labels, orientation="h", name="right",
+        text=[f"{r.correct}/{r.answered}" for r in shown],
+        textposition=["inside" if r.share >= 0.25 else "outside" for r in shown], cliponaxis=False,
         marker_color=["#2e7d32" if r.share >= 0.8 else "#f9a825" if r.share >= 0.5 else "#c62828" for r in shown],
-        hovertemplate="%{y}: %{x:.0f}% right<extra></extra>"))
-    fig.update_layout(xaxis={"range": [0, 100], "title": "% right"}, yaxis={"autorange": "reversed"},
-                      height=80 + 32 * len(shown), margin={"l": 10, "r": 10, "t": 30, "b": 10},
-                      title="Mastery per concept")
+        hovertemplate="%{y}: %{x:.0f}% right<extra></extra>", showlegend=False)
+    fig.update_layout(barmode="overlay", xaxis={"range": [0, 100], "title": TEXT["chart_axis"]},
+                      yaxis={"autorange": "reversed"}, height=80 + 32 * len(shown),
+                      margin={"l": 10, "r": 10, "t": 30, "b": 10}, title=TEXT["chart_title"])
     return fig
 
 

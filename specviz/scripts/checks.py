@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -141,15 +141,17 @@ def first_draft_distribution(target, proposer, ids: Sequence[int], sampling) -> 
 
 
 def exactness_check(target, proposer, candidates: Sequence[Sequence[int]], *, n: int, broken: str = "accept_all",
-                    seed: int = 0, deadline: float | None = None, batch: int = 50) -> dict[str, Any]:
+                    seed: int = 0, deadline: float | None = None, batch: int = 50,
+                    progress: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
     """The first token of n two-token continuations at temperature 1, through the real engine with the exact rule
     and with `broken`, tested by chi-square against the target's exact next-token distribution p.
 
     Of the `candidates` (prompts as token ids), the one where `broken` would move the output furthest from p
     (largest TV between p and what the broken rule outputs) is used, so the control has a chance to fail. Samples
-    come in batches of `batch`; each rule has half the time left until `deadline` (time.monotonic()), after which
-    it starts no new batch and is tested on what it drew. The check passes when the exact rule is consistent with
-    p (p-value >= 0.001) and the broken rule is not."""
+    come in batches of at most `batch`; each rule has half the time left until `deadline` (time.monotonic()), and a
+    batch is cut to what fits in that time at the pace so far, so a rule stops in time and is tested on what it
+    drew. `progress` sees the result as it grows (after each rule). The check passes when the exact rule is
+    consistent with p (p-value >= 0.001) and the broken rule is not."""
     from specviz.exactness import (chi_square_test, continuation_samples, exact_first_token_distribution,
                                    one_step_distribution, tv_distance)
     from specviz.sampling import SamplingConfig
@@ -165,11 +167,17 @@ def exactness_check(target, proposer, candidates: Sequence[Sequence[int]], *, n:
                               "tv_broken_vs_p": tv, "samples_asked": n}
     for i, rule in enumerate(("exact", broken)):
         until = None if deadline is None else time.monotonic() + (deadline - time.monotonic()) / (2 - i)
-        firsts, drafted, accepted = [], 0, 0
-        while len(firsts) < n and (until is None or time.monotonic() < until):
-            m = min(batch, n - len(firsts))
+        firsts, drafted, accepted, pace = [], 0, 0, 0.0  # pace: seconds per sample so far
+        while len(firsts) < n:
+            left = None if until is None else until - time.monotonic()
+            fits = max(1, batch // 5) if not pace else n if left is None else int(left / pace)  # probe first
+            m = min(batch, n - len(firsts), fits)
+            if m < 1 or (left is not None and left <= 0):
+                break
+            t0 = time.monotonic()
             samples = continuation_samples(target, proposer, ids, n=m, length=2, rule=rule, k=4, temperature=1.0,
                                            seed=seed + len(firsts), autoregressive=False)
+            pace = (time.monotonic() - t0) / m
             firsts += [s[0] for s in samples.speculative]
             drafted += samples.drafted
             accepted += samples.accepted
@@ -179,7 +187,10 @@ def exactness_check(target, proposer, candidates: Sequence[Sequence[int]], *, n:
         test = chi_square_test(torch.bincount(torch.tensor(firsts), minlength=p.shape[0]), p)
         result[rule] = {"samples": len(firsts), "p_value": test.p_value, "statistic": test.statistic, "dof": test.dof,
                         "bins": test.bins, "consistent": test.consistent, "verdict": test.verdict,
-                        "acceptance_rate": accepted / drafted if drafted else None}
+                        "acceptance_rate": accepted / drafted if drafted else None,
+                        "seconds_per_sample": pace}
+        if progress is not None:
+            progress(result)
     exact, control = result["exact"], result[broken]
     result["ok"] = bool(exact.get("consistent")) and control.get("consistent") is False
     return result
@@ -189,10 +200,12 @@ def exactness_check(target, proposer, candidates: Sequence[Sequence[int]], *, n:
 
 
 def data_throughput(model, tokenizer, *, prompts: int, batch_size: int, max_new_tokens: int,
-                    deadline: float | None = None, full_prompts: int = 3064) -> dict[str, Any]:
+                    deadline: float | None = None, full_prompts: int = 3064,
+                    progress: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
     """The distill data step's core (`specviz.distill.data.generate_batch`: batched generation with the final-norm
     features recorded, then the shard written) on the first `prompts` training prompts, timed batch by batch; the
-    time the whole step (`full_prompts`, 3,000 training + 64 held-out) would take at that rate."""
+    time the whole step (`full_prompts`, 3,000 training + 64 held-out) would take at that rate. A batch starts only
+    if one more at the pace so far ends before `deadline`; `progress` sees the result after each batch."""
     from specviz.distill.data import GenerationPlan, generate_batch
     from specviz.distill.prompts import prompt_sets
     from specviz.generation import eos_ids
@@ -204,7 +217,8 @@ def data_throughput(model, tokenizer, *, prompts: int, batch_size: int, max_new_
     batches, tokens, seconds = [], 0, 0.0
     with tempfile.TemporaryDirectory() as tmp:
         for index in range(0, len(chosen), batch_size):
-            if deadline is not None and time.monotonic() > deadline:
+            longest = max((b["seconds"] for b in batches), default=0.0)
+            if deadline is not None and time.monotonic() + longest > deadline:
                 break
             part = chosen[index:index + batch_size]
             sampled = (index // batch_size) % 2 == 1  # as the data step does: even batches greedy, odd sampled
@@ -216,8 +230,15 @@ def data_throughput(model, tokenizer, *, prompts: int, batch_size: int, max_new_
             batches.append({"prompts": len(part), "sampled": sampled, "new_tokens": new, "seconds": took})
             tokens += new
             seconds += took
-    rate = tokens / seconds if seconds else None
-    per_prompt = seconds / sum(b["prompts"] for b in batches) if batches else None
-    return {"prompts": sum(b["prompts"] for b in batches), "batch_size": batch_size, "max_new_tokens": max_new_tokens,
-            "batches": batches, "new_tokens": tokens, "seconds": seconds, "tokens_per_second": rate,
+            if progress is not None:
+                progress(_throughput(batches, tokens, seconds, batch_size, max_new_tokens, full_prompts))
+    return _throughput(batches, tokens, seconds, batch_size, max_new_tokens, full_prompts)
+
+
+def _throughput(batches: list[dict], tokens: int, seconds: float, batch_size: int, max_new_tokens: int,
+                full_prompts: int) -> dict[str, Any]:
+    done = sum(b["prompts"] for b in batches)
+    per_prompt = seconds / done if done else None
+    return {"prompts": done, "batch_size": batch_size, "max_new_tokens": max_new_tokens, "batches": list(batches),
+            "new_tokens": tokens, "seconds": seconds, "tokens_per_second": tokens / seconds if seconds else None,
             "estimated_full_step_minutes": per_prompt * full_prompts / 60 if per_prompt else None}

@@ -25,7 +25,10 @@ if source == "example":
     example = st.session_state[inputs.KEYS["example"]]
 elif source == "live":
     with st.container(border=True):
-        live = inputs.live_trace(*inputs.live_settings_form())
+        with st.expander(inputs.TEXT["settings"], expanded=inputs.open_settings(), key=inputs.SETTINGS_OPEN,
+                         on_change="rerun"):
+            form = inputs.live_settings_form()
+        live = inputs.live_trace(*form)
     picked, settings = (live[:2], live[2]) if live else (None, None)
 else:
     picked = inputs.uploaded_trace()

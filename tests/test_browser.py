@@ -132,3 +132,28 @@ def test_race_page_draws_both_lanes(server, page):
     assert "race_example=" in page.url  # the settings are in the URL
     _no_errors(page)
     _shot(page, "race.png")
+
+
+@pytest.mark.model  # the first live run loads SmolLM2 in the server
+def test_a_live_run_streams_its_steps_then_shows_its_answer(server, page):
+    """The Playground's default live run on the real model: while it runs, a progress bar and token chips appear step
+    by step; then the page shows the finished text plainly next to the annotated one and offers to step through."""
+    server.open(page)
+    page.goto(server.url + "/playground?source=live")  # a shared live link runs at once, with the default settings
+    page.wait_for_selector('[data-testid="stProgress"]', timeout=180_000)  # the run is drawn while it runs
+    progress = page.locator('[data-testid="stProgress"]').first.inner_text()
+    assert "drafts kept" in progress and "of at most 48 tokens" in progress
+    page.wait_for_selector("text=What the model wrote", timeout=180_000)
+    wait_for_app(page)
+    _no_errors(page)
+    assert page.locator('[data-testid="stProgress"]').count() == 0  # the progress box made way for the result
+    answer = page.get_by_text("What the model wrote").locator("xpath=ancestor::*[@data-testid='stColumn'][1]")
+    assert "moon" in answer.inner_text().lower() and answer.locator("[data-kind]").count() == 0  # plain text
+    assert page.locator('[data-kind="accepted"]').count() > 10  # the annotated text: most drafts were kept
+    _shot(page, "playground-live.png")
+    page.get_by_role("button", name="Step through it from the start").click()
+    page.wait_for_function("document.body.innerText.includes('Coming up: step 1.')", timeout=30_000)
+    wait_for_app(page)
+    page.get_by_role("button", name="Next step").first.click()
+    page.wait_for_function("document.body.innerText.includes('Step 1 ·')", timeout=30_000)
+    _no_errors(page)

@@ -81,10 +81,13 @@ PAIR_LAYERS = {"default": 30, "toy": 2}  # decoder layers of each built-in targe
 STEP_PARAM = "step"
 _SAVED = "playground_saved_settings"  # a copy that survives visits to other pages (widget state does not)
 _LAND = "playground_land_at_end"  # a new live run opens on its finished text (taken once by the page)
+SETTINGS_OPEN = "playground_settings_open"  # the live settings' expander (open until a run lands, then folded)
+_FOLD = "playground_fold_settings"  # fold the settings on the next run (a widget's state can't change after it is drawn)
 LIVE_REDRAW_SECONDS = 0.2  # the live view redraws at most this often (a toy run takes milliseconds per step)
 
 # Every sentence of the live run that a user reads, in one place (named placeholders, for the translation layer).
 TEXT = {
+    "settings": "Prompt and settings",
     "presets": "**Start from a preset.** The first shows the idea working; each next one is harder for the draft.",
     "waiting": "Waiting for the model: {ahead} run(s) ahead of yours.",
     "started": "**Running:** the target checks each step's drafts as they come; the first tokens appear in a moment.",
@@ -321,6 +324,14 @@ def live_settings_form() -> tuple[RunSpec | str, bool]:
     return current_settings(), run
 
 
+def open_settings() -> bool:
+    """Whether the live settings start open: yes, except on the run right after a new live run, which folds them so
+    that its result is near the top of the page."""
+    if st.session_state.pop(_FOLD, False):
+        st.session_state[SETTINGS_OPEN] = False
+    return True
+
+
 def preset_buttons() -> None:
     """One button per preset, easiest first, each with what to expect on hover and below."""
     st.markdown(TEXT["presets"])
@@ -386,6 +397,8 @@ def live_trace(settings: RunSpec | str, run: bool) -> tuple[Trace, str, RunSpec]
             progress.clear()
         state["playground_live"] = (trace, settings)
         state[_LAND] = run or state.get(_LAND, False)  # a shared link with a step opens on that step
+        state[_FOLD] = True
+        st.rerun()  # fold the settings: the answer lands near the top (the trace is cached now: instant)
     if "playground_live" not in state:
         st.info(TEXT["first_prompt"])
         return None

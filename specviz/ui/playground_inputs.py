@@ -50,11 +50,11 @@ COPY_PROMPT = ("Copy this paragraph exactly, word for word:\n\nThe moon goes aro
                "It does not make its own light. We see it because it reflects light from the sun, and its shape "
                "seems to change as it moves.")
 QUESTION_PROMPT = "Explain owls using an analogy."
-# The first live run shows the idea working: on the default pair, greedy n-gram lookup on a copying prompt kept 23 of
-# 32 drafts (3.9 tokens per target pass). Measured with `python -m specviz generate --pair default --proposer ngram
-# --temperature 0 --k 4 --prompt "$COPY_PROMPT"`; the presets below were measured the same way (see the report in
-# the commit that added them): EAGLE greedy 23/71 kept (1.9 per pass), EAGLE T=0.7 16-19/~90 (1.5-1.7), layer-skip
-# T=0.7 1-2/~135 (1.0).
+# The first live run shows the idea working: on the default pair, greedy n-gram lookup on this copying prompt keeps 23
+# of 28 drafts (3.9 tokens per target pass), measured with `python -m specviz generate --pair default --proposer ngram
+# --temperature 0 --k 4 --prompt "<COPY_PROMPT>"` (tests/test_playground.py checks it). The presets, measured the same
+# way with 48 new tokens: EAGLE greedy on QUESTION_PROMPT kept 23 of 71 (1.9 tokens per pass), EAGLE at T = 0.7 16-19
+# of about 90 (1.5-1.7), the untrained layer-skip draft at T = 0.7 1-2 of about 135 (1.0).
 LIVE_DEFAULTS = RunSpec(
     pair="default", proposer="ngram", chat=True, k=4, max_new_tokens=48, temperature=0.0, seed=0, prompt=COPY_PROMPT,
 )
@@ -93,8 +93,9 @@ TEXT = {
     "started": "**Running:** the target checks each step's drafts as they come; the first tokens appear in a moment.",
     "progress": "Step {steps} · {tokens} of at most {limit} tokens · {kept} of {drafted} drafts kept · {seconds:.0f} s",
     "running": "**Running:** each chip is a token as soon as the target decided it.",
-    "first_prompt": "Type a prompt, choose the settings and press **Run**. The first run of the real model loads it "
-                    "(the box above it counts the seconds); the toy pair is instant.",
+    "first_prompt": "Type a prompt, choose the settings and press **Run**. The first run loads the real model (a box "
+                    "counts the seconds: about a second once its weights were converted, half a minute or more for "
+                    "the very first load on a machine); the toy pair is instant.",
     "changed": "The settings above changed since this run: press **Run** to see their effect.",
     "failed": "The live run failed on this machine ({error}); the example traces still work.",
 }

@@ -460,3 +460,24 @@ def test_a_slow_first_load_is_timed_not_guessed():
     assert box.proto.label == "Models 'slow-toy' ready (loaded in 1 s)." and box.proto.state == box.proto.COMPLETE
     assert 1.2 <= runs.last_load_seconds("slow-toy") < 5
     assert at.markdown[-1].value == "Loading the 'slow-toy' models: 2 s so far (the last load here took 1 s)."
+
+
+def test_terms_are_explained_where_they_first_appear():
+    """Forward pass in the page's first sentence; α in the sidebar; the KV-cache panel, the residual and the
+    • target chip next to where they are drawn (not only in tooltips)."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
+    at.switch_page("pages/playground.py").run()
+    assert "*forward pass* (one run of the model over the text" in at.caption[0].value
+    assert any("**α** (alpha) = the chance that the target keeps one drafted token" in c.value
+               for c in at.sidebar.caption)
+    assert any("• target: a token the target wrote alone" in c.value for c in at.caption)
+    at.button(key="playground_next").click().run()
+    assert any(c.value.startswith("**KV caches** · while reading the text, a model stores two vectors per token")
+               for c in at.caption)
+    at.button(key="playground_end").click().run()
+    at.button(key="playground_reset").click().run()
+    spec, _ = load_example(DEFAULT_EXAMPLE)
+    rejected = next(i for i, s in enumerate(spec.steps) if s.n_accepted < s.n_drafted)
+    at.slider(key="playground_slider").set_value(rejected + 1).run()
+    at.segmented_control(key=f"playground_step_position_{rejected}").set_value(spec.steps[rejected].n_accepted).run()
+    assert any("the tokens the target wanted more than the draft did" in m.value for m in at.markdown)

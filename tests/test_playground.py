@@ -481,3 +481,32 @@ def test_terms_are_explained_where_they_first_appear():
     at.slider(key="playground_slider").set_value(rejected + 1).run()
     at.segmented_control(key=f"playground_step_position_{rejected}").set_value(spec.steps[rejected].n_accepted).run()
     assert any("the tokens the target wanted more than the draft did" in m.value for m in at.markdown)
+
+
+def test_a_live_run_waiting_for_the_model_says_how_many_are_ahead(monkeypatch):
+    import threading
+    import time
+
+    from specviz.running import PAIRS
+    from specviz.ui import playground_inputs, runs
+
+    runs._speculative_store.clear()
+    told: list[int] = []
+    real_waiting = playground_inputs.LiveProgress.waiting
+    monkeypatch.setattr(playground_inputs.LiveProgress, "waiting",
+                        lambda self, ahead: told.append(ahead) or real_waiting(self, ahead))
+    PAIRS.get("toy")
+    holding = threading.Event()
+
+    def hold() -> None:
+        with PAIRS.turn("toy"):
+            holding.set()
+            time.sleep(2.5)
+
+    threading.Thread(target=hold, daemon=True).start()
+    holding.wait(5)
+    at = page(source="live", pair="toy", proposer="draft", k="2", temperature="1", seed="77", max_new_tokens="8",
+              prompt="queue please")
+    no_problems(at)
+    assert told and told[0] == 1  # one run (the thread's) held the model first
+    assert at.session_state["trace"].num_tokens == 8

@@ -89,7 +89,8 @@ LIVE_REDRAW_SECONDS = 0.2  # the live view redraws at most this often (a toy run
 TEXT = {
     "settings": "Prompt and settings",
     "presets": "**Start from a preset.** The first shows the idea working; each next one is harder for the draft.",
-    "waiting": "Waiting for the model: {ahead} run(s) ahead of yours.",
+    "waiting_one": "Waiting for the model: 1 run is ahead of yours.",
+    "waiting_many": "Waiting for the model: {ahead} runs are ahead of yours.",
     "started": "**Running:** the target checks each step's drafts as they come; the first tokens appear in a moment.",
     "progress": "Step {steps} · {tokens} of at most {limit} tokens · {kept} of {drafted} drafts kept · {seconds:.0f} s",
     "running": "**Running:** each chip is a token as soon as the target decided it.",
@@ -429,7 +430,7 @@ class LiveProgress:
         self.line = self.bar = self.text = None
 
     def waiting(self, ahead: int) -> None:
-        self.holder.info(TEXT["waiting"].format(ahead=ahead))
+        self.holder.info(TEXT["waiting_one"] if ahead == 1 else TEXT["waiting_many"].format(ahead=ahead))
 
     def started(self, pair: Pair) -> None:
         self.texts = TokenTexts(pair.tokenizer)

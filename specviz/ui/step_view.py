@@ -200,10 +200,16 @@ def trace_headline(trace: Trace) -> dict[str, str]:
     """The headline numbers of a trace, formatted for people."""
     return {
         "Tokens": str(trace.num_tokens),
-        "Target forwards": str(trace.num_steps),
-        "Tokens per forward": fmt(trace.mean_accepted_length, 2),
+        "Target passes": str(trace.num_steps),
+        "Tokens per pass": fmt(trace.mean_accepted_length, 2),
         "Drafts accepted": f"{trace.num_accepted} of {trace.num_drafted}" if trace.num_drafted else "–",
     }
+
+
+HEADLINE_HELP = {
+    "Target passes": "Forward passes of the target, one per step. Plain decoding needs one pass per token.",
+    "Tokens per pass": "Tokens added per target pass, the recovered or bonus token included. Plain decoding: 1.",
+}
 
 
 def settings_line(trace: Trace) -> str:
@@ -222,7 +228,7 @@ def settings_line(trace: Trace) -> str:
 def trace_summary(trace: Trace) -> None:
     """Headline metrics, the settings line and the prompt (escaped) above the player."""
     for col, (label, value) in zip(st.columns(4), trace_headline(trace).items()):
-        col.metric(label, value)
+        col.metric(label, value, help=HEADLINE_HELP.get(label))
     st.caption(escape_text(settings_line(trace), whitespace=False))
     with st.expander("Prompt (as the model saw it)"):
         st.html(text_html(trace.prompt_text or str(trace.meta.get("prompt", ""))))

@@ -16,10 +16,12 @@ TEXT = {
         "hardware that pass is *memory-bound*: the time goes into moving the weights from memory to the chip, not "
         "into the arithmetic done with them. SmolLM2-135M reads about 540 MB of float32 weights for every single "
         "token.\n\n"
-        "The trick: reading the weights once and scoring **K tokens** costs about as much as scoring one. So let a "
-        "small, cheap **draft** guess the next K tokens, and let the big **target** check all K guesses in one pass. "
-        "Every guess it keeps is a token that did not need its own pass. (That holds best on a GPU; on a laptop CPU "
-        "a small model is partly compute-bound, so the saving shrinks: the Timeline & race page measures it.)"
+        "The trick: reading the weights once and scoring **K+1 positions** costs about as much as scoring one. So let "
+        "a small, cheap **draft** guess the next K tokens, and let the big **target** score K+1 positions in one "
+        "pass: each of the K guesses, plus the slot after the last one, where a bonus token comes from when every "
+        "guess is kept. Every guess it keeps is a token that did not need its own pass. (That holds best on a GPU; "
+        "on a laptop CPU a small model is partly compute-bound, so the saving shrinks: the Timeline & race page "
+        "measures it.)"
     ),
     "rule": (
         "With **p = target** and **q = draft** probabilities: keep each drafted token x with probability "

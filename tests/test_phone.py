@@ -7,6 +7,7 @@ Needs `chromium` on PATH (`make browser`); without it these tests fail, they do 
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -189,3 +190,16 @@ def test_the_dashboard_reads_from_the_back_of_the_room(browser, base, classroom_
     _shot(page, "projector-dashboard.png")
     page.context.close()
 
+
+
+def test_the_playground_step_buttons_leave_the_output_on_the_first_screen(browser, base):
+    """At 390 px the five step buttons wrap into a few short rows instead of five full-width ones, so the output
+    starts within the first screen under them."""
+    page = _open(browser, base, "/playground?source=example&example=toy-draft&step=3")
+    names = ["Reset", "Previous", "Next step", "Play", "Run to end"]
+    boxes = [page.get_by_role("button", name=re.compile(rf"^{name}")).first.bounding_box() for name in names]
+    rows = {round(b["y"]) for b in boxes}
+    assert len(rows) <= 3, f"the step buttons take {len(rows)} rows on a phone"
+    top, output = min(b["y"] for b in boxes), page.get_by_text("The output so far").first.bounding_box()["y"]
+    assert output - top < PHONE["height"], "the output starts more than a screen below the step buttons"
+    _shot(page, "playground-phone.png")

@@ -129,18 +129,18 @@ def render_player(trace: Trace, trace_id: str, on_position=None) -> None:
 def _controls(trace: Trace, trace_id: str, pos: int) -> None:
     n = trace.num_steps
     playing = bool(st.session_state.get(PLAYING, False))
-    cols = st.columns(5)
-    cols[0].button("Reset", key="playground_reset", icon=":material/first_page:", on_click=_go, args=(n, 0),
-                   disabled=pos == 0, width="stretch")
-    cols[1].button("Previous", key="playground_prev", icon=":material/chevron_left:", on_click=_go,
-                   args=(n, pos - 1), disabled=pos == 0, width="stretch", shortcut="Left")
-    cols[2].button("Next step", key="playground_next", icon=":material/chevron_right:", type="primary",
-                   on_click=_next, args=(trace, trace_id), disabled=pos >= n, width="stretch", shortcut="Right")
-    cols[3].button("Pause" if playing else "Play", key="playground_play",
-                   icon=":material/pause:" if playing else ":material/play_arrow:", on_click=_toggle_play, args=(n,),
-                   width="stretch")
-    cols[4].button("Run to end", key="playground_end", icon=":material/last_page:", on_click=_go, args=(n, n),
-                   disabled=pos >= n, width="stretch")
+    # one row that wraps (a phone gets two short rows, not five full-width buttons above the output)
+    row = st.container(horizontal=True, gap="small")
+    row.button("Reset", key="playground_reset", icon=":material/first_page:", on_click=_go, args=(n, 0),
+               disabled=pos == 0)
+    row.button("Previous", key="playground_prev", icon=":material/chevron_left:", on_click=_go,
+               args=(n, pos - 1), disabled=pos == 0, shortcut="Left")
+    row.button("Next step", key="playground_next", icon=":material/chevron_right:", type="primary",
+               on_click=_next, args=(trace, trace_id), disabled=pos >= n, shortcut="Right")
+    row.button("Pause" if playing else "Play", key="playground_play",
+               icon=":material/pause:" if playing else ":material/play_arrow:", on_click=_toggle_play, args=(n,))
+    row.button("Run to end", key="playground_end", icon=":material/last_page:", on_click=_go, args=(n, n),
+               disabled=pos >= n)
     counter, slider = st.columns([1, 4], vertical_alignment="center")
     counter.markdown(f"<div style='font-size:1.5rem;font-weight:600'>Step {pos} of {n}</div>", unsafe_allow_html=True)
     if n > 0:

@@ -174,7 +174,10 @@ def test_receive_keeps_parts_across_calls_then_joins_checks_and_unpacks(packed, 
         if i < len(manifest["calls"]):
             assert got.code == MISSING and "still missing" in got.message
     assert got.code == COMPLETE and got.gguf.read_bytes() == data
-    monkeypatch.delenv("SPECVIZ_GGUF", raising=False)
+    # activate() sets SPECVIZ_GGUF itself: record it with setenv first, so the teardown removes it again (a leftover
+    # would make every later test load the default model from this fake GGUF)
+    monkeypatch.setenv("SPECVIZ_GGUF", "")
+    monkeypatch.delenv("SPECVIZ_GGUF")
     monkeypatch.setattr(sys, "path", list(sys.path))
     done = activate(store)
     assert os.environ["SPECVIZ_GGUF"] == str(got.gguf) == done["SPECVIZ_GGUF"]

@@ -164,6 +164,7 @@ def _live_toy(**query) -> AppTest:
     return at
 
 
+@pytest.mark.slow  # two presses, each a warm-up and three rounds of both lanes: ~4 s
 def test_every_press_measures_the_race_anew_in_interleaved_rounds(monkeypatch):
     monkeypatch.chdir(ROOT)
     at = _live_toy()  # the link runs it once

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -22,6 +24,7 @@ def test_the_library_section_has_both_examples():
     assert len(blocks) == 2 and "RunSpec" in blocks[0] and "speculative_generate" in blocks[1]
 
 
+@pytest.mark.slow  # a fresh interpreter that imports torch and transformers: ~10 s
 def test_the_readme_library_examples_run_from_another_directory(tmp_path):
     code = "\n".join(block.replace('"default"', '"toy"') for block in library_blocks())
     code += "\nprint('OK', trace.num_tokens, baseline.num_tokens)\n"

@@ -91,7 +91,7 @@ RECOMPUTE = {
     "best_k": lambda alpha, c, k_max: max(range(1, k_max + 1), key=lambda k: _speedup(alpha, k, c)),
     "all_accepted_prob": lambda alpha, k: math.prod([alpha] * k),
     "tokens_emitted": lambda n_accepted: n_accepted + 1,
-    "cache_after_rollback": lambda cache_before, n_accepted: cache_before + n_accepted,
+    "cache_after_rollback": lambda cache_before, n_accepted: cache_before + 1 + n_accepted,
     "decode_tokens_per_second": lambda params_billion, bytes_per_param, bandwidth_tb_s:
         1 / (params_billion * 1e9 * bytes_per_param / (bandwidth_tb_s * 1e12)),
     "cost_ratio": lambda draft_layers, total_layers: draft_layers / total_layers,

@@ -13,6 +13,7 @@ import torch
 from specviz.exactness.registry import RULES, one_step_distribution
 from specviz.pagemap import PAGE_FILES
 from specviz.quiz import BANK_DIR, load_bank
+from specviz.quiz.schema import FORMULAS
 
 ROOT = Path(__file__).parent.parent
 
@@ -103,6 +104,9 @@ def test_exact_match_accepts_as_often_as_the_exact_rule_for_a_point_mass_propose
 def test_kv_questions_end_at_before_plus_one_plus_accepted_as_the_cache_panel_does():
     by_id = load_bank([BANK_DIR]).by_id()
     assert by_id["kv-count"].answer == 100 + 1 + 1
+    # the formula itself has the +1 (the last emitted token's entry), fed the cache as the question states it
+    assert by_id["kv-count"].params == {"cache_before": 100, "n_accepted": 1}
+    assert FORMULAS["cache_after_rollback"](cache_before=14, n_accepted=2) == 17  # README's 14 -> 17
     assert any("last emitted token and all K" in item for item in by_id["kv-order"].answer)
 
 

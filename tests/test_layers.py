@@ -56,6 +56,7 @@ LAYERS: list[tuple[str, list[tuple[str, str]]]] = [
         ("specviz.exactness.*", ""),
         ("specviz.quiz.*", ""),
         ("specviz.classroom", ""),
+        ("specviz.classroom_paced", "teacher-paced sessions (peer instruction) over the classroom store"),
         ("specviz.timeline", ""),
         ("specviz.examples", "recorded example traces: read with the paths, replayed by the ui"),
         ("specviz.pagemap", "the app's page list without Streamlit, so quiz links can be checked below the ui"),

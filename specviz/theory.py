@@ -204,24 +204,30 @@ def optimal_k_curve(alphas: Sequence[float] | np.ndarray, c: float, k_max: int =
     return [optimal_k(a, c, k_max) for a in alphas]
 
 
-def break_even_alpha(k: int, c: float) -> float:
+def break_even_alpha(k: int, c: float, verify_cost: float = 1.0) -> float:
     """The alpha at which speculation with this K and c exactly breaks even (speedup = 1); above it, it pays.
 
-    Solves (1 - alpha^(K+1)) / (1 - alpha) = K c + 1. Since the left side runs from 1 (alpha = 0) to K + 1
-    (alpha = 1), there is no solution when c > 1: the result is nan (speculation never pays). K = 0 never
-    speculates, so it has no break-even point either: nan. c = 0 gives 0.0 (any alpha pays, or ties).
+    Solves (1 - alpha^(K+1)) / (1 - alpha) = K c + v, where v (`verify_cost`) is what one target forward over K + 1
+    tokens costs in one-token forwards (1 in the paper; more once the target is compute-bound, see
+    specviz.roofline). Since the left side runs from 1 (alpha = 0) to K + 1 (alpha = 1), there is no solution when
+    K c + v > K + 1 (with v = 1: c > 1): the result is nan (speculation never pays). K = 0 never speculates, so it
+    has no break-even point either: nan. K c + v <= 1 (e.g. c = 0, v = 1) gives 0.0 (any alpha pays, or ties).
 
     >>> round(break_even_alpha(4, 0.05), 4), round(break_even_alpha(1, 0.5), 4)
     (0.1668, 0.5)
-    >>> break_even_alpha(4, 1.5)
-    nan
+    >>> break_even_alpha(4, 1.5), break_even_alpha(4, 0.0, verify_cost=5.0)
+    (nan, 1.0)
     """
     k, c = _check_k(k), _check_c(c)
-    if k == 0 or c > 1.0:
+    verify_cost = float(verify_cost)
+    if not (verify_cost > 0.0 and math.isfinite(verify_cost)):
+        raise ValueError(f"The verify cost must be a positive, finite number of one-token forwards "
+                         f"(got {verify_cost}).")
+    target = k * c + verify_cost
+    if k == 0 or target > k + 1.0:
         return math.nan
-    if c == 0.0:
+    if target <= 1.0:
         return 0.0
-    target = k * c + 1.0
     lo, hi = 0.0, 1.0
     for _ in range(100):  # bisection: tokens per step increases with alpha
         mid = 0.5 * (lo + hi)

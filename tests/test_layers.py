@@ -58,6 +58,8 @@ LAYERS: list[tuple[str, list[tuple[str, str]]]] = [
         ("specviz.classroom", ""),
         ("specviz.classroom_paced", "teacher-paced sessions (peer instruction) over the classroom store"),
         ("specviz.timeline", ""),
+        ("specviz.roofline", "a roofline model over theory's closed forms; reads the committed benchmark for its "
+                             "measured preset"),
         ("specviz.examples", "recorded example traces: read with the paths, replayed by the ui"),
         ("specviz.pagemap", "the app's page list without Streamlit, so quiz links can be checked below the ui"),
         ("specviz.scripts.*", "maintenance commands (traces, screenshots, GPU bench) that drive the library"),

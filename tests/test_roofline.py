@@ -1,0 +1,128 @@
+"""The roofline model of specviz.roofline against hand calculations: a memory-bound pass verifies K + 1 tokens for
+the price of one, a compute-bound pass pays K + 1, the ridge batch, the break-even batch growing with α, the draft's
+memory and wasted compute, and "this machine" fitted to the committed measured curve."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from specviz import roofline, theory
+from specviz.roofline import HARDWARE, PAIRS, QWEN_72B, SMOLLM2, Hardware
+
+H100 = HARDWARE["h100"]
+QWEN = PAIRS["qwen-7b-72b"]
+
+
+def test_one_token_forward_of_a_70b_model_on_an_h100_is_its_weights_over_the_bandwidth():
+    # 72.7e9 parameters × 2 bytes = 145.4 GB at 3.35 TB/s
+    assert roofline.forward_seconds(QWEN_72B, H100, 1, 1, 0) == pytest.approx(145.4e9 / 3.35e12)
+
+
+def test_memory_bound_small_batch_verifies_k_plus_1_tokens_for_the_price_of_one():
+    # 5 tokens: 2 · 72.7e9 · 5 / 989e12 = 0.73 ms of compute, far under 43.4 ms of reading
+    assert roofline.verify_cost(QWEN_72B, H100, batch=1, k=4, context=0) == 1.0
+
+
+def test_compute_bound_large_batch_pays_k_plus_1():
+    assert roofline.verify_cost(QWEN_72B, H100, batch=4096, k=4, context=0) == pytest.approx(5.0)
+
+
+def test_between_the_roofs_the_verify_cost_is_compute_over_memory():
+    # B = 100, n = 5: compute 2·B·n·bandwidth / (bytes per parameter · flops) times the one-token (memory) time
+    expected = 2 * 100 * 5 * 3.35e12 / (2 * 989e12)
+    assert roofline.verify_cost(QWEN_72B, H100, batch=100, k=4, context=0) == pytest.approx(expected)
+    assert expected == pytest.approx(1.6936, abs=1e-4)
+
+
+def test_ridge_batch_is_bytes_per_parameter_times_flops_over_twice_the_bandwidth():
+    assert roofline.ridge_batch(QWEN_72B, H100, 1, 0) == pytest.approx(2 * 989e12 / (2 * 3.35e12))
+    assert roofline.ridge_batch(QWEN_72B, H100, 5, 0) == pytest.approx(295.22 / 5, rel=1e-4)
+
+
+def test_long_contexts_keep_the_pass_memory_bound_at_any_batch():
+    # each sequence's cache (327,680 bytes per token) outgrows its compute: ctx > 2·P·n·bw/flops / kv = 7,514 tokens
+    assert roofline.ridge_batch(QWEN_72B, H100, 5, 8192) == math.inf
+    assert roofline.verify_cost(QWEN_72B, H100, batch=1024, k=4, context=8192) == 1.0
+
+
+def test_batch_one_speedup_is_the_papers_with_c_the_ratio_of_weight_bytes():
+    point = roofline.at_batch(0.8, 4, QWEN, H100, 1, 0)
+    c = 7.62 / 72.7
+    assert point.verify_cost == 1.0 and point.draft_cost == pytest.approx(c)
+    assert point.speedup == pytest.approx(theory.expected_speedup(0.8, 4, c))
+    assert point.break_even_alpha == pytest.approx(theory.break_even_alpha(4, c))
+    assert not point.compute_bound
+
+
+def test_a_compute_bound_server_loses_with_any_imperfect_draft():
+    for alpha in (0.5, 0.9, 0.99):
+        assert roofline.at_batch(alpha, 4, QWEN, H100, 4096, 0).speedup < 1.0
+    assert math.isnan(roofline.at_batch(0.8, 4, QWEN, H100, 4096, 0).break_even_alpha)
+
+
+def test_break_even_alpha_rises_with_the_batch():
+    alphas = [p.break_even_alpha for p in roofline.sweep(0.8, 4, QWEN, H100, 0, [1, 32, 64, 128, 256])]
+    finite = [a for a in alphas if math.isfinite(a)]
+    assert finite == sorted(finite) and finite[0] < finite[-1]
+
+
+def test_break_even_batch_grows_with_alpha():
+    batches = [roofline.break_even_batch(a, 4, QWEN, H100, 0) for a in (0.1, 0.3, 0.5, 0.7, 0.9, 0.95)]
+    assert batches == sorted(batches) and batches[0] < batches[-1]
+    b = roofline.break_even_batch(0.8, 4, QWEN, H100, 0)
+    assert roofline.at_batch(0.8, 4, QWEN, H100, b, 0).speedup >= 1 > roofline.at_batch(0.8, 4, QWEN, H100, b + 1,
+                                                                                         0).speedup
+
+
+def test_break_even_batch_extremes():
+    assert roofline.break_even_batch(0.0, 4, QWEN, H100, 0) == 0  # a draft that is never right never pays
+    assert roofline.break_even_batch(0.8, 0, QWEN, H100, 0) == 0  # K = 0 does not speculate
+    assert roofline.break_even_batch(0.8, 4, QWEN, H100, 8192) is None  # long context: pays at every batch
+
+
+def test_break_even_alpha_with_a_verify_cost():
+    # K = 1, free draft, verify 1.5 one-token forwards: 1 + α = 1.5
+    assert theory.break_even_alpha(1, 0.0, verify_cost=1.5) == pytest.approx(0.5)
+    assert math.isnan(theory.break_even_alpha(4, 0.1, verify_cost=5.0))  # K c + v > K + 1
+
+
+def test_draft_costs_by_hand():
+    d = roofline.draft_costs(0.8, 4, QWEN, "bfloat16", batch=8, context=1000)
+    tokens = (1 - 0.8**5) / 0.2  # 3.3616
+    assert d.extra_bytes == pytest.approx(7.62e9 * 2 + 8 * 1000 * 2 * 28 * 4 * 128 * 2)
+    assert d.flops_per_token_ratio == pytest.approx((72.7 * 5 + 7.62 * 4) / tokens / 72.7)
+    assert d.wasted_share == pytest.approx(1 - tokens / 5)
+    eagle = roofline.draft_costs(0.8, 4, PAIRS["smollm2-eagle"], "float32", 1, 0)
+    assert eagle.extra_bytes == pytest.approx(4_200_000 * 4)  # the LM head slice is the target's
+    assert roofline.draft_costs(0.8, 4, PAIRS["smollm2-ngram"], "float32", 1, 0).extra_bytes == 0
+
+
+def test_fit_recovers_a_roofline_from_its_own_curve():
+    true = Hardware("demo", 10e9, 20e9, math.nan, "float32", "")
+    one = roofline.forward_seconds(SMOLLM2, true, 1, 1, 0)
+    curve = {n: roofline.forward_seconds(SMOLLM2, true, 1, n, 0) / one for n in range(1, 10)}
+    fitted = roofline.fit_hardware(SMOLLM2, "float32", one, 0, curve, "fit", "")
+    assert fitted.bandwidth == pytest.approx(10e9) and fitted.flops == pytest.approx(20e9, rel=1e-3)
+
+
+def test_this_machine_comes_from_the_committed_measurement():
+    hw = roofline.measured_hardware()
+    assert hw is not None and "this machine" in hw.name
+    assert "python -m specviz bench --pair default --proposers ngram" in hw.source
+    curve = roofline.measured_curve()
+    assert curve[1] == 1.0 and max(curve) == 9
+    assert hw.bandwidth == pytest.approx((134_515_008 * 4 + 83 * 11_520 * 4) / 0.067088673, rel=1e-6)
+    assert 5e9 < hw.flops < 50e9  # tens of GFLOP/s: a CPU running float32 in one thread
+    assert list(roofline.hardware_presets())[0] == "measured"
+
+
+def test_a_missing_measurement_leaves_the_data_sheet_presets(tmp_path):
+    assert roofline.measured_hardware(tmp_path) is None and roofline.measured_curve(tmp_path) == {}
+    assert list(roofline.hardware_presets(tmp_path)) == ["laptop", "l4", "a100", "h100"]
+
+
+def test_bad_sizes_are_one_sentence():
+    with pytest.raises(ValueError, match=r"^The batch and the tokens per pass must be 1 or more[^\n]*\)\.$"):
+        roofline.forward_seconds(QWEN_72B, H100, 0, 1, 0)

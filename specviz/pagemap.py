@@ -6,6 +6,7 @@ from __future__ import annotations
 PAGES: dict[str, list[tuple[str, str, str]]] = {
     "Learn": [
         ("pages/overview.py", "Overview", ":material/home:"),
+        ("pages/learn.py", "Guided path", ":material/school:"),
         ("pages/playground.py", "Playground", ":material/play_circle:"),
         ("pages/race.py", "Timeline & race", ":material/timer:"),
     ],

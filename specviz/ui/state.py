@@ -8,17 +8,20 @@ module (prefixed with its page's name). Loaded models are not session state: eve
     "trace"                  the Playground's player     Theory explorer, Exactness lab
     "custom_pair"            the Models page             the Playground's pair picker
     "playground_start_step"  the Playground's URL reader  the Playground page, once
+    "learn_progress"         the guided path             the Quiz (its default concepts)
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
+from specviz.learn import Progress
 from specviz.trace import Trace
 
 TRACE_KEY = "trace"
 CUSTOM_PAIR_KEY = "custom_pair"  # the "TARGET,DRAFT" spec of the pair loaded by hand on the Models page
 START_STEP_KEY = "playground_start_step"  # the step a shared Playground link asks for
+LEARN_KEY = "learn_progress"  # a specviz.learn.Progress
 
 
 # ---- the trace on screen -----------------------------------------------------------------------------------------
@@ -63,3 +66,17 @@ def set_start_step(step: int) -> None:
 def take_start_step() -> int:
     """The step a shared link asked for (0 if none); it is taken once, so a later rerun keeps the player's place."""
     return int(st.session_state.pop(START_STEP_KEY, 0))
+
+
+# ---- the learner's place on the guided path ------------------------------------------------------------------
+
+
+def learn_progress() -> Progress | None:
+    """Where the learner stands on the guided path in this session (None before they opened it); the Quiz draws
+    from the concepts it has met."""
+    value = st.session_state.get(LEARN_KEY)
+    return value if isinstance(value, Progress) else None
+
+
+def set_learn_progress(progress: Progress) -> None:
+    st.session_state[LEARN_KEY] = progress

@@ -1,0 +1,272 @@
+"""The guided path: ten short lessons in order, the learner's progress as URL parameters, and the questions each
+lesson checks with, all without Streamlit (the page is `pages/learn.py`, drawn by `specviz.ui.learn_view`).
+
+A `Lesson` names the quiz concepts it introduces (the `concept` labels of `assets/quiz/*.yaml`), the technical
+terms it defines (in bold in its text, before any later lesson or check question uses them), two or three check
+questions from the bank (on concepts introduced so far), the interaction the page draws for it, and the app page
+that goes deeper. `Progress` is where a learner stands, read from and written to the URL:
+
+    >>> progress, problem = parse_progress({"lesson": "4", "done": "1,2,3"})
+    >>> progress.lesson, sorted(progress.done), problem
+    (4, [1, 2, 3], None)
+    >>> progress.to_params()
+    {'lesson': '4', 'done': '1,2,3'}
+    >>> parse_progress({"lesson": "eleven"})[1]
+    'The link asked for lesson "eleven", which is not on the path, so it starts at lesson 1.'
+
+After lesson 10 comes the exit ticket (`lesson=ticket`): one question per FAQ topic of the bank.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from specviz.quiz.schema import FAQ_TOPICS, Bank, Question
+
+TICKET = "ticket"  # the URL value of the exit ticket, the stop after the last lesson
+
+
+@dataclass(frozen=True)
+class Lesson:
+    """One lesson. `interaction` names the widget `specviz.ui.learn_view` draws; `page` (and `anchor`) the app page
+    that goes deeper; `checks` are question ids of the bundled bank."""
+
+    number: int
+    slug: str
+    title: str
+    objective: str
+    text: str
+    concepts: tuple[str, ...]
+    terms: tuple[str, ...]
+    checks: tuple[str, ...]
+    interaction: str
+    page: str
+    anchor: str = ""
+    example: str = ""
+
+
+LESSONS: tuple[Lesson, ...] = (
+    Lesson(1, "why-slow", "Why decoding is slow",
+           "Explain why a large model writing one token at a time waits on memory, not on arithmetic.",
+           "A language model writes text one **token** (a word or a piece of one; the model's list of them is its "
+           "**vocabulary**) at a time. Each token costs one "
+           "**forward pass**: one run of the whole network over the text so far, which reads every **weight** (the "
+           "model's learned numbers, also called **parameters**) from memory. Each token depends on the ones before "
+           "it, so the passes run one after another.\n\n"
+           "Reading is the slow part. In **fp16** a parameter takes 2 bytes, and a pass for one new token does "
+           "about 2 **FLOPs** (floating-point operations: one multiply and one add) per parameter: about 1 FLOP per "
+           "byte read. A GPU can do hundreds of FLOPs in the time it reads one byte, so at **batch size** 1 (one "
+           "text generated at a time) the pass is **memory-bound**: its time is set by the **memory bandwidth** "
+           "(bytes per second the chip can read), and the arithmetic units mostly wait. (Such models are "
+           "**decoders**: networks that write text left to right.)\n\n"
+           "The network is a stack of **layers**; each turns every token's vector, its **hidden state**, into a new "
+           "one. So that earlier tokens are never computed again, each layer "
+           "stores two vectors per token (keys and values): the model's **KV cache**. **Attention**, the part of a "
+           "layer where a position reads the earlier ones, reads that cache on every pass, so a long text adds to "
+           "the bytes read per token.",
+           ("memory_bound",), ("token", "vocabulary", "forward pass", "parameters", "fp16", "flops", "batch size",
+                               "memory-bound", "memory bandwidth", "decoder", "layers", "hidden state",
+                               "kv cache", "attention"),
+           ("mb-bandwidth-bound", "mb-intensity"), "bandwidth", "pages/overview.py"),
+    Lesson(2, "loop", "The loop: guess cheaply, check in one pass",
+           "Describe one round of speculative decoding: propose, verify, accept or reject, correct.",
+           "Speculative decoding adds a second, much smaller model: the **draft**. The big model whose text we "
+           "want is the **target**. Each **round** (also called a **step**) has four parts:\n\n"
+           "1. **Propose.** The draft guesses the next **K** tokens, one after another. Its guesses are called "
+           "**drafts** (or drafted tokens). The draft is small, so this is cheap.\n"
+           "2. **Verify.** The target runs **one** forward pass over the text plus all K drafts. That pass is "
+           "memory-bound, so scoring K+1 positions (each draft, plus the slot after the last one) costs about as "
+           "much as scoring one.\n"
+           "3. **Accept or reject.** Going left to right, the target keeps drafts until the first one it rejects "
+           "(the next lesson gives the rule).\n"
+           "4. **Correct.** At the first rejected draft the target writes a token of its own in its place, a "
+           "**recovered** token, and the drafts after it are dropped. If every draft is kept, the slot after the "
+           "last one gives one more token for free, a **bonus** token.\n\n"
+           "So one target pass writes (**emits**) between 1 and K+1 tokens instead of exactly 1.",
+           ("core_idea",), ("draft", "target", "round", "drafts", "recovered", "bonus", "emits"),
+           ("mb-verify-cheap", "ci-round-facts"), "loop", "pages/playground.py"),
+    Lesson(3, "rule", "The rule: keep x with probability min(1, p/q)",
+           "Apply the accept rule to one draft and say when a draft is always kept.",
+           "The draft does not just name a token x: it draws x from its own probabilities, **q** (q(x) is how likely "
+           "the draft thought x was). The target's pass gives its own probabilities **p** at the same position. "
+           "The verifier keeps x with probability **min(1, p(x) / q(x))**: it draws a **uniform** random number u "
+           "between 0 and 1 (written U(0, 1)) and keeps x when u < min(1, p(x)/q(x)).\n\n"
+           "If the target likes x at least as much as the draft did (p ≥ q), x is always kept. If the draft was "
+           "over-confident (p < q), x survives only a fraction p/q of the time.",
+           ("accept_rule",), ("uniform", "min(1, p"),
+           ("ar-prob-1", "ar-verdict", "ar-why-always"), "rule", "pages/playground.py"),
+    Lesson(4, "first-disagreement", "The first disagreement",
+           "Say what happens at the first rejection, where the replacement comes from, and when a bonus is added.",
+           "Drafts are tested from left to right. At the **first rejection** that draft and every draft after it "
+           "are thrown away: the later ones were guessed after a token that is no longer in the text.\n\n"
+           "In its place the target writes a recovered token drawn from **norm(max(0, p − q))**, the **residual**: "
+           "the target's probabilities minus the draft's, with negative values set to 0 and the rest rescaled to "
+           "add up to 1. It holds the tokens the target wanted more than the draft offered. It costs no extra pass: "
+           "p at that position came with the verify pass. If all K drafts are kept, the bonus token is drawn "
+           "straight from p at position K+1.\n\n"
+           "The verify pass also wrote KV-cache entries for every draft; the entries of thrown-away drafts are cut "
+           "off (**rolled back**), in the draft's cache too.",
+           ("first_disagreement", "residual", "bonus_token", "kv_rollback"),
+           ("first rejection", "residual", "rolled back"),
+           ("fd-later-draft", "rs-zero", "bt-count"), "first_disagreement", "pages/playground.py",
+           example="smollm-ngram-t07"),
+    Lesson(5, "exactness", "Exactness: the output is the target's",
+           "Explain why the output follows the target's distribution whatever the draft, and what would break it.",
+           "A token x can come out of a step by two routes: the draft proposes it and it is kept (together, "
+           "probability min(p(x), q(x))), or a draft is rejected and the residual picks x. The residual adds "
+           "exactly the part of p that the first route leaves out, so the two routes add up to p(x): the output "
+           "follows **exactly the target's distribution**, however bad the draft. A bad draft only makes it slower. "
+           "Change the rule, or sample the replacement from p instead of the residual, and the guarantee is gone.\n\n"
+           "The **temperature** sharpens (below 1) or flattens (above 1) both models' probabilities before they "
+           "are sampled. **Greedy** decoding (temperature 0) always takes the most likely token, the **argmax**: "
+           "then the rule keeps a draft exactly when it is the target's argmax, and otherwise writes the target's "
+           "argmax, so the text is the same as the target's own greedy text.",
+           ("quality", "greedy_vs_sampling"), ("temperature", "greedy", "argmax"),
+           ("q-worse-draft", "q-break-exactness", "gs-same-text"), "exactness", "pages/exactness.py"),
+    Lesson(6, "speedup", "What drives the speedup",
+           "Compute the expected tokens per step and the speedup from α, K and c.",
+           "Call **α** (alpha) the chance that the target keeps one draft, on average: α = Σ min(p, q), the "
+           "**acceptance rate**. Draft i only counts if all i − 1 before it were kept, so a step emits on average "
+           "1 + α + α² + … + α^K = **(1 − α^(K+1)) / (1 − α)** tokens (the 1 is the recovered or bonus token).\n\n"
+           "The draft is not free: call **c** the cost of one draft pass as a fraction of one target pass. A step "
+           "costs K·c + 1 target passes, so the expected **speedup** over the target alone is "
+           "(1 − α^(K+1)) / ((1 − α)(K·c + 1)). A high α and a cheap draft win; a low α gives little back.",
+           ("speedup",), ("acceptance rate", "speedup"),
+           ("sp-expected-1", "sp-speedup-1", "ar-alpha"), "speedup", "pages/theory.py"),
+    Lesson(7, "choosing-k", "Choosing K",
+           "Explain why more drafts eventually slow things down, and how the best K moves with α and c.",
+           "More drafts per step is not always better. Draft i helps only if all before it were kept (chance "
+           "α^(i−1)), but every draft costs c. Adding one more draft adds α^(K+1) expected tokens and c to the cost, "
+           "so the **best K** grows with α and shrinks as c grows. The optimum is usually flat: K a little off "
+           "the top costs almost nothing. Because α changes with the text (boilerplate is easy to guess, new ideas "
+           "are not), some systems change K as they go.",
+           ("choosing_k",), ("best k",),
+           ("ck-too-large", "ck-lower-alpha", "ck-best-2"), "choosing_k", "pages/theory.py"),
+    Lesson(8, "proposers", "Who proposes: draft models, lookup, layer skip",
+           "Compare three ways to propose drafts and say where each wins.",
+           "Anything that guesses tokens can propose them. A separate small **draft model** is the classic choice; "
+           "it must use the target's **tokenizer** (what cuts text into tokens: the same vocabulary), and it is "
+           "often **distilled**: trained to imitate the target. **Prompt lookup** (**n-gram** lookup) finds the "
+           "last few tokens (an n-gram) earlier in the text and proposes what followed them: no model at all, and strong when the "
+           "output copies its input. It is **deterministic**: its guess has q(x) = 1. **Layer skip** lets the "
+           "target draft with only its first layers and its own **LM head** "
+           "(the last part, which turns the final hidden state into probabilities over tokens), then check with all "
+           "of them: one model does both jobs.",
+           ("prompt_lookup", "layer_skip"),
+           ("tokenizer", "distilled", "prompt lookup", "n-gram", "deterministic", "layer skip",
+            "lm head"),
+           ("pl-how", "pl-best-task", "ls-what"), "proposers", "pages/proposers.py"),
+    Lesson(9, "trees", "Trees: many guesses in one pass",
+           "Explain how a tree of candidates is checked in one pass and why Medusa and EAGLE use one.",
+           "Instead of one line of K drafts, propose a **tree**: a few **candidates** at each position, each "
+           "branch a possible continuation. The target scores every node in one pass. A tree-shaped **attention "
+           "mask** (which earlier positions each position may read) lets each "
+           "node see only its own ancestors, as if it were alone on its branch. The target keeps the longest path "
+           "it accepts, with the same exact rule.\n\n"
+           "**Medusa** adds extra output **heads** (small layers on top of the target's last hidden state): head i "
+           "guesses the token i+1 positions ahead, all from one pass, and their top guesses combine into a tree. "
+           "**EAGLE** drafts in **feature space**: a light head predicts the target's next hidden state from the "
+           "current one and the sampled token, and the LM head turns it into tokens; EAGLE-2 grows its tree where "
+           "the drafts are confident. (The engine does not run trees yet: the Proposers page explains them.)",
+           ("medusa", "eagle"),
+           ("tree", "candidates", "attention mask", "medusa", "heads", "eagle", "feature space"),
+           ("md-what", "md-tree", "eg-what"), "trees", "pages/proposers.py", anchor="trees"),
+    Lesson(10, "limits", "When speculation stops paying",
+           "Name the situations where speculation gives little or makes generation slower.",
+           "The trick spends idle arithmetic to save memory reads. When the verify pass is no longer memory-bound, "
+           "scoring K+1 positions costs more than one. That happens on a server that runs large batches to get "
+           "high **throughput** (tokens per second over all users): the pass is **compute-bound**, its time set "
+           "by arithmetic. It also happens with a small model on a laptop CPU. Call **v** the cost of the verify "
+           "pass in one-token target passes; the speedup becomes (1 − α^(K+1)) / ((1 − α)(K·c + v)). A low α, "
+           "an expensive draft (c near 1) or a large v each push it below 1: slower than the target alone. The "
+           "Theory explorer shows where the **break-even** line (speedup = 1) lies.",
+           ("limits",), ("throughput", "compute-bound", "break-even"),
+           ("lm-large-batch", "lm-situations", "lm-slower"), "limits", "pages/theory.py"),
+)
+
+BY_NUMBER: dict[int, Lesson] = {lesson.number: lesson for lesson in LESSONS}
+LAST = LESSONS[-1].number
+
+TEXT = {
+    "bad_lesson": 'The link asked for lesson "{value}", which is not on the path, so it starts at lesson 1.',
+    "bad_done": 'The link\'s list of finished lessons ("{value}") could not be read, so it starts at lesson 1.',
+}
+
+
+@dataclass(frozen=True)
+class Progress:
+    """Where a learner stands: the lesson on screen (1..10, or TICKET for the exit ticket) and the lessons done."""
+
+    lesson: int | str = 1
+    done: frozenset[int] = field(default_factory=frozenset)
+
+    def to_params(self) -> dict[str, str]:
+        """The URL parameters that bring the learner back here."""
+        params = {"lesson": str(self.lesson)}
+        if self.done:
+            params["done"] = ",".join(str(n) for n in sorted(self.done))
+        return params
+
+    def seen(self) -> list[int]:
+        """The lessons the learner has opened or finished, in order (the ticket counts as having seen them all)."""
+        if self.lesson == TICKET:
+            return [lesson.number for lesson in LESSONS]
+        return sorted(self.done | {int(self.lesson)})
+
+    def met_concepts(self) -> list[str]:
+        """The quiz concepts of every lesson seen, in lesson order."""
+        return [c for n in self.seen() for c in BY_NUMBER[n].concepts]
+
+    def go(self, lesson: int | str, finished: int | None = None) -> Progress:
+        """The progress after moving to `lesson`, marking `finished` done on the way."""
+        done = self.done | {finished} if finished is not None else self.done
+        return Progress(lesson, frozenset(done))
+
+
+def parse_progress(params: Mapping[str, str]) -> tuple[Progress, str | None]:
+    """The progress a URL asks for, and one sentence when it asks for something that is not on the path (the
+    learner then starts at lesson 1 with nothing done). Missing parameters are no problem: lesson 1."""
+    raw_lesson = str(params.get("lesson", "1")).strip()
+    raw_done = str(params.get("done", "")).strip()
+    if raw_lesson == TICKET:
+        lesson: int | str = TICKET
+    elif raw_lesson.isdigit() and int(raw_lesson) in BY_NUMBER:
+        lesson = int(raw_lesson)
+    else:
+        return Progress(), TEXT["bad_lesson"].format(value=raw_lesson[:20])
+    parts = [p.strip() for p in raw_done.split(",") if p.strip()] if raw_done else []
+    if not all(p.isdigit() and int(p) in BY_NUMBER for p in parts):
+        return Progress(), TEXT["bad_done"].format(value=raw_done[:40])
+    return Progress(lesson, frozenset(int(p) for p in parts)), None
+
+
+def concepts_up_to(number: int) -> list[str]:
+    """Every concept introduced in lessons 1..number, in order."""
+    return [c for lesson in LESSONS if lesson.number <= number for c in lesson.concepts]
+
+
+def lesson_for_concept(concept: str) -> Lesson | None:
+    """The lesson that introduces `concept` (None for a concept no lesson teaches, such as a teacher's own)."""
+    return next((lesson for lesson in LESSONS if concept in lesson.concepts), None)
+
+
+def check_questions(bank: Bank, lesson: Lesson) -> list[Question]:
+    """The lesson's check questions that the bank holds, in the lesson's order."""
+    by_id = bank.by_id()
+    return [by_id[i] for i in lesson.checks if i in by_id]
+
+
+def exit_ticket(bank: Bank) -> list[Question]:
+    """One question per FAQ topic of the bank, in FAQ_TOPICS order (a topic the bank lacks is left out)."""
+    first: dict[str, Question] = {}
+    for question in bank:
+        if question.faq and question.faq not in first:
+            first[question.faq] = question
+    return [first[topic] for topic in FAQ_TOPICS if topic in first]
+
+
+def lessons_to_revisit(missed: Iterable[Question]) -> list[Lesson]:
+    """The lessons that teach the concepts of the missed questions, each once, in lesson order."""
+    found = {lesson.number: lesson for q in missed if (lesson := lesson_for_concept(q.concept)) is not None}
+    return [found[n] for n in sorted(found)]

@@ -9,6 +9,10 @@ rule; the Exactness lab passes deliberately broken rules through the same loop. 
 
 The step itself (`SpeculativeDecoder.step`) only decides; what it decided (`StepOutcome`) goes to a
 `specviz.recording.TraceRecorder`, which adds token texts and top-10 lists and builds the `Trace`.
+
+With `tree_nodes` > 0 a proposer that can branch drafts a tree (`specviz.tree`, EAGLE-2 style) instead of a chain:
+the same five steps, with one target forward over the whole tree, the tree rule (`specviz.tree_verifier`) and a
+cache compaction that keeps only the accepted path. `tree_nodes=0` is the chain, untouched.
 """
 
 from __future__ import annotations
@@ -23,7 +27,10 @@ from specviz.generation import (Clock, GenerationSettings, append_until_stop, ch
 from specviz.kvcache import CachedModel
 from specviz.proposers import DraftModelProposer, Proposal, Proposer
 from specviz.recording import StepOutcome, TraceRecorder
+from specviz.limits import TREE_NODES_RANGE, TREE_WIDTH_RANGE
 from specviz.trace import EmittedToken, Trace, TokenKind
+from specviz.tree import DraftTree
+from specviz.tree_verifier import TreeVerifier, TreeVerifyResult, verify_tree
 from specviz.verifier import Verifier, VerifyResult, verify
 
 StepObserver = Callable[[StepOutcome], None]
@@ -48,8 +55,15 @@ def speculative_generate(
     draft_length=None,
     on_step: StepObserver | None = None,
     deadline: float | None = None,
+    tree_nodes: int = 0,
+    tree_width: int = 4,
+    tree_verifier: TreeVerifier = verify_tree,
 ) -> Trace:
     """Generate up to `max_new_tokens` tokens after `input_ids` by speculative decoding; return the trace.
+
+    `tree_nodes` > 0 drafts a tree of at most that many nodes, depth at most K and at most `tree_width` children
+    per node (a proposer that cannot branch keeps drafting a chain); `tree_verifier` judges it (the exact
+    `verify_tree` unless the Exactness lab passes a broken rule).
 
     `draft_length` (a `specviz.policies.DraftLength`) picks each step's K in place of the constant `k`.
     With `record=False` the per-token details (top-10 lists, token text) are left out of the steps, so the
@@ -58,23 +72,43 @@ def speculative_generate(
     run stops cleanly after the step that passes it, with `stop_reason` "deadline" and the partial trace.
     """
     settings = GenerationSettings(max_new_tokens, temperature, top_k, top_p, seed, k)
+    tree = TreeShape(tree_nodes, tree_width, tree_verifier)
     proposer = draft if isinstance(draft, Proposer) else DraftModelProposer(draft, target.config.vocab_size)
     return decode(target, proposer, input_ids, settings, tokenizer=tokenizer, eos_token_id=eos_token_id,
                   verifier=verifier, record=record, clock=clock, draft_length=draft_length, on_step=on_step,
-                  deadline=deadline)
+                  deadline=deadline, tree=tree)
+
+
+class TreeShape:
+    """How big a draft tree may grow: at most `nodes` nodes (0 = draft a chain), `width` children per node; and the
+    rule that judges it. Checked on construction (a bad value is a ValueError with one sentence)."""
+
+    def __init__(self, nodes: int = 0, width: int = 4, verifier: TreeVerifier = verify_tree):
+        lo, hi = TREE_NODES_RANGE
+        if isinstance(nodes, bool) or not isinstance(nodes, int) or not lo <= nodes <= hi:
+            raise ValueError(f"tree_nodes must be a whole number from {lo} (a chain) to {hi} (got {nodes!r}).")
+        lo, hi = TREE_WIDTH_RANGE
+        if isinstance(width, bool) or not isinstance(width, int) or not lo <= width <= hi:
+            raise ValueError(f"tree_width must be a whole number from {lo} to {hi} (got {width!r}).")
+        self.nodes, self.width, self.verifier = nodes, width, verifier
+
+    def settings(self) -> dict:
+        """What the trace's settings record: nothing for a chain, so chain traces stay as they were."""
+        return {"tree_nodes": self.nodes, "tree_width": self.width} if self.nodes else {}
 
 
 def decode(target: PreTrainedModel, proposer: Proposer, input_ids: Sequence[int] | torch.Tensor,
            settings: GenerationSettings, *, mode: str = "speculative", tokenizer=None,
            eos_token_id: int | Sequence[int] | None = None, verifier: Verifier = verify, record: bool = True,
            clock: Clock = default_clock, draft_length=None, on_step: StepObserver | None = None,
-           deadline: float | None = None) -> Trace:
+           deadline: float | None = None, tree: TreeShape | None = None) -> Trace:
     """The loop both `speculative_generate` and `autoregressive_generate` run: prefill, then steps until a stop."""
     prompt = prompt_ids(input_ids, target)
     check_context(target, len(prompt), settings)
     eos = eos_ids(target, tokenizer, eos_token_id)
+    tree = tree or TreeShape()
     decoder = SpeculativeDecoder(target, proposer, settings, eos, verifier, clock, draft_length,
-                                 template_tokens(tokenizer) - eos)
+                                 template_tokens(tokenizer) - eos, tree)
     recorder = TraceRecorder(tokenizer, record)
     start = clock()
     decoder.prefill(prompt)
@@ -86,7 +120,7 @@ def decode(target: PreTrainedModel, proposer: Proposer, input_ids: Sequence[int]
         if on_step is not None:
             on_step(outcome)
         stop = outcome.stop or ("deadline" if deadline is not None and clock() > deadline else "")
-    return recorder.trace(mode, {**settings.to_dict(), "proposer": proposer.name}, prompt, output, stop,
+    return recorder.trace(mode, {**settings.to_dict(), **tree.settings(), "proposer": proposer.name}, prompt, output, stop,
                           prefill_seconds, wall_seconds=clock() - start)
 
 
@@ -95,7 +129,7 @@ class SpeculativeDecoder:
 
     def __init__(self, target: PreTrainedModel, proposer: Proposer, settings: GenerationSettings, eos: set[int],
                  verifier: Verifier = verify, clock: Clock = default_clock, draft_length=None,
-                 template: set[int] = frozenset()):
+                 template: set[int] = frozenset(), tree: TreeShape | None = None):
         self.target = CachedModel(target)
         self.proposer = proposer
         self.settings = settings
@@ -107,6 +141,7 @@ class SpeculativeDecoder:
         self.vocab_size = target.config.vocab_size
         self.draft_length = draft_length  # a specviz.policies.DraftLength, or None for the constant settings.k
         self.template = template  # chat-template markers such as <|im_start|>: a model writes them around answers
+        self.tree = tree or TreeShape()
 
     def prefill(self, prompt: list[int]) -> None:
         """Fill both caches with the prompt except its last token, which the first step feeds."""
@@ -122,6 +157,8 @@ class SpeculativeDecoder:
 
     def step(self, sequence: list[int], output: list[int]) -> StepOutcome:
         """One round; extends `sequence` and `output` in place with what it emits."""
+        if self.tree.nodes and self.proposer.can_branch:
+            return self.tree_step(sequence, output)
         t0, before = self.clock(), (len(self.target), self.proposer.cache_length())
         # 1. propose: the draft guesses up to K tokens, never past the token limit or a drafted end-of-text
         drafts, draft_probs = self.propose(sequence, len(output))
@@ -182,6 +219,75 @@ class SpeculativeDecoder:
         if self.proposer.needs_target_features:
             start = self.target.last_start
             self.proposer.observe_target(start, self.target.last_hidden[: length - start])
+
+
+    def tree_step(self, sequence: list[int], output: list[int]) -> StepOutcome:
+        """One round with a draft tree; the same five steps as `step`."""
+        t0, before = self.clock(), (len(self.target), self.proposer.cache_length())
+        # 1. propose: a tree of at most N nodes, depth at most K, children drawn from q without replacement
+        tree = self.propose_tree(sequence, len(output))
+        t1 = self.clock() if len(tree) else t0
+        # 2. score: one target forward over the root and every node (tree mask, per-node positions) -> p at N+1
+        logits = self.target.feed_tree(sequence, tree, features=self.proposer.needs_target_features)
+        target_probs = self.sampling.probs(logits).cpu()
+        synchronize(self.target.device)
+        t2 = self.clock()
+        # 3. verify: recursive rejection sampling down the tree; the accepted path, then a recovered or bonus token
+        verdict = self.tree.verifier(target_probs, tree, generator=self.generator)
+        if self.draft_length is not None:
+            self.draft_length.observe(tree.depth, verdict.n_accepted)
+        # 4. rewind: both caches keep the sequence plus the accepted path, nothing else of the tree
+        self.target.keep_path(verdict.path)
+        self.proposer.keep_tree_path(len(sequence) + verdict.n_accepted, verdict.path)
+        if self.proposer.needs_target_features:
+            start = self.target.last_start
+            self.proposer.observe_target(start, self.target.last_hidden[: len(sequence) + verdict.n_accepted - start])
+        # 5. emit: the accepted path, then the recovered or bonus token; stop at EOS or max_new_tokens
+        drafts, draft_probs, line_probs, line = main_line(tree, target_probs, verdict)
+        kept, stop = append_until_stop(output, emitted_tokens(drafts, draft_probs, line_probs, line), self.eos,
+                                       self.settings.max_new_tokens)
+        sequence.extend(t.token_id for t in kept)
+        return StepOutcome(
+            drafts, draft_probs, line_probs, line, kept, stop, context_length=len(sequence) - len(kept),
+            proposer=self.proposer.name, target_cache=(before[0], len(self.target)),
+            draft_cache=(before[1], self.proposer.cache_length()), draft_seconds=t1 - t0, verify_seconds=t2 - t1,
+            overhead_seconds=self.clock() - t2, tree=tree, tree_verdict=verdict, tree_target_probs=target_probs)
+
+    def propose_tree(self, sequence: list[int], n_emitted: int) -> DraftTree:
+        """A draft tree of depth at most K (the policy's or the constant one, never past the token limit). Greedy
+        trees take the draft's top tokens; sampled ones draw children from q without replacement, unless the tree
+        rule says it wants top tokens (`takes_top_children`: the Exactness lab's broken rule)."""
+        wanted = self.settings.k if self.draft_length is None else self.draft_length.next_k()
+        depth = min(wanted or 0, self.settings.max_new_tokens - n_emitted - 1)
+        sampled = not self.sampling.greedy and not getattr(self.tree.verifier, "takes_top_children", False)
+        if depth <= 0:
+            return DraftTree([], [], torch.zeros(0, self.vocab_size), sampled)
+        tree = self.proposer.propose_tree(sequence, max_nodes=self.tree.nodes, max_depth=depth,
+                                          width=self.tree.width, sampling=self.sampling, generator=self.generator,
+                                          sampled=sampled, stop_tokens=frozenset(self.eos))
+        synchronize(self.target.device)
+        if not len(tree):
+            return DraftTree([], [], torch.zeros(0, self.vocab_size), sampled)
+        return tree
+
+
+def main_line(tree: DraftTree, target_probs: torch.Tensor, verdict: TreeVerifyResult
+              ) -> tuple[list[int], torch.Tensor, torch.Tensor, VerifyResult]:
+    """The tree step seen as a chain, for everything that reads chains (decisions, emitted tokens, metrics): the
+    accepted path, then the first child tried below it if that was rejected. Returns its drafts (K), their q
+    (K, V), p before each and after the last (K+1, V) and a chain verdict with the tree's recovered or bonus token.
+    The whole tree is in the step's tree record."""
+    line = list(verdict.path)
+    after = verdict.tested[verdict.tested.index(line[-1]) + 1:] if line else verdict.tested
+    if after:
+        line.append(after[0])  # the first rejected child below the path
+    rows = [0] + [node + 1 for node in line]
+    order = {node: i for i, node in enumerate(verdict.tested)}
+    chain = VerifyResult(verdict.n_accepted, [verdict.uniforms[order[n]] for n in line],
+                         [verdict.accept_probs[order[n]] for n in line], verdict.next_token, verdict.next_kind,
+                         verdict.next_dist)
+    draft_probs = tree.draft_probs[line] if line else torch.zeros(0, target_probs.shape[-1])
+    return [tree.tokens[n] for n in line], draft_probs, target_probs[rows], chain
 
 
 def template_tokens(tokenizer) -> set[int]:

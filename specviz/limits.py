@@ -8,6 +8,8 @@ Everything above reads them from here: the settings checks (`specviz.generation`
 
 K_RANGE = (1, 16)  # drafted tokens per step
 MAX_NEW_TOKENS_RANGE = (1, 2048)
+TREE_NODES_RANGE = (0, 64)  # nodes of a draft tree per step; 0 = a chain of K (specviz.tree)
+TREE_WIDTH_RANGE = (1, 8)  # children per node of a draft tree
 TOP_N = 10  # bars per distribution in a trace
 PROPOSERS = ("draft", "ngram", "layerskip", "eagle")  # who can draft (specviz.proposers.make_proposer)
 POLICIES = ("constant", "heuristic", "threshold", "optimal")  # how K is chosen each step (specviz.policies)

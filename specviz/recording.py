@@ -15,6 +15,8 @@ import torch
 
 from specviz.generation import TokenTexts, top_tokens
 from specviz.trace import Decision, EmittedToken, Step, TokenKind, Trace
+from specviz.tree import DraftTree
+from specviz.tree_verifier import TreeVerifyResult
 from specviz.verifier import VerifyResult, accept_probability
 
 
@@ -37,7 +39,9 @@ class StepOutcome:
     draft_seconds: float
     verify_seconds: float
     overhead_seconds: float
-
+    tree: DraftTree | None = None  # a tree step's whole tree (drafts above are its main line, see decoding.main_line)
+    tree_verdict: TreeVerifyResult | None = None
+    tree_target_probs: torch.Tensor | None = None  # (N+1, V): p at the root and at every node
 
 
 class TraceRecorder:

@@ -31,6 +31,8 @@ LAYERS: list[tuple[str, list[tuple[str, str]]]] = [
         ("specviz.trace", ""),
         ("specviz.trace_schema", ""),
         ("specviz.verifier", ""),
+        ("specviz.tree", "draft trees: nodes, the tree attention mask and positions, EAGLE-2 growth; torch only"),
+        ("specviz.tree_verifier", "the exact rule for a tree (recursive rejection sampling), a pure function"),
         ("specviz.kvcache", ""),
         ("specviz.generation", ""),
         ("specviz.decoding", ""),

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import torch
 
 from specviz.sampling import SamplingConfig
+from specviz.tree import DraftTree
 
 
 @dataclass
@@ -45,6 +46,7 @@ class Proposer(ABC):
     needs_target_features: bool = False  # True: the engine calls observe_target after every target pass
     has_draft_probs: bool = False  # True: a model drafts, so its confidence can end a proposal early
     stop_below: float = 0.0  # > 0: end each proposal at the first position whose top probability is below it
+    can_branch: bool = False  # True: `propose_tree` drafts a tree; otherwise tree decoding drafts a chain
 
     def stops_here(self, logits: torch.Tensor) -> bool:
         """True when the proposal should end before this position: the draft is less sure than `stop_below`.
@@ -55,6 +57,16 @@ class Proposer(ABC):
     def propose(self, sequence: list[int], k: int, sampling: SamplingConfig,
                 generator: torch.Generator) -> Proposal:
         """Guess up to k tokens that follow `sequence` (prompt + everything emitted so far)."""
+
+    def propose_tree(self, sequence: list[int], *, max_nodes: int, max_depth: int, width: int,
+                     sampling: SamplingConfig, generator: torch.Generator, sampled: bool,
+                     stop_tokens: frozenset[int] = frozenset()) -> DraftTree:
+        """A draft tree below the sequence's last token (`specviz.tree.grow_tree`); only proposers that can branch."""
+        raise NotImplementedError(f"The {self.name} proposer drafts chains, not trees.")
+
+    def keep_tree_path(self, valid_length: int, path: list[int]) -> None:
+        """After a tree step: keep the sequence's first `valid_length` tokens, which end with the accepted `path`."""
+        self.rollback(valid_length)
 
     def prefill(self, sequence: list[int]) -> None:
         """Optional warm start on the prompt (timed apart from the steps)."""

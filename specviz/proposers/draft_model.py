@@ -14,12 +14,14 @@ from transformers import PreTrainedModel
 from specviz.kvcache import CachedModel
 from specviz.proposers.base import Proposal, Proposer
 from specviz.sampling import SamplingConfig, sample
+from specviz.tree import ROOT, DraftTree, grow_tree
 
 
 class DraftModelProposer(Proposer):
     """A causal LM drafting with its own KV cache; it honours `stop_below` (see `Proposer.stops_here`)."""
 
     has_draft_probs = True
+    can_branch = True  # each tree level is one forward with a tree attention mask (CachedModel.feed_nodes)
 
     def __init__(self, model: PreTrainedModel, vocab_size: int, name: str = "draft"):
         self.name = name
@@ -40,6 +42,21 @@ class DraftModelProposer(Proposer):
             tokens.append(sample(probs, generator))
             rows.append(probs)
         return Proposal(tokens, torch.stack(rows) if rows else None)
+
+    def propose_tree(self, sequence: list[int], *, max_nodes: int, max_depth: int, width: int,
+                     sampling: SamplingConfig, generator: torch.Generator, sampled: bool,
+                     stop_tokens: frozenset[int] = frozenset()) -> DraftTree:
+        def expand(tree: DraftTree, nodes: list[int]) -> torch.Tensor:
+            if nodes == [ROOT]:
+                return self.runner.feed(sequence)[-1:]  # (1, V): q after the sequence
+            return self.runner.feed_nodes(tree, nodes)  # (F, V)
+
+        return grow_tree(expand, max_nodes=max_nodes, max_depth=max_depth, width=width, probs=sampling.probs,
+                         sampled=sampled, generator=generator, stop_tokens=stop_tokens)
+
+    def keep_tree_path(self, valid_length: int, path: list[int]) -> None:
+        self.runner.keep_path(path)  # the sequence plus the accepted nodes it had fed, nothing else
+        self.rollback(valid_length)
 
     def rollback(self, valid_length: int) -> None:
         self.runner.rewind(min(valid_length, len(self.runner)))

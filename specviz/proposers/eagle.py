@@ -28,6 +28,7 @@ from transformers.models.llama.modeling_llama import LlamaDecoderLayer, LlamaRot
 from specviz.kvcache import cache_keyword
 from specviz.proposers.base import Proposal, Proposer
 from specviz.sampling import SamplingConfig, sample
+from specviz.tree import ROOT, DraftTree, grow_tree
 
 
 def drafter_config(target_config):
@@ -118,6 +119,7 @@ class EagleProposer(Proposer):
 
     needs_target_features = True
     has_draft_probs = True  # honours stop_below: EAGLE-2 lets the drafter's confidence decide what to draft
+    can_branch = True  # EAGLE-2's dynamic tree: one drafter forward per level, with a tree attention mask
 
     def __init__(self, target: PreTrainedModel, drafter: EagleDrafter, vocab: torch.Tensor | None = None,
                  name: str = "eagle"):
@@ -151,13 +153,8 @@ class EagleProposer(Proposer):
         known = min(len(self.features), len(sequence) - 1)  # true features for positions 0..known-1
         if k <= 0 or known == 0:
             return Proposal([], None)
-        self._crop(min(self.cached, known - 1))  # re-read at least one true position
-        # catch up on the true features: position i reads (f_i, x_{i+1})
-        start = self.cache_size
-        feats = torch.stack(self.features[start:known])[None]
-        tokens = torch.tensor([sequence[start + 1:known + 1]], device=feats.device)
-        predicted = self._step(feats, tokens, start)
-        self.cached = self.cache_size
+        predicted = self._catch_up(sequence, known)
+        device = predicted.device
         drafted, rows = [], []
         for i in range(k):
             logits = self.head.logits(predicted[0, -1])
@@ -168,8 +165,63 @@ class EagleProposer(Proposer):
             drafted.append(token)
             rows.append(probs)
             if i + 1 < k:
-                predicted = self._step(predicted[:, -1:], torch.tensor([[token]], device=feats.device), self.cache_size)
+                predicted = self._step(predicted[:, -1:], torch.tensor([[token]], device=device), self.cache_size)
         return Proposal(drafted, torch.stack(rows) if rows else None)
+
+    def _catch_up(self, sequence: list[int], known: int) -> torch.Tensor:
+        """Read the true features the cache lacks (position i reads (f_i, x_{i+1})); returns the predicted features
+        (1, T, H) whose last row is f^ after the sequence."""
+        self._crop(min(self.cached, known - 1))  # re-read at least one true position
+        start = self.cache_size
+        feats = torch.stack(self.features[start:known])[None]
+        tokens = torch.tensor([sequence[start + 1:known + 1]], device=feats.device)
+        predicted = self._step(feats, tokens, start)
+        self.cached = self.cache_size
+        return predicted
+
+    @torch.inference_mode()
+    def propose_tree(self, sequence: list[int], *, max_nodes: int, max_depth: int, width: int,
+                     sampling: SamplingConfig, generator: torch.Generator, sampled: bool,
+                     stop_tokens: frozenset[int] = frozenset()) -> DraftTree:
+        """EAGLE-2's tree: a node at depth d reads (f^ of its parent, its own token) at position known - 1 + d and
+        attends to the true positions and its own ancestors; its predicted feature gives q for its children."""
+        known = min(len(self.features), len(sequence) - 1)
+        if known == 0:
+            return DraftTree([], [], torch.zeros(0, 0))
+        predicted = {ROOT: self._catch_up(sequence, known)[0, -1]}  # node -> f^ after it (H,)
+        slots: dict[int, int] = {}  # node -> cache position
+
+        def expand(tree: DraftTree, nodes: list[int]) -> torch.Tensor:
+            if nodes != [ROOT]:
+                self._read_nodes(tree, nodes, predicted, slots, known)
+            return self.head.logits(torch.stack([predicted[node] for node in nodes]))  # (F, V)
+
+        return grow_tree(expand, max_nodes=max_nodes, max_depth=max_depth, width=width, probs=sampling.probs,
+                         sampled=sampled, generator=generator, stop_tokens=stop_tokens)
+
+    def _read_nodes(self, tree: DraftTree, nodes: list[int], predicted: dict, slots: dict, known: int) -> None:
+        """One drafter forward over one level of `nodes`; fills `predicted` and `slots` for them."""
+        device = self.drafter.fc.weight.device
+        ancestors, depths, start = tree.ancestors(), tree.depths, self.cache_size
+        mask = torch.zeros(1, 1, len(nodes), start + len(nodes), dtype=torch.bool, device=device)
+        mask[..., : self.cached] = True
+        for row, node in enumerate(nodes):
+            for other, slot in slots.items():
+                mask[0, 0, row, slot] = bool(ancestors[node, other])
+            mask[0, 0, row, start + row] = True
+        feats = torch.stack([predicted[tree.parents[node]] for node in nodes])[None].to(self.drafter.fc.weight.dtype)
+        tokens = torch.tensor([[tree.tokens[node] for node in nodes]], device=device)
+        positions = torch.tensor([[known - 1 + depths[node] for node in nodes]], device=device)
+        out = self.drafter(feats, self.embed(tokens).to(feats.dtype), positions, mask, self.cache)
+        self.cache_size += len(nodes)
+        for row, node in enumerate(nodes):
+            predicted[node], slots[node] = out[0, row], start + row
+
+    def keep_tree_path(self, valid_length: int, path: list[int]) -> None:
+        """Drop every drafted position: the accepted ones are re-read from the target's true features next step,
+        exactly as after a chain."""
+        self._crop(self.cached)
+        self.rollback(valid_length)
 
     def _step(self, features: torch.Tensor, tokens: torch.Tensor, past: int) -> torch.Tensor:
         n = features.shape[1]

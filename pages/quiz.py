@@ -13,13 +13,18 @@ st.caption("Check your understanding of speculative decoding. Every answer comes
            "the page that shows the idea.")
 
 bank = quiz_setup.default_bank()
+met = quiz_setup.met_concepts()
 with st.expander("Quiz settings", expanded=False):
     bank = quiz_setup.with_upload(bank, "quiz_upload")
-    settings = quiz_setup.settings_panel(bank)
+    scope = quiz_setup.scope_picker(met)
+    settings = quiz_setup.settings_panel(bank, met if scope == "met" else None)
     live = quiz_setup.trace_questions("quiz_trace", settings.seed)
     restart = st.button("Start over", key="quiz_restart")
+if quiz_setup.scope_note(scope, met):  # nothing met yet: the note offers all concepts and the guided path
+    st.stop()
 
-signature = (settings.seed, settings.order, settings.concepts, settings.count, len(bank), tuple(q.id for q in live))
+signature = (scope, settings.seed, settings.order, settings.concepts, settings.count, len(bank),
+             tuple(q.id for q in live))
 if restart or st.session_state.get("quiz_signature") != signature:
     st.session_state["quiz_signature"] = signature
     st.session_state["quiz_run"] = QuizRun.start(bank.select(settings.concepts), settings.seed, settings.count,

@@ -15,13 +15,21 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture
-def at(monkeypatch):
+def fresh(monkeypatch):
+    """The Quiz page opened in a new session, before anything is set."""
     monkeypatch.delenv("SPECVIZ_QUIZ_PATHS", raising=False)
     monkeypatch.chdir(ROOT)
-    app = AppTest.from_file(str(ROOT / "pages" / "quiz.py"), default_timeout=30)
-    app.run()
-    assert not app.exception
-    return app
+    return AppTest.from_file(str(ROOT / "pages" / "quiz.py"), default_timeout=30)
+
+
+@pytest.fixture
+def at(fresh):
+    """The Quiz on all concepts (a learner who has not taken the guided path, widening it with the setting)."""
+    fresh.run()
+    assert not fresh.exception
+    fresh.radio(key="quiz_scope").set_value("all").run()
+    assert not fresh.exception
+    return fresh
 
 
 def _configure(at, concepts=("accept_rule",), count=3, seed=1, mode=None):
@@ -122,7 +130,8 @@ def test_a_multiple_choice_question_marks_every_right_choice(at):
 
 
 def test_the_default_quiz_starts_with_the_basics(at):
-    """Question 1 is what speculative decoding is, not EAGLE or FLOPs per byte; ten questions, ten concepts."""
+    """On all concepts, question 1 is what speculative decoding is, not EAGLE or FLOPs per byte; ten questions, ten
+    concepts."""
     run = at.session_state["quiz_run"]
     assert run.questions[0].id == "ci-what-is" and "Draft proposes, target verifies" in at.markdown[0].value
     assert len({q.concept for q in run.questions}) == len(run.questions) == 10
@@ -242,6 +251,7 @@ def test_inside_the_app_the_link_is_a_real_page_link(monkeypatch):
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=30)
     at.switch_page("pages/quiz.py").run()
     assert [t.value for t in at.title] == ["Quiz"]
+    at.radio(key="quiz_scope").set_value("all").run()
     q = at.session_state["quiz_run"].current()
     _give(at, q, q.answer)
     at.button(key=f"quiz_r{at.session_state['quiz_round']}_check").click().run()
@@ -264,4 +274,28 @@ def test_a_broken_file_in_the_environment_falls_back_to_the_built_in_bank(monkey
     assert not at.exception
     assert at.error[0].value == ("Quiz file 'extra.yaml', question 'x1': the required field 'concept' is missing or "
                                  "empty. Using the built-in questions only.")
+    at.radio(key="quiz_scope").set_value("all").run()
     assert at.markdown[0].value.startswith("**Question 1 of 10**")
+
+
+def test_by_default_the_quiz_asks_only_about_concepts_met_on_the_guided_path(fresh):
+    """A link from lesson 3 carries the learner's progress: the Quiz draws from lessons 1 to 3's concepts only, says
+    so, and the setting widens it to all."""
+    fresh.query_params.update({"lesson": "3", "done": "1,2"})
+    fresh.run()
+    assert not fresh.exception
+    met = {"memory_bound", "core_idea", "accept_rule"}
+    run = fresh.session_state["quiz_run"]
+    assert {q.concept for q in run.questions} == met
+    assert "the 3 concepts you have met on the guided path" in " ".join(c.value for c in fresh.caption)
+    fresh.radio(key="quiz_scope").set_value("all").run()
+    assert len({q.concept for q in fresh.session_state["quiz_run"].questions}) == 10
+
+
+def test_with_nothing_met_the_quiz_says_so_and_offers_all_concepts(fresh):
+    fresh.run()
+    assert not fresh.exception and "quiz_run" not in fresh.session_state
+    assert fresh.info[0].value.startswith("You have not met any concepts on the guided path yet")
+    fresh.button(key="quiz_widen").click().run()
+    assert fresh.radio(key="quiz_scope").value == "all"
+    assert fresh.session_state["quiz_run"].questions[0].id == "ci-what-is"

@@ -1,6 +1,9 @@
 """Where the quiz's questions come from: the bundled bank (plus SPECVIZ_QUIZ_PATHS), a teacher's uploaded file,
 live questions from an uploaded trace, and the settings that pick from them. Shared by the Quiz and Classroom pages;
-`specviz.ui.quiz_view` asks the questions."""
+`specviz.ui.quiz_view` asks the questions.
+
+The Quiz draws by default from the concepts the learner has met on the guided path (`met_concepts`, from this
+session or from the `?lesson=..&done=..` a link from the path carries); `scope_picker` widens it to all concepts."""
 
 from __future__ import annotations
 
@@ -8,11 +11,26 @@ import os
 from dataclasses import dataclass
 
 import streamlit as st
+from streamlit.errors import StreamlitAPIException
 
+from specviz.learn import parse_progress
 from specviz.quiz import (BANK_DIR, PATHS_ENV, Bank, Question, QuizBankError, live_quiz, load_bank, merge_banks,
                           parse_bank)
 from specviz.quiz.run import ORDERS
 from specviz.trace import Trace
+from specviz.ui import state
+
+SCOPES = {"met": "Concepts I have met on the guided path ({n})", "all": "All concepts"}
+TEXT = {
+    "scope": "Draw questions from",
+    "scope_help": "The guided path introduces the concepts one lesson at a time; the Quiz asks about those you have "
+                  "met, unless you widen it to all.",
+    "scoped": "Questions on the {n} concepts you have met on the guided path. To widen it, pick All concepts in "
+              "the Quiz settings.",
+    "nothing_met": "You have not met any concepts on the guided path yet, so there is nothing to quiz you on there.",
+    "all_button": "Quiz me on all concepts",
+    "start_path": "Start the guided path",
+}
 
 
 @dataclass(frozen=True)
@@ -74,8 +92,47 @@ def trace_questions(key: str, seed: int) -> list[Question]:
     return questions
 
 
-def settings_panel(bank: Bank) -> QuizSettings:
-    """Mode, seed, concepts and length, gathered in one row."""
+def met_concepts() -> list[str]:
+    """The concepts the learner has met on the guided path: this session's progress, or the progress in this page's
+    URL (a link from the path carries it); none when neither says anything (or the URL is not on the path)."""
+    progress = state.learn_progress()
+    if progress is None and "lesson" in st.query_params:
+        parsed, problem = parse_progress({key: st.query_params[key] for key in st.query_params})
+        progress = None if problem else parsed
+    return progress.met_concepts() if progress is not None else []
+
+
+def scope_picker(met: list[str]) -> str:
+    """"met" (the default) or "all": where the questions come from."""
+    return st.radio(TEXT["scope"], list(SCOPES), horizontal=True, key="quiz_scope", help=TEXT["scope_help"],
+                    format_func=lambda s: SCOPES[s].format(n=len(met)))
+
+
+def _widen() -> None:
+    st.session_state["quiz_scope"] = "all"
+
+
+def scope_note(scope: str, met: list[str]) -> bool:
+    """One sentence on where the questions come from; True when there is nothing to ask (nothing met yet), after
+    offering all concepts and the guided path."""
+    if scope != "met":
+        return False
+    if met:
+        st.caption(TEXT["scoped"].format(n=len(met)))
+        return False
+    st.info(TEXT["nothing_met"])
+    left, right = st.columns(2)
+    left.button(TEXT["all_button"], key="quiz_widen", type="primary", on_click=_widen)
+    try:
+        right.page_link("pages/learn.py", label=TEXT["start_path"], icon=":material/school:")
+    except StreamlitAPIException:  # the page runs on its own, outside the app's router
+        right.caption(TEXT["start_path"])
+    return True
+
+
+def settings_panel(bank: Bank, allowed: list[str] | None = None) -> QuizSettings:
+    """Mode, seed, concepts and length, gathered in one row. With `allowed`, only those concepts are offered and
+    picking none means all of them."""
     mode_col, order_col, seed_col, count_col = st.columns([2, 2, 1, 2])
     mode = mode_col.radio("How to take it", ["One question at a time", "As a sheet"], horizontal=True,
                           key="quiz_mode")
@@ -84,8 +141,11 @@ def settings_panel(bank: Bank) -> QuizSettings:
                                  "Shuffled: a random order, fixed by the seed.")
     seed = int(seed_col.number_input("Shuffle seed", min_value=0, max_value=10**6, value=0, step=1, key="quiz_seed",
                                      help="Shuffles the choices (and, with Shuffled, the questions)."))
-    concepts = st.multiselect("Concepts (none picked = all)", bank.used_concepts(), format_func=bank.label,
-                              key="quiz_concepts")
+    offered = bank.used_concepts() if allowed is None else [c for c in bank.used_concepts() if c in allowed]
+    concepts = st.multiselect("Concepts (none picked = all)", offered, format_func=bank.label,
+                              key="quiz_concepts" if allowed is None else "quiz_concepts_met")
+    if allowed is not None and not concepts:
+        concepts = offered
     available = len(bank.select(concepts))
     count = int(count_col.slider("Questions", 1, max(available, 2), min(10, available), key="quiz_count"))
     return QuizSettings("sheet" if mode == "As a sheet" else "one", seed, tuple(concepts), min(count, available),

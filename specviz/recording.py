@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import torch
 
 from specviz.generation import TokenTexts, top_tokens
-from specviz.trace import Decision, EmittedToken, Step, TokenKind, Trace
+from specviz.trace import Decision, EmittedToken, Step, TokenKind, Trace, TreeNode, TreeRecord
 from specviz.tree import DraftTree
 from specviz.tree_verifier import TreeVerifyResult
 from specviz.verifier import VerifyResult, accept_probability
@@ -65,10 +65,26 @@ class TraceRecorder:
             target_cache_before=outcome.target_cache[0], target_cache_after=outcome.target_cache[1],
             draft_cache_before=outcome.draft_cache[0], draft_cache_after=outcome.draft_cache[1],
             draft_seconds=outcome.draft_seconds, verify_seconds=outcome.verify_seconds,
-            overhead_seconds=outcome.overhead_seconds,
+            overhead_seconds=outcome.overhead_seconds, tree=self.tree(outcome),
         )
         self.steps.append(step)
         return step
+
+    def tree(self, outcome: StepOutcome) -> TreeRecord | None:
+        """A tree step's nodes with q, p at the parent, u, min(1, p'/q') and the verdict; None for a chain step."""
+        tree, verdict, target_probs = outcome.tree, outcome.tree_verdict, outcome.tree_target_probs
+        if tree is None:
+            return None
+        order = {node: i for i, node in enumerate(verdict.tested)}
+        nodes = []
+        for j, (x, parent, depth) in enumerate(zip(tree.tokens, tree.parents, tree.depths)):
+            tested = j in order
+            nodes.append(TreeNode(
+                token_id=x, text=self._text(x), parent=parent, depth=depth, draft_prob=float(tree.draft_probs[j, x]),
+                target_prob=float(target_probs[parent + 1, x]), status=verdict.status(j),
+                uniform=verdict.uniforms[order[j]] if tested else None,
+                accept_prob=verdict.accept_probs[order[j]] if tested else None))
+        return TreeRecord(nodes, list(verdict.path))
 
     def decisions(self, outcome: StepOutcome) -> list[Decision]:
         """The verdict on every drafted token; drafts after the first rejection are marked as never reached."""

@@ -94,12 +94,44 @@ class EmittedToken:
 
 
 @dataclass
+class TreeNode:
+    """One node of a step's draft tree: its token, its parent (-1 = the root, the context's last token) and depth,
+    q(x) it was drafted with, p(x) at its parent, and the verdict: `status` is accepted, rejected or not reached.
+    `uniform` and `accept_prob` (min(1, p'/q'), with the residuals left by the siblings tried before it) exist only
+    for tested nodes."""
+
+    token_id: int
+    text: str
+    parent: int
+    depth: int
+    draft_prob: float
+    target_prob: float
+    status: str  # one of TREE_STATUSES
+    uniform: float | None = None
+    accept_prob: float | None = None
+
+
+TREE_STATUSES = ("accepted", "rejected", "not reached")
+
+
+@dataclass
+class TreeRecord:
+    """A tree step's whole draft tree (nodes parents first) and the accepted path (node indices, root first)."""
+
+    nodes: list[TreeNode]
+    path: list[int]
+
+
+@dataclass
 class Step:
     """One round of propose -> verify -> accept/reject -> correct (or one target forward in the baseline).
 
     `correction_top` is the top of the distribution the recovered or bonus token was sampled from: the residual
     norm(max(0, p - q)) after a rejection, p after all drafts were accepted. `emitted` is what this step added to
     the output, already cut at EOS and at max_new_tokens.
+
+    A tree step (`tree_nodes` > 0) keeps its whole tree in `tree`; `decisions` are then its main line, the accepted
+    path and the first child rejected below it. Chain steps have no tree (and their JSON no `tree` key).
     """
 
     index: int
@@ -117,6 +149,7 @@ class Step:
     draft_seconds: float = 0.0
     verify_seconds: float = 0.0
     overhead_seconds: float = 0.0
+    tree: TreeRecord | None = None
 
     @property
     def n_drafted(self) -> int:
@@ -218,6 +251,9 @@ class Trace:
     # ---- JSON ---------------------------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
+        for step in data["steps"]:
+            if step["tree"] is None:
+                del step["tree"]  # chain traces stay as they were
         data["summary"] = {k: _json_number(v) for k, v in self.summary().items()}
         return _encode_floats(data)
 
@@ -275,6 +311,8 @@ def _step_from_dict(d: dict[str, Any]) -> Step:
     d["correction_top"] = [TokenProb(**t) for t in d.get("correction_top", [])]
     if d.get("correction_kind") is not None:
         d["correction_kind"] = _kind(d["correction_kind"])
+    if d.get("tree") is not None:
+        d["tree"] = TreeRecord([TreeNode(**n) for n in d["tree"]["nodes"]], list(d["tree"]["path"]))
     return Step(**d)
 
 

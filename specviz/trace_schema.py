@@ -17,10 +17,11 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from specviz.limits import K_RANGE, MAX_NEW_TOKENS_RANGE, TOP_N
+from specviz.limits import K_RANGE, MAX_NEW_TOKENS_RANGE, TOP_N, TREE_NODES_RANGE
 
 MAX_STEPS = MAX_NEW_TOKENS_RANGE[1]  # every step emits at least one token
 MAX_DRAFTS = K_RANGE[1]
+MAX_TREE_NODES = TREE_NODES_RANGE[1]
 MAX_CONTEXT = 131_072  # positions: the longest context of any model in the catalog (128k)
 MAX_TOKEN_ID = 1 << 24
 MAX_TOKEN_TEXT = 256
@@ -69,6 +70,12 @@ DECISION = {
     "position": _whole(0, MAX_DRAFTS - 1), "token_id": _whole(0, MAX_TOKEN_ID), "text": _text(MAX_TOKEN_TEXT),
     "draft_prob": PROB, "target_prob": PROB, "ratio": _number(0.0, 1e300, inf=True), "accept_prob": PROB,
     "uniform": _optional(PROB), "accepted": BOOL, "reached": BOOL,
+}
+TREE_NODE = {
+    "token_id": _whole(0, MAX_TOKEN_ID), "text": _text(MAX_TOKEN_TEXT), "parent": _whole(-1, MAX_TREE_NODES - 1),
+    "depth": _whole(1, MAX_DRAFTS), "draft_prob": PROB, "target_prob": PROB,
+    "status": _one_of(("accepted", "rejected", "not reached")), "uniform": _optional(PROB),
+    "accept_prob": _optional(PROB),
 }
 EMITTED = {"token_id": _whole(0, MAX_TOKEN_ID), "text": _text(MAX_TOKEN_TEXT), "kind": _one_of(KINDS),
            "target_prob": _optional(PROB), "draft_prob": _optional(PROB), "uniform": _optional(PROB)}
@@ -149,6 +156,33 @@ def _step(step: Any, where: str) -> None:
         if not isinstance(token, dict):
             _fail(where, "an emitted token must be an object")
         _fields(token, EMITTED, f"{where}token {i}: ")
+    if step.get("tree") is not None:
+        _tree(step["tree"], where + "tree: ")
+
+
+def _tree(tree: Any, where: str) -> None:
+    """A step's draft tree: at most MAX_TREE_NODES nodes, parents first, each depth one more than its parent's, and
+    an accepted path that walks down from the root through exactly the accepted nodes."""
+    if not isinstance(tree, dict) or not isinstance(tree.get("nodes"), list) or not isinstance(tree.get("path"), list):
+        _fail(where, "a tree must be an object with a list of nodes and a path")
+    nodes, path = tree["nodes"], tree["path"]
+    if len(nodes) > MAX_TREE_NODES:
+        _fail(where, f"a tree has at most {MAX_TREE_NODES} nodes (this one has {len(nodes)})")
+    for j, node in enumerate(nodes):
+        if not isinstance(node, dict):
+            _fail(where, "a tree node must be an object")
+        _fields(node, TREE_NODE, f"{where}node {j}: ")
+        parent = node.get("parent")
+        if not isinstance(parent, int) or parent >= j:
+            _fail(where, f"node {j}'s parent must come before it")
+        if node.get("depth") != (1 if parent == -1 else nodes[parent].get("depth", 0) + 1):
+            _fail(where, f"node {j} must be one level below its parent")
+    if not all(isinstance(n, int) and not isinstance(n, bool) and 0 <= n < len(nodes) for n in path):
+        _fail(where, "the path must list nodes of the tree")
+    if any(nodes[n].get("parent") != (path[i - 1] if i else -1) for i, n in enumerate(path)):
+        _fail(where, "the path must walk down from the root, each node a child of the one before")
+    if sorted(path) != [j for j, node in enumerate(nodes) if node.get("status") == "accepted"]:
+        _fail(where, "the accepted nodes must be exactly the path")
 
 
 def _tops(tops: Any, where: str) -> None:

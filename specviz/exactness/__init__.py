@@ -8,7 +8,8 @@ acceptance, a deliberate trade of exactness for speed), each with the closed for
 
 This package only gathers the public names; the parts:
   rules          the rule functions (accept_all, resample_from_target, ..., exact_match_rule)
-  registry       RULES, get_rule, one_step_distribution: each rule's label, explanation and closed form
+  registry       RULES, get_rule, one_step_distribution: each rule's label, explanation and closed form;
+                 TREE_RULES: the rules for draft trees (exact and the tempting broken one), with one_level closed forms
   experiments    one_step_samples (n single steps with K = 1 on given p, q), target_samples, restrict_support
                  (p, q cut to the tokens that carry their mass: a 49k vocabulary makes sampling slow)
   engine         continuation_samples (N short continuations through the real engine, speculative and
@@ -27,10 +28,11 @@ from specviz.exactness.engine import (ContinuationSamples, SequenceDistribution,
                                       exact_first_token_distribution, exact_two_token_distribution,
                                       next_token_distributions, proposal_distribution)
 from specviz.exactness.experiments import OneStepSamples, Support, one_step_samples, restrict_support, target_samples
-from specviz.exactness.registry import RULES, Rule, get_rule, one_step_distribution
+from specviz.exactness.registry import RULES, TREE_RULES, Rule, TreeRule, get_rule, one_step_distribution
 from specviz.exactness.rules import (TOP_N_ONLY, TYPICAL_DELTA, TYPICAL_EPSILON, VerifierFn, accept_all,
                                      accept_if_p_ge_q, entropy, exact_match_rule, resample_from_target,
-                                     target_top20_only, typical_acceptance, typical_threshold)
+                                     target_top20_only, tree_top_children, tree_top_k_against_q, typical_acceptance,
+                                     typical_threshold)
 from specviz.exactness.stats import (ArrayLike, ChiSquareResult, TVCurve, chi_square_test, expected_tv_exact,
                                      tv_curve, tv_distance)
 from specviz.verifier import VerifyResult, verify
@@ -39,9 +41,9 @@ __all__ = [
     # rules
     "TOP_N_ONLY", "TYPICAL_DELTA", "TYPICAL_EPSILON", "VerifierFn", "VerifyResult", "verify", "accept_all",
     "accept_if_p_ge_q", "entropy", "exact_match_rule", "resample_from_target", "target_top20_only",
-    "typical_acceptance", "typical_threshold",
+    "typical_acceptance", "typical_threshold", "tree_top_children", "tree_top_k_against_q",
     # registry
-    "RULES", "Rule", "get_rule", "one_step_distribution",
+    "RULES", "Rule", "TREE_RULES", "TreeRule", "get_rule", "one_step_distribution",
     # experiments
     "OneStepSamples", "Support", "one_step_samples", "restrict_support", "target_samples",
     # engine

@@ -14,8 +14,10 @@ from dataclasses import dataclass
 import torch
 
 from specviz.exactness.rules import (VerifierFn, _top_n_mask, accept_all, accept_if_p_ge_q, exact_match_rule,
-                                     resample_from_target, target_top20_only, typical_acceptance, typical_threshold)
-from specviz.verifier import residual_distribution, verify
+                                     resample_from_target, target_top20_only, tree_top_children, tree_top_k_against_q,
+                                     typical_acceptance, typical_threshold)
+from specviz.tree_verifier import TreeVerifier, verify_tree, without
+from specviz.verifier import accept_probability, residual_distribution, verify
 
 # ---- closed forms: what each rule emits in one step with K = 1, the draft x ~ q ----------------------------------
 
@@ -121,6 +123,75 @@ RULES: dict[str, Rule] = {
              "any proposer. It keeps a draft with chance Σ p(x)q(x): for a deterministic proposer such as prompt "
              "lookup (q all on its guess x) that is p(x), the same as Σ min(p, q); for a spread-out q it is less.",
              _exact_match_one_step),
+    ]
+}
+
+
+# ---- draft trees: rules over a tree's children, with the closed form of one level ---------------------------------
+
+
+@dataclass(frozen=True)
+class TreeRule:
+    """A rule for draft trees (the signature of `specviz.tree_verifier.verify_tree`). `children` says how the
+    children are drafted: "sampled" (from q without replacement) or "top" (the draft's top tokens);
+    `compare_with_q` says whether the test divides by q' (True) or treats every child as a point mass (False)."""
+
+    name: str
+    label: str
+    function: TreeVerifier
+    exact: bool
+    explanation: str
+    children: str
+    compare_with_q: bool
+
+    def one_level(self, target_probs: torch.Tensor, draft_probs: torch.Tensor, width: int) -> torch.Tensor:
+        """The closed form of the first emitted token (V,), float64, for a tree of one level with `width` children
+        drafted from q, under this rule (by enumeration of the children: keep V small)."""
+        p, q = _pq(target_probs, draft_probs)
+        return _level(p, q, width, self.children == "sampled", self.compare_with_q)
+
+
+def _level(p: torch.Tensor, q: torch.Tensor, width: int, sampled: bool, with_q: bool) -> torch.Tensor:
+    """What the tree rule emits at a node with `width` children still to draw: every possible next child x (with
+    its chance of being drawn), accepted with min(1, p(x)/q'(x)), or rejected, leaving the residual and q without x
+    for the children after it."""
+    if width == 0 or q.sum() <= 0:
+        return p
+    if sampled:
+        draws = [(int(x), float(q[x])) for x in torch.nonzero(q).flatten()]
+    else:
+        draws = [(int(q.argmax()), 1.0)]
+    out = torch.zeros_like(p)
+    for x, chance in draws:
+        tested = q if with_q else torch.nn.functional.one_hot(torch.tensor(x), p.shape[0]).double()
+        accept = accept_probability(float(p[x]), float(tested[x]))
+        out[x] += chance * accept
+        if accept < 1:
+            rest = _level(residual_distribution(p, tested), without(q, x), width - 1, sampled, with_q)
+            out += chance * (1 - accept) * rest
+    return out
+
+
+TREE_RULES: dict[str, TreeRule] = {
+    rule.name: rule
+    for rule in [
+        TreeRule("tree_sampled", "Exact tree rule: children sampled from q, recursive rejection", verify_tree, True,
+                 "Draw each node's children from q without replacement and try them in order: accept x with "
+                 "min(1, p'(x)/q'(x)); on a rejection p' becomes norm(max(0, p' − q')) and q' loses x. Given the "
+                 "children before it, each child is a sample of q', so every try is one exact speculative step of p' "
+                 "with draft q', and the rejections leave exactly the mass the later tries and the recovered token "
+                 "need (SpecInfer, Recursive Speculative Decoding).", "sampled", True),
+        TreeRule("tree_top_children", "Exact tree rule: top-k children as point masses", tree_top_children, True,
+                 "Take the draft's top-k tokens as children and treat each as a point mass: accept x with p'(x), "
+                 "otherwise remove x from p' and try the next. A fixed guess is kept exactly as often as p would "
+                 "have picked it. Exact for any guesses; at temperature 0 it keeps the child equal to the target's "
+                 "argmax.", "top", False),
+        TreeRule("tree_top_k_against_q", "Broken: top-k children verified against q", tree_top_k_against_q, False,
+                 "Take the draft's top-k tokens as children but test them as if they had been drawn from q: accept "
+                 "with min(1, p'(x)/q'(x)), residual norm(max(0, p' − q')). The children are not distributed as q "
+                 "(the most likely token is always the first child), so min(1, p/q) corrects the wrong "
+                 "distribution: tokens the draft ranks first come out too often, the rest too rarely. The tempting "
+                 "mistake when a greedy tree is reused at temperature > 0.", "top", True),
     ]
 }
 

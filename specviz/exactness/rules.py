@@ -14,6 +14,8 @@ import math
 
 import torch
 
+from specviz.tree import DraftTree
+from specviz.tree_verifier import TreeVerifyResult, verify_tree
 from specviz.verifier import (Verifier, VerifyResult, accept_probability, check_shapes, residual_distribution,
                               verify_chain)
 
@@ -186,3 +188,27 @@ def exact_match_rule(
 
 def _point_mass(token: int, vocab_size: int) -> torch.Tensor:
     return torch.nn.functional.one_hot(torch.tensor(token), vocab_size).float()
+
+
+# ---- draft trees (`specviz.tree_verifier`) ------------------------------------------------------------------------
+# A tree rule has the signature of `verify_tree` (target_probs (N+1, V), tree, *, generator, uniforms). The engine
+# asks a tree rule how children are drafted: `takes_top_children` = True means the draft's top tokens, not samples of q.
+
+
+def tree_top_children(target_probs: torch.Tensor, tree: DraftTree, *, generator: torch.Generator | None = None,
+                      uniforms: list[float] | None = None) -> TreeVerifyResult:
+    """Exact: the draft's top-k tokens as children, each treated as a point mass δ_x (accept x with p'(x), then
+    p' <- p' without x). Any fixed set of guesses is exact this way; q plays no part in the test."""
+    return verify_tree(target_probs, tree, generator=generator, uniforms=uniforms, compare_with_q=False)
+
+
+def tree_top_k_against_q(target_probs: torch.Tensor, tree: DraftTree, *, generator: torch.Generator | None = None,
+                         uniforms: list[float] | None = None) -> TreeVerifyResult:
+    """Broken: the draft's top-k tokens as children, verified as if they had been drawn from q (accept with
+    min(1, p'(x)/q'(x)), residual norm(max(0, p' - q')), q' <- q without x). The top tokens are not a sample of q,
+    so the acceptance test corrects a distribution the children do not have."""
+    return verify_tree(target_probs, tree, generator=generator, uniforms=uniforms, compare_with_q=True)
+
+
+tree_top_children.takes_top_children = True
+tree_top_k_against_q.takes_top_children = True

@@ -1,8 +1,12 @@
-"""Classroom: students join a teacher's session with a code and take the quiz; the teacher watches live."""
+"""Classroom: students join a teacher's session with a code and take the quiz (self-paced) or answer what the
+teacher pushes (teacher-paced, peer instruction); the teacher watches live."""
 
 import streamlit as st
 
 from specviz.classroom import ClassroomError
+from specviz.ui import classroom_paced_student as paced_student
+from specviz.ui import classroom_paced_teacher as paced_teacher
+from specviz.ui import classroom_presenter as presenter
 from specviz.ui import classroom_teacher as teacher
 from specviz.ui import classroom_view as view
 from specviz.ui.frame import route_through_app
@@ -17,13 +21,18 @@ try:  # a busy or read-only database (or any refused input) is one sentence, nev
     student = view.current_student(store)
     if student is not None:
         st.title("Classroom")
-        view.student_quiz(store, student)
+        if store.is_paced(student.code):
+            paced_student.student_paced(store, student)
+        else:
+            view.student_quiz(store, student)
         st.stop()
 
     if st.session_state.get("classroom_presenting") and teacher.is_teacher():
         session = store.session(st.session_state.get("classroom_session", ""))
         if session is not None:
-            st.fragment(teacher.presenter, run_every=5)(store, session)
+            paced = store.is_paced(session.code)
+            show = presenter.presenter if paced else teacher.presenter
+            st.fragment(show, run_every=presenter.REFRESH_SECONDS if paced else 5)(store, session)
             if st.button("Exit presenter view", key="classroom_exit_presenter", type="tertiary"):
                 st.session_state["classroom_presenting"] = False
                 st.rerun()
@@ -39,7 +48,15 @@ try:  # a busy or read-only database (or any refused input) is one sentence, nev
         with st.expander("Start a new session", expanded=not store.open_sessions()):
             teacher.new_session_form(store)
         session = teacher.pick_session(store)
-        if session is not None:
+        if session is not None and store.is_paced(session.code):
+            st.session_state[paced_teacher.ACTIVE] = None if session.closed else session.code  # for the Playground
+            if not session.closed:
+                paced_teacher.push_picker(store, session)
+            refresh = None if session.closed else paced_teacher.REFRESH_SECONDS
+            st.fragment(paced_teacher.live_panel, run_every=refresh)(store, session)
+            presenter.base_input()
+            teacher.session_controls(store, session)
+        elif session is not None:
             live = not session.closed and st.toggle("Refresh every 5 seconds", value=True, key="classroom_live")
             st.fragment(teacher.dashboard, run_every=5 if live else None)(store, session)
             teacher.session_controls(store, session)

@@ -17,6 +17,7 @@ import streamlit as st
 
 from specviz.classroom import (MIN_PIN_LENGTH, PIN_ENV, ClassroomError, ClassroomStore, PinGuard, QuestionStat,
                                Session, concept_name, teacher_pin)
+from specviz.classroom_paced import PacedStore
 from specviz.quiz import QuizRun
 from specviz.ui import classroom_view as view
 from specviz.ui import quiz_setup
@@ -83,18 +84,29 @@ def teacher_unlocked() -> bool:
     return False
 
 
-def new_session_form(store: ClassroomStore) -> None:
+PACES = ("Self-paced: each student answers every question in their own order, with instant feedback",
+         "Teacher-paced: you push one question at a time, answers are held until you reveal (peer instruction)")
+PACE_HELP = ("Teacher-paced follows peer instruction: everyone answers the same question, you see how the answers "
+             "spread, neighbours discuss, everyone votes again, then you reveal the answer and its explanation.")
+
+
+def new_session_form(store: PacedStore) -> None:
     """Pick questions (bank, a teacher's file, concepts, how many) and open a session with a fresh join code."""
     bank = quiz_setup.with_upload(quiz_setup.default_bank(), "classroom_upload")
+    pace = st.radio("How it runs", PACES, key="classroom_pace", help=PACE_HELP)
     title = st.text_input("Title (shown to students)", max_chars=80, key="classroom_title")
     concepts = st.multiselect("Concepts (none picked = all)", bank.used_concepts(), format_func=bank.label,
                               key="classroom_concepts")
     available = len(bank.select(concepts))
-    count = st.slider("Questions", 1, max(available, 2), min(10, available), key="classroom_count")
+    paced = pace == PACES[1]
+    count = available if paced else st.slider("Questions", 1, max(available, 2), min(10, available),
+                                              key="classroom_count")
     if st.button("Start the session", key="classroom_start", type="primary"):
-        questions = QuizRun.start(bank.select(concepts), int(time.time()), min(count, available)).questions
+        questions = (bank.select(concepts) if paced else
+                     QuizRun.start(bank.select(concepts), int(time.time()), min(count, available)).questions)
         try:
-            session = store.create_session(questions, title)
+            opened = store.create_paced_session if paced else store.create_session
+            session = opened(questions, title)
         except ClassroomError as exc:
             st.error(str(exc))
             return

@@ -18,6 +18,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from specviz.classroom import (NAME_MAX, ClassroomError, ClassroomStore, RateLimit, Student, client_id,
                                default_db_path)
+from specviz.classroom_paced import PacedStore
 from specviz.quiz import Question, grade
 from specviz.ui import quiz_view
 from specviz.ui.escaping import escape_markdown
@@ -26,11 +27,11 @@ LAST_ANSWER = "classroom_last"  # (student token, question id) of the answer who
 
 
 @st.cache_resource(show_spinner=False)
-def _store(path: str) -> ClassroomStore:
-    return ClassroomStore(path)
+def _store(path: str) -> PacedStore:
+    return PacedStore(path)
 
 
-def open_store() -> ClassroomStore | None:
+def open_store() -> PacedStore | None:
     """The classroom database (SPECVIZ_CLASSROOM_DB or the default), or None after one st.error sentence."""
     try:
         return _store(str(default_db_path()))
@@ -89,8 +90,9 @@ def current_student(store: ClassroomStore) -> Student | None:
 def join_form(store: ClassroomStore) -> None:
     """Join code + display name; on success the student's token goes into the URL, so a refresh keeps them in."""
     with st.form("classroom_join"):
-        code = st.text_input("Join code (from your teacher's screen)", value=st.query_params.get("join", ""),
-                             max_chars=12, key="classroom_code")
+        given = st.query_params.get("code") or st.query_params.get("join", "")  # ?code=... from the QR code
+        code = st.text_input("Join code (from your teacher's screen)", value=given, max_chars=12,
+                             key="classroom_code")
         name = st.text_input("Your display name", max_chars=NAME_MAX, key="classroom_name")
         joined = st.form_submit_button("Join", type="primary")
     if not joined:
@@ -103,6 +105,7 @@ def join_form(store: ClassroomStore) -> None:
         return
     st.query_params["student"] = student.token
     st.query_params.pop("join", None)
+    st.query_params.pop("code", None)
     st.rerun()
 
 

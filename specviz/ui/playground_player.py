@@ -14,7 +14,7 @@ import re
 import streamlit as st
 
 from specviz.trace import Trace
-from specviz.ui import state
+from specviz.ui import classroom_ask, state
 from specviz.ui.escaping import escape_markdown
 from specviz.ui.palette import legend_html
 from specviz.ui.predict import Predictor
@@ -202,3 +202,4 @@ def _coming_up(trace: Trace, trace_id: str, pos: int) -> None:
         st.caption(TEXT["special_one" if len(special) == 1 else "special_many"].format(tokens=names))
     if not st.session_state.get(PLAYING):  # no time to guess while it plays
         PREDICTOR.ask(trace, trace_id, pos)
+    classroom_ask.ask_buttons(trace, pos, key="playground")  # only for a teacher with a teacher-paced session open

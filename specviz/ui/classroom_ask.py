@@ -1,0 +1,69 @@
+""""Ask the class" in the Playground: the teacher steps through a run on the projector and pushes a question about
+the step that is coming up ("how many of these 4 drafts will the target keep?") or one of the live quiz's questions
+about it, to their open teacher-paced session.
+
+Shown only in a browser session that holds the teacher's PIN and has a teacher-paced session open on the Classroom
+page (`classroom_paced_teacher.ACTIVE`); a student never sees it. The questions come from
+`specviz.classroom_paced.ask_the_class`.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from specviz.classroom import ClassroomError
+from specviz.classroom_paced import ask_the_class
+from specviz.trace import Trace
+from specviz.ui import classroom_teacher as teacher
+from specviz.ui import classroom_view as view
+from specviz.ui.classroom_paced_teacher import ACTIVE
+from specviz.ui.escaping import escape_markdown
+
+TEXT = {
+    "how_many": "Ask the class: how many of these {k} drafts will be kept?",
+    "more": "Ask about this step",
+    "pick": "Question",
+    "push": "Push to session {code}",
+    "pushed": "Pushed to session {code}: question {number}. The Classroom page shows the answers coming in.",
+}
+
+
+def active_session() -> str | None:
+    """The code of this teacher's open teacher-paced session, or None (not a teacher, or no such session)."""
+    code = st.session_state.get(ACTIVE)
+    return code if code and teacher.is_teacher() else None
+
+
+def ask_buttons(trace: Trace, step_index: int, key: str) -> None:
+    """The "Ask the class" button for step `step_index` (the one coming up) and a popover with the step's other
+    questions; nothing at all unless `active_session()`."""
+    code = active_session()
+    if code is None or not 0 <= step_index < len(trace.steps):
+        return
+    try:
+        questions = ask_the_class(trace, step_index, seed=step_index)
+    except ClassroomError:
+        return
+    if not questions:
+        return
+    if st.button(TEXT["how_many"].format(k=len(trace.steps[step_index].decisions)), key=f"{key}_ask",
+                 icon=":material/campaign:"):
+        _push(code, questions[0])
+    with st.popover(TEXT["more"], icon=":material/quiz:"):
+        labels = {q.id: q for q in questions}
+        picked = st.radio(TEXT["pick"], list(labels), key=f"{key}_ask_pick",
+                          format_func=lambda i: labels[i].prompt)  # quiz Markdown, its tokens already quoted
+        if st.button(TEXT["push"].format(code=code), key=f"{key}_ask_push", type="primary"):
+            _push(code, labels[picked])
+
+
+def _push(code: str, question) -> None:  # noqa: ANN001 - a Question
+    store = view.open_store()
+    if store is None or not teacher.is_teacher():
+        return
+    try:
+        push = store.push(code, question)
+    except ClassroomError as exc:
+        st.error(str(exc))
+        return
+    st.success(TEXT["pushed"].format(code=escape_markdown(code), number=push.number))

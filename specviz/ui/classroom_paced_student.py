@@ -1,0 +1,119 @@
+"""Classroom, teacher-paced, the student's side: whatever question the teacher pushed, answered without feedback
+until the reveal.
+
+The question area is an `st.fragment` that reruns itself every POLL_SECONDS, so a phone switches to a newly pushed
+question (or to round 2, or to the reveal) within a couple of seconds with no refresh; a widget keeps its value
+across those reruns because its key names the push and the round. Data and rules live in
+specviz.classroom_paced; the student's own answers are shown back through specviz.ui.escaping.
+"""
+
+from __future__ import annotations
+
+import zlib
+from typing import Any
+
+import streamlit as st
+
+from specviz.classroom import Student
+from specviz.classroom_paced import PacedStore, Push
+from specviz.quiz import answer_text, grade
+from specviz.quiz.grading import answer_sentence
+from specviz.ui import classroom_view as view
+from specviz.ui import quiz_view
+from specviz.ui.escaping import escape_markdown
+
+POLL_SECONDS = 2
+
+TEXT = {
+    "header": "**{title}** · you are **{name}** · session `{code}`",
+    "waiting": "Waiting for your teacher's first question. It appears here by itself; no need to refresh.",
+    "ended": "This session has ended. Thank you for taking part!",
+    "question": "**Question {number}** · round {round}",
+    "round_2": "Round 2: talk it over with your neighbour, then answer again. You may change your mind.",
+    "round_1_was": "In round 1 you answered: {answer}",
+    "held": "Your answer is in: **{answer}**. The answer is shown when your teacher reveals it.",
+    "missed": "This round is closed. The answer is shown when your teacher reveals it.",
+    "place_all": "Place every item first: {placed} of {total} placed.",
+    "blank": "Give an answer first.",
+    "submit": "Submit",
+    "revealed_none": "You did not answer this one. {answer}",
+    "your_answers": "Your answers: {answers}",
+    "round_answer": "round {round}: {answer} {mark}",
+}
+
+
+def student_paced(store: PacedStore, student: Student) -> None:
+    """The header, the live question area, and the way out."""
+    session = store.session(student.code)
+    st.markdown(TEXT["header"].format(title=escape_markdown(session.title), name=escape_markdown(student.name),
+                                      code=session.code))
+    st.fragment(current_question, run_every=None if session.closed else POLL_SECONDS)(store, student)
+    if st.button("Not you? Leave this session", key="classroom_leave", type="tertiary"):
+        del st.query_params["student"]
+        st.rerun()
+
+
+@view.one_sentence
+def current_question(store: PacedStore, student: Student) -> None:
+    session = store.session(student.code)
+    push = store.current(student.code)
+    if push is None:
+        if session.closed:
+            st.success(TEXT["ended"])
+        else:
+            st.info(TEXT["waiting"], icon=":material/hourglass_top:")
+        return
+    st.markdown(TEXT["question"].format(number=push.number, round=push.round))
+    st.markdown(push.question.prompt)
+    mine = store.my_answers(student.token, push.id)
+    if push.revealed:
+        _revealed(push, mine)
+    elif session.closed:
+        st.success(TEXT["ended"])
+    elif push.round in mine:
+        st.info(TEXT["held"].format(answer=escape_markdown(answer_text(mine[push.round][0]))),
+                icon=":material/how_to_vote:")
+    elif not push.open:
+        st.info(TEXT["missed"])
+    else:
+        if push.round == 2:
+            st.warning(TEXT["round_2"], icon=":material/forum:")
+            if 1 in mine:
+                st.caption(TEXT["round_1_was"].format(answer=escape_markdown(answer_text(mine[1][0]))))
+        _ask(store, student, push)
+
+
+def _ask(store: PacedStore, student: Student, push: Push) -> None:
+    question = push.question
+    key = f"paced_{push.id}_{push.round}"
+    seed = zlib.crc32(student.token.encode())
+    if question.kind == "ordering":
+        items = question.options(seed)
+        answer: Any = view.order_widget(items, key)
+    else:
+        answer = quiz_view.answer_widget(question, seed, key)
+    if not st.button(TEXT["submit"], key=f"{key}_submit", type="primary", width="stretch"):
+        return
+    if question.kind == "ordering" and len(answer) < len(items):
+        st.warning(TEXT["place_all"].format(placed=len(answer), total=len(items)))
+        return
+    if quiz_view.is_blank(answer):
+        st.warning(TEXT["blank"])
+        return
+    store.answer(student.token, push.id, push.round, answer)  # a refusal is one sentence (view.one_sentence)
+    st.rerun()
+
+
+def _revealed(push: Push, mine: dict[int, tuple[Any, bool]]) -> None:
+    question = push.question
+    if mine:
+        last = mine[max(mine)][0]
+        quiz_view.feedback(question, grade(question, last))
+        if len(mine) > 1:
+            shown = "; ".join(TEXT["round_answer"].format(round=r, answer=escape_markdown(answer_text(a)),
+                                                          mark="✓" if ok else "✗") for r, (a, ok) in sorted(mine.items()))
+            st.caption(TEXT["your_answers"].format(answers=shown))
+        return
+    st.info(TEXT["revealed_none"].format(answer=answer_sentence(question)))
+    st.info(question.explanation)
+    quiz_view.page_link(question.link)

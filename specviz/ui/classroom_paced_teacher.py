@@ -1,0 +1,154 @@
+"""Classroom, teacher-paced, the teacher's side: find a question and push it, watch the answers come in (a count,
+a timer, round 1 next to round 2), open round 2, reveal; mastery per concept and the exports.
+
+Only drawn behind the teacher's PIN (pages/classroom.py), and every move checks `classroom_teacher.is_teacher()`
+again before it writes, so a stale page cannot push. The live part is an `st.fragment` that reruns every
+REFRESH_SECONDS. Question texts are quiz-file Markdown; student names never appear here except as data.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import streamlit as st
+
+from specviz.classroom import ClassroomError, Session, concept_name
+from specviz.classroom_paced import PacedStore, Push, search_questions
+from specviz.quiz.grading import answer_sentence
+from specviz.ui import classroom_teacher as teacher
+from specviz.ui import classroom_view as view
+from specviz.ui import quiz_view
+from specviz.ui.charts import CONFIG
+from specviz.ui.classroom_chart import distribution_figure
+from specviz.ui.escaping import escape_markdown
+
+REFRESH_SECONDS = 2
+ACTIVE = "classroom_paced_active"  # session key: the open teacher-paced session of this browser (for the Playground)
+
+TEXT = {
+    "search": "Find a question",
+    "search_hint": "a word from the question or its concept, e.g. residual",
+    "none_found": "No question in this session matches “{text}”.",
+    "pick": "Question to push ({n} found)",
+    "push": "Push to the class",
+    "nothing_yet": ("Nothing pushed yet. Pick a question above and push it: every student's screen switches to it "
+                    "within a couple of seconds."),
+    "question": "**Question {number}** · {concept}",
+    "answered": "Answered",
+    "answered_of": "{answered} of {students}",
+    "round": "Round",
+    "time": "Time",
+    "round_2": "Start round 2 (after the discussion)",
+    "reveal": "Reveal the answer",
+    "for_you": "The right answer (only on this screen)",
+    "mastery": "Mastery per concept",
+    "csv": "Download both rounds (CSV)",
+    "json": "Download the session (JSON)",
+    "not_teacher": "Only the teacher can do that; please unlock the teacher view with the PIN.",
+    "pushed_from": "Questions pushed from the Playground's “Ask the class” appear here too.",
+}
+
+
+def _act(move: Callable[..., Any], *args: Any) -> bool:
+    """Run a teacher's move if this browser session still holds the PIN; a refusal is one sentence."""
+    if not teacher.is_teacher():
+        st.error(TEXT["not_teacher"])
+        return False
+    try:
+        move(*args)
+    except ClassroomError as exc:
+        st.error(str(exc))
+        return False
+    return True
+
+
+def _choice_label(question: Any) -> str:
+    prompt = " ".join(question.prompt.split())
+    return f"{concept_name(question.concept)} · {prompt[:110]}{'…' if len(prompt) > 110 else ''}"  # plain text
+
+
+def push_picker(store: PacedStore, session: Session) -> None:
+    """Search the session's questions, preview one, push it."""
+    text = st.text_input(TEXT["search"], key="paced_search", placeholder=TEXT["search_hint"], max_chars=80)
+    found = search_questions(session.questions, text)
+    if not found:
+        st.info(TEXT["none_found"].format(text=escape_markdown(text)))
+        return
+    by_id = {q.id: q for q in found}
+    picked = st.selectbox(TEXT["pick"].format(n=len(found)), list(by_id), key="paced_pick",
+                          format_func=lambda i: _choice_label(by_id[i]))
+    question = by_id[picked]
+    if st.button(TEXT["push"], key="paced_push", type="primary", icon=":material/cast:"):
+        if _act(store.push, session.code, question):
+            st.rerun()
+    st.caption(TEXT["pushed_from"])
+
+
+def elapsed(push: Push, now: float | None = None) -> str:
+    """The current round's time as m:ss, stopped at the reveal.
+
+    >>> from types import SimpleNamespace
+    >>> elapsed(SimpleNamespace(round_started_at=100.0, revealed_at=None), now=175.2)
+    '1:15'
+    """
+    end = push.revealed_at if push.revealed_at is not None else (time.time() if now is None else now)
+    seconds = max(0, int(end - push.round_started_at))
+    return f"{seconds // 60}:{seconds % 60:02d}"
+
+
+@view.one_sentence
+def live_panel(store: PacedStore, session: Session) -> None:
+    """The current question, who has answered, the timer, the round buttons, the chart, mastery and the exports."""
+    push = store.current(session.code)
+    if push is None:
+        st.info(TEXT["nothing_yet"])
+        return
+    question = push.question
+    st.markdown(TEXT["question"].format(number=push.number, concept=concept_name(question.concept)))
+    st.markdown(question.prompt)
+    answered, students = store.answered(push), len(store.students(session.code))
+    count, rnd, clock = st.columns(3)
+    count.metric(TEXT["answered"], TEXT["answered_of"].format(answered=answered, students=students))
+    rnd.metric(TEXT["round"], str(push.round))
+    clock.metric(TEXT["time"], elapsed(push))
+    if not session.closed:
+        row = st.container(horizontal=True, gap="small")
+        if row.button(TEXT["round_2"], key="paced_round_2", disabled=push.round == 2 or push.revealed,
+                      icon=":material/forum:"):
+            if _act(store.start_round_2, session.code):
+                st.rerun()
+        if row.button(TEXT["reveal"], key="paced_reveal", disabled=push.revealed, type="primary",
+                      icon=":material/visibility:"):
+            if _act(store.reveal, session.code):
+                st.rerun()
+    st.plotly_chart(distribution_figure(store.distribution(push), push.round, push.revealed),
+                    key=f"paced_chart_{push.id}", config=CONFIG)
+    if push.revealed:
+        st.success(answer_sentence(question))
+        st.info(question.explanation)
+        quiz_view.page_link(question.link)
+    else:
+        with st.expander(TEXT["for_you"]):
+            st.markdown(answer_sentence(question))
+    mastery_and_exports(store, session)
+
+
+def mastery_and_exports(store: PacedStore, session: Session) -> None:
+    scores = store.mastery(session.code)
+    if scores:
+        st.subheader(TEXT["mastery"])
+        st.dataframe([{"concept": s.name, "questions": s.questions,
+                       "round 1 right": _share(s.correct[0], s.answered[0]),
+                       "round 2 right": _share(s.correct[1], s.answered[1])} for s in scores],
+                     hide_index=True, key="paced_mastery")
+    csv_col, json_col = st.columns(2)
+    csv_col.download_button(TEXT["csv"], store.export_csv(session), f"classroom-{session.code}.csv", "text/csv",
+                            key="paced_csv", on_click="ignore")
+    json_col.download_button(TEXT["json"], store.export_json(session), f"classroom-{session.code}.json",
+                             "application/json", key="paced_json", on_click="ignore")
+
+
+def _share(correct: int, answered: int) -> str:
+    return f"{correct}/{answered} ({100 * correct / answered:.0f}%)" if answered else "–"

@@ -2,8 +2,9 @@
 
 import streamlit as st
 
-from specviz.ui.overview_view import example_player, loop_diagram, page_links
 from specviz.ui.frame import route_through_app
+from specviz.ui.learn_view import start_link
+from specviz.ui.overview_view import example_player, loop_diagram, page_links
 
 route_through_app()
 
@@ -34,6 +35,7 @@ TEXT = {
 }
 
 st.title("Speculative decoding, step by step")
+start_link()
 st.markdown(TEXT["intro"])
 
 st.subheader("The loop")

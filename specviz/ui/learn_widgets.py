@@ -15,7 +15,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from specviz import theory
-from specviz.examples import load_example
+from specviz.examples import get_example, load_example
 from specviz.exactness import RULES
 from specviz.exactness.sandbox import SandboxSamples, sandbox_step, simulate
 from specviz.learn import Lesson
@@ -194,7 +194,7 @@ def choosing_k(lesson: Lesson) -> None:
 
 
 def _example_title(name: str) -> str:
-    return str(load_example(name)[0].meta.get("title", name))
+    return get_example(name).title
 
 
 def proposers(lesson: Lesson) -> None:

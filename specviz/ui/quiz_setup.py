@@ -27,6 +27,8 @@ TEXT = {
                   "met, unless you widen it to all.",
     "scoped": "Questions on the {n} concepts you have met on the guided path. To widen it, pick All concepts in "
               "the Quiz settings.",
+    "scoped_one": "Questions on the one concept you have met on the guided path. To widen it, pick All concepts "
+                  "in the Quiz settings.",
     "nothing_met": "You have not met any concepts on the guided path yet, so there is nothing to quiz you on there.",
     "all_button": "Quiz me on all concepts",
     "start_path": "Start the guided path",
@@ -118,7 +120,7 @@ def scope_note(scope: str, met: list[str]) -> bool:
     if scope != "met":
         return False
     if met:
-        st.caption(TEXT["scoped"].format(n=len(met)))
+        st.caption(TEXT["scoped_one"] if len(met) == 1 else TEXT["scoped"].format(n=len(met)))
         return False
     st.info(TEXT["nothing_met"])
     left, right = st.columns(2)

@@ -6,7 +6,7 @@ import streamlit as st
 import torch
 
 from specviz import theory
-from specviz.ui import charts, state, theory_points, theory_view
+from specviz.ui import charts, state, theory_points, theory_serving, theory_view
 from specviz.ui.frame import route_through_app
 
 route_through_app()
@@ -17,7 +17,8 @@ st.caption("Speculative decoding pays when the draft is cheap (small c) and usua
 
 left, middle, right = st.columns(3)
 alpha = left.slider("Acceptance rate α", 0.0, 1.0, 0.8, 0.01, key="theory_alpha",
-                    help="The chance that one drafted token is kept: α = Σ min(p, q) = 1 − TV(p, q).")
+                    help="The chance that one drafted token is kept, averaged over contexts: α = E[β], where "
+                         "β = Σ min(p, q) = 1 − TV(p, q) at one position. Not the measured accepted / drafted.")
 k = middle.slider("Drafted tokens per step K", 0, theory_points.K_MAX, 4, 1, key="theory_k",
                   help="K = 0 means no speculation.")
 c = right.slider("Cost ratio c (draft forward / target forward)", 0.0, 1.5, 0.05, 0.01, key="theory_c",
@@ -86,6 +87,9 @@ if points:
 if trace_point is None and not points:
     st.info("No measured runs yet: generate a trace on another page, or add benchmark results to "
             "assets/benchmarks/, and they appear here next to the formulas.")
+
+theory_serving.render(alpha, k)
+theory_view.render_temperature(theory_points.alpha_by_temperature())
 
 with st.expander("Where the formulas come from", expanded=False):
     theory_view.render_derivations()

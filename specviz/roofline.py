@@ -173,8 +173,8 @@ def ridge_batch(model: Model, hw: Hardware, n_tokens: int, context: float) -> fl
     """The batch at which a pass over `n_tokens` per sequence turns compute-bound (memory time = compute time);
     inf when the KV caches grow as fast as the compute and the pass never does.
 
-    Solves W + B·ctx·kv = 2·P·B·n · bandwidth / flops for B. With no context, B·n = bytes per parameter · flops /
-    (2 · bandwidth): 295 tokens per pass on an H100 in bfloat16.
+    Solves W + B·ctx·kv = 2·P·B·n · bandwidth / flops for B. With no context,
+    B·n = bytes per parameter · flops / (2 · bandwidth): 295 tokens per pass on an H100 in bfloat16.
 
     >>> round(ridge_batch(QWEN_72B, HARDWARE["h100"], 1, 0), 1)
     295.2
@@ -215,8 +215,8 @@ def at_batch(alpha: float, k: int, pair: ModelPair, hw: Hardware, batch: int, co
 
 
 def batch_grid(max_batch: int = MAX_BATCH) -> list[int]:
-    """Batch sizes 1..max_batch, dense at the small end (every integer to 16, then ~24 per doubling)."""
-    values = np.unique(np.round(np.geomspace(1, max_batch, 240)).astype(int))
+    """Batch sizes 1..max_batch, dense at the small end (every integer to 16, then ~10 per doubling)."""
+    values = np.unique(np.round(np.geomspace(1, max_batch, 100)).astype(int))
     return sorted(set(range(1, min(16, max_batch) + 1)) | {int(b) for b in values})
 
 

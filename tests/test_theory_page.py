@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from specviz import theory
+from specviz import roofline, theory
 from specviz.examples import load_example
 from specviz.ui import theory_points, theory_view
 
@@ -27,7 +27,7 @@ def test_page_shows_the_formulas_and_reacts_to_the_sliders(tmp_path, monkeypatch
     assert shown["Tokens per step"] == "3.36"  # (1 - 0.8^5) / 0.2
     assert shown["Speedup"] == "2.80×"
     assert shown["Best K"] == "8"
-    assert len(at.get("plotly_chart")) == 3
+    assert len(at.get("plotly_chart")) == 5  # heatmap, speedup vs K, tokens per step, and the serving section's two
     assert any("No measured runs yet" in i.value for i in at.info)
 
     at.slider(key="theory_c").set_value(1.2).run()  # a draft slower than the target
@@ -53,7 +53,7 @@ def test_page_overlays_a_session_trace_and_benchmark_files(tmp_path, monkeypatch
     assert not at.exception
     shown = metrics(at)
     assert "Trace: α estimate" in shown and "Trace: tokens per step (K = 4)" in shown
-    assert len(at.get("plotly_chart")) == 4  # the predicted-vs-measured scatter joins
+    assert len(at.get("plotly_chart")) == 6  # the predicted-vs-measured scatter joins
     assert any("1 benchmark runs" in c.value for c in at.caption)
 
 
@@ -145,3 +145,90 @@ def test_a_slowdown_shows_as_a_red_change_pointing_down():
     at.slider(key="theory_c").set_value(0.05).run()
     speedup = next(m for m in at.metric if m.label == "Speedup")
     assert speedup.delta.startswith("+") and speedup.proto.color == Metric.MetricColor.GREEN
+
+
+# ---- when speculation stops paying (issue 14, section 5) ----------------------------------------------------------
+
+
+def chart(at, key: str) -> dict:
+    return json.loads(next(c for c in at.get("plotly_chart") if c.proto.id.endswith(key) or key in c.proto.id)
+                      .proto.spec)
+
+
+def test_the_break_even_marker_moves_up_as_the_batch_grows():
+    at = AppTest.from_file(PAGE, default_timeout=60).run()
+    assert not at.exception
+    shown = metrics(at)  # defaults: 7B drafts for 72B on an H100, 512 tokens of context, α = 0.8, K = 4
+    assert shown["Verify cost v at B = 1"] == "1.00"  # memory-bound: 5 tokens cost one forward
+    c = (7.62e9 * 2 + 512 * 57_344) / (72.7e9 * 2 + 512 * 327_680)  # draft over target bytes read
+    assert shown["Draft cost c"] == f"{c:.3f}"
+    assert shown["Break-even α at B = 1"] == f"{theory.break_even_alpha(4, c):.3f}"
+    assert any("pays up to a batch of **212** sequences" in i.value for i in at.info)
+
+    at.select_slider(key="theory_batch").set_value(256).run()
+    shown = metrics(at)
+    # 256 · 5 tokens is past the H100's ridge (295 tokens per pass): v = compute over memory time
+    assert float(shown["Verify cost v at B = 256"]) > 3 and float(shown["Speedup at B = 256"].rstrip("×")) < 1
+    assert float(shown["Break-even α at B = 256"]) > float(theory.break_even_alpha(4, c))
+    marker = next(t for t in chart(at, "theory_batch_even")["data"] if t.get("name") == "batch 256")
+    assert marker["x"] == [256] and marker["y"][0] == pytest.approx(float(shown["Break-even α at B = 256"]),
+                                                                     abs=5e-4)
+
+
+@pytest.mark.slow  # eight runs of the page: about 3 s on a busy 2-core CPU
+def test_every_hardware_preset_renders():
+    at = AppTest.from_file(PAGE, default_timeout=60).run()
+    presets = roofline.hardware_presets()
+    assert list(presets) == ["measured", "laptop", "l4", "a100", "h100"]
+    for hw in presets:
+        at.selectbox(key="theory_hw").set_value(hw).run()
+        assert not at.exception and not at.error, hw
+        assert any(presets[hw].source in c.value for c in at.caption), hw
+        said = [m.value for m in (*at.info, *at.success, *at.warning)]
+        assert any("speculation pays" in s or "does not pay even at batch 1" in s for s in said), hw
+    at.selectbox(key="theory_hw").set_value("measured").run()
+    at.selectbox(key="theory_pair").set_value("smollm2-ngram").run()  # the pair it was measured with
+    assert not at.exception and metrics(at)["Draft cost c"] == "0.000"
+    assert any("This CPU is not a clean roofline" in c.value for c in at.caption)
+
+
+def test_the_section_says_ttft_guidance_and_temperature():
+    at = AppTest.from_file(PAGE, default_timeout=60).run()
+    text = " ".join(m.value for m in at.markdown)
+    assert "Time to first token is unchanged" in text
+    assert "docs.vllm.ai" in text and "low to medium load" in text
+    assert "Why the measured α is lower at T = 0.7 than at T = 0" in text
+    table = at.table[0].value
+    rows = {r.proposer: r for r in theory_points.alpha_by_temperature()}
+    assert set(table.index) == set(rows) and "eagle" in rows
+    assert rows["eagle"].alpha_sampled < rows["eagle"].alpha_greedy  # measured: 0.46 at T = 0, 0.38 at T = 0.7
+    assert table.loc["eagle", "α at T = 0"] == f"{rows['eagle'].alpha_greedy:.3f}"
+    assert "Draft's extra memory" in metrics(at)
+
+
+def test_alpha_by_temperature_pairs_greedy_with_sampled_rows(tmp_path):
+    run = tmp_path / "run"
+    run.mkdir()
+    rows = [{"suite": "all", "policy": "constant", "proposer": "draft", "k": 4, "temperature": t, "alpha": a}
+            for t, a in ((0.0, 0.5), (0.7, 0.4))] + [
+        {"suite": "all", "policy": "constant", "proposer": "ngram", "k": 4, "temperature": 0.7, "alpha": 0.3},
+        {"suite": "qa", "policy": "constant", "proposer": "draft", "k": 4, "temperature": 0.0, "alpha": 0.9}]
+    (run / "results.json").write_text(json.dumps({"command": "python -m specviz bench", "summary": rows}))
+    (tmp_path / "broken").mkdir()
+    (tmp_path / "broken" / "results.json").write_text("{")
+    got = theory_points.alpha_by_temperature(tmp_path)
+    assert [(r.proposer, r.alpha_greedy, r.alpha_sampled, r.temperature) for r in got] == [("draft", 0.5, 0.4, 0.7)]
+    assert got[0].command == "python -m specviz bench" and theory_points.alpha_by_temperature(tmp_path / "no") == []
+
+
+def test_serving_figures_shade_where_speculation_pays():
+    from specviz.ui import theory_serving
+
+    pair, hw = roofline.PAIRS["qwen-7b-72b"], roofline.HARDWARE["h100"]
+    points = roofline.sweep(0.8, 4, pair, hw, 0, theory_serving.BATCHES)
+    even = roofline.break_even_batch(0.8, 4, pair, hw, 0)
+    fig = theory_serving.speedup_vs_batch_figure(points, 64, even)
+    assert fig.layout.shapes[0].type == "rect" and fig.layout.shapes[0].x1 == even and fig.layout.xaxis.type == "log"
+    assert next(t for t in fig.data if t.name == "your batch (64)").x == (64,)
+    line = next(t for t in theory_serving.break_even_figure(points, 0.8, 64).data if t.name == "break-even α")
+    assert list(line.y) == sorted(line.y) and line.fill == "tonexty"

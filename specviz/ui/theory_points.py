@@ -124,3 +124,38 @@ def trace_point(trace: Any) -> TracePoint:
     c = theory.cost_ratio_from_timings(sum(s.draft_seconds for s in drafted), sum(s.n_drafted for s in drafted),
                                        sum(s.verify_seconds for s in drafted), len(drafted))
     return TracePoint(min(1.0, max(0.0, alpha)), trace.acceptance_rate, k, trace.mean_accepted_length, c)
+
+
+@dataclass(frozen=True)
+class TemperatureRow:
+    """One proposer's measured α (mean min(1, p/q) over tested drafts) at T = 0 and at a sampling temperature."""
+
+    proposer: str
+    k: int
+    alpha_greedy: float
+    alpha_sampled: float
+    temperature: float
+    run: str  # the benchmark folder
+    command: str  # the command that measured it
+
+
+def alpha_by_temperature(folder: Path | str | None = None, k: int = 4) -> list[TemperatureRow]:
+    """Measured α at T = 0 next to T > 0 for each proposer benchmarked at both, at this K (pooled over all prompts,
+    constant K), from the `specviz bench` results under `folder` (default assets/benchmarks/). Unreadable files are
+    skipped; a missing folder gives no rows."""
+    folder = Path(folder) if folder is not None else BENCHMARKS_DIR
+    rows: list[TemperatureRow] = []
+    for path in sorted(folder.rglob("results.json")) if folder.is_dir() else []:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            pooled = [r for r in data["summary"] if r.get("suite") == "all" and r.get("policy") == "constant"
+                      and r.get("k") == k]
+            by_key = {(str(r["proposer"]), float(r["temperature"])): float(r["alpha"]) for r in pooled}
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+        for (proposer, temperature), alpha in sorted(by_key.items()):
+            greedy = by_key.get((proposer, 0.0))
+            if temperature > 0 and greedy is not None:
+                rows.append(TemperatureRow(proposer, k, greedy, alpha, temperature, path.parent.name,
+                                           str(data.get("command", ""))))
+    return rows

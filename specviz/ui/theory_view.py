@@ -7,12 +7,13 @@ without a browser.
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
 from specviz import theory
 from specviz.ui.palette import BLUE, GREY, ORANGE, REDDISH_PURPLE, VERMILLION
-from specviz.ui.theory_points import K_MAX, MeasuredPoint, TracePoint
+from specviz.ui.theory_points import K_MAX, MeasuredPoint, TemperatureRow, TracePoint
 
 ALPHAS = np.round(np.linspace(0.0, 1.0, 101), 2)
 LOG2_LIMIT = 4  # the colour scale runs from 1/16× to 16× (log2 −4..4), so its white middle is exactly 1×
@@ -26,6 +27,17 @@ TEXT = {
                        "line speculation loses time. The orange steps are the best K for each α.",
     "heatmap_points": " Benchmark runs sit at their own α and K; their c may differ from the slider's (hover to see "
                       "it).",
+    "temperature": "**Why the measured α is lower at T = 0.7 than at T = 0.** α = Σ min(p, q) is computed after the "
+                   "temperature is applied to both models. At T = 0 both distributions collapse onto their most "
+                   "likely token, so each drafted position scores 1 if the two argmaxes agree and 0 if not: α is the "
+                   "share of positions where draft and target pick the same top token. At T = 0.7 both spread their "
+                   "mass; where the argmaxes agree the overlap is now below 1 (the target also gives weight to "
+                   "tokens the draft did not pick), and where they disagree it is only a little above 0. A draft that "
+                   "usually agrees loses more than it gains, so its α falls; a draft that almost never agrees gains "
+                   "a little partial credit (the untrained layer-skip row). For n-gram lookup q is a single token, "
+                   "so α is the target's probability of that token: 1 or 0 at T = 0, p(x) after temperature.",
+    "temperature_table": "Measured α (mean min(1, p/q) over the drafts the verifier tested, K = {k}), SmolLM2-135M in "
+                         "float32 on this 2-core CPU, from the committed benchmarks:",
 }
 
 
@@ -130,11 +142,31 @@ def predicted_vs_measured_figure(points: list[MeasuredPoint]) -> go.Figure:
 # ---- text -------------------------------------------------------------------------------------------------------
 
 
+def render_temperature(rows: list[TemperatureRow]) -> None:
+    """Why acceptance differs at T = 0 and T = 0.7, with the committed measurements and their commands."""
+    st.markdown(TEXT["temperature"])
+    if not rows:
+        return
+    st.caption(TEXT["temperature_table"].format(k=rows[0].k))
+    st.table(pd.DataFrame([{"proposer": r.proposer, "α at T = 0": f"{r.alpha_greedy:.3f}",
+                            f"α at T = {r.temperature:g}": f"{r.alpha_sampled:.3f}",
+                            "change": f"{r.alpha_sampled - r.alpha_greedy:+.3f}", "benchmark": r.run}
+                           for r in rows]).set_index("proposer"))
+    with st.expander("The commands that measured them"):
+        for command in dict.fromkeys(r.command for r in rows if r.command):
+            st.code(command, language="bash")
+
+
 def render_derivations() -> None:
     """The three short derivations, with st.latex."""
-    st.markdown("**1. The acceptance rate.** A draft x ~ q is kept with probability min(1, p(x)/q(x)), so")
-    st.latex(r"\alpha \;=\; \sum_x q(x)\,\min\!\Big(1, \frac{p(x)}{q(x)}\Big) \;=\; \sum_x \min\big(p(x), q(x)\big)"
-             r" \;=\; 1 - \mathrm{TV}(p, q).")
+    st.markdown("**1. The acceptance rate.** A draft x ~ q is kept with probability min(1, p(x)/q(x)), so at one "
+                "position, with that context's p and q, the chance of keeping it is")
+    st.latex(r"\beta \;=\; \sum_x q(x)\,\min\!\Big(1, \frac{p(x)}{q(x)}\Big) \;=\; \sum_x \min\big(p(x), q(x)\big)"
+             r" \;=\; 1 - \mathrm{TV}(p, q),\qquad \alpha \;=\; \mathbb{E}[\beta].")
+    st.markdown("β changes from one position to the next (Leviathan et al. call it β); α, its average over the "
+                "contexts a run meets, is the one number the formulas below use and the slider sets. A trace "
+                "estimates α by the mean of min(1, p/q) over the drafts it tested. The measured accepted / drafted "
+                "is lower: it stops counting at a step's first rejection.")
     st.markdown("**2. Tokens per step.** If each draft is kept with probability α independently, the first "
                 "rejection comes after i kept drafts with probability αⁱ(1 − α), and all K are kept with "
                 "probability αᴷ. Every step also emits one recovered or bonus token, so")

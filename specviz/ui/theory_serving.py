@@ -1,0 +1,176 @@
+"""The Theory explorer's "When speculation stops paying" section: hardware, model pair, context and batch drive a
+roofline verify cost (`specviz.roofline`), and the speedup and the break-even α move as the batch grows. The
+figures return `plotly.graph_objects.Figure`s and are tested without a browser; `render` draws the section.
+"""
+
+from __future__ import annotations
+
+import math
+
+import plotly.graph_objects as go
+import streamlit as st
+
+from specviz import roofline
+from specviz.roofline import BatchPoint
+from specviz.ui import charts, theory_costs
+from specviz.ui.palette import BLUE, BLUISH_GREEN, GREY, ORANGE, VERMILLION
+
+BATCHES = [2**i for i in range(11)]  # 1 .. 1024, the batch slider's stops
+CONTEXTS = [128, 512, 2048, 8192]
+PAYS_FILL = "rgba(0, 158, 115, 0.13)"  # bluish green, faint: where speculation pays
+# Every sentence of this section that a user reads, in one place (for the translation layer).
+TEXT = {
+    "intro": "Everything above assumes that scoring K + 1 tokens costs one forward (v = 1). That holds while a "
+             "forward waits on memory: reading the weights once serves every token in the pass. A server runs many "
+             "sequences in one batch; as the batch grows the arithmetic catches up, verifying K + 1 tokens starts "
+             "to cost K + 1 tokens' compute, and speculation, which spends idle compute to save memory reads, "
+             "stops paying. A roofline model of one forward over n tokens for each of B sequences:",
+    "formula_note": "W = the weights' bytes, κ = KV-cache bytes per token, L = the context, P = parameters. The "
+                    "draft's cost c(B) is its own t(B, 1) over the target's. α and K are the sliders at the top.",
+    "hardware_source": "{name}, weights in {dtype}: {source}.",
+    "pays_up_to": "With α = {alpha:.2f} and K = {k}, speculation pays up to a batch of **{batch}** sequences on "
+                  "this hardware; beyond it, plain decoding is faster.",
+    "pays_always": "With α = {alpha:.2f} and K = {k}, speculation pays at every batch up to {batch}: the caches of "
+                   "{context:,} tokens per sequence keep every pass memory-bound.",
+    "pays_never": "With α = {alpha:.2f} and K = {k}, speculation does not pay even at batch 1 on this hardware.",
+    "ttft": "**Time to first token is unchanged.** The first token comes from the prefill, the one pass over the "
+            "prompt that plain decoding makes too; speculation only changes how the tokens after it are made. A "
+            "draft model reads the prompt once as well, which costs about c of that pass; n-gram lookup costs "
+            "nothing.",
+    "guidance": "**What serving engines advise.** vLLM's documentation presents speculative decoding as a way to "
+                "cut inter-token latency under low to medium load, in memory-bound workloads "
+                "([vLLM: Speculative Decoding](https://docs.vllm.ai/en/latest/features/speculative_decoding/)); "
+                "Hugging Face TGI bases its use on models being memory-bound rather than compute-bound "
+                "([TGI: Speculation](https://huggingface.co/docs/text-generation-inference/conceptual/"
+                "speculation)); TensorRT-LLM names small batches that leave the GPU underused "
+                "([TensorRT-LLM: Speculative Sampling](https://nvidia.github.io/TensorRT-LLM/advanced/"
+                "speculative-decoding.html)). At peak load, turn it down or off: the chart above shows why.",
+    "measured_fit": "This CPU is not a clean roofline: measured v for n = 1..{n} tokens {measured}; the fitted "
+                    "roofline says {fitted}. It under-states small verify passes, so on this machine the "
+                    "Speedup lab's measured curve is the better guide.",
+}
+
+
+# ---- figures ----------------------------------------------------------------------------------------------------
+
+
+def speedup_vs_batch_figure(points: list[BatchPoint], batch: int, even_batch: int | None) -> go.Figure:
+    """Speedup against batch size (log axis), 1× drawn, the region where speculation pays shaded, the chosen batch
+    and the break-even batch marked."""
+    xs, ys = [p.batch for p in points], [p.speedup for p in points]
+    last = xs[-1] if even_batch is None else even_batch
+    shapes = [dict(type="line", xref="paper", x0=0, x1=1, y0=1, y1=1, line=dict(color=GREY, dash="dot"))]
+    notes = []
+    if last >= 1:
+        shapes.insert(0, dict(type="rect", xref="x", yref="paper", x0=xs[0], x1=last, y0=0, y1=1, line_width=0,
+                              fillcolor=PAYS_FILL, layer="below"))
+        notes.append(dict(x=0, y=1, xref="paper", yref="paper", xanchor="left", yanchor="top", showarrow=False,
+                          text="speculation pays"))
+    if even_batch:
+        shapes.append(dict(type="line", xref="x", yref="paper", x0=even_batch, x1=even_batch, y0=0, y1=1,
+                           line=dict(color=VERMILLION, dash="dash", width=2)))
+        notes.append(dict(x=math.log10(even_batch), y=0, xref="x", yref="paper", xanchor="right", yanchor="bottom",
+                          showarrow=False, text=f"break-even: batch {even_batch}", font=dict(color=VERMILLION)))
+    chosen = next(p for p in points if p.batch == batch)
+    fig = go.Figure([go.Scatter(x=xs, y=ys, mode="lines", line=dict(color=BLUE, width=2.5), name="speedup",
+                                hovertemplate="batch %{x}: %{y:.2f}×<extra></extra>"),
+                     go.Scatter(x=[batch], y=[chosen.speedup], mode="markers", name=f"your batch ({batch})",
+                                marker=dict(size=13, color="black", symbol="x"))])
+    fig.update_layout(xaxis_title="batch size B (sequences per forward)", yaxis_title="expected speedup ×",
+                      height=360, margin=dict(l=10, r=10, t=30, b=10), showlegend=False, shapes=shapes,
+                      annotations=notes, title="Speedup as the batch grows",
+                      xaxis=dict(type="log", tickvals=BATCHES, ticktext=[str(b) for b in BATCHES]))
+    return fig
+
+
+def break_even_figure(points: list[BatchPoint], alpha: float, batch: int) -> go.Figure:
+    """The break-even α against batch size: above the line speculation pays (shaded); your α as a level line and
+    the break-even α at your batch as a marker."""
+    finite = [p for p in points if math.isfinite(p.break_even_alpha)]
+    fig = go.Figure()
+    if finite:
+        xs, ys = [p.batch for p in finite], [p.break_even_alpha for p in finite]
+        fig.add_trace(go.Scatter(x=xs, y=[1.0] * len(xs), mode="lines", line=dict(width=0), hoverinfo="skip",
+                                 showlegend=False, name="top"))
+        fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", fill="tonexty", fillcolor=PAYS_FILL,
+                                 line=dict(color=VERMILLION, width=2.5), name="break-even α",
+                                 hovertemplate="batch %{x}: break-even α = %{y:.3f}<extra></extra>"))
+    fig.update_layout(shapes=[dict(type="line", xref="paper", x0=0, x1=1, y0=alpha, y1=alpha,
+                                   line=dict(color=BLUISH_GREEN, dash="dot", width=2))],
+                      annotations=[dict(x=0, y=alpha, xref="paper", xanchor="left", yanchor="bottom",
+                                        showarrow=False, text=f"your α = {alpha:.2f}",
+                                        font=dict(color=BLUISH_GREEN))])
+    here = next(p for p in points if p.batch == batch)
+    if math.isfinite(here.break_even_alpha):
+        fig.add_trace(go.Scatter(x=[batch], y=[here.break_even_alpha], mode="markers", name=f"batch {batch}",
+                                 marker=dict(size=13, color=ORANGE, symbol="diamond", line=dict(width=1,
+                                                                                                color="black")),
+                                 hovertemplate="batch %{x}: break-even α = %{y:.3f}<extra></extra>"))
+    fig.update_layout(xaxis_title="batch size B (sequences per forward)", yaxis_title="break-even α",
+                      height=360, margin=dict(l=10, r=10, t=30, b=10), showlegend=False,
+                      title="The break-even line moves up as the batch grows")
+    fig.update_layout(xaxis=dict(type="log", tickvals=BATCHES, ticktext=[str(b) for b in BATCHES]),
+                      yaxis=dict(range=[0, 1.02]))
+    return fig
+
+
+# ---- the section --------------------------------------------------------------------------------------------------
+
+
+def _fmt_ratios(values: list[float]) -> str:
+    return " / ".join(f"{v:.2f}" for v in values)
+
+
+def render(alpha: float, k: int) -> None:
+    """The whole section, for the α and K chosen at the top of the page."""
+    st.subheader("When speculation stops paying")
+    st.markdown(TEXT["intro"])
+    st.latex(r"t(B, n) = \max\!\Big(\frac{W + B\,L\,\kappa}{\text{bandwidth}},\;"
+             r"\frac{2\,P\,B\,n}{\text{FLOP/s}}\Big),\qquad v(B, K) = \frac{t(B, K+1)}{t(B, 1)},\qquad"
+             r"\text{speedup} = \frac{1 - \alpha^{K+1}}{(1 - \alpha)\,(K\,c(B) + v(B, K))}")
+    st.caption(TEXT["formula_note"])
+    presets = roofline.hardware_presets()
+    c1, c2, c3, c4 = st.columns(4)
+    hw_key = c1.selectbox("Hardware", list(presets), format_func=lambda key: presets[key].name, key="theory_hw",
+                          index=list(presets).index("h100"))
+    pair_key = c2.selectbox("Models", list(roofline.PAIRS), format_func=lambda key: roofline.PAIRS[key].name,
+                            key="theory_pair", index=list(roofline.PAIRS).index("qwen-7b-72b"))
+    context = c3.select_slider("Context per sequence (tokens)", CONTEXTS, value=512, key="theory_context")
+    batch = c4.select_slider("Batch size B", BATCHES, value=1, key="theory_batch",
+                             help="Sequences the server decodes together in one forward pass.")
+    hw, pair = presets[hw_key], roofline.PAIRS[pair_key]
+    st.caption(TEXT["hardware_source"].format(name=hw.name, dtype=hw.dtype, source=hw.source))
+
+    if k == 0:
+        st.info("K = 0 drafts nothing, so there is nothing to verify: pick K ≥ 1 at the top to see the batch effect.")
+        return
+    grid = sorted(set(roofline.batch_grid()) | set(BATCHES))
+    points = roofline.sweep(alpha, k, pair, hw, context, grid)
+    here = next(p for p in points if p.batch == batch)
+    even = roofline.break_even_batch(alpha, k, pair, hw, context)
+    m1, m2, m3, m4 = st.columns(4)
+    m1.metric(f"Verify cost v at B = {batch}", f"{here.verify_cost:.2f}",
+              help=f"One target forward over K + 1 = {k + 1} tokens per sequence, in one-token forwards: 1 while "
+                   "memory-bound, up to K + 1 once compute-bound.")
+    m2.metric("Draft cost c", f"{here.draft_cost:.3f}", help="One draft forward over one target forward, same batch.")
+    m3.metric(f"Speedup at B = {batch}", f"{here.speedup:.2f}×")
+    m4.metric(f"Break-even α at B = {batch}", "never" if math.isnan(here.break_even_alpha)
+              else f"{here.break_even_alpha:.3f}", help="Above this α speculation pays at this batch size.")
+    if even is None:
+        st.success(TEXT["pays_always"].format(alpha=alpha, k=k, batch=roofline.MAX_BATCH, context=context))
+    elif even == 0:
+        st.warning(TEXT["pays_never"].format(alpha=alpha, k=k))
+    else:
+        st.info(TEXT["pays_up_to"].format(alpha=alpha, k=k, batch=even))
+    left, right = st.columns(2)
+    charts.show(speedup_vs_batch_figure(points, batch, even), key="theory_batch_speedup", where=left)
+    charts.show(break_even_figure(points, alpha, batch), key="theory_batch_even", where=right)
+    if hw_key == "measured":
+        curve = roofline.measured_curve()
+        fitted = [roofline.forward_seconds(roofline.SMOLLM2, hw, 1, n, 0) / roofline.forward_seconds(
+            roofline.SMOLLM2, hw, 1, 1, 0) for n in curve]
+        st.caption(TEXT["measured_fit"].format(n=max(curve), measured=_fmt_ratios(list(curve.values())),
+                                               fitted=_fmt_ratios(fitted)))
+    theory_costs.render(alpha, k, pair, hw, batch, context)
+    st.markdown(TEXT["ttft"])
+    st.markdown(TEXT["guidance"])

@@ -11,6 +11,10 @@ FAST   := not slow and not model and not browser and not statistical
 
 .PHONY: run test check setup browser traces clean
 
+# Bytecode caches on: with PYTHONDONTWRITEBYTECODE set (some shells and images set it), every pytest worker
+# recompiles and re-rewrites the asserts of every test module on each run, about 5 s of each `make check`.
+export PYTHONDONTWRITEBYTECODE :=
+
 setup: $(STAMP)
 
 # Rebuilt when the pins or the package metadata change.

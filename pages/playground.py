@@ -3,6 +3,8 @@
 import streamlit as st
 
 from specviz.ui import playground_inputs as inputs
+from specviz.ui import playground_live as live_run
+from specviz.ui.playground_settings import KEYS, TEXT
 from specviz.ui.playground_player import render_player, select_trace
 from specviz.ui.step_view import render_verifier_source, trace_summary
 from specviz.ui.frame import route_through_app
@@ -22,13 +24,13 @@ source = inputs.pick_source()
 example, settings, picked = None, None, None
 if source == "example":
     picked = inputs.example_trace()
-    example = st.session_state[inputs.KEYS["example"]]
+    example = st.session_state[KEYS["example"]]
 elif source == "live":
     with st.container(border=True):
-        with st.expander(inputs.TEXT["settings"], expanded=inputs.open_settings(), key=inputs.SETTINGS_OPEN,
+        with st.expander(TEXT["settings"], expanded=live_run.open_settings(), key=live_run.SETTINGS_OPEN,
                          on_change="rerun"):
-            form = inputs.live_settings_form()
-        live = inputs.live_trace(*form)
+            form = live_run.live_settings_form()
+        live = live_run.live_trace(*form)
     picked, settings = (live[:2], live[2]) if live else (None, None)
 else:
     picked = inputs.uploaded_trace()
@@ -38,7 +40,7 @@ if picked is None:
 
 trace, trace_id = picked
 start = take_start_step()
-if inputs.take_landing():  # a new live run opens on its finished text, then invites stepping through
+if live_run.take_landing():  # a new live run opens on its finished text, then invites stepping through
     start = trace.num_steps
 select_trace(trace, trace_id, start)
 trace_summary(trace)

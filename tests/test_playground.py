@@ -152,18 +152,18 @@ def test_a_shared_live_link_with_a_step_opens_on_that_step():
 def test_a_new_live_run_is_drawn_step_by_step_and_a_cached_one_is_instant(monkeypatch):
     """While the model works, each decided step appears: the bar counts steps, tokens and kept drafts, and the chips
     grow. Asking for the same run again takes it from the cache: nothing to draw, no turn on the model."""
-    from specviz.ui import playground_inputs, runs
+    from specviz.ui import playground_progress, runs
 
     runs._speculative_store.clear()
-    monkeypatch.setattr(playground_inputs, "LIVE_REDRAW_SECONDS", 0.0)
+    monkeypatch.setattr(playground_progress, "LIVE_REDRAW_SECONDS", 0.0)
     drawn: list[tuple[int, int, str]] = []
-    real_draw = playground_inputs.LiveProgress.draw
+    real_draw = playground_progress.LiveProgress.draw
 
     def spy(self, seconds):
         real_draw(self, seconds)
-        drawn.append((len(self.groups), self.tokens, playground_inputs.stream_html(self.groups)))
+        drawn.append((len(self.groups), self.tokens, playground_progress.stream_html(self.groups)))
 
-    monkeypatch.setattr(playground_inputs.LiveProgress, "draw", spy)
+    monkeypatch.setattr(playground_progress.LiveProgress, "draw", spy)
     at = page()
     at.radio(key="playground_source").set_value("live").run()
     at.selectbox(key="playground_pair").set_value("toy").run()
@@ -241,7 +241,7 @@ def test_the_default_live_run_shows_the_idea_working():
     """On SmolLM2 the default live settings keep most drafts (measured: 23 of 32, 3.9 tokens per target pass), and
     the first thing drafted is a word, not the chat template's <|im_start|>."""
     from specviz import run
-    from specviz.ui.playground_inputs import LIVE_DEFAULTS
+    from specviz.ui.playground_settings import LIVE_DEFAULTS
 
     trace = run(LIVE_DEFAULTS)
     assert trace.num_accepted > trace.num_drafted / 2 and trace.mean_accepted_length > 2.5
@@ -488,12 +488,12 @@ def test_a_live_run_waiting_for_the_model_says_how_many_are_ahead(monkeypatch):
     import time
 
     from specviz.running import PAIRS
-    from specviz.ui import playground_inputs, runs
+    from specviz.ui import playground_progress, runs
 
     runs._speculative_store.clear()
     told: list[int] = []
-    real_waiting = playground_inputs.LiveProgress.waiting
-    monkeypatch.setattr(playground_inputs.LiveProgress, "waiting",
+    real_waiting = playground_progress.LiveProgress.waiting
+    monkeypatch.setattr(playground_progress.LiveProgress, "waiting",
                         lambda self, ahead: told.append(ahead) or real_waiting(self, ahead))
     PAIRS.get("toy")
     holding = threading.Event()

@@ -1,0 +1,179 @@
+"""The Playground's live run: the presets and settings form, the run itself, and its progress drawn step by step.
+
+A live run starts from a preset that shows the idea working (copying text with n-gram lookup, greedy: most drafts
+are kept), with the harder cases one click away (`PRESETS`), and is drawn step by step while it runs
+(`LiveProgress`); the page then lands on its finished text.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import streamlit as st
+
+from specviz.runspec import SETTINGS, WEB_MAX_NEW_TOKENS, RunSpec
+from specviz.trace import Trace
+from specviz.ui import state as shared
+from specviz.ui.escaping import escape_label
+from specviz.ui.playground_settings import (
+    KEYS,
+    LIVE_DEFAULTS,
+    PAIR_LAYERS,
+    PAIR_PROPOSERS,
+    PAIRS,
+    PRESETS,
+    PROPOSER_LABELS,
+    PROPOSER_NOTES,
+    TEXT,
+)
+from specviz.ui.playground_progress import LiveProgress
+from specviz.ui.runs import run_speculative, start_live_run
+
+LAND_AT_END = "playground_land_at_end"  # a new live run opens on its finished text (taken once by the page)
+SETTINGS_OPEN = "playground_settings_open"  # the live settings' expander (open until a run lands, then folded)
+_FOLD = "playground_fold_settings"  # fold the settings on the next run (a widget's state can't change after it is drawn)
+
+
+def available_pairs() -> dict[str, str]:
+    """The built-in pairs, plus the pair loaded by hand on the Models page in this session (if any)."""
+    custom = shared.custom_pair()
+    return {**PAIRS, custom: f"Your pair: {escape_label(custom)}"} if custom else dict(PAIRS)
+
+
+def pair_proposers(pair: str) -> tuple[str, ...]:
+    """Proposers that work for a pair: a hand-made pair drafts with its draft model when it has one."""
+    if pair in PAIR_PROPOSERS:
+        return PAIR_PROPOSERS[pair]
+    return ("draft", "ngram", "layerskip") if "," in pair else ("ngram", "layerskip")
+
+
+def live_settings_form() -> tuple[RunSpec | str, bool]:
+    """The live-run inputs; returns the settings (or the sentence that says why they cannot run) and whether Run
+    was pressed."""
+    state = st.session_state
+    preset_buttons()
+    st.text_area("Prompt", key=KEYS["prompt"], height=90,
+                 help="Your text. With the chat template on, it is sent as a user message to the instruct model.")
+    c1, c2, c3 = st.columns(3)
+    pairs = available_pairs()
+    if state.get(KEYS["pair"]) not in pairs:
+        state[KEYS["pair"]] = LIVE_DEFAULTS.pair
+    pair = c1.selectbox("Models", list(pairs), format_func=pairs.get, key=KEYS["pair"])
+    choices = pair_proposers(pair)
+    if state.get(KEYS["proposer"]) not in choices:
+        state[KEYS["proposer"]] = choices[0]
+    c2.selectbox("Who drafts", choices, format_func=PROPOSER_LABELS.get, key=KEYS["proposer"],
+                 help="EAGLE: one small trained layer that drafts from the target's own hidden states. "
+                      "Draft model: a small separate model (for SmolLM2: its first 3 layers + 1 trained layer). "
+                      "N-gram: copy what followed the same words earlier. "
+                      "Layer-skip: the target's own first layers (untrained for this, so it rarely agrees).")
+    c3.slider("K: drafts per step", *SETTINGS["k"].bounds, key=KEYS["k"])
+    st.caption(PROPOSER_NOTES.get(state[KEYS["proposer"]], ""))
+    if state[KEYS["proposer"]] == "layerskip":
+        layers_input(pair)
+    c4, c5, c6, c7, c8 = st.columns(5)
+    c4.number_input("Temperature", *SETTINGS["temperature"].bounds, step=0.1, format="%.2f",
+                    key=KEYS["temperature"], help="0 = greedy: always the most likely token.")
+    c5.number_input("Top-k (0 = off)", *SETTINGS["top_k"].bounds, step=1, key=KEYS["top_k"])
+    c6.number_input("Top-p (1 = off)", *SETTINGS["top_p"].bounds, step=0.05, format="%.2f", key=KEYS["top_p"])
+    c7.number_input("Seed", *SETTINGS["seed"].bounds, step=1, key=KEYS["seed"], help="Same seed, same run.")
+    c8.number_input("Max new tokens", SETTINGS["max_new_tokens"].lo, WEB_MAX_NEW_TOKENS, step=8,
+                    key=KEYS["max_new_tokens"])
+    st.toggle("Chat template", key=KEYS["chat"], disabled=pair == "toy",
+              help="Wrap the prompt as a chat turn (the instruct model expects it). The toy pair has no template.")
+    run = st.button("Run", type="primary", key="playground_run", icon=":material/play_arrow:")
+    return current_settings(), run
+
+
+def open_settings() -> bool:
+    """Whether the live settings start open: yes, except on the run right after a new live run, which folds them so
+    that its result is near the top of the page."""
+    if st.session_state.pop(_FOLD, False):
+        st.session_state[SETTINGS_OPEN] = False
+    return True
+
+
+def preset_buttons() -> None:
+    """One button per preset, easiest first, each with what to expect on hover and below."""
+    st.markdown(TEXT["presets"])
+    for col, (name, (label, expect, _)) in zip(st.columns(len(PRESETS)), PRESETS.items()):
+        col.button(label, key=f"playground_preset_{name}", on_click=apply_preset, args=(name,), help=expect,
+                   width="stretch")
+    st.caption(" · ".join(f"{label.split(' · ')[0]}: {expect}" for label, expect, _ in PRESETS.values()))
+
+
+def apply_preset(name: str) -> None:
+    """Put a preset's settings into the widgets (default pair, seed 0; the other settings stay)."""
+    values = {"pair": "default", "seed": 0, **PRESETS[name][2]}
+    for setting, value in values.items():
+        st.session_state[KEYS[setting]] = value
+
+
+def layers_input(pair: str) -> None:
+    """How many of the target's layers the layer-skip draft keeps (0 = a quarter of them)."""
+    total = PAIR_LAYERS.get(pair)
+    top = total - 1 if total else SETTINGS["layers"].hi
+    if st.session_state.get(KEYS["layers"], 0) > top:
+        st.session_state[KEYS["layers"]] = 0
+    st.number_input(f"Layers the self-draft keeps (0 = a quarter{f' of {total}' if total else ''})", 0, top, step=1,
+                    key=KEYS["layers"],
+                    help="More layers: the draft agrees with the target more often, but each draft costs more.")
+
+
+def current_settings() -> RunSpec | str:
+    """The live-run settings in the widgets now, or the sentence that says why they cannot run (an empty prompt)."""
+    s = st.session_state
+    try:
+        return RunSpec(
+            pair=s[KEYS["pair"]], proposer=s[KEYS["proposer"]], prompt=s[KEYS["prompt"]], chat=bool(s[KEYS["chat"]]),
+            k=int(s[KEYS["k"]]), max_new_tokens=int(s[KEYS["max_new_tokens"]]),
+            temperature=float(s[KEYS["temperature"]]), top_k=int(s[KEYS["top_k"]]), top_p=float(s[KEYS["top_p"]]),
+            seed=int(s[KEYS["seed"]]),
+            layers=(int(s[KEYS["layers"]]) or None) if s[KEYS["proposer"]] == "layerskip" else None,
+        )
+    except ValueError as exc:
+        return str(exc)
+
+
+def live_trace(settings: RunSpec | str, run: bool) -> tuple[Trace, str, RunSpec] | None:
+    """The live trace: run when Run was pressed (or a shared link asked for it), drawn step by step while it runs,
+    else the last one shown."""
+    state = st.session_state
+    autorun = state.pop("playground_autorun", False)
+    if run or autorun:
+        if isinstance(settings, str):
+            st.error(settings)
+            return None
+        progress = LiveProgress(settings)
+        try:
+            start_live_run(settings)
+            trace = run_speculative(settings, progress=progress)
+        except ValueError as exc:
+            st.error(str(exc))
+            return None
+        except Exception as exc:  # a model that cannot load or run here: one sentence, no traceback
+            st.error(TEXT["failed"].format(error=type(exc).__name__))
+            return None
+        finally:
+            progress.clear()
+        state["playground_live"] = (trace, settings)
+        state[LAND_AT_END] = run or state.get(LAND_AT_END, False)  # a shared link with a step opens on that step
+        state[_FOLD] = True
+        st.rerun()  # fold the settings: the answer lands near the top (the trace is cached now: instant)
+    if "playground_live" not in state:
+        st.info(TEXT["first_prompt"])
+        return None
+    trace, shown = state["playground_live"]
+    if shown != settings:
+        st.caption(TEXT["changed"])
+    return trace, "live:" + digest(repr(shown)), shown
+
+
+def take_landing() -> bool:
+    """True once after a new live run: the player opens on its finished text, not on step 0."""
+    return bool(st.session_state.pop(LAND_AT_END, False))
+
+
+def digest(data: str | bytes) -> str:
+    raw = data.encode() if isinstance(data, str) else data
+    return hashlib.sha1(raw).hexdigest()[:12]

@@ -1,0 +1,178 @@
+"""The Playground's settings as plain data: the pairs and proposers it offers, the presets, the session-state keys,
+and the URL that shares a run.
+
+Settings are read from `st.query_params` on the first load (bad values fall back to defaults with one warning
+sentence) and written back whenever the shown trace changes, so a teacher can share the exact run:
+`?source=live&pair=toy&proposer=draft&k=4&temperature=1&seed=3`. Everything here is a plain function (tested
+without a browser); `playground_inputs` reads and writes the session state, `playground_live` draws the live form.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict
+from typing import Any
+
+from specviz.examples import DEFAULT_EXAMPLE
+from specviz.runspec import WEB_MAX_NEW_TOKENS, RunSpec
+from specviz.trace import Trace
+
+SOURCES = {"example": "Example trace (instant)", "live": "Live run", "upload": "Upload a trace"}
+PAIRS = {"default": "SmolLM2-135M-Instruct (real model)", "toy": "Toy pair (tiny, instant)"}
+PAIR_PROPOSERS = {"toy": ("draft", "ngram", "layerskip"), "default": ("eagle", "draft", "ngram", "layerskip")}
+PROPOSER_LABELS = {"draft": "Draft model", "ngram": "N-gram lookup (no model)", "layerskip": "Layer-skip self-draft",
+                   "eagle": "EAGLE feature drafter (trained)"}
+# one line under the pickers, so the chosen proposer is explained where it is chosen (not only in a tooltip)
+PROPOSER_NOTES = {
+    "eagle": "**EAGLE**: one small layer, trained here, that guesses the next tokens from the target's own hidden "
+             "states (its internal summary of the text so far).",
+    "draft": "**Draft model**: a small separate model guesses; for SmolLM2, its first 3 layers plus 1 trained layer.",
+    "ngram": "**N-gram lookup**: no model at all: it finds the last few words earlier in the text and copies what "
+             "followed them. It shines when the answer repeats the prompt.",
+    "layerskip": "**Layer-skip**: the target's own first layers guess, untrained for it, so the guesses are rarely "
+                 "right: a way to see speculation fail.",
+}
+COPY_PROMPT = ("Copy this paragraph exactly, word for word:\n\nThe moon goes around the Earth about once a month. "
+               "It does not make its own light. We see it because it reflects light from the sun, and its shape "
+               "seems to change as it moves.")
+QUESTION_PROMPT = "Explain owls using an analogy."
+# The first live run shows the idea working: on the default pair, greedy n-gram lookup on this copying prompt keeps 23
+# of 28 drafts (3.9 tokens per target pass), measured with `python -m specviz generate --pair default --proposer ngram
+# --temperature 0 --k 4 --prompt "<COPY_PROMPT>"` (tests/test_playground.py checks it). The presets, measured the same
+# way with 48 new tokens: EAGLE greedy on QUESTION_PROMPT kept 23 of 71 (1.9 tokens per pass), EAGLE at T = 0.7 16-19
+# of about 90 (1.5-1.7), the untrained layer-skip draft at T = 0.7 1-2 of about 135 (1.0).
+LIVE_DEFAULTS = RunSpec(
+    pair="default", proposer="ngram", chat=True, k=4, max_new_tokens=48, temperature=0.0, seed=0, prompt=COPY_PROMPT,
+)
+# name -> (button label, what to expect, the settings it sets by URL name); each also sets pair "default", seed 0
+PRESETS = {
+    "copy": ("1 · Copying text", "n-gram lookup, greedy: most drafts are kept",
+             {"proposer": "ngram", "prompt": COPY_PROMPT, "k": 4, "temperature": 0.0}),
+    "question": ("2 · A question", "the trained EAGLE drafter, greedy: about one step in two gains a token",
+                 {"proposer": "eagle", "prompt": QUESTION_PROMPT, "k": 3, "temperature": 0.0}),
+    "sampling": ("3 · With sampling", "the same at temperature 0.7: the drafter's guesses match less often",
+                 {"proposer": "eagle", "prompt": QUESTION_PROMPT, "k": 3, "temperature": 0.7}),
+    "untrained": ("4 · Untrained draft", "a layer-skip draft nobody trained: almost every guess is rejected",
+                  {"proposer": "layerskip", "prompt": QUESTION_PROMPT, "k": 3, "temperature": 0.7, "layers": 0}),
+}
+# session-state key of each setting, and the URL name it is shared under (a RunSpec field, or the page's own)
+KEYS = {
+    "source": "playground_source", "example": "playground_example", "prompt": "playground_prompt",
+    "pair": "playground_pair", "proposer": "playground_proposer", "k": "playground_k",
+    "temperature": "playground_temperature", "top_k": "playground_top_k", "top_p": "playground_top_p",
+    "seed": "playground_seed", "max_new_tokens": "playground_max_new_tokens", "chat": "playground_chat",
+    "layers": "playground_layers",
+}
+PAIR_LAYERS = {"default": 30, "toy": 2}  # decoder layers of each built-in target (the layer-skip draft keeps fewer)
+STEP_PARAM = "step"
+
+# Every sentence of the live run that a user reads, in one place (named placeholders, for the translation layer).
+TEXT = {
+    "settings": "Prompt and settings",
+    "presets": "**Start from a preset.** The first shows the idea working; each next one is harder for the draft.",
+    "waiting_one": "Waiting for the model: 1 run is ahead of yours.",
+    "waiting_many": "Waiting for the model: {ahead} runs are ahead of yours.",
+    "started": "**Running:** the target checks each step's drafts as they come; the first tokens appear in a moment.",
+    "progress": "Step {steps} · {tokens} of at most {limit} tokens · {kept} of {drafted} drafts kept · {seconds:.0f} s",
+    "running": "**Running:** each chip is a token as soon as the target decided it.",
+    "first_prompt": "Type a prompt, choose the settings and press **Run**. The first run loads the real model (a box "
+                    "counts the seconds: about a second once its weights were converted, half a minute or more for "
+                    "the very first load on a machine); the toy pair is instant.",
+    "changed": "The settings above changed since this run: press **Run** to see their effect.",
+    "failed": "The live run failed on this machine ({error}); the example traces still work.",
+}
+
+
+# ---- URL <-> settings (plain functions) ---------------------------------------------------------------------
+
+
+def defaults(example_names: list[str]) -> dict[str, Any]:
+    """Every setting's default, by URL name."""
+    example = DEFAULT_EXAMPLE if DEFAULT_EXAMPLE in example_names or not example_names else example_names[0]
+    live = asdict(LIVE_DEFAULTS)
+    live["layers"] = live["layers"] or 0  # 0 = the default depth, a quarter of the target's layers
+    live.pop("policy")
+    return {"source": "example", "example": example, **live}
+
+
+def parse_query_params(params: Mapping[str, str], example_names: list[str]) -> tuple[dict[str, Any], list[str]]:
+    """Settings from URL parameters: (values by URL name for the valid ones, names of the invalid ones). A run
+    setting is checked by `RunSpec` (refused, never clamped) and by what this page offers (its pairs, their
+    proposers, at most WEB_MAX_NEW_TOKENS new tokens).
+
+    >>> parse_query_params({"k": "6", "temperature": "hot", "pair": "toy"}, ["toy-draft"])
+    ({'pair': 'toy', 'k': 6}, ['temperature'])
+    """
+    page_checks = {
+        "source": lambda v: v if v in SOURCES else None,
+        "example": lambda v: v if v in example_names else None,
+        STEP_PARAM: lambda v: int(v) if v.isdigit() and int(v) <= 100_000 else None,
+    }
+    values: dict[str, Any] = {}
+    bad: list[str] = []
+    for name in ("source", "example", *KEYS, STEP_PARAM):
+        if name not in params or name in values or name in bad:
+            continue
+        raw = str(params[name])
+        value = page_checks[name](raw) if name in page_checks else _run_setting(name, raw)
+        if value is None:
+            bad.append(name)
+        else:
+            values[name] = value
+    pair = values.get("pair", LIVE_DEFAULTS.pair)
+    if "proposer" in values and values["proposer"] not in PAIR_PROPOSERS[pair]:
+        bad.append("proposer")
+        values.pop("proposer")
+    return values, bad
+
+
+def _run_setting(name: str, raw: str) -> Any:
+    """One run setting from its URL text, or None when RunSpec or this page refuses it."""
+    spec, problems = RunSpec.parse_query({name: raw}, LIVE_DEFAULTS)
+    if problems:
+        return None
+    value = getattr(spec, name)
+    if name == "pair" and value not in PAIRS:
+        return None
+    if name == "max_new_tokens" and value > WEB_MAX_NEW_TOKENS:
+        return None
+    return 0 if name == "layers" and value is None else value
+
+
+def query_params_for(source: str, example: str | None, settings: RunSpec | None, step: int) -> dict[str, str]:
+    """The URL parameters that reproduce what is on screen.
+
+    >>> query_params_for("example", "toy-draft", None, 3)
+    {'source': 'example', 'example': 'toy-draft', 'step': '3'}
+    """
+    params = {"source": source}
+    if source == "example" and example:
+        params["example"] = example
+    if source == "live" and settings is not None:
+        query = settings.to_query()
+        query.pop("policy", None)  # the Playground runs constant K
+        if settings.proposer != "layerskip":
+            query.pop("layers", None)
+        params.update(query)
+    params[STEP_PARAM] = str(step)
+    return params
+
+
+def settings_of(trace: Trace) -> dict[str, Any] | None:
+    """A trace's live-run settings by URL name, or None when it was not made by a pair the Playground can load.
+
+    >>> from specviz.examples import load_example
+    >>> settings_of(load_example("toy-draft")[0])["pair"]
+    'toy'
+    """
+    meta, s = trace.meta, trace.settings
+    name = str(s.get("proposer", meta.get("proposer", "")))
+    pair, proposer = meta.get("pair"), name.split("-")[0]
+    depth = name.split("-")[1] if proposer == "layerskip" and "-" in name else ""
+    if pair not in PAIR_PROPOSERS or proposer not in PAIR_PROPOSERS[pair] or not meta.get("prompt"):
+        return None
+    return {"pair": pair, "proposer": proposer, "prompt": str(meta["prompt"]), "chat": bool(meta.get("chat", True)),
+            "k": int(s.get("k") or 4), "temperature": float(s.get("temperature", 0.0)),
+            "top_k": int(s.get("top_k", 0)), "top_p": float(s.get("top_p", 1.0)), "seed": int(s.get("seed", 0)),
+            "max_new_tokens": min(int(s.get("max_new_tokens", 48)), WEB_MAX_NEW_TOKENS),
+            "layers": int(depth) if depth.isdigit() else 0}

@@ -50,24 +50,27 @@ LESSONS: tuple[Lesson, ...] = (
     Lesson(1, "why-slow", "Why decoding is slow",
            "Explain why a large model writing one token at a time waits on memory, not on arithmetic.",
            "A language model writes text one **token** (a word or a piece of one; the model's list of them is its "
-           "**vocabulary**) at a time. Each token costs one "
+           "**vocabulary**) at a time, starting from the **prompt**, the text it is given. Each token costs one "
            "**forward pass**: one run of the whole network over the text so far, which reads every **weight** (the "
            "model's learned numbers, also called **parameters**) from memory. Each token depends on the ones before "
            "it, so the passes run one after another.\n\n"
            "Reading is the slow part. In **fp16** a parameter takes 2 bytes, and a pass for one new token does "
            "about 2 **FLOPs** (floating-point operations: one multiply and one add) per parameter: about 1 FLOP per "
            "byte read. A GPU can do hundreds of FLOPs in the time it reads one byte, so at **batch size** 1 (one "
-           "text generated at a time) the pass is **memory-bound**: its time is set by the **memory bandwidth** "
-           "(bytes per second the chip can read), and the arithmetic units mostly wait. (Such models are "
-           "**decoders**: networks that write text left to right.)\n\n"
-           "The network is a stack of **layers**; each turns every token's vector, its **hidden state**, into a new "
-           "one. So that earlier tokens are never computed again, each layer "
-           "stores two vectors per token (keys and values): the model's **KV cache**. **Attention**, the part of a "
-           "layer where a position reads the earlier ones, reads that cache on every pass, so a long text adds to "
-           "the bytes read per token.",
-           ("memory_bound",), ("token", "vocabulary", "forward pass", "parameters", "fp16", "flops", "batch size",
-                               "memory-bound", "memory bandwidth", "decoder", "layers", "hidden state",
-                               "kv cache", "attention"),
+           "text, or **sequence**, generated at a time) the pass is **memory-bound**: its time is set by the "
+           "**memory bandwidth** (bytes per second the chip can read), and the arithmetic units mostly wait.\n\n"
+           "Inside, such a model (a **decoder**: a network that writes text left to right) is a stack of "
+           "**layers**. Each token enters as a vector, its **embedding**, and each layer turns every token's "
+           "vector, its **hidden state**, into a new one in two parts: **attention**, where a position reads the "
+           "earlier ones, and a **feed-forward** part that works on each position alone. So that earlier tokens "
+           "are never computed again, attention keeps two vectors per token and layer (keys and values): the "
+           "**KV cache**. It is read on every pass too, so a long text adds to the bytes read per token. The last "
+           "layer gives one score per vocabulary token, the **logits**, which become the next token's "
+           "probabilities.",
+           ("memory_bound",),
+           ("token", "vocabulary", "prompt", "forward pass", "parameters", "fp16", "flops", "batch size", "sequence",
+            "memory-bound", "memory bandwidth", "decoder", "layers", "embedding", "hidden state", "attention",
+            "feed-forward", "kv cache", "logits"),
            ("mb-bandwidth-bound", "mb-intensity"), "bandwidth", "pages/overview.py"),
     Lesson(2, "loop", "The loop: guess cheaply, check in one pass",
            "Describe one round of speculative decoding: propose, verify, accept or reject, correct.",
@@ -164,7 +167,8 @@ LESSONS: tuple[Lesson, ...] = (
            "mask** (which earlier positions each position may read) lets each "
            "node see only its own ancestors, as if it were alone on its branch. The target keeps the longest path "
            "it accepts, with the same exact rule.\n\n"
-           "**Medusa** adds extra output **heads** (small layers on top of the target's last hidden state): head i "
+           "**Medusa** adds extra output **heads** (small layers on top of the target's last hidden state, not the "
+           "attention heads, the parallel parts of attention): head i "
            "guesses the token i+1 positions ahead, all from one pass, and their top guesses combine into a tree. "
            "**EAGLE** drafts in **feature space**: a light head predicts the target's next hidden state from the "
            "current one and the sampled token, and the LM head turns it into tokens; EAGLE-2 grows its tree where "

@@ -41,3 +41,24 @@ def test_new_page_loads_and_draws(browser_page, path, title, drawn):
     assert page.locator("h1").first.inner_text() == title
     assert page.locator(ERRORS).count() == 0
     shoot(page, ARTIFACTS / f"{path.strip('/')}.png")
+
+
+def test_root_to_the_guided_path_and_the_next_lesson(browser_page):
+    """A first-time learner: the root URL, the Overview's "Start the guided path", lesson 1, Next, lesson 2 shown
+    from its top, with the progress in the address bar."""
+    url, page = browser_page
+    page.goto(url + "/")
+    wait_for_app(page, timeout=120)
+    page.get_by_role("link", name="Start the guided path").first.click()
+    page.wait_for_url("**/learn**", timeout=30_000)
+    wait_for_app(page, timeout=60)
+    assert page.locator("h1").first.inner_text() == "Guided path"
+    page.get_by_text("Lesson 1 of 10: Why decoding is slow").first.wait_for(timeout=30_000)
+    page.get_by_role("button", name="Next lesson →").first.click()
+    page.get_by_text("Lesson 2 of 10").first.wait_for(timeout=30_000)
+    wait_for_app(page, timeout=60)
+    assert "lesson=2" in page.url and "done=1" in page.url
+    box = page.locator("h1").first.bounding_box()  # the new lesson starts at its top, not where Next was
+    assert box is not None and 0 <= box["y"] < 300
+    assert page.locator(ERRORS).count() == 0
+    shoot(page, ARTIFACTS / "learn-lesson2.png")

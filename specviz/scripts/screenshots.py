@@ -4,6 +4,7 @@ Starts `streamlit run app.py` on a free local port, drives Debian's Chromium wit
 
     assets/screenshots/playground.png   the Playground at the first step that kept some drafts, then rejected one
     assets/screenshots/race.png         the Timeline & race page on its default example
+    assets/screenshots/learn.png        the guided path at lesson 3, the accept rule
 
 Needs `chromium` on PATH (`make browser` installs it). The browser test (tests/test_browser.py) reuses the
 helpers here: `free_port`, `serve`, `launch`, `wait_for_app`.
@@ -173,6 +174,16 @@ def race_shot(page, base: str, out: Path) -> Path:
     return shoot(page, out / "race.png")
 
 
+def learn_shot(page, base: str, out: Path) -> Path:
+    """The guided path at lesson 3 (the rule) with lessons 1 and 2 done: the progress, the objective, the text and
+    the accept-rule slider."""
+    page.goto(f"{base}/learn?lesson=3&done=1,2")
+    wait_for_app(page)
+    page.wait_for_selector(".js-plotly-plot", timeout=30_000)
+    _scroll_to_top_of(page, page.get_by_text("lessons done"), margin=110)
+    return shoot(page, out / "learn.png")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m specviz.scripts.screenshots", description=__doc__.split("\n")[0])
     parser.add_argument("--out", type=Path, default=SHOTS_DIR, help="folder for the PNG files")
@@ -189,7 +200,7 @@ def main(argv: list[str] | None = None) -> int:
         page = context.new_page()
         page.goto(base)  # the landing page first: a fresh server routes deep links only after st.navigation ran once
         wait_for_app(page, timeout=90)
-        for shot in (playground_shot, race_shot):
+        for shot in (playground_shot, race_shot, learn_shot):
             path = shot(page, base, args.out)
             print(f"{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}: {path.stat().st_size // 1000} KB")
     return 0

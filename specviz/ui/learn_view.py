@@ -63,10 +63,18 @@ def current_progress() -> Progress:
     return progress
 
 
+# After a move the browser would stay where the button was (at the bottom of the last lesson); this brings the new
+# lesson's title into view. The counter makes each move's script new, so the browser runs it again.
+SCROLL_UP = ("<script>/* move {n} */ document.querySelector('[data-testid=\"stMainBlockContainer\"] h1')"
+             "?.scrollIntoView({{block: 'start'}});</script>")
+
+
 def _go(lesson: int | str, finished: int | None = None) -> None:
     """Callback of the navigation buttons: move, marking the lesson left behind done."""
     state.set_learn_progress(current_progress().go(lesson, finished))
     st.session_state.pop("learn_problem", None)
+    st.session_state["learn_moves"] = st.session_state.get("learn_moves", 0) + 1
+    st.session_state["learn_scroll"] = True
 
 
 def _jump() -> None:
@@ -172,6 +180,8 @@ def render(bank: Bank) -> None:
     problem = st.session_state.get("learn_problem")
     if problem:
         st.warning(problem)
+    if st.session_state.pop("learn_scroll", False):
+        st.html(SCROLL_UP.format(n=st.session_state.get("learn_moves", 0)), unsafe_allow_javascript=True)
     st.caption(TEXT["intro"])
     progress_bar(progress)
     if progress.lesson == TICKET:

@@ -16,7 +16,7 @@ st.caption("Speculative decoding pays when the draft is cheap (small c) and usua
            "closed forms of Leviathan et al. (2023); speedup is against target-only decoding with the same sampler.")
 
 left, middle, right = st.columns(3)
-alpha = left.slider("Acceptance rate α", 0.0, 1.0, 0.8, 0.01, key="theory_alpha",
+alpha = left.slider("α: the chance a draft is kept", 0.0, 1.0, 0.8, 0.01, key="theory_alpha",
                     help="The chance that one drafted token is kept, averaged over contexts: α = E[β], where "
                          "β = Σ min(p, q) = 1 − TV(p, q) at one position. Not the measured accepted / drafted.")
 k = middle.slider("Drafted tokens per step K", 0, theory_points.K_MAX, 4, 1, key="theory_k",

@@ -200,7 +200,9 @@ def format_summary(trace: Trace) -> str:
     return "\n".join([
         f"summary: {trace.num_steps} steps, {trace.num_tokens} tokens, stopped at {trace.stop_reason}",
         f"  acceptance rate       {_fmt(trace.acceptance_rate)}  (accepted / drafted = "
-        f"{trace.num_accepted} / {trace.num_drafted})",
+        f"{trace.num_accepted} / {trace.num_drafted}; stops counting at each step's first rejection)",
+        f"  alpha estimate        {_fmt(trace.mean_accept_prob)}  (mean min(1, p/q) over tested drafts: "
+        "E[sum min(p, q)])",
         f"  mean accepted length  {_fmt(trace.mean_accepted_length)}  (tokens per target forward, bonus included)",
         f"  per-position accept   [{per_pos}]",
         f"  speed                 {_fmt(trace.tokens_per_second, 1)} tokens/s ({trace.wall_seconds:.2f} s)",

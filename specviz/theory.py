@@ -125,6 +125,20 @@ def expected_tokens_per_step(alpha: float, k: int) -> float:
     return -math.expm1((k + 1) * log_alpha) / (1.0 - alpha)
 
 
+def accepted_fraction(alpha: float, k: int) -> float:
+    """E[accepted] / K = alpha (1 - alpha^K) / ((1 - alpha) K): what "accepted / drafted" measures on average when
+    each draft is kept with probability alpha. It is below alpha for K > 1, because the drafts after a step's first
+    rejection are counted as drafted though never tested. K = 0 drafts nothing: nan.
+
+    >>> round(accepted_fraction(0.8, 4), 4), accepted_fraction(0.8, 1), accepted_fraction(1.0, 4)
+    (0.5904, 0.8, 1.0)
+    """
+    alpha, k = _check_alpha(alpha), _check_k(k)
+    if k == 0:
+        return math.nan
+    return (expected_tokens_per_step(alpha, k) - 1.0) / k
+
+
 def tokens_per_step_distribution(alpha: float, k: int) -> list[float]:
     """P(a step emits j tokens) for j = 1..K+1: alpha^(j-1) (1 - alpha) for j <= K, alpha^K for j = K + 1.
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from specviz import theory
 from specviz.trace import Trace
 
 BASELINE_NAME = "specviz target-only decoding"
@@ -135,7 +136,7 @@ class RaceCosts:
     base_forward_ms: float
     spec_ms_per_token: float
     base_ms_per_token: float
-    acceptance_rate: float
+    acceptance_rate: float  # accepted / drafted, not α (see alpha_note)
 
     @property
     def break_even_tokens(self) -> float:
@@ -176,7 +177,7 @@ def explain_race(spec: Trace, baseline: Trace) -> str:
         return cost
     if speedup >= 1.05:
         return (f"Speculation won: {speedup:.2f}× faster. " + cost + " The drafts were accepted often enough "
-                f"(acceptance {c.acceptance_rate:.0%}) that each verify pass bought more tokens than it cost.")
+                f"(accepted / drafted {c.acceptance_rate:.0%}) that each verify pass bought more tokens than it cost.")
     if speedup > 0.95:
         return f"About a tie ({speedup:.2f}×). " + cost
     if c.tokens_per_step < 1.5:
@@ -185,8 +186,9 @@ def explain_race(spec: Trace, baseline: Trace) -> str:
             paid.append(f"drafting ({c.spec_draft_ms:.1f} ms)")
         if c.spec_verify_ms > 1.1 * c.base_forward_ms:
             paid.append(f"a verify pass over K+1 positions ({c.spec_verify_ms:.1f} ms, more than a one-token forward)")
-        reason = (f"Acceptance was low ({c.acceptance_rate:.0%}), so each step emitted about one token, no more than "
-                  f"a plain forward, while paying for {' and '.join(paid) or 'the extra work of each step'}.")
+        reason = (f"Few drafts were kept (accepted / drafted {c.acceptance_rate:.0%}), so each step emitted about one "
+                  f"token, no more than a plain forward, while paying for "
+                  f"{' and '.join(paid) or 'the extra work of each step'}.")
     elif c.spec_draft_ms > c.base_forward_ms:
         reason = ("The draft is not cheap enough: drafting K tokens took longer than a whole target forward, so even "
                   "accepted drafts cost more than they saved.")
@@ -198,6 +200,35 @@ def explain_race(spec: Trace, baseline: Trace) -> str:
         verdict += (f" Note also that one verify pass cost {ratio:.1f}× a one-token forward: on this machine the "
                     "model is not purely memory-bound, so scoring K+1 positions at once is not free.")
     return verdict
+
+
+ALPHA_NAME = "α = E[Σ min(p, q)]"
+RATIO_NAME = "accepted / drafted"
+ALPHA_ESTIMATE = ("The mean of min(1, p/q) at each drafted token the verifier tested. For a draft x ~ q, "
+                  "E[min(1, p(x)/q(x))] = Σ min(p, q), so this is an unbiased estimate of α from the p and q the "
+                  "trace records (it keeps only the top of each distribution, so Σ min(p, q) cannot be summed "
+                  "directly).")
+
+
+def alpha_note(spec: Trace) -> str | None:
+    """One sentence on why accepted / drafted is below the α estimate, with the formula that links them; None when
+    the trace tested no drafts.
+
+    Accepted / drafted stops counting at a step's first rejection: the drafts after it count as drafted and not
+    accepted although they were never tested. If each draft is kept with probability α, E[accepted] / K =
+    α(1 − α^K) / ((1 − α) K), below α for K > 1.
+    """
+    alpha, ratio = spec.mean_accept_prob, spec.acceptance_rate
+    if not (math.isfinite(alpha) and math.isfinite(ratio)):
+        return None
+    k = spec.settings.get("k")
+    text = (f"{RATIO_NAME} ({ratio:.2f}) is not α ({alpha:.2f}): it stops counting at each step's first rejection, "
+            "so the drafts after it count as drafted and not accepted although they were never tested.")
+    if isinstance(k, int) and not isinstance(k, bool) and k >= 1:
+        predicted = theory.accepted_fraction(min(1.0, max(0.0, alpha)), k)
+        text += (f" If every draft is kept with probability α, E[accepted] / K = α(1 − α^K) / ((1 − α)K) = "
+                 f"{predicted:.2f} at K = {k}.")
+    return text
 
 
 def length_note(spec: Trace, baseline: Trace) -> str | None:

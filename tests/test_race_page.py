@@ -56,6 +56,11 @@ def test_replay_shows_the_measured_speedup_of_the_example_traces(monkeypatch):
         speedup = measured_speedup(spec, base)
         assert _metric(at, "Measured speedup") == format_speedup(speedup)
         assert _metric(at, "Tokens per step") == f"{spec.mean_accepted_length:.2f}"
+        # named apart: the measured ratio, and the estimate of α the Theory explorer's slider takes
+        assert _metric(at, "Accepted / drafted") == f"{spec.acceptance_rate:.2f}"
+        assert _metric(at, "α = E[Σ min(p, q)], estimated") == f"{spec.mean_accept_prob:.2f}"
+        assert any("E[accepted] / K = α(1 − α^K) / ((1 − α)K)" in c.value for c in at.caption)
+        assert not any(m.label == "Acceptance rate" for m in at.metric)
         verdict = _verdicts(at)
         assert len(verdict) == 1
         expected = "Speculation won" if speedup >= 1.05 else "About a tie" if speedup > 0.95 else "Speculation lost"

@@ -15,7 +15,7 @@ from specviz.models import encode_prompt
 from specviz.proposers import make_proposer
 from specviz.timeline import (check_race, explain_race, length_note, measured_speedup, race_costs, step_intervals,
                               tokens_over_time)
-from specviz.trace import EmittedToken, Step, Trace
+from specviz.trace import Decision, EmittedToken, Step, Trace
 
 PROMPT = "the quick brown fox jumps over the lazy dog. the quick"
 
@@ -152,7 +152,7 @@ def test_explanations_name_the_winner_and_the_cause():
     # a draft that is almost never right: 1 token per step, each step drafting and verifying
     bad = _trace("speculative", [(0.05, 0.12, 1)] * 20, drafted=4)
     text = explain_race(bad, base)
-    assert text.startswith("Speculation lost") and "Acceptance was low" in text
+    assert text.startswith("Speculation lost") and "Few drafts were kept (accepted / drafted" in text
     assert "drafting (50.0 ms)" in text and "verify pass over K+1 positions" in text
     assert "not purely memory-bound" not in text  # a 120 ms verify is close enough to a 100 ms forward
     heavy_verify = _trace("speculative", [(0.0, 0.2, 1)] * 20, drafted=4)
@@ -223,3 +223,24 @@ def test_sub_millisecond_jitter_of_a_tiny_model_is_not_a_busy_machine():
     jitter = _lane("autoregressive", [0.2, 0.2, 0.9, 0.8, 0.9, 1.0, 0.7, 0.8])  # 4× the quick ones, < 1 ms more
     rounds = timeline.RaceRounds(((_lane("speculative", [0.5] * 4, 2), jitter),))
     assert timeline.busy_note(rounds) is None
+
+
+def _decision(position: int, accept_prob: float, accepted: bool, reached: bool = True) -> Decision:
+    return Decision(position, 7, "a", 0.5, 0.5 * accept_prob, accept_prob, accept_prob,
+                    0.0 if reached else None, accepted, reached)
+
+
+def test_alpha_note_names_the_two_numbers_apart_and_links_them():
+    """Two steps of K = 4: one rejects its first draft (3 drafts never tested), one keeps all four. Accepted / drafted
+    = 4/8 = 0.50; the α estimate averages min(1, p/q) over the 5 tested drafts only."""
+    steps = [Step(0, 3, 4, "draft", [_decision(0, 0.2, False)] + [_decision(i, 0.9, False, reached=False)
+                                                                  for i in range(1, 4)], _tokens(1)),
+             Step(1, 4, 4, "draft", [_decision(i, 0.9, True) for i in range(4)], _tokens(5))]
+    spec = Trace("speculative", {"k": 4}, [1, 2, 3], [7] * 6, steps)
+    alpha = (0.2 + 4 * 0.9) / 5  # 0.76
+    assert spec.acceptance_rate == 0.5 and spec.mean_accept_prob == pytest.approx(alpha)
+    note = timeline.alpha_note(spec)
+    assert note.startswith("accepted / drafted (0.50) is not α (0.76)") and "never tested" in note
+    predicted = alpha * (1 - alpha**4) / ((1 - alpha) * 4)  # what accepted / drafted would average at this α
+    assert f"α(1 − α^K) / ((1 − α)K) = {predicted:.2f} at K = 4" in note
+    assert timeline.alpha_note(Trace("speculative", {"k": 4}, [1], [], [])) is None  # nothing tested

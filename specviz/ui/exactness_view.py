@@ -208,8 +208,9 @@ def render_rule_economics(rule: exactness.Rule, dists: StepDistributions, k: int
     b1, b2, b3 = st.columns(3)
     b1.metric("Drift from p (exact, one step)", f"{exactness.tv_distance(dist, p):.4f}",
               help="TV distance between what this rule emits and p, from its closed form at this prompt.")
-    b2.metric("Acceptance rate", f"{rule_alpha:.3f}", delta=f"{rule_alpha - exact_alpha:+.3f} vs exact rule",
-              delta_color="off")
+    b2.metric("Chance a draft is kept", f"{rule_alpha:.3f}", delta=f"{rule_alpha - exact_alpha:+.3f} vs exact rule",
+              delta_color="off", help="This rule's α: the chance one draft x ~ q is kept (the exact rule's is "
+                                      "Σ min(p, q)). Not the measured accepted / drafted.")
     b3.metric(f"Speedup at K = {k}, c = {c:.2f}", f"{speedup:.2f}×",
               delta=f"{speedup - theory.expected_speedup(exact_alpha, k, c):+.2f}× vs exact rule", delta_color="off")
     st.dataframe(rules_table(p, q, k, c), hide_index=True, key="exact_rules_table")

@@ -22,8 +22,9 @@ import streamlit as st
 from specviz.examples import list_examples, load_example
 from specviz.running import run, run_target_only
 from specviz.runspec import SETTINGS, WEB_MAX_NEW_TOKENS, RunSpec
-from specviz.timeline import (BASELINE_NAME, SPEEDUP_DEFINITION, Interval, RaceRounds, busy_note, explain_race,
-                              length_note, measured_speedup, spread_sentence, step_intervals, tokens_over_time)
+from specviz.timeline import (ALPHA_ESTIMATE, ALPHA_NAME, BASELINE_NAME, RATIO_NAME, SPEEDUP_DEFINITION, Interval,
+                              RaceRounds, alpha_note, busy_note, explain_race, length_note, measured_speedup,
+                              spread_sentence, step_intervals, tokens_over_time)
 from specviz.trace import TokenKind, Trace
 from specviz.ui import charts
 from specviz.ui.escaping import escape_text
@@ -324,18 +325,24 @@ def render_race(rounds: RaceRounds, *, usual_ms: float | None = None, measured_a
     spec, base = rounds.typical
     speedup = rounds.median_speedup
     several = len(rounds.rounds) > 1
-    cols = st.columns(5)
+    cols = st.columns(4)
     cols[0].metric("Measured speedup", format_speedup(speedup),
                    help=SPEEDUP_DEFINITION + (" The median of the rounds." if several else ""))
     cols[1].metric("Speculative, tokens/s", f"{spec.tokens_per_second:.1f}", help=f"{spec.num_tokens} tokens in "
                    f"{spec.wall_seconds:.2f} s, {spec.num_steps} steps (each one target forward)")
     cols[2].metric("Target only, tokens/s", f"{base.tokens_per_second:.1f}", help=f"{base.num_tokens} tokens in "
                    f"{base.wall_seconds:.2f} s, one target forward per token")
-    rate = spec.acceptance_rate
-    cols[3].metric("Acceptance rate", f"{rate:.0%}" if math.isfinite(rate) else "–",
-                   help="accepted drafts ÷ drafted tokens")
-    cols[4].metric("Tokens per step", f"{spec.mean_accepted_length:.2f}",
+    cols[3].metric("Tokens per step", f"{spec.mean_accepted_length:.2f}",
                    help="output tokens ÷ speculative steps, recovered and bonus tokens included")
+    rate, alpha = spec.acceptance_rate, spec.mean_accept_prob
+    acc = st.columns([1, 1, 2])
+    acc[0].metric(RATIO_NAME.capitalize(), f"{rate:.2f}" if math.isfinite(rate) else "–",
+                  help="Drafted tokens the target kept ÷ all drafted tokens, counting the drafts after a step's "
+                       "first rejection as drafted.")
+    acc[1].metric(f"{ALPHA_NAME}, estimated", f"{alpha:.2f}" if math.isfinite(alpha) else "–", help=ALPHA_ESTIMATE)
+    note = alpha_note(spec)
+    if note:
+        acc[2].caption(note + " The Theory explorer's α slider takes the estimate.")
     when = ""
     if measured_at is not None:
         when = (f" Measured at {time.strftime('%H:%M:%S', time.localtime(measured_at))}, not from a cache: press "

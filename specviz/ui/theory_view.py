@@ -79,7 +79,7 @@ def heatmap_figure(c: float, alpha: float, k: int, points: list[MeasuredPoint] =
                                  marker=dict(symbol="star", size=16, color=VERMILLION,
                                              line=dict(width=1, color="white")),
                                  hovertemplate="trace: α ≈ %{x:.2f}, K = %{y}<extra></extra>"))
-    fig.update_layout(xaxis_title="acceptance rate α", yaxis_title="drafted tokens per step K", height=460,
+    fig.update_layout(xaxis_title="α = E[Σ min(p, q)], the chance a draft is kept", yaxis_title="drafted tokens per step K", height=460,
                       margin=dict(l=10, r=10, t=30, b=10), legend=dict(orientation="h", y=-0.2),
                       title=f"Expected speedup for c = {c:.2f}")
     fig.update_xaxes(range=[0, 1])

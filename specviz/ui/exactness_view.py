@@ -215,7 +215,7 @@ def render_rule_economics(rule: exactness.Rule, dists: StepDistributions, k: int
               delta=f"{speedup - theory.expected_speedup(exact_alpha, k, c):+.2f}× vs exact rule", delta_color="off")
     st.dataframe(rules_table(p, q, k, c), hide_index=True, key="exact_rules_table")
     st.caption("Every rule at this prompt, from its closed form. Speedups use the i.i.d. formula of the Theory "
-               "explorer with each rule's acceptance rate: a lossy rule buys speed with drift."
+               "explorer with each rule's chance of keeping a draft (its α): a lossy rule buys speed with drift."
                + (f" {dists.note}" if dists.note else ""))
 
 

@@ -58,6 +58,9 @@ def add_generation_flags(cmd: argparse.ArgumentParser) -> None:
     cmd.add_argument("--top-k", type=int, default=0, help="0 = off")
     cmd.add_argument("--top-p", type=float, default=1.0, help="1.0 = off")
     cmd.add_argument("--seed", type=int, default=0)
+    cmd.add_argument("--tree-nodes", type=int, default=0,
+                     help="draft a tree of at most this many nodes (depth K), EAGLE-2 style; 0 = a chain of K")
+    cmd.add_argument("--tree-width", type=int, default=4, help="children per tree node (with --tree-nodes)")
     cmd.add_argument("--no-chat", action="store_true", help="feed the prompt as plain text, without the chat template")
     cmd.add_argument("--device", default=None, help="cpu, cuda, mps (default: the fastest available)")
     cmd.add_argument("--dtype", default=None, help="float32, float16, bfloat16 (default: auto)")
@@ -135,7 +138,8 @@ def _prepare(args: argparse.Namespace):
     """The run's spec, checked before torch or any model loads (a bad flag answers at once), and the loaded pair."""
     spec = RunSpec(pair=args.pair, proposer=args.proposer, prompt=args.prompt, chat=not args.no_chat, k=args.k,
                    max_new_tokens=args.max_new_tokens, temperature=args.temperature, top_k=args.top_k,
-                   top_p=args.top_p, seed=args.seed, layers=args.layers)
+                   top_p=args.top_p, seed=args.seed, layers=args.layers, tree_nodes=args.tree_nodes,
+                   tree_width=args.tree_width)
     from specviz.models import load_pair  # after the checks: it loads torch and transformers
 
     pair = load_pair(args.pair, device=args.device, dtype=args.dtype, trust_remote_code=args.trust_remote_code,

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from specviz.baseline import TargetOnly
-from specviz.decoding import decode
+from specviz.decoding import TreeShape, decode
 from specviz.generation import K_RANGE, GenerationSettings
 from specviz.models import Pair, encode_prompt, load_pair
 from specviz.policies import confident, make_policy
@@ -160,6 +160,7 @@ def run(spec: RunSpec, *, pair: Pair | None = None, input_ids: list[int] | None 
     ids = input_ids if input_ids is not None else prompt_ids(spec, pair)
     proposer = proposer or proposer_for(spec, pair)
     draft_length = None if spec.policy == "constant" else make_policy(spec.policy, spec.k, k_max=k_max, c=c)
+    engine.setdefault("tree", TreeShape(spec.tree_nodes, spec.tree_width))
     trace = decode(pair.target, proposer, ids, generation_settings(spec), tokenizer=pair.tokenizer,
                    draft_length=draft_length, **engine)
     trace.meta.update(pair=spec.pair, proposer=proposer.name, chat=spec.chat, prompt=spec.prompt)

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
-from specviz.limits import K_RANGE, MAX_NEW_TOKENS_RANGE, POLICIES, PROPOSERS
+from specviz.limits import K_RANGE, MAX_NEW_TOKENS_RANGE, POLICIES, PROPOSERS, TREE_NODES_RANGE, TREE_WIDTH_RANGE
 
 MAX_PROMPT_CHARS = 4000
 WEB_MAX_NEW_TOKENS = 256  # what one browser visitor may ask for (the CLI and the library allow the whole range)
@@ -66,7 +66,10 @@ SETTINGS: dict[str, Setting] = {
     "layers": Setting("layers", "Layers the layer-skip draft keeps (0 = a quarter)", 0, 128, whole=True),
     "proposer": Setting("The proposer", "Proposer", choices=PROPOSERS),
     "policy": Setting("The draft-length policy", "Draft-length policy", choices=POLICIES),
+    "tree_nodes": Setting("tree_nodes", "Draft tree nodes (0 = a chain of K)", *TREE_NODES_RANGE, whole=True),
+    "tree_width": Setting("tree_width", "Children per tree node", *TREE_WIDTH_RANGE, whole=True),
 }
+TREE_FIELDS = ("tree_nodes", "tree_width")  # left out of a URL at their defaults: chain links stay as they were
 
 
 @dataclass(frozen=True)
@@ -74,6 +77,7 @@ class RunSpec:
     """Everything that decides a trace. Hashable (it keys caches) and checked on construction.
 
     `proposer` None means the pair's own default; `layers` None (or 0) means the layer-skip default depth.
+    `tree_nodes` > 0 drafts a tree of at most that many nodes and depth K, `tree_width` children per node.
 
     >>> RunSpec(pair="toy", k=3).k
     3
@@ -95,6 +99,8 @@ class RunSpec:
     top_p: float = 1.0
     seed: int = 0
     layers: int | None = None
+    tree_nodes: int = 0
+    tree_width: int = 4
 
     def __post_init__(self) -> None:
         for name, setting in SETTINGS.items():
@@ -125,7 +131,7 @@ class RunSpec:
         query = {}
         for f in fields(self):
             value = getattr(self, f.name)
-            if value is None:
+            if value is None or (f.name in TREE_FIELDS and value == f.default):
                 continue
             query[f.name] = ("1" if value else "0") if isinstance(value, bool) else \
                 f"{value:g}" if isinstance(value, float) else str(value)

@@ -294,3 +294,19 @@ def test_a_tree_of_width_one_drafts_what_the_chain_drafts(toy, name):
     (chain_tokens, chain_q), (tree_tokens, tree_q) = runs
     assert tree_tokens == chain_tokens
     assert torch.allclose(tree_q, chain_q, atol=1e-5)
+
+
+def test_run_spec_and_cli_carry_the_tree_settings(toy):
+    from specviz.cli import build_parser
+    from specviz.running import run
+    from specviz.runspec import RunSpec
+
+    spec = RunSpec(pair="toy", prompt="hello there", chat=False, k=3, max_new_tokens=10, tree_nodes=12, tree_width=3)
+    assert RunSpec.from_query(spec.to_query()) == spec
+    assert "tree_nodes" not in RunSpec().to_query()  # chain links stay as they were
+    with pytest.raises(ValueError, match=r"^tree_nodes must be a whole number from 0 to 64 \(got 99\)\.$"):
+        RunSpec(tree_nodes=99)
+    trace = run(spec, pair=toy)
+    assert trace.settings["tree_nodes"] == 12 and all(step.tree is not None for step in trace.steps)
+    args = build_parser().parse_args(["generate", "--prompt", "x", "--tree-nodes", "16", "--tree-width", "2"])
+    assert (args.tree_nodes, args.tree_width) == (16, 2)

@@ -40,6 +40,18 @@ TEST_MARKS = {
 }
 
 
+def pytest_configure(config):
+    """Every `AppTest` scans the metadata of all ~250 installed distributions for Streamlit components (about 0.3 s
+    each, most of the time of a page test); the installed packages do not change during a test run, so the scan
+    runs once per process."""
+    import functools
+
+    from streamlit.components.v2 import manifest_scanner
+
+    if not hasattr(manifest_scanner.scan_component_manifests, "cache_info"):
+        manifest_scanner.scan_component_manifests = functools.cache(manifest_scanner.scan_component_manifests)
+
+
 @pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker
 def pytest_collection_modifyitems(config, items):
     for item in items:

@@ -270,7 +270,7 @@ class PacedStore(ClassroomStore):
     def distribution(self, push: Push) -> Distribution:
         answers = [[a for rnd, _, a, _, _ in self.round_answers(push) if rnd == r] for r in ROUNDS]
         correct = tuple(sum(grade(push.question, a).correct for a in answers[r - 1]) for r in ROUNDS)
-        return distribution(push.question, answers[0], answers[1], correct)
+        return distribution(push.question, answers[0], answers[1], correct, order=display_order(push))
 
     def mastery(self, code: str) -> list[ConceptScore]:
         """Per concept pushed in the session, in order of first push: right answers in round 1 and in round 2."""
@@ -329,6 +329,13 @@ class PacedStore(ClassroomStore):
                            "mastery": mastery}, indent=2, ensure_ascii=False)
 
 
+def display_order(push: Push) -> list[str]:
+    """The choices (or, for an ordering question, the items) as every student sees them for this push: shuffled
+    once per push, the same for the whole class, so neighbours can talk about "the second one" and the chart
+    lists them in the same order."""
+    return push.question.options(push.id)
+
+
 def _push(row: sqlite3.Row, number: int) -> Push:
     return Push(row["id"], row["code"], number, _question(row["question"]), row["round"], bool(row["open"]),
                 bool(row["revealed"]), row["pushed_at"], row["round_started_at"], row["revealed_at"])
@@ -375,8 +382,9 @@ def checked_answer(question: Question, answer: Any) -> Any:
 
 
 def distribution(question: Question, round_1: Sequence[Any], round_2: Sequence[Any],
-                 correct: tuple[int, int] = (0, 0)) -> Distribution:
-    """The spread of two rounds of stored answers over shared labels (see `Distribution`).
+                 correct: tuple[int, int] = (0, 0), order: Sequence[str] | None = None) -> Distribution:
+    """The spread of two rounds of stored answers over shared labels (see `Distribution`); the choices in `order`
+    (the order the class saw them in) if given.
 
     >>> q = Question("d", "speedup", "single", "?", "b", "", "pages/quiz.py", ("a", "b", "c"))
     >>> d = distribution(q, ["a", "a", "b"], ["b", "b", "b"])
@@ -386,7 +394,7 @@ def distribution(question: Question, round_1: Sequence[Any], round_2: Sequence[A
     rounds = (list(round_1), list(round_2))
     answered = (len(rounds[0]), len(rounds[1]))
     if question.kind in ("single", "multiple"):
-        labels = question.choices
+        labels = tuple(order) if order is not None and sorted(order) == sorted(question.choices) else question.choices
         right = tuple(c in (question.answer if question.kind == "multiple" else (question.answer,)) for c in labels)
         picks = [[a if isinstance(a, list) else [a] for a in r] for r in rounds]
         counts = tuple(tuple(sum(c in p for p in r) for c in labels) for r in picks)
@@ -500,5 +508,12 @@ def qr_svg(text: str, scale: int = 10) -> str:
     return segno.make(text, error="m").svg_inline(scale=scale, dark="#000", light="#fff")
 
 
-__all__ = ["ConceptScore", "Distribution", "PacedStore", "Push", "ask_the_class", "checked_answer",
-           "distribution", "how_many_question", "join_url", "qr_svg", "search_questions"]
+def qr_data_uri(text: str, scale: int = 10) -> str:
+    """The same QR code as a PNG `data:` URI, for an <img> where inline SVG is not allowed (st.html drops it)."""
+    import segno  # noqa: PLC0415
+
+    return segno.make(text, error="m").png_data_uri(scale=scale, dark="#000", light="#fff")
+
+
+__all__ = ["ConceptScore", "Distribution", "PacedStore", "Push", "ask_the_class", "checked_answer", "display_order",
+           "distribution", "how_many_question", "join_url", "qr_data_uri", "qr_svg", "search_questions"]

@@ -14,8 +14,8 @@ import pytest
 from test_quiz_live import toy_trace
 
 from specviz.classroom import ClassroomError, ClassroomStore
-from specviz.classroom_paced import (PacedStore, ask_the_class, checked_answer, distribution, join_url, qr_svg,
-                                     search_questions)
+from specviz.classroom_paced import (PacedStore, ask_the_class, checked_answer, display_order, distribution,
+                                     join_url, qr_data_uri, qr_svg, search_questions)
 from specviz.quiz import Question, grade, load_bank
 
 BANK = load_bank()
@@ -55,6 +55,7 @@ def test_push_answer_round_two_reveal(store):
     for student in (ana, ben, cy):
         store.answer(student.token, push.id, 2, SINGLE.answer)
     dist = store.distribution(push)
+    assert list(dist.labels) == display_order(push) == push.question.options(push.id)  # as the class saw them
     right = dist.labels.index(SINGLE.answer)
     wrong = dist.labels.index(_wrong(SINGLE))
     assert dist.counts[0][right] == 1 and dist.counts[0][wrong] == 2 and dist.counts[1][right] == 3
@@ -266,4 +267,5 @@ def test_search_join_url_and_qr_code():
     assert join_url("http://10.0.0.5:8501", " abc-234 ") == "http://10.0.0.5:8501/classroom?code=ABC234"
     svg = qr_svg("http://10.0.0.5:8501/classroom?code=ABC234")
     assert svg.startswith("<svg") and "path" in svg
+    assert qr_data_uri("http://10.0.0.5:8501/classroom?code=ABC234").startswith("data:image/png;base64,")
     assert checked_answer(ORDERING, list(ORDERING.answer)) == list(ORDERING.answer)

@@ -132,7 +132,7 @@ def test_the_presenter_view_shows_the_question_the_count_and_the_join_qr(db):
     at = _as_teacher(PIN)
     at.button(key="classroom_present").click().run()
     shown = _html(at)
-    assert "<svg" in shown and f"/classroom?code={session.code}" in shown
+    assert '<img src="data:image/png;base64,' in shown and f"/classroom?code={session.code}" in shown
     assert "Question 1 · round 1 · 1 of 3 answered" in shown
     assert any(m.value == SINGLE.prompt for m in at.markdown) and "Push to the class" not in _labels(at)
     assert "✓" not in _chart_labels(at)

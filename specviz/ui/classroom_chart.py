@@ -24,18 +24,21 @@ TEXT = {
     "axis": "students",
 }
 ROUND_COLORS = (SKY_BLUE, BLUE)
-WRAP = 38  # characters per label line
+WRAP, LINES = 46, 4  # characters per label line, lines per label
+INK = "#1f1f1f"  # labels dark enough for a projector (the theme's grey washes out)
 
 
 def _label(text: str, right: bool, reveal: bool) -> str:
-    lines = textwrap.wrap(text, WRAP, max_lines=3, placeholder=" …") or [text]
+    lines = textwrap.wrap(text, WRAP, max_lines=LINES, placeholder=" …") or [text]
     shown = "<br>".join(escape_text(line, whitespace=False) for line in lines)  # Plotly reads entities
     return TEXT["right"].format(label=shown) if reveal and right else shown
 
 
-def distribution_figure(dist: Distribution, rounds: int, reveal: bool, font_size: int = 14) -> go.Figure:
+def distribution_figure(dist: Distribution, rounds: int, reveal: bool, font_size: int = 14,
+                        height: int | None = None) -> go.Figure:
     """Round 1 (light) and, once it has started, round 2 (dark) as grouped horizontal bars over the choices, first
-    choice on top; `reveal` marks the right one. `font_size` grows for the presenter view."""
+    choice on top; `reveal` marks the right one. `font_size` (and `height`, default: from the number of bars) grow
+    for the presenter view."""
     labels = [_label(label, right, reveal) for label, right in zip(dist.labels, dist.right, strict=True)]
     fig = go.Figure()
     for r in range(1, rounds + 1):
@@ -47,13 +50,15 @@ def distribution_figure(dist: Distribution, rounds: int, reveal: bool, font_size
                     text=[str(c) for c in counts], textposition="outside", cliponaxis=False,
                     hovertemplate="%{x}<extra>" + TEXT["round"].format(n=r) + "</extra>")
     most = max([c for r in dist.counts[:rounds] for c in r] or [0])
+    text = {"size": font_size, "color": INK}
+    fig.update_traces(textfont=text)
     fig.update_layout(
-        barmode="group", bargap=0.25, font={"size": font_size},
-        height=max(220, (60 + 26 * rounds) * len(labels) * font_size / 14 + 80),
+        barmode="group", bargap=0.25, font=text, legend_font=text,
+        height=height or max(220, int((40 + 22 * rounds) * len(labels) * font_size / 14) + 80),
         margin={"l": 10, "r": 30, "t": 10, "b": 40},
         legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 0, "traceorder": "normal"},
-        xaxis={"title": TEXT["axis"], "range": [0, max(1, most) * 1.15], "dtick": max(1, round(most / 5)),
-               "fixedrange": True},
-        yaxis={"autorange": "reversed", "fixedrange": True, "automargin": True},
+        xaxis={"title": {"text": TEXT["axis"], "font": text}, "range": [0, max(1, most) * 1.15],
+               "dtick": max(1, round(most / 5)), "fixedrange": True, "tickfont": text},
+        yaxis={"autorange": "reversed", "fixedrange": True, "automargin": True, "tickfont": text},
         plot_bgcolor="white")
     return fig

@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 import streamlit as st
 
 from specviz.classroom import Session
-from specviz.classroom_paced import PacedStore, join_url, qr_svg
+from specviz.classroom_paced import PacedStore, join_url, qr_data_uri
 from specviz.quiz.grading import answer_sentence
 from specviz.ui import classroom_view as view
 from specviz.ui.classroom_chart import distribution_figure
@@ -26,10 +26,11 @@ from specviz.ui.escaping import escape_text
 BASE_KEY = "classroom_join_base"  # the address students use, as the teacher typed it
 INPUT_KEY = "classroom_join_base_input"
 REFRESH_SECONDS = 2
+CHART_HEIGHT = 660  # with the status line and a two-line question, the view fits 1080 px without scrolling
 
 TEXT = {
-    "join": "Join: scan, or open",
-    "code": "code",
+    "join": "Scan to join, or open",
+    "qr_alt": "QR code of the join link",
     "waiting": "The first question appears here when it is pushed.",
     "status": "Question {number} · round {round} · {answered} of {students} answered · {time}",
     "ended": "This session has ended.",
@@ -42,11 +43,13 @@ CSS = """<style>
 [data-testid="stSidebar"], [data-testid="stHeader"], [data-testid="stToolbar"] {display: none;}
 [data-testid="stMainBlockContainer"] {padding-top: 1.2rem; max-width: 100%;}
 .st-key-paced_present_q p, .st-key-paced_present_q li {font-size: 2.3rem; line-height: 1.3;}
-.st-key-paced_present_answer p {font-size: 1.9rem; line-height: 1.3;}
+.st-key-paced_present_answer p {font-size: 1.5rem; line-height: 1.3;}
 .sv-status {font-size: 2.2rem; font-weight: 700; color: #0b3d6b;}
-.sv-join {font-size: 1.6rem; text-align: center; line-height: 1.3; word-break: break-all;}
-.sv-join b {font-size: 3.2rem; letter-spacing: 0.25em; display: block;}
-.sv-qr svg {width: 100%; height: auto; max-width: 300px; display: block; margin: 0 auto;}
+.sv-join {font-size: 1.5rem; text-align: center; line-height: 1.3;}
+.sv-join .url {display: block; font-size: 1.25rem; overflow-wrap: anywhere; margin: 0.2em 0 0.4em 0;}
+.sv-join b {font-size: 3.2rem; letter-spacing: 0.2em; display: block;}
+.sv-qr img {width: 100%; height: auto; max-width: 320px; display: block; margin: 0 auto;
+           image-rendering: pixelated;}
 </style>"""
 
 
@@ -90,9 +93,9 @@ def _keep_base() -> None:
 
 def join_box(code: str) -> None:
     url = join_url(join_base(), code)
-    st.html(f'<div class="sv-qr">{qr_svg(url)}</div><div class="sv-join">{TEXT["join"]}<br>'
-            f'{escape_text(url, whitespace=False)}<br>{TEXT["code"]} <b>{escape_text(code, whitespace=False)}</b>'
-            "</div>")
+    st.html(f'<div class="sv-qr"><img src="{qr_data_uri(url)}" alt="{TEXT["qr_alt"]}"></div>'
+            f'<div class="sv-join">{TEXT["join"]}<span class="url">{escape_text(url, whitespace=False)}</span>'
+            f'<b>{escape_text(code, whitespace=False)}</b></div>')
 
 
 @view.one_sentence
@@ -109,16 +112,14 @@ def presenter(store: PacedStore, session: Session) -> None:
         if push is None:
             st.html(f'<div class="sv-status">{TEXT["waiting"]}</div>')
             return
-        students = len(store.students(session.code))
         st.html('<div class="sv-status">' + TEXT["status"].format(
-            number=push.number, round=push.round, answered=store.answered(push), students=students,
-            time=elapsed(push)) + "</div>")
+            number=push.number, round=push.round, answered=store.answered(push),
+            students=len(store.students(session.code)), time=elapsed(push)) + "</div>")
         with st.container(key="paced_present_q"):
             st.markdown(push.question.prompt)
-    left, right = st.columns([3, 2], gap="large")
-    left.plotly_chart(distribution_figure(store.distribution(push), push.round, push.revealed, font_size=22),
-                      key=f"paced_present_chart_{push.id}", config=CONFIG)
+        st.plotly_chart(distribution_figure(store.distribution(push), push.round, push.revealed, font_size=22,
+                                            height=CHART_HEIGHT), key=f"paced_present_chart_{push.id}", config=CONFIG)
     if push.revealed:
-        with right.container(key="paced_present_answer"):
+        with side.container(key="paced_present_answer"):
             st.markdown(f"**{answer_sentence(push.question)}**")
             st.markdown(push.question.explanation)

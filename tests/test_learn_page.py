@@ -117,12 +117,13 @@ def test_every_lesson_renders_its_interaction_and_checks(fresh, lesson):
 
 def test_lesson_4_hides_the_verdicts_until_the_learner_predicts_and_reveals(fresh):
     at = _open(fresh, lesson="4")
-    assert at.number_input(key="learn_predict_smollm-ngram-t07_0")
-    at.number_input(key="learn_predict_smollm-ngram-t07_0").set_value(2).run()
+    hidden = " ".join(h.proto.body for h in at.get("html"))
+    assert "verdict hidden" in hidden and "im_start" not in hidden  # a beginner's first chips are words
+    at.number_input(key="learn_predict_smollm-ngram-t07_1").set_value(2).run()
     at.button(key="learn_reveal").click().run()
     assert not at.exception
     text = " ".join(m.value for m in at.markdown)
-    assert "You predicted **2** accepted" in text and "##### Step 1 ·" in text
+    assert "You predicted **2** accepted: it was 4." in text and "##### Step 2 ·" in text
 
 
 def test_the_exit_ticket_scores_and_points_back_to_the_lessons_missed(fresh):

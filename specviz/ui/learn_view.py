@@ -16,8 +16,9 @@ from specviz.learn import BY_NUMBER, LAST, LESSONS, TICKET, Lesson, Progress, ch
     lessons_to_revisit, parse_progress
 from specviz.pagemap import PAGES
 from specviz.quiz import Bank, QuizRun
-from specviz.ui import learn_widgets, quiz_view, state
+from specviz.ui import learn_runs, learn_widgets, quiz_view, state
 
+INTERACTIONS = {**learn_widgets.WIDGETS, **learn_runs.WIDGETS}  # a lesson's interaction name -> what draws it
 PAGE_TITLES = {path: title for pages in PAGES.values() for path, title, _ in pages}
 TEXT = {
     "title": "Guided path",
@@ -130,7 +131,7 @@ def render_lesson(bank: Bank, lesson: Lesson) -> None:
     st.info(TEXT["objective"].format(objective=lesson.objective))
     st.markdown(lesson.text)
     st.markdown(f"##### {TEXT['try']}")
-    learn_widgets.INTERACTIONS[lesson.interaction](lesson)
+    INTERACTIONS[lesson.interaction](lesson)
     st.markdown(f"##### {TEXT['check']}")
     _checks(bank, lesson)
     _link(lesson.page, TEXT["deeper"].format(title=PAGE_TITLES.get(lesson.page, lesson.page)),

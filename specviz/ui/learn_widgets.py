@@ -1,10 +1,11 @@
-"""The one thing to try in each lesson of the guided path: small live widgets over the formulas of
-`specviz.theory` and the quiz's `FORMULAS`, and the app's own views of recorded example traces (the Overview's
-player, the Playground's step panel with predict-then-reveal, the sandbox's simulation, the Proposers page's
-examples and tree). Nothing is drawn twice: this module only picks inputs and calls those views.
+"""The guided path's live widgets over formulas: bandwidth and tokens per second (lesson 1, the quiz's
+`FORMULAS`), the accept rule's coin flip (lesson 3, drawn by the Playground's own strip), and the closed forms of
+`specviz.theory` for the speedup, the best K, a tree of candidates next to a line of drafts (with the Proposers
+page's tree diagram) and the verify cost (lessons 6, 7, 9, 10). The recorded-run interactions are in
+`specviz.ui.learn_runs`.
 
-`INTERACTIONS` maps a lesson's `interaction` name (specviz.learn) to the function that draws it. Widget keys start
-with `learn_`; every sentence is in `TEXT` with named placeholders.
+`WIDGETS` maps a lesson's `interaction` name (specviz.learn) to the function that draws it; widget keys start with
+`learn_`; every sentence is in `TEXT` with named placeholders.
 """
 
 from __future__ import annotations
@@ -15,17 +16,11 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from specviz import theory
-from specviz.examples import get_example, load_example
-from specviz.exactness import RULES
-from specviz.exactness.sandbox import SandboxSamples, sandbox_step, simulate
 from specviz.learn import Lesson
 from specviz.quiz import FORMULAS
 from specviz.trace import Decision
-from specviz.ui import overview_view, proposers_view, sandbox_view
-from specviz.ui.predict import Predictor
+from specviz.ui import proposers_view
 from specviz.ui.step_figures import accept_strip_figure
-from specviz.ui.step_view import render_step
-from specviz.ui.tokens import decision_chips
 
 TEXT = {
     "params": "Parameters (billions)",
@@ -37,21 +32,11 @@ TEXT = {
     "read": "Each token reads {gb:,.2f} GB of weights: at least {ms:,.2f} ms per token, however fast the "
             "arithmetic. SmolLM2-135M in fp32 on a laptop (about 0.05 TB/s) is near the left end; a 7-billion "
             "model on a 2 TB/s GPU near the middle.",
-    "loop_caption": "A recorded generation, replayed: the draft's guesses the target kept, the first one it "
-                    "rejected (struck through), and the recovered or bonus token that ends each step.",
     "p": "p(x): the target's probability",
     "q": "q(x): the draft's probability",
     "u": "u: the uniform draw",
     "rule_kept": "min(1, p/q) = {a:.2f}, and u = {u:.2f} < {a:.2f}: x is **kept** ✓.",
     "rule_dropped": "min(1, p/q) = {a:.2f}, and u = {u:.2f} ≥ {a:.2f}: x is **rejected** ✗.",
-    "step_pick": "A step of the recording",
-    "step_label": "Step {n}",
-    "reveal": "Reveal the verdicts",
-    "hide": "Hide them again",
-    "hidden": "The draft guessed these {k} tokens. How many will the target keep?",
-    "rule_pick": "Rule",
-    "proposer": "Proposer",
-    "samples": "{n:,} simulated tokens from p and q below (the sandbox's six tokens), one step each.",
     "alpha": "α (acceptance rate)",
     "k": "K (drafts per step)",
     "c": "c (draft cost / target cost)",
@@ -79,10 +64,6 @@ TEXT = {
     "faster": "faster than the target alone",
     "slower": "slower than the target alone",
 }
-EXAMPLES = ("smollm-draft-greedy", "smollm-ngram-greedy", "smollm-layerskip-t07")  # lesson 8: the three proposers
-STEPS = 6  # lesson 4 offers the recording's first six steps
-RULE_CHOICES = ("exact", "resample_from_target", "accept_all")
-PREDICTOR = Predictor("learn")
 
 
 def _chart(fig: go.Figure, key: str, title: str, x: str, y: str) -> None:
@@ -102,12 +83,6 @@ def bandwidth(lesson: Lesson) -> None:
     st.caption(TEXT["read"].format(gb=params * size, ms=1000 / rate))
 
 
-def loop(lesson: Lesson) -> None:
-    overview_view.loop_diagram()
-    st.caption(TEXT["loop_caption"])
-    overview_view.example_player("learn_loop")
-
-
 def rule(lesson: Lesson) -> None:
     left, middle, right = st.columns(3)
     p = left.slider(TEXT["p"], 0.0, 1.0, 0.2, 0.01, key="learn_p")
@@ -117,50 +92,6 @@ def rule(lesson: Lesson) -> None:
     d = Decision(0, 0, "x", q, p, p / q, a, u, u < a, True)
     st.plotly_chart(accept_strip_figure(d), key="learn_strip", width="stretch")
     st.markdown(TEXT["rule_kept" if d.accepted else "rule_dropped"].format(a=a, u=u))
-
-
-def _toggle_reveal(trace_id: str, index: int) -> None:
-    revealed = st.session_state.setdefault("learn_revealed", set())
-    if index in revealed:
-        revealed.discard(index)
-    else:
-        PREDICTOR.commit(trace_id, index)
-        revealed.add(index)
-
-
-def first_disagreement(lesson: Lesson) -> None:
-    trace, _ = load_example(lesson.example)
-    index = st.segmented_control(TEXT["step_pick"], list(range(min(STEPS, trace.num_steps))), default=0,
-                                 required=True, key="learn_step",
-                                 format_func=lambda i: TEXT["step_label"].format(n=i + 1))
-    index = 0 if index is None else index
-    step, revealed = trace.steps[index], index in st.session_state.get("learn_revealed", set())
-    if not revealed:
-        st.markdown(TEXT["hidden"].format(k=step.n_drafted))
-        st.html(f"<div>{decision_chips(step, revealed=False)}</div>")
-        PREDICTOR.ask(trace, lesson.example, index)
-    st.button(TEXT["hide" if revealed else "reveal"], key="learn_reveal", on_click=_toggle_reveal,
-              args=(lesson.example, index), type="secondary" if revealed else "primary")
-    if revealed:
-        PREDICTOR.outcome(trace, lesson.example, index)
-        render_step(step, key="learn_step_view")
-        PREDICTOR.score(trace, lesson.example)
-
-
-@st.cache_data(max_entries=8, show_spinner=False)
-def _samples(rule_name: str, n: int) -> SandboxSamples:
-    return simulate(sandbox_step(sandbox_view.DEFAULT_P, sandbox_view.DEFAULT_Q, 1.0), rule_name, n, seed=1)
-
-
-def exactness(lesson: Lesson) -> None:
-    name = st.segmented_control(TEXT["rule_pick"], list(RULE_CHOICES), default="exact", required=True,
-                                key="learn_rule", format_func=lambda r: RULES[r].label) or "exact"
-    n = 2000
-    step = sandbox_step(sandbox_view.DEFAULT_P, sandbox_view.DEFAULT_Q, 1.0)
-    samples = _samples(name, n)
-    st.caption(TEXT["samples"].format(n=n))
-    st.plotly_chart(sandbox_view.samples_figure(step, samples, name, n), key="learn_samples", width="stretch")
-    (st.success if samples.verdict.consistent else st.error)(samples.verdict.verdict)
 
 
 def _sliders(keys: tuple[str, ...]) -> dict[str, float]:
@@ -193,16 +124,6 @@ def choosing_k(lesson: Lesson) -> None:
     st.markdown(TEXT["best"].format(k=best, s=values[best]) if best else TEXT["best_none"])
 
 
-def _example_title(name: str) -> str:
-    return get_example(name).title
-
-
-def proposers(lesson: Lesson) -> None:
-    name = st.segmented_control(TEXT["proposer"], list(EXAMPLES), default=EXAMPLES[0], required=True,
-                                key="learn_example", format_func=_example_title) or EXAMPLES[0]
-    proposers_view.render_example(name, "learn_example_view")
-
-
 def trees(lesson: Lesson) -> None:
     st.graphviz_chart(proposers_view.tree_dot(), width="content")
     left, middle, right = st.columns(3)
@@ -233,8 +154,7 @@ def limits(lesson: Lesson) -> None:
                                           verdict=TEXT["faster"] if now >= 1 else TEXT["slower"]))
 
 
-INTERACTIONS: dict[str, Callable[[Lesson], None]] = {
-    "bandwidth": bandwidth, "loop": loop, "rule": rule, "first_disagreement": first_disagreement,
-    "exactness": exactness, "speedup": speedup, "choosing_k": choosing_k, "proposers": proposers, "trees": trees,
+WIDGETS: dict[str, Callable[[Lesson], None]] = {
+    "bandwidth": bandwidth, "rule": rule, "speedup": speedup, "choosing_k": choosing_k, "trees": trees,
     "limits": limits,
 }

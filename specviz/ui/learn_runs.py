@@ -1,0 +1,108 @@
+"""The guided path's interactions on recorded example traces, drawn with the app's own views: the Overview's
+player (lesson 2), the Playground's step panel with predict-then-reveal (lesson 4), the p/q sandbox's simulation
+(lesson 5) and the Proposers page's examples (lesson 8). This module only picks the inputs.
+
+`WIDGETS` maps a lesson's `interaction` name (specviz.learn) to the function that draws it; widget keys start with
+`learn_`; every sentence is in `TEXT` with named placeholders.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import streamlit as st
+
+from specviz.examples import get_example, load_example
+from specviz.exactness import RULES
+from specviz.exactness.sandbox import SandboxSamples, sandbox_step, simulate
+from specviz.learn import Lesson
+from specviz.ui import overview_view, proposers_view, sandbox_view
+from specviz.ui.predict import Predictor
+from specviz.ui.step_view import render_step
+from specviz.ui.tokens import decision_chips
+
+TEXT = {
+    "loop_caption": "A recorded generation, replayed: the draft's guesses the target kept, the first one it "
+                    "rejected (struck through), and the recovered or bonus token that ends each step.",
+    "step_pick": "A step of the recording",
+    "step_label": "Step {n}",
+    "reveal": "Reveal the verdicts",
+    "hide": "Hide them again",
+    "hidden": "The draft guessed these {k} tokens. How many will the target keep?",
+    "rule_pick": "Rule",
+    "proposer": "Proposer",
+    "samples": "{n:,} simulated steps with the p/q sandbox's six tokens: each drafts one token from q and emits "
+               "one. Grey is what came out, blue is p: under an exact rule they match.",
+}
+
+EXAMPLES = ("smollm-ngram-greedy", "smollm-draft-greedy", "smollm-layerskip-t07")  # lesson 8: the three proposers
+# lesson 4 offers six steps of its recording, from the second: the first drafts a chat-template marker, and a
+# beginner's first struck-through chip should be a word
+STEPS = range(1, 7)
+RULE_CHOICES = ("exact", "resample_from_target", "accept_all")
+PREDICTOR = Predictor("learn")
+
+
+def loop(lesson: Lesson) -> None:
+    overview_view.loop_diagram()
+    st.caption(TEXT["loop_caption"])
+    overview_view.example_player("learn_loop")
+
+
+def _toggle_reveal(trace_id: str, index: int) -> None:
+    revealed = st.session_state.setdefault("learn_revealed", set())
+    if index in revealed:
+        revealed.discard(index)
+    else:
+        PREDICTOR.commit(trace_id, index)
+        revealed.add(index)
+
+
+def first_disagreement(lesson: Lesson) -> None:
+    trace, _ = load_example(lesson.example)
+    steps = [i for i in STEPS if i < trace.num_steps] or [0]
+    index = st.segmented_control(TEXT["step_pick"], steps, default=steps[0], required=True, key="learn_step",
+                                 format_func=lambda i: TEXT["step_label"].format(n=i + 1))
+    index = steps[0] if index is None else index
+    step, revealed = trace.steps[index], index in st.session_state.get("learn_revealed", set())
+    if not revealed:
+        st.markdown(TEXT["hidden"].format(k=step.n_drafted))
+        st.html(f"<div>{decision_chips(step, revealed=False)}</div>")
+        PREDICTOR.ask(trace, lesson.example, index)
+    st.button(TEXT["hide" if revealed else "reveal"], key="learn_reveal", on_click=_toggle_reveal,
+              args=(lesson.example, index), type="secondary" if revealed else "primary")
+    if revealed:
+        PREDICTOR.outcome(trace, lesson.example, index)
+        render_step(step, key="learn_step_view")
+        PREDICTOR.score(trace, lesson.example)
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def _samples(rule_name: str, n: int) -> SandboxSamples:
+    return simulate(sandbox_step(sandbox_view.DEFAULT_P, sandbox_view.DEFAULT_Q, 1.0), rule_name, n, seed=1)
+
+
+def exactness(lesson: Lesson) -> None:
+    name = st.segmented_control(TEXT["rule_pick"], list(RULE_CHOICES), default="exact", required=True,
+                                key="learn_rule", format_func=lambda r: RULES[r].label) or "exact"
+    n = 2000
+    step = sandbox_step(sandbox_view.DEFAULT_P, sandbox_view.DEFAULT_Q, 1.0)
+    samples = _samples(name, n)
+    st.caption(TEXT["samples"].format(n=n))
+    st.plotly_chart(sandbox_view.samples_figure(step, samples, name, n), key="learn_samples", width="stretch")
+    (st.success if samples.verdict.consistent else st.error)(samples.verdict.verdict)
+
+
+def _example_title(name: str) -> str:
+    return get_example(name).title
+
+
+def proposers(lesson: Lesson) -> None:
+    name = st.segmented_control(TEXT["proposer"], list(EXAMPLES), default=EXAMPLES[0], required=True,
+                                key="learn_example", format_func=_example_title) or EXAMPLES[0]
+    proposers_view.render_example(name, "learn_example_view")
+
+
+WIDGETS: dict[str, Callable[[Lesson], None]] = {
+    "loop": loop, "first_disagreement": first_disagreement, "exactness": exactness, "proposers": proposers,
+}

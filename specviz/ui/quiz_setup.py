@@ -144,8 +144,10 @@ def settings_panel(bank: Bank, allowed: list[str] | None = None) -> QuizSettings
     seed = int(seed_col.number_input("Shuffle seed", min_value=0, max_value=10**6, value=0, step=1, key="quiz_seed",
                                      help="Shuffles the choices (and, with Shuffled, the questions)."))
     offered = bank.used_concepts() if allowed is None else [c for c in bank.used_concepts() if c in allowed]
-    concepts = st.multiselect("Concepts (none picked = all)", offered, format_func=bank.label,
-                              key="quiz_concepts" if allowed is None else "quiz_concepts_met")
+    key = "quiz_concepts" if allowed is None else "quiz_concepts_met"
+    if allowed is not None and key in st.session_state:  # a concept picked before the learner moved back a lesson
+        st.session_state[key] = [c for c in st.session_state[key] if c in offered]
+    concepts = st.multiselect("Concepts (none picked = all)", offered, format_func=bank.label, key=key)
     if allowed is not None and not concepts:
         concepts = offered
     available = len(bank.select(concepts))

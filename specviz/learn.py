@@ -93,11 +93,11 @@ LESSONS: tuple[Lesson, ...] = (
            "Apply the accept rule to one draft and say when a draft is always kept.",
            "The draft does not just name a token x: it draws x from its own probabilities, **q** (q(x) is how likely "
            "the draft thought x was). The target's pass gives its own probabilities **p** at the same position. "
-           "The verifier keeps x with probability **min(1, p(x) / q(x))**: it draws a **uniform** random number u "
+           "The check (the **verifier**) keeps x with probability **min(1, p(x) / q(x))**: it draws a **uniform** random number u "
            "between 0 and 1 (written U(0, 1)) and keeps x when u < min(1, p(x)/q(x)).\n\n"
            "If the target likes x at least as much as the draft did (p ≥ q), x is always kept. If the draft was "
            "over-confident (p < q), x survives only a fraction p/q of the time.",
-           ("accept_rule",), ("uniform", "min(1, p"),
+           ("accept_rule",), ("verifier", "uniform", "min(1, p"),
            ("ar-prob-1", "ar-verdict", "ar-why-always"), "rule", "pages/playground.py"),
     Lesson(4, "first-disagreement", "The first disagreement",
            "Say what happens at the first rejection, where the replacement comes from, and when a bonus is added.",
@@ -119,7 +119,8 @@ LESSONS: tuple[Lesson, ...] = (
            "A token x can come out of a step by two routes: the draft proposes it and it is kept (together, "
            "probability min(p(x), q(x))), or a draft is rejected and the residual picks x. The residual adds "
            "exactly the part of p that the first route leaves out, so the two routes add up to p(x): the output "
-           "follows **exactly the target's distribution**, however bad the draft. A bad draft only makes it slower. "
+           "follows **exactly the target's distribution** (its probabilities p over the vocabulary), however bad "
+           "the draft. A bad draft only makes it slower. "
            "Change the rule, or sample the replacement from p instead of the residual, and the guarantee is gone.\n\n"
            "The **temperature** sharpens (below 1) or flattens (above 1) both models' probabilities before they "
            "are sampled. **Greedy** decoding (temperature 0) always takes the most likely token, the **argmax**: "
@@ -129,7 +130,8 @@ LESSONS: tuple[Lesson, ...] = (
            ("q-worse-draft", "q-break-exactness", "gs-same-text"), "exactness", "pages/exactness.py"),
     Lesson(6, "speedup", "What drives the speedup",
            "Compute the expected tokens per step and the speedup from α, K and c.",
-           "Call **α** (alpha) the chance that the target keeps one draft, on average: α = Σ min(p, q), the "
+           "Call **α** (alpha) the chance that the target keeps one draft, on average: α = Σ min(p, q) (the sum "
+           "over the vocabulary of the smaller of p and q), the "
            "**acceptance rate**. Draft i only counts if all i − 1 before it were kept, so a step emits on average "
            "1 + α + α² + … + α^K = **(1 − α^(K+1)) / (1 − α)** tokens (the 1 is the recovered or bonus token).\n\n"
            "The draft is not free: call **c** the cost of one draft pass as a fraction of one target pass. A step "

@@ -26,7 +26,7 @@ TEXT = {
     "params": "Parameters (billions)",
     "bytes": "Bytes per parameter",
     "bytes_names": {4: "4 (fp32)", 2: "2 (fp16)", 1: "1 (8-bit)"},
-    "bandwidth": "Memory bandwidth (TB/s)",
+    "bandwidth": "Memory bandwidth (TB/s: terabytes per second)",
     "rate": "Tokens per second, at most",
     "rate_help": "Every token reads every weight once: bandwidth ÷ bytes of weights. The arithmetic is not counted.",
     "read": "Each token reads {gb:,.2f} GB of weights: at least {ms:,.2f} ms per token, however fast the "

@@ -31,6 +31,11 @@ DESK = {"width": 1400, "height": 900}
 DEMO_QUESTION = "rs-why"  # "Why is the replacement token sampled from norm(max(0, p − q)) rather than from p?"
 
 
+_TOP = """el => { let box = el.parentElement;
+  while (box && !['auto', 'scroll'].includes(getComputedStyle(box).overflowY)) box = box.parentElement;
+  (box || document.scrollingElement).scrollTop = 0; }"""
+
+
 def unlock_teacher(page, base: str, pin: str, timeout: float = 90) -> None:
     """Open the Classroom page as the teacher and give the PIN; the newest session's dashboard is then shown."""
     page.goto(f"{base}/classroom?as=teacher")
@@ -97,6 +102,8 @@ def _presenter(browser, base: str, out: Path) -> Path:
     page.locator(".sv-qr img").first.wait_for(timeout=60_000)
     page.locator(".js-plotly-plot").first.wait_for(timeout=60_000)
     page.wait_for_timeout(1500)  # no title to wait for here: the presenter view hides it
+    page.locator(".sv-status").first.evaluate(_TOP)  # the dashboard's scroll position is kept: back to the top
+    page.wait_for_timeout(300)
     path = shoot(page, out / "classroom-presenter.png")
     page.context.close()
     return path

@@ -41,7 +41,7 @@ TEXT = {
 
 CSS = """<style>
 [data-testid="stSidebar"], [data-testid="stHeader"], [data-testid="stToolbar"] {display: none;}
-[data-testid="stMainBlockContainer"] {padding-top: 1.2rem; max-width: 100%;}
+[data-testid="stMainBlockContainer"] {padding-top: 1.2rem; padding-bottom: 1rem; max-width: 100%;}
 .st-key-paced_present_q p, .st-key-paced_present_q li {font-size: 2.3rem; line-height: 1.3;}
 .st-key-paced_present_answer p {font-size: 1.5rem; line-height: 1.3;}
 .sv-status {font-size: 2.2rem; font-weight: 700; color: #0b3d6b;}

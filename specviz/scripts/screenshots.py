@@ -5,6 +5,7 @@ Starts `streamlit run app.py` on a free local port, drives Debian's Chromium wit
     assets/screenshots/playground.png   the Playground at the first step that kept some drafts, then rejected one
     assets/screenshots/race.png         the Timeline & race page on its default example
     assets/screenshots/learn.png        the guided path at lesson 3, the accept rule
+    assets/screenshots/theory-batch.png the Theory explorer's batch section (when speculation stops paying)
 
 Needs `chromium` on PATH (`make browser` installs it). The browser test (tests/test_browser.py) reuses the
 helpers here: `free_port`, `serve`, `launch`, `wait_for_app`.
@@ -184,6 +185,17 @@ def learn_shot(page, base: str, out: Path) -> Path:
     return shoot(page, out / "learn.png")
 
 
+def theory_shot(page, base: str, out: Path) -> Path:
+    """The Theory explorer's "When speculation stops paying" section at its defaults (7B drafts for 72B on an H100,
+    α = 0.8, K = 4): the inputs, the metrics at batch 1 and the two batch charts."""
+    page.goto(f"{base}/theory")
+    wait_for_app(page)
+    page.wait_for_selector(".js-plotly-plot", timeout=30_000)
+    _scroll_to_top_of(page, page.get_by_text("Context per sequence (tokens)"), margin=60)
+    page.wait_for_timeout(1000)  # the charts below the fold draw once in view
+    return shoot(page, out / "theory-batch.png")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m specviz.scripts.screenshots", description=__doc__.split("\n")[0])
     parser.add_argument("--out", type=Path, default=SHOTS_DIR, help="folder for the PNG files")
@@ -200,7 +212,7 @@ def main(argv: list[str] | None = None) -> int:
         page = context.new_page()
         page.goto(base)  # the landing page first: a fresh server routes deep links only after st.navigation ran once
         wait_for_app(page, timeout=90)
-        for shot in (playground_shot, race_shot, learn_shot):
+        for shot in (playground_shot, race_shot, learn_shot, theory_shot):
             path = shot(page, base, args.out)
             print(f"{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}: {path.stat().st_size // 1000} KB")
     return 0

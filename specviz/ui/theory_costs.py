@@ -37,9 +37,9 @@ def render(alpha: float, k: int, pair: ModelPair, hw: Hardware, batch: int, cont
     st.markdown(TEXT["heading"])
     m1, m2, m3 = st.columns(3)
     share = costs.extra_bytes / costs.target_bytes if costs.target_bytes else 0.0
-    m1.metric("Draft's extra memory", _gb(costs.extra_bytes), delta=f"{share:.0%} of the target's", delta_color="off",
+    m1.metric("Draft's extra memory", _gb(costs.extra_bytes), delta=f"{share:.0%} of the target's", delta_color="off", delta_arrow="off",
               help=TEXT["memory_help"].format(batch=batch, context=context, dtype=hw.dtype))
-    m2.metric("Compute per emitted token", f"{costs.flops_per_token_ratio:.2f}× plain decoding",
+    m2.metric("Compute per emitted token, vs plain", f"{costs.flops_per_token_ratio:.2f}×",
               help=TEXT["compute_help"].format(n=k + 1, tokens=tokens))
     m3.metric("Verified positions thrown away", f"{costs.wasted_share:.0%}", help=TEXT["wasted_help"])
     total = costs.target_bytes + costs.extra_bytes

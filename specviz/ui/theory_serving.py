@@ -18,6 +18,7 @@ from specviz.ui.palette import BLUE, BLUISH_GREEN, GREY, ORANGE, VERMILLION
 BATCHES = [2**i for i in range(11)]  # 1 .. 1024, the batch slider's stops
 CONTEXTS = [128, 512, 2048, 8192]
 PAYS_FILL = "rgba(0, 158, 115, 0.13)"  # bluish green, faint: where speculation pays
+NEVER_FILL = "rgba(213, 94, 0, 0.08)"  # vermillion, fainter: where no α below 1 pays
 # Every sentence of this section that a user reads, in one place (for the translation layer).
 TEXT = {
     "intro": "Everything above assumes that scoring K + 1 tokens costs one forward (v = 1). That holds while a "
@@ -64,8 +65,8 @@ def speedup_vs_batch_figure(points: list[BatchPoint], batch: int, even_batch: in
     if last >= 1:
         shapes.insert(0, dict(type="rect", xref="x", yref="paper", x0=xs[0], x1=last, y0=0, y1=1, line_width=0,
                               fillcolor=PAYS_FILL, layer="below"))
-        notes.append(dict(x=0, y=1, xref="paper", yref="paper", xanchor="left", yanchor="top", showarrow=False,
-                          text="speculation pays"))
+        notes.append(dict(x=0.01, y=0.02, xref="paper", yref="paper", xanchor="left", yanchor="bottom",
+                          showarrow=False, text="speculation pays", font=dict(color=BLUISH_GREEN)))
     if even_batch:
         shapes.append(dict(type="line", xref="x", yref="paper", x0=even_batch, x1=even_batch, y0=0, y1=1,
                            line=dict(color=VERMILLION, dash="dash", width=2)))
@@ -78,8 +79,7 @@ def speedup_vs_batch_figure(points: list[BatchPoint], batch: int, even_batch: in
                                 marker=dict(size=13, color="black", symbol="x"))])
     fig.update_layout(xaxis_title="batch size B (sequences per forward)", yaxis_title="expected speedup ×",
                       height=360, margin=dict(l=10, r=10, t=30, b=10), showlegend=False, shapes=shapes,
-                      annotations=notes, title="Speedup as the batch grows",
-                      xaxis=dict(type="log", tickvals=BATCHES, ticktext=[str(b) for b in BATCHES]))
+                      annotations=notes, title="Speedup as the batch grows", xaxis=_batch_axis(xs))
     return fig
 
 
@@ -95,11 +95,19 @@ def break_even_figure(points: list[BatchPoint], alpha: float, batch: int) -> go.
         fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", fill="tonexty", fillcolor=PAYS_FILL,
                                  line=dict(color=VERMILLION, width=2.5), name="break-even α",
                                  hovertemplate="batch %{x}: break-even α = %{y:.3f}<extra></extra>"))
-    fig.update_layout(shapes=[dict(type="line", xref="paper", x0=0, x1=1, y0=alpha, y1=alpha,
-                                   line=dict(color=BLUISH_GREEN, dash="dot", width=2))],
-                      annotations=[dict(x=0, y=alpha, xref="paper", xanchor="left", yanchor="bottom",
-                                        showarrow=False, text=f"your α = {alpha:.2f}",
-                                        font=dict(color=BLUISH_GREEN))])
+    shapes = [dict(type="line", xref="paper", x0=0, x1=1, y0=alpha, y1=alpha,
+                   line=dict(color=BLUISH_GREEN, dash="dot", width=2))]
+    never = [p.batch for p in points if not math.isfinite(p.break_even_alpha)]
+    notes = []
+    if never:  # from here on no α < 1 pays: the verify pass costs more than K + 1 tokens can bring back
+        shapes.append(dict(type="rect", xref="x", yref="paper", x0=never[0], x1=points[-1].batch, y0=0, y1=1,
+                           line_width=0, fillcolor=NEVER_FILL, layer="below"))
+        notes.append(dict(x=math.log10(never[0]), y=0.02, xref="x", yref="paper", xanchor="left",
+                          yanchor="bottom", showarrow=False, text="no α pays", font=dict(color=VERMILLION)))
+    fig.update_layout(shapes=shapes,
+                      annotations=notes + [dict(x=0, y=alpha, xref="paper", xanchor="left", yanchor="bottom",
+                                                showarrow=False, text=f"your α = {alpha:.2f}",
+                                                font=dict(color=BLUISH_GREEN))])
     here = next(p for p in points if p.batch == batch)
     if math.isfinite(here.break_even_alpha):
         fig.add_trace(go.Scatter(x=[batch], y=[here.break_even_alpha], mode="markers", name=f"batch {batch}",
@@ -109,9 +117,15 @@ def break_even_figure(points: list[BatchPoint], alpha: float, batch: int) -> go.
     fig.update_layout(xaxis_title="batch size B (sequences per forward)", yaxis_title="break-even α",
                       height=360, margin=dict(l=10, r=10, t=30, b=10), showlegend=False,
                       title="The break-even line moves up as the batch grows")
-    fig.update_layout(xaxis=dict(type="log", tickvals=BATCHES, ticktext=[str(b) for b in BATCHES]),
-                      yaxis=dict(range=[0, 1.02]))
+    fig.update_layout(xaxis=_batch_axis([p.batch for p in points]), yaxis=dict(range=[0, 1.02]))
     return fig
+
+
+def _batch_axis(batches: list[int]) -> dict:
+    """A log axis over the batches computed (a little margin, so markers at the ends show whole), ticked at the
+    powers of two."""
+    return dict(type="log", range=[math.log10(batches[0]) - 0.06, math.log10(batches[-1]) + 0.06], tickvals=BATCHES,
+                ticktext=[str(b) for b in BATCHES])
 
 
 # ---- the section --------------------------------------------------------------------------------------------------
@@ -126,8 +140,8 @@ def render(alpha: float, k: int) -> None:
     st.subheader("When speculation stops paying")
     st.markdown(TEXT["intro"])
     st.latex(r"t(B, n) = \max\!\Big(\frac{W + B\,L\,\kappa}{\text{bandwidth}},\;"
-             r"\frac{2\,P\,B\,n}{\text{FLOP/s}}\Big),\qquad v(B, K) = \frac{t(B, K+1)}{t(B, 1)},\qquad"
-             r"\text{speedup} = \frac{1 - \alpha^{K+1}}{(1 - \alpha)\,(K\,c(B) + v(B, K))}")
+             r"\frac{2\,P\,B\,n}{\text{FLOP/s}}\Big),\qquad v(B, K) = \frac{t(B, K+1)}{t(B, 1)}")
+    st.latex(r"\text{speedup}(B) = \frac{1 - \alpha^{K+1}}{(1 - \alpha)\,\big(K\,c(B) + v(B, K)\big)}")
     st.caption(TEXT["formula_note"])
     presets = roofline.hardware_presets()
     c1, c2, c3, c4 = st.columns(4)

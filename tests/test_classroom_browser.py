@@ -1,0 +1,74 @@
+"""Teacher-paced classroom in real browsers: a teacher (1400×900) and two students on phones (390 px), each in their
+own Chromium context, run one question through both rounds against one `streamlit run app.py`. The students'
+screens must follow the teacher's pushes by themselves (no reload), hold their answers without feedback until the
+reveal, and every answer must be stored once. Needs `chromium` on PATH (`make browser`)."""
+
+from __future__ import annotations
+
+import pytest
+from test_phone import PIN, base, browser, classroom_db  # noqa: F401 - module-scoped fixtures: a server, a browser
+
+from specviz.classroom_paced import PacedStore
+from specviz.quiz import load_bank
+from specviz.scripts.classroom_screenshots import DESK, PHONE, join, unlock_teacher
+from specviz.scripts.screenshots import wait_for_app
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+QUESTION = load_bank().by_id()["rs-why"]
+FOLLOW_MS = 30_000  # the screens poll every 2 s; 2 cores shared with the server and three browsers are slow
+
+
+def _pick(page, choice: str) -> None:
+    page.locator('[data-testid="stRadio"] label').filter(has_text=choice).first.click()
+    page.get_by_role("button", name="Submit").click()
+
+
+def test_a_teacher_and_two_students_run_a_question_through_both_rounds(browser, base, classroom_db):  # noqa: F811
+    store = PacedStore(classroom_db)
+    session = store.create_paced_session(load_bank().questions, "Browser lecture")
+    teacher = browser.new_context(viewport=DESK).new_page()
+    teacher.context.set_default_timeout(90_000)
+    teacher.goto(base)  # the landing page first: a fresh server routes deep links only after st.navigation ran once
+    wait_for_app(teacher, 120)
+    unlock_teacher(teacher, base, PIN)
+    phones = []
+    for name in ("Ana", "Ben"):
+        page = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True).new_page()
+        page.context.set_default_timeout(90_000)
+        join(page, base, session.code, name)
+        page.get_by_text("Waiting for your teacher's first question").wait_for()
+        phones.append(page)
+
+    teacher.get_by_label("Find a question").fill("replacement token sampled")
+    teacher.get_by_label("Find a question").press("Enter")
+    teacher.get_by_text("(1 found)").wait_for()
+    teacher.get_by_role("button", name="Push to the class").click()
+    for page in phones:  # no reload: the question area reruns itself
+        page.get_by_text(QUESTION.prompt).wait_for(timeout=FOLLOW_MS)
+    wrong = next(c for c in QUESTION.choices if c != QUESTION.answer)
+    _pick(phones[0], QUESTION.answer)
+    _pick(phones[1], wrong)
+    for page in phones:
+        page.get_by_text("Your answer is in").wait_for()
+        assert page.get_by_text("Correct.").count() == 0 and page.get_by_text("Not quite").count() == 0
+    teacher.get_by_text("2 of 2").wait_for(timeout=FOLLOW_MS)
+
+    teacher.get_by_role("button", name="Start round 2 (after the discussion)").click()
+    for page in phones:
+        page.get_by_text("Round 2: talk it over").wait_for(timeout=FOLLOW_MS)
+        _pick(page, QUESTION.answer)
+        page.get_by_text("Your answer is in").wait_for()
+    teacher.get_by_text("2 of 2").wait_for(timeout=FOLLOW_MS)
+    teacher.get_by_role("button", name="Reveal the answer").click()
+    for page in phones:
+        page.get_by_text("Correct.").wait_for(timeout=FOLLOW_MS)
+        page.get_by_text(QUESTION.explanation[:60]).first.wait_for()
+
+    push = store.current(session.code)
+    assert push.revealed and store.answered(push, 1) == 2 and store.answered(push, 2) == 2
+    dist = store.distribution(push)
+    assert dist.correct == (1, 2) and dist.answered == (2, 2)
+    for page in (teacher, *phones):
+        assert page.locator('[data-testid="stException"]').count() == 0
+        page.context.close()

@@ -7,8 +7,10 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import sqlite3
 import threading
+from pathlib import Path
 
 import pytest
 from test_quiz_live import toy_trace
@@ -269,3 +271,13 @@ def test_search_join_url_and_qr_code():
     assert svg.startswith("<svg") and "path" in svg
     assert qr_data_uri("http://10.0.0.5:8501/classroom?code=ABC234").startswith("data:image/png;base64,")
     assert checked_answer(ORDERING, list(ORDERING.answer)) == list(ORDERING.answer)
+
+
+def test_the_lesson_plan_names_questions_and_pages_that_exist():
+    plan = (Path(__file__).parent.parent / "docs" / "teaching.md").read_text()
+    ids = set(re.findall(r"`([a-z]{2}-[a-z0-9-]+)`", plan))
+    assert len(ids) >= 8 and ids <= set(BANK.by_id()), ids - set(BANK.by_id())
+    lessons = set(re.findall(r"/learn\?lesson=(\w+)", plan))
+    assert lessons == {*map(str, range(1, 11)), "ticket"}  # the whole guided path, and its exit ticket
+    for page in set(re.findall(r"\(`/(\w+)`\)", plan)):
+        assert (Path(__file__).parent.parent / "pages" / f"{page}.py").exists(), page

@@ -9,7 +9,7 @@ PORT   ?= 8501
 # worker per core (pytest-xdist).
 FAST   := not slow and not model and not browser and not statistical
 
-.PHONY: run test check setup browser traces clean
+.PHONY: run test check setup browser traces i18n clean
 
 # Bytecode caches on: with PYTHONDONTWRITEBYTECODE set (some shells and images set it), every pytest worker
 # recompiles and re-rewrites the asserts of every test module on each run, about 5 s of each `make check`.
@@ -45,6 +45,11 @@ check: setup
 
 traces: setup
 	$(PY) -m specviz.scripts.make_traces
+
+# After changing an English message or a translation: refresh the Portuguese catalog from the code and compile it.
+i18n: setup
+	$(PY) -m specviz.scripts.i18n update
+	$(PY) -m specviz.scripts.i18n compile
 
 clean:
 	rm -rf $(VENV) .pytest_cache artifacts

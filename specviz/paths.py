@@ -42,6 +42,7 @@ PROMPTS_DIR = ASSETS / "prompts"  # bench prompt suites, *.yaml
 MODELS_DIR = ASSETS / "models"  # the trained drafts, one folder each
 BENCHMARKS_DIR = ASSETS / "benchmarks"  # committed bench results, <run>/results.json
 SCREENSHOTS_DIR = ASSETS / "screenshots"
+LOCALE_DIR = ASSETS / "locale"  # gettext catalogs: <locale>/LC_MESSAGES/specviz.po and .mo
 
 # The checkout that holds app.py and pages/ (for scripts that start the app), or None in a wheel install.
 SOURCE_ROOT: Path | None = _PACKAGE.parent if (_PACKAGE.parent / "app.py").is_file() else None

@@ -25,6 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # pattern says why a module sits where a reader might not expect it.
 LAYERS: list[tuple[str, list[tuple[str, str]]]] = [
     ("engine", [
+        ("specviz.paths", "where assets and the cache are; below every module that reads a file (a catalog too)"),
         ("specviz.limits", "the ranges of K, length and top-N and the proposer/policy names, defined once"),
         ("specviz.runspec", "a run's description is plain data over the limits: checking it loads no model"),
         ("specviz.sampling", ""),
@@ -42,9 +43,9 @@ LAYERS: list[tuple[str, list[tuple[str, str]]]] = [
         ("specviz.policies", "draft-length policies are part of the loop: the engine consults them every step"),
         ("specviz.theory", "pure closed forms (alpha, speedup, optimal K) that policies.OptimalK evaluates"),
         ("specviz.text", "plain-text helpers with no model in them, usable from any layer"),
+        ("specviz.i18n", "the one translation function: error sentences are written from the engine up"),
     ]),
     ("models", [
-        ("specviz.paths", "where assets and the cache are; below every module that reads a file"),
         ("specviz.catalog", ""),
         ("specviz.machine", ""),
         ("specviz.loading", ""),

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-# The sidebar's one sentence (kept here, in one place, for the translation layer).
-LEGEND = ("Notation: **p** = the target model's probability for a token, **q** = the draft's, **K** = tokens drafted "
+from specviz.i18n import N_, _
+
+# The sidebar's one sentence.
+LEGEND = N_("Notation: **p** = the target model's probability for a token, **q** = the draft's, **K** = tokens drafted "
           "per step, **α** (alpha) = the chance that the target keeps one drafted token: on average Σ min(p, q). It "
           "is not the measured accepted / drafted, which stops counting at the first rejection.")
 
@@ -13,7 +15,7 @@ LEGEND = ("Notation: **p** = the target model's probability for a token, **q** =
 def shared_sidebar() -> None:
     """The notation legend, shown on every page."""
     with st.sidebar:
-        st.caption(LEGEND)
+        st.caption(_(LEGEND))
 
 
 def route_through_app() -> None:

@@ -1,0 +1,124 @@
+"""The translation layer: the catalog is complete, placeholders agree, the language belongs to one context, and
+numbers are written the reader's way."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from babel.messages.pofile import read_po, write_po
+
+from specviz import i18n
+from specviz.i18n import _, get_language, language_code, ngettext, number, percent, set_language, times, using
+from specviz.scripts import i18n as catalog_tool
+
+
+def test_every_message_in_the_code_has_a_portuguese_translation_and_the_mo_is_current():
+    assert catalog_tool.problems() == []
+
+
+def _broken_copy(tmp_path, change):
+    """The real .po with one translation changed, compiled next to it."""
+    with catalog_tool.PO.open("rb") as f:
+        catalog = read_po(f, locale="pt_BR", domain=i18n.DOMAIN)
+    change(catalog)
+    po, mo = tmp_path / "specviz.po", tmp_path / "specviz.mo"
+    with po.open("wb") as f:
+        write_po(f, catalog)
+    catalog_tool.compile_mo(po, mo)
+    return po, mo
+
+
+def test_a_translation_with_other_placeholders_is_caught(tmp_path):
+    def add_wrong(catalog):
+        catalog.add("{kept} of {drafted} kept", "{mantidos} de {drafted} mantidos")  # a renamed field
+
+    po, mo = _broken_copy(tmp_path, add_wrong)
+    root = tmp_path / "code"
+    (root / "specviz").mkdir(parents=True)
+    (root / "pages").mkdir()
+    (root / "app.py").write_text("")
+    (root / "specviz" / "m.py").write_text('from specviz.i18n import _\n_("{kept} of {drafted} kept", kept=1, drafted=2)\n')
+    found = catalog_tool.problems(po, mo, root)
+    assert any("placeholders differ" in line and "drafted" in line for line in found), found
+
+
+def test_an_untranslated_or_unknown_message_and_a_stale_mo_are_caught(tmp_path):
+    po, mo = _broken_copy(tmp_path, lambda catalog: None)
+    root = tmp_path / "code"
+    (root / "specviz").mkdir(parents=True)
+    (root / "pages").mkdir()
+    (root / "app.py").write_text('from specviz.i18n import _\n_("A sentence nobody translated")\n')
+    assert any("not in the catalog" in line and "nobody translated" in line
+               for line in catalog_tool.problems(po, mo, root))
+    with po.open("rb") as f:
+        catalog = read_po(f, locale="pt_BR")
+    catalog.add("A sentence nobody translated", "")
+    with po.open("wb") as f:
+        write_po(f, catalog)
+    found = catalog_tool.problems(po, mo, root)
+    assert any(line.startswith("not translated") for line in found)
+    catalog.get("A sentence nobody translated").string = "Uma frase"
+    with po.open("wb") as f:
+        write_po(f, catalog)
+    assert any("is older than" in line for line in catalog_tool.problems(po, mo, root))  # .mo not recompiled
+    catalog_tool.compile_mo(po, mo)
+    assert catalog_tool.problems(po, mo, root) == []
+
+
+def test_translate_fills_messages_and_names_the_ones_the_code_does_not_have(tmp_path):
+    root = tmp_path / "code"
+    (root / "specviz").mkdir(parents=True)
+    (root / "pages").mkdir()
+    (root / "app.py").write_text('from specviz.i18n import _, ngettext\n_("Run")\n'
+                                 'ngettext("{n} step", "{n} steps", 2)\n')
+    po, mo = tmp_path / "pt" / "specviz.po", tmp_path / "pt" / "specviz.mo"
+    unknown = catalog_tool.translate({"Run": "Executar", "{n} step": ["{n} passo", "{n} passos"], "Gone": "x"},
+                                     po, mo, root)
+    assert unknown == ["Gone"]
+    assert catalog_tool.problems(po, mo, root) == []
+
+
+def test_the_language_is_per_context_never_shared_between_visitors():
+    seen = {}
+
+    def visitor():
+        set_language("pt")
+        seen["thread"] = get_language()
+
+    worker = threading.Thread(target=visitor)
+    worker.start()
+    worker.join()
+    assert seen["thread"] == "pt" and get_language() == "en"
+    with using("pt"):
+        assert get_language() == "pt"
+    assert get_language() == "en"
+
+
+def test_a_catalog_message_changes_with_the_language():
+    from specviz.ui.frame import LEGEND
+
+    assert _(LEGEND) == LEGEND
+    with using("pt"):
+        assert _(LEGEND).startswith("Notação") and "Σ min(p, q)" in _(LEGEND)
+
+
+def test_placeholders_are_filled_by_name_and_plurals_follow_the_count():
+    assert _("{a} then {b}", b=2, a=1) == "1 then 2"
+    assert ngettext("{n} run is ahead", "{n} runs are ahead", 1) == "1 run is ahead"
+    assert ngettext("{n} run is ahead", "{n} runs are ahead", 3) == "3 runs are ahead"
+    assert _("a {literal} brace") == "a {literal} brace"  # no values: the text is not formatted
+
+
+def test_numbers_are_written_the_readers_way():
+    assert (times(1.5789), number(12345.6, 1), percent(0.457), percent(0.457, 1)) == ("1.58×", "12,345.6", "46%",
+                                                                                       "45.7%")
+    with using("pt"):
+        assert (times(1.5789), number(12345.6, 1), percent(0.457, 1)) == ("1,58×", "12.345,6", "45,7%")
+
+
+@pytest.mark.parametrize("bad", ["fr", "", "x" * 500, None, 3])
+def test_an_unknown_language_is_one_sentence(bad):
+    assert language_code(bad) is None
+    with pytest.raises(ValueError, match=r"^Unknown language '.{0,20}': use one of en, pt\.$"):
+        set_language(bad)

@@ -222,7 +222,7 @@ def alpha_note(spec: Trace) -> str | None:
     if not (math.isfinite(alpha) and math.isfinite(ratio)):
         return None
     k = spec.settings.get("k")
-    text = (f"{RATIO_NAME} ({ratio:.2f}) is not α ({alpha:.2f}): it stops counting at each step's first rejection, "
+    text = (f"{RATIO_NAME.capitalize()} ({ratio:.2f}) is not α ({alpha:.2f}): it stops counting at each step's first rejection, "
             "so the drafts after it count as drafted and not accepted although they were never tested.")
     if isinstance(k, int) and not isinstance(k, bool) and k >= 1:
         predicted = theory.accepted_fraction(min(1.0, max(0.0, alpha)), k)

@@ -4,16 +4,18 @@ from pathlib import Path
 
 import streamlit as st
 
+from specviz.i18n import _
 from specviz.pagemap import PAGES
-from specviz.ui.frame import shared_sidebar
+from specviz.ui.frame import apply_language, shared_sidebar
 
 HERE = Path(__file__).parent
 
 st.set_page_config(page_title="specviz: see speculative decoding", page_icon="⚡", layout="wide")
+apply_language()
 navigation = st.navigation(
     {
-        section: [st.Page(str(HERE / path), title=title, icon=icon, default=(path == "pages/overview.py"))
-                  for path, title, icon in pages]
+        _(section): [st.Page(str(HERE / path), title=_(title), icon=icon, default=(path == "pages/overview.py"))
+                     for path, title, icon in pages]
         for section, pages in PAGES.items()
     }
 )

@@ -1,10 +1,19 @@
-"""The frame every page shares: the sidebar legend (the page map itself is in specviz.pagemap)."""
+"""The frame every page shares: the language, the sidebar legend (the page map itself is in specviz.pagemap).
+
+The language of a visit: `?lang=pt` or `?lang=en` in the link, else the browser's language, else English; the
+sidebar switch changes it, and every page writes it back into the address bar so a shared link opens in the same
+language. It is chosen once per session (navigating between pages keeps it) and applied at the start of every run,
+before anything is drawn.
+"""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from specviz.i18n import N_, _
+from specviz.i18n import DEFAULT_LANGUAGE, LANGUAGES, N_, _, language_code, set_language
+
+LANG_PARAM = "lang"
+LANG_KEY = "specviz_language"
 
 # The sidebar's one sentence.
 LEGEND = N_("Notation: **p** = the target model's probability for a token, **q** = the draft's, **K** = tokens drafted "
@@ -12,10 +21,41 @@ LEGEND = N_("Notation: **p** = the target model's probability for a token, **q**
           "is not the measured accepted / drafted, which stops counting at the first rejection.")
 
 
+def apply_language() -> str:
+    """Choose this session's language on its first run, speak it for this run, and keep it in the URL."""
+    state = st.session_state
+    if LANG_KEY not in state:
+        asked = st.query_params.get(LANG_PARAM)
+        state[LANG_KEY] = (language_code(asked) or language_code(getattr(st.context, "locale", None))
+                           or DEFAULT_LANGUAGE)
+        if asked is not None and language_code(asked) is None:
+            state["specviz_language_warning"] = True
+    set_language(state[LANG_KEY])
+    keep_language_in_url()
+    return state[LANG_KEY]
+
+
+def keep_language_in_url() -> None:
+    """Put ?lang= back after a page rewrote its parameters (call it after `st.query_params.from_dict`)."""
+    code = st.session_state.get(LANG_KEY, DEFAULT_LANGUAGE)
+    if st.query_params.get(LANG_PARAM) != code:
+        st.query_params[LANG_PARAM] = code
+
+
 def shared_sidebar() -> None:
-    """The notation legend, shown on every page."""
+    """The language switch and the notation legend, shown on every page."""
     with st.sidebar:
+        st.selectbox("Language · Idioma", list(LANGUAGES), format_func=LANGUAGES.get, key=LANG_KEY,
+                     on_change=_language_changed)
+        if st.session_state.pop("specviz_language_warning", False):
+            st.caption(_("The language in the link is not one specviz speaks; it opened in {language}.",
+                         language=LANGUAGES[st.session_state[LANG_KEY]]))
         st.caption(_(LEGEND))
+
+
+def _language_changed() -> None:
+    set_language(st.session_state[LANG_KEY])
+    st.query_params[LANG_PARAM] = st.session_state[LANG_KEY]
 
 
 def route_through_app() -> None:
@@ -29,6 +69,7 @@ def route_through_app() -> None:
     """
     from streamlit.runtime.pages_manager import PagesManager
 
+    apply_language()
     if PagesManager.uses_pages_directory and not st.session_state.get("_specviz_routed"):
         st.session_state["_specviz_routed"] = True
         PagesManager.uses_pages_directory = False

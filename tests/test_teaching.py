@@ -110,6 +110,16 @@ def test_kv_questions_end_at_before_plus_one_plus_accepted_as_the_cache_panel_do
     assert any("last emitted token and all K" in item for item in by_id["kv-order"].answer)
 
 
+def test_the_quiz_formula_matches_every_recorded_step_the_cache_panel_draws():
+    from specviz.examples import list_examples, load_example
+
+    for example in list_examples():
+        trace = load_example(example.name)[0]
+        for step in (s for s in trace.steps if s.decisions):
+            assert step.target_cache_after == FORMULAS["cache_after_rollback"](
+                cache_before=step.target_cache_before, n_accepted=step.n_accepted), (example.name, step.index)
+
+
 def test_best_k_accepts_the_flat_optimum():
     q = load_bank([BANK_DIR]).by_id()["ck-best-1"]
     speedups = {k: (1 - 0.8 ** (k + 1)) / ((1 - 0.8) * (k * 0.05 + 1)) for k in range(1, 11)}

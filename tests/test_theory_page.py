@@ -232,3 +232,13 @@ def test_serving_figures_shade_where_speculation_pays():
     assert next(t for t in fig.data if t.name == "your batch (64)").x == (64,)
     line = next(t for t in theory_serving.break_even_figure(points, 0.8, 64).data if t.name == "break-even α")
     assert list(line.y) == sorted(line.y) and line.fill == "tonexty"
+
+
+def test_beta_and_alpha_are_defined_once_and_apart():
+    """β = Σ min(p, q) at one position (Leviathan et al.'s β); α = E[β], the number the sliders and formulas use."""
+    at = AppTest.from_file(PAGE, default_timeout=60).run()
+    latex = [x.value for x in at.latex]
+    assert sum(r"\beta \;=\; \sum_x" in x for x in latex) == 1
+    assert any(r"\alpha \;=\; \mathbb{E}[\beta]" in x for x in latex)
+    assert "α = E[β]" in at.slider(key="theory_alpha").help
+    assert any("Leviathan et al. call it β" in m.value for m in at.markdown)

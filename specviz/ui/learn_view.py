@@ -175,6 +175,16 @@ def render_ticket(bank: Bank, progress: Progress) -> None:
 
 
 # ---- the page -----------------------------------------------------------------------------------------------------
+def _write_url(progress: Progress) -> None:
+    """Put the progress in the address bar, touching only its own parameters (others, such as a language, stay)."""
+    wanted = progress.to_params()
+    for key in ("lesson", "done"):
+        if key in wanted and st.query_params.get(key) != wanted[key]:
+            st.query_params[key] = wanted[key]
+        elif key not in wanted and key in st.query_params:
+            del st.query_params[key]
+
+
 def render(bank: Bank) -> None:
     """The whole page below its title: the URL's progress, the indicator, the lesson or the ticket."""
     progress = current_progress()
@@ -191,8 +201,7 @@ def render(bank: Bank) -> None:
         render_lesson(bank, BY_NUMBER[int(progress.lesson)])
         navigation(progress)
     progress = current_progress()  # a check answered on this run may have marked the lesson done
-    if dict(st.query_params) != progress.to_params():
-        st.query_params.from_dict(progress.to_params())
+    _write_url(progress)
     if progress.lesson != TICKET:
         _link("pages/quiz.py", TEXT["quiz_link"], ":material/quiz:", progress.to_params())
 

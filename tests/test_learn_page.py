@@ -156,3 +156,10 @@ def test_the_quiz_after_the_path_asks_about_the_concepts_met(monkeypatch):
     at.switch_page("pages/quiz.py").run()
     assert not at.exception
     assert {q.concept for q in at.session_state["quiz_run"].questions} == {"memory_bound", "core_idea"}
+
+
+def test_lesson_5_judges_the_simulated_tokens_in_words(fresh):
+    at = _open(fresh, lesson="5")
+    assert at.success[0].value.startswith("What came out matches p")
+    at.get("button_group")[1].set_value("resample_from_target").run()  # [0] is the row of lesson numbers
+    assert at.error[0].value.startswith("What came out does not match p")

@@ -33,9 +33,12 @@ TEXT = {
     "proposer": "Proposer",
     "samples": "{n:,} simulated steps with the p/q sandbox's six tokens: each drafts one token from q and emits "
                "one. Grey is what came out, blue is p: under an exact rule they match.",
+    "match": "What came out matches p: the differences are no larger than chance alone produces.",
+    "off": "What came out does not match p: the differences are far larger than chance would produce.",
 }
 
-EXAMPLES = ("smollm-ngram-greedy", "smollm-draft-greedy", "smollm-layerskip-t07")  # lesson 8: the three proposers
+# lesson 8: the three proposers it teaches (the toy pair's draft model: the SmolLM2 one's notes name EAGLE, lesson 9)
+EXAMPLES = ("smollm-ngram-greedy", "toy-draft", "smollm-layerskip-t07")
 # lesson 4 offers six steps of its recording, from the second: the first drafts a chat-template marker, and a
 # beginner's first struck-through chip should be a word
 STEPS = range(1, 7)
@@ -90,7 +93,8 @@ def exactness(lesson: Lesson) -> None:
     samples = _samples(name, n)
     st.caption(TEXT["samples"].format(n=n))
     st.plotly_chart(sandbox_view.samples_figure(step, samples, name, n), key="learn_samples", width="stretch")
-    (st.success if samples.verdict.consistent else st.error)(samples.verdict.verdict)
+    # in words, not the test's p-value: this lesson's p is the target's probabilities
+    (st.success if samples.verdict.consistent else st.error)(TEXT["match" if samples.verdict.consistent else "off"])
 
 
 def _example_title(name: str) -> str:

@@ -1,0 +1,101 @@
+"""Find English sentences on a page rendered in Portuguese (a word-list heuristic, for AppTest).
+
+    at = AppTest.from_file(...); at.query_params["lang"] = "pt"; at.run()
+    assert english_sentences(at) == []
+
+It reads what a visitor reads: titles, headers, Markdown, captions, alerts, metric labels, widget labels, help texts
+and options, expander and tab labels, and a Plotly chart's titles, axis titles, legend names, hover templates and
+annotations. Raw HTML counts only through its `title` and `aria-label` attributes: its text is token text or a
+user's prompt, which is never translated. A text counts as English when it has at least three English function words
+and more of them than Portuguese ones.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+
+ENGLISH = frozenset("the and is are of to with this that which for you your each when what how it its on in by from "
+                    "be not more than one was were has have will can does do there their these those".split())
+PORTUGUESE = frozenset("o os as de do da dos das que e é em um uma para com não por se no na nos nas mais você cada "
+                       "ao à pelo pela são está como seu sua".split())
+_WORD = re.compile(r"[a-zà-ÿ]+")
+_ATTRIBUTE = re.compile(r'(?:title|aria-label)="([^"]*)"')
+_TEXT_FIELDS = ("value", "body", "label", "help", "placeholder", "caption")
+
+
+def is_english(text: str) -> bool:
+    """True for a sentence in English, False for Portuguese, symbols, numbers or a short label either way.
+
+    >>> is_english("The target checks all of the drafts in one pass.")
+    True
+    >>> is_english("O alvo verifica todos os palpites em uma passagem.")
+    False
+    >>> is_english("p/q = 0.42 · K = 4")
+    False
+    """
+    words = _WORD.findall(text.lower())
+    english = sum(w in ENGLISH for w in words)
+    return english >= 3 and english > sum(w in PORTUGUESE for w in words)
+
+
+def visible_texts(at) -> list[str]:
+    """Every text a visitor reads on the rendered page."""
+    texts: list[str] = []
+    _collect(at._tree, texts)
+    return [t for t in texts if t and t.strip()]
+
+
+def english_sentences(at) -> list[str]:
+    return [t[:120] for t in visible_texts(at) if is_english(_markdown_to_text(t))]
+
+
+def _collect(node, texts: list[str]) -> None:
+    kind = type(node).__name__
+    proto = getattr(node, "proto", None)
+    if kind == "Html" and proto is not None:
+        texts.extend(html.unescape(a) for a in _ATTRIBUTE.findall(proto.body))
+    elif kind == "PlotlyChart" and proto is not None:
+        texts.extend(_plotly_texts(json.loads(proto.spec)))
+    elif proto is not None and kind not in ("Code", "Json", "Dataframe", "Table"):
+        for field in _TEXT_FIELDS:
+            value = getattr(proto, field, None)
+            if isinstance(value, str):
+                texts.append(value)
+        options = getattr(proto, "options", None)
+        if options is not None and not isinstance(options, str):
+            texts.extend(str(o) for o in options if isinstance(o, str))
+    children = getattr(node, "children", None)
+    if isinstance(children, dict):
+        for child in children.values():
+            _collect(child, texts)
+
+
+def _plotly_texts(spec: dict) -> list[str]:
+    found: list[str] = []
+    layout = spec.get("layout", {})
+
+    def title(value) -> None:
+        if isinstance(value, dict):
+            value = value.get("text")
+        if isinstance(value, str):
+            found.append(value)
+
+    title(layout.get("title"))
+    for key, value in layout.items():
+        if key.startswith(("xaxis", "yaxis")) and isinstance(value, dict):
+            title(value.get("title"))
+    found.extend(a.get("text", "") for a in layout.get("annotations", []) if isinstance(a, dict))
+    for trace in spec.get("data", []):
+        for key in ("name", "hovertemplate"):
+            if isinstance(trace.get(key), str):
+                found.append(trace[key])
+    return [re.sub(r"<[^>]+>|%\{[^}]*\}", " ", t) for t in found]
+
+
+def _markdown_to_text(text: str) -> str:
+    text = re.sub(r"`[^`]*`", " ", text)  # inline code: identifiers, commands
+    text = re.sub(r"\$[^$]*\$", " ", text)  # LaTeX
+    text = re.sub(r"\]\([^)]*\)", "]", text)  # link targets
+    return re.sub(r"<[^>]+>", " ", text)

@@ -4,18 +4,22 @@ the join link; the QR's link fills in the code; the Playground's "Ask the class"
 
 from __future__ import annotations
 
+import doctest
 import hashlib
 import json
+from types import SimpleNamespace
 from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 from test_classroom_page import PIN, _as_teacher, _html, _labels, _page, db  # noqa: F401 - db is a fixture
 
-from specviz.classroom_paced import PacedStore
-from specviz.quiz import load_bank
+from specviz.classroom_paced import PacedStore, distribution
+from specviz.quiz import Question, load_bank
 from specviz.quiz.grading import answer_sentence
+from specviz.ui import classroom_paced_teacher as paced_teacher
 from specviz.ui import classroom_teacher as teacher
+from specviz.ui.classroom_chart import distribution_figure
 from specviz.ui.classroom_paced_teacher import ACTIVE
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -158,3 +162,18 @@ def test_ask_the_class_pushes_the_coming_step_for_the_teacher_only(db):
     assert not at.exception and any("Pushed to session" in s.value for s in at.success)
     push = store.current(session.code)
     assert push.question.id.endswith("how-many") and push.question.source == "live"
+
+
+def test_the_chart_escapes_choices_and_marks_the_right_one_only_after_the_reveal():
+    question = Question("x", "residual", "single", "?", "<img src=x onerror=alert(1)>", "", "pages/quiz.py",
+                        ("<img src=x onerror=alert(1)>", "**bold**"))
+    dist = distribution(question, ["**bold**"], [])
+    hidden = json.dumps(distribution_figure(dist, 1, reveal=False).to_plotly_json(), ensure_ascii=False)
+    shown = json.dumps(distribution_figure(dist, 1, reveal=True).to_plotly_json(), ensure_ascii=False)
+    assert "<img" not in hidden and "&lt;img" in hidden and "✓" not in hidden and "✓ &lt;img" in shown
+
+
+def test_the_timer_reads_minutes_and_seconds_and_stops_at_the_reveal():
+    assert doctest.testmod(paced_teacher).failed == 0
+    push = SimpleNamespace(round_started_at=100.0, revealed_at=161.0)
+    assert paced_teacher.elapsed(push, now=10_000.0) == "1:01"

@@ -223,7 +223,16 @@ class PacedStore(ClassroomStore):
         value = checked_answer(push.question, answer)
         correct = grade(push.question, value).correct
         try:
-            with self._write() as conn:
+            with self._write() as conn:  # checked again under the write lock: the teacher may have moved on
+                now = conn.execute(
+                    "SELECT round, open, revealed, id = (SELECT MAX(id) FROM pushes WHERE code = ?) AS current "
+                    "FROM pushes WHERE id = ?", (student.code, push.id)).fetchone()
+                if not now["current"]:
+                    raise ClassroomError(TEXT["not_current"])
+                if now["revealed"]:
+                    raise ClassroomError(TEXT["revealed"])
+                if now["round"] != round_ or not now["open"]:
+                    raise ClassroomError(TEXT["round_closed"].format(round=round_))
                 cursor = conn.execute(
                     "INSERT OR IGNORE INTO round_answers (push_id, round, token, answer, correct, answered_at) "
                     "VALUES (?, ?, ?, ?, ?, ?)",

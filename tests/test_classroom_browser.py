@@ -64,6 +64,8 @@ def test_a_teacher_and_two_students_run_a_question_through_both_rounds(browser, 
     for page in phones:
         page.get_by_text("Correct.").wait_for(timeout=FOLLOW_MS)
         page.get_by_text(QUESTION.explanation[:60]).first.wait_for()
+        width = page.evaluate("() => document.documentElement.scrollWidth")
+        assert width <= PHONE["width"] + 1, f"the student's page is {width} px wide on a 390 px phone"
 
     push = store.current(session.code)
     assert push.revealed and store.answered(push, 1) == 2 and store.answered(push, 2) == 2

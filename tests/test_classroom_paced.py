@@ -297,3 +297,17 @@ def test_the_lesson_plan_names_questions_and_pages_that_exist():
     assert lessons == {*map(str, range(1, 11)), "ticket"}  # the whole guided path, and its exit ticket
     for page in set(re.findall(r"\(`/(\w+)`\)", plan)):
         assert (Path(__file__).parent.parent / "pages" / f"{page}.py").exists(), page
+
+
+def test_a_teacher_moving_on_during_a_submit_is_caught_under_the_write_lock(store, monkeypatch):
+    session, (ana, *_) = _session(store)
+    old = store.push(session.code, SINGLE)
+    store.start_round_2(session.code)  # the teacher moves on between the student's check and their write
+    monkeypatch.setattr(store, "current", lambda code: old)  # what the student's request saw a moment ago
+    with pytest.raises(ClassroomError, match="^Round 1 is not open for answers.$"):
+        store.answer(ana.token, old.id, 1, SINGLE.answer)
+    store.push(session.code, NUMERIC)
+    with pytest.raises(ClassroomError, match="no longer the current one"):
+        store.answer(ana.token, old.id, 1, SINGLE.answer)
+    monkeypatch.undo()
+    assert store.answered(old, 1) == 0

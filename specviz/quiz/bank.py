@@ -26,6 +26,7 @@ import yaml
 from specviz.pagemap import PAGE_FILES
 from specviz.paths import QUIZ_DIR as BANK_DIR
 from specviz.quiz.schema import CONCEPTS, FORMULA_PARAMS, FORMULAS, TYPES, Bank, Question, QuizBankError, _fmt
+from specviz.quiz.translation import translated_dir, translated_questions
 
 PATHS_ENV = "SPECVIZ_QUIZ_PATHS"
 
@@ -70,13 +71,27 @@ def bank_paths(paths: Iterable[str | os.PathLike[str]] | None = None) -> list[Pa
     return files
 
 
-def load_bank(paths: Iterable[str | os.PathLike[str]] | None = None) -> Bank:
+def load_bank(paths: Iterable[str | os.PathLike[str]] | None = None, lang: str = "en") -> Bank:
     """Read and validate quiz files (see `bank_paths` for which). Raises QuizBankError on the first problem.
+
+    In another language (`lang="pt"`), each bundled file is replaced by its translation in `assets/quiz/<lang>/`,
+    checked against it question by question (`specviz.quiz.translation`); a teacher's own files stay as written.
 
     >>> len(load_bank()) >= 40
     True
     """
-    return merge_banks([parse_bank(_read(f), f.name) for f in bank_paths(paths)])
+    folder = translated_dir(BANK_DIR, lang)
+    banks = []
+    for path in bank_paths(paths):
+        bank = parse_bank(_read(path), path.name)
+        twin = folder / path.name if folder is not None and path.parent.resolve() == BANK_DIR.resolve() else None
+        if twin is not None and twin.is_file():
+            source = f"{folder.name}/{path.name}"
+            translated = parse_bank(_read(twin), source)
+            bank = Bank(tuple(translated_questions(bank.questions, translated, source)),
+                        {**bank.concepts, **translated.concepts})
+        banks.append(bank)
+    return merge_banks(banks)
 
 
 def _read(path: Path) -> bytes:

@@ -2,12 +2,15 @@
 
 Everything here follows Leviathan et al. (2023), section 3, and is a pure function of numbers (torch, numpy and
 math only). Notation: p = target distribution, q = draft distribution, K = drafted tokens per step, alpha = the
-acceptance rate, c = cost of one draft forward divided by the cost of one target forward.
+chance one draft is kept, E[beta] where beta = sum_x min(p(x), q(x)) at one position (not the measured accepted /
+drafted: see accepted_fraction), c = cost of one draft forward divided by the cost of one target forward.
 
 Assumptions behind the formulas, stated once:
   * each drafted token is accepted with the same probability alpha, independently of the others (the "i.i.d."
     assumption of the paper; real acceptance varies by position and context);
-  * verifying K drafts (one target forward over K+1 positions) costs the same as one ordinary target forward;
+  * verifying K drafts (one target forward over K+1 positions) costs the same as one ordinary target forward
+    (speedup_with_verify_cost and break_even_alpha take a verify cost instead; specviz.roofline derives one from the
+    hardware and the batch size);
   * the baseline is target-only autoregressive decoding with the same sampler: speedup = its time / ours.
 K = 0 means "do not speculate": one target forward per token, speedup exactly 1.
 """

@@ -210,6 +210,14 @@ ALPHA_ESTIMATE = ("The mean of min(1, p/q) at each drafted token the verifier te
                   "directly).")
 
 
+ALPHA_TEXT = {  # the sentences of alpha_note, whole, with named values (for the translation layer)
+    "differ": "Accepted / drafted ({ratio:.2f}) is not α ({alpha:.2f}): it stops counting at each step's first "
+              "rejection, so the drafts after it count as drafted and not accepted although they were never tested.",
+    "formula": "If every draft is kept with probability α, E[accepted] / K = α(1 − α^K) / ((1 − α)K) = "
+               "{predicted:.2f} at K = {k}.",
+}
+
+
 def alpha_note(spec: Trace) -> str | None:
     """One sentence on why accepted / drafted is below the α estimate, with the formula that links them; None when
     the trace tested no drafts.
@@ -222,13 +230,11 @@ def alpha_note(spec: Trace) -> str | None:
     if not (math.isfinite(alpha) and math.isfinite(ratio)):
         return None
     k = spec.settings.get("k")
-    text = (f"{RATIO_NAME.capitalize()} ({ratio:.2f}) is not α ({alpha:.2f}): it stops counting at each step's first rejection, "
-            "so the drafts after it count as drafted and not accepted although they were never tested.")
+    sentences = [ALPHA_TEXT["differ"].format(ratio=ratio, alpha=alpha)]
     if isinstance(k, int) and not isinstance(k, bool) and k >= 1:
         predicted = theory.accepted_fraction(min(1.0, max(0.0, alpha)), k)
-        text += (f" If every draft is kept with probability α, E[accepted] / K = α(1 − α^K) / ((1 − α)K) = "
-                 f"{predicted:.2f} at K = {k}.")
-    return text
+        sentences.append(ALPHA_TEXT["formula"].format(predicted=predicted, k=k))
+    return " ".join(sentences)
 
 
 def length_note(spec: Trace, baseline: Trace) -> str | None:

@@ -342,7 +342,7 @@ def render_race(rounds: RaceRounds, *, usual_ms: float | None = None, measured_a
     acc[1].metric(f"{ALPHA_NAME}, estimated", f"{alpha:.2f}" if math.isfinite(alpha) else "–", help=ALPHA_ESTIMATE)
     note = alpha_note(spec)
     if note:
-        acc[2].caption(note + " The Theory explorer's α slider takes the estimate.")
+        acc[2].caption(" ".join((note, "The Theory explorer's α slider takes the estimate.")))
     when = ""
     if measured_at is not None:
         when = (f" Measured at {time.strftime('%H:%M:%S', time.localtime(measured_at))}, not from a cache: press "

@@ -18,6 +18,7 @@ cache compaction that keeps only the accepted path. `tree_nodes=0` is the chain,
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import torch
 from transformers import PreTrainedModel
@@ -79,18 +80,20 @@ def speculative_generate(
                   deadline=deadline, tree=tree)
 
 
+@dataclass(frozen=True)
 class TreeShape:
     """How big a draft tree may grow: at most `nodes` nodes (0 = draft a chain), `width` children per node; and the
     rule that judges it. Checked on construction (a bad value is a ValueError with one sentence)."""
 
-    def __init__(self, nodes: int = 0, width: int = 4, verifier: TreeVerifier = verify_tree):
-        lo, hi = TREE_NODES_RANGE
-        if isinstance(nodes, bool) or not isinstance(nodes, int) or not lo <= nodes <= hi:
-            raise ValueError(f"tree_nodes must be a whole number from {lo} (a chain) to {hi} (got {nodes!r}).")
-        lo, hi = TREE_WIDTH_RANGE
-        if isinstance(width, bool) or not isinstance(width, int) or not lo <= width <= hi:
-            raise ValueError(f"tree_width must be a whole number from {lo} to {hi} (got {width!r}).")
-        self.nodes, self.width, self.verifier = nodes, width, verifier
+    nodes: int = 0
+    width: int = 4
+    verifier: TreeVerifier = verify_tree
+
+    def __post_init__(self) -> None:
+        for name, value, (lo, hi) in (("tree_nodes", self.nodes, TREE_NODES_RANGE),
+                                      ("tree_width", self.width, TREE_WIDTH_RANGE)):
+            if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+                raise ValueError(f"{name} must be a whole number from {lo} to {hi} (got {value!r}).")
 
     def settings(self) -> dict:
         """What the trace's settings record: nothing for a chain, so chain traces stay as they were."""

@@ -106,12 +106,9 @@ class TreeNode:
     depth: int
     draft_prob: float
     target_prob: float
-    status: str  # one of TREE_STATUSES
+    status: str  # accepted, rejected or not reached (trace_schema.TREE_STATUSES)
     uniform: float | None = None
     accept_prob: float | None = None
-
-
-TREE_STATUSES = ("accepted", "rejected", "not reached")
 
 
 @dataclass

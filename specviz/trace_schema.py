@@ -31,6 +31,7 @@ MAX_SECONDS = 1e6
 MAX_DEPTH = 12  # trace > steps > step > decisions > decision > target_top > entry is 7; meta gets a little room
 MODES = ("speculative", "autoregressive")
 KINDS = ("accepted", "rejected", "recovered", "bonus", "target")
+TREE_STATUSES = ("accepted", "rejected", "not reached")  # a tree node's verdict
 
 Check = Callable[[Any], bool]
 
@@ -74,7 +75,7 @@ DECISION = {
 TREE_NODE = {
     "token_id": _whole(0, MAX_TOKEN_ID), "text": _text(MAX_TOKEN_TEXT), "parent": _whole(-1, MAX_TREE_NODES - 1),
     "depth": _whole(1, MAX_DRAFTS), "draft_prob": PROB, "target_prob": PROB,
-    "status": _one_of(("accepted", "rejected", "not reached")), "uniform": _optional(PROB),
+    "status": _one_of(TREE_STATUSES), "uniform": _optional(PROB),
     "accept_prob": _optional(PROB),
 }
 EMITTED = {"token_id": _whole(0, MAX_TOKEN_ID), "text": _text(MAX_TOKEN_TEXT), "kind": _one_of(KINDS),

@@ -1,0 +1,66 @@
+"""Chain against tree, in one run: tokens per target forward (the mean accepted length, bonus and recovered tokens
+included) of a chain of K and of a draft tree, on the same prompts, pair, proposer and settings.
+
+    python -m specviz.scripts.tree_tokens --dtype float32 --prompts 8
+    python -m specviz.scripts.tree_tokens --dtype bfloat16 --tree-nodes 16 --tree-width 4 --k 4
+
+Tokens per forward is a count, not a timing: it says how much each target pass buys, whatever the machine. The
+wall-time ratio it prints next to it is one run's ratio on this machine (on a shared CPU, a rough one).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from dataclasses import replace
+
+from specviz.bench.config import load_suites
+from specviz.models import load_pair
+from specviz.running import run
+from specviz.runspec import RunSpec
+
+
+def tokens_per_forward(traces: list) -> float:
+    """All emitted tokens over all target forwards (steps), pooled over the prompts."""
+    return sum(t.num_tokens for t in traces) / sum(t.num_steps for t in traces)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m specviz.scripts.tree_tokens", description=__doc__.split("\n")[0])
+    parser.add_argument("--pair", default="default")
+    parser.add_argument("--proposer", default="eagle")
+    parser.add_argument("--dtype", default="float32")
+    parser.add_argument("--device", default=None)
+    parser.add_argument("--k", type=int, default=4, help="the chain's K and the tree's depth")
+    parser.add_argument("--tree-nodes", type=int, default=16)
+    parser.add_argument("--tree-width", type=int, default=4)
+    parser.add_argument("--temperature", type=float, default=0.0)
+    parser.add_argument("--prompts", type=int, default=8, help="the first N prompts of the held-out suite")
+    parser.add_argument("--max-new-tokens", type=int, default=64)
+    args = parser.parse_args(argv)
+    chain = RunSpec(pair=args.pair, proposer=args.proposer, k=args.k, max_new_tokens=args.max_new_tokens,
+                    temperature=args.temperature)
+    tree = RunSpec(pair=args.pair, proposer=args.proposer, k=args.k, max_new_tokens=args.max_new_tokens,
+                   temperature=args.temperature, tree_nodes=args.tree_nodes, tree_width=args.tree_width)
+    pair = load_pair(args.pair, device=args.device, dtype=args.dtype)
+    prompts = [p.text for p in load_suites(["held-out"])[0].prompts if p.text][: args.prompts]
+    results: dict[str, list] = {"chain": [], "tree": []}
+    for text in prompts:
+        for name, spec in (("chain", chain), ("tree", tree)):
+            results[name].append(run(replace(spec, prompt=text), pair=pair))
+    same = sum(a.output_ids == b.output_ids for a, b in zip(results["chain"], results["tree"]))
+    chain_tpf, tree_tpf = tokens_per_forward(results["chain"]), tokens_per_forward(results["tree"])
+    wall = sum(t.wall_seconds for t in results["tree"]) / sum(t.wall_seconds for t in results["chain"])
+    print(f"pair {args.pair}, proposer {args.proposer}, {args.dtype} on {next(pair.target.parameters()).device}, T = {args.temperature}, "
+          f"{len(prompts)} held-out prompts x {args.max_new_tokens} new tokens")
+    print(f"  chain K={args.k}:                          {chain_tpf:.2f} tokens per target forward")
+    print(f"  tree {args.tree_nodes} nodes, width {args.tree_width}, depth {args.k}:   {tree_tpf:.2f} tokens per "
+          f"target forward  ({tree_tpf / chain_tpf:.2f}x the chain)")
+    print(f"  tree / chain wall time: {wall:.2f}  (this run, this machine)")
+    print(f"  identical outputs: {same} of {len(prompts)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

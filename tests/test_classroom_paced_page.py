@@ -69,6 +69,8 @@ def test_the_teacher_pushes_watches_opens_round_two_and_reveals(db):
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Answered"] == "2 of 3" and metrics["Round"] == "1" and ":" in metrics["Time"]
     assert "✓" not in _chart_labels(at)  # the room may see the chart: no right answer marked yet
+    who = next(d.value for d in at.dataframe if "name" in d.value.columns)
+    assert list(zip(who["name"], who["round 1"], strict=True)) == [("Ana", "✓"), ("Ben", "✓"), ("Cy", "–")]
 
     at.button(key="paced_round_2").click().run()
     assert store.current(code).round == 2 and {m.label: m.value for m in at.metric}["Answered"] == "0 of 3"
@@ -79,7 +81,8 @@ def test_the_teacher_pushes_watches_opens_round_two_and_reveals(db):
     assert "✓" in _chart_labels(at) and "Round 2 (1 answered)" in _chart_labels(at)
     assert {"Download both rounds (CSV)", "Download the session (JSON)"} <= {b.label for b in
                                                                            at.get("download_button")}
-    assert at.dataframe[0].value["round 1 right"][0] == "1/2 (50%)"
+    mastery = next(d.value for d in at.dataframe if "concept" in d.value.columns)
+    assert mastery["round 1 right"][0] == "1/2 (50%)" and mastery["round 2 right"][0] == "1/1 (100%)"
     assert at.button(key="paced_round_2").disabled and at.button(key="paced_reveal").disabled
 
 

@@ -39,6 +39,8 @@ TEXT = {
     "answered": "Answered",
     "answered_of": "{answered} of {students}",
     "round": "Round",
+    "round_n": "round {n}",
+    "who": "Who has answered ({answered} of {students} in this round)",
     "time": "Time",
     "round_2": "Start round 2 (after the discussion)",
     "reveal": "Reveal the answer",
@@ -125,6 +127,11 @@ def live_panel(store: PacedStore, session: Session) -> None:
                 st.rerun()
     st.plotly_chart(distribution_figure(store.distribution(push), push.round, push.revealed),
                     key=f"paced_chart_{push.id}", config=CONFIG)
+    with st.expander(TEXT["who"].format(answered=answered, students=students)):
+        done = {(rnd, name) for rnd, name, *_ in store.round_answers(push)}
+        st.dataframe([{"name": s.name, **{TEXT["round_n"].format(n=r): "✓" if (r, s.name) in done else "–"
+                                          for r in range(1, push.round + 1)}}
+                      for s in store.students(session.code)], hide_index=True, key="paced_who")
     if push.revealed:
         st.success(answer_sentence(question))
         st.info(question.explanation)

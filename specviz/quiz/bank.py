@@ -107,8 +107,8 @@ def merge_banks(banks: Sequence[Bank]) -> Bank:
     """One bank from several; an id used twice is an error naming both files."""
     seen: dict[str, Question] = {}
     concepts = dict(CONCEPTS)
-    for bank in banks:
-        concepts.update(bank.concepts)
+    for bank in banks:  # every parsed file carries the built-in labels: restating one keeps an earlier file's
+        concepts.update({c: label for c, label in bank.concepts.items() if CONCEPTS.get(c) != label})
         for q in bank.questions:
             if q.id in seen:
                 raise QuizBankError(f"Quiz file '{q.source}', question '{q.id}': that id is already used in "

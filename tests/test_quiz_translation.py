@@ -1,0 +1,223 @@
+"""The Portuguese quiz bank (assets/quiz/pt/): a twin of every bundled file, checked against the English one.
+
+A classroom can mix languages only if both banks ask the same question under one id, show the choices in the same
+order for the same seed, and count the same position as right; these tests hold the bundled twins to that, and show
+that the loader refuses a twin that drifts (a moved answer, a lost or extra question, a changed number or link),
+each time with one sentence naming the file and the question.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+from i18n_check import is_english
+
+import specviz.quiz.bank as bank_module
+from specviz.quiz import BANK_DIR, CONCEPTS, PATHS_ENV, QuizBankError, grade, load_bank, merge_banks, parse_bank
+
+PT_DIR = BANK_DIR / "pt"
+README = BANK_DIR / "README.md"
+
+
+@pytest.fixture(scope="module")
+def banks():
+    """The English and the Portuguese bundled banks, read once (without any teacher's files from the environment)."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.delenv(PATHS_ENV, raising=False)
+        return load_bank(), load_bank(lang="pt")
+
+
+def pairs(banks):
+    en, pt = banks
+    return list(zip(en, pt, strict=True))
+
+
+def right_answer(question):
+    """What a learner submits to be graded right: the choice, the choices, the number, or the items in order."""
+    return question.answer if question.kind in ("single", "numeric") else list(question.answer)
+
+
+# ---- the bundled twins -------------------------------------------------------------------------------------------
+def test_every_bundled_file_has_a_portuguese_twin_and_no_other():
+    english = sorted(p.name for p in BANK_DIR.glob("*.yaml"))
+    assert english, "the bundled bank is empty"
+    assert sorted(p.name for p in PT_DIR.glob("*.yaml")) == english
+
+
+def test_the_portuguese_bank_asks_the_same_questions_in_the_same_order(banks):
+    en, pt = banks
+    assert [q.id for q in pt] == [q.id for q in en]
+    for e, p in pairs(banks):
+        assert (p.kind, p.concept, p.link, p.faq, p.shuffle) == (e.kind, e.concept, e.link, e.faq, e.shuffle), e.id
+        assert (p.formula, p.params, p.tolerance, len(p.choices)) == (e.formula, e.params, e.tolerance,
+                                                                      len(e.choices)), e.id
+        assert p.source == f"pt/{e.source}", e.id  # read from the twin, not the English file
+        assert p.prompt != e.prompt, f"{e.id}'s prompt is not translated"
+        words = re.findall(r"[A-Za-z]{4,}", e.explanation)  # "1 − min(1, 0.1/0.4) = 0.75." reads the same in both
+        assert p.explanation != e.explanation or not words, f"{e.id}'s explanation is not translated"
+
+
+def test_the_portuguese_right_answer_grades_right_and_sits_where_the_english_one_does(banks):
+    for e, p in pairs(banks):
+        assert grade(p, right_answer(p)).correct, p.id
+        if p.kind == "numeric":
+            assert p.answer == e.answer and grade(p, e.answer).correct, p.id
+        elif p.kind == "single":
+            assert p.choices.index(p.answer) == e.choices.index(e.answer), p.id
+            wrong = next(c for c in p.choices if c != p.answer)
+            assert not grade(p, wrong).correct, p.id
+        elif p.kind == "multiple":
+            assert [p.choices.index(a) for a in p.answer] == [e.choices.index(a) for a in e.answer], p.id
+        else:  # ordering: the items are listed in the right order, so the same count is the same answer
+            assert len(p.answer) == len(e.answer) and not grade(p, list(reversed(p.answer))).correct, p.id
+
+
+def test_a_mixed_language_class_sees_the_choices_in_the_same_order(banks):
+    """Question.options(seed) shuffles by the seed and the id only, so each position holds the same choice."""
+    for seed in (0, 7, 2024):
+        for e, p in pairs(banks):
+            en_options, pt_options = e.options(seed), p.options(seed)
+            if e.kind == "ordering":
+                assert [e.answer.index(i) for i in en_options] == [p.answer.index(i) for i in pt_options], e.id
+            else:
+                assert [e.choices.index(c) for c in en_options] == [p.choices.index(c) for c in pt_options], e.id
+            if e.kind in ("single", "multiple"):
+                right = {e.answer} if e.kind == "single" else set(e.answer)
+                right_pt = {p.answer} if p.kind == "single" else set(p.answer)
+                assert [c in right for c in en_options] == [c in right_pt for c in pt_options], e.id
+
+
+def test_no_english_sentence_is_left_in_the_portuguese_bank(banks):
+    _, pt = banks
+    texts = [(q.id, t) for q in pt
+             for t in (q.prompt, q.explanation, *q.choices, *(q.answer if q.kind == "ordering" else ()))]
+    assert len(texts) > 300
+    assert [(qid, t[:80]) for qid, t in texts if is_english(t)] == []
+
+
+def test_the_concepts_have_portuguese_labels_and_the_english_bank_keeps_its_own(banks):
+    en, pt = banks
+    assert all(en.label(c) == label for c, label in CONCEPTS.items())
+    for concept, label in CONCEPTS.items():
+        assert pt.label(concept) != label and not is_english(pt.label(concept)), concept
+    assert pt.label("core_idea") == "O rascunho propõe, o alvo verifica"
+    # an upload merged into the Portuguese bank restates the built-in (English) labels; that must not undo them
+    upload = parse_bank("questions:\n- {id: mine, concept: core_idea, type: single, prompt: '?', choices: [a, b],\n"
+                        "   answer: a, explanation: '.', link: pages/quiz.py}\n", "mine.yaml")
+    assert merge_banks([pt, upload]).label("core_idea") == pt.label("core_idea")
+
+
+def test_only_bundled_files_are_replaced_by_their_twins(tmp_path, banks):
+    """A bundled file named explicitly is translated; a teacher's file stays as written, in any language."""
+    _, pt = banks
+    one = load_bank([BANK_DIR / "01_basics.yaml"], lang="pt")
+    assert [q.prompt for q in one] == [q.prompt for q in pt if q.source == "pt/01_basics.yaml"]
+    mine = tmp_path / "01_basics.yaml"  # the same name as a bundled file, elsewhere
+    mine.write_text("questions:\n- {id: mine, concept: core_idea, type: numeric, prompt: 'How many?', answer: 2,\n"
+                    "   explanation: Two., link: pages/quiz.py}\n", encoding="utf-8")
+    assert [q.prompt for q in load_bank([mine], lang="pt")] == ["How many?"]
+
+
+def test_an_unknown_language_is_one_sentence():
+    with pytest.raises(QuizBankError) as err:
+        load_bank(lang="fr")
+    assert str(err.value) == "The quiz has no language 'fr'; use en or pt."
+
+
+def test_the_quiz_readme_says_where_translations_live_and_what_may_differ():
+    text = README.read_text(encoding="utf-8")
+    section = text[text.index("## Translations"):]
+    for needed in ("assets/quiz/pt/", 'lang="pt"', "same name", "same position", "link", "tolerance", "concepts:"):
+        assert needed in section, needed
+
+
+# ---- a twin that drifts is refused ---------------------------------------------------------------------------------
+@pytest.fixture()
+def copied_bank(tmp_path, monkeypatch):
+    """A copy of assets/quiz that load_bank treats as the bundled bank; edit(name, change) rewrites one pt twin."""
+    root = tmp_path / "quiz"
+    shutil.copytree(BANK_DIR, root)
+    monkeypatch.setattr(bank_module, "BANK_DIR", root)
+    monkeypatch.delenv(PATHS_ENV, raising=False)
+
+    def edit(name: str, change) -> None:
+        path: Path = root / "pt" / name
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        change(data["questions"], {q["id"]: q for q in data["questions"]})
+        path.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False, width=200), encoding="utf-8")
+
+    return edit
+
+
+def _move_answer(questions, by_id):  # a translator reorders the choices, so the right one moves
+    q = by_id["ci-what-is"]
+    q["choices"] = q["choices"][1:] + q["choices"][:1]
+
+
+def _pick_another_answer(questions, by_id):
+    q = by_id["rs-zero"]
+    q["answer"] = q["choices"][3]
+
+
+def _move_one_of_several(questions, by_id):
+    q = by_id["bt-facts"]
+    q["choices"][1], q["choices"][2] = q["choices"][2], q["choices"][1]
+
+
+def _drop_question(questions, by_id):
+    questions.remove(by_id["mb-intensity"])
+
+
+def _add_question(questions, by_id):
+    questions.append({**copy.deepcopy(by_id["q-quality"]), "id": "q-extra"})
+    del questions[-1]["faq"]
+
+
+def _change_number(questions, by_id):  # still within the formula's tolerance, so only the English check sees it
+    by_id["ar-prob-1"]["answer"] = 0.404
+
+
+def _change_link(questions, by_id):
+    by_id["ci-what-is"]["link"] = "pages/playground.py"
+
+
+def _add_choice(questions, by_id):
+    by_id["pl-best-task"]["choices"].append("Escrever poemas em versos livres, sem rima nem métrica.")
+
+
+def _drop_item(questions, by_id):
+    by_id["kv-order"]["answer"].pop()
+
+
+DRIFTS = [
+    ("01_basics.yaml", _move_answer, "ci-what-is", "its right answer is not the choice at the English answer's position"),
+    ("02_rule.yaml", _pick_another_answer, "rs-zero", "its right answer is not the choice at the English answer's"),
+    ("02_rule.yaml", _move_one_of_several, "bt-facts", "its right answers are not the choices at the English answers'"),
+    ("01_basics.yaml", _drop_question, "mb-intensity", "lacks question 'mb-intensity' of its English file"),
+    ("01_basics.yaml", _add_question, "q-extra", "has question 'q-extra', which its English file does not have"),
+    ("02_rule.yaml", _change_number, "ar-prob-1", "its answer or tolerance differs from the English one"),
+    ("01_basics.yaml", _change_link, "ci-what-is", "its link differs from the English one"),
+    ("04_proposers.yaml", _add_choice, "pl-best-task", "it has 5 choices where the English one has 4"),
+    ("03_speedup.yaml", _drop_item, "kv-order", "it orders 4 items where the English one orders 5"),
+]
+
+
+@pytest.mark.parametrize(("name", "change", "qid", "problem"), DRIFTS, ids=[d[1].__name__[1:] for d in DRIFTS])
+def test_a_twin_that_drifts_from_its_english_file_is_one_sentence(copied_bank, banks, name, change, qid, problem):
+    copied_bank(name, change)
+    assert len(load_bank()) == len(banks[0])  # the English copy still loads: only the Portuguese twin is wrong
+    with pytest.raises(QuizBankError) as err:
+        load_bank(lang="pt")
+    message = str(err.value)
+    assert message.startswith(f"Quiz file 'pt/{name}'") and f"'{qid}'" in message and problem in message
+    assert message.endswith(".") and ". " not in message and "\n" not in message  # one sentence
+
+
+def test_the_unchanged_copy_loads(copied_bank, banks):
+    """The drift tests fail for the drift, not for the copy: untouched, the copied twins load like the real ones."""
+    assert [q.prompt for q in load_bank(lang="pt")] == [q.prompt for q in banks[1]]

@@ -29,8 +29,8 @@ TICKET = "ticket"  # the URL value of the exit ticket, the stop after the last l
 
 @dataclass(frozen=True)
 class Lesson:
-    """One lesson. `interaction` names the widget `specviz.ui.learn_view` draws; `page` (and `anchor`) the app page
-    that goes deeper; `checks` are question ids of the bundled bank."""
+    """One lesson. `interaction` names the widget `specviz.ui.learn_view` draws; `page` the app page that goes
+    deeper (and `anchor` with `section`, the part of it); `checks` are question ids of the bundled bank."""
 
     number: int
     slug: str
@@ -42,7 +42,8 @@ class Lesson:
     checks: tuple[str, ...]
     interaction: str
     page: str
-    anchor: str = ""
+    anchor: str = ""  # a section of that page: its anchor (Streamlit's, from the heading) ...
+    section: str = ""  # ... and its heading, which the lesson's link names
     example: str = ""
 
 
@@ -177,7 +178,8 @@ LESSONS: tuple[Lesson, ...] = (
            "the drafts are confident. (The engine does not run trees yet: the Proposers page explains them.)",
            ("medusa", "eagle"),
            ("tree", "candidates", "attention mask", "medusa", "heads", "eagle", "feature space"),
-           ("md-what", "md-tree", "eg-what"), "trees", "pages/proposers.py", anchor="trees"),
+           ("md-what", "md-tree", "eg-what"), "trees", "pages/proposers.py", anchor="trees",
+           section="Tree verification"),
     Lesson(10, "limits", "When speculation stops paying",
            "Name the situations where speculation gives little or makes generation slower.",
            "The trick spends idle arithmetic to save memory reads. When the verify pass is no longer memory-bound, "
@@ -188,7 +190,8 @@ LESSONS: tuple[Lesson, ...] = (
            "an expensive draft (c near 1) or a large v each push it below 1: slower than the target alone. The "
            "Theory explorer shows where the **break-even** line (speedup = 1) lies.",
            ("limits",), ("throughput", "compute-bound", "break-even"),
-           ("lm-large-batch", "lm-situations", "lm-slower"), "limits", "pages/theory.py"),
+           ("lm-large-batch", "lm-situations", "lm-slower"), "limits", "pages/theory.py",
+           anchor="when-speculation-stops-paying", section="When speculation stops paying"),
 )
 
 BY_NUMBER: dict[int, Lesson] = {lesson.number: lesson for lesson in LESSONS}

@@ -97,6 +97,11 @@ def test_every_link_target_exists():
         assert lesson.page in PAGE_FILES
         assert not lesson.example or lesson.example in names
     assert BY_NUMBER[9].anchor == "trees" and 'anchor="trees"' in (ROOT / "pages" / "proposers.py").read_text()
+    # Streamlit's own anchor for a heading without one: its words in lower case, joined by hyphens
+    theory = BY_NUMBER[10]
+    assert theory.anchor == theory.section.lower().replace(" ", "-")
+    assert f'"{theory.section}"' in (ROOT / "specviz" / "ui" / "theory_serving.py").read_text()  # its heading
+    assert all(bool(lesson.anchor) == bool(lesson.section) for lesson in LESSONS)
 
 
 @pytest.mark.parametrize("params, lesson, done", [

@@ -119,6 +119,8 @@ def test_every_lesson_renders_its_interaction_and_checks(fresh, lesson):
     assert _heading(at).startswith(f"Lesson {lesson} of 10") and not at.error
     assert len([m for m in at.markdown if m.value.startswith("**Question ")]) == len(BY_NUMBER[lesson].checks)
     assert at.button(key="learn_next").label == ("Take the exit ticket →" if lesson == 10 else "Next lesson →")
+    deeper = [c.value for c in at.caption if c.value.startswith("Go deeper")]  # a caption outside the app's router
+    assert len(deeper) == 1 and (BY_NUMBER[lesson].section or "Go deeper") in deeper[0]
 
 
 def test_lesson_4_hides_the_verdicts_until_the_learner_predicts_and_reveals(fresh):

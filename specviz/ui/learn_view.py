@@ -34,6 +34,7 @@ TEXT = {
     "check_header": "**Question {number} of {total}**",
     "check_button": "Check",
     "deeper": "Go deeper: the {title} page",
+    "deeper_section": "Go deeper: the {title} page, its section “{section}”",
     "prev": "← Previous lesson",
     "next": "Next lesson →",
     "to_ticket": "Take the exit ticket →",
@@ -134,8 +135,10 @@ def render_lesson(bank: Bank, lesson: Lesson) -> None:
     INTERACTIONS[lesson.interaction](lesson)
     st.markdown(f"##### {TEXT['check']}")
     _checks(bank, lesson)
-    _link(lesson.page, TEXT["deeper"].format(title=PAGE_TITLES.get(lesson.page, lesson.page)),
-          ":material/arrow_forward:")
+    title = PAGE_TITLES.get(lesson.page, lesson.page)
+    # a page link cannot jump to a section (and a #anchor does not survive the page's own URL rewrite): name it
+    _link(lesson.page, TEXT["deeper_section"].format(title=title, section=lesson.section) if lesson.section
+          else TEXT["deeper"].format(title=title), ":material/arrow_forward:")
 
 
 def navigation(progress: Progress) -> None:

@@ -55,8 +55,7 @@ TEXT = {
     "tree": "A tree",
     "tree_nodes": "{nodes} nodes to score in one pass",
     "tree_note": "A simplification: each candidate is kept with chance α, independently, so a position is kept "
-                 "with chance 1 − (1 − α)^width. Real candidates are correlated, so the gain is smaller. "
-                 "[Tree verification on the Proposers page](proposers#trees) draws the mask and the exact rule.",
+                 "with chance 1 − (1 − α)^width. Real candidates are correlated, so the gain is smaller.",
     "v": "v (cost of the verify pass, in one-token target passes)",
     "limits_title": "Speedup against the verify cost v (α = {alpha:.2f}, K = {k}, c = {c:.2f})",
     "break_even": "break-even",

@@ -20,6 +20,7 @@ import json
 import re
 import string
 import sys
+import tempfile
 from pathlib import Path
 
 from babel.messages.catalog import Catalog
@@ -148,7 +149,7 @@ def problems(po: Path = PO, mo: Path = MO, root: Path = ROOT) -> list[str]:
 def translate(translations: dict[str, str | list[str]], po: Path = PO, mo: Path = MO, root: Path = ROOT) -> list[str]:
     """Update the .po from the code, fill the given translations, compile; returns the msgids not in the code."""
     po.parent.mkdir(parents=True, exist_ok=True)
-    with (po.parent.parent.parent / ".specviz-i18n.lock").open("w") as lock:
+    with (Path(tempfile.gettempdir()) / "specviz-i18n.lock").open("w") as lock:  # outside assets/: not shipped
         fcntl.flock(lock, fcntl.LOCK_EX)
         update(po, root)
         catalog = read_catalog(po)

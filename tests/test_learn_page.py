@@ -84,6 +84,11 @@ def test_answer_a_check_then_next_and_the_url_carries_the_progress(fresh):
     at.button(key=f"learn_q1_{second.id}_check").click().run()
     assert at.error[0].value.startswith("Not quite.")
     assert _url(at) == {"lesson": "1", "done": "1"}  # both answered: lesson 1 is done
+    at.button(key=f"learn_q1_{second.id}_again").click().run()  # a wrong answer can be tried again
+    assert not at.error and _url(at) == {"lesson": "1", "done": "1"}
+    _give(at, f"learn_q1_{second.id}_1", second, second.answer)
+    at.button(key=f"learn_q1_{second.id}_1_check").click().run()
+    assert [s.value for s in at.success] == ["Correct.", "Correct."]
     at.button(key="learn_next").click().run()
     assert not at.exception
     assert _heading(at) == "Lesson 2 of 10: The loop: guess cheaply, check in one pass"

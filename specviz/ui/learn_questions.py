@@ -1,0 +1,87 @@
+"""The guided path's questions: each lesson's two or three checks (graded one by one, a wrong one tried again) and
+the six-question exit ticket, with its score and the lessons to revisit. Asked and graded with the Quiz's own pieces
+(`specviz.ui.quiz_view`, `specviz.quiz.QuizRun`); which questions is `specviz.learn`'s data."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from specviz.learn import Lesson, Progress, check_questions, exit_ticket, lessons_to_revisit
+from specviz.quiz import Bank, QuizRun
+from specviz.ui import learn_progress, quiz_view
+
+TEXT = {
+    "check_header": "**Question {number} of {total}**",
+    "check_button": "Check",
+    "again_button": "Try again",
+    "ticket_title": "Exit ticket",
+    "ticket_intro": "Six questions, one for each of the questions people ask most about speculative decoding. "
+                    "Answer them all, then grade them together.",
+    "score": "Your score",
+    "all_right": "All six right: you have the whole idea. The Quiz has more questions on every concept.",
+    "revisit": "Worth another look: the lessons that teach what you missed.",
+    "revisit_button": "Lesson {number}: {title}",
+    "again": "Take the exit ticket again",
+    "quiz_link": "Quiz yourself on the concepts you have met",
+}
+
+
+def _try_again(run: QuizRun, question_id: str) -> None:
+    """Forget a wrong answer so the learner can answer again (the lesson stays done if it was)."""
+    run.grades.pop(question_id, None)
+    run.answers.pop(question_id, None)
+    tries = st.session_state.setdefault("learn_tries", {})
+    tries[question_id] = tries.get(question_id, 0) + 1
+
+
+def checks(bank: Bank, lesson: Lesson) -> None:
+    """The lesson's questions, each with its own Check button; all answered marks the lesson done."""
+    runs = st.session_state.setdefault("learn_checks", {})
+    run: QuizRun = runs.setdefault(lesson.number, QuizRun(check_questions(bank, lesson), seed=0))
+    for number, question in enumerate(run.questions, start=1):
+        with st.container(border=True):
+            st.markdown(TEXT["check_header"].format(number=number, total=len(run.questions)))
+            st.markdown(question.prompt)
+            result = run.grades.get(question.id)
+            tries = st.session_state.setdefault("learn_tries", {}).get(question.id, 0)
+            key = f"learn_q{lesson.number}_{question.id}" + (f"_{tries}" if tries else "")  # a new box per try
+            answer = quiz_view.answer_widget(question, run.seed, key, disabled=result is not None,
+                                             graded=run.answers.get(question.id) if result is not None else None)
+            if result is not None:
+                quiz_view.feedback(question, result)
+                if not result.correct:
+                    st.button(TEXT["again_button"], key=f"{key}_again", on_click=_try_again, args=(run, question.id))
+            elif st.button(TEXT["check_button"], key=f"{key}_check"):
+                if quiz_view.is_blank(answer):
+                    st.warning(quiz_view.TEXT["give_answer"])
+                else:
+                    run.submit(question, answer)
+                    if len(run.grades) == len(run.questions):
+                        learn_progress.finish(lesson.number)
+                    st.rerun()
+
+
+def ticket(bank: Bank, progress: Progress) -> None:
+    """The exit ticket as one sheet; once graded, the score and a button back to each lesson that teaches a miss."""
+    st.subheader(TEXT["ticket_title"], anchor="exit-ticket")
+    st.markdown(TEXT["ticket_intro"])
+    if "learn_ticket" not in st.session_state:
+        st.session_state["learn_ticket"] = QuizRun(exit_ticket(bank), seed=0)
+        st.session_state["learn_ticket_round"] = st.session_state.get("learn_ticket_round", 0) + 1
+    run: QuizRun = st.session_state["learn_ticket"]
+    quiz_view.sheet(run, bank, f"learn_ticket{st.session_state['learn_ticket_round']}")
+    if not run.grades:
+        return
+    st.metric(TEXT["score"], f"{run.n_correct} / {len(run.questions)}")
+    missed = [q for q in run.questions if not run.grades[q.id].correct]
+    if not missed:
+        st.success(TEXT["all_right"])
+    else:
+        st.markdown(TEXT["revisit"])
+        for lesson in lessons_to_revisit(missed):
+            st.button(TEXT["revisit_button"].format(number=lesson.number, title=lesson.title),
+                      key=f"learn_revisit_{lesson.number}", on_click=learn_progress.go, args=(lesson.number,))
+    if st.button(TEXT["again"], key="learn_ticket_again"):
+        del st.session_state["learn_ticket"]
+        st.rerun()
+    learn_progress.link("pages/quiz.py", TEXT["quiz_link"], ":material/quiz:", progress.to_params())

@@ -52,14 +52,14 @@ def test_a_teacher_and_two_students_run_a_question_through_both_rounds(browser, 
     for page in phones:
         page.get_by_text("Your answer is in").wait_for()
         assert page.get_by_text("Correct.").count() == 0 and page.get_by_text("Not quite").count() == 0
-    teacher.get_by_text("2 of 2").wait_for(timeout=FOLLOW_MS)
+    teacher.get_by_text("2 of 2", exact=True).wait_for(timeout=FOLLOW_MS)
 
     teacher.get_by_role("button", name="Start round 2 (after the discussion)").click()
     for page in phones:
         page.get_by_text("Round 2: talk it over").wait_for(timeout=FOLLOW_MS)
         _pick(page, QUESTION.answer)
         page.get_by_text("Your answer is in").wait_for()
-    teacher.get_by_text("2 of 2").wait_for(timeout=FOLLOW_MS)
+    teacher.get_by_text("2 of 2", exact=True).wait_for(timeout=FOLLOW_MS)
     teacher.get_by_role("button", name="Reveal the answer").click()
     for page in phones:
         page.get_by_text("Correct.").wait_for(timeout=FOLLOW_MS)

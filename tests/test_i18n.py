@@ -122,3 +122,15 @@ def test_an_unknown_language_is_one_sentence(bad):
     assert language_code(bad) is None
     with pytest.raises(ValueError, match=r"^Unknown language '.{0,20}': use one of en, pt\.$"):
         set_language(bad)
+
+
+def test_charts_write_their_numbers_the_readers_way():
+    import plotly.graph_objects as go
+
+    from specviz.ui.charts import figure_table, localize
+
+    fig = go.Figure([go.Bar(x=["a"], y=[0.123456], name="bars")], layout={"xaxis_title": "kind"})
+    assert localize(fig).layout.separators == ".,"
+    with using("pt"):
+        assert localize(fig).layout.separators == ",."
+        assert figure_table(fig).to_dict("records") == [{"kind": "a", "bars": "0,123"}]

@@ -15,18 +15,27 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from specviz.i18n import N_, _, get_language
+
 CONFIG: dict[str, Any] = {"displayModeBar": False, "scrollZoom": False, "displaylogo": False, "responsive": True}
-NUMBERS_LABEL = "The numbers in this chart"
+NUMBERS_LABEL = N_("The numbers in this chart")
+SEPARATORS = {"en": ".,", "pt": ",."}  # Plotly's decimal then thousands separator, per language: 1,58 in Portuguese
+
+
+def localize(fig: go.Figure) -> go.Figure:
+    """Write the figure's numbers (ticks, hovers) the reader's way; every chart passes through here or `show`."""
+    fig.update_layout(separators=SEPARATORS[get_language()])
+    return fig
 
 
 def show(fig: go.Figure, key: str, where: Any = None, *, numbers: bool = True) -> None:
     """Draw `fig` with the shared config in `where` (a column or container; default: the page), followed by a folded
     table of the numbers it plots (`figure_table`) unless `numbers` is False (the page shows them another way)."""
     place = where if where is not None else st
-    place.plotly_chart(fig, key=key, config=CONFIG)
+    place.plotly_chart(localize(fig), key=key, config=CONFIG)
     table = figure_table(fig) if numbers else None
     if table is not None:
-        with place.expander(NUMBERS_LABEL):
+        with place.expander(_(NUMBERS_LABEL)):
             st.dataframe(table, hide_index=True, key=f"{key}_numbers")
 
 
@@ -77,5 +86,6 @@ def _value(y: Any) -> str:
     if y is None or (isinstance(y, float) and not math.isfinite(y)):
         return "–"
     if isinstance(y, Number) and not isinstance(y, bool):
-        return f"{float(y):.3g}"
+        text = f"{float(y):.3g}"
+        return text.replace(".", ",") if get_language() == "pt" else text
     return str(y)

@@ -180,3 +180,21 @@ def test_the_timer_reads_minutes_and_seconds_and_stops_at_the_reveal():
     assert doctest.testmod(paced_teacher).failed == 0
     push = SimpleNamespace(round_started_at=100.0, revealed_at=161.0)
     assert paced_teacher.elapsed(push, now=10_000.0) == "1:01"
+
+
+def _push_without_the_pin(db_path: str, code: str) -> None:
+    """A dashboard whose PIN no longer holds (the fragment reruns without the page's PIN gate) tries to push."""
+    from specviz.classroom_paced import PacedStore
+    from specviz.quiz import load_bank
+    from specviz.ui import classroom_paced_teacher
+
+    classroom_paced_teacher._act(PacedStore(db_path).push, code, load_bank().questions[0])
+
+
+def test_only_the_teacher_can_push_open_round_two_or_reveal(db):
+    store, session, _ = _paced(db, ())
+    at = AppTest.from_function(_push_without_the_pin, args=(str(db), session.code), default_timeout=30).run()
+    assert [e.value for e in at.error] == ["Only the teacher can do that; please unlock the teacher view with the PIN."]
+    assert store.current(session.code) is None
+    student = _page()  # the student side of the page has no teacher controls at all
+    assert not {"Push to the class", "Reveal the answer"} & _labels(student)

@@ -7,7 +7,9 @@ PORT   ?= 8501
 
 # make check: the fast tier (< 1 min on 2 cores): no SmolLM2, no browser, no statistical or slow tests, on one
 # worker per core (pytest-xdist).
-FAST   := not slow and not model and not browser and not statistical
+FAST   := not slow and not model and not browser and not statistical and not serving
+# The serving tier (a real vLLM server in .venv-vllm, several minutes) runs only with `make test-serving`.
+SPEC   ?= ngram
 
 .PHONY: run test check setup browser traces i18n clean
 
@@ -38,10 +40,26 @@ run: setup
 	$(VENV)/bin/streamlit run app.py --server.port $(PORT) --server.headless true
 
 test: setup browser
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -m "not serving"
 
 check: setup
 	$(PY) -m pytest -q -m "$(FAST)" -n 2
+
+# A local vLLM server on http://127.0.0.1:8000 (installs the pinned vLLM into .venv-vllm the first time):
+# make serve SPEC=none|ngram|draft|eagle, then make serve-stop.
+serve: setup
+	$(PY) -m specviz serve start --spec $(SPEC)
+
+serve-stop: setup
+	$(PY) -m specviz serve stop
+
+serve-status: setup
+	$(PY) -m specviz serve status
+
+# The serving tier: installs vLLM if needed, starts it with n-gram speculation, checks the counters, the Serving
+# page and a 2-level load sweep, and stops it (also when a test fails).
+test-serving: setup
+	$(PY) -m pytest -q -m serving tests/test_serving_real.py
 
 traces: setup
 	$(PY) -m specviz.scripts.make_traces
@@ -52,4 +70,4 @@ i18n: setup
 	$(PY) -m specviz.scripts.i18n compile
 
 clean:
-	rm -rf $(VENV) .pytest_cache artifacts
+	rm -rf $(VENV) .venv-vllm .serving .pytest_cache artifacts

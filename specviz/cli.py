@@ -1,4 +1,4 @@
-"""The command line: `python -m specviz generate | compare`.
+"""The command line: `python -m specviz generate | compare | bench | serve`.
 
     python -m specviz generate --prompt "Why is the sky blue?"
     python -m specviz compare --prompt "Why is the sky blue?" --k 4
@@ -18,6 +18,7 @@ from dataclasses import replace
 from specviz.bench import add_bench_arguments, run_bench_command
 from specviz.limits import K_RANGE, MAX_NEW_TOKENS_RANGE, PROPOSERS
 from specviz.runspec import RunSpec
+from specviz.serving.cli import add_serve_arguments, run_serve_command
 from specviz.text import visible
 from specviz.trace import Step, TokenKind, Trace
 
@@ -43,6 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
         else:
             cmd.add_argument("--no-warmup", action="store_true", help="skip the short untimed warm-up run")
     add_bench_arguments(commands.add_parser("bench", help="measure speedups over prompt suites (JSON, CSV, markdown)"))
+    add_serve_arguments(commands.add_parser("serve", help="a local vLLM server: start, stop, status, load sweep"))
     return parser
 
 
@@ -128,7 +130,7 @@ def run_bench(args: argparse.Namespace) -> int:
 
 
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {"generate": run_generate, "compare": run_compare,
-                                                            "bench": run_bench}
+                                                            "bench": run_bench, "serve": run_serve_command}
 
 
 # ---- helpers -----------------------------------------------------------------------------------------------------

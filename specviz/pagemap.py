@@ -23,6 +23,7 @@ PAGES: dict[str, list[tuple[str, str, str]]] = {
     ],
     "Engineer": [
         ("pages/models.py", "Models", ":material/memory:"),
+        ("pages/serving.py", "Serving lab", ":material/dns:"),
     ],
 }
 

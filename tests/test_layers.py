@@ -66,6 +66,8 @@ LAYERS: list[tuple[str, list[tuple[str, str]]]] = [
         ("specviz.examples", "recorded example traces: read with the paths, replayed by the ui"),
         ("specviz.pagemap", "the app's page list without Streamlit, so quiz links can be checked below the ui"),
         ("specviz.learn", "the guided path's lessons and URL progress as data, over the quiz bank; the ui draws them"),
+        ("specviz.serving.*", "a vLLM server's metrics, the bounded load generator and the local server's control; "
+                              "it exports the drafts (models layer) and never imports Streamlit"),
         ("specviz.scripts.*", "maintenance commands (traces, screenshots, GPU bench) that drive the library"),
         ("specviz.cli", ""),
         ("specviz.__main__", ""),

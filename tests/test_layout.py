@@ -152,7 +152,7 @@ def test_every_test_marked_by_name_exists_and_every_marker_is_registered():
 
     registered = {line.split(":")[0] for line in
                   tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]["markers"]}
-    assert registered == {"slow", "model", "browser", "statistical"}
+    assert registered == {"slow", "model", "browser", "statistical", "serving"}
     assert {m for marks in TEST_MARKS.values() for m in marks} | set(FIXTURE_MARKS.values()) <= registered
     for key in TEST_MARKS:
         file, function = key.split("::")

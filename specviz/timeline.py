@@ -20,10 +20,12 @@ import math
 from dataclasses import dataclass
 
 from specviz import theory
+from specviz.i18n import N_, _, ngettext, number, percent, times
 from specviz.trace import Trace
 
-BASELINE_NAME = "specviz target-only decoding"
-SPEEDUP_DEFINITION = (
+# Shown through _() where they are read (never translated at import: that would freeze the language).
+BASELINE_NAME = N_("specviz target-only decoding")
+SPEEDUP_DEFINITION = N_(
     "Measured speedup = tokens/s of speculative decoding ÷ tokens/s of specviz's target-only decoding "
     "(same prompt and settings, measured in one run; prefill included in both)."
 )
@@ -114,11 +116,12 @@ def measured_speedup(spec: Trace, baseline: Trace) -> float:
 def check_race(spec: Trace, baseline: Trace) -> None:
     """Raise ValueError unless `spec` is speculative and `baseline` is target-only decoding of the same prompt."""
     if spec.mode != "speculative":
-        raise ValueError("The first trace of a race must come from speculative decoding.")
+        raise ValueError(_("The first trace of a race must come from speculative decoding."))
     if baseline.mode != "autoregressive":
-        raise ValueError(f"The baseline must be {BASELINE_NAME}, but this trace is '{baseline.mode}'.")
+        raise ValueError(_("The baseline must be {baseline}, but this trace is '{mode}'.", baseline=_(BASELINE_NAME),
+                           mode=baseline.mode))
     if list(spec.prompt_ids) != list(baseline.prompt_ids):
-        raise ValueError("These two traces start from different prompts, so their speeds cannot be compared.")
+        raise ValueError(_("These two traces start from different prompts, so their speeds cannot be compared."))
 
 
 @dataclass(frozen=True)
@@ -166,55 +169,72 @@ def race_costs(spec: Trace, baseline: Trace) -> RaceCosts:
 
 
 def explain_race(spec: Trace, baseline: Trace) -> str:
-    """A few plain sentences (Markdown) on why speculation won or lost this race, from the measured costs."""
+    """A few plain sentences (Markdown) on why speculation won or lost this race, from the measured costs.
+
+    Each sentence is one whole message with named values (a translation may reorder them); sentences are joined
+    with spaces."""
     c = race_costs(spec, baseline)
     speedup = measured_speedup(spec, baseline)
-    cost = (f"Each speculative step cost {c.spec_step_ms:.1f} ms on average (drafting {c.spec_draft_ms:.1f} ms + "
-            f"verifying {c.spec_verify_ms:.1f} ms) and emitted **{c.tokens_per_step:.2f} tokens**; one target-only "
-            f"forward cost {c.base_forward_ms:.1f} ms and emitted 1 token. To break even, a step must emit about "
-            f"**{c.break_even_tokens:.2f} tokens**.")
+    cost = _("Each speculative step cost {step} ms on average (drafting {draft} ms + verifying {verify} ms) and "
+             "emitted **{tokens} tokens**; one target-only forward cost {forward} ms and emitted 1 token. To break "
+             "even, a step must emit about **{even} tokens**.", step=number(c.spec_step_ms, 1),
+             draft=number(c.spec_draft_ms, 1), verify=number(c.spec_verify_ms, 1), tokens=number(c.tokens_per_step),
+             forward=number(c.base_forward_ms, 1), even=number(c.break_even_tokens))
     if not math.isfinite(speedup):
         return cost
     if speedup >= 1.05:
-        return (f"Speculation won: {speedup:.2f}× faster. " + cost + " The drafts were accepted often enough "
-                f"(accepted / drafted {c.acceptance_rate:.0%}) that each verify pass bought more tokens than it cost.")
+        return " ".join((_("Speculation won: {speedup} faster.", speedup=times(speedup)), cost,
+                         _("The drafts were accepted often enough (accepted / drafted {rate}) that each verify pass "
+                           "bought more tokens than it cost.", rate=percent(c.acceptance_rate))))
     if speedup > 0.95:
-        return f"About a tie ({speedup:.2f}×). " + cost
+        return " ".join((_("About a tie ({speedup}).", speedup=times(speedup)), cost))
     if c.tokens_per_step < 1.5:
-        paid = []
-        if c.spec_draft_ms > 0.1 * c.base_forward_ms:
-            paid.append(f"drafting ({c.spec_draft_ms:.1f} ms)")
-        if c.spec_verify_ms > 1.1 * c.base_forward_ms:
-            paid.append(f"a verify pass over K+1 positions ({c.spec_verify_ms:.1f} ms, more than a one-token forward)")
-        reason = (f"Few drafts were kept (accepted / drafted {c.acceptance_rate:.0%}), so each step emitted about one "
-                  f"token, no more than a plain forward, while paying for "
-                  f"{' and '.join(paid) or 'the extra work of each step'}.")
+        drafting = c.spec_draft_ms > 0.1 * c.base_forward_ms
+        verifying = c.spec_verify_ms > 1.1 * c.base_forward_ms
+        values = dict(rate=percent(c.acceptance_rate), draft=number(c.spec_draft_ms, 1),
+                      verify=number(c.spec_verify_ms, 1))
+        if drafting and verifying:
+            reason = _("Few drafts were kept (accepted / drafted {rate}), so each step emitted about one token, no "
+                       "more than a plain forward, while paying for drafting ({draft} ms) and a verify pass over K+1 "
+                       "positions ({verify} ms, more than a one-token forward).", **values)
+        elif drafting:
+            reason = _("Few drafts were kept (accepted / drafted {rate}), so each step emitted about one token, no "
+                       "more than a plain forward, while paying for drafting ({draft} ms).", **values)
+        elif verifying:
+            reason = _("Few drafts were kept (accepted / drafted {rate}), so each step emitted about one token, no "
+                       "more than a plain forward, while paying for a verify pass over K+1 positions ({verify} ms, "
+                       "more than a one-token forward).", **values)
+        else:
+            reason = _("Few drafts were kept (accepted / drafted {rate}), so each step emitted about one token, no "
+                       "more than a plain forward, while paying for the extra work of each step.", **values)
     elif c.spec_draft_ms > c.base_forward_ms:
-        reason = ("The draft is not cheap enough: drafting K tokens took longer than a whole target forward, so even "
-                  "accepted drafts cost more than they saved.")
+        reason = _("The draft is not cheap enough: drafting K tokens took longer than a whole target forward, so "
+                   "even accepted drafts cost more than they saved.")
     else:
-        reason = "The tokens each step bought did not cover the cost of drafting plus verifying."
-    verdict = f"Speculation lost: {speedup:.2f}× (slower than target-only). " + cost + " " + reason
+        reason = _("The tokens each step bought did not cover the cost of drafting plus verifying.")
+    verdict = [_("Speculation lost: {speedup} (slower than target-only).", speedup=times(speedup)), cost, reason]
     ratio = c.spec_verify_ms / c.base_forward_ms if c.base_forward_ms > 0 else math.nan
     if ratio > 1.5:
-        verdict += (f" Note also that one verify pass cost {ratio:.1f}× a one-token forward: on this machine the "
-                    "model is not purely memory-bound, so scoring K+1 positions at once is not free.")
-    return verdict
+        verdict.append(_("Note also that one verify pass cost {ratio} a one-token forward: on this machine the model "
+                         "is not purely memory-bound, so scoring K+1 positions at once is not free.",
+                         ratio=times(ratio, 1)))
+    return " ".join(verdict)
 
 
-ALPHA_NAME = "α = E[Σ min(p, q)]"
-RATIO_NAME = "accepted / drafted"
-ALPHA_ESTIMATE = ("The mean of min(1, p/q) at each drafted token the verifier tested. For a draft x ~ q, "
+ALPHA_NAME = "α = E[Σ min(p, q)]"  # a formula: the same in every language
+RATIO_NAME = N_("accepted / drafted")
+ALPHA_ESTIMATE = N_("The mean of min(1, p/q) at each drafted token the verifier tested. For a draft x ~ q, "
                   "E[min(1, p(x)/q(x))] = Σ min(p, q), so this is an unbiased estimate of α from the p and q the "
                   "trace records (it keeps only the top of each distribution, so Σ min(p, q) cannot be summed "
                   "directly).")
 
 
-ALPHA_TEXT = {  # the sentences of alpha_note, whole, with named values (for the translation layer)
-    "differ": "Accepted / drafted ({ratio:.2f}) is not α ({alpha:.2f}): it stops counting at each step's first "
-              "rejection, so the drafts after it count as drafted and not accepted although they were never tested.",
-    "formula": "If every draft is kept with probability α, E[accepted] / K = α(1 − α^K) / ((1 − α)K) = "
-               "{predicted:.2f} at K = {k}.",
+ALPHA_TEXT = {  # the sentences of alpha_note, whole, with named values; translated with _() where used
+    "differ": N_("Accepted / drafted ({ratio}) is not α ({alpha}): it stops counting at each step's first "
+                 "rejection, so the drafts after it count as drafted and not accepted although they were never "
+                 "tested."),
+    "formula": N_("If every draft is kept with probability α, E[accepted] / K = α(1 − α^K) / ((1 − α)K) = "
+                  "{predicted} at K = {k}."),
 }
 
 
@@ -230,10 +250,10 @@ def alpha_note(spec: Trace) -> str | None:
     if not (math.isfinite(alpha) and math.isfinite(ratio)):
         return None
     k = spec.settings.get("k")
-    sentences = [ALPHA_TEXT["differ"].format(ratio=ratio, alpha=alpha)]
+    sentences = [_(ALPHA_TEXT["differ"], ratio=number(ratio), alpha=number(alpha))]
     if isinstance(k, int) and not isinstance(k, bool) and k >= 1:
         predicted = theory.accepted_fraction(min(1.0, max(0.0, alpha)), k)
-        sentences.append(ALPHA_TEXT["formula"].format(predicted=predicted, k=k))
+        sentences.append(_(ALPHA_TEXT["formula"], predicted=number(predicted), k=k))
     return " ".join(sentences)
 
 
@@ -245,9 +265,10 @@ def length_note(spec: Trace, baseline: Trace) -> str | None:
     short, long_ = sorted((spec.num_tokens, baseline.num_tokens))
     if long_ == 0 or short >= 0.75 * long_:
         return None
-    return (f"The two outputs differ in length ({spec.num_tokens} vs {baseline.num_tokens} tokens): at temperature > 0 "
-            "the two methods draw different random numbers, so they can stop at different places. Tokens/s still "
-            "compares them, but a short run is dominated by its prefill; try another seed or more tokens.")
+    return _("The two outputs differ in length ({spec} vs {base} tokens): at temperature > 0 the two methods draw "
+             "different random numbers, so they can stop at different places. Tokens/s still compares them, but a "
+             "short run is dominated by its prefill; try another seed or more tokens.", spec=spec.num_tokens,
+             base=baseline.num_tokens)
 
 
 # ---- a race run several times ---------------------------------------------------------------------------------------
@@ -289,7 +310,7 @@ class RaceRounds:
 
     def __post_init__(self) -> None:
         if not self.rounds:
-            raise ValueError("A race needs at least one round.")
+            raise ValueError(_("A race needs at least one round."))
         for spec, base in self.rounds:
             check_race(spec, base)
 
@@ -343,15 +364,16 @@ def busy_note(rounds: RaceRounds, usual_ms: float | None = None) -> str | None:
     worst = max(medians, default=math.nan)
     if not (worst > BUSY_FACTOR * usual and worst - usual > BUSY_MIN_MS):
         return None
-    shown = ", ".join(f"{m:.0f}" if m >= 10 else f"{m:.1f}" for m in medians)
-    return (f"The machine was busy with other work during this race: a one-token forward of the target usually takes "
-            f"about {usual:.1f} ms here, but its median was {shown} ms in the {_rounds(len(medians))} "
-            f"({worst / usual:.1f}× slower at worst). These timings measure that interference, not speculative "
-            "decoding, so no conclusion is drawn from them: run the race again when the machine is quiet.")
-
-
-def _rounds(n: int) -> str:
-    return "one round" if n == 1 else f"{n} rounds"
+    shown = ", ".join(number(m, 0) if m >= 10 else number(m, 1) for m in medians)
+    return ngettext("The machine was busy with other work during this race: a one-token forward of the target "
+                    "usually takes about {usual} ms here, but its median was {shown} ms in the one round ({worst} "
+                    "slower at worst). These timings measure that interference, not speculative decoding, so no "
+                    "conclusion is drawn from them: run the race again when the machine is quiet.",
+                    "The machine was busy with other work during this race: a one-token forward of the target "
+                    "usually takes about {usual} ms here, but its median was {shown} ms in the {n} rounds ({worst} "
+                    "slower at worst). These timings measure that interference, not speculative decoding, so no "
+                    "conclusion is drawn from them: run the race again when the machine is quiet.",
+                    len(medians), usual=number(usual, 1), shown=shown, worst=times(worst / usual, 1))
 
 
 def spread_sentence(rounds: RaceRounds) -> str:
@@ -365,9 +387,9 @@ def spread_sentence(rounds: RaceRounds) -> str:
     'One round: 1.20×.'
     """
     speedups = rounds.speedups
-    shown = ", ".join(f"{s:.2f}×" if math.isfinite(s) else "–" for s in speedups)
+    shown = ", ".join(times(s) if math.isfinite(s) else "–" for s in speedups)
     if len(speedups) == 1:
-        return f"One round: {shown}."
+        return _("One round: {shown}.", shown=shown)
     low, high = rounds.spread
-    return (f"{len(speedups)} rounds, lanes interleaved: {shown}; median {rounds.median_speedup:.2f}×, spread "
-            f"{low:.2f}–{high:.2f}×.")
+    return _("{n} rounds, lanes interleaved: {shown}; median {median}, spread {low}–{high}.", n=len(speedups),
+             shown=shown, median=times(rounds.median_speedup), low=number(low), high=times(high))

@@ -20,6 +20,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from specviz.examples import list_examples, load_example
+from specviz.i18n import N_, _, ngettext, number, times
 from specviz.running import run, run_target_only
 from specviz.runspec import SETTINGS, WEB_MAX_NEW_TOKENS, RunSpec
 from specviz.timeline import (ALPHA_ESTIMATE, ALPHA_NAME, BASELINE_NAME, RATIO_NAME, SPEEDUP_DEFINITION, Interval,
@@ -32,15 +33,16 @@ from specviz.ui.palette import COLORS, LIGHT_GREY, P_COLOR, Q_COLOR, legend_html
 from specviz.ui.runs import RUN_SECONDS, get_pair, waiting_note, with_turn
 from specviz.ui.tokens import output_html
 
-SPEC_LANE, BASE_LANE = "speculative", "target only"
+# The words below are marked with N_() and translated with _() where they are shown (never at import).
+SPEC_LANE, BASE_LANE = N_("speculative"), N_("target only")
 PHASE_COLORS = {"prefill": LIGHT_GREY, "draft": Q_COLOR, "verify": P_COLOR, "overhead": "#333333"}
-PHASE_NAMES = {"prefill": "prefill (read the prompt)", "draft": "draft: propose K tokens",
-               "verify": "target forward pass", "overhead": "sampling and bookkeeping"}
+PHASE_NAMES = {"prefill": N_("prefill (read the prompt)"), "draft": N_("draft: propose K tokens"),
+               "verify": N_("target forward pass"), "overhead": N_("sampling and bookkeeping")}
 PROPOSERS = {"toy": ("draft", "ngram", "layerskip"), "default": ("eagle", "draft", "layerskip", "ngram")}
-PROPOSER_LABELS = {"draft": "draft model", "ngram": "n-gram lookup (no model)", "layerskip": "layer-skip self-draft",
-                   "eagle": "EAGLE feature drafter (trained)"}
-PAIR_LABELS = {"toy": "toy pair (instant, random weights)", "default": "SmolLM2-135M (real, ~20 s first load)"}
-SOURCES = {"example": "Recorded example (instant)", "live": "Live run"}
+PROPOSER_LABELS = {"draft": N_("draft model"), "ngram": N_("n-gram lookup (no model)"),
+                   "layerskip": N_("layer-skip self-draft"), "eagle": N_("EAGLE feature drafter (trained)")}
+PAIR_LABELS = {"toy": N_("toy pair (instant, random weights)"), "default": N_("SmolLM2-135M (real, ~20 s first load)")}
+SOURCES = {"example": N_("Recorded example (instant)"), "live": N_("Live run")}
 
 
 # ---- settings bound to the URL -----------------------------------------------------------------------------------
@@ -110,27 +112,30 @@ def write_url() -> None:
 
 # ---- inputs -------------------------------------------------------------------------------------------------------
 def source_picker() -> str:
-    return st.radio("What to race", list(SOURCES), format_func=SOURCES.get, horizontal=True, key="race_source")
+    return st.radio(_("What to race"), list(SOURCES), format_func=lambda key: _(SOURCES[key]), horizontal=True,
+                    key="race_source")
 
 
 def example_picker() -> tuple[Trace, Trace] | None:
     """The recorded examples that have a target-only twin; returns the chosen pair of traces."""
     examples = [e for e in list_examples() if e.baseline_path is not None]
     if not examples:
-        st.error("No recorded examples with a target-only trace are installed; run `make traces` or pick a live run.")
+        st.error(_("No recorded examples with a target-only trace are installed; run `make traces` or pick a live "
+                   "run."))
         return None
     names = [e.name for e in examples]
     asked = st.session_state.get("race_example")
     if asked not in names:
         if asked:
-            st.error("The link names a recorded example that does not exist, so the first one is shown instead.")
+            st.error(_("The link names a recorded example that does not exist, so the first one is shown instead."))
         st.session_state["race_example"] = names[0]
     titles = {e.name: e.title for e in examples}
-    name = st.selectbox("Example", names, format_func=titles.get, key="race_example")
+    name = st.selectbox(_("Example"), names, format_func=titles.get, key="race_example")
     spec, base = load_example(name)
     description = next(e.description for e in examples if e.name == name)
     recorded = spec.meta.get("recorded", "")
-    st.caption(description + (f" Recorded {recorded} on a CPU; the times are that machine's." if recorded else ""))
+    recorded_note = _("Recorded {when} on a CPU; the times are that machine's.", when=recorded) if recorded else ""
+    st.caption(" ".join(text for text in (description, recorded_note) if text))
     return spec, base
 
 
@@ -138,17 +143,18 @@ def live_settings() -> RunSpec | str:
     """The live-run widgets; returns the spec they describe (the race runs only when asked), or the sentence that
     says why they cannot run."""
     left, right = st.columns([1, 2])
-    pair = left.selectbox("Models", list(PROPOSERS), format_func=PAIR_LABELS.get, key="race_pair")
+    pair = left.selectbox(_("Models"), list(PROPOSERS), format_func=lambda key: _(PAIR_LABELS[key]), key="race_pair")
     proposers = PROPOSERS[pair]
     if st.session_state.get("race_proposer") not in proposers:
         st.session_state["race_proposer"] = proposers[0]
-    proposer = left.selectbox("Who drafts", proposers, format_func=PROPOSER_LABELS.get, key="race_proposer")
-    prompt = right.text_area("Prompt", key="race_prompt", height=100)
+    proposer = left.selectbox(_("Who drafts"), proposers, format_func=lambda key: _(PROPOSER_LABELS[key]),
+                              key="race_proposer")
+    prompt = right.text_area(_("Prompt"), key="race_prompt", height=100)
     c1, c2, c3, c4 = st.columns(4)
-    k = c1.slider("K (drafts per step)", *SETTINGS["k"].bounds, key="race_k")
-    max_new = c2.slider("Max new tokens", SETTINGS["max_new_tokens"].lo, WEB_MAX_NEW_TOKENS, key="race_max_new")
-    temperature = c3.slider("Temperature", *SETTINGS["temperature"].bounds, step=0.05, key="race_temperature")
-    seed = int(c4.number_input("Seed", *SETTINGS["seed"].bounds, step=1, key="race_seed"))
+    k = c1.slider(_("K (drafts per step)"), *SETTINGS["k"].bounds, key="race_k")
+    max_new = c2.slider(_("Max new tokens"), SETTINGS["max_new_tokens"].lo, WEB_MAX_NEW_TOKENS, key="race_max_new")
+    temperature = c3.slider(_("Temperature"), *SETTINGS["temperature"].bounds, step=0.05, key="race_temperature")
+    seed = int(c4.number_input(_("Seed"), *SETTINGS["seed"].bounds, step=1, key="race_seed"))
     try:
         return RunSpec(pair=pair, proposer=proposer, prompt=prompt, k=k, max_new_tokens=max_new,
                        temperature=float(temperature), seed=seed)
@@ -192,10 +198,12 @@ def measure_race(settings: RunSpec, rounds: int = ROUNDS) -> LiveRace:
         get_pair(settings.pair)
     loading.empty()
     warm, settings = race_specs(settings)
-    bar = st.progress(0.0, text=f"Warming up both lanes...{waiting_note(settings.pair)}")
+    bar = st.progress(0.0, text=_("Warming up both lanes...") + waiting_note(settings.pair))
     device = with_turn(settings.pair, lambda pair: (run(warm, pair=pair), run_target_only(warm, pair=pair),
                                                     pair.device.type)[-1])
     lanes = {"speculative": run, "target-only": run_target_only}
+    running = {"speculative": N_("Round {index} of {rounds}: speculative decoding..."),
+               "target-only": N_("Round {index} of {rounds}: target-only decoding...")}
     measured = []
     for index in range(rounds):
         order = list(lanes) if index % 2 == 0 else list(lanes)[::-1]
@@ -204,12 +212,12 @@ def measure_race(settings: RunSpec, rounds: int = ROUNDS) -> LiveRace:
             traces = {}
             for done, lane in enumerate(order):
                 bar.progress((2 * index + done) / (2 * rounds),
-                             text=f"Round {index + 1} of {rounds}: {lane} decoding...")
+                             text=_(running[lane], index=index + 1, rounds=rounds))
                 traces[lane] = lanes[lane](settings, pair=pair, deadline=time.perf_counter() + RUN_SECONDS)
             return traces
 
-        bar.progress(2 * index / (2 * rounds), text=f"Round {index + 1} of {rounds}: waiting for the model..."
-                     f"{waiting_note(settings.pair)}")
+        bar.progress(2 * index / (2 * rounds), text=_("Round {index} of {rounds}: waiting for the model...",
+                                                       index=index + 1, rounds=rounds) + waiting_note(settings.pair))
         traces = with_turn(settings.pair, one_round)
         measured.append((traces["speculative"], traces["target-only"]))
     bar.empty()
@@ -223,8 +231,9 @@ def measure_race(settings: RunSpec, rounds: int = ROUNDS) -> LiveRace:
 
 
 # ---- charts -------------------------------------------------------------------------------------------------------
-def _ms(seconds: float) -> float:
-    return round(1000 * seconds, 2)
+def _ms(seconds: float) -> str:
+    """Milliseconds for a hover, in the reader's number format (up to two decimals)."""
+    return number(round(1000 * seconds, 2), 2)
 
 
 def _lane_bars(fig: go.Figure, lane: str, bars: list[Interval], *, speculative: bool, legend: set[str]) -> None:
@@ -238,20 +247,21 @@ def _lane_bars(fig: go.Figure, lane: str, bars: list[Interval], *, speculative: 
         segments["draft"].append((bar.start, bar.draft_end, bar))
         segments["verify"].append((bar.draft_end, bar.verify_end, bar))
         segments["overhead"].append((bar.verify_end, bar.end, bar))
-    names = PHASE_NAMES
+    names = {phase: _(name) for phase, name in PHASE_NAMES.items()}
     for phase, segs in segments.items():
         segs = [s for s in segs if s[1] > s[0]]
         if not segs:
             continue
         if phase == "prefill":
-            hover = [f"<b>{lane}</b><br>prefill: {_ms(e - s)} ms" for s, e, _ in segs]
+            hover = [_("<b>{lane}</b><br>prefill: {ms} ms", lane=lane, ms=_ms(e - s)) for s, e, _b in segs]
         elif speculative:
-            hover = [f"<b>step {b.index + 1}</b> ({phase})<br>K = {b.k}, accepted {b.n_accepted}, "
-                     f"emitted {b.n_emitted}<br>draft {_ms(b.draft_seconds)} ms, verify {_ms(b.verify_seconds)} ms, "
-                     f"step {_ms(b.seconds)} ms" for _, _, b in segs]
+            hover = [_("<b>step {step}</b> ({phase})<br>K = {k}, accepted {accepted}, emitted {emitted}<br>draft "
+                       "{draft} ms, verify {verify} ms, step {total} ms", step=b.index + 1, phase=names[phase], k=b.k,
+                       accepted=b.n_accepted, emitted=b.n_emitted, draft=_ms(b.draft_seconds),
+                       verify=_ms(b.verify_seconds), total=_ms(b.seconds)) for _s, _e, b in segs]
         else:
-            hover = [f"<b>target forward {b.index + 1}</b><br>emitted 1 token<br>{_ms(b.seconds)} ms"
-                     for _, _, b in segs]
+            hover = [_("<b>target forward {index}</b><br>emitted 1 token<br>{ms} ms", index=b.index + 1,
+                       ms=_ms(b.seconds)) for _s, _e, b in segs]
         text = [f"+{b.n_emitted}" for _, _, b in segs] if (speculative and phase == "verify") else None
         fig.add_trace(go.Bar(
             y=[lane] * len(segs), x=[e - s for s, e, _ in segs], base=[s for s, _, _ in segs], orientation="h",
@@ -267,13 +277,14 @@ def race_figure(spec: Trace, base: Trace) -> go.Figure:
     """Two lanes on one wall-clock axis: speculative steps (draft + verify) against target-only forwards."""
     fig = go.Figure()
     legend: set[str] = set()
-    _lane_bars(fig, SPEC_LANE, step_intervals(spec), speculative=True, legend=legend)
-    _lane_bars(fig, BASE_LANE, step_intervals(base), speculative=False, legend=legend)
+    spec_lane, base_lane = _(SPEC_LANE), _(BASE_LANE)
+    _lane_bars(fig, spec_lane, step_intervals(spec), speculative=True, legend=legend)
+    _lane_bars(fig, base_lane, step_intervals(base), speculative=False, legend=legend)
     end = max(step_intervals(spec)[-1].end, step_intervals(base)[-1].end)
     fig.update_layout(
         barmode="overlay", height=300, margin=dict(l=10, r=10, t=10, b=10), bargap=0.35,
-        xaxis=dict(title="seconds since generation started", range=[0, end * 1.02]),
-        yaxis=dict(categoryorder="array", categoryarray=[BASE_LANE, SPEC_LANE]),
+        xaxis=dict(title=_("seconds since generation started"), range=[0, end * 1.02]),
+        yaxis=dict(categoryorder="array", categoryarray=[base_lane, spec_lane]),
         showlegend=False, uniformtext=dict(minsize=8, mode="hide"),  # the legend is HTML above it: it wraps
     )
     return fig
@@ -282,14 +293,20 @@ def race_figure(spec: Trace, base: Trace) -> go.Figure:
 def tokens_figure(spec: Trace, base: Trace) -> go.Figure:
     """Output tokens against time for both lanes, as step lines: jumps of several tokens mean drafts paid off."""
     fig = go.Figure()
-    for trace, name, color in ((spec, SPEC_LANE, COLORS[TokenKind.ACCEPTED]), (base, BASE_LANE, COLORS[TokenKind.TARGET])):
-        times, tokens = tokens_over_time(trace)
-        fig.add_trace(go.Scatter(x=times, y=tokens, mode="lines", line=dict(shape="hv", color=color, width=2.5),
-                                 name=f"{name} ({trace.num_tokens} tokens)",
-                                 hovertemplate="%{x:.3f} s: %{y} tokens<extra>" + name + "</extra>"))
-    fig.update_layout(height=320, margin=dict(l=10, r=10, t=10, b=10), xaxis_title="seconds since generation started",
-                      yaxis_title="output tokens", showlegend=False)
+    for trace, lane, color in ((spec, SPEC_LANE, COLORS[TokenKind.ACCEPTED]), (base, BASE_LANE, COLORS[TokenKind.TARGET])):
+        seconds, tokens = tokens_over_time(trace)
+        name = _(lane)
+        fig.add_trace(go.Scatter(x=seconds, y=tokens, mode="lines", line=dict(shape="hv", color=color, width=2.5),
+                                 name=_lane_tokens(lane, trace.num_tokens),
+                                 hovertemplate=_("%{x:.3f} s: %{y} tokens") + "<extra>" + name + "</extra>"))
+    fig.update_layout(height=320, margin=dict(l=10, r=10, t=10, b=10), xaxis_title=_("seconds since generation started"),
+                      yaxis_title=_("output tokens"), showlegend=False)
     return fig
+
+
+def _lane_tokens(lane: str, n: int) -> str:
+    """A lane's name with its output length: "speculative (48 tokens)"."""
+    return ngettext("{lane} ({n} token)", "{lane} ({n} tokens)", n, lane=_(lane))
 
 
 def swatches_html(items: list[tuple[str, str]], line: bool = False) -> str:
@@ -304,18 +321,19 @@ def swatches_html(items: list[tuple[str, str]], line: bool = False) -> str:
 
 # ---- the whole result ---------------------------------------------------------------------------------------------
 def format_speedup(speedup: float) -> str:
-    return f"{speedup:.2f}×" if math.isfinite(speedup) else "–"
+    return times(speedup) if math.isfinite(speedup) else "–"
 
 
 def rounds_table(rounds: RaceRounds) -> list[dict[str, object]]:
     """One row per round: which lane ran first, both speeds, the speedup and the median one-token forward."""
     rows = []
     for index, ((spec, base), forward) in enumerate(zip(rounds.rounds, rounds.forward_ms()), start=1):
-        rows.append({"round": index, "ran first": SPEC_LANE if index % 2 else BASE_LANE,
-                     "speculative tokens/s": f"{spec.tokens_per_second:.1f}",
-                     "target only tokens/s": f"{base.tokens_per_second:.1f}",
-                     "speedup": format_speedup(measured_speedup(spec, base)),
-                     "one-token forward (median)": f"{forward:.1f} ms" if math.isfinite(forward) else "–"})
+        rows.append({_("round"): index, _("ran first"): _(SPEC_LANE) if index % 2 else _(BASE_LANE),
+                     _("speculative tokens/s"): number(spec.tokens_per_second, 1),
+                     _("target only tokens/s"): number(base.tokens_per_second, 1),
+                     _("speedup"): format_speedup(measured_speedup(spec, base)),
+                     _("one-token forward (median)"): _("{ms} ms", ms=number(forward, 1)) if math.isfinite(forward)
+                     else "–"})
     return rows
 
 
@@ -326,29 +344,34 @@ def render_race(rounds: RaceRounds, *, usual_ms: float | None = None, measured_a
     speedup = rounds.median_speedup
     several = len(rounds.rounds) > 1
     cols = st.columns(4)
-    cols[0].metric("Measured speedup", format_speedup(speedup),
-                   help=SPEEDUP_DEFINITION + (" The median of the rounds." if several else ""))
-    cols[1].metric("Speculative, tokens/s", f"{spec.tokens_per_second:.1f}", help=f"{spec.num_tokens} tokens in "
-                   f"{spec.wall_seconds:.2f} s, {spec.num_steps} steps (each one target forward)")
-    cols[2].metric("Target only, tokens/s", f"{base.tokens_per_second:.1f}", help=f"{base.num_tokens} tokens in "
-                   f"{base.wall_seconds:.2f} s, one target forward per token")
-    cols[3].metric("Tokens per step", f"{spec.mean_accepted_length:.2f}",
-                   help="output tokens ÷ speculative steps, recovered and bonus tokens included")
+    definition = _(SPEEDUP_DEFINITION)
+    cols[0].metric(_("Measured speedup"), format_speedup(speedup),
+                   help=" ".join((definition, _("The median of the rounds."))) if several else definition)
+    cols[1].metric(_("Speculative, tokens/s"), number(spec.tokens_per_second, 1),
+                   help=_("{n} tokens in {seconds} s, {steps} steps (each one target forward)", n=spec.num_tokens,
+                          seconds=number(spec.wall_seconds), steps=spec.num_steps))
+    cols[2].metric(_("Target only, tokens/s"), number(base.tokens_per_second, 1),
+                   help=_("{n} tokens in {seconds} s, one target forward per token", n=base.num_tokens,
+                          seconds=number(base.wall_seconds)))
+    cols[3].metric(_("Tokens per step"), number(spec.mean_accepted_length),
+                   help=_("output tokens ÷ speculative steps, recovered and bonus tokens included"))
     rate, alpha = spec.acceptance_rate, spec.mean_accept_prob
     acc = st.columns([1, 1, 2])
-    acc[0].metric(RATIO_NAME.capitalize(), f"{rate:.2f}" if math.isfinite(rate) else "–",
-                  help="Drafted tokens the target kept ÷ all drafted tokens, counting the drafts after a step's "
-                       "first rejection as drafted.")
-    acc[1].metric(f"{ALPHA_NAME}, estimated", f"{alpha:.2f}" if math.isfinite(alpha) else "–", help=ALPHA_ESTIMATE)
+    acc[0].metric(_(RATIO_NAME).capitalize(), number(rate) if math.isfinite(rate) else "–",
+                  help=_("Drafted tokens the target kept ÷ all drafted tokens, counting the drafts after a step's "
+                         "first rejection as drafted."))
+    acc[1].metric(_("{alpha}, estimated", alpha=ALPHA_NAME), number(alpha) if math.isfinite(alpha) else "–",
+                  help=_(ALPHA_ESTIMATE))
     note = alpha_note(spec)
     if note:
-        acc[2].caption(" ".join((note, "The Theory explorer's α slider takes the estimate.")))
-    when = ""
+        acc[2].caption(" ".join((note, _("The Theory explorer's α slider takes the estimate."))))
+    sentences = [definition, _("Baseline: {baseline}.", baseline=_(BASELINE_NAME))]
+    if several:
+        sentences += [spread_sentence(rounds), _("The charts show the median round.")]
     if measured_at is not None:
-        when = (f" Measured at {time.strftime('%H:%M:%S', time.localtime(measured_at))}, not from a cache: press "
-                "**Run the race** to measure again.")
-    rounds_note = f" {spread_sentence(rounds)} The charts show the median round." if several else ""
-    st.caption(f"{SPEEDUP_DEFINITION} Baseline: {BASELINE_NAME}.{rounds_note}{when}")
+        sentences.append(_("Measured at {clock}, not from a cache: press **Run the race** to measure again.",
+                           clock=time.strftime("%H:%M:%S", time.localtime(measured_at))))
+    st.caption(" ".join(sentences))
     busy = busy_note(rounds, usual_ms) if measured_at is not None else None
     if busy:
         st.warning(busy)
@@ -359,23 +382,24 @@ def render_race(rounds: RaceRounds, *, usual_ms: float | None = None, measured_a
     if note:
         st.caption(note)
     if several:
-        st.table(pd.DataFrame(rounds_table(rounds)).set_index("round"))  # wraps on a phone; no hover needed
+        st.table(pd.DataFrame(rounds_table(rounds)).set_index(_("round")))  # wraps on a phone; no hover needed
 
-    st.markdown("**Where the time went.** Each speculative step is an orange drafting segment followed by one blue "
-                "target forward that checks all the drafts; the number on it is how many tokens the step emitted. "
-                "The lane below is plain decoding: one blue forward per token. Hover or tap a segment for its "
-                "numbers; the numbers above are its totals.")
-    st.html(swatches_html([(PHASE_NAMES[p], PHASE_COLORS[p]) for p in PHASE_NAMES]))
+    st.markdown(_("**Where the time went.** Each speculative step is an orange drafting segment followed by one blue "
+                  "target forward that checks all the drafts; the number on it is how many tokens the step emitted. "
+                  "The lane below is plain decoding: one blue forward per token. Hover or tap a segment for its "
+                  "numbers; the numbers above are its totals."))
+    st.html(swatches_html([(_(PHASE_NAMES[p]), PHASE_COLORS[p]) for p in PHASE_NAMES]))
     charts.show(race_figure(spec, base), key="race_lanes", numbers=False)  # the table above has the numbers
-    st.markdown("**How the output grew.** Steep jumps are steps where several drafts were accepted at once.")
-    st.html(swatches_html([(f"{SPEC_LANE} ({spec.num_tokens} tokens)", COLORS[TokenKind.ACCEPTED]),
-                           (f"{BASE_LANE} ({base.num_tokens} tokens)", COLORS[TokenKind.TARGET])], line=True))
+    st.markdown(_("**How the output grew.** Steep jumps are steps where several drafts were accepted at once."))
+    st.html(swatches_html([(_lane_tokens(SPEC_LANE, spec.num_tokens), COLORS[TokenKind.ACCEPTED]),
+                           (_lane_tokens(BASE_LANE, base.num_tokens), COLORS[TokenKind.TARGET])], line=True))
     charts.show(tokens_figure(spec, base), key="race_tokens", numbers=False)
-    with st.expander("The two outputs"):
+    with st.expander(_("The two outputs")):
         st.html(legend_html(tuple(TokenKind), distributions=False))
-        st.markdown(f"**Speculative** ({spec.num_tokens} tokens)")
+        st.markdown(ngettext("**Speculative** ({n} token)", "**Speculative** ({n} tokens)", spec.num_tokens))
         st.html(output_html(spec))
-        st.markdown(f"**Target only** ({base.num_tokens} tokens)")
+        st.markdown(ngettext("**Target only** ({n} token)", "**Target only** ({n} tokens)", base.num_tokens))
         st.html(output_html(base))
-        st.caption("Both follow the target's distribution exactly. With temperature > 0 they still differ, "
-                   "because the two methods use the random numbers differently; at temperature 0 they normally match.")
+        st.caption(_("Both follow the target's distribution exactly. With temperature > 0 they still differ, "
+                     "because the two methods use the random numbers differently; at temperature 0 they normally "
+                     "match."))

@@ -3,22 +3,23 @@ what each costs, needs, wins and loses, and how a tree of drafts is verified."""
 
 import streamlit as st
 
+from specviz.i18n import _
 from specviz.ui import proposers_view as view
 from specviz.ui.frame import route_through_app
 
 route_through_app()
 
-st.title("Proposers: who writes the drafts")
-st.markdown("The verifier never changes: the target scores K+1 positions in one forward pass and keeps each draft "
+st.title(_("Proposers: who writes the drafts"))
+st.markdown(_("The verifier never changes: the target scores K+1 positions in one forward pass and keeps each draft "
             "with probability min(1, p/q). What changes is **who proposes**, and that sets α (how often a draft is "
             "kept) and c (what a draft costs). Each proposer below with a diagram, its costs, what it needs, where "
-            "it wins and loses, a recorded trace where specviz has it, and the quiz questions on it.")
+            "it wins and loses, a recorded trace where specviz has it, and the quiz questions on it."))
 
 for proposer in view.PROPOSERS:
     view.render_proposer(proposer)
     st.divider()
 
-st.header("Tree verification", anchor="trees")
+st.header(_("Tree verification"), anchor="trees")
 view.render_tree_section()
 st.divider()
-st.markdown(view.TREE_TEXT["stops"])
+st.markdown(_(view.TREE_TEXT["stops"]))

@@ -14,6 +14,7 @@ from typing import NamedTuple
 import torch
 
 from specviz.exactness.registry import _pq
+from specviz.i18n import _
 
 
 class StepDecomposition(NamedTuple):
@@ -78,7 +79,7 @@ class RecordedStep:
 def recorded_step(decision) -> RecordedStep:
     """Rebuild p and q, as far as the trace kept them, for one `specviz.trace.Decision`."""
     if not decision.target_top or not decision.draft_top:
-        raise ValueError("This trace was recorded without top-token lists, so p and q cannot be shown.")
+        raise ValueError(_("This trace was recorded without top-token lists, so p and q cannot be shown."))
     texts: dict[int, str] = {}
     p: dict[int, float] = {}
     q: dict[int, float] = {}

@@ -19,13 +19,14 @@ import torch
 from specviz.exactness.registry import Rule, _verifier_of
 from specviz.exactness.rules import VerifierFn
 from specviz.generation import eos_ids
+from specviz.i18n import _, percent
 from specviz.sampling import SamplingConfig
 
 
 def _prompt(input_ids: Sequence[int] | torch.Tensor) -> list[int]:
     ids = input_ids.flatten().tolist() if isinstance(input_ids, torch.Tensor) else [int(i) for i in input_ids]
     if not ids:
-        raise ValueError("The prompt is empty: give at least one token.")
+        raise ValueError(_("The prompt is empty: give at least one token."))
     return ids
 
 
@@ -39,7 +40,7 @@ def next_token_distributions(model, sequences: Sequence[Sequence[int]], sampling
     the sampling settings. One batched forward, no cache."""
     lengths = {len(s) for s in sequences}
     if len(lengths) != 1:
-        raise ValueError("next_token_distributions needs sequences of one length.")
+        raise ValueError(_("next_token_distributions needs sequences of one length."))
     ids = torch.tensor([list(s) for s in sequences], device=_device(model))
     logits = model(input_ids=ids).logits[:, -1, : model.config.vocab_size]  # (n, V)
     return sampling.probs(logits.float()).cpu()
@@ -61,7 +62,8 @@ def proposal_distribution(proposer, input_ids: Sequence[int] | torch.Tensor, sam
     proposal = proposer.propose(ids, 1, sampling, torch.Generator().manual_seed(0))
     proposer.reset()
     if not proposal.tokens:
-        raise ValueError(f"The proposer '{proposer.name}' has no guess after this prompt; try another prompt.")
+        raise ValueError(_("The proposer '{name}' has no guess after this prompt; try another prompt.",
+                           name=proposer.name))
     if proposal.draft_probs is not None:
         return proposal.draft_probs[0].float().cpu()
     return torch.nn.functional.one_hot(torch.tensor(proposal.tokens[0]), vocab_size).float()
@@ -121,8 +123,9 @@ def exact_two_token_distribution(target, input_ids: Sequence[int] | torch.Tensor
             if value > 0:
                 entries[(going_on[index // joint.shape[1]], index % joint.shape[1])] = value
     complete = m == int((p1 > 0).sum())
-    note = (f"exact, by enumerating all {m} possible first tokens" if complete else
-            f"exact for the {m} most likely first tokens ({float(cum[m - 1]):.2%} of p); the rest is 'other'")
+    note = (_("exact, by enumerating all {m} possible first tokens", m=m) if complete else
+            _("exact for the {m} most likely first tokens ({share} of p); the rest is 'other'", m=m,
+              share=percent(float(cum[m - 1]), 2)))
     return _sequence_distribution(entries, max_support, complete, note)
 
 
@@ -169,9 +172,9 @@ def continuation_samples(
     from specviz.decoding import speculative_generate
 
     if isinstance(n, bool) or int(n) != n or n < 1:
-        raise ValueError(f"The number of continuations must be a positive whole number (got {n}).")
+        raise ValueError(_("The number of continuations must be a positive whole number (got {n}).", n=n))
     if not 1 <= length <= 3:
-        raise ValueError(f"Continuations are 1 to 3 tokens long here (got {length}).")
+        raise ValueError(_("Continuations are 1 to 3 tokens long here (got {length}).", length=length))
     fn = _verifier_of(rule)
     prompt = _prompt(input_ids)
     settings = dict(max_new_tokens=length, temperature=temperature, top_k=top_k, top_p=top_p, tokenizer=tokenizer,

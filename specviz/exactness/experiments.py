@@ -17,6 +17,7 @@ import torch
 
 from specviz.exactness.registry import Rule, _check_vectors, _verifier_of
 from specviz.exactness.rules import VerifierFn
+from specviz.i18n import _
 
 
 class Support(NamedTuple):
@@ -53,7 +54,7 @@ def restrict_support(target_probs: torch.Tensor, draft_probs: torch.Tensor, max_
     kept_p, kept_q = p[ids], q[ids]
     cov_p, cov_q = float(kept_p.sum()) / float(p.sum()), float(kept_q.sum()) / float(q.sum())
     if kept_p.sum() <= 0 or kept_q.sum() <= 0:
-        raise ValueError("The kept tokens carry no probability under p or q; this should not happen.")
+        raise ValueError(_("The kept tokens carry no probability under p or q; this should not happen."))
     return Support(ids, kept_p / kept_p.sum(), kept_q / kept_q.sum(), cov_p, cov_q)
 
 
@@ -97,7 +98,7 @@ def one_step_samples(
     point mass on 7). The bonus row is p again: it does not affect the first token.
     """
     if isinstance(n, bool) or int(n) != n or n < 1:
-        raise ValueError(f"The number of samples must be a positive whole number (got {n}).")
+        raise ValueError(_("The number of samples must be a positive whole number (got {n}).", n=n))
     p, q = (torch.as_tensor(x, dtype=torch.float32) for x in (target_probs, draft_probs))
     _check_vectors(p, q)
     fn = _verifier_of(rule)

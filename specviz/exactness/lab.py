@@ -22,6 +22,7 @@ from specviz.exactness.experiments import Support, one_step_samples, restrict_su
 from specviz.exactness.registry import RULES, one_step_distribution
 from specviz.exactness.stats import tv_distance
 from specviz.generation import one_torch_thread
+from specviz.i18n import _, number, percent
 from specviz.models import Pair
 from specviz.running import prompt_ids, proposer_for
 from specviz.runspec import RunSpec
@@ -58,8 +59,9 @@ class StepDistributions:
         s = self.support
         if s.target_coverage >= 1 - 1e-9 and s.draft_coverage >= 1 - 1e-9:
             return ""
-        return (f"Over the {len(s.token_ids):,} tokens that carry almost all the mass ({s.target_coverage:.4%} of p, "
-                f"{s.draft_coverage:.4%} of q), renormalised.")
+        return _("Over the {count} tokens that carry almost all the mass ({p_share} of p, {q_share} of q), "
+                 "renormalised.", count=number(len(s.token_ids), 0), p_share=percent(s.target_coverage, 4),
+                 q_share=percent(s.draft_coverage, 4))
 
 
 @dataclass
@@ -95,16 +97,18 @@ def one_step_lab(dists: StepDistributions, rule: str, n: int, seed: int) -> LabR
     with one_torch_thread():
         samples = one_step_samples(p, q, rule, n, torch.Generator().manual_seed(seed))
         plain = target_samples(p, n, torch.Generator().manual_seed(seed + 1))
-    note = "one step with K = 1: the draft token comes from q, the rule decides, the first emitted token is counted"
-    return LabResult(p.double(), dists.texts, dists.token_ids, samples.tokens, plain, samples.acceptance_rate,
-                     note + (f". {dists.note}" if dists.note else ""))
+    note = _("one step with K = 1: the draft token comes from q, the rule decides, the first emitted token is "
+             "counted")
+    if dists.note:
+        note = _("{note}. {coverage}", note=note, coverage=dists.note)
+    return LabResult(p.double(), dists.texts, dists.token_ids, samples.tokens, plain, samples.acceptance_rate, note)
 
 
 def engine_lab(pair: Pair, spec: RunSpec, rule: str, n: int, length: int, compare: str = "first") -> LabResult:
     """n continuations of `length` tokens through speculative_generate (with the rule) and autoregressive_generate,
     compared with the exact distribution of their first token (`compare="first"`) or first two tokens ("pair")."""
     if compare not in ("first", "pair"):
-        raise ValueError(f"compare must be 'first' or 'pair' (got {compare!r}).")
+        raise ValueError(_("compare must be 'first' or 'pair' (got {compare}).", compare=repr(compare)))
     ids, sampling = prompt_ids(spec, pair), _sampling(spec)
     with one_torch_thread(_tiny(pair)):
         runs = continuation_samples(
@@ -115,18 +119,19 @@ def engine_lab(pair: Pair, spec: RunSpec, rule: str, n: int, length: int, compar
             p = exact_first_token_distribution(pair.target, ids, sampling)
         else:
             truth = exact_two_token_distribution(pair.target, ids, sampling, tokenizer=pair.tokenizer)
-    what = f"{length}-token continuations (speculative with K = {spec.k}, and target-only)"
+    what = _("{length}-token continuations (speculative with K = {k}, and target-only)", length=length, k=spec.k)
     if compare == "first":
         firsts = [torch.tensor([s[0] for s in seqs], dtype=torch.int64) for seqs in (runs.speculative,
                                                                                        runs.autoregressive)]
         wanted = _wanted(firsts, p) if p.shape[0] > SPARSE_ABOVE else range(p.shape[0])
         texts = [pair.tokenizer.decode([i]) if i in wanted else "" for i in range(p.shape[0])]
         return LabResult(p.double(), texts, list(range(p.shape[0])), firsts[0], firsts[1], runs.acceptance_rate,
-                         f"{what}, compared on their first token with the target's exact p")
+                         _("{what}, compared on their first token with the target's exact p", what=what))
     texts = ["".join(pair.tokenizer.decode([t]) for t in seq) for seq in truth.support]
-    return LabResult(truth.probs, texts + ["(other)"], None, truth.categorize([s[:2] for s in runs.speculative]),
+    return LabResult(truth.probs, texts + [_("(other)")], None, truth.categorize([s[:2] for s in runs.speculative]),
                      truth.categorize([s[:2] for s in runs.autoregressive]), runs.acceptance_rate,
-                     f"{what}, compared on their first two tokens; ground truth {truth.note}")
+                     _("{what}, compared on their first two tokens; ground truth {note}", what=what,
+                       note=truth.note))
 
 
 def rules_table(target_probs: torch.Tensor, draft_probs: torch.Tensor, k: int, c: float) -> list[dict]:

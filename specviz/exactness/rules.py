@@ -14,6 +14,7 @@ import math
 
 import torch
 
+from specviz.i18n import _
 from specviz.tree import DraftTree
 from specviz.tree_verifier import TreeVerifyResult, verify_tree
 from specviz.verifier import (Verifier, VerifyResult, accept_probability, check_shapes, residual_distribution,
@@ -144,7 +145,7 @@ def typical_acceptance(
     longer accepted runs."""
     check_shapes(target_probs, draft_probs, draft_tokens)
     if fallback not in ("argmax", "sample"):
-        raise ValueError(f"fallback must be 'argmax' or 'sample' (got {fallback!r}).")
+        raise ValueError(_("fallback must be 'argmax' or 'sample' (got {fallback}).", fallback=repr(fallback)))
 
     def after(i: int) -> torch.Tensor:
         if fallback == "sample":

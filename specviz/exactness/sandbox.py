@@ -17,6 +17,7 @@ import torch
 from specviz.exactness.experiments import one_step_samples
 from specviz.exactness.registry import get_rule, one_step_distribution
 from specviz.exactness.stats import ChiSquareResult, chi_square_test, tv_distance
+from specviz.i18n import _, number
 from specviz.sampling import logits_to_probs
 
 MAX_TOKENS = 8  # the sandbox is meant for a handful of tokens
@@ -48,11 +49,12 @@ class SandboxSamples:
 def _distribution(weights: Sequence[float] | torch.Tensor, name: str) -> torch.Tensor:
     w = torch.as_tensor(weights, dtype=torch.float64)
     if w.dim() != 1 or not 2 <= w.shape[0] <= MAX_TOKENS:
-        raise ValueError(f"{name} must give a number for each of 2 to {MAX_TOKENS} tokens.")
+        raise ValueError(_("{name} must give a number for each of 2 to {max_tokens} tokens.", name=name,
+                           max_tokens=MAX_TOKENS))
     if not torch.isfinite(w).all() or (w < 0).any():
-        raise ValueError(f"{name} must be numbers of at least 0.")
+        raise ValueError(_("{name} must be numbers of at least 0.", name=name))
     if w.sum() <= 0:
-        raise ValueError(f"{name} must give at least one token a weight above 0.")
+        raise ValueError(_("{name} must give at least one token a weight above 0.", name=name))
     return w / w.sum()
 
 
@@ -64,7 +66,7 @@ def tempered(probs: torch.Tensor, temperature: float) -> torch.Tensor:
     [0.658, 0.237, 0.105]
     """
     if temperature < 0:
-        raise ValueError("The temperature must be 0 or more.")
+        raise ValueError(_("The temperature must be 0 or more."))
     logits = torch.log(torch.as_tensor(probs, dtype=torch.float64)).clamp_min(-1e4)
     return logits_to_probs(logits, float(temperature)).double()
 
@@ -81,7 +83,7 @@ def sandbox_step(target_weights: Sequence[float] | torch.Tensor, draft_weights: 
     p = tempered(_distribution(target_weights, "p"), temperature)
     q = tempered(_distribution(draft_weights, "q"), temperature)
     if p.shape != q.shape:
-        raise ValueError("p and q must have the same number of tokens.")
+        raise ValueError(_("p and q must have the same number of tokens."))
     overlap = torch.minimum(p, q)
     alpha = float(overlap.sum())
     mass = (p - q).clamp_min(0)
@@ -98,11 +100,12 @@ def simulate(step: SandboxStep, rule: str, n: int, seed: int = 0) -> SandboxSamp
     (1.0, False)
     """
     if isinstance(n, bool) or int(n) != n or not 1 <= n <= MAX_SAMPLES:
-        raise ValueError(f"The number of samples must be a whole number from 1 to {MAX_SAMPLES:,}.")
+        raise ValueError(_("The number of samples must be a whole number from 1 to {max_samples}.",
+                           max_samples=number(MAX_SAMPLES, 0)))
     entry = get_rule(rule)
     generator = torch.Generator().manual_seed(int(seed))
     samples = one_step_samples(step.target_probs.float(), step.draft_probs.float(), entry, int(n), generator)
     counts = torch.bincount(samples.tokens, minlength=step.target_probs.shape[0])
-    expected, _ = one_step_distribution(entry, step.target_probs, step.draft_probs)
+    expected = one_step_distribution(entry, step.target_probs, step.draft_probs)[0]
     return SandboxSamples(counts, expected, float(samples.accepted.double().mean()),
                           chi_square_test(counts, step.target_probs))

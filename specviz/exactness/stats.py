@@ -15,7 +15,20 @@ import numpy as np
 import scipy.stats
 import torch
 
+from specviz.i18n import _, get_language, ngettext
+
 ArrayLike = torch.Tensor | np.ndarray | Sequence[float]
+
+
+def significant(value: float, digits: int = 2) -> str:
+    """`value` with `digits` significant figures, written the reader's way (a p-value: 0.0012, 3.4e-07; 0,0012 in
+    Portuguese).
+
+    >>> significant(0.001234), significant(3.4e-7)
+    ('0.0012', '3.4e-07')
+    """
+    text = f"{value:.{digits}g}"
+    return text.replace(".", ",") if get_language() == "pt" else text
 
 
 def tv_distance(a: ArrayLike, b: ArrayLike) -> float:
@@ -28,7 +41,7 @@ def tv_distance(a: ArrayLike, b: ArrayLike) -> float:
     """
     a, b = (torch.as_tensor(x, dtype=torch.float64) for x in (a, b))
     if a.shape != b.shape:
-        raise ValueError(f"Both distributions need the same length ({a.shape[-1]} vs {b.shape[-1]}).")
+        raise ValueError(_("Both distributions need the same length ({a} vs {b}).", a=a.shape[-1], b=b.shape[-1]))
     return round(0.5 * float((a / a.sum() - b / b.sum()).abs().sum()), 12)
 
 
@@ -55,7 +68,7 @@ def tv_curve(samples: torch.Tensor, probs: torch.Tensor, points: int = 12, n_min
     samples = torch.as_tensor(samples, dtype=torch.int64)
     total = int(samples.shape[0])
     if total < 1:
-        raise ValueError("A TV curve needs at least one sample.")
+        raise ValueError(_("A TV curve needs at least one sample."))
     probs = torch.as_tensor(probs, dtype=torch.float64)
     ns = sorted({int(round(x)) for x in np.geomspace(min(n_min, total), total, points)})
     tv = [tv_distance(torch.bincount(samples[:m], minlength=probs.shape[0]), probs) for m in ns]
@@ -87,20 +100,23 @@ class ChiSquareResult:
     def verdict(self) -> str:
         """One plain-language sentence."""
         if self.impossible:
-            return (f"Not the target distribution: {self.impossible} of {self.n} samples are tokens the target gives "
-                    f"probability 0.")
+            return ngettext("Not the target distribution: {n} of {total} samples is a token the target gives "
+                            "probability 0.",
+                            "Not the target distribution: {n} of {total} samples are tokens the target gives "
+                            "probability 0.", self.impossible, total=self.n)
         if self.dof == 0 and self.support <= 1:
-            return "Nothing to test: the target puts all its mass on one token, and every sample is that token."
+            return _("Nothing to test: the target puts all its mass on one token, and every sample is that token.")
         if self.dof == 0:
-            return (f"Too few samples to test: with {self.n} samples every outcome is rare, so they all pool into one "
-                    f"group; draw more samples.")
+            return _("Too few samples to test: with {n} samples every outcome is rare, so they all pool into one "
+                     "group; draw more samples.", n=self.n)
+        p_value = significant(self.p_value)
         if self.p_value < 1e-3:
-            return (f"Not the target distribution: a gap this large would happen by chance less than once in a "
-                    f"thousand runs (p = {self.p_value:.2g}).")
+            return _("Not the target distribution: a gap this large would happen by chance less than once in a "
+                     "thousand runs (p = {p_value}).", p_value=p_value)
         if self.p_value < 1e-2:
-            return (f"Borderline (p = {self.p_value:.2g}): suspicious but not conclusive; draw more samples.")
-        return (f"Consistent with the target distribution: the differences are the size chance produces "
-                f"(p = {self.p_value:.2g}).")
+            return _("Borderline (p = {p_value}): suspicious but not conclusive; draw more samples.", p_value=p_value)
+        return _("Consistent with the target distribution: the differences are the size chance produces "
+                 "(p = {p_value}).", p_value=p_value)
 
 
 def chi_square_test(counts: torch.Tensor | Sequence[int], probs: torch.Tensor | Sequence[float],
@@ -116,10 +132,10 @@ def chi_square_test(counts: torch.Tensor | Sequence[int], probs: torch.Tensor | 
     obs = torch.as_tensor(counts, dtype=torch.float64)
     p = torch.as_tensor(probs, dtype=torch.float64)
     if obs.shape != p.shape or obs.dim() != 1:
-        raise ValueError("counts and probs must be vectors of the same length.")
+        raise ValueError(_("counts and probs must be vectors of the same length."))
     n = int(obs.sum())
     if n < 1:
-        raise ValueError("The chi-square test needs at least one sample.")
+        raise ValueError(_("The chi-square test needs at least one sample."))
     p = p / p.sum()
     impossible, support = int(obs[p <= 0].sum()), int((p > 0).sum())
     if impossible:

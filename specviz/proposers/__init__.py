@@ -3,6 +3,7 @@ EAGLE-style feature drafter."""
 
 from __future__ import annotations
 
+from specviz.i18n import _
 from specviz.limits import PROPOSERS
 from specviz.proposers.base import Proposal, Proposer
 from specviz.proposers.draft_model import DraftModelProposer
@@ -21,15 +22,17 @@ def make_proposer(pair, name: str | None = None, *, layers: int | None = None) -
     vocab = pair.target.config.vocab_size
     if name == "draft":
         if pair.draft is None:
-            raise ValueError(f"The pair '{pair.name}' has no separate draft model; use --proposer layerskip or ngram.")
+            raise ValueError(_("The pair '{pair}' has no separate draft model; use --proposer layerskip or ngram.",
+                               pair=pair.name))
         return DraftModelProposer(pair.draft, vocab)
     if name == "eagle":
         if pair.eagle is None:
-            raise ValueError(f"The pair '{pair.name}' has no trained EAGLE drafter; use --proposer layerskip or ngram.")
+            raise ValueError(_("The pair '{pair}' has no trained EAGLE drafter; use --proposer layerskip or ngram.",
+                               pair=pair.name))
         drafter, draft_vocab = pair.eagle
         return EagleProposer(pair.target, drafter, draft_vocab)
     if name == "ngram":
         return NgramProposer()
     if name == "layerskip":
         return LayerSkipProposer(pair.target, layers or default_layers(pair.target), vocab)
-    raise ValueError(f"Unknown proposer '{name}': choose one of {', '.join(PROPOSERS)}.")
+    raise ValueError(_("Unknown proposer '{name}': choose one of {choices}.", name=name, choices=", ".join(PROPOSERS)))

@@ -13,6 +13,7 @@ import copy
 import torch
 from transformers import PreTrainedModel
 
+from specviz.i18n import _
 from specviz.proposers.draft_model import DraftModelProposer
 
 
@@ -20,7 +21,8 @@ def early_exit_model(target: PreTrainedModel, layers: int) -> PreTrainedModel:
     """A model that runs the target's first `layers` decoder layers, sharing every weight with the target."""
     total = target.config.num_hidden_layers
     if not 1 <= layers < total:
-        raise ValueError(f"A layer-skip draft needs 1 to {total - 1} layers of the target's {total} (got {layers}).")
+        raise ValueError(_("A layer-skip draft needs 1 to {most} layers of the target's {total} (got {layers}).",
+                           most=total - 1, total=total, layers=layers))
     config = copy.deepcopy(target.config)
     config.num_hidden_layers = layers
     if getattr(config, "layer_types", None):
@@ -35,7 +37,8 @@ def early_exit_model(target: PreTrainedModel, layers: int) -> PreTrainedModel:
     draft.generation_config = target.generation_config
     leftovers = [name for name, t in [*draft.named_parameters(), *draft.named_buffers()] if t.is_meta]
     if leftovers:
-        raise ValueError(f"This model class cannot be split for layer-skip drafting ({leftovers[0]} is not shared).")
+        raise ValueError(_("This model class cannot be split for layer-skip drafting ({name} is not shared).",
+                           name=leftovers[0]))
     return draft.eval()
 
 

@@ -2,12 +2,14 @@
 diagram each, a recorded trace where specviz has the proposer, the quiz questions that test it, and tree
 verification.
 
-Every sentence a reader sees is in `PROPOSERS`, `TREE_TEXT` or `TEXT` below (named placeholders, no sentences
-glued together), so a translation layer can take them over in one place. p = target, q = draft throughout.
+Every sentence a reader sees is in `PROPOSERS`, `TREE_TEXT`, `TEXT` or `DIAGRAM_LABELS` below, marked with `N_()`
+(named placeholders, no sentences glued together) and translated with `_()` where it is drawn; a diagram's labels
+are translated by `diagram()`. p = target, q = draft throughout.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -18,6 +20,7 @@ from streamlit.errors import StreamlitAPIException
 
 from specviz.examples import list_examples, load_example
 from specviz.exactness import one_step_distribution
+from specviz.i18n import N_, _, get_language, number
 from specviz.quiz import BANK_DIR, load_bank
 from specviz.ui.escaping import escape_markdown
 from specviz.ui.tokens import output_html
@@ -50,156 +53,182 @@ class Proposer:
 
 PROPOSERS: list[Proposer] = [
     Proposer(
-        "draft", "Separate draft model",
-        how="A small language model with the same tokenizer writes K tokens one by one; the target scores them in "
-            "one pass. The classic form (Leviathan et al. 2023, Chen et al. 2023).",
-        costs="A second model's weights and its own KV cache, K draft forwards per step (c is a draft forward's "
-              "cost in target forwards: 0.30 for specviz's 4-layer draft, which still pays the full LM head).",
-        needs="The same tokenizer and vocabulary as the target (or a translation layer); a draft trained on "
-              "similar text, ideally distilled from the target.",
-        wins="A family with a small sibling (a 1B draft for a 70B target: c ≈ 0.02) and predictable text.",
-        loses="When the draft is not much cheaper than the target, or disagrees with it: each wasted draft costs c.",
+        "draft", N_("Separate draft model"),
+        how=N_("A small language model with the same tokenizer writes K tokens one by one; the target scores them in "
+               "one pass. The classic form (Leviathan et al. 2023, Chen et al. 2023)."),
+        costs=N_("A second model's weights and its own KV cache, K draft forwards per step (c is a draft forward's "
+                 "cost in target forwards: 0.30 for specviz's 4-layer draft, which still pays the full LM head)."),
+        needs=N_("The same tokenizer and vocabulary as the target (or a translation layer); a draft trained on "
+                 "similar text, ideally distilled from the target."),
+        wins=N_("A family with a small sibling (a 1B draft for a 70B target: c ≈ 0.02) and predictable text."),
+        loses=N_("When the draft is not much cheaper than the target, or disagrees with it: each wasted draft costs c."),
         dot=f'digraph g {{ {_HEAD} ctx [label="text so far", {_PLAIN}]; d [label="small draft LM\\n(K forwards)", '
             f'{_DRAFT}]; t [label="target\\n(1 pass, K+1 positions)", {_TARGET}]; '
             'ctx -> d [label="tokens"]; d -> t [label="K tokens + q"]; }',
         example="smollm-draft-greedy", quiz_prefixes=("ci-tokenizer",)),
     Proposer(
-        "ngram", "n-gram prompt lookup",
-        how="No model at all: find the last few tokens earlier in the text (the prompt or the output so far) and "
-            "propose what followed them there. q is a point mass on that guess, so min(1, p/q) becomes p(guess).",
-        costs="Almost nothing: a string search per step (c ≈ 0). No weights, no second cache, no training.",
-        needs="Text that repeats: the answer must copy spans of the prompt or of itself.",
-        wins="Summaries, rewrites, code edits, retrieval answers, quoting: 1.9–2.2× here on copying prompts.",
-        loses="Open-ended writing: nothing matches, so there is nothing to draft, or the guesses are wrong.",
+        "ngram", N_("n-gram prompt lookup"),
+        how=N_("No model at all: find the last few tokens earlier in the text (the prompt or the output so far) and "
+               "propose what followed them there. q is a point mass on that guess, so min(1, p/q) becomes p(guess)."),
+        costs=N_("Almost nothing: a string search per step (c ≈ 0). No weights, no second cache, no training."),
+        needs=N_("Text that repeats: the answer must copy spans of the prompt or of itself."),
+        wins=N_("Summaries, rewrites, code edits, retrieval answers, quoting: 1.9–2.2× here on copying prompts."),
+        loses=N_("Open-ended writing: nothing matches, so there is nothing to draft, or the guesses are wrong."),
         dot=f'digraph g {{ {_HEAD} ctx [label="text so far", {_PLAIN}]; m [label="find the last n tokens\\n'
             f'earlier in the text", {_PLAIN}]; t [label="target\\n(1 pass)", {_TARGET}]; '
             'ctx -> m; m -> t [label="what followed them"]; }',
         example="smollm-ngram-t07", quiz_prefixes=("pl-",)),
     Proposer(
-        "layerskip", "Layer-skip self-speculation",
-        how="The target drafts with its own first layers and its own LM head, then verifies with all of them "
-            "(Draft & Verify, LayerSkip). specviz's layer-skip proposer keeps its own cache and recomputes the "
-            "early layers; LayerSkip also reuses the draft's early-layer cache during verification.",
-        costs="No extra weights; a second (shallow) KV cache in specviz. c is the layer fraction plus the LM head "
-              "(≈ 21 % of SmolLM2-135M), so c is well above the layer ratio.",
-        needs="A model trained to exit early (LayerSkip's early-exit loss), or its early layers guess poorly.",
-        wins="One model to serve and store; a good fit for models trained with early exit.",
-        loses="Untrained models: SmolLM2's first 7 of 30 layers rarely agree with the full model (0.23–0.53× here).",
+        "layerskip", N_("Layer-skip self-speculation"),
+        how=N_("The target drafts with its own first layers and its own LM head, then verifies with all of them "
+               "(Draft & Verify, LayerSkip). specviz's layer-skip proposer keeps its own cache and recomputes the "
+               "early layers; LayerSkip also reuses the draft's early-layer cache during verification."),
+        costs=N_("No extra weights; a second (shallow) KV cache in specviz. c is the layer fraction plus the LM head "
+                 "(≈ 21 % of SmolLM2-135M), so c is well above the layer ratio."),
+        needs=N_("A model trained to exit early (LayerSkip's early-exit loss), or its early layers guess poorly."),
+        wins=N_("One model to serve and store; a good fit for models trained with early exit."),
+        loses=N_("Untrained models: SmolLM2's first 7 of 30 layers rarely agree with the full model (0.23–0.53× here)."),
         dot=f'digraph g {{ {_HEAD} e [label="first layers\\n+ LM head", {_DRAFT}]; '
             f'f [label="all layers\\n(1 pass)", {_TARGET}]; e -> f [label="K tokens + q"]; '
             'e -> e [label="K times"]; }',
         example="smollm-layerskip-t07", quiz_prefixes=("ls-",)),
     Proposer(
-        "medusa", "Medusa heads",
-        how="Extra heads on the target's last hidden state each guess one position ahead (head i guesses token "
-            "t+i) in the same pass that verifies; their top guesses form a candidate tree (Cai et al. 2024).",
-        costs="A few small heads (a residual block each); training them on the target's outputs; a tree of "
-              "candidates per pass instead of a chain.",
-        needs="Training data and the target's hidden states; a tree attention mask in the target's kernels.",
-        wins="No separate draft forward at all (c ≈ 0): the guesses ride on the verify pass.",
-        loses="Heads guess blind to each other's tokens, so acceptance falls fast with depth. Its typical acceptance "
-              "(keep any plausible token) is lossy: the output is not p, as the chart below and the Exactness lab "
-              "show. With the exact rule Medusa stays exact.",
+        "medusa", N_("Medusa heads"),
+        how=N_("Extra heads on the target's last hidden state each guess one position ahead (head i guesses token "
+               "t+i) in the same pass that verifies; their top guesses form a candidate tree (Cai et al. 2024)."),
+        costs=N_("A few small heads (a residual block each); training them on the target's outputs; a tree of "
+                 "candidates per pass instead of a chain."),
+        needs=N_("Training data and the target's hidden states; a tree attention mask in the target's kernels."),
+        wins=N_("No separate draft forward at all (c ≈ 0): the guesses ride on the verify pass."),
+        loses=N_("Heads guess blind to each other's tokens, so acceptance falls fast with depth. Its typical acceptance "
+                 "(keep any plausible token) is lossy: the output is not p, as the chart below and the Exactness lab "
+                 "show. With the exact rule Medusa stays exact."),
         dot=f'digraph g {{ {_HEAD} h [label="target\'s last\\nhidden state", {_TARGET}]; '
             f'm1 [label="head 1: t+1", {_DRAFT}]; m2 [label="head 2: t+2", {_DRAFT}]; '
             f'm3 [label="head 3: t+3", {_DRAFT}]; tr [label="candidate tree\\n(verified next pass)", {_PLAIN}]; '
             'h -> m1; h -> m2; h -> m3; m1 -> tr; m2 -> tr; m3 -> tr; }',
         quiz_prefixes=("md-",)),
     Proposer(
-        "eagle", "EAGLE-1/2/3",
-        how="A one-layer drafter reads the target's own features: EAGLE-1 predicts the next hidden state from the "
-            "current one and the next token's embedding (the token shifted by one, which removes the guesswork "
-            "Medusa's heads face) and reads tokens off the target's head. EAGLE-2 grows the candidate tree where "
-            "the drafter is confident; EAGLE-3 drafts from fused low, middle and high layer features and trains "
-            "on its own outputs.",
-        costs="One small layer (specviz's: c = 0.08); training on the target's hidden states; the target must "
-              "hand its features to the drafter after every pass.",
-        needs="Access to the target's hidden states; training data; tree attention for EAGLE-2/3.",
-        wins="Highest acceptance per unit of draft cost among trained drafters; the usual choice in vLLM and SGLang.",
-        loses="A new drafter per target model; under-trained drafters (specviz's, after 34 minutes on a CPU) are "
-              "about break-even.",
+        "eagle", N_("EAGLE-1/2/3"),
+        how=N_("A one-layer drafter reads the target's own features: EAGLE-1 predicts the next hidden state from the "
+               "current one and the next token's embedding (the token shifted by one, which removes the guesswork "
+               "Medusa's heads face) and reads tokens off the target's head. EAGLE-2 grows the candidate tree where "
+               "the drafter is confident; EAGLE-3 drafts from fused low, middle and high layer features and trains "
+               "on its own outputs."),
+        costs=N_("One small layer (specviz's: c = 0.08); training on the target's hidden states; the target must "
+                 "hand its features to the drafter after every pass."),
+        needs=N_("Access to the target's hidden states; training data; tree attention for EAGLE-2/3."),
+        wins=N_("Highest acceptance per unit of draft cost among trained drafters; the usual choice in vLLM and SGLang."),
+        loses=N_("A new drafter per target model; under-trained drafters (specviz's, after 34 minutes on a CPU) are "
+                 "about break-even."),
         dot=f'digraph g {{ {_HEAD} f [label="target features\\n(hidden state)", {_TARGET}]; '
             f'x [label="next token\\n(shifted by one)", {_PLAIN}]; d [label="1 drafter layer", {_DRAFT}]; '
             f'hd [label="target\'s LM head", {_TARGET}]; f -> d; x -> d; d -> hd [label="next feature"]; '
             'd -> d [label="K times"]; }',
         example="smollm-eagle-greedy", quiz_prefixes=("eg-",)),
     Proposer(
-        "mtp", "Multi-token prediction",
-        how="The model is trained from the start to predict several future tokens with extra output modules "
-            "(Gloeckle et al. 2024; DeepSeek-V3's MTP modules). At inference the extra predictions are drafts.",
-        costs="Extra modules trained with the model (not added afterwards); little at inference.",
-        needs="A model pre-trained with the multi-token objective.",
-        wins="Models that ship with MTP heads: drafts are nearly free and well matched (DeepSeek-V3 reports about "
-             "85–90 % acceptance of the second token).",
-        loses="Any model trained without it: you cannot bolt MTP on without retraining.",
+        "mtp", N_("Multi-token prediction"),
+        how=N_("The model is trained from the start to predict several future tokens with extra output modules "
+               "(Gloeckle et al. 2024; DeepSeek-V3's MTP modules). At inference the extra predictions are drafts."),
+        costs=N_("Extra modules trained with the model (not added afterwards); little at inference."),
+        needs=N_("A model pre-trained with the multi-token objective."),
+        wins=N_("Models that ship with MTP heads: drafts are nearly free and well matched (DeepSeek-V3 reports about "
+                "85–90 % acceptance of the second token)."),
+        loses=N_("Any model trained without it: you cannot bolt MTP on without retraining."),
         dot=f'digraph g {{ {_HEAD} tr [label="shared trunk", {_TARGET}]; '
             f'o1 [label="token t+1", {_TARGET}]; o2 [label="module: t+2", {_DRAFT}]; '
             f'o3 [label="module: t+3", {_DRAFT}]; tr -> o1; tr -> o2; o2 -> o3; }}'),
     Proposer(
-        "lookahead", "Lookahead decoding (Jacobi)",
-        how="The target itself iterates guesses for several future positions in parallel (Jacobi iteration), "
-            "collects the n-grams that appear along the way in a pool, and verifies pool entries that start with "
-            "the current token (Fu et al. 2024).",
-        costs="No extra weights; a wider target pass (lookahead window and verification branch) every step.",
-        needs="Spare compute per pass: it trades FLOPs for fewer passes.",
-        wins="GPUs at batch size 1 with idle compute, and no draft model at hand.",
-        loses="Compute-bound settings (CPUs, large batches), where the wider pass is not free.",
+        "lookahead", N_("Lookahead decoding (Jacobi)"),
+        how=N_("The target itself iterates guesses for several future positions in parallel (Jacobi iteration), "
+               "collects the n-grams that appear along the way in a pool, and verifies pool entries that start with "
+               "the current token (Fu et al. 2024)."),
+        costs=N_("No extra weights; a wider target pass (lookahead window and verification branch) every step."),
+        needs=N_("Spare compute per pass: it trades FLOPs for fewer passes."),
+        wins=N_("GPUs at batch size 1 with idle compute, and no draft model at hand."),
+        loses=N_("Compute-bound settings (CPUs, large batches), where the wider pass is not free."),
         dot=f'digraph g {{ {_HEAD} w [label="window of guesses\\n(Jacobi steps)", {_TARGET}]; '
             f'p [label="n-gram pool", {_PLAIN}]; v [label="verify branch", {_TARGET}]; '
             'w -> p [label="new n-grams"]; p -> v [label="matches"]; v -> w [label="next pass"]; }'),
     Proposer(
-        "suffix", "Suffix decoding",
-        how="Like prompt lookup, but over a suffix tree of the prompt and of earlier outputs, across requests; it "
-            "proposes the continuation seen most often and sizes the draft by how often it was right (Oliaro et "
-            "al. 2024).",
-        costs="A suffix tree in CPU memory, updated as outputs arrive; no model.",
-        needs="Repetitive workloads: agents, SQL, code, tool calls that repeat across requests.",
-        wins="Agentic and repeated tasks, where long spans recur (long drafts, high acceptance).",
-        loses="Fresh, varied text, like any lookup method.",
+        "suffix", N_("Suffix decoding"),
+        how=N_("Like prompt lookup, but over a suffix tree of the prompt and of earlier outputs, across requests; it "
+               "proposes the continuation seen most often and sizes the draft by how often it was right (Oliaro et "
+               "al. 2024)."),
+        costs=N_("A suffix tree in CPU memory, updated as outputs arrive; no model."),
+        needs=N_("Repetitive workloads: agents, SQL, code, tool calls that repeat across requests."),
+        wins=N_("Agentic and repeated tasks, where long spans recur (long drafts, high acceptance)."),
+        loses=N_("Fresh, varied text, like any lookup method."),
         dot=f'digraph g {{ {_HEAD} h [label="earlier outputs\\n+ prompt", {_PLAIN}]; '
             f's [label="suffix tree", {_PLAIN}]; t [label="target\\n(1 pass)", {_TARGET}]; '
             'h -> s [label="insert"]; s -> t [label="most frequent\\ncontinuation"]; }'),
 ]
 
 TEXT = {
-    "costs": "**Costs.** {text}",
-    "needs": "**Needs.** {text}",
-    "wins": "**Wins.** {text}",
-    "loses": "**Loses.** {text}",
-    "example_header": "Recorded trace",
-    "example": "Recorded trace: **{title}**. {description}",
-    "example_stats": "{steps} steps, {tokens} tokens, {per_pass:.2f} tokens per target forward (mean accepted "
-                     "length, including the recovered or bonus token); accepted / drafted = {ratio:.2f}, mean "
-                     "min(1, p/q) = {alpha:.2f} (an estimate of α).",
-    "open_example": "Open it in the Playground",
-    "no_example": "specviz has no {title} proposer; the diagram and the notes above are the lesson.",
-    "quiz_header": "Quiz questions on this ({count})",
-    "quiz_item": "- `{id}`: {prompt}",
-    "typical_caption": "p = target, q = draft on six tokens; what one step emits (K = 1) under the exact rule and "
-                       "under Medusa's typical acceptance. The exact rule gives back p; typical acceptance "
-                       "over-emits the likely tokens and never emits the unlikely ones.",
-    "quiz_link": "Practise these in the Quiz",
+    "costs": N_("**Costs.** {text}"),
+    "needs": N_("**Needs.** {text}"),
+    "wins": N_("**Wins.** {text}"),
+    "loses": N_("**Loses.** {text}"),
+    "example_header": N_("Recorded trace"),
+    "example": N_("Recorded trace: **{title}**. {description}"),
+    "example_stats": N_("{steps} steps, {tokens} tokens, {per_pass} tokens per target forward (mean accepted "
+                        "length, including the recovered or bonus token); accepted / drafted = {ratio}, mean "
+                        "min(1, p/q) = {alpha} (an estimate of α)."),
+    "open_example": N_("Open it in the Playground"),
+    "no_example": N_("specviz has no {title} proposer; the diagram and the notes above are the lesson."),
+    "quiz_header": N_("Quiz questions on this ({count})"),
+    "quiz_item": N_("- `{id}`: {prompt}"),
+    "typical_caption": N_("p = target, q = draft on six tokens; what one step emits (K = 1) under the exact rule and "
+                          "under Medusa's typical acceptance. The exact rule gives back p; typical acceptance "
+                          "over-emits the likely tokens and never emits the unlikely ones."),
+    "quiz_link": N_("Practise these in the Quiz"),
 }
 
 TREE_TEXT = {
-    "intro": "Medusa, EAGLE-2/3 and SpecInfer draft a **tree** instead of a chain: several candidates per position, "
-             "each branch a possible continuation. The target scores every node in one pass.",
-    "mask": "**Tree attention mask.** All nodes go into one pass as a flat list; each node may attend only to the "
-            "context and its own ancestors, not to its siblings' branches. ✓ = may attend.",
-    "path": "**Longest accepted path.** Greedy (T = 0): walk down from the root, at each node follow the child "
-            "that equals the target's argmax; stop when none does and emit the argmax there. The green path above.",
-    "exact": "**The exact rule at T > 0** (multi-draft / recursive rejection sampling, SpecInfer, EAGLE-2): at a "
-             "node, try its children one by one. Child x is kept with probability min(1, p(x)/q(x)); if it is "
-             "rejected, replace p by the residual norm(max(0, p − q)) and try the next child against that. If every "
-             "child is rejected, sample the token from the last residual. Each step is the chain rule's exact "
-             "test, so the output is still distributed as p; a tree only raises the chance that some branch is "
-             "kept.",
-    "stops": "**Where speculation stops paying.** It spends idle compute to save weight reads. At large batch sizes "
-             "the target's pass is already compute-bound, so verifying K+1 positions per sequence costs nearly "
-             "K+1 times as much and rejected drafts waste it; serving engines advise speculation for low and "
-             "medium load. The exception is long contexts: every sequence still reads its whole KV cache per "
-             "token, so attention stays memory-bound and speculation pays again (MagicDec).",
+    "intro": N_("Medusa, EAGLE-2/3 and SpecInfer draft a **tree** instead of a chain: several candidates per position, "
+                "each branch a possible continuation. The target scores every node in one pass."),
+    "mask": N_("**Tree attention mask.** All nodes go into one pass as a flat list; each node may attend only to the "
+               "context and its own ancestors, not to its siblings' branches. ✓ = may attend."),
+    "path": N_("**Longest accepted path.** Greedy (T = 0): walk down from the root, at each node follow the child "
+               "that equals the target's argmax; stop when none does and emit the argmax there. The green path above."),
+    "exact": N_("**The exact rule at T > 0** (multi-draft / recursive rejection sampling, SpecInfer, EAGLE-2): at a "
+                "node, try its children one by one. Child x is kept with probability min(1, p(x)/q(x)); if it is "
+                "rejected, replace p by the residual norm(max(0, p − q)) and try the next child against that. If every "
+                "child is rejected, sample the token from the last residual. Each step is the chain rule's exact "
+                "test, so the output is still distributed as p; a tree only raises the chance that some branch is "
+                "kept."),
+    "stops": N_("**Where speculation stops paying.** It spends idle compute to save weight reads. At large batch sizes "
+                "the target's pass is already compute-bound, so verifying K+1 positions per sequence costs nearly "
+                "K+1 times as much and rejected drafts waste it; serving engines advise speculation for low and "
+                "medium load. The exception is long contexts: every sequence still reads its whole KV cache per "
+                "token, so attention stays memory-bound and speculation pays again (MagicDec)."),
 }
+
+# every label in the diagrams above (and "context" in the tree's), as written there: `diagram()` translates them
+DIAGRAM_LABELS = frozenset([
+    N_("text so far"), N_("small draft LM\\n(K forwards)"), N_("target\\n(1 pass, K+1 positions)"), N_("tokens"),
+    N_("K tokens + q"), N_("find the last n tokens\\nearlier in the text"), N_("target\\n(1 pass)"),
+    N_("what followed them"), N_("first layers\\n+ LM head"), N_("all layers\\n(1 pass)"), N_("K times"),
+    N_("target's last\\nhidden state"), N_("head 1: t+1"), N_("head 2: t+2"), N_("head 3: t+3"),
+    N_("candidate tree\\n(verified next pass)"), N_("target features\\n(hidden state)"),
+    N_("next token\\n(shifted by one)"), N_("1 drafter layer"), N_("target's LM head"), N_("next feature"),
+    N_("shared trunk"), N_("token t+1"), N_("module: t+2"), N_("module: t+3"),
+    N_("window of guesses\\n(Jacobi steps)"), N_("n-gram pool"), N_("verify branch"), N_("new n-grams"),
+    N_("matches"), N_("next pass"), N_("earlier outputs\\n+ prompt"), N_("suffix tree"), N_("insert"),
+    N_("most frequent\\ncontinuation"), N_("context"),
+])
+_LABEL = re.compile(r'label="([^"]*)"')
+
+
+def diagram(dot: str) -> str:
+    """A diagram with its labels in the reader's language (token labels, which are not in DIAGRAM_LABELS, stay)."""
+    def translated(match: re.Match) -> str:
+        text = match.group(1)
+        shown = _(text).replace('"', "'") if text in DIAGRAM_LABELS else text
+        return f'label="{shown}"'
+
+    return _LABEL.sub(translated, dot)
+
 
 # a small candidate tree: (token, parent index or -1 for the root's children); node 0 is the context's last token
 TREE_NODES: list[tuple[str, int]] = [("the", -1), ("cat", 0), ("dog", 0), ("sat", 1), ("is", 1), ("ran", 2),
@@ -242,24 +271,28 @@ def mask_frame() -> pd.DataFrame:
     return pd.DataFrame([["✓" if m else "·" for m in row] for row in mask], index=names, columns=names)
 
 
-@lru_cache(maxsize=1)
-def _bank():
-    return load_bank([BANK_DIR])
+@lru_cache(maxsize=4)
+def _bank(lang: str = "en"):
+    return load_bank([BANK_DIR], lang=lang)
 
 
 def quiz_items(prefixes: tuple[str, ...]) -> list[tuple[str, str]]:
-    """(id, prompt) of the bundled questions whose id starts with one of `prefixes`."""
-    return [(q.id, q.prompt) for q in _bank() if prefixes and q.id.startswith(prefixes)]
+    """(id, prompt) of the bundled questions whose id starts with one of `prefixes`, in the reader's language."""
+    return [(q.id, q.prompt) for q in _bank(get_language()) if prefixes and q.id.startswith(prefixes)]
 
 
 def typical_vs_exact() -> pd.DataFrame:
     """One step's output distribution under the exact rule and under typical acceptance, next to p."""
     p = torch.tensor([0.40, 0.25, 0.15, 0.10, 0.06, 0.04])
     q = torch.tensor([0.20, 0.30, 0.10, 0.20, 0.10, 0.10])
-    exact, _ = one_step_distribution("exact", p, q)
-    typical, _ = one_step_distribution("typical_acceptance", p, q)
+    exact = one_step_distribution("exact", p, q)[0]
+    typical = one_step_distribution("typical_acceptance", p, q)[0]
     return pd.DataFrame({"p (target)": p.double().tolist(), "exact rule": exact.tolist(),
                          "typical acceptance": typical.tolist()}, index=list("ABCDEF"))
+
+
+TYPICAL_COLUMNS = {"p (target)": N_("p (target)"), "exact rule": N_("exact rule"),
+                   "typical acceptance": N_("typical acceptance")}
 
 
 def _link(page: str, label: str, icon: str, query: dict[str, str] | None = None) -> None:
@@ -276,52 +309,61 @@ def render_example(name: str, key: str) -> None:
     if name not in examples:
         return
     example = examples[name]
-    trace, _ = load_example(name)
-    st.markdown(TEXT["example"].format(title=escape_markdown(example.title),
-                                       description=escape_markdown(example.description)))
-    st.caption(TEXT["example_stats"].format(steps=trace.num_steps, tokens=trace.num_tokens,
-                                            per_pass=trace.mean_accepted_length, ratio=trace.acceptance_rate,
-                                            alpha=trace.mean_accept_prob))
+    trace = load_example(name)[0]
+    title, description = example_text(example)
+    st.markdown(_(TEXT["example"], title=escape_markdown(title), description=escape_markdown(description)))
+    st.caption(_(TEXT["example_stats"], steps=trace.num_steps, tokens=trace.num_tokens,
+                 per_pass=number(trace.mean_accepted_length, 2), ratio=number(trace.acceptance_rate, 2),
+                 alpha=number(trace.mean_accept_prob, 2)))
     st.html(output_html(trace, upto=6))
-    _link("pages/playground.py", TEXT["open_example"], ":material/play_circle:",
+    _link("pages/playground.py", _(TEXT["open_example"]), ":material/play_circle:",
           {"source": "example", "example": name})
+
+
+def example_text(example) -> tuple[str, str]:
+    """An example's title and description in the reader's language (specviz.examples translates the shipped ones)."""
+    return getattr(example, "shown_title", example.title), getattr(example, "shown_description", example.description)
 
 
 def render_proposer(proposer: Proposer) -> None:
     """One proposer: its diagram, how it works, costs, needs, wins and losses, its trace and its quiz items."""
-    st.subheader(proposer.title, anchor=f"proposer-{proposer.key}")
+    title = _(proposer.title)
+    st.subheader(title, anchor=f"proposer-{proposer.key}")
     left, right = st.columns([2, 3])
     with left:
-        st.graphviz_chart(proposer.dot, width="content")
+        st.graphviz_chart(diagram(proposer.dot), width="content")
     with right:
-        st.markdown(proposer.how)
+        st.markdown(_(proposer.how))
         for field in ("costs", "needs", "wins", "loses"):
-            st.markdown(TEXT[field].format(text=getattr(proposer, field)))
+            st.markdown(_(TEXT[field], text=_(getattr(proposer, field))))
     if proposer.key == "medusa":
-        st.bar_chart(typical_vs_exact(), stack=False, height=220)
-        st.caption(TEXT["typical_caption"])
+        frame = typical_vs_exact().rename(columns={k: _(v) for k, v in TYPICAL_COLUMNS.items()})
+        st.bar_chart(frame, stack=False, height=220)
+        st.caption(_(TEXT["typical_caption"]))
     if proposer.example:
-        with st.expander(TEXT["example_header"]):
+        with st.expander(_(TEXT["example_header"])):
             render_example(proposer.example, proposer.key)
     else:
-        st.caption(TEXT["no_example"].format(title=proposer.title))
+        st.caption(_(TEXT["no_example"], title=title))
     items = quiz_items(proposer.quiz_prefixes)
     if items:
-        with st.expander(TEXT["quiz_header"].format(count=len(items))):
-            st.markdown("\n".join(TEXT["quiz_item"].format(id=i, prompt=escape_markdown(" ".join(p.split())))
-                                  for i, p in items))
-            _link("pages/quiz.py", TEXT["quiz_link"], ":material/quiz:")
+        with st.expander(_(TEXT["quiz_header"], count=len(items))):
+            st.markdown(quiz_list(items))
+            _link("pages/quiz.py", _(TEXT["quiz_link"]), ":material/quiz:")
+
+
+def quiz_list(items: list[tuple[str, str]]) -> str:
+    return "\n".join(_(TEXT["quiz_item"], id=i, prompt=escape_markdown(" ".join(p.split()))) for i, p in items)
 
 
 def render_tree_section() -> None:
     """Tree verification: the candidate tree, its attention mask, the accepted path and the exact rule."""
-    st.markdown(TREE_TEXT["intro"])
-    st.graphviz_chart(tree_dot(), width="content")
-    st.markdown(TREE_TEXT["path"])
-    st.markdown(TREE_TEXT["mask"])
+    st.markdown(_(TREE_TEXT["intro"]))
+    st.graphviz_chart(diagram(tree_dot()), width="content")
+    st.markdown(_(TREE_TEXT["path"]))
+    st.markdown(_(TREE_TEXT["mask"]))
     st.dataframe(mask_frame(), width="content")
-    st.markdown(TREE_TEXT["exact"])
+    st.markdown(_(TREE_TEXT["exact"]))
     items = quiz_items(("md-tree",))
     if items:
-        st.markdown("\n".join(TEXT["quiz_item"].format(id=i, prompt=escape_markdown(" ".join(p.split())))
-                              for i, p in items))
+        st.markdown(quiz_list(items))

@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from specviz.i18n import N_, _
 from specviz.quiz.schema import FAQ_TOPICS, Bank, Question
 
 TICKET = "ticket"  # the URL value of the exit ticket, the stop after the last lesson
@@ -46,11 +47,24 @@ class Lesson:
     section: str = ""  # ... and its heading, which the lesson's link names
     example: str = ""
 
+    # The texts are English messages (marked with N_ below); these give them in the reader's language.
+    def shown_title(self) -> str:
+        return _(self.title)
+
+    def shown_objective(self) -> str:
+        return _(self.objective)
+
+    def shown_text(self) -> str:
+        return _(self.text)
+
+    def shown_section(self) -> str:
+        return _(self.section) if self.section else ""
+
 
 LESSONS: tuple[Lesson, ...] = (
-    Lesson(1, "why-slow", "Why decoding is slow",
-           "Explain why a large model writing one token at a time waits on memory, not on arithmetic.",
-           "A language model writes text one **token** (a word or a piece of one; the model's list of them is its "
+    Lesson(1, "why-slow", N_("Why decoding is slow"),
+           N_("Explain why a large model writing one token at a time waits on memory, not on arithmetic."),
+           N_("A language model writes text one **token** (a word or a piece of one; the model's list of them is its "
            "**vocabulary**) at a time, starting from the **prompt**, the text it is given. Each token costs one "
            "**forward pass**: one run of the whole network over the text so far, which reads every **weight** (the "
            "model's learned numbers, also called **parameters**) from memory. Each token depends on the ones before "
@@ -67,15 +81,15 @@ LESSONS: tuple[Lesson, ...] = (
            "are never computed again, attention keeps two vectors per token and layer (keys and values): the "
            "**KV cache**. It is read on every pass too, so a long text adds to the bytes read per token. The last "
            "layer gives one score per vocabulary token, the **logits**, which become the next token's "
-           "probabilities.",
+           "probabilities."),
            ("memory_bound",),
            ("token", "vocabulary", "prompt", "forward pass", "parameters", "fp16", "flops", "batch size", "sequence",
             "memory-bound", "memory bandwidth", "decoder", "layers", "embedding", "hidden state", "attention",
             "feed-forward", "kv cache", "logits"),
            ("mb-bandwidth-bound", "mb-intensity"), "bandwidth", "pages/overview.py"),
-    Lesson(2, "loop", "The loop: guess cheaply, check in one pass",
-           "Describe one round of speculative decoding: propose, verify, accept or reject, correct.",
-           "Speculative decoding adds a second, much smaller model: the **draft**. The big model whose text we "
+    Lesson(2, "loop", N_("The loop: guess cheaply, check in one pass"),
+           N_("Describe one round of speculative decoding: propose, verify, accept or reject, correct."),
+           N_("Speculative decoding adds a second, much smaller model: the **draft**. The big model whose text we "
            "want is the **target**. Each **round** (also called a **step**) has four parts:\n\n"
            "1. **Propose.** The draft guesses the next **K** tokens, one after another. Its guesses are called "
            "**drafts** (or drafted tokens). The draft is small, so this is cheap.\n"
@@ -87,22 +101,22 @@ LESSONS: tuple[Lesson, ...] = (
            "4. **Correct.** At the first rejected draft the target writes a token of its own in its place, a "
            "**recovered** token, and the drafts after it are dropped. If every draft is kept, the slot after the "
            "last one gives one more token for free, a **bonus** token.\n\n"
-           "So one target pass writes (**emits**) between 1 and K+1 tokens instead of exactly 1.",
+           "So one target pass writes (**emits**) between 1 and K+1 tokens instead of exactly 1."),
            ("core_idea",), ("draft", "target", "round", "drafts", "recovered", "bonus", "emits"),
            ("mb-verify-cheap", "ci-round-facts"), "loop", "pages/playground.py"),
-    Lesson(3, "rule", "The rule: keep x with probability min(1, p/q)",
-           "Apply the accept rule to one draft and say when a draft is always kept.",
-           "The draft does not just name a token x: it draws x from its own probabilities, **q** (q(x) is how likely "
-           "the draft thought x was). The target's pass gives its own probabilities **p** at the same position. "
+    Lesson(3, "rule", N_("The rule: keep x with probability min(1, p/q)"),
+           N_("Apply the accept rule to one draft and say when a draft is always kept."),
+           N_("The draft does not just name a token x: it draws x from its own probabilities, **q** (q(x) is how "
+           "likely the draft thought x was). The target's pass gives its own probabilities **p** at the same position. "
            "The check (the **verifier**) keeps x with probability **min(1, p(x) / q(x))**: it draws a **uniform** random number u "
            "between 0 and 1 (written U(0, 1)) and keeps x when u < min(1, p(x)/q(x)).\n\n"
            "If the target likes x at least as much as the draft did (p ≥ q), x is always kept. If the draft was "
-           "over-confident (p < q), x survives only a fraction p/q of the time.",
+           "over-confident (p < q), x survives only a fraction p/q of the time."),
            ("accept_rule",), ("verifier", "uniform", "min(1, p"),
            ("ar-prob-1", "ar-verdict", "ar-why-always"), "rule", "pages/playground.py"),
-    Lesson(4, "first-disagreement", "The first disagreement",
-           "Say what happens at the first rejection, where the replacement comes from, and when a bonus is added.",
-           "Drafts are tested from left to right. At the **first rejection** that draft and every draft after it "
+    Lesson(4, "first-disagreement", N_("The first disagreement"),
+           N_("Say what happens at the first rejection, where the replacement comes from, and when a bonus is added."),
+           N_("Drafts are tested from left to right. At the **first rejection** that draft and every draft after it "
            "are thrown away: the later ones were guessed after a token that is no longer in the text.\n\n"
            "In its place the target writes a recovered token drawn from **norm(max(0, p − q))**, the **residual**: "
            "the target's probabilities minus the draft's, with negative values set to 0 and the rest rescaled to "
@@ -110,14 +124,14 @@ LESSONS: tuple[Lesson, ...] = (
            "p at that position came with the verify pass. If all K drafts are kept, the bonus token is drawn "
            "straight from p at position K+1.\n\n"
            "The verify pass also wrote KV-cache entries for every draft; the entries of thrown-away drafts are cut "
-           "off (**rolled back**), in the draft's cache too.",
+           "off (**rolled back**), in the draft's cache too."),
            ("first_disagreement", "residual", "bonus_token", "kv_rollback"),
            ("first rejection", "residual", "rolled back"),
            ("fd-later-draft", "rs-zero", "bt-count"), "first_disagreement", "pages/playground.py",
            example="smollm-ngram-t07"),
-    Lesson(5, "exactness", "Exactness: the output is the target's",
-           "Explain why the output follows the target's distribution whatever the draft, and what would break it.",
-           "A token x can come out of a step by two routes: the draft proposes it and it is kept (together, "
+    Lesson(5, "exactness", N_("Exactness: the output is the target's"),
+           N_("Explain why the output follows the target's distribution whatever the draft, and what would break it."),
+           N_("A token x can come out of a step by two routes: the draft proposes it and it is kept (together, "
            "probability min(p(x), q(x))), or a draft is rejected and the residual picks x. The residual adds "
            "exactly the part of p that the first route leaves out, so the two routes add up to p(x): the output "
            "follows **exactly the target's distribution** (its probabilities p over the vocabulary), however bad "
@@ -126,46 +140,46 @@ LESSONS: tuple[Lesson, ...] = (
            "The **temperature** sharpens (below 1) or flattens (above 1) both models' probabilities before they "
            "are sampled. **Greedy** decoding (temperature 0) always takes the most likely token, the **argmax**: "
            "then the rule keeps a draft exactly when it is the target's argmax, and otherwise writes the target's "
-           "argmax, so the text is the same as the target's own greedy text.",
+           "argmax, so the text is the same as the target's own greedy text."),
            ("quality", "greedy_vs_sampling"), ("temperature", "greedy", "argmax"),
            ("q-worse-draft", "q-break-exactness", "gs-same-text"), "exactness", "pages/exactness.py"),
-    Lesson(6, "speedup", "What drives the speedup",
-           "Compute the expected tokens per step and the speedup from α, K and c.",
-           "Call **α** (alpha) the chance that the target keeps one draft, on average: α = Σ min(p, q) (the sum "
+    Lesson(6, "speedup", N_("What drives the speedup"),
+           N_("Compute the expected tokens per step and the speedup from α, K and c."),
+           N_("Call **α** (alpha) the chance that the target keeps one draft, on average: α = Σ min(p, q) (the sum "
            "over the vocabulary of the smaller of p and q), the "
            "**acceptance rate**. Draft i only counts if all i − 1 before it were kept, so a step emits on average "
            "1 + α + α² + … + α^K = **(1 − α^(K+1)) / (1 − α)** tokens (the 1 is the recovered or bonus token).\n\n"
            "The draft is not free: call **c** the cost of one draft pass as a fraction of one target pass. A step "
            "costs K·c + 1 target passes, so the expected **speedup** over the target alone is "
-           "(1 − α^(K+1)) / ((1 − α)(K·c + 1)). A high α and a cheap draft win; a low α gives little back.",
+           "(1 − α^(K+1)) / ((1 − α)(K·c + 1)). A high α and a cheap draft win; a low α gives little back."),
            ("speedup",), ("acceptance rate", "speedup"),
            ("sp-expected-1", "sp-speedup-1", "ar-alpha"), "speedup", "pages/theory.py"),
-    Lesson(7, "choosing-k", "Choosing K",
-           "Explain why more drafts eventually slow things down, and how the best K moves with α and c.",
-           "More drafts per step is not always better. Draft i helps only if all before it were kept (chance "
+    Lesson(7, "choosing-k", N_("Choosing K"),
+           N_("Explain why more drafts eventually slow things down, and how the best K moves with α and c."),
+           N_("More drafts per step is not always better. Draft i helps only if all before it were kept (chance "
            "α^(i−1)), but every draft costs c. Adding one more draft adds α^(K+1) expected tokens and c to the cost, "
            "so the **best K** grows with α and shrinks as c grows. The optimum is usually flat: K a little off "
            "the top costs almost nothing. Because α changes with the text (boilerplate is easy to guess, new ideas "
-           "are not), some systems change K as they go.",
+           "are not), some systems change K as they go."),
            ("choosing_k",), ("best k",),
            ("ck-too-large", "ck-lower-alpha", "ck-best-2"), "choosing_k", "pages/theory.py"),
-    Lesson(8, "proposers", "Who proposes: draft models, lookup, layer skip",
-           "Compare three ways to propose drafts and say where each wins.",
-           "Anything that guesses tokens can propose them. A separate small **draft model** is the classic choice; "
+    Lesson(8, "proposers", N_("Who proposes: draft models, lookup, layer skip"),
+           N_("Compare three ways to propose drafts and say where each wins."),
+           N_("Anything that guesses tokens can propose them. A separate small **draft model** is the classic choice; "
            "it must use the target's **tokenizer** (what cuts text into tokens: the same vocabulary), and it is "
            "often **distilled**: trained to imitate the target. **Prompt lookup** (**n-gram** lookup) finds the "
            "last few tokens (an n-gram) earlier in the text and proposes what followed them: no model at all, and strong when the "
            "output copies its input. It is **deterministic**: its guess has q(x) = 1. **Layer skip** lets the "
            "target draft with only its first layers and its own **LM head** "
            "(the last part, which turns the final hidden state into probabilities over tokens), then check with all "
-           "of them: one model does both jobs.",
+           "of them: one model does both jobs."),
            ("prompt_lookup", "layer_skip"),
            ("tokenizer", "distilled", "prompt lookup", "n-gram", "deterministic", "layer skip",
             "lm head"),
            ("pl-how", "pl-best-task", "ls-what"), "proposers", "pages/proposers.py"),
-    Lesson(9, "trees", "Trees: many guesses in one pass",
-           "Explain how a tree of candidates is checked in one pass and why Medusa and EAGLE use one.",
-           "Instead of one line of K drafts, propose a **tree**: a few **candidates** at each position, each "
+    Lesson(9, "trees", N_("Trees: many guesses in one pass"),
+           N_("Explain how a tree of candidates is checked in one pass and why Medusa and EAGLE use one."),
+           N_("Instead of one line of K drafts, propose a **tree**: a few **candidates** at each position, each "
            "branch a possible continuation. The target scores every node in one pass. A tree-shaped **attention "
            "mask** (which earlier positions each position may read) lets each "
            "node see only its own ancestors, as if it were alone on its branch. The target keeps the longest path "
@@ -175,31 +189,31 @@ LESSONS: tuple[Lesson, ...] = (
            "guesses the token i+1 positions ahead, all from one pass, and their top guesses combine into a tree. "
            "**EAGLE** drafts in **feature space**: a light head predicts the target's next hidden state from the "
            "current one and the sampled token, and the LM head turns it into tokens; EAGLE-2 grows its tree where "
-           "the drafts are confident. (The engine does not run trees yet: the Proposers page explains them.)",
+           "the drafts are confident. (The engine does not run trees yet: the Proposers page explains them.)"),
            ("medusa", "eagle"),
            ("tree", "candidates", "attention mask", "medusa", "heads", "eagle", "feature space"),
            ("md-what", "md-tree", "eg-what"), "trees", "pages/proposers.py", anchor="trees",
-           section="Tree verification"),
-    Lesson(10, "limits", "When speculation stops paying",
-           "Name the situations where speculation gives little or makes generation slower.",
-           "The trick spends idle arithmetic to save memory reads. When the verify pass is no longer memory-bound, "
+           section=N_("Tree verification")),
+    Lesson(10, "limits", N_("When speculation stops paying"),
+           N_("Name the situations where speculation gives little or makes generation slower."),
+           N_("The trick spends idle arithmetic to save memory reads. When the verify pass is no longer memory-bound, "
            "scoring K+1 positions costs more than one. That happens on a server that runs large batches to get "
            "high **throughput** (tokens per second over all users): the pass is **compute-bound**, its time set "
            "by arithmetic. It also happens with a small model on a laptop CPU. Call **v** the cost of the verify "
            "pass in one-token target passes; the speedup becomes (1 − α^(K+1)) / ((1 − α)(K·c + v)). A low α, "
            "an expensive draft (c near 1) or a large v each push it below 1: slower than the target alone. The "
-           "Theory explorer shows where the **break-even** line (speedup = 1) lies.",
+           "Theory explorer shows where the **break-even** line (speedup = 1) lies."),
            ("limits",), ("throughput", "compute-bound", "break-even"),
            ("lm-large-batch", "lm-situations", "lm-slower"), "limits", "pages/theory.py",
-           anchor="when-speculation-stops-paying", section="When speculation stops paying"),
+           anchor="when-speculation-stops-paying", section=N_("When speculation stops paying")),
 )
 
 BY_NUMBER: dict[int, Lesson] = {lesson.number: lesson for lesson in LESSONS}
 LAST = LESSONS[-1].number
 
-TEXT = {
-    "bad_lesson": 'The link asked for lesson "{value}", which is not on the path, so it starts at lesson 1.',
-    "bad_done": 'The link\'s list of finished lessons ("{value}") could not be read, so it starts at lesson 1.',
+TEXT = {  # translated with `_()` where they are used
+    "bad_lesson": N_('The link asked for lesson "{value}", which is not on the path, so it starts at lesson 1.'),
+    "bad_done": N_('The link\'s list of finished lessons ("{value}") could not be read, so it starts at lesson 1.'),
 }
 
 
@@ -243,10 +257,10 @@ def parse_progress(params: Mapping[str, str]) -> tuple[Progress, str | None]:
     elif raw_lesson.isdigit() and int(raw_lesson) in BY_NUMBER:
         lesson = int(raw_lesson)
     else:
-        return Progress(), TEXT["bad_lesson"].format(value=raw_lesson[:20])
+        return Progress(), _(TEXT["bad_lesson"], value=raw_lesson[:20])
     parts = [p.strip() for p in raw_done.split(",") if p.strip()] if raw_done else []
     if not all(p.isdigit() and int(p) in BY_NUMBER for p in parts):
-        return Progress(), TEXT["bad_done"].format(value=raw_done[:40])
+        return Progress(), _(TEXT["bad_done"], value=raw_done[:40])
     return Progress(lesson, frozenset(int(p) for p in parts)), None
 
 

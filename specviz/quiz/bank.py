@@ -24,6 +24,7 @@ from typing import Any
 import yaml
 
 from specviz.pagemap import PAGE_FILES
+from specviz.i18n import N_, _, number
 from specviz.paths import QUIZ_DIR as BANK_DIR
 from specviz.quiz.schema import CONCEPTS, FORMULA_PARAMS, FORMULAS, TYPES, Bank, Question, QuizBankError, _fmt
 from specviz.quiz.translation import translated_dir, translated_questions
@@ -67,7 +68,7 @@ def bank_paths(paths: Iterable[str | os.PathLike[str]] | None = None) -> list[Pa
         elif entry.is_file():
             files.append(entry)
         else:
-            raise QuizBankError(f"The quiz file '{_shown(str(entry), 120)}' does not exist.")
+            raise QuizBankError(_("The quiz file '{path}' does not exist.", path=_shown(str(entry), 120)))
     return files
 
 
@@ -100,7 +101,7 @@ def _read(path: Path) -> bytes:
         with path.open("rb") as f:
             return f.read(MAX_BYTES + 1)
     except OSError:
-        raise QuizBankError(f"The quiz file '{_shown(str(path), 120)}' cannot be read.") from None
+        raise QuizBankError(_("The quiz file '{path}' cannot be read.", path=_shown(str(path), 120))) from None
 
 
 def merge_banks(banks: Sequence[Bank]) -> Bank:
@@ -111,8 +112,8 @@ def merge_banks(banks: Sequence[Bank]) -> Bank:
         concepts.update({c: label for c, label in bank.concepts.items() if CONCEPTS.get(c) != label})
         for q in bank.questions:
             if q.id in seen:
-                raise QuizBankError(f"Quiz file '{q.source}', question '{q.id}': that id is already used in "
-                                    f"'{seen[q.id].source}'.")
+                raise QuizBankError(_("Quiz file '{source}', question '{id}': that id is already used in '{other}'.",
+                                      source=q.source, id=q.id, other=seen[q.id].source))
             seen[q.id] = q
     return Bank(tuple(seen.values()), concepts)
 
@@ -124,10 +125,11 @@ def parse_bank(text: str | bytes, source: str) -> Bank:
     if isinstance(data, list):
         data = {"questions": data}
     if not isinstance(data, dict) or not isinstance(data.get("questions"), list) or not data["questions"]:
-        raise QuizBankError(f"Quiz file '{source}' has no 'questions:' list.")
+        raise QuizBankError(_("Quiz file '{source}' has no 'questions:' list.", source=source))
     if len(data["questions"]) > MAX_QUESTIONS:
-        raise QuizBankError(f"Quiz file '{source}' has {len(data['questions']):,} questions; a file may hold at most "
-                            f"{MAX_QUESTIONS} (split it into several files).")
+        raise QuizBankError(_("Quiz file '{source}' has {count} questions; a file may hold at most {limit} (split it "
+                              "into several files).", source=source, count=number(len(data["questions"]), 0),
+                              limit=MAX_QUESTIONS))
     concepts = _file_concepts(data.get("concepts"), source)
     known = {**CONCEPTS, **concepts}
     questions = [_question(raw, i, source, known) for i, raw in enumerate(data["questions"], start=1)]
@@ -136,16 +138,17 @@ def parse_bank(text: str | bytes, source: str) -> Bank:
 
 # ---- reading YAML from anyone ------------------------------------------------------------------------------------
 class _Refused(Exception):
-    """A file that breaks one of the reading limits: what it has (with "{where}" where the line goes), and the
-    line where it shows (0 if unknown)."""
+    """A file that breaks one of the reading limits: what it has (an English message, with "{where}" where the line
+    goes, and its other named `values`), and the line where it shows (0 if unknown)."""
 
-    def __init__(self, problem: str, line: int = 0) -> None:
+    def __init__(self, problem: str, line: int = 0, **values: object) -> None:
         super().__init__(problem)
-        self.problem, self.line = problem, line
+        self.problem, self.line, self.values = problem, line, values
 
     def sentence(self, source: str) -> str:
-        where = f" near line {self.line}" if self.line else ""
-        return f"Quiz file '{source}' has {self.problem.format(where=where)}."
+        where = _(" near line {line}", line=self.line) if self.line else ""
+        return _("Quiz file '{source}' has {problem}.", source=source,
+                 problem=_(self.problem, where=where, **self.values))
 
 
 _Fast: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when PyYAML has it; the same results
@@ -158,14 +161,15 @@ class _QuizLoader(_Fast):  # type: ignore[misc, valid-type]
 
     def construct_yaml_int(self, node: yaml.ScalarNode) -> int:
         if len(node.value) > MAX_NUMBER:
-            raise _Refused(f"a number longer than {MAX_NUMBER} characters{{where}}", node.start_mark.line + 1)
+            raise _Refused(N_("a number longer than {limit} characters{where}"), node.start_mark.line + 1,
+                           limit=MAX_NUMBER)
         return super().construct_yaml_int(node)
 
     def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
         try:
             return super().construct_object(node, deep)
         except (ValueError, ArithmeticError, LookupError, AttributeError, TypeError):
-            raise _Refused("a value YAML cannot read{where} (put it in quotes if it is text)",
+            raise _Refused(N_("a value YAML cannot read{where} (put it in quotes if it is text)"),
                            node.start_mark.line + 1) from None
 
 
@@ -177,13 +181,13 @@ def _load_yaml(text: str | bytes, source: str) -> Any:
     if len(text) <= MAX_BYTES and isinstance(text, str):  # as the bytes of a file, lone surrogates kept to fail below
         text = text.encode("utf-8", "surrogatepass")
     if len(text) > MAX_BYTES:
-        raise QuizBankError(f"Quiz file '{source}' is larger than {MAX_BYTES // 1024} KB, the most a quiz file may "
-                            "be (split it into several files).")
+        raise QuizBankError(_("Quiz file '{source}' is larger than {limit} KB, the most a quiz file may be (split it "
+                              "into several files).", source=source, limit=MAX_BYTES // 1024))
     try:
         text = text.decode("utf-8-sig")
     except UnicodeDecodeError:
-        raise QuizBankError(f"Quiz file '{source}' is not UTF-8 text (save it as UTF-8 and upload it again).") \
-            from None
+        raise QuizBankError(_("Quiz file '{source}' is not UTF-8 text (save it as UTF-8 and upload it again).",
+                              source=source)) from None
     try:
         _check_events(text)
         return yaml.load(text, Loader=_QuizLoader)  # safe: _QuizLoader is a SafeLoader
@@ -191,8 +195,8 @@ def _load_yaml(text: str | bytes, source: str) -> Any:
         raise QuizBankError(exc.sentence(source)) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        where = f" near line {mark.line + 1}" if mark is not None else ""
-        raise QuizBankError(f"Quiz file '{source}' is not valid YAML{where}.") from None
+        where = _(" near line {line}", line=mark.line + 1) if mark is not None else ""
+        raise QuizBankError(_("Quiz file '{source}' is not valid YAML{where}.", source=source, where=where)) from None
 
 
 def _check_events(text: str) -> None:
@@ -202,28 +206,30 @@ def _check_events(text: str) -> None:
     for event in yaml.parse(text, Loader=_Fast):
         line = event.start_mark.line + 1 if event.start_mark is not None else 0
         if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
-            raise _Refused("a YAML anchor or alias (& or *){where}, which quiz files may not use", line)
+            raise _Refused(N_("a YAML anchor or alias (& or *){where}, which quiz files may not use"), line)
         if isinstance(event, yaml.CollectionStartEvent):
             depth += 1
             if depth > MAX_DEPTH:
-                raise _Refused(f"lists or mappings nested more than {MAX_DEPTH} levels deep{{where}}", line)
+                raise _Refused(N_("lists or mappings nested more than {limit} levels deep{where}"), line,
+                               limit=MAX_DEPTH)
         elif isinstance(event, yaml.CollectionEndEvent):
             depth -= 1
         if isinstance(event, yaml.NodeEvent):
             values += 1
             if values > MAX_VALUES:
-                raise _Refused(f"more than {MAX_VALUES:,} values, more than a quiz file needs")
+                raise _Refused(N_("more than {limit} values, more than a quiz file needs"),
+                               limit=number(MAX_VALUES, 0))
             if isinstance(event, yaml.ScalarEvent) and len(event.value) > MAX_TEXT:
-                raise _Refused(f"a value longer than {MAX_TEXT:,} characters{{where}}", line)
+                raise _Refused(N_("a value longer than {limit} characters{where}"), line, limit=number(MAX_TEXT, 0))
 
 
 def _shown(value: Any, limit: int = 40) -> str:
     """A value as a message may quote it: text with its newlines escaped and cut to `limit` characters; a list or
     a mapping by its kind, never its (maybe huge) contents."""
     if isinstance(value, list | tuple | dict | set):
-        return "a list" if not isinstance(value, dict) else "a mapping"
+        return _("a list") if not isinstance(value, dict) else _("a mapping")
     if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**MAX_NUMBER:
-        return "a huge number"  # str() of 5,000 digits raises a ValueError
+        return _("a huge number")  # str() of 5,000 digits raises a ValueError
     text = value if isinstance(value, str) else repr(value)
     text = text[:limit + 1].encode("unicode_escape").decode("ascii") if not text.isprintable() else text
     return text if len(text) <= limit else text[:limit - 1] + "…"
@@ -236,44 +242,48 @@ def _file_concepts(raw: Any, source: str) -> dict[str, str]:
     if not isinstance(raw, dict) or len(raw) > MAX_CONCEPTS or not all(
             isinstance(k, str) and _ID.fullmatch(k) and isinstance(v, str) and 0 < len(v) <= MAX_LABEL
             for k, v in raw.items()):
-        raise QuizBankError(f"Quiz file '{source}': 'concepts:' must map at most {MAX_CONCEPTS} short ids to labels "
-                            f"of at most {MAX_LABEL} characters.")
+        raise QuizBankError(_("Quiz file '{source}': 'concepts:' must map at most {limit} short ids to labels of at "
+                              "most {label} characters.", source=source, limit=MAX_CONCEPTS, label=MAX_LABEL))
     return dict(raw)
 
 
-def _question(raw: Any, number: int, source: str, concepts: dict[str, str]) -> Question:
+def _question(raw: Any, position: int, source: str, concepts: dict[str, str]) -> Question:
     qid = raw.get("id") if isinstance(raw, dict) else None
     if isinstance(qid, int) and not isinstance(qid, bool) and 0 <= qid < 10**12:
         qid = str(qid)  # `id: 12` in YAML is a number; it names the question as well as "12" does
-    name = qid if isinstance(qid, str) and _ID.fullmatch(qid) else f"#{number}"
+    name = qid if isinstance(qid, str) and _ID.fullmatch(qid) else f"#{position}"
 
     def fail(problem: str) -> QuizBankError:
-        return QuizBankError(f"Quiz file '{source}', question '{name}': {problem}.")
+        return QuizBankError(_("Quiz file '{source}', question '{name}': {problem}.", source=source, name=name,
+                               problem=problem))
 
     if not isinstance(raw, dict):
-        raise fail("each question must be a mapping of fields")
+        raise fail(_("each question must be a mapping of fields"))
     unknown = sorted(map(str, set(raw) - _KEYS))
     if unknown:
-        raise fail(f"unknown field '{_shown(unknown[0])}'")
+        raise fail(_("unknown field '{field}'", field=_shown(unknown[0])))
     missing = [k for k in _REQUIRED if raw.get(k) in (None, "", [])]
     if missing:
-        raise fail(f"the required field '{missing[0]}' is missing or empty")
+        raise fail(_("the required field '{field}' is missing or empty", field=missing[0]))
     if not (isinstance(qid, str) and _ID.fullmatch(qid)):
-        raise fail("the id must be letters, digits, '-', '_' or '.' (at most 64 characters)")
+        raise fail(_("the id must be letters, digits, '-', '_' or '.' (at most 64 characters)"))
     kind, concept = raw["type"], raw["concept"]
     if not isinstance(kind, str) or kind not in TYPES:
-        raise fail(f"type '{_shown(kind)}' is not one of {', '.join(TYPES)}")
+        raise fail(_("type '{type}' is not one of {types}", type=_shown(kind), types=", ".join(TYPES)))
     if not isinstance(concept, str) or concept not in concepts:
-        raise fail(f"concept '{_shown(concept)}' is unknown (add it under 'concepts:' at the top of the file)")
+        raise fail(_("concept '{concept}' is unknown (add it under 'concepts:' at the top of the file)",
+                     concept=_shown(concept)))
     for key in ("prompt", "explanation"):
         if not isinstance(raw[key], str) or not raw[key].strip() or len(raw[key]) > MAX_TEXT:
-            raise fail(f"'{key}' must be text of at most {MAX_TEXT:,} characters")
+            raise fail(_("'{field}' must be text of at most {limit} characters", field=key,
+                         limit=number(MAX_TEXT, 0)))
     if not isinstance(raw["link"], str) or raw["link"] not in _page_files():
-        raise fail(f"link '{_shown(raw['link'])}' is not a page of the app (see specviz.pagemap.PAGE_FILES)")
+        raise fail(_("link '{link}' is not a page of the app (see specviz.pagemap.PAGE_FILES)",
+                     link=_shown(raw["link"])))
     if "faq" in raw and not (isinstance(raw["faq"], str) and raw["faq"].strip() and len(raw["faq"]) <= 64):
-        raise fail("'faq' must name the FAQ topic")
+        raise fail(_("'faq' must name the FAQ topic"))
     if "shuffle" in raw and not isinstance(raw["shuffle"], bool):
-        raise fail("'shuffle' must be true or false")
+        raise fail(_("'shuffle' must be true or false"))
     fields = _typed_fields(raw, kind, fail)
     return Question(id=qid, concept=concept, kind=kind, prompt=raw["prompt"].strip(),
                     explanation=raw["explanation"].strip(), link=raw["link"], faq=raw.get("faq"),
@@ -286,17 +296,18 @@ def _typed_fields(raw: dict[str, Any], kind: str, fail: Callable[[str], QuizBank
         choices = _text_list(raw.get("choices"), "choices", 2, fail)
         answer = raw["answer"]
         if kind == "single" and not isinstance(answer, str):
-            raise fail("the answer of a single-choice question must be one choice's text")
+            raise fail(_("the answer of a single-choice question must be one choice's text"))
         answer = answer.strip() if kind == "single" else answer
         wanted = [answer]
         if kind == "multiple":
             wanted = _text_list(answer, "answer", 1, fail)
         for a in wanted:
             if a not in choices:
-                raise fail(f"the answer '{_shown(a)}' is not one of its choices")
+                raise fail(_("the answer '{answer}' is not one of its choices", answer=_shown(a)))
         return {"choices": tuple(choices), "answer": answer if kind == "single" else tuple(wanted)}
     if "choices" in raw:
-        raise fail(f"{'an' if kind == 'ordering' else 'a'} {kind} question has no 'choices'")
+        raise fail(_("an ordering question has no 'choices'") if kind == "ordering" else
+                   _("a numeric question has no 'choices'"))
     if kind == "ordering":
         return {"answer": tuple(_text_list(raw["answer"], "answer", 2, fail))}
     return _numeric_fields(raw, fail)
@@ -305,27 +316,28 @@ def _typed_fields(raw: dict[str, Any], kind: str, fail: Callable[[str], QuizBank
 def _numeric_fields(raw: dict[str, Any], fail: Callable[[str], QuizBankError]) -> dict[str, Any]:
     answer = raw["answer"]
     if not _is_number(answer):
-        raise fail("the answer of a numeric question must be a number (at most 1e300 in size)")
+        raise fail(_("the answer of a numeric question must be a number (at most 1e300 in size)"))
     tolerance = raw.get("tolerance", max(0.001, 0.01 * abs(answer)))
     if not _is_number(tolerance) or tolerance < 0:
-        raise fail("'tolerance' must be a number of at least 0")
+        raise fail(_("'tolerance' must be a number of at least 0"))
     unit = raw.get("unit", "")
     if not isinstance(unit, str) or len(unit) > MAX_UNIT:
-        raise fail(f"'unit' must be text of at most {MAX_UNIT} characters")
+        raise fail(_("'unit' must be text of at most {limit} characters", limit=MAX_UNIT))
     params, formula = raw.get("params", {}), raw.get("formula")
     if params is None or params == {}:
         params = {}
     elif not isinstance(params, dict):
-        raise fail("'params' must map the formula's parameter names to numbers")
+        raise fail(_("'params' must map the formula's parameter names to numbers"))
     if (formula is None) != (not params):
-        raise fail("'params' and 'formula' go together")
+        raise fail(_("'params' and 'formula' go together"))
     if formula is not None:
         if not isinstance(formula, str) or formula not in FORMULAS:
-            raise fail(f"formula '{_shown(formula)}' is unknown (assets/quiz/README.md lists the formulas)")
+            raise fail(_("formula '{formula}' is unknown (assets/quiz/README.md lists the formulas)",
+                         formula=_shown(formula)))
         value = _evaluate(formula, params, fail)
         if abs(value - answer) > tolerance:
-            raise fail(f"the answer {_fmt(float(answer), 6)} does not match {formula} of its params, which is "
-                       f"{_fmt(value, 6)}")
+            raise fail(_("the answer {answer} does not match {formula} of its params, which is {value}",
+                         answer=_fmt(float(answer), 6), formula=formula, value=_fmt(value, 6)))
     return {"answer": float(answer), "tolerance": float(tolerance), "unit": unit, "params": dict(params),
             "formula": formula}
 
@@ -336,17 +348,19 @@ def _evaluate(formula: str, params: dict[Any, Any], fail: Callable[[str], QuizBa
     bounds = FORMULA_PARAMS[formula]
     names = ", ".join(bounds)
     if set(params) != set(bounds):
-        raise fail(f"the params of {formula} must be exactly {names}")
+        raise fail(_("the params of {formula} must be exactly {names}", formula=formula, names=names))
     for name, bound in bounds.items():
         if not bound.accepts(params[name]):
-            raise fail(f"param '{name}' of {formula} must be {bound.describe()} (got {_shown(params[name])})")
+            raise fail(_("param '{name}' of {formula} must be {bound} (got {value})", name=name, formula=formula,
+                         bound=bound.describe(), value=_shown(params[name])))
     try:
         value = float(FORMULAS[formula](**params))
     except (ArithmeticError, ValueError, IndexError, TypeError):  # ArithmeticError: overflow, 1 / 0
-        raise fail(f"its params do not fit the formula '{formula}' (a division by zero, an overflow, or lists of "
-                   "different lengths)") from None
+        raise fail(_("its params do not fit the formula '{formula}' (a division by zero, an overflow, or lists of "
+                     "different lengths)", formula=formula)) from None
     if not math.isfinite(value):
-        raise fail(f"its params do not fit the formula '{formula}' (the result is not a finite number)")
+        raise fail(_("its params do not fit the formula '{formula}' (the result is not a finite number)",
+                     formula=formula))
     return value
 
 
@@ -355,10 +369,11 @@ def _text_list(value: Any, key: str, at_least: int, fail: Callable[[str], QuizBa
     never be picked right)."""
     if not isinstance(value, list) or not at_least <= len(value) <= MAX_ITEMS or not all(
             isinstance(v, str) and v.strip() and len(v) <= MAX_ITEM for v in value):
-        raise fail(f"'{key}' must be a list of {at_least} to {MAX_ITEMS} texts of at most {MAX_ITEM} characters")
+        raise fail(_("'{field}' must be a list of {least} to {most} texts of at most {limit} characters", field=key,
+                     least=at_least, most=MAX_ITEMS, limit=MAX_ITEM))
     texts = [v.strip() for v in value]
     if len(set(texts)) != len(texts):
-        raise fail(f"'{key}' lists the same text twice")
+        raise fail(_("'{field}' lists the same text twice", field=key))
     return texts
 
 
@@ -371,7 +386,7 @@ def question_from_dict(data: dict[str, Any]) -> Question:
     """Rebuild a question stored with `Question.to_dict` (validated like a bank entry; its concept, checked when it
     was first loaded, is taken as known)."""
     if not isinstance(data, dict):
-        raise QuizBankError("A stored question is damaged (it is not a mapping of fields).")
+        raise QuizBankError(_("A stored question is damaged (it is not a mapping of fields)."))
     data = dict(data)
     source = _shown(data.pop("source", "stored"), 60)
     concept = data.get("concept")

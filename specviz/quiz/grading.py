@@ -12,24 +12,26 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from specviz.quiz.schema import Question
+from specviz.i18n import N_, _, get_language
+from specviz.quiz.schema import Question, _fmt
 
-# Every sentence a learner reads from the grader, in one place (named placeholders, for the translation layer).
+# Every sentence a learner reads from the grader, in one place (English messages with named placeholders, translated
+# with `_()` when a grade is made, so the feedback speaks the language of the run that graded it).
 TEXT = {
-    "correct": "Correct.",
-    "wrong": "Not quite. {answer}",
-    "invalid": "{problem} {answer}",
-    "single": "The right answer is {choice}",
-    "multiple": "The right choices are {choices}",
-    "ordering": "The right order is {items}.",
-    "numeric": "The answer is {value}.",
-    "and": " and ",
-    "no_choice": "No choice was picked.",
-    "not_a_list": "The answer should be a list of choices.",
-    "unknown_picks": "Some picks are not among the choices.",
-    "not_a_number": "That is not a number.",
-    "not_an_order": "The answer should be the items in order.",
-    "each_once": "Every item must be placed exactly once.",
+    "correct": N_("Correct."),
+    "wrong": N_("Not quite. {answer}"),
+    "invalid": N_("{problem} {answer}"),
+    "single": N_("The right answer is {choice}"),
+    "multiple": N_("The right choices are {choices}"),
+    "ordering": N_("The right order is {items}."),
+    "numeric": N_("The answer is {value}."),
+    "and": N_("{first} and {last}"),
+    "no_choice": N_("No choice was picked."),
+    "not_a_list": N_("The answer should be a list of choices."),
+    "unknown_picks": N_("Some picks are not among the choices."),
+    "not_a_number": N_("That is not a number."),
+    "not_an_order": N_("The answer should be the items in order."),
+    "each_once": N_("Every item must be placed exactly once."),
 }
 
 
@@ -62,11 +64,11 @@ def grade(question: Question, answer: Any) -> Grade:
     correct, valid, problem = graders[question.kind](question, answer)
     expected = question.expected_text()
     if correct:
-        feedback = TEXT["correct"]
+        feedback = _(TEXT["correct"])
     elif not valid:
-        feedback = TEXT["invalid"].format(problem=problem, answer=answer_sentence(question))
+        feedback = _(TEXT["invalid"], problem=_(problem), answer=answer_sentence(question))
     else:
-        feedback = TEXT["wrong"].format(answer=answer_sentence(question))
+        feedback = _(TEXT["wrong"], answer=answer_sentence(question))
     return Grade(correct=correct, valid=valid, feedback=feedback, expected=expected)
 
 
@@ -80,14 +82,24 @@ def answer_sentence(question: Question) -> str:
     'The right choices are “It is cut back.” and “Entries go”.'
     """
     if question.kind == "numeric":
-        return TEXT["numeric"].format(value=question.expected_text())
+        return _(TEXT["numeric"], value=shown_number(question))
     if question.kind == "ordering":
-        return TEXT["ordering"].format(items=" → ".join(question.answer))
+        return _(TEXT["ordering"], items=" → ".join(question.answer))
     if question.kind == "multiple":
         quoted = [f"“{choice}”" for choice in question.answer]
-        listed = quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + TEXT["and"] + quoted[-1]
-        return _end(TEXT["multiple"].format(choices=listed), question.answer[-1])
-    return _end(TEXT["single"].format(choice=f"“{question.answer}”"), str(question.answer))
+        listed = quoted[0] if len(quoted) == 1 else _(TEXT["and"], first=", ".join(quoted[:-1]), last=quoted[-1])
+        return _end(_(TEXT["multiple"], choices=listed), question.answer[-1])
+    quoted = "“" + str(question.answer) + "”"
+    return _end(_(TEXT["single"], choice=quoted), str(question.answer))
+
+
+def shown_number(question: Question) -> str:
+    """A numeric question's answer (and unit) as the reader writes numbers: 0.315, or 0,315 in Portuguese."""
+    text = question.expected_text()
+    if get_language() == "pt":
+        value = _fmt(float(question.answer), 6)
+        text = value.replace(".", ",") + text[len(value):]
+    return text
 
 
 def _end(sentence: str, last: str) -> str:

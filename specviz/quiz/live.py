@@ -12,6 +12,7 @@ import math
 import random
 import re
 
+from specviz.i18n import N_, _, get_language, ngettext
 from specviz.quiz.schema import Question, _accept_prob, _fmt
 from specviz.trace import Decision, Step, Trace
 
@@ -23,7 +24,9 @@ def live_questions(trace: Trace, step_index: int, rng_seed: int) -> list[Questio
     tested draft, min(1, p/q) for it, which token kind the verifier emits after the accepted drafts, and which
     drafts reach the output. `rng_seed` picks the draft asked about. A step with no drafts gives no questions."""
     if not 0 <= step_index < len(trace.steps):
-        raise ValueError(f"Step {step_index} is not in this trace, which has {len(trace.steps)} steps.")
+        raise ValueError(ngettext("Step {step} is not in this trace, which has {n} step.",
+                                  "Step {step} is not in this trace, which has {n} steps.", len(trace.steps),
+                                  step=step_index))
     step = trace.steps[step_index]
     tested = [d for d in step.decisions if d.reached]
     if not tested:
@@ -46,49 +49,58 @@ def _live_id(step: Step, what: str) -> str:
     return f"live-s{step.index}-{what}"
 
 
+# The choices of the verdict and next-kind questions (English messages, shown in the reader's language).
+KINDS = {"accepted": N_("accepted"), "rejected": N_("rejected"), "recovered": N_("recovered"), "bonus": N_("bonus")}
+
+
 def _live_verdict(step: Step, d: Decision) -> Question:
-    p, q, u, a = _shown_numbers(d)
-    verdict = "accepted" if d.accepted else "rejected"
+    p, q, u, a = (_local(x) for x in _shown_numbers(d))
+    verdict = _(KINDS["accepted" if d.accepted else "rejected"])
     sign = "<" if d.accepted else "≥"
     return Question(
         id=_live_id(step, f"verdict{d.position}"), concept="accept_rule", kind="single", shuffle=False,
-        prompt=(f"In step {step.index}, the draft proposed {_md_token(d.text)} (draft #{d.position + 1}) with "
-                f"q = {q}, the target gives p = {p}, and the verifier drew u = {u}. Accepted or rejected?"),
-        choices=("accepted", "rejected"), answer=verdict,
-        explanation=(f"min(1, p/q) = min(1, {p}/{q}) = {a}; u = {u} {sign} {a}, so the draft is {verdict}. "
-                     "A draft is kept when u < min(1, p/q)."),
+        prompt=_("In step {step}, the draft proposed {token} (draft #{n}) with q = {q}, the target gives p = {p}, and "
+                 "the verifier drew u = {u}. Accepted or rejected?", step=step.index, token=_md_token(d.text),
+                 n=d.position + 1, q=q, p=p, u=u),
+        choices=(_(KINDS["accepted"]), _(KINDS["rejected"])), answer=verdict,
+        explanation=_("min(1, p/q) = min(1, {p}/{q}) = {a}; u = {u} {sign} {a}, so the draft is {verdict}. A draft "
+                      "is kept when u < min(1, p/q).", p=p, q=q, a=a, u=u, sign=sign, verdict=verdict),
         link=LIVE_LINK, source="live")
 
 
 def _live_ratio(step: Step, d: Decision) -> Question:
-    p, q, _, _ = _shown_numbers(d)
+    p, q, _u, _a = _shown_numbers(d)
     value = _accept_prob(float(p), float(q))
+    values = {"p": _local(p), "q": _local(q), "value": _local(_fmt(value, 4))}
     return Question(
         id=_live_id(step, f"ratio{d.position}"), concept="accept_rule", kind="numeric",
-        prompt=(f"In step {step.index}, the draft proposed {_md_token(d.text)} with q = {q}; the target gives "
-                f"p = {p}. What is min(1, p/q) here?"),
+        prompt=_("In step {step}, the draft proposed {token} with q = {q}; the target gives p = {p}. What is "
+                 "min(1, p/q) here?", step=step.index, token=_md_token(d.text), q=values["q"], p=values["p"]),
         answer=value, tolerance=max(0.005, 0.01 * value), params={"p": float(p), "q": float(q)},
         formula="accept_prob",
-        explanation=(f"min(1, {p}/{q}) = {_fmt(value, 4)}: the chance this draft is kept"
-                     f"{' (p ≥ q, so it is always kept)' if value >= 1 else ''}."),
+        explanation=(_("min(1, {p}/{q}) = {value}: the chance this draft is kept (p ≥ q, so it is always kept).",
+                       **values) if value >= 1 else
+                     _("min(1, {p}/{q}) = {value}: the chance this draft is kept.", **values)),
         link=LIVE_LINK, source="live")
 
 
 def _live_next_kind(step: Step, tested: list[Decision]) -> Question:
     rejected = any(not d.accepted for d in tested)
     kind = step.correction_kind or ("recovered" if rejected else "bonus")
-    rows = "; ".join(f"#{d.position + 1} {_md_token(d.text)}: q = {s[1]}, p = {s[0]}, u = {s[2]}"
+    rows = "; ".join(_("#{n} {token}: q = {q}, p = {p}, u = {u}", n=d.position + 1, token=_md_token(d.text),
+                       q=_local(s[1]), p=_local(s[0]), u=_local(s[2]))
                      for d in tested for s in [_shown_numbers(d)])
-    why = ("a draft was rejected, so the target's replacement is sampled from the residual norm(max(0, p − q))"
-           if kind == "recovered" else
-           "every draft was accepted, so one more token is sampled from p at position K+1 for free")
+    explanation = (_("It is a recovered token: a draft was rejected, so the target's replacement is sampled from the "
+                     "residual norm(max(0, p − q)).") if kind == "recovered" else
+                   _("It is a bonus token: every draft was accepted, so one more token is sampled from p at position "
+                     "K+1 for free."))
     return Question(
         id=_live_id(step, "next-kind"), concept="first_disagreement" if rejected else "bonus_token",
         kind="single", shuffle=False,
-        prompt=(f"Step {step.index} drafted K = {step.k} tokens. The verifier tested them in order: {rows}. "
-                "Which kind of token does the target emit right after the accepted drafts?"),
-        choices=("accepted", "rejected", "recovered", "bonus"), answer=kind,
-        explanation=f"It is a {kind} token: {why}.", link=LIVE_LINK, source="live")
+        prompt=_("Step {step} drafted K = {k} tokens. The verifier tested them in order: {rows}. Which kind of token "
+                 "does the target emit right after the accepted drafts?", step=step.index, k=step.k, rows=rows),
+        choices=tuple(_(label) for label in KINDS.values()), answer=_(KINDS[kind]),
+        explanation=explanation, link=LIVE_LINK, source="live")
 
 
 def _live_kept(step: Step) -> Question:
@@ -96,12 +108,18 @@ def _live_kept(step: Step) -> Question:
     kept = tuple(label for label, d in zip(labels, step.decisions, strict=True) if d.accepted)
     return Question(
         id=_live_id(step, "kept"), concept="first_disagreement", kind="multiple", shuffle=False,
-        prompt=(f"Step {step.index} drafted: {', '.join(labels)}. Which drafted tokens end up in the output? "
-                f"(The verifier accepted {step.n_accepted} of {step.n_drafted}.)"),
+        prompt=_("Step {step} drafted: {drafts}. Which drafted tokens end up in the output? (The verifier accepted "
+                 "{kept} of {drafted}.)", step=step.index, drafts=", ".join(labels), kept=step.n_accepted,
+                 drafted=step.n_drafted),
         choices=tuple(labels), answer=kept,
-        explanation=("Accepted drafts form a prefix: everything before the first rejection is kept, the rejected "
-                     "draft and every draft after it are dropped."),
+        explanation=_("Accepted drafts form a prefix: everything before the first rejection is kept, the rejected "
+                      "draft and every draft after it are dropped."),
         link=LIVE_LINK, source="live")
+
+
+def _local(number: str) -> str:
+    """A number as `_shown_numbers` writes it (0.42), as the reader writes it (0,42 in Portuguese)."""
+    return number.replace(".", ",") if get_language() == "pt" else number
 
 
 def _shown_numbers(d: Decision) -> tuple[str, str, str, str]:

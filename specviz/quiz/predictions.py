@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from specviz.i18n import _, ngettext, number
 from specviz.trace import Trace
 
 
@@ -59,11 +60,19 @@ class PredictionScore:
     def summary(self) -> str:
         """One sentence for the learner."""
         if not self.results:
-            return "No predictions yet."
-        lean = " and tend to be optimistic" if self.bias > 0.25 else (
-            " and tend to be pessimistic" if self.bias < -0.25 else "")
-        return (f"{self.n_exact} of {len(self.results)} predictions exact; off by {self.mean_abs_error:.2f} drafts "
-                f"on average{lean}.")
+            return _("No predictions yet.")
+        values = {"exact": self.n_exact, "error": number(self.mean_abs_error)}  # English says "1 of 1 predictions"
+        if self.bias > 0.25:
+            return ngettext("{exact} of {n} predictions exact; off by {error} drafts on average and tend to be "
+                            "optimistic.", "{exact} of {n} predictions exact; off by {error} drafts on average and "
+                            "tend to be optimistic.", len(self.results), **values)
+        if self.bias < -0.25:
+            return ngettext("{exact} of {n} predictions exact; off by {error} drafts on average and tend to be "
+                            "pessimistic.", "{exact} of {n} predictions exact; off by {error} drafts on average and "
+                            "tend to be pessimistic.", len(self.results), **values)
+        return ngettext("{exact} of {n} predictions exact; off by {error} drafts on average.",
+                        "{exact} of {n} predictions exact; off by {error} drafts on average.", len(self.results),
+                        **values)
 
 
 def score_predictions(predictions: dict[int, int], trace: Trace) -> PredictionScore:

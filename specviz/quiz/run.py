@@ -12,15 +12,17 @@ import csv
 import io
 import json
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from specviz.i18n import N_, _
 from specviz.quiz.grading import Grade, grade
 from specviz.quiz.schema import Bank, Question
 
 
-ORDERS = {"basics": "Basics first", "shuffled": "Shuffled"}  # how a run orders its questions, with their labels
+# how a run orders its questions, with their labels (English messages: show them with `_()`)
+ORDERS = {"basics": N_("Basics first"), "shuffled": N_("Shuffled")}
 
 
 def basics_first(questions: Sequence[Question]) -> list[Question]:
@@ -71,7 +73,8 @@ class QuizRun:
         """The questions in `order` ("basics": `basics_first`; "shuffled": an order fixed by `seed`), cut to
         `limit`. The seed also shuffles each question's choices."""
         if order not in ORDERS:
-            raise ValueError(f"Unknown question order {order!r}: use one of {', '.join(ORDERS)}.")
+            raise ValueError(_("Unknown question order {order}: use one of {orders}.", order=repr(order),
+                               orders=", ".join(ORDERS)))
         ordered = basics_first(questions) if order == "basics" else list(questions)
         if order == "shuffled":
             random.Random(seed).shuffle(ordered)
@@ -104,6 +107,30 @@ class QuizRun:
         """A new run over the questions answered wrongly, in a fresh order."""
         return QuizRun.start(self.missed(), self.seed + 1, order="shuffled")
 
+    def relabeled(self, twins: Mapping[str, Question]) -> QuizRun:
+        """The same run with each question replaced by its twin of the same id in `twins` (the bank in another
+        language), each answer carried over by its position among the choices or items and graded again, so the
+        feedback speaks the new language. A question without a twin stays as it was.
+
+        >>> from specviz.quiz.schema import Question
+        >>> en = Question("d", "accept_rule", "single", "Kept?", "yes", "", "pages/quiz.py", ("yes", "no"))
+        >>> pt = Question("d", "accept_rule", "single", "Mantido?", "sim", "", "pages/quiz.py", ("sim", "não"))
+        >>> run = QuizRun([en], seed=0)
+        >>> run.submit(en, "no").correct
+        False
+        >>> moved = run.relabeled({"d": pt})
+        >>> moved.questions[0].prompt, moved.answers["d"], moved.grades["d"].correct
+        ('Mantido?', 'não', False)
+        """
+        questions = [twins.get(q.id, q) for q in self.questions]
+        run = QuizRun(questions, self.seed, position=self.position)
+        for old, new in zip(self.questions, questions, strict=True):
+            if old.id in self.grades:
+                run.submit(new, _carried(old, new, self.answers.get(old.id)))
+            elif old.id in self.answers:
+                run.answers[old.id] = _carried(old, new, self.answers[old.id])
+        return run
+
     def mastery(self, bank: Bank) -> list[ConceptMastery]:
         """Per concept (in the bank's concept order): right answers out of answered, and how many were asked."""
         rows = []
@@ -122,6 +149,23 @@ class QuizRun:
                  "expected": q.expected_text(),
                  "correct": self.grades[q.id].correct if q.id in self.grades else None}
                 for q in self.questions]
+
+
+def _carried(old: Question, new: Question, answer: Any) -> Any:
+    """An answer to `old` given to `new`, its twin in another language: each picked text moved to the same
+    position among the new choices (or items to order); a number, or a text that is not a choice, unchanged."""
+    if old is new or old.kind == "numeric":
+        return answer
+    texts = old.choices if old.kind in ("single", "multiple") else tuple(old.answer)
+    targets = new.choices if new.kind in ("single", "multiple") else tuple(new.answer)
+
+    def move(text: Any) -> Any:
+        return targets[texts.index(text)] if isinstance(text, str) and text in texts and len(texts) == len(
+            targets) else text
+
+    if isinstance(answer, list | tuple):
+        return [move(a) for a in answer]
+    return move(answer)
 
 
 def answer_text(answer: Any) -> str:

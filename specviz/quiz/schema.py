@@ -16,25 +16,28 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from specviz.i18n import N_, _, get_language
+
 TYPES = ("single", "multiple", "numeric", "ordering")
 
+# concept -> its label: English messages (show them with `_()`; the Portuguese bank files carry their own labels)
 CONCEPTS: dict[str, str] = {
-    "memory_bound": "Why one-token-at-a-time decoding is slow",
-    "core_idea": "Draft proposes, target verifies",
-    "accept_rule": "The accept rule min(1, p/q)",
-    "first_disagreement": "The first disagreement",
-    "residual": "The residual distribution",
-    "bonus_token": "The bonus token",
-    "quality": "Why quality is unchanged",
-    "speedup": "What drives the speedup",
-    "choosing_k": "Choosing K",
-    "greedy_vs_sampling": "Greedy vs sampling",
-    "kv_rollback": "KV-cache rollback",
-    "prompt_lookup": "N-gram / prompt lookup",
-    "layer_skip": "Layer-skip self-drafting",
-    "medusa": "Medusa heads",
-    "eagle": "EAGLE feature-space drafting",
-    "limits": "When it helps less",
+    "memory_bound": N_("Why one-token-at-a-time decoding is slow"),
+    "core_idea": N_("Draft proposes, target verifies"),
+    "accept_rule": N_("The accept rule min(1, p/q)"),
+    "first_disagreement": N_("The first disagreement"),
+    "residual": N_("The residual distribution"),
+    "bonus_token": N_("The bonus token"),
+    "quality": N_("Why quality is unchanged"),
+    "speedup": N_("What drives the speedup"),
+    "choosing_k": N_("Choosing K"),
+    "greedy_vs_sampling": N_("Greedy vs sampling"),
+    "kv_rollback": N_("KV-cache rollback"),
+    "prompt_lookup": N_("N-gram / prompt lookup"),
+    "layer_skip": N_("Layer-skip self-drafting"),
+    "medusa": N_("Medusa heads"),
+    "eagle": N_("EAGLE feature-space drafting"),
+    "limits": N_("When it helps less"),
 }
 
 FAQ_TOPICS = ("what-is", "core-idea", "why-slow", "first-disagreement", "quality", "speedup-driver")
@@ -111,8 +114,19 @@ class Param:
         return isinstance(v, kinds) and not isinstance(v, bool) and self.lo <= v <= self.hi  # nan fails lo <= v
 
     def describe(self) -> str:
-        number = f"{'a whole number' if self.whole else 'a number'} from {self.lo:,g} to {self.hi:,g}"
-        return f"a list of 1 to {self.size} numbers from {self.lo:,g} to {self.hi:,g}" if self.size else number
+        """What the parameter may be, in words (the end of a loader's sentence)."""
+        lo, hi = _bound(self.lo), _bound(self.hi)
+        if self.size:
+            return _("a list of 1 to {size} numbers from {lo} to {hi}", size=self.size, lo=lo, hi=hi)
+        if self.whole:
+            return _("a whole number from {lo} to {hi}", lo=lo, hi=hi)
+        return _("a number from {lo} to {hi}", lo=lo, hi=hi)
+
+
+def _bound(x: float) -> str:
+    """A bound as the reader writes it: 10,000,000 and 0.001 (10.000.000 and 0,001 in Portuguese)."""
+    text = f"{x:,g}"
+    return text.translate(str.maketrans(",.", ".,")) if get_language() == "pt" else text
 
 
 PROB = Param(0.0, 1.0)

@@ -2,24 +2,25 @@
 
 import streamlit as st
 
+from specviz.i18n import _
 from specviz.quiz import QuizRun
 from specviz.ui import quiz_setup, quiz_view
 from specviz.ui.frame import route_through_app
 
 route_through_app()
 
-st.title("Quiz")
-st.caption("Check your understanding of speculative decoding. Every answer comes with an explanation and a link to "
-           "the page that shows the idea.")
+st.title(_("Quiz"))
+st.caption(_("Check your understanding of speculative decoding. Every answer comes with an explanation and a link to "
+             "the page that shows the idea."))
 
 bank = quiz_setup.default_bank()
 met = quiz_setup.met_concepts()
-with st.expander("Quiz settings", expanded=False):
+with st.expander(_("Quiz settings"), expanded=False):
     bank = quiz_setup.with_upload(bank, "quiz_upload")
     scope = quiz_setup.scope_picker(met)
     settings = quiz_setup.settings_panel(bank, met if scope == "met" else None)
     live = quiz_setup.trace_questions("quiz_trace", settings.seed)
-    restart = st.button("Start over", key="quiz_restart")
+    restart = st.button(_("Start over"), key="quiz_restart")
 if quiz_setup.scope_note(scope, met):  # nothing met yet: the note offers all concepts and the guided path
     st.stop()
 
@@ -33,6 +34,9 @@ if restart or st.session_state.get("quiz_signature") != signature:
     st.session_state["quiz_round"] = st.session_state.get("quiz_round", 0) + 1
 
 run: QuizRun = st.session_state["quiz_run"]
+twins = {**bank.by_id(), **{q.id: q for q in live}}  # the same questions in the language of this run
+if any(twins.get(q.id, q) != q for q in run.questions):  # the learner switched language mid-quiz
+    run = st.session_state["quiz_run"] = run.relabeled(twins)
 key = f"quiz_r{st.session_state['quiz_round']}"
 if settings.mode == "sheet":
     quiz_view.sheet(run, bank, key)

@@ -20,15 +20,17 @@ def current() -> Progress:
     """The session's progress; on a session's first run, the URL's (a bad URL leaves one sentence for `problem`)."""
     progress = state.learn_progress()
     if progress is None:
-        progress, problem = parse_progress({key: st.query_params[key] for key in st.query_params})
-        st.session_state["learn_problem"] = problem
+        params = {key: st.query_params[key] for key in st.query_params}
+        progress, problem = parse_progress(params)
+        st.session_state["learn_problem"] = params if problem else None  # the sentence is made when shown
         state.set_learn_progress(progress)
     return progress
 
 
 def problem() -> str | None:
-    """The sentence about a bad URL, until the learner moves."""
-    return st.session_state.get("learn_problem")
+    """The sentence about a bad URL (in the language of this run), until the learner moves."""
+    params = st.session_state.get("learn_problem")
+    return parse_progress(params)[1] if params else None
 
 
 def go(lesson: int | str, finished: int | None = None) -> None:

@@ -6,23 +6,24 @@ from __future__ import annotations
 
 import streamlit as st
 
+from specviz.i18n import N_, _
 from specviz.learn import Lesson, Progress, check_questions, exit_ticket, lessons_to_revisit
 from specviz.quiz import Bank, QuizRun
 from specviz.ui import learn_progress, quiz_view
 
-TEXT = {
-    "check_header": "**Question {number} of {total}**",
-    "check_button": "Check",
-    "again_button": "Try again",
-    "ticket_title": "Exit ticket",
-    "ticket_intro": "Six questions, one for each of the questions people ask most about speculative decoding. "
-                    "Answer them all, then grade them together.",
-    "score": "Your score",
-    "all_right": "All six right: you have the whole idea. The Quiz has more questions on every concept.",
-    "revisit": "Worth another look: the lessons that teach what you missed.",
-    "revisit_button": "Lesson {number}: {title}",
-    "again": "Take the exit ticket again",
-    "quiz_link": "Quiz yourself on the concepts you have met",
+TEXT = {  # English messages, translated with `_()` where they are shown
+    "check_header": N_("**Question {number} of {total}**"),
+    "check_button": N_("Check"),
+    "again_button": N_("Try again"),
+    "ticket_title": N_("Exit ticket"),
+    "ticket_intro": N_("Six questions, one for each of the questions people ask most about speculative decoding. "
+                    "Answer them all, then grade them together."),
+    "score": N_("Your score"),
+    "all_right": N_("All six right: you have the whole idea. The Quiz has more questions on every concept."),
+    "revisit": N_("Worth another look: the lessons that teach what you missed."),
+    "revisit_button": N_("Lesson {number}: {title}"),
+    "again": N_("Take the exit ticket again"),
+    "quiz_link": N_("Quiz yourself on the concepts you have met"),
 }
 
 
@@ -38,9 +39,11 @@ def checks(bank: Bank, lesson: Lesson) -> None:
     """The lesson's questions, each with its own Check button; all answered marks the lesson done."""
     runs = st.session_state.setdefault("learn_checks", {})
     run: QuizRun = runs.setdefault(lesson.number, QuizRun(check_questions(bank, lesson), seed=0))
+    if run.questions != check_questions(bank, lesson):  # the learner switched language: the same questions, theirs
+        run = runs[lesson.number] = run.relabeled(bank.by_id())
     for number, question in enumerate(run.questions, start=1):
         with st.container(border=True):
-            st.markdown(TEXT["check_header"].format(number=number, total=len(run.questions)))
+            st.markdown(_(TEXT["check_header"], number=number, total=len(run.questions)))
             st.markdown(question.prompt)
             result = run.grades.get(question.id)
             tries = st.session_state.setdefault("learn_tries", {}).get(question.id, 0)
@@ -50,10 +53,10 @@ def checks(bank: Bank, lesson: Lesson) -> None:
             if result is not None:
                 quiz_view.feedback(question, result)
                 if not result.correct:
-                    st.button(TEXT["again_button"], key=f"{key}_again", on_click=_try_again, args=(run, question.id))
-            elif st.button(TEXT["check_button"], key=f"{key}_check"):
+                    st.button(_(TEXT["again_button"]), key=f"{key}_again", on_click=_try_again, args=(run, question.id))
+            elif st.button(_(TEXT["check_button"]), key=f"{key}_check"):
                 if quiz_view.is_blank(answer):
-                    st.warning(quiz_view.TEXT["give_answer"])
+                    st.warning(_(quiz_view.TEXT["give_answer"]))
                 else:
                     run.submit(question, answer)
                     if len(run.grades) == len(run.questions):
@@ -63,25 +66,27 @@ def checks(bank: Bank, lesson: Lesson) -> None:
 
 def ticket(bank: Bank, progress: Progress) -> None:
     """The exit ticket as one sheet; once graded, the score and a button back to each lesson that teaches a miss."""
-    st.subheader(TEXT["ticket_title"], anchor="exit-ticket")
-    st.markdown(TEXT["ticket_intro"])
+    st.subheader(_(TEXT["ticket_title"]), anchor="exit-ticket")
+    st.markdown(_(TEXT["ticket_intro"]))
     if "learn_ticket" not in st.session_state:
         st.session_state["learn_ticket"] = QuizRun(exit_ticket(bank), seed=0)
         st.session_state["learn_ticket_round"] = st.session_state.get("learn_ticket_round", 0) + 1
     run: QuizRun = st.session_state["learn_ticket"]
+    if run.questions != exit_ticket(bank):  # the learner switched language
+        run = st.session_state["learn_ticket"] = run.relabeled(bank.by_id())
     quiz_view.sheet(run, bank, f"learn_ticket{st.session_state['learn_ticket_round']}")
     if not run.grades:
         return
-    st.metric(TEXT["score"], f"{run.n_correct} / {len(run.questions)}")
+    st.metric(_(TEXT["score"]), f"{run.n_correct} / {len(run.questions)}")
     missed = [q for q in run.questions if not run.grades[q.id].correct]
     if not missed:
-        st.success(TEXT["all_right"])
+        st.success(_(TEXT["all_right"]))
     else:
-        st.markdown(TEXT["revisit"])
+        st.markdown(_(TEXT["revisit"]))
         for lesson in lessons_to_revisit(missed):
-            st.button(TEXT["revisit_button"].format(number=lesson.number, title=lesson.title),
+            st.button(_(TEXT["revisit_button"], number=lesson.number, title=lesson.shown_title()),
                       key=f"learn_revisit_{lesson.number}", on_click=learn_progress.go, args=(lesson.number,))
-    if st.button(TEXT["again"], key="learn_ticket_again"):
+    if st.button(_(TEXT["again"]), key="learn_ticket_again"):
         del st.session_state["learn_ticket"]
         st.rerun()
-    learn_progress.link("pages/quiz.py", TEXT["quiz_link"], ":material/quiz:", progress.to_params())
+    learn_progress.link("pages/quiz.py", _(TEXT["quiz_link"]), ":material/quiz:", progress.to_params())

@@ -15,26 +15,28 @@ import streamlit as st
 from specviz.examples import get_example, load_example
 from specviz.exactness import RULES
 from specviz.exactness.sandbox import SandboxSamples, sandbox_step, simulate
+from specviz.i18n import N_, _, number
 from specviz.learn import Lesson
 from specviz.ui import overview_view, proposers_view, sandbox_view
+from specviz.ui.charts import localize
 from specviz.ui.predict import Predictor
 from specviz.ui.step_view import render_step
 from specviz.ui.tokens import decision_chips
 
-TEXT = {
-    "loop_caption": "A recorded generation, replayed: the draft's guesses the target kept, the first one it "
-                    "rejected (struck through), and the recovered or bonus token that ends each step.",
-    "step_pick": "A step of the recording",
-    "step_label": "Step {n}",
-    "reveal": "Reveal the verdicts",
-    "hide": "Hide them again",
-    "hidden": "The draft guessed these {k} tokens. How many will the target keep?",
-    "rule_pick": "Rule",
-    "proposer": "Proposer",
-    "samples": "{n:,} simulated steps with the p/q sandbox's six tokens: each drafts one token from q and emits "
-               "one. Grey is what came out, blue is p: under an exact rule they match.",
-    "match": "What came out matches p: the differences are no larger than chance alone produces.",
-    "off": "What came out does not match p: the differences are far larger than chance would produce.",
+TEXT = {  # English messages, translated with `_()` where they are shown
+    "loop_caption": N_("A recorded generation, replayed: the draft's guesses the target kept, the first one it "
+                       "rejected (struck through), and the recovered or bonus token that ends each step."),
+    "step_pick": N_("A step of the recording"),
+    "step_label": N_("Step {n}"),
+    "reveal": N_("Reveal the verdicts"),
+    "hide": N_("Hide them again"),
+    "hidden": N_("The draft guessed these {k} tokens. How many will the target keep?"),
+    "rule_pick": N_("Rule"),
+    "proposer": N_("Proposer"),
+    "samples": N_("{n} simulated steps with the p/q sandbox's six tokens: each drafts one token from q and emits "
+                  "one. Grey is what came out, blue is p: under an exact rule they match."),
+    "match": N_("What came out matches p: the differences are no larger than chance alone produces."),
+    "off": N_("What came out does not match p: the differences are far larger than chance would produce."),
 }
 
 # lesson 8: the three proposers it teaches (the toy pair's draft model: the SmolLM2 one's notes name EAGLE, lesson 9)
@@ -48,7 +50,7 @@ PREDICTOR = Predictor("learn")
 
 def loop(lesson: Lesson) -> None:
     overview_view.loop_diagram()
-    st.caption(TEXT["loop_caption"])
+    st.caption(_(TEXT["loop_caption"]))
     overview_view.example_player("learn_loop")
 
 
@@ -62,17 +64,17 @@ def _toggle_reveal(trace_id: str, index: int) -> None:
 
 
 def first_disagreement(lesson: Lesson) -> None:
-    trace, _ = load_example(lesson.example)
+    trace, _meta = load_example(lesson.example)
     steps = [i for i in STEPS if i < trace.num_steps] or [0]
-    index = st.segmented_control(TEXT["step_pick"], steps, default=steps[0], required=True, key="learn_step",
-                                 format_func=lambda i: TEXT["step_label"].format(n=i + 1))
+    index = st.segmented_control(_(TEXT["step_pick"]), steps, default=steps[0], required=True, key="learn_step",
+                                 format_func=lambda i: _(TEXT["step_label"], n=i + 1))
     index = steps[0] if index is None else index
     step, revealed = trace.steps[index], index in st.session_state.get("learn_revealed", set())
     if not revealed:
-        st.markdown(TEXT["hidden"].format(k=step.n_drafted))
+        st.markdown(_(TEXT["hidden"], k=step.n_drafted))
         st.html(f"<div>{decision_chips(step, revealed=False)}</div>")
         PREDICTOR.ask(trace, lesson.example, index)
-    st.button(TEXT["hide" if revealed else "reveal"], key="learn_reveal", on_click=_toggle_reveal,
+    st.button(_(TEXT["hide" if revealed else "reveal"]), key="learn_reveal", on_click=_toggle_reveal,
               args=(lesson.example, index), type="secondary" if revealed else "primary")
     if revealed:
         PREDICTOR.outcome(trace, lesson.example, index)
@@ -86,23 +88,29 @@ def _samples(rule_name: str, n: int) -> SandboxSamples:
 
 
 def exactness(lesson: Lesson) -> None:
-    name = st.segmented_control(TEXT["rule_pick"], list(RULE_CHOICES), default="exact", required=True,
-                                key="learn_rule", format_func=lambda r: RULES[r].label) or "exact"
+    name = st.segmented_control(_(TEXT["rule_pick"]), list(RULE_CHOICES), default="exact", required=True,
+                                key="learn_rule", format_func=lambda r: _(RULES[r].label)) or "exact"
     n = 2000
     step = sandbox_step(sandbox_view.DEFAULT_P, sandbox_view.DEFAULT_Q, 1.0)
     samples = _samples(name, n)
-    st.caption(TEXT["samples"].format(n=n))
-    st.plotly_chart(sandbox_view.samples_figure(step, samples, name, n), key="learn_samples", width="stretch")
+    st.caption(_(TEXT["samples"], n=number(n, 0)))
+    st.plotly_chart(localize(sandbox_view.samples_figure(step, samples, name, n)), key="learn_samples",
+                    width="stretch")
     # in words, not the test's p-value: this lesson's p is the target's probabilities
-    (st.success if samples.verdict.consistent else st.error)(TEXT["match" if samples.verdict.consistent else "off"])
+    (st.success if samples.verdict.consistent else st.error)(_(TEXT["match" if samples.verdict.consistent else "off"]))
 
 
 def _example_title(name: str) -> str:
-    return get_example(name).title
+    """An example's title in the reader's language, where specviz.examples offers one (its recorded text stays)."""
+    from specviz import examples
+
+    example = get_example(name)
+    localized = getattr(examples, "localized", None)
+    return (localized(example) if localized is not None else example).title
 
 
 def proposers(lesson: Lesson) -> None:
-    name = st.segmented_control(TEXT["proposer"], list(EXAMPLES), default=EXAMPLES[0], required=True,
+    name = st.segmented_control(_(TEXT["proposer"]), list(EXAMPLES), default=EXAMPLES[0], required=True,
                                 key="learn_example", format_func=_example_title) or EXAMPLES[0]
     proposers_view.render_example(name, "learn_example_view")
 

@@ -8,66 +8,68 @@ from __future__ import annotations
 
 import streamlit as st
 
+from specviz.i18n import N_, _
 from specviz.learn import BY_NUMBER, LAST, LESSONS, TICKET, Lesson, Progress
 from specviz.pagemap import PAGES
 from specviz.quiz import Bank
 from specviz.ui import learn_progress, learn_questions, learn_runs, learn_widgets
 
 INTERACTIONS = {**learn_widgets.WIDGETS, **learn_runs.WIDGETS}  # a lesson's interaction name -> what draws it
-PAGE_TITLES = {path: title for pages in PAGES.values() for path, title, _ in pages}
-TEXT = {
-    "title": "Guided path",
-    "intro": "Ten short lessons, from why decoding is slow to when speculation stops paying. Each has one thing to "
+PAGE_TITLES = {path: title for pages in PAGES.values() for path, title, _icon in pages}
+TEXT = {  # English messages, translated with `_()` where they are shown
+    "title": N_("Guided path"),
+    "intro": N_("Ten short lessons, from why decoding is slow to when speculation stops paying. Each has one thing to "
              "try and two or three questions; every term is explained before it is used. Your place is kept in "
-             "the address bar, so a reload or a bookmark brings you back here.",
-    "progress": "{done} of {total} lessons done",
-    "jump": "Lessons",
-    "ticket_label": "Exit ticket",
-    "heading": "Lesson {number} of {total}: {title}",
-    "objective": "**Objective.** {objective}",
-    "try": "Try it",
-    "check": "Check yourself",
-    "deeper": "Go deeper: the {title} page",
-    "deeper_section": "Go deeper: the {title} page, its section “{section}”",
-    "prev": "← Previous lesson",
-    "next": "Next lesson →",
-    "to_ticket": "Take the exit ticket →",
-    "start_title": "New to speculative decoding?",
-    "start_text": "Take the guided path: ten short lessons, each with one thing to try and two or three questions.",
-    "start_link": "Start the guided path",
+             "the address bar, so a reload or a bookmark brings you back here."),
+    "progress": N_("{done} of {total} lessons done"),
+    "jump": N_("Lessons"),
+    "ticket_label": N_("Exit ticket"),
+    "heading": N_("Lesson {number} of {total}: {title}"),
+    "objective": N_("**Objective.** {objective}"),
+    "try": N_("Try it"),
+    "check": N_("Check yourself"),
+    "deeper": N_("Go deeper: the {title} page"),
+    "deeper_section": N_("Go deeper: the {title} page, its section “{section}”"),
+    "prev": N_("← Previous lesson"),
+    "next": N_("Next lesson →"),
+    "to_ticket": N_("Take the exit ticket →"),
+    "start_title": N_("New to speculative decoding?"),
+    "start_text": N_("Take the guided path: ten short lessons, each with one thing to try and two or three questions."),
+    "start_link": N_("Start the guided path"),
 }
 
 
 def progress_bar(progress: Progress) -> None:
     """How far along, and a row of lesson numbers (✓ for done) to jump with."""
-    st.progress(len(progress.done) / LAST, text=TEXT["progress"].format(done=len(progress.done), total=LAST))
+    st.progress(len(progress.done) / LAST, text=_(TEXT["progress"], done=len(progress.done), total=LAST))
     options = [str(lesson.number) for lesson in LESSONS] + [TICKET]
     st.session_state["learn_jump"] = str(progress.lesson)
     st.segmented_control(
-        TEXT["jump"], options, key="learn_jump", on_change=learn_progress.jump, label_visibility="collapsed",
-        format_func=lambda o: TEXT["ticket_label"] if o == TICKET else f"{o} ✓" if int(o) in progress.done else o)
+        _(TEXT["jump"]), options, key="learn_jump", on_change=learn_progress.jump, label_visibility="collapsed",
+        format_func=lambda o: _(TEXT["ticket_label"]) if o == TICKET else f"{o} ✓" if int(o) in progress.done else o)
 
 
 def render_lesson(bank: Bank, lesson: Lesson) -> None:
-    st.subheader(TEXT["heading"].format(number=lesson.number, total=LAST, title=lesson.title), anchor=lesson.slug)
-    st.info(TEXT["objective"].format(objective=lesson.objective))
-    st.markdown(lesson.text)
-    st.markdown(f"##### {TEXT['try']}")
+    st.subheader(_(TEXT["heading"], number=lesson.number, total=LAST, title=lesson.shown_title()),
+                 anchor=lesson.slug)
+    st.info(_(TEXT["objective"], objective=lesson.shown_objective()))
+    st.markdown(lesson.shown_text())
+    st.markdown(f"##### {_(TEXT['try'])}")
     INTERACTIONS[lesson.interaction](lesson)
-    st.markdown(f"##### {TEXT['check']}")
+    st.markdown(f"##### {_(TEXT['check'])}")
     learn_questions.checks(bank, lesson)
-    title = PAGE_TITLES.get(lesson.page, lesson.page)
+    title = _(PAGE_TITLES[lesson.page]) if lesson.page in PAGE_TITLES else lesson.page
     # a page link cannot jump to a section (and a #anchor does not survive the page's own URL rewrite): name it
-    learn_progress.link(lesson.page, TEXT["deeper_section"].format(title=title, section=lesson.section)
-                        if lesson.section else TEXT["deeper"].format(title=title), ":material/arrow_forward:")
+    learn_progress.link(lesson.page, _(TEXT["deeper_section"], title=title, section=lesson.shown_section())
+                        if lesson.section else _(TEXT["deeper"], title=title), ":material/arrow_forward:")
 
 
 def navigation(progress: Progress) -> None:
     lesson = int(progress.lesson)
-    left, _, right = st.columns([2, 1, 2])
+    left, _gap, right = st.columns([2, 1, 2])
     if lesson > 1:
-        left.button(TEXT["prev"], key="learn_prev", on_click=learn_progress.go, args=(lesson - 1,), width="stretch")
-    label = TEXT["to_ticket"] if lesson == LAST else TEXT["next"]
+        left.button(_(TEXT["prev"]), key="learn_prev", on_click=learn_progress.go, args=(lesson - 1,), width="stretch")
+    label = _(TEXT["to_ticket"]) if lesson == LAST else _(TEXT["next"])
     right.button(label, key="learn_next", type="primary", on_click=learn_progress.go, width="stretch",
                  args=(TICKET if lesson == LAST else lesson + 1, lesson))
 
@@ -78,7 +80,7 @@ def render(bank: Bank) -> None:
     if learn_progress.problem():
         st.warning(learn_progress.problem())
     learn_progress.scroll_up_after_a_move()
-    st.caption(TEXT["intro"])
+    st.caption(_(TEXT["intro"]))
     progress_bar(progress)
     if progress.lesson == TICKET:
         learn_questions.ticket(bank, progress)
@@ -88,12 +90,12 @@ def render(bank: Bank) -> None:
     progress = learn_progress.current()  # a check answered on this run may have marked the lesson done
     learn_progress.write_url(progress)
     if progress.lesson != TICKET:
-        learn_progress.link("pages/quiz.py", learn_questions.TEXT["quiz_link"], ":material/quiz:",
+        learn_progress.link("pages/quiz.py", _(learn_questions.TEXT["quiz_link"]), ":material/quiz:",
                             progress.to_params())
 
 
 def start_link() -> None:
     """The Overview's pointer for a first-time learner: one sentence and the link to lesson 1."""
     with st.container(border=True):
-        st.markdown(f"**{TEXT['start_title']}** {TEXT['start_text']}")
-        learn_progress.link("pages/learn.py", TEXT["start_link"], ":material/school:", {"lesson": "1"})
+        st.markdown(f"**{_(TEXT['start_title'])}** {_(TEXT['start_text'])}")
+        learn_progress.link("pages/learn.py", _(TEXT["start_link"]), ":material/school:", {"lesson": "1"})

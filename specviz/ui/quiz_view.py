@@ -10,24 +10,38 @@ import plotly.graph_objects as go
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
+from specviz.i18n import N_, _, ngettext
 from specviz.pagemap import PAGES
 from specviz.quiz import Bank, ConceptMastery, Grade, Question, QuizRun, csv_text, results_json
+from specviz.ui.charts import localize
 
 PAGE_TITLES = {path: (title, icon) for pages in PAGES.values() for path, title, icon in pages}
 # How an option looks once the question is graded (a badge before the option's own text; the badges are fixed
 # markdown, the option text is the bank's, which is markdown by design).
-MARKS = {"right": ":green-background[**✓ right answer**]", "wrong_pick": ":red-background[**✗ your pick**]",
-         "missed": ":green-background[**✓ right answer, not picked**]"}
-TEXT = {
-    "answer_label": "Your answer",
-    "tick_all": "Tick every right choice.",
-    "order_label": "Pick the items in order, first to last",
-    "order_right": "The right order: {items}",
-    "number_label": "Your answer{unit}",
-    "number_hint": "a number, e.g. 0.25",
-    "give_answer": "Give an answer first.",
-    "chart_title": "Mastery per concept",
-    "chart_axis": "% right",
+MARKS = {"right": N_(":green-background[**✓ right answer**]"), "wrong_pick": N_(":red-background[**✗ your pick**]"),
+         "missed": N_(":green-background[**✓ right answer, not picked**]")}
+TEXT = {  # English messages, translated with `_()` where they are shown
+    "answer_label": N_("Your answer"),
+    "tick_all": N_("Tick every right choice."),
+    "order_label": N_("Pick the items in order, first to last"),
+    "order_right": N_("The right order: {items}"),
+    "number_label": N_("Your answer"),
+    "number_label_unit": N_("Your answer ({unit})"),
+    "number_hint": N_("a number, e.g. 0.25"),
+    "give_answer": N_("Give an answer first."),
+    "chart_title": N_("Mastery per concept"),
+    "chart_axis": N_("% right"),
+    "chart_hover": N_("%{y}: %{x:.0f}% right"),
+    "see_it": N_("See it on the {title} page"),
+    "see_it_caption": N_("See it on the {title} page."),
+    "question": N_("**Question {number} of {total}** · {concept}"),
+    "check": N_("Check"),
+    "results": N_("See my results"),
+    "next": N_("Next question"),
+    "grade": N_("Grade my answers"),
+    "score": N_("Score"),
+    "csv": N_("Download results (CSV)"),
+    "json": N_("Download results (JSON)"),
 }
 
 
@@ -35,10 +49,11 @@ TEXT = {
 def page_link(path: str) -> None:
     """A link to the app page that shows this idea (a caption when the page is run on its own, outside the app)."""
     title, icon = PAGE_TITLES.get(path, (path, None))
+    title = _(title) if path in PAGE_TITLES else title
     try:
-        st.page_link(path, label=f"See it on the {title} page", icon=icon)
+        st.page_link(path, label=_(TEXT["see_it"], title=title), icon=icon)
     except StreamlitAPIException:
-        st.caption(f"See it on the {title} page.")
+        st.caption(_(TEXT["see_it_caption"], title=title))
 
 
 def answer_widget(question: Question, seed: int, key: str, disabled: bool = False, graded: Any = None) -> Any:
@@ -46,21 +61,20 @@ def answer_widget(question: Question, seed: int, key: str, disabled: bool = Fals
     With `graded` (the learner's graded answer), the right options are marked, and so is a wrong pick."""
     marked = graded is not None
     if question.kind == "single":
-        return st.radio(TEXT["answer_label"], question.options(seed), index=None, key=key, disabled=disabled,
+        return st.radio(_(TEXT["answer_label"]), question.options(seed), index=None, key=key, disabled=disabled,
                         format_func=lambda c: mark_option(question, c, graded) if marked else c)
     if question.kind == "multiple":
-        st.caption(TEXT["tick_all"])
+        st.caption(_(TEXT["tick_all"]))
         return [c for i, c in enumerate(question.options(seed))
                 if st.checkbox(mark_option(question, c, graded) if marked else c, key=f"{key}_{i}",
                                disabled=disabled)]
     if question.kind == "ordering":
-        picked = st.multiselect(TEXT["order_label"], question.options(seed), key=key, disabled=disabled)
+        picked = st.multiselect(_(TEXT["order_label"]), question.options(seed), key=key, disabled=disabled)
         if marked:
-            st.caption(TEXT["order_right"].format(items=" → ".join(question.answer)))
+            st.caption(_(TEXT["order_right"], items=" → ".join(question.answer)))
         return picked
-    unit = f" ({question.unit})" if question.unit else ""
-    return st.text_input(TEXT["number_label"].format(unit=unit), key=key, placeholder=TEXT["number_hint"],
-                         max_chars=64, disabled=disabled)
+    label = _(TEXT["number_label_unit"], unit=question.unit) if question.unit else _(TEXT["number_label"])
+    return st.text_input(label, key=key, placeholder=_(TEXT["number_hint"]), max_chars=64, disabled=disabled)
 
 
 def mark_option(question: Question, option: str, given: Any) -> str:
@@ -75,9 +89,10 @@ def mark_option(question: Question, option: str, given: Any) -> str:
     right = {question.answer} if question.kind == "single" else set(question.answer)
     picked = {given} if isinstance(given, str) else set(given or ())
     if option in right:
-        badge = MARKS["missed"] if question.kind == "multiple" and option not in picked else MARKS["right"]
+        mark = MARKS["missed"] if question.kind == "multiple" and option not in picked else MARKS["right"]
+        badge = _(mark)
     elif option in picked:
-        badge = MARKS["wrong_pick"]
+        badge = _(MARKS["wrong_pick"])
     else:
         return option
     return f"{badge} {option}"
@@ -95,7 +110,7 @@ def feedback(question: Question, result: Grade) -> None:
 
 
 def question_header(question: Question, bank: Bank, number: int, total: int) -> None:
-    st.markdown(f"**Question {number} of {total}** · {bank.label(question.concept)}")
+    st.markdown(_(TEXT["question"], number=number, total=total, concept=bank.label(question.concept)))
     st.markdown(question.prompt)
 
 
@@ -111,16 +126,16 @@ def one_at_a_time(run: QuizRun, bank: Bank, key: str) -> None:
     answer = answer_widget(question, run.seed, f"{key}_{question.id}", disabled=result is not None,
                            graded=run.answers.get(question.id) if result is not None else None)
     if result is None:
-        if st.button("Check", key=f"{key}_check", type="primary"):
+        if st.button(_(TEXT["check"]), key=f"{key}_check", type="primary"):
             if is_blank(answer):
-                st.warning(TEXT["give_answer"])
+                st.warning(_(TEXT["give_answer"]))
             else:
                 run.submit(question, answer)
                 st.rerun()
         return
     feedback(question, result)
     last = run.position + 1 == len(run.questions)
-    if st.button("See my results" if last else "Next question", key=f"{key}_next", type="primary"):
+    if st.button(_(TEXT["results"] if last else TEXT["next"]), key=f"{key}_next", type="primary"):
         run.advance()
         st.rerun()
 
@@ -136,7 +151,7 @@ def sheet(run: QuizRun, bank: Bank, key: str) -> None:
                 answers[question.id] = answer_widget(question, run.seed, f"{key}_{question.id}", graded=graded)
                 if question.id in run.grades:
                     feedback(question, run.grades[question.id])
-        submitted = st.form_submit_button("Grade my answers", type="primary")
+        submitted = st.form_submit_button(_(TEXT["grade"]), type="primary")
     if submitted:
         for question in run.questions:
             run.submit(question, answers[question.id])
@@ -157,23 +172,24 @@ def mastery_chart(rows: list[ConceptMastery]) -> go.Figure:
         text=[f"{r.correct}/{r.answered}" for r in shown],
         textposition=["inside" if r.share >= 0.25 else "outside" for r in shown], cliponaxis=False,
         marker_color=["#2e7d32" if r.share >= 0.8 else "#f9a825" if r.share >= 0.5 else "#c62828" for r in shown],
-        hovertemplate="%{y}: %{x:.0f}% right<extra></extra>", showlegend=False)
-    fig.update_layout(barmode="overlay", xaxis={"range": [0, 100], "title": TEXT["chart_axis"]},
+        hovertemplate=_(TEXT["chart_hover"]) + "<extra></extra>", showlegend=False)
+    fig.update_layout(barmode="overlay", xaxis={"range": [0, 100], "title": _(TEXT["chart_axis"])},
                       yaxis={"autorange": "reversed"}, height=80 + 32 * len(shown),
-                      margin={"l": 10, "r": 10, "t": 30, "b": 10}, title=TEXT["chart_title"])
-    return fig
+                      margin={"l": 10, "r": 10, "t": 30, "b": 10}, title=_(TEXT["chart_title"]))
+    return localize(fig)
 
 
 def results(run: QuizRun, bank: Bank, key: str) -> bool:
     """Score, mastery chart, downloads; returns True when the learner asks to retry the missed questions."""
     answered = len(run.grades)
-    st.metric("Score", f"{run.n_correct} / {len(run.questions)}",
-              help=f"{answered} answered" if answered < len(run.questions) else None)
+    st.metric(_(TEXT["score"]), f"{run.n_correct} / {len(run.questions)}",
+              help=ngettext("{n} answered", "{n} answered", answered) if answered < len(run.questions) else None)
     st.plotly_chart(mastery_chart(run.mastery(bank)), key=f"{key}_mastery")
     csv_col, json_col, retry_col = st.columns(3)
-    csv_col.download_button("Download results (CSV)", csv_text(run.results()), "specviz-quiz-results.csv",
+    csv_col.download_button(_(TEXT["csv"]), csv_text(run.results()), "specviz-quiz-results.csv",
                             "text/csv", key=f"{key}_csv", on_click="ignore")
-    json_col.download_button("Download results (JSON)", results_json(run), "specviz-quiz-results.json",
+    json_col.download_button(_(TEXT["json"]), results_json(run), "specviz-quiz-results.json",
                              "application/json", key=f"{key}_json", on_click="ignore")
     missed = run.missed()
-    return bool(missed) and retry_col.button(f"Retry the {len(missed)} I missed", key=f"{key}_retry")
+    return bool(missed) and retry_col.button(ngettext("Retry the {n} I missed", "Retry the {n} I missed",
+                                                                  len(missed)), key=f"{key}_retry")

@@ -6,23 +6,26 @@ import streamlit as st
 import torch
 
 from specviz import theory
+from specviz.i18n import _, number, percent, times
 from specviz.ui import charts, state, theory_points, theory_serving, theory_view
 from specviz.ui.frame import route_through_app
 
 route_through_app()
 
-st.title("Theory explorer")
-st.caption("Speculative decoding pays when the draft is cheap (small c) and usually right (high α). These are the "
-           "closed forms of Leviathan et al. (2023); speedup is against target-only decoding with the same sampler.")
+st.title(_("Theory explorer"))
+st.caption(_("Speculative decoding pays when the draft is cheap (small c) and usually right (high α). These are the "
+             "closed forms of Leviathan et al. (2023); speedup is against target-only decoding with the same "
+             "sampler."))
 
 left, middle, right = st.columns(3)
-alpha = left.slider("α: the chance a draft is kept", 0.0, 1.0, 0.8, 0.01, key="theory_alpha",
-                    help="The chance that one drafted token is kept, averaged over contexts: α = E[β], where "
-                         "β = Σ min(p, q) = 1 − TV(p, q) at one position. Not the measured accepted / drafted.")
-k = middle.slider("Drafted tokens per step K", 0, theory_points.K_MAX, 4, 1, key="theory_k",
-                  help="K = 0 means no speculation.")
-c = right.slider("Cost ratio c (draft forward / target forward)", 0.0, 1.5, 0.05, 0.01, key="theory_c",
-                 help="0.05 means one draft forward costs 5% of a target forward. At c ≥ 1 speculation never pays.")
+alpha = left.slider(_("α: the chance a draft is kept"), 0.0, 1.0, 0.8, 0.01, key="theory_alpha",
+                    help=_("The chance that one drafted token is kept, averaged over contexts: α = E[β], where "
+                           "β = Σ min(p, q) = 1 − TV(p, q) at one position. Not the measured accepted / drafted."))
+k = middle.slider(_("Drafted tokens per step K"), 0, theory_points.K_MAX, 4, 1, key="theory_k",
+                  help=_("K = 0 means no speculation."))
+c = right.slider(_("Cost ratio c (draft forward / target forward)"), 0.0, 1.5, 0.05, 0.01, key="theory_c",
+                 help=_("0.05 means one draft forward costs 5% of a target forward. At c ≥ 1 speculation never "
+                        "pays."))
 
 try:
     tokens = theory.expected_tokens_per_step(alpha, k)
@@ -35,17 +38,18 @@ except ValueError as exc:
     st.stop()
 
 m1, m2, m3, m4 = st.columns(4)
-m1.metric("Tokens per step", f"{tokens:.2f}", help="Accepted drafts plus the recovered or bonus token.")
+m1.metric(_("Tokens per step"), number(tokens), help=_("Accepted drafts plus the recovered or bonus token."))
 change = speedup - 1  # a slowdown is a negative change: red and pointing down, never green
-m2.metric("Speedup", f"{speedup:.2f}×", delta=f"{change:+.0%} vs target-only",
+sign = "+" if change >= 0 else "-"  # the sign leads the delta, so Streamlit colours it and points its arrow
+m2.metric(_("Speedup"), times(speedup), delta=_("{change} vs target-only", change=sign + percent(abs(change))),
           delta_color="off" if abs(change) < 0.005 else "normal")
-m3.metric("Best K", str(best_k), help=f"Among K = 0 to 16: speedup {best_speedup:.2f}× at K = {best_k}. "
-          "K = 0 means speculation does not pay here.")
-m4.metric("Break-even α", "never" if math.isnan(even) else f"{even:.3f}",
-          help="For this K and c: above this α the speedup exceeds 1. With c > 1, or K = 0, there is no "
-               "break-even point.")
+m3.metric(_("Best K"), str(best_k), help=_("Among K = 0 to 16: speedup {speedup} at K = {k}. K = 0 means "
+                                           "speculation does not pay here.", speedup=times(best_speedup), k=best_k))
+m4.metric(_("Break-even α"), _("never") if math.isnan(even) else number(even, 3),
+          help=_("For this K and c: above this α the speedup exceeds 1. With c > 1, or K = 0, there is no "
+                 "break-even point."))
 if best_k == 0:
-    st.warning("With these numbers speculation does not pay: the best choice is not to draft at all (K = 0).")
+    st.warning(_("With these numbers speculation does not pay: the best choice is not to draft at all (K = 0)."))
 
 # measured points: committed benchmark results, and a trace from another page if there is one
 points = theory_points.load_benchmark_points()
@@ -57,39 +61,43 @@ except ValueError as exc:
     st.info(str(exc))
 
 charts.show(theory_view.heatmap_figure(c, alpha, k, points, trace_point), key="theory_heatmap", numbers=False)
-st.caption(theory_view.TEXT["heatmap_caption"] + (theory_view.TEXT["heatmap_points"] if points else ""))
+st.caption(" ".join(_(theory_view.TEXT[key]) for key in ("heatmap_caption", "heatmap_points")[:2 if points else 1]))
 
 col_a, col_b = st.columns(2)
 charts.show(theory_view.speedup_vs_k_figure(alpha, c, k), key="theory_speedup_k", where=col_a)
 simulated = theory.simulate_tokens_per_step(alpha, k, 20_000, torch.Generator().manual_seed(0)).numpy()
 charts.show(theory_view.tokens_distribution_figure(alpha, k, simulated), key="theory_tokens_dist", where=col_b)
-col_b.caption(f"20,000 simulated steps average {simulated.mean():.3f} tokens; the formula says {tokens:.3f}.")
+col_b.caption(_("{n} simulated steps average {mean} tokens; the formula says {formula}.", n=number(20_000, 0),
+                mean=number(simulated.mean(), 3), formula=number(tokens, 3)))
 
-st.subheader("Measured runs")
+st.subheader(_("Measured runs"))
 if trace_point is not None:
     t1, t2, t3 = st.columns(3)
-    t1.metric("Trace: α estimate", f"{trace_point.alpha:.3f}",
-              help="Mean of min(1, p/q) over the drafts the verifier tested. Accepted / drafted "
-                   f"({trace_point.acceptance_rate:.3f}) is lower: drafts after a rejection count as drafted "
-                   "although they were never tested.")
-    t2.metric(f"Trace: tokens per step (K = {trace_point.k})", f"{trace_point.tokens_per_step:.2f}",
-              delta=f"{trace_point.tokens_per_step - trace_point.predicted_tokens_per_step:+.2f} vs formula",
+    t1.metric(_("Trace: α estimate"), number(trace_point.alpha, 3),
+              help=_("Mean of min(1, p/q) over the drafts the verifier tested. Accepted / drafted ({rate}) is "
+                     "lower: drafts after a rejection count as drafted although they were never tested.",
+                     rate=number(trace_point.acceptance_rate, 3)))
+    off = trace_point.tokens_per_step - trace_point.predicted_tokens_per_step
+    t2.metric(_("Trace: tokens per step (K = {k})", k=trace_point.k), number(trace_point.tokens_per_step),
+              delta=_("{difference} vs formula", difference=("+" if off >= 0 else "-") + number(abs(off))),
               delta_color="off")
     if trace_point.c is not None:
-        t3.metric("Trace: c estimate", f"{trace_point.c:.3f}",
-                  help="Draft seconds per drafted token divided by target seconds per step, from the step timings.")
-    st.caption(f"The formula with α = {trace_point.alpha:.3f} and K = {trace_point.k} predicts "
-               f"{trace_point.predicted_tokens_per_step:.2f} tokens per step. The last step of a run, cut short by "
-               "EOS or the token limit, pulls the measured number down a little.")
+        t3.metric(_("Trace: c estimate"), number(trace_point.c, 3),
+                  help=_("Draft seconds per drafted token divided by target seconds per step, from the step "
+                         "timings."))
+    st.caption(_("The formula with α = {alpha} and K = {k} predicts {tokens} tokens per step. The last step of a run, "
+                 "cut short by EOS or the token limit, pulls the measured number down a little.",
+                 alpha=number(trace_point.alpha, 3), k=trace_point.k,
+                 tokens=number(trace_point.predicted_tokens_per_step)))
 if points:
     charts.show(theory_view.predicted_vs_measured_figure(points), key="theory_measured")
-    st.caption(f"{len(points)} benchmark runs from assets/benchmarks/, each predicted at its own α, K and c.")
+    st.caption(_("{n} benchmark runs from assets/benchmarks/, each predicted at its own α, K and c.", n=len(points)))
 if trace_point is None and not points:
-    st.info("No measured runs yet: generate a trace on another page, or add benchmark results to "
-            "assets/benchmarks/, and they appear here next to the formulas.")
+    st.info(_("No measured runs yet: generate a trace on another page, or add benchmark results to "
+              "assets/benchmarks/, and they appear here next to the formulas."))
 
 theory_serving.render(alpha, k)
 theory_view.render_temperature(theory_points.alpha_by_temperature())
 
-with st.expander("Where the formulas come from", expanded=False):
+with st.expander(_("Where the formulas come from"), expanded=False):
     theory_view.render_derivations()

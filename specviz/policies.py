@@ -22,6 +22,7 @@ import copy
 import math
 from typing import Protocol, runtime_checkable
 
+from specviz.i18n import _
 from specviz.limits import POLICIES
 from specviz.proposers.base import Proposer
 from specviz.theory import optimal_k
@@ -44,7 +45,8 @@ class DraftLength(Protocol):
 
 def _check_bounds(k_min: int, k_max: int) -> None:
     if not (isinstance(k_min, int) and isinstance(k_max, int) and 0 <= k_min <= k_max <= 16):
-        raise ValueError(f"Draft-length bounds need 0 <= K min <= K max <= 16 (got {k_min} and {k_max}).")
+        raise ValueError(_("Draft-length bounds need 0 <= K min <= K max <= 16 (got {k_min} and {k_max}).",
+                           k_min=k_min, k_max=k_max))
 
 
 class Constant:
@@ -82,7 +84,8 @@ class Heuristic:
     def __init__(self, start: int = 4, k_min: int = 1, k_max: int = 16, grow: int = 2, shrink: int = 1):
         _check_bounds(k_min, k_max)
         if not k_min <= start <= k_max:
-            raise ValueError(f"The starting K must lie between {k_min} and {k_max} (got {start}).")
+            raise ValueError(_("The starting K must lie between {k_min} and {k_max} (got {start}).", k_min=k_min,
+                               k_max=k_max, start=start))
         self.start, self.k_min, self.k_max, self.grow, self.shrink = start, k_min, k_max, grow, shrink
         self.k = start
 
@@ -121,7 +124,8 @@ class OptimalK:
                  probe_every: int = 8):
         _check_bounds(0, k_max)
         if not (0.0 <= alpha <= 1.0 and math.isfinite(c) and c >= 0):
-            raise ValueError(f"The optimal-K policy needs 0 <= α <= 1 and a cost ratio c >= 0 (got {alpha}, {c}).")
+            raise ValueError(_("The optimal-K policy needs 0 <= α <= 1 and a cost ratio c >= 0 (got {alpha}, {c}).",
+                               alpha=alpha, c=c))
         self.c, self.prior_alpha, self.k_max = c, alpha, k_max
         self.prior_weight, self.probe_every = prior_weight, probe_every
         self.reset()
@@ -166,9 +170,10 @@ def confident(proposer: Proposer, threshold: float = DEFAULT_THRESHOLD) -> Propo
     as it was. Only model proposers (a draft model, layer-skip, EAGLE) have a q to be confident in.
     """
     if not 0.0 <= threshold <= 1.0:
-        raise ValueError(f"The confidence threshold must be between 0 and 1 (got {threshold}).")
+        raise ValueError(_("The confidence threshold must be between 0 and 1 (got {threshold}).", threshold=threshold))
     if not proposer.has_draft_probs:
-        raise ValueError(f"The threshold policy needs a draft model's probabilities; '{proposer.name}' has none.")
+        raise ValueError(_("The threshold policy needs a draft model's probabilities; '{name}' has none.",
+                           name=proposer.name))
     twin = copy.copy(proposer)
     twin.stop_below = threshold
     twin.reset()  # its own cache (reset builds new state, never clears the original's)
@@ -185,6 +190,8 @@ def make_policy(name: str, k: int, *, k_max: int = 16, c: float | None = None, a
         return Threshold(k)
     if name == "optimal":
         if c is None:
-            raise ValueError("The optimal-K policy needs the measured cost ratio c = draft forward / target forward.")
+            raise ValueError(_("The optimal-K policy needs the measured cost ratio c = draft forward / target "
+                               "forward."))
         return OptimalK(c, alpha=alpha, k_max=k_max)
-    raise ValueError(f"Unknown draft-length policy '{name}': choose one of {', '.join(POLICIES)}.")
+    raise ValueError(_("Unknown draft-length policy '{name}': choose one of {choices}.", name=name,
+                       choices=", ".join(POLICIES)))

@@ -37,6 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from specviz import theory
+from specviz.i18n import N_, _, number
 from specviz.paths import BENCHMARKS_DIR
 
 BYTES = {"float32": 4, "bfloat16": 2}
@@ -104,24 +105,27 @@ QWEN_72B = Model("Qwen2.5-72B", 72.7e9, 2 * 80 * 8 * 128)
 QWEN_7B = Model("Qwen2.5-7B", 7.62e9, 2 * 28 * 4 * 128)
 
 PAIRS: dict[str, ModelPair] = {
-    "smollm2-eagle": ModelPair("SmolLM2-135M + its EAGLE drafter (the default pair)", SMOLLM2, SMOLLM2_EAGLE, 512),
-    "smollm2-draft": ModelPair("SmolLM2-135M + its separate 4-layer draft", SMOLLM2, SMOLLM2_DRAFT, 512),
-    "smollm2-ngram": ModelPair("SmolLM2-135M + n-gram lookup (no draft model)", SMOLLM2, None, 512),
-    "qwen-7b-72b": ModelPair("7B drafts for 70B: Qwen2.5-7B → Qwen2.5-72B", QWEN_72B, QWEN_7B, 2048),
-}
+    "smollm2-eagle": ModelPair(N_("SmolLM2-135M + its EAGLE drafter (the default pair)"), SMOLLM2, SMOLLM2_EAGLE,
+                               512),
+    "smollm2-draft": ModelPair(N_("SmolLM2-135M + its separate 4-layer draft"), SMOLLM2, SMOLLM2_DRAFT, 512),
+    "smollm2-ngram": ModelPair(N_("SmolLM2-135M + n-gram lookup (no draft model)"), SMOLLM2, None, 512),
+    "qwen-7b-72b": ModelPair(N_("7B drafts for 70B: Qwen2.5-7B → Qwen2.5-72B"), QWEN_72B, QWEN_7B, 2048),
+}  # the names (and the hardware's names and sources below) are English; pages show them through _()
 
 # Dense bfloat16 tensor throughput and memory bandwidth from the vendors' data sheets (the sparse figures are twice
 # these); a laptop is an estimate, not a product.
 HARDWARE: dict[str, Hardware] = {
-    "laptop": Hardware("a laptop CPU", 70e9, 1e12, 16e9, "float32",
-                       "estimate: dual-channel DDR5-4800 (77 GB/s peak, ~70 usable), 8 cores with AVX2 FMA "
-                       "(~1 TFLOPS float32), 16 GB"),
+    "laptop": Hardware(N_("a laptop CPU"), 70e9, 1e12, 16e9, "float32",
+                       N_("estimate: dual-channel DDR5-4800 (77 GB/s peak, ~70 usable), 8 cores with AVX2 FMA "
+                          "(~1 TFLOPS float32), 16 GB")),
     "l4": Hardware("NVIDIA L4", 300e9, 121e12, 24e9, "bfloat16",
-                   "NVIDIA L4 data sheet: 300 GB/s GDDR6, 121 TFLOPS bf16 dense (242 with sparsity), 24 GB"),
+                   N_("NVIDIA L4 data sheet: 300 GB/s GDDR6, 121 TFLOPS bf16 dense (242 with sparsity), 24 GB")),
     "a100": Hardware("NVIDIA A100 80GB SXM", 2039e9, 312e12, 80e9, "bfloat16",
-                     "NVIDIA A100 data sheet: 2,039 GB/s HBM2e, 312 TFLOPS bf16 dense (624 with sparsity), 80 GB"),
+                     N_("NVIDIA A100 data sheet: 2,039 GB/s HBM2e, 312 TFLOPS bf16 dense (624 with sparsity), "
+                        "80 GB")),
     "h100": Hardware("NVIDIA H100 SXM", 3350e9, 989e12, 80e9, "bfloat16",
-                     "NVIDIA H100 data sheet: 3.35 TB/s HBM3, 989 TFLOPS bf16 dense (1,979 with sparsity), 80 GB"),
+                     N_("NVIDIA H100 data sheet: 3.35 TB/s HBM3, 989 TFLOPS bf16 dense (1,979 with sparsity), "
+                        "80 GB")),
 }
 
 
@@ -130,8 +134,9 @@ HARDWARE: dict[str, Hardware] = {
 
 def _check(batch: float, n_tokens: float, context: float) -> None:
     if not (batch >= 1 and n_tokens >= 1 and context >= 0 and math.isfinite(batch * n_tokens * context)):
-        raise ValueError(f"The batch and the tokens per pass must be 1 or more and the context 0 or more (got "
-                         f"batch {batch}, {n_tokens} tokens, context {context}).")
+        raise ValueError(_("The batch and the tokens per pass must be 1 or more and the context 0 or more (got batch "
+                           "{batch}, {tokens} tokens, context {context}).", batch=batch, tokens=n_tokens,
+                           context=context))
 
 
 def memory_seconds(model: Model, hw: Hardware, batch: float, context: float) -> float:
@@ -303,7 +308,7 @@ def fit_hardware(model: Model, dtype: str, one_token_seconds: float, context: fl
     (10.76, 21.52)
     """
     if not (one_token_seconds > 0 and ratios):
-        raise ValueError("A measured verify-cost curve needs a one-token time and at least one ratio.")
+        raise ValueError(_("A measured verify-cost curve needs a one-token time and at least one ratio."))
     bandwidth = (model.weight_bytes(dtype) + model.kv_bytes(dtype, context)) / one_token_seconds
     ns = np.array(sorted(ratios), dtype=float)
     measured = np.array([ratios[int(n)] for n in ns])
@@ -328,9 +333,10 @@ def measured_hardware(folder: Path | str | None = None) -> Hardware | None:
     except (OSError, ValueError, KeyError, TypeError):
         return None
     machine = data.get("machine") or {}
-    name = f"this machine, as measured ({machine.get('cpu', 'CPU')}, {machine.get('cores', '?')} cores)"
-    source = (f"fitted to the verify-cost curve of `{command}`: SmolLM2-135M in float32, one-token forward "
-              f"{one * 1000:.1f} ms, n = 1..{max(ratios)} tokens")
+    name = _("this machine, as measured ({cpu}, {cores} cores)", cpu=machine.get("cpu", "CPU"),
+             cores=machine.get("cores", "?"))
+    source = _("fitted to the verify-cost curve of `{command}`: SmolLM2-135M in float32, one-token forward {ms} ms, "
+               "n = 1..{n} tokens", command=command, ms=number(one * 1000, 1), n=max(ratios))
     return fit_hardware(SMOLLM2, "float32", one, context, ratios, name, source)
 
 

@@ -24,38 +24,41 @@ from typing import Any
 import numpy as np
 import torch
 
+from specviz.i18n import N_, _
+
 # ---- validation -------------------------------------------------------------------------------------------------
 
 
 def _check_alpha(alpha: float) -> float:
     alpha = float(alpha)
     if not 0.0 <= alpha <= 1.0:  # also rejects nan
-        raise ValueError(f"The acceptance rate α must be between 0 and 1 (got {alpha}).")
+        raise ValueError(_("The acceptance rate α must be between 0 and 1 (got {alpha}).", alpha=alpha))
     return alpha
 
 
 def _check_k(k: int, name: str = "K") -> int:
     if isinstance(k, bool) or not float(k).is_integer():
-        raise ValueError(f"{name} must be a whole number of drafted tokens (got {k}).")
+        raise ValueError(_("{name} must be a whole number of drafted tokens (got {k}).", name=_(name), k=k))
     k = int(k)
     if k < 0:
-        raise ValueError(f"{name} must be 0 or more drafted tokens per step (got {k}).")
+        raise ValueError(_("{name} must be 0 or more drafted tokens per step (got {k}).", name=_(name), k=k))
     return k
 
 
 def _check_c(c: float) -> float:
     c = float(c)
     if not (c >= 0.0 and math.isfinite(c)):
-        raise ValueError(f"The cost ratio c must be a finite number, 0 or more (got {c}).")
+        raise ValueError(_("The cost ratio c must be a finite number, 0 or more (got {c}).", c=c))
     return c
 
 
 def _as_probs(x: Any, name: str) -> torch.Tensor:
     t = torch.as_tensor(x, dtype=torch.float64)
     if t.ndim == 0 or t.shape[-1] == 0:
-        raise ValueError(f"{name} must be a probability vector over the vocabulary (got shape {tuple(t.shape)}).")
+        raise ValueError(_("{name} must be a probability vector over the vocabulary (got shape {shape}).", name=name,
+                           shape=tuple(t.shape)))
     if bool((t < 0).any()) or not bool(torch.isfinite(t).all()):
-        raise ValueError(f"{name} must hold finite, non-negative probabilities.")
+        raise ValueError(_("{name} must hold finite, non-negative probabilities.", name=name))
     return t
 
 
@@ -177,8 +180,8 @@ def speedup_with_verify_cost(alpha: float, k: int, c: float, verify_cost: float)
     """
     verify_cost = float(verify_cost)
     if not (verify_cost > 0.0 and math.isfinite(verify_cost)):
-        raise ValueError(f"The verify cost must be a positive, finite number of one-token forwards "
-                         f"(got {verify_cost}).")
+        raise ValueError(_("The verify cost must be a positive, finite number of one-token forwards (got {cost}).",
+                           cost=verify_cost))
     return expected_tokens_per_step(alpha, k) / (_check_k(k) * _check_c(c) + verify_cost)
 
 
@@ -238,8 +241,8 @@ def break_even_alpha(k: int, c: float, verify_cost: float = 1.0) -> float:
     k, c = _check_k(k), _check_c(c)
     verify_cost = float(verify_cost)
     if not (verify_cost > 0.0 and math.isfinite(verify_cost)):
-        raise ValueError(f"The verify cost must be a positive, finite number of one-token forwards "
-                         f"(got {verify_cost}).")
+        raise ValueError(_("The verify cost must be a positive, finite number of one-token forwards (got {cost}).",
+                           cost=verify_cost))
     target = k * c + verify_cost
     if k == 0 or target > k + 1.0:
         return math.nan
@@ -279,7 +282,7 @@ def alpha_from_tokens_per_step(tokens_per_step: float, k: int) -> float:
     """
     k = _check_k(k)
     if not math.isfinite(tokens_per_step):
-        raise ValueError(f"Tokens per step must be a finite number (got {tokens_per_step}).")
+        raise ValueError(_("Tokens per step must be a finite number (got {tokens}).", tokens=tokens_per_step))
     if k == 0 or tokens_per_step <= 1.0:
         return 0.0
     if tokens_per_step >= k + 1:
@@ -301,7 +304,7 @@ def acceptance_by_position(alpha: float, n: int) -> list[float]:
     >>> acceptance_by_position(0.5, 3)
     [0.5, 0.25, 0.125]
     """
-    alpha, n = _check_alpha(alpha), _check_k(n, "The number of positions")
+    alpha, n = _check_alpha(alpha), _check_k(n, N_("The number of positions"))
     return [alpha**i for i in range(1, n + 1)]
 
 
@@ -333,7 +336,7 @@ def simulate_tokens_per_step(alpha: float, k: int, n: int, generator: torch.Gene
     """
     alpha, k = _check_alpha(alpha), _check_k(k)
     if isinstance(n, bool) or int(n) != n or n < 1:
-        raise ValueError(f"The number of simulated steps must be a positive whole number (got {n}).")
+        raise ValueError(_("The number of simulated steps must be a positive whole number (got {n}).", n=n))
     accepted = torch.rand((int(n), k), generator=generator, dtype=torch.float64) < alpha  # (n, K)
     n_accepted = accepted.to(torch.int64).cumprod(dim=1).sum(dim=1)  # leading run of acceptances, (n,)
     return n_accepted + 1
@@ -349,5 +352,5 @@ def tokens_per_step_frequencies(tokens_per_step: Sequence[int] | np.ndarray | to
     k = _check_k(k)
     samples = np.asarray(tokens_per_step, dtype=np.int64)
     if samples.size == 0 or samples.min() < 1:
-        raise ValueError("Tokens per step must be a non-empty list of counts of 1 or more.")
+        raise ValueError(_("Tokens per step must be a non-empty list of counts of 1 or more."))
     return np.bincount(samples - 1, minlength=k + 1)[: k + 1] / samples.size

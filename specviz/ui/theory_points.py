@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from specviz import theory
+from specviz.i18n import _
 from specviz.paths import BENCHMARKS_DIR
 from specviz.trace import Trace
 
@@ -113,13 +114,13 @@ class TracePoint:
 def trace_point(trace: Any) -> TracePoint:
     """The (alpha, K) of a speculative trace; a trace that cannot give one is a ValueError with one sentence."""
     if not isinstance(trace, Trace) or trace.mode != "speculative":
-        raise ValueError("The trace in this session is not a speculative-decoding trace.")
+        raise ValueError(_("The trace in this session is not a speculative-decoding trace."))
     k = trace.settings.get("k")
     if not isinstance(k, int) or not 1 <= k <= K_MAX:
-        raise ValueError(f"The trace in this session has no usable K in its settings (got {k!r}).")
+        raise ValueError(_("The trace in this session has no usable K in its settings (got {k}).", k=repr(k)))
     alpha = trace.mean_accept_prob
     if not math.isfinite(alpha):
-        raise ValueError("The trace in this session tested no drafts, so it says nothing about α.")
+        raise ValueError(_("The trace in this session tested no drafts, so it says nothing about α."))
     drafted = [s for s in trace.steps if s.n_drafted]
     c = theory.cost_ratio_from_timings(sum(s.draft_seconds for s in drafted), sum(s.n_drafted for s in drafted),
                                        sum(s.verify_seconds for s in drafted), len(drafted))

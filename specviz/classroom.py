@@ -37,13 +37,15 @@ import threading
 import time
 import unicodedata
 from collections import OrderedDict, deque
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from specviz.quiz import CONCEPTS, Grade, Question, answer_text, csv_text, grade, question_from_dict
+from specviz.i18n import LANGUAGES, N_, _, get_language, language_code, ngettext
+from specviz.quiz import (BANK_DIR, CONCEPTS, Grade, Question, QuizBankError, answer_text, csv_text, grade, load_bank,
+                         question_from_dict)
 
 DB_ENV, CACHE_ENV, PIN_ENV = "SPECVIZ_CLASSROOM_DB", "SPECVIZ_CACHE", "SPECVIZ_TEACHER_PIN"
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I/L: easy to read off a projector
@@ -99,8 +101,10 @@ class SessionSummary:
         """'ABC234 · Period 3' or 'ABC234 · Period 3 · ended 14:05' (local time)."""
         if not self.closed:
             return f"{self.code} · {self.title}"
-        when = f" {time.strftime('%H:%M', time.localtime(self.ended_at))}" if self.ended_at else ""
-        return f"{self.code} · {self.title} · ended{when}"
+        if not self.ended_at:
+            return _("{code} · {title} · ended", code=self.code, title=self.title)
+        return _("{code} · {title} · ended {time}", code=self.code, title=self.title,
+                 time=time.strftime("%H:%M", time.localtime(self.ended_at)))
 
 
 @dataclass(frozen=True)
@@ -136,28 +140,33 @@ class Progress:
 # ---- input checks ----------------------------------------------------------------------------------------------
 def clean_text(text: Any, what: str, max_length: int) -> str:
     """NFKC-normalised, whitespace-collapsed text without invisible characters (dropped) or control and
-    direction-override characters (refused), or ClassroomError.
+    direction-override characters (refused), or ClassroomError. `what` is an English noun marked with N_() (the
+    sentences name it in the reader's language).
 
     >>> clean_text("  Ada \u200b  Lovelace ", "name", 40)
     'Ada Lovelace'
     """
     if not isinstance(text, str) or not text.strip():
-        raise ClassroomError(f"Please enter a {what}.")
+        raise ClassroomError(_("Please enter a {what}.", what=_(what)))
     if len(text) > 10 * max_length:  # before normalising: a megabyte sent past the form's max_chars costs nothing
-        raise ClassroomError(f"The {what} is too long: at most {max_length} characters, please.")
+        raise ClassroomError(_too_long(what, max_length))
     text = " ".join(unicodedata.normalize("NFKC", text).split())
     if _has_control(text):
-        raise ClassroomError(f"The {what} contains control characters; please use plain text.")
+        raise ClassroomError(_("The {what} contains control characters; please use plain text.", what=_(what)))
     text = _visible(text)
     if not text:
-        raise ClassroomError(f"Please enter a {what}.")
+        raise ClassroomError(_("Please enter a {what}.", what=_(what)))
     if len(text) > max_length:
-        raise ClassroomError(f"The {what} is too long: at most {max_length} characters, please.")
+        raise ClassroomError(_too_long(what, max_length))
     return text
 
 
+def _too_long(what: str, max_length: int) -> str:
+    return _("The {what} is too long: at most {limit} characters, please.", what=_(what), limit=max_length)
+
+
 def clean_name(text: Any) -> str:
-    return clean_text(text, "display name", NAME_MAX)
+    return clean_text(text, N_("display name"), NAME_MAX)
 
 
 def name_key(name: str) -> str:
@@ -170,12 +179,15 @@ def name_key(name: str) -> str:
 
 
 def concept_name(concept: str) -> str:
-    """A concept as a reader knows it: its label in the quiz's concept list, else the id in words.
+    """A concept as a reader knows it: its label in the quiz's concept list (in the reader's language), else the id
+    in words.
 
     >>> concept_name("kv_rollback"), concept_name("my_topic")
     ('KV-cache rollback', 'my topic')
     """
-    return CONCEPTS.get(concept) or concept.replace("_", " ").replace("-", " ").strip() or "(no concept)"
+    if CONCEPTS.get(concept):
+        return _(CONCEPTS[concept])
+    return concept.replace("_", " ").replace("-", " ").strip() or _("(no concept)")
 
 
 def normalize_code(text: Any) -> str:
@@ -186,15 +198,15 @@ def normalize_code(text: Any) -> str:
     """
     raw = "".join(str(text or "").split()).replace("-", "").upper()
     if len(raw) != CODE_LENGTH or any(ch not in CODE_ALPHABET for ch in raw):
-        raise ClassroomError(f"A join code is {CODE_LENGTH} letters and digits, like {new_code(random.Random(0))}; "
-                             "please check it.")
+        raise ClassroomError(_("A join code is {length} letters and digits, like {example}; please check it.",
+                               length=CODE_LENGTH, example=new_code(random.Random(0))))
     return raw
 
 
 def new_code(rng: random.Random | None = None) -> str:
     """A random join code from CODE_ALPHABET (cryptographically random unless an `rng` is given)."""
     pick = rng.choice if rng is not None else secrets.choice
-    return "".join(pick(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+    return "".join(pick(CODE_ALPHABET) for _position in range(CODE_LENGTH))
 
 
 # ---- teacher PIN -----------------------------------------------------------------------------------------------
@@ -207,8 +219,9 @@ def teacher_pin(environ: Mapping[str, str] | None = None, secrets_map: Mapping[s
         if isinstance(value, str | int) and not isinstance(value, bool) and str(value).strip():
             pin = str(value).strip()
             if len(pin) < MIN_PIN_LENGTH:
-                raise ClassroomError(f"The teacher PIN is too short: set {PIN_ENV} to at least {MIN_PIN_LENGTH} "
-                                     "characters (a few words will do), then restart the app.")
+                raise ClassroomError(_("The teacher PIN is too short: set {variable} to at least {length} "
+                                       "characters (a few words will do), then restart the app.",
+                                       variable=PIN_ENV, length=MIN_PIN_LENGTH))
             return pin
     return None
 
@@ -282,11 +295,11 @@ class PinGuard:
             strikes = self._fresh(self._clients.get(client), now)
             self._overall = self._fresh(self._overall, now)
             if strikes.locked_until > now:
-                raise ClassroomError(f"Too many wrong PINs from this device; please wait "
-                                     f"{_duration(strikes.locked_until - now)}.")
+                raise ClassroomError(_("Too many wrong PINs from this device; please wait {wait}.",
+                                       wait=_duration(strikes.locked_until - now)))
             if self._overall.locked_until > now:
-                raise ClassroomError(f"Too many wrong PINs have been tried on this server; teacher mode is locked "
-                                     f"for {_duration(self._overall.locked_until - now)}.")
+                raise ClassroomError(_("Too many wrong PINs have been tried on this server; teacher mode is locked "
+                                       "for {wait}.", wait=_duration(self._overall.locked_until - now)))
             if pin_matches(given, expected):
                 self._clients.pop(client, None)
                 return True
@@ -322,7 +335,7 @@ class RateLimit:
     refuses with one sentence. Thread-safe; memory is bounded by `max_clients` (least recently seen dropped first).
     """
 
-    def __init__(self, limit: int = JOINS_PER_MINUTE, per: float = 60.0, what: str = "joins",
+    def __init__(self, limit: int = JOINS_PER_MINUTE, per: float = 60.0, what: str = N_("joins"),
                  max_clients: int = 10_000, clock: Callable[[], float] = time.monotonic) -> None:
         self.limit, self.per, self.what, self.max_clients, self._clock = limit, per, what, max_clients, clock
         self._times: OrderedDict[str, deque[float]] = OrderedDict()
@@ -339,8 +352,8 @@ class RateLimit:
                 times.popleft()
             self._times[client] = times
             if len(times) >= self.limit:
-                raise ClassroomError(f"Too many {self.what} from this device; please wait "
-                                     f"{_duration(self.per - (now - times[0]))} and try again.")
+                raise ClassroomError(_("Too many {what} from this device; please wait {wait} and try again.",
+                                       what=_(self.what), wait=_duration(self.per - (now - times[0]))))
             times.append(now)
             while len(self._times) > self.max_clients:
                 self._times.popitem(last=False)
@@ -372,7 +385,8 @@ class ClassroomStore:
                 if "ended_at" not in columns:  # a database made before ended sessions were kept with their time
                     conn.execute("ALTER TABLE sessions ADD COLUMN ended_at REAL")
         except (OSError, sqlite3.Error) as exc:
-            raise ClassroomError(f"The classroom database at {self.path} cannot be opened ({exc}).") from None
+            raise ClassroomError(_("The classroom database at {path} cannot be opened ({error}).",
+                                   path=self.path, error=exc)) from None
 
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
@@ -410,11 +424,11 @@ class ClassroomStore:
     def create_session(self, questions: Sequence[Question], title: str = "") -> Session:
         """Open a session over `questions` (stored whole, so uploaded questions survive restarts)."""
         if not questions:
-            raise ClassroomError("A session needs at least one question.")
-        title = clean_text(title, "title", TITLE_MAX) if title and title.strip() else "Speculative decoding quiz"
+            raise ClassroomError(_("A session needs at least one question."))
+        title = clean_text(title, N_("title"), TITLE_MAX) if title and title.strip() else _("Speculative decoding quiz")
         payload = json.dumps([q.to_dict() | {"source": q.source} for q in questions], ensure_ascii=False)
         now = time.time()
-        for _ in range(20):
+        for _attempt in range(20):
             code = new_code()
             try:
                 with self._write() as conn:
@@ -423,7 +437,7 @@ class ClassroomStore:
                 return Session(code, title, tuple(questions), now, False)
             except sqlite3.IntegrityError:
                 continue
-        raise ClassroomError("Could not find a free join code; please try again.")
+        raise ClassroomError(_("Could not find a free join code; please try again."))
 
     def session(self, code: str) -> Session | None:
         with self._connect() as conn:
@@ -460,17 +474,19 @@ class ClassroomStore:
         code, name = normalize_code(code), clean_name(name)
         session = self.session(code)
         if session is None:
-            raise ClassroomError(f"There is no session with the code {code}; please check it with your teacher.")
+            raise ClassroomError(_("There is no session with the code {code}; please check it with your teacher.",
+                                   code=code))
         if session.closed:
-            raise ClassroomError(f"Session {code} has ended.")
+            raise ClassroomError(_("Session {code} has ended.", code=code))
         student = Student(secrets.token_urlsafe(16), code, name, time.time())
-        taken = ClassroomError(f"Someone in this session is already called {name}; please add an initial.")
+        taken = ClassroomError(_("Someone in this session is already called {name}; please add an initial.",
+                                 name=name))
         try:
             with self._write() as conn:  # BEGIN IMMEDIATE: the count and the names cannot change under us
                 names = [r["name"] for r in conn.execute("SELECT name FROM students WHERE code = ?", (code,))]
                 if len(names) >= MAX_STUDENTS:
-                    raise ClassroomError(f"Session {code} is full ({MAX_STUDENTS} students); please ask your "
-                                         "teacher to start another one.")
+                    raise ClassroomError(_("Session {code} is full ({limit} students); please ask your teacher to "
+                                           "start another one.", code=code, limit=MAX_STUDENTS))
                 if name_key(name) in {name_key(n) for n in names}:
                     raise taken
                 conn.execute("INSERT INTO students (token, code, name, joined_at) VALUES (?, ?, ?, ?)",
@@ -504,13 +520,14 @@ class ClassroomStore:
         already answered, and then the grade is that of the first answer, which is the one that counts."""
         student = self.student(token)
         if student is None:
-            raise ClassroomError("This student link is not valid any more; please join again.")
+            raise ClassroomError(_("This student link is not valid any more; please join again."))
         session = self.session(student.code)
         question = next((q for q in session.questions if q.id == question_id), None) if session else None
         if question is None:
-            raise ClassroomError("That question is not part of this session.")
+            raise ClassroomError(_("That question is not part of this session."))
         if session.closed:
-            raise ClassroomError(f"Session {session.code} has ended; answers are no longer taken.")
+            raise ClassroomError(_("Session {code} has ended; answers are no longer taken.", code=session.code))
+        answer = stored_answer(question, answer)  # a choice picked in another language: the stored question's text
         text = _answer_json(answer)
         result = grade(question, answer)
         with self._write() as conn:
@@ -575,6 +592,83 @@ class ClassroomStore:
         return csv_text(self.export_rows(session)) or "student,question_id,concept,answer,correct,answered_at\n"
 
 
+# ---- a class that mixes languages -----------------------------------------------------------------------------
+# A session stores its questions in the language of the teacher who opened it. A student (or a teacher) reading
+# another language sees a bundled-bank question as its twin in that language (the same id, the same choices at the
+# same positions, so the same display order for the same seed: specviz.quiz.translation), and answers are stored in
+# the stored question's language, choice by position, so every language's answers are counted together.
+@functools.cache
+def _bank_twins(lang: str) -> dict[str, Question]:
+    """The bundled bank in `lang`, by question id (read once per process; empty if it cannot be read)."""
+    try:
+        return load_bank([BANK_DIR], lang=lang).by_id()
+    except QuizBankError:
+        return {}
+
+
+def in_language(question: Question, lang: str | None = None) -> Question:
+    """`question` as a reader of `lang` (default: the current language) sees it: a question of the bundled bank, in
+    whichever language it was stored, becomes its twin in `lang`; any other question (a teacher's own file, a
+    question from a live run) stays as stored.
+
+    >>> q = load_bank([BANK_DIR]).by_id()["ci-what-is"]
+    >>> in_language(q, "pt").prompt, in_language(in_language(q, "pt"), "en") == q
+    ('O que é decodificação especulativa?', True)
+    """
+    twin = _bank_twins(language_code(lang) or get_language()).get(question.id)
+    if twin is None or twin == question:
+        return question
+    stored = question.to_dict()
+    for code in LANGUAGES:
+        known = _bank_twins(code).get(question.id)
+        if known is not None and known.to_dict() == stored:
+            return twin if twin.kind == question.kind else question
+    return question
+
+
+def answer_between(answer: Any, source: Question, target: Question) -> Any:
+    """An answer given to `source` as the same answer to `target`, its twin in another language: each picked choice
+    (or placed item) replaced by the one at the same position; a number, or a text that is not one of `source`'s,
+    unchanged.
+
+    >>> en = Question("x", "core_idea", "multiple", "?", ("b",), "", "pages/overview.py", choices=("a", "b"))
+    >>> pt = Question("x", "core_idea", "multiple", "?", ("B",), "", "pages/overview.py", choices=("A", "B"))
+    >>> answer_between(["b"], en, pt), answer_between("a", en, pt), answer_between(0.5, en, pt)
+    (['B'], 'A', 0.5)
+    """
+    if source is target or source.kind != target.kind or source.kind == "numeric":
+        return answer
+    pools = (source.answer, target.answer) if source.kind == "ordering" else (source.choices, target.choices)
+    if len(pools[0]) != len(pools[1]):
+        return answer
+
+    def one(item: Any) -> Any:
+        picked = item.strip() if isinstance(item, str) else item
+        return pools[1][pools[0].index(picked)] if isinstance(picked, str) and picked in pools[0] else item
+
+    if isinstance(answer, list | tuple):
+        return [one(a) for a in answer]
+    return one(answer)
+
+
+def stored_answer(question: Question, answer: Any, twins: Iterable[Question] = ()) -> Any:
+    """An answer to the stored `question` given in any language: when it is not already in the stored question's
+    words but fits one of its `twins` or its bank twin in some language, it is mapped back by position (so the
+    first choice picked in Portuguese and the first choice picked in English are one answer)."""
+    if question.kind == "numeric" or _fits(question, answer):
+        return answer
+    for twin in [*twins, *(in_language(question, code) for code in LANGUAGES)]:
+        if twin is not question and _fits(twin, answer):
+            return answer_between(answer, twin, question)
+    return answer
+
+
+def _fits(question: Question, answer: Any) -> bool:
+    pool = question.answer if question.kind == "ordering" else question.choices
+    items = answer if isinstance(answer, list | tuple) else [answer]
+    return all(isinstance(a, str) and a.strip() in pool for a in items)
+
+
 @functools.lru_cache(maxsize=64)
 def _questions(payload: str) -> tuple[Question, ...]:
     """A session's stored questions, parsed once per process (a session's questions never change)."""
@@ -590,7 +684,7 @@ def _answer_json(answer: Any) -> str:
     text = json.dumps(answer, ensure_ascii=False) if ok else ""
     texts = [answer] if isinstance(answer, str) else answer if isinstance(answer, list) else []
     if not ok or len(text) > ANSWER_MAX or any(_has_control(t) for t in texts):
-        raise ClassroomError("That answer cannot be stored; please answer with the controls shown.")
+        raise ClassroomError(_("That answer cannot be stored; please answer with the controls shown."))
     return text
 
 
@@ -618,8 +712,8 @@ def _duration(seconds: float) -> str:
     """A wait as a reader wants it: '1 second', '45 seconds', '15 minutes' (rounded up)."""
     whole = max(1, math.ceil(seconds - 1e-9))
     if whole < 120:
-        return f"{whole} second{'s' if whole != 1 else ''}"
-    return f"{math.ceil(whole / 60)} minutes"
+        return ngettext("{n} second", "{n} seconds", whole)
+    return ngettext("{n} minute", "{n} minutes", math.ceil(whole / 60))
 
 
 _BUSY, _LOCKED, _READONLY, _IOERR, _FULL = 5, 6, 8, 10, 13  # SQLite's primary result codes
@@ -630,10 +724,11 @@ def _database_error(exc: sqlite3.Error, path: Path) -> ClassroomError:
     code = getattr(exc, "sqlite_errorcode", None)
     primary, text = (code & 0xFF if isinstance(code, int) else None), str(exc).lower()
     if primary in (_BUSY, _LOCKED) or "locked" in text or "busy" in text:
-        return ClassroomError("The class database is busy; try again in a moment.")
+        return ClassroomError(_("The class database is busy; try again in a moment."))
     if primary == _READONLY or "readonly" in text:
-        return ClassroomError("The class database is read-only, so nothing can be saved; please tell your teacher.")
+        return ClassroomError(_("The class database is read-only, so nothing can be saved; please tell your "
+                                "teacher."))
     if primary in (_IOERR, _FULL) or "disk" in text:
-        return ClassroomError("The class database cannot be written (the disk is full or failing); please tell "
-                              "your teacher.")
-    return ClassroomError(f"The class database at {path} cannot be used ({exc}).")
+        return ClassroomError(_("The class database cannot be written (the disk is full or failing); please tell "
+                                "your teacher."))
+    return ClassroomError(_("The class database at {path} cannot be used ({error}).", path=path, error=exc))

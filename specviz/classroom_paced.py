@@ -23,12 +23,14 @@ import json
 import math
 import sqlite3
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
-from specviz.classroom import ClassroomError, ClassroomStore, Session, concept_name, normalize_code
-from specviz.quiz import Question, answer_text, csv_text, grade, parse_number, question_from_dict
+from specviz.classroom import (ClassroomError, ClassroomStore, Session, answer_between, concept_name, in_language,
+                               normalize_code, stored_answer)
+from specviz.i18n import N_, _, get_language, language_code, ngettext
+from specviz.quiz import Question, QuizBankError, answer_text, csv_text, grade, parse_number, question_from_dict
 from specviz.quiz.live import LIVE_LINK, _md_token, live_questions
 from specviz.trace import Trace
 
@@ -49,30 +51,35 @@ CREATE TABLE IF NOT EXISTS round_answers (
     answered_at REAL NOT NULL, UNIQUE (push_id, round, token));
 """
 
-# Every sentence a user can read from here, with named placeholders (for the translation layer).
+# Every sentence a user can read from here, with named placeholders: English messages, translated with `_()` where
+# they are raised or shown (specviz.i18n).
 TEXT = {
-    "no_session": "There is no session with the code {code}; please check it.",
-    "not_paced": "Session {code} is self-paced: its students answer in their own order, so nothing can be pushed.",
-    "ended": "Session {code} has ended; answers are no longer taken.",
-    "no_push": "No question has been pushed in session {code} yet.",
-    "stale_link": "This student link is not valid any more; please join again.",
-    "not_current": "That question is no longer the current one; your screen shows the new one in a moment.",
-    "round_closed": "Round {round} is not open for answers.",
-    "revealed": "The answer has been revealed, so this question takes no more answers.",
-    "round2_twice": "Round 2 of this question has already started.",
-    "round2_after_reveal": "The answer has already been revealed; push the question again for a new vote.",
-    "not_a_choice": "That answer is not one of the choices; please pick one of them.",
-    "no_pick": "Please pick at least one choice.",
-    "not_an_order": "Please place every item exactly once.",
-    "not_finite": "Please answer with a finite number, like 0.4.",
-    "how_many": ("Step {step} drafted K = {k} tokens: {drafts}. How many of them will the target keep (accept) "
-                 "before it adds a token of its own?"),
-    "how_many_why": ("{verdicts}. Drafts are kept up to the first rejection, so {kept} of {k} were kept{then}."),
-    "then_recovered": ", and a recovered token from norm(max(0, p − q)) took the rejected one's place",
-    "then_bonus": ", and a bonus token from p came free with them",
-    "verdict": "#{n} {token}: {verdict}",
-    "untested": "#{n} {token}: never tested",
-    "other_orders": "another order",
+    "no_session": N_("There is no session with the code {code}; please check it."),
+    "not_paced": N_("Session {code} is self-paced: its students answer in their own order, so nothing can be "
+                    "pushed."),
+    "ended": N_("Session {code} has ended; answers are no longer taken."),
+    "no_push": N_("No question has been pushed in session {code} yet."),
+    "stale_link": N_("This student link is not valid any more; please join again."),
+    "not_current": N_("That question is no longer the current one; your screen shows the new one in a moment."),
+    "round_closed": N_("Round {round} is not open for answers."),
+    "revealed": N_("The answer has been revealed, so this question takes no more answers."),
+    "round2_twice": N_("Round 2 of this question has already started."),
+    "round2_after_reveal": N_("The answer has already been revealed; push the question again for a new vote."),
+    "not_a_choice": N_("That answer is not one of the choices; please pick one of them."),
+    "no_pick": N_("Please pick at least one choice."),
+    "not_an_order": N_("Please place every item exactly once."),
+    "not_finite": N_("Please answer with a finite number, like 0.4."),
+    "how_many": N_("Step {step} drafted K = {k} tokens: {drafts}. How many of them will the target keep (accept) "
+                   "before it adds a token of its own?"),
+    "how_many_why_recovered": N_("{verdicts}. Drafts are kept up to the first rejection, so {kept} of {k} were "
+                                 "kept, and a recovered token from norm(max(0, p − q)) took the rejected one's "
+                                 "place."),
+    "how_many_why_bonus": N_("{verdicts}. Drafts are kept up to the first rejection, so {kept} of {k} were kept, "
+                             "and a bonus token from p came free with them."),
+    "accepted": N_("#{n} {token}: accepted"),
+    "rejected": N_("#{n} {token}: rejected"),
+    "untested": N_("#{n} {token}: never tested"),
+    "other_orders": N_("another order"),
 }
 
 
@@ -91,6 +98,13 @@ class Push:
     pushed_at: float
     round_started_at: float
     revealed_at: float | None
+    translations: dict[str, Question] = field(default_factory=dict)  # language -> the question in it (live ones)
+
+    def shown(self, lang: str | None = None) -> Question:
+        """The pushed question as a reader of `lang` (default: the current language) sees it: the translation pushed
+        with it (a question from a live run), else its bank twin (`in_language`), else as pushed."""
+        code = language_code(lang) or get_language()
+        return self.translations.get(code) or in_language(self.question, code)
 
 
 @dataclass(frozen=True)
@@ -132,13 +146,14 @@ class PacedStore(ClassroomStore):
             with self._connect() as conn:
                 conn.executescript(_SCHEMA)
         except sqlite3.Error as exc:
-            raise ClassroomError(f"The classroom database at {self.path} cannot be opened ({exc}).") from None
+            raise ClassroomError(_("The classroom database at {path} cannot be opened ({error}).",
+                                   path=self.path, error=exc)) from None
 
     # ---- sessions ---------------------------------------------------------------------------------------------
     def create_paced_session(self, questions: Sequence[Question], title: str = "") -> Session:
         """A teacher-paced session whose question list is the pool the teacher picks from (any other question,
         such as one from a live run, can still be pushed)."""
-        session = self.create_session(questions, title or "Peer instruction")
+        session = self.create_session(questions, title or _("Peer instruction"))
         with self._write() as conn:
             conn.execute("INSERT INTO paced_sessions (code) VALUES (?)", (session.code,))
         return session
@@ -151,25 +166,31 @@ class PacedStore(ClassroomStore):
         """Self-paced answers only: a teacher-paced session takes answers through `answer`."""
         student = self.student(token)
         if student is not None and self.is_paced(student.code):
-            raise ClassroomError(TEXT["not_current"])
+            raise ClassroomError(_(TEXT["not_current"]))
         return super().record_answer(token, question_id, answer)
 
     def _paced_session(self, code: Any) -> Session:
         code = normalize_code(code)
         session = self.session(code)
         if session is None:
-            raise ClassroomError(TEXT["no_session"].format(code=code))
+            raise ClassroomError(_(TEXT["no_session"], code=code))
         if not self.is_paced(code):
-            raise ClassroomError(TEXT["not_paced"].format(code=code))
+            raise ClassroomError(_(TEXT["not_paced"], code=code))
         if session.closed:
-            raise ClassroomError(TEXT["ended"].format(code=code))
+            raise ClassroomError(_(TEXT["ended"], code=code))
         return session
 
     # ---- the teacher's moves ----------------------------------------------------------------------------------
-    def push(self, code: str, question: Question) -> Push:
-        """Make `question` the class's current question, round 1 open; the previous one stops taking answers."""
+    def push(self, code: str, question: Question, translations: Mapping[str, Question] | None = None) -> Push:
+        """Make `question` the class's current question, round 1 open; the previous one stops taking answers.
+        `translations` (language -> the same question in it, e.g. a live question built in each language) are kept
+        with it when they are its twins (same id and kind, the right answer at the same position), so every student
+        reads it in their own language and their answers are counted together."""
         session = self._paced_session(code)
-        payload = json.dumps(question.to_dict() | {"source": question.source}, ensure_ascii=False)
+        twins = {lang: q.to_dict() | {"source": q.source} for lang, q in (translations or {}).items()
+                 if language_code(lang) == lang and twin_of(question, q)}
+        payload = json.dumps(question.to_dict() | {"source": question.source}
+                             | ({"translations": twins} if twins else {}), ensure_ascii=False)
         now = time.time()
         with self._write() as conn:
             conn.execute("UPDATE pushes SET open = 0 WHERE code = ?", (session.code,))
@@ -181,9 +202,9 @@ class PacedStore(ClassroomStore):
         """After the discussion: the same question again, answers open for round 2 (round 1's are kept)."""
         push = self._current_or_error(code)
         if push.revealed:
-            raise ClassroomError(TEXT["round2_after_reveal"])
+            raise ClassroomError(_(TEXT["round2_after_reveal"]))
         if push.round == 2:
-            raise ClassroomError(TEXT["round2_twice"])
+            raise ClassroomError(_(TEXT["round2_twice"]))
         with self._write() as conn:
             conn.execute("UPDATE pushes SET round = 2, open = 1, round_started_at = ? WHERE id = ? AND round = 1",
                          (time.time(), push.id))
@@ -201,7 +222,7 @@ class PacedStore(ClassroomStore):
         session = self._paced_session(code)
         push = self.current(session.code)
         if push is None:
-            raise ClassroomError(TEXT["no_push"].format(code=session.code))
+            raise ClassroomError(_(TEXT["no_push"], code=session.code))
         return push
 
     # ---- the students' answers --------------------------------------------------------------------------------
@@ -211,16 +232,16 @@ class PacedStore(ClassroomStore):
         counts). Every refusal is one ClassroomError sentence."""
         student = self.student(token)
         if student is None:
-            raise ClassroomError(TEXT["stale_link"])
+            raise ClassroomError(_(TEXT["stale_link"]))
         self._paced_session(student.code)
         push = self.current(student.code)
         if push is None or push.id != push_id:
-            raise ClassroomError(TEXT["not_current"])
+            raise ClassroomError(_(TEXT["not_current"]))
         if push.revealed:
-            raise ClassroomError(TEXT["revealed"])
+            raise ClassroomError(_(TEXT["revealed"]))
         if round_ != push.round or not push.open:
-            raise ClassroomError(TEXT["round_closed"].format(round=round_))
-        value = checked_answer(push.question, answer)
+            raise ClassroomError(_(TEXT["round_closed"], round=round_))
+        value = checked_answer(push.question, stored_answer(push.question, answer, push.translations.values()))
         correct = grade(push.question, value).correct
         try:
             with self._write() as conn:  # checked again under the write lock: the teacher may have moved on
@@ -228,18 +249,18 @@ class PacedStore(ClassroomStore):
                     "SELECT round, open, revealed, id = (SELECT MAX(id) FROM pushes WHERE code = ?) AS current "
                     "FROM pushes WHERE id = ?", (student.code, push.id)).fetchone()
                 if not now["current"]:
-                    raise ClassroomError(TEXT["not_current"])
+                    raise ClassroomError(_(TEXT["not_current"]))
                 if now["revealed"]:
-                    raise ClassroomError(TEXT["revealed"])
+                    raise ClassroomError(_(TEXT["revealed"]))
                 if now["round"] != round_ or not now["open"]:
-                    raise ClassroomError(TEXT["round_closed"].format(round=round_))
+                    raise ClassroomError(_(TEXT["round_closed"], round=round_))
                 cursor = conn.execute(
                     "INSERT OR IGNORE INTO round_answers (push_id, round, token, answer, correct, answered_at) "
                     "VALUES (?, ?, ?, ?, ?, ?)",
                     (push.id, round_, token, json.dumps(value, ensure_ascii=False), int(correct), time.time()))
                 return cursor.rowcount == 1
         except sqlite3.IntegrityError:
-            raise ClassroomError(TEXT["stale_link"]) from None
+            raise ClassroomError(_(TEXT["stale_link"])) from None
 
     def my_answers(self, token: str, push_id: int) -> dict[int, tuple[Any, bool]]:
         """round -> (answer, correct) for one student and one push."""
@@ -276,10 +297,13 @@ class PacedStore(ClassroomStore):
                 "WHERE a.push_id = ? ORDER BY a.round, a.answered_at", (push.id,)).fetchall()
         return [(r["round"], r["name"], json.loads(r["answer"]), bool(r["correct"]), r["at"]) for r in rows]
 
-    def distribution(self, push: Push) -> Distribution:
-        answers = [[a for rnd, _, a, _, _ in self.round_answers(push) if rnd == r] for r in ROUNDS]
+    def distribution(self, push: Push, lang: str | None = None) -> Distribution:
+        """How the push's answers spread; with `lang`, labelled with the question's choices in that language (the
+        answers of every language are counted together: they are stored in the pushed question's words)."""
+        answers = [[a for rnd, _name, a, _ok, _at in self.round_answers(push) if rnd == r] for r in ROUNDS]
         correct = tuple(sum(grade(push.question, a).correct for a in answers[r - 1]) for r in ROUNDS)
-        return distribution(push.question, answers[0], answers[1], correct, order=display_order(push))
+        spread = distribution(push.question, answers[0], answers[1], correct, order=display_order(push))
+        return spread if lang is None else relabel(spread, push.question, push.shown(lang))
 
     def mastery(self, code: str) -> list[ConceptScore]:
         """Per concept pushed in the session, in order of first push: right answers in round 1 and in round 2."""
@@ -346,12 +370,39 @@ def display_order(push: Push) -> list[str]:
 
 
 def _push(row: sqlite3.Row, number: int) -> Push:
-    return Push(row["id"], row["code"], number, _question(row["question"]), row["round"], bool(row["open"]),
-                bool(row["revealed"]), row["pushed_at"], row["round_started_at"], row["revealed_at"])
+    question, translations = _question(row["question"])
+    return Push(row["id"], row["code"], number, question, row["round"], bool(row["open"]), bool(row["revealed"]),
+                row["pushed_at"], row["round_started_at"], row["revealed_at"], translations)
 
 
-def _question(payload: str) -> Question:
-    return question_from_dict(json.loads(payload))
+def _question(payload: str) -> tuple[Question, dict[str, Question]]:
+    """A pushed question and the translations pushed with it."""
+    data = json.loads(payload)
+    twins = data.pop("translations", None) if isinstance(data, dict) else None
+    translations = {}
+    for lang, twin in (twins if isinstance(twins, dict) else {}).items():
+        try:
+            translations[lang] = question_from_dict(twin)
+        except QuizBankError:
+            continue  # a damaged translation: that language reads the question as pushed
+    return question_from_dict(data), translations
+
+
+def twin_of(question: Question, other: Question) -> bool:
+    """Whether `other` is `question` in another language: the same id, kind and concept, as many choices (items),
+    the right answer at the same positions, the same number for a numeric one."""
+    if (other.id, other.kind, other.concept) != (question.id, question.kind, question.concept):
+        return False
+    if question.kind == "numeric":
+        return float(other.answer) == float(question.answer) and other.tolerance == question.tolerance
+    if question.kind == "ordering":
+        return len(other.answer) == len(question.answer)
+    if len(other.choices) != len(question.choices):
+        return False
+    right = (question.answer,) if question.kind == "single" else question.answer
+    other_right = (other.answer,) if other.kind == "single" else other.answer
+    return ({question.choices.index(a) for a in right if a in question.choices}
+            == {other.choices.index(a) for a in other_right if a in other.choices})
 
 
 def _when(at: float) -> str:
@@ -370,23 +421,23 @@ def checked_answer(question: Question, answer: Any) -> Any:
     if question.kind == "numeric":
         value = parse_number(answer)
         if value is None:
-            raise ClassroomError(TEXT["not_finite"])
+            raise ClassroomError(_(TEXT["not_finite"]))
         return value
     if question.kind == "single":
         if not isinstance(answer, str) or answer.strip() not in question.choices:
-            raise ClassroomError(TEXT["not_a_choice"])
+            raise ClassroomError(_(TEXT["not_a_choice"]))
         return answer.strip()
     if isinstance(answer, str) or not isinstance(answer, list | tuple):
-        raise ClassroomError(TEXT["not_a_choice"] if question.kind == "multiple" else TEXT["not_an_order"])
+        raise ClassroomError(_(TEXT["not_a_choice"]) if question.kind == "multiple" else _(TEXT["not_an_order"]))
     items = [a.strip() if isinstance(a, str) else a for a in answer]
     if question.kind == "multiple":
         if not items:
-            raise ClassroomError(TEXT["no_pick"])
+            raise ClassroomError(_(TEXT["no_pick"]))
         if not all(isinstance(a, str) and a in question.choices for a in items) or len(set(items)) != len(items):
-            raise ClassroomError(TEXT["not_a_choice"])
+            raise ClassroomError(_(TEXT["not_a_choice"]))
         return [c for c in question.choices if c in items]
     if sorted(map(str, items)) != sorted(question.answer) or not all(isinstance(a, str) for a in items):
-        raise ClassroomError(TEXT["not_an_order"])
+        raise ClassroomError(_(TEXT["not_an_order"]))
     return items
 
 
@@ -412,7 +463,7 @@ def distribution(question: Question, round_1: Sequence[Any], round_2: Sequence[A
         right_order = " → ".join(question.answer)
         seen = [" → ".join(a) for r in rounds for a in r]
         common = [right_order] + sorted({s for s in seen if s != right_order}, key=lambda s: -seen.count(s))
-        labels = common[:NUMERIC_BINS] + ([TEXT["other_orders"]] if len(common) > NUMERIC_BINS else [])
+        labels = common[:NUMERIC_BINS] + ([_(TEXT["other_orders"])] if len(common) > NUMERIC_BINS else [])
         index = {label: i for i, label in enumerate(labels)}
         counts = tuple(tuple(sum(index.get(" → ".join(a), len(labels) - 1) == i for a in r)
                              for i in range(len(labels))) for r in rounds)
@@ -450,7 +501,19 @@ def _round3(value: float) -> float:
 
 
 def _num(value: float) -> str:
-    return f"{value:.3g}"
+    text = f"{value:.3g}"
+    return text.replace(".", ",") if get_language() == "pt" else text  # the reader's decimal comma
+
+
+def relabel(spread: Distribution, stored: Question, shown: Question) -> Distribution:
+    """`spread` (over `stored`'s choices or orders) labelled with `shown`'s words, its twin in another language."""
+    if shown is stored or stored.kind == "numeric":
+        return spread
+    if stored.kind == "ordering":
+        labels = tuple(" → ".join(answer_between(label.split(" → "), stored, shown)) for label in spread.labels)
+    else:
+        labels = tuple(answer_between(label, stored, shown) for label in spread.labels)
+    return Distribution(labels, spread.counts, spread.right, spread.answered, spread.correct)
 
 
 # ---- questions for the class -----------------------------------------------------------------------------------
@@ -473,7 +536,9 @@ def ask_the_class(trace: Trace, step_index: int, seed: int = 0) -> list[Question
     (`specviz.quiz.live_questions`: accept or reject one draft, min(1, p/q), the next token's kind, which drafts
     stay). A step with no drafts gives none."""
     if not 0 <= step_index < len(trace.steps):
-        raise ClassroomError(f"Step {step_index + 1} is not in this trace, which has {len(trace.steps)} steps.")
+        raise ClassroomError(ngettext("Step {step} is not in this trace, which has {n} step.",
+                                      "Step {step} is not in this trace, which has {n} steps.",
+                                      len(trace.steps), step=step_index + 1))
     step = trace.steps[step_index]
     if not step.decisions:
         return []
@@ -486,17 +551,16 @@ def how_many_question(trace: Trace, step_index: int) -> Question:
     k = len(step.decisions)
     drafts = ", ".join(f"#{d.position + 1} {_md_token(d.text)}" for d in step.decisions)
     verdicts = "; ".join(
-        TEXT["verdict"].format(n=d.position + 1, token=_md_token(d.text),
-                               verdict="accepted" if d.accepted else "rejected")
-        if d.reached else TEXT["untested"].format(n=d.position + 1, token=_md_token(d.text))
+        _(TEXT[("accepted" if d.accepted else "rejected") if d.reached else "untested"],
+          n=d.position + 1, token=_md_token(d.text))
         for d in step.decisions)
     kept = step.n_accepted
-    then = TEXT["then_bonus"] if kept == k else TEXT["then_recovered"]
+    why = TEXT["how_many_why_bonus"] if kept == k else TEXT["how_many_why_recovered"]
     return Question(
         id=f"live-s{step.index}-how-many", concept="first_disagreement", kind="single", shuffle=False,
-        prompt=TEXT["how_many"].format(step=step.index + 1, k=k, drafts=drafts),
+        prompt=_(TEXT["how_many"], step=step.index + 1, k=k, drafts=drafts),
         choices=tuple(str(n) for n in range(k + 1)), answer=str(kept),
-        explanation=TEXT["how_many_why"].format(verdicts=verdicts, kept=kept, k=k, then=then),
+        explanation=_(why, verdicts=verdicts, kept=kept, k=k),
         link=LIVE_LINK, source="live")
 
 
@@ -525,4 +589,5 @@ def qr_data_uri(text: str, scale: int = 10) -> str:
 
 
 __all__ = ["ConceptScore", "Distribution", "PacedStore", "Push", "ask_the_class", "checked_answer", "display_order",
-           "distribution", "how_many_question", "join_url", "qr_data_uri", "qr_svg", "search_questions"]
+           "distribution", "how_many_question", "join_url", "qr_data_uri", "qr_svg", "relabel", "search_questions",
+           "twin_of"]

@@ -4,6 +4,7 @@ teacher pushes (teacher-paced, peer instruction); the teacher watches live."""
 import streamlit as st
 
 from specviz.classroom import ClassroomError
+from specviz.i18n import _
 from specviz.ui import classroom_paced_student as paced_student
 from specviz.ui import classroom_paced_teacher as paced_teacher
 from specviz.ui import classroom_presenter as presenter
@@ -20,7 +21,7 @@ if store is None:
 try:  # a busy or read-only database (or any refused input) is one sentence, never a traceback
     student = view.current_student(store)
     if student is not None:
-        st.title("Classroom")
+        st.title(_("Classroom"))
         if store.is_paced(student.code):
             paced_student.student_paced(store, student)
         else:
@@ -33,19 +34,19 @@ try:  # a busy or read-only database (or any refused input) is one sentence, nev
             paced = store.is_paced(session.code)
             show = presenter.presenter if paced else teacher.presenter
             st.fragment(show, run_every=presenter.REFRESH_SECONDS if paced else 5)(store, session)
-            if st.button("Exit presenter view", key="classroom_exit_presenter", type="tertiary"):
+            if st.button(_("Exit presenter view"), key="classroom_exit_presenter", type="tertiary"):
                 st.session_state["classroom_presenting"] = False
                 st.rerun()
             st.stop()
 
-    st.title("Classroom")
+    st.title(_("Classroom"))
     teacher.role_from_url()
-    role = st.radio("I am", list(teacher.ROLES), horizontal=True, key="classroom_role")
+    role = st.radio(_("I am"), list(teacher.ROLES), horizontal=True, key="classroom_role", format_func=_)
     teacher.role_to_url(role)
     if role == "a student":
         view.join_form(store)
     elif teacher.teacher_unlocked():
-        with st.expander("Start a new session", expanded=not store.open_sessions()):
+        with st.expander(_("Start a new session"), expanded=not store.open_sessions()):
             teacher.new_session_form(store)
         session = teacher.pick_session(store)
         if session is not None and store.is_paced(session.code):
@@ -57,7 +58,7 @@ try:  # a busy or read-only database (or any refused input) is one sentence, nev
             presenter.base_input()
             teacher.session_controls(store, session)
         elif session is not None:
-            live = not session.closed and st.toggle("Refresh every 5 seconds", value=True, key="classroom_live")
+            live = not session.closed and st.toggle(_("Refresh every 5 seconds"), value=True, key="classroom_live")
             st.fragment(teacher.dashboard, run_every=5 if live else None)(store, session)
             teacher.session_controls(store, session)
 except ClassroomError as exc:

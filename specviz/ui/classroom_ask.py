@@ -13,18 +13,20 @@ import streamlit as st
 
 from specviz.classroom import ClassroomError
 from specviz.classroom_paced import ask_the_class
+from specviz.i18n import LANGUAGES, N_, _, get_language, using
 from specviz.trace import Trace
 from specviz.ui import classroom_teacher as teacher
 from specviz.ui import classroom_view as view
 from specviz.ui.classroom_paced_teacher import ACTIVE
 from specviz.ui.escaping import escape_markdown
 
+# English messages, shown with `_()` (specviz.i18n)
 TEXT = {
-    "how_many": "Ask the class: how many of these {k} drafts will be kept?",
-    "more": "Ask about this step",
-    "pick": "Question",
-    "push": "Push to session {code}",
-    "pushed": "Pushed to session {code}: question {number}. The Classroom page shows the answers coming in.",
+    "how_many": N_("Ask the class: how many of these {k} drafts will be kept?"),
+    "more": N_("Ask about this step"),
+    "pick": N_("Question"),
+    "push": N_("Push to session {code}"),
+    "pushed": N_("Pushed to session {code}: question {number}. The Classroom page shows the answers coming in."),
 }
 
 
@@ -46,24 +48,37 @@ def ask_buttons(trace: Trace, step_index: int, key: str) -> None:
         return
     if not questions:
         return
-    if st.button(TEXT["how_many"].format(k=len(trace.steps[step_index].decisions)), key=f"{key}_ask",
+    if st.button(_(TEXT["how_many"], k=len(trace.steps[step_index].decisions)), key=f"{key}_ask",
                  icon=":material/campaign:"):
-        _push(code, questions[0])
-    with st.popover(TEXT["more"], icon=":material/quiz:"):
+        _push(code, questions[0], trace, step_index)
+    with st.popover(_(TEXT["more"]), icon=":material/quiz:"):
         labels = {q.id: q for q in questions}
-        picked = st.radio(TEXT["pick"], list(labels), key=f"{key}_ask_pick",
+        picked = st.radio(_(TEXT["pick"]), list(labels), key=f"{key}_ask_pick",
                           format_func=lambda i: labels[i].prompt)  # quiz Markdown, its tokens already quoted
-        if st.button(TEXT["push"].format(code=code), key=f"{key}_ask_push", type="primary"):
-            _push(code, labels[picked])
+        if st.button(_(TEXT["push"], code=code), key=f"{key}_ask_push", type="primary"):
+            _push(code, labels[picked], trace, step_index)
 
 
-def _push(code: str, question) -> None:  # noqa: ANN001 - a Question
+def translations(question, trace: Trace, step_index: int) -> dict:  # noqa: ANN001 - a Question -> {lang: Question}
+    """The same live question built in every other language (the same seed, so the same id and choices), for a
+    class that mixes languages: each student reads it in their own."""
+    found = {}
+    for lang in LANGUAGES:
+        if lang == get_language():
+            continue
+        with using(lang):
+            built = ask_the_class(trace, step_index, seed=step_index)
+        found.update({lang: q for q in built if q.id == question.id})
+    return found
+
+
+def _push(code: str, question, trace: Trace, step_index: int) -> None:  # noqa: ANN001 - a Question
     store = view.open_store()
     if store is None or not teacher.is_teacher():
         return
     try:
-        push = store.push(code, question)
+        push = store.push(code, question, translations(question, trace, step_index))
     except ClassroomError as exc:
         st.error(str(exc))
         return
-    st.success(TEXT["pushed"].format(code=escape_markdown(code), number=push.number))
+    st.success(_(TEXT["pushed"], code=escape_markdown(code), number=push.number))

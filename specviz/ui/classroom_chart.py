@@ -14,14 +14,16 @@ import textwrap
 import plotly.graph_objects as go
 
 from specviz.classroom_paced import Distribution
+from specviz.i18n import N_, _
 from specviz.ui.escaping import escape_text
 from specviz.ui.palette import BLUE, BLUISH_GREEN, SKY_BLUE
 
+# English messages, shown with `_()` (specviz.i18n)
 TEXT = {
-    "round": "Round {n}",
-    "round_n": "Round {n} ({answered} answered)",
+    "round": N_("Round {n}"),
+    "round_n": N_("Round {n} ({answered} answered)"),
     "right": "✓ {label}",
-    "axis": "students",
+    "axis": N_("students"),
 }
 ROUND_COLORS = (SKY_BLUE, BLUE)
 WRAP, LINES = 46, 4  # characters per label line, lines per label
@@ -45,10 +47,10 @@ def distribution_figure(dist: Distribution, rounds: int, reveal: bool, font_size
         counts = dist.counts[r - 1]
         outline = [BLUISH_GREEN if reveal and right else "rgba(0,0,0,0)" for right in dist.right]
         fig.add_bar(y=labels, x=list(counts), orientation="h",
-                    name=TEXT["round_n"].format(n=r, answered=dist.answered[r - 1]),
+                    name=_(TEXT["round_n"], n=r, answered=dist.answered[r - 1]),
                     marker={"color": ROUND_COLORS[r - 1], "line": {"color": outline, "width": 4}},
                     text=[str(c) for c in counts], textposition="outside", cliponaxis=False,
-                    hovertemplate="%{x}<extra>" + TEXT["round"].format(n=r) + "</extra>")
+                    hovertemplate="%{x}<extra>" + _(TEXT["round"], n=r) + "</extra>")
     most = max([c for r in dist.counts[:rounds] for c in r] or [0])
     text = {"size": font_size, "color": INK}
     fig.update_traces(textfont=text)
@@ -57,7 +59,7 @@ def distribution_figure(dist: Distribution, rounds: int, reveal: bool, font_size
         height=height or max(220, int((40 + 22 * rounds) * len(labels) * font_size / 14) + 80),
         margin={"l": 10, "r": 30, "t": 10, "b": 40},
         legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 0, "traceorder": "normal"},
-        xaxis={"title": {"text": TEXT["axis"], "font": text}, "range": [0, max(1, most) * 1.15],
+        xaxis={"title": {"text": _(TEXT["axis"]), "font": text}, "range": [0, max(1, most) * 1.15],
                "dtick": max(1, round(most / 5)), "fixedrange": True, "tickfont": text},
         yaxis={"autorange": "reversed", "fixedrange": True, "automargin": True, "tickfont": text},
         plot_bgcolor="white")

@@ -13,9 +13,10 @@ from typing import Any
 
 import streamlit as st
 
-from specviz.classroom import Student
+from specviz.classroom import Student, answer_between
 from specviz.classroom_paced import PacedStore, Push
-from specviz.quiz import answer_text, grade
+from specviz.i18n import N_, _
+from specviz.quiz import Question, answer_text, grade
 from specviz.quiz.grading import answer_sentence
 from specviz.ui import classroom_view as view
 from specviz.ui import quiz_view
@@ -23,31 +24,32 @@ from specviz.ui.escaping import escape_markdown
 
 POLL_SECONDS = 2
 
+# English messages, shown with `_()` (specviz.i18n)
 TEXT = {
-    "header": "**{title}** · you are **{name}** · session `{code}`",
-    "waiting": "Waiting for your teacher's first question. It appears here by itself; no need to refresh.",
-    "ended": "This session has ended. Thank you for taking part!",
-    "question": "**Question {number}** · round {round}",
-    "round_2": "Round 2: talk it over with your neighbour, then answer again. You may change your mind.",
-    "round_1_was": "In round 1 you answered: {answer}",
-    "held": "Your answer is in: **{answer}**. The answer is shown when your teacher reveals it.",
-    "missed": "This round is closed. The answer is shown when your teacher reveals it.",
-    "place_all": "Place every item first: {placed} of {total} placed.",
-    "blank": "Give an answer first.",
-    "submit": "Submit",
-    "revealed_none": "You did not answer this one. {answer}",
-    "your_answers": "Your answers: {answers}",
-    "round_answer": "round {round}: {answer} {mark}",
+    "header": N_("**{title}** · you are **{name}** · session `{code}`"),
+    "waiting": N_("Waiting for your teacher's first question. It appears here by itself; no need to refresh."),
+    "ended": N_("This session has ended. Thank you for taking part!"),
+    "question": N_("**Question {number}** · round {round}"),
+    "round_2": N_("Round 2: talk it over with your neighbour, then answer again. You may change your mind."),
+    "round_1_was": N_("In round 1 you answered: {answer}"),
+    "held": N_("Your answer is in: **{answer}**. The answer is shown when your teacher reveals it."),
+    "missed": N_("This round is closed. The answer is shown when your teacher reveals it."),
+    "place_all": N_("Place every item first: {placed} of {total} placed."),
+    "blank": N_("Give an answer first."),
+    "submit": N_("Submit"),
+    "revealed_none": N_("You did not answer this one. {answer}"),
+    "your_answers": N_("Your answers: {answers}"),
+    "round_answer": N_("round {round}: {answer} {mark}"),
 }
 
 
 def student_paced(store: PacedStore, student: Student) -> None:
     """The header, the live question area, and the way out."""
     session = store.session(student.code)
-    st.markdown(TEXT["header"].format(title=escape_markdown(session.title), name=escape_markdown(student.name),
-                                      code=session.code))
+    st.markdown(_(TEXT["header"], title=escape_markdown(session.title), name=escape_markdown(student.name),
+                  code=session.code))
     st.fragment(current_question, run_every=None if session.closed else POLL_SECONDS)(store, student)
-    if st.button("Not you? Leave this session", key="classroom_leave", type="tertiary"):
+    if st.button(_("Not you? Leave this session"), key="classroom_leave", type="tertiary"):
         del st.query_params["student"]
         st.rerun()
 
@@ -58,32 +60,34 @@ def current_question(store: PacedStore, student: Student) -> None:
     push = store.current(student.code)
     if push is None:
         if session.closed:
-            st.success(TEXT["ended"])
+            st.success(_(TEXT["ended"]))
         else:
-            st.info(TEXT["waiting"], icon=":material/hourglass_top:")
+            st.info(_(TEXT["waiting"]), icon=":material/hourglass_top:")
         return
-    st.markdown(TEXT["question"].format(number=push.number, round=push.round))
-    st.markdown(push.question.prompt)
-    mine = store.my_answers(student.token, push.id)
+    st.markdown(_(TEXT["question"], number=push.number, round=push.round))
+    shown = push.shown()  # a bank question in this student's language, choices at the same positions
+    st.markdown(shown.prompt)
+    mine = {r: (answer_between(a, push.question, shown), ok)  # stored in the pushed question's words
+            for r, (a, ok) in store.my_answers(student.token, push.id).items()}
     if push.revealed:
-        _revealed(push, mine)
+        _revealed(shown, mine)
     elif session.closed:
-        st.success(TEXT["ended"])
+        st.success(_(TEXT["ended"]))
     elif push.round in mine:
-        st.info(TEXT["held"].format(answer=escape_markdown(answer_text(mine[push.round][0]))),
+        st.info(_(TEXT["held"], answer=escape_markdown(answer_text(mine[push.round][0]))),
                 icon=":material/how_to_vote:")
     elif not push.open:
-        st.info(TEXT["missed"])
+        st.info(_(TEXT["missed"]))
     else:
         if push.round == 2:
-            st.warning(TEXT["round_2"], icon=":material/forum:")
+            st.warning(_(TEXT["round_2"]), icon=":material/forum:")
             if 1 in mine:
-                st.caption(TEXT["round_1_was"].format(answer=escape_markdown(answer_text(mine[1][0]))))
-        _ask(store, student, push)
+                st.caption(_(TEXT["round_1_was"], answer=escape_markdown(answer_text(mine[1][0]))))
+        _ask(store, student, push, shown)
 
 
-def _ask(store: PacedStore, student: Student, push: Push) -> None:
-    question = push.question
+def _ask(store: PacedStore, student: Student, push: Push, question: Question) -> None:
+    """`question` is the pushed one as this student reads it; the answer goes back in the pushed question's words."""
     key = f"paced_{push.id}_{push.round}"
     seed = push.id  # one order for the whole class (classroom_paced.display_order), as on the teacher's chart
     if question.kind == "ordering":
@@ -91,28 +95,28 @@ def _ask(store: PacedStore, student: Student, push: Push) -> None:
         answer: Any = view.order_widget(items, key)
     else:
         answer = quiz_view.answer_widget(question, seed, key)
-    if not st.button(TEXT["submit"], key=f"{key}_submit", type="primary", width="stretch"):
+    if not st.button(_(TEXT["submit"]), key=f"{key}_submit", type="primary", width="stretch"):
         return
     if question.kind == "ordering" and len(answer) < len(items):
-        st.warning(TEXT["place_all"].format(placed=len(answer), total=len(items)))
+        st.warning(_(TEXT["place_all"], placed=len(answer), total=len(items)))
         return
     if quiz_view.is_blank(answer):
-        st.warning(TEXT["blank"])
+        st.warning(_(TEXT["blank"]))
         return
+    answer = answer_between(answer, question, push.question)
     store.answer(student.token, push.id, push.round, answer)  # a refusal is one sentence (view.one_sentence)
     st.rerun()
 
 
-def _revealed(push: Push, mine: dict[int, tuple[Any, bool]]) -> None:
-    question = push.question
+def _revealed(question: Question, mine: dict[int, tuple[Any, bool]]) -> None:
     if mine:
         last = mine[max(mine)][0]
         quiz_view.feedback(question, grade(question, last))
         if len(mine) > 1:
-            shown = "; ".join(TEXT["round_answer"].format(round=r, answer=escape_markdown(answer_text(a)),
-                                                          mark="✓" if ok else "✗") for r, (a, ok) in sorted(mine.items()))
-            st.caption(TEXT["your_answers"].format(answers=shown))
+            shown = "; ".join(_(TEXT["round_answer"], round=r, answer=escape_markdown(answer_text(a)),
+                                mark="✓" if ok else "✗") for r, (a, ok) in sorted(mine.items()))
+            st.caption(_(TEXT["your_answers"], answers=shown))
         return
-    st.info(TEXT["revealed_none"].format(answer=answer_sentence(question)))
+    st.info(_(TEXT["revealed_none"], answer=answer_sentence(question)))
     st.info(question.explanation)
     quiz_view.page_link(question.link)

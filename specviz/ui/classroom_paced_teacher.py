@@ -14,49 +14,51 @@ from typing import Any
 
 import streamlit as st
 
-from specviz.classroom import ClassroomError, Session, concept_name
+from specviz.classroom import ClassroomError, Session, concept_name, in_language
 from specviz.classroom_paced import PacedStore, Push, search_questions
+from specviz.i18n import N_, _, get_language, percent
 from specviz.quiz.grading import answer_sentence
 from specviz.ui import classroom_teacher as teacher
 from specviz.ui import classroom_view as view
 from specviz.ui import quiz_view
-from specviz.ui.charts import CONFIG
+from specviz.ui.charts import show
 from specviz.ui.classroom_chart import distribution_figure
 from specviz.ui.escaping import escape_markdown
 
 REFRESH_SECONDS = 2
 ACTIVE = "classroom_paced_active"  # session key: the open teacher-paced session of this browser (for the Playground)
 
+# English messages, shown with `_()` (specviz.i18n)
 TEXT = {
-    "search": "Find a question",
-    "search_hint": "a word from the question or its concept, e.g. residual",
-    "none_found": "No question in this session matches “{text}”.",
-    "pick": "Question to push ({n} found)",
-    "push": "Push to the class",
-    "nothing_yet": ("Nothing pushed yet. Pick a question above and push it: every student's screen switches to it "
-                    "within a couple of seconds."),
-    "question": "**Question {number}** · {concept}",
-    "answered": "Answered",
-    "answered_of": "{answered} of {students}",
-    "round": "Round",
-    "round_n": "round {n}",
-    "who": "Who has answered ({answered} of {students} in this round)",
-    "time": "Time",
-    "round_2": "Start round 2 (after the discussion)",
-    "reveal": "Reveal the answer",
-    "for_you": "The right answer (only on this screen)",
-    "mastery": "Mastery per concept",
-    "csv": "Download both rounds (CSV)",
-    "json": "Download the session (JSON)",
-    "not_teacher": "Only the teacher can do that; please unlock the teacher view with the PIN.",
-    "pushed_from": "Questions pushed from the Playground's “Ask the class” appear here too.",
+    "search": N_("Find a question"),
+    "search_hint": N_("a word from the question or its concept, e.g. residual"),
+    "none_found": N_("No question in this session matches “{text}”."),
+    "pick": N_("Question to push ({n} found)"),
+    "push": N_("Push to the class"),
+    "nothing_yet": N_("Nothing pushed yet. Pick a question above and push it: every student's screen switches to "
+                      "it within a couple of seconds."),
+    "question": N_("**Question {number}** · {concept}"),
+    "answered": N_("Answered"),
+    "answered_of": N_("{answered} of {students}"),
+    "round": N_("Round"),
+    "round_n": N_("round {n}"),
+    "who": N_("Who has answered ({answered} of {students} in this round)"),
+    "time": N_("Time"),
+    "round_2": N_("Start round 2 (after the discussion)"),
+    "reveal": N_("Reveal the answer"),
+    "for_you": N_("The right answer (only on this screen)"),
+    "mastery": N_("Mastery per concept"),
+    "csv": N_("Download both rounds (CSV)"),
+    "json": N_("Download the session (JSON)"),
+    "not_teacher": N_("Only the teacher can do that; please unlock the teacher view with the PIN."),
+    "pushed_from": N_("Questions pushed from the Playground's “Ask the class” appear here too."),
 }
 
 
 def _act(move: Callable[..., Any], *args: Any) -> bool:
     """Run a teacher's move if this browser session still holds the PIN; a refusal is one sentence."""
     if not teacher.is_teacher():
-        st.error(TEXT["not_teacher"])
+        st.error(_(TEXT["not_teacher"]))
         return False
     try:
         move(*args)
@@ -73,19 +75,19 @@ def _choice_label(question: Any) -> str:
 
 def push_picker(store: PacedStore, session: Session) -> None:
     """Search the session's questions, preview one, push it."""
-    text = st.text_input(TEXT["search"], key="paced_search", placeholder=TEXT["search_hint"], max_chars=80)
-    found = search_questions(session.questions, text)
+    text = st.text_input(_(TEXT["search"]), key="paced_search", placeholder=_(TEXT["search_hint"]), max_chars=80)
+    found = search_questions([in_language(q) for q in session.questions], text)  # in the teacher's language
     if not found:
-        st.info(TEXT["none_found"].format(text=escape_markdown(text)))
+        st.info(_(TEXT["none_found"], text=escape_markdown(text)))
         return
     by_id = {q.id: q for q in found}
-    picked = st.selectbox(TEXT["pick"].format(n=len(found)), list(by_id), key="paced_pick",
+    picked = st.selectbox(_(TEXT["pick"], n=len(found)), list(by_id), key="paced_pick",
                           format_func=lambda i: _choice_label(by_id[i]))
-    question = by_id[picked]
-    if st.button(TEXT["push"], key="paced_push", type="primary", icon=":material/cast:"):
+    question = next(q for q in session.questions if q.id == picked)  # pushed as stored: one language per session
+    if st.button(_(TEXT["push"]), key="paced_push", type="primary", icon=":material/cast:"):
         if _act(store.push, session.code, question):
             st.rerun()
-    st.caption(TEXT["pushed_from"])
+    st.caption(_(TEXT["pushed_from"]))
 
 
 def elapsed(push: Push, now: float | None = None) -> str:
@@ -105,31 +107,31 @@ def live_panel(store: PacedStore, session: Session) -> None:
     """The current question, who has answered, the timer, the round buttons, the chart, mastery and the exports."""
     push = store.current(session.code)
     if push is None:
-        st.info(TEXT["nothing_yet"])
+        st.info(_(TEXT["nothing_yet"]))
         return
-    question = push.question
-    st.markdown(TEXT["question"].format(number=push.number, concept=concept_name(question.concept)))
+    question = push.shown()  # the answers are counted in the pushed question's words, any language
+    st.markdown(_(TEXT["question"], number=push.number, concept=concept_name(question.concept)))
     st.markdown(question.prompt)
     answered, students = store.answered(push), len(store.students(session.code))
     count, rnd, clock = st.columns(3)
-    count.metric(TEXT["answered"], TEXT["answered_of"].format(answered=answered, students=students))
-    rnd.metric(TEXT["round"], str(push.round))
-    clock.metric(TEXT["time"], elapsed(push))
+    count.metric(_(TEXT["answered"]), _(TEXT["answered_of"], answered=answered, students=students))
+    rnd.metric(_(TEXT["round"]), str(push.round))
+    clock.metric(_(TEXT["time"]), elapsed(push))
     if not session.closed:
         row = st.container(horizontal=True, gap="small")
-        if row.button(TEXT["round_2"], key="paced_round_2", disabled=push.round == 2 or push.revealed,
+        if row.button(_(TEXT["round_2"]), key="paced_round_2", disabled=push.round == 2 or push.revealed,
                       icon=":material/forum:"):
             if _act(store.start_round_2, session.code):
                 st.rerun()
-        if row.button(TEXT["reveal"], key="paced_reveal", disabled=push.revealed, type="primary",
+        if row.button(_(TEXT["reveal"]), key="paced_reveal", disabled=push.revealed, type="primary",
                       icon=":material/visibility:"):
             if _act(store.reveal, session.code):
                 st.rerun()
-    st.plotly_chart(distribution_figure(store.distribution(push), push.round, push.revealed),
-                    key=f"paced_chart_{push.id}", config=CONFIG)
-    with st.expander(TEXT["who"].format(answered=answered, students=students)):
+    show(distribution_figure(store.distribution(push, get_language()), push.round, push.revealed),
+         f"paced_chart_{push.id}", numbers=False)
+    with st.expander(_(TEXT["who"], answered=answered, students=students)):
         done = {(rnd, name) for rnd, name, *_ in store.round_answers(push)}
-        st.dataframe([{"name": s.name, **{TEXT["round_n"].format(n=r): "✓" if (r, s.name) in done else "–"
+        st.dataframe([{_("name"): s.name, **{_(TEXT["round_n"], n=r): "✓" if (r, s.name) in done else "–"
                                           for r in range(1, push.round + 1)}}
                       for s in store.students(session.code)], hide_index=True, key="paced_who")
     if push.revealed:
@@ -137,7 +139,7 @@ def live_panel(store: PacedStore, session: Session) -> None:
         st.info(question.explanation)
         quiz_view.page_link(question.link)
     else:
-        with st.expander(TEXT["for_you"]):
+        with st.expander(_(TEXT["for_you"])):
             st.markdown(answer_sentence(question))
     mastery_and_exports(store, session)
 
@@ -145,17 +147,17 @@ def live_panel(store: PacedStore, session: Session) -> None:
 def mastery_and_exports(store: PacedStore, session: Session) -> None:
     scores = store.mastery(session.code)
     if scores:
-        st.subheader(TEXT["mastery"])
-        st.dataframe([{"concept": s.name, "questions": s.questions,
-                       "round 1 right": _share(s.correct[0], s.answered[0]),
-                       "round 2 right": _share(s.correct[1], s.answered[1])} for s in scores],
+        st.subheader(_(TEXT["mastery"]))
+        st.dataframe([{_("concept"): s.name, _("questions"): s.questions,
+                       _("round 1 right"): _share(s.correct[0], s.answered[0]),
+                       _("round 2 right"): _share(s.correct[1], s.answered[1])} for s in scores],
                      hide_index=True, key="paced_mastery")
     csv_col, json_col = st.columns(2)
-    csv_col.download_button(TEXT["csv"], store.export_csv(session), f"classroom-{session.code}.csv", "text/csv",
+    csv_col.download_button(_(TEXT["csv"]), store.export_csv(session), f"classroom-{session.code}.csv", "text/csv",
                             key="paced_csv", on_click="ignore")
-    json_col.download_button(TEXT["json"], store.export_json(session), f"classroom-{session.code}.json",
+    json_col.download_button(_(TEXT["json"]), store.export_json(session), f"classroom-{session.code}.json",
                              "application/json", key="paced_json", on_click="ignore")
 
 
 def _share(correct: int, answered: int) -> str:
-    return f"{correct}/{answered} ({100 * correct / answered:.0f}%)" if answered else "–"
+    return f"{correct}/{answered} ({percent(correct / answered)})" if answered else "–"

@@ -16,11 +16,12 @@ import streamlit as st
 
 from specviz.classroom import Session
 from specviz.classroom_paced import PacedStore, join_url, qr_data_uri
+from specviz.i18n import N_, _, get_language
 from specviz.quiz.grading import answer_sentence
 from specviz.ui import classroom_view as view
 from specviz.ui.classroom_chart import distribution_figure
 from specviz.ui.classroom_paced_teacher import elapsed
-from specviz.ui.charts import CONFIG
+from specviz.ui.charts import show
 from specviz.ui.escaping import escape_text
 
 BASE_KEY = "classroom_join_base"  # the address students use, as the teacher typed it
@@ -28,15 +29,16 @@ INPUT_KEY = "classroom_join_base_input"
 REFRESH_SECONDS = 2
 CHART_HEIGHT = 660  # with the status line and a two-line question, the view fits 1080 px without scrolling
 
+# English messages, shown with `_()` (specviz.i18n)
 TEXT = {
-    "join": "Scan to join, or open",
-    "qr_alt": "QR code of the join link",
-    "waiting": "The first question appears here when it is pushed.",
-    "status": "Question {number} · round {round} · {answered} of {students} answered · {time}",
-    "ended": "This session has ended.",
-    "base": "Join address shown on the projector",
-    "base_help": ("The address students' phones open; start the app with --server.address 0.0.0.0 so that they "
-                  "can reach it."),
+    "join": N_("Scan to join, or open"),
+    "qr_alt": N_("QR code of the join link"),
+    "waiting": N_("The first question appears here when it is pushed."),
+    "status": N_("Question {number} · round {round} · {answered} of {students} answered · {time}"),
+    "ended": N_("This session has ended."),
+    "base": N_("Join address shown on the projector"),
+    "base_help": N_("The address students' phones open; start the app with --server.address 0.0.0.0 so that "
+                    "they can reach it."),
 }
 
 CSS = """<style>
@@ -84,7 +86,7 @@ def base_input() -> None:
     the widget: the presenter view does not draw it)."""
     st.session_state.setdefault(BASE_KEY, guessed_base())
     st.session_state[INPUT_KEY] = st.session_state[BASE_KEY]
-    st.text_input(TEXT["base"], key=INPUT_KEY, help=TEXT["base_help"], max_chars=200, on_change=_keep_base)
+    st.text_input(_(TEXT["base"]), key=INPUT_KEY, help=_(TEXT["base_help"]), max_chars=200, on_change=_keep_base)
 
 
 def _keep_base() -> None:
@@ -93,8 +95,9 @@ def _keep_base() -> None:
 
 def join_box(code: str) -> None:
     url = join_url(join_base(), code)
-    st.html(f'<div class="sv-qr"><img src="{qr_data_uri(url)}" alt="{TEXT["qr_alt"]}"></div>'
-            f'<div class="sv-join">{TEXT["join"]}<span class="url">{escape_text(url, whitespace=False)}</span>'
+    alt, join = escape_text(_(TEXT["qr_alt"]), whitespace=False), escape_text(_(TEXT["join"]), whitespace=False)
+    st.html(f'<div class="sv-qr"><img src="{qr_data_uri(url)}" alt="{alt}"></div>'
+            f'<div class="sv-join">{join}<span class="url">{escape_text(url, whitespace=False)}</span>'
             f'<b>{escape_text(code, whitespace=False)}</b></div>')
 
 
@@ -108,18 +111,19 @@ def presenter(store: PacedStore, session: Session) -> None:
         join_box(session.code)
     with main:
         if session.closed:
-            st.html(f'<div class="sv-status">{TEXT["ended"]}</div>')
+            st.html(f'<div class="sv-status">{escape_text(_(TEXT["ended"]), whitespace=False)}</div>')
         if push is None:
-            st.html(f'<div class="sv-status">{TEXT["waiting"]}</div>')
+            st.html(f'<div class="sv-status">{escape_text(_(TEXT["waiting"]), whitespace=False)}</div>')
             return
-        st.html('<div class="sv-status">' + TEXT["status"].format(
-            number=push.number, round=push.round, answered=store.answered(push),
-            students=len(store.students(session.code)), time=elapsed(push)) + "</div>")
+        status = _(TEXT["status"], number=push.number, round=push.round, answered=store.answered(push),
+                   students=len(store.students(session.code)), time=elapsed(push))
+        st.html(f'<div class="sv-status">{escape_text(status, whitespace=False)}</div>')
+        question = push.shown()  # the projector speaks the teacher's language
         with st.container(key="paced_present_q"):
-            st.markdown(push.question.prompt)
-        st.plotly_chart(distribution_figure(store.distribution(push), push.round, push.revealed, font_size=22,
-                                            height=CHART_HEIGHT), key=f"paced_present_chart_{push.id}", config=CONFIG)
+            st.markdown(question.prompt)
+        show(distribution_figure(store.distribution(push, get_language()), push.round, push.revealed, font_size=22,
+                                 height=CHART_HEIGHT), f"paced_present_chart_{push.id}", numbers=False)
     if push.revealed:
         with side.container(key="paced_present_answer"):
-            st.markdown(f"**{answer_sentence(push.question)}**")
-            st.markdown(push.question.explanation)
+            st.markdown(f"**{answer_sentence(question)}**")
+            st.markdown(question.explanation)

@@ -16,8 +16,9 @@ import time
 import streamlit as st
 
 from specviz.classroom import (MIN_PIN_LENGTH, PIN_ENV, ClassroomError, ClassroomStore, PinGuard, QuestionStat,
-                               Session, concept_name, teacher_pin)
+                               Session, concept_name, in_language, teacher_pin)
 from specviz.classroom_paced import PacedStore
+from specviz.i18n import N_, _, ngettext, percent
 from specviz.quiz import QuizRun
 from specviz.ui import classroom_view as view
 from specviz.ui import quiz_setup
@@ -61,15 +62,15 @@ def teacher_unlocked() -> bool:
         st.warning(str(exc))
         return False
     if pin is None:
-        st.warning(f"Teacher mode is locked because no teacher PIN is set. Set the environment variable {PIN_ENV} "
-                   f"(at least {MIN_PIN_LENGTH} characters) before starting the app (or add {PIN_ENV} = \"...\" to "
-                   ".streamlit/secrets.toml), then reload.")
+        st.warning(_("Teacher mode is locked because no teacher PIN is set. Set the environment variable {variable} "
+                     "(at least {length} characters) before starting the app (or add {variable} = \"...\" to "
+                     ".streamlit/secrets.toml), then reload.", variable=PIN_ENV, length=MIN_PIN_LENGTH))
         return False
     if is_teacher():
         return True
     with st.form("classroom_pin_form"):
-        given = st.text_input("Teacher PIN", type="password", key="classroom_pin")
-        unlock = st.form_submit_button("Unlock")
+        given = st.text_input(_("Teacher PIN"), type="password", key="classroom_pin")
+        unlock = st.form_submit_button(_("Unlock"))
     if not unlock:
         return False
     try:
@@ -80,28 +81,29 @@ def teacher_unlocked() -> bool:
     if right:
         st.session_state["classroom_teacher"] = _fingerprint(pin)
         st.rerun()
-    st.error("That PIN is not right.")
+    st.error(_("That PIN is not right."))
     return False
 
 
-PACES = ("Self-paced: each student answers every question in their own order, with instant feedback",
-         "Teacher-paced: you push one question at a time, answers are held until you reveal (peer instruction)")
-PACE_HELP = ("Teacher-paced follows peer instruction: everyone answers the same question, you see how the answers "
-             "spread, neighbours discuss, everyone votes again, then you reveal the answer and its explanation.")
+# English messages (the radio's values, which tests set); shown with `_()`
+PACES = (N_("Self-paced: each student answers every question in their own order, with instant feedback"),
+         N_("Teacher-paced: you push one question at a time, answers are held until you reveal (peer instruction)"))
+PACE_HELP = N_("Teacher-paced follows peer instruction: everyone answers the same question, you see how the answers "
+               "spread, neighbours discuss, everyone votes again, then you reveal the answer and its explanation.")
 
 
 def new_session_form(store: PacedStore) -> None:
     """Pick questions (bank, a teacher's file, concepts, how many) and open a session with a fresh join code."""
     bank = quiz_setup.with_upload(quiz_setup.default_bank(), "classroom_upload")
-    pace = st.radio("How it runs", PACES, key="classroom_pace", help=PACE_HELP)
-    title = st.text_input("Title (shown to students)", max_chars=80, key="classroom_title")
-    concepts = st.multiselect("Concepts (none picked = all)", bank.used_concepts(), format_func=bank.label,
+    pace = st.radio(_("How it runs"), PACES, key="classroom_pace", help=_(PACE_HELP), format_func=_)
+    title = st.text_input(_("Title (shown to students)"), max_chars=80, key="classroom_title")
+    concepts = st.multiselect(_("Concepts (none picked = all)"), bank.used_concepts(), format_func=bank.label,
                               key="classroom_concepts")
     available = len(bank.select(concepts))
     paced = pace == PACES[1]
-    count = available if paced else st.slider("Questions", 1, max(available, 2), min(10, available),
+    count = available if paced else st.slider(_("Questions"), 1, max(available, 2), min(10, available),
                                               key="classroom_count")
-    if st.button("Start the session", key="classroom_start", type="primary"):
+    if st.button(_("Start the session"), key="classroom_start", type="primary"):
         questions = (bank.select(concepts) if paced else
                      QuizRun.start(bank.select(concepts), int(time.time()), min(count, available)).questions)
         try:
@@ -114,7 +116,7 @@ def new_session_form(store: PacedStore) -> None:
         st.rerun()
 
 
-ROLES = ("a student", "the teacher")
+ROLES = (N_("a student"), N_("the teacher"))  # the radio's values (English; tests set them), shown with `_()`
 ROLE_PARAM, TEACHER_ROLE = "as", "teacher"  # ?as=teacher: a reload shows the teacher view (and asks for the PIN)
 SESSION_PARAM = "session"  # the URL parameter that keeps the teacher's session across a reload
 CONFIRM_END = "classroom_confirm_end"  # session key: the code of the session whose End button asks for a yes
@@ -140,12 +142,12 @@ def pick_session(store: ClassroomStore) -> Session | None:
     goes into the URL, so a reload (after the PIN) comes back to it."""
     sessions = store.sessions()
     if not sessions:
-        st.info("No session yet. Start one above.")
+        st.info(_("No session yet. Start one above."))
         return None
     labels = {s.code: s.label() for s in sessions}
     wanted = st.session_state.get("classroom_session") or st.query_params.get(SESSION_PARAM)
     st.session_state["classroom_session"] = wanted if wanted in labels else sessions[0].code
-    code = st.selectbox("Session", list(labels), format_func=labels.get, key="classroom_session")
+    code = st.selectbox(_("Session"), list(labels), format_func=labels.get, key="classroom_session")
     st.query_params[SESSION_PARAM] = code
     return store.session(code)
 
@@ -153,34 +155,38 @@ def pick_session(store: ClassroomStore) -> Session | None:
 def session_controls(store: ClassroomStore, session: Session) -> None:
     """The presenter button, and End with a confirmation; for an ended session, when it ended."""
     if session.closed:
-        when = f" at {time.strftime('%H:%M', time.localtime(session.ended_at))}" if session.ended_at else ""
-        st.info(f"Session {session.code} ended{when}: students can no longer join or answer. Its results stay here, "
-                "and the CSV above still has every answer.")
+        if session.ended_at:
+            st.info(_("Session {code} ended at {time}: students can no longer join or answer. Its results stay here, "
+                      "and the CSV above still has every answer.", code=session.code,
+                      time=time.strftime("%H:%M", time.localtime(session.ended_at))))
+        else:
+            st.info(_("Session {code} ended: students can no longer join or answer. Its results stay here, and the "
+                      "CSV above still has every answer.", code=session.code))
     presenter_col, end_col = st.columns(2)
-    if presenter_col.button("Presenter view (for the projector)", key="classroom_present"):
+    if presenter_col.button(_("Presenter view (for the projector)"), key="classroom_present"):
         st.session_state["classroom_presenting"] = True
         st.rerun()
     if session.closed:
         return
-    if end_col.button(f"End session {session.code}…", key="classroom_end"):
+    if end_col.button(_("End session {code}…", code=session.code), key="classroom_end"):
         st.session_state[CONFIRM_END] = session.code
     if st.session_state.get(CONFIRM_END) != session.code:
         return
     with st.container(border=True):
-        st.warning(f"End session {session.code}? Students can no longer join or answer. Everything answered so far "
-                   "stays in this list, on the dashboard and in the CSV.")
+        st.warning(_("End session {code}? Students can no longer join or answer. Everything answered so far stays "
+                     "in this list, on the dashboard and in the CSV.", code=session.code))
         yes, no = st.columns(2)
-        if yes.button(f"Yes, end {session.code}", key="classroom_end_confirm", type="primary"):
+        if yes.button(_("Yes, end {code}", code=session.code), key="classroom_end_confirm", type="primary"):
             st.session_state.pop(CONFIRM_END, None)
             store.close_session(session.code)
             st.rerun()
-        if no.button("Cancel", key="classroom_end_cancel"):
+        if no.button(_("Cancel"), key="classroom_end_cancel"):
             st.session_state.pop(CONFIRM_END, None)
             st.rerun()
 
 
 def _missed(stat: QuestionStat) -> str:
-    return "not answered yet" if stat.failure_rate is None else f"{100 * stat.failure_rate:.0f}%"
+    return _("not answered yet") if stat.failure_rate is None else percent(stat.failure_rate)
 
 
 @view.one_sentence
@@ -188,26 +194,26 @@ def dashboard(store: ClassroomStore, session: Session) -> None:
     """Join code, counts, questions by failure rate (their text, in type a room can read), per-student progress,
     CSV export."""
     if session.closed:
-        st.markdown(f"Session **`{session.code}`** has ended; these are its final results.")
+        st.markdown(_("Session **`{code}`** has ended; these are its final results.", code=session.code))
     else:
-        st.markdown(f"Students join on the **Classroom** page with the code **`{session.code}`**.")
+        st.markdown(_("Students join on the **Classroom** page with the code **`{code}`**.", code=session.code))
     stats, progress = store.question_stats(session), store.progress(session)
     answers = sum(p.answered for p in progress)
     left, middle, right = st.columns(3)
-    left.metric("Students", len(progress))
-    middle.metric("Answers", answers)
-    right.metric("Right", f"{100 * sum(p.correct for p in progress) / answers:.0f}%" if answers else "–")
-    st.subheader("Questions, most missed first")
+    left.metric(_("Students"), len(progress))
+    middle.metric(_("Answers"), answers)
+    right.metric(_("Right"), percent(sum(p.correct for p in progress) / answers) if answers else "–")
+    st.subheader(_("Questions, most missed first"))
     st.html(failure_list_html(stats))
-    with st.expander("The same as a table (sortable)"):
-        st.dataframe([{"question": q.question.prompt, "concept": concept_name(q.question.concept),
-                       "answered": q.answered, "missed": _missed(q)} for q in stats],
+    with st.expander(_("The same as a table (sortable)")):
+        st.dataframe([{_("question"): in_language(q.question).prompt, _("concept"): concept_name(q.question.concept),
+                       _("answered"): q.answered, _("missed"): _missed(q)} for q in stats],
                      hide_index=True, key="classroom_q_table")
-    st.subheader("Students")
-    st.dataframe([{"name": p.name, "answered": f"{p.answered}/{p.total}", "right": p.correct,
-                   "last answer": time.strftime("%H:%M:%S", time.localtime(p.last_answer_at))
+    st.subheader(_("Students"))
+    st.dataframe([{_("name"): p.name, _("answered"): f"{p.answered}/{p.total}", _("right"): p.correct,
+                   _("last answer"): time.strftime("%H:%M:%S", time.localtime(p.last_answer_at))
                    if p.last_answer_at else "–"} for p in progress], hide_index=True, key="classroom_s_table")
-    st.download_button("Download all answers (CSV)", store.export_csv(session), f"classroom-{session.code}.csv",
+    st.download_button(_("Download all answers (CSV)"), store.export_csv(session), f"classroom-{session.code}.csv",
                        "text/csv", key="classroom_csv", on_click="ignore")
 
 
@@ -226,16 +232,17 @@ FAILURE_CSS = """<style>
 def failure_list_html(stats: list[QuestionStat], size_rem: float = 1.25) -> str:
     """Each question's wrong answers, written out ("4/6 missed") over a bar of their share, next to the question's
     text and concept name, worst first: readable across a room, every number visible without hovering. The text is a
-    quiz file's (possibly a teacher's upload), so it is escaped."""
+    quiz file's (possibly a teacher's upload), so it is escaped; a bank question is shown in the reader's language."""
     rows = []
     for stat in stats:
         if stat.failure_rate is None:
-            count = '<div class="count none">not answered yet</div>'
+            count = f'<div class="count none">{escape_text(_("not answered yet"), whitespace=False)}</div>'
         else:
-            missed = stat.answered - stat.correct
-            count = (f'<div class="count">{missed}/{stat.answered} missed<div class="bar">'
+            missed = _("{missed}/{answered} missed", missed=stat.answered - stat.correct, answered=stat.answered)
+            count = (f'<div class="count">{escape_text(missed, whitespace=False)}<div class="bar">'
                      f'<span style="width:{100 * stat.failure_rate:.0f}%"></span></div></div>')
-        rows.append(f'{count}<div class="q">{escape_text(stat.question.prompt, whitespace=False)}'
+        prompt = in_language(stat.question).prompt
+        rows.append(f'{count}<div class="q">{escape_text(prompt, whitespace=False)}'
                     f'<small>{escape_text(concept_name(stat.question.concept), whitespace=False)}</small></div>')
     return (FAILURE_CSS + f'<div class="sv-fail" style="--sv-fail-size:{size_rem}rem">' + "".join(rows) + "</div>")
 
@@ -251,10 +258,12 @@ _PRESENTER_CSS = """<style>
 def presenter(store: ClassroomStore, session: Session) -> None:
     """For the projector: the join code, who is in, and how each question went, in large type; no controls."""
     progress = store.progress(session)
-    names = ", ".join(escape_text(p.name, whitespace=False) for p in progress) or "nobody yet"
+    names = (", ".join(escape_text(p.name, whitespace=False) for p in progress)
+             or escape_text(_("nobody yet"), whitespace=False))
     st.markdown(_PRESENTER_CSS, unsafe_allow_html=True)
-    head = ("This session has ended" if session.closed else "Join on the Classroom page with the code")
-    st.markdown(f'<div class="specviz-large">{head}</div>'
+    head = _("This session has ended") if session.closed else _("Join on the Classroom page with the code")
+    joined = escape_text(ngettext("{n} joined:", "{n} joined:", len(progress)), whitespace=False)
+    st.markdown(f'<div class="specviz-large">{escape_text(head, whitespace=False)}</div>'
                 f'<div class="specviz-big">{escape_text(session.code, whitespace=False)}</div>'
-                f'<div class="specviz-large">{len(progress)} joined: {names}</div>', unsafe_allow_html=True)
+                f'<div class="specviz-large">{joined} {names}</div>', unsafe_allow_html=True)
     st.html(failure_list_html(store.question_stats(session), size_rem=1.9))

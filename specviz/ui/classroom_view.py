@@ -16,9 +16,10 @@ from typing import Any, ParamSpec
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from specviz.classroom import (NAME_MAX, ClassroomError, ClassroomStore, RateLimit, Student, client_id,
-                               default_db_path)
+from specviz.classroom import (NAME_MAX, ClassroomError, ClassroomStore, RateLimit, Student, answer_between,
+                               client_id, default_db_path, in_language)
 from specviz.classroom_paced import PacedStore
+from specviz.i18n import _
 from specviz.quiz import Question, grade
 from specviz.ui import quiz_view
 from specviz.ui.escaping import escape_markdown
@@ -82,7 +83,7 @@ def current_student(store: ClassroomStore) -> Student | None:
         return None
     student = store.student(token)
     if student is None:
-        st.warning("This student link is not valid any more; please join again.")
+        st.warning(_("This student link is not valid any more; please join again."))
         del st.query_params["student"]
     return student
 
@@ -91,10 +92,10 @@ def join_form(store: ClassroomStore) -> None:
     """Join code + display name; on success the student's token goes into the URL, so a refresh keeps them in."""
     with st.form("classroom_join"):
         given = st.query_params.get("code") or st.query_params.get("join", "")  # ?code=... from the QR code
-        code = st.text_input("Join code (from your teacher's screen)", value=given, max_chars=12,
+        code = st.text_input(_("Join code (from your teacher's screen)"), value=given, max_chars=12,
                              key="classroom_code")
-        name = st.text_input("Your display name", max_chars=NAME_MAX, key="classroom_name")
-        joined = st.form_submit_button("Join", type="primary")
+        name = st.text_input(_("Your display name"), max_chars=NAME_MAX, key="classroom_name")
+        joined = st.form_submit_button(_("Join"), type="primary")
     if not joined:
         return
     try:
@@ -110,47 +111,51 @@ def join_form(store: ClassroomStore) -> None:
 
 
 def student_quiz(store: ClassroomStore, student: Student) -> None:
-    """The student's next unanswered question, or the feedback on the one just answered, or the final score."""
+    """The student's next unanswered question, or the feedback on the one just answered, or the final score; a
+    bank question in the student's language (`in_language`), whatever language the session was opened in."""
     session = store.session(student.code)
     answers = store.answers(student.token)
     order = store.question_order(session, student)
-    st.markdown(f"**{escape_markdown(session.title)}** · you are **{escape_markdown(student.name)}** · "
-                f"session `{session.code}`")
-    st.progress(len(answers) / len(order), text=f"{len(answers)} of {len(order)} answered")
+    st.markdown(_("**{title}** · you are **{name}** · session `{code}`", title=escape_markdown(session.title),
+                  name=escape_markdown(student.name), code=session.code))
+    st.progress(len(answers) / len(order), text=_("{answered} of {total} answered", answered=len(answers),
+                                                  total=len(order)))
     just = st.session_state.get(LAST_ANSWER)
     if just and just[0] == student.token and just[1] in answers:
         _show_last(order, just[1], answers[just[1]][0])
     elif (question := store.next_question(session, student)) is None or session.closed:
-        right = sum(ok for _, ok in answers.values())
-        ended = "This session has ended. " if session.closed else "All done! "
-        st.success(f"{ended}You got {right} of {len(order)} right.")
+        right = sum(ok for _given, ok in answers.values())
+        done = (_("This session has ended. You got {right} of {total} right.", right=right, total=len(order))
+                if session.closed else _("All done! You got {right} of {total} right.", right=right, total=len(order)))
+        st.success(done)
     else:
         _ask(store, student, question, len(answers) + 1, len(order))
-    if st.button("Not you? Leave this session", key="classroom_leave", type="tertiary"):
+    if st.button(_("Not you? Leave this session"), key="classroom_leave", type="tertiary"):
         del st.query_params["student"]
         st.rerun()
 
 
 def _ask(store: ClassroomStore, student: Student, question: Question, number: int, total: int) -> None:
-    st.markdown(f"**Question {number} of {total}**")
-    st.markdown(question.prompt)
+    shown = in_language(question)  # the same choices at the same positions, so the same order for the same seed
+    st.markdown(_("**Question {number} of {total}**", number=number, total=total))
+    st.markdown(shown.prompt)
     seed = zlib.crc32(student.token.encode())
     key = f"classroom_{question.id}"
-    if question.kind == "ordering":  # tap to place: full-width, wrapping buttons work on a phone; a dropdown did not
-        items = question.options(seed)
+    if shown.kind == "ordering":  # tap to place: full-width, wrapping buttons work on a phone; a dropdown did not
+        items = shown.options(seed)
         answer = order_widget(items, key)
     else:
-        answer = quiz_view.answer_widget(question, seed, key)
-    if not st.button("Submit", key="classroom_submit", type="primary"):
+        answer = quiz_view.answer_widget(shown, seed, key)
+    if not st.button(_("Submit"), key="classroom_submit", type="primary"):
         return
-    if question.kind == "ordering" and len(answer) < len(items):
-        st.warning(f"Place every item first: {len(answer)} of {len(items)} placed.")
+    if shown.kind == "ordering" and len(answer) < len(items):
+        st.warning(_("Place every item first: {placed} of {total} placed.", placed=len(answer), total=len(items)))
         return
     if quiz_view.is_blank(answer):
-        st.warning("Give an answer first.")
+        st.warning(_("Give an answer first."))
         return
     try:
-        store.record_answer(student.token, question.id, answer)
+        store.record_answer(student.token, question.id, answer_between(answer, shown, question))
     except ClassroomError as exc:
         st.error(str(exc))
         return
@@ -164,15 +169,15 @@ def order_widget(items: list[str], key: str) -> list[str]:
     key `key` holds their indexes into `items`)."""
     placed = [i for i in st.session_state.get(key, []) if isinstance(i, int) and 0 <= i < len(items)]
     st.session_state[key] = placed
-    st.caption("Tap the items in order, first to last. Tap a placed item to take it back.")
+    st.caption(_("Tap the items in order, first to last. Tap a placed item to take it back."))
     if placed:
-        st.markdown("**Your order**")
+        st.markdown(_("**Your order**"))
         for n, i in enumerate(placed, start=1):
             st.button(f"**{n}.** {items[i]}", key=f"{key}_placed_{i}", on_click=_unplace, args=(key, i),
                       width="stretch", icon=":material/undo:", wrap=True)
     left = [i for i in range(len(items)) if i not in placed]
     if left:
-        st.markdown("**Still to place**" if placed else "**Items**")
+        st.markdown(_("**Still to place**") if placed else _("**Items**"))
         for i in left:
             st.button(items[i], key=f"{key}_item_{i}", on_click=_place, args=(key, i), width="stretch",
                       icon=":material/add:", wrap=True)
@@ -189,8 +194,9 @@ def _unplace(key: str, index: int) -> None:
 
 def _show_last(order: list[Question], question_id: str, answer: Any) -> None:
     question = next(q for q in order if q.id == question_id)
-    st.markdown(question.prompt)
-    quiz_view.feedback(question, grade(question, answer))
-    if st.button("Next question", key="classroom_next", type="primary"):
+    shown = in_language(question)
+    st.markdown(shown.prompt)
+    quiz_view.feedback(shown, grade(shown, answer_between(answer, question, shown)))
+    if st.button(_("Next question"), key="classroom_next", type="primary"):
         del st.session_state[LAST_ANSWER]
         st.rerun()

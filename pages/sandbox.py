@@ -2,16 +2,18 @@
 
 import streamlit as st
 
+from specviz.i18n import _
 from specviz.ui import sandbox_view as view
+from specviz.ui.charts import show
 from specviz.ui.frame import route_through_app
 
 route_through_app()
 
-st.title("p/q sandbox")
-st.markdown("Six tokens, two distributions you write yourself: **p** (the target's) and **q** (the draft's). One "
+st.title(_("p/q sandbox"))
+st.markdown(_("Six tokens, two distributions you write yourself: **p** (the target's) and **q** (the draft's). One "
             "step drafts x ~ q, keeps it with probability min(1, p(x)/q(x)), and otherwise samples from "
             "norm(max(0, p − q)). Change the numbers and the temperature and watch α = Σ min(p, q) and the two "
-            "parts that add up to p. Then simulate many steps, and switch to a broken rule.")
+            "parts that add up to p. Then simulate many steps, and switch to a broken rule."))
 
 left, right = st.columns([2, 3])
 with left:
@@ -20,7 +22,7 @@ step = view.compute(p, q, temperature)
 if step is not None:
     with right:
         view.render_numbers(step)
-        st.plotly_chart(view.pq_figure(step), key="sandbox_pq_chart")
-    st.plotly_chart(view.split_figure(step), key="sandbox_split_chart")
-    st.subheader("Many steps: is the output p?")
+        show(view.pq_figure(step), "sandbox_pq_chart", numbers=False)
+    show(view.split_figure(step), "sandbox_split_chart", numbers=False)
+    st.subheader(_("Many steps: is the output p?"))
     view.render_simulation(p, q, temperature, step)

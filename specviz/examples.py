@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from specviz.i18n import N_, _
 from specviz.paths import TRACES_DIR
 from specviz.trace import Trace
 
@@ -31,6 +32,42 @@ BASELINE_SUFFIX = ".baseline.json"
 ORDER = ("smollm-ngram-t07", "smollm-eagle-greedy", "toy-draft", "smollm-layerskip-t07", "smollm-draft-greedy",
          "smollm-ngram-greedy")
 DEFAULT_EXAMPLE = ORDER[0]
+
+# The shipped examples' titles and descriptions (written into each trace's `meta` by specviz.scripts.make_traces),
+# marked for the Portuguese catalog: `Example.shown_title` and `.shown_description` translate them where they
+# are shown. A trace whose text differs from these (re-recorded with new words) is shown as it is, in English,
+# until its new text is added here; tests/test_i18n_overview_playground.py checks that every shipped one is.
+SHIPPED_TEXTS = (
+    N_("Copying text: n-gram drafts (SmolLM2, T = 0.7)"),
+    N_("SmolLM2-135M copies a paragraph. The n-gram proposer drafts by looking up what followed the last few "
+       "tokens earlier in the text: no draft model at all. Because the output repeats the prompt, long runs "
+       "of drafts are accepted; a rejected draft is replaced by a recovered token, and a step with nothing "
+       "to look up is a plain target token."),
+    N_("A trained feature drafter: EAGLE-style (SmolLM2, T = 0)"),
+    N_("The EAGLE-style drafter specviz trained for SmolLM2 (assets/models/smollm2-eagle): one small layer "
+       "that reads the target's own last hidden state, predicts the next one, and reads tokens off the "
+       "target's head (c = 0.08). On this held-out prompt it emits about 2 tokens per target forward; over 8 "
+       "held-out prompts the average is 1.84 at K = 4, about break-even on a 2-core CPU, where verifying 5 "
+       "tokens costs 1.5 times one forward."),
+    N_("A toy pair with a draft model (T = 1)"),
+    N_("Two tiny random-weight models over a 34-character vocabulary; the draft is the target with noise "
+       "added to its weights, so the two usually agree (acceptance about 0.6 to 0.7). Every kind of token "
+       "appears: accepted drafts, rejections with a recovered token, and bonus tokens after a fully accepted "
+       "step."),
+    N_("An untrained self-draft: layer skip (SmolLM2, T = 0.7)"),
+    N_("The draft is SmolLM2's own first 7 of 30 layers with its output head. It was never trained to exit "
+       "early, so its guesses rarely match the full model: most drafts are rejected and almost every step "
+       "emits one token. Speculation only pays when the draft agrees with the target."),
+    N_("A separate draft model (SmolLM2, T = 0)"),
+    N_("The classic form: a separate small model drafts. Here it is SmolLM2's first 3 layers plus one "
+       "trained adapter layer (assets/models/smollm2-draft), a standalone model that loads with "
+       "from_pretrained. On the same prompt it agrees with the target less often than the EAGLE drafter and "
+       "each draft costs more (4 layers and the full LM head, c = 0.30), so it is slower than plain "
+       "decoding: the race shows why."),
+    N_("Copying text, greedy: n-gram drafts (SmolLM2, T = 0)"),
+    N_("The same copying task at temperature 0. With greedy decoding a draft is accepted exactly when it is "
+       "the target's top token, so every decision is a clean yes or no (p is 1 or 0)."),
+)
 
 
 @dataclass(frozen=True)
@@ -41,6 +78,16 @@ class Example:
     title: str
     description: str
     paths: tuple[Path, ...]
+
+    @property
+    def shown_title(self) -> str:
+        """The title in the reader's language (a shipped example's; any other as it is)."""
+        return _(self.title) if self.title else self.title
+
+    @property
+    def shown_description(self) -> str:
+        """The description in the reader's language (a shipped example's; any other as it is)."""
+        return _(self.description) if self.description else self.description
 
     @property
     def path(self) -> Path:
@@ -68,8 +115,9 @@ def get_example(name: str, folder: Path | None = None) -> Example:
     for example in examples:
         if example.name == name:
             return example
-    choices = ", ".join(e.name for e in examples) or "none are installed"
-    raise ValueError(f"There is no example trace called '{name}' (choose from: {choices}).")
+    choices = ", ".join(e.name for e in examples) or _("none are installed")
+    raise ValueError(_("There is no example trace called '{name}' (choose from: {choices}).", name=name,
+                       choices=choices))
 
 
 def load_example(name: str, folder: Path | None = None) -> tuple[Trace, Trace | None]:

@@ -19,6 +19,7 @@ from typing import Any
 from specviz.baseline import TargetOnly
 from specviz.decoding import TreeShape, decode
 from specviz.generation import K_RANGE, GenerationSettings
+from specviz.i18n import ngettext
 from specviz.models import Pair, encode_prompt, load_pair
 from specviz.policies import confident, make_policy
 from specviz.proposers import Proposer, make_proposer
@@ -63,9 +64,11 @@ class Turns:
                     ahead = self._queue.index(me) + self._busy
                     self._queue.remove(me)
                     self._cond.notify_all()
-                    runs = "1 run was" if ahead == 1 else f"{ahead} runs were"
-                    raise Busy(f"The model is busy: {runs} still ahead of yours after {timeout:g} s of waiting; "
-                               "try again in a moment.")
+                    waited = f"{timeout:g}"
+                    raise Busy(ngettext("The model is busy: {n} run was still ahead of yours after {seconds} s of "
+                                        "waiting; try again in a moment.",
+                                        "The model is busy: {n} runs were still ahead of yours after {seconds} s of "
+                                        "waiting; try again in a moment.", ahead, seconds=waited))
                 self._cond.wait(timeout=1.0 if left is None else min(left, 1.0))
             self._queue.popleft()
             self._busy = True

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
+from specviz.i18n import N_, _, get_language
 from specviz.limits import K_RANGE, MAX_NEW_TOKENS_RANGE, POLICIES, PROPOSERS, TREE_NODES_RANGE, TREE_WIDTH_RANGE
 
 MAX_PROMPT_CHARS = 4000
@@ -25,7 +26,8 @@ WEB_MAX_NEW_TOKENS = 256  # what one browser visitor may ask for (the CLI and th
 @dataclass(frozen=True)
 class Setting:
     """One setting: its name in error sentences, its label (as a form shows it) and its allowed values: a
-    numeric range, or a set of choices."""
+    numeric range, or a set of choices. `name` and `label` are English messages (marked with `N_`): translate them
+    with `specviz.i18n._` where they are shown."""
 
     name: str
     label: str
@@ -37,9 +39,10 @@ class Setting:
     def rule(self) -> str:
         """What the setting accepts, as words for an error sentence."""
         if self.choices is not None:
-            return f"one of {', '.join(self.choices)}"
-        kind = "a whole number" if self.whole else "a number"
-        return f"{kind} from {_num(self.lo)} to {_num(self.hi)}"
+            return _("one of {choices}", choices=", ".join(self.choices))
+        if self.whole:
+            return _("a whole number from {lo} to {hi}", lo=_num(self.lo), hi=_num(self.hi))
+        return _("a number from {lo} to {hi}", lo=_num(self.lo), hi=_num(self.hi))
 
     @property
     def bounds(self) -> tuple[float, float]:
@@ -57,17 +60,17 @@ class Setting:
 
 
 SETTINGS: dict[str, Setting] = {
-    "k": Setting("K", "Drafted tokens per step (K)", *K_RANGE, whole=True),
-    "max_new_tokens": Setting("max_new_tokens", "New tokens", *MAX_NEW_TOKENS_RANGE, whole=True),
-    "temperature": Setting("Temperature", "Temperature (0 = greedy)", 0.0, 2.0),
-    "top_k": Setting("top-k", "top-k (0 = off)", 0, 1000, whole=True),
-    "top_p": Setting("top-p", "top-p (1 = off)", 0.01, 1.0),
-    "seed": Setting("The seed", "Seed", 0, 2**31 - 1, whole=True),
-    "layers": Setting("layers", "Layers the layer-skip draft keeps (0 = a quarter)", 0, 128, whole=True),
-    "proposer": Setting("The proposer", "Proposer", choices=PROPOSERS),
-    "policy": Setting("The draft-length policy", "Draft-length policy", choices=POLICIES),
-    "tree_nodes": Setting("tree_nodes", "Draft tree nodes (0 = a chain of K)", *TREE_NODES_RANGE, whole=True),
-    "tree_width": Setting("tree_width", "Children per tree node", *TREE_WIDTH_RANGE, whole=True),
+    "k": Setting("K", N_("Drafted tokens per step (K)"), *K_RANGE, whole=True),
+    "max_new_tokens": Setting("max_new_tokens", N_("New tokens"), *MAX_NEW_TOKENS_RANGE, whole=True),
+    "temperature": Setting(N_("Temperature"), N_("Temperature (0 = greedy)"), 0.0, 2.0),
+    "top_k": Setting("top-k", N_("top-k (0 = off)"), 0, 1000, whole=True),
+    "top_p": Setting("top-p", N_("top-p (1 = off)"), 0.01, 1.0),
+    "seed": Setting(N_("The seed"), N_("Seed"), 0, 2**31 - 1, whole=True),
+    "layers": Setting("layers", N_("Layers the layer-skip draft keeps (0 = a quarter)"), 0, 128, whole=True),
+    "proposer": Setting(N_("The proposer"), N_("Proposer"), choices=PROPOSERS),
+    "policy": Setting(N_("The draft-length policy"), N_("Draft-length policy"), choices=POLICIES),
+    "tree_nodes": Setting("tree_nodes", N_("Draft tree nodes (0 = a chain of K)"), *TREE_NODES_RANGE, whole=True),
+    "tree_width": Setting("tree_width", N_("Children per tree node"), *TREE_WIDTH_RANGE, whole=True),
 }
 TREE_FIELDS = ("tree_nodes", "tree_width")  # left out of a URL at their defaults: chain links stay as they were
 
@@ -108,15 +111,16 @@ class RunSpec:
             if value is None and name in ("proposer", "layers"):
                 continue
             if not setting.accepts(value):
-                raise ValueError(f"{setting.name} must be {setting.rule()} (got {_shown(value)}).")
+                raise ValueError(_must(_(setting.name), setting.rule(), value))
         if not isinstance(self.pair, str) or not self.pair.strip():
-            raise ValueError("Name a pair: a catalog name such as default or toy, or TARGET[,DRAFT].")
+            raise ValueError(_("Name a pair: a catalog name such as default or toy, or TARGET[,DRAFT]."))
         if not isinstance(self.prompt, str) or not self.prompt.strip():
-            raise ValueError("The prompt is empty: type something for the model to continue.")
+            raise ValueError(_("The prompt is empty: type something for the model to continue."))
         if len(self.prompt) > MAX_PROMPT_CHARS:
-            raise ValueError(f"The prompt has {len(self.prompt)} characters; the limit is {MAX_PROMPT_CHARS}.")
+            raise ValueError(_("The prompt has {n} characters; the limit is {limit}.", n=len(self.prompt),
+                               limit=MAX_PROMPT_CHARS))
         if not isinstance(self.chat, bool):
-            raise ValueError(f"chat must be true or false (got {_shown(self.chat)}).")
+            raise ValueError(_must("chat", _("true or false"), self.chat))
 
     # ---- URLs ---------------------------------------------------------------------------------------------------
     def to_query(self) -> dict[str, str]:
@@ -149,7 +153,7 @@ class RunSpec:
         """
         spec, problems = cls.parse_query(params, defaults)
         if problems:
-            raise ValueError(f"These settings in the link are not valid: {'; '.join(problems)}.")
+            raise ValueError(_("These settings in the link are not valid: {problems}.", problems="; ".join(problems)))
         return spec
 
     @classmethod
@@ -166,7 +170,7 @@ class RunSpec:
                 value = _parse(f.name, raw)
                 replace(base, **{f.name: value})  # checks the value in the spec's own terms
             except ValueError:
-                problems.append(f"{f.name} must be {_rule(f.name)} (got {_shown(raw)})")
+                problems.append(_must(f.name, _rule(f.name), raw).rstrip("."))
                 continue
             values[f.name] = value
         try:
@@ -195,16 +199,22 @@ def _parse(name: str, raw: str) -> Any:
 
 def _rule(name: str) -> str:
     if name == "chat":
-        return "1 or 0"
+        return _("1 or 0")
     if name == "pair":
-        return "a pair name"
+        return _("a pair name")
     if name == "prompt":
-        return f"text of 1 to {MAX_PROMPT_CHARS} characters"
+        return _("text of 1 to {limit} characters", limit=MAX_PROMPT_CHARS)
     return SETTINGS[name].rule()
 
 
+def _must(name: str, rule: str, value: Any) -> str:
+    """The sentence that refuses one value: "K must be a whole number from 1 to 16 (got 40)." """
+    return _("{name} must be {rule} (got {value}).", name=name, rule=rule, value=_shown(value))
+
+
 def _num(x: float) -> str:
-    return f"{x:g}" if isinstance(x, float) else str(x)
+    text = f"{x:g}" if isinstance(x, float) else str(x)
+    return text.replace(".", ",") if get_language() == "pt" else text
 
 
 def _shown(value: Any, limit: int = 40) -> str:

@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from specviz.i18n import _
 from specviz.trace_schema import check_trace_dict, check_trace_size
 
 SCHEMA_VERSION = 1
@@ -262,13 +263,15 @@ class Trace:
         """Rebuild a trace from `to_dict` output. Anything the engine could not have written (a wrong schema, a
         field of the wrong type, sizes beyond what a run produces) is a ValueError with one sentence."""
         if not isinstance(data, dict) or "steps" not in data:
-            raise ValueError("This file is not a specviz trace (no 'steps' found).")
+            raise ValueError(_("This file is not a specviz trace (no 'steps' found)."))
         version = data.get("schema_version")
         if isinstance(version, bool) or not isinstance(version, int):
-            raise ValueError(f"This trace's schema version must be a whole number (got {repr(version)[:20]}).")
+            raise ValueError(_("This trace's schema version must be a whole number (got {value}).",
+                               value=repr(version)[:20]))
         if version != SCHEMA_VERSION:
-            shown = str(version) if abs(version) < 10**6 else "a number that no specviz writes"
-            raise ValueError(f"This trace has schema version {shown}; this specviz reads version {SCHEMA_VERSION}.")
+            shown = str(version) if abs(version) < 10**6 else _("a number that no specviz writes")
+            raise ValueError(_("This trace has schema version {shown}; this specviz reads version {version}.",
+                               shown=shown, version=SCHEMA_VERSION))
         check_trace_size(data)  # before any work on a file that may be huge
         data = _decode_floats(dict(data))
         data.pop("summary", None)
@@ -277,18 +280,18 @@ class Trace:
             steps = [_step_from_dict(s) for s in data.pop("steps")]
             return cls(steps=steps, **data)
         except (TypeError, KeyError):
-            raise ValueError("This trace file is damaged or incomplete (a field is missing or unknown).") from None
+            raise ValueError(_("This trace file is damaged or incomplete (a field is missing or unknown).")) from None
 
     @classmethod
     def from_json(cls, text: str | bytes) -> Trace:
         try:
             data = json.loads(text)
         except (json.JSONDecodeError, UnicodeDecodeError):
-            raise ValueError("This file is not valid JSON, so it cannot be a specviz trace.") from None
+            raise ValueError(_("This file is not valid JSON, so it cannot be a specviz trace.")) from None
         except RecursionError:
-            raise ValueError("This file nests too deeply to be a specviz trace.") from None
+            raise ValueError(_("This file nests too deeply to be a specviz trace.")) from None
         except ValueError:  # Python's own limits, such as an integer of more than 4,300 digits
-            raise ValueError("This file holds a number far too long to be part of a specviz trace.") from None
+            raise ValueError(_("This file holds a number far too long to be part of a specviz trace.")) from None
         return cls.from_dict(data)
 
 
@@ -317,8 +320,8 @@ def _kind(value: Any) -> TokenKind:
     try:
         return TokenKind(value)
     except ValueError:
-        raise ValueError(f"This trace names an unknown token kind ({str(value)[:40]!r}); specviz knows "
-                         f"{', '.join(TOKEN_KINDS)}.") from None
+        raise ValueError(_("This trace names an unknown token kind ({kind}); specviz knows {kinds}.",
+                           kind=repr(str(value)[:40]), kinds=", ".join(TOKEN_KINDS))) from None
 
 
 def _json_number(v: Any) -> Any:

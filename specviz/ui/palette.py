@@ -34,6 +34,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 
+from specviz.i18n import N_, _
 from specviz.trace import TokenKind
 from specviz.ui.escaping import escape_attr, escape_text
 
@@ -62,7 +63,8 @@ Kind = TokenKind | DisplayState
 
 @dataclass(frozen=True)
 class KindStyle:
-    """How one token kind looks: `color` for borders, markers and chart bars; `background` for chip fills."""
+    """How one token kind looks: `color` for borders, markers and chart bars; `background` for chip fills. `label`
+    and `meaning` are English messages: show them through `specviz.i18n._`."""
 
     kind: Kind
     label: str
@@ -77,20 +79,20 @@ class KindStyle:
 STYLES: dict[Kind, KindStyle] = {
     s.kind: s
     for s in (
-        KindStyle(TokenKind.ACCEPTED, "accepted", "✓", BLUISH_GREEN, "#D3EFE6", "#0B3D2E", False,
-                  "a drafted token the target kept"),
-        KindStyle(TokenKind.REJECTED, "rejected", "✗", VERMILLION, "#F8DECB", "#7A2E00", True,
-                  "a drafted token the target dropped"),
-        KindStyle(TokenKind.RECOVERED, "recovered", "↻", REDDISH_PURPLE, "#F4E1EC", "#5E2148", False,
-                  "resampled from norm(max(0, p − q)) at the first rejection"),
-        KindStyle(TokenKind.BONUS, "bonus", "★", SKY_BLUE, "#DCEFFA", "#0B3C5D", False,
-                  "sampled from p after all K drafts were accepted: a free extra token"),
-        KindStyle(TokenKind.TARGET, "target", "•", GREY, "#ECECEC", "#222222", False,
-                  "one target forward, one token (no draft)"),
-        KindStyle(DisplayState.NOT_REACHED, "not reached", "·", LIGHT_GREY, "#F6F6F6", "#8A8A8A", True,
-                  "a draft after the first rejection: never tested"),
-        KindStyle(DisplayState.DRAFTED, "drafted", "?", BLACK, "#FFFFFF", "#222222", False,
-                  "a drafted token whose verdict is not revealed yet"),
+        KindStyle(TokenKind.ACCEPTED, N_("accepted"), "✓", BLUISH_GREEN, "#D3EFE6", "#0B3D2E", False,
+                  N_("a drafted token the target kept")),
+        KindStyle(TokenKind.REJECTED, N_("rejected"), "✗", VERMILLION, "#F8DECB", "#7A2E00", True,
+                  N_("a drafted token the target dropped")),
+        KindStyle(TokenKind.RECOVERED, N_("recovered"), "↻", REDDISH_PURPLE, "#F4E1EC", "#5E2148", False,
+                  N_("resampled from norm(max(0, p − q)) at the first rejection")),
+        KindStyle(TokenKind.BONUS, N_("bonus"), "★", SKY_BLUE, "#DCEFFA", "#0B3C5D", False,
+                  N_("sampled from p after all K drafts were accepted: a free extra token")),
+        KindStyle(TokenKind.TARGET, N_("target"), "•", GREY, "#ECECEC", "#222222", False,
+                  N_("one target forward, one token (no draft)")),
+        KindStyle(DisplayState.NOT_REACHED, N_("not reached"), "·", LIGHT_GREY, "#F6F6F6", "#8A8A8A", True,
+                  N_("a draft after the first rejection: never tested")),
+        KindStyle(DisplayState.DRAFTED, N_("drafted"), "?", BLACK, "#FFFFFF", "#222222", False,
+                  N_("a drafted token whose verdict is not revealed yet")),
     )
 }
 KINDS: tuple[Kind, ...] = (*TokenKind, DisplayState.NOT_REACHED)  # the legend's kinds
@@ -105,7 +107,8 @@ def style(kind: Kind | str) -> KindStyle:
         return STYLES[kind]
     except (KeyError, TypeError):
         known = ", ".join(STYLES)
-        raise ValueError(f"{str(kind)[:40]!r} is not a token kind the palette knows ({known}).") from None
+        raise ValueError(_("{kind} is not a token kind the palette knows ({known}).", kind=repr(str(kind)[:40]),
+                           known=known)) from None
 
 
 def legend_html(kinds: Iterable[Kind | str] = KINDS, *, distributions: bool = True) -> str:
@@ -115,13 +118,13 @@ def legend_html(kinds: Iterable[Kind | str] = KINDS, *, distributions: bool = Tr
         s = style(kind)
         deco = "text-decoration:line-through;" if s.strike else ""
         items.append(
-            f'<span title="{escape_attr(s.meaning)}" style="display:inline-block;margin:2px 10px 2px 0;'
+            f'<span title="{escape_attr(_(s.meaning))}" style="display:inline-block;margin:2px 10px 2px 0;'
             f'white-space:nowrap"><span style="display:inline-block;padding:1px 7px;border-radius:6px;'
             f'border:2px solid {s.color};background:{s.background};color:{s.text_color};{deco}'
-            f'font-family:monospace">{s.glyph}&nbsp;tok</span>&nbsp;{escape_text(s.label, whitespace=False)}</span>'
+            f'font-family:monospace">{s.glyph}&nbsp;tok</span>&nbsp;{escape_text(_(s.label), whitespace=False)}</span>'
         )
     if distributions:
-        for color, label in ((P_COLOR, "p = target's probability"), (Q_COLOR, "q = draft's probability")):
+        for color, label in ((P_COLOR, _("p = target's probability")), (Q_COLOR, _("q = draft's probability"))):
             items.append(
                 f'<span style="display:inline-block;margin:2px 10px 2px 0;white-space:nowrap">'
                 f'<span style="display:inline-block;width:14px;height:14px;vertical-align:middle;'

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
+from specviz.i18n import _
 from specviz.quiz import score_predictions
 from specviz.trace import Trace
 
@@ -43,9 +44,9 @@ class Predictor:
         """The guess box for a step that is not revealed yet (nothing to ask when nothing was drafted)."""
         step = trace.steps[step_index]
         if step.decisions:
-            st.number_input(f"Predict: how many of these {step.n_drafted} will the target accept?", 0,
+            st.number_input(_("Predict: how many of these {n} will the target accept?", n=step.n_drafted), 0,
                             step.n_drafted, value=None, step=1, key=self.widget_key(trace_id, step_index),
-                            placeholder="your guess, then Next step")
+                            placeholder=_("your guess, then Next step"))
 
     def commit(self, trace_id: str, step_index: int) -> None:
         """Keep the guess typed for this step, if any. Call it where the step is revealed, before the rerun that
@@ -58,11 +59,14 @@ class Predictor:
         """One line under a revealed step: the guess against the number the target accepted (nothing if no guess)."""
         guess, step = self.guesses(trace_id).get(step_index), trace.steps[step_index]
         if guess is not None:
-            hit = "exactly right" if guess == step.n_accepted else f"it was {step.n_accepted}"
-            st.markdown(f"You predicted **{guess}** accepted: {hit}.")
+            if guess == step.n_accepted:
+                st.markdown(_("You predicted **{guess}** accepted: exactly right.", guess=guess))
+            else:
+                st.markdown(_("You predicted **{guess}** accepted: it was {actual}.", guess=guess,
+                              actual=step.n_accepted))
 
     def score(self, trace: Trace, trace_id: str) -> None:
         """A caption with the score over all kept guesses for this trace (nothing before the first guess)."""
         guesses = self.guesses(trace_id)
         if guesses:
-            st.caption(f"Your predictions: {score_predictions(dict(guesses), trace).summary()}")
+            st.caption(_("Your predictions: {summary}", summary=score_predictions(dict(guesses), trace).summary()))

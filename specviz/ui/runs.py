@@ -20,6 +20,7 @@ from typing import Protocol
 
 import streamlit as st
 
+from specviz.i18n import N_, _, ngettext, number
 from specviz.models import Pair
 from specviz.recording import StepOutcome
 from specviz.running import PAIRS, run, run_target_only
@@ -35,17 +36,17 @@ _LAST_RUN = "runs_last_started"  # session key: when this session last started n
 _SEEN = "runs_seen"  # session key: the specs this session has computed (cached: free to show again)
 _LOAD_SECONDS: dict[str, float] = {}  # pair name -> how long its last load on this server took (measured)
 
-# Every sentence this module shows, in one place (named placeholders, for the translation layer).
+# Every sentence this module shows, in one place (English messages with named placeholders: `_()` translates them
+# where they are shown; seconds are passed already written as the reader writes numbers).
 TEXT = {
-    "loading": "Loading the '{name}' models: {seconds:.0f} s so far.",
-    "loading_last": "Loading the '{name}' models: {seconds:.0f} s so far (the last load here took {last:.0f} s).",
-    "loading_note": "The models load once per server and then stay in memory. The very first load on a machine "
-                    "also converts the weights to a faster format, so it takes longest.",
-    "ready": "Models '{name}' ready (loaded in {seconds:.0f} s).",
-    "ahead_one": " (1 run ahead of you)",
-    "ahead_many": " ({ahead} runs ahead of you)",
-    "running": "Running {what}...{waiting}",
-    "cooldown": "One new live run every {seconds:g} s: press Run again in a moment.",
+    "loading": N_("Loading the '{name}' models: {seconds} s so far."),
+    "loading_last": N_("Loading the '{name}' models: {seconds} s so far (the last load here took {last} s)."),
+    "loading_note": N_("The models load once per server and then stay in memory. The very first load on a machine "
+                       "also converts the weights to a faster format, so it takes longest."),
+    "ready": N_("Models '{name}' ready (loaded in {seconds} s)."),
+    "running_speculative": N_("Running speculative decoding...{waiting}"),
+    "running_target": N_("Running target-only decoding...{waiting}"),
+    "cooldown": N_("One new live run every {seconds} s: press Run again in a moment."),
 }
 
 
@@ -82,7 +83,7 @@ def get_pair(name: str) -> Pair:
     worker = threading.Thread(target=load, name=f"specviz-load-{name}", daemon=True)
     worker.start()
     with st.status(loading_label(name, 0.0), expanded=False) as status:
-        st.caption(TEXT["loading_note"])
+        st.caption(_(TEXT["loading_note"]))
         while worker.is_alive():
             worker.join(TICK_SECONDS)
             status.update(label=loading_label(name, time.monotonic() - start))
@@ -91,7 +92,7 @@ def get_pair(name: str) -> Pair:
             raise result["error"]  # type: ignore[misc]
         seconds = time.monotonic() - start
         _LOAD_SECONDS[name] = seconds
-        status.update(label=TEXT["ready"].format(name=name, seconds=seconds), state="complete")
+        status.update(label=_(TEXT["ready"], name=name, seconds=number(seconds, 0)), state="complete")
     return result["pair"]  # type: ignore[return-value]
 
 
@@ -99,8 +100,8 @@ def loading_label(name: str, seconds: float) -> str:
     """The loading box's line: the seconds so far, and the last measured load of this pair on this server."""
     last = _LOAD_SECONDS.get(name)
     if last is None:
-        return TEXT["loading"].format(name=name, seconds=seconds)
-    return TEXT["loading_last"].format(name=name, seconds=seconds, last=last)
+        return _(TEXT["loading"], name=name, seconds=number(seconds, 0))
+    return _(TEXT["loading_last"], name=name, seconds=number(seconds, 0), last=number(last, 0))
 
 
 def last_load_seconds(name: str) -> float | None:
@@ -124,7 +125,7 @@ def waiting_note(name: str) -> str:
     ahead = PAIRS.ahead(name)
     if not ahead:
         return ""
-    return TEXT["ahead_one"] if ahead == 1 else TEXT["ahead_many"].format(ahead=ahead)
+    return " " + ngettext("({n} run ahead of you)", "({n} runs ahead of you)", ahead)
 
 
 def start_live_run(*specs: RunSpec) -> None:
@@ -135,7 +136,7 @@ def start_live_run(*specs: RunSpec) -> None:
     now = time.monotonic()
     last = st.session_state.get(_LAST_RUN)
     if last is not None and now - last < COOLDOWN_SECONDS:
-        raise ValueError(TEXT["cooldown"].format(seconds=COOLDOWN_SECONDS))
+        raise ValueError(_(TEXT["cooldown"], seconds=number(COOLDOWN_SECONDS, 0 if COOLDOWN_SECONDS.is_integer() else 1)))
     st.session_state[_LAST_RUN] = now
 
 
@@ -180,7 +181,7 @@ def run_speculative(spec: RunSpec, progress: Progress | None = None) -> Trace:
     if trace is None:
         pair = get_pair(spec.pair)
         if progress is None:
-            with st.spinner(TEXT["running"].format(what="speculative decoding", waiting=waiting_note(spec.pair))):
+            with st.spinner(_(TEXT["running_speculative"], waiting=waiting_note(spec.pair))):
                 trace = _speculative_now(spec, pair, None)
         else:
             trace = _speculative_now(spec, pair, progress)
@@ -201,7 +202,7 @@ def _speculative_now(spec: RunSpec, pair: Pair, progress: Progress | None) -> Tr
 def run_autoregressive(spec: RunSpec) -> Trace:
     """The target-only trace for the same spec (the race's other lane)."""
     get_pair(spec.pair)
-    with st.spinner(TEXT["running"].format(what="target-only decoding", waiting=waiting_note(spec.pair))):
+    with st.spinner(_(TEXT["running_target"], waiting=waiting_note(spec.pair))):
         trace = _target_only(spec)
     st.session_state.setdefault(_SEEN, set()).add(spec)
     return trace

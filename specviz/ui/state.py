@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from specviz.i18n import _
 from specviz.learn import Progress
 from specviz.trace import Trace
 
@@ -33,14 +34,14 @@ def current_trace() -> Trace | None:
     value = st.session_state.get(TRACE_KEY)
     if value is None or isinstance(value, Trace):
         return value
-    raise ValueError(f"The trace in this session is not a speculative-decoding trace (it is a "
-                     f"{type(value).__name__}, not a specviz Trace).")
+    raise ValueError(_("The trace in this session is not a speculative-decoding trace (it is a {kind}, not a "
+                       "specviz Trace).", kind=type(value).__name__))
 
 
 def set_current_trace(trace: Trace) -> None:
     """Make `trace` the one other pages (theory, exactness) measure against."""
     if not isinstance(trace, Trace):
-        raise TypeError(f"set_current_trace takes a specviz Trace, not a {type(trace).__name__}.")
+        raise TypeError(_("set_current_trace takes a specviz Trace, not a {kind}.", kind=type(trace).__name__))
     st.session_state[TRACE_KEY] = trace
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
+from specviz.i18n import _
 from specviz.trace import Decision, Step, TokenKind, TokenProb
 from specviz.ui.escaping import plot_text
 from specviz.ui.palette import (ACCEPT_FILL, P_COLOR, Q_COLOR, REJECT_FILL, RESIDUAL_COLOR, U_COLOR, DisplayState,
@@ -40,25 +41,25 @@ def distribution_figure(d: Decision, n: int = 10) -> go.Figure:
         labels.append(label)
     pv = [p[i].prob if i in p else 0.0 for i in ids]
     qv = [q[i].prob if i in q else 0.0 for i in ids]
-    p_hover = [fmt(p[i].prob) if i in p else "below the target's top 10" for i in ids]
-    q_hover = [fmt(q[i].prob) if i in q else "below the draft's top 10" for i in ids]
+    p_hover = [fmt(p[i].prob) if i in p else _("below the target's top 10") for i in ids]
+    q_hover = [fmt(q[i].prob) if i in q else _("below the draft's top 10") for i in ids]
     # horizontal bars: the token labels sit on the y axis, one per line, so they never overlap or need rotating
     fig = go.Figure()
-    fig.add_bar(y=labels, x=pv, orientation="h", name="p (target)", marker_color=P_COLOR, customdata=p_hover,
+    fig.add_bar(y=labels, x=pv, orientation="h", name=_("p (target)"), marker_color=P_COLOR, customdata=p_hover,
                 hovertemplate="%{y}<br>p = %{customdata}<extra></extra>")
-    fig.add_bar(y=labels, x=qv, orientation="h", name="q (draft)", marker_color=Q_COLOR, customdata=q_hover,
+    fig.add_bar(y=labels, x=qv, orientation="h", name=_("q (draft)"), marker_color=Q_COLOR, customdata=q_hover,
                 hovertemplate="%{y}<br>q = %{customdata}<extra></extra>")
     s = style(decision_kind(d))
     mark = labels[ids.index(d.token_id)]
     top = max(pv + qv + [1e-9])
-    fig.add_annotation(x=max(d.target_prob, d.draft_prob), y=mark, text=f"{s.glyph} drafted", showarrow=True,
+    fig.add_annotation(x=max(d.target_prob, d.draft_prob), y=mark, text=_("{glyph} drafted", glyph=s.glyph), showarrow=True,
                        arrowhead=2, ax=44, ay=0, xanchor="left", font=dict(color=s.color, size=15), bgcolor="white",
                        bordercolor=s.color)
     fig.update_layout(**{**_BASE_LAYOUT, "margin": dict(l=10, r=10, t=72, b=10)}, barmode="group",
                       height=110 + 30 * len(ids), bargap=0.25,
-                      xaxis=dict(title="probability", range=[0, top * 1.45]),
+                      xaxis=dict(title=_("probability"), range=[0, top * 1.45]),
                       yaxis=dict(autorange="reversed", tickfont=dict(family="monospace", size=14)),
-                      title=dict(text=f"Draft #{d.position + 1}: p and q, top tokens", font=dict(size=16)),
+                      title=dict(text=_("Draft #{n}: p and q, top tokens", n=d.position + 1), font=dict(size=16)),
                       legend=dict(orientation="h", x=0, y=1.0, xanchor="left", yanchor="bottom"))
     return fig
 
@@ -74,9 +75,9 @@ def accept_strip_figure(d: Decision) -> go.Figure:
     fig.add_annotation(x=a, y=1, yanchor="bottom", xanchor=side, showarrow=False, text=f"min(1, p/q) = {fmt(a)}",
                        font=dict(color="#0B3D2E"))
     if a > 0.08:
-        fig.add_annotation(x=a / 2, y=0.5, text="accept", showarrow=False, font=dict(color="#0B3D2E"))
+        fig.add_annotation(x=a / 2, y=0.5, text=_("accept"), showarrow=False, font=dict(color="#0B3D2E"))
     if a < 0.92:
-        fig.add_annotation(x=(a + 1) / 2, y=0.5, text="reject", showarrow=False, font=dict(color="#7A2E00"))
+        fig.add_annotation(x=(a + 1) / 2, y=0.5, text=_("reject"), showarrow=False, font=dict(color="#7A2E00"))
     if d.reached and d.uniform is not None:
         s = style(d.kind)
         fig.add_scatter(x=[d.uniform], y=[0.5], mode="markers+text", text=[f"u = {fmt(d.uniform)}"],
@@ -84,9 +85,9 @@ def accept_strip_figure(d: Decision) -> go.Figure:
                         else "bottom center", marker=dict(symbol="diamond", size=18, color=U_COLOR,
                                                                   line=dict(color=s.color, width=2)),
                         hovertemplate=f"u = {fmt(d.uniform)}<extra></extra>", showlegend=False)
-        verdict = "u < min(1, p/q): accepted ✓" if d.accepted else "u ≥ min(1, p/q): rejected ✗"
+        verdict = _("u < min(1, p/q): accepted ✓") if d.accepted else _("u ≥ min(1, p/q): rejected ✗")
     else:
-        verdict = "not reached: an earlier draft was rejected, so no u was drawn"
+        verdict = _("not reached: an earlier draft was rejected, so no u was drawn")
     fig.update_layout(**{**_BASE_LAYOUT, "margin": dict(l=10, r=10, t=58, b=28)}, height=150, showlegend=False,
                       title=dict(text=verdict, font=dict(size=15)),
                       xaxis=dict(range=[0, 1], dtick=0.1, showgrid=False),
@@ -117,7 +118,7 @@ def verdict_overview_figure(step: Step) -> go.Figure:
     notes = [dict(x=lab, y=1.12, text=style(k).glyph, showarrow=False, font=dict(size=20, color=style(k).color))
              for lab, k in zip(labels, kinds)]
     if step.n_drafted <= 8:
-        notes += [dict(x=lab, y=0.02, yanchor="bottom", text="not<br>checked", showarrow=False,
+        notes += [dict(x=lab, y=0.02, yanchor="bottom", text=_("not<br>checked"), showarrow=False,
                        font=dict(size=12, color=style(DisplayState.NOT_REACHED).text_color))
                   for lab, d in zip(labels, step.decisions) if not d.reached]
     fig.update_layout(annotations=notes)
@@ -128,7 +129,7 @@ def verdict_overview_figure(step: Step) -> go.Figure:
                         hovertemplate="u = %{y:.3f}<extra></extra>")
     fig.update_layout(**_BASE_LAYOUT, height=260,
                       yaxis=dict(range=[0, 1.22], title="min(1, p/q)", tickvals=[0, 0.25, 0.5, 0.75, 1]),
-                      title=dict(text="Every draft: kept if u (◆) lands inside its bar", font=dict(size=16)),
+                      title=dict(text=_("Every draft: kept if u (◆) lands inside its bar"), font=dict(size=16)),
                       showlegend=False, bargap=0.35)
     fig.update_xaxes(tickfont=dict(family="monospace", size=14))
     return fig
@@ -151,16 +152,16 @@ def correction_figure(step: Step) -> go.Figure | None:
                 marker=dict(color=color, opacity=[1.0 if pk else 0.55 for pk in picked],
                             line=dict(color=["#000" if pk else color for pk in picked],
                                       width=[3 if pk else 0 for pk in picked])),
-                hovertemplate="%{x}<br>probability %{y:.3f}<extra></extra>")
+                hovertemplate=_("%{x}<br>probability %{y:.3f}<extra></extra>"))
     if last is not None and any(picked):
         s = style(kind)
         fig.add_annotation(x=labels[picked.index(True)], y=step.correction_top[picked.index(True)].prob,
-                           text=f"{s.glyph} sampled", showarrow=True, arrowhead=2, ay=-32,
+                           text=_("{glyph} sampled", glyph=s.glyph), showarrow=True, arrowhead=2, ay=-32,
                            font=dict(color=s.color, size=15), bgcolor="white", bordercolor=s.color)
-    title = {TokenKind.RECOVERED: "Recovered ↻: drawn from norm(max(0, p − q))",
-             TokenKind.BONUS: "Bonus ★: all drafts kept, one more from p",
-             TokenKind.TARGET: "Target •: no drafts, one token from p"}.get(kind, kind)
+    title = {TokenKind.RECOVERED: _("Recovered ↻: drawn from norm(max(0, p − q))"),
+             TokenKind.BONUS: _("Bonus ★: all drafts kept, one more from p"),
+             TokenKind.TARGET: _("Target •: no drafts, one token from p")}.get(kind, kind)
     fig.update_layout(**_BASE_LAYOUT, height=300, title=dict(text=title, font=dict(size=16)),
-                      yaxis=dict(title="probability", rangemode="tozero"), showlegend=False)
+                      yaxis=dict(title=_("probability"), rangemode="tozero"), showlegend=False)
     fig.update_xaxes(tickfont=dict(family="monospace", size=14))
     return fig

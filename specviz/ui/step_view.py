@@ -15,34 +15,38 @@ import inspect
 import streamlit as st
 
 from specviz import verifier
+from specviz.i18n import N_, _, get_language, ngettext, number
 from specviz.trace import Decision, Step, TokenKind, Trace
+from specviz.ui.charts import localize
 from specviz.ui.escaping import escape_attr, escape_label, escape_text
 from specviz.ui.palette import style
 from specviz.ui.step_figures import accept_strip_figure, correction_figure, distribution_figure, verdict_overview_figure
 from specviz.ui.tokens import decision_chips, decision_kind, emitted_chips, fmt, text_html
 
 
-# Every sentence of this module that a user reads, in one place (named placeholders, for the translation layer).
+# Every sentence of this module that a user reads, in one place (English messages: `_()` translates them where
+# they are shown; named placeholders).
 TEXT = {
-    "no_drafts": "No drafts this step: the target wrote {new} on its own.",
-    "step": "Drafted {drafted}, accepted {accepted}{then}: {new} for one target forward pass.",
-    "then_recovered": ", then 1 recovered token ↻",
-    "then_bonus": ", then 1 bonus token ★",
-    "ended": "Drafted {drafted}; the target kept {kept} and the text ended there ({why}), so no {missing} token "
-             "was added: {new} for one target forward pass.",
-    "why_eos": "the end-of-text token",
-    "why_limit": "the token limit",
-    "recovered": "recovered",
-    "bonus": "bonus",
-    "tokens_one": "1 new token",
-    "tokens_many": "{n} new tokens",
-    "kv_title": "**KV caches** · while reading the text, a model stores two vectors per token and layer (keys and "
-                "values) so it never computes them again: one slot per token below. Slots written for rejected "
-                "drafts are thrown away (rolled back).",
-    "kv_wrote": "The target wrote {wrote} new entries (the last token and {k} drafts) and rolled back {rolled} for "
-                "the rejected drafts.",
-    "kv_one": "The target wrote one new entry.",
-    "residual": "norm(max(0, p − q)), the tokens the target wanted more than the draft did, rescaled to add up to 1",
+    "no_drafts": N_("No drafts this step: the target wrote {new} on its own."),
+    "step": N_("Drafted {drafted}, accepted {accepted}: {new} for one target forward pass."),
+    "step_recovered": N_("Drafted {drafted}, accepted {accepted}, then 1 recovered token ↻: {new} for one target "
+                         "forward pass."),
+    "step_bonus": N_("Drafted {drafted}, accepted {accepted}, then 1 bonus token ★: {new} for one target forward "
+                     "pass."),
+    "ended_eos": N_("Drafted {drafted}; the target kept {kept} and the text ended there (the end-of-text token), so "
+                    "no {missing} token was added: {new} for one target forward pass."),
+    "ended_limit": N_("Drafted {drafted}; the target kept {kept} and the text ended there (the token limit), so no "
+                      "{missing} token was added: {new} for one target forward pass."),
+    "recovered": N_("recovered"),
+    "bonus": N_("bonus"),
+    "kv_title": N_("**KV caches** · while reading the text, a model stores two vectors per token and layer (keys and "
+                   "values) so it never computes them again: one slot per token below. Slots written for rejected "
+                   "drafts are thrown away (rolled back)."),
+    "kv_wrote": N_("The target wrote {wrote} new entries (the last token and {k} drafts) and rolled back {rolled} "
+                   "for the rejected drafts."),
+    "kv_one": N_("The target wrote one new entry."),
+    "residual": N_("norm(max(0, p − q)), the tokens the target wanted more than the draft did, rescaled to add up "
+                   "to 1"),
 }
 
 
@@ -50,7 +54,7 @@ TEXT = {
 
 
 def _count(n: int) -> str:
-    return TEXT["tokens_one"] if n == 1 else TEXT["tokens_many"].format(n=n)
+    return ngettext("{n} new token", "{n} new tokens", n)
 
 
 def step_headline(step: Step, stop: str = "") -> str:
@@ -59,15 +63,15 @@ def step_headline(step: Step, stop: str = "") -> str:
     step (`stop` is the trace's stop reason, "eos" or "max_new_tokens"), no recovered or bonus token was added."""
     n_new = len(step.emitted)
     if not step.decisions:
-        return TEXT["no_drafts"].format(new=_count(n_new))
+        return _(TEXT["no_drafts"], new=_count(n_new))
     if n_new < step.n_accepted + 1:  # cut by end-of-text or the token limit before the step's last token
         kept = sum(t.kind == TokenKind.ACCEPTED for t in step.emitted)
-        missing = TEXT["bonus"] if step.correction_kind == TokenKind.BONUS else TEXT["recovered"]
-        why = TEXT["why_limit"] if stop == "max_new_tokens" else TEXT["why_eos"]
-        return TEXT["ended"].format(drafted=step.n_drafted, kept=kept, why=why, new=_count(n_new), missing=missing)
-    then = {TokenKind.RECOVERED: TEXT["then_recovered"],
-            TokenKind.BONUS: TEXT["then_bonus"]}.get(step.emitted[-1].kind, "")
-    return TEXT["step"].format(drafted=step.n_drafted, accepted=step.n_accepted, then=then, new=_count(n_new))
+        missing = _(TEXT["bonus"]) if step.correction_kind == TokenKind.BONUS else _(TEXT["recovered"])
+        ended = TEXT["ended_limit"] if stop == "max_new_tokens" else TEXT["ended_eos"]
+        return _(ended, drafted=step.n_drafted, kept=kept, new=_count(n_new), missing=missing)
+    sentence = {TokenKind.RECOVERED: TEXT["step_recovered"],
+                TokenKind.BONUS: TEXT["step_bonus"]}.get(step.emitted[-1].kind, TEXT["step"])
+    return _(sentence, drafted=step.n_drafted, accepted=step.n_accepted, new=_count(n_new))
 
 
 def kv_cache_html(step: Step) -> str:
@@ -79,12 +83,13 @@ def kv_cache_html(step: Step) -> str:
     rows = []
     k = step.n_drafted
     peak = step.target_cache_before + (1 + k if step.decisions else 1)
-    rows.append(_cache_row("Target", step.target_cache_before, peak, step.target_cache_after))
+    rows.append(_cache_row(_("Target"), step.target_cache_before, peak, step.target_cache_after))
     if step.draft_cache_before is not None and step.draft_cache_after is not None:
-        rows.append(_cache_row("Draft", step.draft_cache_before, None, step.draft_cache_after))
+        rows.append(_cache_row(_("Draft"), step.draft_cache_before, None, step.draft_cache_after))
     rolled = peak - step.target_cache_after
-    note = (TEXT["kv_wrote"].format(wrote=peak - step.target_cache_before, k=k, rolled=rolled) if step.decisions
-            else TEXT["kv_one"])
+    note = (_(TEXT["kv_wrote"], wrote=peak - step.target_cache_before, k=k, rolled=rolled) if step.decisions
+            else _(TEXT["kv_one"]))
+    note = escape_text(note, whitespace=False)
     return f'<div style="font-size:0.95rem">{"".join(rows)}<div style="color:#444;margin-top:4px">{note}</div></div>'
 
 
@@ -92,23 +97,33 @@ MAX_CELLS = 40  # slots drawn one by one; a longer run is drawn as one cell with
 
 
 def _cache_row(name: str, before: int, peak: int | None, after: int) -> str:
-    cells = [_cell(f"{before} cached before the step")] if before else []
+    cells = [_cell(_("{n} cached before the step", n=before))] if before else []
     kept, rolled = after - before, (peak - after if peak is not None and peak > after else 0)
-    cells += _cells(max(kept, 0), "written and kept", TokenKind.ACCEPTED)
-    cells += _cells(rolled, "written, then rolled back", TokenKind.REJECTED)
-    cells += _cells(max(-kept, 0), "rolled back", TokenKind.REJECTED)
-    summary = f"{before} → {after}" + (f" (peak {peak})" if peak is not None and peak > after else "")
-    return (f'<div style="margin:3px 0"><span style="display:inline-block;width:60px;font-weight:600">{name}</span>'
+    cells += _cells(max(kept, 0), "kept", TokenKind.ACCEPTED)
+    cells += _cells(rolled, "rolled_back_after_writing", TokenKind.REJECTED)
+    cells += _cells(max(-kept, 0), "rolled_back", TokenKind.REJECTED)
+    summary = (_("{before} → {after} (peak {peak})", before=before, after=after, peak=peak)
+               if peak is not None and peak > after else f"{before} → {after}")
+    return (f'<div style="margin:3px 0"><span style="display:inline-block;width:60px;font-weight:600">'
+            f'{escape_text(name, whitespace=False)}</span>'
             f'<span style="display:inline-block;min-width:190px;margin-right:8px;white-space:nowrap;'
             f'font-family:monospace">{summary}</span>'
             f'{"".join(cells)}</div>')
 
 
-def _cells(n: int, tip: str, kind: TokenKind) -> list[str]:
-    """n slots of one kind: one cell each, or (past MAX_CELLS) a single wide cell that says how many."""
+def _cells(n: int, what: str, kind: TokenKind) -> list[str]:
+    """n slots of one kind (`what`: "kept", "rolled_back_after_writing" or "rolled_back"): one cell each, or (past
+    MAX_CELLS) a single wide cell that says how many."""
     if n <= MAX_CELLS:
+        tip = {"kept": _("written and kept"), "rolled_back_after_writing": _("written, then rolled back"),
+               "rolled_back": _("rolled back")}[what]
         return [_cell(tip, kind)] * n
-    return [_cell(f"{n:,} slots {tip}", kind, label=f"×{n:,}")]
+    count = number(n, 0)
+    tip = {"kept": ngettext("{count} slot written and kept", "{count} slots written and kept", n, count=count),
+           "rolled_back_after_writing": ngettext("{count} slot written, then rolled back",
+                                                 "{count} slots written, then rolled back", n, count=count),
+           "rolled_back": ngettext("{count} slot rolled back", "{count} slots rolled back", n, count=count)}[what]
+    return [_cell(tip, kind, label=f"×{count}")]
 
 
 def _cell(tip: str, kind: TokenKind | None = None, label: str = "") -> str:
@@ -129,33 +144,35 @@ def render_step(step: Step, *, key: str, stop: str = "") -> None:
     """The full panel for one revealed step: headline, drafted and emitted chips, the verdict overview next to the
     correction, one draft in detail (chosen with a segmented control) next to its coin flip, and the KV caches.
     `key` prefixes every widget key; `stop` is the trace's stop reason when this is its last step."""
-    st.markdown(f"##### Step {step.index + 1} · {step_headline(step, stop)}")
+    st.markdown(_("##### Step {n} · {headline}", n=step.index + 1, headline=step_headline(step, stop)))
     left, right = st.columns(2)
     with left:
-        st.caption("Drafted (hover a chip for p, q, p/q, min(1, p/q) and u)")
+        st.caption(_("Drafted (hover a chip for p, q, p/q, min(1, p/q) and u)"))
         st.html(f"<div>{decision_chips(step)}</div>")
     with right:
-        st.caption("Added to the output")
+        st.caption(_("Added to the output"))
         st.html(f"<div>{emitted_chips(step)}</div>")
     left, right = st.columns(2)
     if step.decisions:
-        left.plotly_chart(verdict_overview_figure(step), key=f"{key}_overview_{step.index}", width="stretch")
+        left.plotly_chart(localize(verdict_overview_figure(step)), key=f"{key}_overview_{step.index}",
+                          width="stretch")
     fig = correction_figure(step)
     if fig is not None:
-        (right if step.decisions else left).plotly_chart(fig, key=f"{key}_correction_{step.index}", width="stretch")
+        (right if step.decisions else left).plotly_chart(localize(fig), key=f"{key}_correction_{step.index}",
+                                                         width="stretch")
     if step.decisions:
         deciding = step.n_accepted if step.n_accepted < step.n_drafted else step.n_drafted - 1
         chosen = st.segmented_control(
-            "Look closely at draft", list(range(step.n_drafted)), default=deciding, required=True,
+            _("Look closely at draft"), list(range(step.n_drafted)), default=deciding, required=True,
             key=f"{key}_position_{step.index}",
             format_func=lambda i: f"#{i + 1} {style(decision_kind(step.decisions[i])).glyph} "
                                   f"{escape_label(step.decisions[i].text)}",
         )
         d = step.decisions[chosen if chosen is not None else deciding]
         left, right = st.columns(2)
-        left.plotly_chart(distribution_figure(d), key=f"{key}_dist_{step.index}", width="stretch")
+        left.plotly_chart(localize(distribution_figure(d)), key=f"{key}_dist_{step.index}", width="stretch")
         with right:
-            st.plotly_chart(accept_strip_figure(d), key=f"{key}_strip_{step.index}", width="stretch")
+            st.plotly_chart(localize(accept_strip_figure(d)), key=f"{key}_strip_{step.index}", width="stretch")
             st.markdown(_position_sentence(d))
             _kv_box(step)
     else:
@@ -165,70 +182,86 @@ def render_step(step: Step, *, key: str, stop: str = "") -> None:
 
 def _kv_box(step: Step) -> None:
     with st.container(border=True):
-        st.caption(TEXT["kv_title"])
+        st.caption(_(TEXT["kv_title"]))
         st.html(kv_cache_html(step))
 
 
 def _position_sentence(d: Decision) -> str:
     """What happened at one drafted position, in words (numbers only: safe as markdown)."""
     if not d.reached:
-        return ("**Not reached.** An earlier draft was rejected, and every draft after a rejection is thrown away "
-                "untested: no u was drawn for this one.")
+        return _("**Not reached.** An earlier draft was rejected, and every draft after a rejection is thrown away "
+                 "untested: no u was drawn for this one.")
     p, q = fmt(d.target_prob), fmt(d.draft_prob)
     if d.draft_prob > 0 and d.target_prob >= d.draft_prob:
-        why = f"p = {p} ≥ q = {q}: the target likes this token at least as much as the draft, so it is always kept"
+        why = _("p = {p} ≥ q = {q}: the target likes this token at least as much as the draft, so it is always "
+                "kept.", p=p, q=q)
     elif d.target_prob == 0:
-        why = "p = 0: the target would never write this token, so it can never be kept"
+        why = _("p = 0: the target would never write this token, so it can never be kept.")
     else:
-        why = (f"p = {p} < q = {q}: the draft was over-confident, so the token survives with probability "
-               f"p/q = {fmt(d.ratio)}")
-    outcome = (f"u = {fmt(d.uniform)} fell inside, so it was **accepted ✓**." if d.accepted else
-               f"u = {fmt(d.uniform)} fell outside, so it was **rejected ✗** and a replacement was drawn from "
-               f"{TEXT['residual']}.")
-    return f"{why}. {outcome}"
+        why = _("p = {p} < q = {q}: the draft was over-confident, so the token survives with probability "
+                "p/q = {ratio}.", p=p, q=q, ratio=fmt(d.ratio))
+    outcome = (_("u = {u} fell inside, so it was **accepted ✓**.", u=fmt(d.uniform)) if d.accepted else
+               _("u = {u} fell outside, so it was **rejected ✗** and a replacement was drawn from {residual}.",
+                 u=fmt(d.uniform), residual=_(TEXT["residual"])))
+    return f"{why} {outcome}"
 
 
 def render_verifier_source() -> None:
     """An expander with the exact verification rule the loop ran (specviz.verifier.verify)."""
-    with st.expander("The rule in code: specviz.verifier.verify"):
+    with st.expander(_("The rule in code: specviz.verifier.verify")):
         st.code(inspect.getsource(verifier.verify), language="python")
-        st.caption("The same function runs in every step above; `accept_probability` is min(1, p/q) and "
-                   "`residual_distribution` is norm(max(0, p − q)).")
+        st.caption(_("The same function runs in every step above; `accept_probability` is min(1, p/q) and "
+                     "`residual_distribution` is norm(max(0, p − q))."))
+
+
+# The headline's labels (English messages, keys of `trace_headline`; `_()` translates them where they are shown).
+HEADLINE_LABELS = (N_("Tokens"), N_("Target passes"), N_("Tokens per pass"), N_("Drafts accepted"))
 
 
 def trace_headline(trace: Trace) -> dict[str, str]:
-    """The headline numbers of a trace, formatted for people."""
+    """The headline numbers of a trace, formatted for people (keyed by the English labels)."""
     return {
         "Tokens": str(trace.num_tokens),
         "Target passes": str(trace.num_steps),
         "Tokens per pass": fmt(trace.mean_accepted_length, 2),
-        "Drafts accepted": f"{trace.num_accepted} of {trace.num_drafted}" if trace.num_drafted else "–",
+        "Drafts accepted": (_("{kept} of {drafted}", kept=trace.num_accepted, drafted=trace.num_drafted)
+                            if trace.num_drafted else "–"),
     }
 
 
 HEADLINE_HELP = {
-    "Target passes": "Forward passes of the target, one per step. Plain decoding needs one pass per token.",
-    "Tokens per pass": "Tokens added per target pass, the recovered or bonus token included. Plain decoding: 1.",
+    "Target passes": N_("Forward passes of the target, one per step. Plain decoding needs one pass per token."),
+    "Tokens per pass": N_("Tokens added per target pass, the recovered or bonus token included. Plain decoding: 1."),
 }
 
 
 def settings_line(trace: Trace) -> str:
     """The settings that made the trace, in one line of plain text (escape it before rendering as HTML)."""
     s, m = trace.settings, trace.meta
-    pair = {"default": "SmolLM2-135M-Instruct", "toy": "toy pair"}.get(str(m.get("pair", "")), m.get("pair", "?"))
-    parts = [f"models: {pair}", f"proposer: {s.get('proposer', m.get('proposer', '?'))}"]
+    pair = {"default": "SmolLM2-135M-Instruct", "toy": _("toy pair")}.get(str(m.get("pair", "")),
+                                                                        m.get("pair", "?"))
+    parts = [_("models: {pair}", pair=pair), _("proposer: {proposer}", proposer=s.get("proposer",
+                                                                                      m.get("proposer", "?")))]
     if s.get("k") is not None:
         parts.append(f"K = {s['k']}")
-    parts += [f"temperature = {s.get('temperature', '?')}", f"top-k = {s.get('top_k', 0) or 'off'}",
-              f"top-p = {s.get('top_p', 1.0)}", f"seed = {s.get('seed', '?')}",
-              f"max new tokens = {s.get('max_new_tokens', '?')}"]
+    parts += [_("temperature = {value}", value=_setting(s.get("temperature", "?"))),
+              _("top-k = {value}", value=s.get("top_k", 0) or _("off")),
+              _("top-p = {value}", value=_setting(s.get("top_p", 1.0))), _("seed = {value}", value=s.get("seed", "?")),
+              _("max new tokens = {value}", value=s.get("max_new_tokens", "?"))]
     return " · ".join(str(p) for p in parts)
+
+
+def _setting(value: object) -> str:
+    """A setting's value as the reader writes numbers (0,7 in Portuguese)."""
+    text = str(value)
+    return text.replace(".", ",") if isinstance(value, float) and get_language() == "pt" else text
 
 
 def trace_summary(trace: Trace) -> None:
     """Headline metrics, the settings line and the prompt (escaped) above the player."""
     for col, (label, value) in zip(st.columns(4), trace_headline(trace).items()):
-        col.metric(label, value, help=HEADLINE_HELP.get(label))
+        help_text = HEADLINE_HELP.get(label)
+        col.metric(_(label), value, help=_(help_text) if help_text else None)
     st.caption(escape_text(settings_line(trace), whitespace=False))
-    with st.expander("Prompt (as the model saw it)"):
+    with st.expander(_("Prompt (as the model saw it)")):
         st.html(text_html(trace.prompt_text or str(trace.meta.get("prompt", ""))))

@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import math
 
+from specviz.i18n import _, get_language
 from specviz.trace import Decision, EmittedToken, Step, TokenKind, Trace
 from specviz.ui.escaping import escape_attr, escape_text, visible
 from specviz.ui.palette import DisplayState, Kind, style
 
 
 def fmt(x: float | None, digits: int = 3) -> str:
-    """A probability or ratio for people: 3 decimals, ∞ for infinity, – for missing.
+    """A probability or ratio for people: 3 decimals (a decimal comma in Portuguese), ∞ for infinity, – for missing.
 
     >>> fmt(0.123456), fmt(math.inf), fmt(None), fmt(1e-6)
     ('0.123', '∞', '–', '1.0e-06')
@@ -29,9 +30,8 @@ def fmt(x: float | None, digits: int = 3) -> str:
         return "–"
     if math.isinf(x):
         return "∞" if x > 0 else "−∞"
-    if x != 0 and abs(x) < 10 ** -digits:
-        return f"{x:.1e}"
-    return f"{x:.{digits}f}"
+    text = f"{x:.1e}" if x != 0 and abs(x) < 10 ** -digits else f"{x:.{digits}f}"
+    return text.replace(".", ",") if get_language() == "pt" else text
 
 
 # ---- tooltips -------------------------------------------------------------------------------------------------
@@ -39,14 +39,14 @@ def fmt(x: float | None, digits: int = 3) -> str:
 
 def decision_tooltip(d: Decision) -> str:
     """Plain text for hovering a drafted token: p, q, p/q, min(1, p/q), u and the verdict."""
-    lines = [f"draft #{d.position + 1}: {visible(d.text)!s}  (id {d.token_id})",
-             f"p (target) = {fmt(d.target_prob)}", f"q (draft) = {fmt(d.draft_prob)}",
+    lines = [_("draft #{n}: {text}  (id {id})", n=d.position + 1, text=visible(d.text), id=d.token_id),
+             _("p (target) = {p}", p=fmt(d.target_prob)), _("q (draft) = {q}", q=fmt(d.draft_prob)),
              f"p/q = {fmt(d.ratio)}", f"min(1, p/q) = {fmt(d.accept_prob)}"]
     if not d.reached:
-        lines.append("u: never drawn. An earlier draft was rejected, so this one was not tested.")
+        lines.append(_("u: never drawn. An earlier draft was rejected, so this one was not tested."))
     else:
         sign = "<" if d.accepted else "≥"
-        verdict = "accepted ✓" if d.accepted else "rejected ✗"
+        verdict = _("accepted ✓") if d.accepted else _("rejected ✗")
         lines.append(f"u = {fmt(d.uniform)} {sign} {fmt(d.accept_prob)} → {verdict}")
     return "\n".join(lines)
 
@@ -54,20 +54,25 @@ def decision_tooltip(d: Decision) -> str:
 def emitted_tooltip(t: EmittedToken, step_index: int | None = None) -> str:
     """Plain text for hovering an output token: where it came from and its numbers."""
     s = style(t.kind)
-    head = f"{s.glyph} {s.label}: {visible(t.text)}  (id {t.token_id})"
-    if step_index is not None:
-        head += f", step {step_index + 1}"
+    if step_index is None:
+        head = _("{glyph} {kind}: {text}  (id {id})", glyph=s.glyph, kind=_(s.label), text=visible(t.text),
+                 id=t.token_id)
+    else:
+        head = _("{glyph} {kind}: {text}  (id {id}), step {step}", glyph=s.glyph, kind=_(s.label),
+                 text=visible(t.text), id=t.token_id, step=step_index + 1)
     lines = [head]
+    p_line = _("p (target) = {p}", p=fmt(t.target_prob))
     if t.kind == TokenKind.ACCEPTED:
         ratio = (t.target_prob / t.draft_prob) if t.draft_prob else math.inf
-        lines += [f"p (target) = {fmt(t.target_prob)}", f"q (draft) = {fmt(t.draft_prob)}", f"p/q = {fmt(ratio)}",
-                  f"min(1, p/q) = {fmt(min(1.0, ratio))}", f"u = {fmt(t.uniform)} < {fmt(min(1.0, ratio))} → kept"]
+        lines += [p_line, _("q (draft) = {q}", q=fmt(t.draft_prob)), f"p/q = {fmt(ratio)}",
+                  f"min(1, p/q) = {fmt(min(1.0, ratio))}",
+                  _("u = {u} < {a} → kept", u=fmt(t.uniform), a=fmt(min(1.0, ratio)))]
     elif t.kind == TokenKind.RECOVERED:
-        lines += ["sampled from norm(max(0, p − q)) after the rejection", f"p (target) = {fmt(t.target_prob)}"]
+        lines += [_("sampled from norm(max(0, p − q)) after the rejection"), p_line]
     elif t.kind == TokenKind.BONUS:
-        lines += ["sampled from p after all drafts were accepted", f"p (target) = {fmt(t.target_prob)}"]
+        lines += [_("sampled from p after all drafts were accepted"), p_line]
     else:
-        lines += ["sampled from p by one target forward", f"p (target) = {fmt(t.target_prob)}"]
+        lines += [_("sampled from p by one target forward"), p_line]
     return "\n".join(lines)
 
 
@@ -106,18 +111,21 @@ def decision_chips(step: Step, *, revealed: bool = True, size: str = "large") ->
     """The drafted tokens of one step as chips, in order, with hover tooltips (verdicts hidden if not revealed)."""
     chips = []
     for d in step.decisions:
-        tip = decision_tooltip(d) if revealed else f"draft #{d.position + 1}: {visible(d.text)} (verdict hidden)"
+        tip = decision_tooltip(d) if revealed else _("draft #{n}: {text} (verdict hidden)", n=d.position + 1,
+                                                         text=visible(d.text))
         chips.append(chip(d.text, decision_kind(d, revealed), tip, size=size))
     if not chips:
-        return '<span style="color:#6B6B6B">(nothing drafted: the proposer found no guess, so the target ' \
-               'emitted one token on its own)</span>'
+        return '<span style="color:#6B6B6B">' + escape_text(
+            _("(nothing drafted: the proposer found no guess, so the target emitted one token on its own)"),
+            whitespace=False) + '</span>'
     return "".join(chips)
 
 
 def emitted_chips(step: Step, *, size: str = "large") -> str:
     """What one step added to the output, as chips."""
     return "".join(chip(t.text, t.kind, emitted_tooltip(t, step.index), size=size) for t in step.emitted) or \
-        '<span style="color:#6B6B6B">(nothing: the generation had already stopped)</span>'
+        '<span style="color:#6B6B6B">' + escape_text(_("(nothing: the generation had already stopped)"),
+                                                     whitespace=False) + '</span>'
 
 
 # ---- running text ---------------------------------------------------------------------------------------------
@@ -149,9 +157,11 @@ def output_html(trace: Trace, upto: int | None = None, *, current: int | None = 
         for t in step.emitted[n_acc:] if step.decisions else step.emitted:
             group.append(_inline(t, step))
         edge = "outline:2px dashed #000;outline-offset:1px;border-radius:4px;" if step.index == current else ""
-        parts.append(f'<span title="step {step.index + 1}" style="{edge}margin-right:5px">{"".join(group)}</span>')
+        title = escape_attr(_("step {n}", n=step.index + 1))
+        parts.append(f'<span title="{title}" style="{edge}margin-right:5px">{"".join(group)}</span>')
     if not steps:
-        parts.append('<span style="color:#6B6B6B">(no tokens yet: press Next step)</span>')
+        parts.append('<span style="color:#6B6B6B">' + escape_text(_("(no tokens yet: press Next step)"),
+                                                                  whitespace=False) + '</span>')
     return f'<div style="line-height:2.1;font-size:1rem">{"".join(parts)}</div>'
 
 
@@ -178,7 +188,7 @@ def stream_html(groups: list[list[tuple[str, Kind]]]) -> str:
 def answer_html(text: str) -> str:
     """What the model wrote, as plain reading text: escaped, line breaks kept, no chips and no marks."""
     body = escape_text(text, whitespace=False).replace(chr(10), "<br>") if text.strip() else \
-        '<span style="color:#6B6B6B">(the model wrote nothing)</span>'
+        '<span style="color:#6B6B6B">' + escape_text(_("(the model wrote nothing)"), whitespace=False) + '</span>'
     return (f'<div style="font-size:1.05rem;line-height:1.6;padding:10px 14px;background:#F6F6F6;'
             f'border-radius:6px;white-space:normal">{body}</div>')
 

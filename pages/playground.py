@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from specviz.i18n import _
 from specviz.ui import playground_inputs as inputs
 from specviz.ui import playground_live as live_run
 from specviz.ui.playground_settings import KEYS, TEXT
@@ -12,11 +13,11 @@ from specviz.ui.state import take_start_step
 
 route_through_app()
 
-st.title("Playground")
-st.caption("A small, fast **draft** guesses K tokens; the big **target** scores K+1 positions in one *forward pass* "
-           "(one run of the model over the text, reading all of its weights once), keeps each guess with probability "
-           "min(1, p/q) up to the first rejection (under sampling the kept prefix is random), then adds one token of "
-           "its own. Step through it.")
+st.title(_("Playground"))
+st.caption(_("A small, fast **draft** guesses K tokens; the big **target** scores K+1 positions in one *forward "
+             "pass* (one run of the model over the text, reading all of its weights once), keeps each guess with "
+             "probability min(1, p/q) up to the first rejection (under sampling the kept prefix is random), then "
+             "adds one token of its own. Step through it."))
 inputs.init_state()
 inputs.show_url_warning()
 
@@ -27,7 +28,7 @@ if source == "example":
     example = st.session_state[KEYS["example"]]
 elif source == "live":
     with st.container(border=True):
-        with st.expander(TEXT["settings"], expanded=live_run.open_settings(), key=live_run.SETTINGS_OPEN,
+        with st.expander(_(TEXT["settings"]), expanded=live_run.open_settings(), key=live_run.SETTINGS_OPEN,
                          on_change="rerun"):
             form = live_run.live_settings_form()
         live = live_run.live_trace(*form)
@@ -45,7 +46,7 @@ if live_run.take_landing():  # a new live run opens on its finished text, then i
 select_trace(trace, trace_id, start)
 trace_summary(trace)
 render_player(trace, trace_id, on_position=lambda pos: inputs.write_url(source, example, settings, pos))
-st.download_button("Download this trace (JSON)", trace.to_json(), mime="application/json",
+st.download_button(_("Download this trace (JSON)"), trace.to_json(), mime="application/json",
                    file_name=f"specviz-{trace_id.replace(':', '-')}.json", key="playground_download",
                    icon=":material/download:", on_click="ignore")
 render_verifier_source()

@@ -8,6 +8,7 @@ from __future__ import annotations
 import streamlit as st
 
 from specviz.examples import list_examples, load_example
+from specviz.i18n import _
 from specviz.runspec import RunSpec
 from specviz.trace import Trace
 from specviz.ui import state as shared
@@ -35,9 +36,7 @@ def init_state() -> None:
     if "playground_url_read" not in state:
         state["playground_url_read"] = True
         values, bad = parse_query_params({k: st.query_params[k] for k in st.query_params}, names)
-        state["playground_url_warning"] = (
-            f"Some settings in the link were not valid ({', '.join(bad)}); they were set to their defaults."
-            if bad else "")
+        state["playground_url_warning"] = ", ".join(bad)  # the names of the refused parameters (URL names: English)
         state[LAND_AT_END] = values.get("source") == "live" and STEP_PARAM not in values
         shared.set_start_step(values.pop(STEP_PARAM, 0))
         state[_SAVED] = {**defaults(names), **values}
@@ -55,7 +54,8 @@ def save_state() -> None:
 
 def show_url_warning() -> None:
     if st.session_state.get("playground_url_warning"):
-        st.warning(st.session_state["playground_url_warning"])
+        st.warning(_("Some settings in the link were not valid ({names}); they were set to their defaults.",
+                     names=st.session_state["playground_url_warning"]))
 
 
 def write_url(source: str, example: str | None, settings: RunSpec | None, step: int) -> None:
@@ -70,27 +70,28 @@ def write_url(source: str, example: str | None, settings: RunSpec | None, step: 
 
 def pick_source() -> str:
     """The source radio; returns "example", "live" or "upload"."""
-    return st.radio("Where the trace comes from", list(SOURCES), format_func=SOURCES.get, horizontal=True,
-                    key=KEYS["source"])
+    return st.radio(_("Where the trace comes from"), list(SOURCES), format_func=lambda name: _(SOURCES[name]),
+                    horizontal=True, key=KEYS["source"])
 
 
 def example_trace() -> tuple[Trace, str] | None:
     """The chosen example (instant, no model loaded) and its id; None with an error if none are installed."""
     examples = list_examples()
     if not examples:
-        st.error("No example traces are installed: run `make traces` to record them, or choose a live run.")
+        st.error(_("No example traces are installed: run `make traces` to record them, or choose a live run."))
         return None
     names = [e.name for e in examples]
     key = KEYS["example"]
     if st.session_state.get(key) not in names:
         st.session_state[key] = names[0]
-    titles = {e.name: e.title for e in examples}
-    name = st.selectbox("Example", names, format_func=titles.get, key=key)
-    st.caption(next(e.description for e in examples if e.name == name))
+    titles = {e.name: e.shown_title for e in examples}
+    name = st.selectbox(_("Example"), names, format_func=titles.get, key=key)
+    st.caption(next(e.shown_description for e in examples if e.name == name))
     trace, _baseline = load_example(name)
-    st.button("Change its settings and run it live", key="playground_example_to_live", icon=":material/tune:",
+    st.button(_("Change its settings and run it live"), key="playground_example_to_live", icon=":material/tune:",
               on_click=_copy_to_live, args=(trace,),
-              help="Copies this example's prompt and settings into a live run (the real model loads on first use).")
+              help=_("Copies this example's prompt and settings into a live run (the real model loads on first "
+                     "use)."))
     return trace, f"example:{name}"
 
 
@@ -105,11 +106,11 @@ def _copy_to_live(trace: Trace) -> None:
 
 def uploaded_trace() -> tuple[Trace, str] | None:
     """A trace JSON from the learner's disk; a bad file is one sentence."""
-    file = st.file_uploader("A trace saved from specviz (JSON)", type=["json"], key="playground_upload",
-                            help="Download one with the button at the bottom of this page, or with "
-                                 "`python -m specviz generate --json trace.json`.")
+    file = st.file_uploader(_("A trace saved from specviz (JSON)"), type=["json"], key="playground_upload",
+                            help=_("Download one with the button at the bottom of this page, or with "
+                                   "`python -m specviz generate --json trace.json`."))
     if file is None:
-        st.info("Choose a .json trace file to replay it here.")
+        st.info(_("Choose a .json trace file to replay it here."))
         return None
     data = file.getvalue()
     try:

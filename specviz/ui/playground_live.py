@@ -11,6 +11,7 @@ import hashlib
 
 import streamlit as st
 
+from specviz.i18n import _
 from specviz.runspec import SETTINGS, WEB_MAX_NEW_TOKENS, RunSpec
 from specviz.trace import Trace
 from specviz.ui import state as shared
@@ -35,9 +36,11 @@ _FOLD = "playground_fold_settings"  # fold the settings on the next run (a widge
 
 
 def available_pairs() -> dict[str, str]:
-    """The built-in pairs, plus the pair loaded by hand on the Models page in this session (if any)."""
+    """The built-in pairs, plus the pair loaded by hand on the Models page in this session (if any): name -> label,
+    in the reader's language."""
     custom = shared.custom_pair()
-    return {**PAIRS, custom: f"Your pair: {escape_label(custom)}"} if custom else dict(PAIRS)
+    pairs = {name: _(label) for name, label in PAIRS.items()}
+    return {**pairs, custom: _("Your pair: {name}", name=escape_label(custom))} if custom else pairs
 
 
 def pair_proposers(pair: str) -> tuple[str, ...]:
@@ -52,36 +55,39 @@ def live_settings_form() -> tuple[RunSpec | str, bool]:
     was pressed."""
     state = st.session_state
     preset_buttons()
-    st.text_area("Prompt", key=KEYS["prompt"], height=90,
-                 help="Your text. With the chat template on, it is sent as a user message to the instruct model.")
+    st.text_area(_("Prompt"), key=KEYS["prompt"], height=90,
+                 help=_("Your text. With the chat template on, it is sent as a user message to the instruct model."))
     c1, c2, c3 = st.columns(3)
     pairs = available_pairs()
     if state.get(KEYS["pair"]) not in pairs:
         state[KEYS["pair"]] = LIVE_DEFAULTS.pair
-    pair = c1.selectbox("Models", list(pairs), format_func=pairs.get, key=KEYS["pair"])
+    pair = c1.selectbox(_("Models"), list(pairs), format_func=pairs.get, key=KEYS["pair"])
     choices = pair_proposers(pair)
     if state.get(KEYS["proposer"]) not in choices:
         state[KEYS["proposer"]] = choices[0]
-    c2.selectbox("Who drafts", choices, format_func=PROPOSER_LABELS.get, key=KEYS["proposer"],
-                 help="EAGLE: one small trained layer that drafts from the target's own hidden states. "
-                      "Draft model: a small separate model (for SmolLM2: its first 3 layers + 1 trained layer). "
-                      "N-gram: copy what followed the same words earlier. "
-                      "Layer-skip: the target's own first layers (untrained for this, so it rarely agrees).")
-    c3.slider("K: drafts per step", *SETTINGS["k"].bounds, key=KEYS["k"])
-    st.caption(PROPOSER_NOTES.get(state[KEYS["proposer"]], ""))
+    c2.selectbox(_("Who drafts"), choices, format_func=lambda name: _(PROPOSER_LABELS[name]), key=KEYS["proposer"],
+                 help=_("EAGLE: one small trained layer that drafts from the target's own hidden states. "
+                        "Draft model: a small separate model (for SmolLM2: its first 3 layers + 1 trained layer). "
+                        "N-gram: copy what followed the same words earlier. "
+                        "Layer-skip: the target's own first layers (untrained for this, so it rarely agrees)."))
+    c3.slider(_("K: drafts per step"), *SETTINGS["k"].bounds, key=KEYS["k"])
+    note = PROPOSER_NOTES.get(state[KEYS["proposer"]])
+    if note:
+        st.caption(_(note))
     if state[KEYS["proposer"]] == "layerskip":
         layers_input(pair)
     c4, c5, c6, c7, c8 = st.columns(5)
-    c4.number_input("Temperature", *SETTINGS["temperature"].bounds, step=0.1, format="%.2f",
-                    key=KEYS["temperature"], help="0 = greedy: always the most likely token.")
-    c5.number_input("Top-k (0 = off)", *SETTINGS["top_k"].bounds, step=1, key=KEYS["top_k"])
-    c6.number_input("Top-p (1 = off)", *SETTINGS["top_p"].bounds, step=0.05, format="%.2f", key=KEYS["top_p"])
-    c7.number_input("Seed", *SETTINGS["seed"].bounds, step=1, key=KEYS["seed"], help="Same seed, same run.")
-    c8.number_input("Max new tokens", SETTINGS["max_new_tokens"].lo, WEB_MAX_NEW_TOKENS, step=8,
+    c4.number_input(_("Temperature"), *SETTINGS["temperature"].bounds, step=0.1, format="%.2f",
+                    key=KEYS["temperature"], help=_("0 = greedy: always the most likely token."))
+    c5.number_input(_("Top-k (0 = off)"), *SETTINGS["top_k"].bounds, step=1, key=KEYS["top_k"])
+    c6.number_input(_("Top-p (1 = off)"), *SETTINGS["top_p"].bounds, step=0.05, format="%.2f", key=KEYS["top_p"])
+    c7.number_input(_("Seed"), *SETTINGS["seed"].bounds, step=1, key=KEYS["seed"], help=_("Same seed, same run."))
+    c8.number_input(_("Max new tokens"), SETTINGS["max_new_tokens"].lo, WEB_MAX_NEW_TOKENS, step=8,
                     key=KEYS["max_new_tokens"])
-    st.toggle("Chat template", key=KEYS["chat"], disabled=pair == "toy",
-              help="Wrap the prompt as a chat turn (the instruct model expects it). The toy pair has no template.")
-    run = st.button("Run", type="primary", key="playground_run", icon=":material/play_arrow:")
+    st.toggle(_("Chat template"), key=KEYS["chat"], disabled=pair == "toy",
+              help=_("Wrap the prompt as a chat turn (the instruct model expects it). The toy pair has no "
+                     "template."))
+    run = st.button(_("Run"), type="primary", key="playground_run", icon=":material/play_arrow:")
     return current_settings(), run
 
 
@@ -95,11 +101,11 @@ def open_settings() -> bool:
 
 def preset_buttons() -> None:
     """One button per preset, easiest first, each with what to expect on hover and below."""
-    st.markdown(TEXT["presets"])
-    for col, (name, (label, expect, _)) in zip(st.columns(len(PRESETS)), PRESETS.items()):
-        col.button(label, key=f"playground_preset_{name}", on_click=apply_preset, args=(name,), help=expect,
+    st.markdown(_(TEXT["presets"]))
+    for col, (name, (label, expect, _settings)) in zip(st.columns(len(PRESETS)), PRESETS.items()):
+        col.button(_(label), key=f"playground_preset_{name}", on_click=apply_preset, args=(name,), help=_(expect),
                    width="stretch")
-    st.caption(" · ".join(f"{label.split(' · ')[0]}: {expect}" for label, expect, _ in PRESETS.values()))
+    st.caption(" · ".join(f"{label.split(' · ')[0]}: {_(expect)}" for label, expect, _settings in PRESETS.values()))
 
 
 def apply_preset(name: str) -> None:
@@ -115,9 +121,10 @@ def layers_input(pair: str) -> None:
     top = total - 1 if total else SETTINGS["layers"].hi
     if st.session_state.get(KEYS["layers"], 0) > top:
         st.session_state[KEYS["layers"]] = 0
-    st.number_input(f"Layers the self-draft keeps (0 = a quarter{f' of {total}' if total else ''})", 0, top, step=1,
-                    key=KEYS["layers"],
-                    help="More layers: the draft agrees with the target more often, but each draft costs more.")
+    label = (_("Layers the self-draft keeps (0 = a quarter of {total})", total=total) if total else
+             _("Layers the self-draft keeps (0 = a quarter)"))
+    st.number_input(label, 0, top, step=1, key=KEYS["layers"],
+                    help=_("More layers: the draft agrees with the target more often, but each draft costs more."))
 
 
 def current_settings() -> RunSpec | str:
@@ -152,7 +159,7 @@ def live_trace(settings: RunSpec | str, run: bool) -> tuple[Trace, str, RunSpec]
             st.error(str(exc))
             return None
         except Exception as exc:  # a model that cannot load or run here: one sentence, no traceback
-            st.error(TEXT["failed"].format(error=type(exc).__name__))
+            st.error(_(TEXT["failed"], error=type(exc).__name__))
             return None
         finally:
             progress.clear()
@@ -161,11 +168,11 @@ def live_trace(settings: RunSpec | str, run: bool) -> tuple[Trace, str, RunSpec]
         state[_FOLD] = True
         st.rerun()  # fold the settings: the answer lands near the top (the trace is cached now: instant)
     if "playground_live" not in state:
-        st.info(TEXT["first_prompt"])
+        st.info(_(TEXT["first_prompt"]))
         return None
     trace, shown = state["playground_live"]
     if shown != settings:
-        st.caption(TEXT["changed"])
+        st.caption(_(TEXT["changed"]))
     return trace, "live:" + digest(repr(shown)), shown
 
 

@@ -13,6 +13,7 @@ import re
 
 import streamlit as st
 
+from specviz.i18n import N_, _, ngettext
 from specviz.trace import Trace
 from specviz.ui import classroom_ask, state
 from specviz.ui.escaping import escape_markdown
@@ -22,32 +23,31 @@ from specviz.ui.step_view import render_step
 from specviz.ui.tokens import answer_html, decision_chips, output_html
 
 PLAY_SECONDS = 1.6
-STOPS = {"eos": "the end-of-text token", "max_new_tokens": "the token limit",
-         "deadline": "the time limit of a live run on this shared server"}
+# the reason a trace stopped -> the end of the "Done" sentence (English messages: `_()` translates them when shown)
+STOPS = {"eos": N_("the end-of-text token"), "max_new_tokens": N_("the token limit"),
+         "deadline": N_("the time limit of a live run on this shared server")}
 SPECIAL = re.compile(r"<\|[^|<>]{1,40}\|>|</?s>")  # a tokenizer's control token, such as <|im_start|>
 
-# Every sentence of the player that a user reads, in one place (named placeholders, for the translation layer).
+# Every sentence of the player that a user reads, in one place (English messages with named placeholders: `_()`
+# translates them where they are shown).
 TEXT = {
-    "so_far": "**The output so far** · every token shows where it came from (hover for the numbers)",
-    "so_far_note": "Drafts the target kept have no mark; a struck-through ✗ chip is a draft the target rejected, "
-                   "shown where it was tried, followed by the token that replaced it.",
-    "done": "Done: {tokens} tokens from {steps} target forward passes, where plain decoding needs one pass per "
-            "token ({tokens}). It stopped at {stop}.",
-    "answer": "**What the model wrote**",
-    "annotated": "**How each token was made**",
-    "annotated_note": "No mark: a draft the target kept. ✗ struck through: a draft it rejected, followed by ↻ its "
-                      "replacement. ★: a free extra token after all drafts were kept.",
-    "from_start": "Step through it from the start",
-    "from_start_note": "Watch each step: what the draft guessed, which guesses the target kept, and why.",
-    "legend": "↻ recovered: the target's own replacement for a rejected draft · ★ bonus: one extra token when every "
-              "draft was kept · • target: a token the target wrote alone, in a step where nothing was drafted · "
-              "not reached: drafts after a rejection, never checked.",
-    "coming_up": "**Coming up: step {step}.** The proposer drafted:",
-    "nothing_yet": "Nothing verified yet. Press **Next step** to watch the target check the first drafts, or **Play**.",
-    "special_one": "{tokens} is not a word but a control token of the chat template (it marks where a turn starts "
-                   "or ends); the target never writes it inside its answer.",
-    "special_many": "{tokens} are not words but control tokens of the chat template (they mark where a turn starts "
-                    "or ends); the target never writes them inside its answer.",
+    "so_far": N_("**The output so far** · every token shows where it came from (hover for the numbers)"),
+    "so_far_note": N_("Drafts the target kept have no mark; a struck-through ✗ chip is a draft the target rejected, "
+                      "shown where it was tried, followed by the token that replaced it."),
+    "done": N_("Done: {tokens} tokens from {steps} target forward passes, where plain decoding needs one pass per "
+               "token ({tokens}). It stopped at {stop}."),
+    "answer": N_("**What the model wrote**"),
+    "annotated": N_("**How each token was made**"),
+    "annotated_note": N_("No mark: a draft the target kept. ✗ struck through: a draft it rejected, followed by ↻ its "
+                         "replacement. ★: a free extra token after all drafts were kept."),
+    "from_start": N_("Step through it from the start"),
+    "from_start_note": N_("Watch each step: what the draft guessed, which guesses the target kept, and why."),
+    "legend": N_("↻ recovered: the target's own replacement for a rejected draft · ★ bonus: one extra token when "
+                 "every draft was kept · • target: a token the target wrote alone, in a step where nothing was "
+                 "drafted · not reached: drafts after a rejection, never checked."),
+    "coming_up": N_("**Coming up: step {step}.** The proposer drafted:"),
+    "nothing_yet": N_("Nothing verified yet. Press **Next step** to watch the target check the first drafts, or "
+                      "**Play**."),
 }
 POS, PLAYING = "playground_pos", "playground_playing"
 PREDICTOR = Predictor("playground")
@@ -131,21 +131,22 @@ def _controls(trace: Trace, trace_id: str, pos: int) -> None:
     playing = bool(st.session_state.get(PLAYING, False))
     # one row that wraps (a phone gets two short rows, not five full-width buttons above the output)
     row = st.container(horizontal=True, gap="small")
-    row.button("Reset", key="playground_reset", icon=":material/first_page:", on_click=_go, args=(n, 0),
+    row.button(_("Reset"), key="playground_reset", icon=":material/first_page:", on_click=_go, args=(n, 0),
                disabled=pos == 0)
-    row.button("Previous", key="playground_prev", icon=":material/chevron_left:", on_click=_go,
+    row.button(_("Previous"), key="playground_prev", icon=":material/chevron_left:", on_click=_go,
                args=(n, pos - 1), disabled=pos == 0, shortcut="Left")
-    row.button("Next step", key="playground_next", icon=":material/chevron_right:", type="primary",
+    row.button(_("Next step"), key="playground_next", icon=":material/chevron_right:", type="primary",
                on_click=_next, args=(trace, trace_id), disabled=pos >= n, shortcut="Right")
-    row.button("Pause" if playing else "Play", key="playground_play",
+    row.button(_("Pause") if playing else _("Play"), key="playground_play",
                icon=":material/pause:" if playing else ":material/play_arrow:", on_click=_toggle_play, args=(n,))
-    row.button("Run to end", key="playground_end", icon=":material/last_page:", on_click=_go, args=(n, n),
+    row.button(_("Run to end"), key="playground_end", icon=":material/last_page:", on_click=_go, args=(n, n),
                disabled=pos >= n)
     counter, slider = st.columns([1, 4], vertical_alignment="center")
-    counter.markdown(f"<div style='font-size:1.5rem;font-weight:600'>Step {pos} of {n}</div>", unsafe_allow_html=True)
+    where = _("Step {pos} of {n}", pos=pos, n=n)
+    counter.markdown(f"<div style='font-size:1.5rem;font-weight:600'>{where}</div>", unsafe_allow_html=True)
     if n > 0:
         st.session_state["playground_slider"] = pos
-        slider.slider("Steps revealed", 0, n, key="playground_slider", on_change=_slide, args=(n,),
+        slider.slider(_("Steps revealed"), 0, n, key="playground_slider", on_change=_slide, args=(n,),
                       label_visibility="collapsed")
 
 
@@ -156,16 +157,16 @@ def _view(trace: Trace, trace_id: str, pos: int) -> None:
     else:
         left, right = st.columns([3, 2], gap="medium")
         with left:
-            st.markdown(TEXT["so_far"])
+            st.markdown(_(TEXT["so_far"]))
             st.html(output_html(trace, pos, current=pos - 1))
-            st.caption(TEXT["so_far_note"])
+            st.caption(_(TEXT["so_far_note"]))
         with right:
             _coming_up(trace, trace_id, pos)
             PREDICTOR.score(trace, trace_id)
     st.html(legend_html())
-    st.caption(TEXT["legend"])
+    st.caption(_(TEXT["legend"]))
     if pos == 0:
-        st.info(TEXT["nothing_yet"])
+        st.info(_(TEXT["nothing_yet"]))
         return
     with st.container(border=True):
         PREDICTOR.outcome(trace, trace_id, pos - 1)
@@ -175,31 +176,35 @@ def _view(trace: Trace, trace_id: str, pos: int) -> None:
 def _finished(trace: Trace, trace_id: str) -> None:
     """The end of the trace: the text as plain reading next to the annotated one, and the way back to step 1."""
     n = trace.num_steps
-    st.success(TEXT["done"].format(tokens=trace.num_tokens, steps=n,
-                                   stop=STOPS.get(trace.stop_reason, STOPS["max_new_tokens"])))
+    st.success(_(TEXT["done"], tokens=trace.num_tokens, steps=n,
+                 stop=_(STOPS.get(trace.stop_reason, STOPS["max_new_tokens"]))))
     plain, annotated = st.columns(2, gap="medium")
     with plain:
-        st.markdown(TEXT["answer"])
+        st.markdown(_(TEXT["answer"]))
         st.html(answer_html(trace.output_text or "".join(t.text for s in trace.steps for t in s.emitted)))
     with annotated:
-        st.markdown(TEXT["annotated"])
+        st.markdown(_(TEXT["annotated"]))
         st.html(output_html(trace, n))
-        st.caption(TEXT["annotated_note"])
+        st.caption(_(TEXT["annotated_note"]))
     button, note = st.columns([2, 3], vertical_alignment="center")
-    button.button(TEXT["from_start"], key="playground_from_start", type="primary", icon=":material/replay:",
+    button.button(_(TEXT["from_start"]), key="playground_from_start", type="primary", icon=":material/replay:",
                   on_click=_go, args=(n, 0), width="stretch")
-    note.caption(TEXT["from_start_note"])
+    note.caption(_(TEXT["from_start_note"]))
     PREDICTOR.score(trace, trace_id)
 
 
 def _coming_up(trace: Trace, trace_id: str, pos: int) -> None:
     step = trace.steps[pos]
-    st.markdown(TEXT["coming_up"].format(step=pos + 1))
+    st.markdown(_(TEXT["coming_up"], step=pos + 1))
     st.html(f"<div>{decision_chips(step, revealed=False, size='normal')}</div>")
     special = sorted({d.text for d in step.decisions if SPECIAL.fullmatch(d.text.strip())})
     if special:  # recorded before the engine stopped drafting them: say what they are
         names = ", ".join(f"**{escape_markdown(t)}**" for t in special)
-        st.caption(TEXT["special_one" if len(special) == 1 else "special_many"].format(tokens=names))
+        st.caption(ngettext("{tokens} is not a word but a control token of the chat template (it marks where a turn "
+                            "starts or ends); the target never writes it inside its answer.",
+                            "{tokens} are not words but control tokens of the chat template (they mark where a turn "
+                            "starts or ends); the target never writes them inside its answer.", len(special),
+                            tokens=names))
     if not st.session_state.get(PLAYING):  # no time to guess while it plays
         PREDICTOR.ask(trace, trace_id, pos)
     classroom_ask.ask_buttons(trace, pos, key="playground")  # only for a teacher with a teacher-paced session open

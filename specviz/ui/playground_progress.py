@@ -7,6 +7,7 @@ import time
 import streamlit as st
 
 from specviz.generation import TokenTexts
+from specviz.i18n import _, ngettext, number
 from specviz.models import Pair
 from specviz.recording import StepOutcome
 from specviz.runspec import RunSpec
@@ -32,14 +33,15 @@ class LiveProgress:
         self.line = self.bar = self.text = None
 
     def waiting(self, ahead: int) -> None:
-        self.holder.info(TEXT["waiting_one"] if ahead == 1 else TEXT["waiting_many"].format(ahead=ahead))
+        self.holder.info(ngettext("Waiting for the model: {n} run is ahead of yours.",
+                                  "Waiting for the model: {n} runs are ahead of yours.", ahead))
 
     def started(self, pair: Pair) -> None:
         self.texts = TokenTexts(pair.tokenizer)
         self.start = time.monotonic()
         box = self.holder.container(border=True)
         self.line, self.bar, self.text = box.empty(), box.empty(), box.empty()
-        self.line.markdown(TEXT["started"])
+        self.line.markdown(_(TEXT["started"]))
 
     def step(self, outcome: StepOutcome) -> None:
         n_accepted = outcome.verdict.n_accepted
@@ -59,11 +61,11 @@ class LiveProgress:
     def draw(self, seconds: float) -> None:
         if self.bar is None:
             return
-        self.line.markdown(TEXT["running"])
+        self.line.markdown(_(TEXT["running"]))
         limit = self.spec.max_new_tokens
-        self.bar.progress(min(1.0, self.tokens / limit), text=TEXT["progress"].format(
-            steps=len(self.groups), tokens=self.tokens, limit=limit, kept=self.kept, drafted=self.drafted,
-            seconds=seconds))
+        self.bar.progress(min(1.0, self.tokens / limit), text=_(
+            TEXT["progress"], steps=len(self.groups), tokens=self.tokens, limit=limit, kept=self.kept,
+            drafted=self.drafted, seconds=number(seconds, 0)))
         self.text.html(stream_html(self.groups))
 
     def clear(self) -> None:

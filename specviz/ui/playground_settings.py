@@ -14,23 +14,26 @@ from dataclasses import asdict
 from typing import Any
 
 from specviz.examples import DEFAULT_EXAMPLE
+from specviz.i18n import N_
 from specviz.runspec import WEB_MAX_NEW_TOKENS, RunSpec
 from specviz.trace import Trace
 
-SOURCES = {"example": "Example trace (instant)", "live": "Live run", "upload": "Upload a trace"}
-PAIRS = {"default": "SmolLM2-135M-Instruct (real model)", "toy": "Toy pair (tiny, instant)"}
+# The labels below are English messages (marked with `N_`): the pages translate them with `_()` where they are shown.
+SOURCES = {"example": N_("Example trace (instant)"), "live": N_("Live run"), "upload": N_("Upload a trace")}
+PAIRS = {"default": N_("SmolLM2-135M-Instruct (real model)"), "toy": N_("Toy pair (tiny, instant)")}
 PAIR_PROPOSERS = {"toy": ("draft", "ngram", "layerskip"), "default": ("eagle", "draft", "ngram", "layerskip")}
-PROPOSER_LABELS = {"draft": "Draft model", "ngram": "N-gram lookup (no model)", "layerskip": "Layer-skip self-draft",
-                   "eagle": "EAGLE feature drafter (trained)"}
+PROPOSER_LABELS = {"draft": N_("Draft model"), "ngram": N_("N-gram lookup (no model)"),
+                   "layerskip": N_("Layer-skip self-draft"), "eagle": N_("EAGLE feature drafter (trained)")}
 # one line under the pickers, so the chosen proposer is explained where it is chosen (not only in a tooltip)
 PROPOSER_NOTES = {
-    "eagle": "**EAGLE**: one small layer, trained here, that guesses the next tokens from the target's own hidden "
-             "states (its internal summary of the text so far).",
-    "draft": "**Draft model**: a small separate model guesses; for SmolLM2, its first 3 layers plus 1 trained layer.",
-    "ngram": "**N-gram lookup**: no model at all: it finds the last few words earlier in the text and copies what "
-             "followed them. It shines when the answer repeats the prompt.",
-    "layerskip": "**Layer-skip**: the target's own first layers guess, untrained for it, so the guesses are rarely "
-                 "right: a way to see speculation fail.",
+    "eagle": N_("**EAGLE**: one small layer, trained here, that guesses the next tokens from the target's own hidden "
+                "states (its internal summary of the text so far)."),
+    "draft": N_("**Draft model**: a small separate model guesses; for SmolLM2, its first 3 layers plus 1 trained "
+                "layer."),
+    "ngram": N_("**N-gram lookup**: no model at all: it finds the last few words earlier in the text and copies what "
+                "followed them. It shines when the answer repeats the prompt."),
+    "layerskip": N_("**Layer-skip**: the target's own first layers guess, untrained for it, so the guesses are rarely "
+                    "right: a way to see speculation fail."),
 }
 COPY_PROMPT = ("Copy this paragraph exactly, word for word:\n\nThe moon goes around the Earth about once a month. "
                "It does not make its own light. We see it because it reflects light from the sun, and its shape "
@@ -44,15 +47,16 @@ QUESTION_PROMPT = "Explain owls using an analogy."
 LIVE_DEFAULTS = RunSpec(
     pair="default", proposer="ngram", chat=True, k=4, max_new_tokens=48, temperature=0.0, seed=0, prompt=COPY_PROMPT,
 )
-# name -> (button label, what to expect, the settings it sets by URL name); each also sets pair "default", seed 0
+# name -> (button label, what to expect, the settings it sets by URL name); each also sets pair "default", seed 0.
+# The prompts are the model's input and stay English (the models are English); the labels are messages.
 PRESETS = {
-    "copy": ("1 · Copying text", "n-gram lookup, greedy: most drafts are kept",
+    "copy": (N_("1 · Copying text"), N_("n-gram lookup, greedy: most drafts are kept"),
              {"proposer": "ngram", "prompt": COPY_PROMPT, "k": 4, "temperature": 0.0}),
-    "question": ("2 · A question", "the trained EAGLE drafter, greedy: about one step in two gains a token",
+    "question": (N_("2 · A question"), N_("the trained EAGLE drafter, greedy: about one step in two gains a token"),
                  {"proposer": "eagle", "prompt": QUESTION_PROMPT, "k": 3, "temperature": 0.0}),
-    "sampling": ("3 · With sampling", "the same at temperature 0.7: the drafter's guesses match less often",
+    "sampling": (N_("3 · With sampling"), N_("the same at temperature 0.7: the drafter's guesses match less often"),
                  {"proposer": "eagle", "prompt": QUESTION_PROMPT, "k": 3, "temperature": 0.7}),
-    "untrained": ("4 · Untrained draft", "a layer-skip draft nobody trained: almost every guess is rejected",
+    "untrained": (N_("4 · Untrained draft"), N_("a layer-skip draft nobody trained: almost every guess is rejected"),
                   {"proposer": "layerskip", "prompt": QUESTION_PROMPT, "k": 3, "temperature": 0.7, "layers": 0}),
 }
 # session-state key of each setting, and the URL name it is shared under (a RunSpec field, or the page's own)
@@ -66,20 +70,21 @@ KEYS = {
 PAIR_LAYERS = {"default": 30, "toy": 2}  # decoder layers of each built-in target (the layer-skip draft keeps fewer)
 STEP_PARAM = "step"
 
-# Every sentence of the live run that a user reads, in one place (named placeholders, for the translation layer).
+# Every sentence of the live run that a user reads, in one place (English messages with named placeholders: `_()`
+# translates them where they are shown).
 TEXT = {
-    "settings": "Prompt and settings",
-    "presets": "**Start from a preset.** The first shows the idea working; each next one is harder for the draft.",
-    "waiting_one": "Waiting for the model: 1 run is ahead of yours.",
-    "waiting_many": "Waiting for the model: {ahead} runs are ahead of yours.",
-    "started": "**Running:** the target checks each step's drafts as they come; the first tokens appear in a moment.",
-    "progress": "Step {steps} · {tokens} of at most {limit} tokens · {kept} of {drafted} drafts kept · {seconds:.0f} s",
-    "running": "**Running:** each chip is a token as soon as the target decided it.",
-    "first_prompt": "Type a prompt, choose the settings and press **Run**. The first run loads the real model (a box "
-                    "counts the seconds: about a second once its weights were converted, half a minute or more for "
-                    "the very first load on a machine); the toy pair is instant.",
-    "changed": "The settings above changed since this run: press **Run** to see their effect.",
-    "failed": "The live run failed on this machine ({error}); the example traces still work.",
+    "settings": N_("Prompt and settings"),
+    "presets": N_("**Start from a preset.** The first shows the idea working; each next one is harder for the draft."),
+    "started": N_("**Running:** the target checks each step's drafts as they come; the first tokens appear in a "
+                  "moment."),
+    "progress": N_("Step {steps} · {tokens} of at most {limit} tokens · {kept} of {drafted} drafts kept · "
+                   "{seconds} s"),
+    "running": N_("**Running:** each chip is a token as soon as the target decided it."),
+    "first_prompt": N_("Type a prompt, choose the settings and press **Run**. The first run loads the real model (a "
+                       "box counts the seconds: about a second once its weights were converted, half a minute or "
+                       "more for the very first load on a machine); the toy pair is instant."),
+    "changed": N_("The settings above changed since this run: press **Run** to see their effect."),
+    "failed": N_("The live run failed on this machine ({error}); the example traces still work."),
 }
 
 

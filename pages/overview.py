@@ -2,16 +2,17 @@
 
 import streamlit as st
 
+from specviz.i18n import N_, _
 from specviz.ui.frame import route_through_app
 from specviz.ui.learn_view import start_link
 from specviz.ui.overview_view import example_player, loop_diagram, page_links
 
 route_through_app()
 
-# Every sentence of this page, in one place (for the translation layer). Each term is explained where it first
-# appears: forward pass, memory-bound, p and q, norm(max(0, p − q)).
+# Every sentence of this page, in one place (English messages: `_()` translates them where they are shown). Each
+# term is explained where it first appears: forward pass, memory-bound, p and q, norm(max(0, p − q)).
 TEXT = {
-    "intro": (
+    "intro": N_(
         "A language model writes one token (a word or a piece of one) at a time, and every token costs one "
         "**forward pass**: one run of the whole network, which reads **all of its weights** from memory. On most "
         "hardware that pass is *memory-bound*: the time goes into moving the weights from memory to the chip, not "
@@ -24,7 +25,7 @@ TEXT = {
         "on a laptop CPU a small model is partly compute-bound, so the saving shrinks: the Timeline & race page "
         "measures it.)"
     ),
-    "rule": (
+    "rule": N_(
         "With **p = target** and **q = draft** probabilities: keep each drafted token x with probability "
         "**min(1, p(x) / q(x))**; at the first rejection, throw away the rest of the drafts and sample a "
         "replacement from **norm(max(0, p − q))**: the target's probabilities minus the draft's, with negative "
@@ -34,20 +35,20 @@ TEXT = {
     ),
 }
 
-st.title("Speculative decoding, step by step")
+st.title(_("Speculative decoding, step by step"))
 start_link()
-st.markdown(TEXT["intro"])
+st.markdown(_(TEXT["intro"]))
 
-st.subheader("The loop")
+st.subheader(_("The loop"))
 loop_diagram()
 
-st.subheader("The rule, in one sentence")
-st.markdown(TEXT["rule"])
+st.subheader(_("The rule, in one sentence"))
+st.markdown(_(TEXT["rule"]))
 
-st.subheader("Watch it run")
-st.caption("A recorded generation, replayed token by token. Each chip is one token; hover a chip for its "
-           "numbers (p, q, and the uniform draw u).")
+st.subheader(_("Watch it run"))
+st.caption(_("A recorded generation, replayed token by token. Each chip is one token; hover a chip for its "
+             "numbers (p, q, and the uniform draw u)."))
 example_player("overview")
 
-st.subheader("Where next")
+st.subheader(_("Where next"))
 page_links()

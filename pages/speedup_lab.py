@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from specviz.i18n import _
 from specviz.ui import charts as plot
 from specviz.ui import speedup_charts as charts
 from specviz.ui import speedup_live as live
@@ -12,111 +13,118 @@ from specviz.ui.runs import get_pair
 
 route_through_app()
 
-st.title("Speedup lab")
-st.markdown("The claim is *2–3× faster with identical output*. Here is what was measured, on a named machine, "
-            "against named baselines, with the theory next to it — slowdowns included. Every speedup is a ratio "
-            "of tokens per second measured in the same run.")
+st.title(_("Speedup lab"))
+st.markdown(_("The claim is *2–3× faster with identical output*. Here is what was measured, on a named machine, "
+              "against named baselines, with the theory next to it — slowdowns included. Every speedup is a ratio "
+              "of tokens per second measured in the same run."))
 
 # ---- which results ------------------------------------------------------------------------------------------------
+# The options are English labels (session state and links keep them, whatever the language); `shown` is how each
+# reads in the visitor's language.
+LIVE = "live toy sweep (this session)"
 sources: dict[str, object] = {}
+shown: dict[str, str] = {LIVE: _("live toy sweep (this session)")}
 for path in view.ordered(view.result_files()):
     sources[f"{view.result_name(path)} (committed)"] = path
+    shown[f"{view.result_name(path)} (committed)"] = _("{name} (committed)", name=view.result_name(path))
 if live.live_result() is not None:
-    sources["live toy sweep (this session)"] = "live"
+    sources[LIVE] = "live"
 
-with st.expander("Run a small live sweep on the toy pair", expanded=not sources):
-    st.caption("The toy pair is two tiny random models over a 34-character vocabulary: instant, so you can see "
-               "the sweep work end to end. Its timings say nothing about real models.")
+with st.expander(_("Run a small live sweep on the toy pair"), expanded=not sources):
+    st.caption(_("The toy pair is two tiny random models over a 34-character vocabulary: instant, so you can see "
+                 "the sweep work end to end. Its timings say nothing about real models."))
     config = live.live_sweep_form()
     if config is not None:
         result = live.run_live(config, get_pair("toy"))
         if result is not None:
-            sources["live toy sweep (this session)"] = "live"
-            st.session_state["speedup_lab_source"] = "live toy sweep (this session)"
+            sources[LIVE] = "live"
+            st.session_state["speedup_lab_source"] = LIVE
 
 if not sources:
-    st.info("No benchmark results yet: run `python -m specviz bench --pair default --out assets/benchmarks/NAME`, "
-            "or the live toy sweep above.")
+    st.info(_("No benchmark results yet: run `python -m specviz bench --pair default --out assets/benchmarks/NAME`, "
+              "or the live toy sweep above."))
     st.stop()
 
-name = st.selectbox("Results", list(sources), key="speedup_lab_source")
+name = st.selectbox(_("Results"), list(sources), key="speedup_lab_source", format_func=lambda key: shown[key])
 source = sources[name]
 try:
     result = live.live_result() if source == "live" else view.load_result(source)
 except ValueError as exc:
     st.error(str(exc))
     st.stop()
-view.render_machine(result, name)
+view.render_machine(result, shown[name])
 
 left, right = st.columns(2)
-proposer = left.selectbox("Proposer", result.proposers(), key="speedup_lab_proposer")
+proposer = left.selectbox(_("Proposer"), result.proposers(), key="speedup_lab_proposer")
 temps = result.temperatures()
-temperature = right.selectbox("Temperature", temps, format_func=lambda t: "0 (greedy)" if t == 0 else f"{t:g}",
+temperature = right.selectbox(_("Temperature"), temps,
+                              format_func=lambda t: _("0 (greedy)") if t == 0 else view.temperature_text(t),
                               key="speedup_lab_temperature")
 
 top = view.headline(result, proposer, temperature)
 if top:
     m1, m2, m3, m4 = st.columns(4)
-    m1.metric("Best speedup", top["best"], help=view.DEFINITIONS["speedup_vs_ar"][1])
-    m2.metric("at K", top["best_k"])
-    m3.metric("α (measured)", top["alpha"], help=view.DEFINITIONS["alpha"][1])
-    m4.metric("c (measured)", top["c"], help=view.DEFINITIONS["c"][1])
+    m1.metric(_("Best speedup"), top["best"], help=_(view.DEFINITIONS["speedup_vs_ar"][1]))
+    m2.metric(_("at K"), top["best_k"])
+    m3.metric(_("α (measured)"), top["alpha"], help=_(view.DEFINITIONS["alpha"][1]))
+    m4.metric(_("c (measured)"), top["c"], help=_(view.DEFINITIONS["c"][1]))
     st.markdown(view.verdict(result, proposer, temperature))
 
 (tab_k, tab_accept, tab_time, tab_cat, tab_policy, tab_verify, tab_hf, tab_defs) = st.tabs([
-    "Speedup vs K", "Acceptance by position", "Where the time goes", "By category", "Policies", "Verify cost",
-    "vs transformers", "Definitions"])
+    _("Speedup vs K"), _("Acceptance by position"), _("Where the time goes"), _("By category"), _("Policies"),
+    _("Verify cost"), _("vs transformers"), _("Definitions")])
 
 with tab_k:
     plot.show(charts.speedup_vs_k_figure(result, proposer, temperature), key="speedup_lab_k_chart")
-    st.caption("Dots: measured. Solid line: Leviathan et al.'s prediction from the measured α and c, which assumes "
-               "verifying K+1 tokens costs one target forward. Dashed: the same with the measured verify cost. "
-               "Diamonds: what transformers' own assisted generation gets with the same draft and K, against its "
-               "own model.generate.")
+    st.caption(_("Dots: measured. Solid line: Leviathan et al.'s prediction from the measured α and c, which assumes "
+                 "verifying K+1 tokens costs one target forward. Dashed: the same with the measured verify cost. "
+                 "Diamonds: what transformers' own assisted generation gets with the same draft and K, against its "
+                 "own model.generate."))
     st.dataframe(tables.mat_table(result, proposer, temperature), hide_index=True, width="stretch")
 
 with tab_accept:
     plot.show(charts.acceptance_figure(result, proposer, temperature), key="speedup_lab_accept_chart")
-    st.caption("If every draft were accepted independently with probability α, position i would survive with "
-               "probability α^i (dotted). Real acceptance clusters: an n-gram match keeps going or fails at once.")
+    st.caption(_("If every draft were accepted independently with probability α, position i would survive with "
+                 "probability α^i (dotted). Real acceptance clusters: an n-gram match keeps going or fails at once."))
 
 with tab_time:
     plot.show(charts.time_breakdown_figure(result, proposer, temperature), key="speedup_lab_time_chart")
-    st.caption("A step pays off when its time is less than the dashed line times the tokens it emits (#MAT). "
-               "Drafting costs K draft forwards; verifying is one target forward over K+1 tokens.")
+    st.caption(_("A step pays off when its time is less than the dashed line times the tokens it emits (#MAT). "
+                 "Drafting costs K draft forwards; verifying is one target forward over K+1 tokens."))
 
 with tab_cat:
     plot.show(charts.category_figure(result, proposer, temperature), key="speedup_lab_cat_chart")
-    st.caption("Answers that copy the prompt (rewrites, summaries, code edits) give prompt lookup long matches; the "
-               "other categories repeat little. Each bar pools the prompts run in that category: check the result's "
-               "--prompts-per-suite before reading much into one bar.")
+    st.caption(_("Answers that copy the prompt (rewrites, summaries, code edits) give prompt lookup long matches; the "
+                 "other categories repeat little. Each bar pools the prompts run in that category: check the "
+                 "result's --prompts-per-suite before reading much into one bar."))
 
 with tab_policy:
     table = tables.policy_table(result, temperature)
     if table.empty:
-        st.info("This result has no adaptive draft-length policies at this temperature; run the bench with "
-                "`--policies constant heuristic threshold optimal`.")
+        st.info(_("This result has no adaptive draft-length policies at this temperature; run the bench with "
+                  "`--policies constant heuristic threshold optimal`."))
     else:
-        st.markdown("Each policy starts at the same K. **heuristic**: K grows by 2 after a step whose drafts were all "
-                    "accepted and shrinks by 1 otherwise (transformers' `num_assistant_tokens_schedule=\"heuristic\"`, "
-                    "an option: in transformers 5.x the default is a constant 20 assistant tokens with an "
-                    "`assistant_confidence_threshold` of 0.4, which stops the draft early and is re-tuned as it goes "
-                    "when scikit-learn is installed). **threshold**: the draft stops as soon as its top probability "
-                    "falls below a threshold. **optimal**: K maximises the formula for the measured c and the α seen "
-                    "so far in the generation (K = 0: don't speculate).")
+        st.markdown(_("Each policy starts at the same K. **heuristic**: K grows by 2 after a step whose drafts were "
+                      "all accepted and shrinks by 1 otherwise (transformers' "
+                      "`num_assistant_tokens_schedule=\"heuristic\"`, an option: in transformers 5.x the default is "
+                      "a constant 20 assistant tokens with an `assistant_confidence_threshold` of 0.4, which stops the "
+                      "draft early and is re-tuned as it goes when scikit-learn is installed). **threshold**: the "
+                      "draft stops as soon as its top probability falls below a threshold. **optimal**: K maximises "
+                      "the formula for the measured c and the α seen so far in the generation (K = 0: don't "
+                      "speculate)."))
         st.dataframe(table, hide_index=True, width="stretch")
 
 with tab_verify:
     plot.show(charts.verify_cost_figure(result), key="speedup_lab_verify_chart")
-    st.caption("Speculation works because a target forward over several tokens costs little more than over one: "
-               "the weights are read once for all of them. On a GPU the curve stays nearly flat; on a CPU it climbs, "
-               "which eats into the gain.")
+    st.caption(_("Speculation works because a target forward over several tokens costs little more than over one: "
+                 "the weights are read once for all of them. On a GPU the curve stays nearly flat; on a CPU it "
+                 "climbs, which eats into the gain."))
 
 with tab_hf:
     st.dataframe(tables.comparison_table(result, temperature), hide_index=True, width="stretch")
-    st.caption("transformers rows: model.generate on the target alone, and assisted generation with the same draft "
-               "and a fixed K (prompt lookup for n-gram). Greedy identical: the same tokens as specviz's target-only "
-               "decoding, token for token.")
+    st.caption(_("transformers rows: model.generate on the target alone, and assisted generation with the same "
+                 "draft and a fixed K (prompt lookup for n-gram). Greedy identical: the same tokens as specviz's "
+                 "target-only decoding, token for token."))
 
 with tab_defs:
     view.render_definitions()

@@ -21,6 +21,7 @@ from typing import Any
 
 from specviz.bench.config import BENCHMARKS_DIR
 from specviz.bench.summary import DEFINITIONS, verify_ratio
+from specviz.i18n import _
 
 SCHEMA = "specviz-bench"
 SCHEMA_VERSION = 1
@@ -56,22 +57,22 @@ class BenchResult:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> BenchResult:
         if not isinstance(data, dict) or data.get("schema") != SCHEMA:
-            raise ValueError("This file is not a specviz benchmark result (no 'specviz-bench' schema found).")
+            raise ValueError(_("This file is not a specviz benchmark result (no 'specviz-bench' schema found)."))
         if data.get("schema_version") != SCHEMA_VERSION:
-            raise ValueError(f"This benchmark has schema version {data.get('schema_version')}; this specviz reads "
-                             f"version {SCHEMA_VERSION}.")
+            raise ValueError(_("This benchmark has schema version {found}; this specviz reads version {version}.",
+                               found=data.get("schema_version"), version=SCHEMA_VERSION))
         data = {k: v for k, v in data.items() if k != "definitions"}
         try:
             return cls(**data)
         except TypeError as exc:
-            raise ValueError(f"This benchmark file is damaged or incomplete ({exc}).") from None
+            raise ValueError(_("This benchmark file is damaged or incomplete ({problem}).", problem=exc)) from None
 
     @classmethod
     def load(cls, path: str | Path) -> BenchResult:
         try:
             return cls.from_dict(json.loads(Path(path).read_text(encoding="utf-8")))
         except (OSError, json.JSONDecodeError, UnicodeDecodeError):
-            raise ValueError(f"Cannot read a benchmark result from '{path}'.") from None
+            raise ValueError(_("Cannot read a benchmark result from '{path}'.", path=path)) from None
 
     def save(self, folder: str | Path) -> dict[str, Path]:
         """Write results.json, results.csv (one row per case) and results.md into `folder`."""

@@ -15,74 +15,81 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 
+from specviz.i18n import N_
 from specviz.theory import expected_speedup, speedup_with_verify_cost
 
 # The metrics people quote, reconciled. The same keys label the JSON, the CSV, the markdown and the app.
-DEFINITIONS: dict[str, tuple[str, str]] = {
+DEFINITIONS: dict[str, tuple[str, str]] = {  # marked with N_(): the files stay English, the app shows _(label)
     "acceptance_rate": (
-        "acceptance rate (accepted / drafted)",
-        "Drafted tokens the target kept, over all drafted tokens. Drafts after a step's first rejection count as "
-        "drafted and not accepted although they were never tested (vLLM's 'draft acceptance rate')."),
+        N_("acceptance rate (accepted / drafted)"),
+        N_("Drafted tokens the target kept, over all drafted tokens. Drafts after a step's first rejection count as "
+           "drafted and not accepted although they were never tested (vLLM's 'draft acceptance rate').")),
     "alpha": (
-        "α (mean min(1, p/q) over tested drafts)",
-        "Leviathan et al.'s α: the expected chance a draft is accepted, estimated from the drafts that were tested. "
-        "The theory curves use it."),
+        N_("α (mean min(1, p/q) over tested drafts)"),
+        N_("Leviathan et al.'s α: the expected chance a draft is accepted, estimated from the drafts that were "
+           "tested. The theory curves use it.")),
     "mat_with_bonus": (
-        "#MAT, tokens per target forward (bonus included)",
-        "Mean tokens each verification step emits: accepted drafts + the recovered or bonus token. Spec-Bench's "
-        "#MAT and vLLM's 'mean acceptance length' include the bonus; 1.0 means no gain."),
+        N_("#MAT, tokens per target forward (bonus included)"),
+        N_("Mean tokens each verification step emits: accepted drafts + the recovered or bonus token. Spec-Bench's "
+           "#MAT and vLLM's 'mean acceptance length' include the bonus; 1.0 means no gain.")),
     "mat_without_bonus": (
-        "accepted drafts per step (bonus excluded)",
-        "gpt-fast's 'mean accepted' counts only accepted drafts: #MAT minus one (0.0 means no gain)."),
+        N_("accepted drafts per step (bonus excluded)"),
+        N_("gpt-fast's 'mean accepted' counts only accepted drafts: #MAT minus one (0.0 means no gain).")),
     "per_position": (
-        "acceptance by position",
-        "Entry i: of the steps that drafted at least i+1 tokens, the share whose first i+1 drafts were all kept."),
+        N_("acceptance by position"),
+        N_("Entry i: of the steps that drafted at least i+1 tokens, the share whose first i+1 drafts were all kept.")),
     "c": (
-        "c = draft forward / target forward",
-        "Measured: median time of one draft forward over one new token with a warm cache, over the same for the "
-        "target. For n-gram lookup it is the lookup's time over a target forward (near 0)."),
+        N_("c = draft forward / target forward"),
+        N_("Measured: median time of one draft forward over one new token with a warm cache, over the same for the "
+           "target. For n-gram lookup it is the lookup's time over a target forward (near 0).")),
     "verify_cost": (
-        "verify cost of n tokens",
-        "Time of one target forward over n new tokens (warm cache) over the time for one token. The paper's "
-        "formula assumes 1 for every n up to K+1; on a CPU it grows, which is why speculation pays less there."),
+        N_("verify cost of n tokens"),
+        N_("Time of one target forward over n new tokens (warm cache) over the time for one token. The paper's "
+           "formula assumes 1 for every n up to K+1; on a CPU it grows, which is why speculation pays less there.")),
     "tokens_per_second": (
-        "tokens/s",
-        "New tokens over the time from the call to the last token, prefill included, median over repeats (wall "
-        "time, or the process's CPU time with --clock cpu)."),
+        N_("tokens/s"),
+        N_("New tokens over the time from the call to the last token, prefill included, median over repeats (wall "
+           "time, or the process's CPU time with --clock cpu).")),
     "speedup_vs_ar": (
-        "speedup vs specviz target-only",
-        "tokens/s of speculative decoding over tokens/s of specviz's own target-only decoding (same sampler, same "
-        "cache code), measured in the same run. Below 1 is a slowdown."),
+        N_("speedup vs specviz target-only"),
+        N_("tokens/s of speculative decoding over tokens/s of specviz's own target-only decoding (same sampler, same "
+           "cache code), measured in the same run. Below 1 is a slowdown.")),
     "speedup_vs_hf_generate": (
-        "speedup vs model.generate",
-        "tokens/s of speculative decoding over tokens/s of transformers' model.generate on the target alone, same "
-        "run (greedy: do_sample=False)."),
+        N_("speedup vs model.generate"),
+        N_("tokens/s of speculative decoding over tokens/s of transformers' model.generate on the target alone, same "
+           "run (greedy: do_sample=False).")),
     "hf_assisted_speedup": (
-        "transformers assisted: speedup vs model.generate",
-        "What transformers itself gets from the same draft and fixed K (assistant_model=, constant schedule, no "
-        "confidence stop) or from prompt lookup (prompt_lookup_num_tokens=K), over its own model.generate."),
+        N_("transformers assisted: speedup vs model.generate"),
+        N_("What transformers itself gets from the same draft and fixed K (assistant_model=, constant schedule, no "
+           "confidence stop) or from prompt lookup (prompt_lookup_num_tokens=K), over its own model.generate.")),
     "speedup_vs_hf_assisted": (
-        "speedup vs transformers assisted",
-        "tokens/s of specviz's speculative decoding over transformers' assisted generation / prompt lookup with the "
-        "same K."),
+        N_("speedup vs transformers assisted"),
+        N_("tokens/s of specviz's speculative decoding over transformers' assisted generation / prompt lookup with "
+           "the same K.")),
     "predicted_speedup": (
-        "predicted (paper)",
-        "(1 − α^(K+1)) / ((1 − α)(K·c + 1)) from the measured α and c: Leviathan et al.'s speedup, which assumes "
-        "verifying K+1 tokens costs one target forward."),
+        N_("predicted (paper)"),
+        N_("(1 − α^(K+1)) / ((1 − α)(K·c + 1)) from the measured α and c: Leviathan et al.'s speedup, which assumes "
+           "verifying K+1 tokens costs one target forward.")),
     "predicted_speedup_measured_verify": (
-        "predicted (measured verify cost)",
-        "The same expected tokens per step over (K·c + verify cost of K+1 tokens): the formula with the measured "
-        "verify curve instead of the free-verification assumption."),
+        N_("predicted (measured verify cost)"),
+        N_("The same expected tokens per step over (K·c + verify cost of K+1 tokens): the formula with the measured "
+           "verify curve instead of the free-verification assumption.")),
     "record_overhead": (
-        "trace recording overhead",
-        "Time with the full trace recorded (top-10 lists and token text per position) over time without, minus 1; "
-        "measured at one K per proposer (the policies' K), from a single recorded run."),
+        N_("trace recording overhead"),
+        N_("Time with the full trace recorded (top-10 lists and token text per position) over time without, minus 1; "
+           "measured at one K per proposer (the policies' K), from a single recorded run.")),
     "identical": (
-        "greedy output identical",
-        "At temperature 0, whether the method's tokens equal specviz target-only decoding's, token for token."),
-    "draft_ms": ("draft ms / step", "Time spent proposing per step (K draft forwards, or one n-gram lookup)."),
-    "verify_ms": ("verify ms / step", "Time of the target forward that scores the drafts, per step."),
-    "overhead_ms": ("overhead ms / step", "The rest of a step: verification rule, cache rewind, bookkeeping."),
+        N_("greedy output identical"),
+        N_("At temperature 0, whether the method's tokens equal specviz target-only decoding's, token for token.")),
+    "draft_ms": (
+        N_("draft ms / step"),
+        N_("Time spent proposing per step (K draft forwards, or one n-gram lookup).")),
+    "verify_ms": (
+        N_("verify ms / step"),
+        N_("Time of the target forward that scores the drafts, per step.")),
+    "overhead_ms": (
+        N_("overhead ms / step"),
+        N_("The rest of a step: verification rule, cache rewind, bookkeeping.")),
 }
 
 

@@ -11,7 +11,8 @@ from specviz import theory
 from specviz.bench import BenchResult
 from specviz.bench.report import TARGET_ONLY
 from specviz.ui.palette import BLUE, BLUISH_GREEN, GREY, LIGHT_GREY, ORANGE, REDDISH_PURPLE, SKY_BLUE, VERMILLION
-from specviz.ui.speedup_view import POLICY_TEXT, label
+from specviz.i18n import _
+from specviz.ui.speedup_view import label, number, policy_text, suite_titles, temperature_text
 
 SERIES = [BLUE, ORANGE, BLUISH_GREEN, REDDISH_PURPLE, SKY_BLUE, VERMILLION, GREY]
 
@@ -27,29 +28,30 @@ def speedup_vs_k_figure(result: BenchResult, proposer: str, temperature: float) 
     constant = result.rows(proposer=proposer, temperature=temperature, policy="constant")
     fig = go.Figure()
     if not constant:
-        return _layout(fig, "Speedup vs K", "K (drafted tokens per step)", "speedup")
+        return _layout(fig, _("Speedup vs K"), _("K (drafted tokens per step)"), _("speedup"))
     alpha, c = result.mean_alpha(proposer, temperature), constant[0]["c"]
     ks = list(range(0, max(max(r["k"] for r in constant), 8) + 1))
-    fig.add_hline(y=1.0, line=dict(color=GREY, dash="dot"), annotation_text="target-only",
+    fig.add_hline(y=1.0, line=dict(color=GREY, dash="dot"), annotation_text=_("target-only"),
                   annotation_position="top left")
     if alpha is not None:
         a = min(1.0, max(0.0, alpha))
         fig.add_scatter(x=ks, y=[theory.expected_speedup(a, k, c) for k in ks], mode="lines",
-                        name=f"{label('predicted_speedup')}, α = {a:.2f}, c = {c:.3f}", line=dict(color=SKY_BLUE))
+                        name=_("{label}, α = {alpha}, c = {c}", label=label("predicted_speedup"), alpha=number(a),
+                               c=number(c, 3)), line=dict(color=SKY_BLUE))
         measured = [k for k in ks if k < len(result.costs["verify"])]  # no extrapolation beyond the verify curve
         fig.add_scatter(x=measured, y=[theory.speedup_with_verify_cost(a, k, c, result.verify_ratio(k))
                                        for k in measured], mode="lines", name=label("predicted_speedup_measured_verify"),
                         line=dict(color=REDDISH_PURPLE, dash="dash"))
     fig.add_scatter(x=[r["k"] for r in constant], y=[r["speedup_vs_ar"] for r in constant], mode="markers+lines",
-                    name="measured: " + label("speedup_vs_ar"), marker=dict(size=11, color=BLUE),
+                    name=_("measured: {label}", label=label("speedup_vs_ar")), marker=dict(size=11, color=BLUE),
                     line=dict(color=BLUE, width=1))
     hf = [r for r in constant if r["hf_assisted_speedup"] is not None]
     if hf:
         fig.add_scatter(x=[r["k"] for r in hf], y=[r["hf_assisted_speedup"] for r in hf], mode="markers",
                         name=label("hf_assisted_speedup"), marker=dict(size=10, symbol="diamond", color=ORANGE))
     fig.update_xaxes(dtick=1)
-    return _layout(fig, f"Speedup vs K: {proposer}, T = {temperature:g}", "K (drafted tokens per step)",
-                   label("speedup_vs_ar") + " (×)")
+    return _layout(fig, _("Speedup vs K: {proposer}, T = {t}", proposer=proposer, t=temperature_text(temperature)),
+                   _("K (drafted tokens per step)"), label("speedup_vs_ar") + " (×)")
 
 
 def acceptance_figure(result: BenchResult, proposer: str, temperature: float) -> go.Figure:
@@ -63,44 +65,48 @@ def acceptance_figure(result: BenchResult, proposer: str, temperature: float) ->
     if alpha is not None:
         n = max((len(r["per_position"]) for r in result.summary), default=1)
         fig.add_scatter(x=list(range(1, n + 1)), y=theory.acceptance_by_position(min(1.0, alpha), n), mode="lines",
-                        name=f"α^i (i.i.d. model, α = {alpha:.2f})", line=dict(color=GREY, dash="dot"))
+                        name=_("α^i (i.i.d. model, α = {alpha})", alpha=number(alpha)), line=dict(color=GREY, dash="dot"))
     fig.update_yaxes(range=[0, 1.05])
     fig.update_xaxes(dtick=1)
-    return _layout(fig, f"Acceptance by position: {proposer}, T = {temperature:g}", "draft position i",
-                   "share of steps with drafts 1..i all kept")
+    return _layout(fig, _("Acceptance by position: {proposer}, T = {t}", proposer=proposer,
+                            t=temperature_text(temperature)), _("draft position i"),
+                   _("share of steps with drafts 1..i all kept"))
 
 
 def time_breakdown_figure(result: BenchResult, proposer: str, temperature: float) -> go.Figure:
     """Per-step time split into draft / verify / overhead, per K and policy, next to target-only's time per token."""
     group = result.rows(proposer=proposer, temperature=temperature)
-    names = [f"K={r['k']}" if r["policy"] == "constant" else f"{r['policy']} (K₀={r['k']})" for r in group]
+    names = [f"K={r['k']}" if r["policy"] == "constant" else f"{policy_text(r['policy'])} (K₀={r['k']})" for r in group]
     fig = go.Figure()
     for key, color in (("draft_ms", ORANGE), ("verify_ms", BLUE), ("overhead_ms", LIGHT_GREY)):
         fig.add_bar(x=names, y=[r[key] for r in group], name=label(key), marker_color=color)
     rate = result.baseline_tokens_per_second(TARGET_ONLY, temperature)
     if rate:
         fig.add_hline(y=1e3 / rate, line=dict(color=VERMILLION, dash="dash"),
-                      annotation_text=f"target-only: {1e3 / rate:.0f} ms per token", annotation_position="top left")
+                      annotation_text=_("target-only: {ms} ms per token", ms=number(1e3 / rate, 0)),
+                      annotation_position="top left")
     fig.update_layout(barmode="stack")
-    return _layout(fig, "Where a step's time goes (and how many tokens it must buy)", "configuration", "ms per step")
+    return _layout(fig, _("Where a step's time goes (and how many tokens it must buy)"), _("configuration"),
+                   _("ms per step"))
 
 
 def category_figure(result: BenchResult, proposer: str, temperature: float) -> go.Figure:
     """Speedup vs target-only per prompt category, one bar per configuration."""
-    titles = result.suite_titles()
+    titles = suite_titles(result)
     fig = go.Figure()
     configs = [(r["policy"], r["k"]) for r in result.rows(proposer=proposer, temperature=temperature)]
     for i, (policy, k) in enumerate(configs):
         found = [(title, result.row(suite=suite, proposer=proposer, temperature=temperature, policy=policy, k=k))
                  for suite, title in titles.items()]
         found = [(title, r) for title, r in found if r is not None]
-        name = f"K = {k}" if policy == "constant" else f"{POLICY_TEXT[policy]} (K₀ = {k})"
+        name = f"K = {k}" if policy == "constant" else f"{policy_text(policy)} (K₀ = {k})"
         fig.add_bar(x=[title.replace(" ", "<br>", 1) for title, _ in found],  # two short lines fit under a group
                     y=[r["speedup_vs_ar"] for _, r in found], name=name, marker_color=SERIES[i % len(SERIES)])
     fig.add_hline(y=1.0, line=dict(color=GREY, dash="dot"))
     fig.update_layout(barmode="group")
     fig.update_xaxes(tickangle=0)
-    return _layout(fig, f"Speedup by category: {proposer}, T = {temperature:g}", "prompt category",
+    return _layout(fig, _("Speedup by category: {proposer}, T = {t}", proposer=proposer,
+                            t=temperature_text(temperature)), _("prompt category"),
                    label("speedup_vs_ar") + " (×)", height=470)
 
 
@@ -109,13 +115,13 @@ def verify_cost_figure(result: BenchResult) -> go.Figure:
     verify = result.costs["verify"]
     ns = [v["n_tokens"] for v in verify]
     fig = go.Figure()
-    fig.add_scatter(x=ns, y=[v["ratio"] for v in verify], mode="markers+lines", name="measured",
+    fig.add_scatter(x=ns, y=[v["ratio"] for v in verify], mode="markers+lines", name=_("measured"),
                     marker=dict(size=10, color=BLUE))
-    fig.add_scatter(x=ns, y=[1.0] * len(ns), mode="lines", name="the paper's assumption: free (1)",
+    fig.add_scatter(x=ns, y=[1.0] * len(ns), mode="lines", name=_("the paper's assumption: free (1)"),
                     line=dict(color=BLUISH_GREEN, dash="dash"))
-    fig.add_scatter(x=ns, y=ns, mode="lines", name="no parallelism at all: n one-token forwards",
+    fig.add_scatter(x=ns, y=ns, mode="lines", name=_("no parallelism at all: n one-token forwards"),
                     line=dict(color=VERMILLION, dash="dot"))
     one = result.costs["target_forward_seconds"] * 1e3
     fig.update_xaxes(dtick=1)
-    return _layout(fig, f"Verify cost vs tokens verified (1 token = {one:.1f} ms)", "tokens in one target forward",
-                   "time / one-token forward")
+    return _layout(fig, _("Verify cost vs tokens verified (1 token = {ms} ms)", ms=number(one, 1)),
+                   _("tokens in one target forward"), _("time / one-token forward"))

@@ -8,7 +8,8 @@ import streamlit as st
 from specviz import bench
 from specviz.bench import BenchConfig, BenchResult
 from specviz.ui.runs import with_turn
-from specviz.ui.speedup_view import POLICY_TEXT
+from specviz.i18n import _
+from specviz.ui.speedup_view import POLICY_TEXT, policy_text, temperature_text
 
 LIVE_KEY = "speedup_lab_live_result"  # the sweep's result, kept for this session
 LIVE_PROPOSERS = ("draft", "ngram", "layerskip")
@@ -21,19 +22,23 @@ def live_result() -> BenchResult | None:
 def live_sweep_form() -> BenchConfig | None:
     """The toy-pair sweep's settings; returns a config when the button is pressed."""
     c1, c2, c3 = st.columns(3)
-    props = c1.multiselect("Proposers", LIVE_PROPOSERS, default=["draft", "ngram"], key="speedup_lab_live_proposers")
-    ks = c2.multiselect("K values", [1, 2, 3, 4, 6, 8], default=[1, 2, 4], key="speedup_lab_live_ks")
-    temps = c3.multiselect("Temperatures", [0.0, 0.7, 1.0], default=[0.0], key="speedup_lab_live_temps")
+    props = c1.multiselect(_("Proposers"), LIVE_PROPOSERS, default=["draft", "ngram"],
+                           key="speedup_lab_live_proposers")
+    ks = c2.multiselect(_("K values"), [1, 2, 3, 4, 6, 8], default=[1, 2, 4], key="speedup_lab_live_ks")
+    temps = c3.multiselect(_("Temperatures"), [0.0, 0.7, 1.0], default=[0.0], key="speedup_lab_live_temps",
+                           format_func=temperature_text)
     c4, c5, c6 = st.columns(3)
-    suites = c4.multiselect("Categories", [s.name for s in bench.load_suites()], default=["qa", "rewrite"],
-                            key="speedup_lab_live_suites")
-    tokens = c5.slider("New tokens", 8, 64, 24, 8, key="speedup_lab_live_tokens")
-    policies = c6.multiselect("Policies", list(POLICY_TEXT), default=["constant", "heuristic"],
-                              key="speedup_lab_live_policies")
-    if not st.button("Run the toy sweep", key="speedup_lab_live_run", type="primary"):
+    suites = {s.name: _(s.title) for s in bench.load_suites()}
+    chosen_suites = c4.multiselect(_("Categories"), list(suites), default=["qa", "rewrite"],
+                                   key="speedup_lab_live_suites", format_func=lambda name: suites[name])
+    tokens = c5.slider(_("New tokens"), 8, 64, 24, 8, key="speedup_lab_live_tokens")
+    policies = c6.multiselect(_("Policies"), list(POLICY_TEXT), default=["constant", "heuristic"],
+                              key="speedup_lab_live_policies", format_func=policy_text)
+    if not st.button(_("Run the toy sweep"), key="speedup_lab_live_run", type="primary"):
         return None
+    suites = chosen_suites
     if not (props and ks and temps and suites and policies):
-        st.error("Pick at least one proposer, K, temperature, category and policy.")
+        st.error(_("Pick at least one proposer, K, temperature, category and policy."))
         return None
     if "constant" not in policies:
         policies = ["constant", *policies]
@@ -45,10 +50,10 @@ def live_sweep_form() -> BenchConfig | None:
 
 def run_live(config: BenchConfig, pair) -> BenchResult | None:
     """Run the sweep with a progress bar and keep the result for the session; a bad setting is one sentence."""
-    bar = st.progress(0.0, text="Starting the sweep...")
+    bar = st.progress(0.0, text=_("Starting the sweep..."))
 
     def progress(done: int, total: int, what: str) -> None:
-        bar.progress(min(1.0, done / total), text=f"{done}/{total} runs: {what}")
+        bar.progress(min(1.0, done / total), text=_("{done}/{total} runs: {what}", done=done, total=total, what=what))
 
     try:  # the sweep holds the pair's turn like a live run, so the model is shared fairly
         result = with_turn(config.pair, lambda pair: bench.run_bench(config, command=bench.command_line(config),
@@ -57,6 +62,6 @@ def run_live(config: BenchConfig, pair) -> BenchResult | None:
         bar.empty()
         st.error(str(exc))
         return None
-    bar.progress(1.0, text=f"Done: {len(result.cases)} cases measured.")
+    bar.progress(1.0, text=_("Done: {n} cases measured.", n=len(result.cases)))
     st.session_state[LIVE_KEY] = result
     return result

@@ -9,7 +9,8 @@ import pandas as pd
 
 from specviz.bench import BenchResult
 from specviz.bench.report import HF_GENERATE, TARGET_ONLY
-from specviz.ui.speedup_view import POLICY_TEXT, label, number, times
+from specviz.i18n import _, percent
+from specviz.ui.speedup_view import POLICY_TEXT, label, method_text, number, policy_text, suite_titles, times
 
 
 def mat_table(result: BenchResult, proposer: str, temperature: float) -> pd.DataFrame:
@@ -17,7 +18,7 @@ def mat_table(result: BenchResult, proposer: str, temperature: float) -> pd.Data
     data = []
     for r in result.rows(proposer=proposer, temperature=temperature):
         data.append({
-            "policy": POLICY_TEXT.get(r["policy"], r["policy"]), "K": r["k"], "mean K drafted": r["mean_k"],
+            _("policy"): policy_text(r["policy"]), "K": r["k"], _("mean K drafted"): r["mean_k"],
             label("alpha"): r["alpha"], label("acceptance_rate"): r["acceptance_rate"],
             label("mat_with_bonus"): r["mat_with_bonus"], label("mat_without_bonus"): r["mat_without_bonus"],
             label("tokens_per_second"): r["tokens_per_second"], label("speedup_vs_ar"): r["speedup_vs_ar"],
@@ -31,15 +32,16 @@ def mat_table(result: BenchResult, proposer: str, temperature: float) -> pd.Data
 
 def policy_table(result: BenchResult, temperature: float) -> pd.DataFrame:
     """Per category and proposer: each policy's speedup, the winner and its margin over constant K."""
-    titles = result.suite_titles()
+    titles = suite_titles(result)
     data = []
     for comparison in result.policy_comparisons(temperature):
-        entry = {"category": titles.get(comparison.suite, "all categories"), "proposer": comparison.proposer}
-        names = {policy: POLICY_TEXT[policy] + (f" K={comparison.k0}" if policy == "constant" else "")
+        entry = {_("category"): titles.get(comparison.suite, _("all categories")), _("proposer"): comparison.proposer}
+        names = {policy: policy_text(policy) + (f" K={comparison.k0}" if policy == "constant" else "")
                  for policy in comparison.speedups}
         entry.update({names[policy]: times(v) for policy, v in comparison.speedups.items()})
-        entry["winner"] = names[comparison.winner]
-        entry["winner vs constant"] = "–" if comparison.margin is None else f"{comparison.margin:+.0%}"
+        entry[_("winner")] = names[comparison.winner]
+        margin = comparison.margin
+        entry[_("winner vs constant")] = "–" if margin is None else ("+" if margin >= 0 else "-") + percent(abs(margin))
         data.append(entry)
     return pd.DataFrame(data)
 
@@ -52,7 +54,7 @@ def comparison_table(result: BenchResult, temperature: float) -> pd.DataFrame:
     data = []
 
     def add(method: str, proposer: str, k: int | None, tps: float | None, identical: str) -> None:
-        data.append({"method": method, "proposer": proposer, "K": "–" if k is None else str(k),
+        data.append({_("method"): method_text(method), _("proposer"): proposer, "K": "–" if k is None else str(k),
                      label("tokens_per_second"): number(tps, 1),
                      label("speedup_vs_ar"): times(tps / ar if tps and ar else None),
                      label("speedup_vs_hf_generate"): times(tps / generate if tps and generate else None),
@@ -67,5 +69,5 @@ def comparison_table(result: BenchResult, temperature: float) -> pd.DataFrame:
             hf = "transformers prompt lookup" if r["proposer"] == "ngram" else "transformers assisted generation"
             identical = r["hf_assisted_identical"]
             add(hf, r["proposer"], r["k"], r["tokens_per_second"] / r["speedup_vs_hf_assisted"],
-                "–" if identical is None else ("yes" if identical else "NO"))
+                "–" if identical is None else (_("yes") if identical else _("NO")))
     return pd.DataFrame(data)

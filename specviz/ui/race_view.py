@@ -129,10 +129,10 @@ def example_picker() -> tuple[Trace, Trace] | None:
         if asked:
             st.error(_("The link names a recorded example that does not exist, so the first one is shown instead."))
         st.session_state["race_example"] = names[0]
-    titles = {e.name: e.title for e in examples}
+    titles = {e.name: e.shown_title for e in examples}  # in the reader's language
     name = st.selectbox(_("Example"), names, format_func=titles.get, key="race_example")
     spec, base = load_example(name)
-    description = next(e.description for e in examples if e.name == name)
+    description = next(e.shown_description for e in examples if e.name == name)
     recorded = spec.meta.get("recorded", "")
     recorded_note = _("Recorded {when} on a CPU; the times are that machine's.", when=recorded) if recorded else ""
     st.caption(" ".join(text for text in (description, recorded_note) if text))

@@ -142,9 +142,9 @@ def render(alpha: float, k: int) -> None:
     """The whole section, for the α and K chosen at the top of the page."""
     st.subheader(_("When speculation stops paying"))
     st.markdown(_(TEXT["intro"]))
-    st.latex(_(r"t(B, n) = \max\!\Big(\frac{W + B\,L\,\kappa}{\text{bandwidth}},\;"
-               r"\frac{2\,P\,B\,n}{\text{FLOP/s}}\Big),\qquad v(B, K) = \frac{t(B, K+1)}{t(B, 1)}"))
-    st.latex(_(r"\text{speedup}(B) = \frac{1 - \alpha^{K+1}}{(1 - \alpha)\,\big(K\,c(B) + v(B, K)\big)}"))
+    st.latex(r"t(B, n) = \max\!\Big(\frac{W + B\,L\,\kappa}{\text{%s}},\;"  # LaTeX; only the words are messages
+             r"\frac{2\,P\,B\,n}{\text{FLOP/s}}\Big),\qquad v(B, K) = \frac{t(B, K+1)}{t(B, 1)}" % _("bandwidth"))
+    st.latex(r"\text{%s}(B) = \frac{1 - \alpha^{K+1}}{(1 - \alpha)\,\big(K\,c(B) + v(B, K)\big)}" % _("speedup"))
     st.caption(_(TEXT["formula_note"]))
     presets = roofline.hardware_presets()
     c1, c2, c3, c4 = st.columns(4)

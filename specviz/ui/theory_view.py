@@ -182,13 +182,16 @@ def render_derivations() -> None:
     st.markdown(_("**2. Tokens per step.** If each draft is kept with probability α independently, the first "
                   "rejection comes after i kept drafts with probability αⁱ(1 − α), and all K are kept with "
                   "probability αᴷ. Every step also emits one recovered or bonus token, so"))
-    st.latex(_(r"\mathbb{E}[\text{tokens per step}] \;=\; \sum_{i=0}^{K} \alpha^i \;=\; "
-               r"\frac{1 - \alpha^{K+1}}{1 - \alpha}\qquad(\to K + 1 \text{ as } \alpha \to 1)."))
+    # the formulas stay LaTeX; only their words are messages
+    as_ = _("as")  # i18n: the word of "(→ K + 1 as α → 1)" in a formula: the limit as α tends to 1
+    st.latex(r"\mathbb{E}[\text{%s}] \;=\; \sum_{i=0}^{K} \alpha^i \;=\; "
+             r"\frac{1 - \alpha^{K+1}}{1 - \alpha}\qquad(\to K + 1 \text{ %s } \alpha \to 1)."
+             % (_("tokens per step"), as_))
     st.markdown(_("**3. Speedup.** One step costs K draft forwards (c each, in units of one target forward) plus one "
                   "target forward over K + 1 positions (assumed to cost the same as one ordinary forward); "
                   "target-only decoding gets one token per forward. So"))
-    st.latex(_(r"\text{speedup} \;=\; \frac{1 - \alpha^{K+1}}{(1 - \alpha)\,(K c + 1)},\qquad "
-               r"K^\ast = \arg\max_{0 \le K \le 16} \text{speedup}."))
+    st.latex(r"\text{%s} \;=\; \frac{1 - \alpha^{K+1}}{(1 - \alpha)\,(K c + 1)},\qquad "
+             r"K^\ast = \arg\max_{0 \le K \le 16} \text{%s}." % (_("speedup"), _("speedup")))
     st.markdown(_("K = 0 means not speculating (speedup 1). Speculation pays only above the break-even α where the "
                   "speedup is exactly 1; if c ≥ 1 (a draft as slow as the target) it never pays. These are "
                   "Leviathan et al. (2023), section 3; real runs differ because α varies with position and context "

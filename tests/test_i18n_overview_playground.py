@@ -88,7 +88,8 @@ def test_playground_bad_upload_is_one_portuguese_sentence():
     portuguese_only(at)
     at.file_uploader(key="playground_upload").set_value(("x.json", b"{not json", "application/json")).run()
     portuguese_only(at)
-    assert [e.value for e in at.error] == ["Este arquivo não é um JSON válido, então não pode ser um traço do specviz."]
+    assert [e.value for e in at.error] == [
+        "Este arquivo não é um JSON válido, então não pode ser um traço do specviz."]
 
 
 def test_playground_bad_link_warns_in_portuguese():

@@ -164,7 +164,8 @@ def _step_pieces(step: Step) -> list[tuple[str, str]]:
     n_acc = step.n_accepted
     drafts = step.emitted[:n_acc] if step.decisions else []
     for i, token in enumerate(drafts):
-        pieces.append((chip(token.text, TokenKind.ACCEPTED, emitted_tooltip(token, step.index), size="inline", glyph=False),
+        pieces.append((chip(token.text, TokenKind.ACCEPTED, emitted_tooltip(token, step.index), size="inline",
+                            glyph=False),
                        _("draft {n} of {k} accepted ✓", n=i + 1, k=step.k)))
     for d in step.decisions[n_acc:]:
         if d.reached:
@@ -185,7 +186,8 @@ def _group(chips: list[str]) -> str:
 
 
 def _wrap(groups: list[str]) -> str:
-    body = "".join(groups) or f'<span style="color:#6B6B6B">{escape_text(_("(no tokens yet)"), whitespace=False)}</span>'
+    empty = escape_text(_("(no tokens yet)"), whitespace=False)
+    body = "".join(groups) or f'<span style="color:#6B6B6B">{empty}</span>'
     return f'<div class="sv-play" style="line-height:2.1;font-size:1rem;min-height:4.2em">{body}</div>'
 
 

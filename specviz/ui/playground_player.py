@@ -38,8 +38,8 @@ TEXT = {
                "token ({tokens}). It stopped at {stop}."),
     "answer": N_("**What the model wrote**"),
     "annotated": N_("**How each token was made**"),
-    "annotated_note": N_("No mark: a draft the target kept. ✗ struck through: a draft it rejected, followed by ↻ its "
-                         "replacement. ★: a free extra token after all drafts were kept."),
+    "annotated_note": N_("No mark: a draft the target kept. ✗ struck through: a draft it rejected, followed by ↻ "
+                         "its replacement. ★: a free extra token after all drafts were kept."),
     "from_start": N_("Step through it from the start"),
     "from_start_note": N_("Watch each step: what the draft guessed, which guesses the target kept, and why."),
     "legend": N_("↻ recovered: the target's own replacement for a rejected draft · ★ bonus: one extra token when "

@@ -136,7 +136,8 @@ def start_live_run(*specs: RunSpec) -> None:
     now = time.monotonic()
     last = st.session_state.get(_LAST_RUN)
     if last is not None and now - last < COOLDOWN_SECONDS:
-        raise ValueError(_(TEXT["cooldown"], seconds=number(COOLDOWN_SECONDS, 0 if COOLDOWN_SECONDS.is_integer() else 1)))
+        seconds = number(COOLDOWN_SECONDS, 0 if COOLDOWN_SECONDS.is_integer() else 1)
+        raise ValueError(_(TEXT["cooldown"], seconds=seconds))
     st.session_state[_LAST_RUN] = now
 
 

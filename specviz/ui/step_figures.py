@@ -52,9 +52,9 @@ def distribution_figure(d: Decision, n: int = 10) -> go.Figure:
     s = style(decision_kind(d))
     mark = labels[ids.index(d.token_id)]
     top = max(pv + qv + [1e-9])
-    fig.add_annotation(x=max(d.target_prob, d.draft_prob), y=mark, text=_("{glyph} drafted", glyph=s.glyph), showarrow=True,
-                       arrowhead=2, ax=44, ay=0, xanchor="left", font=dict(color=s.color, size=15), bgcolor="white",
-                       bordercolor=s.color)
+    fig.add_annotation(x=max(d.target_prob, d.draft_prob), y=mark, text=_("{glyph} drafted", glyph=s.glyph),
+                       showarrow=True, arrowhead=2, ax=44, ay=0, xanchor="left", font=dict(color=s.color, size=15),
+                       bgcolor="white", bordercolor=s.color)
     fig.update_layout(**{**_BASE_LAYOUT, "margin": dict(l=10, r=10, t=72, b=10)}, barmode="group",
                       height=110 + 30 * len(ids), bargap=0.25,
                       xaxis=dict(title=_("probability"), range=[0, top * 1.45]),

@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from specviz.i18n import LANGUAGES, N_, _, get_language, language_code, ngettext
+from specviz.i18n import LANGUAGES, N_, _, get_language, language_code, ngettext, using
 from specviz.quiz import (BANK_DIR, CONCEPTS, Grade, Question, QuizBankError, answer_text, csv_text, grade, load_bank,
                          question_from_dict)
 
@@ -99,11 +99,12 @@ class SessionSummary:
 
     def label(self) -> str:
         """'ABC234 · Period 3' or 'ABC234 · Period 3 · ended 14:05' (local time)."""
+        title = shown_title(self.title)
         if not self.closed:
-            return f"{self.code} · {self.title}"
+            return f"{self.code} · {title}"
         if not self.ended_at:
-            return _("{code} · {title} · ended", code=self.code, title=self.title)
-        return _("{code} · {title} · ended {time}", code=self.code, title=self.title,
+            return _("{code} · {title} · ended", code=self.code, title=title)
+        return _("{code} · {title} · ended {time}", code=self.code, title=title,
                  time=time.strftime("%H:%M", time.localtime(self.ended_at)))
 
 
@@ -135,6 +136,29 @@ class Progress:
     correct: int
     total: int
     last_answer_at: float | None
+
+
+# The titles of a session opened without one (self-paced, teacher-paced), stored in the teacher's language and
+# shown in the reader's (`shown_title`); English messages.
+DEFAULT_TITLES = (N_("Speculative decoding quiz"), N_("Peer instruction"))
+
+
+def shown_title(title: str) -> str:
+    """A session's title for the reader: a default title (in whichever language it was stored) in the reader's
+    language, any other title as the teacher typed it.
+
+    >>> from specviz.i18n import using
+    >>> with using("pt"):
+    ...     shown_title("Peer instruction"), shown_title("Period 3")
+    ('Instrução por pares', 'Period 3')
+    """
+    for default in DEFAULT_TITLES:
+        for code in LANGUAGES:
+            with using(code):
+                stored = _(default)
+            if stored == title:
+                return _(default)
+    return title
 
 
 # ---- input checks ----------------------------------------------------------------------------------------------
@@ -425,7 +449,7 @@ class ClassroomStore:
         """Open a session over `questions` (stored whole, so uploaded questions survive restarts)."""
         if not questions:
             raise ClassroomError(_("A session needs at least one question."))
-        title = clean_text(title, N_("title"), TITLE_MAX) if title and title.strip() else _("Speculative decoding quiz")
+        title = clean_text(title, N_("title"), TITLE_MAX) if title and title.strip() else _(DEFAULT_TITLES[0])
         payload = json.dumps([q.to_dict() | {"source": q.source} for q in questions], ensure_ascii=False)
         now = time.time()
         for _attempt in range(20):

@@ -27,8 +27,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from specviz.classroom import (ClassroomError, ClassroomStore, Session, answer_between, concept_name, in_language,
-                               normalize_code, stored_answer)
+from specviz.classroom import (DEFAULT_TITLES, ClassroomError, ClassroomStore, Session, answer_between, concept_name,
+                               in_language, normalize_code, stored_answer)
 from specviz.i18n import N_, _, get_language, language_code, ngettext
 from specviz.quiz import Question, QuizBankError, answer_text, csv_text, grade, parse_number, question_from_dict
 from specviz.quiz.live import LIVE_LINK, _md_token, live_questions
@@ -153,7 +153,7 @@ class PacedStore(ClassroomStore):
     def create_paced_session(self, questions: Sequence[Question], title: str = "") -> Session:
         """A teacher-paced session whose question list is the pool the teacher picks from (any other question,
         such as one from a live run, can still be pushed)."""
-        session = self.create_session(questions, title or _("Peer instruction"))
+        session = self.create_session(questions, title or _(DEFAULT_TITLES[1]))
         with self._write() as conn:
             conn.execute("INSERT INTO paced_sessions (code) VALUES (?)", (session.code,))
         return session

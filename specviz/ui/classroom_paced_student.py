@@ -13,7 +13,7 @@ from typing import Any
 
 import streamlit as st
 
-from specviz.classroom import Student, answer_between
+from specviz.classroom import Student, answer_between, shown_title
 from specviz.classroom_paced import PacedStore, Push
 from specviz.i18n import N_, _
 from specviz.quiz import Question, answer_text, grade
@@ -46,8 +46,8 @@ TEXT = {
 def student_paced(store: PacedStore, student: Student) -> None:
     """The header, the live question area, and the way out."""
     session = store.session(student.code)
-    st.markdown(_(TEXT["header"], title=escape_markdown(session.title), name=escape_markdown(student.name),
-                  code=session.code))
+    st.markdown(_(TEXT["header"], title=escape_markdown(shown_title(session.title)),
+                  name=escape_markdown(student.name), code=session.code))
     st.fragment(current_question, run_every=None if session.closed else POLL_SECONDS)(store, student)
     if st.button(_("Not you? Leave this session"), key="classroom_leave", type="tertiary"):
         del st.query_params["student"]

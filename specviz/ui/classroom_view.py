@@ -17,7 +17,7 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from specviz.classroom import (NAME_MAX, ClassroomError, ClassroomStore, RateLimit, Student, answer_between,
-                               client_id, default_db_path, in_language)
+                               client_id, default_db_path, in_language, shown_title)
 from specviz.classroom_paced import PacedStore
 from specviz.i18n import _
 from specviz.quiz import Question, grade
@@ -116,8 +116,9 @@ def student_quiz(store: ClassroomStore, student: Student) -> None:
     session = store.session(student.code)
     answers = store.answers(student.token)
     order = store.question_order(session, student)
-    st.markdown(_("**{title}** · you are **{name}** · session `{code}`", title=escape_markdown(session.title),
-                  name=escape_markdown(student.name), code=session.code))
+    st.markdown(_("**{title}** · you are **{name}** · session `{code}`",
+                  title=escape_markdown(shown_title(session.title)), name=escape_markdown(student.name),
+                  code=session.code))
     st.progress(len(answers) / len(order), text=_("{answered} of {total} answered", answered=len(answers),
                                                   total=len(order)))
     just = st.session_state.get(LAST_ANSWER)

@@ -299,3 +299,21 @@ def test_ask_the_class_speaks_portuguese_for_the_teacher(db, speak_pt):
     assert not at.exception and any("Enviada para a sessão" in s.value for s in at.success)
     push = store.current(session.code)
     assert push.shown("en").prompt.startswith("Step") and push.shown("pt").prompt.startswith("O passo")
+
+
+def _fragment_rerun() -> None:
+    """A fragment's timed rerun: a fresh script thread (English by default) in a session that chose Portuguese."""
+    import streamlit as st
+
+    from specviz.i18n import _, set_language
+    from specviz.ui import classroom_view as view
+    from specviz.ui.frame import LANG_KEY
+
+    st.session_state[LANG_KEY] = "pt"
+    set_language("en")
+    view.one_sentence(lambda: st.markdown(_("Classroom")))()
+
+
+def test_a_fragment_rerun_speaks_the_session_language():
+    at = AppTest.from_function(_fragment_rerun, default_timeout=30).run()
+    assert not at.exception and [m.value for m in at.markdown] == ["Sala de aula"]

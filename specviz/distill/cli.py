@@ -4,6 +4,7 @@
     python -m specviz.distill eagle    # train the EAGLE-style feature drafter
     python -m specviz.distill draft    # train the separate draft model
     python -m specviz.distill all      # all three, then the model cards
+    python -m specviz.distill export --format vllm-eagle   # the shipped drafter in vLLM's layout (or vllm-draft)
 
 Every step is seeded and resumable: rerunning skips finished shards and continues from the last checkpoint.
 """
@@ -46,7 +47,9 @@ def main(argv: list[str] | None = None) -> int:
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m specviz.distill", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("step", choices=["data", "eagle", "draft", "cards", "all"])
+    p.add_argument("step", choices=["data", "eagle", "draft", "cards", "all", "export"])
+    p.add_argument("--format", choices=["vllm-eagle", "vllm-draft"], default="vllm-eagle",
+                   help="export: the EAGLE drafter (vLLM EAGLE-1 layout) or the separate draft (complete folder)")
     p.add_argument("--work", type=Path, default=DEFAULT_WORK, help="folder for data and checkpoints")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--prompts", type=int, default=3000, help="training prompts (at least 1,500)")
@@ -157,7 +160,14 @@ def run_cards(args) -> None:
         print(f"wrote {path}")
 
 
-STEPS = {"data": run_data, "eagle": run_eagle, "draft": run_draft, "cards": run_cards}
+def run_export(args) -> None:
+    """The shipped drafts in folders vLLM loads (written to the specviz cache); prints the folder."""
+    from specviz.serving.export import draft_folder, eagle_folder
+
+    print(eagle_folder() if args.format == "vllm-eagle" else draft_folder())
+
+
+STEPS = {"data": run_data, "eagle": run_eagle, "draft": run_draft, "cards": run_cards, "export": run_export}
 
 
 def loss_weights(weights, args):

@@ -14,7 +14,9 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-__all__ = ["draft_folder", "eagle_folder"]
+__all__ = ["draft_folder", "eagle_folder", "eagle_tensors"]
+
+EXPORT_VERSION = 2  # in the exported folder's name: a change of layout writes a new folder
 
 Progress = Callable[[str], None]
 
@@ -68,8 +70,9 @@ def eagle_tensors(drafter: dict, target_embed, dtype=None) -> dict:
         if name.startswith("layer."):
             out["layers.1." + name.removeprefix("layer.")] = tensor.double()
             zero = name.endswith(("o_proj.weight", "down_proj.weight"))
-            out["layers.0." + name.removeprefix("layer.")] = torch.zeros_like(tensor.double()) if zero else \
-                tensor.double()
+            if "input_layernorm" not in name:  # vLLM's first layer has none (an nn.Identity, no weight)
+                out["layers.0." + name.removeprefix("layer.")] = torch.zeros_like(tensor.double()) if zero else \
+                    tensor.double()
     dtype = dtype or torch.float32
     return {k: v.to(dtype).contiguous() for k, v in out.items()}
 
@@ -87,7 +90,8 @@ def eagle_folder(progress: Progress = _say) -> Path:
     source = MODELS_DIR / EAGLE_NAME
     read_meta(source)
     weights = source / "model.safetensors"
-    folder = cache_dir() / "models" / f"{EAGLE_NAME}-vllm-{weights.stat().st_size}-{int(weights.stat().st_mtime)}"
+    stamp = f"{weights.stat().st_size}-{int(weights.stat().st_mtime)}"
+    folder = cache_dir() / "models" / f"{EAGLE_NAME}-vllm{EXPORT_VERSION}-{stamp}"
     if (folder / "model.safetensors").exists():
         return folder
     target = default_target_folder(progress)

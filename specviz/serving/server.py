@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -49,6 +50,8 @@ SPECS = {
 }
 
 Progress = Callable[[str], None]
+# "(EngineCore pid=6116) INFO 11-30 21:39:32 [file.py:185] " before each line of vLLM's log
+_LOG_PREFIX = re.compile(r"^(\([A-Za-z]+ pid=\d+\) )?(INFO|WARNING|DEBUG|ERROR) \S+ \S+ \[[^\]]*\] ")
 
 
 def _say(message: str) -> None:
@@ -203,9 +206,9 @@ class Server:
                 self.stop()
                 raise ValueError(f"vLLM did not answer /health within {timeout:.0f} s; the end of its log:\n"
                                  f"{self.log_tail()}")
-            line = self.log_tail(1)
+            line = _LOG_PREFIX.sub("", self.log_tail(1)).strip()
             if line and line != last:
-                progress(f"  [{elapsed:4.0f} s] {line[-160:]}")
+                progress(f"  [{elapsed:4.0f} s] {line[:160]}")
                 last = line
             time.sleep(2.0)
 

@@ -3,62 +3,66 @@
 import streamlit as st
 
 from specviz import exactness
+from specviz.i18n import N_, _
 from specviz.runspec import RunSpec
 from specviz.ui import exactness_view as view
 from specviz.ui.frame import route_through_app
 from specviz.ui.runs import get_pair
 from specviz.ui.state import current_trace
 
+MODES = {"one_step": N_("One step (fast)"), "engine": N_("Whole continuations")}
+COMPARE = {"first": N_("the first token"), "pair": N_("the first two tokens")}
+
 route_through_app()
 
-st.title("Exactness lab")
-st.caption("Speculative decoding promises output distributed *exactly* as the target's: not approximately, not on "
-           "average. Sample it many times, next to plain target-only decoding and the exact probabilities, and let "
-           "a chi-square test judge. Then switch to a broken rule and watch the test catch it.")
+st.title(_("Exactness lab"))
+st.caption(_("Speculative decoding promises output distributed *exactly* as the target's: not approximately, not "
+             "on average. Sample it many times, next to plain target-only decoding and the exact probabilities, and "
+             "let a chi-square test judge. Then switch to a broken rule and watch the test catch it."))
 
 # ---- inputs ---------------------------------------------------------------------------------------------------------
 c1, c2 = st.columns([1, 2])
-pair_name = c1.selectbox("Models", list(view.PAIRS), format_func=view.PAIRS.get, key="exact_pair")
-prompt = c2.text_input("Prompt", "the quick brown fox", key="exact_prompt", max_chars=500)
+pair_name = c1.selectbox(_("Models"), list(view.PAIRS), format_func=lambda name: _(view.PAIRS[name]), key="exact_pair")
+prompt = c2.text_input(_("Prompt"), "the quick brown fox", key="exact_prompt", max_chars=500)
 c3, c4, c5 = st.columns(3)
-temperature = c3.slider("Temperature", 0.0, 2.0, 1.0, 0.05, key="exact_temperature",
-                        help="At 0 (greedy) p is a point mass and every sampler agrees: nothing to test.")
-top_k = c4.number_input("top-k (0 = off)", 0, 1000, 0, 1, key="exact_top_k")
-top_p = c5.slider("top-p (1 = off)", 0.05, 1.0, 1.0, 0.05, key="exact_top_p")
+temperature = c3.slider(_("Temperature"), 0.0, 2.0, 1.0, 0.05, key="exact_temperature",
+                        help=_("At 0 (greedy) p is a point mass and every sampler agrees: nothing to test."))
+top_k = c4.number_input(_("top-k (0 = off)"), 0, 1000, 0, 1, key="exact_top_k")
+top_p = c5.slider(_("top-p (1 = off)"), 0.05, 1.0, 1.0, 0.05, key="exact_top_p")
 
 names = list(exactness.RULES)
-rule_name = st.selectbox("Verification rule", names, key="exact_rule",
+rule_name = st.selectbox(_("Verification rule"), names, key="exact_rule",
                          format_func=lambda n: ("✓ " if exactness.RULES[n].exact else "✗ ")
-                         + exactness.RULES[n].label,
-                         help="The exact rule, and rules that break it. Each is run through the same code path.")
+                         + _(exactness.RULES[n].label),
+                         help=_("The exact rule, and rules that break it. Each is run through the same code path."))
 rule = exactness.RULES[rule_name]
-(st.success if rule.exact else st.warning)(f"**{rule.label}.** {rule.explanation}")
+rule_label = _(rule.label)
+(st.success if rule.exact else st.warning)(_(view.RULE_BOX, label=rule_label, text=_(rule.explanation)))
 
 c6, c7, c8 = st.columns(3)
-mode = c6.radio("Experiment", ["one_step", "engine"], key="exact_mode", horizontal=True,
-                format_func={"one_step": "One step (fast)", "engine": "Whole continuations"}.get,
-                help="One step: draft x ~ q, the rule decides, count the first emitted token (K = 1). Whole "
-                     "continuations: run speculative_generate and autoregressive_generate N times each.")
+mode = c6.radio(_("Experiment"), list(MODES), key="exact_mode", horizontal=True, format_func=lambda m: _(MODES[m]),
+                help=_("One step: draft x ~ q, the rule decides, count the first emitted token (K = 1). Whole "
+                       "continuations: run speculative_generate and autoregressive_generate N times each."))
 n_max = view.N_MAX[(pair_name, mode)]
 slow = (pair_name, mode) == ("default", "engine")
-n = c7.slider("Samples N", 10 if slow else 50, n_max, view.N_DEFAULT[(pair_name, mode)], 10 if slow else 50,
+n = c7.slider(_("Samples N"), 10 if slow else 50, n_max, view.N_DEFAULT[(pair_name, mode)], 10 if slow else 50,
               key=f"exact_n_{mode}_{pair_name}",
-              help="Whole continuations with SmolLM take a second or more each on a CPU." if slow else None)
-seed = c8.number_input("Seed", 0, 10_000, 0, 1, key="exact_seed")
+              help=_("Whole continuations with SmolLM take a second or more each on a CPU.") if slow else None)
+seed = c8.number_input(_("Seed"), 0, 10_000, 0, 1, key="exact_seed")
 length, compare = 2, "first"
 if mode == "engine":
     e1, e2 = st.columns(2)
-    length = e1.radio("Continuation length", [2, 3], key="exact_length", horizontal=True,
-                      help="The engine never drafts more than it can still emit, so a 1-token continuation never "
-                           "meets the rule; from 2 tokens on, the first token comes from the rule.")
-    compare = e2.radio("Compare on", ["first", "pair"], key="exact_compare", horizontal=True,
-                       format_func={"first": "the first token", "pair": "the first two tokens"}.get,
-                       help="Two-token continuations have far more outcomes, so the test needs far more samples "
-                            "to see the same drift.")
+    length = e1.radio(_("Continuation length"), [2, 3], key="exact_length", horizontal=True,
+                      help=_("The engine never drafts more than it can still emit, so a 1-token continuation never "
+                             "meets the rule; from 2 tokens on, the first token comes from the rule."))
+    compare = e2.radio(_("Compare on"), list(COMPARE), key="exact_compare", horizontal=True,
+                       format_func=lambda m: _(COMPARE[m]),
+                       help=_("Two-token continuations have far more outcomes, so the test needs far more samples "
+                              "to see the same drift."))
 c9, c10 = st.columns(2)
-k = c9.slider("K for the speedup estimate (and the engine)", 1, 16, 4, key="exact_k")
-c = c10.slider("Cost ratio c for the speedup estimate", 0.0, 1.0, 0.05, 0.01, key="exact_c",
-               help="Draft forward time / target forward time.")
+k = c9.slider(_("K for the speedup estimate (and the engine)"), 1, 16, 4, key="exact_k")
+c = c10.slider(_("Cost ratio c for the speedup estimate"), 0.0, 1.0, 0.05, 0.01, key="exact_c",
+               help=_("Draft forward time / target forward time."))
 
 # ---- the experiment -------------------------------------------------------------------------------------------
 try:
@@ -72,25 +76,25 @@ try:
     else:
         # slow on a real model: run on request, then keep showing the (cached) result while the settings stay
         settings = (spec, rule_name, n, int(length), compare)
-        if not slow or st.button("Run the continuations", key="exact_run", type="primary"):
+        if not slow or st.button(_("Run the continuations"), key="exact_run", type="primary"):
             st.session_state["exact_engine_settings"] = settings
         if st.session_state.get("exact_engine_settings") == settings:
             result = view.engine_lab(pair, spec, rule_name, n, int(length), compare)
         else:
-            st.info(f"{n} continuations with SmolLM take a while on a CPU: press the button to run them.")
+            st.info(_("{n} continuations with SmolLM take a while on a CPU: press the button to run them.", n=n))
 except ValueError as exc:
     st.error(str(exc))
     st.stop()
 
 if result is not None:
-    st.subheader("Is it the target's distribution?")
-    st.caption(f"{result.note}. Draft: {dists.proposer}.")
+    st.subheader(_("Is it the target's distribution?"))
+    st.caption(_("{note}. Draft: {proposer}.", note=result.note, proposer=dists.proposer))
     drift = exactness.tv_distance(exactness.one_step_distribution(rule, dists.target_probs, dists.draft_probs)[0],
                                   dists.target_probs)
-    view.render_samples(result, rule.label, drift if mode == "one_step" else None)
+    view.render_samples(result, rule_label, drift if mode == "one_step" else None)
 
-st.subheader("What the rule buys")
+st.subheader(_("What the rule buys"))
 view.render_rule_economics(rule, dists, k, c)
 
-st.subheader("One step, taken apart: where p comes from")
+st.subheader(_("One step, taken apart: where p comes from"))
 view.render_decomposition(dists, current_trace())

@@ -1,13 +1,15 @@
 """The Exactness lab's view: the experiments of `specviz.exactness.lab` behind `st.cache_data`, and their figures.
 
-The experiments are keyed by the `RunSpec` and the lab's own settings (the pair is passed through unhashed and
-named by the spec). Token text shown anywhere goes through `label`: whitespace made visible, then escaped.
+The experiments are keyed by the `RunSpec`, the lab's own settings and the language (their notes are sentences; the
+pair is passed through unhashed and named by the spec). Token text shown anywhere goes through `label`: whitespace
+made visible, then escaped. Every other text is translated with `_()` where it is drawn.
 """
 
 from __future__ import annotations
 
 import math
 
+import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 import torch
@@ -16,22 +18,36 @@ from specviz import exactness, theory
 from specviz.examples import list_examples, load_example
 from specviz.exactness import lab
 from specviz.exactness.lab import LabResult, StepDistributions, bucket, rules_table, top_for_bars
+from specviz.exactness.stats import significant
+from specviz.i18n import N_, _, get_language, number, times
 from specviz.models import Pair
 from specviz.runspec import RunSpec
 from specviz.trace import Trace
+from specviz.ui.charts import show
 from specviz.ui.escaping import escape_text, plot_text
 from specviz.ui.palette import BLUISH_GREEN, GREY, P_COLOR, Q_COLOR, RESIDUAL_COLOR, VERMILLION
 from specviz.ui.runs import with_turn
 
 PAIRS = {
-    "toy": "Toy pair (instant; 34 characters)",
-    "default": "SmolLM2-135M, trained EAGLE-style drafter (first load ≈ 15 s)",
+    "toy": N_("Toy pair (instant; 34 characters)"),
+    "default": N_("SmolLM2-135M, trained EAGLE-style drafter (first load ≈ 15 s)"),
 }
 N_MAX = {("toy", "one_step"): 5000, ("toy", "engine"): 2000, ("default", "one_step"): 5000,
          ("default", "engine"): 200}
 N_DEFAULT = {("toy", "one_step"): 2000, ("toy", "engine"): 400, ("default", "one_step"): 2000,
              ("default", "engine"): 20}
 BARS = lab.BARS
+OTHERS = N_("(all others)")
+RULE_BOX = N_("**{label}.** {text}")
+TABLE_COLUMNS = {"rule": N_("rule"), "exact": N_("exact"), "drift (TV)": N_("drift (TV)"),
+                 "acceptance": N_("acceptance"), "tokens/step": N_("tokens/step"), "speedup ×": N_("speedup ×")}
+SOURCES = {"prompt": N_("p and q at the prompt above"), "session": N_("the trace in this session"),
+           "example": N_("an example trace")}
+
+
+def signed(value: float, digits: int) -> str:
+    """A difference with its sign, written the reader's way: +0.012 or -0,012 (for a metric's delta)."""
+    return ("+" if value >= 0 else "") + number(value, digits)
 
 
 def label(text: str, token_id: int | None = None) -> str:
@@ -55,19 +71,35 @@ def labels(texts: list[str], ids: list[int] | None) -> list[str]:
 
 
 # Each experiment that runs a model holds the pair's turn, like a live run: the lab shares the model fairly too.
-@st.cache_data(show_spinner="Computing p and q at the prompt...", max_entries=32)
-def step_distributions(_pair: Pair, spec: RunSpec) -> StepDistributions:
+# The spinners are drawn here (a cache's own spinner text is fixed when the module loads, in English).
+@st.cache_data(show_spinner=False, max_entries=32)
+def _step_distributions(_pair: Pair, spec: RunSpec) -> StepDistributions:
     return with_turn(spec.pair, lambda pair: lab.step_distributions(pair, spec))
 
 
-@st.cache_data(show_spinner="Sampling...", max_entries=32)
-def one_step_lab(_pair: Pair, spec: RunSpec, rule: str, n: int) -> LabResult:
-    return lab.one_step_lab(step_distributions(_pair, spec), rule, n, spec.seed)
+def step_distributions(pair: Pair, spec: RunSpec) -> StepDistributions:
+    with st.spinner(_("Computing p and q at the prompt...")):
+        return _step_distributions(pair, spec)
 
 
-@st.cache_data(show_spinner="Sampling continuations through the engine...", max_entries=16)
-def engine_lab(_pair: Pair, spec: RunSpec, rule: str, n: int, length: int, compare: str = "first") -> LabResult:
+@st.cache_data(show_spinner=False, max_entries=32)
+def _one_step_lab(_pair: Pair, spec: RunSpec, rule: str, n: int, lang: str) -> LabResult:
+    return lab.one_step_lab(_step_distributions(_pair, spec), rule, n, spec.seed)
+
+
+def one_step_lab(pair: Pair, spec: RunSpec, rule: str, n: int) -> LabResult:
+    with st.spinner(_("Sampling...")):
+        return _one_step_lab(pair, spec, rule, n, get_language())
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _engine_lab(_pair: Pair, spec: RunSpec, rule: str, n: int, length: int, compare: str, lang: str) -> LabResult:
     return with_turn(spec.pair, lambda pair: lab.engine_lab(pair, spec, rule, n, length, compare))
+
+
+def engine_lab(pair: Pair, spec: RunSpec, rule: str, n: int, length: int, compare: str = "first") -> LabResult:
+    with st.spinner(_("Sampling continuations through the engine...")):
+        return _engine_lab(pair, spec, rule, n, length, compare, get_language())
 
 
 # ---- figures ----------------------------------------------------------------------------------------------------
@@ -86,18 +118,19 @@ def histogram_figure(result: LabResult, rule_label: str) -> go.Figure:
     names = [labels(result.texts, result.ids)[i] for i in order]
     pick = lambda v: [float(v[i]) for i in order] + ([float(v[rest].sum())] if rest else [])  # noqa: E731
     if rest:
-        names.append("(all others)")
+        names.append(_(OTHERS))
     fig = go.Figure()
-    fig.add_trace(go.Bar(x=names, y=pick(spec), name=f"speculative: {rule_label}", marker_color=VERMILLION,
-                         hovertemplate="%{x}: %{y:.4f}<extra>speculative</extra>"))
-    fig.add_trace(go.Bar(x=names, y=pick(plain), name="target-only decoding", marker_color=GREY,
-                         hovertemplate="%{x}: %{y:.4f}<extra>target-only</extra>"))
-    fig.add_trace(go.Scatter(x=names, y=pick(result.exact_probs), mode="markers", name="exact p (target)",
+    fig.add_trace(go.Bar(x=names, y=pick(spec), name=_("speculative: {rule}", rule=rule_label),
+                         marker_color=VERMILLION,
+                         hovertemplate="%{x}: %{y:.4f}<extra>" + _("speculative") + "</extra>"))
+    fig.add_trace(go.Bar(x=names, y=pick(plain), name=_("target-only decoding"), marker_color=GREY,
+                         hovertemplate="%{x}: %{y:.4f}<extra>" + _("target-only") + "</extra>"))
+    fig.add_trace(go.Scatter(x=names, y=pick(result.exact_probs), mode="markers", name=_("exact p (target)"),
                              marker=dict(symbol="line-ew", size=26, line=dict(width=3, color=P_COLOR)),
-                             hovertemplate="%{x}: p = %{y:.4f}<extra>exact</extra>"))
-    fig.update_layout(barmode="group", height=440, margin=dict(l=10, r=10, t=40, b=10), yaxis_title="frequency",
-                      legend=dict(orientation="h", yanchor="top", y=-0.3, x=0),
-                      title="Samples against the exact distribution")
+                             hovertemplate="%{x}: p = %{y:.4f}<extra>" + _("exact") + "</extra>"))
+    fig.update_layout(barmode="group", height=440, margin=dict(l=10, r=10, t=40, b=10),
+                      yaxis_title=_("frequency"), legend=dict(orientation="h", yanchor="top", y=-0.3, x=0),
+                      title=_("Samples against the exact distribution"))
     fig.update_xaxes(type="category", tickangle=-45 if len(names) > 12 else 0)
     return fig
 
@@ -107,18 +140,18 @@ def tv_figure(result: LabResult, drift: float | None) -> go.Figure:
     spec = exactness.tv_curve(result.speculative, result.exact_probs, points=14)
     plain = exactness.tv_curve(result.target_only, result.exact_probs, points=14)
     fig = go.Figure()
-    fig.add_trace(go.Scatter(x=spec.ns, y=spec.tv, mode="lines+markers", name="speculative (this rule)",
+    fig.add_trace(go.Scatter(x=spec.ns, y=spec.tv, mode="lines+markers", name=_("speculative (this rule)"),
                              line=dict(color=VERMILLION)))
-    fig.add_trace(go.Scatter(x=plain.ns, y=plain.tv, mode="lines+markers", name="target-only",
+    fig.add_trace(go.Scatter(x=plain.ns, y=plain.tv, mode="lines+markers", name=_("target-only"),
                              line=dict(color=GREY)))
     fig.add_trace(go.Scatter(x=spec.ns, y=spec.exact_reference, mode="lines",
-                             name="expected for exact sampling ∝ 1/√N",
+                             name=_("expected for exact sampling ∝ 1/√N"),
                              line=dict(color=P_COLOR, dash="dash")))
     if drift is not None and drift > 1e-9:
         fig.add_hline(y=drift, line=dict(color=VERMILLION, dash="dot"),
-                      annotation_text=f"this rule's drift: TV = {drift:.3f}")
-    fig.update_layout(height=440, margin=dict(l=10, r=10, t=40, b=10), xaxis_title="samples N",
-                      yaxis_title="TV distance to p", title="Distance to the target as samples grow",
+                      annotation_text=_("this rule's drift: TV = {drift}", drift=number(drift, 3)))
+    fig.update_layout(height=440, margin=dict(l=10, r=10, t=40, b=10), xaxis_title=_("samples N"),
+                      yaxis_title=_("TV distance to p"), title=_("Distance to the target as samples grow"),
                       legend=dict(orientation="h", yanchor="top", y=-0.22, x=0))
     xs = [n for n in spec.ns if n > 0]
     ys = [v for v in [*spec.tv, *plain.tv, *spec.exact_reference, drift or 0.0] if v and v > 0]
@@ -129,7 +162,8 @@ def tv_figure(result: LabResult, drift: float | None) -> go.Figure:
 
 def log_ticks(lo: float, hi: float) -> dict:
     """Tick values and labels for a log axis from lo to hi: 1, 2 and 5 times each power of ten, and nothing else
-    (left to itself, Plotly labels the minor ticks with bare digits: "7 6 5 … 0.1 9 8").
+    (left to itself, Plotly labels the minor ticks with bare digits: "7 6 5 … 0.1 9 8"), written the reader's way
+    (0,05 and 1.000 in Portuguese).
 
     >>> log_ticks(0.03, 0.4)["ticktext"]
     ['0.02', '0.05', '0.1', '0.2', '0.5']
@@ -139,7 +173,10 @@ def log_ticks(lo: float, hi: float) -> dict:
     values = [m * 10.0 ** e for e in range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)) + 1)
               for m in (1, 2, 5)]
     shown = [v for v in values if lo / 1.5 <= v <= hi * 1.5]
-    return dict(tickvals=shown, ticktext=[f"{v:,.10g}" for v in shown], minor=dict(showgrid=False))
+    text = [f"{v:,.10g}" for v in shown]
+    if get_language() == "pt":
+        text = [t.replace(",", " ").replace(".", ",").replace(" ", ".") for t in text]
+    return dict(tickvals=shown, ticktext=text, minor=dict(showgrid=False))
 
 
 def decomposition_figure(labels: list[str], decomposition: exactness.StepDecomposition,
@@ -147,16 +184,17 @@ def decomposition_figure(labels: list[str], decomposition: exactness.StepDecompo
     """p as two stacked parts per token: min(p, q) (accepted drafts) and max(0, p − q) (recovered), with q as
     markers. The stack heights are p. `alpha_text` replaces the α in the title (e.g. bounds)."""
     fig = go.Figure()
-    fig.add_trace(go.Bar(x=labels, y=decomposition.accepted.tolist(), name="accepted drafts: min(p, q)",
+    fig.add_trace(go.Bar(x=labels, y=decomposition.accepted.tolist(), name=_("accepted drafts: min(p, q)"),
                          marker_color=BLUISH_GREEN, hovertemplate="%{x}: %{y:.4f}<extra>min(p, q)</extra>"))
     fig.add_trace(go.Bar(x=labels, y=decomposition.recovered.tolist(),
-                         name="recovered: (1 − α)·norm(max(0, p − q))", marker_color=RESIDUAL_COLOR,
-                         hovertemplate="%{x}: %{y:.4f}<extra>recovered part</extra>"))
-    fig.add_trace(go.Scatter(x=labels, y=draft_probs.tolist(), mode="markers", name="q (draft)",
+                         name=_("recovered: (1 − α)·norm(max(0, p − q))"), marker_color=RESIDUAL_COLOR,
+                         hovertemplate="%{x}: %{y:.4f}<extra>" + _("recovered part") + "</extra>"))
+    fig.add_trace(go.Scatter(x=labels, y=draft_probs.tolist(), mode="markers", name=_("q (draft)"),
                              marker=dict(symbol="diamond-open", size=11, color=Q_COLOR, line=dict(width=2)),
-                             hovertemplate="%{x}: q = %{y:.4f}<extra>draft</extra>"))
-    alpha_text = alpha_text or f"{decomposition.alpha:.3f}"
-    fig.update_layout(barmode="stack", height=440, margin=dict(l=10, r=10, t=40, b=10), yaxis_title="probability",
+                             hovertemplate="%{x}: q = %{y:.4f}<extra>" + _("draft") + "</extra>"))
+    alpha_text = alpha_text or number(decomposition.alpha, 3)
+    fig.update_layout(barmode="stack", height=440, margin=dict(l=10, r=10, t=40, b=10),
+                      yaxis_title=_("probability"),
                       legend=dict(orientation="h", yanchor="top", y=-0.3, x=0),
                       title=f"p = min(p, q) + (1 − α)·norm(max(0, p − q)),  α = {alpha_text}")
     fig.update_xaxes(type="category", tickangle=-45 if len(labels) > 12 else 0)
@@ -166,7 +204,7 @@ def decomposition_figure(labels: list[str], decomposition: exactness.StepDecompo
 def verdict_box(title: str, counts: torch.Tensor, probs: torch.Tensor) -> exactness.ChiSquareResult:
     """Run the chi-square test and show its plain-language verdict in a coloured box."""
     result = exactness.chi_square_test(counts, probs)
-    text = f"**{title}.** {result.verdict}"
+    text = _(RULE_BOX, label=title, text=result.verdict)
     if result.impossible or result.p_value < 1e-3:
         st.error(text, icon=":material/cancel:")
     elif result.dof == 0:
@@ -185,18 +223,20 @@ def render_samples(result: LabResult, rule_label: str, drift: float | None) -> N
     plain_counts = torch.bincount(result.target_only, minlength=size)
     v1, v2 = st.columns(2)
     with v1:
-        spec_test = verdict_box(f"Speculative, {rule_label}", spec_counts, result.exact_probs)
+        spec_test = verdict_box(_("Speculative, {rule}", rule=rule_label), spec_counts, result.exact_probs)
     with v2:
-        verdict_box("Target-only decoding", plain_counts, result.exact_probs)
+        verdict_box(_("Target-only decoding"), plain_counts, result.exact_probs)
     m1, m2, m3 = st.columns(3)
-    m1.metric("Chi-square p-value (speculative)", f"{spec_test.p_value:.3g}",
-              help="How often chance alone would produce a gap at least this large if the samples came from p.")
-    m2.metric("TV distance to p (speculative)", f"{exactness.tv_distance(spec_counts, result.exact_probs):.4f}")
-    m3.metric("TV distance to p (target-only)", f"{exactness.tv_distance(plain_counts, result.exact_probs):.4f}")
+    m1.metric(_("Chi-square p-value (speculative)"), significant(spec_test.p_value, 3),
+              help=_("How often chance alone would produce a gap at least this large if the samples came from p."))
+    m2.metric(_("TV distance to p (speculative)"),
+              number(exactness.tv_distance(spec_counts, result.exact_probs), 4))
+    m3.metric(_("TV distance to p (target-only)"),
+              number(exactness.tv_distance(plain_counts, result.exact_probs), 4))
     h1, h2 = st.columns(2)
-    h1.plotly_chart(histogram_figure(result, rule_label), key="exact_histogram")
-    h2.plotly_chart(tv_figure(result, drift), key="exact_tv")
-    h2.caption("Exact sampling gets closer like 1/√N (the dashed line); a lossy rule levels off at its drift.")
+    show(histogram_figure(result, rule_label), "exact_histogram", h1, numbers=False)
+    show(tv_figure(result, drift), "exact_tv", h2, numbers=False)
+    h2.caption(_("Exact sampling gets closer like 1/√N (the dashed line); a lossy rule levels off at its drift."))
 
 
 def render_rule_economics(rule: exactness.Rule, dists: StepDistributions, k: int, c: float) -> None:
@@ -206,17 +246,27 @@ def render_rule_economics(rule: exactness.Rule, dists: StepDistributions, k: int
     exact_alpha = float(torch.minimum(p.double(), q.double()).sum())
     speedup = theory.expected_speedup(min(1.0, rule_alpha), k, c)
     b1, b2, b3 = st.columns(3)
-    b1.metric("Drift from p (exact, one step)", f"{exactness.tv_distance(dist, p):.4f}",
-              help="TV distance between what this rule emits and p, from its closed form at this prompt.")
-    b2.metric("Chance a draft is kept", f"{rule_alpha:.3f}", delta=f"{rule_alpha - exact_alpha:+.3f} vs exact rule",
-              delta_color="off", help="This rule's α: the chance one draft x ~ q is kept (the exact rule's is "
-                                      "Σ min(p, q)). Not the measured accepted / drafted.")
-    b3.metric(f"Speedup at K = {k}, c = {c:.2f}", f"{speedup:.2f}×",
-              delta=f"{speedup - theory.expected_speedup(exact_alpha, k, c):+.2f}× vs exact rule", delta_color="off")
-    st.dataframe(rules_table(p, q, k, c), hide_index=True, key="exact_rules_table")
-    st.caption("Every rule at this prompt, from its closed form. Speedups use the i.i.d. formula of the Theory "
-               "explorer with each rule's chance of keeping a draft (its α): a lossy rule buys speed with drift."
-               + (f" {dists.note}" if dists.note else ""))
+    b1.metric(_("Drift from p (exact, one step)"), number(exactness.tv_distance(dist, p), 4),
+              help=_("TV distance between what this rule emits and p, from its closed form at this prompt."))
+    b2.metric(_("Chance a draft is kept"), number(rule_alpha, 3),
+              delta=_("{delta} vs exact rule", delta=signed(rule_alpha - exact_alpha, 3)),
+              delta_color="off", help=_("This rule's α: the chance one draft x ~ q is kept (the exact rule's is "
+                                        "Σ min(p, q)). Not the measured accepted / drafted."))
+    gain = speedup - theory.expected_speedup(exact_alpha, k, c)
+    b3.metric(_("Speedup at K = {k}, c = {c}", k=k, c=number(c, 2)), times(speedup),
+              delta=_("{delta} vs exact rule", delta=signed(gain, 2) + "×"), delta_color="off")
+    st.dataframe(rules_frame(p, q, k, c), hide_index=True, key="exact_rules_table")
+    caption = _("Every rule at this prompt, from its closed form. Speedups use the i.i.d. formula of the Theory "
+                "explorer with each rule's chance of keeping a draft (its α): a lossy rule buys speed with drift.")
+    st.caption(f"{caption} {dists.note}" if dists.note else caption)
+
+
+def rules_frame(p: torch.Tensor, q: torch.Tensor, k: int, c: float) -> pd.DataFrame:
+    """`lab.rules_table` for the reader: rule names and column headers in their language."""
+    labels = {rule.label: _(rule.label) for rule in exactness.RULES.values()}
+    frame = pd.DataFrame(rules_table(p, q, k, c))
+    frame["rule"] = frame["rule"].map(labels)
+    return frame.rename(columns={name: _(shown) for name, shown in TABLE_COLUMNS.items()})
 
 
 def render_decomposition(dists: StepDistributions, session_trace: object) -> None:
@@ -228,50 +278,52 @@ def render_decomposition(dists: StepDistributions, session_trace: object) -> Non
     examples = list_examples()
     if examples:
         sources.append("example")
-    source = st.radio("Distributions from", sources, horizontal=True, key="exact_source",
-                      format_func={"prompt": "p and q at the prompt above", "session": "the trace in this session",
-                                   "example": "an example trace"}.get)
+    source = st.radio(_("Distributions from"), sources, horizontal=True, key="exact_source",
+                      format_func=lambda s: _(SOURCES[s]))
     try:
         if source == "prompt":
             p, q = dists.target_probs, dists.draft_probs
             ids = top_for_bars(p, q)
             names = labels(dists.texts, dists.token_ids)
-            bar_labels = [names[i] for i in ids] + ["(all others)"]
+            bar_labels = [names[i] for i in ids] + [_(OTHERS)]
             full = exactness.decompose_step(p, q)
             decomposition = exactness.StepDecomposition(full.alpha, bucket(full.accepted, ids),
                                                         bucket(full.recovered, ids))
             draft_probs = bucket(q.double(), ids)
-            alpha_text, note = f"{full.alpha:.3f}", dists.note
+            alpha_text, note = number(full.alpha, 3), dists.note
         else:
             if source == "session":
                 trace = session_trace
             else:
-                titles = {e.name: e.title for e in examples}
-                name = st.selectbox("Example", list(titles), key="exact_example", format_func=titles.get)
+                titles = {e.name: getattr(e, "shown_title", e.title) for e in examples}
+                name = st.selectbox(_("Example"), list(titles), key="exact_example", format_func=titles.get)
                 trace = load_example(name)[0]
             tested = [(s.index, d.position) for s in trace.steps for d in s.decisions]
             if not tested:
-                raise ValueError("This trace drafted nothing, so it has no step to take apart.")
-            choice = st.selectbox("Drafted position", range(len(tested)), key=f"exact_position_{source}",
-                                  format_func=lambda i: f"step {tested[i][0] + 1}, draft {tested[i][1] + 1}")
+                raise ValueError(_("This trace drafted nothing, so it has no step to take apart."))
+            choice = st.selectbox(_("Drafted position"), range(len(tested)), key=f"exact_position_{source}",
+                                  format_func=lambda i: _("step {step}, draft {draft}", step=tested[i][0] + 1,
+                                                          draft=tested[i][1] + 1))
             decision = trace.steps[tested[choice][0]].decisions[tested[choice][1]]
             recorded = exactness.recorded_step(decision)
-            bar_labels = [label(t, i) for t, i in zip(recorded.texts, recorded.token_ids)] + ["(all others)"]
+            bar_labels = [label(t, i) for t, i in zip(recorded.texts, recorded.token_ids)] + [_(OTHERS)]
             draft_probs = recorded.draft_probs
             decomposition = exactness.decompose_step(recorded.target_probs, draft_probs)
             lower, upper = recorded.alpha_bounds
-            alpha_text = f"{lower:.3f} to {upper:.3f}"
-            note = (f"From the trace's top-10 lists only: a token missing from a list shows 0 there, so α is known "
-                    f"only within bounds. The drafted token was {escape_text(decision.text)} (id "
-                    f"{decision.token_id}), kept with probability {decision.accept_prob:.3f}.")
+            alpha_text = _("{lower} to {upper}", lower=number(lower, 3), upper=number(upper, 3))
+            note = _("From the trace's top-10 lists only: a token missing from a list shows 0 there, so α is known "
+                     "only within bounds. The drafted token was {token} (id {token_id}), kept with probability "
+                     "{accept}.", token=escape_text(decision.text), token_id=decision.token_id,
+                     accept=number(decision.accept_prob, 3))
     except ValueError as exc:
         st.error(str(exc))
         return
     d1, d2 = st.columns([1, 3])
-    d1.metric("α = Σ min(p, q)", alpha_text, help="The chance that a draft x ~ q is accepted; 1 − TV(p, q).")
-    d1.markdown("Green: the part of p delivered by **accepted** drafts, min(p, q). Purple: the part delivered by "
-                "**recovered** tokens after a rejection, which happens with probability 1 − α and then samples "
-                "norm(max(0, p − q)). Together they are exactly p; orange diamonds show q.")
+    d1.metric(_("α = Σ min(p, q)"), alpha_text, help=_("The chance that a draft x ~ q is accepted; 1 − TV(p, q)."))
+    d1.markdown(_("Green: the part of p delivered by **accepted** drafts, min(p, q). Purple: the part delivered by "
+                  "**recovered** tokens after a rejection, which happens with probability 1 − α and then samples "
+                  "norm(max(0, p − q)). Together they are exactly p; orange diamonds show q."))
     if note:
         d1.caption(note)
-    d2.plotly_chart(decomposition_figure(bar_labels, decomposition, draft_probs, alpha_text), key="exact_decomposition")
+    show(decomposition_figure(bar_labels, decomposition, draft_probs, alpha_text), "exact_decomposition", d2,
+         numbers=False)

@@ -317,3 +317,20 @@ def _fragment_rerun() -> None:
 def test_a_fragment_rerun_speaks_the_session_language():
     at = AppTest.from_function(_fragment_rerun, default_timeout=30).run()
     assert not at.exception and [m.value for m in at.markdown] == ["Sala de aula"]
+
+
+def test_the_portuguese_lesson_plan_names_the_same_questions_lessons_and_pages():
+    import re
+    from pathlib import Path
+
+    docs = Path(__file__).resolve().parent.parent / "docs"
+    english, portuguese = (docs / "teaching.md").read_text(), (docs / "teaching.pt-BR.md").read_text()
+    for pattern in (r"`([a-z]{2}-[a-z0-9-]+)`", r"/learn\?lesson=(\w+)", r"\(`/(\w+)`\)"):
+        assert set(re.findall(pattern, portuguese)) == set(re.findall(pattern, english)), pattern
+    with using("pt"):  # the buttons it names are the page's Portuguese labels
+        from specviz.i18n import _
+
+        for label in ("Start a new session", "Find a question", "Push to the class", "Reveal the answer",
+                      "Start round 2 (after the discussion)", "Download both rounds (CSV)", "Mastery per concept",
+                      "Join address shown on the projector"):
+            assert _(label) in portuguese or _(label).lower() in portuguese.lower(), _(label)

@@ -8,7 +8,7 @@ import streamlit as st
 from specviz import bench
 from specviz.bench import BenchConfig, BenchResult
 from specviz.ui.runs import with_turn
-from specviz.i18n import _
+from specviz.i18n import _, get_language
 from specviz.ui.speedup_view import POLICY_TEXT, policy_text, temperature_text
 
 LIVE_KEY = "speedup_lab_live_result"  # the sweep's result, kept for this session
@@ -26,7 +26,7 @@ def live_sweep_form() -> BenchConfig | None:
                            key="speedup_lab_live_proposers")
     ks = c2.multiselect(_("K values"), [1, 2, 3, 4, 6, 8], default=[1, 2, 4], key="speedup_lab_live_ks")
     temps = c3.multiselect(_("Temperatures"), [0.0, 0.7, 1.0], default=[0.0], key="speedup_lab_live_temps",
-                           format_func=temperature_text)
+                           format_func=lambda t: temperature_text(t) if get_language() == "pt" else str(t))
     c4, c5, c6 = st.columns(3)
     suites = {s.name: _(s.title) for s in bench.load_suites()}
     chosen_suites = c4.multiselect(_("Categories"), list(suites), default=["qa", "rewrite"],

@@ -134,3 +134,22 @@ def test_charts_write_their_numbers_the_readers_way():
     with using("pt"):
         assert localize(fig).layout.separators == ",."
         assert figure_table(fig).to_dict("records") == [{"kind": "a", "bars": "0,123"}]
+
+
+def test_a_fragments_rerun_in_a_fresh_thread_speaks_the_sessions_language():
+    """A timed `st.fragment` rerun runs without the page, in a thread whose language starts as English."""
+    from unittest import mock
+
+    from specviz.ui import frame
+
+    seen = {}
+
+    def fragment_rerun():
+        with mock.patch.object(frame.st, "session_state", {frame.LANG_KEY: "pt"}):
+            frame.speak_visitors_language()
+        seen["language"] = get_language()
+
+    worker = threading.Thread(target=fragment_rerun)
+    worker.start()
+    worker.join()
+    assert seen["language"] == "pt"

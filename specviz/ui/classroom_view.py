@@ -19,11 +19,11 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 from specviz.classroom import (NAME_MAX, ClassroomError, ClassroomStore, RateLimit, Student, answer_between,
                                client_id, default_db_path, in_language, shown_title)
 from specviz.classroom_paced import PacedStore
-from specviz.i18n import _, language_code, set_language
+from specviz.i18n import _
 from specviz.quiz import Question, grade
 from specviz.ui import quiz_view
 from specviz.ui.escaping import escape_markdown
-from specviz.ui.frame import LANG_KEY
+from specviz.ui.frame import speak_visitors_language
 
 LAST_ANSWER = "classroom_last"  # (student token, question id) of the answer whose feedback is on screen
 
@@ -61,11 +61,8 @@ def one_sentence(render: Callable[P, None]) -> Callable[P, None]:
 
 
 def speak_session() -> None:
-    """Speak this browser session's language (chosen by the page's first run: specviz.ui.frame). A fragment's timed
-    rerun runs without the page, often in a fresh script thread, whose language would otherwise be English."""
-    code = language_code(st.session_state.get(LANG_KEY))
-    if code is not None:
-        set_language(code)
+    """The session's language for a fragment's rerun (specviz.ui.frame.speak_visitors_language)."""
+    speak_visitors_language()
 
 
 def client_key() -> str:

@@ -35,6 +35,14 @@ def apply_language() -> str:
     return state[LANG_KEY]
 
 
+def speak_visitors_language() -> None:
+    """Speak the language this session chose. For fragments: a timed rerun of an `st.fragment` runs without the
+    page around it, often in a fresh script thread, whose language would otherwise be English. Call it first."""
+    code = language_code(st.session_state.get(LANG_KEY))
+    if code is not None:
+        set_language(code)
+
+
 def keep_language_in_url() -> None:
     """Put ?lang= back after a page rewrote its parameters (call it after `st.query_params.from_dict`)."""
     code = st.session_state.get(LANG_KEY, DEFAULT_LANGUAGE)

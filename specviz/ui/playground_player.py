@@ -17,6 +17,7 @@ from specviz.i18n import N_, _, ngettext
 from specviz.trace import Trace
 from specviz.ui import classroom_ask, state
 from specviz.ui.escaping import escape_markdown
+from specviz.ui.frame import speak_visitors_language
 from specviz.ui.palette import legend_html
 from specviz.ui.predict import Predictor
 from specviz.ui.step_view import render_step
@@ -107,6 +108,7 @@ def render_player(trace: Trace, trace_id: str, on_position=None) -> None:
 
     @st.fragment(run_every=PLAY_SECONDS if playing else None)
     def player() -> None:
+        speak_visitors_language()  # a timer's rerun may start in a fresh thread, without the page's language
         session = st.session_state
         n = trace.num_steps
         if session.pop(_TOGGLED, False):

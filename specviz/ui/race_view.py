@@ -293,14 +293,15 @@ def race_figure(spec: Trace, base: Trace) -> go.Figure:
 def tokens_figure(spec: Trace, base: Trace) -> go.Figure:
     """Output tokens against time for both lanes, as step lines: jumps of several tokens mean drafts paid off."""
     fig = go.Figure()
-    for trace, lane, color in ((spec, SPEC_LANE, COLORS[TokenKind.ACCEPTED]), (base, BASE_LANE, COLORS[TokenKind.TARGET])):
+    for trace, lane, color in ((spec, SPEC_LANE, COLORS[TokenKind.ACCEPTED]),
+                               (base, BASE_LANE, COLORS[TokenKind.TARGET])):
         seconds, tokens = tokens_over_time(trace)
         name = _(lane)
         fig.add_trace(go.Scatter(x=seconds, y=tokens, mode="lines", line=dict(shape="hv", color=color, width=2.5),
                                  name=_lane_tokens(lane, trace.num_tokens),
                                  hovertemplate=_("%{x:.3f} s: %{y} tokens") + "<extra>" + name + "</extra>"))
-    fig.update_layout(height=320, margin=dict(l=10, r=10, t=10, b=10), xaxis_title=_("seconds since generation started"),
-                      yaxis_title=_("output tokens"), showlegend=False)
+    fig.update_layout(height=320, margin=dict(l=10, r=10, t=10, b=10),
+                      xaxis_title=_("seconds since generation started"), yaxis_title=_("output tokens"), showlegend=False)
     return fig
 
 

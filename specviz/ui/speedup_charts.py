@@ -65,7 +65,8 @@ def acceptance_figure(result: BenchResult, proposer: str, temperature: float) ->
     if alpha is not None:
         n = max((len(r["per_position"]) for r in result.summary), default=1)
         fig.add_scatter(x=list(range(1, n + 1)), y=theory.acceptance_by_position(min(1.0, alpha), n), mode="lines",
-                        name=_("α^i (i.i.d. model, α = {alpha})", alpha=number(alpha)), line=dict(color=GREY, dash="dot"))
+                        name=_("α^i (i.i.d. model, α = {alpha})", alpha=number(alpha)),
+                        line=dict(color=GREY, dash="dot"))
     fig.update_yaxes(range=[0, 1.05])
     fig.update_xaxes(dtick=1)
     return _layout(fig, _("Acceptance by position: {proposer}, T = {t}", proposer=proposer,

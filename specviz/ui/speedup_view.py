@@ -180,7 +180,8 @@ def slowdown_reason(alpha: float | None, c: float, k: int, verify: float, tokens
 
 
 def definitions_table() -> pd.DataFrame:
-    return pd.DataFrame([{_("metric"): _(lab), _("what it means"): _(meaning)} for lab, meaning in DEFINITIONS.values()])
+    return pd.DataFrame([{_("metric"): _(lab), _("what it means"): _(meaning)}
+                         for lab, meaning in DEFINITIONS.values()])
 
 
 def render_definitions() -> None:

@@ -113,7 +113,8 @@ def break_even_figure(points: list[BatchPoint], alpha: float, batch: int) -> go.
                                                 font=dict(color=BLUISH_GREEN))])
     here = next(p for p in points if p.batch == batch)
     if math.isfinite(here.break_even_alpha):
-        fig.add_trace(go.Scatter(x=[batch], y=[here.break_even_alpha], mode="markers", name=_("batch {batch}", batch=batch),
+        fig.add_trace(go.Scatter(x=[batch], y=[here.break_even_alpha], mode="markers",
+                                 name=_("batch {batch}", batch=batch),
                                  marker=dict(size=13, color=ORANGE, symbol="diamond", line=dict(width=1,
                                                                                                 color="black")),
                                  hovertemplate=_("batch %{x}: break-even α = %{y:.3f}") + "<extra></extra>"))

@@ -23,9 +23,9 @@ SPEEDUP_TICKS = {-4: "1/16×", -3: "1/8×", -2: "¼×", -1: "½×", 0: "1×", 1:
 SPEEDUP_COLORS = [[0.0, "#B2182B"], [0.25, "#EF8A62"], [0.5, "#FFFFFF"], [0.75, "#67A9CF"], [1.0, "#2166AC"]]
 # Every sentence of this module's figures that a user reads, in one place, translated with _() where shown.
 TEXT = {
-    "heatmap_caption": N_("Colour is the expected speedup over target-only decoding: blue is faster, red is slower, white "
-                       "is the same speed (1×); each step of colour is a doubling or a halving. Left of the dashed "
-                       "line speculation loses time. The orange steps are the best K for each α."),
+    "heatmap_caption": N_("Colour is the expected speedup over target-only decoding: blue is faster, red is slower, "
+                          "white is the same speed (1×); each step of colour is a doubling or a halving. Left of the "
+                          "dashed line speculation loses time. The orange steps are the best K for each α."),
     "heatmap_points": N_("Benchmark runs sit at their own α and K; their c may differ from the slider's (hover to "
                          "see it)."),
     "temperature": N_("**Why the measured α is lower at T = 0.7 than at T = 0.** α = Σ min(p, q) is computed after the "

@@ -184,7 +184,7 @@ def results(run: QuizRun, bank: Bank, key: str) -> bool:
     answered = len(run.grades)
     st.metric(_(TEXT["score"]), f"{run.n_correct} / {len(run.questions)}",
               help=ngettext("{n} answered", "{n} answered", answered) if answered < len(run.questions) else None)
-    st.plotly_chart(mastery_chart(run.mastery(bank)), key=f"{key}_mastery")
+    st.plotly_chart(localize(mastery_chart(run.mastery(bank))), key=f"{key}_mastery")
     csv_col, json_col, retry_col = st.columns(3)
     csv_col.download_button(_(TEXT["csv"]), csv_text(run.results()), "specviz-quiz-results.csv",
                             "text/csv", key=f"{key}_csv", on_click="ignore")

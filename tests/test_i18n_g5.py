@@ -23,6 +23,10 @@ from specviz.ui.classroom_teacher import PACES
 from specviz.ui.escaping import escape_markdown
 from tests.i18n_check import english_sentences
 
+# Each page's states walked in Portuguese: make test runs them; make check keeps the catalog check and every
+# page's first render in Portuguese (tests/test_i18n.py, tests/test_i18n_pages.py).
+pytestmark = pytest.mark.slow
+
 EN, PT = load_bank(), load_bank(lang="pt")
 SINGLE = next(q for q in EN.questions if q.kind == "single" and q.concept == "residual")
 SINGLE_PT = PT.by_id()[SINGLE.id]

@@ -19,6 +19,10 @@ from specviz.learn import BY_NUMBER, LESSONS, check_questions, exit_ticket, pars
 from specviz.quiz import BANK_DIR, QuizBankError, grade, live_questions, load_bank, parse_bank, score_predictions
 from specviz.quiz.run import QuizRun
 
+# Each page's states walked in Portuguese: make test runs them; make check keeps the catalog check and every
+# page's first render in Portuguese (tests/test_i18n.py, tests/test_i18n_pages.py).
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parent.parent
 EN = load_bank([BANK_DIR])
 PT = load_bank([BANK_DIR], lang="pt")

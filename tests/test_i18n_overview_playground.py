@@ -19,6 +19,10 @@ from specviz.scripts.i18n import read_catalog
 from specviz.trace import Trace
 from specviz.ui import overview_view
 
+# Each page's states walked in Portuguese: make test runs them; make check keeps the catalog check and every
+# page's first render in Portuguese (tests/test_i18n.py, tests/test_i18n_pages.py).
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

@@ -5,7 +5,10 @@ included) of a chain of K and of a draft tree, on the same prompts, pair, propos
     python -m specviz.scripts.tree_tokens --dtype bfloat16 --tree-nodes 16 --tree-width 4 --k 4
 
 Tokens per forward is a count, not a timing: it says how much each target pass buys, whatever the machine. The
-wall-time ratio it prints next to it is one run's ratio on this machine (on a shared CPU, a rough one).
+wall-time ratio it prints next to it is one run's ratio on this machine (on a shared CPU, a rough one). Greedy outputs
+of chain and tree are identical in float32; in bfloat16 the tree's one wide forward rounds differently from the
+chain's, and where the two part the script prints the target's top-2 logit gap there (`checks.compare_outputs`: a
+gap under 0.5 is a near-tie that rounding can flip, "lossless up to numerics").
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from specviz.bench.config import load_suites
 from specviz.models import load_pair
 from specviz.running import run
 from specviz.runspec import RunSpec
+from specviz.scripts.checks import compare_outputs
 
 
 def tokens_per_forward(traces: list) -> float:
@@ -59,6 +63,12 @@ def main(argv: Sequence[str] | None = None) -> int:
           f"target forward  ({tree_tpf / chain_tpf:.2f}x the chain)")
     print(f"  tree / chain wall time: {wall:.2f}  (this run, this machine)")
     print(f"  identical outputs: {same} of {len(prompts)}")
+    for a, b in zip(results["chain"], results["tree"]):
+        if a.output_ids != b.output_ids:
+            found = compare_outputs(pair.target, a.prompt_ids, {"chain": a.output_ids, "tree": b.output_ids}, "chain")
+            entry = found["tree"]
+            print(f"    parted at new token {entry['first_difference']}: target top-2 logit gap "
+                  f"{entry['gaps']['target']['gap']:.3f} ({'a near-tie' if entry['near_tie'] else 'NOT a near-tie'})")
     return 0
 
 

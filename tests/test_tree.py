@@ -189,10 +189,11 @@ def test_chain_setting_is_untouched_by_the_tree_code(toy):
     assert "tree" not in json.dumps(new.to_dict()["steps"])
 
 
-def test_sampled_tree_trace_records_what_the_rule_saw(toy):
+@pytest.mark.parametrize("name", ["draft", "eagle"])
+def test_sampled_tree_trace_records_what_the_rule_saw(toy, name):
     ids = toy.tokenizer("hello there")["input_ids"]
-    trace = speculative_generate(toy.target, toy.draft, ids, k=3, max_new_tokens=40, temperature=1.0, seed=1,
-                                 eos_token_id=[], tree_nodes=10, tree_width=3, tokenizer=toy.tokenizer)
+    trace = speculative_generate(toy.target, make_proposer(toy, name), ids, k=3, max_new_tokens=40, temperature=1.0,
+                                 seed=1, eos_token_id=[], tree_nodes=10, tree_width=3, tokenizer=toy.tokenizer)
     assert trace.settings["tree_nodes"] == 10 and trace.num_tokens == 40
     sequence = list(ids) + trace.output_ids
     for step, following in zip(trace.steps, trace.steps[1:]):
@@ -203,7 +204,7 @@ def test_sampled_tree_trace_records_what_the_rule_saw(toy):
         emitted = [t.token_id for t in step.emitted]
         assert emitted[: len(path)] == [nodes[n].token_id for n in path]  # the path, then recovered or bonus
         assert step.target_cache_after == step.context_length + len(path)  # the compacted cache: context + path
-        assert step.draft_cache_after <= step.target_cache_after
+        assert step.draft_cache_after <= step.target_cache_after  # no drafted node left in the draft's cache
         for j, node in enumerate(nodes):  # p at its parent equals a fresh forward over context + ancestors
             above = [nodes[n].token_id for n in DraftTreeView(nodes).path_to(node.parent)]
             p = fresh_logits(toy.target, context + above).softmax(-1)[node.token_id]

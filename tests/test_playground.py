@@ -97,7 +97,7 @@ def test_the_url_opens_the_same_run_and_follows_the_steps():
     at.button(key="playground_next").click().run()
     params = {k: at.query_params[k] for k in at.query_params}
     flat = {k: v[0] if isinstance(v, list) else v for k, v in params.items()}
-    assert flat == {"source": "example", "example": "toy-draft", "step": "5"}
+    assert flat == {"source": "example", "example": "toy-draft", "step": "5", "lang": "en"}  # the language stays
 
 
 def test_bad_url_values_fall_back_with_one_warning():

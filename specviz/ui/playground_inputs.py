@@ -8,10 +8,11 @@ from __future__ import annotations
 import streamlit as st
 
 from specviz.examples import list_examples, load_example
-from specviz.i18n import _
+from specviz.i18n import _, get_language
 from specviz.runspec import RunSpec
 from specviz.trace import Trace
 from specviz.ui import state as shared
+from specviz.ui.frame import LANG_PARAM
 from specviz.ui.playground_live import LAND_AT_END, digest
 from specviz.ui.playground_settings import (
     KEYS,
@@ -60,7 +61,7 @@ def show_url_warning() -> None:
 
 def write_url(source: str, example: str | None, settings: RunSpec | None, step: int) -> None:
     """Put the shown run in the address bar (only when it changed, so the history stays short)."""
-    params = query_params_for(source, example, settings, step)
+    params = {**query_params_for(source, example, settings, step), LANG_PARAM: get_language()}  # keep ?lang=
     if {k: st.query_params[k] for k in st.query_params} != params:
         st.query_params.from_dict(params)
 

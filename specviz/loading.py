@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import socket
 import time
 from collections.abc import Callable, Collection
@@ -35,6 +36,8 @@ from safetensors import SafetensorError
 from tqdm.auto import tqdm
 from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
 from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
+
+from specviz.i18n import _, ngettext, percent
 
 from specviz.machine import (DEFAULT_CONTEXT, DTYPES, GpuInfo, Machine, MemoryEstimate, ModelLoadError, Placement,
                              check_fits, count_parameters, detect_machine, dtype_name, estimate_entry, estimate_memory,
@@ -76,19 +79,19 @@ def parse_ref(text: str) -> ModelRef:
     """An existing local model folder, or a syntactically valid Hub id; anything else is one sentence."""
     text = str(text).strip()
     if not text:
-        raise ModelLoadError("A model is missing: give a local folder or a Hugging Face id for it.")
+        raise ModelLoadError(_("A model is missing: give a local folder or a Hugging Face id for it."))
     path = Path(text).expanduser()
     if path.exists():
         if not (path / "config.json").is_file():
-            raise ModelLoadError(f"'{text}' is not a Hugging Face model folder (no config.json there).")
+            raise ModelLoadError(_("'{name}' is not a Hugging Face model folder (no config.json there).", name=text))
         return ModelRef(text, path)
     if text.startswith(("/", ".", "~", "\\")) or ":" in text or text.count("/") > 1:
-        raise ModelLoadError(f"The folder '{text}' does not exist.")
+        raise ModelLoadError(_("The folder '{name}' does not exist.", name=text))
     try:
         validate_repo_id(text)
     except HFValidationError:
-        raise ModelLoadError(f"'{text}' is neither a local folder nor a Hugging Face model id "
-                             "(like Qwen/Qwen2.5-0.5B-Instruct).") from None
+        raise ModelLoadError(_("'{name}' is neither a local folder nor a Hugging Face model id "
+                               "(like Qwen/Qwen2.5-0.5B-Instruct).", name=text)) from None
     return ModelRef(text)
 
 
@@ -108,9 +111,9 @@ def offline_reason() -> str | None:
     """Why the Hub cannot be used now (a phrase), or None when it can."""
     for var in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"):
         if os.environ.get(var, "").strip().lower() in ("1", "true", "yes", "on"):
-            return f"{var} is set"
+            return _("{variable} is set", variable=var)
     if not hub_reachable():
-        return "the Hugging Face Hub cannot be reached from this machine"
+        return _("the Hugging Face Hub cannot be reached from this machine")
     return None
 
 
@@ -142,13 +145,19 @@ def progress_bar_class(progress: Progress, every_seconds: float = 1.0):
             return result
 
         def _report(self):
-            desc = (self.desc or "Downloading").rstrip(": ")
+            desc = (self.desc or "").rstrip(": ")
+            files = re.fullmatch(r"Fetching (\d+) files?", desc)  # huggingface_hub's own label, in English
+            desc = (ngettext("Fetching {n} file", "Fetching {n} files", int(files.group(1))) if files else
+                    desc or _("Downloading"))
             if self.unit == "B":
-                done = f"{gb(self.n)} of {gb(self.total)}" if self.total else gb(self.n)
+                done = _("{done} of {total}", done=gb(self.n), total=gb(self.total)) if self.total else gb(self.n)
             else:
-                done = f"{self.n:g} of {self.total:g}" if self.total else f"{self.n:g}"
-            pct = f" ({100 * self.n / self.total:.0f}%)" if self.total else ""
-            progress(f"{desc}: {done}{pct}")
+                count, total = format(self.n, "g"), format(self.total or 0, "g")
+                done = _("{done} of {total}", done=count, total=total) if self.total else count
+            if self.total:
+                progress(_("{what}: {done} ({share})", what=desc, done=done, share=percent(self.n / self.total)))
+            else:
+                progress(_("{what}: {done}", what=desc, done=done))
 
     return ReportingBar
 
@@ -177,26 +186,33 @@ def explain_hub_error(exc: BaseException, repo_id: str, offline: str | None = No
     page = f"https://huggingface.co/{repo_id}"
     for err in chain:
         if isinstance(err, GatedRepoError):
-            return (f"'{repo_id}' is gated: accept its licence at {page}, then log in with `hf auth login` "
-                    "(or set HF_TOKEN) and try again.")
+            return _("'{name}' is gated: accept its licence at {page}, then log in with `hf auth login` "
+                     "(or set HF_TOKEN) and try again.", name=repo_id, page=page)
         if isinstance(err, RepositoryNotFoundError):
-            return (f"There is no model '{repo_id}' on the Hugging Face Hub (or it is private and you are not "
-                    "logged in); check the id, e.g. Qwen/Qwen2.5-0.5B-Instruct.")
+            return _("There is no model '{name}' on the Hugging Face Hub (or it is private and you are not "
+                     "logged in); check the id, e.g. Qwen/Qwen2.5-0.5B-Instruct.", name=repo_id)
         if isinstance(err, RevisionNotFoundError):
-            return f"The requested revision of '{repo_id}' does not exist; see {page} for its branches and tags."
+            return _("The requested revision of '{name}' does not exist; see {page} for its branches and tags.",
+                     name=repo_id, page=page)
         if isinstance(err, HFValidationError):
-            return f"'{repo_id}' is neither a local folder nor a Hugging Face model id (like Qwen/Qwen2.5-0.5B-Instruct)."
+            return _("'{name}' is neither a local folder nor a Hugging Face model id "
+                     "(like Qwen/Qwen2.5-0.5B-Instruct).", name=repo_id)
         if isinstance(err, (LocalEntryNotFoundError, OfflineModeIsEnabled)) or offline:
-            why = offline or "the Hugging Face Hub could not be reached"
-            return (f"'{repo_id}' is not in the local Hugging Face cache ({hub_cache_dir()}) and {why}; download "
-                    f"it once with network access (`hf download {repo_id}`) or give a local folder instead.")
+            why = offline or _("the Hugging Face Hub could not be reached")
+            return _("'{name}' is not in the local Hugging Face cache ({cache}) and {why}; download it once with "
+                     "network access (`hf download {name}`) or give a local folder instead.", name=repo_id,
+                     cache=hub_cache_dir(), why=why)
         if isinstance(err, HfHubHTTPError):
-            status = getattr(getattr(err, "response", None), "status_code", "an error")
-            return f"The Hugging Face Hub answered {status} for '{repo_id}'; try again later."
+            status = getattr(getattr(err, "response", None), "status_code", None)
+            if status is None:
+                return _("The Hugging Face Hub answered an error for '{name}'; try again later.", name=repo_id)
+            return _("The Hugging Face Hub answered {status} for '{name}'; try again later.", status=status,
+                     name=repo_id)
         if isinstance(err, PermissionError):
-            return f"Cannot write to the Hugging Face cache at {hub_cache_dir()}: check its permissions or set HF_HOME."
+            return _("Cannot write to the Hugging Face cache at {cache}: check its permissions or set HF_HOME.",
+                     cache=hub_cache_dir())
     first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    return f"Loading '{repo_id}' failed: {first_line.rstrip('.')}."
+    return _("Loading '{name}' failed: {reason}.", name=repo_id, reason=first_line.rstrip('.'))
 
 
 # ---- configs: causal LM or not, parameter count, memory ----------------------------------------------------------
@@ -208,10 +224,10 @@ def read_config(folder: Path, name: str, trust_remote_code: bool = False):
         config = AutoConfig.from_pretrained(folder, trust_remote_code=trust_remote_code)
     except ValueError as exc:
         if "trust_remote_code" in str(exc):
-            raise ModelLoadError(f"'{name}' runs its own code from its repository; turn on trust-remote-code for it "
-                                 "(--trust-remote-code) only if you trust its authors.") from None
-        raise ModelLoadError(f"'{name}' has a config this version of transformers cannot read "
-                             f"({str(exc).splitlines()[0].rstrip('.')}).") from None
+            raise ModelLoadError(_("'{name}' runs its own code from its repository; turn on trust-remote-code for "
+                                   "it (--trust-remote-code) only if you trust its authors.", name=name)) from None
+        raise ModelLoadError(_("'{name}' has a config this version of transformers cannot read ({reason}).",
+                               name=name, reason=str(exc).splitlines()[0].rstrip('.'))) from None
     except OSError as exc:
         raise ModelLoadError(explain_hub_error(exc, name)) from None
     check_causal_lm(config, name)
@@ -233,13 +249,14 @@ def check_sizes(config, name: str) -> None:
         sized = key.endswith(("_size", "_layers", "_heads", "_embeddings")) or key.startswith("num_")
         if sized and isinstance(value, (int, float)) and not isinstance(value, bool) and value <= 0 and \
                 key not in ("num_nextn_predict_layers",):
-            raise ModelLoadError(f"'{name}' has a config with {key} = {value}; sizes must be positive whole numbers.")
+            raise ModelLoadError(_("'{name}' has a config with {key} = {value}; sizes must be positive whole "
+                                   "numbers.", name=name, key=key, value=value))
 
 
 def damaged(name: str, exc: Exception) -> str:
     """The sentence for weights that fail to load: damaged files, or shapes the config does not describe."""
-    return (f"'{name}' could not be loaded: its weight files are damaged or do not match its config "
-            f"({type(exc).__name__}).")
+    return _("'{name}' could not be loaded: its weight files are damaged or do not match its config ({error}).",
+             name=name, error=type(exc).__name__)
 
 
 def check_causal_lm(config, name: str) -> None:
@@ -249,9 +266,9 @@ def check_causal_lm(config, name: str) -> None:
     known = config.model_type in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
     causal_arch = not archs or any(a.endswith(CAUSAL_SUFFIXES) for a in archs)
     if not (remote or (known and causal_arch)):
-        what = archs[0] if archs else f"a {config.model_type} model"
-        raise ModelLoadError(f"'{name}' is {what}, not a causal language model, so it can be neither a target nor "
-                             "a draft.")
+        what = archs[0] if archs else _("a {kind} model", kind=config.model_type)
+        raise ModelLoadError(_("'{name}' is {what}, not a causal language model, so it can be neither a target nor "
+                               "a draft.", name=name, what=what))
 
 
 # ---- vocabularies ------------------------------------------------------------------------------------------------
@@ -263,22 +280,29 @@ def check_same_vocabulary(target_tokenizer, draft_tokenizer) -> None:
     t_vocab, d_vocab = target_tokenizer.get_vocab(), draft_tokenizer.get_vocab()
     if t_vocab == d_vocab:
         return
-    advice = "speculative decoding needs both models to use the same token ids; pick a draft from the target's family"
+    advice = _("speculative decoding needs both models to use the same token ids; pick a draft from the target's "
+               "family")
     differ = sorted((tok for tok in t_vocab.keys() & d_vocab.keys() if t_vocab[tok] != d_vocab[tok]),
                     key=lambda tok: t_vocab[tok])
     if differ:
         tok = differ[0]
-        raise ModelLoadError(f"The draft and target tokenizers give {len(differ)} tokens different ids (e.g. {tok!r} "
-                             f"is id {t_vocab[tok]} in the target, {d_vocab[tok]} in the draft); {advice}.")
-    sides = (("target", "draft", t_vocab, d_vocab, _specials(target_tokenizer)),
-             ("draft", "target", d_vocab, t_vocab, _specials(draft_tokenizer)))
-    for side, other, vocab, other_vocab, specials in sides:
+        raise ModelLoadError(_("The draft and target tokenizers give {count} tokens different ids (e.g. {token} "
+                               "is id {target_id} in the target, {draft_id} in the draft); {advice}.",
+                               count=len(differ), token=repr(tok), target_id=t_vocab[tok], draft_id=d_vocab[tok],
+                               advice=advice))
+    sides = ((True, t_vocab, d_vocab, _specials(target_tokenizer)),
+             (False, d_vocab, t_vocab, _specials(draft_tokenizer)))
+    for is_target, vocab, other_vocab, specials in sides:
         extra = sorted(vocab.keys() - other_vocab.keys(), key=vocab.get)
         ordinary = [tok for tok in extra if tok not in specials]
         if ordinary or len(extra) > EXTRA_TAIL:
             tok = (ordinary or extra)[0]
-            raise ModelLoadError(f"The {side} tokenizer has {len(extra)} tokens the {other} lacks (e.g. {tok!r}, id "
-                                 f"{vocab[tok]}), more than a few special tokens; {advice}.")
+            values = {"count": len(extra), "token": repr(tok), "id": vocab[tok], "advice": advice}
+            if is_target:
+                raise ModelLoadError(_("The target tokenizer has {count} tokens the draft lacks (e.g. {token}, id "
+                                       "{id}), more than a few special tokens; {advice}.", **values))
+            raise ModelLoadError(_("The draft tokenizer has {count} tokens the target lacks (e.g. {token}, id "
+                                   "{id}), more than a few special tokens; {advice}.", **values))
 
 
 def _specials(tokenizer) -> set[str]:
@@ -325,7 +349,7 @@ def load_models(
     # 2. fetch configs and tokenizers
     small = []
     for ref in refs:
-        say(f"Reading the config and tokenizer of {ref.name}...")
+        say(_("Reading the config and tokenizer of {name}...", name=ref.name))
         small.append(fetch(ref, SMALL_FILES + (CODE_FILES if _trusted(ref, trust_remote_code) else []), progress))
     # 3. check: causal LMs with one vocabulary
     configs = [read_config(folder, ref.name, _trusted(ref, trust_remote_code)) for ref, folder in zip(refs, small)]
@@ -344,7 +368,8 @@ def load_models(
     folders = [_fetch_weights(ref, progress, trust_remote_code) for ref in refs]
     models = [None, None]
     for i in reversed(range(len(refs))):
-        say(f"Loading {refs[i].name} ({gb(estimate.weights_bytes[i])} in {dtype_name(dt)})...")
+        say(_("Loading {name} ({size} in {dtype})...", name=refs[i].name, size=gb(estimate.weights_bytes[i]),
+              dtype=dtype_name(dt)))
         models[i] = _load_weights(folders[i], refs[i].name, dt, placement, i == 0,
                                   _trusted(refs[i], trust_remote_code))
     info = LoadInfo(str(placement.target_device), dtype_name(dt), placement.describe(), estimate,
@@ -357,7 +382,8 @@ def _tokenizer(folder: Path, ref: ModelRef, trust: bool):
         return AutoTokenizer.from_pretrained(folder, trust_remote_code=trust)
     except (OSError, ValueError, TypeError) as exc:
         first = str(exc).strip().splitlines()[0].rstrip(".") if str(exc).strip() else type(exc).__name__
-        raise ModelLoadError(f"The tokenizer of '{ref.name}' cannot be loaded ({first}).") from None
+        raise ModelLoadError(_("The tokenizer of '{name}' cannot be loaded ({reason}).", name=ref.name,
+                               reason=first)) from None
 
 
 def _fetch_weights(ref: ModelRef, progress: Progress | None, trust_remote_code) -> Path:
@@ -366,8 +392,11 @@ def _fetch_weights(ref: ModelRef, progress: Progress | None, trust_remote_code) 
     if not any(folder.glob("*.safetensors")):
         folder = fetch(ref, ["*.bin", "*.bin.index.json"] + SMALL_FILES + code, progress)
     if not any(folder.glob("*.safetensors")) and not any(folder.glob("*.bin")):
-        where = "" if ref.is_local else " (in the local cache)"
-        raise ModelLoadError(f"'{ref.name}' has no weights{where}: expected *.safetensors or *.bin files in {folder}.")
+        if ref.is_local:
+            raise ModelLoadError(_("'{name}' has no weights: expected *.safetensors or *.bin files in {folder}.",
+                                   name=ref.name, folder=folder))
+        raise ModelLoadError(_("'{name}' has no weights (in the local cache): expected *.safetensors or *.bin files "
+                               "in {folder}.", name=ref.name, folder=folder))
     return folder
 
 
@@ -393,13 +422,13 @@ def _load_weights(folder: Path, name: str, dtype: torch.dtype, placement: Placem
         model = AutoModelForCausalLM.from_pretrained(folder, **kwargs)
     except ValueError as exc:
         if "Unrecognized configuration class" in str(exc):
-            raise ModelLoadError(f"'{name}' holds a model that is not a causal language model.") from None
+            raise ModelLoadError(_("'{name}' holds a model that is not a causal language model.", name=name)) from None
         raise
     except OSError as exc:
         raise ModelLoadError(explain_hub_error(exc, name)) from None
     except torch.OutOfMemoryError:
-        raise ModelLoadError(f"'{name}' ran out of GPU memory while loading; try --dtype bfloat16 or a smaller "
-                             "pair.") from None
+        raise ModelLoadError(_("'{name}' ran out of GPU memory while loading; try --dtype bfloat16 or a smaller "
+                               "pair.", name=name)) from None
     except (RuntimeError, SafetensorError) as exc:  # a truncated weight file, shapes that do not match the config
         raise ModelLoadError(damaged(name, exc)) from None
     if "device_map" not in kwargs:

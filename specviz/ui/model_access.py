@@ -19,10 +19,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from specviz.i18n import N_, _
+
 ENABLE_ENV = "SPECVIZ_WEB_CUSTOM_MODELS"
 ROOT_ENV = "SPECVIZ_WEB_MODEL_ROOT"
 HUB_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,95}(/[A-Za-z0-9][A-Za-z0-9_.-]{0,95})?$")
 MAX_REF = 300
+MISSING = {"target": N_("Give the target: a Hugging Face Hub id such as Org/Model-Name."),
+           "draft": N_("Give the draft: a Hugging Face Hub id such as Org/Model-Name."),
+           "model": N_("Give the model: a Hugging Face Hub id such as Org/Model-Name.")}
 
 
 @dataclass(frozen=True)
@@ -51,24 +56,26 @@ class WebModelPolicy:
         ValueError: Local folders cannot be loaded from the browser on this server; use a Hugging Face Hub id.
         """
         if not self.enabled:
-            raise ValueError(f"Loading models by hand is turned off on this server (the operator can turn it on "
-                             f"with {ENABLE_ENV}=1).")
+            raise ValueError(_("Loading models by hand is turned off on this server (the operator can turn it on "
+                               "with {setting}=1).", setting=ENABLE_ENV))
         text = ref.strip()
         if not text or len(text) > MAX_REF or any(ord(c) < 32 for c in text):
-            raise ValueError(f"Give the {what}: a Hugging Face Hub id such as Org/Model-Name.")
+            raise ValueError(_(MISSING.get(what, MISSING["model"])))
         if _looks_local(text):
             return self._local(text)
         if HUB_ID.match(text) and ".." not in text and not Path(text).exists():
             return text  # a local path of the same name would be loaded instead by from_pretrained: refused above
-        raise ValueError(f"'{_shown(text)}' is not a Hugging Face Hub id (Org/Model-Name) that can be loaded here.")
+        raise ValueError(_("'{name}' is not a Hugging Face Hub id (Org/Model-Name) that can be loaded here.",
+                           name=_shown(text)))
 
     def _local(self, text: str) -> str:
         if self.root is None:
-            raise ValueError("Local folders cannot be loaded from the browser on this server; use a Hugging Face "
-                             "Hub id.")
+            raise ValueError(_("Local folders cannot be loaded from the browser on this server; use a Hugging Face "
+                               "Hub id."))
         path = (self.root / text.removeprefix("~/")).resolve() if not text.startswith("/") else Path(text).resolve()
         if not path.is_relative_to(self.root) or not (path / "config.json").is_file():
-            raise ValueError(f"'{_shown(text)}' is not a model folder inside the models folder this server allows.")
+            raise ValueError(_("'{name}' is not a model folder inside the models folder this server allows.",
+                               name=_shown(text)))
         return str(path)
 
 

@@ -10,8 +10,8 @@ from specviz.ui.frame import apply_language, shared_sidebar
 
 HERE = Path(__file__).parent
 
-st.set_page_config(page_title="specviz: see speculative decoding", page_icon="⚡", layout="wide")
-apply_language()
+apply_language()  # first, so the tab's title is in the visitor's language too (it draws nothing)
+st.set_page_config(page_title=_("specviz: see speculative decoding"), page_icon="⚡", layout="wide")
 navigation = st.navigation(
     {
         _(section): [st.Page(str(HERE / path), title=_(title), icon=icon, default=(path == "pages/overview.py"))

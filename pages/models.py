@@ -2,33 +2,34 @@
 
 import streamlit as st
 
+from specviz.i18n import _
 from specviz.ui import models_view, state
 from specviz.ui.frame import route_through_app
 
 route_through_app()
 
-st.title("Models")
-st.caption("Which (target, draft) pair to run, whether it fits this machine, and how to bring your own. "
-           "p = target, q = draft; K = drafted tokens per step.")
+st.title(_("Models"))
+st.caption(_("Which (target, draft) pair to run, whether it fits this machine, and how to bring your own. "
+             "p = target, q = draft; K = drafted tokens per step."))
 
 entries = models_view.catalog()
 machine = models_view.current_machine()
 
-st.subheader("Catalog")
+st.subheader(_("Catalog"))
 models_view.catalog_table(entries)
 
-st.subheader("Drafts trained for the offline model")
-st.caption("SmolLM2-135M has no smaller sibling to draft with, so specviz trains its own on this kind of machine: "
-           "each card says how, on what, and what it measured.")
+st.subheader(_("Drafts trained for the offline model"))
+st.caption(_("SmolLM2-135M has no smaller sibling to draft with, so specviz trains its own on this kind of machine: "
+             "each card says how, on what, and what it measured."))
 models_view.trained_drafts()
 
-st.subheader("Will it fit here?")
+st.subheader(_("Will it fit here?"))
 st.caption(models_view.machine_summary(machine))
 models_view.memory_check(entries, machine)
 
-st.subheader("Pair by hand")
-st.caption("Any two causal language models that share a tokenizer: local Hugging Face folders or Hub ids. "
-           "specviz checks the configs, the vocabularies and the memory before it loads any weights.")
+st.subheader(_("Pair by hand"))
+st.caption(_("Any two causal language models that share a tokenizer: local Hugging Face folders or Hub ids. "
+             "specviz checks the configs, the vocabularies and the memory before it loads any weights."))
 policy = models_view.WebModelPolicy.from_env()
 hand = models_view.hand_form(policy)
 if hand is not None:

@@ -2,28 +2,31 @@
 
 from __future__ import annotations
 
-# section -> (page file, title, icon). Page files are relative to the repository root.
+from specviz.i18n import N_
+
+# section -> (page file, title, icon). Page files are relative to the repository root. Sections and titles are
+# marked with N_ (English here, so links and tests can name them); app.py shows them through _().
 PAGES: dict[str, list[tuple[str, str, str]]] = {
-    "Learn": [
-        ("pages/overview.py", "Overview", ":material/home:"),
-        ("pages/learn.py", "Guided path", ":material/school:"),
-        ("pages/playground.py", "Playground", ":material/play_circle:"),
-        ("pages/race.py", "Timeline & race", ":material/timer:"),
+    N_("Learn"): [
+        ("pages/overview.py", N_("Overview"), ":material/home:"),
+        ("pages/learn.py", N_("Guided path"), ":material/school:"),
+        ("pages/playground.py", N_("Playground"), ":material/play_circle:"),
+        ("pages/race.py", N_("Timeline & race"), ":material/timer:"),
     ],
-    "Understand": [
-        ("pages/proposers.py", "Proposers", ":material/alt_route:"),
-        ("pages/exactness.py", "Exactness lab", ":material/balance:"),
-        ("pages/sandbox.py", "p/q sandbox", ":material/tune:"),
-        ("pages/theory.py", "Theory explorer", ":material/functions:"),
-        ("pages/speedup_lab.py", "Speedup lab", ":material/speed:"),
+    N_("Understand"): [
+        ("pages/proposers.py", N_("Proposers"), ":material/alt_route:"),
+        ("pages/exactness.py", N_("Exactness lab"), ":material/balance:"),
+        ("pages/sandbox.py", N_("p/q sandbox"), ":material/tune:"),
+        ("pages/theory.py", N_("Theory explorer"), ":material/functions:"),
+        ("pages/speedup_lab.py", N_("Speedup lab"), ":material/speed:"),
     ],
-    "Practice": [
-        ("pages/quiz.py", "Quiz", ":material/quiz:"),
-        ("pages/classroom.py", "Classroom", ":material/groups:"),
+    N_("Practice"): [
+        ("pages/quiz.py", N_("Quiz"), ":material/quiz:"),
+        ("pages/classroom.py", N_("Classroom"), ":material/groups:"),
     ],
-    "Engineer": [
-        ("pages/models.py", "Models", ":material/memory:"),
-        ("pages/serving.py", "Serving lab", ":material/dns:"),
+    N_("Engineer"): [
+        ("pages/models.py", N_("Models"), ":material/memory:"),
+        ("pages/serving.py", N_("Serving lab"), ":material/dns:"),
     ],
 }
 

@@ -14,6 +14,7 @@ import torch
 from streamlit.errors import StreamlitAPIException
 
 from specviz.catalog import CatalogEntry, catalog_rows, load_catalog
+from specviz.i18n import N_, _, get_language, number, percent
 from specviz.loading import (DEFAULT_CONTEXT, Machine, ModelLoadError, detect_machine, estimate_entry, gb,
                              pick_device, pick_dtype, plan_placement)
 from specviz.machine import SpeedEstimate, measure_bandwidth, speed_from_bandwidth, speed_from_reference
@@ -27,30 +28,42 @@ DTYPE_CHOICES = ("auto", "float32", "bfloat16", "float16")
 
 
 @st.cache_resource(show_spinner=False)
-def _catalog() -> dict[str, CatalogEntry]:
+def _catalog(lang: str) -> dict[str, CatalogEntry]:  # the language too: a broken file's ValueError is a sentence
     return load_catalog()
 
 
 def catalog() -> dict[str, CatalogEntry]:
     """The bundled catalog; a broken file is one st.error sentence and an empty catalog."""
     try:
-        return _catalog()
+        return _catalog(get_language())
     except ValueError as exc:
         st.error(escape_markdown(exc))
         return {}
 
 
 def machine_summary(machine: Machine) -> str:
-    """One line: the GPUs with free memory, MPS, available RAM."""
-    parts = [f"{g.name} ({gb(g.free_bytes)} free of {gb(g.total_bytes)})" for g in machine.gpus]
+    """One line: the GPUs with free memory, MPS, available RAM, in the reader's language."""
+    parts = [_("{name} ({free} free of {total})", name=g.name, free=gb(g.free_bytes), total=gb(g.total_bytes))
+             for g in machine.gpus]
     if machine.mps:
-        parts.append("Apple GPU (MPS, memory shared with the CPU)")
-    parts.append(f"{gb(machine.ram_available_bytes)} of RAM available")
-    return "This machine: " + ", ".join(parts) + ("" if machine.gpus or machine.mps else ", no GPU") + "."
+        parts.append(_("Apple GPU (MPS, memory shared with the CPU)"))
+    parts.append(_("{amount} of RAM available", amount=gb(machine.ram_available_bytes)))
+    if machine.gpus or machine.mps:
+        return _("This machine: {parts}.", parts=", ".join(parts))
+    return _("This machine: {parts}, no GPU.", parts=", ".join(parts))
 
 
 SIZE_COLUMNS = ("name", "target", "draft", "params (B)", "bfloat16 GB", "float32 GB", "K")
 USE_COLUMNS = ("name", "device", "hardware", "licence", "gated")
+# The tables' headers as a reader sees them (the columns keep their English names in catalog_rows).
+COLUMN_LABELS = {"name": N_("name"), "target": N_("target"), "draft": N_("draft"), "params (B)": N_("params (B)"),
+                 "device": N_("device"), "hardware": N_("hardware"), "licence": N_("licence"), "gated": N_("gated")}
+
+
+def _shown_table(rows: pd.DataFrame, columns: tuple[str, ...]) -> pd.DataFrame:
+    table = rows[list(columns)].set_index("name")
+    table.index.name = _(COLUMN_LABELS["name"])
+    return table.rename(columns=lambda c: _(COLUMN_LABELS[c]) if c in COLUMN_LABELS else c)
 
 
 def catalog_table(entries: dict[str, CatalogEntry]) -> None:
@@ -60,14 +73,21 @@ def catalog_table(entries: dict[str, CatalogEntry]) -> None:
         return
     rows = pd.DataFrame(catalog_rows(entries))
     for column in ("bfloat16 GB", "float32 GB"):
-        rows[column] = rows[column].map(lambda gb_: f"{gb_:.2f}")
-    rows["params (B)"] = [" + ".join(f"{m.params_billion:.3g}" for m in e.models) for e in entries.values()]
-    st.table(rows[list(SIZE_COLUMNS)].set_index("name"))
-    st.markdown("**Where each pair runs, and its licence**")
-    st.table(rows[list(USE_COLUMNS)].set_index("name"))
-    st.caption("Memory = weights only, parameters x 4 bytes (float32) or x 2 bytes (bfloat16), GB = 10^9 bytes; "
-               f"the check below adds a KV cache of {DEFAULT_CONTEXT} tokens when it reads the models' configs. "
-               "Gated repositories need you to accept the licence on the model's Hub page and `hf auth login`.")
+        rows[column] = rows[column].map(lambda gb_: number(gb_, 2))
+    rows["params (B)"] = [" + ".join(_three_digits(m.params_billion) for m in e.models) for e in entries.values()]
+    st.table(_shown_table(rows, SIZE_COLUMNS))
+    st.markdown(_("**Where each pair runs, and its licence**"))
+    st.table(_shown_table(rows, USE_COLUMNS))
+    st.caption(_("Memory = weights only, parameters x 4 bytes (float32) or x 2 bytes (bfloat16), GB = 10^9 bytes; "
+                 "the check below adds a KV cache of {context} tokens when it reads the models' configs. Gated "
+                 "repositories need you to accept the licence on the model's Hub page and `hf auth login`.",
+                 context=DEFAULT_CONTEXT))
+
+
+def _three_digits(x: float) -> str:
+    """Three significant digits, with the reader's decimal mark: 0.135, 1.71, 2.08e-05 (0,135 in Portuguese)."""
+    text = f"{x:.3g}"
+    return text.replace(".", ",") if get_language() == "pt" else text
 
 
 def memory_check(entries: dict[str, CatalogEntry], machine: Machine) -> None:
@@ -76,10 +96,10 @@ def memory_check(entries: dict[str, CatalogEntry], machine: Machine) -> None:
     if not names:
         return
     left, mid, right = st.columns([2, 1, 1])
-    name = left.selectbox("Pair", names, index=names.index("qwen2.5-0.5b-7b") if "qwen2.5-0.5b-7b" in names else 0,
-                          key="models_check_pair")
-    device_choice = mid.selectbox("Device", DEVICE_CHOICES, key="models_check_device")
-    dtype_choice = right.selectbox("Dtype", DTYPE_CHOICES, key="models_check_dtype")
+    name = left.selectbox(_("Pair"), names, index=names.index("qwen2.5-0.5b-7b") if "qwen2.5-0.5b-7b" in names
+                          else 0, key="models_check_pair")
+    device_choice = mid.selectbox(_("Device"), DEVICE_CHOICES, key="models_check_device", format_func=_choice)
+    dtype_choice = right.selectbox(_("Dtype"), DTYPE_CHOICES, key="models_check_dtype", format_func=_choice)
     entry = entries[name]
     try:
         device = pick_device(None if device_choice == "auto" else device_choice, machine)
@@ -89,12 +109,18 @@ def memory_check(entries: dict[str, CatalogEntry], machine: Machine) -> None:
     except ModelLoadError as exc:
         st.warning(escape_markdown(exc))
         return
-    st.success(escape_markdown(f"{estimate.sentence()}: it fits ({placement.describe()}). Suggested K = {entry.k}; "
-                    f"sized for {entry.hardware}."))
+    st.success(escape_markdown(_("{estimate}: it fits ({placement}). Suggested K = {k}; sized for {hardware}.",
+                                 estimate=estimate.sentence(), placement=placement.describe(), k=entry.k,
+                                 hardware=_(entry.hardware) if entry.hardware else "-")))
     st.info(escape_markdown(speed_estimate(estimate.weights_bytes[0], device).sentence()))
 
 
-@st.cache_resource(show_spinner="Measuring this machine's memory bandwidth...")
+def _choice(value: str) -> str:
+    """A device or dtype option as shown: "auto" in the reader's words, the rest as torch names them."""
+    return _("auto") if value == "auto" else value
+
+
+@st.cache_resource(show_spinner=False)  # the caller's spinner speaks the reader's language; a cache's text is fixed
 def _bandwidth(device: str) -> float:
     return measure_bandwidth(device)
 
@@ -112,7 +138,9 @@ def speed_estimate(target_bytes: int, device: torch.device) -> SpeedEstimate:
     measured_ms = quiet_forwards().get((name, device.type))
     if measured_ms:
         return speed_from_reference(target_bytes, int(reference_bytes), measured_ms / 1000, shown)
-    return speed_from_bandwidth(target_bytes, _bandwidth(str(device)))
+    with st.spinner(_("Measuring this machine's memory bandwidth...")):  # shown only while it measures (> 0.5 s)
+        bandwidth = _bandwidth(str(device))
+    return speed_from_bandwidth(target_bytes, bandwidth)
 
 
 @dataclass(frozen=True)
@@ -131,21 +159,27 @@ def hand_form(policy: WebModelPolicy) -> HandPair | None:
     """The "pair by hand" form, if the operator allows it; the submitted values, or None before the button is
     pressed. Remote code is never trusted from the browser."""
     if not policy.enabled:
-        st.info(f"Loading models by hand is turned off on this server. Its operator can allow Hugging Face Hub ids "
-                f"with `{ENABLE_ENV}=1`, and local folders inside one folder with `{ROOT_ENV}=/path/to/models`. On "
-                "your own machine, the command line loads any pair: `python -m specviz generate --pair "
-                "TARGET,DRAFT`.")
+        st.info(_("Loading models by hand is turned off on this server. Its operator can allow Hugging Face Hub ids "
+                  "with `{enable}=1`, and local folders inside one folder with `{root}=/path/to/models`. On your "
+                  "own machine, the command line loads any pair: `python -m specviz generate --pair TARGET,DRAFT`.",
+                  enable=ENABLE_ENV, root=ROOT_ENV))
         return None
-    where = "a Hugging Face Hub id" + (" or a folder inside the allowed models folder" if policy.root else "")
+    if policy.root:
+        target_label = _("Target: a Hugging Face Hub id or a folder inside the allowed models folder")
+        draft_label = _("Draft: a Hugging Face Hub id or a folder inside the allowed models folder (empty = "
+                        "self-drafting only)")
+    else:
+        target_label = _("Target: a Hugging Face Hub id")
+        draft_label = _("Draft: a Hugging Face Hub id (empty = self-drafting only)")
     with st.form("models_hand_form"):
-        target = st.text_input(f"Target: {where}", key="models_target", max_chars=300,
+        target = st.text_input(target_label, key="models_target", max_chars=300,
                                placeholder="Qwen/Qwen2.5-1.5B-Instruct")
-        draft = st.text_input(f"Draft: {where} (empty = self-drafting only)", key="models_draft", max_chars=300,
+        draft = st.text_input(draft_label, key="models_draft", max_chars=300,
                               placeholder="Qwen/Qwen2.5-0.5B-Instruct")
         left, right = st.columns(2)
-        device = left.selectbox("Device", DEVICE_CHOICES, key="models_hand_device")
-        dtype = right.selectbox("Dtype", DTYPE_CHOICES, key="models_hand_dtype")
-        submitted = st.form_submit_button("Check and load", type="primary")
+        device = left.selectbox(_("Device"), DEVICE_CHOICES, key="models_hand_device", format_func=_choice)
+        dtype = right.selectbox(_("Dtype"), DTYPE_CHOICES, key="models_hand_dtype", format_func=_choice)
+        submitted = st.form_submit_button(_("Check and load"), type="primary")
     if not submitted:
         return None
     return HandPair(target, draft, device, dtype)
@@ -184,7 +218,7 @@ def load_hand_pair(hand: HandPair, policy: WebModelPolicy) -> Pair | None:
         st.error(escape_markdown(exc))
         return None
     hand = HandPair(refs[0], refs[1] if len(refs) > 1 else "", hand.device, hand.dtype)
-    with st.status(f"Checking and loading {escape_markdown(hand.spec)}...", expanded=True) as status:
+    with st.status(_("Checking and loading {pair}...", pair=escape_markdown(hand.spec)), expanded=True) as status:
         steps, current = [], status.empty()
 
         def progress(message: str) -> None:  # a new step gets a line; ticks of the same download rewrite it
@@ -200,12 +234,13 @@ def load_hand_pair(hand: HandPair, policy: WebModelPolicy) -> Pair | None:
         except ValueError as exc:
             problem = escape_markdown(exc)
         except Exception as exc:  # noqa: BLE001 - a broken weight file or config: one sentence, no traceback, no path
-            problem = (f"The models could not be loaded ({type(exc).__name__}): their files are damaged or not a "
-                       "causal language model specviz can run.")
+            problem = _("The models could not be loaded ({error}): their files are damaged or not a causal language "
+                        "model specviz can run.", error=type(exc).__name__)
         if problem is None:
-            status.update(label=f"Loaded {escape_markdown(hand.spec)}.", state="complete", expanded=False)
+            status.update(label=_("Loaded {pair}.", pair=escape_markdown(hand.spec)), state="complete",
+                          expanded=False)
         else:
-            status.update(label="This pair cannot be used: the reason is below.", state="error", expanded=False)
+            status.update(label=_("This pair cannot be used: the reason is below."), state="error", expanded=False)
     if problem is not None:  # outside the status box, which folds away: the reason is what the visitor needs
         st.error(problem)
         return None
@@ -215,15 +250,23 @@ def load_hand_pair(hand: HandPair, policy: WebModelPolicy) -> Pair | None:
 def show_loaded(pair: Pair) -> None:
     """What was loaded, where, and how to use it next."""
     info = pair.info
-    what = "a separate draft model" if pair.draft is not None else "no separate draft (layer-skip or n-gram only)"
-    lines = [f"**{escape_markdown(pair.name)}**: {what}; chat template {'yes' if pair.chat else 'no'}."]
+    name = escape_markdown(pair.name)
+    if pair.draft is not None:
+        line = (_("**{name}**: a separate draft model; chat template yes.", name=name) if pair.chat else
+                _("**{name}**: a separate draft model; chat template no.", name=name))
+    else:
+        line = (_("**{name}**: no separate draft (layer-skip or n-gram only); chat template yes.", name=name)
+                if pair.chat else
+                _("**{name}**: no separate draft (layer-skip or n-gram only); chat template no.", name=name))
+    lines = [line]
     if info is not None:
-        lines.append(f"{escape_markdown(info.estimate.sentence())} (a KV cache of {info.estimate.context} tokens "
-                     f"included); {escape_markdown(info.placement)}, {escape_markdown(info.dtype)}.")
+        lines.append(_("{estimate} (a KV cache of {context} tokens included); {placement}, {dtype}.",
+                       estimate=escape_markdown(info.estimate.sentence()), context=info.estimate.context,
+                       placement=escape_markdown(info.placement), dtype=escape_markdown(info.dtype)))
     st.success("  \n".join(lines))
-    st.info("The pair is stored for this session: open the **Playground** to generate with it.")
+    st.info(_("The pair is stored for this session: open the **Playground** to generate with it."))
     try:
-        st.page_link("pages/playground.py", label="Open the Playground", icon=":material/play_circle:")
+        st.page_link("pages/playground.py", label=_("Open the Playground"), icon=":material/play_circle:")
     except StreamlitAPIException:  # the page run on its own, outside the app's navigation
         pass
 
@@ -232,17 +275,50 @@ def current_machine() -> Machine:
     return detect_machine()
 
 
-DRAFT_TITLES = {"eagle": "EAGLE-style feature drafter (the default's proposer)", "draft": "Separate draft model"}
+DRAFT_TITLES = {"eagle": N_("EAGLE-style feature drafter (the default's proposer)"),
+                "draft": N_("Separate draft model")}
 
 
 def trained_drafts() -> None:
-    """The drafts trained here for the offline target, each with its model card."""
+    """The drafts trained here for the offline target, each with its model card. The cards are English documents
+    written by `python -m specviz.distill cards`; in another language the page shows a summary of the card's
+    numbers (from specviz.json) and offers the English card as a download."""
     from specviz.drafts import shipped_drafts
     drafts = shipped_drafts()
     if not drafts:
-        st.info("No trained drafts in assets/models: `python -m specviz.distill all` makes them.")
+        st.info(_("No trained drafts in assets/models: `python -m specviz.distill all` makes them."))
         return
     for d in drafts:
         meta = d["meta"]
-        with st.expander(f"{DRAFT_TITLES.get(meta['kind'], meta['kind'])}: {d['name']} ({d['megabytes']:.1f} MB)"):
-            st.markdown(d["card"])
+        kind = _(DRAFT_TITLES[meta["kind"]]) if meta.get("kind") in DRAFT_TITLES else str(meta.get("kind"))
+        with st.expander(_("{kind}: {name} ({size} MB)", kind=kind, name=d["name"], size=number(d["megabytes"], 1))):
+            if get_language() == "en" or not d["card"]:
+                st.markdown(d["card"])
+                continue
+            st.markdown(card_summary(meta))
+            st.caption(_("The full model card (data, commands, learning curve and measurements) is written in "
+                         "English."))
+            st.download_button(_("Download the model card (English, Markdown)"), d["card"],
+                               file_name=f"{d['name']}-README.md", mime="text/markdown",
+                               key=f"models_card_{d['name']}")
+
+
+def card_summary(meta: dict) -> str:
+    """What a model card says in a few sentences, from its specviz.json, in the reader's language."""
+    training = meta.get("training", {})
+    values = {"target": meta.get("target", "?"), "steps": meta.get("steps", training.get("step", "?")),
+              "records": meta.get("train_records", "?"), "held_out": meta.get("held_out_records", "?")}
+    if meta.get("kind") == "eagle":
+        return _("An EAGLE-style feature drafter for {target}: one decoder layer that reads the target's last hidden "
+                 "state and the next token's embedding, predicts the target's next hidden state, and reads tokens "
+                 "off the target's own head, within a draft vocabulary of {vocab} tokens ({coverage} of the "
+                 "held-out answers' tokens). Trained for {steps} steps on {records} prompts answered by the target "
+                 "itself. On {held_out} held-out prompts its first guess is the target's token {acc1} of the time, "
+                 "its first two guesses are both right {acc12} of the time.",
+                 vocab=meta.get("draft_vocab_size", "?"), coverage=percent(meta.get("vocab_coverage", 0), 1),
+                 acc1=percent(training.get("acc1", 0), 1), acc12=percent(training.get("acc12", 0), 1), **values)
+    return _("A separate draft model for {target}: the target's embeddings and first {layers} layers (frozen copies), "
+             "one trained adapter layer and a trained final norm. Trained for {steps} steps on {records} prompts "
+             "answered by the target itself. On {held_out} held-out prompts its most likely next token is the "
+             "target's {agreement} of the time.", layers=meta.get("shallow_layers", "?"),
+             agreement=percent(training.get("agreement", 0), 1), **values)

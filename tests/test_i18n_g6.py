@@ -63,6 +63,7 @@ def test_the_catalog_and_the_memory_check_in_portuguese(models):
     assert sizes.index.name == "nome" and "alvo" in sizes.columns and "licença" in use.columns
     assert use.loc["llama3.2-1b-3.1-8b", "acesso restrito"] == "sim"
     assert use.loc["default", "hardware"].startswith("qualquer CPU de notebook")
+    assert use.loc["toy", "licença"] == "parte do specviz" and use.loc["default", "licença"] == "Apache-2.0"
     assert sizes.loc["smollm2-135m-1.7b", "bfloat16 GB"] == "3,69"  # the decimal comma
     assert "16 GB de RAM disponíveis, nenhuma GPU" in " ".join(c.value for c in at.caption)
     assert "precisam de cerca de" in at.warning[0].value  # the 7B pair in float32 does not fit in 16 GB
@@ -156,9 +157,11 @@ def test_the_model_sentences_of_the_library_in_portuguese():
     assert estimate.sentence() == "a + b need about 7.3 GB in float32"  # and English outside
 
 
-def test_the_catalogs_hardware_notes_are_all_marked_for_translation():
+def test_the_catalogs_hardware_notes_and_licence_phrases_are_all_marked_for_translation():
     data = yaml.safe_load(CATALOG_PATH.read_text(encoding="utf-8"))
-    assert {p["hardware"] for p in data["pairs"]} == set(SHIPPED_TEXTS)
+    licences = {m["licence"] for p in data["pairs"] for m in (p["target"], p["draft"]) if m}
+    phrases = {text for text in licences if " " in text and "Community License" not in text}  # not a name
+    assert {p["hardware"] for p in data["pairs"]} | phrases == set(SHIPPED_TEXTS)
     with using("pt"):
         assert all(_(text) != text for text in SHIPPED_TEXTS)
     assert load_catalog()["toy"].hardware in SHIPPED_TEXTS

@@ -17,7 +17,8 @@ navigation = st.navigation(
         _(section): [st.Page(str(HERE / path), title=_(title), icon=icon, default=(path == "pages/overview.py"))
                      for path, title, icon in pages]
         for section, pages in PAGES.items()
-    }
+    },
+    expanded=True,  # every page listed: no "View 3 more" (Streamlit's own words, in English only)
 )
 shared_sidebar()
 navigation.run()

@@ -62,8 +62,9 @@ def sweep_figure(levels: list[LevelResult], prompt: str, break_even: dict[str, i
                         line=dict(color=color), row=1, col=1)
         fig.add_scatter(x=x, y=[lv.latency_s for lv in rows], mode="lines+markers", name=f"{spec}: latency",
                         line=dict(color=color, dash="dash"), row=1, col=2)
+    lowest = min((lv.concurrency for lv in levels if lv.prompt == prompt), default=1)
     for spec, c in (break_even or {}).items():
-        if c is not None:
+        if c is not None and c > lowest:  # a config that never paid gets no line (the page says so in words)
             fig.add_vline(x=c, line=dict(color=COLORS.get(spec, ORANGE), dash="dot"), row=1, col=1,
                           annotation_text=f"{spec} stops paying", annotation_position="top left")
     fig.update_xaxes(type="log", tickvals=[1, 2, 4, 8, 16], title_text="concurrent streams")

@@ -196,3 +196,59 @@ def test_a_bad_address_on_the_page_is_one_sentence():
     at = _page("ftp://example.org")
     assert not at.exception
     assert len(at.error) == 1 and "starts with http" in at.error[0].value
+
+
+# ---- the local server's control, without starting one ----------------------------------------------------------------
+
+
+def test_the_server_command_binds_loopback_and_carries_the_speculative_config(tmp_path):
+    import json
+
+    from specviz.serving.server import Server, speculative_config
+
+    server = Server(root=tmp_path)
+    assert server.state() is None and "No local vLLM server is running" in server.status()
+    assert not server.stop()
+    config = speculative_config("ngram", k=3)
+    argv = server.command(tmp_path / "model", 8123, config)
+    assert argv[argv.index("--host") + 1] == "127.0.0.1" and argv[argv.index("--port") + 1] == "8123"
+    assert json.loads(argv[argv.index("--speculative-config") + 1]) == config and config["num_speculative_tokens"] == 3
+    assert "--speculative-config" not in server.command(tmp_path / "model", 8123, speculative_config("none"))
+    with pytest.raises(ValueError) as info:
+        speculative_config("medusa")
+    assert _sentence(str(info.value))
+
+
+def test_a_stale_pid_file_is_not_a_running_server(tmp_path):
+    import json
+
+    from specviz.serving.server import Server
+
+    server = Server(root=tmp_path)
+    server.run_dir.mkdir(parents=True)
+    server.state_file.write_text(json.dumps({"pid": 2 ** 22 + 12345, "port": 8000, "spec": "ngram", "k": 4,
+                                             "url": "http://127.0.0.1:8000", "started": 0.0, "log": "x"}))
+    assert server.state() is None and not server.state_file.exists()
+
+
+def test_the_views_examples_hold():
+    import doctest
+
+    from specviz.ui import serving_sweep
+
+    result = doctest.testmod(serving_sweep)
+    assert result.attempted and not result.failed
+
+
+def test_a_pid_file_naming_another_program_is_never_signalled(tmp_path):
+    """A recycled pid (here: this test's own process) is not taken for the server, so `stop` signals nothing."""
+    import json
+    import os
+
+    from specviz.serving.server import Server
+
+    server = Server(root=tmp_path)
+    server.run_dir.mkdir(parents=True)
+    server.state_file.write_text(json.dumps({"pid": os.getpid(), "port": 8000, "spec": "ngram", "k": 4,
+                                             "url": "http://127.0.0.1:8000", "started": 0.0, "log": "x"}))
+    assert server.state() is None and not server.stop()

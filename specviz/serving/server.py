@@ -146,7 +146,7 @@ class Server:
             state = ServerState(**json.loads(self.state_file.read_text()))
         except (OSError, ValueError, TypeError):
             return None
-        if not _alive(state.pid):
+        if not _alive(state.pid) or not _is_vllm(state.pid):  # gone, or its pid now belongs to another program
             self.state_file.unlink(missing_ok=True)
             return None
         return state
@@ -268,6 +268,14 @@ def _alive(pid: int) -> bool:
         return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] != "Z"
     except OSError:
         return True
+
+
+def _is_vllm(pid: int) -> bool:
+    """Whether the process runs vLLM (so a recycled pid is never signalled); True where /proc cannot tell."""
+    try:
+        return b"vllm" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return not Path("/proc/self").exists()
 
 
 def _group_alive(pgid: int) -> bool:

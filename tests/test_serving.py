@@ -252,3 +252,14 @@ def test_a_pid_file_naming_another_program_is_never_signalled(tmp_path):
     server.state_file.write_text(json.dumps({"pid": os.getpid(), "port": 8000, "spec": "ngram", "k": 4,
                                              "url": "http://127.0.0.1:8000", "started": 0.0, "log": "x"}))
     assert server.state() is None and not server.stop()
+
+
+def test_every_recorded_speculating_scrape_is_consistent():
+    """n-gram, the separate draft and the EAGLE drafter as vLLM served them: per-position counts add up, fall with
+    the position, and K = 4 positions."""
+    for name in (IDLE, BUSY, "eagle-after-held-out.prom", "draft-after-held-out.prom"):
+        s = parse_scrape(recorded(name), at=0.0)
+        assert s.speculating and len(s.accepted_per_position) == 4, name
+        assert sum(s.accepted_per_position) == pytest.approx(s.accepted), name
+        assert list(s.accepted_per_position) == sorted(s.accepted_per_position, reverse=True), name
+        assert s.draft_tokens == pytest.approx(4 * s.drafts), name  # vLLM drafts K every step for these methods

@@ -4,16 +4,17 @@ import streamlit as st
 
 from specviz.ui import serving_sweep as sweep
 from specviz.ui import serving_view as view
+from specviz.i18n import _
 from specviz.ui.frame import route_through_app
 
 route_through_app()
 
-st.title("Serving lab")
-st.markdown("A serving engine batches many requests at once, and speculation that pays for one stream can cost "
+st.title(_("Serving lab"))
+st.markdown(_("A serving engine batches many requests at once, and speculation that pays for one stream can cost "
             "at sixteen. Start a local vLLM server with `make serve` (n-gram speculation by default; "
-            "`make serve SPEC=none|draft|eagle` for the others), or point this page at any vLLM server.")
+            "`make serve SPEC=none|draft|eagle` for the others), or point this page at any vLLM server."))
 
-live_tab, load_tab, measured_tab = st.tabs(["Live metrics", "Load generator", "Measured sweep"])
+live_tab, load_tab, measured_tab = st.tabs([_("Live metrics"), _("Load generator"), _("Measured sweep")])
 with live_tab:
     base = view.server_url()
     now = view.probe(base) if base else None
@@ -21,7 +22,7 @@ with live_tab:
         view.live_panel(base)
 with load_tab:
     if base is None or now is None:
-        st.info("Connect to a server on the Live metrics tab first.")
+        st.info(_("Connect to a server on the Live metrics tab first."))
     else:
         sweep.live_sweep(base, now.speculating)
 with measured_tab:

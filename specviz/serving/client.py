@@ -24,6 +24,8 @@ import urllib.error
 import urllib.request
 from urllib.parse import urlsplit
 
+from specviz.i18n import _
+
 __all__ = ["LOAD_HOSTS_ENV", "LOCAL_URL", "ServerError", "base_url", "get_json", "get_text", "is_loopback",
            "load_allowed", "post_json"]
 
@@ -43,22 +45,22 @@ def base_url(text: str) -> str:
     ending in /metrics, /health or /v1 is cut back to the server itself. A bad address is a ValueError."""
     text = (text or "").strip()
     if not text:
-        raise ValueError("Type the server's address, like http://127.0.0.1:8000.")
+        raise ValueError(_("Type the server's address, like http://127.0.0.1:8000."))
     if len(text) > 500:
-        raise ValueError("That address is too long to be a server's address.")
+        raise ValueError(_("That address is too long to be a server's address."))
     try:
         parts = urlsplit(text)
         port = parts.port
     except ValueError:
-        raise ValueError("That address has a bad port: use a number from 1 to 65535, like http://127.0.0.1:8000.") from None
+        raise ValueError(_("That address has a bad port: use a number from 1 to 65535, like http://127.0.0.1:8000.")) from None
     if parts.scheme not in ("http", "https"):
-        raise ValueError("A server address starts with http:// or https://, like http://127.0.0.1:8000.")
+        raise ValueError(_("A server address starts with http:// or https://, like http://127.0.0.1:8000."))
     if parts.username is not None or parts.password is not None:
-        raise ValueError("Leave user names and passwords out of the address: specviz stores no credentials.")
+        raise ValueError(_("Leave user names and passwords out of the address: specviz stores no credentials."))
     if not parts.hostname or any(c.isspace() for c in text):
-        raise ValueError("That address has no host name, like 127.0.0.1 or my-server.example.org.")
+        raise ValueError(_("That address has no host name, like 127.0.0.1 or my-server.example.org."))
     if parts.query or parts.fragment:
-        raise ValueError("Give the server's address without ?… or #…, like http://127.0.0.1:8000.")
+        raise ValueError(_("Give the server's address without ?… or #…, like http://127.0.0.1:8000."))
     path = parts.path.rstrip("/")
     for tail in ("/metrics", "/health", "/v1/models", "/v1"):
         if path.endswith(tail):
@@ -104,21 +106,21 @@ def _open(request: urllib.request.Request, timeout: float) -> bytes:
         except (ValueError, AttributeError, OSError):
             pass
         if detail:
-            raise ServerError(f"{url} answered HTTP {exc.code}: {str(detail)[:200]}.") from None
-        raise ServerError(f"{url} answered HTTP {exc.code}.") from None
+            raise ServerError(_("{url} answered HTTP {code}: {detail}.", url=url, code=exc.code, detail=str(detail)[:200])) from None
+        raise ServerError(_("{url} answered HTTP {code}.", url=url, code=exc.code)) from None
     except (TimeoutError, socket.timeout):
-        raise ServerError(f"{url} did not answer within {timeout:g} s.") from None
+        raise ServerError(_("{url} did not answer within {seconds} s.", url=url, seconds=format(timeout, "g"))) from None
     except urllib.error.URLError as exc:
         reason = exc.reason
         if isinstance(reason, (TimeoutError, socket.timeout)):
-            raise ServerError(f"{url} did not answer within {timeout:g} s.") from None
+            raise ServerError(_("{url} did not answer within {seconds} s.", url=url, seconds=format(timeout, "g"))) from None
         if isinstance(reason, ConnectionRefusedError):
-            raise ServerError(f"Nothing is listening at {url}: is the server running (`make serve`)?") from None
+            raise ServerError(_("Nothing is listening at {url}: is the server running (`make serve`)?", url=url)) from None
         if isinstance(reason, socket.gaierror):
-            raise ServerError(f"The host in {url} is unknown: check the address.") from None
-        raise ServerError(f"Cannot reach {url}: {reason}.") from None
+            raise ServerError(_("The host in {url} is unknown: check the address.", url=url)) from None
+        raise ServerError(_("Cannot reach {url}: {reason}.", url=url, reason=reason)) from None
     except (ConnectionError, OSError) as exc:
-        raise ServerError(f"Cannot reach {url}: {exc.__class__.__name__}.") from None
+        raise ServerError(_("Cannot reach {url}: {reason}.", url=url, reason=exc.__class__.__name__)) from None
 
 
 def get_text(url: str, timeout: float = READ_TIMEOUT_S) -> str:
@@ -131,7 +133,7 @@ def get_json(url: str, timeout: float = READ_TIMEOUT_S):
     try:
         return json.loads(get_text(url, timeout))
     except json.JSONDecodeError:
-        raise ServerError(f"{url} did not answer with JSON: is it an OpenAI-compatible server?") from None
+        raise ServerError(_("{url} did not answer with JSON: is it an OpenAI-compatible server?", url=url)) from None
 
 
 def post_json(url: str, payload: dict, timeout: float):
@@ -140,7 +142,7 @@ def post_json(url: str, payload: dict, timeout: float):
     try:
         return json.loads(_open(request, timeout))
     except json.JSONDecodeError:
-        raise ServerError(f"{url} did not answer with JSON: is it an OpenAI-compatible server?") from None
+        raise ServerError(_("{url} did not answer with JSON: is it an OpenAI-compatible server?", url=url)) from None
 
 
 def served_model(base: str, timeout: float = READ_TIMEOUT_S) -> str:
@@ -149,4 +151,4 @@ def served_model(base: str, timeout: float = READ_TIMEOUT_S) -> str:
     try:
         return str(data["data"][0]["id"])
     except (KeyError, IndexError, TypeError):
-        raise ServerError(f"{base}/v1/models lists no model.") from None
+        raise ServerError(_("{url} lists no model.", url=base + "/v1/models")) from None

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 
+from specviz.i18n import _, ngettext
 from specviz.serving import client
 from specviz.serving.metrics import Delta, Scrape, parse_scrape
 
@@ -47,17 +48,17 @@ class LoadPlan:
     def check(self) -> None:
         """One sentence for the first bound broken."""
         if not self.prompts:
-            raise ValueError("Give the load generator at least one prompt.")
+            raise ValueError(_("Give the load generator at least one prompt."))
         if any(not p.text.strip() or len(p.text) > MAX_PROMPT_CHARS for p in self.prompts):
-            raise ValueError(f"Each prompt must have between 1 and {MAX_PROMPT_CHARS} characters.")
+            raise ValueError(_("Each prompt must have between 1 and {most} characters.", most=MAX_PROMPT_CHARS))
         if not self.levels or any(c not in LEVELS for c in self.levels):
-            raise ValueError(f"Concurrency levels must be among {', '.join(map(str, LEVELS))}.")
+            raise ValueError(_("Concurrency levels must be among {levels}.", levels=", ".join(map(str, LEVELS))))
         if not 1 <= self.requests <= MAX_REQUESTS:
-            raise ValueError(f"Requests per level must be between 1 and {MAX_REQUESTS}.")
+            raise ValueError(_("Requests per level must be between 1 and {most}.", most=MAX_REQUESTS))
         if not 1 <= self.max_tokens <= MAX_TOKENS:
-            raise ValueError(f"Tokens per request must be between 1 and {MAX_TOKENS}.")
+            raise ValueError(_("Tokens per request must be between 1 and {most}.", most=MAX_TOKENS))
         if not 0 < self.max_seconds <= MAX_SECONDS:
-            raise ValueError(f"A sweep may run for at most {MAX_SECONDS:g} s.")
+            raise ValueError(_("A sweep may run for at most {seconds} s.", seconds=format(MAX_SECONDS, "g")))
 
     def requests_at(self, concurrency: int) -> int:
         return min(max(self.requests, concurrency), MAX_REQUESTS)
@@ -162,8 +163,8 @@ def run_load(url: str, plan: LoadPlan, *, speculative: str = "", model: str | No
     """Every prompt at every level of the plan, against the server at `url`; results in the order run."""
     base = client.base_url(url)
     if not client.load_allowed(base):
-        raise ValueError(f"The load generator only sends requests to this machine (localhost); the operator can "
-                         f"allow {client.host_of(base)} with ${client.LOAD_HOSTS_ENV}.")
+        raise ValueError(_("The load generator only sends requests to this machine (localhost); the operator can "
+                           "allow {host} with ${variable}.", host=client.host_of(base), variable=client.LOAD_HOSTS_ENV))
     plan.check()
     model = model or client.served_model(base)
     deadline = clock() + plan.max_seconds
@@ -174,7 +175,8 @@ def run_load(url: str, plan: LoadPlan, *, speculative: str = "", model: str | No
                 return results
             n = plan.requests_at(concurrency)
             if progress:
-                progress(f"{prompt.name}: {n} requests, {concurrency} at a time")
+                progress(ngettext("{prompt}: {n} request, {streams} at a time", "{prompt}: {n} requests, {streams} at a time",
+                                   n, prompt=prompt.name, streams=concurrency))
             before = _scrape(base, clock)
             start = clock()
             with ThreadPoolExecutor(max_workers=concurrency) as pool:  # at most `concurrency` in flight

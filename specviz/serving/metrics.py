@@ -34,6 +34,8 @@ import math
 import re
 from dataclasses import dataclass, field
 
+from specviz.i18n import _
+
 __all__ = ["Delta", "Scrape", "parse_prometheus", "parse_scrape"]
 
 PREFIX = "vllm:spec_decode_"
@@ -133,7 +135,7 @@ def parse_scrape(text: str, at: float) -> Scrape:
         elif math.isfinite(value):
             totals[name] = totals.get(name, 0.0) + value
     if not seen_vllm:
-        raise ValueError("The address answers, but its /metrics page has no vLLM metrics: is it a vLLM server?")
+        raise ValueError(_("The address answers, but its /metrics page has no vLLM metrics: is it a vLLM server?"))
     per_pos = tuple(positions.get(i, 0.0) for i in range(max(positions) + 1)) if positions else ()
     return Scrape(at=at, speculating=DRAFTS in totals or bool(positions), drafts=totals.get(DRAFTS, 0.0),
                   draft_tokens=totals.get(DRAFT_TOKENS, 0.0), accepted=totals.get(ACCEPTED, 0.0),

@@ -11,6 +11,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from specviz.i18n import _
 from specviz.paths import BENCHMARKS_DIR
 from specviz.serving.load import LevelResult
 
@@ -73,16 +74,16 @@ class ServingResult:
     @classmethod
     def from_dict(cls, data: dict) -> ServingResult:
         if not isinstance(data, dict) or data.get("schema") != SCHEMA:
-            raise ValueError("This file is not a specviz serving result (no 'specviz-serving' schema found).")
+            raise ValueError(_("This file is not a specviz serving result (no 'specviz-serving' schema found)."))
         if data.get("schema_version") != SCHEMA_VERSION:
-            raise ValueError(f"This serving result has schema version {data.get('schema_version')}; this specviz "
-                             f"reads version {SCHEMA_VERSION}.")
+            raise ValueError(_("This serving result has schema version {found}; this specviz reads version {version}.",
+                               found=data.get('schema_version'), version=SCHEMA_VERSION))
         try:
             return cls(command=data["command"], machine=data["machine"], server=data["server"],
                        prompts=data["prompts"], levels=[LevelResult.from_dict(lv) for lv in data["levels"]],
                        specviz=data.get("specviz", []))
         except (KeyError, TypeError, ValueError):
-            raise ValueError("This serving result is damaged: a level lacks a field.") from None
+            raise ValueError(_("This serving result is damaged: a level lacks a field.")) from None
 
     def save(self, path: str | Path) -> Path:
         path = Path(path)
@@ -95,7 +96,7 @@ class ServingResult:
         try:
             data = json.loads(Path(path).read_text())
         except (OSError, ValueError):
-            raise ValueError(f"Cannot read {Path(path).name} as JSON.") from None
+            raise ValueError(_("Cannot read {name} as JSON.", name=Path(path).name)) from None
         return cls.from_dict(data)
 
 

@@ -29,6 +29,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from specviz.i18n import N_
 from specviz.paths import SOURCE_ROOT, cache_dir
 from specviz.serving import client
 
@@ -43,10 +44,10 @@ DEFAULT_K = 4
 
 # The speculative configurations a user can pick, in the order the page and the CLI offer them.
 SPECS = {
-    "none": "no speculation (the target alone)",
-    "ngram": "n-gram prompt lookup (no draft model)",
-    "draft": "the separate draft model trained here (assets/models/smollm2-draft)",
-    "eagle": "the EAGLE drafter trained here, exported for vLLM (assets/models/smollm2-eagle)",
+    "none": N_("no speculation (the target alone)"),
+    "ngram": N_("n-gram prompt lookup (no draft model)"),
+    "draft": N_("the separate draft model trained here (assets/models/smollm2-draft)"),
+    "eagle": N_("the EAGLE drafter trained here, exported for vLLM (assets/models/smollm2-eagle)"),
 }
 
 Progress = Callable[[str], None]

@@ -46,8 +46,10 @@ def pytest_configure(config):
     runs once per process."""
     import functools
 
-    from streamlit.components.v2 import manifest_scanner
-
+    try:
+        from streamlit.components.v2 import manifest_scanner
+    except ImportError:  # an environment without the app (the GPU image, the older-transformers check): no AppTests
+        return
     if not hasattr(manifest_scanner.scan_component_manifests, "cache_info"):
         manifest_scanner.scan_component_manifests = functools.cache(manifest_scanner.scan_component_manifests)
 

@@ -42,6 +42,7 @@ def _paced(db, students=("Ana", "Ben", "Cy")):
     return store, session, [store.join(session.code, name) for name in students]
 
 
+@pytest.mark.slow  # over 0.7 s: make test runs it, make check stays under a minute
 def test_the_teacher_pushes_watches_opens_round_two_and_reveals(db):
     at = _as_teacher(PIN)
     at.radio(key="classroom_pace").set_value(teacher.PACES[1]).run()

@@ -61,6 +61,7 @@ def test_the_rehearsal_runs_every_section_on_the_cpu_in_under_two_minutes(tmp_pa
     assert "summary: versions ok, float32 ok" in (folder / "gpu_check.log").read_text()
 
 
+@pytest.mark.slow  # over 0.7 s: make test runs it, make check stays under a minute
 def test_a_section_that_cannot_finish_writes_what_it_has(tmp_path, monkeypatch):
     """A section past its cap is interrupted, and its JSON says timeout with the partial record."""
     from specviz.scripts import gpu_check

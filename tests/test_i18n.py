@@ -43,6 +43,7 @@ def test_a_translation_with_other_placeholders_is_caught(tmp_path):
     assert any("placeholders differ" in line and "drafted" in line for line in found), found
 
 
+@pytest.mark.slow  # over 1 s: make test runs it, make check stays under a minute
 def test_an_untranslated_or_unknown_message_and_a_stale_mo_are_caught(tmp_path):
     po, mo = _broken_copy(tmp_path, lambda catalog: None)
     root = tmp_path / "code"

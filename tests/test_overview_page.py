@@ -52,6 +52,7 @@ def test_overview_explains_the_loop_and_the_rule(fast_play):
         assert page in captions
 
 
+@pytest.mark.slow  # over 0.7 s: make test runs it, make check stays under a minute
 def test_play_button_plays_the_example_to_the_end(fast_play):
     at = AppTest.from_file(PAGE, default_timeout=30)
     at.run()

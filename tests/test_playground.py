@@ -58,6 +58,7 @@ def test_opens_on_an_example_with_no_model_loaded():
     assert any("p = target" in body for body in (h.proto.body for h in at.get("html")))  # the legend
 
 
+@pytest.mark.slow  # over 0.7 s: make test runs it, make check stays under a minute
 def test_next_previous_run_to_end_and_reset_move_the_counter():
     at = page(example="toy-draft")
     n = counter(at)[1]
@@ -186,6 +187,7 @@ def test_a_new_live_run_is_drawn_step_by_step_and_a_cached_one_is_instant(monkey
     assert drawn == [] and at.session_state["trace"].output_ids == trace.output_ids
 
 
+@pytest.mark.slow  # over 0.7 s: make test runs it, make check stays under a minute
 def test_a_live_run_from_the_widgets():
     at = page()
     at.radio(key="playground_source").set_value("live").run()
@@ -272,6 +274,7 @@ def evil_trace() -> Trace:
     return trace
 
 
+@pytest.mark.slow  # over 0.7 s: make test runs it, make check stays under a minute
 def test_an_uploaded_trace_is_parsed_once_not_on_every_rerun(monkeypatch):
     from specviz.ui import playground_inputs
 
@@ -425,6 +428,7 @@ def test_a_recorded_chat_template_draft_is_explained_where_it_is_drafted():
     assert not any("control token of the chat template" in c.value for c in at.caption)
 
 
+@pytest.mark.slow  # over 1 s: make test runs it, make check stays under a minute
 def test_a_slow_first_load_is_timed_not_guessed():
     """The loading box counts the seconds while the pair loads and ends with the measured time; the next load of
     that pair on this server says how long this one took (no fixed 'about 15 s' that a busy machine makes false)."""
@@ -462,6 +466,7 @@ def test_a_slow_first_load_is_timed_not_guessed():
     assert at.markdown[-1].value == "Loading the 'slow-toy' models: 2 s so far (the last load here took 1 s)."
 
 
+@pytest.mark.slow  # over 0.7 s: make test runs it, make check stays under a minute
 def test_terms_are_explained_where_they_first_appear():
     """Forward pass in the page's first sentence; α in the sidebar; the KV-cache panel, the residual and the
     • target chip next to where they are drawn (not only in tooltips)."""
@@ -483,6 +488,7 @@ def test_terms_are_explained_where_they_first_appear():
     assert any("the tokens the target wanted more than the draft did" in m.value for m in at.markdown)
 
 
+@pytest.mark.slow  # over 1 s: make test runs it, make check stays under a minute
 def test_a_live_run_waiting_for_the_model_says_how_many_are_ahead(monkeypatch):
     import threading
     import time

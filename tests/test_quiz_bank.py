@@ -274,6 +274,7 @@ def test_oversized_files_are_refused_by_their_size(tmp_path):
         load_bank([path])
 
 
+@pytest.mark.slow  # over 1 s: make test runs it, make check stays under a minute
 def test_too_many_questions_long_texts_and_long_lists_are_refused():
     many = _dump([{**GOOD, "id": f"q{i}"} for i in range(500)], width=10_000)
     _refused(many, "500 questions")

@@ -70,6 +70,7 @@ def test_replay_shows_the_measured_speedup_of_the_example_traces(monkeypatch):
         assert len(at.get("plotly_chart")) == 2  # the lanes and the tokens-over-time chart
 
 
+@pytest.mark.slow  # over 0.7 s: make test runs it, make check stays under a minute
 def test_live_toy_race_runs_both_lanes_with_the_same_settings(monkeypatch):
     monkeypatch.chdir(ROOT)
     at = _app()
@@ -109,6 +110,7 @@ def test_a_link_to_a_live_race_runs_it_once(monkeypatch):
     assert spec.output_ids == base.output_ids
 
 
+@pytest.mark.slow  # over 0.7 s: make test runs it, make check stays under a minute
 def test_bad_input_gets_one_sentence_not_a_traceback(monkeypatch):
     monkeypatch.chdir(ROOT)
     at = _app(race_source="live", race_k="many", race_example="nope")
@@ -129,6 +131,7 @@ def test_an_unknown_example_in_the_link_falls_back_to_the_first(monkeypatch):
     assert at.selectbox(key="race_example").value == _raced_examples()[0].name
 
 
+@pytest.mark.slow  # over 0.7 s: make test runs it, make check stays under a minute
 def test_proposer_choices_follow_the_pair(monkeypatch):
     monkeypatch.chdir(ROOT)
     at = _app(race_source="live")
@@ -144,6 +147,7 @@ def test_proposer_choices_follow_the_pair(monkeypatch):
     assert at.selectbox(key="race_proposer").value == "layerskip"  # a choice both pairs offer is kept
 
 
+@pytest.mark.slow  # over 0.7 s: make test runs it, make check stays under a minute
 @pytest.mark.parametrize("value", ["0.5", "inf"])
 def test_temperature_from_the_link_is_kept_or_refused(monkeypatch, value):
     monkeypatch.chdir(ROOT)

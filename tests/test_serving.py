@@ -113,6 +113,7 @@ def test_the_load_generator_keeps_to_its_concurrency_and_counts(fake):
     assert all(lv.tokens == 40 and lv.throughput > 0 and lv.latency_s >= 0.04 for lv in levels)
 
 
+@pytest.mark.slow  # over 1 s: make test runs it, make check stays under a minute
 def test_the_time_cap_stops_the_sweep(fake):
     fake.delay = 0.3
     plan = LoadPlan(prompts=(COPY,), levels=(1, 2, 4), requests=20, max_tokens=5, max_seconds=1.0)
@@ -174,6 +175,7 @@ def test_the_page_shows_a_real_scrape(fake):
     assert "serving_live_chart" in [c.key for c in at.get("plotly_chart")]
 
 
+@pytest.mark.slow  # over 1 s: make test runs it, make check stays under a minute
 def test_the_page_runs_a_small_sweep_against_the_fake_server(fake):
     at = _page(fake.url)
     at.multiselect(key="serving_load_levels").set_value([1, 2])

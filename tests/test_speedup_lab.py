@@ -87,6 +87,7 @@ def test_page_shows_a_tiny_result_and_its_numbers(tiny, tiny_folder):
     assert any("no adaptive draft-length policies" in i.value for i in at.info)
 
 
+@pytest.mark.slow  # over 1 s: make test runs it, make check stays under a minute
 def test_live_toy_sweep_runs_with_a_progress_bar_and_becomes_a_source(tiny_folder):
     at = AppTest.from_file(PAGE, default_timeout=180).run()
     at.multiselect(key="speedup_lab_live_suites").set_value(["qa"])

@@ -131,6 +131,7 @@ def test_the_heatmap_is_white_at_1x_and_its_caption_says_so():
     assert any("white is the same speed (1×)" in c.value for c in at.caption)
 
 
+@pytest.mark.slow  # over 0.7 s: make test runs it, make check stays under a minute
 def test_a_slowdown_shows_as_a_red_change_pointing_down():
     from streamlit.proto.Metric_pb2 import Metric
 

@@ -80,8 +80,33 @@ def _ratio(num: float, den: float) -> float | None:
     return num / den if den > 0 else None
 
 
+class _Acceptance:
+    """The acceptance numbers of spec-decode counters (totals since start in a Scrape, a window's in a Delta)."""
+
+    drafts: float
+    draft_tokens: float
+    accepted: float
+    accepted_per_position: tuple[float, ...]
+
+    @property
+    def acceptance_rate(self) -> float | None:
+        """Accepted / drafted tokens (None before any draft)."""
+        return _ratio(self.accepted, self.draft_tokens)
+
+    @property
+    def mean_accepted_length(self) -> float | None:
+        """1 + accepted / drafts: tokens per verify step, the recovered or bonus token included."""
+        r = _ratio(self.accepted, self.drafts)
+        return None if r is None else 1.0 + r
+
+    @property
+    def per_position(self) -> list[float]:
+        """Acceptance at each draft position: accepted there / drafts."""
+        return [a / self.drafts for a in self.accepted_per_position] if self.drafts > 0 else []
+
+
 @dataclass(frozen=True)
-class Scrape:
+class Scrape(_Acceptance):
     """The counters of one `/metrics` read (summed over engines), taken at `at` seconds (a monotonic clock)."""
 
     at: float
@@ -97,21 +122,6 @@ class Scrape:
     waiting: float = 0.0
     model: str = ""
 
-    @property
-    def acceptance_rate(self) -> float | None:
-        """Accepted / drafted tokens since the server started (None before any draft)."""
-        return _ratio(self.accepted, self.draft_tokens)
-
-    @property
-    def mean_accepted_length(self) -> float | None:
-        """1 + accepted / drafts: tokens per verify step, the recovered or bonus token included."""
-        r = _ratio(self.accepted, self.drafts)
-        return None if r is None else 1.0 + r
-
-    @property
-    def per_position(self) -> list[float]:
-        """Acceptance at each draft position since the server started: accepted there / drafts."""
-        return [a / self.drafts for a in self.accepted_per_position] if self.drafts > 0 else []
 
 
 def parse_scrape(text: str, at: float) -> Scrape:
@@ -145,7 +155,7 @@ def parse_scrape(text: str, at: float) -> Scrape:
 
 
 @dataclass(frozen=True)
-class Delta:
+class Delta(_Acceptance):
     """What happened between two scrapes: counts, rates per second and the acceptance numbers of that window.
 
     >>> a = Scrape(at=0.0, speculating=True, drafts=10, draft_tokens=40, accepted=20, generation_tokens=30,
@@ -187,15 +197,3 @@ class Delta:
     def tokens_per_s(self) -> float | None:
         return _ratio(self.generation_tokens, self.seconds)
 
-    @property
-    def acceptance_rate(self) -> float | None:
-        return _ratio(self.accepted, self.draft_tokens)
-
-    @property
-    def mean_accepted_length(self) -> float | None:
-        r = _ratio(self.accepted, self.drafts)
-        return None if r is None else 1.0 + r
-
-    @property
-    def per_position(self) -> list[float]:
-        return [a / self.drafts for a in self.accepted_per_position] if self.drafts > 0 else []

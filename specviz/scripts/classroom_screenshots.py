@@ -13,7 +13,6 @@ Needs `chromium` on PATH (`make browser`).
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import tempfile
@@ -22,7 +21,8 @@ from pathlib import Path
 from specviz.classroom import Session, Student
 from specviz.classroom_paced import PacedStore, Push
 from specviz.quiz import load_bank
-from specviz.scripts.screenshots import CHROMIUM_ARGS, ROOT, SHOTS_DIR, chromium_path, serve, shoot, wait_for_app
+from specviz.scripts.screenshots import (CHROMIUM_ARGS, ROOT, chromium_path, serve, shoot, shot_args,
+                                         wait_for_app)
 
 PIN = "screenshot-pin-2468"
 PROJECTOR = {"width": 1920, "height": 1080}
@@ -137,15 +137,8 @@ def _chart(browser, base: str, out: Path, store: PacedStore, session: Session) -
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m specviz.scripts.classroom_screenshots",
-                                     description=__doc__.split("\n")[0])
-    parser.add_argument("--out", type=Path, default=SHOTS_DIR, help="folder for the PNG files")
-    parser.add_argument("--port", type=int, default=None, help="port for the temporary server (default: any free)")
-    args = parser.parse_args(argv)
-    try:
-        chromium_path()
-    except RuntimeError as exc:
-        print(exc, file=sys.stderr)
+    args = shot_args("python -m specviz.scripts.classroom_screenshots", __doc__, argv)
+    if args is None:
         return 2
     for path in take(args.out, args.port):
         print(f"{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}: {path.stat().st_size // 1000} KB")

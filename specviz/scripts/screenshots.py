@@ -196,8 +196,9 @@ def theory_shot(page, base: str, out: Path) -> Path:
     return shoot(page, out / "theory-batch.png")
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m specviz.scripts.screenshots", description=__doc__.split("\n")[0])
+def shot_args(prog: str, doc: str, argv: list[str] | None) -> argparse.Namespace | None:
+    """A screenshot script's --out and --port, or None (with the sentence on stderr) when there is no Chromium."""
+    parser = argparse.ArgumentParser(prog=prog, description=doc.split("\n")[0])
     parser.add_argument("--out", type=Path, default=SHOTS_DIR, help="folder for the PNG files")
     parser.add_argument("--port", type=int, default=None, help="port for the temporary server (default: any free)")
     args = parser.parse_args(argv)
@@ -205,6 +206,13 @@ def main(argv: list[str] | None = None) -> int:
         chromium_path()
     except RuntimeError as exc:
         print(exc, file=sys.stderr)
+        return None
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = shot_args("python -m specviz.scripts.screenshots", __doc__, argv)
+    if args is None:
         return 2
     from playwright.sync_api import sync_playwright
 

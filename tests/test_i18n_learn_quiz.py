@@ -12,6 +12,7 @@ import pytest
 import yaml
 from i18n_check import english_sentences
 from streamlit.testing.v1 import AppTest
+from test_learn_page import _give, _wrong  # the same answering helpers as the English page tests
 from test_quiz_live import toy_trace
 
 from specviz.i18n import using
@@ -51,28 +52,6 @@ def page(monkeypatch):
 def _portuguese(at: AppTest) -> None:
     assert not at.exception, [e.value for e in at.exception]
     assert english_sentences(at) == []
-
-
-def _give(at: AppTest, key: str, question, answer) -> None:
-    if question.kind == "single":
-        at.radio(key=key).set_value(answer)
-    elif question.kind == "numeric":
-        at.text_input(key=key).input(str(answer))
-    elif question.kind == "ordering":
-        at.multiselect(key=key).set_value(list(answer))
-    else:
-        for i, choice in enumerate(question.options(0)):
-            at.checkbox(key=f"{key}_{i}").set_value(choice in answer)
-
-
-def _wrong(question):
-    if question.kind == "single":
-        return next(c for c in question.choices if c != question.answer)
-    if question.kind == "numeric":
-        return question.answer + 10 * question.tolerance + 1
-    if question.kind == "ordering":
-        return list(reversed(question.answer))
-    return [c for c in question.choices if c not in question.answer][:1]
 
 
 # ---- the guided path ---------------------------------------------------------------------------------------------

@@ -76,25 +76,27 @@ class KindStyle:
     meaning: str
 
 
-STYLES: dict[Kind, KindStyle] = {
-    s.kind: s
-    for s in (
-        KindStyle(TokenKind.ACCEPTED, N_("accepted"), "✓", BLUISH_GREEN, "#D3EFE6", "#0B3D2E", False,
-                  N_("a drafted token the target kept")),
-        KindStyle(TokenKind.REJECTED, N_("rejected"), "✗", VERMILLION, "#F8DECB", "#7A2E00", True,
-                  N_("a drafted token the target dropped")),
-        KindStyle(TokenKind.RECOVERED, N_("recovered"), "↻", REDDISH_PURPLE, "#F4E1EC", "#5E2148", False,
-                  N_("resampled from norm(max(0, p − q)) at the first rejection")),
-        KindStyle(TokenKind.BONUS, N_("bonus"), "★", SKY_BLUE, "#DCEFFA", "#0B3C5D", False,
-                  N_("sampled from p after all K drafts were accepted: a free extra token")),
-        KindStyle(TokenKind.TARGET, N_("target"), "•", GREY, "#ECECEC", "#222222", False,
-                  N_("one target forward, one token (no draft)")),
-        KindStyle(DisplayState.NOT_REACHED, N_("not reached"), "·", LIGHT_GREY, "#F6F6F6", "#8A8A8A", True,
-                  N_("a draft after the first rejection: never tested")),
-        KindStyle(DisplayState.DRAFTED, N_("drafted"), "?", BLACK, "#FFFFFF", "#222222", False,
-                  N_("a drafted token whose verdict is not revealed yet")),
-    )
+# How each kind looks, one row a kind: label, glyph, colour (borders, markers, chart bars), chip fill, chip text,
+# struck through. What each kind means is the next table; STYLES joins the two.
+_LOOKS: dict[Kind, tuple[str, str, str, str, str, bool]] = {
+    TokenKind.ACCEPTED: (N_("accepted"), "✓", BLUISH_GREEN, "#D3EFE6", "#0B3D2E", False),
+    TokenKind.REJECTED: (N_("rejected"), "✗", VERMILLION, "#F8DECB", "#7A2E00", True),
+    TokenKind.RECOVERED: (N_("recovered"), "↻", REDDISH_PURPLE, "#F4E1EC", "#5E2148", False),
+    TokenKind.BONUS: (N_("bonus"), "★", SKY_BLUE, "#DCEFFA", "#0B3C5D", False),
+    TokenKind.TARGET: (N_("target"), "•", GREY, "#ECECEC", "#222222", False),
+    DisplayState.NOT_REACHED: (N_("not reached"), "·", LIGHT_GREY, "#F6F6F6", "#8A8A8A", True),
+    DisplayState.DRAFTED: (N_("drafted"), "?", BLACK, "#FFFFFF", "#222222", False),
 }
+_MEANINGS: dict[Kind, str] = {
+    TokenKind.ACCEPTED: N_("a drafted token the target kept"),
+    TokenKind.REJECTED: N_("a drafted token the target dropped"),
+    TokenKind.RECOVERED: N_("resampled from norm(max(0, p − q)) at the first rejection"),
+    TokenKind.BONUS: N_("sampled from p after all K drafts were accepted: a free extra token"),
+    TokenKind.TARGET: N_("one target forward, one token (no draft)"),
+    DisplayState.NOT_REACHED: N_("a draft after the first rejection: never tested"),
+    DisplayState.DRAFTED: N_("a drafted token whose verdict is not revealed yet"),
+}
+STYLES: dict[Kind, KindStyle] = {kind: KindStyle(kind, *look, _MEANINGS[kind]) for kind, look in _LOOKS.items()}
 KINDS: tuple[Kind, ...] = (*TokenKind, DisplayState.NOT_REACHED)  # the legend's kinds
 GLYPHS = {k: s.glyph for k, s in STYLES.items()}
 COLORS = {k: s.color for k, s in STYLES.items()}

@@ -71,6 +71,9 @@ def _exact_match_one_step(p, q):
     return p, float((p * q).sum())
 
 
+OneStep = Callable[[torch.Tensor, torch.Tensor], tuple[torch.Tensor, float]]
+
+
 @dataclass(frozen=True)
 class Rule:
     """A verification rule and what the app says about it. `one_step(p, q)` is the closed form of the first
@@ -81,53 +84,52 @@ class Rule:
     function: VerifierFn
     exact: bool
     explanation: str
-    one_step: Callable[[torch.Tensor, torch.Tensor], tuple[torch.Tensor, float]]
+    one_step: OneStep
 
 
-RULES: dict[str, Rule] = {
-    rule.name: rule
-    for rule in [
-        Rule("exact", N_("Exact rule (Leviathan / Chen)"), verify, True,
-             N_("Accept the draft x with probability min(1, p(x)/q(x)); at the first rejection sample from "
+# One row a rule: the function that runs it, whether it is exact (its output is distributed as p), the closed form
+# of its first emitted token (K = 1, x ~ q), and its label. Then what each rule does, and why it is or is not exact.
+_RULE_PARTS: dict[str, tuple[VerifierFn, bool, OneStep, str]] = {
+    "exact": (verify, True, _exact_one_step, N_("Exact rule (Leviathan / Chen)")),
+    "accept_all": (accept_all, False, _accept_all_one_step, N_("Broken: accept every draft")),
+    "resample_from_target": (resample_from_target, False, _resample_one_step, N_("Broken: resample from p on rejection")),
+    "accept_if_p_ge_q": (accept_if_p_ge_q, False, _p_ge_q_one_step, N_("Broken: accept iff p(x) ≥ q(x)")),
+    "target_top20_only": (target_top20_only, False, _top20_one_step, N_("Broken: reject outside the target's top 20")),
+    "typical_acceptance": (typical_acceptance, False, _typical_one_step, N_("Lossy: Medusa's typical acceptance")),
+    "exact_match": (exact_match_rule, True, _exact_match_one_step, N_("Exact: sample from p, keep the draft if it matches")),
+}
+_RULE_EXPLANATIONS: dict[str, str] = {
+    "exact": N_("Accept the draft x with probability min(1, p(x)/q(x)); at the first rejection sample from "
                 "norm(max(0, p − q)). The accepted part contributes min(p, q) and the recovered part tops it up with "
                 "exactly the missing max(0, p − q), so every emitted token is distributed as p."),
-             _exact_one_step),
-        Rule("accept_all", N_("Broken: accept every draft"), accept_all, False,
-             N_("Keep every drafted token without looking at p. The emitted tokens are then the draft's samples: "
-                "the output follows q, and only the bonus token comes from p. Fast (α = 1) and wrong by exactly "
-                "TV(p, q)."),
-             _accept_all_one_step),
-        Rule("resample_from_target", N_("Broken: resample from p on rejection"), resample_from_target, False,
-             N_("The accept test is right, but after a rejection it samples from p instead of the residual. Tokens "
-                "the draft over-proposes were already partly emitted through acceptance and can come out again, so "
-                "they get min(p, q) + (1 − α)·p > p whenever q > p: the output leans towards the draft."),
-             _resample_one_step),
-        Rule("accept_if_p_ge_q", N_("Broken: accept iff p(x) ≥ q(x)"), accept_if_p_ge_q, False,
-             N_("A deterministic shortcut: keep x when p(x) ≥ q(x), reject otherwise, with no coin flip. A token "
-                "with p(x) < q(x) is then never emitted at all: acceptance always turns it down, and the residual "
-                "norm(max(0, p − q)) gives it no mass either. The p(x) it should get goes to the tokens with "
-                "p ≥ q."),
-             _p_ge_q_one_step),
-        Rule("target_top20_only", N_("Broken: reject outside the target's top 20"), target_top20_only, False,
-             N_("Reject every draft outside the target's 20 most likely tokens; inside them use the standard test, "
-                "and recover from the standard residual. Tokens outside the top 20 then come out only through the "
-                "residual, which was sized for the other rejections: they get too little mass and the top tokens too "
-                "much. It is exact only when p puts no mass outside its top 20 (e.g. top-k ≤ 20)."),
-             _top20_one_step),
-        Rule("typical_acceptance", N_("Lossy: Medusa's typical acceptance"), typical_acceptance, False,
-             N_("Medusa (Cai et al. 2024) keeps x when p(x) > min(ε, δ·exp(−H(p))) (ε = 0.09, δ = 0.3) and "
-                "emits the target's argmax after the accepted run. Plausible tokens are always kept and the rest "
-                "replaced by the most likely one: longer accepted runs, but the output is not p. Lossy by design, "
-                "not a bug."),
-             _typical_one_step),
-        Rule("exact_match", N_("Exact: sample from p, keep the draft if it matches"), exact_match_rule, True,
-             N_("Sample t from p at each position; keep the draft iff it equals t, otherwise emit t. What transformers "
-                "does for prompt lookup, which has no q. Every emitted token is a sample from p, so it is exact, for "
-                "any proposer. It keeps a draft with chance Σ p(x)q(x): for a deterministic proposer such as prompt "
-                "lookup (q all on its guess x) that is p(x), the same as Σ min(p, q); for a spread-out q it is less."),
-             _exact_match_one_step),
-    ]
+    "accept_all": N_("Keep every drafted token without looking at p. The emitted tokens are then the draft's "
+                     "samples: the output follows q, and only the bonus token comes from p. Fast (α = 1) and wrong "
+                     "by exactly TV(p, q)."),
+    "resample_from_target": N_("The accept test is right, but after a rejection it samples from p instead of the "
+                               "residual. Tokens the draft over-proposes were already partly emitted through "
+                               "acceptance and can come out again, so they get min(p, q) + (1 − α)·p > p whenever q "
+                               "> p: the output leans towards the draft."),
+    "accept_if_p_ge_q": N_("A deterministic shortcut: keep x when p(x) ≥ q(x), reject otherwise, with no coin flip. "
+                           "A token with p(x) < q(x) is then never emitted at all: acceptance always turns it down, "
+                           "and the residual norm(max(0, p − q)) gives it no mass either. The p(x) it should get "
+                           "goes to the tokens with p ≥ q."),
+    "target_top20_only": N_("Reject every draft outside the target's 20 most likely tokens; inside them use the "
+                            "standard test, and recover from the standard residual. Tokens outside the top 20 then "
+                            "come out only through the residual, which was sized for the other rejections: they get "
+                            "too little mass and the top tokens too much. It is exact only when p puts no mass "
+                            "outside its top 20 (e.g. top-k ≤ 20)."),
+    "typical_acceptance": N_("Medusa (Cai et al. 2024) keeps x when p(x) > min(ε, δ·exp(−H(p))) (ε = 0.09, δ = 0.3) "
+                             "and emits the target's argmax after the accepted run. Plausible tokens are always kept "
+                             "and the rest replaced by the most likely one: longer accepted runs, but the output is "
+                             "not p. Lossy by design, not a bug."),
+    "exact_match": N_("Sample t from p at each position; keep the draft iff it equals t, otherwise emit t. What "
+                      "transformers does for prompt lookup, which has no q. Every emitted token is a sample from p, "
+                      "so it is exact, for any proposer. It keeps a draft with chance Σ p(x)q(x): for a "
+                      "deterministic proposer such as prompt lookup (q all on its guess x) that is p(x), the same as "
+                      "Σ min(p, q); for a spread-out q it is less."),
 }
+RULES: dict[str, Rule] = {name: Rule(name, label, function, exact, _RULE_EXPLANATIONS[name], one_step)
+                          for name, (function, exact, one_step, label) in _RULE_PARTS.items()}
 
 
 # ---- draft trees: rules over a tree's children, with the closed form of one level ---------------------------------
@@ -175,30 +177,33 @@ def _level(p: torch.Tensor, q: torch.Tensor, width: int, sampled: bool, with_q: 
     return out
 
 
+# One row a tree rule: its function, exact or not, how the children are drafted, whether the test divides by q',
+# and its label. Then what each one does.
+_TREE_RULE_PARTS: dict[str, tuple[TreeVerifier, bool, str, bool, str]] = {
+    "tree_sampled": (verify_tree, True, "sampled", True, N_("Exact tree rule: children sampled from q, recursive rejection")),
+    "tree_top_children": (tree_top_children, True, "top", False, N_("Exact tree rule: top-k children as point masses")),
+    "tree_top_k_against_q": (tree_top_k_against_q, False, "top", True, N_("Broken: top-k children verified against q")),
+}
+_TREE_RULE_EXPLANATIONS: dict[str, str] = {
+    "tree_sampled": N_("Draw each node's children from q without replacement and try them in order: accept x with "
+                       "min(1, p'(x)/q'(x)); on a rejection p' becomes norm(max(0, p' − q')) and q' loses x. Given "
+                       "the children before it, each child is a sample of q', so every try is one exact speculative "
+                       "step of p' with draft q', and the rejections leave exactly the mass the later tries and the "
+                       "recovered token need (SpecInfer, Recursive Speculative Decoding)."),
+    "tree_top_children": N_("Take the draft's top-k tokens as children and treat each as a point mass: accept x with "
+                            "p'(x), otherwise remove x from p' and try the next. A fixed guess is kept exactly as "
+                            "often as p would have picked it. Exact for any guesses; at temperature 0 it keeps the "
+                            "child equal to the target's argmax."),
+    "tree_top_k_against_q": N_("Take the draft's top-k tokens as children but test them as if they had been drawn "
+                               "from q: accept with min(1, p'(x)/q'(x)), residual norm(max(0, p' − q')). The "
+                               "children are not distributed as q (the most likely token is always the first child), "
+                               "so min(1, p/q) corrects the wrong distribution: tokens the draft ranks first come "
+                               "out too often, the rest too rarely. The tempting mistake when a greedy tree is "
+                               "reused at temperature > 0."),
+}
 TREE_RULES: dict[str, TreeRule] = {
-    rule.name: rule
-    for rule in [
-        TreeRule("tree_sampled", N_("Exact tree rule: children sampled from q, recursive rejection"), verify_tree,
-                 True,
-                 N_("Draw each node's children from q without replacement and try them in order: accept x with "
-                    "min(1, p'(x)/q'(x)); on a rejection p' becomes norm(max(0, p' − q')) and q' loses x. Given the "
-                    "children before it, each child is a sample of q', so every try is one exact speculative step "
-                    "of p' with draft q', and the rejections leave exactly the mass the later tries and the recovered "
-                    "token need (SpecInfer, Recursive Speculative Decoding)."), "sampled", True),
-        TreeRule("tree_top_children", N_("Exact tree rule: top-k children as point masses"), tree_top_children,
-                 True,
-                 N_("Take the draft's top-k tokens as children and treat each as a point mass: accept x with p'(x), "
-                    "otherwise remove x from p' and try the next. A fixed guess is kept exactly as often as p would "
-                    "have picked it. Exact for any guesses; at temperature 0 it keeps the child equal to the target's "
-                    "argmax."), "top", False),
-        TreeRule("tree_top_k_against_q", N_("Broken: top-k children verified against q"), tree_top_k_against_q,
-                 False,
-                 N_("Take the draft's top-k tokens as children but test them as if they had been drawn from q: accept "
-                    "with min(1, p'(x)/q'(x)), residual norm(max(0, p' − q')). The children are not distributed as q "
-                    "(the most likely token is always the first child), so min(1, p/q) corrects the wrong "
-                    "distribution: tokens the draft ranks first come out too often, the rest too rarely. The tempting "
-                    "mistake when a greedy tree is reused at temperature > 0."), "top", True),
-    ]
+    name: TreeRule(name, label, function, exact, _TREE_RULE_EXPLANATIONS[name], children, compare_with_q)
+    for name, (function, exact, children, compare_with_q, label) in _TREE_RULE_PARTS.items()
 }
 
 
@@ -214,6 +219,7 @@ def get_rule(rule: str | Rule | VerifierFn) -> Rule:
         if entry.function is rule:
             return entry
     raise ValueError(_("This verifier is not one of specviz's registered rules."))
+
 
 def _verifier_of(rule: str | Rule | VerifierFn) -> VerifierFn:
     """The function to run for a rule given by name or entry; any other callable is taken as the verifier."""

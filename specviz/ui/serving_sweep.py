@@ -9,7 +9,7 @@ import json
 import pandas as pd
 import streamlit as st
 
-from specviz import roofline, theory
+from specviz import roofline
 from specviz.i18n import _, number
 from specviz.serving import client
 from specviz.serving.cli import PROMPTS
@@ -17,6 +17,7 @@ from specviz.serving.load import LEVELS, MAX_REQUESTS, LevelResult, LoadPlan, Pr
 from specviz.serving.results import ServingResult, find_serving_results
 from specviz.ui import charts as plot
 from specviz.ui import serving_charts as charts
+from specviz.ui import serving_roofline
 from specviz.ui.escaping import escape_markdown
 
 LIVE_SWEEP = "serving_live_sweep"
@@ -150,9 +151,9 @@ def predicted(result: ServingResult) -> None:
     hw = roofline.hardware_presets().get("measured")
     lv = result.level("ngram", result.prompt_names()[0], 1) if result.prompt_names() else None
     k = int(result.server.get("k", 4))
-    if hw is None or lv is None or lv.mean_accepted_length is None:
+    alpha = serving_roofline.measured_alpha(lv, k)
+    if hw is None or alpha is None:
         return
-    alpha = theory.alpha_from_tokens_per_step(min(lv.mean_accepted_length, k + 0.999), k)
     pair = roofline.PAIRS["smollm2-ngram"]
     b = roofline.break_even_batch(alpha, k, pair, hw, pair.context, max_batch=256)
     measured = result.break_even("ngram", lv.prompt)

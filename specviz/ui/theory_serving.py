@@ -13,7 +13,7 @@ import streamlit as st
 from specviz import roofline
 from specviz.i18n import N_, _, number, times
 from specviz.roofline import BatchPoint
-from specviz.ui import charts, theory_costs
+from specviz.ui import charts, serving_roofline, theory_costs
 from specviz.ui.palette import BLUE, BLUISH_GREEN, GREY, ORANGE, VERMILLION
 
 BATCHES = [2**i for i in range(11)]  # 1 .. 1024, the batch slider's stops
@@ -71,11 +71,13 @@ def speedup_vs_batch_figure(points: list[BatchPoint], batch: int, even_batch: in
     if even_batch:
         shapes.append(dict(type="line", xref="x", yref="paper", x0=even_batch, x1=even_batch, y0=0, y1=1,
                            line=dict(color=VERMILLION, dash="dash", width=2)))
-        notes.append(dict(x=math.log10(even_batch), y=0, xref="x", yref="paper", xanchor="right", yanchor="bottom",
-                          showarrow=False, text=_("break-even: batch {batch}", batch=even_batch),
+        notes.append(dict(x=math.log10(even_batch), y=0, xref="x", yref="paper", xanchor="right",
+                          yanchor="bottom", showarrow=False,
+                          text=_("predicted break-even: batch {batch}", batch=even_batch),
                           font=dict(color=VERMILLION)))
     chosen = next(p for p in points if p.batch == batch)
-    fig = go.Figure([go.Scatter(x=xs, y=ys, mode="lines", line=dict(color=BLUE, width=2.5), name=_("speedup"),
+    fig = go.Figure([go.Scatter(x=xs, y=ys, mode="lines", line=dict(color=BLUE, width=2.5),
+                                name=_("predicted speedup (roofline)"),
                                 hovertemplate=_("batch %{x}: %{y:.2f}×") + "<extra></extra>"),
                      go.Scatter(x=[batch], y=[chosen.speedup], mode="markers",
                                 name=_("your batch ({batch})", batch=batch),
@@ -184,7 +186,10 @@ def render(alpha: float, k: int) -> None:
     else:
         st.info(_(TEXT["pays_up_to"], alpha=number(alpha), k=k, batch=even))
     left, right = st.columns(2)
-    charts.show(speedup_vs_batch_figure(points, batch, even), key="theory_batch_speedup", where=left)
+    fig, measured = serving_roofline.on_chart(speedup_vs_batch_figure(points, batch, even), pair_key, hw,
+                                            serving_roofline.committed())
+    charts.show(fig, key="theory_batch_speedup", where=left)
+    left.caption(measured)
     charts.show(break_even_figure(points, alpha, batch), key="theory_batch_even", where=right)
     if hw_key == "measured":
         curve = roofline.measured_curve()

@@ -11,6 +11,7 @@ for proposers without logits. What each rule emits instead of p, and what the ap
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import torch
 
@@ -27,50 +28,60 @@ TYPICAL_DELTA = 0.3  # Medusa's entropy-scaled threshold delta ("posterior_alpha
 TOP_N_ONLY = 20
 
 
-def accept_all(
-    target_probs: torch.Tensor,  # (K+1, V)
-    draft_probs: torch.Tensor,  # (K, V)
-    draft_tokens: list[int],
-    *,
-    generator: torch.Generator | None = None,
-    uniforms: list[float] | None = None,
-) -> VerifyResult:
+PerPosition = Callable[[torch.Tensor, torch.Tensor, int], float]  # (p_i, q_i, x_i) -> acceptance probability
+Recover = Callable[[torch.Tensor, torch.Tensor, int], torch.Tensor]  # (p_i, q_i, x_i) -> distribution (V,)
+
+
+def chain_rule(recover: Recover) -> Callable[[PerPosition], VerifierFn]:
+    """Make a rule with `verify`'s signature from its test at one position: the decorated `accept(p, q, x)` gives
+    the chance of keeping draft x where the target's row is p and the draft's q (both (V,)); `recover(p, q, x)` is
+    the distribution the recovered token is sampled from when x is rejected; the bonus token comes from p_{K+1}.
+    The loop itself is `specviz.verifier.verify_chain`, the one every rule shares."""
+
+    def make(accept: PerPosition) -> VerifierFn:
+        def rule(target_probs: torch.Tensor, draft_probs: torch.Tensor, draft_tokens: list[int], *,
+                 generator: torch.Generator | None = None, uniforms: list[float] | None = None) -> VerifyResult:
+            check_shapes(target_probs, draft_probs, draft_tokens)
+            return verify_chain(target_probs, draft_tokens, lambda i, x: accept(target_probs[i], draft_probs[i], x),
+                                lambda i: recover(target_probs[i], draft_probs[i], draft_tokens[i]),
+                                generator=generator, uniforms=uniforms)
+
+        rule.__name__ = rule.__qualname__ = accept.__name__
+        rule.__doc__ = accept.__doc__
+        return rule
+
+    return make
+
+
+def _from_p(p: torch.Tensor, q: torch.Tensor, x: int) -> torch.Tensor:
+    return p
+
+
+def _from_residual(p: torch.Tensor, q: torch.Tensor, x: int) -> torch.Tensor:
+    return residual_distribution(p, q)
+
+
+def _from_p_without_x(p: torch.Tensor, q: torch.Tensor, x: int) -> torch.Tensor:
+    return residual_distribution(p, _point_mass(x, p.shape[-1]))  # max(0, p − δ_x): p with x removed
+
+
+@chain_rule(recover=_from_p)
+def accept_all(p: torch.Tensor, q: torch.Tensor, x: int) -> float:
     """Keep every drafted token, then a bonus token from p. The output follows the draft, not the target."""
-    check_shapes(target_probs, draft_probs, draft_tokens)
-    return verify_chain(target_probs, draft_tokens, lambda i, x: 1.0,
-                        lambda i: target_probs[i], generator=generator, uniforms=uniforms)
+    return 1.0
 
 
-def resample_from_target(
-    target_probs: torch.Tensor,
-    draft_probs: torch.Tensor,
-    draft_tokens: list[int],
-    *,
-    generator: torch.Generator | None = None,
-    uniforms: list[float] | None = None,
-) -> VerifyResult:
+@chain_rule(recover=_from_p)
+def resample_from_target(p: torch.Tensor, q: torch.Tensor, x: int) -> float:
     """The standard accept test, but after a rejection sample from p instead of norm(max(0, p - q))."""
-    check_shapes(target_probs, draft_probs, draft_tokens)
-    return verify_chain(target_probs, draft_tokens,
-                        lambda i, x: accept_probability(float(target_probs[i, x]), float(draft_probs[i, x])),
-                        lambda i: target_probs[i], generator=generator, uniforms=uniforms)
+    return accept_probability(float(p[x]), float(q[x]))
 
 
-def accept_if_p_ge_q(
-    target_probs: torch.Tensor,
-    draft_probs: torch.Tensor,
-    draft_tokens: list[int],
-    *,
-    generator: torch.Generator | None = None,
-    uniforms: list[float] | None = None,
-) -> VerifyResult:
+@chain_rule(recover=_from_residual)
+def accept_if_p_ge_q(p: torch.Tensor, q: torch.Tensor, x: int) -> float:
     """Accept x iff p(x) >= q(x) (acceptance probability 1 or 0: no coin flip decides); after a rejection sample
     from the residual norm(max(0, p - q)) as usual."""
-    check_shapes(target_probs, draft_probs, draft_tokens)
-    return verify_chain(target_probs, draft_tokens,
-                        lambda i, x: 1.0 if float(target_probs[i, x]) >= float(draft_probs[i, x]) else 0.0,
-                        lambda i: residual_distribution(target_probs[i], draft_probs[i]),
-                        generator=generator, uniforms=uniforms)
+    return 1.0 if float(p[x]) >= float(q[x]) else 0.0
 
 
 def _top_n_mask(probs: torch.Tensor, n: int = TOP_N_ONLY) -> torch.Tensor:
@@ -80,28 +91,15 @@ def _top_n_mask(probs: torch.Tensor, n: int = TOP_N_ONLY) -> torch.Tensor:
     return mask
 
 
-def target_top20_only(
-    target_probs: torch.Tensor,
-    draft_probs: torch.Tensor,
-    draft_tokens: list[int],
-    *,
-    generator: torch.Generator | None = None,
-    uniforms: list[float] | None = None,
-) -> VerifyResult:
+@chain_rule(recover=_from_residual)
+def target_top20_only(p: torch.Tensor, q: torch.Tensor, x: int) -> float:
     """Reject any draft outside the target's 20 most likely tokens; inside them, the standard test
     min(1, p(x)/q(x)) with the full p; after a rejection, the standard residual norm(max(0, p - q)) with the full p.
     "Top 20" is torch.topk of p (ties broken by its order); with 20 or fewer tokens in the vocabulary it is all of
     them, and the rule is `verify`."""
-    check_shapes(target_probs, draft_probs, draft_tokens)
-
-    def accept(i: int, x: int) -> float:
-        if not bool(_top_n_mask(target_probs[i])[x]):
-            return 0.0
-        return accept_probability(float(target_probs[i, x]), float(draft_probs[i, x]))
-
-    return verify_chain(target_probs, draft_tokens, accept,
-                        lambda i: residual_distribution(target_probs[i], draft_probs[i]),
-                        generator=generator, uniforms=uniforms)
+    if not bool(_top_n_mask(p)[x]):
+        return 0.0
+    return accept_probability(float(p[x]), float(q[x]))
 
 
 def entropy(probs: torch.Tensor) -> torch.Tensor:
@@ -158,14 +156,8 @@ def typical_acceptance(
     return verify_chain(target_probs, draft_tokens, accept, after, after, generator=generator, uniforms=uniforms)
 
 
-def exact_match_rule(
-    target_probs: torch.Tensor,
-    draft_probs: torch.Tensor,
-    draft_tokens: list[int],
-    *,
-    generator: torch.Generator | None = None,
-    uniforms: list[float] | None = None,
-) -> VerifyResult:
+@chain_rule(recover=_from_p_without_x)
+def exact_match_rule(p: torch.Tensor, q: torch.Tensor, x: int) -> float:
     """What transformers does for proposers without logits (prompt lookup): sample t ~ p and keep the draft x iff
     t = x, else emit t. A sample from p matches x with probability p(x), and a mismatched t is distributed as p
     without x, so this is the chain with accept(x) = p(x) and recover = norm(p with x removed): exactly `verify`
@@ -178,13 +170,7 @@ def exact_match_rule(
     >>> [round(x, 4) for x in exact_match_rule(p, q, [1], uniforms=[0.31]).next_dist.tolist()]
     [0.8571, 0.0, 0.1429]
     """
-    check_shapes(target_probs, draft_probs, draft_tokens)
-
-    def without_draft(i: int) -> torch.Tensor:
-        return residual_distribution(target_probs[i], _point_mass(draft_tokens[i], target_probs.shape[-1]))
-
-    return verify_chain(target_probs, draft_tokens, lambda i, x: float(target_probs[i, x]), without_draft,
-                        generator=generator, uniforms=uniforms)
+    return float(p[x])
 
 
 def _point_mass(token: int, vocab_size: int) -> torch.Tensor:

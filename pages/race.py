@@ -49,7 +49,7 @@ write_url()
 
 if live is not None:
     st.session_state["race_traces"] = live.rounds.typical  # the pair on screen (tests and later pages read it)
-    render_race(live.rounds, usual_ms=live.usual_ms, measured_at=live.measured_at)
+    render_race(live.rounds, usual_ms=live.usual_ms, measured_at=live.measured_at, tree_lanes=live.tree)
 elif traces is not None:
     st.session_state["race_traces"] = traces
     render_race(RaceRounds((traces,)))

@@ -32,6 +32,7 @@ from specviz.ui.escaping import escape_text
 from specviz.ui.palette import COLORS, LIGHT_GREY, P_COLOR, Q_COLOR, legend_html
 from specviz.ui.runs import RUN_SECONDS, get_pair, waiting_note, with_turn
 from specviz.ui.tokens import output_html
+from specviz.ui.tree_race import CHAIN_LANE, TREE_FIELDS, TREE_LANE, has_tree_lane, lane_specs, render_lanes, tree_inputs
 
 # The words below are marked with N_() and translated with _() where they are shown (never at import).
 SPEC_LANE, BASE_LANE = N_("speculative"), N_("target only")
@@ -50,7 +51,8 @@ DEFAULTS = RunSpec(pair="toy", proposer="draft", prompt="the quick brown fox jum
                    max_new_tokens=48, temperature=1.0)
 # widget key (also its URL parameter) -> the RunSpec field it holds; checked by RunSpec, refused, never clamped
 RUN_FIELDS = {"race_pair": "pair", "race_proposer": "proposer", "race_prompt": "prompt", "race_k": "k",
-              "race_max_new": "max_new_tokens", "race_temperature": "temperature", "race_seed": "seed"}
+              "race_max_new": "max_new_tokens", "race_temperature": "temperature", "race_seed": "seed",
+              **TREE_FIELDS}
 PAGE_FIELDS = {"race_source": "example", "race_example": ""}  # the page's own settings and their defaults
 
 
@@ -99,6 +101,8 @@ def write_url() -> None:
     shared or reloaded as it is."""
     source = st.session_state.get("race_source", "example")
     used = {"race_source", "race_example"} if source == "example" else {"race_source", *RUN_FIELDS}
+    if not st.session_state.get("race_tree_nodes"):  # no tree lane: chain links stay as they were
+        used -= set(TREE_FIELDS)
     for key in (*PAGE_FIELDS, *RUN_FIELDS):
         if key not in used:
             if key in st.query_params:
@@ -155,9 +159,10 @@ def live_settings() -> RunSpec | str:
     max_new = c2.slider(_("Max new tokens"), SETTINGS["max_new_tokens"].lo, WEB_MAX_NEW_TOKENS, key="race_max_new")
     temperature = c3.slider(_("Temperature"), *SETTINGS["temperature"].bounds, step=0.05, key="race_temperature")
     seed = int(c4.number_input(_("Seed"), *SETTINGS["seed"].bounds, step=1, key="race_seed"))
+    tree_nodes, tree_width = tree_inputs(proposer)
     try:
         return RunSpec(pair=pair, proposer=proposer, prompt=prompt, k=k, max_new_tokens=max_new,
-                       temperature=float(temperature), seed=seed)
+                       temperature=float(temperature), seed=seed, tree_nodes=tree_nodes, tree_width=tree_width)
     except ValueError as exc:
         return str(exc)
 
@@ -179,6 +184,7 @@ class LiveRace:
     rounds: RaceRounds
     measured_at: float  # time.time()
     usual_ms: float | None = None
+    tree: tuple[Trace, ...] = ()  # the tree lane of each round, when the race has one
 
 
 @st.cache_resource(show_spinner=False)
@@ -190,36 +196,44 @@ def quiet_forwards() -> dict[tuple[str, str], float]:
 
 
 def measure_race(settings: RunSpec, rounds: int = ROUNDS) -> LiveRace:
-    """Measure the race now, never from a cache: a warm-up of both lanes (so neither pays the first call), then
-    `rounds` rounds, speculative first in odd rounds and target-only first in even ones. Each round holds the pair's
-    turn. ValueError (one sentence) on bad input or a model that stays busy."""
+    """Measure the race now, never from a cache: a warm-up of every lane (so none pays the first call), then
+    `rounds` rounds, speculative first in odd rounds and target-only first in even ones (a tree lane, when the
+    settings ask for one, runs between them). Each round holds the pair's turn. ValueError (one sentence) on bad
+    input or a model that stays busy."""
     loading = st.empty()
     with loading.container():  # the status box of a first load, gone once the models are in
         get_pair(settings.pair)
     loading.empty()
     warm, settings = race_specs(settings)
+    chain, tree = lane_specs(settings)
+    lanes = {"speculative": (run, chain), "tree": (run, tree), "target-only": (run_target_only, chain)}
+    if not has_tree_lane(settings):
+        del lanes["tree"]
+    warm_lanes = [(fn, replace(spec, max_new_tokens=warm.max_new_tokens)) for fn, spec in lanes.values()]
     bar = st.progress(0.0, text=_("Warming up both lanes...") + waiting_note(settings.pair))
-    device = with_turn(settings.pair, lambda pair: (run(warm, pair=pair), run_target_only(warm, pair=pair),
+    device = with_turn(settings.pair, lambda pair: ([fn(spec, pair=pair) for fn, spec in warm_lanes],
                                                     pair.device.type)[-1])
-    lanes = {"speculative": run, "target-only": run_target_only}
     running = {"speculative": N_("Round {index} of {rounds}: speculative decoding..."),
-               "target-only": N_("Round {index} of {rounds}: target-only decoding...")}
-    measured = []
+               "target-only": N_("Round {index} of {rounds}: target-only decoding..."),
+               "tree": N_("Round {index} of {rounds}: speculative decoding with a draft tree...")}
+    measured, trees = [], []
     for index in range(rounds):
         order = list(lanes) if index % 2 == 0 else list(lanes)[::-1]
 
         def one_round(pair, index=index, order=order) -> dict[str, Trace]:
             traces = {}
             for done, lane in enumerate(order):
-                bar.progress((2 * index + done) / (2 * rounds),
+                bar.progress((len(order) * index + done) / (len(order) * rounds),
                              text=_(running[lane], index=index + 1, rounds=rounds))
-                traces[lane] = lanes[lane](settings, pair=pair, deadline=time.perf_counter() + RUN_SECONDS)
+                fn, spec = lanes[lane]
+                traces[lane] = fn(spec, pair=pair, deadline=time.perf_counter() + RUN_SECONDS)
             return traces
 
-        bar.progress(2 * index / (2 * rounds), text=_("Round {index} of {rounds}: waiting for the model...",
-                                                       index=index + 1, rounds=rounds) + waiting_note(settings.pair))
+        bar.progress(index / rounds, text=_("Round {index} of {rounds}: waiting for the model...",
+                                            index=index + 1, rounds=rounds) + waiting_note(settings.pair))
         traces = with_turn(settings.pair, one_round)
         measured.append((traces["speculative"], traces["target-only"]))
+        trees.append(traces.get("tree"))
     bar.empty()
     result = RaceRounds(tuple(measured))
     known, where = quiet_forwards(), (settings.pair, device)
@@ -227,7 +241,7 @@ def measure_race(settings: RunSpec, rounds: int = ROUNDS) -> LiveRace:
     quick = result.quick_forward_ms()
     if math.isfinite(quick):
         known[where] = min(quick, usual) if usual is not None else quick
-    return LiveRace(settings, result, time.time(), usual)
+    return LiveRace(settings, result, time.time(), usual, tuple(t for t in trees if t is not None))
 
 
 # ---- charts -------------------------------------------------------------------------------------------------------
@@ -273,28 +287,32 @@ def _lane_bars(fig: go.Figure, lane: str, bars: list[Interval], *, speculative: 
         legend.add(names[phase])
 
 
-def race_figure(spec: Trace, base: Trace) -> go.Figure:
-    """Two lanes on one wall-clock axis: speculative steps (draft + verify) against target-only forwards."""
+def race_figure(spec: Trace, base: Trace, tree: Trace | None = None) -> go.Figure:
+    """Two lanes on one wall-clock axis: speculative steps (draft + verify) against target-only forwards; with
+    `tree`, a third lane between them, where the same proposer drafted trees (the first lane is then the chain)."""
     fig = go.Figure()
     legend: set[str] = set()
-    spec_lane, base_lane = _(SPEC_LANE), _(BASE_LANE)
+    spec_lane, base_lane = _(CHAIN_LANE if tree is not None else SPEC_LANE), _(BASE_LANE)
     _lane_bars(fig, spec_lane, step_intervals(spec), speculative=True, legend=legend)
+    lanes = [base_lane, spec_lane]
+    if tree is not None:
+        _lane_bars(fig, _(TREE_LANE), step_intervals(tree), speculative=True, legend=legend)
+        lanes.insert(1, _(TREE_LANE))
     _lane_bars(fig, base_lane, step_intervals(base), speculative=False, legend=legend)
-    end = max(step_intervals(spec)[-1].end, step_intervals(base)[-1].end)
+    end = max(step_intervals(t)[-1].end for t in (spec, base, tree) if t is not None)
     fig.update_layout(
-        barmode="overlay", height=300, margin=dict(l=10, r=10, t=10, b=10), bargap=0.35,
+        barmode="overlay", height=300 + 80 * (tree is not None), margin=dict(l=10, r=10, t=10, b=10), bargap=0.35,
         xaxis=dict(title=_("seconds since generation started"), range=[0, end * 1.02]),
-        yaxis=dict(categoryorder="array", categoryarray=[base_lane, spec_lane]),
+        yaxis=dict(categoryorder="array", categoryarray=lanes),
         showlegend=False, uniformtext=dict(minsize=8, mode="hide"),  # the legend is HTML above it: it wraps
     )
     return fig
 
 
-def tokens_figure(spec: Trace, base: Trace) -> go.Figure:
-    """Output tokens against time for both lanes, as step lines: jumps of several tokens mean drafts paid off."""
+def tokens_figure(spec: Trace, base: Trace, tree: Trace | None = None) -> go.Figure:
+    """Output tokens against time for every lane, as step lines: jumps of several tokens mean drafts paid off."""
     fig = go.Figure()
-    for trace, lane, color in ((spec, SPEC_LANE, COLORS[TokenKind.ACCEPTED]),
-                               (base, BASE_LANE, COLORS[TokenKind.TARGET])):
+    for trace, lane, color in _token_lines(spec, base, tree):
         seconds, tokens = tokens_over_time(trace)
         name = _(lane)
         fig.add_trace(go.Scatter(x=seconds, y=tokens, mode="lines", line=dict(shape="hv", color=color, width=2.5),
@@ -303,6 +321,14 @@ def tokens_figure(spec: Trace, base: Trace) -> go.Figure:
     fig.update_layout(height=320, margin=dict(l=10, r=10, t=10, b=10),
                       xaxis_title=_("seconds since generation started"), yaxis_title=_("output tokens"), showlegend=False)
     return fig
+
+
+def _token_lines(spec: Trace, base: Trace, tree: Trace | None) -> list[tuple[Trace, str, str]]:
+    """(trace, lane name, colour) of each lane's line in the tokens chart."""
+    if tree is None:
+        return [(spec, SPEC_LANE, COLORS[TokenKind.ACCEPTED]), (base, BASE_LANE, COLORS[TokenKind.TARGET])]
+    return [(spec, CHAIN_LANE, COLORS[TokenKind.ACCEPTED]), (tree, TREE_LANE, COLORS[TokenKind.BONUS]),
+            (base, BASE_LANE, COLORS[TokenKind.TARGET])]
 
 
 def _lane_tokens(lane: str, n: int) -> str:
@@ -338,10 +364,13 @@ def rounds_table(rounds: RaceRounds) -> list[dict[str, object]]:
     return rows
 
 
-def render_race(rounds: RaceRounds, *, usual_ms: float | None = None, measured_at: float | None = None) -> None:
+def render_race(rounds: RaceRounds, *, usual_ms: float | None = None, measured_at: float | None = None,
+                tree_lanes: tuple[Trace, ...] = ()) -> None:
     """Metrics (the median round's, with the spread of all rounds), the explanation or the busy-machine note, the two
-    charts and both outputs. `measured_at` marks a live race (when it was measured)."""
+    charts and both outputs. `measured_at` marks a live race (when it was measured); `tree_lanes` holds each round's
+    tree lane when the race has one (the median round's is drawn next to the chain)."""
     spec, base = rounds.typical
+    tree = tree_lanes[rounds.rounds.index(rounds.typical)] if tree_lanes else None
     speedup = rounds.median_speedup
     several = len(rounds.rounds) > 1
     cols = st.columns(4)
@@ -384,17 +413,19 @@ def render_race(rounds: RaceRounds, *, usual_ms: float | None = None, measured_a
         st.caption(note)
     if several:
         st.table(pd.DataFrame(rounds_table(rounds)).set_index(_("round")))  # wraps on a phone; no hover needed
+    if tree is not None:
+        render_lanes(spec, tree, base)
 
     st.markdown(_("**Where the time went.** Each speculative step is an orange drafting segment followed by one blue "
                   "target forward that checks all the drafts; the number on it is how many tokens the step emitted. "
                   "The lane below is plain decoding: one blue forward per token. Hover or tap a segment for its "
                   "numbers; the numbers above are its totals."))
     st.html(swatches_html([(_(PHASE_NAMES[p]), PHASE_COLORS[p]) for p in PHASE_NAMES]))
-    charts.show(race_figure(spec, base), key="race_lanes", numbers=False)  # the table above has the numbers
+    charts.show(race_figure(spec, base, tree), key="race_lanes", numbers=False)  # the table above has the numbers
     st.markdown(_("**How the output grew.** Steep jumps are steps where several drafts were accepted at once."))
-    st.html(swatches_html([(_lane_tokens(SPEC_LANE, spec.num_tokens), COLORS[TokenKind.ACCEPTED]),
-                           (_lane_tokens(BASE_LANE, base.num_tokens), COLORS[TokenKind.TARGET])], line=True))
-    charts.show(tokens_figure(spec, base), key="race_tokens", numbers=False)
+    st.html(swatches_html([(_lane_tokens(lane, trace.num_tokens), color)
+                           for trace, lane, color in _token_lines(spec, base, tree)], line=True))
+    charts.show(tokens_figure(spec, base, tree), key="race_tokens", numbers=False)
     with st.expander(_("The two outputs")):
         st.html(legend_html(tuple(TokenKind), distributions=False))
         st.markdown(ngettext("**Speculative** ({n} token)", "**Speculative** ({n} tokens)", spec.num_tokens))

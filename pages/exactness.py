@@ -6,6 +6,7 @@ from specviz import exactness
 from specviz.i18n import N_, _
 from specviz.runspec import RunSpec
 from specviz.ui import exactness_view as view
+from specviz.ui import tree_lab_view
 from specviz.ui.frame import route_through_app
 from specviz.ui.runs import get_pair
 from specviz.ui.state import current_trace
@@ -29,6 +30,13 @@ temperature = c3.slider(_("Temperature"), 0.0, 2.0, 1.0, 0.05, key="exact_temper
                         help=_("At 0 (greedy) p is a point mass and every sampler agrees: nothing to test."))
 top_k = c4.number_input(_("top-k (0 = off)"), 0, 1000, 0, 1, key="exact_top_k")
 top_p = c5.slider(_("top-p (1 = off)"), 0.05, 1.0, 1.0, 0.05, key="exact_top_p")
+
+shape = st.radio(_("What the draft proposes"), list(tree_lab_view.SHAPES), key="exact_shape", horizontal=True,
+                 format_func=lambda s: _(tree_lab_view.SHAPES[s]),
+                 help=_("A draft tree needs its own rule: its children are tried one after another below each node."))
+if shape == "tree":
+    tree_lab_view.render_tree_lab(pair_name, prompt, temperature, int(top_k), top_p)
+    st.stop()
 
 names = list(exactness.RULES)
 rule_name = st.selectbox(_("Verification rule"), names, key="exact_rule",

@@ -158,10 +158,11 @@ def mask_figure(record: TreeRecord) -> go.Figure:
                                customdata=hover, hovertemplate="%{customdata}<extra></extra>"))
     ticks = dict(tickvals=list(range(size)), ticktext=names if size <= 25 else [str(i) for i in range(size)],
                  tickfont=dict(family="monospace", size=11 if size <= 13 else 9), showgrid=False)
-    fig.update_layout(**_LAYOUT, height=int(min(480, 150 + 18 * size)), margin=dict(l=10, r=10, t=50, b=10),
-                      title=dict(text=_("Tree attention mask"), font=dict(size=16)), plot_bgcolor="#EEEEEE",
-                      xaxis=dict(**ticks, side="top", tickangle=-60, title=_("may read →")),
-                      yaxis=dict(**ticks, autorange="reversed", title=_("node being scored"), scaleanchor="x"))
+    fig.update_layout(**_LAYOUT, height=int(min(520, 190 + 18 * size)), margin=dict(l=10, r=10, t=50, b=10),
+                      title=dict(text=_("Tree attention mask"), font=dict(size=16)), plot_bgcolor="#D0D0D0",
+                      xaxis=dict(**ticks, tickangle=-60, title=_("may read →"), constrain="domain"),
+                      yaxis=dict(**ticks, autorange="reversed", title=_("node being scored"), scaleanchor="x",
+                                 constrain="domain"))
     return fig
 
 

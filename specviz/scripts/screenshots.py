@@ -28,7 +28,8 @@ import sys
 import tempfile
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from specviz.paths import SCREENSHOTS_DIR, SOURCE_ROOT
@@ -166,34 +167,37 @@ def playground_shot(page, base: str, out: Path, max_steps: int = 12) -> Path:
     return shoot(page, out / "playground.png")
 
 
-def race_shot(page, base: str, out: Path) -> Path:
-    """The Timeline & race page on its default example, scrolled to the metrics and the race chart."""
-    page.goto(f"{base}/race")
-    wait_for_app(page)
-    page.wait_for_selector(".js-plotly-plot", timeout=30_000)
-    _scroll_to_top_of(page, page.locator('[data-testid="stMetric"]'), margin=70)
-    return shoot(page, out / "race.png")
+@dataclass(frozen=True)
+class ChartShot:
+    """A page with a Plotly chart, shot in the viewport once the chart is drawn, scrolled so that the element
+    `scroll_to(page)` finds sits `margin` pixels below the top."""
+
+    url: str  # below the app's base URL
+    file: str
+    scroll_to: Callable[[object], object]  # page -> Playwright locator
+    margin: int
+    settle_ms: int = 0  # charts below the fold draw only once in view
+
+    def __call__(self, page, base: str, out: Path) -> Path:
+        page.goto(f"{base}/{self.url}")
+        wait_for_app(page)
+        page.wait_for_selector(".js-plotly-plot", timeout=30_000)
+        _scroll_to_top_of(page, self.scroll_to(page), margin=self.margin)
+        if self.settle_ms:
+            page.wait_for_timeout(self.settle_ms)
+        return shoot(page, out / self.file)
 
 
-def learn_shot(page, base: str, out: Path) -> Path:
-    """The guided path at lesson 3 (the rule) with lessons 1 and 2 done: the progress, the objective, the text and
-    the accept-rule slider."""
-    page.goto(f"{base}/learn?lesson=3&done=1,2")
-    wait_for_app(page)
-    page.wait_for_selector(".js-plotly-plot", timeout=30_000)
-    _scroll_to_top_of(page, page.get_by_text("lessons done"), margin=110)
-    return shoot(page, out / "learn.png")
-
-
-def theory_shot(page, base: str, out: Path) -> Path:
-    """The Theory explorer's "When speculation stops paying" section at its defaults (7B drafts for 72B on an H100,
-    α = 0.8, K = 4): the inputs, the metrics at batch 1 and the two batch charts."""
-    page.goto(f"{base}/theory")
-    wait_for_app(page)
-    page.wait_for_selector(".js-plotly-plot", timeout=30_000)
-    _scroll_to_top_of(page, page.get_by_text("Context per sequence (tokens)"), margin=60)
-    page.wait_for_timeout(1000)  # the charts below the fold draw once in view
-    return shoot(page, out / "theory-batch.png")
+# The Timeline & race page on its default example: the metrics and the race chart.
+race_shot = ChartShot("race", "race.png", lambda page: page.locator('[data-testid="stMetric"]'), margin=70)
+# The guided path at lesson 3 (the rule) with lessons 1 and 2 done: the progress, the objective, the text and the
+# accept-rule slider.
+learn_shot = ChartShot("learn?lesson=3&done=1,2", "learn.png", lambda page: page.get_by_text("lessons done"),
+                       margin=110)
+# The Theory explorer's "When speculation stops paying" section at its defaults (7B drafts for 72B on an H100,
+# α = 0.8, K = 4): the inputs, the metrics at batch 1 and the two batch charts.
+theory_shot = ChartShot("theory", "theory-batch.png", lambda page: page.get_by_text("Context per sequence (tokens)"),
+                        margin=60, settle_ms=1000)
 
 
 def shot_args(prog: str, doc: str, argv: list[str] | None) -> argparse.Namespace | None:

@@ -8,8 +8,10 @@ PORT   ?= 8501
 # make check: the fast tier (< 1 min on 2 cores): no SmolLM2, no browser, no statistical or slow tests, on one
 # worker per core (pytest-xdist).
 FAST   := not slow and not model and not browser and not statistical and not serving
-# The serving tier (a real vLLM server in .venv-vllm, several minutes) runs only with `make test-serving`.
+# The serving tier (a real vLLM server in .venv-vllm, several minutes) runs only with `make test-serving`; CI runs
+# it after `make test`. SERVING_LIMIT bounds it: SIGINT then (the tests stop their server), SIGKILL a minute later.
 SPEC   ?= ngram
+SERVING_LIMIT ?= 15m
 
 .PHONY: run test check setup browser traces i18n clean
 
@@ -56,10 +58,11 @@ serve-stop: setup
 serve-status: setup
 	$(PY) -m specviz serve status
 
-# The serving tier: installs vLLM if needed, starts it with n-gram speculation, checks the counters, the Serving
-# page and a 2-level load sweep, and stops it (also when a test fails).
+# The serving tier: installs vLLM if needed, starts it (eager, no torch.compile) with n-gram speculation, checks the
+# counters, the Serving page and a 2-level load sweep, then with the EAGLE drafter trained here, and stops it (also
+# when a test fails or the limit is reached). Measured from a fresh clone, install included: see the README.
 test-serving: setup
-	$(PY) -m pytest -q -m serving tests/test_serving_real.py
+	timeout --signal=INT --kill-after=60 $(SERVING_LIMIT) $(PY) -m pytest -q -m serving tests/test_serving_real.py
 
 traces: setup
 	$(PY) -m specviz.scripts.make_traces

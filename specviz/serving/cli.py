@@ -41,6 +41,8 @@ def add_serve_arguments(cmd: argparse.ArgumentParser) -> None:
     start.add_argument("--k", type=int, default=DEFAULT_K, help="drafted tokens per step")
     start.add_argument("--port", type=int, default=DEFAULT_PORT)
     start.add_argument("--timeout", type=float, default=900.0, help="seconds to wait for /health")
+    start.add_argument("--eager", action="store_true",
+                       help="skip torch.compile: starts in about a minute instead of 2-4, decodes slower")
     actions.add_parser("stop", help="stop the local server (its whole process group)")
     actions.add_parser("status", help="is a local server running, with which speculation")
     actions.add_parser("install", help="only create .venv-vllm and install the pinned vLLM build")
@@ -61,7 +63,7 @@ def run_serve_command(args: argparse.Namespace) -> int:
     if args.action == "install":
         server.install()
     elif args.action == "start":
-        server.start(args.spec, k=args.k, port=args.port, timeout=args.timeout)
+        server.start(args.spec, k=args.k, port=args.port, timeout=args.timeout, eager=args.eager)
     elif args.action == "stop":
         if not server.stop():
             print("No local vLLM server was running.", file=sys.stderr)

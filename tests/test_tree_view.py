@@ -17,6 +17,7 @@ from specviz.proposers import DraftModelProposer, EagleProposer, LayerSkipPropos
 from specviz.runspec import RunSpec
 from specviz.trace import EmittedToken, Step, TokenKind, TreeNode, TreeRecord
 from specviz.tree import ROOT
+from specviz.ui.escaping import escape_text
 from specviz.ui.palette import style
 from specviz.ui.playground_settings import BRANCHING, LIVE_DEFAULTS, parse_query_params, query_params_for
 from specviz.ui.tree_figures import PATH_META, mask_figure, node_kind, tree_figure, tree_positions
@@ -81,6 +82,10 @@ def test_a_tree_step_is_drawn_with_the_traces_accepted_path_highlighted():
     assert [c["bordercolor"] for c in chips[1:]] == [style(node_kind(n)).color for n in step.tree.nodes]
     headline = next(m.value for m in at.markdown if m.value.startswith(f"##### Step {step.index + 1} ·"))
     assert f"Drafted a tree of {len(step.tree.nodes)} nodes, accepted a path of {len(step.tree.path)}" in headline
+    wrote = step.target_cache_after - step.target_cache_before  # the accepted path and the recovered or bonus token
+    rolled = 1 + len(step.tree.nodes) - wrote
+    sentence = f"and {len(step.tree.nodes)} tree nodes) and kept only the accepted path: {rolled} rolled back"
+    assert any(escape_text(sentence, whitespace=False) in h.proto.body for h in at.get("html"))
 
 
 @pytest.mark.slow

@@ -47,6 +47,8 @@ TEXT = {
     "kv_wrote": N_("The target wrote {wrote} new entries (the last token and {k} drafts) and rolled back {rolled} "
                    "for the rejected drafts."),
     "kv_one": N_("The target wrote one new entry."),
+    "kv_tree": N_("The target wrote {wrote} new entries (the last token and {k} tree nodes) and kept only the "
+                  "accepted path: {rolled} rolled back."),
     "tree_step": N_("Drafted a tree of {nodes}, accepted a path of {accepted}: {new} for one target forward pass."),
     "tree_recovered": N_("Drafted a tree of {nodes}, accepted a path of {accepted}, then 1 recovered token ↻: {new} "
                          "for one target forward pass."),
@@ -100,7 +102,8 @@ def kv_cache_html(step: Step) -> str:
     if step.draft_cache_before is not None and step.draft_cache_after is not None:
         rows.append(_cache_row(_("Draft"), step.draft_cache_before, None, step.draft_cache_after))
     rolled = peak - step.target_cache_after
-    note = (_(TEXT["kv_wrote"], wrote=peak - step.target_cache_before, k=k, rolled=rolled) if step.decisions
+    wrote = TEXT["kv_tree"] if step.tree is not None else TEXT["kv_wrote"]
+    note = (_(wrote, wrote=peak - step.target_cache_before, k=k, rolled=rolled) if step.decisions
             else _(TEXT["kv_one"]))
     note = escape_text(note, whitespace=False)
     return f'<div style="font-size:0.95rem">{"".join(rows)}<div style="color:#444;margin-top:4px">{note}</div></div>'

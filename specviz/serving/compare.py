@@ -13,13 +13,13 @@ import time
 from dataclasses import dataclass
 
 from specviz.serving import client
-from specviz.serving.metrics import Delta, parse_scrape
+from specviz.serving.metrics import Delta, SpecDecodeCounts, parse_scrape
 
 __all__ = ["Acceptance", "specviz_acceptance", "vllm_acceptance"]
 
 
 @dataclass(frozen=True)
-class Acceptance:
+class Acceptance(SpecDecodeCounts):
     prompt: str
     drafts: float
     draft_tokens: float
@@ -29,11 +29,7 @@ class Acceptance:
     @property
     def rate(self) -> float | None:
         """Accepted / drafted tokens."""
-        return self.accepted / self.draft_tokens if self.draft_tokens else None
-
-    @property
-    def mean_accepted_length(self) -> float | None:
-        return 1 + self.accepted / self.drafts if self.drafts else None
+        return self.acceptance_rate
 
 
 def pooled(rows: list[Acceptance]) -> Acceptance:

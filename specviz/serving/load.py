@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass, field
 
 from specviz.i18n import _, ngettext
 from specviz.serving import client
-from specviz.serving.metrics import Delta, Scrape, parse_scrape
+from specviz.serving.metrics import Delta, Scrape, SpecDecodeCounts, parse_scrape
 
 __all__ = ["LEVELS", "MAX_REQUESTS", "MAX_SECONDS", "MAX_TOKENS", "LevelResult", "LoadPlan", "Prompt",
            "RequestRecord", "run_load"]
@@ -72,7 +72,7 @@ class RequestRecord:
 
 
 @dataclass
-class LevelResult:
+class LevelResult(SpecDecodeCounts):
     """One prompt at one concurrency: throughput, latencies and the server's own counters over the level."""
 
     prompt: str
@@ -104,14 +104,6 @@ class LevelResult:
         """Median per-request latency (the whole completion, not the first token)."""
         values = sorted(r.latency_s for r in self.ok)
         return values[len(values) // 2] if values else None
-
-    @property
-    def acceptance_rate(self) -> float | None:
-        return self.accepted / self.draft_tokens if self.draft_tokens > 0 else None
-
-    @property
-    def mean_accepted_length(self) -> float | None:
-        return 1.0 + self.accepted / self.drafts if self.drafts > 0 else None
 
     def to_dict(self) -> dict:
         data = asdict(self)

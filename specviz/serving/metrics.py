@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 
 from specviz.i18n import _
 
-__all__ = ["Delta", "Scrape", "parse_prometheus", "parse_scrape"]
+__all__ = ["Delta", "Scrape", "SpecDecodeCounts", "parse_prometheus", "parse_scrape"]
 
 PREFIX = "vllm:spec_decode_"
 DRAFTS = "vllm:spec_decode_num_drafts_total"
@@ -80,13 +80,14 @@ def _ratio(num: float, den: float) -> float | None:
     return num / den if den > 0 else None
 
 
-class _Acceptance:
-    """The acceptance numbers of spec-decode counters (totals since start in a Scrape, a window's in a Delta)."""
+class SpecDecodeCounts:
+    """The acceptance numbers of spec-decode counters (totals since start in a Scrape, a window's in a Delta, a load
+    level's, one prompt's in a comparison)."""
 
     drafts: float
     draft_tokens: float
     accepted: float
-    accepted_per_position: tuple[float, ...]
+    accepted_per_position: tuple[float, ...] = ()
 
     @property
     def acceptance_rate(self) -> float | None:
@@ -106,7 +107,7 @@ class _Acceptance:
 
 
 @dataclass(frozen=True)
-class Scrape(_Acceptance):
+class Scrape(SpecDecodeCounts):
     """The counters of one `/metrics` read (summed over engines), taken at `at` seconds (a monotonic clock)."""
 
     at: float
@@ -155,7 +156,7 @@ def parse_scrape(text: str, at: float) -> Scrape:
 
 
 @dataclass(frozen=True)
-class Delta(_Acceptance):
+class Delta(SpecDecodeCounts):
     """What happened between two scrapes: counts, rates per second and the acceptance numbers of that window.
 
     >>> a = Scrape(at=0.0, speculating=True, drafts=10, draft_tokens=40, accepted=20, generation_tokens=30,

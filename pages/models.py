@@ -2,15 +2,12 @@
 
 import streamlit as st
 
-from specviz.i18n import _
+from specviz.i18n import N_, _
 from specviz.ui import models_view, state
-from specviz.ui.frame import route_through_app
+from specviz.ui.frame import page_start
 
-route_through_app()
-
-st.title(_("Models"))
-st.caption(_("Which (target, draft) pair to run, whether it fits this machine, and how to bring your own. "
-             "p = target, q = draft; K = drafted tokens per step."))
+page_start(N_("Models"), N_("Which (target, draft) pair to run, whether it fits this machine, and how to bring your "
+                           "own. p = target, q = draft; K = drafted tokens per step."))
 
 entries = models_view.catalog()
 machine = models_view.current_machine()

@@ -3,13 +3,11 @@ what each costs, needs, wins and loses, and how a tree of drafts is verified."""
 
 import streamlit as st
 
-from specviz.i18n import _
+from specviz.i18n import N_, _
 from specviz.ui import proposers_view as view
-from specviz.ui.frame import route_through_app
+from specviz.ui.frame import page_start
 
-route_through_app()
-
-st.title(_("Proposers: who writes the drafts"))
+page_start(N_("Proposers: who writes the drafts"))
 st.markdown(_("The verifier never changes: the target scores K+1 positions in one forward pass and keeps each draft "
             "with probability min(1, p/q). What changes is **who proposes**, and that sets α (how often a draft is "
             "kept) and c (what a draft costs). Each proposer below with a diagram, its costs, what it needs, where "

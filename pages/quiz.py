@@ -2,16 +2,13 @@
 
 import streamlit as st
 
-from specviz.i18n import _
+from specviz.i18n import N_, _
 from specviz.quiz import QuizRun
 from specviz.ui import quiz_setup, quiz_view
-from specviz.ui.frame import route_through_app
+from specviz.ui.frame import page_start
 
-route_through_app()
-
-st.title(_("Quiz"))
-st.caption(_("Check your understanding of speculative decoding. Every answer comes with an explanation and a link to "
-             "the page that shows the idea."))
+page_start(N_("Quiz"), N_("Check your understanding of speculative decoding. Every answer comes with an explanation "
+                         "and a link to the page that shows the idea."))
 
 bank = quiz_setup.default_bank()
 met = quiz_setup.met_concepts()

@@ -2,14 +2,12 @@
 
 import streamlit as st
 
-from specviz.i18n import _
+from specviz.i18n import N_, _
 from specviz.ui import sandbox_view as view
 from specviz.ui.charts import show
-from specviz.ui.frame import route_through_app
+from specviz.ui.frame import page_start
 
-route_through_app()
-
-st.title(_("p/q sandbox"))
+page_start(N_("p/q sandbox"))
 st.markdown(_("Six tokens, two distributions you write yourself: **p** (the target's) and **q** (the draft's). One "
             "step drafts x ~ q, keeps it with probability min(1, p(x)/q(x)), and otherwise samples from "
             "norm(max(0, p − q)). Change the numbers and the temperature and watch α = Σ min(p, q) and the two "

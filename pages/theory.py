@@ -6,16 +6,13 @@ import streamlit as st
 import torch
 
 from specviz import theory
-from specviz.i18n import _, number, percent, times
+from specviz.i18n import N_, _, number, percent, times
 from specviz.ui import charts, state, theory_points, theory_serving, theory_view
-from specviz.ui.frame import route_through_app
+from specviz.ui.frame import page_start
 
-route_through_app()
-
-st.title(_("Theory explorer"))
-st.caption(_("Speculative decoding pays when the draft is cheap (small c) and usually right (high α). These are the "
-             "closed forms of Leviathan et al. (2023); speedup is against target-only decoding with the same "
-             "sampler."))
+page_start(N_("Theory explorer"), N_("Speculative decoding pays when the draft is cheap (small c) and usually right "
+                                     "(high α). These are the closed forms of Leviathan et al. (2023); speedup is "
+                                     "against target-only decoding with the same sampler."))
 
 left, middle, right = st.columns(3)
 alpha = left.slider(_("α: the chance a draft is kept"), 0.0, 1.0, 0.8, 0.01, key="theory_alpha",

@@ -82,3 +82,13 @@ def route_through_app() -> None:
         st.session_state["_specviz_routed"] = True
         PagesManager.uses_pages_directory = False
         st.rerun()
+
+
+def page_start(title: str, caption: str | None = None) -> None:
+    """What every page does first: run inside the router (which also picks the language), then show its title and,
+    if given, the one-paragraph caption under it. `title` and `caption` are English messages marked with `N_()`:
+    they are translated here, after the language is known."""
+    route_through_app()
+    st.title(_(title))
+    if caption is not None:
+        st.caption(_(caption))

@@ -2,7 +2,7 @@
 
     machine = detect_machine()                  # or Machine(gpus=(GpuInfo(0, "RTX 4090", ...),)) in a test
     device = pick_device(None, machine)         # CUDA (the fastest GPU), then Apple MPS, then CPU
-    dtype = pick_dtype(device, None, machine)   # bfloat16 on modern GPUs, float16 on old ones and MPS, float32 on CPU
+    dtype = pick_dtype(device, None, machine)   # bfloat16 on modern GPUs and bf16 CPUs, float16 on old GPUs and MPS
     placement = plan_placement(estimate_memory(names, params, dtype, configs), machine, device)
 
 Detection is a plain `Machine` value, so every decision here can be tested without the hardware. A pair that does
@@ -43,11 +43,13 @@ class GpuInfo:
 
 @dataclass(frozen=True)
 class Machine:
-    """What specviz can run on: CUDA GPUs (with free memory), Apple MPS, and available RAM."""
+    """What specviz can run on: CUDA GPUs (with free memory), Apple MPS, available RAM, and whether the CPU has
+    bfloat16 instructions (`cpu_bf16`: avx512_bf16 or AMX; False in a machine built by hand, as on most laptops)."""
 
     gpus: tuple[GpuInfo, ...] = ()
     mps: bool = False
     ram_available_bytes: int = 0
+    cpu_bf16: bool = False
 
     def fastest_gpu(self) -> GpuInfo:
         """The GPU with the most multiprocessors, then the most free memory, then the lowest index."""
@@ -81,7 +83,42 @@ def detect_machine() -> Machine:
             gpus.append(GpuInfo(index, props.name, int(free), int(total), bool(props.major >= 8),
                                 int(props.multi_processor_count)))
     mps = bool(getattr(torch.backends, "mps", None) and torch.backends.mps.is_available())
-    return Machine(tuple(gpus), mps, available_ram_bytes())
+    return Machine(tuple(gpus), mps, available_ram_bytes(), cpu_has_bf16())
+
+
+BF16_CPU_FLAGS = ("avx512_bf16", "amx_bf16", "amx_tile")  # /proc/cpuinfo names of the instructions that do bf16 math
+
+
+def cpu_has_bf16() -> bool:
+    """Whether this CPU computes in bfloat16 natively (avx512_bf16 or AMX): torch's own check, else /proc/cpuinfo.
+    Without them bfloat16 is emulated and slower than float32, so the default dtype stays float32."""
+    cpu = getattr(torch, "cpu", None)
+    checks = [getattr(cpu, name, None) for name in ("_is_avx512_bf16_supported", "_is_amx_tile_supported")]
+    if all(callable(check) for check in checks):
+        try:
+            return any(bool(check()) for check in checks)
+        except RuntimeError:
+            pass
+    return cpuinfo_has_bf16(_cpuinfo_flags())
+
+
+def _cpuinfo_flags() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("flags"):
+                return line.split(":", 1)[1]
+    except OSError:
+        pass
+    return ""
+
+
+def cpuinfo_has_bf16(flags: str) -> bool:
+    """Whether a /proc/cpuinfo flags line names a bfloat16 instruction set.
+
+    >>> cpuinfo_has_bf16("fpu avx2 avx512f avx512_bf16"), cpuinfo_has_bf16("fpu avx2 avx512f")
+    (True, False)
+    """
+    return bool(set(flags.split()) & set(BF16_CPU_FLAGS))
 
 
 def available_ram_bytes() -> int:
@@ -134,8 +171,12 @@ DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.
 
 def pick_dtype(device: torch.device, dtype: str | torch.dtype | None = None,
                machine: Machine | None = None) -> torch.dtype:
-    """The dtype asked for, else bfloat16 on GPUs that support it (float16 on older ones and on MPS), float32 on
-    CPU."""
+    """The dtype asked for, else bfloat16 on GPUs that support it (float16 on older ones and on MPS), and on a CPU
+    bfloat16 where it has bf16 instructions (`Machine.cpu_bf16`), float32 where it has none.
+
+    >>> pick_dtype(torch.device("cpu"), None, Machine(cpu_bf16=True)), pick_dtype(torch.device("cpu"), None, Machine())
+    (torch.bfloat16, torch.float32)
+    """
     if isinstance(dtype, torch.dtype):
         return dtype
     if dtype not in (None, "", "auto"):
@@ -152,7 +193,8 @@ def pick_dtype(device: torch.device, dtype: str | torch.dtype | None = None,
         return torch.bfloat16 if gpu is None or gpu.bf16 else torch.float16
     if device.type == "mps":
         return torch.float16
-    return torch.float32
+    machine = machine or detect_machine()
+    return torch.bfloat16 if machine.cpu_bf16 else torch.float32
 
 
 def dtype_name(dtype: torch.dtype) -> str:

@@ -16,6 +16,7 @@ from specviz.catalog import load_catalog
 from specviz.loading import (GpuInfo, Machine, ModelLoadError, check_fits, check_same_vocabulary, count_parameters,
                              estimate_memory, explain_hub_error, kv_cache_bytes, parse_ref, pick_device, pick_dtype,
                              plan_placement, progress_bar_class)
+from specviz.machine import cpu_has_bf16, cpuinfo_has_bf16, detect_machine
 from specviz.models import load_pair, toy_tokenizer
 
 GIB = 1024**3
@@ -46,6 +47,22 @@ def test_auto_dtype_is_bfloat16_on_modern_gpus_float16_on_old_ones_and_mps_float
     assert pick_dtype(torch.device("mps"), None, Machine(mps=True)) == torch.float16
     assert pick_dtype(torch.device("cpu"), None, CPU_ONLY) == torch.float32
     assert pick_dtype(torch.device("cpu"), "bfloat16", CPU_ONLY) == torch.bfloat16
+
+
+def test_auto_dtype_on_a_cpu_is_bfloat16_only_with_bf16_instructions_and_an_explicit_dtype_still_wins():
+    bf16_cpu = Machine(ram_available_bytes=24 * 10**9, cpu_bf16=True)
+    assert pick_dtype(torch.device("cpu"), None, bf16_cpu) == torch.bfloat16
+    assert pick_dtype(torch.device("cpu"), "auto", bf16_cpu) == torch.bfloat16
+    assert pick_dtype(torch.device("cpu"), "float32", bf16_cpu) == torch.float32
+    assert pick_dtype(torch.device("cpu"), None, CPU_ONLY) == torch.float32  # emulated bf16 would be slower
+
+
+def test_bf16_detection_reads_the_cpu_flags():
+    assert cpuinfo_has_bf16("fpu sse avx2 avx512f avx512_bf16 avx512_vnni")
+    assert cpuinfo_has_bf16("fpu avx2 amx_bf16 amx_tile")
+    assert not cpuinfo_has_bf16("fpu sse avx2 avx512f avx512bw")  # avx512 alone is not bf16 arithmetic
+    assert not cpuinfo_has_bf16("")
+    assert detect_machine().cpu_bf16 == cpu_has_bf16()
 
 
 @pytest.mark.parametrize("device, dtype, words", [

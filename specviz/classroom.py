@@ -283,7 +283,33 @@ class _Strikes:
     locked_until: float = -math.inf
 
 
-class PinGuard:
+class _PerClient:
+    """A thread-safe table of one record per client, at most `max_clients` of them: when it is full, records that
+    `_stale` says are over go first, then the least recently active. `clock` is injectable for tests."""
+
+    def __init__(self, max_clients: int, clock: Callable[[], float]) -> None:
+        self.max_clients, self._clock = max_clients, clock
+        self._clients: OrderedDict[str, Any] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._clients)
+
+    def _keep(self, client: str, record: Any, now: float) -> None:
+        """Store `record` as `client`'s, the most recently active, within the bound (call it holding the lock)."""
+        self._clients[client] = record
+        self._clients.move_to_end(client)
+        if len(self._clients) > self.max_clients:
+            for key in [k for k, r in self._clients.items() if self._stale(r, now)]:
+                del self._clients[key]
+        while len(self._clients) > self.max_clients:
+            self._clients.popitem(last=False)
+
+    def _stale(self, record: Any, now: float) -> bool:
+        return False
+
+
+class PinGuard(_PerClient):
     """Wrong teacher PINs, counted on the server per client and overall, with exponential backoff.
 
     After CLIENT_FREE misses a client waits BASE_LOCK seconds, and each further miss doubles the wait up to MAX_LOCK;
@@ -297,13 +323,8 @@ class PinGuard:
     BASE_LOCK, MAX_LOCK, FORGET_AFTER = 30.0, 900.0, 6 * 3600.0
 
     def __init__(self, max_clients: int = 10_000, clock: Callable[[], float] = time.monotonic) -> None:
-        self.max_clients, self._clock = max_clients, clock
-        self._clients: OrderedDict[str, _Strikes] = OrderedDict()
+        super().__init__(max_clients, clock)
         self._overall = _Strikes()
-        self._lock = threading.Lock()
-
-    def __len__(self) -> int:
-        return len(self._clients)
 
     def wait(self, client: str) -> float:
         """Seconds until `client` may try again (0: now)."""
@@ -329,7 +350,7 @@ class PinGuard:
                 return True
             self._strike(strikes, self.CLIENT_FREE, now)
             self._strike(self._overall, self.OVERALL_FREE, now)
-            self._remember(client, strikes, now)
+            self._keep(client, strikes, now)
             return False
 
     def _fresh(self, strikes: _Strikes | None, now: float) -> _Strikes:
@@ -344,43 +365,31 @@ class PinGuard:
             doublings = min(strikes.failures - free, 32)
             strikes.locked_until = now + min(self.MAX_LOCK, self.BASE_LOCK * 2**doublings)
 
-    def _remember(self, client: str, strikes: _Strikes, now: float) -> None:
-        self._clients[client] = strikes
-        self._clients.move_to_end(client)
-        if len(self._clients) > self.max_clients:
-            for key in [k for k, s in self._clients.items() if self._fresh(s, now) is not s]:
-                del self._clients[key]
-        while len(self._clients) > self.max_clients:
-            self._clients.popitem(last=False)  # the least recently active; the overall count still holds
+    def _stale(self, record: _Strikes, now: float) -> bool:
+        return self._fresh(record, now) is not record  # forgotten: dropped first (the overall count still holds)
 
 
-class RateLimit:
+class RateLimit(_PerClient):
     """At most `limit` events per client in any `per` seconds (a sliding window), for joins: `hit` records one or
     refuses with one sentence. Thread-safe; memory is bounded by `max_clients` (least recently seen dropped first).
     """
 
     def __init__(self, limit: int = JOINS_PER_MINUTE, per: float = 60.0, what: str = N_("joins"),
                  max_clients: int = 10_000, clock: Callable[[], float] = time.monotonic) -> None:
-        self.limit, self.per, self.what, self.max_clients, self._clock = limit, per, what, max_clients, clock
-        self._times: OrderedDict[str, deque[float]] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def __len__(self) -> int:
-        return len(self._times)
+        super().__init__(max_clients, clock)
+        self.limit, self.per, self.what = limit, per, what
 
     def hit(self, client: str) -> None:
         with self._lock:
             now = self._clock()
-            times = self._times.pop(client, None) or deque()
+            times: deque[float] = self._clients.get(client) or deque()
             while times and now - times[0] >= self.per:
                 times.popleft()
-            self._times[client] = times
+            self._keep(client, times, now)
             if len(times) >= self.limit:
                 raise ClassroomError(_("Too many {what} from this device; please wait {wait} and try again.",
                                        what=_(self.what), wait=_duration(self.per - (now - times[0]))))
             times.append(now)
-            while len(self._times) > self.max_clients:
-                self._times.popitem(last=False)
 
 
 # ---- the store -------------------------------------------------------------------------------------------------
@@ -432,6 +441,16 @@ class ClassroomStore:
         finally:
             conn.close()
 
+    def _rows(self, sql: str, params: Sequence[Any]) -> list[sqlite3.Row]:
+        """The rows of one read-only query, on a connection of its own."""
+        with self._connect() as conn:
+            return conn.execute(sql, params).fetchall()
+
+    def _row(self, sql: str, params: Sequence[Any]) -> sqlite3.Row | None:
+        """The first row of one read-only query, or None."""
+        rows = self._rows(sql, params)
+        return rows[0] if rows else None
+
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
         with self._connect() as conn:
@@ -464,8 +483,7 @@ class ClassroomStore:
         raise ClassroomError(_("Could not find a free join code; please try again."))
 
     def session(self, code: str) -> Session | None:
-        with self._connect() as conn:
-            row = conn.execute("SELECT * FROM sessions WHERE code = ?", (code,)).fetchone()
+        row = self._row("SELECT * FROM sessions WHERE code = ?", (code,))
         if row is None:
             return None
         questions = _questions(row["questions"])
@@ -478,10 +496,8 @@ class ClassroomStore:
     def sessions(self, limit: int = 200) -> list[SessionSummary]:
         """The teacher's list: open sessions (newest first), then ended ones (most recently ended first), which stay
         viewable and exportable; at most `limit`."""
-        with self._connect() as conn:
-            rows = conn.execute("SELECT code, title, created_at, closed, ended_at FROM sessions "
-                                "ORDER BY closed, COALESCE(ended_at, created_at) DESC, created_at DESC LIMIT ?",
-                                (limit,)).fetchall()
+        rows = self._rows("SELECT code, title, created_at, closed, ended_at FROM sessions "
+                          "ORDER BY closed, COALESCE(ended_at, created_at) DESC, created_at DESC LIMIT ?", (limit,))
         return [SessionSummary(r["code"], r["title"], r["created_at"], bool(r["closed"]), r["ended_at"])
                 for r in rows]
 
@@ -523,8 +539,7 @@ class ClassroomStore:
         """The student with this token, or None (for an unknown, expired or malformed token)."""
         if not isinstance(token, str) or not 10 <= len(token) <= 64:
             return None
-        with self._connect() as conn:
-            row = conn.execute("SELECT * FROM students WHERE token = ?", (token,)).fetchone()
+        row = self._row("SELECT * FROM students WHERE token = ?", (token,))
         return Student(row["token"], row["code"], row["name"], row["joined_at"]) if row else None
 
     def question_order(self, session: Session, student: Student) -> list[Question]:
@@ -568,46 +583,41 @@ class ClassroomStore:
 
     def answers(self, token: str) -> dict[str, tuple[Any, bool]]:
         """question id -> (answer, correct) for one student."""
-        with self._connect() as conn:
-            rows = conn.execute("SELECT question_id, answer, correct FROM answers WHERE token = ?", (token,)).fetchall()
+        rows = self._rows("SELECT question_id, answer, correct FROM answers WHERE token = ?", (token,))
         return {r["question_id"]: (json.loads(r["answer"]), bool(r["correct"])) for r in rows}
 
     # ---- the teacher's view -----------------------------------------------------------------------------------
     def students(self, code: str) -> list[Student]:
-        with self._connect() as conn:
-            rows = conn.execute("SELECT * FROM students WHERE code = ? ORDER BY joined_at", (code,)).fetchall()
+        rows = self._rows("SELECT * FROM students WHERE code = ? ORDER BY joined_at", (code,))
         return [Student(r["token"], r["code"], r["name"], r["joined_at"]) for r in rows]
 
     def question_stats(self, session: Session) -> list[QuestionStat]:
         """Per question: answered and correct counts, the most-failed first (unanswered last)."""
-        with self._connect() as conn:
-            rows = conn.execute(
-                "SELECT a.question_id AS qid, COUNT(*) AS n, SUM(a.correct) AS ok FROM answers a "
-                "JOIN students s ON s.token = a.token WHERE s.code = ? GROUP BY a.question_id", (session.code,),
-            ).fetchall()
+        rows = self._rows(
+            "SELECT a.question_id AS qid, COUNT(*) AS n, SUM(a.correct) AS ok FROM answers a "
+            "JOIN students s ON s.token = a.token WHERE s.code = ? GROUP BY a.question_id", (session.code,),
+        )
         counts = {r["qid"]: (r["n"], r["ok"]) for r in rows}
         stats = [QuestionStat(q, *counts.get(q.id, (0, 0))) for q in session.questions]
         return sorted(stats, key=lambda s: (s.failure_rate is None, -(s.failure_rate or 0), -s.answered))
 
     def progress(self, session: Session) -> list[Progress]:
         """Per student, in joining order: answered, correct, out of how many, and when they last answered."""
-        with self._connect() as conn:
-            rows = conn.execute(
-                "SELECT s.name AS name, COUNT(a.question_id) AS n, COALESCE(SUM(a.correct), 0) AS ok, "
-                "MAX(a.answered_at) AS last FROM students s LEFT JOIN answers a ON a.token = s.token "
-                "WHERE s.code = ? GROUP BY s.token ORDER BY s.joined_at", (session.code,),
-            ).fetchall()
+        rows = self._rows(
+            "SELECT s.name AS name, COUNT(a.question_id) AS n, COALESCE(SUM(a.correct), 0) AS ok, "
+            "MAX(a.answered_at) AS last FROM students s LEFT JOIN answers a ON a.token = s.token "
+            "WHERE s.code = ? GROUP BY s.token ORDER BY s.joined_at", (session.code,),
+        )
         return [Progress(r["name"], r["n"], r["ok"], len(session.questions), r["last"]) for r in rows]
 
     def export_rows(self, session: Session) -> list[dict[str, Any]]:
         """Every stored answer: who, which question, what they answered, whether it was right, when."""
         concepts = {q.id: q.concept for q in session.questions}
-        with self._connect() as conn:
-            rows = conn.execute(
-                "SELECT s.name AS name, a.question_id AS qid, a.answer AS answer, a.correct AS correct, "
-                "a.answered_at AS at FROM answers a JOIN students s ON s.token = a.token WHERE s.code = ? "
-                "ORDER BY s.joined_at, a.answered_at", (session.code,),
-            ).fetchall()
+        rows = self._rows(
+            "SELECT s.name AS name, a.question_id AS qid, a.answer AS answer, a.correct AS correct, "
+            "a.answered_at AS at FROM answers a JOIN students s ON s.token = a.token WHERE s.code = ? "
+            "ORDER BY s.joined_at, a.answered_at", (session.code,),
+        )
         return [{"student": r["name"], "question_id": r["qid"], "concept": concepts.get(r["qid"], ""),
                  "answer": answer_text(json.loads(r["answer"])), "correct": bool(r["correct"]),
                  "answered_at": time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(r["at"]))} for r in rows]

@@ -18,6 +18,7 @@ from pathlib import Path
 import yaml
 
 from specviz.i18n import N_, _
+from specviz.limits import K_RANGE, TREE_NODES_RANGE, TREE_WIDTH_RANGE
 from specviz.paths import CATALOG_PATH
 
 BYTES_PER_PARAM = {"float32": 4, "bfloat16": 2, "float16": 2}
@@ -63,6 +64,25 @@ class CatalogModel:
 
 
 @dataclass(frozen=True)
+class Recommended:
+    """A pair's best measured draft settings: K (the chain's length, or the tree's depth) and the draft tree's node
+    budget (0 = a chain of K) and width. Dtype-independent: tokens per target forward do not depend on it.
+    `measured` says where the numbers come from (a benchmark folder or a command)."""
+
+    k: int = 4
+    tree_nodes: int = 0
+    tree_width: int = 4
+    measured: str = ""
+
+    def describe(self) -> str:
+        """"K = 4, a tree of 16 nodes (width 3)" or "a chain of K = 3", in the reader's language."""
+        if self.tree_nodes:
+            return _("a tree of {nodes} nodes, depth {k}, width {width}", nodes=self.tree_nodes, k=self.k,
+                     width=self.tree_width)
+        return _("a chain of K = {k}", k=self.k)
+
+
+@dataclass(frozen=True)
 class CatalogEntry:
     """A named pair with what a user needs to choose it."""
 
@@ -75,6 +95,12 @@ class CatalogEntry:
     device: str  # cpu | gpu | multi-gpu
     hardware: str
     k: int
+    recommended: Recommended | None = None  # None: the suggested K as a chain
+
+    @property
+    def best(self) -> Recommended:
+        """The settings a run of this pair starts from: the measured ones, else a chain of the suggested K."""
+        return self.recommended or Recommended(k=self.k)
 
     @property
     def models(self) -> list[CatalogModel]:
@@ -124,7 +150,7 @@ def _entry(raw, index: int) -> CatalogEntry:
     if not isinstance(name, str) or not name.strip() or "," in name:
         raise ValueError(_("Catalog entry number {number} needs a 'name' (text without commas).", number=index + 1))
     where = _("Catalog entry '{name}'", name=name)
-    known = {"name", "title", "source", "target", "draft", "proposer", "device", "hardware", "k"}
+    known = {"name", "title", "source", "target", "draft", "proposer", "device", "hardware", "k", "recommended"}
     unknown = sorted(set(raw) - known)
     if unknown:
         raise ValueError(_("{where} has an unknown field '{field}'.", where=where, field=unknown[0]))
@@ -142,7 +168,46 @@ def _entry(raw, index: int) -> CatalogEntry:
         raise ValueError(_("{where} uses the 'draft' proposer but has no draft model.", where=where))
     return CatalogEntry(name=name, title=str(raw.get("title") or name), source=raw["source"], target=target,
                         draft=draft, proposer=raw["proposer"], device=raw["device"],
-                        hardware=str(raw.get("hardware") or ""), k=k)
+                        hardware=str(raw.get("hardware") or ""), k=k,
+                        recommended=_recommended(raw.get("recommended"), where))
+
+
+RECOMMENDED_FIELDS = {"k": K_RANGE, "tree_nodes": TREE_NODES_RANGE, "tree_width": TREE_WIDTH_RANGE}
+
+
+def _recommended(raw, where: str) -> Recommended | None:
+    """The entry's `recommended:` mapping (k, tree_nodes, tree_width, measured), checked; None when absent."""
+    if raw is None:
+        return None
+    if not isinstance(raw, dict) or "k" not in raw:
+        raise ValueError(_("{where}: 'recommended' must be a mapping with k and optionally tree_nodes, tree_width "
+                           "and measured.", where=where))
+    unknown = sorted(set(raw) - {*RECOMMENDED_FIELDS, "measured"})
+    if unknown:
+        field = "recommended." + unknown[0]
+        raise ValueError(_("{where} has an unknown field '{field}'.", where=where, field=field))
+    values = {}
+    for field, (lo, hi) in RECOMMENDED_FIELDS.items():
+        value = raw.get(field, getattr(Recommended, field))
+        if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
+            raise ValueError(_("{where}: 'recommended.{field}' must be a whole number from {lo} to {hi} (got "
+                               "{value}).", where=where, field=field, lo=lo, hi=hi, value=repr(value)))
+        values[field] = value
+    return Recommended(**values, measured=str(raw.get("measured") or ""))
+
+
+def recommended_for(pair: str) -> Recommended:
+    """The draft settings a run of `pair` starts from when none are given: its catalog entry's (`CatalogEntry.best`),
+    else a chain of K = 4 (a pair given by hand, or a catalog that cannot be read: the run still starts).
+
+    >>> recommended_for("TARGET_FOLDER,DRAFT_FOLDER")
+    Recommended(k=4, tree_nodes=0, tree_width=4, measured='')
+    """
+    try:
+        entry = load_catalog().get(str(pair).strip())
+    except ValueError:
+        return Recommended()
+    return entry.best if entry is not None else Recommended()
 
 
 def _model(raw, where: str) -> CatalogModel:

@@ -29,7 +29,7 @@ from tokenizers.models import WordLevel
 from transformers import (AutoModelForCausalLM, AutoTokenizer, LlamaConfig, LlamaForCausalLM, PreTrainedModel,
                           PreTrainedTokenizerFast)
 
-from specviz.catalog import CatalogEntry, load_catalog
+from specviz.catalog import CatalogEntry, Recommended, load_catalog, recommended_for
 from specviz.drafts import draft_model, has_draft, has_eagle, load_eagle
 from specviz.i18n import _
 from specviz.loading import (LoadInfo, Machine, ModelLoadError, Progress, check_fits, check_same_vocabulary, damaged,
@@ -65,6 +65,17 @@ class Pair:
     @property
     def device(self) -> torch.device:
         return next(self.target.parameters()).device
+
+    @property
+    def dtype(self) -> torch.dtype:
+        """The target's dtype (the draft and the drafter run in the same one)."""
+        return next(self.target.parameters()).dtype
+
+    @property
+    def recommended(self) -> Recommended:
+        """The pair's best measured draft settings (K, tree nodes, tree width) from its catalog entry; a chain of
+        K = 4 for a pair given by hand. The CLI, the app and the bench start from them when none are given."""
+        return recommended_for(self.name)
 
 
 # ---- the offline default target -------------------------------------------------------------------------------------
@@ -250,12 +261,12 @@ def load_pair(
         if name_or_paths.strip() == "toy":  # on the CPU unless a device is named: it is too small to gain from a GPU
             pair = toy_pair()
             dev = pick_device(device, machine) if device not in (None, "", "auto") else torch.device("cpu")
-            dt = pick_dtype(dev, dtype, machine) if dtype not in (None, "", "auto") else torch.float32
+            dt = pick_dtype(dev, dtype, machine) if dtype not in (None, "", "auto") else torch.float32  # exact tests
             pair.target, pair.draft = pair.target.to(dev, dt), pair.draft.to(dev, dt)
             pair.eagle = (pair.eagle[0].to(dev, dt), pair.eagle[1])  # every model of the pair on one device and dtype
             return pair
         dev = pick_device(device, machine)
-        dt = pick_dtype(dev, dtype, machine)  # float32 on CPU, as converted; bfloat16 on a modern GPU
+        dt = pick_dtype(dev, dtype, machine)  # bfloat16 on a modern GPU or a CPU with bf16 instructions, else float32
         target, tokenizer = load_default_target(progress, dev, dt)
         return default_pair(target, tokenizer, progress)
     name, refs, entry = _resolve(name_or_paths)

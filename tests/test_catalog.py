@@ -7,7 +7,7 @@ import copy
 import pytest
 import yaml
 
-from specviz.catalog import CATALOG_PATH, catalog_rows, load_catalog
+from specviz.catalog import CATALOG_PATH, Recommended, catalog_rows, load_catalog, recommended_for
 
 
 @pytest.fixture(scope="module")
@@ -76,6 +76,10 @@ def _entry(raw, name):
     (lambda e: e.update(gpus=2), ["qwen2.5-0.5b-7b", "unknown field 'gpus'"]),
     (lambda e: e["draft"].pop("licence"), ["'qwen2.5-0.5b-7b', draft", "lacks 'licence'"]),
     (lambda e: e["target"].update(gated="maybe"), ["'qwen2.5-0.5b-7b', target", "'gated' must be true or false"]),
+    (lambda e: e.update(recommended={"k": 4, "tree_nodes": 99}), ["qwen2.5-0.5b-7b", "recommended.tree_nodes",
+                                                                    "from 0 to 64"]),
+    (lambda e: e.update(recommended={"tree_nodes": 8}), ["qwen2.5-0.5b-7b", "'recommended' must be a mapping"]),
+    (lambda e: e.update(recommended={"k": 4, "depth": 3}), ["qwen2.5-0.5b-7b", "unknown field 'recommended.depth'"]),
 ])
 def test_a_broken_entry_is_one_sentence_naming_it(tmp_path, raw, breakage, words):
     breakage(_entry(raw, "qwen2.5-0.5b-7b"))
@@ -95,3 +99,18 @@ def test_duplicate_names_and_bad_yaml_are_sentences(tmp_path, raw):
         load_catalog(tmp_path / "bad.yaml")
     with pytest.raises(ValueError, match="Cannot read the model catalog"):
         load_catalog(tmp_path / "missing.yaml")
+
+
+def test_recommended_settings_come_from_the_entry_or_fall_back_on_a_chain_of_its_k(tmp_path, raw):
+    _entry(raw, "qwen2.5-0.5b-7b").update(recommended={"k": 5, "tree_nodes": 16, "tree_width": 3, "measured": "x"})
+    _entry(raw, "smollm2-135m-1.7b").pop("recommended", None)
+    catalog = load_catalog(_write(tmp_path, raw))
+    assert catalog["qwen2.5-0.5b-7b"].best == Recommended(5, 16, 3, "x")
+    assert catalog["smollm2-135m-1.7b"].best == Recommended(k=catalog["smollm2-135m-1.7b"].k)  # a chain of its K
+    assert recommended_for("some/target,some/draft") == Recommended()  # a pair by hand: a chain of K = 4
+
+
+def test_the_default_pair_recommends_what_its_sweep_measured(catalog):
+    best = catalog["default"].best
+    assert catalog["default"].recommended is not None and "tree_sweep" in best.measured
+    assert recommended_for("default") == best and best.k >= 1

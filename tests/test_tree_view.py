@@ -184,3 +184,12 @@ def test_a_tree_step_in_portuguese():
         prompts = {t.value[:120] for t in at.text_area}
         assert [t for t in english_sentences(at) if t not in prompts] == []
         assert any("Rascunhou uma árvore de" in m.value for m in at.markdown)
+
+
+def test_the_examples_in_the_tree_modules_docstrings_hold():
+    import doctest
+
+    from specviz.ui import tree_figures, tree_race
+
+    for module in (tree_figures, tree_race):
+        assert doctest.testmod(module).failed == 0

@@ -4,8 +4,9 @@ Every rule here has the signature of `specviz.verifier.verify` (target_probs (K+
 draft_tokens, *, generator, uniforms) and returns its `VerifyResult`, so the engine can run any of them. The
 exact rule *is* `specviz.verifier.verify`; the others are deliberate mistakes (or, for Medusa's typical
 acceptance, a deliberate trade of exactness for speed). `exact_match_rule` is exact too: what transformers does
-for proposers without logits. What each rule emits instead of p, and what the app says about it, is in
-`specviz.exactness.registry`. p = target, q = draft throughout, both after temperature / top-k / top-p.
+for proposers without logits. A chain rule is written as its test at one position, accept(p, q, x), and made
+into that signature by `chain_rule(recover)`. What each rule emits instead of p, and what the app says about it, is
+in `specviz.exactness.registry`. p = target, q = draft throughout, both after temperature / top-k / top-p.
 """
 
 from __future__ import annotations

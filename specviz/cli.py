@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from specviz.bench import add_bench_arguments, run_bench_command
+from specviz.catalog import recommended_for
 from specviz.i18n import N_, _, get_language, language_code, number, using
 from specviz.limits import K_RANGE, MAX_NEW_TOKENS_RANGE, PROPOSERS
 from specviz.runspec import RunSpec
@@ -58,15 +59,18 @@ def add_generation_flags(cmd: argparse.ArgumentParser) -> None:
                      help="a catalog name (default, toy, qwen2.5-0.5b-7b, ...) or TARGET[,DRAFT]: local folders or Hub ids")
     cmd.add_argument("--proposer", choices=PROPOSERS, default=None, help="who drafts (default: the pair's own)")
     cmd.add_argument("--layers", type=int, default=None, help="layers the layer-skip draft keeps (default: 1/4)")
-    cmd.add_argument("--k", type=int, default=4, help=f"drafted tokens per step, {K_RANGE[0]}..{K_RANGE[1]}")
+    cmd.add_argument("--k", type=int, default=None, help=f"drafted tokens per step (a tree's depth), {K_RANGE[0]}.."
+                                                         f"{K_RANGE[1]} (default: the pair's recommended K)")
     cmd.add_argument("--max-new-tokens", type=int, default=64, help=f"{MAX_NEW_TOKENS_RANGE[0]}..{MAX_NEW_TOKENS_RANGE[1]}")
     cmd.add_argument("--temperature", type=float, default=0.0, help="0 = greedy")
     cmd.add_argument("--top-k", type=int, default=0, help="0 = off")
     cmd.add_argument("--top-p", type=float, default=1.0, help="1.0 = off")
     cmd.add_argument("--seed", type=int, default=0)
-    cmd.add_argument("--tree-nodes", type=int, default=0,
-                     help="draft a tree of at most this many nodes (depth K), EAGLE-2 style; 0 = a chain of K")
-    cmd.add_argument("--tree-width", type=int, default=4, help="children per tree node (with --tree-nodes)")
+    cmd.add_argument("--tree-nodes", type=int, default=None,
+                     help="draft a tree of at most this many nodes (depth K), EAGLE-2 style; 0 = a chain of K "
+                          "(default: the pair's recommended tree, or a chain when --k is given)")
+    cmd.add_argument("--tree-width", type=int, default=None,
+                     help="children per tree node (default: the pair's recommended width)")
     cmd.add_argument("--no-chat", action="store_true", help="feed the prompt as plain text, without the chat template")
     cmd.add_argument("--device", default=None, help="cpu, cuda, mps (default: the fastest available)")
     cmd.add_argument("--dtype", default=None, help="float32, float16, bfloat16 (default: auto)")
@@ -143,7 +147,8 @@ def run_compare(args: argparse.Namespace) -> int:
             forwards=baseline.num_steps))
     print(_("speculative:  {tokens} tokens in {seconds} s ({rate} tok/s, {forwards} target forwards, proposer "
             "{proposer}, K={k})", tokens=spec.num_tokens, seconds=number(spec.wall_seconds),
-            rate=number(spec.tokens_per_second, 1), forwards=spec.num_steps, proposer=proposer.name, k=args.k))
+            rate=number(spec.tokens_per_second, 1), forwards=spec.num_steps, proposer=proposer.name,
+            k=spec_settings.k))
     print(_("speedup:      {speedup}x (tokens/s, speculative vs specviz's target-only decoding, same run)",
             speedup=number(speedup(baseline, spec))))
     print(_("acceptance:   {rate} accepted/drafted; {length} tokens per target forward",
@@ -169,15 +174,24 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {"generate": run_gene
 
 def _prepare(args: argparse.Namespace):
     """The run's spec, checked before torch or any model loads (a bad flag answers at once), and the loaded pair."""
-    spec = RunSpec(pair=args.pair, proposer=args.proposer, prompt=args.prompt, chat=not args.no_chat, k=args.k,
+    spec = RunSpec(pair=args.pair, proposer=args.proposer, prompt=args.prompt, chat=not args.no_chat,
                    max_new_tokens=args.max_new_tokens, temperature=args.temperature, top_k=args.top_k,
-                   top_p=args.top_p, seed=args.seed, layers=args.layers, tree_nodes=args.tree_nodes,
-                   tree_width=args.tree_width)
+                   top_p=args.top_p, seed=args.seed, layers=args.layers, **draft_shape(args))
     from specviz.models import load_pair  # after the checks: it loads torch and transformers
 
     pair = load_pair(args.pair, device=args.device, dtype=args.dtype, trust_remote_code=args.trust_remote_code,
                      progress=lambda msg: print(msg, file=sys.stderr))
     return spec, pair
+
+
+def draft_shape(args: argparse.Namespace) -> dict[str, int]:
+    """K, tree nodes and tree width for the run: the flags given, the rest from the pair's recommended settings
+    (assets/catalog.yaml; a chain of K = 4 for a pair given by hand). An explicit --k without --tree-nodes keeps
+    the chain of that K."""
+    best = recommended_for(args.pair)
+    nodes = args.tree_nodes if args.tree_nodes is not None else best.tree_nodes if args.k is None else 0
+    return {"k": args.k if args.k is not None else best.k, "tree_nodes": nodes,
+            "tree_width": args.tree_width if args.tree_width is not None else best.tree_width}
 
 
 def speedup(baseline: Trace, spec: Trace) -> float:

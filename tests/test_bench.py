@@ -140,7 +140,7 @@ def test_cli_bench_writes_the_three_files(tmp_path, capsys):
     assert {p.name for p in tmp_path.iterdir()} == {"results.json", "results.csv", "results.md"}
     data = json.loads((tmp_path / "results.json").read_text())
     assert data["command"].startswith("python -m specviz bench --pair toy --proposers ngram --k 1 2")
-    assert "| ngram | constant | 2 | 0 |" in capsys.readouterr().out
+    assert "| ngram | constant | 2 | chain | 0 |" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("flags,message", [
@@ -199,3 +199,44 @@ def test_past_its_deadline_the_bench_starts_no_new_case_and_says_so():
                                 max_new_tokens=4, repeats=1, warmup=0, hf="none", cost_repeats=1),
                     pair=toy_pair(), deadline=time.monotonic() - 1)
     assert res.cases == [] and "2 of 2 prompt x temperature cases did not run" in res.notes[-1]
+
+
+@pytest.fixture(scope="module")
+def tree_result():
+    config = BenchConfig(pair="toy", proposers=["draft"], ks=[3], tree_nodes=[0, 8], tree_widths=[2],
+                         temperatures=[0.0], suites=["qa"], prompts_per_suite=2, max_new_tokens=12, repeats=1,
+                         warmup=0, threads=1, hf="greedy", cost_repeats=3, record_overhead=False)
+    return run_bench(config, command="test", pair=toy_pair())
+
+
+@pytest.mark.slow  # a bench of its own (about 3 s on 2 cores)
+def test_a_tree_bench_reports_chain_and_tree_side_by_side_with_tokens_per_forward(tree_result):
+    chain, tree = tree_result.shape_rows("draft", 0.0)
+    assert (chain["tree_nodes"], tree["tree_nodes"], tree["tree_width"]) == (0, 8, 2)
+    cases = [c for c in tree_result.cases if c["tree_nodes"] == 8]
+    assert tree["mat_with_bonus"] == pytest.approx(sum(c["tokens"] for c in cases) / sum(c["steps"] for c in cases))
+    assert tree["identical"] and chain["identical"]  # float32: greedy trees and chains equal target-only decoding
+    assert tree["hf_assisted_speedup"] is None and chain["hf_assisted_speedup"] is not None  # no transformers twin
+    assert tree_result.rows(proposer="draft", temperature=0.0) == [chain]  # the K charts keep to chains
+
+
+@pytest.mark.slow  # a bench of its own (about 3 s on 2 cores)
+def test_the_physical_limit_is_k_plus_one_tokens_over_the_verify_cost_of_the_tokens_fed(tree_result):
+    curves = tree_result.verify_curves()
+    assert set(curves) == {"float32", "bfloat16"} and tree_result.dtype == "float32"
+    ratio = {p["n_tokens"]: p["ratio"] for p in curves["float32"]}
+    assert {1, 2, 5, 9, 17, 33} <= set(ratio) and ratio[1] == 1.0 and 4 in ratio  # K + 1 = 4 fed by the chain
+    chain, tree = tree_result.shape_rows("draft", 0.0)
+    assert chain["physical_limit"] == pytest.approx(4 / ratio[4])  # 4 tokens per forward at most, 4 fed
+    assert tree["physical_limit"] == pytest.approx(4 / ratio[9])  # the same 4 at most, 8 nodes + the root fed
+    assert tree["fraction_of_limit"] == pytest.approx(tree["speedup_vs_ar"] / tree["physical_limit"])
+
+
+@pytest.mark.slow  # a bench of its own (about 3 s on 2 cores)
+def test_the_markdown_shows_trees_the_physical_limit_and_both_verify_curves(tree_result):
+    from specviz.bench import markdown_report
+
+    text = markdown_report(tree_result)
+    assert "| draft | constant | 3 | 8×2 | 0 |" in text and "| draft | constant | 3 | chain | 0 |" in text
+    assert "## Physical limit" in text and "## Verify cost by dtype" in text
+    assert "| float32 |" in text and "| bfloat16 |" in text

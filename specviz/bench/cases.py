@@ -23,7 +23,7 @@ import torch
 
 from specviz.bench.config import BenchConfig
 from specviz.bench.report import HF_GENERATE, TARGET_ONLY, nan_to_null
-from specviz.bench.summary import predicted_speedups
+from specviz.bench.summary import limits, predicted_speedups
 from specviz.generation import Clock, default_clock, synchronize
 from specviz.policies import confident
 from specviz.running import run, run_target_only
@@ -85,11 +85,18 @@ def _pad_id(model) -> int | None:
 
 @dataclass
 class _Spec:
-    """One speculative configuration of a case: which proposer, which policy, which K."""
+    """One speculative configuration of a case: which proposer, which policy, which K, which tree (0: a chain)."""
 
     proposer: str
     policy: str
     k: int
+    tree_nodes: int = 0
+    tree_width: int = 0
+
+    @property
+    def label(self) -> str:
+        shape = f"K={self.k}" + (f" tree {self.tree_nodes}x{self.tree_width}" if self.tree_nodes else "")
+        return f"{self.proposer} {self.policy} {shape}"
 
 
 class CaseRunner:
@@ -107,7 +114,7 @@ class CaseRunner:
             specs = []
             for name in cfg.proposers:
                 if temperature in cfg.temperatures and "constant" in cfg.policies:
-                    specs += [_Spec(name, "constant", k) for k in cfg.ks]
+                    specs += [_Spec(name, "constant", k, n, w) for k, n, w in cfg.shapes()]
                 if temperature in policy_temps:
                     for policy in cfg.policies:
                         if policy == "threshold" and name == "ngram":
@@ -121,7 +128,11 @@ class CaseRunner:
     def records(self, spec: _Spec) -> bool:
         """Whether this configuration also runs once with the full trace recorded (one K per proposer: policy K)."""
         k = self.config.policy_k if self.config.policy_k in self.config.ks else self.config.ks[0]
-        return self.config.record_overhead and spec.policy == "constant" and spec.k == k
+        return self.config.record_overhead and spec.policy == "constant" and spec.k == k and not spec.tree_nodes
+
+    def assisted(self, spec: _Spec) -> bool:
+        """Whether transformers runs the same configuration (a chain of constant K with a twin method)."""
+        return spec.policy == "constant" and not spec.tree_nodes and self.has_hf_twin(spec.proposer)
 
     def hf_on(self, temperature: float | None) -> bool:
         return self.config.hf == "all" or (self.config.hf == "greedy" and not temperature)
@@ -138,8 +149,7 @@ class CaseRunner:
             return 1 + sum(1 + (self.hf_on(0.0) and self.has_hf_twin(p)) for p in cfg.proposers) + self.hf_on(0.0)
         specs = self._plan_cache[temperature]
         hf = self.hf_on(temperature)
-        per_repeat = 1 + hf + len(specs) + (hf * sum(s.policy == "constant" and self.has_hf_twin(s.proposer)
-                                                      for s in specs))
+        per_repeat = 1 + hf + len(specs) + hf * sum(self.assisted(s) for s in specs)
         record = sum(self.records(s) for s in specs)
         return cfg.repeats * per_repeat + record
 
@@ -150,7 +160,8 @@ class CaseRunner:
         return RunSpec(pair=self.pair.name, proposer=spec.proposer if spec else None, prompt="(bench prompt)",
                        k=spec.k if spec else self.config.ks[0], policy=spec.policy if spec else "constant",
                        max_new_tokens=max_new_tokens or self.config.max_new_tokens, temperature=temperature,
-                       seed=self.config.seed)
+                       seed=self.config.seed, tree_nodes=spec.tree_nodes if spec else 0,
+                       tree_width=(spec.tree_width if spec else 0) or 4)
 
     def ar(self, ids, temperature, record=False, max_new_tokens=None):
         return run_target_only(self.run_spec(temperature, None, max_new_tokens), pair=self.pair, input_ids=ids,
@@ -205,8 +216,8 @@ class CaseRunner:
                 tick(f"{where} model.generate")
             for i, spec in enumerate(specs):
                 spec_runs[i].append(self.spec(ids, temperature, spec))
-                tick(f"{where} {spec.proposer} {spec.policy} K={spec.k}")
-                if hf and spec.policy == "constant" and self.has_hf_twin(spec.proposer):
+                tick(f"{where} {spec.label}")
+                if hf and self.assisted(spec):
                     assisted[i].append(self.hf(ids, temperature, spec))
                     tick(f"{where} transformers assisted {spec.proposer} K={spec.k}")
         recorded = {}
@@ -242,6 +253,7 @@ class CaseRunner:
                 **base, "proposer": label, "policy": spec.policy, "k": spec.k,
                 "mean_k": trace.num_drafted / trace.num_steps if trace.num_steps else math.nan,
                 "tokens": trace.num_tokens, "steps": trace.num_steps, "drafted": trace.num_drafted,
+                "tree_nodes": spec.tree_nodes, "tree_width": spec.tree_width or None,
                 "accepted": trace.num_accepted, "acceptance_rate": trace.acceptance_rate, "alpha": alpha,
                 "mat_with_bonus": trace.mean_accepted_length,
                 "mat_without_bonus": trace.num_accepted / trace.num_steps if trace.num_steps else math.nan,
@@ -260,10 +272,11 @@ class CaseRunner:
                 "predicted_speedup": None, "predicted_speedup_measured_verify": None,
                 "record_overhead": recorded[i] / sec - 1 if i in recorded else None,
                 "identical": (trace.output_ids == ar_ids) if temperature == 0 else None,
-                "hf_assisted_identical": None,
+                "hf_assisted_identical": None, "physical_limit": None, "fraction_of_limit": None,
             }
-            if spec.policy == "constant" and math.isfinite(alpha):
+            if spec.policy == "constant" and not spec.tree_nodes and math.isfinite(alpha):
                 row.update(predicted_speedups(alpha, spec.k, c, self.costs))
+            row.update(limits(row, self.costs))
             if i in assisted:
                 a_ids = assisted[i][0][0]
                 a_sec = statistics.median(s for _, s in assisted[i])

@@ -15,6 +15,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from specviz.bench.config import CLOCKS, DTYPES, HF_MODES, BenchConfig
+from specviz.catalog import recommended_for
 
 
 def _listed(kind):
@@ -33,7 +34,14 @@ def add_bench_arguments(cmd: argparse.ArgumentParser) -> None:
     cmd.add_argument("--proposers", nargs="+", type=_listed(str), default=None,
                      help="draft, ngram, layerskip (default: the pair's own)")
     cmd.add_argument("--layers", type=int, default=None, help="layers the layer-skip draft keeps (default: 1/4)")
-    cmd.add_argument("--k", nargs="+", type=_listed(int), default=[[1, 2, 4, 8]], help="drafted tokens per step")
+    cmd.add_argument("--k", nargs="+", type=_listed(int), default=None,
+                     help="drafted tokens per step, a tree's depth (default: the pair's recommended K)")
+    cmd.add_argument("--tree-nodes", nargs="+", type=_listed(int), default=None,
+                     help="draft tree node budgets, 0 = a chain of K (default: the pair's recommended)")
+    cmd.add_argument("--tree-width", nargs="+", type=_listed(int), default=None,
+                     help="children per tree node (default: the pair's recommended)")
+    cmd.add_argument("--verify-dtypes", nargs="*", type=_listed(str), default=[["float32", "bfloat16"]],
+                     help="dtypes whose verify-cost curve is measured on a CPU (none: skip)")
     cmd.add_argument("--temperatures", nargs="+", type=_listed(float), default=[[0.0]], help="0 = greedy")
     cmd.add_argument("--suites", nargs="+", type=_listed(str), default=None,
                      help="prompt suites in assets/prompts (default: all)")
@@ -54,16 +62,25 @@ def add_bench_arguments(cmd: argparse.ArgumentParser) -> None:
                      help="wall: elapsed time; cpu: this process's CPU time (for a machine shared with other jobs)")
     cmd.add_argument("--device", default=None, help="cpu, cuda, cuda:N, mps (default: the fastest available)")
     cmd.add_argument("--dtype", choices=DTYPES, default=None,
-                     help="float32, float16, bfloat16 (default: float32 on CPU, bfloat16 on a modern GPU)")
+                     help="float32, float16, bfloat16 (default: bfloat16 on a modern GPU or a CPU with bf16 "
+                          "instructions, else float32); the baselines run in the same dtype")
     cmd.add_argument("--no-record-overhead", action="store_true", help="skip the recorded-trace runs")
     cmd.add_argument("--seed", type=int, default=0)
     cmd.add_argument("--out", default="bench-results", help="folder for results.json, results.csv, results.md")
 
 
 def config_from_args(args: argparse.Namespace) -> BenchConfig:
+    """The flags as a `BenchConfig`; K and the tree default to the pair's recommended settings
+    (`specviz.catalog.recommended_for`: assets/catalog.yaml, read without loading a model)."""
     flat = lambda lists: [x for part in lists for x in part] if lists else None  # noqa: E731
+    best = recommended_for(args.pair)
+    ks = flat(args.k) or [best.k]
+    nodes = flat(getattr(args, "tree_nodes", None)) or ([best.tree_nodes] if args.k is None else [0])
+    widths = flat(getattr(args, "tree_width", None)) or [best.tree_width]
+    verify = getattr(args, "verify_dtypes", None)
     return BenchConfig(
-        pair=args.pair, proposers=flat(args.proposers) or [], ks=flat(args.k), temperatures=flat(args.temperatures),
+        tree_nodes=nodes, tree_widths=widths, verify_dtypes=flat(verify) or [],
+        pair=args.pair, proposers=flat(args.proposers) or [], ks=ks, temperatures=flat(args.temperatures),
         suites=flat(args.suites) or [], prompts_per_suite=args.prompts_per_suite, max_new_tokens=args.max_new_tokens,
         repeats=args.repeats, warmup=args.warmup, threads=args.threads, policies=flat(args.policies),
         policy_k=args.policy_k, policy_temperatures=flat(args.policy_temperatures), threshold=args.threshold,
@@ -75,7 +92,11 @@ def config_from_args(args: argparse.Namespace) -> BenchConfig:
 def command_line(config: BenchConfig, out: str | None = None) -> str:
     """The command that reproduces a run with this configuration."""
     parts = ["python -m specviz bench", f"--pair {config.pair}", "--proposers " + " ".join(config.proposers),
-             "--k " + " ".join(map(str, config.ks)), "--temperatures " + " ".join(f"{t:g}" for t in config.temperatures)]
+             "--k " + " ".join(map(str, config.ks))]
+    if config.tree_nodes != [0]:
+        parts += ["--tree-nodes " + " ".join(map(str, config.tree_nodes)),
+                  "--tree-width " + " ".join(map(str, config.tree_widths))]
+    parts.append("--temperatures " + " ".join(f"{t:g}" for t in config.temperatures))
     if config.suites:
         parts.append("--suites " + " ".join(config.suites))
     parts += [f"--prompts-per-suite {config.prompts_per_suite}", f"--max-new-tokens {config.max_new_tokens}",
@@ -98,6 +119,8 @@ def command_line(config: BenchConfig, out: str | None = None) -> str:
         parts.append(f"--device {config.device}")
     if config.dtype:
         parts.append(f"--dtype {config.dtype}")
+    if config.verify_dtypes != ["float32", "bfloat16"]:
+        parts.append("--verify-dtypes " + " ".join(config.verify_dtypes))
     if not config.record_overhead:
         parts.append("--no-record-overhead")
     if config.seed:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import yaml
 
-from specviz.limits import K_RANGE, MAX_NEW_TOKENS_RANGE, POLICIES, PROPOSERS
+from specviz.limits import K_RANGE, MAX_NEW_TOKENS_RANGE, POLICIES, PROPOSERS, TREE_NODES_RANGE, TREE_WIDTH_RANGE
 from specviz.paths import BENCHMARKS_DIR, PROMPTS_DIR
 
 HF_MODES = ("all", "greedy", "none")
@@ -104,7 +104,10 @@ class BenchConfig:
     layers: int | None = None
     seed: int = 0
     device: str | None = None  # cpu, cuda, cuda:N, mps; None: the fastest this machine has
-    dtype: str | None = None  # float32, float16, bfloat16; None: float32 on CPU, bfloat16 on a modern GPU
+    dtype: str | None = None  # float32, float16, bfloat16; None: bfloat16 on a modern GPU or a bf16 CPU, else float32
+    tree_nodes: list[int] = field(default_factory=lambda: [0])  # node budgets per K; 0 = the chain of K
+    tree_widths: list[int] = field(default_factory=lambda: [4])  # children per node, for every budget above 0
+    verify_dtypes: list[str] = field(default_factory=lambda: ["float32", "bfloat16"])  # verify curves measured
 
     def check(self) -> None:
         for name in self.proposers:
@@ -122,7 +125,18 @@ class BenchConfig:
         lo, hi = MAX_NEW_TOKENS_RANGE
         if not lo <= self.max_new_tokens <= hi:
             raise ValueError(f"--max-new-tokens must be from {lo} to {hi} (got {self.max_new_tokens}).")
-        if not (self.proposers and self.ks and self.temperatures):
+        for n in self.tree_nodes:
+            if not (isinstance(n, int) and TREE_NODES_RANGE[0] <= n <= TREE_NODES_RANGE[1]):
+                raise ValueError(f"--tree-nodes must be whole numbers from {TREE_NODES_RANGE[0]} to "
+                                 f"{TREE_NODES_RANGE[1]} (got {n}).")
+        for w in self.tree_widths:
+            if not (isinstance(w, int) and TREE_WIDTH_RANGE[0] <= w <= TREE_WIDTH_RANGE[1]):
+                raise ValueError(f"--tree-width must be whole numbers from {TREE_WIDTH_RANGE[0]} to "
+                                 f"{TREE_WIDTH_RANGE[1]} (got {w}).")
+        for name in self.verify_dtypes:
+            if name not in DTYPES:
+                raise ValueError(f"--verify-dtypes must be among {', '.join(DTYPES)} (got {name}).")
+        if not (self.proposers and self.ks and self.temperatures and self.tree_nodes and self.tree_widths):
             raise ValueError("Give at least one proposer, one K and one temperature.")
         if self.prompts_per_suite < 1 or self.repeats < 1 or self.warmup < 0 or self.cost_repeats < 1:
             raise ValueError("--prompts-per-suite and --repeats must be 1 or more, --warmup 0 or more.")
@@ -143,3 +157,13 @@ class BenchConfig:
     @property
     def k_max(self) -> int:
         return max([*self.ks, self.policy_k])
+
+    def shapes(self) -> list[tuple[int, int, int]]:
+        """(K, tree nodes, tree width) of every constant configuration: the chain of each K (nodes 0) when asked,
+        and a tree of every node budget and width (width 0 for a chain).
+
+        >>> BenchConfig(ks=[4], tree_nodes=[0, 16], tree_widths=[2, 4]).shapes()
+        [(4, 0, 0), (4, 16, 2), (4, 16, 4)]
+        """
+        return [(k, n, w if n else 0) for k in self.ks for n in self.tree_nodes
+                for w in (self.tree_widths if n else [0])]

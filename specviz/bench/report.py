@@ -88,14 +88,32 @@ class BenchResult:
     # ---- queries ------------------------------------------------------------------------------------------------
 
     def rows(self, *, suite: str = "all", proposer: str | None = None, temperature: float | None = None,
-             policy: str | None = None) -> list[Row]:
+             policy: str | None = None, trees: bool = False) -> list[Row]:
         """Summary rows of one suite ("all": pooled over every suite) matching the filters given; constant K first,
-        then the adaptive policies, each by K."""
+        then the adaptive policies, each by K. Chains only, unless `trees` (then the draft trees too, after the
+        chains of each K)."""
         out = [r for r in self.summary if r["suite"] == suite
                and (proposer is None or r["proposer"] == proposer)
                and (temperature is None or r["temperature"] == temperature)
-               and (policy is None or r["policy"] == policy)]
-        return sorted(out, key=lambda r: (r["policy"] != "constant", r["policy"], r["k"]))
+               and (policy is None or r["policy"] == policy)
+               and (trees or not r.get("tree_nodes"))]
+        return sorted(out, key=lambda r: (r["policy"] != "constant", r["policy"], r["k"], r.get("tree_nodes") or 0,
+                                          r.get("tree_width") or 0))
+
+    def shape_rows(self, proposer: str, temperature: float) -> list[Row]:
+        """Chain and tree rows of one proposer at one temperature, all suites pooled, when the run had trees (else
+        empty): the Speedup lab's chain vs tree comparison."""
+        found = self.rows(proposer=proposer, temperature=temperature, policy="constant", trees=True)
+        return found if any(r.get("tree_nodes") for r in found) else []
+
+    @property
+    def dtype(self) -> str | None:
+        """The dtype both sides ran in (None in results from before it was recorded)."""
+        return self.machine.get("dtype")
+
+    def verify_curves(self) -> dict[str, list[dict]]:
+        """The verify-cost curve per dtype ({"float32": [{"n_tokens", "seconds", "ratio"}], ...}), when measured."""
+        return self.costs.get("verify_curves") or {}
 
     def row(self, *, suite: str, proposer: str, temperature: float, policy: str, k: int) -> Row | None:
         """The one summary row of a configuration in a suite, if it was run."""
@@ -198,13 +216,13 @@ def find_results(folder: Path = BENCHMARKS_DIR) -> list[Path]:
 # ---- writing --------------------------------------------------------------------------------------------------------
 
 CASE_COLUMNS = [
-    "suite", "prompt_id", "temperature", "proposer", "policy", "k", "mean_k", "tokens", "steps", "drafted",
-    "accepted", "acceptance_rate", "alpha", "mat_with_bonus", "mat_without_bonus", "per_position", "draft_ms",
+    "suite", "prompt_id", "temperature", "proposer", "policy", "k", "tree_nodes", "tree_width", "mean_k", "tokens",
+    "steps", "drafted", "accepted", "acceptance_rate", "alpha", "mat_with_bonus", "mat_without_bonus", "per_position", "draft_ms",
     "verify_ms", "overhead_ms", "prefill_ms", "seconds", "tokens_per_second", "c", "ar_tokens", "ar_seconds",
     "speedup_vs_ar", "hf_generate_tokens", "hf_generate_seconds", "speedup_vs_hf_generate", "hf_assisted_method",
     "hf_assisted_tokens", "hf_assisted_seconds",
     "hf_assisted_speedup", "speedup_vs_hf_assisted", "predicted_speedup", "predicted_speedup_measured_verify",
-    "record_overhead", "identical", "hf_assisted_identical",
+    "record_overhead", "identical", "hf_assisted_identical", "physical_limit", "fraction_of_limit",
 ]
 
 
@@ -244,16 +262,17 @@ def markdown_report(result: BenchResult) -> str:
         + (f" Models on {m['device']} in {m['dtype']}." if m.get("device") else ""), "",
         *[f"- {n}" for n in result.notes], "",
         "## All suites", "",
-        "| proposer | policy | K | T | α | accepted/drafted | #MAT (bonus incl.) | accepted/step (excl.) | tok/s "
-        "| vs target-only | vs generate | transformers assisted vs generate | predicted (paper) | "
-        "predicted (measured verify) | greedy identical |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| proposer | policy | K | tree | T | α | accepted/drafted | #MAT (tokens per target forward) | "
+        "accepted/step (excl.) | tok/s | vs target-only | vs generate | transformers assisted vs generate | "
+        "predicted (paper) | predicted (measured verify) | greedy identical |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     rows = sorted((r for r in result.summary if r["suite"] == "all"),
-                  key=lambda r: (r["temperature"], r["proposer"], r["policy"] != "constant", r["policy"], r["k"]))
+                  key=lambda r: (r["temperature"], r["proposer"], r["policy"] != "constant", r["policy"], r["k"],
+                                 r.get("tree_nodes") or 0, r.get("tree_width") or 0))
     for r in rows:
         lines.append(
-            f"| {r['proposer']} | {r['policy']} | {r['k']} | {r['temperature']:g} | {_fmt(r['alpha'])} | "
+            f"| {r['proposer']} | {r['policy']} | {r['k']} | {_shape(r)} | {r['temperature']:g} | {_fmt(r['alpha'])} | "
             f"{_fmt(r['acceptance_rate'])} | {_fmt(r['mat_with_bonus'])} | {_fmt(r['mat_without_bonus'])} | "
             f"{_fmt(r['tokens_per_second'], 1)} | {_fmt(r['speedup_vs_ar'], 2, '×')} | "
             f"{_fmt(r['speedup_vs_hf_generate'], 2, '×')} | {_fmt(r['hf_assisted_speedup'], 2, '×')} | "
@@ -299,6 +318,8 @@ def markdown_report(result: BenchResult) -> str:
     if overheads:
         lines += ["", "Trace recording overhead (full trace vs record=False): " + "; ".join(
             f"{r['proposer']} K={r['k']} T={r['temperature']:g}: {r['record_overhead']:+.1%}" for r in overheads) + "."]
+    lines += _limit_lines(rows)
+    lines += _curve_lines(result.verify_curves())
     lines += ["", "## Costs", "",
               f"Target forward, 1 new token, warm cache ({costs['context_tokens']} tokens of context): "
               f"{costs['target_forward_seconds'] * 1e3:.1f} ms.", ""]
@@ -310,6 +331,46 @@ def markdown_report(result: BenchResult) -> str:
               "", "## Definitions", ""]
     lines += [f"- **{label}**: {meaning}" for label, meaning in DEFINITIONS.values()]
     return "\n".join(lines) + "\n"
+
+
+def _shape(row: Row) -> str:
+    """"16×3" for a tree of 16 nodes, width 3; "chain" for a chain of K."""
+    return f"{row['tree_nodes']}×{row['tree_width']}" if row.get("tree_nodes") else "chain"
+
+
+def _limit_lines(rows: list[Row]) -> list[str]:
+    """The physical limit of each constant configuration and the share of it reached."""
+    found = [r for r in rows if r.get("physical_limit")]
+    if not found:
+        return []
+    lines = ["", "## Physical limit (a perfect, free draft of the same shape)", "",
+             "Limit = (K + 1) tokens per forward / verify cost of the tokens fed (K + 1 for a chain, nodes + 1 for a "
+             "tree), from the verify curve measured in this run's dtype.", "",
+             "| proposer | K | tree | T | tokens per target forward | vs target-only | vs generate | physical limit | "
+             "share of the limit | greedy identical |", "|---|---|---|---|---|---|---|---|---|---|"]
+    for r in found:
+        lines.append(f"| {r['proposer']} | {r['k']} | {_shape(r)} | {r['temperature']:g} | "
+                     f"{_fmt(r['mat_with_bonus'])} | {_fmt(r['speedup_vs_ar'], 2, '×')} | "
+                     f"{_fmt(r['speedup_vs_hf_generate'], 2, '×')} | {_fmt(r['physical_limit'], 2, '×')} | "
+                     f"{_fmt(r['fraction_of_limit'] * 100 if r['fraction_of_limit'] is not None else None, 0, '%')} | "
+                     f"{r['identical_count'] or '–'} |")
+    return lines
+
+
+def _curve_lines(curves: dict[str, list[dict]]) -> list[str]:
+    """The verify-cost curve per dtype: one target forward over n new tokens over one token."""
+    if not curves:
+        return []
+    sizes = sorted({p["n_tokens"] for curve in curves.values() for p in curve})
+    lines = ["", "## Verify cost by dtype (one target forward over n new tokens / one token, KV cache present)", "",
+             "| dtype | one token | " + " | ".join(f"n = {n}" for n in sizes) + " |",
+             "|---|---|" + "---|" * len(sizes)]
+    for dtype, curve in curves.items():
+        by_n = {p["n_tokens"]: p["ratio"] for p in curve}
+        one = next((p["seconds"] for p in curve if p["n_tokens"] == 1), None)
+        lines.append(f"| {dtype} | {_fmt(one * 1e3 if one else None, 1, ' ms')} | "
+                     + " | ".join(_fmt(by_n.get(n)) for n in sizes) + " |")
+    return lines
 
 
 def nan_to_null(obj: Any) -> Any:

@@ -19,8 +19,9 @@ from specviz.bench.cases import CaseRunner
 from specviz.bench.config import CPU_CLOCK_ON_GPU, BenchConfig, encode_bench_prompt, load_suites
 from specviz.bench.report import BenchResult
 from specviz.bench.summary import summarise
-from specviz.bench.timing import (feature_draft_timer, load_average, machine_info, measure_costs, pair_placement,
-                                  utc_now)
+from specviz.bench.summary import tokens_fed
+from specviz.bench.timing import (VERIFY_SIZES, feature_draft_timer, load_average, machine_info, measure_costs,
+                                  pair_placement, utc_now, verify_curves)
 from specviz.generation import Clock, default_clock, torch_threads
 from specviz.models import load_pair
 from specviz.proposers import early_exit_model, make_proposer
@@ -65,6 +66,11 @@ def _run(config: BenchConfig, command: str, progress: Progress | None, pair, clo
     costs = measure_costs(pair.target, drafts, context, config.k_max + 1, config.cost_repeats, clock)
     costs["c"] = {labels[n]: v for n, v in costs["c"].items()}
     costs["draft_forward_seconds"] = {labels[n]: v for n, v in costs["draft_forward_seconds"].items()}
+    costs["dtype"] = machine["dtype"]
+    if config.verify_dtypes and str(machine["device"]).startswith("cpu"):  # both dtypes: the lesson of a CPU
+        sizes = sorted({*VERIFY_SIZES, *(tokens_fed(k, n) for k, n, _w in config.shapes())})
+        costs["verify_curves"] = verify_curves(pair.target, context, config.verify_dtypes, sizes,
+                                               max(3, config.cost_repeats // 2), clock)
 
     runner = CaseRunner(config, pair, proposers, assistants, costs, clock)
     plan = runner.plan()
@@ -114,6 +120,10 @@ def _notes(machine, config: BenchConfig) -> list[str]:
         f"torch used {machine['torch_threads']} thread(s) on {machine['cores']} visible core(s).",
         f"The models ran on {machine['device']} in {machine['dtype']}.",
     ]
+    if any(n for n in config.tree_nodes):
+        notes.append("Tree rows draft an EAGLE-2 style tree (node budget x width, depth K) scored in one target "
+                     "forward; #MAT is tokens per target forward, the physical limit a perfect free draft of the "
+                     "same shape.")
     if config.clock == "cpu":
         notes.append("Times are this process's CPU time (time.process_time), not wall time: the machine was shared, "
                      "and CPU time leaves out the waits for a free core. With one torch thread it equals wall time "

@@ -78,6 +78,18 @@ DEFINITIONS: dict[str, tuple[str, str]] = {  # marked with N_(): the files stay 
         N_("trace recording overhead"),
         N_("Time with the full trace recorded (top-10 lists and token text per position) over time without, minus 1; "
            "measured at one K per proposer (the policies' K), from a single recorded run.")),
+    "tree_nodes": (
+        N_("draft tree nodes"),
+        N_("The node budget of an EAGLE-2 style draft tree (depth K, tree width children per node), scored in one "
+           "target forward with a tree attention mask; 0 is a chain of K drafts.")),
+    "physical_limit": (
+        N_("physical limit"),
+        N_("The speedup of a perfect, free draft of the same shape: K + 1 tokens per target forward, each forward "
+           "costing the measured verify cost of the tokens fed (K + 1 for a chain, nodes + 1 for a tree).")),
+    "fraction_of_limit": (
+        N_("share of the physical limit"),
+        N_("The measured speedup vs specviz target-only over the physical limit: how much of what this shape could "
+           "ever give on this machine the draft reaches.")),
     "identical": (
         N_("greedy output identical"),
         N_("At temperature 0, whether the method's tokens equal specviz target-only decoding's, token for token.")),
@@ -101,11 +113,12 @@ def summarise(cases: list[dict], baselines: list[dict], costs: dict) -> list[dic
     """
     groups: dict[tuple, list[dict]] = defaultdict(list)
     for row in cases:
-        key = (row["proposer"], row["policy"], row["k"], row["temperature"])
+        key = (row["proposer"], row["policy"], row["k"], row["temperature"], row.get("tree_nodes") or 0,
+               row.get("tree_width"))
         groups[(row["suite"], *key)].append(row)
         groups[("all", *key)].append(row)
     out = []
-    for (suite, proposer, policy, k, temperature), rows in groups.items():
+    for (suite, proposer, policy, k, temperature, tree_nodes, tree_width), rows in groups.items():
         def total(col):
             return sum(r[col] for r in rows)
 
@@ -122,7 +135,7 @@ def summarise(cases: list[dict], baselines: list[dict], costs: dict) -> list[dic
         hf_gen = [r for r in rows if r.get("hf_generate_seconds") and r.get("hf_assisted_seconds")]
         row = {
             "suite": suite, "proposer": proposer, "policy": policy, "k": k, "temperature": temperature,
-            "prompts": len(rows), "tokens": total("tokens"), "steps": steps,
+            "tree_nodes": tree_nodes, "tree_width": tree_width, "prompts": len(rows), "tokens": total("tokens"), "steps": steps,
             "mean_k": total("drafted") / steps if steps else None,
             "acceptance_rate": total("accepted") / total("drafted") if total("drafted") else None,
             "alpha": alpha, "c": c,
@@ -142,9 +155,11 @@ def summarise(cases: list[dict], baselines: list[dict], costs: dict) -> list[dic
             "identical": all(identical) if identical else None,
             "identical_count": f"{sum(identical)}/{len(identical)}" if identical else None,
             "hf_assisted_identical": all(hf_ident) if hf_ident else None,
+            "physical_limit": None, "fraction_of_limit": None,
         }
-        if policy == "constant" and alpha is not None:
+        if policy == "constant" and not tree_nodes and alpha is not None:
             row.update(predicted_speedups(alpha, k, c, costs))
+        row.update(limits(row, costs))
         out.append(row)
     return out
 
@@ -182,6 +197,69 @@ def predicted_speedups(alpha: float, k: int, c: float, costs: dict) -> dict[str,
     alpha = min(1.0, alpha)
     return {"predicted_speedup": expected_speedup(alpha, k, c),
             "predicted_speedup_measured_verify": speedup_with_verify_cost(alpha, k, c, verify_ratio(costs, k))}
+
+
+def curve_ratio(curve: list[dict[str, float]], n_tokens: int) -> float:
+    """The verify cost of `n_tokens` read off a measured curve: linear between measured sizes, the last slope
+    beyond the longest.
+
+    >>> curve = [{"n_tokens": 1, "ratio": 1.0}, {"n_tokens": 5, "ratio": 1.4}, {"n_tokens": 9, "ratio": 2.2}]
+    >>> curve_ratio(curve, 3), curve_ratio(curve, 9), round(curve_ratio(curve, 13), 6)
+    (1.2, 2.2, 3.0)
+    """
+    points = sorted((p["n_tokens"], p["ratio"]) for p in curve)
+    for (n0, r0), (n1, r1) in zip(points, points[1:]):
+        if n_tokens <= n1 or (n1, r1) == points[-1]:
+            return r0 + (r1 - r0) * (n_tokens - n0) / (n1 - n0)
+    return points[0][1]
+
+
+def run_curve(costs: dict) -> list[dict]:
+    """The verify curve of the dtype the run used (`costs["verify_curves"]`), else the run's own 1..K+1 curve."""
+    curves = costs.get("verify_curves") or {}
+    return curves.get(costs.get("dtype")) or costs.get("verify") or []
+
+
+def limits(row: dict, costs: dict) -> dict:
+    """A constant configuration's physical limit (a perfect, free draft of the same shape, `physical_limit`), the
+    fraction of it reached (its speedup vs target-only), and for a tree the speedup its tokens per forward predict."""
+    curve = run_curve(costs)
+    if row["policy"] != "constant" or not curve or row.get("speedup_vs_ar") is None:
+        return {}
+    tree_nodes = row.get("tree_nodes") or 0
+    limit = physical_limit(row["k"], tree_nodes, curve)
+    out = {"physical_limit": limit, "fraction_of_limit": row["speedup_vs_ar"] / limit}
+    if tree_nodes and row.get("mat_with_bonus"):
+        out["predicted_speedup_measured_verify"] = estimated_speedup(row["mat_with_bonus"], row["k"], tree_nodes,
+                                                                     row["c"], curve)
+    return out
+
+
+def tokens_fed(k: int, tree_nodes: int = 0) -> int:
+    """Tokens one verification forward reads: the last token and the K drafts of a chain, or the root and the
+    nodes of a tree."""
+    return (tree_nodes or k) + 1
+
+
+def physical_limit(k: int, tree_nodes: int, curve: list[dict]) -> float:
+    """The speedup of a perfect, free draft with the same shape: every step keeps a whole path of depth K and its
+    bonus token (K + 1 tokens per forward) and pays only the verify cost of the tokens fed, read off `curve`.
+
+    >>> curve = [{"n_tokens": 1, "ratio": 1.0}, {"n_tokens": 5, "ratio": 1.09}, {"n_tokens": 17, "ratio": 1.19}]
+    >>> round(physical_limit(4, 0, curve), 2), round(physical_limit(4, 16, curve), 2)
+    (4.59, 4.2)
+    """
+    return (k + 1) / curve_ratio(curve, tokens_fed(k, tree_nodes))
+
+
+def estimated_speedup(tokens_per_forward: float, k: int, tree_nodes: int, c: float, curve: list[dict]) -> float:
+    """Tokens per target forward over what a step costs in one-token target forwards: the verify cost of the tokens
+    fed plus K drafter passes of cost c (a tree drafts one pass per level, as a chain does per token).
+
+    >>> round(estimated_speedup(2.6, 4, 16, 0.05, [{"n_tokens": 1, "ratio": 1.0}, {"n_tokens": 17, "ratio": 1.2}]), 3)
+    1.857
+    """
+    return tokens_per_forward / (curve_ratio(curve, tokens_fed(k, tree_nodes)) + k * c)
 
 
 def verify_ratio(costs: dict, k: int) -> float:

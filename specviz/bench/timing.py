@@ -10,6 +10,7 @@ process's CPU time on a shared machine); a warm-up call runs before any timing.
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
 import os
 import platform
@@ -140,6 +141,37 @@ def measure_costs(target, draft_models: dict[str, Any], context: list[int], n_ma
         "verify": [{"n_tokens": n, "seconds": median[("verify", n)], "ratio": median[("verify", n)] / one}
                    for n in range(1, n_max + 1)],
     }
+
+
+VERIFY_SIZES = (1, 2, 5, 9, 17, 33)  # tokens fed: one, a chain of K = 1 or 4, trees of 8, 16 and 32 nodes
+
+
+def verify_curve(target, context: list[int], sizes=VERIFY_SIZES, repeats: int = 9,
+                 clock: Clock = default_clock) -> list[dict[str, float]]:
+    """Time of one target forward over n new tokens (`context` cached) over one token, for each n in `sizes`:
+    [{"n_tokens": n, "seconds": s, "ratio": s / s(1)}]. Rounds interleave every n, medians over `repeats`."""
+    sizes = sorted({1, *sizes})
+    timers = {n: forward_timer(target, context, n, clock) for n in sizes}
+    times: dict[int, list[float]] = defaultdict(list)
+    for _ in range(repeats):
+        for n, timer in timers.items():
+            times[n].append(timer())
+    median = {n: statistics.median(values) for n, values in times.items()}
+    return [{"n_tokens": n, "seconds": median[n], "ratio": median[n] / median[1]} for n in sizes]
+
+
+def verify_curves(target, context: list[int], dtypes=("float32", "bfloat16"), sizes=VERIFY_SIZES, repeats: int = 9,
+                  clock: Clock = default_clock) -> dict[str, list[dict[str, float]]]:
+    """The verify curve of the target in each dtype ({"float32": [...], "bfloat16": [...]}): the model as loaded
+    for its own dtype, a copy cast to each other one (the copy is dropped afterwards)."""
+    own = next(target.parameters()).dtype
+    curves = {}
+    for name in dtypes:
+        dtype = getattr(torch, name)
+        model = target if dtype == own else copy.deepcopy(target).to(dtype)
+        curves[name] = verify_curve(model, context, sizes, repeats, clock)
+        del model
+    return curves
 
 
 def _is_timer(value) -> bool:

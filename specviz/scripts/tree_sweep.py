@@ -1,0 +1,145 @@
+"""Which draft shape pays most for a pair: chains of K and draft trees of several node budgets and widths, on the
+same held-out prompts, ranked by the speedup the measured costs predict.
+
+    python -m specviz.scripts.tree_sweep --k 3 4 5 --tree-nodes 0 8 16 24 --tree-width 2 3 4 --prompts 6
+
+For each shape it counts tokens per target forward (emitted tokens over verification forwards, bonus and recovered
+tokens included): a count, the same on any machine and under any load. It then estimates the speedup over
+target-only decoding as
+
+    tokens per forward / (verify cost of the tokens fed + K · c)
+
+with the verify cost read off the target's measured curve (one forward over n new tokens over one token) and c the
+drafter's pass over one target forward: a chain feeds K + 1 tokens and drafts K passes, a tree of N nodes and depth K
+feeds N + 1 and drafts one pass per level. Those two costs are timings: on a shared machine they are noisy, so the
+ranking is an estimate, and the wall-clock ratio is measured by the bench (`python -m specviz bench`), not here.
+The best shape is what `recommended:` in assets/catalog.yaml records for the pair.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from specviz.bench.config import load_suites
+from specviz.bench.summary import estimated_speedup, physical_limit, tokens_fed
+from specviz.bench.timing import feature_draft_timer, forward_timer, verify_curve
+from specviz.machine import dtype_name
+from specviz.models import load_pair
+from specviz.proposers import make_proposer
+from specviz.running import prompt_ids, run
+from specviz.runspec import RunSpec
+
+
+@dataclass(frozen=True)
+class Shape:
+    """One draft shape: depth K, and a tree's node budget and width (tree_nodes 0 = a chain of K)."""
+
+    k: int
+    tree_nodes: int = 0
+    tree_width: int = 4
+
+    def label(self) -> str:
+        return f"chain K={self.k}" if not self.tree_nodes else \
+            f"tree {self.tree_nodes} nodes, width {self.tree_width}, depth {self.k}"
+
+
+def shapes(ks: Sequence[int], nodes: Sequence[int], widths: Sequence[int]) -> list[Shape]:
+    """Every chain of K, and every tree (N > K nodes) of every width, for every K.
+
+    >>> [s.label() for s in shapes([3], [0, 8], [2])]
+    ['chain K=3', 'tree 8 nodes, width 2, depth 3']
+    """
+    out = []
+    for k in ks:
+        out += [Shape(k)] if 0 in nodes else []
+        out += [Shape(k, n, w) for n in nodes if n > k for w in widths]
+    return out
+
+
+def tokens_per_forward(traces: list) -> float:
+    """All emitted tokens over all target forwards (steps), pooled over the prompts."""
+    return sum(t.num_tokens for t in traces) / sum(t.num_steps for t in traces)
+
+
+def measure(pair, proposer: str, shape_list: list[Shape], prompts: list[str], max_new_tokens: int,
+            temperature: float, progress=print) -> dict[Shape, dict]:
+    """Tokens per forward (and the greedy outputs) of every shape over the prompts."""
+    found = {}
+    for shape in shape_list:
+        spec = RunSpec(pair=pair.name, proposer=proposer, k=shape.k, tree_nodes=shape.tree_nodes,
+                       tree_width=shape.tree_width, max_new_tokens=max_new_tokens, temperature=temperature)
+        traces = [run(replace(spec, prompt=text), pair=pair) for text in prompts]
+        found[shape] = {"tokens_per_forward": tokens_per_forward(traces), "outputs": [t.output_ids for t in traces]}
+        progress(f"  {shape.label():<36} {found[shape]['tokens_per_forward']:.2f} tokens per target forward")
+    return found
+
+
+def drafter_cost(pair, proposer: str, context: list[int], repeats: int = 9) -> float:
+    """c: one drafting pass over one target forward (one new token, warm cache), medians over `repeats`."""
+    import statistics
+
+    prop = make_proposer(pair, proposer)
+    draft = (feature_draft_timer(pair.target, prop, context) if prop.needs_target_features else
+             forward_timer(prop.runner.model, context, 1) if hasattr(prop, "runner") else lambda: 0.0)
+    target = forward_timer(pair.target, context, 1)
+    pairs = [(draft(), target()) for _ in range(repeats)]
+    return statistics.median(d for d, _ in pairs) / statistics.median(t for _, t in pairs)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m specviz.scripts.tree_sweep", description=__doc__.split("\n")[0])
+    parser.add_argument("--pair", default="default")
+    parser.add_argument("--proposer", default=None, help="default: the pair's own")
+    parser.add_argument("--dtype", default=None, help="default: bfloat16 on a CPU with bf16 instructions")
+    parser.add_argument("--device", default=None)
+    parser.add_argument("--k", type=int, nargs="+", default=[3, 4, 5], help="chain lengths and tree depths")
+    parser.add_argument("--tree-nodes", type=int, nargs="+", default=[0, 8, 16, 24], help="0 = the chain")
+    parser.add_argument("--tree-width", type=int, nargs="+", default=[2, 3, 4])
+    parser.add_argument("--temperature", type=float, default=0.0)
+    parser.add_argument("--prompts", type=int, default=6, help="the first N prompts of the held-out suite")
+    parser.add_argument("--max-new-tokens", type=int, default=64)
+    parser.add_argument("--json", default=None, help="write the table to this file")
+    args = parser.parse_args(argv)
+    pair = load_pair(args.pair, device=args.device, dtype=args.dtype)
+    proposer = args.proposer or pair.default_proposer
+    prompts = [p.text for p in load_suites(["held-out"])[0].prompts if p.text][: args.prompts]
+    shape_list = shapes(args.k, args.tree_nodes, args.tree_width)
+    print(f"pair {args.pair}, proposer {proposer}, {dtype_name(pair.dtype)} on {pair.device}, T = "
+          f"{args.temperature:g}, {len(prompts)} held-out prompts x {args.max_new_tokens} new tokens")
+    context = prompt_ids(RunSpec(pair=pair.name, prompt=prompts[0]), pair)
+    sizes = sorted({tokens_fed(s.k, s.tree_nodes) for s in shape_list} | {1, 2, 5, 9, 17, 33})
+    curve = verify_curve(pair.target, context, sizes)
+    c = drafter_cost(pair, proposer, context)
+    print("verify cost (one forward over n tokens / one token; timed, noisy on a shared machine): "
+          + ", ".join(f"{p['n_tokens']}: {p['ratio']:.2f}" for p in curve) + f"; drafter c = {c:.3f}")
+    found = measure(pair, proposer, shape_list, prompts, args.max_new_tokens, args.temperature)
+    rows = []
+    for shape, got in found.items():
+        speedup = estimated_speedup(got["tokens_per_forward"], shape.k, shape.tree_nodes, c, curve)
+        limit = physical_limit(shape.k, shape.tree_nodes, curve)
+        rows.append({"k": shape.k, "tree_nodes": shape.tree_nodes, "tree_width": shape.tree_width if shape.tree_nodes
+                     else None, "tokens_per_forward": got["tokens_per_forward"], "estimated_speedup": speedup,
+                     "physical_limit": limit, "label": shape.label()})
+    rows.sort(key=lambda r: -r["estimated_speedup"])
+    print(f"\n{'shape':<38} {'tok/forward':>11} {'est. speedup':>13} {'limit':>7}")
+    for r in rows:
+        print(f"{r['label']:<38} {r['tokens_per_forward']:>11.2f} {r['estimated_speedup']:>12.2f}x "
+              f"{r['physical_limit']:>6.2f}x")
+    best = rows[0]
+    print(f"\nbest: {best['label']} (recommended: k: {best['k']}, tree_nodes: {best['tree_nodes']}, tree_width: "
+          f"{best['tree_width'] or 4})")
+    if args.json:
+        Path(args.json).write_text(json.dumps({"command": "python -m specviz.scripts.tree_sweep " + " ".join(
+            argv if argv is not None else sys.argv[1:]), "dtype": dtype_name(pair.dtype), "proposer": proposer,
+            "prompts": len(prompts), "max_new_tokens": args.max_new_tokens, "verify_curve": curve, "c": c,
+            "rows": rows}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

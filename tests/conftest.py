@@ -90,3 +90,39 @@ def smollm():
     from specviz.models import load_pair
 
     return load_pair("default", device=TEST_DEVICE, dtype="float32")
+
+
+# ---- a real browser (the tests marked browser): Debian's Chromium through Playwright, against `streamlit run` ----
+@pytest.fixture(scope="module")
+def playwright():
+    """Playwright for one test module, once Chromium is known to be on PATH: without it a browser test fails with
+    the sentence that says how to install it (`make browser`); it does not skip."""
+    from specviz.scripts.screenshots import chromium_path
+
+    try:
+        chromium_path()
+    except RuntimeError as exc:
+        pytest.fail(str(exc))
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        yield pw
+
+
+@pytest.fixture(scope="module")
+def browser_context(playwright):
+    """A headless Chromium window of the screenshots' size (1400×900) with a fresh profile, 30 s per action."""
+    from specviz.scripts.screenshots import launch
+
+    with launch(playwright) as context:
+        context.set_default_timeout(30_000)
+        yield context
+
+
+@pytest.fixture(scope="module")
+def app_url():
+    """`streamlit run app.py` on a free local port for one test module; its base URL (stopped afterwards)."""
+    from specviz.scripts.screenshots import serve
+
+    with serve() as url:
+        yield url

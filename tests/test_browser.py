@@ -12,25 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from specviz.scripts.screenshots import chromium_path, launch, serve, wait_for_app
+from specviz.scripts.screenshots import serve, wait_for_app
 
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "artifacts"
 ERRORS = '[data-testid="stException"], [data-testid="stAlertContentError"]'
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-
-
-@pytest.fixture(scope="module")
-def context():
-    try:
-        chromium_path()
-    except RuntimeError as exc:
-        pytest.fail(str(exc))
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw, launch(pw) as ctx:
-        ctx.set_default_timeout(30_000)
-        yield ctx
 
 
 class Server:
@@ -53,14 +40,13 @@ class Server:
 
 
 @pytest.fixture(scope="module")
-def server():
-    with serve() as url:
-        yield Server(url)
+def server(app_url):
+    return Server(app_url)
 
 
 @pytest.fixture
-def page(context):
-    page = context.new_page()
+def page(browser_context):  # the Chromium window and the server are tests/conftest.py's
+    page = browser_context.new_page()
     yield page
     page.close()
 
@@ -77,13 +63,13 @@ def _shot(page, name: str) -> Path:
     return path
 
 
-def test_a_link_straight_to_a_page_opens_it_inside_the_app(server, context):
+def test_a_link_straight_to_a_page_opens_it_inside_the_app(server, browser_context):
     """A fresh server's first visitor follows a shared link to the race page and gets the app's frame (the
     sectioned sidebar and the wide layout), not Streamlit's legacy mode for a folder named pages/."""
     with contextlib.ExitStack() as stack:
         if not server.fresh:  # another test ran first: this check needs a server nobody has visited yet
             server = Server(stack.enter_context(serve()))
-        page = stack.enter_context(contextlib.closing(context.new_page()))
+        page = stack.enter_context(contextlib.closing(browser_context.new_page()))
         server.open(page, "/race?race_source=example")
         _shot(page, "deep-link-race.png")
         assert page.locator("h1").first.inner_text() == "Timeline & race"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from specviz.scripts.screenshots import chromium_path, launch, serve, shoot, wait_for_app
+from specviz.scripts.screenshots import shoot, wait_for_app
 
 ARTIFACTS = Path(__file__).resolve().parent.parent / "artifacts"
 ERRORS = '[data-testid="stException"], [data-testid="stAlertContentError"]'
@@ -15,18 +15,11 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")
-def browser_page():
-    try:
-        chromium_path()
-    except RuntimeError as exc:
-        pytest.fail(str(exc))
-    from playwright.sync_api import sync_playwright
-
-    with serve() as url, sync_playwright() as pw, launch(pw) as ctx:
-        ctx.set_default_timeout(30_000)
-        page = ctx.new_page()
-        yield url, page
-        page.close()
+def browser_page(app_url, browser_context):
+    """The module's server and one page in the shared Chromium window (tests/conftest.py)."""
+    page = browser_context.new_page()
+    yield app_url, page
+    page.close()
 
 
 @pytest.mark.parametrize("path, title, drawn", [

@@ -54,17 +54,12 @@ def base(classroom_db):
 
 
 @pytest.fixture(scope="module")
-def browser():
-    try:
-        chromium_path()
-    except RuntimeError as exc:
-        pytest.fail(str(exc))
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=chromium_path(), headless=True, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
+def browser(playwright):
+    """Chromium without a window of its own: each test opens a context at the size it needs (tests/conftest.py
+    checked that Chromium is there)."""
+    browser = playwright.chromium.launch(executable_path=chromium_path(), headless=True, args=CHROMIUM_ARGS)
+    yield browser
+    browser.close()
 
 
 def _open(browser, base: str, path: str, viewport=PHONE):

@@ -106,7 +106,7 @@ class Record(dict):
 
     def save(self) -> None:
         tmp = self.path.with_name(self.path.name + ".tmp")
-        tmp.write_text(json.dumps(_plain(self), indent=1, default=str), encoding="utf-8")
+        tmp.write_text(json_text(self), encoding="utf-8")
         tmp.replace(self.path)
 
     def fail(self, why: str) -> None:
@@ -118,19 +118,15 @@ class Record(dict):
         self.setdefault("notes", []).append(text)
 
 
-def _plain(obj: Any) -> Any:
-    """JSON has no nan or inf: null instead.
+def json_text(obj: Any) -> str:
+    """A record as JSON text. JSON has no nan or inf: Python writes them as NaN / Infinity, which the json module
+    reads back through `parse_constant`, here as null. Anything else JSON lacks is written as its str().
 
-    >>> _plain({"a": [float("nan"), 1.5]})
-    {'a': [None, 1.5]}
+    >>> json_text({"a": [float("nan"), 1.5, float("-inf")]}).split()
+    ['{', '"a":', '[', 'null,', '1.5,', 'null', ']', '}']
     """
-    if isinstance(obj, float) and (obj != obj or obj in (float("inf"), float("-inf"))):
-        return None
-    if isinstance(obj, dict):
-        return {k: _plain(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_plain(v) for v in obj]
-    return obj
+    plain = json.loads(json.dumps(obj, default=str), parse_constant=lambda constant: None)
+    return json.dumps(plain, indent=1)
 
 
 LOG: list[Path] = []  # where say() also writes: DIR/gpu_check.log once the output folder exists

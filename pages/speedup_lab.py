@@ -7,6 +7,7 @@ from specviz.ui import charts as plot
 from specviz.ui import speedup_charts as charts
 from specviz.ui import speedup_live as live
 from specviz.ui import speedup_tables as tables
+from specviz.ui import speedup_trees as trees
 from specviz.ui import speedup_view as view
 from specviz.ui.frame import route_through_app
 from specviz.ui.runs import get_pair
@@ -70,9 +71,9 @@ if top:
     m4.metric(_("c (measured)"), top["c"], help=_(view.DEFINITIONS["c"][1]))
     st.markdown(view.verdict(result, proposer, temperature))
 
-(tab_k, tab_accept, tab_time, tab_cat, tab_policy, tab_verify, tab_hf, tab_defs) = st.tabs([
-    _("Speedup vs K"), _("Acceptance by position"), _("Where the time goes"), _("By category"), _("Policies"),
-    _("Verify cost"), _("vs transformers"), _("Definitions")])
+(tab_k, tab_tree, tab_accept, tab_time, tab_cat, tab_policy, tab_verify, tab_hf, tab_defs) = st.tabs([
+    _("Speedup vs K"), _("Chain vs tree"), _("Acceptance by position"), _("Where the time goes"), _("By category"),
+    _("Policies"), _("Verify cost"), _("vs transformers"), _("Definitions")])
 
 with tab_k:
     plot.show(charts.speedup_vs_k_figure(result, proposer, temperature), key="speedup_lab_k_chart")
@@ -81,6 +82,9 @@ with tab_k:
                  "Diamonds: what transformers' own assisted generation gets with the same draft and K, against its "
                  "own model.generate."))
     st.dataframe(tables.mat_table(result, proposer, temperature), hide_index=True, width="stretch")
+
+with tab_tree:
+    trees.render_chain_vs_tree(result, proposer, temperature)
 
 with tab_accept:
     plot.show(charts.acceptance_figure(result, proposer, temperature), key="speedup_lab_accept_chart")
@@ -119,6 +123,7 @@ with tab_verify:
     st.caption(_("Speculation works because a target forward over several tokens costs little more than over one: "
                  "the weights are read once for all of them. On a GPU the curve stays nearly flat; on a CPU it "
                  "climbs, which eats into the gain."))
+    trees.render_dtype_curves(result)
 
 with tab_hf:
     st.dataframe(tables.comparison_table(result, temperature), hide_index=True, width="stretch")

@@ -12,12 +12,13 @@ from specviz.models import toy_pair
 from specviz.ui import charts as plot
 from specviz.ui import speedup_charts as charts
 from specviz.ui import speedup_tables as tables
+from specviz.ui import speedup_trees as trees
 from specviz.ui import speedup_view as view
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = str(ROOT / "pages" / "speedup_lab.py")
-TABS = ["Speedup vs K", "Acceptance by position", "Where the time goes", "By category", "Policies", "Verify cost",
-        "vs transformers", "Definitions"]
+TABS = ["Speedup vs K", "Chain vs tree", "Acceptance by position", "Where the time goes", "By category", "Policies",
+        "Verify cost", "vs transformers", "Definitions"]
 
 
 @pytest.fixture(scope="module")
@@ -66,7 +67,14 @@ def test_committed_results_are_default_pair_runs_with_their_command():
         assert result.config["pair"] == "default" and result.command.startswith("python -m specviz bench")
         assert result.machine["torch_threads"] >= 1 and result.machine["cpu"]
         assert {r["temperature"] for r in result.cases} == {0.0, 0.7}
-        assert all(r["identical"] for r in result.cases if r["temperature"] == 0)  # exact, and it shows
+        greedy = [r["identical"] for r in result.cases if r["temperature"] == 0]
+        if result.dtype in (None, "float32"):
+            assert all(greedy)  # exact, and it shows
+        else:  # bfloat16: a K+1-token forward rounds differently from a one-token one ("lossless up to numerics"),
+            assert None not in greedy  # so every greedy case says whether it matched, and the lab shows the count
+            ar_vs_generate = [b["identical"] for b in result.baselines
+                              if b["temperature"] == 0 and b["method"] == "transformers generate"]
+            assert not all(ar_vs_generate) or all(greedy)  # a split only where two one-token decoders split too
 
 
 def test_page_shows_a_tiny_result_and_its_numbers(tiny, tiny_folder):
@@ -189,3 +197,49 @@ def test_figure_table_lists_every_point_of_bars_and_lines():
     assert table.to_dict("records") == [{"kind": "a", "bars": "1", "sideways": "3", "line": "–"},
                                         {"kind": "b", "bars": "2.5", "sideways": "–", "line": "0.123"}]
     assert plot.figure_table(go.Figure(go.Heatmap(z=[[1]]))) is None
+
+
+@pytest.fixture(scope="module")
+def tree_tiny():
+    """Chains and trees of one K on the toy pair, with the verify curve in float32 and bfloat16."""
+    config = BenchConfig(pair="toy", proposers=["draft"], ks=[3], tree_nodes=[0, 8, 16], tree_widths=[3],
+                         temperatures=[0.0], suites=["qa"], prompts_per_suite=1, max_new_tokens=10, repeats=1,
+                         warmup=0, threads=1, hf="greedy", cost_repeats=3, record_overhead=False)
+    return run_bench(config, command=bench.command_line(config), pair=toy_pair())
+
+
+@pytest.mark.slow  # a bench of its own and a page run
+def test_page_shows_chain_vs_tree_and_the_verify_cost_of_both_dtypes(tree_tiny, tmp_path, monkeypatch):
+    tree_tiny.save(tmp_path / "trees")
+    monkeypatch.setattr(bench, "BENCHMARKS_DIR", tmp_path)
+    at = AppTest.from_file(PAGE, default_timeout=120).run()
+    _ok(at)
+    keys = [c.key for c in at.get("plotly_chart")]
+    assert "speedup_lab_tree_chart" in keys and "speedup_lab_dtype_chart" in keys
+    table = next(f.value for f in at.dataframe if "share of the physical limit" in f.value.columns)
+    assert list(table["draft shape"]) == ["chain, K = 3", "tree of 8 nodes, width 3, depth 3",
+                                          "tree of 16 nodes, width 3, depth 3"]
+    text = " ".join(m.value for m in at.markdown)
+    assert "The best tree" in text and "bfloat16 instructions" in text
+
+
+@pytest.mark.slow  # the tree_tiny bench (about 3 s)
+def test_the_dtype_sentence_quotes_the_curves_it_was_measured_with(tree_tiny):
+    curves = tree_tiny.verify_curves()
+    wide = {dtype: next(p["ratio"] for p in curve if p["n_tokens"] == 17) for dtype, curve in curves.items()}
+    sentence = trees.dtype_sentence(tree_tiny)
+    assert view.times(wide["float32"]) in sentence and view.times(wide["bfloat16"]) in sentence
+    fig = trees.dtype_curve_figure(tree_tiny)
+    assert [t.name.split(" ")[0] for t in fig.data[:2]] == ["float32", "bfloat16"]
+    assert all(t.y[0] == 1.0 for t in fig.data[:2])  # each curve relative to its own one-token forward
+
+
+@pytest.mark.slow  # the tree_tiny bench (about 3 s)
+def test_the_tree_figure_puts_tokens_per_forward_next_to_the_speedup_and_the_limit(tree_tiny):
+    rows = tree_tiny.shape_rows("draft", 0.0)
+    fig = trees.shape_figure(tree_tiny, "draft", 0.0)
+    bars, speedups, limits = fig.data
+    assert list(bars.y) == [r["mat_with_bonus"] for r in rows]
+    assert list(speedups.y) == [r["speedup_vs_ar"] for r in rows]
+    assert list(limits.y) == [r["physical_limit"] for r in rows]
+    assert trees.shape_sentence(tree_tiny, "draft", 1.0) is None  # no trees at that temperature

@@ -231,6 +231,10 @@ NOTES = (
         "ratios from the same run are the numbers to trust.")),
     (r"Stopped at its time limit: (?P<skipped>\d+) of (?P<total>\d+) prompt x temperature cases did not run\.",
      N_("Stopped at its time limit: {skipped} of {total} prompt x temperature cases did not run.")),
+    (r"Tree rows draft an EAGLE-2 style tree \(node budget x width, depth K\) scored in one target forward; #MAT is "
+     r"tokens per target forward, the physical limit a perfect free draft of the same shape\.",
+     N_("Tree rows draft an EAGLE-2 style tree (node budget x width, depth K) scored in one target forward; #MAT is "
+        "tokens per target forward, the physical limit a perfect free draft of the same shape.")),
 )
 
 

@@ -5,8 +5,10 @@ import streamlit as st
 from specviz.i18n import _
 from specviz.timeline import RaceRounds
 from specviz.ui.frame import route_through_app
-from specviz.ui.race_view import (RESULT_KEY, ROUNDS, example_picker, init_from_url, live_settings, measure_race,
-                                  render_race, source_picker, write_url)
+from specviz.ui.race_inputs import example_picker, live_settings, source_picker
+from specviz.ui.race_live import RESULT_KEY, ROUNDS, measure_race
+from specviz.ui.race_settings import init_from_url, write_url
+from specviz.ui.race_view import render_race
 from specviz.ui.runs import start_live_run
 
 route_through_app()

@@ -13,7 +13,7 @@ from specviz.examples import list_examples, load_example
 from specviz.pagemap import PAGE_FILES
 from specviz.running import PairCache
 from specviz.timeline import measured_speedup
-from specviz.ui import race_view, runs
+from specviz.ui import race_live, runs
 from specviz.ui.race_view import format_speedup
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -86,7 +86,7 @@ def test_live_toy_race_runs_both_lanes_with_the_same_settings(monkeypatch):
     for key in ("temperature", "seed", "max_new_tokens", "top_k", "top_p"):
         assert spec.settings[key] == base.settings[key]
     assert spec.settings["k"] == 3 and spec.settings["seed"] == 5
-    assert _metric(at, "Measured speedup") == format_speedup(at.session_state[race_view.RESULT_KEY].rounds
+    assert _metric(at, "Measured speedup") == format_speedup(at.session_state[race_live.RESULT_KEY].rounds
                                                              .median_speedup)
     busy = [w.value for w in at.warning if w.value.startswith("The machine was busy")]  # a loaded test machine
     assert len(_verdicts(at)) + len(busy) == 1
@@ -104,7 +104,7 @@ def test_a_link_to_a_live_race_runs_it_once(monkeypatch):
     assert not at.error
     spec, base = at.session_state["race_traces"]
     assert spec.settings["proposer"] == "ngram" and spec.settings["k"] == 2 and spec.settings["temperature"] == 0
-    assert _metric(at, "Measured speedup") == format_speedup(at.session_state[race_view.RESULT_KEY].rounds
+    assert _metric(at, "Measured speedup") == format_speedup(at.session_state[race_live.RESULT_KEY].rounds
                                                              .median_speedup)
     # greedy decoding: both lanes write the same text (the target's argmax at every position)
     assert spec.output_ids == base.output_ids
@@ -177,8 +177,8 @@ def _live_toy(**query) -> AppTest:
 def test_every_press_measures_the_race_anew_in_interleaved_rounds(monkeypatch):
     monkeypatch.chdir(ROOT)
     at = _live_toy()  # the link runs it once
-    first = at.session_state[race_view.RESULT_KEY]
-    assert len(first.rounds.rounds) == race_view.ROUNDS == 3
+    first = at.session_state[race_live.RESULT_KEY]
+    assert len(first.rounds.rounds) == race_live.ROUNDS == 3
     table = at.table[0].value  # the rounds, numbers without hovering
     assert list(table.index) == [1, 2, 3] and list(table["ran first"]) == ["speculative", "target only",
                                                                               "speculative"]
@@ -188,7 +188,7 @@ def test_every_press_measures_the_race_anew_in_interleaved_rounds(monkeypatch):
     time.sleep(runs.COOLDOWN_SECONDS + 0.1)
     at.button(key="race_run").click().run()  # the same settings again: measured again, not served from a cache
     assert not at.exception and not at.error
-    second = at.session_state[race_view.RESULT_KEY]
+    second = at.session_state[race_live.RESULT_KEY]
     assert second.measured_at > first.measured_at
     firsts = {id(t) for pair in first.rounds.rounds for t in pair}
     assert not firsts & {id(t) for pair in second.rounds.rounds for t in pair}
@@ -199,11 +199,11 @@ def test_every_press_measures_the_race_anew_in_interleaved_rounds(monkeypatch):
 def test_a_busy_machine_is_named_instead_of_a_verdict(monkeypatch):
     monkeypatch.chdir(ROOT)
     monkeypatch.setattr(timeline, "BUSY_MIN_MS", 0.0)
-    race_view.quiet_forwards()[("toy", "cpu")] = 1e-6  # a forward "usually" costs a nanosecond: every real one is far off
+    race_live.quiet_forwards()[("toy", "cpu")] = 1e-6  # a forward "usually" costs a nanosecond: every real one is far off
     try:
         at = _live_toy()
     finally:
-        race_view.quiet_forwards.clear()
+        race_live.quiet_forwards.clear()
     assert not at.error
     assert len(at.warning) == 1 and at.warning[0].value.startswith("The machine was busy with other work")
     assert not _verdicts(at)  # no conclusion drawn from the timings

@@ -15,7 +15,7 @@ from i18n_check import english_sentences
 from specviz.exactness import TREE_RULES
 from specviz.exactness.tree_lab import one_level_drift, one_level_samples
 from specviz.i18n import using
-from specviz.ui import race_view
+from specviz.ui import race_live, race_settings
 from specviz.ui.tree_race import CHAIN_LANE, TREE_LANE
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -41,8 +41,8 @@ def test_the_race_puts_a_tree_lane_next_to_the_chain_lane(monkeypatch):
     monkeypatch.chdir(ROOT)
     at = app("race", **RACE)
     assert not at.error
-    live = at.session_state[race_view.RESULT_KEY]
-    assert len(live.tree) == len(live.rounds.rounds) == race_view.ROUNDS
+    live = at.session_state[race_live.RESULT_KEY]
+    assert len(live.tree) == len(live.rounds.rounds) == race_live.ROUNDS
     chain, base = live.rounds.typical
     tree = live.tree[live.rounds.rounds.index(live.rounds.typical)]
     assert any(s.tree is not None for s in tree.steps) and all(s.tree is None for s in chain.steps)
@@ -58,9 +58,9 @@ def test_the_race_puts_a_tree_lane_next_to_the_chain_lane(monkeypatch):
 
 
 def test_a_race_link_without_a_tree_lane_stays_as_it_was():
-    values, bad = race_view.parse_url({"race_tree_nodes": "65", "race_tree_width": "2"})
+    values, bad = race_settings.parse_url({"race_tree_nodes": "65", "race_tree_width": "2"})
     assert values == {"race_tree_width": 2} and bad == ["tree_nodes"]
-    assert race_view.DEFAULTS.tree_nodes == 0  # no tree lane unless asked for
+    assert race_settings.DEFAULTS.tree_nodes == 0  # no tree lane unless asked for
 
 
 @pytest.mark.slow

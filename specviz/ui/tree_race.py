@@ -70,7 +70,8 @@ def lanes_rows(chain: Trace, tree: Trace, base: Trace) -> list[dict[str, str]]:
         speedup = 1.0 if trace is base else measured_speedup(trace, base)
         rows.append({_("lane"): lane, _("target forwards"): str(trace.num_steps), _("tokens"): str(trace.num_tokens),
                      _("tokens per target forward"): number(trace.mean_accepted_length),
-                     _("tokens/s"): number(trace.tokens_per_second, 1), _("speedup"): times(speedup) if math.isfinite(speedup) else "–"})
+                     _("tokens/s"): number(trace.tokens_per_second, 1),
+                     _("speedup"): times(speedup) if math.isfinite(speedup) else "–"})
     return rows
 
 

@@ -1,0 +1,82 @@
+"""Timeline & race: the settings a race link carries. The live race's settings are one `RunSpec` (checked by it,
+refused, never clamped); the page adds which source is raced and which recorded example. Every widget key is also
+its URL parameter, and only the settings in use go into the URL, so a shared link opens the same race.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from specviz.i18n import N_
+from specviz.runspec import WEB_MAX_NEW_TOKENS, RunSpec
+from specviz.ui.tree_race import TREE_FIELDS
+
+# The words below are marked with N_() and translated with _() where they are shown (never at import).
+PROPOSERS = {"toy": ("draft", "ngram", "layerskip"), "default": ("eagle", "draft", "layerskip", "ngram")}
+SOURCES = {"example": N_("Recorded example (instant)"), "live": N_("Live run")}
+DEFAULTS = RunSpec(pair="toy", proposer="draft", prompt="the quick brown fox jumps over the lazy dog. the quick", k=4,
+                   max_new_tokens=48, temperature=1.0)
+# widget key (also its URL parameter) -> the RunSpec field it holds; checked by RunSpec, refused, never clamped
+RUN_FIELDS = {"race_pair": "pair", "race_proposer": "proposer", "race_prompt": "prompt", "race_k": "k",
+              "race_max_new": "max_new_tokens", "race_temperature": "temperature", "race_seed": "seed",
+              **TREE_FIELDS}
+PAGE_FIELDS = {"race_source": "example", "race_example": ""}  # the page's own settings and their defaults
+
+
+def parse_url(params: dict[str, str]) -> tuple[dict[str, object], list[str]]:
+    """(widget values from the URL's usable parameters, names of the unusable ones).
+
+    >>> parse_url({"race_k": "40", "race_seed": "5", "race_source": "live"})
+    ({'race_source': 'live', 'race_seed': 5}, ['k'])
+    """
+    values: dict[str, object] = {}
+    bad: list[str] = []
+    if "race_source" in params:
+        if params["race_source"] in SOURCES:
+            values["race_source"] = params["race_source"]
+        else:
+            bad.append("source")
+    if "race_example" in params:
+        values["race_example"] = str(params["race_example"])  # checked against the installed examples when shown
+    for key, field in RUN_FIELDS.items():
+        if key not in params:
+            continue
+        spec, problems = RunSpec.parse_query({field: params[key]}, DEFAULTS)
+        value = getattr(spec, field)
+        offered = (field != "pair" or value in PROPOSERS) and (field != "max_new_tokens" or value <= WEB_MAX_NEW_TOKENS)
+        if problems or not offered:
+            bad.append(key.removeprefix("race_"))
+        else:
+            values[key] = value
+    return values, bad
+
+
+def init_from_url() -> list[str]:
+    """Fill session state from the URL once per session; returns the names of URL values that were unusable."""
+    if "race_url_read" in st.session_state:
+        return []
+    st.session_state["race_url_read"] = True
+    values, bad = parse_url({k: st.query_params[k] for k in st.query_params})
+    defaults = {**PAGE_FIELDS, **{key: getattr(DEFAULTS, field) for key, field in RUN_FIELDS.items()}}
+    for key, default in defaults.items():
+        st.session_state.setdefault(key, values.get(key, default))
+    return bad
+
+
+def write_url() -> None:
+    """Put the settings in use into the URL (the example's name, or the live-run settings), so the page can be
+    shared or reloaded as it is."""
+    source = st.session_state.get("race_source", "example")
+    used = {"race_source", "race_example"} if source == "example" else {"race_source", *RUN_FIELDS}
+    if not st.session_state.get("race_tree_nodes"):  # no tree lane: chain links stay as they were
+        used -= set(TREE_FIELDS)
+    for key in (*PAGE_FIELDS, *RUN_FIELDS):
+        if key not in used:
+            if key in st.query_params:
+                del st.query_params[key]
+            continue
+        value = st.session_state.get(key)
+        text = f"{value:g}" if isinstance(value, float) else str(value)
+        if st.query_params.get(key) != text:
+            st.query_params[key] = text
+

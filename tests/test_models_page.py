@@ -10,7 +10,7 @@ from tiny_folders import save_bert, save_toy_pair
 
 from specviz.catalog import catalog_rows, load_catalog
 from specviz.loading import Machine
-from specviz.ui import models_view, race_view, state
+from specviz.ui import models_view, race_live, state
 from specviz.ui.model_access import ENABLE_ENV, ROOT_ENV
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -104,11 +104,11 @@ def test_the_fit_check_says_how_slow_a_fitting_pair_would_be_here(at, monkeypatc
     speed = at.info[0].value.replace("\\", "")
     assert speed.startswith("Speed here: plain decoding would take at least 1.5 s per token (0.7 tokens/s)")
     assert "15 GB of the target's weights" in speed and "10 GB/s (measured just now" in speed
-    race_view.quiet_forwards()[("default", "cpu")] = 40.0  # a race timed SmolLM2-135M's forward at 40 ms here
+    race_live.quiet_forwards()[("default", "cpu")] = 40.0  # a race timed SmolLM2-135M's forward at 40 ms here
     try:
         at.run()
     finally:
-        race_view.quiet_forwards.clear()
+        race_live.quiet_forwards.clear()
         models_view._bandwidth.clear()
     scaled = at.info[0].value.replace("\\", "")
     assert scaled.startswith("Speed here: plain decoding would take about 1.1 s per token")

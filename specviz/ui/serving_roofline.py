@@ -95,7 +95,8 @@ def add_measured(fig: go.Figure, result: ServingResult, spec: str) -> go.Figure:
                 marker=dict(size=18, symbol="circle-open", color=BREAK_EVEN_COLOR, line=dict(width=2)),
                 hovertemplate=f"<b>{label}</b><br>" + _(STOPPED if even > min(result.concurrencies(prompt))
                                                          else NEVER) + "<extra></extra>"))
-    fig.update_layout(showlegend=True, legend=dict(orientation="h", yanchor="top", y=-0.22, x=0))
+    fig.update_layout(showlegend=True, legend=dict(orientation="h", yanchor="top", y=-0.22, x=0),
+                      yaxis_title=_("speedup ×"))  # the line's is expected, the points' measured
     fig.update_layout(height=max(fig.layout.height or 0, 440), margin=dict(b=10))
     return fig
 

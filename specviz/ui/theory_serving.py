@@ -71,8 +71,8 @@ def speedup_vs_batch_figure(points: list[BatchPoint], batch: int, even_batch: in
     if even_batch:
         shapes.append(dict(type="line", xref="x", yref="paper", x0=even_batch, x1=even_batch, y0=0, y1=1,
                            line=dict(color=VERMILLION, dash="dash", width=2)))
-        notes.append(dict(x=math.log10(even_batch), y=0, xref="x", yref="paper", xanchor="right",
-                          yanchor="bottom", showarrow=False,
+        notes.append(dict(x=math.log10(even_batch), y=1, xref="x", yref="paper", xanchor="left",
+                          yanchor="top", showarrow=False,
                           text=_("predicted break-even: batch {batch}", batch=even_batch),
                           font=dict(color=VERMILLION)))
     chosen = next(p for p in points if p.batch == batch)
@@ -84,7 +84,8 @@ def speedup_vs_batch_figure(points: list[BatchPoint], batch: int, even_batch: in
                                 marker=dict(size=13, color="black", symbol="x"))])
     fig.update_layout(xaxis_title=_("batch size B (sequences per forward)"), yaxis_title=_("expected speedup ×"),
                       height=360, margin=dict(l=10, r=10, t=30, b=10), showlegend=False, shapes=shapes,
-                      annotations=notes, title=_("Speedup as the batch grows"), xaxis=_batch_axis(xs))
+                      annotations=notes, title=_("Speedup as the batch grows"), xaxis=_batch_axis(xs),
+                      yaxis=dict(automargin=True))
     return fig
 
 

@@ -14,6 +14,8 @@ from specviz.pagemap import PAGE_FILES
 from specviz.running import PairCache
 from specviz.timeline import measured_speedup
 from specviz.ui import race_live, runs
+from specviz.trace import Trace
+from specviz.ui.race_outputs import agreement
 from specviz.ui.race_view import format_speedup
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -108,6 +110,19 @@ def test_a_link_to_a_live_race_runs_it_once(monkeypatch):
                                                              .median_speedup)
     # greedy decoding: both lanes write the same text (the target's argmax at every position)
     assert spec.output_ids == base.output_ids
+
+
+def test_each_speculative_lane_says_whether_it_is_the_target_only_output():
+    def lane(output: list[int], temperature: float) -> Trace:
+        return Trace("speculative", {"temperature": temperature}, [1], output, [])
+
+    base = [7, 8, 9]
+    assert agreement(lane([7, 8, 9], 0.0), lane(base, 0.0)).startswith("Identical to the target-only output")
+    assert "as it must be at temperature 0" in agreement(lane([7, 8, 9], 0.0), lane(base, 0.0))
+    assert "must" not in agreement(lane([7, 8, 9], 0.7), lane(base, 0.7))
+    parted = agreement(lane([7, 5, 9], 0.0), lane(base, 0.0))
+    assert parted.startswith("Parts from the target-only output at token 2,") and "near-tie" in parted
+    assert agreement(lane([7, 8], 0.7), lane(base, 0.7)).startswith("Parts from the target-only output at token 3:")
 
 
 @pytest.mark.slow  # over 0.7 s: make test runs it, make check stays under a minute

@@ -16,6 +16,7 @@ from specviz.exactness import TREE_RULES
 from specviz.exactness.tree_lab import one_level_drift, one_level_samples
 from specviz.i18n import using
 from specviz.ui import race_live, race_settings
+from specviz.ui.tokens import output_html
 from specviz.ui.tree_race import CHAIN_LANE, TREE_LANE
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -55,6 +56,25 @@ def test_the_race_puts_a_tree_lane_next_to_the_chain_lane(monkeypatch):
     assert table.loc["target only", "target forwards"] == str(base.num_steps) == str(base.num_tokens)
     assert float(table.loc[TREE_LANE, "tokens per target forward"]) == round(tree.num_tokens / tree.num_steps, 2)
     assert at.query_params["race_tree_nodes"] == "8"  # the link keeps the tree lane
+
+
+@pytest.mark.slow  # the same three-lane race: about 3 s
+def test_the_outputs_box_shows_the_tree_lanes_output_identical_at_greedy(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    at = app("race", **RACE)
+    live = at.session_state[race_live.RESULT_KEY]
+    chain, base = live.rounds.typical
+    tree = live.tree[live.rounds.rounds.index(live.rounds.typical)]
+    box = next(e for e in at.expander if e.label == "The three outputs")
+    assert [m.value for m in box.markdown] == [f"**Speculative, chain** ({chain.num_tokens} tokens)",
+                                               f"**Speculative, tree** ({tree.num_tokens} tokens)",
+                                               f"**Target only** ({base.num_tokens} tokens)"]
+    shown = [h.proto.body for h in box.get("html")][1:]  # after the token kinds' legend
+    assert shown == [output_html(chain), output_html(tree), output_html(base)]  # escaped chips, one box per lane
+    # greedy: the exact rule keeps the target's argmax, whatever the shape of the draft
+    assert tree.output_ids == chain.output_ids == base.output_ids
+    same = "Identical to the target-only output, token for token, as it must be at temperature 0."
+    assert [c.value for c in box.caption].count(same) == 2  # one sentence per speculative lane
 
 
 def test_a_race_link_without_a_tree_lane_stays_as_it_was():

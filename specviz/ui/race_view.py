@@ -106,4 +106,4 @@ def render_race(rounds: RaceRounds, *, usual_ms: float | None = None, measured_a
     st.html(swatches_html([(lane_tokens(lane, trace.num_tokens), color)
                            for trace, lane, color in token_lines(spec, base, tree)], line=True))
     charts.show(tokens_figure(spec, base, tree), key="race_tokens", numbers=False)
-    render_outputs(spec, base)
+    render_outputs(spec, base, tree)

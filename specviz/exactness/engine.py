@@ -153,16 +153,15 @@ def continuation_samples(
     length: int = 2,
     rule: str | Rule | VerifierFn = "exact",
     k: int = 4,
-    temperature: float = 1.0,
-    top_k: int = 0,
-    top_p: float = 1.0,
+    sampling: SamplingConfig = SamplingConfig(temperature=1.0),
     seed: int = 0,
     tokenizer=None,
     autoregressive: bool = True,
     progress: Callable[[int, int], None] | None = None,
 ) -> ContinuationSamples:
     """Sample n continuations of `length` new tokens with `speculative_generate` (verifier = the rule) and with
-    `autoregressive_generate`, run i using seed + i. Continuations may be shorter when EOS comes first.
+    `autoregressive_generate`, both with `sampling` (T = 1 unless given), run i using seed + i. Continuations may be
+    shorter when EOS comes first.
 
     The engine never drafts more tokens than it can still emit, so a 1-token continuation never reaches the
     verifier: use length >= 2 to test a rule (the first token then comes from the rule with K = 1).
@@ -177,8 +176,8 @@ def continuation_samples(
         raise ValueError(_("Continuations are 1 to 3 tokens long here (got {length}).", length=length))
     fn = _verifier_of(rule)
     prompt = _prompt(input_ids)
-    settings = dict(max_new_tokens=length, temperature=temperature, top_k=top_k, top_p=top_p, tokenizer=tokenizer,
-                    record=False)
+    settings = dict(max_new_tokens=length, temperature=sampling.temperature, top_k=sampling.top_k,
+                    top_p=sampling.top_p, tokenizer=tokenizer, record=False)
     spec, plain, drafted, accepted = [], [], 0, 0
     for i in range(int(n)):
         trace = speculative_generate(target, draft, prompt, k=k, seed=seed + i, verifier=fn, **settings)

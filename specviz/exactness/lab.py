@@ -112,9 +112,8 @@ def engine_lab(pair: Pair, spec: RunSpec, rule: str, n: int, length: int, compar
     ids, sampling = prompt_ids(spec, pair), _sampling(spec)
     with one_torch_thread(_tiny(pair)):
         runs = continuation_samples(
-            pair.target, proposer_for(spec, pair), ids, n=n, length=length, rule=rule, k=spec.k,
-            temperature=spec.temperature, top_k=spec.top_k, top_p=spec.top_p, seed=spec.seed,
-            tokenizer=pair.tokenizer)
+            pair.target, proposer_for(spec, pair), ids, n=n, length=length, rule=rule, k=spec.k, sampling=sampling,
+            seed=spec.seed, tokenizer=pair.tokenizer)
         if compare == "first":
             p = exact_first_token_distribution(pair.target, ids, sampling)
         else:

@@ -175,7 +175,7 @@ def exactness_check(target, proposer, candidates: Sequence[Sequence[int]], *, n:
             if m < 1 or (left is not None and left <= 0):
                 break
             t0 = time.monotonic()
-            samples = continuation_samples(target, proposer, ids, n=m, length=2, rule=rule, k=4, temperature=1.0,
+            samples = continuation_samples(target, proposer, ids, n=m, length=2, rule=rule, k=4, sampling=sampling,
                                            seed=seed + len(firsts), autoregressive=False)
             pace = (time.monotonic() - t0) / m
             firsts += [s[0] for s in samples.speculative]

@@ -145,10 +145,15 @@ def run_compare(args: argparse.Namespace) -> int:
             tokens=baseline.num_tokens, seconds=number(baseline.wall_seconds),
             rate=number(baseline.tokens_per_second, 1),
             forwards=baseline.num_steps))
-    print(_("speculative:  {tokens} tokens in {seconds} s ({rate} tok/s, {forwards} target forwards, proposer "
-            "{proposer}, K={k})", tokens=spec.num_tokens, seconds=number(spec.wall_seconds),
-            rate=number(spec.tokens_per_second, 1), forwards=spec.num_steps, proposer=proposer.name,
-            k=spec_settings.k))
+    values = dict(tokens=spec.num_tokens, seconds=number(spec.wall_seconds), rate=number(spec.tokens_per_second, 1),
+                  forwards=spec.num_steps, proposer=proposer.name, k=spec_settings.k)
+    if spec_settings.tree_nodes and getattr(proposer, "can_branch", False):
+        print(_("speculative:  {tokens} tokens in {seconds} s ({rate} tok/s, {forwards} target forwards, proposer "
+                "{proposer}, a tree of {nodes} nodes, width {width}, depth {k})", nodes=spec_settings.tree_nodes,
+                width=spec_settings.tree_width, **values))
+    else:
+        print(_("speculative:  {tokens} tokens in {seconds} s ({rate} tok/s, {forwards} target forwards, proposer "
+                "{proposer}, K={k})", **values))
     print(_("speedup:      {speedup}x (tokens/s, speculative vs specviz's target-only decoding, same run)",
             speedup=number(speedup(baseline, spec))))
     print(_("acceptance:   {rate} accepted/drafted; {length} tokens per target forward",

@@ -3,6 +3,8 @@ line and the bench run when no K or tree is given; a flag given still wins."""
 
 from __future__ import annotations
 
+import argparse
+
 from specviz.bench import config_from_args
 from specviz.catalog import recommended_for
 from specviz.cli import build_parser, draft_shape
@@ -39,3 +41,29 @@ def test_the_bench_defaults_to_the_recommended_shape_and_takes_lists_of_tree_bud
 
 def test_a_loaded_pair_knows_its_recommended_settings():
     assert toy_pair().recommended == recommended_for("toy")
+
+
+def test_the_targets_command_benches_the_recommended_tree_and_its_chain_at_both_temperatures():
+    from specviz.scripts.targets_bench import bench_argv
+
+    best = recommended_for("default")
+    argv = bench_argv(argparse.Namespace(pair="default", out="x", prompts=8, max_new_tokens=128, repeats=2, dtype=None,
+                                         threads=None))
+    config = config_from_args(build_parser().parse_args(argv))
+    assert config.shapes() == [(best.k, 0, 0), (best.k, best.tree_nodes, best.tree_width)]
+    assert config.temperatures == [0.0, 0.7] and config.hf == "all" and config.suites == ["held-out"]
+    assert config.max_new_tokens == 128 and config.dtype is None  # the machine's dtype, on both sides
+
+
+def test_the_targets_verdict_quotes_each_measured_number_against_its_target():
+    from specviz.bench import BenchResult
+    from specviz.paths import BENCHMARKS_DIR
+    from specviz.scripts.targets_bench import TARGETS, verdicts
+
+    result = BenchResult.load(BENCHMARKS_DIR / "default-cpu-bf16-trees" / "results.json")
+    text = "\n".join(verdicts(result))
+    row = result.row(suite="all", proposer="eagle", temperature=0.0, policy="constant", k=4)  # the chain of 4
+    line = next(x for x in text.splitlines() if f"speedup vs model.generate {row['speedup_vs_hf_generate']:.2f}x" in x)
+    assert ("met" if row["speedup_vs_hf_generate"] >= TARGETS["greedy_speedup"] else "MISSED") in line
+    assert f"physical limit {row['physical_limit']:.2f}x" in text and "bfloat16 on both sides" in text
+    assert "not measured" in text  # this run compared with model.generate greedy only (--hf greedy)

@@ -5,11 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import torch
 from streamlit.testing.v1 import AppTest
 from tiny_folders import save_bert, save_toy_pair
 
 from specviz.catalog import catalog_rows, load_catalog
 from specviz.loading import Machine
+from specviz.machine import detect_machine, dtype_name, pick_dtype
 from specviz.ui import models_view, race_live, state
 from specviz.ui.model_access import ENABLE_ENV, ROOT_ENV
 
@@ -122,7 +124,9 @@ def test_a_pair_by_hand_loads_and_is_stored_for_the_playground(at, folders):
     assert not at.exception and not at.error
     assert at.session_state["custom_pair"] == f"{folders[0]},{folders[1]}"
     shown = at.success[-1].value.replace("\\", "")
-    assert "a separate draft model" in shown and "both on cpu, float32" in shown
+    # the default dtype is this CPU's: bfloat16 where it has bf16 instructions, float32 elsewhere
+    expected = dtype_name(pick_dtype(torch.device("cpu"), None, detect_machine()))
+    assert "a separate draft model" in shown and f"both on cpu, {expected}" in shown
     progress = at.status[0].markdown[0].value.replace("\\", "").split("  \n")
     assert progress[0] == "Reading the config and tokenizer of target..." and progress[-1].startswith("Loading target")
     assert models_view.loaded_pair(at.session_state[state.CUSTOM_PAIR_KEY]).draft is not None  # for the Playground

@@ -222,6 +222,17 @@ def test_alpha_by_temperature_pairs_greedy_with_sampled_rows(tmp_path):
     assert got[0].command == "python -m specviz bench" and theory_points.alpha_by_temperature(tmp_path / "no") == []
 
 
+def test_alpha_by_temperature_keeps_chains_and_names_the_runs_dtype(tmp_path):
+    """A tree's acceptance is per node, not a chain's α: tree rows stay out; a bfloat16 run is its own row."""
+    run = tmp_path / "bf16"
+    run.mkdir()
+    rows = [{"suite": "all", "policy": "constant", "proposer": "eagle", "k": 4, "temperature": t, "alpha": a,
+             "tree_nodes": n} for t, a, n in ((0.0, 0.41, 0), (0.7, 0.39, 0), (0.0, 0.7, 16), (0.7, 0.6, 16))]
+    (run / "results.json").write_text(json.dumps({"machine": {"dtype": "bfloat16"}, "summary": rows}))
+    got = theory_points.alpha_by_temperature(tmp_path)
+    assert [(r.proposer, r.alpha_greedy, r.alpha_sampled) for r in got] == [("eagle (bfloat16)", 0.41, 0.39)]
+
+
 def test_serving_figures_shade_where_speculation_pays():
     from specviz.ui import theory_serving
 

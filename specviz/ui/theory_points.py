@@ -150,13 +150,15 @@ def alpha_by_temperature(folder: Path | str | None = None, k: int = 4) -> list[T
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
             pooled = [r for r in data["summary"] if r.get("suite") == "all" and r.get("policy") == "constant"
-                      and r.get("k") == k]
+                      and r.get("k") == k and not r.get("tree_nodes")]  # chains: a tree's α is another quantity
             by_key = {(str(r["proposer"]), float(r["temperature"])): float(r["alpha"]) for r in pooled}
-        except (OSError, ValueError, KeyError, TypeError):
+            dtype = str((data.get("machine") or {}).get("dtype") or "float32")
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
             continue
         for (proposer, temperature), alpha in sorted(by_key.items()):
             greedy = by_key.get((proposer, 0.0))
             if temperature > 0 and greedy is not None:
-                rows.append(TemperatureRow(proposer, k, greedy, alpha, temperature, path.parent.name,
+                label = proposer if dtype == "float32" else f"{proposer} ({dtype})"  # one row per run's dtype
+                rows.append(TemperatureRow(label, k, greedy, alpha, temperature, path.parent.name,
                                            str(data.get("command", ""))))
     return rows

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from specviz.catalog import recommended_for
 from specviz.examples import DEFAULT_EXAMPLE, load_example
 from specviz.trace import Trace
 from specviz.ui import state
@@ -221,8 +222,15 @@ def test_the_live_run_starts_where_the_idea_works_with_the_harder_cases_one_clic
     assert at.text_area(key="playground_prompt").value.startswith("Copy this paragraph exactly")
     assert any(c.value.startswith("**N-gram lookup**: no model at all") for c in at.caption)  # said inline
     labels = [b.label for b in at.button if b.key and b.key.startswith("playground_preset_")]
-    assert labels == ["1 · Copying text", "2 · A question", "3 · With sampling", "4 · Untrained draft"]
+    assert labels == ["1 · Copying text", "2 · A question", "3 · With sampling", "4 · Untrained draft",
+                      "5 · A draft tree"]
+    at.button(key="playground_preset_tree").click().run()  # the pair's recommended shape from the catalog
+    best = recommended_for("default")
+    assert best.tree_nodes > 0 and at.number_input(key="playground_tree_nodes").value == best.tree_nodes
+    assert at.slider(key="playground_k").value == best.k
+    assert at.number_input(key="playground_tree_width").value == best.tree_width
     at.button(key="playground_preset_question").click().run()
+    assert at.number_input(key="playground_tree_nodes").value == 0  # a chain preset turns the tree off
     assert at.selectbox(key="playground_proposer").value == "eagle"
     assert at.number_input(key="playground_temperature").value == 0.0
     assert any(c.value.startswith("**EAGLE**: one small layer") for c in at.caption)

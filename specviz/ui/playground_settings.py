@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import asdict
 from typing import Any
 
+from specviz.catalog import recommended_for
 from specviz.examples import DEFAULT_EXAMPLE
 from specviz.i18n import N_
 from specviz.runspec import WEB_MAX_NEW_TOKENS, RunSpec
@@ -48,17 +49,31 @@ QUESTION_PROMPT = "Explain owls using an analogy."
 LIVE_DEFAULTS = RunSpec(
     pair="default", proposer="ngram", chat=True, k=4, max_new_tokens=48, temperature=0.0, seed=0, prompt=COPY_PROMPT,
 )
+def recommended_settings(pair: str) -> dict[str, int]:
+    """The pair's best measured draft shape (K, tree nodes, tree width) as Playground settings, by URL name."""
+    best = recommended_for(pair)
+    return {"k": best.k, "tree_nodes": best.tree_nodes, "tree_width": best.tree_width}
+
+
 # name -> (button label, what to expect, the settings it sets by URL name); each also sets pair "default", seed 0.
-# The prompts are the model's input and stay English (the models are English); the labels are messages.
+# The prompts are the model's input and stay English (the models are English); the labels are messages. The chain
+# presets set tree_nodes 0, so a tree picked before does not stay on; the tree preset is the pair's recommended
+# shape (`recommended:` in assets/catalog.yaml, measured by `python -m specviz.scripts.tree_sweep`).
+CHAIN = {"tree_nodes": 0}
 PRESETS = {
     "copy": (N_("1 · Copying text"), N_("n-gram lookup, greedy: most drafts are kept"),
-             {"proposer": "ngram", "prompt": COPY_PROMPT, "k": 4, "temperature": 0.0}),
+             {"proposer": "ngram", "prompt": COPY_PROMPT, "k": 4, "temperature": 0.0, **CHAIN}),
     "question": (N_("2 · A question"), N_("the trained EAGLE drafter, greedy: about one step in two gains a token"),
-                 {"proposer": "eagle", "prompt": QUESTION_PROMPT, "k": 3, "temperature": 0.0}),
+                 {"proposer": "eagle", "prompt": QUESTION_PROMPT, "k": 3, "temperature": 0.0, **CHAIN}),
     "sampling": (N_("3 · With sampling"), N_("the same at temperature 0.7: the drafter's guesses match less often"),
-                 {"proposer": "eagle", "prompt": QUESTION_PROMPT, "k": 3, "temperature": 0.7}),
+                 {"proposer": "eagle", "prompt": QUESTION_PROMPT, "k": 3, "temperature": 0.7, **CHAIN}),
     "untrained": (N_("4 · Untrained draft"), N_("a layer-skip draft nobody trained: almost every guess is rejected"),
-                  {"proposer": "layerskip", "prompt": QUESTION_PROMPT, "k": 3, "temperature": 0.7, "layers": 0}),
+                  {"proposer": "layerskip", "prompt": QUESTION_PROMPT, "k": 3, "temperature": 0.7, "layers": 0,
+                   **CHAIN}),
+    "tree": (N_("5 · A draft tree"), N_("the same drafter proposing a tree of candidates, the pair's recommended "
+                                        "shape: more tokens kept per target pass"),
+             {"proposer": "eagle", "prompt": QUESTION_PROMPT, "temperature": 0.0,
+              **recommended_settings("default")}),
 }
 # session-state key of each setting, and the URL name it is shared under (a RunSpec field, or the page's own)
 KEYS = {

@@ -158,6 +158,14 @@ class Step:
         return sum(d.accepted for d in self.decisions)
 
     @property
+    def draft_depth(self) -> int:
+        """How many tokens ahead the draft reached: K for a chain, the deepest node for a tree (whose `decisions`
+        stop at the first rejection, so their count is not how far it drafted)."""
+        if self.tree is not None and self.tree.nodes:
+            return max(node.depth for node in self.tree.nodes)
+        return self.n_drafted
+
+    @property
     def seconds(self) -> float:
         return self.draft_seconds + self.verify_seconds + self.overhead_seconds
 
@@ -214,11 +222,12 @@ class Trace:
 
     @property
     def per_position_acceptance(self) -> list[float]:
-        """Entry i: among steps that drafted at least i+1 tokens, the share whose first i+1 drafts were all accepted."""
-        k_max = max((s.n_drafted for s in self.steps), default=0)
+        """Entry i: among steps that drafted at least i+1 tokens ahead, the share whose first i+1 drafts were all
+        accepted (for a tree: whose accepted path reached depth i+1)."""
+        k_max = max((s.draft_depth for s in self.steps), default=0)
         rates = []
         for i in range(k_max):
-            drafted = [s for s in self.steps if s.n_drafted > i]
+            drafted = [s for s in self.steps if s.draft_depth > i]
             rates.append(sum(s.n_accepted > i for s in drafted) / len(drafted))
         return rates
 

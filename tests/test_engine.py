@@ -90,6 +90,20 @@ def test_trace_numbers_are_consistent(toy):
     assert trace.output_text == toy.tokenizer.decode(trace.output_ids, skip_special_tokens=True)
 
 
+def test_a_trees_per_position_acceptance_is_the_share_of_steps_whose_path_reached_each_depth(toy):
+    """A tree step's decisions stop at its first rejection, so "drafted at least i tokens" is the tree's depth, and
+    entry i is the share of steps whose accepted path reached depth i + 1: it falls with i, as a chain's does."""
+    ids = toy.tokenizer("hello world")["input_ids"]
+    trace = speculative_generate(toy.target, toy.draft, ids, k=3, max_new_tokens=40, temperature=1.0, seed=2,
+                                 tokenizer=toy.tokenizer, tree_nodes=8, tree_width=2)
+    steps = [s for s in trace.steps if s.tree is not None]
+    assert steps and all(s.draft_depth == max(n.depth for n in s.tree.nodes) for s in steps)
+    rates = trace.per_position_acceptance
+    assert rates == sorted(rates, reverse=True)
+    deep = [s for s in trace.steps if s.draft_depth >= 1]
+    assert rates[0] == pytest.approx(sum(s.n_accepted >= 1 for s in deep) / len(deep))
+
+
 def test_stops_exactly_at_eos_and_max_new_tokens(toy):
     ids = toy.tokenizer("hello")["input_ids"]
     free = speculative_generate(toy.target, toy.draft, ids, k=4, max_new_tokens=200, temperature=1.0, seed=0,

@@ -296,9 +296,10 @@ def _median_ms(traces, attr: str) -> float:
 
 
 def _position_counts(trace) -> tuple[list[int], list[int]]:
-    """Per draft position i: how many steps drafted at least i+1 tokens, and in how many the first i+1 survived."""
-    k_max = max((s.n_drafted for s in trace.steps), default=0)
-    drafted = [sum(s.n_drafted > i for s in trace.steps) for i in range(k_max)]
-    survived = [sum(s.n_drafted > i and s.n_accepted > i for s in trace.steps) for i in range(k_max)]
+    """Per draft position i: how many steps drafted at least i+1 tokens ahead (a tree: reached depth i+1), and in
+    how many the first i+1 survived."""
+    k_max = max((s.draft_depth for s in trace.steps), default=0)
+    drafted = [sum(s.draft_depth > i for s in trace.steps) for i in range(k_max)]
+    survived = [sum(s.draft_depth > i and s.n_accepted > i for s in trace.steps) for i in range(k_max)]
     return drafted, survived
 

@@ -280,10 +280,11 @@ def markdown_report(result: BenchResult) -> str:
             f"{r['identical_count'] or '–'} |")
     lines += ["", "## Acceptance by draft position (all suites)", "",
               "Entry i: of the steps that drafted at least i tokens, the share whose first i drafts were all kept "
-              "(so the entries fall with i; the first is first-position acceptance).", "", "| proposer | K | T | c | per-position acceptance |", "|---|---|---|---|---|"]
+              "(so the entries fall with i; the first is first-position acceptance); for a tree, the share whose accepted path "
+              "reached depth i.", "", "| proposer | K | tree | T | c | per-position acceptance |", "|---|---|---|---|---|---|"]
     for r in rows:
         if r["policy"] == "constant":
-            lines.append(f"| {r['proposer']} | {r['k']} | {r['temperature']:g} | {_fmt(r['c'], 3)} | "
+            lines.append(f"| {r['proposer']} | {r['k']} | {_shape(r)} | {r['temperature']:g} | {_fmt(r['c'], 3)} | "
                          + " / ".join(_fmt(a) for a in r["per_position"]) + " |")
     lines += ["", "## Best configuration per category (speedup vs specviz target-only)", "",
               "| category | T | best | speedup | runner-up policy |", "|---|---|---|---|---|"]

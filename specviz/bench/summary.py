@@ -23,7 +23,8 @@ DEFINITIONS: dict[str, tuple[str, str]] = {  # marked with N_(): the files stay 
     "acceptance_rate": (
         N_("acceptance rate (accepted / drafted)"),
         N_("Drafted tokens the target kept, over all drafted tokens. Drafts after a step's first rejection count as "
-           "drafted and not accepted although they were never tested (vLLM's 'draft acceptance rate').")),
+           "drafted and not accepted although they were never tested (vLLM's 'draft acceptance rate'). A tree counts its "
+           "main line: the accepted path and the first child rejected below it.")),
     "alpha": (
         N_("α (mean min(1, p/q) over tested drafts)"),
         N_("Leviathan et al.'s α: the expected chance a draft is accepted, estimated from the drafts that were "
@@ -37,7 +38,8 @@ DEFINITIONS: dict[str, tuple[str, str]] = {  # marked with N_(): the files stay 
         N_("gpt-fast's 'mean accepted' counts only accepted drafts: #MAT minus one (0.0 means no gain).")),
     "per_position": (
         N_("acceptance by position"),
-        N_("Entry i: of the steps that drafted at least i+1 tokens, the share whose first i+1 drafts were all kept.")),
+        N_("Entry i: of the steps that drafted at least i+1 tokens, the share whose first i+1 drafts were all kept. For "
+           "a tree: of the steps whose tree reached depth i+1, the share whose accepted path reached it.")),
     "c": (
         N_("c = draft forward / target forward"),
         N_("Measured: median time of one draft forward over one new token with a warm cache, over the same for the "

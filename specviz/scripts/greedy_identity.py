@@ -1,0 +1,91 @@
+"""Greedy speculative output against target-only decoding, prompt by prompt: identical, or where they part and why.
+
+    python -m specviz.scripts.greedy_identity --dtype bfloat16 --prompts 8 --max-new-tokens 128 \
+        --out assets/benchmarks/default-cpu-bf16-tree/greedy-identity.json
+
+For each held-out prompt it decodes greedily with the pair's recommended draft (`recommended:` in
+assets/catalog.yaml; `--k`/`--tree-nodes` choose another) and with the target alone, in the same dtype, and reports
+the first new token where the two outputs part with the target's top-2 logit gap there (`checks.compare_outputs`).
+In float32 the outputs are identical: the rule is exact. In bfloat16 a forward over K + 1 (or nodes + 1) tokens rounds
+differently from a one-token forward, so where the target's two best logits are a bfloat16 step or two apart (a gap
+under `checks.NUMERICS_GAP`) the argmax can flip: "lossless up to numerics". A split that is not a near-tie would
+be a bug, and the script exits 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from specviz.bench.config import load_suites
+from specviz.catalog import recommended_for
+from specviz.models import load_pair
+from specviz.running import run, run_target_only
+from specviz.runspec import RunSpec
+from specviz.scripts.checks import compare_outputs
+
+
+def identity_report(spec: RunSpec, prompts: Sequence[str], pair) -> list[dict[str, Any]]:
+    """One entry per prompt: the speculative output against target-only decoding (greedy, same pair and dtype)."""
+    entries = []
+    for text in prompts:
+        one = replace(spec, prompt=text, temperature=0.0)
+        speculative, alone = run(one, pair=pair), run_target_only(one, pair=pair)
+        found = compare_outputs(pair.target, alone.prompt_ids,
+                                {"target-only": alone.output_ids, "speculative": speculative.output_ids},
+                                "target-only")["speculative"]
+        entries.append({"prompt": text, **found})
+    return entries
+
+
+def summary_lines(entries: list[dict[str, Any]]) -> list[str]:
+    """What a reader needs: how many are identical, and for each split its position, gap and verdict."""
+    same = sum(e["identical"] for e in entries)
+    lines = [f"identical to target-only: {same} of {len(entries)}"]
+    for i, e in enumerate(entries):
+        if not e["identical"]:
+            gap = e["gaps"]["target"]["gap"]
+            lines.append(f"  prompt {i + 1}: parted at new token {e['first_difference']}, target top-2 logit gap "
+                         f"{gap:.3f} ({'a near-tie: numerics' if e['near_tie'] else 'NOT a near-tie'})")
+    return lines
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m specviz.scripts.greedy_identity",
+                                     description=__doc__.split("\n")[0])
+    parser.add_argument("--pair", default="default")
+    parser.add_argument("--proposer", default="eagle")
+    parser.add_argument("--dtype", default=None, help="default: the machine's (bfloat16 on a CPU with bf16)")
+    parser.add_argument("--k", type=int, default=None, help="default: the pair's recommended K")
+    parser.add_argument("--tree-nodes", type=int, default=None, help="default: the pair's recommended tree")
+    parser.add_argument("--tree-width", type=int, default=None)
+    parser.add_argument("--prompts", type=int, default=8, help="the first N prompts of the held-out suite")
+    parser.add_argument("--max-new-tokens", type=int, default=128)
+    parser.add_argument("--out", default=None, help="a JSON file for the entries")
+    args = parser.parse_args(argv)
+    best = recommended_for(args.pair)
+    spec = RunSpec(pair=args.pair, proposer=args.proposer, k=args.k or best.k, max_new_tokens=args.max_new_tokens,
+                   tree_nodes=best.tree_nodes if args.tree_nodes is None else args.tree_nodes,
+                   tree_width=args.tree_width or best.tree_width)
+    pair = load_pair(args.pair, dtype=args.dtype)
+    dtype = str(next(pair.target.parameters()).dtype).removeprefix("torch.")
+    prompts = [p.text for p in load_suites(["held-out"])[0].prompts if p.text][: args.prompts]
+    entries = identity_report(spec, prompts, pair)
+    shape = f"tree {spec.tree_nodes}x{spec.tree_width} depth {spec.k}" if spec.tree_nodes else f"chain K={spec.k}"
+    print(f"pair {args.pair}, {args.proposer} {shape}, {dtype}, greedy, {len(prompts)} held-out prompts x "
+          f"{args.max_new_tokens} new tokens")
+    print("\n".join(summary_lines(entries)))
+    if args.out:
+        record = {"command": "python -m specviz.scripts.greedy_identity " + " ".join(argv or sys.argv[1:]),
+                  "dtype": dtype, "shape": shape, "entries": entries}
+        Path(args.out).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+    return 0 if all(e["identical"] or e["near_tie"] for e in entries) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

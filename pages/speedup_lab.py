@@ -6,8 +6,10 @@ from specviz.i18n import _
 from specviz.ui import charts as plot
 from specviz.ui import speedup_charts as charts
 from specviz.ui import speedup_live as live
+from specviz.ui import speedup_results as results
 from specviz.ui import speedup_tables as tables
 from specviz.ui import speedup_trees as trees
+from specviz.ui import speedup_verdict as verdict
 from specviz.ui import speedup_view as view
 from specviz.ui.frame import route_through_app
 from specviz.ui.runs import get_pair
@@ -25,9 +27,9 @@ st.markdown(_("The claim is *2–3× faster with identical output*. Here is what
 LIVE = "live toy sweep (this session)"
 sources: dict[str, object] = {}
 shown: dict[str, str] = {LIVE: _("live toy sweep (this session)")}
-for path in view.ordered(view.result_files()):
-    sources[f"{view.result_name(path)} (committed)"] = path
-    shown[f"{view.result_name(path)} (committed)"] = _("{name} (committed)", name=view.result_name(path))
+for path in results.ordered(results.result_files()):
+    sources[f"{results.result_name(path)} (committed)"] = path
+    shown[f"{results.result_name(path)} (committed)"] = _("{name} (committed)", name=results.result_name(path))
 if live.live_result() is not None:
     sources[LIVE] = "live"
 
@@ -49,11 +51,11 @@ if not sources:
 name = st.selectbox(_("Results"), list(sources), key="speedup_lab_source", format_func=lambda key: shown[key])
 source = sources[name]
 try:
-    result = live.live_result() if source == "live" else view.load_result(source)
+    result = live.live_result() if source == "live" else results.load_result(source)
 except ValueError as exc:
     st.error(str(exc))
     st.stop()
-view.render_machine(result, shown[name])
+results.render_machine(result, shown[name])
 
 left, right = st.columns(2)
 proposer = left.selectbox(_("Proposer"), result.proposers(), key="speedup_lab_proposer")
@@ -62,14 +64,14 @@ temperature = right.selectbox(_("Temperature"), temps,
                               format_func=lambda t: _("0 (greedy)") if t == 0 else view.temperature_text(t),
                               key="speedup_lab_temperature")
 
-top = view.headline(result, proposer, temperature)
+top = verdict.headline(result, proposer, temperature)
 if top:
     m1, m2, m3, m4 = st.columns(4)
     m1.metric(_("Best speedup"), top["best"], help=_(view.DEFINITIONS["speedup_vs_ar"][1]))
     m2.metric(_("at K"), top["best_k"])
     m3.metric(_("α (measured)"), top["alpha"], help=_(view.DEFINITIONS["alpha"][1]))
     m4.metric(_("c (measured)"), top["c"], help=_(view.DEFINITIONS["c"][1]))
-    st.markdown(view.verdict(result, proposer, temperature))
+    st.markdown(verdict.verdict(result, proposer, temperature))
 
 (tab_k, tab_tree, tab_accept, tab_time, tab_cat, tab_policy, tab_verify, tab_hf, tab_defs) = st.tabs([
     _("Speedup vs K"), _("Chain vs tree"), _("Acceptance by position"), _("Where the time goes"), _("By category"),

@@ -182,13 +182,13 @@ def test_a_live_toy_sweep_in_portuguese(monkeypatch):
 
 def test_speedup_sentences_of_the_library_in_portuguese():
     from specviz.bench import BenchResult
-    from specviz.ui import speedup_view
+    from specviz.ui import speedup_results, speedup_verdict, speedup_view
 
     with using("pt"):
         with pytest.raises(ValueError, match="não é um resultado de benchmark"):
             BenchResult.from_dict({"schema": "other"})
         assert speedup_view.label("acceptance_rate") == "taxa de aceitação (aceitos / rascunhados)"
-        assert speedup_view.slowdown_reason(0.2, 0.1, 4, 1.2, 1.2).startswith("com c = 0,10, um passo de K = 4")
-        assert speedup_view.note_text("torch used 1 thread(s) on 2 visible core(s).") == (
+        assert speedup_verdict.slowdown_reason(0.2, 0.1, 4, 1.2, 1.2).startswith("com c = 0,10, um passo de K = 4")
+        assert speedup_results.note_text("torch used 1 thread(s) on 2 visible core(s).") == (
             "O torch usou 1 thread(s) em 2 núcleo(s) visível(is).")
     assert speedup_view.label("acceptance_rate") == "acceptance rate (accepted / drafted)"  # the files stay English

@@ -11,8 +11,10 @@ from specviz.bench import BenchConfig, run_bench
 from specviz.models import toy_pair
 from specviz.ui import charts as plot
 from specviz.ui import speedup_charts as charts
+from specviz.ui import speedup_results as results
 from specviz.ui import speedup_tables as tables
 from specviz.ui import speedup_trees as trees
+from specviz.ui import speedup_verdict as verdict
 from specviz.ui import speedup_view as view
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -44,7 +46,7 @@ def _ok(at) -> None:
 
 
 def test_page_opens_on_the_committed_results():
-    files = view.result_files()
+    files = results.result_files()
     assert files, "assets/benchmarks/ should hold the committed default-pair results"
     at = AppTest.from_file(PAGE, default_timeout=120).run()
     _ok(at)
@@ -62,8 +64,8 @@ def test_page_opens_on_the_committed_results():
 
 
 def test_committed_results_are_default_pair_runs_with_their_command():
-    for path in view.result_files():
-        result = view.load_result(path)
+    for path in results.result_files():
+        result = results.load_result(path)
         assert result.config["pair"] == "default" and result.command.startswith("python -m specviz bench")
         assert result.machine["torch_threads"] >= 1 and result.machine["cpu"]
         assert {r["temperature"] for r in result.cases} == {0.0, 0.7}
@@ -84,7 +86,7 @@ def test_page_shows_a_tiny_result_and_its_numbers(tiny, tiny_folder):
     at.selectbox(key="speedup_lab_proposer").set_value("ngram").run()
     _ok(at)
     shown = {m.label: m.value for m in at.metric}
-    top = view.headline(tiny, "ngram", 0.0)
+    top = verdict.headline(tiny, "ngram", 0.0)
     assert shown["Best speedup"] == top["best"] and shown["c (measured)"] == top["c"]
     frames = at.dataframe
     policies = next(f.value for f in frames if "winner" in f.value.columns)  # the policy comparison
@@ -170,12 +172,12 @@ def test_the_policy_table_names_the_winner_of_each_comparison(tiny):
 
 def test_a_slowdown_is_blamed_on_what_caused_it():
     """The toy sweep that lost with α ≈ 0.61 and c = 1.17 lost because of c, not because drafts were thrown away."""
-    costly_draft = view.slowdown_reason(0.61, 1.17, 2, 1.1, 1.9)
+    costly_draft = verdict.slowdown_reason(0.61, 1.17, 2, 1.1, 1.9)
     assert "c = 1.17" in costly_draft and "no cheaper than the target" in costly_draft
     assert "thrown away" not in costly_draft
-    low_alpha = view.slowdown_reason(0.10, 0.10, 4, 1.2, 1.1)  # break-even α for K = 4, c = 0.1 is about 0.29
+    low_alpha = verdict.slowdown_reason(0.10, 0.10, 4, 1.2, 1.1)  # break-even α for K = 4, c = 0.1 is about 0.29
     assert "thrown away" in low_alpha and f"{theory.break_even_alpha(4, 0.1):.2f}" in low_alpha
-    verify_bound = view.slowdown_reason(0.80, 0.01, 4, 4.5, 3.2)  # α and c pay; the K+1-token forward does not
+    verify_bound = verdict.slowdown_reason(0.80, 0.01, 4, 4.5, 3.2)  # α and c pay; the K+1-token forward does not
     assert "4.50× a one-token forward" in verify_bound and "thrown away" not in verify_bound
 
 
@@ -183,7 +185,7 @@ def test_the_verdict_of_a_losing_sweep_names_c(tiny, monkeypatch):
     best = dict(tiny.best_constant("draft", 0.0), speedup_vs_ar=0.55, c=1.17, k=3, mat_with_bonus=2.1)
     monkeypatch.setattr(type(tiny), "best_constant", lambda self, proposer, temperature: best)
     monkeypatch.setattr(type(tiny), "mean_alpha", lambda self, proposer, temperature: 0.61)
-    text = view.verdict(tiny, "draft", 0.0)
+    text = verdict.verdict(tiny, "draft", 0.0)
     assert "slower than target-only decoding" in text and "c = 1.17" in text and "thrown away" not in text
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 from functools import cache
-from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -21,18 +20,11 @@ from specviz.ui.escaping import escape_text
 from specviz.ui.palette import style
 from specviz.ui.playground_settings import BRANCHING, LIVE_DEFAULTS, parse_query_params, query_params_for
 from specviz.ui.tree_figures import PATH_META, mask_figure, node_kind, tree_figure, tree_positions
+from test_playground import page  # the Playground opened with a link's query parameters
 
-PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "playground.py")
 TREE_LINK = dict(source="live", pair="toy", proposer="draft", k="3", temperature="1", seed="2", max_new_tokens="20",
                  prompt="the cat sat", tree_nodes="8", tree_width="3")
 EVIL = "<img src=x onerror=alert(1)>"
-
-
-def page(**params: str) -> AppTest:
-    at = AppTest.from_file(PAGE, default_timeout=60)
-    for key, value in params.items():
-        at.query_params[key] = value
-    return at.run()
 
 
 def figures(at: AppTest) -> list[dict]:

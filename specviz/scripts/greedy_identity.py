@@ -24,10 +24,12 @@ from typing import Any
 
 from specviz.bench.config import load_suites
 from specviz.catalog import recommended_for
+from specviz.machine import dtype_name
 from specviz.models import load_pair
 from specviz.running import run, run_target_only
 from specviz.runspec import RunSpec
 from specviz.scripts.checks import compare_outputs
+from specviz.scripts.targets_bench import shape_label
 
 
 def identity_report(spec: RunSpec, prompts: Sequence[str], pair) -> list[dict[str, Any]]:
@@ -73,10 +75,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                    tree_nodes=best.tree_nodes if args.tree_nodes is None else args.tree_nodes,
                    tree_width=args.tree_width or best.tree_width)
     pair = load_pair(args.pair, dtype=args.dtype)
-    dtype = str(next(pair.target.parameters()).dtype).removeprefix("torch.")
+    dtype = dtype_name(next(pair.target.parameters()).dtype)
     prompts = [p.text for p in load_suites(["held-out"])[0].prompts if p.text][: args.prompts]
     entries = identity_report(spec, prompts, pair)
-    shape = f"tree {spec.tree_nodes}x{spec.tree_width} depth {spec.k}" if spec.tree_nodes else f"chain K={spec.k}"
+    shape = shape_label(spec.k, spec.tree_nodes, spec.tree_width)
     print(f"pair {args.pair}, {args.proposer} {shape}, {dtype}, greedy, {len(prompts)} held-out prompts x "
           f"{args.max_new_tokens} new tokens")
     print("\n".join(summary_lines(entries)))

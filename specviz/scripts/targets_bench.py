@@ -40,14 +40,18 @@ def bench_argv(args: argparse.Namespace) -> list[str]:
                                                                      if args.threads else [])
 
 
+def shape_label(k: int, tree_nodes: int, tree_width: int) -> str:
+    """"tree 16x4 depth 4" or "chain K=4": how the scripts' verdict lines name a draft shape."""
+    return f"tree {tree_nodes}x{tree_width} depth {k}" if tree_nodes else f"chain K={k}"
+
+
 def verdicts(result: BenchResult) -> list[str]:
     """One line per target and per configuration: the measured number, the target, met or missed by how much."""
     prompts = len({c["prompt_id"] for c in result.cases})
     lines = [f"pair {result.config['pair']}, {result.dtype} on both sides, {prompts} held-out prompts x "
              f"{result.config['max_new_tokens']} new tokens"]
     for row in result.rows(policy="constant", trees=True):
-        shape = f"tree {row['tree_nodes']}x{row['tree_width']} depth {row['k']}" if row.get("tree_nodes") \
-            else f"chain K={row['k']}"
+        shape = shape_label(row["k"], row.get("tree_nodes") or 0, row.get("tree_width") or 0)
         if row["temperature"] == 0:
             lines.append(f"{shape}, greedy:")
             lines.append(_check("speedup vs model.generate", row["speedup_vs_hf_generate"],

@@ -7,7 +7,9 @@ import pytest
 import torch
 
 from specviz.distill import cli
-from specviz.distill.data import GenerationPlan, generate_batch, generate_records, load_records
+from specviz.distill.cards import data_summary
+from specviz.distill.data import (GenerationPlan, batch_is_sampled, batch_seed, generate_batch, generate_records,
+                                 load_records, pass_folder, training_folders)
 from transformers import DynamicCache
 
 from specviz.distill.draft import DraftLoss, DraftObjective
@@ -60,6 +62,27 @@ def test_data_step_resumes_without_redoing_shards(toy_records):
     generate_records(pair.target, pair.tokenizer, toy_prompts(24), folder, GenerationPlan(24, 8), {1})
     assert {p: p.stat().st_mtime_ns for p in folder.glob("shard-*.pt")} == before
     assert [json.loads(line)["sampled"] for line in (folder / "log.jsonl").read_text().splitlines()] == [False, True, False]
+
+
+def test_a_second_pass_answers_each_prompt_the_other_way_with_new_seeds(toy_records, tmp_path):
+    pair, records, _ = toy_records
+    assert [batch_is_sampled(i, 1) for i in range(4)] == [not batch_is_sampled(i, 0) for i in range(4)]
+    assert all(batch_is_sampled(i, 2) for i in range(4))
+    plan = GenerationPlan(24, 8)
+    seeds = [batch_seed(plan, i, p) for p in range(8) for i in range(64)]
+    assert len(set(seeds)) == len(seeds)
+    for pass_index in range(2):  # what `python -m specviz.distill data --passes 2` writes
+        generate_records(pair.target, pair.tokenizer, toy_prompts(24), pass_folder(tmp_path, pass_index), plan, {1},
+                         pass_index=pass_index)
+    (tmp_path / "train-passes-notes").mkdir()  # not a pass: ignored
+    folders = training_folders(tmp_path)
+    assert [f.name for f in folders] == ["train", "train-pass2"]
+    sampled = [[json.loads(line)["sampled"] for line in (f / "log.jsonl").read_text().splitlines()] for f in folders]
+    assert sampled == [[False, True, False], [True, False, True]]
+    both = load_records(*folders)
+    assert len(both) == 48 and sorted(r.id for r in both) == sorted(2 * [r.id for r in records])
+    summary = data_summary(tmp_path)
+    assert (summary["prompts"], summary["passes"], summary["shards"], summary["sampled_shards"]) == (24, 2, 6, 3)
 
 
 def test_eagle_objective_learns_and_the_loop_resumes(toy_records, tmp_path):

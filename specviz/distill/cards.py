@@ -11,6 +11,7 @@ import math
 import platform
 from pathlib import Path
 
+from specviz.distill.data import training_folders
 from specviz.drafts import DRAFT_NAME, EAGLE_NAME, read_meta
 from specviz.paths import BENCHMARKS_DIR
 
@@ -24,8 +25,10 @@ def read_jsonl(path: Path) -> list[dict]:
 
 
 def data_summary(work: Path) -> dict:
-    train, held = read_jsonl(work / "train" / "log.jsonl"), read_jsonl(work / "held-out" / "log.jsonl")
-    return {"prompts": sum(r["prompts"] for r in train), "new_tokens": sum(r["new_tokens"] for r in train),
+    passes = [read_jsonl(folder / "log.jsonl") for folder in training_folders(work)]
+    train, held = [r for rows in passes for r in rows], read_jsonl(work / "held-out" / "log.jsonl")
+    return {"prompts": sum(r["prompts"] for r in passes[0]), "passes": sum(1 for rows in passes if rows),
+            "new_tokens": sum(r["new_tokens"] for r in train),
             "minutes": sum(r["seconds"] for r in train + held) / 60, "held_out_prompts": sum(r["prompts"] for r in held),
             "sampled_shards": sum(r["sampled"] for r in train), "shards": len(train)}
 
@@ -175,6 +178,7 @@ def write_cards(work: Path, assets: Path, bench: Path = BENCH) -> list[Path]:
             title=TITLES[kind], what=WHAT[kind], size_mb=sum(f.stat().st_size for f in folder.glob("*.safetensors")) / 2**20,
             prompts=data["prompts"], new_tokens=data["new_tokens"], data_minutes=data["minutes"],
             held=data["held_out_prompts"], shards=data["shards"], sampled=data["sampled_shards"],
+            passes=PASSES.get(data["passes"], PASSES[3]).format(n=data["passes"]),
             step_command=f"python -m specviz.distill {kind}", steps=meta["steps"], stages=STAGES[kind],
             train_minutes=log[-1]["minutes"] if log else 0, machine=f"{platform.processor() or platform.machine()}, "
             "2 CPU cores, no GPU, torch 2.13.0+cpu, transformers 5.24.0",
@@ -227,6 +231,11 @@ EXTRA = {
     "draft": "Layers: the target's first {shallow_layers} (frozen) + 1 trained adapter layer.",
 }
 
+PASSES = {1: "", 2: "answered twice (`--passes 2`: the second pass samples the batches the first answered greedily "
+                    "and answers the others greedily); ",
+          3: "answered {n} times (`--passes {n}`: the second pass swaps greedy and sampled batches, later passes "
+             "sample every batch); "}
+
 CARD = """# {title}
 
 {what}
@@ -237,7 +246,7 @@ Trained weights: {size_mb:.1f} MB (float16). {extra}
 
 - {prompts} training prompts made from templates × topics (`specviz/distill/prompts.py`: explain, create, list,
   code, rewrite, math), answered by the target itself in bfloat16 on CPU, batches of 64, up to 128 new tokens;
-  {sampled} of {shards} batches sampled at temperature 0.7, the others greedy. {new_tokens} response tokens in all.
+  {passes}{sampled} of {shards} batches sampled at temperature 0.7, the others greedy. {new_tokens} response tokens in all.
 - The target's last hidden state at every position (prompt included) is recorded during generation; its
   next-token distribution is recomputed from it (softmax of the LM head).
 - {held} held-out prompts whose topics never enter training (`assets/prompts/held-out.yaml`), answered greedily

@@ -1,6 +1,7 @@
 """`python -m specviz.distill`: make the offline target's drafts, one reproducible step at a time.
 
     python -m specviz.distill data     # the target answers 3,000 training + 64 held-out prompts (features kept)
+    python -m specviz.distill data --passes 2   # ...and answers the training prompts a second time: twice the data
     python -m specviz.distill eagle    # train the EAGLE-style feature drafter
     python -m specviz.distill draft    # train the separate draft model
     python -m specviz.distill all      # all three, then the model cards
@@ -19,7 +20,7 @@ import torch
 import yaml
 
 from specviz.distill.cards import write_cards
-from specviz.distill.data import GenerationPlan, generate_records, load_records
+from specviz.distill.data import GenerationPlan, generate_records, load_records, pass_folder, training_folders
 from specviz.distill.draft import DraftLoss, DraftObjective
 from specviz.distill.eagle import EagleLoss, EagleObjective
 from specviz.distill.prompts import held_out_suite, prompt_sets
@@ -54,6 +55,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--prompts", type=int, default=3000, help="training prompts (at least 1,500)")
     p.add_argument("--held-out", type=int, default=64, help="held-out prompts (never trained on)")
+    p.add_argument("--passes", type=int, default=1, choices=range(1, 9), metavar="{1..8}",
+                   help="data: answer the training prompts this many times (pass 2 swaps greedy and sampled batches, "
+                        "later passes sample all); training reads every pass that is there")
     p.add_argument("--max-new-tokens", type=int, default=128)
     p.add_argument("--batch-size", type=int, default=64)
     p.add_argument("--threads", type=int, default=0, help="CPU threads (0: torch's default)")
@@ -89,7 +93,9 @@ def run_data(args) -> None:
                      desc="held-out responses (float32, greedy)")
     device, dtype = device_and_dtype()
     model = model.to(device=device, dtype=dtype)
-    generate_records(model, tokenizer, train, args.work / "train", plan, eos, desc="training responses")
+    for pass_index in range(args.passes):
+        generate_records(model, tokenizer, train, pass_folder(args.work, pass_index), plan, eos, pass_index=pass_index,
+                         desc=f"training responses, pass {pass_index + 1} of {args.passes}")
 
 
 def write_suite(suite: dict, path: Path) -> None:
@@ -104,7 +110,7 @@ def training_setup(args):
     if args.threads:
         torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
-    train, held = load_records(args.work / "train"), load_records(args.work / "held-out")
+    train, held = load_records(*training_folders(args.work)), load_records(args.work / "held-out")
     if not train or not held:
         raise ValueError(f"No training data in {args.work}: run `python -m specviz.distill data` first.")
     device = device_and_dtype()[0]

@@ -1,7 +1,8 @@
 """The shared data step: the target answers every prompt, and we keep what the drafts learn from.
 
 For each prompt the target generates a response (batched, left-padded; even batches greedy, odd batches sampled
-at temperature 0.7). A forward hook on the target's final norm records its last hidden state at every position,
+at temperature 0.7). More passes over the same prompts give more data: the second pass swaps the parity (every
+prompt then has one greedy and one sampled answer), later passes sample every batch, each with its own seeds. A forward hook on the target's final norm records its last hidden state at every position,
 the prompt's included. A record holds
 
     tokens    (L,)       prompt + response, cut after the first end-of-sequence token
@@ -15,6 +16,7 @@ stored. Shards are written one batch at a time and skipped when present, so an i
 from __future__ import annotations
 
 import json
+import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -95,9 +97,30 @@ def generate_batch(model, tokenizer, prompts: list[Prompt], plan: GenerationPlan
     return records
 
 
+def batch_is_sampled(index: int, pass_index: int) -> bool:
+    """Pass 0 samples the odd batches, pass 1 the even ones (the prompts pass 0 answered greedily), later passes all."""
+    return pass_index >= 2 or (index + pass_index) % 2 == 1
+
+
+def batch_seed(plan: GenerationPlan, index: int, pass_index: int) -> int:
+    return plan.seed * 100_003 + pass_index * 1_009 + index
+
+
+def pass_folder(work: Path, pass_index: int) -> Path:
+    return Path(work) / ("train" if pass_index == 0 else f"train-pass{pass_index + 1}")
+
+
+def training_folders(work: Path) -> list[Path]:
+    """The data step's training folders in pass order: `train`, then `train-pass2`, `train-pass3`, ..."""
+    numbers = sorted(int(m.group(1)) for f in Path(work).glob("train-pass*")
+                     if (m := re.fullmatch(r"train-pass(\d+)", f.name)) and int(m.group(1)) >= 2)
+    return [pass_folder(work, 0), *(pass_folder(work, n - 1) for n in numbers)]
+
+
 def generate_records(model, tokenizer, prompts: list[Prompt], folder: Path, plan: GenerationPlan, eos: set[int],
-                     sampled_share: bool = True, desc: str = "target responses") -> Path:
-    """Write shard-NNNN.pt files into `folder` (skipping those already there) and a log of tokens per second."""
+                     sampled_share: bool = True, desc: str = "target responses", pass_index: int = 0) -> Path:
+    """Write shard-NNNN.pt files into `folder` (skipping those already there) and a log of tokens per second.
+    `pass_index` > 0 answers the same prompts again with other seeds (see `batch_is_sampled`)."""
     folder.mkdir(parents=True, exist_ok=True)
     lengths = {p.id: len(encode_prompt(tokenizer, p.text, chat=True)) for p in prompts}
     ordered = sorted(prompts, key=lambda p: lengths[p.id])  # similar lengths share a batch: less padding
@@ -108,9 +131,9 @@ def generate_records(model, tokenizer, prompts: list[Prompt], folder: Path, plan
         shard = folder / f"shard-{index:04d}.pt"
         if shard.exists():
             continue
-        sampled = sampled_share and index % 2 == 1
+        sampled = sampled_share and batch_is_sampled(index, pass_index)
         t0 = time.perf_counter()
-        records = generate_batch(model, tokenizer, batch, plan, sampled, plan.seed * 100_003 + index, eos)
+        records = generate_batch(model, tokenizer, batch, plan, sampled, batch_seed(plan, index, pass_index), eos)
         seconds = time.perf_counter() - t0
         new_tokens = sum(len(r.tokens) - r.prompt_length for r in records)
         tmp = shard.with_suffix(".tmp")
@@ -123,10 +146,10 @@ def generate_records(model, tokenizer, prompts: list[Prompt], folder: Path, plan
     return folder
 
 
-def load_records(folder: Path) -> list[Record]:
-    """Every record in a data folder's shards, in shard order."""
+def load_records(*folders: Path) -> list[Record]:
+    """Every record in the data folders' shards, folder by folder in shard order."""
     records = []
-    for shard in sorted(Path(folder).glob("shard-*.pt")):
+    for shard in (s for folder in folders for s in sorted(Path(folder).glob("shard-*.pt"))):
         for r in torch.load(shard)["records"]:
             records.append(Record(**r))
     return records

@@ -19,7 +19,7 @@ from specviz.tree import ROOT
 from specviz.ui.escaping import escape_text
 from specviz.ui.palette import style
 from specviz.ui.playground_settings import BRANCHING, LIVE_DEFAULTS, parse_query_params, query_params_for
-from specviz.ui.tree_figures import PATH_META, mask_figure, node_kind, tree_figure, tree_positions
+from specviz.ui.tree_figures import PATH_META, mask_figure, node_kind, tree_figure, tree_positions, tree_title
 from test_playground import page  # the Playground opened with a link's query parameters
 
 TREE_LINK = dict(source="live", pair="toy", proposer="draft", k="3", temperature="1", seed="2", max_new_tokens="20",
@@ -88,6 +88,8 @@ def test_the_mask_heatmap_is_ancestors_and_self():
     assert heatmap["z"] == ancestors_and_self(step.tree)
     assert any(c.value.startswith("**How to read the mask:**") for c in at.caption)
     assert any(c.value.startswith("**How to read the tree:**") for c in at.caption)
+    n = len(step.tree.nodes)
+    assert any(m.value.startswith(f"**{n} drafted nodes · accepted path: ‘") for m in at.markdown)  # wraps on phones
 
 
 @pytest.mark.slow
@@ -147,9 +149,11 @@ def test_token_text_in_the_tree_is_escaped():
     step = evil_tree_step()
     fig = tree_figure(step).to_plotly_json()
     texts = [a["text"] for a in fig["layout"]["annotations"]] + [a["hovertext"] for a in fig["layout"]["annotations"]]
-    texts += [fig["layout"]["title"]["text"], *(t for row in mask_figure(step.tree).data[0].customdata for t in row)]
+    texts += [*(t for row in mask_figure(step.tree).data[0].customdata for t in row)]
     assert not any("<img" in t for t in texts)
-    assert any("&lt;img" in t for t in texts) and "↻" in fig["layout"]["title"]["text"]
+    assert any("&lt;img" in t for t in texts)
+    caption = tree_title(step)  # markdown above the chart, where it wraps: HTML inert, the correction named
+    assert "<img" not in caption and "&lt;img" in caption and "↻" in caption
 
 
 def test_the_figures_follow_the_record_without_a_browser():

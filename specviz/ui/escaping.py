@@ -79,10 +79,17 @@ def plot_text(text: str, limit: int | None = 14) -> str:
     >>> plot_text("<b>x</b>"), plot_text("a" * 20), plot_text("a" * 20, limit=None) == "a" * 20
     ('&lt;b&gt;x&lt;/b&gt;', 'aaaaaaaaaaaaa…', True)
     """
+    return html.escape(shortened(text, limit), quote=False)
+
+
+def shortened(text: str, limit: int | None = 14) -> str:
+    """Token text with its whitespace drawn, cut to `limit` characters with … (None: never cut); not escaped.
+
+    >>> shortened("a b"), shortened("abcdef", limit=4)
+    ('a␣b', 'abc…')
+    """
     shown = visible(text)
-    if limit is not None and len(shown) > limit:
-        shown = shown[: limit - 1] + "…"
-    return html.escape(shown, quote=False)
+    return shown[: limit - 1] + "…" if limit is not None and len(shown) > limit else shown
 
 
 def escape_attr(text: str) -> str:

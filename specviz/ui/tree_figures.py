@@ -15,7 +15,7 @@ acceptance chance the verifier used and u.
     >>> attention_rows(record)
     [[1, 0, 0, 0], [1, 1, 0, 0], [1, 0, 1, 0], [1, 1, 0, 1]]
 
-Public API: `node_kind`, `tree_positions`, `attention_rows`, `tree_figure`, `mask_figure`, `tree_rows`, `PATH_META`.
+Public API: `node_kind`, `tree_positions`, `attention_rows`, `tree_figure`, `tree_title`, `mask_figure`, `tree_rows`, `PATH_META`.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import torch
 from specviz.i18n import _, ngettext
 from specviz.trace import Step, TokenKind, TreeNode, TreeRecord
 from specviz.tree import ROOT, DraftTree, tree_attention_mask
-from specviz.ui.escaping import plot_text, visible
+from specviz.ui.escaping import escape_markdown, plot_text, shortened, visible
 from specviz.ui.palette import LIGHT_GREY, P_COLOR, DisplayState, Kind, style
 from specviz.ui.tokens import fmt
 
@@ -119,7 +119,7 @@ def tree_figure(step: Step) -> go.Figure:
     leaves = max(y for _x, y in where) + 1
     depth = max(x for x, _y in where)
     fig.update_layout(**_LAYOUT, annotations=chips, height=int(min(620, 110 + 46 * leaves)),
-                      margin=dict(l=10, r=10, t=50, b=30), title=dict(text=_tree_title(step), font=dict(size=16)),
+                      margin=dict(l=10, r=10, t=10, b=30),
                       hoverlabel=dict(font=dict(family="monospace")),
                       xaxis=dict(range=[-0.5, depth + 0.5], tickvals=list(range(depth + 1)),
                                  ticktext=[""] + [f"+{d}" for d in range(1, depth + 1)],
@@ -128,16 +128,20 @@ def tree_figure(step: Step) -> go.Figure:
     return fig
 
 
-def _tree_title(step: Step) -> str:
-    """'8 drafted nodes · accepted path: a → b, then ↻ c' (token texts escaped for Plotly)."""
+def tree_title(step: Step) -> str:
+    """'8 drafted nodes · accepted path: ‘a’ → ‘b’, then ↻ ‘c’' as markdown (token texts escaped), shown above the
+    chart where it wraps on a phone rather than as a Plotly title that is cut off."""
     record = step.tree
     nodes = ngettext("{n} drafted node", "{n} drafted nodes", len(record.nodes))
-    path = " → ".join(f"‘{plot_text(record.nodes[j].text, limit=8)}’" for j in record.path) or _("no node kept")
+    path = " → ".join(f"‘{_token(record.nodes[j].text)}’" for j in record.path) or _("no node kept")
     last = step.emitted[-1] if step.emitted and step.emitted[-1].kind in (TokenKind.RECOVERED, TokenKind.BONUS) \
         else None
-    then = _(", then {glyph} ‘{token}’", glyph=style(last.kind).glyph, token=plot_text(last.text, limit=8)) \
-        if last else ""
+    then = _(", then {glyph} ‘{token}’", glyph=style(last.kind).glyph, token=_token(last.text)) if last else ""
     return _("{nodes} · accepted path: {path}{then}", nodes=nodes, path=path, then=then)
+
+
+def _token(text: str) -> str:
+    return escape_markdown(shortened(text, limit=8))
 
 
 def _node_names(record: TreeRecord) -> list[str]:

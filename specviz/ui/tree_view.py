@@ -12,7 +12,7 @@ from specviz.i18n import N_, _
 from specviz.trace import Step
 from specviz.ui.charts import show
 from specviz.ui.palette import legend_html
-from specviz.ui.tree_figures import STATUS_KINDS, mask_figure, tree_figure, tree_rows
+from specviz.ui.tree_figures import STATUS_KINDS, mask_figure, tree_figure, tree_rows, tree_title
 
 # Every sentence of this module that a user reads (English messages: `_()` translates them where they are shown).
 TEXT = {
@@ -32,6 +32,7 @@ TEXT = {
 def render_tree(step: Step, *, key: str) -> None:
     """The step's draft tree (wide) next to its attention mask (narrow), their captions, and the numbers."""
     tree_col, mask_col = st.columns([3, 2], gap="medium")
+    tree_col.markdown(f"**{tree_title(step)}**")
     show(tree_figure(step), f"{key}_tree_{step.index}", tree_col, numbers=False)
     tree_col.caption(_(TEXT["read_tree"]))
     show(mask_figure(step.tree), f"{key}_mask_{step.index}", mask_col, numbers=False)

@@ -179,3 +179,36 @@ def test_unrolled_passes_attend_exactly_as_drafting_does(toy_records):
             t = start + depth - 1
             out = drafter(out, embed(tokens[None, t + 1: t + 2]), torch.tensor([[t]]), None, cache)
             assert torch.allclose(out[0, 0], outputs[depth - 1][0, t], atol=1e-5), depth
+
+
+def test_the_eagle_card_shows_trees_the_dtype_and_the_drafter_it_replaced(tmp_path):
+    """`python -m specviz.distill cards` on a recorded run: the bench's chain and tree rows, the dtype it ran in, and
+    held-out accuracy next to the replaced drafter's (from specviz.json's `replaces`)."""
+    from specviz.distill.cards import write_cards
+
+    work, assets = tmp_path / "work", tmp_path / "assets"
+    (work / "train").mkdir(parents=True)
+    (work / "train" / "log.jsonl").write_text(json.dumps({"shard": 0, "sampled": False, "prompts": 64,
+                                                          "new_tokens": 6000, "seconds": 30.0}) + "\n")
+    for run, acc in (("eagle", 0.40), ("eagle-ttt", 0.52)):
+        (work / run).mkdir()
+        (work / run / "log.jsonl").write_text(json.dumps({"step": 100, "epoch": 0.5, "minutes": 1.0, "acc1": acc}) + "\n")
+    meta = {"eagle": {"steps": 200, "train_records": 6000, "training": {"acc1": 0.52}, "draft_vocab_size": 8192,
+                      "vocab_coverage": 0.94, "replaces": {"steps": 200, "train_records": 3000, "training": {"acc1": 0.49}}},
+            "draft": {"steps": 100, "train_records": 3000, "training": {"agreement": 0.5}, "shallow_layers": 3}}
+    for name, m in zip(("smollm2-eagle", "smollm2-draft"), meta.values()):
+        (assets / name).mkdir(parents=True)
+        (assets / name / "specviz.json").write_text(json.dumps(m))
+    row = {"suite": "all", "policy": "constant", "proposer": "eagle", "k": 4, "temperature": 0.0, "alpha": 0.5,
+           "c": 0.07, "mat_with_bonus": 1.9, "per_position": [0.5, 0.2], "speedup_vs_ar": 1.3,
+           "speedup_vs_hf_generate": 1.29, "tree_nodes": 0, "tree_width": None}
+    bench = tmp_path / "bench.json"
+    bench.write_text(json.dumps({"command": "python -m specviz bench ...", "machine": {"dtype": "bfloat16"},
+                                 "costs": {"verify": [{"n_tokens": 5, "ratio": 1.1}]},
+                                 "summary": [row, {**row, "tree_nodes": 16, "tree_width": 4, "mat_with_bonus": 2.4,
+                                                   "speedup_vs_hf_generate": 1.45}]}))
+    eagle_card = write_cards(work, assets, {"eagle": bench, "draft": tmp_path / "none.json"})[0].read_text()
+    assert "128 new tokens, bfloat16 on both sides" in eagle_card
+    assert "| 0 | chain | 4 |" in eagle_card and "| 0 | tree 16 × 4 | 4 |" in eagle_card
+    assert "1.45× at K = 4, tree 16 × 4 (met)" in eagle_card  # the best row, named with its tree
+    assert "| replaced drafter | 3000 | 200 | 0.490 |" in eagle_card and "| this drafter | 6000 | 200 | 0.520 |" in eagle_card

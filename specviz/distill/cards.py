@@ -16,6 +16,9 @@ from specviz.drafts import DRAFT_NAME, EAGLE_NAME, read_meta
 from specviz.paths import BENCHMARKS_DIR
 
 BENCH = BENCHMARKS_DIR / "default-cpu-drafts" / "results.json"
+# each draft's card reads the benchmark of the weights it describes: the EAGLE drafter's is issue 13's targets run
+# (bfloat16, chain and tree); the separate draft's the float32 run of both drafts
+BENCHES = {"eagle": BENCHMARKS_DIR / "default-cpu-bf16-tree" / "results.json", "draft": BENCH}
 TARGETS = {"eagle": {"first_position": 0.6, "speedup_greedy": 1.4, "mat": 2.3, "speedup_t07": 1.2},
            "draft": {"agreement": 0.4}}
 
@@ -39,6 +42,12 @@ def bench_rows(proposer_prefix: str, bench: Path = BENCH) -> list[dict]:
     result = json.loads(bench.read_text())
     return [r for r in result["summary"] if r["proposer"].startswith(proposer_prefix) and r["policy"] == "constant"
             and r["suite"] == "all"]
+
+
+def bench_dtype(bench: Path) -> str:
+    """The dtype the benchmark ran in (older runs did not record it: float32)."""
+    result = json.loads(bench.read_text()) if bench.exists() else {}
+    return result.get("machine", {}).get("dtype") or result.get("config", {}).get("dtype") or "float32"
 
 
 def bench_command(bench: Path = BENCH) -> str:
@@ -85,15 +94,20 @@ def extrapolate(log: list[dict], metric: str) -> str:
             "(the data step is the expensive part on a CPU) keeps a longer run from memorising.")
 
 
+def draft_shape(row: dict) -> str:
+    """'chain' or 'tree 16 × 4' (nodes × width) for a bench summary row."""
+    return f"tree {row['tree_nodes']} × {row['tree_width']}" if row.get("tree_nodes") else "chain"
+
+
 def bench_table(rows: list[dict]) -> str:
     if not rows:
         return "Not benchmarked yet: run the command under *Command*."
-    head = ["| T | K | α | c | accepted length (bonus incl.) | per-position acceptance | speedup vs target-only | "
-            "vs model.generate | predicted (measured verify cost) |", "|---:|---:|---:|---:|---:|---|---:|---:|---:|"]
-    body = [f"| {r['temperature']:g} | {r['k']} | {r['alpha']:.3f} | {r['c']:.3f} | {r['mat_with_bonus']:.2f} | "
+    head = ["| T | draft | K | α | c | accepted length (bonus incl.) | per-position acceptance | speedup vs target-only | "
+            "vs model.generate | predicted (measured verify cost) |", "|---:|---|---:|---:|---:|---:|---|---:|---:|---:|"]
+    body = [f"| {r['temperature']:g} | {draft_shape(r)} | {r['k']} | {r['alpha']:.3f} | {r['c']:.3f} | {r['mat_with_bonus']:.2f} | "
             f"{' / '.join(f'{a:.2f}' for a in r['per_position'])} | {_fmt(r.get('speedup_vs_ar'))} | "
             f"{_fmt(r.get('speedup_vs_hf_generate'))} | {_fmt(r.get('predicted_speedup_measured_verify'))} |"
-            for r in sorted(rows, key=lambda r: (r["temperature"], r["k"]))]
+            for r in sorted(rows, key=lambda r: (r["temperature"], r.get("tree_nodes") or 0, r["k"]))]
     return "\n".join(head + body)
 
 
@@ -128,6 +142,11 @@ def verdict(ok: bool | None) -> str:
     return "not measured" if ok is None else "met" if ok else "missed"
 
 
+def setting(row: dict) -> str:
+    """'K = 4' for a chain, 'K = 4, tree 16 × 4' for a tree."""
+    return f"K = {row['k']}" + (f", {draft_shape(row)}" if row.get("tree_nodes") else "")
+
+
 def target_lines(kind: str, meta: dict, rows: list[dict], bench: Path = BENCH) -> list[str]:
     t = TARGETS[kind]
     if kind == "eagle":
@@ -135,20 +154,21 @@ def target_lines(kind: str, meta: dict, rows: list[dict], bench: Path = BENCH) -
         first = g["per_position"][0] if g else None
         lines = [
             f"- First-position acceptance ≥ {t['first_position']}: " + (
-                f"{first:.2f} at K = {g['k']} ({verdict(first >= t['first_position'])}"
+                f"{first:.2f} at {setting(g)} ({verdict(first >= t['first_position'])}"
                 + (f", by {t['first_position'] - first:.2f})" if first < t["first_position"] else ")") if g else "not measured"),
             f"- Speedup ≥ {t['speedup_greedy']}× over `model.generate` (greedy): " + (
-                f"{g['speedup_vs_hf_generate']:.2f}× at K = {g['k']} ({verdict(g['speedup_vs_hf_generate'] >= t['speedup_greedy'])})"
+                f"{g['speedup_vs_hf_generate']:.2f}× at {setting(g)} ({verdict(g['speedup_vs_hf_generate'] >= t['speedup_greedy'])})"
                 if g else "not measured"),
             f"- Mean accepted length ≥ {t['mat']} (greedy): " + (
                 f"{g['mat_with_bonus']:.2f} ({verdict(g['mat_with_bonus'] >= t['mat'])})" if g else "not measured"),
             f"- Speedup ≥ {t['speedup_t07']}× over target-only sampling at T = 0.7: " + (
-                f"{s['speedup_vs_ar']:.2f}× at K = {s['k']} ({verdict(s['speedup_vs_ar'] >= t['speedup_t07'])})"
+                f"{s['speedup_vs_ar']:.2f}× at {setting(s)} ({verdict(s['speedup_vs_ar'] >= t['speedup_t07'])})"
                 if s else "not measured"),
         ]
+        g = best([r for r in rows if not r.get("tree_nodes")], 0.0)  # the chain arithmetic below
         needed = needed_length(bench, g, t["speedup_greedy"]) if g else None
         if needed:
-            lines.append(f"- What it would take: on this CPU a step at K = {g['k']} costs {needed[1]:.2f} target "
+            lines.append(f"- What it would take (chain): on this CPU a step at K = {g['k']} costs {needed[1]:.2f} target "
                          f"forwards ({g['k']} drafts at c = {g['c']:.2f} plus verifying {g['k'] + 1} tokens), so "
                          f"{t['speedup_greedy']}× needs about {needed[0]:.1f} tokens per step instead of "
                          f"{g['mat_with_bonus']:.2f}: about {chain_alpha(needed[0], g['k']):.2f} acceptance at every "
@@ -164,7 +184,21 @@ def target_lines(kind: str, meta: dict, rows: list[dict], bench: Path = BENCH) -
                                               f"(K = {g['k']}, greedy); c = {g['c']:.2f}." if g else "not measured")]
 
 
-def write_cards(work: Path, assets: Path, bench: Path = BENCH) -> list[Path]:
+def replaced(meta: dict, metrics: list[str]) -> str:
+    """The drafter these weights replaced, side by side with them (same held-out answers), when training recorded it."""
+    old = meta.get("replaces")
+    if not old:
+        return ""
+    rows = ["| | training records | steps | " + " | ".join(metrics) + " |", "|---|---:|---:|" + "---:|" * len(metrics)]
+    for name, m in (("replaced drafter", old), ("this drafter", meta)):
+        rows.append(f"| {name} | {m.get('train_records', '?')} | {m.get('steps', '?')} | "
+                    + " | ".join(f"{m.get('training', {}).get(k, float('nan')):.3f}" for k in metrics) + " |")
+    return "## Compared with the drafter it replaced\n\nHeld-out accuracies at the end of training, on the same held-out answers:\n\n" \
+        + "\n".join(rows) + "\n\n"
+
+
+def write_cards(work: Path, assets: Path, benches: dict[str, Path] | None = None) -> list[Path]:
+    benches = benches or BENCHES
     data = data_summary(work)
     written = []
     for kind, name, runs, metrics, prefix in (("eagle", EAGLE_NAME, ["eagle", "eagle-ttt"], ["acc1", "acc12", "acc123"], "eagle"),
@@ -173,6 +207,7 @@ def write_cards(work: Path, assets: Path, bench: Path = BENCH) -> list[Path]:
         meta = read_meta(folder)
         log = stage_logs(work, runs)
         metric = metrics[0]
+        bench = benches[kind]
         rows = bench_rows(prefix, bench)
         card = CARD.format(
             title=TITLES[kind], what=WHAT[kind], size_mb=sum(f.stat().st_size for f in folder.glob("*.safetensors")) / 2**20,
@@ -185,6 +220,7 @@ def write_cards(work: Path, assets: Path, bench: Path = BENCH) -> list[Path]:
             curve=learning_curve(log, metrics) if log else "(no log)", metric_text=METRIC_TEXT[kind],
             extrapolation=extrapolate(log, metric) if log else "", bench_command=bench_command(bench),
             bench=bench_table(rows), targets="\n".join(target_lines(kind, meta, rows, bench)), extra=EXTRA[kind].format(**meta),
+            replaced=replaced(meta, metrics), dtype=bench_dtype(bench),
         )
         (folder / "README.md").write_text(card)
         written.append(folder / "README.md")
@@ -273,9 +309,9 @@ minutes on {machine}. {stages}
 
 {extrapolation}
 
-## Held-out acceptance and speed
+{replaced}## Held-out acceptance and speed
 
-Benchmark on the first 8 of the 64 held-out prompts, 128 new tokens:
+Benchmark on the first 8 of the 64 held-out prompts, 128 new tokens, {dtype} on both sides:
 
 ```
 {bench_command}

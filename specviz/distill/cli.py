@@ -25,7 +25,7 @@ from specviz.distill.draft import DraftLoss, DraftObjective
 from specviz.distill.eagle import EagleLoss, EagleObjective
 from specviz.distill.prompts import held_out_suite, prompt_sets
 from specviz.distill.trainer import LoopSettings, make_batches, train_loop
-from specviz.drafts import draft_from_target, save_draft, save_eagle
+from specviz.drafts import EAGLE_NAME, draft_from_target, read_meta, save_draft, save_eagle
 from specviz.generation import eos_ids
 from specviz.models import load_default_target
 from specviz.paths import MODELS_DIR, PROMPTS_DIR
@@ -142,8 +142,17 @@ def run_eagle(args) -> None:
                                   settings, args.work / run, f"eagle drafter, stage {i + 1}"))
     folder = save_eagle(drafter.cpu(), vocab.cpu(), args.assets, {
         "training": results[-1], "steps": sum(s.steps for _, _, s in stages), "stages": [r for r, _, _ in stages],
-        "train_records": len(train), "held_out_records": len(held), "vocab_coverage": coverage(held, vocab)})
+        "train_records": len(train), "held_out_records": len(held), "vocab_coverage": coverage(held, vocab),
+        **replacing(args.assets / EAGLE_NAME)})
     print(f"saved the EAGLE drafter to {folder}")
+
+
+def replacing(folder: Path) -> dict:
+    """{"replaces": what the card compares with} when `folder` already holds a trained drafter, else {}."""
+    if not (folder / "specviz.json").exists():
+        return {}
+    old = read_meta(folder)
+    return {"replaces": {k: old[k] for k in ("training", "steps", "train_records") if k in old}}
 
 
 def run_draft(args) -> None:

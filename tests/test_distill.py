@@ -83,6 +83,9 @@ def test_a_second_pass_answers_each_prompt_the_other_way_with_new_seeds(toy_reco
     assert len(both) == 48 and sorted(r.id for r in both) == sorted(2 * [r.id for r in records])
     summary = data_summary(tmp_path)
     assert (summary["prompts"], summary["passes"], summary["shards"], summary["sampled_shards"]) == (24, 2, 6, 3)
+    first = data_summary(tmp_path, records=24)  # a draft trained on the first pass only is described by it
+    assert (first["passes"], first["shards"], first["new_tokens"]) == (1, 3, summary["new_tokens"] - sum(
+        len(r.tokens) - r.prompt_length for r in load_records(folders[1])))
 
 
 def test_eagle_objective_learns_and_the_loop_resumes(toy_records, tmp_path):

@@ -27,10 +27,15 @@ def read_jsonl(path: Path) -> list[dict]:
     return [json.loads(line) for line in Path(path).read_text().splitlines()] if Path(path).exists() else []
 
 
-def data_summary(work: Path) -> dict:
-    passes = [read_jsonl(folder / "log.jsonl") for folder in training_folders(work)]
+def data_summary(work: Path, records: int | None = None) -> dict:
+    """What the data step made; with `records` (a draft's `train_records`), only the leading passes that add up to
+    them: a draft trained before later passes existed is described by the data it saw."""
+    passes = [rows for rows in (read_jsonl(folder / "log.jsonl") for folder in training_folders(work)) if rows]
+    if records is not None:
+        seen = [sum(r["prompts"] for rows in passes[:n + 1] for r in rows) for n in range(len(passes))]
+        passes = passes[: next((n + 1 for n, total in enumerate(seen) if total >= records), len(passes))]
     train, held = [r for rows in passes for r in rows], read_jsonl(work / "held-out" / "log.jsonl")
-    return {"prompts": sum(r["prompts"] for r in passes[0]), "passes": sum(1 for rows in passes if rows),
+    return {"prompts": sum(r["prompts"] for r in passes[0]) if passes else 0, "passes": len(passes),
             "new_tokens": sum(r["new_tokens"] for r in train),
             "minutes": sum(r["seconds"] for r in train + held) / 60, "held_out_prompts": sum(r["prompts"] for r in held),
             "sampled_shards": sum(r["sampled"] for r in train), "shards": len(train)}
@@ -199,12 +204,12 @@ def replaced(meta: dict, metrics: list[str]) -> str:
 
 def write_cards(work: Path, assets: Path, benches: dict[str, Path] | None = None) -> list[Path]:
     benches = benches or BENCHES
-    data = data_summary(work)
     written = []
     for kind, name, runs, metrics, prefix in (("eagle", EAGLE_NAME, ["eagle", "eagle-ttt"], ["acc1", "acc12", "acc123"], "eagle"),
                                               ("draft", DRAFT_NAME, ["draft"], ["agreement"], "draft")):
         folder = assets / name
         meta = read_meta(folder)
+        data = data_summary(work, meta.get("train_records"))
         log = stage_logs(work, runs)
         metric = metrics[0]
         bench = benches[kind]
@@ -213,7 +218,7 @@ def write_cards(work: Path, assets: Path, benches: dict[str, Path] | None = None
             title=TITLES[kind], what=WHAT[kind], size_mb=sum(f.stat().st_size for f in folder.glob("*.safetensors")) / 2**20,
             prompts=data["prompts"], new_tokens=data["new_tokens"], data_minutes=data["minutes"],
             held=data["held_out_prompts"], shards=data["shards"], sampled=data["sampled_shards"],
-            passes=PASSES.get(data["passes"], PASSES[3]).format(n=data["passes"]),
+            passes=PASSES.get(data["passes"], PASSES[3]).format(n=data["passes"]) if data["passes"] else "",
             step_command=f"python -m specviz.distill {kind}", steps=meta["steps"], stages=STAGES[kind],
             train_minutes=log[-1]["minutes"] if log else 0, machine=f"{platform.processor() or platform.machine()}, "
             "2 CPU cores, no GPU, torch 2.13.0+cpu, transformers 5.24.0",

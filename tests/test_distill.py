@@ -212,6 +212,8 @@ def test_the_eagle_card_shows_trees_the_dtype_and_the_drafter_it_replaced(tmp_pa
                                                    "speedup_vs_hf_generate": 1.45}]}))
     eagle_card = write_cards(work, assets, {"eagle": bench, "draft": tmp_path / "none.json"})[0].read_text()
     assert "128 new tokens, bfloat16 on both sides" in eagle_card
+    assert "Stage 1 (100 steps" in eagle_card and "stage 2 (100 steps" in eagle_card
+    assert "python -m specviz.distill eagle --steps 100 --ttt-steps 100\n" in eagle_card
     assert "| 0 | chain | 4 |" in eagle_card and "| 0 | tree 16 × 4 | 4 |" in eagle_card
     assert "1.45× at K = 4, tree 16 × 4 (met)" in eagle_card  # the best row, named with its tree
     assert "| replaced drafter | 3000 | 200 | 0.490 |" in eagle_card and "| this drafter | 6000 | 200 | 0.520 |" in eagle_card

@@ -76,6 +76,23 @@ def stage_logs(work: Path, runs: list[str]) -> list[dict]:
     return out
 
 
+DEFAULT_STEPS = {"eagle": 1500, "draft": 1000}  # the CLI's defaults for --steps (EAGLE: stage 1; stage 2 is --ttt-steps)
+
+
+def train_command(kind: str, log: list[dict], total: int) -> str:
+    """The training command with the flags this run needed (steps other than the defaults)."""
+    steps = stage_steps(log, total) if kind == "eagle" else {"stage1": total, "stage2": 0}
+    flags = f" --steps {steps['stage1']}" if steps["stage1"] != DEFAULT_STEPS[kind] else ""
+    flags += f" --ttt-steps {steps['stage2']}" if kind == "eagle" and steps["stage2"] != 400 else ""
+    return f"python -m specviz.distill {kind}{flags}"
+
+
+def stage_steps(log: list[dict], total: int) -> dict:
+    """{"stage1": steps of the first stage, "stage2": the rest}, read off the learning curve's stage numbers."""
+    first = max((r["step"] for r in log if r["stage"] == 1), default=total)
+    return {"stage1": first, "stage2": total - first}
+
+
 def learning_curve(log: list[dict], metrics: list[str]) -> str:
     present = [m for m in metrics if any(m in r for r in log)]
     rows = ["| stage | step | epoch | minutes | " + " | ".join(present) + " |", "|---:" * (4 + len(present)) + "|"]
@@ -219,7 +236,8 @@ def write_cards(work: Path, assets: Path, benches: dict[str, Path] | None = None
             prompts=data["prompts"], new_tokens=data["new_tokens"], data_minutes=data["minutes"],
             held=data["held_out_prompts"], shards=data["shards"], sampled=data["sampled_shards"],
             passes=PASSES.get(data["passes"], PASSES[3]).format(n=data["passes"]) if data["passes"] else "",
-            step_command=f"python -m specviz.distill {kind}", steps=meta["steps"], stages=STAGES[kind],
+            step_command=train_command(kind, log, meta["steps"]),
+            data_command="python -m specviz.distill data" + (f" --passes {data['passes']}" if data["passes"] > 1 else ""), steps=meta["steps"], stages=STAGES[kind].format(**stage_steps(log, meta["steps"])),
             train_minutes=log[-1]["minutes"] if log else 0, machine=f"{platform.processor() or platform.machine()}, "
             "2 CPU cores, no GPU, torch 2.13.0+cpu, transformers 5.24.0",
             curve=learning_curve(log, metrics) if log else "(no log)", metric_text=METRIC_TEXT[kind],
@@ -249,8 +267,8 @@ WHAT = {
              "Use: `python -m specviz generate --proposer draft`.",
 }
 STAGES = {
-    "eagle": "Stage 1 (1,500 steps, peak learning rate 1e-3) trains two drafting depths, the second reading the "
-             "drafter's own predicted features at every row; stage 2 (400 steps from there, 5e-4) trains three depths "
+    "eagle": "Stage 1 ({stage1:,} steps, peak learning rate 1e-3) trains two drafting depths, the second reading the "
+             "drafter's own predicted features at every row; stage 2 ({stage2:,} steps from there, 5e-4) trains three depths "
              "that attend exactly as drafting does: true features up to where the draft began, then the drafter's "
              "own chain (EAGLE-3's training-time test). Losses: smooth L1 to the target's next feature plus 0.5 × "
              "the cross-entropy to its next-token distribution (draft vocabulary, 512 random positions per batch); "
@@ -297,7 +315,7 @@ Trained weights: {size_mb:.1f} MB (float16). {extra}
 ## Command
 
 ```
-python -m specviz.distill data     # the data step, shared by both drafts
+{data_command}     # the data step, shared by both drafts
 {step_command}
 python -m specviz.distill cards    # this card
 ```

@@ -217,3 +217,13 @@ def test_the_eagle_card_shows_trees_the_dtype_and_the_drafter_it_replaced(tmp_pa
     assert "| 0 | chain | 4 |" in eagle_card and "| 0 | tree 16 × 4 | 4 |" in eagle_card
     assert "1.45× at K = 4, tree 16 × 4 (met)" in eagle_card  # the best row, named with its tree
     assert "| replaced drafter | 3000 | 200 | 0.490 |" in eagle_card and "| this drafter | 6000 | 200 | 0.520 |" in eagle_card
+
+
+def test_a_retrained_drafter_remembers_the_one_it_replaces(tmp_path):
+    assert cli.replacing(tmp_path / "smollm2-eagle") == {}  # a first training replaces nothing
+    (tmp_path / "smollm2-eagle").mkdir()
+    (tmp_path / "smollm2-eagle" / "specviz.json").write_text(json.dumps(
+        {"kind": "eagle", "steps": 1900, "train_records": 3000, "training": {"acc1": 0.49},
+         "replaces": {"steps": 10, "train_records": 1, "training": {}}}))
+    assert cli.replacing(tmp_path / "smollm2-eagle") == {
+        "replaces": {"training": {"acc1": 0.49}, "steps": 1900, "train_records": 3000}}  # one generation back only

@@ -106,6 +106,9 @@ def test_eagle_objective_learns_and_the_loop_resumes(toy_records, tmp_path):
     assert steps == [10, 20, 30, 40]  # the second call continued from step 20
     assert objective.loss(batches[0])["loss"].item() < first
     assert 0 <= result["acc12"] <= result["acc1"] <= 1
+    ranks = objective.first_guess_ranks(batches)  # `python -m specviz.distill rank`: top-k of the first guess
+    assert ranks["top1"] == objective.accuracy(batches)["acc1"]  # top-1 is acc1, counted over the same positions
+    assert ranks["top1"] <= ranks["top2"] <= ranks["top3"] <= ranks["top4"] <= 1 and ranks["top4"] > ranks["top1"]
 
 
 def test_draft_objective_trains_only_the_adapter_and_norm(toy_records, tmp_path):
@@ -151,6 +154,11 @@ def test_saved_drafts_load_back(toy, tmp_path, monkeypatch):
             check_target(meta, toy.target, tmp_path)
         finally:
             toy.target.config.hidden_size = before
+
+
+def test_rank_without_held_out_answers_says_so(tmp_path, capsys):
+    assert cli.main(["rank", "--work", str(tmp_path)]) == 2
+    assert capsys.readouterr().err.startswith(f"error: No held-out answers in {tmp_path}: run `python -m specviz.distill data`")
 
 
 def test_cli_without_data_says_so(tmp_path, capsys):
@@ -210,7 +218,11 @@ def test_the_eagle_card_shows_trees_the_dtype_and_the_drafter_it_replaced(tmp_pa
                                  "costs": {"verify": [{"n_tokens": 5, "ratio": 1.1}]},
                                  "summary": [row, {**row, "tree_nodes": 16, "tree_width": 4, "mat_with_bonus": 2.4,
                                                    "speedup_vs_hf_generate": 1.45}]}))
-    eagle_card = write_cards(work, assets, {"eagle": bench, "draft": tmp_path / "none.json"})[0].read_text()
+    (assets / "smollm2-draft" / "README.md").write_text("the draft's card, trained elsewhere")
+    written = write_cards(work, assets, {"eagle": bench, "draft": tmp_path / "none.json"})
+    assert written == [assets / "smollm2-eagle" / "README.md"]  # no draft log in this work folder: its card is kept
+    assert (assets / "smollm2-draft" / "README.md").read_text() == "the draft's card, trained elsewhere"
+    eagle_card = written[0].read_text()
     assert "128 new tokens, bfloat16 on both sides" in eagle_card
     assert "Stage 1 (100 steps" in eagle_card and "stage 2 (100 steps" in eagle_card
     assert "python -m specviz.distill eagle --steps 100 --ttt-steps 100\n" in eagle_card

@@ -225,9 +225,11 @@ def write_cards(work: Path, assets: Path, benches: dict[str, Path] | None = None
     for kind, name, runs, metrics, prefix in (("eagle", EAGLE_NAME, ["eagle", "eagle-ttt"], ["acc1", "acc12", "acc123"], "eagle"),
                                               ("draft", DRAFT_NAME, ["draft"], ["agreement"], "draft")):
         folder = assets / name
+        log = stage_logs(work, runs)
+        if not log and (folder / "README.md").exists():
+            continue  # not trained from this work folder: its card (and learning curve) stays as it is
         meta = read_meta(folder)
         data = data_summary(work, meta.get("train_records"))
-        log = stage_logs(work, runs)
         metric = metrics[0]
         bench = benches[kind]
         rows = bench_rows(prefix, bench)

@@ -6,6 +6,7 @@
     python -m specviz.distill draft    # train the separate draft model
     python -m specviz.distill all      # all three, then the model cards
     python -m specviz.distill export --format vllm-eagle   # the shipped drafter in vLLM's layout (or vllm-draft)
+    python -m specviz.distill rank --against OLD_FOLDER    # top-1..4 first guesses on the held-out answers, both drafters
 
 Every step is seeded and resumable: rerunning skips finished shards and continues from the last checkpoint.
 """
@@ -25,7 +26,7 @@ from specviz.distill.draft import DraftLoss, DraftObjective
 from specviz.distill.eagle import EagleLoss, EagleObjective
 from specviz.distill.prompts import held_out_suite, prompt_sets
 from specviz.distill.trainer import LoopSettings, make_batches, train_loop
-from specviz.drafts import EAGLE_NAME, draft_from_target, read_meta, save_draft, save_eagle
+from specviz.drafts import EAGLE_NAME, draft_from_target, load_eagle, read_meta, save_draft, save_eagle
 from specviz.generation import eos_ids
 from specviz.models import load_default_target
 from specviz.paths import MODELS_DIR, PROMPTS_DIR
@@ -48,7 +49,12 @@ def main(argv: list[str] | None = None) -> int:
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m specviz.distill", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("step", choices=["data", "eagle", "draft", "cards", "all", "export"])
+    p.add_argument("step", choices=["data", "eagle", "draft", "cards", "all", "export", "rank"])
+    p.add_argument("--train-passes", type=int, default=0, choices=range(0, 9), metavar="{0..8}",
+                   help="eagle/draft: train on the first N data passes only (0: every pass there; the shipped separate "
+                        "draft used 1)")
+    p.add_argument("--against", type=Path, default=None,
+                   help="rank: another EAGLE drafter folder (say, a previous version from git) to rank next to the shipped one")
     p.add_argument("--format", choices=["vllm-eagle", "vllm-draft"], default="vllm-eagle",
                    help="export: the EAGLE drafter (vLLM EAGLE-1 layout) or the separate draft (complete folder)")
     p.add_argument("--work", type=Path, default=DEFAULT_WORK, help="folder for data and checkpoints")
@@ -110,7 +116,7 @@ def training_setup(args):
     if args.threads:
         torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
-    train, held = load_records(*training_folders(args.work)), load_records(args.work / "held-out")
+    train, held = load_records(*training_folders(args.work)[: args.train_passes or None]), load_records(args.work / "held-out")
     if not train or not held:
         raise ValueError(f"No training data in {args.work}: run `python -m specviz.distill data` first.")
     device = device_and_dtype()[0]
@@ -171,8 +177,25 @@ def run_draft(args) -> None:
 
 
 def run_cards(args) -> None:
+    """Cards for the drafts trained from --work; a draft with no training log there keeps its card."""
     for path in write_cards(args.work, args.assets):
         print(f"wrote {path}")
+
+
+def run_rank(args) -> None:
+    """How often the target's token is among the EAGLE drafter's k best first guesses on the held-out answers (k = 1..4),
+    for the shipped drafter and `--against`: a finer comparison of two drafters than a benchmark on a few prompts."""
+    held = load_records(args.work / "held-out")
+    if not held:
+        raise ValueError(f"No held-out answers in {args.work}: run `python -m specviz.distill data` first.")
+    target = load_default_target()[0]
+    batches = make_batches(held, args.batch_positions, args.seed)
+    for folder in [args.assets / EAGLE_NAME, *([args.against] if args.against else [])]:
+        drafter, vocab = load_eagle(target, folder)
+        head = target.get_output_embeddings().weight.detach()[vocab]
+        objective = EagleObjective(drafter.float(), target.get_input_embeddings(), head, vocab, EagleLoss(unroll=1))
+        ranks = objective.first_guess_ranks(batches)
+        print(f"{folder}: " + ", ".join(f"{k} {v:.3f}" for k, v in ranks.items()))
 
 
 def run_export(args) -> None:
@@ -182,7 +205,8 @@ def run_export(args) -> None:
     print(eagle_folder() if args.format == "vllm-eagle" else draft_folder())
 
 
-STEPS = {"data": run_data, "eagle": run_eagle, "draft": run_draft, "cards": run_cards, "export": run_export}
+STEPS = {"data": run_data, "eagle": run_eagle, "draft": run_draft, "cards": run_cards, "export": run_export,
+         "rank": run_rank}
 
 
 def loss_weights(weights, args):

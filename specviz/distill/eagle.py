@@ -84,6 +84,24 @@ class EagleObjective:
         return {"loss": total, **parts}
 
     @torch.no_grad()
+    def first_guess_ranks(self, batches: list[Batch], ks: tuple[int, ...] = (1, 2, 3, 4)) -> dict:
+        """`top{k}`: the share of held-out response positions where the target's token is among the drafter's k
+        most likely first guesses (from true features). top1 is `acc1`; top4 is what a tree's first level of width 4
+        can reach."""
+        hits, count = dict.fromkeys(ks, 0), 0
+        for batch in batches:
+            batch = batch.to(self.head.device)
+            outputs, _target, valid = self.passes(batch, 0.0)
+            response = valid & (torch.arange(valid.shape[1], device=valid.device)[None] + 1
+                                >= batch.prompt_lengths[:, None] - 1)
+            guesses = self.vocab[(outputs[0] @ self.head.T).topk(max(ks), dim=-1).indices]
+            found = guesses == batch.tokens[:, 2:, None]
+            for k in ks:
+                hits[k] += (found[..., :k].any(-1) & response).sum().item()
+            count += response.sum().item()
+        return {f"top{k}": round(h / max(count, 1), 4) for k, h in hits.items()}
+
+    @torch.no_grad()
     def accuracy(self, batches: list[Batch]) -> dict:
         """Greedy agreement with the target on response positions: `acc1`, the drafter's first guess from true
         features; `acc12` (and `acc123` with three passes), the first two (three) guesses of one draft all right.

@@ -12,6 +12,7 @@ import platform
 from pathlib import Path
 
 from specviz.distill.data import training_folders
+from specviz.distill.trainer import DEFAULT_STEPS
 from specviz.drafts import DRAFT_NAME, EAGLE_NAME, read_meta
 from specviz.paths import BENCHMARKS_DIR
 
@@ -41,22 +42,24 @@ def data_summary(work: Path, records: int | None = None) -> dict:
             "sampled_shards": sum(r["sampled"] for r in train), "shards": len(train)}
 
 
+def read_bench(bench: Path) -> dict:
+    """A benchmark's results.json ({} when it was not run)."""
+    return json.loads(bench.read_text()) if bench.exists() else {}
+
+
 def bench_rows(proposer_prefix: str, bench: Path = BENCH) -> list[dict]:
-    if not bench.exists():
-        return []
-    result = json.loads(bench.read_text())
-    return [r for r in result["summary"] if r["proposer"].startswith(proposer_prefix) and r["policy"] == "constant"
+    return [r for r in read_bench(bench).get("summary", []) if r["proposer"].startswith(proposer_prefix) and r["policy"] == "constant"
             and r["suite"] == "all"]
 
 
 def bench_dtype(bench: Path) -> str:
     """The dtype the benchmark ran in (older runs did not record it: float32)."""
-    result = json.loads(bench.read_text()) if bench.exists() else {}
+    result = read_bench(bench)
     return result.get("machine", {}).get("dtype") or result.get("config", {}).get("dtype") or "float32"
 
 
 def bench_command(bench: Path = BENCH) -> str:
-    return json.loads(bench.read_text())["command"] if bench.exists() else "(not run yet)"
+    return read_bench(bench).get("command", "(not run yet)")
 
 
 def stage_logs(work: Path, runs: list[str]) -> list[dict]:
@@ -76,14 +79,11 @@ def stage_logs(work: Path, runs: list[str]) -> list[dict]:
     return out
 
 
-DEFAULT_STEPS = {"eagle": 1500, "draft": 1000}  # the CLI's defaults for --steps (EAGLE: stage 1; stage 2 is --ttt-steps)
-
-
 def train_command(kind: str, log: list[dict], total: int) -> str:
     """The training command with the flags this run needed (steps other than the defaults)."""
     steps = stage_steps(log, total) if kind == "eagle" else {"stage1": total, "stage2": 0}
     flags = f" --steps {steps['stage1']}" if steps["stage1"] != DEFAULT_STEPS[kind] else ""
-    flags += f" --ttt-steps {steps['stage2']}" if kind == "eagle" and steps["stage2"] != 400 else ""
+    flags += f" --ttt-steps {steps['stage2']}" if kind == "eagle" and steps["stage2"] != DEFAULT_STEPS["eagle-ttt"] else ""
     return f"python -m specviz.distill {kind}{flags}"
 
 
@@ -139,9 +139,10 @@ def _fmt(x) -> str:
 
 def needed_length(bench: Path, row: dict, speedup: float) -> tuple[float, float] | None:
     """(tokens per step needed for `speedup`, one step's cost in target forwards) from the measured costs."""
-    if not bench.exists():
+    result = read_bench(bench)
+    if not result:
         return None
-    verify = {v["n_tokens"]: v["ratio"] for v in json.loads(bench.read_text())["costs"]["verify"]}
+    verify = {v["n_tokens"]: v["ratio"] for v in result["costs"]["verify"]}
     cost = row["k"] * row["c"] + verify.get(row["k"] + 1, 1.0)
     return speedup * cost, cost
 

@@ -25,7 +25,7 @@ from specviz.distill.data import GenerationPlan, generate_records, load_records,
 from specviz.distill.draft import DraftLoss, DraftObjective
 from specviz.distill.eagle import EagleLoss, EagleObjective
 from specviz.distill.prompts import held_out_suite, prompt_sets
-from specviz.distill.trainer import LoopSettings, make_batches, train_loop
+from specviz.distill.trainer import DEFAULT_STEPS, LoopSettings, make_batches, train_loop
 from specviz.drafts import EAGLE_NAME, draft_from_target, load_eagle, read_meta, save_draft, save_eagle
 from specviz.generation import eos_ids
 from specviz.models import load_default_target
@@ -70,7 +70,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--steps", type=int, default=0, help="training steps (0: 1500 for eagle stage 1, 1000 for draft)")
     p.add_argument("--kd-weight", type=float, default=None, help="weight of the distillation loss")
     p.add_argument("--kd-positions", type=int, default=None, help="positions per batch in the distillation loss")
-    p.add_argument("--ttt-steps", type=int, default=400, help="EAGLE stage 2 steps (0: skip)")
+    p.add_argument("--ttt-steps", type=int, default=DEFAULT_STEPS["eagle-ttt"], help="EAGLE stage 2 steps (0: skip)")
     p.add_argument("--run", default="", help="a name for the separate draft's checkpoint folder (default: draft)")
     p.add_argument("--lr", type=float, default=1e-3, help="peak learning rate (AdamW, warm-up then cosine decay)")
     p.add_argument("--draft-vocab", type=int, default=8192, help="FR-Spec draft vocabulary of the EAGLE drafter")
@@ -135,7 +135,8 @@ def run_eagle(args) -> None:
     head = target.get_output_embeddings().weight.detach()[vocab]
     batches = make_batches(train, args.batch_positions, args.seed)
     held_batches = make_batches(held, args.batch_positions, args.seed)
-    stages = [("eagle", EagleLoss(unroll=2, faithful=False), LoopSettings(args.steps or 1500, lr=args.lr, seed=args.seed))]
+    stages = [("eagle", EagleLoss(unroll=2, faithful=False),
+               LoopSettings(args.steps or DEFAULT_STEPS["eagle"], lr=args.lr, seed=args.seed))]
     if args.ttt_steps:
         stages.append(("eagle-ttt", EagleLoss(unroll=3, faithful=True),
                        LoopSettings(args.ttt_steps, lr=args.lr / 2, seed=args.seed + 1)))
@@ -168,7 +169,7 @@ def run_draft(args) -> None:
     objective = DraftObjective(draft, args.shallow, full_head[vocab], vocab, loss_weights(DraftLoss(), args))
     batches = make_batches(train, args.batch_positions, args.seed)
     held_batches = make_batches(held, args.batch_positions, args.seed)
-    settings = LoopSettings(steps=args.steps or 1000, lr=args.lr, seed=args.seed)
+    settings = LoopSettings(steps=args.steps or DEFAULT_STEPS["draft"], lr=args.lr, seed=args.seed)
     result = train_loop(draft, batches, objective.loss, lambda: objective.accuracy(held_batches, full_head),
                         settings, args.work / (args.run or "draft"), "separate draft")
     folder = save_draft(draft.cpu(), args.shallow, args.assets, {"training": result, "steps": settings.steps,

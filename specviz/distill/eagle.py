@@ -92,8 +92,7 @@ class EagleObjective:
         for batch in batches:
             batch = batch.to(self.head.device)
             outputs, _target, valid = self.passes(batch, 0.0)
-            response = valid & (torch.arange(valid.shape[1], device=valid.device)[None] + 1
-                                >= batch.prompt_lengths[:, None] - 1)
+            response = response_positions(batch, valid)
             guesses = self.vocab[(outputs[0] @ self.head.T).topk(max(ks), dim=-1).indices]
             found = guesses == batch.tokens[:, 2:, None]
             for k in ks:
@@ -110,8 +109,7 @@ class EagleObjective:
         for batch in batches:
             batch = batch.to(self.head.device)
             outputs, target, valid = self.passes(batch, 0.0)
-            response = valid & (torch.arange(valid.shape[1], device=valid.device)[None] + 1
-                                >= batch.prompt_lengths[:, None] - 1)
+            response = response_positions(batch, valid)
             truth = batch.tokens[:, 2:]
             count += response.sum().item()
             chain = response
@@ -121,6 +119,11 @@ class EagleObjective:
                 hits[depth] += chain.sum().item()
         names = ["acc1", "acc12", "acc123", "acc1234"]
         return {names[i]: round(h / max(count, 1), 4) for i, h in enumerate(hits)}
+
+
+def response_positions(batch: Batch, valid: torch.Tensor) -> torch.Tensor:
+    """Bool (B, T): the rows of `passes` whose next token belongs to the response (the prompt's are not scored)."""
+    return valid & (torch.arange(valid.shape[1], device=valid.device)[None] + 1 >= batch.prompt_lengths[:, None] - 1)
 
 
 def unrolled_mask(valid: torch.Tensor, depth: int, faithful: bool = True) -> torch.Tensor:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import streamlit as st
 
 from specviz.i18n import DEFAULT_LANGUAGE, LANGUAGES, N_, _, language_code, set_language
+from specviz.ui import accessibility
 
 LANG_PARAM = "lang"
 LANG_KEY = "specviz_language"
@@ -51,8 +52,9 @@ def keep_language_in_url() -> None:
 
 
 def shared_sidebar() -> None:
-    """The language switch and the notation legend, shown on every page."""
+    """The language switch and the notation legend, shown on every page, and the page's accessibility repairs."""
     with st.sidebar:
+        accessibility.install()
         st.selectbox("Language · Idioma", list(LANGUAGES), format_func=LANGUAGES.get, key=LANG_KEY,
                      on_change=_language_changed)
         if st.session_state.pop("specviz_language_warning", False):

@@ -198,7 +198,8 @@ def test_figure_table_lists_every_point_of_bars_and_lines():
     table = plot.figure_table(fig)
     assert table.to_dict("records") == [{"kind": "a", "bars": "1", "sideways": "3", "line": "–"},
                                         {"kind": "b", "bars": "2.5", "sideways": "–", "line": "0.123"}]
-    assert plot.figure_table(go.Figure(go.Heatmap(z=[[1]]))) is None
+    assert plot.figure_table(go.Figure(go.Heatmap(z=[[1]]))).to_dict("records") == [{"y": "0", "0": "1"}]
+    assert plot.figure_table(go.Figure(layout={"title": "nothing drawn"})) is None
 
 
 @pytest.fixture(scope="module")

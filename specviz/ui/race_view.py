@@ -21,8 +21,8 @@ from specviz.timeline import (ALPHA_ESTIMATE, ALPHA_NAME, BASELINE_NAME, RATIO_N
                               alpha_note, busy_note, explain_race, length_note, measured_speedup, spread_sentence)
 from specviz.trace import Trace
 from specviz.ui import charts
-from specviz.ui.race_figures import (BASE_LANE, PHASE_COLORS, PHASE_NAMES, SPEC_LANE, lane_tokens, race_figure,
-                                     swatches_html, token_lines, tokens_figure)
+from specviz.ui.race_figures import (BASE_LANE, PHASE_COLORS, PHASE_NAMES, SPEC_LANE, lane_tokens, lanes_table,
+                                     race_figure, swatches_html, token_lines, tokens_figure, tokens_table)
 from specviz.ui.race_outputs import render_outputs
 from specviz.ui.tree_race import render_lanes
 
@@ -101,9 +101,11 @@ def render_race(rounds: RaceRounds, *, usual_ms: float | None = None, measured_a
                   "The lane below is plain decoding: one blue forward per token. Hover or tap a segment for its "
                   "numbers; the numbers above are its totals."))
     st.html(swatches_html([(_(PHASE_NAMES[p]), PHASE_COLORS[p]) for p in PHASE_NAMES]))
-    charts.show(race_figure(spec, base, tree), key="race_lanes", numbers=False)  # the table above has the numbers
+    charts.show(race_figure(spec, base, tree), key="race_lanes", table=lanes_table(spec, base, tree),
+                name=_("Where the time went: every step of each lane on one wall-clock axis"))
     st.markdown(_("**How the output grew.** Steep jumps are steps where several drafts were accepted at once."))
     st.html(swatches_html([(lane_tokens(lane, trace.num_tokens), color)
                            for trace, lane, color in token_lines(spec, base, tree)], line=True))
-    charts.show(tokens_figure(spec, base, tree), key="race_tokens", numbers=False)
+    charts.show(tokens_figure(spec, base, tree), key="race_tokens", table=tokens_table(spec, base, tree),
+                name=_("How the output grew: output tokens against time, one line per lane"))
     render_outputs(spec, base, tree)

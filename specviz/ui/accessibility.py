@@ -71,9 +71,12 @@ SCRIPT = """<script>
   doc.addEventListener("click", rememberPress, true);
   doc.addEventListener("keydown", rememberPress, true);
   const restoreFocus = () => {
-    if (!pressed || Date.now() - pressed.at > 60000) { pressed = null; return; }
+    if (!pressed || Date.now() - pressed.at > 30000) { pressed = null; return; }
     const active = doc.activeElement;
-    if (active && active !== doc.body && active !== doc.documentElement) { pressed = null; return; }
+    if (active && active !== doc.body && active !== doc.documentElement) {
+      if (keyOf(active) !== pressed.key) pressed = null;  // the visitor moved on: leave the focus alone
+      return;
+    }
     if (doc.querySelector('[data-testid="stStatusWidget"]')) return;  // still running: wait for the next change
     const find = (key) => key && doc.querySelector(`.st-key-${CSS.escape(key)} button:not([disabled])`);
     let target = find(pressed.key);

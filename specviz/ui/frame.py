@@ -53,6 +53,9 @@ def keep_language_in_url() -> None:
 
 def shared_sidebar() -> None:
     """The language switch and the notation legend, shown on every page, and the page's accessibility repairs."""
+    from specviz.ui import runs  # here, not at import: the library's models load only when the app runs
+
+    runs.preload()  # the default pair, in the background: the first live run starts without the model's wait
     with st.sidebar:
         accessibility.install()
         st.selectbox("Language · Idioma", list(LANGUAGES), format_func=LANGUAGES.get, key=LANG_KEY,
@@ -61,6 +64,9 @@ def shared_sidebar() -> None:
             st.caption(_("The language in the link is not one specviz speaks; it opened in {language}.",
                          language=LANGUAGES[st.session_state[LANG_KEY]]))
         st.caption(_(LEGEND))
+        note = runs.preload_note()
+        if note:
+            st.caption(note)
 
 
 def _language_changed() -> None:

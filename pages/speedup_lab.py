@@ -13,6 +13,7 @@ from specviz.ui import speedup_verdict as verdict
 from specviz.ui import speedup_view as view
 from specviz.ui.frame import route_through_app
 from specviz.ui.runs import get_pair
+from specviz.ui.step_view import dtype_text
 
 route_through_app()
 
@@ -67,7 +68,9 @@ temperature = right.selectbox(_("Temperature"), temps,
 top = verdict.headline(result, proposer, temperature)
 if top:
     m1, m2, m3, m4 = st.columns(4)
-    m1.metric(_("Best speedup"), top["best"], help=_(view.DEFINITIONS["speedup_vs_ar"][1]))
+    dtype = result.machine.get("dtype")
+    m1.metric(_("Best speedup, {dtype}", dtype=dtype or _("dtype not recorded")), top["best"],
+              help=" ".join((_(view.DEFINITIONS["speedup_vs_ar"][1]), dtype_text(dtype))))
     m2.metric(_("at K"), top["best_k"])
     m3.metric(_("α (measured)"), top["alpha"], help=_(view.DEFINITIONS["alpha"][1]))
     m4.metric(_("c (measured)"), top["c"], help=_(view.DEFINITIONS["c"][1]))

@@ -24,6 +24,7 @@ from specviz.ui import charts
 from specviz.ui.race_figures import (BASE_LANE, PHASE_COLORS, PHASE_NAMES, SPEC_LANE, lane_tokens, lanes_table,
                                      race_figure, swatches_html, token_lines, tokens_figure, tokens_table)
 from specviz.ui.race_outputs import render_outputs
+from specviz.ui.step_view import dtype_text
 from specviz.ui.tree_race import render_lanes
 
 
@@ -75,7 +76,8 @@ def render_race(rounds: RaceRounds, *, usual_ms: float | None = None, measured_a
     note = alpha_note(spec)
     if note:
         acc[2].caption(" ".join((note, _("The Theory explorer's α slider takes the estimate."))))
-    sentences = [definition, _("Baseline: {baseline}.", baseline=_(BASELINE_NAME))]
+    sentences = [definition, _("Baseline: {baseline}.", baseline=_(BASELINE_NAME)),
+                 _("Both lanes computed in {dtype}.", dtype=dtype_text(spec.meta.get("dtype")))]
     if several:
         sentences += [spread_sentence(rounds), _("The charts show the median round.")]
     if measured_at is not None:

@@ -267,8 +267,19 @@ def settings_line(trace: Trace) -> str:
     parts += [_("temperature = {value}", value=_setting(s.get("temperature", "?"))),
               _("top-k = {value}", value=s.get("top_k", 0) or _("off")),
               _("top-p = {value}", value=_setting(s.get("top_p", 1.0))), _("seed = {value}", value=s.get("seed", "?")),
-              _("max new tokens = {value}", value=s.get("max_new_tokens", "?"))]
+              _("max new tokens = {value}", value=s.get("max_new_tokens", "?")), dtype_text(m.get("dtype"))]
     return " · ".join(str(p) for p in parts)
+
+
+def dtype_text(dtype: object) -> str:
+    """The dtype a run computed in, with what it means for exactness: float32 is exact; bfloat16 (and float16) are
+    lossless only up to numerics (a K+1-token forward rounds differently from a one-token forward, so a near-tie can
+    flip and a greedy run can part from target-only decoding)."""
+    if dtype == "float32":
+        return _("float32 (exact)")
+    if dtype in ("bfloat16", "float16"):
+        return _("{dtype} (lossless only up to rounding: a near-tie can flip)", dtype=dtype)
+    return _("dtype not recorded")
 
 
 def _setting(value: object) -> str:

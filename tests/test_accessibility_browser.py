@@ -87,6 +87,32 @@ def test_the_navigation_shows_a_strong_focus_ring(app_url, page):
     assert ring[3] == "rgb(11, 92, 173)", ring  # FOCUS_COLOR, 7:1 on the sidebar
 
 
+def test_a_portuguese_page_writes_decimals_and_streamlits_words_in_portuguese(app_url, page):
+    """Issue 27 item 9: one Portuguese screen mixed "0.2" (sliders) and "0,75" (text), and Streamlit's own words
+    stayed English ("Press Enter to apply", "Upload", "8MB per file", "Choose an option", "Help for ...")."""
+    page.goto(f"{app_url}/theory?lang=pt")
+    wait_for_app(page)
+    page.wait_for_timeout(500)
+    thumb = page.locator('[data-testid="stSliderThumbValue"]').first.inner_text()
+    assert thumb == "0,80", thumb
+    assert page.locator('[aria-label^="Help for "]').count() == 0
+    assert page.locator('[aria-label^="Ajuda sobre "]').count() > 0
+    page.goto(f"{app_url}/playground?source=upload&lang=pt")
+    wait_for_app(page)
+    page.wait_for_timeout(500)
+    uploader = page.locator('[data-testid="stFileUploader"]').first.inner_text()
+    assert "Enviar" in uploader and "por arquivo" in uploader and "per file" not in uploader, uploader
+    page.goto(f"{app_url}/serving?lang=pt")
+    wait_for_app(page)
+    field = page.locator('[data-testid="stMain"] [data-testid="stTextInput"] input').first
+    field.fill(field.input_value() + " ")
+    page.wait_for_timeout(500)
+    assert "Pressione Enter para aplicar" in page.locator('[data-testid="stTextInput"]').first.inner_text()
+    field.fill(field.input_value().strip())
+    field.press("Enter")
+    wait_for_app(page)
+
+
 def test_a_checked_button_press_by_keyboard_in_the_playground_keeps_focus(app_url, page):
     """Next step by keyboard: the page reruns and the focus is still on Next step, so Enter steps again."""
     page.goto(f"{app_url}/playground?source=example&lang=en")

@@ -22,14 +22,38 @@ running it (`unsafe_allow_javascript`) runs nothing a visitor wrote. It re-appli
 
 from __future__ import annotations
 
+import json
+import re
+
 import streamlit as st
 
-from specviz.i18n import get_language
+from specviz.i18n import N_, _, get_language
 
 # the app's language code -> the BCP 47 tag of <html lang>
 LANG_TAGS = {"en": "en", "pt": "pt-BR"}
 FOCUS_COLOR = "#0B5CAD"  # 7.0:1 on white: the focus ring of the navigation's links
 CHART_NAME_CLASS = "sv-chart-name"  # the hidden accessible name `charts.show` writes before each chart
+
+# Streamlit's own words that no parameter reaches (an input's "Press Enter to apply", the file uploader's button and
+# limit, an empty select's placeholder, the status widget, the "Help for ..." name of every help icon): the script
+# swaps them on a page in another language. Exact texts, then patterns whose groups fill the named placeholders.
+STREAMLIT_TEXTS = {
+    "Press Enter to apply": N_("Press Enter to apply"),
+    "Press Enter to submit form": N_("Press Enter to submit form"),
+    "Upload": N_("Upload"),
+    "Browse files": N_("Browse files"),
+    "Drag and drop file here": N_("Drag and drop file here"),
+    "Choose an option": N_("Choose an option"),
+    "Choose options": N_("Choose options"),
+    "No results": N_("No results"),
+    "Stop": N_("Stop"),
+    "Running...": N_("Running..."),
+}
+STREAMLIT_PATTERNS = [
+    (r"^Limit (\S+) per file(.*)$", N_("Limit {size} per file{types}"), ("size", "types")),
+    (r"^(\S+) per file(.*)$", N_("{size} per file{types}"), ("size", "types")),
+    (r"^Help for (.+)$", N_("Help for {label}"), ("label",)),
+]
 
 CSS = f"""<style>
 /* text only a screen reader reads (WAI's visually-hidden pattern); its element container leaves the layout */
@@ -50,11 +74,12 @@ CSS = f"""<style>
 @media (max-width: 640px), (hover: none) {{ .js-plotly-plot .modebar-container {{display:none !important;}} }}
 </style>"""
 
-SCRIPT = """<script>
+SCRIPT = r"""<script>
 (() => {
   const w = window.parent && window.parent.document ? window.parent : window;
   const doc = w.document;
   w.__specvizLang = "%(lang)s";
+  w.__specvizText = %(texts)s;
   if (w.__specvizA11y) { w.__specvizA11y(); return; }
   let pressed = null;  // the key of the button pressed last, until the rerun it started has settled
   const keyOf = (el) => {
@@ -114,12 +139,52 @@ SCRIPT = """<script>
       if (plot && plot.getAttribute("aria-hidden") !== "true") plot.setAttribute("aria-hidden", "true");
       for (const button of chart.querySelectorAll(".modebar-btn:not([tabindex])")) button.setAttribute("tabindex", "-1");
     }
+    translate();
     restoreFocus();
+  };
+  const swap = (text) => {  // Streamlit's English for the page's language, or null
+    const T = w.__specvizText, t = text.trim();
+    if (!t || !T) return null;
+    let out = T.exact[t];
+    for (const [re, template] of T.patterns) {
+      if (out !== undefined) break;
+      const m = t.match(new RegExp(re));
+      if (m) out = template.replace(/\{(\d)\}/g, (_, i) => m[+i]);
+    }
+    return out === undefined ? null : text.replace(t, out);
+  };
+  const swapTexts = (root, change) => {
+    const walker = doc.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      const next = change(n.nodeValue);
+      if (next !== null && next !== n.nodeValue) n.nodeValue = next;
+    }
+  };
+  const translate = () => {
+    const T = w.__specvizText;
+    if (!T) return;
+    for (const root of doc.querySelectorAll('[data-testid="InputInstructions"], [data-testid="stFileUploaderDropzone"], '
+                                            + '[data-testid="stStatusWidget"], [data-testid="stSelectboxVirtualDropdownEmpty"]')) {
+      swapTexts(root, swap);
+    }
+    for (const input of doc.querySelectorAll('input[placeholder]')) {
+      const next = swap(input.placeholder);
+      if (next !== null && next !== input.placeholder) input.placeholder = next;
+    }
+    for (const el of doc.querySelectorAll('[aria-label^="Help for "]')) {
+      const next = swap(el.getAttribute("aria-label"));
+      if (next !== null) el.setAttribute("aria-label", next);
+    }
+    if (T.decimal !== ".") {  // a slider's value and bounds in the reader's decimal sign: 0,75, not 0.75
+      for (const root of doc.querySelectorAll('[data-testid="stSliderThumbValue"], [data-testid="stSliderTickBar"]')) {
+        swapTexts(root, (s) => /^-?\d+\.\d+$/.test(s.trim()) ? s.replace(".", T.decimal) : null);
+      }
+    }
   };
   let queued = false;
   const schedule = () => { if (!queued) { queued = true; w.requestAnimationFrame(() => { queued = false; mend(); }); } };
-  new w.MutationObserver(schedule).observe(doc.documentElement, {childList: true, subtree: true, attributes: true,
-                                                                  attributeFilter: ["lang"]});
+  new w.MutationObserver(schedule).observe(doc.documentElement, {childList: true, subtree: true, characterData: true,
+                                                                  attributes: true, attributeFilter: ["lang"]});
   w.__specvizA11y = mend;
   mend();
 })();
@@ -128,7 +193,27 @@ SCRIPT = """<script>
 
 def script(language: str) -> str:
     """The script for a page in `language` (an app language code: "en" or "pt")."""
-    return SCRIPT % {"lang": LANG_TAGS[language], "name_class": CHART_NAME_CLASS}
+    return SCRIPT % {"lang": LANG_TAGS[language], "name_class": CHART_NAME_CLASS, "texts": _texts(language)}
+
+
+def _texts(language: str) -> str:
+    """Streamlit's English and its translation, as a JSON object for the script (none on an English page): exact
+    texts, patterns with their placeholders numbered, and the decimal sign. Catalog text only, never a visitor's."""
+    from specviz.i18n import number, using
+
+    with using(language):
+        exact = {english: _(message) for english, message in STREAMLIT_TEXTS.items() if _(message) != english}
+        patterns = []
+        for regex, message, names in STREAMLIT_PATTERNS:
+            template = _(message)
+            for index, name in enumerate(names, start=1):
+                template = template.replace("{" + name + "}", "{" + str(index) + "}")
+            patterns.append([regex, template])
+        decimal = number(0.5, 1)[1]
+    if not exact and decimal == ".":
+        return "null"
+    return json.dumps({"exact": exact, "patterns": patterns, "decimal": decimal}, ensure_ascii=False).replace(
+        "</", "<\\/")
 
 
 def install() -> None:

@@ -70,6 +70,11 @@ CSS = f"""<style>
 [data-testid="stMain"] label:has(input:disabled) [data-testid="stMarkdownContainer"] *,
 [data-testid="stMain"] [data-testid="stWidgetLabel"][disabled] [data-testid="stMarkdownContainer"] * {{
   color:#333333 !important; opacity:1 !important;}}
+/* a phone: a row of radio options wraps with room between them (they ran together), a row of pills wraps */
+@media (max-width: 640px) {{
+  [data-testid="stRadio"] [role="radiogroup"] {{row-gap:0.45rem !important; column-gap:1.1rem !important;}}
+  [data-testid="stButtonGroup"] > div {{flex-wrap:wrap !important;}}
+}}
 /* Plotly's toolbar: shown on hover with a mouse, never on a phone (a tap would put it over the chart's title) */
 @media (max-width: 640px), (hover: none) {{ .js-plotly-plot .modebar-container {{display:none !important;}} }}
 </style>"""
@@ -220,3 +225,28 @@ def install() -> None:
     """Draw the style and the script for this run's language (call once per run, from the shared frame)."""
     st.html(CSS)  # style only: Streamlit puts it in the event container, where it takes no space
     st.html(f'<span class="sv-sr-only"></span>{script(get_language())}', unsafe_allow_javascript=True)
+
+
+_SCROLL_ON_PHONE = """<span class="sv-sr-only sv-scroll-mark" data-mark="%(mark)s"></span><script>
+(() => {
+  const w = window.parent && window.parent.document ? window.parent : window;
+  if (!w.matchMedia("(max-width: 640px)").matches || w.__specvizScrolledTo === "%(mark)s") return;
+  const mark = w.document.querySelector('.sv-scroll-mark[data-mark="%(mark)s"]');
+  const block = mark && mark.closest('[data-testid="stVerticalBlock"]');
+  if (!block) return;
+  w.__specvizScrolledTo = "%(mark)s";
+  block.scrollIntoView({block: "start"});
+  let box = block.parentElement;  // then clear Streamlit's header bar, which sits over the top of the page
+  while (box && !["auto", "scroll"].includes(w.getComputedStyle(box).overflowY)) box = box.parentElement;
+  (box || w.document.scrollingElement).scrollTop -= 72;
+})();
+</script>"""
+
+
+def scroll_here_on_phone(mark: str) -> None:
+    """On a phone-sized screen, scroll the block this is drawn in to the top of the screen, once per `mark` (a new
+    mark, such as the next step's number, scrolls again). A step's result was about two screens below the buttons
+    that reveal it. `mark` is the app's own text: letters, digits, - and _ only."""
+    if not mark or not all(c.isalnum() or c in "-_" for c in mark):
+        raise ValueError(f"A scroll mark is letters, digits, - and _ only (got {mark[:40]!r}).")
+    st.html(_SCROLL_ON_PHONE % {"mark": mark}, unsafe_allow_javascript=True)

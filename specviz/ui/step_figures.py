@@ -25,7 +25,11 @@ TITLE_CHARS = 38  # a title line fits a 390 px phone at 16 px; longer titles wra
 
 def _wrapped(title: str) -> tuple[str, int]:
     """A chart title broken into lines a phone shows whole, and the extra top margin its extra lines need."""
-    lines = textwrap.wrap(title, TITLE_CHARS) or [title]
+    head, colon, tail = title.partition(": ")
+    if len(title) > TITLE_CHARS and colon and max(len(head), len(tail)) <= TITLE_CHARS:
+        lines = [head + ":", tail]  # break after the colon: a formula after it stays whole
+    else:
+        lines = textwrap.wrap(title, TITLE_CHARS) or [title]
     return "<br>".join(lines), 20 * (len(lines) - 1)
 
 def distribution_figure(d: Decision, n: int = 10) -> go.Figure:

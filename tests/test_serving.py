@@ -191,6 +191,7 @@ def test_the_page_without_a_server_says_so_in_one_sentence():
     at = _page("http://127.0.0.1:9")
     assert not at.exception
     assert [w.value for w in at.warning] and all("Nothing is listening" in w.value for w in at.warning)
+    assert not any("`" in w.value for w in at.warning)  # issue 27 item 11: no literal backticks on the page
     assert not at.error
 
 

@@ -68,13 +68,12 @@ temperature = right.selectbox(_("Temperature"), temps,
 top = verdict.headline(result, proposer, temperature)
 if top:
     m1, m2, m3, m4 = st.columns(4)
-    dtype = result.machine.get("dtype")
-    m1.metric(_("Best speedup, {dtype}", dtype=dtype or _("dtype not recorded")), top["best"],
-              help=" ".join((_(view.DEFINITIONS["speedup_vs_ar"][1]), dtype_text(dtype))))
+    m1.metric(_("Best speedup"), top["best"], help=_(view.DEFINITIONS["speedup_vs_ar"][1]))
     m2.metric(_("at K"), top["best_k"])
     m3.metric(_("α (measured)"), top["alpha"], help=_(view.DEFINITIONS["alpha"][1]))
     m4.metric(_("c (measured)"), top["c"], help=_(view.DEFINITIONS["c"][1]))
     st.markdown(verdict.verdict(result, proposer, temperature))
+    st.caption(_("Measured in {dtype}.", dtype=dtype_text(result.machine.get("dtype"))))  # every figure's dtype
 
 (tab_k, tab_tree, tab_accept, tab_time, tab_cat, tab_policy, tab_verify, tab_hf, tab_defs) = st.tabs([
     _("Speedup vs K"), _("Chain vs tree"), _("Acceptance by position"), _("Where the time goes"), _("By category"),

@@ -134,7 +134,7 @@ def verdict_overview_figure(step: Step) -> go.Figure:
              for lab, k in zip(labels, kinds)]
     if step.n_drafted <= 8:
         notes += [dict(x=lab, y=0.02, yanchor="bottom", text=_("not<br>checked"), showarrow=False,
-                       font=dict(size=12, color=style(DisplayState.NOT_REACHED).text_color))
+                       font=dict(size=10, color=style(DisplayState.NOT_REACHED).text_color))  # fits 4 on a phone
                   for lab, d in zip(labels, step.decisions) if not d.reached]
     fig.update_layout(annotations=notes)
     reached = [(lab, d.uniform) for lab, d in zip(labels, step.decisions) if d.reached and d.uniform is not None]

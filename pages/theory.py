@@ -57,7 +57,8 @@ try:
 except ValueError as exc:
     st.info(str(exc))
 
-charts.show(theory_view.heatmap_figure(c, alpha, k, points, trace_point), key="theory_heatmap")
+charts.show(theory_view.heatmap_figure(c, alpha, k, points, trace_point), key="theory_heatmap",
+            table=theory_view.heatmap_table(c))
 st.caption(" ".join(_(theory_view.TEXT[key]) for key in ("heatmap_caption", "heatmap_points")[:2 if points else 1]))
 
 col_a, col_b = st.columns(2)

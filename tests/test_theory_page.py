@@ -343,3 +343,11 @@ def test_a_tree_trace_is_not_compared_with_the_chain_formula(toy):
     at.run()
     assert "clusters" in " ".join(c.value for c in at.caption)
     assert next(m for m in at.metric if m.label.startswith("Trace: tokens per step")).delta
+
+
+def test_the_heatmap_numbers_are_the_speedup_formula():
+    """The heatmap's table (its text alternative) holds the speedup itself, not the log2 colour scale."""
+    table = theory_view.heatmap_table(0.05)
+    row = table[table["K"] == "4"].iloc[0]
+    assert row["α = 0.80"] == f"{theory.expected_speedup(0.8, 4, 0.05):.2f}×" == "2.80×"
+    assert list(table["K"]) == [str(k) for k in range(theory_points.K_MAX + 1)]

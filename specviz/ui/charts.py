@@ -91,8 +91,19 @@ def figure_table(fig: go.Figure, max_rows: int = 60) -> pd.DataFrame | None:
                     order.append(label)
     if not columns or not order:
         return _heatmap_table(fig, max_rows)
+    numeric = [_number(label) for label in order]
+    if None not in numeric:  # traces over the same numeric axis, each with its own points: one ascending x column
+        order = [label for _x, label in sorted(zip(numeric, order))]
     rows = order[:max_rows]
     return pd.DataFrame({x_title: rows, **{name: [col.get(r, "–") for r in rows] for name, col in columns.items()}})
+
+
+def _number(label: str) -> float | None:
+    """A table label read back as a number (either decimal sign), or None."""
+    try:
+        return float(label.replace(",", "."))
+    except ValueError:
+        return None
 
 
 def _heatmap_table(fig: go.Figure, max_rows: int) -> pd.DataFrame | None:

@@ -79,7 +79,8 @@ def figure_table(fig: go.Figure, max_rows: int = 60) -> pd.DataFrame | None:
         horizontal = getattr(trace, "orientation", None) == "h"
         xs, ys = (trace.y, trace.x) if horizontal else (trace.x, trace.y)
         x_title = x_title or _plain((fig.layout.yaxis if horizontal else fig.layout.xaxis).title.text) or _("category")
-        name = _plain(trace.name) or _("series {number}", number=index + 1)
+        value_axis = (fig.layout.xaxis if horizontal else fig.layout.yaxis).title.text
+        name = _plain(trace.name) or _plain(value_axis) or _("series {number}", number=index + 1)
         while name in columns or name == x_title:
             name += " "
         column = columns.setdefault(name, {})

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import pytest
 
-from specviz.i18n import using
 from specviz.scripts import a11y_audit
 from specviz.scripts.screenshots import click_button, wait_for_app
 
@@ -66,12 +65,15 @@ def test_focus_stays_on_the_question_after_check(app_url, page):
     check = page.get_by_role("button", name="Check", exact=True)
     check.focus()
     page.keyboard.press("Enter")
-    page.wait_for_timeout(500)
+    page.get_by_role("button", name="Next question").wait_for(timeout=30_000)  # the rerun replaced Check
     wait_for_app(page)
-    page.wait_for_function("document.activeElement && document.activeElement.tagName === 'BUTTON'", timeout=10_000)
-    focused = page.evaluate("() => document.activeElement.innerText")
-    with using("en"):
-        assert focused.strip() in {"Next question", "See my results"}, focused
+    try:
+        page.wait_for_function("""() => { const e = document.activeElement;
+            return e && e.tagName === 'BUTTON' && e.innerText.trim() === 'Next question'; }""", timeout=10_000)
+    except Exception:  # noqa: BLE001 - the assertion below says where the focus went instead
+        pass
+    focused = page.evaluate("() => [document.activeElement.tagName, document.activeElement.innerText.slice(0, 40)]")
+    assert focused == ["BUTTON", "Next question"], focused
 
 
 def test_the_navigation_shows_a_strong_focus_ring(app_url, page):

@@ -113,6 +113,12 @@ SCRIPT = r"""<script>
     if (!target && pressed.key && pressed.key.includes("_")) {  // its successor: same key up to the last "_"
       const stem = pressed.key.slice(0, pressed.key.lastIndexOf("_") + 1);
       target = [...doc.querySelectorAll(`[class*="st-key-${CSS.escape(stem)}"] button:not([disabled])`)][0];
+      if (!target) {  // no button took its place (a right answer): the feedback next to the question it answered
+        const owner = doc.querySelector(`.st-key-${CSS.escape(stem.slice(0, -1))}`);
+        const block = owner && owner.parentElement && owner.parentElement.closest('[data-testid="stVerticalBlock"]');
+        const note = block && block.querySelector('[data-testid="stAlert"]');
+        if (note) { note.setAttribute("tabindex", "-1"); target = note; }
+      }
     }
     if (target) { target.focus({preventScroll: true}); pressed = null; }
   };

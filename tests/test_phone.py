@@ -126,7 +126,7 @@ def test_charts_have_no_toolbar_over_titles_and_stay_out_of_the_tab_order(browse
 
 def test_chart_numbers_are_readable_without_hovering(browser, base):
     page = _open(browser, base, "/theory")
-    page.get_by_text(charts.NUMBERS_LABEL).first.click()
+    page.locator('[data-testid="stExpander"] summary').filter(has_text=charts.NUMBERS_LABEL).first.click()
     page.wait_for_timeout(800)
     table = page.locator('[data-testid="stExpander"] table').first  # a real table: a screen reader reads it too
     assert table.is_visible() and table.locator("th").count() >= 2

@@ -14,7 +14,12 @@ FAST   := not slow and not model and not browser and not statistical and not ser
 SPEC   ?= ngram
 SERVING_LIMIT ?= 20m
 
-.PHONY: run test check setup browser traces i18n clean
+# axe-core, the accessibility engine the real-browser tier runs on every page (tests/test_accessibility_browser.py),
+# from the npm registry into .cache/axe (git-ignored); keep in step with specviz/scripts/a11y_audit.py.
+AXE_VERSION := 4.14.1
+AXE_STAMP := .cache/axe/.axe-core-$(AXE_VERSION)
+
+.PHONY: run test check setup browser axe traces i18n clean
 
 # Bytecode caches on: with PYTHONDONTWRITEBYTECODE set (some shells and images set it), every pytest worker
 # recompiles and re-rewrites the asserts of every test module on each run, about 5 s of each `make check`.
@@ -39,10 +44,22 @@ browser:
 	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) || \
 	  echo "could not install chromium: the browser test will fail"; }
 
+axe: $(AXE_STAMP)
+
+$(AXE_STAMP):
+	@command -v npm >/dev/null || { \
+	  echo "installing Debian's npm for the accessibility test"; \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm >/dev/null) || \
+	  echo "could not install npm: the accessibility test will fail"; }
+	mkdir -p .cache/axe
+	npm install --prefix .cache/axe --no-save --no-package-lock --no-audit --no-fund --loglevel=error \
+	  axe-core@$(AXE_VERSION)
+	@touch $@
+
 run: setup
 	$(VENV)/bin/streamlit run app.py --server.port $(PORT) --server.headless true
 
-test: setup browser
+test: setup browser axe
 	$(PY) -m pytest -q -m "not serving"
 
 check: setup

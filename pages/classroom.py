@@ -35,7 +35,7 @@ try:  # a busy or read-only database (or any refused input) is one sentence, nev
             show = presenter.presenter if paced else teacher.presenter
             st.fragment(show, run_every=presenter.REFRESH_SECONDS if paced else 5)(store, session)
             if st.button(_("Exit presenter view"), key="classroom_exit_presenter", type="tertiary"):
-                st.session_state["classroom_presenting"] = False
+                teacher.leave_presenter(session.code)
                 st.rerun()
             st.stop()
 

@@ -45,6 +45,8 @@ if live_run.take_landing():  # a new live run opens on its finished text, then i
     start = trace.num_steps
 select_trace(trace, trace_id, start)
 trace_summary(trace)
+if source == "live":
+    live_run.compare_with_preset(trace)  # a preset's measured figures next to this run's
 render_player(trace, trace_id, on_position=lambda pos: inputs.write_url(source, example, settings, pos))
 st.download_button(_("Download this trace (JSON)"), trace.to_json(), mime="application/json",
                    file_name=f"specviz-{trace_id.replace(':', '-')}.json", key="playground_download",

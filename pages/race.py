@@ -5,9 +5,9 @@ import streamlit as st
 from specviz.i18n import _
 from specviz.timeline import RaceRounds
 from specviz.ui.frame import route_through_app
-from specviz.ui.race_inputs import example_picker, live_settings, source_picker
-from specviz.ui.race_live import RESULT_KEY, ROUNDS, measure_race
-from specviz.ui.race_settings import init_from_url, write_url
+from specviz.ui.race_inputs import example_picker, live_settings, race_estimate, source_picker
+from specviz.ui.race_live import RESULT_KEY, measure_race
+from specviz.ui.race_settings import ROUNDS_BY_PAIR, init_from_url, write_url
 from specviz.ui.race_view import render_race
 from specviz.ui.runs import start_live_run
 
@@ -31,20 +31,24 @@ if source_picker() == "example":
 else:
     settings = live_settings()  # a RunSpec, or the sentence that says why these settings cannot run
     live = st.session_state.get(RESULT_KEY)
+    rounds = ROUNDS_BY_PAIR.get(st.session_state.get("race_pair"), 3)
+    estimate = None if isinstance(settings, str) else race_estimate(settings, rounds)
+    if estimate:
+        st.caption(estimate)
     if st.button(_("Run the race"), key="race_run", type="primary") or st.session_state["race_linked"]:
         st.session_state["race_linked"] = False
         try:  # every press measures anew (never a cached timing); a second press within the cooldown is refused
             if isinstance(settings, str):
                 raise ValueError(settings)
             start_live_run(settings)
-            live = st.session_state[RESULT_KEY] = measure_race(settings)
+            live = st.session_state[RESULT_KEY] = measure_race(settings, rounds)
         except ValueError as exc:
             st.error(str(exc))
             live = None if isinstance(settings, str) else live  # too soon after the last press: the last race stays
     if live is None:
         if not isinstance(settings, str):
             st.info(_("Pick the models and settings, then press **Run the race**: both lanes run {rounds} times, "
-                      "interleaved, and the page shows the median and the spread.", rounds=ROUNDS))
+                      "interleaved, and the page shows the median and the spread.", rounds=rounds))
     elif live.settings != settings:
         st.caption(_("The settings changed since this race ran: press **Run the race** to run them."))
 write_url()

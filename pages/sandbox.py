@@ -20,7 +20,7 @@ step = view.compute(p, q, temperature)
 if step is not None:
     with right:
         view.render_numbers(step)
-        show(view.pq_figure(step), "sandbox_pq_chart", numbers=False)
-    show(view.split_figure(step), "sandbox_split_chart", numbers=False)
+        show(view.pq_figure(step), "sandbox_pq_chart")
+    show(view.split_figure(step), "sandbox_split_chart")
     st.subheader(_("Many steps: is the output p?"))
     view.render_simulation(p, q, temperature, step)

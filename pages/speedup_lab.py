@@ -13,6 +13,7 @@ from specviz.ui import speedup_verdict as verdict
 from specviz.ui import speedup_view as view
 from specviz.ui.frame import route_through_app
 from specviz.ui.runs import get_pair
+from specviz.ui.step_view import dtype_text
 
 route_through_app()
 
@@ -72,6 +73,7 @@ if top:
     m3.metric(_("α (measured)"), top["alpha"], help=_(view.DEFINITIONS["alpha"][1]))
     m4.metric(_("c (measured)"), top["c"], help=_(view.DEFINITIONS["c"][1]))
     st.markdown(verdict.verdict(result, proposer, temperature))
+    st.caption(_("Measured in {dtype}.", dtype=dtype_text(result.machine.get("dtype"))))  # every figure's dtype
 
 (tab_k, tab_tree, tab_accept, tab_time, tab_cat, tab_policy, tab_verify, tab_hf, tab_defs) = st.tabs([
     _("Speedup vs K"), _("Chain vs tree"), _("Acceptance by position"), _("Where the time goes"), _("By category"),
@@ -80,9 +82,11 @@ if top:
 with tab_k:
     plot.show(charts.speedup_vs_k_figure(result, proposer, temperature), key="speedup_lab_k_chart")
     st.caption(_("Dots: measured. Solid line: Leviathan et al.'s prediction from the measured α and c, which assumes "
-                 "verifying K+1 tokens costs one target forward. Dashed: the same with the measured verify cost. "
-                 "Diamonds: what transformers' own assisted generation gets with the same draft and K, against its "
-                 "own model.generate."))
+                 "verifying K+1 tokens costs one target forward. Dashed: the same with the measured verify cost."))
+    if any(r["hf_assisted_speedup"] is not None
+           for r in result.rows(proposer=proposer, temperature=temperature, policy="constant")):
+        st.caption(_("Diamonds: what transformers' own assisted generation gets with the same draft and K, against "
+                     "its own model.generate."))
     st.dataframe(tables.mat_table(result, proposer, temperature), hide_index=True, width="stretch")
 
 with tab_tree:

@@ -57,7 +57,8 @@ try:
 except ValueError as exc:
     st.info(str(exc))
 
-charts.show(theory_view.heatmap_figure(c, alpha, k, points, trace_point), key="theory_heatmap", numbers=False)
+charts.show(theory_view.heatmap_figure(c, alpha, k, points, trace_point), key="theory_heatmap",
+            table=theory_view.heatmap_table(c))
 st.caption(" ".join(_(theory_view.TEXT[key]) for key in ("heatmap_caption", "heatmap_points")[:2 if points else 1]))
 
 col_a, col_b = st.columns(2)
@@ -75,17 +76,26 @@ if trace_point is not None:
                      "lower: drafts after a rejection count as drafted although they were never tested.",
                      rate=number(trace_point.acceptance_rate, 3)))
     off = trace_point.tokens_per_step - trace_point.predicted_tokens_per_step
+    chain = trace_point.tree_nodes == 0  # the formula is for a chain of K drafts: a tree is not compared with it
     t2.metric(_("Trace: tokens per step (K = {k})", k=trace_point.k), number(trace_point.tokens_per_step),
-              delta=_("{difference} vs formula", difference=("+" if off >= 0 else "-") + number(abs(off))),
-              delta_color="off")
+              delta=_("{difference} vs formula", difference=("+" if off >= 0 else "-") + number(abs(off)))
+              if chain else None, delta_color="off")
     if trace_point.c is not None:
         t3.metric(_("Trace: c estimate"), number(trace_point.c, 3),
                   help=_("Draft seconds per drafted token divided by target seconds per step, from the step "
                          "timings."))
-    st.caption(_("The formula with α = {alpha} and K = {k} predicts {tokens} tokens per step. The last step of a run, "
-                 "cut short by EOS or the token limit, pulls the measured number down a little.",
-                 alpha=number(trace_point.alpha, 3), k=trace_point.k,
-                 tokens=number(trace_point.predicted_tokens_per_step)))
+    if chain:
+        st.caption(_("The formula with α = {alpha} and K = {k} predicts {tokens} tokens per step. It assumes each "
+                     "draft is kept independently with chance α; real acceptance clusters (a run of easy tokens is "
+                     "kept whole, a hard one fails at once), and the last step, cut short by EOS or the token limit, "
+                     "emits fewer, so the two differ in either direction.",
+                     alpha=number(trace_point.alpha, 3), k=trace_point.k,
+                     tokens=number(trace_point.predicted_tokens_per_step)))
+    else:
+        st.caption(_("This trace drafted trees of {nodes} nodes (depth {k}). The formula above is for a chain of K "
+                     "drafts, so it is not compared: a tree offers several candidates at each depth and keeps a "
+                     "longer prefix than a chain of the same depth at the same α (the Speedup lab measures trees "
+                     "against chains).", nodes=trace_point.tree_nodes, k=trace_point.k))
 if points:
     charts.show(theory_view.predicted_vs_measured_figure(points), key="theory_measured")
     st.caption(_("{n} benchmark runs from assets/benchmarks/, each predicted at its own α, K and c.", n=len(points)))

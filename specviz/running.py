@@ -166,7 +166,7 @@ def run(spec: RunSpec, *, pair: Pair | None = None, input_ids: list[int] | None 
     engine.setdefault("tree", TreeShape(spec.tree_nodes, spec.tree_width))
     trace = decode(pair.target, proposer, ids, generation_settings(spec), tokenizer=pair.tokenizer,
                    draft_length=draft_length, **engine)
-    trace.meta.update(pair=spec.pair, proposer=proposer.name, chat=spec.chat, prompt=spec.prompt)
+    trace.meta.update(pair=spec.pair, proposer=proposer.name, chat=spec.chat, prompt=spec.prompt, **_numerics(pair))
     return trace
 
 
@@ -177,5 +177,14 @@ def run_target_only(spec: RunSpec, *, pair: Pair | None = None, input_ids: list[
     ids = input_ids if input_ids is not None else prompt_ids(spec, pair)
     trace = decode(pair.target, TargetOnly(), ids, generation_settings(spec, speculative=False), mode="autoregressive",
                    tokenizer=pair.tokenizer, **engine)
-    trace.meta.update(pair=spec.pair, proposer="none", chat=spec.chat, prompt=spec.prompt)
+    trace.meta.update(pair=spec.pair, proposer="none", chat=spec.chat, prompt=spec.prompt, **_numerics(pair))
     return trace
+
+
+def _numerics(pair: Pair) -> dict[str, str]:
+    """The dtype and device a run computed in, for its trace's meta: every figure shows them (float32 = exact,
+    bfloat16 = lossless only up to numerics)."""
+    try:
+        return {"dtype": str(pair.dtype).removeprefix("torch."), "device": str(pair.device)}
+    except (StopIteration, AttributeError):  # a stand-in pair without parameters (tests)
+        return {}

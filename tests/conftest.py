@@ -21,6 +21,10 @@ TEST_DEVICE = os.environ.get("SPECVIZ_TEST_DEVICE", "").strip() or "cpu"
 if not TEST_DEVICE.startswith("cuda"):
     os.environ["CUDA_VISIBLE_DEVICES"] = ""
 
+# The app loads SmolLM2 in the background when it starts (specviz.ui.runs.preload). Not in tests: AppTests of app.py
+# and every browser test's server would each load it on the shared cores. The tests of the preload itself set it on.
+os.environ.setdefault("SPECVIZ_PRELOAD", "0")
+
 # fixture name -> the marker every test that uses it gets
 FIXTURE_MARKS = {"smollm": "model"}
 

@@ -5,6 +5,8 @@ reveal, and every answer must be stored once. Needs `chromium` on PATH (`make br
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from test_phone import PIN, base, browser, classroom_db  # noqa: F401 - module-scoped fixtures: a server, a browser
 
@@ -74,3 +76,31 @@ def test_a_teacher_and_two_students_run_a_question_through_both_rounds(browser, 
     for page in (teacher, *phones):
         assert page.locator('[data-testid="stException"]').count() == 0
         page.context.close()
+
+
+def test_the_teacher_keeps_the_teacher_view_after_the_presenter_view(browser, base, classroom_db):  # noqa: F811
+    """Issue 27 item 1, reproduced twice in Chromium: after "Exit presenter view" the *I am* switch showed "a
+    student", and the next click dropped the teacher onto the join form and stripped as=teacher&session= from the
+    URL."""
+    session = PacedStore(classroom_db).create_paced_session(load_bank().questions[:2], "Presenter round trip")
+    page = browser.new_context(viewport=DESK).new_page()
+    page.context.set_default_timeout(90_000)
+    page.goto(base)
+    wait_for_app(page, 120)
+    unlock_teacher(page, base, PIN)
+    page.get_by_label("Session").click()
+    page.get_by_role("option", name=re.compile(session.code)).click()
+    wait_for_app(page)
+    page.get_by_role("button", name="Presenter view (for the projector)").click()
+    page.get_by_role("button", name="Exit presenter view").wait_for()
+    page.wait_for_timeout(4000)  # the presenter view refreshes on its own a few times
+    page.get_by_role("button", name="Exit presenter view").click()
+    page.get_by_role("radiogroup").first.wait_for()
+    wait_for_app(page)
+    teacher = page.get_by_role("radio", name="the teacher")
+    assert teacher.is_checked(), "the I am switch no longer says the teacher"
+    assert "as=teacher" in page.url and f"session={session.code}" in page.url, page.url
+    page.get_by_role("button", name=re.compile("^End session")).click()  # the next click: still the teacher
+    wait_for_app(page)
+    assert teacher.is_checked() and "as=teacher" in page.url and page.get_by_label("Your display name").count() == 0
+    page.context.close()

@@ -109,6 +109,10 @@ def test_a_student_follows_the_pushes_with_no_feedback_until_the_reveal(db):
     at.run()
     assert [s.value for s in at.success] == ["Correct."] and SINGLE.explanation in [i.value for i in at.info]
     assert any("round 1:" in c.value and "✗" in c.value and "✓" in c.value for c in at.caption)
+    store.close_session(session.code)  # issue 27 item 1: students were not told the session had ended
+    at.run()
+    assert [s.value for s in at.success][0] == "This session has ended. Thank you for taking part!"
+    assert "Correct." in [s.value for s in at.success]  # the last answer stays readable under it
 
 
 def test_submitting_nothing_is_one_sentence_and_a_late_round_one_answer_is_not_counted(db):

@@ -351,3 +351,25 @@ def test_an_ordering_question_is_answered_by_tapping_items_in_order(db):
     at.button(key="classroom_submit").click().run()
     assert not at.exception and any("Correct" in s.value for s in at.success)
     assert ClassroomStore(db).answers(student.token)[ordering.id] == (list(ordering.answer), True)
+
+
+def test_the_teacher_view_survives_the_presenter_view(db):
+    """Issue 27 item 1: after "Exit presenter view" the *I am* switch showed "a student", and the next click dropped
+    the teacher on the join form and stripped as=teacher&session= from the URL."""
+    at = _as_teacher(PIN)
+    at.button(key="classroom_start").click().run()
+    code = at.session_state["classroom_session"]
+    present = next(b for b in at.button if b.label.startswith("Present"))
+    present.click().run()
+    assert not at.exception and "Exit presenter view" in _labels(at)
+    assert at.query_params["as"] == "teacher" and at.query_params["session"] == code
+    at.run()  # the presenter view refreshes: no role radio, no session box drawn in these runs
+    at.run()
+    at.button(key="classroom_exit_presenter").click().run()
+    assert not at.exception
+    assert at.radio(key="classroom_role").value == "the teacher"
+    assert at.session_state["classroom_session"] == code and "Exit presenter view" not in _labels(at)
+    assert at.query_params["as"] == "teacher" and at.query_params["session"] == code
+    at.run()  # the next click still finds the teacher's dashboard, not the join form
+    assert at.radio(key="classroom_role").value == "the teacher" and "Start the session" in _labels(at)
+    assert at.query_params["as"] == "teacher" and at.query_params["session"] == code

@@ -126,9 +126,10 @@ def test_charts_have_no_toolbar_over_titles_and_stay_out_of_the_tab_order(browse
 
 def test_chart_numbers_are_readable_without_hovering(browser, base):
     page = _open(browser, base, "/theory")
-    page.get_by_text(charts.NUMBERS_LABEL).first.click()
+    page.locator('[data-testid="stExpander"] summary').filter(has_text=charts.NUMBERS_LABEL).first.click()
     page.wait_for_timeout(800)
-    assert page.locator('[data-testid="stDataFrame"]').count() >= 1
+    table = page.locator('[data-testid="stExpander"] table').first  # a real table: a screen reader reads it too
+    assert table.is_visible() and table.locator("th").count() >= 2
     page.context.close()
 
 
@@ -198,3 +199,28 @@ def test_the_playground_step_buttons_leave_the_output_on_the_first_screen(browse
     top, output = min(b["y"] for b in boxes), page.get_by_text("The output so far").first.bounding_box()["y"]
     assert output - top < PHONE["height"], "the output starts more than a screen below the step buttons"
     _shot(page, "playground-phone.png")
+
+
+def test_next_step_on_a_phone_brings_the_step_into_view(browser, base):
+    """Issue 27 item 10: on a 390 px phone the step's result was about two screens below the buttons; after Next
+    the page scrolls to the revealed step, whose charts show their titles whole."""
+    page = _open(browser, base, "/playground?source=example&example=toy-draft")
+    for _ in range(2):
+        page.get_by_role("button", name=re.compile("^Next step")).first.tap()
+        page.wait_for_timeout(600)
+        wait_for_app(page)
+    page.wait_for_timeout(800)
+    headline = page.get_by_text(re.compile(r"^Step 2 ·")).first
+    box = headline.bounding_box()
+    header = page.locator('[data-testid="stHeader"]').bounding_box()
+    assert box is not None and header["y"] + header["height"] <= box["y"] < PHONE["height"] / 2, \
+        f"the step headline is at {box}, under a header ending at {header['y'] + header['height']}"
+    titles = page.locator(".js-plotly-plot .gtitle")
+    assert titles.count() >= 2
+    clipped = titles.evaluate_all("""els => els.filter(t => { const r = t.getBoundingClientRect();
+        const plot = t.closest('.js-plotly-plot').getBoundingClientRect();
+        return r.right > plot.right + 1 || r.left < plot.left - 1; }).map(t => t.textContent)""")
+    assert not clipped, f"chart titles cut off on a phone: {clipped}"
+    _no_page_overflow(page)
+    _shot(page, "phone-playground-step.png")
+    page.context.close()

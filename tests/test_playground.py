@@ -524,3 +524,52 @@ def test_a_live_run_waiting_for_the_model_says_how_many_are_ahead(monkeypatch):
     no_problems(at)
     assert told and told[0] == 1  # one run (the thread's) held the model first
     assert at.session_state["trace"].num_tokens == 8
+
+
+def test_a_preset_keeps_the_students_own_prompt_and_says_so():
+    """Issue 27 item 5: pressing a preset silently replaced the student's own prompt."""
+    at = page()
+    at.radio(key="playground_source").set_value("live").run()
+    at.text_area(key="playground_prompt").input("Why do cats purr?").run()
+    at.button(key="playground_preset_question").click().run()
+    assert at.text_area(key="playground_prompt").value == "Why do cats purr?"
+    assert at.selectbox(key="playground_proposer").value == "eagle"  # the preset's settings are in
+    assert any("your own prompt stays" in i.value for i in at.info)
+    at.button(key="playground_use_preset_prompt").click().run()
+    assert at.text_area(key="playground_prompt").value == "Explain owls using an analogy."
+    assert not any("your own prompt stays" in i.value for i in at.info)
+    at.button(key="playground_preset_copy").click().run()  # a preset's own prompt is replaced, as before
+    assert at.text_area(key="playground_prompt").value.startswith("Copy this paragraph exactly")
+    no_problems(at)
+
+
+def test_a_run_from_a_preset_is_compared_with_the_presets_measured_figure():
+    """Issue 27 item 5: the EAGLE preset promised 'about one step in two gains a token'; on another prompt a run
+    kept 5 of 106 drafts. The preset states its measured figure, and a run from it says how it compares."""
+    from specviz.examples import load_example
+    from specviz.ui.playground_settings import PRESETS
+
+    assert "23 of 71" in PRESETS["question"][1] and "one step in two" not in PRESETS["question"][1]
+
+    def script():
+        import streamlit as st
+
+        from specviz.examples import load_example
+        from specviz.ui import playground_live
+
+        trace = load_example("toy-draft")[0]
+        trace.settings.update(proposer="eagle", temperature=0.0)
+        trace.meta["prompt"] = st.session_state.get("prompt_used", "Explain owls using an analogy.")
+        st.session_state["playground_preset"] = "question"
+        playground_live.compare_with_preset(trace)
+
+    at = AppTest.from_function(script, default_timeout=30)
+    at.run()
+    trace = load_example("toy-draft")[0]
+    kept, drafted = sum(s.n_accepted for s in trace.steps), sum(s.n_drafted for s in trace.steps)
+    shown = at.caption[0].value
+    assert f"This run: {kept} of {drafted} drafts kept" in shown and "23 of 71" in shown
+    assert "not the preset's" not in shown
+    at.session_state["prompt_used"] = "Why do cats purr?"
+    at.run()
+    assert "Your prompt is not the preset's" in at.caption[0].value

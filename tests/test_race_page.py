@@ -267,3 +267,18 @@ def test_in_a_browser_a_second_press_measures_again(tmp_path):
         assert second_time != first_time and second_rounds != first_rounds
         assert page.locator('[data-testid="stException"], [data-testid="stAlertContentError"]').count() == 0
         page.screenshot(path=str(tmp_path / "race-again.png"))
+
+
+def test_switching_to_smollm2_races_greedy_shorter_and_says_how_long_first():
+    """Issue 27 item 3: a live race on SmolLM2 at T = 1.00 (word salad) with 3 rounds of 48 tokens took 289 s and
+    ended with no conclusion. Picking the real model sets T = 0 and 32 tokens, races 2 rounds, and the page gives a
+    time estimate (from the recorded examples' speed) before anything runs."""
+    at = _app(race_source="live")  # a live link runs its (toy) race once at once
+    assert at.slider(key="race_temperature").value == 1.0  # the toy pair: sampling shows every kind of token
+    at.selectbox(key="race_pair").set_value("default").run()
+    assert not at.exception
+    assert at.slider(key="race_temperature").value == 0.0 and at.slider(key="race_max_new").value == 32
+    estimate = next(c.value for c in at.caption if c.value.startswith("Estimate: about"))
+    assert "2 rounds of both lanes, 32 tokens each" in estimate and "tokens/s target-only" in estimate
+    linked = _app(race_pair="default")  # a link naming the real model but no temperature (not run: an example)
+    assert linked.session_state["race_temperature"] == 0.0 and linked.session_state["race_max_new"] == 32

@@ -176,3 +176,52 @@ def test_a_visitor_who_waits_too_long_gets_one_sentence_and_leaves_the_queue():
     holder.join()
     with turns.take(timeout=1):  # and the next visitor gets the model at once
         pass
+
+
+def test_the_app_preloads_the_default_pair_once_and_says_so_meanwhile(monkeypatch):
+    """Issue 27 item 2: the first live run waited 25 s for the model. The app starts loading it in the background
+    when it starts (once per server), and the sidebar says so until it is loaded."""
+    import threading
+
+    from specviz.running import PairCache
+    from specviz.ui import runs
+
+    release, loads = threading.Event(), []
+
+    def slow_loader(name):
+        loads.append(name)
+        release.wait(10)
+        return object()
+
+    monkeypatch.setattr(runs, "PAIRS", PairCache(loader=slow_loader))
+    monkeypatch.setattr(runs, "_PRELOAD", {})
+    monkeypatch.setattr(runs, "_LOAD_SECONDS", {})
+    monkeypatch.setenv("SPECVIZ_PRELOAD", "0")
+    assert runs.preload() is False and runs.preload_note() is None  # off when asked
+    monkeypatch.setenv("SPECVIZ_PRELOAD", "1")
+    assert runs.preload() is True
+    assert runs.preload() is False  # once per server
+    assert "in the background" in runs.preload_note()
+    release.set()
+    got = runs.PAIRS.get("default")  # a page asking meanwhile waits for the same load, not a second one
+    assert got is runs.PAIRS.loaded("default") and loads == ["default"]
+    for _ in range(100):
+        if "default" in runs._LOAD_SECONDS:
+            break
+        threading.Event().wait(0.02)
+    assert runs.preload_note() is None
+
+
+def test_every_run_records_its_dtype_and_the_pages_show_it(toy):
+    """Issue 27 item 4: live runs are bfloat16 on a CPU that has it, yet no caption said so. A run's trace records
+    the dtype and device it computed in, and the Playground's settings line and the race's caption name it with what
+    it means for exactness."""
+    from specviz.examples import load_example
+    from specviz.ui.step_view import dtype_text, settings_line
+
+    spec = RunSpec(pair="toy", prompt="the cat", max_new_tokens=8, k=3)
+    for trace in (run(spec, pair=toy), run_target_only(spec, pair=toy)):
+        assert trace.meta["dtype"] == "float32" and trace.meta["device"] == "cpu"
+        assert "float32 (exact)" in settings_line(trace)
+    assert "float32 (exact)" in settings_line(load_example("toy-draft")[0])  # the examples are recorded in float32
+    assert "near-tie can flip" in dtype_text("bfloat16") and dtype_text(None) == "dtype not recorded"

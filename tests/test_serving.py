@@ -191,6 +191,7 @@ def test_the_page_without_a_server_says_so_in_one_sentence():
     at = _page("http://127.0.0.1:9")
     assert not at.exception
     assert [w.value for w in at.warning] and all("Nothing is listening" in w.value for w in at.warning)
+    assert not any("`" in w.value for w in at.warning)  # issue 27 item 11: no literal backticks on the page
     assert not at.error
 
 
@@ -292,3 +293,18 @@ def test_every_recorded_speculating_scrape_is_consistent():
         assert sum(s.accepted_per_position) == pytest.approx(s.accepted), name
         assert list(s.accepted_per_position) == sorted(s.accepted_per_position, reverse=True), name
         assert s.draft_tokens == pytest.approx(4 * s.drafts), name  # vLLM drafts K every step for these methods
+
+
+def test_the_committed_sweep_comments_a_gain_that_rises_at_sixteen_streams():
+    """Issue 27 item 8: n-gram's gain rose at 16 streams (1.15x -> 1.60x on the copy prompt) with no comment, on a
+    level of 16 requests (one wave), while the caption said '8 requests a level'."""
+    from specviz.serving.results import ServingResult
+    from specviz.ui.serving_sweep import rising_gain
+
+    result = ServingResult.load(ROOT / "assets" / "benchmarks" / "serving" / "cpu-smollm2.json")
+    text = rising_gain(result, "ngram", "copy")
+    assert text is not None and "16 streams" in text and "sent 16 requests" in text and "measured once" in text
+    assert rising_gain(result, "eagle", "copy") is None  # flat: 0.68x, 0.67x, 0.67x
+    at = AppTest.from_file(str(ROOT / "pages" / "serving.py"), default_timeout=60).run()
+    shown = " ".join(m.value for m in at.markdown) + " ".join(c.value for c in at.caption)
+    assert "the gain rises again at 16 streams" in shown and "at least one per stream" in shown

@@ -55,6 +55,8 @@ def test_page_opens_on_the_committed_results():
     assert [c.key for c in at.get("plotly_chart")] == [f"speedup_lab_{name}_chart" for name in
                                                        ("k", "accept", "time", "cat", "verify")]
     assert [m.label for m in at.metric] == ["Best speedup", "at K", "α (measured)", "c (measured)"]
+    measured_in = [c.value for c in at.caption if c.value.startswith("Measured in ")]  # issue 27 item 4: the dtype
+    assert measured_in and any(d in measured_in[0] for d in ("float32", "bfloat16", "dtype not recorded"))
     for source in at.selectbox(key="speedup_lab_source").options:  # every committed file, every proposer
         at.selectbox(key="speedup_lab_source").set_value(source).run()
         _ok(at)
@@ -198,7 +200,8 @@ def test_figure_table_lists_every_point_of_bars_and_lines():
     table = plot.figure_table(fig)
     assert table.to_dict("records") == [{"kind": "a", "bars": "1", "sideways": "3", "line": "–"},
                                         {"kind": "b", "bars": "2.5", "sideways": "–", "line": "0.123"}]
-    assert plot.figure_table(go.Figure(go.Heatmap(z=[[1]]))) is None
+    assert plot.figure_table(go.Figure(go.Heatmap(z=[[1]]))).to_dict("records") == [{"y": "0", "0": "1"}]
+    assert plot.figure_table(go.Figure(layout={"title": "nothing drawn"})) is None
 
 
 @pytest.fixture(scope="module")

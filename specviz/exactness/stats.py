@@ -112,11 +112,11 @@ class ChiSquareResult:
         p_value = significant(self.p_value)
         if self.p_value < 1e-3:
             return _("Not the target distribution: a gap this large would happen by chance less than once in a "
-                     "thousand runs (p = {p_value}).", p_value=p_value)
+                     "thousand runs (chi-square p-value {p_value}).", p_value=p_value)
         if self.p_value < 1e-2:
-            return _("Borderline (p = {p_value}): suspicious but not conclusive; draw more samples.", p_value=p_value)
+            return _("Borderline (chi-square p-value {p_value}): suspicious but not conclusive; draw more samples.", p_value=p_value)
         return _("Consistent with the target distribution: the differences are the size chance produces "
-                 "(p = {p_value}).", p_value=p_value)
+                 "(chi-square p-value {p_value}).", p_value=p_value)
 
 
 def chi_square_test(counts: torch.Tensor | Sequence[int], probs: torch.Tensor | Sequence[float],

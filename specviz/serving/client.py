@@ -115,7 +115,8 @@ def _open(request: urllib.request.Request, timeout: float) -> bytes:
         if isinstance(reason, (TimeoutError, socket.timeout)):
             raise ServerError(_("{url} did not answer within {seconds} s.", url=url, seconds=format(timeout, "g"))) from None
         if isinstance(reason, ConnectionRefusedError):
-            raise ServerError(_("Nothing is listening at {url}: is the server running (`make serve`)?", url=url)) from None
+            raise ServerError(_("Nothing is listening at {url}: is the server running (start one with make serve)?",
+                                url=url)) from None  # plain text: the page escapes it, so no backticks
         if isinstance(reason, socket.gaierror):
             raise ServerError(_("The host in {url} is unknown: check the address.", url=url)) from None
         raise ServerError(_("Cannot reach {url}: {reason}.", url=url, reason=reason)) from None

@@ -58,10 +58,10 @@ def student_paced(store: PacedStore, student: Student) -> None:
 def current_question(store: PacedStore, student: Student) -> None:
     session = store.session(student.code)
     push = store.current(student.code)
+    if session.closed:  # said first, whatever the last question's state: the student stops waiting
+        st.success(_(TEXT["ended"]), icon=":material/flag:")
     if push is None:
-        if session.closed:
-            st.success(_(TEXT["ended"]))
-        else:
+        if not session.closed:
             st.info(_(TEXT["waiting"]), icon=":material/hourglass_top:")
         return
     st.markdown(_(TEXT["question"], number=push.number, round=push.round))
@@ -72,7 +72,7 @@ def current_question(store: PacedStore, student: Student) -> None:
     if push.revealed:
         _revealed(shown, mine)
     elif session.closed:
-        st.success(_(TEXT["ended"]))
+        pass  # said above
     elif push.round in mine:
         st.info(_(TEXT["held"], answer=escape_markdown(answer_text(mine[push.round][0]))),
                 icon=":material/how_to_vote:")

@@ -30,6 +30,7 @@ ACTIVE = "classroom_paced_active"  # session key: the open teacher-paced session
 
 # English messages, shown with `_()` (specviz.i18n)
 TEXT = {
+    "chart_name": N_("How the class answered: students per choice, each round"),
     "search": N_("Find a question"),
     "search_hint": N_("a word from the question or its concept, e.g. residual"),
     "none_found": N_("No question in this session matches “{text}”."),
@@ -128,7 +129,7 @@ def live_panel(store: PacedStore, session: Session) -> None:
             if _act(store.reveal, session.code):
                 st.rerun()
     show(distribution_figure(store.distribution(push, get_language()), push.round, push.revealed),
-         f"paced_chart_{push.id}", numbers=False)
+         f"paced_chart_{push.id}", name=_(TEXT["chart_name"]))
     with st.expander(_(TEXT["who"], answered=answered, students=students)):
         done = {(rnd, name) for rnd, name, *_ in store.round_answers(push)}
         st.dataframe([{_("name"): s.name, **{_(TEXT["round_n"], n=r): "✓" if (r, s.name) in done else "–"

@@ -31,6 +31,7 @@ CHART_HEIGHT = 660  # with the status line and a two-line question, the view fit
 
 # English messages, shown with `_()` (specviz.i18n)
 TEXT = {
+    "chart_name": N_("How the class answered: students per choice, each round"),
     "join": N_("Scan to join, or open"),
     "qr_alt": N_("QR code of the join link"),
     "waiting": N_("The first question appears here when it is pushed."),
@@ -122,7 +123,8 @@ def presenter(store: PacedStore, session: Session) -> None:
         with st.container(key="paced_present_q"):
             st.markdown(question.prompt)
         show(distribution_figure(store.distribution(push, get_language()), push.round, push.revealed, font_size=22,
-                                 height=CHART_HEIGHT), f"paced_present_chart_{push.id}", numbers=False)
+                                 height=CHART_HEIGHT), f"paced_present_chart_{push.id}",
+             name=_(TEXT["chart_name"]))
     if push.revealed:
         with side.container(key="paced_present_answer"):
             st.markdown(f"**{answer_sentence(question)}**")

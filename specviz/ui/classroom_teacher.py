@@ -129,6 +129,16 @@ def role_from_url() -> None:
         st.session_state["classroom_role"] = ROLES[1]
 
 
+def leave_presenter(code: str) -> None:
+    """Back from the presenter view to the teacher's dashboard of session `code`. The role switch and the session
+    box were not drawn while presenting, so Streamlit forgot their values (the switch came back as "a student" and
+    the next click dropped the teacher on the join form): they are set again here, before they are drawn."""
+    st.session_state["classroom_presenting"] = False
+    st.session_state["classroom_role"] = ROLES[1]
+    st.session_state["classroom_session"] = code
+    st.query_params[ROLE_PARAM], st.query_params[SESSION_PARAM] = TEACHER_ROLE, code
+
+
 def role_to_url(role: str) -> None:
     if role == ROLES[1]:
         st.query_params[ROLE_PARAM] = TEACHER_ROLE

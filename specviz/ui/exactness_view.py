@@ -234,8 +234,8 @@ def render_samples(result: LabResult, rule_label: str, drift: float | None) -> N
     m3.metric(_("TV distance to p (target-only)"),
               number(exactness.tv_distance(plain_counts, result.exact_probs), 4))
     h1, h2 = st.columns(2)
-    show(histogram_figure(result, rule_label), "exact_histogram", h1, numbers=False)
-    show(tv_figure(result, drift), "exact_tv", h2, numbers=False)
+    show(histogram_figure(result, rule_label), "exact_histogram", h1)
+    show(tv_figure(result, drift), "exact_tv", h2)
     h2.caption(_("Exact sampling gets closer like 1/√N (the dashed line); a lossy rule levels off at its drift."))
 
 
@@ -325,5 +325,4 @@ def render_decomposition(dists: StepDistributions, session_trace: object) -> Non
                   "norm(max(0, p − q)). Together they are exactly p; orange diamonds show q."))
     if note:
         d1.caption(note)
-    show(decomposition_figure(bar_labels, decomposition, draft_probs, alpha_text), "exact_decomposition", d2,
-         numbers=False)
+    show(decomposition_figure(bar_labels, decomposition, draft_probs, alpha_text), "exact_decomposition", d2)

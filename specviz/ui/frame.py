@@ -11,6 +11,7 @@ from __future__ import annotations
 import streamlit as st
 
 from specviz.i18n import DEFAULT_LANGUAGE, LANGUAGES, N_, _, language_code, set_language
+from specviz.ui import accessibility
 
 LANG_PARAM = "lang"
 LANG_KEY = "specviz_language"
@@ -51,14 +52,21 @@ def keep_language_in_url() -> None:
 
 
 def shared_sidebar() -> None:
-    """The language switch and the notation legend, shown on every page."""
+    """The language switch and the notation legend, shown on every page, and the page's accessibility repairs."""
+    from specviz.ui import runs  # here, not at import: the library's models load only when the app runs
+
+    runs.preload()  # the default pair, in the background: the first live run starts without the model's wait
     with st.sidebar:
+        accessibility.install()
         st.selectbox("Language · Idioma", list(LANGUAGES), format_func=LANGUAGES.get, key=LANG_KEY,
                      on_change=_language_changed)
         if st.session_state.pop("specviz_language_warning", False):
             st.caption(_("The language in the link is not one specviz speaks; it opened in {language}.",
                          language=LANGUAGES[st.session_state[LANG_KEY]]))
         st.caption(_(LEGEND))
+        note = runs.preload_note()
+        if note:
+            st.caption(note)
 
 
 def _language_changed() -> None:

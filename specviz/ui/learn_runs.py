@@ -18,7 +18,7 @@ from specviz.exactness.sandbox import SandboxSamples, sandbox_step, simulate
 from specviz.i18n import N_, _, number
 from specviz.learn import Lesson
 from specviz.ui import overview_view, proposers_view, sandbox_view
-from specviz.ui.charts import localize
+from specviz.ui.charts import show
 from specviz.ui.predict import Predictor
 from specviz.ui.step_view import render_step
 from specviz.ui.tokens import decision_chips
@@ -94,8 +94,7 @@ def exactness(lesson: Lesson) -> None:
     step = sandbox_step(sandbox_view.DEFAULT_P, sandbox_view.DEFAULT_Q, 1.0)
     samples = _samples(name, n)
     st.caption(_(TEXT["samples"], n=number(n, 0)))
-    st.plotly_chart(localize(sandbox_view.samples_figure(step, samples, name, n)), key="learn_samples",
-                    width="stretch")
+    show(sandbox_view.samples_figure(step, samples, name, n), "learn_samples")
     # in words, not the test's p-value: this lesson's p is the target's probabilities
     (st.success if samples.verdict.consistent else st.error)(_(TEXT["match" if samples.verdict.consistent else "off"]))
 

@@ -21,7 +21,7 @@ from specviz.learn import Lesson
 from specviz.quiz import FORMULAS
 from specviz.trace import Decision
 from specviz.ui import proposers_view
-from specviz.ui.charts import localize
+from specviz.ui.charts import show
 from specviz.ui.step_figures import accept_strip_figure
 
 TEXT = {  # English messages, translated with `_()` where they are shown
@@ -71,7 +71,7 @@ TEXT = {  # English messages, translated with `_()` where they are shown
 def _chart(fig: go.Figure, key: str, title: str, x: str, y: str) -> None:
     fig.update_layout(title=title, height=280, margin=dict(l=10, r=10, t=40, b=10), xaxis_title=x, yaxis_title=y,
                       showlegend=False)
-    st.plotly_chart(localize(fig), key=key, width="stretch")
+    show(fig, key)
 
 
 def bandwidth(lesson: Lesson) -> None:
@@ -94,7 +94,7 @@ def rule(lesson: Lesson) -> None:
     u = right.slider(_(TEXT["u"]), 0.0, 0.99, 0.3, 0.01, key="learn_u")
     a = min(1.0, p / q)
     d = Decision(0, 0, "x", q, p, p / q, a, u, u < a, True)
-    st.plotly_chart(localize(accept_strip_figure(d)), key="learn_strip", width="stretch")
+    show(accept_strip_figure(d), "learn_strip")
     st.markdown(_(TEXT["rule_kept" if d.accepted else "rule_dropped"], a=number(a), u=number(u)))
 
 

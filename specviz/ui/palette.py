@@ -84,7 +84,7 @@ _LOOKS: dict[Kind, tuple[str, str, str, str, str, bool]] = {
     TokenKind.RECOVERED: (N_("recovered"), "↻", REDDISH_PURPLE, "#F4E1EC", "#5E2148", False),
     TokenKind.BONUS: (N_("bonus"), "★", SKY_BLUE, "#DCEFFA", "#0B3C5D", False),
     TokenKind.TARGET: (N_("target"), "•", GREY, "#ECECEC", "#222222", False),
-    DisplayState.NOT_REACHED: (N_("not reached"), "·", LIGHT_GREY, "#F6F6F6", "#8A8A8A", True),
+    DisplayState.NOT_REACHED: (N_("not reached"), "·", LIGHT_GREY, "#F6F6F6", "#5E5E5E", True),
     DisplayState.DRAFTED: (N_("drafted"), "?", BLACK, "#FFFFFF", "#222222", False),
 }
 _MEANINGS: dict[Kind, str] = {

@@ -11,7 +11,7 @@ import hashlib
 
 import streamlit as st
 
-from specviz.i18n import _
+from specviz.i18n import _, number
 from specviz.runspec import SETTINGS, WEB_MAX_NEW_TOKENS, RunSpec
 from specviz.trace import Trace
 from specviz.ui import state as shared
@@ -56,6 +56,7 @@ def live_settings_form() -> tuple[RunSpec | str, bool]:
     was pressed."""
     state = st.session_state
     preset_buttons()
+    kept_prompt_note()
     st.text_area(_("Prompt"), key=KEYS["prompt"], height=90,
                  help=_("Your text. With the chat template on, it is sent as a user message to the instruct model."))
     c1, c2, c3 = st.columns(3)
@@ -110,11 +111,59 @@ def preset_buttons() -> None:
     st.caption(" · ".join(f"{label.split(' · ')[0]}: {_(expect)}" for label, expect, _settings in PRESETS.values()))
 
 
+PRESET_KEY = "playground_preset"  # session key: the preset pressed last (its figures are compared with the run)
+KEPT_PROMPT = "playground_kept_prompt"  # session key: the preset left the student's own prompt in place
+PRESET_PROMPTS = {settings["prompt"] for _label, _expect, settings in PRESETS.values()} | {LIVE_DEFAULTS.prompt}
+
+
 def apply_preset(name: str) -> None:
-    """Put a preset's settings into the widgets (default pair, seed 0; the other settings stay)."""
+    """Put a preset's settings into the widgets (default pair, seed 0; the other settings stay). A prompt the
+    student wrote stays (the page says so and offers the preset's); a preset's or an empty one is replaced."""
     values = {"pair": "default", "seed": 0, **PRESETS[name][2]}
+    own = str(st.session_state.get(KEYS["prompt"]) or "").strip()
+    keep = bool(own) and own not in {p.strip() for p in PRESET_PROMPTS}
+    if keep:
+        values.pop("prompt")
+    st.session_state[KEPT_PROMPT] = keep
+    st.session_state[PRESET_KEY] = name
     for setting, value in values.items():
         st.session_state[KEYS[setting]] = value
+
+
+def use_preset_prompt() -> None:
+    name = st.session_state.get(PRESET_KEY)
+    if name in PRESETS:
+        st.session_state[KEYS["prompt"]] = PRESETS[name][2]["prompt"]
+    st.session_state[KEPT_PROMPT] = False
+
+
+def kept_prompt_note() -> None:
+    """After a preset that left the student's prompt in place: say so, and offer the preset's prompt."""
+    name = st.session_state.get(PRESET_KEY)
+    if not st.session_state.get(KEPT_PROMPT) or name not in PRESETS:
+        return
+    left, right = st.columns([3, 1])
+    left.info(_(TEXT["kept_prompt"], label=_(PRESETS[name][0])), icon=":material/edit_note:")
+    right.button(_(TEXT["use_preset_prompt"]), key="playground_use_preset_prompt", on_click=use_preset_prompt)
+
+
+def compare_with_preset(trace) -> None:
+    """Under a live run started from a preset: this run's figures next to the preset's measured ones, and why a
+    different prompt keeps fewer (nothing when the settings have left the preset's)."""
+    name = st.session_state.get(PRESET_KEY)
+    if name not in PRESETS or trace.mode != "speculative":
+        return
+    preset = PRESETS[name][2]
+    s = trace.settings
+    if s.get("proposer") != preset["proposer"] or float(s.get("temperature", -1)) != float(preset["temperature"]):
+        return
+    drafted = sum(step.n_drafted for step in trace.steps)
+    kept = sum(step.n_accepted for step in trace.steps)
+    text = _(TEXT["this_run"], kept=kept, drafted=drafted, per_pass=number(trace.mean_accepted_length),
+             label=_(PRESETS[name][0]), expected=_(PRESETS[name][1]))
+    if str(trace.meta.get("prompt", "")).strip() != preset["prompt"].strip():
+        text += " " + _(TEXT["other_prompt"])
+    st.caption(text)
 
 
 def layers_input(pair: str) -> None:

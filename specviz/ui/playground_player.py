@@ -20,6 +20,7 @@ from specviz.ui.escaping import escape_markdown
 from specviz.ui.frame import speak_visitors_language
 from specviz.ui.palette import legend_html
 from specviz.ui.predict import Predictor
+from specviz.ui.accessibility import scroll_here_on_phone
 from specviz.ui.step_view import render_step
 from specviz.ui.tokens import answer_html, decision_chips, output_html
 
@@ -171,6 +172,7 @@ def _view(trace: Trace, trace_id: str, pos: int) -> None:
         st.info(_(TEXT["nothing_yet"]))
         return
     with st.container(border=True):
+        scroll_here_on_phone(f"playground-step-{pos}")  # the revealed step, not the buttons, fills the phone
         PREDICTOR.outcome(trace, trace_id, pos - 1)
         render_step(trace.steps[pos - 1], key="playground_step", stop=trace.stop_reason if pos == n else "")
 

@@ -61,13 +61,18 @@ def recommended_settings(pair: str) -> dict[str, int]:
 # shape (`recommended:` in assets/catalog.yaml, measured by `python -m specviz.scripts.tree_sweep`).
 CHAIN = {"tree_nodes": 0}
 PRESETS = {
-    "copy": (N_("1 · Copying text"), N_("n-gram lookup, greedy: most drafts are kept"),
+    "copy": (N_("1 · Copying text"), N_("n-gram lookup, greedy: most drafts are kept (measured on this prompt: 23 of "
+                                        "28, 3.9 tokens per target pass)"),
              {"proposer": "ngram", "prompt": COPY_PROMPT, "k": 4, "temperature": 0.0, **CHAIN}),
-    "question": (N_("2 · A question"), N_("the trained EAGLE drafter, greedy: about one step in two gains a token"),
+    "question": (N_("2 · A question"), N_("the trained EAGLE drafter, greedy: measured on this prompt 23 of 71 drafts "
+                                          "kept, 1.9 tokens per target pass; a prompt unlike its training data keeps "
+                                          "fewer"),
                  {"proposer": "eagle", "prompt": QUESTION_PROMPT, "k": 3, "temperature": 0.0, **CHAIN}),
-    "sampling": (N_("3 · With sampling"), N_("the same at temperature 0.7: the drafter's guesses match less often"),
+    "sampling": (N_("3 · With sampling"), N_("the same at temperature 0.7: the drafter's guesses match less often "
+                                             "(measured: 16 to 19 of about 90 kept, 1.5 to 1.7 tokens per pass)"),
                  {"proposer": "eagle", "prompt": QUESTION_PROMPT, "k": 3, "temperature": 0.7, **CHAIN}),
-    "untrained": (N_("4 · Untrained draft"), N_("a layer-skip draft nobody trained: almost every guess is rejected"),
+    "untrained": (N_("4 · Untrained draft"), N_("a layer-skip draft nobody trained: almost every guess is rejected "
+                                                "(measured: 1 or 2 of about 135 kept, 1.0 token per pass)"),
                   {"proposer": "layerskip", "prompt": QUESTION_PROMPT, "k": 3, "temperature": 0.7, "layers": 0,
                    **CHAIN}),
     "tree": (N_("5 · A draft tree"), N_("the same drafter proposing a tree of candidates, the pair's recommended "
@@ -91,6 +96,13 @@ STEP_PARAM = "step"
 TEXT = {
     "settings": N_("Prompt and settings"),
     "presets": N_("**Start from a preset.** The first shows the idea working; each next one is harder for the draft."),
+    "kept_prompt": N_("{label}: its settings are in, and your own prompt stays. The figures under the presets were "
+                      "measured on the preset's prompt."),
+    "use_preset_prompt": N_("Use the preset's prompt"),
+    "this_run": N_("This run: {kept} of {drafted} drafts kept, {per_pass} tokens per target pass. The preset "
+                   "{label} promised: {expected}."),
+    "other_prompt": N_("Your prompt is not the preset's: the drafter learned from short chat answers, so a prompt "
+                       "unlike them keeps fewer drafts."),
     "started": N_("**Running:** the target checks each step's drafts as they come; the first tokens appear in a "
                   "moment."),
     "progress": N_("Step {steps} · {tokens} of at most {limit} tokens · {kept} of {drafted} drafts kept · "

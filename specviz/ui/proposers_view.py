@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import pandas as pd
+import plotly.graph_objects as go
 import streamlit as st
 import torch
 from streamlit.errors import StreamlitAPIException
@@ -23,7 +24,9 @@ from specviz.examples import list_examples, load_example
 from specviz.exactness import one_step_distribution
 from specviz.i18n import N_, _, get_language, number
 from specviz.quiz import BANK_DIR, load_bank
+from specviz.ui import charts
 from specviz.ui.escaping import escape_markdown
+from specviz.ui.palette import BLUISH_GREEN, P_COLOR, REDDISH_PURPLE
 from specviz.ui.tokens import output_html
 
 _NODE = 'node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize=16, margin="0.15,0.06"];'
@@ -290,6 +293,16 @@ def typical_vs_exact() -> pd.DataFrame:
                          "typical acceptance": typical.tolist()}, index=list("ABCDEF"))
 
 
+def typical_figure(frame: pd.DataFrame) -> go.Figure:
+    """The typical-acceptance comparison as grouped bars, one colour per column (p in the target's blue)."""
+    colors = [P_COLOR, BLUISH_GREEN, REDDISH_PURPLE]
+    fig = go.Figure([go.Bar(x=list(frame.index), y=frame[column], name=column, marker_color=color)
+                     for column, color in zip(frame.columns, colors)])
+    fig.update_layout(barmode="group", height=260, margin=dict(l=10, r=10, t=10, b=10), xaxis_title=_("token"),
+                      yaxis_title=_("probability"), legend=dict(orientation="h", y=-0.25))
+    return fig
+
+
 TYPICAL_COLUMNS = {"p (target)": N_("p (target)"), "exact rule": N_("exact rule"),
                    "typical acceptance": N_("typical acceptance")}
 
@@ -337,8 +350,9 @@ def render_proposer(proposer: Proposer) -> None:
             st.markdown(_(TEXT[field], text=_(getattr(proposer, field))))
     if proposer.key == "medusa":
         frame = typical_vs_exact().rename(columns={k: _(v) for k, v in TYPICAL_COLUMNS.items()})
-        st.bar_chart(frame, stack=False, height=220)
         st.caption(_(TEXT["typical_caption"]))
+        charts.show(typical_figure(frame), "proposers_typical_chart",
+                    name=_("One step's output distribution: p, the exact rule and typical acceptance"))
     if proposer.example:
         with st.expander(_(TEXT["example_header"])):
             render_example(proposer.example, proposer.key)

@@ -120,9 +120,15 @@ def met_concepts() -> list[str]:
 
 
 def scope_picker(met: list[str]) -> str:
-    """"met" (the default) or "all": where the questions come from."""
-    return st.radio(_(TEXT["scope"]), list(SCOPES), horizontal=True, key="quiz_scope", help=_(TEXT["scope_help"]),
-                    format_func=lambda s: _(SCOPES[s], n=len(met)))
+    """"met" (the default) or "all": where the questions come from. The choice is kept in the URL (`?scope=all`),
+    so a reload or a shared link does not ask again."""
+    if "quiz_scope" not in st.session_state and st.query_params.get("scope") in SCOPES:
+        st.session_state["quiz_scope"] = st.query_params["scope"]
+    scope = st.radio(_(TEXT["scope"]), list(SCOPES), horizontal=True, key="quiz_scope", help=_(TEXT["scope_help"]),
+                     format_func=lambda s: _(SCOPES[s], n=len(met)))
+    if st.query_params.get("scope") != scope:
+        st.query_params["scope"] = scope
+    return scope
 
 
 def _widen() -> None:

@@ -6,14 +6,15 @@ from __future__ import annotations
 
 from typing import Any
 
+import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
-from specviz.i18n import N_, _, ngettext
+from specviz.i18n import N_, _, ngettext, percent
 from specviz.pagemap import PAGES
 from specviz.quiz import Bank, ConceptMastery, Grade, Question, QuizRun, csv_text, results_json
-from specviz.ui.charts import localize
+from specviz.ui.charts import localize, show
 
 PAGE_TITLES = {path: (title, icon) for pages in PAGES.values() for path, title, icon in pages}
 # How an option looks once the question is graded (a badge before the option's own text; the badges are fixed
@@ -179,12 +180,21 @@ def mastery_chart(rows: list[ConceptMastery]) -> go.Figure:
     return localize(fig)
 
 
+def mastery_table(rows: list[ConceptMastery]) -> pd.DataFrame:
+    """The mastery chart's numbers: per answered concept, right answers of answered and the share."""
+    shown = [r for r in rows if r.answered]
+    return pd.DataFrame({_("Concept"): [r.label for r in shown],
+                         _("Right / answered"): [f"{r.correct}/{r.answered}" for r in shown],
+                         _("Share right"): [percent(r.share) for r in shown]})
+
+
 def results(run: QuizRun, bank: Bank, key: str) -> bool:
     """Score, mastery chart, downloads; returns True when the learner asks to retry the missed questions."""
     answered = len(run.grades)
     st.metric(_(TEXT["score"]), f"{run.n_correct} / {len(run.questions)}",
               help=ngettext("{n} answered", "{n} answered", answered) if answered < len(run.questions) else None)
-    st.plotly_chart(localize(mastery_chart(run.mastery(bank))), key=f"{key}_mastery")
+    mastery = run.mastery(bank)
+    show(mastery_chart(mastery), f"{key}_mastery", table=mastery_table(mastery))
     csv_col, json_col, retry_col = st.columns(3)
     csv_col.download_button(_(TEXT["csv"]), csv_text(run.results()), "specviz-quiz-results.csv",
                             "text/csv", key=f"{key}_csv", on_click="ignore")

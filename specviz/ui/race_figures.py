@@ -5,6 +5,7 @@ tokens against time, and their legends as HTML that wraps on a phone.
 
 from __future__ import annotations
 
+import pandas as pd
 import plotly.graph_objects as go
 
 from specviz.i18n import N_, _, ngettext, number
@@ -97,6 +98,29 @@ def tokens_figure(spec: Trace, base: Trace, tree: Trace | None = None) -> go.Fig
     fig.update_layout(height=320, margin=dict(l=10, r=10, t=10, b=10), showlegend=False,
                       xaxis_title=_("seconds since generation started"), yaxis_title=_("output tokens"))
     return fig
+
+
+def lanes_table(spec: Trace, base: Trace, tree: Trace | None = None) -> pd.DataFrame:
+    """The race chart's numbers: a row per bar of every lane (the prefill, then each step or forward), with its start,
+    draft, verify and overhead times in milliseconds and the tokens it emitted."""
+    lanes = [(_(CHAIN_LANE if tree is not None else SPEC_LANE), spec), (_(BASE_LANE), base)]
+    if tree is not None:
+        lanes.insert(1, (_(TREE_LANE), tree))
+    rows = [{_("lane"): lane, _("step"): _("prefill") if bar.index < 0 else str(bar.index + 1),
+             _("starts at (ms)"): _ms(bar.start), _("draft (ms)"): _ms(bar.draft_end - bar.start),
+             _("verify (ms)"): _ms(bar.verify_end - bar.draft_end), _("overhead (ms)"): _ms(bar.end - bar.verify_end),
+             _("tokens emitted"): str(bar.n_emitted)}
+            for lane, trace in lanes for bar in step_intervals(trace)]
+    return pd.DataFrame(rows)
+
+
+def tokens_table(spec: Trace, base: Trace, tree: Trace | None = None) -> pd.DataFrame:
+    """The tokens chart's numbers: for every lane, the output length after each step, against time."""
+    rows = [{_("lane"): _(lane), _("seconds since generation started"): number(second, 3),
+             _("output tokens"): str(count)}
+            for trace, lane, _color in token_lines(spec, base, tree)
+            for second, count in zip(*tokens_over_time(trace))]
+    return pd.DataFrame(rows)
 
 
 def token_lines(spec: Trace, base: Trace, tree: Trace | None) -> list[tuple[Trace, str, str]]:

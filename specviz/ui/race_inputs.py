@@ -8,10 +8,12 @@ from __future__ import annotations
 import streamlit as st
 
 from specviz.examples import list_examples, load_example
-from specviz.i18n import N_, _
+from specviz.i18n import N_, _, number
+from specviz.running import PAIRS
 from specviz.runspec import SETTINGS, WEB_MAX_NEW_TOKENS, RunSpec
 from specviz.trace import Trace
-from specviz.ui.race_settings import PROPOSERS, SOURCES
+from specviz.ui.race_settings import PROPOSERS, SOURCES, pair_changed
+from specviz.ui.runs import INSTANT_PAIRS
 from specviz.ui.tree_race import tree_inputs
 
 # The words below are marked with N_() and translated with _() where they are shown (never at import).
@@ -48,11 +50,36 @@ def example_picker() -> tuple[Trace, Trace] | None:
     return spec, base
 
 
+def race_estimate(spec: RunSpec, rounds: int) -> str | None:
+    """How long the race will take, before it starts, from the recorded examples of the same models (their
+    target-only speed on the machine that recorded them): both lanes, every round, plus the warm-up. None when no
+    example of these models is installed."""
+    base_rates = []
+    for example in list_examples():
+        if example.baseline_path is None:
+            continue
+        _spec, base = load_example(example.name)
+        if base is not None and base.meta.get("pair") == spec.pair and base.tokens_per_second > 0:
+            base_rates.append(base.tokens_per_second)
+    if not base_rates:
+        return None
+    rate = min(base_rates)  # the slowest recorded: an estimate should not promise too much
+    seconds = rounds * 2 * spec.max_new_tokens / rate + 2 * 2 / rate
+    text = _("Estimate: about {seconds} s ({rounds} rounds of both lanes, {tokens} tokens each), from the recorded "
+             "examples' speed for these models ({rate} tokens/s target-only on the CPU that recorded them); longer "
+             "on a busy or slower machine. A recorded example (What to race, above) is instant.",
+             seconds=number(max(1.0, seconds), 0), rounds=rounds, tokens=spec.max_new_tokens, rate=number(rate, 1))
+    if spec.pair not in INSTANT_PAIRS and PAIRS.loaded(spec.pair) is None:
+        text += " " + _("The models are not loaded yet: add their first load (about 20 s).")
+    return text
+
+
 def live_settings() -> RunSpec | str:
     """The live-run widgets; returns the spec they describe (the race runs only when asked), or the sentence that
     says why they cannot run."""
     left, right = st.columns([1, 2])
-    pair = left.selectbox(_("Models"), list(PROPOSERS), format_func=lambda key: _(PAIR_LABELS[key]), key="race_pair")
+    pair = left.selectbox(_("Models"), list(PROPOSERS), format_func=lambda key: _(PAIR_LABELS[key]), key="race_pair",
+                          on_change=pair_changed)
     proposers = PROPOSERS[pair]
     if st.session_state.get("race_proposer") not in proposers:
         st.session_state["race_proposer"] = proposers[0]

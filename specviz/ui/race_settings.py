@@ -21,6 +21,18 @@ RUN_FIELDS = {"race_pair": "pair", "race_proposer": "proposer", "race_prompt": "
               "race_max_new": "max_new_tokens", "race_temperature": "temperature", "race_seed": "seed",
               **TREE_FIELDS}
 PAGE_FIELDS = {"race_source": "example", "race_example": ""}  # the page's own settings and their defaults
+# What switching the models sets (issue 27 item 3: SmolLM2 at T = 1 wrote word salad and a 3-round race of 48 tokens
+# took 289 s on a busy machine): the real model races greedy, shorter, two rounds, so a student gets a conclusion in
+# about a minute on a quiet laptop. The toy pair keeps T = 1 (its drafts are noise: sampling shows every kind).
+PAIR_DEFAULTS = {"toy": {"race_temperature": 1.0, "race_max_new": 48},
+                 "default": {"race_temperature": 0.0, "race_max_new": 32}}
+ROUNDS_BY_PAIR = {"toy": 3, "default": 2}  # rounds of a live race; the page shows their median and spread
+
+
+def pair_changed() -> None:
+    """The models switch's callback: that pair's defaults for temperature and length (the student may change
+    them again; a link's values are kept, since a link never calls this)."""
+    st.session_state.update(PAIR_DEFAULTS.get(st.session_state.get("race_pair"), {}))
 
 
 def parse_url(params: dict[str, str]) -> tuple[dict[str, object], list[str]]:
@@ -57,7 +69,8 @@ def init_from_url() -> list[str]:
         return []
     st.session_state["race_url_read"] = True
     values, bad = parse_url({k: st.query_params[k] for k in st.query_params})
-    defaults = {**PAGE_FIELDS, **{key: getattr(DEFAULTS, field) for key, field in RUN_FIELDS.items()}}
+    defaults = {**PAGE_FIELDS, **{key: getattr(DEFAULTS, field) for key, field in RUN_FIELDS.items()},
+                **PAIR_DEFAULTS.get(str(values.get("race_pair", DEFAULTS.pair)), {})}
     for key, default in defaults.items():
         st.session_state.setdefault(key, values.get(key, default))
     return bad

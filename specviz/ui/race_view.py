@@ -21,9 +21,10 @@ from specviz.timeline import (ALPHA_ESTIMATE, ALPHA_NAME, BASELINE_NAME, RATIO_N
                               alpha_note, busy_note, explain_race, length_note, measured_speedup, spread_sentence)
 from specviz.trace import Trace
 from specviz.ui import charts
-from specviz.ui.race_figures import (BASE_LANE, PHASE_COLORS, PHASE_NAMES, SPEC_LANE, lane_tokens, race_figure,
-                                     swatches_html, token_lines, tokens_figure)
+from specviz.ui.race_figures import (BASE_LANE, PHASE_COLORS, PHASE_NAMES, SPEC_LANE, lane_tokens, lanes_table,
+                                     race_figure, swatches_html, token_lines, tokens_figure, tokens_table)
 from specviz.ui.race_outputs import render_outputs
+from specviz.ui.step_view import dtype_text
 from specviz.ui.tree_race import render_lanes
 
 
@@ -75,7 +76,8 @@ def render_race(rounds: RaceRounds, *, usual_ms: float | None = None, measured_a
     note = alpha_note(spec)
     if note:
         acc[2].caption(" ".join((note, _("The Theory explorer's α slider takes the estimate."))))
-    sentences = [definition, _("Baseline: {baseline}.", baseline=_(BASELINE_NAME))]
+    sentences = [definition, _("Baseline: {baseline}.", baseline=_(BASELINE_NAME)),
+                 _("Both lanes computed in {dtype}.", dtype=dtype_text(spec.meta.get("dtype")))]
     if several:
         sentences += [spread_sentence(rounds), _("The charts show the median round.")]
     if measured_at is not None:
@@ -101,9 +103,11 @@ def render_race(rounds: RaceRounds, *, usual_ms: float | None = None, measured_a
                   "The lane below is plain decoding: one blue forward per token. Hover or tap a segment for its "
                   "numbers; the numbers above are its totals."))
     st.html(swatches_html([(_(PHASE_NAMES[p]), PHASE_COLORS[p]) for p in PHASE_NAMES]))
-    charts.show(race_figure(spec, base, tree), key="race_lanes", numbers=False)  # the table above has the numbers
+    charts.show(race_figure(spec, base, tree), key="race_lanes", table=lanes_table(spec, base, tree),
+                name=_("Where the time went: every step of each lane on one wall-clock axis"))
     st.markdown(_("**How the output grew.** Steep jumps are steps where several drafts were accepted at once."))
     st.html(swatches_html([(lane_tokens(lane, trace.num_tokens), color)
                            for trace, lane, color in token_lines(spec, base, tree)], line=True))
-    charts.show(tokens_figure(spec, base, tree), key="race_tokens", numbers=False)
+    charts.show(tokens_figure(spec, base, tree), key="race_tokens", table=tokens_table(spec, base, tree),
+                name=_("How the output grew: output tokens against time, one line per lane"))
     render_outputs(spec, base, tree)

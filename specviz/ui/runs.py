@@ -13,6 +13,7 @@ the seconds, and says how long the last load on this server took.
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -47,7 +48,12 @@ TEXT = {
     "running_speculative": N_("Running speculative decoding...{waiting}"),
     "running_target": N_("Running target-only decoding...{waiting}"),
     "cooldown": N_("One new live run every {seconds} s: press Run again in a moment."),
+    "preloading": N_("Loading the SmolLM2 models in the background ({seconds} s so far), so a live run can start "
+                     "at once; recorded examples work now."),
 }
+PRELOAD_PAIR = "default"  # loaded in the background when the app starts (SPECVIZ_PRELOAD=0 turns it off)
+_PRELOAD: dict[str, float] = {}  # pair name -> when its background load started (one per server process)
+_PRELOAD_LOCK = threading.Lock()
 
 
 class Progress(Protocol):
@@ -64,6 +70,35 @@ class Progress(Protocol):
 
 
 # ---- loading --------------------------------------------------------------------------------------------------
+def preload(name: str = PRELOAD_PAIR) -> bool:
+    """Start loading `name` in a background thread, once per server process, so the first live run does not wait
+    for the model (25 s on a quiet 2-core machine). True when this call started it. Off with SPECVIZ_PRELOAD=0."""
+    if os.environ.get("SPECVIZ_PRELOAD", "1").strip() == "0" or name in INSTANT_PAIRS:
+        return False
+    with _PRELOAD_LOCK:
+        if name in _PRELOAD or PAIRS.loaded(name) is not None:
+            return False
+        _PRELOAD[name] = time.monotonic()
+
+    def load() -> None:
+        start = time.monotonic()
+        try:
+            PAIRS.get(name)  # a page that asks meanwhile waits for this load (PairCache: one load per name)
+            _LOAD_SECONDS[name] = time.monotonic() - start
+        except Exception:  # noqa: BLE001 - the page that needs the pair loads it again and reports the error
+            pass
+
+    threading.Thread(target=load, name=f"specviz-preload-{name}", daemon=True).start()
+    return True
+
+
+def preload_note(name: str = PRELOAD_PAIR) -> str | None:
+    """One sentence while the background load of `name` is running (None before it started and once it is done)."""
+    started = _PRELOAD.get(name)
+    if started is None or PAIRS.loaded(name) is not None or name in _LOAD_SECONDS:
+        return None
+    return _(TEXT["preloading"], seconds=number(time.monotonic() - started, 0))
+
 
 
 def get_pair(name: str) -> Pair:

@@ -146,7 +146,7 @@ def render_simulation(p: list[float], q: list[float], temperature: float, step: 
     entry = RULES[rule]
     (st.success if entry.exact else st.warning)(_(TEXT["rule_box"], label=_(entry.label), text=_(entry.explanation)))
     samples = _simulate(tuple(p), tuple(q), float(temperature), rule, n, seed)
-    show(samples_figure(step, samples, rule, n), "sandbox_samples_chart", numbers=False)
+    show(samples_figure(step, samples, rule, n), "sandbox_samples_chart")
     st.caption(_(TEXT["kept"], kept=percent(samples.accepted_fraction, 1)))
     verdict = samples.verdict
     (st.success if verdict.consistent else st.error)(verdict.verdict)

@@ -10,7 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from specviz import roofline
-from specviz.i18n import _, number
+from specviz.i18n import _, number, times
 from specviz.serving import client
 from specviz.serving.cli import PROMPTS
 from specviz.serving.load import LEVELS, MAX_REQUESTS, LevelResult, LoadPlan, Prompt, run_load
@@ -72,6 +72,26 @@ def level_table(levels: list[LevelResult]) -> pd.DataFrame:
                           _("mean accepted length"): fmt(lv.mean_accepted_length)} for lv in levels])
 
 
+def rising_gain(result: ServingResult, spec: str, prompt: str) -> str | None:
+    """A sentence when `spec`'s gain rises again at the sweep's highest level, against the page's premise that
+    batching eats speculation's gain: what the sweep can and cannot say about it. None when it does not rise."""
+    levels = result.concurrencies(prompt)
+    if len(levels) < 2:
+        return None
+    before, after = (result.speedup(spec, prompt, c) for c in levels[-2:])
+    if before is None or after is None or after <= before * 1.05:
+        return None
+    top = result.level(spec, prompt, levels[-1])
+    sent = len(top.ok) if top is not None else 0
+    return _("{spec}, {prompt} prompt: the gain rises again at {streams} streams ({before} → {after}), against this "
+             "page's premise. This sweep cannot settle it: at {streams} streams it sent {sent} requests, about one per "
+             "stream, so that level is a single wave, ramp-up and ramp-down included, measured once; and a 135M model "
+             "on a CPU is far from compute-bound at {streams} streams, where the premise needs a busy accelerator. "
+             "Measure again with many more requests per level (say 4 per stream) and a few repeats before reading a "
+             "trend.", spec=spec, prompt=prompt, streams=levels[-1], before=times(before), after=times(after),
+             sent=sent)
+
+
 def committed_sweep() -> None:
     """The committed sweep: speedup against streams, throughput and latency per prompt, the table, the command."""
     files = find_serving_results()
@@ -85,8 +105,10 @@ def committed_sweep() -> None:
         st.error(escape_markdown(str(exc)))
         return
     server, machine = result.server, result.machine
-    st.caption(escape_markdown(_("{build} ({version}), {model} in {dtype}, K = {k}, {requests} requests a level, at "
-                                 "most {max_tokens} tokens each; {cpu}, {cores} cores, {date}.",
+    st.caption(escape_markdown(_("{build} ({version}), {model} in {dtype}, K = {k}, {requests} requests a level (at "
+                                 "least one per stream, so as many as there are streams above {requests}), each "
+                                 "level measured once, at most {max_tokens} tokens each; {cpu}, {cores} cores, "
+                                 "{date}.",
                                  build=server.get('build', '?'), version=server.get('version', '?'),
                                  model=server.get('model', '?'), dtype=server.get('dtype', '?'),
                                  k=server.get('k', '?'), requests=server.get('requests', '?'),
@@ -98,6 +120,9 @@ def committed_sweep() -> None:
         plot.show(charts.sweep_figure(result.levels, prompt, marks), key=f"serving_sweep_{prompt}_chart")
         for spec, c in marks.items():
             st.markdown(escape_markdown(verdict(spec, prompt, c, result.concurrencies(prompt))))
+            rise = rising_gain(result, spec, prompt)
+            if rise:
+                st.markdown(escape_markdown(rise))
     st.dataframe(level_table(result.levels), hide_index=True, width="stretch")
     st.markdown(_("Reproduce it with:"))
     st.code(result.command, language="bash")

@@ -104,7 +104,9 @@ def _live_body(base: str) -> None:
     deltas = [Delta.between(a, b) for a, b in zip(history, history[1:])]
     left, right = st.columns([3, 2])
     if deltas:
-        plot.show(charts.live_figure(deltas, history[0].at), key="serving_live_chart", where=left)
+        plot.show(charts.live_figure(deltas, history[0].at), key="serving_live_chart", where=left,
+                  name=_("The server's counters over time: acceptance rate, mean accepted length, drafts and tokens "
+                         "per second"))
     else:
         left.caption(_("The charts over time start with the next read, {seconds} s from now.",
                        seconds=number(REFRESH_S, 0)))

@@ -7,6 +7,8 @@ Public API: `distribution_figure`, `accept_strip_figure`, `verdict_overview_figu
 
 from __future__ import annotations
 
+import textwrap
+
 import plotly.graph_objects as go
 
 from specviz.i18n import _
@@ -18,6 +20,17 @@ from specviz.ui.tokens import decision_kind, fmt
 
 FONT = dict(size=15)
 _BASE_LAYOUT = dict(template="plotly_white", font=FONT, margin=dict(l=10, r=10, t=44, b=10))
+TITLE_CHARS = 38  # a title line fits a 390 px phone at 16 px; longer titles wrap (Plotly does not)
+
+
+def _wrapped(title: str) -> tuple[str, int]:
+    """A chart title broken into lines a phone shows whole, and the extra top margin its extra lines need."""
+    head, colon, tail = title.partition(": ")
+    if len(title) > TITLE_CHARS and colon and max(len(head), len(tail)) <= TITLE_CHARS:
+        lines = [head + ":", tail]  # break after the colon: a formula after it stays whole
+    else:
+        lines = textwrap.wrap(title, TITLE_CHARS) or [title]
+    return "<br>".join(lines), 20 * (len(lines) - 1)
 
 def distribution_figure(d: Decision, n: int = 10) -> go.Figure:
     """Top-n bars of p (target, blue) and q (draft, orange) side by side at one drafted position.
@@ -52,9 +65,11 @@ def distribution_figure(d: Decision, n: int = 10) -> go.Figure:
     s = style(decision_kind(d))
     mark = labels[ids.index(d.token_id)]
     top = max(pv + qv + [1e-9])
-    fig.add_annotation(x=max(d.target_prob, d.draft_prob), y=mark, text=_("{glyph} drafted", glyph=s.glyph),
-                       showarrow=True, arrowhead=2, ax=44, ay=0, xanchor="left", font=dict(color=s.color, size=15),
-                       bgcolor="white", bordercolor=s.color)
+    end = max(d.target_prob, d.draft_prob)
+    right = end > top * 0.5  # a long bar: the label goes to its left, inside the plot (a phone clipped it)
+    fig.add_annotation(x=end, y=mark, text=_("{glyph} drafted", glyph=s.glyph), showarrow=True, arrowhead=2,
+                       ax=-44 if right else 44, ay=-18 if right else 0, xanchor="right" if right else "left",
+                       font=dict(color=s.text_color, size=15), bgcolor="white", bordercolor=s.color)
     fig.update_layout(**{**_BASE_LAYOUT, "margin": dict(l=10, r=10, t=72, b=10)}, barmode="group",
                       height=110 + 30 * len(ids), bargap=0.25,
                       xaxis=dict(title=_("probability"), range=[0, top * 1.45]),
@@ -119,7 +134,7 @@ def verdict_overview_figure(step: Step) -> go.Figure:
              for lab, k in zip(labels, kinds)]
     if step.n_drafted <= 8:
         notes += [dict(x=lab, y=0.02, yanchor="bottom", text=_("not<br>checked"), showarrow=False,
-                       font=dict(size=12, color=style(DisplayState.NOT_REACHED).text_color))
+                       font=dict(size=10, color=style(DisplayState.NOT_REACHED).text_color))  # fits 4 on a phone
                   for lab, d in zip(labels, step.decisions) if not d.reached]
     fig.update_layout(annotations=notes)
     reached = [(lab, d.uniform) for lab, d in zip(labels, step.decisions) if d.reached and d.uniform is not None]
@@ -127,9 +142,10 @@ def verdict_overview_figure(step: Step) -> go.Figure:
         fig.add_scatter(x=[r[0] for r in reached], y=[r[1] for r in reached], mode="markers", name="u",
                         marker=dict(symbol="diamond", size=15, color=U_COLOR),
                         hovertemplate="u = %{y:.3f}<extra></extra>")
-    fig.update_layout(**_BASE_LAYOUT, height=260,
+    title, extra = _wrapped(_("Every draft: kept if u (◆) lands inside its bar"))
+    fig.update_layout(**{**_BASE_LAYOUT, "margin": dict(l=10, r=10, t=44 + extra, b=10)}, height=260 + extra,
                       yaxis=dict(range=[0, 1.22], title="min(1, p/q)", tickvals=[0, 0.25, 0.5, 0.75, 1]),
-                      title=dict(text=_("Every draft: kept if u (◆) lands inside its bar"), font=dict(size=16)),
+                      title=dict(text=title, font=dict(size=16)),
                       showlegend=False, bargap=0.35)
     fig.update_xaxes(tickfont=dict(family="monospace", size=14))
     return fig
@@ -157,11 +173,13 @@ def correction_figure(step: Step) -> go.Figure | None:
         s = style(kind)
         fig.add_annotation(x=labels[picked.index(True)], y=step.correction_top[picked.index(True)].prob,
                            text=_("{glyph} sampled", glyph=s.glyph), showarrow=True, arrowhead=2, ay=-32,
-                           font=dict(color=s.color, size=15), bgcolor="white", bordercolor=s.color)
+                           font=dict(color=s.text_color, size=15), bgcolor="white", bordercolor=s.color)
     title = {TokenKind.RECOVERED: _("Recovered ↻: drawn from norm(max(0, p − q))"),
              TokenKind.BONUS: _("Bonus ★: all drafts kept, one more from p"),
              TokenKind.TARGET: _("Target •: no drafts, one token from p")}.get(kind, kind)
-    fig.update_layout(**_BASE_LAYOUT, height=300, title=dict(text=title, font=dict(size=16)),
+    title, extra = _wrapped(title)
+    fig.update_layout(**{**_BASE_LAYOUT, "margin": dict(l=10, r=10, t=44 + extra, b=10)}, height=300 + extra,
+                      title=dict(text=title, font=dict(size=16)),
                       yaxis=dict(title=_("probability"), rangemode="tozero"), showlegend=False)
     fig.update_xaxes(tickfont=dict(family="monospace", size=14))
     return fig

@@ -17,7 +17,7 @@ import streamlit as st
 from specviz import verifier
 from specviz.i18n import N_, _, get_language, ngettext, number
 from specviz.trace import Decision, Step, TokenKind, Trace
-from specviz.ui.charts import localize
+from specviz.ui.charts import show
 from specviz.ui.escaping import escape_attr, escape_label, escape_text
 from specviz.ui.palette import style
 from specviz.ui.step_figures import accept_strip_figure, correction_figure, distribution_figure, verdict_overview_figure
@@ -144,13 +144,13 @@ def _cells(n: int, what: str, kind: TokenKind) -> list[str]:
 
 def _cell(tip: str, kind: TokenKind | None = None, label: str = "") -> str:
     """One cache slot: grey when it was there before the step, else coloured (and marked ✗) like the token kind."""
-    fill, border, strike = ("#D9D9D9", "#9A9A9A", False) if kind is None else \
-        (style(kind).background, style(kind).color, style(kind).strike)
-    mark = label or ("✗" if strike else "&nbsp;")
+    fill, border, ink, strike = ("#D9D9D9", "#9A9A9A", "#222222", False) if kind is None else \
+        (style(kind).background, style(kind).color, style(kind).text_color, style(kind).strike)
+    mark = label or ("✗" if strike else "&nbsp;")  # in the kind's text colour: at 11 px it needs 4.5:1
     width = "min-width:18px;padding:0 4px" if label else "width:18px"
     return (f'<span title="{escape_attr(tip)}" style="display:inline-block;{width};height:18px;margin-right:2px;'
             f'vertical-align:middle;background:{fill};border:1.5px solid {border};border-radius:3px;font-size:11px;'
-            f'text-align:center;line-height:16px;color:{border}">{mark}</span>')
+            f'text-align:center;line-height:16px;color:{ink}">{mark}</span>')
 
 
 # ---- streamlit rendering --------------------------------------------------------------------------------------
@@ -173,12 +173,10 @@ def render_step(step: Step, *, key: str, stop: str = "") -> None:
         st.html(f"<div>{emitted_chips(step)}</div>")
     left, right = st.columns(2)
     if step.decisions:
-        left.plotly_chart(localize(verdict_overview_figure(step)), key=f"{key}_overview_{step.index}",
-                          width="stretch")
+        show(verdict_overview_figure(step), f"{key}_overview_{step.index}", left)
     fig = correction_figure(step)
     if fig is not None:
-        (right if step.decisions else left).plotly_chart(localize(fig), key=f"{key}_correction_{step.index}",
-                                                         width="stretch")
+        show(fig, f"{key}_correction_{step.index}", right if step.decisions else left)
     if step.decisions:
         deciding = step.n_accepted if step.n_accepted < step.n_drafted else step.n_drafted - 1
         chosen = st.segmented_control(
@@ -189,9 +187,9 @@ def render_step(step: Step, *, key: str, stop: str = "") -> None:
         )
         d = step.decisions[chosen if chosen is not None else deciding]
         left, right = st.columns(2)
-        left.plotly_chart(localize(distribution_figure(d)), key=f"{key}_dist_{step.index}", width="stretch")
+        show(distribution_figure(d), f"{key}_dist_{step.index}", left)
         with right:
-            st.plotly_chart(localize(accept_strip_figure(d)), key=f"{key}_strip_{step.index}", width="stretch")
+            show(accept_strip_figure(d), f"{key}_strip_{step.index}")
             st.markdown(_position_sentence(d))
             _kv_box(step)
     else:
@@ -269,8 +267,19 @@ def settings_line(trace: Trace) -> str:
     parts += [_("temperature = {value}", value=_setting(s.get("temperature", "?"))),
               _("top-k = {value}", value=s.get("top_k", 0) or _("off")),
               _("top-p = {value}", value=_setting(s.get("top_p", 1.0))), _("seed = {value}", value=s.get("seed", "?")),
-              _("max new tokens = {value}", value=s.get("max_new_tokens", "?"))]
+              _("max new tokens = {value}", value=s.get("max_new_tokens", "?")), dtype_text(m.get("dtype"))]
     return " · ".join(str(p) for p in parts)
+
+
+def dtype_text(dtype: object) -> str:
+    """The dtype a run computed in, with what it means for exactness: float32 is exact; bfloat16 (and float16) are
+    lossless only up to numerics (a K+1-token forward rounds differently from a one-token forward, so a near-tie can
+    flip and a greedy run can part from target-only decoding)."""
+    if dtype == "float32":
+        return _("float32 (exact)")
+    if dtype in ("bfloat16", "float16"):
+        return _("{dtype} (lossless only up to rounding: a near-tie can flip)", dtype=dtype)
+    return _("dtype not recorded")
 
 
 def _setting(value: object) -> str:

@@ -105,6 +105,7 @@ class TracePoint:
     k: int
     tokens_per_step: float  # measured mean accepted length, bonus included
     c: float | None  # draft seconds per drafted token / target seconds per step, from the step timings
+    tree_nodes: int = 0  # > 0: the trace drafted trees of this many nodes, which the chain formula does not describe
 
     @property
     def predicted_tokens_per_step(self) -> float:
@@ -124,7 +125,8 @@ def trace_point(trace: Any) -> TracePoint:
     drafted = [s for s in trace.steps if s.n_drafted]
     c = theory.cost_ratio_from_timings(sum(s.draft_seconds for s in drafted), sum(s.n_drafted for s in drafted),
                                        sum(s.verify_seconds for s in drafted), len(drafted))
-    return TracePoint(min(1.0, max(0.0, alpha)), trace.acceptance_rate, k, trace.mean_accepted_length, c)
+    nodes = max((len(s.tree.nodes) for s in trace.steps if s.tree is not None), default=0)
+    return TracePoint(min(1.0, max(0.0, alpha)), trace.acceptance_rate, k, trace.mean_accepted_length, c, nodes)
 
 
 @dataclass(frozen=True)

@@ -45,6 +45,17 @@ TEXT = {
 # ---- figures ----------------------------------------------------------------------------------------------------
 
 
+def heatmap_table(c: float) -> pd.DataFrame:
+    """The heatmap's numbers, readable without hovering: the expected speedup for K = 0..K_MAX (rows) at α = 0.1, 0.2,
+    ..., 0.9, 0.95 (columns), for this c."""
+    alphas = [round(a / 10, 1) for a in range(1, 10)] + [0.95]
+    ks = list(range(K_MAX + 1))
+    grid = theory.speedup_grid(np.array(alphas), ks, c)  # (K, α)
+    return pd.DataFrame({"K": [str(k) for k in ks],
+                         **{f"α = {number(a, 2)}": [number(float(grid[i][j]), 2) + "×" for i in range(len(ks))]
+                            for j, a in enumerate(alphas)}})
+
+
 def heatmap_figure(c: float, alpha: float, k: int, points: list[MeasuredPoint] = (),
                    trace: TracePoint | None = None) -> go.Figure:
     """Speedup over (alpha, K) for this c, with the break-even line (speedup = 1), the best K for each alpha,

@@ -33,10 +33,9 @@ def render_tree(step: Step, *, key: str) -> None:
     """The step's draft tree (wide) next to its attention mask (narrow), their captions, and the numbers."""
     tree_col, mask_col = st.columns([3, 2], gap="medium")
     tree_col.markdown(f"**{tree_title(step)}**")
-    show(tree_figure(step), f"{key}_tree_{step.index}", tree_col, numbers=False)
+    show(tree_figure(step), f"{key}_tree_{step.index}", tree_col, name=tree_title(step),
+         table=pd.DataFrame(tree_rows(step.tree)))  # the numbers of every node
     tree_col.caption(_(TEXT["read_tree"]))
-    show(mask_figure(step.tree), f"{key}_mask_{step.index}", mask_col, numbers=False)
+    tree_col.html(legend_html(tuple(STATUS_KINDS.values()), distributions=False))
+    show(mask_figure(step.tree), f"{key}_mask_{step.index}", mask_col)
     mask_col.caption(_(TEXT["read_mask"]))
-    with st.expander(_(TEXT["numbers"])):
-        st.html(legend_html(tuple(STATUS_KINDS.values()), distributions=False))
-        st.dataframe(pd.DataFrame(tree_rows(step.tree)), hide_index=True, key=f"{key}_tree_numbers_{step.index}")

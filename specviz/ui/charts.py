@@ -8,6 +8,7 @@ buttons join the keyboard's Tab order once per chart. Zooming by drag and resett
 from __future__ import annotations
 
 import math
+from itertools import islice
 from numbers import Number
 from typing import Any
 
@@ -42,7 +43,8 @@ def show(fig: go.Figure, key: str, where: Any = None, *, numbers: bool = True) -
 def figure_table(fig: go.Figure, max_rows: int = 60) -> pd.DataFrame | None:
     """The points of a figure's line, marker and bar traces as one table: a row per x value (the category, K, α...),
     a column per trace, values to three significant figures ("–" where a trace has no point). Horizontal bars are
-    read along their y axis. Heatmaps and traces without x and y are left out; None when nothing is left.
+    read along their y axis. Heatmaps and traces without x and y are left out; None when nothing is left. Linear in
+    the number of points, so a chart of a million points costs a page no more than drawing it.
 
     >>> fig = go.Figure([go.Bar(x=["a", "b"], y=[1.0, 2.5], name="bars"), go.Scatter(x=["b"], y=[0.123456],
     ...                  name="line")], layout={"xaxis_title": "kind"})
@@ -51,7 +53,7 @@ def figure_table(fig: go.Figure, max_rows: int = 60) -> pd.DataFrame | None:
     """
     x_title = _plain(fig.layout.xaxis.title.text) or "x"
     columns: dict[str, dict[str, str]] = {}
-    order: list[str] = []
+    order: dict[str, None] = {}  # the x labels in first-seen order (a dict: linear however many points)
     for index, trace in enumerate(fig.data):
         if trace.type not in ("scatter", "bar") or trace.x is None or trace.y is None:
             continue
@@ -65,11 +67,10 @@ def figure_table(fig: go.Figure, max_rows: int = 60) -> pd.DataFrame | None:
             label = _plain(x)
             if label not in column:
                 column[label] = _value(y)
-                if label not in order:
-                    order.append(label)
+                order.setdefault(label)
     if not columns or not order:
         return None
-    rows = order[:max_rows]
+    rows = list(islice(order, max_rows))
     return pd.DataFrame({x_title: rows, **{name: [col.get(r, "–") for r in rows] for name, col in columns.items()}})
 
 

@@ -73,9 +73,16 @@ def speak_session() -> None:
     speak_visitors_language()
 
 
+def session_key() -> str:
+    """This browser session, as a key for the server's counters (the PIN guard counts browsers as well as devices)."""
+    ctx = get_script_run_ctx()
+    return f"session:{ctx.session_id if ctx is not None else 'no session'}"[:100]
+
+
 def client_key() -> str:
     """This browser's device as the server sees it (see specviz.classroom.client_id): its address, a local proxy's
-    forwarded address, or, when neither is known, this browser session."""
+    forwarded address when the operator trusts it ($SPECVIZ_TRUST_PROXY_HEADERS), or, when neither is known, this
+    browser session."""
     ctx = get_script_run_ctx()
     try:
         ip, headers = st.context.ip_address, st.context.headers

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import asdict
 from typing import Any
 
+from specviz import urlvalues
 from specviz.catalog import recommended_for
 from specviz.examples import DEFAULT_EXAMPLE
 from specviz.i18n import N_
@@ -129,7 +130,7 @@ def parse_query_params(params: Mapping[str, str], example_names: list[str]) -> t
     page_checks = {
         "source": lambda v: v if v in SOURCES else None,
         "example": lambda v: v if v in example_names else None,
-        STEP_PARAM: lambda v: int(v) if v.isdigit() and int(v) <= 100_000 else None,
+        STEP_PARAM: lambda v: urlvalues.whole(v, 0, 100_000),  # ASCII digits only: "²" or "٣" is no step
     }
     values: dict[str, Any] = {}
     bad: list[str] = []

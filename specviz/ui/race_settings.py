@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from specviz import urlvalues
 from specviz.i18n import N_
 from specviz.runspec import WEB_MAX_NEW_TOKENS, RunSpec
 from specviz.ui.tree_race import TREE_FIELDS
@@ -37,7 +38,11 @@ def parse_url(params: dict[str, str]) -> tuple[dict[str, object], list[str]]:
         else:
             bad.append("source")
     if "race_example" in params:
-        values["race_example"] = str(params["race_example"])  # checked against the installed examples when shown
+        example = urlvalues.text(str(params["race_example"]), 100)
+        if example is None:
+            bad.append("example")
+        else:
+            values["race_example"] = example  # checked against the installed examples when shown
     for key, field in RUN_FIELDS.items():
         if key not in params:
             continue

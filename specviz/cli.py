@@ -107,6 +107,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         except ValueError as exc:
             print(f"specviz: {exc}", file=sys.stderr)
             return 2
+        except OSError as exc:  # a file or folder the command could not use: one sentence, no traceback
+            print("specviz: " + _("{reason}: {path}.", reason=exc.strerror or type(exc).__name__,
+                                  path=exc.filename or "?"), file=sys.stderr)
+            return 1
         except KeyboardInterrupt:
             print("specviz: " + _("interrupted."), file=sys.stderr)
             return 130

@@ -97,6 +97,7 @@ TEXT = {
     "progress": N_("Step {steps} · {tokens} of at most {limit} tokens · {kept} of {drafted} drafts kept · "
                    "{seconds} s"),
     "running": N_("**Running:** each chip is a token as soon as the target decided it."),
+    "link_waits": N_("This link asks for a live run on the shared model: press **Run** to start it."),
     "first_prompt": N_("Type a prompt, choose the settings and press **Run**. The first run loads the real model (a "
                        "box counts the seconds: about a second once its weights were converted, half a minute or "
                        "more for the very first load on a machine); the toy pair is instant."),

@@ -17,13 +17,14 @@ from specviz import urlvalues
 from specviz.catalog import recommended_for
 from specviz.examples import DEFAULT_EXAMPLE
 from specviz.i18n import N_
+from specviz.limits import TOY_PROPOSERS
 from specviz.runspec import WEB_MAX_NEW_TOKENS, RunSpec
 from specviz.trace import Trace
 
 # The labels below are English messages (marked with `N_`): the pages translate them with `_()` where they are shown.
 SOURCES = {"example": N_("Example trace (instant)"), "live": N_("Live run"), "upload": N_("Upload a trace")}
 PAIRS = {"default": N_("SmolLM2-135M-Instruct (real model)"), "toy": N_("Toy pair (tiny, instant)")}
-PAIR_PROPOSERS = {"toy": ("draft", "ngram", "layerskip"), "default": ("eagle", "draft", "ngram", "layerskip")}
+PAIR_PROPOSERS = {"toy": TOY_PROPOSERS, "default": ("eagle", "draft", "ngram", "layerskip")}
 PROPOSER_LABELS = {"draft": N_("Draft model"), "ngram": N_("N-gram lookup (no model)"),
                    "layerskip": N_("Layer-skip self-draft"), "eagle": N_("EAGLE feature drafter (trained)")}
 # one line under the pickers, so the chosen proposer is explained where it is chosen (not only in a tooltip)

@@ -9,11 +9,12 @@ import streamlit as st
 
 from specviz import urlvalues
 from specviz.i18n import N_
+from specviz.limits import TOY_PROPOSERS
 from specviz.runspec import WEB_MAX_NEW_TOKENS, RunSpec
 from specviz.ui.tree_race import TREE_FIELDS
 
 # The words below are marked with N_() and translated with _() where they are shown (never at import).
-PROPOSERS = {"toy": ("draft", "ngram", "layerskip"), "default": ("eagle", "draft", "layerskip", "ngram")}
+PROPOSERS = {"toy": TOY_PROPOSERS, "default": ("eagle", "draft", "layerskip", "ngram")}
 SOURCES = {"example": N_("Recorded example (instant)"), "live": N_("Live run")}
 DEFAULTS = RunSpec(pair="toy", proposer="draft", prompt="the quick brown fox jumps over the lazy dog. the quick", k=4,
                    max_new_tokens=48, temperature=1.0)

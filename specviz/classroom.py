@@ -15,8 +15,9 @@ Made to face a class that tries to break it, where every refusal is one Classroo
     refused, so the guesses it lets through get nowhere;
   - a device is known by its connection's address; X-Real-Ip / X-Forwarded-For are believed only when the
     operator says a proxy sets them (SPECVIZ_TRUST_PROXY_HEADERS=1), since anyone can send them;
-  - names are NFKC-normalised with invisible characters dropped, and two names that then differ only by case
-    are the same name; a session takes at most MAX_STUDENTS, and a `RateLimit` lets a client join
+  - names are NFKC-normalised with invisible characters dropped, and two names that then differ only by case or
+    by look-alike letters (a Cyrillic "А" for a Latin "A": Unicode's confusable skeletons) are the same name;
+    a session takes at most MAX_STUDENTS, and a `RateLimit` lets a client join
     JOINS_PER_MINUTE times a minute;
   - a busy, read-only or broken database file is a sentence, not an sqlite3 traceback.
 
@@ -51,6 +52,7 @@ from pathlib import Path
 from typing import Any
 
 from specviz.i18n import LANGUAGES, N_, _, get_language, language_code, ngettext, using
+from specviz.paths import CONFUSABLES_PATH
 from specviz.quiz import (BANK_DIR, CONCEPTS, Grade, Question, QuizBankError, answer_text, csv_text, grade, load_bank,
                          question_from_dict)
 
@@ -201,13 +203,50 @@ def clean_name(text: Any) -> str:
     return clean_text(text, N_("display name"), NAME_MAX)
 
 
+def name_keys(name: str) -> frozenset[str]:
+    """How names are compared within a session: normalised, invisible characters dropped, case ignored, and reduced
+    to confusable skeletons (Unicode UTS #39), so a Cyrillic "Аlice", a Greek "Νina" or a "Bob0" is the same name as
+    "Alice", "Nina" or "BobO" on the projector. Two names clash when their key sets meet. The skeleton is taken of
+    the name as written, lower-cased and upper-cased, because Unicode's prototypes depend on case (Cyrillic "в" looks
+    like a small capital B, "В" like B; a lower-case "l" looks like an upper-case "I").
+
+    >>> name_keys("ÉVA") & name_keys("e\u0301va") & name_keys("\u00c9v\u200ba") != set()
+    True
+    >>> [bool(name_keys(a) & name_keys(b)) for a, b in [("Alice", "\u0410lice"), ("Bob", "\u0412ob"),
+    ...     ("Nina", "\u039dina"), ("alice", "ALICE"), ("Ivan", "\u0406van"), ("Ana", "Anna"), ("Li", "Lu")]]
+    [True, True, True, True, True, False, False]
+    """
+    folded = unicodedata.normalize("NFKC", _visible(name))
+    return frozenset(unicodedata.normalize("NFKC", skeleton(variant).casefold())
+                     for variant in (folded, folded.casefold(), folded.upper()))
+
+
 def name_key(name: str) -> str:
-    """How names are compared within a session: normalised, invisible characters dropped, case folded.
+    """One key of `name_keys` (the lower-cased name's skeleton), for sorting and grouping.
 
     >>> name_key("ÉVA") == name_key("e\u0301va") == name_key("\u00c9v\u200ba")
     True
     """
-    return unicodedata.normalize("NFKC", _visible(name).casefold())
+    folded = unicodedata.normalize("NFKC", _visible(name).casefold())
+    return unicodedata.normalize("NFKC", skeleton(folded).casefold())
+
+
+def skeleton(text: str) -> str:
+    """UTS #39's skeleton: NFD, every character replaced by its prototype from Unicode's confusables data, NFD
+    again. Two strings with the same skeleton look alike (it is a key, never text to show).
+
+    >>> skeleton("p\u0430yp\u0430l") == skeleton("paypal"), skeleton("m")
+    (True, 'rn')
+    """
+    table = _prototypes()
+    decomposed = unicodedata.normalize("NFD", text)
+    return unicodedata.normalize("NFD", "".join(table.get(ch, ch) for ch in decomposed))
+
+
+@functools.cache
+def _prototypes() -> dict[str, str]:
+    """character -> its prototype, from assets/unicode/confusables.json (Unicode's confusables.txt, UTS #39)."""
+    return json.loads(CONFUSABLES_PATH.read_text(encoding="utf-8"))["prototypes"]
 
 
 def concept_name(concept: str) -> str:
@@ -552,7 +591,7 @@ class ClassroomStore:
     # ---- students ---------------------------------------------------------------------------------------------
     def join(self, code: str, name: str) -> Student:
         """Add a student to an open session that has room (MAX_STUDENTS); the name must be free in that session
-        (compared by `name_key`: case and invisible characters do not make a new name)."""
+        (compared by `name_keys`: case, invisible characters and look-alike letters do not make a new name)."""
         code, name = normalize_code(code), clean_name(name)
         session = self.session(code)
         if session is None:
@@ -569,7 +608,8 @@ class ClassroomStore:
                 if len(names) >= MAX_STUDENTS:
                     raise ClassroomError(_("Session {code} is full ({limit} students); please ask your teacher to "
                                            "start another one.", code=code, limit=MAX_STUDENTS))
-                if name_key(name) in {name_key(n) for n in names}:
+                keys = name_keys(name)
+                if any(keys & name_keys(n) for n in names):
                     raise taken
                 conn.execute("INSERT INTO students (token, code, name, joined_at) VALUES (?, ?, ?, ?)",
                              (student.token, code, name, student.joined_at))

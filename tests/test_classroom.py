@@ -332,6 +332,29 @@ def test_pin_guard_is_thread_safe_and_bounded():
     assert len(guard) <= 50
 
 
+@pytest.mark.parametrize("first, second", [
+    ("Alice", "\u0410lice"),  # Cyrillic capital A
+    ("alice", "\u0430l\u0456\u0441\u0435"),  # Cyrillic а, і, с, е
+    ("Bob", "\u0412ob"), ("Nina", "\u039dina"), ("Zoe", "\u0396\u03bfe"), ("Tim", "\u03a4im"),
+    ("Ivan", "\u0406van"), ("Joe", "\u0408\u043e\u0435"), ("Sam", "\u0405am"),
+    ("Ana", "\uff21\uff4e\uff41"),  # fullwidth
+    ("Eva", "E\u200bva"), ("Max", "\U0001d40c\U0001d41a\U0001d431"),  # zero-width space; mathematical bold
+    ("Paul", "PAUL"), ("Kim", "\u041aim")])
+def test_look_alike_names_are_the_same_name(store, first, second):
+    """Issue 28: a Cyrillic "Аlice" beside "Alice" put two look-alike names on the projector."""
+    session = store.create_session(QUESTIONS)
+    store.join(session.code, first)
+    with pytest.raises(ClassroomError, match="already called"):
+        store.join(session.code, second)
+
+
+def test_different_names_still_join(store):
+    session = store.create_session(QUESTIONS)
+    for name in ("Ana", "Anna", "Li", "Lu", "João", "Joao", "Bob", "Bo", "Eve", "Ève", "Mia", "Nia"):
+        store.join(session.code, name)
+    assert len(store.students(session.code)) == 12
+
+
 def test_names_are_unique_per_session_case_insensitively(store):
     session = store.create_session(QUESTIONS)
     store.join(session.code, "Kim")

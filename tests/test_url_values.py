@@ -6,6 +6,7 @@ through `specviz.urlvalues` (ASCII digits, bounded length and range) and every e
 from __future__ import annotations
 
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -105,3 +106,26 @@ def test_an_echoed_value_is_inert(link):
 def test_other_pages_read_hostile_links_without_an_exception(page, params):
     at = _open(page, **params)
     assert not at.exception, at.exception
+
+
+@pytest.mark.browser
+def test_in_a_browser_no_echoed_value_becomes_a_link(browser_context, app_url):
+    """What a reader's browser draws: Streamlit turns bare web and e-mail addresses into links after reading the
+    markdown, so escaping alone let `https://evil.example/x` through as a clickable link."""
+    from specviz.scripts.screenshots import wait_for_app
+
+    page = browser_context.new_page()
+    page.goto(app_url)
+    wait_for_app(page, timeout=120)
+    for done in ("[Log in](https://evil.example/x)", "https://evil.example/x", "www.evil.example", "a@evil.example",
+                 "<a href='https://evil.example'>go</a>", "![p](https://evil.example/p.png)"):
+        page.goto(f"{app_url}/learn?lesson=2&done={quote(done)}")
+        wait_for_app(page, timeout=60)
+        warning = page.locator('[data-testid="stAlert"]').first
+        assert "could not be read" in warning.inner_text()
+        assert page.locator('a[href*="evil.example"], img[src*="evil.example"]').count() == 0, done
+    for path in ("/learn?lesson=%C2%B2", "/quiz?lesson=%D9%A3", "/playground?step=%C2%B2"):
+        page.goto(app_url + path)
+        wait_for_app(page, timeout=60)
+        assert page.locator('[data-testid="stException"]').count() == 0, path
+    page.close()

@@ -252,7 +252,7 @@ def test_a_server_that_drips_is_cut_off_at_the_total_deadline(no_outside, stand_
     start = time.monotonic()
     with pytest.raises(client.ServerError) as info:
         client.get_text(f"{server.url}/metrics", timeout=1.0)
-    assert time.monotonic() - start < 3.0  # 1 s deadline; a per-read timeout would wait for ever
+    assert time.monotonic() - start < 5.0  # 1 s deadline (slack for a busy machine); a per-read timeout: for ever
     assert str(info.value) == _neutral(server.url)
 
 
@@ -329,7 +329,7 @@ def test_repeated_levels_and_non_whole_counts_are_refused(plan):
 
 
 def test_one_sweep_at_a_time_and_a_process_wide_stream_cap(no_outside):
-    fake = FakeServer(recorded("ngram-after-copy.prom"), delay=0.3)
+    fake = FakeServer(recorded("ngram-after-copy.prom"), delay=1.0)  # the sweep lasts at least 2 s
     try:
         plan = LoadPlan(prompts=(COPY,), levels=(16,), requests=32, max_tokens=5, max_seconds=30)
         done: list = []

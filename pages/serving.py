@@ -12,7 +12,8 @@ route_through_app()
 st.title(_("Serving lab"))
 st.markdown(_("A serving engine batches many requests at once, and speculation that pays for one stream can cost "
             "at sixteen. Start a local vLLM server with `make serve` (n-gram speculation by default; "
-            "`make serve SPEC=none|draft|eagle` for the others), or point this page at any vLLM server."))
+            "`make serve SPEC=none|draft|eagle` for the others), or point this page at another vLLM server that "
+            "whoever runs this app allows."))
 
 # The address serves both live tabs, so it sits above them. Only the open tab runs (on_change="rerun"): the live panel
 # re-reads /metrics only while its tab is shown, and a visitor reading the committed sweep sends nothing.

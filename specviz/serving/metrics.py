@@ -133,8 +133,8 @@ class Scrape(SpecDecodeCounts):
 def parse_scrape(text: str, at: float) -> Scrape:
     """The speculative-decoding counters of one `/metrics` text. A text with no vLLM metric at all is a ValueError
     (the address answers, but it is not a vLLM server). Only values from 0 to MAX_VALUE count (counters and gauges
-    never go below 0; NaN and infinities are no counts), and only draft positions 0..MAX_POSITIONS-1 written in ASCII digits: whatever a server
-    answers, the result holds at most MAX_POSITIONS numbers.
+    never go below 0; NaN and infinities are no counts), and only draft positions 0..MAX_POSITIONS-1 written in
+    ASCII digits: whatever a server answers, the result holds at most MAX_POSITIONS numbers.
 
     >>> line = 'vllm:spec_decode_num_accepted_tokens_per_pos_total{position="1000000000000"} 1'
     >>> parse_scrape(line, at=0.0).accepted_per_position

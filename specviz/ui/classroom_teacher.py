@@ -4,8 +4,8 @@ the teacher's list with their dashboard and CSV; ending one asks first.
 
 Wrong PINs are counted by one `PinGuard` per server process, per browser (`classroom_view.session_key`), per device
 (`classroom_view.client_key`) and overall, so a reload does not reset a device's count, and a browser that has not
-missed can still give the right PIN while others guess; restarting the app resets them. Student names reach the screen as data
-(st.dataframe) or through specviz.ui.escaping, never raw.
+missed can still give the right PIN while others guess; restarting the app resets them. Student names reach the
+screen as data (st.dataframe) or through specviz.ui.escaping, never raw.
 """
 
 from __future__ import annotations

@@ -18,8 +18,7 @@ from typing import Any
 
 from specviz import urlvalues
 from specviz.i18n import N_, _, get_language
-from specviz.limits import (K_RANGE, MAX_NEW_TOKENS_RANGE, POLICIES, PROPOSERS, TOY_PROPOSERS, TREE_NODES_RANGE,
-                            TREE_WIDTH_RANGE)
+from specviz.limits import K_RANGE, MAX_NEW_TOKENS_RANGE, POLICIES, PROPOSERS, TREE_NODES_RANGE, TREE_WIDTH_RANGE
 
 MAX_PROMPT_CHARS = 4000
 WEB_MAX_NEW_TOKENS = 256  # what one browser visitor may ask for (the CLI and the library allow the whole range)
@@ -116,9 +115,6 @@ class RunSpec:
                 raise ValueError(_must(_(setting.name), setting.rule(), value))
         if not isinstance(self.pair, str) or not self.pair.strip():
             raise ValueError(_("Name a pair: a catalog name such as default or toy, or TARGET[,DRAFT]."))
-        if self.pair == "toy" and self.proposer is not None and self.proposer not in TOY_PROPOSERS:
-            raise ValueError(_("The toy pair has no trained EAGLE drafter; choose one of these proposers: {choices}.",
-                               choices=", ".join(TOY_PROPOSERS)))
         if not isinstance(self.prompt, str) or not self.prompt.strip():
             raise ValueError(_("The prompt is empty: type something for the model to continue."))
         if len(self.prompt) > MAX_PROMPT_CHARS:

@@ -9,7 +9,7 @@ from specviz.ui.race_inputs import example_picker, live_settings, race_estimate,
 from specviz.ui.race_live import RESULT_KEY, measure_race
 from specviz.ui.race_settings import ROUNDS_BY_PAIR, init_from_url, write_url
 from specviz.ui.race_view import render_race
-from specviz.ui.runs import start_live_run
+from specviz.ui.runs import is_light, start_live_run
 
 route_through_app()
 
@@ -35,8 +35,13 @@ else:
     estimate = None if isinstance(settings, str) else race_estimate(settings, rounds)
     if estimate:
         st.caption(estimate)
-    if st.button(_("Run the race"), key="race_run", type="primary") or st.session_state["race_linked"]:
-        st.session_state["race_linked"] = False
+    pressed = st.button(_("Run the race"), key="race_run", type="primary")
+    linked = st.session_state["race_linked"]
+    st.session_state["race_linked"] = False
+    held = linked and not pressed and not isinstance(settings, str) and not is_light(settings)
+    if held:  # a link runs on open only the instant toy pair: a heavy race waits for the visitor's press
+        st.info(_("This link asks for a live race on the shared model: press **Run the race** to start it."))
+    elif pressed or linked:
         try:  # every press measures anew (never a cached timing); a second press within the cooldown is refused
             if isinstance(settings, str):
                 raise ValueError(settings)
@@ -46,7 +51,7 @@ else:
             st.error(str(exc))
             live = None if isinstance(settings, str) else live  # too soon after the last press: the last race stays
     if live is None:
-        if not isinstance(settings, str):
+        if not isinstance(settings, str) and not held:
             st.info(_("Pick the models and settings, then press **Run the race**: both lanes run {rounds} times, "
                       "interleaved, and the page shows the median and the spread.", rounds=rounds))
     elif live.settings != settings:

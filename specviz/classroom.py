@@ -8,11 +8,16 @@ The teacher is authenticated by a PIN from the environment (or Streamlit secrets
 constant time. No Streamlit here.
 
 Made to face a class that tries to break it, where every refusal is one ClassroomError sentence:
-  - a `PinGuard` (one per server process) counts wrong PINs per client and overall, so a reload does not reset
-    them, and makes guessers wait 30 s after 5 misses (20 for the whole server), doubling up to 15 minutes;
-    PINs shorter than MIN_PIN_LENGTH are refused, so the hundred or so guesses a day it lets through get nowhere;
-  - names are NFKC-normalised with invisible characters dropped, and two names that then differ only by case
-    are the same name; a session takes at most MAX_STUDENTS, and a `RateLimit` lets a client join
+  - a `PinGuard` (one per server process) counts wrong PINs per browser, per device and overall, so a reload does
+    not reset them: a browser waits 30 s after 5 misses, doubling up to 15 minutes; while a device or the whole
+    server is over its misses, a browser that already missed waits as long, but the right PIN from a browser
+    that has not missed still works, so no student can lock the teacher out. PINs shorter than MIN_PIN_LENGTH are
+    refused, so the guesses it lets through get nowhere;
+  - a device is known by its connection's address; X-Real-Ip / X-Forwarded-For are believed only when the
+    operator says a proxy sets them (SPECVIZ_TRUST_PROXY_HEADERS=1), since anyone can send them;
+  - names are NFKC-normalised with invisible characters dropped, and two names that then differ only by case or
+    by look-alike letters (a Cyrillic "А" for a Latin "A": Unicode's confusable skeletons) are the same name;
+    a session takes at most MAX_STUDENTS, and a `RateLimit` lets a client join
     JOINS_PER_MINUTE times a minute;
   - a busy, read-only or broken database file is a sentence, not an sqlite3 traceback.
 
@@ -20,6 +25,8 @@ Made to face a class that tries to break it, where every refusal is one Classroo
                          ~/.cache/specviz/classroom.sqlite)
   SPECVIZ_TEACHER_PIN    the teacher's PIN, at least MIN_PIN_LENGTH characters; without one (or with a shorter
                          one) the teacher view stays locked
+  SPECVIZ_TRUST_PROXY_HEADERS  1 when the app sits behind a reverse proxy on this machine that sets X-Real-Ip or
+                         X-Forwarded-For (it then tells devices apart); unset, those headers are ignored
 """
 
 from __future__ import annotations
@@ -27,6 +34,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import hmac
+import ipaddress
 import json
 import math
 import os
@@ -44,10 +52,12 @@ from pathlib import Path
 from typing import Any
 
 from specviz.i18n import LANGUAGES, N_, _, get_language, language_code, ngettext, using
+from specviz.paths import CONFUSABLES_PATH
 from specviz.quiz import (BANK_DIR, CONCEPTS, Grade, Question, QuizBankError, answer_text, csv_text, grade, load_bank,
                          question_from_dict)
 
 DB_ENV, CACHE_ENV, PIN_ENV = "SPECVIZ_CLASSROOM_DB", "SPECVIZ_CACHE", "SPECVIZ_TEACHER_PIN"
+TRUST_PROXY_ENV = "SPECVIZ_TRUST_PROXY_HEADERS"
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I/L: easy to read off a projector
 CODE_LENGTH = 6
 NAME_MAX, TITLE_MAX, ANSWER_MAX = 40, 80, 2000
@@ -193,13 +203,50 @@ def clean_name(text: Any) -> str:
     return clean_text(text, N_("display name"), NAME_MAX)
 
 
+def name_keys(name: str) -> frozenset[str]:
+    """How names are compared within a session: normalised, invisible characters dropped, case ignored, and reduced
+    to confusable skeletons (Unicode UTS #39), so a Cyrillic "Аlice", a Greek "Νina" or a "Bob0" is the same name as
+    "Alice", "Nina" or "BobO" on the projector. Two names clash when their key sets meet. The skeleton is taken of
+    the name as written, lower-cased and upper-cased, because Unicode's prototypes depend on case (Cyrillic "в" looks
+    like a small capital B, "В" like B; a lower-case "l" looks like an upper-case "I").
+
+    >>> name_keys("ÉVA") & name_keys("e\u0301va") & name_keys("\u00c9v\u200ba") != set()
+    True
+    >>> [bool(name_keys(a) & name_keys(b)) for a, b in [("Alice", "\u0410lice"), ("Bob", "\u0412ob"),
+    ...     ("Nina", "\u039dina"), ("alice", "ALICE"), ("Ivan", "\u0406van"), ("Ana", "Anna"), ("Li", "Lu")]]
+    [True, True, True, True, True, False, False]
+    """
+    folded = unicodedata.normalize("NFKC", _visible(name))
+    return frozenset(unicodedata.normalize("NFKC", skeleton(variant).casefold())
+                     for variant in (folded, folded.casefold(), folded.upper()))
+
+
 def name_key(name: str) -> str:
-    """How names are compared within a session: normalised, invisible characters dropped, case folded.
+    """One key of `name_keys` (the lower-cased name's skeleton), for sorting and grouping.
 
     >>> name_key("ÉVA") == name_key("e\u0301va") == name_key("\u00c9v\u200ba")
     True
     """
-    return unicodedata.normalize("NFKC", _visible(name).casefold())
+    folded = unicodedata.normalize("NFKC", _visible(name).casefold())
+    return unicodedata.normalize("NFKC", skeleton(folded).casefold())
+
+
+def skeleton(text: str) -> str:
+    """UTS #39's skeleton: NFD, every character replaced by its prototype from Unicode's confusables data, NFD
+    again. Two strings with the same skeleton look alike (it is a key, never text to show).
+
+    >>> skeleton("p\u0430yp\u0430l") == skeleton("paypal"), skeleton("m")
+    (True, 'rn')
+    """
+    table = _prototypes()
+    decomposed = unicodedata.normalize("NFD", text)
+    return unicodedata.normalize("NFD", "".join(table.get(ch, ch) for ch in decomposed))
+
+
+@functools.cache
+def _prototypes() -> dict[str, str]:
+    """character -> its prototype, from assets/unicode/confusables.json (Unicode's confusables.txt, UTS #39)."""
+    return json.loads(CONFUSABLES_PATH.read_text(encoding="utf-8"))["prototypes"]
 
 
 def concept_name(concept: str) -> str:
@@ -257,20 +304,34 @@ def pin_matches(given: Any, expected: str | None) -> bool:
     return hmac.compare_digest(_digest(given.strip()), _digest(expected))
 
 
-def client_id(ip: Any, headers: Mapping[str, Any], session_id: str) -> str:
-    """Who is asking, as well as the server can tell: the connection's address; for a connection from this machine
-    (no address: a local reverse proxy, or the teacher's own browser) the proxy's X-Real-Ip or the last
-    X-Forwarded-For entry (the one the proxy added); else the browser session. At most 100 characters.
+def trust_proxy_headers(environ: Mapping[str, str] | None = None) -> bool:
+    """Whether the operator said a reverse proxy on this machine sets X-Real-Ip / X-Forwarded-For
+    ($SPECVIZ_TRUST_PROXY_HEADERS = 1, true or yes)."""
+    environ = os.environ if environ is None else environ
+    return str(environ.get(TRUST_PROXY_ENV, "")).strip().lower() in ("1", "true", "yes")
 
-    >>> client_id(None, {"X-Forwarded-For": "6.6.6.6, 10.0.0.2"}, "abc")
+
+def client_id(ip: Any, headers: Mapping[str, Any], session_id: str, trust_proxy: bool | None = None) -> str:
+    """Who is asking, as well as the server can tell: the connection's address; for a connection from this machine
+    (no address: a local reverse proxy, a tunnel, or the teacher's own browser) the proxy's X-Real-Ip or the last
+    X-Forwarded-For entry (the one the proxy added) only when the operator trusts them (`trust_proxy`, default
+    $SPECVIZ_TRUST_PROXY_HEADERS), and only if it is an IP address; else the browser session. At most 100
+    characters.
+
+    >>> client_id(None, {"X-Forwarded-For": "6.6.6.6, 10.0.0.2"}, "abc", trust_proxy=True)
     'ip:10.0.0.2'
+    >>> client_id(None, {"X-Forwarded-For": "6.6.6.6, 10.0.0.2"}, "abc", trust_proxy=False)
+    'session:abc'
     """
     if isinstance(ip, str) and ip.strip():
         return f"ip:{ip.strip()}"[:100]
-    lowered = {str(k).lower(): str(v) for k, v in headers.items()}
-    for candidate in (lowered.get("x-real-ip", ""), lowered.get("x-forwarded-for", "").split(",")[-1]):
-        if candidate.strip():
-            return f"ip:{candidate.strip()}"[:100]
+    if trust_proxy if trust_proxy is not None else trust_proxy_headers():
+        lowered = {str(k).lower(): str(v) for k, v in headers.items()}
+        for candidate in (lowered.get("x-real-ip", ""), lowered.get("x-forwarded-for", "").split(",")[-1]):
+            try:
+                return f"ip:{ipaddress.ip_address(candidate.strip()[:64])}"
+            except ValueError:
+                continue
     return f"session:{session_id}"[:100]
 
 
@@ -310,13 +371,19 @@ class _PerClient:
 
 
 class PinGuard(_PerClient):
-    """Wrong teacher PINs, counted on the server per client and overall, with exponential backoff.
+    """Wrong teacher PINs, counted on the server per browser, per device and overall, with exponential backoff,
+    made so that guessing is slow and the right PIN keeps working.
 
-    After CLIENT_FREE misses a client waits BASE_LOCK seconds, and each further miss doubles the wait up to MAX_LOCK;
-    the server as a whole does the same after OVERALL_FREE misses, so many clients (or one with many addresses)
-    cannot share the guessing. A locked attempt is refused before the PIN is looked at and does not count. The right
-    PIN clears its client's record (not the overall one); records are forgotten FORGET_AFTER seconds after their
-    last miss. Thread-safe; memory is bounded by `max_clients`; `clock` is injectable for tests.
+    A browser (its session) that missed CLIENT_FREE times waits BASE_LOCK seconds, and each further miss doubles the
+    wait up to MAX_LOCK; it is refused before its PIN is looked at. A device (an address: a phone, or a school's
+    whole network behind one address) and the server as a whole count the same way after CLIENT_FREE and
+    OVERALL_FREE misses, so many browsers or addresses cannot share the guessing: while either is over, a browser
+    that has already missed waits for it too. A browser that has not missed is still asked its PIN, so the teacher
+    opening the page gets in with the right one, whoever guessed before; a guesser needs a new browser session for
+    each try, and the 8-character minimum (MIN_PIN_LENGTH) leaves that nowhere. The right PIN clears its browser's
+    and its device's records (not the overall one); records are forgotten FORGET_AFTER seconds after their last
+    miss. Without a `session`, the device is the browser (a reload then does not reset the count). Thread-safe;
+    memory is bounded by `max_clients`; `clock` is injectable for tests.
     """
 
     CLIENT_FREE, OVERALL_FREE = 5, 20
@@ -326,31 +393,45 @@ class PinGuard(_PerClient):
         super().__init__(max_clients, clock)
         self._overall = _Strikes()
 
-    def wait(self, client: str) -> float:
-        """Seconds until `client` may try again (0: now)."""
+    def wait(self, client: str, session: str | None = None) -> float:
+        """Seconds until this browser (of `client`) may try again (0: now)."""
         with self._lock:
             now = self._clock()
-            strikes = self._clients.get(client, _Strikes())
-            return max(0.0, strikes.locked_until - now, self._overall.locked_until - now)
+            browser, shared = self._records(client, session, now)
+            return max(0.0, browser.locked_until - now, shared - now if browser.failures else 0.0)
 
-    def attempt(self, client: str, given: Any, expected: str) -> bool:
-        """Whether `given` is the PIN; ClassroomError (one sentence) while this client or the server is locked."""
+    def _records(self, client: str, session: str | None, now: float) -> tuple[_Strikes, float]:
+        """(the browser's record, the end of the device's or the server's lock, whichever is later)."""
+        self._overall = self._fresh(self._overall, now)
+        device = self._fresh(self._clients.get(client), now)
+        if session is None or session == client:
+            return device, self._overall.locked_until
+        browser = self._fresh(self._clients.get(session), now)
+        return browser, max(device.locked_until, self._overall.locked_until)
+
+    def attempt(self, client: str, given: Any, expected: str, session: str | None = None) -> bool:
+        """Whether `given` is the PIN; ClassroomError (one sentence) while this browser must wait."""
         with self._lock:
             now = self._clock()
-            strikes = self._fresh(self._clients.get(client), now)
-            self._overall = self._fresh(self._overall, now)
-            if strikes.locked_until > now:
+            browser, shared = self._records(client, session, now)
+            if browser.locked_until > now:
                 raise ClassroomError(_("Too many wrong PINs from this device; please wait {wait}.",
-                                       wait=_duration(strikes.locked_until - now)))
-            if self._overall.locked_until > now:
-                raise ClassroomError(_("Too many wrong PINs have been tried on this server; teacher mode is locked "
-                                       "for {wait}.", wait=_duration(self._overall.locked_until - now)))
+                                       wait=_duration(browser.locked_until - now)))
+            if shared > now and browser.failures:
+                raise ClassroomError(_("Many wrong PINs have been tried on this server; this browser may try again "
+                                       "in {wait}.", wait=_duration(shared - now)))
             if pin_matches(given, expected):
                 self._clients.pop(client, None)
+                if session is not None:
+                    self._clients.pop(session, None)
                 return True
-            self._strike(strikes, self.CLIENT_FREE, now)
+            self._strike(browser, self.CLIENT_FREE, now)
+            self._keep(session if session is not None else client, browser, now)
+            if session is not None and session != client:
+                device = self._fresh(self._clients.get(client), now)
+                self._strike(device, self.CLIENT_FREE, now)
+                self._keep(client, device, now)
             self._strike(self._overall, self.OVERALL_FREE, now)
-            self._keep(client, strikes, now)
             return False
 
     def _fresh(self, strikes: _Strikes | None, now: float) -> _Strikes:
@@ -510,7 +591,7 @@ class ClassroomStore:
     # ---- students ---------------------------------------------------------------------------------------------
     def join(self, code: str, name: str) -> Student:
         """Add a student to an open session that has room (MAX_STUDENTS); the name must be free in that session
-        (compared by `name_key`: case and invisible characters do not make a new name)."""
+        (compared by `name_keys`: case, invisible characters and look-alike letters do not make a new name)."""
         code, name = normalize_code(code), clean_name(name)
         session = self.session(code)
         if session is None:
@@ -527,7 +608,8 @@ class ClassroomStore:
                 if len(names) >= MAX_STUDENTS:
                     raise ClassroomError(_("Session {code} is full ({limit} students); please ask your teacher to "
                                            "start another one.", code=code, limit=MAX_STUDENTS))
-                if name_key(name) in {name_key(n) for n in names}:
+                keys = name_keys(name)
+                if any(keys & name_keys(n) for n in names):
                     raise taken
                 conn.execute("INSERT INTO students (token, code, name, joined_at) VALUES (?, ?, ?, ?)",
                              (student.token, code, name, student.joined_at))

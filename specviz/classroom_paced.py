@@ -29,8 +29,9 @@ from typing import Any
 
 from specviz.classroom import (DEFAULT_TITLES, ClassroomError, ClassroomStore, Session, answer_between, concept_name,
                                in_language, normalize_code, stored_answer)
-from specviz.i18n import N_, _, get_language, language_code, ngettext
+from specviz.i18n import N_, _, get_language, language_code, ngettext, number
 from specviz.quiz import Question, QuizBankError, answer_text, csv_text, grade, parse_number, question_from_dict
+from specviz.quiz.schema import MAX_ANSWER
 from specviz.quiz.live import LIVE_LINK, _md_token, live_questions
 from specviz.trace import Trace
 
@@ -68,7 +69,7 @@ TEXT = {
     "not_a_choice": N_("That answer is not one of the choices; please pick one of them."),
     "no_pick": N_("Please pick at least one choice."),
     "not_an_order": N_("Please place every item exactly once."),
-    "not_finite": N_("Please answer with a finite number, like 0.4."),
+    "not_finite": N_("Please answer with a number from −{most} to {most}, like 0.4."),
     "how_many": N_("Step {step} drafted K = {k} tokens: {drafts}. How many of them will the target keep (accept) "
                    "before it adds a token of its own?"),
     "how_many_why_recovered": N_("{verdicts}. Drafts are kept up to the first rejection, so {kept} of {k} were "
@@ -421,7 +422,7 @@ def checked_answer(question: Question, answer: Any) -> Any:
     if question.kind == "numeric":
         value = parse_number(answer)
         if value is None:
-            raise ClassroomError(_(TEXT["not_finite"]))
+            raise ClassroomError(_(TEXT["not_finite"], most=number(MAX_ANSWER, 0)))
         return value
     if question.kind == "single":
         if not isinstance(answer, str) or answer.strip() not in question.choices:
@@ -474,8 +475,14 @@ def distribution(question: Question, round_1: Sequence[Any], round_2: Sequence[A
 def _numeric(question: Question, rounds: tuple[list, list], answered: tuple[int, int],
              correct: tuple[int, int]) -> Distribution:
     """Numeric answers: each distinct value its own bar when there are few, else NUMERIC_BINS equal ranges over
-    the values given and the right one."""
-    values = [[float(a) for a in r] for r in rounds]
+    the values given and the right one. Any finite floats bin safely, even stored ones from before answers were
+    bounded (1e308 and −1e308 together): a stored value that is not a finite number is left out.
+
+    >>> q = Question("d", "speedup", "numeric", "?", 2.0, "", "pages/quiz.py", tolerance=0.1)
+    >>> _numeric(q, ([1e308, -1e308, 1, 2, 3, 4, 5], []), (7, 0), (1, 0)).counts[0]
+    (1, 0, 0, 5, 0, 1)
+    """
+    values = [[v for v in (_stored_number(a) for a in r) if v is not None] for r in rounds]
     target, tol = float(question.answer), question.tolerance
     distinct = sorted({_round3(v) for r in values for v in r} | {_round3(target)})
     if len(distinct) <= NUMERIC_BINS:
@@ -484,20 +491,36 @@ def _numeric(question: Question, rounds: tuple[list, list], answered: tuple[int,
         right = tuple(abs(d - target) <= tol + 1e-12 or d == _round3(target) for d in distinct)
         return Distribution(labels, counts, right, answered, correct)
     lo, hi = min(distinct), max(distinct)
-    width = (hi - lo) / NUMERIC_BINS
-    edges = [lo + i * width for i in range(NUMERIC_BINS + 1)]
+    width = hi / NUMERIC_BINS - lo / NUMERIC_BINS  # not (hi − lo) / n: hi − lo overflows for 1e308 and −1e308
+    edges = [lo + i * width for i in range(NUMERIC_BINS)] + [hi]
     labels = tuple(f"{_num(edges[i])}–{_num(edges[i + 1])}" for i in range(NUMERIC_BINS))
 
     def bin_of(v: float) -> int:
-        return min(NUMERIC_BINS - 1, int((v - lo) / width)) if width > 0 else 0
+        if not width > 0:
+            return 0
+        place = (v / NUMERIC_BINS - lo / NUMERIC_BINS) / width * NUMERIC_BINS  # (v − lo) / width, finite
+        return min(NUMERIC_BINS - 1, max(0, math.floor(place))) if math.isfinite(place) else 0
 
     counts = tuple(tuple(sum(bin_of(v) == i for v in r) for i in range(NUMERIC_BINS)) for r in values)
     right = tuple(i == bin_of(target) for i in range(NUMERIC_BINS))
     return Distribution(labels, counts, right, answered, correct)
 
 
+def _stored_number(answer: Any) -> float | None:
+    """A stored numeric answer as a finite float, else None (a damaged or pre-bound row counts as no answer)."""
+    if isinstance(answer, bool) or not isinstance(answer, int | float):
+        return None
+    try:
+        value = float(answer)
+    except OverflowError:
+        return None
+    return value if math.isfinite(value) else None
+
+
 def _round3(value: float) -> float:
-    return float(f"{value:.3g}") if math.isfinite(value) else value
+    """Three significant figures (the largest floats stay as they are: 1.797e308 would round up to inf)."""
+    rounded = float(f"{value:.3g}") if math.isfinite(value) else value
+    return rounded if math.isfinite(rounded) else value
 
 
 def _num(value: float) -> str:

@@ -21,7 +21,7 @@ from dataclasses import replace
 from specviz.bench import add_bench_arguments, run_bench_command
 from specviz.catalog import recommended_for
 from specviz.i18n import N_, _, get_language, language_code, number, using
-from specviz.limits import K_RANGE, MAX_NEW_TOKENS_RANGE, PROPOSERS
+from specviz.limits import K_RANGE, MAX_NEW_TOKENS_RANGE, PROPOSERS, TOY_PROPOSERS
 from specviz.runspec import RunSpec
 from specviz.serving.cli import add_serve_arguments, run_serve_command
 from specviz.text import visible
@@ -107,6 +107,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         except ValueError as exc:
             print(f"specviz: {exc}", file=sys.stderr)
             return 2
+        except OSError as exc:  # a file or folder the command could not use: one sentence, no traceback
+            print("specviz: " + _("{reason}: {path}.", reason=exc.strerror or type(exc).__name__,
+                                  path=exc.filename or "?"), file=sys.stderr)
+            return 1
         except KeyboardInterrupt:
             print("specviz: " + _("interrupted."), file=sys.stderr)
             return 130
@@ -178,7 +182,12 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {"generate": run_gene
 
 
 def _prepare(args: argparse.Namespace):
-    """The run's spec, checked before torch or any model loads (a bad flag answers at once), and the loaded pair."""
+    """The run's spec, checked before torch or any model loads (a bad flag answers at once), and the loaded pair.
+    The toy pair offers what the web UI offers it (TOY_PROPOSERS): its EAGLE drafter is an untrained stand-in that
+    only the tests and the GPU rehearsal use."""
+    if args.pair == "toy" and args.proposer is not None and args.proposer not in TOY_PROPOSERS:
+        raise ValueError(_("The toy pair has no trained EAGLE drafter; choose one of these proposers: {choices}.",
+                           choices=", ".join(TOY_PROPOSERS)))
     spec = RunSpec(pair=args.pair, proposer=args.proposer, prompt=args.prompt, chat=not args.no_chat,
                    max_new_tokens=args.max_new_tokens, temperature=args.temperature, top_k=args.top_k,
                    top_p=args.top_p, seed=args.seed, layers=args.layers, **draft_shape(args))

@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from specviz import urlvalues
 from specviz.i18n import N_, _
 from specviz.quiz.schema import FAQ_TOPICS, Bank, Question
 
@@ -249,19 +250,26 @@ class Progress:
 
 def parse_progress(params: Mapping[str, str]) -> tuple[Progress, str | None]:
     """The progress a URL asks for, and one sentence when it asks for something that is not on the path (the
-    learner then starts at lesson 1 with nothing done). Missing parameters are no problem: lesson 1."""
+    learner then starts at lesson 1 with nothing done). Missing parameters are no problem: lesson 1. The numbers are
+    read by `specviz.urlvalues`; the sentence repeats (part of) the value as typed, so a page shows it escaped.
+
+    >>> parse_progress({"lesson": "²"})[1]
+    'The link asked for lesson "²", which is not on the path, so it starts at lesson 1.'
+    """
     raw_lesson = str(params.get("lesson", "1")).strip()
     raw_done = str(params.get("done", "")).strip()
+    first, last = min(BY_NUMBER), max(BY_NUMBER)
+    number = urlvalues.whole(raw_lesson, first, last)  # ASCII digits only: "²", "٣", 5,000 digits are no lesson
     if raw_lesson == TICKET:
         lesson: int | str = TICKET
-    elif raw_lesson.isdigit() and int(raw_lesson) in BY_NUMBER:
-        lesson = int(raw_lesson)
+    elif number is not None and number in BY_NUMBER:
+        lesson = number
     else:
         return Progress(), _(TEXT["bad_lesson"], value=raw_lesson[:20])
-    parts = [p.strip() for p in raw_done.split(",") if p.strip()] if raw_done else []
-    if not all(p.isdigit() and int(p) in BY_NUMBER for p in parts):
+    done = urlvalues.whole_list(raw_done, first, last, most=len(BY_NUMBER) * 2)
+    if done is None or not set(done) <= set(BY_NUMBER):
         return Progress(), _(TEXT["bad_done"], value=raw_done[:40])
-    return Progress(lesson, frozenset(int(p) for p in parts)), None
+    return Progress(lesson, frozenset(done)), None
 
 
 def concepts_up_to(number: int) -> list[str]:

@@ -12,4 +12,6 @@ TREE_NODES_RANGE = (0, 64)  # nodes of a draft tree per step; 0 = a chain of K (
 TREE_WIDTH_RANGE = (1, 8)  # children per node of a draft tree
 TOP_N = 10  # bars per distribution in a trace
 PROPOSERS = ("draft", "ngram", "layerskip", "eagle")  # who can draft (specviz.proposers.make_proposer)
+# What the toy pair offers a user: its EAGLE drafter is an untrained stand-in that only the tests use
+TOY_PROPOSERS = ("draft", "ngram", "layerskip")
 POLICIES = ("constant", "heuristic", "threshold", "optimal")  # how K is chosen each step (specviz.policies)

@@ -43,6 +43,7 @@ MODELS_DIR = ASSETS / "models"  # the trained drafts, one folder each
 BENCHMARKS_DIR = ASSETS / "benchmarks"  # committed bench results, <run>/results.json
 SCREENSHOTS_DIR = ASSETS / "screenshots"
 LOCALE_DIR = ASSETS / "locale"  # gettext catalogs: <locale>/LC_MESSAGES/specviz.po and .mo
+CONFUSABLES_PATH = ASSETS / "unicode" / "confusables.json"  # Unicode's look-alike prototypes (UTS #39), for names
 
 # The checkout that holds app.py and pages/ (for scripts that start the app), or None in a wheel install.
 SOURCE_ROOT: Path | None = _PACKAGE.parent if (_PACKAGE.parent / "app.py").is_file() else None

@@ -19,7 +19,7 @@ from typing import Any
 from specviz.baseline import TargetOnly
 from specviz.decoding import TreeShape, decode
 from specviz.generation import K_RANGE, GenerationSettings
-from specviz.i18n import ngettext
+from specviz.i18n import _, ngettext
 from specviz.models import Pair, encode_prompt, load_pair
 from specviz.policies import confident, make_policy
 from specviz.proposers import Proposer, make_proposer
@@ -36,12 +36,15 @@ class Busy(ValueError):
 
 class Turns:
     """First come, first served use of one model: one holder at a time, the others queue in order and can see how
-    many are ahead of them; a waiter that runs out of patience leaves the queue with a `Busy` sentence."""
+    many are ahead of them; a waiter that runs out of patience leaves the queue with a `Busy` sentence. An `owner`
+    (a browser session, say) holds or waits for at most one turn at a time: a second request while its first is
+    queued or running is refused at once, so one visitor cannot fill the queue."""
 
     def __init__(self) -> None:
         self._cond = threading.Condition()
         self._queue: deque[object] = deque()
         self._busy = False
+        self._owners: set[object] = set()  # owners now waiting or holding
 
     def ahead(self) -> int:
         """Runs that would go before a run asking now (the one running, and the ones waiting)."""
@@ -49,27 +52,38 @@ class Turns:
             return len(self._queue) + self._busy
 
     @contextlib.contextmanager
-    def take(self, timeout: float | None = None, on_wait: Callable[[int], None] | None = None) -> Iterator[None]:
+    def take(self, timeout: float | None = None, on_wait: Callable[[int], None] | None = None,
+             owner: object | None = None) -> Iterator[None]:
         """Hold the model inside the block. `on_wait(ahead)` is told the queue position while waiting; past
-        `timeout` seconds of waiting, Busy is raised and nothing ran."""
+        `timeout` seconds of waiting, Busy is raised and nothing ran. An `owner` that already waits or holds a
+        turn is refused at once (Busy)."""
         me = object()
         give_up = None if timeout is None else time.monotonic() + timeout
         with self._cond:
+            if owner is not None:
+                if owner in self._owners:
+                    raise Busy(_("You already have a run waiting for or using the model; press Run again when it "
+                                 "has finished."))
+                self._owners.add(owner)
             self._queue.append(me)
-            while self._busy or self._queue[0] is not me:
-                if on_wait is not None:
-                    on_wait(self._queue.index(me) + self._busy)
-                left = None if give_up is None else give_up - time.monotonic()
-                if left is not None and left <= 0:
-                    ahead = self._queue.index(me) + self._busy
-                    self._queue.remove(me)
-                    self._cond.notify_all()
-                    waited = f"{timeout:g}"
-                    raise Busy(ngettext("The model is busy: {n} run was still ahead of yours after {seconds} s of "
-                                        "waiting; try again in a moment.",
-                                        "The model is busy: {n} runs were still ahead of yours after {seconds} s of "
-                                        "waiting; try again in a moment.", ahead, seconds=waited))
-                self._cond.wait(timeout=1.0 if left is None else min(left, 1.0))
+            try:
+                while self._busy or self._queue[0] is not me:
+                    if on_wait is not None:
+                        on_wait(self._queue.index(me) + self._busy)
+                    left = None if give_up is None else give_up - time.monotonic()
+                    if left is not None and left <= 0:
+                        ahead = self._queue.index(me) + self._busy
+                        waited = f"{timeout:g}"
+                        raise Busy(ngettext("The model is busy: {n} run was still ahead of yours after {seconds} s "
+                                            "of waiting; try again in a moment.",
+                                            "The model is busy: {n} runs were still ahead of yours after {seconds} s "
+                                            "of waiting; try again in a moment.", ahead, seconds=waited))
+                    self._cond.wait(timeout=1.0 if left is None else min(left, 1.0))
+            except BaseException:  # gave up, or the page stopped while waiting: leave the queue, or it would stall
+                self._queue.remove(me)
+                self._owners.discard(owner)
+                self._cond.notify_all()
+                raise
             self._queue.popleft()
             self._busy = True
         try:
@@ -77,6 +91,7 @@ class Turns:
         finally:
             with self._cond:
                 self._busy = False
+                self._owners.discard(owner)
                 self._cond.notify_all()
 
 
@@ -121,9 +136,10 @@ class PairCache:
         with self._guard:
             return self._turns.setdefault(name, Turns())
 
-    def turn(self, name: str, timeout: float | None = None, on_wait: Callable[[int], None] | None = None):
+    def turn(self, name: str, timeout: float | None = None, on_wait: Callable[[int], None] | None = None,
+             owner: object | None = None):
         """Hold the pair `name` for one run (or its loading): see `Turns.take`."""
-        return self.turns(name).take(timeout, on_wait)
+        return self.turns(name).take(timeout, on_wait, owner)
 
     def ahead(self, name: str) -> int:
         """Runs now holding or waiting for the pair `name`."""

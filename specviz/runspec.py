@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
+from specviz import urlvalues
 from specviz.i18n import N_, _, get_language
 from specviz.limits import K_RANGE, MAX_NEW_TOKENS_RANGE, POLICIES, PROPOSERS, TREE_NODES_RANGE, TREE_WIDTH_RANGE
 
@@ -191,7 +192,10 @@ def _parse(name: str, raw: str) -> Any:
     setting = SETTINGS[name]
     if setting.choices is not None:
         return raw
-    number = int(raw) if setting.whole else float(raw)
+    # ASCII digits, bounded length (specviz.urlvalues): int() would read "٣" and "５", float() "nan" and "1_0"
+    number = (urlvalues.whole(raw, -10**15, 10**15) if setting.whole else urlvalues.decimal(raw, -1e15, 1e15))
+    if number is None:
+        raise ValueError(raw[:40])
     if name == "layers" and number == 0:
         return None
     return number

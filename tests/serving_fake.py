@@ -17,7 +17,8 @@ class FakeServer:
     def __init__(self, metrics: str, delay: float = 0.05):
         self.metrics = metrics
         self.delay = delay
-        self.requests = 0
+        self.requests = 0  # chat completions
+        self.requests_seen = 0  # every request, of any kind
         self.in_flight = 0
         self.max_in_flight = 0
         self.lock = threading.Lock()
@@ -36,6 +37,8 @@ class FakeServer:
                 self.wfile.write(data)
 
             def do_GET(self):
+                with fake.lock:
+                    fake.requests_seen += 1
                 if self.path == "/health":
                     self._send(200, "")
                 elif self.path == "/metrics":
@@ -46,6 +49,8 @@ class FakeServer:
                     self._send(404, json.dumps({"message": "not found"}))
 
             def do_POST(self):
+                with fake.lock:
+                    fake.requests_seen += 1
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
                 with fake.lock:
                     fake.requests += 1

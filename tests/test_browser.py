@@ -125,7 +125,9 @@ def test_a_live_run_streams_its_steps_then_shows_its_answer(server, page):
     """The Playground's default live run on the real model: while it runs, a progress bar and token chips appear step
     by step; then the page shows the finished text plainly next to the annotated one and offers to step through."""
     server.open(page)
-    page.goto(server.url + "/playground?source=live")  # a shared live link runs at once, with the default settings
+    page.goto(server.url + "/playground?source=live")  # a link to a live run on the real model waits for a press
+    page.wait_for_selector("text=press Run to start it", timeout=60_000)
+    page.get_by_role("button", name="Run", exact=True).click()
     page.wait_for_selector('[data-testid="stProgress"]', timeout=180_000)  # the run is drawn while it runs
     progress = page.locator('[data-testid="stProgress"]').first.inner_text()
     assert "drafts kept" in progress and "of at most 48 tokens" in progress

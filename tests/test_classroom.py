@@ -267,18 +267,41 @@ def test_pin_guard_waits_are_capped():
     assert guard.wait("a") == PinGuard.MAX_LOCK == 900
 
 
-def test_many_clients_together_cannot_brute_force_the_pin():
+def test_many_clients_together_are_slowed_but_the_right_pin_still_works():
+    """Issue 28: 20 wrong PINs from anyone used to refuse the right PIN too. Now the server-wide count slows the
+    guessers (a browser that missed waits) while a browser that has not missed is still asked its PIN."""
     clock = FakeClock()
     guard = PinGuard(clock=clock)
     for i in range(20):  # a class of guessers, or one guesser with 20 addresses: one try each
         assert guard.attempt(f"10.0.0.{i}", WRONG, RIGHT) is False
-    with pytest.raises(ClassroomError, match=r"^Too many wrong PINs have been tried on this server; teacher mode is "
-                                             r"locked for 30 seconds"):
-        guard.attempt("10.0.1.1", RIGHT, RIGHT)  # a new client is refused too
-    clock.now += 30
-    assert guard.attempt("10.0.1.2", WRONG, RIGHT) is False
-    with pytest.raises(ClassroomError, match="locked for 60 seconds"):
-        guard.attempt("10.0.1.3", RIGHT, RIGHT)
+    with pytest.raises(ClassroomError, match=r"^Many wrong PINs have been tried on this server; this browser may "
+                                             r"try again in 30 seconds\.$"):
+        guard.attempt("10.0.0.3", WRONG, RIGHT)  # a guesser that already missed waits, before its PIN is looked at
+    assert guard.attempt("10.0.1.1", RIGHT, RIGHT) is True  # the teacher, arriving now, gets in
+    assert guard.attempt("10.0.1.2", WRONG, RIGHT) is False  # a fresh guesser gets one try...
+    with pytest.raises(ClassroomError, match="may try again in 60 seconds"):
+        guard.attempt("10.0.1.2", WRONG, RIGHT)  # ...and then waits for the server's lock, which doubled
+    clock.now += 60
+    assert guard.attempt("10.0.0.3", RIGHT, RIGHT) is True
+
+
+def test_a_student_on_the_teachers_network_cannot_lock_the_teacher_out():
+    """A whole class behind one address (a school's NAT, or a tunnel): the device's count locks guessers' browsers,
+    not the teacher's browser, which has not missed."""
+    clock = FakeClock()
+    guard = PinGuard(clock=clock)
+    school = "ip:198.51.100.1"
+    for attempt in range(60):  # one student, reloading for a new browser session after every try
+        try:
+            guard.attempt(school, WRONG, RIGHT, session=f"session:student-{attempt}")
+        except ClassroomError:
+            pass
+    assert guard.attempt(school, WRONG, RIGHT, session="session:one-tab") is False  # one browser that keeps guessing
+    with pytest.raises(ClassroomError, match="^Many wrong PINs have been tried on this server; this browser may try "
+                                             "again in 15 minutes"):
+        guard.attempt(school, RIGHT, RIGHT, session="session:one-tab")  # it waits, right PIN or not
+    assert guard.attempt(school, RIGHT, RIGHT, session="session:teacher") is True
+    assert guard.wait(school, session="session:teacher") == 0
 
 
 def test_pin_guard_is_thread_safe_and_bounded():
@@ -307,6 +330,29 @@ def test_pin_guard_is_thread_safe_and_bounded():
         clock.now += guard.wait(f"c{i}")
         assert guard.attempt(f"c{i}", WRONG, RIGHT) is False
     assert len(guard) <= 50
+
+
+@pytest.mark.parametrize("first, second", [
+    ("Alice", "\u0410lice"),  # Cyrillic capital A
+    ("alice", "\u0430l\u0456\u0441\u0435"),  # Cyrillic а, і, с, е
+    ("Bob", "\u0412ob"), ("Nina", "\u039dina"), ("Zoe", "\u0396\u03bfe"), ("Tim", "\u03a4im"),
+    ("Ivan", "\u0406van"), ("Joe", "\u0408\u043e\u0435"), ("Sam", "\u0405am"),
+    ("Ana", "\uff21\uff4e\uff41"),  # fullwidth
+    ("Eva", "E\u200bva"), ("Max", "\U0001d40c\U0001d41a\U0001d431"),  # zero-width space; mathematical bold
+    ("Paul", "PAUL"), ("Kim", "\u041aim")])
+def test_look_alike_names_are_the_same_name(store, first, second):
+    """Issue 28: a Cyrillic "Аlice" beside "Alice" put two look-alike names on the projector."""
+    session = store.create_session(QUESTIONS)
+    store.join(session.code, first)
+    with pytest.raises(ClassroomError, match="already called"):
+        store.join(session.code, second)
+
+
+def test_different_names_still_join(store):
+    session = store.create_session(QUESTIONS)
+    for name in ("Ana", "Anna", "Li", "Lu", "João", "Joao", "Bob", "Bo", "Eve", "Ève", "Mia", "Nia"):
+        store.join(session.code, name)
+    assert len(store.students(session.code)) == 12
 
 
 def test_names_are_unique_per_session_case_insensitively(store):
@@ -373,12 +419,38 @@ def test_a_short_teacher_pin_is_refused(short):
         teacher_pin({}, {"SPECVIZ_TEACHER_PIN": short})
 
 
-def test_client_id_prefers_the_connection_then_the_proxy_then_the_session():
+def test_client_id_prefers_the_connection_then_the_proxy_then_the_session(monkeypatch):
+    monkeypatch.delenv("SPECVIZ_TRUST_PROXY_HEADERS", raising=False)
     assert client_id("203.0.113.7", {"X-Real-Ip": "10.9.9.9"}, "s1") == "ip:203.0.113.7"  # headers are not trusted
-    assert client_id(None, {"X-Real-Ip": "10.1.1.1", "X-Forwarded-For": "6.6.6.6, 10.2.2.2"}, "s1") == "ip:10.1.1.1"
+    forwarded = {"X-Real-Ip": "10.1.1.1", "X-Forwarded-For": "6.6.6.6, 10.2.2.2"}
+    assert client_id(None, forwarded, "s1") == "session:s1"  # unless the operator says a proxy sets them
+    monkeypatch.setenv("SPECVIZ_TRUST_PROXY_HEADERS", "1")
+    assert client_id(None, forwarded, "s1") == "ip:10.1.1.1"
     assert client_id(None, {"x-forwarded-for": "6.6.6.6, 10.2.2.2"}, "s1") == "ip:10.2.2.2"  # the proxy's entry
     assert client_id(None, {}, "s1") == client_id(object(), {}, "s1") == "session:s1"  # unknown: this session
-    assert len(client_id(None, {"X-Real-Ip": "x" * 10_000}, "s1")) <= 100
+    assert client_id(None, {"X-Real-Ip": "x" * 10_000}, "s1") == "session:s1"  # not an address: not believed
+    assert client_id(None, {"X-Real-Ip": "<b>1.2.3.4</b>"}, "s1") == "session:s1"
+    assert client_id(None, {"X-Real-Ip": "2001:db8::1"}, "s1") == "ip:2001:db8::1"
+    for off in ("0", "", "no", "false"):
+        monkeypatch.setenv("SPECVIZ_TRUST_PROXY_HEADERS", off)
+        assert client_id(None, forwarded, "s1") == "session:s1"
+
+
+def test_rotating_forwarded_headers_gives_no_new_devices(monkeypatch):
+    """Issue 28: rotating X-Forwarded-For behind a tunnel gave every try a new device (15 of 15 joins past the
+    limit). Untrusted, the headers change nothing: one browser is one device."""
+    from specviz.classroom import RateLimit
+
+    monkeypatch.delenv("SPECVIZ_TRUST_PROXY_HEADERS", raising=False)
+    limit = RateLimit(limit=10)
+    joined = 0
+    for i in range(15):
+        try:
+            limit.hit(client_id(None, {"X-Forwarded-For": f"10.0.{i}.1", "X-Real-Ip": f"10.1.{i}.1"}, "tab"))
+            joined += 1
+        except ClassroomError:
+            pass
+    assert joined == 10
 
 
 # ---- the database under stress ---------------------------------------------------------------------------------

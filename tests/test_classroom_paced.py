@@ -98,9 +98,9 @@ def test_a_new_push_replaces_the_current_question(store):
     (MULTIPLE, [], "Please pick at least one choice."),
     (MULTIPLE, ["nope"], "That answer is not one of the choices; please pick one of them."),
     (ORDERING, ["x", "y"], "Please place every item exactly once."),
-    (NUMERIC, "nan", "Please answer with a finite number, like 0.4."),
-    (NUMERIC, float("inf"), "Please answer with a finite number, like 0.4."),
-    (NUMERIC, "forty", "Please answer with a finite number, like 0.4."),
+    (NUMERIC, "nan", "Please answer with a number from −1,000,000,000,000,000 to 1,000,000,000,000,000, like 0.4."),
+    (NUMERIC, float("inf"), "Please answer with a number from −1,000,000,000,000,000 to 1,000,000,000,000,000, like 0.4."),
+    (NUMERIC, "forty", "Please answer with a number from −1,000,000,000,000,000 to 1,000,000,000,000,000, like 0.4."),
 ])
 def test_bad_answers_get_one_sentence(store, question, answer, message):
     session, (ana, *_) = _session(store)

@@ -141,18 +141,33 @@ def test_repeated_wrong_pins_are_slowed_down(db):
 
 
 def test_a_reload_does_not_reset_the_wrong_pin_count(db, monkeypatch):
+    """Five wrong PINs from one device: that browser waits, and a reload (a new browser session on the same device)
+    gets one try and, if it misses, waits too; a reload with the right PIN gets in (issue 28: no one is locked out
+    by somebody else's guesses)."""
     monkeypatch.setattr(view, "client_key", lambda: "ip:203.0.113.7")  # AppTest has no address of its own
+    tab = {"id": "session:first"}  # nor a browser session of its own: each AppTest below stands for a new one
+    monkeypatch.setattr(view, "session_key", lambda: tab["id"])
     at = _as_teacher("0000-0000")
     for _ in range(4):
         at.text_input(key="classroom_pin").input("0000-0000")
         at.form_submit_button[0].click().run()
     assert [e.value for e in at.error] == ["That PIN is not right."]
-    fresh = _as_teacher(PIN)  # a reload: a new browser session with empty session state, the same device
-    assert len(fresh.error) == 1 and fresh.error[0].value.startswith(
-        "Too many wrong PINs from this device; please wait")
-    assert "Start the session" not in _labels(fresh)
+    at.text_input(key="classroom_pin").input(PIN)
+    at.form_submit_button[0].click().run()
+    assert len(at.error) == 1 and at.error[0].value.startswith("Too many wrong PINs from this device; please wait")
+    tab["id"] = "session:reloaded"
+    again = _as_teacher("1111-1111")  # a reload that guesses: one try...
+    assert [e.value for e in again.error] == ["That PIN is not right."]
+    again.text_input(key="classroom_pin").input(PIN)
+    again.form_submit_button[0].click().run()  # ...then it waits like the device, right PIN or not
+    assert len(again.error) == 1 and again.error[0].value.startswith(
+        "Many wrong PINs have been tried on this server; this browser may try again in")
+    assert "Start the session" not in _labels(again)
+    tab["id"] = "session:teacher"
+    assert "Start the session" in _labels(_as_teacher(PIN))  # the teacher reloading with the right PIN gets in
+    tab["id"] = "session:elsewhere"
     monkeypatch.setattr(view, "client_key", lambda: "ip:198.51.100.9")
-    assert "Start the session" in _labels(_as_teacher(PIN))  # the teacher's own device is not locked out
+    assert "Start the session" in _labels(_as_teacher(PIN))  # and another device is not locked out either
 
 
 def _session(db, n=3):

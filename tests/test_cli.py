@@ -56,6 +56,7 @@ def test_compare_prints_both_times_and_the_speedup():
     (["--prompt", "hi", "--proposer", "medusa"], "invalid choice"),
     (["--prompt", "x" * 3000, "--pair", "toy", "--max-new-tokens", "64"], "context"),
     (["--prompt", "hi", "--pair", "toy", "--json", "/no/such/dir/t.json"], "Cannot write"),
+    (["--prompt", "hi", "--pair", "toy", "--proposer", "eagle"], "no trained EAGLE drafter"),  # as the web UI does
 ])
 def test_bad_input_is_one_sentence_and_exit_2(args, phrase):
     out = cli("generate", *(["--pair", "toy"] if "--pair" not in args else []), *args)

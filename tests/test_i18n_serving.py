@@ -65,7 +65,7 @@ def test_the_library_speaks_portuguese():
 @pytest.mark.slow
 def test_the_page_without_a_server_and_with_a_bad_address(speaking_pt):
     at = _page("http://127.0.0.1:9")
-    assert at.warning and all("Nada está escutando" in w.value for w in at.warning)
+    assert at.warning and all("Nenhum servidor vLLM respondeu" in w.value for w in at.warning)
     at.text_input(key="serving_url").set_value("ftp://example.org").run()
     _portuguese(at)
     assert len(at.error) == 1 and "começa com http" in at.error[0].value
@@ -80,10 +80,17 @@ def test_the_page_against_recorded_metrics_and_a_small_sweep(speaking_pt, scrape
         assert {m.label for m in at.metric} >= {"Taxa de aceitação", "Comprimento médio aceito"}
         at.run()  # a second read: the charts over time
         _portuguese(at)
+        at.session_state["serving_tab"] = "Gerador de carga"  # only the open tab runs
+        at.run()
+        _portuguese(at)
         at.multiselect(key="serving_load_levels").set_value([1, 2])
         at.number_input(key="serving_load_requests").set_value(2)
         [b for b in at.button if b.label == "Executar a varredura"][0].click().run()
         _portuguese(at)
         assert "serving_live_sweep_chart" in [c.key for c in at.get("plotly_chart")]
+        at.session_state["serving_tab"] = "Varredura medida"
+        at.run()
+        _portuguese(at)
+        assert "serving_speedup_chart" in [c.key for c in at.get("plotly_chart")]
     finally:
         server.close()

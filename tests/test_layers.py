@@ -27,6 +27,7 @@ LAYERS: list[tuple[str, list[tuple[str, str]]]] = [
     ("engine", [
         ("specviz.paths", "where assets and the cache are; below every module that reads a file (a catalog too)"),
         ("specviz.limits", "the ranges of K, length and top-N and the proposer/policy names, defined once"),
+        ("specviz.urlvalues", "the one checked reader of URL values (digits, decimals, lists); plain Python"),
         ("specviz.runspec", "a run's description is plain data over the limits: checking it loads no model"),
         ("specviz.sampling", ""),
         ("specviz.trace", ""),

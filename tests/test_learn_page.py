@@ -114,7 +114,7 @@ def test_a_reload_with_the_url_comes_back_to_the_same_place(fresh):
 def test_a_bad_url_gives_one_sentence_and_lesson_1(fresh, params, shown):
     at = _open(fresh, **params)
     (warning,) = at.warning
-    assert shown in warning.value and warning.value.endswith("so it starts at lesson 1.")
+    assert shown in warning.value and warning.value.endswith("so it starts at lesson 1\\.")  # shown escaped
     assert _heading(at).startswith("Lesson 1 of 10") and _url(at) == {"lesson": "1"}
 
 

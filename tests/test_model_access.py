@@ -43,8 +43,12 @@ def test_local_folders_need_a_root_and_must_be_inside_it(tmp_path):
     policy = WebModelPolicy.from_env({ENABLE_ENV: "1", ROOT_ENV: str(root)})
     assert policy.check(str(root / "m")) == str((root / "m").resolve())
     assert policy.check("./m") == str((root / "m").resolve())
+    (root / "linked").mkdir()  # a folder inside the root whose weights are a symlink to a file outside it
+    (root / "linked" / "config.json").write_text("{}")
+    (root / "linked" / "model.safetensors").symlink_to(tmp_path / "secret" / "config.json")
     refusals = set()
-    for ref in (str(tmp_path / "secret"), str(root / "escape"), "../secret", str(root / "missing"), "/etc"):
+    for ref in (str(tmp_path / "secret"), str(root / "escape"), "../secret", str(root / "missing"), "/etc",
+                "./linked", str(root / "linked")):
         with pytest.raises(ValueError) as err:
             policy.check(ref)
         refusals.add(re.sub(r"^'[^']*'", "'REF'", str(err.value)))  # the visitor's own words, maybe shortened
@@ -55,10 +59,43 @@ def test_a_hub_id_that_is_also_a_local_path_is_refused(tmp_path, monkeypatch):
     """from_pretrained("org/name") would read a local folder of that name: the web never gets there."""
     monkeypatch.chdir(tmp_path)
     (tmp_path / "org" / "name").mkdir(parents=True)
-    with pytest.raises(ValueError, match="not a Hugging Face Hub id"):
+    with pytest.raises(ValueError) as exists:
         WebModelPolicy(True).check("org/name")
+    with pytest.raises(ValueError) as outside:
+        WebModelPolicy(True, root=tmp_path / "nowhere").check("./org/name")
+    assert str(exists.value) == str(outside.value).replace("./org/name", "org/name")  # nothing tells them apart
+    assert "cannot be loaded on this server" in str(exists.value)
 
 
 def test_the_modules_examples_hold():
     result = doctest.testmod(model_access)
     assert result.attempted and not result.failed
+
+
+def test_the_page_shows_no_server_path_and_nothing_about_which_exist(tmp_path, monkeypatch):
+    """Issue 28: the Models page's errors showed absolute server paths (the Hub cache's folder, a resolved model
+    folder) and told an existing folder outside the allowed one from a missing one."""
+    from pathlib import Path
+
+    from streamlit.testing.v1 import AppTest
+
+    root = tmp_path / "models"
+    (root / "broken").mkdir(parents=True)
+    (root / "broken" / "config.json").write_text("{not json")
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside" / "config.json").write_text("{}")
+    monkeypatch.setenv(ENABLE_ENV, "1")
+    monkeypatch.setenv(ROOT_ENV, str(root))
+    page = str(Path(__file__).resolve().parent.parent / "pages" / "models.py")
+    shown = {}
+    for ref in ("./broken", "../outside", "../nowhere", "org/not-on-this-server", "tests"):
+        at = AppTest.from_file(page, default_timeout=120).run()
+        at.text_input(key="models_target").input(ref)
+        at.form_submit_button[0].click().run()
+        assert not at.exception
+        texts = [e.value for e in at.error] + [m.value for m in at.markdown]
+        assert len(at.error) == 1
+        assert not any(str(tmp_path) in t or "/root" in t or ".cache" in t for t in texts), texts
+        shown[ref] = at.error[0].value
+    assert shown["../outside"] == shown["../nowhere"].replace("nowhere", "outside")  # existence not told
+    assert shown["tests"].replace("tests", "x") == shown["../nowhere"].replace("\\.\\./nowhere", "x")

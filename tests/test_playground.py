@@ -262,6 +262,8 @@ def test_the_default_live_run_shows_the_idea_working():
 def test_a_live_run_with_the_trained_eagle_drafter():
     at = page(source="live", pair="default", proposer="eagle", k="3", temperature="0", max_new_tokens="16",
               prompt="Describe trains in exactly three sentences.")
+    assert any("press **Run** to start it" in i.value for i in at.info)  # a link on the real model waits
+    at.button(key="playground_run").click().run()
     no_problems(at)
     trace = at.session_state["trace"]
     assert trace.settings["proposer"] == "eagle" and trace.num_tokens == 16

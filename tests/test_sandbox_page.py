@@ -38,6 +38,37 @@ def test_a_bad_table_is_one_sentence(weights):
     assert str(info.value).endswith(".") and "\n" not in str(info.value)
 
 
+PYTHON_WORDS = ("dimension", "str", "NaN", "convert", "float", "int", "tensor", "Tensor", "object", "argument")
+
+
+@pytest.mark.parametrize("weights", [["1", "2"], [True, 1], [1, None], "12", b"12", [[1, 2], [3, 4]], [1] * 9, [1],
+                                     {1: 2}, [10 ** 400, 1], [float("inf"), 1], 7, None])
+def test_a_table_of_non_numbers_is_one_plain_sentence(weights):
+    """Issue 28: sandbox_step(["1", "2"]) said "too many dimensions 'str'"."""
+    with pytest.raises(ValueError) as info:
+        sandbox_step(weights, [1, 2])
+    message = str(info.value)
+    assert message.endswith(".") and "\n" not in message and not any(w in message for w in PYTHON_WORDS), message
+
+
+@pytest.mark.parametrize("n, seed, temperature", [(float("nan"), 0, 1.0), (float("inf"), 0, 1.0), (1e308, 0, 1.0),
+                                                  (2.5, 0, 1.0), ("5", 0, 1.0), (True, 0, 1.0), (None, 0, 1.0),
+                                                  (10, float("nan"), 1.0), (10, -1, 1.0), (10, 2 ** 70, 1.0),
+                                                  (10, "3", 1.0), (10, 0, float("nan")), (10, 0, float("inf")),
+                                                  (10, 0, -1.0), (10, 0, "1")])
+def test_bad_counts_seeds_and_temperatures_are_one_plain_sentence(n, seed, temperature):
+    """Issue 28: simulate(n=nan) said "cannot convert float NaN to integer"."""
+    with pytest.raises(ValueError) as info:
+        simulate(sandbox_step([1, 2], [2, 1], temperature if temperature != 1.0 else 1.0), "exact", n, seed)
+    message = str(info.value)
+    assert message.endswith(".") and not any(w in message for w in PYTHON_WORDS), message
+
+
+def test_huge_weights_still_make_a_distribution():
+    step = sandbox_step([1e308, 1e308], [1, 3])
+    assert step.target_probs.tolist() == [0.5, 0.5] and step.alpha == pytest.approx(0.75)
+
+
 def test_simulated_outputs_follow_p_for_the_exact_rule_and_not_for_accept_all():
     step = sandbox_step([7, 5, 3, 2, 2, 1], [2, 7, 1, 4, 2, 4])
     exact = simulate(step, "exact", 4000, seed=3)

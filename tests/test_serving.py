@@ -85,7 +85,7 @@ def test_an_unreachable_server_is_one_sentence_and_quick():
     start = time.monotonic()
     with pytest.raises(client.ServerError) as info:
         client.get_text("http://127.0.0.1:9/metrics", timeout=2.0)  # the discard port: nothing listens
-    assert _sentence(str(info.value)) and "Nothing is listening" in str(info.value)
+    assert _sentence(str(info.value)) and "No vLLM server answered at http://127.0.0.1:9" in str(info.value)
     assert time.monotonic() - start < 3.0
 
 
@@ -125,15 +125,19 @@ def test_the_time_cap_stops_the_sweep(fake):
 
 def test_only_loopback_unless_the_operator_allows_the_host(monkeypatch):
     plan = LoadPlan(prompts=(COPY,))
+    monkeypatch.delenv(client.HOSTS_ENV, raising=False)
     monkeypatch.delenv(client.LOAD_HOSTS_ENV, raising=False)
     with pytest.raises(ValueError) as info:
         run_load("http://example.org:8000", plan)
-    assert _sentence(str(info.value)) and client.LOAD_HOSTS_ENV in str(info.value)
-    assert client.load_allowed("http://localhost:8000") and client.load_allowed("http://[::1]:8000")
-    assert not client.load_allowed("http://127.0.0.1.example.org:8000")
-    monkeypatch.setenv(client.LOAD_HOSTS_ENV, "gpu-node-1, 10.0.0.5")
-    assert client.load_allowed("http://10.0.0.5:8000") and client.load_allowed("https://GPU-node-1/")
-    assert not client.load_allowed("http://example.org:8000")
+    assert _sentence(str(info.value)) and client.HOSTS_ENV in str(info.value)
+    assert client.allowed("http://localhost:8000") and client.allowed("http://[::1]:8000")
+    assert not client.allowed("http://127.0.0.1.example.org:8000")
+    monkeypatch.setenv(client.HOSTS_ENV, "gpu-node-1, 10.0.0.5")
+    assert client.allowed("http://10.0.0.5:8000") and client.allowed("https://GPU-node-1/")
+    assert not client.allowed("http://example.org:8000")
+    monkeypatch.delenv(client.HOSTS_ENV)
+    monkeypatch.setenv(client.LOAD_HOSTS_ENV, "gpu-node-1")  # the older name still counts
+    assert client.allowed("http://gpu-node-1:8000") and client.load_allowed("http://gpu-node-1:8000")
 
 
 # ---- the committed sweep --------------------------------------------------------------------------------------------
@@ -154,8 +158,10 @@ def test_the_committed_sweep_shows_speculation_stop_paying():
 # ---- the page -------------------------------------------------------------------------------------------------------
 
 
-def _page(url: str | None = None) -> AppTest:
+def _page(url: str | None = None, tab: str | None = None) -> AppTest:
     at = AppTest.from_file(PAGE, default_timeout=60)
+    if tab is not None:
+        at.session_state["serving_tab"] = tab  # the open tab (only it runs)
     at.run()
     if url is not None:
         at.text_input(key="serving_url").set_value(url).run()
@@ -170,14 +176,19 @@ def test_the_page_shows_a_real_scrape(fake):
     assert labels["Acceptance rate"] == f"{busy.acceptance_rate:.1%}"
     assert labels["Mean accepted length"] == f"{busy.mean_accepted_length:.2f}"
     keys = [c.key for c in at.get("plotly_chart")]
-    assert "serving_position_chart" in keys and "serving_speedup_chart" in keys
+    assert "serving_position_chart" in keys and "serving_speedup_chart" not in keys  # only the open tab runs
     at.run()  # a second read: the rates over time appear
     assert "serving_live_chart" in [c.key for c in at.get("plotly_chart")]
+    at.session_state["serving_tab"] = "Measured sweep"
+    reads = fake.requests_seen
+    at.run()
+    assert "serving_speedup_chart" in [c.key for c in at.get("plotly_chart")]
+    assert fake.requests_seen == reads  # the committed sweep's tab sends nothing
 
 
 @pytest.mark.slow  # over 1 s: make test runs it, make check stays under a minute
 def test_the_page_runs_a_small_sweep_against_the_fake_server(fake):
-    at = _page(fake.url)
+    at = _page(fake.url, tab="Load generator")
     at.multiselect(key="serving_load_levels").set_value([1, 2])
     at.number_input(key="serving_load_requests").set_value(2)
     submit = [b for b in at.button if b.label == "Run the sweep"]
@@ -190,7 +201,7 @@ def test_the_page_runs_a_small_sweep_against_the_fake_server(fake):
 def test_the_page_without_a_server_says_so_in_one_sentence():
     at = _page("http://127.0.0.1:9")
     assert not at.exception
-    assert [w.value for w in at.warning] and all("Nothing is listening" in w.value for w in at.warning)
+    assert [w.value for w in at.warning] and all("No vLLM server answered" in w.value for w in at.warning)
     assert not any("`" in w.value for w in at.warning)  # issue 27 item 11: no literal backticks on the page
     assert not at.error
 
@@ -305,6 +316,6 @@ def test_the_committed_sweep_comments_a_gain_that_rises_at_sixteen_streams():
     text = rising_gain(result, "ngram", "copy")
     assert text is not None and "16 streams" in text and "sent 16 requests" in text and "measured once" in text
     assert rising_gain(result, "eagle", "copy") is None  # flat: 0.68x, 0.67x, 0.67x
-    at = AppTest.from_file(str(ROOT / "pages" / "serving.py"), default_timeout=60).run()
+    at = _page(tab="Measured sweep")
     shown = " ".join(m.value for m in at.markdown) + " ".join(c.value for c in at.caption)
     assert "the gain rises again at 16 streams" in shown and "at least one per stream" in shown

@@ -22,6 +22,7 @@ from specviz.sampling import logits_to_probs
 
 MAX_TOKENS = 8  # the sandbox is meant for a handful of tokens
 MAX_SAMPLES = 20_000
+MAX_TEMPERATURE = 100.0  # hotter than this is the uniform distribution for every purpose
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,14 @@ class SandboxSamples:
 
 
 def _distribution(weights: Sequence[float] | torch.Tensor, name: str) -> torch.Tensor:
+    if not isinstance(weights, torch.Tensor):  # numbers only: not "1", True, None or a list inside the list
+        if isinstance(weights, str | bytes) or not isinstance(weights, Sequence) or not all(
+                isinstance(x, int | float) and not isinstance(x, bool) for x in weights):
+            raise ValueError(_("{name} must give a number for each of 2 to {max_tokens} tokens.", name=name,
+                               max_tokens=MAX_TOKENS))
+        if len(weights) > MAX_TOKENS or any(isinstance(x, int) and abs(x) > 10**300 for x in weights):
+            raise ValueError(_("{name} must give a number for each of 2 to {max_tokens} tokens.", name=name,
+                               max_tokens=MAX_TOKENS))
     w = torch.as_tensor(weights, dtype=torch.float64)
     if w.dim() != 1 or not 2 <= w.shape[0] <= MAX_TOKENS:
         raise ValueError(_("{name} must give a number for each of 2 to {max_tokens} tokens.", name=name,
@@ -55,6 +64,7 @@ def _distribution(weights: Sequence[float] | torch.Tensor, name: str) -> torch.T
         raise ValueError(_("{name} must be numbers of at least 0.", name=name))
     if w.sum() <= 0:
         raise ValueError(_("{name} must give at least one token a weight above 0.", name=name))
+    w = w / w.max()  # first to at most 1: two weights of 1e308 would sum to inf
     return w / w.sum()
 
 
@@ -65,8 +75,9 @@ def tempered(probs: torch.Tensor, temperature: float) -> torch.Tensor:
     >>> [round(x, 3) for x in tempered(torch.tensor([0.5, 0.3, 0.2]), 0.5).tolist()]
     [0.658, 0.237, 0.105]
     """
-    if temperature < 0:
-        raise ValueError(_("The temperature must be 0 or more."))
+    if (isinstance(temperature, bool) or not isinstance(temperature, int | float)
+            or not 0 <= temperature <= MAX_TEMPERATURE):  # NaN fails the comparison too
+        raise ValueError(_("The temperature must be a number from 0 to {most}.", most=number(MAX_TEMPERATURE, 0)))
     logits = torch.log(torch.as_tensor(probs, dtype=torch.float64)).clamp_min(-1e4)
     return logits_to_probs(logits, float(temperature)).double()
 
@@ -91,6 +102,13 @@ def sandbox_step(target_weights: Sequence[float] | torch.Tensor, draft_weights: 
     return SandboxStep(p, q, overlap, residual, alpha, tv_distance(p, q))
 
 
+def _whole(value: object) -> bool:
+    """An int, or a float with no fraction (5.0), that is not a bool; never NaN or an infinity."""
+    if isinstance(value, bool):
+        return False
+    return isinstance(value, int) or (isinstance(value, float) and value.is_integer())
+
+
 def simulate(step: SandboxStep, rule: str, n: int, seed: int = 0) -> SandboxSamples:
     """n one-step runs (K = 1, draft x ~ q) under a registered rule, seeded, with the rule's closed form and a
     chi-square verdict against p.
@@ -99,9 +117,11 @@ def simulate(step: SandboxStep, rule: str, n: int, seed: int = 0) -> SandboxSamp
     >>> s.accepted_fraction, s.verdict.consistent
     (1.0, False)
     """
-    if isinstance(n, bool) or int(n) != n or not 1 <= n <= MAX_SAMPLES:
+    if not _whole(n) or not 1 <= n <= MAX_SAMPLES:  # not NaN, inf, 2.5, True or "5"
         raise ValueError(_("The number of samples must be a whole number from 1 to {max_samples}.",
                            max_samples=number(MAX_SAMPLES, 0)))
+    if not _whole(seed) or not 0 <= seed < 2**63:
+        raise ValueError(_("The seed must be a whole number from 0 to {most}.", most=number(2**63 - 1, 0)))
     entry = get_rule(rule)
     generator = torch.Generator().manual_seed(int(seed))
     samples = one_step_samples(step.target_probs.float(), step.draft_probs.float(), entry, int(n), generator)

@@ -26,7 +26,8 @@ import yaml
 from specviz.pagemap import PAGE_FILES
 from specviz.i18n import N_, _, number
 from specviz.paths import QUIZ_DIR as BANK_DIR
-from specviz.quiz.schema import CONCEPTS, FORMULA_PARAMS, FORMULAS, TYPES, Bank, Question, QuizBankError, _fmt
+from specviz.quiz.schema import (CONCEPTS, FORMULA_PARAMS, FORMULAS, MAX_ANSWER, TYPES, Bank, Question, QuizBankError,
+                                 _fmt)
 from specviz.quiz.translation import translated_dir, translated_questions
 
 PATHS_ENV = "SPECVIZ_QUIZ_PATHS"
@@ -316,9 +317,10 @@ def _typed_fields(raw: dict[str, Any], kind: str, fail: Callable[[str], QuizBank
 def _numeric_fields(raw: dict[str, Any], fail: Callable[[str], QuizBankError]) -> dict[str, Any]:
     answer = raw["answer"]
     if not _is_number(answer):
-        raise fail(_("the answer of a numeric question must be a number (at most 1e300 in size)"))
+        raise fail(_("the answer of a numeric question must be a number (at most {most} in size)",
+                     most=number(MAX_ANSWER, 0)))
     tolerance = raw.get("tolerance", max(0.001, 0.01 * abs(answer)))
-    if not _is_number(tolerance) or tolerance < 0:
+    if not _is_number(tolerance) or tolerance < 0:  # at most MAX_ANSWER, like the answer
         raise fail(_("'tolerance' must be a number of at least 0"))
     unit = raw.get("unit", "")
     if not isinstance(unit, str) or len(unit) > MAX_UNIT:
@@ -378,8 +380,9 @@ def _text_list(value: Any, key: str, at_least: int, fail: Callable[[str], QuizBa
 
 
 def _is_number(x: Any) -> bool:
-    """A finite int or float no larger than 1e300 (a bigger int cannot even become a float)."""
-    return isinstance(x, int | float) and not isinstance(x, bool) and -1e300 <= x <= 1e300
+    """A finite int or float no larger than MAX_ANSWER (NaN fails the comparison; a 400-digit int never gets
+    converted)."""
+    return isinstance(x, int | float) and not isinstance(x, bool) and -MAX_ANSWER <= x <= MAX_ANSWER
 
 
 def question_from_dict(data: dict[str, Any]) -> Question:

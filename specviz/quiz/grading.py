@@ -7,13 +7,13 @@ reads what a learner types into a numeric question ("0.4", "3,5", "40%").
 
 from __future__ import annotations
 
-import math
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from specviz.i18n import N_, _, get_language
-from specviz.quiz.schema import Question, _fmt
+from specviz.quiz.schema import MAX_ANSWER, Question, _fmt
 
 # Every sentence a learner reads from the grader, in one place (English messages with named placeholders, translated
 # with `_()` when a grade is made, so the feedback speaks the language of the run that graded it).
@@ -140,25 +140,30 @@ def _grade_ordering(q: Question, answer: Any) -> tuple[bool, bool, str]:
 
 
 def parse_number(answer: Any) -> float | None:
-    """A finite float from a number or a string like "0.4", "3,36" or "40%"; None for anything else.
+    """A float from a number or a string like "0.4", "3,36" or "40%", at most MAX_ANSWER (10^15) in size; None for
+    anything else: NaN, infinities, 1e308, a 5,000-digit string, digits that are not ASCII ("²", "٣", "５").
 
     >>> parse_number(" 40% "), parse_number("3,5"), parse_number("nan"), parse_number(True), parse_number(10**400)
     (0.4, 3.5, None, None, None)
+    >>> parse_number("1e308"), parse_number("-1e308"), parse_number("٣"), parse_number("1e15"), parse_number("1e16")
+    (None, None, None, 1000000000000000.0, None)
     """
     if isinstance(answer, bool):
         return None
     if isinstance(answer, int | float):
-        return float(answer) if -1e300 <= answer <= 1e300 else None  # not nan or inf; 10**400 has no float
-    if not isinstance(answer, str) or len(answer) > 64:
-        return None
+        return float(answer) if -MAX_ANSWER <= answer <= MAX_ANSWER else None  # not nan or inf, no 400-digit int
+    if not isinstance(answer, str) or len(answer) > 64 or not answer.isascii():
+        return None  # float() would also read "٣" or "５", which nobody types as a number on purpose
     text = answer.strip().replace(" ", "")
     scale = 1.0
     if text.endswith("%"):
         text, scale = text[:-1], 0.01
     if text.count(",") == 1 and "." not in text:
         text = text.replace(",", ".")
-    try:
-        value = float(text) * scale
-    except ValueError:
+    if not _DECIMAL.fullmatch(text):  # what people write: no "nan", "inf", "0x10", "1_000"
         return None
-    return value if math.isfinite(value) else None
+    value = float(text) * scale
+    return value if -MAX_ANSWER <= value <= MAX_ANSWER else None
+
+
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]{1,4})?")

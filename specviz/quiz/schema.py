@@ -19,6 +19,7 @@ from typing import Any
 from specviz.i18n import N_, _, get_language
 
 TYPES = ("single", "multiple", "numeric", "ordering")
+MAX_ANSWER = 1e15  # the largest size of a numeric answer, in a bank and from a student (bounded sums and bins)
 
 # concept -> its label: English messages (show them with `_()`; the Portuguese bank files carry their own labels)
 CONCEPTS: dict[str, str] = {

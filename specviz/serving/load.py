@@ -4,14 +4,18 @@ Every level sends `requests` chat completions (greedy, at most `max_tokens` each
 flight at once, and reads the server's `/metrics` before and after, so each level carries the acceptance numbers of
 exactly its own traffic. Throughput is completion tokens / the level's wall time; latency is per request.
 
-The bounds are not advice, they are checked (`LoadPlan.check`): concurrency only from `LEVELS`, at most
-`MAX_REQUESTS` requests a level, `MAX_TOKENS` tokens a request, `MAX_SECONDS` for the whole sweep (no request is
-started after that, and each request times out with it), and only a loopback server unless the operator allows
-another host (`client.load_allowed`). A browser visitor of a public app therefore cannot turn it into a flood.
+The bounds are not advice, they are checked (`LoadPlan.check`): concurrency only from `LEVELS`, each level once,
+at most `MAX_PROMPTS` prompts, `MAX_REQUESTS` requests a level, `MAX_TOKENS` tokens a request, `MAX_SECONDS` for
+the whole sweep (no request is started after that, and each request times out with it), and only a loopback server
+unless the operator allows another host (`client.allowed`). Across visitors, one sweep runs at a time in the
+process and at most `MAX_STREAMS` requests are in flight, so a browser visitor of a public app (or five of them)
+cannot turn it into a flood.
 """
 
 from __future__ import annotations
 
+import math
+import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -29,6 +33,11 @@ MAX_REQUESTS = 64  # a level
 MAX_TOKENS = 512  # a request
 MAX_SECONDS = 600.0  # the whole sweep
 MAX_PROMPT_CHARS = 8000
+MAX_PROMPTS = 8  # a sweep
+MAX_STREAMS = max(LEVELS)  # requests in flight at once in this process, every sweep together
+
+_SWEEP = threading.Lock()  # one sweep at a time in the process: two would also spoil each other's numbers
+_STREAMS = threading.BoundedSemaphore(MAX_STREAMS)
 
 
 @dataclass(frozen=True)
@@ -46,22 +55,36 @@ class LoadPlan:
     max_seconds: float = 300.0
 
     def check(self) -> None:
-        """One sentence for the first bound broken."""
-        if not self.prompts:
-            raise ValueError(_("Give the load generator at least one prompt."))
-        if any(not p.text.strip() or len(p.text) > MAX_PROMPT_CHARS for p in self.prompts):
+        """One sentence for the first bound broken (whole numbers must be ints, not 1.5 or True).
+
+        >>> LoadPlan(prompts=(Prompt("p", "x"),), levels=(16, 16, 16)).check()
+        Traceback (most recent call last):
+        ValueError: Concurrency levels must be among 1, 2, 4, 8, 16, each at most once.
+        """
+        if not isinstance(self.prompts, tuple | list) or not 1 <= len(self.prompts) <= MAX_PROMPTS:
+            raise ValueError(_("Give the load generator 1 to {most} prompts.", most=MAX_PROMPTS))
+        if any(not isinstance(p, Prompt) or not isinstance(p.text, str) or not p.text.strip()
+               or len(p.text) > MAX_PROMPT_CHARS for p in self.prompts):
             raise ValueError(_("Each prompt must have between 1 and {most} characters.", most=MAX_PROMPT_CHARS))
-        if not self.levels or any(c not in LEVELS for c in self.levels):
-            raise ValueError(_("Concurrency levels must be among {levels}.", levels=", ".join(map(str, LEVELS))))
-        if not 1 <= self.requests <= MAX_REQUESTS:
-            raise ValueError(_("Requests per level must be between 1 and {most}.", most=MAX_REQUESTS))
-        if not 1 <= self.max_tokens <= MAX_TOKENS:
-            raise ValueError(_("Tokens per request must be between 1 and {most}.", most=MAX_TOKENS))
-        if not 0 < self.max_seconds <= MAX_SECONDS:
+        levels = self.levels if isinstance(self.levels, tuple | list) else ()
+        if (not levels or any(not _whole(c) or c not in LEVELS for c in levels)
+                or len(set(levels)) != len(levels)):
+            raise ValueError(_("Concurrency levels must be among {levels}, each at most once.",
+                               levels=", ".join(map(str, LEVELS))))
+        if not _whole(self.requests) or not 1 <= self.requests <= MAX_REQUESTS:
+            raise ValueError(_("Requests per level must be a whole number from 1 to {most}.", most=MAX_REQUESTS))
+        if not _whole(self.max_tokens) or not 1 <= self.max_tokens <= MAX_TOKENS:
+            raise ValueError(_("Tokens per request must be a whole number from 1 to {most}.", most=MAX_TOKENS))
+        if (isinstance(self.max_seconds, bool) or not isinstance(self.max_seconds, int | float)
+                or not math.isfinite(self.max_seconds) or not 0 < self.max_seconds <= MAX_SECONDS):
             raise ValueError(_("A sweep may run for at most {seconds} s.", seconds=format(MAX_SECONDS, "g")))
 
     def requests_at(self, concurrency: int) -> int:
         return min(max(self.requests, concurrency), MAX_REQUESTS)
+
+
+def _whole(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 @dataclass(frozen=True)
@@ -128,18 +151,25 @@ NOT_SENT = "not sent: the sweep's time cap was reached"
 
 def _one_request(url: str, model: str, prompt: Prompt, max_tokens: int, deadline: float,
                  clock: Callable[[], float]) -> RequestRecord:
-    start = clock()
-    timeout = deadline - start
-    if timeout <= 0:
+    if deadline - clock() <= 0 or not _STREAMS.acquire(timeout=max(deadline - clock(), 0.0)):
         return RequestRecord(0.0, 0, NOT_SENT)
-    payload = {"model": model, "messages": [{"role": "user", "content": prompt.text}], "max_tokens": max_tokens,
-               "temperature": 0.0, "stream": False}
     try:
-        data = client.post_json(url, payload, timeout=max(timeout, 1.0))
-        tokens = int((data.get("usage") or {}).get("completion_tokens", 0))
-        return RequestRecord(clock() - start, tokens)
-    except (client.ServerError, ValueError, TypeError, AttributeError) as exc:
-        return RequestRecord(clock() - start, 0, str(exc) or exc.__class__.__name__)
+        start = clock()
+        timeout = deadline - start
+        if timeout <= 0:
+            return RequestRecord(0.0, 0, NOT_SENT)
+        payload = {"model": model, "messages": [{"role": "user", "content": prompt.text}], "max_tokens": max_tokens,
+                   "temperature": 0.0, "stream": False}
+        try:
+            data = client.post_json(url, payload, timeout=max(timeout, 1.0))
+            tokens = (data.get("usage") or {}).get("completion_tokens", 0)
+            if not _whole(tokens) or not 0 <= tokens <= max_tokens:  # a server's number, checked like any input
+                raise ValueError(_(client.NO_ANSWER, url=client.base_of(url)))
+            return RequestRecord(clock() - start, tokens)
+        except (client.ServerError, ValueError, TypeError, AttributeError) as exc:
+            return RequestRecord(clock() - start, 0, str(exc) or exc.__class__.__name__)
+    finally:
+        _STREAMS.release()
 
 
 def _scrape(base: str, clock: Callable[[], float]) -> Scrape | None:
@@ -154,10 +184,19 @@ def run_load(url: str, plan: LoadPlan, *, speculative: str = "", model: str | No
              progress: Callable[[str], None] | None = None) -> list[LevelResult]:
     """Every prompt at every level of the plan, against the server at `url`; results in the order run."""
     base = client.base_url(url)
-    if not client.load_allowed(base):
-        raise ValueError(_("The load generator only sends requests to this machine (localhost); the operator can "
-                           "allow {host} with ${variable}.", host=client.host_of(base), variable=client.LOAD_HOSTS_ENV))
+    if not client.allowed(base):
+        raise client.not_allowed()
     plan.check()
+    if not _SWEEP.acquire(blocking=False):
+        raise ValueError(_("Another load sweep is running on this server; try again when it has finished."))
+    try:
+        return _sweep(base, plan, speculative, model, clock, progress)
+    finally:
+        _SWEEP.release()
+
+
+def _sweep(base: str, plan: LoadPlan, speculative: str, model: str | None, clock: Callable[[], float],
+           progress: Callable[[str], None] | None) -> list[LevelResult]:
     model = model or client.served_model(base)
     deadline = clock() + plan.max_seconds
     results: list[LevelResult] = []

@@ -35,6 +35,7 @@ import re
 from dataclasses import dataclass, field
 
 from specviz.i18n import _
+from specviz.limits import K_RANGE
 
 __all__ = ["Delta", "Scrape", "SpecDecodeCounts", "parse_prometheus", "parse_scrape"]
 
@@ -49,12 +50,16 @@ RUNNING = "vllm:num_requests_running"
 WAITING = "vllm:num_requests_waiting"
 REQUESTS = "vllm:request_success_total"
 
+MAX_POSITIONS = K_RANGE[1]  # draft positions 0..K-1 for K up to specviz's largest; a higher one is left out
+MAX_VALUE = 1e18  # a counter or gauge above this is not a real server's (and sums of such values stay finite)
+MAX_LINE = 4096  # characters; vLLM's longest sample line is a few hundred
 _SAMPLE = re.compile(r'^(?P<name>[a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(?P<labels>.*)\})?\s+(?P<value>\S+)(?:\s+\S+)?$')
 _LABEL = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"')
 
 
 def parse_prometheus(text: str) -> list[tuple[str, dict[str, str], float]]:
-    """Every sample of a Prometheus text exposition as (name, labels, value); comments and bad lines skipped.
+    """Every sample of a Prometheus text exposition as (name, labels, value); comments, bad lines and lines longer
+    than MAX_LINE characters skipped.
 
     >>> parse_prometheus('# HELP x y\\nx_total{a="1",b="q\\\\"z"} 3\\nbad line here\\ny NaN')[0]
     ('x_total', {'a': '1', 'b': 'q"z'}, 3.0)
@@ -62,7 +67,7 @@ def parse_prometheus(text: str) -> list[tuple[str, dict[str, str], float]]:
     samples = []
     for line in text.splitlines():
         line = line.strip()
-        if not line or line.startswith("#"):
+        if not line or line.startswith("#") or len(line) > MAX_LINE:
             continue
         match = _SAMPLE.match(line)
         if not match:
@@ -127,7 +132,14 @@ class Scrape(SpecDecodeCounts):
 
 def parse_scrape(text: str, at: float) -> Scrape:
     """The speculative-decoding counters of one `/metrics` text. A text with no vLLM metric at all is a ValueError
-    (the address answers, but it is not a vLLM server)."""
+    (the address answers, but it is not a vLLM server). Only values from 0 to MAX_VALUE count (counters and gauges
+    never go below 0; NaN and infinities are no counts), and only draft positions 0..MAX_POSITIONS-1 written in
+    ASCII digits: whatever a server answers, the result holds at most MAX_POSITIONS numbers.
+
+    >>> line = 'vllm:spec_decode_num_accepted_tokens_per_pos_total{position="1000000000000"} 1'
+    >>> parse_scrape(line, at=0.0).accepted_per_position
+    ()
+    """
     totals: dict[str, float] = {}
     positions: dict[int, float] = {}
     model = ""
@@ -137,13 +149,13 @@ def parse_scrape(text: str, at: float) -> Scrape:
             continue
         seen_vllm = True
         model = model or labels.get("model_name", "")
+        if not 0 <= value <= MAX_VALUE:  # NaN, infinities, negatives and absurd sizes are not counts
+            continue
         if name == PER_POSITION:
-            try:
-                pos = int(labels.get("position", ""))
-            except ValueError:
-                continue
-            positions[pos] = positions.get(pos, 0.0) + value
-        elif math.isfinite(value):
+            pos = _position(labels.get("position", ""))
+            if pos is not None:
+                positions[pos] = positions.get(pos, 0.0) + value
+        else:
             totals[name] = totals.get(name, 0.0) + value
     if not seen_vllm:
         raise ValueError(_("The address answers, but its /metrics page has no vLLM metrics: is it a vLLM server?"))
@@ -153,6 +165,15 @@ def parse_scrape(text: str, at: float) -> Scrape:
                   accepted_per_position=per_pos, generation_tokens=totals.get(GENERATION, 0.0),
                   prompt_tokens=totals.get(PROMPT, 0.0), requests_done=totals.get(REQUESTS, 0.0),
                   running=totals.get(RUNNING, 0.0), waiting=totals.get(WAITING, 0.0), model=model)
+
+
+def _position(label: str) -> int | None:
+    """A draft position label ("0", "1", ...) as a number below MAX_POSITIONS, else None (ASCII digits only: int()
+    would also read "٣" or "５", and a 5,000-digit label raises)."""
+    if not label or len(label) > 3 or not label.isascii() or not label.isdigit():
+        return None
+    pos = int(label)
+    return pos if pos < MAX_POSITIONS else None
 
 
 @dataclass(frozen=True)

@@ -2,9 +2,10 @@
 Data and rules live in specviz.classroom; the student's side is `specviz.ui.classroom_view`. Ended sessions stay in
 the teacher's list with their dashboard and CSV; ending one asks first.
 
-Wrong PINs are counted by one `PinGuard` per server process, per device (`classroom_view.client_key`) and overall,
-so a reload or a new browser does not reset them; restarting the app does. Student names reach the screen as data
-(st.dataframe) or through specviz.ui.escaping, never raw.
+Wrong PINs are counted by one `PinGuard` per server process, per browser (`classroom_view.session_key`), per device
+(`classroom_view.client_key`) and overall, so a reload does not reset a device's count, and a browser that has not
+missed can still give the right PIN while others guess; restarting the app resets them. Student names reach the
+screen as data (st.dataframe) or through specviz.ui.escaping, never raw.
 """
 
 from __future__ import annotations
@@ -74,8 +75,8 @@ def teacher_unlocked() -> bool:
     if not unlock:
         return False
     try:
-        right = pin_guard().attempt(view.client_key(), given, pin)
-    except ClassroomError as exc:  # this device, or the whole server, is waiting out too many wrong PINs
+        right = pin_guard().attempt(view.client_key(), given, pin, session=view.session_key())
+    except ClassroomError as exc:  # this browser is waiting out too many wrong PINs (its own, or its device's)
         st.error(str(exc))
         return False
     if right:

@@ -21,6 +21,7 @@ goes decides the escape, so each destination has one function and no page calls 
 from __future__ import annotations
 
 import html
+import re
 
 from specviz.text import visible
 
@@ -51,15 +52,31 @@ def escape_text(text: str, *, whitespace: bool = True) -> str:
 def escape_markdown(text: object) -> str:
     r"""Text (a name, a path, an error sentence) shown literally by `st.markdown`, `st.caption`, `st.error` and the
     other markdown bodies: every markdown sign backslash-escaped, and & < > as entities, so the string stays inert
-    even if it is later placed in HTML. Whitespace is kept as it is.
+    even if it is later placed in HTML. Whitespace is kept as it is. Streamlit also turns bare web addresses and
+    e-mail addresses into links after the markdown is read (escapes do not stop it), so `unlinked` breaks them
+    with an invisible word joiner: a visitor's "https://evil.example" is shown, never clickable.
 
     >>> print(escape_markdown("**Bob** <script>"))
     \*\*Bob\*\* &lt;script&gt;
     >>> print(escape_markdown("a_b*c $x$ 1. item"))
     a\_b\*c \$x\$ 1\. item
     """
-    marked = "".join("\\" + c if c in MARKDOWN_SIGNS else c for c in str(text))
+    marked = "".join("\\" + c if c in MARKDOWN_SIGNS else c for c in unlinked(str(text)))
     return html.escape(marked, quote=False)
+
+
+_LINKABLE = re.compile(r"(?i)(?=://|@)|(?<=\bwww)(?=\.)")
+WORD_JOINER = "\u2060"
+
+
+def unlinked(text: str) -> str:
+    """Text with an invisible word joiner (U+2060) before every "://" and "@" and after a "www", so no markdown
+    renderer's autolinker finds a web or e-mail address in it; what a reader sees is unchanged.
+
+    >>> unlinked("see https://x.example or www.x.example, a@x.example").count(WORD_JOINER)
+    3
+    """
+    return _LINKABLE.sub(WORD_JOINER, text)
 
 
 def escape_label(text: str) -> str:
@@ -69,7 +86,7 @@ def escape_label(text: str) -> str:
     >>> print(escape_label("**hi** <x>"))
     \*\*hi\*\*␣\<x\>
     """
-    return "".join("\\" + c if c in MARKDOWN_SIGNS or c in "<>&" else c for c in visible(text))
+    return "".join("\\" + c if c in MARKDOWN_SIGNS or c in "<>&" else c for c in unlinked(visible(text)))
 
 
 def plot_text(text: str, limit: int | None = 14) -> str:

@@ -13,6 +13,7 @@ from specviz.learn import BY_NUMBER, LAST, LESSONS, TICKET, Lesson, Progress
 from specviz.pagemap import PAGES
 from specviz.quiz import Bank
 from specviz.ui import learn_progress, learn_questions, learn_runs, learn_widgets
+from specviz.ui.escaping import escape_markdown
 
 INTERACTIONS = {**learn_widgets.WIDGETS, **learn_runs.WIDGETS}  # a lesson's interaction name -> what draws it
 PAGE_TITLES = {path: title for pages in PAGES.values() for path, title, _icon in pages}
@@ -78,7 +79,7 @@ def render(bank: Bank) -> None:
     """The whole page below its title: the URL's progress, the indicator, the lesson or the ticket."""
     progress = learn_progress.current()
     if learn_progress.problem():
-        st.warning(learn_progress.problem())
+        st.warning(escape_markdown(learn_progress.problem()))  # it repeats the link's value: no links, no markup
     learn_progress.scroll_up_after_a_move()
     st.caption(_(TEXT["intro"]))
     progress_bar(progress)

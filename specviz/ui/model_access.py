@@ -8,7 +8,9 @@ default, and when the operator turns it on:
     SPECVIZ_WEB_MODEL_ROOT=/srv/models       # ... and local folders, but only inside this folder
 
 Remote code is never trusted from the browser (the CLI keeps its --trust-remote-code flag), and a refusal names
-only what the visitor typed, never whether a path exists.
+only what the visitor typed, never whether a path exists: a folder outside the root, a missing one, one that holds
+a symlink leading out of the root, and a Hub id that is also a path on the server (from_pretrained would read it)
+all get the one sentence NOT_LOADABLE, which the Models page also shows for any load that fails.
 """
 
 from __future__ import annotations
@@ -25,6 +27,9 @@ ENABLE_ENV = "SPECVIZ_WEB_CUSTOM_MODELS"
 ROOT_ENV = "SPECVIZ_WEB_MODEL_ROOT"
 HUB_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,95}(/[A-Za-z0-9][A-Za-z0-9_.-]{0,95})?$")
 MAX_REF = 300
+MAX_FILES = 10_000  # files a model folder may hold (each is checked for a symlink out of the root)
+NOT_LOADABLE = N_("'{name}' cannot be loaded on this server: give a Hugging Face Hub id this server can download or "
+                  "has cached, or a model folder inside the models folder it allows.")
 MISSING = {"target": N_("Give the target: a Hugging Face Hub id such as Org/Model-Name."),
            "draft": N_("Give the draft: a Hugging Face Hub id such as Org/Model-Name."),
            "model": N_("Give the model: a Hugging Face Hub id such as Org/Model-Name.")}
@@ -63,20 +68,37 @@ class WebModelPolicy:
             raise ValueError(_(MISSING.get(what, MISSING["model"])))
         if _looks_local(text):
             return self._local(text)
-        if HUB_ID.match(text) and ".." not in text and not Path(text).exists():
-            return text  # a local path of the same name would be loaded instead by from_pretrained: refused above
-        raise ValueError(_("'{name}' is not a Hugging Face Hub id (Org/Model-Name) that can be loaded here.",
-                           name=_shown(text)))
+        if not HUB_ID.match(text) or ".." in text:
+            raise ValueError(_("'{name}' is not a Hugging Face Hub id (Org/Model-Name) that can be loaded here.",
+                               name=_shown(text)))
+        if Path(text).exists():  # from_pretrained would read this path instead: refused like a Hub id not found
+            raise ValueError(not_loadable(text))
+        return text
 
     def _local(self, text: str) -> str:
         if self.root is None:
             raise ValueError(_("Local folders cannot be loaded from the browser on this server; use a Hugging Face "
                                "Hub id."))
         path = (self.root / text.removeprefix("~/")).resolve() if not text.startswith("/") else Path(text).resolve()
-        if not path.is_relative_to(self.root) or not (path / "config.json").is_file():
-            raise ValueError(_("'{name}' is not a model folder inside the models folder this server allows.",
-                               name=_shown(text)))
+        if not path.is_relative_to(self.root) or not (path / "config.json").is_file() or self._escapes(path):
+            raise ValueError(not_loadable(text))
         return str(path)
+
+    def _escapes(self, folder: Path) -> bool:
+        """Whether anything in the folder (a weight file, a tokenizer, a subfolder) resolves outside the root, or the
+        folder holds more than MAX_FILES entries."""
+        try:
+            for count, entry in enumerate(folder.rglob("*")):
+                if count >= MAX_FILES or not entry.resolve().is_relative_to(self.root):
+                    return True
+        except OSError:
+            return True
+        return False
+
+
+def not_loadable(typed: str) -> str:
+    """The one sentence for a reference that cannot be loaded, whatever the reason (it names only what was typed)."""
+    return _(NOT_LOADABLE, name=_shown(typed.strip()))
 
 
 def _looks_local(text: str) -> bool:

@@ -7,6 +7,7 @@ hand goes into the one pair cache, `specviz.runspec.PAIRS`, under its spec; the 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 import pandas as pd
 import streamlit as st
@@ -186,6 +187,7 @@ def hand_form(policy: WebModelPolicy) -> HandPair | None:
 
 
 _LOADED_WITH: dict[str, tuple[str, str]] = {}  # spec -> (device, dtype) it was loaded with
+_TYPED: dict[str, str] = {}  # spec as loaded (resolved folders) -> as the visitor typed it, for the screen
 
 
 def _load(spec: str, device: str, dtype: str, progress) -> Pair:
@@ -217,8 +219,10 @@ def load_hand_pair(hand: HandPair, policy: WebModelPolicy) -> Pair | None:
     except ValueError as exc:
         st.error(escape_markdown(exc))
         return None
+    typed = hand.spec  # what the visitor wrote: the only name the page shows (never a resolved server path)
     hand = HandPair(refs[0], refs[1] if len(refs) > 1 else "", hand.device, hand.dtype)
-    with st.status(_("Checking and loading {pair}...", pair=escape_markdown(hand.spec)), expanded=True) as status:
+    _TYPED[hand.spec] = typed
+    with st.status(_("Checking and loading {pair}...", pair=escape_markdown(typed)), expanded=True) as status:
         steps, current = [], status.empty()
 
         def progress(message: str) -> None:  # a new step gets a line; ticks of the same download rewrite it
@@ -226,18 +230,18 @@ def load_hand_pair(hand: HandPair, policy: WebModelPolicy) -> Pair | None:
                 steps[-1] = message
             else:
                 steps.append(message)
-            current.markdown("  \n".join(escape_markdown(m) for m in steps))
-            status.update(label=escape_markdown(message))
+            current.markdown("  \n".join(escape_markdown(_hide_paths(m, hand.spec, typed)) for m in steps))
+            status.update(label=escape_markdown(_hide_paths(message, hand.spec, typed)))
         problem = None
         try:
             pair = _load(hand.spec, hand.device, hand.dtype, progress)
-        except ValueError as exc:
-            problem = escape_markdown(exc)
+        except ValueError as exc:  # about a folder inside the allowed root, or a Hub id: no server path in it
+            problem = escape_markdown(_hide_paths(str(exc), hand.spec, typed))
         except Exception as exc:  # noqa: BLE001 - a broken weight file or config: one sentence, no traceback, no path
             problem = _("The models could not be loaded ({error}): their files are damaged or not a causal language "
                         "model specviz can run.", error=type(exc).__name__)
         if problem is None:
-            status.update(label=_("Loaded {pair}.", pair=escape_markdown(hand.spec)), state="complete",
+            status.update(label=_("Loaded {pair}.", pair=escape_markdown(typed)), state="complete",
                           expanded=False)
         else:
             status.update(label=_("This pair cannot be used: the reason is below."), state="error", expanded=False)
@@ -247,10 +251,25 @@ def load_hand_pair(hand: HandPair, policy: WebModelPolicy) -> Pair | None:
     return pair
 
 
+def _hide_paths(message: str, spec: str, typed: str) -> str:
+    """A progress line or an error with no server path in it: the resolved references written as the visitor
+    typed them, and the Hugging Face cache and the home folder named, not spelled out."""
+    for resolved, shown in zip(spec.split(","), typed.split(","), strict=False):
+        if resolved != shown:
+            message = message.replace(resolved, shown.strip())
+    from huggingface_hub import constants  # noqa: PLC0415 - already loaded by the time a pair loads
+
+    for path, name in ((str(constants.HF_HUB_CACHE), _("the Hugging Face cache")),
+                       (str(constants.HF_HOME), _("the Hugging Face folder")), (str(Path.home()), "~")):
+        if len(path) > 1:
+            message = message.replace(f"({path})", f"({name})").replace(path, name)
+    return message
+
+
 def show_loaded(pair: Pair) -> None:
     """What was loaded, where, and how to use it next."""
     info = pair.info
-    name = escape_markdown(pair.name)
+    name = escape_markdown(_TYPED.get(pair.name, pair.name))
     if pair.draft is not None:
         line = (_("**{name}**: a separate draft model; chat template yes.", name=name) if pair.chat else
                 _("**{name}**: a separate draft model; chat template no.", name=name))

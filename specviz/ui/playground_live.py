@@ -29,7 +29,7 @@ from specviz.ui.playground_settings import (
     TEXT,
 )
 from specviz.ui.playground_progress import LiveProgress
-from specviz.ui.runs import run_speculative, start_live_run
+from specviz.ui.runs import cached_speculative, is_light, run_speculative, start_live_run
 
 LAND_AT_END = "playground_land_at_end"  # a new live run opens on its finished text (taken once by the page)
 SETTINGS_OPEN = "playground_settings_open"  # the live settings' expander (open until a run lands, then folded)
@@ -212,6 +212,10 @@ def live_trace(settings: RunSpec | str, run: bool) -> tuple[Trace, str, RunSpec]
     else the last one shown."""
     state = st.session_state
     autorun = state.pop("playground_autorun", False)
+    if autorun and not run and not isinstance(settings, str) and not (is_light(settings)
+                                                                      or cached_speculative(settings) is not None):
+        st.info(_(TEXT["link_waits"]))  # a link runs on open only what is instant or already computed
+        autorun = False
     if run or autorun:
         if isinstance(settings, str):
             st.error(settings)

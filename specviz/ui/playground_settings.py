@@ -13,16 +13,18 @@ from collections.abc import Mapping
 from dataclasses import asdict
 from typing import Any
 
+from specviz import urlvalues
 from specviz.catalog import recommended_for
 from specviz.examples import DEFAULT_EXAMPLE
 from specviz.i18n import N_
+from specviz.limits import TOY_PROPOSERS
 from specviz.runspec import WEB_MAX_NEW_TOKENS, RunSpec
 from specviz.trace import Trace
 
 # The labels below are English messages (marked with `N_`): the pages translate them with `_()` where they are shown.
 SOURCES = {"example": N_("Example trace (instant)"), "live": N_("Live run"), "upload": N_("Upload a trace")}
 PAIRS = {"default": N_("SmolLM2-135M-Instruct (real model)"), "toy": N_("Toy pair (tiny, instant)")}
-PAIR_PROPOSERS = {"toy": ("draft", "ngram", "layerskip"), "default": ("eagle", "draft", "ngram", "layerskip")}
+PAIR_PROPOSERS = {"toy": TOY_PROPOSERS, "default": ("eagle", "draft", "ngram", "layerskip")}
 PROPOSER_LABELS = {"draft": N_("Draft model"), "ngram": N_("N-gram lookup (no model)"),
                    "layerskip": N_("Layer-skip self-draft"), "eagle": N_("EAGLE feature drafter (trained)")}
 # one line under the pickers, so the chosen proposer is explained where it is chosen (not only in a tooltip)
@@ -108,6 +110,7 @@ TEXT = {
     "progress": N_("Step {steps} · {tokens} of at most {limit} tokens · {kept} of {drafted} drafts kept · "
                    "{seconds} s"),
     "running": N_("**Running:** each chip is a token as soon as the target decided it."),
+    "link_waits": N_("This link asks for a live run on the shared model: press **Run** to start it."),
     "first_prompt": N_("Type a prompt, choose the settings and press **Run**. The first run loads the real model (a "
                        "box counts the seconds: about a second once its weights were converted, half a minute or "
                        "more for the very first load on a machine); the toy pair is instant."),
@@ -141,7 +144,7 @@ def parse_query_params(params: Mapping[str, str], example_names: list[str]) -> t
     page_checks = {
         "source": lambda v: v if v in SOURCES else None,
         "example": lambda v: v if v in example_names else None,
-        STEP_PARAM: lambda v: int(v) if v.isdigit() and int(v) <= 100_000 else None,
+        STEP_PARAM: lambda v: urlvalues.whole(v, 0, 100_000),  # ASCII digits only: "²" or "٣" is no step
     }
     values: dict[str, Any] = {}
     bad: list[str] = []

@@ -18,7 +18,7 @@ from specviz.running import run, run_target_only
 from specviz.runspec import RunSpec
 from specviz.timeline import RaceRounds
 from specviz.trace import Trace
-from specviz.ui.runs import RUN_SECONDS, get_pair, waiting_note, with_turn
+from specviz.ui.runs import get_pair, turn_deadline, waiting_note, with_turn
 from specviz.ui.tree_race import has_tree_lane, lane_specs
 
 ROUNDS = 3  # rounds of a live race; the page shows their median and spread
@@ -65,8 +65,13 @@ def measure_race(settings: RunSpec, rounds: int = ROUNDS) -> LiveRace:
         del lanes["tree"]
     warm_lanes = [(fn, replace(spec, max_new_tokens=warm.max_new_tokens)) for fn, spec in lanes.values()]
     bar = st.progress(0.0, text=_("Warming up both lanes...") + waiting_note(settings.pair))
-    device = with_turn(settings.pair, lambda pair: ([fn(spec, pair=pair) for fn, spec in warm_lanes],
-                                                    pair.device.type)[-1])
+    def warm_up(pair) -> str:
+        deadline = turn_deadline()  # one deadline for the whole turn, every lane together
+        for fn, spec in warm_lanes:
+            fn(spec, pair=pair, deadline=deadline)
+        return pair.device.type
+
+    device = with_turn(settings.pair, warm_up)
     running = {"speculative": N_("Round {index} of {rounds}: speculative decoding..."),
                "target-only": N_("Round {index} of {rounds}: target-only decoding..."),
                "tree": N_("Round {index} of {rounds}: speculative decoding with a draft tree...")}
@@ -76,11 +81,12 @@ def measure_race(settings: RunSpec, rounds: int = ROUNDS) -> LiveRace:
 
         def one_round(pair, index=index, order=order) -> dict[str, Trace]:
             traces = {}
+            deadline = turn_deadline()  # the round's lanes share one turn, so they share its deadline
             for done, lane in enumerate(order):
                 bar.progress((len(order) * index + done) / (len(order) * rounds),
                              text=_(running[lane], index=index + 1, rounds=rounds))
                 fn, spec = lanes[lane]
-                traces[lane] = fn(spec, pair=pair, deadline=time.perf_counter() + RUN_SECONDS)
+                traces[lane] = fn(spec, pair=pair, deadline=deadline)
             return traces
 
         bar.progress(index / rounds, text=_("Round {index} of {rounds}: waiting for the model...",

@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import streamlit as st
 
+from specviz import urlvalues
 from specviz.i18n import N_
+from specviz.limits import TOY_PROPOSERS
 from specviz.runspec import WEB_MAX_NEW_TOKENS, RunSpec
 from specviz.ui.tree_race import TREE_FIELDS
 
 # The words below are marked with N_() and translated with _() where they are shown (never at import).
-PROPOSERS = {"toy": ("draft", "ngram", "layerskip"), "default": ("eagle", "draft", "layerskip", "ngram")}
+PROPOSERS = {"toy": TOY_PROPOSERS, "default": ("eagle", "draft", "layerskip", "ngram")}
 SOURCES = {"example": N_("Recorded example (instant)"), "live": N_("Live run")}
 DEFAULTS = RunSpec(pair="toy", proposer="draft", prompt="the quick brown fox jumps over the lazy dog. the quick", k=4,
                    max_new_tokens=48, temperature=1.0)
@@ -49,7 +51,11 @@ def parse_url(params: dict[str, str]) -> tuple[dict[str, object], list[str]]:
         else:
             bad.append("source")
     if "race_example" in params:
-        values["race_example"] = str(params["race_example"])  # checked against the installed examples when shown
+        example = urlvalues.text(str(params["race_example"]), 100)
+        if example is None:
+            bad.append("example")
+        else:
+            values["race_example"] = example  # checked against the installed examples when shown
     for key, field in RUN_FIELDS.items():
         if key not in params:
             continue

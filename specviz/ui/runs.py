@@ -3,7 +3,9 @@
 Pairs come from `specviz.running.PAIRS` (one copy per server process, shared by every session; a pair loaded by hand
 on the Models page is put there too). A class of 30 may press Run at once, so a run takes the pair's turn (first
 come, first served; the page says how many runs are ahead), gives up with one sentence after WAIT_SECONDS, stops
-cleanly after RUN_SECONDS with its partial trace, and a session waits COOLDOWN_SECONDS between two new runs. Traces
+cleanly after RUN_SECONDS with its partial trace (one deadline per turn, whatever the turn runs), and a session
+waits COOLDOWN_SECONDS between two new runs and holds or waits for one turn at a time. A shared link runs on open
+only what is light (`is_light`) or cached. Traces
 are cached by their `RunSpec` (same spec, same seed = same trace): a cached one is instant and takes no turn.
 
 A new speculative run can report each step as it is decided (`run_speculative(spec, progress=...)`, see
@@ -20,6 +22,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from specviz.i18n import N_, _, ngettext, number
 from specviz.models import Pair
@@ -29,6 +32,7 @@ from specviz.runspec import RunSpec
 from specviz.trace import Trace
 
 INSTANT_PAIRS = ("toy",)  # built in code in a blink: no status box
+LINK_PAIRS = ("toy",)  # light enough that a shared link may run them on open (`is_light`)
 WAIT_SECONDS = 90.0  # the longest a visitor waits for the model before being told it is busy
 RUN_SECONDS = 60.0  # a live run past this stops with what it has ("deadline")
 COOLDOWN_SECONDS = 3.0  # between two new live runs of one session
@@ -147,12 +151,32 @@ def last_load_seconds(name: str) -> float | None:
 # ---- the shared model ---------------------------------------------------------------------------------------------
 
 
+def owner() -> str:
+    """Whose turn it is: this browser session (a visitor holds or waits for one turn at a time; see
+    `specviz.running.Turns`)."""
+    ctx = get_script_run_ctx()
+    return f"session:{ctx.session_id}" if ctx is not None else "no session"
+
+
 def with_turn(name: str, work: Callable[[Pair], object]) -> object:
-    """`work(pair)` while holding the pair's turn (a Busy ValueError after WAIT_SECONDS in the queue). For every page
-    that computes on a shared model: the labs as well as the runs."""
+    """`work(pair)` while holding the pair's turn (a Busy ValueError after WAIT_SECONDS in the queue, or at once
+    when this session already waits or runs). For every page that computes on a shared model: the labs as well as
+    the runs. `work` gets the whole turn's deadline from `turn_deadline()`."""
     pair = PAIRS.get(name)
-    with PAIRS.turn(name, timeout=WAIT_SECONDS):
+    with PAIRS.turn(name, timeout=WAIT_SECONDS, owner=owner()):
         return work(pair)
+
+
+def turn_deadline() -> float:
+    """The deadline of a turn that starts now: RUN_SECONDS for everything the turn runs together (a race's lanes
+    share it, so a turn never holds the model longer than one run may)."""
+    return time.perf_counter() + RUN_SECONDS
+
+
+def is_light(spec: RunSpec) -> bool:
+    """Whether a link may run this spec on open, without a click: the instant toy pair (a cached trace is free
+    anyway). Anything heavier waits for the visitor's press, so a link cannot hold the shared model."""
+    return spec.pair in LINK_PAIRS
 
 
 def waiting_note(name: str) -> str:
@@ -228,7 +252,7 @@ def run_speculative(spec: RunSpec, progress: Progress | None = None) -> Trace:
 
 def _speculative_now(spec: RunSpec, pair: Pair, progress: Progress | None) -> Trace:
     """Run the spec on the pair's turn, reporting to `progress` (waiting, started, each step)."""
-    with PAIRS.turn(spec.pair, timeout=WAIT_SECONDS, on_wait=progress.waiting if progress else None):
+    with PAIRS.turn(spec.pair, timeout=WAIT_SECONDS, on_wait=progress.waiting if progress else None, owner=owner()):
         if progress is not None:
             progress.started(pair)
         return run(spec, pair=pair, deadline=time.perf_counter() + RUN_SECONDS,

@@ -25,10 +25,8 @@ LIVE_SWEEP = "serving_live_sweep"
 
 def live_sweep(base: str, speculating: bool) -> None:
     """The load generator's form; runs only against a server the operator allows (loopback by default)."""
-    if not client.load_allowed(base):
-        st.info(_("The load generator only sends requests to this machine (localhost). To aim it at "
-                  "{host}, whoever runs this app sets ${variable}.", host=client.host_of(base),
-                  variable=client.LOAD_HOSTS_ENV))
+    if not client.allowed(base):
+        st.info(escape_markdown(str(client.not_allowed())))
         return
     with st.form("serving_load_form"):
         a, b, c, d = st.columns(4)

@@ -1,8 +1,10 @@
 """The Serving page's connection and live panel: which vLLM server, and what its /metrics say as it runs.
 
-The address is checked (`client.base_url`) before anything is sent; every failure is one sentence. Scrapes use a
-3-second timeout, and the live panel re-reads /metrics every few seconds in an `st.fragment`, keeping the last
-`HISTORY` scrapes in the session so the charts show rates over time.
+The address is checked (`client.base_url`, then `client.allowed`: this machine unless the operator lists the host)
+before anything is sent; every failure is one neutral sentence. A scrape has a 3-second total deadline, and the
+live panel re-reads /metrics every few seconds in an `st.fragment` (only while its tab is open), keeping the last
+`HISTORY` scrapes in the session so the charts show rates over time. After a failed read it waits longer before
+the next one (REFRESH_S doubling up to BACKOFF_MAX_S), so a wrong address costs a server little.
 """
 
 from __future__ import annotations
@@ -22,44 +24,79 @@ from specviz.ui.frame import speak_visitors_language
 
 HISTORY = 150
 REFRESH_S = 3.0
+BACKOFF_MAX_S = 60.0
 LIVE_KEY = "serving_history"
 
 
 def server_url() -> str | None:
     """The address field; the checked base URL, or None after one sentence on what is wrong."""
     typed = st.text_input(_("vLLM server"), value=client.LOCAL_URL, key="serving_url", max_chars=500,
-                          help=_("The local server from `make serve` by default, or any vLLM server you can reach "
-                                 "(a cluster's address). Read-only: specviz reads /metrics and /v1/models and stores "
-                                 "no credentials."))
+                          help=_("The local server from `make serve` by default. Another server only if whoever "
+                                 "runs this app lists its host in $SPECVIZ_SERVING_HOSTS. Read-only: specviz reads "
+                                 "/metrics and /v1/models and stores no credentials."))
     try:
-        return client.base_url(typed)
+        base = client.base_url(typed)
     except ValueError as exc:
         st.error(escape_markdown(str(exc)))
         return None
+    if not client.allowed(base):  # said before anything is resolved or sent
+        st.error(escape_markdown(str(client.not_allowed())))
+        return None
+    return base
 
 
 def scrape(base: str) -> Scrape:
-    """One /metrics read now; a ServerError or ValueError (not vLLM) with one sentence otherwise."""
-    return parse_scrape(client.get_text(f"{base}/metrics"), at=time.monotonic())
+    """One /metrics read now; otherwise a ServerError with the one neutral sentence (a page that answers but is not
+    vLLM's is not told apart from one that does not answer)."""
+    text = client.get_text(f"{base}/metrics")
+    try:
+        return parse_scrape(text, at=time.monotonic())
+    except ValueError:
+        raise client.ServerError(_(client.NO_ANSWER, url=base)) from None
+
+
+def _state(base: str) -> dict:
+    state = st.session_state.get(LIVE_KEY)
+    if not state or state["url"] != base:
+        state = st.session_state[LIVE_KEY] = {"url": base, "scrapes": [], "failures": 0, "next_at": 0.0,
+                                              "problem": None}
+    return state
 
 
 def _history(base: str) -> list[Scrape]:
-    state = st.session_state.get(LIVE_KEY)
-    if not state or state["url"] != base:
-        state = st.session_state[LIVE_KEY] = {"url": base, "scrapes": []}
-    return state["scrapes"]
+    return _state(base)["scrapes"]
+
+
+def read_now(base: str) -> Scrape | None:
+    """A new scrape added to the history, unless an earlier failure asks to wait (None then, or on a failure, whose
+    sentence is kept in the state); each failure in a row doubles the wait, up to BACKOFF_MAX_S."""
+    state = _state(base)
+    now = time.monotonic()
+    if now < state["next_at"]:
+        return None
+    try:
+        scraped = scrape(base)
+    except ValueError as exc:
+        state["failures"] += 1
+        state["next_at"] = now + min(REFRESH_S * 2 ** min(state["failures"], 10), BACKOFF_MAX_S)
+        state["problem"] = str(exc)
+        return None
+    state.update(failures=0, next_at=0.0, problem=None)
+    history = state["scrapes"]
+    history.append(scraped)
+    del history[:-HISTORY]
+    return scraped
 
 
 def probe(base: str) -> Scrape | None:
-    """Reads the server once for the page's header; None after a warning sentence when it cannot."""
-    try:
-        first = scrape(base)
-    except ValueError as exc:
-        st.warning(escape_markdown(str(exc)))
+    """Reads the server for the page's header (or the last read, while failures ask to wait); None after a warning
+    sentence when it cannot."""
+    first = read_now(base)
+    state = _state(base)
+    if first is None and (state["problem"] or not state["scrapes"]):
+        st.warning(escape_markdown(state["problem"] or _(client.NO_ANSWER, url=base)))
         return None
-    history = _history(base)
-    history.append(first)
-    del history[:-HISTORY]
+    first = first or state["scrapes"][-1]
     local = Server().state()
     if local is not None and local.url == base:
         st.caption(escape_markdown(_("The local server started by make serve: {spec}, K = {k}.",
@@ -78,13 +115,12 @@ def _live_body(base: str) -> None:
     speak_visitors_language()  # a timed rerun runs in a fresh thread, which speaks English until told
     history = _history(base)
     if not history or time.monotonic() - history[-1].at > 0.5:
-        try:
-            history.append(scrape(base))
-        except ValueError as exc:
-            st.warning(escape_markdown(str(exc)))
-            if not history:
-                return
-        del history[:-HISTORY]
+        read_now(base)
+        problem = _state(base)["problem"]
+        if problem:
+            st.warning(escape_markdown(problem))
+        if not history:
+            return
     now = history[-1]
     m = st.columns(4)
     rate, mal = now.acceptance_rate, now.mean_accepted_length

@@ -9,10 +9,11 @@ from specviz import bench
 from specviz.bench import BenchConfig, BenchResult
 from specviz.ui.runs import with_turn
 from specviz.i18n import _, get_language
+from specviz.limits import TOY_PROPOSERS
 from specviz.ui.speedup_view import POLICY_TEXT, policy_text, temperature_text
 
 LIVE_KEY = "speedup_lab_live_result"  # the sweep's result, kept for this session
-LIVE_PROPOSERS = ("draft", "ngram", "layerskip")
+LIVE_PROPOSERS = TOY_PROPOSERS  # the live sweep runs the toy pair
 
 
 def live_result() -> BenchResult | None:

@@ -1,0 +1,69 @@
+"""`python -m specviz serve` checks every flag and the output file before it installs, starts or sweeps anything
+(issue 28, Medium 7): `--port 99999`, `--k 0`, `--timeout nan` used to start the multi-minute vLLM install first,
+`serve sweep` without .venv-vllm ended in a FileNotFoundError traceback, and `sweep --out /proc/x` failed after the
+whole sweep. No vLLM here: the server's install and start are stood in for, and the sweep runs against the loopback
+fake server."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from serving_fake import FakeServer, recorded
+
+from specviz import cli
+from specviz.serving import cli as serve_cli
+from specviz.serving.server import Server, ServerState
+
+
+@pytest.fixture
+def stand_in(tmp_path, monkeypatch):
+    """Server with its files under tmp_path (no .venv-vllm there) whose install/start/stop are recorded; start
+    answers with the fake server on loopback."""
+    fake = FakeServer(recorded("ngram-after-copy.prom"))
+    calls: list[str] = []
+
+    class StandIn(Server):
+        def __init__(self, *args, **kwargs):
+            super().__init__(root=tmp_path)
+
+        def install(self, progress=None):
+            calls.append("install")
+
+        def start(self, spec="ngram", **kwargs):
+            calls.append(f"start {spec}")
+            return ServerState(pid=0, port=0, spec=spec, k=kwargs.get("k", 4), url=fake.url, started=0.0, log="")
+
+        def stop(self, progress=None, grace=20.0):
+            calls.append("stop")
+            return True
+
+    monkeypatch.setattr(serve_cli, "Server", StandIn)
+    yield calls
+    fake.close()
+
+
+@pytest.mark.parametrize("argv", [
+    ["serve", "start", "--port", "99999"], ["serve", "start", "--port", "-1"], ["serve", "start", "--port", "0"],
+    ["serve", "start", "--k", "0"], ["serve", "start", "--k", "1000"], ["serve", "start", "--k", "-3"],
+    ["serve", "start", "--timeout", "-5"], ["serve", "start", "--timeout", "nan"], ["serve", "start", "--timeout", "inf"],
+    ["serve", "start", "--timeout", "1e308"], ["serve", "sweep", "--port", "70000"], ["serve", "sweep", "--k", "17"],
+    ["serve", "sweep", "--levels", "16", "16"], ["serve", "sweep", "--levels", "3"], ["serve", "sweep", "--requests", "0"],
+    ["serve", "sweep", "--max-tokens", "100000"], ["serve", "sweep", "--out", "/proc/x/result.json"],
+    ["serve", "sweep", "--out", "/proc/x"], ["serve", "sweep", "--out", "/"]])
+def test_a_bad_flag_is_one_sentence_before_anything_is_installed(argv, stand_in, capsys):
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("specviz: ") and "\n" not in err and "Traceback" not in err and err.endswith(".")
+    assert stand_in == []  # nothing installed, started or stopped
+
+
+def test_a_sweep_on_a_machine_without_vllm_installs_first_and_writes_its_file(stand_in, tmp_path, capsys):
+    out = tmp_path / "new" / "folder" / "sweep.json"
+    argv = ["serve", "sweep", "--specs", "ngram", "--prompts", "copy", "--levels", "1", "--requests", "2",
+            "--max-tokens", "4", "--no-specviz", "--out", str(out)]
+    assert cli.main(argv) == 0, capsys.readouterr().err
+    assert stand_in == ["start ngram", "stop"]
+    saved = json.loads(out.read_text())
+    assert saved["server"]["version"] == "unknown" and len(saved["levels"]) == 1
+    assert not list(out.parent.glob(".specviz-write-check-*"))  # the write check leaves nothing behind

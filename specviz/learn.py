@@ -147,12 +147,12 @@ LESSONS: tuple[Lesson, ...] = (
            N_("Compute the expected tokens per step and the speedup from α, K and c."),
            N_("Call **α** (alpha) the chance that the target keeps one draft, on average: α = Σ min(p, q) (the sum "
            "over the vocabulary of the smaller of p and q), the "
-           "**acceptance rate**. Draft i only counts if all i − 1 before it were kept, so a step emits on average "
+           "**acceptance probability**. Draft i only counts if all i − 1 before it were kept, so a step emits on average "
            "1 + α + α² + … + α^K = **(1 − α^(K+1)) / (1 − α)** tokens (the 1 is the recovered or bonus token).\n\n"
            "The draft is not free: call **c** the cost of one draft pass as a fraction of one target pass. A step "
            "costs K·c + 1 target passes, so the expected **speedup** over the target alone is "
            "(1 − α^(K+1)) / ((1 − α)(K·c + 1)). A high α and a cheap draft win; a low α gives little back."),
-           ("speedup",), ("acceptance rate", "speedup"),
+           ("speedup",), ("acceptance probability", "speedup"),
            ("sp-expected-1", "sp-speedup-1", "ar-alpha"), "speedup", "pages/theory.py"),
     Lesson(7, "choosing-k", N_("Choosing K"),
            N_("Explain why more drafts eventually slow things down, and how the best K moves with α and c."),

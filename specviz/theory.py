@@ -1,4 +1,4 @@
-"""Closed forms of speculative decoding: acceptance rate, tokens per step, speedup, the best K.
+"""Closed forms of speculative decoding: acceptance probability α, tokens per step, speedup, the best K.
 
 Everything here follows Leviathan et al. (2023), section 3, and is a pure function of numbers (torch, numpy and
 math only). Notation: p = target distribution, q = draft distribution, K = drafted tokens per step, alpha = the
@@ -32,7 +32,7 @@ from specviz.i18n import N_, _
 def _check_alpha(alpha: float) -> float:
     alpha = float(alpha)
     if not 0.0 <= alpha <= 1.0:  # also rejects nan
-        raise ValueError(_("The acceptance rate α must be between 0 and 1 (got {alpha}).", alpha=alpha))
+        raise ValueError(_("The acceptance probability α must be between 0 and 1 (got {alpha}).", alpha=alpha))
     return alpha
 
 
@@ -216,7 +216,7 @@ def speedup_grid(alphas: Sequence[float] | np.ndarray, ks: Sequence[int] | np.nd
 
 
 def optimal_k_curve(alphas: Sequence[float] | np.ndarray, c: float, k_max: int = 16) -> list[int]:
-    """optimal_k for each alpha: the best-K staircase over a range of acceptance rates.
+    """optimal_k for each alpha: the best-K staircase over a range of acceptance probabilities α.
 
     >>> optimal_k_curve([0.0, 0.5, 0.9], 0.05, 16)
     [0, 3, 13]

@@ -42,7 +42,7 @@ def test_seed_faq_questions_are_all_there(bank):
     assert set(faq) == SEED_FAQ
     assert faq["why-slow"].concept == "memory_bound"
     assert faq["first-disagreement"].concept == "first_disagreement"
-    assert "acceptance rate" in faq["speedup-driver"].answer
+    assert "acceptance probability α" in faq["speedup-driver"].answer
 
 
 def test_ids_are_unique_across_the_raw_files():

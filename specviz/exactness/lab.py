@@ -135,7 +135,7 @@ def engine_lab(pair: Pair, spec: RunSpec, rule: str, n: int, length: int, compar
 
 def rules_table(target_probs: torch.Tensor, draft_probs: torch.Tensor, k: int, c: float) -> list[dict]:
     """Every rule at this p, q: how far its output drifts from p, how often it keeps a draft, and the speedup
-    that acceptance rate would give at K and c (specviz.theory, i.i.d. acceptance assumed)."""
+    that acceptance probability α would give at K and c (specviz.theory, i.i.d. acceptance assumed)."""
     rows = []
     for rule in RULES.values():
         dist, accept = one_step_distribution(rule, target_probs, draft_probs)

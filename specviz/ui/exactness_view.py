@@ -40,7 +40,7 @@ BARS = lab.BARS
 OTHERS = N_("(all others)")
 RULE_BOX = N_("**{label}.** {text}")
 TABLE_COLUMNS = {"rule": N_("rule"), "exact": N_("exact"), "drift (TV)": N_("drift (TV)"),
-                 "acceptance": N_("acceptance"), "tokens/step": N_("tokens/step"), "speedup ×": N_("speedup ×")}
+                 "acceptance": N_("acceptance probability α"), "tokens/step": N_("tokens/step"), "speedup ×": N_("speedup ×")}
 SOURCES = {"prompt": N_("p and q at the prompt above"), "session": N_("the trace in this session"),
            "example": N_("an example trace")}
 
@@ -240,7 +240,7 @@ def render_samples(result: LabResult, rule_label: str, drift: float | None) -> N
 
 
 def render_rule_economics(rule: exactness.Rule, dists: StepDistributions, k: int, c: float) -> None:
-    """How far the rule drifts from p at this prompt, and the speed its acceptance rate would buy."""
+    """How far the rule drifts from p at this prompt, and the speed its acceptance probability α would buy."""
     p, q = dists.target_probs, dists.draft_probs
     dist, rule_alpha = exactness.one_step_distribution(rule, p, q)
     exact_alpha = float(torch.minimum(p.double(), q.double()).sum())
@@ -248,7 +248,7 @@ def render_rule_economics(rule: exactness.Rule, dists: StepDistributions, k: int
     b1, b2, b3 = st.columns(3)
     b1.metric(_("Drift from p (exact, one step)"), number(exactness.tv_distance(dist, p), 4),
               help=_("TV distance between what this rule emits and p, from its closed form at this prompt."))
-    b2.metric(_("Chance a draft is kept"), number(rule_alpha, 3),
+    b2.metric(_("Acceptance probability α"), number(rule_alpha, 3),
               delta=_("{delta} vs exact rule", delta=signed(rule_alpha - exact_alpha, 3)),
               delta_color="off", help=_("This rule's α: the chance one draft x ~ q is kept (the exact rule's is "
                                         "Σ min(p, q)). Not the measured accepted / drafted."))

@@ -40,7 +40,7 @@ TEXT = {  # English messages, translated with `_()` where they are shown
     "u": N_("u: the uniform draw"),
     "rule_kept": N_("min(1, p/q) = {a}, and u = {u} < {a}: x is **kept** ✓."),
     "rule_dropped": N_("min(1, p/q) = {a}, and u = {u} ≥ {a}: x is **rejected** ✗."),
-    "alpha": N_("α (acceptance rate)"),
+    "alpha": N_("α (acceptance probability)"),
     "k": N_("K (drafts per step)"),
     "c": N_("c (draft cost / target cost)"),
     "tokens": N_("Expected tokens per step"),

@@ -182,17 +182,24 @@ LESSONS: tuple[Lesson, ...] = (
            N_("Instead of one line of K drafts, propose a **tree**: a few **candidates** at each position, each "
            "branch a possible continuation. The target scores every node in one pass. A tree-shaped **attention "
            "mask** (which earlier positions each position may read) lets each "
-           "node see only its own ancestors, as if it were alone on its branch. The target keeps the longest path "
-           "it accepts, with the same exact rule.\n\n"
+           "node see only its own ancestors, as if it were alone on its branch.\n\n"
+           "The check walks down from the root, trying a node's children one by one. Greedy (temperature 0): the "
+           "child equal to the target's argmax is kept, so the kept path is the longest one the target itself "
+           "would write. Sampling: starting from p′ = p and q′ = q at the node, child x is kept with probability "
+           "min(1, p′(x)/q′(x)); after a rejection p′ "
+           "becomes the residual and q′ loses x (the children were drawn from q without replacement) before the "
+           "next child is tried, and if every child is rejected the token comes from the last residual. Children "
+           "taken as the draft's top k, not drawn from q, are point masses: x is kept with probability p′(x). "
+           "Either way the output is exactly the target's.\n\n"
            "**Medusa** adds extra output **heads** (small layers on top of the target's last hidden state, not the "
            "attention heads, the parallel parts of attention): head i "
            "guesses the token i+1 positions ahead, all from one pass, and their top guesses combine into a tree. "
            "**EAGLE** drafts in **feature space**: a light head predicts the target's next hidden state from the "
            "current one and the sampled token, and the LM head turns it into tokens; EAGLE-2 grows its tree where "
-           "the drafts are confident. (The engine does not run trees yet: the Proposers page explains them.)"),
-           ("medusa", "eagle"),
+           "the drafts are confident. The Playground's preset 5 runs specviz's own EAGLE drafter as a tree."),
+           ("medusa", "eagle", "trees"),
            ("tree", "candidates", "attention mask", "medusa", "heads", "eagle", "feature space"),
-           ("md-what", "md-tree", "eg-what"), "trees", "pages/proposers.py", anchor="trees",
+           ("tr-mask", "tr-top-k", "md-tree", "eg-what"), "trees", "pages/proposers.py", anchor="trees",
            section=N_("Tree verification")),
     Lesson(10, "limits", N_("When speculation stops paying"),
            N_("Name the situations where speculation gives little or makes generation slower."),

@@ -36,7 +36,7 @@ def test_every_proposer_gets_a_section_with_costs_needs_wins_and_losses(page):
     text = " ".join(m.value for m in page.markdown)
     for word in ("**Costs.**", "**Needs.**", "**Wins.**", "**Loses.**"):
         assert text.count(word) == len(view.PROPOSERS)
-    assert "Tree attention mask" in text and "The exact rule at T > 0" in text and "norm(max(0, p − q))" in text
+    assert "Tree attention mask" in text and "The exact rule at T > 0" in text and "norm(max(0, p′ − q′))" in text
 
 
 def test_each_diagram_is_balanced_and_names_its_nodes():
@@ -75,3 +75,34 @@ def test_typical_acceptance_is_shown_lossy_and_the_exact_rule_exact():
     frame = view.typical_vs_exact()
     assert frame["exact rule"].tolist() == pytest.approx(frame["p (target)"].tolist())
     assert (frame["typical acceptance"] - frame["p (target)"]).abs().sum() > 0.05
+
+
+def test_the_tree_rule_at_t_above_0_takes_the_two_steps_the_engine_takes():
+    """Issue 26, item 1: as written before, the page's rule applied to EAGLE-2's top-k children was the Exactness
+    lab's broken `tree_top_k_against_q`. It must say that q′ loses a rejected child (children drawn without
+    replacement) and that top-k children are point masses (kept with p′(x), removed from p′ when rejected)."""
+    text = view.TREE_TEXT["exact"]
+    for words in ("q′ loses x", "renormalised", "without replacement", "with replacement", "point mass",
+                  "kept with probability p′(x)", "p′ loses x", "Top-k children"):
+        assert words in text, words
+
+
+def test_the_page_and_the_engine_cite_the_same_papers_for_the_tree_rule():
+    import re
+
+    from specviz import tree_verifier
+
+    cited = re.compile(r"([A-Z][a-z]+) et al\. (\d{4})")
+    engine = set(cited.findall(" ".join(tree_verifier.__doc__.split())))
+    page = set(cited.findall(view.TREE_TEXT["exact"]))
+    assert engine == page and {("Miao", "2024"), ("Jeon", "2024"), ("Li", "2024")} <= page
+    for doc in (" ".join(tree_verifier.__doc__.split()), view.TREE_TEXT["exact"]):
+        assert re.search(r"SpecInfer.{0,60}with replacement", doc) and "without replacement" in doc
+
+
+def test_the_tree_questions_are_on_the_page_and_cover_sampled_and_top_k_children():
+    bank = load_bank([BANK_DIR])
+    tree = {q.id: q for q in bank if q.concept == "trees"}
+    assert {"tr-mask", "tr-rule", "tr-top-k"} <= set(tree)
+    assert "point mass" in tree["tr-top-k"].answer and "q′ loses x" in tree["tr-rule"].answer
+    assert {i for i, _ in view.quiz_items(("tr-", "md-tree"))} >= {"tr-mask", "tr-rule", "tr-top-k"}

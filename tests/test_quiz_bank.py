@@ -95,6 +95,8 @@ RECOMPUTE = {
     "decode_tokens_per_second": lambda params_billion, bytes_per_param, bandwidth_tb_s:
         1 / (params_billion * 1e9 * bytes_per_param / (bandwidth_tb_s * 1e12)),
     "cost_ratio": lambda draft_layers, total_layers: draft_layers / total_layers,
+    "speedup_with_verify_cost": lambda alpha, k, c, v: sum(alpha**i for i in range(k + 1)) / (k * c + v),
+    "tree_visible_nodes": lambda depth: len(range(depth)),  # the node itself and each ancestor above it
 }
 
 

@@ -34,6 +34,7 @@ CONCEPT_WORDS = {
     "layer_skip": ["layer-skip", "layer skip"],
     "medusa": ["medusa"],
     "eagle": ["eagle"],
+    "trees": ["tree"],
     "limits": ["batch", "break-even", "slower"],
 }
 

@@ -204,12 +204,20 @@ TREE_TEXT = {
                "context and its own ancestors, not to its siblings' branches. ✓ = may attend."),
     "path": N_("**Longest accepted path.** Greedy (T = 0): walk down from the root, at each node follow the child "
                "that equals the target's argmax; stop when none does and emit the argmax there. The green path above."),
-    "exact": N_("**The exact rule at T > 0** (multi-draft / recursive rejection sampling, SpecInfer, EAGLE-2): at a "
-                "node, try its children one by one. Child x is kept with probability min(1, p(x)/q(x)); if it is "
-                "rejected, replace p by the residual norm(max(0, p − q)) and try the next child against that. If every "
-                "child is rejected, sample the token from the last residual. Each step is the chain rule's exact "
-                "test, so the output is still distributed as p; a tree only raises the chance that some branch is "
-                "kept."),
+    "exact": N_("**The exact rule at T > 0** (recursive rejection sampling). Start at the root with p′ = p and q′ = "
+                "the q its children were drawn from, and try the children one by one. Child x is kept with "
+                "probability min(1, p′(x)/q′(x)); then move down to x and start again with its own p and q. If x is "
+                "rejected, two things change before the next child is tried: p′ becomes the residual "
+                "norm(max(0, p′ − q′)), and q′ loses x and is renormalised, because the next child was drawn from q "
+                "without x (specviz draws children without replacement, as Recursive Speculative Decoding, Jeon et "
+                "al. 2024, does; SpecInfer, Miao et al. 2024, draws them with replacement and keeps q′ = q). If "
+                "every child is rejected, the token comes from the last p′.\n\n"
+                "**Top-k children** (EAGLE-2, Li et al. 2024, takes the draft's k most likely tokens) were not drawn "
+                "from q at all: each is a point mass, so child x is kept with probability p′(x), and on rejection p′ "
+                "loses x and is renormalised. Compare them with q instead and the output drifts from p: that is the "
+                "Exactness lab's broken tree rule. Done right, each try is one exact speculative-sampling step of "
+                "what is left, so the output is still distributed as p; a tree only raises the chance that some "
+                "branch is kept."),
     "stops": N_("**Where speculation stops paying.** It spends idle compute to save weight reads. At large batch sizes "
                 "the target's pass is already compute-bound, so verifying K+1 positions per sequence costs nearly "
                 "K+1 times as much and rejected drafts waste it; serving engines advise speculation for low and "
@@ -363,6 +371,6 @@ def render_tree_section() -> None:
     st.markdown(_(TREE_TEXT["mask"]))
     st.dataframe(mask_frame(), width="content")
     st.markdown(_(TREE_TEXT["exact"]))
-    items = quiz_items(("md-tree",))
+    items = quiz_items(("tr-", "md-tree"))
     if items:
         st.markdown(quiz_list(items))

@@ -157,10 +157,11 @@ LESSONS: tuple[Lesson, ...] = (
     Lesson(7, "choosing-k", N_("Choosing K"),
            N_("Explain why more drafts eventually slow things down, and how the best K moves with α and c."),
            N_("More drafts per step is not always better. Draft i helps only if all before it were kept (chance "
-           "α^(i−1)), but every draft costs c. Adding one more draft adds α^(K+1) expected tokens and c to the cost, "
-           "so the **best K** grows with α and shrinks as c grows. The optimum is usually flat: K a little off "
-           "the top costs almost nothing. Because α changes with the text (boilerplate is easy to guess, new ideas "
-           "are not), some systems change K as they go."),
+           "α^(i−1)), but every draft costs c. Going from K to K + 1 drafts adds α^(K+1) expected tokens and c to a "
+           "step's cost; it pays only if those tokens beat what the cost c would earn at the speedup S(K) the step "
+           "already has: α^(K+1) > c·S(K). So the **best K** grows with α and shrinks as c grows. The optimum is "
+           "usually flat: K a little off the top costs almost nothing. Because α changes with the text "
+           "(boilerplate is easy to guess, new ideas are not), some systems change K as they go."),
            ("choosing_k",), ("best k",),
            ("ck-too-large", "ck-lower-alpha", "ck-best-2"), "choosing_k", "pages/theory.py"),
     Lesson(8, "proposers", N_("Who proposes: draft models, lookup, layer skip"),

@@ -65,14 +65,14 @@ def _as_probs(x: Any, name: str) -> torch.Tensor:
 # ---- alpha --------------------------------------------------------------------------------------------------------
 
 
-def acceptance_rate(target_probs: Any, draft_probs: Any) -> float | torch.Tensor:
+def acceptance_probability(target_probs: Any, draft_probs: Any) -> float | torch.Tensor:
     """alpha = sum_x min(p(x), q(x)) = 1 - TV(p, q): the chance that one drafted token x ~ q is accepted.
 
     Inputs are (V,) or batched (..., V); a (V,) pair returns a float, a batch returns a tensor (...).
 
-    >>> acceptance_rate([0.5, 0.3, 0.2], [0.2, 0.6, 0.2])
+    >>> acceptance_probability([0.5, 0.3, 0.2], [0.2, 0.6, 0.2])
     0.7
-    >>> acceptance_rate([1.0, 0.0], [0.0, 1.0])  # disjoint supports: every draft is rejected
+    >>> acceptance_probability([1.0, 0.0], [0.0, 1.0])  # disjoint supports: every draft is rejected
     0.0
     """
     p, q = _as_probs(target_probs, "target_probs"), _as_probs(draft_probs, "draft_probs")
@@ -204,6 +204,24 @@ def optimal_k(alpha: float, c: float, k_max: int = 16) -> int:
         if s > best * (1.0 + 1e-12):
             best_k, best = k, s
     return best_k
+
+
+def one_more_draft_pays(alpha: float, k: int, c: float) -> bool:
+    """Whether drafting K + 1 tokens per step beats drafting K: the marginal test behind the best K.
+
+    One more draft adds alpha^(K+1) expected tokens to a step and c to its cost, so the speedup
+    S(K) = E(K) / (K c + 1) rises exactly when the tokens it adds per unit of cost beat the step's current rate:
+
+        S(K + 1) > S(K)  <=>  (E + alpha^(K+1)) (K c + 1) > E (K c + 1 + c)  <=>  alpha^(K+1) > c * S(K).
+
+    Not alpha^(K+1) > c: at alpha = 0.8, c = 0.05 the ninth draft adds 0.8^9 = 0.134 > 0.05 tokens and still loses,
+    because the step already earns S(8) = 3.09 tokens per unit of cost, so its price is c * S(8) = 0.155.
+
+    >>> one_more_draft_pays(0.8, 7, 0.05), one_more_draft_pays(0.8, 8, 0.05)
+    (True, False)
+    """
+    alpha, k, c = _check_alpha(alpha), _check_k(k), _check_c(c)
+    return alpha ** (k + 1) > c * expected_speedup(alpha, k, c)
 
 
 def speedup_grid(alphas: Sequence[float] | np.ndarray, ks: Sequence[int] | np.ndarray, c: float) -> np.ndarray:

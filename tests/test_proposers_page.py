@@ -106,3 +106,39 @@ def test_the_tree_questions_are_on_the_page_and_cover_sampled_and_top_k_children
     assert {"tr-mask", "tr-rule", "tr-top-k"} <= set(tree)
     assert "point mass" in tree["tr-top-k"].answer and "q′ loses x" in tree["tr-rule"].answer
     assert {i for i, _ in view.quiz_items(("tr-", "md-tree"))} >= {"tr-mask", "tr-rule", "tr-top-k"}
+
+
+def _all_texts() -> list[str]:
+    """Every English message, every Portuguese translation and every question of both banks."""
+    from specviz.scripts.i18n import extract, read_catalog
+
+    texts = [str(m.id) for m in extract() if m.id] + [str(m.string) for m in read_catalog() if m.id]
+    for lang in ("en", "pt"):
+        texts += [" ".join([q.prompt, q.explanation, *q.choices]) for q in load_bank(lang=lang)]
+    return texts
+
+
+def test_medusa_head_k_predicts_token_t_plus_k_plus_1_everywhere():
+    """Issue 26, item 7: the LM head predicts t+1, so Medusa's head k predicts t+k+1 (the diagram said head 1: t+1)."""
+    import re
+
+    medusa = next(p for p in view.PROPOSERS if p.key == "medusa")
+    labels = view._LABEL.findall(medusa.dot)
+    heads = [tuple(map(int, m.groups())) for label in labels if (m := re.fullmatch(r"head (\d+): t\+(\d+)", label))]
+    assert len(heads) == 3 and all(n == k + 1 for k, n in heads) and "LM head: t+1" in labels
+    claims = [(t[:80], m.group(0)) for t in _all_texts()
+              for m in re.finditer(r"(?:head|cabeça) (\d+|[ik])\W{1,3}(?:\w+ ){0,3}(?:token )?t\+(\d+|[ik])\b(?!\+)", t)
+              if not (m.group(1).isdigit() and m.group(2).isdigit() and int(m.group(2)) == int(m.group(1)) + 1)]
+    assert claims == []
+
+
+def test_medusa_errors_do_not_compound_and_eagle_features_are_named_right():
+    """The heads cannot condition on earlier guesses, so nothing compounds; EAGLE's 'second-to-top layer' is the
+    last decoder layer's output (the LM head's input), not the 'penúltima camada'."""
+    import re
+
+    texts = _all_texts()
+    assert not [t[:80] for t in texts if re.search(r"errors? compound|erros se acumulam", t, re.IGNORECASE)]
+    assert not [t[:80] for t in texts if re.search(r"penúltima camada", t, re.IGNORECASE)]
+    named = [t for t in texts if "second-to-top" in t]
+    assert named and all("last decoder layer" in t or "última camada do decodificador" in t for t in named)

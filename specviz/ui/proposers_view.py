@@ -107,19 +107,23 @@ PROPOSERS: list[Proposer] = [
         example="smollm-layerskip-t07", quiz_prefixes=("ls-",)),
     Proposer(
         "medusa", N_("Medusa heads"),
-        how=N_("Extra heads on the target's last hidden state each guess one position ahead (head i guesses token "
-               "t+i) in the same pass that verifies; their top guesses form a candidate tree (Cai et al. 2024)."),
+        how=N_("Extra heads on the target's last hidden state guess further ahead than its LM head, which predicts "
+               "token t+1: head k guesses token t+k+1, in the same pass that verifies; their top guesses form a "
+               "candidate tree (Cai et al. 2024)."),
         costs=N_("A few small heads (a residual block each); training them on the target's outputs; a tree of "
                  "candidates per pass instead of a chain."),
         needs=N_("Training data and the target's hidden states; a tree attention mask in the target's kernels."),
         wins=N_("No separate draft forward at all (c ≈ 0): the guesses ride on the verify pass."),
-        loses=N_("Heads guess blind to each other's tokens, so acceptance falls fast with depth. Its typical acceptance "
+        loses=N_("Each head guesses blind to the tokens chosen before its position, so acceptance falls fast with "
+                 "depth. Its typical acceptance "
                  "(keep any plausible token) is lossy: the output is not p, as the chart below and the Exactness lab "
                  "show. With the exact rule Medusa stays exact."),
-        dot=_dot({"h": (N_("target's last\\nhidden state"), _TARGET), "m1": (N_("head 1: t+1"), _DRAFT),
-                  "m2": (N_("head 2: t+2"), _DRAFT), "m3": (N_("head 3: t+3"), _DRAFT),
+        dot=_dot({"h": (N_("target's last\\nhidden state"), _TARGET), "lm": (N_("LM head: t+1"), _TARGET),
+                  "m1": (N_("head 1: t+2"), _DRAFT),
+                  "m2": (N_("head 2: t+3"), _DRAFT), "m3": (N_("head 3: t+4"), _DRAFT),
                   "tr": (N_("candidate tree\\n(verified next pass)"), _PLAIN)},
-                 [("h", "m1"), ("h", "m2"), ("h", "m3"), ("m1", "tr"), ("m2", "tr"), ("m3", "tr")]),
+                 [("h", "lm"), ("h", "m1"), ("h", "m2"), ("h", "m3"), ("lm", "tr"), ("m1", "tr"), ("m2", "tr"),
+                  ("m3", "tr")]),
         quiz_prefixes=("md-",)),
     Proposer(
         "eagle", N_("EAGLE-1/2/3"),

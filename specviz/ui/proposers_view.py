@@ -19,6 +19,7 @@ import streamlit as st
 import torch
 from streamlit.errors import StreamlitAPIException
 
+from specviz.bench import quoted
 from specviz.examples import list_examples, load_example
 from specviz.exactness import one_step_distribution
 from specviz.i18n import N_, _, get_language, number
@@ -63,6 +64,7 @@ class Proposer:
     dot: str
     example: str | None = None  # a recorded trace in assets/traces where specviz has this proposer
     quiz_prefixes: tuple[str, ...] = ()  # quiz question ids that test it start with one of these
+    figures: tuple[str, ...] = ()  # the measured figures its texts quote (keys of `measured()`)
 
 
 PROPOSERS: list[Proposer] = [
@@ -71,7 +73,8 @@ PROPOSERS: list[Proposer] = [
         how=N_("A small language model with the same tokenizer writes K tokens one by one; the target scores them in "
                "one pass. The classic form (Leviathan et al. 2023, Chen et al. 2023)."),
         costs=N_("A second model's weights and its own KV cache, K draft forwards per step (c is a draft forward's "
-                 "cost in target forwards: 0.30 for specviz's 4-layer draft, which still pays the full LM head)."),
+                 "cost in target forwards: {c_draft} for specviz's 4-layer draft, which still pays the full LM "
+                 "head)."),
         needs=N_("The same tokenizer and vocabulary as the target (or a translation layer); a draft trained on "
                  "similar text, ideally distilled from the target."),
         wins=N_("A family with a small sibling (a 1B draft for a 70B target: c ≈ 0.02) and predictable text."),
@@ -79,32 +82,34 @@ PROPOSERS: list[Proposer] = [
         dot=_dot({"ctx": (N_("text so far"), _PLAIN), "d": (N_("small draft LM\\n(K forwards)"), _DRAFT),
                   "t": (N_("target\\n(1 pass, K+1 positions)"), _TARGET)},
                  [("ctx", "d", N_("tokens")), ("d", "t", N_("K tokens + q"))]),
-        example="smollm-draft-greedy", quiz_prefixes=("ci-tokenizer",)),
+        example="smollm-draft-greedy", quiz_prefixes=("ci-tokenizer",), figures=("c_draft",)),
     Proposer(
         "ngram", N_("n-gram prompt lookup"),
         how=N_("No model at all: find the last few tokens earlier in the text (the prompt or the output so far) and "
                "propose what followed them there. q is a point mass on that guess, so min(1, p/q) becomes p(guess)."),
         costs=N_("Almost nothing: a string search per step (c ≈ 0). No weights, no second cache, no training."),
         needs=N_("Text that repeats: the answer must copy spans of the prompt or of itself."),
-        wins=N_("Summaries, rewrites, code edits, retrieval answers, quoting: 1.9–2.2× here on copying prompts."),
+        wins=N_("Summaries, rewrites, code edits, retrieval answers, quoting: {ngram}× here on copying prompts."),
         loses=N_("Open-ended writing: nothing matches, so there is nothing to draft, or the guesses are wrong."),
         dot=_dot({"ctx": (N_("text so far"), _PLAIN), "m": (N_("find the last n tokens\\nearlier in the text"), _PLAIN),
                   "t": (N_("target\\n(1 pass)"), _TARGET)},
                  [("ctx", "m"), ("m", "t", N_("what followed them"))]),
-        example="smollm-ngram-t07", quiz_prefixes=("pl-",)),
+        example="smollm-ngram-t07", quiz_prefixes=("pl-",), figures=("ngram",)),
     Proposer(
         "layerskip", N_("Layer-skip self-speculation"),
         how=N_("The target drafts with its own first layers and its own LM head, then verifies with all of them "
-               "(Draft & Verify, LayerSkip). specviz's layer-skip proposer keeps its own cache and recomputes the "
+               "(LayerSkip, Elhoushi et al. 2024; Draft & Verify, Zhang et al. 2024, skips a chosen set of "
+               "intermediate layers instead). specviz's layer-skip proposer keeps its own cache and recomputes the "
                "early layers; LayerSkip also reuses the draft's early-layer cache during verification."),
         costs=N_("No extra weights; a second (shallow) KV cache in specviz. c is the layer fraction plus the LM head "
                  "(≈ 21 % of SmolLM2-135M), so c is well above the layer ratio."),
         needs=N_("A model trained to exit early (LayerSkip's early-exit loss), or its early layers guess poorly."),
         wins=N_("One model to serve and store; a good fit for models trained with early exit."),
-        loses=N_("Untrained models: SmolLM2's first 7 of 30 layers rarely agree with the full model (0.23–0.53× here)."),
+        loses=N_("Untrained models: SmolLM2's first 7 of 30 layers rarely agree with the full model ({layerskip}× "
+                 "here)."),
         dot=_dot({"e": (N_("first layers\\n+ LM head"), _DRAFT), "f": (N_("all layers\\n(1 pass)"), _TARGET)},
                  [("e", "f", N_("K tokens + q")), ("e", "e", N_("K times"))]),
-        example="smollm-layerskip-t07", quiz_prefixes=("ls-",)),
+        example="smollm-layerskip-t07", quiz_prefixes=("ls-",), figures=("layerskip",)),
     Proposer(
         "medusa", N_("Medusa heads"),
         how=N_("Extra heads on the target's last hidden state guess further ahead than its LM head, which predicts "
@@ -132,17 +137,17 @@ PROPOSERS: list[Proposer] = [
                "Medusa's heads face) and reads tokens off the target's head. EAGLE-2 grows the candidate tree where "
                "the drafter is confident; EAGLE-3 drafts from fused low, middle and high layer features and trains "
                "on its own outputs."),
-        costs=N_("One small layer (specviz's: c = 0.08); training on the target's hidden states; the target must "
+        costs=N_("One small layer (specviz's: c = {c_eagle}); training on the target's hidden states; the target must "
                  "hand its features to the drafter after every pass."),
         needs=N_("Access to the target's hidden states; training data; tree attention for EAGLE-2/3."),
         wins=N_("Highest acceptance per unit of draft cost among trained drafters; the usual choice in vLLM and SGLang."),
-        loses=N_("A new drafter per target model; under-trained drafters (specviz's, after 34 minutes on a CPU) are "
-                 "about break-even."),
+        loses=N_("A new drafter per target model, and an under-trained one gains little: specviz's, trained on a "
+                 "CPU, is {eagle}× as fast as model.generate here (greedy, held-out prompts, chain of 4)."),
         dot=_dot({"f": (N_("target features\\n(hidden state)"), _TARGET),
                   "x": (N_("next token\\n(shifted by one)"), _PLAIN), "d": (N_("1 drafter layer"), _DRAFT),
                   "hd": (N_("target's LM head"), _TARGET)},
                  [("f", "d"), ("x", "d"), ("d", "hd", N_("next feature")), ("d", "d", N_("K times"))]),
-        example="smollm-eagle-greedy", quiz_prefixes=("eg-",)),
+        example="smollm-eagle-greedy", quiz_prefixes=("eg-",), figures=("c_eagle", "eagle")),
     Proposer(
         "mtp", N_("Multi-token prediction"),
         how=N_("The model is trained from the start to predict several future tokens with extra output modules "
@@ -181,7 +186,24 @@ PROPOSERS: list[Proposer] = [
                  [("h", "s", N_("insert")), ("s", "t", N_("most frequent\\ncontinuation"))])),
 ]
 
+def measured() -> dict[str, quoted.Quoted]:
+    """The figures the proposers' texts quote, from the committed benchmarks (so they follow a re-run)."""
+    return {"c_draft": quoted.draft_cost("default-cpu-drafts", "draft"),
+            "c_eagle": quoted.draft_cost("default-cpu-bf16-tree", "eagle"),
+            "ngram": quoted.speedup_range("default-cpu-ngram", "ngram", suite="rewrite", k=8),
+            "layerskip": quoted.speedup_range("default-cpu-layerskip", "layerskip-7"),
+            "eagle": quoted.speedup_range("default-cpu-bf16-tree", "eagle", suite="held-out", k=4, temperature=0.0,
+                                          against="speedup_vs_hf_generate")}
+
+
+def figure_texts() -> dict[str, str]:
+    """`measured()` written the reader's way, for the placeholders of the proposers' texts."""
+    return {key: value.text(2) for key, value in measured().items()}
+
+
 TEXT = {
+    "measured": N_("Figures marked “here” were measured on this machine: {sources}. The Speedup lab shows these runs "
+                   "and the commands that reproduce them."),
     "costs": N_("**Costs.** {text}"),
     "needs": N_("**Needs.** {text}"),
     "wins": N_("**Wins.** {text}"),
@@ -346,8 +368,12 @@ def render_proposer(proposer: Proposer) -> None:
         st.graphviz_chart(diagram(proposer.dot), width="content")
     with right:
         st.markdown(_(proposer.how))
+        shown = figure_texts()
         for field in ("costs", "needs", "wins", "loses"):
-            st.markdown(_(TEXT[field], text=_(getattr(proposer, field))))
+            st.markdown(_(TEXT[field], text=_(getattr(proposer, field), **shown)))
+        if proposer.figures:
+            sources = dict.fromkeys(measured()[key].source for key in proposer.figures)
+            st.caption(_(TEXT["measured"], sources="; ".join(sources)))
     if proposer.key == "medusa":
         frame = typical_vs_exact().rename(columns={k: _(v) for k, v in TYPICAL_COLUMNS.items()})
         st.bar_chart(frame, stack=False, height=220)

@@ -130,7 +130,30 @@ class PairCache:
         return self.turns(name).ahead()
 
 
-PAIRS = PairCache()
+DTYPE_MARK = "@"  # "default@float32": the pair "default" loaded in float32 (the Exactness lab's exact greedy demo)
+
+
+def load_named_pair(name: str) -> Pair:
+    """`load_pair` for a cache key: a pair name, optionally with "@dtype" (float32, bfloat16, ...) after it."""
+    base, mark, dtype = name.partition(DTYPE_MARK)
+    return load_pair(base, dtype=dtype if mark else None)
+
+
+def with_dtype(name: str, dtype: str | None) -> str:
+    """The cache key of pair `name` in `dtype` (None: the machine's default dtype, the plain name).
+
+    >>> with_dtype("default", "float32"), with_dtype("default", None)
+    ('default@float32', 'default')
+    """
+    return f"{name}{DTYPE_MARK}{dtype}" if dtype else name
+
+
+def dtype_of(pair: Pair) -> str:
+    """The dtype the pair's target computes in, as a word: float32, bfloat16, ..."""
+    return str(next(pair.target.parameters()).dtype).removeprefix("torch.")
+
+
+PAIRS = PairCache(loader=load_named_pair)
 
 
 # ---- running ---------------------------------------------------------------------------------------------------------
@@ -166,7 +189,7 @@ def run(spec: RunSpec, *, pair: Pair | None = None, input_ids: list[int] | None 
     engine.setdefault("tree", TreeShape(spec.tree_nodes, spec.tree_width))
     trace = decode(pair.target, proposer, ids, generation_settings(spec), tokenizer=pair.tokenizer,
                    draft_length=draft_length, **engine)
-    trace.meta.update(pair=spec.pair, proposer=proposer.name, chat=spec.chat, prompt=spec.prompt)
+    trace.meta.update(pair=spec.pair, proposer=proposer.name, chat=spec.chat, prompt=spec.prompt, dtype=dtype_of(pair))
     return trace
 
 
@@ -177,5 +200,5 @@ def run_target_only(spec: RunSpec, *, pair: Pair | None = None, input_ids: list[
     ids = input_ids if input_ids is not None else prompt_ids(spec, pair)
     trace = decode(pair.target, TargetOnly(), ids, generation_settings(spec, speculative=False), mode="autoregressive",
                    tokenizer=pair.tokenizer, **engine)
-    trace.meta.update(pair=spec.pair, proposer="none", chat=spec.chat, prompt=spec.prompt)
+    trace.meta.update(pair=spec.pair, proposer="none", chat=spec.chat, prompt=spec.prompt, dtype=dtype_of(pair))
     return trace

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from specviz.i18n import number
+from specviz.i18n import _, number
 from specviz.paths import BENCHMARKS_DIR
 
 
@@ -96,3 +96,29 @@ def draft_cost(folder: str, proposer: str, root: Path | None = None) -> Quoted:
     if cost is None:
         raise ValueError(f"The benchmark {folder} measured no draft cost for {proposer}.")
     return Quoted(float(cost), float(cost), folder, dtype(folder, root))
+
+
+def greedy_identity(folder: str, name: str, root: Path | None = None) -> tuple[int, int, str]:
+    """(identical, prompts, dtype) of a committed `python -m specviz.scripts.greedy_identity` run: on how many
+    prompts greedy speculative output equalled target-only output, in which dtype."""
+    path = Path(root or BENCHMARKS_DIR) / folder / name
+    try:
+        run = json.loads(path.read_text(encoding="utf-8"))
+        entries = run["entries"]
+        return sum(bool(e["identical"]) for e in entries), len(entries), str(run["dtype"])
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ValueError(f"The committed greedy-identity check {path} cannot be read ({exc.__class__.__name__}).") \
+            from None
+
+
+IDENTITY_RUN = "default-cpu-bf16-tree"  # where the committed greedy-identity checks are
+IDENTITY_FILES = {"fp32": "greedy-identity-float32.json", "bf16": "greedy-identity.json"}
+
+
+def greedy_identity_counts(root: Path | None = None) -> dict[str, str]:
+    """{"fp32": "8 of 8", "bf16": "2 of 8"}: the committed greedy-identity checks, for a sentence."""
+    counts = {}
+    for key, name in IDENTITY_FILES.items():
+        same, total, _dtype = greedy_identity(IDENTITY_RUN, name, root)
+        counts[key] = _("{same} of {total}", same=same, total=total)
+    return counts

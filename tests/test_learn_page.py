@@ -136,7 +136,7 @@ def test_lesson_4_hides_the_verdicts_until_the_learner_predicts_and_reveals(fres
     at.button(key="learn_reveal").click().run()
     assert not at.exception
     text = " ".join(m.value for m in at.markdown)
-    assert "You predicted **2** accepted: it was 4." in text and "##### Step 2 ·" in text
+    assert "You predicted **2** accepted: it was 1." in text and "##### Step 2 ·" in text
 
 
 def test_the_exit_ticket_scores_and_points_back_to_the_lessons_missed(fresh):

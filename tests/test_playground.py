@@ -427,9 +427,15 @@ def test_copying_the_layer_skip_example_keeps_its_depth():
 
 
 def test_a_recorded_chat_template_draft_is_explained_where_it_is_drafted():
-    """The n-gram example was recorded when n-gram lookup still copied <|im_start|> from the chat template: the
-    player says what that token is, right under the chips."""
-    at = page(example="smollm-ngram-greedy")
+    """A trace recorded before n-gram lookup passed over the chat template (an upload, say) drafts <|im_start|> in
+    its first step: the player says what that token is, right under the chips. (No shipped example does any more:
+    tests/test_examples.py holds them to that.)"""
+    trace, _base = load_example("smollm-ngram-greedy")
+    trace.steps[0].decisions[0].text = "<|im_start|>"
+    at = page()
+    at.radio(key="playground_source").set_value("upload").run()
+    at.file_uploader(key="playground_upload").set_value(("old.json", trace.to_json().encode(), "application/json"))
+    at.run()
     no_problems(at)
     assert any("is not a word but a control token of the chat template" in c.value for c in at.caption)
     at.button(key="playground_next").click().run()

@@ -2,8 +2,11 @@
 
 Each recipe runs one speculative generation and the target-only baseline with the same prompt and settings,
 and writes `assets/traces/<name>.json` and `assets/traces/<name>.baseline.json`. The traces carry a title and a
-description in `meta`, which `specviz.examples` reads. Recording is deterministic (fixed seeds); the timings are
-those of the machine that ran the script.
+description in `meta`, which `specviz.examples` reads. Recording is deterministic (fixed seeds) and in float32, so a
+greedy example equals its target-only baseline token for token; the timings are those of the machine that ran the
+script. The prompts and seeds are chosen so that the examples a student meets first show every token kind
+(accepted, rejected, recovered, bonus) in their first steps and draft no chat-template marker there
+(tests/test_examples.py holds them to that, and each description's figures to its trace).
 
     python -m specviz.scripts.make_traces               # every recipe
     python -m specviz.scripts.make_traces toy-draft     # only the ones named
@@ -31,6 +34,7 @@ REWRITE_PROMPT = (
     "evaporates into the air. The vapour cools, forms clouds and falls back to the land as rain or snow."
 )
 TOY_PROMPT = "the quick brown fox jumps over the lazy dog. the quick"
+SPIDERS_PROMPT = "Give me three interesting facts about spiders."  # a held-out prompt: the drafts never trained on it
 
 
 @dataclass(frozen=True)
@@ -54,15 +58,23 @@ RECIPES = (
         "smollm-ngram-t07", "Copying text: n-gram drafts (SmolLM2, T = 0.7)",
         "SmolLM2-135M copies a paragraph. The n-gram proposer drafts by looking up what followed the last few tokens "
         "earlier in the text: no draft model at all. Because the output repeats the prompt, long runs of drafts "
-        "are accepted; a rejected draft is replaced by a recovered token, and a step with nothing to look up is a "
-        "plain target token.",
-        _spec("default", "ngram", REWRITE_PROMPT, True, 4, 0.7, 64, seed=5),
+        "are accepted, often with a bonus token after them; where the model words it differently, a draft is "
+        "rejected and replaced by a recovered token.",
+        _spec("default", "ngram", REWRITE_PROMPT, True, 4, 0.7, 64, seed=0),
     ),
     Recipe(
         "smollm-ngram-greedy", "Copying text, greedy: n-gram drafts (SmolLM2, T = 0)",
         "The same copying task at temperature 0. With greedy decoding a draft is accepted exactly when it is the "
         "target's top token, so every decision is a clean yes or no (p is 1 or 0).",
         _spec("default", "ngram", REWRITE_PROMPT, True, 4, 0.0, 64),
+    ),
+    Recipe(
+        "smollm-draft-t07", "A separate draft model, sampling (SmolLM2, T = 0.7)",
+        "The guided path's lesson 4: SmolLM2's 4-layer draft (assets/models/smollm2-draft) samples K = 2 tokens "
+        "per step at T = 0.7, so each guess has a real probability q below 1 and the target keeps it with "
+        "probability min(1, p/q). Rejections with a recovered token come early, and a bonus token follows every "
+        "step whose two drafts were both kept.",
+        _spec("default", "draft", "Explain owls using an analogy.", True, 2, 0.7, 40),
     ),
     Recipe(
         "smollm-layerskip-t07", "An untrained self-draft: layer skip (SmolLM2, T = 0.7)",
@@ -75,10 +87,10 @@ RECIPES = (
         "smollm-eagle-greedy", "A trained feature drafter: EAGLE-style (SmolLM2, T = 0)",
         "The EAGLE-style drafter specviz trained for SmolLM2 (assets/models/smollm2-eagle): one small layer that "
         "reads the target's own last hidden state, predicts the next one, and reads tokens off the target's head "
-        "(c = 0.08). On this held-out prompt it emits about 1.7 tokens per target forward; over 8 held-out "
+        "(c = 0.08). On this held-out prompt it emits about 2.1 tokens per target forward; over 8 held-out "
         "prompts the average is 1.9 at K = 4, about 1.3 times as fast as model.generate on a 2-core CPU in "
         "bfloat16.",
-        _spec("default", "eagle", "Explain owls using an analogy.", True, 4, 0.0, 48),
+        _spec("default", "eagle", SPIDERS_PROMPT, True, 4, 0.0, 48),
     ),
     Recipe(
         "smollm-draft-greedy", "A separate draft model (SmolLM2, T = 0)",
@@ -86,7 +98,7 @@ RECIPES = (
         "adapter layer (assets/models/smollm2-draft), a standalone model that loads with from_pretrained. On the "
         "same prompt it agrees with the target less often than the EAGLE drafter and each draft costs more "
         "(4 layers and the full LM head, c = 0.30), so it is slower than plain decoding: the race shows why.",
-        _spec("default", "draft", "Explain owls using an analogy.", True, 4, 0.0, 48),
+        _spec("default", "draft", SPIDERS_PROMPT, True, 4, 0.0, 48),
     ),
     Recipe(
         "toy-draft", "A toy pair with a draft model (T = 1)",

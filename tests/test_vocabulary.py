@@ -126,3 +126,15 @@ def test_the_glossary_names_one_word_per_quantity():
     assert rows["acceptance probability α"][0] == "probabilidade de aceitação α"
     assert rows["acceptance rate"][0] == "taxa de aceitação" and "accepted / drafted" in rows["acceptance rate"][1]
     assert not any("aceitação esperada" in cells[0] for cells in rows.values())
+
+
+CALQUES = re.compile(r"\bpontu(?:ar|a|am|ada|adas|ado|ados|ando)\b|regra da cadeia|comprimento médio aceito|"
+                     r"especulação sobre sem|Laboratório de serving|cronograma", re.IGNORECASE)
+
+
+@pytest.mark.parametrize("source", ["catalog", "quiz", "docs"])
+def test_no_portuguese_text_uses_a_calque_the_glossary_forbids(source):
+    """Issue 26: "pontuar" for scoring, "regra da cadeia" (reads as the probability chain rule), "comprimento médio
+    aceito", "com especulação sobre sem", "Laboratório de serving", "cronograma 'heuristic'"."""
+    texts = {"catalog": _catalog_texts, "quiz": _quiz_texts, "docs": _doc_texts}[source]("pt")
+    assert [f"{where}: {m.group(0)}" for where, text in texts for m in CALQUES.finditer(text)] == []

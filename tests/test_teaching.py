@@ -35,6 +35,7 @@ CONCEPT_WORDS = {
     "medusa": ["medusa"],
     "eagle": ["eagle"],
     "trees": ["tree"],
+    "production": ["acceptance rate", "latency"],
     "limits": ["batch", "break-even", "slower"],
 }
 

@@ -38,6 +38,7 @@ CONCEPTS: dict[str, str] = {
     "medusa": N_("Medusa heads"),
     "eagle": N_("EAGLE feature-space drafting"),
     "trees": N_("Draft trees: the mask and the rule"),
+    "production": N_("Running it for real"),
     "limits": N_("When it helps less"),
 }
 

@@ -177,3 +177,13 @@ def test_ngram_lookup_never_drafts_the_chat_templates_markers():
     sequence = [5, 7, 8, 3, 5, marker, word, 5]
     assert prompt_lookup(sequence, 2) == [marker, word]  # plain lookup: the latest match, marker first
     assert prompt_lookup(sequence, 2, exclude=proposer.exclude) == [7, 8]  # passed over for an earlier match
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_examples_are_timed_by_cpu_time_and_the_race_says_so(name):
+    """On a shared machine wall time measures the wait for a core: `make traces` times each step by one thread's CPU
+    time (what wall time is on an idle machine) and records which clock, and the race names it."""
+    spec, base = load_example(name)
+    assert spec.meta["clock"] == base.meta["clock"] == "cpu"
+    per_token = base.wall_seconds / base.num_tokens
+    assert per_token < (0.01 if name.startswith("toy") else 0.25)  # a SmolLM2-135M forward, not a wait for a core

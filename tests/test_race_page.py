@@ -63,6 +63,7 @@ def test_replay_shows_the_measured_speedup_of_the_example_traces(monkeypatch):
         assert _metric(at, "Accepted / drafted") == number(spec.acceptance_rate)  # 19/40 = 0.475 shows as 0.48
         assert _metric(at, "α = E[Σ min(p, q)], estimated") == number(spec.mean_accept_prob)
         assert any("E[accepted] / K = α(1 − α^K) / ((1 − α)K)" in c.value for c in at.caption)
+        assert any("timed each step by CPU time on one thread" in c.value for c in at.caption)  # make traces' clock
         assert not any(m.label == "Acceptance rate" for m in at.metric)
         verdict = _verdicts(at)
         assert len(verdict) == 1

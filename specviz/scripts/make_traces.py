@@ -10,6 +10,11 @@ script. The prompts and seeds are chosen so that the examples a student meets fi
 
     python -m specviz.scripts.make_traces               # every recipe
     python -m specviz.scripts.make_traces toy-draft     # only the ones named
+    python -m specviz.scripts.make_traces --clock wall  # wall-clock timings (on a quiet machine of your own)
+
+The timings are CPU time by default (`time.process_time`, one torch thread, `meta["clock"] = "cpu"`): on a shared
+machine wall time mostly measures waiting for a core, while one thread's CPU time is what wall time would be on an
+idle one (the bench's `--clock cpu` does the same). The race says which clock a recording used.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from dataclasses import dataclass
 from dataclasses import replace
 
 from specviz.examples import TRACES_DIR
+from specviz.generation import default_clock, torch_threads
 from specviz.models import load_pair
 from specviz.running import proposer_for, run, run_target_only
 from specviz.runspec import RunSpec
@@ -111,22 +117,25 @@ RECIPES = (
 )
 
 
-def record(recipe: Recipe, pairs: dict) -> tuple[Trace, Trace]:
-    """The speculative trace and the target-only baseline for one recipe, with the recipe in `meta`."""
+def record(recipe: Recipe, pairs: dict, clock: str = "cpu") -> tuple[Trace, Trace]:
+    """The speculative trace and the target-only baseline for one recipe, with the recipe in `meta` (and which
+    clock timed it: "cpu", one thread's process time, or "wall")."""
     settings = recipe.spec
     if settings.pair not in pairs:
         # float32: greedy examples then equal target-only decoding exactly (bfloat16 only up to numerics)
         pairs[settings.pair] = load_pair(settings.pair, device="cpu", dtype="float32")
     pair = pairs[settings.pair]
     proposer = proposer_for(settings, pair)
-    # untimed warm-up: first calls pay one-time costs (allocations, kernel choice) that would distort the race
-    warm = replace(settings, max_new_tokens=4)
-    run(warm, pair=pair, proposer=proposer)
-    run_target_only(warm, pair=pair)
-    spec = run(settings, pair=pair, proposer=proposer)
-    base = run_target_only(settings, pair=pair)
+    timer = time.process_time if clock == "cpu" else default_clock
+    with torch_threads(1 if clock == "cpu" else None):
+        # untimed warm-up: first calls pay one-time costs (allocations, kernel choice) that would distort the race
+        warm = replace(settings, max_new_tokens=4)
+        run(warm, pair=pair, proposer=proposer, clock=timer)
+        run_target_only(warm, pair=pair, clock=timer)
+        spec = run(settings, pair=pair, proposer=proposer, clock=timer)
+        base = run_target_only(settings, pair=pair, clock=timer)
     meta = dict(example=recipe.name, title=recipe.title, description=recipe.description,
-                recorded=time.strftime("%Y-%m-%d"))
+                recorded=time.strftime("%Y-%m-%d"), clock=clock)
     spec.meta.update(meta)
     base.meta.update(meta, title=f"{recipe.title}: target only")
     return spec, base
@@ -135,6 +144,8 @@ def record(recipe: Recipe, pairs: dict) -> tuple[Trace, Trace]:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m specviz.scripts.make_traces", description=__doc__.split("\n")[0])
     parser.add_argument("names", nargs="*", help="recipes to record (default: all)")
+    parser.add_argument("--clock", choices=("cpu", "wall"), default="cpu",
+                        help="time the steps by one thread's CPU time (default) or by the wall clock")
     args = parser.parse_args(argv)
     known = {r.name: r for r in RECIPES}
     unknown = [n for n in args.names if n not in known]
@@ -145,7 +156,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     pairs: dict = {}
     for recipe in [known[n] for n in args.names] or RECIPES:
         start = time.perf_counter()
-        spec, base = record(recipe, pairs)
+        spec, base = record(recipe, pairs, args.clock)
         (TRACES_DIR / f"{recipe.name}.json").write_text(spec.to_json() + "\n", encoding="utf-8")
         (TRACES_DIR / f"{recipe.name}.baseline.json").write_text(base.to_json() + "\n", encoding="utf-8")
         print(f"{recipe.name}: {spec.num_tokens} tokens in {spec.num_steps} steps (baseline {base.num_steps}), "

@@ -85,7 +85,7 @@ def step_distributions(pair: Pair, spec: RunSpec) -> StepDistributions:
     sampling = _sampling(spec)
     with one_torch_thread(_tiny(pair)):
         p = exact_first_token_distribution(pair.target, ids, sampling)
-        q = proposal_distribution(proposer, ids, sampling, pair.target.config.vocab_size)
+        q = proposal_distribution(proposer, ids, sampling, pair.target.config.vocab_size, target=pair.target)
     support = restrict_support(p, q)
     texts = [pair.tokenizer.decode([i]) for i in support.token_ids.tolist()]
     return StepDistributions(ids, support, texts, proposer.name)

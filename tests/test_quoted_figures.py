@@ -101,3 +101,15 @@ def test_the_speedup_labs_verify_sentence_follows_its_own_curve(folder, word):
     sentence = verify_sentence(result)
     assert word in sentence and (result.dtype or "float32") in sentence
     assert quoted.verify_range(folder).text(2) in sentence
+
+
+@pytest.mark.parametrize("lang, word", [("en", "of"), ("pt", "de")])
+def test_the_greedy_identity_figures_the_quiz_quotes_are_the_committed_checks(lang, word):
+    """gs-same-text quotes how many held-out prompts stayed identical in float32 and in bfloat16: the committed
+    greedy-identity runs' counts (it used to call the splits "rare")."""
+    from specviz.quiz import load_bank
+
+    explanation = load_bank(lang=lang).by_id()["gs-same-text"].explanation
+    for name in quoted.IDENTITY_FILES.values():
+        same, total, dtype = quoted.greedy_identity(quoted.IDENTITY_RUN, name)
+        assert f"{same} {word} {total}" in explanation and dtype in explanation

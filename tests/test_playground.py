@@ -530,3 +530,15 @@ def test_a_live_run_waiting_for_the_model_says_how_many_are_ahead(monkeypatch):
     no_problems(at)
     assert told and told[0] == 1  # one run (the thread's) held the model first
     assert at.session_state["trace"].num_tokens == 8
+
+
+def test_a_greedy_example_is_compared_with_target_only_decoding():
+    """Issue 27 item 4: where the Playground shows a greedy run, it says whether it is the target's own text and,
+    where it is not, the first split and the top-2 logit gap there (specviz.ui.greedy_compare)."""
+    at = page(example="smollm-ngram-greedy")
+    no_problems(at)
+    assert any(e.label == "Same text as target-only decoding?" for e in at.expander)
+    assert any(m.value.startswith("Identical to the target-only output, token for token") and "(float32)" in m.value
+               for m in at.markdown)
+    sampled = page(example="smollm-ngram-t07")  # at T > 0 there is nothing to compare token for token
+    assert not any(e.label == "Same text as target-only decoding?" for e in sampled.expander)

@@ -56,7 +56,7 @@ SHIPPED_TEXTS = (
        "step whose two drafts were both kept."),
     N_("A toy pair with a draft model (T = 1)"),
     N_("Two tiny random-weight models over a 34-character vocabulary; the draft is the target with noise "
-       "added to its weights, so the two usually agree (acceptance about 0.6 to 0.7). Every kind of token "
+       "added to its weights, so the two usually agree (accepted / drafted about 0.7). Every kind of token "
        "appears: accepted drafts, rejections with a recovered token, and bonus tokens after a fully accepted "
        "step."),
     N_("An untrained self-draft: layer skip (SmolLM2, T = 0.7)"),

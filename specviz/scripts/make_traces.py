@@ -109,7 +109,7 @@ RECIPES = (
     Recipe(
         "toy-draft", "A toy pair with a draft model (T = 1)",
         "Two tiny random-weight models over a 34-character vocabulary; the draft is the target with noise added "
-        "to its weights, so the two usually agree (acceptance about 0.6 to 0.7). Every kind of token appears: "
+        "to its weights, so the two usually agree (accepted / drafted about 0.7). Every kind of token appears: "
         "accepted drafts, "
         "rejections with a recovered token, and bonus tokens after a fully accepted step.",
         _spec("toy", "draft", TOY_PROMPT, False, 4, 1.0, 64),
@@ -160,7 +160,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         (TRACES_DIR / f"{recipe.name}.json").write_text(spec.to_json() + "\n", encoding="utf-8")
         (TRACES_DIR / f"{recipe.name}.baseline.json").write_text(base.to_json() + "\n", encoding="utf-8")
         print(f"{recipe.name}: {spec.num_tokens} tokens in {spec.num_steps} steps (baseline {base.num_steps}), "
-              f"acceptance {spec.acceptance_rate:.2f}, recorded in {time.perf_counter() - start:.1f} s")
+              f"accepted / drafted {spec.acceptance_rate:.2f}, recorded in {time.perf_counter() - start:.1f} s")
     return 0
 
 

@@ -101,6 +101,9 @@ if result is not None:
                                   dists.target_probs)
     view.render_samples(result, rule_label, drift if mode == "one_step" else None)
 
+st.subheader(_("Greedy: the target's own text, token for token?"))
+view.render_greedy_identity(pair_name, prompt)
+
 st.subheader(_("What the rule buys"))
 view.render_rule_economics(rule, dists, k, c)
 

@@ -1,5 +1,5 @@
-"""Guided path: ten short lessons in order, each with an objective, one thing to try and two or three questions,
-then a six-question exit ticket. The learner's place is in the URL (?lesson=4&done=1,2,3)."""
+"""Guided path: eleven short lessons in order, each with an objective, one thing to try and two to four questions,
+then a six-question exit ticket. The learner's place is in the URL (?lesson=4&done=1,2&tried=3)."""
 
 from specviz.ui import learn_view, quiz_setup
 from specviz.ui.frame import page_start

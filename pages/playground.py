@@ -8,6 +8,7 @@ from specviz.ui import playground_live as live_run
 from specviz.ui.playground_settings import KEYS, TEXT
 from specviz.ui.playground_player import render_player, select_trace
 from specviz.ui.step_view import render_verifier_source, trace_summary
+from specviz.ui import greedy_compare
 from specviz.ui.frame import route_through_app
 from specviz.ui.state import take_start_step
 
@@ -48,6 +49,8 @@ trace_summary(trace)
 if source == "live":
     live_run.compare_with_preset(trace)  # a preset's measured figures next to this run's
 render_player(trace, trace_id, on_position=lambda pos: inputs.write_url(source, example, settings, pos))
+greedy_compare.render_compare(trace, baseline=inputs.example_baseline(example) if source == "example" else None,
+                              spec=settings if source == "live" else None, key="playground_compare")
 st.download_button(_("Download this trace (JSON)"), trace.to_json(), mime="application/json",
                    file_name=f"specviz-{trace_id.replace(':', '-')}.json", key="playground_download",
                    icon=":material/download:", on_click="ignore")

@@ -126,9 +126,7 @@ with tab_policy:
 
 with tab_verify:
     plot.show(charts.verify_cost_figure(result), key="speedup_lab_verify_chart")
-    st.caption(_("Speculation works because a target forward over several tokens costs little more than over one: "
-                 "the weights are read once for all of them. On a GPU the curve stays nearly flat; on a CPU it "
-                 "climbs, which eats into the gain."))
+    st.caption(charts.verify_sentence(result))
     trees.render_dtype_curves(result)
 
 with tab_hf:

@@ -1,4 +1,4 @@
-"""Theory explorer: how the acceptance rate α, the number of drafts K and the cost ratio c set the speedup."""
+"""Theory explorer: how the acceptance probability α, the number of drafts K and the cost ratio c set the speedup."""
 
 import math
 

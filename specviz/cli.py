@@ -274,7 +274,8 @@ def format_summary(trace: Trace) -> str:
         _("  acceptance rate       {rate}  (accepted / drafted = {accepted} / {drafted}; stops counting at each "
           "step's first rejection)", rate=_fmt(trace.acceptance_rate), accepted=trace.num_accepted,
           drafted=trace.num_drafted),
-        _("  alpha estimate        {alpha}  (mean min(1, p/q) over tested drafts: E[sum min(p, q)])",
+        _("  α estimate            {alpha}  (acceptance probability: mean min(1, p/q) over tested drafts, "
+          "E[sum min(p, q)])",
           alpha=_fmt(trace.mean_accept_prob)),
         _("  mean accepted length  {length}  (tokens per target forward, bonus included)",
           length=_fmt(trace.mean_accepted_length)),

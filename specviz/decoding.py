@@ -28,6 +28,7 @@ from specviz.generation import (Clock, GenerationSettings, append_until_stop, ch
 from specviz.kvcache import CachedModel
 from specviz.proposers import DraftModelProposer, Proposal, Proposer
 from specviz.recording import StepOutcome, TraceRecorder
+from specviz.text import template_tokens
 from specviz.limits import TREE_NODES_RANGE, TREE_WIDTH_RANGE
 from specviz.trace import EmittedToken, Trace, TokenKind
 from specviz.tree import DraftTree
@@ -291,16 +292,6 @@ def main_line(tree: DraftTree, target_probs: torch.Tensor, verdict: TreeVerifyRe
                          verdict.next_dist)
     draft_probs = tree.draft_probs[line] if line else torch.zeros(0, target_probs.shape[-1])
     return [tree.tokens[n] for n in line], draft_probs, target_probs[rows], chain
-
-
-def template_tokens(tokenizer) -> set[int]:
-    """The special tokens a tokenizer's chat template writes (for SmolLM2: <|im_start|> and <|im_end|>); none
-    without a tokenizer or a template."""
-    template = getattr(tokenizer, "chat_template", None)
-    if not isinstance(template, str):
-        return set()
-    names = getattr(tokenizer, "all_special_tokens", [])
-    return {int(i) for name, i in zip(names, getattr(tokenizer, "all_special_ids", [])) if name in template}
 
 
 def emitted_tokens(drafts: list[int], draft_probs: torch.Tensor, target_probs: torch.Tensor,

@@ -29,8 +29,8 @@ from specviz.trace import Trace
 
 BASELINE_SUFFIX = ".baseline.json"
 # The example the Playground opens with; the others follow in this order, then any extra files by name.
-ORDER = ("smollm-ngram-t07", "smollm-eagle-greedy", "toy-draft", "smollm-layerskip-t07", "smollm-draft-greedy",
-         "smollm-ngram-greedy")
+ORDER = ("smollm-ngram-t07", "smollm-eagle-greedy", "smollm-draft-t07", "toy-draft", "smollm-layerskip-t07",
+         "smollm-draft-greedy", "smollm-ngram-greedy")
 DEFAULT_EXAMPLE = ORDER[0]
 
 # The shipped examples' titles and descriptions (written into each trace's `meta` by specviz.scripts.make_traces),
@@ -40,18 +40,23 @@ DEFAULT_EXAMPLE = ORDER[0]
 SHIPPED_TEXTS = (
     N_("Copying text: n-gram drafts (SmolLM2, T = 0.7)"),
     N_("SmolLM2-135M copies a paragraph. The n-gram proposer drafts by looking up what followed the last few "
-       "tokens earlier in the text: no draft model at all. Because the output repeats the prompt, long runs "
-       "of drafts are accepted; a rejected draft is replaced by a recovered token, and a step with nothing "
-       "to look up is a plain target token."),
+       "tokens earlier in the text: no draft model at all. Because the output repeats the prompt, long runs of "
+       "drafts are accepted, often with a bonus token after them; where the model words it differently, a draft "
+       "is rejected and replaced by a recovered token."),
     N_("A trained feature drafter: EAGLE-style (SmolLM2, T = 0)"),
     N_("The EAGLE-style drafter specviz trained for SmolLM2 (assets/models/smollm2-eagle): one small layer "
        "that reads the target's own last hidden state, predicts the next one, and reads tokens off the "
-       "target's head (c = 0.08). On this held-out prompt it emits about 1.7 tokens per target forward; over 8 "
+       "target's head (c = 0.08). On this held-out prompt it emits about 2.1 tokens per target forward; over 8 "
        "held-out prompts the average is 1.9 at K = 4, about 1.3 times as fast as model.generate on a 2-core CPU "
        "in bfloat16."),
+    N_("A separate draft model, sampling (SmolLM2, T = 0.7)"),
+    N_("The guided path's lesson 4: SmolLM2's 4-layer draft (assets/models/smollm2-draft) samples K = 2 tokens "
+       "per step at T = 0.7, so each guess has a real probability q below 1 and the target keeps it with "
+       "probability min(1, p/q). Rejections with a recovered token come early, and a bonus token follows every "
+       "step whose two drafts were both kept."),
     N_("A toy pair with a draft model (T = 1)"),
     N_("Two tiny random-weight models over a 34-character vocabulary; the draft is the target with noise "
-       "added to its weights, so the two usually agree (acceptance about 0.6 to 0.7). Every kind of token "
+       "added to its weights, so the two usually agree (accepted / drafted about 0.7). Every kind of token "
        "appears: accepted drafts, rejections with a recovered token, and bonus tokens after a fully accepted "
        "step."),
     N_("An untrained self-draft: layer skip (SmolLM2, T = 0.7)"),

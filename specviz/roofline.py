@@ -12,13 +12,25 @@ n = K + 1 tokens per sequence, so in one-token forwards it costs
     v(B, K) = t(B, K + 1) / t(B, 1),        and a draft token costs  c(B) = t_draft(B, 1) / t_target(B, 1),
 
 and the speedup is E[tokens per step] / (K c + v) (`specviz.theory.speedup_with_verify_cost`). At batch 1 on a GPU
-the memory term dominates, v = 1 and the paper's formula holds. As B grows the compute term catches up; once the
-pass is compute-bound every verified position costs a token's full compute, v -> K + 1, and speculation, which spends
-idle compute to save memory reads, cannot pay any more (speedup < 1 for every alpha < 1). Long contexts are the
-exception: the KV caches grow with B too, so the pass can stay memory-bound (MagicDec, Sadhukhan et al. 2024).
+the memory term dominates, v = 1 and the paper's formula holds. As B grows the compute term catches up, in three
+stages. The verify pass over K + 1 tokens per sequence turns compute-bound first (`ridge_batch(target, hw, K + 1,
+context)`): from there each verified position adds compute, and v climbs from 1 toward K + 1. Speculation, which
+spends idle compute to save memory reads, stops paying where v passes E[tokens per step] − K c
+(`break_even_batch`), usually well after that and well before v reaches K + 1, which happens only once even a
+one-token pass is compute-bound (`ridge_batch(target, hw, 1, context)`); there the speedup is below 1 for every
+alpha < 1. For Qwen2.5-7B drafting for 72B on an H100 at a 512-token context, alpha = 0.8, K = 4: compute-bound
+verify from batch 64, break-even at 212 (v = 2.9), v = 5 past 448. Long contexts are the exception: the KV caches grow
+with B too, so the pass can stay memory-bound (MagicDec, Sadhukhan et al. 2024).
 
 Pure functions of numbers, plus one reader of the committed benchmark (the "this machine" preset). Time to first
-token is not in here because speculation does not change it: the first token comes from the same prefill pass.
+token is not in here: speculation leaves the target's prefill as it is and adds only the draft's own pass over the
+prompt (about c of it; nothing for n-gram lookup).
+
+    >>> pair, hw = PAIRS["qwen-7b-72b"], HARDWARE["h100"]
+    >>> math.ceil(ridge_batch(pair.target, hw, 5, 512)), break_even_batch(0.8, 4, pair, hw, 512)
+    (64, 212)
+    >>> round(verify_cost(pair.target, hw, 212, 4, 512), 1), math.ceil(ridge_batch(pair.target, hw, 1, 512))
+    (2.9, 448)
 
     >>> h100, pair = HARDWARE["h100"], PAIRS["qwen-7b-72b"]
     >>> verify_cost(pair.target, h100, batch=1, k=4, context=0)  # memory-bound: 5 tokens cost what 1 does
@@ -160,8 +172,8 @@ def forward_seconds(model: Model, hw: Hardware, batch: float, n_tokens: float, c
 
 
 def verify_cost(target: Model, hw: Hardware, batch: float, k: int, context: float) -> float:
-    """v(B, K) = t(B, K + 1) / t(B, 1): the verify pass in one-token forwards, from 1 (memory-bound) to K + 1
-    (compute-bound)."""
+    """v(B, K) = t(B, K + 1) / t(B, 1): the verify pass in one-token forwards, 1 while the K + 1-token pass is
+    memory-bound, then climbing, and K + 1 only once even the one-token pass is compute-bound."""
     k = theory._check_k(k)
     return forward_seconds(target, hw, batch, k + 1, context) / forward_seconds(target, hw, batch, 1, context)
 

@@ -146,7 +146,30 @@ class PairCache:
         return self.turns(name).ahead()
 
 
-PAIRS = PairCache()
+DTYPE_MARK = "@"  # "default@float32": the pair "default" loaded in float32 (the Exactness lab's exact greedy demo)
+
+
+def load_named_pair(name: str) -> Pair:
+    """`load_pair` for a cache key: a pair name, optionally with "@dtype" (float32, bfloat16, ...) after it."""
+    base, mark, dtype = name.partition(DTYPE_MARK)
+    return load_pair(base, dtype=dtype if mark else None)
+
+
+def with_dtype(name: str, dtype: str | None) -> str:
+    """The cache key of pair `name` in `dtype` (None: the machine's default dtype, the plain name).
+
+    >>> with_dtype("default", "float32"), with_dtype("default", None)
+    ('default@float32', 'default')
+    """
+    return f"{name}{DTYPE_MARK}{dtype}" if dtype else name
+
+
+def dtype_of(pair: Pair) -> str:
+    """The dtype the pair's target computes in, as a word: float32, bfloat16, ..."""
+    return str(next(pair.target.parameters()).dtype).removeprefix("torch.")
+
+
+PAIRS = PairCache(loader=load_named_pair)
 
 
 # ---- running ---------------------------------------------------------------------------------------------------------

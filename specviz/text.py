@@ -37,3 +37,14 @@ def visible(text: str) -> str:
         else:
             out.append(ch)
     return "".join(out)
+
+
+def template_tokens(tokenizer) -> set[int]:
+    """The special tokens a tokenizer's chat template writes (for SmolLM2: <|im_start|> and <|im_end|>); none
+    without a tokenizer or a template. The loop cuts a deterministic draft before one; n-gram lookup passes them
+    over (specviz.proposers)."""
+    template = getattr(tokenizer, "chat_template", None)
+    if not isinstance(template, str):
+        return set()
+    names = getattr(tokenizer, "all_special_tokens", [])
+    return {int(i) for name, i in zip(names, getattr(tokenizer, "all_special_ids", [])) if name in template}

@@ -1,4 +1,4 @@
-"""Closed forms of speculative decoding: acceptance rate, tokens per step, speedup, the best K.
+"""Closed forms of speculative decoding: acceptance probability α, tokens per step, speedup, the best K.
 
 Everything here follows Leviathan et al. (2023), section 3, and is a pure function of numbers (torch, numpy and
 math only). Notation: p = target distribution, q = draft distribution, K = drafted tokens per step, alpha = the
@@ -32,7 +32,7 @@ from specviz.i18n import N_, _
 def _check_alpha(alpha: float) -> float:
     alpha = float(alpha)
     if not 0.0 <= alpha <= 1.0:  # also rejects nan
-        raise ValueError(_("The acceptance rate α must be between 0 and 1 (got {alpha}).", alpha=alpha))
+        raise ValueError(_("The acceptance probability α must be between 0 and 1 (got {alpha}).", alpha=alpha))
     return alpha
 
 
@@ -65,14 +65,14 @@ def _as_probs(x: Any, name: str) -> torch.Tensor:
 # ---- alpha --------------------------------------------------------------------------------------------------------
 
 
-def acceptance_rate(target_probs: Any, draft_probs: Any) -> float | torch.Tensor:
+def acceptance_probability(target_probs: Any, draft_probs: Any) -> float | torch.Tensor:
     """alpha = sum_x min(p(x), q(x)) = 1 - TV(p, q): the chance that one drafted token x ~ q is accepted.
 
     Inputs are (V,) or batched (..., V); a (V,) pair returns a float, a batch returns a tensor (...).
 
-    >>> acceptance_rate([0.5, 0.3, 0.2], [0.2, 0.6, 0.2])
+    >>> acceptance_probability([0.5, 0.3, 0.2], [0.2, 0.6, 0.2])
     0.7
-    >>> acceptance_rate([1.0, 0.0], [0.0, 1.0])  # disjoint supports: every draft is rejected
+    >>> acceptance_probability([1.0, 0.0], [0.0, 1.0])  # disjoint supports: every draft is rejected
     0.0
     """
     p, q = _as_probs(target_probs, "target_probs"), _as_probs(draft_probs, "draft_probs")
@@ -206,6 +206,24 @@ def optimal_k(alpha: float, c: float, k_max: int = 16) -> int:
     return best_k
 
 
+def one_more_draft_pays(alpha: float, k: int, c: float) -> bool:
+    """Whether drafting K + 1 tokens per step beats drafting K: the marginal test behind the best K.
+
+    One more draft adds alpha^(K+1) expected tokens to a step and c to its cost, so the speedup
+    S(K) = E(K) / (K c + 1) rises exactly when the tokens it adds per unit of cost beat the step's current rate:
+
+        S(K + 1) > S(K)  <=>  (E + alpha^(K+1)) (K c + 1) > E (K c + 1 + c)  <=>  alpha^(K+1) > c * S(K).
+
+    Not alpha^(K+1) > c: at alpha = 0.8, c = 0.05 the ninth draft adds 0.8^9 = 0.134 > 0.05 tokens and still loses,
+    because the step already earns S(8) = 3.09 tokens per unit of cost, so its price is c * S(8) = 0.155.
+
+    >>> one_more_draft_pays(0.8, 7, 0.05), one_more_draft_pays(0.8, 8, 0.05)
+    (True, False)
+    """
+    alpha, k, c = _check_alpha(alpha), _check_k(k), _check_c(c)
+    return alpha ** (k + 1) > c * expected_speedup(alpha, k, c)
+
+
 def speedup_grid(alphas: Sequence[float] | np.ndarray, ks: Sequence[int] | np.ndarray, c: float) -> np.ndarray:
     """expected_speedup over a grid, shaped (len(ks), len(alphas)): rows are K, columns alpha (heatmap layout).
 
@@ -216,7 +234,7 @@ def speedup_grid(alphas: Sequence[float] | np.ndarray, ks: Sequence[int] | np.nd
 
 
 def optimal_k_curve(alphas: Sequence[float] | np.ndarray, c: float, k_max: int = 16) -> list[int]:
-    """optimal_k for each alpha: the best-K staircase over a range of acceptance rates.
+    """optimal_k for each alpha: the best-K staircase over a range of acceptance probabilities α.
 
     >>> optimal_k_curve([0.0, 0.5, 0.9], 0.05, 16)
     [0, 3, 13]

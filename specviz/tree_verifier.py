@@ -1,5 +1,4 @@
-"""The exact rule for a draft tree: recursive rejection sampling over each node's children (SpecInfer, Miao et al.
-2024; Recursive Speculative Decoding, Jeon et al. 2024; EAGLE's sampling path).
+"""The exact rule for a draft tree: recursive rejection sampling over each node's children.
 
 Start at the root with p' = p(root) and q' = the q the root's children were drafted from. Try the children in the
 order they were drafted:
@@ -7,6 +6,12 @@ order they were drafted:
 1. child x: draw u; accept x if u < min(1, p'(x) / q'(x)); then move to x, with p' = p(x) and q' = q at x;
 2. on rejection: p' <- norm(max(0, p' - q')) (the *residual*), and q' <- q' without x, renormalised;
 3. no child left: emit a *recovered* token from p' (or a *bonus* token from p at a leaf nobody rejected).
+
+Where it comes from. SpecInfer (Miao et al. 2024) draws a node's children from q with replacement, so its q' stays
+q after a rejection; Recursive Speculative Decoding (Jeon et al. 2024) draws them without replacement and removes
+each rejected child from q', which is what step 2 does and what `specviz.tree.grow_tree` drafts at temperature > 0.
+EAGLE-2 (Li et al. 2024) takes the draft's top-k tokens as children instead: each is then a point mass (below). The
+Proposers page's tree section (`specviz.ui.proposers_view.TREE_TEXT`) states this rule with the same citations.
 
 Why it is exact. With children drawn from q *without replacement*, the i-th child is, given the ones before it, a
 sample of q' (q with them removed). Each try is then one step of ordinary speculative sampling of p' with draft q':

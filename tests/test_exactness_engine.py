@@ -87,3 +87,17 @@ def test_two_token_enumeration_is_exact(toy):
     for seqs in (samples.autoregressive, samples.speculative):
         counts = torch.bincount(dist.categorize(seqs), minlength=len(dist.probs))
         assert chi_square_test(counts, dist.probs).p_value > 1e-3
+
+
+def test_a_feature_drafter_gets_the_targets_features_in_the_lab(toy):
+    """The Exactness lab on the default pair (an EAGLE drafter) said "no guess after this prompt" for every prompt:
+    its q was read without handing the drafter the target's features, as the engine's prefill does."""
+    from specviz.scripts.checks import first_draft_distribution
+
+    pair, ids = toy
+    proposer = make_proposer(pair, "eagle")
+    with pytest.raises(ValueError, match="no guess after this prompt"):
+        proposal_distribution(proposer, ids, SAMPLING, pair.target.config.vocab_size)
+    q = proposal_distribution(proposer, ids, SAMPLING, pair.target.config.vocab_size, target=pair.target)
+    assert float(q.sum()) == pytest.approx(1.0, abs=1e-5)
+    assert torch.allclose(q, first_draft_distribution(pair.target, proposer, ids, SAMPLING), atol=1e-6)

@@ -12,7 +12,9 @@ from specviz.scripts import make_traces
 from specviz.trace import Trace
 
 EXPECTED = {"smollm-ngram-t07", "smollm-ngram-greedy", "smollm-layerskip-t07", "toy-draft", "smollm-eagle-greedy",
-            "smollm-draft-greedy"}
+            "smollm-draft-greedy", "smollm-draft-t07"}
+KINDS = {"accepted", "rejected", "recovered", "bonus"}
+FIRST_STEPS = 6  # what a student meets first: the player's opening steps, lesson 4's offered steps
 
 
 def kinds(trace: Trace) -> Counter:
@@ -58,7 +60,7 @@ def test_each_example_shows_its_lesson():
     assert greedy.mean_accepted_length > 2.5  # copying text: several tokens per target forward
     assert greedy.output_ids == greedy_base.output_ids  # greedy: speculative output is exactly the target's
     ngram, _ = load_example("smollm-ngram-t07")
-    assert {"accepted", "recovered", "bonus", "target"} <= set(kinds(ngram))
+    assert {"accepted", "recovered", "bonus"} <= set(kinds(ngram))
     skip, _ = load_example("smollm-layerskip-t07")
     assert skip.acceptance_rate < 0.2 and skip.mean_accepted_length < 1.2  # the untrained self-draft barely helps
     eagle, eagle_base = load_example("smollm-eagle-greedy")
@@ -106,3 +108,82 @@ def test_make_traces_rerecords_the_toy_example_identically(tmp_path, monkeypatch
 def test_make_traces_rejects_an_unknown_name(capsys):
     assert make_traces.main(["nope"]) == 2
     assert "Unknown example 'nope'" in capsys.readouterr().err
+
+
+def _kinds_seen(trace: Trace, steps: int | None = None) -> set[str]:
+    """Every token kind the first `steps` steps show: kept and rejected drafts, recovered and bonus tokens."""
+    seen = set()
+    for step in trace.steps[:steps]:
+        seen |= {"accepted" if d.accepted else "rejected" for d in step.decisions if d.reached}
+        seen |= {str(t.kind) for t in step.emitted}
+    return seen
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_no_example_drafts_a_chat_template_marker_in_its_first_steps(name):
+    """Issue 26 item 9: the first example a student met drafted <|im_start|> and "ass" (n-gram lookup matched the
+    chat template's own header)."""
+    from specviz.ui.playground_player import SPECIAL
+
+    spec, _base = load_example(name)
+    drafted = [d.text for s in spec.steps[:FIRST_STEPS] for d in s.decisions]
+    assert drafted and not [t for t in drafted if SPECIAL.search(t) or t.strip() in ("ass", "istant")]
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED - {"smollm-layerskip-t07"}))
+def test_every_example_shows_every_token_kind(name):
+    """Accepted, rejected, recovered and bonus tokens in every example (the untrained layer skip, whose point is that
+    it is rarely right, aside); the default example and the guided path's show all four in their first steps."""
+    from specviz.learn import LESSONS
+
+    spec, _base = load_example(name)
+    assert _kinds_seen(spec) >= KINDS
+    first = {DEFAULT_EXAMPLE} | {lesson.example for lesson in LESSONS if lesson.example}
+    if name in first:
+        assert _kinds_seen(spec, FIRST_STEPS) >= KINDS, name
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_each_description_says_what_its_trace_shows(name):
+    """The figures an example's description quotes (tokens per target forward, K, T) are its trace's."""
+    import re
+
+    spec, _base = load_example(name)
+    description, title = get_example(name).description, get_example(name).title
+    for found in re.finditer(r"about (\d+(?:\.\d+)?) tokens per target forward", description):
+        assert abs(spec.mean_accepted_length - float(found.group(1))) < 0.06, (name, found.group(0))
+    for found in re.finditer(r"\bK = (\d+)", description):
+        assert spec.settings["k"] == int(found.group(1)), name
+    for found in re.finditer(r"\bT = (\d+(?:\.\d+)?)", title + " " + description):
+        assert spec.settings["temperature"] == pytest.approx(float(found.group(1))), name
+    if spec.settings["temperature"] == 0:
+        assert spec.output_ids == _base.output_ids  # float32: greedy examples are the target's text exactly
+
+
+def test_ngram_lookup_never_drafts_the_chat_templates_markers():
+    """make_proposer gives n-gram lookup the chat template's markers (but the end of text) to pass over: a chat prompt
+    ends with the template's header, whose last token also ends every earlier header."""
+    from types import SimpleNamespace
+
+    from specviz.proposers import make_proposer, prompt_lookup
+
+    tokenizer = SimpleNamespace(chat_template="<|im_start|>{{ m }}<|im_end|>", eos_token_id=2,
+                                all_special_tokens=["<unk>", "<|im_start|>", "<|im_end|>"], all_special_ids=[0, 1, 2])
+    pair = SimpleNamespace(tokenizer=tokenizer, default_proposer="ngram", target=SimpleNamespace(
+        generation_config=SimpleNamespace(eos_token_id=2), config=SimpleNamespace(vocab_size=10)))
+    proposer = make_proposer(pair, "ngram")
+    assert proposer.exclude == {1}  # the turn marker; not <unk> (not in the template) nor the end of text
+    marker, word = 1, 9
+    sequence = [5, 7, 8, 3, 5, marker, word, 5]
+    assert prompt_lookup(sequence, 2) == [marker, word]  # plain lookup: the latest match, marker first
+    assert prompt_lookup(sequence, 2, exclude=proposer.exclude) == [7, 8]  # passed over for an earlier match
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_examples_are_timed_by_cpu_time_and_the_race_says_so(name):
+    """On a shared machine wall time measures the wait for a core: `make traces` times each step by one thread's CPU
+    time (what wall time is on an idle machine) and records which clock, and the race names it."""
+    spec, base = load_example(name)
+    assert spec.meta["clock"] == base.meta["clock"] == "cpu"
+    per_token = base.wall_seconds / base.num_tokens
+    assert per_token < (0.01 if name.startswith("toy") else 0.25)  # a SmolLM2-135M forward, not a wait for a core

@@ -205,3 +205,14 @@ def test_the_portuguese_readme_has_the_commands_the_tour_and_links_both_ways():
     with using("pt"):  # the tour names each page as the app's navigation does
         titles = [_(title) for _path, title, _icon in sum(PAGES.values(), [])]
     assert all(f"**{title}.**" in pt for title in titles), [t for t in titles if f"**{t}.**" not in pt]
+
+
+def test_the_portuguese_readme_shows_portuguese_screenshots_where_they_exist():
+    """Issue 26: README.pt-BR.md showed English screenshots although Portuguese ones exist; an English one left (no
+    Portuguese shot yet) says so in its alt text."""
+    pt = (ROOT / "README.pt-BR.md").read_text(encoding="utf-8")
+    shots = re.findall(r"!\[([^\]]*)\]\((assets/screenshots/([^)]+))\)", pt)
+    assert shots
+    for alt, path, name in shots:
+        translated = ROOT / "assets" / "screenshots" / f"pt-{name}"
+        assert name.startswith("pt-") or (not translated.exists() and "captura em inglês" in alt), (name, alt)

@@ -16,7 +16,7 @@ from test_learn_page import _give, _wrong  # the same answering helpers as the E
 from test_quiz_live import toy_trace
 
 from specviz.i18n import using
-from specviz.learn import BY_NUMBER, LESSONS, check_questions, exit_ticket, parse_progress
+from specviz.learn import BY_NUMBER, LAST, LESSONS, check_questions, exit_ticket, parse_progress
 from specviz.quiz import BANK_DIR, QuizBankError, grade, live_questions, load_bank, parse_bank, score_predictions
 from specviz.quiz.run import QuizRun
 
@@ -59,7 +59,7 @@ def _portuguese(at: AppTest) -> None:
 def test_every_lesson_speaks_portuguese(page, lesson):
     at = page("learn", lesson=str(lesson))
     assert at.title[0].value == "Trilha guiada"
-    assert at.subheader[0].value.startswith(f"Lição {lesson} de 10: ")
+    assert at.subheader[0].value.startswith(f"Lição {lesson} de {LAST}: ")
     prompts = " ".join(m.value for m in at.markdown)
     assert all(q.prompt in prompts for q in check_questions(PT, BY_NUMBER[lesson]))  # the bank's Portuguese
 
@@ -76,13 +76,14 @@ def test_a_check_graded_right_and_wrong_and_tried_again_in_portuguese(page):
     _portuguese(at)
     assert at.error[0].value.startswith("Não exatamente.")
     assert at.button(key=f"learn_q1_{second.id}_again").label == "Tentar de novo"
+    assert any(c.value.startswith("Tentada: 1 de 2 verificações certas") for c in at.caption)
     at.button(key="learn_next").click().run()
     _portuguese(at)
-    assert at.query_params["lang"] == "pt" and at.query_params["done"] == "1"
+    assert at.query_params["lang"] == "pt" and at.query_params["tried"] == "1" and "done" not in at.query_params
 
 
 def test_the_exit_ticket_in_portuguese_scores_and_points_back(page):
-    at = page("learn", lesson="ticket", done=",".join(map(str, range(1, 11))))
+    at = page("learn", lesson="ticket", done=",".join(map(str, range(1, LAST + 1))))
     ticket = exit_ticket(PT)
     assert at.subheader[0].value == "Bilhete de saída"
     assert [q.id for q in ticket] == [q.id for q in exit_ticket(EN)]  # the same questions in either language
@@ -108,7 +109,7 @@ def test_switching_language_keeps_the_answers_of_a_check(page):
     at.session_state["specviz_language"] = "en"
     at.run()
     assert not at.exception
-    assert at.subheader[0].value.startswith("Lesson 3 of 10") and [s.value for s in at.success] == ["Correct."]
+    assert at.subheader[0].value.startswith(f"Lesson 3 of {LAST}") and [s.value for s in at.success] == ["Correct."]
     assert at.session_state["learn_checks"][3].questions[0].prompt == EN.by_id()[question.id].prompt
 
 

@@ -36,6 +36,7 @@ LAYERS: list[tuple[str, list[tuple[str, str]]]] = [
         ("specviz.tree", "draft trees: nodes, the tree attention mask and positions, EAGLE-2 growth; torch only"),
         ("specviz.tree_verifier", "the exact rule for a tree (recursive rejection sampling), a pure function"),
         ("specviz.kvcache", ""),
+        ("specviz.numerics", "where two greedy outputs part and the target's top-2 logit gap there; one forward"),
         ("specviz.generation", ""),
         ("specviz.decoding", ""),
         ("specviz.recording", "turns each step's decisions into the Trace; the loop writes into it"),

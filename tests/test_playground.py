@@ -429,9 +429,15 @@ def test_copying_the_layer_skip_example_keeps_its_depth():
 
 
 def test_a_recorded_chat_template_draft_is_explained_where_it_is_drafted():
-    """The n-gram example was recorded when n-gram lookup still copied <|im_start|> from the chat template: the
-    player says what that token is, right under the chips."""
-    at = page(example="smollm-ngram-greedy")
+    """A trace recorded before n-gram lookup passed over the chat template (an upload, say) drafts <|im_start|> in
+    its first step: the player says what that token is, right under the chips. (No shipped example does any more:
+    tests/test_examples.py holds them to that.)"""
+    trace, _base = load_example("smollm-ngram-greedy")
+    trace.steps[0].decisions[0].text = "<|im_start|>"
+    at = page()
+    at.radio(key="playground_source").set_value("upload").run()
+    at.file_uploader(key="playground_upload").set_value(("old.json", trace.to_json().encode(), "application/json"))
+    at.run()
     no_problems(at)
     assert any("is not a word but a control token of the chat template" in c.value for c in at.caption)
     at.button(key="playground_next").click().run()
@@ -575,3 +581,15 @@ def test_a_run_from_a_preset_is_compared_with_the_presets_measured_figure():
     at.session_state["prompt_used"] = "Why do cats purr?"
     at.run()
     assert "Your prompt is not the preset's" in at.caption[0].value
+
+
+def test_a_greedy_example_is_compared_with_target_only_decoding():
+    """Issue 27 item 4: where the Playground shows a greedy run, it says whether it is the target's own text and,
+    where it is not, the first split and the top-2 logit gap there (specviz.ui.greedy_compare)."""
+    at = page(example="smollm-ngram-greedy")
+    no_problems(at)
+    assert any(e.label == "Same text as target-only decoding?" for e in at.expander)
+    assert any(m.value.startswith("Identical to the target-only output, token for token") and "(float32)" in m.value
+               for m in at.markdown)
+    sampled = page(example="smollm-ngram-t07")  # at T > 0 there is nothing to compare token for token
+    assert not any(e.label == "Same text as target-only decoding?" for e in sampled.expander)

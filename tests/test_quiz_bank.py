@@ -42,7 +42,7 @@ def test_seed_faq_questions_are_all_there(bank):
     assert set(faq) == SEED_FAQ
     assert faq["why-slow"].concept == "memory_bound"
     assert faq["first-disagreement"].concept == "first_disagreement"
-    assert "acceptance rate" in faq["speedup-driver"].answer
+    assert "acceptance probability α" in faq["speedup-driver"].answer
 
 
 def test_ids_are_unique_across_the_raw_files():
@@ -95,6 +95,8 @@ RECOMPUTE = {
     "decode_tokens_per_second": lambda params_billion, bytes_per_param, bandwidth_tb_s:
         1 / (params_billion * 1e9 * bytes_per_param / (bandwidth_tb_s * 1e12)),
     "cost_ratio": lambda draft_layers, total_layers: draft_layers / total_layers,
+    "speedup_with_verify_cost": lambda alpha, k, c, v: sum(alpha**i for i in range(k + 1)) / (k * c + v),
+    "tree_visible_nodes": lambda depth: len(range(depth)),  # the node itself and each ancestor above it
 }
 
 

@@ -221,3 +221,46 @@ def test_a_twin_that_drifts_from_its_english_file_is_one_sentence(copied_bank, b
 def test_the_unchanged_copy_loads(copied_bank, banks):
     """The drift tests fail for the drift, not for the copy: untouched, the copied twins load like the real ones."""
     assert [q.prompt for q in load_bank(lang="pt")] == [q.prompt for q in banks[1]]
+
+
+def _texts(question) -> list[str]:
+    answers = question.answer if isinstance(question.answer, tuple) else (question.answer,)
+    return [question.prompt, question.explanation, question.unit, *question.choices,
+            *(a for a in answers if isinstance(a, str))]
+
+
+def test_portuguese_twins_write_decimals_with_commas_and_keep_every_number(banks):
+    """Issue 26: about 113 numbers in the Portuguese twins were written "0.8", "3.09×", while the UI and the
+    glossary write 0,8. Every decimal in a Portuguese text is written with a comma, lists of numbers are separated by
+    semicolons, and each question keeps the English question's decimal numbers."""
+    point = re.compile(r"(?<![\w:.,])\d+\.\d+(?![A-Za-z_]|\.\d)")
+    en_decimal, pt_decimal = re.compile(r"(?<![\w:.,])\d+\.\d+"), re.compile(r"(?<![\w:.,;])\d+,\d+")
+    written_with_point, lists, lost = [], [], []
+    for english, portuguese in pairs(banks):
+        texts = _texts(portuguese)
+        written_with_point += [(portuguese.id, m.group(0)) for t in texts for m in point.finditer(t)]
+        lists += [(portuguese.id, m.group(0)) for t in texts for m in re.finditer(r"\[\d+,\d+, \d", t)]
+        ours = sorted(float(m.group(0).replace(",", ".")) for t in texts for m in pt_decimal.finditer(t))
+        theirs = sorted(float(m.group(0)) for t in _texts(english) for m in en_decimal.finditer(t))
+        if ours != theirs:
+            lost.append((portuguese.id, theirs, ours))
+    assert written_with_point == [] and lists == []
+    assert lost == []
+
+
+@pytest.mark.parametrize("typed", ["0,4", "0.4", "40%", "40 %"])
+def test_a_typed_answer_is_read_with_a_comma_or_a_point(banks, typed):
+    _en, pt = banks
+    question = pt.by_id()["ar-prob-1"]
+    assert question.kind == "numeric" and grade(question, typed).correct
+
+
+def test_portuguese_catalog_writes_decimals_with_commas():
+    """The same rule for every Portuguese message of the app (a number with three digits after a point is a
+    thousands separator there, as in 2.039 GB/s)."""
+    from specviz.scripts.i18n import read_catalog
+
+    decimal = re.compile(r"(?<![\w:./=\-])\d+\.(?:\d{1,2}|\d{4,})(?![\w/]|\.\d)")
+    translations = [str(m.string) for m in read_catalog() if m.id and isinstance(m.string, str)]
+    assert len(translations) > 1000
+    assert [t[:80] for t in translations if decimal.search(t)] == []

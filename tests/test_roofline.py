@@ -126,3 +126,34 @@ def test_a_missing_measurement_leaves_the_data_sheet_presets(tmp_path):
 def test_bad_sizes_are_one_sentence():
     with pytest.raises(ValueError, match=r"^The batch and the tokens per pass must be 1 or more[^\n]*\)\.$"):
         roofline.forward_seconds(QWEN_72B, H100, 0, 1, 0)
+
+
+def test_compute_bound_verify_is_not_v_equals_k_plus_1():
+    """Issue 26, item 6: the verify pass turns compute-bound (ridge of K + 1 tokens) before speculation stops paying,
+    and at the break-even batch v is still below K + 1 (it reaches K + 1 only past the one-token ridge)."""
+    checked = 0
+    for hw in (roofline.HARDWARE["h100"], roofline.HARDWARE["a100"]):
+        for pair in roofline.PAIRS.values():
+            for alpha in (0.5, 0.8, 0.9):
+                for k in (2, 4, 8):
+                    even = roofline.break_even_batch(alpha, k, pair, hw, 512)
+                    if not even or roofline.verify_cost(pair.target, hw, 1, k, 512) > 1:
+                        continue  # pays everywhere or nowhere, or not memory-bound even at batch 1
+                    assert roofline.ridge_batch(pair.target, hw, k + 1, 512) <= even + 1
+                    assert roofline.verify_cost(pair.target, hw, even, k, 512) < k + 1
+                    assert even < roofline.ridge_batch(pair.target, hw, 1, 512)
+                    checked += 1
+    assert checked >= 10
+
+
+def test_no_text_says_a_compute_bound_verify_costs_nearly_k_plus_1():
+    """v reaches K + 1 only once a one-token pass is compute-bound too: "nearly/close to K+1 times" overstates it."""
+    import re
+
+    from specviz.quiz import load_bank
+    from specviz.scripts.i18n import extract, read_catalog
+
+    texts = [str(m.id) for m in extract() if m.id] + [str(m.string) for m in read_catalog() if m.id]
+    texts += [q.explanation for lang in ("en", "pt") for q in load_bank(lang=lang)]
+    overstated = re.compile(r"(nearly|close to|about|quase|cerca de) K ?\+ ?1 (times|vezes)", re.IGNORECASE)
+    assert len(texts) > 1000 and [t[:80] for t in texts if overstated.search(t)] == []

@@ -34,6 +34,8 @@ CONCEPT_WORDS = {
     "layer_skip": ["layer-skip", "layer skip"],
     "medusa": ["medusa"],
     "eagle": ["eagle"],
+    "trees": ["tree"],
+    "production": ["acceptance rate", "latency"],
     "limits": ["batch", "break-even", "slower"],
 }
 
@@ -131,3 +133,62 @@ def test_readme_quotes_the_speedup_with_the_verify_cost():
     text = (ROOT / "README.md").read_text()
     assert "E / (K·c + v)" in text
     assert "on a CPU or a GPU at batch size 1" not in text
+
+
+PLAN_EN, PLAN_PT = (ROOT / "docs" / "teaching.md"), (ROOT / "docs" / "teaching.pt-BR.md")
+MINUTES = {"two rounds": 4, "duas rodadas": 4, "round 1 only": 1.5, "só a rodada 1": 1.5, "one round": 2,
+           "uma rodada": 2}
+
+
+def _sessions(text: str) -> list[list[list[str]]]:
+    """The plan's timetables: for each session, its table rows as cells."""
+    sessions, rows = [], None
+    for line in text.splitlines():
+        if line.startswith("## ") and rows is not None:
+            sessions.append(rows)
+            rows = None
+        if line.startswith(("## Session", "## Aula")):
+            rows = []
+        elif rows is not None and re.match(r"\| \d+–\d+ \|", line):
+            rows.append([c.strip() for c in line.strip("|").split("|")])
+    return sessions + ([rows] if rows else [])
+
+
+@pytest.mark.parametrize("plan", [PLAN_EN, PLAN_PT])
+def test_the_plan_is_two_50_minute_sessions_a_lecturer_can_run(plan):
+    """Issue 26: two sessions of 50 minutes whose polling leaves time to teach, with objectives, prerequisites, the
+    board derivations, a worked example, notes for lessons 8-10, a fallback, homework with answers and readings."""
+    text = plan.read_text(encoding="utf-8")
+    sessions = _sessions(text)
+    assert len(sessions) == 2
+    for rows in sessions:
+        spans = [tuple(map(int, row[0].split("–"))) for row in rows]
+        assert spans[0][0] == 0 and spans[-1][1] == 50
+        assert all(a[1] == b[0] for a, b in zip(spans, spans[1:]))  # contiguous, no gap, no overlap
+        pushes = [row[3] for row in rows if re.search(r"`[a-z]{2}-[a-z0-9-]+`", row[3])]
+        assert 3 <= len(pushes) <= 5
+        polling = sum(next((m for key, m in MINUTES.items() if key in push), 4) for push in pushes)
+        assert polling <= 18  # at most about a third of the session
+    for words in (("Objectives", "Objetivos"), ("prerequisites", "pré-requisitos"), ("worked example", "exemplo resolvido"),
+                  ("Lessons 8–11", "lições 8–11"), ("phones or the network fail", "celulares ou a rede falham"),
+                  ("Homework", "Tarefas")):
+        assert any(w.lower() in text.lower() for w in words), words
+    for formula in ("min(p, q) + (p − q)⁺", "(1 − α^(K+1)) / (1 − α)", "S = E / (K·c + v)"):
+        assert formula in text, formula
+    for paper in ("2211.17192", "2302.01318", "2401.10774", "2401.15077", "2406.16858", "2503.01840", "2305.09781",
+                  "docs.vllm.ai"):
+        assert paper in text, paper
+
+
+def test_the_plans_worked_numbers_are_right():
+    from specviz import theory
+
+    text = PLAN_EN.read_text(encoding="utf-8")
+    assert f"**{theory.expected_tokens_per_step(0.7, 3):.2f}** tokens per target pass" in text
+    assert f"S = 2.53 / 1.3 = {theory.expected_speedup(0.7, 3, 0.1):.2f}×" in text
+    assert f"{theory.speedup_with_verify_cost(0.7, 3, 0.1, 1.5):.2f}×" in text
+    assert theory.optimal_k(0.7, 0.1, 10) == 4 and "K = 4 (S = 1.98×)" in text
+    assert theory.optimal_k(0.6, 0.1, 10) == 3 and "K = 3 (1.67×)" in text
+    assert f"{theory.expected_tokens_per_step(0.6, 3):.3f}" in text
+    assert f"{theory.expected_speedup(0.6, 3, 0.05):.2f}×" in text and \
+        f"{theory.speedup_with_verify_cost(0.6, 3, 0.05, 1.6):.2f}×" in text

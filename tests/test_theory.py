@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from specviz import theory
-from specviz.theory import (acceptance_rate, alpha_from_tokens_per_step, break_even_alpha, expected_speedup,
+from specviz.theory import (acceptance_probability, alpha_from_tokens_per_step, break_even_alpha, expected_speedup,
                             expected_tokens_per_step, optimal_k, output_distribution, simulate_tokens_per_step,
                             speedup_grid, tokens_per_step_distribution)
 
@@ -25,12 +25,12 @@ def _random_pq(seed: int, v: int = 50, batch: tuple[int, ...] = ()) -> tuple[tor
     return p, q
 
 
-def test_acceptance_rate_is_one_minus_total_variation():
+def test_acceptance_probability_is_one_minus_total_variation():
     p, q = _random_pq(0)
-    assert acceptance_rate(p, q) == pytest.approx(1 - 0.5 * float((p - q).abs().sum()), abs=1e-12)
-    assert acceptance_rate(p, p) == pytest.approx(1.0)
+    assert acceptance_probability(p, q) == pytest.approx(1 - 0.5 * float((p - q).abs().sum()), abs=1e-12)
+    assert acceptance_probability(p, p) == pytest.approx(1.0)
     batch_p, batch_q = _random_pq(1, batch=(3,))
-    assert acceptance_rate(batch_p, batch_q).shape == (3,)
+    assert acceptance_probability(batch_p, batch_q).shape == (3,)
 
 
 def test_output_distribution_is_the_target_for_random_pairs():
@@ -134,11 +134,37 @@ def test_alpha_from_tokens_per_step_inverts_the_formula():
     lambda: expected_speedup(0.5, 4, math.inf),
     lambda: optimal_k(-0.1, 0.1),
     lambda: simulate_tokens_per_step(0.5, 4, 0),
-    lambda: acceptance_rate([0.5, 0.5], [1.0]),
-    lambda: acceptance_rate([-0.5, 1.5], [0.5, 0.5]),
+    lambda: acceptance_probability([0.5, 0.5], [1.0]),
+    lambda: acceptance_probability([-0.5, 1.5], [0.5, 0.5]),
 ])
 def test_bad_inputs_are_one_sentence_value_errors(call):
     with pytest.raises(ValueError) as info:
         call()
     message = str(info.value)
     assert message.endswith(".") and message.count(". ") == 0 and "\n" not in message
+
+
+def test_one_more_draft_pays_exactly_when_the_speedup_rises():
+    """Issue 26, item 5: the test for one more draft is α^(K+1) > c·S(K), not α^(K+1) > c."""
+    for alpha in np.linspace(0.05, 0.95, 19):
+        for c in (0.01, 0.05, 0.1, 0.3):
+            for k in range(0, 12):
+                rises = expected_speedup(alpha, k + 1, c) > expected_speedup(alpha, k, c)
+                assert theory.one_more_draft_pays(alpha, k, c) == rises, (alpha, c, k)
+    assert 0.8**9 > 0.05 and not theory.one_more_draft_pays(0.8, 8, 0.05)  # the old wording's counterexample
+
+
+def test_no_text_compares_the_extra_draft_with_c_alone():
+    """Every text that weighs one more draft's α^(K+1) against its cost c names the step's speedup S(K) too."""
+    import re
+
+    from specviz.quiz import load_bank
+    from specviz.scripts.i18n import extract, read_catalog
+
+    texts = [str(m.id) for m in extract() if m.id] + [str(m.string) for m in read_catalog() if m.id]
+    for lang in ("en", "pt"):
+        texts += [" ".join([q.prompt, q.explanation, *q.choices]) for q in load_bank(lang=lang)]
+    marginal = re.compile(r"(?<!1 − )(?<!1 - )α\^\(K\+1\)(?!\))")
+    weighed = [t for t in texts if marginal.search(t) and re.search(r"\bc\b", t)]
+    assert len(weighed) >= 4  # lesson 7 and ck-too-large, in both languages
+    assert [t[:100] for t in weighed if "c·S(K)" not in t] == []

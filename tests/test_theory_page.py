@@ -196,8 +196,12 @@ def test_every_hardware_preset_renders():
 def test_the_section_says_ttft_guidance_and_temperature():
     at = AppTest.from_file(PAGE, default_timeout=60).run()
     text = " ".join(m.value for m in at.markdown)
-    assert "Time to first token is unchanged" in text
+    assert "Time to first token: barely changed" in text and "unchanged" not in text
     assert "docs.vllm.ai" in text and "low to medium load" in text
+    # not a blanket "turn it off at peak load": vLLM's table rates EAGLE and MTP medium to high gain at high QPS
+    assert "medium to high gain at high QPS" in text and "turn it down or off" not in text
+    ridge = next(c.value for c in at.caption if "turns compute-bound near a batch of" in c.value)
+    assert "K + 1 = 5" in ridge and "batch of 64" in ridge  # the defaults: 72B on an H100, 512 tokens of context
     assert "Why the measured α is lower at T = 0.7 than at T = 0" in text
     table = next(t.value for t in at.table if "α at T = 0" in t.value.columns)  # not a chart's numbers
     rows = {r.proposer: r for r in theory_points.alpha_by_temperature()}

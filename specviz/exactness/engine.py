@@ -53,12 +53,18 @@ def exact_first_token_distribution(target, input_ids: Sequence[int] | torch.Tens
 
 
 def proposal_distribution(proposer, input_ids: Sequence[int] | torch.Tensor, sampling: SamplingConfig,
-                          vocab_size: int) -> torch.Tensor:
+                          vocab_size: int, target=None) -> torch.Tensor:
     """q for the first drafted token after the prompt, (V,), from any `specviz.proposers.Proposer`; a
-    deterministic proposer (no draft_probs) gives the point mass on its guess."""
+    deterministic proposer (no draft_probs) gives the point mass on its guess. A feature drafter (EAGLE) is handed
+    `target`'s features of the prompt but its last token, as the engine's prefill hands them over; without them it
+    has nothing to draft from."""
     ids = _prompt(input_ids)
     proposer.reset()
     proposer.prefill(ids)
+    if getattr(proposer, "needs_target_features", False) and target is not None and len(ids) > 1:
+        with torch.inference_mode():
+            out = target(input_ids=torch.tensor([ids[:-1]], device=_device(target)), output_hidden_states=True)
+        proposer.observe_target(0, out.hidden_states[-1][0])
     proposal = proposer.propose(ids, 1, sampling, torch.Generator().manual_seed(0))
     proposer.reset()
     if not proposal.tokens:

@@ -85,7 +85,7 @@ def step_distributions(pair: Pair, spec: RunSpec) -> StepDistributions:
     sampling = _sampling(spec)
     with one_torch_thread(_tiny(pair)):
         p = exact_first_token_distribution(pair.target, ids, sampling)
-        q = proposal_distribution(proposer, ids, sampling, pair.target.config.vocab_size)
+        q = proposal_distribution(proposer, ids, sampling, pair.target.config.vocab_size, target=pair.target)
     support = restrict_support(p, q)
     texts = [pair.tokenizer.decode([i]) for i in support.token_ids.tolist()]
     return StepDistributions(ids, support, texts, proposer.name)
@@ -135,7 +135,7 @@ def engine_lab(pair: Pair, spec: RunSpec, rule: str, n: int, length: int, compar
 
 def rules_table(target_probs: torch.Tensor, draft_probs: torch.Tensor, k: int, c: float) -> list[dict]:
     """Every rule at this p, q: how far its output drifts from p, how often it keeps a draft, and the speedup
-    that acceptance rate would give at K and c (specviz.theory, i.i.d. acceptance assumed)."""
+    that acceptance probability α would give at K and c (specviz.theory, i.i.d. acceptance assumed)."""
     rows = []
     for rule in RULES.values():
         dist, accept = one_step_distribution(rule, target_probs, draft_probs)

@@ -38,6 +38,8 @@ CONCEPTS: dict[str, str] = {
     "layer_skip": N_("Layer-skip self-drafting"),
     "medusa": N_("Medusa heads"),
     "eagle": N_("EAGLE feature-space drafting"),
+    "trees": N_("Draft trees: the mask and the rule"),
+    "production": N_("Running it for real"),
     "limits": N_("When it helps less"),
 }
 
@@ -80,6 +82,8 @@ FORMULAS: dict[str, Callable[..., float]] = {
     "expected_tokens": _expected_tokens,
     "expected_tokens_limit": lambda alpha: 1 / (1 - alpha),
     "speedup": _speedup,
+    # with the verify pass over K+1 tokens costing v one-token target forwards (v = 1 is the line above)
+    "speedup_with_verify_cost": lambda alpha, k, c, v: _expected_tokens(alpha, k) / (k * c + v),
     "best_k": lambda alpha, c, k_max: max(range(1, k_max + 1), key=lambda k: _speedup(alpha, k, c)),
     "all_accepted_prob": lambda alpha, k: alpha**k,
     "tokens_emitted": lambda n_accepted: n_accepted + 1,
@@ -88,6 +92,8 @@ FORMULAS: dict[str, Callable[..., float]] = {
     "decode_tokens_per_second": lambda params_billion, bytes_per_param, bandwidth_tb_s: (
         bandwidth_tb_s * 1e12 / (params_billion * 1e9 * bytes_per_param)),
     "cost_ratio": lambda draft_layers, total_layers: draft_layers / total_layers,
+    # a tree node at depth d may attend to d tree nodes: its d - 1 ancestors and itself (and the whole context)
+    "tree_visible_nodes": lambda depth: depth,
 }
 
 
@@ -144,6 +150,7 @@ FORMULA_PARAMS: dict[str, dict[str, Param]] = {
     "expected_tokens": {"alpha": PROB, "k": K},
     "expected_tokens_limit": {"alpha": PROB},
     "speedup": {"alpha": PROB, "k": K, "c": Param(0.0, 100.0)},
+    "speedup_with_verify_cost": {"alpha": PROB, "k": K, "c": Param(0.0, 100.0), "v": Param(0.01, 1000.0)},
     "best_k": {"alpha": PROB, "c": Param(0.0, 100.0), "k_max": Param(1, 1000, whole=True)},
     "all_accepted_prob": {"alpha": PROB, "k": K},
     "tokens_emitted": {"n_accepted": COUNT},
@@ -151,6 +158,7 @@ FORMULA_PARAMS: dict[str, dict[str, Param]] = {
     "decode_tokens_per_second": {"params_billion": Param(0.001, 100_000.0), "bytes_per_param": Param(0.01, 64.0),
                                  "bandwidth_tb_s": Param(0.001, 1000.0)},
     "cost_ratio": {"draft_layers": COUNT, "total_layers": Param(1, 1000, whole=True)},
+    "tree_visible_nodes": {"depth": Param(1, 1000, whole=True)},
 }
 
 

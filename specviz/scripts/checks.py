@@ -24,9 +24,11 @@ from typing import Any
 import torch
 
 from specviz.kvcache import CachedModel
+from specviz.numerics import NUMERICS_GAP, first_difference, top2_logits
 
 LOGITS_TOLERANCE = 2e-3  # float32: cached and full forwards agree to rounding (TF32 off), far below any top-2 gap
-NUMERICS_GAP = 0.5  # a greedy split where the target's top-2 logits are closer than this is a near-tie
+# a greedy split where the target's top-2 logits are closer than NUMERICS_GAP is a near-tie (specviz.numerics, which
+# the app's race, Playground and Exactness lab use too)
 
 
 def _device(model) -> torch.device:
@@ -72,25 +74,10 @@ def incremental_vs_full(model, ids: Sequence[int], chunk: int = 5) -> dict[str, 
 # ---- greedy outputs: identical, or where and why they part ------------------------------------------------------------
 
 
-def first_difference(a: Sequence[int], b: Sequence[int]) -> int | None:
-    """The first index where two token lists differ (a length difference counts), None when they are equal.
-
-    >>> first_difference([1, 2, 3], [1, 2, 4]), first_difference([1, 2], [1, 2, 5]), first_difference([7], [7])
-    (2, 2, None)
-    """
-    for i, (x, y) in enumerate(zip(a, b)):
-        if x != y:
-            return i
-    return None if len(a) == len(b) else min(len(a), len(b))
-
-
-@torch.inference_mode()
 def top2_gap(model, ids: Sequence[int]) -> dict[str, Any]:
     """The model's two most likely next tokens after `ids` and the gap between their logits (one full forward)."""
-    logits = model(input_ids=torch.tensor([list(ids)], device=_device(model))).logits[0, -1].float()
-    values, tokens = torch.topk(logits, 2)
-    return {"top2_tokens": [int(t) for t in tokens], "top2_logits": [float(v) for v in values],
-            "gap": float(values[0] - values[1])}
+    tokens, values = top2_logits(model, ids)
+    return {"top2_tokens": tokens, "top2_logits": values, "gap": values[0] - values[1]}
 
 
 def compare_outputs(model, prompt: Sequence[int], outputs: dict[str, list[int]], reference: str,

@@ -2,11 +2,19 @@
 
 Each recipe runs one speculative generation and the target-only baseline with the same prompt and settings,
 and writes `assets/traces/<name>.json` and `assets/traces/<name>.baseline.json`. The traces carry a title and a
-description in `meta`, which `specviz.examples` reads. Recording is deterministic (fixed seeds); the timings are
-those of the machine that ran the script.
+description in `meta`, which `specviz.examples` reads. Recording is deterministic (fixed seeds) and in float32, so a
+greedy example equals its target-only baseline token for token; the timings are those of the machine that ran the
+script. The prompts and seeds are chosen so that the examples a student meets first show every token kind
+(accepted, rejected, recovered, bonus) in their first steps and draft no chat-template marker there
+(tests/test_examples.py holds them to that, and each description's figures to its trace).
 
     python -m specviz.scripts.make_traces               # every recipe
     python -m specviz.scripts.make_traces toy-draft     # only the ones named
+    python -m specviz.scripts.make_traces --clock wall  # wall-clock timings (on a quiet machine of your own)
+
+The timings are CPU time by default (`time.process_time`, one torch thread, `meta["clock"] = "cpu"`): on a shared
+machine wall time mostly measures waiting for a core, while one thread's CPU time is what wall time would be on an
+idle one (the bench's `--clock cpu` does the same). The race says which clock a recording used.
 """
 
 from __future__ import annotations
@@ -20,6 +28,7 @@ from dataclasses import dataclass
 from dataclasses import replace
 
 from specviz.examples import TRACES_DIR
+from specviz.generation import default_clock, torch_threads
 from specviz.models import load_pair
 from specviz.running import proposer_for, run, run_target_only
 from specviz.runspec import RunSpec
@@ -31,6 +40,7 @@ REWRITE_PROMPT = (
     "evaporates into the air. The vapour cools, forms clouds and falls back to the land as rain or snow."
 )
 TOY_PROMPT = "the quick brown fox jumps over the lazy dog. the quick"
+SPIDERS_PROMPT = "Give me three interesting facts about spiders."  # a held-out prompt: the drafts never trained on it
 
 
 @dataclass(frozen=True)
@@ -54,15 +64,23 @@ RECIPES = (
         "smollm-ngram-t07", "Copying text: n-gram drafts (SmolLM2, T = 0.7)",
         "SmolLM2-135M copies a paragraph. The n-gram proposer drafts by looking up what followed the last few tokens "
         "earlier in the text: no draft model at all. Because the output repeats the prompt, long runs of drafts "
-        "are accepted; a rejected draft is replaced by a recovered token, and a step with nothing to look up is a "
-        "plain target token.",
-        _spec("default", "ngram", REWRITE_PROMPT, True, 4, 0.7, 64, seed=5),
+        "are accepted, often with a bonus token after them; where the model words it differently, a draft is "
+        "rejected and replaced by a recovered token.",
+        _spec("default", "ngram", REWRITE_PROMPT, True, 4, 0.7, 64, seed=0),
     ),
     Recipe(
         "smollm-ngram-greedy", "Copying text, greedy: n-gram drafts (SmolLM2, T = 0)",
         "The same copying task at temperature 0. With greedy decoding a draft is accepted exactly when it is the "
         "target's top token, so every decision is a clean yes or no (p is 1 or 0).",
         _spec("default", "ngram", REWRITE_PROMPT, True, 4, 0.0, 64),
+    ),
+    Recipe(
+        "smollm-draft-t07", "A separate draft model, sampling (SmolLM2, T = 0.7)",
+        "The guided path's lesson 4: SmolLM2's 4-layer draft (assets/models/smollm2-draft) samples K = 2 tokens "
+        "per step at T = 0.7, so each guess has a real probability q below 1 and the target keeps it with "
+        "probability min(1, p/q). Rejections with a recovered token come early, and a bonus token follows every "
+        "step whose two drafts were both kept.",
+        _spec("default", "draft", "Explain owls using an analogy.", True, 2, 0.7, 40),
     ),
     Recipe(
         "smollm-layerskip-t07", "An untrained self-draft: layer skip (SmolLM2, T = 0.7)",
@@ -75,10 +93,10 @@ RECIPES = (
         "smollm-eagle-greedy", "A trained feature drafter: EAGLE-style (SmolLM2, T = 0)",
         "The EAGLE-style drafter specviz trained for SmolLM2 (assets/models/smollm2-eagle): one small layer that "
         "reads the target's own last hidden state, predicts the next one, and reads tokens off the target's head "
-        "(c = 0.08). On this held-out prompt it emits about 1.7 tokens per target forward; over 8 held-out "
+        "(c = 0.08). On this held-out prompt it emits about 2.1 tokens per target forward; over 8 held-out "
         "prompts the average is 1.9 at K = 4, about 1.3 times as fast as model.generate on a 2-core CPU in "
         "bfloat16.",
-        _spec("default", "eagle", "Explain owls using an analogy.", True, 4, 0.0, 48),
+        _spec("default", "eagle", SPIDERS_PROMPT, True, 4, 0.0, 48),
     ),
     Recipe(
         "smollm-draft-greedy", "A separate draft model (SmolLM2, T = 0)",
@@ -86,12 +104,12 @@ RECIPES = (
         "adapter layer (assets/models/smollm2-draft), a standalone model that loads with from_pretrained. On the "
         "same prompt it agrees with the target less often than the EAGLE drafter and each draft costs more "
         "(4 layers and the full LM head, c = 0.30), so it is slower than plain decoding: the race shows why.",
-        _spec("default", "draft", "Explain owls using an analogy.", True, 4, 0.0, 48),
+        _spec("default", "draft", SPIDERS_PROMPT, True, 4, 0.0, 48),
     ),
     Recipe(
         "toy-draft", "A toy pair with a draft model (T = 1)",
         "Two tiny random-weight models over a 34-character vocabulary; the draft is the target with noise added "
-        "to its weights, so the two usually agree (acceptance about 0.6 to 0.7). Every kind of token appears: "
+        "to its weights, so the two usually agree (accepted / drafted about 0.7). Every kind of token appears: "
         "accepted drafts, "
         "rejections with a recovered token, and bonus tokens after a fully accepted step.",
         _spec("toy", "draft", TOY_PROMPT, False, 4, 1.0, 64),
@@ -99,22 +117,25 @@ RECIPES = (
 )
 
 
-def record(recipe: Recipe, pairs: dict) -> tuple[Trace, Trace]:
-    """The speculative trace and the target-only baseline for one recipe, with the recipe in `meta`."""
+def record(recipe: Recipe, pairs: dict, clock: str = "cpu") -> tuple[Trace, Trace]:
+    """The speculative trace and the target-only baseline for one recipe, with the recipe in `meta` (and which
+    clock timed it: "cpu", one thread's process time, or "wall")."""
     settings = recipe.spec
     if settings.pair not in pairs:
         # float32: greedy examples then equal target-only decoding exactly (bfloat16 only up to numerics)
         pairs[settings.pair] = load_pair(settings.pair, device="cpu", dtype="float32")
     pair = pairs[settings.pair]
     proposer = proposer_for(settings, pair)
-    # untimed warm-up: first calls pay one-time costs (allocations, kernel choice) that would distort the race
-    warm = replace(settings, max_new_tokens=4)
-    run(warm, pair=pair, proposer=proposer)
-    run_target_only(warm, pair=pair)
-    spec = run(settings, pair=pair, proposer=proposer)
-    base = run_target_only(settings, pair=pair)
+    timer = time.process_time if clock == "cpu" else default_clock
+    with torch_threads(1 if clock == "cpu" else None):
+        # untimed warm-up: first calls pay one-time costs (allocations, kernel choice) that would distort the race
+        warm = replace(settings, max_new_tokens=4)
+        run(warm, pair=pair, proposer=proposer, clock=timer)
+        run_target_only(warm, pair=pair, clock=timer)
+        spec = run(settings, pair=pair, proposer=proposer, clock=timer)
+        base = run_target_only(settings, pair=pair, clock=timer)
     meta = dict(example=recipe.name, title=recipe.title, description=recipe.description,
-                recorded=time.strftime("%Y-%m-%d"))
+                recorded=time.strftime("%Y-%m-%d"), clock=clock)
     spec.meta.update(meta)
     base.meta.update(meta, title=f"{recipe.title}: target only")
     return spec, base
@@ -123,6 +144,8 @@ def record(recipe: Recipe, pairs: dict) -> tuple[Trace, Trace]:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m specviz.scripts.make_traces", description=__doc__.split("\n")[0])
     parser.add_argument("names", nargs="*", help="recipes to record (default: all)")
+    parser.add_argument("--clock", choices=("cpu", "wall"), default="cpu",
+                        help="time the steps by one thread's CPU time (default) or by the wall clock")
     args = parser.parse_args(argv)
     known = {r.name: r for r in RECIPES}
     unknown = [n for n in args.names if n not in known]
@@ -133,11 +156,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     pairs: dict = {}
     for recipe in [known[n] for n in args.names] or RECIPES:
         start = time.perf_counter()
-        spec, base = record(recipe, pairs)
+        spec, base = record(recipe, pairs, args.clock)
         (TRACES_DIR / f"{recipe.name}.json").write_text(spec.to_json() + "\n", encoding="utf-8")
         (TRACES_DIR / f"{recipe.name}.baseline.json").write_text(base.to_json() + "\n", encoding="utf-8")
         print(f"{recipe.name}: {spec.num_tokens} tokens in {spec.num_steps} steps (baseline {base.num_steps}), "
-              f"acceptance {spec.acceptance_rate:.2f}, recorded in {time.perf_counter() - start:.1f} s")
+              f"accepted / drafted {spec.acceptance_rate:.2f}, recorded in {time.perf_counter() - start:.1f} s")
     return 0
 
 

@@ -6,6 +6,9 @@ Starts `streamlit run app.py` on a free local port, drives Debian's Chromium wit
     assets/screenshots/race.png         the Timeline & race page on its default example
     assets/screenshots/learn.png        the guided path at lesson 3, the accept rule
     assets/screenshots/theory-batch.png the Theory explorer's batch section (when speculation stops paying)
+    assets/screenshots/pt-race.png      the race again, in Portuguese (README.pt-BR.md shows the pt- shots)
+    assets/screenshots/pt-learn.png     lesson 3 again, in Portuguese
+    assets/screenshots/pt-playground.png, pt-theory-batch.png   the Playground and the Theory explorer in Portuguese
 
 Needs `chromium` on PATH (`make browser` installs it). The browser test (tests/test_browser.py) reuses the
 helpers here: `free_port`, `serve`, `launch`, `wait_for_app`.
@@ -151,20 +154,26 @@ def _scroll_to_top_of(page, locator, margin: int = 90) -> None:
 
 
 # the Playground's step headline when some drafts were kept and then one was rejected (the most telling step)
-PARTLY_ACCEPTED = re.compile(r"Drafted \d+, accepted [1-9]\d*, then 1 recovered")
+PARTLY_ACCEPTED = {"en": re.compile(r"Drafted \d+, accepted [1-9]\d*, then 1 recovered"),
+                   "pt": re.compile(r"Rascunhados \d+, aceitos [1-9]\d*, depois 1 token recuperado")}
+NEXT_STEP = {"en": "Next step", "pt": "Próximo passo"}
 
 
-def playground_shot(page, base: str, out: Path, max_steps: int = 12) -> Path:
+def playground_shot(page, base: str, out: Path, max_steps: int = 12, lang: str = "en") -> Path:
     """The Playground at the first step that kept some drafts and rejected one (or, failing that, the last step
     tried with a rejection on screen), scrolled to that step."""
-    page.goto(f"{base}/playground")
+    page.goto(f"{base}/playground" + ("?lang=pt" if lang == "pt" else ""))
     wait_for_app(page)
     for _ in range(max_steps):
-        click_button(page, "Next step")
-        if page.get_by_text(PARTLY_ACCEPTED).count():
+        click_button(page, NEXT_STEP[lang])
+        if page.get_by_text(PARTLY_ACCEPTED[lang]).count():
             break
-    _scroll_to_top_of(page, page.get_by_role("button", name="Next step"))
-    return shoot(page, out / "playground.png")
+    _scroll_to_top_of(page, page.get_by_role("button", name=NEXT_STEP[lang]))
+    return shoot(page, out / ("pt-playground.png" if lang == "pt" else "playground.png"))
+
+
+def pt_playground_shot(page, base: str, out: Path) -> Path:
+    return playground_shot(page, base, out, lang="pt")
 
 
 @dataclass(frozen=True)
@@ -192,8 +201,15 @@ class ChartShot:
 race_shot = ChartShot("race", "race.png", lambda page: page.locator('[data-testid="stMetric"]'), margin=70)
 # The guided path at lesson 3 (the rule) with lessons 1 and 2 done: the progress, the objective, the text and the
 # accept-rule slider.
-learn_shot = ChartShot("learn?lesson=3&done=1,2", "learn.png", lambda page: page.get_by_text("lessons done"),
+learn_shot = ChartShot("learn?lesson=3&done=1,2", "learn.png", lambda page: page.get_by_text("lessons mastered"),
                        margin=110)
+# The same two in Portuguese, for README.pt-BR.md.
+pt_race_shot = ChartShot("race?lang=pt", "pt-race.png", lambda page: page.locator('[data-testid="stMetric"]'),
+                         margin=70)
+pt_learn_shot = ChartShot("learn?lesson=3&done=1,2&lang=pt", "pt-learn.png",
+                          lambda page: page.get_by_text("lições dominadas"), margin=110)
+pt_theory_shot = ChartShot("theory?lang=pt", "pt-theory-batch.png",
+                           lambda page: page.get_by_text("Contexto por sequência (tokens)"), margin=60, settle_ms=1000)
 # The Theory explorer's "When speculation stops paying" section at its defaults (7B drafts for 72B on an H100,
 # α = 0.8, K = 4): the inputs, the metrics at batch 1 and the two batch charts.
 theory_shot = ChartShot("theory", "theory-batch.png", lambda page: page.get_by_text("Context per sequence (tokens)"),
@@ -224,7 +240,8 @@ def main(argv: list[str] | None = None) -> int:
         page = context.new_page()
         page.goto(base)  # the landing page first: a fresh server routes deep links only after st.navigation ran once
         wait_for_app(page, timeout=90)
-        for shot in (playground_shot, race_shot, learn_shot, theory_shot):
+        for shot in (playground_shot, race_shot, learn_shot, theory_shot, pt_playground_shot, pt_race_shot,
+                     pt_learn_shot, pt_theory_shot):
             path = shot(page, base, args.out)
             print(f"{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}: {path.stat().st_size // 1000} KB")
     return 0

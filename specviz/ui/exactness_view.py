@@ -24,7 +24,7 @@ from specviz.models import Pair
 from specviz.runspec import RunSpec
 from specviz.trace import Trace
 from specviz.ui.charts import show
-from specviz.ui.escaping import escape_text, plot_text
+from specviz.ui.escaping import escape_markdown, escape_text, plot_text
 from specviz.ui.palette import BLUISH_GREEN, GREY, P_COLOR, Q_COLOR, RESIDUAL_COLOR, VERMILLION
 from specviz.ui.runs import with_turn
 
@@ -40,7 +40,7 @@ BARS = lab.BARS
 OTHERS = N_("(all others)")
 RULE_BOX = N_("**{label}.** {text}")
 TABLE_COLUMNS = {"rule": N_("rule"), "exact": N_("exact"), "drift (TV)": N_("drift (TV)"),
-                 "acceptance": N_("acceptance"), "tokens/step": N_("tokens/step"), "speedup ×": N_("speedup ×")}
+                 "acceptance": N_("acceptance probability α"), "tokens/step": N_("tokens/step"), "speedup ×": N_("speedup ×")}
 SOURCES = {"prompt": N_("p and q at the prompt above"), "session": N_("the trace in this session"),
            "example": N_("an example trace")}
 
@@ -240,7 +240,7 @@ def render_samples(result: LabResult, rule_label: str, drift: float | None) -> N
 
 
 def render_rule_economics(rule: exactness.Rule, dists: StepDistributions, k: int, c: float) -> None:
-    """How far the rule drifts from p at this prompt, and the speed its acceptance rate would buy."""
+    """How far the rule drifts from p at this prompt, and the speed its acceptance probability α would buy."""
     p, q = dists.target_probs, dists.draft_probs
     dist, rule_alpha = exactness.one_step_distribution(rule, p, q)
     exact_alpha = float(torch.minimum(p.double(), q.double()).sum())
@@ -248,7 +248,7 @@ def render_rule_economics(rule: exactness.Rule, dists: StepDistributions, k: int
     b1, b2, b3 = st.columns(3)
     b1.metric(_("Drift from p (exact, one step)"), number(exactness.tv_distance(dist, p), 4),
               help=_("TV distance between what this rule emits and p, from its closed form at this prompt."))
-    b2.metric(_("Chance a draft is kept"), number(rule_alpha, 3),
+    b2.metric(_("Acceptance probability α"), number(rule_alpha, 3),
               delta=_("{delta} vs exact rule", delta=signed(rule_alpha - exact_alpha, 3)),
               delta_color="off", help=_("This rule's α: the chance one draft x ~ q is kept (the exact rule's is "
                                         "Σ min(p, q)). Not the measured accepted / drafted."))
@@ -326,3 +326,50 @@ def render_decomposition(dists: StepDistributions, session_trace: object) -> Non
     if note:
         d1.caption(note)
     show(decomposition_figure(bar_labels, decomposition, draft_probs, alpha_text), "exact_decomposition", d2)
+
+
+# ---- greedy: the target's own text, in float32 and in bfloat16 ------------------------------------------------------
+
+GREEDY_DTYPES = {"float32": N_("float32 (exact)"), "bfloat16": N_("bfloat16 (this CPU's default: up to numerics)")}
+GREEDY_TOKENS = 48
+
+
+def render_greedy_identity(pair_name: str, prompt: str) -> None:
+    """Speculative and target-only decoding of the prompt at temperature 0, in the dtype the reader picks, and where
+    (and why) their texts part: the exact rule gives the target's own greedy text, float32 shows it token for token,
+    bfloat16 only up to numerics."""
+    from specviz.running import with_dtype
+    from specviz.bench.quoted import greedy_identity_counts
+    from specviz.ui.greedy_compare import explain
+    from specviz.ui.runs import run_autoregressive, run_speculative, start_live_run
+    from specviz.ui.tokens import output_html
+
+    st.caption(_("At temperature 0 the exact rule keeps the target's most likely token, so speculative decoding must "
+                 "write the target's own greedy text. In float32 it does, token for token. In bfloat16 the verify pass "
+                 "over K + 1 tokens rounds differently from a one-token pass, a near-tie between the target's two best "
+                 "tokens can flip, and every token after it differs: lossless only up to numerics. The committed "
+                 "check matched on {fp32} held-out prompts in float32 and {bf16} in bfloat16.", **greedy_identity_counts()))
+    c1, c2 = st.columns([2, 1])
+    dtype = c1.radio(_("Numbers in"), list(GREEDY_DTYPES), horizontal=True, key="exact_greedy_dtype",
+                     format_func=lambda d: _(GREEDY_DTYPES[d]))
+    spec = RunSpec(pair=with_dtype(pair_name, dtype), prompt=prompt, temperature=0.0, max_new_tokens=GREEDY_TOKENS)
+    if c2.button(_("Run both, greedy"), key="exact_greedy_run", type="primary"):
+        try:
+            start_live_run(spec)
+        except ValueError as exc:
+            st.warning(escape_markdown(str(exc)))
+            return
+        st.session_state["exact_greedy_spec"] = spec
+    if st.session_state.get("exact_greedy_spec") != spec:
+        return
+    try:
+        speculative, base = run_speculative(spec), run_autoregressive(spec)
+    except ValueError as exc:
+        st.error(escape_markdown(str(exc)))
+        return
+    st.markdown(explain(speculative, base))
+    left, right = st.columns(2)
+    left.markdown(_("**Speculative** ({n} tokens)", n=speculative.num_tokens))
+    left.html(output_html(speculative))
+    right.markdown(_("**Target only** ({n} tokens)", n=base.num_tokens))
+    right.html(output_html(base))

@@ -1,4 +1,4 @@
-"""Where the learner stands on the guided path: read from the URL once per session (`?lesson=4&done=1,2,3`, parsed
+"""Where the learner stands on the guided path: read from the URL once per session (`?lesson=4&done=1,2&tried=3`, parsed
 by `specviz.learn.parse_progress`), kept in `specviz.ui.state` (the Quiz reads it), moved by the page's buttons and
 written back into the address bar on every run, so a reload or a shared link comes back to the same place."""
 
@@ -33,17 +33,17 @@ def problem() -> str | None:
     return parse_progress(params)[1] if params else None
 
 
-def go(lesson: int | str, finished: int | None = None) -> None:
-    """Callback of the navigation buttons: move, marking `finished` (the lesson left behind) done."""
-    state.set_learn_progress(current().go(lesson, finished))
+def go(lesson: int | str) -> None:
+    """Callback of the navigation buttons: move (moving marks nothing; a lesson is mastered by its checks)."""
+    state.set_learn_progress(current().go(lesson))
     st.session_state.pop("learn_problem", None)
     st.session_state["learn_moves"] = st.session_state.get("learn_moves", 0) + 1
     st.session_state["learn_scroll"] = True
 
 
-def finish(lesson: int) -> None:
-    """Mark a lesson done without moving (all its checks are answered)."""
-    state.set_learn_progress(current().go(current().lesson, lesson))
+def checked(lesson: int, all_right: bool) -> None:
+    """After a check of `lesson` was graded: mastered when all its checks are right, else attempted."""
+    state.set_learn_progress(current().checked(lesson, all_right))
 
 
 def jump() -> None:
@@ -61,7 +61,7 @@ def scroll_up_after_a_move() -> None:
 def write_url(progress: Progress) -> None:
     """Put the progress in the address bar, touching only its own parameters (others, such as a language, stay)."""
     wanted = progress.to_params()
-    for key in ("lesson", "done"):
+    for key in ("lesson", "done", "tried"):
         if key in wanted and st.query_params.get(key) != wanted[key]:
             st.query_params[key] = wanted[key]
         elif key not in wanted and key in st.query_params:

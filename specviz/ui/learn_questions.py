@@ -24,6 +24,9 @@ TEXT = {  # English messages, translated with `_()` where they are shown
     "revisit_button": N_("Lesson {number}: {title}"),
     "again": N_("Take the exit ticket again"),
     "quiz_link": N_("Quiz yourself on the concepts you have met"),
+    "mastered": N_("Lesson mastered: every check answered right."),
+    "attempted": N_("Attempted: {right} of {total} checks right so far. A lesson is mastered when all are right; "
+                    "try the others again."),
 }
 
 
@@ -36,7 +39,8 @@ def _try_again(run: QuizRun, question_id: str) -> None:
 
 
 def checks(bank: Bank, lesson: Lesson) -> None:
-    """The lesson's questions, each with its own Check button; all answered marks the lesson done."""
+    """The lesson's questions, each with its own Check button; every answer marks the lesson attempted, all of
+    them right marks it mastered. A line under them says which."""
     runs = st.session_state.setdefault("learn_checks", {})
     run: QuizRun = runs.setdefault(lesson.number, QuizRun(check_questions(bank, lesson), seed=0))
     if run.questions != check_questions(bank, lesson):  # the learner switched language: the same questions, theirs
@@ -59,9 +63,21 @@ def checks(bank: Bank, lesson: Lesson) -> None:
                     st.warning(_(quiz_view.TEXT["give_answer"]))
                 else:
                     run.submit(question, answer)
-                    if len(run.grades) == len(run.questions):
-                        learn_progress.finish(lesson.number)
+                    right = sum(g.correct for g in run.grades.values())
+                    learn_progress.checked(lesson.number, right == len(run.questions))
                     st.rerun()
+    status(run)
+
+
+def status(run: QuizRun) -> None:
+    """Mastered, or how many checks are right so far (nothing before the first answer)."""
+    right = sum(g.correct for g in run.grades.values())
+    if not run.grades:
+        return
+    if right == len(run.questions):
+        st.success(_(TEXT["mastered"]))
+    else:
+        st.caption(_(TEXT["attempted"], right=right, total=len(run.questions)))
 
 
 def ticket(bank: Bank, progress: Progress) -> None:

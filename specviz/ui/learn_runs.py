@@ -1,6 +1,7 @@
-"""The guided path's interactions on recorded example traces, drawn with the app's own views: the Overview's
-player (lesson 2), the Playground's step panel with predict-then-reveal (lesson 4), the p/q sandbox's simulation
-(lesson 5) and the Proposers page's examples (lesson 8). This module only picks the inputs.
+"""The guided path's interactions on recorded runs, drawn with the app's own views: the Overview's player (lesson
+2), the Playground's step panel with predict-then-reveal (lesson 4, on a separate draft model's sampled trace, so q
+is a real probability and a rejection comes first), the p/q sandbox's simulation (lesson 5), the Proposers page's
+examples (lesson 8) and the committed vLLM sweep's counters (lesson 11). This module only picks the inputs.
 
 `WIDGETS` maps a lesson's `interaction` name (specviz.learn) to the function that draws it; widget keys start with
 `learn_`; every sentence is in `TEXT` with named placeholders.
@@ -10,13 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import pandas as pd
 import streamlit as st
 
 from specviz.examples import get_example, load_example
 from specviz.exactness import RULES
 from specviz.exactness.sandbox import SandboxSamples, sandbox_step, simulate
-from specviz.i18n import N_, _, number
+from specviz.i18n import N_, _, number, times
 from specviz.learn import Lesson
+from specviz.serving.results import ServingResult, find_serving_results
 from specviz.ui import overview_view, proposers_view, sandbox_view
 from specviz.ui.charts import show
 from specviz.ui.predict import Predictor
@@ -37,13 +40,21 @@ TEXT = {  # English messages, translated with `_()` where they are shown
                   "one. Grey is what came out, blue is p: under an exact rule they match."),
     "match": N_("What came out matches p: the differences are no larger than chance alone produces."),
     "off": N_("What came out does not match p: the differences are far larger than chance would produce."),
+    "no_sweep": N_("No committed serving sweep: `python -m specviz serve sweep` records one (the Serving lab runs it)."),
+    "col_prompt": N_("prompt"),
+    "col_spec": N_("speculation"),
+    "col_streams": N_("streams"),
+    "col_rate": N_("acceptance rate (accepted / drafted)"),
+    "col_mal": N_("mean accepted length"),
+    "col_speedup": N_("throughput vs no speculation"),
+    "sweep_caption": N_("What vLLM's own counters said while a load generator raised the number of concurrent streams: "
+                        "{build}, {model} in {dtype}, K = {k}, on a {cores}-core CPU. The same counters are live on "
+                        "the Serving lab page while a server runs. Measured with:"),
 }
 
 # lesson 8: the three proposers it teaches (the toy pair's draft model: the SmolLM2 one's notes name EAGLE, lesson 9)
 EXAMPLES = ("smollm-ngram-greedy", "toy-draft", "smollm-layerskip-t07")
-# lesson 4 offers six steps of its recording, from the second: the first drafts a chat-template marker, and a
-# beginner's first struck-through chip should be a word
-STEPS = range(1, 7)
+STEPS = 6  # lesson 4 offers this many steps of its recording, from the first one with a rejection
 RULE_CHOICES = ("exact", "resample_from_target", "accept_all")
 PREDICTOR = Predictor("learn")
 
@@ -63,9 +74,16 @@ def _toggle_reveal(trace_id: str, index: int) -> None:
         revealed.add(index)
 
 
+def offered_steps(trace) -> list[int]:
+    """Lesson 4's steps: STEPS of them from the first step with a rejection, so the lesson opens on one (and on the
+    first step when nothing was ever rejected)."""
+    first = next((s.index for s in trace.steps if any(d.reached and not d.accepted for d in s.decisions)), 0)
+    return [i for i in range(first, first + STEPS) if i < trace.num_steps] or [0]
+
+
 def first_disagreement(lesson: Lesson) -> None:
     trace, _meta = load_example(lesson.example)
-    steps = [i for i in STEPS if i < trace.num_steps] or [0]
+    steps = offered_steps(trace)
     index = st.segmented_control(_(TEXT["step_pick"]), steps, default=steps[0], required=True, key="learn_step",
                                  format_func=lambda i: _(TEXT["step_label"], n=i + 1))
     index = steps[0] if index is None else index
@@ -114,6 +132,36 @@ def proposers(lesson: Lesson) -> None:
     proposers_view.render_example(name, "learn_example_view")
 
 
+def production(lesson: Lesson) -> None:
+    """What a real server's counters said as the load grew: the committed vLLM sweep, one row per configuration."""
+    files = find_serving_results()
+    if not files:
+        st.info(_(TEXT["no_sweep"]))
+        return
+    result = ServingResult.load(files[0])
+    rows = []
+    for prompt in result.prompt_names():
+        for spec in [s for s in result.specs() if s != "none"]:
+            for streams in result.concurrencies(prompt):
+                level, speedup = result.level(spec, prompt, streams), result.speedup(spec, prompt, streams)
+                if level is None:
+                    continue
+                rows.append({_(TEXT["col_prompt"]): prompt, _(TEXT["col_spec"]): spec, _(TEXT["col_streams"]): streams,
+                             _(TEXT["col_rate"]): _fmt(level.acceptance_rate),
+                             _(TEXT["col_mal"]): _fmt(level.mean_accepted_length),
+                             _(TEXT["col_speedup"]): "–" if speedup is None else times(speedup)})
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key="learn_production_table")
+    server = result.server
+    st.caption(_(TEXT["sweep_caption"], build=server.get("build", "?"), model=server.get("model", "?"),
+                 dtype=server.get("dtype", "?"), k=server.get("k", "?"), cores=result.machine.get("cores", "?")))
+    st.code(result.command, language="bash")
+
+
+def _fmt(value: float | None) -> str:
+    return "–" if value is None else number(value)
+
+
 WIDGETS: dict[str, Callable[[Lesson], None]] = {
     "loop": loop, "first_disagreement": first_disagreement, "exactness": exactness, "proposers": proposers,
+    "production": production,
 }

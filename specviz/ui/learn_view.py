@@ -1,6 +1,6 @@
 """The guided path's page: where the learner stands (`specviz.ui.learn_progress`), a row of lessons to jump with,
 one lesson (objective, text, its interaction from `specviz.ui.learn_widgets` or `specviz.ui.learn_runs`, its
-checks from `specviz.ui.learn_questions`), the previous / next buttons, and after lesson 10 the exit ticket. The
+checks from `specviz.ui.learn_questions`), the previous / next buttons, and after the last lesson the exit ticket. The
 lessons themselves are data in `specviz.learn`. Widget keys start with `learn_`.
 """
 
@@ -19,10 +19,14 @@ INTERACTIONS = {**learn_widgets.WIDGETS, **learn_runs.WIDGETS}  # a lesson's int
 PAGE_TITLES = {path: title for pages in PAGES.values() for path, title, _icon in pages}
 TEXT = {  # English messages, translated with `_()` where they are shown
     "title": N_("Guided path"),
-    "intro": N_("Ten short lessons, from why decoding is slow to when speculation stops paying. Each has one thing to "
-             "try and two or three questions; every term is explained before it is used. Your place is kept in "
-             "the address bar, so a reload or a bookmark brings you back here."),
-    "progress": N_("{done} of {total} lessons done"),
+    "intro": N_("{total} short lessons, from why decoding is slow to running it for real. Each has one thing to try "
+             "and two to four questions; every term is explained before it is used. A lesson is mastered when all "
+             "its questions are answered right. Your place is kept in the address bar, so a reload or a bookmark "
+             "brings you back here."),
+    "progress": N_("{done} of {total} lessons mastered, {tried} more attempted"),
+    "mastered_mark": N_("{number} ✓"),
+    "tried_mark": N_("{number} ◐"),
+    "marks_help": N_("✓ mastered: every check answered right · ◐ attempted: a check answered, not all right yet"),
     "jump": N_("Lessons"),
     "ticket_label": N_("Exit ticket"),
     "heading": N_("Lesson {number} of {total}: {title}"),
@@ -35,19 +39,29 @@ TEXT = {  # English messages, translated with `_()` where they are shown
     "next": N_("Next lesson →"),
     "to_ticket": N_("Take the exit ticket →"),
     "start_title": N_("New to speculative decoding?"),
-    "start_text": N_("Take the guided path: ten short lessons, each with one thing to try and two or three questions."),
+    "start_text": N_("Take the guided path: {total} short lessons, each with one thing to try and two to four "
+                  "questions."),
     "start_link": N_("Start the guided path"),
 }
 
 
 def progress_bar(progress: Progress) -> None:
-    """How far along, and a row of lesson numbers (✓ for done) to jump with."""
-    st.progress(len(progress.done) / LAST, text=_(TEXT["progress"], done=len(progress.done), total=LAST))
+    """How far along (mastered and attempted apart), and a row of lesson numbers to jump with (✓ mastered,
+    ◐ attempted)."""
+    tried = progress.tried - progress.done
+    st.progress(len(progress.done) / LAST, text=_(TEXT["progress"], done=len(progress.done), total=LAST,
+                                                  tried=len(tried)))
     options = [str(lesson.number) for lesson in LESSONS] + [TICKET]
     st.session_state["learn_jump"] = str(progress.lesson)
-    st.segmented_control(
-        _(TEXT["jump"]), options, key="learn_jump", on_change=learn_progress.jump, label_visibility="collapsed",
-        format_func=lambda o: _(TEXT["ticket_label"]) if o == TICKET else f"{o} ✓" if int(o) in progress.done else o)
+
+    def shown(option: str) -> str:
+        if option == TICKET:
+            return _(TEXT["ticket_label"])
+        mark = "mastered_mark" if int(option) in progress.done else "tried_mark" if int(option) in tried else None
+        return _(TEXT[mark], number=option) if mark else option
+
+    st.segmented_control(_(TEXT["jump"]), options, key="learn_jump", on_change=learn_progress.jump,
+                         label_visibility="collapsed", format_func=shown, help=_(TEXT["marks_help"]))
 
 
 def render_lesson(bank: Bank, lesson: Lesson) -> None:
@@ -72,7 +86,7 @@ def navigation(progress: Progress) -> None:
         left.button(_(TEXT["prev"]), key="learn_prev", on_click=learn_progress.go, args=(lesson - 1,), width="stretch")
     label = _(TEXT["to_ticket"]) if lesson == LAST else _(TEXT["next"])
     right.button(label, key="learn_next", type="primary", on_click=learn_progress.go, width="stretch",
-                 args=(TICKET if lesson == LAST else lesson + 1, lesson))
+                 args=(TICKET if lesson == LAST else lesson + 1,))
 
 
 def render(bank: Bank) -> None:
@@ -81,7 +95,7 @@ def render(bank: Bank) -> None:
     if learn_progress.problem():
         st.warning(escape_markdown(learn_progress.problem()))  # it repeats the link's value: no links, no markup
     learn_progress.scroll_up_after_a_move()
-    st.caption(_(TEXT["intro"]))
+    st.caption(_(TEXT["intro"], total=LAST))
     progress_bar(progress)
     if progress.lesson == TICKET:
         learn_questions.ticket(bank, progress)
@@ -98,5 +112,5 @@ def render(bank: Bank) -> None:
 def start_link() -> None:
     """The Overview's pointer for a first-time learner: one sentence and the link to lesson 1."""
     with st.container(border=True):
-        st.markdown(f"**{_(TEXT['start_title'])}** {_(TEXT['start_text'])}")
+        st.markdown(f"**{_(TEXT['start_title'])}** {_(TEXT['start_text'], total=LAST)}")
         learn_progress.link("pages/learn.py", _(TEXT["start_link"]), ":material/school:", {"lesson": "1"})

@@ -4,6 +4,9 @@
 page's tree diagram) and the verify cost (lessons 6, 7, 9, 10). The recorded-run interactions are in
 `specviz.ui.learn_runs`.
 
+Every widget opens on values other than those its lesson's check questions ask about, so the check is not answered
+on the screen above it (tests/test_learn_page.py holds them to that).
+
 `WIDGETS` maps a lesson's `interaction` name (specviz.learn) to the function that draws it; widget keys start with
 `learn_`; every sentence is in `TEXT` with named placeholders.
 """
@@ -40,7 +43,7 @@ TEXT = {  # English messages, translated with `_()` where they are shown
     "u": N_("u: the uniform draw"),
     "rule_kept": N_("min(1, p/q) = {a}, and u = {u} < {a}: x is **kept** ✓."),
     "rule_dropped": N_("min(1, p/q) = {a}, and u = {u} ≥ {a}: x is **rejected** ✗."),
-    "alpha": N_("α (acceptance rate)"),
+    "alpha": N_("α (acceptance probability)"),
     "k": N_("K (drafts per step)"),
     "c": N_("c (draft cost / target cost)"),
     "tokens": N_("Expected tokens per step"),
@@ -76,11 +79,11 @@ def _chart(fig: go.Figure, key: str, title: str, x: str, y: str) -> None:
 
 def bandwidth(lesson: Lesson) -> None:
     left, middle, right = st.columns(3)
-    params = left.select_slider(_(TEXT["params"]), [0.135, 0.5, 1, 3, 7, 13, 70], value=7, key="learn_params",
+    params = left.select_slider(_(TEXT["params"]), [0.135, 0.5, 1, 3, 7, 13, 70], value=13, key="learn_params",
                                 format_func=_decimal)
     size = middle.radio(_(TEXT["bytes"]), [4, 2, 1], index=1, horizontal=True, key="learn_bytes",
                         format_func=lambda b: _(TEXT["bytes_names"][b]))
-    bw = right.select_slider(_(TEXT["bandwidth"]), [0.05, 0.1, 0.5, 1.0, 2.0, 3.35, 4.8], value=2.0, key="learn_bw",
+    bw = right.select_slider(_(TEXT["bandwidth"]), [0.05, 0.1, 0.5, 1.0, 2.0, 3.35, 4.8], value=3.35, key="learn_bw",
                              format_func=_decimal)
     rate = FORMULAS["decode_tokens_per_second"](params_billion=params, bytes_per_param=size, bandwidth_tb_s=bw)
     st.metric(_(TEXT["rate"]), number(rate, 0), help=_(TEXT["rate_help"]))
@@ -89,9 +92,9 @@ def bandwidth(lesson: Lesson) -> None:
 
 def rule(lesson: Lesson) -> None:
     left, middle, right = st.columns(3)
-    p = left.slider(_(TEXT["p"]), 0.0, 1.0, 0.2, 0.01, key="learn_p")
-    q = middle.slider(_(TEXT["q"]), 0.01, 1.0, 0.5, 0.01, key="learn_q")
-    u = right.slider(_(TEXT["u"]), 0.0, 0.99, 0.3, 0.01, key="learn_u")
+    p = left.slider(_(TEXT["p"]), 0.0, 1.0, 0.3, 0.01, key="learn_p")
+    q = middle.slider(_(TEXT["q"]), 0.01, 1.0, 0.6, 0.01, key="learn_q")
+    u = right.slider(_(TEXT["u"]), 0.0, 0.99, 0.7, 0.01, key="learn_u")
     a = min(1.0, p / q)
     d = Decision(0, 0, "x", q, p, p / q, a, u, u < a, True)
     show(accept_strip_figure(d), "learn_strip")
@@ -100,8 +103,8 @@ def rule(lesson: Lesson) -> None:
 
 def _sliders(keys: tuple[str, ...]) -> dict[str, float]:
     """α, K and c sliders, as many as asked for, in one row."""
-    specs = {"alpha": (_(TEXT["alpha"]), 0.0, 1.0, 0.8, 0.05), "k": (_(TEXT["k"]), 1, 10, 4, 1),
-             "c": (_(TEXT["c"]), 0.0, 0.5, 0.05, 0.01)}
+    specs = {"alpha": (_(TEXT["alpha"]), 0.0, 1.0, 0.7, 0.05), "k": (_(TEXT["k"]), 1, 10, 3, 1),
+             "c": (_(TEXT["c"]), 0.0, 0.5, 0.1, 0.01)}
     columns = st.columns(len(keys))
     return {name: col.slider(*specs[name], key=f"learn_{name}") for col, name in zip(columns, keys)}
 
@@ -146,7 +149,7 @@ def trees(lesson: Lesson) -> None:
 
 def limits(lesson: Lesson) -> None:
     v = _sliders(("alpha", "k", "c"))
-    cost = st.slider(_(TEXT["v"]), 1.0, 6.0, 1.0, 0.1, key="learn_v")
+    cost = st.slider(_(TEXT["v"]), 1.0, 6.0, 2.5, 0.1, key="learn_v")
     costs = [1 + i / 10 for i in range(51)]
     values = [theory.speedup_with_verify_cost(v["alpha"], v["k"], v["c"], x) for x in costs]
     fig = go.Figure(go.Scatter(x=costs, y=values, mode="lines", line=dict(color="#0072B2")))

@@ -30,7 +30,7 @@ NEXT_PAGES = {
     "playground": N_("step through real generations one decision at a time"),
     "race": N_("race speculative against plain decoding on a wall clock"),
     "exactness": N_("check that the output distribution is exactly the target's"),
-    "theory": N_("how acceptance α and K set the expected speedup"),
+    "theory": N_("how the acceptance probability α and K set the expected speedup"),
     "quiz": N_("test yourself"),
 }
 

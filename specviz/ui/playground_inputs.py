@@ -96,6 +96,16 @@ def example_trace() -> tuple[Trace, str] | None:
     return trace, f"example:{name}"
 
 
+def example_baseline(name: str | None) -> Trace | None:
+    """The target-only recording of an example (None for an unknown name or one recorded without it)."""
+    if not name:
+        return None
+    try:
+        return load_example(name)[1]
+    except ValueError:
+        return None
+
+
 def _copy_to_live(trace: Trace) -> None:
     values = settings_of(trace)
     if values is None:

@@ -20,6 +20,7 @@ import streamlit as st
 import torch
 from streamlit.errors import StreamlitAPIException
 
+from specviz.bench import quoted
 from specviz.examples import list_examples, load_example
 from specviz.exactness import one_step_distribution
 from specviz.i18n import N_, _, get_language, number
@@ -66,6 +67,7 @@ class Proposer:
     dot: str
     example: str | None = None  # a recorded trace in assets/traces where specviz has this proposer
     quiz_prefixes: tuple[str, ...] = ()  # quiz question ids that test it start with one of these
+    figures: tuple[str, ...] = ()  # the measured figures its texts quote (keys of `measured()`)
 
 
 PROPOSERS: list[Proposer] = [
@@ -74,7 +76,8 @@ PROPOSERS: list[Proposer] = [
         how=N_("A small language model with the same tokenizer writes K tokens one by one; the target scores them in "
                "one pass. The classic form (Leviathan et al. 2023, Chen et al. 2023)."),
         costs=N_("A second model's weights and its own KV cache, K draft forwards per step (c is a draft forward's "
-                 "cost in target forwards: 0.30 for specviz's 4-layer draft, which still pays the full LM head)."),
+                 "cost in target forwards: {c_draft} for specviz's 4-layer draft, which still pays the full LM "
+                 "head)."),
         needs=N_("The same tokenizer and vocabulary as the target (or a translation layer); a draft trained on "
                  "similar text, ideally distilled from the target."),
         wins=N_("A family with a small sibling (a 1B draft for a 70B target: c ≈ 0.02) and predictable text."),
@@ -82,47 +85,53 @@ PROPOSERS: list[Proposer] = [
         dot=_dot({"ctx": (N_("text so far"), _PLAIN), "d": (N_("small draft LM\\n(K forwards)"), _DRAFT),
                   "t": (N_("target\\n(1 pass, K+1 positions)"), _TARGET)},
                  [("ctx", "d", N_("tokens")), ("d", "t", N_("K tokens + q"))]),
-        example="smollm-draft-greedy", quiz_prefixes=("ci-tokenizer",)),
+        example="smollm-draft-greedy", quiz_prefixes=("ci-tokenizer",), figures=("c_draft",)),
     Proposer(
         "ngram", N_("n-gram prompt lookup"),
         how=N_("No model at all: find the last few tokens earlier in the text (the prompt or the output so far) and "
                "propose what followed them there. q is a point mass on that guess, so min(1, p/q) becomes p(guess)."),
         costs=N_("Almost nothing: a string search per step (c ≈ 0). No weights, no second cache, no training."),
         needs=N_("Text that repeats: the answer must copy spans of the prompt or of itself."),
-        wins=N_("Summaries, rewrites, code edits, retrieval answers, quoting: 1.9–2.2× here on copying prompts."),
+        wins=N_("Summaries, rewrites, code edits, retrieval answers, quoting: {ngram}× here on copying prompts."),
         loses=N_("Open-ended writing: nothing matches, so there is nothing to draft, or the guesses are wrong."),
         dot=_dot({"ctx": (N_("text so far"), _PLAIN), "m": (N_("find the last n tokens\\nearlier in the text"), _PLAIN),
                   "t": (N_("target\\n(1 pass)"), _TARGET)},
                  [("ctx", "m"), ("m", "t", N_("what followed them"))]),
-        example="smollm-ngram-t07", quiz_prefixes=("pl-",)),
+        example="smollm-ngram-t07", quiz_prefixes=("pl-",), figures=("ngram",)),
     Proposer(
         "layerskip", N_("Layer-skip self-speculation"),
         how=N_("The target drafts with its own first layers and its own LM head, then verifies with all of them "
-               "(Draft & Verify, LayerSkip). specviz's layer-skip proposer keeps its own cache and recomputes the "
+               "(LayerSkip, Elhoushi et al. 2024; Draft & Verify, Zhang et al. 2024, skips a chosen set of "
+               "intermediate layers instead). specviz's layer-skip proposer keeps its own cache and recomputes the "
                "early layers; LayerSkip also reuses the draft's early-layer cache during verification."),
         costs=N_("No extra weights; a second (shallow) KV cache in specviz. c is the layer fraction plus the LM head "
                  "(≈ 21 % of SmolLM2-135M), so c is well above the layer ratio."),
         needs=N_("A model trained to exit early (LayerSkip's early-exit loss), or its early layers guess poorly."),
         wins=N_("One model to serve and store; a good fit for models trained with early exit."),
-        loses=N_("Untrained models: SmolLM2's first 7 of 30 layers rarely agree with the full model (0.23–0.53× here)."),
+        loses=N_("Untrained models: SmolLM2's first 7 of 30 layers rarely agree with the full model ({layerskip}× "
+                 "here)."),
         dot=_dot({"e": (N_("first layers\\n+ LM head"), _DRAFT), "f": (N_("all layers\\n(1 pass)"), _TARGET)},
                  [("e", "f", N_("K tokens + q")), ("e", "e", N_("K times"))]),
-        example="smollm-layerskip-t07", quiz_prefixes=("ls-",)),
+        example="smollm-layerskip-t07", quiz_prefixes=("ls-",), figures=("layerskip",)),
     Proposer(
         "medusa", N_("Medusa heads"),
-        how=N_("Extra heads on the target's last hidden state each guess one position ahead (head i guesses token "
-               "t+i) in the same pass that verifies; their top guesses form a candidate tree (Cai et al. 2024)."),
+        how=N_("Extra heads on the target's last hidden state guess further ahead than its LM head, which predicts "
+               "token t+1: head k guesses token t+k+1, in the same pass that verifies; their top guesses form a "
+               "candidate tree (Cai et al. 2024)."),
         costs=N_("A few small heads (a residual block each); training them on the target's outputs; a tree of "
                  "candidates per pass instead of a chain."),
         needs=N_("Training data and the target's hidden states; a tree attention mask in the target's kernels."),
         wins=N_("No separate draft forward at all (c ≈ 0): the guesses ride on the verify pass."),
-        loses=N_("Heads guess blind to each other's tokens, so acceptance falls fast with depth. Its typical acceptance "
+        loses=N_("Each head guesses blind to the tokens chosen before its position, so acceptance falls fast with "
+                 "depth. Its typical acceptance "
                  "(keep any plausible token) is lossy: the output is not p, as the chart below and the Exactness lab "
                  "show. With the exact rule Medusa stays exact."),
-        dot=_dot({"h": (N_("target's last\\nhidden state"), _TARGET), "m1": (N_("head 1: t+1"), _DRAFT),
-                  "m2": (N_("head 2: t+2"), _DRAFT), "m3": (N_("head 3: t+3"), _DRAFT),
+        dot=_dot({"h": (N_("target's last\\nhidden state"), _TARGET), "lm": (N_("LM head: t+1"), _TARGET),
+                  "m1": (N_("head 1: t+2"), _DRAFT),
+                  "m2": (N_("head 2: t+3"), _DRAFT), "m3": (N_("head 3: t+4"), _DRAFT),
                   "tr": (N_("candidate tree\\n(verified next pass)"), _PLAIN)},
-                 [("h", "m1"), ("h", "m2"), ("h", "m3"), ("m1", "tr"), ("m2", "tr"), ("m3", "tr")]),
+                 [("h", "lm"), ("h", "m1"), ("h", "m2"), ("h", "m3"), ("lm", "tr"), ("m1", "tr"), ("m2", "tr"),
+                  ("m3", "tr")]),
         quiz_prefixes=("md-",)),
     Proposer(
         "eagle", N_("EAGLE-1/2/3"),
@@ -131,17 +140,17 @@ PROPOSERS: list[Proposer] = [
                "Medusa's heads face) and reads tokens off the target's head. EAGLE-2 grows the candidate tree where "
                "the drafter is confident; EAGLE-3 drafts from fused low, middle and high layer features and trains "
                "on its own outputs."),
-        costs=N_("One small layer (specviz's: c = 0.08); training on the target's hidden states; the target must "
+        costs=N_("One small layer (specviz's: c = {c_eagle}); training on the target's hidden states; the target must "
                  "hand its features to the drafter after every pass."),
         needs=N_("Access to the target's hidden states; training data; tree attention for EAGLE-2/3."),
         wins=N_("Highest acceptance per unit of draft cost among trained drafters; the usual choice in vLLM and SGLang."),
-        loses=N_("A new drafter per target model; under-trained drafters (specviz's, after 34 minutes on a CPU) are "
-                 "about break-even."),
+        loses=N_("A new drafter per target model, and an under-trained one gains little: specviz's, trained on a "
+                 "CPU, is {eagle}× as fast as model.generate here (greedy, held-out prompts, chain of 4)."),
         dot=_dot({"f": (N_("target features\\n(hidden state)"), _TARGET),
                   "x": (N_("next token\\n(shifted by one)"), _PLAIN), "d": (N_("1 drafter layer"), _DRAFT),
                   "hd": (N_("target's LM head"), _TARGET)},
                  [("f", "d"), ("x", "d"), ("d", "hd", N_("next feature")), ("d", "d", N_("K times"))]),
-        example="smollm-eagle-greedy", quiz_prefixes=("eg-",)),
+        example="smollm-eagle-greedy", quiz_prefixes=("eg-",), figures=("c_eagle", "eagle")),
     Proposer(
         "mtp", N_("Multi-token prediction"),
         how=N_("The model is trained from the start to predict several future tokens with extra output modules "
@@ -180,7 +189,24 @@ PROPOSERS: list[Proposer] = [
                  [("h", "s", N_("insert")), ("s", "t", N_("most frequent\\ncontinuation"))])),
 ]
 
+def measured() -> dict[str, quoted.Quoted]:
+    """The figures the proposers' texts quote, from the committed benchmarks (so they follow a re-run)."""
+    return {"c_draft": quoted.draft_cost("default-cpu-drafts", "draft"),
+            "c_eagle": quoted.draft_cost("default-cpu-bf16-tree", "eagle"),
+            "ngram": quoted.speedup_range("default-cpu-ngram", "ngram", suite="rewrite", k=8),
+            "layerskip": quoted.speedup_range("default-cpu-layerskip", "layerskip-7"),
+            "eagle": quoted.speedup_range("default-cpu-bf16-tree", "eagle", suite="held-out", k=4, temperature=0.0,
+                                          against="speedup_vs_hf_generate")}
+
+
+def figure_texts() -> dict[str, str]:
+    """`measured()` written the reader's way, for the placeholders of the proposers' texts."""
+    return {key: value.text(2) for key, value in measured().items()}
+
+
 TEXT = {
+    "measured": N_("Figures marked “here” were measured on this machine: {sources}. The Speedup lab shows these runs "
+                   "and the commands that reproduce them."),
     "costs": N_("**Costs.** {text}"),
     "needs": N_("**Needs.** {text}"),
     "wins": N_("**Wins.** {text}"),
@@ -207,16 +233,25 @@ TREE_TEXT = {
                "context and its own ancestors, not to its siblings' branches. ✓ = may attend."),
     "path": N_("**Longest accepted path.** Greedy (T = 0): walk down from the root, at each node follow the child "
                "that equals the target's argmax; stop when none does and emit the argmax there. The green path above."),
-    "exact": N_("**The exact rule at T > 0** (multi-draft / recursive rejection sampling, SpecInfer, EAGLE-2): at a "
-                "node, try its children one by one. Child x is kept with probability min(1, p(x)/q(x)); if it is "
-                "rejected, replace p by the residual norm(max(0, p − q)) and try the next child against that. If every "
-                "child is rejected, sample the token from the last residual. Each step is the chain rule's exact "
-                "test, so the output is still distributed as p; a tree only raises the chance that some branch is "
-                "kept."),
+    "exact": N_("**The exact rule at T > 0** (recursive rejection sampling). Start at the root with p′ = p and q′ = "
+                "the q its children were drawn from, and try the children one by one. Child x is kept with "
+                "probability min(1, p′(x)/q′(x)); then move down to x and start again with its own p and q. If x is "
+                "rejected, two things change before the next child is tried: p′ becomes the residual "
+                "norm(max(0, p′ − q′)), and q′ loses x and is renormalised, because the next child was drawn from q "
+                "without x (specviz draws children without replacement, as Recursive Speculative Decoding, Jeon et "
+                "al. 2024, does; SpecInfer, Miao et al. 2024, draws them with replacement and keeps q′ = q). If "
+                "every child is rejected, the token comes from the last p′.\n\n"
+                "**Top-k children** (EAGLE-2, Li et al. 2024, takes the draft's k most likely tokens) were not drawn "
+                "from q at all: each is a point mass, so child x is kept with probability p′(x), and on rejection p′ "
+                "loses x and is renormalised. Compare them with q instead and the output drifts from p: that is the "
+                "Exactness lab's broken tree rule. Done right, each try is one exact speculative-sampling step of "
+                "what is left, so the output is still distributed as p; a tree only raises the chance that some "
+                "branch is kept."),
     "stops": N_("**Where speculation stops paying.** It spends idle compute to save weight reads. At large batch sizes "
-                "the target's pass is already compute-bound, so verifying K+1 positions per sequence costs nearly "
-                "K+1 times as much and rejected drafts waste it; serving engines advise speculation for low and "
-                "medium load. The exception is long contexts: every sequence still reads its whole KV cache per "
+                "the target's pass is already compute-bound, so verifying K+1 positions per sequence costs more than "
+                "one, up to K+1 times as much, and rejected drafts waste it; serving engines advise speculation for "
+                "low and medium load, model-based drafts (EAGLE, MTP) keeping more of their gain at high load than "
+                "lookups. The exception is long contexts: every sequence still reads its whole KV cache per "
                 "token, so attention stays memory-bound and speculation pays again (MagicDec)."),
 }
 
@@ -346,8 +381,12 @@ def render_proposer(proposer: Proposer) -> None:
         st.graphviz_chart(diagram(proposer.dot), width="content")
     with right:
         st.markdown(_(proposer.how))
+        shown = figure_texts()
         for field in ("costs", "needs", "wins", "loses"):
-            st.markdown(_(TEXT[field], text=_(getattr(proposer, field))))
+            st.markdown(_(TEXT[field], text=_(getattr(proposer, field), **shown)))
+        if proposer.figures:
+            sources = dict.fromkeys(measured()[key].source for key in proposer.figures)
+            st.caption(_(TEXT["measured"], sources="; ".join(sources)))
     if proposer.key == "medusa":
         frame = typical_vs_exact().rename(columns={k: _(v) for k, v in TYPICAL_COLUMNS.items()})
         st.caption(_(TEXT["typical_caption"]))
@@ -377,6 +416,6 @@ def render_tree_section() -> None:
     st.markdown(_(TREE_TEXT["mask"]))
     st.dataframe(mask_frame(), width="content")
     st.markdown(_(TREE_TEXT["exact"]))
-    items = quiz_items(("md-tree",))
+    items = quiz_items(("tr-", "md-tree"))
     if items:
         st.markdown(quiz_list(items))

@@ -3,9 +3,9 @@ speculative lane with one sentence saying whether it is the target-only output t
 
 At temperature 0 it must be: the exact rule keeps the target's most likely token, and a chain or a tree of the same
 proposer only changes how many tokens one target forward settles. The one way they can part is a near-tie in the
-target's scores that a batched forward rounds the other way (`specviz.scripts.checks.compare_outputs` tells the
-two apart). At temperature > 0 the lanes draw their random numbers differently, so their outputs part while all
-follow the target's distribution.
+target's scores that a forward over K + 1 tokens rounds the other way (bfloat16): `specviz.ui.greedy_compare` names
+the first split and the target's top-2 logit gap there. At temperature > 0 the lanes draw their random numbers
+differently, so their outputs part while all follow the target's distribution.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import streamlit as st
 
 from specviz.i18n import N_, _, ngettext
 from specviz.trace import TokenKind, Trace
+from specviz.ui import greedy_compare
 from specviz.ui.palette import legend_html
 from specviz.ui.race_figures import BASE_LANE, SPEC_LANE
 from specviz.ui.tokens import output_html
@@ -24,14 +25,16 @@ TEXT = {
     "two": N_("The two outputs"),
     "three": N_("The three outputs"),
     "two_note": N_("Both follow the target's distribution exactly. With temperature > 0 they still differ, because the "
-                   "two methods use the random numbers differently; at temperature 0 they normally match."),
+                   "two methods use the random numbers differently. At temperature 0 they match token for token in "
+                   "float32; in bfloat16 only up to numerics: a verify pass over K + 1 tokens rounds differently "
+                   "from a one-token pass, a near-tie between the target's two best tokens can flip, and every "
+                   "token after a flip differs."),
     "three_note": N_("All three follow the target's distribution exactly. With temperature > 0 they still differ, "
-                     "because the lanes use the random numbers differently; at temperature 0 they normally match."),
-    "same_greedy": N_("Identical to the target-only output, token for token, as it must be at temperature 0."),
+                     "because the lanes use the random numbers differently. At temperature 0 they match token for "
+                     "token in float32; in bfloat16 only up to numerics: a verify pass over K + 1 tokens rounds "
+                     "differently from a one-token pass, a near-tie between the target's two best tokens can flip, "
+                     "and every token after a flip differs."),
     "same": N_("Identical to the target-only output, token for token."),
-    "parts_greedy": N_("Parts from the target-only output at token {index}, although at temperature 0 they should "
-                       "match: a near-tie in the target's scores, rounded the other way by a batched forward, can do "
-                       "that."),
     "parts": N_("Parts from the target-only output at token {index}: at temperature > 0 the lanes draw different "
                 "random numbers."),
 }
@@ -51,11 +54,10 @@ def first_difference(output: list[int], reference: list[int]) -> int | None:
 
 def agreement(trace: Trace, base: Trace) -> str:
     """One sentence: whether a speculative lane's output is the target-only output, and why it must or need not be."""
-    greedy = trace.settings.get("temperature") == 0
+    if trace.settings.get("temperature") == 0:
+        return greedy_compare.explain(trace, base)
     index = first_difference(trace.output_ids, base.output_ids)
-    if index is None:
-        return _(TEXT["same_greedy"] if greedy else TEXT["same"])
-    return _(TEXT["parts_greedy"] if greedy else TEXT["parts"], index=index)
+    return _(TEXT["same"]) if index is None else _(TEXT["parts"], index=index)
 
 
 def render_outputs(spec: Trace, base: Trace, tree: Trace | None = None) -> None:

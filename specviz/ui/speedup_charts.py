@@ -111,6 +111,28 @@ def category_figure(result: BenchResult, proposer: str, temperature: float) -> g
                    label("speedup_vs_ar") + " (×)", height=470)
 
 
+FLAT_VERIFY = 1.35  # a verify curve whose 2..5-token costs stay under this is "nearly flat"
+
+
+def verify_sentence(result: BenchResult) -> str:
+    """What this run's verify curve says, from its own numbers and dtype (never a fixed "on a CPU it climbs")."""
+    curve = {int(v["n_tokens"]): float(v["ratio"]) for v in result.costs["verify"]}
+    costs = [curve[n] for n in range(2, 6) if n in curve]
+    intro = _("Speculation works because a target forward over several tokens costs little more than over one: the "
+              "weights are read once for all of them.")
+    if not costs:
+        return intro
+    low, high = number(min(costs)), number(max(costs))
+    dtype = result.dtype or "float32"
+    if max(costs) <= FLAT_VERIFY:
+        said = _("In this run ({dtype}) 2 to 5 tokens cost {low}–{high}× one: nearly flat, as on a memory-bound "
+                 "GPU.", dtype=dtype, low=low, high=high)
+    else:
+        said = _("In this run ({dtype}) 2 to 5 tokens cost {low}–{high}× one: the curve climbs, as on a "
+                 "compute-bound CPU, and that eats into the gain.", dtype=dtype, low=low, high=high)
+    return f"{intro} {said}"
+
+
 def verify_cost_figure(result: BenchResult) -> go.Figure:
     """Target forward time over n new tokens (warm cache), relative to one token: the reason the method works."""
     verify = result.costs["verify"]

@@ -1,5 +1,5 @@
 """What the Speedup lab's numbers say: the headline numbers at the top and the verdict in sentences, slowdowns
-included, with the cause the numbers point to (the draft's cost c, the acceptance α, or the cost of verifying K + 1
+included, with the cause the numbers point to (the draft's cost c, the acceptance probability α, or the cost of verifying K + 1
 tokens). Plain Python over a `specviz.bench.BenchResult`.
 """
 
@@ -69,7 +69,7 @@ def slowdown_reason(alpha: float | None, c: float, k: int, verify: float, tokens
     if c >= 1:
         return _("each drafted token costs c = {c} of a target forward: the draft is no cheaper than the target, so "
                  "even if all K = {k} drafts were kept, a step would cost at least the {n} target forwards plain "
-                 "decoding pays for the same {n} tokens (the acceptance α ≈ {alpha} is not what holds it back)",
+                 "decoding pays for the same {n} tokens (the acceptance probability α ≈ {alpha} is not what holds it back)",
                  c=number(c), k=k, n=k + 1, alpha=number(alpha))
     needed = theory.break_even_alpha(k, c)
     if alpha is not None and math.isfinite(needed) and alpha < needed:

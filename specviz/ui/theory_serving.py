@@ -32,13 +32,16 @@ TEXT = {
     "hardware_source": N_("{name}, weights in {dtype}: {source}."),
     "pays_up_to": N_("With α = {alpha} and K = {k}, speculation pays up to a batch of **{batch}** sequences on "
                      "this hardware; beyond it, plain decoding is faster."),
+    "ridge": N_("The verify pass over K + 1 = {n} tokens per sequence turns compute-bound near a batch of {ridge}: "
+                "from there each verified position costs compute, and v climbs from 1 toward {n}, a value it reaches "
+                "only once even a one-token pass is compute-bound (near {ridge_one})."),
     "pays_always": N_("With α = {alpha} and K = {k}, speculation pays at every batch up to {batch}: the caches of "
                       "{context} tokens per sequence keep every pass memory-bound."),
     "pays_never": N_("With α = {alpha} and K = {k}, speculation does not pay even at batch 1 on this hardware."),
-    "ttft": N_("**Time to first token is unchanged.** The first token comes from the prefill, the one pass over the "
-               "prompt that plain decoding makes too; speculation only changes how the tokens after it are made. A "
-               "draft model reads the prompt once as well, which costs about c of that pass; n-gram lookup costs "
-               "nothing."),
+    "ttft": N_("**Time to first token: barely changed.** The first token comes from the prefill, the one pass over "
+               "the prompt that plain decoding makes too; speculation only changes how the tokens after it are made. "
+               "It adds the draft's own pass over the prompt, about c of the target's (an EAGLE drafter's is one "
+               "small layer); n-gram lookup adds nothing."),
     "guidance": N_("**What serving engines advise.** vLLM's documentation presents speculative decoding as a way to "
                    "cut inter-token latency under low to medium load, in memory-bound workloads "
                    "([vLLM: Speculative Decoding](https://docs.vllm.ai/en/latest/features/speculative_decoding/)); "
@@ -46,7 +49,11 @@ TEXT = {
                    "([TGI: Speculation](https://huggingface.co/docs/text-generation-inference/conceptual/"
                    "speculation)); TensorRT-LLM names small batches that leave the GPU underused "
                    "([TensorRT-LLM: Speculative Sampling](https://nvidia.github.io/TensorRT-LLM/advanced/"
-                   "speculative-decoding.html)). At peak load, turn it down or off: the chart above shows why."),
+                   "speculative-decoding.html)). How much it keeps at high load depends on the method: vLLM's own "
+                   "table rates EAGLE and MTP drafts medium to high gain at high QPS, a separate draft model medium, "
+                   "and n-gram and suffix lookup as modest gains that add no load at peak traffic. So at peak load "
+                   "watch the measured acceptance and latency, and shorten K or switch speculation off where, as in "
+                   "the chart above, it stops paying for your method."),
     "measured_fit": N_("This CPU is not a clean roofline: measured v for n = 1..{n} tokens {measured}; the fitted "
                        "roofline says {fitted}. It under-states small verify passes, so on this machine the "
                        "Speedup lab's measured curve is the better guide."),
@@ -172,8 +179,9 @@ def render(alpha: float, k: int) -> None:
     even = roofline.break_even_batch(alpha, k, pair, hw, context)
     m1, m2, m3, m4 = st.columns(4)
     m1.metric(_("Verify cost v at B = {batch}", batch=batch), number(here.verify_cost),
-              help=_("One target forward over K + 1 = {n} tokens per sequence, in one-token forwards: 1 while "
-                     "memory-bound, up to K + 1 once compute-bound.", n=k + 1))
+              help=_("One target forward over K + 1 = {n} tokens per sequence, in one-token forwards: 1 while that "
+                     "pass is memory-bound, then climbing toward K + 1, which it reaches only once a one-token pass "
+                     "is compute-bound too.", n=k + 1))
     m2.metric(_("Draft cost c"), number(here.draft_cost, 3),
               help=_("One draft forward over one target forward, same batch."))
     m3.metric(_("Speedup at B = {batch}", batch=batch), times(here.speedup))
@@ -186,6 +194,9 @@ def render(alpha: float, k: int) -> None:
         st.warning(_(TEXT["pays_never"], alpha=number(alpha), k=k))
     else:
         st.info(_(TEXT["pays_up_to"], alpha=number(alpha), k=k, batch=even))
+    ridge, ridge_one = (roofline.ridge_batch(pair.target, hw, n, context) for n in (k + 1, 1))
+    if math.isfinite(ridge) and math.isfinite(ridge_one):  # long contexts keep the pass memory-bound: no ridge
+        st.caption(_(TEXT["ridge"], n=k + 1, ridge=number(math.ceil(ridge), 0), ridge_one=number(math.ceil(ridge_one), 0)))
     left, right = st.columns(2)
     fig, measured = serving_roofline.on_chart(speedup_vs_batch_figure(points, batch, even), pair_key, hw,
                                             serving_roofline.committed())

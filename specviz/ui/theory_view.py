@@ -182,7 +182,7 @@ def render_temperature(rows: list[TemperatureRow]) -> None:
 
 def render_derivations() -> None:
     """The three short derivations, with st.latex."""
-    st.markdown(_("**1. The acceptance rate.** A draft x ~ q is kept with probability min(1, p(x)/q(x)), so at one "
+    st.markdown(_("**1. The acceptance probability α.** A draft x ~ q is kept with probability min(1, p(x)/q(x)), so at one "
                   "position, with that context's p and q, the chance of keeping it is"))
     st.latex(r"\beta \;=\; \sum_x q(x)\,\min\!\Big(1, \frac{p(x)}{q(x)}\Big) \;=\; \sum_x \min\big(p(x), q(x)\big)"
              r" \;=\; 1 - \mathrm{TV}(p, q),\qquad \alpha \;=\; \mathbb{E}[\beta].")

@@ -154,6 +154,31 @@ def _sessions(text: str) -> list[list[list[str]]]:
     return sessions + ([rows] if rows else [])
 
 
+WORDS = {"four": 4, "five": 5, "quatro": 4, "cinco": 5}
+
+
+def _summaries(text: str) -> list[tuple[int, float]]:
+    """What the sentence under each timetable claims: (pushes after the warm-up, minutes of polling)."""
+    said = re.findall(r"^(?:A warm-up and|Um aquecimento e) (\w+) (?:pushes|envios), (?:about|cerca de) (\d+) "
+                      r"(?:minutes of polling|minutos de perguntas)", text, flags=re.MULTILINE)
+    return [(WORDS[count.lower()], float(minutes)) for count, minutes in said]
+
+
+@pytest.mark.parametrize("plan", [PLAN_EN, PLAN_PT])
+def test_each_session_says_the_pushes_and_minutes_its_table_holds(plan):
+    """The sentence under a timetable ("A warm-up and four pushes, about 15 minutes of polling") counts what the
+    table pushes: one round-1-only warm-up, then the rest, their minutes added up as the polling budget does."""
+    text = plan.read_text(encoding="utf-8")
+    sessions, said = _sessions(text), _summaries(text)
+    assert len(said) == len(sessions) == 2
+    for rows, (count, minutes) in zip(sessions, said):
+        pushes = [row[3] for row in rows if re.search(r"`[a-z]{1,3}-[a-z0-9-]+`", row[3])]
+        warm_ups = [p for p in pushes if "round 1 only" in p or "só a rodada 1" in p]
+        polling = sum(next((m for key, m in MINUTES.items() if key in push), 4) for push in pushes)
+        assert (len(warm_ups), len(pushes) - len(warm_ups)) == (1, count)
+        assert abs(polling - minutes) <= 1, (polling, minutes)
+
+
 @pytest.mark.parametrize("plan", [PLAN_EN, PLAN_PT])
 def test_the_plan_is_two_50_minute_sessions_a_lecturer_can_run(plan):
     """Issue 26: two sessions of 50 minutes whose polling leaves time to teach, with objectives, prerequisites, the
@@ -165,7 +190,7 @@ def test_the_plan_is_two_50_minute_sessions_a_lecturer_can_run(plan):
         spans = [tuple(map(int, row[0].split("–"))) for row in rows]
         assert spans[0][0] == 0 and spans[-1][1] == 50
         assert all(a[1] == b[0] for a, b in zip(spans, spans[1:]))  # contiguous, no gap, no overlap
-        pushes = [row[3] for row in rows if re.search(r"`[a-z]{2}-[a-z0-9-]+`", row[3])]
+        pushes = [row[3] for row in rows if re.search(r"`[a-z]{1,3}-[a-z0-9-]+`", row[3])]
         assert 3 <= len(pushes) <= 5
         polling = sum(next((m for key, m in MINUTES.items() if key in push), 4) for push in pushes)
         assert polling <= 18  # at most about a third of the session

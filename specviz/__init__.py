@@ -27,7 +27,7 @@ _LAZY: dict[str, str] = {
     "load_pair": "specviz.models",
     "make_proposer": "specviz.proposers",
     "Trace": "specviz.trace",
-    "TokenKind": "specviz.trace",
+    "TokenKind": "specviz.kinds",
     "RunSpec": "specviz.runspec",
     "run": "specviz.running",
     "run_target_only": "specviz.running",
@@ -38,11 +38,12 @@ __all__ = ["__version__", *_LAZY]
 if TYPE_CHECKING:  # for type checkers and IDEs; at run time the names arrive through __getattr__
     from specviz.baseline import autoregressive_generate
     from specviz.decoding import speculative_generate
+    from specviz.kinds import TokenKind
     from specviz.models import load_pair
     from specviz.proposers import make_proposer
     from specviz.running import run, run_target_only
     from specviz.runspec import RunSpec
-    from specviz.trace import TokenKind, Trace
+    from specviz.trace import Trace
 
 
 def __getattr__(name: str) -> Any:

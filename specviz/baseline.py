@@ -14,6 +14,7 @@ from transformers import PreTrainedModel
 
 from specviz.decoding import decode
 from specviz.generation import Clock, GenerationSettings, default_clock
+from specviz.kinds import Mode
 from specviz.proposers import Proposal, Proposer
 from specviz.sampling import SamplingConfig
 from specviz.trace import Trace
@@ -46,5 +47,5 @@ def autoregressive_generate(
 ) -> Trace:
     """Generate one token per target forward; return a trace in the same format as `speculative_generate`."""
     settings = GenerationSettings(max_new_tokens, temperature, top_k, top_p, seed, None)
-    return decode(target, TargetOnly(), input_ids, settings, mode="autoregressive", tokenizer=tokenizer,
+    return decode(target, TargetOnly(), input_ids, settings, mode=Mode.AUTOREGRESSIVE, tokenizer=tokenizer,
                   eos_token_id=eos_token_id, record=record, clock=clock, on_step=on_step, deadline=deadline)

@@ -53,6 +53,7 @@ from typing import Any
 
 from specviz.i18n import LANGUAGES, N_, _, get_language, language_code, ngettext, using
 from specviz.paths import CONFUSABLES_PATH
+from specviz.quiz.schema import QuestionKind
 from specviz.quiz import (BANK_DIR, CONCEPTS, Grade, Question, QuizBankError, answer_text, csv_text, grade, load_bank,
                          question_from_dict)
 
@@ -752,9 +753,9 @@ def answer_between(answer: Any, source: Question, target: Question) -> Any:
     >>> answer_between(["b"], en, pt), answer_between("a", en, pt), answer_between(0.5, en, pt)
     (['B'], 'A', 0.5)
     """
-    if source is target or source.kind != target.kind or source.kind == "numeric":
+    if source is target or source.kind != target.kind or source.kind == QuestionKind.NUMERIC:
         return answer
-    pools = (source.answer, target.answer) if source.kind == "ordering" else (source.choices, target.choices)
+    pools = (source.answer, target.answer) if source.kind == QuestionKind.ORDERING else (source.choices, target.choices)
     if len(pools[0]) != len(pools[1]):
         return answer
 
@@ -771,7 +772,7 @@ def stored_answer(question: Question, answer: Any, twins: Iterable[Question] = (
     """An answer to the stored `question` given in any language: when it is not already in the stored question's
     words but fits one of its `twins` or its bank twin in some language, it is mapped back by position (so the
     first choice picked in Portuguese and the first choice picked in English are one answer)."""
-    if question.kind == "numeric" or _fits(question, answer):
+    if question.kind == QuestionKind.NUMERIC or _fits(question, answer):
         return answer
     for twin in [*twins, *(in_language(question, code) for code in LANGUAGES)]:
         if twin is not question and _fits(twin, answer):
@@ -780,7 +781,7 @@ def stored_answer(question: Question, answer: Any, twins: Iterable[Question] = (
 
 
 def _fits(question: Question, answer: Any) -> bool:
-    pool = question.answer if question.kind == "ordering" else question.choices
+    pool = question.answer if question.kind == QuestionKind.ORDERING else question.choices
     items = answer if isinstance(answer, list | tuple) else [answer]
     return all(isinstance(a, str) and a.strip() in pool for a in items)
 

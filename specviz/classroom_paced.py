@@ -27,12 +27,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from specviz.quiz.schema import QuestionKind
 from specviz.classroom import (DEFAULT_TITLES, ClassroomError, ClassroomStore, Session, answer_between, concept_name,
                                in_language, normalize_code, stored_answer)
 from specviz.i18n import N_, _, get_language, language_code, ngettext, number
 from specviz.quiz import Question, QuizBankError, answer_text, csv_text, grade, parse_number, question_from_dict
-from specviz.quiz.schema import MAX_ANSWER
 from specviz.quiz.live import LIVE_LINK, _md_token, live_questions
+from specviz.quiz.schema import MAX_ANSWER
 from specviz.trace import Trace
 
 ROUNDS = (1, 2)
@@ -394,14 +395,14 @@ def twin_of(question: Question, other: Question) -> bool:
     the right answer at the same positions, the same number for a numeric one."""
     if (other.id, other.kind, other.concept) != (question.id, question.kind, question.concept):
         return False
-    if question.kind == "numeric":
+    if question.kind == QuestionKind.NUMERIC:
         return float(other.answer) == float(question.answer) and other.tolerance == question.tolerance
-    if question.kind == "ordering":
+    if question.kind == QuestionKind.ORDERING:
         return len(other.answer) == len(question.answer)
     if len(other.choices) != len(question.choices):
         return False
-    right = (question.answer,) if question.kind == "single" else question.answer
-    other_right = (other.answer,) if other.kind == "single" else other.answer
+    right = (question.answer,) if question.kind == QuestionKind.SINGLE else question.answer
+    other_right = (other.answer,) if other.kind == QuestionKind.SINGLE else other.answer
     return ({question.choices.index(a) for a in right if a in question.choices}
             == {other.choices.index(a) for a in other_right if a in other.choices})
 
@@ -419,19 +420,19 @@ def checked_answer(question: Question, answer: Any) -> Any:
     >>> checked_answer(q, "2,5")
     2.5
     """
-    if question.kind == "numeric":
+    if question.kind == QuestionKind.NUMERIC:
         value = parse_number(answer)
         if value is None:
             raise ClassroomError(_(TEXT["not_finite"], most=number(MAX_ANSWER, 0)))
         return value
-    if question.kind == "single":
+    if question.kind == QuestionKind.SINGLE:
         if not isinstance(answer, str) or answer.strip() not in question.choices:
             raise ClassroomError(_(TEXT["not_a_choice"]))
         return answer.strip()
     if isinstance(answer, str) or not isinstance(answer, list | tuple):
-        raise ClassroomError(_(TEXT["not_a_choice"]) if question.kind == "multiple" else _(TEXT["not_an_order"]))
+        raise ClassroomError(_(TEXT["not_a_choice"]) if question.kind == QuestionKind.MULTIPLE else _(TEXT["not_an_order"]))
     items = [a.strip() if isinstance(a, str) else a for a in answer]
-    if question.kind == "multiple":
+    if question.kind == QuestionKind.MULTIPLE:
         if not items:
             raise ClassroomError(_(TEXT["no_pick"]))
         if not all(isinstance(a, str) and a in question.choices for a in items) or len(set(items)) != len(items):
@@ -454,13 +455,13 @@ def distribution(question: Question, round_1: Sequence[Any], round_2: Sequence[A
     """
     rounds = (list(round_1), list(round_2))
     answered = (len(rounds[0]), len(rounds[1]))
-    if question.kind in ("single", "multiple"):
+    if question.kind in (QuestionKind.SINGLE, QuestionKind.MULTIPLE):
         labels = tuple(order) if order is not None and sorted(order) == sorted(question.choices) else question.choices
-        right = tuple(c in (question.answer if question.kind == "multiple" else (question.answer,)) for c in labels)
+        right = tuple(c in (question.answer if question.kind == QuestionKind.MULTIPLE else (question.answer,)) for c in labels)
         picks = [[a if isinstance(a, list) else [a] for a in r] for r in rounds]
         counts = tuple(tuple(sum(c in p for p in r) for c in labels) for r in picks)
         return Distribution(tuple(labels), counts, right, answered, correct)
-    if question.kind == "ordering":
+    if question.kind == QuestionKind.ORDERING:
         right_order = " → ".join(question.answer)
         seen = [" → ".join(a) for r in rounds for a in r]
         common = [right_order] + sorted({s for s in seen if s != right_order}, key=lambda s: -seen.count(s))
@@ -530,9 +531,9 @@ def _num(value: float) -> str:
 
 def relabel(spread: Distribution, stored: Question, shown: Question) -> Distribution:
     """`spread` (over `stored`'s choices or orders) labelled with `shown`'s words, its twin in another language."""
-    if shown is stored or stored.kind == "numeric":
+    if shown is stored or stored.kind == QuestionKind.NUMERIC:
         return spread
-    if stored.kind == "ordering":
+    if stored.kind == QuestionKind.ORDERING:
         labels = tuple(" → ".join(answer_between(label.split(" → "), stored, shown)) for label in spread.labels)
     else:
         labels = tuple(answer_between(label, stored, shown) for label in spread.labels)
@@ -580,7 +581,7 @@ def how_many_question(trace: Trace, step_index: int) -> Question:
     kept = step.n_accepted
     why = TEXT["how_many_why_bonus"] if kept == k else TEXT["how_many_why_recovered"]
     return Question(
-        id=f"live-s{step.index}-how-many", concept="first_disagreement", kind="single", shuffle=False,
+        id=f"live-s{step.index}-how-many", concept="first_disagreement", kind=QuestionKind.SINGLE, shuffle=False,
         prompt=_(TEXT["how_many"], step=step.index + 1, k=k, drafts=drafts),
         choices=tuple(str(n) for n in range(k + 1)), answer=str(kept),
         explanation=_(why, verdicts=verdicts, kept=kept, k=k),

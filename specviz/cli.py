@@ -21,6 +21,7 @@ from dataclasses import replace
 from specviz.bench import add_bench_arguments, run_bench_command
 from specviz.catalog import recommended_for
 from specviz.i18n import N_, _, get_language, language_code, number, using
+from specviz.kinds import StopReason
 from specviz.limits import K_RANGE, MAX_NEW_TOKENS_RANGE, PROPOSERS, TOY_PROPOSERS
 from specviz.runspec import RunSpec
 from specviz.serving.cli import add_serve_arguments, run_serve_command
@@ -286,7 +287,7 @@ def format_summary(trace: Trace) -> str:
     ])
 
 
-STOP_REASONS = {"eos": N_("eos"), "max_new_tokens": N_("max_new_tokens")}  # the trace's values, named for a reader
+STOP_REASONS = {StopReason.EOS: N_("eos"), StopReason.MAX_NEW_TOKENS: N_("max_new_tokens")}  # the trace's values, named for a reader
 
 
 def low_acceptance_hint(trace: Trace) -> list[str]:

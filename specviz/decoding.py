@@ -23,13 +23,14 @@ from dataclasses import dataclass
 import torch
 from transformers import PreTrainedModel
 
+from specviz.kinds import Mode
 from specviz.generation import (Clock, GenerationSettings, append_until_stop, check_context, default_clock, eos_ids,
                                 prompt_ids, synchronize)
 from specviz.kvcache import CachedModel
+from specviz.limits import TREE_NODES_RANGE, TREE_WIDTH_RANGE
 from specviz.proposers import DraftModelProposer, Proposal, Proposer
 from specviz.recording import StepOutcome, TraceRecorder
 from specviz.text import template_tokens
-from specviz.limits import TREE_NODES_RANGE, TREE_WIDTH_RANGE
 from specviz.trace import EmittedToken, Trace, TokenKind
 from specviz.tree import DraftTree
 from specviz.tree_verifier import TreeVerifier, TreeVerifyResult, verify_tree
@@ -102,7 +103,7 @@ class TreeShape:
 
 
 def decode(target: PreTrainedModel, proposer: Proposer, input_ids: Sequence[int] | torch.Tensor,
-           settings: GenerationSettings, *, mode: str = "speculative", tokenizer=None,
+           settings: GenerationSettings, *, mode: Mode = Mode.SPECULATIVE, tokenizer=None,
            eos_token_id: int | Sequence[int] | None = None, verifier: Verifier = verify, record: bool = True,
            clock: Clock = default_clock, draft_length=None, on_step: StepObserver | None = None,
            deadline: float | None = None, tree: TreeShape | None = None) -> Trace:

@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass
 
 import torch
 
+from specviz.kinds import StopReason
 from specviz.limits import K_RANGE, MAX_NEW_TOKENS_RANGE, TOP_N
 from specviz.sampling import SamplingConfig
 from specviz.trace import EmittedToken, TokenProb
@@ -120,12 +121,12 @@ def append_until_stop(output: list[int], new: list[EmittedToken], eos: set[int],
     kept = []
     for token in new:
         if len(output) >= max_new_tokens:
-            return kept, "max_new_tokens"
+            return kept, StopReason.MAX_NEW_TOKENS
         output.append(token.token_id)
         kept.append(token)
         if token.token_id in eos:
-            return kept, "eos"
-    return kept, "max_new_tokens" if len(output) >= max_new_tokens else ""
+            return kept, StopReason.EOS
+    return kept, StopReason.MAX_NEW_TOKENS if len(output) >= max_new_tokens else ""
 
 
 def synchronize(device: torch.device) -> None:

@@ -31,7 +31,7 @@ class StepOutcome:
     target_probs: torch.Tensor  # (K+1, V)
     verdict: VerifyResult
     emitted: list[EmittedToken]
-    stop: str  # "" while the generation goes on, else "eos" or "max_new_tokens"
+    stop: str  # "" while the generation goes on, else a StopReason
     context_length: int
     proposer: str
     target_cache: tuple[int, int]  # (before, after)

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from specviz import theory
 from specviz.i18n import N_, _, ngettext, number, percent, times
+from specviz.kinds import Mode
 from specviz.trace import Trace
 
 # Shown through _() where they are read (never translated at import: that would freeze the language).
@@ -115,9 +116,9 @@ def measured_speedup(spec: Trace, baseline: Trace) -> float:
 
 def check_race(spec: Trace, baseline: Trace) -> None:
     """Raise ValueError unless `spec` is speculative and `baseline` is target-only decoding of the same prompt."""
-    if spec.mode != "speculative":
+    if spec.mode != Mode.SPECULATIVE:
         raise ValueError(_("The first trace of a race must come from speculative decoding."))
-    if baseline.mode != "autoregressive":
+    if baseline.mode != Mode.AUTOREGRESSIVE:
         raise ValueError(_("The baseline must be {baseline}, but this trace is '{mode}'.", baseline=_(BASELINE_NAME),
                            mode=baseline.mode))
     if list(spec.prompt_ids) != list(baseline.prompt_ids):

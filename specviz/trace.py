@@ -17,31 +17,13 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import asdict, dataclass, field
-from enum import StrEnum
 from typing import Any
 
 from specviz.i18n import _
+from specviz.kinds import Mode, NodeStatus, TokenKind
 from specviz.trace_schema import check_trace_dict, check_trace_size
 
 SCHEMA_VERSION = 1
-
-
-class TokenKind(StrEnum):
-    """Where a token came from. A `StrEnum`, so it is written to JSON as its plain value and compares equal to it.
-
-    >>> TokenKind("bonus") is TokenKind.BONUS, TokenKind.ACCEPTED == "accepted"
-    (True, True)
-    >>> TokenKind("grey")
-    Traceback (most recent call last):
-    ...
-    ValueError: 'grey' is not a valid TokenKind
-    """
-
-    ACCEPTED = "accepted"
-    REJECTED = "rejected"
-    RECOVERED = "recovered"
-    BONUS = "bonus"
-    TARGET = "target"
 
 
 TOKEN_KINDS = tuple(TokenKind)
@@ -107,7 +89,7 @@ class TreeNode:
     depth: int
     draft_prob: float
     target_prob: float
-    status: str  # accepted, rejected or not reached (trace_schema.TREE_STATUSES)
+    status: NodeStatus | str  # accepted, rejected or not reached
     uniform: float | None = None
     accept_prob: float | None = None
 
@@ -174,14 +156,14 @@ class Step:
 class Trace:
     """A whole generation. `output_ids` holds the new tokens only."""
 
-    mode: str  # "speculative" or "autoregressive"
+    mode: Mode | str  # Mode.SPECULATIVE or Mode.AUTOREGRESSIVE
     settings: dict[str, Any]
     prompt_ids: list[int]
     output_ids: list[int]
     steps: list[Step]
     prompt_text: str = ""
     output_text: str = ""
-    stop_reason: str = ""  # "eos" or "max_new_tokens"
+    stop_reason: str = ""  # a StopReason ("eos" or "max_new_tokens"), "" while it goes on
     prefill_seconds: float = 0.0
     wall_seconds: float = 0.0
     meta: dict[str, Any] = field(default_factory=dict)

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from specviz.i18n import N_, _, number
+from specviz.kinds import Mode, NodeStatus, TokenKind
 from specviz.limits import K_RANGE, MAX_NEW_TOKENS_RANGE, TOP_N, TREE_NODES_RANGE
 
 MAX_STEPS = MAX_NEW_TOKENS_RANGE[1]  # every step emits at least one token
@@ -31,9 +32,9 @@ MAX_TEXT = 200_000  # the prompt or the output, in characters
 MAX_NAME = 200
 MAX_SECONDS = 1e6
 MAX_DEPTH = 12  # trace > steps > step > decisions > decision > target_top > entry is 7; meta gets a little room
-MODES = ("speculative", "autoregressive")
-KINDS = ("accepted", "rejected", "recovered", "bonus", "target")
-TREE_STATUSES = ("accepted", "rejected", "not reached")  # a tree node's verdict
+MODES = tuple(Mode)
+KINDS = tuple(TokenKind)
+TREE_STATUSES = tuple(NodeStatus)  # a tree node's verdict
 
 Check = Callable[[Any], bool]
 

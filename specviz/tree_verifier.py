@@ -33,6 +33,7 @@ from typing import Protocol
 
 import torch
 
+from specviz.kinds import NodeStatus
 from specviz.sampling import sample
 from specviz.trace import TokenKind
 from specviz.tree import ROOT, DraftTree
@@ -56,11 +57,11 @@ class TreeVerifyResult:
     def n_accepted(self) -> int:
         return len(self.path)
 
-    def status(self, node: int) -> str:
-        """'accepted', 'rejected' or 'not reached' for one node."""
+    def status(self, node: int) -> NodeStatus:
+        """One node's verdict: on the accepted path, tested and rejected, or never tested."""
         if node in self.path:
-            return "accepted"
-        return "rejected" if node in self.tested else "not reached"
+            return NodeStatus.ACCEPTED
+        return NodeStatus.REJECTED if node in self.tested else NodeStatus.NOT_REACHED
 
 
 class TreeVerifier(Protocol):

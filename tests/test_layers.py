@@ -30,6 +30,7 @@ LAYERS: list[tuple[str, list[tuple[str, str]]]] = [
         ("specviz.urlvalues", "the one checked reader of URL values (digits, decimals, lists); plain Python"),
         ("specviz.runspec", "a run's description is plain data over the limits: checking it loads no model"),
         ("specviz.sampling", ""),
+        ("specviz.kinds", "the trace's vocabularies (token kind, node status, stop reason, mode) as enums"),
         ("specviz.trace", ""),
         ("specviz.trace_schema", ""),
         ("specviz.verifier", ""),

@@ -99,3 +99,35 @@ def test_every_shipped_trace_and_a_fresh_round_trip_pass(toy):
     trace = run(RunSpec(pair="toy", prompt="the cat", chat=False, k=16, temperature=1.0, max_new_tokens=40), pair=toy)
     again = Trace.from_json(trace.to_json())
     assert again.output_ids == trace.output_ids and again.steps[0].emitted[0].kind == trace.steps[0].emitted[0].kind
+
+
+def test_the_schema_allows_exactly_the_enums_values():
+    """Issue 29: the trace's vocabularies are enums (specviz.kinds), and the schema's sets are derived from them."""
+    from specviz import trace_schema
+    from specviz.kinds import Mode, NodeStatus, TokenKind
+
+    assert set(trace_schema.MODES) == {m.value for m in Mode} == {"speculative", "autoregressive"}
+    assert set(trace_schema.KINDS) == {k.value for k in TokenKind}
+    assert set(trace_schema.TREE_STATUSES) == {s.value for s in NodeStatus} == {"accepted", "rejected", "not reached"}
+
+
+def test_no_module_compares_a_trace_vocabulary_with_a_string_literal():
+    """`trace.mode != "speculative"`, `node.status == "accepted"` or `stop_reason == "eos"` would hard-code a value
+    that lives in specviz.kinds: every such comparison names the enum member instead."""
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent / "specviz"
+    fields = {"mode", "status", "stop_reason", "kind"}
+    found, scanned = [], 0
+    for path in root.rglob("*.py"):
+        scanned += 1
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Compare):
+                continue
+            sides = [node.left, *node.comparators]
+            named = any(isinstance(s, ast.Attribute) and s.attr in fields for s in sides)
+            literal = any(isinstance(s, ast.Constant) and isinstance(s.value, str) and s.value for s in sides)
+            if named and literal:
+                found.append(f"{path.relative_to(root)}:{node.lineno}")
+    assert scanned > 100 and found == []

@@ -23,9 +23,10 @@ from typing import Any
 
 import yaml
 
-from specviz.pagemap import PAGE_FILES
 from specviz.i18n import N_, _, number
+from specviz.pagemap import PAGE_FILES
 from specviz.paths import QUIZ_DIR as BANK_DIR
+from specviz.quiz.schema import QuestionKind
 from specviz.quiz.schema import (CONCEPTS, FORMULA_PARAMS, FORMULAS, MAX_ANSWER, TYPES, Bank, Question, QuizBankError,
                                  _fmt)
 from specviz.quiz.translation import translated_dir, translated_questions
@@ -286,30 +287,30 @@ def _question(raw: Any, position: int, source: str, concepts: dict[str, str]) ->
     if "shuffle" in raw and not isinstance(raw["shuffle"], bool):
         raise fail(_("'shuffle' must be true or false"))
     fields = _typed_fields(raw, kind, fail)
-    return Question(id=qid, concept=concept, kind=kind, prompt=raw["prompt"].strip(),
+    return Question(id=qid, concept=concept, kind=QuestionKind(kind), prompt=raw["prompt"].strip(),
                     explanation=raw["explanation"].strip(), link=raw["link"], faq=raw.get("faq"),
                     shuffle=raw.get("shuffle", True), source=source, **fields)
 
 
 def _typed_fields(raw: dict[str, Any], kind: str, fail: Callable[[str], QuizBankError]) -> dict[str, Any]:
     """The type-specific fields (choices, answer, tolerance, unit, params, formula), checked."""
-    if kind in ("single", "multiple"):
+    if kind in (QuestionKind.SINGLE, QuestionKind.MULTIPLE):
         choices = _text_list(raw.get("choices"), "choices", 2, fail)
         answer = raw["answer"]
-        if kind == "single" and not isinstance(answer, str):
+        if kind == QuestionKind.SINGLE and not isinstance(answer, str):
             raise fail(_("the answer of a single-choice question must be one choice's text"))
-        answer = answer.strip() if kind == "single" else answer
+        answer = answer.strip() if kind == QuestionKind.SINGLE else answer
         wanted = [answer]
-        if kind == "multiple":
+        if kind == QuestionKind.MULTIPLE:
             wanted = _text_list(answer, "answer", 1, fail)
         for a in wanted:
             if a not in choices:
                 raise fail(_("the answer '{answer}' is not one of its choices", answer=_shown(a)))
-        return {"choices": tuple(choices), "answer": answer if kind == "single" else tuple(wanted)}
+        return {"choices": tuple(choices), "answer": answer if kind == QuestionKind.SINGLE else tuple(wanted)}
     if "choices" in raw:
-        raise fail(_("an ordering question has no 'choices'") if kind == "ordering" else
+        raise fail(_("an ordering question has no 'choices'") if kind == QuestionKind.ORDERING else
                    _("a numeric question has no 'choices'"))
-    if kind == "ordering":
+    if kind == QuestionKind.ORDERING:
         return {"answer": tuple(_text_list(raw["answer"], "answer", 2, fail))}
     return _numeric_fields(raw, fail)
 

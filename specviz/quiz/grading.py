@@ -14,6 +14,7 @@ from typing import Any
 
 from specviz.i18n import N_, _, get_language
 from specviz.quiz.schema import MAX_ANSWER, Question, _fmt
+from specviz.quiz.schema import QuestionKind
 
 # Every sentence a learner reads from the grader, in one place (English messages with named placeholders, translated
 # with `_()` when a grade is made, so the feedback speaks the language of the run that graded it).
@@ -81,11 +82,11 @@ def answer_sentence(question: Question) -> str:
     >>> answer_sentence(q)
     'The right choices are “It is cut back.” and “Entries go”.'
     """
-    if question.kind == "numeric":
+    if question.kind == QuestionKind.NUMERIC:
         return _(TEXT["numeric"], value=shown_number(question))
-    if question.kind == "ordering":
+    if question.kind == QuestionKind.ORDERING:
         return _(TEXT["ordering"], items=" → ".join(question.answer))
-    if question.kind == "multiple":
+    if question.kind == QuestionKind.MULTIPLE:
         quoted = [f"“{choice}”" for choice in question.answer]
         listed = quoted[0] if len(quoted) == 1 else _(TEXT["and"], first=", ".join(quoted[:-1]), last=quoted[-1])
         return _end(_(TEXT["multiple"], choices=listed), question.answer[-1])

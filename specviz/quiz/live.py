@@ -13,7 +13,7 @@ import random
 import re
 
 from specviz.i18n import N_, _, get_language, ngettext
-from specviz.quiz.schema import Question, _accept_prob, _fmt
+from specviz.quiz.schema import Question, QuestionKind, _accept_prob, _fmt
 from specviz.trace import Decision, Step, Trace
 
 LIVE_LINK = "pages/playground.py"
@@ -58,7 +58,7 @@ def _live_verdict(step: Step, d: Decision) -> Question:
     verdict = _(KINDS["accepted" if d.accepted else "rejected"])
     sign = "<" if d.accepted else "≥"
     return Question(
-        id=_live_id(step, f"verdict{d.position}"), concept="accept_rule", kind="single", shuffle=False,
+        id=_live_id(step, f"verdict{d.position}"), concept="accept_rule", kind=QuestionKind.SINGLE, shuffle=False,
         prompt=_("In step {step}, the draft proposed {token} (draft #{n}) with q = {q}, the target gives p = {p}, and "
                  "the verifier drew u = {u}. Accepted or rejected?", step=step.index, token=_md_token(d.text),
                  n=d.position + 1, q=q, p=p, u=u),
@@ -73,7 +73,7 @@ def _live_ratio(step: Step, d: Decision) -> Question:
     value = _accept_prob(float(p), float(q))
     values = {"p": _local(p), "q": _local(q), "value": _local(_fmt(value, 4))}
     return Question(
-        id=_live_id(step, f"ratio{d.position}"), concept="accept_rule", kind="numeric",
+        id=_live_id(step, f"ratio{d.position}"), concept="accept_rule", kind=QuestionKind.NUMERIC,
         prompt=_("In step {step}, the draft proposed {token} with q = {q}; the target gives p = {p}. What is "
                  "min(1, p/q) here?", step=step.index, token=_md_token(d.text), q=values["q"], p=values["p"]),
         answer=value, tolerance=max(0.005, 0.01 * value), params={"p": float(p), "q": float(q)},
@@ -96,7 +96,7 @@ def _live_next_kind(step: Step, tested: list[Decision]) -> Question:
                      "K+1 for free."))
     return Question(
         id=_live_id(step, "next-kind"), concept="first_disagreement" if rejected else "bonus_token",
-        kind="single", shuffle=False,
+        kind=QuestionKind.SINGLE, shuffle=False,
         prompt=_("Step {step} drafted K = {k} tokens. The verifier tested them in order: {rows}. Which kind of token "
                  "does the target emit right after the accepted drafts?", step=step.index, k=step.k, rows=rows),
         choices=tuple(_(label) for label in KINDS.values()), answer=_(KINDS[kind]),
@@ -107,7 +107,7 @@ def _live_kept(step: Step) -> Question:
     labels = [f"#{d.position + 1} {_md_token(d.text)}" for d in step.decisions]
     kept = tuple(label for label, d in zip(labels, step.decisions, strict=True) if d.accepted)
     return Question(
-        id=_live_id(step, "kept"), concept="first_disagreement", kind="multiple", shuffle=False,
+        id=_live_id(step, "kept"), concept="first_disagreement", kind=QuestionKind.MULTIPLE, shuffle=False,
         prompt=_("Step {step} drafted: {drafts}. Which drafted tokens end up in the output? (The verifier accepted "
                  "{kept} of {drafted}.)", step=step.index, drafts=", ".join(labels), kept=step.n_accepted,
                  drafted=step.n_drafted),

@@ -19,6 +19,7 @@ from typing import Any
 from specviz.i18n import N_, _
 from specviz.quiz.grading import Grade, grade
 from specviz.quiz.schema import Bank, Question
+from specviz.quiz.schema import QuestionKind
 
 
 # how a run orders its questions, with their labels (English messages: show them with `_()`)
@@ -154,10 +155,10 @@ class QuizRun:
 def _carried(old: Question, new: Question, answer: Any) -> Any:
     """An answer to `old` given to `new`, its twin in another language: each picked text moved to the same
     position among the new choices (or items to order); a number, or a text that is not a choice, unchanged."""
-    if old is new or old.kind == "numeric":
+    if old is new or old.kind == QuestionKind.NUMERIC:
         return answer
-    texts = old.choices if old.kind in ("single", "multiple") else tuple(old.answer)
-    targets = new.choices if new.kind in ("single", "multiple") else tuple(new.answer)
+    texts = old.choices if old.kind in (QuestionKind.SINGLE, QuestionKind.MULTIPLE) else tuple(old.answer)
+    targets = new.choices if new.kind in (QuestionKind.SINGLE, QuestionKind.MULTIPLE) else tuple(new.answer)
 
     def move(text: Any) -> Any:
         return targets[texts.index(text)] if isinstance(text, str) and text in texts and len(texts) == len(

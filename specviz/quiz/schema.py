@@ -14,11 +14,21 @@ import math
 import random
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 from specviz.i18n import N_, _, get_language
 
-TYPES = ("single", "multiple", "numeric", "ordering")
+class QuestionKind(StrEnum):
+    """A question's `type` in the bank's YAML: one choice, several, a number, or an order."""
+
+    SINGLE = "single"
+    MULTIPLE = "multiple"
+    NUMERIC = "numeric"
+    ORDERING = "ordering"
+
+
+TYPES = tuple(QuestionKind)
 MAX_ANSWER = 1e15  # the largest size of a numeric answer, in a bank and from a student (bounded sums and bins)
 
 # concept -> its label: English messages (show them with `_()`; the Portuguese bank files carry their own labels)
@@ -170,7 +180,7 @@ class Question:
 
     id: str
     concept: str
-    kind: str
+    kind: QuestionKind
     prompt: str
     answer: str | tuple[str, ...] | float
     explanation: str
@@ -187,32 +197,32 @@ class Question:
     def options(self, seed: int) -> list[str]:
         """What the learner picks from, in display order: the choices (shuffled by `seed` unless the question says
         not to) or, for an ordering question, the items always shuffled so they do not start in the right order."""
-        items = list(self.answer) if self.kind == "ordering" else list(self.choices)
-        if self.kind == "ordering" or self.shuffle:
+        items = list(self.answer) if self.kind == QuestionKind.ORDERING else list(self.choices)
+        if self.kind == QuestionKind.ORDERING or self.shuffle:
             rng = random.Random(f"{seed}:{self.id}")
             rng.shuffle(items)
-            if self.kind == "ordering" and items == list(self.answer) and len(items) > 1:
+            if self.kind == QuestionKind.ORDERING and items == list(self.answer) and len(items) > 1:
                 items = items[1:] + items[:1]
         return items
 
     def expected_text(self) -> str:
         """The right answer, written for a person."""
-        if self.kind == "numeric":
+        if self.kind == QuestionKind.NUMERIC:
             return f"{_fmt(float(self.answer), 6)}{' ' + self.unit if self.unit else ''}"
-        if self.kind == "ordering":
+        if self.kind == QuestionKind.ORDERING:
             return " → ".join(self.answer)
-        if self.kind == "multiple":
+        if self.kind == QuestionKind.MULTIPLE:
             return "; ".join(self.answer)
         return str(self.answer)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data in the YAML schema (plus `source`), for storing a question and rebuilding it."""
-        data: dict[str, Any] = {"id": self.id, "concept": self.concept, "type": self.kind, "prompt": self.prompt,
+        data: dict[str, Any] = {"id": self.id, "concept": self.concept, "type": str(self.kind), "prompt": self.prompt,
                                 "answer": list(self.answer) if isinstance(self.answer, tuple) else self.answer,
                                 "explanation": self.explanation, "link": self.link, "shuffle": self.shuffle}
         if self.choices:
             data["choices"] = list(self.choices)
-        if self.kind == "numeric":
+        if self.kind == QuestionKind.NUMERIC:
             data["tolerance"] = self.tolerance
         for key in ("unit", "faq", "params", "formula"):
             if getattr(self, key):

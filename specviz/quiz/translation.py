@@ -22,6 +22,7 @@ from pathlib import Path
 
 from specviz.i18n import language_code
 from specviz.quiz.schema import Bank, Question, QuizBankError
+from specviz.quiz.schema import QuestionKind
 
 
 def translated_questions(english: Sequence[Question], translated: Bank, source: str) -> list[Question]:
@@ -52,13 +53,13 @@ def _disagreement(en: Question, other: Question) -> str | None:
         return "its formula parameters differ from the English ones."
     if len(en.choices) != len(other.choices):
         return f"it has {len(other.choices)} choices where the English one has {len(en.choices)}."
-    if en.kind == "numeric":
+    if en.kind == QuestionKind.NUMERIC:
         if float(en.answer) != float(other.answer) or en.tolerance != other.tolerance:
             return "its answer or tolerance differs from the English one."
-    elif en.kind == "single":
+    elif en.kind == QuestionKind.SINGLE:
         if en.choices.index(en.answer) != other.choices.index(other.answer):
             return "its right answer is not the choice at the English answer's position."
-    elif en.kind == "multiple":
+    elif en.kind == QuestionKind.MULTIPLE:
         if {en.choices.index(a) for a in en.answer} != {other.choices.index(a) for a in other.answer}:
             return "its right answers are not the choices at the English answers' positions."
     elif len(en.answer) != len(other.answer):

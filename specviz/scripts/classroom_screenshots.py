@@ -21,6 +21,7 @@ from pathlib import Path
 from specviz.classroom import Session, Student
 from specviz.classroom_paced import PacedStore, Push
 from specviz.quiz import load_bank
+from specviz.quiz.schema import QuestionKind
 from specviz.scripts.screenshots import (CHROMIUM_ARGS, ROOT, chromium_path, serve, shoot, shot_args,
                                          wait_for_app)
 
@@ -59,7 +60,7 @@ def demo_session(store: PacedStore, students: int = 24) -> tuple[Session, Push, 
     """A lecture with one pushed question: round 1 split (a third right), round 2 open with most now right, the
     first student still to vote again."""
     bank = load_bank()
-    question = bank.by_id().get(DEMO_QUESTION) or next(q for q in bank.questions if q.kind == "single")
+    question = bank.by_id().get(DEMO_QUESTION) or next(q for q in bank.questions if q.kind == QuestionKind.SINGLE)
     session = store.create_paced_session(bank.questions, "Lecture 4: speculative decoding")
     names = ["Ana", "Ben", "Chloé", "Dev", "Eli", "Fatima", "Gus", "Hana", "Ivo", "Jun", "Kofi", "Lea", "Mo",
              "Nia", "Omar", "Pia", "Quinn", "Rui", "Sara", "Tom", "Uma", "Vik", "Wen", "Yara"]

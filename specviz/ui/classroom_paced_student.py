@@ -18,6 +18,7 @@ from specviz.classroom_paced import PacedStore, Push
 from specviz.i18n import N_, _
 from specviz.quiz import Question, answer_text, grade
 from specviz.quiz.grading import answer_sentence
+from specviz.quiz.schema import QuestionKind
 from specviz.ui import classroom_view as view
 from specviz.ui import quiz_view
 from specviz.ui.escaping import escape_markdown
@@ -90,14 +91,14 @@ def _ask(store: PacedStore, student: Student, push: Push, question: Question) ->
     """`question` is the pushed one as this student reads it; the answer goes back in the pushed question's words."""
     key = f"paced_{push.id}_{push.round}"
     seed = push.id  # one order for the whole class (classroom_paced.display_order), as on the teacher's chart
-    if question.kind == "ordering":
+    if question.kind == QuestionKind.ORDERING:
         items = question.options(seed)
         answer: Any = view.order_widget(items, key)
     else:
         answer = quiz_view.answer_widget(question, seed, key)
     if not st.button(_(TEXT["submit"]), key=f"{key}_submit", type="primary", width="stretch"):
         return
-    if question.kind == "ordering" and len(answer) < len(items):
+    if question.kind == QuestionKind.ORDERING and len(answer) < len(items):
         st.warning(_(TEXT["place_all"], placed=len(answer), total=len(items)))
         return
     if quiz_view.is_blank(answer):

@@ -17,6 +17,7 @@ from typing import Any, ParamSpec
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
+from specviz.quiz.schema import QuestionKind
 from specviz.classroom import (NAME_MAX, ClassroomError, ClassroomStore, RateLimit, Student, answer_between,
                                client_id, default_db_path, in_language, shown_title)
 from specviz.classroom_paced import PacedStore
@@ -164,14 +165,14 @@ def _ask(store: ClassroomStore, student: Student, question: Question, number: in
     st.markdown(shown.prompt)
     seed = zlib.crc32(student.token.encode())
     key = f"classroom_{question.id}"
-    if shown.kind == "ordering":  # tap to place: full-width, wrapping buttons work on a phone; a dropdown did not
+    if shown.kind == QuestionKind.ORDERING:  # tap to place: full-width, wrapping buttons work on a phone; a dropdown did not
         items = shown.options(seed)
         answer = order_widget(items, key)
     else:
         answer = quiz_view.answer_widget(shown, seed, key)
     if not st.button(_("Submit"), key="classroom_submit", type="primary"):
         return
-    if shown.kind == "ordering" and len(answer) < len(items):
+    if shown.kind == QuestionKind.ORDERING and len(answer) < len(items):
         st.warning(_("Place every item first: {placed} of {total} placed.", placed=len(answer), total=len(items)))
         return
     if quiz_view.is_blank(answer):

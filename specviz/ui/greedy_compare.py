@@ -14,6 +14,7 @@ import streamlit as st
 
 from specviz.bench import quoted
 from specviz.i18n import N_, _, number
+from specviz.kinds import Mode
 from specviz.numerics import NUMERICS_GAP, GreedySplit, first_difference, greedy_split
 from specviz.running import PAIRS, dtype_of
 from specviz.trace import Trace
@@ -89,7 +90,7 @@ def explain(trace: Trace, base: Trace) -> str:
 def render_compare(trace: Trace, baseline: Trace | None = None, spec=None, key: str = "greedy_compare") -> None:
     """For a greedy speculative trace: an expander with `explain` against target-only decoding. A recorded
     `baseline` is used at once; with a live run's `spec`, a button runs target-only decoding first (cached)."""
-    if trace.mode != "speculative" or trace.settings.get("temperature") != 0 or (baseline is None and spec is None):
+    if trace.mode != Mode.SPECULATIVE or trace.settings.get("temperature") != 0 or (baseline is None and spec is None):
         return
     from specviz.ui.runs import run_autoregressive
 

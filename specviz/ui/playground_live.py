@@ -12,6 +12,7 @@ import hashlib
 import streamlit as st
 
 from specviz.i18n import _, number
+from specviz.kinds import Mode
 from specviz.runspec import SETTINGS, WEB_MAX_NEW_TOKENS, RunSpec
 from specviz.trace import Trace
 from specviz.ui import state as shared
@@ -151,7 +152,7 @@ def compare_with_preset(trace) -> None:
     """Under a live run started from a preset: this run's figures next to the preset's measured ones, and why a
     different prompt keeps fewer (nothing when the settings have left the preset's)."""
     name = st.session_state.get(PRESET_KEY)
-    if name not in PRESETS or trace.mode != "speculative":
+    if name not in PRESETS or trace.mode != Mode.SPECULATIVE:
         return
     preset = PRESETS[name][2]
     s = trace.settings

@@ -14,6 +14,7 @@ from streamlit.errors import StreamlitAPIException
 from specviz.i18n import N_, _, ngettext, percent
 from specviz.pagemap import PAGES
 from specviz.quiz import Bank, ConceptMastery, Grade, Question, QuizRun, csv_text, results_json
+from specviz.quiz.schema import QuestionKind
 from specviz.ui.charts import localize, show
 
 PAGE_TITLES = {path: (title, icon) for pages in PAGES.values() for path, title, icon in pages}
@@ -61,15 +62,15 @@ def answer_widget(question: Question, seed: int, key: str, disabled: bool = Fals
     """The input for one question; returns the learner's current answer (None or empty when nothing is given).
     With `graded` (the learner's graded answer), the right options are marked, and so is a wrong pick."""
     marked = graded is not None
-    if question.kind == "single":
+    if question.kind == QuestionKind.SINGLE:
         return st.radio(_(TEXT["answer_label"]), question.options(seed), index=None, key=key, disabled=disabled,
                         format_func=lambda c: mark_option(question, c, graded) if marked else c)
-    if question.kind == "multiple":
+    if question.kind == QuestionKind.MULTIPLE:
         st.caption(_(TEXT["tick_all"]))
         return [c for i, c in enumerate(question.options(seed))
                 if st.checkbox(mark_option(question, c, graded) if marked else c, key=f"{key}_{i}",
                                disabled=disabled)]
-    if question.kind == "ordering":
+    if question.kind == QuestionKind.ORDERING:
         picked = st.multiselect(_(TEXT["order_label"]), question.options(seed), key=key, disabled=disabled)
         if marked:
             st.caption(_(TEXT["order_right"], items=" → ".join(question.answer)))
@@ -87,10 +88,10 @@ def mark_option(question: Question, option: str, given: Any) -> str:
     >>> mark_option(q, "yes", "no"), mark_option(q, "no", "no")
     (':green-background[**✓ right answer**] yes', ':red-background[**✗ your pick**] no')
     """
-    right = {question.answer} if question.kind == "single" else set(question.answer)
+    right = {question.answer} if question.kind == QuestionKind.SINGLE else set(question.answer)
     picked = {given} if isinstance(given, str) else set(given or ())
     if option in right:
-        mark = MARKS["missed"] if question.kind == "multiple" and option not in picked else MARKS["right"]
+        mark = MARKS["missed"] if question.kind == QuestionKind.MULTIPLE and option not in picked else MARKS["right"]
         badge = _(mark)
     elif option in picked:
         badge = _(MARKS["wrong_pick"])

@@ -13,6 +13,7 @@ from typing import Any
 
 from specviz import theory
 from specviz.i18n import _
+from specviz.kinds import Mode
 from specviz.paths import BENCHMARKS_DIR
 from specviz.trace import Trace
 
@@ -114,7 +115,7 @@ class TracePoint:
 
 def trace_point(trace: Any) -> TracePoint:
     """The (alpha, K) of a speculative trace; a trace that cannot give one is a ValueError with one sentence."""
-    if not isinstance(trace, Trace) or trace.mode != "speculative":
+    if not isinstance(trace, Trace) or trace.mode != Mode.SPECULATIVE:
         raise ValueError(_("The trace in this session is not a speculative-decoding trace."))
     k = trace.settings.get("k")
     if not isinstance(k, int) or not 1 <= k <= K_MAX:

@@ -24,6 +24,7 @@ import plotly.graph_objects as go
 import torch
 
 from specviz.i18n import _, ngettext
+from specviz.kinds import NodeStatus
 from specviz.trace import Step, TokenKind, TreeNode, TreeRecord
 from specviz.tree import ROOT, DraftTree, tree_attention_mask
 from specviz.ui.escaping import escape_markdown, plot_text, shortened, visible
@@ -31,8 +32,8 @@ from specviz.ui.palette import LIGHT_GREY, P_COLOR, DisplayState, Kind, style
 from specviz.ui.tokens import fmt
 
 PATH_META = "accepted_path"  # the `meta` of the accepted path's trace: tests and readers find it by this, not by name
-STATUS_KINDS: dict[str, Kind] = {"accepted": TokenKind.ACCEPTED, "rejected": TokenKind.REJECTED,
-                                 "not reached": DisplayState.NOT_REACHED}
+STATUS_KINDS: dict[str, Kind] = {NodeStatus.ACCEPTED: TokenKind.ACCEPTED, NodeStatus.REJECTED: TokenKind.REJECTED,
+                                 NodeStatus.NOT_REACHED: DisplayState.NOT_REACHED}
 _LAYOUT = dict(template="plotly_white", font=dict(size=14), showlegend=False)
 
 
@@ -83,7 +84,7 @@ def _hover(j: int, node: TreeNode) -> str:
         lines.append(_("not reached: never tested, no u drawn"))
     else:
         lines.append(_("kept with {chance} (after the siblings tried before it)", chance=fmt(node.accept_prob)))
-        sign = "<" if node.status == "accepted" else "≥"
+        sign = "<" if node.status == NodeStatus.ACCEPTED else "≥"
         lines.append(f"u = {fmt(node.uniform)} {sign} {fmt(node.accept_prob)} → {s.glyph} {_(s.label)}")
     return "<br>".join(lines)
 

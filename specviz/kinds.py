@@ -1,0 +1,53 @@
+"""The trace's fixed vocabularies, one enum each: where a token came from, a tree node's verdict, why a generation
+stopped, and how it was decoded. `StrEnum`s, so a trace's JSON holds their plain values and a value read back from
+JSON compares equal to its member; `trace_schema` derives its allowed sets from them, so a new value is added once.
+
+    >>> NodeStatus.NOT_REACHED == "not reached", StopReason("eos") is StopReason.EOS
+    (True, True)
+    >>> [str(m) for m in Mode]
+    ['speculative', 'autoregressive']
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class TokenKind(StrEnum):
+    """Where a token came from. A `StrEnum`, so it is written to JSON as its plain value and compares equal to it.
+
+    >>> TokenKind("bonus") is TokenKind.BONUS, TokenKind.ACCEPTED == "accepted"
+    (True, True)
+    >>> TokenKind("grey")
+    Traceback (most recent call last):
+    ...
+    ValueError: 'grey' is not a valid TokenKind
+    """
+
+    ACCEPTED = "accepted"
+    REJECTED = "rejected"
+    RECOVERED = "recovered"
+    BONUS = "bonus"
+    TARGET = "target"
+
+
+class NodeStatus(StrEnum):
+    """A draft-tree node's verdict: on the accepted path, tested and rejected, or never tested (below a rejection)."""
+
+    ACCEPTED = "accepted"
+    REJECTED = "rejected"
+    NOT_REACHED = "not reached"
+
+
+class StopReason(StrEnum):
+    """Why a generation ended (a trace's `stop_reason`; "" while it goes on)."""
+
+    EOS = "eos"
+    MAX_NEW_TOKENS = "max_new_tokens"
+
+
+class Mode(StrEnum):
+    """How a trace was decoded: with a draft, or by the target alone (the baseline)."""
+
+    SPECULATIVE = "speculative"
+    AUTOREGRESSIVE = "autoregressive"

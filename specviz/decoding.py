@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import torch
 from transformers import PreTrainedModel
 
-from specviz.kinds import Mode
+from specviz.kinds import Mode, StopReason
 from specviz.generation import (Clock, GenerationSettings, append_until_stop, check_context, default_clock, eos_ids,
                                 prompt_ids, synchronize)
 from specviz.kvcache import CachedModel
@@ -124,7 +124,7 @@ def decode(target: PreTrainedModel, proposer: Proposer, input_ids: Sequence[int]
         recorder.observe(outcome)
         if on_step is not None:
             on_step(outcome)
-        stop = outcome.stop or ("deadline" if deadline is not None and clock() > deadline else "")
+        stop = outcome.stop or (StopReason.DEADLINE if deadline is not None and clock() > deadline else "")
     return recorder.trace(mode, {**settings.to_dict(), **tree.settings(), "proposer": proposer.name}, prompt, output, stop,
                           prefill_seconds, wall_seconds=clock() - start)
 

@@ -40,10 +40,12 @@ class NodeStatus(StrEnum):
 
 
 class StopReason(StrEnum):
-    """Why a generation ended (a trace's `stop_reason`; "" while it goes on)."""
+    """Why a generation ended (a trace's `stop_reason`; "" while it goes on). DEADLINE: a live run stopped at its
+    time limit with what it had."""
 
     EOS = "eos"
     MAX_NEW_TOKENS = "max_new_tokens"
+    DEADLINE = "deadline"
 
 
 class Mode(StrEnum):

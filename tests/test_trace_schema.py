@@ -131,3 +131,12 @@ def test_no_module_compares_a_trace_vocabulary_with_a_string_literal():
             if named and literal:
                 found.append(f"{path.relative_to(root)}:{node.lineno}")
     assert scanned > 100 and found == []
+
+
+def test_every_stop_reason_has_a_sentence_in_the_cli_and_the_playground():
+    """A new StopReason is named for a reader wherever a run's end is told (the CLI's summary, the player's 'Done')."""
+    from specviz.cli import STOP_REASONS
+    from specviz.kinds import StopReason
+    from specviz.ui.playground_player import STOPS
+
+    assert set(STOPS) == set(StopReason) and set(StopReason) - set(STOP_REASONS) <= {StopReason.DEADLINE}

@@ -14,20 +14,21 @@ import re
 import streamlit as st
 
 from specviz.i18n import N_, _, ngettext
+from specviz.kinds import StopReason
 from specviz.trace import Trace
 from specviz.ui import classroom_ask, state
+from specviz.ui.accessibility import scroll_here_on_phone
 from specviz.ui.escaping import escape_markdown
 from specviz.ui.frame import speak_visitors_language
 from specviz.ui.palette import legend_html
 from specviz.ui.predict import Predictor
-from specviz.ui.accessibility import scroll_here_on_phone
 from specviz.ui.step_view import render_step
 from specviz.ui.tokens import answer_html, decision_chips, output_html
 
 PLAY_SECONDS = 1.6
 # the reason a trace stopped -> the end of the "Done" sentence (English messages: `_()` translates them when shown)
-STOPS = {"eos": N_("the end-of-text token"), "max_new_tokens": N_("the token limit"),
-         "deadline": N_("the time limit of a live run on this shared server")}
+STOPS = {StopReason.EOS: N_("the end-of-text token"), StopReason.MAX_NEW_TOKENS: N_("the token limit"),
+         StopReason.DEADLINE: N_("the time limit of a live run on this shared server")}
 SPECIAL = re.compile(r"<\|[^|<>]{1,40}\|>|</?s>")  # a tokenizer's control token, such as <|im_start|>
 
 # Every sentence of the player that a user reads, in one place (English messages with named placeholders: `_()`

@@ -147,6 +147,7 @@ class SpeculativeDecoder:
         self.draft_length = draft_length  # a specviz.policies.DraftLength, or None for the constant settings.k
         self.template = template  # chat-template markers such as <|im_start|>: a model writes them around answers
         self.tree = tree or TreeShape()
+        self.chain_shape, self.tree_shape = ChainStep(self), TreeStep(self)
 
     def prefill(self, prompt: list[int]) -> None:
         """Fill both caches with the prompt except its last token, which the first step feeds."""
@@ -161,34 +162,65 @@ class SpeculativeDecoder:
         synchronize(self.target.device)
 
     def step(self, sequence: list[int], output: list[int]) -> StepOutcome:
-        """One round; extends `sequence` and `output` in place with what it emits."""
-        if self.tree.nodes and self.proposer.can_branch:
-            return self.tree_step(sequence, output)
+        """One round; extends `sequence` and `output` in place with what it emits. The five steps are the same for a
+        chain and a tree; `ChainStep` and `TreeStep` hold what differs (what is drafted, scored, kept)."""
+        shape = self.tree_shape if self.tree.nodes and self.proposer.can_branch else self.chain_shape
         t0, before = self.clock(), (len(self.target), self.proposer.cache_length())
-        # 1. propose: the draft guesses up to K tokens, never past the token limit or a drafted end-of-text
-        drafts, draft_probs = self.propose(sequence, len(output))
-        t1 = self.clock() if drafts else t0  # nothing drafted (target-only decoding): no draft time
-        # 2. score: one target forward over the last token and all drafts -> p at K+1 positions
-        target_probs = self.score(sequence, drafts)
+        # 1. propose: K drafts (a chain) or a tree of at most N nodes and depth K, never past the token limit
+        draft = shape.propose(sequence, len(output))
+        t1 = self.clock() if draft.size else t0  # nothing drafted (target-only decoding): no draft time
+        # 2. score: one target forward over the last token and every draft -> p at each drafted position and one more
+        target_probs = shape.score(sequence, draft)
         t2 = self.clock()
-        # 3. verify: the rule keeps a prefix of the drafts and samples the recovered or bonus token
-        verdict = self.verifier(target_probs, draft_probs, drafts, generator=self.generator)
+        # 3. verify: the rule keeps a prefix (a path) of the drafts and samples the recovered or bonus token
+        verdict = shape.verify(target_probs, draft)
         if self.draft_length is not None:
-            self.draft_length.observe(len(drafts), verdict.n_accepted)
+            self.draft_length.observe(draft.depth, verdict.n_accepted)
         # 4. rewind: both caches keep the sequence plus the accepted drafts, nothing after them
-        self.rewind(len(sequence) + verdict.n_accepted)
+        kept_length = len(sequence) + verdict.n_accepted
+        shape.rewind(kept_length, verdict)
+        if self.proposer.needs_target_features:  # a feature drafter gets the target's states of the kept tokens
+            start = self.target.last_start
+            self.proposer.observe_target(start, self.target.last_hidden[: kept_length - start])
         # 5. emit: the accepted drafts, then the recovered or bonus token; stop at EOS or max_new_tokens
-        new = emitted_tokens(drafts, draft_probs, target_probs, verdict)
-        kept, stop = append_until_stop(output, new, self.eos, self.settings.max_new_tokens)
+        drafts, draft_probs, line_probs, line = shape.line(draft, target_probs, verdict)
+        kept, stop = append_until_stop(output, emitted_tokens(drafts, draft_probs, line_probs, line), self.eos,
+                                       self.settings.max_new_tokens)
         sequence.extend(t.token_id for t in kept)
         return StepOutcome(
-            drafts, draft_probs, target_probs, verdict, kept, stop, context_length=len(sequence) - len(kept),
+            drafts, draft_probs, line_probs, line, kept, stop, context_length=len(sequence) - len(kept),
             proposer=self.proposer.name, target_cache=(before[0], len(self.target)),
             draft_cache=(before[1], self.proposer.cache_length()), draft_seconds=t1 - t0, verify_seconds=t2 - t1,
-            overhead_seconds=self.clock() - t2)
+            overhead_seconds=self.clock() - t2, **shape.record(draft, target_probs, verdict))
 
-    def propose(self, sequence: list[int], n_emitted: int) -> tuple[list[int], torch.Tensor]:
-        """The drafted tokens (K) and their q (K, V); K is the policy's or the constant one.
+    def depth(self, n_emitted: int) -> int:
+        """How deep this round may draft: the policy's K or the constant one, never past the token limit."""
+        wanted = self.settings.k if self.draft_length is None else self.draft_length.next_k()
+        return min(wanted or 0, self.settings.max_new_tokens - n_emitted - 1)
+
+
+@dataclass
+class ChainDraft:
+    """A chain's proposal: the drafted tokens (K) and their q (K, V)."""
+
+    tokens: list[int]
+    draft_probs: torch.Tensor
+
+    @property
+    def size(self) -> int:
+        return len(self.tokens)
+
+    depth = size
+
+
+class ChainStep:
+    """What a chain round does at each of the five steps of `SpeculativeDecoder.step`."""
+
+    def __init__(self, decoder: SpeculativeDecoder):
+        self.d = decoder
+
+    def propose(self, sequence: list[int], n_emitted: int) -> ChainDraft:
+        """The drafted tokens and their q.
 
         A proposal ends at its first end-of-text token: nothing after it could ever be emitted, so drafts past it
         would only be scored and thrown away (exact: those drafts are never reached or never emitted).
@@ -197,83 +229,87 @@ class SpeculativeDecoder:
         answer: cutting a deterministic proposal is just another deterministic proposer, so the rule stays exact.
         A sampled draft is never cut for what it is: dropping x after drawing it from q would emit p minus a part
         of the residual plus q(marker)·p, not p."""
-        wanted = self.settings.k if self.draft_length is None else self.draft_length.next_k()
-        k = min(wanted or 0, self.settings.max_new_tokens - n_emitted - 1)
-        proposal = self.proposer.propose(sequence, k, self.sampling, self.generator) if k > 0 else Proposal([], None)
+        d = self.d
+        k = d.depth(n_emitted)
+        proposal = d.proposer.propose(sequence, k, d.sampling, d.generator) if k > 0 else Proposal([], None)
         drafts = proposal.tokens[:k]
-        markers = self.template if proposal.draft_probs is None else frozenset()
-        end = next((i for i, token in enumerate(drafts) if token in self.eos or token in markers), None)
+        markers = d.template if proposal.draft_probs is None else frozenset()
+        end = next((i for i, token in enumerate(drafts) if token in d.eos or token in markers), None)
         if end is not None:
-            drafts = drafts[: end + (drafts[end] in self.eos)]
-        synchronize(self.target.device)
-        return drafts, draft_distributions(proposal, drafts, self.vocab_size)
+            drafts = drafts[: end + (drafts[end] in d.eos)]
+        synchronize(d.target.device)
+        return ChainDraft(drafts, draft_distributions(proposal, drafts, d.vocab_size))
 
-    def score(self, sequence: list[int], drafts: list[int]) -> torch.Tensor:
+    def score(self, sequence: list[int], draft: ChainDraft) -> torch.Tensor:
         """p at the K+1 positions after the sequence's last token and each draft (K+1, V), from one forward."""
-        logits = self.target.feed(sequence, drafts, keep=len(drafts) + 1,
-                                  features=self.proposer.needs_target_features)
-        target_probs = self.sampling.probs(logits).cpu()
-        synchronize(self.target.device)
+        d = self.d
+        logits = d.target.feed(sequence, draft.tokens, keep=draft.size + 1, features=d.proposer.needs_target_features)
+        target_probs = d.sampling.probs(logits).cpu()
+        synchronize(d.target.device)
         return target_probs
 
-    def rewind(self, length: int) -> None:
-        """Forget everything after the first `length` tokens in both caches; hand a feature drafter the target's
-        hidden states of the tokens that survived."""
-        self.target.rewind(length)
-        self.proposer.rollback(length)
-        if self.proposer.needs_target_features:
-            start = self.target.last_start
-            self.proposer.observe_target(start, self.target.last_hidden[: length - start])
+    def verify(self, target_probs: torch.Tensor, draft: ChainDraft) -> VerifyResult:
+        return self.d.verifier(target_probs, draft.draft_probs, draft.tokens, generator=self.d.generator)
+
+    def rewind(self, length: int, verdict: VerifyResult) -> None:
+        """Forget everything after the first `length` tokens in both caches."""
+        self.d.target.rewind(length)
+        self.d.proposer.rollback(length)
+
+    def line(self, draft: ChainDraft, target_probs: torch.Tensor, verdict: VerifyResult
+             ) -> tuple[list[int], torch.Tensor, torch.Tensor, VerifyResult]:
+        return draft.tokens, draft.draft_probs, target_probs, verdict
+
+    def record(self, draft: ChainDraft, target_probs: torch.Tensor, verdict: VerifyResult) -> dict:
+        return {}
 
 
-    def tree_step(self, sequence: list[int], output: list[int]) -> StepOutcome:
-        """One round with a draft tree; the same five steps as `step`."""
-        t0, before = self.clock(), (len(self.target), self.proposer.cache_length())
-        # 1. propose: a tree of at most N nodes, depth at most K, children drawn from q without replacement
-        tree = self.propose_tree(sequence, len(output))
-        t1 = self.clock() if len(tree) else t0
-        # 2. score: one target forward over the root and every node (tree mask, per-node positions) -> p at N+1
-        logits = self.target.feed_tree(sequence, tree, features=self.proposer.needs_target_features)
-        target_probs = self.sampling.probs(logits).cpu()
-        synchronize(self.target.device)
-        t2 = self.clock()
-        # 3. verify: recursive rejection sampling down the tree; the accepted path, then a recovered or bonus token
-        verdict = self.tree.verifier(target_probs, tree, generator=self.generator)
-        if self.draft_length is not None:
-            self.draft_length.observe(tree.depth, verdict.n_accepted)
-        # 4. rewind: both caches keep the sequence plus the accepted path, nothing else of the tree
-        self.target.keep_path(verdict.path)
-        self.proposer.keep_tree_path(len(sequence) + verdict.n_accepted, verdict.path)
-        if self.proposer.needs_target_features:
-            start = self.target.last_start
-            self.proposer.observe_target(start, self.target.last_hidden[: len(sequence) + verdict.n_accepted - start])
-        # 5. emit: the accepted path, then the recovered or bonus token; stop at EOS or max_new_tokens
-        drafts, draft_probs, line_probs, line = main_line(tree, target_probs, verdict)
-        kept, stop = append_until_stop(output, emitted_tokens(drafts, draft_probs, line_probs, line), self.eos,
-                                       self.settings.max_new_tokens)
-        sequence.extend(t.token_id for t in kept)
-        return StepOutcome(
-            drafts, draft_probs, line_probs, line, kept, stop, context_length=len(sequence) - len(kept),
-            proposer=self.proposer.name, target_cache=(before[0], len(self.target)),
-            draft_cache=(before[1], self.proposer.cache_length()), draft_seconds=t1 - t0, verify_seconds=t2 - t1,
-            overhead_seconds=self.clock() - t2, tree=tree, tree_verdict=verdict, tree_target_probs=target_probs)
+class TreeStep:
+    """What a tree round does at each of the five steps: one forward over the whole tree (tree mask, per-node
+    positions), the recursive tree rule, and a cache compaction that keeps only the accepted path."""
 
-    def propose_tree(self, sequence: list[int], n_emitted: int) -> DraftTree:
-        """A draft tree of depth at most K (the policy's or the constant one, never past the token limit). Greedy
-        trees take the draft's top tokens; sampled ones draw children from q without replacement, unless the tree
-        rule says it wants top tokens (`takes_top_children`: the Exactness lab's broken rule)."""
-        wanted = self.settings.k if self.draft_length is None else self.draft_length.next_k()
-        depth = min(wanted or 0, self.settings.max_new_tokens - n_emitted - 1)
-        sampled = not self.sampling.greedy and not getattr(self.tree.verifier, "takes_top_children", False)
+    def __init__(self, decoder: SpeculativeDecoder):
+        self.d = decoder
+
+    def propose(self, sequence: list[int], n_emitted: int) -> DraftTree:
+        """A draft tree of depth at most K. Greedy trees take the draft's top tokens; sampled ones draw children from
+        q without replacement, unless the tree rule says it wants top tokens (`takes_top_children`: the Exactness
+        lab's broken rule)."""
+        d = self.d
+        depth = d.depth(n_emitted)
+        sampled = not d.sampling.greedy and not getattr(d.tree.verifier, "takes_top_children", False)
         if depth <= 0:
-            return DraftTree([], [], torch.zeros(0, self.vocab_size), sampled)
-        tree = self.proposer.propose_tree(sequence, max_nodes=self.tree.nodes, max_depth=depth,
-                                          width=self.tree.width, sampling=self.sampling, generator=self.generator,
-                                          sampled=sampled, stop_tokens=frozenset(self.eos))
-        synchronize(self.target.device)
+            return DraftTree([], [], torch.zeros(0, d.vocab_size), sampled)
+        tree = d.proposer.propose_tree(sequence, max_nodes=d.tree.nodes, max_depth=depth, width=d.tree.width,
+                                       sampling=d.sampling, generator=d.generator, sampled=sampled,
+                                       stop_tokens=frozenset(d.eos))
+        synchronize(d.target.device)
         if not len(tree):
-            return DraftTree([], [], torch.zeros(0, self.vocab_size), sampled)
+            return DraftTree([], [], torch.zeros(0, d.vocab_size), sampled)
         return tree
+
+    def score(self, sequence: list[int], tree: DraftTree) -> torch.Tensor:
+        """p at the root and every node (N+1, V), from one forward with the tree mask."""
+        d = self.d
+        logits = d.target.feed_tree(sequence, tree, features=d.proposer.needs_target_features)
+        target_probs = d.sampling.probs(logits).cpu()
+        synchronize(d.target.device)
+        return target_probs
+
+    def verify(self, target_probs: torch.Tensor, tree: DraftTree) -> TreeVerifyResult:
+        return self.d.tree.verifier(target_probs, tree, generator=self.d.generator)
+
+    def rewind(self, length: int, verdict: TreeVerifyResult) -> None:
+        """Both caches keep the sequence plus the accepted path, nothing else of the tree."""
+        self.d.target.keep_path(verdict.path)
+        self.d.proposer.keep_tree_path(length, verdict.path)
+
+    def line(self, tree: DraftTree, target_probs: torch.Tensor, verdict: TreeVerifyResult
+             ) -> tuple[list[int], torch.Tensor, torch.Tensor, VerifyResult]:
+        return main_line(tree, target_probs, verdict)
+
+    def record(self, tree: DraftTree, target_probs: torch.Tensor, verdict: TreeVerifyResult) -> dict:
+        return {"tree": tree, "tree_verdict": verdict, "tree_target_probs": target_probs}
 
 
 def main_line(tree: DraftTree, target_probs: torch.Tensor, verdict: TreeVerifyResult

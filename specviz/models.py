@@ -247,11 +247,14 @@ def load_pair(
     progress: Progress | None = None,
     trust_remote_code: bool | Collection[str] = False,
     machine: Machine | None = None,
+    relative_folders: bool = True,
 ) -> Pair:
     """Load a pair by name ("default", "toy" or any entry of assets/catalog.yaml), or by hand: one model (self-
     drafting proposers only) or a (target, draft) pair, each a local folder or a Hugging Face Hub id, given as a
     sequence or as "TARGET,DRAFT". Anything that cannot work is a ValueError with one sentence, raised before
-    the weights are loaded when it can be known then (vocabularies, model kind, memory, offline cache)."""
+    the weights are loaded when it can be known then (vocabularies, model kind, memory, offline cache). With
+    `relative_folders` off (the web UI), a reference that is not an absolute path is a Hub id only, never a folder
+    relative to the working folder (`specviz.loading.parse_ref`)."""
     if isinstance(name_or_paths, str) and name_or_paths.strip() in BUILTIN_PAIRS:
         if name_or_paths.strip() == "toy":  # on the CPU unless a device is named: it is too small to gain from a GPU
             pair = toy_pair()
@@ -269,7 +272,7 @@ def load_pair(
         check_fits(entry, device, dtype, machine)
     target, tokenizer, draft, info = load_models(
         refs[0], refs[1] if len(refs) == 2 else None, device=device, dtype=dtype, progress=progress,
-        trust_remote_code=trust_remote_code, machine=machine)
+        trust_remote_code=trust_remote_code, machine=machine, relative_folders=relative_folders)
     proposer = entry.proposer if entry else "draft" if draft is not None else "layerskip"
     return Pair(name, target, tokenizer, draft, chat=bool(getattr(tokenizer, "chat_template", None)),
                 default_proposer=proposer, description=entry.title if entry else f"{info.placement}, {info.dtype}",

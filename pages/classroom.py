@@ -10,7 +10,7 @@ from specviz.ui import classroom_paced_teacher as paced_teacher
 from specviz.ui import classroom_presenter as presenter
 from specviz.ui import classroom_teacher as teacher
 from specviz.ui import classroom_view as view
-from specviz.ui.frame import route_through_app
+from specviz.ui.frame import live_fragment, route_through_app
 
 route_through_app()
 
@@ -33,7 +33,7 @@ try:  # a busy or read-only database (or any refused input) is one sentence, nev
         if session is not None:
             paced = store.is_paced(session.code)
             show = presenter.presenter if paced else teacher.presenter
-            st.fragment(show, run_every=presenter.REFRESH_SECONDS if paced else 5)(store, session)
+            live_fragment(show, run_every=presenter.REFRESH_SECONDS if paced else 5)(store, session)
             if st.button(_("Exit presenter view"), key="classroom_exit_presenter", type="tertiary"):
                 teacher.leave_presenter(session.code)
                 st.rerun()
@@ -54,12 +54,12 @@ try:  # a busy or read-only database (or any refused input) is one sentence, nev
             if not session.closed:
                 paced_teacher.push_picker(store, session)
             refresh = None if session.closed else paced_teacher.REFRESH_SECONDS
-            st.fragment(paced_teacher.live_panel, run_every=refresh)(store, session)
+            live_fragment(paced_teacher.live_panel, run_every=refresh)(store, session)
             presenter.base_input()
             teacher.session_controls(store, session)
         elif session is not None:
             live = not session.closed and st.toggle(_("Refresh every 5 seconds"), value=True, key="classroom_live")
-            st.fragment(teacher.dashboard, run_every=5 if live else None)(store, session)
+            live_fragment(teacher.dashboard, run_every=5 if live else None)(store, session)
             teacher.session_controls(store, session)
 except ClassroomError as exc:
     st.error(str(exc))

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import copy
 import json
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,7 +26,7 @@ from transformers import AutoConfig, AutoModelForCausalLM, LlamaForCausalLM, Pre
 from specviz.i18n import _
 from specviz.loading import device_map_for
 from specviz.paths import MODELS_DIR as ASSETS
-from specviz.paths import cache_dir
+from specviz.paths import cache_dir, writing_folder
 from specviz.proposers.eagle import EagleDrafter
 
 EAGLE_NAME = "smollm2-eagle"
@@ -223,13 +222,10 @@ def _materialise(source: dict[str, torch.Tensor], tokenizer, folder: Path, meta:
                                name=name))
     if leftovers:
         model.model.rotary_emb = type(model.model.rotary_emb)(config)
-    tmp = complete.with_name(complete.name + ".tmp")
-    model.save_pretrained(tmp)
-    if tokenizer is not None:
-        tokenizer.save_pretrained(tmp)
-    if complete.exists():
-        shutil.rmtree(complete)
-    tmp.rename(complete)
+    with writing_folder(complete, complete=lambda f: (f / "model.safetensors").is_file()) as tmp:  # whole or none
+        model.save_pretrained(tmp)
+        if tokenizer is not None:
+            tokenizer.save_pretrained(tmp)
 
 
 # ---- what the app shows ----------------------------------------------------------------------------------------------

@@ -75,13 +75,21 @@ class ModelRef:
         return Path(self.text.rstrip("/\\")).name or self.text
 
 
-def parse_ref(text: str) -> ModelRef:
-    """An existing local model folder, or a syntactically valid Hub id; anything else is one sentence."""
+def parse_ref(text: str, relative_folders: bool = True) -> ModelRef:
+    """An existing local model folder, or a syntactically valid Hub id; anything else is one sentence.
+
+    With `relative_folders` off (the web UI, whose working folder is the server's), only an absolute path is read as
+    a folder: any other text is a Hub id, whether or not a folder of that name exists here, so nothing about the
+    working folder is read or told.
+
+    >>> parse_ref("specviz", relative_folders=False).is_local
+    False
+    """
     text = str(text).strip()
     if not text:
         raise ModelLoadError(_("A model is missing: give a local folder or a Hugging Face id for it."))
-    path = Path(text).expanduser()
-    if path.exists():
+    path = Path(text).expanduser() if relative_folders else Path(text)
+    if (relative_folders or path.is_absolute()) and path.exists():
         if not (path / "config.json").is_file():
             raise ModelLoadError(_("'{name}' is not a Hugging Face model folder (no config.json there).", name=text))
         return ModelRef(text, path)
@@ -341,11 +349,13 @@ def load_models(
     trust_remote_code: bool | Collection[str] = False,
     machine: Machine | None = None,
     context: int = DEFAULT_CONTEXT,
+    relative_folders: bool = True,
 ):
-    """(target_model, tokenizer, draft_model or None, LoadInfo) from local folders or Hub ids, checked first."""
+    """(target_model, tokenizer, draft_model or None, LoadInfo) from local folders or Hub ids, checked first
+    (`relative_folders`: see `parse_ref`)."""
     say = progress or (lambda _msg: None)
     # 1. parse
-    refs = [parse_ref(target)] + ([parse_ref(draft)] if draft is not None else [])
+    refs = [parse_ref(ref, relative_folders) for ref in (target, draft) if ref is not None]
     # 2. fetch configs and tokenizers
     small = []
     for ref in refs:

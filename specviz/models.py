@@ -14,6 +14,7 @@ machine without the wheel (a GPU box with no package registry), `SPECVIZ_GGUF` n
 from __future__ import annotations
 
 import copy
+import hashlib
 import importlib.metadata
 import json
 import logging
@@ -34,7 +35,7 @@ from specviz.drafts import draft_model, has_draft, has_eagle, load_eagle
 from specviz.i18n import _
 from specviz.loading import (LoadInfo, Machine, ModelLoadError, Progress, check_fits, check_same_vocabulary, damaged,
                              device_map_for, load_models, pick_device, pick_dtype, read_config)
-from specviz.paths import cache_dir  # re-exported: converted models live there
+from specviz.paths import cache_dir, writing_folder  # cache_dir re-exported: converted models live there
 from specviz.proposers.eagle import EagleDrafter
 
 log = logging.getLogger(__name__)
@@ -108,10 +109,13 @@ def default_target_gguf() -> Path:
 
 
 def default_target_folder(progress: Progress | None = None) -> Path:
-    """The float32 safetensors folder of the default target, converted from the GGUF file on first use."""
+    """The float32 safetensors folder of the default target, converted from the GGUF file on first use. Its name
+    carries a digest of the GGUF it came from, so a folder once written is never replaced (a different GGUF gets a
+    folder of its own) and every process that reads it reads one whole conversion."""
     gguf = default_target_gguf()
-    folder = cache_dir() / "models" / f"{DEFAULT_TARGET_NAME}-f32"
     stamp = {"gguf": str(gguf), "size": gguf.stat().st_size}
+    digest = hashlib.sha256(json.dumps(stamp, sort_keys=True).encode()).hexdigest()[:12]
+    folder = cache_dir() / "models" / f"{DEFAULT_TARGET_NAME}-f32-{digest}"
     if _read_stamp(folder) != stamp:
         (progress or log.info)(_("Converting {name} from GGUF to float32 (first run only, about 15 s)...",
                                  name=DEFAULT_TARGET_NAME))
@@ -154,19 +158,10 @@ def _convert_gguf(gguf: Path, folder: Path, stamp: dict) -> None:
     clean = type(loaded)(config)
     clean.load_state_dict(loaded.state_dict())
     clean.generation_config = loaded.generation_config
-    tmp = folder.with_name(folder.name + ".partial")
-    clean.save_pretrained(tmp)
-    tokenizer.save_pretrained(tmp)
-    (tmp / "specviz-source.json").write_text(json.dumps(stamp))
-    if folder.exists():
-        _remove_tree(folder)
-    tmp.rename(folder)
-
-
-def _remove_tree(folder: Path) -> None:
-    for child in folder.iterdir():
-        _remove_tree(child) if child.is_dir() else child.unlink()
-    folder.rmdir()
+    with writing_folder(folder, complete=lambda f: _read_stamp(f) == stamp) as tmp:  # whole, or not at all
+        clean.save_pretrained(tmp)
+        tokenizer.save_pretrained(tmp)
+        (tmp / "specviz-source.json").write_text(json.dumps(stamp))
 
 
 # ---- the toy pair ---------------------------------------------------------------------------------------------------
@@ -252,11 +247,14 @@ def load_pair(
     progress: Progress | None = None,
     trust_remote_code: bool | Collection[str] = False,
     machine: Machine | None = None,
+    relative_folders: bool = True,
 ) -> Pair:
     """Load a pair by name ("default", "toy" or any entry of assets/catalog.yaml), or by hand: one model (self-
     drafting proposers only) or a (target, draft) pair, each a local folder or a Hugging Face Hub id, given as a
     sequence or as "TARGET,DRAFT". Anything that cannot work is a ValueError with one sentence, raised before
-    the weights are loaded when it can be known then (vocabularies, model kind, memory, offline cache)."""
+    the weights are loaded when it can be known then (vocabularies, model kind, memory, offline cache). With
+    `relative_folders` off (the web UI), a reference that is not an absolute path is a Hub id only, never a folder
+    relative to the working folder (`specviz.loading.parse_ref`)."""
     if isinstance(name_or_paths, str) and name_or_paths.strip() in BUILTIN_PAIRS:
         if name_or_paths.strip() == "toy":  # on the CPU unless a device is named: it is too small to gain from a GPU
             pair = toy_pair()
@@ -274,7 +272,7 @@ def load_pair(
         check_fits(entry, device, dtype, machine)
     target, tokenizer, draft, info = load_models(
         refs[0], refs[1] if len(refs) == 2 else None, device=device, dtype=dtype, progress=progress,
-        trust_remote_code=trust_remote_code, machine=machine)
+        trust_remote_code=trust_remote_code, machine=machine, relative_folders=relative_folders)
     proposer = entry.proposer if entry else "draft" if draft is not None else "layerskip"
     return Pair(name, target, tokenizer, draft, chat=bool(getattr(tokenizer, "chat_template", None)),
                 default_proposer=proposer, description=entry.title if entry else f"{info.placement}, {info.dtype}",

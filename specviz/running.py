@@ -104,6 +104,7 @@ class PairCache:
         self.size, self.loader = size, loader
         self._pairs: OrderedDict[str, Pair] = OrderedDict()
         self._turns: dict[str, Turns] = {}
+        self._reloads: dict[str, Callable[[], Pair]] = {}  # how a pair put here loads again once it was dropped
         self._guard = threading.Lock()
 
     def get(self, name: str) -> Pair:
@@ -116,13 +117,18 @@ class PairCache:
             with self._guard:
                 if name in self._pairs:  # loaded by the run that held the turn before this one
                     return self._pairs[name]
-            pair = self.loader(name)
+            with self._guard:
+                reload = self._reloads.get(name)
+            pair = reload() if reload is not None else self.loader(name)
             self.put(name, pair)
             return pair
 
-    def put(self, name: str, pair: Pair) -> None:
-        """Keep a pair loaded elsewhere (the Models page's pair by hand) under `name`."""
+    def put(self, name: str, pair: Pair, reload: Callable[[], Pair] | None = None) -> None:
+        """Keep a pair loaded elsewhere (the Models page's pair by hand) under `name`; `reload` loads it the same way
+        again if it is dropped to make room and asked for later (else the cache's loader does, by name)."""
         with self._guard:
+            if reload is not None:
+                self._reloads[name] = reload
             self._pairs[name] = pair
             self._pairs.move_to_end(name)
             while len(self._pairs) > self.size:

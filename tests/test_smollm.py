@@ -6,7 +6,7 @@ import torch
 
 from specviz.baseline import autoregressive_generate
 from specviz.decoding import speculative_generate
-from specviz.models import cache_dir, default_target_gguf, encode_prompt
+from specviz.models import cache_dir, default_target_folder, default_target_gguf, encode_prompt
 from specviz.proposers import make_proposer
 
 PROMPTS = ["Why is the sky blue?", "Repeat after me: the cat sat on the mat, the cat sat on the mat."]
@@ -14,7 +14,8 @@ PROMPTS = ["Why is the sky blue?", "Repeat after me: the cat sat on the mat, the
 
 def test_gguf_found_through_package_metadata_and_cached_as_safetensors(smollm):
     assert default_target_gguf().name.endswith(".gguf")
-    folder = cache_dir() / "models" / "SmolLM2-135M-Instruct-f32"
+    folder = default_target_folder()  # SmolLM2-135M-Instruct-f32-<digest of the GGUF>, in the cache
+    assert folder.parent == cache_dir() / "models" and folder.name.startswith("SmolLM2-135M-Instruct-f32-")
     assert (folder / "model.safetensors").is_file() and (folder / "config.json").is_file()
     assert smollm.target.config.num_hidden_layers == 30 and smollm.target.dtype == torch.float32
     assert smollm.chat and "<|im_start|>" in smollm.tokenizer.decode(encode_prompt(smollm.tokenizer, "hi", chat=True))

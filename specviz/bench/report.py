@@ -22,6 +22,7 @@ from typing import Any
 from specviz.bench.config import BENCHMARKS_DIR
 from specviz.bench.summary import DEFINITIONS, verify_ratio
 from specviz.i18n import _
+from specviz.paths import write_text_atomically
 
 SCHEMA = "specviz-bench"
 SCHEMA_VERSION = 1
@@ -79,9 +80,9 @@ class BenchResult:
         folder = Path(folder)
         folder.mkdir(parents=True, exist_ok=True)
         paths = {"json": folder / "results.json", "csv": folder / "results.csv", "md": folder / "results.md"}
-        paths["json"].write_text(json.dumps(self.to_dict(), indent=1, ensure_ascii=False), encoding="utf-8")
-        paths["csv"].write_text(cases_csv(self.cases), encoding="utf-8")
-        paths["md"].write_text(markdown_report(self), encoding="utf-8")
+        write_text_atomically(paths["json"], json.dumps(self.to_dict(), indent=1, ensure_ascii=False))  # each whole
+        write_text_atomically(paths["csv"], cases_csv(self.cases))
+        write_text_atomically(paths["md"], markdown_report(self))
         return paths
 
 

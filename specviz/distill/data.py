@@ -26,6 +26,7 @@ from tqdm import tqdm
 
 from specviz.distill.prompts import Prompt
 from specviz.models import encode_prompt
+from specviz.paths import writing_file
 
 
 @dataclass
@@ -136,9 +137,8 @@ def generate_records(model, tokenizer, prompts: list[Prompt], folder: Path, plan
         records = generate_batch(model, tokenizer, batch, plan, sampled, batch_seed(plan, index, pass_index), eos)
         seconds = time.perf_counter() - t0
         new_tokens = sum(len(r.tokens) - r.prompt_length for r in records)
-        tmp = shard.with_suffix(".tmp")
-        torch.save({"records": [r.__dict__ for r in records], "sampled": sampled}, tmp)
-        tmp.rename(shard)
+        with writing_file(shard, binary=True) as file:  # a shard is there whole or not at all (specviz.paths)
+            torch.save({"records": [r.__dict__ for r in records], "sampled": sampled}, file)
         bar.set_postfix(tok_s=f"{new_tokens / seconds:.0f}")
         with log.open("a") as f:
             f.write(json.dumps({"shard": index, "sampled": sampled, "prompts": len(batch), "new_tokens": new_tokens,

@@ -40,6 +40,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from specviz.paths import write_text_atomically
 from specviz.scripts.transfer import activate
 
 SECTIONS = ("versions", "float32", "bfloat16", "bench", "exactness", "distill")
@@ -105,9 +106,7 @@ class Record(dict):
         self.path = path
 
     def save(self) -> None:
-        tmp = self.path.with_name(self.path.name + ".tmp")
-        tmp.write_text(json_text(self), encoding="utf-8")
-        tmp.replace(self.path)
+        write_text_atomically(self.path, json_text(self))
 
     def fail(self, why: str) -> None:
         """A check did not hold: the section ends as failed, with `why` listed."""

@@ -85,7 +85,7 @@ def eagle_folder(progress: Progress = _say) -> Path:
 
     from specviz.drafts import EAGLE_NAME, read_meta
     from specviz.models import default_target_folder
-    from specviz.paths import MODELS_DIR, cache_dir
+    from specviz.paths import MODELS_DIR, cache_dir, writing_folder
 
     source = MODELS_DIR / EAGLE_NAME
     read_meta(source)
@@ -103,14 +103,10 @@ def eagle_folder(progress: Progress = _say) -> Path:
     config.update(num_hidden_layers=2, architectures=["LlamaForCausalLM"], torch_dtype="float32")
     if config.get("layer_types"):
         config["layer_types"] = config["layer_types"][:2]
-    tmp = folder.with_name(folder.name + ".tmp")
-    tmp.mkdir(parents=True, exist_ok=True)
-    save_file(tensors, str(tmp / "model.safetensors"))
-    (tmp / "config.json").write_text(json.dumps(config, indent=2) + "\n")
-    for name in ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "generation_config.json"):
-        if (target / name).exists():
-            shutil.copy(target / name, tmp / name)
-    if folder.exists():
-        shutil.rmtree(folder)
-    tmp.rename(folder)
+    with writing_folder(folder, complete=lambda f: (f / "model.safetensors").is_file()) as tmp:  # whole or none
+        save_file(tensors, str(tmp / "model.safetensors"))
+        (tmp / "config.json").write_text(json.dumps(config, indent=2) + "\n")
+        for name in ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "generation_config.json"):
+            if (target / name).exists():
+                shutil.copy(target / name, tmp / name)
     return folder

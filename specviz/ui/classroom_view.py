@@ -8,8 +8,6 @@ object per server process, shared by every browser session, and know a client by
 
 from __future__ import annotations
 
-import functools
-import logging
 import zlib
 from collections.abc import Callable
 from typing import Any, ParamSpec
@@ -21,13 +19,12 @@ from specviz.quiz.schema import QuestionKind
 from specviz.classroom import (NAME_MAX, ClassroomError, ClassroomStore, RateLimit, Student, answer_between,
                                client_id, default_db_path, in_language, shown_title)
 from specviz.classroom_paced import PacedStore
-from specviz.i18n import N_, _
+from specviz.i18n import _
 from specviz.quiz import Question, grade
 from specviz.ui import quiz_view
 from specviz.ui.escaping import escape_markdown
-from specviz.ui.frame import speak_visitors_language
+from specviz.ui.frame import guarded, speak_visitors_language
 
-PANEL_FAILED = N_("This part of the page could not be drawn just now; it tries again at the next refresh.")
 LAST_ANSWER = "classroom_last"  # (student token, question id) of the answer whose feedback is on screen
 
 
@@ -49,24 +46,10 @@ P = ParamSpec("P")
 
 
 def one_sentence(render: Callable[P, None]) -> Callable[P, None]:
-    """`render`, with a ClassroomError (a busy or read-only database, a refused input) shown as its one sentence;
-    for fragments, which rerun without the page around them, and so in the session's language (`speak_session`).
-    Any other error is one neutral sentence too (its traceback goes to the server's log, not to the class), so a
-    live panel never shows an exception box and the rest of the page stays as it is; Streamlit's own rerun and
-    stop signals pass through."""
-
-    @functools.wraps(render)
-    def rendered(*args: P.args, **kwargs: P.kwargs) -> None:
-        speak_session()
-        try:
-            render(*args, **kwargs)
-        except ClassroomError as exc:
-            st.error(str(exc))
-        except Exception:  # noqa: BLE001 - a live panel must not break the teacher's screen
-            logging.getLogger(__name__).exception("classroom panel %s failed", render.__name__)
-            st.error(_(PANEL_FAILED))
-
-    return rendered
+    """`render` under the page frame's guard (specviz.ui.frame.guarded), with a ClassroomError (a busy or read-only
+    database, a refused input) shown as its own sentence: any other error is the one neutral PANEL_FAILED, so a live
+    panel never shows an exception box and the rest of the page stays as it is."""
+    return guarded(render, said=(ClassroomError,))
 
 
 def speak_session() -> None:

@@ -1,20 +1,38 @@
-"""The frame every page shares: the language, the sidebar legend (the page map itself is in specviz.pagemap).
+"""The frame every page shares: the language, the sidebar legend (the page map itself is in specviz.pagemap), and
+the guard every live part of a page runs under (`live_fragment`, `guarded`).
 
 The language of a visit: `?lang=pt` or `?lang=en` in the link, else the browser's language, else English; the
 sidebar switch changes it, and every page writes it back into the address bar so a shared link opens in the same
 language. It is chosen once per session (navigating between pages keeps it) and applied at the start of every run,
 before anything is drawn.
+
+A live part of a page is an `st.fragment`: it reruns on its own (on a timer, or when one of its widgets changes),
+without the page around it. Every one is made with `live_fragment`, never with `st.fragment` itself
+(tests/test_fragments.py checks), so an error inside it is one translated sentence in its place, in the visitor's
+language, and the rest of the page stays as it was.
 """
 
 from __future__ import annotations
 
+import functools
+import logging
+from collections.abc import Callable
+from datetime import timedelta
+from typing import ParamSpec
+
 import streamlit as st
+from streamlit.errors import FragmentHandledException
 
 from specviz.i18n import DEFAULT_LANGUAGE, LANGUAGES, N_, _, language_code, set_language
 from specviz.ui import accessibility
 
+P = ParamSpec("P")
+
 LANG_PARAM = "lang"
 LANG_KEY = "specviz_language"
+
+# What a live part of a page says in its place when it fails (its traceback goes to the server's log).
+PANEL_FAILED = N_("This part of the page could not be drawn just now; it tries again at the next refresh.")
 
 # The sidebar's one sentence.
 LEGEND = N_("Notation: **p** = the target model's probability for a token, **q** = the draft's, **K** = tokens drafted "
@@ -42,6 +60,42 @@ def speak_visitors_language() -> None:
     code = language_code(st.session_state.get(LANG_KEY))
     if code is not None:
         set_language(code)
+
+
+def guarded(render: Callable[P, None], said: tuple[type[Exception], ...] = ()) -> Callable[P, None]:
+    """`render`, speaking the session's language first (`speak_visitors_language`), with any error it raises shown as
+    one sentence in its place: an error of a type in `said` (a library error whose message is written for the
+    visitor, such as a ClassroomError) as its own message, any other as PANEL_FAILED, its traceback logged for the
+    operator. Only `Exception` is caught: Streamlit's rerun and stop signals (`st.rerun`, `st.stop`) derive from
+    BaseException and pass through, and so does the marker of a nested fragment whose error Streamlit already
+    showed. A render guarded already is returned as it is."""
+    if getattr(render, "_specviz_guarded", False):
+        return render
+
+    @functools.wraps(render)  # the same module and name: the fragment's identity (and so its widgets) is unchanged
+    def rendered(*args: P.args, **kwargs: P.kwargs) -> None:
+        speak_visitors_language()
+        try:
+            render(*args, **kwargs)
+        except FragmentHandledException:
+            raise
+        except said as exc:
+            st.error(str(exc))
+        except Exception:  # noqa: BLE001 - a live part of a page never shows an exception box
+            logging.getLogger(__name__).exception("the live panel %s failed", getattr(render, "__qualname__", render))
+            st.error(_(PANEL_FAILED))
+
+    rendered._specviz_guarded = True
+    return rendered
+
+
+def live_fragment(render: Callable[P, None] | None = None, *, run_every: float | timedelta | None = None,
+                  said: tuple[type[Exception], ...] = ()):
+    """`st.fragment(guarded(render, said), run_every=run_every)`: the one way specviz makes a live part of a page.
+    As a decorator (`@live_fragment(run_every=2)`) or called (`live_fragment(panel, run_every=5)(store, session)`)."""
+    if render is None:
+        return lambda function: live_fragment(function, run_every=run_every, said=said)
+    return st.fragment(guarded(render, said), run_every=run_every)
 
 
 def keep_language_in_url() -> None:

@@ -9,8 +9,10 @@ default, and when the operator turns it on:
 
 Remote code is never trusted from the browser (the CLI keeps its --trust-remote-code flag), and a refusal names
 only what the visitor typed, never whether a path exists: a folder outside the root, a missing one, one that holds
-a symlink leading out of the root, and a Hub id that is also a path on the server (from_pretrained would read it)
-all get the one sentence NOT_LOADABLE, which the Models page also shows for any load that fails.
+a symlink leading out of the root or a symlink loop, and a name too long for the file system all get the one
+sentence NOT_LOADABLE, which the Models page also shows for any load that fails. A Hub id is only ever a Hub id:
+the page loads it with `relative_folders=False` (specviz.loading.parse_ref), so a folder of that name in the
+server's working folder is neither read nor told apart from a missing one.
 """
 
 from __future__ import annotations
@@ -71,27 +73,30 @@ class WebModelPolicy:
         if not HUB_ID.match(text) or ".." in text:
             raise ValueError(_("'{name}' is not a Hugging Face Hub id (Org/Model-Name) that can be loaded here.",
                                name=_shown(text)))
-        if Path(text).exists():  # from_pretrained would read this path instead: refused like a Hub id not found
-            raise ValueError(not_loadable(text))
-        return text
+        return text  # a Hub id, whatever the working folder holds: nothing here is read for it
 
     def _local(self, text: str) -> str:
         if self.root is None:
             raise ValueError(_("Local folders cannot be loaded from the browser on this server; use a Hugging Face "
                                "Hub id."))
-        path = (self.root / text.removeprefix("~/")).resolve() if not text.startswith("/") else Path(text).resolve()
-        if not path.is_relative_to(self.root) or not (path / "config.json").is_file() or self._escapes(path):
+        try:  # a symlink loop (RuntimeError) or a name too long (OSError) is refused like any other folder
+            path = (self.root / text.removeprefix("~/")).resolve() if not text.startswith("/") else \
+                Path(text).resolve()
+            inside = path.is_relative_to(self.root) and (path / "config.json").is_file() and not self._escapes(path)
+        except (OSError, RuntimeError):
+            inside = False
+        if not inside:
             raise ValueError(not_loadable(text))
         return str(path)
 
     def _escapes(self, folder: Path) -> bool:
-        """Whether anything in the folder (a weight file, a tokenizer, a subfolder) resolves outside the root, or the
-        folder holds more than MAX_FILES entries."""
+        """Whether anything in the folder (a weight file, a tokenizer, a subfolder) resolves outside the root or
+        cannot be resolved (a symlink loop), or the folder holds more than MAX_FILES entries."""
         try:
             for count, entry in enumerate(folder.rglob("*")):
                 if count >= MAX_FILES or not entry.resolve().is_relative_to(self.root):
                     return True
-        except OSError:
+        except (OSError, RuntimeError):
             return True
         return False
 

@@ -21,7 +21,7 @@ from specviz.loading import (DEFAULT_CONTEXT, Machine, ModelLoadError, detect_ma
 from specviz.machine import SpeedEstimate, measure_bandwidth, speed_from_bandwidth, speed_from_reference
 from specviz.models import Pair, load_pair
 from specviz.running import PAIRS
-from specviz.ui.model_access import ENABLE_ENV, ROOT_ENV, WebModelPolicy
+from specviz.ui.model_access import ENABLE_ENV, ROOT_ENV, WebModelPolicy, not_loadable
 from specviz.ui.escaping import escape_markdown
 
 DEVICE_CHOICES = ("auto", "cpu", "cuda", "mps")
@@ -195,12 +195,16 @@ def _load(spec: str, device: str, dtype: str, progress) -> Pair:
     Never with remote code. Not st.cache_resource: the progress callback writes into a status box made outside the
     function, which Streamlit's cache cannot replay."""
     settings = (device, dtype)
+
+    def load(say=None) -> Pair:  # never remote code; a Hub id is never read as a folder of the working folder
+        return load_pair(spec, device=None if device == "auto" else device, dtype=None if dtype == "auto" else dtype,
+                         trust_remote_code=False, progress=say, relative_folders=False)
+
     with PAIRS.turn(spec):  # one load at a time, and never under a running generation
         pair = PAIRS.loaded(spec)
         if pair is None or _LOADED_WITH.get(spec) != settings:
-            pair = load_pair(spec, device=None if device == "auto" else device,
-                             dtype=None if dtype == "auto" else dtype, trust_remote_code=False, progress=progress)
-            PAIRS.put(spec, pair)
+            pair = load(progress)
+            PAIRS.put(spec, pair, reload=load)  # a later page that needs it again loads it the same way
             _LOADED_WITH[spec] = settings
     return pair
 
@@ -213,12 +217,16 @@ def loaded_pair(spec: str) -> Pair | None:
 def load_hand_pair(hand: HandPair, policy: WebModelPolicy) -> Pair | None:
     """Check the references against the operator's policy, then load the pair with download and load progress in a
     status box; None (and one sentence, shown, not folded away) when it cannot work."""
-    try:
-        refs = [policy.check(hand.target, "target")] + ([policy.check(hand.draft, "draft")] if hand.draft.strip()
-                                                         else [])
-    except ValueError as exc:
-        st.error(escape_markdown(exc))
-        return None
+    refs = []
+    for typed_ref, what in [(hand.target, "target")] + ([(hand.draft, "draft")] if hand.draft.strip() else []):
+        try:
+            refs.append(policy.check(typed_ref, what))
+        except ValueError as exc:
+            st.error(escape_markdown(exc))
+            return None
+        except (OSError, RuntimeError):  # what the file system said about a typed path: the one sentence for any
+            st.error(escape_markdown(not_loadable(typed_ref)))
+            return None
     typed = hand.spec  # what the visitor wrote: the only name the page shows (never a resolved server path)
     hand = HandPair(refs[0], refs[1] if len(refs) > 1 else "", hand.device, hand.dtype)
     _TYPED[hand.spec] = typed

@@ -4,7 +4,8 @@ next to the annotated one, with an invitation to step through from the start (a 
 
 State (page-prefixed): `playground_pos` = number of revealed steps (0..n) and `playground_playing`; the guesses are
 the `PREDICTOR`'s. The trace on screen is also `specviz.ui.state.current_trace()`, for other pages. The view runs
-inside an `st.fragment` that reruns itself every PLAY_SECONDS while playing, so playing never reruns the whole page.
+inside a live fragment (`specviz.ui.frame.live_fragment`) that reruns itself every PLAY_SECONDS while playing, so
+playing never reruns the whole page, and a failure inside it is one sentence.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from specviz.trace import Trace
 from specviz.ui import classroom_ask, state
 from specviz.ui.accessibility import scroll_here_on_phone
 from specviz.ui.escaping import escape_markdown
-from specviz.ui.frame import speak_visitors_language
+from specviz.ui.frame import live_fragment
 from specviz.ui.palette import legend_html
 from specviz.ui.predict import Predictor
 from specviz.ui.step_view import render_step
@@ -108,9 +109,8 @@ def render_player(trace: Trace, trace_id: str, on_position=None) -> None:
     `on_position(pos)` is called on every run of the fragment (the page uses it to keep the URL current)."""
     playing = bool(st.session_state.get(PLAYING, False))
 
-    @st.fragment(run_every=PLAY_SECONDS if playing else None)
+    @live_fragment(run_every=PLAY_SECONDS if playing else None)  # in the session's language; a failure is a sentence
     def player() -> None:
-        speak_visitors_language()  # a timer's rerun may start in a fresh thread, without the page's language
         session = st.session_state
         n = trace.num_steps
         if session.pop(_TOGGLED, False):

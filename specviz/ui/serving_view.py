@@ -1,10 +1,11 @@
 """The Serving page's connection and live panel: which vLLM server, and what its /metrics say as it runs.
 
 The address is checked (`client.base_url`, then `client.allowed`: this machine unless the operator lists the host)
-before anything is sent; every failure is one neutral sentence. A scrape has a 3-second total deadline, and the
-live panel re-reads /metrics every few seconds in an `st.fragment` (only while its tab is open), keeping the last
-`HISTORY` scrapes in the session so the charts show rates over time. After a failed read it waits longer before
-the next one (REFRESH_S doubling up to BACKOFF_MAX_S), so a wrong address costs a server little.
+before anything is sent; every failure is one neutral sentence. A scrape has a 3-second total deadline, and the live
+panel re-reads /metrics every few seconds in a live fragment (`specviz.ui.frame.live_fragment`, only while its tab
+is open), keeping the last `HISTORY` scrapes in the session so the charts show rates over time. After a failed read
+it waits longer before the next one (REFRESH_S doubling up to BACKOFF_MAX_S), so a wrong address costs a server
+little.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from specviz.serving.server import SPECS, Server
 from specviz.ui import charts as plot
 from specviz.ui import serving_charts as charts
 from specviz.ui.escaping import escape_markdown
-from specviz.ui.frame import speak_visitors_language
+from specviz.ui.frame import live_fragment
 
 HISTORY = 150
 REFRESH_S = 3.0
@@ -108,11 +109,11 @@ def live_panel(base: str) -> None:
     """The counters since the server started, and their rates over time, refreshed every REFRESH_S seconds."""
     live = st.toggle(_("Live updates"), value=True, key="serving_live",
                      help=_("Re-read /metrics every {seconds} s while this page is open.", seconds=number(REFRESH_S, 0)))
-    st.fragment(run_every=REFRESH_S if live else None)(_live_body)(base)
+    live_fragment(_live_body, run_every=REFRESH_S if live else None)(base)
 
 
 def _live_body(base: str) -> None:
-    speak_visitors_language()  # a timed rerun runs in a fresh thread, which speaks English until told
+    """The live panel's fragment (run by `live_fragment`, so in the session's language; a failure is one sentence)."""
     history = _history(base)
     if not history or time.monotonic() - history[-1].at > 0.5:
         read_now(base)

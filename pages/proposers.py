@@ -13,7 +13,7 @@ st.markdown(_("The verifier never changes: the target scores K+1 positions in on
             "kept) and c (what a draft costs). Each proposer below with a diagram, its costs, what it needs, where "
             "it wins and loses, a recorded trace where specviz has it, and the quiz questions on it."))
 
-for proposer in view.PROPOSERS:
+for proposer in view.sections():
     view.render_proposer(proposer)
     st.divider()
 

@@ -20,12 +20,12 @@ import yaml
 from specviz.i18n import N_, _
 from specviz.limits import K_RANGE, TREE_NODES_RANGE, TREE_WIDTH_RANGE
 from specviz.paths import CATALOG_PATH
+from specviz.proposers import registry
 
 BYTES_PER_PARAM = {"float32": 4, "bfloat16": 2, "float16": 2}
 CATALOG_DTYPES = ("float32", "bfloat16")
 SOURCES = ("wheel", "code", "hub")
 DEVICES = ("cpu", "gpu", "multi-gpu")
-PROPOSERS = ("draft", "ngram", "layerskip", "eagle")
 MEMORY_TOLERANCE = 0.05  # stated memory may differ from parameters x bytes by 5% (rounding)
 
 # The bundled catalog's hardware notes and its licences that are phrases, marked for translation: the YAML stays
@@ -154,7 +154,7 @@ def _entry(raw, index: int) -> CatalogEntry:
     unknown = sorted(set(raw) - known)
     if unknown:
         raise ValueError(_("{where} has an unknown field '{field}'.", where=where, field=unknown[0]))
-    for field, allowed in (("source", SOURCES), ("device", DEVICES), ("proposer", PROPOSERS)):
+    for field, allowed in (("source", SOURCES), ("device", DEVICES), ("proposer", registry.names())):
         if raw.get(field) not in allowed:
             raise ValueError(_("{where}: '{field}' must be one of {allowed} (got {value}).", where=where, field=field,
                                allowed=", ".join(allowed), value=repr(raw.get(field))))
@@ -164,7 +164,7 @@ def _entry(raw, index: int) -> CatalogEntry:
                            value=repr(k)))
     target = _model(raw.get("target"), _("{where}, target", where=where))
     draft = None if raw.get("draft") is None else _model(raw["draft"], _("{where}, draft", where=where))
-    if raw["proposer"] == "draft" and draft is None:
+    if registry.get(raw["proposer"]).needs_draft_model and draft is None:
         raise ValueError(_("{where} uses the 'draft' proposer but has no draft model.", where=where))
     return CatalogEntry(name=name, title=str(raw.get("title") or name), source=raw["source"], target=target,
                         draft=draft, proposer=raw["proposer"], device=raw["device"],

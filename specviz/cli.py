@@ -22,7 +22,8 @@ from specviz.bench import add_bench_arguments, run_bench_command
 from specviz.catalog import recommended_for
 from specviz.i18n import N_, _, get_language, language_code, number, using
 from specviz.kinds import StopReason
-from specviz.limits import K_RANGE, MAX_NEW_TOKENS_RANGE, PROPOSERS, TOY_PROPOSERS
+from specviz.limits import K_RANGE, MAX_NEW_TOKENS_RANGE, PAIR_DRAFTERS
+from specviz.proposers import registry
 from specviz.runspec import RunSpec
 from specviz.serving.cli import add_serve_arguments, run_serve_command
 from specviz.text import visible
@@ -58,7 +59,7 @@ def add_generation_flags(cmd: argparse.ArgumentParser) -> None:
     cmd.add_argument("--prompt", required=True, help="the user prompt")
     cmd.add_argument("--pair", default="default",
                      help="a catalog name (default, toy, qwen2.5-0.5b-7b, ...) or TARGET[,DRAFT]: local folders or Hub ids")
-    cmd.add_argument("--proposer", choices=PROPOSERS, default=None, help="who drafts (default: the pair's own)")
+    cmd.add_argument("--proposer", choices=registry.names(), default=None, help="who drafts (default: the pair's own)")
     cmd.add_argument("--layers", type=int, default=None, help="layers the layer-skip draft keeps (default: 1/4)")
     cmd.add_argument("--k", type=int, default=None, help=f"drafted tokens per step (a tree's depth), {K_RANGE[0]}.."
                                                          f"{K_RANGE[1]} (default: the pair's recommended K)")
@@ -184,11 +185,12 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {"generate": run_gene
 
 def _prepare(args: argparse.Namespace):
     """The run's spec, checked before torch or any model loads (a bad flag answers at once), and the loaded pair.
-    The toy pair offers what the web UI offers it (TOY_PROPOSERS): its EAGLE drafter is an untrained stand-in that
-    only the tests and the GPU rehearsal use."""
-    if args.pair == "toy" and args.proposer is not None and args.proposer not in TOY_PROPOSERS:
+    The toy pair offers what the web UI offers it (`limits.PAIR_DRAFTERS`): its EAGLE drafter is an untrained
+    stand-in that only the tests and the GPU rehearsal use."""
+    toy = registry.offered(PAIR_DRAFTERS["toy"])
+    if args.pair == "toy" and args.proposer is not None and args.proposer not in toy:
         raise ValueError(_("The toy pair has no trained EAGLE drafter; choose one of these proposers: {choices}.",
-                           choices=", ".join(TOY_PROPOSERS)))
+                           choices=", ".join(toy)))
     spec = RunSpec(pair=args.pair, proposer=args.proposer, prompt=args.prompt, chat=not args.no_chat,
                    max_new_tokens=args.max_new_tokens, temperature=args.temperature, top_k=args.top_k,
                    top_p=args.top_p, seed=args.seed, layers=args.layers, **draft_shape(args))

@@ -12,13 +12,14 @@ value outside it is refused with a sentence, never clamped. Plain data: checking
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from specviz import urlvalues
 from specviz.i18n import N_, _, get_language
-from specviz.limits import K_RANGE, MAX_NEW_TOKENS_RANGE, POLICIES, PROPOSERS, TREE_NODES_RANGE, TREE_WIDTH_RANGE
+from specviz.limits import K_RANGE, MAX_NEW_TOKENS_RANGE, POLICIES, TREE_NODES_RANGE, TREE_WIDTH_RANGE
+from specviz.proposers import registry
 
 MAX_PROMPT_CHARS = 4000
 WEB_MAX_NEW_TOKENS = 256  # what one browser visitor may ask for (the CLI and the library allow the whole range)
@@ -27,20 +28,25 @@ WEB_MAX_NEW_TOKENS = 256  # what one browser visitor may ask for (the CLI and th
 @dataclass(frozen=True)
 class Setting:
     """One setting: its name in error sentences, its label (as a form shows it) and its allowed values: a
-    numeric range, or a set of choices. `name` and `label` are English messages (marked with `N_`): translate them
-    with `specviz.i18n._` where they are shown."""
+    numeric range, or a set of choices (or a function that names them when asked: the proposers are the
+    registry's). `name` and `label` are English messages (marked with `N_`): translate them with `specviz.i18n._`
+    where they are shown."""
 
     name: str
     label: str
     lo: float | None = None
     hi: float | None = None
-    choices: tuple[str, ...] | None = None
+    choices: tuple[str, ...] | Callable[[], tuple[str, ...]] | None = None
     whole: bool = False  # a whole number
+
+    def options(self) -> tuple[str, ...]:
+        """The allowed choices now (empty for a numeric setting)."""
+        return () if self.choices is None else self.choices() if callable(self.choices) else self.choices
 
     def rule(self) -> str:
         """What the setting accepts, as words for an error sentence."""
         if self.choices is not None:
-            return _("one of {choices}", choices=", ".join(self.choices))
+            return _("one of {choices}", choices=", ".join(self.options()))
         if self.whole:
             return _("a whole number from {lo} to {hi}", lo=_num(self.lo), hi=_num(self.hi))
         return _("a number from {lo} to {hi}", lo=_num(self.lo), hi=_num(self.hi))
@@ -52,12 +58,18 @@ class Setting:
 
     def accepts(self, value: Any) -> bool:
         if self.choices is not None:
-            return value in self.choices
+            return value in self.options()
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             return False
         if self.whole and not isinstance(value, int):
             return False
         return math.isfinite(value) and self.lo <= value <= self.hi
+
+
+def _own(name: str) -> Setting:
+    """A proposer's own setting (declared in `specviz.proposers.registry`) as a RunSpec setting."""
+    declared = registry.setting(name)
+    return Setting(declared.name, declared.label, declared.lo, declared.hi, whole=True)
 
 
 SETTINGS: dict[str, Setting] = {
@@ -67,8 +79,8 @@ SETTINGS: dict[str, Setting] = {
     "top_k": Setting("top-k", N_("top-k (0 = off)"), 0, 1000, whole=True),
     "top_p": Setting("top-p", N_("top-p (1 = off)"), 0.01, 1.0),
     "seed": Setting(N_("The seed"), N_("Seed"), 0, 2**31 - 1, whole=True),
-    "layers": Setting("layers", N_("Layers the layer-skip draft keeps (0 = a quarter)"), 0, 128, whole=True),
-    "proposer": Setting(N_("The proposer"), N_("Proposer"), choices=PROPOSERS),
+    "layers": _own("layers"),
+    "proposer": Setting(N_("The proposer"), N_("Proposer"), choices=registry.names),
     "policy": Setting(N_("The draft-length policy"), N_("Draft-length policy"), choices=POLICIES),
     "tree_nodes": Setting("tree_nodes", N_("Draft tree nodes (0 = a chain of K)"), *TREE_NODES_RANGE, whole=True),
     "tree_width": Setting("tree_width", N_("Children per tree node"), *TREE_WIDTH_RANGE, whole=True),

@@ -159,8 +159,9 @@ def test_proposer_choices_follow_the_pair(monkeypatch):
     at.selectbox(key="race_pair").set_value("default").run()
     assert not at.exception
     # SmolLM2's own drafts come first: the trained EAGLE drafter, then the trained separate draft
+    # (the registry's order, as in the Playground)
     assert at.selectbox(key="race_proposer").options == ["EAGLE feature drafter (trained)", "draft model",
-                                                          "layer-skip self-draft", "n-gram lookup (no model)"]
+                                                          "n-gram lookup (no model)", "layer-skip self-draft"]
     assert at.selectbox(key="race_proposer").value == "layerskip"  # a choice both pairs offer is kept
 
 

@@ -12,13 +12,13 @@ from streamlit.testing.v1 import AppTest
 
 from i18n_check import english_sentences
 from specviz.i18n import using
-from specviz.proposers import DraftModelProposer, EagleProposer, LayerSkipProposer, NgramProposer
+from specviz.proposers import DraftModelProposer, EagleProposer, LayerSkipProposer, NgramProposer, registry
 from specviz.runspec import RunSpec
 from specviz.trace import EmittedToken, Step, TokenKind, TreeNode, TreeRecord
 from specviz.tree import ROOT
 from specviz.ui.escaping import escape_text
 from specviz.ui.palette import style
-from specviz.ui.playground_settings import BRANCHING, LIVE_DEFAULTS, parse_query_params, query_params_for
+from specviz.ui.playground_settings import LIVE_DEFAULTS, parse_query_params, query_params_for
 from specviz.ui.tree_figures import PATH_META, mask_figure, node_kind, tree_figure, tree_positions, tree_title
 from test_playground import page  # the Playground opened with a link's query parameters
 
@@ -133,7 +133,9 @@ def test_a_chain_step_shows_no_tree():
 def test_only_proposers_that_branch_offer_a_tree():
     classes = {"draft": DraftModelProposer, "eagle": EagleProposer, "ngram": NgramProposer,
                "layerskip": LayerSkipProposer}
-    assert set(BRANCHING) == {name for name, cls in classes.items() if cls.can_branch}
+    assert set(classes) <= set(registry.names())
+    assert {name for name in classes if registry.can_branch(name)} == {name for name, cls in classes.items()
+                                                                        if cls.can_branch}
 
 
 def evil_tree_step() -> Step:

@@ -16,6 +16,7 @@ from tqdm import tqdm
 
 from specviz.bench.config import CLOCKS, DTYPES, HF_MODES, BenchConfig
 from specviz.catalog import recommended_for
+from specviz.proposers import registry
 
 
 def _listed(kind):
@@ -32,7 +33,7 @@ def add_bench_arguments(cmd: argparse.ArgumentParser) -> None:
     """The `bench` subcommand's flags."""
     cmd.add_argument("--pair", default="default", help="default, toy, or TARGET_FOLDER[,DRAFT_FOLDER]")
     cmd.add_argument("--proposers", nargs="+", type=_listed(str), default=None,
-                     help="draft, ngram, layerskip (default: the pair's own)")
+                     help=f"{', '.join(registry.names())} (default: the pair's own)")
     cmd.add_argument("--layers", type=int, default=None, help="layers the layer-skip draft keeps (default: 1/4)")
     cmd.add_argument("--k", nargs="+", type=_listed(int), default=None,
                      help="drafted tokens per step, a tree's depth (default: the pair's recommended K)")

@@ -16,8 +16,9 @@ from pathlib import Path
 
 import yaml
 
-from specviz.limits import K_RANGE, MAX_NEW_TOKENS_RANGE, POLICIES, PROPOSERS, TREE_NODES_RANGE, TREE_WIDTH_RANGE
+from specviz.limits import K_RANGE, MAX_NEW_TOKENS_RANGE, POLICIES, TREE_NODES_RANGE, TREE_WIDTH_RANGE
 from specviz.paths import BENCHMARKS_DIR, PROMPTS_DIR
+from specviz.proposers import registry
 
 HF_MODES = ("all", "greedy", "none")
 CLOCKS = ("wall", "cpu")
@@ -111,8 +112,8 @@ class BenchConfig:
 
     def check(self) -> None:
         for name in self.proposers:
-            if name not in PROPOSERS:
-                raise ValueError(f"Unknown proposer '{name}': choose one of {', '.join(PROPOSERS)}.")
+            if name not in registry.names():
+                raise ValueError(f"Unknown proposer '{name}': choose one of {', '.join(registry.names())}.")
         for k in [*self.ks, self.policy_k]:
             if not (isinstance(k, int) and K_RANGE[0] <= k <= K_RANGE[1]):
                 raise ValueError(f"K must be a whole number from {K_RANGE[0]} to {K_RANGE[1]} (got {k}).")

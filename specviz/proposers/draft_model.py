@@ -11,6 +11,7 @@ from __future__ import annotations
 import torch
 from transformers import PreTrainedModel
 
+from specviz.i18n import _
 from specviz.kvcache import CachedModel
 from specviz.proposers.base import Proposal, Proposer
 from specviz.sampling import SamplingConfig, sample
@@ -66,3 +67,11 @@ class DraftModelProposer(Proposer):
 
     def cache_length(self) -> int:
         return len(self.runner)
+
+
+def from_pair(pair) -> DraftModelProposer:
+    """The pair's separate draft model as the proposer (`specviz.proposers.registry`: "draft")."""
+    if pair.draft is None:
+        raise ValueError(_("The pair '{pair}' has no separate draft model; use --proposer layerskip or ngram.",
+                           pair=pair.name))
+    return DraftModelProposer(pair.draft, pair.target.config.vocab_size)

@@ -25,6 +25,7 @@ from torch import nn
 from transformers import DynamicCache, PreTrainedModel
 from transformers.models.llama.modeling_llama import LlamaDecoderLayer, LlamaRotaryEmbedding
 
+from specviz.i18n import _
 from specviz.kvcache import cache_keyword
 from specviz.proposers.base import Proposal, Proposer
 from specviz.sampling import SamplingConfig, sample
@@ -237,3 +238,12 @@ class EagleProposer(Proposer):
         if remove > 0:
             self.cache.crop(-remove)
             self.cache_size = length
+
+
+def from_pair(pair) -> EagleProposer:
+    """The pair's trained EAGLE drafter as the proposer (`specviz.proposers.registry`: "eagle")."""
+    if pair.eagle is None:
+        raise ValueError(_("The pair '{pair}' has no trained EAGLE drafter; use --proposer layerskip or ngram.",
+                           pair=pair.name))
+    drafter, draft_vocab = pair.eagle
+    return EagleProposer(pair.target, drafter, draft_vocab)

@@ -51,3 +51,8 @@ class LayerSkipProposer(DraftModelProposer):
 def default_layers(target: PreTrainedModel) -> int:
     """A quarter of the target's layers (at least 1): cheap enough to pay, deep enough to agree sometimes."""
     return max(1, target.config.num_hidden_layers // 4)
+
+
+def from_pair(pair, layers: int | None = None) -> LayerSkipProposer:
+    """The pair's target drafting with its first `layers` layers (None: `default_layers`); registry: "layerskip"."""
+    return LayerSkipProposer(pair.target, layers or default_layers(pair.target), pair.target.config.vocab_size)

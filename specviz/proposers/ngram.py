@@ -18,6 +18,7 @@ import torch
 
 from specviz.proposers.base import Proposal, Proposer
 from specviz.sampling import SamplingConfig
+from specviz.text import template_tokens as chat_markers
 
 
 def prompt_lookup(sequence: list[int], k: int, max_ngram: int = 3, min_ngram: int = 1,
@@ -55,3 +56,17 @@ class NgramProposer(Proposer):
     def propose(self, sequence: list[int], k: int, sampling: SamplingConfig,
                 generator: torch.Generator) -> Proposal:
         return Proposal(prompt_lookup(sequence, k, self.max_ngram, self.min_ngram, self.exclude), None)
+
+
+def template_tokens(pair) -> frozenset[int]:
+    """The chat template's markers (`specviz.text.template_tokens`) but the end of text, which an answer does
+    end with: the tokens n-gram lookup passes over (the loop also cuts a deterministic draft before one)."""
+    tokenizer = getattr(pair, "tokenizer", None)
+    ends = getattr(getattr(getattr(pair, "target", None), "generation_config", None), "eos_token_id", None)
+    ends = set(ends if isinstance(ends, (list, tuple)) else [ends]) | {getattr(tokenizer, "eos_token_id", None)}
+    return frozenset(chat_markers(tokenizer) - ends)
+
+
+def from_pair(pair) -> NgramProposer:
+    """Prompt lookup that passes over the pair's chat markers (`specviz.proposers.registry`: "ngram")."""
+    return NgramProposer(exclude=template_tokens(pair))

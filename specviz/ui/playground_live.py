@@ -13,21 +13,21 @@ import streamlit as st
 
 from specviz.i18n import _, number
 from specviz.kinds import Mode
+from specviz.proposers import registry
 from specviz.runspec import SETTINGS, WEB_MAX_NEW_TOKENS, RunSpec
 from specviz.trace import Trace
 from specviz.ui import state as shared
 from specviz.ui.escaping import escape_label
 from specviz.ui.playground_settings import (
-    BRANCHING,
     KEYS,
     LIVE_DEFAULTS,
     PAIR_LAYERS,
-    PAIR_PROPOSERS,
     PAIRS,
     PRESETS,
-    PROPOSER_LABELS,
-    PROPOSER_NOTES,
     TEXT,
+    pair_proposers,
+    proposer_label,
+    proposer_note,
 )
 from specviz.ui.playground_progress import LiveProgress
 from specviz.ui.runs import cached_speculative, is_light, run_speculative, start_live_run
@@ -43,13 +43,6 @@ def available_pairs() -> dict[str, str]:
     custom = shared.custom_pair()
     pairs = {name: _(label) for name, label in PAIRS.items()}
     return {**pairs, custom: _("Your pair: {name}", name=escape_label(custom))} if custom else pairs
-
-
-def pair_proposers(pair: str) -> tuple[str, ...]:
-    """Proposers that work for a pair: a hand-made pair drafts with its draft model when it has one."""
-    if pair in PAIR_PROPOSERS:
-        return PAIR_PROPOSERS[pair]
-    return ("draft", "ngram", "layerskip") if "," in pair else ("ngram", "layerskip")
 
 
 def live_settings_form() -> tuple[RunSpec | str, bool]:
@@ -68,16 +61,16 @@ def live_settings_form() -> tuple[RunSpec | str, bool]:
     choices = pair_proposers(pair)
     if state.get(KEYS["proposer"]) not in choices:
         state[KEYS["proposer"]] = choices[0]
-    c2.selectbox(_("Who drafts"), choices, format_func=lambda name: _(PROPOSER_LABELS[name]), key=KEYS["proposer"],
+    c2.selectbox(_("Who drafts"), choices, format_func=lambda name: _(proposer_label(name)), key=KEYS["proposer"],
                  help=_("EAGLE: one small trained layer that drafts from the target's own hidden states. "
                         "Draft model: a small separate model (for SmolLM2: its first 3 layers + 1 trained layer). "
                         "N-gram: copy what followed the same words earlier. "
                         "Layer-skip: the target's own first layers (untrained for this, so it rarely agrees)."))
     c3.slider(_("K: drafts per step"), *SETTINGS["k"].bounds, key=KEYS["k"])
-    note = PROPOSER_NOTES.get(state[KEYS["proposer"]])
+    note = proposer_note(state[KEYS["proposer"]])
     if note:
         st.caption(_(note))
-    if state[KEYS["proposer"]] == "layerskip":
+    if registry.takes(state[KEYS["proposer"]], "layers"):
         layers_input(pair)
     tree_inputs(state[KEYS["proposer"]])
     c4, c5, c6, c7, c8 = st.columns(5)
@@ -188,7 +181,7 @@ def tree_inputs(proposer: str) -> None:
                            "one forward; its depth is at most K."))
     c2.number_input(_(width.label), *width.bounds, step=1, key=KEYS["tree_width"],
                     disabled=not st.session_state.get(KEYS["tree_nodes"]))
-    if st.session_state.get(KEYS["tree_nodes"]) and proposer not in BRANCHING:
+    if st.session_state.get(KEYS["tree_nodes"]) and not registry.can_branch(proposer):
         st.caption(_(TEXT["no_branching"]))
 
 
@@ -201,7 +194,7 @@ def current_settings() -> RunSpec | str:
             k=int(s[KEYS["k"]]), max_new_tokens=int(s[KEYS["max_new_tokens"]]),
             temperature=float(s[KEYS["temperature"]]), top_k=int(s[KEYS["top_k"]]), top_p=float(s[KEYS["top_p"]]),
             seed=int(s[KEYS["seed"]]),
-            layers=(int(s[KEYS["layers"]]) or None) if s[KEYS["proposer"]] == "layerskip" else None,
+            layers=(int(s[KEYS["layers"]]) or None) if registry.takes(s[KEYS["proposer"]], "layers") else None,
             tree_nodes=int(s[KEYS["tree_nodes"]]), tree_width=int(s[KEYS["tree_width"]]),
         )
     except ValueError as exc:

@@ -17,28 +17,14 @@ from specviz import urlvalues
 from specviz.catalog import recommended_for
 from specviz.examples import DEFAULT_EXAMPLE
 from specviz.i18n import N_
-from specviz.limits import TOY_PROPOSERS
+from specviz.limits import PAIR_DRAFTERS
+from specviz.proposers import registry
 from specviz.runspec import WEB_MAX_NEW_TOKENS, RunSpec
 from specviz.trace import Trace
 
 # The labels below are English messages (marked with `N_`): the pages translate them with `_()` where they are shown.
 SOURCES = {"example": N_("Example trace (instant)"), "live": N_("Live run"), "upload": N_("Upload a trace")}
 PAIRS = {"default": N_("SmolLM2-135M-Instruct (real model)"), "toy": N_("Toy pair (tiny, instant)")}
-PAIR_PROPOSERS = {"toy": TOY_PROPOSERS, "default": ("eagle", "draft", "ngram", "layerskip")}
-PROPOSER_LABELS = {"draft": N_("Draft model"), "ngram": N_("N-gram lookup (no model)"),
-                   "layerskip": N_("Layer-skip self-draft"), "eagle": N_("EAGLE feature drafter (trained)")}
-# one line under the pickers, so the chosen proposer is explained where it is chosen (not only in a tooltip)
-PROPOSER_NOTES = {
-    "eagle": N_("**EAGLE**: one small layer, trained here, that guesses the next tokens from the target's own hidden "
-                "states (its internal summary of the text so far)."),
-    "draft": N_("**Draft model**: a small separate model guesses; for SmolLM2, its first 3 layers plus 1 trained "
-                "layer."),
-    "ngram": N_("**N-gram lookup**: no model at all: it finds the last few words earlier in the text and copies what "
-                "followed them. It shines when the answer repeats the prompt."),
-    "layerskip": N_("**Layer-skip**: the target's own first layers guess, untrained for it, so the guesses are rarely "
-                    "right: a way to see speculation fail."),
-}
-BRANCHING = ("draft", "eagle", "layerskip")  # proposers that can draft a tree (`can_branch`); n-gram keeps a chain
 COPY_PROMPT = ("Copy this paragraph exactly, word for word:\n\nThe moon goes around the Earth about once a month. "
                "It does not make its own light. We see it because it reflects light from the sun, and its shape "
                "seems to change as it moves.")
@@ -121,6 +107,30 @@ TEXT = {
 }
 
 
+# ---- who drafts (the registry's proposers) -------------------------------------------------------------------
+
+
+def pair_proposers(pair: str) -> tuple[str, ...]:
+    """Proposers that work for a pair, best first (`specviz.proposers.registry.offered`): a built-in pair's own
+    drafters first; a hand-made pair ("TARGET,DRAFT") drafts with its draft model when it has one.
+
+    >>> pair_proposers("toy"), pair_proposers("my-target")
+    (('draft', 'ngram', 'layerskip'), ('ngram', 'layerskip'))
+    """
+    return registry.offered(PAIR_DRAFTERS.get(pair, ("draft",) if "," in pair else ()))
+
+
+def proposer_label(name: str) -> str:
+    """A proposer's menu label, an English message (a name the registry does not know is shown as it is)."""
+    return registry.get(name).label if name in registry.names() else name
+
+
+def proposer_note(name: str) -> str | None:
+    """The line under the pickers that explains the chosen proposer (an English message), if it has one."""
+    info = registry.get(name) if name in registry.names() else None
+    return info.note if info is not None and info.note else None
+
+
 # ---- URL <-> settings (plain functions) ---------------------------------------------------------------------
 
 
@@ -158,7 +168,7 @@ def parse_query_params(params: Mapping[str, str], example_names: list[str]) -> t
         else:
             values[name] = value
     pair = values.get("pair", LIVE_DEFAULTS.pair)
-    if "proposer" in values and values["proposer"] not in PAIR_PROPOSERS[pair]:
+    if "proposer" in values and values["proposer"] not in pair_proposers(pair):
         bad.append("proposer")
         values.pop("proposer")
     return values, bad
@@ -189,7 +199,7 @@ def query_params_for(source: str, example: str | None, settings: RunSpec | None,
     if source == "live" and settings is not None:
         query = settings.to_query()
         query.pop("policy", None)  # the Playground runs constant K
-        if settings.proposer != "layerskip":
+        if not registry.takes(settings.proposer, "layers"):
             query.pop("layers", None)
         if not settings.tree_nodes:  # a chain: its width means nothing, and chain links stay as they were
             query.pop("tree_width", None)
@@ -208,8 +218,8 @@ def settings_of(trace: Trace) -> dict[str, Any] | None:
     meta, s = trace.meta, trace.settings
     name = str(s.get("proposer", meta.get("proposer", "")))
     pair, proposer = meta.get("pair"), name.split("-")[0]
-    depth = name.split("-")[1] if proposer == "layerskip" and "-" in name else ""
-    if pair not in PAIR_PROPOSERS or proposer not in PAIR_PROPOSERS[pair] or not meta.get("prompt"):
+    depth = name.split("-")[1] if registry.takes(proposer, "layers") and "-" in name else ""
+    if pair not in PAIRS or proposer not in pair_proposers(pair) or not meta.get("prompt"):
         return None
     return {"pair": pair, "proposer": proposer, "prompt": str(meta["prompt"]), "chat": bool(meta.get("chat", True)),
             "k": int(s.get("k") or 4), "temperature": float(s.get("temperature", 0.0)),

@@ -2,7 +2,8 @@
 diagram each, a recorded trace where specviz has the proposer, the quiz questions that test it, and tree
 verification.
 
-Every sentence a reader sees is in `PROPOSERS` (the diagrams' labels included), `TREE_TEXT` or `TEXT` below, marked
+Every sentence a reader sees is in `PROPOSERS` (the diagrams' labels included), `TREE_TEXT` or `TEXT` below (or, for a
+proposer registered without a section here, its label and note in `specviz.proposers.registry`), marked
 with `N_()` (named placeholders, no sentences glued together) and translated with `_()` where it is drawn; a
 diagram's labels (`DIAGRAM_LABELS`, gathered from the diagrams) are translated by `diagram()`. p = target, q = draft
 throughout.
@@ -24,6 +25,7 @@ from specviz.bench import quoted
 from specviz.examples import list_examples, load_example
 from specviz.exactness import one_step_distribution
 from specviz.i18n import N_, _, get_language, number
+from specviz.proposers import registry
 from specviz.quiz import BANK_DIR, load_bank
 from specviz.ui import charts
 from specviz.ui.escaping import escape_markdown
@@ -188,6 +190,16 @@ PROPOSERS: list[Proposer] = [
                   "t": (N_("target\\n(1 pass)"), _TARGET)},
                  [("h", "s", N_("insert")), ("s", "t", N_("most frequent\\ncontinuation"))])),
 ]
+
+
+def sections() -> list[Proposer]:
+    """The page's sections: every proposer described above, then each registered one it does not describe
+    (`specviz.proposers.registry`), with its label and note as title and text."""
+    described = {p.key for p in PROPOSERS}
+    extra = [Proposer(info.name, info.label, how=info.note, costs="", needs="", wins="", loses="", dot="")
+             for info in registry.proposers() if info.name not in described]
+    return [*PROPOSERS, *extra]
+
 
 def measured() -> dict[str, quoted.Quoted]:
     """The figures the proposers' texts quote, from the committed benchmarks (so they follow a re-run)."""
@@ -378,12 +390,14 @@ def render_proposer(proposer: Proposer) -> None:
     st.subheader(title, anchor=f"proposer-{proposer.key}")
     left, right = st.columns([2, 3])
     with left:
-        st.graphviz_chart(diagram(proposer.dot), width="content")
+        if proposer.dot:
+            st.graphviz_chart(diagram(proposer.dot), width="content")
     with right:
         st.markdown(_(proposer.how))
         shown = figure_texts()
         for field in ("costs", "needs", "wins", "loses"):
-            st.markdown(_(TEXT[field], text=_(getattr(proposer, field), **shown)))
+            if getattr(proposer, field):
+                st.markdown(_(TEXT[field], text=_(getattr(proposer, field), **shown)))
         if proposer.figures:
             sources = dict.fromkeys(measured()[key].source for key in proposer.figures)
             st.caption(_(TEXT["measured"], sources="; ".join(sources)))
@@ -395,7 +409,7 @@ def render_proposer(proposer: Proposer) -> None:
     if proposer.example:
         with st.expander(_(TEXT["example_header"])):
             render_example(proposer.example, proposer.key)
-    else:
+    elif proposer.key not in registry.names():
         st.caption(_(TEXT["no_example"], title=title))
     items = quiz_items(proposer.quiz_prefixes)
     if items:

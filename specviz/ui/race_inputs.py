@@ -12,13 +12,12 @@ from specviz.i18n import N_, _, number
 from specviz.running import PAIRS
 from specviz.runspec import SETTINGS, WEB_MAX_NEW_TOKENS, RunSpec
 from specviz.trace import Trace
-from specviz.ui.race_settings import PROPOSERS, SOURCES, pair_changed
+from specviz.proposers import registry
+from specviz.ui.race_settings import RACE_PAIRS, SOURCES, pair_changed, pair_proposers
 from specviz.ui.runs import INSTANT_PAIRS
 from specviz.ui.tree_race import tree_inputs
 
 # The words below are marked with N_() and translated with _() where they are shown (never at import).
-PROPOSER_LABELS = {"draft": N_("draft model"), "ngram": N_("n-gram lookup (no model)"),
-                   "layerskip": N_("layer-skip self-draft"), "eagle": N_("EAGLE feature drafter (trained)")}
 PAIR_LABELS = {"toy": N_("toy pair (instant, random weights)"), "default": N_("SmolLM2-135M (real, ~20 s first load)")}
 
 
@@ -78,12 +77,12 @@ def live_settings() -> RunSpec | str:
     """The live-run widgets; returns the spec they describe (the race runs only when asked), or the sentence that
     says why they cannot run."""
     left, right = st.columns([1, 2])
-    pair = left.selectbox(_("Models"), list(PROPOSERS), format_func=lambda key: _(PAIR_LABELS[key]), key="race_pair",
+    pair = left.selectbox(_("Models"), RACE_PAIRS, format_func=lambda key: _(PAIR_LABELS[key]), key="race_pair",
                           on_change=pair_changed)
-    proposers = PROPOSERS[pair]
+    proposers = pair_proposers(pair)
     if st.session_state.get("race_proposer") not in proposers:
         st.session_state["race_proposer"] = proposers[0]
-    proposer = left.selectbox(_("Who drafts"), proposers, format_func=lambda key: _(PROPOSER_LABELS[key]),
+    proposer = left.selectbox(_("Who drafts"), proposers, format_func=lambda key: _(registry.get(key).phrase),
                               key="race_proposer")
     prompt = right.text_area(_("Prompt"), key="race_prompt", height=100)
     c1, c2, c3, c4 = st.columns(4)

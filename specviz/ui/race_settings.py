@@ -9,12 +9,13 @@ import streamlit as st
 
 from specviz import urlvalues
 from specviz.i18n import N_
-from specviz.limits import TOY_PROPOSERS
+from specviz.limits import PAIR_DRAFTERS
+from specviz.proposers import registry
 from specviz.runspec import WEB_MAX_NEW_TOKENS, RunSpec
 from specviz.ui.tree_race import TREE_FIELDS
 
 # The words below are marked with N_() and translated with _() where they are shown (never at import).
-PROPOSERS = {"toy": TOY_PROPOSERS, "default": ("eagle", "draft", "layerskip", "ngram")}
+RACE_PAIRS = ("toy", "default")  # the pairs a race offers (the toy pair first: it is instant)
 SOURCES = {"example": N_("Recorded example (instant)"), "live": N_("Live run")}
 DEFAULTS = RunSpec(pair="toy", proposer="draft", prompt="the quick brown fox jumps over the lazy dog. the quick", k=4,
                    max_new_tokens=48, temperature=1.0)
@@ -29,6 +30,15 @@ PAGE_FIELDS = {"race_source": "example", "race_example": ""}  # the page's own s
 PAIR_DEFAULTS = {"toy": {"race_temperature": 1.0, "race_max_new": 48},
                  "default": {"race_temperature": 0.0, "race_max_new": 32}}
 ROUNDS_BY_PAIR = {"toy": 3, "default": 2}  # rounds of a live race; the page shows their median and spread
+
+
+def pair_proposers(pair: str) -> tuple[str, ...]:
+    """Who can draft for a race's pair, best first (`specviz.proposers.registry.offered`).
+
+    >>> pair_proposers("toy")
+    ('draft', 'ngram', 'layerskip')
+    """
+    return registry.offered(PAIR_DRAFTERS[pair])
 
 
 def pair_changed() -> None:
@@ -61,7 +71,8 @@ def parse_url(params: dict[str, str]) -> tuple[dict[str, object], list[str]]:
             continue
         spec, problems = RunSpec.parse_query({field: params[key]}, DEFAULTS)
         value = getattr(spec, field)
-        offered = (field != "pair" or value in PROPOSERS) and (field != "max_new_tokens" or value <= WEB_MAX_NEW_TOKENS)
+        offered = ((field != "pair" or value in RACE_PAIRS)
+                   and (field != "max_new_tokens" or value <= WEB_MAX_NEW_TOKENS))
         if problems or not offered:
             bad.append(key.removeprefix("race_"))
         else:

@@ -9,11 +9,16 @@ from specviz import bench
 from specviz.bench import BenchConfig, BenchResult
 from specviz.ui.runs import with_turn
 from specviz.i18n import _, get_language
-from specviz.limits import TOY_PROPOSERS
+from specviz.limits import PAIR_DRAFTERS
+from specviz.proposers import registry
 from specviz.ui.speedup_view import POLICY_TEXT, policy_text, temperature_text
 
 LIVE_KEY = "speedup_lab_live_result"  # the sweep's result, kept for this session
-LIVE_PROPOSERS = TOY_PROPOSERS  # the live sweep runs the toy pair
+
+
+def live_proposers() -> tuple[str, ...]:
+    """The proposers the live sweep offers: the toy pair's (`specviz.proposers.registry.offered`)."""
+    return registry.offered(PAIR_DRAFTERS["toy"])
 
 
 def live_result() -> BenchResult | None:
@@ -23,7 +28,7 @@ def live_result() -> BenchResult | None:
 def live_sweep_form() -> BenchConfig | None:
     """The toy-pair sweep's settings; returns a config when the button is pressed."""
     c1, c2, c3 = st.columns(3)
-    props = c1.multiselect(_("Proposers"), LIVE_PROPOSERS, default=["draft", "ngram"],
+    props = c1.multiselect(_("Proposers"), live_proposers(), default=["draft", "ngram"],
                            key="speedup_lab_live_proposers")
     ks = c2.multiselect(_("K values"), [1, 2, 3, 4, 6, 8], default=[1, 2, 4], key="speedup_lab_live_ks")
     temps = c3.multiselect(_("Temperatures"), [0.0, 0.7, 1.0], default=[0.0], key="speedup_lab_live_temps",

@@ -21,10 +21,10 @@ import pandas as pd
 import streamlit as st
 
 from specviz.i18n import N_, _, number, times
+from specviz.proposers import registry
 from specviz.runspec import SETTINGS, RunSpec
 from specviz.timeline import measured_speedup
 from specviz.trace import Trace
-from specviz.ui.playground_settings import BRANCHING
 
 # The words below are marked with N_() and translated with _() where they are shown (never at import).
 CHAIN_LANE, TREE_LANE = N_("speculative, chain"), N_("speculative, tree")
@@ -43,7 +43,7 @@ TEXT = {
 
 def has_tree_lane(settings: RunSpec) -> bool:
     """Whether the race gets a tree lane: a node budget, and a proposer that can branch."""
-    return bool(settings.tree_nodes) and settings.proposer in BRANCHING
+    return bool(settings.tree_nodes) and registry.can_branch(settings.proposer)
 
 
 def lane_specs(settings: RunSpec) -> tuple[RunSpec, RunSpec]:
@@ -57,7 +57,7 @@ def tree_inputs(proposer: str) -> tuple[int, int]:
     c1, c2 = st.columns(2)
     n = int(c1.number_input(_(TEXT["nodes"]), *nodes.bounds, step=1, key="race_tree_nodes", help=_(TEXT["nodes_help"])))
     w = int(c2.number_input(_(width.label), *width.bounds, step=1, key="race_tree_width", disabled=not n))
-    if n and proposer not in BRANCHING:
+    if n and not registry.can_branch(proposer):
         st.caption(_(TEXT["no_branching"]))
     return n, w
 

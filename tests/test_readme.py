@@ -1,5 +1,6 @@
-"""The README's library examples run as written (on the instant toy pair instead of SmolLM2), from a directory
-other than the checkout: the installed package, not the working directory, provides specviz and its assets."""
+"""The library examples of docs/library.md (the README's Library section until the README became a front door) run
+as written (on the instant toy pair instead of SmolLM2), from a directory other than the checkout: the installed
+package, not the working directory, provides specviz and its assets."""
 
 from __future__ import annotations
 
@@ -13,10 +14,12 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
+README, README_PT = ROOT / "README.md", ROOT / "README.pt-BR.md"
+
+
 def library_blocks() -> list[str]:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = text[text.index("## Library"):text.index("\n## ", text.index("## Library") + 5)]
-    return re.findall(r"```python\n(.*?)```", section, flags=re.S)
+    text = (ROOT / "docs" / "library.md").read_text(encoding="utf-8")
+    return re.findall(r"```python\n(.*?)```", text, flags=re.S)
 
 
 def test_the_library_section_has_both_examples():
@@ -41,8 +44,10 @@ def test_the_counts_the_readmes_quote_are_the_bank_and_the_path():
     bank = load_bank()
     questions, concepts = len(bank), len({q.concept for q in bank})
     words = {10: ("ten", "Dez"), 11: ("eleven", "Onze"), 12: ("twelve", "Doze")}[len(LESSONS)]
-    english = (ROOT / "README.md").read_text(encoding="utf-8")
-    portuguese = (ROOT / "README.pt-BR.md").read_text(encoding="utf-8")
+    english, portuguese = README.read_text(encoding="utf-8"), README_PT.read_text(encoding="utf-8")
+    tour = (ROOT / "docs" / "app.md").read_text(encoding="utf-8")
     assert f"| Quiz | {questions} questions over {concepts} concepts" in english
+    assert f"## Quiz\n\n{questions} questions over {concepts} concepts" in tour
+    assert f"## Guided path\n\n{words[0].capitalize()} short lessons" in tour
     assert f"**Quiz.** {questions} perguntas sobre {concepts} conceitos" in portuguese
     assert f"| Guided path | {words[0]} short lessons" in english and f"**Trilha guiada.** {words[1]} lições" in portuguese

@@ -46,8 +46,12 @@ def test_the_counts_the_readmes_quote_are_the_bank_and_the_path():
     words = {10: ("ten", "Dez"), 11: ("eleven", "Onze"), 12: ("twelve", "Doze")}[len(LESSONS)]
     english, portuguese = README.read_text(encoding="utf-8"), README_PT.read_text(encoding="utf-8")
     tour = (ROOT / "docs" / "app.md").read_text(encoding="utf-8")
+    tour_pt = (ROOT / "docs" / "app.pt-BR.md").read_text(encoding="utf-8")
     assert f"| Quiz | {questions} questions over {concepts} concepts" in english
+    assert f"| Quiz | {questions} perguntas sobre {concepts} conceitos" in portuguese
+    assert f"| Guided path | {words[0]} short lessons" in english
+    assert f"| Trilha guiada | {words[1].lower()} lições" in portuguese
     assert f"## Quiz\n\n{questions} questions over {concepts} concepts" in tour
+    assert f"## Quiz\n\n{questions} perguntas sobre {concepts} conceitos" in tour_pt
     assert f"## Guided path\n\n{words[0].capitalize()} short lessons" in tour
-    assert f"**Quiz.** {questions} perguntas sobre {concepts} conceitos" in portuguese
-    assert f"| Guided path | {words[0]} short lessons" in english and f"**Trilha guiada.** {words[1]} lições" in portuguese
+    assert f"## Trilha guiada\n\n{words[1]} lições" in tour_pt

@@ -116,6 +116,7 @@ def test_the_docs_read_include_the_moved_readme_sections():
     names = {path.name for path in DOCS_EN}
     assert {"README.md", "teaching.md", "models.md", "library.md", "benchmarks.md", "serving.md", "classroom.md",
             "accessibility.md", "gpu.md", "testing.md", "architecture.md", "cli.md", "app.md", "drafts.md"} <= names
+    assert {path.name for path in DOCS_PT} == {"README.pt-BR.md", "teaching.pt-BR.md", "app.pt-BR.md"}
 
 
 @pytest.mark.parametrize("lang", ["en", "pt"])

@@ -78,7 +78,7 @@ serve-status: setup
 
 # The serving tier: installs vLLM if needed, starts it (eager, no torch.compile) with n-gram speculation, checks the
 # counters, the Serving page and a 2-level load sweep, then with the EAGLE drafter trained here, and stops it (also
-# when a test fails or the limit is reached). Measured from a fresh clone, install included: see the README.
+# when a test fails or the limit is reached). Measured from a fresh clone, install included: see docs/testing.md.
 test-serving: setup
 	timeout --signal=INT --kill-after=60 $(SERVING_LIMIT) $(PY) -m pytest -q -m serving tests/test_serving_real.py
 

@@ -196,23 +196,28 @@ def test_a_bad_lang_is_one_sentence(capsys, monkeypatch):
     assert capsys.readouterr().err.startswith("specviz: Par desconhecido 'nope,nope,nope'")
 
 
+PT_TOUR = ROOT / "docs" / "app.pt-BR.md"  # the page tour, moved out of README.pt-BR.md when it became a front door
+
+
 def test_the_portuguese_readme_has_the_commands_the_tour_and_links_both_ways():
     pt = (ROOT / "README.pt-BR.md").read_text(encoding="utf-8")
-    assert "make run" in pt and "make test" in pt and "(README.md)" in pt
+    tour = PT_TOUR.read_text(encoding="utf-8")
+    assert "make run" in pt and "make test" in pt and "(README.md)" in pt and "(docs/app.pt-BR.md" in pt
     assert "[README.pt-BR.md](README.pt-BR.md)" in (ROOT / "README.md").read_text(encoding="utf-8")[:300]
-    images = re.findall(r"\]\((assets/screenshots/[^)]+)\)", pt)
+    images = re.findall(r"\]\(\.\./(assets/screenshots/[^)]+)\)", tour)
     assert len(images) >= 3 and all((ROOT / image).is_file() for image in images)
-    with using("pt"):  # the tour names each page as the app's navigation does
+    with using("pt"):  # the table and the tour name each page as the app's navigation does
         titles = [_(title) for _path, title, _icon in sum(PAGES.values(), [])]
-    assert all(f"**{title}.**" in pt for title in titles), [t for t in titles if f"**{t}.**" not in pt]
+    assert all(f"\n| {title} |" in pt for title in titles), [t for t in titles if f"\n| {t} |" not in pt]
+    assert all(f"\n## {title}\n" in tour for title in titles), [t for t in titles if f"\n## {t}\n" not in tour]
 
 
 def test_the_portuguese_readme_shows_portuguese_screenshots_where_they_exist():
     """Issue 26: README.pt-BR.md showed English screenshots although Portuguese ones exist; an English one left (no
     Portuguese shot yet) says so in its alt text."""
-    pt = (ROOT / "README.pt-BR.md").read_text(encoding="utf-8")
-    shots = re.findall(r"!\[([^\]]*)\]\((assets/screenshots/([^)]+))\)", pt)
-    assert shots
+    pt = (ROOT / "README.pt-BR.md").read_text(encoding="utf-8") + PT_TOUR.read_text(encoding="utf-8")
+    shots = re.findall(r"!\[([^\]]*)\]\((?:\.\./)?(assets/screenshots/([^)]+))\)", pt)
+    assert len(shots) >= 4  # the README's one picture and the tour's
     for alt, path, name in shots:
         translated = ROOT / "assets" / "screenshots" / f"pt-{name}"
         assert name.startswith("pt-") or (not translated.exists() and "captura em inglês" in alt), (name, alt)

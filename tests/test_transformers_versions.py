@@ -28,7 +28,7 @@ from specviz.paths import cache_dir
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parent.parent
-OLDER = {"transformers": "5.17.0", "huggingface_hub": "1.33.0"}  # the GPU image's (see the README, On a GPU)
+OLDER = {"transformers": "5.17.0", "huggingface_hub": "1.33.0"}  # the GPU image's (see docs/gpu.md)
 NOT_THERE = {"streamlit", "plotly", "playwright"}  # the UI and browser packages: not on the GPU image either
 TESTS = ["tests/test_engine.py", "tests/test_gpu_ready.py", "tests/test_drafts.py"]
 

@@ -346,7 +346,7 @@ def distill(ctx: Context, rec: Record) -> None:
     rec.update(data_throughput(pair.target, pair.tokenizer, prompts=p.data_prompts, batch_size=p.data_batch,
                                max_new_tokens=p.data_tokens, deadline=time.monotonic() + max(0.0, ctx.time_left()),
                                progress=partial(rec)))
-    rec["cpu_reference"] = "41 min for the whole data step on 2 CPU cores (README, Trained drafts)"
+    rec["cpu_reference"] = "41 min for the whole data step on 2 CPU cores (docs/drafts.md)"
     if not rec["batches"]:
         rec.fail("no batch finished within the time cap")
 

@@ -97,6 +97,34 @@ def N_(message: str) -> str:  # noqa: N802 (gettext's name for "mark for extract
     return message
 
 
+# ---- sentences that embed other text ------------------------------------------------------------------------
+
+SENTENCE_ENDS = (".", "!", "?", "…")
+
+
+def end_sentence(sentence: str, last: str | None = None) -> str:
+    """`sentence` with a full stop, unless the text embedded at its end (`last`, else the sentence itself) already
+    ends one, so a quoted answer or a note that ends with its own full stop never reads "p..".
+
+    >>> end_sentence("Your answer is in: **the total is p.**", "the total is p.")
+    'Your answer is in: **the total is p.**'
+    >>> end_sentence("Your answer is in: **4**", "4")
+    'Your answer is in: **4**.'
+    """
+    tail = sentence if last is None else last
+    return sentence if tail.rstrip().endswith(SENTENCE_ENDS) else sentence + "."
+
+
+def clause(text: str) -> str:
+    """A note or a sentence without its final full stop, to be embedded before a ". " the message supplies.
+
+    >>> clause("Over 12 tokens, renormalised.")
+    'Over 12 tokens, renormalised'
+    """
+    text = text.rstrip()
+    return text[:-1] if text.endswith(".") and not text.endswith("..") else text
+
+
 # ---- numbers for the reader ---------------------------------------------------------------------------------
 
 

@@ -61,8 +61,17 @@ def result(folder: str, root: Path | None = None) -> dict:
 
 def dtype(folder: str, root: Path | None = None) -> str:
     """The dtype the run's models were in (runs from before the field existed were float32)."""
-    run = result(folder, root)
-    return (run.get("machine") or {}).get("dtype") or (run.get("config") or {}).get("dtype") or "float32"
+    return run_dtype(result(folder, root))
+
+
+def run_dtype(run: dict) -> str:
+    """The dtype of a `specviz bench` results.json already read: its machine's, else its config's, else float32
+    (the only dtype before the field existed).
+
+    >>> run_dtype({"machine": {"dtype": "bfloat16"}}), run_dtype({"machine": {"cpu": "x"}, "config": {}})
+    ('bfloat16', 'float32')
+    """
+    return str((run.get("machine") or {}).get("dtype") or (run.get("config") or {}).get("dtype") or "float32")
 
 
 def speedup_range(folder: str, proposer: str, *, suite: str = "all", k: int | None = None,

@@ -27,6 +27,7 @@ from specviz.ui.playground_settings import (
     PROPOSER_LABELS,
     PROPOSER_NOTES,
     TEXT,
+    preset_expectation,
 )
 from specviz.ui.playground_progress import LiveProgress
 from specviz.ui.runs import cached_speculative, is_light, run_speculative, start_live_run
@@ -105,10 +106,11 @@ def open_settings() -> bool:
 def preset_buttons() -> None:
     """One button per preset, easiest first, each with what to expect on hover and below."""
     st.markdown(_(TEXT["presets"]))
-    for col, (name, (label, expect, _settings)) in zip(st.columns(len(PRESETS)), PRESETS.items()):
-        col.button(_(label), key=f"playground_preset_{name}", on_click=apply_preset, args=(name,), help=_(expect),
-                   width="stretch")
-    st.caption(" · ".join(f"{label.split(' · ')[0]}: {_(expect)}" for label, expect, _settings in PRESETS.values()))
+    for col, (name, (label, _expect, _settings)) in zip(st.columns(len(PRESETS)), PRESETS.items()):
+        col.button(_(label), key=f"playground_preset_{name}", on_click=apply_preset, args=(name,),
+                   help=preset_expectation(name), width="stretch")
+    st.caption(" · ".join(f"{label.split(' · ')[0]}: {preset_expectation(name)}"
+                          for name, (label, _expect, _settings) in PRESETS.items()))
 
 
 PRESET_KEY = "playground_preset"  # session key: the preset pressed last (its figures are compared with the run)
@@ -160,7 +162,7 @@ def compare_with_preset(trace) -> None:
     drafted = sum(step.n_drafted for step in trace.steps)
     kept = sum(step.n_accepted for step in trace.steps)
     text = _(TEXT["this_run"], kept=kept, drafted=drafted, per_pass=number(trace.mean_accepted_length),
-             label=_(PRESETS[name][0]), expected=_(PRESETS[name][1]))
+             label=_(PRESETS[name][0]), expected=preset_expectation(name))
     if str(trace.meta.get("prompt", "")).strip() != preset["prompt"].strip():
         text += " " + _(TEXT["other_prompt"])
     st.caption(text)

@@ -21,6 +21,8 @@ Token text and model output are never passed through here.
 from __future__ import annotations
 
 import gettext
+import math
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -143,3 +145,35 @@ def percent(fraction: float, digits: int = 0) -> str:
 def times(ratio: float, digits: int = 2) -> str:
     """A speedup or cost ratio: 1.58× (1,58× in Portuguese)."""
     return number(ratio, digits) + "×"
+
+
+_PLAIN = re.compile(r"[+-]?(?:[0-9]+(?:[.,][0-9]*)?|[.,][0-9]+)")  # 0.35, 0,35, 12, .5: one sign is the decimal one
+_GROUPED_EN = re.compile(r"[+-]?[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]*)?")  # 12,345.6
+_GROUPED_PT = re.compile(r"[+-]?[0-9]{1,3}(?:\.[0-9]{3})+(?:,[0-9]*)?")  # 12.345,6
+
+
+def read_number(text: object) -> float:
+    """A number as a person types it, in either convention: "0,35" and "0.35" are both 0.35 (a single "." or ","
+    is the decimal sign, whichever the reader's language), "12.345,6" and "12,345.6" are 12345.6. Anything else
+    (a word, "nan", "1e5", two signs) is a ValueError with one sentence, in the reader's language.
+
+    >>> read_number("0,35"), read_number(" 0.35 "), read_number("12.345,6"), read_number("−2"), read_number(3)
+    (0.35, 0.35, 12345.6, -2.0, 3.0)
+    >>> read_number("abc")
+    Traceback (most recent call last):
+    ...
+    ValueError: “abc” is not a number; write it like 0.35.
+    """
+    if isinstance(text, int | float) and not isinstance(text, bool) and math.isfinite(text):
+        return float(text)
+    typed = str(text).strip().replace("\u2212", "-").replace("\u00a0", "").replace(" ", "")
+    if len(typed) <= 40:
+        if _PLAIN.fullmatch(typed):
+            return float(typed.replace(",", "."))
+        if _GROUPED_EN.fullmatch(typed):
+            return float(typed.replace(",", ""))
+        if _GROUPED_PT.fullmatch(typed):
+            return float(typed.replace(".", "").replace(",", "."))
+    shown = " ".join(str(text).split())
+    shown = shown if len(shown) <= 20 else shown[:19] + "…"
+    raise ValueError(_("“{text}” is not a number; write it like {example}.", text=shown, example=number(0.35, 2)))

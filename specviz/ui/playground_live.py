@@ -88,11 +88,20 @@ def live_settings_form() -> tuple[RunSpec | str, bool]:
     c7.number_input(_("Seed"), *SETTINGS["seed"].bounds, step=1, key=KEYS["seed"], help=_("Same seed, same run."))
     c8.number_input(_("Max new tokens"), SETTINGS["max_new_tokens"].lo, WEB_MAX_NEW_TOKENS, step=8,
                     key=KEYS["max_new_tokens"])
+    decimals_caption(state[KEYS["temperature"]], state[KEYS["top_p"]])
     st.toggle(_("Chat template"), key=KEYS["chat"], disabled=pair == "toy",
               help=_("Wrap the prompt as a chat turn (the instruct model expects it). The toy pair has no "
                      "template."))
     run = st.button(_("Run"), type="primary", key="playground_run", icon=":material/play_arrow:")
     return current_settings(), run
+
+
+def decimals_caption(temperature: float, top_p: float) -> None:
+    """Streamlit's number inputs write 0.70 in every language (their printf format has no locale): where the
+    reader's decimal sign is not a point, repeat their values the reader's way under them."""
+    if number(0.5, 1) != "0.5":
+        st.caption(_("The boxes above write decimals with a point: temperature {temperature}, top-p {top_p}.",
+                     temperature=number(temperature, 2), top_p=number(top_p, 2)))
 
 
 def open_settings() -> bool:

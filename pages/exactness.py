@@ -96,7 +96,7 @@ except ValueError as exc:
 
 if result is not None:
     st.subheader(_("Is it the target's distribution?"))
-    st.caption(_("{note}. Draft: {proposer}.", note=result.note, proposer=dists.proposer))
+    st.caption(view.note_caption(result.note, dists.proposer))
     drift = exactness.tv_distance(exactness.one_step_distribution(rule, dists.target_probs, dists.draft_probs)[0],
                                   dists.target_probs)
     view.render_samples(result, rule_label, drift if mode == "one_step" else None)

@@ -97,8 +97,9 @@ if trace_point is not None:
                      "longer prefix than a chain of the same depth at the same α (the Speedup lab measures trees "
                      "against chains).", nodes=trace_point.tree_nodes, k=trace_point.k))
 if points:
-    charts.show(theory_view.predicted_vs_measured_figure(points), key="theory_measured")
-    st.caption(_("{n} benchmark runs from assets/benchmarks/, each predicted at its own α, K and c.", n=len(points)))
+    charts.show(theory_view.predicted_vs_measured_figure(points), key="theory_measured",
+                table=theory_view.measured_table(points))
+    st.caption(theory_view.measured_caption(points))
 if trace_point is None and not points:
     st.info(_("No measured runs yet: generate a trace on another page, or add benchmark results to "
               "assets/benchmarks/, and they appear here next to the formulas."))

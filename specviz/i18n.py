@@ -21,6 +21,8 @@ Token text and model output are never passed through here.
 from __future__ import annotations
 
 import gettext
+import math
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -97,6 +99,34 @@ def N_(message: str) -> str:  # noqa: N802 (gettext's name for "mark for extract
     return message
 
 
+# ---- sentences that embed other text ------------------------------------------------------------------------
+
+SENTENCE_ENDS = (".", "!", "?", "…")
+
+
+def end_sentence(sentence: str, last: str | None = None) -> str:
+    """`sentence` with a full stop, unless the text embedded at its end (`last`, else the sentence itself) already
+    ends one, so a quoted answer or a note that ends with its own full stop never reads "p..".
+
+    >>> end_sentence("Your answer is in: **the total is p.**", "the total is p.")
+    'Your answer is in: **the total is p.**'
+    >>> end_sentence("Your answer is in: **4**", "4")
+    'Your answer is in: **4**.'
+    """
+    tail = sentence if last is None else last
+    return sentence if tail.rstrip().endswith(SENTENCE_ENDS) else sentence + "."
+
+
+def clause(text: str) -> str:
+    """A note or a sentence without its final full stop, to be embedded before a ". " the message supplies.
+
+    >>> clause("Over 12 tokens, renormalised.")
+    'Over 12 tokens, renormalised'
+    """
+    text = text.rstrip()
+    return text[:-1] if text.endswith(".") and not text.endswith("..") else text
+
+
 # ---- numbers for the reader ---------------------------------------------------------------------------------
 
 
@@ -115,3 +145,35 @@ def percent(fraction: float, digits: int = 0) -> str:
 def times(ratio: float, digits: int = 2) -> str:
     """A speedup or cost ratio: 1.58× (1,58× in Portuguese)."""
     return number(ratio, digits) + "×"
+
+
+_PLAIN = re.compile(r"[+-]?(?:[0-9]+(?:[.,][0-9]*)?|[.,][0-9]+)")  # 0.35, 0,35, 12, .5: one sign is the decimal one
+_GROUPED_EN = re.compile(r"[+-]?[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]*)?")  # 12,345.6
+_GROUPED_PT = re.compile(r"[+-]?[0-9]{1,3}(?:\.[0-9]{3})+(?:,[0-9]*)?")  # 12.345,6
+
+
+def read_number(text: object) -> float:
+    """A number as a person types it, in either convention: "0,35" and "0.35" are both 0.35 (a single "." or ","
+    is the decimal sign, whichever the reader's language), "12.345,6" and "12,345.6" are 12345.6. Anything else
+    (a word, "nan", "1e5", two signs) is a ValueError with one sentence, in the reader's language.
+
+    >>> read_number("0,35"), read_number(" 0.35 "), read_number("12.345,6"), read_number("−2"), read_number(3)
+    (0.35, 0.35, 12345.6, -2.0, 3.0)
+    >>> read_number("abc")
+    Traceback (most recent call last):
+    ...
+    ValueError: “abc” is not a number; write it like 0.35.
+    """
+    if isinstance(text, int | float) and not isinstance(text, bool) and math.isfinite(text):
+        return float(text)
+    typed = str(text).strip().replace("\u2212", "-").replace("\u00a0", "").replace(" ", "")
+    if len(typed) <= 40:
+        if _PLAIN.fullmatch(typed):
+            return float(typed.replace(",", "."))
+        if _GROUPED_EN.fullmatch(typed):
+            return float(typed.replace(",", ""))
+        if _GROUPED_PT.fullmatch(typed):
+            return float(typed.replace(".", "").replace(",", "."))
+    shown = " ".join(str(text).split())
+    shown = shown if len(shown) <= 20 else shown[:19] + "…"
+    raise ValueError(_("“{text}” is not a number; write it like {example}.", text=shown, example=number(0.35, 2)))

@@ -15,6 +15,7 @@ from streamlit.testing.v1 import AppTest
 from test_classroom_page import PIN, _as_teacher, _html, _labels, _page, db  # noqa: F401 - db is a fixture
 
 from specviz.classroom_paced import PacedStore, distribution
+from specviz.i18n import using
 from specviz.quiz import Question, load_bank
 from specviz.quiz.grading import answer_sentence
 from specviz.ui import classroom_paced_teacher as paced_teacher
@@ -113,6 +114,22 @@ def test_a_student_follows_the_pushes_with_no_feedback_until_the_reveal(db):
     at.run()
     assert [s.value for s in at.success][0] == "This session has ended. Thank you for taking part!"
     assert "Correct." in [s.value for s in at.success]  # the last answer stays readable under it
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_a_held_answer_that_ends_a_sentence_gets_no_second_full_stop(db, lang):
+    assert SINGLE.id == "rs-why" and SINGLE.answer.endswith("p.")  # issue 27 item 11: "…the total is p.."
+    store, session, (ana, *_) = _paced(db)
+    push = store.push(session.code, SINGLE)
+    at = _page({"student": ana.token, "lang": lang})
+    with using(lang):
+        answer = push.shown().answer  # in the student's language, ending "p." in both
+    at.radio(key=f"paced_{push.id}_1").set_value(answer)
+    at.button(key=f"paced_{push.id}_1_submit").click().run()
+    held = [i.value for i in at.info if "**" in i.value]
+    assert len(held) == 1
+    shown = held[0].replace("\\", "").replace("**", "")  # as the reader sees it: no escapes, no bold marks
+    assert answer + " " in shown and ".." not in shown, shown
 
 
 def test_submitting_nothing_is_one_sentence_and_a_late_round_one_answer_is_not_counted(db):

@@ -96,3 +96,28 @@ def test_the_tv_chart_labels_only_1_2_5_ticks_on_its_log_axes():
         assert all(f"{v:.0e}"[0] in "125" for v in layout["tickvals"])
         assert layout["ticktext"] == [f"{v:,.10g}" for v in layout["tickvals"]]
     assert doctest.testmod(exactness_view).failed == 0
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_caption_names_the_proposer_and_ends_with_one_full_stop(monkeypatch, lang):
+    # issue 27 item 11: "… renormalised.. Draft: draft." A support cut to four tokens makes the toy pair's note
+    # the coverage sentence a real model gets, which ends with its own full stop.
+    from functools import partial
+
+    import streamlit as st
+
+    from specviz.exactness import lab
+    from specviz.exactness.experiments import restrict_support
+
+    monkeypatch.setattr(lab, "restrict_support", partial(restrict_support, max_tokens=4))
+    st.cache_data.clear()
+    try:
+        at = AppTest.from_file(PAGE, default_timeout=120)
+        at.query_params["lang"] = lang
+        at.run()
+        assert not at.exception
+        caption = next(c.value for c in at.caption if "K = 1" in c.value)
+    finally:
+        st.cache_data.clear()  # the cut support must not reach another test
+    assert ".." not in caption and caption.count("4") >= 1, caption  # the coverage note is there, over 4 tokens
+    assert ("Proposer: Draft model." if lang == "en" else "Proponente: Modelo de rascunho.") in caption, caption

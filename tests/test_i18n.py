@@ -154,3 +154,26 @@ def test_a_fragments_rerun_in_a_fresh_thread_speaks_the_sessions_language():
     worker.start()
     worker.join()
     assert seen["language"] == "pt"
+
+
+@pytest.mark.parametrize("typed, value", [("0,35", 0.35), ("0.35", 0.35), (" 0,350 ", 0.35), ("12", 12.0),
+                                          (",5", 0.5), ("−0,2", -0.2), ("12.345,6", 12345.6), ("12,345.6", 12345.6),
+                                          ("1.234.567", 1234567.0), (0.25, 0.25)])
+def test_read_number_takes_either_decimal_sign(typed, value):
+    """Issue 27 item 9: what the one formatter writes (0,350 in Portuguese) reads back, and so does 0.35."""
+    from specviz.i18n import read_number
+
+    assert read_number(typed) == pytest.approx(value)
+
+
+@pytest.mark.parametrize("typed", ["abc", "nan", "inf", "1e5", "0,3,5,", "1..2", "", "٣", True, None, float("nan"),
+                                   "9" * 50])
+@pytest.mark.parametrize("lang, start", [("en", "is not a number; write it like 0.35."),
+                                         ("pt", "não é um número; escreva como 0,35.")])
+def test_read_number_refuses_anything_else_in_one_sentence(typed, lang, start):
+    from specviz.i18n import read_number, using
+
+    with using(lang), pytest.raises(ValueError) as info:
+        read_number(typed)
+    message = str(info.value)
+    assert message.endswith(start) and "\n" not in message and len(message) < 90, message

@@ -59,11 +59,11 @@ def _portuguese(at: AppTest) -> None:
 
 def test_the_catalog_and_the_memory_check_in_portuguese(models):
     at = models()
-    sizes, use = (t.value for t in at.table)
-    assert sizes.index.name == "nome" and "alvo" in sizes.columns and "licença" in use.columns
-    assert use.loc["llama3.2-1b-3.1-8b", "acesso restrito"] == "sim"
-    assert use.loc["default", "hardware"].startswith("qualquer CPU de notebook")
-    assert use.loc["toy", "licença"] == "parte do specviz" and use.loc["default", "licença"] == "Apache-2.0"
+    ids, sizes, where, licence = (t.value for t in at.table)
+    assert ids.index.name == "nome" and "alvo" in ids.columns and "licença" in licence.columns
+    assert licence.loc["llama3.2-1b-3.1-8b", "acesso restrito"] == "sim"
+    assert where.loc["default", "hardware"].startswith("qualquer CPU de notebook")
+    assert licence.loc["toy", "licença"] == "parte do specviz" and licence.loc["default", "licença"] == "Apache-2.0"
     assert sizes.loc["smollm2-135m-1.7b", "bfloat16 GB"] == "3,69"  # the decimal comma
     assert "16 GB de RAM disponíveis, nenhuma GPU" in " ".join(c.value for c in at.caption)
     assert "precisam de cerca de" in at.warning[0].value  # the 7B pair in float32 does not fit in 16 GB

@@ -224,3 +224,29 @@ def test_next_step_on_a_phone_brings_the_step_into_view(browser, base):
     _no_page_overflow(page)
     _shot(page, "phone-playground-step.png")
     page.context.close()
+
+
+# each static table: whether it is wider than its box, whether something between them scrolls sideways, and where
+# its box ends on the screen
+WIDE_BOXES = """() => [...document.querySelectorAll('[data-testid="stTable"]')].map(box => {
+  const table = box.querySelector('table');
+  let scrolls = false;
+  for (let e = table; e && e !== box.parentElement; e = e.parentElement)
+    if (['auto', 'scroll'].includes(getComputedStyle(e).overflowX)) scrolls = true;
+  return {wide: table.scrollWidth > box.getBoundingClientRect().width + 1, scrolls,
+          right: Math.round(box.getBoundingClientRect().right)}; })"""
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_models_catalog_fits_a_phone(browser, base, lang):
+    """Issue 27 item 10: the catalog's model ids cannot wrap, and the table pushed the whole page sideways at 390 px.
+    The document never scrolls sideways; a table still wider than the screen scrolls inside its own box."""
+    page = _open(browser, base, f"/models?lang={lang}")
+    page.wait_for_selector('[data-testid="stTable"] table')
+    sizes = page.evaluate("() => [document.documentElement.scrollWidth, window.innerWidth]")
+    assert sizes[0] <= sizes[1], f"/models?lang={lang} is {sizes[0]} px wide on a {sizes[1]} px screen"
+    boxes = page.evaluate(WIDE_BOXES)
+    assert len(boxes) >= 4 and all(b["scrolls"] for b in boxes if b["wide"]), boxes
+    assert all(b["right"] <= sizes[1] + 1 for b in boxes), boxes  # each table's box ends on the screen
+    _shot(page, f"phone-models-{lang}.png")
+    page.context.close()

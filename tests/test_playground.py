@@ -593,3 +593,16 @@ def test_a_greedy_example_is_compared_with_target_only_decoding():
                for m in at.markdown)
     sampled = page(example="smollm-ngram-t07")  # at T > 0 there is nothing to compare token for token
     assert not any(e.label == "Same text as target-only decoding?" for e in sampled.expander)
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_temperature_and_top_p_are_repeated_with_commas_in_portuguese(lang):
+    """Issue 27 item 9: the number inputs' format="%.2f" shows 0.70 whatever the language; Streamlit cannot localise
+    them, so in Portuguese a caption under them repeats the values with a decimal comma."""
+    at = page(source="live", pair="toy", proposer="draft", temperature="0.7", top_p="0.95", lang=lang)
+    no_problems(at)
+    repeated = [c.value for c in at.caption if "decimals with a point" in c.value or "decimais com ponto" in c.value]
+    if lang == "en":
+        assert repeated == []  # the boxes already write decimals the English way
+    else:
+        assert repeated == ["As caixas acima escrevem os decimais com ponto: temperatura 0,70, top-p 0,95."]

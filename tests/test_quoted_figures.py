@@ -113,3 +113,36 @@ def test_the_greedy_identity_figures_the_quiz_quotes_are_the_committed_checks(la
     for name in quoted.IDENTITY_FILES.values():
         same, total, dtype = quoted.greedy_identity(quoted.IDENTITY_RUN, name)
         assert f"{same} {word} {total}" in explanation and dtype in explanation
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_tree_preset_quotes_its_committed_benchmark(lang):
+    """Issue 27 item 5: the draft-tree preset promised 'more tokens kept per target pass' with no figure. It states
+    the committed run's tokens per target pass for its shape and for the chain of the same K, read from the file."""
+    from specviz.ui.playground_settings import PRESETS, TREE_PRESET_RUN, preset_expectation
+
+    label, message, settings = PRESETS["tree"]
+    assert not re.search(r"\d+[.,]\d+", message)  # no typed figure in the message itself
+    where = {"suite": "held-out", "k": settings["k"], "temperature": settings["temperature"]}
+    tree, prompts = quoted.tokens_per_pass(TREE_PRESET_RUN, "eagle", tree_nodes=settings["tree_nodes"], **where)
+    chain, _prompts = quoted.tokens_per_pass(TREE_PRESET_RUN, "eagle", **where)
+    assert tree.dtype == "bfloat16" and prompts == 8 and tree.low > chain.low > 1.0  # the tree keeps more per pass
+    with using(lang):
+        shown = preset_expectation("tree")
+        figures = (tree.text(2), chain.text(2))
+    assert all(figure in shown for figure in figures) and "(bfloat16)" in shown and "{" not in shown
+    assert ("," if lang == "pt" else ".") in figures[0]  # written the reader's way
+    with pytest.raises(ValueError, match="no eagle row"):
+        quoted.tokens_per_pass(TREE_PRESET_RUN, "eagle", tree_nodes=99, **where)
+
+
+def test_the_playground_shows_the_tree_presets_figure():
+    at = AppTest.from_file(str(ROOT / "pages" / "playground.py"), default_timeout=60)
+    at.query_params["source"] = "live"
+    at.query_params["pair"] = "toy"
+    at.run()
+    assert not at.exception
+    tree, _prompts = quoted.tokens_per_pass("default-cpu-bf16-tree", "eagle", suite="held-out", k=4, temperature=0.0,
+                                            tree_nodes=16)
+    captions = " ".join(c.value for c in at.caption)
+    assert "5: the same drafter proposing a tree of 16 candidates" in captions and tree.text(2) in captions

@@ -91,3 +91,39 @@ def test_the_page_draws_alpha_and_catches_a_broken_rule():
     assert any("Not the target distribution" in e.value for e in at.error)
     at.slider(key="sandbox_temperature").set_value(0.0).run()
     assert not at.exception and float(at.metric[0].value) == 0.0  # the defaults' top tokens differ
+
+
+def _page(lang: str, edits: dict | None = None) -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.query_params["lang"] = lang
+    if edits is not None:  # what the browser sends after cell edits (AppTest cannot type into a data editor)
+        at.session_state["sandbox_table"] = {"edited_rows": edits, "added_rows": [], "deleted_rows": []}
+    return at.run()
+
+
+@pytest.mark.parametrize("lang, shown", [("en", "0.350"), ("pt", "0,350")])
+def test_the_table_writes_p_and_q_the_readers_way(lang, shown):
+    """Issue 27 item 9: the grid's NumberColumn(format="%.3f") showed 0.350 in Portuguese."""
+    at = _page(lang)
+    assert not at.exception and not at.error
+    table = at.data_editor[0].value
+    assert table["p (target)"][0] == shown and table["q (draft)"][1] == shown
+
+
+@pytest.mark.parametrize("typed", ["0,9", "0.9"])
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_a_typed_weight_is_read_with_a_comma_or_a_point(lang, typed):
+    at = _page(lang, {0: {"p (target)": typed}})
+    assert not at.exception and not at.error
+    expected = sandbox_step([0.9, 0.25, 0.15, 0.12, 0.08, 0.05], [0.20, 0.35, 0.05, 0.20, 0.10, 0.10]).alpha
+    assert float(at.metric[0].value.replace(",", ".")) == pytest.approx(expected, abs=1e-3)
+
+
+@pytest.mark.parametrize("lang, sentence", [("en", "“abc” is not a number; write it like 0.35."),
+                                            ("pt", "“abc” não é um número; escreva como 0,35.")])
+def test_a_word_in_the_table_is_one_sentence(lang, sentence):
+    at = _page(lang, {2: {"q (draft)": "abc"}})
+    assert not at.exception
+    shown = at.error[0].value.replace("\\", "")  # as the reader sees it, without markdown escapes
+    assert len(at.error) == 1 and sentence in shown and "\n" not in shown
+    assert not at.metric and not at.get("plotly_chart")  # nothing is drawn from a table that cannot be read

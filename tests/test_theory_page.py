@@ -87,8 +87,41 @@ def test_benchmark_loader_reads_bench_results_summaries(tmp_path):
     }))
     points = theory_points.load_benchmark_points(tmp_path)
     assert len(points) == 1  # only the pooled, constant-K row
-    assert points[0].measured_speedup == 1.3 and points[0].label == "ngram, T = 0.0"
-    assert points[0].source == "default-cpu-ngram/results.json"
+    assert points[0].measured_speedup == 1.3 and points[0].label == "ngram, T = 0.0 · float32"  # no dtype: float32
+    assert points[0].source == "default-cpu-ngram/results.json" and points[0].dtype == "float32"
+
+
+def _bench_run(folder, proposer, dtype=None):
+    """A `specviz bench` results.json in `folder`, its models in `dtype` (None: written before the field existed)."""
+    folder.mkdir()
+    row = {"proposer": proposer, "policy": "constant", "suite": "all", "k": 4, "temperature": 0.7, "alpha": 0.6,
+           "c": 0.05, "speedup_vs_ar": 1.4}
+    machine = {"cpu": "test"} | ({"dtype": dtype} if dtype else {})
+    (folder / "results.json").write_text(json.dumps({"machine": machine, "summary": [row]}))
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_benchmark_runs_say_their_dtype_in_label_table_and_caption(tmp_path, monkeypatch, lang):
+    """Issue 27 item 4: the page put float32 and bfloat16 runs side by side without saying which was which."""
+    _bench_run(tmp_path / "old-run", "ngram")
+    _bench_run(tmp_path / "bf16-run", "eagle", "bfloat16")
+    monkeypatch.setattr(theory_points, "BENCHMARKS_DIR", tmp_path)
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.query_params["lang"] = lang
+    at.run()
+    assert not at.exception
+    t = "0,7" if lang == "pt" else "0.7"  # the temperature written the reader's way
+    labels = _chart_text(at, "theory_measured")
+    assert f"eagle, T = {t} · bfloat16" in labels and f"ngram, T = {t} · float32" in labels  # the hover names
+    table = next(t.value for t in at.table if "bfloat16" in t.value.to_string())
+    assert sorted(table["dtype"]) == ["bfloat16", "float32"] and f"eagle, T = {t} · bfloat16" in table.index
+    caption = next(c.value for c in at.caption if "assets/benchmarks/" in c.value and "2" in c.value)
+    assert ("1 em bfloat16, 1 em float32" if lang == "pt" else "1 in bfloat16, 1 in float32") in caption
+
+
+def _chart_text(at, key):
+    spec = next(c.proto.spec for c in at.get("plotly_chart") if key in c.proto.id)
+    return json.dumps(json.loads(spec), ensure_ascii=False)
 
 
 def test_trace_point_reads_alpha_k_and_c():

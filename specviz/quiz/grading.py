@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from specviz.i18n import N_, _, get_language
+from specviz.i18n import N_, _, end_sentence, get_language
 from specviz.quiz.schema import MAX_ANSWER, Question, _fmt
 from specviz.quiz.schema import QuestionKind
 
@@ -89,9 +89,9 @@ def answer_sentence(question: Question) -> str:
     if question.kind == QuestionKind.MULTIPLE:
         quoted = [f"“{choice}”" for choice in question.answer]
         listed = quoted[0] if len(quoted) == 1 else _(TEXT["and"], first=", ".join(quoted[:-1]), last=quoted[-1])
-        return _end(_(TEXT["multiple"], choices=listed), question.answer[-1])
+        return end_sentence(_(TEXT["multiple"], choices=listed), question.answer[-1])
     quoted = "“" + str(question.answer) + "”"
-    return _end(_(TEXT["single"], choice=quoted), str(question.answer))
+    return end_sentence(_(TEXT["single"], choice=quoted), str(question.answer))
 
 
 def shown_number(question: Question) -> str:
@@ -101,11 +101,6 @@ def shown_number(question: Question) -> str:
         value = _fmt(float(question.answer), 6)
         text = value.replace(".", ",") + text[len(value):]
     return text
-
-
-def _end(sentence: str, last: str) -> str:
-    """A full stop after a closing quotation mark, unless the quoted text already ended the sentence."""
-    return sentence if last.rstrip().endswith((".", "!", "?", "…")) else sentence + "."
 
 
 def _grade_single(q: Question, answer: Any) -> tuple[bool, bool, str]:

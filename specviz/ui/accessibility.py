@@ -33,6 +33,7 @@ from specviz.i18n import N_, _, get_language
 LANG_TAGS = {"en": "en", "pt": "pt-BR"}
 FOCUS_COLOR = "#0B5CAD"  # 7.0:1 on white: the focus ring of the navigation's links
 CHART_NAME_CLASS = "sv-chart-name"  # the hidden accessible name `charts.show` writes before each chart
+IDS_BOX = "sv_ids"  # key of a container whose tables hold identifiers (model ids) that may break anywhere on a phone
 
 # Streamlit's own words that no parameter reaches (an input's "Press Enter to apply", the file uploader's button and
 # limit, an empty select's placeholder, the status widget, the "Help for ..." name of every help icon): the script
@@ -74,6 +75,15 @@ CSS = f"""<style>
 @media (max-width: 640px) {{
   [data-testid="stRadio"] [role="radiogroup"] {{row-gap:0.45rem !important; column-gap:1.1rem !important;}}
   [data-testid="stButtonGroup"] > div {{flex-wrap:wrap !important;}}
+}}
+/* nothing widens the page (WCAG 1.4.10 reflow): a table wider than the screen scrolls inside its own box (a
+   markdown table too), and on a phone identifiers that cannot wrap (model ids, paths) may break anywhere */
+[data-testid="stMain"] [data-testid="stElementContainer"] {{min-width:0; max-width:100%;}}
+[data-testid="stMain"] [data-testid="stTable"] {{max-width:100%; overflow-x:auto;}}
+[data-testid="stMain"] [data-testid="stMarkdownContainer"] table {{display:block; max-width:100%; overflow-x:auto;}}
+@media (max-width: 640px) {{
+  .st-key-{IDS_BOX} td, .st-key-{IDS_BOX} td * {{overflow-wrap:anywhere !important;}}
+  [data-testid="stMain"] [data-testid="stMarkdownContainer"] :is(p, li, code) {{overflow-wrap:anywhere;}}
 }}
 /* Plotly's toolbar: shown on hover with a mouse, never on a phone (a tap would put it over the chart's title) */
 @media (max-width: 640px), (hover: none) {{ .js-plotly-plot .modebar-container {{display:none !important;}} }}

@@ -15,7 +15,7 @@ import streamlit as st
 
 from specviz.classroom import Student, answer_between, shown_title
 from specviz.classroom_paced import PacedStore, Push
-from specviz.i18n import N_, _
+from specviz.i18n import N_, _, end_sentence
 from specviz.quiz import Question, answer_text, grade
 from specviz.quiz.grading import answer_sentence
 from specviz.quiz.schema import QuestionKind
@@ -34,7 +34,8 @@ TEXT = {
     "question": N_("**Question {number}** · round {round}"),
     "round_2": N_("Round 2: talk it over with your neighbour, then answer again. You may change your mind."),
     "round_1_was": N_("In round 1 you answered: {answer}"),
-    "held": N_("Your answer is in: **{answer}**. The answer is shown when your teacher reveals it."),
+    "held": N_("Your answer is in: **{answer}**"),  # ended by end_sentence: an answer may end with its own full stop
+    "held_then": N_("The answer is shown when your teacher reveals it."),
     "missed": N_("This round is closed. The answer is shown when your teacher reveals it."),
     "place_all": N_("Place every item first: {placed} of {total} placed."),
     "blank": N_("Give an answer first."),
@@ -76,7 +77,8 @@ def current_question(store: PacedStore, student: Student) -> None:
     elif session.closed:
         pass  # said above
     elif push.round in mine:
-        st.info(_(TEXT["held"], answer=escape_markdown(answer_text(mine[push.round][0]))),
+        held = answer_text(mine[push.round][0])
+        st.info(end_sentence(_(TEXT["held"], answer=escape_markdown(held)), held) + " " + _(TEXT["held_then"]),
                 icon=":material/how_to_vote:")
     elif not push.open:
         st.info(_(TEXT["missed"]))

@@ -19,13 +19,14 @@ from specviz.examples import list_examples, load_example
 from specviz.exactness import lab
 from specviz.exactness.lab import LabResult, StepDistributions, bucket, rules_table, top_for_bars
 from specviz.exactness.stats import significant
-from specviz.i18n import N_, _, get_language, number, times
+from specviz.i18n import N_, _, clause, get_language, number, times
 from specviz.models import Pair
 from specviz.runspec import RunSpec
 from specviz.trace import Trace
 from specviz.ui.charts import show
 from specviz.ui.escaping import escape_markdown, escape_text, plot_text
 from specviz.ui.palette import BLUISH_GREEN, GREY, P_COLOR, Q_COLOR, RESIDUAL_COLOR, VERMILLION
+from specviz.ui.playground_settings import proposer_label
 from specviz.ui.runs import with_turn
 
 PAIRS = {
@@ -48,6 +49,17 @@ SOURCES = {"prompt": N_("p and q at the prompt above"), "session": N_("the trace
 def signed(value: float, digits: int) -> str:
     """A difference with its sign, written the reader's way: +0.012 or -0,012 (for a metric's delta)."""
     return ("+" if value >= 0 else "") + number(value, digits)
+
+
+def note_caption(note: str, proposer: str) -> str:
+    """The caption over a lab's verdicts: what was sampled (its note, whose own full stop is dropped) and who
+    drafted, by the proposer's name in the reader's language, not its registry key ("Draft: draft.").
+
+    >>> note_caption("Over 3 tokens, renormalised.", "draft")
+    'Over 3 tokens, renormalised. Proposer: Draft model.'
+    """
+    shown = _(proposer_label(proposer))
+    return _("{note}. Proposer: {proposer}.", note=clause(note), proposer=shown)
 
 
 def label(text: str, token_id: int | None = None) -> str:

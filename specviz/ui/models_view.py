@@ -21,6 +21,7 @@ from specviz.loading import (DEFAULT_CONTEXT, Machine, ModelLoadError, detect_ma
 from specviz.machine import SpeedEstimate, measure_bandwidth, speed_from_bandwidth, speed_from_reference
 from specviz.models import Pair, load_pair
 from specviz.running import PAIRS
+from specviz.ui.accessibility import IDS_BOX
 from specviz.ui.model_access import ENABLE_ENV, ROOT_ENV, WebModelPolicy, not_loadable
 from specviz.ui.escaping import escape_markdown
 
@@ -54,8 +55,13 @@ def machine_summary(machine: Machine) -> str:
     return _("This machine: {parts}, no GPU.", parts=", ".join(parts))
 
 
-SIZE_COLUMNS = ("name", "target", "draft", "params (B)", "bfloat16 GB", "float32 GB", "K")
-USE_COLUMNS = ("name", "device", "hardware", "licence", "gated")
+# The catalog as four narrow tables, so that each fits a 390 px phone: the model ids (which cannot wrap at a space;
+# their cells may break anywhere there, `accessibility.IDS_BOX`), the sizes, where each pair runs, its licence. A
+# table still wider than the screen scrolls inside its own box; the page never scrolls sideways.
+ID_COLUMNS = ("name", "target", "draft")
+SIZE_COLUMNS = ("name", "params (B)", "bfloat16 GB", "float32 GB", "K")
+WHERE_COLUMNS = ("name", "device", "hardware")
+LICENCE_COLUMNS = ("name", "licence", "gated")
 # The tables' headers as a reader sees them (the columns keep their English names in catalog_rows).
 COLUMN_LABELS = {"name": N_("name"), "target": N_("target"), "draft": N_("draft"), "params (B)": N_("params (B)"),
                  "device": N_("device"), "hardware": N_("hardware"), "licence": N_("licence"), "gated": N_("gated")}
@@ -68,17 +74,21 @@ def _shown_table(rows: pd.DataFrame, columns: tuple[str, ...]) -> pd.DataFrame:
 
 
 def catalog_table(entries: dict[str, CatalogEntry]) -> None:
-    """The catalog as two tables that wrap their text, so no column hides behind a horizontal scroll: the models and
-    their sizes, then where each pair runs and under which licence."""
+    """The catalog as four narrow tables (ids, sizes, where each runs, licence; see ID_COLUMNS), so it fits a phone."""
     if not entries:
         return
     rows = pd.DataFrame(catalog_rows(entries))
     for column in ("bfloat16 GB", "float32 GB"):
         rows[column] = rows[column].map(lambda gb_: number(gb_, 2))
     rows["params (B)"] = [" + ".join(_three_digits(m.params_billion) for m in e.models) for e in entries.values()]
+    with st.container(key=IDS_BOX):
+        st.table(_shown_table(rows, ID_COLUMNS))
+    st.markdown(_("**Sizes, and the suggested K**"))
     st.table(_shown_table(rows, SIZE_COLUMNS))
-    st.markdown(_("**Where each pair runs, and its licence**"))
-    st.table(_shown_table(rows, USE_COLUMNS))
+    st.markdown(_("**Where each pair runs**"))
+    st.table(_shown_table(rows, WHERE_COLUMNS))
+    st.markdown(_("**Licence**"))
+    st.table(_shown_table(rows, LICENCE_COLUMNS))
     st.caption(_("Memory = weights only, parameters x 4 bytes (float32) or x 2 bytes (bfloat16), GB = 10^9 bytes; "
                  "the check below adds a KV cache of {context} tokens when it reads the models' configs. Gated "
                  "repositories need you to accept the licence on the model's Hub page and `hf auth login`.",

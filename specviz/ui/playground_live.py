@@ -26,6 +26,7 @@ from specviz.ui.playground_settings import (
     PRESETS,
     TEXT,
     pair_proposers,
+    preset_expectation,
     proposer_label,
     proposer_note,
 )
@@ -81,11 +82,20 @@ def live_settings_form() -> tuple[RunSpec | str, bool]:
     c7.number_input(_("Seed"), *SETTINGS["seed"].bounds, step=1, key=KEYS["seed"], help=_("Same seed, same run."))
     c8.number_input(_("Max new tokens"), SETTINGS["max_new_tokens"].lo, WEB_MAX_NEW_TOKENS, step=8,
                     key=KEYS["max_new_tokens"])
+    decimals_caption(state[KEYS["temperature"]], state[KEYS["top_p"]])
     st.toggle(_("Chat template"), key=KEYS["chat"], disabled=pair == "toy",
               help=_("Wrap the prompt as a chat turn (the instruct model expects it). The toy pair has no "
                      "template."))
     run = st.button(_("Run"), type="primary", key="playground_run", icon=":material/play_arrow:")
     return current_settings(), run
+
+
+def decimals_caption(temperature: float, top_p: float) -> None:
+    """Streamlit's number inputs write 0.70 in every language (their printf format has no locale): where the
+    reader's decimal sign is not a point, repeat their values the reader's way under them."""
+    if number(0.5, 1) != "0.5":
+        st.caption(_("The boxes above write decimals with a point: temperature {temperature}, top-p {top_p}.",
+                     temperature=number(temperature, 2), top_p=number(top_p, 2)))
 
 
 def open_settings() -> bool:
@@ -99,10 +109,11 @@ def open_settings() -> bool:
 def preset_buttons() -> None:
     """One button per preset, easiest first, each with what to expect on hover and below."""
     st.markdown(_(TEXT["presets"]))
-    for col, (name, (label, expect, _settings)) in zip(st.columns(len(PRESETS)), PRESETS.items()):
-        col.button(_(label), key=f"playground_preset_{name}", on_click=apply_preset, args=(name,), help=_(expect),
-                   width="stretch")
-    st.caption(" · ".join(f"{label.split(' · ')[0]}: {_(expect)}" for label, expect, _settings in PRESETS.values()))
+    for col, (name, (label, _expect, _settings)) in zip(st.columns(len(PRESETS)), PRESETS.items()):
+        col.button(_(label), key=f"playground_preset_{name}", on_click=apply_preset, args=(name,),
+                   help=preset_expectation(name), width="stretch")
+    st.caption(" · ".join(f"{label.split(' · ')[0]}: {preset_expectation(name)}"
+                          for name, (label, _expect, _settings) in PRESETS.items()))
 
 
 PRESET_KEY = "playground_preset"  # session key: the preset pressed last (its figures are compared with the run)
@@ -154,7 +165,7 @@ def compare_with_preset(trace) -> None:
     drafted = sum(step.n_drafted for step in trace.steps)
     kept = sum(step.n_accepted for step in trace.steps)
     text = _(TEXT["this_run"], kept=kept, drafted=drafted, per_pass=number(trace.mean_accepted_length),
-             label=_(PRESETS[name][0]), expected=_(PRESETS[name][1]))
+             label=_(PRESETS[name][0]), expected=preset_expectation(name))
     if str(trace.meta.get("prompt", "")).strip() != preset["prompt"].strip():
         text += " " + _(TEXT["other_prompt"])
     st.caption(text)

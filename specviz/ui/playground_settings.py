@@ -14,9 +14,10 @@ from dataclasses import asdict
 from typing import Any
 
 from specviz import urlvalues
+from specviz.bench import quoted
 from specviz.catalog import recommended_for
 from specviz.examples import DEFAULT_EXAMPLE
-from specviz.i18n import N_
+from specviz.i18n import N_, _
 from specviz.limits import PAIR_DRAFTERS
 from specviz.proposers import registry
 from specviz.runspec import WEB_MAX_NEW_TOKENS, RunSpec
@@ -63,11 +64,34 @@ PRESETS = {
                                                 "(measured: 1 or 2 of about 135 kept, 1.0 token per pass)"),
                   {"proposer": "layerskip", "prompt": QUESTION_PROMPT, "k": 3, "temperature": 0.7, "layers": 0,
                    **CHAIN}),
-    "tree": (N_("5 · A draft tree"), N_("the same drafter proposing a tree of candidates, the pair's recommended "
-                                        "shape: more tokens kept per target pass"),
+    "tree": (N_("5 · A draft tree"), N_("the same drafter proposing a tree of {nodes} candidates, the pair's "
+                                        "recommended shape: measured on {prompts} held-out prompts ({dtype}), {tree} "
+                                        "tokens per target pass against {chain} for a chain of K = {k}"),
              {"proposer": "eagle", "prompt": QUESTION_PROMPT, "temperature": 0.0,
               **recommended_settings("default")}),
 }
+# The committed benchmark the tree preset quotes (its recommended shape against a chain of the same K, held-out
+# prompts; assets/benchmarks/README.md has the command): a figure read from the file, never typed.
+TREE_PRESET_RUN = "default-cpu-bf16-tree"
+
+
+def preset_expectation(name: str) -> str:
+    """What a preset's button promises, in the reader's language, its measured figures filled in."""
+    return _(PRESETS[name][1], **preset_figures(name))
+
+
+def preset_figures(name: str) -> dict[str, str]:
+    """The placeholders of a preset's promise: for the tree preset, tokens per target pass of its shape and of the
+    chain, read from TREE_PRESET_RUN (a ValueError sentence when the committed run has no such row)."""
+    if name != "tree":
+        return {}
+    settings = PRESETS[name][2]
+    where = {"suite": "held-out", "k": settings["k"], "temperature": settings["temperature"]}
+    tree, prompts = quoted.tokens_per_pass(TREE_PRESET_RUN, settings["proposer"], tree_nodes=settings["tree_nodes"],
+                                           **where)
+    chain, _prompts = quoted.tokens_per_pass(TREE_PRESET_RUN, settings["proposer"], **where)
+    return {"nodes": str(settings["tree_nodes"]), "prompts": str(prompts), "dtype": tree.dtype,
+            "tree": tree.text(2), "chain": chain.text(2), "k": str(settings["k"])}
 # session-state key of each setting, and the URL name it is shared under (a RunSpec field, or the page's own)
 KEYS = {
     "source": "playground_source", "example": "playground_example", "prompt": "playground_prompt",

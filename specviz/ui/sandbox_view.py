@@ -13,7 +13,7 @@ import streamlit as st
 
 from specviz.exactness import RULES
 from specviz.exactness.sandbox import MAX_SAMPLES, SandboxSamples, SandboxStep, sandbox_step, simulate
-from specviz.i18n import N_, _, number, percent
+from specviz.i18n import N_, _, number, percent, read_number
 from specviz.ui.charts import show
 from specviz.ui.escaping import escape_markdown, plot_text
 
@@ -51,23 +51,44 @@ TEXT = {
 }
 
 
-def edit_distributions() -> tuple[list[float], list[float], float]:
-    """The learner's p, q (raw weights from the editable table) and the temperature."""
-    frame = pd.DataFrame({"token": TOKENS, "p (target)": DEFAULT_P, "q (draft)": DEFAULT_Q})
-    numbers = {c: st.column_config.NumberColumn(_(TEXT[c[0]]), min_value=0.0, step=0.01, format="%.3f")
-               for c in ("p (target)", "q (draft)")}  # the columns keep their English names; the labels translate
+def edit_distributions() -> tuple[list[float] | None, list[float] | None, float]:
+    """The learner's p, q (raw weights from the editable table) and the temperature; p and q are None after one
+    sentence on screen when a cell is not a number.
+
+    The cells are text written by the one formatter (`i18n.number`: 0.350, or 0,350 in Portuguese, which a
+    NumberColumn's printf format cannot do) and read back by `i18n.read_number`, which takes either decimal sign."""
+    frame = pd.DataFrame({"token": TOKENS, "p (target)": [number(x, 3) for x in DEFAULT_P],
+                          "q (draft)": [number(x, 3) for x in DEFAULT_Q]})
+    texts = {c: st.column_config.TextColumn(_(TEXT[c[0]]), max_chars=24)
+             for c in ("p (target)", "q (draft)")}  # the columns keep their English names; the labels translate
     edited = st.data_editor(frame, key="sandbox_table", hide_index=True, disabled=["token"], num_rows="fixed",
-                            column_config={"token": st.column_config.TextColumn(_(TEXT["token"])), **numbers})
+                            column_config={"token": st.column_config.TextColumn(_(TEXT["token"])), **texts})
     st.caption(_(TEXT["editor_help"]))
     temperature = st.slider(_(TEXT["temperature"]), 0.0, 2.0, 1.0, 0.05, key="sandbox_temperature",
                             help=_(TEXT["temperature_help"]))
-    p = [float(x) if pd.notna(x) else 0.0 for x in edited["p (target)"]]
-    q = [float(x) if pd.notna(x) else 0.0 for x in edited["q (draft)"]]
+    try:
+        p, q = weights(edited["p (target)"]), weights(edited["q (draft)"])
+    except ValueError as exc:
+        st.error(_(TEXT["bad_input"], reason=escape_markdown(str(exc))))
+        return None, None, temperature
     return p, q, temperature
 
 
-def compute(p: list[float], q: list[float], temperature: float) -> SandboxStep | None:
-    """The exact rule's pieces, or None after one sentence on screen when the table cannot be used."""
+def weights(cells) -> list[float]:
+    """A column of the table as numbers: an emptied cell is 0, anything else goes through `read_number`.
+
+    >>> weights(["0,35", "0.25", None, ""])
+    [0.35, 0.25, 0.0, 0.0]
+    """
+    return [0.0 if cell is None or (isinstance(cell, float) and pd.isna(cell)) or not str(cell).strip()
+            else read_number(cell) for cell in cells]
+
+
+def compute(p: list[float] | None, q: list[float] | None, temperature: float) -> SandboxStep | None:
+    """The exact rule's pieces, or None after one sentence on screen when the table cannot be used (a table whose
+    cells could not be read has said so already)."""
+    if p is None or q is None:
+        return None
     try:
         return sandbox_step(p, q, temperature)
     except ValueError as exc:

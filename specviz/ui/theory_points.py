@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from specviz import theory
-from specviz.i18n import _
+from specviz.bench.quoted import run_dtype
+from specviz.i18n import _, number
 from specviz.kinds import Mode
 from specviz.paths import BENCHMARKS_DIR
 from specviz.trace import Trace
@@ -22,7 +23,8 @@ K_MAX = 16  # the explorer's range of K; points beyond it are left out
 
 @dataclass(frozen=True)
 class MeasuredPoint:
-    """One measured run: its alpha, K and c, and its speedup over target-only decoding (None when unknown)."""
+    """One measured run: its alpha, K and c, its speedup over target-only decoding (None when unknown), and the dtype
+    its models ran in (None when the file does not say); `label` names the run, its dtype included."""
 
     alpha: float
     k: int
@@ -30,6 +32,7 @@ class MeasuredPoint:
     measured_speedup: float | None
     label: str
     source: str
+    dtype: str | None = None
 
     @property
     def predicted_speedup(self) -> float:
@@ -39,20 +42,24 @@ class MeasuredPoint:
 SPEEDUP_KEYS = ("measured_speedup", "speedup_vs_ar")  # the second is what `specviz bench` writes
 
 
-def _records(obj: Any) -> list[dict]:
-    """The benchmark records in a JSON document: dicts with alpha, k, c and a measured speedup, however nested.
+def _records(obj: Any, dtype: str | None = None) -> list[tuple[dict, str | None]]:
+    """The benchmark records in a JSON document, each with its dtype: dicts with alpha, k, c and a measured speedup,
+    however nested.
 
     A `specviz bench` results.json holds per-prompt "cases" and pooled "summary" rows; only the summary rows pooled
-    over all suites with a constant K are taken, so one setting gives one point.
+    over all suites with a constant K are taken, so one setting gives one point, in the run's dtype
+    (`quoted.run_dtype`). A record elsewhere may name its own "dtype"; without one it has none.
     """
     if isinstance(obj, dict) and isinstance(obj.get("summary"), list):
         pooled = [r for r in obj["summary"] if isinstance(r, dict) and r.get("suite", "all") == "all"
                   and r.get("policy", "constant") == "constant"]
-        return [r for r in pooled if _is_record(r)]
+        return [(r, run_dtype(obj)) for r in pooled if _is_record(r)]
     if isinstance(obj, dict):
-        return [obj] if _is_record(obj) else [r for value in obj.values() for r in _records(value)]
+        if _is_record(obj):
+            return [(obj, str(obj["dtype"]) if obj.get("dtype") else dtype)]
+        return [r for value in obj.values() for r in _records(value, dtype)]
     if isinstance(obj, list):
-        return [r for value in obj for r in _records(value)]
+        return [r for value in obj for r in _records(value, dtype)]
     return []
 
 
@@ -74,7 +81,7 @@ def load_benchmark_points(folder: Path | str | None = None) -> list[MeasuredPoin
         except (OSError, ValueError):
             continue
         source = str(path.relative_to(folder))
-        for i, r in enumerate(records):
+        for i, (r, dtype) in enumerate(records):
             try:
                 speedup = next(r[key] for key in SPEEDUP_KEYS if r.get(key) is not None)
                 alpha, k, c, s = float(r["alpha"]), int(r["k"]), float(r["c"]), float(speedup)
@@ -83,18 +90,24 @@ def load_benchmark_points(folder: Path | str | None = None) -> list[MeasuredPoin
                 continue
             if not (math.isfinite(s) and s > 0) or k > K_MAX:
                 continue
-            points.append(MeasuredPoint(alpha, k, c, s, _record_label(r, path, i), source))
+            points.append(MeasuredPoint(alpha, k, c, s, _record_label(r, path, i, dtype), source, dtype))
     return points
 
 
-def _record_label(r: dict, path: Path, i: int) -> str:
+def _record_label(r: dict, path: Path, i: int, dtype: str | None) -> str:
+    """The run's name (or pair, proposer and T), then its dtype: float32 and bfloat16 runs sit side by side.
+
+    >>> _record_label({"proposer": "ngram", "temperature": 0.7}, Path("run/results.json"), 0, "bfloat16")
+    'ngram, T = 0.7 · bfloat16'
+    """
     name = r.get("label") or r.get("name")
-    if name:
-        return str(name)
-    parts = [str(r[key]) for key in ("pair", "proposer") if r.get(key)]
-    if r.get("temperature") is not None:
-        parts.append(f"T = {r['temperature']}")
-    return ", ".join(parts) or f"{path.parent.name}/{path.stem} #{i + 1}"
+    if not name:
+        parts = [str(r[key]) for key in ("pair", "proposer") if r.get(key)]
+        if r.get("temperature") is not None:
+            t = float(r["temperature"])
+            parts.append("T = " + number(t, 1 if round(t, 1) == t else 2))
+        name = ", ".join(parts) or f"{path.parent.name}/{path.stem} #{i + 1}"
+    return f"{name} · " + (dtype or _("dtype not recorded"))
 
 
 @dataclass(frozen=True)
@@ -155,7 +168,7 @@ def alpha_by_temperature(folder: Path | str | None = None, k: int = 4) -> list[T
             pooled = [r for r in data["summary"] if r.get("suite") == "all" and r.get("policy") == "constant"
                       and r.get("k") == k and not r.get("tree_nodes")]  # chains: a tree's α is another quantity
             by_key = {(str(r["proposer"]), float(r["temperature"])): float(r["alpha"]) for r in pooled}
-            dtype = str((data.get("machine") or {}).get("dtype") or "float32")
+            dtype = run_dtype(data)
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             continue
         for (proposer, temperature), alpha in sorted(by_key.items()):

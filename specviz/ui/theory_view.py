@@ -137,6 +137,35 @@ def tokens_distribution_figure(alpha: float, k: int, simulated: np.ndarray | Non
     return fig
 
 
+def measured_table(points: list[MeasuredPoint]) -> pd.DataFrame:
+    """The predicted-vs-measured chart's numbers, one row per benchmark run, its dtype in a column of its own."""
+    return pd.DataFrame({
+        _("run"): [pt.label for pt in points],
+        _("dtype"): [pt.dtype or _("not recorded") for pt in points],
+        "α": [number(pt.alpha, 2) for pt in points],
+        "K": [str(pt.k) for pt in points],
+        "c": [number(pt.c, 3) for pt in points],
+        _("predicted ×"): [number(pt.predicted_speedup, 2) for pt in points],
+        _("measured ×"): [number(pt.measured_speedup, 2) if pt.measured_speedup is not None else "–"
+                          for pt in points],
+        _("file"): [pt.source for pt in points],
+    })
+
+
+def measured_caption(points: list[MeasuredPoint]) -> str:
+    """How many runs the chart shows and in which dtypes, so float32 and bfloat16 runs are never mixed unsaid."""
+    counts: dict[str, int] = {}
+    for pt in points:
+        shown = pt.dtype or _("no recorded dtype")
+        counts[shown] = counts.get(shown, 0) + 1
+    runs = _("{n} benchmark runs from assets/benchmarks/, each predicted at its own α, K and c.", n=len(points))
+    if len(counts) == 1:
+        return runs + " " + _("All ran in {dtype}.", dtype=next(iter(counts)))
+    dtypes = ", ".join(_("{n} in {dtype}", n=n, dtype=dtype) for dtype, n in counts.items())
+    return runs + " " + _("Their models ran in different dtypes ({dtypes}); each run's label and table row say "
+                          "which.", dtypes=dtypes)
+
+
 def predicted_vs_measured_figure(points: list[MeasuredPoint]) -> go.Figure:
     """Each benchmark run's measured speedup against the formula's prediction at its own alpha, K and c."""
     pred = [pt.predicted_speedup for pt in points]

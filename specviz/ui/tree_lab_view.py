@@ -15,8 +15,7 @@ from specviz.exactness.tree_lab import one_level_drift, tree_lab
 from specviz.i18n import N_, _, get_language, number, percent
 from specviz.runspec import RunSpec
 from specviz.ui.escaping import escape_text
-from specviz.ui.exactness_view import RULE_BOX, render_samples, step_distributions
-from specviz.ui.playground_settings import proposer_label
+from specviz.ui.exactness_view import RULE_BOX, note_caption, render_samples, step_distributions
 from specviz.ui.runs import get_pair
 
 SHAPES = {"chain": N_("a chain of drafts"), "tree": N_("a draft tree")}
@@ -88,8 +87,7 @@ def render_tree_lab(pair_name: str, prompt: str, temperature: float, top_k: int,
         st.error(str(exc))
         return
     st.subheader(_("Is it the target's distribution?"))
-    proposer = _(proposer_label(dists.proposer))
-    st.caption(_("{note}. Proposer: {proposer}.", note=result.note.rstrip("."), proposer=proposer))
+    st.caption(note_caption(result.note, dists.proposer))
     render_samples(result, _(rule.label), one_level_drift(rule, dists.target_probs, dists.draft_probs, width))
     if not rule.exact:
         st.markdown(trap_sentence(result, dists))

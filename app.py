@@ -4,9 +4,9 @@ from pathlib import Path
 
 import streamlit as st
 
-from specviz.i18n import _
-from specviz.pagemap import PAGES
-from specviz.ui.frame import apply_language, shared_sidebar
+from specviz.core.i18n import _
+from specviz.teach.pagemap import PAGES
+from specviz.ui.common.frame import apply_language, shared_sidebar
 
 HERE = Path(__file__).parent
 

@@ -3,14 +3,14 @@ teacher pushes (teacher-paced, peer instruction); the teacher watches live."""
 
 import streamlit as st
 
-from specviz.classroom import ClassroomError
-from specviz.i18n import _
-from specviz.ui import classroom_paced_student as paced_student
-from specviz.ui import classroom_paced_teacher as paced_teacher
-from specviz.ui import classroom_presenter as presenter
-from specviz.ui import classroom_teacher as teacher
-from specviz.ui import classroom_view as view
-from specviz.ui.frame import live_fragment, route_through_app
+from specviz.core.i18n import _
+from specviz.teach.classroom import ClassroomError
+from specviz.ui.classroom import paced_student
+from specviz.ui.classroom import paced_teacher
+from specviz.ui.classroom import presenter
+from specviz.ui.classroom import teacher
+from specviz.ui.classroom import view
+from specviz.ui.common.frame import live_fragment, route_through_app
 
 route_through_app()
 

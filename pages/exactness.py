@@ -2,14 +2,14 @@
 
 import streamlit as st
 
-from specviz import exactness
-from specviz.i18n import N_, _
-from specviz.runspec import RunSpec
-from specviz.ui import exactness_view as view
-from specviz.ui import tree_lab_view
-from specviz.ui.frame import route_through_app
-from specviz.ui.runs import get_pair
-from specviz.ui.state import current_trace
+from specviz.core.i18n import N_, _
+from specviz.labs import exactness
+from specviz.runs.runspec import RunSpec
+from specviz.ui.common.frame import route_through_app
+from specviz.ui.common.runs import get_pair
+from specviz.ui.common.state import current_trace
+from specviz.ui.exactness import tree_lab as tree_lab_view
+from specviz.ui.exactness import view
 
 MODES = {"one_step": N_("One step (fast)"), "engine": N_("Whole continuations")}
 COMPARE = {"first": N_("the first token"), "pair": N_("the first two tokens")}

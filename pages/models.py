@@ -2,9 +2,10 @@
 
 import streamlit as st
 
-from specviz.i18n import N_, _
-from specviz.ui import models_view, state
-from specviz.ui.frame import page_start
+from specviz.core.i18n import N_, _
+from specviz.ui.common import state
+from specviz.ui.common.frame import page_start
+from specviz.ui.models import view as models_view
 
 page_start(N_("Models"), N_("Which (target, draft) pair to run, whether it fits this machine, and how to bring your "
                            "own. p = target, q = draft; K = drafted tokens per step."))

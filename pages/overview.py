@@ -2,12 +2,12 @@
 
 import streamlit as st
 
-from specviz.bench import quoted
-from specviz.i18n import N_, _, number
-from specviz.roofline import SMOLLM2
-from specviz.ui.frame import route_through_app
-from specviz.ui.learn_view import start_link
-from specviz.ui.overview_view import example_player, loop_diagram, page_links
+from specviz.core.i18n import N_, _, number
+from specviz.labs.bench import quoted
+from specviz.labs.roofline import SMOLLM2
+from specviz.ui.common.frame import route_through_app
+from specviz.ui.learn.view import start_link
+from specviz.ui.overview.view import example_player, loop_diagram, page_links
 
 route_through_app()
 

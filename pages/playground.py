@@ -2,15 +2,15 @@
 
 import streamlit as st
 
-from specviz.i18n import _
-from specviz.ui import playground_inputs as inputs
-from specviz.ui import playground_live as live_run
-from specviz.ui.playground_settings import KEYS, TEXT
-from specviz.ui.playground_player import render_player, select_trace
-from specviz.ui.step_view import render_verifier_source, trace_summary
-from specviz.ui import greedy_compare
-from specviz.ui.frame import route_through_app
-from specviz.ui.state import take_start_step
+from specviz.core.i18n import _
+from specviz.ui.common import greedy_compare
+from specviz.ui.common.frame import route_through_app
+from specviz.ui.common.state import take_start_step
+from specviz.ui.common.step_view import render_verifier_source, trace_summary
+from specviz.ui.playground import inputs
+from specviz.ui.playground import live as live_run
+from specviz.ui.playground.player import render_player, select_trace
+from specviz.ui.playground.settings import KEYS, TEXT
 
 route_through_app()
 

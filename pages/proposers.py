@@ -3,9 +3,9 @@ what each costs, needs, wins and loses, and how a tree of drafts is verified."""
 
 import streamlit as st
 
-from specviz.i18n import N_, _
-from specviz.ui import proposers_view as view
-from specviz.ui.frame import page_start
+from specviz.core.i18n import N_, _
+from specviz.ui.common.frame import page_start
+from specviz.ui.proposers import view
 
 page_start(N_("Proposers: who writes the drafts"))
 st.markdown(_("The verifier never changes: the target scores K+1 positions in one forward pass and keeps each draft "

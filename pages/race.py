@@ -2,14 +2,14 @@
 
 import streamlit as st
 
-from specviz.i18n import _
-from specviz.timeline import RaceRounds
-from specviz.ui.frame import route_through_app
-from specviz.ui.race_inputs import example_picker, live_settings, race_estimate, source_picker
-from specviz.ui.race_live import RESULT_KEY, measure_race
-from specviz.ui.race_settings import ROUNDS_BY_PAIR, init_from_url, write_url
-from specviz.ui.race_view import render_race
-from specviz.ui.runs import is_light, start_live_run
+from specviz.core.i18n import _
+from specviz.labs.timeline import RaceRounds
+from specviz.ui.common.frame import route_through_app
+from specviz.ui.common.runs import is_light, start_live_run
+from specviz.ui.race.inputs import example_picker, live_settings, race_estimate, source_picker
+from specviz.ui.race.live import RESULT_KEY, measure_race
+from specviz.ui.race.settings import ROUNDS_BY_PAIR, init_from_url, write_url
+from specviz.ui.race.view import render_race
 
 route_through_app()
 

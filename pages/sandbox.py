@@ -2,10 +2,10 @@
 
 import streamlit as st
 
-from specviz.i18n import N_, _
-from specviz.ui import sandbox_view as view
-from specviz.ui.charts import show
-from specviz.ui.frame import page_start
+from specviz.core.i18n import N_, _
+from specviz.ui.common.charts import show
+from specviz.ui.common.frame import page_start
+from specviz.ui.sandbox import view
 
 page_start(N_("p/q sandbox"))
 st.markdown(_("Six tokens, two distributions you write yourself: **p** (the target's) and **q** (the draft's). One "

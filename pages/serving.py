@@ -2,10 +2,10 @@
 
 import streamlit as st
 
-from specviz.ui import serving_sweep as sweep
-from specviz.ui import serving_view as view
-from specviz.i18n import _
-from specviz.ui.frame import route_through_app
+from specviz.core.i18n import _
+from specviz.ui.common.frame import route_through_app
+from specviz.ui.serving import sweep
+from specviz.ui.serving import view
 
 route_through_app()
 

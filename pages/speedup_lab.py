@@ -2,18 +2,18 @@
 
 import streamlit as st
 
-from specviz.i18n import _
-from specviz.ui import charts as plot
-from specviz.ui import speedup_charts as charts
-from specviz.ui import speedup_live as live
-from specviz.ui import speedup_results as results
-from specviz.ui import speedup_tables as tables
-from specviz.ui import speedup_trees as trees
-from specviz.ui import speedup_verdict as verdict
-from specviz.ui import speedup_view as view
-from specviz.ui.frame import route_through_app
-from specviz.ui.runs import get_pair
-from specviz.ui.step_view import dtype_text
+from specviz.core.i18n import _
+from specviz.ui.common import charts as plot
+from specviz.ui.common.frame import route_through_app
+from specviz.ui.common.runs import get_pair
+from specviz.ui.common.step_view import dtype_text
+from specviz.ui.speedup import charts
+from specviz.ui.speedup import live
+from specviz.ui.speedup import results
+from specviz.ui.speedup import tables
+from specviz.ui.speedup import trees
+from specviz.ui.speedup import verdict
+from specviz.ui.speedup import view
 
 route_through_app()
 

@@ -5,10 +5,11 @@ import math
 import streamlit as st
 import torch
 
-from specviz import theory
-from specviz.i18n import N_, _, number, percent, times
-from specviz.ui import charts, state, theory_points, theory_serving, theory_view
-from specviz.ui.frame import page_start
+from specviz.core.i18n import N_, _, number, percent, times
+from specviz.engine import theory
+from specviz.ui.common import charts, state
+from specviz.ui.common.frame import page_start
+from specviz.ui.theory import points as theory_points, serving as theory_serving, view as theory_view
 
 page_start(N_("Theory explorer"), N_("Speculative decoding pays when the draft is cheap (small c) and usually right "
                                      "(high α). These are the closed forms of Leviathan et al. (2023); speedup is "

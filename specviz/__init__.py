@@ -5,7 +5,7 @@ The public API is importable from the top level, and loaded on first use, so tha
 
     >>> from specviz import Trace
     >>> Trace.__module__
-    'specviz.trace'
+    'specviz.engine.trace'
     >>> import specviz
     >>> "speculative_generate" in dir(specviz)
     True
@@ -22,28 +22,28 @@ __version__ = "0.1.0"
 
 # public name -> the module that defines it. To publish a name, add one line.
 _LAZY: dict[str, str] = {
-    "speculative_generate": "specviz.decoding",
-    "autoregressive_generate": "specviz.baseline",
-    "load_pair": "specviz.models",
-    "make_proposer": "specviz.proposers",
-    "Trace": "specviz.trace",
-    "TokenKind": "specviz.kinds",
-    "RunSpec": "specviz.runspec",
-    "run": "specviz.running",
-    "run_target_only": "specviz.running",
+    "speculative_generate": "specviz.engine.decoding",
+    "autoregressive_generate": "specviz.engine.baseline",
+    "load_pair": "specviz.models.pairs",
+    "make_proposer": "specviz.engine.proposers",
+    "Trace": "specviz.engine.trace",
+    "TokenKind": "specviz.engine.kinds",
+    "RunSpec": "specviz.runs.runspec",
+    "run": "specviz.runs.running",
+    "run_target_only": "specviz.runs.running",
 }
 
 __all__ = ["__version__", *_LAZY]
 
 if TYPE_CHECKING:  # for type checkers and IDEs; at run time the names arrive through __getattr__
-    from specviz.baseline import autoregressive_generate
-    from specviz.decoding import speculative_generate
-    from specviz.kinds import TokenKind
-    from specviz.models import load_pair
-    from specviz.proposers import make_proposer
-    from specviz.running import run, run_target_only
-    from specviz.runspec import RunSpec
-    from specviz.trace import Trace
+    from specviz.engine.baseline import autoregressive_generate
+    from specviz.engine.decoding import speculative_generate
+    from specviz.engine.kinds import TokenKind
+    from specviz.engine.proposers import make_proposer
+    from specviz.engine.trace import Trace
+    from specviz.models.pairs import load_pair
+    from specviz.runs.running import run, run_target_only
+    from specviz.runs.runspec import RunSpec
 
 
 def __getattr__(name: str) -> Any:

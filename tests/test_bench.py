@@ -6,11 +6,11 @@ import json
 
 import pytest
 
-from specviz.bench import (CASE_COLUMNS, DEFINITIONS, BenchConfig, BenchResult, load_suites, run_bench)
-from specviz.bench.report import PolicyComparison
+from specviz.labs.bench import (CASE_COLUMNS, DEFINITIONS, BenchConfig, BenchResult, load_suites, run_bench)
 from specviz.cli import main
-from specviz.models import toy_pair
-from specviz.theory import expected_speedup
+from specviz.engine.theory import expected_speedup
+from specviz.labs.bench.report import PolicyComparison
+from specviz.models.pairs import toy_pair
 
 
 CONFIG = dict(pair="toy", proposers=["draft", "ngram"], ks=[1, 3], temperatures=[0.0, 1.0], suites=["qa", "code"],
@@ -184,7 +184,7 @@ def test_a_cpu_clock_on_a_gpu_is_refused_before_anything_loads(capsys, tmp_path)
 
 def test_a_cpu_clock_is_refused_when_the_pair_turns_out_to_be_on_a_gpu(monkeypatch):
     """The device may be picked automatically: the check runs again once the pair is loaded."""
-    import specviz.bench.runner as runner
+    import specviz.labs.bench.runner as runner
 
     monkeypatch.setattr(runner, "pair_placement", lambda pair: {"device": "cuda:0", "dtype": "bfloat16"})
     with pytest.raises(ValueError, match="on cuda use --clock wall"):
@@ -234,7 +234,7 @@ def test_the_physical_limit_is_k_plus_one_tokens_over_the_verify_cost_of_the_tok
 
 @pytest.mark.slow  # a bench of its own (about 3 s on 2 cores)
 def test_the_markdown_shows_trees_the_physical_limit_and_both_verify_curves(tree_result):
-    from specviz.bench import markdown_report
+    from specviz.labs.bench import markdown_report
 
     text = markdown_report(tree_result)
     assert "| draft | constant | 3 | 8×2 | 0 |" in text and "| draft | constant | 3 | chain | 0 |" in text

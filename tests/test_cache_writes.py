@@ -1,6 +1,6 @@
 """Cache and state files are written whole or not at all (issue 28): a converted model, an assembled draft, the
 vLLM export and the local server's state are built under a fresh temporary name and published with one rename
-(`specviz.paths.writing_folder`, `writing_file`). A writer killed part-way leaves nothing at the final path, two
+(`specviz.core.paths.writing_folder`, `writing_file`). A writer killed part-way leaves nothing at the final path, two
 writers at once never show a reader half a folder, and a failure leaves no temporary folder behind."""
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from specviz import models
-from specviz.paths import write_text_atomically, writing_file, writing_folder
+from specviz.core.paths import write_text_atomically, writing_file, writing_folder
+from specviz.models import pairs as models
 
 FILES, SIZE = 12, 20_000  # one writer's folder: FILES files of SIZE bytes, written slowly
 
@@ -24,7 +24,7 @@ FILES, SIZE = 12, 20_000  # one writer's folder: FILES files of SIZE bytes, writ
 WRITER = """
 import sys, time
 from pathlib import Path
-from specviz.paths import write_text_atomically, writing_folder
+from specviz.core.paths import write_text_atomically, writing_folder
 final, tag, kind, go = Path(sys.argv[1]), sys.argv[2], sys.argv[3], Path(sys.argv[4])
 print("ready", flush=True)
 while not go.exists():

@@ -7,7 +7,7 @@ import copy
 import pytest
 import yaml
 
-from specviz.catalog import CATALOG_PATH, Recommended, catalog_rows, load_catalog, recommended_for
+from specviz.models.catalog import CATALOG_PATH, Recommended, catalog_rows, load_catalog, recommended_for
 
 
 @pytest.fixture(scope="module")

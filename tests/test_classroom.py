@@ -13,8 +13,8 @@ import threading
 
 import pytest
 
-import specviz.classroom as classroom
-from specviz.classroom import (
+import specviz.teach.classroom as classroom
+from specviz.teach.classroom import (
     CODE_ALPHABET,
     ClassroomError,
     ClassroomStore,
@@ -28,7 +28,7 @@ from specviz.classroom import (
     pin_matches,
     teacher_pin,
 )
-from specviz.quiz import load_bank
+from specviz.teach.quiz import load_bank
 
 QUESTIONS = load_bank().select(["accept_rule"])[:5]
 
@@ -439,7 +439,7 @@ def test_client_id_prefers_the_connection_then_the_proxy_then_the_session(monkey
 def test_rotating_forwarded_headers_gives_no_new_devices(monkeypatch):
     """Issue 28: rotating X-Forwarded-For behind a tunnel gave every try a new device (15 of 15 joins past the
     limit). Untrusted, the headers change nothing: one browser is one device."""
-    from specviz.classroom import RateLimit
+    from specviz.teach.classroom import RateLimit
 
     monkeypatch.delenv("SPECVIZ_TRUST_PROXY_HEADERS", raising=False)
     limit = RateLimit(limit=10)

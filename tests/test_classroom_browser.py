@@ -10,10 +10,10 @@ import re
 import pytest
 from test_phone import PIN, base, browser, classroom_db  # noqa: F401 - module-scoped fixtures: a server, a browser
 
-from specviz.classroom_paced import PacedStore
-from specviz.quiz import load_bank
 from specviz.scripts.classroom_screenshots import DESK, PHONE, join, unlock_teacher
 from specviz.scripts.screenshots import wait_for_app
+from specviz.teach.classroom_paced import PacedStore
+from specviz.teach.quiz import load_bank
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

@@ -13,11 +13,11 @@ import time
 import pytest
 from test_classroom_page import PIN, _as_teacher, db  # noqa: F401 - db is a fixture
 
-from specviz.classroom import ClassroomError
-from specviz.classroom_paced import PacedStore, checked_answer, distribution
-from specviz.quiz import Question, grade, parse_bank, parse_number
-from specviz.quiz.schema import MAX_ANSWER
-from specviz.ui import classroom_paced_teacher as paced_teacher
+from specviz.teach.classroom import ClassroomError
+from specviz.teach.classroom_paced import PacedStore, checked_answer, distribution
+from specviz.teach.quiz import Question, grade, parse_bank, parse_number
+from specviz.teach.quiz.schema import MAX_ANSWER
+from specviz.ui.classroom import paced_teacher
 
 NUMERIC = Question("num", "speedup", "numeric", "How fast?", 2.0, "Measured.", "pages/quiz.py", tolerance=0.1)
 HOSTILE = ["1e308", "-1e308", "nan", "NaN", "inf", "-inf", "+Infinity", "1e309", "1e16", "-1e16", "9" * 5000,

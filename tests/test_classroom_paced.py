@@ -14,13 +14,13 @@ from pathlib import Path
 
 import pytest
 
-from specviz.learn import LESSONS
+from specviz.teach.learn import LESSONS
 from test_quiz_live import toy_trace
 
-from specviz.classroom import ClassroomError, ClassroomStore
-from specviz.classroom_paced import (PacedStore, ask_the_class, checked_answer, display_order, distribution,
+from specviz.teach.classroom import ClassroomError, ClassroomStore
+from specviz.teach.classroom_paced import (PacedStore, ask_the_class, checked_answer, display_order, distribution,
                                      join_url, qr_data_uri, qr_svg, search_questions)
-from specviz.quiz import Question, grade, load_bank
+from specviz.teach.quiz import Question, grade, load_bank
 
 BANK = load_bank()
 SINGLE = next(q for q in BANK.questions if q.kind == "single")

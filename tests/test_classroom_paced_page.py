@@ -14,14 +14,14 @@ import pytest
 from streamlit.testing.v1 import AppTest
 from test_classroom_page import PIN, _as_teacher, _html, _labels, _page, db  # noqa: F401 - db is a fixture
 
-from specviz.classroom_paced import PacedStore, distribution
-from specviz.i18n import using
-from specviz.quiz import Question, load_bank
-from specviz.quiz.grading import answer_sentence
-from specviz.ui import classroom_paced_teacher as paced_teacher
-from specviz.ui import classroom_teacher as teacher
-from specviz.ui.classroom_chart import distribution_figure
-from specviz.ui.classroom_paced_teacher import ACTIVE
+from specviz.core.i18n import using
+from specviz.teach.classroom_paced import PacedStore, distribution
+from specviz.teach.quiz import Question, load_bank
+from specviz.teach.quiz.grading import answer_sentence
+from specviz.ui.classroom import paced_teacher
+from specviz.ui.classroom import teacher
+from specviz.ui.classroom.chart import distribution_figure
+from specviz.ui.classroom.paced_teacher import ACTIVE
 
 ROOT = Path(__file__).resolve().parent.parent
 BANK = load_bank()
@@ -206,9 +206,9 @@ def test_the_timer_reads_minutes_and_seconds_and_stops_at_the_reveal():
 
 def _push_without_the_pin(db_path: str, code: str) -> None:
     """A dashboard whose PIN no longer holds (the fragment reruns without the page's PIN gate) tries to push."""
-    from specviz.classroom_paced import PacedStore
-    from specviz.quiz import load_bank
-    from specviz.ui import classroom_paced_teacher
+    from specviz.teach.classroom_paced import PacedStore
+    from specviz.teach.quiz import load_bank
+    from specviz.ui.classroom import paced_teacher as classroom_paced_teacher
 
     classroom_paced_teacher._act(PacedStore(db_path).push, code, load_bank().questions[0])
 

@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-import specviz.classroom as classroom
-from specviz.classroom import ClassroomStore, concept_name
-from specviz.quiz import load_bank
-from specviz.ui import classroom_teacher as teacher
-from specviz.ui import classroom_view as view
-from specviz.ui.escaping import escape_text
+from specviz.teach.classroom import ClassroomStore, concept_name
+import specviz.teach.classroom as classroom
+from specviz.teach.quiz import load_bank
+from specviz.ui.classroom import teacher
+from specviz.ui.classroom import view
+from specviz.ui.common.escaping import escape_text
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = str(ROOT / "pages" / "classroom.py")

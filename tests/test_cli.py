@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from specviz.trace import Trace
+from specviz.engine.trace import Trace
 
 ROOT = __import__("pathlib").Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.slow  # every test starts `python -m specviz` in a fresh process
@@ -67,7 +67,7 @@ def test_bad_input_is_one_sentence_and_exit_2(args, phrase):
 
 def test_summary_explains_a_draft_that_is_rarely_right():
     from specviz.cli import format_summary
-    from specviz.trace import Decision, EmittedToken, Step
+    from specviz.engine.trace import Decision, EmittedToken, Step
 
     def step(accepted):
         decisions = [Decision(0, 5, "a", 0.9, 0.05 if not accepted else 0.9, 0.06, 0.06, 0.5, accepted, True)]

@@ -16,9 +16,9 @@ from specviz.distill.draft import DraftLoss, DraftObjective
 from specviz.distill.eagle import EagleLoss, EagleObjective
 from specviz.distill.prompts import FAMILIES, Prompt, prompt_sets, split_topics
 from specviz.distill.trainer import LoopSettings, make_batches, train_loop
-from specviz.drafts import draft_from_target, draft_model, load_eagle, save_draft, save_eagle
-from specviz.models import toy_pair
-from specviz.proposers.eagle import EagleDrafter, causal_mask
+from specviz.engine.proposers.eagle import EagleDrafter, causal_mask
+from specviz.models.drafts import draft_from_target, draft_model, load_eagle, save_draft, save_eagle
+from specviz.models.pairs import toy_pair
 
 
 def toy_prompts(n):
@@ -148,7 +148,7 @@ def test_saved_drafts_load_back(toy, tmp_path, monkeypatch):
         other = EagleDrafter(toy.target.config)
         save_eagle(other, torch.tensor([0]), tmp_path / "x", {})
         meta = json.loads((tmp_path / "x" / "smollm2-eagle" / "specviz.json").read_text())
-        from specviz.drafts import check_target
+        from specviz.models.drafts import check_target
         toy.target.config.hidden_size, before = 64, toy.target.config.hidden_size
         try:
             check_target(meta, toy.target, tmp_path)

@@ -7,13 +7,13 @@ import pytest
 import torch
 from transformers import AutoTokenizer
 
-from specviz.baseline import autoregressive_generate
-from specviz.bench.config import load_suites
-from specviz.decoding import speculative_generate
-from specviz.drafts import ASSETS, DRAFT_NAME, EAGLE_NAME, read_meta
-from specviz.models import encode_prompt
-from specviz.paths import cache_dir
-from specviz.proposers import EagleProposer, make_proposer
+from specviz.core.paths import cache_dir
+from specviz.engine.baseline import autoregressive_generate
+from specviz.engine.decoding import speculative_generate
+from specviz.engine.proposers import EagleProposer, make_proposer
+from specviz.labs.bench.config import load_suites
+from specviz.models.drafts import ASSETS, DRAFT_NAME, EAGLE_NAME, read_meta
+from specviz.models.pairs import encode_prompt
 
 HELD_OUT = [p.text for p in load_suites(["held-out"])[0].prompts]
 

@@ -5,11 +5,11 @@ import math
 import pytest
 import torch
 
-from specviz.baseline import autoregressive_generate
-from specviz.decoding import speculative_generate
-from specviz.kvcache import CachedModel
-from specviz.proposers import PROPOSERS, Proposal, Proposer, make_proposer
-from specviz.trace import Trace
+from specviz.engine.baseline import autoregressive_generate
+from specviz.engine.decoding import speculative_generate
+from specviz.engine.kvcache import CachedModel
+from specviz.engine.proposers import PROPOSERS, Proposal, Proposer, make_proposer
+from specviz.engine.trace import Trace
 
 PROMPTS = ["hello there", "the sky is blue because", "abcabcabcab"]
 
@@ -246,7 +246,7 @@ def test_overlapping_thread_settings_leave_the_process_as_it_was(main_leaves_fir
     thread: whatever the order they leave in, every thread is back on the process's own count, not on one block's."""
     import threading
 
-    from specviz.generation import torch_threads
+    from specviz.engine.generation import torch_threads
 
     torch.set_num_threads(3)  # a count no block sets (the autouse fixture restores the suite's own afterwards)
     inside, release, seen = threading.Event(), threading.Event(), []

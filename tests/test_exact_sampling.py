@@ -11,9 +11,9 @@ import pytest
 import torch
 from scipy.stats import chisquare
 
-from specviz.decoding import speculative_generate
-from specviz.proposers import make_proposer
-from specviz.sampling import logits_to_probs
+from specviz.engine.decoding import speculative_generate
+from specviz.engine.proposers import make_proposer
+from specviz.engine.sampling import logits_to_probs
 
 N = 1000
 SETTINGS = dict(temperature=1.0, top_k=6)

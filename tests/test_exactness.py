@@ -7,11 +7,11 @@ import inspect
 import pytest
 import torch
 
-from specviz import exactness
-from specviz.exactness import (RULES, chi_square_test, decompose_step, exact_match_rule, get_rule,
+from specviz.labs import exactness
+from specviz.labs.exactness import (RULES, chi_square_test, decompose_step, exact_match_rule, get_rule,
                                one_step_distribution, one_step_samples, target_samples, tv_curve, tv_distance)
-from specviz.trace import Decision, TokenProb
-from specviz.verifier import VerifyResult, verify
+from specviz.engine.trace import Decision, TokenProb
+from specviz.engine.verifier import VerifyResult, verify
 
 N_SAMPLES = 4000
 

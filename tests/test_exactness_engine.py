@@ -4,13 +4,13 @@ target's distribution, a broken rule does not, and the enumerated ground truth a
 import pytest
 import torch
 
-from specviz.decoding import speculative_generate
-from specviz.exactness import (RULES, chi_square_test, continuation_samples, exact_first_token_distribution,
+from specviz.engine.decoding import speculative_generate
+from specviz.labs.exactness import (RULES, chi_square_test, continuation_samples, exact_first_token_distribution,
                                exact_two_token_distribution, next_token_distributions, one_step_distribution,
                                proposal_distribution, tv_distance)
-from specviz.models import load_pair
-from specviz.proposers import make_proposer
-from specviz.sampling import SamplingConfig
+from specviz.engine.proposers import make_proposer
+from specviz.engine.sampling import SamplingConfig
+from specviz.models.pairs import load_pair
 
 PROMPT = "hello world"
 SAMPLING = SamplingConfig(temperature=1.0)

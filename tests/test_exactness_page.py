@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from specviz.examples import load_example
-from specviz.ui import exactness_view
+from specviz.labs.examples import load_example
+from specviz.ui.exactness import view as exactness_view
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = str(ROOT / "pages" / "exactness.py")  # AppTest resolves relative paths against this file
@@ -106,8 +106,8 @@ def test_the_caption_names_the_proposer_and_ends_with_one_full_stop(monkeypatch,
 
     import streamlit as st
 
-    from specviz.exactness import lab
-    from specviz.exactness.experiments import restrict_support
+    from specviz.labs.exactness import lab
+    from specviz.labs.exactness.experiments import restrict_support
 
     monkeypatch.setattr(lab, "restrict_support", partial(restrict_support, max_tokens=4))
     st.cache_data.clear()

@@ -7,9 +7,9 @@ from collections import Counter
 
 import pytest
 
-from specviz.examples import DEFAULT_EXAMPLE, TRACES_DIR, get_example, list_examples, load_example
+from specviz.engine.trace import Trace
+from specviz.labs.examples import DEFAULT_EXAMPLE, TRACES_DIR, get_example, list_examples, load_example
 from specviz.scripts import make_traces
-from specviz.trace import Trace
 
 EXPECTED = {"smollm-ngram-t07", "smollm-ngram-greedy", "smollm-layerskip-t07", "toy-draft", "smollm-eagle-greedy",
             "smollm-draft-greedy", "smollm-draft-t07"}
@@ -123,7 +123,7 @@ def _kinds_seen(trace: Trace, steps: int | None = None) -> set[str]:
 def test_no_example_drafts_a_chat_template_marker_in_its_first_steps(name):
     """Issue 26 item 9: the first example a student met drafted <|im_start|> and "ass" (n-gram lookup matched the
     chat template's own header)."""
-    from specviz.ui.playground_player import SPECIAL
+    from specviz.ui.playground.player import SPECIAL
 
     spec, _base = load_example(name)
     drafted = [d.text for s in spec.steps[:FIRST_STEPS] for d in s.decisions]
@@ -134,7 +134,7 @@ def test_no_example_drafts_a_chat_template_marker_in_its_first_steps(name):
 def test_every_example_shows_every_token_kind(name):
     """Accepted, rejected, recovered and bonus tokens in every example (the untrained layer skip, whose point is that
     it is rarely right, aside); the default example and the guided path's show all four in their first steps."""
-    from specviz.learn import LESSONS
+    from specviz.teach.learn import LESSONS
 
     spec, _base = load_example(name)
     assert _kinds_seen(spec) >= KINDS
@@ -165,7 +165,7 @@ def test_ngram_lookup_never_drafts_the_chat_templates_markers():
     ends with the template's header, whose last token also ends every earlier header."""
     from types import SimpleNamespace
 
-    from specviz.proposers import make_proposer, prompt_lookup
+    from specviz.engine.proposers import make_proposer, prompt_lookup
 
     tokenizer = SimpleNamespace(chat_template="<|im_start|>{{ m }}<|im_end|>", eos_token_id=2,
                                 all_special_tokens=["<unk>", "<|im_start|>", "<|im_end|>"], all_special_ids=[0, 1, 2])

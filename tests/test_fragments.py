@@ -1,5 +1,5 @@
 """Live parts of a page never show an exception box (issue 28, High 2, for every live fragment): each one is made by
-`specviz.ui.frame.live_fragment`, whose guard turns any error into one translated sentence in its place and keeps
+`specviz.ui.common.frame.live_fragment`, whose guard turns any error into one translated sentence in its place and keeps
 the rest of the page; Streamlit's rerun and stop signals pass through it."""
 
 from __future__ import annotations
@@ -12,12 +12,14 @@ from serving_fake import FakeServer, recorded
 from streamlit.runtime.scriptrunner_utils.exceptions import StopException
 from streamlit.testing.v1 import AppTest
 
-from specviz.i18n import _, using
-from specviz.ui import frame, playground_player, serving_charts
+from specviz.core.i18n import _, using
+from specviz.ui.common import frame
+from specviz.ui.playground import player as playground_player
+from specviz.ui.serving import charts as serving_charts
 
 ROOT = Path(__file__).resolve().parent.parent
 SCANNED = [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py")), *sorted((ROOT / "specviz" / "ui").rglob("*.py"))]
-FRAME = ROOT / "specviz" / "ui" / "frame.py"
+FRAME = ROOT / "specviz" / "ui" / "common" / "frame.py"
 
 
 def bare_fragments(source: str) -> list[int]:
@@ -43,15 +45,16 @@ def test_the_scan_finds_a_bare_fragment_in_every_spelling():
     assert bare_fragments("import streamlit as st\nst.fragment(f, run_every=2)(x)\n") == [2]
     assert bare_fragments("import streamlit\nstreamlit.fragment(f)()\n") == [2]
     assert bare_fragments("from streamlit import fragment\n") == [1]
-    assert bare_fragments('"""Runs in an `st.fragment`."""\nfrom specviz.ui.frame import live_fragment\n') == []
+    assert bare_fragments('"""Runs in an `st.fragment`."""\nfrom specviz.ui.common.frame import live_fragment\n') == []
 
 
 def test_no_page_makes_a_fragment_without_the_guard():
     bare = {str(path.relative_to(ROOT)): lines for path in SCANNED if path != FRAME
             if (lines := bare_fragments(path.read_text(encoding="utf-8")))}
-    assert bare == {}, "make live parts with specviz.ui.frame.live_fragment, not st.fragment"
-    users = [path.name for path in SCANNED if "live_fragment(" in path.read_text(encoding="utf-8")]
-    assert {"classroom.py", "playground_player.py", "serving_view.py", "classroom_paced_student.py"} <= set(users)
+    assert bare == {}, "make live parts with specviz.ui.common.frame.live_fragment, not st.fragment"
+    users = [path.relative_to(ROOT).as_posix() for path in SCANNED if "live_fragment(" in path.read_text(encoding="utf-8")]
+    assert {"pages/classroom.py", "specviz/ui/playground/player.py", "specviz/ui/serving/view.py",
+            "specviz/ui/classroom/paced_student.py"} <= set(users)
 
 
 def test_the_guard_lets_streamlits_signals_through_and_says_one_sentence_for_the_rest():

@@ -23,9 +23,9 @@ import yaml
 from hypothesis import HealthCheck, currently_in_test_context, event, given, settings
 from hypothesis import strategies as st
 
-from specviz.examples import TRACES_DIR
-from specviz.quiz import BANK_DIR, Bank, grade, parse_bank, question_from_dict
-from specviz.trace import Trace
+from specviz.engine.trace import Trace
+from specviz.labs.examples import TRACES_DIR
+from specviz.teach.quiz import BANK_DIR, Bank, grade, parse_bank, question_from_dict
 
 pytestmark = pytest.mark.slow
 
@@ -200,7 +200,7 @@ def _toy_with(path: tuple, raw: str) -> str:
     return json.dumps(data).replace(json.dumps("\x00here"), raw)
 
 
-# What fuzzing found that Trace.from_json / specviz.trace_schema did not survive (issue 16), kept as regressions.
+# What fuzzing found that Trace.from_json / specviz.engine.trace_schema did not survive (issue 16), kept as regressions.
 FOUND_BY_FUZZING = {
     "a 5,000-digit number anywhere: json.loads raises Python's 'Exceeds the limit (4300 digits)' ValueError, "
     "which from_json lets through": _toy_with(("meta",), "1" * 5000),

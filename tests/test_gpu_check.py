@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from specviz.bench.report import BenchResult
-from specviz.models import toy_pair
+from specviz.labs.bench.report import BenchResult
+from specviz.models.pairs import toy_pair
 from specviz.scripts import transfer
 from specviz.scripts.checks import compare_outputs, incremental_vs_full
 from specviz.scripts.gpu_check import SECTIONS
@@ -211,9 +211,9 @@ def test_the_plan_fits_the_device_limit_for_this_working_tree():
 
 def test_the_first_draft_distribution_of_a_feature_drafter_is_the_one_the_engine_drafts_from():
     """EAGLE needs the target's features before it can propose; q is what the engine's first step would draw from."""
-    from specviz.decoding import speculative_generate
-    from specviz.proposers import make_proposer
-    from specviz.sampling import SamplingConfig
+    from specviz.engine.decoding import speculative_generate
+    from specviz.engine.proposers import make_proposer
+    from specviz.engine.sampling import SamplingConfig
     from specviz.scripts.checks import first_draft_distribution
 
     pair = toy_pair()

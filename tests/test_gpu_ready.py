@@ -14,14 +14,14 @@ from tiny_folders import save_llama
 from transformers import LlamaForCausalLM
 from transformers.models.llama.modeling_llama import LlamaDecoderLayer
 
-import specviz.loading as loading
-import specviz.models as models
-import specviz.proposers.eagle as eagle
-from specviz.drafts import draft_from_target, draft_model, save_draft
-from specviz.kvcache import cache_keyword
-from specviz.machine import Placement
-from specviz.models import toy_pair, toy_tokenizer
-from specviz.sampling import SamplingConfig
+from specviz.engine.kvcache import cache_keyword
+import specviz.engine.proposers.eagle as eagle
+from specviz.engine.sampling import SamplingConfig
+from specviz.models.drafts import draft_from_target, draft_model, save_draft
+import specviz.models.loading as loading
+from specviz.models.machine import Placement
+from specviz.models.pairs import toy_pair, toy_tokenizer
+import specviz.models.pairs as models
 
 
 class OldStyleLayer(LlamaDecoderLayer):
@@ -156,7 +156,7 @@ def test_the_offline_target_is_found_where_the_transfer_puts_it(monkeypatch, tmp
 
 def test_a_model_with_the_old_keyword_feeds_its_cache(monkeypatch):
     """CachedModel reads the keyword off forward's signature: an old-style model's cache fills and rewinds."""
-    from specviz.kvcache import CachedModel
+    from specviz.engine.kvcache import CachedModel
 
     target = toy_pair().target
     new = cache_keyword(LlamaForCausalLM)

@@ -13,10 +13,10 @@ import pytest
 import torch
 from streamlit.testing.v1 import AppTest
 
-from specviz.numerics import NUMERICS_GAP, GreedySplit, first_difference, greedy_split
-from specviz.running import PAIRS, prompt_ids, run, run_target_only, with_dtype
-from specviz.runspec import RunSpec
-from specviz.ui import greedy_compare
+from specviz.engine.numerics import NUMERICS_GAP, GreedySplit, first_difference, greedy_split
+from specviz.runs.running import PAIRS, prompt_ids, run, run_target_only, with_dtype
+from specviz.runs.runspec import RunSpec
+from specviz.ui.common import greedy_compare
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = RunSpec(pair="toy", proposer="draft", prompt="the quick brown fox", temperature=0.0, max_new_tokens=12, k=3)
@@ -63,8 +63,8 @@ def test_each_greedy_comparison_says_identical_near_tie_unmeasured_or_not_numeri
 
 
 def test_no_text_calls_greedy_splits_rare_or_says_outputs_normally_match():
-    from specviz.quiz import load_bank
     from specviz.scripts.i18n import extract, read_catalog
+    from specviz.teach.quiz import load_bank
 
     texts = [str(m.id) for m in extract() if m.id] + [str(m.string) for m in read_catalog() if m.id]
     texts += [" ".join([q.prompt, q.explanation, *q.choices]) for lang in ("en", "pt") for q in load_bank(lang=lang)]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from specviz.runspec import RunSpec
+from specviz.runs.runspec import RunSpec
 from specviz.scripts.greedy_identity import identity_report, summary_lines
 
 

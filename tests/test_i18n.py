@@ -8,8 +8,8 @@ import threading
 import pytest
 from babel.messages.pofile import read_po, write_po
 
-from specviz import i18n
-from specviz.i18n import _, get_language, language_code, ngettext, number, percent, set_language, times, using
+from specviz.core import i18n
+from specviz.core.i18n import _, get_language, language_code, ngettext, number, percent, set_language, times, using
 from specviz.scripts import i18n as catalog_tool
 
 
@@ -38,7 +38,7 @@ def test_a_translation_with_other_placeholders_is_caught(tmp_path):
     (root / "specviz").mkdir(parents=True)
     (root / "pages").mkdir()
     (root / "app.py").write_text("")
-    (root / "specviz" / "m.py").write_text('from specviz.i18n import _\n_("{kept} of {drafted} kept", kept=1, drafted=2)\n')
+    (root / "specviz" / "m.py").write_text('from specviz.core.i18n import _\n_("{kept} of {drafted} kept", kept=1, drafted=2)\n')
     found = catalog_tool.problems(po, mo, root)
     assert any("placeholders differ" in line and "drafted" in line for line in found), found
 
@@ -49,7 +49,7 @@ def test_an_untranslated_or_unknown_message_and_a_stale_mo_are_caught(tmp_path):
     root = tmp_path / "code"
     (root / "specviz").mkdir(parents=True)
     (root / "pages").mkdir()
-    (root / "app.py").write_text('from specviz.i18n import _\n_("A sentence nobody translated")\n')
+    (root / "app.py").write_text('from specviz.core.i18n import _\n_("A sentence nobody translated")\n')
     assert any("not in the catalog" in line and "nobody translated" in line
                for line in catalog_tool.problems(po, mo, root))
     with po.open("rb") as f:
@@ -71,7 +71,7 @@ def test_translate_fills_messages_and_names_the_ones_the_code_does_not_have(tmp_
     root = tmp_path / "code"
     (root / "specviz").mkdir(parents=True)
     (root / "pages").mkdir()
-    (root / "app.py").write_text('from specviz.i18n import _, ngettext\n_("Run")\n'
+    (root / "app.py").write_text('from specviz.core.i18n import _, ngettext\n_("Run")\n'
                                  'ngettext("{n} step", "{n} steps", 2)\n')
     po, mo = tmp_path / "pt" / "specviz.po", tmp_path / "pt" / "specviz.mo"
     unknown = catalog_tool.translate({"Run": "Executar", "{n} step": ["{n} passo", "{n} passos"], "Gone": "x"},
@@ -97,7 +97,7 @@ def test_the_language_is_per_context_never_shared_between_visitors():
 
 
 def test_a_catalog_message_changes_with_the_language():
-    from specviz.ui.frame import LEGEND
+    from specviz.ui.common.frame import LEGEND
 
     assert _(LEGEND) == LEGEND
     with using("pt"):
@@ -128,7 +128,7 @@ def test_an_unknown_language_is_one_sentence(bad):
 def test_charts_write_their_numbers_the_readers_way():
     import plotly.graph_objects as go
 
-    from specviz.ui.charts import figure_table, localize
+    from specviz.ui.common.charts import figure_table, localize
 
     fig = go.Figure([go.Bar(x=["a"], y=[0.123456], name="bars")], layout={"xaxis_title": "kind"})
     assert localize(fig).layout.separators == ".,"
@@ -141,7 +141,7 @@ def test_a_fragments_rerun_in_a_fresh_thread_speaks_the_sessions_language():
     """A timed `st.fragment` rerun runs without the page, in a thread whose language starts as English."""
     from unittest import mock
 
-    from specviz.ui import frame
+    from specviz.ui.common import frame
 
     seen = {}
 
@@ -161,7 +161,7 @@ def test_a_fragments_rerun_in_a_fresh_thread_speaks_the_sessions_language():
                                           ("1.234.567", 1234567.0), (0.25, 0.25)])
 def test_read_number_takes_either_decimal_sign(typed, value):
     """Issue 27 item 9: what the one formatter writes (0,350 in Portuguese) reads back, and so does 0.35."""
-    from specviz.i18n import read_number
+    from specviz.core.i18n import read_number
 
     assert read_number(typed) == pytest.approx(value)
 
@@ -171,7 +171,7 @@ def test_read_number_takes_either_decimal_sign(typed, value):
 @pytest.mark.parametrize("lang, start", [("en", "is not a number; write it like 0.35."),
                                          ("pt", "não é um número; escreva como 0,35.")])
 def test_read_number_refuses_anything_else_in_one_sentence(typed, lang, start):
-    from specviz.i18n import read_number, using
+    from specviz.core.i18n import read_number, using
 
     with using(lang), pytest.raises(ValueError) as info:
         read_number(typed)

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from specviz.examples import list_examples
-from specviz.i18n import using
-from specviz.pagemap import PAGE_FILES
+from specviz.core.i18n import using
+from specviz.labs.examples import list_examples
+from specviz.teach.pagemap import PAGE_FILES
 from tests.i18n_check import english_sentences
 
 # Each page's states walked in Portuguese: make test runs them; make check keeps the catalog check and every
@@ -84,8 +84,8 @@ def test_a_bad_link_value_is_one_portuguese_sentence(monkeypatch):
 
 
 def test_race_sentences_of_the_library_in_portuguese():
-    from specviz import timeline
-    from specviz.trace import Step, Trace
+    from specviz.engine.trace import Step, Trace
+    from specviz.labs import timeline
 
     def lane(mode, seconds):
         return Trace(mode, {}, [1], [7], [Step(0, 1, 0, "none", [], [], verify_seconds=seconds)], wall_seconds=seconds)
@@ -104,7 +104,7 @@ def test_race_sentences_of_the_library_in_portuguese():
 
 
 def test_theory_explorer_in_portuguese_as_the_sliders_move(monkeypatch):
-    from specviz.examples import load_example
+    from specviz.labs.examples import load_example
 
     monkeypatch.chdir(ROOT)
     at = AppTest.from_file(_page("theory"), default_timeout=90)
@@ -136,7 +136,8 @@ def test_theory_batch_section_in_portuguese_for_other_hardware(monkeypatch):
 
 
 def test_theory_sentences_of_the_library_in_portuguese():
-    from specviz import roofline, theory
+    from specviz.engine import theory
+    from specviz.labs import roofline
 
     with using("pt"):
         with pytest.raises(ValueError, match="precisa estar entre 0 e 1"):
@@ -181,8 +182,8 @@ def test_a_live_toy_sweep_in_portuguese(monkeypatch):
 
 
 def test_speedup_sentences_of_the_library_in_portuguese():
-    from specviz.bench import BenchResult
-    from specviz.ui import speedup_results, speedup_verdict, speedup_view
+    from specviz.labs.bench import BenchResult
+    from specviz.ui.speedup import results as speedup_results, verdict as speedup_verdict, view as speedup_view
 
     with using("pt"):
         with pytest.raises(ValueError, match="não é um resultado de benchmark"):

@@ -15,12 +15,12 @@ import pytest
 from streamlit.testing.v1 import AppTest
 from test_classroom_page import PAGE, PIN, _html, db  # noqa: F401 - db is a fixture
 
-from specviz.classroom import ClassroomError, ClassroomStore, in_language
-from specviz.classroom_paced import PacedStore
-from specviz.i18n import using
-from specviz.quiz import answer_text, load_bank
-from specviz.ui.classroom_teacher import PACES
-from specviz.ui.escaping import escape_markdown
+from specviz.core.i18n import using
+from specviz.teach.classroom import ClassroomError, ClassroomStore, in_language
+from specviz.teach.classroom_paced import PacedStore
+from specviz.teach.quiz import answer_text, load_bank
+from specviz.ui.classroom.teacher import PACES
+from specviz.ui.common.escaping import escape_markdown
 from tests.i18n_check import english_sentences
 
 # Each page's states walked in Portuguese: make test runs them; make check keeps the catalog check and every
@@ -246,9 +246,9 @@ def test_a_portuguese_teacher_session_reads_in_english_for_an_english_student(db
 
 
 def test_a_live_question_is_pushed_with_its_translation(db):
-    from specviz.classroom_paced import ask_the_class
-    from specviz.examples import list_examples, load_example
-    from specviz.ui.classroom_ask import translations
+    from specviz.labs.examples import list_examples, load_example
+    from specviz.teach.classroom_paced import ask_the_class
+    from specviz.ui.classroom.ask import translations
 
     trace, _ = load_example(list_examples()[0].name)
     step = next(i for i, s in enumerate(trace.steps) if s.decisions)
@@ -273,7 +273,7 @@ def test_the_library_sentences_come_out_in_portuguese(db):
                 assert str(exc).startswith(start), str(exc)
             else:
                 raise AssertionError("joined")
-        from specviz.classroom import PinGuard
+        from specviz.teach.classroom import PinGuard
 
         guard = PinGuard(clock=lambda: 0.0)
         for _attempt in range(5):
@@ -287,7 +287,7 @@ def test_the_library_sentences_come_out_in_portuguese(db):
 
 
 def test_ask_the_class_speaks_portuguese_for_the_teacher(db, speak_pt):
-    from specviz.ui.classroom_paced_teacher import ACTIVE
+    from specviz.ui.classroom.paced_teacher import ACTIVE
 
     store = PacedStore(str(db))
     session = store.create_paced_session(EN.questions, "Aula")
@@ -309,9 +309,9 @@ def _fragment_rerun() -> None:
     """A fragment's timed rerun: a fresh script thread (English by default) in a session that chose Portuguese."""
     import streamlit as st
 
-    from specviz.i18n import _, set_language
-    from specviz.ui import classroom_view as view
-    from specviz.ui.frame import LANG_KEY
+    from specviz.core.i18n import _, set_language
+    from specviz.ui.classroom import view
+    from specviz.ui.common.frame import LANG_KEY
 
     st.session_state[LANG_KEY] = "pt"
     set_language("en")
@@ -332,7 +332,7 @@ def test_the_portuguese_lesson_plan_names_the_same_questions_lessons_and_pages()
     for pattern in (r"`([a-z]{2}-[a-z0-9-]+)`", r"/learn\?lesson=(\w+)", r"\(`/(\w+)`\)"):
         assert set(re.findall(pattern, portuguese)) == set(re.findall(pattern, english)), pattern
     with using("pt"):  # the buttons it names are the page's Portuguese labels
-        from specviz.i18n import _
+        from specviz.core.i18n import _
 
         for label in ("Start a new session", "Find a question", "Push to the class", "Reveal the answer",
                       "Start round 2 (after the discussion)", "Download both rounds (CSV)", "Mastery per concept",

@@ -16,14 +16,14 @@ from streamlit.testing.v1 import AppTest
 from tiny_folders import save_toy_pair
 
 from specviz import cli
-from specviz.catalog import SHIPPED_TEXTS, load_catalog
-from specviz.i18n import _, using
-from specviz.loading import Machine, ModelLoadError, estimate_memory, parse_ref, pick_device, plan_placement
-from specviz.machine import speed_from_bandwidth
-from specviz.pagemap import PAGES
-from specviz.paths import CATALOG_PATH
-from specviz.ui import models_view
-from specviz.ui.model_access import ENABLE_ENV, ROOT_ENV, WebModelPolicy
+from specviz.core.i18n import _, using
+from specviz.core.paths import CATALOG_PATH
+from specviz.models.catalog import SHIPPED_TEXTS, load_catalog
+from specviz.models.loading import Machine, ModelLoadError, estimate_memory, parse_ref, pick_device, plan_placement
+from specviz.models.machine import speed_from_bandwidth
+from specviz.teach.pagemap import PAGES
+from specviz.ui.models import view as models_view
+from specviz.ui.models.access import ENABLE_ENV, ROOT_ENV, WebModelPolicy
 
 ROOT = Path(__file__).resolve().parent.parent
 LAPTOP = Machine(ram_available_bytes=16 * 10**9)  # no GPU, 16 GB free, whatever runs the tests

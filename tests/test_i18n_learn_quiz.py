@@ -15,10 +15,10 @@ from streamlit.testing.v1 import AppTest
 from test_learn_page import _give, _wrong  # the same answering helpers as the English page tests
 from test_quiz_live import toy_trace
 
-from specviz.i18n import using
-from specviz.learn import BY_NUMBER, LAST, LESSONS, check_questions, exit_ticket, parse_progress
-from specviz.quiz import BANK_DIR, QuizBankError, grade, live_questions, load_bank, parse_bank, score_predictions
-from specviz.quiz.run import QuizRun
+from specviz.core.i18n import using
+from specviz.teach.learn import BY_NUMBER, LAST, LESSONS, check_questions, exit_ticket, parse_progress
+from specviz.teach.quiz import BANK_DIR, QuizBankError, grade, live_questions, load_bank, parse_bank, score_predictions
+from specviz.teach.quiz.run import QuizRun
 
 # Each page's states walked in Portuguese: make test runs them; make check keeps the catalog check and every
 # page's first render in Portuguese (tests/test_i18n.py, tests/test_i18n_pages.py).

@@ -12,12 +12,12 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from i18n_check import english_sentences
-from specviz.examples import list_examples
-from specviz.i18n import _, using
-from specviz.runspec import RunSpec
+from specviz.core.i18n import _, using
+from specviz.engine.trace import Trace
+from specviz.labs.examples import list_examples
+from specviz.runs.runspec import RunSpec
 from specviz.scripts.i18n import read_catalog
-from specviz.trace import Trace
-from specviz.ui import overview_view
+from specviz.ui.overview import view as overview_view
 
 # Each page's states walked in Portuguese: make test runs them; make check keeps the catalog check and every
 # page's first render in Portuguese (tests/test_i18n.py, tests/test_i18n_pages.py).

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from specviz.i18n import using
-from specviz.pagemap import PAGE_FILES
+from specviz.core.i18n import using
+from specviz.teach.pagemap import PAGE_FILES
 from tests.i18n_check import english_sentences
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -10,9 +10,9 @@ import torch
 from streamlit.testing.v1 import AppTest
 
 from i18n_check import english_sentences
-from specviz.exactness import RULES, chi_square_test, get_rule
-from specviz.exactness.sandbox import sandbox_step
-from specviz.i18n import using
+from specviz.core.i18n import using
+from specviz.labs.exactness import RULES, chi_square_test, get_rule
+from specviz.labs.exactness.sandbox import sandbox_step
 
 # Each page's states walked in Portuguese: make test runs them; make check keeps the catalog check and every
 # page's first render in Portuguese (tests/test_i18n.py, tests/test_i18n_pages.py).
@@ -72,8 +72,8 @@ def test_the_sandbox_defaults_the_broken_rule_and_the_temperature(speak_pt):
 
 
 def _sandbox_with(p, q):
-    from specviz.i18n import set_language
-    from specviz.ui import sandbox_view as view
+    from specviz.core.i18n import set_language
+    from specviz.ui.sandbox import view
 
     set_language("pt")
     step = view.compute(p, q, 1.0)
@@ -99,7 +99,7 @@ def test_the_exactness_lab_under_every_rule(rule, speak_pt):
 
 
 def test_the_exactness_lab_greedy_engine_bad_prompt_and_the_recorded_step(speak_pt):
-    from specviz.examples import load_example
+    from specviz.labs.examples import load_example
 
     at = portuguese("pages/exactness.py", exact_pair="toy", trace=load_example("toy-draft")[0])
     at.slider(key="exact_temperature").set_value(0.0).run()

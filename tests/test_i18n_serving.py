@@ -12,11 +12,11 @@ from i18n_check import english_sentences
 from serving_fake import FakeServer, recorded
 from streamlit.testing.v1 import AppTest
 
-from specviz.i18n import using
+from specviz.core.i18n import using
 from specviz.serving import client
 from specviz.serving.load import LoadPlan, Prompt
 from specviz.serving.metrics import parse_scrape
-from specviz.ui.serving_sweep import verdict
+from specviz.ui.serving.sweep import verdict
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = str(ROOT / "pages" / "serving.py")

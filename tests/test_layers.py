@@ -1,11 +1,12 @@
 """The import graph is acyclic and layered: every arrow between specviz modules points down (or stays in a layer).
 
-Layers, bottom to top: engine <- models <- features <- ui <- app. The test reads the source with `ast` (it
-imports nothing it checks, so it runs in well under a second) and counts every import of a specviz module:
-top-level, inside a function or under `if TYPE_CHECKING:` (a type-only import is still a dependency, and hiding
-one is how cycles hide), `import specviz.x`, `from specviz.x import y`, `from specviz import x` (x a submodule)
-and relative imports alike (and `importlib.import_module` with a literal name). A new module must be placed in
-`LAYERS` before this test passes.
+A module's layer is its folder. Bottom to top: specviz/core <- engine <- models <- runs <- labs, teach, serving,
+distill <- scripts and the CLI <- ui/common <- ui/<page> <- pages/ and app.py (`LAYERS` below). The test reads the
+source with `ast` (it imports nothing it checks, so it runs in well under a second) and counts every import of a
+specviz module: top-level, inside a function or under `if TYPE_CHECKING:` (a type-only import is still a
+dependency, and hiding one is how cycles hide), `import specviz.x`, `from specviz.x import y`, `from specviz import
+x` (x a submodule) and relative imports alike (and `importlib.import_module` with a literal name). A module left
+loose in specviz/ or specviz/ui/ fails until it moves into the folder of its layer.
 
 The companion rule, that nothing outside specviz/ui imports Streamlit even indirectly, is checked at run time by
 tests/test_layout.py.
@@ -21,67 +22,20 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# Bottom to top. A pattern "specviz.x.*" covers the package specviz.x and everything under it. The reason after a
-# pattern says why a module sits where a reader might not expect it.
-LAYERS: list[tuple[str, list[tuple[str, str]]]] = [
-    ("engine", [
-        ("specviz.paths", "where assets and the cache are; below every module that reads a file (a catalog too)"),
-        ("specviz.limits", "the ranges of K, length and top-N and the proposer/policy names, defined once"),
-        ("specviz.urlvalues", "the one checked reader of URL values (digits, decimals, lists); plain Python"),
-        ("specviz.runspec", "a run's description is plain data over the limits: checking it loads no model"),
-        ("specviz.sampling", ""),
-        ("specviz.kinds", "the trace's vocabularies (token kind, node status, stop reason, mode) as enums"),
-        ("specviz.trace", ""),
-        ("specviz.trace_schema", ""),
-        ("specviz.verifier", ""),
-        ("specviz.tree", "draft trees: nodes, the tree attention mask and positions, EAGLE-2 growth; torch only"),
-        ("specviz.tree_verifier", "the exact rule for a tree (recursive rejection sampling), a pure function"),
-        ("specviz.kvcache", ""),
-        ("specviz.numerics", "where two greedy outputs part and the target's top-2 logit gap there; one forward"),
-        ("specviz.generation", ""),
-        ("specviz.decoding", ""),
-        ("specviz.recording", "turns each step's decisions into the Trace; the loop writes into it"),
-        ("specviz.baseline", ""),
-        ("specviz.proposers.*", ""),
-        ("specviz.policies", "draft-length policies are part of the loop: the engine consults them every step"),
-        ("specviz.theory", "pure closed forms (alpha, speedup, optimal K) that policies.OptimalK evaluates"),
-        ("specviz.text", "plain-text helpers with no model in them, usable from any layer"),
-        ("specviz.i18n", "the one translation function: error sentences are written from the engine up"),
-    ]),
-    ("models", [
-        ("specviz.catalog", ""),
-        ("specviz.machine", ""),
-        ("specviz.loading", ""),
-        ("specviz.drafts", "the shipped drafts' on-disk format and architecture; distill (above) trains them"),
-        ("specviz.models", ""),
-        ("specviz.running", "the one way to run a generation (a RunSpec in, a trace out), over the one pair cache"),
-    ]),
-    ("features", [
-        ("specviz.bench.*", ""),
-        ("specviz.distill.*", "training depends on the model layer, never the reverse"),
-        ("specviz.exactness.*", ""),
-        ("specviz.quiz.*", ""),
-        ("specviz.classroom", ""),
-        ("specviz.classroom_paced", "teacher-paced sessions (peer instruction) over the classroom store"),
-        ("specviz.timeline", ""),
-        ("specviz.roofline", "a roofline model over theory's closed forms; reads the committed benchmark for its "
-                             "measured preset"),
-        ("specviz.examples", "recorded example traces: read with the paths, replayed by the ui"),
-        ("specviz.pagemap", "the app's page list without Streamlit, so quiz links can be checked below the ui"),
-        ("specviz.learn", "the guided path's lessons and URL progress as data, over the quiz bank; the ui draws them"),
-        ("specviz.serving.*", "a vLLM server's metrics, the bounded load generator and the local server's control; "
-                              "it exports the drafts (models layer) and never imports Streamlit"),
-        ("specviz.scripts.*", "maintenance commands (traces, screenshots, GPU bench) that drive the library"),
-        ("specviz.cli", ""),
-        ("specviz.__main__", ""),
-    ]),
-    ("ui", [
-        ("specviz.ui.*", "the only Streamlit-aware package"),
-    ]),
-    ("app", [
-        ("pages.*", "thin Streamlit pages"),
-        ("app", "the router"),
-    ]),
+# Bottom to top: a module's layer is the folder it sits in. A pattern "specviz.x.*" covers the package specviz.x and
+# everything under it; "specviz.ui.<page>.*" is any page package under specviz/ui other than common/. A module left
+# loose in specviz/ or specviz/ui/ is in no layer, and fails the test until it moves into a folder.
+LAYERS: list[tuple[str, list[str], str]] = [
+    ("core", ["specviz.core.*"], "where files are, the URL reader, text helpers, the translation function"),
+    ("engine", ["specviz.engine.*"], "the loop, its limits, the chain and tree rules, caches, the Trace, proposers, policies, theory"),
+    ("models", ["specviz.models.*"], "loading pairs, the drafts, the catalog, the machine"),
+    ("runs", ["specviz.runs.*"], "RunSpec -> run(): the one way every caller runs a generation"),
+    ("features", ["specviz.labs.*", "specviz.teach.*", "specviz.serving.*", "specviz.distill.*"],
+     "the labs, the lessons and classroom, a real vLLM server, training the drafts"),
+    ("tools", ["specviz.scripts.*", "specviz.cli", "specviz.__main__"], "maintenance commands and the CLI"),
+    ("ui", ["specviz.ui", "specviz.ui.common.*"], "the only Streamlit-aware code that every page shares"),
+    ("page ui", ["specviz.ui.<page>.*"], "one page's Streamlit code"),
+    ("app", ["pages.*", "app"], "thin Streamlit pages and the router"),
 ]
 
 # The top-level facade: it may re-export the public API lazily, so it sits outside the layering. Library modules
@@ -89,18 +43,27 @@ LAYERS: list[tuple[str, list[tuple[str, str]]]] = [
 FACADE = "specviz"
 FACADE_USERS = {"app"}
 
-LAYER_INDEX = {name: i for i, (name, _) in enumerate(LAYERS)}
+LAYER_INDEX = {name: i for i, (name, _, _) in enumerate(LAYERS)}
+
+
+def _matches(module: str, pattern: str) -> bool:
+    if pattern == "specviz.ui.<page>.*":
+        parts = module.split(".")
+        return len(parts) >= 3 and parts[:2] == ["specviz", "ui"] and parts[2] != "common" and (
+            len(parts) > 3 or module in _PACKAGES)
+    if pattern.endswith(".*"):
+        package = pattern[:-2]
+        return module == package or module.startswith(package + ".")
+    return module == pattern
+
+
+_PACKAGES: set[str] = set()  # the modules that are packages (an __init__.py), filled by source_files
 
 
 def layer_of(module: str) -> str | None:
-    for layer, patterns in LAYERS:
-        for pattern, _ in patterns:
-            if pattern.endswith(".*"):
-                package = pattern[:-2]
-                if module == package or module.startswith(package + "."):
-                    return layer
-            elif module == pattern:
-                return layer
+    for layer, patterns, _ in LAYERS:
+        if any(_matches(module, pattern) for pattern in patterns):
+            return layer
     return None
 
 
@@ -117,6 +80,7 @@ def source_files(root: Path = ROOT) -> dict[str, Path]:
         parts = path.relative_to(root).with_suffix("").parts
         if parts[-1] == "__init__":
             parts = parts[:-1]
+            _PACKAGES.add(".".join(parts))
         modules[".".join(parts)] = path
     return modules
 
@@ -184,8 +148,9 @@ def import_graph(root: Path = ROOT) -> tuple[dict[str, Path], list[Arrow]]:
 
 
 def unplaced(modules: dict[str, Path], root: Path = ROOT) -> list[str]:
-    return [f"{p.relative_to(root)} ({m}) is in no layer: place it in LAYERS in tests/test_layers.py, with a reason "
-            "if the choice is not obvious." for m, p in modules.items() if m != FACADE and layer_of(m) is None]
+    return [f"{p.relative_to(root)} ({m}) is in no layer: move it into the folder of its layer "
+            "(specviz/core, engine, models, runs, labs, teach, serving, distill, scripts; specviz/ui/common or "
+            "specviz/ui/<page>)." for m, p in modules.items() if m != FACADE and layer_of(m) is None]
 
 
 def upward(arrows: list[Arrow], root: Path = ROOT) -> list[str]:
@@ -260,7 +225,7 @@ def graph():
 
 def test_every_module_is_placed_in_a_layer(graph):
     modules, _ = graph
-    assert "specviz.decoding" in modules and "pages.overview" in modules and "app" in modules
+    assert "specviz.engine.decoding" in modules and "pages.overview" in modules and "app" in modules
     bad = unplaced(modules)
     if bad:
         pytest.fail("\n".join(bad), pytrace=False)
@@ -271,7 +236,7 @@ def test_no_import_points_up_the_layers(graph):
     assert len(arrows) > 100  # the parser really sees the imports
     bad = upward(arrows)
     if bad:
-        pytest.fail("Imports that point up the layers (engine <- models <- features <- ui <- app):\n" + "\n".join(bad),
+        pytest.fail("Imports that point up the layers (" + " <- ".join(n for n, _, _ in LAYERS) + "):\n" + "\n".join(bad),
                     pytrace=False)
 
 
@@ -287,13 +252,17 @@ def test_the_checks_catch_what_they_are_for(tmp_path):
     `importlib.import_module` with a literal name and an unplaced module: each is reported, naming file and line."""
     files = {
         "specviz/__init__.py": "",
-        "specviz/sampling.py": "def f():\n    from specviz import decoding\n",
-        "specviz/decoding.py": "from .sampling import f\n",
-        "specviz/models.py": "from specviz.ui import frame\n",
+        "specviz/engine/sampling.py": "def f():\n    from specviz.engine import decoding\n",
+        "specviz/engine/decoding.py": "from .sampling import f\n",
+        "specviz/models/pairs.py": "from specviz.ui.common import frame\n",
         "specviz/ui/__init__.py": "",
-        "specviz/ui/frame.py": "import specviz.models\n",
+        "specviz/ui/common/frame.py": "import specviz.models.pairs\n",
         "specviz/newthing.py": "",
-        "specviz/verifier.py": "import importlib\nimportlib.import_module('specviz.models')\n",
+        "specviz/ui/loose.py": "",
+        "specviz/ui/playground/__init__.py": "",
+        "specviz/ui/playground/live.py": "from specviz.ui.common import frame\n",
+        "specviz/ui/common/charts.py": "from specviz.ui.playground import live\n",
+        "specviz/engine/verifier.py": "import importlib\nimportlib.import_module('specviz.models.pairs')\n",
         "app.py": "from specviz import __version__\n",
     }
     for name, text in files.items():
@@ -301,9 +270,12 @@ def test_the_checks_catch_what_they_are_for(tmp_path):
         (tmp_path / name).write_text(text)
     found = "\n".join(problems(tmp_path))
     assert "specviz/newthing.py (specviz.newthing) is in no layer" in found
-    assert "specviz/models.py:1: from specviz.ui import frame  (models -> ui: points up the layers)" in found
-    assert "specviz.decoding -> specviz.sampling -> specviz.decoding" in found
-    assert "specviz/sampling.py:2: from specviz import decoding" in found
-    assert "specviz.models -> specviz.ui.frame -> specviz.models" in found
-    assert "specviz/verifier.py:2: importlib.import_module('specviz.models')  (engine -> models" in found
+    assert "specviz/models/pairs.py:1: from specviz.ui.common import frame  (models -> ui: points up the layers)" in found
+    assert "specviz.engine.decoding -> specviz.engine.sampling -> specviz.engine.decoding" in found
+    assert "specviz/engine/sampling.py:2: from specviz.engine import decoding" in found
+    assert "specviz/ui/loose.py (specviz.ui.loose) is in no layer" in found
+    assert "specviz/ui/common/charts.py:1: from specviz.ui.playground import live  (ui -> page ui" in found
+    assert "specviz/ui/playground/live.py" not in found  # a page may use ui/common
+    assert "specviz.models.pairs -> specviz.ui.common.frame -> specviz.models.pairs" in found
+    assert "specviz/engine/verifier.py:2: importlib.import_module('specviz.models.pairs')  (engine -> models" in found
     assert "app.py" not in found  # the app may use the facade

@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 
 import specviz
-from specviz.paths import ASSETS
+from specviz.core.paths import ASSETS
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# Modules that still find a file from their own location or from the current directory instead of specviz.paths.
+# Modules that still find a file from their own location or from the current directory instead of specviz.core.paths.
 # Each is someone else's to switch; delete its line when it is done (the test fails on any module not listed).
 PENDING_PATH_LOOKUPS: set[str] = set()  # files allowed to find assets another way while they are being switched
 
@@ -35,7 +35,7 @@ def test_library_modules_import_without_streamlit(tmp_path):
         for p in (ROOT / "specviz").rglob("*.py")
         if "ui" not in p.relative_to(ROOT / "specviz").parts and p.name != "__main__.py"
     )
-    assert "specviz.decoding" in modules and "specviz.verifier" in modules
+    assert "specviz.engine.decoding" in modules and "specviz.engine.verifier" in modules
     code = (
         "import importlib, sys\n"
         f"for name in {modules!r}:\n"
@@ -49,13 +49,13 @@ def test_library_modules_import_without_streamlit(tmp_path):
 
 
 def test_every_page_file_is_routed_and_every_route_has_a_file():
-    from specviz.pagemap import PAGE_FILES
+    from specviz.teach.pagemap import PAGE_FILES
 
     on_disk = {p.relative_to(ROOT).as_posix() for p in (ROOT / "pages").glob("*.py")}
     routed = set(PAGE_FILES)
-    assert len(routed) == len(PAGE_FILES), "a page file is routed twice in specviz.pagemap.PAGES"
-    assert not on_disk - routed, f"not in specviz.pagemap.PAGES, so unreachable in the app: {sorted(on_disk - routed)}"
-    assert not routed - on_disk, f"routed in specviz.pagemap.PAGES but missing: {sorted(routed - on_disk)}"
+    assert len(routed) == len(PAGE_FILES), "a page file is routed twice in specviz.teach.pagemap.PAGES"
+    assert not on_disk - routed, f"not in specviz.teach.pagemap.PAGES, so unreachable in the app: {sorted(on_disk - routed)}"
+    assert not routed - on_disk, f"routed in specviz.teach.pagemap.PAGES but missing: {sorted(routed - on_disk)}"
 
 
 # ---- the package and its assets -------------------------------------------------------------------------------------
@@ -65,7 +65,7 @@ def test_import_specviz_is_light_and_finds_its_assets_from_any_directory(tmp_pat
     code = (
         "import sys, specviz\n"
         "heavy = sorted(m for m in ('torch', 'transformers', 'streamlit') if m in sys.modules)\n"
-        "from specviz.paths import ASSETS\n"
+        "from specviz.core.paths import ASSETS\n"
         "print(specviz.__file__, ASSETS, *heavy, sep='\\n')\n"
     )
     out = run_python(code, cwd=tmp_path)
@@ -76,7 +76,7 @@ def test_import_specviz_is_light_and_finds_its_assets_from_any_directory(tmp_pat
 
 
 def test_the_assets_are_where_the_library_looks():
-    from specviz import paths
+    from specviz.core import paths
 
     assert paths.CATALOG_PATH.is_file()
     assert any(paths.TRACES_DIR.glob("*.baseline.json"))
@@ -98,7 +98,7 @@ def test_only_specviz_paths_locates_files():
     offenders = set()
     for path in [*(ROOT / "specviz").rglob("*.py"), *(ROOT / "pages").glob("*.py")]:
         rel = path.relative_to(ROOT).as_posix()
-        if rel == "specviz/paths.py":
+        if rel == "specviz/core/paths.py":
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             by_file = isinstance(node, ast.Name) and node.id == "__file__"
@@ -107,7 +107,7 @@ def test_only_specviz_paths_locates_files():
             by_cwd = isinstance(node, ast.Attribute) and node.attr in ("getcwd", "cwd")
             if by_file or by_name or by_cwd:
                 offenders.add(rel)
-    assert offenders <= PENDING_PATH_LOOKUPS, f"use specviz.paths instead: {sorted(offenders - PENDING_PATH_LOOKUPS)}"
+    assert offenders <= PENDING_PATH_LOOKUPS, f"use specviz.core.paths instead: {sorted(offenders - PENDING_PATH_LOOKUPS)}"
 
 
 def test_pyproject_ships_every_package_and_the_assets():
@@ -133,7 +133,7 @@ def test_a_wheel_carries_the_assets_and_finds_them_inside_the_package(tmp_path):
     with zipfile.ZipFile(next(dist.glob("specviz-*.whl"))) as wheel:
         wheel.extractall(site)
     code = ("from specviz import paths\n"
-            "from specviz.examples import list_examples\n"
+            "from specviz.labs.examples import list_examples\n"
             "print(paths.ASSETS, paths.SOURCE_ROOT, len(list_examples()), sep='\\n')\n")
     out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=300,
                          env={**os.environ, "PYTHONPATH": str(site)})  # the unpacked wheel comes before the checkout

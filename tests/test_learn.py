@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from specviz.examples import list_examples
-from specviz.learn import (BY_NUMBER, LESSONS, TICKET, Progress, check_questions, concepts_up_to, exit_ticket,
+from specviz.labs.examples import list_examples
+from specviz.teach.learn import (BY_NUMBER, LESSONS, TICKET, Progress, check_questions, concepts_up_to, exit_ticket,
                            lesson_for_concept, lessons_to_revisit, parse_progress)
-from specviz.pagemap import PAGE_FILES
-from specviz.quiz import BANK_DIR, CONCEPTS, FAQ_TOPICS, load_bank
+from specviz.teach.pagemap import PAGE_FILES
+from specviz.teach.quiz import BANK_DIR, CONCEPTS, FAQ_TOPICS, load_bank
 
 ROOT = Path(__file__).resolve().parent.parent
 INTERACTIONS = {"bandwidth", "loop", "rule", "first_disagreement", "exactness", "speedup", "choosing_k", "proposers",
@@ -101,7 +101,7 @@ def test_every_link_target_exists():
     # Streamlit's own anchor for a heading without one: its words in lower case, joined by hyphens
     theory = BY_NUMBER[10]
     assert theory.anchor == theory.section.lower().replace(" ", "-")
-    assert f'"{theory.section}"' in (ROOT / "specviz" / "ui" / "theory_serving.py").read_text()  # its heading
+    assert f'"{theory.section}"' in (ROOT / "specviz" / "ui" / "theory" / "serving.py").read_text()  # its heading
     assert all(bool(lesson.anchor) == bool(lesson.section) for lesson in LESSONS)
 
 

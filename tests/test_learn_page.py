@@ -13,9 +13,9 @@ from streamlit.testing.v1 import AppTest
 
 import re
 
-from specviz.examples import load_example
-from specviz.learn import BY_NUMBER, LAST, LESSONS, check_questions, exit_ticket
-from specviz.quiz import BANK_DIR, load_bank
+from specviz.labs.examples import load_example
+from specviz.teach.learn import BY_NUMBER, LAST, LESSONS, check_questions, exit_ticket
+from specviz.teach.quiz import BANK_DIR, load_bank
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = str(ROOT / "pages" / "learn.py")
@@ -142,7 +142,7 @@ def test_every_lesson_renders_its_interaction_and_checks(fresh, lesson):
 def test_lesson_4_opens_on_a_rejection_of_a_real_draft_and_reveals_after_a_prediction(fresh):
     """Issue 26 item 4 / issue 27 item 6: a separate draft model's sampled trace (q is a real probability, not the
     n-gram's 1.00), opened on its first step with a rejection, verdicts hidden until the learner predicts."""
-    from specviz.ui.learn_runs import offered_steps
+    from specviz.ui.learn.runs import offered_steps
 
     example = BY_NUMBER[4].example
     trace, _base = load_example(example)

@@ -1,7 +1,7 @@
 """A class presses Run at once: 30 real browser sessions (headless Chromium tabs) open a shared link to a live toy
 run, each with its own seed, against one `streamlit run app.py` on loopback. Every tab must end with its run shown or
 one sentence (a busy model), never a traceback; the server's memory must stay bounded. The runs queue first come,
-first served on the model (specviz.running.Turns); bounded in count (30 tabs) and time (the test's timeouts)."""
+first served on the model (specviz.runs.running.Turns); bounded in count (30 tabs) and time (the test's timeouts)."""
 
 from __future__ import annotations
 
@@ -71,7 +71,7 @@ def test_thirty_visitors_start_live_runs_at_once():
           f"server memory {before:.0f} -> {after:.0f} MB")
     # On 2 cores, 30 tabs and 30 script threads slow every run down, so some in line wait past the queue's 90 s and
     # are told so (measured: 18 served, 12 told, 136 s, +11 MB). Tabs reach the server in any order, so which ones is
-    # not fixed (the queue's own order is tested on specviz.running.Turns). What must hold everywhere: every tab gets
+    # not fixed (the queue's own order is tested on specviz.runs.running.Turns). What must hold everywhere: every tab gets
     # its run or the busy sentence (checked above), someone is served, and memory does not grow with the crowd.
     assert len(outcomes) == VISITORS and "run" in outcomes
     assert after - before < 800, f"the server grew by {after - before:.0f} MB for {VISITORS} visitors"

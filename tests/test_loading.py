@@ -1,4 +1,4 @@
-"""specviz.loading with the machine injected: device and dtype choice, memory estimates and placement, vocabulary
+"""specviz.models.loading with the machine injected: device and dtype choice, memory estimates and placement, vocabulary
 checks, Hub errors as sentences, offline mode, download progress."""
 
 from __future__ import annotations
@@ -11,13 +11,13 @@ import torch
 from tiny_folders import save_llama, save_toy_pair, shuffled_tokenizer
 from transformers import AutoConfig, AutoModelForCausalLM
 
-from specviz import loading, machine
-from specviz.catalog import load_catalog
-from specviz.loading import (GpuInfo, Machine, ModelLoadError, check_fits, check_same_vocabulary, count_parameters,
+from specviz.models import loading, machine
+from specviz.models.catalog import load_catalog
+from specviz.models.loading import (GpuInfo, Machine, ModelLoadError, check_fits, check_same_vocabulary, count_parameters,
                              estimate_memory, explain_hub_error, kv_cache_bytes, parse_ref, pick_device, pick_dtype,
                              plan_placement, progress_bar_class)
-from specviz.machine import cpu_has_bf16, cpuinfo_has_bf16, detect_machine
-from specviz.models import load_pair, toy_tokenizer
+from specviz.models.machine import cpu_has_bf16, cpuinfo_has_bf16, detect_machine
+from specviz.models.pairs import load_pair, toy_tokenizer
 
 GIB = 1024**3
 CPU_ONLY = Machine(ram_available_bytes=24 * 10**9)
@@ -249,7 +249,7 @@ def test_a_config_needing_remote_code_asks_for_the_flag(tmp_path):
 
 
 def test_timing_waits_for_every_gpu_a_sharded_model_runs_on(monkeypatch):
-    from specviz.generation import synchronize
+    from specviz.engine.generation import synchronize
 
     waited = []
     monkeypatch.setattr(torch.cuda, "device_count", lambda: 3)

@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from specviz.ui import model_access
-from specviz.ui.model_access import ENABLE_ENV, ROOT_ENV, WebModelPolicy
+from specviz.ui.models import access as model_access
+from specviz.ui.models.access import ENABLE_ENV, ROOT_ENV, WebModelPolicy
 
 
 def test_off_unless_the_operator_turns_it_on():
@@ -82,8 +82,8 @@ def test_a_symlink_loop_or_a_name_too_long_is_the_one_sentence(tmp_path):
 def test_a_hub_id_is_only_ever_a_hub_id(tmp_path, monkeypatch):
     """A Hub-style id that is also a folder in the app's working folder ("tests", "org/name") is neither read nor
     refused differently from one that is not: the web loads it from the Hub only, so both get the same sentence."""
-    from specviz.loading import parse_ref
-    from specviz.models import load_pair
+    from specviz.models.loading import parse_ref
+    from specviz.models.pairs import load_pair
 
     monkeypatch.chdir(tmp_path)
     (tmp_path / "org" / "name").mkdir(parents=True)
@@ -149,7 +149,7 @@ def test_the_page_shows_no_server_path_and_nothing_about_which_exist(tmp_path, m
 def test_a_pair_loaded_by_hand_loads_again_the_way_the_page_loaded_it():
     """Dropped from the pair cache to make room, a pair by hand is loaded again by the page's own loader (Hub ids
     stay Hub ids), not by the cache's loader, which would read a relative folder of that name."""
-    from specviz.running import PairCache
+    from specviz.runs.running import PairCache
 
     def by_name(name):
         raise AssertionError(f"{name} was loaded by name")

@@ -9,12 +9,12 @@ import pytest
 import torch
 from tiny_folders import cache_as_hub, save_bert, save_llama, save_toy_pair, shuffled_tokenizer
 
-from specviz.baseline import autoregressive_generate
 from specviz.cli import main as cli_main
-from specviz.decoding import speculative_generate
-from specviz.loading import Machine
-from specviz.models import load_pair, toy_tokenizer
-from specviz.proposers import make_proposer
+from specviz.engine.baseline import autoregressive_generate
+from specviz.engine.decoding import speculative_generate
+from specviz.engine.proposers import make_proposer
+from specviz.models.loading import Machine
+from specviz.models.pairs import load_pair, toy_tokenizer
 from specviz.scripts import gpu_bench
 
 PROMPT = [4, 5, 6, 7, 8, 2, 9]
@@ -116,7 +116,7 @@ def test_cli_trust_remote_code_is_off_unless_asked(monkeypatch, folders):
         seen.update(kwargs)
         raise ValueError("stop.")
 
-    monkeypatch.setattr("specviz.models.load_pair", fake_load_pair)
+    monkeypatch.setattr("specviz.models.pairs.load_pair", fake_load_pair)
     cli_main(["generate", "--prompt", "hi", "--pair", str(folders[0])])
     assert seen["trust_remote_code"] is False
     cli_main(["generate", "--prompt", "hi", "--pair", str(folders[0]), "--trust-remote-code"])
@@ -177,7 +177,7 @@ def test_hub_ids_load_from_the_local_cache_offline(offline_cache):
 
 def test_gpu_bench_finds_cached_catalog_gpu_pairs_and_needs_a_gpu_for_them(offline_cache, folders, capsys,
                                                                             monkeypatch):
-    from specviz.catalog import load_catalog
+    from specviz.models.catalog import load_catalog
 
     cache_as_hub(folders[0], offline_cache, "Qwen/Qwen2.5-7B-Instruct")
     cache_as_hub(folders[1], offline_cache, "Qwen/Qwen2.5-0.5B-Instruct")

@@ -9,11 +9,13 @@ import torch
 from streamlit.testing.v1 import AppTest
 from tiny_folders import save_bert, save_toy_pair
 
-from specviz.catalog import catalog_rows, load_catalog
-from specviz.loading import Machine
-from specviz.machine import detect_machine, dtype_name, pick_dtype
-from specviz.ui import models_view, race_live, state
-from specviz.ui.model_access import ENABLE_ENV, ROOT_ENV
+from specviz.models.catalog import catalog_rows, load_catalog
+from specviz.models.loading import Machine
+from specviz.models.machine import detect_machine, dtype_name, pick_dtype
+from specviz.ui.common import state
+from specviz.ui.models import view as models_view
+from specviz.ui.models.access import ENABLE_ENV, ROOT_ENV
+from specviz.ui.race import live as race_live
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -93,7 +95,7 @@ def test_the_catalog_fits_a_phone_in_narrow_tables(at):
     """Issue 27 item 10: one table of seven columns, two of them model ids that cannot wrap, was wider than a
     390 px phone. The ids have a table of their own, in the box whose cells may break anywhere on a phone, and no
     catalog table has more than four columns beside the pair's name (the browser check is tests/test_phone.py)."""
-    from specviz.ui.accessibility import CSS, IDS_BOX
+    from specviz.ui.common.accessibility import CSS, IDS_BOX
 
     assert len(at.table) == 4 and all(len(t.value.columns) <= 4 for t in at.table)
     ids_box = next(b for b in at.main.children.values() if getattr(b, "key", None) == IDS_BOX)

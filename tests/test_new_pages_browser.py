@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from specviz.learn import LAST
 from specviz.scripts.screenshots import shoot, wait_for_app
+from specviz.teach.learn import LAST
 
 ARTIFACTS = Path(__file__).resolve().parent.parent / "artifacts"
 ERRORS = '[data-testid="stException"], [data-testid="stAlertContentError"]'

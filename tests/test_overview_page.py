@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from specviz.examples import load_example
-from specviz.pagemap import PAGE_FILES
-from specviz.trace import EmittedToken, Step, Trace
-from specviz.ui import overview_view
-from specviz.ui.overview_view import LOOP_DOT, example_name, play_frames
+from specviz.engine.trace import EmittedToken, Step, Trace
+from specviz.labs.examples import load_example
+from specviz.teach.pagemap import PAGE_FILES
+from specviz.ui.overview import view as overview_view
+from specviz.ui.overview.view import LOOP_DOT, example_name, play_frames
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = str(ROOT / next(path for path in PAGE_FILES if path.endswith("/overview.py")))

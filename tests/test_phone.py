@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from specviz.classroom import ClassroomStore
-from specviz.quiz import load_bank
 from specviz.scripts.screenshots import CHROMIUM_ARGS, chromium_path, serve, wait_for_app
-from specviz.ui import charts
+from specviz.teach.classroom import ClassroomStore
+from specviz.teach.quiz import load_bank
+from specviz.ui.common import charts
 
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "artifacts"

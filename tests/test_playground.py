@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from specviz.catalog import recommended_for
-from specviz.examples import DEFAULT_EXAMPLE, load_example
-from specviz.trace import Trace
-from specviz.ui import state
-from specviz.ui.escaping import escape_text
+from specviz.engine.trace import Trace
+from specviz.labs.examples import DEFAULT_EXAMPLE, load_example
+from specviz.models.catalog import recommended_for
+from specviz.ui.common import state
+from specviz.ui.common.escaping import escape_text
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = str(ROOT / "pages" / "playground.py")
@@ -154,7 +154,8 @@ def test_a_shared_live_link_with_a_step_opens_on_that_step():
 def test_a_new_live_run_is_drawn_step_by_step_and_a_cached_one_is_instant(monkeypatch):
     """While the model works, each decided step appears: the bar counts steps, tokens and kept drafts, and the chips
     grow. Asking for the same run again takes it from the cache: nothing to draw, no turn on the model."""
-    from specviz.ui import playground_progress, runs
+    from specviz.ui.common import runs
+    from specviz.ui.playground import progress as playground_progress
 
     runs._speculative_store.clear()
     monkeypatch.setattr(playground_progress, "LIVE_REDRAW_SECONDS", 0.0)
@@ -251,7 +252,7 @@ def test_the_default_live_run_shows_the_idea_working():
     """On SmolLM2 the default live settings keep most drafts (measured: 23 of 32, 3.9 tokens per target pass), and
     the first thing drafted is a word, not the chat template's <|im_start|>."""
     from specviz import run
-    from specviz.ui.playground_settings import LIVE_DEFAULTS
+    from specviz.ui.playground.settings import LIVE_DEFAULTS
 
     trace = run(LIVE_DEFAULTS)
     assert trace.num_accepted > trace.num_drafted / 2 and trace.mean_accepted_length > 2.5
@@ -286,7 +287,7 @@ def evil_trace() -> Trace:
 
 @pytest.mark.slow  # over 0.7 s: make test runs it, make check stays under a minute
 def test_an_uploaded_trace_is_parsed_once_not_on_every_rerun(monkeypatch):
-    from specviz.ui import playground_inputs
+    from specviz.ui.playground import inputs as playground_inputs
 
     calls = []
     real = Trace.from_json
@@ -388,7 +389,7 @@ def test_an_example_rerun_live_gives_the_same_trace():
 
 def test_a_pair_loaded_by_hand_on_the_models_page_runs_in_the_playground(tmp_path):
     """Models page -> "pair by hand" -> Playground: the same loaded pair drafts, with its own draft model."""
-    from specviz.ui import models_view
+    from specviz.ui.models import view as models_view
     from tests.tiny_folders import save_toy_pair
 
     target_dir, draft_dir = save_toy_pair(tmp_path)
@@ -454,9 +455,9 @@ def test_a_slow_first_load_is_timed_not_guessed():
 
         import streamlit as st
 
-        from specviz.models import toy_pair
-        from specviz.running import PairCache
-        from specviz.ui import runs
+        from specviz.models.pairs import toy_pair
+        from specviz.runs.running import PairCache
+        from specviz.ui.common import runs
 
         def slow(name):
             time.sleep(1.2)
@@ -468,7 +469,7 @@ def test_a_slow_first_load_is_timed_not_guessed():
         runs.get_pair("slow-toy")  # loaded now: no second box
         st.write(runs.loading_label("slow-toy", 2.0))
 
-    from specviz.ui import runs
+    from specviz.ui.common import runs
 
     real, tick = runs.PAIRS, runs.TICK_SECONDS
     try:
@@ -509,8 +510,9 @@ def test_a_live_run_waiting_for_the_model_says_how_many_are_ahead(monkeypatch):
     import threading
     import time
 
-    from specviz.running import PAIRS
-    from specviz.ui import playground_progress, runs
+    from specviz.runs.running import PAIRS
+    from specviz.ui.common import runs
+    from specviz.ui.playground import progress as playground_progress
 
     runs._speculative_store.clear()
     told: list[int] = []
@@ -554,16 +556,16 @@ def test_a_preset_keeps_the_students_own_prompt_and_says_so():
 def test_a_run_from_a_preset_is_compared_with_the_presets_measured_figure():
     """Issue 27 item 5: the EAGLE preset promised 'about one step in two gains a token'; on another prompt a run
     kept 5 of 106 drafts. The preset states its measured figure, and a run from it says how it compares."""
-    from specviz.examples import load_example
-    from specviz.ui.playground_settings import PRESETS
+    from specviz.labs.examples import load_example
+    from specviz.ui.playground.settings import PRESETS
 
     assert "23 of 71" in PRESETS["question"][1] and "one step in two" not in PRESETS["question"][1]
 
     def script():
         import streamlit as st
 
-        from specviz.examples import load_example
-        from specviz.ui import playground_live
+        from specviz.labs.examples import load_example
+        from specviz.ui.playground import live as playground_live
 
         trace = load_example("toy-draft")[0]
         trace.settings.update(proposer="eagle", temperature=0.0)
@@ -585,7 +587,7 @@ def test_a_run_from_a_preset_is_compared_with_the_presets_measured_figure():
 
 def test_a_greedy_example_is_compared_with_target_only_decoding():
     """Issue 27 item 4: where the Playground shows a greedy run, it says whether it is the target's own text and,
-    where it is not, the first split and the top-2 logit gap there (specviz.ui.greedy_compare)."""
+    where it is not, the first split and the top-2 logit gap there (specviz.ui.common.greedy_compare)."""
     at = page(example="smollm-ngram-greedy")
     no_problems(at)
     assert any(e.label == "Same text as target-only decoding?" for e in at.expander)

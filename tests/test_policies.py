@@ -2,11 +2,11 @@
 
 import pytest
 
-from specviz.baseline import autoregressive_generate
-from specviz.decoding import speculative_generate
-from specviz.models import encode_prompt, toy_pair
-from specviz.policies import Constant, Heuristic, OptimalK, confident, make_policy
-from specviz.proposers import DraftModelProposer, NgramProposer, make_proposer
+from specviz.engine.baseline import autoregressive_generate
+from specviz.engine.decoding import speculative_generate
+from specviz.engine.policies import Constant, Heuristic, OptimalK, confident, make_policy
+from specviz.engine.proposers import DraftModelProposer, NgramProposer, make_proposer
+from specviz.models.pairs import encode_prompt, toy_pair
 
 
 @pytest.fixture(scope="module")
@@ -85,7 +85,7 @@ def test_threshold_needs_a_model_draft_and_a_probability(pair):
 
 
 def test_optimal_k_follows_the_formula_and_backs_off_when_drafts_fail():
-    from specviz.theory import optimal_k
+    from specviz.engine.theory import optimal_k
 
     policy = OptimalK(c=0.5, alpha=0.8, prior_weight=10)
     assert policy.next_k() == optimal_k(0.8, 0.5) == 2

@@ -13,16 +13,19 @@ import torch
 from streamlit.testing.v1 import AppTest
 
 from specviz import cli
-from specviz.baseline import autoregressive_generate
-from specviz.bench.cli import add_bench_arguments
-from specviz.bench.config import BenchConfig
-from specviz.models import encode_prompt
-from specviz.proposers import make_proposer, registry
-from specviz.proposers.base import Proposal, Proposer
-from specviz.running import run, run_target_only
-from specviz.runspec import RunSpec
-from specviz.sampling import SamplingConfig
-from specviz.ui import playground_settings, proposers_view, race_settings, speedup_live
+from specviz.engine.baseline import autoregressive_generate
+from specviz.engine.proposers import make_proposer, registry
+from specviz.engine.proposers.base import Proposal, Proposer
+from specviz.engine.sampling import SamplingConfig
+from specviz.labs.bench.cli import add_bench_arguments
+from specviz.labs.bench.config import BenchConfig
+from specviz.models.pairs import encode_prompt
+from specviz.runs.running import run, run_target_only
+from specviz.runs.runspec import RunSpec
+from specviz.ui.playground import settings as playground_settings
+from specviz.ui.proposers import view as proposers_view
+from specviz.ui.race import settings as race_settings
+from specviz.ui.speedup import live as speedup_live
 
 ROOT = Path(__file__).resolve().parent.parent
 PROMPT = "the quick brown fox jumps over the lazy dog. the quick"
@@ -155,8 +158,8 @@ def test_the_registry_says_what_the_classes_do(toy):
 
 
 def test_reading_the_registry_loads_no_torch():
-    code = ("import sys\nimport specviz.proposers, specviz.limits, specviz.runspec, specviz.catalog, specviz.cli\n"
-            "specviz.proposers.registry.names(), specviz.limits.PROPOSERS\n"
+    code = ("import sys\nimport specviz.engine.proposers, specviz.engine.limits, specviz.runs.runspec, specviz.models.catalog, specviz.cli\n"
+            "specviz.engine.proposers.registry.names(), specviz.engine.limits.PROPOSERS\n"
             "print(sorted(m for m in ('torch', 'transformers', 'streamlit') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
@@ -166,8 +169,8 @@ def test_reading_the_registry_loads_no_torch():
 # ---- no hand-written proposer lists outside the registry --------------------------------------------------------
 
 # Dict literals keyed by names that are not specviz's proposers: vLLM's speculative methods, figure keys.
-NOT_PROPOSERS = {("specviz/serving/server.py", "SPECS"), ("specviz/ui/serving_charts.py", "COLORS"),
-                 ("specviz/ui/proposers_view.py", "measured")}
+NOT_PROPOSERS = {("specviz/serving/server.py", "SPECS"), ("specviz/ui/serving/charts.py", "COLORS"),
+                 ("specviz/ui/proposers/view.py", "measured")}
 
 
 def proposer_lists(root: Path, names: set[str]) -> list[str]:
@@ -191,14 +194,14 @@ def proposer_lists(root: Path, names: set[str]) -> list[str]:
 
     for path in sorted((root / "specviz").rglob("*.py")):
         rel = path.relative_to(root).as_posix()
-        if rel != "specviz/proposers/registry.py":
+        if rel != "specviz/engine/proposers/registry.py":
             visit(ast.parse(path.read_text(encoding="utf-8")), rel, "")
     return found
 
 
 def test_no_module_lists_the_proposers_by_hand():
     found = proposer_lists(ROOT, set(BUILT_IN))
-    assert not found, "read specviz.proposers.registry instead of listing proposers:\n" + "\n".join(found)
+    assert not found, "read specviz.engine.proposers.registry instead of listing proposers:\n" + "\n".join(found)
 
 
 def test_the_scan_catches_a_hand_written_list(tmp_path):

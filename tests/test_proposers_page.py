@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from specviz.examples import list_examples
-from specviz.pagemap import PAGE_FILES
-from specviz.quiz import BANK_DIR, load_bank
-from specviz.ui import proposers_view as view
+from specviz.labs.examples import list_examples
+from specviz.teach.pagemap import PAGE_FILES
+from specviz.teach.quiz import BANK_DIR, load_bank
+from specviz.ui.proposers import view
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = str(ROOT / "pages/proposers.py")
@@ -90,7 +90,7 @@ def test_the_tree_rule_at_t_above_0_takes_the_two_steps_the_engine_takes():
 def test_the_page_and_the_engine_cite_the_same_papers_for_the_tree_rule():
     import re
 
-    from specviz import tree_verifier
+    from specviz.engine import tree_verifier
 
     cited = re.compile(r"([A-Z][a-z]+) et al\. (\d{4})")
     engine = set(cited.findall(" ".join(tree_verifier.__doc__.split())))

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from specviz.quiz import BANK_DIR, FORMULA_PARAMS, FORMULAS, QuizBankError, load_bank, parse_bank, question_from_dict
-from specviz.pagemap import PAGE_FILES
+from specviz.teach.pagemap import PAGE_FILES
+from specviz.teach.quiz import BANK_DIR, FORMULA_PARAMS, FORMULAS, QuizBankError, load_bank, parse_bank, question_from_dict
 
 # The concepts issue 7 asks the bank to cover, at least three questions each.
 REQUIRED_CONCEPTS = [
@@ -64,7 +64,7 @@ def test_every_question_is_answerable_and_explained(bank):
             assert len(set(q.answer)) == len(q.answer) >= 2, q.id
 
 
-# ---- numeric answers recomputed here, independently of specviz.quiz.FORMULAS ------------------------------------
+# ---- numeric answers recomputed here, independently of specviz.teach.quiz.FORMULAS ------------------------------------
 def _expected_tokens(alpha, k):
     return sum(alpha**i for i in range(k + 1))  # 1 + α + … + α^K, the series behind (1 − α^(K+1)) / (1 − α)
 
@@ -376,7 +376,7 @@ def test_a_stored_question_that_is_not_a_mapping_or_holds_a_huge_number_gets_one
 
 def test_texts_with_spaces_around_them_stay_answerable():
     # The grader strips what the learner picks; a choice written as "A " could never be picked right (issue 16).
-    from specviz.quiz import grade
+    from specviz.teach.quiz import grade
 
     bank = parse_bank(_dump([{**GOOD, "choices": ["A ", "B"], "answer": "A "}]), "up.yaml")
     q = bank.questions[0]

@@ -9,7 +9,7 @@ from itertools import combinations
 
 import pytest
 
-from specviz.quiz import PATHS_ENV, load_bank
+from specviz.teach.quiz import PATHS_ENV, load_bank
 
 MOST_ALIKE = 0.8  # difflib.SequenceMatcher ratio; the bank's closest pair today is about 0.79
 

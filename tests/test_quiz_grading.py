@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from specviz.quiz import QuizRun, csv_text, grade, load_bank, parse_number, results_json
+from specviz.teach.quiz import QuizRun, csv_text, grade, load_bank, parse_number, results_json
 
 BANK = load_bank()
 Q = BANK.by_id()
@@ -123,7 +123,7 @@ def test_csv_defuses_spreadsheet_formulas():
 
 @pytest.mark.parametrize("qid", ["ar-prob-1", "ci-round-facts", "ci-round-order", "q-quality"])
 def test_questions_survive_a_round_trip_through_plain_data(qid):
-    from specviz.quiz import question_from_dict
+    from specviz.teach.quiz import question_from_dict
 
     q = Q[qid]
     assert question_from_dict(q.to_dict() | {"source": q.source}) == q
@@ -132,10 +132,10 @@ def test_questions_survive_a_round_trip_through_plain_data(qid):
 def test_docstring_examples_hold():
     import doctest
 
-    import specviz.classroom
-    import specviz.quiz
+    import specviz.teach.classroom
+    import specviz.teach.quiz
 
-    for module in (specviz.quiz, specviz.classroom):
+    for module in (specviz.teach.quiz, specviz.teach.classroom):
         result = doctest.testmod(module)
         assert result.attempted > 0 and result.failed == 0, module.__name__
 

@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from specviz.quiz import grade, live_questions, score_predictions
-from specviz.trace import Decision, EmittedToken, Step, Trace
+from specviz.engine.trace import Decision, EmittedToken, Step, Trace
+from specviz.teach.quiz import grade, live_questions, score_predictions
 
 
 def _decision(position, text, q, p, u, accepted, reached=True):

@@ -9,7 +9,7 @@ import yaml
 from streamlit.testing.v1 import AppTest
 from test_quiz_live import toy_trace
 
-from specviz.quiz import Question
+from specviz.teach.quiz import Question
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -162,7 +162,7 @@ def test_the_right_choice_is_not_usually_the_longest():
     """Test-wise learners pick the longest choice: in the bundled bank it is the right one in at most a third of
     the single-choice questions (chance with 4 choices is a quarter), and right answers are on average no longer
     than the wrong ones beside them."""
-    from specviz.quiz import load_bank
+    from specviz.teach.quiz import load_bank
 
     singles = [q for q in load_bank([ROOT / "assets" / "quiz"]) if q.kind == "single"]
     longest = [q.id for q in singles if len(q.answer) >= max(len(c) for c in q.choices)]
@@ -260,7 +260,7 @@ def test_inside_the_app_the_link_is_a_real_page_link(monkeypatch):
 
 
 def _title(path):
-    from specviz.pagemap import PAGES
+    from specviz.teach.pagemap import PAGES
 
     return next(t for pages in PAGES.values() for p, t, _ in pages if p == path)
 

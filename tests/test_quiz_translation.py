@@ -17,8 +17,8 @@ import pytest
 import yaml
 from i18n_check import is_english
 
-import specviz.quiz.bank as bank_module
-from specviz.quiz import BANK_DIR, CONCEPTS, PATHS_ENV, QuizBankError, grade, load_bank, merge_banks, parse_bank
+from specviz.teach.quiz import BANK_DIR, CONCEPTS, PATHS_ENV, QuizBankError, grade, load_bank, merge_banks, parse_bank
+import specviz.teach.quiz.bank as bank_module
 
 PT_DIR = BANK_DIR / "pt"
 README = BANK_DIR / "README.md"

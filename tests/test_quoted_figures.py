@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from specviz.bench import quoted
-from specviz.bench.report import BenchResult
-from specviz.i18n import using
-from specviz.ui import proposers_view
-from specviz.ui.speedup_charts import verify_sentence
+from specviz.core.i18n import using
+from specviz.labs.bench import quoted
+from specviz.labs.bench.report import BenchResult
+from specviz.ui.proposers import view as proposers_view
+from specviz.ui.speedup.charts import verify_sentence
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "assets" / "benchmarks"
@@ -107,7 +107,7 @@ def test_the_speedup_labs_verify_sentence_follows_its_own_curve(folder, word):
 def test_the_greedy_identity_figures_the_quiz_quotes_are_the_committed_checks(lang, word):
     """gs-same-text quotes how many held-out prompts stayed identical in float32 and in bfloat16: the committed
     greedy-identity runs' counts (it used to call the splits "rare")."""
-    from specviz.quiz import load_bank
+    from specviz.teach.quiz import load_bank
 
     explanation = load_bank(lang=lang).by_id()["gs-same-text"].explanation
     for name in quoted.IDENTITY_FILES.values():
@@ -119,7 +119,7 @@ def test_the_greedy_identity_figures_the_quiz_quotes_are_the_committed_checks(la
 def test_the_tree_preset_quotes_its_committed_benchmark(lang):
     """Issue 27 item 5: the draft-tree preset promised 'more tokens kept per target pass' with no figure. It states
     the committed run's tokens per target pass for its shape and for the chain of the same K, read from the file."""
-    from specviz.ui.playground_settings import PRESETS, TREE_PRESET_RUN, preset_expectation
+    from specviz.ui.playground.settings import PRESETS, TREE_PRESET_RUN, preset_expectation
 
     label, message, settings = PRESETS["tree"]
     assert not re.search(r"\d+[.,]\d+", message)  # no typed figure in the message itself

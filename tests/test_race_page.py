@@ -8,16 +8,17 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from specviz import timeline
-from specviz.i18n import number
-from specviz.examples import list_examples, load_example
-from specviz.pagemap import PAGE_FILES
-from specviz.running import PairCache
-from specviz.timeline import measured_speedup
-from specviz.ui import race_live, runs
-from specviz.trace import Trace
-from specviz.ui.race_outputs import agreement
-from specviz.ui.race_view import format_speedup
+from specviz.core.i18n import number
+from specviz.engine.trace import Trace
+from specviz.labs import timeline
+from specviz.labs.examples import list_examples, load_example
+from specviz.labs.timeline import measured_speedup
+from specviz.runs.running import PairCache
+from specviz.teach.pagemap import PAGE_FILES
+from specviz.ui.common import runs
+from specviz.ui.race import live as race_live
+from specviz.ui.race.outputs import agreement
+from specviz.ui.race.view import format_speedup
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = str(ROOT / next(path for path in PAGE_FILES if path.endswith("/race.py")))

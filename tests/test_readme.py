@@ -41,8 +41,8 @@ def test_the_readme_library_examples_run_from_another_directory(tmp_path):
 
 def test_the_counts_the_readmes_quote_are_the_bank_and_the_path():
     """The quiz's questions and concepts and the guided path's lessons, as the README and its twin say them."""
-    from specviz.learn import LESSONS
-    from specviz.quiz import load_bank
+    from specviz.teach.learn import LESSONS
+    from specviz.teach.quiz import load_bank
 
     bank = load_bank()
     questions, concepts = len(bank), len({q.concept for q in bank})

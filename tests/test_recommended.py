@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import argparse
 
-from specviz.bench import config_from_args
-from specviz.catalog import recommended_for
 from specviz.cli import build_parser, draft_shape
-from specviz.models import toy_pair
+from specviz.labs.bench import config_from_args
+from specviz.models.catalog import recommended_for
+from specviz.models.pairs import toy_pair
 
 
 def _generate(*flags: str):
@@ -56,8 +56,8 @@ def test_the_targets_command_benches_the_recommended_tree_and_its_chain_at_both_
 
 
 def test_the_targets_verdict_quotes_each_measured_number_against_its_target():
-    from specviz.bench import BenchResult
-    from specviz.paths import BENCHMARKS_DIR
+    from specviz.core.paths import BENCHMARKS_DIR
+    from specviz.labs.bench import BenchResult
     from specviz.scripts.targets_bench import TARGETS, verdicts
 
     result = BenchResult.load(BENCHMARKS_DIR / "default-cpu-bf16-trees" / "results.json")

@@ -11,15 +11,15 @@ from pathlib import Path
 
 import pytest
 
-from specviz import text
-from specviz.examples import load_example
-from specviz.trace import TOKEN_KINDS, Decision, EmittedToken, Step, TokenKind
-from specviz.ui import escaping, palette, tokens
-from specviz.ui.escaping import escape_attr, escape_label, escape_markdown, escape_text, plot_text, visible
-from specviz.ui.palette import GLYPHS, KINDS, DisplayState, legend_html, style
-from specviz.ui.step_figures import accept_strip_figure, correction_figure, distribution_figure, verdict_overview_figure
-from specviz.ui.step_view import kv_cache_html, step_headline
-from specviz.ui.tokens import chip, decision_chips, decision_kind, decision_tooltip, emitted_tooltip, output_html
+from specviz.core import text
+from specviz.engine.trace import TOKEN_KINDS, Decision, EmittedToken, Step, TokenKind
+from specviz.labs.examples import load_example
+from specviz.ui.common import escaping, palette, tokens
+from specviz.ui.common.escaping import escape_attr, escape_label, escape_markdown, escape_text, plot_text, visible
+from specviz.ui.common.palette import GLYPHS, KINDS, DisplayState, legend_html, style
+from specviz.ui.common.step_figures import accept_strip_figure, correction_figure, distribution_figure, verdict_overview_figure
+from specviz.ui.common.step_view import kv_cache_html, step_headline
+from specviz.ui.common.tokens import chip, decision_chips, decision_kind, decision_tooltip, emitted_tooltip, output_html
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -71,13 +71,13 @@ def test_the_escaping_modules_examples_hold():
 
 
 def test_only_the_escaping_module_calls_html_escape():
-    """One place decides how text is escaped: every other ui module and page calls specviz.ui.escaping."""
-    files = [*(ROOT / "specviz" / "ui").glob("*.py"), *(ROOT / "pages").glob("*.py")]
+    """One place decides how text is escaped: every other ui module and page calls specviz.ui.common.escaping."""
+    files = [*(ROOT / "specviz" / "ui").rglob("*.py"), *(ROOT / "pages").glob("*.py")]
     assert len(files) > 10
     offenders = [f"{path.relative_to(ROOT)}:{number}" for path in files if path.name != "escaping.py"
                  for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
                  if re.search(r"\bhtml\.escape\b|from html import", line)]
-    assert not offenders, "call specviz.ui.escaping instead of html.escape in: " + ", ".join(offenders)
+    assert not offenders, "call specviz.ui.common.escaping instead of html.escape in: " + ", ".join(offenders)
 
 
 def test_the_palette_refuses_a_kind_it_does_not_know():

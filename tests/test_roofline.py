@@ -1,4 +1,4 @@
-"""The roofline model of specviz.roofline against hand calculations: a memory-bound pass verifies K + 1 tokens for
+"""The roofline model of specviz.labs.roofline against hand calculations: a memory-bound pass verifies K + 1 tokens for
 the price of one, a compute-bound pass pays K + 1, the ridge batch, the break-even batch growing with α, the draft's
 memory and wasted compute, and "this machine" fitted to the committed measured curve."""
 
@@ -8,8 +8,9 @@ import math
 
 import pytest
 
-from specviz import roofline, theory
-from specviz.roofline import HARDWARE, PAIRS, QWEN_72B, SMOLLM2, Hardware
+from specviz.engine import theory
+from specviz.labs import roofline
+from specviz.labs.roofline import HARDWARE, PAIRS, QWEN_72B, SMOLLM2, Hardware
 
 H100 = HARDWARE["h100"]
 QWEN = PAIRS["qwen-7b-72b"]
@@ -150,8 +151,8 @@ def test_no_text_says_a_compute_bound_verify_costs_nearly_k_plus_1():
     """v reaches K + 1 only once a one-token pass is compute-bound too: "nearly/close to K+1 times" overstates it."""
     import re
 
-    from specviz.quiz import load_bank
     from specviz.scripts.i18n import extract, read_catalog
+    from specviz.teach.quiz import load_bank
 
     texts = [str(m.id) for m in extract() if m.id] + [str(m.string) for m in read_catalog() if m.id]
     texts += [q.explanation for lang in ("en", "pt") for q in load_bank(lang=lang)]

@@ -7,12 +7,12 @@ import time
 
 import pytest
 
-from specviz.baseline import autoregressive_generate
-from specviz.decoding import speculative_generate
-from specviz.models import encode_prompt
-from specviz.proposers import make_proposer
-from specviz.running import Busy, PairCache, Turns, run, run_target_only
-from specviz.runspec import SETTINGS, RunSpec
+from specviz.engine.baseline import autoregressive_generate
+from specviz.engine.decoding import speculative_generate
+from specviz.engine.proposers import make_proposer
+from specviz.models.pairs import encode_prompt
+from specviz.runs.running import Busy, PairCache, Turns, run, run_target_only
+from specviz.runs.runspec import SETTINGS, RunSpec
 
 PROMPT = "the quick brown fox jumps over the lazy dog. the quick"
 
@@ -183,8 +183,8 @@ def test_the_app_preloads_the_default_pair_once_and_says_so_meanwhile(monkeypatc
     when it starts (once per server), and the sidebar says so until it is loaded."""
     import threading
 
-    from specviz.running import PairCache
-    from specviz.ui import runs
+    from specviz.runs.running import PairCache
+    from specviz.ui.common import runs
 
     release, loads = threading.Event(), []
 
@@ -216,8 +216,8 @@ def test_every_run_records_its_dtype_and_the_pages_show_it(toy):
     """Issue 27 item 4: live runs are bfloat16 on a CPU that has it, yet no caption said so. A run's trace records
     the dtype and device it computed in, and the Playground's settings line and the race's caption name it with what
     it means for exactness."""
-    from specviz.examples import load_example
-    from specviz.ui.step_view import dtype_text, settings_line
+    from specviz.labs.examples import load_example
+    from specviz.ui.common.step_view import dtype_text, settings_line
 
     spec = RunSpec(pair="toy", prompt="the cat", max_new_tokens=8, k=3)
     for trace in (run(spec, pair=toy), run_target_only(spec, pair=toy)):

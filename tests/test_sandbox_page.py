@@ -8,8 +8,8 @@ import pytest
 import torch
 from streamlit.testing.v1 import AppTest
 
-from specviz.exactness.sandbox import sandbox_step, simulate, tempered
-from specviz.pagemap import PAGE_FILES
+from specviz.labs.exactness.sandbox import sandbox_step, simulate, tempered
+from specviz.teach.pagemap import PAGE_FILES
 
 PAGE = str(Path(__file__).resolve().parent.parent / "pages/sandbox.py")
 

@@ -250,7 +250,7 @@ def test_a_stale_pid_file_is_not_a_running_server(tmp_path):
 def test_the_views_examples_hold():
     import doctest
 
-    from specviz.ui import serving_sweep
+    from specviz.ui.serving import sweep as serving_sweep
 
     result = doctest.testmod(serving_sweep)
     assert result.attempted and not result.failed
@@ -310,7 +310,7 @@ def test_the_committed_sweep_comments_a_gain_that_rises_at_sixteen_streams():
     """Issue 27 item 8: n-gram's gain rose at 16 streams (1.15x -> 1.60x on the copy prompt) with no comment, on a
     level of 16 requests (one wave), while the caption said '8 requests a level'."""
     from specviz.serving.results import ServingResult
-    from specviz.ui.serving_sweep import rising_gain
+    from specviz.ui.serving.sweep import rising_gain
 
     result = ServingResult.load(ROOT / "assets" / "benchmarks" / "serving" / "cpu-smollm2.json")
     text = rising_gain(result, "ngram", "copy")

@@ -12,7 +12,7 @@ from torch import nn
 from transformers import LlamaConfig
 from transformers.models.llama.modeling_llama import LlamaDecoderLayer, LlamaRotaryEmbedding
 
-from specviz.proposers.eagle import EagleDrafter, causal_mask
+from specviz.engine.proposers.eagle import EagleDrafter, causal_mask
 from specviz.serving.export import eagle_tensors
 
 

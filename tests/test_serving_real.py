@@ -119,7 +119,7 @@ EAGLE_TOLERANCE = 0.08
 
 
 def test_vllm_accepts_the_exported_eagle_drafter_as_specviz_does(servers):
-    from specviz.bench import load_suites
+    from specviz.labs.bench import load_suites
     from specviz.serving.compare import pooled, specviz_acceptance, vllm_acceptance
 
     held_out = [s for s in load_suites() if s.name == "held-out"][0]

@@ -24,8 +24,8 @@ from serving_fake import FakeServer, recorded
 from specviz.serving import client, load
 from specviz.serving.load import LEVELS, MAX_STREAMS, LoadPlan, Prompt, run_load
 from specviz.serving.metrics import MAX_POSITIONS, Delta, parse_scrape
-from specviz.ui.charts import figure_table
-from specviz.ui.escaping import escape_markdown
+from specviz.ui.common.charts import figure_table
+from specviz.ui.common.escaping import escape_markdown
 
 from test_serving import PAGE, _sentence
 
@@ -226,7 +226,7 @@ def test_every_failure_is_the_same_neutral_sentence(no_outside, stand_in):
     port = closed.getsockname()[1]
     closed.close()  # nothing listens there now
     urls = [s.url for s in servers] + [f"http://127.0.0.1:{port}"]
-    from specviz.ui.serving_view import scrape
+    from specviz.ui.serving.view import scrape
 
     for url in urls:
         for call in (lambda: scrape(url), lambda: client.served_model(url), lambda: client.get_json(f"{url}/x")):

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from specviz.running import Busy, Turns
-from specviz.ui import race_live
-from specviz.ui.runs import RUN_SECONDS
+from specviz.runs.running import Busy, Turns
+from specviz.ui.common.runs import RUN_SECONDS
+from specviz.ui.race import live as race_live
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -122,7 +122,7 @@ def test_a_race_turn_has_one_deadline_for_all_its_lanes(monkeypatch):
 
 def test_a_heavy_race_link_waits_for_a_press(monkeypatch):
     measured: list[object] = []
-    monkeypatch.setattr("specviz.ui.race_live.measure_race", lambda settings: measured.append(settings))
+    monkeypatch.setattr("specviz.ui.race.live.measure_race", lambda settings: measured.append(settings))
     at = _page("race.py", race_source="live", race_pair="default", race_proposer="ngram").run()
     assert not at.exception and not at.error and measured == []
     assert any("press **Run the race** to start it" in i.value for i in at.info)
@@ -130,7 +130,7 @@ def test_a_heavy_race_link_waits_for_a_press(monkeypatch):
 
 def test_a_heavy_playground_link_waits_for_a_press(monkeypatch):
     started: list[object] = []
-    monkeypatch.setattr("specviz.ui.playground_live.run_speculative",
+    monkeypatch.setattr("specviz.ui.playground.live.run_speculative",
                         lambda spec, progress=None: started.append(spec))
     at = _page("playground.py", source="live", pair="default", proposer="ngram", k="3").run()
     assert not at.exception and started == []  # nothing was run, nothing loaded

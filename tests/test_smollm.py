@@ -4,10 +4,10 @@ gives the target's own output token for token, for every proposer."""
 import pytest
 import torch
 
-from specviz.baseline import autoregressive_generate
-from specviz.decoding import speculative_generate
-from specviz.models import cache_dir, default_target_folder, default_target_gguf, encode_prompt
-from specviz.proposers import make_proposer
+from specviz.engine.baseline import autoregressive_generate
+from specviz.engine.decoding import speculative_generate
+from specviz.engine.proposers import make_proposer
+from specviz.models.pairs import cache_dir, default_target_folder, default_target_gguf, encode_prompt
 
 PROMPTS = ["Why is the sky blue?", "Repeat after me: the cat sat on the mat, the cat sat on the mat."]
 

@@ -6,16 +6,17 @@ import plotly.graph_objects as go
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from specviz import bench, theory
-from specviz.bench import BenchConfig, run_bench
-from specviz.models import toy_pair
-from specviz.ui import charts as plot
-from specviz.ui import speedup_charts as charts
-from specviz.ui import speedup_results as results
-from specviz.ui import speedup_tables as tables
-from specviz.ui import speedup_trees as trees
-from specviz.ui import speedup_verdict as verdict
-from specviz.ui import speedup_view as view
+from specviz.engine import theory
+from specviz.labs import bench
+from specviz.labs.bench import BenchConfig, run_bench
+from specviz.models.pairs import toy_pair
+from specviz.ui.common import charts as plot
+from specviz.ui.speedup import charts
+from specviz.ui.speedup import results
+from specviz.ui.speedup import tables
+from specviz.ui.speedup import trees
+from specviz.ui.speedup import verdict
+from specviz.ui.speedup import view
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = str(ROOT / "pages" / "speedup_lab.py")

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 import torch
 
-from specviz.exactness.registry import RULES, one_step_distribution
-from specviz.pagemap import PAGE_FILES
-from specviz.quiz import BANK_DIR, load_bank
-from specviz.quiz.schema import FORMULAS
+from specviz.labs.exactness.registry import RULES, one_step_distribution
+from specviz.teach.pagemap import PAGE_FILES
+from specviz.teach.quiz import BANK_DIR, load_bank
+from specviz.teach.quiz.schema import FORMULAS
 
 ROOT = Path(__file__).parent.parent
 
@@ -63,7 +63,7 @@ def page_text(page: str) -> str:
             if isinstance(node, ast.ImportFrom) and node.module:
                 names += [f"{node.module}.{a.name}" for a in node.names]
             for name in names:
-                if name.startswith(("specviz.ui", "specviz.exactness")):
+                if name.startswith(("specviz.ui", "specviz.labs.exactness")):
                     found = _module_file(name)
                     if found:
                         todo.append(found)
@@ -113,7 +113,7 @@ def test_kv_questions_end_at_before_plus_one_plus_accepted_as_the_cache_panel_do
 
 
 def test_the_quiz_formula_matches_every_recorded_step_the_cache_panel_draws():
-    from specviz.examples import list_examples, load_example
+    from specviz.labs.examples import list_examples, load_example
 
     for example in list_examples():
         trace = load_example(example.name)[0]
@@ -208,7 +208,7 @@ def test_the_plan_is_two_50_minute_sessions_a_lecturer_can_run(plan):
 
 
 def test_the_plans_worked_numbers_are_right():
-    from specviz import theory
+    from specviz.engine import theory
 
     text = PLAN_EN.read_text(encoding="utf-8")
     assert f"**{theory.expected_tokens_per_step(0.7, 3):.2f}** tokens per target pass" in text

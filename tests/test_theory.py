@@ -1,4 +1,4 @@
-"""The closed forms of specviz.theory against their limits, a brute-force search and a Monte Carlo chain."""
+"""The closed forms of specviz.engine.theory against their limits, a brute-force search and a Monte Carlo chain."""
 
 import doctest
 import math
@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 import torch
 
-from specviz import theory
-from specviz.theory import (acceptance_probability, alpha_from_tokens_per_step, break_even_alpha, expected_speedup,
+from specviz.engine import theory
+from specviz.engine.theory import (acceptance_probability, alpha_from_tokens_per_step, break_even_alpha, expected_speedup,
                             expected_tokens_per_step, optimal_k, output_distribution, simulate_tokens_per_step,
                             speedup_grid, tokens_per_step_distribution)
 
@@ -158,8 +158,8 @@ def test_no_text_compares_the_extra_draft_with_c_alone():
     """Every text that weighs one more draft's α^(K+1) against its cost c names the step's speedup S(K) too."""
     import re
 
-    from specviz.quiz import load_bank
     from specviz.scripts.i18n import extract, read_catalog
+    from specviz.teach.quiz import load_bank
 
     texts = [str(m.id) for m in extract() if m.id] + [str(m.string) for m in read_catalog() if m.id]
     for lang in ("en", "pt"):

@@ -7,9 +7,10 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from specviz import roofline, theory
-from specviz.examples import load_example
-from specviz.ui import theory_points, theory_view
+from specviz.engine import theory
+from specviz.labs import roofline
+from specviz.labs.examples import load_example
+from specviz.ui.theory import points as theory_points, view as theory_view
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = str(ROOT / "pages" / "theory.py")  # AppTest resolves relative paths against this file
@@ -271,7 +272,7 @@ def test_alpha_by_temperature_keeps_chains_and_names_the_runs_dtype(tmp_path):
 
 
 def test_serving_figures_shade_where_speculation_pays():
-    from specviz.ui import theory_serving
+    from specviz.ui.theory import serving as theory_serving
 
     pair, hw = roofline.PAIRS["qwen-7b-72b"], roofline.HARDWARE["h100"]
     points = roofline.sweep(0.8, 4, pair, hw, 0, theory_serving.BATCHES)
@@ -298,7 +299,7 @@ def test_beta_and_alpha_are_defined_once_and_apart():
 
 def _sweep_speedups(spec: str, prompt: str) -> dict[int, float]:
     """tokens / seconds with `spec` over without, per concurrency, straight from the committed JSON's records."""
-    from specviz.ui import serving_roofline
+    from specviz.ui.serving import roofline as serving_roofline
 
     data = json.loads(serving_roofline.COMMITTED.read_text())
 
@@ -310,7 +311,8 @@ def _sweep_speedups(spec: str, prompt: str) -> dict[int, float]:
 
 
 def _measured_figure(pair_key: str, hw_key: str = "measured"):
-    from specviz.ui import serving_roofline, theory_serving
+    from specviz.ui.serving import roofline as serving_roofline
+    from specviz.ui.theory import serving as theory_serving
 
     hw, pair = roofline.hardware_presets()[hw_key], roofline.PAIRS[pair_key]
     points = roofline.sweep(0.8, 4, pair, hw, pair.context, theory_serving.BATCHES)
@@ -359,9 +361,9 @@ def test_the_page_draws_the_measured_points_for_a_served_pair():
 def test_a_tree_trace_is_not_compared_with_the_chain_formula(toy):
     """Issue 27 §7: a 16-node tree trace measured 2.53 tokens per step against the chain formula's 3.40, and the page
     blamed the last step. A tree is not what the formula describes: the page says so and shows no difference."""
-    from specviz.runspec import RunSpec
-    from specviz.running import run
-    from specviz.ui.state import TRACE_KEY
+    from specviz.runs.running import run
+    from specviz.runs.runspec import RunSpec
+    from specviz.ui.common.state import TRACE_KEY
 
     tree = run(RunSpec(pair="toy", prompt="the cat", k=3, tree_nodes=8, tree_width=2, max_new_tokens=16, seed=1),
                pair=toy)

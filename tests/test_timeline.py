@@ -1,4 +1,4 @@
-"""specviz.timeline: the race's wall-clock layout, tokens over time, the measured speedup and its explanation."""
+"""specviz.labs.timeline: the race's wall-clock layout, tokens over time, the measured speedup and its explanation."""
 
 from __future__ import annotations
 
@@ -7,15 +7,15 @@ import math
 
 import pytest
 
-from specviz import timeline
-from specviz.baseline import autoregressive_generate
-from specviz.decoding import speculative_generate
-from specviz.examples import list_examples, load_example
-from specviz.models import encode_prompt
-from specviz.proposers import make_proposer
-from specviz.timeline import (check_race, explain_race, length_note, measured_speedup, race_costs, step_intervals,
+from specviz.engine.baseline import autoregressive_generate
+from specviz.engine.decoding import speculative_generate
+from specviz.engine.proposers import make_proposer
+from specviz.labs import timeline
+from specviz.labs.examples import list_examples, load_example
+from specviz.models.pairs import encode_prompt
+from specviz.labs.timeline import (check_race, explain_race, length_note, measured_speedup, race_costs, step_intervals,
                               tokens_over_time)
-from specviz.trace import Decision, EmittedToken, Step, Trace
+from specviz.engine.trace import Decision, EmittedToken, Step, Trace
 
 PROMPT = "the quick brown fox jumps over the lazy dog. the quick"
 

@@ -8,8 +8,8 @@ import time
 
 import pytest
 
-from specviz.examples import TRACES_DIR, list_examples
-from specviz.trace import Trace
+from specviz.engine.trace import Trace
+from specviz.labs.examples import TRACES_DIR, list_examples
 
 TOY = json.loads((TRACES_DIR / "toy-draft.json").read_text(encoding="utf-8"))
 
@@ -94,17 +94,17 @@ def test_every_shipped_trace_and_a_fresh_round_trip_pass(toy):
         for path in (example.path, example.baseline_path):
             if path is not None:
                 Trace.from_json(path.read_text(encoding="utf-8"))
-    from specviz.running import run
-    from specviz.runspec import RunSpec
+    from specviz.runs.running import run
+    from specviz.runs.runspec import RunSpec
     trace = run(RunSpec(pair="toy", prompt="the cat", chat=False, k=16, temperature=1.0, max_new_tokens=40), pair=toy)
     again = Trace.from_json(trace.to_json())
     assert again.output_ids == trace.output_ids and again.steps[0].emitted[0].kind == trace.steps[0].emitted[0].kind
 
 
 def test_the_schema_allows_exactly_the_enums_values():
-    """Issue 29: the trace's vocabularies are enums (specviz.kinds), and the schema's sets are derived from them."""
-    from specviz import trace_schema
-    from specviz.kinds import Mode, NodeStatus, TokenKind
+    """Issue 29: the trace's vocabularies are enums (specviz.engine.kinds), and the schema's sets are derived from them."""
+    from specviz.engine import trace_schema
+    from specviz.engine.kinds import Mode, NodeStatus, TokenKind
 
     assert set(trace_schema.MODES) == {m.value for m in Mode} == {"speculative", "autoregressive"}
     assert set(trace_schema.KINDS) == {k.value for k in TokenKind}
@@ -113,7 +113,7 @@ def test_the_schema_allows_exactly_the_enums_values():
 
 def test_no_module_compares_a_trace_vocabulary_with_a_string_literal():
     """`trace.mode != "speculative"`, `node.status == "accepted"` or `stop_reason == "eos"` would hard-code a value
-    that lives in specviz.kinds: every such comparison names the enum member instead."""
+    that lives in specviz.engine.kinds: every such comparison names the enum member instead."""
     import ast
     from pathlib import Path
 
@@ -136,7 +136,7 @@ def test_no_module_compares_a_trace_vocabulary_with_a_string_literal():
 def test_every_stop_reason_has_a_sentence_in_the_cli_and_the_playground():
     """A new StopReason is named for a reader wherever a run's end is told (the CLI's summary, the player's 'Done')."""
     from specviz.cli import STOP_REASONS
-    from specviz.kinds import StopReason
-    from specviz.ui.playground_player import STOPS
+    from specviz.engine.kinds import StopReason
+    from specviz.ui.playground.player import STOPS
 
     assert set(STOPS) == set(StopReason) and set(StopReason) - set(STOP_REASONS) <= {StopReason.DEADLINE}

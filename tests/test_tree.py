@@ -9,15 +9,15 @@ from pathlib import Path
 import pytest
 import torch
 
-from specviz.baseline import autoregressive_generate
-from specviz.decoding import speculative_generate
-from specviz.kvcache import CachedModel
-from specviz.models import toy_pair
-from specviz.proposers import PROPOSERS, make_proposer
-from specviz.trace import Trace
-from specviz.tree import ROOT, DraftTree, chain_tree, grow_tree, tree_attention_mask, tree_positions
-from specviz.tree_verifier import greedy_tree_path, verify_tree
-from specviz.verifier import verify
+from specviz.engine.baseline import autoregressive_generate
+from specviz.engine.decoding import speculative_generate
+from specviz.engine.kvcache import CachedModel
+from specviz.engine.proposers import PROPOSERS, make_proposer
+from specviz.engine.trace import Trace
+from specviz.engine.tree import ROOT, DraftTree, chain_tree, grow_tree, tree_attention_mask, tree_positions
+from specviz.engine.tree_verifier import greedy_tree_path, verify_tree
+from specviz.engine.verifier import verify
+from specviz.models.pairs import toy_pair
 
 ASSETS = Path(__file__).resolve().parents[1] / "assets" / "traces"
 
@@ -152,7 +152,7 @@ def test_a_draft_model_grows_its_tree_level_by_level_and_keeps_only_the_path(toy
 
 
 def toy_sampling():
-    from specviz.sampling import SamplingConfig
+    from specviz.engine.sampling import SamplingConfig
     return SamplingConfig(temperature=1.0)
 
 
@@ -275,7 +275,7 @@ def test_bad_tree_settings_are_one_sentence(toy, bad, sentence):
 def test_a_tree_of_width_one_drafts_what_the_chain_drafts(toy, name):
     """Same seed, same tokens and the same q: the tree-masked level-by-level forwards read what the chain reads
     (for EAGLE: each node's input is its parent's predicted feature, at the right position)."""
-    from specviz.sampling import SamplingConfig
+    from specviz.engine.sampling import SamplingConfig
 
     sampling, sequence = SamplingConfig(temperature=1.0), toy.tokenizer("hello there")["input_ids"]
     runs = []
@@ -299,8 +299,8 @@ def test_a_tree_of_width_one_drafts_what_the_chain_drafts(toy, name):
 
 def test_run_spec_and_cli_carry_the_tree_settings(toy):
     from specviz.cli import build_parser
-    from specviz.running import run
-    from specviz.runspec import RunSpec
+    from specviz.runs.running import run
+    from specviz.runs.runspec import RunSpec
 
     spec = RunSpec(pair="toy", prompt="hello there", chat=False, k=3, max_new_tokens=10, tree_nodes=12, tree_width=3)
     assert RunSpec.from_query(spec.to_query()) == spec

@@ -18,13 +18,13 @@ from functools import lru_cache
 import pytest
 import torch
 
-from specviz.decoding import speculative_generate
-from specviz.exactness import TREE_RULES, chi_square_test, tv_distance
-from specviz.models import toy_pair
-from specviz.proposers import make_proposer
-from specviz.sampling import SamplingConfig
-from specviz.tree import DraftTree, grow_tree
-from specviz.tree_verifier import verify_tree
+from specviz.engine.decoding import speculative_generate
+from specviz.engine.proposers import make_proposer
+from specviz.engine.sampling import SamplingConfig
+from specviz.engine.tree import DraftTree, grow_tree
+from specviz.engine.tree_verifier import verify_tree
+from specviz.labs.exactness import TREE_RULES, chi_square_test, tv_distance
+from specviz.models.pairs import toy_pair
 
 SAMPLING = SamplingConfig(temperature=1.0, top_k=4)  # 4 tokens per position: 16 two-token cells
 N = 2000

@@ -12,12 +12,12 @@ import torch
 from streamlit.testing.v1 import AppTest
 
 from i18n_check import english_sentences
-from specviz.exactness import TREE_RULES
-from specviz.exactness.tree_lab import one_level_drift, one_level_samples
-from specviz.i18n import using
-from specviz.ui import race_live, race_settings
-from specviz.ui.tokens import output_html
-from specviz.ui.tree_race import CHAIN_LANE, TREE_LANE
+from specviz.core.i18n import using
+from specviz.labs.exactness import TREE_RULES
+from specviz.labs.exactness.tree_lab import one_level_drift, one_level_samples
+from specviz.ui.common.tokens import output_html
+from specviz.ui.race import live as race_live, settings as race_settings
+from specviz.ui.race.tree import CHAIN_LANE, TREE_LANE
 
 ROOT = Path(__file__).resolve().parent.parent
 RACE = dict(race_source="live", race_pair="toy", race_proposer="draft", race_k="3", race_max_new="16",

@@ -11,15 +11,15 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from i18n_check import english_sentences
-from specviz.i18n import using
-from specviz.proposers import DraftModelProposer, EagleProposer, LayerSkipProposer, NgramProposer, registry
-from specviz.runspec import RunSpec
-from specviz.trace import EmittedToken, Step, TokenKind, TreeNode, TreeRecord
-from specviz.tree import ROOT
-from specviz.ui.escaping import escape_text
-from specviz.ui.palette import style
-from specviz.ui.playground_settings import LIVE_DEFAULTS, parse_query_params, query_params_for
-from specviz.ui.tree_figures import PATH_META, mask_figure, node_kind, tree_figure, tree_positions, tree_title
+from specviz.core.i18n import using
+from specviz.engine.proposers import DraftModelProposer, EagleProposer, LayerSkipProposer, NgramProposer, registry
+from specviz.engine.trace import EmittedToken, Step, TokenKind, TreeNode, TreeRecord
+from specviz.engine.tree import ROOT
+from specviz.runs.runspec import RunSpec
+from specviz.ui.common.escaping import escape_text
+from specviz.ui.common.palette import style
+from specviz.ui.common.tree_figures import PATH_META, mask_figure, node_kind, tree_figure, tree_positions, tree_title
+from specviz.ui.playground.settings import LIVE_DEFAULTS, parse_query_params, query_params_for
 from test_playground import page  # the Playground opened with a link's query parameters
 
 TREE_LINK = dict(source="live", pair="toy", proposer="draft", k="3", temperature="1", seed="2", max_new_tokens="20",
@@ -187,7 +187,8 @@ def test_a_tree_step_in_portuguese():
 def test_the_examples_in_the_tree_modules_docstrings_hold():
     import doctest
 
-    from specviz.ui import tree_figures, tree_race
+    from specviz.ui.common import tree_figures
+    from specviz.ui.race import tree as tree_race
 
     for module in (tree_figures, tree_race):
         assert doctest.testmod(module).failed == 0

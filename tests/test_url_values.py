@@ -1,7 +1,7 @@
 """Shared links that crashed pages or injected links (issue 28, Medium 5): `str.isdigit()` accepted "²" and `int()`
 refused 5,000 digits, so `/learn?lesson=²`, `/quiz?lesson=²` or `/playground?step=²` showed an exception box, and
 `/learn?...&done=[Log in](https://evil.example/x)` drew a real link inside the app's warning. Every URL value now goes
-through `specviz.urlvalues` (ASCII digits, bounded length and range) and every echoed value is escaped."""
+through `specviz.core.urlvalues` (ASCII digits, bounded length and range) and every echoed value is escaped."""
 
 from __future__ import annotations
 
@@ -11,11 +11,11 @@ from urllib.parse import quote
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from specviz import urlvalues
-from specviz.learn import parse_progress
-from specviz.runspec import RunSpec
-from specviz.ui.playground_settings import parse_query_params
-from specviz.ui.race_settings import parse_url
+from specviz.core import urlvalues
+from specviz.runs.runspec import RunSpec
+from specviz.teach.learn import parse_progress
+from specviz.ui.playground.settings import parse_query_params
+from specviz.ui.race.settings import parse_url
 
 ROOT = Path(__file__).resolve().parent.parent
 HOSTILE_WHOLE = ["²", "٣", "５", "1²", "9" * 5000, "9" * 16, "1e3", "1.0", "+1", "0x1", "1_0", " ", "", "-",

@@ -3,7 +3,7 @@
 import pytest
 import torch
 
-from specviz.verifier import accept_probability, residual_distribution, verify
+from specviz.engine.verifier import accept_probability, residual_distribution, verify
 
 V = 4
 

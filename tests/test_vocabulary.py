@@ -21,8 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from specviz.quiz import load_bank
 from specviz.scripts import i18n as i18n_script
+from specviz.teach.quiz import load_bank
 
 ROOT = Path(__file__).resolve().parent.parent
 # Every doc under docs/ is read, so a new one is checked without an edit here; the glossary is left out (above).

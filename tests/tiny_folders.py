@@ -8,7 +8,7 @@ from pathlib import Path
 import torch
 from transformers import BertConfig, BertModel, LlamaConfig, LlamaForCausalLM
 
-from specviz.models import TOY_ALPHABET, toy_pair, toy_tokenizer
+from specviz.models.pairs import TOY_ALPHABET, toy_pair, toy_tokenizer
 
 
 def save_toy_pair(root: Path, seed: int = 0) -> tuple[Path, Path]:

@@ -11,10 +11,10 @@ import math
 import platform
 from pathlib import Path
 
+from specviz.core.paths import BENCHMARKS_DIR
 from specviz.distill.data import training_folders
 from specviz.distill.trainer import DEFAULT_STEPS
-from specviz.drafts import DRAFT_NAME, EAGLE_NAME, read_meta
-from specviz.paths import BENCHMARKS_DIR
+from specviz.models.drafts import DRAFT_NAME, EAGLE_NAME, read_meta
 
 BENCH = BENCHMARKS_DIR / "default-cpu-drafts" / "results.json"
 # each draft's card reads the benchmark of the weights it describes: the EAGLE drafter's is issue 13's targets run
@@ -265,7 +265,7 @@ WHAT = {
     "draft": "A standalone `LlamaForCausalLM` on the target's tokenizer: the target's embeddings and first layers "
              "(frozen copies), one trained adapter decoder layer and a trained final norm, and the target's tied LM "
              "head, as Kangaroo (Liu et al., 2024) builds its draft from a shallow sub-network plus an adapter. "
-             "Only the trained tensors ship (`trained.safetensors`); on first use `specviz.drafts.draft_model` "
+             "Only the trained tensors ship (`trained.safetensors`); on first use `specviz.models.drafts.draft_model` "
              "writes the complete model into the cache folder and loads it with `from_pretrained`. "
              "Use: `python -m specviz generate --proposer draft`.",
 }

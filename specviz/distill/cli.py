@@ -20,17 +20,17 @@ from pathlib import Path
 import torch
 import yaml
 
+from specviz.core.paths import MODELS_DIR, PROMPTS_DIR
 from specviz.distill.cards import write_cards
 from specviz.distill.data import GenerationPlan, generate_records, load_records, pass_folder, training_folders
 from specviz.distill.draft import DraftLoss, DraftObjective
 from specviz.distill.eagle import EagleLoss, EagleObjective
 from specviz.distill.prompts import held_out_suite, prompt_sets
 from specviz.distill.trainer import DEFAULT_STEPS, LoopSettings, make_batches, train_loop
-from specviz.drafts import EAGLE_NAME, draft_from_target, load_eagle, read_meta, save_draft, save_eagle
-from specviz.generation import eos_ids
-from specviz.models import load_default_target
-from specviz.paths import MODELS_DIR, PROMPTS_DIR
-from specviz.proposers.eagle import EagleDrafter
+from specviz.engine.generation import eos_ids
+from specviz.engine.proposers.eagle import EagleDrafter
+from specviz.models.drafts import EAGLE_NAME, draft_from_target, load_eagle, read_meta, save_draft, save_eagle
+from specviz.models.pairs import load_default_target
 
 DEFAULT_WORK = Path("artifacts/distill")
 

@@ -24,9 +24,9 @@ from pathlib import Path
 import torch
 from tqdm import tqdm
 
+from specviz.core.paths import writing_file
 from specviz.distill.prompts import Prompt
-from specviz.models import encode_prompt
-from specviz.paths import writing_file
+from specviz.models.pairs import encode_prompt
 
 
 @dataclass
@@ -137,7 +137,7 @@ def generate_records(model, tokenizer, prompts: list[Prompt], folder: Path, plan
         records = generate_batch(model, tokenizer, batch, plan, sampled, batch_seed(plan, index, pass_index), eos)
         seconds = time.perf_counter() - t0
         new_tokens = sum(len(r.tokens) - r.prompt_length for r in records)
-        with writing_file(shard, binary=True) as file:  # a shard is there whole or not at all (specviz.paths)
+        with writing_file(shard, binary=True) as file:  # a shard is there whole or not at all (specviz.core.paths)
             torch.save({"records": [r.__dict__ for r in records], "sampled": sampled}, file)
         bar.set_postfix(tok_s=f"{new_tokens / seconds:.0f}")
         with log.open("a") as f:

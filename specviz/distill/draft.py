@@ -1,6 +1,6 @@
 """Training the separate draft model: the target's first layers, one trained adapter layer, the target's head.
 
-The draft (`specviz.drafts.draft_from_target`, where loading finds the same architecture) is a standalone
+The draft (`specviz.models.drafts.draft_from_target`, where loading finds the same architecture) is a standalone
 `LlamaForCausalLM` with `shallow + 1` layers: its embeddings and first `shallow` layers are copies of the target's
 and stay frozen; the adapter layer and the final norm are trained so that its next-token distribution matches the
 target's. Losses: the cross-entropy to the target's distribution softmax(head(f_t)) over the draft vocabulary

@@ -21,7 +21,7 @@ import torch.nn.functional as F
 from transformers import DynamicCache
 
 from specviz.distill.trainer import Batch, soft_cross_entropy
-from specviz.proposers.eagle import EagleDrafter
+from specviz.engine.proposers.eagle import EagleDrafter
 
 
 @dataclass

@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from specviz.paths import SOURCE_ROOT
+from specviz.core.paths import SOURCE_ROOT
 
 AXE_VERSION = "4.14.1"  # keep in step with the Makefile's AXE_VERSION
 AXE_PATH = SOURCE_ROOT / ".cache" / "axe" / "node_modules" / "axe-core" / "axe.min.js"
@@ -36,7 +36,7 @@ LANG_TAGS = {"en": "en", "pt": "pt-BR"}
 
 # axe rule id -> why it cannot be fixed from the app, and Streamlit's issue for it. Empty today: every serious or
 # critical violation found on specviz's pages is mended (the navigation's list roles and <html lang> by
-# specviz.ui.accessibility). A new Streamlit release that brings one goes here, and into docs/accessibility.md, with
+# specviz.ui.common.accessibility). A new Streamlit release that brings one goes here, and into docs/accessibility.md, with
 # its issue.
 STREAMLIT_OWNED: dict[str, tuple[str, str]] = {}
 
@@ -189,8 +189,8 @@ def answer_any(page) -> None:
 
 def states(language: str) -> list[State]:
     """Every page at its default, and the states where the teaching happens (a revealed step, a graded question)."""
-    from specviz.i18n import _, using
-    from specviz.pagemap import PAGE_FILES
+    from specviz.core.i18n import _, using
+    from specviz.teach.pagemap import PAGE_FILES
 
     with using(language):
         next_step, check = _("Next step"), _("Check")
@@ -213,7 +213,7 @@ def states(language: str) -> list[State]:
 
 def audit_state(page, base: str, state: State, language: str, source: str) -> list[Finding]:
     """Open one state in `language` and return everything axe and the app's checks find there."""
-    from specviz.i18n import _, using
+    from specviz.core.i18n import _, using
     from specviz.scripts.screenshots import wait_for_app
 
     joiner = "&" if "?" in state.path else "?"

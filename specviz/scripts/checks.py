@@ -23,11 +23,11 @@ from typing import Any
 
 import torch
 
-from specviz.kvcache import CachedModel
-from specviz.numerics import NUMERICS_GAP, first_difference, top2_logits
+from specviz.engine.kvcache import CachedModel
+from specviz.engine.numerics import NUMERICS_GAP, first_difference, top2_logits
 
 LOGITS_TOLERANCE = 2e-3  # float32: cached and full forwards agree to rounding (TF32 off), far below any top-2 gap
-# a greedy split where the target's top-2 logits are closer than NUMERICS_GAP is a near-tie (specviz.numerics, which
+# a greedy split where the target's top-2 logits are closer than NUMERICS_GAP is a near-tie (specviz.engine.numerics, which
 # the app's race, Playground and Exactness lab use too)
 
 
@@ -139,9 +139,9 @@ def exactness_check(target, proposer, candidates: Sequence[Sequence[int]], *, n:
     batch is cut to what fits in that time at the pace so far, so a rule stops in time and is tested on what it
     drew. `progress` sees the result as it grows (after each rule). The check passes when the exact rule is
     consistent with p (p-value >= 0.001) and the broken rule is not."""
-    from specviz.exactness import (chi_square_test, continuation_samples, exact_first_token_distribution,
+    from specviz.labs.exactness import (chi_square_test, continuation_samples, exact_first_token_distribution,
                                    one_step_distribution, tv_distance)
-    from specviz.sampling import SamplingConfig
+    from specviz.engine.sampling import SamplingConfig
 
     sampling = SamplingConfig(temperature=1.0)
     scored = []
@@ -195,7 +195,7 @@ def data_throughput(model, tokenizer, *, prompts: int, batch_size: int, max_new_
     if one more at the pace so far ends before `deadline`; `progress` sees the result after each batch."""
     from specviz.distill.data import GenerationPlan, generate_batch
     from specviz.distill.prompts import prompt_sets
-    from specviz.generation import eos_ids
+    from specviz.engine.generation import eos_ids
 
     train, _ = prompt_sets(max(prompts, 1500), 64, seed=0)
     chosen = train[:prompts]

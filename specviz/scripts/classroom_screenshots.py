@@ -18,10 +18,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-from specviz.classroom import Session, Student
-from specviz.classroom_paced import PacedStore, Push
-from specviz.quiz import load_bank
-from specviz.quiz.schema import QuestionKind
+from specviz.teach.classroom import Session, Student
+from specviz.teach.classroom_paced import PacedStore, Push
+from specviz.teach.quiz import load_bank
+from specviz.teach.quiz.schema import QuestionKind
 from specviz.scripts.screenshots import (CHROMIUM_ARGS, ROOT, chromium_path, serve, shoot, shot_args,
                                          wait_for_app)
 

@@ -28,11 +28,11 @@ import torch
 
 from dataclasses import replace
 
-from specviz.catalog import CatalogEntry, load_catalog
-from specviz.loading import detect_machine, hub_cache_dir
-from specviz.models import load_pair
-from specviz.running import prompt_ids, proposer_for, run, run_target_only
-from specviz.runspec import RunSpec
+from specviz.models.catalog import CatalogEntry, load_catalog
+from specviz.models.loading import detect_machine, hub_cache_dir
+from specviz.models.pairs import load_pair
+from specviz.runs.running import prompt_ids, proposer_for, run, run_target_only
+from specviz.runs.runspec import RunSpec
 
 SCHEMA = "specviz-gpu-bench/1"
 BASELINE = "specviz target-only decoding (autoregressive_generate), same prompt, settings and seed, same run"

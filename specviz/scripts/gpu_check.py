@@ -40,7 +40,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from specviz.paths import write_text_atomically
+from specviz.core.paths import write_text_atomically
 from specviz.scripts.transfer import activate
 
 SECTIONS = ("versions", "float32", "bfloat16", "bench", "exactness", "distill")
@@ -148,7 +148,7 @@ def versions(ctx: Context, rec: Record) -> None:
     import torch
     from transformers import LlamaForCausalLM
 
-    from specviz.kvcache import cache_keyword
+    from specviz.engine.kvcache import cache_keyword
 
     libs = {}
     for name in ("torch", "transformers", "tokenizers", "safetensors", "huggingface_hub", "accelerate", "gguf",
@@ -175,7 +175,7 @@ def versions(ctx: Context, rec: Record) -> None:
 
 def load(ctx: Context, dtype: str):
     """The profile's pair on its device in `dtype`, loaded once per dtype (and the seconds it took)."""
-    from specviz.models import load_pair
+    from specviz.models.pairs import load_pair
 
     if dtype not in ctx.pairs:
         t0 = time.perf_counter()
@@ -185,7 +185,7 @@ def load(ctx: Context, dtype: str):
 
 
 def held_out(ctx: Context, pair, n: int) -> list[list[int]]:
-    from specviz.bench.config import encode_bench_prompt, load_suites
+    from specviz.labs.bench.config import encode_bench_prompt, load_suites
 
     prompts = load_suites(["held-out"])[0].prompts[:n]
     return [encode_bench_prompt(pair.tokenizer, p, pair.chat) for p in prompts]
@@ -193,9 +193,9 @@ def held_out(ctx: Context, pair, n: int) -> list[list[int]]:
 
 def greedy_outputs(pair, ids: list[int], new_tokens: int) -> dict[str, list[int]]:
     """Greedy new tokens by specviz target-only, every trained proposer the pair has, and `model.generate`."""
-    from specviz.bench.cases import hf_generate
-    from specviz.running import run, run_target_only
-    from specviz.runspec import RunSpec
+    from specviz.labs.bench.cases import hf_generate
+    from specviz.runs.running import run, run_target_only
+    from specviz.runs.runspec import RunSpec
 
     spec = RunSpec(pair=pair.name, prompt="(held-out prompt)", max_new_tokens=new_tokens, temperature=0.0)
     outputs = {"target-only": run_target_only(spec, pair=pair, input_ids=ids, record=False).output_ids}
@@ -275,10 +275,10 @@ def bfloat16(ctx: Context, rec: Record) -> None:
 
 
 def bench(ctx: Context, rec: Record) -> None:
-    from specviz.bench.cli import command_line
-    from specviz.bench.config import BenchConfig
-    from specviz.bench.runner import run_bench
-    from specviz.paths import BENCHMARKS_DIR
+    from specviz.core.paths import BENCHMARKS_DIR
+    from specviz.labs.bench.cli import command_line
+    from specviz.labs.bench.config import BenchConfig
+    from specviz.labs.bench.runner import run_bench
 
     pair, _ = load(ctx, "bfloat16")
     p = ctx.profile
@@ -312,7 +312,7 @@ def bench(ctx: Context, rec: Record) -> None:
 
 
 def exactness(ctx: Context, rec: Record) -> None:
-    from specviz.proposers import make_proposer
+    from specviz.engine.proposers import make_proposer
     from specviz.scripts.checks import exactness_check
 
     pair, _ = load(ctx, "float32")  # float32: the test is about the rule, not about rounding

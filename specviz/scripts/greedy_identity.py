@@ -22,12 +22,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from specviz.bench.config import load_suites
-from specviz.catalog import recommended_for
-from specviz.machine import dtype_name
-from specviz.models import load_pair
-from specviz.running import run, run_target_only
-from specviz.runspec import RunSpec
+from specviz.labs.bench.config import load_suites
+from specviz.models.catalog import recommended_for
+from specviz.models.machine import dtype_name
+from specviz.models.pairs import load_pair
+from specviz.runs.running import run, run_target_only
+from specviz.runs.runspec import RunSpec
 from specviz.scripts.checks import compare_outputs
 from specviz.scripts.targets_bench import shape_label
 

@@ -28,8 +28,8 @@ from babel.messages.extract import extract_from_dir
 from babel.messages.mofile import read_mo, write_mo
 from babel.messages.pofile import read_po, write_po
 
-from specviz.i18n import DOMAIN
-from specviz.paths import ASSETS, LOCALE_DIR
+from specviz.core.i18n import DOMAIN
+from specviz.core.paths import ASSETS, LOCALE_DIR
 
 ROOT = ASSETS.parent  # the checkout (this is a maintenance command: it reads the sources beside the assets)
 SOURCES = ("specviz", "pages", "app.py")  # relative to ROOT; tests and scripts' own prints are not for learners

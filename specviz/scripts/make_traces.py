@@ -2,7 +2,7 @@
 
 Each recipe runs one speculative generation and the target-only baseline with the same prompt and settings,
 and writes `assets/traces/<name>.json` and `assets/traces/<name>.baseline.json`. The traces carry a title and a
-description in `meta`, which `specviz.examples` reads. Recording is deterministic (fixed seeds) and in float32, so a
+description in `meta`, which `specviz.labs.examples` reads. Recording is deterministic (fixed seeds) and in float32, so a
 greedy example equals its target-only baseline token for token; the timings are those of the machine that ran the
 script. The prompts and seeds are chosen so that the examples a student meets first show every token kind
 (accepted, rejected, recovered, bonus) in their first steps and draft no chat-template marker there
@@ -27,12 +27,12 @@ from dataclasses import dataclass
 
 from dataclasses import replace
 
-from specviz.examples import TRACES_DIR
-from specviz.generation import default_clock, torch_threads
-from specviz.models import load_pair
-from specviz.running import proposer_for, run, run_target_only
-from specviz.runspec import RunSpec
-from specviz.trace import Trace
+from specviz.engine.generation import default_clock, torch_threads
+from specviz.engine.trace import Trace
+from specviz.labs.examples import TRACES_DIR
+from specviz.models.pairs import load_pair
+from specviz.runs.running import proposer_for, run, run_target_only
+from specviz.runs.runspec import RunSpec
 
 REWRITE_PROMPT = (
     "Copy this paragraph exactly, word for word:\n\n"

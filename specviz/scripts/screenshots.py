@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from specviz.paths import SCREENSHOTS_DIR, SOURCE_ROOT
+from specviz.core.paths import SCREENSHOTS_DIR, SOURCE_ROOT
 
 ROOT = SOURCE_ROOT  # the checkout that holds app.py (screenshots need the app, so not an installed wheel)
 SHOTS_DIR = SCREENSHOTS_DIR

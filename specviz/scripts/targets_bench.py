@@ -22,8 +22,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from specviz.bench.report import BenchResult
-from specviz.catalog import recommended_for
+from specviz.labs.bench.report import BenchResult
+from specviz.models.catalog import recommended_for
 
 TARGETS = {"greedy_speedup": 1.6, "sampled_speedup": 1.3, "tokens_per_forward": 2.6}
 

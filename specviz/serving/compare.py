@@ -59,9 +59,9 @@ def specviz_acceptance(prompts: list[str], proposer: str = "eagle", k: int = 4, 
                        full_head: bool = True) -> list[Acceptance]:
     """specviz's engine on the same prompts, greedy, batch 1. With `full_head` the EAGLE drafter reads the target's
     whole LM head, as the vLLM export does (no FR-Spec draft vocabulary)."""
-    from specviz.proposers.eagle import EagleProposer
-    from specviz.runspec import RunSpec
-    from specviz.running import PAIRS, run
+    from specviz.engine.proposers.eagle import EagleProposer
+    from specviz.runs.running import PAIRS, run
+    from specviz.runs.runspec import RunSpec
 
     pair = PAIRS.get("default")
     rows = []

@@ -27,9 +27,9 @@ def _say(message: str) -> None:
 
 def draft_folder(progress: Progress = _say) -> Path:
     """The separate draft model as a complete folder (config, float32 safetensors, tokenizer), assembled once by
-    `specviz.drafts.draft_model` from the target's first layers and the shipped adapter."""
-    from specviz.drafts import draft_model
-    from specviz.models import default_target_folder, load_default_target
+    `specviz.models.drafts.draft_model` from the target's first layers and the shipped adapter."""
+    from specviz.models.drafts import draft_model
+    from specviz.models.pairs import default_target_folder, load_default_target
 
     target, tokenizer = load_default_target(progress)
     model = draft_model(target, tokenizer, target_weights=default_target_folder(progress))
@@ -42,7 +42,7 @@ def draft_folder(progress: Progress = _say) -> Path:
 
 # ---- the EAGLE drafter in vLLM's EAGLE-1 layout ----------------------------------------------------------------------
 #
-# specviz's drafter (specviz.proposers.eagle.EagleDrafter):   x = fc([embed(t); f]) with a bias,
+# specviz's drafter (specviz.engine.proposers.eagle.EagleDrafter):   x = fc([embed(t); f]) with a bias,
 #                                                               out = LlamaDecoderLayer(x)  (input RMSNorm included)
 # vLLM 0.32's EAGLE-1 Llama drafter (vllm/model_executor/models/llama_eagle.py):
 #   - fc has no bias (line 113: `bias=False`);
@@ -83,9 +83,9 @@ def eagle_folder(progress: Progress = _say) -> Path:
 
     from safetensors.torch import load_file, save_file
 
-    from specviz.drafts import EAGLE_NAME, read_meta
-    from specviz.models import default_target_folder
-    from specviz.paths import MODELS_DIR, cache_dir, writing_folder
+    from specviz.core.paths import MODELS_DIR, cache_dir, writing_folder
+    from specviz.models.drafts import EAGLE_NAME, read_meta
+    from specviz.models.pairs import default_target_folder
 
     source = MODELS_DIR / EAGLE_NAME
     read_meta(source)

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 
-from specviz.i18n import _, ngettext
+from specviz.core.i18n import _, ngettext
 from specviz.serving import client
 from specviz.serving.metrics import Delta, Scrape, SpecDecodeCounts, parse_scrape
 

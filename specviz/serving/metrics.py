@@ -34,8 +34,8 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from specviz.i18n import _
-from specviz.limits import K_RANGE
+from specviz.core.i18n import _
+from specviz.engine.limits import K_RANGE
 
 __all__ = ["Delta", "Scrape", "SpecDecodeCounts", "parse_prometheus", "parse_scrape"]
 

@@ -11,8 +11,8 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from specviz.i18n import _
-from specviz.paths import BENCHMARKS_DIR, write_text_atomically
+from specviz.core.i18n import _
+from specviz.core.paths import BENCHMARKS_DIR, write_text_atomically
 from specviz.serving.load import LevelResult
 
 __all__ = ["SCHEMA", "SCHEMA_VERSION", "SERVING_DIR", "ServingResult", "find_serving_results"]

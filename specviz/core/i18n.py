@@ -1,0 +1,179 @@
+"""The languages specviz speaks: one `_()` for every sentence a person reads, and numbers written for the reader.
+
+    >>> from specviz.core.i18n import percent, times, using
+    >>> with using("pt"):
+    ...     times(1.5789), percent(0.457, 1)
+    ('1,58×', '45,7%')
+    >>> times(1.5789), percent(0.457, 1)
+    ('1.58×', '45.7%')
+
+English is the source language: a message is its own English text (gettext's convention), so code reads as the
+app does. Portuguese (Brazil) comes from `assets/locale/pt_BR/LC_MESSAGES/specviz.po`, compiled to the `.mo`
+next to it (both committed, so a fresh clone works offline; `make i18n` re-extracts and recompiles, and
+tests/test_i18n.py fails on a message without a translation or with other placeholders).
+
+The language is per context (a `ContextVar`): each Streamlit session runs its script in its own thread, so one
+visitor choosing Portuguese never changes another's page. Values go into messages by name, never by
+concatenation, so a translation may put them in another order: `_("{kept} of {drafted} kept", kept=3, drafted=4)`.
+Token text and model output are never passed through here.
+"""
+
+from __future__ import annotations
+
+import gettext
+import math
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from functools import cache
+
+from babel.numbers import format_decimal, format_percent
+
+from specviz.core.paths import LOCALE_DIR
+DOMAIN = "specviz"
+LANGUAGES = {"en": "English", "pt": "Português"}  # code -> the language's own name (what the switch shows)
+DEFAULT_LANGUAGE = "en"
+_BABEL_LOCALES = {"en": "en_US", "pt": "pt_BR"}  # code -> the catalog and number-format locale
+_current: ContextVar[str] = ContextVar("specviz_language", default=DEFAULT_LANGUAGE)
+
+
+def language_code(value: object) -> str | None:
+    """The supported language a URL value, a browser locale or LANG names, else None.
+
+    >>> [language_code(v) for v in ("pt", "pt-BR", "pt_PT.UTF-8", "EN-us", "fr", "", None)]
+    ['pt', 'pt', 'pt', 'en', None, None, None]
+    """
+    if not isinstance(value, str):
+        return None
+    head = value.strip().lower().replace("_", "-").split(".")[0].split("-")[0]
+    return head if head in LANGUAGES else None
+
+
+def set_language(code: str) -> None:
+    """Speak `code` ("en" or "pt") in this context from now on."""
+    checked = language_code(code)
+    if checked is None:
+        raise ValueError(f"Unknown language '{str(code)[:20]}': use one of {', '.join(LANGUAGES)}.")
+    _current.set(checked)
+
+
+def get_language() -> str:
+    return _current.get()
+
+
+@contextmanager
+def using(code: str) -> Iterator[None]:
+    """Speak `code` inside the block, then whatever was spoken before."""
+    checked = language_code(code)
+    if checked is None:
+        raise ValueError(f"Unknown language '{str(code)[:20]}': use one of {', '.join(LANGUAGES)}.")
+    token = _current.set(checked)
+    try:
+        yield
+    finally:
+        _current.reset(token)
+
+
+@cache
+def _catalog(code: str) -> gettext.NullTranslations:
+    if code == DEFAULT_LANGUAGE:
+        return gettext.NullTranslations()
+    return gettext.translation(DOMAIN, LOCALE_DIR, languages=[_BABEL_LOCALES[code]], fallback=True)
+
+
+def _(message: str, **values: object) -> str:
+    """`message` in the current language, with its named placeholders filled when values are given."""
+    text = _catalog(_current.get()).gettext(message)
+    return text.format(**values) if values else text
+
+
+def ngettext(singular: str, plural: str, n: int, **values: object) -> str:
+    """The singular or plural form for `n` in the current language; `{n}` and the other placeholders filled."""
+    text = _catalog(_current.get()).ngettext(singular, plural, n)
+    return text.format(n=n, **values)
+
+
+def N_(message: str) -> str:  # noqa: N802 (gettext's name for "mark for extraction, translate later")
+    """Mark a message kept in a constant for extraction; translate it with `_()` where it is shown."""
+    return message
+
+
+# ---- sentences that embed other text ------------------------------------------------------------------------
+
+SENTENCE_ENDS = (".", "!", "?", "…")
+
+
+def end_sentence(sentence: str, last: str | None = None) -> str:
+    """`sentence` with a full stop, unless the text embedded at its end (`last`, else the sentence itself) already
+    ends one, so a quoted answer or a note that ends with its own full stop never reads "p..".
+
+    >>> end_sentence("Your answer is in: **the total is p.**", "the total is p.")
+    'Your answer is in: **the total is p.**'
+    >>> end_sentence("Your answer is in: **4**", "4")
+    'Your answer is in: **4**.'
+    """
+    tail = sentence if last is None else last
+    return sentence if tail.rstrip().endswith(SENTENCE_ENDS) else sentence + "."
+
+
+def clause(text: str) -> str:
+    """A note or a sentence without its final full stop, to be embedded before a ". " the message supplies.
+
+    >>> clause("Over 12 tokens, renormalised.")
+    'Over 12 tokens, renormalised'
+    """
+    text = text.rstrip()
+    return text[:-1] if text.endswith(".") and not text.endswith("..") else text
+
+
+# ---- numbers for the reader ---------------------------------------------------------------------------------
+
+
+def number(value: float, digits: int = 2) -> str:
+    """A decimal with `digits` places in the reader's convention: 1.58 or 1,58; 12,345.6 or 12.345,6."""
+    pattern = "#,##0" + ("." + "0" * digits if digits > 0 else "")
+    return format_decimal(value, format=pattern, locale=_BABEL_LOCALES[_current.get()])
+
+
+def percent(fraction: float, digits: int = 0) -> str:
+    """A fraction as a percentage: 0.457 -> 46% (or 45.7% with one digit; 45,7% in Portuguese)."""
+    pattern = "#,##0" + ("." + "0" * digits if digits > 0 else "") + "%"
+    return format_percent(fraction, format=pattern, locale=_BABEL_LOCALES[_current.get()])
+
+
+def times(ratio: float, digits: int = 2) -> str:
+    """A speedup or cost ratio: 1.58× (1,58× in Portuguese)."""
+    return number(ratio, digits) + "×"
+
+
+_PLAIN = re.compile(r"[+-]?(?:[0-9]+(?:[.,][0-9]*)?|[.,][0-9]+)")  # 0.35, 0,35, 12, .5: one sign is the decimal one
+_GROUPED_EN = re.compile(r"[+-]?[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]*)?")  # 12,345.6
+_GROUPED_PT = re.compile(r"[+-]?[0-9]{1,3}(?:\.[0-9]{3})+(?:,[0-9]*)?")  # 12.345,6
+
+
+def read_number(text: object) -> float:
+    """A number as a person types it, in either convention: "0,35" and "0.35" are both 0.35 (a single "." or ","
+    is the decimal sign, whichever the reader's language), "12.345,6" and "12,345.6" are 12345.6. Anything else
+    (a word, "nan", "1e5", two signs) is a ValueError with one sentence, in the reader's language.
+
+    >>> read_number("0,35"), read_number(" 0.35 "), read_number("12.345,6"), read_number("−2"), read_number(3)
+    (0.35, 0.35, 12345.6, -2.0, 3.0)
+    >>> read_number("abc")
+    Traceback (most recent call last):
+    ...
+    ValueError: “abc” is not a number; write it like 0.35.
+    """
+    if isinstance(text, int | float) and not isinstance(text, bool) and math.isfinite(text):
+        return float(text)
+    typed = str(text).strip().replace("\u2212", "-").replace("\u00a0", "").replace(" ", "")
+    if len(typed) <= 40:
+        if _PLAIN.fullmatch(typed):
+            return float(typed.replace(",", "."))
+        if _GROUPED_EN.fullmatch(typed):
+            return float(typed.replace(",", ""))
+        if _GROUPED_PT.fullmatch(typed):
+            return float(typed.replace(".", "").replace(",", "."))
+    shown = " ".join(str(text).split())
+    shown = shown if len(shown) <= 20 else shown[:19] + "…"
+    raise ValueError(_("“{text}” is not a number; write it like {example}.", text=shown, example=number(0.35, 2)))

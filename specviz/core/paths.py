@@ -1,0 +1,193 @@
+"""Where specviz finds its files: the bundled assets and the user cache. The one module that knows.
+
+The assets (example traces, quiz banks, prompt suites, trained drafts, benchmark results, the catalog) live in the
+repository's top-level `assets/` folder. They are found from this file, never from the current directory:
+
+- a source checkout or an editable install (`pip install -e .`): `<checkout>/assets/`, next to the package;
+- a regular install (`pip install .`): the wheel carries the same folder inside the package, `specviz/assets/`
+  (pyproject.toml maps `assets/` to the package `specviz.assets`).
+
+    >>> CATALOG_PATH.name, CATALOG_PATH.is_file()
+    ('catalog.yaml', True)
+    >>> TRACES_DIR.relative_to(ASSETS).as_posix()
+    'traces'
+
+Converted models and other per-user files go to `cache_dir()`: `$SPECVIZ_CACHE`, else `~/.cache/specviz`.
+
+Every file or folder specviz writes for itself to read again later (a converted model, an assembled draft, the
+local server's state, a results file) is written with `writing_folder` or `writing_file`: built under a fresh
+temporary name beside it and published with one rename, so a reader (another process, a later run) finds either
+nothing or the whole thing, never half of it, also when the writer is killed part-way or two write at once.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as parent:
+    ...     with writing_folder(Path(parent) / "model") as folder:
+    ...         _ = (folder / "config.json").write_text("{}")
+    ...     sorted(p.name for p in Path(parent).iterdir()), (Path(parent) / "model" / "config.json").read_text()
+    (['model'], '{}')
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO
+
+__all__ = ["ASSETS", "BENCHMARKS_DIR", "CATALOG_PATH", "MODELS_DIR", "PROMPTS_DIR", "QUIZ_DIR", "SCREENSHOTS_DIR",
+           "SOURCE_ROOT", "TRACES_DIR", "cache_dir", "write_text_atomically", "writing_file", "writing_folder"]
+
+CACHE_ENV = "SPECVIZ_CACHE"
+
+_PACKAGE = Path(__file__).resolve().parent.parent  # specviz/, above core/
+
+
+def _find_assets() -> Path:
+    """The assets folder: inside the package when installed from a wheel, else next to the package."""
+    installed = _PACKAGE / "assets"
+    return installed if (installed / "catalog.yaml").is_file() else _PACKAGE.parent / "assets"
+
+
+ASSETS = _find_assets()
+CATALOG_PATH = ASSETS / "catalog.yaml"
+TRACES_DIR = ASSETS / "traces"  # example traces: <name>.json and <name>.baseline.json
+QUIZ_DIR = ASSETS / "quiz"  # the bundled quiz bank, *.yaml
+PROMPTS_DIR = ASSETS / "prompts"  # bench prompt suites, *.yaml
+MODELS_DIR = ASSETS / "models"  # the trained drafts, one folder each
+BENCHMARKS_DIR = ASSETS / "benchmarks"  # committed bench results, <run>/results.json
+SCREENSHOTS_DIR = ASSETS / "screenshots"
+LOCALE_DIR = ASSETS / "locale"  # gettext catalogs: <locale>/LC_MESSAGES/specviz.po and .mo
+CONFUSABLES_PATH = ASSETS / "unicode" / "confusables.json"  # Unicode's look-alike prototypes (UTS #39), for names
+
+# The checkout that holds app.py and pages/ (for scripts that start the app), or None in a wheel install.
+SOURCE_ROOT: Path | None = _PACKAGE.parent if (_PACKAGE.parent / "app.py").is_file() else None
+
+
+def cache_dir() -> Path:
+    """Where converted models and other per-user files live: $SPECVIZ_CACHE, else ~/.cache/specviz."""
+    return Path(os.environ.get(CACHE_ENV) or Path.home() / ".cache" / "specviz").expanduser()
+
+
+# ---- writing: whole or not at all ----------------------------------------------------------------------------------
+
+STALE_SECONDS = 24 * 3600  # a temporary folder this old was left by a writer that was killed: removed
+
+
+@contextmanager
+def writing_folder(final: str | Path, complete: Callable[[Path], bool] | None = None) -> Iterator[Path]:
+    """A fresh, empty folder to fill (a unique name beside `final`), published at `final` with one rename when the
+    block ends without an error; removed, with everything in it, when it raises or is interrupted.
+
+    `final` is never missing once published and never half-written: the files are flushed to disk first, and the
+    rename is atomic. When another writer published `final` first, theirs is kept and this one is discarded, so
+    callers name `final` by its content (a version, a stamp of its source). Only a folder at `final` that
+    `complete(final)` says is not whole (left by something other than this function) is replaced. A writer killed
+    with SIGKILL leaves only its temporary folder, which the next writer beside it removes once it is a day old.
+    """
+    final = Path(final)
+    final.parent.mkdir(parents=True, exist_ok=True)
+    _sweep_stale(final)
+    temporary = Path(tempfile.mkdtemp(prefix=f".{final.name}.", suffix=".partial", dir=final.parent))
+    try:
+        os.chmod(temporary, 0o755)  # mkdtemp makes it private; a published folder reads like any other
+        yield temporary
+        _sync_tree(temporary)
+        _publish(temporary, final, complete)
+    except BaseException:
+        shutil.rmtree(temporary, ignore_errors=True)
+        raise
+
+
+def _publish(temporary: Path, final: Path, complete: Callable[[Path], bool] | None) -> None:
+    for _attempt in range(5):
+        try:
+            os.rename(temporary, final)  # onto nothing (or an empty folder): atomic
+        except OSError:
+            if not final.is_dir():
+                raise
+            if complete is None or complete(final):
+                shutil.rmtree(temporary, ignore_errors=True)  # another writer's whole folder is there: keep theirs
+                return
+            aside = Path(tempfile.mkdtemp(prefix=f".{final.name}.", suffix=".broken", dir=final.parent))
+            try:
+                os.rename(final, aside)  # not whole: moved out of the way (onto an empty folder: atomic) and removed
+            except OSError:
+                pass  # another writer moved or replaced it first: look again
+            shutil.rmtree(aside, ignore_errors=True)
+        else:
+            _sync_folder(final.parent)
+            return
+    raise OSError(f"{final} keeps being replaced by other writers")
+
+
+@contextmanager
+def writing_file(final: str | Path, binary: bool = False, encoding: str = "utf-8") -> Iterator[IO]:
+    """An open temporary file beside `final` (text, or bytes when `binary`), which replaces `final` in one rename
+    when the block ends without an error, after a flush and fsync; removed when it raises. A reader sees the old
+    file or the new one whole, never a torn one; with two writers, the last to finish wins."""
+    final = Path(final)
+    final.parent.mkdir(parents=True, exist_ok=True)
+    handle, name = tempfile.mkstemp(prefix=f".{final.name}.", suffix=".tmp", dir=final.parent)
+    temporary = Path(name)
+    try:
+        with open(handle, "wb" if binary else "w", encoding=None if binary else encoding) as file:
+            yield file
+            file.flush()
+            os.fsync(file.fileno())
+        os.chmod(temporary, _mode_of(final, 0o644))  # mkstemp makes it private; keep the mode of what it replaces
+        os.replace(temporary, final)
+        _sync_folder(final.parent)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+
+
+def write_text_atomically(final: str | Path, text: str, encoding: str = "utf-8") -> Path:
+    """`final.write_text(text)`, but whole or not at all (`writing_file`)."""
+    with writing_file(final, encoding=encoding) as file:
+        file.write(text)
+    return Path(final)
+
+
+def _sweep_stale(final: Path) -> None:
+    """Remove the temporary folders of killed writers of `final` (older than STALE_SECONDS)."""
+    now = time.time()
+    for left in [*final.parent.glob(f".{final.name}.*.partial"), *final.parent.glob(f".{final.name}.*.broken")]:
+        try:
+            if now - left.stat().st_mtime > STALE_SECONDS:
+                shutil.rmtree(left, ignore_errors=True)
+        except OSError:
+            pass
+
+
+def _sync_tree(folder: Path) -> None:
+    """fsync every file under `folder`, then the folders, so a rename publishes contents that are on disk."""
+    for root, _dirs, files in os.walk(folder):
+        for name in files:
+            with open(os.path.join(root, name), "rb") as file:
+                os.fsync(file.fileno())
+        _sync_folder(Path(root))
+
+
+def _sync_folder(folder: Path) -> None:
+    try:
+        descriptor = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(descriptor)
+    except OSError:
+        pass  # some file systems cannot sync a folder; the rename is still atomic
+    finally:
+        os.close(descriptor)
+
+
+def _mode_of(path: Path, default: int) -> int:
+    try:
+        return path.stat().st_mode & 0o777
+    except OSError:
+        return default

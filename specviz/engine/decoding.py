@@ -1,0 +1,351 @@
+"""The speculative loop: propose, score, verify, rewind, emit. One function per step, in the papers' order.
+
+    trace = speculative_generate(target, draft, input_ids, k=4, temperature=0.7, seed=1)
+
+`draft` is a causal LM (wrapped in a `DraftModelProposer`) or any `Proposer`. Randomness comes only from a
+`torch.Generator` seeded with `seed`, so the same call gives the same trace. `verifier` defaults to the exact
+rule; the Exactness lab passes deliberately broken rules through the same loop. Target-only decoding
+(`specviz.engine.baseline`) is this loop with nothing drafted: each step is then one target forward and one token.
+
+The step itself (`SpeculativeDecoder.step`) only decides; what it decided (`StepOutcome`) goes to a
+`specviz.engine.recording.TraceRecorder`, which adds token texts and top-10 lists and builds the `Trace`.
+
+With `tree_nodes` > 0 a proposer that can branch drafts a tree (`specviz.engine.tree`, EAGLE-2 style) instead of a chain:
+the same five steps, with one target forward over the whole tree, the tree rule (`specviz.engine.tree_verifier`) and a
+cache compaction that keeps only the accepted path. `tree_nodes=0` is the chain, untouched.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import torch
+from transformers import PreTrainedModel
+
+from specviz.engine.kinds import Mode, StopReason
+from specviz.engine.generation import (Clock, GenerationSettings, append_until_stop, check_context, default_clock, eos_ids,
+                                prompt_ids, synchronize)
+from specviz.core.text import template_tokens
+from specviz.engine.kvcache import CachedModel
+from specviz.engine.limits import TREE_NODES_RANGE, TREE_WIDTH_RANGE
+from specviz.engine.proposers import DraftModelProposer, Proposal, Proposer
+from specviz.engine.recording import StepOutcome, TraceRecorder
+from specviz.engine.trace import EmittedToken, Trace, TokenKind
+from specviz.engine.tree import DraftTree
+from specviz.engine.tree_verifier import TreeVerifier, TreeVerifyResult, verify_tree
+from specviz.engine.verifier import Verifier, VerifyResult, verify
+
+StepObserver = Callable[[StepOutcome], None]
+
+
+def speculative_generate(
+    target: PreTrainedModel,
+    draft: PreTrainedModel | Proposer,
+    input_ids: Sequence[int] | torch.Tensor,
+    *,
+    k: int = 4,
+    max_new_tokens: int = 64,
+    temperature: float = 0.0,
+    top_k: int = 0,
+    top_p: float = 1.0,
+    seed: int = 0,
+    tokenizer=None,
+    eos_token_id: int | Sequence[int] | None = None,
+    verifier: Verifier = verify,
+    record: bool = True,
+    clock: Clock = default_clock,
+    draft_length=None,
+    on_step: StepObserver | None = None,
+    deadline: float | None = None,
+    tree_nodes: int = 0,
+    tree_width: int = 4,
+    tree_verifier: TreeVerifier = verify_tree,
+) -> Trace:
+    """Generate up to `max_new_tokens` tokens after `input_ids` by speculative decoding; return the trace.
+
+    `tree_nodes` > 0 drafts a tree of at most that many nodes, depth at most K and at most `tree_width` children
+    per node (a proposer that cannot branch keeps drafting a chain); `tree_verifier` judges it (the exact
+    `verify_tree` unless the Exactness lab passes a broken rule).
+
+    `draft_length` (a `specviz.engine.policies.DraftLength`) picks each step's K in place of the constant `k`.
+    With `record=False` the per-token details (top-10 lists, token text) are left out of the steps, so the
+    cost of recording can itself be measured; the decisions, kinds and timings stay. `on_step` is called with
+    each `StepOutcome` as soon as it is decided (for progress displays). With `deadline` (a `clock()` value) the
+    run stops cleanly after the step that passes it, with `stop_reason` "deadline" and the partial trace.
+    """
+    settings = GenerationSettings(max_new_tokens, temperature, top_k, top_p, seed, k)
+    tree = TreeShape(tree_nodes, tree_width, tree_verifier)
+    proposer = draft if isinstance(draft, Proposer) else DraftModelProposer(draft, target.config.vocab_size)
+    return decode(target, proposer, input_ids, settings, tokenizer=tokenizer, eos_token_id=eos_token_id,
+                  verifier=verifier, record=record, clock=clock, draft_length=draft_length, on_step=on_step,
+                  deadline=deadline, tree=tree)
+
+
+@dataclass(frozen=True)
+class TreeShape:
+    """How big a draft tree may grow: at most `nodes` nodes (0 = draft a chain), `width` children per node; and the
+    rule that judges it. Checked on construction (a bad value is a ValueError with one sentence)."""
+
+    nodes: int = 0
+    width: int = 4
+    verifier: TreeVerifier = verify_tree
+
+    def __post_init__(self) -> None:
+        for name, value, (lo, hi) in (("tree_nodes", self.nodes, TREE_NODES_RANGE),
+                                      ("tree_width", self.width, TREE_WIDTH_RANGE)):
+            if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+                raise ValueError(f"{name} must be a whole number from {lo} to {hi} (got {value!r}).")
+
+    def settings(self) -> dict:
+        """What the trace's settings record: nothing for a chain, so chain traces stay as they were."""
+        return {"tree_nodes": self.nodes, "tree_width": self.width} if self.nodes else {}
+
+
+def decode(target: PreTrainedModel, proposer: Proposer, input_ids: Sequence[int] | torch.Tensor,
+           settings: GenerationSettings, *, mode: Mode = Mode.SPECULATIVE, tokenizer=None,
+           eos_token_id: int | Sequence[int] | None = None, verifier: Verifier = verify, record: bool = True,
+           clock: Clock = default_clock, draft_length=None, on_step: StepObserver | None = None,
+           deadline: float | None = None, tree: TreeShape | None = None) -> Trace:
+    """The loop both `speculative_generate` and `autoregressive_generate` run: prefill, then steps until a stop."""
+    prompt = prompt_ids(input_ids, target)
+    check_context(target, len(prompt), settings)
+    eos = eos_ids(target, tokenizer, eos_token_id)
+    tree = tree or TreeShape()
+    decoder = SpeculativeDecoder(target, proposer, settings, eos, verifier, clock, draft_length,
+                                 template_tokens(tokenizer) - eos, tree)
+    recorder = TraceRecorder(tokenizer, record)
+    start = clock()
+    decoder.prefill(prompt)
+    prefill_seconds = clock() - start
+    sequence, output, stop = list(prompt), [], ""
+    while not stop:
+        outcome = decoder.step(sequence, output)
+        recorder.observe(outcome)
+        if on_step is not None:
+            on_step(outcome)
+        stop = outcome.stop or (StopReason.DEADLINE if deadline is not None and clock() > deadline else "")
+    return recorder.trace(mode, {**settings.to_dict(), **tree.settings(), "proposer": proposer.name}, prompt, output, stop,
+                          prefill_seconds, wall_seconds=clock() - start)
+
+
+class SpeculativeDecoder:
+    """One generation's state: the target's cached runner, the proposer, the generator and the settings."""
+
+    def __init__(self, target: PreTrainedModel, proposer: Proposer, settings: GenerationSettings, eos: set[int],
+                 verifier: Verifier = verify, clock: Clock = default_clock, draft_length=None,
+                 template: set[int] = frozenset(), tree: TreeShape | None = None):
+        self.target = CachedModel(target)
+        self.proposer = proposer
+        self.settings = settings
+        self.sampling = settings.sampling
+        self.generator = settings.generator()
+        self.eos = eos
+        self.verifier = verifier
+        self.clock = clock
+        self.vocab_size = target.config.vocab_size
+        self.draft_length = draft_length  # a specviz.engine.policies.DraftLength, or None for the constant settings.k
+        self.template = template  # chat-template markers such as <|im_start|>: a model writes them around answers
+        self.tree = tree or TreeShape()
+        self.chain_shape, self.tree_shape = ChainStep(self), TreeStep(self)
+
+    def prefill(self, prompt: list[int]) -> None:
+        """Fill both caches with the prompt except its last token, which the first step feeds."""
+        self.proposer.reset()
+        if self.draft_length is not None:
+            self.draft_length.reset()
+        self.target.reset()
+        self.target.prefill(prompt, features=self.proposer.needs_target_features)
+        if self.target.last_hidden is not None:
+            self.proposer.observe_target(0, self.target.last_hidden)
+        self.proposer.prefill(prompt)
+        synchronize(self.target.device)
+
+    def step(self, sequence: list[int], output: list[int]) -> StepOutcome:
+        """One round; extends `sequence` and `output` in place with what it emits. The five steps are the same for a
+        chain and a tree; `ChainStep` and `TreeStep` hold what differs (what is drafted, scored, kept)."""
+        shape = self.tree_shape if self.tree.nodes and self.proposer.can_branch else self.chain_shape
+        t0, before = self.clock(), (len(self.target), self.proposer.cache_length())
+        # 1. propose: K drafts (a chain) or a tree of at most N nodes and depth K, never past the token limit
+        draft = shape.propose(sequence, len(output))
+        t1 = self.clock() if draft.size else t0  # nothing drafted (target-only decoding): no draft time
+        # 2. score: one target forward over the last token and every draft -> p at each drafted position and one more
+        target_probs = shape.score(sequence, draft)
+        t2 = self.clock()
+        # 3. verify: the rule keeps a prefix (a path) of the drafts and samples the recovered or bonus token
+        verdict = shape.verify(target_probs, draft)
+        if self.draft_length is not None:
+            self.draft_length.observe(draft.depth, verdict.n_accepted)
+        # 4. rewind: both caches keep the sequence plus the accepted drafts, nothing after them
+        kept_length = len(sequence) + verdict.n_accepted
+        shape.rewind(kept_length, verdict)
+        if self.proposer.needs_target_features:  # a feature drafter gets the target's states of the kept tokens
+            start = self.target.last_start
+            self.proposer.observe_target(start, self.target.last_hidden[: kept_length - start])
+        # 5. emit: the accepted drafts, then the recovered or bonus token; stop at EOS or max_new_tokens
+        drafts, draft_probs, line_probs, line = shape.line(draft, target_probs, verdict)
+        kept, stop = append_until_stop(output, emitted_tokens(drafts, draft_probs, line_probs, line), self.eos,
+                                       self.settings.max_new_tokens)
+        sequence.extend(t.token_id for t in kept)
+        return StepOutcome(
+            drafts, draft_probs, line_probs, line, kept, stop, context_length=len(sequence) - len(kept),
+            proposer=self.proposer.name, target_cache=(before[0], len(self.target)),
+            draft_cache=(before[1], self.proposer.cache_length()), draft_seconds=t1 - t0, verify_seconds=t2 - t1,
+            overhead_seconds=self.clock() - t2, **shape.record(draft, target_probs, verdict))
+
+    def depth(self, n_emitted: int) -> int:
+        """How deep this round may draft: the policy's K or the constant one, never past the token limit."""
+        wanted = self.settings.k if self.draft_length is None else self.draft_length.next_k()
+        return min(wanted or 0, self.settings.max_new_tokens - n_emitted - 1)
+
+
+@dataclass
+class ChainDraft:
+    """A chain's proposal: the drafted tokens (K) and their q (K, V)."""
+
+    tokens: list[int]
+    draft_probs: torch.Tensor
+
+    @property
+    def size(self) -> int:
+        return len(self.tokens)
+
+    depth = size
+
+
+class ChainStep:
+    """What a chain round does at each of the five steps of `SpeculativeDecoder.step`."""
+
+    def __init__(self, decoder: SpeculativeDecoder):
+        self.d = decoder
+
+    def propose(self, sequence: list[int], n_emitted: int) -> ChainDraft:
+        """The drafted tokens and their q.
+
+        A proposal ends at its first end-of-text token: nothing after it could ever be emitted, so drafts past it
+        would only be scored and thrown away (exact: those drafts are never reached or never emitted).
+        A deterministic proposal (n-gram lookup, q a point mass) also ends just before a chat-template marker
+        (`<|im_start|>`), which lookup copies from the template in the prompt but a model never writes inside its
+        answer: cutting a deterministic proposal is just another deterministic proposer, so the rule stays exact.
+        A sampled draft is never cut for what it is: dropping x after drawing it from q would emit p minus a part
+        of the residual plus q(marker)·p, not p."""
+        d = self.d
+        k = d.depth(n_emitted)
+        proposal = d.proposer.propose(sequence, k, d.sampling, d.generator) if k > 0 else Proposal([], None)
+        drafts = proposal.tokens[:k]
+        markers = d.template if proposal.draft_probs is None else frozenset()
+        end = next((i for i, token in enumerate(drafts) if token in d.eos or token in markers), None)
+        if end is not None:
+            drafts = drafts[: end + (drafts[end] in d.eos)]
+        synchronize(d.target.device)
+        return ChainDraft(drafts, draft_distributions(proposal, drafts, d.vocab_size))
+
+    def score(self, sequence: list[int], draft: ChainDraft) -> torch.Tensor:
+        """p at the K+1 positions after the sequence's last token and each draft (K+1, V), from one forward."""
+        d = self.d
+        logits = d.target.feed(sequence, draft.tokens, keep=draft.size + 1, features=d.proposer.needs_target_features)
+        target_probs = d.sampling.probs(logits).cpu()
+        synchronize(d.target.device)
+        return target_probs
+
+    def verify(self, target_probs: torch.Tensor, draft: ChainDraft) -> VerifyResult:
+        return self.d.verifier(target_probs, draft.draft_probs, draft.tokens, generator=self.d.generator)
+
+    def rewind(self, length: int, verdict: VerifyResult) -> None:
+        """Forget everything after the first `length` tokens in both caches."""
+        self.d.target.rewind(length)
+        self.d.proposer.rollback(length)
+
+    def line(self, draft: ChainDraft, target_probs: torch.Tensor, verdict: VerifyResult
+             ) -> tuple[list[int], torch.Tensor, torch.Tensor, VerifyResult]:
+        return draft.tokens, draft.draft_probs, target_probs, verdict
+
+    def record(self, draft: ChainDraft, target_probs: torch.Tensor, verdict: VerifyResult) -> dict:
+        return {}
+
+
+class TreeStep:
+    """What a tree round does at each of the five steps: one forward over the whole tree (tree mask, per-node
+    positions), the recursive tree rule, and a cache compaction that keeps only the accepted path."""
+
+    def __init__(self, decoder: SpeculativeDecoder):
+        self.d = decoder
+
+    def propose(self, sequence: list[int], n_emitted: int) -> DraftTree:
+        """A draft tree of depth at most K. Greedy trees take the draft's top tokens; sampled ones draw children from
+        q without replacement, unless the tree rule says it wants top tokens (`takes_top_children`: the Exactness
+        lab's broken rule)."""
+        d = self.d
+        depth = d.depth(n_emitted)
+        sampled = not d.sampling.greedy and not getattr(d.tree.verifier, "takes_top_children", False)
+        if depth <= 0:
+            return DraftTree([], [], torch.zeros(0, d.vocab_size), sampled)
+        tree = d.proposer.propose_tree(sequence, max_nodes=d.tree.nodes, max_depth=depth, width=d.tree.width,
+                                       sampling=d.sampling, generator=d.generator, sampled=sampled,
+                                       stop_tokens=frozenset(d.eos))
+        synchronize(d.target.device)
+        if not len(tree):
+            return DraftTree([], [], torch.zeros(0, d.vocab_size), sampled)
+        return tree
+
+    def score(self, sequence: list[int], tree: DraftTree) -> torch.Tensor:
+        """p at the root and every node (N+1, V), from one forward with the tree mask."""
+        d = self.d
+        logits = d.target.feed_tree(sequence, tree, features=d.proposer.needs_target_features)
+        target_probs = d.sampling.probs(logits).cpu()
+        synchronize(d.target.device)
+        return target_probs
+
+    def verify(self, target_probs: torch.Tensor, tree: DraftTree) -> TreeVerifyResult:
+        return self.d.tree.verifier(target_probs, tree, generator=self.d.generator)
+
+    def rewind(self, length: int, verdict: TreeVerifyResult) -> None:
+        """Both caches keep the sequence plus the accepted path, nothing else of the tree."""
+        self.d.target.keep_path(verdict.path)
+        self.d.proposer.keep_tree_path(length, verdict.path)
+
+    def line(self, tree: DraftTree, target_probs: torch.Tensor, verdict: TreeVerifyResult
+             ) -> tuple[list[int], torch.Tensor, torch.Tensor, VerifyResult]:
+        return main_line(tree, target_probs, verdict)
+
+    def record(self, tree: DraftTree, target_probs: torch.Tensor, verdict: TreeVerifyResult) -> dict:
+        return {"tree": tree, "tree_verdict": verdict, "tree_target_probs": target_probs}
+
+
+def main_line(tree: DraftTree, target_probs: torch.Tensor, verdict: TreeVerifyResult
+              ) -> tuple[list[int], torch.Tensor, torch.Tensor, VerifyResult]:
+    """The tree step seen as a chain, for everything that reads chains (decisions, emitted tokens, metrics): the
+    accepted path, then the first child tried below it if that was rejected. Returns its drafts (K), their q
+    (K, V), p before each and after the last (K+1, V) and a chain verdict with the tree's recovered or bonus token.
+    The whole tree is in the step's tree record."""
+    line = list(verdict.path)
+    after = verdict.tested[verdict.tested.index(line[-1]) + 1:] if line else verdict.tested
+    if after:
+        line.append(after[0])  # the first rejected child below the path
+    rows = [0] + [node + 1 for node in line]
+    order = {node: i for i, node in enumerate(verdict.tested)}
+    chain = VerifyResult(verdict.n_accepted, [verdict.uniforms[order[n]] for n in line],
+                         [verdict.accept_probs[order[n]] for n in line], verdict.next_token, verdict.next_kind,
+                         verdict.next_dist)
+    draft_probs = tree.draft_probs[line] if line else torch.zeros(0, target_probs.shape[-1])
+    return [tree.tokens[n] for n in line], draft_probs, target_probs[rows], chain
+
+
+def emitted_tokens(drafts: list[int], draft_probs: torch.Tensor, target_probs: torch.Tensor,
+                   verdict: VerifyResult) -> list[EmittedToken]:
+    """The accepted drafts, then the recovered or bonus token (a plain target token when nothing was drafted)."""
+    n = verdict.n_accepted
+    tokens = [EmittedToken(x, "", TokenKind.ACCEPTED, float(target_probs[i, x]), float(draft_probs[i, x]),
+                           verdict.uniforms[i]) for i, x in enumerate(drafts[:n])]
+    kind = verdict.next_kind if drafts else TokenKind.TARGET
+    tokens.append(EmittedToken(verdict.next_token, "", kind, float(target_probs[n, verdict.next_token])))
+    return tokens
+
+
+def draft_distributions(proposal: Proposal, drafts: list[int], vocab_size: int) -> torch.Tensor:
+    """q for each drafted position (K, V); a deterministic proposer's q is a point mass on its guess."""
+    if proposal.draft_probs is not None:
+        return proposal.draft_probs[: len(drafts)]
+    q = torch.zeros(len(drafts), vocab_size)
+    q[torch.arange(len(drafts)), torch.tensor(drafts, dtype=torch.long)] = 1.0
+    return q

@@ -1,0 +1,185 @@
+"""What the speculative loop and the target-only baseline share: checked settings, stop rules, token text,
+top-k summaries and honest timing."""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import asdict, dataclass
+
+import torch
+
+from specviz.engine.kinds import StopReason
+from specviz.engine.limits import K_RANGE, MAX_NEW_TOKENS_RANGE, TOP_N
+from specviz.engine.sampling import SamplingConfig
+from specviz.engine.trace import EmittedToken, TokenProb
+
+__all__ = ["K_RANGE", "MAX_NEW_TOKENS_RANGE", "TOP_N", "Clock", "GenerationSettings", "TokenTexts",
+           "append_until_stop", "check_context", "default_clock", "eos_ids", "one_torch_thread", "prompt_ids",
+           "synchronize", "top_tokens", "torch_threads"]
+
+Clock = Callable[[], float]
+
+
+@dataclass(frozen=True)
+class GenerationSettings:
+    """The knobs of one generation, checked on construction (a bad value is a ValueError with one sentence)."""
+
+    max_new_tokens: int = 64
+    temperature: float = 0.0
+    top_k: int = 0
+    top_p: float = 1.0
+    seed: int = 0
+    k: int | None = None  # drafted tokens per step; None for target-only decoding
+
+    def __post_init__(self) -> None:
+        if self.k is not None and not (isinstance(self.k, int) and K_RANGE[0] <= self.k <= K_RANGE[1]):
+            raise ValueError(f"K must be a whole number from {K_RANGE[0]} to {K_RANGE[1]} (got {self.k}).")
+        lo, hi = MAX_NEW_TOKENS_RANGE
+        if not (isinstance(self.max_new_tokens, int) and lo <= self.max_new_tokens <= hi):
+            raise ValueError(f"max_new_tokens must be a whole number from {lo} to {hi} (got {self.max_new_tokens}).")
+        self.sampling  # validates temperature, top_k, top_p
+
+    @property
+    def sampling(self) -> SamplingConfig:
+        return SamplingConfig(self.temperature, self.top_k, self.top_p)
+
+    def generator(self) -> torch.Generator:
+        """The only source of randomness in a generation: same seed, same trace."""
+        return torch.Generator().manual_seed(int(self.seed))
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def prompt_ids(input_ids: Sequence[int] | torch.Tensor, model) -> list[int]:
+    """The prompt as a list of ids, checked: not empty, and short enough for the model's context."""
+    if isinstance(input_ids, torch.Tensor):
+        if input_ids.dim() == 2 and input_ids.shape[0] == 1:
+            input_ids = input_ids[0]
+        if input_ids.dim() != 1:
+            raise ValueError("input_ids must be one sequence (a 1-D list or tensor of token ids).")
+        input_ids = input_ids.tolist()
+    ids = [int(i) for i in input_ids]
+    if not ids:
+        raise ValueError("The prompt is empty: give at least one token.")
+    return ids
+
+
+def check_context(model, n_prompt: int, settings: GenerationSettings) -> None:
+    limit = getattr(model.config, "max_position_embeddings", None)
+    need = n_prompt + settings.max_new_tokens + (settings.k or 0)
+    if limit and need > limit:
+        raise ValueError(
+            f"The prompt has {n_prompt} tokens; with {settings.max_new_tokens} new tokens it needs {need} positions, "
+            f"more than the model's context of {limit}."
+        )
+
+
+def eos_ids(model, tokenizer=None, eos_token_id: int | Sequence[int] | None = None) -> set[int]:
+    """The ids that end a generation: the ones given, else the model's generation config, else the tokenizer's."""
+    for source in (eos_token_id, getattr(model.generation_config, "eos_token_id", None),
+                   getattr(tokenizer, "eos_token_id", None)):
+        if source is not None:
+            return {int(source)} if isinstance(source, int) else {int(i) for i in source}
+    return set()
+
+
+class TokenTexts:
+    """Decoded text of single tokens, memoised (a tokenizer call per token would dominate a fast step)."""
+
+    def __init__(self, tokenizer=None):
+        self.tokenizer = tokenizer
+        self._cache: dict[int, str] = {}
+
+    def __call__(self, token_id: int) -> str:
+        if token_id not in self._cache:
+            if self.tokenizer is None:
+                self._cache[token_id] = f"<{token_id}>"
+            else:
+                self._cache[token_id] = self.tokenizer.decode([token_id], skip_special_tokens=False)
+        return self._cache[token_id]
+
+    def text(self, ids: list[int]) -> str:
+        if self.tokenizer is None:
+            return "".join(self(i) for i in ids)
+        return self.tokenizer.decode(ids, skip_special_tokens=True)
+
+
+def top_tokens(probs: torch.Tensor, texts: TokenTexts, n: int = TOP_N) -> list[TokenProb]:
+    """The n most likely tokens of a distribution (V,), zero-probability tokens left out."""
+    values, ids = torch.topk(probs, min(n, probs.shape[-1]))
+    return [TokenProb(int(i), texts(int(i)), float(v)) for v, i in zip(values.tolist(), ids.tolist()) if v > 0]
+
+
+def append_until_stop(output: list[int], new: list[EmittedToken], eos: set[int], max_new_tokens: int
+                      ) -> tuple[list[EmittedToken], str]:
+    """Append tokens to `output` until EOS (kept) or max_new_tokens; return what was kept and the stop reason
+    ("" while the generation goes on)."""
+    kept = []
+    for token in new:
+        if len(output) >= max_new_tokens:
+            return kept, StopReason.MAX_NEW_TOKENS
+        output.append(token.token_id)
+        kept.append(token)
+        if token.token_id in eos:
+            return kept, StopReason.EOS
+    return kept, StopReason.MAX_NEW_TOKENS if len(output) >= max_new_tokens else ""
+
+
+def synchronize(device: torch.device) -> None:
+    """Wait for queued GPU work, so a timer around it measures the work and not the launch. On CUDA every GPU is
+    synchronised: a model sharded with device_map="auto" runs its last layers on another GPU than its first."""
+    if device.type == "cuda":
+        for index in range(torch.cuda.device_count()):
+            torch.cuda.synchronize(index)
+    elif device.type == "mps":
+        torch.mps.synchronize()
+
+
+def default_clock() -> float:
+    return time.perf_counter()
+
+
+_THREADS_LOCK = threading.Lock()
+_THREADS_USERS = 0
+_THREADS_BEFORE = 0
+
+
+@contextlib.contextmanager
+def torch_threads(n: int | None) -> Iterator[None]:
+    """Run torch on `n` threads inside the block (None: leave it as it is). Blocks overlap (two browser sessions,
+    the lab and the bench, each in its own thread), and torch's count is per thread in some builds and shared in
+    others, so a plain save-and-restore can put back another block's setting. Here the first block in saves the
+    process's own count, and every block puts that count back in its thread when it leaves.
+
+    >>> before = torch.get_num_threads()
+    >>> with torch_threads(1):
+    ...     with torch_threads(1):
+    ...         inside = torch.get_num_threads()
+    >>> inside, torch.get_num_threads() == before
+    (1, True)
+    """
+    global _THREADS_USERS, _THREADS_BEFORE
+    if n is None:
+        yield
+        return
+    with _THREADS_LOCK:
+        if _THREADS_USERS == 0:
+            _THREADS_BEFORE = torch.get_num_threads()
+        _THREADS_USERS += 1
+        torch.set_num_threads(n)
+    try:
+        yield
+    finally:
+        with _THREADS_LOCK:
+            _THREADS_USERS -= 1
+            torch.set_num_threads(_THREADS_BEFORE)  # the process's own count, never another block's
+
+
+def one_torch_thread(active: bool = True) -> contextlib.AbstractContextManager:
+    """One torch thread inside the block when `active` (tiny models spend more time handing work between threads
+    than computing): `torch_threads(1)`."""
+    return torch_threads(1 if active else None)

@@ -1,0 +1,197 @@
+"""Draft-length policies: how many tokens to draft in the next step (K), decided step by step.
+
+    trace = speculative_generate(target, proposer, ids, k=4, draft_length=Heuristic(start=4))
+
+The engine asks `next_k()` before each step and reports `observe(drafted, accepted)` after verification; the
+step's `k` in the trace is what was actually drafted. A policy changes only *how many* tokens are drafted, never
+how they are verified, so every policy keeps the output exactly the target's (identical under greedy decoding,
+identically distributed under sampling).
+
+  constant    always K (the engine's default, written out)
+  heuristic   transformers' "heuristic" schedule: K += 2 after a step whose drafts were all accepted, else K -= 1
+  threshold   draft up to K, but stop as soon as the draft's top probability falls below a threshold
+              (`confident(proposer, threshold)`: the decision needs the draft's distribution, so it is the
+              proposer's, in `Proposer.stops_here`)
+  optimal     K = argmax of the expected speedup (1 - α^(K+1)) / ((1 - α)(K c + 1)) for the measured c and an α
+              estimated from this generation's own accept/reject record (K = 0: don't speculate)
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from typing import Protocol, runtime_checkable
+
+from specviz.core.i18n import _
+from specviz.engine.limits import POLICIES
+from specviz.engine.proposers.base import Proposer
+from specviz.engine.theory import optimal_k
+
+DEFAULT_THRESHOLD = 0.4  # transformers' default assistant_confidence_threshold
+
+
+@runtime_checkable
+class DraftLength(Protocol):
+    """What the engine consults: the K of the next step, and what happened in the last one."""
+
+    name: str
+
+    def reset(self) -> None: ...
+
+    def next_k(self) -> int: ...
+
+    def observe(self, drafted: int, accepted: int) -> None: ...
+
+
+def _check_bounds(k_min: int, k_max: int) -> None:
+    if not (isinstance(k_min, int) and isinstance(k_max, int) and 0 <= k_min <= k_max <= 16):
+        raise ValueError(_("Draft-length bounds need 0 <= K min <= K max <= 16 (got {k_min} and {k_max}).",
+                           k_min=k_min, k_max=k_max))
+
+
+class Constant:
+    """Always draft `k` tokens."""
+
+    name = "constant"
+
+    def __init__(self, k: int):
+        _check_bounds(k, k)
+        self.k = k
+
+    def reset(self) -> None:
+        pass
+
+    def next_k(self) -> int:
+        return self.k
+
+    def observe(self, drafted: int, accepted: int) -> None:
+        pass
+
+
+class Heuristic:
+    """transformers' `num_assistant_tokens_schedule="heuristic"`: +2 after a fully accepted step, -1 otherwise,
+    kept within [k_min, k_max]. A step that drafted nothing (an n-gram miss) teaches nothing and changes nothing.
+
+    >>> h = Heuristic(start=4, k_max=8)
+    >>> h.observe(4, 4); h.next_k()
+    6
+    >>> h.observe(6, 2); h.next_k()
+    5
+    """
+
+    name = "heuristic"
+
+    def __init__(self, start: int = 4, k_min: int = 1, k_max: int = 16, grow: int = 2, shrink: int = 1):
+        _check_bounds(k_min, k_max)
+        if not k_min <= start <= k_max:
+            raise ValueError(_("The starting K must lie between {k_min} and {k_max} (got {start}).", k_min=k_min,
+                               k_max=k_max, start=start))
+        self.start, self.k_min, self.k_max, self.grow, self.shrink = start, k_min, k_max, grow, shrink
+        self.k = start
+
+    def reset(self) -> None:
+        self.k = self.start
+
+    def next_k(self) -> int:
+        return self.k
+
+    def observe(self, drafted: int, accepted: int) -> None:
+        if drafted == 0:
+            return
+        step = self.grow if accepted == drafted else -self.shrink
+        self.k = min(self.k_max, max(self.k_min, self.k + step))
+
+
+class OptimalK:
+    """K from the formula: `optimal_k(α̂, c)`, with c measured beforehand and α̂ estimated as the generation goes.
+
+    α̂ is the maximum-likelihood estimate under the formula's own i.i.d. model, smoothed by a prior worth
+    `prior_weight` tested drafts: a step that accepted a of its drafts and then rejected one tested a + 1 drafts
+    with a successes; a fully accepted step tested a drafts with a successes. When the formula says K = 0 (don't
+    speculate), one token is still drafted every `probe_every` steps, so a poor early estimate can recover.
+
+    >>> p = OptimalK(c=0.05, alpha=0.8)
+    >>> p.next_k()
+    8
+    >>> for _ in range(40): p.observe(8, 0)
+    >>> p.next_k(), round(p.alpha, 3)
+    (0, 0.038)
+    """
+
+    name = "optimal"
+
+    def __init__(self, c: float, alpha: float = 0.5, k_max: int = 16, prior_weight: float = 2.0,
+                 probe_every: int = 8):
+        _check_bounds(0, k_max)
+        if not (0.0 <= alpha <= 1.0 and math.isfinite(c) and c >= 0):
+            raise ValueError(_("The optimal-K policy needs 0 <= α <= 1 and a cost ratio c >= 0 (got {alpha}, {c}).",
+                               alpha=alpha, c=c))
+        self.c, self.prior_alpha, self.k_max = c, alpha, k_max
+        self.prior_weight, self.probe_every = prior_weight, probe_every
+        self.reset()
+
+    def reset(self) -> None:
+        self.successes = self.prior_alpha * self.prior_weight
+        self.trials = self.prior_weight
+        self.idle_steps = 0
+
+    @property
+    def alpha(self) -> float:
+        return self.successes / self.trials
+
+    def next_k(self) -> int:
+        k = optimal_k(self.alpha, self.c, k_max=self.k_max)
+        if k == 0:
+            self.idle_steps += 1
+            if self.idle_steps % self.probe_every == 0:
+                return 1
+        return k
+
+    def observe(self, drafted: int, accepted: int) -> None:
+        if drafted == 0:
+            return
+        self.successes += accepted
+        self.trials += accepted + (1 if accepted < drafted else 0)
+
+
+class Threshold(Constant):
+    """The "threshold" policy's K: a constant upper bound; the early stop is the proposer's (`confident`)."""
+
+    name = "threshold"
+
+
+def confident(proposer: Proposer, threshold: float = DEFAULT_THRESHOLD) -> Proposer:
+    """The same proposer, stopping each proposal once the draft's top probability falls below `threshold`.
+
+    The confidence is the draft's own softmax (temperature 1, no top-k / top-p), so it also works under greedy
+    decoding, where q itself is a point mass. The low-confidence position is not drafted: its forward is spent,
+    the target decides that token instead. Shorter proposals change nothing about exactness: the verifier handles
+    any number of drafts, including none. The copy shares the draft's weights but not its cache; `proposer` is left
+    as it was. Only model proposers (a draft model, layer-skip, EAGLE) have a q to be confident in.
+    """
+    if not 0.0 <= threshold <= 1.0:
+        raise ValueError(_("The confidence threshold must be between 0 and 1 (got {threshold}).", threshold=threshold))
+    if not proposer.has_draft_probs:
+        raise ValueError(_("The threshold policy needs a draft model's probabilities; '{name}' has none.",
+                           name=proposer.name))
+    twin = copy.copy(proposer)
+    twin.stop_below = threshold
+    twin.reset()  # its own cache (reset builds new state, never clears the original's)
+    return twin
+
+
+def make_policy(name: str, k: int, *, k_max: int = 16, c: float | None = None, alpha: float = 0.5) -> DraftLength:
+    """The policy called `name`, starting at (or fixed to) K = `k`; "optimal" needs the measured cost ratio c."""
+    if name == "constant":
+        return Constant(k)
+    if name == "heuristic":
+        return Heuristic(start=k, k_max=max(k, k_max))
+    if name == "threshold":
+        return Threshold(k)
+    if name == "optimal":
+        if c is None:
+            raise ValueError(_("The optimal-K policy needs the measured cost ratio c = draft forward / target "
+                               "forward."))
+        return OptimalK(c, alpha=alpha, k_max=k_max)
+    raise ValueError(_("Unknown draft-length policy '{name}': choose one of {choices}.", name=name,
+                       choices=", ".join(POLICIES)))

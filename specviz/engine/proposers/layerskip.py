@@ -1,0 +1,58 @@
+"""Layer-skip self-drafting: the target's own first L layers, its final norm and its LM head act as the draft.
+
+No extra weights: the draft model is a second model object of the same class whose modules *are* the target's
+(shared, not copied), built from a copy of the config with `num_hidden_layers = L`. The target's config is
+never touched. Untrained, an early exit agrees with the full model only now and then (LayerSkip and Kangaroo
+train for it), which makes it a good lesson in when speculation does not pay.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import torch
+from transformers import PreTrainedModel
+
+from specviz.core.i18n import _
+from specviz.engine.proposers.draft_model import DraftModelProposer
+
+
+def early_exit_model(target: PreTrainedModel, layers: int) -> PreTrainedModel:
+    """A model that runs the target's first `layers` decoder layers, sharing every weight with the target."""
+    total = target.config.num_hidden_layers
+    if not 1 <= layers < total:
+        raise ValueError(_("A layer-skip draft needs 1 to {most} layers of the target's {total} (got {layers}).",
+                           most=total - 1, total=total, layers=layers))
+    config = copy.deepcopy(target.config)
+    config.num_hidden_layers = layers
+    if getattr(config, "layer_types", None):
+        config.layer_types = config.layer_types[:layers]
+    with torch.device("meta"):
+        draft = type(target)(config)
+    draft.model.embed_tokens = target.model.embed_tokens
+    draft.model.layers = torch.nn.ModuleList(target.model.layers[:layers])
+    draft.model.norm = target.model.norm
+    draft.model.rotary_emb = target.model.rotary_emb
+    draft.lm_head = target.lm_head
+    draft.generation_config = target.generation_config
+    leftovers = [name for name, t in [*draft.named_parameters(), *draft.named_buffers()] if t.is_meta]
+    if leftovers:
+        raise ValueError(_("This model class cannot be split for layer-skip drafting ({name} is not shared).",
+                           name=leftovers[0]))
+    return draft.eval()
+
+
+class LayerSkipProposer(DraftModelProposer):
+    def __init__(self, target: PreTrainedModel, layers: int, vocab_size: int):
+        super().__init__(early_exit_model(target, layers), vocab_size, name=f"layerskip-{layers}")
+        self.layers = layers
+
+
+def default_layers(target: PreTrainedModel) -> int:
+    """A quarter of the target's layers (at least 1): cheap enough to pay, deep enough to agree sometimes."""
+    return max(1, target.config.num_hidden_layers // 4)
+
+
+def from_pair(pair, layers: int | None = None) -> LayerSkipProposer:
+    """The pair's target drafting with its first `layers` layers (None: `default_layers`); registry: "layerskip"."""
+    return LayerSkipProposer(pair.target, layers or default_layers(pair.target), pair.target.config.vocab_size)

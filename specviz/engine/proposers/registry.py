@@ -1,0 +1,152 @@
+"""Who can draft, declared once: each proposer's name, its label and note for the pages, whether it can branch into a
+tree, what a pair must bring for it, its own settings, and the factory that builds it.
+
+    >>> names()
+    ('draft', 'ngram', 'layerskip', 'eagle')
+    >>> get("ngram").can_branch, get("layerskip").setting_names
+    (False, ('layers',))
+
+Everything that names proposers reads this: `make_proposer`, the limits, the catalog's check, `RunSpec`, the CLI and
+the bench, and every menu (Playground, race, Speedup lab, Proposers page). A new proposer is one file with its class
+and a factory `from_pair(pair, **settings)`, plus one `register(...)` line below. Plain data: the factory is named
+by a 'module:function' string (or is a function that imports inside), so reading the registry loads no torch.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from specviz.core.i18n import N_, _
+
+
+@dataclass(frozen=True)
+class ProposerSetting:
+    """A setting of one proposer's own (a RunSpec field and URL name), a whole number in [lo, hi]. `label` is an
+    English message (marked with `N_`)."""
+
+    name: str
+    label: str
+    lo: int
+    hi: int
+
+
+@dataclass(frozen=True)
+class ProposerInfo:
+    """What one proposer is. `label` (a menu's capitalised entry), `phrase` (the same in lower case, as the race's
+    menu shows it) and `note` (one line under a picker) are English messages, marked with `N_`.
+
+    `factory(pair, **settings)` builds it for a loaded pair, with the values of its own `settings` (None for a
+    default); a 'module:function' string is imported only then. `needs` is what the pair must bring besides its
+    target: "draft" (a separate draft model), "eagle" (a trained EAGLE drafter), or None (nothing)."""
+
+    name: str
+    label: str
+    phrase: str
+    note: str
+    factory: str | Callable[..., Any]
+    can_branch: bool = False
+    needs: str | None = None
+    settings: tuple[ProposerSetting, ...] = ()
+
+    @property
+    def needs_draft_model(self) -> bool:
+        return self.needs == "draft"
+
+    @property
+    def setting_names(self) -> tuple[str, ...]:
+        return tuple(s.name for s in self.settings)
+
+    def make(self, pair, **settings: Any):
+        """The proposer for `pair`; settings it does not declare are ignored (callers pass the same ones to all)."""
+        factory = self.factory
+        if isinstance(factory, str):
+            module, _sep, function = factory.partition(":")
+            factory = getattr(importlib.import_module(module), function)
+        return factory(pair, **{name: settings.get(name) for name in self.setting_names})
+
+
+_REGISTRY: dict[str, ProposerInfo] = {}
+
+
+def register(info: ProposerInfo) -> ProposerInfo:
+    """Add a proposer (after the ones registered before it: that order is every list's). A name is registered once."""
+    if info.name in _REGISTRY:
+        raise ValueError(f"A proposer named '{info.name}' is registered already.")
+    _REGISTRY[info.name] = info
+    return info
+
+
+def unregister(name: str) -> None:
+    """Remove a proposer (a test's dummy, after the test)."""
+    _REGISTRY.pop(name, None)
+
+
+def names() -> tuple[str, ...]:
+    """Every proposer's name, in registration order."""
+    return tuple(_REGISTRY)
+
+
+def proposers() -> tuple[ProposerInfo, ...]:
+    return tuple(_REGISTRY.values())
+
+
+def get(name: str) -> ProposerInfo:
+    """The proposer called `name`; an unknown name is a ValueError with one sentence."""
+    if name not in _REGISTRY:
+        raise ValueError(_("Unknown proposer '{name}': choose one of {choices}.", name=name,
+                           choices=", ".join(_REGISTRY)))
+    return _REGISTRY[name]
+
+
+def can_branch(name: str) -> bool:
+    """Whether the proposer can draft a tree (False for a name not registered)."""
+    return name in _REGISTRY and _REGISTRY[name].can_branch
+
+
+def takes(name: str, setting: str) -> bool:
+    """Whether the proposer has the setting of its own (layer-skip's "layers")."""
+    return name in _REGISTRY and setting in _REGISTRY[name].setting_names
+
+
+def setting(name: str) -> ProposerSetting:
+    """A proposer's own setting by its name ("layers"), whichever proposer declares it."""
+    return next(s for info in _REGISTRY.values() for s in info.settings if s.name == name)
+
+
+def offered(drafters: Iterable[str] = ()) -> tuple[str, ...]:
+    """The proposers a pair can run that has `drafters` besides its target ("eagle", "draft"), best first: those
+    that draft with what the pair brings, in the order given, then those that need nothing, in registration order.
+
+    >>> offered(("eagle", "draft")), offered()
+    (('eagle', 'draft', 'ngram', 'layerskip'), ('ngram', 'layerskip'))
+    """
+    drafters = tuple(drafters)
+    own = [info.name for d in drafters for info in _REGISTRY.values() if info.needs == d]
+    return (*own, *(info.name for info in _REGISTRY.values() if info.needs is None))
+
+
+# ---- the built-in proposers (one line each) ---------------------------------------------------------------------
+
+register(ProposerInfo(
+    "draft", N_("Draft model"), N_("draft model"),
+    N_("**Draft model**: a small separate model guesses; for SmolLM2, its first 3 layers plus 1 trained layer."),
+    "specviz.engine.proposers.draft_model:from_pair", can_branch=True, needs="draft"))
+register(ProposerInfo(
+    "ngram", N_("N-gram lookup (no model)"), N_("n-gram lookup (no model)"),
+    N_("**N-gram lookup**: no model at all: it finds the last few words earlier in the text and copies what "
+       "followed them. It shines when the answer repeats the prompt."),
+    "specviz.engine.proposers.ngram:from_pair"))
+register(ProposerInfo(
+    "layerskip", N_("Layer-skip self-draft"), N_("layer-skip self-draft"),
+    N_("**Layer-skip**: the target's own first layers guess, untrained for it, so the guesses are rarely right: a "
+       "way to see speculation fail."),
+    "specviz.engine.proposers.layerskip:from_pair", can_branch=True,
+    settings=(ProposerSetting("layers", N_("Layers the layer-skip draft keeps (0 = a quarter)"), 0, 128),)))
+register(ProposerInfo(
+    "eagle", N_("EAGLE feature drafter (trained)"), N_("EAGLE feature drafter (trained)"),
+    N_("**EAGLE**: one small layer, trained here, that guesses the next tokens from the target's own hidden states "
+       "(its internal summary of the text so far)."),
+    "specviz.engine.proposers.eagle:from_pair", can_branch=True, needs="eagle"))

@@ -1,0 +1,374 @@
+"""Closed forms of speculative decoding: acceptance probability α, tokens per step, speedup, the best K.
+
+Everything here follows Leviathan et al. (2023), section 3, and is a pure function of numbers (torch, numpy and
+math only). Notation: p = target distribution, q = draft distribution, K = drafted tokens per step, alpha = the
+chance one draft is kept, E[beta] where beta = sum_x min(p(x), q(x)) at one position (not the measured accepted /
+drafted: see accepted_fraction), c = cost of one draft forward divided by the cost of one target forward.
+
+Assumptions behind the formulas, stated once:
+  * each drafted token is accepted with the same probability alpha, independently of the others (the "i.i.d."
+    assumption of the paper; real acceptance varies by position and context);
+  * verifying K drafts (one target forward over K+1 positions) costs the same as one ordinary target forward
+    (speedup_with_verify_cost and break_even_alpha take a verify cost instead; specviz.labs.roofline derives one from the
+    hardware and the batch size);
+  * the baseline is target-only autoregressive decoding with the same sampler: speedup = its time / ours.
+K = 0 means "do not speculate": one target forward per token, speedup exactly 1.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import torch
+
+from specviz.core.i18n import N_, _
+
+# ---- validation -------------------------------------------------------------------------------------------------
+
+
+def _check_alpha(alpha: float) -> float:
+    alpha = float(alpha)
+    if not 0.0 <= alpha <= 1.0:  # also rejects nan
+        raise ValueError(_("The acceptance probability α must be between 0 and 1 (got {alpha}).", alpha=alpha))
+    return alpha
+
+
+def _check_k(k: int, name: str = "K") -> int:
+    if isinstance(k, bool) or not float(k).is_integer():
+        raise ValueError(_("{name} must be a whole number of drafted tokens (got {k}).", name=_(name), k=k))
+    k = int(k)
+    if k < 0:
+        raise ValueError(_("{name} must be 0 or more drafted tokens per step (got {k}).", name=_(name), k=k))
+    return k
+
+
+def _check_c(c: float) -> float:
+    c = float(c)
+    if not (c >= 0.0 and math.isfinite(c)):
+        raise ValueError(_("The cost ratio c must be a finite number, 0 or more (got {c}).", c=c))
+    return c
+
+
+def _as_probs(x: Any, name: str) -> torch.Tensor:
+    t = torch.as_tensor(x, dtype=torch.float64)
+    if t.ndim == 0 or t.shape[-1] == 0:
+        raise ValueError(_("{name} must be a probability vector over the vocabulary (got shape {shape}).", name=name,
+                           shape=tuple(t.shape)))
+    if bool((t < 0).any()) or not bool(torch.isfinite(t).all()):
+        raise ValueError(_("{name} must hold finite, non-negative probabilities.", name=name))
+    return t
+
+
+# ---- alpha --------------------------------------------------------------------------------------------------------
+
+
+def acceptance_probability(target_probs: Any, draft_probs: Any) -> float | torch.Tensor:
+    """alpha = sum_x min(p(x), q(x)) = 1 - TV(p, q): the chance that one drafted token x ~ q is accepted.
+
+    Inputs are (V,) or batched (..., V); a (V,) pair returns a float, a batch returns a tensor (...).
+
+    >>> acceptance_probability([0.5, 0.3, 0.2], [0.2, 0.6, 0.2])
+    0.7
+    >>> acceptance_probability([1.0, 0.0], [0.0, 1.0])  # disjoint supports: every draft is rejected
+    0.0
+    """
+    p, q = _as_probs(target_probs, "target_probs"), _as_probs(draft_probs, "draft_probs")
+    if p.shape != q.shape:
+        raise ValueError(f"target_probs and draft_probs must have the same shape ({tuple(p.shape)} vs "
+                         f"{tuple(q.shape)}).")
+    alpha = torch.minimum(p, q).sum(-1).clamp(0.0, 1.0)
+    return round(float(alpha), 12) if alpha.ndim == 0 else alpha
+
+
+def output_distribution(target_probs: Any, draft_probs: Any) -> torch.Tensor:
+    """The distribution of the first token one step of the exact rule emits, for x ~ q:
+
+        P(out = x) = min(p(x), q(x))  +  (1 - alpha) * norm(max(0, p - q))(x)
+                     accepted drafts     recovered after a rejection
+
+    and since (1 - alpha) * norm(max(0, p - q)) = max(0, p - q), this is p, always. When alpha = 1 (p == q) the
+    second term is 0 and the result is min(p, q) = p. Returns float64 (V,) (or (..., V) for a batch).
+
+    >>> output_distribution([0.5, 0.3, 0.2], [0.2, 0.6, 0.2]).tolist()
+    [0.5, 0.3, 0.2]
+    """
+    p, q = _as_probs(target_probs, "target_probs"), _as_probs(draft_probs, "draft_probs")
+    if p.shape != q.shape:
+        raise ValueError(f"target_probs and draft_probs must have the same shape ({tuple(p.shape)} vs "
+                         f"{tuple(q.shape)}).")
+    accepted = torch.minimum(p, q)
+    alpha = accepted.sum(-1, keepdim=True)
+    residual = (p - q).clamp_min(0.0)
+    mass = residual.sum(-1, keepdim=True)
+    recovered = torch.where(mass > 1e-15, (1.0 - alpha) * residual / mass.clamp_min(1e-300), torch.zeros_like(p))
+    return accepted + recovered
+
+
+# ---- tokens per step and speedup ----------------------------------------------------------------------------------
+
+
+def expected_tokens_per_step(alpha: float, k: int) -> float:
+    """E[tokens emitted per target forward] = 1 + alpha + ... + alpha^K = (1 - alpha^(K+1)) / (1 - alpha).
+
+    Counts the accepted drafts plus the one recovered or bonus token. Limits: alpha -> 1 gives K + 1 (every draft
+    accepted, plus the bonus); alpha = 0 or K = 0 gives 1 (plain decoding).
+
+    >>> round(expected_tokens_per_step(0.8, 4), 6)
+    3.3616
+    >>> expected_tokens_per_step(1.0, 4), expected_tokens_per_step(0.0, 4), expected_tokens_per_step(0.8, 0)
+    (5.0, 1.0, 1.0)
+    """
+    alpha, k = _check_alpha(alpha), _check_k(k)
+    if alpha == 1.0:
+        return float(k + 1)
+    if alpha == 0.0:
+        return 1.0
+    # -expm1((K+1) log alpha) = 1 - alpha^(K+1) without cancellation when alpha is close to 1
+    log_alpha = math.log(alpha) if alpha < 0.5 else math.log1p(-(1.0 - alpha))
+    return -math.expm1((k + 1) * log_alpha) / (1.0 - alpha)
+
+
+def accepted_fraction(alpha: float, k: int) -> float:
+    """E[accepted] / K = alpha (1 - alpha^K) / ((1 - alpha) K): what "accepted / drafted" measures on average when
+    each draft is kept with probability alpha. It is below alpha for K > 1, because the drafts after a step's first
+    rejection are counted as drafted though never tested. K = 0 drafts nothing: nan.
+
+    >>> round(accepted_fraction(0.8, 4), 4), accepted_fraction(0.8, 1), accepted_fraction(1.0, 4)
+    (0.5904, 0.8, 1.0)
+    """
+    alpha, k = _check_alpha(alpha), _check_k(k)
+    if k == 0:
+        return math.nan
+    return (expected_tokens_per_step(alpha, k) - 1.0) / k
+
+
+def tokens_per_step_distribution(alpha: float, k: int) -> list[float]:
+    """P(a step emits j tokens) for j = 1..K+1: alpha^(j-1) (1 - alpha) for j <= K, alpha^K for j = K + 1.
+
+    >>> [round(x, 3) for x in tokens_per_step_distribution(0.5, 2)]
+    [0.5, 0.25, 0.25]
+    """
+    alpha, k = _check_alpha(alpha), _check_k(k)
+    return [alpha ** (j - 1) * (1.0 - alpha) for j in range(1, k + 1)] + [alpha**k]
+
+
+def expected_speedup(alpha: float, k: int, c: float) -> float:
+    """Walltime speedup over target-only decoding: E[tokens per step] / (K c + 1) (Leviathan et al., Thm 3.8).
+
+    One step costs K draft forwards (K c) plus one target forward (1); plain decoding gets 1 token per 1.
+
+    >>> round(expected_speedup(0.8, 4, 0.05), 4)
+    2.8013
+    >>> expected_speedup(0.8, 0, 0.05)  # K = 0: no speculation
+    1.0
+    """
+    c = _check_c(c)
+    return expected_tokens_per_step(alpha, k) / (_check_k(k) * c + 1.0)
+
+
+def speedup_with_verify_cost(alpha: float, k: int, c: float, verify_cost: float) -> float:
+    """The speedup when one target forward over K + 1 tokens costs `verify_cost` one-token forwards instead of the
+    paper's 1: E[tokens per step] / (K c + verify_cost). On a GPU verify_cost stays near 1; on a CPU it grows with K.
+
+    >>> speedup_with_verify_cost(0.8, 4, 0.05, 1.0) == expected_speedup(0.8, 4, 0.05)
+    True
+    >>> round(speedup_with_verify_cost(0.8, 4, 0.05, 2.0), 4)
+    1.528
+    """
+    verify_cost = float(verify_cost)
+    if not (verify_cost > 0.0 and math.isfinite(verify_cost)):
+        raise ValueError(_("The verify cost must be a positive, finite number of one-token forwards (got {cost}).",
+                           cost=verify_cost))
+    return expected_tokens_per_step(alpha, k) / (_check_k(k) * _check_c(c) + verify_cost)
+
+
+def optimal_k(alpha: float, c: float, k_max: int = 16) -> int:
+    """The K in 0..k_max with the highest expected speedup; ties (within one part in 10^12) go to the smaller K.
+
+    K = 0 is allowed and means "don't speculate" (speedup 1): it wins whenever drafting cannot pay for itself,
+    e.g. alpha = 0, or c >= 1 (a draft as slow as the target). With free drafts (c = 0) and alpha > 0 every extra
+    draft helps, so the answer is k_max.
+
+    >>> optimal_k(0.8, 0.05), optimal_k(0.8, 0.0, k_max=16), optimal_k(0.8, 1.0)
+    (8, 16, 0)
+    """
+    alpha, c, k_max = _check_alpha(alpha), _check_c(c), _check_k(k_max, "k_max")
+    if c == 0.0:  # speedup = 1 + alpha + ... + alpha^K grows with K, even where float64 stops seeing it
+        return k_max if alpha > 0 else 0
+    best_k, best = 0, 1.0
+    for k in range(1, k_max + 1):
+        s = expected_speedup(alpha, k, c)
+        if s > best * (1.0 + 1e-12):
+            best_k, best = k, s
+    return best_k
+
+
+def one_more_draft_pays(alpha: float, k: int, c: float) -> bool:
+    """Whether drafting K + 1 tokens per step beats drafting K: the marginal test behind the best K.
+
+    One more draft adds alpha^(K+1) expected tokens to a step and c to its cost, so the speedup
+    S(K) = E(K) / (K c + 1) rises exactly when the tokens it adds per unit of cost beat the step's current rate:
+
+        S(K + 1) > S(K)  <=>  (E + alpha^(K+1)) (K c + 1) > E (K c + 1 + c)  <=>  alpha^(K+1) > c * S(K).
+
+    Not alpha^(K+1) > c: at alpha = 0.8, c = 0.05 the ninth draft adds 0.8^9 = 0.134 > 0.05 tokens and still loses,
+    because the step already earns S(8) = 3.09 tokens per unit of cost, so its price is c * S(8) = 0.155.
+
+    >>> one_more_draft_pays(0.8, 7, 0.05), one_more_draft_pays(0.8, 8, 0.05)
+    (True, False)
+    """
+    alpha, k, c = _check_alpha(alpha), _check_k(k), _check_c(c)
+    return alpha ** (k + 1) > c * expected_speedup(alpha, k, c)
+
+
+def speedup_grid(alphas: Sequence[float] | np.ndarray, ks: Sequence[int] | np.ndarray, c: float) -> np.ndarray:
+    """expected_speedup over a grid, shaped (len(ks), len(alphas)): rows are K, columns alpha (heatmap layout).
+
+    >>> speedup_grid([0.0, 1.0], [0, 2], 0.5).tolist()
+    [[1.0, 1.0], [0.5, 1.5]]
+    """
+    return np.array([[expected_speedup(a, k, c) for a in alphas] for k in ks], dtype=float)
+
+
+def optimal_k_curve(alphas: Sequence[float] | np.ndarray, c: float, k_max: int = 16) -> list[int]:
+    """optimal_k for each alpha: the best-K staircase over a range of acceptance probabilities α.
+
+    >>> optimal_k_curve([0.0, 0.5, 0.9], 0.05, 16)
+    [0, 3, 13]
+    """
+    return [optimal_k(a, c, k_max) for a in alphas]
+
+
+def break_even_alpha(k: int, c: float, verify_cost: float = 1.0) -> float:
+    """The alpha at which speculation with this K and c exactly breaks even (speedup = 1); above it, it pays.
+
+    Solves (1 - alpha^(K+1)) / (1 - alpha) = K c + v, where v (`verify_cost`) is what one target forward over K + 1
+    tokens costs in one-token forwards (1 in the paper; more once the target is compute-bound, see
+    specviz.labs.roofline). Since the left side runs from 1 (alpha = 0) to K + 1 (alpha = 1), there is no solution when
+    K c + v > K + 1 (with v = 1: c > 1): the result is nan (speculation never pays). K = 0 never speculates, so it
+    has no break-even point either: nan. K c + v <= 1 (e.g. c = 0, v = 1) gives 0.0 (any alpha pays, or ties).
+
+    >>> round(break_even_alpha(4, 0.05), 4), round(break_even_alpha(1, 0.5), 4)
+    (0.1668, 0.5)
+    >>> break_even_alpha(4, 1.5), break_even_alpha(4, 0.0, verify_cost=5.0)
+    (nan, 1.0)
+    """
+    k, c = _check_k(k), _check_c(c)
+    verify_cost = float(verify_cost)
+    if not (verify_cost > 0.0 and math.isfinite(verify_cost)):
+        raise ValueError(_("The verify cost must be a positive, finite number of one-token forwards (got {cost}).",
+                           cost=verify_cost))
+    target = k * c + verify_cost
+    if k == 0 or target > k + 1.0:
+        return math.nan
+    if target <= 1.0:
+        return 0.0
+    lo, hi = 0.0, 1.0
+    for _ in range(100):  # bisection: tokens per step increases with alpha
+        mid = 0.5 * (lo + hi)
+        if expected_tokens_per_step(mid, k) < target:
+            lo = mid
+        else:
+            hi = mid
+    return hi
+
+
+def break_even_curve(ks: Sequence[int], c: float) -> list[tuple[float, int]]:
+    """(break-even alpha, K) for each K that has one: the line where speculation stops paying, on a (alpha, K) map.
+    K = 0 and any K with c > 1 have no break-even point and are left out.
+
+    >>> [(round(a, 4), k) for a, k in break_even_curve([0, 1, 2], 0.5)]
+    [(0.5, 1), (0.618, 2)]
+    >>> break_even_curve([1, 2], 1.5)
+    []
+    """
+    points = [(break_even_alpha(k, c), int(k)) for k in ks]
+    return [(a, k) for a, k in points if math.isfinite(a)]
+
+
+def alpha_from_tokens_per_step(tokens_per_step: float, k: int) -> float:
+    """Invert expected_tokens_per_step: the alpha that would give this mean accepted length (bonus included).
+
+    A measured mean accepted length is a more robust estimate of alpha than accepted / drafted, which counts the
+    drafts after the first rejection as rejected although they were never tested. Clipped to [0, 1].
+
+    >>> round(alpha_from_tokens_per_step(3.3616, 4), 4)
+    0.8
+    """
+    k = _check_k(k)
+    if not math.isfinite(tokens_per_step):
+        raise ValueError(_("Tokens per step must be a finite number (got {tokens}).", tokens=tokens_per_step))
+    if k == 0 or tokens_per_step <= 1.0:
+        return 0.0
+    if tokens_per_step >= k + 1:
+        return 1.0
+    lo, hi = 0.0, 1.0
+    for _ in range(100):
+        mid = 0.5 * (lo + hi)
+        if expected_tokens_per_step(mid, k) < tokens_per_step:
+            lo = mid
+        else:
+            hi = mid
+    return 0.5 * (lo + hi)
+
+
+def acceptance_by_position(alpha: float, n: int) -> list[float]:
+    """Under the i.i.d. model, the chance that drafts 1..i are all kept, for i = 1..n: alpha^i. Measured acceptance
+    by position falls more slowly when acceptances cluster (an n-gram match keeps going or fails at once).
+
+    >>> acceptance_by_position(0.5, 3)
+    [0.5, 0.25, 0.125]
+    """
+    alpha, n = _check_alpha(alpha), _check_k(n, N_("The number of positions"))
+    return [alpha**i for i in range(1, n + 1)]
+
+
+def cost_ratio_from_timings(draft_seconds: float, drafted: int, verify_seconds: float, steps: int) -> float | None:
+    """An estimate of c from a run's step timings: draft seconds per drafted token over target (verify) seconds per
+    step. None when the run drafted nothing or its verify time is zero (nothing to divide by).
+
+    >>> round(cost_ratio_from_timings(draft_seconds=0.4, drafted=40, verify_seconds=2.0, steps=10), 6)
+    0.05
+    >>> cost_ratio_from_timings(0.0, 0, 2.0, 10) is None
+    True
+    """
+    if drafted <= 0 or steps <= 0 or not verify_seconds > 0:
+        return None
+    return (draft_seconds / drafted) / (verify_seconds / steps)
+
+
+# ---- Monte Carlo --------------------------------------------------------------------------------------------------
+
+
+def simulate_tokens_per_step(alpha: float, k: int, n: int, generator: torch.Generator | None = None) -> torch.Tensor:
+    """Simulate the accept chain n times: draft i is accepted with probability alpha until the first rejection;
+    each step emits its accepted drafts plus one recovered or bonus token. Returns tokens per step, (n,) int64.
+
+    >>> g = torch.Generator().manual_seed(0)
+    >>> t = simulate_tokens_per_step(0.8, 4, 100_000, g)
+    >>> abs(t.float().mean().item() - expected_tokens_per_step(0.8, 4)) < 0.02
+    True
+    """
+    alpha, k = _check_alpha(alpha), _check_k(k)
+    if isinstance(n, bool) or int(n) != n or n < 1:
+        raise ValueError(_("The number of simulated steps must be a positive whole number (got {n}).", n=n))
+    accepted = torch.rand((int(n), k), generator=generator, dtype=torch.float64) < alpha  # (n, K)
+    n_accepted = accepted.to(torch.int64).cumprod(dim=1).sum(dim=1)  # leading run of acceptances, (n,)
+    return n_accepted + 1
+
+
+def tokens_per_step_frequencies(tokens_per_step: Sequence[int] | np.ndarray | torch.Tensor, k: int) -> np.ndarray:
+    """The share of steps that emitted j tokens, j = 1..K+1, (K+1,): the empirical counterpart of
+    tokens_per_step_distribution (e.g. for simulate_tokens_per_step's output). Values above K+1 are ignored.
+
+    >>> tokens_per_step_frequencies([1, 1, 3, 2], 2).tolist()
+    [0.5, 0.25, 0.25]
+    """
+    k = _check_k(k)
+    samples = np.asarray(tokens_per_step, dtype=np.int64)
+    if samples.size == 0 or samples.min() < 1:
+        raise ValueError(_("Tokens per step must be a non-empty list of counts of 1 or more."))
+    return np.bincount(samples - 1, minlength=k + 1)[: k + 1] / samples.size

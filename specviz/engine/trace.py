@@ -1,0 +1,348 @@
+"""The record of one generation: every speculation step, every decision, every timing.
+
+A `Trace` is what the engine returns and what the app, the bench and the quizzes read. It is plain data
+(dataclasses of numbers and strings) so it round-trips through JSON exactly; `SCHEMA_VERSION` names its shape.
+
+Vocabulary (vLLM's, used everywhere in specviz):
+  accepted   a drafted token the verifier kept
+  rejected   a drafted token the verifier dropped (the first rejection, and every draft after it)
+  recovered  the token sampled from norm(max(0, p - q)) at the first rejection
+  bonus      the token sampled from p after all K drafted tokens were accepted
+  target     a token from plain target-only decoding (the baseline), one per target forward
+p is the target's distribution, q the draft's, both after temperature / top-k / top-p.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from specviz.core.i18n import _
+from specviz.engine.kinds import Mode, NodeStatus, TokenKind
+from specviz.engine.trace_schema import check_trace_dict, check_trace_size
+
+SCHEMA_VERSION = 1
+
+
+TOKEN_KINDS = tuple(TokenKind)
+
+
+@dataclass
+class TokenProb:
+    """One bar of a top-k chart: a token and its probability."""
+
+    token_id: int
+    text: str
+    prob: float
+
+
+@dataclass
+class Decision:
+    """The verifier's verdict on one drafted token (position `position` of the step, 0-based).
+
+    `reached` is False for drafts after the first rejection: they were never tested, so `uniform` is None.
+    `ratio` is p/q (math.inf when q = 0); `accept_prob` is min(1, p/q).
+    """
+
+    position: int
+    token_id: int
+    text: str
+    draft_prob: float
+    target_prob: float
+    ratio: float
+    accept_prob: float
+    uniform: float | None
+    accepted: bool
+    reached: bool
+    target_top: list[TokenProb] = field(default_factory=list)
+    draft_top: list[TokenProb] = field(default_factory=list)
+
+    @property
+    def kind(self) -> TokenKind:
+        return TokenKind.ACCEPTED if self.accepted else TokenKind.REJECTED
+
+
+@dataclass
+class EmittedToken:
+    """A token that became part of the output, with the kind that says where it came from."""
+
+    token_id: int
+    text: str
+    kind: TokenKind
+    target_prob: float | None = None
+    draft_prob: float | None = None
+    uniform: float | None = None
+
+
+@dataclass
+class TreeNode:
+    """One node of a step's draft tree: its token, its parent (-1 = the root, the context's last token) and depth,
+    q(x) it was drafted with, p(x) at its parent, and the verdict: `status` is accepted, rejected or not reached.
+    `uniform` and `accept_prob` (min(1, p'/q'), with the residuals left by the siblings tried before it) exist only
+    for tested nodes."""
+
+    token_id: int
+    text: str
+    parent: int
+    depth: int
+    draft_prob: float
+    target_prob: float
+    status: NodeStatus | str  # accepted, rejected or not reached
+    uniform: float | None = None
+    accept_prob: float | None = None
+
+
+@dataclass
+class TreeRecord:
+    """A tree step's whole draft tree (nodes parents first) and the accepted path (node indices, root first)."""
+
+    nodes: list[TreeNode]
+    path: list[int]
+
+
+@dataclass
+class Step:
+    """One round of propose -> verify -> accept/reject -> correct (or one target forward in the baseline).
+
+    `correction_top` is the top of the distribution the recovered or bonus token was sampled from: the residual
+    norm(max(0, p - q)) after a rejection, p after all drafts were accepted. `emitted` is what this step added to
+    the output, already cut at EOS and at max_new_tokens.
+
+    A tree step (`tree_nodes` > 0) keeps its whole tree in `tree`; `decisions` are then its main line, the accepted
+    path and the first child rejected below it. Chain steps have no tree (and their JSON no `tree` key).
+    """
+
+    index: int
+    context_length: int
+    k: int
+    proposer: str
+    decisions: list[Decision]
+    emitted: list[EmittedToken]
+    correction_kind: TokenKind | None = None
+    correction_top: list[TokenProb] = field(default_factory=list)
+    target_cache_before: int = 0
+    target_cache_after: int = 0
+    draft_cache_before: int | None = None
+    draft_cache_after: int | None = None
+    draft_seconds: float = 0.0
+    verify_seconds: float = 0.0
+    overhead_seconds: float = 0.0
+    tree: TreeRecord | None = None
+
+    @property
+    def n_drafted(self) -> int:
+        return len(self.decisions)
+
+    @property
+    def n_accepted(self) -> int:
+        return sum(d.accepted for d in self.decisions)
+
+    @property
+    def draft_depth(self) -> int:
+        """How many tokens ahead the draft reached: K for a chain, the deepest node for a tree (whose `decisions`
+        stop at the first rejection, so their count is not how far it drafted)."""
+        if self.tree is not None and self.tree.nodes:
+            return max(node.depth for node in self.tree.nodes)
+        return self.n_drafted
+
+    @property
+    def seconds(self) -> float:
+        return self.draft_seconds + self.verify_seconds + self.overhead_seconds
+
+
+@dataclass
+class Trace:
+    """A whole generation. `output_ids` holds the new tokens only."""
+
+    mode: Mode | str  # Mode.SPECULATIVE or Mode.AUTOREGRESSIVE
+    settings: dict[str, Any]
+    prompt_ids: list[int]
+    output_ids: list[int]
+    steps: list[Step]
+    prompt_text: str = ""
+    output_text: str = ""
+    stop_reason: str = ""  # a StopReason ("eos" or "max_new_tokens"), "" while it goes on
+    prefill_seconds: float = 0.0
+    wall_seconds: float = 0.0
+    meta: dict[str, Any] = field(default_factory=dict)
+    schema_version: int = SCHEMA_VERSION
+
+    # ---- totals -------------------------------------------------------------------------------------------
+    @property
+    def num_steps(self) -> int:
+        return len(self.steps)
+
+    @property
+    def num_tokens(self) -> int:
+        return len(self.output_ids)
+
+    @property
+    def num_drafted(self) -> int:
+        return sum(s.n_drafted for s in self.steps)
+
+    @property
+    def num_accepted(self) -> int:
+        return sum(s.n_accepted for s in self.steps)
+
+    @property
+    def acceptance_rate(self) -> float:
+        """Accepted / drafted tokens (what vLLM reports as acceptance rate); nan when nothing was drafted."""
+        return self.num_accepted / self.num_drafted if self.num_drafted else math.nan
+
+    @property
+    def mean_accept_prob(self) -> float:
+        """Mean of min(1, p/q) over the drafts that were tested: an estimate of Leviathan's alpha."""
+        probs = [d.accept_prob for s in self.steps for d in s.decisions if d.reached]
+        return sum(probs) / len(probs) if probs else math.nan
+
+    @property
+    def mean_accepted_length(self) -> float:
+        """Tokens emitted per target forward, bonus and recovered tokens included (Spec-Bench's #MAT)."""
+        return self.num_tokens / self.num_steps if self.num_steps else math.nan
+
+    @property
+    def per_position_acceptance(self) -> list[float]:
+        """Entry i: among steps that drafted at least i+1 tokens ahead, the share whose first i+1 drafts were all
+        accepted (for a tree: whose accepted path reached depth i+1)."""
+        k_max = max((s.draft_depth for s in self.steps), default=0)
+        rates = []
+        for i in range(k_max):
+            drafted = [s for s in self.steps if s.draft_depth > i]
+            rates.append(sum(s.n_accepted > i for s in drafted) / len(drafted))
+        return rates
+
+    @property
+    def decode_seconds(self) -> float:
+        return sum(s.seconds for s in self.steps)
+
+    @property
+    def tokens_per_second(self) -> float:
+        return self.num_tokens / self.wall_seconds if self.wall_seconds > 0 else math.nan
+
+    def summary(self) -> dict[str, float | int | str]:
+        """The headline numbers, as printed by the CLI and shown by the app."""
+        return {
+            "mode": self.mode,
+            "steps": self.num_steps,
+            "tokens": self.num_tokens,
+            "drafted": self.num_drafted,
+            "accepted": self.num_accepted,
+            "acceptance_rate": self.acceptance_rate,
+            "mean_accept_prob": self.mean_accept_prob,
+            "mean_accepted_length": self.mean_accepted_length,
+            "wall_seconds": self.wall_seconds,
+            "tokens_per_second": self.tokens_per_second,
+            "stop_reason": self.stop_reason,
+        }
+
+    # ---- JSON ---------------------------------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        for step in data["steps"]:
+            if step["tree"] is None:
+                del step["tree"]  # chain traces stay as they were
+        data["summary"] = {k: _json_number(v) for k, v in self.summary().items()}
+        return _encode_floats(data)
+
+    def to_json(self, indent: int | None = None) -> str:
+        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Trace:
+        """Rebuild a trace from `to_dict` output. Anything the engine could not have written (a wrong schema, a
+        field of the wrong type, sizes beyond what a run produces) is a ValueError with one sentence."""
+        if not isinstance(data, dict) or "steps" not in data:
+            raise ValueError(_("This file is not a specviz trace (no 'steps' found)."))
+        version = data.get("schema_version")
+        if isinstance(version, bool) or not isinstance(version, int):
+            raise ValueError(_("This trace's schema version must be a whole number (got {value}).",
+                               value=repr(version)[:20]))
+        if version != SCHEMA_VERSION:
+            shown = str(version) if abs(version) < 10**6 else _("a number that no specviz writes")
+            raise ValueError(_("This trace has schema version {shown}; this specviz reads version {version}.",
+                               shown=shown, version=SCHEMA_VERSION))
+        check_trace_size(data)  # before any work on a file that may be huge
+        data = _decode_floats(dict(data))
+        data.pop("summary", None)
+        check_trace_dict(data)
+        try:
+            steps = [_step_from_dict(s) for s in data.pop("steps")]
+            return cls(steps=steps, **data)
+        except (TypeError, KeyError):
+            raise ValueError(_("This trace file is damaged or incomplete (a field is missing or unknown).")) from None
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> Trace:
+        try:
+            data = json.loads(text)
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            raise ValueError(_("This file is not valid JSON, so it cannot be a specviz trace.")) from None
+        except RecursionError:
+            raise ValueError(_("This file nests too deeply to be a specviz trace.")) from None
+        except ValueError:  # Python's own limits, such as an integer of more than 4,300 digits
+            raise ValueError(_("This file holds a number far too long to be part of a specviz trace.")) from None
+        return cls.from_dict(data)
+
+
+def _step_from_dict(d: dict[str, Any]) -> Step:
+    d = dict(d)
+    d["decisions"] = [
+        Decision(
+            **{
+                **x,
+                "target_top": [TokenProb(**t) for t in x.get("target_top", [])],
+                "draft_top": [TokenProb(**t) for t in x.get("draft_top", [])],
+            }
+        )
+        for x in d["decisions"]
+    ]
+    d["emitted"] = [EmittedToken(**{**e, "kind": _kind(e["kind"])}) for e in d["emitted"]]
+    d["correction_top"] = [TokenProb(**t) for t in d.get("correction_top", [])]
+    if d.get("correction_kind") is not None:
+        d["correction_kind"] = _kind(d["correction_kind"])
+    if d.get("tree") is not None:
+        d["tree"] = TreeRecord([TreeNode(**n) for n in d["tree"]["nodes"]], list(d["tree"]["path"]))
+    return Step(**d)
+
+
+def _kind(value: Any) -> TokenKind:
+    try:
+        return TokenKind(value)
+    except ValueError:
+        raise ValueError(_("This trace names an unknown token kind ({kind}); specviz knows {kinds}.",
+                           kind=repr(str(value)[:40]), kinds=", ".join(TOKEN_KINDS))) from None
+
+
+def _json_number(v: Any) -> Any:
+    if isinstance(v, float) and not math.isfinite(v):
+        return None if math.isnan(v) else ("inf" if v > 0 else "-inf")
+    return v
+
+
+def _encode_floats(obj: Any) -> Any:
+    """JSON has no inf/nan: write them as strings so a round trip keeps them."""
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return "nan" if math.isnan(obj) else ("inf" if obj > 0 else "-inf")
+    if isinstance(obj, dict):
+        return {k: _encode_floats(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_encode_floats(v) for v in obj]
+    return obj
+
+
+_SPECIAL = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
+
+
+def _decode_floats(obj: Any, key: str = "") -> Any:
+    if isinstance(obj, str) and key in _FLOAT_FIELDS and obj in _SPECIAL:
+        return _SPECIAL[obj]
+    if isinstance(obj, dict):
+        return {k: _decode_floats(v, k) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_decode_floats(v, key) for v in obj]
+    return obj
+
+
+_FLOAT_FIELDS = {"ratio", "accept_prob", "draft_prob", "target_prob", "prob", "uniform"}

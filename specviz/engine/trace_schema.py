@@ -1,0 +1,250 @@
+"""What a trace file may hold: every field's type and bounds, checked before a `Trace` is built from it.
+
+A trace can come from anywhere (an upload, a link, a file someone edited), and the pages draw what it says: a step
+with 5,000 drafts or a cache of 10^9 entries would hang the server. `check_trace_dict` refuses anything the engine
+cannot produce, with one sentence that says where and what, so every caller of `Trace.from_dict` is protected.
+
+    >>> check_trace_dict({"schema_version": 1, "mode": "speculative", "settings": {}, "prompt_ids": [1],
+    ...                   "output_ids": [], "steps": [{"index": 0, "k": 99}]})
+    Traceback (most recent call last):
+    ...
+    ValueError: This trace is damaged: step 1: k must be a whole number from 0 to 16 (got 99).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from specviz.core.i18n import N_, _, number
+from specviz.engine.kinds import Mode, NodeStatus, TokenKind
+from specviz.engine.limits import K_RANGE, MAX_NEW_TOKENS_RANGE, TOP_N, TREE_NODES_RANGE
+
+MAX_STEPS = MAX_NEW_TOKENS_RANGE[1]  # every step emits at least one token
+MAX_DRAFTS = K_RANGE[1]
+MAX_TREE_NODES = TREE_NODES_RANGE[1]
+MAX_CONTEXT = 131_072  # positions: the longest context of any model in the catalog (128k)
+MAX_TOKEN_ID = 1 << 24
+MAX_TOKEN_TEXT = 256
+MAX_TEXT = 200_000  # the prompt or the output, in characters
+MAX_NAME = 200
+MAX_SECONDS = 1e6
+MAX_DEPTH = 12  # trace > steps > step > decisions > decision > target_top > entry is 7; meta gets a little room
+MODES = tuple(Mode)
+KINDS = tuple(TokenKind)
+TREE_STATUSES = tuple(NodeStatus)  # a tree node's verdict
+
+Check = Callable[[Any], bool]
+
+
+@dataclass(frozen=True)
+class Words:
+    """A phrase for an error sentence, translated when it is written out (the rules below are built at import, when
+    no reader's language is known yet). Values may be Words themselves."""
+
+    message: str
+    values: tuple[tuple[str, Any], ...] = ()
+
+    def __str__(self) -> str:
+        return _(self.message, **{k: str(v) for k, v in self.values}) if self.values else _(self.message)
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self), spec)
+
+
+def _words(message: str, **values: Any) -> Words:
+    return Words(message, tuple(values.items()))
+
+
+def _whole(lo: int, hi: int) -> tuple[Check, Words]:
+    return (lambda v: isinstance(v, int) and not isinstance(v, bool) and lo <= v <= hi,
+            _words(N_("a whole number from {lo} to {hi}"), lo=lo, hi=hi))
+
+
+def _number(lo: float, hi: float, *, inf: bool = False) -> tuple[Check, Words]:
+    def check(v: Any) -> bool:
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            return False
+        if isinstance(v, int):  # compared as an int: a 400-digit one would overflow a float
+            return lo <= v <= hi
+        return (inf and v == math.inf) or (math.isfinite(v) and lo <= v <= hi)
+    if inf:
+        return check, _words(N_("a number from {lo} to {hi} (or inf)"), lo=f"{lo:g}", hi=f"{hi:g}")
+    return check, _words(N_("a number from {lo} to {hi}"), lo=f"{lo:g}", hi=f"{hi:g}")
+
+
+def _optional(rule: tuple[Check, Words]) -> tuple[Check, Words]:
+    return (lambda v: v is None or rule[0](v)), _words(N_("{rule} or null"), rule=rule[1])
+
+
+def _text(limit: int) -> tuple[Check, Words]:
+    return (lambda v: isinstance(v, str) and len(v) <= limit), _words(N_("text of at most {limit} characters"),
+                                                                      limit=_Count(limit))
+
+
+class _Count(int):
+    """A count written the reader's way when it is put into words (200,000 or 200.000)."""
+
+    def __str__(self) -> str:
+        return number(int(self), 0)
+
+
+def _one_of(options: tuple[str, ...]) -> tuple[Check, Words]:
+    return (lambda v: v in options), _words(N_("one of {choices}"), choices=", ".join(options))
+
+
+BOOL = ((lambda v: isinstance(v, bool)), _words(N_("true or false")))
+PROB = _number(0.0, 1.0)
+
+TOKEN_PROB = {"token_id": _whole(0, MAX_TOKEN_ID), "text": _text(MAX_TOKEN_TEXT), "prob": PROB}
+DECISION = {
+    "position": _whole(0, MAX_DRAFTS - 1), "token_id": _whole(0, MAX_TOKEN_ID), "text": _text(MAX_TOKEN_TEXT),
+    "draft_prob": PROB, "target_prob": PROB, "ratio": _number(0.0, 1e300, inf=True), "accept_prob": PROB,
+    "uniform": _optional(PROB), "accepted": BOOL, "reached": BOOL,
+}
+TREE_NODE = {
+    "token_id": _whole(0, MAX_TOKEN_ID), "text": _text(MAX_TOKEN_TEXT), "parent": _whole(-1, MAX_TREE_NODES - 1),
+    "depth": _whole(1, MAX_DRAFTS), "draft_prob": PROB, "target_prob": PROB,
+    "status": _one_of(TREE_STATUSES), "uniform": _optional(PROB),
+    "accept_prob": _optional(PROB),
+}
+EMITTED = {"token_id": _whole(0, MAX_TOKEN_ID), "text": _text(MAX_TOKEN_TEXT), "kind": _one_of(KINDS),
+           "target_prob": _optional(PROB), "draft_prob": _optional(PROB), "uniform": _optional(PROB)}
+STEP = {
+    "index": _whole(0, MAX_STEPS), "context_length": _whole(0, MAX_CONTEXT), "k": _whole(0, MAX_DRAFTS),
+    "proposer": _text(MAX_NAME), "correction_kind": _optional(_one_of(KINDS)),
+    "target_cache_before": _whole(0, MAX_CONTEXT), "target_cache_after": _whole(0, MAX_CONTEXT),
+    "draft_cache_before": _optional(_whole(0, MAX_CONTEXT)), "draft_cache_after": _optional(_whole(0, MAX_CONTEXT)),
+    "draft_seconds": _number(0.0, MAX_SECONDS), "verify_seconds": _number(0.0, MAX_SECONDS),
+    "overhead_seconds": _number(0.0, MAX_SECONDS),
+}
+TRACE = {
+    "mode": _one_of(MODES), "prompt_text": _text(MAX_TEXT), "output_text": _text(MAX_TEXT),
+    "stop_reason": _text(MAX_NAME), "prefill_seconds": _number(0.0, MAX_SECONDS),
+    "wall_seconds": _number(0.0, MAX_SECONDS),
+}
+SETTING_VALUE = (lambda v: v is None or isinstance(v, (bool, int, str)) and len(str(v)) <= MAX_NAME
+                 or isinstance(v, float) and math.isfinite(v), _words(N_("a number, text or true/false")))
+
+
+def check_trace_size(data: Any) -> None:
+    """The cheap checks that come before any work on the file: a list of steps, not more than a run makes, and no
+    nesting deeper than a trace has (walked without recursion, so a deep file cannot exhaust the stack)."""
+    if not isinstance(data, dict) or not isinstance(data.get("steps"), list):
+        raise ValueError(_("This file is not a specviz trace (no list of 'steps' found)."))
+    if len(data["steps"]) > MAX_STEPS:
+        _fail("", _("a trace has at most {limit} steps (this one has {n})", limit=MAX_STEPS, n=len(data["steps"])))
+    stack = [(data, 1)]
+    while stack:
+        obj, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            _fail("", _("a trace nests at most {limit} levels deep", limit=MAX_DEPTH))
+        children = obj.values() if isinstance(obj, dict) else obj if isinstance(obj, list) else ()
+        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+
+
+def check_trace_dict(data: Any) -> None:
+    """Raise a ValueError with one sentence unless `data` (parsed JSON, floats decoded) is a trace
+    the engine could have written; return quietly otherwise."""
+    check_trace_size(data)
+    _fields(data, TRACE, "")
+    for name in ("settings", "meta"):
+        value = data.get(name, {})
+        if not isinstance(value, dict) or len(value) > 50:
+            _fail("", _("{name} must be an object of at most {limit} entries", name=name, limit=50))
+        if name == "settings":
+            for key, v in value.items():
+                _check(v, SETTING_VALUE, f"settings[{repr(key)[:40]}]", "")
+    for name in ("prompt_ids", "output_ids"):
+        ids = data.get(name)
+        if not isinstance(ids, list) or len(ids) > MAX_CONTEXT or not all(_whole(0, MAX_TOKEN_ID)[0](i) for i in ids):
+            _fail("", _("{name} must be a list of token ids", name=name))
+    for n, step in enumerate(data["steps"], start=1):
+        _step(step, _("step {n}: ", n=n))
+
+
+def _step(step: Any, where: str) -> None:
+    if not isinstance(step, dict):
+        _fail(where, _("a step must be an object"))
+    _fields(step, STEP, where)
+    decisions, emitted = step.get("decisions", []), step.get("emitted", [])
+    if not isinstance(decisions, list) or len(decisions) > MAX_DRAFTS:
+        _fail(where, _("decisions must be a list of at most {limit} drafts", limit=MAX_DRAFTS))
+    if not isinstance(emitted, list) or len(emitted) > len(decisions) + 1:
+        _fail(where, _("emitted must be a list of at most K+1 tokens"))
+    before, after = step.get("target_cache_before", 0), step.get("target_cache_after", 0)
+    if not 0 <= after - before <= len(decisions) + 1:  # the last token plus the accepted drafts, at most K+1
+        _fail(where, _("the target's cache grows by 0 to K+1 = {most} entries in a step ({before} -> {after})",
+                       most=len(decisions) + 1, before=before, after=after))
+    _tops(step.get("correction_top", []), where + "correction_top: ")
+    for i, decision in enumerate(decisions, start=1):
+        if not isinstance(decision, dict):
+            _fail(where, _("a decision must be an object"))
+        here = where + _("draft {i}: ", i=i)
+        _fields(decision, DECISION, here)
+        _tops(decision.get("target_top", []), here + "target_top: ")
+        _tops(decision.get("draft_top", []), here + "draft_top: ")
+    for i, token in enumerate(emitted, start=1):
+        if not isinstance(token, dict):
+            _fail(where, _("an emitted token must be an object"))
+        _fields(token, EMITTED, where + _("token {i}: ", i=i))
+    if step.get("tree") is not None:
+        _tree(step["tree"], where + _("tree: "))
+
+
+def _tree(tree: Any, where: str) -> None:
+    """A step's draft tree: at most MAX_TREE_NODES nodes, parents first, each depth one more than its parent's, and
+    an accepted path that walks down from the root through exactly the accepted nodes."""
+    if not isinstance(tree, dict) or not isinstance(tree.get("nodes"), list) or not isinstance(tree.get("path"), list):
+        _fail(where, _("a tree must be an object with a list of nodes and a path"))
+    nodes, path = tree["nodes"], tree["path"]
+    if len(nodes) > MAX_TREE_NODES:
+        _fail(where, _("a tree has at most {limit} nodes (this one has {n})", limit=MAX_TREE_NODES, n=len(nodes)))
+    for j, node in enumerate(nodes):
+        if not isinstance(node, dict):
+            _fail(where, _("a tree node must be an object"))
+        _fields(node, TREE_NODE, where + _("node {j}: ", j=j))
+        parent = node.get("parent")
+        if not isinstance(parent, int) or parent >= j:
+            _fail(where, _("node {j}'s parent must come before it", j=j))
+        if node.get("depth") != (1 if parent == -1 else nodes[parent].get("depth", 0) + 1):
+            _fail(where, _("node {j} must be one level below its parent", j=j))
+    if not all(isinstance(n, int) and not isinstance(n, bool) and 0 <= n < len(nodes) for n in path):
+        _fail(where, _("the path must list nodes of the tree"))
+    if any(nodes[n].get("parent") != (path[i - 1] if i else -1) for i, n in enumerate(path)):
+        _fail(where, _("the path must walk down from the root, each node a child of the one before"))
+    if sorted(path) != [j for j, node in enumerate(nodes) if node.get("status") == "accepted"]:
+        _fail(where, _("the accepted nodes must be exactly the path"))
+
+
+def _tops(tops: Any, where: str) -> None:
+    if not isinstance(tops, list) or len(tops) > TOP_N:
+        _fail(where, _("a top list holds at most {limit} tokens", limit=TOP_N))
+    for top in tops:
+        if not isinstance(top, dict):
+            _fail(where, _("a top-list entry must be an object"))
+        _fields(top, TOKEN_PROB, where)
+
+
+def _fields(obj: dict, rules: dict[str, tuple[Check, Words]], where: str) -> None:
+    for name, rule in rules.items():
+        if name in obj:
+            _check(obj[name], rule, name, where)
+
+
+def _check(value: Any, rule: tuple[Check, Words], name: str, where: str) -> None:
+    if not rule[0](value):
+        _fail(where, _("{name} must be {rule} (got {value})", name=name, rule=rule[1], value=_shown(value)))
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**30:
+        return _("a number of more than 30 digits")
+    text = repr(value) if not isinstance(value, (list, dict)) else type(value).__name__
+    return text if len(text) <= 30 else text[:29] + "…"
+
+
+def _fail(where: str, what: str) -> None:
+    raise ValueError(_("This trace is damaged: {where}{what}.", where=where, what=what))

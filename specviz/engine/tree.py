@@ -1,0 +1,193 @@
+"""Draft trees (SpecInfer, EAGLE-2): many guesses per position, scored by the target in one forward.
+
+A `DraftTree` hangs below the *root*, the sequence's last token (the one the next step feeds). Node j holds a drafted
+token, its parent (-1 = the root) and q, the draft distribution of its parent's position that it was drafted from.
+Nodes are numbered parents first; siblings keep the order they were drafted in, which is the order the verifier
+tries them (`specviz.engine.tree_verifier`).
+
+The target reads the whole tree in one forward: every node sees the context, the root and its own ancestors, never
+its siblings or cousins (`tree_attention_mask`), and sits at the position its depth gives it (`tree_positions`):
+
+    root  x        depth 0     position r
+     |-- a         depth 1     r + 1        a sees: context, x, a
+     |   `-- c     depth 2     r + 2        c sees: context, x, a, c
+     `-- b         depth 1     r + 1        b sees: context, x, b
+
+`grow_tree` drafts a tree EAGLE-2 style: level by level, it expands the nodes whose cumulative draft probability is
+highest. How many children a node gets is fixed *before* they are drawn (from the node budget and the width), and
+drawn children are never pruned: the children of a node are then an honest sample of q without replacement, which is
+what the exact tree rule needs at temperature > 0 (see `specviz.engine.tree_verifier`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import torch
+
+ROOT = -1  # the parent of the first level: the sequence's last token
+
+
+@dataclass
+class DraftTree:
+    """N drafted nodes below the root. `draft_probs[j]` is q at node j's parent (V,): what node j was drafted from.
+
+    `sampled` says how children were chosen: True = drawn from q without replacement (the exact rule compares them
+    with q); False = the draft's top tokens, deterministic (the exact rule treats each as a point mass).
+
+    >>> tree = DraftTree([7, 8, 9], [ROOT, ROOT, 0], torch.zeros(3, 10))
+    >>> tree.depths, tree.children(ROOT), tree.path_to(2)
+    ([1, 1, 2], [0, 1], [0, 2])
+    """
+
+    tokens: list[int]
+    parents: list[int]
+    draft_probs: torch.Tensor  # (N, V)
+    sampled: bool = True
+    scores: list[float] = field(default_factory=list)  # cumulative draft log-probability of each node
+
+    def __post_init__(self) -> None:
+        if len(self.parents) != len(self.tokens) or self.draft_probs.shape[0] != len(self.tokens):
+            raise ValueError("A draft tree needs one parent and one q row per node.")
+        if any(not ROOT <= parent < j for j, parent in enumerate(self.parents)):
+            raise ValueError("A draft tree lists every parent before its children.")
+
+    def __len__(self) -> int:
+        return len(self.tokens)
+
+    @property
+    def size(self) -> int:
+        """How many nodes were drafted (as a chain's `size` counts its drafts)."""
+        return len(self.tokens)
+
+    @property
+    def depths(self) -> list[int]:
+        """Depth of each node: 1 for the root's children."""
+        depths: list[int] = []
+        for parent in self.parents:
+            depths.append(1 if parent == ROOT else depths[parent] + 1)
+        return depths
+
+    @property
+    def depth(self) -> int:
+        return max(self.depths, default=0)
+
+    def children(self, node: int) -> list[int]:
+        """The children of `node` (ROOT for the first level), in the order they were drafted."""
+        return [j for j, parent in enumerate(self.parents) if parent == node]
+
+    def path_to(self, node: int) -> list[int]:
+        """The nodes from the first level down to `node`, inclusive."""
+        path = []
+        while node != ROOT:
+            path.append(node)
+            node = self.parents[node]
+        return path[::-1]
+
+    def ancestors(self) -> torch.Tensor:
+        """Bool (N, N): [j, i] is True when node i is node j or one of its ancestors."""
+        n = len(self)
+        seen = torch.eye(n, dtype=torch.bool)
+        for j, parent in enumerate(self.parents):
+            if parent != ROOT:
+                seen[j] |= seen[parent]
+        return seen
+
+
+def chain_tree(tokens: list[int], draft_probs: torch.Tensor, sampled: bool = True) -> DraftTree:
+    """K chained drafts as a tree of width 1: the chain is the special case.
+
+    >>> chain_tree([4, 5, 6], torch.zeros(3, 8)).parents
+    [-1, 0, 1]
+    """
+    return DraftTree(list(tokens), list(range(-1, len(tokens) - 1)), draft_probs, sampled)
+
+
+def tree_positions(tree: DraftTree, root_position: int) -> torch.Tensor:
+    """Position ids of the root and every node (N+1,): the root's, plus each node's depth.
+
+    >>> tree_positions(DraftTree([7, 8, 9], [ROOT, ROOT, 0], torch.zeros(3, 10)), 5).tolist()
+    [5, 6, 6, 7]
+    """
+    return torch.tensor([root_position] + [root_position + d for d in tree.depths], dtype=torch.long)
+
+
+def tree_attention_mask(tree: DraftTree, past: int) -> torch.Tensor:
+    """Bool (N+1, past + N+1), True = may attend. Row 0 is the root: it sees the `past` cached positions and itself.
+    Row j+1 is node j: it sees the past, the root, its ancestors and itself, never a sibling or a cousin.
+
+    >>> tree_attention_mask(DraftTree([7, 8, 9], [ROOT, ROOT, 0], torch.zeros(3, 10)), past=1).int().tolist()
+    [[1, 1, 0, 0, 0], [1, 1, 1, 0, 0], [1, 1, 0, 1, 0], [1, 1, 1, 0, 1]]
+    """
+    n = len(tree)
+    mask = torch.zeros(n + 1, past + n + 1, dtype=torch.bool)
+    mask[:, : past + 1] = True  # everyone sees the context and the root
+    mask[1:, past + 1:] = tree.ancestors()
+    return mask
+
+
+def sample_without_replacement(probs: torch.Tensor, m: int, generator: torch.Generator | None) -> list[int]:
+    """m distinct tokens drawn one after another from probs (V,), each from what is left, renormalised: the order
+    is the draw order. m must not exceed the number of tokens with positive probability."""
+    return torch.multinomial(probs, m, replacement=False, generator=generator).tolist()
+
+
+Expand = Callable[[DraftTree, list[int]], torch.Tensor]  # (tree so far, nodes to expand) -> draft logits (F, V)
+
+
+def grow_tree(expand: Expand, *, max_nodes: int, max_depth: int, width: int, probs: Callable, sampled: bool,
+              generator: torch.Generator | None, stop_tokens: frozenset[int] = frozenset()) -> DraftTree:
+    """Draft a tree EAGLE-2 style: level by level, expand the (at most `width`) newest nodes with the highest
+    cumulative draft probability, each with up to `width` children, within `max_nodes` nodes and `max_depth` levels.
+
+    `expand(tree, nodes)` runs the drafter once over `nodes` (ROOT for the first level) and returns their draft
+    logits (F, V); `probs` turns logits into q (the sampling settings). Children are drawn from q without
+    replacement (`sampled`) or are the draft's top tokens. Each level gets an even share of the nodes left, so the
+    tree can reach `max_depth`; a node's number of children is fixed before any is drawn. Nodes in `stop_tokens`
+    (end-of-text) are never expanded: nothing after them is emitted. The cumulative probability ranks with the
+    draft's own confidence (temperature 1), as EAGLE-2 does, so it means the same under greedy decoding.
+    """
+    tokens, parents, rows, scores = [], [], [], []
+    frontier, score_of = [ROOT], {ROOT: 0.0}
+    for level in range(max_depth):
+        share = math.ceil((max_nodes - len(tokens)) / (max_depth - level))
+        counts = _children_counts(len(frontier), width, share)
+        frontier = frontier[: len(counts)]
+        if not frontier:
+            break
+        tree = DraftTree(tokens, parents, torch.stack(rows) if rows else torch.zeros(0, 0), sampled, scores)
+        logits = expand(tree, frontier)  # (F, V)
+        newest = []
+        for node, row, m in zip(frontier, logits, counts):
+            q = probs(row).cpu()
+            confidence = torch.log_softmax(row.float(), -1).cpu()
+            m = min(m, int((q > 0).sum())) if sampled else m
+            children = sample_without_replacement(q, m, generator) if sampled else torch.topk(confidence, m).indices.tolist()
+            for x in children:
+                score_of[len(tokens)] = score_of[node] + float(confidence[x])
+                newest.append(len(tokens))
+                tokens.append(int(x))
+                parents.append(node)
+                rows.append(q)
+                scores.append(score_of[len(tokens) - 1])
+        open_nodes = [j for j in newest if tokens[j] not in stop_tokens]
+        frontier = sorted(open_nodes, key=lambda j: -score_of[j])[:width]
+    draft_probs = torch.stack(rows) if rows else torch.zeros(0, 0)
+    return DraftTree(tokens, parents, draft_probs, sampled, scores)
+
+
+def _children_counts(n_frontier: int, width: int, share: int) -> list[int]:
+    """How many children each frontier node gets, best first: `width` each until the level's share runs out.
+
+    >>> _children_counts(4, 3, 7)
+    [3, 3, 1]
+    """
+    counts = []
+    for _ in range(n_frontier):
+        m = min(width, share - sum(counts))
+        if m <= 0:
+            break
+        counts.append(m)
+    return counts

@@ -1,0 +1,174 @@
+"""`python -m specviz bench`: the subcommand's flags, the `BenchConfig` they make, and the command that remakes a run.
+
+    python -m specviz bench --pair default --proposers ngram layerskip --k 1 2 4 8 --temperatures 0 0.7
+
+`command_line(config)` writes the flags back, so every result file carries the command that reproduces it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from pathlib import Path
+
+from tqdm import tqdm
+
+from specviz.engine.proposers import registry
+from specviz.labs.bench.config import CLOCKS, DTYPES, HF_MODES, BenchConfig
+from specviz.models.catalog import recommended_for
+
+
+def _listed(kind):
+    """argparse type for list flags: each value may itself be comma-separated."""
+    def parse(text: str):
+        try:
+            return [kind(x) for x in text.split(",") if x.strip()]
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"'{text}' is not a list of {kind.__name__} values") from None
+    return parse
+
+
+def add_bench_arguments(cmd: argparse.ArgumentParser) -> None:
+    """The `bench` subcommand's flags."""
+    cmd.add_argument("--pair", default="default", help="default, toy, or TARGET_FOLDER[,DRAFT_FOLDER]")
+    cmd.add_argument("--proposers", nargs="+", type=_listed(str), default=None,
+                     help=f"{', '.join(registry.names())} (default: the pair's own)")
+    cmd.add_argument("--layers", type=int, default=None, help="layers the layer-skip draft keeps (default: 1/4)")
+    cmd.add_argument("--k", nargs="+", type=_listed(int), default=None,
+                     help="drafted tokens per step, a tree's depth (default: the pair's recommended K)")
+    cmd.add_argument("--tree-nodes", nargs="+", type=_listed(int), default=None,
+                     help="draft tree node budgets, 0 = a chain of K (default: the pair's recommended)")
+    cmd.add_argument("--tree-width", nargs="+", type=_listed(int), default=None,
+                     help="children per tree node (default: the pair's recommended)")
+    cmd.add_argument("--verify-dtypes", nargs="*", type=_listed(str), default=[["float32", "bfloat16"]],
+                     help="dtypes whose verify-cost curve is measured on a CPU (none: skip)")
+    cmd.add_argument("--temperatures", nargs="+", type=_listed(float), default=[[0.0]], help="0 = greedy")
+    cmd.add_argument("--suites", nargs="+", type=_listed(str), default=None,
+                     help="prompt suites in assets/prompts (default: all)")
+    cmd.add_argument("--prompts-per-suite", type=int, default=2)
+    cmd.add_argument("--max-new-tokens", type=int, default=64)
+    cmd.add_argument("--repeats", type=int, default=3, help="timed repeats per case (medians are reported)")
+    cmd.add_argument("--warmup", type=int, default=1, help="untimed warm-up rounds before timing")
+    cmd.add_argument("--threads", type=int, default=None, help="torch.set_num_threads (default: torch's choice)")
+    cmd.add_argument("--policies", nargs="+", type=_listed(str), default=[["constant"]],
+                     help="constant, heuristic, threshold, optimal")
+    cmd.add_argument("--policy-k", type=int, default=4, help="the K adaptive policies start at (threshold: its cap)")
+    cmd.add_argument("--policy-temperatures", nargs="+", type=_listed(float), default=None,
+                     help="temperatures for the adaptive policies (default: all)")
+    cmd.add_argument("--threshold", type=float, default=0.4, help="confidence threshold of the threshold policy")
+    cmd.add_argument("--hf", choices=HF_MODES, default="all",
+                     help="compare with transformers at all temperatures, greedy only, or not at all")
+    cmd.add_argument("--clock", choices=CLOCKS, default="wall",
+                     help="wall: elapsed time; cpu: this process's CPU time (for a machine shared with other jobs)")
+    cmd.add_argument("--device", default=None, help="cpu, cuda, cuda:N, mps (default: the fastest available)")
+    cmd.add_argument("--dtype", choices=DTYPES, default=None,
+                     help="float32, float16, bfloat16 (default: bfloat16 on a modern GPU or a CPU with bf16 "
+                          "instructions, else float32); the baselines run in the same dtype")
+    cmd.add_argument("--no-record-overhead", action="store_true", help="skip the recorded-trace runs")
+    cmd.add_argument("--seed", type=int, default=0)
+    cmd.add_argument("--out", default="bench-results", help="folder for results.json, results.csv, results.md")
+
+
+def config_from_args(args: argparse.Namespace) -> BenchConfig:
+    """The flags as a `BenchConfig`; K and the tree default to the pair's recommended settings
+    (`specviz.models.catalog.recommended_for`: assets/catalog.yaml, read without loading a model)."""
+    flat = lambda lists: [x for part in lists for x in part] if lists else None  # noqa: E731
+    best = recommended_for(args.pair)
+    ks = flat(args.k) or [best.k]
+    nodes = flat(getattr(args, "tree_nodes", None)) or ([best.tree_nodes] if args.k is None else [0])
+    widths = flat(getattr(args, "tree_width", None)) or [best.tree_width]
+    verify = getattr(args, "verify_dtypes", None)
+    return BenchConfig(
+        tree_nodes=nodes, tree_widths=widths, verify_dtypes=flat(verify) or [],
+        pair=args.pair, proposers=flat(args.proposers) or [], ks=ks, temperatures=flat(args.temperatures),
+        suites=flat(args.suites) or [], prompts_per_suite=args.prompts_per_suite, max_new_tokens=args.max_new_tokens,
+        repeats=args.repeats, warmup=args.warmup, threads=args.threads, policies=flat(args.policies),
+        policy_k=args.policy_k, policy_temperatures=flat(args.policy_temperatures), threshold=args.threshold,
+        hf=args.hf, clock=args.clock, record_overhead=not args.no_record_overhead, layers=args.layers, seed=args.seed,
+        device=getattr(args, "device", None), dtype=getattr(args, "dtype", None),
+    )
+
+
+def command_line(config: BenchConfig, out: str | None = None) -> str:
+    """The command that reproduces a run with this configuration."""
+    parts = ["python -m specviz bench", f"--pair {config.pair}", "--proposers " + " ".join(config.proposers),
+             "--k " + " ".join(map(str, config.ks))]
+    if config.tree_nodes != [0]:
+        parts += ["--tree-nodes " + " ".join(map(str, config.tree_nodes)),
+                  "--tree-width " + " ".join(map(str, config.tree_widths))]
+    parts.append("--temperatures " + " ".join(f"{t:g}" for t in config.temperatures))
+    if config.suites:
+        parts.append("--suites " + " ".join(config.suites))
+    parts += [f"--prompts-per-suite {config.prompts_per_suite}", f"--max-new-tokens {config.max_new_tokens}",
+              f"--repeats {config.repeats}", f"--warmup {config.warmup}"]
+    if config.threads is not None:
+        parts.append(f"--threads {config.threads}")
+    parts.append("--policies " + " ".join(config.policies))
+    if config.policies != ["constant"]:
+        parts.append(f"--policy-k {config.policy_k}")
+        if config.policy_temperatures is not None:
+            parts.append("--policy-temperatures " + " ".join(f"{t:g}" for t in config.policy_temperatures))
+        if "threshold" in config.policies:
+            parts.append(f"--threshold {config.threshold:g}")
+    if config.layers is not None:
+        parts.append(f"--layers {config.layers}")
+    parts.append(f"--hf {config.hf}")
+    if config.clock != "wall":
+        parts.append(f"--clock {config.clock}")
+    if config.device:
+        parts.append(f"--device {config.device}")
+    if config.dtype:
+        parts.append(f"--dtype {config.dtype}")
+    if config.verify_dtypes != ["float32", "bfloat16"]:
+        parts.append("--verify-dtypes " + " ".join(config.verify_dtypes))
+    if not config.record_overhead:
+        parts.append("--no-record-overhead")
+    if config.seed:
+        parts.append(f"--seed {config.seed}")
+    if out:
+        parts.append(f"--out {out}")
+    return " ".join(parts)
+
+
+def run_bench_command(args: argparse.Namespace) -> int:
+    # loaded here, not at the top: the bench's flags (and `python -m specviz --help`) need neither torch nor a model
+    from specviz.labs.bench.report import markdown_report
+    from specviz.labs.bench.runner import run_bench
+    from specviz.models.pairs import load_pair
+
+    config = config_from_args(args)
+    if config.proposers:
+        config.check()  # fail fast, before loading a model
+    check_writable(args.out)  # before the benchmark, not after an hour of it
+    pair = load_pair(config.pair, device=config.device, dtype=config.dtype,
+                     progress=lambda msg: print(msg, file=sys.stderr))
+    config.proposers = config.proposers or [pair.default_proposer]
+    config.check()
+    bar = tqdm(total=1, file=sys.stderr, unit="run", dynamic_ncols=True)
+
+    def progress(done: int, total: int, label: str) -> None:
+        bar.total = total
+        bar.set_postfix_str(label[:60])
+        bar.update(done - bar.n)
+
+    try:
+        result = run_bench(config, command=command_line(config, args.out), progress=progress, pair=pair)
+    finally:
+        bar.close()
+    paths = result.save(args.out)
+    print(markdown_report(result))
+    print("results written to " + ", ".join(str(p) for p in paths.values()), file=sys.stderr)
+    return 0
+
+
+def check_writable(folder: str) -> None:
+    """A ValueError with one sentence unless the results can be written into `folder` (created if missing)."""
+    path = Path(folder)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=path):
+            pass
+    except OSError as exc:
+        raise ValueError(f"Cannot write the results to '{folder}': {exc.strerror or 'not a writable folder'}.") \
+            from None

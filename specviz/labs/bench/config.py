@@ -1,0 +1,170 @@
+"""What a bench run measures: the prompt suites it reads (assets/prompts/*.yaml) and the `BenchConfig` it runs.
+
+    config = BenchConfig(pair="toy", proposers=["draft", "ngram"], ks=[1, 2, 4])
+    config.check()  # a bad value is a ValueError with one sentence
+    suites = load_suites(config.suites or None)
+
+The folders the bench reads from and writes to live here too, so every other module of the package names them
+the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from specviz.core.paths import BENCHMARKS_DIR, PROMPTS_DIR
+from specviz.engine.limits import K_RANGE, MAX_NEW_TOKENS_RANGE, POLICIES, TREE_NODES_RANGE, TREE_WIDTH_RANGE
+from specviz.engine.proposers import registry
+
+HF_MODES = ("all", "greedy", "none")
+CLOCKS = ("wall", "cpu")
+DTYPES = ("float32", "float16", "bfloat16")
+CPU_CLOCK_ON_GPU = ("--clock cpu counts this process's CPU time, which leaves out the GPU's work; on cuda use "
+                    "--clock wall.")
+
+
+# ---- prompt suites ----------------------------------------------------------------------------------------------
+
+
+@dataclass
+class BenchPrompt:
+    """One prompt: a single user turn (`text`) or a conversation (`messages`, the last one the user's)."""
+
+    id: str
+    suite: str
+    text: str = ""
+    messages: list[dict[str, str]] = field(default_factory=list)
+
+    def turns(self) -> list[dict[str, str]]:
+        return self.messages or [{"role": "user", "content": self.text}]
+
+
+@dataclass
+class Suite:
+    name: str
+    title: str
+    description: str
+    prompts: list[BenchPrompt]
+
+
+def load_suites(names: Sequence[str] | None = None, folder: Path = PROMPTS_DIR) -> list[Suite]:
+    """The prompt suites in `folder` (all of them, or those named, in that order)."""
+    found: dict[str, Suite] = {}
+    for path in sorted(Path(folder).glob("*.yaml")):
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        name = data["name"]
+        prompts = [BenchPrompt(id=p["id"], suite=name, text=p.get("text", ""), messages=p.get("messages", []))
+                   for p in data["prompts"]]
+        found[name] = Suite(name, data.get("title", name), data.get("description", ""), prompts)
+    if not names:
+        return list(found.values())
+    unknown = [n for n in names if n not in found]
+    if unknown:
+        raise ValueError(f"Unknown prompt suite '{unknown[0]}': choose from {', '.join(found)}.")
+    return [found[n] for n in names]
+
+
+def encode_bench_prompt(tokenizer, prompt: BenchPrompt, chat: bool) -> list[int]:
+    """Token ids for a prompt: through the chat template when the pair has one, else the turns joined by newlines."""
+    turns = prompt.turns()
+    if chat and getattr(tokenizer, "chat_template", None):
+        encoded = tokenizer.apply_chat_template(turns, add_generation_prompt=True, tokenize=True, return_dict=True)
+        return list(encoded["input_ids"])
+    return list(tokenizer("\n".join(t["content"] for t in turns), add_special_tokens=True)["input_ids"])
+
+
+# ---- configuration ------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class BenchConfig:
+    """What to measure. `check()` turns any bad value into a ValueError with one sentence."""
+
+    pair: str = "toy"
+    proposers: list[str] = field(default_factory=lambda: ["draft"])
+    ks: list[int] = field(default_factory=lambda: [1, 2, 4])
+    temperatures: list[float] = field(default_factory=lambda: [0.0])
+    suites: list[str] = field(default_factory=list)  # empty: all
+    prompts_per_suite: int = 2
+    max_new_tokens: int = 64
+    repeats: int = 3
+    warmup: int = 1
+    threads: int | None = None
+    policies: list[str] = field(default_factory=lambda: ["constant"])
+    policy_k: int = 4
+    policy_temperatures: list[float] | None = None  # None: the same as `temperatures`
+    threshold: float = 0.4
+    hf: str = "all"  # transformers comparisons: "all" temperatures, "greedy" only, or "none"
+    record_overhead: bool = True
+    cost_repeats: int = 15
+    clock: str = "wall"  # "cpu": process CPU time, for a shared machine (waiting for a core is not counted)
+    layers: int | None = None
+    seed: int = 0
+    device: str | None = None  # cpu, cuda, cuda:N, mps; None: the fastest this machine has
+    dtype: str | None = None  # float32, float16, bfloat16; None: bfloat16 on a modern GPU or a bf16 CPU, else float32
+    tree_nodes: list[int] = field(default_factory=lambda: [0])  # node budgets per K; 0 = the chain of K
+    tree_widths: list[int] = field(default_factory=lambda: [4])  # children per node, for every budget above 0
+    verify_dtypes: list[str] = field(default_factory=lambda: ["float32", "bfloat16"])  # verify curves measured
+
+    def check(self) -> None:
+        for name in self.proposers:
+            if name not in registry.names():
+                raise ValueError(f"Unknown proposer '{name}': choose one of {', '.join(registry.names())}.")
+        for k in [*self.ks, self.policy_k]:
+            if not (isinstance(k, int) and K_RANGE[0] <= k <= K_RANGE[1]):
+                raise ValueError(f"K must be a whole number from {K_RANGE[0]} to {K_RANGE[1]} (got {k}).")
+        for t in [*self.temperatures, *(self.policy_temperatures or [])]:
+            if not (isinstance(t, (int, float)) and 0 <= t <= 10):
+                raise ValueError(f"Temperatures must be numbers from 0 to 10 (got {t}).")
+        for name in self.policies:
+            if name not in POLICIES:
+                raise ValueError(f"Unknown draft-length policy '{name}': choose one of {', '.join(POLICIES)}.")
+        lo, hi = MAX_NEW_TOKENS_RANGE
+        if not lo <= self.max_new_tokens <= hi:
+            raise ValueError(f"--max-new-tokens must be from {lo} to {hi} (got {self.max_new_tokens}).")
+        for n in self.tree_nodes:
+            if not (isinstance(n, int) and TREE_NODES_RANGE[0] <= n <= TREE_NODES_RANGE[1]):
+                raise ValueError(f"--tree-nodes must be whole numbers from {TREE_NODES_RANGE[0]} to "
+                                 f"{TREE_NODES_RANGE[1]} (got {n}).")
+        for w in self.tree_widths:
+            if not (isinstance(w, int) and TREE_WIDTH_RANGE[0] <= w <= TREE_WIDTH_RANGE[1]):
+                raise ValueError(f"--tree-width must be whole numbers from {TREE_WIDTH_RANGE[0]} to "
+                                 f"{TREE_WIDTH_RANGE[1]} (got {w}).")
+        for name in self.verify_dtypes:
+            if name not in DTYPES:
+                raise ValueError(f"--verify-dtypes must be among {', '.join(DTYPES)} (got {name}).")
+        if not (self.proposers and self.ks and self.temperatures and self.tree_nodes and self.tree_widths):
+            raise ValueError("Give at least one proposer, one K and one temperature.")
+        if self.prompts_per_suite < 1 or self.repeats < 1 or self.warmup < 0 or self.cost_repeats < 1:
+            raise ValueError("--prompts-per-suite and --repeats must be 1 or more, --warmup 0 or more.")
+        if self.threads is not None and self.threads < 1:
+            raise ValueError(f"--threads must be 1 or more (got {self.threads}).")
+        if self.clock not in CLOCKS:
+            raise ValueError(f"--clock must be one of {', '.join(CLOCKS)} (got {self.clock}).")
+        if self.dtype not in (None, *DTYPES):
+            raise ValueError(f"--dtype must be one of {', '.join(DTYPES)} (got {self.dtype}).")
+        if self.clock == "cpu" and str(self.device or "").startswith("cuda"):
+            raise ValueError(CPU_CLOCK_ON_GPU)
+        if self.hf not in HF_MODES:
+            raise ValueError(f"--hf must be one of {', '.join(HF_MODES)} (got {self.hf}).")
+        if not 0 <= self.threshold <= 1:
+            raise ValueError(f"--threshold must be between 0 and 1 (got {self.threshold}).")
+        load_suites(self.suites or None)
+
+    @property
+    def k_max(self) -> int:
+        return max([*self.ks, self.policy_k])
+
+    def shapes(self) -> list[tuple[int, int, int]]:
+        """(K, tree nodes, tree width) of every constant configuration: the chain of each K (nodes 0) when asked,
+        and a tree of every node budget and width (width 0 for a chain).
+
+        >>> BenchConfig(ks=[4], tree_nodes=[0, 16], tree_widths=[2, 4]).shapes()
+        [(4, 0, 0), (4, 16, 2), (4, 16, 4)]
+        """
+        return [(k, n, w if n else 0) for k in self.ks for n in self.tree_nodes
+                for w in (self.tree_widths if n else [0])]

@@ -1,0 +1,150 @@
+"""Figures the pages quote, read from the committed benchmarks (`assets/benchmarks/<folder>/results.json`), so a
+sentence cannot go stale when a benchmark is re-run, and every figure knows where it came from and in which dtype.
+
+    quoted.speedup_range("default-cpu-ngram", "ngram", suite="rewrite", k=8)   # Quoted(1.94, 2.22, "float32", ...)
+    quoted.verify_range("default-cpu-bf16-tree")                              # n = 2..5 tokens over one token
+    quoted.draft_cost("default-cpu-drafts", "draft")                          # c of the separate draft model
+
+A `Quoted` is a low and a high value (equal for a single figure) with the folder and the dtype of the run; its
+`text()` writes them the reader's way ("1.9–2.2", "1,9–2,2"). A missing or unreadable file is a ValueError with
+one sentence, so a page that quotes it fails loudly in the tests instead of printing a number nobody measured.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from specviz.core.i18n import _, number
+from specviz.core.paths import BENCHMARKS_DIR
+
+
+@dataclass(frozen=True)
+class Quoted:
+    """A measured figure or range: `low`..`high`, from the run in `folder` (under assets/benchmarks/) in `dtype`."""
+
+    low: float
+    high: float
+    folder: str
+    dtype: str
+
+    def text(self, digits: int = 1) -> str:
+        """The figure as the reader writes it: "1.3", or "1.9–2.2" for a range (en dash, no spaces).
+
+        >>> Quoted(1.94, 2.22, "x", "float32").text(), Quoted(1.302, 1.304, "x", "bfloat16").text(2)
+        ('1.9–2.2', '1.30')
+        """
+        low, high = number(self.low, digits), number(self.high, digits)
+        return low if low == high else f"{low}–{high}"
+
+    @property
+    def source(self) -> str:
+        """Where it was measured: the folder and the dtype, for a caption."""
+        return f"{BENCHMARKS_DIR.parent.name}/{BENCHMARKS_DIR.name}/{self.folder} ({self.dtype})"
+
+
+@lru_cache(maxsize=16)
+def _result(folder: str, root: str) -> dict:
+    path = Path(root) / folder / "results.json"
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"The committed benchmark {path} cannot be read ({exc.__class__.__name__}).") from None
+
+
+def result(folder: str, root: Path | None = None) -> dict:
+    """The committed run in `folder`, as written by `python -m specviz bench`."""
+    return _result(folder, str(root or BENCHMARKS_DIR))
+
+
+def dtype(folder: str, root: Path | None = None) -> str:
+    """The dtype the run's models were in (runs from before the field existed were float32)."""
+    return run_dtype(result(folder, root))
+
+
+def run_dtype(run: dict) -> str:
+    """The dtype of a `specviz bench` results.json already read: its machine's, else its config's, else float32
+    (the only dtype before the field existed).
+
+    >>> run_dtype({"machine": {"dtype": "bfloat16"}}), run_dtype({"machine": {"cpu": "x"}, "config": {}})
+    ('bfloat16', 'float32')
+    """
+    return str((run.get("machine") or {}).get("dtype") or (run.get("config") or {}).get("dtype") or "float32")
+
+
+def speedup_range(folder: str, proposer: str, *, suite: str = "all", k: int | None = None,
+                  policy: str = "constant", temperature: float | None = None, tree_nodes: int = 0,
+                  against: str = "speedup_vs_ar", root: Path | None = None) -> Quoted:
+    """The lowest and highest speedup of the summary rows that match (None matches any K or temperature);
+    `against` names the baseline: "speedup_vs_ar" (specviz's target-only decoding) or "speedup_vs_hf_generate"."""
+    rows = _rows(folder, proposer, suite, k, policy, temperature, tree_nodes, against, root)
+    values = [float(r[against]) for r in rows]
+    return Quoted(min(values), max(values), folder, dtype(folder, root))
+
+
+def tokens_per_pass(folder: str, proposer: str, *, suite: str = "all", k: int | None = None,
+                    policy: str = "constant", temperature: float | None = None, tree_nodes: int = 0,
+                    root: Path | None = None) -> tuple[Quoted, int]:
+    """Tokens per target forward (mean accepted length, the recovered or bonus token included) of the matching
+    summary rows, lowest and highest, and how many prompts the rows pooled (the fewest of them). These are counts,
+    so they do not depend on how busy the machine was."""
+    rows = _rows(folder, proposer, suite, k, policy, temperature, tree_nodes, "mat_with_bonus", root)
+    values = [float(r["mat_with_bonus"]) for r in rows]
+    return Quoted(min(values), max(values), folder, dtype(folder, root)), min(int(r["prompts"]) for r in rows)
+
+
+def _rows(folder: str, proposer: str, suite: str, k: int | None, policy: str, temperature: float | None,
+          tree_nodes: int, field: str, root: Path | None) -> list[dict]:
+    rows = [r for r in result(folder, root)["summary"]
+            if r["proposer"] == proposer and r["suite"] == suite and r["policy"] == policy
+            and (k is None or r["k"] == k) and (temperature is None or r["temperature"] == temperature)
+            and (r.get("tree_nodes") or 0) == tree_nodes and r.get(field) is not None]
+    if not rows:
+        raise ValueError(f"The benchmark {folder} has no {proposer} row for that selection.")
+    return rows
+
+
+def verify_range(folder: str, tokens: range = range(2, 6), root: Path | None = None) -> Quoted:
+    """The cost of one target forward over n new tokens in one-token forwards, lowest and highest over `tokens`
+    (the verify pass of K = 1..4 drafts by default)."""
+    curve = {int(r["n_tokens"]): float(r["ratio"]) for r in result(folder, root)["costs"]["verify"]}
+    values = [curve[n] for n in tokens if n in curve]
+    if not values:
+        raise ValueError(f"The benchmark {folder} has no verify cost for {tokens.start}..{tokens.stop - 1} tokens.")
+    return Quoted(min(values), max(values), folder, dtype(folder, root))
+
+
+def draft_cost(folder: str, proposer: str, root: Path | None = None) -> Quoted:
+    """c: one draft forward over one target forward, as the run measured it."""
+    cost = result(folder, root)["costs"]["c"].get(proposer)
+    if cost is None:
+        raise ValueError(f"The benchmark {folder} measured no draft cost for {proposer}.")
+    return Quoted(float(cost), float(cost), folder, dtype(folder, root))
+
+
+def greedy_identity(folder: str, name: str, root: Path | None = None) -> tuple[int, int, str]:
+    """(identical, prompts, dtype) of a committed `python -m specviz.scripts.greedy_identity` run: on how many
+    prompts greedy speculative output equalled target-only output, in which dtype."""
+    path = Path(root or BENCHMARKS_DIR) / folder / name
+    try:
+        run = json.loads(path.read_text(encoding="utf-8"))
+        entries = run["entries"]
+        return sum(bool(e["identical"]) for e in entries), len(entries), str(run["dtype"])
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ValueError(f"The committed greedy-identity check {path} cannot be read ({exc.__class__.__name__}).") \
+            from None
+
+
+IDENTITY_RUN = "default-cpu-bf16-tree"  # where the committed greedy-identity checks are
+IDENTITY_FILES = {"fp32": "greedy-identity-float32.json", "bf16": "greedy-identity.json"}
+
+
+def greedy_identity_counts(root: Path | None = None) -> dict[str, str]:
+    """{"fp32": "8 of 8", "bf16": "2 of 8"}: the committed greedy-identity checks, for a sentence."""
+    counts = {}
+    for key, name in IDENTITY_FILES.items():
+        same, total, _dtype = greedy_identity(IDENTITY_RUN, name, root)
+        counts[key] = _("{same} of {total}", same=same, total=total)
+    return counts

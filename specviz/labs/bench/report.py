@@ -1,0 +1,386 @@
+"""A bench run's result: `BenchResult`, its JSON schema, the questions a reader asks of it, the CSV of cases and the
+markdown report.
+
+    result.save("bench-results")        # results.json, results.csv, results.md
+    result = BenchResult.load("bench-results/results.json")
+    result.best_constant("ngram", 0.0)  # the summary row of the fastest constant K, over all categories
+
+The rows are plain dicts, as the JSON holds them: a summary row's keys are those of `DEFINITIONS` (in
+specviz.labs.bench.summary) plus suite, proposer, policy, k and temperature.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from specviz.core.i18n import _
+from specviz.core.paths import write_text_atomically
+from specviz.labs.bench.config import BENCHMARKS_DIR
+from specviz.labs.bench.summary import DEFINITIONS, verify_ratio
+
+SCHEMA = "specviz-bench"
+SCHEMA_VERSION = 1
+TARGET_ONLY, HF_GENERATE = "specviz target-only", "transformers generate"  # baseline methods, as cases.py names them
+
+Row = dict[str, Any]  # one summary row (or case, or baseline row), as in the JSON
+
+# ---- the result ---------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class BenchResult:
+    """Everything one bench run measured; plain data, round-trips through JSON."""
+
+    command: str
+    created: str
+    machine: dict[str, Any]
+    config: dict[str, Any]
+    costs: dict[str, Any]
+    cases: list[dict[str, Any]]  # one row per prompt x temperature x proposer x policy x K
+    baselines: list[dict[str, Any]]  # one row per prompt x temperature x baseline method
+    summary: list[dict[str, Any]]  # cases pooled per suite (and over all suites: suite "all")
+    suites: list[dict[str, str]]
+    notes: list[str] = field(default_factory=list)
+    schema: str = SCHEMA
+    schema_version: int = SCHEMA_VERSION
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["definitions"] = {key: {"label": label, "meaning": meaning} for key, (label, meaning) in DEFINITIONS.items()}
+        return nan_to_null(data)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> BenchResult:
+        if not isinstance(data, dict) or data.get("schema") != SCHEMA:
+            raise ValueError(_("This file is not a specviz benchmark result (no 'specviz-bench' schema found)."))
+        if data.get("schema_version") != SCHEMA_VERSION:
+            raise ValueError(_("This benchmark has schema version {found}; this specviz reads version {version}.",
+                               found=data.get("schema_version"), version=SCHEMA_VERSION))
+        data = {k: v for k, v in data.items() if k != "definitions"}
+        try:
+            return cls(**data)
+        except TypeError as exc:
+            raise ValueError(_("This benchmark file is damaged or incomplete ({problem}).", problem=exc)) from None
+
+    @classmethod
+    def load(cls, path: str | Path) -> BenchResult:
+        try:
+            return cls.from_dict(json.loads(Path(path).read_text(encoding="utf-8")))
+        except (OSError, json.JSONDecodeError, UnicodeDecodeError):
+            raise ValueError(_("Cannot read a benchmark result from '{path}'.", path=path)) from None
+
+    def save(self, folder: str | Path) -> dict[str, Path]:
+        """Write results.json, results.csv (one row per case) and results.md into `folder`."""
+        folder = Path(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        paths = {"json": folder / "results.json", "csv": folder / "results.csv", "md": folder / "results.md"}
+        write_text_atomically(paths["json"], json.dumps(self.to_dict(), indent=1, ensure_ascii=False))  # each whole
+        write_text_atomically(paths["csv"], cases_csv(self.cases))
+        write_text_atomically(paths["md"], markdown_report(self))
+        return paths
+
+
+    # ---- queries ------------------------------------------------------------------------------------------------
+
+    def rows(self, *, suite: str = "all", proposer: str | None = None, temperature: float | None = None,
+             policy: str | None = None, trees: bool = False) -> list[Row]:
+        """Summary rows of one suite ("all": pooled over every suite) matching the filters given; constant K first,
+        then the adaptive policies, each by K. Chains only, unless `trees` (then the draft trees too, after the
+        chains of each K)."""
+        out = [r for r in self.summary if r["suite"] == suite
+               and (proposer is None or r["proposer"] == proposer)
+               and (temperature is None or r["temperature"] == temperature)
+               and (policy is None or r["policy"] == policy)
+               and (trees or not r.get("tree_nodes"))]
+        return sorted(out, key=lambda r: (r["policy"] != "constant", r["policy"], r["k"], r.get("tree_nodes") or 0,
+                                          r.get("tree_width") or 0))
+
+    def shape_rows(self, proposer: str, temperature: float) -> list[Row]:
+        """Chain and tree rows of one proposer at one temperature, all suites pooled, when the run had trees (else
+        empty): the Speedup lab's chain vs tree comparison."""
+        found = self.rows(proposer=proposer, temperature=temperature, policy="constant", trees=True)
+        return found if any(r.get("tree_nodes") for r in found) else []
+
+    @property
+    def dtype(self) -> str | None:
+        """The dtype both sides ran in (None in results from before it was recorded)."""
+        return self.machine.get("dtype")
+
+    def verify_curves(self) -> dict[str, list[dict]]:
+        """The verify-cost curve per dtype ({"float32": [{"n_tokens", "seconds", "ratio"}], ...}), when measured."""
+        return self.costs.get("verify_curves") or {}
+
+    def row(self, *, suite: str, proposer: str, temperature: float, policy: str, k: int) -> Row | None:
+        """The one summary row of a configuration in a suite, if it was run."""
+        return next((r for r in self.rows(suite=suite, proposer=proposer, temperature=temperature, policy=policy)
+                     if r["k"] == k), None)
+
+    def proposers(self) -> list[str]:
+        """The proposers measured, in the order they were run."""
+        return list(dict.fromkeys(r["proposer"] for r in self.summary))
+
+    def temperatures(self) -> list[float]:
+        return sorted({r["temperature"] for r in self.summary})
+
+    def suite_titles(self) -> dict[str, str]:
+        """Suite name -> its title, in the order the suites were run."""
+        return {s["name"]: s["title"] for s in self.suites}
+
+    def mean_alpha(self, proposer: str, temperature: float) -> float | None:
+        """α averaged over the constant-K runs of a proposer at a temperature, all suites pooled (None: no α)."""
+        alphas = [r["alpha"] for r in self.rows(proposer=proposer, temperature=temperature, policy="constant")
+                  if r["alpha"] is not None]
+        return sum(alphas) / len(alphas) if alphas else None
+
+    def best_constant(self, proposer: str, temperature: float) -> Row | None:
+        """The constant-K row with the highest speedup vs target-only, all suites pooled (None: no constant K)."""
+        constant = self.rows(proposer=proposer, temperature=temperature, policy="constant")
+        return max(constant, key=lambda r: r["speedup_vs_ar"] or 0) if constant else None
+
+    def best_in_one_suite(self, proposer: str, temperature: float) -> Row | None:
+        """The fastest configuration (any policy) within a single suite: where the proposer pays most."""
+        found = [r for suite in self.suite_titles()
+                 for r in self.rows(suite=suite, proposer=proposer, temperature=temperature)]
+        return max(found, key=lambda r: r["speedup_vs_ar"] or 0) if found else None
+
+    def verify_ratio(self, k: int) -> float:
+        """The measured cost of verifying K drafts (one target forward over K + 1 tokens) in one-token forwards."""
+        return verify_ratio(self.costs, k)
+
+    def baseline_methods(self, temperature: float) -> list[str]:
+        """The baselines measured at a temperature (specviz target-only, transformers generate, ...)."""
+        return list(dict.fromkeys(b["method"] for b in self.baselines if b["temperature"] == temperature))
+
+    def baseline_tokens_per_second(self, method: str, temperature: float) -> float | None:
+        """A baseline's pooled tokens/s over every prompt at a temperature (None: not measured)."""
+        group = [b for b in self.baselines if b["method"] == method and b["temperature"] == temperature]
+        seconds = sum(b["seconds"] for b in group)
+        return sum(b["tokens"] for b in group) / seconds if seconds else None
+
+    def baseline_identical(self, method: str, temperature: float) -> str | None:
+        """On how many prompts a baseline's greedy output equalled target-only's, as "same/checked" (None: none
+        checked)."""
+        checked = [b["identical"] for b in self.baselines
+                   if b["method"] == method and b["temperature"] == temperature and b["identical"] is not None]
+        return f"{sum(checked)}/{len(checked)}" if checked else None
+
+    def policy_comparisons(self, temperature: float) -> list[PolicyComparison]:
+        """For every suite ("all" first) and proposer that ran adaptive policies: each policy's speedup next to
+        constant K at the policies' starting K."""
+        out = []
+        for suite in ["all", *self.suite_titles()]:
+            for proposer in self.proposers():
+                group = self.rows(suite=suite, proposer=proposer, temperature=temperature)
+                start = [r["k"] for r in group if r["policy"] != "constant"]
+                if not start:
+                    continue
+                k0 = min(start)
+                speedups = {r["policy"]: r["speedup_vs_ar"] for r in group
+                            if r["policy"] != "constant" or r["k"] == k0}
+                out.append(PolicyComparison(suite, proposer, k0, speedups))
+        return out
+
+
+@dataclass(frozen=True)
+class PolicyComparison:
+    """The draft-length policies of one proposer in one suite, all started at K₀, against constant K = K₀."""
+
+    suite: str
+    proposer: str
+    k0: int
+    speedups: dict[str, float | None]  # policy -> speedup vs target-only; "constant" is constant K = K₀
+
+    @property
+    def winner(self) -> str:
+        """The fastest policy (the first listed on a tie)."""
+        return max(self.speedups, key=lambda name: self.speedups[name] or 0)
+
+    @property
+    def margin(self) -> float | None:
+        """The winner's speedup over constant K's, minus 1 (None when either is unknown)."""
+        best, constant = self.speedups[self.winner], self.speedups.get("constant")
+        return best / constant - 1 if constant and best else None
+
+
+def find_results(folder: Path = BENCHMARKS_DIR) -> list[Path]:
+    """Result files under `folder` (results.json in it or in any subfolder), sorted by folder name."""
+    folder = Path(folder)
+    return sorted([*folder.glob("*/results.json"), *folder.glob("results.json")], key=lambda p: str(p.parent))
+
+
+# ---- writing --------------------------------------------------------------------------------------------------------
+
+CASE_COLUMNS = [
+    "suite", "prompt_id", "temperature", "proposer", "policy", "k", "tree_nodes", "tree_width", "mean_k", "tokens",
+    "steps", "drafted", "accepted", "acceptance_rate", "alpha", "mat_with_bonus", "mat_without_bonus", "per_position", "draft_ms",
+    "verify_ms", "overhead_ms", "prefill_ms", "seconds", "tokens_per_second", "c", "ar_tokens", "ar_seconds",
+    "speedup_vs_ar", "hf_generate_tokens", "hf_generate_seconds", "speedup_vs_hf_generate", "hf_assisted_method",
+    "hf_assisted_tokens", "hf_assisted_seconds",
+    "hf_assisted_speedup", "speedup_vs_hf_assisted", "predicted_speedup", "predicted_speedup_measured_verify",
+    "record_overhead", "identical", "hf_assisted_identical", "physical_limit", "fraction_of_limit",
+]
+
+
+def cases_csv(cases: list[dict]) -> str:
+    """One row per case; list cells (acceptance by position) joined with ';'."""
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=CASE_COLUMNS, extrasaction="ignore", lineterminator="\n")
+    writer.writeheader()
+    for row in cases:
+        writer.writerow({k: ";".join(f"{x:.4f}" for x in v) if isinstance(v, list) else _cell(v)
+                         for k, v in row.items()})
+    return buf.getvalue()
+
+
+def _cell(v: Any) -> Any:
+    if isinstance(v, float):
+        return "" if not math.isfinite(v) else f"{v:.6g}"
+    return "" if v is None else v
+
+
+def _fmt(v: Any, digits: int = 2, suffix: str = "") -> str:
+    if v is None or (isinstance(v, float) and not math.isfinite(v)):
+        return "–"
+    if isinstance(v, bool):
+        return "yes" if v else "NO"
+    return f"{v:.{digits}f}{suffix}"
+
+
+def markdown_report(result: BenchResult) -> str:
+    """The headline tables: every configuration over all suites, the categories, the costs, the definitions."""
+    m, cfg, costs = result.machine, result.config, result.costs
+    lines = [
+        f"# specviz bench: pair `{cfg['pair']}`", "",
+        f"`{result.command}`" if result.command else "", "",
+        f"Machine: {m['cpu']}, {m['cores']} cores, GPU {m['gpu'] or 'none'}, torch {m['torch']} "
+        f"({m['torch_threads']} threads), transformers {m['transformers']}, {m['date']}."
+        + (f" Models on {m['device']} in {m['dtype']}." if m.get("device") else ""), "",
+        *[f"- {n}" for n in result.notes], "",
+        "## All suites", "",
+        "| proposer | policy | K | tree | T | α | accepted/drafted | #MAT (tokens per target forward) | "
+        "accepted/step (excl.) | tok/s | vs target-only | vs generate | transformers assisted vs generate | "
+        "predicted (paper) | predicted (measured verify) | greedy identical |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    rows = sorted((r for r in result.summary if r["suite"] == "all"),
+                  key=lambda r: (r["temperature"], r["proposer"], r["policy"] != "constant", r["policy"], r["k"],
+                                 r.get("tree_nodes") or 0, r.get("tree_width") or 0))
+    for r in rows:
+        lines.append(
+            f"| {r['proposer']} | {r['policy']} | {r['k']} | {_shape(r)} | {r['temperature']:g} | {_fmt(r['alpha'])} | "
+            f"{_fmt(r['acceptance_rate'])} | {_fmt(r['mat_with_bonus'])} | {_fmt(r['mat_without_bonus'])} | "
+            f"{_fmt(r['tokens_per_second'], 1)} | {_fmt(r['speedup_vs_ar'], 2, '×')} | "
+            f"{_fmt(r['speedup_vs_hf_generate'], 2, '×')} | {_fmt(r['hf_assisted_speedup'], 2, '×')} | "
+            f"{_fmt(r['predicted_speedup'], 2, '×')} | {_fmt(r['predicted_speedup_measured_verify'], 2, '×')} | "
+            f"{r['identical_count'] or '–'} |")
+    lines += ["", "## Acceptance by draft position (all suites)", "",
+              "Entry i: of the steps that drafted at least i tokens, the share whose first i drafts were all kept "
+              "(so the entries fall with i; the first is first-position acceptance); for a tree, the share whose accepted path "
+              "reached depth i.", "", "| proposer | K | tree | T | c | per-position acceptance |", "|---|---|---|---|---|---|"]
+    for r in rows:
+        if r["policy"] == "constant":
+            lines.append(f"| {r['proposer']} | {r['k']} | {_shape(r)} | {r['temperature']:g} | {_fmt(r['c'], 3)} | "
+                         + " / ".join(_fmt(a) for a in r["per_position"]) + " |")
+    lines += ["", "## Best configuration per category (speedup vs specviz target-only)", "",
+              "| category | T | best | speedup | runner-up policy |", "|---|---|---|---|---|"]
+    for suite in [s["name"] for s in result.suites]:
+        for temperature in result.temperatures():
+            group = [r for r in result.summary if r["suite"] == suite and r["temperature"] == temperature]
+            if not group:
+                continue
+            group.sort(key=lambda r: -(r["speedup_vs_ar"] or 0))
+            best = group[0]
+            other = next((r for r in group[1:] if r["policy"] != best["policy"]), None)
+            lines.append(f"| {suite} | {temperature:g} | {best['proposer']} {best['policy']} K={best['k']} | "
+                         f"{_fmt(best['speedup_vs_ar'], 2, '×')} | "
+                         + (f"{other['proposer']} {other['policy']} K={other['k']}: "
+                            f"{_fmt(other['speedup_vs_ar'], 2, '×')}" if other else "–") + " |")
+    policy_rows = [r for r in result.summary if r["policy"] != "constant"]
+    if policy_rows:
+        lines += ["", "## Draft-length policies (speedup vs specviz target-only; all start at the same K)", "",
+                  "| category | proposer | T | constant | heuristic | threshold | optimal | winner |",
+                  "|---|---|---|---|---|---|---|---|"]
+        keys = dict.fromkeys((r["suite"], r["proposer"], r["temperature"], r["k"]) for r in policy_rows)
+        for suite, proposer, temperature, k in sorted(keys, key=lambda t: (t[0] != "all", t)):
+            found = {r["policy"]: r["speedup_vs_ar"] for r in result.summary
+                     if (r["suite"], r["proposer"], r["temperature"], r["k"]) == (suite, proposer, temperature, k)}
+            best = max(found, key=lambda name: found[name] or 0)
+            margin = (f" ({found[best] / found['constant'] - 1:+.0%} vs constant)"
+                      if found.get("constant") and best != "constant" else "")
+            lines.append(f"| {suite} | {proposer} | {temperature:g} | " + " | ".join(
+                _fmt(found.get(name), 2, "×") for name in ("constant", "heuristic", "threshold", "optimal"))
+                + f" | {best} K₀={k}{margin} |")
+    overheads = [r for r in result.summary if r["suite"] == "all" and r["record_overhead"] is not None]
+    if overheads:
+        lines += ["", "Trace recording overhead (full trace vs record=False): " + "; ".join(
+            f"{r['proposer']} K={r['k']} T={r['temperature']:g}: {r['record_overhead']:+.1%}" for r in overheads) + "."]
+    lines += _limit_lines(rows)
+    lines += _curve_lines(result.verify_curves())
+    lines += ["", "## Costs", "",
+              f"Target forward, 1 new token, warm cache ({costs['context_tokens']} tokens of context): "
+              f"{costs['target_forward_seconds'] * 1e3:.1f} ms.", ""]
+    for name, c in costs["c"].items():
+        lines.append(f"- {name}: draft forward {costs['draft_forward_seconds'][name] * 1e3:.2f} ms, c = {c:.3f}")
+    lines += ["", "| tokens verified | " + " | ".join(str(v["n_tokens"]) for v in costs["verify"]) + " |",
+              "|---|" + "---|" * len(costs["verify"]),
+              "| time / one-token forward | " + " | ".join(f"{v['ratio']:.2f}" for v in costs["verify"]) + " |",
+              "", "## Definitions", ""]
+    lines += [f"- **{label}**: {meaning}" for label, meaning in DEFINITIONS.values()]
+    return "\n".join(lines) + "\n"
+
+
+def _shape(row: Row) -> str:
+    """"16×3" for a tree of 16 nodes, width 3; "chain" for a chain of K."""
+    return f"{row['tree_nodes']}×{row['tree_width']}" if row.get("tree_nodes") else "chain"
+
+
+def _limit_lines(rows: list[Row]) -> list[str]:
+    """The physical limit of each constant configuration and the share of it reached."""
+    found = [r for r in rows if r.get("physical_limit")]
+    if not found:
+        return []
+    lines = ["", "## Physical limit (a perfect, free draft of the same shape)", "",
+             "Limit = (K + 1) tokens per forward / verify cost of the tokens fed (K + 1 for a chain, nodes + 1 for a "
+             "tree), from the verify curve measured in this run's dtype.", "",
+             "| proposer | K | tree | T | tokens per target forward | vs target-only | vs generate | physical limit | "
+             "share of the limit | greedy identical |", "|---|---|---|---|---|---|---|---|---|---|"]
+    for r in found:
+        lines.append(f"| {r['proposer']} | {r['k']} | {_shape(r)} | {r['temperature']:g} | "
+                     f"{_fmt(r['mat_with_bonus'])} | {_fmt(r['speedup_vs_ar'], 2, '×')} | "
+                     f"{_fmt(r['speedup_vs_hf_generate'], 2, '×')} | {_fmt(r['physical_limit'], 2, '×')} | "
+                     f"{_fmt(r['fraction_of_limit'] * 100 if r['fraction_of_limit'] is not None else None, 0, '%')} | "
+                     f"{r['identical_count'] or '–'} |")
+    return lines
+
+
+def _curve_lines(curves: dict[str, list[dict]]) -> list[str]:
+    """The verify-cost curve per dtype: one target forward over n new tokens over one token."""
+    if not curves:
+        return []
+    sizes = sorted({p["n_tokens"] for curve in curves.values() for p in curve})
+    lines = ["", "## Verify cost by dtype (one target forward over n new tokens / one token, KV cache present)", "",
+             "| dtype | one token | " + " | ".join(f"n = {n}" for n in sizes) + " |",
+             "|---|---|" + "---|" * len(sizes)]
+    for dtype, curve in curves.items():
+        by_n = {p["n_tokens"]: p["ratio"] for p in curve}
+        one = next((p["seconds"] for p in curve if p["n_tokens"] == 1), None)
+        lines.append(f"| {dtype} | {_fmt(one * 1e3 if one else None, 1, ' ms')} | "
+                     + " | ".join(_fmt(by_n.get(n)) for n in sizes) + " |")
+    return lines
+
+
+def nan_to_null(obj: Any) -> Any:
+    """JSON has no nan or inf: write them as null."""
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    if isinstance(obj, dict):
+        return {k: nan_to_null(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [nan_to_null(v) for v in obj]
+    return obj

@@ -1,0 +1,136 @@
+"""`run_bench`: the whole benchmark, from loading the pair to the finished `BenchResult`.
+
+    result = run_bench(BenchConfig(pair="toy", proposers=["draft"], ks=[1, 2, 4]), progress=print)
+
+In order: fix torch's thread count, measure the costs (c and the verify curve), warm up, run every case (see
+`cases.py`), pool the cases per suite (`summary.py`) and note how the machine was doing.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import asdict
+
+import torch
+from transformers.utils import logging as hf_logging
+
+from specviz.labs.bench.cases import CaseRunner
+from specviz.labs.bench.config import CPU_CLOCK_ON_GPU, BenchConfig, encode_bench_prompt, load_suites
+from specviz.labs.bench.report import BenchResult
+from specviz.labs.bench.summary import summarise
+from specviz.labs.bench.summary import tokens_fed
+from specviz.labs.bench.timing import (VERIFY_SIZES, feature_draft_timer, load_average, machine_info, measure_costs,
+                                  pair_placement, utc_now, verify_curves)
+from specviz.engine.generation import Clock, default_clock, torch_threads
+from specviz.engine.proposers import early_exit_model, make_proposer
+from specviz.models.pairs import load_pair
+
+Progress = Callable[[int, int, str], None]  # (runs done, runs in all, what runs next)
+
+
+def run_bench(config: BenchConfig, *, command: str = "", progress: Progress | None = None,
+              pair=None, clock: Clock = default_clock, deadline: float | None = None) -> BenchResult:
+    """Run the whole benchmark; `pair` may be passed already loaded (the app's cached toy pair). torch's thread
+    count is set for the run and restored afterwards. With a `deadline` (a `time.monotonic()` value), a case starts
+    only if the longest case so far would still end before it: the result holds the cases that finished, and a note
+    says how many were left out."""
+    config.check()
+    if config.clock == "cpu" and clock is default_clock:
+        clock = time.process_time
+    with torch_threads(config.threads):  # restored once, when the last overlapping user leaves
+        return _run(config, command, progress, pair, clock, deadline)
+
+
+def _run(config: BenchConfig, command: str, progress: Progress | None, pair, clock: Clock,
+         deadline: float | None) -> BenchResult:
+    hf_logging.set_verbosity_error()
+    machine = machine_info()
+    pair = pair or load_pair(config.pair, device=config.device, dtype=config.dtype)
+    machine.update(pair_placement(pair))
+    if config.clock == "cpu" and machine["device"].startswith("cuda"):
+        raise ValueError(CPU_CLOCK_ON_GPU)
+    suites = load_suites(config.suites or None)
+    prompts = [(suite, p) for suite in suites for p in suite.prompts[: config.prompts_per_suite]]
+    encoded = {p.id: encode_bench_prompt(pair.tokenizer, p, pair.chat) for _, p in prompts}
+
+    proposers = {name: make_proposer(pair, name, layers=config.layers) for name in config.proposers}
+    labels = {name: prop.name for name, prop in proposers.items()}  # e.g. "layerskip-7"
+    context = encoded[prompts[0][1].id]
+    drafts = {name: prop.runner.model if hasattr(prop, "runner") else
+              feature_draft_timer(pair.target, prop, context, clock) if prop.needs_target_features else None
+              for name, prop in proposers.items()}
+    assistants = {name: (pair.draft if name == "draft" else
+                         early_exit_model(pair.target, proposers[name].layers) if name == "layerskip" else None)
+                  for name in config.proposers}
+    costs = measure_costs(pair.target, drafts, context, config.k_max + 1, config.cost_repeats, clock)
+    costs["c"] = {labels[n]: v for n, v in costs["c"].items()}
+    costs["draft_forward_seconds"] = {labels[n]: v for n, v in costs["draft_forward_seconds"].items()}
+    costs["dtype"] = machine["dtype"]
+    if config.verify_dtypes and str(machine["device"]).startswith("cpu"):  # both dtypes: the lesson of a CPU
+        sizes = sorted({*VERIFY_SIZES, *(tokens_fed(k, n) for k, n, _w in config.shapes())})
+        costs["verify_curves"] = verify_curves(pair.target, context, config.verify_dtypes, sizes,
+                                               max(3, config.cost_repeats // 2), clock)
+
+    runner = CaseRunner(config, pair, proposers, assistants, costs, clock)
+    plan = runner.plan()
+    total = sum(runner.count(temp) for temp in plan for _ in prompts) + config.warmup * runner.count(None)
+    done = 0
+
+    def tick(label: str) -> None:
+        nonlocal done
+        done += 1
+        if progress:
+            progress(done, total, label)
+
+    first = encoded[prompts[0][1].id]
+    for _ in range(config.warmup):  # one-time costs (allocation, kernel choice) stay out of every timing
+        runner.warmup(first, tick)
+
+    cases, baselines, skipped, longest = [], [], 0, 0.0
+    for suite, prompt in prompts:
+        for temperature, specs in plan.items():
+            if deadline is not None and time.monotonic() + longest > deadline:  # it would not finish in time
+                skipped += 1
+                continue
+            started = time.monotonic()
+            c_rows, b_rows = runner.case(suite, prompt, encoded[prompt.id], temperature, specs, tick)
+            longest = max(longest, time.monotonic() - started)
+            cases += c_rows
+            baselines += b_rows
+
+    machine["load_average_end"] = load_average()
+    machine["torch_threads"] = torch.get_num_threads()
+    result = BenchResult(
+        command=command, created=utc_now(), machine=machine, config=asdict(config), costs=costs, cases=cases,
+        baselines=baselines, summary=summarise(cases, baselines, costs),
+        suites=[{"name": s.name, "title": s.title, "description": s.description} for s in suites],
+        notes=_notes(machine, config),
+    )
+    if skipped:
+        result.notes.append(f"Stopped at its time limit: {skipped} of {len(prompts) * len(plan)} prompt x temperature "
+                            "cases did not run.")
+    return result
+
+
+def _notes(machine, config: BenchConfig) -> list[str]:
+    notes = [
+        "Speedups are ratios of tokens/s measured in the same run, repeat by repeat interleaved, medians over "
+        f"{config.repeats} repeat(s) after {config.warmup} warm-up round(s).",
+        f"torch used {machine['torch_threads']} thread(s) on {machine['cores']} visible core(s).",
+        f"The models ran on {machine['device']} in {machine['dtype']}.",
+    ]
+    if any(n for n in config.tree_nodes):
+        notes.append("Tree rows draft an EAGLE-2 style tree (node budget x width, depth K) scored in one target "
+                     "forward; #MAT is tokens per target forward, the physical limit a perfect free draft of the "
+                     "same shape.")
+    if config.clock == "cpu":
+        notes.append("Times are this process's CPU time (time.process_time), not wall time: the machine was shared, "
+                     "and CPU time leaves out the waits for a free core. With one torch thread it equals wall time "
+                     "on an idle machine; with more threads it adds them up.")
+    load = machine.get("load_average_start")
+    if load and machine.get("cores") and load[0] > 0.5 * machine["cores"]:
+        notes.append(f"The machine was shared (load average {load[0]} at the start, {machine.get('load_average_end')}"
+                     " at the end): absolute times are noisy; ratios from the same run are the numbers to trust.")
+    return notes
+

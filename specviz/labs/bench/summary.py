@@ -1,0 +1,275 @@
+"""Pooling: the per-prompt cases of a bench run pooled per suite and over all suites, the predicted speedups, and
+`DEFINITIONS`, what each pooled metric means.
+
+    summary = summarise(result.cases, result.baselines, result.costs)
+    [row for row in summary if row["suite"] == "all"]   # one row per proposer x policy x K x temperature
+
+Speedups pool as ratios of total tokens over total seconds (not as a mean of ratios), so a long prompt weighs
+what its time weighs. `DEFINITIONS` reconciles the metrics people quote (#MAT with or without the bonus token,
+acceptance rate vs α, ...); its keys name the columns of a summary row, and the same labels head the JSON, the
+CSV, the markdown and the app.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+
+from specviz.core.i18n import N_
+from specviz.engine.theory import expected_speedup, speedup_with_verify_cost
+
+# The metrics people quote, reconciled. The same keys label the JSON, the CSV, the markdown and the app.
+DEFINITIONS: dict[str, tuple[str, str]] = {  # marked with N_(): the files stay English, the app shows _(label)
+    "acceptance_rate": (
+        N_("acceptance rate (accepted / drafted)"),
+        N_("Drafted tokens the target kept, over all drafted tokens. Drafts after a step's first rejection count as "
+           "drafted and not accepted although they were never tested (vLLM's 'draft acceptance rate'). A tree counts its "
+           "main line: the accepted path and the first child rejected below it.")),
+    "alpha": (
+        N_("α (mean min(1, p/q) over tested drafts)"),
+        N_("Leviathan et al.'s α: the expected chance a draft is accepted, estimated from the drafts that were "
+           "tested. The theory curves use it.")),
+    "mat_with_bonus": (
+        N_("#MAT, tokens per target forward (bonus included)"),
+        N_("Mean tokens each verification step emits: accepted drafts + the recovered or bonus token. Spec-Bench's "
+           "#MAT and vLLM's 'mean acceptance length' include the bonus; 1.0 means no gain.")),
+    "mat_without_bonus": (
+        N_("accepted drafts per step (bonus excluded)"),
+        N_("gpt-fast's 'mean accepted' counts only accepted drafts: #MAT minus one (0.0 means no gain).")),
+    "per_position": (
+        N_("acceptance by position"),
+        N_("Entry i: of the steps that drafted at least i+1 tokens, the share whose first i+1 drafts were all kept. For "
+           "a tree: of the steps whose tree reached depth i+1, the share whose accepted path reached it.")),
+    "c": (
+        N_("c = draft forward / target forward"),
+        N_("Measured: median time of one draft forward over one new token with a warm cache, over the same for the "
+           "target. For n-gram lookup it is the lookup's time over a target forward (near 0).")),
+    "verify_cost": (
+        N_("verify cost of n tokens"),
+        N_("Time of one target forward over n new tokens (warm cache) over the time for one token. The paper's "
+           "formula assumes 1 for every n up to K+1; on a CPU it grows, which is why speculation pays less there.")),
+    "tokens_per_second": (
+        N_("tokens/s"),
+        N_("New tokens over the time from the call to the last token, prefill included, median over repeats (wall "
+           "time, or the process's CPU time with --clock cpu).")),
+    "speedup_vs_ar": (
+        N_("speedup vs specviz target-only"),
+        N_("tokens/s of speculative decoding over tokens/s of specviz's own target-only decoding (same sampler, same "
+           "cache code), measured in the same run. Below 1 is a slowdown.")),
+    "speedup_vs_hf_generate": (
+        N_("speedup vs model.generate"),
+        N_("tokens/s of speculative decoding over tokens/s of transformers' model.generate on the target alone, same "
+           "run (greedy: do_sample=False).")),
+    "hf_assisted_speedup": (
+        N_("transformers assisted: speedup vs model.generate"),
+        N_("What transformers itself gets from the same draft and fixed K (assistant_model=, constant schedule, no "
+           "confidence stop) or from prompt lookup (prompt_lookup_num_tokens=K), over its own model.generate.")),
+    "speedup_vs_hf_assisted": (
+        N_("speedup vs transformers assisted"),
+        N_("tokens/s of specviz's speculative decoding over transformers' assisted generation / prompt lookup with "
+           "the same K.")),
+    "predicted_speedup": (
+        N_("predicted (paper)"),
+        N_("(1 − α^(K+1)) / ((1 − α)(K·c + 1)) from the measured α and c: Leviathan et al.'s speedup, which assumes "
+           "verifying K+1 tokens costs one target forward.")),
+    "predicted_speedup_measured_verify": (
+        N_("predicted (measured verify cost)"),
+        N_("The same expected tokens per step over (K·c + verify cost of K+1 tokens): the formula with the measured "
+           "verify curve instead of the free-verification assumption.")),
+    "record_overhead": (
+        N_("trace recording overhead"),
+        N_("Time with the full trace recorded (top-10 lists and token text per position) over time without, minus 1; "
+           "measured at one K per proposer (the policies' K), from a single recorded run.")),
+    "tree_nodes": (
+        N_("draft tree nodes"),
+        N_("The node budget of an EAGLE-2 style draft tree (depth K, tree width children per node), scored in one "
+           "target forward with a tree attention mask; 0 is a chain of K drafts.")),
+    "physical_limit": (
+        N_("physical limit"),
+        N_("The speedup of a perfect, free draft of the same shape: K + 1 tokens per target forward, each forward "
+           "costing the measured verify cost of the tokens fed (K + 1 for a chain, nodes + 1 for a tree).")),
+    "fraction_of_limit": (
+        N_("share of the physical limit"),
+        N_("The measured speedup vs specviz target-only over the physical limit: how much of what this shape could "
+           "ever give on this machine the draft reaches.")),
+    "identical": (
+        N_("greedy output identical"),
+        N_("At temperature 0, whether the method's tokens equal specviz target-only decoding's, token for token.")),
+    "draft_ms": (
+        N_("draft ms / step"),
+        N_("Time spent proposing per step (K draft forwards, or one n-gram lookup).")),
+    "verify_ms": (
+        N_("verify ms / step"),
+        N_("Time of the target forward that scores the drafts, per step.")),
+    "overhead_ms": (
+        N_("overhead ms / step"),
+        N_("The rest of a step: verification rule, cache rewind, bookkeeping.")),
+}
+
+
+def summarise(cases: list[dict], baselines: list[dict], costs: dict) -> list[dict]:
+    """Pool cases per (suite, proposer, policy, K, temperature), and over all suites (suite "all").
+
+    Speedups are pooled as ratios of total tokens / total seconds; acceptance as total accepted / total drafted;
+    α as the mean over cases; acceptance by position from the pooled counts.
+    """
+    groups: dict[tuple, list[dict]] = defaultdict(list)
+    for row in cases:
+        key = (row["proposer"], row["policy"], row["k"], row["temperature"], row.get("tree_nodes") or 0,
+               row.get("tree_width"))
+        groups[(row["suite"], *key)].append(row)
+        groups[("all", *key)].append(row)
+    out = []
+    for (suite, proposer, policy, k, temperature, tree_nodes, tree_width), rows in groups.items():
+        def total(col):
+            return sum(r[col] for r in rows)
+
+        n_pos = max((len(r["position_drafted"]) for r in rows), default=0)
+        drafted_pos = [sum(r["position_drafted"][i] for r in rows if i < len(r["position_drafted"])) for i in range(n_pos)]
+        survived_pos = [sum(r["position_survived"][i] for r in rows if i < len(r["position_survived"]))
+                        for i in range(n_pos)]
+        alphas = [r["alpha"] for r in rows if r["alpha"] is not None and math.isfinite(r["alpha"])]
+        alpha = sum(alphas) / len(alphas) if alphas else None
+        c = rows[0]["c"]
+        steps = total("steps")
+        identical = [r["identical"] for r in rows if r["identical"] is not None]
+        hf_ident = [r["hf_assisted_identical"] for r in rows if r["hf_assisted_identical"] is not None]
+        hf_gen = [r for r in rows if r.get("hf_generate_seconds") and r.get("hf_assisted_seconds")]
+        row = {
+            "suite": suite, "proposer": proposer, "policy": policy, "k": k, "temperature": temperature,
+            "tree_nodes": tree_nodes, "tree_width": tree_width, "prompts": len(rows), "tokens": total("tokens"), "steps": steps,
+            "mean_k": total("drafted") / steps if steps else None,
+            "acceptance_rate": total("accepted") / total("drafted") if total("drafted") else None,
+            "alpha": alpha, "c": c,
+            "mat_with_bonus": total("tokens") / steps if steps else None,
+            "mat_without_bonus": total("accepted") / steps if steps else None,
+            "per_position": [s / d if d else None for s, d in zip(survived_pos, drafted_pos)],
+            "draft_ms": _weighted(rows, "draft_ms"), "verify_ms": _weighted(rows, "verify_ms"),
+            "overhead_ms": _weighted(rows, "overhead_ms"),
+            "tokens_per_second": total("tokens") / total("seconds"),
+            "speedup_vs_ar": _pooled(rows, "ar_seconds", "ar_tokens"),
+            "speedup_vs_hf_generate": _pooled(rows, "hf_generate_seconds", "hf_generate_tokens"),
+            "hf_assisted_speedup": (_rate(hf_gen, "hf_assisted_tokens", "hf_assisted_seconds")
+                                    / _rate(hf_gen, "hf_generate_tokens", "hf_generate_seconds")) if hf_gen else None,
+            "speedup_vs_hf_assisted": _pooled(rows, "hf_assisted_seconds", "hf_assisted_tokens"),
+            "predicted_speedup": None, "predicted_speedup_measured_verify": None,
+            "record_overhead": _mean([r["record_overhead"] for r in rows]),
+            "identical": all(identical) if identical else None,
+            "identical_count": f"{sum(identical)}/{len(identical)}" if identical else None,
+            "hf_assisted_identical": all(hf_ident) if hf_ident else None,
+            "physical_limit": None, "fraction_of_limit": None,
+        }
+        if policy == "constant" and not tree_nodes and alpha is not None:
+            row.update(predicted_speedups(alpha, k, c, costs))
+        row.update(limits(row, costs))
+        out.append(row)
+    return out
+
+
+def _pooled(rows: list[dict], baseline_seconds: str, baseline_tokens: str) -> float | None:
+    """Pooled tokens/s of the method over pooled tokens/s of a baseline, over the rows that ran the baseline."""
+    have = [r for r in rows if r.get(baseline_seconds)]
+    if not have:
+        return None
+    return _rate(have, "tokens", "seconds") / _rate(have, baseline_tokens, baseline_seconds)
+
+
+def _rate(rows: list[dict], tokens: str, seconds: str) -> float:
+    return sum(r[tokens] for r in rows) / sum(r[seconds] for r in rows)
+
+
+def _weighted(rows: list[dict], col: str) -> float:
+    steps = sum(r["steps"] for r in rows)
+    return sum(r[col] * r["steps"] for r in rows) / steps if steps else 0.0
+
+
+def _mean(values) -> float | None:
+    values = [v for v in values if v is not None]
+    return sum(values) / len(values) if values else None
+
+
+def predicted_speedups(alpha: float, k: int, c: float, costs: dict) -> dict[str, float]:
+    """The paper's speedup for α (capped at 1), K and c, and the same with the measured verify cost of K+1 tokens
+    (`costs["verify"]`, clamped to the longest measured) in place of the paper's free verification.
+
+    >>> free = {"verify": [{"n_tokens": n, "ratio": 1.0} for n in range(1, 6)]}
+    >>> {name: round(v, 4) for name, v in predicted_speedups(0.8, 4, 0.05, free).items()}
+    {'predicted_speedup': 2.8013, 'predicted_speedup_measured_verify': 2.8013}
+    """
+    alpha = min(1.0, alpha)
+    return {"predicted_speedup": expected_speedup(alpha, k, c),
+            "predicted_speedup_measured_verify": speedup_with_verify_cost(alpha, k, c, verify_ratio(costs, k))}
+
+
+def curve_ratio(curve: list[dict[str, float]], n_tokens: int) -> float:
+    """The verify cost of `n_tokens` read off a measured curve: linear between measured sizes, the last slope
+    beyond the longest.
+
+    >>> curve = [{"n_tokens": 1, "ratio": 1.0}, {"n_tokens": 5, "ratio": 1.4}, {"n_tokens": 9, "ratio": 2.2}]
+    >>> curve_ratio(curve, 3), curve_ratio(curve, 9), round(curve_ratio(curve, 13), 6)
+    (1.2, 2.2, 3.0)
+    """
+    points = sorted((p["n_tokens"], p["ratio"]) for p in curve)
+    for (n0, r0), (n1, r1) in zip(points, points[1:]):
+        if n_tokens <= n1 or (n1, r1) == points[-1]:
+            return r0 + (r1 - r0) * (n_tokens - n0) / (n1 - n0)
+    return points[0][1]
+
+
+def run_curve(costs: dict) -> list[dict]:
+    """The verify curve of the dtype the run used (`costs["verify_curves"]`), else the run's own 1..K+1 curve."""
+    curves = costs.get("verify_curves") or {}
+    return curves.get(costs.get("dtype")) or costs.get("verify") or []
+
+
+def limits(row: dict, costs: dict) -> dict:
+    """A constant configuration's physical limit (a perfect, free draft of the same shape, `physical_limit`), the
+    fraction of it reached (its speedup vs target-only), and for a tree the speedup its tokens per forward predict."""
+    curve = run_curve(costs)
+    if row["policy"] != "constant" or not curve or row.get("speedup_vs_ar") is None:
+        return {}
+    tree_nodes = row.get("tree_nodes") or 0
+    limit = physical_limit(row["k"], tree_nodes, curve)
+    out = {"physical_limit": limit, "fraction_of_limit": row["speedup_vs_ar"] / limit}
+    if tree_nodes and row.get("mat_with_bonus"):
+        out["predicted_speedup_measured_verify"] = estimated_speedup(row["mat_with_bonus"], row["k"], tree_nodes,
+                                                                     row["c"], curve)
+    return out
+
+
+def tokens_fed(k: int, tree_nodes: int = 0) -> int:
+    """Tokens one verification forward reads: the last token and the K drafts of a chain, or the root and the
+    nodes of a tree."""
+    return (tree_nodes or k) + 1
+
+
+def physical_limit(k: int, tree_nodes: int, curve: list[dict]) -> float:
+    """The speedup of a perfect, free draft with the same shape: every step keeps a whole path of depth K and its
+    bonus token (K + 1 tokens per forward) and pays only the verify cost of the tokens fed, read off `curve`.
+
+    >>> curve = [{"n_tokens": 1, "ratio": 1.0}, {"n_tokens": 5, "ratio": 1.09}, {"n_tokens": 17, "ratio": 1.19}]
+    >>> round(physical_limit(4, 0, curve), 2), round(physical_limit(4, 16, curve), 2)
+    (4.59, 4.2)
+    """
+    return (k + 1) / curve_ratio(curve, tokens_fed(k, tree_nodes))
+
+
+def estimated_speedup(tokens_per_forward: float, k: int, tree_nodes: int, c: float, curve: list[dict]) -> float:
+    """Tokens per target forward over what a step costs in one-token target forwards: the verify cost of the tokens
+    fed plus K drafter passes of cost c (a tree drafts one pass per level, as a chain does per token).
+
+    >>> round(estimated_speedup(2.6, 4, 16, 0.05, [{"n_tokens": 1, "ratio": 1.0}, {"n_tokens": 17, "ratio": 1.2}]), 3)
+    1.857
+    """
+    return tokens_per_forward / (curve_ratio(curve, tokens_fed(k, tree_nodes)) + k * c)
+
+
+def verify_ratio(costs: dict, k: int) -> float:
+    """The measured cost of one target forward over K + 1 new tokens, in one-token forwards (`costs["verify"]`
+    holds n = 1, 2, ... tokens; a K beyond the longest measured gets the longest).
+
+    >>> verify_ratio({"verify": [{"n_tokens": 1, "ratio": 1.0}, {"n_tokens": 2, "ratio": 1.3}]}, 4)
+    1.3
+    """
+    verify = costs["verify"]
+    return verify[min(k, len(verify) - 1)]["ratio"]

@@ -1,0 +1,101 @@
+"""One step taken apart: where p's mass comes from (accepted drafts, recovered tokens), and p and q rebuilt from
+a recorded trace, for the stacked bars.
+
+`decompose_step` splits p = min(p, q) + (1 - alpha) norm(max(0, p - q)) for the exact rule; `recorded_step`
+recovers p and q for one drafted position of a `specviz.engine.trace.Trace`, as far as its top-10 lists tell, with
+bounds on alpha. p = target, q = draft throughout.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import torch
+
+from specviz.core.i18n import _
+from specviz.labs.exactness.registry import _pq
+
+
+class StepDecomposition(NamedTuple):
+    """p split by where its mass comes from in one step: accepted drafts and recovered tokens."""
+
+    alpha: float
+    accepted: torch.Tensor  # (V,) min(p, q)
+    recovered: torch.Tensor  # (V,) (1 - alpha) norm(max(0, p - q)) = max(0, p - q)
+
+
+def decompose_step(target_probs: torch.Tensor, draft_probs: torch.Tensor) -> StepDecomposition:
+    """(alpha, min(p, q), (1 - alpha) norm(max(0, p - q))): the two parts stack up to p exactly.
+
+    >>> import torch
+    >>> alpha, accepted, recovered = decompose_step(torch.tensor([0.5, 0.3, 0.2]), torch.tensor([0.2, 0.6, 0.2]))
+    >>> round(alpha, 4), [round(x, 4) for x in accepted.tolist()], [round(x, 4) for x in recovered.tolist()]
+    (0.7, [0.2, 0.3, 0.2], [0.3, 0.0, 0.0])
+    """
+    p, q = _pq(target_probs, draft_probs)
+    accepted = torch.minimum(p, q)
+    alpha = float(accepted.sum())
+    residual = (p - q).clamp_min(0)
+    mass = float(residual.sum())
+    recovered = (1 - alpha) * residual / mass if mass > 1e-12 else torch.zeros_like(p)
+    return StepDecomposition(alpha, accepted, recovered)
+
+
+# ---- one step of a recorded trace ---------------------------------------------------------------------------------
+
+
+@dataclass
+class RecordedStep:
+    """p and q over the tokens a trace recorded for one drafted position (the union of the two top lists and the
+    drafted token), plus one "other" bucket (last) for the mass the lists leave out. A token missing from one
+    list has an unknown probability there (at most that list's smallest entry); it is shown as 0."""
+
+    token_ids: list[int]
+    texts: list[str]
+    target_probs: torch.Tensor  # (n+1,) float64, last = other
+    draft_probs: torch.Tensor  # (n+1,)
+    target_known: torch.Tensor  # (n,) bool
+    draft_known: torch.Tensor  # (n,) bool
+    drafted_token: int
+    accept_prob: float
+
+    @property
+    def alpha_bounds(self) -> tuple[float, float]:
+        """Bounds on the true alpha = Σ min(p, q): below, Σ min over tokens known in both lists; above,
+        1 - TV with TV at least ½ Σ |p - q| over those tokens plus, for a token known on one side only, the
+        least its gap can be given the other list's smallest entry."""
+        p, q = self.target_probs[:-1], self.draft_probs[:-1]
+        both = self.target_known & self.draft_known
+        lower = float(torch.minimum(p, q)[both].sum())
+        p_cap = float(p[self.target_known].min()) if bool(self.target_known.any()) else 1.0
+        q_cap = float(q[self.draft_known].min()) if bool(self.draft_known.any()) else 1.0
+        gaps = torch.where(both, (p - q).abs(), torch.zeros_like(p))
+        gaps = gaps + torch.where(self.target_known & ~self.draft_known, (p - q_cap).clamp_min(0), 0.0)
+        gaps = gaps + torch.where(self.draft_known & ~self.target_known, (q - p_cap).clamp_min(0), 0.0)
+        return lower, max(lower, 1.0 - 0.5 * float(gaps.sum()))
+
+
+def recorded_step(decision) -> RecordedStep:
+    """Rebuild p and q, as far as the trace kept them, for one `specviz.engine.trace.Decision`."""
+    if not decision.target_top or not decision.draft_top:
+        raise ValueError(_("This trace was recorded without top-token lists, so p and q cannot be shown."))
+    texts: dict[int, str] = {}
+    p: dict[int, float] = {}
+    q: dict[int, float] = {}
+    for top, probs in ((decision.target_top, p), (decision.draft_top, q)):
+        for t in top:
+            probs[t.token_id] = t.prob
+            texts[t.token_id] = t.text
+    p.setdefault(decision.token_id, decision.target_prob)
+    q.setdefault(decision.token_id, decision.draft_prob)
+    texts.setdefault(decision.token_id, decision.text)
+    ids = sorted(texts, key=lambda t: -(p.get(t, 0.0) + q.get(t, 0.0)))
+
+    def vector(probs: dict[int, float]) -> torch.Tensor:
+        known = [probs.get(t, 0.0) for t in ids]
+        return torch.tensor(known + [max(0.0, 1.0 - sum(known))], dtype=torch.float64)
+
+    return RecordedStep(ids, [texts[t] for t in ids], vector(p), vector(q),
+                        torch.tensor([t in p for t in ids]), torch.tensor([t in q for t in ids]),
+                        decision.token_id, decision.accept_prob)

@@ -1,0 +1,183 @@
+"""The Exactness lab's experiments, as plain functions on a loaded pair and a `RunSpec`.
+
+    dists = step_distributions(pair, spec)                  # p and q for the first new token after the prompt
+    result = one_step_lab(pair, spec, "accept_all", n=2000)  # n simulated steps with a rule, n draws from p
+    result = engine_lab(pair, spec, "exact", n=400, length=2)  # n whole continuations through the engine
+
+The app caches and draws them (`specviz.ui.exactness.view`); token texts here are raw (`texts`), and whoever shows
+them escapes them. The spec's prompt, chat setting, sampling settings, K and seed are the experiment's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import torch
+
+from specviz.engine import theory
+from specviz.labs.exactness.engine import (continuation_samples, exact_first_token_distribution,
+                                      exact_two_token_distribution, proposal_distribution)
+from specviz.core.i18n import _, number, percent
+from specviz.engine.generation import one_torch_thread
+from specviz.engine.sampling import SamplingConfig
+from specviz.labs.exactness.experiments import Support, one_step_samples, restrict_support, target_samples
+from specviz.labs.exactness.registry import RULES, one_step_distribution
+from specviz.labs.exactness.stats import tv_distance
+from specviz.models.pairs import Pair
+from specviz.runs.running import prompt_ids, proposer_for
+from specviz.runs.runspec import RunSpec
+
+SPARSE_ABOVE = 512  # vocabularies larger than this get texts only for the tokens that matter
+BARS = 20  # categories worth a bar in a chart
+
+
+@dataclass
+class StepDistributions:
+    """p and q for the first new token after the prompt, restricted to the tokens that carry their mass
+    (`restrict_support`; the whole vocabulary for the toy pair), with each kept token's id and text."""
+
+    prompt_ids: list[int]
+    support: Support
+    texts: list[str]  # one per kept token
+    proposer: str
+
+    @property
+    def token_ids(self) -> list[int]:
+        return self.support.token_ids.tolist()
+
+    @property
+    def target_probs(self) -> torch.Tensor:
+        return self.support.target_probs
+
+    @property
+    def draft_probs(self) -> torch.Tensor:
+        return self.support.draft_probs
+
+    @property
+    def note(self) -> str:
+        s = self.support
+        if s.target_coverage >= 1 - 1e-9 and s.draft_coverage >= 1 - 1e-9:
+            return ""
+        return _("Over the {count} tokens that carry almost all the mass ({p_share} of p, {q_share} of q), "
+                 "renormalised.", count=number(len(s.token_ids), 0), p_share=percent(s.target_coverage, 4),
+                 q_share=percent(s.draft_coverage, 4))
+
+
+@dataclass
+class LabResult:
+    """Samples of one experiment, as category ids against an exact distribution over the same categories.
+    A category is a token (`ids` holds its id) or, for two-token comparisons, a pair of tokens (`ids` None)."""
+
+    exact_probs: torch.Tensor  # (C,) float64
+    texts: list[str]  # (C,) raw text of each category ("" where a large vocabulary's token did not matter)
+    ids: list[int] | None  # (C,) token id of each category, or None
+    speculative: torch.Tensor  # (n,) category ids
+    target_only: torch.Tensor  # (n,)
+    acceptance_rate: float  # share of kept drafts in the speculative runs
+    note: str
+
+
+def step_distributions(pair: Pair, spec: RunSpec) -> StepDistributions:
+    """p from the target and q from the spec's proposer, at the prompt (a ValueError on bad input)."""
+    ids = prompt_ids(spec, pair)
+    proposer = proposer_for(spec, pair)
+    sampling = _sampling(spec)
+    with one_torch_thread(_tiny(pair)):
+        p = exact_first_token_distribution(pair.target, ids, sampling)
+        q = proposal_distribution(proposer, ids, sampling, pair.target.config.vocab_size, target=pair.target)
+    support = restrict_support(p, q)
+    texts = [pair.tokenizer.decode([i]) for i in support.token_ids.tolist()]
+    return StepDistributions(ids, support, texts, proposer.name)
+
+
+def one_step_lab(dists: StepDistributions, rule: str, n: int, seed: int) -> LabResult:
+    """n simulated single steps (K = 1) with the rule on the real p and q, next to n draws from p."""
+    p, q = dists.target_probs, dists.draft_probs
+    with one_torch_thread():
+        samples = one_step_samples(p, q, rule, n, torch.Generator().manual_seed(seed))
+        plain = target_samples(p, n, torch.Generator().manual_seed(seed + 1))
+    note = _("one step with K = 1: the draft token comes from q, the rule decides, the first emitted token is "
+             "counted")
+    if dists.note:
+        note = _("{note}. {coverage}", note=note, coverage=dists.note)
+    return LabResult(p.double(), dists.texts, dists.token_ids, samples.tokens, plain, samples.acceptance_rate, note)
+
+
+def engine_lab(pair: Pair, spec: RunSpec, rule: str, n: int, length: int, compare: str = "first") -> LabResult:
+    """n continuations of `length` tokens through speculative_generate (with the rule) and autoregressive_generate,
+    compared with the exact distribution of their first token (`compare="first"`) or first two tokens ("pair")."""
+    if compare not in ("first", "pair"):
+        raise ValueError(_("compare must be 'first' or 'pair' (got {compare}).", compare=repr(compare)))
+    ids, sampling = prompt_ids(spec, pair), _sampling(spec)
+    with one_torch_thread(_tiny(pair)):
+        runs = continuation_samples(
+            pair.target, proposer_for(spec, pair), ids, n=n, length=length, rule=rule, k=spec.k, sampling=sampling,
+            seed=spec.seed, tokenizer=pair.tokenizer)
+        if compare == "first":
+            p = exact_first_token_distribution(pair.target, ids, sampling)
+        else:
+            truth = exact_two_token_distribution(pair.target, ids, sampling, tokenizer=pair.tokenizer)
+    what = _("{length}-token continuations (speculative with K = {k}, and target-only)", length=length, k=spec.k)
+    if compare == "first":
+        firsts = [torch.tensor([s[0] for s in seqs], dtype=torch.int64) for seqs in (runs.speculative,
+                                                                                       runs.autoregressive)]
+        wanted = _wanted(firsts, p) if p.shape[0] > SPARSE_ABOVE else range(p.shape[0])
+        texts = [pair.tokenizer.decode([i]) if i in wanted else "" for i in range(p.shape[0])]
+        return LabResult(p.double(), texts, list(range(p.shape[0])), firsts[0], firsts[1], runs.acceptance_rate,
+                         _("{what}, compared on their first token with the target's exact p", what=what))
+    texts = ["".join(pair.tokenizer.decode([t]) for t in seq) for seq in truth.support]
+    return LabResult(truth.probs, texts + [_("(other)")], None, truth.categorize([s[:2] for s in runs.speculative]),
+                     truth.categorize([s[:2] for s in runs.autoregressive]), runs.acceptance_rate,
+                     _("{what}, compared on their first two tokens; ground truth {note}", what=what,
+                       note=truth.note))
+
+
+def rules_table(target_probs: torch.Tensor, draft_probs: torch.Tensor, k: int, c: float) -> list[dict]:
+    """Every rule at this p, q: how far its output drifts from p, how often it keeps a draft, and the speedup
+    that acceptance probability α would give at K and c (specviz.engine.theory, i.i.d. acceptance assumed)."""
+    rows = []
+    for rule in RULES.values():
+        dist, accept = one_step_distribution(rule, target_probs, draft_probs)
+        rows.append({
+            "rule": rule.label,
+            "exact": "✓" if rule.exact else "✗",
+            "drift (TV)": round(tv_distance(dist, target_probs), 4),
+            "acceptance": round(accept, 4),
+            "tokens/step": round(theory.expected_tokens_per_step(min(1.0, accept), k), 2),
+            "speedup ×": round(theory.expected_speedup(min(1.0, accept), k, c), 2),
+        })
+    return rows
+
+
+def top_for_bars(target_probs: torch.Tensor, draft_probs: torch.Tensor, n: int = BARS) -> list[int]:
+    """The indices worth a bar: the most likely under p or q.
+
+    >>> top_for_bars(torch.tensor([0.1, 0.6, 0.3]), torch.tensor([0.7, 0.1, 0.2]), n=2)
+    [0, 1]
+    """
+    return torch.argsort(torch.maximum(target_probs, draft_probs), descending=True)[:n].tolist()
+
+
+def bucket(values: torch.Tensor, ids: list[int]) -> torch.Tensor:
+    """values[ids] followed by the sum of all the others, (len(ids) + 1,).
+
+    >>> bucket(torch.tensor([0.125, 0.5, 0.375]), [1]).tolist()
+    [0.5, 0.5]
+    """
+    picked = values[ids]
+    return torch.cat([picked, (values.sum() - picked.sum()).clamp_min(0)[None]])
+
+
+def _wanted(samples: Sequence[torch.Tensor], probs: torch.Tensor) -> set[int]:
+    """For a large vocabulary: the tokens that were sampled or are likely (the only ones worth decoding)."""
+    return set(torch.cat(list(samples)).unique().tolist()) | set(torch.topk(probs, BARS).indices.tolist())
+
+
+def _sampling(spec: RunSpec) -> SamplingConfig:
+    return SamplingConfig(spec.temperature, spec.top_k, spec.top_p)
+
+
+def _tiny(pair: Pair) -> bool:
+    """A model small enough that one thread is faster than several."""
+    return sum(p.numel() for p in pair.target.parameters()) < 10_000_000

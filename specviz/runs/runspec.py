@@ -1,0 +1,238 @@
+"""The description of one run: a typed, checked `RunSpec`, and its URL form.
+
+    spec = RunSpec(pair="toy", proposer="draft", prompt="the quick brown fox", k=4, temperature=1.0, seed=3)
+    spec.to_query()                     # {"pair": "toy", ...}: the settings as URL parameters
+    RunSpec.from_query({"k": "6"})      # and back; a bad value is a ValueError with one sentence
+
+`specviz.runs.running.run(spec)` turns a spec into a `Trace`; the CLI, every page, the bench, `make_traces`, `gpu_bench`
+and the Exactness lab describe their runs with one. Each setting's range and label is defined once, in `SETTINGS`; a
+value outside it is refused with a sentence, never clamped. Plain data: checking a spec loads no model and no torch.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+from specviz.core import urlvalues
+from specviz.core.i18n import N_, _, get_language
+from specviz.engine.limits import K_RANGE, MAX_NEW_TOKENS_RANGE, POLICIES, TREE_NODES_RANGE, TREE_WIDTH_RANGE
+from specviz.engine.proposers import registry
+
+MAX_PROMPT_CHARS = 4000
+WEB_MAX_NEW_TOKENS = 256  # what one browser visitor may ask for (the CLI and the library allow the whole range)
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One setting: its name in error sentences, its label (as a form shows it) and its allowed values: a
+    numeric range, or a set of choices (or a function that names them when asked: the proposers are the
+    registry's). `name` and `label` are English messages (marked with `N_`): translate them with `specviz.core.i18n._`
+    where they are shown."""
+
+    name: str
+    label: str
+    lo: float | None = None
+    hi: float | None = None
+    choices: tuple[str, ...] | Callable[[], tuple[str, ...]] | None = None
+    whole: bool = False  # a whole number
+
+    def options(self) -> tuple[str, ...]:
+        """The allowed choices now (empty for a numeric setting)."""
+        return () if self.choices is None else self.choices() if callable(self.choices) else self.choices
+
+    def rule(self) -> str:
+        """What the setting accepts, as words for an error sentence."""
+        if self.choices is not None:
+            return _("one of {choices}", choices=", ".join(self.options()))
+        if self.whole:
+            return _("a whole number from {lo} to {hi}", lo=_num(self.lo), hi=_num(self.hi))
+        return _("a number from {lo} to {hi}", lo=_num(self.lo), hi=_num(self.hi))
+
+    @property
+    def bounds(self) -> tuple[float, float]:
+        """(lo, hi), for a widget."""
+        return self.lo, self.hi
+
+    def accepts(self, value: Any) -> bool:
+        if self.choices is not None:
+            return value in self.options()
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return False
+        if self.whole and not isinstance(value, int):
+            return False
+        return math.isfinite(value) and self.lo <= value <= self.hi
+
+
+def _own(name: str) -> Setting:
+    """A proposer's own setting (declared in `specviz.engine.proposers.registry`) as a RunSpec setting."""
+    declared = registry.setting(name)
+    return Setting(declared.name, declared.label, declared.lo, declared.hi, whole=True)
+
+
+SETTINGS: dict[str, Setting] = {
+    "k": Setting("K", N_("Drafted tokens per step (K)"), *K_RANGE, whole=True),
+    "max_new_tokens": Setting("max_new_tokens", N_("New tokens"), *MAX_NEW_TOKENS_RANGE, whole=True),
+    "temperature": Setting(N_("Temperature"), N_("Temperature (0 = greedy)"), 0.0, 2.0),
+    "top_k": Setting("top-k", N_("top-k (0 = off)"), 0, 1000, whole=True),
+    "top_p": Setting("top-p", N_("top-p (1 = off)"), 0.01, 1.0),
+    "seed": Setting(N_("The seed"), N_("Seed"), 0, 2**31 - 1, whole=True),
+    "layers": _own("layers"),
+    "proposer": Setting(N_("The proposer"), N_("Proposer"), choices=registry.names),
+    "policy": Setting(N_("The draft-length policy"), N_("Draft-length policy"), choices=POLICIES),
+    "tree_nodes": Setting("tree_nodes", N_("Draft tree nodes (0 = a chain of K)"), *TREE_NODES_RANGE, whole=True),
+    "tree_width": Setting("tree_width", N_("Children per tree node"), *TREE_WIDTH_RANGE, whole=True),
+}
+TREE_FIELDS = ("tree_nodes", "tree_width")  # left out of a URL at their defaults: chain links stay as they were
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """Everything that decides a trace. Hashable (it keys caches) and checked on construction.
+
+    `proposer` None means the pair's own default; `layers` None (or 0) means the layer-skip default depth.
+    `tree_nodes` > 0 drafts a tree of at most that many nodes and depth K, `tree_width` children per node.
+
+    >>> RunSpec(pair="toy", k=3).k
+    3
+    >>> RunSpec(k=40)
+    Traceback (most recent call last):
+    ...
+    ValueError: K must be a whole number from 1 to 16 (got 40).
+    """
+
+    pair: str = "default"
+    proposer: str | None = None
+    prompt: str = "Why is the sky blue?"
+    chat: bool = True
+    k: int = 4
+    policy: str = "constant"
+    max_new_tokens: int = 64
+    temperature: float = 0.0
+    top_k: int = 0
+    top_p: float = 1.0
+    seed: int = 0
+    layers: int | None = None
+    tree_nodes: int = 0
+    tree_width: int = 4
+
+    def __post_init__(self) -> None:
+        for name, setting in SETTINGS.items():
+            value = getattr(self, name)
+            if value is None and name in ("proposer", "layers"):
+                continue
+            if not setting.accepts(value):
+                raise ValueError(_must(_(setting.name), setting.rule(), value))
+        if not isinstance(self.pair, str) or not self.pair.strip():
+            raise ValueError(_("Name a pair: a catalog name such as default or toy, or TARGET[,DRAFT]."))
+        if not isinstance(self.prompt, str) or not self.prompt.strip():
+            raise ValueError(_("The prompt is empty: type something for the model to continue."))
+        if len(self.prompt) > MAX_PROMPT_CHARS:
+            raise ValueError(_("The prompt has {n} characters; the limit is {limit}.", n=len(self.prompt),
+                               limit=MAX_PROMPT_CHARS))
+        if not isinstance(self.chat, bool):
+            raise ValueError(_must("chat", _("true or false"), self.chat))
+
+    # ---- URLs ---------------------------------------------------------------------------------------------------
+    def to_query(self) -> dict[str, str]:
+        """The spec as URL parameters (strings); `from_query` reads them back to an equal spec.
+
+        >>> RunSpec(pair="toy", temperature=0.7).to_query()["temperature"]
+        '0.7'
+        >>> spec = RunSpec(pair="toy", proposer="ngram", chat=False, layers=3)
+        >>> RunSpec.from_query(spec.to_query()) == spec
+        True
+        """
+        query = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if value is None or (f.name in TREE_FIELDS and value == f.default):
+                continue
+            query[f.name] = ("1" if value else "0") if isinstance(value, bool) else \
+                f"{value:g}" if isinstance(value, float) else str(value)
+        return query
+
+    @classmethod
+    def from_query(cls, params: Mapping[str, str], defaults: RunSpec | None = None) -> RunSpec:
+        """The spec that URL parameters describe (missing ones from `defaults`); any bad value is a ValueError
+        with one sentence naming every bad parameter.
+
+        >>> RunSpec.from_query({"k": "99", "temperature": "hot"})
+        Traceback (most recent call last):
+        ...
+        ValueError: These settings in the link are not valid: k must be a whole number from 1 to 16 (got '99'); temperature must be a number from 0 to 2 (got 'hot').
+        """
+        spec, problems = cls.parse_query(params, defaults)
+        if problems:
+            raise ValueError(_("These settings in the link are not valid: {problems}.", problems="; ".join(problems)))
+        return spec
+
+    @classmethod
+    def parse_query(cls, params: Mapping[str, str], defaults: RunSpec | None = None) -> tuple[RunSpec, list[str]]:
+        """(the spec from the valid parameters on top of `defaults`, one phrase per refused parameter).
+        Unknown parameter names are ignored (a page may share its own)."""
+        values, problems = {}, []
+        base = defaults or cls()
+        for f in fields(cls):
+            if f.name not in params:
+                continue
+            raw = str(params[f.name])
+            try:
+                value = _parse(f.name, raw)
+                replace(base, **{f.name: value})  # checks the value in the spec's own terms
+            except ValueError:
+                problems.append(_must(f.name, _rule(f.name), raw).rstrip("."))
+                continue
+            values[f.name] = value
+        try:
+            return replace(base, **values), problems
+        except ValueError as exc:  # valid one by one but not together cannot happen today; say so if it ever does
+            return base, [*problems, str(exc).rstrip(".")]
+
+
+def _parse(name: str, raw: str) -> Any:
+    """A URL string as the type of the spec's field `name` (ValueError when it is not one)."""
+    if name == "chat":
+        value = {"1": True, "true": True, "0": False, "false": False}.get(raw.lower())
+        if value is None:
+            raise ValueError(raw)
+        return value
+    if name in ("pair", "prompt"):
+        return raw
+    setting = SETTINGS[name]
+    if setting.choices is not None:
+        return raw
+    # ASCII digits, bounded length (specviz.core.urlvalues): int() would read "٣" and "５", float() "nan" and "1_0"
+    number = (urlvalues.whole(raw, -10**15, 10**15) if setting.whole else urlvalues.decimal(raw, -1e15, 1e15))
+    if number is None:
+        raise ValueError(raw[:40])
+    if name == "layers" and number == 0:
+        return None
+    return number
+
+
+def _rule(name: str) -> str:
+    if name == "chat":
+        return _("1 or 0")
+    if name == "pair":
+        return _("a pair name")
+    if name == "prompt":
+        return _("text of 1 to {limit} characters", limit=MAX_PROMPT_CHARS)
+    return SETTINGS[name].rule()
+
+
+def _must(name: str, rule: str, value: Any) -> str:
+    """The sentence that refuses one value: "K must be a whole number from 1 to 16 (got 40)." """
+    return _("{name} must be {rule} (got {value}).", name=name, rule=rule, value=_shown(value))
+
+
+def _num(x: float) -> str:
+    text = f"{x:g}" if isinstance(x, float) else str(x)
+    return text.replace(".", ",") if get_language() == "pt" else text
+
+
+def _shown(value: Any, limit: int = 40) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"

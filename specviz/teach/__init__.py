@@ -1,0 +1,1 @@
+"""What specviz teaches with: the guided path's lessons, the quiz bank, and the classroom stores."""

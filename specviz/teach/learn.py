@@ -1,0 +1,368 @@
+"""The guided path: eleven short lessons in order, the learner's progress as URL parameters, and the questions each
+lesson checks with, all without Streamlit (the page is `pages/learn.py`, drawn by `specviz.ui.learn.view`).
+
+A `Lesson` names the quiz concepts it introduces (the `concept` labels of `assets/quiz/*.yaml`), the technical
+terms it defines (in bold in its text, before any later lesson or check question uses them), two to four check
+questions from the bank (on concepts introduced so far), the interaction the page draws for it, and the app page
+that goes deeper. `Progress` is where a learner stands, read from and written to the URL: the lesson on screen, the
+lessons *mastered* (every check answered right) and those only *attempted* (a check answered, not all right yet).
+Moving on marks nothing: a lesson is mastered by its checks alone.
+
+    >>> progress, problem = parse_progress({"lesson": "4", "done": "1,2", "tried": "3"})
+    >>> progress.lesson, sorted(progress.done), sorted(progress.tried), problem
+    (4, [1, 2], [3], None)
+    >>> progress.to_params()
+    {'lesson': '4', 'done': '1,2', 'tried': '3'}
+    >>> parse_progress({"lesson": "twelve"})[1]
+    'The link asked for lesson "twelve", which is not on the path, so it starts at lesson 1.'
+
+After the last lesson comes the exit ticket (`lesson=ticket`): one question per FAQ topic of the bank.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from specviz.core import urlvalues
+from specviz.core.i18n import N_, _
+from specviz.teach.quiz.schema import FAQ_TOPICS, Bank, Question
+
+TICKET = "ticket"  # the URL value of the exit ticket, the stop after the last lesson
+
+
+@dataclass(frozen=True)
+class Lesson:
+    """One lesson. `interaction` names the widget `specviz.ui.learn.view` draws; `page` the app page that goes
+    deeper (and `anchor` with `section`, the part of it); `checks` are question ids of the bundled bank."""
+
+    number: int
+    slug: str
+    title: str
+    objective: str
+    text: str
+    concepts: tuple[str, ...]
+    terms: tuple[str, ...]
+    checks: tuple[str, ...]
+    interaction: str
+    page: str
+    anchor: str = ""  # a section of that page: its anchor (Streamlit's, from the heading) ...
+    section: str = ""  # ... and its heading, which the lesson's link names
+    example: str = ""
+
+    # The texts are English messages (marked with N_ below); these give them in the reader's language.
+    def shown_title(self) -> str:
+        return _(self.title)
+
+    def shown_objective(self) -> str:
+        return _(self.objective)
+
+    def shown_text(self) -> str:
+        """The text in the reader's language, its measured figures ({fp32}, ...) filled from the benchmarks."""
+        return _(self.text, **measured_figures()) if "{" in self.text else _(self.text)
+
+    def shown_section(self) -> str:
+        return _(self.section) if self.section else ""
+
+
+LESSONS: tuple[Lesson, ...] = (
+    Lesson(1, "why-slow", N_("Why decoding is slow"),
+           N_("Explain why a large model writing one token at a time waits on memory, not on arithmetic."),
+           N_("A language model writes text one **token** (a word or a piece of one; the model's list of them is its "
+           "**vocabulary**) at a time, after the **prompt**, the text it is given. Each token costs one **forward "
+           "pass**: one run of the whole network over the text so far, which reads every weight (the model's "
+           "learned numbers, its **parameters**) from memory. Each token depends on the ones before it, so the "
+           "passes run one after another.\n\n"
+           "Reading is the slow part. In **fp16** (16-bit numbers) a parameter takes 2 bytes, and a pass for one "
+           "new token does about 2 **FLOPs** (floating-point operations: one multiply and one add) per parameter: "
+           "about 1 FLOP per byte read. A GPU can do hundreds of FLOPs in the time it reads one byte, so at **batch "
+           "size** 1 (one text generated at a time) the pass is **memory-bound**: its time is set by the **memory "
+           "bandwidth** (bytes per second the chip can read), and the arithmetic units mostly wait."),
+           ("memory_bound",),
+           ("token", "vocabulary", "prompt", "forward pass", "parameters", "fp16", "flops", "batch size",
+            "memory-bound", "memory bandwidth"),
+           ("mb-bandwidth-bound", "mb-intensity"), "bandwidth", "pages/overview.py"),
+    Lesson(2, "loop", N_("The loop: guess cheaply, check in one pass"),
+           N_("Describe one round of speculative decoding: propose, verify, accept or reject, correct."),
+           N_("Speculative decoding adds a second, much smaller model: the **draft**. The big model whose text we "
+           "want is the **target**. Each **round** (also called a **step**) has four parts:\n\n"
+           "1. **Propose.** The draft guesses the next **K** tokens, one after another. Its guesses are called "
+           "**drafts** (or drafted tokens). The draft is small, so this is cheap.\n"
+           "2. **Verify.** The target runs **one** forward pass over the text plus all K drafts. That pass is "
+           "memory-bound, so scoring K+1 positions (each draft, plus the slot after the last one) costs about as "
+           "much as scoring one.\n"
+           "3. **Accept or reject.** Going left to right, the target keeps drafts until the first one it rejects "
+           "(the next lesson gives the rule).\n"
+           "4. **Correct.** At the first rejected draft the target writes a token of its own in its place, a "
+           "**recovered** token, and the drafts after it are dropped. If every draft is kept, the slot after the "
+           "last one gives one more token for free, a **bonus** token.\n\n"
+           "So one target pass writes (**emits**) between 1 and K+1 tokens instead of exactly 1."),
+           ("core_idea",), ("draft", "target", "round", "drafts", "recovered", "bonus", "emits"),
+           ("mb-verify-cheap", "ci-round-facts"), "loop", "pages/playground.py"),
+    Lesson(3, "rule", N_("The rule: keep x with probability min(1, p/q)"),
+           N_("Apply the accept rule to one draft and say when a draft is always kept."),
+           N_("The draft does not just name a token x: it draws x from its own probabilities, **q** (q(x) is how "
+           "likely the draft thought x was). The target's pass gives its own probabilities **p** at the same position. "
+           "The check (the **verifier**) keeps x with probability **min(1, p(x) / q(x))**: it draws a **uniform** random number u "
+           "between 0 and 1 (written U(0, 1)) and keeps x when u < min(1, p(x)/q(x)).\n\n"
+           "If the target likes x at least as much as the draft did (p ≥ q), x is always kept. If the draft was "
+           "over-confident (p < q), x survives only a fraction p/q of the time."),
+           ("accept_rule",), ("verifier", "uniform", "min(1, p"),
+           ("ar-prob-1", "ar-verdict", "ar-why-always"), "rule", "pages/playground.py"),
+    Lesson(4, "first-disagreement", N_("The first disagreement"),
+           N_("Say what happens at the first rejection, where the replacement comes from, when a bonus is added, and "
+              "what the KV caches keep."),
+           N_("Drafts are tested from left to right. At the **first rejection** that draft and every draft after it "
+           "are thrown away: the later ones were guessed after a token that is no longer in the text.\n\n"
+           "In its place the target writes a recovered token drawn from **norm(max(0, p − q))**, the **residual**: "
+           "the target's probabilities minus the draft's, with negative values set to 0 and the rest rescaled to "
+           "add up to 1. It holds the tokens the target wanted more than the draft offered. It costs no extra pass: "
+           "p at that position came with the verify pass. If all K drafts are kept, the bonus token is drawn "
+           "straight from p at position K+1.\n\n"
+           "So that earlier tokens are never computed again, a model keeps for every token of the text the numbers "
+           "later tokens read (its keys and values): the **KV cache**. The verify pass wrote entries for every "
+           "draft; those of thrown-away drafts are cut off (**rolled back**), in the draft's cache too, while the "
+           "entries of kept drafts stay: they are exactly what plain decoding would have computed."),
+           ("first_disagreement", "residual", "bonus_token", "kv_rollback"),
+           ("first rejection", "residual", "kv cache", "rolled back"),
+           ("fd-later-draft", "rs-zero", "bt-count", "kv-target"), "first_disagreement", "pages/playground.py",
+           example="smollm-draft-t07"),
+    Lesson(5, "exactness", N_("Exactness: the output is the target's"),
+           N_("Explain why the output follows the target's distribution whatever the draft, and what would break it."),
+           N_("A token x can come out of a step by two routes: the draft proposes it and it is kept (together, "
+           "probability min(p(x), q(x))), or a draft is rejected and the residual picks x. The residual adds "
+           "exactly the part of p that the first route leaves out, so the two routes add up to p(x): the output "
+           "follows **exactly the target's distribution** (its probabilities p over the vocabulary), however bad "
+           "the draft. A bad draft only makes it slower. "
+           "Change the rule, or sample the replacement from p instead of the residual, and the guarantee is gone.\n\n"
+           "A model's last step gives one raw score per vocabulary token, its **logits**; the **temperature** "
+           "divides them before they become probabilities, sharpening both models' probabilities (below 1) or "
+           "flattening them (above 1). **Greedy** decoding (temperature 0) always takes the most likely token, the "
+           "**argmax**: then the rule keeps a draft exactly when it is the target's argmax, and otherwise writes "
+           "the target's argmax, so the text is the same as the target's own greedy text.\n\n"
+           "Exactly the same in arithmetic, that is. Hardware rounds: in **bfloat16** (16-bit numbers with few "
+           "digits, the default on this CPU) the verify pass over K + 1 tokens adds its numbers in another order "
+           "than a one-token pass, so the target's logits differ in their last digits. Where its two best tokens "
+           "nearly tie, the argmax can flip, and every token after the flip differs, because it follows a "
+           "different text. On this machine greedy speculative output matched target-only output on {fp32} held-out "
+           "prompts in float32 and on {bf16} in bfloat16: the rule is exact, and bfloat16 is **lossless up to "
+           "numerics**."),
+           ("quality", "greedy_vs_sampling"),
+           ("logits", "temperature", "greedy", "argmax", "bfloat16", "lossless up to numerics"),
+           ("q-worse-draft", "q-break-exactness", "gs-same-text"), "exactness", "pages/exactness.py"),
+    Lesson(6, "speedup", N_("What drives the speedup"),
+           N_("Compute the expected tokens per step and the speedup from α, K and c."),
+           N_("Call **α** (alpha) the chance that the target keeps one draft, on average: α = Σ min(p, q) (the sum "
+           "over the vocabulary of the smaller of p and q), the "
+           "**acceptance probability**. Draft i only counts if all i − 1 before it were kept. Assume every draft is "
+           "kept with the same chance α, **independently** of the others (real drafts are not: an easy stretch of "
+           "text keeps several in a row, a hard one loses them together); then a step emits on average "
+           "1 + α + α² + … + α^K = **(1 − α^(K+1)) / (1 − α)** tokens (the 1 is the recovered or bonus token).\n\n"
+           "The draft is not free: call **c** the cost of one draft pass as a fraction of one target pass. A step "
+           "costs K·c + 1 target passes, so the expected **speedup** over the target alone is "
+           "(1 − α^(K+1)) / ((1 − α)(K·c + 1)). A high α and a cheap draft win; a low α gives little back."),
+           ("speedup",), ("acceptance probability", "independently", "speedup"),
+           ("sp-expected-1", "sp-speedup-1", "ar-alpha"), "speedup", "pages/theory.py"),
+    Lesson(7, "choosing-k", N_("Choosing K"),
+           N_("Explain why more drafts eventually slow things down, and how the best K moves with α and c."),
+           N_("More drafts per step is not always better. Draft i helps only if all before it were kept (chance "
+           "α^(i−1)), but every draft costs c. Going from K to K + 1 drafts adds α^(K+1) expected tokens and c to a "
+           "step's cost; it pays only if those tokens beat what the cost c would earn at the speedup S(K) the step "
+           "already has: α^(K+1) > c·S(K). So the **best K** grows with α and shrinks as c grows. The optimum is "
+           "usually flat: K a little off the top costs almost nothing. Because α changes with the text "
+           "(boilerplate is easy to guess, new ideas are not), some systems change K as they go."),
+           ("choosing_k",), ("best k",),
+           ("ck-too-large", "ck-lower-alpha", "ck-best-2"), "choosing_k", "pages/theory.py"),
+    Lesson(8, "proposers", N_("Who proposes: draft models, lookup, layer skip"),
+           N_("Compare three ways to propose drafts and say where each wins."),
+           N_("Anything that guesses tokens can propose them. A separate small **draft model** is the classic choice; "
+           "it must use the target's **tokenizer** (what cuts text into tokens: the same vocabulary), and it is "
+           "often **distilled**: trained to imitate the target. **Prompt lookup** (**n-gram** lookup) finds the "
+           "last few tokens (an n-gram) earlier in the text and proposes what followed them: no model at all, and strong when the "
+           "output copies its input. It is **deterministic**: its guess has q(x) = 1.\n\n"
+           "Inside, the network is a stack of **layers**: each token enters as a vector, its **embedding**, and each "
+           "layer turns every position's vector, its **hidden state**, into a new one; the **LM head** (the last "
+           "part) turns the final hidden state into probabilities over tokens. **Layer skip** lets the target draft "
+           "with only its first layers and its own LM head, then check with all of them: one model does both "
+           "jobs."),
+           ("prompt_lookup", "layer_skip"),
+           ("tokenizer", "distilled", "prompt lookup", "n-gram", "deterministic", "layers", "embedding",
+            "hidden state", "lm head", "layer skip"),
+           ("pl-how", "pl-best-task", "ls-what"), "proposers", "pages/proposers.py"),
+    Lesson(9, "trees", N_("Trees: many guesses in one pass"),
+           N_("Explain how a tree of candidates is checked in one pass and why Medusa and EAGLE use one."),
+           N_("Instead of one line of K drafts, propose a **tree**: a few **candidates** at each position, each "
+           "branch a possible continuation. The target scores every node in one pass. In each layer, **attention** is "
+           "the part where a position reads the earlier ones; a tree-shaped **attention mask** (which positions "
+           "each position may read) lets each node see only its own ancestors, as if it were alone on its branch."
+           "\n\n"
+           "The check walks down from the root, trying a node's children one by one. Greedy (temperature 0): the "
+           "child equal to the target's argmax is kept, so the kept path is the longest one the target itself "
+           "would write. Sampling: starting from p′ = p and q′ = q at the node, child x is kept with probability "
+           "min(1, p′(x)/q′(x)); after a rejection p′ "
+           "becomes the residual and q′ loses x (the children were drawn from q without replacement) before the "
+           "next child is tried, and if every child is rejected the token comes from the last residual. Children "
+           "taken as the draft's top k, not drawn from q, are point masses: x is kept with probability p′(x). "
+           "Either way the output is exactly the target's.\n\n"
+           "**Medusa** adds extra output **heads** (small layers on the target's last hidden state, not "
+           "attention's heads): head i guesses the token i+1 positions ahead, all from one pass, and their top "
+           "guesses combine into a tree. "
+           "**EAGLE** drafts in **feature space**: a light head predicts the target's next hidden state from the "
+           "current one and the sampled token, and the LM head turns it into tokens; EAGLE-2 grows its tree where "
+           "the drafts are confident. The Playground's preset 5 runs specviz's own EAGLE drafter as a tree."),
+           ("medusa", "eagle", "trees"),
+           ("tree", "candidates", "attention", "attention mask", "medusa", "heads", "eagle", "feature space"),
+           ("tr-mask", "tr-top-k", "md-tree", "eg-what"), "trees", "pages/proposers.py", anchor="trees",
+           section=N_("Tree verification")),
+    Lesson(10, "limits", N_("When speculation stops paying"),
+           N_("Name the situations where speculation gives little or makes generation slower."),
+           N_("The trick spends idle arithmetic to save memory reads. When the verify pass is no longer memory-bound, "
+           "scoring K+1 positions costs more than one. That happens on a server that runs large batches to get "
+           "high **throughput** (tokens per second over all users): the pass is **compute-bound**, its time set "
+           "by arithmetic. It also happens with a small model on a laptop CPU. Call **v** the cost of the verify "
+           "pass in one-token target passes; the speedup becomes (1 − α^(K+1)) / ((1 − α)(K·c + v)). A low α, "
+           "an expensive draft (c near 1) or a large v each push it below 1: slower than the target alone. The "
+           "Theory explorer shows where the **break-even** line (speedup = 1) lies."),
+           ("limits",), ("throughput", "compute-bound", "break-even"),
+           ("lm-large-batch", "lm-situations", "lm-verify-cost"), "limits", "pages/theory.py",
+           anchor="when-speculation-stops-paying", section=N_("When speculation stops paying")),
+    Lesson(11, "in-production", N_("Running it for real"),
+           N_("Plan a rollout: choose a draft for a target, measure on real traffic, watch acceptance and latency, and "
+              "know when to turn speculation down."),
+           N_("**Choosing the pair.** The draft must share the target's tokenizer and cost far less than it: a small "
+           "sibling from the same family (c of a few hundredths), a drafter trained on the target's own outputs "
+           "(EAGLE), the model's own multi-token heads, or n-gram lookup, which is free but only pays where answers "
+           "copy their input.\n\n"
+           "**Measuring.** α depends on the text, so measure on your own traffic: real prompts, answer lengths and "
+           "as many users at once as in production. The same pair can be twice as fast on code edits and slower "
+           "than plain decoding on open chat.\n\n"
+           "**Watching.** After the rollout, watch two kinds of numbers. The **acceptance rate**: accepted / "
+           "drafted tokens, counted by the server (vLLM exports the counters on its /metrics page); it stops at each "
+           "step's first rejection, so it is lower than α. And the latency users feel: time to first token and the "
+           "**inter-token latency** (the time between two tokens of one answer), as medians and tails, next to "
+           "throughput.\n\n"
+           "**Turning it down.** Shorten K, or switch speculation off, when the acceptance rate drops (a new kind of "
+           "prompt) or when load grows until the verify pass is compute-bound and the speedup falls below 1. The "
+           "output is exact either way, so these switches cost speed, never quality."),
+           ("production",), ("acceptance rate", "inter-token latency"),
+           ("pr-measure", "pr-vllm-counters", "pr-turn-down"), "production", "pages/serving.py"),
+)
+
+def measured_figures() -> dict[str, str]:
+    """The figures lesson texts quote, read from the committed benchmarks (lesson 5: the greedy-identity checks)."""
+    from specviz.labs.bench import quoted
+
+    return quoted.greedy_identity_counts()
+
+
+BY_NUMBER: dict[int, Lesson] = {lesson.number: lesson for lesson in LESSONS}
+LAST = LESSONS[-1].number
+
+TEXT = {  # translated with `_()` where they are used
+    "bad_lesson": N_('The link asked for lesson "{value}", which is not on the path, so it starts at lesson 1.'),
+    "bad_done": N_('The link\'s list of finished lessons ("{value}") could not be read, so it starts at lesson 1.'),
+    "bad_tried": N_('The link\'s list of attempted lessons ("{value}") could not be read, so it starts at lesson 1.'),
+}
+
+
+@dataclass(frozen=True)
+class Progress:
+    """Where a learner stands: the lesson on screen (a lesson number, or TICKET for the exit ticket), the lessons
+    mastered (`done`: every check answered right) and the lessons attempted but not mastered (`tried`)."""
+
+    lesson: int | str = 1
+    done: frozenset[int] = field(default_factory=frozenset)
+    tried: frozenset[int] = field(default_factory=frozenset)
+
+    def to_params(self) -> dict[str, str]:
+        """The URL parameters that bring the learner back here."""
+        params = {"lesson": str(self.lesson)}
+        if self.done:
+            params["done"] = ",".join(str(n) for n in sorted(self.done))
+        if self.tried - self.done:
+            params["tried"] = ",".join(str(n) for n in sorted(self.tried - self.done))
+        return params
+
+    def seen(self) -> list[int]:
+        """The lessons the learner has opened, attempted or mastered, in order (the ticket counts as all of them)."""
+        if self.lesson == TICKET:
+            return [lesson.number for lesson in LESSONS]
+        return sorted(self.done | self.tried | {int(self.lesson)})
+
+    def met_concepts(self) -> list[str]:
+        """The quiz concepts of every lesson seen, in lesson order."""
+        return [c for n in self.seen() for c in BY_NUMBER[n].concepts]
+
+    def go(self, lesson: int | str) -> Progress:
+        """The progress after moving to `lesson` (moving marks nothing)."""
+        return Progress(lesson, self.done, self.tried)
+
+    def checked(self, lesson: int, all_right: bool) -> Progress:
+        """The progress after a check of `lesson` was graded: mastered when every check is right, else attempted.
+
+        >>> Progress(3).checked(3, False).to_params(), Progress(3).checked(3, True).to_params()
+        ({'lesson': '3', 'tried': '3'}, {'lesson': '3', 'done': '3'})
+        """
+        if all_right:
+            return Progress(self.lesson, self.done | {lesson}, self.tried - {lesson})
+        return Progress(self.lesson, self.done - {lesson}, self.tried | {lesson})
+
+
+def parse_progress(params: Mapping[str, str]) -> tuple[Progress, str | None]:
+    """The progress a URL asks for, and one sentence when it asks for something that is not on the path (the
+    learner then starts at lesson 1 with nothing done). Missing parameters are no problem: lesson 1. The numbers are
+    read by `specviz.core.urlvalues`; the sentence repeats (part of) the value as typed, so a page shows it escaped.
+
+    >>> parse_progress({"lesson": "²"})[1]
+    'The link asked for lesson "²", which is not on the path, so it starts at lesson 1.'
+    """
+    raw_lesson = str(params.get("lesson", "1")).strip()
+    raw_done = str(params.get("done", "")).strip()
+    raw_tried = str(params.get("tried", "")).strip()
+    first, last = min(BY_NUMBER), max(BY_NUMBER)
+    number = urlvalues.whole(raw_lesson, first, last)  # ASCII digits only: "²", "٣", 5,000 digits are no lesson
+    if raw_lesson == TICKET:
+        lesson: int | str = TICKET
+    elif number is not None and number in BY_NUMBER:
+        lesson = number
+    else:
+        return Progress(), _(TEXT["bad_lesson"], value=raw_lesson[:20])
+    sets = []
+    for raw, problem in ((raw_done, "bad_done"), (raw_tried, "bad_tried")):
+        parts = urlvalues.whole_list(raw, first, last, most=len(BY_NUMBER) * 2)
+        if parts is None or not set(parts) <= set(BY_NUMBER):
+            return Progress(), _(TEXT[problem], value=raw[:40])
+        sets.append(frozenset(parts))
+    done, tried = sets
+    return Progress(lesson, done, tried - done), None
+
+
+def concepts_up_to(number: int) -> list[str]:
+    """Every concept introduced in lessons 1..number, in order."""
+    return [c for lesson in LESSONS if lesson.number <= number for c in lesson.concepts]
+
+
+def lesson_for_concept(concept: str) -> Lesson | None:
+    """The lesson that introduces `concept` (None for a concept no lesson teaches, such as a teacher's own)."""
+    return next((lesson for lesson in LESSONS if concept in lesson.concepts), None)
+
+
+def check_questions(bank: Bank, lesson: Lesson) -> list[Question]:
+    """The lesson's check questions that the bank holds, in the lesson's order."""
+    by_id = bank.by_id()
+    return [by_id[i] for i in lesson.checks if i in by_id]
+
+
+def exit_ticket(bank: Bank) -> list[Question]:
+    """One question per FAQ topic of the bank, in FAQ_TOPICS order (a topic the bank lacks is left out)."""
+    first: dict[str, Question] = {}
+    for question in bank:
+        if question.faq and question.faq not in first:
+            first[question.faq] = question
+    return [first[topic] for topic in FAQ_TOPICS if topic in first]
+
+
+def lessons_to_revisit(missed: Iterable[Question]) -> list[Lesson]:
+    """The lessons that teach the concepts of the missed questions, each once, in lesson order."""
+    found = {lesson.number: lesson for q in missed if (lesson := lesson_for_concept(q.concept)) is not None}
+    return [found[n] for n in sorted(found)]

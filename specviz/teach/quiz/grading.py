@@ -1,0 +1,165 @@
+"""Grading: one `grade(question, answer)` for all four question types, and the `Grade` it returns.
+
+A malformed answer (None, a word for a number, an unknown choice) is wrong, never an exception: `Grade.valid`
+says whether the answer even had the right form, and `Grade.feedback` is one sentence either way. `parse_number`
+reads what a learner types into a numeric question ("0.4", "3,5", "40%").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from specviz.core.i18n import N_, _, end_sentence, get_language
+from specviz.teach.quiz.schema import MAX_ANSWER, Question, _fmt
+from specviz.teach.quiz.schema import QuestionKind
+
+# Every sentence a learner reads from the grader, in one place (English messages with named placeholders, translated
+# with `_()` when a grade is made, so the feedback speaks the language of the run that graded it).
+TEXT = {
+    "correct": N_("Correct."),
+    "wrong": N_("Not quite. {answer}"),
+    "invalid": N_("{problem} {answer}"),
+    "single": N_("The right answer is {choice}"),
+    "multiple": N_("The right choices are {choices}"),
+    "ordering": N_("The right order is {items}."),
+    "numeric": N_("The answer is {value}."),
+    "and": N_("{first} and {last}"),
+    "no_choice": N_("No choice was picked."),
+    "not_a_list": N_("The answer should be a list of choices."),
+    "unknown_picks": N_("Some picks are not among the choices."),
+    "not_a_number": N_("That is not a number."),
+    "not_an_order": N_("The answer should be the items in order."),
+    "each_once": N_("Every item must be placed exactly once."),
+}
+
+
+@dataclass(frozen=True)
+class Grade:
+    """The verdict on one answer. `valid` is False when the answer was not even of the right form (a word for a
+    numeric question, an unknown choice); such an answer is simply wrong. `feedback` is one sentence."""
+
+    correct: bool
+    valid: bool
+    feedback: str
+    expected: str
+
+    @property
+    def score(self) -> float:
+        return 1.0 if self.correct else 0.0
+
+
+def grade(question: Question, answer: Any) -> Grade:
+    """Grade any answer to any question; a malformed answer (None, a word for a number, an unknown choice) is
+    wrong, never an exception.
+
+    >>> q = Question("demo", "accept_rule", "numeric", "p = 0.2, q = 0.5: min(1, p/q)?", 0.4, "0.2/0.5",
+    ...              "pages/playground.py", tolerance=0.005)
+    >>> grade(q, "0.4").correct, grade(q, "40%").correct, grade(q, "forty").valid
+    (True, True, False)
+    """
+    graders = {"single": _grade_single, "multiple": _grade_multiple, "numeric": _grade_numeric,
+               "ordering": _grade_ordering}
+    correct, valid, problem = graders[question.kind](question, answer)
+    expected = question.expected_text()
+    if correct:
+        feedback = _(TEXT["correct"])
+    elif not valid:
+        feedback = _(TEXT["invalid"], problem=_(problem), answer=answer_sentence(question))
+    else:
+        feedback = _(TEXT["wrong"], answer=answer_sentence(question))
+    return Grade(correct=correct, valid=valid, feedback=feedback, expected=expected)
+
+
+def answer_sentence(question: Question) -> str:
+    """The right answer as one sentence, each choice in quotation marks, so a choice's own full stop never runs into
+    the sentence's punctuation.
+
+    >>> q = Question("demo", "kv_rollback", "multiple", "?", ("It is cut back.", "Entries go"), "", "pages/quiz.py",
+    ...              ("It is cut back.", "Entries go", "Nothing"))
+    >>> answer_sentence(q)
+    'The right choices are “It is cut back.” and “Entries go”.'
+    """
+    if question.kind == QuestionKind.NUMERIC:
+        return _(TEXT["numeric"], value=shown_number(question))
+    if question.kind == QuestionKind.ORDERING:
+        return _(TEXT["ordering"], items=" → ".join(question.answer))
+    if question.kind == QuestionKind.MULTIPLE:
+        quoted = [f"“{choice}”" for choice in question.answer]
+        listed = quoted[0] if len(quoted) == 1 else _(TEXT["and"], first=", ".join(quoted[:-1]), last=quoted[-1])
+        return end_sentence(_(TEXT["multiple"], choices=listed), question.answer[-1])
+    quoted = "“" + str(question.answer) + "”"
+    return end_sentence(_(TEXT["single"], choice=quoted), str(question.answer))
+
+
+def shown_number(question: Question) -> str:
+    """A numeric question's answer (and unit) as the reader writes numbers: 0.315, or 0,315 in Portuguese."""
+    text = question.expected_text()
+    if get_language() == "pt":
+        value = _fmt(float(question.answer), 6)
+        text = value.replace(".", ",") + text[len(value):]
+    return text
+
+
+def _grade_single(q: Question, answer: Any) -> tuple[bool, bool, str]:
+    if not isinstance(answer, str) or answer.strip() not in q.choices:
+        return False, False, TEXT["no_choice"]
+    return answer.strip() == q.answer, True, ""
+
+
+def _grade_multiple(q: Question, answer: Any) -> tuple[bool, bool, str]:
+    if isinstance(answer, str) or not isinstance(answer, Iterable):
+        return False, False, TEXT["not_a_list"]
+    given = list(answer)
+    picked = [a.strip() for a in given if isinstance(a, str)]
+    if len(picked) != len(given) or not set(picked) <= set(q.choices):
+        return False, False, TEXT["unknown_picks"]
+    return set(picked) == set(q.answer), True, ""
+
+
+def _grade_numeric(q: Question, answer: Any) -> tuple[bool, bool, str]:
+    value = parse_number(answer)
+    if value is None:
+        return False, False, TEXT["not_a_number"]
+    return abs(value - float(q.answer)) <= q.tolerance + 1e-12, True, ""
+
+
+def _grade_ordering(q: Question, answer: Any) -> tuple[bool, bool, str]:
+    if isinstance(answer, str) or not isinstance(answer, Iterable):
+        return False, False, TEXT["not_an_order"]
+    items = list(answer)
+    if sorted(map(str, items)) != sorted(q.answer) or len(items) != len(q.answer):
+        return False, False, TEXT["each_once"]
+    return tuple(items) == q.answer, True, ""
+
+
+def parse_number(answer: Any) -> float | None:
+    """A float from a number or a string like "0.4", "3,36" or "40%", at most MAX_ANSWER (10^15) in size; None for
+    anything else: NaN, infinities, 1e308, a 5,000-digit string, digits that are not ASCII ("²", "٣", "５").
+
+    >>> parse_number(" 40% "), parse_number("3,5"), parse_number("nan"), parse_number(True), parse_number(10**400)
+    (0.4, 3.5, None, None, None)
+    >>> parse_number("1e308"), parse_number("-1e308"), parse_number("٣"), parse_number("1e15"), parse_number("1e16")
+    (None, None, None, 1000000000000000.0, None)
+    """
+    if isinstance(answer, bool):
+        return None
+    if isinstance(answer, int | float):
+        return float(answer) if -MAX_ANSWER <= answer <= MAX_ANSWER else None  # not nan or inf, no 400-digit int
+    if not isinstance(answer, str) or len(answer) > 64 or not answer.isascii():
+        return None  # float() would also read "٣" or "５", which nobody types as a number on purpose
+    text = answer.strip().replace(" ", "")
+    scale = 1.0
+    if text.endswith("%"):
+        text, scale = text[:-1], 0.01
+    if text.count(",") == 1 and "." not in text:
+        text = text.replace(",", ".")
+    if not _DECIMAL.fullmatch(text):  # what people write: no "nan", "inf", "0x10", "1_000"
+        return None
+    value = float(text) * scale
+    return value if -MAX_ANSWER <= value <= MAX_ANSWER else None
+
+
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]{1,4})?")

@@ -1,0 +1,141 @@
+"""Live questions from a real trace: accept or reject a tested draft, min(1, p/q) for it, which token kind comes
+next, and which drafts reach the output, all with the step's own numbers.
+
+`live_questions` asks about one step, `live_quiz` about a few steps picked by a seed; the questions are ordinary
+`Question`s (source "live") that `grade` marks like bank questions. The numbers are shown with just enough digits
+that a learner who computes from them reaches the verifier's verdict.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import re
+
+from specviz.core.i18n import N_, _, get_language, ngettext
+from specviz.engine.trace import Decision, Step, Trace
+from specviz.teach.quiz.schema import Question, QuestionKind, _accept_prob, _fmt
+
+LIVE_LINK = "pages/playground.py"
+
+
+def live_questions(trace: Trace, step_index: int, rng_seed: int) -> list[Question]:
+    """Questions about step `step_index` (a position in `trace.steps`) of a recorded trace: accept or reject one
+    tested draft, min(1, p/q) for it, which token kind the verifier emits after the accepted drafts, and which
+    drafts reach the output. `rng_seed` picks the draft asked about. A step with no drafts gives no questions."""
+    if not 0 <= step_index < len(trace.steps):
+        raise ValueError(ngettext("Step {step} is not in this trace, which has {n} step.",
+                                  "Step {step} is not in this trace, which has {n} steps.", len(trace.steps),
+                                  step=step_index))
+    step = trace.steps[step_index]
+    tested = [d for d in step.decisions if d.reached]
+    if not tested:
+        return []
+    decision = random.Random(rng_seed).choice(tested)
+    questions = [_live_verdict(step, decision), _live_ratio(step, decision), _live_next_kind(step, tested)]
+    if step.n_accepted:
+        questions.append(_live_kept(step))
+    return questions
+
+
+def live_quiz(trace: Trace, seed: int, n_steps: int = 3) -> list[Question]:
+    """Live questions for up to `n_steps` steps that tested at least one draft, the steps picked by `seed`."""
+    steps = [i for i, s in enumerate(trace.steps) if any(d.reached for d in s.decisions)]
+    chosen = sorted(random.Random(seed).sample(steps, min(n_steps, len(steps))))
+    return [q for i in chosen for q in live_questions(trace, i, seed + i)]
+
+
+def _live_id(step: Step, what: str) -> str:
+    return f"live-s{step.index}-{what}"
+
+
+# The choices of the verdict and next-kind questions (English messages, shown in the reader's language).
+KINDS = {"accepted": N_("accepted"), "rejected": N_("rejected"), "recovered": N_("recovered"), "bonus": N_("bonus")}
+
+
+def _live_verdict(step: Step, d: Decision) -> Question:
+    p, q, u, a = (_local(x) for x in _shown_numbers(d))
+    verdict = _(KINDS["accepted" if d.accepted else "rejected"])
+    sign = "<" if d.accepted else "≥"
+    return Question(
+        id=_live_id(step, f"verdict{d.position}"), concept="accept_rule", kind=QuestionKind.SINGLE, shuffle=False,
+        prompt=_("In step {step}, the draft proposed {token} (draft #{n}) with q = {q}, the target gives p = {p}, and "
+                 "the verifier drew u = {u}. Accepted or rejected?", step=step.index, token=_md_token(d.text),
+                 n=d.position + 1, q=q, p=p, u=u),
+        choices=(_(KINDS["accepted"]), _(KINDS["rejected"])), answer=verdict,
+        explanation=_("min(1, p/q) = min(1, {p}/{q}) = {a}; u = {u} {sign} {a}, so the draft is {verdict}. A draft "
+                      "is kept when u < min(1, p/q).", p=p, q=q, a=a, u=u, sign=sign, verdict=verdict),
+        link=LIVE_LINK, source="live")
+
+
+def _live_ratio(step: Step, d: Decision) -> Question:
+    p, q, _u, _a = _shown_numbers(d)
+    value = _accept_prob(float(p), float(q))
+    values = {"p": _local(p), "q": _local(q), "value": _local(_fmt(value, 4))}
+    return Question(
+        id=_live_id(step, f"ratio{d.position}"), concept="accept_rule", kind=QuestionKind.NUMERIC,
+        prompt=_("In step {step}, the draft proposed {token} with q = {q}; the target gives p = {p}. What is "
+                 "min(1, p/q) here?", step=step.index, token=_md_token(d.text), q=values["q"], p=values["p"]),
+        answer=value, tolerance=max(0.005, 0.01 * value), params={"p": float(p), "q": float(q)},
+        formula="accept_prob",
+        explanation=(_("min(1, {p}/{q}) = {value}: the chance this draft is kept (p ≥ q, so it is always kept).",
+                       **values) if value >= 1 else
+                     _("min(1, {p}/{q}) = {value}: the chance this draft is kept.", **values)),
+        link=LIVE_LINK, source="live")
+
+
+def _live_next_kind(step: Step, tested: list[Decision]) -> Question:
+    rejected = any(not d.accepted for d in tested)
+    kind = step.correction_kind or ("recovered" if rejected else "bonus")
+    rows = "; ".join(_("#{n} {token}: q = {q}, p = {p}, u = {u}", n=d.position + 1, token=_md_token(d.text),
+                       q=_local(s[1]), p=_local(s[0]), u=_local(s[2]))
+                     for d in tested for s in [_shown_numbers(d)])
+    explanation = (_("It is a recovered token: a draft was rejected, so the target's replacement is sampled from the "
+                     "residual norm(max(0, p − q)).") if kind == "recovered" else
+                   _("It is a bonus token: every draft was accepted, so one more token is sampled from p at position "
+                     "K+1 for free."))
+    return Question(
+        id=_live_id(step, "next-kind"), concept="first_disagreement" if rejected else "bonus_token",
+        kind=QuestionKind.SINGLE, shuffle=False,
+        prompt=_("Step {step} drafted K = {k} tokens. The verifier tested them in order: {rows}. Which kind of token "
+                 "does the target emit right after the accepted drafts?", step=step.index, k=step.k, rows=rows),
+        choices=tuple(_(label) for label in KINDS.values()), answer=_(KINDS[kind]),
+        explanation=explanation, link=LIVE_LINK, source="live")
+
+
+def _live_kept(step: Step) -> Question:
+    labels = [f"#{d.position + 1} {_md_token(d.text)}" for d in step.decisions]
+    kept = tuple(label for label, d in zip(labels, step.decisions, strict=True) if d.accepted)
+    return Question(
+        id=_live_id(step, "kept"), concept="first_disagreement", kind=QuestionKind.MULTIPLE, shuffle=False,
+        prompt=_("Step {step} drafted: {drafts}. Which drafted tokens end up in the output? (The verifier accepted "
+                 "{kept} of {drafted}.)", step=step.index, drafts=", ".join(labels), kept=step.n_accepted,
+                 drafted=step.n_drafted),
+        choices=tuple(labels), answer=kept,
+        explanation=_("Accepted drafts form a prefix: everything before the first rejection is kept, the rejected "
+                      "draft and every draft after it are dropped."),
+        link=LIVE_LINK, source="live")
+
+
+def _local(number: str) -> str:
+    """A number as `_shown_numbers` writes it (0.42), as the reader writes it (0,42 in Portuguese)."""
+    return number.replace(".", ",") if get_language() == "pt" else number
+
+
+def _shown_numbers(d: Decision) -> tuple[str, str, str, str]:
+    """p, q, u and min(1, p/q) as shown, with just enough digits that the shown numbers give the same verdict."""
+    for digits in range(2, 9):
+        p, q = _fmt(d.target_prob, digits), _fmt(d.draft_prob, digits)
+        a = _accept_prob(float(p), float(q))
+        u = _fmt(d.uniform if d.uniform is not None else math.nan, digits)
+        if d.uniform is None or (float(u) < a) == d.accepted:
+            return p, q, u, _fmt(a, digits)
+    return p, q, u, _fmt(a, 8)
+
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$])")
+
+
+def _md_token(text: str) -> str:
+    """A token's text quoted for Markdown (its repr, with Markdown's special characters escaped)."""
+    return _MD_SPECIAL.sub(r"\\\1", repr(text))

@@ -1,0 +1,199 @@
+"""A quiz in progress: one learner's pass through a list of questions, per-concept mastery, and the downloads.
+
+`QuizRun.start` puts the questions in order: basics first (the default: a tour of the concepts in the bank's order,
+each concept's first question before any second one) or shuffled by a seed; `submit` grades and keeps each answer;
+`mastery` sums up right answers per concept; `results` gives one row per question for `csv_text` (spreadsheet-safe)
+and `results_json`.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from specviz.core.i18n import N_, _
+from specviz.teach.quiz.grading import Grade, grade
+from specviz.teach.quiz.schema import Bank, Question
+from specviz.teach.quiz.schema import QuestionKind
+
+
+# how a run orders its questions, with their labels (English messages: show them with `_()`)
+ORDERS = {"basics": N_("Basics first"), "shuffled": N_("Shuffled")}
+
+
+def basics_first(questions: Sequence[Question]) -> list[Question]:
+    """A tour of the concepts: the first question of every concept (in the order the concepts first appear, which
+    for the bundled bank is its files' order, basics first), then the second of every concept, and so on. Within a
+    concept the questions keep their written order, easiest first, so a short quiz asks the basic question of each
+    concept and never opens on an advanced one.
+
+    >>> from specviz.teach.quiz.schema import Question
+    >>> q = [Question(i, c, "single", "?", "a", "", "pages/quiz.py", ("a", "b")) for i, c in
+    ...      [("a1", "a"), ("a2", "a"), ("b1", "b"), ("a3", "a"), ("c1", "c")]]
+    >>> [x.id for x in basics_first(q)]
+    ['a1', 'b1', 'c1', 'a2', 'a3']
+    """
+    by_concept: dict[str, list[Question]] = {}
+    for question in questions:
+        by_concept.setdefault(question.concept, []).append(question)
+    rounds = max((len(group) for group in by_concept.values()), default=0)
+    return [group[i] for i in range(rounds) for group in by_concept.values() if i < len(group)]
+
+
+@dataclass
+class ConceptMastery:
+    concept: str
+    label: str
+    correct: int
+    answered: int
+    total: int
+
+    @property
+    def share(self) -> float:
+        return self.correct / self.answered if self.answered else 0.0
+
+
+@dataclass
+class QuizRun:
+    """One learner's pass through a list of questions: their answers, grades and where they are."""
+
+    questions: list[Question]
+    seed: int
+    answers: dict[str, Any] = field(default_factory=dict)
+    grades: dict[str, Grade] = field(default_factory=dict)
+    position: int = 0
+
+    @classmethod
+    def start(cls, questions: Sequence[Question], seed: int, limit: int | None = None,
+              order: str = "basics") -> QuizRun:
+        """The questions in `order` ("basics": `basics_first`; "shuffled": an order fixed by `seed`), cut to
+        `limit`. The seed also shuffles each question's choices."""
+        if order not in ORDERS:
+            raise ValueError(_("Unknown question order {order}: use one of {orders}.", order=repr(order),
+                               orders=", ".join(ORDERS)))
+        ordered = basics_first(questions) if order == "basics" else list(questions)
+        if order == "shuffled":
+            random.Random(seed).shuffle(ordered)
+        return cls(ordered[:limit] if limit else ordered, seed)
+
+    def current(self) -> Question | None:
+        return self.questions[self.position] if self.position < len(self.questions) else None
+
+    def submit(self, question: Question, answer: Any) -> Grade:
+        """Grade and keep an answer (a second answer to the same question replaces the first)."""
+        result = grade(question, answer)
+        self.answers[question.id], self.grades[question.id] = answer, result
+        return result
+
+    def advance(self) -> None:
+        self.position = min(self.position + 1, len(self.questions))
+
+    @property
+    def finished(self) -> bool:
+        return len(self.grades) == len(self.questions)
+
+    @property
+    def n_correct(self) -> int:
+        return sum(g.correct for g in self.grades.values())
+
+    def missed(self) -> list[Question]:
+        return [q for q in self.questions if q.id in self.grades and not self.grades[q.id].correct]
+
+    def retry_missed(self) -> QuizRun:
+        """A new run over the questions answered wrongly, in a fresh order."""
+        return QuizRun.start(self.missed(), self.seed + 1, order="shuffled")
+
+    def relabeled(self, twins: Mapping[str, Question]) -> QuizRun:
+        """The same run with each question replaced by its twin of the same id in `twins` (the bank in another
+        language), each answer carried over by its position among the choices or items and graded again, so the
+        feedback speaks the new language. A question without a twin stays as it was.
+
+        >>> from specviz.teach.quiz.schema import Question
+        >>> en = Question("d", "accept_rule", "single", "Kept?", "yes", "", "pages/quiz.py", ("yes", "no"))
+        >>> pt = Question("d", "accept_rule", "single", "Mantido?", "sim", "", "pages/quiz.py", ("sim", "não"))
+        >>> run = QuizRun([en], seed=0)
+        >>> run.submit(en, "no").correct
+        False
+        >>> moved = run.relabeled({"d": pt})
+        >>> moved.questions[0].prompt, moved.answers["d"], moved.grades["d"].correct
+        ('Mantido?', 'não', False)
+        """
+        questions = [twins.get(q.id, q) for q in self.questions]
+        run = QuizRun(questions, self.seed, position=self.position)
+        for old, new in zip(self.questions, questions, strict=True):
+            if old.id in self.grades:
+                run.submit(new, _carried(old, new, self.answers.get(old.id)))
+            elif old.id in self.answers:
+                run.answers[old.id] = _carried(old, new, self.answers[old.id])
+        return run
+
+    def mastery(self, bank: Bank) -> list[ConceptMastery]:
+        """Per concept (in the bank's concept order): right answers out of answered, and how many were asked."""
+        rows = []
+        for concept in dict.fromkeys(q.concept for q in self.questions):
+            asked = [q for q in self.questions if q.concept == concept]
+            graded = [self.grades[q.id] for q in asked if q.id in self.grades]
+            rows.append(ConceptMastery(concept, bank.label(concept), sum(g.correct for g in graded), len(graded),
+                                       len(asked)))
+        order = list(bank.concepts)
+        return sorted(rows, key=lambda m: order.index(m.concept) if m.concept in order else len(order))
+
+    def results(self) -> list[dict[str, Any]]:
+        """One row per question, for the CSV and JSON downloads."""
+        return [{"question_id": q.id, "concept": q.concept, "type": q.kind, "prompt": q.prompt,
+                 "answer": answer_text(self.answers.get(q.id)) if q.id in self.grades else "",
+                 "expected": q.expected_text(),
+                 "correct": self.grades[q.id].correct if q.id in self.grades else None}
+                for q in self.questions]
+
+
+def _carried(old: Question, new: Question, answer: Any) -> Any:
+    """An answer to `old` given to `new`, its twin in another language: each picked text moved to the same
+    position among the new choices (or items to order); a number, or a text that is not a choice, unchanged."""
+    if old is new or old.kind == QuestionKind.NUMERIC:
+        return answer
+    texts = old.choices if old.kind in (QuestionKind.SINGLE, QuestionKind.MULTIPLE) else tuple(old.answer)
+    targets = new.choices if new.kind in (QuestionKind.SINGLE, QuestionKind.MULTIPLE) else tuple(new.answer)
+
+    def move(text: Any) -> Any:
+        return targets[texts.index(text)] if isinstance(text, str) and text in texts and len(texts) == len(
+            targets) else text
+
+    if isinstance(answer, list | tuple):
+        return [move(a) for a in answer]
+    return move(answer)
+
+
+def answer_text(answer: Any) -> str:
+    """An answer as one line of text (lists joined with ' | ')."""
+    if answer is None:
+        return ""
+    if isinstance(answer, list | tuple):
+        return " | ".join(map(str, answer))
+    return str(answer)
+
+
+def results_json(run: QuizRun) -> str:
+    return json.dumps({"seed": run.seed, "correct": run.n_correct, "answered": len(run.grades),
+                       "total": len(run.questions), "results": run.results()}, indent=2, ensure_ascii=False)
+
+
+def csv_text(rows: Sequence[dict[str, Any]]) -> str:
+    """Rows as CSV. Cells that a spreadsheet would run as a formula (=, +, -, @ first) get a leading apostrophe."""
+    out = io.StringIO()
+    if rows:
+        writer = csv.DictWriter(out, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows({k: _csv_safe(v) for k, v in row.items()} for row in rows)
+    return out.getvalue()
+
+
+def _csv_safe(value: Any) -> Any:
+    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        return "'" + value
+    return value

@@ -1,0 +1,1 @@
+"""The Classroom page's Streamlit code: its inputs, renderers and state."""

@@ -1,0 +1,66 @@
+"""The teacher-paced distribution chart: how the class answered one question, round 1 next to round 2.
+
+Horizontal bars, so a long choice reads whole on a projector and a phone; the count is written on every bar. The
+right answer is marked (a ✓ before its label, a bluish-green outline) only when `reveal` is true, so the teacher
+can put the chart on the projector before the discussion without giving the answer away. Choice texts come from a
+quiz file (perhaps a teacher's upload) or a model's tokens, so they are escaped with `escape_text` (Plotly reads
+the entities, and a choice's spaces stay spaces).
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import plotly.graph_objects as go
+
+from specviz.core.i18n import N_, _
+from specviz.teach.classroom_paced import Distribution
+from specviz.ui.common.escaping import escape_text
+from specviz.ui.common.palette import BLUE, BLUISH_GREEN, SKY_BLUE
+
+# English messages, shown with `_()` (specviz.core.i18n)
+TEXT = {
+    "round": N_("Round {n}"),
+    "round_n": N_("Round {n} ({answered} answered)"),
+    "right": "✓ {label}",
+    "axis": N_("students"),
+}
+ROUND_COLORS = (SKY_BLUE, BLUE)
+WRAP, LINES = 46, 4  # characters per label line, lines per label
+INK = "#1f1f1f"  # labels dark enough for a projector (the theme's grey washes out)
+
+
+def _label(text: str, right: bool, reveal: bool) -> str:
+    lines = textwrap.wrap(text, WRAP, max_lines=LINES, placeholder=" …") or [text]
+    shown = "<br>".join(escape_text(line, whitespace=False) for line in lines)  # Plotly reads entities
+    return TEXT["right"].format(label=shown) if reveal and right else shown
+
+
+def distribution_figure(dist: Distribution, rounds: int, reveal: bool, font_size: int = 14,
+                        height: int | None = None) -> go.Figure:
+    """Round 1 (light) and, once it has started, round 2 (dark) as grouped horizontal bars over the choices, first
+    choice on top; `reveal` marks the right one. `font_size` (and `height`, default: from the number of bars) grow
+    for the presenter view."""
+    labels = [_label(label, right, reveal) for label, right in zip(dist.labels, dist.right, strict=True)]
+    fig = go.Figure()
+    for r in range(1, rounds + 1):
+        counts = dist.counts[r - 1]
+        outline = [BLUISH_GREEN if reveal and right else "rgba(0,0,0,0)" for right in dist.right]
+        fig.add_bar(y=labels, x=list(counts), orientation="h",
+                    name=_(TEXT["round_n"], n=r, answered=dist.answered[r - 1]),
+                    marker={"color": ROUND_COLORS[r - 1], "line": {"color": outline, "width": 4}},
+                    text=[str(c) for c in counts], textposition="outside", cliponaxis=False,
+                    hovertemplate="%{x}<extra>" + _(TEXT["round"], n=r) + "</extra>")
+    most = max([c for r in dist.counts[:rounds] for c in r] or [0])
+    text = {"size": font_size, "color": INK}
+    fig.update_traces(textfont=text)
+    fig.update_layout(
+        barmode="group", bargap=0.25, font=text, legend_font=text,
+        height=height or max(220, int((40 + 22 * rounds) * len(labels) * font_size / 14) + 80),
+        margin={"l": 10, "r": 30, "t": 10, "b": 40},
+        legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 0, "traceorder": "normal"},
+        xaxis={"title": {"text": _(TEXT["axis"]), "font": text}, "range": [0, max(1, most) * 1.15],
+               "dtick": max(1, round(most / 5)), "fixedrange": True, "tickfont": text},
+        yaxis={"autorange": "reversed", "fixedrange": True, "automargin": True, "tickfont": text},
+        plot_bgcolor="white")
+    return fig

@@ -1,0 +1,126 @@
+"""Classroom, teacher-paced, the student's side: whatever question the teacher pushed, answered without feedback
+until the reveal.
+
+The question area is a live fragment (`specviz.ui.common.frame.live_fragment`) that reruns itself every POLL_SECONDS, so a
+phone switches to a newly pushed question (or to round 2, or to the reveal) within a couple of seconds with no
+refresh; a widget keeps its value across those reruns because its key names the push and the round. Data and rules
+live in specviz.teach.classroom_paced; the student's own answers are shown back through specviz.ui.common.escaping.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from specviz.core.i18n import N_, _, end_sentence
+from specviz.teach.classroom import Student, answer_between, shown_title
+from specviz.teach.classroom_paced import PacedStore, Push
+from specviz.teach.quiz import Question, answer_text, grade
+from specviz.teach.quiz.grading import answer_sentence
+from specviz.teach.quiz.schema import QuestionKind
+from specviz.ui.classroom import view
+from specviz.ui.common.escaping import escape_markdown
+from specviz.ui.common.frame import live_fragment
+from specviz.ui.quiz import view as quiz_view
+
+POLL_SECONDS = 2
+
+# English messages, shown with `_()` (specviz.core.i18n)
+TEXT = {
+    "header": N_("**{title}** · you are **{name}** · session `{code}`"),
+    "waiting": N_("Waiting for your teacher's first question. It appears here by itself; no need to refresh."),
+    "ended": N_("This session has ended. Thank you for taking part!"),
+    "question": N_("**Question {number}** · round {round}"),
+    "round_2": N_("Round 2: talk it over with your neighbour, then answer again. You may change your mind."),
+    "round_1_was": N_("In round 1 you answered: {answer}"),
+    "held": N_("Your answer is in: **{answer}**"),  # ended by end_sentence: an answer may end with its own full stop
+    "held_then": N_("The answer is shown when your teacher reveals it."),
+    "missed": N_("This round is closed. The answer is shown when your teacher reveals it."),
+    "place_all": N_("Place every item first: {placed} of {total} placed."),
+    "blank": N_("Give an answer first."),
+    "submit": N_("Submit"),
+    "revealed_none": N_("You did not answer this one. {answer}"),
+    "your_answers": N_("Your answers: {answers}"),
+    "round_answer": N_("round {round}: {answer} {mark}"),
+}
+
+
+def student_paced(store: PacedStore, student: Student) -> None:
+    """The header, the live question area, and the way out."""
+    session = store.session(student.code)
+    st.markdown(_(TEXT["header"], title=escape_markdown(shown_title(session.title)),
+                  name=escape_markdown(student.name), code=session.code))
+    live_fragment(current_question, run_every=None if session.closed else POLL_SECONDS)(store, student)
+    if st.button(_("Not you? Leave this session"), key="classroom_leave", type="tertiary"):
+        del st.query_params["student"]
+        st.rerun()
+
+
+@view.one_sentence
+def current_question(store: PacedStore, student: Student) -> None:
+    session = store.session(student.code)
+    push = store.current(student.code)
+    if session.closed:  # said first, whatever the last question's state: the student stops waiting
+        st.success(_(TEXT["ended"]), icon=":material/flag:")
+    if push is None:
+        if not session.closed:
+            st.info(_(TEXT["waiting"]), icon=":material/hourglass_top:")
+        return
+    st.markdown(_(TEXT["question"], number=push.number, round=push.round))
+    shown = push.shown()  # a bank question in this student's language, choices at the same positions
+    st.markdown(shown.prompt)
+    mine = {r: (answer_between(a, push.question, shown), ok)  # stored in the pushed question's words
+            for r, (a, ok) in store.my_answers(student.token, push.id).items()}
+    if push.revealed:
+        _revealed(shown, mine)
+    elif session.closed:
+        pass  # said above
+    elif push.round in mine:
+        held = answer_text(mine[push.round][0])
+        st.info(end_sentence(_(TEXT["held"], answer=escape_markdown(held)), held) + " " + _(TEXT["held_then"]),
+                icon=":material/how_to_vote:")
+    elif not push.open:
+        st.info(_(TEXT["missed"]))
+    else:
+        if push.round == 2:
+            st.warning(_(TEXT["round_2"]), icon=":material/forum:")
+            if 1 in mine:
+                st.caption(_(TEXT["round_1_was"], answer=escape_markdown(answer_text(mine[1][0]))))
+        _ask(store, student, push, shown)
+
+
+def _ask(store: PacedStore, student: Student, push: Push, question: Question) -> None:
+    """`question` is the pushed one as this student reads it; the answer goes back in the pushed question's words."""
+    key = f"paced_{push.id}_{push.round}"
+    seed = push.id  # one order for the whole class (classroom_paced.display_order), as on the teacher's chart
+    if question.kind == QuestionKind.ORDERING:
+        items = question.options(seed)
+        answer: Any = view.order_widget(items, key)
+    else:
+        answer = quiz_view.answer_widget(question, seed, key)
+    if not st.button(_(TEXT["submit"]), key=f"{key}_submit", type="primary", width="stretch"):
+        return
+    if question.kind == QuestionKind.ORDERING and len(answer) < len(items):
+        st.warning(_(TEXT["place_all"], placed=len(answer), total=len(items)))
+        return
+    if quiz_view.is_blank(answer):
+        st.warning(_(TEXT["blank"]))
+        return
+    answer = answer_between(answer, question, push.question)
+    store.answer(student.token, push.id, push.round, answer)  # a refusal is one sentence (view.one_sentence)
+    st.rerun()
+
+
+def _revealed(question: Question, mine: dict[int, tuple[Any, bool]]) -> None:
+    if mine:
+        last = mine[max(mine)][0]
+        quiz_view.feedback(question, grade(question, last))
+        if len(mine) > 1:
+            shown = "; ".join(_(TEXT["round_answer"], round=r, answer=escape_markdown(answer_text(a)),
+                                mark="✓" if ok else "✗") for r, (a, ok) in sorted(mine.items()))
+            st.caption(_(TEXT["your_answers"], answers=shown))
+        return
+    st.info(_(TEXT["revealed_none"], answer=answer_sentence(question)))
+    st.info(question.explanation)
+    quiz_view.page_link(question.link)

@@ -1,0 +1,164 @@
+"""Classroom, teacher-paced, the teacher's side: find a question and push it, watch the answers come in (a count,
+a timer, round 1 next to round 2), open round 2, reveal; mastery per concept and the exports.
+
+Only drawn behind the teacher's PIN (pages/classroom.py), and every move checks `classroom_teacher.is_teacher()`
+again before it writes, so a stale page cannot push. The live part is a live fragment (pages/classroom.py) that
+reruns every REFRESH_SECONDS. Question texts are quiz-file Markdown; student names never appear here except as data.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import streamlit as st
+
+from specviz.core.i18n import N_, _, get_language, percent
+from specviz.teach.classroom import ClassroomError, Session, concept_name, in_language
+from specviz.teach.classroom_paced import PacedStore, Push, search_questions
+from specviz.teach.quiz.grading import answer_sentence
+from specviz.ui.classroom import teacher
+from specviz.ui.classroom import view
+from specviz.ui.classroom.chart import distribution_figure
+from specviz.ui.common.charts import show
+from specviz.ui.common.escaping import escape_markdown
+from specviz.ui.quiz import view as quiz_view
+
+REFRESH_SECONDS = 2
+ACTIVE = "classroom_paced_active"  # session key: the open teacher-paced session of this browser (for the Playground)
+
+# English messages, shown with `_()` (specviz.core.i18n)
+TEXT = {
+    "chart_name": N_("How the class answered: students per choice, each round"),
+    "search": N_("Find a question"),
+    "search_hint": N_("a word from the question or its concept, e.g. residual"),
+    "none_found": N_("No question in this session matches “{text}”."),
+    "pick": N_("Question to push ({n} found)"),
+    "push": N_("Push to the class"),
+    "nothing_yet": N_("Nothing pushed yet. Pick a question above and push it: every student's screen switches to "
+                      "it within a couple of seconds."),
+    "question": N_("**Question {number}** · {concept}"),
+    "answered": N_("Answered"),
+    "answered_of": N_("{answered} of {students}"),
+    "round": N_("Round"),
+    "round_n": N_("round {n}"),
+    "who": N_("Who has answered ({answered} of {students} in this round)"),
+    "time": N_("Time"),
+    "round_2": N_("Start round 2 (after the discussion)"),
+    "reveal": N_("Reveal the answer"),
+    "for_you": N_("The right answer (only on this screen)"),
+    "mastery": N_("Mastery per concept"),
+    "csv": N_("Download both rounds (CSV)"),
+    "json": N_("Download the session (JSON)"),
+    "not_teacher": N_("Only the teacher can do that; please unlock the teacher view with the PIN."),
+    "pushed_from": N_("Questions pushed from the Playground's “Ask the class” appear here too."),
+}
+
+
+def _act(move: Callable[..., Any], *args: Any) -> bool:
+    """Run a teacher's move if this browser session still holds the PIN; a refusal is one sentence."""
+    if not teacher.is_teacher():
+        st.error(_(TEXT["not_teacher"]))
+        return False
+    try:
+        move(*args)
+    except ClassroomError as exc:
+        st.error(str(exc))
+        return False
+    return True
+
+
+def _choice_label(question: Any) -> str:
+    prompt = " ".join(question.prompt.split())
+    return f"{concept_name(question.concept)} · {prompt[:110]}{'…' if len(prompt) > 110 else ''}"  # plain text
+
+
+def push_picker(store: PacedStore, session: Session) -> None:
+    """Search the session's questions, preview one, push it."""
+    text = st.text_input(_(TEXT["search"]), key="paced_search", placeholder=_(TEXT["search_hint"]), max_chars=80)
+    found = search_questions([in_language(q) for q in session.questions], text)  # in the teacher's language
+    if not found:
+        st.info(_(TEXT["none_found"], text=escape_markdown(text)))
+        return
+    by_id = {q.id: q for q in found}
+    picked = st.selectbox(_(TEXT["pick"], n=len(found)), list(by_id), key="paced_pick",
+                          format_func=lambda i: _choice_label(by_id[i]))
+    question = next(q for q in session.questions if q.id == picked)  # pushed as stored: one language per session
+    if st.button(_(TEXT["push"]), key="paced_push", type="primary", icon=":material/cast:"):
+        if _act(store.push, session.code, question):
+            st.rerun()
+    st.caption(_(TEXT["pushed_from"]))
+
+
+def elapsed(push: Push, now: float | None = None) -> str:
+    """The current round's time as m:ss, stopped at the reveal.
+
+    >>> from types import SimpleNamespace
+    >>> elapsed(SimpleNamespace(round_started_at=100.0, revealed_at=None), now=175.2)
+    '1:15'
+    """
+    end = push.revealed_at if push.revealed_at is not None else (time.time() if now is None else now)
+    seconds = max(0, int(end - push.round_started_at))
+    return f"{seconds // 60}:{seconds % 60:02d}"
+
+
+@view.one_sentence
+def live_panel(store: PacedStore, session: Session) -> None:
+    """The current question, who has answered, the timer, the round buttons, the chart, mastery and the exports."""
+    push = store.current(session.code)
+    if push is None:
+        st.info(_(TEXT["nothing_yet"]))
+        return
+    question = push.shown()  # the answers are counted in the pushed question's words, any language
+    st.markdown(_(TEXT["question"], number=push.number, concept=concept_name(question.concept)))
+    st.markdown(question.prompt)
+    answered, students = store.answered(push), len(store.students(session.code))
+    count, rnd, clock = st.columns(3)
+    count.metric(_(TEXT["answered"]), _(TEXT["answered_of"], answered=answered, students=students))
+    rnd.metric(_(TEXT["round"]), str(push.round))
+    clock.metric(_(TEXT["time"]), elapsed(push))
+    if not session.closed:
+        row = st.container(horizontal=True, gap="small")
+        if row.button(_(TEXT["round_2"]), key="paced_round_2", disabled=push.round == 2 or push.revealed,
+                      icon=":material/forum:"):
+            if _act(store.start_round_2, session.code):
+                st.rerun()
+        if row.button(_(TEXT["reveal"]), key="paced_reveal", disabled=push.revealed, type="primary",
+                      icon=":material/visibility:"):
+            if _act(store.reveal, session.code):
+                st.rerun()
+    show(distribution_figure(store.distribution(push, get_language()), push.round, push.revealed),
+         f"paced_chart_{push.id}", name=_(TEXT["chart_name"]))
+    with st.expander(_(TEXT["who"], answered=answered, students=students)):
+        done = {(rnd, name) for rnd, name, *_ in store.round_answers(push)}
+        st.dataframe([{_("name"): s.name, **{_(TEXT["round_n"], n=r): "✓" if (r, s.name) in done else "–"
+                                          for r in range(1, push.round + 1)}}
+                      for s in store.students(session.code)], hide_index=True, key="paced_who")
+    if push.revealed:
+        st.success(answer_sentence(question))
+        st.info(question.explanation)
+        quiz_view.page_link(question.link)
+    else:
+        with st.expander(_(TEXT["for_you"])):
+            st.markdown(answer_sentence(question))
+    mastery_and_exports(store, session)
+
+
+def mastery_and_exports(store: PacedStore, session: Session) -> None:
+    scores = store.mastery(session.code)
+    if scores:
+        st.subheader(_(TEXT["mastery"]))
+        st.dataframe([{_("concept"): s.name, _("questions"): s.questions,
+                       _("round 1 right"): _share(s.correct[0], s.answered[0]),
+                       _("round 2 right"): _share(s.correct[1], s.answered[1])} for s in scores],
+                     hide_index=True, key="paced_mastery")
+    csv_col, json_col = st.columns(2)
+    csv_col.download_button(_(TEXT["csv"]), store.export_csv(session), f"classroom-{session.code}.csv", "text/csv",
+                            key="paced_csv", on_click="ignore")
+    json_col.download_button(_(TEXT["json"]), store.export_json(session), f"classroom-{session.code}.json",
+                             "application/json", key="paced_json", on_click="ignore")
+
+
+def _share(correct: int, answered: int) -> str:
+    return f"{correct}/{answered} ({percent(correct / answered)})" if answered else "–"

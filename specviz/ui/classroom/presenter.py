@@ -1,0 +1,131 @@
+"""Classroom, teacher-paced, on the projector: the current question in type a back row can read (1920×1080), who
+has answered, the round and its timer, round 1 next to round 2, and a QR code with the join link (`?code=...`
+filled in). The right answer appears only after the teacher reveals it. No controls: the teacher drives from the
+dashboard on their own screen (or this one, after "Exit presenter view").
+
+The join link needs an address the students' phones can reach: the teacher may type it on the dashboard; otherwise
+it is this page's own address, with `localhost` swapped for this machine's address on the local network.
+"""
+
+from __future__ import annotations
+
+import socket
+from urllib.parse import urlsplit
+
+import streamlit as st
+
+from specviz.core.i18n import N_, _, get_language
+from specviz.teach.classroom import Session
+from specviz.teach.classroom_paced import PacedStore, join_url, qr_data_uri
+from specviz.teach.quiz.grading import answer_sentence
+from specviz.ui.classroom import view
+from specviz.ui.classroom.chart import distribution_figure
+from specviz.ui.classroom.paced_teacher import elapsed
+from specviz.ui.common.charts import show
+from specviz.ui.common.escaping import escape_text
+
+BASE_KEY = "classroom_join_base"  # the address students use, as the teacher typed it
+INPUT_KEY = "classroom_join_base_input"
+REFRESH_SECONDS = 2
+CHART_HEIGHT = 660  # with the status line and a two-line question, the view fits 1080 px without scrolling
+
+# English messages, shown with `_()` (specviz.core.i18n)
+TEXT = {
+    "chart_name": N_("How the class answered: students per choice, each round"),
+    "join": N_("Scan to join, or open"),
+    "qr_alt": N_("QR code of the join link"),
+    "waiting": N_("The first question appears here when it is pushed."),
+    "status": N_("Question {number} · round {round} · {answered} of {students} answered · {time}"),
+    "ended": N_("This session has ended."),
+    "base": N_("Join address shown on the projector"),
+    "base_help": N_("The address students' phones open; start the app with --server.address 0.0.0.0 so that "
+                    "they can reach it."),
+}
+
+CSS = """<style>
+[data-testid="stSidebar"], [data-testid="stHeader"], [data-testid="stToolbar"] {display: none;}
+[data-testid="stMainBlockContainer"] {padding-top: 1.2rem; padding-bottom: 1rem; max-width: 100%;}
+.st-key-paced_present_q p, .st-key-paced_present_q li {font-size: 2.3rem; line-height: 1.3;}
+.st-key-paced_present_answer p {font-size: 1.5rem; line-height: 1.3;}
+.sv-status {font-size: 2.2rem; font-weight: 700; color: #0b3d6b;}
+.sv-join {font-size: 1.5rem; text-align: center; line-height: 1.3;}
+.sv-join .url {display: block; font-size: 1.25rem; overflow-wrap: anywhere; margin: 0.2em 0 0.4em 0;}
+.sv-join b {font-size: 3.2rem; letter-spacing: 0.2em; display: block;}
+.sv-qr img {width: 100%; height: auto; max-width: 320px; display: block; margin: 0 auto;
+           image-rendering: pixelated;}
+</style>"""
+
+
+def _lan_host() -> str | None:
+    """This machine's address on the local network (no packet is sent), or None."""
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.connect(("10.255.255.255", 1))
+            return s.getsockname()[0]
+    except OSError:
+        return None
+
+
+def guessed_base() -> str:
+    """scheme://host:port of this page, with a loopback host swapped for the LAN address."""
+    try:
+        parts = urlsplit(st.context.url or "")
+    except Exception:  # noqa: BLE001 - no browser (AppTest): a plausible default
+        parts = urlsplit("")
+    scheme, host, port = parts.scheme or "http", parts.hostname or "localhost", parts.port or 8501
+    if host in ("localhost", "127.0.0.1", "::1"):
+        host = _lan_host() or host
+    return f"{scheme}://{host}:{port}"
+
+
+def join_base() -> str:
+    return st.session_state.get(BASE_KEY) or guessed_base()
+
+
+def base_input() -> None:
+    """On the dashboard: the address the projector's QR code and link point at (kept under BASE_KEY, which outlives
+    the widget: the presenter view does not draw it)."""
+    st.session_state.setdefault(BASE_KEY, guessed_base())
+    st.session_state[INPUT_KEY] = st.session_state[BASE_KEY]
+    st.text_input(_(TEXT["base"]), key=INPUT_KEY, help=_(TEXT["base_help"]), max_chars=200, on_change=_keep_base)
+
+
+def _keep_base() -> None:
+    st.session_state[BASE_KEY] = st.session_state[INPUT_KEY].strip()
+
+
+def join_box(code: str) -> None:
+    url = join_url(join_base(), code)
+    alt, join = escape_text(_(TEXT["qr_alt"]), whitespace=False), escape_text(_(TEXT["join"]), whitespace=False)
+    st.html(f'<div class="sv-qr"><img src="{qr_data_uri(url)}" alt="{alt}"></div>'
+            f'<div class="sv-join">{join}<span class="url">{escape_text(url, whitespace=False)}</span>'
+            f'<b>{escape_text(code, whitespace=False)}</b></div>')
+
+
+@view.one_sentence
+def presenter(store: PacedStore, session: Session) -> None:
+    """Everything the room sees; rerun every REFRESH_SECONDS by the page's fragment."""
+    st.markdown(CSS, unsafe_allow_html=True)
+    push = store.current(session.code)
+    main, side = st.columns([3, 1], gap="large")
+    with side:
+        join_box(session.code)
+    with main:
+        if session.closed:
+            st.html(f'<div class="sv-status">{escape_text(_(TEXT["ended"]), whitespace=False)}</div>')
+        if push is None:
+            st.html(f'<div class="sv-status">{escape_text(_(TEXT["waiting"]), whitespace=False)}</div>')
+            return
+        status = _(TEXT["status"], number=push.number, round=push.round, answered=store.answered(push),
+                   students=len(store.students(session.code)), time=elapsed(push))
+        st.html(f'<div class="sv-status">{escape_text(status, whitespace=False)}</div>')
+        question = push.shown()  # the projector speaks the teacher's language
+        with st.container(key="paced_present_q"):
+            st.markdown(question.prompt)
+        show(distribution_figure(store.distribution(push, get_language()), push.round, push.revealed, font_size=22,
+                                 height=CHART_HEIGHT), f"paced_present_chart_{push.id}",
+             name=_(TEXT["chart_name"]))
+    if push.revealed:
+        with side.container(key="paced_present_answer"):
+            st.markdown(f"**{answer_sentence(question)}**")
+            st.markdown(question.explanation)

@@ -1,0 +1,280 @@
+"""Classroom mode, the teacher's side: the PIN gate, opening a session, the live dashboard and the presenter view.
+Data and rules live in specviz.teach.classroom; the student's side is `specviz.ui.classroom.view`. Ended sessions stay in
+the teacher's list with their dashboard and CSV; ending one asks first.
+
+Wrong PINs are counted by one `PinGuard` per server process, per browser (`classroom_view.session_key`), per device
+(`classroom_view.client_key`) and overall, so a reload does not reset a device's count, and a browser that has not
+missed can still give the right PIN while others guess; restarting the app resets them. Student names reach the
+screen as data (st.dataframe) or through specviz.ui.common.escaping, never raw.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+
+import streamlit as st
+
+from specviz.teach.classroom import (MIN_PIN_LENGTH, PIN_ENV, ClassroomError, ClassroomStore, PinGuard, QuestionStat,
+                               Session, concept_name, in_language, teacher_pin)
+from specviz.core.i18n import N_, _, ngettext, percent
+from specviz.teach.classroom_paced import PacedStore
+from specviz.teach.quiz import QuizRun
+from specviz.ui.classroom import view
+from specviz.ui.common.escaping import escape_text
+from specviz.ui.quiz import setup as quiz_setup
+
+
+@st.cache_resource(show_spinner=False)
+def pin_guard() -> PinGuard:
+    """Wrong PINs for every browser session of this server process."""
+    return PinGuard()
+
+
+def configured_pin() -> str | None:
+    """SPECVIZ_TEACHER_PIN from the environment, else from st.secrets (missing secrets are not an error);
+    ClassroomError when it is too short."""
+    try:
+        secrets = {PIN_ENV: st.secrets.get(PIN_ENV)} if PIN_ENV in st.secrets else {}
+    except Exception:  # noqa: BLE001 - no or unreadable secrets.toml simply means no PIN from there
+        secrets = {}
+    return teacher_pin(os.environ, secrets)
+
+
+def _fingerprint(pin: str) -> str:
+    return hashlib.sha256(pin.encode()).hexdigest()
+
+
+def is_teacher() -> bool:
+    """Whether this browser session was unlocked with the PIN that is configured now (draws nothing)."""
+    try:
+        pin = configured_pin()
+    except ClassroomError:
+        return False
+    return pin is not None and st.session_state.get("classroom_teacher") == _fingerprint(pin)
+
+
+def teacher_unlocked() -> bool:
+    """Show the PIN gate until the right PIN is given; True once this browser session is unlocked."""
+    try:
+        pin = configured_pin()
+    except ClassroomError as exc:
+        st.warning(str(exc))
+        return False
+    if pin is None:
+        st.warning(_("Teacher mode is locked because no teacher PIN is set. Set the environment variable {variable} "
+                     "(at least {length} characters) before starting the app (or add {variable} = \"...\" to "
+                     ".streamlit/secrets.toml), then reload.", variable=PIN_ENV, length=MIN_PIN_LENGTH))
+        return False
+    if is_teacher():
+        return True
+    with st.form("classroom_pin_form"):
+        given = st.text_input(_("Teacher PIN"), type="password", key="classroom_pin")
+        unlock = st.form_submit_button(_("Unlock"))
+    if not unlock:
+        return False
+    try:
+        right = pin_guard().attempt(view.client_key(), given, pin, session=view.session_key())
+    except ClassroomError as exc:  # this browser is waiting out too many wrong PINs (its own, or its device's)
+        st.error(str(exc))
+        return False
+    if right:
+        st.session_state["classroom_teacher"] = _fingerprint(pin)
+        st.rerun()
+    st.error(_("That PIN is not right."))
+    return False
+
+
+# English messages (the radio's values, which tests set); shown with `_()`
+PACES = (N_("Self-paced: each student answers every question in their own order, with instant feedback"),
+         N_("Teacher-paced: you push one question at a time, answers are held until you reveal (peer instruction)"))
+PACE_HELP = N_("Teacher-paced follows peer instruction: everyone answers the same question, you see how the answers "
+               "spread, neighbours discuss, everyone votes again, then you reveal the answer and its explanation.")
+
+
+def new_session_form(store: PacedStore) -> None:
+    """Pick questions (bank, a teacher's file, concepts, how many) and open a session with a fresh join code."""
+    bank = quiz_setup.with_upload(quiz_setup.default_bank(), "classroom_upload")
+    pace = st.radio(_("How it runs"), PACES, key="classroom_pace", help=_(PACE_HELP), format_func=_)
+    title = st.text_input(_("Title (shown to students)"), max_chars=80, key="classroom_title")
+    concepts = st.multiselect(_("Concepts (none picked = all)"), bank.used_concepts(), format_func=bank.label,
+                              key="classroom_concepts")
+    available = len(bank.select(concepts))
+    paced = pace == PACES[1]
+    count = available if paced else st.slider(_("Questions"), 1, max(available, 2), min(10, available),
+                                              key="classroom_count")
+    if st.button(_("Start the session"), key="classroom_start", type="primary"):
+        questions = (bank.select(concepts) if paced else
+                     QuizRun.start(bank.select(concepts), int(time.time()), min(count, available)).questions)
+        try:
+            opened = store.create_paced_session if paced else store.create_session
+            session = opened(questions, title)
+        except ClassroomError as exc:
+            st.error(str(exc))
+            return
+        st.session_state["classroom_session"] = session.code
+        st.rerun()
+
+
+ROLES = (N_("a student"), N_("the teacher"))  # the radio's values (English; tests set them), shown with `_()`
+ROLE_PARAM, TEACHER_ROLE = "as", "teacher"  # ?as=teacher: a reload shows the teacher view (and asks for the PIN)
+SESSION_PARAM = "session"  # the URL parameter that keeps the teacher's session across a reload
+CONFIRM_END = "classroom_confirm_end"  # session key: the code of the session whose End button asks for a yes
+
+
+def role_from_url() -> None:
+    """Before the role radio is drawn: a reloaded teacher page (?as=teacher) opens on the teacher's side. The URL
+    only picks the side; the PIN is still asked for by `teacher_unlocked` (the PinGuard keeps counting)."""
+    if "classroom_role" not in st.session_state and st.query_params.get(ROLE_PARAM) == TEACHER_ROLE:
+        st.session_state["classroom_role"] = ROLES[1]
+
+
+def leave_presenter(code: str) -> None:
+    """Back from the presenter view to the teacher's dashboard of session `code`. The role switch and the session
+    box were not drawn while presenting, so Streamlit forgot their values (the switch came back as "a student" and
+    the next click dropped the teacher on the join form): they are set again here, before they are drawn."""
+    st.session_state["classroom_presenting"] = False
+    st.session_state["classroom_role"] = ROLES[1]
+    st.session_state["classroom_session"] = code
+    st.query_params[ROLE_PARAM], st.query_params[SESSION_PARAM] = TEACHER_ROLE, code
+
+
+def role_to_url(role: str) -> None:
+    if role == ROLES[1]:
+        st.query_params[ROLE_PARAM] = TEACHER_ROLE
+    else:
+        for key in (ROLE_PARAM, SESSION_PARAM):
+            st.query_params.pop(key, None)
+
+
+def pick_session(store: ClassroomStore) -> Session | None:
+    """The session the dashboard shows: open ones first, then ended ones (still viewable and exportable). The choice
+    goes into the URL, so a reload (after the PIN) comes back to it."""
+    sessions = store.sessions()
+    if not sessions:
+        st.info(_("No session yet. Start one above."))
+        return None
+    labels = {s.code: s.label() for s in sessions}
+    wanted = st.session_state.get("classroom_session") or st.query_params.get(SESSION_PARAM)
+    st.session_state["classroom_session"] = wanted if wanted in labels else sessions[0].code
+    code = st.selectbox(_("Session"), list(labels), format_func=labels.get, key="classroom_session")
+    st.query_params[SESSION_PARAM] = code
+    return store.session(code)
+
+
+def session_controls(store: ClassroomStore, session: Session) -> None:
+    """The presenter button, and End with a confirmation; for an ended session, when it ended."""
+    if session.closed:
+        if session.ended_at:
+            st.info(_("Session {code} ended at {time}: students can no longer join or answer. Its results stay here, "
+                      "and the CSV above still has every answer.", code=session.code,
+                      time=time.strftime("%H:%M", time.localtime(session.ended_at))))
+        else:
+            st.info(_("Session {code} ended: students can no longer join or answer. Its results stay here, and the "
+                      "CSV above still has every answer.", code=session.code))
+    presenter_col, end_col = st.columns(2)
+    if presenter_col.button(_("Presenter view (for the projector)"), key="classroom_present"):
+        st.session_state["classroom_presenting"] = True
+        st.rerun()
+    if session.closed:
+        return
+    if end_col.button(_("End session {code}…", code=session.code), key="classroom_end"):
+        st.session_state[CONFIRM_END] = session.code
+    if st.session_state.get(CONFIRM_END) != session.code:
+        return
+    with st.container(border=True):
+        st.warning(_("End session {code}? Students can no longer join or answer. Everything answered so far stays "
+                     "in this list, on the dashboard and in the CSV.", code=session.code))
+        yes, no = st.columns(2)
+        if yes.button(_("Yes, end {code}", code=session.code), key="classroom_end_confirm", type="primary"):
+            st.session_state.pop(CONFIRM_END, None)
+            store.close_session(session.code)
+            st.rerun()
+        if no.button(_("Cancel"), key="classroom_end_cancel"):
+            st.session_state.pop(CONFIRM_END, None)
+            st.rerun()
+
+
+def _missed(stat: QuestionStat) -> str:
+    return _("not answered yet") if stat.failure_rate is None else percent(stat.failure_rate)
+
+
+@view.one_sentence
+def dashboard(store: ClassroomStore, session: Session) -> None:
+    """Join code, counts, questions by failure rate (their text, in type a room can read), per-student progress,
+    CSV export."""
+    if session.closed:
+        st.markdown(_("Session **`{code}`** has ended; these are its final results.", code=session.code))
+    else:
+        st.markdown(_("Students join on the **Classroom** page with the code **`{code}`**.", code=session.code))
+    stats, progress = store.question_stats(session), store.progress(session)
+    answers = sum(p.answered for p in progress)
+    left, middle, right = st.columns(3)
+    left.metric(_("Students"), len(progress))
+    middle.metric(_("Answers"), answers)
+    right.metric(_("Right"), percent(sum(p.correct for p in progress) / answers) if answers else "–")
+    st.subheader(_("Questions, most missed first"))
+    st.html(failure_list_html(stats))
+    with st.expander(_("The same as a table (sortable)")):
+        st.dataframe([{_("question"): in_language(q.question).prompt, _("concept"): concept_name(q.question.concept),
+                       _("answered"): q.answered, _("missed"): _missed(q)} for q in stats],
+                     hide_index=True, key="classroom_q_table")
+    st.subheader(_("Students"))
+    st.dataframe([{_("name"): p.name, _("answered"): f"{p.answered}/{p.total}", _("right"): p.correct,
+                   _("last answer"): time.strftime("%H:%M:%S", time.localtime(p.last_answer_at))
+                   if p.last_answer_at else "–"} for p in progress], hide_index=True, key="classroom_s_table")
+    st.download_button(_("Download all answers (CSV)"), store.export_csv(session), f"classroom-{session.code}.csv",
+                       "text/csv", key="classroom_csv", on_click="ignore")
+
+
+FAILURE_CSS = """<style>
+.sv-fail {display: grid; grid-template-columns: minmax(8em, 20%) 1fr; gap: 0.7em 1.2em; align-items: start;
+          font-size: var(--sv-fail-size, 1.25rem); line-height: 1.35; margin: 0.3em 0 1em 0;}
+.sv-fail .count {font-weight: 700; color: #111;}
+.sv-fail .count.none {font-weight: 400; color: #555;}
+.sv-fail .bar {background: #f3d6d6; border-radius: 3px; height: 0.45em; margin-top: 0.2em; overflow: hidden;}
+.sv-fail .bar span {display: block; height: 100%; background: #c62828;}
+.sv-fail .q small {display: block; color: #555; font-size: 0.8em;}
+@media (max-width: 640px) {.sv-fail {grid-template-columns: 1fr; gap: 0.2em;} .sv-fail .q {margin-bottom: 0.6em;}}
+</style>"""
+
+
+def failure_list_html(stats: list[QuestionStat], size_rem: float = 1.25) -> str:
+    """Each question's wrong answers, written out ("4/6 missed") over a bar of their share, next to the question's
+    text and concept name, worst first: readable across a room, every number visible without hovering. The text is a
+    quiz file's (possibly a teacher's upload), so it is escaped; a bank question is shown in the reader's language."""
+    rows = []
+    for stat in stats:
+        if stat.failure_rate is None:
+            count = f'<div class="count none">{escape_text(_("not answered yet"), whitespace=False)}</div>'
+        else:
+            missed = _("{missed}/{answered} missed", missed=stat.answered - stat.correct, answered=stat.answered)
+            count = (f'<div class="count">{escape_text(missed, whitespace=False)}<div class="bar">'
+                     f'<span style="width:{100 * stat.failure_rate:.0f}%"></span></div></div>')
+        prompt = in_language(stat.question).prompt
+        rows.append(f'{count}<div class="q">{escape_text(prompt, whitespace=False)}'
+                    f'<small>{escape_text(concept_name(stat.question.concept), whitespace=False)}</small></div>')
+    return (FAILURE_CSS + f'<div class="sv-fail" style="--sv-fail-size:{size_rem}rem">' + "".join(rows) + "</div>")
+
+
+_PRESENTER_CSS = """<style>
+[data-testid="stSidebar"], [data-testid="stHeader"], [data-testid="stToolbar"] {display: none;}
+.specviz-big {font-size: 4.5rem; font-weight: 700; letter-spacing: 0.3em; text-align: center;}
+.specviz-large {font-size: 2rem; text-align: center;}
+</style>"""
+
+
+@view.one_sentence
+def presenter(store: ClassroomStore, session: Session) -> None:
+    """For the projector: the join code, who is in, and how each question went, in large type; no controls."""
+    progress = store.progress(session)
+    names = (", ".join(escape_text(p.name, whitespace=False) for p in progress)
+             or escape_text(_("nobody yet"), whitespace=False))
+    st.markdown(_PRESENTER_CSS, unsafe_allow_html=True)
+    head = _("This session has ended") if session.closed else _("Join on the Classroom page with the code")
+    joined = escape_text(ngettext("{n} joined:", "{n} joined:", len(progress)), whitespace=False)
+    st.markdown(f'<div class="specviz-large">{escape_text(head, whitespace=False)}</div>'
+                f'<div class="specviz-big">{escape_text(session.code, whitespace=False)}</div>'
+                f'<div class="specviz-large">{joined} {names}</div>', unsafe_allow_html=True)
+    st.html(failure_list_html(store.question_stats(session), size_rem=1.9))

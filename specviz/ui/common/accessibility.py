@@ -1,0 +1,268 @@
+"""What the app adds so every page meets WCAG 2.1 AA where Streamlit's own frontend falls short.
+
+One `<style>` and one `<script>`, drawn once per run in the sidebar (`install`), mend in the browser what the app
+cannot pass to Streamlit as a parameter:
+
+- the page's language: Streamlit hard-codes `<html lang="en">`; the script writes the session's language (WCAG
+  3.1.1), so a screen reader reads a Portuguese page with Portuguese rules;
+- the sidebar navigation: Streamlit 1.67 puts each section's header and links in a `<div>` inside the `<ul>`, which
+  breaks the list (axe: `list`, `listitem`); the script makes each section a list named after its header;
+- every Plotly chart becomes a `role="figure"` with the accessible name `specviz.ui.common.charts.show` wrote next to it;
+  the drawing itself (hover-only) is hidden from screen readers, whose reader gets the table of numbers under it,
+  and the toolbar's buttons leave the Tab order (they show only on a mouse hover);
+- keyboard focus: when a pressed button goes away on the rerun it started ("Check" becomes the feedback and
+  "Next"), focus moves to the button that took its place instead of dropping to `<body>`;
+- a visible focus ring on the navigation's links, readable text in a graded question's disabled options, and
+  Plotly's toolbar off on phone-sized screens.
+
+The script is constant text apart from the language code, which comes from `LANG_TAGS` (never from a visitor), so
+running it (`unsafe_allow_javascript`) runs nothing a visitor wrote. It re-applies itself on every DOM change
+(Streamlit redraws parts of the page on every rerun) and installs its observer once per browser tab.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import streamlit as st
+
+from specviz.core.i18n import N_, _, get_language
+
+# the app's language code -> the BCP 47 tag of <html lang>
+LANG_TAGS = {"en": "en", "pt": "pt-BR"}
+FOCUS_COLOR = "#0B5CAD"  # 7.0:1 on white: the focus ring of the navigation's links
+CHART_NAME_CLASS = "sv-chart-name"  # the hidden accessible name `charts.show` writes before each chart
+IDS_BOX = "sv_ids"  # key of a container whose tables hold identifiers (model ids) that may break anywhere on a phone
+
+# Streamlit's own words that no parameter reaches (an input's "Press Enter to apply", the file uploader's button and
+# limit, an empty select's placeholder, the status widget, the "Help for ..." name of every help icon): the script
+# swaps them on a page in another language. Exact texts, then patterns whose groups fill the named placeholders.
+STREAMLIT_TEXTS = {
+    "Press Enter to apply": N_("Press Enter to apply"),
+    "Press Enter to submit form": N_("Press Enter to submit form"),
+    "Upload": N_("Upload"),
+    "Browse files": N_("Browse files"),
+    "Drag and drop file here": N_("Drag and drop file here"),
+    "Choose an option": N_("Choose an option"),
+    "Choose options": N_("Choose options"),
+    "No results": N_("No results"),
+    "Stop": N_("Stop"),
+    "Running...": N_("Running..."),
+}
+STREAMLIT_PATTERNS = [
+    (r"^Limit (\S+) per file(.*)$", N_("Limit {size} per file{types}"), ("size", "types")),
+    (r"^(\S+) per file(.*)$", N_("{size} per file{types}"), ("size", "types")),
+    (r"^Help for (.+)$", N_("Help for {label}"), ("label",)),
+]
+
+CSS = f"""<style>
+/* text only a screen reader reads (WAI's visually-hidden pattern); its element container leaves the layout */
+.sv-sr-only {{position:absolute !important; width:1px; height:1px; padding:0; margin:-1px; overflow:hidden;
+  clip:rect(0 0 0 0); white-space:nowrap; border:0;}}
+[data-testid="stElementContainer"]:has(.sv-sr-only) {{position:absolute !important; width:1px; height:1px;
+  overflow:hidden; clip:rect(0 0 0 0);}}
+/* the navigation's focus ring: Streamlit's is a faint grey fill */
+[data-testid="stSidebarNav"] a:focus-visible, [data-testid="stPageLink-NavLink"]:focus-visible {{
+  outline:3px solid {FOCUS_COLOR} !important; outline-offset:2px; border-radius:6px;}}
+/* a graded question shows its options disabled (read-only): Streamlit greys them to about 2.6:1, but the learner
+   reads them with the marks; disabled stays visible in the greyed radio or box itself */
+[data-testid="stMain"] label:has(input:disabled) [data-testid="stMarkdownContainer"],
+[data-testid="stMain"] label:has(input:disabled) [data-testid="stMarkdownContainer"] *,
+[data-testid="stMain"] [data-testid="stWidgetLabel"][disabled] [data-testid="stMarkdownContainer"] * {{
+  color:#333333 !important; opacity:1 !important;}}
+/* a phone: a row of radio options wraps with room between them (they ran together), a row of pills wraps */
+@media (max-width: 640px) {{
+  [data-testid="stRadio"] [role="radiogroup"] {{row-gap:0.45rem !important; column-gap:1.1rem !important;}}
+  [data-testid="stButtonGroup"] > div {{flex-wrap:wrap !important;}}
+}}
+/* nothing widens the page (WCAG 1.4.10 reflow): a table wider than the screen scrolls inside its own box (a
+   markdown table too), and on a phone identifiers that cannot wrap (model ids, paths) may break anywhere */
+[data-testid="stMain"] [data-testid="stElementContainer"] {{min-width:0; max-width:100%;}}
+[data-testid="stMain"] [data-testid="stTable"] {{max-width:100%; overflow-x:auto;}}
+[data-testid="stMain"] [data-testid="stMarkdownContainer"] table {{display:block; max-width:100%; overflow-x:auto;}}
+@media (max-width: 640px) {{
+  .st-key-{IDS_BOX} td, .st-key-{IDS_BOX} td * {{overflow-wrap:anywhere !important;}}
+  [data-testid="stMain"] [data-testid="stMarkdownContainer"] :is(p, li, code) {{overflow-wrap:anywhere;}}
+}}
+/* Plotly's toolbar: shown on hover with a mouse, never on a phone (a tap would put it over the chart's title) */
+@media (max-width: 640px), (hover: none) {{ .js-plotly-plot .modebar-container {{display:none !important;}} }}
+</style>"""
+
+SCRIPT = r"""<script>
+(() => {
+  const w = window.parent && window.parent.document ? window.parent : window;
+  const doc = w.document;
+  w.__specvizLang = "%(lang)s";
+  w.__specvizText = %(texts)s;
+  if (w.__specvizA11y) { w.__specvizA11y(); return; }
+  let pressed = null;  // the key of the button pressed last, until the rerun it started has settled
+  const keyOf = (el) => {
+    const box = el && el.closest('[class*="st-key-"]');
+    const cls = box ? [...box.classList].find((c) => c.startsWith("st-key-")) : null;
+    return cls ? cls.slice(7) : null;
+  };
+  const rememberPress = (event) => {
+    const button = event.target.closest && event.target.closest("button");
+    if (!button) return;
+    if (event.type === "keydown" && !["Enter", " "].includes(event.key)) return;
+    pressed = {key: keyOf(button), text: button.innerText, at: Date.now()};
+  };
+  doc.addEventListener("click", rememberPress, true);
+  doc.addEventListener("keydown", rememberPress, true);
+  const restoreFocus = () => {
+    if (!pressed || Date.now() - pressed.at > 30000) { pressed = null; return; }
+    const active = doc.activeElement;
+    if (active && active !== doc.body && active !== doc.documentElement) {
+      if (keyOf(active) !== pressed.key) pressed = null;  // the visitor moved on: leave the focus alone
+      return;
+    }
+    if (doc.querySelector('[data-testid="stStatusWidget"]')) return;  // still running: wait for the next change
+    const find = (key) => key && doc.querySelector(`.st-key-${CSS.escape(key)} button:not([disabled])`);
+    let target = find(pressed.key);
+    if (!target && pressed.key && pressed.key.includes("_")) {  // its successor: same key up to the last "_"
+      const stem = pressed.key.slice(0, pressed.key.lastIndexOf("_") + 1);
+      target = [...doc.querySelectorAll(`[class*="st-key-${CSS.escape(stem)}"] button:not([disabled])`)][0];
+      if (!target) {  // no button took its place (a right answer): the feedback next to the question it answered
+        const owner = doc.querySelector(`.st-key-${CSS.escape(stem.slice(0, -1))}`);
+        const block = owner && owner.parentElement && owner.parentElement.closest('[data-testid="stVerticalBlock"]');
+        const note = block && block.querySelector('[data-testid="stAlert"]');
+        if (note) { note.setAttribute("tabindex", "-1"); target = note; }
+      }
+    }
+    if (target) { target.focus({preventScroll: true}); pressed = null; }
+  };
+  const mend = () => {
+    const lang = w.__specvizLang;
+    if (doc.documentElement.lang !== lang) doc.documentElement.lang = lang;
+    const list = doc.querySelector('[data-testid="stSidebarNavItems"]');
+    if (list) {
+      const sections = [...list.children].filter((c) => c.tagName === "DIV");
+      if (sections.length) {
+        if (list.getAttribute("role") !== "none") list.setAttribute("role", "none");
+        for (const section of sections) {
+          const header = section.querySelector(':scope > [data-testid="stNavSectionHeader"]');
+          const name = header ? header.innerText.trim() : "";
+          if (section.getAttribute("role") !== "list") section.setAttribute("role", "list");
+          if (name && section.getAttribute("aria-label") !== name) section.setAttribute("aria-label", name);
+          if (header && header.getAttribute("aria-hidden") !== "true") header.setAttribute("aria-hidden", "true");
+        }
+      }
+    }
+    for (const name of doc.querySelectorAll(".%(name_class)s")) {
+      const box = name.closest('[data-testid="stVerticalBlock"]');
+      const chart = box && box.querySelector('[data-testid="stPlotlyChart"]');
+      const label = name.textContent.trim();
+      if (!chart || !label) continue;
+      if (chart.getAttribute("role") !== "figure") chart.setAttribute("role", "figure");
+      if (chart.getAttribute("aria-label") !== label) chart.setAttribute("aria-label", label);
+      const plot = chart.querySelector(".js-plotly-plot");  // hover-only drawing: its numbers are the table
+      if (plot && plot.getAttribute("aria-hidden") !== "true") plot.setAttribute("aria-hidden", "true");
+      for (const button of chart.querySelectorAll(".modebar-btn:not([tabindex])")) button.setAttribute("tabindex", "-1");
+    }
+    translate();
+    restoreFocus();
+  };
+  const swap = (text) => {  // Streamlit's English for the page's language, or null
+    const T = w.__specvizText, t = text.trim();
+    if (!t || !T) return null;
+    let out = T.exact[t];
+    for (const [re, template] of T.patterns) {
+      if (out !== undefined) break;
+      const m = t.match(new RegExp(re));
+      if (m) out = template.replace(/\{(\d)\}/g, (_, i) => m[+i]);
+    }
+    return out === undefined ? null : text.replace(t, out);
+  };
+  const swapTexts = (root, change) => {
+    const walker = doc.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      const next = change(n.nodeValue);
+      if (next !== null && next !== n.nodeValue) n.nodeValue = next;
+    }
+  };
+  const translate = () => {
+    const T = w.__specvizText;
+    if (!T) return;
+    for (const root of doc.querySelectorAll('[data-testid="InputInstructions"], [data-testid="stFileUploaderDropzone"], '
+                                            + '[data-testid="stStatusWidget"], [data-testid="stSelectboxVirtualDropdownEmpty"]')) {
+      swapTexts(root, swap);
+    }
+    for (const input of doc.querySelectorAll('input[placeholder]')) {
+      const next = swap(input.placeholder);
+      if (next !== null && next !== input.placeholder) input.placeholder = next;
+    }
+    for (const el of doc.querySelectorAll('[aria-label^="Help for "]')) {
+      const next = swap(el.getAttribute("aria-label"));
+      if (next !== null) el.setAttribute("aria-label", next);
+    }
+    if (T.decimal !== ".") {  // a slider's value and bounds in the reader's decimal sign: 0,75, not 0.75
+      for (const root of doc.querySelectorAll('[data-testid="stSliderThumbValue"], [data-testid="stSliderTickBar"]')) {
+        swapTexts(root, (s) => /^-?\d+\.\d+$/.test(s.trim()) ? s.replace(".", T.decimal) : null);
+      }
+    }
+  };
+  let queued = false;
+  const schedule = () => { if (!queued) { queued = true; w.requestAnimationFrame(() => { queued = false; mend(); }); } };
+  new w.MutationObserver(schedule).observe(doc.documentElement, {childList: true, subtree: true, characterData: true,
+                                                                  attributes: true, attributeFilter: ["lang"]});
+  w.__specvizA11y = mend;
+  mend();
+})();
+</script>"""
+
+
+def script(language: str) -> str:
+    """The script for a page in `language` (an app language code: "en" or "pt")."""
+    return SCRIPT % {"lang": LANG_TAGS[language], "name_class": CHART_NAME_CLASS, "texts": _texts(language)}
+
+
+def _texts(language: str) -> str:
+    """Streamlit's English and its translation, as a JSON object for the script (none on an English page): exact
+    texts, patterns with their placeholders numbered, and the decimal sign. Catalog text only, never a visitor's."""
+    from specviz.core.i18n import number, using
+
+    with using(language):
+        exact = {english: _(message) for english, message in STREAMLIT_TEXTS.items() if _(message) != english}
+        patterns = []
+        for regex, message, names in STREAMLIT_PATTERNS:
+            template = _(message)
+            for index, name in enumerate(names, start=1):
+                template = template.replace("{" + name + "}", "{" + str(index) + "}")
+            patterns.append([regex, template])
+        decimal = number(0.5, 1)[1]
+    if not exact and decimal == ".":
+        return "null"
+    return json.dumps({"exact": exact, "patterns": patterns, "decimal": decimal}, ensure_ascii=False).replace(
+        "</", "<\\/")
+
+
+def install() -> None:
+    """Draw the style and the script for this run's language (call once per run, from the shared frame)."""
+    st.html(CSS)  # style only: Streamlit puts it in the event container, where it takes no space
+    st.html(f'<span class="sv-sr-only"></span>{script(get_language())}', unsafe_allow_javascript=True)
+
+
+_SCROLL_ON_PHONE = """<span class="sv-sr-only sv-scroll-mark" data-mark="%(mark)s"></span><script>
+(() => {
+  const w = window.parent && window.parent.document ? window.parent : window;
+  if (!w.matchMedia("(max-width: 640px)").matches || w.__specvizScrolledTo === "%(mark)s") return;
+  const mark = w.document.querySelector('.sv-scroll-mark[data-mark="%(mark)s"]');
+  const block = mark && mark.closest('[data-testid="stVerticalBlock"]');
+  if (!block) return;
+  w.__specvizScrolledTo = "%(mark)s";
+  block.scrollIntoView({block: "start"});
+  let box = block.parentElement;  // then clear Streamlit's header bar, which sits over the top of the page
+  while (box && !["auto", "scroll"].includes(w.getComputedStyle(box).overflowY)) box = box.parentElement;
+  (box || w.document.scrollingElement).scrollTop -= 72;
+})();
+</script>"""
+
+
+def scroll_here_on_phone(mark: str) -> None:
+    """On a phone-sized screen, scroll the block this is drawn in to the top of the screen, once per `mark` (a new
+    mark, such as the next step's number, scrolls again). A step's result was about two screens below the buttons
+    that reveal it. `mark` is the app's own text: letters, digits, - and _ only."""
+    if not mark or not all(c.isalnum() or c in "-_" for c in mark):
+        raise ValueError(f"A scroll mark is letters, digits, - and _ only (got {mark[:40]!r}).")
+    st.html(_SCROLL_ON_PHONE % {"mark": mark}, unsafe_allow_javascript=True)

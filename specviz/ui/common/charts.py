@@ -1,0 +1,140 @@
+"""How every page draws a Plotly chart: one config, so charts read the same on a desktop, a projector and a phone,
+and the numbers a chart plots, as a table for anyone who cannot hover (a phone, a keyboard, a screen reader).
+
+Every chart on every page goes through `show` (tests/test_layout.py holds every page to it): it gets an accessible
+name (its title unless the page gives one) as a `role="figure"` (specviz.ui.common.accessibility sets it in the browser) and,
+right under it, its numbers as a real HTML table, folded. A chart whose numbers cannot be read off the figure gets
+them from the page (`table=`); a chart with neither is an error, not a silent gap.
+
+Plotly's toolbar (the "modebar") shows only while a mouse hovers the chart, never on a phone (where a tap would put
+it over the chart's title); its buttons are not in the keyboard's Tab order. Zooming by drag and resetting by
+double-click work as before.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import re
+from numbers import Number
+from typing import Any
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from specviz.core.i18n import N_, _, get_language
+from specviz.ui.common.accessibility import CHART_NAME_CLASS
+from specviz.ui.common.escaping import escape_text
+
+CONFIG: dict[str, Any] = {"displayModeBar": "hover", "scrollZoom": False, "displaylogo": False, "responsive": True}
+NUMBERS_LABEL = N_("The numbers in this chart")
+TABLE_NOTE = N_("Chart: {name}. Its numbers are in the table “{table}” under it.")
+SEPARATORS = {"en": ".,", "pt": ",."}  # Plotly's decimal then thousands separator, per language: 1,58 in Portuguese
+
+
+def localize(fig: go.Figure) -> go.Figure:
+    """Write the figure's numbers (ticks, hovers) the reader's way; every chart passes through here or `show`."""
+    fig.update_layout(separators=SEPARATORS[get_language()])
+    return fig
+
+
+def show(fig: go.Figure, key: str, where: Any = None, *, name: str | None = None,
+         table: pd.DataFrame | None = None) -> None:
+    """Draw `fig` with the shared config in `where` (a column or container; default: the page), named for a screen
+    reader by `name` (default: the figure's title) and followed by a folded table of its numbers: `table` if given,
+    else what `figure_table` reads off the figure. A ValueError when the chart would have no name or no numbers."""
+    label = " ".join((name or _plain(fig.layout.title.text)).split())
+    numbers = table if table is not None else figure_table(fig)
+    if not label or numbers is None or numbers.empty:
+        raise ValueError(f"The chart '{key}' needs a name and a table of its numbers (name=..., table=...).")
+    place = where if where is not None else st
+    box = place.container()
+    box.html(f'<span class="sv-sr-only {CHART_NAME_CLASS}" aria-hidden="true">'
+             f'{escape_text(_(TABLE_NOTE, name=label, table=_(NUMBERS_LABEL)), whitespace=False)}</span>')
+    box.plotly_chart(localize(fig), key=key, config=CONFIG, width="stretch")
+    with box.expander(_(NUMBERS_LABEL)):
+        st.table(numbers.set_index(numbers.columns[0]))
+
+
+def figure_table(fig: go.Figure, max_rows: int = 60) -> pd.DataFrame | None:
+    """The points of a figure's line, marker and bar traces as one table: a row per x value (the category, K, α...),
+    a column per trace, values to three significant figures ("–" where a trace has no point). Horizontal bars are
+    read along their y axis. A figure with only a heatmap becomes its grid: a row per y value, a column per x value.
+    None when there is nothing to read. Linear in the number of points (a numeric axis is sorted once), so a chart of
+    a million points costs a page no more than drawing it.
+
+    >>> fig = go.Figure([go.Bar(x=["a", "b"], y=[1.0, 2.5], name="bars"), go.Scatter(x=["b"], y=[0.123456],
+    ...                  name="line")], layout={"xaxis_title": "kind"})
+    >>> figure_table(fig).to_dict("records")
+    [{'kind': 'a', 'bars': '1', 'line': '–'}, {'kind': 'b', 'bars': '2.5', 'line': '0.123'}]
+    >>> figure_table(go.Figure(go.Heatmap(x=[1, 2], y=["K=1"], z=[[0.5, 0.25]]))).to_dict("records")
+    [{'y': 'K=1', '1': '0.5', '2': '0.25'}]
+    """
+    columns: dict[str, dict[str, str]] = {}
+    order: dict[str, None] = {}  # the x labels in first-seen order (a dict: linear however many points)
+    x_title = ""
+    for index, trace in enumerate(fig.data):
+        if trace.type not in ("scatter", "bar") or trace.x is None or trace.y is None:
+            continue
+        horizontal = getattr(trace, "orientation", None) == "h"
+        xs, ys = (trace.y, trace.x) if horizontal else (trace.x, trace.y)
+        x_title = x_title or _plain((fig.layout.yaxis if horizontal else fig.layout.xaxis).title.text) or _("category")
+        value_axis = (fig.layout.xaxis if horizontal else fig.layout.yaxis).title.text
+        name = _plain(trace.name) or _plain(value_axis) or _("series {number}", number=index + 1)
+        while name in columns or name == x_title:
+            name += " "
+        column = columns.setdefault(name, {})
+        for x, y in zip(xs, ys):
+            label = _plain(x)
+            if label not in column:
+                column[label] = _value(y)
+                order.setdefault(label)
+    if not columns or not order:
+        return _heatmap_table(fig, max_rows)
+    labels = list(order)
+    numeric = [_number(label) for label in labels]
+    if None not in numeric:  # traces over the same numeric axis, each with its own points: one ascending x column
+        labels = [label for _x, label in sorted(zip(numeric, labels))]
+    rows = labels[:max_rows]
+    return pd.DataFrame({x_title: rows, **{name: [col.get(r, "–") for r in rows] for name, col in columns.items()}})
+
+
+def _number(label: str) -> float | None:
+    """A table label read back as a number (either decimal sign), or None."""
+    try:
+        return float(label.replace(",", "."))
+    except ValueError:
+        return None
+
+
+def _heatmap_table(fig: go.Figure, max_rows: int) -> pd.DataFrame | None:
+    """The first heatmap's grid, a row per y value and a column per x value; None without a heatmap."""
+    trace = next((t for t in fig.data if t.type == "heatmap" and t.z is not None), None)
+    if trace is None:
+        return None
+    grid = [list(row) for row in trace.z]
+    xs = list(trace.x) if trace.x is not None else list(range(len(grid[0]) if grid else 0))
+    ys = list(trace.y) if trace.y is not None else list(range(len(grid)))
+    y_title = _plain(fig.layout.yaxis.title.text) or "y"
+    return pd.DataFrame({y_title: [_plain(y) for y in ys[:max_rows]],
+                         **{_plain(x) or " ": [_value(row[j]) for row in grid[:max_rows]] for j, x in enumerate(xs)}})
+
+
+def _plain(value: Any) -> str:
+    """A label as plain text: Plotly's tags (<br>, <b>...) become spaces and its entities characters again (the
+    table escapes on its own), numbers get three significant figures."""
+    if value is None:
+        return ""
+    if isinstance(value, Number) and not isinstance(value, bool):
+        return _value(value)
+    return " ".join(html.unescape(re.sub(r"<[^>]*>", " ", str(value))).split())  # Plotly's tags as spaces
+
+
+def _value(y: Any) -> str:
+    if y is None or (isinstance(y, float) and not math.isfinite(y)):
+        return "–"
+    if isinstance(y, Number) and not isinstance(y, bool):
+        text = f"{float(y):.3g}"
+        return text.replace(".", ",") if get_language() == "pt" else text
+    return str(y)

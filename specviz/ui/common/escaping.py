@@ -1,0 +1,119 @@
+"""The one place where text from a model or a user is made safe for the screen. Plain Python, no streamlit.
+
+Model output and user input can hold anything: `<img onerror=...>`, `**bold**`, `$x$`, `:smile:`. Where the text
+goes decides the escape, so each destination has one function and no page calls `html.escape` itself:
+
+    destination                                   function          whitespace   <  >  &       markdown signs
+    st.html, st.markdown(unsafe_allow_html=True)  `escape_text`     ␣ ↵ ⇥        entities      entities
+    st.markdown and st.error/warning/... bodies   `escape_markdown` kept         entities      backslashed
+    widget labels and options (markdown, no HTML) `escape_label`    ␣ ↵ ⇥        backslashed   backslashed
+    a Plotly label (it reads a few HTML tags)      `plot_text`       ␣ ↵ ⇥        entities      kept
+    an HTML attribute value (a tooltip)           `escape_attr`     kept, ↵ = &#10;  entities (quotes too)
+
+`visible` (from specviz.core.text) is the plain-text step they share: whitespace and control characters drawn.
+
+    >>> escape_text("<b> hi\\n")
+    '&lt;b&gt;␣hi↵'
+    >>> print(escape_markdown("**Bob** <i>"), escape_label("**hi** x"), plot_text("<b>x</b>"), sep="  |  ")
+    \\*\\*Bob\\*\\* &lt;i&gt;  |  \\*\\*hi\\*\\*␣x  |  &lt;b&gt;x&lt;/b&gt;
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+from specviz.core.text import visible
+
+__all__ = ["escape_attr", "escape_label", "escape_markdown", "escape_text", "plot_text", "visible"]
+
+# Signs that act anywhere inside a line: emphasis, code, links, LaTeX ($), emoji shortcodes (:), Streamlit's colour
+# syntax (:red[...]), tables (|), strike-through (~), images (!). In HTML-bound text they become numeric entities.
+INLINE_MARKDOWN = "*_#`[]:$~|\\!"
+_INLINE_ENTITIES = {c: f"&#{ord(c)};" for c in INLINE_MARKDOWN}
+# Every sign markdown may act on, line starts included (1. - + # >): backslash-escaped where the text is markdown.
+MARKDOWN_SIGNS = set("\\`*_{}[]()#+-.!|~$:")
+
+
+def escape_text(text: str, *, whitespace: bool = True) -> str:
+    """Text for `st.html` or `st.markdown(..., unsafe_allow_html=True)`: HTML's specials and the inline markdown
+    signs become entities, each character escaped once, so the result is inert in both. With `whitespace`, spaces,
+    newlines and tabs are drawn (␣ ↵ ⇥).
+
+    >>> escape_text("**bold** # <img src=x onerror=alert(1)>")
+    '&#42;&#42;bold&#42;&#42;␣&#35;␣&lt;img␣src=x␣onerror=alert(1)&gt;'
+    >>> escape_text("it's $5", whitespace=False)
+    'it&#x27;s &#36;5'
+    """
+    shown = visible(text) if whitespace else text
+    return "".join(_INLINE_ENTITIES.get(c) or html.escape(c, quote=True) for c in shown)
+
+
+def escape_markdown(text: object) -> str:
+    r"""Text (a name, a path, an error sentence) shown literally by `st.markdown`, `st.caption`, `st.error` and the
+    other markdown bodies: every markdown sign backslash-escaped, and & < > as entities, so the string stays inert
+    even if it is later placed in HTML. Whitespace is kept as it is. Streamlit also turns bare web addresses and
+    e-mail addresses into links after the markdown is read (escapes do not stop it), so `unlinked` breaks them
+    with an invisible word joiner: a visitor's "https://evil.example" is shown, never clickable.
+
+    >>> print(escape_markdown("**Bob** <script>"))
+    \*\*Bob\*\* &lt;script&gt;
+    >>> print(escape_markdown("a_b*c $x$ 1. item"))
+    a\_b\*c \$x\$ 1\. item
+    """
+    marked = "".join("\\" + c if c in MARKDOWN_SIGNS else c for c in unlinked(str(text)))
+    return html.escape(marked, quote=False)
+
+
+_LINKABLE = re.compile(r"(?i)(?=://|@)|(?<=\bwww)(?=\.)")
+WORD_JOINER = "\u2060"
+
+
+def unlinked(text: str) -> str:
+    """Text with an invisible word joiner (U+2060) before every "://" and "@" and after a "www", so no markdown
+    renderer's autolinker finds a web or e-mail address in it; what a reader sees is unchanged.
+
+    >>> unlinked("see https://x.example or www.x.example, a@x.example").count(WORD_JOINER)
+    3
+    """
+    return _LINKABLE.sub(WORD_JOINER, text)
+
+
+def escape_label(text: str) -> str:
+    r"""Token text for a widget label or option, which Streamlit renders as markdown and never as HTML: whitespace
+    drawn, every markdown sign and < > & backslash-escaped.
+
+    >>> print(escape_label("**hi** <x>"))
+    \*\*hi\*\*␣\<x\>
+    """
+    return "".join("\\" + c if c in MARKDOWN_SIGNS or c in "<>&" else c for c in unlinked(visible(text)))
+
+
+def plot_text(text: str, limit: int | None = 14) -> str:
+    """Token text for a Plotly label or axis tick (Plotly reads a few HTML tags, so tags are escaped): whitespace
+    drawn, cut to `limit` characters with … (None: never cut).
+
+    >>> plot_text("<b>x</b>"), plot_text("a" * 20), plot_text("a" * 20, limit=None) == "a" * 20
+    ('&lt;b&gt;x&lt;/b&gt;', 'aaaaaaaaaaaaa…', True)
+    """
+    return html.escape(shortened(text, limit), quote=False)
+
+
+def shortened(text: str, limit: int | None = 14) -> str:
+    """Token text with its whitespace drawn, cut to `limit` characters with … (None: never cut); not escaped.
+
+    >>> shortened("a b"), shortened("abcdef", limit=4)
+    ('a␣b', 'abc…')
+    """
+    shown = visible(text)
+    return shown[: limit - 1] + "…" if limit is not None and len(shown) > limit else shown
+
+
+def escape_attr(text: str) -> str:
+    """A value for an HTML attribute, such as a tooltip's title="...": quotes escaped too; newlines become &#10;,
+    which browsers show as line breaks.
+
+    >>> escape_attr('p = "0.5"\\n<u>')
+    'p = &quot;0.5&quot;&#10;&lt;u&gt;'
+    """
+    return html.escape(text, quote=True).replace("\n", "&#10;")

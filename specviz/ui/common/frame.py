@@ -1,0 +1,156 @@
+"""The frame every page shares: the language, the sidebar legend (the page map itself is in specviz.teach.pagemap), and
+the guard every live part of a page runs under (`live_fragment`, `guarded`).
+
+The language of a visit: `?lang=pt` or `?lang=en` in the link, else the browser's language, else English; the
+sidebar switch changes it, and every page writes it back into the address bar so a shared link opens in the same
+language. It is chosen once per session (navigating between pages keeps it) and applied at the start of every run,
+before anything is drawn.
+
+A live part of a page is an `st.fragment`: it reruns on its own (on a timer, or when one of its widgets changes),
+without the page around it. Every one is made with `live_fragment`, never with `st.fragment` itself
+(tests/test_fragments.py checks), so an error inside it is one translated sentence in its place, in the visitor's
+language, and the rest of the page stays as it was.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Callable
+from datetime import timedelta
+from typing import ParamSpec
+
+import streamlit as st
+from streamlit.errors import FragmentHandledException
+
+from specviz.core.i18n import DEFAULT_LANGUAGE, LANGUAGES, N_, _, language_code, set_language
+from specviz.ui.common import accessibility
+
+P = ParamSpec("P")
+
+LANG_PARAM = "lang"
+LANG_KEY = "specviz_language"
+
+# What a live part of a page says in its place when it fails (its traceback goes to the server's log).
+PANEL_FAILED = N_("This part of the page could not be drawn just now; it tries again at the next refresh.")
+
+# The sidebar's one sentence.
+LEGEND = N_("Notation: **p** = the target model's probability for a token, **q** = the draft's, **K** = tokens drafted "
+          "per step, **α** (alpha) = the chance that the target keeps one drafted token: on average Σ min(p, q). It "
+          "is not the measured accepted / drafted, which stops counting at the first rejection.")
+
+
+def apply_language() -> str:
+    """Choose this session's language on its first run, speak it for this run, and keep it in the URL."""
+    state = st.session_state
+    if LANG_KEY not in state:
+        asked = st.query_params.get(LANG_PARAM)
+        state[LANG_KEY] = (language_code(asked) or language_code(getattr(st.context, "locale", None))
+                           or DEFAULT_LANGUAGE)
+        if asked is not None and language_code(asked) is None:
+            state["specviz_language_warning"] = True
+    set_language(state[LANG_KEY])
+    keep_language_in_url()
+    return state[LANG_KEY]
+
+
+def speak_visitors_language() -> None:
+    """Speak the language this session chose. For fragments: a timed rerun of an `st.fragment` runs without the
+    page around it, often in a fresh script thread, whose language would otherwise be English. Call it first."""
+    code = language_code(st.session_state.get(LANG_KEY))
+    if code is not None:
+        set_language(code)
+
+
+def guarded(render: Callable[P, None], said: tuple[type[Exception], ...] = ()) -> Callable[P, None]:
+    """`render`, speaking the session's language first (`speak_visitors_language`), with any error it raises shown as
+    one sentence in its place: an error of a type in `said` (a library error whose message is written for the
+    visitor, such as a ClassroomError) as its own message, any other as PANEL_FAILED, its traceback logged for the
+    operator. Only `Exception` is caught: Streamlit's rerun and stop signals (`st.rerun`, `st.stop`) derive from
+    BaseException and pass through, and so does the marker of a nested fragment whose error Streamlit already
+    showed. A render guarded already is returned as it is."""
+    if getattr(render, "_specviz_guarded", False):
+        return render
+
+    @functools.wraps(render)  # the same module and name: the fragment's identity (and so its widgets) is unchanged
+    def rendered(*args: P.args, **kwargs: P.kwargs) -> None:
+        speak_visitors_language()
+        try:
+            render(*args, **kwargs)
+        except FragmentHandledException:
+            raise
+        except said as exc:
+            st.error(str(exc))
+        except Exception:  # noqa: BLE001 - a live part of a page never shows an exception box
+            logging.getLogger(__name__).exception("the live panel %s failed", getattr(render, "__qualname__", render))
+            st.error(_(PANEL_FAILED))
+
+    rendered._specviz_guarded = True
+    return rendered
+
+
+def live_fragment(render: Callable[P, None] | None = None, *, run_every: float | timedelta | None = None,
+                  said: tuple[type[Exception], ...] = ()):
+    """`st.fragment(guarded(render, said), run_every=run_every)`: the one way specviz makes a live part of a page.
+    As a decorator (`@live_fragment(run_every=2)`) or called (`live_fragment(panel, run_every=5)(store, session)`)."""
+    if render is None:
+        return lambda function: live_fragment(function, run_every=run_every, said=said)
+    return st.fragment(guarded(render, said), run_every=run_every)
+
+
+def keep_language_in_url() -> None:
+    """Put ?lang= back after a page rewrote its parameters (call it after `st.query_params.from_dict`)."""
+    code = st.session_state.get(LANG_KEY, DEFAULT_LANGUAGE)
+    if st.query_params.get(LANG_PARAM) != code:
+        st.query_params[LANG_PARAM] = code
+
+
+def shared_sidebar() -> None:
+    """The language switch and the notation legend, shown on every page, and the page's accessibility repairs."""
+    from specviz.ui.common import runs  # here, not at import: the library's models load only when the app runs
+
+    runs.preload()  # the default pair, in the background: the first live run starts without the model's wait
+    with st.sidebar:
+        accessibility.install()
+        st.selectbox("Language · Idioma", list(LANGUAGES), format_func=LANGUAGES.get, key=LANG_KEY,
+                     on_change=_language_changed)
+        if st.session_state.pop("specviz_language_warning", False):
+            st.caption(_("The language in the link is not one specviz speaks; it opened in {language}.",
+                         language=LANGUAGES[st.session_state[LANG_KEY]]))
+        st.caption(_(LEGEND))
+        note = runs.preload_note()
+        if note:
+            st.caption(note)
+
+
+def _language_changed() -> None:
+    set_language(st.session_state[LANG_KEY])
+    st.query_params[LANG_PARAM] = st.session_state[LANG_KEY]
+
+
+def route_through_app() -> None:
+    """Make a page opened by a direct link run inside app.py's router.
+
+    Streamlit 1.67 decides once per server process whether a `pages/` folder means a legacy multipage app, and
+    only the first `st.navigation` call corrects that. A shared link such as /race?... opened before anyone has
+    visited / would therefore run the page alone: no sections, no shared sidebar, no wide layout. Each page calls
+    this first; it clears the flag and reruns, so the router (app.py) handles the same URL. It does so at most
+    once per session, so a run that carries a click is never thrown away.
+    """
+    from streamlit.runtime.pages_manager import PagesManager
+
+    apply_language()
+    if PagesManager.uses_pages_directory and not st.session_state.get("_specviz_routed"):
+        st.session_state["_specviz_routed"] = True
+        PagesManager.uses_pages_directory = False
+        st.rerun()
+
+
+def page_start(title: str, caption: str | None = None) -> None:
+    """What every page does first: run inside the router (which also picks the language), then show its title and,
+    if given, the one-paragraph caption under it. `title` and `caption` are English messages marked with `N_()`:
+    they are translated here, after the language is known."""
+    route_through_app()
+    st.title(_(title))
+    if caption is not None:
+        st.caption(_(caption))

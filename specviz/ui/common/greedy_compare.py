@@ -1,0 +1,110 @@
+"""Two greedy outputs side by side, explained: identical, or where they part and why ("lossless up to numerics").
+
+The race, the Playground and the Exactness lab all compare a greedy speculative output with target-only decoding of
+the same prompt. At temperature 0 the exact rule keeps the target's argmax, so in float32 the texts are the same token
+for token; in bfloat16 a verify pass over K + 1 tokens rounds differently from a one-token pass, a near-tie in the
+target's two best logits can flip, and every token after the flip differs because it follows a different text.
+`explain` says which, with the first split and the target's top-2 logit gap there (`specviz.engine.numerics`), measured
+with the pair on this server when it is loaded in the trace's dtype. Every sentence is in `TEXT`.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from specviz.core.i18n import N_, _, number
+from specviz.engine.kinds import Mode
+from specviz.engine.numerics import NUMERICS_GAP, GreedySplit, first_difference, greedy_split
+from specviz.engine.trace import Trace
+from specviz.labs.bench import quoted
+from specviz.runs.running import PAIRS, dtype_of
+from specviz.ui.common.escaping import escape_markdown, shortened
+from specviz.ui.common.runs import with_turn
+
+TEXT = {  # English messages, translated with `_()` where they are shown
+    "same": N_("Identical to the target-only output, token for token, as the exact rule promises at temperature 0 "
+               "({dtype})."),
+    "parts_tie": N_("Parts from the target-only output at new token {index} (“{spec}” instead of “{base}”). There "
+                    "the target's two best logits were only {gap} apart ({dtype}): a near-tie. The verify pass over "
+                    "K + 1 tokens adds its numbers in another order than a one-token pass, so it rounded the tie the "
+                    "other way, and every token after it differs because it follows a different text. The rule is "
+                    "exact; {dtype} is lossless only up to numerics (in the committed check, greedy output matched "
+                    "on {fp32} held-out prompts in float32, {bf16} in bfloat16)."),
+    "parts_real": N_("Parts from the target-only output at new token {index} (“{spec}” instead of “{base}”), where "
+                     "the target's two best logits were {gap} apart ({dtype}): too far apart for rounding to flip. "
+                     "That is not numerics; please report it with this trace."),
+    "parts_unmeasured": N_("Parts from the target-only output at new token {index} (“{spec}” instead of “{base}”). "
+                           "At temperature 0 that can only be numerics: in {dtype} a verify pass over K + 1 tokens "
+                           "rounds differently from a one-token pass, a near-tie between the target's two best "
+                           "tokens can flip, and every token after it differs. (The top-2 logit gap is measured when "
+                           "the models are loaded on this server in {dtype}.)"),
+    "unknown_dtype": N_("a dtype this trace does not record"),
+    "compare_title": N_("Same text as target-only decoding?"),
+    "compare_intro": N_("At temperature 0 speculative decoding should write exactly the target's own greedy text. "
+                        "Run target-only decoding with the same settings to check, token for token."),
+    "compare_button": N_("Run target-only decoding and compare"),
+}
+
+
+def token_texts(trace: Trace) -> list[str]:
+    """The text of each new token, in order (what `output_ids` holds, as the tokenizer wrote each one)."""
+    return [e.text for step in trace.steps for e in step.emitted]
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _split(pair_name: str, prompt: tuple[int, ...], reference: tuple[int, ...],
+           other: tuple[int, ...]) -> GreedySplit | None:
+    return with_turn(pair_name, lambda pair: greedy_split(pair.target, prompt, reference, other))
+
+
+def measured_split(trace: Trace, base: Trace) -> GreedySplit | None:
+    """The split with the target's top-2 logits, when the trace's pair is loaded here in the trace's dtype."""
+    name, dtype = trace.meta.get("pair"), trace.meta.get("dtype")
+    pair = PAIRS.loaded(name) if isinstance(name, str) else None
+    if pair is None or dtype is None or dtype_of(pair) != dtype:
+        return None
+    try:
+        return _split(name, tuple(trace.prompt_ids), tuple(base.output_ids), tuple(trace.output_ids))
+    except ValueError:  # the model is busy: say what can be said without the gap
+        return None
+
+
+def explain(trace: Trace, base: Trace) -> str:
+    """One sentence (Markdown-safe) for a greedy speculative `trace` against target-only `base`."""
+    dtype = trace.meta.get("dtype") or _(TEXT["unknown_dtype"])
+    at = first_difference(base.output_ids, trace.output_ids)
+    if at is None:
+        return _(TEXT["same"], dtype=dtype)
+    spec_texts, base_texts = token_texts(trace), token_texts(base)
+    words = dict(index=at + 1, dtype=dtype,
+                 spec=escape_markdown(shortened(spec_texts[at])) if at < len(spec_texts) else "–",
+                 base=escape_markdown(shortened(base_texts[at])) if at < len(base_texts) else "–")
+    split = measured_split(trace, base)
+    if split is None:
+        return _(TEXT["parts_unmeasured"], **words)
+    gap = number(split.gap, 3)
+    return _(TEXT["parts_tie"] if split.gap < NUMERICS_GAP else TEXT["parts_real"], gap=gap, **words,
+             **quoted.greedy_identity_counts())
+
+
+def render_compare(trace: Trace, baseline: Trace | None = None, spec=None, key: str = "greedy_compare") -> None:
+    """For a greedy speculative trace: an expander with `explain` against target-only decoding. A recorded
+    `baseline` is used at once; with a live run's `spec`, a button runs target-only decoding first (cached)."""
+    if trace.mode != Mode.SPECULATIVE or trace.settings.get("temperature") != 0 or (baseline is None and spec is None):
+        return
+    from specviz.ui.common.runs import run_autoregressive
+
+    with st.expander(_(TEXT["compare_title"])):
+        st.caption(_(TEXT["compare_intro"]))
+        if baseline is None:
+            asked = st.session_state.setdefault(key, set())
+            if spec not in asked and st.button(_(TEXT["compare_button"]), key=f"{key}_run"):
+                asked.add(spec)
+            if spec not in asked:
+                return
+            try:
+                baseline = run_autoregressive(spec)
+            except ValueError as exc:
+                st.error(escape_markdown(str(exc)))
+                return
+        st.markdown(explain(trace, baseline))

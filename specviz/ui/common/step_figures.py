@@ -1,0 +1,185 @@
+"""One step's decisions as Plotly figures: p and q at a drafted position, the coin flip u against min(1, p/q), all
+drafts at a glance, and the distribution the step's last token was sampled from. Plain Python (no streamlit), so
+the figures are tested without a browser; `specviz.ui.common.step_view` places them on the page.
+
+Public API: `distribution_figure`, `accept_strip_figure`, `verdict_overview_figure`, `correction_figure`.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import plotly.graph_objects as go
+
+from specviz.core.i18n import _
+from specviz.engine.trace import Decision, Step, TokenKind, TokenProb
+from specviz.ui.common.escaping import plot_text
+from specviz.ui.common.palette import (ACCEPT_FILL, P_COLOR, Q_COLOR, REJECT_FILL, RESIDUAL_COLOR, U_COLOR, DisplayState,
+                                style)
+from specviz.ui.common.tokens import decision_kind, fmt
+
+FONT = dict(size=15)
+_BASE_LAYOUT = dict(template="plotly_white", font=FONT, margin=dict(l=10, r=10, t=44, b=10))
+TITLE_CHARS = 38  # a title line fits a 390 px phone at 16 px; longer titles wrap (Plotly does not)
+
+
+def _wrapped(title: str) -> tuple[str, int]:
+    """A chart title broken into lines a phone shows whole, and the extra top margin its extra lines need."""
+    head, colon, tail = title.partition(": ")
+    if len(title) > TITLE_CHARS and colon and max(len(head), len(tail)) <= TITLE_CHARS:
+        lines = [head + ":", tail]  # break after the colon: a formula after it stays whole
+    else:
+        lines = textwrap.wrap(title, TITLE_CHARS) or [title]
+    return "<br>".join(lines), 20 * (len(lines) - 1)
+
+def distribution_figure(d: Decision, n: int = 10) -> go.Figure:
+    """Top-n bars of p (target, blue) and q (draft, orange) side by side at one drafted position.
+
+    The bars cover the union of both top-10 lists, ranked by max(p, q); a probability outside a model's top 10 is
+    not stored in the trace and is drawn as 0 with "below the top 10" on hover. The drafted token is marked.
+    """
+    p = {t.token_id: t for t in d.target_top}
+    q = {t.token_id: t for t in d.draft_top}
+    p.setdefault(d.token_id, TokenProb(d.token_id, d.text, d.target_prob))
+    q.setdefault(d.token_id, TokenProb(d.token_id, d.text, d.draft_prob))
+    ids = sorted(set(p) | set(q), key=lambda i: -max(p[i].prob if i in p else 0, q[i].prob if i in q else 0))[:n]
+    if d.token_id not in ids:
+        ids[-1] = d.token_id
+    texts = {i: (p.get(i) or q.get(i)).text for i in ids}
+    labels, seen = [], set()
+    for i in ids:  # two tokens can look the same once whitespace is drawn: keep labels unique
+        label = plot_text(texts[i])
+        label = label if label not in seen else f"{label} ({i})"
+        seen.add(label)
+        labels.append(label)
+    pv = [p[i].prob if i in p else 0.0 for i in ids]
+    qv = [q[i].prob if i in q else 0.0 for i in ids]
+    p_hover = [fmt(p[i].prob) if i in p else _("below the target's top 10") for i in ids]
+    q_hover = [fmt(q[i].prob) if i in q else _("below the draft's top 10") for i in ids]
+    # horizontal bars: the token labels sit on the y axis, one per line, so they never overlap or need rotating
+    fig = go.Figure()
+    fig.add_bar(y=labels, x=pv, orientation="h", name=_("p (target)"), marker_color=P_COLOR, customdata=p_hover,
+                hovertemplate="%{y}<br>p = %{customdata}<extra></extra>")
+    fig.add_bar(y=labels, x=qv, orientation="h", name=_("q (draft)"), marker_color=Q_COLOR, customdata=q_hover,
+                hovertemplate="%{y}<br>q = %{customdata}<extra></extra>")
+    s = style(decision_kind(d))
+    mark = labels[ids.index(d.token_id)]
+    top = max(pv + qv + [1e-9])
+    end = max(d.target_prob, d.draft_prob)
+    right = end > top * 0.5  # a long bar: the label goes to its left, inside the plot (a phone clipped it)
+    fig.add_annotation(x=end, y=mark, text=_("{glyph} drafted", glyph=s.glyph), showarrow=True, arrowhead=2,
+                       ax=-44 if right else 44, ay=-18 if right else 0, xanchor="right" if right else "left",
+                       font=dict(color=s.text_color, size=15), bgcolor="white", bordercolor=s.color)
+    fig.update_layout(**{**_BASE_LAYOUT, "margin": dict(l=10, r=10, t=72, b=10)}, barmode="group",
+                      height=110 + 30 * len(ids), bargap=0.25,
+                      xaxis=dict(title=_("probability"), range=[0, top * 1.45]),
+                      yaxis=dict(autorange="reversed", tickfont=dict(family="monospace", size=14)),
+                      title=dict(text=_("Draft #{n}: p and q, top tokens", n=d.position + 1), font=dict(size=16)),
+                      legend=dict(orientation="h", x=0, y=1.0, xanchor="left", yanchor="bottom"))
+    return fig
+
+
+def accept_strip_figure(d: Decision) -> go.Figure:
+    """The coin flip on [0, 1]: accept if u falls left of min(1, p/q) (shaded green), reject otherwise."""
+    a = d.accept_prob
+    fig = go.Figure()
+    fig.add_shape(type="rect", x0=0, x1=a, y0=0, y1=1, fillcolor=ACCEPT_FILL, line_width=0)
+    fig.add_shape(type="rect", x0=a, x1=1, y0=0, y1=1, fillcolor=REJECT_FILL, line_width=0)
+    fig.add_vline(x=a, line=dict(color=style(TokenKind.ACCEPTED).color, width=3))
+    side = "left" if a < 0.2 else "right" if a > 0.8 else "center"  # keep the label inside the plot
+    fig.add_annotation(x=a, y=1, yanchor="bottom", xanchor=side, showarrow=False, text=f"min(1, p/q) = {fmt(a)}",
+                       font=dict(color="#0B3D2E"))
+    if a > 0.08:
+        fig.add_annotation(x=a / 2, y=0.5, text=_("accept"), showarrow=False, font=dict(color="#0B3D2E"))
+    if a < 0.92:
+        fig.add_annotation(x=(a + 1) / 2, y=0.5, text=_("reject"), showarrow=False, font=dict(color="#7A2E00"))
+    if d.reached and d.uniform is not None:
+        s = style(d.kind)
+        fig.add_scatter(x=[d.uniform], y=[0.5], mode="markers+text", text=[f"u = {fmt(d.uniform)}"],
+                        textposition="bottom right" if d.uniform < 0.1 else "bottom left" if d.uniform > 0.9
+                        else "bottom center", marker=dict(symbol="diamond", size=18, color=U_COLOR,
+                                                                  line=dict(color=s.color, width=2)),
+                        hovertemplate=f"u = {fmt(d.uniform)}<extra></extra>", showlegend=False)
+        verdict = _("u < min(1, p/q): accepted ✓") if d.accepted else _("u ≥ min(1, p/q): rejected ✗")
+    else:
+        verdict = _("not reached: an earlier draft was rejected, so no u was drawn")
+    fig.update_layout(**{**_BASE_LAYOUT, "margin": dict(l=10, r=10, t=58, b=28)}, height=150, showlegend=False,
+                      title=dict(text=verdict, font=dict(size=15)),
+                      xaxis=dict(range=[0, 1], dtick=0.1, showgrid=False),
+                      yaxis=dict(range=[0, 1], visible=False))
+    return fig
+
+
+def verdict_overview_figure(step: Step) -> go.Figure:
+    """All drafts of a step at a glance: bar = min(1, p/q) (the chance to accept), diamond = u.
+
+    A draft is accepted when its diamond sits inside its bar; positions after the first rejection were never
+    checked, so they get no bar, only "not checked".
+    """
+    labels = [f"#{d.position + 1} {plot_text(d.text)}" for d in step.decisions]
+    kinds = [decision_kind(d) for d in step.decisions]
+    fig = go.Figure()
+    # a draft after the first rejection was never checked: no bar (its min(1, p/q) decided nothing), numbers on hover
+    fig.add_bar(x=labels, y=[d.accept_prob if d.reached else 0.0 for d in step.decisions],
+                marker=dict(color=[style(k).background for k in kinds], line=dict(color=[style(k).color for k in kinds],
+                                                                                   width=2)),
+                customdata=[[fmt(d.target_prob), fmt(d.draft_prob), fmt(d.ratio), fmt(d.accept_prob), fmt(d.uniform)]
+                            for d in step.decisions],
+                hovertemplate="%{x}<br>p = %{customdata[0]}, q = %{customdata[1]}<br>p/q = %{customdata[2]}"
+                              "<br>min(1, p/q) = %{customdata[3]}<br>u = %{customdata[4]}<extra></extra>",
+                name="min(1, p/q)")
+    # the verdict glyph above each bar (above u's diamond, never under it), and "not checked" where there is no bar,
+    # all in one layout call: adding them one by one copies the layout each time, quadratic in the number of drafts
+    notes = [dict(x=lab, y=1.12, text=style(k).glyph, showarrow=False, font=dict(size=20, color=style(k).color))
+             for lab, k in zip(labels, kinds)]
+    if step.n_drafted <= 8:
+        notes += [dict(x=lab, y=0.02, yanchor="bottom", text=_("not<br>checked"), showarrow=False,
+                       font=dict(size=10, color=style(DisplayState.NOT_REACHED).text_color))  # fits 4 on a phone
+                  for lab, d in zip(labels, step.decisions) if not d.reached]
+    fig.update_layout(annotations=notes)
+    reached = [(lab, d.uniform) for lab, d in zip(labels, step.decisions) if d.reached and d.uniform is not None]
+    if reached:
+        fig.add_scatter(x=[r[0] for r in reached], y=[r[1] for r in reached], mode="markers", name="u",
+                        marker=dict(symbol="diamond", size=15, color=U_COLOR),
+                        hovertemplate="u = %{y:.3f}<extra></extra>")
+    title, extra = _wrapped(_("Every draft: kept if u (◆) lands inside its bar"))
+    fig.update_layout(**{**_BASE_LAYOUT, "margin": dict(l=10, r=10, t=44 + extra, b=10)}, height=260 + extra,
+                      yaxis=dict(range=[0, 1.22], title="min(1, p/q)", tickvals=[0, 0.25, 0.5, 0.75, 1]),
+                      title=dict(text=title, font=dict(size=16)),
+                      showlegend=False, bargap=0.35)
+    fig.update_xaxes(tickfont=dict(family="monospace", size=14))
+    return fig
+
+
+def correction_figure(step: Step) -> go.Figure | None:
+    """Where the step's last token came from: the residual norm(max(0, p − q)) after a rejection, or p after all
+    drafts were accepted (bonus), or p for a plain target step; the emitted token is marked. None if unknown."""
+    if not step.correction_top or not step.emitted:
+        return None
+    kind = step.correction_kind or TokenKind.TARGET
+    last = step.emitted[-1] if step.emitted[-1].kind == kind else None
+    labels = [plot_text(t.text) for t in step.correction_top]
+    labels = [lab if labels.index(lab) == i else f"{lab} ({t.token_id})"
+              for i, (lab, t) in enumerate(zip(labels, step.correction_top))]
+    color = RESIDUAL_COLOR if kind == TokenKind.RECOVERED else P_COLOR
+    picked = [last is not None and t.token_id == last.token_id for t in step.correction_top]
+    fig = go.Figure()
+    fig.add_bar(x=labels, y=[t.prob for t in step.correction_top],
+                marker=dict(color=color, opacity=[1.0 if pk else 0.55 for pk in picked],
+                            line=dict(color=["#000" if pk else color for pk in picked],
+                                      width=[3 if pk else 0 for pk in picked])),
+                hovertemplate=_("%{x}<br>probability %{y:.3f}<extra></extra>"))
+    if last is not None and any(picked):
+        s = style(kind)
+        fig.add_annotation(x=labels[picked.index(True)], y=step.correction_top[picked.index(True)].prob,
+                           text=_("{glyph} sampled", glyph=s.glyph), showarrow=True, arrowhead=2, ay=-32,
+                           font=dict(color=s.text_color, size=15), bgcolor="white", bordercolor=s.color)
+    title = {TokenKind.RECOVERED: _("Recovered ↻: drawn from norm(max(0, p − q))"),
+             TokenKind.BONUS: _("Bonus ★: all drafts kept, one more from p"),
+             TokenKind.TARGET: _("Target •: no drafts, one token from p")}.get(kind, kind)
+    title, extra = _wrapped(title)
+    fig.update_layout(**{**_BASE_LAYOUT, "margin": dict(l=10, r=10, t=44 + extra, b=10)}, height=300 + extra,
+                      title=dict(text=title, font=dict(size=16)),
+                      yaxis=dict(title=_("probability"), rangemode="tozero"), showlegend=False)
+    fig.update_xaxes(tickfont=dict(family="monospace", size=14))
+    return fig

@@ -1,0 +1,298 @@
+"""One speculation step, drawn for a learner: drafts, the verifier's decision at each position, the correction,
+and what happened to the KV caches; and the headline of a whole trace above the player.
+
+The figures are in `specviz.ui.common.step_figures`, the chips in `specviz.ui.common.tokens`; this module adds the words (the
+step's headline, what happened at a position), the KV-cache strip, and `render_step`, which lays them out.
+
+Public API (other pages may import it; keep it stable): `kv_cache_html`, `step_headline`, `render_step`,
+`render_verifier_source`, `trace_headline`, `settings_line`, `trace_summary`.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import streamlit as st
+
+from specviz.core.i18n import N_, _, get_language, ngettext, number
+from specviz.engine import verifier
+from specviz.engine.trace import Decision, Step, TokenKind, Trace
+from specviz.ui.common.charts import show
+from specviz.ui.common.escaping import escape_attr, escape_label, escape_text
+from specviz.ui.common.palette import style
+from specviz.ui.common.step_figures import accept_strip_figure, correction_figure, distribution_figure, verdict_overview_figure
+from specviz.ui.common.tokens import decision_chips, decision_kind, emitted_chips, fmt, text_html
+from specviz.ui.common.tree_view import TEXT as TREE_TEXT
+from specviz.ui.common.tree_view import render_tree
+
+
+# Every sentence of this module that a user reads, in one place (English messages: `_()` translates them where
+# they are shown; named placeholders).
+TEXT = {
+    "no_drafts": N_("No drafts this step: the target wrote {new} on its own."),
+    "step": N_("Drafted {drafted}, accepted {accepted}: {new} for one target forward pass."),
+    "step_recovered": N_("Drafted {drafted}, accepted {accepted}, then 1 recovered token ↻: {new} for one target "
+                         "forward pass."),
+    "step_bonus": N_("Drafted {drafted}, accepted {accepted}, then 1 bonus token ★: {new} for one target forward "
+                     "pass."),
+    "ended_eos": N_("Drafted {drafted}; the target kept {kept} and the text ended there (the end-of-text token), so "
+                    "no {missing} token was added: {new} for one target forward pass."),
+    "ended_limit": N_("Drafted {drafted}; the target kept {kept} and the text ended there (the token limit), so no "
+                      "{missing} token was added: {new} for one target forward pass."),
+    "recovered": N_("recovered"),
+    "bonus": N_("bonus"),
+    "kv_title": N_("**KV caches** · while reading the text, a model stores two vectors per token and layer (keys and "
+                   "values) so it never computes them again: one slot per token below. Slots written for rejected "
+                   "drafts are thrown away (rolled back)."),
+    "kv_wrote": N_("The target wrote {wrote} new entries (the last token and {k} drafts) and rolled back {rolled} "
+                   "for the rejected drafts."),
+    "kv_one": N_("The target wrote one new entry."),
+    "kv_tree": N_("The target wrote {wrote} new entries (the last token and {k} tree nodes) and kept only the "
+                  "accepted path: {rolled} rolled back."),
+    "tree_step": N_("Drafted a tree of {nodes}, accepted a path of {accepted}: {new} for one target forward pass."),
+    "tree_recovered": N_("Drafted a tree of {nodes}, accepted a path of {accepted}, then 1 recovered token ↻: {new} "
+                         "for one target forward pass."),
+    "tree_bonus": N_("Drafted a tree of {nodes}, accepted a path of {accepted}, then 1 bonus token ★: {new} for one "
+                     "target forward pass."),
+    "residual": N_("norm(max(0, p − q)), the tokens the target wanted more than the draft did, rescaled to add up "
+                   "to 1"),
+}
+
+
+# ---- HTML blocks ----------------------------------------------------------------------------------------------
+
+
+def _count(n: int) -> str:
+    return ngettext("{n} new token", "{n} new tokens", n)
+
+
+def step_headline(step: Step, stop: str = "") -> str:
+    """One sentence that says what the step did, e.g. 'Drafted 4, accepted 2, then 1 recovered token ↻: 3 new
+    tokens for one target forward pass.' It counts what was added to the output: when the text ended inside the
+    step (`stop` is the trace's stop reason, "eos" or "max_new_tokens"), no recovered or bonus token was added."""
+    n_new = len(step.emitted)
+    if not step.decisions:
+        return _(TEXT["no_drafts"], new=_count(n_new))
+    drafted = len(step.tree.nodes) if step.tree is not None else step.n_drafted
+    if n_new < step.n_accepted + 1:  # cut by end-of-text or the token limit before the step's last token
+        kept = sum(t.kind == TokenKind.ACCEPTED for t in step.emitted)
+        missing = _(TEXT["bonus"]) if step.correction_kind == TokenKind.BONUS else _(TEXT["recovered"])
+        ended = TEXT["ended_limit"] if stop == "max_new_tokens" else TEXT["ended_eos"]
+        return _(ended, drafted=drafted, kept=kept, new=_count(n_new), missing=missing)
+    if step.tree is not None:
+        sentence = {TokenKind.RECOVERED: TEXT["tree_recovered"],
+                    TokenKind.BONUS: TEXT["tree_bonus"]}.get(step.emitted[-1].kind, TEXT["tree_step"])
+        return _(sentence, nodes=ngettext("{n} node", "{n} nodes", drafted), accepted=step.n_accepted,
+                 new=_count(n_new))
+    sentence = {TokenKind.RECOVERED: TEXT["step_recovered"],
+                TokenKind.BONUS: TEXT["step_bonus"]}.get(step.emitted[-1].kind, TEXT["step"])
+    return _(sentence, drafted=step.n_drafted, accepted=step.n_accepted, new=_count(n_new))
+
+
+def kv_cache_html(step: Step) -> str:
+    """The target's and the draft's KV caches before and after the step, with the rolled-back slots drawn.
+
+    The target scores the last token plus K drafts in one forward, so its cache peaks at before + 1 + K and is
+    then cut back to the accepted prefix: K − accepted slots are rolled back.
+    """
+    rows = []
+    k = len(step.tree.nodes) if step.tree is not None else step.n_drafted  # a tree writes a slot for every node
+    peak = step.target_cache_before + (1 + k if step.decisions else 1)
+    rows.append(_cache_row(_("Target"), step.target_cache_before, peak, step.target_cache_after))
+    if step.draft_cache_before is not None and step.draft_cache_after is not None:
+        rows.append(_cache_row(_("Draft"), step.draft_cache_before, None, step.draft_cache_after))
+    rolled = peak - step.target_cache_after
+    wrote = TEXT["kv_tree"] if step.tree is not None else TEXT["kv_wrote"]
+    note = (_(wrote, wrote=peak - step.target_cache_before, k=k, rolled=rolled) if step.decisions
+            else _(TEXT["kv_one"]))
+    note = escape_text(note, whitespace=False)
+    return f'<div style="font-size:0.95rem">{"".join(rows)}<div style="color:#444;margin-top:4px">{note}</div></div>'
+
+
+MAX_CELLS = 40  # slots drawn one by one; a longer run is drawn as one cell with its count
+
+
+def _cache_row(name: str, before: int, peak: int | None, after: int) -> str:
+    cells = [_cell(_("{n} cached before the step", n=before))] if before else []
+    kept, rolled = after - before, (peak - after if peak is not None and peak > after else 0)
+    cells += _cells(max(kept, 0), "kept", TokenKind.ACCEPTED)
+    cells += _cells(rolled, "rolled_back_after_writing", TokenKind.REJECTED)
+    cells += _cells(max(-kept, 0), "rolled_back", TokenKind.REJECTED)
+    summary = (_("{before} → {after} (peak {peak})", before=before, after=after, peak=peak)
+               if peak is not None and peak > after else f"{before} → {after}")
+    return (f'<div style="margin:3px 0"><span style="display:inline-block;width:60px;font-weight:600">'
+            f'{escape_text(name, whitespace=False)}</span>'
+            f'<span style="display:inline-block;min-width:190px;margin-right:8px;white-space:nowrap;'
+            f'font-family:monospace">{summary}</span>'
+            f'{"".join(cells)}</div>')
+
+
+def _cells(n: int, what: str, kind: TokenKind) -> list[str]:
+    """n slots of one kind (`what`: "kept", "rolled_back_after_writing" or "rolled_back"): one cell each, or (past
+    MAX_CELLS) a single wide cell that says how many."""
+    if n <= MAX_CELLS:
+        tip = {"kept": _("written and kept"), "rolled_back_after_writing": _("written, then rolled back"),
+               "rolled_back": _("rolled back")}[what]
+        return [_cell(tip, kind)] * n
+    count = number(n, 0)
+    tip = {"kept": ngettext("{count} slot written and kept", "{count} slots written and kept", n, count=count),
+           "rolled_back_after_writing": ngettext("{count} slot written, then rolled back",
+                                                 "{count} slots written, then rolled back", n, count=count),
+           "rolled_back": ngettext("{count} slot rolled back", "{count} slots rolled back", n, count=count)}[what]
+    return [_cell(tip, kind, label=f"×{count}")]
+
+
+def _cell(tip: str, kind: TokenKind | None = None, label: str = "") -> str:
+    """One cache slot: grey when it was there before the step, else coloured (and marked ✗) like the token kind."""
+    fill, border, ink, strike = ("#D9D9D9", "#9A9A9A", "#222222", False) if kind is None else \
+        (style(kind).background, style(kind).color, style(kind).text_color, style(kind).strike)
+    mark = label or ("✗" if strike else "&nbsp;")  # in the kind's text colour: at 11 px it needs 4.5:1
+    width = "min-width:18px;padding:0 4px" if label else "width:18px"
+    return (f'<span title="{escape_attr(tip)}" style="display:inline-block;{width};height:18px;margin-right:2px;'
+            f'vertical-align:middle;background:{fill};border:1.5px solid {border};border-radius:3px;font-size:11px;'
+            f'text-align:center;line-height:16px;color:{ink}">{mark}</span>')
+
+
+# ---- streamlit rendering --------------------------------------------------------------------------------------
+
+
+def render_step(step: Step, *, key: str, stop: str = "") -> None:
+    """The full panel for one revealed step: headline, drafted and emitted chips, the verdict overview next to the
+    correction, one draft in detail (chosen with a segmented control) next to its coin flip, and the KV caches.
+    `key` prefixes every widget key; `stop` is the trace's stop reason when this is its last step."""
+    st.markdown(_("##### Step {n} · {headline}", n=step.index + 1, headline=step_headline(step, stop)))
+    if step.tree is not None:
+        render_tree(step, key=key)
+    left, right = st.columns(2)
+    with left:
+        st.caption(_(TREE_TEXT["main_line"]) if step.tree is not None else
+                   _("Drafted (hover a chip for p, q, p/q, min(1, p/q) and u)"))
+        st.html(f"<div>{decision_chips(step)}</div>")
+    with right:
+        st.caption(_("Added to the output"))
+        st.html(f"<div>{emitted_chips(step)}</div>")
+    left, right = st.columns(2)
+    if step.decisions:
+        show(verdict_overview_figure(step), f"{key}_overview_{step.index}", left)
+    fig = correction_figure(step)
+    if fig is not None:
+        show(fig, f"{key}_correction_{step.index}", right if step.decisions else left)
+    if step.decisions:
+        deciding = step.n_accepted if step.n_accepted < step.n_drafted else step.n_drafted - 1
+        chosen = st.segmented_control(
+            _("Look closely at draft"), list(range(step.n_drafted)), default=deciding, required=True,
+            key=f"{key}_position_{step.index}",
+            format_func=lambda i: f"#{i + 1} {style(decision_kind(step.decisions[i])).glyph} "
+                                  f"{escape_label(step.decisions[i].text)}",
+        )
+        d = step.decisions[chosen if chosen is not None else deciding]
+        left, right = st.columns(2)
+        show(distribution_figure(d), f"{key}_dist_{step.index}", left)
+        with right:
+            show(accept_strip_figure(d), f"{key}_strip_{step.index}")
+            st.markdown(_position_sentence(d))
+            _kv_box(step)
+    else:
+        with right:
+            _kv_box(step)
+
+
+def _kv_box(step: Step) -> None:
+    with st.container(border=True):
+        st.caption(_(TEXT["kv_title"]))
+        st.html(kv_cache_html(step))
+
+
+def _position_sentence(d: Decision) -> str:
+    """What happened at one drafted position, in words (numbers only: safe as markdown)."""
+    if not d.reached:
+        return _("**Not reached.** An earlier draft was rejected, and every draft after a rejection is thrown away "
+                 "untested: no u was drawn for this one.")
+    p, q = fmt(d.target_prob), fmt(d.draft_prob)
+    if d.draft_prob > 0 and d.target_prob >= d.draft_prob:
+        why = _("p = {p} ≥ q = {q}: the target likes this token at least as much as the draft, so it is always "
+                "kept.", p=p, q=q)
+    elif d.target_prob == 0:
+        why = _("p = 0: the target would never write this token, so it can never be kept.")
+    else:
+        why = _("p = {p} < q = {q}: the draft was over-confident, so the token survives with probability "
+                "p/q = {ratio}.", p=p, q=q, ratio=fmt(d.ratio))
+    outcome = (_("u = {u} fell inside, so it was **accepted ✓**.", u=fmt(d.uniform)) if d.accepted else
+               _("u = {u} fell outside, so it was **rejected ✗** and a replacement was drawn from {residual}.",
+                 u=fmt(d.uniform), residual=_(TEXT["residual"])))
+    return f"{why} {outcome}"
+
+
+def render_verifier_source() -> None:
+    """An expander with the exact verification rule the loop ran (specviz.engine.verifier.verify)."""
+    with st.expander(_("The rule in code: specviz.engine.verifier.verify")):
+        st.code(inspect.getsource(verifier.verify), language="python")
+        st.caption(_("The same function runs in every step above; `accept_probability` is min(1, p/q) and "
+                     "`residual_distribution` is norm(max(0, p − q))."))
+
+
+# The headline's labels (English messages, keys of `trace_headline`; `_()` translates them where they are shown).
+HEADLINE_LABELS = (N_("Tokens"), N_("Target passes"), N_("Tokens per pass"), N_("Drafts accepted"))
+
+
+def trace_headline(trace: Trace) -> dict[str, str]:
+    """The headline numbers of a trace, formatted for people (keyed by the English labels)."""
+    return {
+        "Tokens": str(trace.num_tokens),
+        "Target passes": str(trace.num_steps),
+        "Tokens per pass": fmt(trace.mean_accepted_length, 2),
+        "Drafts accepted": (_("{kept} of {drafted}", kept=trace.num_accepted, drafted=trace.num_drafted)
+                            if trace.num_drafted else "–"),
+    }
+
+
+HEADLINE_HELP = {
+    "Target passes": N_("Forward passes of the target, one per step. Plain decoding needs one pass per token."),
+    "Tokens per pass": N_("Tokens added per target pass, the recovered or bonus token included. Plain decoding: 1."),
+}
+
+
+def settings_line(trace: Trace) -> str:
+    """The settings that made the trace, in one line of plain text (escape it before rendering as HTML)."""
+    s, m = trace.settings, trace.meta
+    pair = {"default": "SmolLM2-135M-Instruct", "toy": _("toy pair")}.get(str(m.get("pair", "")),
+                                                                        m.get("pair", "?"))
+    parts = [_("models: {pair}", pair=pair), _("proposer: {proposer}", proposer=s.get("proposer",
+                                                                                      m.get("proposer", "?")))]
+    if s.get("k") is not None:
+        parts.append(f"K = {s['k']}")
+    if s.get("tree_nodes"):
+        parts.append(_("a draft tree of up to {nodes} nodes, {width} children each", nodes=s["tree_nodes"],
+                       width=s.get("tree_width", "?")))
+    parts += [_("temperature = {value}", value=_setting(s.get("temperature", "?"))),
+              _("top-k = {value}", value=s.get("top_k", 0) or _("off")),
+              _("top-p = {value}", value=_setting(s.get("top_p", 1.0))), _("seed = {value}", value=s.get("seed", "?")),
+              _("max new tokens = {value}", value=s.get("max_new_tokens", "?")), dtype_text(m.get("dtype"))]
+    return " · ".join(str(p) for p in parts)
+
+
+def dtype_text(dtype: object) -> str:
+    """The dtype a run computed in, with what it means for exactness: float32 is exact; bfloat16 (and float16) are
+    lossless only up to numerics (a K+1-token forward rounds differently from a one-token forward, so a near-tie can
+    flip and a greedy run can part from target-only decoding)."""
+    if dtype == "float32":
+        return _("float32 (exact)")
+    if dtype in ("bfloat16", "float16"):
+        return _("{dtype} (lossless only up to rounding: a near-tie can flip)", dtype=dtype)
+    return _("dtype not recorded")
+
+
+def _setting(value: object) -> str:
+    """A setting's value as the reader writes numbers (0,7 in Portuguese)."""
+    text = str(value)
+    return text.replace(".", ",") if isinstance(value, float) and get_language() == "pt" else text
+
+
+def trace_summary(trace: Trace) -> None:
+    """Headline metrics, the settings line and the prompt (escaped) above the player."""
+    for col, (label, value) in zip(st.columns(4), trace_headline(trace).items()):
+        help_text = HEADLINE_HELP.get(label)
+        col.metric(_(label), value, help=_(help_text) if help_text else None)
+    st.caption(escape_text(settings_line(trace), whitespace=False))
+    with st.expander(_("Prompt (as the model saw it)")):
+        st.html(text_html(trace.prompt_text or str(trace.meta.get("prompt", ""))))

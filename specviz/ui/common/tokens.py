@@ -1,0 +1,200 @@
+"""Token renderers: coloured chips with visible whitespace, exact numbers on hover, and the growing output.
+
+Every function returns an HTML string (plain Python, no streamlit) for `st.html`. A chip's colour and glyph come
+from `specviz.ui.common.palette`; its text, whatever a model wrote, goes through `specviz.ui.common.escaping.escape_text`.
+
+    >>> "line-through" in chip("x", TokenKind.REJECTED)
+    True
+
+Public API (other pages import it; keep it stable): `fmt`, `chip`, `decision_kind`, `decision_tooltip`,
+`emitted_tooltip`, `emitted_chips`, `decision_chips`, `output_html`, `stream_html`, `text_html`, `answer_html`.
+"""
+
+from __future__ import annotations
+
+import math
+
+from specviz.core.i18n import _, get_language
+from specviz.engine.trace import Decision, EmittedToken, Step, TokenKind, Trace
+from specviz.ui.common.escaping import escape_attr, escape_text, visible
+from specviz.ui.common.palette import DisplayState, Kind, style
+
+
+def fmt(x: float | None, digits: int = 3) -> str:
+    """A probability or ratio for people: 3 decimals (a decimal comma in Portuguese), ∞ for infinity, – for missing.
+
+    >>> fmt(0.123456), fmt(math.inf), fmt(None), fmt(1e-6)
+    ('0.123', '∞', '–', '1.0e-06')
+    """
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "–"
+    if math.isinf(x):
+        return "∞" if x > 0 else "−∞"
+    text = f"{x:.1e}" if x != 0 and abs(x) < 10 ** -digits else f"{x:.{digits}f}"
+    return text.replace(".", ",") if get_language() == "pt" else text
+
+
+# ---- tooltips -------------------------------------------------------------------------------------------------
+
+
+def decision_tooltip(d: Decision) -> str:
+    """Plain text for hovering a drafted token: p, q, p/q, min(1, p/q), u and the verdict."""
+    lines = [_("draft #{n}: {text}  (id {id})", n=d.position + 1, text=visible(d.text), id=d.token_id),
+             _("p (target) = {p}", p=fmt(d.target_prob)), _("q (draft) = {q}", q=fmt(d.draft_prob)),
+             f"p/q = {fmt(d.ratio)}", f"min(1, p/q) = {fmt(d.accept_prob)}"]
+    if not d.reached:
+        lines.append(_("u: never drawn. An earlier draft was rejected, so this one was not tested."))
+    else:
+        sign = "<" if d.accepted else "≥"
+        verdict = _("accepted ✓") if d.accepted else _("rejected ✗")
+        lines.append(f"u = {fmt(d.uniform)} {sign} {fmt(d.accept_prob)} → {verdict}")
+    return "\n".join(lines)
+
+
+def emitted_tooltip(t: EmittedToken, step_index: int | None = None) -> str:
+    """Plain text for hovering an output token: where it came from and its numbers."""
+    s = style(t.kind)
+    if step_index is None:
+        head = _("{glyph} {kind}: {text}  (id {id})", glyph=s.glyph, kind=_(s.label), text=visible(t.text),
+                 id=t.token_id)
+    else:
+        head = _("{glyph} {kind}: {text}  (id {id}), step {step}", glyph=s.glyph, kind=_(s.label),
+                 text=visible(t.text), id=t.token_id, step=step_index + 1)
+    lines = [head]
+    p_line = _("p (target) = {p}", p=fmt(t.target_prob))
+    if t.kind == TokenKind.ACCEPTED:
+        ratio = (t.target_prob / t.draft_prob) if t.draft_prob else math.inf
+        lines += [p_line, _("q (draft) = {q}", q=fmt(t.draft_prob)), f"p/q = {fmt(ratio)}",
+                  f"min(1, p/q) = {fmt(min(1.0, ratio))}",
+                  _("u = {u} < {a} → kept", u=fmt(t.uniform), a=fmt(min(1.0, ratio)))]
+    elif t.kind == TokenKind.RECOVERED:
+        lines += [_("sampled from norm(max(0, p − q)) after the rejection"), p_line]
+    elif t.kind == TokenKind.BONUS:
+        lines += [_("sampled from p after all drafts were accepted"), p_line]
+    else:
+        lines += [_("sampled from p by one target forward"), p_line]
+    return "\n".join(lines)
+
+
+# ---- chips ----------------------------------------------------------------------------------------------------
+
+
+def chip(text: str, kind: Kind, tooltip: str = "", *, current: bool = False, size: str = "normal",
+         glyph: bool = True) -> str:
+    """One token as a coloured chip: glyph + escaped text, struck through when the kind says so.
+
+    `size` is "normal" (drafts of the current step), "large" (projector panels) or "inline" (running text).
+    """
+    s = style(kind)
+    pad, font = {"large": ("4px 10px", "1.35rem"), "inline": ("0 3px", "1rem")}.get(size, ("2px 8px", "1.1rem"))
+    deco = "text-decoration:line-through;text-decoration-thickness:2px;" if s.strike else ""
+    outline = "outline:3px solid #000;outline-offset:1px;" if current else ""
+    border = "1.5px" if size == "inline" else "2px"
+    lead = f'<span style="font-size:0.8em;opacity:0.85">{s.glyph}</span>&#8202;' if glyph else ""
+    title = f' title="{escape_attr(tooltip)}"' if tooltip else ""
+    return (f'<span{title} data-kind="{s.kind}" style="display:inline-block;padding:{pad};margin:2px 1px;'
+            f'border:{border} solid {s.color};border-radius:6px;background:{s.background};color:{s.text_color};'
+            f'font-family:ui-monospace,Menlo,Consolas,monospace;font-size:{font};line-height:1.35;'
+            f'white-space:pre;{deco}{outline}cursor:help">{lead}{escape_text(text)}</span>')
+
+
+def decision_kind(d: Decision, revealed: bool = True) -> Kind:
+    """accepted / rejected / not reached for a decision (drafted while the verdict is hidden)."""
+    if not revealed:
+        return DisplayState.DRAFTED
+    if not d.reached:
+        return DisplayState.NOT_REACHED
+    return d.kind
+
+
+def decision_chips(step: Step, *, revealed: bool = True, size: str = "large") -> str:
+    """The drafted tokens of one step as chips, in order, with hover tooltips (verdicts hidden if not revealed)."""
+    chips = []
+    for d in step.decisions:
+        tip = decision_tooltip(d) if revealed else _("draft #{n}: {text} (verdict hidden)", n=d.position + 1,
+                                                         text=visible(d.text))
+        chips.append(chip(d.text, decision_kind(d, revealed), tip, size=size))
+    if not chips:
+        return '<span style="color:#6B6B6B">' + escape_text(
+            _("(nothing drafted: the proposer found no guess, so the target emitted one token on its own)"),
+            whitespace=False) + '</span>'
+    return "".join(chips)
+
+
+def emitted_chips(step: Step, *, size: str = "large") -> str:
+    """What one step added to the output, as chips."""
+    return "".join(chip(t.text, t.kind, emitted_tooltip(t, step.index), size=size) for t in step.emitted) or \
+        '<span style="color:#6B6B6B">' + escape_text(_("(nothing: the generation had already stopped)"),
+                                                     whitespace=False) + '</span>'
+
+
+# ---- running text ---------------------------------------------------------------------------------------------
+
+
+def output_html(trace: Trace, upto: int | None = None, *, current: int | None = None, show_rejected: bool = True,
+                show_unreached: bool = False, prompt: bool = False) -> str:
+    """The output as it grows: steps 0..upto-1 (all when None); every token is a chip of its kind.
+
+    The first rejected draft of each step is shown struck through at the place it was tried, just before the
+    recovered token that replaced it (`show_rejected`); drafts after it (never tested) only with `show_unreached`.
+    Step `current` is outlined. Newlines show as ↵ and also break the line. With `prompt`, the prompt text comes
+    first, in muted grey.
+    """
+    steps = trace.steps if upto is None else trace.steps[: max(0, upto)]
+    parts = []
+    if prompt and trace.prompt_text:
+        prompt_text = escape_text(trace.prompt_text, whitespace=False).replace("\n", "&#10;")
+        parts.append(f'<span style="color:#6B6B6B;white-space:pre-wrap">{prompt_text}</span><br>')
+    for step in steps:
+        group = []
+        n_acc = step.n_accepted
+        for t in step.emitted[:n_acc] if step.decisions else []:
+            group.append(_inline(t, step))
+        if show_rejected:
+            for d in step.decisions[n_acc:]:
+                if d.reached or show_unreached:
+                    group.append(chip(d.text, decision_kind(d), decision_tooltip(d), size="inline"))
+        for t in step.emitted[n_acc:] if step.decisions else step.emitted:
+            group.append(_inline(t, step))
+        edge = "outline:2px dashed #000;outline-offset:1px;border-radius:4px;" if step.index == current else ""
+        title = escape_attr(_("step {n}", n=step.index + 1))
+        parts.append(f'<span title="{title}" style="{edge}margin-right:5px">{"".join(group)}</span>')
+    if not steps:
+        parts.append('<span style="color:#6B6B6B">' + escape_text(_("(no tokens yet: press Next step)"),
+                                                                  whitespace=False) + '</span>')
+    return f'<div style="line-height:2.1;font-size:1rem">{"".join(parts)}</div>'
+
+
+def _inline(t: EmittedToken, step: Step) -> str:
+    html_chip = chip(t.text, t.kind, emitted_tooltip(t, step.index), size="inline", glyph=t.kind != TokenKind.ACCEPTED)
+    return html_chip + ("<br>" if "\n" in t.text else "")
+
+
+def stream_html(groups: list[list[tuple[str, Kind]]]) -> str:
+    """A run's output while it is still being computed: one group of (text, kind) chips per step, drawn like
+    `output_html` (a rejected draft struck through before its replacement), without tooltips.
+
+    >>> 'data-kind="recovered"' in stream_html([[("a", TokenKind.ACCEPTED), ("b", TokenKind.RECOVERED)]])
+    True
+    """
+    parts = []
+    for group in groups:
+        chips = "".join(chip(text, kind, size="inline", glyph=kind != TokenKind.ACCEPTED) +
+                        ("<br>" if "\n" in text else "") for text, kind in group)
+        parts.append(f'<span style="margin-right:5px">{chips}</span>')
+    return f'<div style="line-height:2.1;font-size:1rem">{"".join(parts)}</div>'
+
+
+def answer_html(text: str) -> str:
+    """What the model wrote, as plain reading text: escaped, line breaks kept, no chips and no marks."""
+    body = escape_text(text, whitespace=False).replace(chr(10), "<br>") if text.strip() else \
+        '<span style="color:#6B6B6B">' + escape_text(_("(the model wrote nothing)"), whitespace=False) + '</span>'
+    return (f'<div style="font-size:1.05rem;line-height:1.6;padding:10px 14px;background:#F6F6F6;'
+            f'border-radius:6px;white-space:normal">{body}</div>')
+
+
+def text_html(text: str) -> str:
+    """A user's or model's text as an escaped, pre-wrapped block (whitespace kept as is, not as glyphs)."""
+    return (f'<div style="white-space:pre-wrap;font-family:ui-monospace,Menlo,Consolas,monospace;'
+            f'padding:6px 10px;background:#F6F6F6;border-radius:6px">'
+            f'{escape_text(text, whitespace=False).replace(chr(10), "&#10;")}</div>')

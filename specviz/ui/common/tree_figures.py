@@ -1,0 +1,186 @@
+"""A tree step drawn for a learner: the draft tree with its accepted path, and the tree attention mask that lets one
+target forward score every branch. Plain Python (no streamlit), so the figures are tested without a browser;
+`specviz.ui.common.tree_view` places them on the page.
+
+The tree reads left to right like the text: the root (the context's last token) on the left, one column per token
+ahead, each node's children the draft's guesses for the token after it. Nodes are chips in the palette's colours
+(accepted ✓, rejected ✗, not reached ·); the accepted path is a thick line. Hover a node for q, p, p/q, the
+acceptance chance the verifier used and u.
+
+    >>> record = TreeRecord([TreeNode(7, "a", -1, 1, 0.5, 0.6, "accepted", 0.2, 1.0),
+    ...                      TreeNode(8, "b", -1, 1, 0.3, 0.1, "not reached"),
+    ...                      TreeNode(9, "c", 0, 2, 0.4, 0.2, "rejected", 0.9, 0.5)], path=[0])
+    >>> tree_positions(record)
+    [(0, 0.5), (1, 0.0), (1, 1.0), (2, 0.0)]
+    >>> attention_rows(record)
+    [[1, 0, 0, 0], [1, 1, 0, 0], [1, 0, 1, 0], [1, 1, 0, 1]]
+
+Public API: `node_kind`, `tree_positions`, `attention_rows`, `tree_figure`, `tree_title`, `mask_figure`, `tree_rows`, `PATH_META`.
+"""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+import torch
+
+from specviz.core.i18n import _, ngettext
+from specviz.engine.kinds import NodeStatus
+from specviz.engine.trace import Step, TokenKind, TreeNode, TreeRecord
+from specviz.engine.tree import ROOT, DraftTree, tree_attention_mask
+from specviz.ui.common.escaping import escape_markdown, plot_text, shortened, visible
+from specviz.ui.common.palette import LIGHT_GREY, P_COLOR, DisplayState, Kind, style
+from specviz.ui.common.tokens import fmt
+
+PATH_META = "accepted_path"  # the `meta` of the accepted path's trace: tests and readers find it by this, not by name
+STATUS_KINDS: dict[str, Kind] = {NodeStatus.ACCEPTED: TokenKind.ACCEPTED, NodeStatus.REJECTED: TokenKind.REJECTED,
+                                 NodeStatus.NOT_REACHED: DisplayState.NOT_REACHED}
+_LAYOUT = dict(template="plotly_white", font=dict(size=14), showlegend=False)
+
+
+def node_kind(node: TreeNode) -> Kind:
+    """The palette kind of a node's verdict: accepted, rejected or not reached."""
+    return STATUS_KINDS[node.status]
+
+
+def tree_positions(record: TreeRecord) -> list[tuple[int, float]]:
+    """(column, row) of the root, then of every node: the column is the depth, and leaves take rows 0, 1, 2, ...
+    in drafting order, each parent centred on its children (a tidy tree: no two branches cross)."""
+    children: dict[int, list[int]] = {ROOT: []}
+    for j, node in enumerate(record.nodes):
+        children.setdefault(node.parent, []).append(j)
+    rows: dict[int, float] = {}
+    next_leaf = 0
+
+    def place(node: int) -> float:
+        nonlocal next_leaf
+        kids = children.get(node, [])
+        if kids:
+            rows[node] = sum(place(kid) for kid in kids) / len(kids)
+        else:
+            rows[node] = float(next_leaf)
+            next_leaf += 1
+        return rows[node]
+
+    place(ROOT)
+    return [(0, rows[ROOT])] + [(node.depth, rows[j]) for j, node in enumerate(record.nodes)]
+
+
+def attention_rows(record: TreeRecord) -> list[list[int]]:
+    """The tree attention mask over the root and the nodes (N+1, N+1), 1 = may attend: the engine's own
+    `specviz.engine.tree.tree_attention_mask` with no cached context (every row also sees the whole context)."""
+    tree = DraftTree([n.token_id for n in record.nodes], [n.parent for n in record.nodes],
+                     torch.zeros(len(record.nodes), 1))
+    return tree_attention_mask(tree, past=0).int().tolist()
+
+
+def _hover(j: int, node: TreeNode) -> str:
+    """Plain lines (escaped for Plotly) for hovering node j."""
+    s = style(node_kind(node))
+    lines = [_("#{n} {token} (id {id}) · depth {depth}", n=j + 1, token=plot_text(node.text), id=node.token_id,
+               depth=node.depth),
+             _("q (draft) = {q} · p (target) = {p}", q=fmt(node.draft_prob), p=fmt(node.target_prob)),
+             f"p/q = {fmt(node.target_prob / node.draft_prob if node.draft_prob > 0 else float('inf'))}"]
+    if node.uniform is None:
+        lines.append(_("not reached: never tested, no u drawn"))
+    else:
+        lines.append(_("kept with {chance} (after the siblings tried before it)", chance=fmt(node.accept_prob)))
+        sign = "<" if node.status == NodeStatus.ACCEPTED else "≥"
+        lines.append(f"u = {fmt(node.uniform)} {sign} {fmt(node.accept_prob)} → {s.glyph} {_(s.label)}")
+    return "<br>".join(lines)
+
+
+def _chip(x: float, y: float, text: str, kind: Kind, hover: str, *, on_path: bool = False) -> dict:
+    s = style(kind)
+    return dict(x=x, y=y, text=text, showarrow=False, bgcolor=s.background, bordercolor=s.color,
+                borderwidth=3 if on_path else 1.5, borderpad=3, hovertext=hover,
+                font=dict(family="monospace", size=14, color=s.text_color))
+
+
+def tree_figure(step: Step) -> go.Figure:
+    """The step's draft tree: nodes as chips in their verdict's colours, edges parent → child, the accepted path as
+    a thick green line (its trace's `meta` is PATH_META and its customdata the path's node indices)."""
+    record = step.tree
+    where = tree_positions(record)
+    fig = go.Figure()
+    xs, ys = [], []
+    for j, node in enumerate(record.nodes):
+        (x0, y0), (x1, y1) = where[node.parent + 1], where[j + 1]
+        xs += [x0, x1, None]
+        ys += [y0, y1, None]
+    fig.add_scatter(x=xs, y=ys, mode="lines", line=dict(color=LIGHT_GREY, width=1.5), hoverinfo="skip")
+    path = [ROOT, *record.path]
+    fig.add_scatter(x=[where[j + 1][0] for j in path], y=[where[j + 1][1] for j in path], mode="lines",
+                    line=dict(color=style(TokenKind.ACCEPTED).color, width=6), meta=PATH_META,
+                    customdata=path, hoverinfo="skip")
+    chips = [_chip(*where[0], _("root"), TokenKind.TARGET, _("the context's last token: the first column follows it"))]
+    for j, node in enumerate(record.nodes):
+        s = style(node_kind(node))
+        chips.append(_chip(*where[j + 1], f"{s.glyph} {plot_text(node.text, limit=10)}", node_kind(node),
+                           _hover(j, node), on_path=j in record.path))
+    leaves = max(y for _x, y in where) + 1
+    depth = max(x for x, _y in where)
+    fig.update_layout(**_LAYOUT, annotations=chips, height=int(min(620, 110 + 46 * leaves)),
+                      margin=dict(l=10, r=10, t=10, b=30),
+                      hoverlabel=dict(font=dict(family="monospace")),
+                      xaxis=dict(range=[-0.5, depth + 0.5], tickvals=list(range(depth + 1)),
+                                 ticktext=[""] + [f"+{d}" for d in range(1, depth + 1)],
+                                 title=_("tokens ahead of the context"), showgrid=False, zeroline=False),
+                      yaxis=dict(range=[leaves - 0.4, -0.6], visible=False))
+    return fig
+
+
+def tree_title(step: Step) -> str:
+    """'8 drafted nodes · accepted path: ‘a’ → ‘b’, then ↻ ‘c’' as markdown (token texts escaped), shown above the
+    chart where it wraps on a phone rather than as a Plotly title that is cut off."""
+    record = step.tree
+    nodes = ngettext("{n} drafted node", "{n} drafted nodes", len(record.nodes))
+    path = " → ".join(f"‘{_token(record.nodes[j].text)}’" for j in record.path) or _("no node kept")
+    last = step.emitted[-1] if step.emitted and step.emitted[-1].kind in (TokenKind.RECOVERED, TokenKind.BONUS) \
+        else None
+    then = _(", then {glyph} ‘{token}’", glyph=style(last.kind).glyph, token=_token(last.text)) if last else ""
+    return _("{nodes} · accepted path: {path}{then}", nodes=nodes, path=path, then=then)
+
+
+def _token(text: str) -> str:
+    return escape_markdown(shortened(text, limit=8))
+
+
+def _node_names(record: TreeRecord) -> list[str]:
+    return [_("root")] + [f"#{j + 1} {plot_text(n.text, limit=6)}" for j, n in enumerate(record.nodes)]
+
+
+def mask_figure(record: TreeRecord) -> go.Figure:
+    """The tree attention mask as a heatmap: row = the node being scored, column = a node it may read. Filled =
+    attends (its ancestors, the root and itself), empty = masked (siblings, cousins, other branches)."""
+    rows = attention_rows(record)
+    names = _node_names(record)
+    seen, hidden = _("attends"), _("masked")
+    hover = [[_("{row} → {column}: {verdict}", row=names[i], column=names[j], verdict=seen if v else hidden)
+              for j, v in enumerate(row)] for i, row in enumerate(rows)]
+    size = len(rows)
+    fig = go.Figure(go.Heatmap(z=rows, x=list(range(size)), y=list(range(size)), zmin=0, zmax=1,
+                               colorscale=[[0, "#FFFFFF"], [1, P_COLOR]], showscale=False, xgap=1, ygap=1,
+                               customdata=hover, hovertemplate="%{customdata}<extra></extra>"))
+    ticks = dict(tickvals=list(range(size)), ticktext=names if size <= 25 else [str(i) for i in range(size)],
+                 tickfont=dict(family="monospace", size=11 if size <= 13 else 9), showgrid=False)
+    fig.update_layout(**_LAYOUT, height=int(min(520, 190 + 18 * size)), margin=dict(l=10, r=10, t=50, b=10),
+                      title=dict(text=_("Tree attention mask"), font=dict(size=16)), plot_bgcolor="#D0D0D0",
+                      xaxis=dict(**ticks, tickangle=-60, title=_("may read →"), constrain="domain"),
+                      yaxis=dict(**ticks, autorange="reversed", title=_("node being scored"), scaleanchor="x",
+                                 constrain="domain"))
+    return fig
+
+
+def tree_rows(record: TreeRecord) -> list[dict[str, str]]:
+    """The tree's numbers as rows (for a table next to the hover): node, parent, depth, q, p, p/q, the acceptance
+    chance used, u, verdict. Token text with its whitespace drawn (a table shows plain text, never HTML)."""
+    rows = []
+    for j, n in enumerate(record.nodes):
+        s = style(node_kind(n))
+        rows.append({_("node"): f"#{j + 1} {visible(n.text)}",
+                     _("parent"): _("root") if n.parent == ROOT else f"#{n.parent + 1}",
+                     _("depth"): str(n.depth), "q": fmt(n.draft_prob), "p": fmt(n.target_prob),
+                     "p/q": fmt(n.target_prob / n.draft_prob if n.draft_prob > 0 else float("inf")),
+                     _("kept with"): fmt(n.accept_prob), "u": fmt(n.uniform),
+                     _("verdict"): f"{s.glyph} {_(s.label)}"})
+    return rows

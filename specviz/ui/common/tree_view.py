@@ -1,0 +1,41 @@
+"""A tree step on the page: the draft tree next to its attention mask, each with one line on how to read it, and the
+tree's numbers as a table for anyone who cannot hover. The figures are `specviz.ui.common.tree_figures`; the step panel
+(`specviz.ui.common.step_view.render_step`) calls `render_tree` for steps that carry a tree and nothing here for chains.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from specviz.core.i18n import N_, _
+from specviz.engine.trace import Step
+from specviz.ui.common.charts import show
+from specviz.ui.common.palette import legend_html
+from specviz.ui.common.tree_figures import STATUS_KINDS, mask_figure, tree_figure, tree_rows, tree_title
+
+# Every sentence of this module that a user reads (English messages: `_()` translates them where they are shown).
+TEXT = {
+    "read_tree": N_("**How to read the tree:** left to right, each column is one more token ahead, and a node's "
+                    "children are the draft's alternative guesses for the token after it; the target tried them top "
+                    "to bottom, the thick green line is the path it kept, and grey · nodes were never tested. Hover a "
+                    "node for q, p, p/q and u."),
+    "read_mask": N_("**How to read the mask:** row = the node being scored, filled column = a node it may read: the "
+                    "root, its own ancestors and itself, never a sibling or another branch, so one target forward "
+                    "scores every branch as if it were alone."),
+    "numbers": N_("The numbers of every node"),
+    "main_line": N_("The main line: the accepted path and the first node rejected below it (hover a chip for p, q, "
+                    "p/q, min(1, p/q) and u)"),
+}
+
+
+def render_tree(step: Step, *, key: str) -> None:
+    """The step's draft tree (wide) next to its attention mask (narrow), their captions, and the numbers."""
+    tree_col, mask_col = st.columns([3, 2], gap="medium")
+    tree_col.markdown(f"**{tree_title(step)}**")
+    show(tree_figure(step), f"{key}_tree_{step.index}", tree_col, name=tree_title(step),
+         table=pd.DataFrame(tree_rows(step.tree)))  # the numbers of every node
+    tree_col.caption(_(TEXT["read_tree"]))
+    tree_col.html(legend_html(tuple(STATUS_KINDS.values()), distributions=False))
+    show(mask_figure(step.tree), f"{key}_mask_{step.index}", mask_col)
+    mask_col.caption(_(TEXT["read_mask"]))

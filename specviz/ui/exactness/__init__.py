@@ -1,0 +1,1 @@
+"""The Exactness page's Streamlit code: its inputs, renderers and state."""

@@ -1,0 +1,96 @@
+"""The Exactness lab's tree trap: pick a tree rule (the exact recursive rule, top-k children as point masses, or the
+tempting top-k children verified against q), sample one level of a draft tree many times at the prompt's real p and
+q (`specviz.labs.exactness.tree_lab`), and let the chain's own verdicts and charts (`specviz.ui.exactness.view`) judge.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+import torch
+
+from specviz.core.i18n import N_, _, get_language, number, percent
+from specviz.labs.exactness import TREE_RULES
+from specviz.labs.exactness.lab import LabResult, StepDistributions
+from specviz.labs.exactness.tree_lab import one_level_drift, tree_lab
+from specviz.runs.runspec import RunSpec
+from specviz.ui.common.escaping import escape_text
+from specviz.ui.common.runs import get_pair
+from specviz.ui.exactness.view import RULE_BOX, note_caption, render_samples, step_distributions
+
+SHAPES = {"chain": N_("a chain of drafts"), "tree": N_("a draft tree")}
+WIDTHS = (1, 4)  # children at the tree's first level
+TEXT = {
+    "rule": N_("Tree verification rule"),
+    "rule_help": N_("How a tree's children are drafted and tested. The exact rules keep the output distributed as p; "
+                    "the broken one is a real trap."),
+    "width": N_("Children at the first level"),
+    "trap": N_("**Why it fails here:** the draft's favourite, {token}, is always the first child, so it is tried in "
+               "every step; the rule still divides by q = {q} as if it had been drawn by chance, so it comes out "
+               "{measured} of the time where the target gives it {p}. Children that were not drawn from q must be "
+               "tested as point masses (the second exact rule)."),
+    "table": N_("Every tree rule at this prompt, from the closed form of one level with these children: how far "
+                "what it emits drifts from p (– where enumerating every order of sampled children would take too "
+                "long)."),
+}
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _tree_lab(_dists: StepDistributions, spec: RunSpec, rule: str, width: int, n: int, lang: str) -> LabResult:
+    return tree_lab(_dists, rule, width, n, spec.seed)  # the spec names the distributions: they are its p and q
+
+
+def rule_picker() -> str:
+    """The tree rule's selector and its explanation box; returns the rule's name."""
+    name = st.selectbox(_(TEXT["rule"]), list(TREE_RULES), key="exact_tree_rule", help=_(TEXT["rule_help"]),
+                        format_func=lambda n: ("✓ " if TREE_RULES[n].exact else "✗ ") + _(TREE_RULES[n].label))
+    rule = TREE_RULES[name]
+    (st.success if rule.exact else st.warning)(_(RULE_BOX, label=_(rule.label), text=_(rule.explanation)))
+    return name
+
+
+def trap_sentence(result: LabResult, dists: StepDistributions) -> str:
+    """The broken rule's failure in this experiment's numbers: the draft's favourite token comes out too often."""
+    favourite = int(torch.argmax(dists.draft_probs))
+    measured = float((result.speculative == favourite).double().mean())
+    token = "‘" + escape_text(dists.texts[favourite]) + "’"
+    return _(TEXT["trap"], token=token,
+             q=number(float(dists.draft_probs[favourite]), 3), measured=percent(measured, 1),
+             p=percent(float(dists.target_probs[favourite]), 1))
+
+
+def rules_frame(dists: StepDistributions, width: int) -> pd.DataFrame:
+    """Every tree rule: exact or not, and its one-level drift from p at this prompt."""
+    rows = []
+    for rule in TREE_RULES.values():
+        drift = one_level_drift(rule, dists.target_probs, dists.draft_probs, width)
+        rows.append({_("rule"): _(rule.label), _("exact"): "✓" if rule.exact else "✗",
+                     _("drift (TV)"): number(drift, 4) if drift is not None else "–"})
+    return pd.DataFrame(rows)
+
+
+def render_tree_lab(pair_name: str, prompt: str, temperature: float, top_k: int, top_p: float) -> None:
+    """The tree experiment under the page's shared inputs: rule, children, N and seed, then the verdicts."""
+    name = rule_picker()
+    rule = TREE_RULES[name]
+    c1, c2, c3 = st.columns(3)
+    width = int(c1.slider(_(TEXT["width"]), *WIDTHS, 2, key="exact_tree_width"))
+    n = int(c2.slider(_("Samples N"), 50, 5000, 2000, 50, key="exact_tree_n"))
+    seed = int(c3.number_input(_("Seed"), 0, 10_000, 0, 1, key="exact_tree_seed"))
+    try:
+        spec = RunSpec(pair=pair_name, prompt=prompt, temperature=temperature, top_k=top_k, top_p=top_p, seed=seed)
+        pair = get_pair(pair_name)
+        dists = step_distributions(pair, spec)
+        with st.spinner(_("Sampling...")):
+            result = _tree_lab(dists, spec, name, width, n, get_language())
+    except ValueError as exc:
+        st.error(str(exc))
+        return
+    st.subheader(_("Is it the target's distribution?"))
+    st.caption(note_caption(result.note, dists.proposer))
+    render_samples(result, _(rule.label), one_level_drift(rule, dists.target_probs, dists.draft_probs, width))
+    if not rule.exact:
+        st.markdown(trap_sentence(result, dists))
+    st.subheader(_("What each tree rule emits"))
+    st.dataframe(rules_frame(dists, width), hide_index=True, key="exact_tree_rules_table")
+    st.caption(_(TEXT["table"]))

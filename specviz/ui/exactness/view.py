@@ -1,0 +1,388 @@
+"""The Exactness lab's view: the experiments of `specviz.labs.exactness.lab` behind `st.cache_data`, and their figures.
+
+The experiments are keyed by the `RunSpec`, the lab's own settings and the language (their notes are sentences; the
+pair is passed through unhashed and named by the spec). Token text shown anywhere goes through `label`: whitespace
+made visible, then escaped. Every other text is translated with `_()` where it is drawn.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+import torch
+
+from specviz.core.i18n import N_, _, clause, get_language, number, times
+from specviz.engine import theory
+from specviz.engine.trace import Trace
+from specviz.labs import exactness
+from specviz.labs.exactness import lab
+from specviz.labs.exactness.lab import LabResult, StepDistributions, bucket, rules_table, top_for_bars
+from specviz.labs.exactness.stats import significant
+from specviz.labs.examples import list_examples, load_example
+from specviz.models.pairs import Pair
+from specviz.runs.runspec import RunSpec
+from specviz.ui.common.charts import show
+from specviz.ui.common.escaping import escape_markdown, escape_text, plot_text
+from specviz.ui.common.palette import BLUISH_GREEN, GREY, P_COLOR, Q_COLOR, RESIDUAL_COLOR, VERMILLION
+from specviz.ui.common.runs import with_turn
+from specviz.ui.playground.settings import proposer_label
+
+PAIRS = {
+    "toy": N_("Toy pair (instant; 34 characters)"),
+    "default": N_("SmolLM2-135M, trained EAGLE-style drafter (first load ≈ 15 s)"),
+}
+N_MAX = {("toy", "one_step"): 5000, ("toy", "engine"): 2000, ("default", "one_step"): 5000,
+         ("default", "engine"): 200}
+N_DEFAULT = {("toy", "one_step"): 2000, ("toy", "engine"): 400, ("default", "one_step"): 2000,
+             ("default", "engine"): 20}
+BARS = lab.BARS
+OTHERS = N_("(all others)")
+RULE_BOX = N_("**{label}.** {text}")
+TABLE_COLUMNS = {"rule": N_("rule"), "exact": N_("exact"), "drift (TV)": N_("drift (TV)"),
+                 "acceptance": N_("acceptance probability α"), "tokens/step": N_("tokens/step"), "speedup ×": N_("speedup ×")}
+SOURCES = {"prompt": N_("p and q at the prompt above"), "session": N_("the trace in this session"),
+           "example": N_("an example trace")}
+
+
+def signed(value: float, digits: int) -> str:
+    """A difference with its sign, written the reader's way: +0.012 or -0,012 (for a metric's delta)."""
+    return ("+" if value >= 0 else "") + number(value, digits)
+
+
+def note_caption(note: str, proposer: str) -> str:
+    """The caption over a lab's verdicts: what was sampled (its note, whose own full stop is dropped) and who
+    drafted, by the proposer's name in the reader's language, not its registry key ("Draft: draft.").
+
+    >>> note_caption("Over 3 tokens, renormalised.", "draft")
+    'Over 3 tokens, renormalised. Proposer: Draft model.'
+    """
+    shown = _(proposer_label(proposer))
+    return _("{note}. Proposer: {proposer}.", note=clause(note), proposer=shown)
+
+
+def label(text: str, token_id: int | None = None) -> str:
+    """A token for a chart axis: visible whitespace, escaped for Plotly, the id appended so labels stay unique.
+
+    >>> label("<b> x", 7)
+    '&lt;b&gt;␣x · 7'
+    """
+    shown = plot_text(text, limit=None)
+    return shown if token_id is None else f"{shown} · {token_id}"
+
+
+def labels(texts: list[str], ids: list[int] | None) -> list[str]:
+    """Chart labels for a lab's categories (a token without text, in a large vocabulary, shows its id)."""
+    if ids is None:
+        return [label(t) for t in texts]
+    return [label(t, i) if t else str(i) for t, i in zip(texts, ids)]
+
+
+# ---- the experiments, cached ----------------------------------------------------------------------------------
+
+
+# Each experiment that runs a model holds the pair's turn, like a live run: the lab shares the model fairly too.
+# The spinners are drawn here (a cache's own spinner text is fixed when the module loads, in English).
+@st.cache_data(show_spinner=False, max_entries=32)
+def _step_distributions(_pair: Pair, spec: RunSpec) -> StepDistributions:
+    return with_turn(spec.pair, lambda pair: lab.step_distributions(pair, spec))
+
+
+def step_distributions(pair: Pair, spec: RunSpec) -> StepDistributions:
+    with st.spinner(_("Computing p and q at the prompt...")):
+        return _step_distributions(pair, spec)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _one_step_lab(_pair: Pair, spec: RunSpec, rule: str, n: int, lang: str) -> LabResult:
+    return lab.one_step_lab(_step_distributions(_pair, spec), rule, n, spec.seed)
+
+
+def one_step_lab(pair: Pair, spec: RunSpec, rule: str, n: int) -> LabResult:
+    with st.spinner(_("Sampling...")):
+        return _one_step_lab(pair, spec, rule, n, get_language())
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _engine_lab(_pair: Pair, spec: RunSpec, rule: str, n: int, length: int, compare: str, lang: str) -> LabResult:
+    return with_turn(spec.pair, lambda pair: lab.engine_lab(pair, spec, rule, n, length, compare))
+
+
+def engine_lab(pair: Pair, spec: RunSpec, rule: str, n: int, length: int, compare: str = "first") -> LabResult:
+    with st.spinner(_("Sampling continuations through the engine...")):
+        return _engine_lab(pair, spec, rule, n, length, compare, get_language())
+
+
+# ---- figures ----------------------------------------------------------------------------------------------------
+
+
+def histogram_figure(result: LabResult, rule_label: str) -> go.Figure:
+    """Sample frequencies (speculative with the rule, target-only) next to the exact probabilities, for the
+    categories that matter most; everything else summed into one last bar."""
+    size = result.exact_probs.shape[0]
+    spec = torch.bincount(result.speculative, minlength=size).double() / len(result.speculative)
+    plain = torch.bincount(result.target_only, minlength=size).double() / len(result.target_only)
+    score = torch.maximum(result.exact_probs, spec)
+    order = torch.argsort(score, descending=True)[:BARS].tolist()
+    shown = set(order)
+    rest = [i for i in range(size) if i not in shown]
+    names = [labels(result.texts, result.ids)[i] for i in order]
+    pick = lambda v: [float(v[i]) for i in order] + ([float(v[rest].sum())] if rest else [])  # noqa: E731
+    if rest:
+        names.append(_(OTHERS))
+    fig = go.Figure()
+    fig.add_trace(go.Bar(x=names, y=pick(spec), name=_("speculative: {rule}", rule=rule_label),
+                         marker_color=VERMILLION,
+                         hovertemplate="%{x}: %{y:.4f}<extra>" + _("speculative") + "</extra>"))
+    fig.add_trace(go.Bar(x=names, y=pick(plain), name=_("target-only decoding"), marker_color=GREY,
+                         hovertemplate="%{x}: %{y:.4f}<extra>" + _("target-only") + "</extra>"))
+    fig.add_trace(go.Scatter(x=names, y=pick(result.exact_probs), mode="markers", name=_("exact p (target)"),
+                             marker=dict(symbol="line-ew", size=26, line=dict(width=3, color=P_COLOR)),
+                             hovertemplate="%{x}: p = %{y:.4f}<extra>" + _("exact") + "</extra>"))
+    fig.update_layout(barmode="group", height=440, margin=dict(l=10, r=10, t=40, b=10),
+                      yaxis_title=_("frequency"), legend=dict(orientation="h", yanchor="top", y=-0.3, x=0),
+                      title=_("Samples against the exact distribution"))
+    fig.update_xaxes(type="category", tickangle=-45 if len(names) > 12 else 0)
+    return fig
+
+
+def tv_figure(result: LabResult, drift: float | None) -> go.Figure:
+    """TV distance to the exact distribution against N, log-log, with the 1/√N line an exact sampler follows."""
+    spec = exactness.tv_curve(result.speculative, result.exact_probs, points=14)
+    plain = exactness.tv_curve(result.target_only, result.exact_probs, points=14)
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=spec.ns, y=spec.tv, mode="lines+markers", name=_("speculative (this rule)"),
+                             line=dict(color=VERMILLION)))
+    fig.add_trace(go.Scatter(x=plain.ns, y=plain.tv, mode="lines+markers", name=_("target-only"),
+                             line=dict(color=GREY)))
+    fig.add_trace(go.Scatter(x=spec.ns, y=spec.exact_reference, mode="lines",
+                             name=_("expected for exact sampling ∝ 1/√N"),
+                             line=dict(color=P_COLOR, dash="dash")))
+    if drift is not None and drift > 1e-9:
+        fig.add_hline(y=drift, line=dict(color=VERMILLION, dash="dot"),
+                      annotation_text=_("this rule's drift: TV = {drift}", drift=number(drift, 3)))
+    fig.update_layout(height=440, margin=dict(l=10, r=10, t=40, b=10), xaxis_title=_("samples N"),
+                      yaxis_title=_("TV distance to p"), title=_("Distance to the target as samples grow"),
+                      legend=dict(orientation="h", yanchor="top", y=-0.22, x=0))
+    xs = [n for n in spec.ns if n > 0]
+    ys = [v for v in [*spec.tv, *plain.tv, *spec.exact_reference, drift or 0.0] if v and v > 0]
+    fig.update_xaxes(type="log", **log_ticks(min(xs), max(xs)) if xs else {})
+    fig.update_yaxes(type="log", **log_ticks(min(ys), max(ys)) if ys else {})
+    return fig
+
+
+def log_ticks(lo: float, hi: float) -> dict:
+    """Tick values and labels for a log axis from lo to hi: 1, 2 and 5 times each power of ten, and nothing else
+    (left to itself, Plotly labels the minor ticks with bare digits: "7 6 5 … 0.1 9 8"), written the reader's way
+    (0,05 and 1.000 in Portuguese).
+
+    >>> log_ticks(0.03, 0.4)["ticktext"]
+    ['0.02', '0.05', '0.1', '0.2', '0.5']
+    >>> log_ticks(10, 5000)["ticktext"]
+    ['10', '20', '50', '100', '200', '500', '1,000', '2,000', '5,000']
+    """
+    values = [m * 10.0 ** e for e in range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)) + 1)
+              for m in (1, 2, 5)]
+    shown = [v for v in values if lo / 1.5 <= v <= hi * 1.5]
+    text = [f"{v:,.10g}" for v in shown]
+    if get_language() == "pt":
+        text = [t.replace(",", " ").replace(".", ",").replace(" ", ".") for t in text]
+    return dict(tickvals=shown, ticktext=text, minor=dict(showgrid=False))
+
+
+def decomposition_figure(labels: list[str], decomposition: exactness.StepDecomposition,
+                         draft_probs: torch.Tensor, alpha_text: str | None = None) -> go.Figure:
+    """p as two stacked parts per token: min(p, q) (accepted drafts) and max(0, p − q) (recovered), with q as
+    markers. The stack heights are p. `alpha_text` replaces the α in the title (e.g. bounds)."""
+    fig = go.Figure()
+    fig.add_trace(go.Bar(x=labels, y=decomposition.accepted.tolist(), name=_("accepted drafts: min(p, q)"),
+                         marker_color=BLUISH_GREEN, hovertemplate="%{x}: %{y:.4f}<extra>min(p, q)</extra>"))
+    fig.add_trace(go.Bar(x=labels, y=decomposition.recovered.tolist(),
+                         name=_("recovered: (1 − α)·norm(max(0, p − q))"), marker_color=RESIDUAL_COLOR,
+                         hovertemplate="%{x}: %{y:.4f}<extra>" + _("recovered part") + "</extra>"))
+    fig.add_trace(go.Scatter(x=labels, y=draft_probs.tolist(), mode="markers", name=_("q (draft)"),
+                             marker=dict(symbol="diamond-open", size=11, color=Q_COLOR, line=dict(width=2)),
+                             hovertemplate="%{x}: q = %{y:.4f}<extra>" + _("draft") + "</extra>"))
+    alpha_text = alpha_text or number(decomposition.alpha, 3)
+    fig.update_layout(barmode="stack", height=440, margin=dict(l=10, r=10, t=40, b=10),
+                      yaxis_title=_("probability"),
+                      legend=dict(orientation="h", yanchor="top", y=-0.3, x=0),
+                      title=f"p = min(p, q) + (1 − α)·norm(max(0, p − q)),  α = {alpha_text}")
+    fig.update_xaxes(type="category", tickangle=-45 if len(labels) > 12 else 0)
+    return fig
+
+
+def verdict_box(title: str, counts: torch.Tensor, probs: torch.Tensor) -> exactness.ChiSquareResult:
+    """Run the chi-square test and show its plain-language verdict in a coloured box."""
+    result = exactness.chi_square_test(counts, probs)
+    text = _(RULE_BOX, label=title, text=result.verdict)
+    if result.impossible or result.p_value < 1e-3:
+        st.error(text, icon=":material/cancel:")
+    elif result.dof == 0:
+        st.info(text, icon=":material/info:")
+    elif result.p_value < 1e-2:
+        st.warning(text, icon=":material/warning:")
+    else:
+        st.success(text, icon=":material/check_circle:")
+    return result
+
+
+def render_samples(result: LabResult, rule_label: str, drift: float | None) -> None:
+    """The two verdicts, the numbers behind them, the histogram and the TV-vs-N curve."""
+    size = result.exact_probs.shape[0]
+    spec_counts = torch.bincount(result.speculative, minlength=size)
+    plain_counts = torch.bincount(result.target_only, minlength=size)
+    v1, v2 = st.columns(2)
+    with v1:
+        spec_test = verdict_box(_("Speculative, {rule}", rule=rule_label), spec_counts, result.exact_probs)
+    with v2:
+        verdict_box(_("Target-only decoding"), plain_counts, result.exact_probs)
+    m1, m2, m3 = st.columns(3)
+    m1.metric(_("Chi-square p-value (speculative)"), significant(spec_test.p_value, 3),
+              help=_("How often chance alone would produce a gap at least this large if the samples came from p."))
+    m2.metric(_("TV distance to p (speculative)"),
+              number(exactness.tv_distance(spec_counts, result.exact_probs), 4))
+    m3.metric(_("TV distance to p (target-only)"),
+              number(exactness.tv_distance(plain_counts, result.exact_probs), 4))
+    h1, h2 = st.columns(2)
+    show(histogram_figure(result, rule_label), "exact_histogram", h1)
+    show(tv_figure(result, drift), "exact_tv", h2)
+    h2.caption(_("Exact sampling gets closer like 1/√N (the dashed line); a lossy rule levels off at its drift."))
+
+
+def render_rule_economics(rule: exactness.Rule, dists: StepDistributions, k: int, c: float) -> None:
+    """How far the rule drifts from p at this prompt, and the speed its acceptance probability α would buy."""
+    p, q = dists.target_probs, dists.draft_probs
+    dist, rule_alpha = exactness.one_step_distribution(rule, p, q)
+    exact_alpha = float(torch.minimum(p.double(), q.double()).sum())
+    speedup = theory.expected_speedup(min(1.0, rule_alpha), k, c)
+    b1, b2, b3 = st.columns(3)
+    b1.metric(_("Drift from p (exact, one step)"), number(exactness.tv_distance(dist, p), 4),
+              help=_("TV distance between what this rule emits and p, from its closed form at this prompt."))
+    b2.metric(_("Acceptance probability α"), number(rule_alpha, 3),
+              delta=_("{delta} vs exact rule", delta=signed(rule_alpha - exact_alpha, 3)),
+              delta_color="off", help=_("This rule's α: the chance one draft x ~ q is kept (the exact rule's is "
+                                        "Σ min(p, q)). Not the measured accepted / drafted."))
+    gain = speedup - theory.expected_speedup(exact_alpha, k, c)
+    b3.metric(_("Speedup at K = {k}, c = {c}", k=k, c=number(c, 2)), times(speedup),
+              delta=_("{delta} vs exact rule", delta=signed(gain, 2) + "×"), delta_color="off")
+    st.dataframe(rules_frame(p, q, k, c), hide_index=True, key="exact_rules_table")
+    caption = _("Every rule at this prompt, from its closed form. Speedups use the i.i.d. formula of the Theory "
+                "explorer with each rule's chance of keeping a draft (its α): a lossy rule buys speed with drift.")
+    st.caption(f"{caption} {dists.note}" if dists.note else caption)
+
+
+def rules_frame(p: torch.Tensor, q: torch.Tensor, k: int, c: float) -> pd.DataFrame:
+    """`lab.rules_table` for the reader: rule names and column headers in their language."""
+    labels = {rule.label: _(rule.label) for rule in exactness.RULES.values()}
+    frame = pd.DataFrame(rules_table(p, q, k, c))
+    frame["rule"] = frame["rule"].map(labels)
+    return frame.rename(columns={name: _(shown) for name, shown in TABLE_COLUMNS.items()})
+
+
+def render_decomposition(dists: StepDistributions, session_trace: object) -> None:
+    """α and the stacked bars p = min(p, q) + (1 − α)·norm(max(0, p − q)), for p and q at the prompt, one drafted
+    position of the session's trace, or one of an example trace."""
+    sources = ["prompt"]
+    if isinstance(session_trace, Trace) and session_trace.num_drafted:
+        sources.append("session")
+    examples = list_examples()
+    if examples:
+        sources.append("example")
+    source = st.radio(_("Distributions from"), sources, horizontal=True, key="exact_source",
+                      format_func=lambda s: _(SOURCES[s]))
+    try:
+        if source == "prompt":
+            p, q = dists.target_probs, dists.draft_probs
+            ids = top_for_bars(p, q)
+            names = labels(dists.texts, dists.token_ids)
+            bar_labels = [names[i] for i in ids] + [_(OTHERS)]
+            full = exactness.decompose_step(p, q)
+            decomposition = exactness.StepDecomposition(full.alpha, bucket(full.accepted, ids),
+                                                        bucket(full.recovered, ids))
+            draft_probs = bucket(q.double(), ids)
+            alpha_text, note = number(full.alpha, 3), dists.note
+        else:
+            if source == "session":
+                trace = session_trace
+            else:
+                titles = {e.name: getattr(e, "shown_title", e.title) for e in examples}
+                name = st.selectbox(_("Example"), list(titles), key="exact_example", format_func=titles.get)
+                trace = load_example(name)[0]
+            tested = [(s.index, d.position) for s in trace.steps for d in s.decisions]
+            if not tested:
+                raise ValueError(_("This trace drafted nothing, so it has no step to take apart."))
+            choice = st.selectbox(_("Drafted position"), range(len(tested)), key=f"exact_position_{source}",
+                                  format_func=lambda i: _("step {step}, draft {draft}", step=tested[i][0] + 1,
+                                                          draft=tested[i][1] + 1))
+            decision = trace.steps[tested[choice][0]].decisions[tested[choice][1]]
+            recorded = exactness.recorded_step(decision)
+            bar_labels = [label(t, i) for t, i in zip(recorded.texts, recorded.token_ids)] + [_(OTHERS)]
+            draft_probs = recorded.draft_probs
+            decomposition = exactness.decompose_step(recorded.target_probs, draft_probs)
+            lower, upper = recorded.alpha_bounds
+            alpha_text = _("{lower} to {upper}", lower=number(lower, 3), upper=number(upper, 3))
+            note = _("From the trace's top-10 lists only: a token missing from a list shows 0 there, so α is known "
+                     "only within bounds. The drafted token was {token} (id {token_id}), kept with probability "
+                     "{accept}.", token=escape_text(decision.text), token_id=decision.token_id,
+                     accept=number(decision.accept_prob, 3))
+    except ValueError as exc:
+        st.error(str(exc))
+        return
+    d1, d2 = st.columns([1, 3])
+    d1.metric(_("α = Σ min(p, q)"), alpha_text, help=_("The chance that a draft x ~ q is accepted; 1 − TV(p, q)."))
+    d1.markdown(_("Green: the part of p delivered by **accepted** drafts, min(p, q). Purple: the part delivered by "
+                  "**recovered** tokens after a rejection, which happens with probability 1 − α and then samples "
+                  "norm(max(0, p − q)). Together they are exactly p; orange diamonds show q."))
+    if note:
+        d1.caption(note)
+    show(decomposition_figure(bar_labels, decomposition, draft_probs, alpha_text), "exact_decomposition", d2)
+
+
+# ---- greedy: the target's own text, in float32 and in bfloat16 ------------------------------------------------------
+
+GREEDY_DTYPES = {"float32": N_("float32 (exact)"), "bfloat16": N_("bfloat16 (this CPU's default: up to numerics)")}
+GREEDY_TOKENS = 48
+
+
+def render_greedy_identity(pair_name: str, prompt: str) -> None:
+    """Speculative and target-only decoding of the prompt at temperature 0, in the dtype the reader picks, and where
+    (and why) their texts part: the exact rule gives the target's own greedy text, float32 shows it token for token,
+    bfloat16 only up to numerics."""
+    from specviz.labs.bench.quoted import greedy_identity_counts
+    from specviz.runs.running import with_dtype
+    from specviz.ui.common.greedy_compare import explain
+    from specviz.ui.common.runs import run_autoregressive, run_speculative, start_live_run
+    from specviz.ui.common.tokens import output_html
+
+    st.caption(_("At temperature 0 the exact rule keeps the target's most likely token, so speculative decoding must "
+                 "write the target's own greedy text. In float32 it does, token for token. In bfloat16 the verify pass "
+                 "over K + 1 tokens rounds differently from a one-token pass, a near-tie between the target's two best "
+                 "tokens can flip, and every token after it differs: lossless only up to numerics. The committed "
+                 "check matched on {fp32} held-out prompts in float32 and {bf16} in bfloat16.", **greedy_identity_counts()))
+    c1, c2 = st.columns([2, 1])
+    dtype = c1.radio(_("Numbers in"), list(GREEDY_DTYPES), horizontal=True, key="exact_greedy_dtype",
+                     format_func=lambda d: _(GREEDY_DTYPES[d]))
+    spec = RunSpec(pair=with_dtype(pair_name, dtype), prompt=prompt, temperature=0.0, max_new_tokens=GREEDY_TOKENS)
+    if c2.button(_("Run both, greedy"), key="exact_greedy_run", type="primary"):
+        try:
+            start_live_run(spec)
+        except ValueError as exc:
+            st.warning(escape_markdown(str(exc)))
+            return
+        st.session_state["exact_greedy_spec"] = spec
+    if st.session_state.get("exact_greedy_spec") != spec:
+        return
+    try:
+        speculative, base = run_speculative(spec), run_autoregressive(spec)
+    except ValueError as exc:
+        st.error(escape_markdown(str(exc)))
+        return
+    st.markdown(explain(speculative, base))
+    left, right = st.columns(2)
+    left.markdown(_("**Speculative** ({n} tokens)", n=speculative.num_tokens))
+    left.html(output_html(speculative))
+    right.markdown(_("**Target only** ({n} tokens)", n=base.num_tokens))
+    right.html(output_html(base))

@@ -1,0 +1,1 @@
+"""The Learn page's Streamlit code: its inputs, renderers and state."""

@@ -1,0 +1,109 @@
+"""The guided path's questions: each lesson's two or three checks (graded one by one, a wrong one tried again) and
+the six-question exit ticket, with its score and the lessons to revisit. Asked and graded with the Quiz's own pieces
+(`specviz.ui.quiz.view`, `specviz.teach.quiz.QuizRun`); which questions is `specviz.teach.learn`'s data."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from specviz.core.i18n import N_, _
+from specviz.teach.learn import Lesson, Progress, check_questions, exit_ticket, lessons_to_revisit
+from specviz.teach.quiz import Bank, QuizRun
+from specviz.ui.learn import progress as learn_progress
+from specviz.ui.quiz import view as quiz_view
+
+TEXT = {  # English messages, translated with `_()` where they are shown
+    "check_header": N_("**Question {number} of {total}**"),
+    "check_button": N_("Check"),
+    "again_button": N_("Try again"),
+    "ticket_title": N_("Exit ticket"),
+    "ticket_intro": N_("Six questions, one for each of the questions people ask most about speculative decoding. "
+                    "Answer them all, then grade them together."),
+    "score": N_("Your score"),
+    "all_right": N_("All six right: you have the whole idea. The Quiz has more questions on every concept."),
+    "revisit": N_("Worth another look: the lessons that teach what you missed."),
+    "revisit_button": N_("Lesson {number}: {title}"),
+    "again": N_("Take the exit ticket again"),
+    "quiz_link": N_("Quiz yourself on the concepts you have met"),
+    "mastered": N_("Lesson mastered: every check answered right."),
+    "attempted": N_("Attempted: {right} of {total} checks right so far. A lesson is mastered when all are right; "
+                    "try the others again."),
+}
+
+
+def _try_again(run: QuizRun, question_id: str) -> None:
+    """Forget a wrong answer so the learner can answer again (the lesson stays done if it was)."""
+    run.grades.pop(question_id, None)
+    run.answers.pop(question_id, None)
+    tries = st.session_state.setdefault("learn_tries", {})
+    tries[question_id] = tries.get(question_id, 0) + 1
+
+
+def checks(bank: Bank, lesson: Lesson) -> None:
+    """The lesson's questions, each with its own Check button; every answer marks the lesson attempted, all of
+    them right marks it mastered. A line under them says which."""
+    runs = st.session_state.setdefault("learn_checks", {})
+    run: QuizRun = runs.setdefault(lesson.number, QuizRun(check_questions(bank, lesson), seed=0))
+    if run.questions != check_questions(bank, lesson):  # the learner switched language: the same questions, theirs
+        run = runs[lesson.number] = run.relabeled(bank.by_id())
+    for number, question in enumerate(run.questions, start=1):
+        with st.container(border=True):
+            st.markdown(_(TEXT["check_header"], number=number, total=len(run.questions)))
+            st.markdown(question.prompt)
+            result = run.grades.get(question.id)
+            tries = st.session_state.setdefault("learn_tries", {}).get(question.id, 0)
+            key = f"learn_q{lesson.number}_{question.id}" + (f"_{tries}" if tries else "")  # a new box per try
+            answer = quiz_view.answer_widget(question, run.seed, key, disabled=result is not None,
+                                             graded=run.answers.get(question.id) if result is not None else None)
+            if result is not None:
+                quiz_view.feedback(question, result)
+                if not result.correct:
+                    st.button(_(TEXT["again_button"]), key=f"{key}_again", on_click=_try_again, args=(run, question.id))
+            elif st.button(_(TEXT["check_button"]), key=f"{key}_check"):
+                if quiz_view.is_blank(answer):
+                    st.warning(_(quiz_view.TEXT["give_answer"]))
+                else:
+                    run.submit(question, answer)
+                    right = sum(g.correct for g in run.grades.values())
+                    learn_progress.checked(lesson.number, right == len(run.questions))
+                    st.rerun()
+    status(run)
+
+
+def status(run: QuizRun) -> None:
+    """Mastered, or how many checks are right so far (nothing before the first answer)."""
+    right = sum(g.correct for g in run.grades.values())
+    if not run.grades:
+        return
+    if right == len(run.questions):
+        st.success(_(TEXT["mastered"]))
+    else:
+        st.caption(_(TEXT["attempted"], right=right, total=len(run.questions)))
+
+
+def ticket(bank: Bank, progress: Progress) -> None:
+    """The exit ticket as one sheet; once graded, the score and a button back to each lesson that teaches a miss."""
+    st.subheader(_(TEXT["ticket_title"]), anchor="exit-ticket")
+    st.markdown(_(TEXT["ticket_intro"]))
+    if "learn_ticket" not in st.session_state:
+        st.session_state["learn_ticket"] = QuizRun(exit_ticket(bank), seed=0)
+        st.session_state["learn_ticket_round"] = st.session_state.get("learn_ticket_round", 0) + 1
+    run: QuizRun = st.session_state["learn_ticket"]
+    if run.questions != exit_ticket(bank):  # the learner switched language
+        run = st.session_state["learn_ticket"] = run.relabeled(bank.by_id())
+    quiz_view.sheet(run, bank, f"learn_ticket{st.session_state['learn_ticket_round']}")
+    if not run.grades:
+        return
+    st.metric(_(TEXT["score"]), f"{run.n_correct} / {len(run.questions)}")
+    missed = [q for q in run.questions if not run.grades[q.id].correct]
+    if not missed:
+        st.success(_(TEXT["all_right"]))
+    else:
+        st.markdown(_(TEXT["revisit"]))
+        for lesson in lessons_to_revisit(missed):
+            st.button(_(TEXT["revisit_button"], number=lesson.number, title=lesson.shown_title()),
+                      key=f"learn_revisit_{lesson.number}", on_click=learn_progress.go, args=(lesson.number,))
+    if st.button(_(TEXT["again"]), key="learn_ticket_again"):
+        del st.session_state["learn_ticket"]
+        st.rerun()
+    learn_progress.link("pages/quiz.py", _(TEXT["quiz_link"]), ":material/quiz:", progress.to_params())

@@ -1,0 +1,175 @@
+"""The guided path's live widgets over formulas: bandwidth and tokens per second (lesson 1, the quiz's
+`FORMULAS`), the accept rule's coin flip (lesson 3, drawn by the Playground's own strip), and the closed forms of
+`specviz.engine.theory` for the speedup, the best K, a tree of candidates next to a line of drafts (with the Proposers
+page's tree diagram) and the verify cost (lessons 6, 7, 9, 10). The recorded-run interactions are in
+`specviz.ui.learn.runs`.
+
+Every widget opens on values other than those its lesson's check questions ask about, so the check is not answered
+on the screen above it (tests/test_learn_page.py holds them to that).
+
+`WIDGETS` maps a lesson's `interaction` name (specviz.teach.learn) to the function that draws it; widget keys start with
+`learn_`; every sentence is in `TEXT` with named placeholders.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import plotly.graph_objects as go
+import streamlit as st
+
+from specviz.core.i18n import N_, _, number, times
+from specviz.engine import theory
+from specviz.engine.trace import Decision
+from specviz.teach.learn import Lesson
+from specviz.teach.quiz import FORMULAS
+from specviz.ui.common.charts import show
+from specviz.ui.common.step_figures import accept_strip_figure
+from specviz.ui.proposers import view as proposers_view
+
+TEXT = {  # English messages, translated with `_()` where they are shown
+    "params": N_("Parameters (billions)"),
+    "bytes": N_("Bytes per parameter"),
+    "bytes_names": {4: N_("4 (fp32)"), 2: N_("2 (fp16)"), 1: N_("1 (8-bit)")},
+    "bandwidth": N_("Memory bandwidth (TB/s: terabytes per second)"),
+    "rate": N_("Tokens per second, at most"),
+    "rate_help": N_("Every token reads every weight once: bandwidth ÷ bytes of weights. The arithmetic is not "
+                    "counted."),
+    "read": N_("Each token reads {gb} GB of weights: at least {ms} ms per token, however fast the arithmetic. "
+               "SmolLM2-135M in fp32 on a laptop (about 0.05 TB/s) is near the left end; a 7-billion model on a "
+               "2 TB/s GPU near the middle."),
+    "p": N_("p(x): the target's probability"),
+    "q": N_("q(x): the draft's probability"),
+    "u": N_("u: the uniform draw"),
+    "rule_kept": N_("min(1, p/q) = {a}, and u = {u} < {a}: x is **kept** ✓."),
+    "rule_dropped": N_("min(1, p/q) = {a}, and u = {u} ≥ {a}: x is **rejected** ✗."),
+    "alpha": N_("α (acceptance probability)"),
+    "k": N_("K (drafts per step)"),
+    "c": N_("c (draft cost / target cost)"),
+    "tokens": N_("Expected tokens per step"),
+    "speedup": N_("Expected speedup"),
+    "spread_title": N_("How many tokens a step emits"),
+    "spread_x": N_("tokens emitted in one step"),
+    "spread_y": N_("chance"),
+    "best_title": N_("Speedup against K (α = {alpha}, c = {c})"),
+    "best": N_("Best K here: {k}, for a {s} expected speedup."),
+    "best_none": N_("Best K here: 0. With this α and c no draft pays for itself: do not speculate."),
+    "width": N_("Candidates per position (tree width)"),
+    "depth": N_("Positions ahead (depth)"),
+    "tree_alpha": N_("α of one candidate"),
+    "chain": N_("One line of drafts"),
+    "tree": N_("A tree"),
+    "tree_nodes": N_("{nodes} nodes to score in one pass"),
+    "tree_note": N_("A simplification: each candidate is kept with chance α, independently, so a position is kept "
+                    "with chance 1 − (1 − α)^width. Real candidates are correlated, so the gain is smaller."),
+    "v": N_("v (cost of the verify pass, in one-token target passes)"),
+    "limits_title": N_("Speedup against the verify cost v (α = {alpha}, K = {k}, c = {c})"),
+    "break_even": N_("break-even"),
+    "limits_now": N_("At v = {v}: {s} ({verdict}). Speculation stops paying at v = {v0}."),
+    "faster": N_("faster than the target alone"),
+    "slower": N_("slower than the target alone"),
+}
+
+
+def _chart(fig: go.Figure, key: str, title: str, x: str, y: str) -> None:
+    fig.update_layout(title=title, height=280, margin=dict(l=10, r=10, t=40, b=10), xaxis_title=x, yaxis_title=y,
+                      showlegend=False)
+    show(fig, key)
+
+
+def bandwidth(lesson: Lesson) -> None:
+    left, middle, right = st.columns(3)
+    params = left.select_slider(_(TEXT["params"]), [0.135, 0.5, 1, 3, 7, 13, 70], value=13, key="learn_params",
+                                format_func=_decimal)
+    size = middle.radio(_(TEXT["bytes"]), [4, 2, 1], index=1, horizontal=True, key="learn_bytes",
+                        format_func=lambda b: _(TEXT["bytes_names"][b]))
+    bw = right.select_slider(_(TEXT["bandwidth"]), [0.05, 0.1, 0.5, 1.0, 2.0, 3.35, 4.8], value=3.35, key="learn_bw",
+                             format_func=_decimal)
+    rate = FORMULAS["decode_tokens_per_second"](params_billion=params, bytes_per_param=size, bandwidth_tb_s=bw)
+    st.metric(_(TEXT["rate"]), number(rate, 0), help=_(TEXT["rate_help"]))
+    st.caption(_(TEXT["read"], gb=number(params * size), ms=number(1000 / rate)))
+
+
+def rule(lesson: Lesson) -> None:
+    left, middle, right = st.columns(3)
+    p = left.slider(_(TEXT["p"]), 0.0, 1.0, 0.3, 0.01, key="learn_p")
+    q = middle.slider(_(TEXT["q"]), 0.01, 1.0, 0.6, 0.01, key="learn_q")
+    u = right.slider(_(TEXT["u"]), 0.0, 0.99, 0.7, 0.01, key="learn_u")
+    a = min(1.0, p / q)
+    d = Decision(0, 0, "x", q, p, p / q, a, u, u < a, True)
+    show(accept_strip_figure(d), "learn_strip")
+    st.markdown(_(TEXT["rule_kept" if d.accepted else "rule_dropped"], a=number(a), u=number(u)))
+
+
+def _sliders(keys: tuple[str, ...]) -> dict[str, float]:
+    """α, K and c sliders, as many as asked for, in one row."""
+    specs = {"alpha": (_(TEXT["alpha"]), 0.0, 1.0, 0.7, 0.05), "k": (_(TEXT["k"]), 1, 10, 3, 1),
+             "c": (_(TEXT["c"]), 0.0, 0.5, 0.1, 0.01)}
+    columns = st.columns(len(keys))
+    return {name: col.slider(*specs[name], key=f"learn_{name}") for col, name in zip(columns, keys)}
+
+
+def speedup(lesson: Lesson) -> None:
+    v = _sliders(("alpha", "k", "c"))
+    left, right = st.columns(2)
+    left.metric(_(TEXT["tokens"]), number(theory.expected_tokens_per_step(v["alpha"], v["k"])))
+    right.metric(_(TEXT["speedup"]), times(theory.expected_speedup(v["alpha"], v["k"], v["c"])))
+    chances = theory.tokens_per_step_distribution(v["alpha"], v["k"])
+    fig = go.Figure(go.Bar(x=list(range(1, len(chances) + 1)), y=chances, marker_color="#0072B2"))
+    _chart(fig, "learn_spread", _(TEXT["spread_title"]), _(TEXT["spread_x"]), _(TEXT["spread_y"]))
+
+
+def choosing_k(lesson: Lesson) -> None:
+    v = _sliders(("alpha", "c"))
+    ks = list(range(0, 17))
+    values = [theory.expected_speedup(v["alpha"], k, v["c"]) for k in ks]
+    best = theory.optimal_k(v["alpha"], v["c"])
+    fig = go.Figure(go.Scatter(x=ks, y=values, mode="lines+markers", line=dict(color="#0072B2")))
+    fig.add_scatter(x=[best], y=[values[best]], mode="markers", marker=dict(size=16, color="#009E73",
+                                                                            symbol="star"))
+    _chart(fig, "learn_best_k", _(TEXT["best_title"], alpha=number(v["alpha"]), c=number(v["c"])), "K",
+           _(TEXT["speedup"]))
+    st.markdown(_(TEXT["best"], k=best, s=times(values[best])) if best else _(TEXT["best_none"]))
+
+
+def trees(lesson: Lesson) -> None:
+    st.graphviz_chart(proposers_view.tree_dot(), width="content")
+    left, middle, right = st.columns(3)
+    alpha = left.slider(_(TEXT["tree_alpha"]), 0.05, 0.95, 0.6, 0.05, key="learn_tree_alpha")
+    width = middle.slider(_(TEXT["width"]), 1, 4, 2, key="learn_tree_width")
+    depth = right.slider(_(TEXT["depth"]), 1, 6, 4, key="learn_tree_depth")
+    level = 1 - (1 - alpha) ** width
+    chain, tree = st.columns(2)
+    chain.metric(_(TEXT["chain"]), number(theory.expected_tokens_per_step(alpha, depth)), help=_(TEXT["tokens"]))
+    chain.caption(_(TEXT["tree_nodes"], nodes=depth))
+    tree.metric(_(TEXT["tree"]), number(theory.expected_tokens_per_step(level, depth)), help=_(TEXT["tokens"]))
+    tree.caption(_(TEXT["tree_nodes"], nodes=sum(width ** i for i in range(1, depth + 1))))
+    st.caption(_(TEXT["tree_note"]))
+
+
+def limits(lesson: Lesson) -> None:
+    v = _sliders(("alpha", "k", "c"))
+    cost = st.slider(_(TEXT["v"]), 1.0, 6.0, 2.5, 0.1, key="learn_v")
+    costs = [1 + i / 10 for i in range(51)]
+    values = [theory.speedup_with_verify_cost(v["alpha"], v["k"], v["c"], x) for x in costs]
+    fig = go.Figure(go.Scatter(x=costs, y=values, mode="lines", line=dict(color="#0072B2")))
+    fig.add_hline(y=1.0, line=dict(color="#C62828", dash="dash"), annotation_text=_(TEXT["break_even"]))
+    now = theory.speedup_with_verify_cost(v["alpha"], v["k"], v["c"], cost)
+    fig.add_scatter(x=[cost], y=[now], mode="markers", marker=dict(size=14, color="#E69F00"))
+    _chart(fig, "learn_limits", _(TEXT["limits_title"], alpha=number(v["alpha"]), k=v["k"], c=number(v["c"])), "v",
+           _(TEXT["speedup"]))
+    even = theory.expected_tokens_per_step(v["alpha"], v["k"]) - v["k"] * v["c"]
+    st.markdown(_(TEXT["limits_now"], v=number(cost, 1), s=times(now), v0=number(even),
+                  verdict=_(TEXT["faster"]) if now >= 1 else _(TEXT["slower"])))
+
+
+def _decimal(value: float) -> str:
+    """A slider's value as the reader writes it (0,135 in Portuguese), with no more digits than it has."""
+    digits = len(str(value).partition(".")[2])
+    return number(value, digits)
+
+
+WIDGETS: dict[str, Callable[[Lesson], None]] = {
+    "bandwidth": bandwidth, "rule": rule, "speedup": speedup, "choosing_k": choosing_k, "trees": trees,
+    "limits": limits,
+}

@@ -1,0 +1,1 @@
+"""The Models page's Streamlit code: its inputs, renderers and state."""

@@ -1,0 +1,361 @@
+"""Streamlit pieces of the Models page: the catalog table, a memory check against this machine, and the
+"pair by hand" form that validates and loads two local folders or Hub ids. The checks themselves live in
+specviz.models.loading; this module only gathers inputs and shows results, every error as one sentence. A pair loaded by
+hand goes into the one pair cache, `specviz.runs.runspec.PAIRS`, under its spec; the page records the spec with
+`state.set_custom_pair`, and the Playground finds both."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+import streamlit as st
+import torch
+from streamlit.errors import StreamlitAPIException
+
+from specviz.core.i18n import N_, _, get_language, number, percent
+from specviz.models.catalog import CatalogEntry, catalog_rows, load_catalog
+from specviz.models.loading import (DEFAULT_CONTEXT, Machine, ModelLoadError, detect_machine, estimate_entry, gb,
+                             pick_device, pick_dtype, plan_placement)
+from specviz.models.machine import SpeedEstimate, measure_bandwidth, speed_from_bandwidth, speed_from_reference
+from specviz.models.pairs import Pair, load_pair
+from specviz.runs.running import PAIRS
+from specviz.ui.common.accessibility import IDS_BOX
+from specviz.ui.common.escaping import escape_markdown
+from specviz.ui.models.access import ENABLE_ENV, ROOT_ENV, WebModelPolicy, not_loadable
+
+DEVICE_CHOICES = ("auto", "cpu", "cuda", "mps")
+DTYPE_CHOICES = ("auto", "float32", "bfloat16", "float16")
+
+
+@st.cache_resource(show_spinner=False)
+def _catalog(lang: str) -> dict[str, CatalogEntry]:  # the language too: a broken file's ValueError is a sentence
+    return load_catalog()
+
+
+def catalog() -> dict[str, CatalogEntry]:
+    """The bundled catalog; a broken file is one st.error sentence and an empty catalog."""
+    try:
+        return _catalog(get_language())
+    except ValueError as exc:
+        st.error(escape_markdown(exc))
+        return {}
+
+
+def machine_summary(machine: Machine) -> str:
+    """One line: the GPUs with free memory, MPS, available RAM, in the reader's language."""
+    parts = [_("{name} ({free} free of {total})", name=g.name, free=gb(g.free_bytes), total=gb(g.total_bytes))
+             for g in machine.gpus]
+    if machine.mps:
+        parts.append(_("Apple GPU (MPS, memory shared with the CPU)"))
+    parts.append(_("{amount} of RAM available", amount=gb(machine.ram_available_bytes)))
+    if machine.gpus or machine.mps:
+        return _("This machine: {parts}.", parts=", ".join(parts))
+    return _("This machine: {parts}, no GPU.", parts=", ".join(parts))
+
+
+# The catalog as four narrow tables, so that each fits a 390 px phone: the model ids (which cannot wrap at a space;
+# their cells may break anywhere there, `accessibility.IDS_BOX`), the sizes, where each pair runs, its licence. A
+# table still wider than the screen scrolls inside its own box; the page never scrolls sideways.
+ID_COLUMNS = ("name", "target", "draft")
+SIZE_COLUMNS = ("name", "params (B)", "bfloat16 GB", "float32 GB", "K")
+WHERE_COLUMNS = ("name", "device", "hardware")
+LICENCE_COLUMNS = ("name", "licence", "gated")
+# The tables' headers as a reader sees them (the columns keep their English names in catalog_rows).
+COLUMN_LABELS = {"name": N_("name"), "target": N_("target"), "draft": N_("draft"), "params (B)": N_("params (B)"),
+                 "device": N_("device"), "hardware": N_("hardware"), "licence": N_("licence"), "gated": N_("gated")}
+
+
+def _shown_table(rows: pd.DataFrame, columns: tuple[str, ...]) -> pd.DataFrame:
+    table = rows[list(columns)].set_index("name")
+    table.index.name = _(COLUMN_LABELS["name"])
+    return table.rename(columns=lambda c: _(COLUMN_LABELS[c]) if c in COLUMN_LABELS else c)
+
+
+def catalog_table(entries: dict[str, CatalogEntry]) -> None:
+    """The catalog as four narrow tables (ids, sizes, where each runs, licence; see ID_COLUMNS), so it fits a phone."""
+    if not entries:
+        return
+    rows = pd.DataFrame(catalog_rows(entries))
+    for column in ("bfloat16 GB", "float32 GB"):
+        rows[column] = rows[column].map(lambda gb_: number(gb_, 2))
+    rows["params (B)"] = [" + ".join(_three_digits(m.params_billion) for m in e.models) for e in entries.values()]
+    with st.container(key=IDS_BOX):
+        st.table(_shown_table(rows, ID_COLUMNS))
+    st.markdown(_("**Sizes, and the suggested K**"))
+    st.table(_shown_table(rows, SIZE_COLUMNS))
+    st.markdown(_("**Where each pair runs**"))
+    st.table(_shown_table(rows, WHERE_COLUMNS))
+    st.markdown(_("**Licence**"))
+    st.table(_shown_table(rows, LICENCE_COLUMNS))
+    st.caption(_("Memory = weights only, parameters x 4 bytes (float32) or x 2 bytes (bfloat16), GB = 10^9 bytes; "
+                 "the check below adds a KV cache of {context} tokens when it reads the models' configs. Gated "
+                 "repositories need you to accept the licence on the model's Hub page and `hf auth login`.",
+                 context=DEFAULT_CONTEXT))
+
+
+def _three_digits(x: float) -> str:
+    """Three significant digits, with the reader's decimal mark: 0.135, 1.71, 2.08e-05 (0,135 in Portuguese)."""
+    text = f"{x:.3g}"
+    return text.replace(".", ",") if get_language() == "pt" else text
+
+
+def memory_check(entries: dict[str, CatalogEntry], machine: Machine) -> None:
+    """Pick a catalog pair, a device and a dtype; see whether it fits here and where it would go."""
+    names = list(entries)
+    if not names:
+        return
+    left, mid, right = st.columns([2, 1, 1])
+    name = left.selectbox(_("Pair"), names, index=names.index("qwen2.5-0.5b-7b") if "qwen2.5-0.5b-7b" in names
+                          else 0, key="models_check_pair")
+    device_choice = mid.selectbox(_("Device"), DEVICE_CHOICES, key="models_check_device", format_func=_choice)
+    dtype_choice = right.selectbox(_("Dtype"), DTYPE_CHOICES, key="models_check_dtype", format_func=_choice)
+    entry = entries[name]
+    try:
+        device = pick_device(None if device_choice == "auto" else device_choice, machine)
+        dtype = pick_dtype(device, None if dtype_choice == "auto" else dtype_choice, machine)
+        estimate = estimate_entry(entry, dtype)
+        placement = plan_placement(estimate, machine, device)
+    except ModelLoadError as exc:
+        st.warning(escape_markdown(exc))
+        return
+    st.success(escape_markdown(_("{estimate}: it fits ({placement}). Suggested K = {k}; sized for {hardware}.",
+                                 estimate=estimate.sentence(), placement=placement.describe(), k=entry.k,
+                                 hardware=_(entry.hardware) if entry.hardware else "-")))
+    st.info(escape_markdown(speed_estimate(estimate.weights_bytes[0], device).sentence()))
+
+
+def _choice(value: str) -> str:
+    """A device or dtype option as shown: "auto" in the reader's words, the rest as torch names them."""
+    return _("auto") if value == "auto" else value
+
+
+@st.cache_resource(show_spinner=False)  # the caller's spinner speaks the reader's language; a cache's text is fixed
+def _bandwidth(device: str) -> float:
+    return measure_bandwidth(device)
+
+
+REFERENCE = ("default", "SmolLM2-135M", 135e6 * 4)  # pair name, how to call it, weight bytes (float32)
+
+
+def speed_estimate(target_bytes: int, device: torch.device) -> SpeedEstimate:
+    """How slow plain decoding with a target of `target_bytes` would be on `device` here: scaled from SmolLM2-135M's
+    quickest measured forward when a race has timed it on this device in this server, else the floor set by the
+    memory bandwidth, measured once per server process."""
+    from specviz.ui.race.live import quiet_forwards  # the race page records what it measured
+
+    name, shown, reference_bytes = REFERENCE
+    measured_ms = quiet_forwards().get((name, device.type))
+    if measured_ms:
+        return speed_from_reference(target_bytes, int(reference_bytes), measured_ms / 1000, shown)
+    with st.spinner(_("Measuring this machine's memory bandwidth...")):  # shown only while it measures (> 0.5 s)
+        bandwidth = _bandwidth(str(device))
+    return speed_from_bandwidth(target_bytes, bandwidth)
+
+
+@dataclass(frozen=True)
+class HandPair:
+    target: str
+    draft: str
+    device: str
+    dtype: str
+
+    @property
+    def spec(self) -> str:
+        return ",".join(x for x in (self.target.strip(), self.draft.strip()) if x)
+
+
+def hand_form(policy: WebModelPolicy) -> HandPair | None:
+    """The "pair by hand" form, if the operator allows it; the submitted values, or None before the button is
+    pressed. Remote code is never trusted from the browser."""
+    if not policy.enabled:
+        st.info(_("Loading models by hand is turned off on this server. Its operator can allow Hugging Face Hub ids "
+                  "with `{enable}=1`, and local folders inside one folder with `{root}=/path/to/models`. On your "
+                  "own machine, the command line loads any pair: `python -m specviz generate --pair TARGET,DRAFT`.",
+                  enable=ENABLE_ENV, root=ROOT_ENV))
+        return None
+    if policy.root:
+        target_label = _("Target: a Hugging Face Hub id or a folder inside the allowed models folder")
+        draft_label = _("Draft: a Hugging Face Hub id or a folder inside the allowed models folder (empty = "
+                        "self-drafting only)")
+    else:
+        target_label = _("Target: a Hugging Face Hub id")
+        draft_label = _("Draft: a Hugging Face Hub id (empty = self-drafting only)")
+    with st.form("models_hand_form"):
+        target = st.text_input(target_label, key="models_target", max_chars=300,
+                               placeholder="Qwen/Qwen2.5-1.5B-Instruct")
+        draft = st.text_input(draft_label, key="models_draft", max_chars=300,
+                              placeholder="Qwen/Qwen2.5-0.5B-Instruct")
+        left, right = st.columns(2)
+        device = left.selectbox(_("Device"), DEVICE_CHOICES, key="models_hand_device", format_func=_choice)
+        dtype = right.selectbox(_("Dtype"), DTYPE_CHOICES, key="models_hand_dtype", format_func=_choice)
+        submitted = st.form_submit_button(_("Check and load"), type="primary")
+    if not submitted:
+        return None
+    return HandPair(target, draft, device, dtype)
+
+
+_LOADED_WITH: dict[str, tuple[str, str]] = {}  # spec -> (device, dtype) it was loaded with
+_TYPED: dict[str, str] = {}  # spec as loaded (resolved folders) -> as the visitor typed it, for the screen
+
+
+def _load(spec: str, device: str, dtype: str, progress) -> Pair:
+    """Load a pair by hand into the one pair cache, or reuse it when the same spec is there with the same settings.
+    Never with remote code. Not st.cache_resource: the progress callback writes into a status box made outside the
+    function, which Streamlit's cache cannot replay."""
+    settings = (device, dtype)
+
+    def load(say=None) -> Pair:  # never remote code; a Hub id is never read as a folder of the working folder
+        return load_pair(spec, device=None if device == "auto" else device, dtype=None if dtype == "auto" else dtype,
+                         trust_remote_code=False, progress=say, relative_folders=False)
+
+    with PAIRS.turn(spec):  # one load at a time, and never under a running generation
+        pair = PAIRS.loaded(spec)
+        if pair is None or _LOADED_WITH.get(spec) != settings:
+            pair = load(progress)
+            PAIRS.put(spec, pair, reload=load)  # a later page that needs it again loads it the same way
+            _LOADED_WITH[spec] = settings
+    return pair
+
+
+def loaded_pair(spec: str) -> Pair | None:
+    """The pair loaded for `spec` (the value of `state.custom_pair()`), if it is still in memory."""
+    return PAIRS.loaded(spec)
+
+
+def load_hand_pair(hand: HandPair, policy: WebModelPolicy) -> Pair | None:
+    """Check the references against the operator's policy, then load the pair with download and load progress in a
+    status box; None (and one sentence, shown, not folded away) when it cannot work."""
+    refs = []
+    for typed_ref, what in [(hand.target, "target")] + ([(hand.draft, "draft")] if hand.draft.strip() else []):
+        try:
+            refs.append(policy.check(typed_ref, what))
+        except ValueError as exc:
+            st.error(escape_markdown(exc))
+            return None
+        except (OSError, RuntimeError):  # what the file system said about a typed path: the one sentence for any
+            st.error(escape_markdown(not_loadable(typed_ref)))
+            return None
+    typed = hand.spec  # what the visitor wrote: the only name the page shows (never a resolved server path)
+    hand = HandPair(refs[0], refs[1] if len(refs) > 1 else "", hand.device, hand.dtype)
+    _TYPED[hand.spec] = typed
+    with st.status(_("Checking and loading {pair}...", pair=escape_markdown(typed)), expanded=True) as status:
+        steps, current = [], status.empty()
+
+        def progress(message: str) -> None:  # a new step gets a line; ticks of the same download rewrite it
+            if steps and ":" in message and message.split(":")[0] == steps[-1].split(":")[0]:
+                steps[-1] = message
+            else:
+                steps.append(message)
+            current.markdown("  \n".join(escape_markdown(_hide_paths(m, hand.spec, typed)) for m in steps))
+            status.update(label=escape_markdown(_hide_paths(message, hand.spec, typed)))
+        problem = None
+        try:
+            pair = _load(hand.spec, hand.device, hand.dtype, progress)
+        except ValueError as exc:  # about a folder inside the allowed root, or a Hub id: no server path in it
+            problem = escape_markdown(_hide_paths(str(exc), hand.spec, typed))
+        except Exception as exc:  # noqa: BLE001 - a broken weight file or config: one sentence, no traceback, no path
+            problem = _("The models could not be loaded ({error}): their files are damaged or not a causal language "
+                        "model specviz can run.", error=type(exc).__name__)
+        if problem is None:
+            status.update(label=_("Loaded {pair}.", pair=escape_markdown(typed)), state="complete",
+                          expanded=False)
+        else:
+            status.update(label=_("This pair cannot be used: the reason is below."), state="error", expanded=False)
+    if problem is not None:  # outside the status box, which folds away: the reason is what the visitor needs
+        st.error(problem)
+        return None
+    return pair
+
+
+def _hide_paths(message: str, spec: str, typed: str) -> str:
+    """A progress line or an error with no server path in it: the resolved references written as the visitor
+    typed them, and the Hugging Face cache and the home folder named, not spelled out."""
+    for resolved, shown in zip(spec.split(","), typed.split(","), strict=False):
+        if resolved != shown:
+            message = message.replace(resolved, shown.strip())
+    from huggingface_hub import constants  # noqa: PLC0415 - already loaded by the time a pair loads
+
+    for path, name in ((str(constants.HF_HUB_CACHE), _("the Hugging Face cache")),
+                       (str(constants.HF_HOME), _("the Hugging Face folder")), (str(Path.home()), "~")):
+        if len(path) > 1:
+            message = message.replace(f"({path})", f"({name})").replace(path, name)
+    return message
+
+
+def show_loaded(pair: Pair) -> None:
+    """What was loaded, where, and how to use it next."""
+    info = pair.info
+    name = escape_markdown(_TYPED.get(pair.name, pair.name))
+    if pair.draft is not None:
+        line = (_("**{name}**: a separate draft model; chat template yes.", name=name) if pair.chat else
+                _("**{name}**: a separate draft model; chat template no.", name=name))
+    else:
+        line = (_("**{name}**: no separate draft (layer-skip or n-gram only); chat template yes.", name=name)
+                if pair.chat else
+                _("**{name}**: no separate draft (layer-skip or n-gram only); chat template no.", name=name))
+    lines = [line]
+    if info is not None:
+        lines.append(_("{estimate} (a KV cache of {context} tokens included); {placement}, {dtype}.",
+                       estimate=escape_markdown(info.estimate.sentence()), context=info.estimate.context,
+                       placement=escape_markdown(info.placement), dtype=escape_markdown(info.dtype)))
+    st.success("  \n".join(lines))
+    st.info(_("The pair is stored for this session: open the **Playground** to generate with it."))
+    try:
+        st.page_link("pages/playground.py", label=_("Open the Playground"), icon=":material/play_circle:")
+    except StreamlitAPIException:  # the page run on its own, outside the app's navigation
+        pass
+
+
+def current_machine() -> Machine:
+    return detect_machine()
+
+
+DRAFT_TITLES = {"eagle": N_("EAGLE-style feature drafter (the default's proposer)"),
+                "draft": N_("Separate draft model")}
+
+
+def trained_drafts() -> None:
+    """The drafts trained here for the offline target, each with its model card. The cards are English documents
+    written by `python -m specviz.distill cards`; in another language the page shows a summary of the card's
+    numbers (from specviz.json) and offers the English card as a download."""
+    from specviz.models.drafts import shipped_drafts
+    drafts = shipped_drafts()
+    if not drafts:
+        st.info(_("No trained drafts in assets/models: `python -m specviz.distill all` makes them."))
+        return
+    for d in drafts:
+        meta = d["meta"]
+        kind = _(DRAFT_TITLES[meta["kind"]]) if meta.get("kind") in DRAFT_TITLES else str(meta.get("kind"))
+        with st.expander(_("{kind}: {name} ({size} MB)", kind=kind, name=d["name"], size=number(d["megabytes"], 1))):
+            if get_language() == "en" or not d["card"]:
+                st.markdown(d["card"])
+                continue
+            st.markdown(card_summary(meta))
+            st.caption(_("The full model card (data, commands, learning curve and measurements) is written in "
+                         "English."))
+            st.download_button(_("Download the model card (English, Markdown)"), d["card"],
+                               file_name=f"{d['name']}-README.md", mime="text/markdown",
+                               key=f"models_card_{d['name']}")
+
+
+def card_summary(meta: dict) -> str:
+    """What a model card says in a few sentences, from its specviz.json, in the reader's language."""
+    training = meta.get("training", {})
+    values = {"target": meta.get("target", "?"), "steps": meta.get("steps", training.get("step", "?")),
+              "records": meta.get("train_records", "?"), "held_out": meta.get("held_out_records", "?")}
+    if meta.get("kind") == "eagle":
+        return _("An EAGLE-style feature drafter for {target}: one decoder layer that reads the target's last hidden "
+                 "state and the next token's embedding, predicts the target's next hidden state, and reads tokens "
+                 "off the target's own head, within a draft vocabulary of {vocab} tokens ({coverage} of the "
+                 "held-out answers' tokens). Trained for {steps} steps on {records} prompts answered by the target "
+                 "itself. On {held_out} held-out prompts its first guess is the target's token {acc1} of the time, "
+                 "its first two guesses are both right {acc12} of the time.",
+                 vocab=meta.get("draft_vocab_size", "?"), coverage=percent(meta.get("vocab_coverage", 0), 1),
+                 acc1=percent(training.get("acc1", 0), 1), acc12=percent(training.get("acc12", 0), 1), **values)
+    return _("A separate draft model for {target}: the target's embeddings and first {layers} layers (frozen copies), "
+             "one trained adapter layer and a trained final norm. Trained for {steps} steps on {records} prompts "
+             "answered by the target itself. On {held_out} held-out prompts its most likely next token is the "
+             "target's {agreement} of the time.", layers=meta.get("shallow_layers", "?"),
+             agreement=percent(training.get("agreement", 0), 1), **values)

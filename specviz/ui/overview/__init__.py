@@ -1,0 +1,1 @@
+"""The Overview page's Streamlit code: its inputs, renderers and state."""

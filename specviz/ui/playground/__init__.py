@@ -1,0 +1,1 @@
+"""The Playground page's Streamlit code: its inputs, renderers and state."""

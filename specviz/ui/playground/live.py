@@ -1,0 +1,260 @@
+"""The Playground's live run: the presets and settings form, the run itself, and its progress drawn step by step.
+
+A live run starts from a preset that shows the idea working (copying text with n-gram lookup, greedy: most drafts
+are kept), with the harder cases one click away (`PRESETS`), and is drawn step by step while it runs
+(`LiveProgress`); the page then lands on its finished text.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import streamlit as st
+
+from specviz.core.i18n import _, number
+from specviz.engine.kinds import Mode
+from specviz.engine.proposers import registry
+from specviz.engine.trace import Trace
+from specviz.runs.runspec import SETTINGS, WEB_MAX_NEW_TOKENS, RunSpec
+from specviz.ui.common import state as shared
+from specviz.ui.common.escaping import escape_label
+from specviz.ui.playground.settings import (
+    KEYS,
+    LIVE_DEFAULTS,
+    PAIR_LAYERS,
+    PAIRS,
+    PRESETS,
+    TEXT,
+    pair_proposers,
+    preset_expectation,
+    proposer_label,
+    proposer_note,
+)
+from specviz.ui.common.runs import cached_speculative, is_light, run_speculative, start_live_run
+from specviz.ui.playground.progress import LiveProgress
+
+LAND_AT_END = "playground_land_at_end"  # a new live run opens on its finished text (taken once by the page)
+SETTINGS_OPEN = "playground_settings_open"  # the live settings' expander (open until a run lands, then folded)
+_FOLD = "playground_fold_settings"  # fold the settings on the next run (a widget's state can't change after it is drawn)
+
+
+def available_pairs() -> dict[str, str]:
+    """The built-in pairs, plus the pair loaded by hand on the Models page in this session (if any): name -> label,
+    in the reader's language."""
+    custom = shared.custom_pair()
+    pairs = {name: _(label) for name, label in PAIRS.items()}
+    return {**pairs, custom: _("Your pair: {name}", name=escape_label(custom))} if custom else pairs
+
+
+def live_settings_form() -> tuple[RunSpec | str, bool]:
+    """The live-run inputs; returns the settings (or the sentence that says why they cannot run) and whether Run
+    was pressed."""
+    state = st.session_state
+    preset_buttons()
+    kept_prompt_note()
+    st.text_area(_("Prompt"), key=KEYS["prompt"], height=90,
+                 help=_("Your text. With the chat template on, it is sent as a user message to the instruct model."))
+    c1, c2, c3 = st.columns(3)
+    pairs = available_pairs()
+    if state.get(KEYS["pair"]) not in pairs:
+        state[KEYS["pair"]] = LIVE_DEFAULTS.pair
+    pair = c1.selectbox(_("Models"), list(pairs), format_func=pairs.get, key=KEYS["pair"])
+    choices = pair_proposers(pair)
+    if state.get(KEYS["proposer"]) not in choices:
+        state[KEYS["proposer"]] = choices[0]
+    c2.selectbox(_("Who drafts"), choices, format_func=lambda name: _(proposer_label(name)), key=KEYS["proposer"],
+                 help=_("EAGLE: one small trained layer that drafts from the target's own hidden states. "
+                        "Draft model: a small separate model (for SmolLM2: its first 3 layers + 1 trained layer). "
+                        "N-gram: copy what followed the same words earlier. "
+                        "Layer-skip: the target's own first layers (untrained for this, so it rarely agrees)."))
+    c3.slider(_("K: drafts per step"), *SETTINGS["k"].bounds, key=KEYS["k"])
+    note = proposer_note(state[KEYS["proposer"]])
+    if note:
+        st.caption(_(note))
+    if registry.takes(state[KEYS["proposer"]], "layers"):
+        layers_input(pair)
+    tree_inputs(state[KEYS["proposer"]])
+    c4, c5, c6, c7, c8 = st.columns(5)
+    c4.number_input(_("Temperature"), *SETTINGS["temperature"].bounds, step=0.1, format="%.2f",
+                    key=KEYS["temperature"], help=_("0 = greedy: always the most likely token."))
+    c5.number_input(_("Top-k (0 = off)"), *SETTINGS["top_k"].bounds, step=1, key=KEYS["top_k"])
+    c6.number_input(_("Top-p (1 = off)"), *SETTINGS["top_p"].bounds, step=0.05, format="%.2f", key=KEYS["top_p"])
+    c7.number_input(_("Seed"), *SETTINGS["seed"].bounds, step=1, key=KEYS["seed"], help=_("Same seed, same run."))
+    c8.number_input(_("Max new tokens"), SETTINGS["max_new_tokens"].lo, WEB_MAX_NEW_TOKENS, step=8,
+                    key=KEYS["max_new_tokens"])
+    decimals_caption(state[KEYS["temperature"]], state[KEYS["top_p"]])
+    st.toggle(_("Chat template"), key=KEYS["chat"], disabled=pair == "toy",
+              help=_("Wrap the prompt as a chat turn (the instruct model expects it). The toy pair has no "
+                     "template."))
+    run = st.button(_("Run"), type="primary", key="playground_run", icon=":material/play_arrow:")
+    return current_settings(), run
+
+
+def decimals_caption(temperature: float, top_p: float) -> None:
+    """Streamlit's number inputs write 0.70 in every language (their printf format has no locale): where the
+    reader's decimal sign is not a point, repeat their values the reader's way under them."""
+    if number(0.5, 1) != "0.5":
+        st.caption(_("The boxes above write decimals with a point: temperature {temperature}, top-p {top_p}.",
+                     temperature=number(temperature, 2), top_p=number(top_p, 2)))
+
+
+def open_settings() -> bool:
+    """Whether the live settings start open: yes, except on the run right after a new live run, which folds them so
+    that its result is near the top of the page."""
+    if st.session_state.pop(_FOLD, False):
+        st.session_state[SETTINGS_OPEN] = False
+    return True
+
+
+def preset_buttons() -> None:
+    """One button per preset, easiest first, each with what to expect on hover and below."""
+    st.markdown(_(TEXT["presets"]))
+    for col, (name, (label, _expect, _settings)) in zip(st.columns(len(PRESETS)), PRESETS.items()):
+        col.button(_(label), key=f"playground_preset_{name}", on_click=apply_preset, args=(name,),
+                   help=preset_expectation(name), width="stretch")
+    st.caption(" · ".join(f"{label.split(' · ')[0]}: {preset_expectation(name)}"
+                          for name, (label, _expect, _settings) in PRESETS.items()))
+
+
+PRESET_KEY = "playground_preset"  # session key: the preset pressed last (its figures are compared with the run)
+KEPT_PROMPT = "playground_kept_prompt"  # session key: the preset left the student's own prompt in place
+PRESET_PROMPTS = {settings["prompt"] for _label, _expect, settings in PRESETS.values()} | {LIVE_DEFAULTS.prompt}
+
+
+def apply_preset(name: str) -> None:
+    """Put a preset's settings into the widgets (default pair, seed 0; the other settings stay). A prompt the
+    student wrote stays (the page says so and offers the preset's); a preset's or an empty one is replaced."""
+    values = {"pair": "default", "seed": 0, **PRESETS[name][2]}
+    own = str(st.session_state.get(KEYS["prompt"]) or "").strip()
+    keep = bool(own) and own not in {p.strip() for p in PRESET_PROMPTS}
+    if keep:
+        values.pop("prompt")
+    st.session_state[KEPT_PROMPT] = keep
+    st.session_state[PRESET_KEY] = name
+    for setting, value in values.items():
+        st.session_state[KEYS[setting]] = value
+
+
+def use_preset_prompt() -> None:
+    name = st.session_state.get(PRESET_KEY)
+    if name in PRESETS:
+        st.session_state[KEYS["prompt"]] = PRESETS[name][2]["prompt"]
+    st.session_state[KEPT_PROMPT] = False
+
+
+def kept_prompt_note() -> None:
+    """After a preset that left the student's prompt in place: say so, and offer the preset's prompt."""
+    name = st.session_state.get(PRESET_KEY)
+    if not st.session_state.get(KEPT_PROMPT) or name not in PRESETS:
+        return
+    left, right = st.columns([3, 1])
+    left.info(_(TEXT["kept_prompt"], label=_(PRESETS[name][0])), icon=":material/edit_note:")
+    right.button(_(TEXT["use_preset_prompt"]), key="playground_use_preset_prompt", on_click=use_preset_prompt)
+
+
+def compare_with_preset(trace) -> None:
+    """Under a live run started from a preset: this run's figures next to the preset's measured ones, and why a
+    different prompt keeps fewer (nothing when the settings have left the preset's)."""
+    name = st.session_state.get(PRESET_KEY)
+    if name not in PRESETS or trace.mode != Mode.SPECULATIVE:
+        return
+    preset = PRESETS[name][2]
+    s = trace.settings
+    if s.get("proposer") != preset["proposer"] or float(s.get("temperature", -1)) != float(preset["temperature"]):
+        return
+    drafted = sum(step.n_drafted for step in trace.steps)
+    kept = sum(step.n_accepted for step in trace.steps)
+    text = _(TEXT["this_run"], kept=kept, drafted=drafted, per_pass=number(trace.mean_accepted_length),
+             label=_(PRESETS[name][0]), expected=preset_expectation(name))
+    if str(trace.meta.get("prompt", "")).strip() != preset["prompt"].strip():
+        text += " " + _(TEXT["other_prompt"])
+    st.caption(text)
+
+
+def layers_input(pair: str) -> None:
+    """How many of the target's layers the layer-skip draft keeps (0 = a quarter of them)."""
+    total = PAIR_LAYERS.get(pair)
+    top = total - 1 if total else SETTINGS["layers"].hi
+    if st.session_state.get(KEYS["layers"], 0) > top:
+        st.session_state[KEYS["layers"]] = 0
+    label = (_("Layers the self-draft keeps (0 = a quarter of {total})", total=total) if total else
+             _("Layers the self-draft keeps (0 = a quarter)"))
+    st.number_input(label, 0, top, step=1, key=KEYS["layers"],
+                    help=_("More layers: the draft agrees with the target more often, but each draft costs more."))
+
+
+def tree_inputs(proposer: str) -> None:
+    """Draft-tree nodes (0 = a chain of K) and children per node, in RunSpec's ranges and words."""
+    nodes, width = SETTINGS["tree_nodes"], SETTINGS["tree_width"]
+    c1, c2 = st.columns(2)
+    c1.number_input(_(nodes.label), *nodes.bounds, step=1, key=KEYS["tree_nodes"],
+                    help=_("A tree drafts several guesses per position (EAGLE-2) and the target checks them all in "
+                           "one forward; its depth is at most K."))
+    c2.number_input(_(width.label), *width.bounds, step=1, key=KEYS["tree_width"],
+                    disabled=not st.session_state.get(KEYS["tree_nodes"]))
+    if st.session_state.get(KEYS["tree_nodes"]) and not registry.can_branch(proposer):
+        st.caption(_(TEXT["no_branching"]))
+
+
+def current_settings() -> RunSpec | str:
+    """The live-run settings in the widgets now, or the sentence that says why they cannot run (an empty prompt)."""
+    s = st.session_state
+    try:
+        return RunSpec(
+            pair=s[KEYS["pair"]], proposer=s[KEYS["proposer"]], prompt=s[KEYS["prompt"]], chat=bool(s[KEYS["chat"]]),
+            k=int(s[KEYS["k"]]), max_new_tokens=int(s[KEYS["max_new_tokens"]]),
+            temperature=float(s[KEYS["temperature"]]), top_k=int(s[KEYS["top_k"]]), top_p=float(s[KEYS["top_p"]]),
+            seed=int(s[KEYS["seed"]]),
+            layers=(int(s[KEYS["layers"]]) or None) if registry.takes(s[KEYS["proposer"]], "layers") else None,
+            tree_nodes=int(s[KEYS["tree_nodes"]]), tree_width=int(s[KEYS["tree_width"]]),
+        )
+    except ValueError as exc:
+        return str(exc)
+
+
+def live_trace(settings: RunSpec | str, run: bool) -> tuple[Trace, str, RunSpec] | None:
+    """The live trace: run when Run was pressed (or a shared link asked for it), drawn step by step while it runs,
+    else the last one shown."""
+    state = st.session_state
+    autorun = state.pop("playground_autorun", False)
+    if autorun and not run and not isinstance(settings, str) and not (is_light(settings)
+                                                                      or cached_speculative(settings) is not None):
+        st.info(_(TEXT["link_waits"]))  # a link runs on open only what is instant or already computed
+        autorun = False
+    if run or autorun:
+        if isinstance(settings, str):
+            st.error(settings)
+            return None
+        progress = LiveProgress(settings)
+        try:
+            start_live_run(settings)
+            trace = run_speculative(settings, progress=progress)
+        except ValueError as exc:
+            st.error(str(exc))
+            return None
+        except Exception as exc:  # a model that cannot load or run here: one sentence, no traceback
+            st.error(_(TEXT["failed"], error=type(exc).__name__))
+            return None
+        finally:
+            progress.clear()
+        state["playground_live"] = (trace, settings)
+        state[LAND_AT_END] = run or state.get(LAND_AT_END, False)  # a shared link with a step opens on that step
+        state[_FOLD] = True
+        st.rerun()  # fold the settings: the answer lands near the top (the trace is cached now: instant)
+    if "playground_live" not in state:
+        st.info(_(TEXT["first_prompt"]))
+        return None
+    trace, shown = state["playground_live"]
+    if shown != settings:
+        st.caption(_(TEXT["changed"]))
+    return trace, "live:" + digest(repr(shown)), shown
+
+
+def take_landing() -> bool:
+    """True once after a new live run: the player opens on its finished text, not on step 0."""
+    return bool(st.session_state.pop(LAND_AT_END, False))
+
+
+def digest(data: str | bytes) -> str:
+    raw = data.encode() if isinstance(data, str) else data
+    return hashlib.sha1(raw).hexdigest()[:12]

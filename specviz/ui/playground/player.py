@@ -1,0 +1,216 @@
+"""The Playground's player: step / previous / play / run-to-end / reset over a trace, predict-then-reveal
+(specviz.ui.common.predict), and the view of the steps revealed so far. At the end it shows the finished text plainly
+next to the annotated one, with an invitation to step through from the start (a new live run opens there).
+
+State (page-prefixed): `playground_pos` = number of revealed steps (0..n) and `playground_playing`; the guesses are
+the `PREDICTOR`'s. The trace on screen is also `specviz.ui.common.state.current_trace()`, for other pages. The view runs
+inside a live fragment (`specviz.ui.common.frame.live_fragment`) that reruns itself every PLAY_SECONDS while playing, so
+playing never reruns the whole page, and a failure inside it is one sentence.
+"""
+
+from __future__ import annotations
+
+import re
+
+import streamlit as st
+
+from specviz.core.i18n import N_, _, ngettext
+from specviz.engine.kinds import StopReason
+from specviz.engine.trace import Trace
+from specviz.ui.classroom import ask as classroom_ask
+from specviz.ui.common import state
+from specviz.ui.common.accessibility import scroll_here_on_phone
+from specviz.ui.common.escaping import escape_markdown
+from specviz.ui.common.frame import live_fragment
+from specviz.ui.common.palette import legend_html
+from specviz.ui.common.predict import Predictor
+from specviz.ui.common.step_view import render_step
+from specviz.ui.common.tokens import answer_html, decision_chips, output_html
+
+PLAY_SECONDS = 1.6
+# the reason a trace stopped -> the end of the "Done" sentence (English messages: `_()` translates them when shown)
+STOPS = {StopReason.EOS: N_("the end-of-text token"), StopReason.MAX_NEW_TOKENS: N_("the token limit"),
+         StopReason.DEADLINE: N_("the time limit of a live run on this shared server")}
+SPECIAL = re.compile(r"<\|[^|<>]{1,40}\|>|</?s>")  # a tokenizer's control token, such as <|im_start|>
+
+# Every sentence of the player that a user reads, in one place (English messages with named placeholders: `_()`
+# translates them where they are shown).
+TEXT = {
+    "so_far": N_("**The output so far** · every token shows where it came from (hover for the numbers)"),
+    "so_far_note": N_("Drafts the target kept have no mark; a struck-through ✗ chip is a draft the target rejected, "
+                      "shown where it was tried, followed by the token that replaced it."),
+    "done": N_("Done: {tokens} tokens from {steps} target forward passes, where plain decoding needs one pass per "
+               "token ({tokens}). It stopped at {stop}."),
+    "answer": N_("**What the model wrote**"),
+    "annotated": N_("**How each token was made**"),
+    "annotated_note": N_("No mark: a draft the target kept. ✗ struck through: a draft it rejected, followed by ↻ "
+                         "its replacement. ★: a free extra token after all drafts were kept."),
+    "from_start": N_("Step through it from the start"),
+    "from_start_note": N_("Watch each step: what the draft guessed, which guesses the target kept, and why."),
+    "legend": N_("↻ recovered: the target's own replacement for a rejected draft · ★ bonus: one extra token when "
+                 "every draft was kept · • target: a token the target wrote alone, in a step where nothing was "
+                 "drafted · not reached: drafts after a rejection, never checked."),
+    "coming_up": N_("**Coming up: step {step}.** The proposer drafted:"),
+    "nothing_yet": N_("Nothing verified yet. Press **Next step** to watch the target check the first drafts, or "
+                      "**Play**."),
+}
+POS, PLAYING = "playground_pos", "playground_playing"
+PREDICTOR = Predictor("playground")
+_CLICKED, _TOGGLED, _TRACE_ID = "playground_clicked", "playground_play_toggled", "playground_trace_id"
+
+
+def select_trace(trace: Trace, trace_id: str, start_step: int = 0) -> None:
+    """Make `trace` the one on screen (and `state.current_trace()` for other pages); a new trace starts at
+    `start_step` (clipped to the trace), paused."""
+    state.set_current_trace(trace)
+    session = st.session_state
+    if session.get(_TRACE_ID) != trace_id:
+        session[_TRACE_ID] = trace_id
+        session[POS] = max(0, min(int(start_step), trace.num_steps))
+        session[PLAYING] = False
+
+
+def position() -> int:
+    return int(st.session_state.get(POS, 0))
+
+
+# ---- callbacks (they run before the rerun they cause) ---------------------------------------------------------
+
+
+def _go(n_steps: int, to: int) -> None:
+    st.session_state[POS] = max(0, min(to, n_steps))
+    st.session_state[_CLICKED] = True
+
+
+def _next(trace: Trace, trace_id: str) -> None:
+    pos = position()
+    if pos < trace.num_steps:
+        PREDICTOR.commit(trace_id, pos)
+    _go(trace.num_steps, pos + 1)
+
+
+def _toggle_play(n_steps: int) -> None:
+    session = st.session_state
+    session[PLAYING] = not session.get(PLAYING, False)
+    if session[PLAYING] and position() >= n_steps:  # play from the start when at the end
+        session[POS] = 0
+    session[_CLICKED] = True
+    session[_TOGGLED] = True
+
+
+def _slide(n_steps: int) -> None:
+    _go(n_steps, int(st.session_state["playground_slider"]))
+
+
+# ---- the player -----------------------------------------------------------------------------------------------
+
+
+def render_player(trace: Trace, trace_id: str, on_position=None) -> None:
+    """Controls, the growing output, predict-then-reveal and the revealed step, in a self-rerunning fragment.
+    `on_position(pos)` is called on every run of the fragment (the page uses it to keep the URL current)."""
+    playing = bool(st.session_state.get(PLAYING, False))
+
+    @live_fragment(run_every=PLAY_SECONDS if playing else None)  # in the session's language; a failure is a sentence
+    def player() -> None:
+        session = st.session_state
+        n = trace.num_steps
+        if session.pop(_TOGGLED, False):
+            st.rerun(scope="app")  # start or stop the timer: run_every is fixed when the fragment is defined
+        if session.get(PLAYING) and not session.pop(_CLICKED, False):
+            session[POS] = min(position() + 1, n)  # a tick of the timer
+        session.pop(_CLICKED, None)
+        pos = position()
+        if session.get(PLAYING) and pos >= n:
+            session[PLAYING] = False
+            st.rerun(scope="app")
+        if on_position is not None:
+            on_position(pos)
+        _controls(trace, trace_id, pos)
+        _view(trace, trace_id, pos)
+
+    player()
+
+
+def _controls(trace: Trace, trace_id: str, pos: int) -> None:
+    n = trace.num_steps
+    playing = bool(st.session_state.get(PLAYING, False))
+    # one row that wraps (a phone gets two short rows, not five full-width buttons above the output)
+    row = st.container(horizontal=True, gap="small")
+    row.button(_("Reset"), key="playground_reset", icon=":material/first_page:", on_click=_go, args=(n, 0),
+               disabled=pos == 0)
+    row.button(_("Previous"), key="playground_prev", icon=":material/chevron_left:", on_click=_go,
+               args=(n, pos - 1), disabled=pos == 0, shortcut="Left")
+    row.button(_("Next step"), key="playground_next", icon=":material/chevron_right:", type="primary",
+               on_click=_next, args=(trace, trace_id), disabled=pos >= n, shortcut="Right")
+    row.button(_("Pause") if playing else _("Play"), key="playground_play",
+               icon=":material/pause:" if playing else ":material/play_arrow:", on_click=_toggle_play, args=(n,))
+    row.button(_("Run to end"), key="playground_end", icon=":material/last_page:", on_click=_go, args=(n, n),
+               disabled=pos >= n)
+    counter, slider = st.columns([1, 4], vertical_alignment="center")
+    where = _("Step {pos} of {n}", pos=pos, n=n)
+    counter.markdown(f"<div style='font-size:1.5rem;font-weight:600'>{where}</div>", unsafe_allow_html=True)
+    if n > 0:
+        st.session_state["playground_slider"] = pos
+        slider.slider(_("Steps revealed"), 0, n, key="playground_slider", on_change=_slide, args=(n,),
+                      label_visibility="collapsed")
+
+
+def _view(trace: Trace, trace_id: str, pos: int) -> None:
+    n = trace.num_steps
+    if n and pos >= n:
+        _finished(trace, trace_id)
+    else:
+        left, right = st.columns([3, 2], gap="medium")
+        with left:
+            st.markdown(_(TEXT["so_far"]))
+            st.html(output_html(trace, pos, current=pos - 1))
+            st.caption(_(TEXT["so_far_note"]))
+        with right:
+            _coming_up(trace, trace_id, pos)
+            PREDICTOR.score(trace, trace_id)
+    st.html(legend_html())
+    st.caption(_(TEXT["legend"]))
+    if pos == 0:
+        st.info(_(TEXT["nothing_yet"]))
+        return
+    with st.container(border=True):
+        scroll_here_on_phone(f"playground-step-{pos}")  # the revealed step, not the buttons, fills the phone
+        PREDICTOR.outcome(trace, trace_id, pos - 1)
+        render_step(trace.steps[pos - 1], key="playground_step", stop=trace.stop_reason if pos == n else "")
+
+
+def _finished(trace: Trace, trace_id: str) -> None:
+    """The end of the trace: the text as plain reading next to the annotated one, and the way back to step 1."""
+    n = trace.num_steps
+    st.success(_(TEXT["done"], tokens=trace.num_tokens, steps=n,
+                 stop=_(STOPS.get(trace.stop_reason, STOPS["max_new_tokens"]))))
+    plain, annotated = st.columns(2, gap="medium")
+    with plain:
+        st.markdown(_(TEXT["answer"]))
+        st.html(answer_html(trace.output_text or "".join(t.text for s in trace.steps for t in s.emitted)))
+    with annotated:
+        st.markdown(_(TEXT["annotated"]))
+        st.html(output_html(trace, n))
+        st.caption(_(TEXT["annotated_note"]))
+    button, note = st.columns([2, 3], vertical_alignment="center")
+    button.button(_(TEXT["from_start"]), key="playground_from_start", type="primary", icon=":material/replay:",
+                  on_click=_go, args=(n, 0), width="stretch")
+    note.caption(_(TEXT["from_start_note"]))
+    PREDICTOR.score(trace, trace_id)
+
+
+def _coming_up(trace: Trace, trace_id: str, pos: int) -> None:
+    step = trace.steps[pos]
+    st.markdown(_(TEXT["coming_up"], step=pos + 1))
+    st.html(f"<div>{decision_chips(step, revealed=False, size='normal')}</div>")
+    special = sorted({d.text for d in step.decisions if SPECIAL.fullmatch(d.text.strip())})
+    if special:  # recorded before the engine stopped drafting them: say what they are
+        names = ", ".join(f"**{escape_markdown(t)}**" for t in special)
+        st.caption(ngettext("{tokens} is not a word but a control token of the chat template (it marks where a turn "
+                            "starts or ends); the target never writes it inside its answer.",
+                            "{tokens} are not words but control tokens of the chat template (they mark where a turn "
+                            "starts or ends); the target never writes them inside its answer.", len(special),
+                            tokens=names))
+    if not st.session_state.get(PLAYING):  # no time to guess while it plays
+        PREDICTOR.ask(trace, trace_id, pos)
+    classroom_ask.ask_buttons(trace, pos, key="playground")  # only for a teacher with a teacher-paced session open

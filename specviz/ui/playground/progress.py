@@ -1,0 +1,72 @@
+"""A live run drawn while it runs (`specviz.ui.common.runs.Progress`): the bar, the counts and the chips, step by step."""
+
+from __future__ import annotations
+
+import time
+
+import streamlit as st
+
+from specviz.core.i18n import _, ngettext, number
+from specviz.engine.generation import TokenTexts
+from specviz.engine.recording import StepOutcome
+from specviz.engine.trace import TokenKind
+from specviz.models.pairs import Pair
+from specviz.runs.runspec import RunSpec
+from specviz.ui.common.tokens import stream_html
+from specviz.ui.playground.settings import TEXT
+
+LIVE_REDRAW_SECONDS = 0.2  # the live view redraws at most this often (a toy run takes milliseconds per step)
+
+
+class LiveProgress:
+    """A live run drawn while it runs (`specviz.ui.common.runs.Progress`): a bar over the token budget with the step count,
+    the drafts kept and the seconds, and the output growing as chips, each step as soon as the target decided it.
+    Everything is drawn into one placeholder, cleared when the run ends (the player takes over)."""
+
+    def __init__(self, spec: RunSpec):
+        self.spec = spec
+        self.holder = st.empty()
+        self.texts: TokenTexts | None = None
+        self.groups: list[list[tuple[str, TokenKind]]] = []
+        self.tokens = self.drafted = self.kept = 0
+        self.start = self.drawn = 0.0
+        self.line = self.bar = self.text = None
+
+    def waiting(self, ahead: int) -> None:
+        self.holder.info(ngettext("Waiting for the model: {n} run is ahead of yours.",
+                                  "Waiting for the model: {n} runs are ahead of yours.", ahead))
+
+    def started(self, pair: Pair) -> None:
+        self.texts = TokenTexts(pair.tokenizer)
+        self.start = time.monotonic()
+        box = self.holder.container(border=True)
+        self.line, self.bar, self.text = box.empty(), box.empty(), box.empty()
+        self.line.markdown(_(TEXT["started"]))
+
+    def step(self, outcome: StepOutcome) -> None:
+        n_accepted = outcome.verdict.n_accepted
+        group = [(t.text, t.kind) for t in outcome.emitted[:n_accepted] if outcome.drafts]
+        if n_accepted < len(outcome.drafts) and len(outcome.emitted) > n_accepted:  # the rejected draft, struck
+            group.append((self.texts(outcome.drafts[n_accepted]) if self.texts else "", TokenKind.REJECTED))
+        group += [(t.text, t.kind) for t in (outcome.emitted[n_accepted:] if outcome.drafts else outcome.emitted)]
+        self.groups.append(group)
+        self.tokens += len(outcome.emitted)
+        self.drafted += len(outcome.drafts)
+        self.kept += n_accepted
+        now = time.monotonic()
+        if now - self.drawn >= LIVE_REDRAW_SECONDS or outcome.stop:
+            self.drawn = now
+            self.draw(now - self.start)
+
+    def draw(self, seconds: float) -> None:
+        if self.bar is None:
+            return
+        self.line.markdown(_(TEXT["running"]))
+        limit = self.spec.max_new_tokens
+        self.bar.progress(min(1.0, self.tokens / limit), text=_(
+            TEXT["progress"], steps=len(self.groups), tokens=self.tokens, limit=limit, kept=self.kept,
+            drafted=self.drafted, seconds=number(seconds, 0)))
+        self.text.html(stream_html(self.groups))
+
+    def clear(self) -> None:
+        self.holder.empty()

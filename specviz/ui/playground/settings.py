@@ -1,0 +1,253 @@
+"""The Playground's settings as plain data: the pairs and proposers it offers, the presets, the session-state keys,
+and the URL that shares a run.
+
+Settings are read from `st.query_params` on the first load (bad values fall back to defaults with one warning
+sentence) and written back whenever the shown trace changes, so a teacher can share the exact run:
+`?source=live&pair=toy&proposer=draft&k=4&temperature=1&seed=3`. Everything here is a plain function (tested
+without a browser); `playground_inputs` reads and writes the session state, `playground_live` draws the live form.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict
+from typing import Any
+
+from specviz.core import urlvalues
+from specviz.core.i18n import N_, _
+from specviz.engine.limits import PAIR_DRAFTERS
+from specviz.engine.proposers import registry
+from specviz.engine.trace import Trace
+from specviz.labs.bench import quoted
+from specviz.labs.examples import DEFAULT_EXAMPLE
+from specviz.models.catalog import recommended_for
+from specviz.runs.runspec import WEB_MAX_NEW_TOKENS, RunSpec
+
+# The labels below are English messages (marked with `N_`): the pages translate them with `_()` where they are shown.
+SOURCES = {"example": N_("Example trace (instant)"), "live": N_("Live run"), "upload": N_("Upload a trace")}
+PAIRS = {"default": N_("SmolLM2-135M-Instruct (real model)"), "toy": N_("Toy pair (tiny, instant)")}
+COPY_PROMPT = ("Copy this paragraph exactly, word for word:\n\nThe moon goes around the Earth about once a month. "
+               "It does not make its own light. We see it because it reflects light from the sun, and its shape "
+               "seems to change as it moves.")
+QUESTION_PROMPT = "Explain owls using an analogy."
+# The first live run shows the idea working: on the default pair, greedy n-gram lookup on this copying prompt keeps 23
+# of 28 drafts (3.9 tokens per target pass), measured with `python -m specviz generate --pair default --proposer ngram
+# --temperature 0 --k 4 --prompt "<COPY_PROMPT>"` (tests/test_playground.py checks it). The presets, measured the same
+# way with 48 new tokens: EAGLE greedy on QUESTION_PROMPT kept 23 of 71 (1.9 tokens per pass), EAGLE at T = 0.7 16-19
+# of about 90 (1.5-1.7), the untrained layer-skip draft at T = 0.7 1-2 of about 135 (1.0).
+LIVE_DEFAULTS = RunSpec(
+    pair="default", proposer="ngram", chat=True, k=4, max_new_tokens=48, temperature=0.0, seed=0, prompt=COPY_PROMPT,
+)
+def recommended_settings(pair: str) -> dict[str, int]:
+    """The pair's best measured draft shape (K, tree nodes, tree width) as Playground settings, by URL name."""
+    best = recommended_for(pair)
+    return {"k": best.k, "tree_nodes": best.tree_nodes, "tree_width": best.tree_width}
+
+
+# name -> (button label, what to expect, the settings it sets by URL name); each also sets pair "default", seed 0.
+# The prompts are the model's input and stay English (the models are English); the labels are messages. The chain
+# presets set tree_nodes 0, so a tree picked before does not stay on; the tree preset is the pair's recommended
+# shape (`recommended:` in assets/catalog.yaml, measured by `python -m specviz.scripts.tree_sweep`).
+CHAIN = {"tree_nodes": 0}
+PRESETS = {
+    "copy": (N_("1 · Copying text"), N_("n-gram lookup, greedy: most drafts are kept (measured on this prompt: 23 of "
+                                        "28, 3.9 tokens per target pass)"),
+             {"proposer": "ngram", "prompt": COPY_PROMPT, "k": 4, "temperature": 0.0, **CHAIN}),
+    "question": (N_("2 · A question"), N_("the trained EAGLE drafter, greedy: measured on this prompt 23 of 71 drafts "
+                                          "kept, 1.9 tokens per target pass; a prompt unlike its training data keeps "
+                                          "fewer"),
+                 {"proposer": "eagle", "prompt": QUESTION_PROMPT, "k": 3, "temperature": 0.0, **CHAIN}),
+    "sampling": (N_("3 · With sampling"), N_("the same at temperature 0.7: the drafter's guesses match less often "
+                                             "(measured: 16 to 19 of about 90 kept, 1.5 to 1.7 tokens per pass)"),
+                 {"proposer": "eagle", "prompt": QUESTION_PROMPT, "k": 3, "temperature": 0.7, **CHAIN}),
+    "untrained": (N_("4 · Untrained draft"), N_("a layer-skip draft nobody trained: almost every guess is rejected "
+                                                "(measured: 1 or 2 of about 135 kept, 1.0 token per pass)"),
+                  {"proposer": "layerskip", "prompt": QUESTION_PROMPT, "k": 3, "temperature": 0.7, "layers": 0,
+                   **CHAIN}),
+    "tree": (N_("5 · A draft tree"), N_("the same drafter proposing a tree of {nodes} candidates, the pair's "
+                                        "recommended shape: measured on {prompts} held-out prompts ({dtype}), {tree} "
+                                        "tokens per target pass against {chain} for a chain of K = {k}"),
+             {"proposer": "eagle", "prompt": QUESTION_PROMPT, "temperature": 0.0,
+              **recommended_settings("default")}),
+}
+# The committed benchmark the tree preset quotes (its recommended shape against a chain of the same K, held-out
+# prompts; assets/benchmarks/README.md has the command): a figure read from the file, never typed.
+TREE_PRESET_RUN = "default-cpu-bf16-tree"
+
+
+def preset_expectation(name: str) -> str:
+    """What a preset's button promises, in the reader's language, its measured figures filled in."""
+    return _(PRESETS[name][1], **preset_figures(name))
+
+
+def preset_figures(name: str) -> dict[str, str]:
+    """The placeholders of a preset's promise: for the tree preset, tokens per target pass of its shape and of the
+    chain, read from TREE_PRESET_RUN (a ValueError sentence when the committed run has no such row)."""
+    if name != "tree":
+        return {}
+    settings = PRESETS[name][2]
+    where = {"suite": "held-out", "k": settings["k"], "temperature": settings["temperature"]}
+    tree, prompts = quoted.tokens_per_pass(TREE_PRESET_RUN, settings["proposer"], tree_nodes=settings["tree_nodes"],
+                                           **where)
+    chain, _prompts = quoted.tokens_per_pass(TREE_PRESET_RUN, settings["proposer"], **where)
+    return {"nodes": str(settings["tree_nodes"]), "prompts": str(prompts), "dtype": tree.dtype,
+            "tree": tree.text(2), "chain": chain.text(2), "k": str(settings["k"])}
+# session-state key of each setting, and the URL name it is shared under (a RunSpec field, or the page's own)
+KEYS = {
+    "source": "playground_source", "example": "playground_example", "prompt": "playground_prompt",
+    "pair": "playground_pair", "proposer": "playground_proposer", "k": "playground_k",
+    "temperature": "playground_temperature", "top_k": "playground_top_k", "top_p": "playground_top_p",
+    "seed": "playground_seed", "max_new_tokens": "playground_max_new_tokens", "chat": "playground_chat",
+    "layers": "playground_layers", "tree_nodes": "playground_tree_nodes", "tree_width": "playground_tree_width",
+}
+PAIR_LAYERS = {"default": 30, "toy": 2}  # decoder layers of each built-in target (the layer-skip draft keeps fewer)
+STEP_PARAM = "step"
+
+# Every sentence of the live run that a user reads, in one place (English messages with named placeholders: `_()`
+# translates them where they are shown).
+TEXT = {
+    "settings": N_("Prompt and settings"),
+    "presets": N_("**Start from a preset.** The first shows the idea working; each next one is harder for the draft."),
+    "kept_prompt": N_("{label}: its settings are in, and your own prompt stays. The figures under the presets were "
+                      "measured on the preset's prompt."),
+    "use_preset_prompt": N_("Use the preset's prompt"),
+    "this_run": N_("This run: {kept} of {drafted} drafts kept, {per_pass} tokens per target pass. The preset "
+                   "{label} promised: {expected}."),
+    "other_prompt": N_("Your prompt is not the preset's: the drafter learned from short chat answers, so a prompt "
+                       "unlike them keeps fewer drafts."),
+    "started": N_("**Running:** the target checks each step's drafts as they come; the first tokens appear in a "
+                  "moment."),
+    "progress": N_("Step {steps} · {tokens} of at most {limit} tokens · {kept} of {drafted} drafts kept · "
+                   "{seconds} s"),
+    "running": N_("**Running:** each chip is a token as soon as the target decided it."),
+    "link_waits": N_("This link asks for a live run on the shared model: press **Run** to start it."),
+    "first_prompt": N_("Type a prompt, choose the settings and press **Run**. The first run loads the real model (a "
+                       "box counts the seconds: about a second once its weights were converted, half a minute or "
+                       "more for the very first load on a machine); the toy pair is instant."),
+    "changed": N_("The settings above changed since this run: press **Run** to see their effect."),
+    "failed": N_("The live run failed on this machine ({error}); the example traces still work."),
+    "no_branching": N_("N-gram lookup cannot branch, so it keeps drafting a chain of K: pick a model that drafts to "
+                       "see a tree."),
+}
+
+
+# ---- who drafts (the registry's proposers) -------------------------------------------------------------------
+
+
+def pair_proposers(pair: str) -> tuple[str, ...]:
+    """Proposers that work for a pair, best first (`specviz.engine.proposers.registry.offered`): a built-in pair's own
+    drafters first; a hand-made pair ("TARGET,DRAFT") drafts with its draft model when it has one.
+
+    >>> pair_proposers("toy"), pair_proposers("my-target")
+    (('draft', 'ngram', 'layerskip'), ('ngram', 'layerskip'))
+    """
+    return registry.offered(PAIR_DRAFTERS.get(pair, ("draft",) if "," in pair else ()))
+
+
+def proposer_label(name: str) -> str:
+    """A proposer's menu label, an English message (a name the registry does not know is shown as it is)."""
+    return registry.get(name).label if name in registry.names() else name
+
+
+def proposer_note(name: str) -> str | None:
+    """The line under the pickers that explains the chosen proposer (an English message), if it has one."""
+    info = registry.get(name) if name in registry.names() else None
+    return info.note if info is not None and info.note else None
+
+
+# ---- URL <-> settings (plain functions) ---------------------------------------------------------------------
+
+
+def defaults(example_names: list[str]) -> dict[str, Any]:
+    """Every setting's default, by URL name."""
+    example = DEFAULT_EXAMPLE if DEFAULT_EXAMPLE in example_names or not example_names else example_names[0]
+    live = asdict(LIVE_DEFAULTS)
+    live["layers"] = live["layers"] or 0  # 0 = the default depth, a quarter of the target's layers
+    live.pop("policy")
+    return {"source": "example", "example": example, **live}
+
+
+def parse_query_params(params: Mapping[str, str], example_names: list[str]) -> tuple[dict[str, Any], list[str]]:
+    """Settings from URL parameters: (values by URL name for the valid ones, names of the invalid ones). A run
+    setting is checked by `RunSpec` (refused, never clamped) and by what this page offers (its pairs, their
+    proposers, at most WEB_MAX_NEW_TOKENS new tokens).
+
+    >>> parse_query_params({"k": "6", "temperature": "hot", "pair": "toy"}, ["toy-draft"])
+    ({'pair': 'toy', 'k': 6}, ['temperature'])
+    """
+    page_checks = {
+        "source": lambda v: v if v in SOURCES else None,
+        "example": lambda v: v if v in example_names else None,
+        STEP_PARAM: lambda v: urlvalues.whole(v, 0, 100_000),  # ASCII digits only: "²" or "٣" is no step
+    }
+    values: dict[str, Any] = {}
+    bad: list[str] = []
+    for name in ("source", "example", *KEYS, STEP_PARAM):
+        if name not in params or name in values or name in bad:
+            continue
+        raw = str(params[name])
+        value = page_checks[name](raw) if name in page_checks else _run_setting(name, raw)
+        if value is None:
+            bad.append(name)
+        else:
+            values[name] = value
+    pair = values.get("pair", LIVE_DEFAULTS.pair)
+    if "proposer" in values and values["proposer"] not in pair_proposers(pair):
+        bad.append("proposer")
+        values.pop("proposer")
+    return values, bad
+
+
+def _run_setting(name: str, raw: str) -> Any:
+    """One run setting from its URL text, or None when RunSpec or this page refuses it."""
+    spec, problems = RunSpec.parse_query({name: raw}, LIVE_DEFAULTS)
+    if problems:
+        return None
+    value = getattr(spec, name)
+    if name == "pair" and value not in PAIRS:
+        return None
+    if name == "max_new_tokens" and value > WEB_MAX_NEW_TOKENS:
+        return None
+    return 0 if name == "layers" and value is None else value
+
+
+def query_params_for(source: str, example: str | None, settings: RunSpec | None, step: int) -> dict[str, str]:
+    """The URL parameters that reproduce what is on screen.
+
+    >>> query_params_for("example", "toy-draft", None, 3)
+    {'source': 'example', 'example': 'toy-draft', 'step': '3'}
+    """
+    params = {"source": source}
+    if source == "example" and example:
+        params["example"] = example
+    if source == "live" and settings is not None:
+        query = settings.to_query()
+        query.pop("policy", None)  # the Playground runs constant K
+        if not registry.takes(settings.proposer, "layers"):
+            query.pop("layers", None)
+        if not settings.tree_nodes:  # a chain: its width means nothing, and chain links stay as they were
+            query.pop("tree_width", None)
+        params.update(query)
+    params[STEP_PARAM] = str(step)
+    return params
+
+
+def settings_of(trace: Trace) -> dict[str, Any] | None:
+    """A trace's live-run settings by URL name, or None when it was not made by a pair the Playground can load.
+
+    >>> from specviz.labs.examples import load_example
+    >>> settings_of(load_example("toy-draft")[0])["pair"]
+    'toy'
+    """
+    meta, s = trace.meta, trace.settings
+    name = str(s.get("proposer", meta.get("proposer", "")))
+    pair, proposer = meta.get("pair"), name.split("-")[0]
+    depth = name.split("-")[1] if registry.takes(proposer, "layers") and "-" in name else ""
+    if pair not in PAIRS or proposer not in pair_proposers(pair) or not meta.get("prompt"):
+        return None
+    return {"pair": pair, "proposer": proposer, "prompt": str(meta["prompt"]), "chat": bool(meta.get("chat", True)),
+            "k": int(s.get("k") or 4), "temperature": float(s.get("temperature", 0.0)),
+            "top_k": int(s.get("top_k", 0)), "top_p": float(s.get("top_p", 1.0)), "seed": int(s.get("seed", 0)),
+            "max_new_tokens": min(int(s.get("max_new_tokens", 48)), WEB_MAX_NEW_TOKENS),
+            "layers": int(depth) if depth.isdigit() else 0, "tree_nodes": int(s.get("tree_nodes", 0)),
+            "tree_width": int(s.get("tree_width", LIVE_DEFAULTS.tree_width))}

@@ -1,0 +1,1 @@
+"""The Proposers page's Streamlit code: its inputs, renderers and state."""

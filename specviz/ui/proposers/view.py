@@ -1,0 +1,435 @@
+"""The Proposers page's pieces: who can propose drafts, what each costs and needs, where it wins and loses, a
+diagram each, a recorded trace where specviz has the proposer, the quiz questions that test it, and tree
+verification.
+
+Every sentence a reader sees is in `PROPOSERS` (the diagrams' labels included), `TREE_TEXT` or `TEXT` below (or, for a
+proposer registered without a section here, its label and note in `specviz.engine.proposers.registry`), marked
+with `N_()` (named placeholders, no sentences glued together) and translated with `_()` where it is drawn; a
+diagram's labels (`DIAGRAM_LABELS`, gathered from the diagrams) are translated by `diagram()`. p = target, q = draft
+throughout.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+import torch
+from streamlit.errors import StreamlitAPIException
+
+from specviz.core.i18n import N_, _, get_language, number
+from specviz.engine.proposers import registry
+from specviz.labs.bench import quoted
+from specviz.labs.exactness import one_step_distribution
+from specviz.labs.examples import list_examples, load_example
+from specviz.teach.quiz import BANK_DIR, load_bank
+from specviz.ui.common import charts
+from specviz.ui.common.escaping import escape_markdown
+from specviz.ui.common.palette import BLUISH_GREEN, P_COLOR, REDDISH_PURPLE
+from specviz.ui.common.tokens import output_html
+
+_NODE = 'node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize=16, margin="0.15,0.06"];'
+_EDGE = 'edge [fontname="Helvetica", fontsize=13, color="#444444"];'
+_HEAD = f'rankdir=TB; bgcolor="transparent"; pad=0.05; nodesep=0.3; ranksep=0.35; {_NODE} {_EDGE}'
+_TREE_HEAD = f'rankdir=LR; bgcolor="transparent"; pad=0.05; nodesep=0.2; ranksep=0.4; {_NODE} {_EDGE}'
+# node colours, the palette's hues: the draft side orange, the target side blue, cheap lookups grey
+_DRAFT = 'fillcolor="#FFF4DC", color="#E69F00"'
+_TARGET = 'fillcolor="#DDEBF7", color="#0072B2"'
+_PLAIN = 'fillcolor="#FFFFFF", color="#6B6B6B"'
+_KEPT = 'fillcolor="#D3EFE6", color="#009E73"'
+
+
+
+def _dot(nodes: dict[str, tuple[str, str]], edges: list[tuple[str, ...]], head: str = _HEAD) -> str:
+    """A diagram as graphviz: `nodes` maps an id to (label, colours); an edge is (from, to) or (from, to, label).
+
+    >>> _dot({"a": ("draft", _DRAFT)}, [("a", "a", "K times")], head="")
+    'digraph g {  a [label="draft", fillcolor="#FFF4DC", color="#E69F00"]; a -> a [label="K times"]; }'
+    """
+    shown = [f'{key} [label="{label}", {look}];' for key, (label, look) in nodes.items()]
+    shown += [f'{start} -> {end}' + (f' [label="{label[0]}"];' if label else ";") for start, end, *label in edges]
+    return f'digraph g {{ {head} {" ".join(shown)} }}'
+
+
+@dataclass(frozen=True)
+class Proposer:
+    """One way to propose drafts, and what the page says about it."""
+
+    key: str
+    title: str
+    how: str
+    costs: str
+    needs: str
+    wins: str
+    loses: str
+    dot: str
+    example: str | None = None  # a recorded trace in assets/traces where specviz has this proposer
+    quiz_prefixes: tuple[str, ...] = ()  # quiz question ids that test it start with one of these
+    figures: tuple[str, ...] = ()  # the measured figures its texts quote (keys of `measured()`)
+
+
+PROPOSERS: list[Proposer] = [
+    Proposer(
+        "draft", N_("Separate draft model"),
+        how=N_("A small language model with the same tokenizer writes K tokens one by one; the target scores them in "
+               "one pass. The classic form (Leviathan et al. 2023, Chen et al. 2023)."),
+        costs=N_("A second model's weights and its own KV cache, K draft forwards per step (c is a draft forward's "
+                 "cost in target forwards: {c_draft} for specviz's 4-layer draft, which still pays the full LM "
+                 "head)."),
+        needs=N_("The same tokenizer and vocabulary as the target (or a translation layer); a draft trained on "
+                 "similar text, ideally distilled from the target."),
+        wins=N_("A family with a small sibling (a 1B draft for a 70B target: c ≈ 0.02) and predictable text."),
+        loses=N_("When the draft is not much cheaper than the target, or disagrees with it: each wasted draft costs c."),
+        dot=_dot({"ctx": (N_("text so far"), _PLAIN), "d": (N_("small draft LM\\n(K forwards)"), _DRAFT),
+                  "t": (N_("target\\n(1 pass, K+1 positions)"), _TARGET)},
+                 [("ctx", "d", N_("tokens")), ("d", "t", N_("K tokens + q"))]),
+        example="smollm-draft-greedy", quiz_prefixes=("ci-tokenizer",), figures=("c_draft",)),
+    Proposer(
+        "ngram", N_("n-gram prompt lookup"),
+        how=N_("No model at all: find the last few tokens earlier in the text (the prompt or the output so far) and "
+               "propose what followed them there. q is a point mass on that guess, so min(1, p/q) becomes p(guess)."),
+        costs=N_("Almost nothing: a string search per step (c ≈ 0). No weights, no second cache, no training."),
+        needs=N_("Text that repeats: the answer must copy spans of the prompt or of itself."),
+        wins=N_("Summaries, rewrites, code edits, retrieval answers, quoting: {ngram}× here on copying prompts."),
+        loses=N_("Open-ended writing: nothing matches, so there is nothing to draft, or the guesses are wrong."),
+        dot=_dot({"ctx": (N_("text so far"), _PLAIN), "m": (N_("find the last n tokens\\nearlier in the text"), _PLAIN),
+                  "t": (N_("target\\n(1 pass)"), _TARGET)},
+                 [("ctx", "m"), ("m", "t", N_("what followed them"))]),
+        example="smollm-ngram-t07", quiz_prefixes=("pl-",), figures=("ngram",)),
+    Proposer(
+        "layerskip", N_("Layer-skip self-speculation"),
+        how=N_("The target drafts with its own first layers and its own LM head, then verifies with all of them "
+               "(LayerSkip, Elhoushi et al. 2024; Draft & Verify, Zhang et al. 2024, skips a chosen set of "
+               "intermediate layers instead). specviz's layer-skip proposer keeps its own cache and recomputes the "
+               "early layers; LayerSkip also reuses the draft's early-layer cache during verification."),
+        costs=N_("No extra weights; a second (shallow) KV cache in specviz. c is the layer fraction plus the LM head "
+                 "(≈ 21 % of SmolLM2-135M), so c is well above the layer ratio."),
+        needs=N_("A model trained to exit early (LayerSkip's early-exit loss), or its early layers guess poorly."),
+        wins=N_("One model to serve and store; a good fit for models trained with early exit."),
+        loses=N_("Untrained models: SmolLM2's first 7 of 30 layers rarely agree with the full model ({layerskip}× "
+                 "here)."),
+        dot=_dot({"e": (N_("first layers\\n+ LM head"), _DRAFT), "f": (N_("all layers\\n(1 pass)"), _TARGET)},
+                 [("e", "f", N_("K tokens + q")), ("e", "e", N_("K times"))]),
+        example="smollm-layerskip-t07", quiz_prefixes=("ls-",), figures=("layerskip",)),
+    Proposer(
+        "medusa", N_("Medusa heads"),
+        how=N_("Extra heads on the target's last hidden state guess further ahead than its LM head, which predicts "
+               "token t+1: head k guesses token t+k+1, in the same pass that verifies; their top guesses form a "
+               "candidate tree (Cai et al. 2024)."),
+        costs=N_("A few small heads (a residual block each); training them on the target's outputs; a tree of "
+                 "candidates per pass instead of a chain."),
+        needs=N_("Training data and the target's hidden states; a tree attention mask in the target's kernels."),
+        wins=N_("No separate draft forward at all (c ≈ 0): the guesses ride on the verify pass."),
+        loses=N_("Each head guesses blind to the tokens chosen before its position, so acceptance falls fast with "
+                 "depth. Its typical acceptance "
+                 "(keep any plausible token) is lossy: the output is not p, as the chart below and the Exactness lab "
+                 "show. With the exact rule Medusa stays exact."),
+        dot=_dot({"h": (N_("target's last\\nhidden state"), _TARGET), "lm": (N_("LM head: t+1"), _TARGET),
+                  "m1": (N_("head 1: t+2"), _DRAFT),
+                  "m2": (N_("head 2: t+3"), _DRAFT), "m3": (N_("head 3: t+4"), _DRAFT),
+                  "tr": (N_("candidate tree\\n(verified next pass)"), _PLAIN)},
+                 [("h", "lm"), ("h", "m1"), ("h", "m2"), ("h", "m3"), ("lm", "tr"), ("m1", "tr"), ("m2", "tr"),
+                  ("m3", "tr")]),
+        quiz_prefixes=("md-",)),
+    Proposer(
+        "eagle", N_("EAGLE-1/2/3"),
+        how=N_("A one-layer drafter reads the target's own features: EAGLE-1 predicts the next hidden state from the "
+               "current one and the next token's embedding (the token shifted by one, which removes the guesswork "
+               "Medusa's heads face) and reads tokens off the target's head. EAGLE-2 grows the candidate tree where "
+               "the drafter is confident; EAGLE-3 drafts from fused low, middle and high layer features and trains "
+               "on its own outputs."),
+        costs=N_("One small layer (specviz's: c = {c_eagle}); training on the target's hidden states; the target must "
+                 "hand its features to the drafter after every pass."),
+        needs=N_("Access to the target's hidden states; training data; tree attention for EAGLE-2/3."),
+        wins=N_("Highest acceptance per unit of draft cost among trained drafters; the usual choice in vLLM and SGLang."),
+        loses=N_("A new drafter per target model, and an under-trained one gains little: specviz's, trained on a "
+                 "CPU, is {eagle}× as fast as model.generate here (greedy, held-out prompts, chain of 4)."),
+        dot=_dot({"f": (N_("target features\\n(hidden state)"), _TARGET),
+                  "x": (N_("next token\\n(shifted by one)"), _PLAIN), "d": (N_("1 drafter layer"), _DRAFT),
+                  "hd": (N_("target's LM head"), _TARGET)},
+                 [("f", "d"), ("x", "d"), ("d", "hd", N_("next feature")), ("d", "d", N_("K times"))]),
+        example="smollm-eagle-greedy", quiz_prefixes=("eg-",), figures=("c_eagle", "eagle")),
+    Proposer(
+        "mtp", N_("Multi-token prediction"),
+        how=N_("The model is trained from the start to predict several future tokens with extra output modules "
+               "(Gloeckle et al. 2024; DeepSeek-V3's MTP modules). At inference the extra predictions are drafts."),
+        costs=N_("Extra modules trained with the model (not added afterwards); little at inference."),
+        needs=N_("A model pre-trained with the multi-token objective."),
+        wins=N_("Models that ship with MTP heads: drafts are nearly free and well matched (DeepSeek-V3 reports about "
+                "85–90 % acceptance of the second token)."),
+        loses=N_("Any model trained without it: you cannot bolt MTP on without retraining."),
+        dot=_dot({"tr": (N_("shared trunk"), _TARGET), "o1": (N_("token t+1"), _TARGET),
+                  "o2": (N_("module: t+2"), _DRAFT), "o3": (N_("module: t+3"), _DRAFT)},
+                 [("tr", "o1"), ("tr", "o2"), ("o2", "o3")])),
+    Proposer(
+        "lookahead", N_("Lookahead decoding (Jacobi)"),
+        how=N_("The target itself iterates guesses for several future positions in parallel (Jacobi iteration), "
+               "collects the n-grams that appear along the way in a pool, and verifies pool entries that start with "
+               "the current token (Fu et al. 2024)."),
+        costs=N_("No extra weights; a wider target pass (lookahead window and verification branch) every step."),
+        needs=N_("Spare compute per pass: it trades FLOPs for fewer passes."),
+        wins=N_("GPUs at batch size 1 with idle compute, and no draft model at hand."),
+        loses=N_("Compute-bound settings (CPUs, large batches), where the wider pass is not free."),
+        dot=_dot({"w": (N_("window of guesses\\n(Jacobi steps)"), _TARGET), "p": (N_("n-gram pool"), _PLAIN),
+                  "v": (N_("verify branch"), _TARGET)},
+                 [("w", "p", N_("new n-grams")), ("p", "v", N_("matches")), ("v", "w", N_("next pass"))])),
+    Proposer(
+        "suffix", N_("Suffix decoding"),
+        how=N_("Like prompt lookup, but over a suffix tree of the prompt and of earlier outputs, across requests; it "
+               "proposes the continuation seen most often and sizes the draft by how often it was right (Oliaro et "
+               "al. 2024)."),
+        costs=N_("A suffix tree in CPU memory, updated as outputs arrive; no model."),
+        needs=N_("Repetitive workloads: agents, SQL, code, tool calls that repeat across requests."),
+        wins=N_("Agentic and repeated tasks, where long spans recur (long drafts, high acceptance)."),
+        loses=N_("Fresh, varied text, like any lookup method."),
+        dot=_dot({"h": (N_("earlier outputs\\n+ prompt"), _PLAIN), "s": (N_("suffix tree"), _PLAIN),
+                  "t": (N_("target\\n(1 pass)"), _TARGET)},
+                 [("h", "s", N_("insert")), ("s", "t", N_("most frequent\\ncontinuation"))])),
+]
+
+
+def sections() -> list[Proposer]:
+    """The page's sections: every proposer described above, then each registered one it does not describe
+    (`specviz.engine.proposers.registry`), with its label and note as title and text."""
+    described = {p.key for p in PROPOSERS}
+    extra = [Proposer(info.name, info.label, how=info.note, costs="", needs="", wins="", loses="", dot="")
+             for info in registry.proposers() if info.name not in described]
+    return [*PROPOSERS, *extra]
+
+
+def measured() -> dict[str, quoted.Quoted]:
+    """The figures the proposers' texts quote, from the committed benchmarks (so they follow a re-run)."""
+    return {"c_draft": quoted.draft_cost("default-cpu-drafts", "draft"),
+            "c_eagle": quoted.draft_cost("default-cpu-bf16-tree", "eagle"),
+            "ngram": quoted.speedup_range("default-cpu-ngram", "ngram", suite="rewrite", k=8),
+            "layerskip": quoted.speedup_range("default-cpu-layerskip", "layerskip-7"),
+            "eagle": quoted.speedup_range("default-cpu-bf16-tree", "eagle", suite="held-out", k=4, temperature=0.0,
+                                          against="speedup_vs_hf_generate")}
+
+
+def figure_texts() -> dict[str, str]:
+    """`measured()` written the reader's way, for the placeholders of the proposers' texts."""
+    return {key: value.text(2) for key, value in measured().items()}
+
+
+TEXT = {
+    "measured": N_("Figures marked “here” were measured on this machine: {sources}. The Speedup lab shows these runs "
+                   "and the commands that reproduce them."),
+    "costs": N_("**Costs.** {text}"),
+    "needs": N_("**Needs.** {text}"),
+    "wins": N_("**Wins.** {text}"),
+    "loses": N_("**Loses.** {text}"),
+    "example_header": N_("Recorded trace"),
+    "example": N_("Recorded trace: **{title}**. {description}"),
+    "example_stats": N_("{steps} steps, {tokens} tokens, {per_pass} tokens per target forward (mean accepted "
+                        "length, including the recovered or bonus token); accepted / drafted = {ratio}, mean "
+                        "min(1, p/q) = {alpha} (an estimate of α)."),
+    "open_example": N_("Open it in the Playground"),
+    "no_example": N_("specviz has no {title} proposer; the diagram and the notes above are the lesson."),
+    "quiz_header": N_("Quiz questions on this ({count})"),
+    "quiz_item": N_("- `{id}`: {prompt}"),
+    "typical_caption": N_("p = target, q = draft on six tokens; what one step emits (K = 1) under the exact rule and "
+                          "under Medusa's typical acceptance. The exact rule gives back p; typical acceptance "
+                          "over-emits the likely tokens and never emits the unlikely ones."),
+    "quiz_link": N_("Practise these in the Quiz"),
+}
+
+TREE_TEXT = {
+    "intro": N_("Medusa, EAGLE-2/3 and SpecInfer draft a **tree** instead of a chain: several candidates per position, "
+                "each branch a possible continuation. The target scores every node in one pass."),
+    "mask": N_("**Tree attention mask.** All nodes go into one pass as a flat list; each node may attend only to the "
+               "context and its own ancestors, not to its siblings' branches. ✓ = may attend."),
+    "path": N_("**Longest accepted path.** Greedy (T = 0): walk down from the root, at each node follow the child "
+               "that equals the target's argmax; stop when none does and emit the argmax there. The green path above."),
+    "exact": N_("**The exact rule at T > 0** (recursive rejection sampling). Start at the root with p′ = p and q′ = "
+                "the q its children were drawn from, and try the children one by one. Child x is kept with "
+                "probability min(1, p′(x)/q′(x)); then move down to x and start again with its own p and q. If x is "
+                "rejected, two things change before the next child is tried: p′ becomes the residual "
+                "norm(max(0, p′ − q′)), and q′ loses x and is renormalised, because the next child was drawn from q "
+                "without x (specviz draws children without replacement, as Recursive Speculative Decoding, Jeon et "
+                "al. 2024, does; SpecInfer, Miao et al. 2024, draws them with replacement and keeps q′ = q). If "
+                "every child is rejected, the token comes from the last p′.\n\n"
+                "**Top-k children** (EAGLE-2, Li et al. 2024, takes the draft's k most likely tokens) were not drawn "
+                "from q at all: each is a point mass, so child x is kept with probability p′(x), and on rejection p′ "
+                "loses x and is renormalised. Compare them with q instead and the output drifts from p: that is the "
+                "Exactness lab's broken tree rule. Done right, each try is one exact speculative-sampling step of "
+                "what is left, so the output is still distributed as p; a tree only raises the chance that some "
+                "branch is kept."),
+    "stops": N_("**Where speculation stops paying.** It spends idle compute to save weight reads. At large batch sizes "
+                "the target's pass is already compute-bound, so verifying K+1 positions per sequence costs more than "
+                "one, up to K+1 times as much, and rejected drafts waste it; serving engines advise speculation for "
+                "low and medium load, model-based drafts (EAGLE, MTP) keeping more of their gain at high load than "
+                "lookups. The exception is long contexts: every sequence still reads its whole KV cache per "
+                "token, so attention stays memory-bound and speculation pays again (MagicDec)."),
+}
+
+_LABEL = re.compile(r'label="([^"]*)"')
+# every label in the diagrams above (and "context" in the tree's), as written there: `diagram()` translates them
+DIAGRAM_LABELS = frozenset([*(label for p in PROPOSERS for label in _LABEL.findall(p.dot)), N_("context")])
+
+
+def diagram(dot: str) -> str:
+    """A diagram with its labels in the reader's language (token labels, which are not in DIAGRAM_LABELS, stay)."""
+    def translated(match: re.Match) -> str:
+        text = match.group(1)
+        shown = _(text).replace('"', "'") if text in DIAGRAM_LABELS else text
+        return f'label="{shown}"'
+
+    return _LABEL.sub(translated, dot)
+
+
+# a small candidate tree: (token, parent index or -1 for the root's children); node 0 is the context's last token
+TREE_NODES: list[tuple[str, int]] = [("the", -1), ("cat", 0), ("dog", 0), ("sat", 1), ("is", 1), ("ran", 2),
+                                     ("on", 3), ("down", 3)]
+ACCEPTED_PATH = [0, 1, 3, 6]  # the target's argmax at each level in this made-up example
+
+
+def tree_attention_mask(parents: list[int]) -> list[list[bool]]:
+    """mask[i][j]: may node i attend to node j (j is i itself or one of its ancestors). Nodes are listed so that a
+    parent comes before its children; -1 marks a root.
+
+    >>> tree_attention_mask([-1, 0, 0, 1])
+    [[True, False, False, False], [True, True, False, False], [True, False, True, False], [True, True, False, True]]
+    """
+    mask = []
+    for i in range(len(parents)):
+        row, node = [False] * len(parents), i
+        while node != -1:
+            row[node] = True
+            node = parents[node]
+        mask.append(row)
+    return mask
+
+
+def tree_dot() -> str:
+    """The example candidate tree as graphviz, the accepted path in green."""
+    nodes = {"ctx": (N_("context"), _PLAIN)}
+    nodes |= {f"n{i}": (token, _KEPT if i in ACCEPTED_PATH else _DRAFT) for i, (token, _) in enumerate(TREE_NODES)}
+    edges = [("ctx" if parent == -1 else f"n{parent}", f"n{i}") for i, (_, parent) in enumerate(TREE_NODES)]
+    return _dot(nodes, edges, _TREE_HEAD)
+
+
+def mask_frame() -> pd.DataFrame:
+    """The example tree's attention mask as a ✓ / · table, rows and columns named by token."""
+    names = [f"{i}:{token}" for i, (token, _) in enumerate(TREE_NODES)]
+    mask = tree_attention_mask([parent for _, parent in TREE_NODES])
+    return pd.DataFrame([["✓" if m else "·" for m in row] for row in mask], index=names, columns=names)
+
+
+@lru_cache(maxsize=4)
+def _bank(lang: str = "en"):
+    return load_bank([BANK_DIR], lang=lang)
+
+
+def quiz_items(prefixes: tuple[str, ...]) -> list[tuple[str, str]]:
+    """(id, prompt) of the bundled questions whose id starts with one of `prefixes`, in the reader's language."""
+    return [(q.id, q.prompt) for q in _bank(get_language()) if prefixes and q.id.startswith(prefixes)]
+
+
+def typical_vs_exact() -> pd.DataFrame:
+    """One step's output distribution under the exact rule and under typical acceptance, next to p."""
+    p = torch.tensor([0.40, 0.25, 0.15, 0.10, 0.06, 0.04])
+    q = torch.tensor([0.20, 0.30, 0.10, 0.20, 0.10, 0.10])
+    exact = one_step_distribution("exact", p, q)[0]
+    typical = one_step_distribution("typical_acceptance", p, q)[0]
+    return pd.DataFrame({"p (target)": p.double().tolist(), "exact rule": exact.tolist(),
+                         "typical acceptance": typical.tolist()}, index=list("ABCDEF"))
+
+
+def typical_figure(frame: pd.DataFrame) -> go.Figure:
+    """The typical-acceptance comparison as grouped bars, one colour per column (p in the target's blue)."""
+    colors = [P_COLOR, BLUISH_GREEN, REDDISH_PURPLE]
+    fig = go.Figure([go.Bar(x=list(frame.index), y=frame[column], name=column, marker_color=color)
+                     for column, color in zip(frame.columns, colors)])
+    fig.update_layout(barmode="group", height=260, margin=dict(l=10, r=10, t=10, b=10), xaxis_title=_("token"),
+                      yaxis_title=_("probability"), legend=dict(orientation="h", y=-0.25))
+    return fig
+
+
+TYPICAL_COLUMNS = {"p (target)": N_("p (target)"), "exact rule": N_("exact rule"),
+                   "typical acceptance": N_("typical acceptance")}
+
+
+def _link(page: str, label: str, icon: str, query: dict[str, str] | None = None) -> None:
+    """A link to another page of the app (a caption when this page runs outside the app's router)."""
+    try:
+        st.page_link(page, label=label, icon=icon, query_params=query)
+    except StreamlitAPIException:
+        st.caption(label)
+
+
+def render_example(name: str, key: str) -> None:
+    """A recorded trace's title, numbers, a preview of its first steps, and a link into the Playground."""
+    examples = {e.name: e for e in list_examples()}
+    if name not in examples:
+        return
+    example = examples[name]
+    trace = load_example(name)[0]
+    title, description = example_text(example)
+    st.markdown(_(TEXT["example"], title=escape_markdown(title), description=escape_markdown(description)))
+    st.caption(_(TEXT["example_stats"], steps=trace.num_steps, tokens=trace.num_tokens,
+                 per_pass=number(trace.mean_accepted_length, 2), ratio=number(trace.acceptance_rate, 2),
+                 alpha=number(trace.mean_accept_prob, 2)))
+    st.html(output_html(trace, upto=6))
+    _link("pages/playground.py", _(TEXT["open_example"]), ":material/play_circle:",
+          {"source": "example", "example": name})
+
+
+def example_text(example) -> tuple[str, str]:
+    """An example's title and description in the reader's language (specviz.labs.examples translates the shipped ones)."""
+    return getattr(example, "shown_title", example.title), getattr(example, "shown_description", example.description)
+
+
+def render_proposer(proposer: Proposer) -> None:
+    """One proposer: its diagram, how it works, costs, needs, wins and losses, its trace and its quiz items."""
+    title = _(proposer.title)
+    st.subheader(title, anchor=f"proposer-{proposer.key}")
+    left, right = st.columns([2, 3])
+    with left:
+        if proposer.dot:
+            st.graphviz_chart(diagram(proposer.dot), width="content")
+    with right:
+        st.markdown(_(proposer.how))
+        shown = figure_texts()
+        for field in ("costs", "needs", "wins", "loses"):
+            if getattr(proposer, field):
+                st.markdown(_(TEXT[field], text=_(getattr(proposer, field), **shown)))
+        if proposer.figures:
+            sources = dict.fromkeys(measured()[key].source for key in proposer.figures)
+            st.caption(_(TEXT["measured"], sources="; ".join(sources)))
+    if proposer.key == "medusa":
+        frame = typical_vs_exact().rename(columns={k: _(v) for k, v in TYPICAL_COLUMNS.items()})
+        st.caption(_(TEXT["typical_caption"]))
+        charts.show(typical_figure(frame), "proposers_typical_chart",
+                    name=_("One step's output distribution: p, the exact rule and typical acceptance"))
+    if proposer.example:
+        with st.expander(_(TEXT["example_header"])):
+            render_example(proposer.example, proposer.key)
+    elif proposer.key not in registry.names():
+        st.caption(_(TEXT["no_example"], title=title))
+    items = quiz_items(proposer.quiz_prefixes)
+    if items:
+        with st.expander(_(TEXT["quiz_header"], count=len(items))):
+            st.markdown(quiz_list(items))
+            _link("pages/quiz.py", _(TEXT["quiz_link"]), ":material/quiz:")
+
+
+def quiz_list(items: list[tuple[str, str]]) -> str:
+    return "\n".join(_(TEXT["quiz_item"], id=i, prompt=escape_markdown(" ".join(p.split()))) for i, p in items)
+
+
+def render_tree_section() -> None:
+    """Tree verification: the candidate tree, its attention mask, the accepted path and the exact rule."""
+    st.markdown(_(TREE_TEXT["intro"]))
+    st.graphviz_chart(diagram(tree_dot()), width="content")
+    st.markdown(_(TREE_TEXT["path"]))
+    st.markdown(_(TREE_TEXT["mask"]))
+    st.dataframe(mask_frame(), width="content")
+    st.markdown(_(TREE_TEXT["exact"]))
+    items = quiz_items(("tr-", "md-tree"))
+    if items:
+        st.markdown(quiz_list(items))

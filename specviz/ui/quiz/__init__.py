@@ -1,0 +1,1 @@
+"""The Quiz page's Streamlit code: its inputs, renderers and state."""

@@ -1,0 +1,1 @@
+"""The Race page's Streamlit code: its inputs, renderers and state."""

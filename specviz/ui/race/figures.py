@@ -1,0 +1,146 @@
+"""Timeline & race: the charts. One wall-clock axis with a lane per method (speculative steps as draft + verify
+segments, target-only decoding as one forward per token, and the tree lane when the race has one), the output
+tokens against time, and their legends as HTML that wraps on a phone.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import plotly.graph_objects as go
+
+from specviz.core.i18n import N_, _, ngettext, number
+from specviz.engine.trace import TokenKind, Trace
+from specviz.labs.timeline import Interval, step_intervals, tokens_over_time
+from specviz.ui.common.escaping import escape_text
+from specviz.ui.common.palette import COLORS, LIGHT_GREY, P_COLOR, Q_COLOR
+from specviz.ui.race.tree import CHAIN_LANE, TREE_LANE
+
+# The words below are marked with N_() and translated with _() where they are shown (never at import).
+SPEC_LANE, BASE_LANE = N_("speculative"), N_("target only")
+PHASE_COLORS = {"prefill": LIGHT_GREY, "draft": Q_COLOR, "verify": P_COLOR, "overhead": "#333333"}
+PHASE_NAMES = {"prefill": N_("prefill (read the prompt)"), "draft": N_("draft: propose K tokens"),
+               "verify": N_("target forward pass"), "overhead": N_("sampling and bookkeeping")}
+
+
+def _ms(seconds: float) -> str:
+    """Milliseconds for a hover, in the reader's number format (up to two decimals)."""
+    return number(round(1000 * seconds, 2), 2)
+
+
+def _lane_bars(fig: go.Figure, lane: str, bars: list[Interval], *, speculative: bool, legend: set[str]) -> None:
+    """Add one lane: the prefill, then each step's draft, verify and overhead segments."""
+    segments: dict[str, list[tuple[float, float, Interval]]] = {"prefill": [], "draft": [], "verify": [],
+                                                                 "overhead": []}
+    for bar in bars:
+        if bar.phase == "prefill":
+            segments["prefill"].append((bar.start, bar.end, bar))
+            continue
+        segments["draft"].append((bar.start, bar.draft_end, bar))
+        segments["verify"].append((bar.draft_end, bar.verify_end, bar))
+        segments["overhead"].append((bar.verify_end, bar.end, bar))
+    names = {phase: _(name) for phase, name in PHASE_NAMES.items()}
+    for phase, segs in segments.items():
+        segs = [s for s in segs if s[1] > s[0]]
+        if not segs:
+            continue
+        if phase == "prefill":
+            hover = [_("<b>{lane}</b><br>prefill: {ms} ms", lane=lane, ms=_ms(e - s)) for s, e, _b in segs]
+        elif speculative:
+            hover = [_("<b>step {step}</b> ({phase})<br>K = {k}, accepted {accepted}, emitted {emitted}<br>draft "
+                       "{draft} ms, verify {verify} ms, step {total} ms", step=b.index + 1, phase=names[phase], k=b.k,
+                       accepted=b.n_accepted, emitted=b.n_emitted, draft=_ms(b.draft_seconds),
+                       verify=_ms(b.verify_seconds), total=_ms(b.seconds)) for _s, _e, b in segs]
+        else:
+            hover = [_("<b>target forward {index}</b><br>emitted 1 token<br>{ms} ms", index=b.index + 1,
+                       ms=_ms(b.seconds)) for _s, _e, b in segs]
+        text = [f"+{b.n_emitted}" for _, _, b in segs] if (speculative and phase == "verify") else None
+        fig.add_trace(go.Bar(
+            y=[lane] * len(segs), x=[e - s for s, e, _ in segs], base=[s for s, _, _ in segs], orientation="h",
+            name=names[phase], legendgroup=names[phase], showlegend=names[phase] not in legend,
+            marker=dict(color=PHASE_COLORS[phase], line=dict(color="white", width=0.6)),
+            text=text, textposition="inside", insidetextanchor="middle", textfont=dict(color="white", size=11),
+            hovertext=hover, hoverinfo="text",
+        ))
+        legend.add(names[phase])
+
+
+def race_figure(spec: Trace, base: Trace, tree: Trace | None = None) -> go.Figure:
+    """Two lanes on one wall-clock axis: speculative steps (draft + verify) against target-only forwards; with
+    `tree`, a third lane between them, where the same proposer drafted trees (the first lane is then the chain)."""
+    fig = go.Figure()
+    legend: set[str] = set()
+    spec_lane, base_lane = _(CHAIN_LANE if tree is not None else SPEC_LANE), _(BASE_LANE)
+    _lane_bars(fig, spec_lane, step_intervals(spec), speculative=True, legend=legend)
+    lanes = [base_lane, spec_lane]
+    if tree is not None:
+        _lane_bars(fig, _(TREE_LANE), step_intervals(tree), speculative=True, legend=legend)
+        lanes.insert(1, _(TREE_LANE))
+    _lane_bars(fig, base_lane, step_intervals(base), speculative=False, legend=legend)
+    end = max(step_intervals(t)[-1].end for t in (spec, base, tree) if t is not None)
+    fig.update_layout(
+        barmode="overlay", height=300 + 80 * (tree is not None), margin=dict(l=10, r=10, t=10, b=10), bargap=0.35,
+        xaxis=dict(title=_("seconds since generation started"), range=[0, end * 1.02]),
+        yaxis=dict(categoryorder="array", categoryarray=lanes),
+        showlegend=False, uniformtext=dict(minsize=8, mode="hide"),  # the legend is HTML above it: it wraps
+    )
+    return fig
+
+
+def tokens_figure(spec: Trace, base: Trace, tree: Trace | None = None) -> go.Figure:
+    """Output tokens against time for every lane, as step lines: jumps of several tokens mean drafts paid off."""
+    fig = go.Figure()
+    for trace, lane, color in token_lines(spec, base, tree):
+        seconds, tokens = tokens_over_time(trace)
+        name = _(lane)
+        fig.add_trace(go.Scatter(x=seconds, y=tokens, mode="lines", line=dict(shape="hv", color=color, width=2.5),
+                                 name=lane_tokens(lane, trace.num_tokens),
+                                 hovertemplate=_("%{x:.3f} s: %{y} tokens") + "<extra>" + name + "</extra>"))
+    fig.update_layout(height=320, margin=dict(l=10, r=10, t=10, b=10), showlegend=False,
+                      xaxis_title=_("seconds since generation started"), yaxis_title=_("output tokens"))
+    return fig
+
+
+def lanes_table(spec: Trace, base: Trace, tree: Trace | None = None) -> pd.DataFrame:
+    """The race chart's numbers: a row per bar of every lane (the prefill, then each step or forward), with its start,
+    draft, verify and overhead times in milliseconds and the tokens it emitted."""
+    lanes = [(_(CHAIN_LANE if tree is not None else SPEC_LANE), spec), (_(BASE_LANE), base)]
+    if tree is not None:
+        lanes.insert(1, (_(TREE_LANE), tree))
+    rows = [{_("lane"): lane, _("step"): _("prefill") if bar.index < 0 else str(bar.index + 1),
+             _("starts at (ms)"): _ms(bar.start), _("draft (ms)"): _ms(bar.draft_end - bar.start),
+             _("verify (ms)"): _ms(bar.verify_end - bar.draft_end), _("overhead (ms)"): _ms(bar.end - bar.verify_end),
+             _("tokens emitted"): str(bar.n_emitted)}
+            for lane, trace in lanes for bar in step_intervals(trace)]
+    return pd.DataFrame(rows)
+
+
+def tokens_table(spec: Trace, base: Trace, tree: Trace | None = None) -> pd.DataFrame:
+    """The tokens chart's numbers: for every lane, the output length after each step, against time."""
+    rows = [{_("lane"): _(lane), _("seconds since generation started"): number(second, 3),
+             _("output tokens"): str(count)}
+            for trace, lane, _color in token_lines(spec, base, tree)
+            for second, count in zip(*tokens_over_time(trace))]
+    return pd.DataFrame(rows)
+
+
+def token_lines(spec: Trace, base: Trace, tree: Trace | None) -> list[tuple[Trace, str, str]]:
+    """(trace, lane name, colour) of each lane's line in the tokens chart."""
+    if tree is None:
+        return [(spec, SPEC_LANE, COLORS[TokenKind.ACCEPTED]), (base, BASE_LANE, COLORS[TokenKind.TARGET])]
+    return [(spec, CHAIN_LANE, COLORS[TokenKind.ACCEPTED]), (tree, TREE_LANE, COLORS[TokenKind.BONUS]),
+            (base, BASE_LANE, COLORS[TokenKind.TARGET])]
+
+
+def lane_tokens(lane: str, n: int) -> str:
+    """A lane's name with its output length: "speculative (48 tokens)"."""
+    return ngettext("{lane} ({n} token)", "{lane} ({n} tokens)", n, lane=_(lane))
+
+
+def swatches_html(items: list[tuple[str, str]], line: bool = False) -> str:
+    """A chart's legend as HTML (colour, label), which wraps on a narrow screen where Plotly's legend would cover the
+    chart. Labels are specviz's own words and token counts."""
+    shape = "width:18px;height:3px" if line else "width:13px;height:13px;border-radius:2px"
+    spans = [f'<span style="display:inline-block;margin:2px 14px 2px 0;white-space:nowrap">'
+             f'<span style="display:inline-block;{shape};vertical-align:middle;background:{color}"></span>&nbsp;'
+             f'{escape_text(label, whitespace=False)}</span>' for label, color in items]
+    return f'<div style="line-height:1.9;font-size:0.9rem">{"".join(spans)}</div>'

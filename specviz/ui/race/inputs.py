@@ -1,0 +1,98 @@
+"""Timeline & race: the widgets that pick what to race, a recorded example (a speculative trace with its
+target-only twin) or a live run's settings (the pair, who drafts, K, length, temperature, seed and the tree lane).
+Their keys are the URL's names (`specviz.ui.race.settings`).
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from specviz.core.i18n import N_, _, number
+from specviz.engine.proposers import registry
+from specviz.engine.trace import Trace
+from specviz.labs.examples import list_examples, load_example
+from specviz.runs.running import PAIRS
+from specviz.runs.runspec import SETTINGS, WEB_MAX_NEW_TOKENS, RunSpec
+from specviz.ui.common.runs import INSTANT_PAIRS
+from specviz.ui.race.settings import RACE_PAIRS, SOURCES, pair_changed, pair_proposers
+from specviz.ui.race.tree import tree_inputs
+
+# The words below are marked with N_() and translated with _() where they are shown (never at import).
+PAIR_LABELS = {"toy": N_("toy pair (instant, random weights)"), "default": N_("SmolLM2-135M (real, ~20 s first load)")}
+
+
+def source_picker() -> str:
+    return st.radio(_("What to race"), list(SOURCES), format_func=lambda key: _(SOURCES[key]), horizontal=True,
+                    key="race_source")
+
+
+def example_picker() -> tuple[Trace, Trace] | None:
+    """The recorded examples that have a target-only twin; returns the chosen pair of traces."""
+    examples = [e for e in list_examples() if e.baseline_path is not None]
+    if not examples:
+        st.error(_("No recorded examples with a target-only trace are installed; run `make traces` or pick a live "
+                   "run."))
+        return None
+    names = [e.name for e in examples]
+    asked = st.session_state.get("race_example")
+    if asked not in names:
+        if asked:
+            st.error(_("The link names a recorded example that does not exist, so the first one is shown instead."))
+        st.session_state["race_example"] = names[0]
+    titles = {e.name: e.shown_title for e in examples}  # in the reader's language
+    name = st.selectbox(_("Example"), names, format_func=titles.get, key="race_example")
+    spec, base = load_example(name)
+    description = next(e.shown_description for e in examples if e.name == name)
+    recorded = spec.meta.get("recorded", "")
+    recorded_note = _("Recorded {when} on a CPU; the times are that machine's.", when=recorded) if recorded else ""
+    st.caption(" ".join(text for text in (description, recorded_note) if text))
+    return spec, base
+
+
+def race_estimate(spec: RunSpec, rounds: int) -> str | None:
+    """How long the race will take, before it starts, from the recorded examples of the same models (their
+    target-only speed on the machine that recorded them): both lanes, every round, plus the warm-up. None when no
+    example of these models is installed."""
+    base_rates = []
+    for example in list_examples():
+        if example.baseline_path is None:
+            continue
+        _spec, base = load_example(example.name)
+        if base is not None and base.meta.get("pair") == spec.pair and base.tokens_per_second > 0:
+            base_rates.append(base.tokens_per_second)
+    if not base_rates:
+        return None
+    rate = min(base_rates)  # the slowest recorded: an estimate should not promise too much
+    seconds = rounds * 2 * spec.max_new_tokens / rate + 2 * 2 / rate
+    text = _("Estimate: about {seconds} s ({rounds} rounds of both lanes, {tokens} tokens each), from the recorded "
+             "examples' speed for these models ({rate} tokens/s target-only on the CPU that recorded them); longer "
+             "on a busy or slower machine. A recorded example (What to race, above) is instant.",
+             seconds=number(max(1.0, seconds), 0), rounds=rounds, tokens=spec.max_new_tokens, rate=number(rate, 1))
+    if spec.pair not in INSTANT_PAIRS and PAIRS.loaded(spec.pair) is None:
+        text += " " + _("The models are not loaded yet: add their first load (about 20 s).")
+    return text
+
+
+def live_settings() -> RunSpec | str:
+    """The live-run widgets; returns the spec they describe (the race runs only when asked), or the sentence that
+    says why they cannot run."""
+    left, right = st.columns([1, 2])
+    pair = left.selectbox(_("Models"), RACE_PAIRS, format_func=lambda key: _(PAIR_LABELS[key]), key="race_pair",
+                          on_change=pair_changed)
+    proposers = pair_proposers(pair)
+    if st.session_state.get("race_proposer") not in proposers:
+        st.session_state["race_proposer"] = proposers[0]
+    proposer = left.selectbox(_("Who drafts"), proposers, format_func=lambda key: _(registry.get(key).phrase),
+                              key="race_proposer")
+    prompt = right.text_area(_("Prompt"), key="race_prompt", height=100)
+    c1, c2, c3, c4 = st.columns(4)
+    k = c1.slider(_("K (drafts per step)"), *SETTINGS["k"].bounds, key="race_k")
+    max_new = c2.slider(_("Max new tokens"), SETTINGS["max_new_tokens"].lo, WEB_MAX_NEW_TOKENS, key="race_max_new")
+    temperature = c3.slider(_("Temperature"), *SETTINGS["temperature"].bounds, step=0.05, key="race_temperature")
+    seed = int(c4.number_input(_("Seed"), *SETTINGS["seed"].bounds, step=1, key="race_seed"))
+    tree_nodes, tree_width = tree_inputs(proposer)
+    try:
+        return RunSpec(pair=pair, proposer=proposer, prompt=prompt, k=k, max_new_tokens=max_new,
+                       temperature=float(temperature), seed=seed, tree_nodes=tree_nodes, tree_width=tree_width)
+    except ValueError as exc:
+        return str(exc)

@@ -1,0 +1,76 @@
+"""Timeline & race: the outputs side by side, every lane's tokens as chips (escaped by `output_html`), each
+speculative lane with one sentence saying whether it is the target-only output token for token.
+
+At temperature 0 it must be: the exact rule keeps the target's most likely token, and a chain or a tree of the same
+proposer only changes how many tokens one target forward settles. The one way they can part is a near-tie in the
+target's scores that a forward over K + 1 tokens rounds the other way (bfloat16): `specviz.ui.common.greedy_compare` names
+the first split and the target's top-2 logit gap there. At temperature > 0 the lanes draw their random numbers
+differently, so their outputs part while all follow the target's distribution.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from specviz.core.i18n import N_, _, ngettext
+from specviz.engine.trace import TokenKind, Trace
+from specviz.ui.common import greedy_compare
+from specviz.ui.common.palette import legend_html
+from specviz.ui.common.tokens import output_html
+from specviz.ui.race.figures import BASE_LANE, SPEC_LANE
+from specviz.ui.race.tree import CHAIN_LANE, TREE_LANE
+
+# The words below are marked with N_() and translated with _() where they are shown (never at import).
+TEXT = {
+    "two": N_("The two outputs"),
+    "three": N_("The three outputs"),
+    "two_note": N_("Both follow the target's distribution exactly. With temperature > 0 they still differ, because the "
+                   "two methods use the random numbers differently. At temperature 0 they match token for token in "
+                   "float32; in bfloat16 only up to numerics: a verify pass over K + 1 tokens rounds differently "
+                   "from a one-token pass, a near-tie between the target's two best tokens can flip, and every "
+                   "token after a flip differs."),
+    "three_note": N_("All three follow the target's distribution exactly. With temperature > 0 they still differ, "
+                     "because the lanes use the random numbers differently. At temperature 0 they match token for "
+                     "token in float32; in bfloat16 only up to numerics: a verify pass over K + 1 tokens rounds "
+                     "differently from a one-token pass, a near-tie between the target's two best tokens can flip, "
+                     "and every token after a flip differs."),
+    "same": N_("Identical to the target-only output, token for token."),
+    "parts": N_("Parts from the target-only output at token {index}: at temperature > 0 the lanes draw different "
+                "random numbers."),
+}
+
+
+def first_difference(output: list[int], reference: list[int]) -> int | None:
+    """The position (from 1) of the first token where `output` parts from `reference`; None when they are equal.
+
+    >>> first_difference([1, 2, 3], [1, 2, 3]), first_difference([1, 5, 3], [1, 2, 3]), first_difference([1, 2], [1])
+    (None, 2, 2)
+    """
+    if output == reference:
+        return None
+    parted = (i for i, (a, b) in enumerate(zip(output, reference), start=1) if a != b)
+    return next(parted, min(len(output), len(reference)) + 1)
+
+
+def agreement(trace: Trace, base: Trace) -> str:
+    """One sentence: whether a speculative lane's output is the target-only output, and why it must or need not be."""
+    if trace.settings.get("temperature") == 0:
+        return greedy_compare.explain(trace, base)
+    index = first_difference(trace.output_ids, base.output_ids)
+    return _(TEXT["same"]) if index is None else _(TEXT["parts"], index=index)
+
+
+def render_outputs(spec: Trace, base: Trace, tree: Trace | None = None) -> None:
+    """A folded box with every lane's output (the chain, the tree lane when there is one, then target-only), the
+    token kinds' legend, and under each speculative lane whether it matches target-only decoding."""
+    lanes = [(spec, SPEC_LANE if tree is None else CHAIN_LANE), *([(tree, TREE_LANE)] if tree is not None else []),
+             (base, BASE_LANE)]
+    with st.expander(_(TEXT["two"] if tree is None else TEXT["three"])):
+        st.html(legend_html(tuple(TokenKind), distributions=False))
+        for trace, lane in lanes:
+            st.markdown(ngettext("**{lane}** ({n} token)", "**{lane}** ({n} tokens)", trace.num_tokens,
+                                 lane=_(lane).capitalize()))
+            st.html(output_html(trace))
+            if trace is not base:
+                st.caption(agreement(trace, base))
+        st.caption(_(TEXT["two_note"] if tree is None else TEXT["three_note"]))

@@ -1,0 +1,112 @@
+"""Timeline & race: the settings a race link carries. The live race's settings are one `RunSpec` (checked by it,
+refused, never clamped); the page adds which source is raced and which recorded example. Every widget key is also
+its URL parameter, and only the settings in use go into the URL, so a shared link opens the same race.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from specviz.core import urlvalues
+from specviz.core.i18n import N_
+from specviz.engine.limits import PAIR_DRAFTERS
+from specviz.engine.proposers import registry
+from specviz.runs.runspec import WEB_MAX_NEW_TOKENS, RunSpec
+from specviz.ui.race.tree import TREE_FIELDS
+
+# The words below are marked with N_() and translated with _() where they are shown (never at import).
+RACE_PAIRS = ("toy", "default")  # the pairs a race offers (the toy pair first: it is instant)
+SOURCES = {"example": N_("Recorded example (instant)"), "live": N_("Live run")}
+DEFAULTS = RunSpec(pair="toy", proposer="draft", prompt="the quick brown fox jumps over the lazy dog. the quick", k=4,
+                   max_new_tokens=48, temperature=1.0)
+# widget key (also its URL parameter) -> the RunSpec field it holds; checked by RunSpec, refused, never clamped
+RUN_FIELDS = {"race_pair": "pair", "race_proposer": "proposer", "race_prompt": "prompt", "race_k": "k",
+              "race_max_new": "max_new_tokens", "race_temperature": "temperature", "race_seed": "seed",
+              **TREE_FIELDS}
+PAGE_FIELDS = {"race_source": "example", "race_example": ""}  # the page's own settings and their defaults
+# What switching the models sets (issue 27 item 3: SmolLM2 at T = 1 wrote word salad and a 3-round race of 48 tokens
+# took 289 s on a busy machine): the real model races greedy, shorter, two rounds, so a student gets a conclusion in
+# about a minute on a quiet laptop. The toy pair keeps T = 1 (its drafts are noise: sampling shows every kind).
+PAIR_DEFAULTS = {"toy": {"race_temperature": 1.0, "race_max_new": 48},
+                 "default": {"race_temperature": 0.0, "race_max_new": 32}}
+ROUNDS_BY_PAIR = {"toy": 3, "default": 2}  # rounds of a live race; the page shows their median and spread
+
+
+def pair_proposers(pair: str) -> tuple[str, ...]:
+    """Who can draft for a race's pair, best first (`specviz.engine.proposers.registry.offered`).
+
+    >>> pair_proposers("toy")
+    ('draft', 'ngram', 'layerskip')
+    """
+    return registry.offered(PAIR_DRAFTERS[pair])
+
+
+def pair_changed() -> None:
+    """The models switch's callback: that pair's defaults for temperature and length (the student may change
+    them again; a link's values are kept, since a link never calls this)."""
+    st.session_state.update(PAIR_DEFAULTS.get(st.session_state.get("race_pair"), {}))
+
+
+def parse_url(params: dict[str, str]) -> tuple[dict[str, object], list[str]]:
+    """(widget values from the URL's usable parameters, names of the unusable ones).
+
+    >>> parse_url({"race_k": "40", "race_seed": "5", "race_source": "live"})
+    ({'race_source': 'live', 'race_seed': 5}, ['k'])
+    """
+    values: dict[str, object] = {}
+    bad: list[str] = []
+    if "race_source" in params:
+        if params["race_source"] in SOURCES:
+            values["race_source"] = params["race_source"]
+        else:
+            bad.append("source")
+    if "race_example" in params:
+        example = urlvalues.text(str(params["race_example"]), 100)
+        if example is None:
+            bad.append("example")
+        else:
+            values["race_example"] = example  # checked against the installed examples when shown
+    for key, field in RUN_FIELDS.items():
+        if key not in params:
+            continue
+        spec, problems = RunSpec.parse_query({field: params[key]}, DEFAULTS)
+        value = getattr(spec, field)
+        offered = ((field != "pair" or value in RACE_PAIRS)
+                   and (field != "max_new_tokens" or value <= WEB_MAX_NEW_TOKENS))
+        if problems or not offered:
+            bad.append(key.removeprefix("race_"))
+        else:
+            values[key] = value
+    return values, bad
+
+
+def init_from_url() -> list[str]:
+    """Fill session state from the URL once per session; returns the names of URL values that were unusable."""
+    if "race_url_read" in st.session_state:
+        return []
+    st.session_state["race_url_read"] = True
+    values, bad = parse_url({k: st.query_params[k] for k in st.query_params})
+    defaults = {**PAGE_FIELDS, **{key: getattr(DEFAULTS, field) for key, field in RUN_FIELDS.items()},
+                **PAIR_DEFAULTS.get(str(values.get("race_pair", DEFAULTS.pair)), {})}
+    for key, default in defaults.items():
+        st.session_state.setdefault(key, values.get(key, default))
+    return bad
+
+
+def write_url() -> None:
+    """Put the settings in use into the URL (the example's name, or the live-run settings), so the page can be
+    shared or reloaded as it is."""
+    source = st.session_state.get("race_source", "example")
+    used = {"race_source", "race_example"} if source == "example" else {"race_source", *RUN_FIELDS}
+    if not st.session_state.get("race_tree_nodes"):  # no tree lane: chain links stay as they were
+        used -= set(TREE_FIELDS)
+    for key in (*PAGE_FIELDS, *RUN_FIELDS):
+        if key not in used:
+            if key in st.query_params:
+                del st.query_params[key]
+            continue
+        value = st.session_state.get(key)
+        text = f"{value:g}" if isinstance(value, float) else str(value)
+        if st.query_params.get(key) != text:
+            st.query_params[key] = text
+

@@ -1,0 +1,116 @@
+"""The Timeline & race page's result: the measured speedup with the words that explain it, the rounds, and the
+charts and outputs of the median round.
+
+The race is between two traces of the same prompt and settings: speculative decoding and specviz's target-only
+decoding (the named baseline), from a shipped example or a live race (`specviz.ui.race.live`). The headline is the
+median round with the spread of all rounds, and when the one-token forward itself ran far slower than usual the page
+says the machine was busy instead of explaining the numbers (`specviz.labs.timeline.busy_note`). The settings and their
+URL live in `race_settings` and `race_inputs`, the charts in `race_figures`, the outputs in `race_outputs`.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import pandas as pd
+import streamlit as st
+
+from specviz.core.i18n import _, number, times
+from specviz.labs.timeline import (ALPHA_ESTIMATE, ALPHA_NAME, BASELINE_NAME, RATIO_NAME, SPEEDUP_DEFINITION, RaceRounds,
+                              alpha_note, busy_note, explain_race, length_note, measured_speedup, spread_sentence)
+from specviz.engine.trace import Trace
+from specviz.ui.common import charts
+from specviz.ui.race.figures import (BASE_LANE, PHASE_COLORS, PHASE_NAMES, SPEC_LANE, lane_tokens, lanes_table,
+                                     race_figure, swatches_html, token_lines, tokens_figure, tokens_table)
+from specviz.ui.common.step_view import dtype_text
+from specviz.ui.race.outputs import render_outputs
+from specviz.ui.race.tree import render_lanes
+
+
+def format_speedup(speedup: float) -> str:
+    return times(speedup) if math.isfinite(speedup) else "–"
+
+
+def rounds_table(rounds: RaceRounds) -> list[dict[str, object]]:
+    """One row per round: which lane ran first, both speeds, the speedup and the median one-token forward."""
+    rows = []
+    for index, ((spec, base), forward) in enumerate(zip(rounds.rounds, rounds.forward_ms()), start=1):
+        rows.append({_("round"): index, _("ran first"): _(SPEC_LANE) if index % 2 else _(BASE_LANE),
+                     _("speculative tokens/s"): number(spec.tokens_per_second, 1),
+                     _("target only tokens/s"): number(base.tokens_per_second, 1),
+                     _("speedup"): format_speedup(measured_speedup(spec, base)),
+                     _("one-token forward (median)"): _("{ms} ms", ms=number(forward, 1)) if math.isfinite(forward)
+                     else "–"})
+    return rows
+
+
+def render_race(rounds: RaceRounds, *, usual_ms: float | None = None, measured_at: float | None = None,
+                tree_lanes: tuple[Trace, ...] = ()) -> None:
+    """Metrics (the median round's, with the spread of all rounds), the explanation or the busy-machine note, the two
+    charts and every lane's output. `measured_at` marks a live race (when it was measured); `tree_lanes` holds each
+    round's tree lane when the race has one (the median round's is drawn next to the chain)."""
+    spec, base = rounds.typical
+    tree = tree_lanes[rounds.rounds.index(rounds.typical)] if tree_lanes else None
+    speedup = rounds.median_speedup
+    several = len(rounds.rounds) > 1
+    cols = st.columns(4)
+    definition = _(SPEEDUP_DEFINITION)
+    cols[0].metric(_("Measured speedup"), format_speedup(speedup),
+                   help=" ".join((definition, _("The median of the rounds."))) if several else definition)
+    cols[1].metric(_("Speculative, tokens/s"), number(spec.tokens_per_second, 1),
+                   help=_("{n} tokens in {seconds} s, {steps} steps (each one target forward)", n=spec.num_tokens,
+                          seconds=number(spec.wall_seconds), steps=spec.num_steps))
+    cols[2].metric(_("Target only, tokens/s"), number(base.tokens_per_second, 1),
+                   help=_("{n} tokens in {seconds} s, one target forward per token", n=base.num_tokens,
+                          seconds=number(base.wall_seconds)))
+    cols[3].metric(_("Tokens per step"), number(spec.mean_accepted_length),
+                   help=_("output tokens ÷ speculative steps, recovered and bonus tokens included"))
+    rate, alpha = spec.acceptance_rate, spec.mean_accept_prob
+    acc = st.columns([1, 1, 2])
+    acc[0].metric(_(RATIO_NAME).capitalize(), number(rate) if math.isfinite(rate) else "–",
+                  help=_("Drafted tokens the target kept ÷ all drafted tokens, counting the drafts after a step's "
+                         "first rejection as drafted."))
+    acc[1].metric(_("{alpha}, estimated", alpha=ALPHA_NAME), number(alpha) if math.isfinite(alpha) else "–",
+                  help=_(ALPHA_ESTIMATE))
+    note = alpha_note(spec)
+    if note:
+        acc[2].caption(" ".join((note, _("The Theory explorer's α slider takes the estimate."))))
+    sentences = [definition, _("Baseline: {baseline}.", baseline=_(BASELINE_NAME)),
+                 _("Both lanes computed in {dtype}.", dtype=dtype_text(spec.meta.get("dtype")))]
+    if spec.meta.get("clock") == "cpu":
+        sentences.append(_("This recording timed each step by CPU time on one thread (what wall time would be on an "
+                           "idle machine), as `make traces` does on a shared machine."))
+    if several:
+        sentences += [spread_sentence(rounds), _("The charts show the median round.")]
+    if measured_at is not None:
+        sentences.append(_("Measured at {clock}, not from a cache: press **Run the race** to measure again.",
+                           clock=time.strftime("%H:%M:%S", time.localtime(measured_at))))
+    st.caption(" ".join(sentences))
+    busy = busy_note(rounds, usual_ms) if measured_at is not None else None
+    if busy:
+        st.warning(busy)
+    else:
+        explanation = explain_race(spec, base)
+        (st.success if speedup >= 1.05 else st.info if speedup > 0.95 else st.warning)(explanation)
+    note = length_note(spec, base)
+    if note:
+        st.caption(note)
+    if several:
+        st.table(pd.DataFrame(rounds_table(rounds)).set_index(_("round")))  # wraps on a phone; no hover needed
+    if tree is not None:
+        render_lanes(spec, tree, base)
+
+    st.markdown(_("**Where the time went.** Each speculative step is an orange drafting segment followed by one blue "
+                  "target forward that checks all the drafts; the number on it is how many tokens the step emitted. "
+                  "The lane below is plain decoding: one blue forward per token. Hover or tap a segment for its "
+                  "numbers; the numbers above are its totals."))
+    st.html(swatches_html([(_(PHASE_NAMES[p]), PHASE_COLORS[p]) for p in PHASE_NAMES]))
+    charts.show(race_figure(spec, base, tree), key="race_lanes", table=lanes_table(spec, base, tree),
+                name=_("Where the time went: every step of each lane on one wall-clock axis"))
+    st.markdown(_("**How the output grew.** Steep jumps are steps where several drafts were accepted at once."))
+    st.html(swatches_html([(lane_tokens(lane, trace.num_tokens), color)
+                           for trace, lane, color in token_lines(spec, base, tree)], line=True))
+    charts.show(tokens_figure(spec, base, tree), key="race_tokens", table=tokens_table(spec, base, tree),
+                name=_("How the output grew: output tokens against time, one line per lane"))
+    render_outputs(spec, base, tree)

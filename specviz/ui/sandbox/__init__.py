@@ -1,0 +1,1 @@
+"""The Sandbox page's Streamlit code: its inputs, renderers and state."""

@@ -1,0 +1,173 @@
+"""The p/q sandbox's pieces: the editable table of p and q, the figures, and the simulated outputs.
+
+The numbers come from specviz.labs.exactness.sandbox; this module only gathers inputs and draws. Every sentence a
+reader sees is in `TEXT` (named placeholders, marked with `N_()` and translated with `_()` where drawn). Widget
+keys start with `sandbox_`.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from specviz.core.i18n import N_, _, number, percent, read_number
+from specviz.labs.exactness import RULES
+from specviz.labs.exactness.sandbox import MAX_SAMPLES, SandboxSamples, SandboxStep, sandbox_step, simulate
+from specviz.ui.common.charts import show
+from specviz.ui.common.escaping import escape_markdown, plot_text
+
+TOKENS = ["the", "a", "cat", "dog", "sat", "ran"]
+DEFAULT_P = [0.35, 0.25, 0.15, 0.12, 0.08, 0.05]
+DEFAULT_Q = [0.20, 0.35, 0.05, 0.20, 0.10, 0.10]
+COLOURS = {"p": "#0072B2", "q": "#E69F00", "overlap": "#009E73", "residual": "#CC79A7", "samples": "#6B6B6B"}
+
+TEXT = {
+    "editor_help": N_("Type any non-negative numbers: each column is normalised to sum to 1 before the temperature "
+                      "is applied to both."),
+    "temperature": N_("Temperature (applied to p and q)"),
+    "temperature_help": N_("p^(1/T), normalised, for both. T = 0 is greedy: all mass on each one's top token."),
+    "alpha": N_("α = Σ min(p, q)"),
+    "tv": N_("TV(p, q) = 1 − α"),
+    "reject": N_("chance the draft is rejected"),
+    "pq_title": N_("p (target) and q (draft) after temperature"),
+    "split_title": N_("p = min(p, q) + (1 − α)·norm(max(0, p − q))"),
+    "overlap": N_("min(p, q): kept drafts"),
+    "residual": N_("(1 − α)·residual: recovered tokens"),
+    "no_residual": N_("p = q: every draft is kept (α = 1), the residual is never used."),
+    "rule": N_("Verification rule"),
+    "n": N_("Simulated steps N"),
+    "seed": N_("Seed"),
+    "samples_title": N_("{n} simulated first tokens under: {rule}"),
+    "observed": N_("simulated"),
+    "rule_form": N_("this rule, closed form"),
+    "kept": N_("Drafts kept in the simulation: {kept} (α for this rule)."),
+    "bad_input": N_("The table needs fixing: {reason}"),
+    "probability": N_("probability"),
+    "token": N_("token"),
+    "p": N_("p (target)"),
+    "q": N_("q (draft)"),
+    "rule_box": N_("**{label}.** {text}"),
+}
+
+
+def edit_distributions() -> tuple[list[float] | None, list[float] | None, float]:
+    """The learner's p, q (raw weights from the editable table) and the temperature; p and q are None after one
+    sentence on screen when a cell is not a number.
+
+    The cells are text written by the one formatter (`i18n.number`: 0.350, or 0,350 in Portuguese, which a
+    NumberColumn's printf format cannot do) and read back by `i18n.read_number`, which takes either decimal sign."""
+    frame = pd.DataFrame({"token": TOKENS, "p (target)": [number(x, 3) for x in DEFAULT_P],
+                          "q (draft)": [number(x, 3) for x in DEFAULT_Q]})
+    texts = {c: st.column_config.TextColumn(_(TEXT[c[0]]), max_chars=24)
+             for c in ("p (target)", "q (draft)")}  # the columns keep their English names; the labels translate
+    edited = st.data_editor(frame, key="sandbox_table", hide_index=True, disabled=["token"], num_rows="fixed",
+                            column_config={"token": st.column_config.TextColumn(_(TEXT["token"])), **texts})
+    st.caption(_(TEXT["editor_help"]))
+    temperature = st.slider(_(TEXT["temperature"]), 0.0, 2.0, 1.0, 0.05, key="sandbox_temperature",
+                            help=_(TEXT["temperature_help"]))
+    try:
+        p, q = weights(edited["p (target)"]), weights(edited["q (draft)"])
+    except ValueError as exc:
+        st.error(_(TEXT["bad_input"], reason=escape_markdown(str(exc))))
+        return None, None, temperature
+    return p, q, temperature
+
+
+def weights(cells) -> list[float]:
+    """A column of the table as numbers: an emptied cell is 0, anything else goes through `read_number`.
+
+    >>> weights(["0,35", "0.25", None, ""])
+    [0.35, 0.25, 0.0, 0.0]
+    """
+    return [0.0 if cell is None or (isinstance(cell, float) and pd.isna(cell)) or not str(cell).strip()
+            else read_number(cell) for cell in cells]
+
+
+def compute(p: list[float] | None, q: list[float] | None, temperature: float) -> SandboxStep | None:
+    """The exact rule's pieces, or None after one sentence on screen when the table cannot be used (a table whose
+    cells could not be read has said so already)."""
+    if p is None or q is None:
+        return None
+    try:
+        return sandbox_step(p, q, temperature)
+    except ValueError as exc:
+        st.error(_(TEXT["bad_input"], reason=escape_markdown(str(exc))))
+        return None
+
+
+def _bars(title: str) -> go.Figure:
+    fig = go.Figure()
+    fig.update_layout(title=title, height=300, margin=dict(l=10, r=10, t=40, b=10), yaxis_title=_(TEXT["probability"]),
+                      legend=dict(orientation="h", y=-0.2))
+    return fig
+
+
+def pq_figure(step: SandboxStep) -> go.Figure:
+    """p and q side by side."""
+    fig = _bars(_(TEXT["pq_title"]))
+    labels = [plot_text(t) for t in TOKENS]
+    fig.add_bar(x=labels, y=step.target_probs.tolist(), name=_(TEXT["p"]), marker_color=COLOURS["p"])
+    fig.add_bar(x=labels, y=step.draft_probs.tolist(), name=_(TEXT["q"]), marker_color=COLOURS["q"])
+    return fig
+
+
+def split_figure(step: SandboxStep) -> go.Figure:
+    """min(p, q) stacked with (1 − α)·residual: together exactly p (drawn as a marker)."""
+    fig = _bars(_(TEXT["split_title"]))
+    labels = [plot_text(t) for t in TOKENS]
+    fig.add_bar(x=labels, y=step.overlap.tolist(), name=_(TEXT["overlap"]), marker_color=COLOURS["overlap"])
+    fig.add_bar(x=labels, y=((1 - step.alpha) * step.residual).tolist(), name=_(TEXT["residual"]),
+                marker_color=COLOURS["residual"])
+    fig.add_scatter(x=labels, y=step.target_probs.tolist(), mode="markers", name=_(TEXT["p"]),
+                    marker=dict(color=COLOURS["p"], symbol="line-ew-open", size=28, line=dict(width=3)))
+    fig.update_layout(barmode="stack")
+    return fig
+
+
+def render_numbers(step: SandboxStep) -> None:
+    a, b, c = st.columns(3)
+    a.metric(_(TEXT["alpha"]), number(step.alpha, 3))
+    b.metric(_(TEXT["tv"]), number(step.tv, 3))
+    c.metric(_(TEXT["reject"]), number(1 - step.alpha, 3))
+    if step.residual.sum() == 0:
+        st.info(_(TEXT["no_residual"]))
+
+
+def pick_simulation() -> tuple[str, int, int]:
+    """The rule (with the broken ones), N and the seed."""
+    names = list(RULES)
+    left, middle, right = st.columns([3, 2, 1])
+    rule = left.selectbox(_(TEXT["rule"]), names, format_func=lambda name: _(RULES[name].label), key="sandbox_rule")
+    n = middle.slider(_(TEXT["n"]), 100, MAX_SAMPLES, 2000, 100, key="sandbox_n")
+    seed = right.number_input(_(TEXT["seed"]), 0, 10_000, 1, key="sandbox_seed")
+    return rule, int(n), int(seed)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _simulate(p: tuple[float, ...], q: tuple[float, ...], temperature: float, rule: str, n: int,
+              seed: int) -> SandboxSamples:
+    return simulate(sandbox_step(list(p), list(q), temperature), rule, n, seed)
+
+
+def samples_figure(step: SandboxStep, samples: SandboxSamples, rule: str, n: int) -> go.Figure:
+    """Simulated frequencies against p and against the rule's own closed form."""
+    fig = _bars(_(TEXT["samples_title"], n=number(n, 0), rule=_(RULES[rule].label)))
+    labels = [plot_text(t) for t in TOKENS]
+    fig.add_bar(x=labels, y=(samples.counts.double() / n).tolist(), name=_(TEXT["observed"]),
+                marker_color=COLOURS["samples"])
+    fig.add_bar(x=labels, y=step.target_probs.tolist(), name=_(TEXT["p"]), marker_color=COLOURS["p"])
+    fig.add_scatter(x=labels, y=samples.expected.tolist(), mode="markers", name=_(TEXT["rule_form"]),
+                    marker=dict(color=COLOURS["residual"], symbol="diamond", size=11))
+    return fig
+
+
+def render_simulation(p: list[float], q: list[float], temperature: float, step: SandboxStep) -> None:
+    rule, n, seed = pick_simulation()
+    entry = RULES[rule]
+    (st.success if entry.exact else st.warning)(_(TEXT["rule_box"], label=_(entry.label), text=_(entry.explanation)))
+    samples = _simulate(tuple(p), tuple(q), float(temperature), rule, n, seed)
+    show(samples_figure(step, samples, rule, n), "sandbox_samples_chart")
+    st.caption(_(TEXT["kept"], kept=percent(samples.accepted_fraction, 1)))
+    verdict = samples.verdict
+    (st.success if verdict.consistent else st.error)(verdict.verdict)

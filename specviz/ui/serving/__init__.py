@@ -1,0 +1,1 @@
+"""The Serving page's Streamlit code: its inputs, renderers and state."""

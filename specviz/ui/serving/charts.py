@@ -1,0 +1,87 @@
+"""The Serving page's figures, each a plain function returning a Plotly figure: the live counters over time, the
+acceptance at each draft position, and a load sweep's throughput and latency against concurrent streams with the
+point where speculation stops paying marked."""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from specviz.core.i18n import _
+from specviz.serving.load import LevelResult
+from specviz.serving.metrics import Delta
+from specviz.serving.results import ServingResult
+from specviz.ui.common.palette import BLUE, GREY, ORANGE, VERMILLION
+
+COLORS = {"none": GREY, "ngram": BLUE, "draft": ORANGE, "eagle": VERMILLION}
+
+
+def _layout(fig: go.Figure, title: str, height: int = 380) -> go.Figure:
+    fig.update_layout(title=title, height=height, margin=dict(l=10, r=10, t=50, b=10), template="plotly_white",
+                      legend=dict(orientation="h", yanchor="top", y=-0.2, x=0))
+    return fig
+
+
+def live_figure(deltas: list[Delta], t0: float) -> go.Figure:
+    """Four panels over time, one point per scrape window: acceptance rate, mean accepted length, drafts/s,
+    generated tokens/s. Windows with no drafts leave a gap in the acceptance panels."""
+    fig = make_subplots(rows=2, cols=2, shared_xaxes=True, vertical_spacing=0.14, subplot_titles=(
+        _("acceptance rate (accepted / drafted)"), _("mean accepted length (incl. bonus)"), _("drafts per second"),
+        _("generated tokens per second")))
+    x = [round(d.start + d.seconds - t0, 1) for d in deltas]
+    panels = [(1, 1, [d.acceptance_rate for d in deltas]), (1, 2, [d.mean_accepted_length for d in deltas]),
+              (2, 1, [d.drafts_per_s for d in deltas]), (2, 2, [d.tokens_per_s for d in deltas])]
+    names = [_("acceptance rate"), _("mean accepted length"), _("drafts/s"), _("tokens/s")]
+    for (row, col, y), name in zip(panels, names):
+        fig.add_scatter(x=x, y=y, mode="lines+markers", name=name, row=row, col=col, line=dict(color=BLUE),
+                        showlegend=False, connectgaps=False)
+    fig.update_xaxes(title_text=_("seconds since you connected"), row=2)
+    return _layout(fig, "", height=460)
+
+
+def per_position_figure(per_position: list[float]) -> go.Figure:
+    """Acceptance at each draft position: accepted there / drafts (vLLM's per-position counter)."""
+    fig = go.Figure(go.Bar(x=[f"{i + 1}" for i in range(len(per_position))], y=per_position, marker_color=BLUE,
+                           name=_("accepted at this position / drafts")))
+    fig.update_yaxes(range=[0, 1], title=_("share of drafts"))
+    fig.update_xaxes(title=_("draft position"))
+    return _layout(fig, _("Acceptance by draft position"))
+
+
+def sweep_figure(levels: list[LevelResult], prompt: str, break_even: dict[str, int | None] | None = None) -> go.Figure:
+    """Throughput (all streams) and median latency against concurrent streams, one line per speculative config;
+    a dotted line where a config stops beating the target alone."""
+    fig = make_subplots(rows=1, cols=2, subplot_titles=(_("throughput: tokens/s, all streams"),
+                                                        _("median latency per request: s")))
+    specs = list(dict.fromkeys(lv.speculative for lv in levels))
+    for spec in specs:
+        rows = sorted((lv for lv in levels if lv.speculative == spec and lv.prompt == prompt),
+                      key=lambda lv: lv.concurrency)
+        x = [lv.concurrency for lv in rows]
+        color = COLORS.get(spec, ORANGE)
+        fig.add_scatter(x=x, y=[lv.throughput for lv in rows], mode="lines+markers", name=_("{spec}: tokens/s", spec=spec),
+                        line=dict(color=color), row=1, col=1)
+        fig.add_scatter(x=x, y=[lv.latency_s for lv in rows], mode="lines+markers", name=_("{spec}: latency", spec=spec),
+                        line=dict(color=color, dash="dash"), row=1, col=2)
+    lowest = min((lv.concurrency for lv in levels if lv.prompt == prompt), default=1)
+    for spec, c in (break_even or {}).items():
+        if c is not None and c > lowest:  # a config that never paid gets no line (the page says so in words)
+            fig.add_vline(x=c, line=dict(color=COLORS.get(spec, ORANGE), dash="dot"), row=1, col=1,
+                          annotation_text=_("{spec} stops paying", spec=spec), annotation_position="top left")
+    fig.update_xaxes(type="log", tickvals=[1, 2, 4, 8, 16], title_text=_("concurrent streams"))
+    return _layout(fig, _("Load sweep: {prompt}", prompt=prompt), height=420)
+
+
+def speedup_figure(result: ServingResult) -> go.Figure:
+    """Throughput with speculation / without, against streams, one line per prompt and config; 1 is break-even."""
+    fig = go.Figure()
+    fig.add_hline(y=1.0, line=dict(color=GREY, dash="dot"), annotation_text=_("no gain"),
+                  annotation_position="bottom right")
+    for spec in [s for s in result.specs() if s != "none"]:
+        for prompt, dash in zip(result.prompt_names(), ("solid", "dash", "dot", "dashdot")):
+            xs = result.concurrencies(prompt)
+            fig.add_scatter(x=xs, y=[result.speedup(spec, prompt, c) for c in xs], mode="lines+markers",
+                            name=_("{spec}, {prompt} prompt", spec=spec, prompt=prompt), line=dict(color=COLORS.get(spec, ORANGE), dash=dash))
+    fig.update_xaxes(type="log", tickvals=[1, 2, 4, 8, 16], title=_("concurrent streams"))
+    fig.update_yaxes(title=_("speedup (tokens/s vs no speculation)"))
+    return _layout(fig, _("Where speculation stops paying"))

@@ -1,0 +1,130 @@
+"""The measured vLLM sweep on the Theory explorer's roofline chart: for the SmolLM2 pairs whose proposer the committed
+sweep served (n-gram lookup, the EAGLE drafter), vLLM's throughput with speculation over without at each concurrency
+becomes points next to the predicted speedup against batch, so the predicted break-even and the measured one sit on
+one chart. A concurrency (requests in flight) stands for the batch: vLLM decodes the running requests together.
+
+Plain figures and sentences, tested without a browser from the committed JSON (assets/benchmarks/serving/).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import plotly.graph_objects as go
+
+from specviz.core.i18n import N_, _, number
+from specviz.engine import theory
+from specviz.labs import roofline
+from specviz.serving.load import LevelResult
+from specviz.serving.results import SERVING_DIR, ServingResult
+from specviz.ui.common.palette import BLUE, REDDISH_PURPLE, SKY_BLUE
+
+COMMITTED = SERVING_DIR / "cpu-smollm2.json"
+PAIR_SPECS = {"smollm2-ngram": "ngram", "smollm2-eagle": "eagle"}  # the explorer's pair -> the sweep's speculation
+SYMBOLS = {"copy": "circle", "open": "square"}
+COLORS = {"copy": REDDISH_PURPLE, "open": SKY_BLUE}
+PROMPT_NAMES = {"copy": N_("copy prompt"), "open": N_("open question")}
+BREAK_EVEN_COLOR = BLUE
+STOPPED = N_("speculation stopped paying at %{x} concurrent requests")
+NEVER = N_("speculation did not pay even at %{x} request at a time")
+NO_POINTS = N_("Measured vLLM points are drawn for the SmolLM2 pairs with n-gram lookup or the EAGLE drafter (the "
+               "committed serving sweep); pick one of them under Models to see them.")
+
+
+def on_chart(fig: go.Figure, pair_key: str, hw: roofline.Hardware,
+             result: ServingResult | None) -> tuple[go.Figure, str]:
+    """The predicted speedup with `result`'s points for this pair (`committed()` on the page), and the caption that
+    says what they measured, or why there are none."""
+    spec = spec_for(pair_key, result)
+    if spec is None:
+        return fig, _(NO_POINTS)
+    return add_measured(fig, result, spec), caption(result, spec, hw)
+
+
+def committed(path: Path | str | None = None) -> ServingResult | None:
+    """The committed sweep, or None when it is missing or unreadable (the chart then shows the prediction alone)."""
+    try:
+        return ServingResult.load(path or COMMITTED)
+    except ValueError:
+        return None
+
+
+def spec_for(pair_key: str, result: ServingResult | None) -> str | None:
+    """The sweep's speculation measured for this pair, if the sweep has it."""
+    spec = PAIR_SPECS.get(pair_key)
+    return spec if result is not None and spec in result.specs() else None
+
+
+def measured_alpha(level: LevelResult | None, k: int) -> float | None:
+    """α implied by vLLM's mean accepted length at one level (E[tokens per step] = (1 − α^(K+1)) / (1 − α)),
+    capped just below K + 1 where every draft was kept."""
+    if level is None or level.mean_accepted_length is None:
+        return None
+    return theory.alpha_from_tokens_per_step(min(level.mean_accepted_length, k + 0.999), k)
+
+
+def _prompt_name(prompt: str) -> str:
+    return _(PROMPT_NAMES[prompt]) if prompt in PROMPT_NAMES else prompt
+
+
+def add_measured(fig: go.Figure, result: ServingResult, spec: str) -> go.Figure:
+    """One marker trace per prompt (speedup = tokens/s with `spec` over tokens/s without, same concurrency) and,
+    where the sweep saw speculation stop paying, an open marker at that concurrency on 1×. Turns the legend on."""
+    k = int(result.server.get("k", 4))
+    for prompt in result.prompt_names():
+        levels = [(c, result.speedup(spec, prompt, c), result.level(spec, prompt, c))
+                  for c in result.concurrencies(prompt)]
+        levels = [(c, s, lv) for c, s, lv in levels if s is not None]
+        if not levels:
+            continue
+        alphas = [measured_alpha(lv, k) for _c, _s, lv in levels]
+        name = _("measured: vLLM, {prompt}", prompt=_prompt_name(prompt))
+        fig.add_trace(go.Scatter(
+            x=[c for c, _s, _lv in levels], y=[s for _c, s, _lv in levels], mode="markers+lines", name=name,
+            line=dict(color=COLORS.get(prompt, BLUE), dash="dot", width=1),
+            marker=dict(size=11, symbol=SYMBOLS.get(prompt, "diamond"), color=COLORS.get(prompt, BLUE),
+                        line=dict(width=1, color="black")),
+            customdata=[a if a is not None else float("nan") for a in alphas],
+            hovertemplate=f"<b>{name}</b><br>" + _("%{x} concurrent requests: %{y:.2f}× the tokens/s without "
+                                                   "speculation; α ≈ %{customdata:.2f} from the mean accepted "
+                                                   "length") + "<extra></extra>"))
+        even = result.break_even(spec, prompt)
+        if even is not None:
+            label = _("measured break-even, {prompt}", prompt=_prompt_name(prompt))
+            fig.add_trace(go.Scatter(
+                x=[even], y=[1.0], mode="markers", showlegend=False, name=label,
+                marker=dict(size=18, symbol="circle-open", color=BREAK_EVEN_COLOR, line=dict(width=2)),
+                hovertemplate=f"<b>{label}</b><br>" + _(STOPPED if even > min(result.concurrencies(prompt))
+                                                         else NEVER) + "<extra></extra>"))
+    fig.update_layout(showlegend=True, legend=dict(orientation="h", yanchor="top", y=-0.22, x=0),
+                      yaxis_title=_("speedup ×"))  # the line's is expected, the points' measured
+    fig.update_layout(height=max(fig.layout.height or 0, 440), margin=dict(b=10))
+    return fig
+
+
+def caption(result: ServingResult, spec: str, hw: roofline.Hardware) -> str:
+    """What the points measured, on which machine, with which command, and which hardware the line assumes."""
+    server, machine = result.server, result.machine
+    measured = roofline.hardware_presets().get("measured")
+    fitted = (_("The preset “{name}” is fitted to specviz's own engine in float32, not to vLLM: compare the shapes "
+                "more than the numbers.", name=measured.name) if measured is not None else "")
+    return " ".join(s for s in (_(
+        "Points: measured with {build} serving {model} in {dtype} ({spec}, K = {k}, {requests} requests of at "
+        "most {max_tokens} tokens per level) on {cpu} with {cores} cores, {date}: tokens per second with "
+        "speculation over without, at each number of concurrent requests. Reproduce: `{command}`. The line: the "
+        "roofline's prediction for {hardware} at the α and K chosen above.",
+        build=server.get("build", "?"), model=server.get("model", "?"), dtype=server.get("dtype", "?"), spec=spec,
+        k=server.get("k", "?"), requests=server.get("requests", "?"), max_tokens=server.get("max_tokens", "?"),
+        cpu=machine.get("cpu", "?"), cores=machine.get("cores", "?"), date=str(machine.get("date", "?"))[:10],
+        command=result.command, hardware=_(hw.name)), fitted, _alpha_hint(result, spec)) if s)
+
+
+def _alpha_hint(result: ServingResult, spec: str) -> str:
+    k = int(result.server.get("k", 4))
+    alphas = {p: measured_alpha(result.level(spec, p, min(result.concurrencies(p))), k)
+              for p in result.prompt_names()}
+    shown = [f"{number(a, 2)} ({_prompt_name(p)})" for p, a in alphas.items() if a is not None]
+    if not shown:
+        return ""
+    return _("At one request the measured mean accepted length implies α ≈ {alphas}: set α above to compare.",
+             alphas=", ".join(shown))

@@ -1,0 +1,192 @@
+"""The Serving page's load sweeps: a bounded live sweep against the connected server, and the committed sweep with
+and without speculation (assets/benchmarks/serving/), vLLM next to specviz's own engine and the roofline's
+predicted break-even next to the measured one."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import streamlit as st
+
+from specviz.core.i18n import _, number, times
+from specviz.labs import roofline
+from specviz.serving import client
+from specviz.serving.cli import PROMPTS
+from specviz.serving.load import LEVELS, MAX_REQUESTS, LevelResult, LoadPlan, Prompt, run_load
+from specviz.serving.results import ServingResult, find_serving_results
+from specviz.ui.common import charts as plot
+from specviz.ui.common.escaping import escape_markdown
+from specviz.ui.serving import charts
+from specviz.ui.serving import roofline as serving_roofline
+
+LIVE_SWEEP = "serving_live_sweep"
+
+
+def live_sweep(base: str, speculating: bool) -> None:
+    """The load generator's form; runs only against a server the operator allows (loopback by default)."""
+    if not client.allowed(base):
+        st.info(escape_markdown(str(client.not_allowed())))
+        return
+    with st.form("serving_load_form"):
+        a, b, c, d = st.columns(4)
+        prompt = a.selectbox(_("Prompt"), list(PROMPTS), key="serving_load_prompt",
+                             help=_("copy: the answer repeats the prompt; open: a question with a fresh answer."))
+        levels = b.multiselect(_("Concurrent streams"), LEVELS, default=[1, 4], key="serving_load_levels")
+        requests = c.number_input(_("Requests per level"), 1, MAX_REQUESTS, 4, key="serving_load_requests")
+        tokens = d.number_input(_("Tokens per request"), 8, 256, 64, key="serving_load_tokens")
+        go = st.form_submit_button(_("Run the sweep"))
+    with st.expander(_("The prompt")):
+        st.code(PROMPTS[prompt], language=None, wrap_lines=True)  # sent to the model as is, never translated
+    if go:
+        plan = LoadPlan(prompts=(Prompt(prompt, PROMPTS[prompt]),), levels=tuple(sorted(levels)),
+                        requests=int(requests), max_tokens=int(tokens), max_seconds=180.0)
+        label = "speculating" if speculating else "none"
+        try:
+            with st.status(_("Sending requests...")) as box:
+                results = run_load(base, plan, speculative=label, progress=box.write)
+                box.update(label=_("Done"), state="complete")
+        except ValueError as exc:
+            st.error(escape_markdown(str(exc)))
+            return
+        st.session_state[LIVE_SWEEP] = [lv.to_dict() for lv in results]
+    done = [LevelResult.from_dict(d) for d in st.session_state.get(LIVE_SWEEP, [])]
+    if done:
+        plot.show(charts.sweep_figure(done, done[0].prompt), key="serving_live_sweep_chart")
+        st.dataframe(level_table(done), hide_index=True, width="stretch")
+        errors = sorted({r.error for lv in done for r in lv.records if r.error})
+        if errors:
+            st.warning(escape_markdown(_("Some requests failed: {error}", error=errors[0])))
+        st.download_button(_("Download as JSON"), json.dumps([lv.to_dict() for lv in done], indent=1),
+                           file_name="serving-sweep.json", key="serving_live_download")
+
+
+def level_table(levels: list[LevelResult]) -> pd.DataFrame:
+    def fmt(v, digits=2):
+        return None if v is None else round(v, digits)
+    return pd.DataFrame([{_("speculation"): lv.speculative, _("prompt"): lv.prompt, _("streams"): lv.concurrency,
+                          _("requests"): len(lv.ok), _("tokens/s"): fmt(lv.throughput, 1),
+                          _("median latency (s)"): fmt(lv.latency_s), _("acceptance rate"): fmt(lv.acceptance_rate),
+                          _("mean accepted length"): fmt(lv.mean_accepted_length)} for lv in levels])
+
+
+def rising_gain(result: ServingResult, spec: str, prompt: str) -> str | None:
+    """A sentence when `spec`'s gain rises again at the sweep's highest level, against the page's premise that
+    batching eats speculation's gain: what the sweep can and cannot say about it. None when it does not rise."""
+    levels = result.concurrencies(prompt)
+    if len(levels) < 2:
+        return None
+    before, after = (result.speedup(spec, prompt, c) for c in levels[-2:])
+    if before is None or after is None or after <= before * 1.05:
+        return None
+    top = result.level(spec, prompt, levels[-1])
+    sent = len(top.ok) if top is not None else 0
+    return _("{spec}, {prompt} prompt: the gain rises again at {streams} streams ({before} → {after}), against this "
+             "page's premise. This sweep cannot settle it: at {streams} streams it sent {sent} requests, about one per "
+             "stream, so that level is a single wave, ramp-up and ramp-down included, measured once; and a 135M model "
+             "on a CPU is far from compute-bound at {streams} streams, where the premise needs a busy accelerator. "
+             "Measure again with many more requests per level (say 4 per stream) and a few repeats before reading a "
+             "trend.", spec=spec, prompt=prompt, streams=levels[-1], before=times(before), after=times(after),
+             sent=sent)
+
+
+def committed_sweep() -> None:
+    """The committed sweep: speedup against streams, throughput and latency per prompt, the table, the command."""
+    files = find_serving_results()
+    if not files:
+        st.info(_("No committed serving sweep yet: run `python -m specviz serve sweep`."))
+        return
+    path = st.selectbox(_("Result"), files, format_func=lambda p: p.stem, key="serving_result")
+    try:
+        result = ServingResult.load(path)
+    except ValueError as exc:
+        st.error(escape_markdown(str(exc)))
+        return
+    server, machine = result.server, result.machine
+    st.caption(escape_markdown(_("{build} ({version}), {model} in {dtype}, K = {k}, {requests} requests a level (at "
+                                 "least one per stream, so as many as there are streams above {requests}), each "
+                                 "level measured once, at most {max_tokens} tokens each; {cpu}, {cores} cores, "
+                                 "{date}.",
+                                 build=server.get('build', '?'), version=server.get('version', '?'),
+                                 model=server.get('model', '?'), dtype=server.get('dtype', '?'),
+                                 k=server.get('k', '?'), requests=server.get('requests', '?'),
+                                 max_tokens=server.get('max_tokens', '?'), cpu=machine.get('cpu', '?'),
+                                 cores=machine.get('cores', '?'), date=machine.get('date', '?'))))
+    plot.show(charts.speedup_figure(result), key="serving_speedup_chart")
+    for prompt in result.prompt_names():
+        marks = {s: result.break_even(s, prompt) for s in result.specs() if s != "none"}
+        plot.show(charts.sweep_figure(result.levels, prompt, marks), key=f"serving_sweep_{prompt}_chart")
+        for spec, c in marks.items():
+            st.markdown(escape_markdown(verdict(spec, prompt, c, result.concurrencies(prompt))))
+            rise = rising_gain(result, spec, prompt)
+            if rise:
+                st.markdown(escape_markdown(rise))
+    st.dataframe(level_table(result.levels), hide_index=True, width="stretch")
+    st.markdown(_("Reproduce it with:"))
+    st.code(result.command, language="bash")
+    if result.specviz:
+        compare_specviz(result)
+    predicted(result)
+
+
+def verdict(spec: str, prompt: str, break_even: int | None, levels: list[int]) -> str:
+    """One sentence: where `spec` stopped beating the target alone on `prompt`.
+
+    >>> verdict("ngram", "open", 16, [1, 4, 16])
+    'ngram, open prompt: speculation stops paying at 16 concurrent streams.'
+    >>> verdict("eagle", "copy", 1, [1, 4, 16])
+    'eagle, copy prompt: speculation did not pay even at one stream.'
+    """
+    if break_even is None:
+        return _("{spec}, {prompt} prompt: speculation paid at every level measured, up to {streams} streams.",
+                 spec=spec, prompt=prompt, streams=max(levels))
+    if break_even == min(levels) == 1:
+        return _("{spec}, {prompt} prompt: speculation did not pay even at one stream.", spec=spec, prompt=prompt)
+    return _("{spec}, {prompt} prompt: speculation stops paying at {streams} concurrent streams.",
+             spec=spec, prompt=prompt, streams=break_even)
+
+
+def compare_specviz(result: ServingResult) -> None:
+    """vLLM at one stream next to specviz's engine at batch 1, same prompts and K (n-gram, greedy)."""
+    st.markdown(_("**vLLM and specviz's own engine, one stream, same prompts** (n-gram drafts, greedy)"))
+    rows = []
+    for row in result.specviz:
+        lv = result.level("ngram", row["prompt"], 1)
+        rows.append({_("prompt"): row["prompt"], _("vLLM acceptance rate"): _r(lv and lv.acceptance_rate),
+                     _("specviz acceptance rate"): _r(row.get("acceptance_rate")),
+                     _("vLLM mean accepted length (drafted steps)"): _r(lv and lv.mean_accepted_length),
+                     _("specviz tokens per target forward"): _r(row.get("mean_accepted_length")),
+                     _("vLLM speedup"): _r(result.speedup("ngram", row["prompt"], 1)),
+                     _("specviz speedup"): _r(row.get("speedup"))})
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    st.caption(_("Speedups against each engine's own target-only run, in the same sweep. vLLM runs bfloat16 with "
+                 "compiled kernels, specviz float32 eager PyTorch: the answers may differ after a few tokens (greedy "
+                 "decoding is lossless only up to numerics), so the drafts differ too. vLLM's n-gram lookup matches 4 "
+                 "down to 2 tokens, specviz's 3 down to 1 (more drafts after weaker matches, fewer kept)."))
+
+
+def _r(v, digits: int = 2):
+    return None if v is None else round(float(v), digits)
+
+
+def predicted(result: ServingResult) -> None:
+    """The roofline's break-even batch for n-gram drafts, from the α the measured mean accepted length implies."""
+    hw = roofline.hardware_presets().get("measured")
+    lv = result.level("ngram", result.prompt_names()[0], 1) if result.prompt_names() else None
+    k = int(result.server.get("k", 4))
+    alpha = serving_roofline.measured_alpha(lv, k)
+    if hw is None or alpha is None:
+        return
+    pair = roofline.PAIRS["smollm2-ngram"]
+    b = roofline.break_even_batch(alpha, k, pair, hw, pair.context, max_batch=256)
+    measured = result.break_even("ngram", lv.prompt)
+    pays = (_("n-gram speculation pays at every batch size") if b is None
+            else _("n-gram speculation pays up to a batch of {batch}", batch=b))
+    seen = (_("it paid at every level") if measured is None
+            else _("it stopped paying at {streams} streams", streams=measured))
+    st.markdown(escape_markdown(_(
+        "Predicted (the Theory explorer's roofline for this machine, α = {alpha} from the {prompt} prompt's "
+        "mean accepted length at one stream): {pays}. Measured: {measured}.",
+        alpha=number(alpha, 2), prompt=lv.prompt, pays=pays, measured=seen)))
+    st.caption(_("The roofline is fitted to specviz's float32 single-thread verify curve; vLLM on a CPU core in "
+                 "bfloat16 is not that machine, so read the prediction as the shape, not the number."))

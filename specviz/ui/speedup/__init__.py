@@ -1,0 +1,1 @@
+"""The Speedup page's Streamlit code: its inputs, renderers and state."""

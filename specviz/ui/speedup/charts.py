@@ -1,0 +1,150 @@
+"""The Speedup lab's figures, each a plain function of a `BenchResult` returning a Plotly figure: measured speedup
+against K over the theory's curves, acceptance by draft position, where a step's time goes, speedup per prompt
+category, and the verify cost that decides how much speculation can pay on this machine.
+"""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+
+from specviz.core.i18n import _
+from specviz.engine import theory
+from specviz.labs.bench import BenchResult
+from specviz.labs.bench.report import TARGET_ONLY
+from specviz.ui.common.palette import BLUE, BLUISH_GREEN, GREY, LIGHT_GREY, ORANGE, REDDISH_PURPLE, SKY_BLUE, VERMILLION
+from specviz.ui.speedup.view import label, number, policy_text, suite_titles, temperature_text
+
+SERIES = [BLUE, ORANGE, BLUISH_GREEN, REDDISH_PURPLE, SKY_BLUE, VERMILLION, GREY]
+
+
+def _layout(fig: go.Figure, title: str, x: str, y: str, height: int = 430) -> go.Figure:
+    fig.update_layout(title=title, xaxis_title=x, yaxis_title=y, height=height, margin=dict(l=10, r=10, t=50, b=10),
+                      legend=dict(orientation="h", yanchor="top", y=-0.2, x=0), template="plotly_white")
+    return fig
+
+
+def speedup_vs_k_figure(result: BenchResult, proposer: str, temperature: float) -> go.Figure:
+    """Measured speedup at each K (dots) over the paper's curve and the curve with the measured verify cost."""
+    constant = result.rows(proposer=proposer, temperature=temperature, policy="constant")
+    fig = go.Figure()
+    if not constant:
+        return _layout(fig, _("Speedup vs K"), _("K (drafted tokens per step)"), _("speedup"))
+    alpha, c = result.mean_alpha(proposer, temperature), constant[0]["c"]
+    ks = list(range(0, max(max(r["k"] for r in constant), 8) + 1))
+    fig.add_hline(y=1.0, line=dict(color=GREY, dash="dot"), annotation_text=_("target-only"),
+                  annotation_position="top left")
+    if alpha is not None:
+        a = min(1.0, max(0.0, alpha))
+        fig.add_scatter(x=ks, y=[theory.expected_speedup(a, k, c) for k in ks], mode="lines",
+                        name=_("{label}, α = {alpha}, c = {c}", label=label("predicted_speedup"), alpha=number(a),
+                               c=number(c, 3)), line=dict(color=SKY_BLUE))
+        measured = [k for k in ks if k < len(result.costs["verify"])]  # no extrapolation beyond the verify curve
+        fig.add_scatter(x=measured, y=[theory.speedup_with_verify_cost(a, k, c, result.verify_ratio(k))
+                                       for k in measured], mode="lines", name=label("predicted_speedup_measured_verify"),
+                        line=dict(color=REDDISH_PURPLE, dash="dash"))
+    fig.add_scatter(x=[r["k"] for r in constant], y=[r["speedup_vs_ar"] for r in constant], mode="markers+lines",
+                    name=_("measured: {label}", label=label("speedup_vs_ar")), marker=dict(size=11, color=BLUE),
+                    line=dict(color=BLUE, width=1))
+    hf = [r for r in constant if r["hf_assisted_speedup"] is not None]
+    if hf:
+        fig.add_scatter(x=[r["k"] for r in hf], y=[r["hf_assisted_speedup"] for r in hf], mode="markers",
+                        name=label("hf_assisted_speedup"), marker=dict(size=10, symbol="diamond", color=ORANGE))
+    fig.update_xaxes(dtick=1)
+    return _layout(fig, _("Speedup vs K: {proposer}, T = {t}", proposer=proposer, t=temperature_text(temperature)),
+                   _("K (drafted tokens per step)"), label("speedup_vs_ar") + " (×)")
+
+
+def acceptance_figure(result: BenchResult, proposer: str, temperature: float) -> go.Figure:
+    """Acceptance by position for each K: the chance that the first i+1 drafts all survive, next to α^i."""
+    fig = go.Figure()
+    for i, r in enumerate(result.rows(proposer=proposer, temperature=temperature, policy="constant")):
+        pos = r["per_position"]
+        fig.add_scatter(x=list(range(1, len(pos) + 1)), y=pos, mode="markers+lines", name=f"K = {r['k']}",
+                        line=dict(color=SERIES[i % len(SERIES)]))
+    alpha = result.mean_alpha(proposer, temperature)
+    if alpha is not None:
+        n = max((len(r["per_position"]) for r in result.summary), default=1)
+        fig.add_scatter(x=list(range(1, n + 1)), y=theory.acceptance_by_position(min(1.0, alpha), n), mode="lines",
+                        name=_("α^i (i.i.d. model, α = {alpha})", alpha=number(alpha)),
+                        line=dict(color=GREY, dash="dot"))
+    fig.update_yaxes(range=[0, 1.05])
+    fig.update_xaxes(dtick=1)
+    return _layout(fig, _("Acceptance by position: {proposer}, T = {t}", proposer=proposer,
+                            t=temperature_text(temperature)), _("draft position i"),
+                   _("share of steps with drafts 1..i all kept"))
+
+
+def time_breakdown_figure(result: BenchResult, proposer: str, temperature: float) -> go.Figure:
+    """Per-step time split into draft / verify / overhead, per K and policy, next to target-only's time per token."""
+    group = result.rows(proposer=proposer, temperature=temperature)
+    names = [f"K={r['k']}" if r["policy"] == "constant" else f"{policy_text(r['policy'])} (K₀={r['k']})" for r in group]
+    fig = go.Figure()
+    for key, color in (("draft_ms", ORANGE), ("verify_ms", BLUE), ("overhead_ms", LIGHT_GREY)):
+        fig.add_bar(x=names, y=[r[key] for r in group], name=label(key), marker_color=color)
+    rate = result.baseline_tokens_per_second(TARGET_ONLY, temperature)
+    if rate:
+        fig.add_hline(y=1e3 / rate, line=dict(color=VERMILLION, dash="dash"),
+                      annotation_text=_("target-only: {ms} ms per token", ms=number(1e3 / rate, 0)),
+                      annotation_position="top left")
+    fig.update_layout(barmode="stack")
+    return _layout(fig, _("Where a step's time goes (and how many tokens it must buy)"), _("configuration"),
+                   _("ms per step"))
+
+
+def category_figure(result: BenchResult, proposer: str, temperature: float) -> go.Figure:
+    """Speedup vs target-only per prompt category, one bar per configuration."""
+    titles = suite_titles(result)
+    fig = go.Figure()
+    configs = [(r["policy"], r["k"]) for r in result.rows(proposer=proposer, temperature=temperature)]
+    for i, (policy, k) in enumerate(configs):
+        found = [(title, result.row(suite=suite, proposer=proposer, temperature=temperature, policy=policy, k=k))
+                 for suite, title in titles.items()]
+        found = [(title, r) for title, r in found if r is not None]
+        name = f"K = {k}" if policy == "constant" else f"{policy_text(policy)} (K₀ = {k})"
+        fig.add_bar(x=[title.replace(" ", "<br>", 1) for title, _ in found],  # two short lines fit under a group
+                    y=[r["speedup_vs_ar"] for _, r in found], name=name, marker_color=SERIES[i % len(SERIES)])
+    fig.add_hline(y=1.0, line=dict(color=GREY, dash="dot"))
+    fig.update_layout(barmode="group")
+    fig.update_xaxes(tickangle=0)
+    return _layout(fig, _("Speedup by category: {proposer}, T = {t}", proposer=proposer,
+                            t=temperature_text(temperature)), _("prompt category"),
+                   label("speedup_vs_ar") + " (×)", height=470)
+
+
+FLAT_VERIFY = 1.35  # a verify curve whose 2..5-token costs stay under this is "nearly flat"
+
+
+def verify_sentence(result: BenchResult) -> str:
+    """What this run's verify curve says, from its own numbers and dtype (never a fixed "on a CPU it climbs")."""
+    curve = {int(v["n_tokens"]): float(v["ratio"]) for v in result.costs["verify"]}
+    costs = [curve[n] for n in range(2, 6) if n in curve]
+    intro = _("Speculation works because a target forward over several tokens costs little more than over one: the "
+              "weights are read once for all of them.")
+    if not costs:
+        return intro
+    low, high = number(min(costs)), number(max(costs))
+    dtype = result.dtype or "float32"
+    if max(costs) <= FLAT_VERIFY:
+        said = _("In this run ({dtype}) 2 to 5 tokens cost {low}–{high}× one: nearly flat, as on a memory-bound "
+                 "GPU.", dtype=dtype, low=low, high=high)
+    else:
+        said = _("In this run ({dtype}) 2 to 5 tokens cost {low}–{high}× one: the curve climbs, as on a "
+                 "compute-bound CPU, and that eats into the gain.", dtype=dtype, low=low, high=high)
+    return f"{intro} {said}"
+
+
+def verify_cost_figure(result: BenchResult) -> go.Figure:
+    """Target forward time over n new tokens (warm cache), relative to one token: the reason the method works."""
+    verify = result.costs["verify"]
+    ns = [v["n_tokens"] for v in verify]
+    fig = go.Figure()
+    fig.add_scatter(x=ns, y=[v["ratio"] for v in verify], mode="markers+lines", name=_("measured"),
+                    marker=dict(size=10, color=BLUE))
+    fig.add_scatter(x=ns, y=[1.0] * len(ns), mode="lines", name=_("the paper's assumption: free (1)"),
+                    line=dict(color=BLUISH_GREEN, dash="dash"))
+    fig.add_scatter(x=ns, y=ns, mode="lines", name=_("no parallelism at all: n one-token forwards"),
+                    line=dict(color=VERMILLION, dash="dot"))
+    one = result.costs["target_forward_seconds"] * 1e3
+    fig.update_xaxes(dtick=1)
+    return _layout(fig, _("Verify cost vs tokens verified (1 token = {ms} ms)", ms=number(one, 1)),
+                   _("tokens in one target forward"), _("time / one-token forward"))

@@ -1,0 +1,109 @@
+"""The Speedup lab's results: which benchmark results there are, how they load, and where and how they were measured
+(the machine line, the notes `specviz bench` writes, translated when they are its own).
+
+Everything but `render_machine` is plain Python.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import streamlit as st
+
+from specviz.core.i18n import N_, _
+from specviz.labs import bench
+from specviz.labs.bench import BenchResult
+
+
+def result_files() -> list[Path]:
+    """Committed results (assets/benchmarks/*/results.json), newest first; read at call time so tests can redirect."""
+    return bench.find_results(bench.BENCHMARKS_DIR)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _load(path: str, mtime: float) -> BenchResult:
+    return BenchResult.load(path)
+
+
+def load_result(path: Path) -> BenchResult:
+    """A result file, cached until the file changes; a bad file is a ValueError with one sentence."""
+    return _load(str(path), path.stat().st_mtime)
+
+
+def result_name(path: Path) -> str:
+    return path.parent.name if path.name == "results.json" else path.stem
+
+
+def ordered(paths: list[Path]) -> list[Path]:
+    """The richest result first (most measured cases); unreadable files last, so the page still opens."""
+    def size(path: Path) -> int:
+        try:
+            return len(load_result(path).cases)
+        except ValueError:
+            return -1
+    return sorted(paths, key=lambda p: (-size(p), str(p)))
+
+
+def render_machine(result: BenchResult, name: str) -> None:
+    """One line on where and how the numbers were measured; the notes and the exact command in an expander."""
+    m = result.machine
+    clock = _("CPU time") if result.config.get("clock") == "cpu" else _("wall time")
+    st.caption(_("Pair `{pair}` on {cpu} ({cores} cores, GPU {gpu}), {threads} torch thread(s), {clock}, {date}: "
+                 "{cases} measured cases, {tokens} new tokens each.", pair=result.config["pair"], cpu=m["cpu"],
+                 cores=m["cores"], gpu=m["gpu"] or _("none"), threads=m["torch_threads"], clock=clock,
+                 date=m["date"][:10], cases=len(result.cases), tokens=result.config["max_new_tokens"]))
+    with st.expander(_("How this was measured: machine, notes, the command that reproduces it")):
+        st.markdown(_("torch {torch}, transformers {transformers}, Python {python}, {platform}; load average {load} at "
+                      "the start.", torch=m["torch"], transformers=m["transformers"], python=m.get("python", "?"),
+                      platform=m.get("platform", ""), load=m.get("load_average_start")))
+        for note in result.notes:
+            st.markdown("- " + note_text(note))
+        if result.command:
+            st.code(result.command, language="bash", wrap_lines=True)
+
+
+# The notes `specviz bench` writes into a result (bench/runner.py), as patterns: a note read from a file is shown in
+# the reader's language when it is one of these, and as written otherwise.
+NOTES = (
+    (r"Speedups are ratios of tokens/s measured in the same run, repeat by repeat interleaved, medians over "
+     r"(?P<repeats>\d+) repeat\(s\) after (?P<warmup>\d+) warm-up round\(s\)\.",
+     N_("Speedups are ratios of tokens/s measured in the same run, repeat by repeat interleaved, medians over "
+        "{repeats} repeat(s) after {warmup} warm-up round(s).")),
+    (r"torch used (?P<threads>\d+) thread\(s\) on (?P<cores>\S+) visible core\(s\)\.",
+     N_("torch used {threads} thread(s) on {cores} visible core(s).")),
+    (r"The models ran on (?P<device>\S+) in (?P<dtype>\S+)\.", N_("The models ran on {device} in {dtype}.")),
+    (r"Times are this process's CPU time \(time\.process_time\), not wall time: the machine was shared, and CPU time "
+     r"leaves out the waits for a free core\. With one torch thread it equals wall time on an idle machine; with more "
+     r"threads it adds them up\.",
+     N_("Times are this process's CPU time (time.process_time), not wall time: the machine was shared, and CPU time "
+        "leaves out the waits for a free core. With one torch thread it equals wall time on an idle machine; with "
+        "more threads it adds them up.")),
+    (r"The machine was shared \(load average (?P<start>\S+) at the start, (?P<end>.+) at the end\): absolute times are "
+     r"noisy; ratios from the same run are the numbers to trust\.",
+     N_("The machine was shared (load average {start} at the start, {end} at the end): absolute times are noisy; "
+        "ratios from the same run are the numbers to trust.")),
+    (r"Stopped at its time limit: (?P<skipped>\d+) of (?P<total>\d+) prompt x temperature cases did not run\.",
+     N_("Stopped at its time limit: {skipped} of {total} prompt x temperature cases did not run.")),
+    (r"Tree rows draft an EAGLE-2 style tree \(node budget x width, depth K\) scored in one target forward; #MAT is "
+     r"tokens per target forward, the physical limit a perfect free draft of the same shape\.",
+     N_("Tree rows draft an EAGLE-2 style tree (node budget x width, depth K) scored in one target forward; #MAT is "
+        "tokens per target forward, the physical limit a perfect free draft of the same shape.")),
+)
+
+
+def note_text(note: str) -> str:
+    """A result's note in the reader's language when `specviz bench` wrote it, else as written.
+
+    >>> from specviz.core.i18n import using
+    >>> with using("pt"):
+    ...     note_text("torch used 1 thread(s) on 2 visible core(s).") != "torch used 1 thread(s) on 2 visible core(s)."
+    True
+    >>> note_text("A note of my own.")
+    'A note of my own.'
+    """
+    for pattern, message in NOTES:
+        found = re.fullmatch(pattern, note)
+        if found:
+            return _(message, **found.groupdict())
+    return note

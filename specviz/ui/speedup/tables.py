@@ -1,0 +1,73 @@
+"""The Speedup lab's tables, each a plain function of a `BenchResult` returning a pandas DataFrame: the metrics of
+every configuration side by side, the draft-length policies against constant K, and specviz against what a user
+would otherwise run (transformers' generate and assisted generation).
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from specviz.core.i18n import _, percent
+from specviz.labs.bench import BenchResult
+from specviz.labs.bench.report import HF_GENERATE, TARGET_ONLY
+from specviz.ui.speedup.view import POLICY_TEXT, label, method_text, number, policy_text, suite_titles, times
+
+
+def mat_table(result: BenchResult, proposer: str, temperature: float) -> pd.DataFrame:
+    """Tokens per step both ways, next to the acceptance numbers, so the quoted metrics can be compared."""
+    data = []
+    for r in result.rows(proposer=proposer, temperature=temperature):
+        data.append({
+            _("policy"): policy_text(r["policy"]), "K": r["k"], _("mean K drafted"): r["mean_k"],
+            label("alpha"): r["alpha"], label("acceptance_rate"): r["acceptance_rate"],
+            label("mat_with_bonus"): r["mat_with_bonus"], label("mat_without_bonus"): r["mat_without_bonus"],
+            label("tokens_per_second"): r["tokens_per_second"], label("speedup_vs_ar"): r["speedup_vs_ar"],
+            label("predicted_speedup"): r["predicted_speedup"],
+            label("predicted_speedup_measured_verify"): r["predicted_speedup_measured_verify"],
+            label("record_overhead"): r["record_overhead"], label("identical"): r["identical_count"],
+        })
+    df = pd.DataFrame(data)
+    return df.round(3) if not df.empty else df  # readable precision; the JSON keeps every digit
+
+
+def policy_table(result: BenchResult, temperature: float) -> pd.DataFrame:
+    """Per category and proposer: each policy's speedup, the winner and its margin over constant K."""
+    titles = suite_titles(result)
+    data = []
+    for comparison in result.policy_comparisons(temperature):
+        entry = {_("category"): titles.get(comparison.suite, _("all categories")), _("proposer"): comparison.proposer}
+        names = {policy: policy_text(policy) + (f" K={comparison.k0}" if policy == "constant" else "")
+                 for policy in comparison.speedups}
+        entry.update({names[policy]: times(v) for policy, v in comparison.speedups.items()})
+        entry[_("winner")] = names[comparison.winner]
+        margin = comparison.margin
+        entry[_("winner vs constant")] = "–" if margin is None else ("+" if margin >= 0 else "-") + percent(abs(margin))
+        data.append(entry)
+    return pd.DataFrame(data)
+
+
+def comparison_table(result: BenchResult, temperature: float) -> pd.DataFrame:
+    """specviz against what a user would otherwise pick, over all categories, at one temperature: one row per
+    method, every speedup a pooled tokens/s ratio from the same run."""
+    ar = result.baseline_tokens_per_second(TARGET_ONLY, temperature)
+    generate = result.baseline_tokens_per_second(HF_GENERATE, temperature)
+    data = []
+
+    def add(method: str, proposer: str, k: int | None, tps: float | None, identical: str) -> None:
+        data.append({_("method"): method_text(method), _("proposer"): proposer, "K": "–" if k is None else str(k),
+                     label("tokens_per_second"): number(tps, 1),
+                     label("speedup_vs_ar"): times(tps / ar if tps and ar else None),
+                     label("speedup_vs_hf_generate"): times(tps / generate if tps and generate else None),
+                     label("identical"): identical})
+
+    for method in result.baseline_methods(temperature):
+        add(method, "–", None, result.baseline_tokens_per_second(method, temperature),
+            result.baseline_identical(method, temperature) or "–")
+    for r in result.rows(temperature=temperature, policy="constant"):
+        add("specviz speculative", r["proposer"], r["k"], r["tokens_per_second"], r["identical_count"] or "–")
+        if r["speedup_vs_hf_assisted"]:
+            hf = "transformers prompt lookup" if r["proposer"] == "ngram" else "transformers assisted generation"
+            identical = r["hf_assisted_identical"]
+            add(hf, r["proposer"], r["k"], r["tokens_per_second"] / r["speedup_vs_hf_assisted"],
+                "–" if identical is None else (_("yes") if identical else _("NO")))
+    return pd.DataFrame(data)

@@ -1,0 +1,144 @@
+"""The Speedup lab's two lessons from issue 13, read off a committed `BenchResult`: why a CPU with bfloat16
+instructions hides verification the way a memory-bound GPU does (the verify-cost curve in float32 and in bfloat16),
+and what a draft tree buys over a chain of K (tokens per target forward and speedup by node budget, next to the
+physical limit of a perfect free draft of the same shape).
+
+Plain functions of a result, returning Plotly figures, pandas tables and sentences; `render_*` draw them.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from specviz.core.i18n import _
+from specviz.labs.bench import BenchResult
+from specviz.ui.common import charts as plot
+from specviz.ui.common.palette import BLUE, BLUISH_GREEN, GREY, ORANGE, VERMILLION
+from specviz.ui.speedup.charts import _layout
+from specviz.ui.speedup.view import label, number, temperature_text, times
+
+DTYPE_COLORS = {"float32": ORANGE, "bfloat16": BLUE, "float16": BLUISH_GREEN}
+WIDE = 17  # the verify size the sentence quotes: a tree of 16 nodes and its root
+
+
+# ---- float32 vs bfloat16 ----------------------------------------------------------------------------------------
+
+
+def dtype_curve_figure(result: BenchResult) -> go.Figure:
+    """One line per dtype: a target forward over n new tokens (warm cache) over one token."""
+    fig = go.Figure()
+    for dtype, curve in result.verify_curves().items():
+        one = next((p["seconds"] for p in curve if p["n_tokens"] == 1), 0.0)
+        fig.add_scatter(x=[p["n_tokens"] for p in curve], y=[p["ratio"] for p in curve], mode="markers+lines",
+                        name=_("{dtype} (1 token = {ms} ms)", dtype=dtype, ms=number(one * 1e3, 1)),
+                        marker=dict(size=9, color=DTYPE_COLORS.get(dtype, GREY)))
+    sizes = sorted({p["n_tokens"] for curve in result.verify_curves().values() for p in curve})
+    if sizes:
+        fig.add_scatter(x=sizes, y=[1.0] * len(sizes), mode="lines", name=_("the paper's assumption: free (1)"),
+                        line=dict(color=BLUISH_GREEN, dash="dash"))
+    return _layout(fig, _("Verify cost in float32 and in bfloat16"), _("tokens in one target forward"),
+                   _("time / one-token forward"), height=380)
+
+
+def _ratio(curve: list[dict], n: int) -> float | None:
+    return next((p["ratio"] for p in curve if p["n_tokens"] == n), None)
+
+
+def dtype_sentence(result: BenchResult) -> str | None:
+    """Why the dtype matters for speculation, from the result's own curves (None without both dtypes)."""
+    curves = result.verify_curves()
+    f32, b16 = curves.get("float32"), curves.get("bfloat16")
+    if not f32 or not b16 or _ratio(f32, WIDE) is None or _ratio(b16, WIDE) is None:
+        return None
+    one32 = next(p["seconds"] for p in f32 if p["n_tokens"] == 1)
+    one16 = next(p["seconds"] for p in b16 if p["n_tokens"] == 1)
+    return _("Here one target forward over {n} tokens costs {f32} a one-token forward in float32 but {bf16} in "
+             "bfloat16, and a one-token forward takes {ms32} ms in float32 against {ms16} ms in bfloat16. A CPU with "
+             "bfloat16 instructions does the arithmetic of a forward so fast that reading the weights dominates, as "
+             "on a GPU at batch size 1: extra tokens in the same forward ride along almost free, which is exactly "
+             "what verifying a chain or a tree of drafts needs. In float32 the arithmetic itself grows with the "
+             "tokens, and verification eats into the gain.", n=WIDE, f32=times(_ratio(f32, WIDE)),
+             bf16=times(_ratio(b16, WIDE)), ms32=number(one32 * 1e3, 1), ms16=number(one16 * 1e3, 1))
+
+
+# ---- chain vs tree ----------------------------------------------------------------------------------------------
+
+
+def shape_name(row: dict) -> str:
+    """"chain, K = 4" or "tree of 16 nodes, width 3, depth 4", in the reader's language."""
+    if row.get("tree_nodes"):
+        return _("tree of {nodes} nodes, width {width}, depth {k}", nodes=row["tree_nodes"], width=row["tree_width"],
+                 k=row["k"])
+    return _("chain, K = {k}", k=row["k"])
+
+
+def shape_table(result: BenchResult, proposer: str, temperature: float) -> pd.DataFrame:
+    """Chain and tree rows side by side: tokens per forward, speedups, the physical limit and the share reached."""
+    data = [{_("draft shape"): shape_name(r), label("mat_with_bonus"): r["mat_with_bonus"],
+             label("speedup_vs_ar"): r["speedup_vs_ar"], label("speedup_vs_hf_generate"): r["speedup_vs_hf_generate"],
+             label("physical_limit"): r.get("physical_limit"), label("fraction_of_limit"): r.get("fraction_of_limit"),
+             label("identical"): r["identical_count"]}
+            for r in result.shape_rows(proposer, temperature)]
+    df = pd.DataFrame(data)
+    return df.round(3) if not df.empty else df
+
+
+def shape_figure(result: BenchResult, proposer: str, temperature: float) -> go.Figure:
+    """Tokens per target forward (bars) and speedup vs target-only (dots) for each shape, by node budget."""
+    rows = result.shape_rows(proposer, temperature)
+    names = [shape_name(r).replace(", ", "<br>", 1) for r in rows]
+    fig = go.Figure()
+    fig.add_bar(x=names, y=[r["mat_with_bonus"] for r in rows], name=label("mat_with_bonus"), marker_color=BLUE)
+    fig.add_scatter(x=names, y=[r["speedup_vs_ar"] for r in rows], mode="markers", name=label("speedup_vs_ar"),
+                    marker=dict(size=12, color=VERMILLION, symbol="diamond"))
+    fig.add_scatter(x=names, y=[r.get("physical_limit") for r in rows], mode="markers", name=label("physical_limit"),
+                    marker=dict(size=10, color=GREY, symbol="line-ew-open"))
+    fig.add_hline(y=1.0, line=dict(color=GREY, dash="dot"))
+    return _layout(fig, _("Chain vs tree: {proposer}, T = {t}", proposer=proposer, t=temperature_text(temperature)),
+                   _("draft shape"), _("tokens per forward / speedup (×)"), height=440)
+
+
+def shape_sentence(result: BenchResult, proposer: str, temperature: float) -> str | None:
+    """The best tree against the best chain, in tokens per forward and in speed."""
+    rows = result.shape_rows(proposer, temperature)
+    chains = [r for r in rows if not r.get("tree_nodes")]
+    trees = [r for r in rows if r.get("tree_nodes")]
+    if not chains or not trees:
+        return None
+    chain = max(chains, key=lambda r: r["mat_with_bonus"] or 0)
+    tree = max(trees, key=lambda r: r["mat_with_bonus"] or 0)
+    return _("The best tree ({tree}) keeps {tree_tokens} tokens per target forward against {chain_tokens} for the "
+             "best chain ({chain}): the same forward checks several guesses per position. Whether that is faster "
+             "depends on the verify cost of its {fed} tokens: measured here {tree_speedup} against {chain_speedup} "
+             "over target-only decoding.", tree=shape_name(tree), tree_tokens=number(tree["mat_with_bonus"]),
+             chain_tokens=number(chain["mat_with_bonus"]), chain=shape_name(chain), fed=tree["tree_nodes"] + 1,
+             tree_speedup=times(tree["speedup_vs_ar"]), chain_speedup=times(chain["speedup_vs_ar"]))
+
+
+# ---- streamlit ----------------------------------------------------------------------------------------------------
+
+
+def render_dtype_curves(result: BenchResult) -> None:
+    """The two curves and the sentence, when the result measured both dtypes."""
+    if not result.verify_curves():
+        return
+    plot.show(dtype_curve_figure(result), key="speedup_lab_dtype_chart")
+    sentence = dtype_sentence(result)
+    if sentence:
+        st.markdown(sentence)
+
+
+def render_chain_vs_tree(result: BenchResult, proposer: str, temperature: float) -> None:
+    if not result.shape_rows(proposer, temperature):
+        st.info(_("This result has no draft trees for this proposer and temperature; run the bench with "
+                  "`--tree-nodes 0 8 16 24 --tree-width 3`."))
+        return
+    plot.show(shape_figure(result, proposer, temperature), key="speedup_lab_tree_chart")
+    sentence = shape_sentence(result, proposer, temperature)
+    if sentence:
+        st.markdown(sentence)
+    st.dataframe(shape_table(result, proposer, temperature), hide_index=True, width="stretch")
+    st.caption(_("Physical limit: a perfect, free draft of the same shape keeps a whole path of depth K and its bonus "
+                 "token (K + 1 tokens per forward) and pays only the measured verify cost of the tokens fed."))

@@ -1,0 +1,82 @@
+"""What the Speedup lab's numbers say: the headline numbers at the top and the verdict in sentences, slowdowns
+included, with the cause the numbers point to (the draft's cost c, the acceptance probability α, or the cost of verifying K + 1
+tokens). Plain Python over a `specviz.labs.bench.BenchResult`.
+"""
+
+from __future__ import annotations
+
+import math
+
+from specviz.core.i18n import _
+from specviz.engine import theory
+from specviz.labs.bench import BenchResult
+from specviz.ui.speedup.view import number, policy_text, suite_titles, temperature_text, times
+
+
+def headline(result: BenchResult, proposer: str, temperature: float) -> dict[str, str]:
+    """The four numbers at the top: best measured speedup, its K, α, c."""
+    best = result.best_constant(proposer, temperature)
+    if best is None:
+        return {}
+    return {
+        "best": times(best["speedup_vs_ar"]), "best_k": str(best["k"]),
+        "alpha": number(result.mean_alpha(proposer, temperature), 3), "c": number(best["c"], 3),
+        "identical": best["identical_count"] or "–",
+    }
+
+
+def verdict(result: BenchResult, proposer: str, temperature: float) -> str:
+    """Plain sentences on what the numbers say (slowdowns included), and where it pays if it pays anywhere."""
+    best = result.best_constant(proposer, temperature)
+    if best is None:
+        return _("No constant-K runs for this proposer and temperature.")
+    alpha, s, k = result.mean_alpha(proposer, temperature), best["speedup_vs_ar"] or 0, best["k"]
+    verify = result.verify_ratio(k)
+    where = dict(proposer=proposer, t=temperature_text(temperature), speedup=times(s), k=k, alpha=number(alpha))
+    if s >= 1.05:
+        text = _("Over all categories, {proposer} at T = {t} is {speedup} faster than target-only decoding at its "
+                 "best K = {k} (α ≈ {alpha}, c = {c}), measured in the same run.", c=number(best["c"], 3), **where)
+    elif s >= 0.97:
+        text = _("Over all categories, {proposer} at T = {t} roughly breaks even (best {speedup} at K = {k}, "
+                 "α ≈ {alpha}).", **where)
+    else:
+        why = slowdown_reason(alpha, best["c"], k, verify, best["mat_with_bonus"])
+        text = _("Over all categories, {proposer} at T = {t} is slower than target-only decoding at every K (best "
+                 "{speedup} at K = {k}): {why}.", why=why, **where)
+    titles = suite_titles(result)
+    top = result.best_in_one_suite(proposer, temperature)
+    if top is not None and len(titles) > 1 and (top["speedup_vs_ar"] or 0) >= 1.05:
+        how = f"K = {top['k']}" if top["policy"] == "constant" else policy_text(top["policy"])
+        text += " " + _("Where the output copies the prompt it pays: **{suite}** reaches {speedup} ({how}, {tokens} "
+                        "tokens per step).", suite=titles[top["suite"]], speedup=times(top["speedup_vs_ar"]),
+                        how=how, tokens=number(top["mat_with_bonus"]))
+    return text
+
+
+def slowdown_reason(alpha: float | None, c: float, k: int, verify: float, tokens_per_step: float) -> str:
+    """Why a speculative run lost to target-only decoding, naming the cause the numbers point to.
+
+    A step costs K·c draft forwards plus one target forward over K + 1 tokens (`verify` one-token forwards) and emits
+    `tokens_per_step`. With c ≥ 1 the draft is the cause whatever α is; else α is the cause when it is below the
+    break-even α for this K and c (Leviathan et al.); else the formula says the step should pay, and the cost of
+    verifying K + 1 tokens is what it misses.
+
+    >>> slowdown_reason(0.61, 1.17, 2, 1.1, 1.9)[:58]
+    'each drafted token costs c = 1.17 of a target forward: the'
+    >>> slowdown_reason(0.2, 0.1, 4, 1.2, 1.2)[:45]
+    'at c = 0.10 a step of K = 4 drafts pays only '
+    """
+    if c >= 1:
+        return _("each drafted token costs c = {c} of a target forward: the draft is no cheaper than the target, so "
+                 "even if all K = {k} drafts were kept, a step would cost at least the {n} target forwards plain "
+                 "decoding pays for the same {n} tokens (the acceptance probability α ≈ {alpha} is not what holds it back)",
+                 c=number(c), k=k, n=k + 1, alpha=number(alpha))
+    needed = theory.break_even_alpha(k, c)
+    if alpha is not None and math.isfinite(needed) and alpha < needed:
+        return _("at c = {c} a step of K = {k} drafts pays only if α is above {needed}, and here α ≈ {alpha}: too "
+                 "many drafts are thrown away for their cost", c=number(c), k=k, needed=number(needed),
+                 alpha=number(alpha))
+    return _("α ≈ {alpha} and c = {c} would pay if checking the drafts were free, but one target forward over {n} "
+             "tokens costs {verify} a one-token forward on this machine, more than the {tokens} tokens per step it "
+             "buys", alpha=number(alpha), c=number(c, 3), n=k + 1, verify=times(verify),
+             tokens=number(tokens_per_step))

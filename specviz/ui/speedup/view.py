@@ -1,0 +1,83 @@
+"""The Speedup lab's words: the names of policies, suites and methods for people, numbers and temperatures as
+written, and what each metric means.
+
+The results and where they were measured are in `specviz.ui.speedup.results`, what the numbers say (headline and
+verdict) in `specviz.ui.speedup.verdict`; the questions asked of a result (its rows, the best K, α, the verify cost)
+are methods of `specviz.labs.bench.BenchResult`; the figures are in `specviz.ui.speedup.charts`, the comparison tables in
+`specviz.ui.speedup.tables`, the live toy sweep in `specviz.ui.speedup.live`. Everything but the `render_*`
+functions is plain Python.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import streamlit as st
+
+from specviz.core import i18n
+from specviz.core.i18n import N_, _
+from specviz.labs.bench import DEFINITIONS, BenchResult
+
+
+POLICY_TEXT = {  # the policies' names for people, translated with _() where shown
+    "constant": N_("constant K"),
+    "heuristic": N_("+2 / −1 heuristic"),
+    "threshold": N_("stop below draft confidence"),
+    "optimal": N_("optimal K from α and c"),
+}
+# The bundled prompt suites' titles (assets/prompts/*.yaml), as a result file records them: marked here so the lab
+# can show them translated; a title not listed (a suite of your own) is shown as written.
+SUITE_TITLES = (N_("Multi-turn chat"), N_("Code"), N_("Math reasoning"), N_("Question answering"),
+                N_("Summarise / rewrite"), N_("Translation"), N_("Held-out (drafts)"))
+# The baseline and comparison methods of a result (bench/cases.py and speedup_tables), for people.
+METHODS = {"specviz target-only": N_("specviz target-only"), "transformers generate": N_("transformers generate"),
+           "specviz speculative": N_("specviz speculative"),
+           "transformers prompt lookup": N_("transformers prompt lookup"),
+           "transformers assisted generation": N_("transformers assisted generation")}
+
+
+def label(key: str) -> str:
+    """The shared label of a metric (the same words as the bench's JSON, CSV and markdown), in the reader's language."""
+    return _(DEFINITIONS[key][0])
+
+
+def policy_text(policy: str) -> str:
+    """A draft-length policy's name for people, in the reader's language."""
+    return _(POLICY_TEXT[policy]) if policy in POLICY_TEXT else policy
+
+
+def suite_titles(result: BenchResult) -> dict[str, str]:
+    """The result's suite name -> title, translated where the title is a bundled suite's."""
+    return {name: _(title) for name, title in result.suite_titles().items()}
+
+
+def method_text(method: str) -> str:
+    return _(METHODS[method]) if method in METHODS else method
+
+
+def times(v: float | None) -> str:
+    """A speedup for people: '1.58×' ('1,58×' in Portuguese), or '–' when unknown."""
+    return "–" if v is None else i18n.times(v)
+
+
+def number(v: float | None, digits: int = 2) -> str:
+    return "–" if v is None or (isinstance(v, float) and not math.isfinite(v)) else i18n.number(v, digits)
+
+
+def temperature_text(t: float) -> str:
+    """A temperature as written: 0, 0.7 (0,7 in Portuguese)."""
+    text = f"{t:g}"
+    return text.replace(".", ",") if i18n.get_language() == "pt" else text
+
+
+def definitions_table() -> pd.DataFrame:
+    return pd.DataFrame([{_("metric"): _(lab), _("what it means"): _(meaning)}
+                         for lab, meaning in DEFINITIONS.values()])
+
+
+def render_definitions() -> None:
+    st.markdown(_(
+        "People quote different numbers for the same run. Here is what each label means; the bench's JSON, CSV and "
+        "markdown use the same labels. **p = target, q = draft, K = drafted tokens per step.**"))
+    st.dataframe(definitions_table(), hide_index=True, width="stretch")

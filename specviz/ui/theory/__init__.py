@@ -1,0 +1,1 @@
+"""The Theory page's Streamlit code: its inputs, renderers and state."""

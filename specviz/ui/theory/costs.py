@@ -1,0 +1,65 @@
+"""What the draft costs besides time, for the Theory explorer's serving section: its extra memory (weights and its
+own KV caches), the compute spent per emitted token, the verified positions thrown away, and how many devices the
+whole thing needs. The numbers come from `specviz.labs.roofline.draft_costs`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import streamlit as st
+
+from specviz.core.i18n import N_, _, get_language, ngettext, number, percent, times
+from specviz.engine import theory
+from specviz.labs import roofline
+from specviz.labs.roofline import Hardware, ModelPair
+
+# Every sentence of this part that a user reads, in one place, translated with _() where shown.
+TEXT = {
+    "heading": N_("**What the draft costs besides time.**"),
+    "memory_help": N_("The draft's own weights plus its KV caches for {batch} sequences of {context} tokens, in "
+                      "{dtype}. A proposer without a model (n-gram lookup) needs none; an EAGLE drafter reuses the "
+                      "target's LM head."),
+    "compute_help": N_("FLOPs per emitted token with speculation over plain decoding's 2 per parameter: the target "
+                       "scores K + 1 = {n} positions and the draft K for {tokens} tokens on average."),
+    "wasted_help": N_("The share of the verified positions whose work is discarded: 1 − E[tokens] / (K + 1). While "
+                      "the pass is memory-bound this compute was idle anyway; once it is compute-bound it is paid "
+                      "for."),
+}
+
+
+def render(alpha: float, k: int, pair: ModelPair, hw: Hardware, batch: int, context: int) -> None:
+    """Three metrics and the memory sentence for this α, K, pair, hardware, batch and context."""
+    costs = roofline.draft_costs(alpha, k, pair, hw.dtype, batch, context)
+    tokens = theory.expected_tokens_per_step(alpha, k)
+    st.markdown(_(TEXT["heading"]))
+    m1, m2, m3 = st.columns(3)
+    share = costs.extra_bytes / costs.target_bytes if costs.target_bytes else 0.0
+    m1.metric(_("Draft's extra memory"), _gb(costs.extra_bytes), delta=_("{share} of the target's",
+                                                                           share=percent(share)),
+              delta_color="off", delta_arrow="off",
+              help=_(TEXT["memory_help"], batch=batch, context=number(context, 0), dtype=hw.dtype))
+    m2.metric(_("Compute per emitted token, vs plain"), times(costs.flops_per_token_ratio),
+              help=_(TEXT["compute_help"], n=k + 1, tokens=number(tokens)))
+    m3.metric(_("Verified positions thrown away"), percent(costs.wasted_share), help=_(TEXT["wasted_help"]))
+    total = costs.target_bytes + costs.extra_bytes
+    if math.isfinite(hw.memory) and hw.memory > 0:
+        n = max(1, math.ceil(total / hw.memory))
+        st.caption(ngettext("Target, draft and caches need {total} GB; one {hw} has {capacity} GB, so this takes "
+                            "one of them. Splitting a model over several devices multiplies bandwidth and FLOP/s "
+                            "alike, so v, c and the speedup stay as shown (communication aside).",
+                            "Target, draft and caches need {total} GB; one {hw} has {capacity} GB, so this takes "
+                            "{n} of them. Splitting a model over several devices multiplies bandwidth and FLOP/s "
+                            "alike, so v, c and the speedup stay as shown (communication aside).",
+                            n, total=number(total / 1e9, 1), hw=_(hw.name), capacity=number(hw.memory / 1e9, 0)))
+
+
+def _gb(nbytes: float) -> str:
+    """Bytes for a reader: GB with three significant figures, MB below 1 GB.
+
+    >>> _gb(15.24e9), _gb(16.8e6), _gb(0)
+    ('15.2 GB', '16.8 MB', '0 MB')
+    """
+    value, unit = (nbytes / 1e9, "GB") if nbytes >= 1e9 else (nbytes / 1e6, "MB")
+    text = f"{value:.3g}"
+    return f"{text.replace('.', ',') if get_language() == 'pt' else text} {unit}"

@@ -1,0 +1,180 @@
+"""The measured points the Theory explorer puts next to its formulas: runs from benchmark files (α, K, c and the
+measured speedup) and the trace in this session (α, K, tokens per step, c from its step timings). Plain Python:
+reading JSON and a trace, no streamlit; the figures are in `specviz.ui.theory.view`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from specviz.core.i18n import _, number
+from specviz.core.paths import BENCHMARKS_DIR
+from specviz.engine import theory
+from specviz.engine.kinds import Mode
+from specviz.engine.trace import Trace
+from specviz.labs.bench.quoted import run_dtype
+
+K_MAX = 16  # the explorer's range of K; points beyond it are left out
+
+
+@dataclass(frozen=True)
+class MeasuredPoint:
+    """One measured run: its alpha, K and c, its speedup over target-only decoding (None when unknown), and the dtype
+    its models ran in (None when the file does not say); `label` names the run, its dtype included."""
+
+    alpha: float
+    k: int
+    c: float
+    measured_speedup: float | None
+    label: str
+    source: str
+    dtype: str | None = None
+
+    @property
+    def predicted_speedup(self) -> float:
+        return theory.expected_speedup(self.alpha, self.k, self.c)
+
+
+SPEEDUP_KEYS = ("measured_speedup", "speedup_vs_ar")  # the second is what `specviz bench` writes
+
+
+def _records(obj: Any, dtype: str | None = None) -> list[tuple[dict, str | None]]:
+    """The benchmark records in a JSON document, each with its dtype: dicts with alpha, k, c and a measured speedup,
+    however nested.
+
+    A `specviz bench` results.json holds per-prompt "cases" and pooled "summary" rows; only the summary rows pooled
+    over all suites with a constant K are taken, so one setting gives one point, in the run's dtype
+    (`quoted.run_dtype`). A record elsewhere may name its own "dtype"; without one it has none.
+    """
+    if isinstance(obj, dict) and isinstance(obj.get("summary"), list):
+        pooled = [r for r in obj["summary"] if isinstance(r, dict) and r.get("suite", "all") == "all"
+                  and r.get("policy", "constant") == "constant"]
+        return [(r, run_dtype(obj)) for r in pooled if _is_record(r)]
+    if isinstance(obj, dict):
+        if _is_record(obj):
+            return [(obj, str(obj["dtype"]) if obj.get("dtype") else dtype)]
+        return [r for value in obj.values() for r in _records(value, dtype)]
+    if isinstance(obj, list):
+        return [r for value in obj for r in _records(value, dtype)]
+    return []
+
+
+def _is_record(d: dict) -> bool:
+    return {"alpha", "k", "c"} <= d.keys() and any(key in d for key in SPEEDUP_KEYS)
+
+
+def load_benchmark_points(folder: Path | str | None = None) -> list[MeasuredPoint]:
+    """Benchmark records (alpha, k, c and measured_speedup, or a `specviz bench` results.json) from the JSON files
+    under `folder` (default assets/benchmarks/, subfolders included).
+
+    A missing folder gives no points; unreadable files and records with out-of-range numbers are skipped.
+    """
+    folder = Path(folder) if folder is not None else BENCHMARKS_DIR
+    points: list[MeasuredPoint] = []
+    for path in sorted(folder.rglob("*.json")) if folder.is_dir() else []:
+        try:
+            records = _records(json.loads(path.read_text(encoding="utf-8")))
+        except (OSError, ValueError):
+            continue
+        source = str(path.relative_to(folder))
+        for i, (r, dtype) in enumerate(records):
+            try:
+                speedup = next(r[key] for key in SPEEDUP_KEYS if r.get(key) is not None)
+                alpha, k, c, s = float(r["alpha"]), int(r["k"]), float(r["c"]), float(speedup)
+                theory.expected_speedup(alpha, k, c)  # validates the ranges
+            except (StopIteration, TypeError, ValueError):
+                continue
+            if not (math.isfinite(s) and s > 0) or k > K_MAX:
+                continue
+            points.append(MeasuredPoint(alpha, k, c, s, _record_label(r, path, i, dtype), source, dtype))
+    return points
+
+
+def _record_label(r: dict, path: Path, i: int, dtype: str | None) -> str:
+    """The run's name (or pair, proposer and T), then its dtype: float32 and bfloat16 runs sit side by side.
+
+    >>> _record_label({"proposer": "ngram", "temperature": 0.7}, Path("run/results.json"), 0, "bfloat16")
+    'ngram, T = 0.7 · bfloat16'
+    """
+    name = r.get("label") or r.get("name")
+    if not name:
+        parts = [str(r[key]) for key in ("pair", "proposer") if r.get(key)]
+        if r.get("temperature") is not None:
+            t = float(r["temperature"])
+            parts.append("T = " + number(t, 1 if round(t, 1) == t else 2))
+        name = ", ".join(parts) or f"{path.parent.name}/{path.stem} #{i + 1}"
+    return f"{name} · " + (dtype or _("dtype not recorded"))
+
+
+@dataclass(frozen=True)
+class TracePoint:
+    """What one speculative trace says about the formulas."""
+
+    alpha: float  # mean of min(1, p/q) over tested drafts: the estimate of alpha
+    acceptance_rate: float  # accepted / drafted (lower: drafts after a rejection count as drafted)
+    k: int
+    tokens_per_step: float  # measured mean accepted length, bonus included
+    c: float | None  # draft seconds per drafted token / target seconds per step, from the step timings
+    tree_nodes: int = 0  # > 0: the trace drafted trees of this many nodes, which the chain formula does not describe
+
+    @property
+    def predicted_tokens_per_step(self) -> float:
+        return theory.expected_tokens_per_step(self.alpha, self.k)
+
+
+def trace_point(trace: Any) -> TracePoint:
+    """The (alpha, K) of a speculative trace; a trace that cannot give one is a ValueError with one sentence."""
+    if not isinstance(trace, Trace) or trace.mode != Mode.SPECULATIVE:
+        raise ValueError(_("The trace in this session is not a speculative-decoding trace."))
+    k = trace.settings.get("k")
+    if not isinstance(k, int) or not 1 <= k <= K_MAX:
+        raise ValueError(_("The trace in this session has no usable K in its settings (got {k}).", k=repr(k)))
+    alpha = trace.mean_accept_prob
+    if not math.isfinite(alpha):
+        raise ValueError(_("The trace in this session tested no drafts, so it says nothing about α."))
+    drafted = [s for s in trace.steps if s.n_drafted]
+    c = theory.cost_ratio_from_timings(sum(s.draft_seconds for s in drafted), sum(s.n_drafted for s in drafted),
+                                       sum(s.verify_seconds for s in drafted), len(drafted))
+    nodes = max((len(s.tree.nodes) for s in trace.steps if s.tree is not None), default=0)
+    return TracePoint(min(1.0, max(0.0, alpha)), trace.acceptance_rate, k, trace.mean_accepted_length, c, nodes)
+
+
+@dataclass(frozen=True)
+class TemperatureRow:
+    """One proposer's measured α (mean min(1, p/q) over tested drafts) at T = 0 and at a sampling temperature."""
+
+    proposer: str
+    k: int
+    alpha_greedy: float
+    alpha_sampled: float
+    temperature: float
+    run: str  # the benchmark folder
+    command: str  # the command that measured it
+
+
+def alpha_by_temperature(folder: Path | str | None = None, k: int = 4) -> list[TemperatureRow]:
+    """Measured α at T = 0 next to T > 0 for each proposer benchmarked at both, at this K (pooled over all prompts,
+    constant K), from the `specviz bench` results under `folder` (default assets/benchmarks/). Unreadable files are
+    skipped; a missing folder gives no rows."""
+    folder = Path(folder) if folder is not None else BENCHMARKS_DIR
+    rows: list[TemperatureRow] = []
+    for path in sorted(folder.rglob("results.json")) if folder.is_dir() else []:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            pooled = [r for r in data["summary"] if r.get("suite") == "all" and r.get("policy") == "constant"
+                      and r.get("k") == k and not r.get("tree_nodes")]  # chains: a tree's α is another quantity
+            by_key = {(str(r["proposer"]), float(r["temperature"])): float(r["alpha"]) for r in pooled}
+            dtype = run_dtype(data)
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            continue
+        for (proposer, temperature), alpha in sorted(by_key.items()):
+            greedy = by_key.get((proposer, 0.0))
+            if temperature > 0 and greedy is not None:
+                label = proposer if dtype == "float32" else f"{proposer} ({dtype})"  # one row per run's dtype
+                rows.append(TemperatureRow(label, k, greedy, alpha, temperature, path.parent.name,
+                                           str(data.get("command", ""))))
+    return rows

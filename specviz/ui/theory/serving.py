@@ -1,0 +1,216 @@
+"""The Theory explorer's "When speculation stops paying" section: hardware, model pair, context and batch drive a
+roofline verify cost (`specviz.labs.roofline`), and the speedup and the break-even α move as the batch grows. The
+figures return `plotly.graph_objects.Figure`s and are tested without a browser; `render` draws the section.
+"""
+
+from __future__ import annotations
+
+import math
+
+import plotly.graph_objects as go
+import streamlit as st
+
+from specviz.core.i18n import N_, _, number, times
+from specviz.labs import roofline
+from specviz.labs.roofline import BatchPoint
+from specviz.ui.common import charts
+from specviz.ui.common.palette import BLUE, BLUISH_GREEN, GREY, ORANGE, VERMILLION
+from specviz.ui.serving import roofline as serving_roofline
+from specviz.ui.theory import costs as theory_costs
+
+BATCHES = [2**i for i in range(11)]  # 1 .. 1024, the batch slider's stops
+CONTEXTS = [128, 512, 2048, 8192]
+PAYS_FILL = "rgba(0, 158, 115, 0.13)"  # bluish green, faint: where speculation pays
+NEVER_FILL = "rgba(213, 94, 0, 0.08)"  # vermillion, fainter: where no α below 1 pays
+# Every sentence of this section that a user reads, in one place, translated with _() where shown.
+TEXT = {
+    "intro": N_("Everything above assumes that scoring K + 1 tokens costs one forward (v = 1). That holds while a "
+                "forward waits on memory: reading the weights once serves every token in the pass. A server runs "
+                "many sequences in one batch; as the batch grows the arithmetic catches up, verifying K + 1 tokens "
+                "starts to cost K + 1 tokens' compute, and speculation, which spends idle compute to save memory "
+                "reads, stops paying. A roofline model of one forward over n tokens for each of B sequences:"),
+    "formula_note": N_("W = the weights' bytes, κ = KV-cache bytes per token, L = the context, P = parameters. The "
+                       "draft's cost c(B) is its own t(B, 1) over the target's. α and K are the sliders at the top."),
+    "hardware_source": N_("{name}, weights in {dtype}: {source}."),
+    "pays_up_to": N_("With α = {alpha} and K = {k}, speculation pays up to a batch of **{batch}** sequences on "
+                     "this hardware; beyond it, plain decoding is faster."),
+    "ridge": N_("The verify pass over K + 1 = {n} tokens per sequence turns compute-bound near a batch of {ridge}: "
+                "from there each verified position costs compute, and v climbs from 1 toward {n}, a value it reaches "
+                "only once even a one-token pass is compute-bound (near {ridge_one})."),
+    "pays_always": N_("With α = {alpha} and K = {k}, speculation pays at every batch up to {batch}: the caches of "
+                      "{context} tokens per sequence keep every pass memory-bound."),
+    "pays_never": N_("With α = {alpha} and K = {k}, speculation does not pay even at batch 1 on this hardware."),
+    "ttft": N_("**Time to first token: barely changed.** The first token comes from the prefill, the one pass over "
+               "the prompt that plain decoding makes too; speculation only changes how the tokens after it are made. "
+               "It adds the draft's own pass over the prompt, about c of the target's (an EAGLE drafter's is one "
+               "small layer); n-gram lookup adds nothing."),
+    "guidance": N_("**What serving engines advise.** vLLM's documentation presents speculative decoding as a way to "
+                   "cut inter-token latency under low to medium load, in memory-bound workloads "
+                   "([vLLM: Speculative Decoding](https://docs.vllm.ai/en/latest/features/speculative_decoding/)); "
+                   "Hugging Face TGI bases its use on models being memory-bound rather than compute-bound "
+                   "([TGI: Speculation](https://huggingface.co/docs/text-generation-inference/conceptual/"
+                   "speculation)); TensorRT-LLM names small batches that leave the GPU underused "
+                   "([TensorRT-LLM: Speculative Sampling](https://nvidia.github.io/TensorRT-LLM/advanced/"
+                   "speculative-decoding.html)). How much it keeps at high load depends on the method: vLLM's own "
+                   "table rates EAGLE and MTP drafts medium to high gain at high QPS, a separate draft model medium, "
+                   "and n-gram and suffix lookup as modest gains that add no load at peak traffic. So at peak load "
+                   "watch the measured acceptance and latency, and shorten K or switch speculation off where, as in "
+                   "the chart above, it stops paying for your method."),
+    "measured_fit": N_("This CPU is not a clean roofline: measured v for n = 1..{n} tokens {measured}; the fitted "
+                       "roofline says {fitted}. It under-states small verify passes, so on this machine the "
+                       "Speedup lab's measured curve is the better guide."),
+}
+
+
+# ---- figures ----------------------------------------------------------------------------------------------------
+
+
+def speedup_vs_batch_figure(points: list[BatchPoint], batch: int, even_batch: int | None) -> go.Figure:
+    """Speedup against batch size (log axis), 1× drawn, the region where speculation pays shaded, the chosen batch
+    and the break-even batch marked."""
+    xs, ys = [p.batch for p in points], [p.speedup for p in points]
+    last = xs[-1] if even_batch is None else even_batch
+    shapes = [dict(type="line", xref="paper", x0=0, x1=1, y0=1, y1=1, line=dict(color=GREY, dash="dot"))]
+    notes = []
+    if last >= 1:
+        shapes.insert(0, dict(type="rect", xref="x", yref="paper", x0=xs[0], x1=last, y0=0, y1=1, line_width=0,
+                              fillcolor=PAYS_FILL, layer="below"))
+        notes.append(dict(x=0.01, y=0.02, xref="paper", yref="paper", xanchor="left", yanchor="bottom",
+                          showarrow=False, text=_("speculation pays"), font=dict(color=BLUISH_GREEN)))
+    if even_batch:
+        shapes.append(dict(type="line", xref="x", yref="paper", x0=even_batch, x1=even_batch, y0=0, y1=1,
+                           line=dict(color=VERMILLION, dash="dash", width=2)))
+        notes.append(dict(x=math.log10(even_batch), y=1, xref="x", yref="paper", xanchor="left",
+                          yanchor="top", showarrow=False,
+                          text=_("predicted break-even: batch {batch}", batch=even_batch),
+                          font=dict(color=VERMILLION)))
+    chosen = next(p for p in points if p.batch == batch)
+    fig = go.Figure([go.Scatter(x=xs, y=ys, mode="lines", line=dict(color=BLUE, width=2.5),
+                                name=_("predicted speedup (roofline)"),
+                                hovertemplate=_("batch %{x}: %{y:.2f}×") + "<extra></extra>"),
+                     go.Scatter(x=[batch], y=[chosen.speedup], mode="markers",
+                                name=_("your batch ({batch})", batch=batch),
+                                marker=dict(size=13, color="black", symbol="x"))])
+    fig.update_layout(xaxis_title=_("batch size B (sequences per forward)"), yaxis_title=_("expected speedup ×"),
+                      height=360, margin=dict(l=10, r=10, t=30, b=10), showlegend=False, shapes=shapes,
+                      annotations=notes, title=_("Speedup as the batch grows"), xaxis=_batch_axis(xs),
+                      yaxis=dict(automargin=True))
+    return fig
+
+
+def break_even_figure(points: list[BatchPoint], alpha: float, batch: int) -> go.Figure:
+    """The break-even α against batch size: above the line speculation pays (shaded); your α as a level line and
+    the break-even α at your batch as a marker."""
+    finite = [p for p in points if math.isfinite(p.break_even_alpha)]
+    fig = go.Figure()
+    if finite:
+        xs, ys = [p.batch for p in finite], [p.break_even_alpha for p in finite]
+        fig.add_trace(go.Scatter(x=xs, y=[1.0] * len(xs), mode="lines", line=dict(width=0), hoverinfo="skip",
+                                 showlegend=False, name="top"))
+        fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", fill="tonexty", fillcolor=PAYS_FILL,
+                                 line=dict(color=VERMILLION, width=2.5), name=_("break-even α"),
+                                 hovertemplate=_("batch %{x}: break-even α = %{y:.3f}") + "<extra></extra>"))
+    shapes = [dict(type="line", xref="paper", x0=0, x1=1, y0=alpha, y1=alpha,
+                   line=dict(color=BLUISH_GREEN, dash="dot", width=2))]
+    never = [p.batch for p in points if not math.isfinite(p.break_even_alpha)]
+    notes = []
+    if never:  # from here on no α < 1 pays: the verify pass costs more than K + 1 tokens can bring back
+        shapes.append(dict(type="rect", xref="x", yref="paper", x0=never[0], x1=points[-1].batch, y0=0, y1=1,
+                           line_width=0, fillcolor=NEVER_FILL, layer="below"))
+        notes.append(dict(x=math.log10(never[0]), y=0.02, xref="x", yref="paper", xanchor="left",
+                          yanchor="bottom", showarrow=False, text=_("no α pays"), font=dict(color=VERMILLION)))
+    fig.update_layout(shapes=shapes,
+                      annotations=notes + [dict(x=0, y=alpha, xref="paper", xanchor="left", yanchor="bottom",
+                                                showarrow=False, text=_("your α = {alpha}", alpha=number(alpha)),
+                                                font=dict(color=BLUISH_GREEN))])
+    here = next(p for p in points if p.batch == batch)
+    if math.isfinite(here.break_even_alpha):
+        fig.add_trace(go.Scatter(x=[batch], y=[here.break_even_alpha], mode="markers",
+                                 name=_("batch {batch}", batch=batch),
+                                 marker=dict(size=13, color=ORANGE, symbol="diamond", line=dict(width=1,
+                                                                                                color="black")),
+                                 hovertemplate=_("batch %{x}: break-even α = %{y:.3f}") + "<extra></extra>"))
+    fig.update_layout(xaxis_title=_("batch size B (sequences per forward)"), yaxis_title=_("break-even α"),
+                      height=360, margin=dict(l=10, r=10, t=30, b=10), showlegend=False,
+                      title=_("The break-even line moves up as the batch grows"))
+    fig.update_layout(xaxis=_batch_axis([p.batch for p in points]), yaxis=dict(range=[0, 1.02]))
+    return fig
+
+
+def _batch_axis(batches: list[int]) -> dict:
+    """A log axis over the batches computed (a little margin, so markers at the ends show whole), ticked at the
+    powers of two."""
+    return dict(type="log", range=[math.log10(batches[0]) - 0.06, math.log10(batches[-1]) + 0.06], tickvals=BATCHES,
+                ticktext=[str(b) for b in BATCHES])
+
+
+# ---- the section --------------------------------------------------------------------------------------------------
+
+
+def _fmt_ratios(values: list[float]) -> str:
+    return " / ".join(number(v) for v in values)
+
+
+def render(alpha: float, k: int) -> None:
+    """The whole section, for the α and K chosen at the top of the page."""
+    st.subheader(_("When speculation stops paying"))
+    st.markdown(_(TEXT["intro"]))
+    st.latex(r"t(B, n) = \max\!\Big(\frac{W + B\,L\,\kappa}{\text{%s}},\;"  # LaTeX; only the words are messages
+             r"\frac{2\,P\,B\,n}{\text{FLOP/s}}\Big),\qquad v(B, K) = \frac{t(B, K+1)}{t(B, 1)}" % _("bandwidth"))
+    st.latex(r"\text{%s}(B) = \frac{1 - \alpha^{K+1}}{(1 - \alpha)\,\big(K\,c(B) + v(B, K)\big)}" % _("speedup"))
+    st.caption(_(TEXT["formula_note"]))
+    presets = roofline.hardware_presets()
+    c1, c2, c3, c4 = st.columns(4)
+    hw_key = c1.selectbox(_("Hardware"), list(presets), format_func=lambda key: _(presets[key].name),
+                          key="theory_hw", index=list(presets).index("h100"))
+    pair_key = c2.selectbox(_("Models"), list(roofline.PAIRS), format_func=lambda key: _(roofline.PAIRS[key].name),
+                            key="theory_pair", index=list(roofline.PAIRS).index("qwen-7b-72b"))
+    context = c3.select_slider(_("Context per sequence (tokens)"), CONTEXTS, value=512, key="theory_context")
+    batch = c4.select_slider(_("Batch size B"), BATCHES, value=1, key="theory_batch",
+                             help=_("Sequences the server decodes together in one forward pass."))
+    hw, pair = presets[hw_key], roofline.PAIRS[pair_key]
+    st.caption(_(TEXT["hardware_source"], name=_(hw.name), dtype=hw.dtype, source=_(hw.source)))
+
+    if k == 0:
+        st.info(_("K = 0 drafts nothing, so there is nothing to verify: pick K ≥ 1 at the top to see the batch "
+                  "effect."))
+        return
+    grid = sorted(set(roofline.batch_grid()) | set(BATCHES))
+    points = roofline.sweep(alpha, k, pair, hw, context, grid)
+    here = next(p for p in points if p.batch == batch)
+    even = roofline.break_even_batch(alpha, k, pair, hw, context)
+    m1, m2, m3, m4 = st.columns(4)
+    m1.metric(_("Verify cost v at B = {batch}", batch=batch), number(here.verify_cost),
+              help=_("One target forward over K + 1 = {n} tokens per sequence, in one-token forwards: 1 while that "
+                     "pass is memory-bound, then climbing toward K + 1, which it reaches only once a one-token pass "
+                     "is compute-bound too.", n=k + 1))
+    m2.metric(_("Draft cost c"), number(here.draft_cost, 3),
+              help=_("One draft forward over one target forward, same batch."))
+    m3.metric(_("Speedup at B = {batch}", batch=batch), times(here.speedup))
+    m4.metric(_("Break-even α at B = {batch}", batch=batch), _("never") if math.isnan(here.break_even_alpha)
+              else number(here.break_even_alpha, 3), help=_("Above this α speculation pays at this batch size."))
+    if even is None:
+        st.success(_(TEXT["pays_always"], alpha=number(alpha), k=k, batch=roofline.MAX_BATCH,
+                     context=number(context, 0)))
+    elif even == 0:
+        st.warning(_(TEXT["pays_never"], alpha=number(alpha), k=k))
+    else:
+        st.info(_(TEXT["pays_up_to"], alpha=number(alpha), k=k, batch=even))
+    ridge, ridge_one = (roofline.ridge_batch(pair.target, hw, n, context) for n in (k + 1, 1))
+    if math.isfinite(ridge) and math.isfinite(ridge_one):  # long contexts keep the pass memory-bound: no ridge
+        st.caption(_(TEXT["ridge"], n=k + 1, ridge=number(math.ceil(ridge), 0), ridge_one=number(math.ceil(ridge_one), 0)))
+    left, right = st.columns(2)
+    fig, measured = serving_roofline.on_chart(speedup_vs_batch_figure(points, batch, even), pair_key, hw,
+                                            serving_roofline.committed())
+    charts.show(fig, key="theory_batch_speedup", where=left)
+    left.caption(measured)
+    charts.show(break_even_figure(points, alpha, batch), key="theory_batch_even", where=right)
+    if hw_key == "measured":
+        curve = roofline.measured_curve()
+        fitted = [roofline.forward_seconds(roofline.SMOLLM2, hw, 1, n, 0) / roofline.forward_seconds(
+            roofline.SMOLLM2, hw, 1, 1, 0) for n in curve]
+        st.caption(_(TEXT["measured_fit"], n=max(curve), measured=_fmt_ratios(list(curve.values())),
+                     fitted=_fmt_ratios(fitted)))
+    theory_costs.render(alpha, k, pair, hw, batch, context)
+    st.markdown(_(TEXT["ttft"]))
+    st.markdown(_(TEXT["guidance"]))

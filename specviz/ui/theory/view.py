@@ -1,0 +1,238 @@
+"""The Theory explorer's figures (the speedup map over α and K, speedup against K, tokens per step, predicted
+against measured) and the derivations. The formulas are in `specviz.engine.theory`, the measured points in
+`specviz.ui.theory.points`; everything but `render_derivations` returns a `plotly.graph_objects.Figure` and is tested
+without a browser.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from specviz.core.i18n import N_, _, number
+from specviz.engine import theory
+from specviz.ui.common.palette import BLUE, GREY, ORANGE, REDDISH_PURPLE, VERMILLION
+from specviz.ui.theory.points import K_MAX, MeasuredPoint, TemperatureRow, TracePoint
+
+ALPHAS = np.round(np.linspace(0.0, 1.0, 101), 2)
+LOG2_LIMIT = 4  # the colour scale runs from 1/16× to 16× (log2 −4..4), so its white middle is exactly 1×
+SPEEDUP_TICKS = {-4: "1/16×", -3: "1/8×", -2: "¼×", -1: "½×", 0: "1×", 1: "2×", 2: "4×", 3: "8×", 4: "16×"}
+# red (slower) through white (1×, no change) to blue (faster), symmetric around the middle
+SPEEDUP_COLORS = [[0.0, "#B2182B"], [0.25, "#EF8A62"], [0.5, "#FFFFFF"], [0.75, "#67A9CF"], [1.0, "#2166AC"]]
+# Every sentence of this module's figures that a user reads, in one place, translated with _() where shown.
+TEXT = {
+    "heatmap_caption": N_("Colour is the expected speedup over target-only decoding: blue is faster, red is slower, "
+                          "white is the same speed (1×); each step of colour is a doubling or a halving. Left of the "
+                          "dashed line speculation loses time. The orange steps are the best K for each α."),
+    "heatmap_points": N_("Benchmark runs sit at their own α and K; their c may differ from the slider's (hover to "
+                         "see it)."),
+    "temperature": N_("**Why the measured α is lower at T = 0.7 than at T = 0.** α = Σ min(p, q) is computed after the "
+                   "temperature is applied to both models. At T = 0 both distributions collapse onto their most "
+                   "likely token, so each drafted position scores 1 if the two argmaxes agree and 0 if not: α is the "
+                   "share of positions where draft and target pick the same top token. At T = 0.7 both spread their "
+                   "mass; where the argmaxes agree the overlap is now below 1 (the target also gives weight to "
+                   "tokens the draft did not pick), and where they disagree it is only a little above 0. A draft that "
+                   "usually agrees loses more than it gains, so its α falls; a draft that almost never agrees gains "
+                   "a little partial credit (the untrained layer-skip row). For n-gram lookup q is a single token, "
+                   "so α is the target's probability of that token: 1 or 0 at T = 0, p(x) after temperature."),
+    "temperature_table": N_("Measured α (mean min(1, p/q) over the drafts the verifier tested, K = {k}), SmolLM2-135M "
+                            "in float32 on this 2-core CPU, from the committed benchmarks:"),
+}
+
+
+# ---- figures ----------------------------------------------------------------------------------------------------
+
+
+def heatmap_table(c: float) -> pd.DataFrame:
+    """The heatmap's numbers, readable without hovering: the expected speedup for K = 0..K_MAX (rows) at α = 0.1, 0.2,
+    ..., 0.9, 0.95 (columns), for this c."""
+    alphas = [round(a / 10, 1) for a in range(1, 10)] + [0.95]
+    ks = list(range(K_MAX + 1))
+    grid = theory.speedup_grid(np.array(alphas), ks, c)  # (K, α)
+    return pd.DataFrame({"K": [str(k) for k in ks],
+                         **{f"α = {number(a, 2)}": [number(float(grid[i][j]), 2) + "×" for i in range(len(ks))]
+                            for j, a in enumerate(alphas)}})
+
+
+def heatmap_figure(c: float, alpha: float, k: int, points: list[MeasuredPoint] = (),
+                   trace: TracePoint | None = None) -> go.Figure:
+    """Speedup over (alpha, K) for this c, with the break-even line (speedup = 1), the best K for each alpha,
+    the chosen setting, and any measured points."""
+    ks = list(range(K_MAX + 1))
+    grid = theory.speedup_grid(ALPHAS, ks, c)
+    # colour on a log2 scale symmetric around 0 = 1×: white is exactly "no change", and halving and doubling look
+    # equally strong (a lopsided range such as −3..4 would put white at 1.4× and paint real gains red)
+    z = np.clip(np.log2(grid), -LOG2_LIMIT, LOG2_LIMIT)
+    fig = go.Figure(go.Heatmap(
+        x=ALPHAS, y=ks, z=z, zmin=-LOG2_LIMIT, zmax=LOG2_LIMIT, colorscale=SPEEDUP_COLORS, customdata=grid,
+        colorbar=dict(title=_("speedup"), tickvals=list(SPEEDUP_TICKS), ticktext=list(SPEEDUP_TICKS.values())),
+        hovertemplate=_("α = %{x:.2f}<br>K = %{y}<br>speedup = %{customdata:.2f}×") + "<extra></extra>",
+    ))
+    even = theory.break_even_curve(ks, c)
+    if even:
+        fig.add_trace(go.Scatter(x=[a for a, _ in even], y=[kk for _, kk in even], mode="lines",
+                                 line=dict(color="black", width=3, dash="dash"), name=_("break-even (speedup = 1)"),
+                                 hovertemplate=_("break-even α = %{x:.3f} at K = %{y}") + "<extra></extra>"))
+    fig.add_trace(go.Scatter(x=ALPHAS, y=theory.optimal_k_curve(ALPHAS, c, K_MAX), mode="lines", line=dict(color=ORANGE, width=2, shape="hv"),
+                             name=_("best K for each α"),
+                             hovertemplate=_("α = %{x:.2f}: best K = %{y}") + "<extra></extra>"))
+    fig.add_trace(go.Scatter(x=[alpha], y=[k], mode="markers", name=_("your setting"),
+                             marker=dict(symbol="x", size=14, color="black", line=dict(width=2, color="white"))))
+    if points:
+        fig.add_trace(go.Scatter(
+            x=[pt.alpha for pt in points], y=[pt.k for pt in points], mode="markers", name=_("benchmark runs"),
+            marker=dict(symbol="diamond", size=11, color=REDDISH_PURPLE, line=dict(width=1, color="white")),
+            customdata=[[pt.label, pt.c, pt.measured_speedup] for pt in points],
+            hovertemplate="%{customdata[0]}<br>" + _("α = %{x:.2f}, K = %{y}, c = %{customdata[1]:.3f}<br>measured "
+                                                     "%{customdata[2]:.2f}×") + "<extra></extra>"))
+    if trace is not None:
+        fig.add_trace(go.Scatter(x=[trace.alpha], y=[trace.k], mode="markers", name=_("trace in this session"),
+                                 marker=dict(symbol="star", size=16, color=VERMILLION,
+                                             line=dict(width=1, color="white")),
+                                 hovertemplate=_("trace: α ≈ %{x:.2f}, K = %{y}") + "<extra></extra>"))
+    fig.update_layout(xaxis_title=_("α = E[Σ min(p, q)], the chance a draft is kept"),
+                      yaxis_title=_("drafted tokens per step K"), height=460,
+                      margin=dict(l=10, r=10, t=30, b=10), legend=dict(orientation="h", y=-0.2),
+                      title=_("Expected speedup for c = {c}", c=number(c)))
+    fig.update_xaxes(range=[0, 1])
+    fig.update_yaxes(range=[-0.5, K_MAX + 0.5], dtick=2)
+    return fig
+
+
+def speedup_vs_k_figure(alpha: float, c: float, k: int) -> go.Figure:
+    """Expected speedup against K for one alpha and c; the best K and the chosen K marked, 1× drawn."""
+    ks = list(range(K_MAX + 1))
+    speedups = [theory.expected_speedup(alpha, kk, c) for kk in ks]
+    best = theory.optimal_k(alpha, c, K_MAX)
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=ks, y=speedups, mode="lines+markers", line=dict(color=BLUE), name=_("speedup"),
+                             hovertemplate="K = %{x}: %{y:.3f}×<extra></extra>"))
+    fig.add_hline(y=1.0, line=dict(color=GREY, dash="dot"), annotation_text=_("no speedup (1×)"))
+    fig.add_trace(go.Scatter(x=[best], y=[speedups[best]], mode="markers", name=_("best K = {k}", k=best),
+                             marker=dict(size=14, color=ORANGE, symbol="star")))
+    fig.add_trace(go.Scatter(x=[k], y=[speedups[k]], mode="markers", name=_("your K = {k}", k=k),
+                             marker=dict(size=12, color="black", symbol="x")))
+    fig.update_layout(xaxis_title="K", yaxis_title=_("expected speedup ×"), height=360,
+                      margin=dict(l=10, r=10, t=30, b=10),
+                      title=_("Speedup against K (α = {alpha}, c = {c})", alpha=number(alpha), c=number(c)))
+    return fig
+
+
+def tokens_distribution_figure(alpha: float, k: int, simulated: np.ndarray | None = None) -> go.Figure:
+    """P(a step emits j tokens), j = 1..K+1, from the formula and (optionally) from simulated steps."""
+    js = list(range(1, k + 2))
+    formula = _("formula")
+    fig = go.Figure(go.Bar(x=js, y=theory.tokens_per_step_distribution(alpha, k), name=formula, marker_color=BLUE,
+                           hovertemplate=_("%{x} tokens: %{y:.3f}") + f"<extra>{formula}</extra>"))
+    if simulated is not None and len(simulated):
+        fig.add_trace(go.Scatter(x=js, y=theory.tokens_per_step_frequencies(simulated, k), mode="markers",
+                                 name=_("simulated ({n} steps)", n=number(len(simulated), 0)),
+                                 marker=dict(size=11, color=ORANGE, symbol="diamond"),
+                                 hovertemplate=_("%{x} tokens: %{y:.3f}") + "<extra>" + _("simulated") + "</extra>"))
+    fig.update_layout(xaxis_title=_("tokens emitted in one step"), yaxis_title=_("probability"), height=320,
+                      margin=dict(l=10, r=10, t=30, b=10), title=_("Tokens per step: a truncated geometric"))
+    fig.update_xaxes(dtick=1)
+    return fig
+
+
+def measured_table(points: list[MeasuredPoint]) -> pd.DataFrame:
+    """The predicted-vs-measured chart's numbers, one row per benchmark run, its dtype in a column of its own."""
+    return pd.DataFrame({
+        _("run"): [pt.label for pt in points],
+        _("dtype"): [pt.dtype or _("not recorded") for pt in points],
+        "α": [number(pt.alpha, 2) for pt in points],
+        "K": [str(pt.k) for pt in points],
+        "c": [number(pt.c, 3) for pt in points],
+        _("predicted ×"): [number(pt.predicted_speedup, 2) for pt in points],
+        _("measured ×"): [number(pt.measured_speedup, 2) if pt.measured_speedup is not None else "–"
+                          for pt in points],
+        _("file"): [pt.source for pt in points],
+    })
+
+
+def measured_caption(points: list[MeasuredPoint]) -> str:
+    """How many runs the chart shows and in which dtypes, so float32 and bfloat16 runs are never mixed unsaid."""
+    counts: dict[str, int] = {}
+    for pt in points:
+        shown = pt.dtype or _("no recorded dtype")
+        counts[shown] = counts.get(shown, 0) + 1
+    runs = _("{n} benchmark runs from assets/benchmarks/, each predicted at its own α, K and c.", n=len(points))
+    if len(counts) == 1:
+        return runs + " " + _("All ran in {dtype}.", dtype=next(iter(counts)))
+    dtypes = ", ".join(_("{n} in {dtype}", n=n, dtype=dtype) for dtype, n in counts.items())
+    return runs + " " + _("Their models ran in different dtypes ({dtypes}); each run's label and table row say "
+                          "which.", dtypes=dtypes)
+
+
+def predicted_vs_measured_figure(points: list[MeasuredPoint]) -> go.Figure:
+    """Each benchmark run's measured speedup against the formula's prediction at its own alpha, K and c."""
+    pred = [pt.predicted_speedup for pt in points]
+    meas = [pt.measured_speedup for pt in points]
+    top = max(pred + meas + [1.5]) * 1.1
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=[0, top], y=[0, top], mode="lines", line=dict(color=GREY, dash="dot"),
+                             name=_("measured = predicted"), hoverinfo="skip"))
+    fig.add_trace(go.Scatter(
+        x=pred, y=meas, mode="markers", name=_("benchmark runs"),
+        marker=dict(size=11, color=REDDISH_PURPLE, symbol="diamond"),
+        customdata=[[pt.label, pt.alpha, pt.k, pt.c] for pt in points],
+        hovertemplate="%{customdata[0]}<br>α = %{customdata[1]:.2f}, K = %{customdata[2]}, c = %{customdata[3]:.3f}"
+                      "<br>" + _("predicted %{x:.2f}×, measured %{y:.2f}×") + "<extra></extra>"))
+    fig.update_layout(xaxis_title=_("predicted speedup ×"), yaxis_title=_("measured speedup ×"), height=360,
+                      margin=dict(l=10, r=10, t=30, b=10), title=_("Does the formula predict real runs?"))
+    return fig
+
+
+# ---- text -------------------------------------------------------------------------------------------------------
+
+
+def render_temperature(rows: list[TemperatureRow]) -> None:
+    """Why acceptance differs at T = 0 and T = 0.7, with the committed measurements and their commands."""
+    st.markdown(_(TEXT["temperature"]))
+    if not rows:
+        return
+    st.caption(_(TEXT["temperature_table"], k=rows[0].k))
+    proposer = _("proposer")
+
+    def change(r: TemperatureRow) -> str:
+        difference = r.alpha_sampled - r.alpha_greedy
+        return ("+" if difference >= 0 else "-") + number(abs(difference), 3)
+
+    st.table(pd.DataFrame([{proposer: r.proposer, _("α at T = {t}", t=0): number(r.alpha_greedy, 3),
+                            _("α at T = {t}", t=number(r.temperature, 1)): number(r.alpha_sampled, 3),
+                            _("change"): change(r), _("benchmark"): r.run}
+                           for r in rows]).set_index(proposer))
+    with st.expander(_("The commands that measured them")):
+        for command in dict.fromkeys(r.command for r in rows if r.command):
+            st.code(command, language="bash")
+
+
+def render_derivations() -> None:
+    """The three short derivations, with st.latex."""
+    st.markdown(_("**1. The acceptance probability α.** A draft x ~ q is kept with probability min(1, p(x)/q(x)), so at one "
+                  "position, with that context's p and q, the chance of keeping it is"))
+    st.latex(r"\beta \;=\; \sum_x q(x)\,\min\!\Big(1, \frac{p(x)}{q(x)}\Big) \;=\; \sum_x \min\big(p(x), q(x)\big)"
+             r" \;=\; 1 - \mathrm{TV}(p, q),\qquad \alpha \;=\; \mathbb{E}[\beta].")
+    st.markdown(_("β changes from one position to the next (Leviathan et al. call it β); α, its average over the "
+                  "contexts a run meets, is the one number the formulas below use and the slider sets. A trace "
+                  "estimates α by the mean of min(1, p/q) over the drafts it tested. The measured accepted / drafted "
+                  "is lower: it stops counting at a step's first rejection."))
+    st.markdown(_("**2. Tokens per step.** If each draft is kept with probability α independently, the first "
+                  "rejection comes after i kept drafts with probability αⁱ(1 − α), and all K are kept with "
+                  "probability αᴷ. Every step also emits one recovered or bonus token, so"))
+    # the formulas stay LaTeX; only their words are messages
+    as_ = _("as")  # i18n: the word of "(→ K + 1 as α → 1)" in a formula: the limit as α tends to 1
+    st.latex(r"\mathbb{E}[\text{%s}] \;=\; \sum_{i=0}^{K} \alpha^i \;=\; "
+             r"\frac{1 - \alpha^{K+1}}{1 - \alpha}\qquad(\to K + 1 \text{ %s } \alpha \to 1)."
+             % (_("tokens per step"), as_))
+    st.markdown(_("**3. Speedup.** One step costs K draft forwards (c each, in units of one target forward) plus one "
+                  "target forward over K + 1 positions (assumed to cost the same as one ordinary forward); "
+                  "target-only decoding gets one token per forward. So"))
+    st.latex(r"\text{%s} \;=\; \frac{1 - \alpha^{K+1}}{(1 - \alpha)\,(K c + 1)},\qquad "
+             r"K^\ast = \arg\max_{0 \le K \le 16} \text{%s}." % (_("speedup"), _("speedup")))
+    st.markdown(_("K = 0 means not speculating (speedup 1). Speculation pays only above the break-even α where the "
+                  "speedup is exactly 1; if c ≥ 1 (a draft as slow as the target) it never pays. These are "
+                  "Leviathan et al. (2023), section 3; real runs differ because α varies with position and context "
+                  "and a K + 1-token forward is not quite free."))

@@ -3,7 +3,6 @@
 import math
 
 import streamlit as st
-import torch
 
 from specviz.core.i18n import N_, _, number, percent, times
 from specviz.engine import theory
@@ -64,7 +63,7 @@ st.caption(" ".join(_(theory_view.TEXT[key]) for key in ("heatmap_caption", "hea
 
 col_a, col_b = st.columns(2)
 charts.show(theory_view.speedup_vs_k_figure(alpha, c, k), key="theory_speedup_k", where=col_a)
-simulated = theory.simulate_tokens_per_step(alpha, k, 20_000, torch.Generator().manual_seed(0)).numpy()
+simulated = theory.simulate_tokens_per_step(alpha, k, 20_000, seed=0).numpy()
 charts.show(theory_view.tokens_distribution_figure(alpha, k, simulated), key="theory_tokens_dist", where=col_b)
 col_b.caption(_("{n} simulated steps average {mean} tokens; the formula says {formula}.", n=number(20_000, 0),
                 mean=number(simulated.mean(), 3), formula=number(tokens, 3)))

@@ -343,9 +343,11 @@ def cost_ratio_from_timings(draft_seconds: float, drafted: int, verify_seconds: 
 # ---- Monte Carlo --------------------------------------------------------------------------------------------------
 
 
-def simulate_tokens_per_step(alpha: float, k: int, n: int, generator: torch.Generator | None = None) -> torch.Tensor:
+def simulate_tokens_per_step(alpha: float, k: int, n: int, generator: torch.Generator | None = None, *,
+                             seed: int | None = None) -> torch.Tensor:
     """Simulate the accept chain n times: draft i is accepted with probability alpha until the first rejection;
     each step emits its accepted drafts plus one recovered or bonus token. Returns tokens per step, (n,) int64.
+    `seed` seeds a generator of its own when none is given (a page need not build one).
 
     >>> g = torch.Generator().manual_seed(0)
     >>> t = simulate_tokens_per_step(0.8, 4, 100_000, g)
@@ -355,6 +357,8 @@ def simulate_tokens_per_step(alpha: float, k: int, n: int, generator: torch.Gene
     alpha, k = _check_alpha(alpha), _check_k(k)
     if isinstance(n, bool) or int(n) != n or n < 1:
         raise ValueError(_("The number of simulated steps must be a positive whole number (got {n}).", n=n))
+    if generator is None and seed is not None:
+        generator = torch.Generator().manual_seed(seed)
     accepted = torch.rand((int(n), k), generator=generator, dtype=torch.float64) < alpha  # (n, K)
     n_accepted = accepted.to(torch.int64).cumprod(dim=1).sum(dim=1)  # leading run of acceptances, (n,)
     return n_accepted + 1

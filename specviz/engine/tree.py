@@ -22,7 +22,7 @@ what the exact tree rule needs at temperature > 0 (see `specviz.engine.tree_veri
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import torch
@@ -126,6 +126,17 @@ def tree_attention_mask(tree: DraftTree, past: int) -> torch.Tensor:
     mask[:, : past + 1] = True  # everyone sees the context and the root
     mask[1:, past + 1:] = tree.ancestors()
     return mask
+
+
+def mask_rows(parents: Sequence[int]) -> list[list[int]]:
+    """The tree attention mask over the root and nodes with these `parents` (ROOT for the root's children), with no
+    cached context, as 0/1 rows (N+1, N+1): what a page draws, from the same `tree_attention_mask` the engine runs.
+
+    >>> mask_rows([ROOT, ROOT, 0])
+    [[1, 0, 0, 0], [1, 1, 0, 0], [1, 0, 1, 0], [1, 1, 0, 1]]
+    """
+    tree = DraftTree([0] * len(parents), list(parents), torch.zeros(len(parents), 1))
+    return tree_attention_mask(tree, past=0).int().tolist()
 
 
 def sample_without_replacement(probs: torch.Tensor, m: int, generator: torch.Generator | None) -> list[int]:

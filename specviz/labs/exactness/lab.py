@@ -77,6 +77,16 @@ class LabResult:
     acceptance_rate: float  # share of kept drafts in the speculative runs
     note: str
 
+    def counts(self) -> tuple[torch.Tensor, torch.Tensor]:
+        """How often each category came out, (C,) each: with the rule (speculative), and by the target alone."""
+        size = self.exact_probs.shape[0]
+        return torch.bincount(self.speculative, minlength=size), torch.bincount(self.target_only, minlength=size)
+
+    def frequencies(self) -> tuple[torch.Tensor, torch.Tensor]:
+        """The same as shares of the samples, (C,) float64 each."""
+        spec, plain = self.counts()
+        return spec.double() / len(self.speculative), plain.double() / len(self.target_only)
+
 
 def step_distributions(pair: Pair, spec: RunSpec) -> StepDistributions:
     """p from the target and q from the spec's proposer, at the prompt (a ValueError on bad input)."""

@@ -21,12 +21,11 @@ Public API: `node_kind`, `tree_positions`, `attention_rows`, `tree_figure`, `tre
 from __future__ import annotations
 
 import plotly.graph_objects as go
-import torch
 
 from specviz.core.i18n import _, ngettext
 from specviz.engine.kinds import NodeStatus
 from specviz.engine.trace import Step, TokenKind, TreeNode, TreeRecord
-from specviz.engine.tree import ROOT, DraftTree, tree_attention_mask
+from specviz.engine.tree import ROOT, mask_rows
 from specviz.ui.common.escaping import escape_markdown, plot_text, shortened, visible
 from specviz.ui.common.palette import LIGHT_GREY, P_COLOR, DisplayState, Kind, style
 from specviz.ui.common.tokens import fmt
@@ -68,9 +67,7 @@ def tree_positions(record: TreeRecord) -> list[tuple[int, float]]:
 def attention_rows(record: TreeRecord) -> list[list[int]]:
     """The tree attention mask over the root and the nodes (N+1, N+1), 1 = may attend: the engine's own
     `specviz.engine.tree.tree_attention_mask` with no cached context (every row also sees the whole context)."""
-    tree = DraftTree([n.token_id for n in record.nodes], [n.parent for n in record.nodes],
-                     torch.zeros(len(record.nodes), 1))
-    return tree_attention_mask(tree, past=0).int().tolist()
+    return mask_rows([n.parent for n in record.nodes])
 
 
 def _hover(j: int, node: TreeNode) -> str:

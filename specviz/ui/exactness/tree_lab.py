@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
-import torch
 
 from specviz.core.i18n import N_, _, get_language, number, percent
 from specviz.labs.exactness import TREE_RULES
@@ -51,7 +50,7 @@ def rule_picker() -> str:
 
 def trap_sentence(result: LabResult, dists: StepDistributions) -> str:
     """The broken rule's failure in this experiment's numbers: the draft's favourite token comes out too often."""
-    favourite = int(torch.argmax(dists.draft_probs))
+    favourite = int(dists.draft_probs.argmax())
     measured = float((result.speculative == favourite).double().mean())
     token = "‘" + escape_text(dists.texts[favourite]) + "’"
     return _(TEXT["trap"], token=token,

@@ -8,11 +8,14 @@ made visible, then escaped. Every other text is translated with `_()` where it i
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
-import torch
+
+if TYPE_CHECKING:  # annotations only: the library computes, the page shows
+    import torch
 
 from specviz.core.i18n import N_, _, clause, get_language, number, times
 from specviz.engine import theory
@@ -122,10 +125,8 @@ def histogram_figure(result: LabResult, rule_label: str) -> go.Figure:
     """Sample frequencies (speculative with the rule, target-only) next to the exact probabilities, for the
     categories that matter most; everything else summed into one last bar."""
     size = result.exact_probs.shape[0]
-    spec = torch.bincount(result.speculative, minlength=size).double() / len(result.speculative)
-    plain = torch.bincount(result.target_only, minlength=size).double() / len(result.target_only)
-    score = torch.maximum(result.exact_probs, spec)
-    order = torch.argsort(score, descending=True)[:BARS].tolist()
+    spec, plain = result.frequencies()
+    order = top_for_bars(result.exact_probs, spec, BARS)
     shown = set(order)
     rest = [i for i in range(size) if i not in shown]
     names = [labels(result.texts, result.ids)[i] for i in order]
@@ -214,7 +215,7 @@ def decomposition_figure(labels: list[str], decomposition: exactness.StepDecompo
     return fig
 
 
-def verdict_box(title: str, counts: torch.Tensor, probs: torch.Tensor) -> exactness.ChiSquareResult:
+def verdict_box(title: str, counts, probs) -> exactness.ChiSquareResult:
     """Run the chi-square test and show its plain-language verdict in a coloured box."""
     result = exactness.chi_square_test(counts, probs)
     text = _(RULE_BOX, label=title, text=result.verdict)
@@ -231,9 +232,7 @@ def verdict_box(title: str, counts: torch.Tensor, probs: torch.Tensor) -> exactn
 
 def render_samples(result: LabResult, rule_label: str, drift: float | None) -> None:
     """The two verdicts, the numbers behind them, the histogram and the TV-vs-N curve."""
-    size = result.exact_probs.shape[0]
-    spec_counts = torch.bincount(result.speculative, minlength=size)
-    plain_counts = torch.bincount(result.target_only, minlength=size)
+    spec_counts, plain_counts = result.counts()
     v1, v2 = st.columns(2)
     with v1:
         spec_test = verdict_box(_("Speculative, {rule}", rule=rule_label), spec_counts, result.exact_probs)
@@ -256,7 +255,7 @@ def render_rule_economics(rule: exactness.Rule, dists: StepDistributions, k: int
     """How far the rule drifts from p at this prompt, and the speed its acceptance probability α would buy."""
     p, q = dists.target_probs, dists.draft_probs
     dist, rule_alpha = exactness.one_step_distribution(rule, p, q)
-    exact_alpha = float(torch.minimum(p.double(), q.double()).sum())
+    exact_alpha = float(theory.acceptance_probability(p, q))
     speedup = theory.expected_speedup(min(1.0, rule_alpha), k, c)
     b1, b2, b3 = st.columns(3)
     b1.metric(_("Drift from p (exact, one step)"), number(exactness.tv_distance(dist, p), 4),

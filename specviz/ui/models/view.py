@@ -8,11 +8,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 import streamlit as st
-import torch
 from streamlit.errors import StreamlitAPIException
+
+if TYPE_CHECKING:  # an annotation only
+    import torch
 
 from specviz.core.i18n import N_, _, get_language, number, percent
 from specviz.models.catalog import CatalogEntry, catalog_rows, load_catalog

@@ -18,11 +18,11 @@ from functools import lru_cache
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
-import torch
 from streamlit.errors import StreamlitAPIException
 
 from specviz.core.i18n import N_, _, get_language, number
 from specviz.engine.proposers import registry
+from specviz.engine.tree import mask_rows
 from specviz.labs.bench import quoted
 from specviz.labs.exactness import one_step_distribution
 from specviz.labs.examples import list_examples, load_example
@@ -290,19 +290,13 @@ ACCEPTED_PATH = [0, 1, 3, 6]  # the target's argmax at each level in this made-u
 
 def tree_attention_mask(parents: list[int]) -> list[list[bool]]:
     """mask[i][j]: may node i attend to node j (j is i itself or one of its ancestors). Nodes are listed so that a
-    parent comes before its children; -1 marks a root.
+    parent comes before its children; -1 marks a root. The engine's own mask (`specviz.engine.tree.mask_rows`)
+    without the context's row and column.
 
     >>> tree_attention_mask([-1, 0, 0, 1])
     [[True, False, False, False], [True, True, False, False], [True, False, True, False], [True, True, False, True]]
     """
-    mask = []
-    for i in range(len(parents)):
-        row, node = [False] * len(parents), i
-        while node != -1:
-            row[node] = True
-            node = parents[node]
-        mask.append(row)
-    return mask
+    return [[bool(m) for m in row[1:]] for row in mask_rows(parents)[1:]]  # the engine's, less the context
 
 
 def tree_dot() -> str:
@@ -332,11 +326,11 @@ def quiz_items(prefixes: tuple[str, ...]) -> list[tuple[str, str]]:
 
 def typical_vs_exact() -> pd.DataFrame:
     """One step's output distribution under the exact rule and under typical acceptance, next to p."""
-    p = torch.tensor([0.40, 0.25, 0.15, 0.10, 0.06, 0.04])
-    q = torch.tensor([0.20, 0.30, 0.10, 0.20, 0.10, 0.10])
+    p = [0.40, 0.25, 0.15, 0.10, 0.06, 0.04]
+    q = [0.20, 0.30, 0.10, 0.20, 0.10, 0.10]
     exact = one_step_distribution("exact", p, q)[0]
     typical = one_step_distribution("typical_acceptance", p, q)[0]
-    return pd.DataFrame({"p (target)": p.double().tolist(), "exact rule": exact.tolist(),
+    return pd.DataFrame({"p (target)": p, "exact rule": exact.tolist(),
                          "typical acceptance": typical.tolist()}, index=list("ABCDEF"))
 
 

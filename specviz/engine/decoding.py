@@ -168,7 +168,7 @@ class SpeculativeDecoder:
         t0, before = self.clock(), (len(self.target), self.proposer.cache_length())
         # 1. propose: K drafts (a chain) or a tree of at most N nodes and depth K, never past the token limit
         draft = shape.propose(sequence, len(output))
-        t1 = self.clock() if draft.size else t0  # nothing drafted (target-only decoding): no draft time
+        t1 = self.clock() if len(draft) else t0  # nothing drafted (target-only decoding): no draft time
         # 2. score: one target forward over the last token and every draft -> p at each drafted position and one more
         target_probs = shape.score(sequence, draft)
         t2 = self.clock()
@@ -206,11 +206,12 @@ class ChainDraft:
     tokens: list[int]
     draft_probs: torch.Tensor
 
-    @property
-    def size(self) -> int:
+    def __len__(self) -> int:
         return len(self.tokens)
 
-    depth = size
+    @property
+    def depth(self) -> int:
+        return len(self.tokens)
 
 
 class ChainStep:
@@ -243,7 +244,7 @@ class ChainStep:
     def score(self, sequence: list[int], draft: ChainDraft) -> torch.Tensor:
         """p at the K+1 positions after the sequence's last token and each draft (K+1, V), from one forward."""
         d = self.d
-        logits = d.target.feed(sequence, draft.tokens, keep=draft.size + 1, features=d.proposer.needs_target_features)
+        logits = d.target.feed(sequence, draft.tokens, keep=len(draft) + 1, features=d.proposer.needs_target_features)
         target_probs = d.sampling.probs(logits).cpu()
         synchronize(d.target.device)
         return target_probs

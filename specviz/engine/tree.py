@@ -58,11 +58,6 @@ class DraftTree:
         return len(self.tokens)
 
     @property
-    def size(self) -> int:
-        """How many nodes were drafted (as a chain's `size` counts its drafts)."""
-        return len(self.tokens)
-
-    @property
     def depths(self) -> list[int]:
         """Depth of each node: 1 for the root's children."""
         depths: list[int] = []

@@ -15,6 +15,7 @@ the seconds, and says how long the last load on this server took.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import time
@@ -240,23 +241,18 @@ def run_speculative(spec: RunSpec, progress: Progress | None = None) -> Trace:
     trace = cached_speculative(spec)
     if trace is None:
         pair = get_pair(spec.pair)
-        if progress is None:
-            with st.spinner(_(TEXT["running_speculative"], waiting=waiting_note(spec.pair))):
-                trace = _speculative_now(spec, pair, None)
-        else:
-            trace = _speculative_now(spec, pair, progress)
+        # without a progress display, a spinner says what runs; with one, it reports waiting, start and each step
+        shown = (st.spinner(_(TEXT["running_speculative"], waiting=waiting_note(spec.pair))) if progress is None
+                 else contextlib.nullcontext())
+        with shown, PAIRS.turn(spec.pair, timeout=WAIT_SECONDS, on_wait=progress.waiting if progress else None,
+                               owner=owner()):
+            if progress is not None:
+                progress.started(pair)
+            trace = run(spec, pair=pair, deadline=time.perf_counter() + RUN_SECONDS,
+                        on_step=progress.step if progress else None)
         trace = _speculative_store(spec, trace)
     st.session_state.setdefault(_SEEN, set()).add(spec)
     return trace
-
-
-def _speculative_now(spec: RunSpec, pair: Pair, progress: Progress | None) -> Trace:
-    """Run the spec on the pair's turn, reporting to `progress` (waiting, started, each step)."""
-    with PAIRS.turn(spec.pair, timeout=WAIT_SECONDS, on_wait=progress.waiting if progress else None, owner=owner()):
-        if progress is not None:
-            progress.started(pair)
-        return run(spec, pair=pair, deadline=time.perf_counter() + RUN_SECONDS,
-                   on_step=progress.step if progress else None)
 
 
 def run_autoregressive(spec: RunSpec) -> Trace:

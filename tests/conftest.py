@@ -1,8 +1,8 @@
 """Shared fixtures: the toy pair (instant) and the offline default pair (loaded once per test session).
 
 specviz is imported as installed (`make setup` installs it editable), never through a path set up here. Markers
-(registered in pyproject.toml): a test that uses the `smollm` fixture is marked `model` here; other test files
-mark themselves with `pytestmark` or per test. `make check` runs the tests that carry none of slow, model,
+(registered in pyproject.toml) sit on the tests themselves: a file whose tests share one says so with `pytestmark`,
+a single test with a decorator. The one rule here: a test that uses the `smollm` fixture is marked `model`. `make check` runs the tests that carry none of slow, model,
 browser and statistical.
 """
 
@@ -28,22 +28,6 @@ os.environ.setdefault("SPECVIZ_PRELOAD", "0")
 # fixture name -> the marker every test that uses it gets
 FIXTURE_MARKS = {"smollm": "model"}
 
-# "file::test function" -> markers, for single tests in files that mix fast and slow or statistical tests (a file
-# whose tests all share a marker says so with `pytestmark` instead). Slow: over about 3 s on 2 cores. Statistical:
-# draws many samples and judges them (chi-square, Monte Carlo). tests/test_layout.py checks every entry exists.
-TEST_MARKS = {
-    "test_exactness.py::test_chi_square_separates_exact_from_broken_rules": ("statistical",),
-    "test_exactness.py::test_target_only_samples_pass_and_tv_shrinks_like_one_over_root_n": ("statistical",),
-    "test_exactness_engine.py::test_exact_rule_through_the_engine_samples_p": ("statistical", "slow"),
-    "test_exactness_engine.py::test_broken_rules_through_the_engine_fail": ("statistical", "slow"),
-    "test_exactness_engine.py::test_exact_match_rule_through_the_engine_passes": ("statistical", "slow"),
-    "test_exactness_engine.py::test_two_token_enumeration_is_exact": ("statistical", "slow"),
-    "test_theory.py::test_monte_carlo_chain_matches_the_formulas": ("statistical",),
-    "test_speedup_lab.py::test_page_opens_on_the_committed_results": ("slow",),
-    "test_playground.py::test_a_live_run_with_the_trained_eagle_drafter": ("model", "slow"),  # the default pair
-}
-
-
 def pytest_configure(config):
     """Every `AppTest` scans the metadata of all ~250 installed distributions for Streamlit components (about 0.3 s
     each, most of the time of a page test); the installed packages do not change during a test run, so the scan
@@ -63,9 +47,6 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         for fixture in FIXTURE_MARKS.keys() & set(getattr(item, "fixturenames", ())):
             item.add_marker(FIXTURE_MARKS[fixture])
-        function = getattr(item, "originalname", item.name)
-        for marker in TEST_MARKS.get(f"{item.path.name}::{function}", ()):
-            item.add_marker(marker)
 
 
 @pytest.fixture(autouse=True)

@@ -54,6 +54,7 @@ def test_registry_entries_are_complete():
         get_rule("nope")
 
 
+@pytest.mark.statistical
 @pytest.mark.parametrize("name", list(RULES))
 def test_chi_square_separates_exact_from_broken_rules(name):
     p, q = fixed_pair()
@@ -71,6 +72,7 @@ def test_chi_square_separates_exact_from_broken_rules(name):
     assert samples.acceptance_rate == pytest.approx(alpha, abs=4 * (alpha * (1 - alpha) / N_SAMPLES) ** 0.5 + 1e-9)
 
 
+@pytest.mark.statistical
 def test_target_only_samples_pass_and_tv_shrinks_like_one_over_root_n():
     p, q = fixed_pair()
     exact = target_samples(p, 20_000, torch.Generator().manual_seed(3))

@@ -34,6 +34,8 @@ def test_toy_prompt_trips_the_broken_rules(toy):
     assert tv_distance(one_step_distribution("exact", p, q)[0], p) < 1e-9
 
 
+@pytest.mark.statistical
+@pytest.mark.slow
 def test_exact_rule_through_the_engine_samples_p(toy):
     pair, ids = toy
     p = exact_first_token_distribution(pair.target, ids, SAMPLING)
@@ -44,6 +46,8 @@ def test_exact_rule_through_the_engine_samples_p(toy):
     assert spec.p_value > 1e-3, spec
 
 
+@pytest.mark.statistical
+@pytest.mark.slow
 @pytest.mark.parametrize("name,n", [("accept_all", 300), ("typical_acceptance", 200)])
 def test_broken_rules_through_the_engine_fail(toy, name, n):
     pair, ids = toy
@@ -53,6 +57,8 @@ def test_broken_rules_through_the_engine_fail(toy, name, n):
     assert chi_square_test(first_token_counts(samples.speculative, p.shape[0]), p).p_value < 1e-3
 
 
+@pytest.mark.statistical
+@pytest.mark.slow
 def test_exact_match_rule_through_the_engine_passes(toy):
     pair, ids = toy
     p = exact_first_token_distribution(pair.target, ids, SAMPLING)
@@ -72,6 +78,8 @@ def test_every_rule_runs_in_the_engine(toy):
             assert trace.num_accepted == trace.num_drafted
 
 
+@pytest.mark.statistical
+@pytest.mark.slow
 def test_two_token_enumeration_is_exact(toy):
     pair, ids = toy
     dist = exact_two_token_distribution(pair.target, ids, SAMPLING, eos={1})

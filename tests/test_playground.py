@@ -260,6 +260,8 @@ def test_the_default_live_run_shows_the_idea_working():
     assert "<|" not in first
 
 
+@pytest.mark.model
+@pytest.mark.slow
 def test_a_live_run_with_the_trained_eagle_drafter():
     at = page(source="live", pair="default", proposer="eagle", k="3", temperature="0", max_new_tokens="16",
               prompt="Describe trains in exactly three sentences.")

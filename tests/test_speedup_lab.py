@@ -46,6 +46,7 @@ def _ok(at) -> None:
     assert not at.error, [e.value for e in at.error]
 
 
+@pytest.mark.slow
 def test_page_opens_on_the_committed_results():
     files = results.result_files()
     assert files, "assets/benchmarks/ should hold the committed default-pair results"

@@ -66,6 +66,7 @@ def test_tokens_per_step_distribution_sums_to_one_and_has_the_right_mean():
     assert sum((j + 1) * pj for j, pj in enumerate(dist)) == pytest.approx(expected_tokens_per_step(0.7, 5))
 
 
+@pytest.mark.statistical
 @pytest.mark.parametrize("alpha,k", [(0.3, 2), (0.8, 4), (0.95, 8), (1.0, 3), (0.0, 5)])
 def test_monte_carlo_chain_matches_the_formulas(alpha, k):
     n = 200_000

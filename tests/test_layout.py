@@ -133,7 +133,7 @@ def test_a_wheel_carries_the_assets_and_finds_them_inside_the_package(tmp_path):
     assert build.returncode == 0, build.stderr
     with zipfile.ZipFile(next(dist.glob("specviz-*.whl"))) as wheel:
         wheel.extractall(site)
-    code = ("from specviz import paths\n"
+    code = ("from specviz.core import paths\n"
             "from specviz.labs.examples import list_examples\n"
             "print(paths.ASSETS, paths.SOURCE_ROOT, len(list_examples()), sep='\\n')\n")
     out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=300,

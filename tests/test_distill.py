@@ -48,6 +48,7 @@ def test_prompt_sets_are_big_seeded_and_held_out_by_topic():
 def test_features_are_what_the_head_reads(toy_records):
     pair, records, _ = toy_records
     greedy = generate_batch(pair.target, pair.tokenizer, toy_prompts(4), GenerationPlan(12, 4), False, 0, {1})
+    assert len(greedy) == 4  # a record per prompt
     for r in greedy:
         assert r.features.shape == (len(r.tokens) - 1, pair.target.config.hidden_size)
         logits = pair.target.lm_head(r.features.float())

@@ -47,6 +47,7 @@ def test_both_drafts_load_offline_and_share_the_vocabulary(smollm, monkeypatch):
 
 @pytest.mark.parametrize("name", ["eagle", "draft"])
 def test_greedy_output_equals_target_only_on_held_out_prompts(smollm, name):
+    assert len(HELD_OUT) >= 3
     for text in HELD_OUT[:3]:
         ids = encode_prompt(smollm.tokenizer, text, chat=True)
         plain = autoregressive_generate(smollm.target, ids, max_new_tokens=32)

@@ -35,6 +35,7 @@ def greedy_references(toy):
 @pytest.mark.parametrize("name", PROPOSERS)
 @pytest.mark.parametrize("k", [pytest.param(1, marks=pytest.mark.slow), 3, pytest.param(5, marks=pytest.mark.slow)])
 def test_greedy_speculative_equals_target_only_and_generate(toy, greedy_references, name, k):
+    assert len(greedy_references) == len(PROMPTS)
     for ids, reference in greedy_references:
         spec = speculative_generate(toy.target, proposer(toy, name), ids, k=k, max_new_tokens=30, tokenizer=toy.tokenizer)
         assert spec.output_ids == reference

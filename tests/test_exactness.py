@@ -32,6 +32,7 @@ def fixed_pair(v: int = 40) -> tuple[torch.Tensor, torch.Tensor]:
 
 def test_the_fixed_pair_really_trips_every_broken_rule():
     p, q = fixed_pair()
+    assert {rule.exact for rule in RULES.values()} == {True, False}  # both branches below run
     for rule in RULES.values():
         dist, _ = one_step_distribution(rule, p, q)
         assert float(dist.sum()) == pytest.approx(1.0)

@@ -126,7 +126,9 @@ def test_library_sentences_in_portuguese():
 
 def test_every_shipped_example_has_a_portuguese_title_and_description():
     catalog = read_catalog()
-    for example in list_examples():
+    examples = list_examples()
+    assert examples
+    for example in examples:
         for text in (example.title, example.description):
             entry = catalog.get(text)
             assert entry is not None and entry.string, f"{example.name}: no Portuguese for {text[:60]!r}"

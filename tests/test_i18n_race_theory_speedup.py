@@ -58,7 +58,9 @@ def test_race_replays_an_example_in_portuguese(monkeypatch):
 def test_race_replays_every_example_in_portuguese(monkeypatch):
     monkeypatch.chdir(ROOT)
     at = _pt("race")
-    for example in [e for e in list_examples() if e.baseline_path is not None][1:]:
+    examples = [e for e in list_examples() if e.baseline_path is not None][1:]
+    assert examples, "no example to replay after the first"
+    for example in examples:
         with using("pt"):
             at.selectbox(key="race_example").set_value(example.name).run()
         _portuguese(at)

@@ -216,7 +216,9 @@ def test_no_try_it_widget_opens_on_the_numbers_its_checks_ask_about(fresh, lesso
     opened |= {"params_billion": opened.get("params", -1), "bandwidth_tb_s": opened.get("bw", -1)}
     metrics = [m.value for m in at.metric]
     texts = [m.value for m in at.markdown if not m.value.startswith("**Question")]
-    for question in check_questions(BANK, BY_NUMBER[lesson]):
+    questions = check_questions(BANK, BY_NUMBER[lesson])
+    assert len(questions) == len(BY_NUMBER[lesson].checks) > 0, lesson
+    for question in questions:
         asked = _settings_asked(question)
         widget = {name: value for name, value in asked.items() if name in opened}
         if len(widget) >= 2:

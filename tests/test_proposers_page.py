@@ -40,6 +40,7 @@ def test_every_proposer_gets_a_section_with_costs_needs_wins_and_losses(page):
 
 
 def test_each_diagram_is_balanced_and_names_its_nodes():
+    assert view.PROPOSERS
     for dot in [p.dot for p in view.PROPOSERS] + [view.tree_dot()]:
         assert dot.count("{") == dot.count("}") and dot.count('"') % 2 == 0, dot
         assert dot.startswith("digraph") and "->" in dot and "label=" in dot, dot

@@ -51,6 +51,7 @@ def test_ids_are_unique_across_the_raw_files():
 
 
 def test_every_question_is_answerable_and_explained(bank):
+    assert len(bank) > 0
     for q in bank:
         assert len(q.explanation) >= 20, q.id
         assert q.link in PAGE_FILES, q.id
@@ -261,7 +262,9 @@ def test_yaml_aliases_are_refused_before_they_expand():
 
 
 def test_the_bundled_bank_uses_no_anchors():
-    for path in sorted(BANK_DIR.glob("*.yaml")):
+    files = sorted(BANK_DIR.glob("*.yaml"))
+    assert files, "the bundled bank is empty"
+    for path in files:
         events = list(yaml.parse(path.read_text(encoding="utf-8")))
         assert not any(isinstance(e, yaml.AliasEvent) or getattr(e, "anchor", None) for e in events), path.name
 
@@ -346,6 +349,7 @@ def test_every_formula_parameter_is_bounded(formula, param):
 
 
 def test_every_formula_declares_its_parameters():
+    assert FORMULAS
     for name, formula in FORMULAS.items():
         assert set(FORMULA_PARAMS[name]) == set(inspect.signature(formula).parameters), name
 

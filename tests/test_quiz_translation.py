@@ -63,7 +63,9 @@ def test_the_portuguese_bank_asks_the_same_questions_in_the_same_order(banks):
 
 
 def test_the_portuguese_right_answer_grades_right_and_sits_where_the_english_one_does(banks):
-    for e, p in pairs(banks):
+    twins = pairs(banks)
+    assert twins, "the bundled banks are empty"
+    for e, p in twins:
         assert grade(p, right_answer(p)).correct, p.id
         if p.kind == "numeric":
             assert p.answer == e.answer and grade(p, e.answer).correct, p.id
@@ -79,8 +81,10 @@ def test_the_portuguese_right_answer_grades_right_and_sits_where_the_english_one
 
 def test_a_mixed_language_class_sees_the_choices_in_the_same_order(banks):
     """Question.options(seed) shuffles by the seed and the id only, so each position holds the same choice."""
+    twins = pairs(banks)
+    assert twins, "the bundled banks are empty"
     for seed in (0, 7, 2024):
-        for e, p in pairs(banks):
+        for e, p in twins:
             en_options, pt_options = e.options(seed), p.options(seed)
             if e.kind == "ordering":
                 assert [e.answer.index(i) for i in en_options] == [p.answer.index(i) for i in pt_options], e.id

@@ -110,6 +110,7 @@ def test_the_greedy_identity_figures_the_quiz_quotes_are_the_committed_checks(la
     from specviz.teach.quiz import load_bank
 
     explanation = load_bank(lang=lang).by_id()["gs-same-text"].explanation
+    assert set(quoted.IDENTITY_FILES) == {"fp32", "bf16"}  # both runs the docstring names
     for name in quoted.IDENTITY_FILES.values():
         same, total, dtype = quoted.greedy_identity(quoted.IDENTITY_RUN, name)
         assert f"{same} {word} {total}" in explanation and dtype in explanation

@@ -207,6 +207,7 @@ def test_figures_mark_the_drafted_token_u_and_the_correction(toy):
 
 
 def test_kv_cache_draws_the_rollback(toy):
+    assert any(step.n_drafted > step.n_accepted for step in toy.steps)  # a step with something to roll back
     for step in toy.steps:
         html = kv_cache_html(step)
         rolled = step.n_drafted - step.n_accepted

@@ -226,6 +226,7 @@ def test_every_failure_is_the_same_neutral_sentence(no_outside, stand_in):
     port = closed.getsockname()[1]
     closed.close()  # nothing listens there now
     urls = [s.url for s in servers] + [f"http://127.0.0.1:{port}"]
+    assert len(urls) == 6  # the six answers the docstring lists
     from specviz.ui.serving.view import scrape
 
     for url in urls:

@@ -23,6 +23,7 @@ def test_gguf_found_through_package_metadata_and_cached_as_safetensors(smollm):
 
 @pytest.mark.parametrize("name", ["layerskip", "ngram"])
 def test_greedy_output_identical_to_target_only_and_generate(smollm, name):
+    assert PROMPTS
     for text in PROMPTS:
         ids = encode_prompt(smollm.tokenizer, text, chat=True)
         hf = smollm.target.generate(torch.tensor([ids]), do_sample=False, max_new_tokens=20)[0, len(ids):].tolist()

@@ -68,7 +68,9 @@ def test_page_opens_on_the_committed_results():
 
 
 def test_committed_results_are_default_pair_runs_with_their_command():
-    for path in results.result_files():
+    files = results.result_files()
+    assert files, "assets/benchmarks/ should hold the committed default-pair results"
+    for path in files:
         result = results.load_result(path)
         assert result.config["pair"] == "default" and result.command.startswith("python -m specviz bench")
         assert result.machine["torch_threads"] >= 1 and result.machine["cpu"]

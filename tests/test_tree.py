@@ -255,6 +255,7 @@ def test_the_schema_refuses_a_damaged_tree(toy):
         "at most 64 nodes": lambda t: t["nodes"].extend([t["nodes"][0]] * 64),
         "status must be": lambda t: t["nodes"][0].update(status="maybe"),
     }
+    assert len(cases) == 5  # no case lost to a repeated key
     for sentence, change in cases.items():
         with pytest.raises(ValueError, match=sentence):
             Trace.from_dict(damaged(change))

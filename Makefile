@@ -57,7 +57,7 @@ $(AXE_STAMP):
 	@touch $@
 
 run: setup
-	$(VENV)/bin/streamlit run app.py --server.port $(PORT) --server.headless true
+	$(PY) -m specviz.ui.common.launch --server.port $(PORT) --server.headless true
 
 test: setup browser axe
 	$(PY) -m pytest -q -m "not serving"

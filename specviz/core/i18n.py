@@ -142,6 +142,22 @@ def percent(fraction: float, digits: int = 0) -> str:
     return format_percent(fraction, format=pattern, locale=_BABEL_LOCALES[_current.get()])
 
 
+def localized(text: str) -> str:
+    """A number a format spec already wrote the English way (0.7, 3.4e-07, 1,234.5), with the reader's marks: the
+    one place outside `number` that knows Portuguese swaps the decimal point and the thousands comma.
+
+    >>> localized("3.4e-07")
+    '3.4e-07'
+    >>> with using("pt"):
+    ...     localized("3.4e-07"), localized("1,234.5")
+    ('3,4e-07', '1.234,5')
+    """
+    return text.translate(_SWAP_MARKS) if get_language() == "pt" else text
+
+
+_SWAP_MARKS = str.maketrans({".": ",", ",": "."})
+
+
 def times(ratio: float, digits: int = 2) -> str:
     """A speedup or cost ratio: 1.58× (1,58× in Portuguese)."""
     return number(ratio, digits) + "×"

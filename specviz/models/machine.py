@@ -17,7 +17,7 @@ from pathlib import Path
 import torch
 from transformers import AutoModelForCausalLM
 
-from specviz.core.i18n import _, get_language, ngettext, number, percent
+from specviz.core.i18n import _, localized, ngettext, number, percent
 
 HEADROOM = 0.9  # use at most 90% of free memory: activations, allocator slack and the CUDA context need the rest
 DEFAULT_CONTEXT = 2048  # tokens of KV cache budgeted per model
@@ -209,7 +209,7 @@ def gb(n_bytes: float) -> str:
 
 def _decimal(text: str) -> str:
     """A number already rounded for a sentence, with the reader's decimal mark: 3.4 or 3,4."""
-    return text.replace(".", ",") if get_language() == "pt" else text
+    return localized(text)
 
 
 # ---- what a pair needs, and where it goes -------------------------------------------------------------------------

@@ -17,7 +17,7 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from specviz.core import urlvalues
-from specviz.core.i18n import N_, _, get_language
+from specviz.core.i18n import N_, _, localized
 from specviz.engine.limits import K_RANGE, MAX_NEW_TOKENS_RANGE, POLICIES, TREE_NODES_RANGE, TREE_WIDTH_RANGE
 from specviz.engine.proposers import registry
 
@@ -230,7 +230,7 @@ def _must(name: str, rule: str, value: Any) -> str:
 
 def _num(x: float) -> str:
     text = f"{x:g}" if isinstance(x, float) else str(x)
-    return text.replace(".", ",") if get_language() == "pt" else text
+    return localized(text)
 
 
 def _shown(value: Any, limit: int = 40) -> str:

@@ -30,7 +30,7 @@ from typing import Any
 from specviz.teach.quiz.schema import QuestionKind
 from specviz.teach.classroom import (DEFAULT_TITLES, ClassroomError, ClassroomStore, Session, answer_between, concept_name,
                                in_language, normalize_code, stored_answer)
-from specviz.core.i18n import N_, _, get_language, language_code, ngettext, number
+from specviz.core.i18n import N_, _, get_language, language_code, localized, ngettext, number
 from specviz.engine.trace import Trace
 from specviz.teach.quiz import Question, QuizBankError, answer_text, csv_text, grade, parse_number, question_from_dict
 from specviz.teach.quiz.live import LIVE_LINK, _md_token, live_questions
@@ -526,7 +526,7 @@ def _round3(value: float) -> float:
 
 def _num(value: float) -> str:
     text = f"{value:.3g}"
-    return text.replace(".", ",") if get_language() == "pt" else text  # the reader's decimal comma
+    return localized(text)
 
 
 def relabel(spread: Distribution, stored: Question, shown: Question) -> Distribution:

@@ -15,7 +15,7 @@ import numpy as np
 import scipy.stats
 import torch
 
-from specviz.core.i18n import _, get_language, ngettext
+from specviz.core.i18n import _, localized, ngettext
 
 ArrayLike = torch.Tensor | np.ndarray | Sequence[float]
 
@@ -28,7 +28,7 @@ def significant(value: float, digits: int = 2) -> str:
     ('0.0012', '3.4e-07')
     """
     text = f"{value:.{digits}g}"
-    return text.replace(".", ",") if get_language() == "pt" else text
+    return localized(text)
 
 
 def tv_distance(a: ArrayLike, b: ArrayLike) -> float:

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from specviz.core.i18n import N_, _, end_sentence, get_language
+from specviz.core.i18n import N_, _, end_sentence, localized
 from specviz.teach.quiz.schema import MAX_ANSWER, Question, _fmt
 from specviz.teach.quiz.schema import QuestionKind
 
@@ -97,10 +97,8 @@ def answer_sentence(question: Question) -> str:
 def shown_number(question: Question) -> str:
     """A numeric question's answer (and unit) as the reader writes numbers: 0.315, or 0,315 in Portuguese."""
     text = question.expected_text()
-    if get_language() == "pt":
-        value = _fmt(float(question.answer), 6)
-        text = value.replace(".", ",") + text[len(value):]
-    return text
+    value = _fmt(float(question.answer), 6)  # the number at the start of the text; its unit stays as written
+    return localized(value) + text[len(value):]
 
 
 def _grade_single(q: Question, answer: Any) -> tuple[bool, bool, str]:

@@ -12,7 +12,7 @@ import math
 import random
 import re
 
-from specviz.core.i18n import N_, _, get_language, ngettext
+from specviz.core.i18n import N_, _, localized, ngettext
 from specviz.engine.trace import Decision, Step, Trace
 from specviz.teach.quiz.schema import Question, QuestionKind, _accept_prob, _fmt
 
@@ -119,7 +119,7 @@ def _live_kept(step: Step) -> Question:
 
 def _local(number: str) -> str:
     """A number as `_shown_numbers` writes it (0.42), as the reader writes it (0,42 in Portuguese)."""
-    return number.replace(".", ",") if get_language() == "pt" else number
+    return localized(number)
 
 
 def _shown_numbers(d: Decision) -> tuple[str, str, str, str]:

@@ -23,7 +23,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from specviz.core.i18n import N_, _, get_language
+from specviz.core.i18n import N_, _, get_language, localized
 from specviz.ui.common.accessibility import CHART_NAME_CLASS
 from specviz.ui.common.escaping import escape_text
 
@@ -136,5 +136,5 @@ def _value(y: Any) -> str:
         return "–"
     if isinstance(y, Number) and not isinstance(y, bool):
         text = f"{float(y):.3g}"
-        return text.replace(".", ",") if get_language() == "pt" else text
+        return localized(text)
     return str(y)

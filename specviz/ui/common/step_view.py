@@ -14,7 +14,7 @@ import inspect
 
 import streamlit as st
 
-from specviz.core.i18n import N_, _, get_language, ngettext, number
+from specviz.core.i18n import N_, _, localized, ngettext, number
 from specviz.engine import verifier
 from specviz.engine.trace import Decision, Step, TokenKind, Trace
 from specviz.ui.common.charts import show
@@ -285,7 +285,7 @@ def dtype_text(dtype: object) -> str:
 def _setting(value: object) -> str:
     """A setting's value as the reader writes numbers (0,7 in Portuguese)."""
     text = str(value)
-    return text.replace(".", ",") if isinstance(value, float) and get_language() == "pt" else text
+    return localized(text) if isinstance(value, float) else text
 
 
 def trace_summary(trace: Trace) -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 
-from specviz.core.i18n import _, get_language
+from specviz.core.i18n import _, localized
 from specviz.engine.trace import Decision, EmittedToken, Step, TokenKind, Trace
 from specviz.ui.common.escaping import escape_attr, escape_text, visible
 from specviz.ui.common.palette import DisplayState, Kind, style
@@ -31,7 +31,7 @@ def fmt(x: float | None, digits: int = 3) -> str:
     if math.isinf(x):
         return "∞" if x > 0 else "−∞"
     text = f"{x:.1e}" if x != 0 and abs(x) < 10 ** -digits else f"{x:.{digits}f}"
-    return text.replace(".", ",") if get_language() == "pt" else text
+    return localized(text)
 
 
 # ---- tooltips -------------------------------------------------------------------------------------------------

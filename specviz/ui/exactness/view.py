@@ -17,7 +17,7 @@ import streamlit as st
 if TYPE_CHECKING:  # annotations only: the library computes, the page shows
     import torch
 
-from specviz.core.i18n import N_, _, clause, get_language, number, times
+from specviz.core.i18n import N_, _, clause, get_language, localized, number, times
 from specviz.engine import theory
 from specviz.engine.trace import Trace
 from specviz.labs import exactness
@@ -187,9 +187,7 @@ def log_ticks(lo: float, hi: float) -> dict:
     values = [m * 10.0 ** e for e in range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)) + 1)
               for m in (1, 2, 5)]
     shown = [v for v in values if lo / 1.5 <= v <= hi * 1.5]
-    text = [f"{v:,.10g}" for v in shown]
-    if get_language() == "pt":
-        text = [t.replace(",", " ").replace(".", ",").replace(" ", ".") for t in text]
+    text = [localized(f"{v:,.10g}") for v in shown]
     return dict(tickvals=shown, ticktext=text, minor=dict(showgrid=False))
 
 

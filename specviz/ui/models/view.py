@@ -17,7 +17,7 @@ from streamlit.errors import StreamlitAPIException
 if TYPE_CHECKING:  # an annotation only
     import torch
 
-from specviz.core.i18n import N_, _, get_language, number, percent
+from specviz.core.i18n import N_, _, get_language, localized, number, percent
 from specviz.models.catalog import CatalogEntry, catalog_rows, load_catalog
 from specviz.models.loading import (DEFAULT_CONTEXT, Machine, ModelLoadError, detect_machine, estimate_entry, gb,
                              pick_device, pick_dtype, plan_placement)
@@ -101,7 +101,7 @@ def catalog_table(entries: dict[str, CatalogEntry]) -> None:
 def _three_digits(x: float) -> str:
     """Three significant digits, with the reader's decimal mark: 0.135, 1.71, 2.08e-05 (0,135 in Portuguese)."""
     text = f"{x:.3g}"
-    return text.replace(".", ",") if get_language() == "pt" else text
+    return localized(text)
 
 
 def memory_check(entries: dict[str, CatalogEntry], machine: Machine) -> None:

@@ -68,7 +68,7 @@ def number(v: float | None, digits: int = 2) -> str:
 def temperature_text(t: float) -> str:
     """A temperature as written: 0, 0.7 (0,7 in Portuguese)."""
     text = f"{t:g}"
-    return text.replace(".", ",") if i18n.get_language() == "pt" else text
+    return i18n.localized(text)
 
 
 def definitions_table() -> pd.DataFrame:

@@ -9,7 +9,7 @@ import math
 
 import streamlit as st
 
-from specviz.core.i18n import N_, _, get_language, ngettext, number, percent, times
+from specviz.core.i18n import N_, _, localized, ngettext, number, percent, times
 from specviz.engine import theory
 from specviz.labs import roofline
 from specviz.labs.roofline import Hardware, ModelPair
@@ -61,5 +61,4 @@ def _gb(nbytes: float) -> str:
     ('15.2 GB', '16.8 MB', '0 MB')
     """
     value, unit = (nbytes / 1e9, "GB") if nbytes >= 1e9 else (nbytes / 1e6, "MB")
-    text = f"{value:.3g}"
-    return f"{text.replace('.', ',') if get_language() == 'pt' else text} {unit}"
+    return f"{localized(f'{value:.3g}')} {unit}"

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from playwright.sync_api import expect
 from test_phone import PIN, base, browser, classroom_db  # noqa: F401 - module-scoped fixtures: a server, a browser
 
 from specviz.scripts.classroom_screenshots import DESK, PHONE, join, unlock_teacher
@@ -98,9 +99,11 @@ def test_the_teacher_keeps_the_teacher_view_after_the_presenter_view(browser, ba
     page.get_by_role("radiogroup").first.wait_for()
     wait_for_app(page)
     teacher = page.get_by_role("radio", name="the teacher")
-    assert teacher.is_checked(), "the I am switch no longer says the teacher"
+    # the switch's state arrives with the page's rerun: wait for it (a busy machine reran a little later)
+    expect(teacher, "the I am switch no longer says the teacher").to_be_checked(timeout=30_000)
     assert "as=teacher" in page.url and f"session={session.code}" in page.url, page.url
     page.get_by_role("button", name=re.compile("^End session")).click()  # the next click: still the teacher
     wait_for_app(page)
-    assert teacher.is_checked() and "as=teacher" in page.url and page.get_by_label("Your display name").count() == 0
+    expect(teacher).to_be_checked(timeout=30_000)
+    assert "as=teacher" in page.url and page.get_by_label("Your display name").count() == 0
     page.context.close()

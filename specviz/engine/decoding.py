@@ -27,7 +27,7 @@ from specviz.engine.kinds import Mode, StopReason
 from specviz.engine.generation import (Clock, GenerationSettings, append_until_stop, check_context, default_clock, eos_ids,
                                 prompt_ids, synchronize)
 from specviz.core.text import template_tokens
-from specviz.engine.kvcache import CachedModel
+from specviz.engine.kvcache import runner_for
 from specviz.engine.limits import TREE_NODES_RANGE, TREE_WIDTH_RANGE
 from specviz.engine.proposers import DraftModelProposer, Proposal, Proposer
 from specviz.engine.recording import StepOutcome, TraceRecorder
@@ -135,7 +135,7 @@ class SpeculativeDecoder:
     def __init__(self, target: PreTrainedModel, proposer: Proposer, settings: GenerationSettings, eos: set[int],
                  verifier: Verifier = verify, clock: Clock = default_clock, draft_length=None,
                  template: set[int] = frozenset(), tree: TreeShape | None = None):
-        self.target = CachedModel(target)
+        self.target = runner_for(target, feature_layers=proposer.feature_layers)
         self.proposer = proposer
         self.settings = settings
         self.sampling = settings.sampling

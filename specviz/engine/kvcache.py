@@ -17,9 +17,12 @@ equals the one a plain forward over the accepted sequence would have built.
 from __future__ import annotations
 
 import inspect
+import os
 
 import torch
+import torch.nn.functional as F
 from transformers import DynamicCache, PreTrainedModel
+from transformers.models.llama.modeling_llama import apply_rotary_pos_emb
 
 from specviz.engine.tree import DraftTree, tree_attention_mask, tree_positions
 
@@ -47,13 +50,14 @@ def cache_keyword(module: torch.nn.Module) -> str:
 class CachedModel:
     """A model plus the tokens its cache holds (`self.tokens`), batch size 1."""
 
-    def __init__(self, model: PreTrainedModel, vocab_size: int | None = None):
+    def __init__(self, model: PreTrainedModel, vocab_size: int | None = None, feature_layers: tuple[int, ...] = (-1,)):
         self.model = model
         self.vocab_size = vocab_size
+        self.feature_layers = tuple(feature_layers)  # which hidden states `features=True` keeps (-1: the final norm's)
         self.cache = DynamicCache(config=model.config)
         self.cache_keyword = cache_keyword(model)
         self.tokens: list[int] = []
-        self.last_hidden: torch.Tensor | None = None  # (new tokens, H) from the last feed(..., features=True)
+        self.last_hidden: torch.Tensor | None = None  # (new tokens, F*H) from the last feed(..., features=True)
         self.last_start = 0  # the position of last_hidden's first row
         self.tree_start: int | None = None  # cache index of the first tree entry while a tree is cached
         self.slots: dict[int, int] = {}  # tree node -> its cache index
@@ -74,8 +78,8 @@ class CachedModel:
     def feed(self, sequence: list[int], extra: list[int] = (), keep: int = 1, features: bool = False) -> torch.Tensor:
         """Run the tokens of `sequence + extra` that the cache lacks; return the logits of the last `keep` of
         them (keep, V). Only those rows go through the LM head, which matters for a long prompt and a big vocabulary.
-        With `features`, the last hidden state of every new token (the LM head's input) is kept in `last_hidden`,
-        for feature drafters such as EAGLE.
+        With `features`, the hidden states `feature_layers` of every new token (by default the last, the LM head's
+        input; EAGLE-3 reads three inner layers) are kept in `last_hidden`, side by side, for feature drafters.
 
         If the cache holds tokens that are no longer a prefix of the sequence, it is rewound first.
         """
@@ -87,17 +91,16 @@ class CachedModel:
         new = full[len(self.tokens):]
         if not new:
             raise ValueError("CachedModel.feed needs at least one token the cache has not seen.")
-        ids = torch.tensor([new], device=self.device)
         keep = min(keep, len(new))
-        out = self.model(input_ids=ids, use_cache=True, logits_to_keep=keep, output_hidden_states=features,
-                         **{self.cache_keyword: self.cache})
-        if features:
-            self.last_start, self.last_hidden = len(self.tokens), out.hidden_states[-1][0]
+        logits = self._run(new, None, None, keep, features)  # (keep, V)
         self.tokens.extend(new)
-        logits = out.logits[0, -keep:]  # (keep, V)
-        if self.vocab_size is not None:
-            logits = align_vocab(logits, self.vocab_size)
         return logits
+
+    def _states(self, hidden_states: tuple[torch.Tensor, ...]) -> torch.Tensor:
+        """The `feature_layers` of the batch's one row, concatenated: (T, F*H)."""
+        if self.feature_layers == (-1,):
+            return hidden_states[-1][0]
+        return torch.cat([hidden_states[i][0] for i in self.feature_layers], dim=-1)
 
     def prefill(self, prompt: list[int], features: bool = False) -> None:
         """Cache the prompt except its last token: the first step feeds that token, and its logits are the
@@ -114,7 +117,7 @@ class CachedModel:
     def _crop(self, length: int) -> None:
         remove = len(self.tokens) - length
         if remove > 0:
-            self.cache.crop(-remove)
+            self._drop(remove)
             del self.tokens[length:]
 
     # ---- draft trees ----------------------------------------------------------------------------------------------
@@ -132,7 +135,7 @@ class CachedModel:
         mask[:lead, : past + lead] = torch.ones(lead, past + lead).tril(past).bool()  # plain causal rows
         mask[lead:] = tree_attention_mask(tree, past + lead)
         positions = torch.cat([torch.arange(past, past + lead), tree_positions(tree, past + lead)])
-        logits = self._forward(new + list(tree.tokens), positions, mask, keep=len(tree) + 1, features=features)
+        logits = self._run(new + list(tree.tokens), positions, mask, keep=len(tree) + 1, features=features)
         self.tree_start = past + len(new)
         self.slots = {j: self.tree_start + j for j in range(len(tree))}
         self.tokens.extend(new + list(tree.tokens))
@@ -153,7 +156,7 @@ class CachedModel:
                 mask[row, slot] = bool(ancestors[node, other])
             mask[row, start + row] = True
         positions = torch.tensor([root_position + depths[node] for node in nodes])
-        logits = self._forward([tree.tokens[node] for node in nodes], positions, mask, keep=len(nodes))
+        logits = self._run([tree.tokens[node] for node in nodes], positions, mask, keep=len(nodes))
         self.slots.update({node: start + row for row, node in enumerate(nodes)})
         self.tokens.extend(tree.tokens[node] for node in nodes)
         return logits
@@ -167,10 +170,7 @@ class CachedModel:
         index = list(range(self.tree_start)) + [self.slots[node] for node in kept_nodes]
         if len(index) < len(self.tokens):
             select = torch.tensor(index, device=self.device)
-            for layer in self.cache.layers:
-                if getattr(layer, "keys", None) is not None and layer.keys.numel():
-                    layer.keys = layer.keys.index_select(-2, select)
-                    layer.values = layer.values.index_select(-2, select)
+            self._select(select)
             if self.last_hidden is not None and self.last_start + len(self.last_hidden) == len(self.tokens):
                 self.last_hidden = self.last_hidden[select[self.last_start:] - self.last_start]
             self.tokens = [self.tokens[i] for i in index]
@@ -182,21 +182,155 @@ class CachedModel:
             start, self.tree_start, self.slots = self.tree_start, None, {}
             self._crop(start)
 
-    def _forward(self, ids: list[int], positions: torch.Tensor, mask: torch.Tensor, keep: int,
-                 features: bool = False) -> torch.Tensor:
-        """One forward of `ids` at `positions` with a bool mask (len(ids), cached + len(ids)), True = may attend;
-        returns the last `keep` rows of logits. The mask goes in as 0 / -inf in the model's dtype, which every
-        attention implementation reads the same way."""
-        dtype = next(self.model.parameters()).dtype
-        additive = torch.zeros(mask.shape, dtype=dtype).masked_fill(~mask, torch.finfo(dtype).min)
-        out = self.model(input_ids=torch.tensor([ids], device=self.device),
-                         attention_mask=additive[None, None].to(self.device),
-                         position_ids=positions[None].to(self.device), use_cache=True, logits_to_keep=keep,
-                         output_hidden_states=features, **{self.cache_keyword: self.cache})
+    # ---- what differs between caches: one forward, dropping the last entries, keeping selected ones ---------------
+    def _run(self, ids: list[int], positions: torch.Tensor | None, mask: torch.Tensor | None, keep: int,
+             features: bool = False) -> torch.Tensor:
+        """One forward of `ids` after the cached tokens; returns the last `keep` rows of logits. `positions` (T,) and
+        a bool `mask` (T, cached + T), True = may attend, for a tree; None for plain causal tokens. The mask goes in as
+        0 / -inf in the model's dtype, which every attention implementation reads the same way."""
+        ids_t = torch.tensor([ids], device=self.device)
+        if mask is None:
+            out = self.model(input_ids=ids_t, use_cache=True, logits_to_keep=keep, output_hidden_states=features,
+                             **{self.cache_keyword: self.cache})
+        else:
+            dtype = next(self.model.parameters()).dtype
+            additive = torch.zeros(mask.shape, dtype=dtype).masked_fill(~mask, torch.finfo(dtype).min)
+            out = self.model(input_ids=ids_t, attention_mask=additive[None, None].to(self.device),
+                             position_ids=positions[None].to(self.device), use_cache=True, logits_to_keep=keep,
+                             output_hidden_states=features, **{self.cache_keyword: self.cache})
         if features:
-            self.last_start, self.last_hidden = len(self.tokens), out.hidden_states[-1][0]
+            self.last_start, self.last_hidden = len(self.tokens), self._states(out.hidden_states)
         logits = out.logits[0, -keep:]
         return align_vocab(logits, self.vocab_size) if self.vocab_size is not None else logits
+
+    def _drop(self, remove: int) -> None:
+        self.cache.crop(-remove)
+
+    def _select(self, index: torch.Tensor) -> None:
+        for layer in self.cache.layers:
+            if getattr(layer, "keys", None) is not None and layer.keys.numel():
+                layer.keys = layer.keys.index_select(-2, index)
+                layer.values = layer.values.index_select(-2, index)
+
+
+class LeanCachedModel(CachedModel):
+    """`CachedModel` for Llama models without transformers' per-call machinery: the model's own modules, called in
+    order, over a KV cache allocated once (grown by doubling), that a rewind only shortens.
+
+    The arithmetic is the model's: the same modules (norms, projections, MLP), the same rotary embedding and
+    `apply_rotary_pos_emb`, and PyTorch's scaled-dot-product attention over the same keys and values. What goes is
+    what is not arithmetic: output records, mask construction, cache objects that concatenate at every step, and
+    the copies `repeat_kv` makes for grouped-query attention (one token's query heads of a kv head read it as one
+    block instead). On this project's CPU a transformers forward spent about a third of a one-token step outside its
+    matrix products (`docs/benchmarks.md`). `runner_for` picks it for the models it supports.
+    """
+
+    def __init__(self, model: PreTrainedModel, vocab_size: int | None = None, feature_layers: tuple[int, ...] = (-1,)):
+        super().__init__(model, vocab_size, feature_layers)
+        inner = model.model
+        self.layers, self.norm, self.rotary, self.embed = inner.layers, inner.norm, inner.rotary_emb, inner.embed_tokens
+        self.head = model.get_output_embeddings()
+        config = model.config
+        self.heads, self.kv_heads = config.num_attention_heads, config.num_key_value_heads
+        self.head_dim = getattr(config, "head_dim", None) or config.hidden_size // self.heads
+        self.cache = None
+        self._keys = self._values = None  # (layers, kv heads, capacity, head dim)
+        self._length = 0
+
+    @staticmethod
+    def supports(model) -> bool:
+        """A Llama whose layers are transformers' own Llama layers (SmolLM2 is one)."""
+        from transformers.models.llama.modeling_llama import LlamaDecoderLayer
+
+        inner = getattr(model, "model", None)
+        return (getattr(model.config, "model_type", "") == "llama" and inner is not None
+                and all(type(layer) is LlamaDecoderLayer for layer in getattr(inner, "layers", [None])))
+
+    def reset(self) -> None:
+        super().reset()
+        self.cache = None
+        self._length = 0
+
+    def _reserve(self, length: int) -> None:
+        capacity = 0 if self._keys is None else self._keys.shape[2]
+        if length <= capacity:
+            return
+        size = max(length, 2 * capacity, 256)
+        weight = self.embed.weight
+        keys = torch.empty(len(self.layers), self.kv_heads, size, self.head_dim, dtype=weight.dtype, device=weight.device)
+        values = torch.empty_like(keys)
+        if self._length:
+            keys[:, :, : self._length] = self._keys[:, :, : self._length]
+            values[:, :, : self._length] = self._values[:, :, : self._length]
+        self._keys, self._values = keys, values
+
+    @torch.inference_mode()
+    def _run(self, ids: list[int], positions: torch.Tensor | None, mask: torch.Tensor | None, keep: int,
+             features: bool = False) -> torch.Tensor:
+        past, t = self._length, len(ids)
+        self._reserve(past + t)
+        device = self.embed.weight.device
+        positions = torch.arange(past, past + t) if positions is None else positions
+        if mask is None and t > 1:
+            mask = torch.ones(t, past + t, dtype=torch.bool).tril(past)
+        attn_mask = None if mask is None else mask[None, None].to(device)
+        x = self.embed(torch.tensor([ids], device=device))  # (1, T, H)
+        rope = self.rotary(x, positions[None].to(device))
+        wanted = {i for i in self.feature_layers if 0 <= i < len(self.layers)} if features else set()
+        entering = {}
+        group = self.heads // self.kv_heads
+        for index, layer in enumerate(self.layers):
+            if index in wanted:
+                entering[index] = x
+            attn = layer.self_attn
+            h = layer.input_layernorm(x)
+            q = attn.q_proj(h).view(1, t, self.heads, self.head_dim).transpose(1, 2)
+            k = attn.k_proj(h).view(1, t, self.kv_heads, self.head_dim).transpose(1, 2)
+            v = attn.v_proj(h).view(1, t, self.kv_heads, self.head_dim).transpose(1, 2)
+            q, k = apply_rotary_pos_emb(q, k, *rope)
+            self._keys[index, :, past:past + t] = k[0]
+            self._values[index, :, past:past + t] = v[0]
+            keys = self._keys[index, None, :, : past + t]
+            values = self._values[index, None, :, : past + t]
+            if attn_mask is None:  # one token: the query heads of each kv head as one block of queries
+                out = F.scaled_dot_product_attention(q.reshape(1, self.kv_heads, group, self.head_dim), keys, values,
+                                                     scale=attn.scaling).reshape(1, self.heads, 1, self.head_dim)
+            else:
+                out = F.scaled_dot_product_attention(q, keys, values, attn_mask=attn_mask, scale=attn.scaling,
+                                                     enable_gqa=group > 1)
+            x = x + attn.o_proj(out.transpose(1, 2).reshape(1, t, -1))
+            x = x + layer.mlp(layer.post_attention_layernorm(x))
+        final = self.norm(x)
+        self._length = past + t
+        if features:
+            self.last_start = len(self.tokens)
+            self.last_hidden = torch.cat([final[0] if i in (-1, len(self.layers)) else entering[i][0]
+                                          for i in self.feature_layers], dim=-1)
+        logits = self.head(final[0, -keep:])
+        return align_vocab(logits, self.vocab_size) if self.vocab_size is not None else logits
+
+    def _drop(self, remove: int) -> None:
+        self._length -= remove
+
+    @torch.inference_mode()
+    def _select(self, index: torch.Tensor) -> None:
+        n = len(index)
+        moved = (index != torch.arange(n, device=index.device)).nonzero()
+        start = int(moved[0]) if len(moved) else n  # entries before it stay where they are
+        if start < n:
+            tail = index[start:]
+            self._keys[:, :, start:n] = self._keys.index_select(2, tail)
+            self._values[:, :, start:n] = self._values.index_select(2, tail)
+        self._length = n
+
+
+def runner_for(model: PreTrainedModel, vocab_size: int | None = None, feature_layers: tuple[int, ...] = (-1,)
+               ) -> CachedModel:
+    """The cached runner the engine uses for a model: `LeanCachedModel` where it supports the model, else the
+    transformers forward (`CachedModel`). SPECVIZ_TRANSFORMERS_FORWARD=1 forces the latter, to compare the two."""
+    if os.environ.get("SPECVIZ_TRANSFORMERS_FORWARD") != "1" and LeanCachedModel.supports(model):
+        return LeanCachedModel(model, vocab_size, feature_layers)
+    return CachedModel(model, vocab_size, feature_layers)
 
 
 def align_vocab(logits: torch.Tensor, vocab_size: int) -> torch.Tensor:

@@ -45,9 +45,10 @@ def logits_to_probs(logits: torch.Tensor, temperature: float, top_k: int = 0, to
     >>> [round(x, 4) for x in logits_to_probs(torch.tensor([0.0, 0.0, -100.0]), 1.0, top_k=2).tolist()]
     [0.5, 0.5, 0.0]
     """
+    if temperature == 0:  # a point mass on the argmax (taken before any cast: the same index, without the copy)
+        index = logits.argmax(-1, keepdim=True)
+        return torch.zeros(logits.shape, dtype=torch.float32, device=logits.device).scatter_(-1, index, 1.0)
     logits = logits.float()
-    if temperature == 0:
-        return torch.nn.functional.one_hot(logits.argmax(-1), logits.shape[-1]).to(torch.float32)
     logits = logits / temperature
     if top_k and top_k < logits.shape[-1]:
         kth = torch.topk(logits, top_k, dim=-1).values[..., -1:]

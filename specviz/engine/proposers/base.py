@@ -44,6 +44,7 @@ class Proposer(ABC):
 
     name: str = "proposer"
     needs_target_features: bool = False  # True: the engine calls observe_target after every target pass
+    feature_layers: tuple[int, ...] = (-1,)  # the target's hidden states it observes, side by side (-1: the last)
     has_draft_probs: bool = False  # True: a model drafts, so its confidence can end a proposal early
     stop_below: float = 0.0  # > 0: end each proposal at the first position whose top probability is below it
     can_branch: bool = False  # True: `propose_tree` drafts a tree; otherwise tree decoding drafts a chain
@@ -72,8 +73,8 @@ class Proposer(ABC):
         """Optional warm start on the prompt (timed apart from the steps)."""
 
     def observe_target(self, start: int, features: torch.Tensor) -> None:
-        """The target's last hidden states (n, H) for the tokens at positions start..start+n-1 that are final
-        (the prompt, then each step's last token and accepted drafts). Only feature drafters need them."""
+        """The target's hidden states `feature_layers` (n, F*H) for the tokens at positions start..start+n-1 that
+        are final (the prompt, then each step's last token and accepted drafts). Only feature drafters need them."""
 
     def rollback(self, valid_length: int) -> None:
         """The first `valid_length` tokens of the sequence are final; forget anything cached beyond them."""

@@ -24,7 +24,7 @@ import torch
 import transformers
 
 from specviz.engine.generation import Clock, default_clock, synchronize
-from specviz.engine.kvcache import CachedModel
+from specviz.engine.kvcache import runner_for
 from specviz.engine.proposers.ngram import prompt_lookup
 from specviz.engine.sampling import SamplingConfig
 
@@ -73,7 +73,7 @@ def load_average() -> list[float] | None:
 
 def forward_timer(model, context: list[int], n_new: int, clock: Clock = default_clock) -> Callable[[], float]:
     """A function that times one forward over `n_new` new tokens after `context` (kept cached) and rewinds."""
-    runner = CachedModel(model)
+    runner = runner_for(model)  # the runner the engine itself uses for the target
     runner.feed(context)
     extra = [context[i % len(context)] for i in range(n_new)]
 
@@ -92,7 +92,7 @@ def forward_timer(model, context: list[int], n_new: int, clock: Clock = default_
 def feature_draft_timer(target, proposer, context: list[int], clock: Clock = default_clock) -> Callable[[], float]:
     """A function that times one drafting step of a feature drafter (EAGLE): one pass of its layer and its head,
     after the target's features for `context` have been handed over."""
-    runner = CachedModel(target)
+    runner = runner_for(target, feature_layers=proposer.feature_layers)
     runner.feed(context, features=True)
     proposer.reset()
     proposer.observe_target(0, runner.last_hidden)

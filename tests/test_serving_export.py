@@ -81,3 +81,73 @@ def test_without_the_fold_the_layouts_differ():
         ours = ours[0] if isinstance(ours, tuple) else ours
         theirs = _vllm_eagle1(tensors, config, tokens, features, positions, mask)
     assert (theirs - ours).abs().max() > 1e-3
+
+
+# ---- EAGLE-3: specviz's drafter is written in vLLM's layout; the export only adds d2t / t2d and the config --------
+
+def _vllm_eagle3(tensors: dict, config: LlamaConfig, tokens, embed, aux, positions, mask, vocab_size: int):
+    """vLLM 0.32's `Eagle3LlamaForCausalLM` (llama_eagle3.py), written out: g = fc(aux); residual = g;
+    x = [input_layernorm(embed); hidden_norm(g)]; attention over x (q, k, v 2H wide); fused add + norm; MLP;
+    the final norm's fused add; logits = lm_head(norm) scattered to the target's ids by d2t."""
+    from transformers.models.llama.modeling_llama import LlamaAttention, LlamaMLP, LlamaRMSNorm
+
+    hidden = config.hidden_size
+    cfg = LlamaConfig(**{**config.to_dict(), "num_hidden_layers": 1})
+    cfg._attn_implementation = "sdpa"
+
+    def norm(name):
+        n = LlamaRMSNorm(hidden, eps=cfg.rms_norm_eps).double()
+        n.weight.data = tensors[name]
+        return n
+
+    attn = LlamaAttention(cfg, layer_idx=0).double()
+    for proj in ("q_proj", "k_proj", "v_proj", "o_proj"):
+        getattr(attn, proj).weight = nn.Parameter(tensors[f"midlayer.self_attn.{proj}.weight"])
+    mlp = LlamaMLP(cfg).double()
+    for proj in ("gate_proj", "up_proj", "down_proj"):
+        getattr(mlp, proj).weight = nn.Parameter(tensors[f"midlayer.mlp.{proj}.weight"])
+    rotary = LlamaRotaryEmbedding(cfg).double()
+    g = aux @ tensors["fc.weight"].T
+    residual = g
+    x = torch.cat([norm("midlayer.input_layernorm.weight")(embed[tokens]), norm("midlayer.hidden_norm.weight")(g)], -1)
+    a, _ = attn(x, position_embeddings=rotary(x, positions), attention_mask=mask)
+    residual = a + residual
+    h = mlp(norm("midlayer.post_attention_layernorm.weight")(residual))
+    prenorm = h + residual
+    small = norm("norm.weight")(prenorm) @ tensors["lm_head.weight"].T
+    draft_ids = torch.arange(small.shape[-1])
+    full = small.new_full((*small.shape[:-1], vocab_size), float("-inf"))
+    full[..., draft_ids + tensors["d2t"]] = small
+    return prenorm, full
+
+
+def test_the_vllm_eagle3_layout_computes_specviz_drafter():
+    from specviz.engine.proposers.eagle3 import Eagle3Drafter, Eagle3Head
+    from specviz.serving.export import eagle3_config, eagle3_tensors
+
+    torch.manual_seed(2)
+    config = _tiny()
+    vocab = torch.tensor([7, 3, 11, 0, 42, 5])  # draft id -> target id
+    drafter = Eagle3Drafter(config, (1, 1, 1), len(vocab)).double()
+    with torch.no_grad():
+        for p in drafter.parameters():
+            p.normal_(0, 0.3)
+    state = {k: v for k, v in drafter.state_dict().items() if not k.startswith("rotary.")}
+    tensors = eagle3_tensors(state, vocab, dtype=torch.float64)
+    assert set(tensors) >= {"fc.weight", "midlayer.hidden_norm.weight", "norm.weight", "lm_head.weight", "d2t", "t2d"}
+    assert tensors["midlayer.self_attn.q_proj.weight"].shape == (32, 64)  # reads [embedding; state]
+    assert tensors["t2d"].nonzero().flatten().tolist() == sorted(vocab.tolist())
+    embed = torch.randn(config.vocab_size, config.hidden_size, dtype=torch.float64)
+    tokens, aux = torch.randint(0, 50, (1, 5)), torch.randn(1, 5, 3 * 32, dtype=torch.float64)
+    positions, mask = torch.arange(5)[None], causal_mask(5, 0)
+    with torch.no_grad():
+        ours = drafter(drafter.read_target(aux), embed[tokens], positions, mask)
+        our_logits = Eagle3Head(drafter, vocab, config.vocab_size).logits(ours)
+        theirs, their_logits = _vllm_eagle3(tensors, config, tokens, embed, aux, positions, mask, config.vocab_size)
+    torch.testing.assert_close(theirs, ours, rtol=1e-9, atol=1e-9)
+    torch.testing.assert_close(their_logits, our_logits, rtol=1e-9, atol=1e-9)
+    meta = {"draft_vocab_size": 6, "aux_layers": [2, 15, 27]}
+    written = eagle3_config({**config.to_dict(), "layer_types": ["full_attention"] * 2}, meta)
+    assert written["architectures"] == ["LlamaForCausalLMEagle3"] and written["num_hidden_layers"] == 1
+    assert written["eagle_config"]["eagle_aux_hidden_state_layer_ids"] == [2, 15, 27]
+    assert written["draft_vocab_size"] == 6 and written["layer_types"] == ["full_attention"]

@@ -1,7 +1,9 @@
 """The trained drafts that ship with specviz under assets/models/, saved and loaded offline.
 
-- `smollm2-eagle/`: the EAGLE-style feature drafter (fc + one decoder layer, its FR-Spec draft vocabulary).
-  The token embeddings and LM head are the target's, so they are not stored.
+- `smollm2-eagle/`: the EAGLE drafter with its FR-Spec draft vocabulary: `"kind": "eagle3"` in specviz.json for the
+  EAGLE-3 drafter (fc over three of the target's layers + one decoder layer + its own head), `"eagle"` for the
+  EAGLE-1 one (fc + one decoder layer; its LM head is the target's). The token embeddings are the target's, so they
+  are not stored.
 - `smollm2-draft/`: the separate draft model, a standalone `LlamaForCausalLM` whose first layers and embeddings
   are the target's own. Only its trained part (the adapter layer and final norm) ships; `draft_model` writes the
   complete model into the cache folder once and loads it with `from_pretrained`.
@@ -27,6 +29,7 @@ from specviz.core.i18n import _
 from specviz.core.paths import MODELS_DIR as ASSETS
 from specviz.core.paths import cache_dir, writing_folder
 from specviz.engine.proposers.eagle import EagleDrafter
+from specviz.engine.proposers.eagle3 import Eagle3Drafter
 from specviz.models.loading import device_map_for
 
 EAGLE_NAME = "smollm2-eagle"
@@ -65,27 +68,35 @@ def check_target(meta: dict, target: PreTrainedModel, folder: Path) -> None:
 # ---- the EAGLE-style drafter ----------------------------------------------------------------------------------------
 
 
-def save_eagle(drafter: EagleDrafter, vocab: torch.Tensor, assets: Path, training: dict) -> Path:
-    folder = Path(assets) / EAGLE_NAME
+def save_eagle(drafter: EagleDrafter | Eagle3Drafter, vocab: torch.Tensor, assets: Path, training: dict,
+               name: str = EAGLE_NAME) -> Path:
+    """Write the drafter's tensors (float16) with its draft vocabulary and specviz.json into assets/`name`."""
+    folder = Path(assets) / name
     folder.mkdir(parents=True, exist_ok=True)
     tensors = {k: v.detach().to(torch.float16).contiguous() for k, v in drafter.state_dict().items()
                if not k.startswith("rotary.")}
     tensors["draft_vocab"] = vocab.to(torch.int32).contiguous()
     save_file(tensors, str(folder / "model.safetensors"))
     config = drafter.config
-    write_meta(folder, {"kind": "eagle", "target": "SmolLM2-135M-Instruct", "hidden_size": config.hidden_size,
-                        "vocab_size": config.vocab_size, "draft_vocab_size": len(vocab), **training})
+    layout = {"aux_layers": list(drafter.aux_layers)} if drafter.kind == "eagle3" else {}
+    write_meta(folder, {"kind": drafter.kind, "target": "SmolLM2-135M-Instruct", "hidden_size": config.hidden_size,
+                        "vocab_size": config.vocab_size, "draft_vocab_size": len(vocab), **layout, **training})
     return folder
 
 
-def load_eagle(target: PreTrainedModel, folder: Path | None = None) -> tuple[EagleDrafter, torch.Tensor]:
-    """The drafter (float32, on the target's device) and its draft vocabulary."""
+def load_eagle(target: PreTrainedModel, folder: Path | None = None
+               ) -> tuple[EagleDrafter | Eagle3Drafter, torch.Tensor]:
+    """The drafter (on the target's device, in its dtype) and its draft vocabulary; specviz.json's `kind` says
+    which of the two layouts the folder holds."""
     folder = Path(folder or ASSETS / EAGLE_NAME)
     meta = read_meta(folder)
     check_target(meta, target, folder)
     tensors = load_file(str(folder / "model.safetensors"))
     vocab = tensors.pop("draft_vocab").long()
-    drafter = EagleDrafter(target.config)
+    if meta.get("kind") == "eagle3":
+        drafter = Eagle3Drafter(target.config, tuple(meta["aux_layers"]), len(vocab))
+    else:
+        drafter = EagleDrafter(target.config)
     missing, unexpected = drafter.load_state_dict({k: v.float() for k, v in tensors.items()}, strict=False)
     if unexpected or [k for k in missing if not k.startswith("rotary.")]:
         raise ValueError(_("{folder}/model.safetensors does not match the EAGLE drafter's layout.", folder=folder))

@@ -1,7 +1,7 @@
 """The drafts trained here, written in the layouts vLLM loads: the separate draft model and the EAGLE drafter.
 
     python -m specviz.distill export --format vllm-draft    # a complete LlamaForCausalLM folder
-    python -m specviz.distill export --format vllm-eagle    # the EAGLE drafter, in vLLM's EAGLE-1 layout
+    python -m specviz.distill export --format vllm-eagle    # the EAGLE drafter, in vLLM's EAGLE-3 (or EAGLE-1) layout
 
 Both go to the specviz cache (`$SPECVIZ_CACHE/models/`), built from the shipped tensors in assets/models/ and the
 default target's float32 weights; the server points `--speculative-config` at the folder.
@@ -14,9 +14,9 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-__all__ = ["draft_folder", "eagle_folder", "eagle_tensors"]
+__all__ = ["draft_folder", "eagle_folder", "eagle_tensors", "eagle3_tensors", "eagle3_config", "vllm_method"]
 
-EXPORT_VERSION = 2  # in the exported folder's name: a change of layout writes a new folder
+EXPORT_VERSION = 3  # in the exported folder's name: a change of layout writes a new folder
 
 Progress = Callable[[str], None]
 
@@ -77,8 +77,54 @@ def eagle_tensors(drafter: dict, target_embed, dtype=None) -> dict:
     return {k: v.to(dtype).contiguous() for k, v in out.items()}
 
 
+# ---- the EAGLE-3 drafter in vLLM's EAGLE-3 layout --------------------------------------------------------------------
+#
+# specviz.engine.proposers.eagle3.Eagle3Drafter is written in vLLM 0.32's layout (vllm/model_executor/models/
+# llama_eagle3.py): `fc` (no bias) over the three layers side by side, `midlayer` (loaded as layers.0: hidden_norm,
+# input_layernorm, self_attn with q/k/v 2H wide, post_attention_layernorm, mlp), `norm`, `lm_head` over the draft
+# vocabulary. The draft vocabulary becomes vLLM's `d2t` (target id = draft id + d2t[draft id]) and `t2d` (which target
+# ids the head covers; vLLM skips it, other readers use it). The embeddings are the target's (shared when absent).
+
+def eagle3_tensors(drafter: dict, vocab, dtype=None) -> dict:
+    """vLLM's EAGLE-3 checkpoint tensors from specviz's (`fc.*`, `midlayer.*`, `norm.*`, `lm_head.*`) and the draft
+    vocabulary (N,) of target ids."""
+    import torch
+
+    vocab = vocab.to(torch.long)
+    dtype = dtype or torch.float32
+    out = {k: v.to(dtype).contiguous() for k, v in drafter.items()
+           if k.split(".")[0] in ("fc", "midlayer", "norm", "lm_head")}
+    out["d2t"] = (vocab - torch.arange(len(vocab))).contiguous()
+    t2d = torch.zeros(int(vocab.max()) + 1, dtype=torch.bool)
+    t2d[vocab] = True
+    out["t2d"] = t2d
+    return out
+
+
+def eagle3_config(target_config: dict, meta: dict) -> dict:
+    """The drafter's config.json: the target's widths and rope, one layer, the draft vocabulary, the three layers."""
+    config = dict(target_config)
+    config.update(num_hidden_layers=1, architectures=["LlamaForCausalLMEagle3"], torch_dtype="float32",
+                  draft_vocab_size=meta["draft_vocab_size"], target_hidden_size=config["hidden_size"],
+                  tie_word_embeddings=False,
+                  eagle_config={"eagle_aux_hidden_state_layer_ids": list(meta["aux_layers"]),
+                                "use_aux_hidden_state": True})
+    if config.get("layer_types"):
+        config["layer_types"] = config["layer_types"][:1]
+    return config
+
+
+def vllm_method() -> str:
+    """vLLM's speculative method for the shipped drafter: "eagle3" or "eagle" (EAGLE-1)."""
+    from specviz.core.paths import MODELS_DIR
+    from specviz.models.drafts import EAGLE_NAME, read_meta
+
+    return "eagle3" if read_meta(MODELS_DIR / EAGLE_NAME).get("kind") == "eagle3" else "eagle"
+
+
 def eagle_folder(progress: Progress = _say) -> Path:
-    """The shipped EAGLE drafter as a vLLM EAGLE-1 checkpoint folder (config.json, model.safetensors, tokenizer)."""
+    """The shipped EAGLE drafter as a vLLM checkpoint folder (config.json, model.safetensors, tokenizer): vLLM's
+    EAGLE-3 layout for an EAGLE-3 drafter, its EAGLE-1 layout for the EAGLE-1 one."""
     import shutil
 
     from safetensors.torch import load_file, save_file
@@ -88,7 +134,7 @@ def eagle_folder(progress: Progress = _say) -> Path:
     from specviz.models.pairs import default_target_folder
 
     source = MODELS_DIR / EAGLE_NAME
-    read_meta(source)
+    meta = read_meta(source)
     weights = source / "model.safetensors"
     stamp = f"{weights.stat().st_size}-{int(weights.stat().st_mtime)}"
     folder = cache_dir() / "models" / f"{EAGLE_NAME}-vllm{EXPORT_VERSION}-{stamp}"
@@ -96,13 +142,19 @@ def eagle_folder(progress: Progress = _say) -> Path:
         return folder
     target = default_target_folder(progress)
     progress(f"Exporting the EAGLE drafter for vLLM to {folder} ...")
-    drafter = {k: v for k, v in load_file(str(weights)).items() if k != "draft_vocab"}
-    target_state = load_file(str(target / "model.safetensors"))
-    tensors = eagle_tensors(drafter, target_state["model.embed_tokens.weight"])
-    config = json.loads((target / "config.json").read_text())
-    config.update(num_hidden_layers=2, architectures=["LlamaForCausalLM"], torch_dtype="float32")
-    if config.get("layer_types"):
-        config["layer_types"] = config["layer_types"][:2]
+    shipped = load_file(str(weights))
+    vocab = shipped.pop("draft_vocab")
+    target_config = json.loads((target / "config.json").read_text())
+    if meta.get("kind") == "eagle3":
+        tensors = eagle3_tensors(shipped, vocab)
+        config = eagle3_config(target_config, meta)
+    else:
+        target_state = load_file(str(target / "model.safetensors"))
+        tensors = eagle_tensors(shipped, target_state["model.embed_tokens.weight"])
+        config = {**target_config, "num_hidden_layers": 2, "architectures": ["LlamaForCausalLM"],
+                  "torch_dtype": "float32"}
+        if config.get("layer_types"):
+            config["layer_types"] = config["layer_types"][:2]
     with writing_folder(folder, complete=lambda f: (f / "model.safetensors").is_file()) as tmp:  # whole or none
         save_file(tensors, str(tmp / "model.safetensors"))
         (tmp / "config.json").write_text(json.dumps(config, indent=2) + "\n")

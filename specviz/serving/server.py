@@ -80,7 +80,7 @@ def speculative_config(spec: str, k: int = DEFAULT_K, progress: Progress = _say)
     from specviz.serving import export  # loads torch: only when a drafter is asked for
     if spec == "draft":
         return {"method": "draft_model", "model": str(export.draft_folder(progress)), "num_speculative_tokens": k}
-    return {"method": "eagle", "model": str(export.eagle_folder(progress)), "num_speculative_tokens": k}
+    return {"method": export.vllm_method(), "model": str(export.eagle_folder(progress)), "num_speculative_tokens": k}
 
 
 @dataclass

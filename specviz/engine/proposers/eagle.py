@@ -45,6 +45,9 @@ def drafter_config(target_config):
 class EagleDrafter(nn.Module):
     """fc + one Llama decoder layer; predicts the target's next feature from (feature, next token's embedding)."""
 
+    kind = "eagle"
+    feature_layers = (-1,)  # the target's last hidden state (the final norm's output)
+
     def __init__(self, target_config):
         super().__init__()
         self.config = drafter_config(target_config)
@@ -61,6 +64,14 @@ class EagleDrafter(nn.Module):
         x = self.fc(torch.cat([next_embeddings, features], dim=-1))
         return self.layer(x, attention_mask=mask, position_ids=positions, use_cache=cache is not None,
                           position_embeddings=self.rotary(x, positions), **{self.cache_keyword: cache})
+
+    def read_target(self, states: torch.Tensor) -> torch.Tensor:
+        """The state the layer reads for a position the target has read: its feature itself."""
+        return states
+
+    def head(self, target: PreTrainedModel, vocab: torch.Tensor | None) -> DraftHead:
+        """Tokens are read off the target's own head (restricted to the draft vocabulary)."""
+        return DraftHead(target, vocab)
 
     def cast(self, device: torch.device | str, dtype: torch.dtype) -> EagleDrafter:
         """Move to `device` with weights in `dtype`; the rotary frequencies stay float32 (`.to(bfloat16)` would round
@@ -111,7 +122,9 @@ def causal_mask(query: int, past: int, device=None) -> torch.Tensor:
 
 
 class EagleProposer(Proposer):
-    """Drafts with an `EagleDrafter` from the target's features; keeps the drafter's own one-layer KV cache.
+    """Drafts with an `EagleDrafter` (or an EAGLE-3 `Eagle3Drafter`) from the target's features; keeps the drafter's
+    own one-layer KV cache. Both drafters read a state per position (`read_target`: EAGLE-1 the target's feature,
+    EAGLE-3 its three layers fused), predict the next state, and give logits through their `head`.
 
     The cache position i holds the drafter's reading of (f_i, x_{i+1}). Positions built from the target's true
     features are kept across steps; positions built from the drafter's own predictions are dropped before the
@@ -127,7 +140,8 @@ class EagleProposer(Proposer):
         self.name = name
         self.drafter = drafter.eval()
         self.embed = target.get_input_embeddings()
-        self.head = DraftHead(target, vocab)
+        self.head = drafter.head(target, vocab)
+        self.feature_layers = drafter.feature_layers
         self.reset()
 
     def reset(self) -> None:
@@ -136,10 +150,12 @@ class EagleProposer(Proposer):
         self.cached = 0  # cache positions built from true features
         self.cache_size = 0  # all cache positions
 
+    @torch.inference_mode()
     def observe_target(self, start: int, features: torch.Tensor) -> None:
-        """The target's features for positions start, start+1, ... (rows of `features`)."""
+        """The target's features for positions start, start+1, ... (rows of `features`), kept as the states the
+        drafter reads."""
         del self.features[start:]
-        self.features.extend(features.unbind(0))
+        self.features.extend(self.drafter.read_target(features).unbind(0))
 
     def rollback(self, valid_length: int) -> None:
         # features exist for tokens the target has read; the last valid token has not been read yet

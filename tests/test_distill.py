@@ -8,8 +8,7 @@ import torch
 
 from specviz.distill import cli
 from specviz.distill.cards import data_summary
-from specviz.distill.data import (GenerationPlan, batch_is_sampled, batch_seed, generate_batch, generate_records,
-                                 load_records, pass_folder, training_folders)
+from specviz.distill.data import GenerationPlan, Job, answer_in_chunks, chunk_infos, generate_batch, load_records
 from transformers import DynamicCache
 
 from specviz.distill.draft import DraftLoss, DraftObjective
@@ -25,11 +24,15 @@ def toy_prompts(n):
     return [Prompt(f"p{i}", "toy", "abcab"[: 2 + i % 4] + " the cat") for i in range(n)]
 
 
+def toy_jobs(n):
+    return [Job(p, 0, 0.0 if i % 2 == 0 else 0.7) for i, p in enumerate(toy_prompts(n))]
+
+
 @pytest.fixture(scope="module")
 def toy_records(tmp_path_factory):
     pair = toy_pair()
     folder = tmp_path_factory.mktemp("data")
-    generate_records(pair.target, pair.tokenizer, toy_prompts(24), folder, GenerationPlan(24, 8), {1})
+    answer_in_chunks(toy_jobs(24), folder, pair.target, pair.tokenizer, GenerationPlan(24, 8), {1}, 8, "toy")
     return pair, load_records(folder), folder
 
 
@@ -50,43 +53,22 @@ def test_features_are_what_the_head_reads(toy_records):
     greedy = generate_batch(pair.target, pair.tokenizer, toy_prompts(4), GenerationPlan(12, 4), False, 0, {1})
     assert len(greedy) == 4  # a record per prompt
     for r in greedy:
-        assert r.features.shape == (len(r.tokens) - 1, pair.target.config.hidden_size)
+        assert r.states.shape == (len(r.tokens) - 1, 4, pair.target.config.hidden_size)  # three inner layers + final
         logits = pair.target.lm_head(r.features.float())
         response = slice(r.prompt_length - 1, None)
         assert torch.equal(logits.argmax(-1)[response], r.tokens[r.prompt_length:])
 
 
-def test_data_step_resumes_without_redoing_shards(toy_records):
+def test_data_step_resumes_without_redoing_chunks(toy_records):
     pair, records, folder = toy_records
-    assert len(records) == 24 and len(list(folder.glob("shard-*.pt"))) == 3
-    before = {p: p.stat().st_mtime_ns for p in folder.glob("shard-*.pt")}
-    generate_records(pair.target, pair.tokenizer, toy_prompts(24), folder, GenerationPlan(24, 8), {1})
-    assert {p: p.stat().st_mtime_ns for p in folder.glob("shard-*.pt")} == before
-    assert [json.loads(line)["sampled"] for line in (folder / "log.jsonl").read_text().splitlines()] == [False, True, False]
-
-
-def test_a_second_pass_answers_each_prompt_the_other_way_with_new_seeds(toy_records, tmp_path):
-    pair, records, _ = toy_records
-    assert [batch_is_sampled(i, 1) for i in range(4)] == [not batch_is_sampled(i, 0) for i in range(4)]
-    assert all(batch_is_sampled(i, 2) for i in range(4))
-    plan = GenerationPlan(24, 8)
-    seeds = [batch_seed(plan, i, p) for p in range(8) for i in range(64)]
-    assert len(set(seeds)) == len(seeds)
-    for pass_index in range(2):  # what `python -m specviz.distill data --passes 2` writes
-        generate_records(pair.target, pair.tokenizer, toy_prompts(24), pass_folder(tmp_path, pass_index), plan, {1},
-                         pass_index=pass_index)
-    (tmp_path / "train-passes-notes").mkdir()  # not a pass: ignored
-    folders = training_folders(tmp_path)
-    assert [f.name for f in folders] == ["train", "train-pass2"]
-    sampled = [[json.loads(line)["sampled"] for line in (f / "log.jsonl").read_text().splitlines()] for f in folders]
-    assert sampled == [[False, True, False], [True, False, True]]
-    both = load_records(*folders)
-    assert len(both) == 48 and sorted(r.id for r in both) == sorted(2 * [r.id for r in records])
-    summary = data_summary(tmp_path)
-    assert (summary["prompts"], summary["passes"], summary["shards"], summary["sampled_shards"]) == (24, 2, 6, 3)
-    first = data_summary(tmp_path, records=24)  # a draft trained on the first pass only is described by it
-    assert (first["passes"], first["shards"], first["new_tokens"]) == (1, 3, summary["new_tokens"] - sum(
-        len(r.tokens) - r.prompt_length for r in load_records(folders[1])))
+    assert len(records) == 24 and len(list(folder.glob("chunk-*"))) == 3
+    assert [r.id for r in records] == [j.id for j in toy_jobs(24)]  # in job order, whatever the batches were
+    before = {p: p.stat().st_mtime_ns for p in folder.glob("chunk-*/states.npy")}
+    answer_in_chunks(toy_jobs(24), folder, pair.target, pair.tokenizer, GenerationPlan(24, 8), {1}, 8, "toy")
+    assert {p: p.stat().st_mtime_ns for p in folder.glob("chunk-*/states.npy")} == before
+    infos = chunk_infos(folder)
+    assert [i["jobs"] for i in infos] == [8, 8, 8] and [i["sampled"] for i in infos] == [4, 4, 4]
+    assert sum(i["new_tokens"] for i in infos) == sum(len(r.tokens) - r.prompt_length for r in records)
 
 
 def test_eagle_objective_learns_and_the_loop_resumes(toy_records, tmp_path):
@@ -98,14 +80,14 @@ def test_eagle_objective_learns_and_the_loop_resumes(toy_records, tmp_path):
     objective = EagleObjective(drafter, pair.target.get_input_embeddings(), pair.target.lm_head.weight.detach(),
                                vocab, EagleLoss(kd_positions=64))
     batches = make_batches(records, 256, 0)
-    first = objective.loss(batches[0])["loss"].item()
+    first = objective.loss(batches[0].to("cpu"))["loss"].item()
     train_loop(drafter, batches, objective.loss, lambda: objective.accuracy(batches), LoopSettings(20, 3e-3, 5, 10),
                tmp_path, "test")
     result = train_loop(drafter, batches, objective.loss, lambda: objective.accuracy(batches),
                         LoopSettings(40, 3e-3, 5, 10), tmp_path, "test")
     steps = [json.loads(line)["step"] for line in (tmp_path / "log.jsonl").read_text().splitlines()]
     assert steps == [10, 20, 30, 40]  # the second call continued from step 20
-    assert objective.loss(batches[0])["loss"].item() < first
+    assert objective.loss(batches[0].to("cpu"))["loss"].item() < first
     assert 0 <= result["acc12"] <= result["acc1"] <= 1
     ranks = objective.first_guess_ranks(batches)  # `python -m specviz.distill rank`: top-k of the first guess
     assert ranks["top1"] == objective.accuracy(batches)["acc1"]  # top-1 is acc1, counted over the same positions
@@ -120,11 +102,11 @@ def test_draft_objective_trains_only_the_adapter_and_norm(toy_records, tmp_path)
     head = pair.target.lm_head.weight.detach()
     objective = DraftObjective(draft, 1, head, torch.arange(len(head)), DraftLoss(kd_positions=64))
     batches = make_batches(records, 256, 0)
-    first = objective.loss(batches[0])["loss"].item()
+    first = objective.loss(batches[0].to("cpu"))["loss"].item()
     frozen = draft.model.layers[0].mlp.up_proj.weight.clone()
     train_loop(draft, batches, objective.loss, lambda: objective.accuracy(batches, head), LoopSettings(30, 3e-3, 5, 30),
                tmp_path, "test")
-    assert objective.loss(batches[0])["loss"].item() < first
+    assert objective.loss(batches[0].to("cpu"))["loss"].item() < first
     assert torch.equal(draft.model.layers[0].mlp.up_proj.weight, frozen)
 
 
@@ -177,7 +159,7 @@ def test_unrolled_passes_attend_exactly_as_drafting_does(toy_records):
     objective = EagleObjective(drafter, embed, pair.target.lm_head.weight.detach(),
                                torch.arange(pair.target.config.vocab_size), EagleLoss(unroll=3, noise=0.0))
     record = max(records, key=lambda r: len(r.tokens))
-    batch = make_batches([record], 10_000, 0)[0]
+    batch = make_batches([record], 10_000, 0)[0].to("cpu")
     with torch.no_grad():
         outputs, _, _ = objective.passes(batch, 0.0)
         feats, tokens = batch.features[0], batch.tokens[0]
@@ -199,9 +181,10 @@ def test_the_eagle_card_shows_trees_the_dtype_and_the_drafter_it_replaced(tmp_pa
     from specviz.distill.cards import write_cards
 
     work, assets = tmp_path / "work", tmp_path / "assets"
-    (work / "train").mkdir(parents=True)
-    (work / "train" / "log.jsonl").write_text(json.dumps({"shard": 0, "sampled": False, "prompts": 64,
-                                                          "new_tokens": 6000, "seconds": 30.0}) + "\n")
+    for stage, n in (("seed", 64), ("questions", 32)):
+        (work / "train" / stage / "chunk-0000").mkdir(parents=True)
+        (work / "train" / stage / "chunk-0000" / "info.json").write_text(json.dumps(
+            {"stage": stage, "jobs": n, "new_tokens": 100 * n, "seconds": 30.0, "sampled": n // 2}))
     for run, acc in (("eagle", 0.40), ("eagle-ttt", 0.52)):
         (work / run).mkdir()
         (work / run / "log.jsonl").write_text(json.dumps({"step": 100, "epoch": 0.5, "minutes": 1.0, "acc1": acc}) + "\n")
@@ -230,6 +213,7 @@ def test_the_eagle_card_shows_trees_the_dtype_and_the_drafter_it_replaced(tmp_pa
     assert "| 0 | chain | 4 |" in eagle_card and "| 0 | tree 16 × 4 | 4 |" in eagle_card
     assert "1.45× at K = 4, tree 16 × 4 (met)" in eagle_card  # the best row, named with its tree
     assert "| replaced drafter | 3000 | 200 | 0.490 |" in eagle_card and "| this drafter | 6000 | 200 | 0.520 |" in eagle_card
+    assert "| seed | 64 | 6,400 | 32 | 0 |" in eagle_card and "| all | 96 | 9,600 | 48 | 1 |" in eagle_card
 
 
 def test_a_retrained_drafter_remembers_the_one_it_replaces(tmp_path):
@@ -239,4 +223,4 @@ def test_a_retrained_drafter_remembers_the_one_it_replaces(tmp_path):
         {"kind": "eagle", "steps": 1900, "train_records": 3000, "training": {"acc1": 0.49},
          "replaces": {"steps": 10, "train_records": 1, "training": {}}}))
     assert cli.replacing(tmp_path / "smollm2-eagle") == {
-        "replaces": {"training": {"acc1": 0.49}, "steps": 1900, "train_records": 3000}}  # one generation back only
+        "replaces": {"kind": "eagle", "training": {"acc1": 0.49}, "steps": 1900, "train_records": 3000}}  # one generation back only

@@ -12,7 +12,7 @@ import platform
 from pathlib import Path
 
 from specviz.core.paths import BENCHMARKS_DIR
-from specviz.distill.data import training_folders
+from specviz.distill.data import chunk_infos
 from specviz.distill.trainer import DEFAULT_STEPS
 from specviz.models.drafts import DRAFT_NAME, EAGLE_NAME, read_meta
 
@@ -21,6 +21,7 @@ BENCH = BENCHMARKS_DIR / "default-cpu-drafts" / "results.json"
 # (bfloat16, chain and tree); the separate draft's the float32 run of both drafts
 BENCHES = {"eagle": BENCHMARKS_DIR / "default-cpu-bf16-tree" / "results.json", "draft": BENCH}
 TARGETS = {"eagle": {"first_position": 0.6, "speedup_greedy": 1.4, "mat": 2.3, "speedup_t07": 1.2},
+           "eagle3": {"first_guess": 0.6, "speedup_greedy": 1.6, "mat": 2.8, "speedup_t07": 1.3},  # issue 30
            "draft": {"agreement": 0.4}}
 
 
@@ -29,17 +30,19 @@ def read_jsonl(path: Path) -> list[dict]:
 
 
 def data_summary(work: Path, records: int | None = None) -> dict:
-    """What the data step made; with `records` (a draft's `train_records`), only the leading passes that add up to
-    them: a draft trained before later passes existed is described by the data it saw."""
-    passes = [rows for rows in (read_jsonl(folder / "log.jsonl") for folder in training_folders(work)) if rows]
-    if records is not None:
-        seen = [sum(r["prompts"] for rows in passes[:n + 1] for r in rows) for n in range(len(passes))]
-        passes = passes[: next((n + 1 for n, total in enumerate(seen) if total >= records), len(passes))]
-    train, held = [r for rows in passes for r in rows], read_jsonl(work / "held-out" / "log.jsonl")
-    return {"prompts": sum(r["prompts"] for r in passes[0]) if passes else 0, "passes": len(passes),
-            "new_tokens": sum(r["new_tokens"] for r in train),
-            "minutes": sum(r["seconds"] for r in train + held) / 60, "held_out_prompts": sum(r["prompts"] for r in held),
-            "sampled_shards": sum(r["sampled"] for r in train), "shards": len(train)}
+    """What the data step made: per stage its answers and response tokens, the minutes it took (held-out included)."""
+    train, held = chunk_infos(Path(work) / "train"), chunk_infos(Path(work) / "held-out")
+    stages: dict[str, dict] = {}
+    for info in train:
+        row = stages.setdefault(info["stage"], {"answers": 0, "new_tokens": 0, "sampled": 0, "minutes": 0.0})
+        row["answers"] += info["jobs"]
+        row["new_tokens"] += info["new_tokens"]
+        row["sampled"] += info["sampled"]
+        row["minutes"] += info["seconds"] / 60
+    return {"stages": stages, "answers": sum(r["answers"] for r in stages.values()),
+            "new_tokens": sum(r["new_tokens"] for r in stages.values()),
+            "minutes": sum(i["seconds"] for i in train + held) / 60, "held_out_prompts": sum(i["jobs"] for i in held),
+            "sampled": sum(r["sampled"] for r in stages.values()), "chunks": len(train)}
 
 
 def read_bench(bench: Path) -> dict:
@@ -81,6 +84,8 @@ def stage_logs(work: Path, runs: list[str]) -> list[dict]:
 
 def train_command(kind: str, log: list[dict], total: int) -> str:
     """The training command with the flags this run needed (steps other than the defaults)."""
+    if kind == "eagle3":
+        return f"python -m specviz.distill eagle3{f' --steps {total}' if total != DEFAULT_STEPS[kind] else ''}"
     steps = stage_steps(log, total) if kind == "eagle" else {"stage1": total, "stage2": 0}
     flags = f" --steps {steps['stage1']}" if steps["stage1"] != DEFAULT_STEPS[kind] else ""
     flags += f" --ttt-steps {steps['stage2']}" if kind == "eagle" and steps["stage2"] != DEFAULT_STEPS["eagle-ttt"] else ""
@@ -172,6 +177,20 @@ def setting(row: dict) -> str:
 
 def target_lines(kind: str, meta: dict, rows: list[dict], bench: Path = BENCH) -> list[str]:
     t = TARGETS[kind]
+    if kind == "eagle3":
+        g, s = best(rows, 0.0), best(rows, 0.7)
+        first = meta["training"].get("top1", meta["training"].get("acc1"))
+        return [
+            f"- Held-out first guess ≥ {t['first_guess']}: {first:.3f} ({verdict(first >= t['first_guess'])})",
+            f"- ≥ {t['speedup_greedy']}× over `model.generate`, greedy: " + (
+                f"{g['speedup_vs_hf_generate']:.2f}× at {setting(g)} ({verdict(g['speedup_vs_hf_generate'] >= t['speedup_greedy'])})"
+                if g else "not measured"),
+            f"- ≥ {t['mat']} tokens per target forward, greedy: " + (
+                f"{g['mat_with_bonus']:.2f} ({verdict(g['mat_with_bonus'] >= t['mat'])})" if g else "not measured"),
+            f"- ≥ {t['speedup_t07']}× over `model.generate(do_sample=True)` at T = 0.7: " + (
+                f"{s['speedup_vs_hf_generate']:.2f}× at {setting(s)} ({verdict(s['speedup_vs_hf_generate'] >= t['speedup_t07'])})"
+                if s else "not measured"),
+        ]
     if kind == "eagle":
         g, s = best(rows, 0.0), best(rows, 0.7, "speedup_vs_ar")
         first = g["per_position"][0] if g else None
@@ -216,35 +235,64 @@ def replaced(meta: dict, metrics: list[str]) -> str:
     for name, m in (("replaced drafter", old), ("this drafter", meta)):
         rows.append(f"| {name} | {m.get('train_records', '?')} | {m.get('steps', '?')} | "
                     + " | ".join(f"{m.get('training', {}).get(k, float('nan')):.3f}" for k in metrics) + " |")
-    return "## Compared with the drafter it replaced\n\nHeld-out accuracies at the end of training, on the same held-out answers:\n\n" \
-        + "\n".join(rows) + "\n\n"
+    text = "## Compared with the drafter it replaced\n\nHeld-out accuracies at the end of each training, each on its own " \
+        "data step's held-out answers (the same 64 prompts):\n\n" + "\n".join(rows) + "\n\n"
+    if old.get("commit"):
+        text += (f"The replaced drafter ({old.get('kind', 'eagle')}) stays reachable: its files are in commit "
+                 f"`{old['commit'][:12]}`. To rank both on today's held-out answers:\n\n```\nmkdir -p old\n"
+                 f"git show {old['commit'][:12]}:assets/models/smollm2-eagle/model.safetensors > old/model.safetensors\n"
+                 f"git show {old['commit'][:12]}:assets/models/smollm2-eagle/specviz.json > old/specviz.json\n"
+                 "python -m specviz.distill rank --against old\n```\n\n")
+    return text
+
+
+def parameter_count(folder: Path) -> str:
+    """"9.8 M": the trained tensors' parameters (the draft vocabulary's ids are not weights)."""
+    from safetensors import safe_open
+
+    total = 0
+    for path in Path(folder).glob("*.safetensors"):
+        with safe_open(str(path), "pt") as f:
+            total += sum(math.prod(f.get_slice(k).get_shape()) for k in f.keys() if k != "draft_vocab")
+    return f"{total / 1e6:.1f} M"
+
+
+def stage_table(data: dict) -> str:
+    """The data step's stages: answers, response tokens, sampled answers, minutes."""
+    rows = ["| stage | answers | response tokens | sampled at T = 0.7 | minutes |", "|---|---:|---:|---:|---:|"]
+    rows += [f"| {name} | {r['answers']:,} | {r['new_tokens']:,} | {r['sampled']:,} | {r['minutes']:.0f} |"
+             for name, r in data["stages"].items()]
+    rows.append(f"| all | {data['answers']:,} | {data['new_tokens']:,} | {data['sampled']:,} | "
+                f"{sum(r['minutes'] for r in data['stages'].values()):.0f} |")
+    return "\n".join(rows)
 
 
 def write_cards(work: Path, assets: Path, benches: dict[str, Path] | None = None) -> list[Path]:
     benches = benches or BENCHES
     written = []
-    for kind, name, runs, metrics, prefix in (("eagle", EAGLE_NAME, ["eagle", "eagle-ttt"], ["acc1", "acc12", "acc123"], "eagle"),
-                                              ("draft", DRAFT_NAME, ["draft"], ["agreement"], "draft")):
+    eagle_kind = read_meta(assets / EAGLE_NAME).get("kind", "eagle") if (assets / EAGLE_NAME / "specviz.json").exists() \
+        else "eagle"
+    eagle_runs = {"eagle3": ["eagle3"], "eagle": ["eagle", "eagle-ttt"]}[eagle_kind]
+    eagle_metrics = {"eagle3": ["acc1", "acc12", "acc123", "acc1234", "top4"], "eagle": ["acc1", "acc12", "acc123"]}
+    for kind, name, runs, metrics, prefix, bench in (
+            (eagle_kind, EAGLE_NAME, eagle_runs, eagle_metrics[eagle_kind], "eagle", benches["eagle"]),
+            ("draft", DRAFT_NAME, ["draft"], ["agreement"], "draft", benches["draft"])):
         folder = assets / name
         log = stage_logs(work, runs)
         if not log and (folder / "README.md").exists():
             continue  # not trained from this work folder: its card (and learning curve) stays as it is
         meta = read_meta(folder)
-        data = data_summary(work, meta.get("train_records"))
-        metric = metrics[0]
-        bench = benches[kind]
+        data = data_summary(work)
         rows = bench_rows(prefix, bench)
         card = CARD.format(
-            title=TITLES[kind], what=WHAT[kind], size_mb=sum(f.stat().st_size for f in folder.glob("*.safetensors")) / 2**20,
-            prompts=data["prompts"], new_tokens=data["new_tokens"], data_minutes=data["minutes"],
-            held=data["held_out_prompts"], shards=data["shards"], sampled=data["sampled_shards"],
-            passes=PASSES.get(data["passes"], PASSES[3]).format(n=data["passes"]) if data["passes"] else "",
-            step_command=train_command(kind, log, meta["steps"]),
-            data_command="python -m specviz.distill data" + (f" --passes {data['passes']}" if data["passes"] > 1 else ""), steps=meta["steps"], stages=STAGES[kind].format(**stage_steps(log, meta["steps"])),
+            title=TITLES[kind], what=WHAT[kind].format(params=parameter_count(folder)), size_mb=sum(f.stat().st_size for f in folder.glob("*.safetensors")) / 2**20,
+            stage_table=stage_table(data), new_tokens=data["new_tokens"], data_minutes=data["minutes"],
+            held=data["held_out_prompts"], batch_positions=meta.get("batch_positions", 2048), step_command=train_command(kind, log, meta["steps"]), steps=meta["steps"],
+            stages=STAGES[kind].format(**stage_steps(log, meta["steps"]), **meta),
             train_minutes=log[-1]["minutes"] if log else 0, machine=f"{platform.processor() or platform.machine()}, "
             "2 CPU cores, no GPU, torch 2.13.0+cpu, transformers 5.24.0",
             curve=learning_curve(log, metrics) if log else "(no log)", metric_text=METRIC_TEXT[kind],
-            extrapolation=extrapolate(log, metric) if log else "", bench_command=bench_command(bench),
+            extrapolation=extrapolate(log, metrics[0]) if log else "", bench_command=bench_command(bench),
             bench=bench_table(rows), targets="\n".join(target_lines(kind, meta, rows, bench)), extra=EXTRA[kind].format(**meta),
             replaced=replaced(meta, metrics), dtype=bench_dtype(bench),
         )
@@ -253,9 +301,18 @@ def write_cards(work: Path, assets: Path, benches: dict[str, Path] | None = None
     return written
 
 
-TITLES = {"eagle": "smollm2-eagle: an EAGLE-style feature drafter for SmolLM2-135M-Instruct",
+TITLES = {"eagle3": "smollm2-eagle: an EAGLE-3 drafter for SmolLM2-135M-Instruct",
+          "eagle": "smollm2-eagle: an EAGLE-style feature drafter for SmolLM2-135M-Instruct",
           "draft": "smollm2-draft: a separate draft model for SmolLM2-135M-Instruct"}
 WHAT = {
+    "eagle3": "One decoder layer with its own head (Li et al., 2025, *EAGLE-3*), about {params} parameters: an input "
+              "projection fuses the target's low, middle and high layers (the residual stream entering layers 2, 15 "
+              "and 27 of 30, 3 × 576 → 576), the layer reads that state and the next token's embedding side by side "
+              "(q, k, v 1,152 wide), and its head scores a frequency-ranked draft vocabulary (FR-Spec). To draft "
+              "further it feeds its own output back, and it was trained that way (training-time test). The layout is "
+              "vLLM's EAGLE-3 Llama drafter's, so `make serve SPEC=eagle` serves these weights as they are. It only "
+              "proposes: the output distribution stays exactly the target's. "
+              "Use: `python -m specviz generate --proposer eagle` (the default for `--pair default`).",
     "eagle": "One Llama decoder layer plus an input projection (fc: 2 × 576 → 576), about 4.2 M parameters, that "
              "reads the target's last hidden state and the next token's embedding and predicts the target's next "
              "hidden state (Li et al., 2024, *EAGLE*). Tokens are read off the target's own LM head, restricted to "
@@ -270,6 +327,11 @@ WHAT = {
              "Use: `python -m specviz generate --proposer draft`.",
 }
 STAGES = {
+    "eagle3": "One stage: every batch is drafted {unroll} deep the way drafting does it (depth p reads depth p-1's "
+              "output and the true next token, and attends to the true rows up to where the draft began, then its "
+              "own chain), each depth scored by the cross-entropy to the target's next-token distribution over the "
+              "draft vocabulary on every response position, depth p weighted 0.8^(p-1); no feature regression. "
+              "Peak learning rate {lr:g}, matrix products in bfloat16 (weights float32).",
     "eagle": "Stage 1 ({stage1:,} steps, peak learning rate 1e-3) trains two drafting depths, the second reading the "
              "drafter's own predicted features at every row; stage 2 ({stage2:,} steps from there, 5e-4) trains three depths "
              "that attend exactly as drafting does: true features up to where the draft began, then the drafter's "
@@ -280,6 +342,12 @@ STAGES = {
              "to the target's next-token distribution (draft vocabulary, 512 random positions per batch).",
 }
 METRIC_TEXT = {
+    "eagle3": "On the held-out answers (float32 target, greedy): `acc1`, the share of response positions where the "
+              "drafter's first guess (from the target's states) is the target's token (what "
+              "`python -m specviz.distill rank` calls top1); `acc12` … `acc1234`, the share where a draft's first "
+              "two … four guesses are all right, each depth reading the earlier depths' own outputs as drafting does; "
+              "`top4`, where the target's token is among the first guess's 4 most likely tokens (what a tree's first "
+              "level of width 4 can reach).",
     "eagle": "`acc1`: on the held-out answers (float32 target, greedy), the share of response positions where the "
              "drafter's first guess from the target's true features is the target's token; `acc12` (`acc123`): the "
              "share where a draft's first two (three) guesses are all right. Stage 1's `acc12` lets the second guess "
@@ -288,15 +356,12 @@ METRIC_TEXT = {
              "the draft's most likely next token (full vocabulary) is the target's token.",
 }
 EXTRA = {
+    "eagle3": "Draft vocabulary: {draft_vocab_size} tokens, covering {vocab_coverage:.1%} of the held-out answers' "
+              "tokens (the drafter can never propose the others).",
     "eagle": "Draft vocabulary: {draft_vocab_size} tokens, covering {vocab_coverage:.1%} of the held-out answers' "
              "tokens (the drafter can never propose the others).",
     "draft": "Layers: the target's first {shallow_layers} (frozen) + 1 trained adapter layer.",
 }
-
-PASSES = {1: "", 2: "answered twice (`--passes 2`: the second pass samples the batches the first answered greedily "
-                    "and answers the others greedily); ",
-          3: "answered {n} times (`--passes {n}`: the second pass swaps greedy and sampled batches, later passes "
-             "sample every batch); "}
 
 CARD = """# {title}
 
@@ -306,25 +371,33 @@ Trained weights: {size_mb:.1f} MB (float16). {extra}
 
 ## Data
 
-- {prompts} training prompts made from templates × topics (`specviz/distill/prompts.py`: explain, create, list,
-  code, rewrite, math), answered by the target itself in bfloat16 on CPU, batches of 64, up to 128 new tokens;
-  {passes}{sampled} of {shards} batches sampled at temperature 0.7, the others greedy. {new_tokens} response tokens in all.
-- The target's last hidden state at every position (prompt included) is recorded during generation; its
-  next-token distribution is recomputed from it (softmax of the LM head).
+The target answered every prompt itself, in bfloat16, up to 192 new tokens, half of the answers greedy and half
+sampled at T = 0.7 (`specviz/distill/stages.py`; each stage reads the ones before it, and none touches a held-out
+topic):
+
+{stage_table}
+
+- seed: the template × topic prompts (explain, create, list, code, rewrite, math), each answered twice;
+  question-lists and questions: the target lists questions people ask about a topic, then answers them
+  (self-instruct); follow-ups: a second user turn after an earlier conversation; rewrites: summaries, key points
+  and rewrites of its own answers; drills: arithmetic with random numbers.
+- Recorded at every position, prompt included: the residual stream entering layers 2, 15 and 27 and the final
+  norm's output (the target's next-token distribution is recomputed from it), bfloat16, in memory-mapped chunks on
+  disk (`specviz/distill/data.py`).
 - {held} held-out prompts whose topics never enter training (`assets/prompts/held-out.yaml`), answered greedily
   by the float32 target, exactly as the benchmark meets it.
-- The data step took {data_minutes:.0f} minutes on this machine.
+- The data step took {data_minutes:.0f} minutes on this machine ({new_tokens:,} response tokens).
 
 ## Command
 
 ```
-{data_command}     # the data step, shared by both drafts
+python -m specviz.distill data     # the data step
 {step_command}
 python -m specviz.distill cards    # this card
 ```
 
 `python -m specviz.distill all` runs every step. Seeded (`--seed 0`) and resumable.
-Training: {steps} steps of about 2,048 padded positions, AdamW, warm-up then cosine decay, {train_minutes:.0f}
+Training: {steps} steps of at most {batch_positions} padded positions, AdamW, warm-up then cosine decay, {train_minutes:.0f}
 minutes on {machine}. {stages}
 
 ## Learning curve (held-out)

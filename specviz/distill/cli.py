@@ -1,14 +1,15 @@
 """`python -m specviz.distill`: make the offline target's drafts, one reproducible step at a time.
 
-    python -m specviz.distill data     # the target answers 3,000 training + 64 held-out prompts (features kept)
-    python -m specviz.distill data --passes 2   # ...and answers the training prompts a second time: twice the data
-    python -m specviz.distill eagle    # train the EAGLE-style feature drafter
+    python -m specviz.distill data     # the target answers the data stages' prompts + 64 held-out ones (states kept)
+    python -m specviz.distill data --stages seed   # only the first stage (the others read what it wrote)
+    python -m specviz.distill eagle3   # train the EAGLE-3 drafter (three of the target's layers, its own head)
+    python -m specviz.distill eagle    # train the EAGLE-1 feature drafter (the one shipped before)
     python -m specviz.distill draft    # train the separate draft model
     python -m specviz.distill all      # all three, then the model cards
     python -m specviz.distill export --format vllm-eagle   # the shipped drafter in vLLM's layout (or vllm-draft)
     python -m specviz.distill rank --against OLD_FOLDER    # top-1..4 first guesses on the held-out answers, both drafters
 
-Every step is seeded and resumable: rerunning skips finished shards and continues from the last checkpoint.
+Every step is seeded and resumable: rerunning skips finished chunks and continues from the last checkpoint.
 """
 
 from __future__ import annotations
@@ -22,13 +23,17 @@ import yaml
 
 from specviz.core.paths import MODELS_DIR, PROMPTS_DIR
 from specviz.distill.cards import write_cards
-from specviz.distill.data import GenerationPlan, generate_records, load_records, pass_folder, training_folders
+from specviz.distill.batched import BatchedDecoder, aux_layer_ids
+from specviz.distill.data import GenerationPlan, Job, answer_in_chunks, load_records
+from specviz.distill.stages import STAGES, DataScale, stage_folder, stage_jobs
 from specviz.distill.draft import DraftLoss, DraftObjective
 from specviz.distill.eagle import EagleLoss, EagleObjective
+from specviz.distill.eagle3 import Eagle3Loss, Eagle3Objective
 from specviz.distill.prompts import held_out_suite, prompt_sets
 from specviz.distill.trainer import DEFAULT_STEPS, LoopSettings, make_batches, train_loop
 from specviz.engine.generation import eos_ids
 from specviz.engine.proposers.eagle import EagleDrafter
+from specviz.engine.proposers.eagle3 import Eagle3Drafter
 from specviz.models.drafts import EAGLE_NAME, draft_from_target, load_eagle, read_meta, save_draft, save_eagle
 from specviz.models.pairs import load_default_target
 
@@ -38,7 +43,7 @@ DEFAULT_WORK = Path("artifacts/distill")
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
-        for step in (["data", "eagle", "draft", "cards"] if args.step == "all" else [args.step]):
+        for step in (["data", "eagle3", "draft", "cards"] if args.step == "all" else [args.step]):
             STEPS[step](args)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -49,10 +54,9 @@ def main(argv: list[str] | None = None) -> int:
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m specviz.distill", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("step", choices=["data", "eagle", "draft", "cards", "all", "export", "rank"])
-    p.add_argument("--train-passes", type=int, default=0, choices=range(0, 9), metavar="{0..8}",
-                   help="eagle/draft: train on the first N data passes only (0: every pass there; the shipped separate "
-                        "draft used 1)")
+    p.add_argument("step", choices=["data", "eagle3", "eagle", "draft", "cards", "all", "export", "rank"])
+    p.add_argument("--train-stages", nargs="+", choices=STAGES, default=None,
+                   help="eagle/draft: train on these data stages only (default: every stage there)")
     p.add_argument("--against", type=Path, default=None,
                    help="rank: another EAGLE drafter folder (say, a previous version from git) to rank next to the shipped one")
     p.add_argument("--format", choices=["vllm-eagle", "vllm-draft"], default="vllm-eagle",
@@ -61,13 +65,18 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--prompts", type=int, default=3000, help="training prompts (at least 1,500)")
     p.add_argument("--held-out", type=int, default=64, help="held-out prompts (never trained on)")
-    p.add_argument("--passes", type=int, default=1, choices=range(1, 9), metavar="{1..8}",
-                   help="data: answer the training prompts this many times (pass 2 swaps greedy and sampled batches, "
-                        "later passes sample all); training reads every pass that is there")
-    p.add_argument("--max-new-tokens", type=int, default=128)
-    p.add_argument("--batch-size", type=int, default=64)
+    p.add_argument("--stages", nargs="+", choices=STAGES, default=list(STAGES),
+                   help="data: the stages to run, in order (each reads the ones before it; default: all)")
+    p.add_argument("--scale", type=float, default=1.0,
+                   help="data: every stage's number of prompts times this (0.01 for a quick trial)")
+    p.add_argument("--chunk", type=int, default=768, help="data: answers per chunk (a chunk is written whole)")
+    p.add_argument("--max-new-tokens", type=int, default=192)
+    p.add_argument("--batch-size", type=int, default=128)
     p.add_argument("--threads", type=int, default=0, help="CPU threads (0: torch's default)")
-    p.add_argument("--steps", type=int, default=0, help="training steps (0: 1500 for eagle stage 1, 1000 for draft)")
+    p.add_argument("--steps", type=int, default=0,
+                   help="training steps (0: the step's default, " + ", ".join(f"{k} {v}" for k, v in DEFAULT_STEPS.items()) + ")")
+    p.add_argument("--unroll", type=int, default=4, help="eagle3: drafting depths trained (training-time test)")
+    p.add_argument("--eval-every", type=int, default=100, help="steps between held-out evaluations (and checkpoints)")
     p.add_argument("--kd-weight", type=float, default=None, help="weight of the distillation loss")
     p.add_argument("--kd-positions", type=int, default=None, help="positions per batch in the distillation loss")
     p.add_argument("--ttt-steps", type=int, default=DEFAULT_STEPS["eagle-ttt"], help="EAGLE stage 2 steps (0: skip)")
@@ -87,21 +96,25 @@ def device_and_dtype() -> tuple[torch.device, torch.dtype]:
 
 
 def run_data(args) -> None:
+    """The held-out answers (float32, greedy: what the benchmark meets), then each stage in bfloat16 (a GPU when
+    there is one), in chunks; a progress bar per stage with tokens per second and the time left."""
     if args.threads:
         torch.set_num_threads(args.threads)
-    train, held = prompt_sets(args.prompts, args.held_out, args.seed)
+    _, held = prompt_sets(args.prompts, args.held_out, args.seed)
     write_suite(held_out_suite(held, args.seed), args.suites / "held-out.yaml")
     model, tokenizer = load_default_target()
     eos = eos_ids(model, tokenizer)
     plan = GenerationPlan(args.max_new_tokens, args.batch_size, seed=args.seed)
-    # held-out answers come from the float32 target on CPU, greedy: exactly what the benchmark will meet
-    generate_records(model, tokenizer, held, args.work / "held-out", plan, eos, sampled_share=False,
-                     desc="held-out responses (float32, greedy)")
+    answer_in_chunks([Job(p, 0, 0.0) for p in held], args.work / "held-out", model, tokenizer, plan, eos,
+                     args.chunk, "held-out answers (float32, greedy)")
     device, dtype = device_and_dtype()
     model = model.to(device=device, dtype=dtype)
-    for pass_index in range(args.passes):
-        generate_records(model, tokenizer, train, pass_folder(args.work, pass_index), plan, eos, pass_index=pass_index,
-                         desc=f"training responses, pass {pass_index + 1} of {args.passes}")
+    decoder = BatchedDecoder(model)
+    scale = DataScale().scaled(args.scale)
+    for number, stage in enumerate(args.stages, start=1):
+        jobs = stage_jobs(stage, args.work, tokenizer, eos, scale, plan)
+        answer_in_chunks(jobs, stage_folder(args.work, stage), model, tokenizer, plan, eos, args.chunk,
+                         f"stage {number}/{len(args.stages)}: {stage}", decoder)
 
 
 def write_suite(suite: dict, path: Path) -> None:
@@ -116,7 +129,9 @@ def training_setup(args):
     if args.threads:
         torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
-    train, held = load_records(*training_folders(args.work)[: args.train_passes or None]), load_records(args.work / "held-out")
+    stages = args.train_stages or STAGES
+    train = load_records(*(stage_folder(args.work, s) for s in stages))
+    held = load_records(args.work / "held-out")
     if not train or not held:
         raise ValueError(f"No training data in {args.work}: run `python -m specviz.distill data` first.")
     device = device_and_dtype()[0]
@@ -154,12 +169,58 @@ def run_eagle(args) -> None:
     print(f"saved the EAGLE drafter to {folder}")
 
 
+def run_eagle3(args) -> None:
+    """One resumable stage: every batch is drafted `--unroll` deep as drafting does (training-time test), each depth
+    scored against the target's distribution; held-out accuracy and first-guess ranks at every evaluation."""
+    train, held, target, vocab, device = training_setup(args)
+    print(f"draft vocabulary: {len(vocab)} tokens, {coverage(held, vocab):.2%} of held-out response tokens")
+    drafter = Eagle3Drafter(target.config, aux_layer_ids(target.config.num_hidden_layers), len(vocab)).to(device)
+    drafter.init_from_target(target, vocab)
+    head = target.get_output_embeddings().weight.detach()[vocab]
+    objective = Eagle3Objective(drafter, target.get_input_embeddings(), head, vocab, Eagle3Loss(unroll=args.unroll))
+    batches = make_batches(train, args.batch_positions, args.seed, aux=True)
+    held_batches = make_batches(held, args.batch_positions, args.seed, aux=True)
+    settings = LoopSettings(args.steps or DEFAULT_STEPS["eagle3"], lr=args.lr, seed=args.seed, warmup=100,
+                            eval_every=args.eval_every)
+
+    def evaluate() -> dict:
+        return {**objective.accuracy(held_batches), **objective.first_guess_ranks(held_batches)}
+
+    result = train_loop(drafter, batches, objective.loss, evaluate, settings, args.work / (args.run or "eagle3"),
+                        "eagle-3 drafter")
+    folder = save_eagle(drafter.cpu(), vocab.cpu(), args.assets, {
+        "training": result, "steps": settings.steps, "stages": [args.run or "eagle3"], "unroll": args.unroll,
+        "lr": args.lr, "batch_positions": args.batch_positions, "train_records": len(train),
+        "train_positions": sum(len(r.tokens) - 1 for r in train), "held_out_records": len(held),
+        "vocab_coverage": coverage(held, vocab), **replacing(args.assets / EAGLE_NAME)})
+    print(f"saved the EAGLE-3 drafter to {folder}")
+
+
 def replacing(folder: Path) -> dict:
     """{"replaces": what the card compares with} when `folder` already holds a trained drafter, else {}."""
     if not (folder / "specviz.json").exists():
         return {}
     old = read_meta(folder)
-    return {"replaces": {k: old[k] for k in ("training", "steps", "train_records") if k in old}}
+    commit = last_commit(folder / "model.safetensors")
+    return {"replaces": {**{k: old[k] for k in ("kind", "training", "steps", "train_records") if k in old},
+                         **({"commit": commit} if commit else {})}}
+
+
+def last_commit(path: Path) -> str | None:
+    """The last commit that holds `path` as it is (where the replaced weights stay reachable); None outside git or
+    for a file with changes not committed."""
+    import subprocess
+
+    def git(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(["git", *args], cwd=Path(path).parent, capture_output=True, text=True, timeout=20)
+
+    try:
+        if git("diff", "--quiet", "HEAD", "--", Path(path).name).returncode != 0:
+            return None
+        out = git("log", "-1", "--format=%H", "--", Path(path).name)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return (out.stdout.strip() or None) if out.returncode == 0 else None
 
 
 def run_draft(args) -> None:
@@ -190,13 +251,18 @@ def run_rank(args) -> None:
     if not held:
         raise ValueError(f"No held-out answers in {args.work}: run `python -m specviz.distill data` first.")
     target = load_default_target()[0]
-    batches = make_batches(held, args.batch_positions, args.seed)
     for folder in [args.assets / EAGLE_NAME, *([args.against] if args.against else [])]:
         drafter, vocab = load_eagle(target, folder)
         head = target.get_output_embeddings().weight.detach()[vocab]
-        objective = EagleObjective(drafter.float(), target.get_input_embeddings(), head, vocab, EagleLoss(unroll=1))
+        if drafter.kind == "eagle3":
+            batches = make_batches(held, args.batch_positions, args.seed, aux=True)
+            objective = Eagle3Objective(drafter.float(), target.get_input_embeddings(), head, vocab,
+                                        Eagle3Loss(unroll=1, autocast=False))
+        else:
+            batches = make_batches(held, args.batch_positions, args.seed)
+            objective = EagleObjective(drafter.float(), target.get_input_embeddings(), head, vocab, EagleLoss(unroll=1))
         ranks = objective.first_guess_ranks(batches)
-        print(f"{folder}: " + ", ".join(f"{k} {v:.3f}" for k, v in ranks.items()))
+        print(f"{folder} ({drafter.kind}): " + ", ".join(f"{k} {v:.3f}" for k, v in ranks.items()))
 
 
 def run_export(args) -> None:
@@ -206,7 +272,7 @@ def run_export(args) -> None:
     print(eagle_folder() if args.format == "vllm-eagle" else draft_folder())
 
 
-STEPS = {"data": run_data, "eagle": run_eagle, "draft": run_draft, "cards": run_cards, "export": run_export,
+STEPS = {"data": run_data, "eagle3": run_eagle3, "eagle": run_eagle, "draft": run_draft, "cards": run_cards, "export": run_export,
          "rank": run_rank}
 
 

@@ -1,30 +1,41 @@
-"""The shared data step: the target answers every prompt, and we keep what the drafts learn from.
+"""The shared data step: the target answers prompts in batches, and we keep what the drafts learn from.
 
-For each prompt the target generates a response (batched, left-padded; even batches greedy, odd batches sampled
-at temperature 0.7). More passes over the same prompts give more data: the second pass swaps the parity (every
-prompt then has one greedy and one sampled answer), later passes sample every batch, each with its own seeds. A forward hook on the target's final norm records its last hidden state at every position,
-the prompt's included. A record holds
+`specviz.distill.batched.BatchedDecoder` answers a batch of prompts at once, each with its own temperature and
+seed, and records the target's states at every position. A record holds
 
-    tokens    (L,)       prompt + response, cut after the first end-of-sequence token
-    features  (L-1, H)   float16; features[i] is the target's last hidden state after reading tokens[:i+1],
-                         so lm_head(features[i]) gives the target's distribution over tokens[i+1]
+    tokens    (L,)          prompt + response, cut after the first end-of-sequence token
+    states    (L-1, S, H)   bfloat16; states[i] is what the target holds after reading tokens[:i+1]: the residual
+                            stream entering its low, middle and high layer (EAGLE-3's features), then the final norm's
+                            output (the LM head's input: lm_head(states[i, -1]) gives its distribution over tokens[i+1])
 
-The target's next-token probabilities are lm_head(features) (softmax), recomputed when they are needed rather than
-stored. Shards are written one batch at a time and skipped when present, so an interrupted run resumes.
+`features` (the final norm's output) is what the EAGLE-1 drafter and the separate draft learn from; `aux` (the three
+layers) what the EAGLE-3 drafter reads. The target's probabilities are recomputed from `features` when needed.
+
+Records are written in chunks, each a folder written whole or not at all, with memory-mapped arrays that training
+streams from disk (4M tokens x 4 states x 576 x 2 bytes is about 18 GB, too much to hold in memory):
+
+    chunk-NNNN/records.jsonl   one line per record: id, offsets, lengths, temperature
+    chunk-NNNN/tokens.npy      int32, every record's tokens one after another
+    chunk-NNNN/states.npy      uint16 (the bits of bfloat16), (positions, S, H)
+    chunk-NNNN/info.json       the chunk's prompts, new tokens, seconds and slot names
+
+A chunk that is there is skipped, so an interrupted run resumes where it stopped.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
-import re
 import time
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import torch
-from tqdm import tqdm
 
-from specviz.core.paths import writing_file
+from specviz.core.paths import writing_folder
+from specviz.distill.batched import BatchedDecoder, Row
 from specviz.distill.prompts import Prompt
 from specviz.models.pairs import encode_prompt
 
@@ -33,123 +44,173 @@ from specviz.models.pairs import encode_prompt
 class Record:
     id: str
     tokens: torch.Tensor  # (L,) int64
-    features: torch.Tensor  # (L-1, H) float16
+    states: torch.Tensor  # (L-1, S, H) bfloat16
     prompt_length: int
+    temperature: float = 0.0
+    text: str = ""  # the prompt's (last) user turn
+
+    @property
+    def features(self) -> torch.Tensor:
+        """(L-1, H): the final norm's output, the LM head's input."""
+        return self.states[:, -1]
+
+    @property
+    def aux(self) -> torch.Tensor:
+        """(L-1, S-1, H): the residual stream entering the low, middle and high layers."""
+        return self.states[:, :-1]
 
 
 @dataclass
 class GenerationPlan:
-    max_new_tokens: int = 128
-    batch_size: int = 64
-    temperature: float = 0.7  # for the sampled half
+    max_new_tokens: int = 192
+    batch_size: int = 128
+    temperature: float = 0.7  # for the sampled answers
     seed: int = 0
 
 
-class FinalNormRecorder:
-    """Collects the output of the model's final norm (the LM head's input) over one `generate` call."""
+@dataclass(frozen=True)
+class Job:
+    """One answer to write: the prompt, which answer of that prompt it is, and its temperature (0: greedy)."""
 
-    def __init__(self, model):
-        self.chunks: list[torch.Tensor] = []
-        self.handle = final_norm(model).register_forward_hook(self._hook)
+    prompt: Prompt
+    answer: int
+    temperature: float
 
-    def _hook(self, module, args, output):
-        self.chunks.append(output.detach().to(torch.float16).cpu())
-
-    def features(self) -> torch.Tensor:
-        return torch.cat(self.chunks, dim=1)  # (B, T, H)
-
-    def close(self) -> None:
-        self.handle.remove()
+    @property
+    def id(self) -> str:
+        return f"{self.prompt.id}#{self.answer}"
 
 
-def final_norm(model) -> torch.nn.Module:
-    return model.model.norm
+def row_seed(seed: int, job_id: str) -> int:
+    """A job's own seed, from the run's seed and the job's id: the same answer whatever batch it lands in."""
+    return int.from_bytes(hashlib.sha256(f"{seed}/{job_id}".encode()).digest()[:7], "big")
 
 
-@torch.inference_mode()
+def prompt_tokens(tokenizer, prompt: Prompt) -> list[int]:
+    """The chat-template tokens of a prompt; a prompt with earlier `turns` becomes a conversation
+    (user, assistant, ..., user)."""
+    if not prompt.turns:
+        return encode_prompt(tokenizer, prompt.text, chat=True)
+    roles = ["user", "assistant"]
+    messages = [{"role": roles[i % 2], "content": text} for i, text in enumerate((*prompt.turns, prompt.text))]
+    encoded = tokenizer.apply_chat_template(messages, add_generation_prompt=True, tokenize=True, return_dict=True)
+    return list(encoded["input_ids"])
+
+
+def answer_jobs(jobs: Sequence[Job], model, tokenizer, plan: GenerationPlan, eos: set[int],
+                decoder: BatchedDecoder | None = None) -> list[Record]:
+    """Answer `jobs` in batches of `plan.batch_size` (prompts of similar length together: less padding)."""
+    decoder = decoder or BatchedDecoder(model)
+    encoded = [prompt_tokens(tokenizer, job.prompt) for job in jobs]
+    order = sorted(range(len(jobs)), key=lambda i: len(encoded[i]))
+    records: dict[int, Record] = {}
+    for start in range(0, len(order), plan.batch_size):
+        part = order[start:start + plan.batch_size]
+        rows = [Row(encoded[i], jobs[i].temperature, row_seed(plan.seed, jobs[i].id)) for i in part]
+        for i, out in zip(part, decoder.generate(rows, plan.max_new_tokens, eos)):
+            records[i] = Record(jobs[i].id, out.tokens, out.features, out.prompt_length, jobs[i].temperature,
+                                jobs[i].prompt.text)
+    return [records[i] for i in range(len(jobs))]
+
+
 def generate_batch(model, tokenizer, prompts: list[Prompt], plan: GenerationPlan, sampled: bool, seed: int,
                    eos: set[int]) -> list[Record]:
-    """One left-padded batch through `model.generate`, with the final-norm features of every position."""
-    encoded = [encode_prompt(tokenizer, p.text, chat=True) for p in prompts]
-    width = max(len(e) for e in encoded)
-    pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else next(iter(eos))
-    device = next(model.parameters()).device
-    ids = torch.tensor([[pad] * (width - len(e)) + e for e in encoded], device=device)
-    mask = torch.tensor([[0] * (width - len(e)) + [1] * len(e) for e in encoded], device=device)
-    torch.manual_seed(seed)
-    recorder = FinalNormRecorder(model)
-    try:
-        out = model.generate(
-            input_ids=ids, attention_mask=mask, max_new_tokens=plan.max_new_tokens, do_sample=sampled,
-            temperature=plan.temperature if sampled else None, top_k=0 if sampled else None, top_p=1.0 if sampled else None,
-            pad_token_id=pad, eos_token_id=sorted(eos),
-        )
-        feats = recorder.features()
-    finally:
-        recorder.close()
-    records = []
-    for row, (prompt, enc) in enumerate(zip(prompts, encoded)):
-        response = out[row, width:].tolist()
-        cut = next((i + 1 for i, t in enumerate(response) if t in eos), len(response))
-        tokens = enc + response[:cut]
-        start = width - len(enc)
-        records.append(Record(prompt.id, torch.tensor(tokens), feats[row, start:start + len(tokens) - 1].clone(),
-                              len(enc)))
-    return records
+    """One batch of prompts, all greedy or all sampled at `plan.temperature` (the throughput checks time this)."""
+    temperature = plan.temperature if sampled else 0.0
+    jobs = [Job(p, seed, temperature) for p in prompts]
+    return answer_jobs(jobs, model, tokenizer, GenerationPlan(plan.max_new_tokens, len(prompts) or 1,
+                                                              plan.temperature, plan.seed), eos)
 
 
-def batch_is_sampled(index: int, pass_index: int) -> bool:
-    """Pass 0 samples the odd batches, pass 1 the even ones (the prompts pass 0 answered greedily), later passes all."""
-    return pass_index >= 2 or (index + pass_index) % 2 == 1
+# ---- chunks on disk ------------------------------------------------------------------------------------------------
 
-
-def batch_seed(plan: GenerationPlan, index: int, pass_index: int) -> int:
-    return plan.seed * 100_003 + pass_index * 1_009 + index
-
-
-def pass_folder(work: Path, pass_index: int) -> Path:
-    return Path(work) / ("train" if pass_index == 0 else f"train-pass{pass_index + 1}")
-
-
-def training_folders(work: Path) -> list[Path]:
-    """The data step's training folders in pass order: `train`, then `train-pass2`, `train-pass3`, ..."""
-    numbers = sorted(int(m.group(1)) for f in Path(work).glob("train-pass*")
-                     if (m := re.fullmatch(r"train-pass(\d+)", f.name)) and int(m.group(1)) >= 2)
-    return [pass_folder(work, 0), *(pass_folder(work, n - 1) for n in numbers)]
-
-
-def generate_records(model, tokenizer, prompts: list[Prompt], folder: Path, plan: GenerationPlan, eos: set[int],
-                     sampled_share: bool = True, desc: str = "target responses", pass_index: int = 0) -> Path:
-    """Write shard-NNNN.pt files into `folder` (skipping those already there) and a log of tokens per second.
-    `pass_index` > 0 answers the same prompts again with other seeds (see `batch_is_sampled`)."""
-    folder.mkdir(parents=True, exist_ok=True)
-    lengths = {p.id: len(encode_prompt(tokenizer, p.text, chat=True)) for p in prompts}
-    ordered = sorted(prompts, key=lambda p: lengths[p.id])  # similar lengths share a batch: less padding
-    batches = [ordered[i:i + plan.batch_size] for i in range(0, len(ordered), plan.batch_size)]
-    log = folder / "log.jsonl"
-    bar = tqdm(batches, desc=desc, unit="batch")
-    for index, batch in enumerate(bar):
-        shard = folder / f"shard-{index:04d}.pt"
-        if shard.exists():
-            continue
-        sampled = sampled_share and batch_is_sampled(index, pass_index)
-        t0 = time.perf_counter()
-        records = generate_batch(model, tokenizer, batch, plan, sampled, batch_seed(plan, index, pass_index), eos)
-        seconds = time.perf_counter() - t0
-        new_tokens = sum(len(r.tokens) - r.prompt_length for r in records)
-        with writing_file(shard, binary=True) as file:  # a shard is there whole or not at all (specviz.core.paths)
-            torch.save({"records": [r.__dict__ for r in records], "sampled": sampled}, file)
-        bar.set_postfix(tok_s=f"{new_tokens / seconds:.0f}")
-        with log.open("a") as f:
-            f.write(json.dumps({"shard": index, "sampled": sampled, "prompts": len(batch), "new_tokens": new_tokens,
-                                "seconds": round(seconds, 2)}) + "\n")
+def write_chunk(folder: Path, records: Sequence[Record], info: dict) -> Path:
+    """Write `records` as one chunk folder (whole or not at all)."""
+    folder = Path(folder)
+    with writing_folder(folder, complete=lambda f: (f / "info.json").is_file()) as tmp:
+        tokens = np.concatenate([r.tokens.numpy().astype(np.int32) for r in records]) if records else \
+            np.zeros(0, np.int32)
+        np.save(tmp / "tokens.npy", tokens)
+        positions = sum(len(r.tokens) - 1 for r in records)
+        shape = (positions, *records[0].states.shape[1:]) if records else (0, 0, 0)
+        states = np.lib.format.open_memmap(tmp / "states.npy", mode="w+", dtype=np.uint16, shape=shape)
+        token_offset = state_offset = 0
+        lines = []
+        for r in records:
+            n = len(r.tokens) - 1
+            states[state_offset:state_offset + n] = r.states.to(torch.bfloat16).contiguous().view(torch.uint16).numpy()
+            lines.append(json.dumps({"id": r.id, "tokens": token_offset, "states": state_offset, "length": len(r.tokens),
+                                     "prompt_length": r.prompt_length, "temperature": r.temperature, "text": r.text}))
+            token_offset += len(r.tokens)
+            state_offset += n
+        states.flush()
+        del states
+        (tmp / "records.jsonl").write_text("".join(line + "\n" for line in lines))
+        (tmp / "info.json").write_text(json.dumps(info, indent=1) + "\n")
     return folder
 
 
+def chunk_folders(*folders: Path) -> list[Path]:
+    """Every finished chunk under `folders` (searched recursively), in path order."""
+    found = []
+    for folder in folders:
+        found += [info.parent for info in Path(folder).rglob("info.json") if info.parent.name.startswith("chunk-")]
+    return sorted(found)
+
+
+def read_chunk(chunk: Path) -> Iterator[Record]:
+    """The records of one chunk; their states are views into the memory-mapped file (nothing is read yet)."""
+    tokens = np.load(chunk / "tokens.npy", mmap_mode="r")
+    states = np.load(chunk / "states.npy", mmap_mode="r")
+    for line in (chunk / "records.jsonl").read_text().splitlines():
+        r = json.loads(line)
+        n = r["length"]
+        ids = torch.from_numpy(np.array(tokens[r["tokens"]:r["tokens"] + n], dtype=np.int64))
+        view = torch.from_numpy(states[r["states"]:r["states"] + n - 1]).view(torch.bfloat16)
+        yield Record(r["id"], ids, view, r["prompt_length"], r["temperature"], r["text"])
+
+
 def load_records(*folders: Path) -> list[Record]:
-    """Every record in the data folders' shards, folder by folder in shard order."""
-    records = []
-    for shard in (s for folder in folders for s in sorted(Path(folder).glob("shard-*.pt"))):
-        for r in torch.load(shard)["records"]:
-            records.append(Record(**r))
-    return records
+    """Every record in the chunks under `folders`, chunk by chunk (states memory-mapped)."""
+    import warnings
+
+    with warnings.catch_warnings():  # numpy memmaps are read-only; torch warns about that, and nothing writes them
+        warnings.simplefilter("ignore", UserWarning)
+        return [r for chunk in chunk_folders(*folders) for r in read_chunk(chunk)]
+
+
+def chunk_infos(*folders: Path) -> list[dict]:
+    """The info.json of every chunk under `folders`, with its path."""
+    return [{**json.loads((c / "info.json").read_text()), "chunk": str(c)} for c in chunk_folders(*folders)]
+
+
+def answer_in_chunks(jobs: Sequence[Job], folder: Path, model, tokenizer, plan: GenerationPlan, eos: set[int],
+                     chunk_jobs: int, desc: str, decoder: BatchedDecoder | None = None, bar=None) -> Path:
+    """Answer `jobs` into chunk-NNNN folders of `chunk_jobs` jobs each under `folder`, skipping chunks already there;
+    a progress bar counts jobs and shows tokens per second."""
+    from tqdm import tqdm
+
+    folder = Path(folder)
+    decoder = decoder or BatchedDecoder(model)
+    own_bar = bar is None
+    bar = bar or tqdm(total=len(jobs), desc=desc, unit="answer", smoothing=0.05)
+    for index, start in enumerate(range(0, len(jobs), chunk_jobs)):
+        part = jobs[start:start + chunk_jobs]
+        chunk = folder / f"chunk-{index:04d}"
+        if (chunk / "info.json").exists():
+            bar.update(len(part))
+            continue
+        t0 = time.perf_counter()
+        records = answer_jobs(part, model, tokenizer, plan, eos, decoder)
+        seconds = time.perf_counter() - t0
+        new_tokens = sum(len(r.tokens) - r.prompt_length for r in records)
+        write_chunk(chunk, records, {
+            "stage": folder.name, "jobs": len(part), "new_tokens": new_tokens, "seconds": round(seconds, 2),
+            "sampled": sum(j.temperature > 0 for j in part), "max_new_tokens": plan.max_new_tokens,
+            "dtype": str(next(model.parameters()).dtype).removeprefix("torch."),
+            "slots": [f"layer {i}" for i in decoder.aux_layers] + ["final norm"]})
+        bar.update(len(part))
+        bar.set_postfix(tok_s=f"{new_tokens / seconds:.0f}")
+    if own_bar:
+        bar.close()
+    return folder

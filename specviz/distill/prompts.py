@@ -145,6 +145,7 @@ class Prompt:
     family: str
     text: str
     topic: str = ""
+    turns: tuple[str, ...] = ()  # earlier turns of a conversation (user, assistant, ...); `text` is the last user turn
 
 
 def split_topics(topics: list[str], seed: int, held_out_share: float = 0.15) -> tuple[list[str], list[str]]:
@@ -192,3 +193,223 @@ def held_out_suite(held: list[Prompt], seed: int = 0) -> dict:
     return {"name": "held-out", "title": "Held-out (drafts)",
             "description": "Prompts whose topics the trained drafts never saw (python -m specviz.distill).",
             "prompts": [{"id": p.id, "text": p.text} for p in mixed]}
+
+
+# ---- the wider prompt set (issue 30): more topics, questions the target writes, follow-ups, rewrites, drills -------
+#
+# None of these topics is held out: they only widen training. `held_out_pattern` keeps every training prompt of every
+# stage (and every question the target writes) clear of the held-out topics above.
+
+EXTRA_TOPICS = [
+    "sunflowers", "tulips", "cactus plants", "bamboo", "oak trees", "moss", "seaweed", "wheat", "rice farming",
+    "potatoes", "tomatoes", "apples", "bananas", "oranges", "strawberries", "honey", "cheese", "yogurt", "pizza",
+    "pasta", "soup", "sandwiches", "breakfast", "vegetarian cooking", "spices", "baking cookies", "ice cream",
+    "popcorn", "pancakes", "food waste", "farmers", "fishing", "beekeeping", "chickens", "cows", "sheep", "goats",
+    "rabbits", "hamsters", "parrots", "eagles", "pigeons", "flamingos", "ostriches", "crows", "frogs", "turtles",
+    "snakes", "lizards", "crocodiles", "sharks", "dolphins", "jellyfish", "starfish", "crabs", "salmon", "seals",
+    "polar bears", "pandas", "koalas", "kangaroos", "giraffes", "zebras", "lions", "tigers", "wolves", "foxes",
+    "bats", "squirrels", "hedgehogs", "beetles", "mosquitoes", "ladybugs", "dragonflies", "worms", "snails",
+    "animal migration", "hibernation", "camouflage in animals", "food chains", "ecosystems", "biodiversity",
+    "endangered species", "national parks", "wetlands", "glaciers", "icebergs", "caves", "canyons", "waterfalls",
+    "lakes", "beaches", "tides", "waves", "hurricanes", "tornadoes", "floods", "droughts", "fog", "clouds",
+    "lightning", "hail", "the seasons", "weather forecasts", "air pollution", "plastic pollution", "clean water",
+    "soil", "rocks and minerals", "crystals", "diamonds", "gold", "iron", "copper", "plastic", "rubber", "wool",
+    "cotton", "silk", "concrete", "steel", "wood", "the sun", "stars", "galaxies", "the Milky Way", "asteroids",
+    "meteors", "eclipses", "satellites", "space stations", "astronauts", "rockets", "the Apollo missions",
+    "Jupiter", "Saturn's rings", "Venus", "the speed of light", "sound waves", "echoes", "temperature", "heat",
+    "friction", "levers", "pulleys", "wheels", "engines", "steam engines", "windmills", "dams", "nuclear energy",
+    "fossil fuels", "energy saving", "atoms", "molecules", "chemical reactions", "acids and bases", "oxygen",
+    "carbon dioxide", "hydrogen", "evaporation", "freezing", "boiling", "density", "floating and sinking",
+    "the periodic table", "cells", "viruses", "the immune system", "the brain", "the lungs", "the skeleton",
+    "muscles", "teeth", "the eyes", "hearing", "the sense of smell", "taste", "skin", "blood", "genes", "evolution",
+    "first aid", "washing hands", "healthy eating", "drinking water", "stress", "happiness", "laughter", "habits",
+    "motivation", "creativity", "curiosity", "patience", "honesty", "teamwork", "leadership", "empathy",
+    "making friends", "families", "grandparents", "siblings", "pets", "birthdays", "holidays", "weddings",
+    "festivals", "traditions", "manners", "apologising", "giving feedback", "listening", "negotiation",
+    "job interviews", "writing a CV", "starting a business", "marketing", "advertising", "customer service",
+    "banks", "credit cards", "interest rates", "taxes", "inflation", "the stock market", "insurance",
+    "renting a flat", "moving house", "cleaning", "laundry", "cooking on a budget", "grocery shopping",
+    "online shopping", "passwords", "online safety", "email", "social media", "smartphones", "computers",
+    "keyboards", "search engines", "websites", "apps", "cloud storage", "spreadsheets", "databases", "programming",
+    "algorithms", "bugs in software", "open source software", "cybersecurity", "encryption", "3D printing",
+    "virtual reality", "drones", "self-driving cars", "smart homes", "wireless networks", "GPS", "radio",
+    "television", "cinema", "cartoons", "comics", "novels", "poetry", "fairy tales", "myths", "legends",
+    "theatre", "opera", "ballet", "dancing", "singing", "guitars", "drums", "violins", "orchestras", "rock music",
+    "hip hop", "classical music", "sculpture", "architecture", "castles", "pyramids", "temples", "ancient Greece",
+    "the Vikings", "the Middle Ages", "knights", "pirates", "explorers", "the Silk Road", "the Renaissance",
+    "the Industrial Revolution", "the invention of the telephone", "the first cars", "the history of flight",
+    "the history of writing", "calendars", "languages", "grammar", "spelling", "punctuation", "dictionaries",
+    "storytelling", "note taking", "studying for exams", "homework", "schools", "universities", "teachers",
+    "scientists", "doctors", "nurses", "firefighters", "police officers", "pilots", "engineers", "architects",
+    "chefs", "artists", "writers", "journalists", "lawyers", "judges", "elections", "democracy", "laws",
+    "human rights", "the United Nations", "countries", "capital cities", "flags", "borders", "population growth",
+    "maps of the world", "time zones", "Antarctica", "the Arctic", "the Amazon river", "the Sahara", "the Alps",
+    "the Himalayas", "Japan", "Brazil", "Canada", "Australia", "Egypt today", "India", "Mexico", "Kenya",
+    "tennis", "golf", "cycling races", "skateboarding", "surfing", "skiing", "climbing", "martial arts",
+    "table tennis", "cricket", "baseball", "volleyball", "marathons", "the World Cup", "sportsmanship",
+    "puzzles", "crosswords", "card games", "magic tricks", "jokes", "riddles", "toys", "Lego", "kites",
+    "picnics", "gardening in small spaces", "houseplants", "birdwatching", "stargazing", "road trips",
+    "travelling by train", "airports", "hotels", "packing a suitcase", "learning to drive", "traffic lights",
+]
+
+EXTRA_CODE_TOPICS = [
+    "counts the words in a text file", "returns the longest common prefix of a list of strings",
+    "rotates a list by k positions", "checks whether a list is sorted", "converts a number to binary",
+    "converts a binary string to a number", "returns the median of a list", "removes the vowels from a string",
+    "finds all prime numbers below n", "computes compound interest", "checks whether brackets are balanced",
+    "counts the lines that contain a word", "returns the index of an item or -1", "swaps the keys and values of a dictionary",
+    "computes the mean of each column of a table", "returns the running total of a list", "finds duplicate words in a sentence",
+    "formats a number with thousands separators", "generates a random password", "shuffles a list",
+    "computes the distance between two points", "checks whether a number is a perfect square",
+    "returns the digits of a number as a list", "converts kilometres to miles", "returns the first n square numbers",
+    "groups words by their first letter", "counts the uppercase letters in a string", "returns the intersection of two lists",
+    "reads a CSV file and prints each row", "implements binary search", "implements bubble sort",
+    "computes the power of a number without using **", "replaces every space with an underscore",
+    "returns the number of days between two dates", "checks whether a string contains only digits",
+    "builds a dictionary of word lengths", "returns the last n items of a list", "computes the product of a list",
+    "truncates a string to n characters with an ellipsis", "converts a string to title case",
+]
+
+EXTRA_CODE_TEMPLATES = [
+    "Write a Python function that {t}.",
+    "Explain, step by step, how to write a Python function that {t}.",
+    "Write a short Python program that {t} and prints the result.",
+    "What is a simple way in Python to write code that {t}?",
+]
+
+QUESTION_LIST_TEMPLATES = [
+    "Give me a list of five different questions people ask about {t}.",
+    "List five questions a beginner might ask about {t}.",
+    "Write five questions a child might ask about {t}.",
+    "What are five common questions about {t}? List them.",
+]
+
+FOLLOW_UPS = [
+    "Can you give me an example?", "Can you explain that more simply?", "Why is that?", "Tell me more.",
+    "Can you summarise that in one sentence?", "What else should I know?", "Can you make it shorter?",
+    "Is there a fun fact about this?", "How would you explain that to a child?", "What is the most important part?",
+    "Can you put that in a list?", "Thanks! Can you give me one more tip?",
+]
+
+REWRITE_OWN_TEMPLATES = [
+    "Summarise this text in two sentences:\n\n{t}",
+    "List the key points of this text:\n\n{t}",
+    "Rewrite this text for a ten-year-old:\n\n{t}",
+    "Give this text a short title:\n\n{t}",
+    "Rewrite this text in a more formal tone:\n\n{t}",
+    "What is the main idea of this text?\n\n{t}",
+]
+
+# the everyday questions issue 30 measures the drafter on: never trained on verbatim
+EVERYDAY_QUESTIONS = [
+    "Why do cats purr?", "How do vaccines work?", "Write a haiku about rain.", "What is the capital of France?",
+]
+
+NAMES = ["Ana", "Ben", "Carla", "David", "Eva", "Farid", "Grace", "Hugo", "Iris", "Jonas", "Kemi", "Leo", "Maya",
+         "Noah", "Olga", "Pedro", "Rosa", "Sam", "Tara", "Yuki"]
+THINGS = ["apples", "books", "marbles", "stickers", "pencils", "cookies", "stamps", "cards", "shells", "coins"]
+
+
+def held_out_pattern(held_topics: list[str]):
+    """A regular expression that matches any held-out topic as a word (without a leading "the", singular or plural):
+    a training prompt it matches is dropped, so the held-out prompts stay unseen in every stage."""
+    import re
+
+    stems = []
+    for topic in held_topics:
+        words = topic.lower().removeprefix("the ").strip()
+        stem = re.escape(words[:-1] if words.endswith("s") and not words.endswith("ss") else words)
+        stems.append(stem + r"(?:s|es)?")
+    return re.compile(r"\b(?:" + "|".join(stems) + r")\b", re.IGNORECASE)
+
+
+def held_out_topics(seed: int = 0) -> list[str]:
+    """Every family's held-out topics (what `prompt_sets` sets aside with the same seed)."""
+    return [topic for _, (_, topics, _) in FAMILIES.items() for topic in split_topics(topics, seed)[1]]
+
+
+def training_topics(seed: int = 0) -> list[str]:
+    """The general family's training topics and the extra ones, none touching a held-out topic."""
+    pattern = held_out_pattern(held_out_topics(seed))
+    topics = split_topics(GENERAL_TOPICS, seed)[0] + EXTRA_TOPICS
+    return [t for t in dict.fromkeys(topics) if not pattern.search(t)]
+
+
+def clear_of_held_out(prompts: list[Prompt], seed: int = 0) -> list[Prompt]:
+    """`prompts` without any that touches a held-out topic or is one of the everyday evaluation questions."""
+    pattern = held_out_pattern(held_out_topics(seed))
+    everyday = {q.lower() for q in EVERYDAY_QUESTIONS}
+    return [p for p in prompts if not pattern.search(p.text) and p.text.strip().lower() not in everyday]
+
+
+def extra_template_prompts(count: int, seed: int = 0) -> list[Prompt]:
+    """`count` prompts from the general and code templates over the extra topics (seeded, no repeats)."""
+    rng = random.Random(seed + 7)
+    general = [(tpl, t) for tpl in GENERAL_TEMPLATES for t in EXTRA_TOPICS]
+    code_templates = CODE_TEMPLATES + EXTRA_CODE_TEMPLATES
+    code = [(tpl, t) for tpl in code_templates for t in EXTRA_CODE_TOPICS]
+    rng.shuffle(general)
+    rng.shuffle(code)
+    n_code = round(count * 0.15)
+    picked = [Prompt(f"extra-general-{i:05d}", "general", tpl.format(t=t), t) for i, (tpl, t) in
+              enumerate(general[: count - n_code])]
+    picked += [Prompt(f"extra-code-{i:05d}", "code", tpl.format(t=t), t) for i, (tpl, t) in enumerate(code[:n_code])]
+    return clear_of_held_out(picked, seed)
+
+
+def question_list_prompts(seed: int = 0) -> list[Prompt]:
+    """Self-instruct: the target is asked for lists of questions about every training topic."""
+    return clear_of_held_out([Prompt(f"qlist-{i:02d}-{j:04d}", "questions", tpl.format(t=t), t)
+                              for i, tpl in enumerate(QUESTION_LIST_TEMPLATES)
+                              for j, t in enumerate(training_topics(seed))], seed)
+
+
+def parse_questions(text: str) -> list[str]:
+    """The questions in a list the target wrote: lines ending in "?", without numbering, bullets or quotes,
+    5 to 30 words each.
+
+    >>> parse_questions('Here are some:\\n1. What do sharks eat?\\n2. "Can sharks be pets?"\\n- Why?\\nThanks.')
+    ['What do sharks eat?', 'Can sharks be pets?']
+    """
+    import re
+
+    found = []
+    for line in text.splitlines():
+        line = re.sub(r"^\s*(?:\d+[.)]|[-*•])\s*", "", line).strip().strip('"“”').strip()
+        line = re.sub(r"\s*-\s.*$", "", line) if not line.endswith("?") else line
+        if line.endswith("?") and 3 <= len(line.split()) <= 30 and line[0].isupper():
+            found.append(line)
+    return list(dict.fromkeys(found))
+
+
+def arithmetic_prompts(count: int, seed: int = 0) -> list[Prompt]:
+    """Word problems and sums with random numbers (seeded): the target works them out in its own words."""
+    rng = random.Random(seed + 11)
+    makers = [
+        lambda: f"What is {rng.randint(11, 99)} times {rng.randint(3, 49)}?",
+        lambda: f"What is {rng.randint(100, 9999)} plus {rng.randint(100, 9999)}?",
+        lambda: f"What is {rng.randint(500, 9999)} minus {rng.randint(10, 499)}?",
+        lambda: f"What is {rng.choice([5, 10, 15, 20, 25, 30, 40, 50, 75])}% of {rng.randint(2, 60) * 20}?",
+        lambda: f"Divide {rng.randint(2, 12) * rng.randint(3, 40)} by {rng.randint(2, 12)}.",
+        lambda: (f"{rng.choice(NAMES)} has {rng.randint(12, 90)} {rng.choice(THINGS)} and gives away "
+                 f"{rng.randint(2, 11)}. How many are left?"),
+        lambda: (f"A car travels {rng.randint(2, 9) * 30} km in {rng.randint(2, 6)} hours. What is its average "
+                 "speed?"),
+        lambda: (f"{rng.choice(NAMES)} buys {rng.randint(2, 9)} {rng.choice(THINGS)} at ${rng.randint(2, 15)} each. "
+                 "How much does that cost?"),
+        lambda: f"What is the area of a rectangle that is {rng.randint(2, 30)} m by {rng.randint(2, 30)} m?",
+        lambda: f"Convert {rng.randint(2, 600)} minutes to hours and minutes.",
+        lambda: f"What is {rng.randint(1, 9)}/{rng.randint(10, 12)} plus {rng.randint(1, 9)}/{rng.randint(10, 12)}?",
+        lambda: f"If x + {rng.randint(2, 50)} = {rng.randint(51, 150)}, what is x?",
+        lambda: f"Is {rng.randint(20, 400)} a prime number? Explain.",
+        lambda: f"What is the average of {', '.join(str(rng.randint(1, 99)) for _ in range(rng.randint(3, 6)))}?",
+    ]
+    styles = ["{q}", "Solve this step by step: {q}", "{q} Explain your reasoning.",
+              "A student asks: {q} Give the answer and a short explanation."]
+    out, seen = [], set()
+    while len(out) < count:
+        text = rng.choice(styles).format(q=rng.choice(makers)())
+        if text not in seen:
+            seen.add(text)
+            out.append(Prompt(f"arith-{len(out):05d}", "math", text))
+    return clear_of_held_out(out, seed)

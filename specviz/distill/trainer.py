@@ -22,15 +22,16 @@ from specviz.distill.data import Record
 
 # training steps when --steps / --ttt-steps are not given: EAGLE stage 1, EAGLE stage 2 (training-time test), the
 # separate draft; the CLI trains with them and the model cards leave out the flags a run did not need
-DEFAULT_STEPS = {"eagle": 1500, "eagle-ttt": 400, "draft": 1000}
+DEFAULT_STEPS = {"eagle3": 3000, "eagle": 1500, "eagle-ttt": 400, "draft": 1000}
 
 
 @dataclass
 class Batch:
     tokens: torch.Tensor  # (B, L) int64, padded with 0
-    features: torch.Tensor  # (B, L-1, H) float32, padded with 0
+    features: torch.Tensor  # (B, L-1, H) float32, padded with 0: the final norm's output
     lengths: torch.Tensor  # (B,) tokens per row
     prompt_lengths: torch.Tensor  # (B,)
+    aux: torch.Tensor | None = None  # (B, L-1, S*H) float32: the low, middle and high layers side by side (EAGLE-3)
 
     def valid(self, width: int, shrink: int) -> torch.Tensor:
         """(B, width) bool: column t is real when t < length - shrink (each trainer knows how many positions at
@@ -39,12 +40,28 @@ class Batch:
 
     def to(self, device) -> Batch:
         return Batch(self.tokens.to(device), self.features.to(device), self.lengths.to(device),
-                     self.prompt_lengths.to(device))
+                     self.prompt_lengths.to(device), None if self.aux is None else self.aux.to(device))
 
 
-def make_batches(records: list[Record], max_positions: int, seed: int) -> list[Batch]:
+@dataclass
+class PendingBatch:
+    """A batch's records, collated only when the batch is used (`to`): the data stays memory-mapped on disk until
+    then, so a training set larger than memory streams one batch at a time."""
+
+    records: list[Record]
+    aux: bool = False
+
+    def to(self, device) -> Batch:
+        return collate(self.records, self.aux).to(device)
+
+    @property
+    def positions(self) -> int:
+        return sum(len(r.tokens) - 1 for r in self.records)
+
+
+def make_batches(records: list[Record], max_positions: int, seed: int, aux: bool = False) -> list[PendingBatch]:
     """Records of similar length share a batch of at most `max_positions` padded positions; batch order is
-    shuffled with `seed`."""
+    shuffled with `seed`. `aux`: the batches carry the three inner layers too (EAGLE-3)."""
     order = sorted(records, key=lambda r: len(r.tokens))
     groups, current = [], []
     for r in order:
@@ -56,19 +73,24 @@ def make_batches(records: list[Record], max_positions: int, seed: int) -> list[B
     if current:
         groups.append(current)
     random.Random(seed).shuffle(groups)
-    return [collate(g) for g in groups]
+    return [PendingBatch(g, aux) for g in groups]
 
 
-def collate(records: list[Record]) -> Batch:
+def collate(records: list[Record], aux: bool = False) -> Batch:
     width = max(len(r.tokens) for r in records)
-    hidden = records[0].features.shape[1]
+    slots, hidden = records[0].states.shape[1:]
     tokens = torch.zeros(len(records), width, dtype=torch.long)
     features = torch.zeros(len(records), width - 1, hidden)
+    inner = torch.zeros(len(records), width - 1, (slots - 1) * hidden) if aux else None
     for i, r in enumerate(records):
-        tokens[i, :len(r.tokens)] = r.tokens
-        features[i, :len(r.features)] = r.features.float()
+        n = len(r.tokens)
+        tokens[i, :n] = r.tokens
+        states = r.states.float()  # one read of the record's states (memory-mapped)
+        features[i, :n - 1] = states[:, -1]
+        if aux:
+            inner[i, :n - 1] = states[:, :-1].flatten(1)
     return Batch(tokens, features, torch.tensor([len(r.tokens) for r in records]),
-                 torch.tensor([r.prompt_length for r in records]))
+                 torch.tensor([r.prompt_length for r in records]), inner)
 
 
 def padded_causal_mask(valid: torch.Tensor) -> torch.Tensor:

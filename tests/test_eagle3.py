@@ -1,0 +1,145 @@
+"""The EAGLE-3 drafter (issue 30): it reads three of the target's layers, drafts with its own head, trains the way it
+drafts (training-time test), saves and loads in vLLM's layout, and only proposes: output stays the target's."""
+
+from collections import Counter
+
+import pytest
+import torch
+from transformers import DynamicCache
+
+from specviz.distill.batched import aux_layer_ids
+from specviz.distill.data import GenerationPlan, Job, answer_in_chunks, load_records
+from specviz.distill.eagle3 import Eagle3Loss, Eagle3Objective
+from specviz.distill.prompts import Prompt
+from specviz.distill.trainer import LoopSettings, make_batches, train_loop
+from specviz.engine.baseline import autoregressive_generate
+from specviz.engine.decoding import speculative_generate
+from specviz.engine.proposers.eagle import EagleProposer, causal_mask
+from specviz.engine.proposers.eagle3 import Eagle3Drafter
+from specviz.models.drafts import load_eagle, save_eagle
+from specviz.models.pairs import toy_pair
+from tests.test_exact_sampling import chi_square_p_value, exact_two_token_distribution
+
+
+def toy_drafter(target, seed: int = 0, noise: float = 0.0) -> tuple[Eagle3Drafter, torch.Tensor]:
+    vocab = torch.arange(target.config.vocab_size).flip(0)  # a draft vocabulary in another order than the target's
+    torch.manual_seed(seed)
+    drafter = Eagle3Drafter(target.config, aux_layer_ids(target.config.num_hidden_layers), len(vocab))
+    drafter.init_from_target(target, vocab)
+    with torch.no_grad():
+        for weight in drafter.parameters():
+            weight.add_(torch.randn_like(weight) * noise * (weight.std() if weight.numel() > 1 else 0))
+    return drafter.eval(), vocab
+
+
+@pytest.fixture(scope="module")
+def toy_data(tmp_path_factory):
+    pair = toy_pair()
+    folder = tmp_path_factory.mktemp("data")
+    prompts = [Prompt(f"p{i}", "toy", "abcab"[: 2 + i % 4] + " the cat"[: 3 + i % 5]) for i in range(32)]
+    jobs = [Job(p, 0, 0.0 if i % 2 else 1.0) for i, p in enumerate(prompts)]
+    answer_in_chunks(jobs, folder, pair.target, pair.tokenizer, GenerationPlan(20, 16), {1}, 16, "toy")
+    return pair, load_records(folder)
+
+
+def test_the_drafter_reads_the_three_layers_the_engine_hands_over(toy_data):
+    pair, _ = toy_data
+    drafter, vocab = toy_drafter(pair.target)
+    proposer = EagleProposer(pair.target, drafter, vocab)
+    assert proposer.feature_layers == (1, 1, 1)  # a 2-layer toy: (2, n // 2, n - 3) kept inside 1..n-1
+    ids = pair.tokenizer("abcab the")["input_ids"]
+    trace = speculative_generate(pair.target, proposer, ids, k=3, max_new_tokens=10, eos_token_id=[])
+    sequence = ids + trace.output_ids
+    with torch.no_grad():
+        hidden = pair.target(torch.tensor([sequence]), output_hidden_states=True).hidden_states
+        expected = drafter.read_target(torch.cat([hidden[i][0] for i in (1, 1, 1)], -1))
+    assert torch.allclose(torch.stack(proposer.features), expected[: len(sequence) - 1], atol=1e-4)
+
+
+@pytest.mark.parametrize("tree_nodes", [0, 8])
+def test_greedy_output_equals_target_only_decoding(toy_data, tree_nodes):
+    pair, _ = toy_data
+    drafter, vocab = toy_drafter(pair.target, noise=0.05)
+    ids = pair.tokenizer("abcab the cat")["input_ids"]
+    plain = autoregressive_generate(pair.target, ids, max_new_tokens=40, eos_token_id=[])
+    spec = speculative_generate(pair.target, EagleProposer(pair.target, drafter, vocab), ids, k=4, max_new_tokens=40,
+                                eos_token_id=[], tree_nodes=tree_nodes, tree_width=3)
+    assert spec.output_ids == plain.output_ids
+    assert sum(s.k for s in spec.steps) > 0  # it drafted
+
+
+@pytest.mark.statistical
+@pytest.mark.slow
+@pytest.mark.parametrize("tree_nodes", [0, 6])
+def test_sampled_output_follows_the_target(toy_data, tree_nodes):
+    """Chi-square over the first two tokens, chain and tree: q is the drafter's own head, far from p."""
+    pair, _ = toy_data
+    drafter, vocab = toy_drafter(pair.target, noise=0.3)
+    proposer = EagleProposer(pair.target, drafter, vocab)
+    ids = pair.tokenizer("abcab")["input_ids"]
+    settings = dict(temperature=1.0, top_k=6)
+    counts = Counter()
+    for seed in range(600):
+        trace = speculative_generate(pair.target, proposer, ids, k=2, max_new_tokens=3, seed=seed, eos_token_id=[],
+                                     tree_nodes=tree_nodes, tree_width=2, **settings)
+        counts[tuple(trace.output_ids[:2])] += 1
+    assert chi_square_p_value(counts, exact_two_token_distribution(pair.target, ids)) > 1e-3
+
+
+def test_unrolled_depths_attend_exactly_as_drafting_does(toy_data):
+    """Depth p's row t equals draft step p at inference: true states up to where the draft began, then the drafter's
+    own outputs along the chain, with the true tokens."""
+    pair, records = toy_data
+    drafter, vocab = toy_drafter(pair.target, noise=0.5)  # perturbed, so attention really mixes rows
+    embed = pair.target.get_input_embeddings()
+    objective = Eagle3Objective(drafter, embed, pair.target.lm_head.weight.detach()[vocab], vocab,
+                                Eagle3Loss(unroll=3, autocast=False))
+    record = max(records, key=lambda r: len(r.tokens))
+    batch = make_batches([record], 10_000, 0, aux=True)[0].to("cpu")
+    with torch.no_grad():
+        outputs, _ = objective.passes(batch, 3)
+        state, tokens = drafter.read_target(batch.aux[0]), batch.tokens[0]
+        start = 4
+        cache = DynamicCache(config=drafter.config)
+        out = drafter(state[None, : start + 1], embed(tokens[None, 1: start + 2]), torch.arange(start + 1)[None],
+                      causal_mask(start + 1, 0), cache)[:, -1:]
+        assert torch.allclose(out[0, 0], outputs[0][0, start], atol=1e-5)
+        for depth in (2, 3):
+            t = start + depth - 1
+            out = drafter(out, embed(tokens[None, t + 1: t + 2]), torch.tensor([[t]]), None, cache)
+            assert torch.allclose(out[0, 0], outputs[depth - 1][0, t], atol=1e-5), depth
+
+
+def test_the_objective_learns_and_the_loop_resumes(toy_data, tmp_path):
+    pair, records = toy_data
+    drafter, vocab = toy_drafter(pair.target)
+    drafter.train()
+    objective = Eagle3Objective(drafter, pair.target.get_input_embeddings(), pair.target.lm_head.weight.detach()[vocab],
+                                vocab, Eagle3Loss(unroll=3))
+    batches = make_batches(records, 256, 0, aux=True)
+    before = objective.accuracy(batches)
+    first = objective.loss(batches[0].to("cpu"))
+    assert set(first) == {"loss", "ce1", "ce2", "ce3"}
+    train_loop(drafter, batches, objective.loss, lambda: objective.accuracy(batches), LoopSettings(20, 3e-3, 5, 10),
+               tmp_path, "test")
+    after = train_loop(drafter, batches, objective.loss, lambda: objective.accuracy(batches),
+                       LoopSettings(40, 3e-3, 5, 20), tmp_path, "test")
+    assert [r["step"] for r in map(eval, (tmp_path / "log.jsonl").read_text().splitlines())] == [10, 20, 40]
+    assert objective.loss(batches[0].to("cpu"))["loss"].item() < first["loss"].item()
+    assert after["acc1"] > before["acc1"] and 0 <= after["acc123"] <= after["acc12"] <= after["acc1"] <= 1
+    ranks = objective.first_guess_ranks(batches)
+    assert ranks["top1"] == after["acc1"] and ranks["top1"] <= ranks["top2"] <= ranks["top4"] <= 1
+
+
+def test_a_saved_drafter_loads_back_as_eagle3(toy_data, tmp_path):
+    pair, _ = toy_data
+    drafter, vocab = toy_drafter(pair.target, noise=0.1)
+    folder = save_eagle(drafter, vocab, tmp_path, {"steps": 0})
+    meta = (folder / "specviz.json").read_text()
+    assert '"kind": "eagle3"' in meta and '"aux_layers": [' in meta
+    loaded, loaded_vocab = load_eagle(pair.target, folder)
+    assert isinstance(loaded, Eagle3Drafter) and loaded_vocab.tolist() == vocab.tolist()
+    state, embeds, positions = torch.randn(1, 3, 32), torch.randn(1, 3, 32), torch.arange(3)[None]
+    with torch.no_grad():
+        assert torch.allclose(loaded.logits(loaded(state, embeds, positions)),
+                              drafter.logits(drafter(state, embeds, positions)), atol=2e-2)

@@ -133,3 +133,10 @@ def test_later_stages_build_on_what_the_target_wrote(tmp_path):
     assert len(rewrite) == 1 and rewrite[0].prompt.text.endswith(answer)
     drills = stage_jobs("drills", tmp_path, CharTokenizer(), {0}, DataScale(drills=10), plan)
     assert len(drills) == 10 and {j.temperature for j in drills} == {0.0, 0.7}
+
+
+def test_the_everyday_suite_is_what_training_keeps_out():
+    from specviz.labs.bench.config import load_suites
+
+    suite = load_suites(["everyday"])[0]
+    assert [p.text for p in suite.prompts] == EVERYDAY_QUESTIONS

@@ -300,9 +300,11 @@ REWRITE_OWN_TEMPLATES = [
     "What is the main idea of this text?\n\n{t}",
 ]
 
-# the everyday questions issue 30 measures the drafter on: never trained on verbatim
+# the everyday questions the drafter is measured on (assets/prompts/everyday.yaml): never trained on verbatim
 EVERYDAY_QUESTIONS = [
     "Why do cats purr?", "How do vaccines work?", "Write a haiku about rain.", "What is the capital of France?",
+    "Give me three tips for a job interview.", "Why do leaves change colour in autumn?",
+    "Explain what a computer virus is.", "How can I sleep better?",
 ]
 
 NAMES = ["Ana", "Ben", "Carla", "David", "Eva", "Farid", "Grace", "Hugo", "Iris", "Jonas", "Kemi", "Leo", "Maya",

@@ -88,17 +88,14 @@ class EagleObjective:
         """`top{k}`: the share of held-out response positions where the target's token is among the drafter's k
         most likely first guesses (from true features). top1 is `acc1`; top4 is what a tree's first level of width 4
         can reach."""
-        hits, count = dict.fromkeys(ks, 0), 0
-        for batch in batches:
-            batch = batch.to(self.head.device)
-            outputs, _target, valid = self.passes(batch, 0.0)
-            response = response_positions(batch, valid)
-            guesses = self.vocab[(outputs[0] @ self.head.T).topk(max(ks), dim=-1).indices]
-            found = guesses == batch.tokens[:, 2:, None]
-            for k in ks:
-                hits[k] += (found[..., :k].any(-1) & response).sum().item()
-            count += response.sum().item()
-        return {f"top{k}": round(h / max(count, 1), 4) for k, h in hits.items()}
+        def rows():
+            for pending in batches:
+                batch = pending.to(self.head.device)
+                outputs, _target, valid = self.passes(batch, 0.0)
+                guesses = self.vocab[(outputs[0] @ self.head.T).topk(max(ks), dim=-1).indices]
+                yield guesses, batch.tokens[:, 2:], response_positions(batch, valid)
+
+        return top_k_shares(rows(), ks)
 
     @torch.no_grad()
     def accuracy(self, batches: list[Batch]) -> dict:
@@ -119,6 +116,18 @@ class EagleObjective:
                 hits[depth] += chain.sum().item()
         names = ["acc1", "acc12", "acc123", "acc1234"]
         return {names[i]: round(h / max(count, 1), 4) for i, h in enumerate(hits)}
+
+
+def top_k_shares(rows, ks: tuple[int, ...]) -> dict:
+    """{"top1": ..., "top4": ...}: over `rows` of (guesses (B, T, max k) as target ids, best first; truth (B, T);
+    counted (B, T) bool), the share of counted positions whose truth is among the first k guesses."""
+    hits, count = dict.fromkeys(ks, 0), 0
+    for guesses, truth, counted in rows:
+        found = guesses == truth[..., None]
+        for k in ks:
+            hits[k] += (found[..., :k].any(-1) & counted).sum().item()
+        count += counted.sum().item()
+    return {f"top{k}": round(h / max(count, 1), 4) for k, h in hits.items()}
 
 
 def response_positions(batch: Batch, valid: torch.Tensor) -> torch.Tensor:

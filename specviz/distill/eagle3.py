@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import torch
 from transformers import DynamicCache
 
-from specviz.distill.eagle import response_positions, unrolled_mask
+from specviz.distill.eagle import response_positions, top_k_shares, unrolled_mask
 from specviz.distill.trainer import Batch, soft_cross_entropy
 from specviz.engine.proposers.eagle3 import Eagle3Drafter
 
@@ -79,19 +79,17 @@ class Eagle3Objective:
     def first_guess_ranks(self, batches, ks: tuple[int, ...] = (1, 2, 3, 4)) -> dict:
         """`top{k}`: the share of held-out response positions where the target's token is among the drafter's k most
         likely first guesses (depth 1, from the target's states)."""
-        hits, count = dict.fromkeys(ks, 0), 0
         device = self.teacher_head.device
-        for pending in batches:
-            batch = pending.to(device)
-            with self._autocast(device):
-                outputs, valid = self.passes(batch, 1)
-                guesses = self.vocab[self.drafter.logits(outputs[0]).topk(max(ks), dim=-1).indices]
-            response = response_positions(batch, valid)
-            found = guesses == batch.tokens[:, 2:, None]
-            for k in ks:
-                hits[k] += (found[..., :k].any(-1) & response).sum().item()
-            count += response.sum().item()
-        return {f"top{k}": round(h / max(count, 1), 4) for k, h in hits.items()}
+
+        def rows():
+            for pending in batches:
+                batch = pending.to(device)
+                with self._autocast(device):
+                    outputs, valid = self.passes(batch, 1)
+                    guesses = self.vocab[self.drafter.logits(outputs[0]).topk(max(ks), dim=-1).indices]
+                yield guesses, batch.tokens[:, 2:], response_positions(batch, valid)
+
+        return top_k_shares(rows(), ks)
 
     @torch.no_grad()
     def accuracy(self, batches) -> dict:

@@ -32,6 +32,7 @@ from specviz.distill.eagle3 import Eagle3Loss, Eagle3Objective
 from specviz.distill.prompts import held_out_suite, prompt_sets
 from specviz.distill.trainer import DEFAULT_STEPS, LoopSettings, make_batches, train_loop
 from specviz.engine.generation import eos_ids
+from specviz.engine.kinds import DrafterKind
 from specviz.engine.proposers.eagle import EagleDrafter
 from specviz.engine.proposers.eagle3 import Eagle3Drafter
 from specviz.models.drafts import EAGLE_NAME, draft_from_target, load_eagle, read_meta, save_draft, save_eagle
@@ -254,7 +255,7 @@ def run_rank(args) -> None:
     for folder in [args.assets / EAGLE_NAME, *([args.against] if args.against else [])]:
         drafter, vocab = load_eagle(target, folder)
         head = target.get_output_embeddings().weight.detach()[vocab]
-        if drafter.kind == "eagle3":
+        if drafter.kind == DrafterKind.EAGLE3:
             batches = make_batches(held, args.batch_positions, args.seed, aux=True)
             objective = Eagle3Objective(drafter.float(), target.get_input_embeddings(), head, vocab,
                                         Eagle3Loss(unroll=1, autocast=False))

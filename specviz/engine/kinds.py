@@ -48,6 +48,13 @@ class StopReason(StrEnum):
     DEADLINE = "deadline"
 
 
+class DrafterKind(StrEnum):
+    """Which EAGLE drafter a folder or a module holds (specviz.json's "kind")."""
+
+    EAGLE = "eagle"  # EAGLE-1: predicts the target's next feature, reads tokens off the target's head
+    EAGLE3 = "eagle3"  # EAGLE-3: fuses three of the target's layers, its own head
+
+
 class Mode(StrEnum):
     """How a trace was decoded: with a draft, or by the target alone (the baseline)."""
 

@@ -163,16 +163,17 @@ def grow_tree(expand: Expand, *, max_nodes: int, max_depth: int, width: int, pro
         frontier = frontier[: len(counts)]
         if not frontier:
             break
-        tree = DraftTree(tokens, parents, torch.stack(rows) if rows else torch.zeros(0, 0), sampled, scores)
-        logits = expand(tree, frontier)  # (F, V)
+        tree = DraftTree(tokens, parents, torch.empty(len(tokens), 0), sampled, scores)  # q rows: not needed yet
+        rows_out = expand(tree, frontier)  # (F, V): a tensor, or one row per node
+        logits = (rows_out if isinstance(rows_out, torch.Tensor) else torch.stack(list(rows_out))).float().cpu()
+        log_norm = torch.logsumexp(logits, dim=-1)  # log-softmax(row)[x] = row[x] - log_norm: no (F, V) copy
         newest = []
-        for node, row, m in zip(frontier, logits, counts):
-            q = probs(row).cpu()
-            confidence = torch.log_softmax(row.float(), -1).cpu()
+        for node, row, m, norm in zip(frontier, logits, counts, log_norm.tolist()):
+            q = probs(row)
             m = min(m, int((q > 0).sum())) if sampled else m
-            children = sample_without_replacement(q, m, generator) if sampled else torch.topk(confidence, m).indices.tolist()
+            children = sample_without_replacement(q, m, generator) if sampled else torch.topk(row, m).indices.tolist()
             for x in children:
-                score_of[len(tokens)] = score_of[node] + float(confidence[x])
+                score_of[len(tokens)] = score_of[node] + float(row[x]) - norm
                 newest.append(len(tokens))
                 tokens.append(int(x))
                 parents.append(node)

@@ -28,6 +28,7 @@ from transformers import AutoConfig, AutoModelForCausalLM, LlamaForCausalLM, Pre
 from specviz.core.i18n import _
 from specviz.core.paths import MODELS_DIR as ASSETS
 from specviz.core.paths import cache_dir, writing_folder
+from specviz.engine.kinds import DrafterKind
 from specviz.engine.proposers.eagle import EagleDrafter
 from specviz.engine.proposers.eagle3 import Eagle3Drafter
 from specviz.models.loading import device_map_for
@@ -78,7 +79,7 @@ def save_eagle(drafter: EagleDrafter | Eagle3Drafter, vocab: torch.Tensor, asset
     tensors["draft_vocab"] = vocab.to(torch.int32).contiguous()
     save_file(tensors, str(folder / "model.safetensors"))
     config = drafter.config
-    layout = {"aux_layers": list(drafter.aux_layers)} if drafter.kind == "eagle3" else {}
+    layout = {"aux_layers": list(drafter.aux_layers)} if drafter.kind == DrafterKind.EAGLE3 else {}
     write_meta(folder, {"kind": drafter.kind, "target": "SmolLM2-135M-Instruct", "hidden_size": config.hidden_size,
                         "vocab_size": config.vocab_size, "draft_vocab_size": len(vocab), **layout, **training})
     return folder
@@ -93,7 +94,7 @@ def load_eagle(target: PreTrainedModel, folder: Path | None = None
     check_target(meta, target, folder)
     tensors = load_file(str(folder / "model.safetensors"))
     vocab = tensors.pop("draft_vocab").long()
-    if meta.get("kind") == "eagle3":
+    if meta.get("kind") == DrafterKind.EAGLE3:
         drafter = Eagle3Drafter(target.config, tuple(meta["aux_layers"]), len(vocab))
     else:
         drafter = EagleDrafter(target.config)

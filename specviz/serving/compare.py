@@ -60,6 +60,7 @@ def specviz_acceptance(prompts: list[str], proposer: str = "eagle", k: int = 4, 
     """specviz's engine on the same prompts, greedy, batch 1. With `full_head` an EAGLE-1 drafter reads the target's
     whole LM head, as its vLLM export does (no FR-Spec draft vocabulary); an EAGLE-3 drafter keeps its own head and
     draft vocabulary, which its export carries (`d2t`)."""
+    from specviz.engine.kinds import DrafterKind
     from specviz.engine.proposers.eagle import EagleProposer
     from specviz.runs.running import PAIRS, run
     from specviz.runs.runspec import RunSpec
@@ -69,7 +70,7 @@ def specviz_acceptance(prompts: list[str], proposer: str = "eagle", k: int = 4, 
     for prompt in prompts:
         spec = RunSpec(pair="default", proposer=proposer, prompt=prompt, k=k, max_new_tokens=max_tokens)
         chosen = None
-        if proposer == "eagle" and full_head and pair.eagle[0].kind == "eagle":
+        if proposer == "eagle" and full_head and pair.eagle[0].kind == DrafterKind.EAGLE:
             chosen = EagleProposer(pair.target, pair.eagle[0], None)
         trace = run(spec, pair=pair, proposer=chosen, record=False)
         drafted_steps = [s for s in trace.steps if s.n_drafted]

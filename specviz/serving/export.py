@@ -119,7 +119,9 @@ def vllm_method() -> str:
     from specviz.core.paths import MODELS_DIR
     from specviz.models.drafts import EAGLE_NAME, read_meta
 
-    return "eagle3" if read_meta(MODELS_DIR / EAGLE_NAME).get("kind") == "eagle3" else "eagle"
+    from specviz.engine.kinds import DrafterKind
+
+    return "eagle3" if read_meta(MODELS_DIR / EAGLE_NAME).get("kind") == DrafterKind.EAGLE3 else "eagle"
 
 
 def eagle_folder(progress: Progress = _say) -> Path:
@@ -130,6 +132,7 @@ def eagle_folder(progress: Progress = _say) -> Path:
     from safetensors.torch import load_file, save_file
 
     from specviz.core.paths import MODELS_DIR, cache_dir, writing_folder
+    from specviz.engine.kinds import DrafterKind
     from specviz.models.drafts import EAGLE_NAME, read_meta
     from specviz.models.pairs import default_target_folder
 
@@ -145,7 +148,7 @@ def eagle_folder(progress: Progress = _say) -> Path:
     shipped = load_file(str(weights))
     vocab = shipped.pop("draft_vocab")
     target_config = json.loads((target / "config.json").read_text())
-    if meta.get("kind") == "eagle3":
+    if meta.get("kind") == DrafterKind.EAGLE3:
         tensors = eagle3_tensors(shipped, vocab)
         config = eagle3_config(target_config, meta)
     else:

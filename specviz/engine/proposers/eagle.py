@@ -26,6 +26,7 @@ from transformers import DynamicCache, PreTrainedModel
 from transformers.models.llama.modeling_llama import LlamaDecoderLayer, LlamaRotaryEmbedding
 
 from specviz.core.i18n import _
+from specviz.engine.kinds import DrafterKind
 from specviz.engine.kvcache import cache_keyword
 from specviz.engine.proposers.base import Proposal, Proposer
 from specviz.engine.sampling import SamplingConfig, sample
@@ -45,7 +46,7 @@ def drafter_config(target_config):
 class EagleDrafter(nn.Module):
     """fc + one Llama decoder layer; predicts the target's next feature from (feature, next token's embedding)."""
 
-    kind = "eagle"
+    kind = DrafterKind.EAGLE
     feature_layers = (-1,)  # the target's last hidden state (the final norm's output)
 
     def __init__(self, target_config):

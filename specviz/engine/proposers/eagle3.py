@@ -23,6 +23,7 @@ from torch import nn
 from transformers import DynamicCache
 from transformers.models.llama.modeling_llama import LlamaAttention, LlamaMLP, LlamaRMSNorm, LlamaRotaryEmbedding
 
+from specviz.engine.kinds import DrafterKind
 from specviz.engine.kvcache import cache_keyword
 from specviz.engine.proposers.eagle import drafter_config
 
@@ -58,7 +59,7 @@ class Eagle3Layer(nn.Module):
 class Eagle3Drafter(nn.Module):
     """fc (3H -> H) + one `Eagle3Layer` + norm + its own head over `draft_vocab_size` tokens."""
 
-    kind = "eagle3"
+    kind = DrafterKind.EAGLE3
 
     def __init__(self, target_config, aux_layers: tuple[int, ...], draft_vocab_size: int):
         super().__init__()

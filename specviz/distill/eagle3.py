@@ -16,10 +16,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import torch
+import torch.nn.functional as F
 from transformers import DynamicCache
 
 from specviz.distill.eagle import response_positions, top_k_shares, unrolled_mask
-from specviz.distill.trainer import Batch, soft_cross_entropy
+from specviz.distill.trainer import Batch
 from specviz.engine.proposers.eagle3 import Eagle3Drafter
 
 
@@ -63,14 +64,14 @@ class Eagle3Objective:
         with self._autocast(batch.tokens.device):
             outputs, valid = self.passes(batch, max(1, self.w.unroll))
             scored = response_positions(batch, valid)
-            with torch.no_grad():
-                teacher = batch.features[:, 1:][scored] @ self.teacher_head.T  # (R, N): p over x_{t+2}
+            with torch.no_grad():  # p over x_{t+2}, once for every depth: (R, N) float32
+                teacher = torch.softmax((batch.features[:, 1:][scored] @ self.teacher_head.T).float(), dim=-1)
+            starts = scored.nonzero()[:, 1]  # each scored row's column
             parts, total = {}, 0.0
             for depth, out in enumerate(outputs, start=1):
-                rows = scored.clone()
-                rows[:, : depth - 1] = False  # a chain of `depth` drafts needs depth - 1 rows before it
-                keep = rows[scored]
-                ce = soft_cross_entropy(self.drafter.logits(out[scored]), teacher, keep.float())
+                keep = starts >= depth - 1  # a chain of `depth` drafts needs depth - 1 rows before it
+                student = self.drafter.logits(out[scored][keep]).float()
+                ce = F.cross_entropy(student, teacher[keep])  # H(p, q): KL to the target plus a constant
                 total = total + self.w.decay ** (depth - 1) * ce
                 parts[f"ce{depth}"] = ce.detach()
         return {"loss": total, **parts}

@@ -22,6 +22,7 @@ def test_batched_generation_is_the_models_own_greedy_output_and_states():
     target = toy_pair().target
     decoder = BatchedDecoder(target, aux_layers=(1, 1, 1))
     out = decoder.generate([Row(p, 0.0, 0) for p in PROMPTS], 10, eos=set())
+    assert len(out) == len(PROMPTS) == 3
     for prompt, row in zip(PROMPTS, out):
         with torch.no_grad():
             expected = target.generate(torch.tensor([prompt]), max_new_tokens=10, do_sample=False, eos_token_id=None,

@@ -7,6 +7,7 @@ from specviz.ui.common import greedy_compare
 from specviz.ui.common.frame import route_through_app
 from specviz.ui.common.state import take_start_step
 from specviz.ui.common.step_view import render_verifier_source, trace_summary
+from specviz.ui.common.tokens import trace_view
 from specviz.ui.playground import inputs
 from specviz.ui.playground import live as live_run
 from specviz.ui.playground.player import render_player, select_trace
@@ -48,7 +49,8 @@ select_trace(trace, trace_id, start)
 trace_summary(trace)
 if source == "live":
     live_run.compare_with_preset(trace)  # a preset's measured figures next to this run's
-render_player(trace, trace_id, on_position=lambda pos: inputs.write_url(source, example, settings, pos))
+view = trace_view(trace)  # the chips, built once: every run of the player reads them
+render_player(view, trace_id, on_position=lambda pos: inputs.write_url(source, example, settings, pos))
 greedy_compare.render_compare(trace, baseline=inputs.example_baseline(example) if source == "example" else None,
                               spec=settings if source == "live" else None, key="playground_compare")
 st.download_button(_("Download this trace (JSON)"), trace.to_json(), mime="application/json",

@@ -8,12 +8,12 @@ forward that emits one token of kind "target".
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import torch
 from transformers import PreTrainedModel
 
-from specviz.engine.decoding import decode
-from specviz.engine.generation import Clock, GenerationSettings, default_clock
+from specviz.engine.decoding import decode, settings_from
 from specviz.engine.kinds import Mode
 from specviz.engine.proposers import Proposal, Proposer
 from specviz.engine.sampling import SamplingConfig
@@ -29,23 +29,11 @@ class TargetOnly(Proposer):
         return Proposal([], None)
 
 
-def autoregressive_generate(
-    target: PreTrainedModel,
-    input_ids: Sequence[int] | torch.Tensor,
-    *,
-    max_new_tokens: int = 64,
-    temperature: float = 0.0,
-    top_k: int = 0,
-    top_p: float = 1.0,
-    seed: int = 0,
-    tokenizer=None,
-    eos_token_id: int | Sequence[int] | None = None,
-    record: bool = True,
-    clock: Clock = default_clock,
-    on_step=None,
-    deadline: float | None = None,
-) -> Trace:
-    """Generate one token per target forward; return a trace in the same format as `speculative_generate`."""
-    settings = GenerationSettings(max_new_tokens, temperature, top_k, top_p, seed, None)
-    return decode(target, TargetOnly(), input_ids, settings, mode=Mode.AUTOREGRESSIVE, tokenizer=tokenizer,
-                  eos_token_id=eos_token_id, record=record, clock=clock, on_step=on_step, deadline=deadline)
+def autoregressive_generate(target: PreTrainedModel, input_ids: Sequence[int] | torch.Tensor, **keywords: Any) -> Trace:
+    """Generate one token per target forward; return a trace in the same format as `speculative_generate`.
+
+    `keywords` are those of `speculative_generate` that are not about drafting: the settings (max_new_tokens=64,
+    temperature=0.0, top_k=0, top_p=1.0, seed=0) and the options (tokenizer=None, eos_token_id=None, record=True,
+    clock=default_clock, on_step=None, deadline=None)."""
+    settings, options = settings_from("autoregressive_generate", keywords, None)
+    return decode(target, TargetOnly(), input_ids, settings, options, mode=Mode.AUTOREGRESSIVE)

@@ -7,6 +7,9 @@
 rule; the Exactness lab passes deliberately broken rules through the same loop. Target-only decoding
 (`specviz.engine.baseline`) is this loop with nothing drafted: each step is then one target forward and one token.
 
+The loose keywords are the public face of two settings objects: `GenerationSettings` (what to sample) and
+`DecodeOptions` (how to record, time and bound it). `decode` takes the objects themselves.
+
 The step itself (`SpeculativeDecoder.step`) only decides; what it decided (`StepOutcome`) goes to a
 `specviz.engine.recording.TraceRecorder`, which adds token texts and top-10 lists and builds the `Trace`.
 
@@ -18,7 +21,8 @@ cache compaction that keeps only the accepted path. `tree_nodes=0` is the chain,
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from typing import Any
 
 import torch
 from transformers import PreTrainedModel
@@ -39,47 +43,64 @@ from specviz.engine.verifier import Verifier, VerifyResult, verify
 StepObserver = Callable[[StepOutcome], None]
 
 
-def speculative_generate(
-    target: PreTrainedModel,
-    draft: PreTrainedModel | Proposer,
-    input_ids: Sequence[int] | torch.Tensor,
-    *,
-    k: int = 4,
-    max_new_tokens: int = 64,
-    temperature: float = 0.0,
-    top_k: int = 0,
-    top_p: float = 1.0,
-    seed: int = 0,
-    tokenizer=None,
-    eos_token_id: int | Sequence[int] | None = None,
-    verifier: Verifier = verify,
-    record: bool = True,
-    clock: Clock = default_clock,
-    draft_length=None,
-    on_step: StepObserver | None = None,
-    deadline: float | None = None,
-    tree_nodes: int = 0,
-    tree_width: int = 4,
-    tree_verifier: TreeVerifier = verify_tree,
-) -> Trace:
+@dataclass(frozen=True)
+class DecodeOptions:
+    """How one generation is read, recorded, watched and bounded; nothing here changes which tokens it samples.
+
+    `tokenizer` gives token texts and the chat-template markers; `eos_token_id` adds stop tokens to the model's.
+    With `record=False` the per-token details (top-10 lists, token text) are left out of the steps, so the cost of
+    recording can itself be measured; the decisions, kinds and timings stay. `clock` times every step. `on_step` is
+    called with each `StepOutcome` as soon as it is decided (for progress displays). With `deadline` (a `clock()`
+    value) the run stops cleanly after the step that passes it, with stop reason "deadline" and the partial trace.
+    """
+
+    tokenizer: Any = None
+    eos_token_id: int | Sequence[int] | None = None
+    record: bool = True
+    clock: Clock = default_clock
+    on_step: StepObserver | None = None
+    deadline: float | None = None
+
+    @classmethod
+    def take(cls, keywords: dict[str, Any], **given: Any) -> tuple[DecodeOptions, dict[str, Any]]:
+        """The options named in `keywords` (and `given`), and the keywords that are not options."""
+        names = {f.name for f in fields(cls)}
+        options = cls(**given, **{name: value for name, value in keywords.items() if name in names})
+        return options, {name: value for name, value in keywords.items() if name not in names}
+
+
+def settings_from(function: str, keywords: dict[str, Any], k: int | None) -> tuple[GenerationSettings, DecodeOptions]:
+    """The two settings objects from a public function's loose keywords: those of `GenerationSettings`
+    (max_new_tokens, temperature, top_k, top_p, seed; K is given apart) and of `DecodeOptions`. A keyword neither
+    knows is a TypeError, as Python would raise for a missing parameter."""
+    options, rest = DecodeOptions.take(keywords)
+    sampled = {f.name for f in fields(GenerationSettings)} - {"k"}
+    for name in rest:
+        if name not in sampled:
+            raise TypeError(f"{function}() got an unexpected keyword argument {name!r}")
+    return GenerationSettings(**rest, k=k), options
+
+
+def speculative_generate(target: PreTrainedModel, draft: PreTrainedModel | Proposer,
+                         input_ids: Sequence[int] | torch.Tensor, *, k: int = 4, verifier: Verifier = verify,
+                         draft_length=None, tree_nodes: int = 0, tree_width: int = 4,
+                         tree_verifier: TreeVerifier = verify_tree, **keywords: Any) -> Trace:
     """Generate up to `max_new_tokens` tokens after `input_ids` by speculative decoding; return the trace.
+
+    `keywords` are the generation's settings (`GenerationSettings`: max_new_tokens=64, temperature=0.0, top_k=0,
+    top_p=1.0, seed=0) and its options (`DecodeOptions`: tokenizer=None, eos_token_id=None, record=True,
+    clock=default_clock, on_step=None, deadline=None); each is documented there.
 
     `tree_nodes` > 0 drafts a tree of at most that many nodes, depth at most K and at most `tree_width` children
     per node (a proposer that cannot branch keeps drafting a chain); `tree_verifier` judges it (the exact
-    `verify_tree` unless the Exactness lab passes a broken rule).
-
-    `draft_length` (a `specviz.engine.policies.DraftLength`) picks each step's K in place of the constant `k`.
-    With `record=False` the per-token details (top-10 lists, token text) are left out of the steps, so the
-    cost of recording can itself be measured; the decisions, kinds and timings stay. `on_step` is called with
-    each `StepOutcome` as soon as it is decided (for progress displays). With `deadline` (a `clock()` value) the
-    run stops cleanly after the step that passes it, with `stop_reason` "deadline" and the partial trace.
+    `verify_tree` unless the Exactness lab passes a broken rule). `draft_length` (a
+    `specviz.engine.policies.DraftLength`) picks each step's K in place of the constant `k`.
     """
-    settings = GenerationSettings(max_new_tokens, temperature, top_k, top_p, seed, k)
+    settings, options = settings_from("speculative_generate", keywords, k)
     tree = TreeShape(tree_nodes, tree_width, tree_verifier)
     proposer = draft if isinstance(draft, Proposer) else DraftModelProposer(draft, target.config.vocab_size)
-    return decode(target, proposer, input_ids, settings, tokenizer=tokenizer, eos_token_id=eos_token_id,
-                  verifier=verifier, record=record, clock=clock, draft_length=draft_length, on_step=on_step,
-                  deadline=deadline, tree=tree)
+    return decode(target, proposer, input_ids, settings, options, verifier=verifier, draft_length=draft_length,
+                  tree=tree)
 
 
 @dataclass(frozen=True)
@@ -103,18 +124,19 @@ class TreeShape:
 
 
 def decode(target: PreTrainedModel, proposer: Proposer, input_ids: Sequence[int] | torch.Tensor,
-           settings: GenerationSettings, *, mode: Mode = Mode.SPECULATIVE, tokenizer=None,
-           eos_token_id: int | Sequence[int] | None = None, verifier: Verifier = verify, record: bool = True,
-           clock: Clock = default_clock, draft_length=None, on_step: StepObserver | None = None,
-           deadline: float | None = None, tree: TreeShape | None = None) -> Trace:
-    """The loop both `speculative_generate` and `autoregressive_generate` run: prefill, then steps until a stop."""
+           settings: GenerationSettings, options: DecodeOptions | None = None, *, mode: Mode = Mode.SPECULATIVE,
+           verifier: Verifier = verify, draft_length=None, tree: TreeShape | None = None) -> Trace:
+    """The loop both `speculative_generate` and `autoregressive_generate` run: prefill, then steps until a stop.
+    `settings` say what to sample, `options` how to record, time and bound it (`DecodeOptions()` when None)."""
+    options = options or DecodeOptions()
+    clock, deadline, on_step = options.clock, options.deadline, options.on_step
     prompt = prompt_ids(input_ids, target)
     check_context(target, len(prompt), settings)
-    eos = eos_ids(target, tokenizer, eos_token_id)
+    eos = eos_ids(target, options.tokenizer, options.eos_token_id)
     tree = tree or TreeShape()
     decoder = SpeculativeDecoder(target, proposer, settings, eos, verifier, clock, draft_length,
-                                 template_tokens(tokenizer) - eos, tree)
-    recorder = TraceRecorder(tokenizer, record)
+                                 template_tokens(options.tokenizer) - eos, tree)
+    recorder = TraceRecorder(options.tokenizer, options.record)
     start = clock()
     decoder.prefill(prompt)
     prefill_seconds = clock() - start

@@ -18,7 +18,7 @@ from typing import Any
 
 from specviz.core.i18n import _, ngettext
 from specviz.engine.baseline import TargetOnly
-from specviz.engine.decoding import TreeShape, decode
+from specviz.engine.decoding import DecodeOptions, TreeShape, decode
 from specviz.engine.generation import K_RANGE, GenerationSettings
 from specviz.engine.policies import confident, make_policy
 from specviz.engine.proposers import Proposer, make_proposer
@@ -209,8 +209,8 @@ def run(spec: RunSpec, *, pair: Pair | None = None, input_ids: list[int] | None 
     proposer = proposer or proposer_for(spec, pair)
     draft_length = None if spec.policy == "constant" else make_policy(spec.policy, spec.k, k_max=k_max, c=c)
     engine.setdefault("tree", TreeShape(spec.tree_nodes, spec.tree_width))
-    trace = decode(pair.target, proposer, ids, generation_settings(spec), tokenizer=pair.tokenizer,
-                   draft_length=draft_length, **engine)
+    options, engine = DecodeOptions.take(engine, tokenizer=pair.tokenizer)
+    trace = decode(pair.target, proposer, ids, generation_settings(spec), options, draft_length=draft_length, **engine)
     trace.meta.update(pair=spec.pair, proposer=proposer.name, chat=spec.chat, prompt=spec.prompt, **_numerics(pair))
     return trace
 
@@ -220,8 +220,9 @@ def run_target_only(spec: RunSpec, *, pair: Pair | None = None, input_ids: list[
     """The same spec decoded by the target alone: the baseline of every speedup."""
     pair = pair or PAIRS.get(spec.pair)
     ids = input_ids if input_ids is not None else prompt_ids(spec, pair)
-    trace = decode(pair.target, TargetOnly(), ids, generation_settings(spec, speculative=False), mode="autoregressive",
-                   tokenizer=pair.tokenizer, **engine)
+    options, engine = DecodeOptions.take(engine, tokenizer=pair.tokenizer)
+    trace = decode(pair.target, TargetOnly(), ids, generation_settings(spec, speculative=False), options,
+                   mode="autoregressive", **engine)
     trace.meta.update(pair=spec.pair, proposer="none", chat=spec.chat, prompt=spec.prompt, **_numerics(pair))
     return trace
 

@@ -20,6 +20,7 @@ The package, in the order a run uses it:
   config.py    prompt suites and `BenchConfig`, the folders read and written
   timing.py    the machine, c and the verify curve (micro-benchmarks with a warm cache)
   cases.py     one case: every method on one prompt and temperature, transformers' baselines included
+  rows.py      what a case measured, typed: `CaseResult`, `BaselineResult` (their fields are the JSON's keys)
   runner.py    `run_bench`: costs, warm-up, every case, the finished result
   summary.py   cases pooled per suite and over all suites; the paper's predicted speedups
   report.py    `BenchResult` (JSON schema, `DEFINITIONS`), the CSV and the markdown report

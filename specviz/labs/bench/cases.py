@@ -1,13 +1,14 @@
 """One case of the benchmark: every method on one prompt at one temperature, timed side by side.
 
     runner = CaseRunner(config, pair, proposers, assistants, costs, clock)
-    for temperature, specs in runner.plan().items():
-        case_rows, baseline_rows = runner.case(suite, prompt, ids, temperature, specs, tick)
+    for temperature, configs in runner.plan().items():
+        results, baselines = runner.case(suite, prompt, ids, temperature, configs, tick)   # CaseResult, BaselineResult
 
 The methods are specviz's target-only decoding, `model.generate`, speculative decoding for every proposer x policy x
 K, and transformers' own assisted generation (or prompt lookup) with the same K. The runs of each repeat are
-interleaved so a burst of machine noise hits every method alike; each case becomes one row per configuration,
-with the speedups against the baselines and the paper's predicted speedup next to the measured one.
+interleaved so a burst of machine noise hits every method alike; each case becomes one `CaseResult` per
+configuration (rows.py), with the speedups against the baselines and the paper's predicted speedup next to the
+measured one.
 """
 
 from __future__ import annotations
@@ -16,15 +17,17 @@ import copy
 import math
 import statistics
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import torch
 
 from specviz.engine.generation import Clock, default_clock, synchronize
 from specviz.engine.policies import confident
+from specviz.engine.trace import Trace
 from specviz.labs.bench.config import BenchConfig
-from specviz.labs.bench.report import HF_GENERATE, TARGET_ONLY, nan_to_null
+from specviz.labs.bench.report import HF_GENERATE, TARGET_ONLY
+from specviz.labs.bench.rows import BaselineResult, CaseResult
 from specviz.labs.bench.summary import limits, predicted_speedups
 from specviz.runs.running import run, run_target_only
 from specviz.runs.runspec import RunSpec
@@ -83,8 +86,8 @@ def _pad_id(model) -> int | None:
 # ---- one case -----------------------------------------------------------------------------------------------------
 
 
-@dataclass
-class _Spec:
+@dataclass(frozen=True)
+class Configuration:
     """One speculative configuration of a case: which proposer, which policy, which K, which tree (0: a chain)."""
 
     proposer: str
@@ -99,45 +102,78 @@ class _Spec:
         return f"{self.proposer} {self.policy} {shape}"
 
 
+@dataclass
+class Timed:
+    """One method's repeats in a case, pooled: the tokens of the first repeat and the median time over all."""
+
+    output_ids: list[int]
+    seconds: float
+
+    @property
+    def tokens_per_second(self) -> float:
+        return len(self.output_ids) / self.seconds
+
+    @classmethod
+    def of_traces(cls, traces: list[Trace]) -> Timed:
+        return cls(traces[0].output_ids, statistics.median(t.wall_seconds for t in traces))
+
+    @classmethod
+    def of_generate(cls, runs: list[tuple[list[int], float]]) -> Timed:
+        return cls(runs[0][0], statistics.median(seconds for _, seconds in runs))
+
+
+@dataclass
+class Repeats:
+    """What one case ran: every method's repeats (the speculative ones and transformers' twins by configuration
+    index), and the wall time of the runs that recorded the full trace."""
+
+    target_only: list[Trace] = field(default_factory=list)
+    generate: list[tuple[list[int], float]] = field(default_factory=list)
+    speculative: dict[int, list[Trace]] = field(default_factory=lambda: defaultdict(list))
+    assisted: dict[int, list[tuple[list[int], float]]] = field(default_factory=lambda: defaultdict(list))
+    recorded_seconds: dict[int, float] = field(default_factory=dict)
+
+
 class CaseRunner:
-    """Runs the methods of one case, interleaved repeat by repeat, and turns the traces into rows."""
+    """Runs the methods of one case, interleaved repeat by repeat, and turns the traces into typed results."""
 
     def __init__(self, config: BenchConfig, pair, proposers, assistants, costs, clock: Clock):
         self.config, self.pair, self.proposers, self.assistants = config, pair, proposers, assistants
         self.costs, self.clock = costs, clock
 
-    def plan(self) -> dict[float, list[_Spec]]:
+    def plan(self) -> dict[float, list[Configuration]]:
         cfg = self.config
         policy_temps = cfg.policy_temperatures if cfg.policy_temperatures is not None else cfg.temperatures
-        plan: dict[float, list[_Spec]] = {}
+        plan: dict[float, list[Configuration]] = {}
         for temperature in dict.fromkeys([*cfg.temperatures, *policy_temps]):
-            specs = []
+            configs = []
             for name in cfg.proposers:
                 if temperature in cfg.temperatures and "constant" in cfg.policies:
-                    specs += [_Spec(name, "constant", k, n, w) for k, n, w in cfg.shapes()]
+                    configs += [Configuration(name, "constant", k, n, w) for k, n, w in cfg.shapes()]
                 if temperature in policy_temps:
                     for policy in cfg.policies:
                         if policy == "threshold" and name == "ngram":
                             continue  # a lookup has no draft probability to threshold
                         if policy != "constant":
-                            specs.append(_Spec(name, policy, cfg.policy_k))
-            plan[float(temperature)] = specs
+                            configs.append(Configuration(name, policy, cfg.policy_k))
+            plan[float(temperature)] = configs
         self._plan_cache = plan
         return plan
 
-    def records(self, spec: _Spec) -> bool:
+    def records_overhead(self, config: Configuration) -> bool:
         """Whether this configuration also runs once with the full trace recorded (one K per proposer: policy K)."""
         k = self.config.policy_k if self.config.policy_k in self.config.ks else self.config.ks[0]
-        return self.config.record_overhead and spec.policy == "constant" and spec.k == k and not spec.tree_nodes
+        return self.config.record_overhead and config.policy == "constant" and config.k == k and not config.tree_nodes
 
-    def assisted(self, spec: _Spec) -> bool:
+    def runs_assisted(self, config: Configuration) -> bool:
         """Whether transformers runs the same configuration (a chain of constant K with a twin method)."""
-        return spec.policy == "constant" and not spec.tree_nodes and self.has_hf_twin(spec.proposer)
+        return config.policy == "constant" and not config.tree_nodes and self.has_transformers_twin(config.proposer)
 
-    def hf_on(self, temperature: float | None) -> bool:
+    def runs_transformers(self, temperature: float | None) -> bool:
+        """Whether transformers' own generation runs at this temperature (the --hf setting)."""
         return self.config.hf == "all" or (self.config.hf == "greedy" and not temperature)
 
-    def has_hf_twin(self, proposer: str) -> bool:
+    def has_transformers_twin(self, proposer: str) -> bool:
         """Whether transformers has the same method: prompt lookup for n-gram, assisted generation for a draft
         model or an early exit; nothing for a feature drafter (EAGLE), which needs the target's hidden states."""
         return proposer == "ngram" or self.assistants.get(proposer) is not None
@@ -146,147 +182,172 @@ class CaseRunner:
         """Runs one case makes (temperature None: one warm-up round)."""
         cfg = self.config
         if temperature is None:
-            return 1 + sum(1 + (self.hf_on(0.0) and self.has_hf_twin(p)) for p in cfg.proposers) + self.hf_on(0.0)
-        specs = self._plan_cache[temperature]
-        hf = self.hf_on(temperature)
-        per_repeat = 1 + hf + len(specs) + hf * sum(self.assisted(s) for s in specs)
-        record = sum(self.records(s) for s in specs)
+            twins = sum(1 + (self.runs_transformers(0.0) and self.has_transformers_twin(p)) for p in cfg.proposers)
+            return 1 + twins + self.runs_transformers(0.0)
+        configs = self._plan_cache[temperature]
+        hf = self.runs_transformers(temperature)
+        per_repeat = 1 + hf + len(configs) + hf * sum(self.runs_assisted(c) for c in configs)
+        record = sum(self.records_overhead(c) for c in configs)
         return cfg.repeats * per_repeat + record
 
     # ---- single runs
-    def run_spec(self, temperature: float, spec: _Spec | None = None, max_new_tokens: int | None = None) -> RunSpec:
+    def run_spec(self, temperature: float, config: Configuration | None = None,
+                 max_new_tokens: int | None = None) -> RunSpec:
         """The RunSpec of one run of this case: the pair, the settings and (for a speculative run) proposer, policy
         and K. The prompt is already encoded (`input_ids`); its text only labels the trace."""
-        return RunSpec(pair=self.pair.name, proposer=spec.proposer if spec else None, prompt="(bench prompt)",
-                       k=spec.k if spec else self.config.ks[0], policy=spec.policy if spec else "constant",
+        return RunSpec(pair=self.pair.name, proposer=config.proposer if config else None, prompt="(bench prompt)",
+                       k=config.k if config else self.config.ks[0], policy=config.policy if config else "constant",
                        max_new_tokens=max_new_tokens or self.config.max_new_tokens, temperature=temperature,
-                       seed=self.config.seed, tree_nodes=spec.tree_nodes if spec else 0,
-                       tree_width=(spec.tree_width if spec else 0) or 4)
+                       seed=self.config.seed, tree_nodes=config.tree_nodes if config else 0,
+                       tree_width=(config.tree_width if config else 0) or 4)
 
-    def ar(self, ids, temperature, record=False, max_new_tokens=None):
+    def target_only(self, ids, temperature, record=False, max_new_tokens=None) -> Trace:
+        """specviz's target-only decoding: the baseline of `speedup_vs_ar`."""
         return run_target_only(self.run_spec(temperature, None, max_new_tokens), pair=self.pair, input_ids=ids,
                                record=record, clock=self.clock)
 
-    def spec(self, ids, temperature, spec: _Spec, record=False, max_new_tokens=None):
-        proposer = self.proposers[spec.proposer]
-        if spec.policy == "threshold":
+    def speculative(self, ids, temperature, config: Configuration, record=False, max_new_tokens=None) -> Trace:
+        """specviz's speculative decoding in one configuration."""
+        proposer = self.proposers[config.proposer]
+        if config.policy == "threshold":
             proposer = confident(proposer, self.config.threshold)
-        return run(self.run_spec(temperature, spec, max_new_tokens), pair=self.pair, input_ids=ids, proposer=proposer,
-                   c=self.costs["c"].get(proposer.name), k_max=self.config.k_max, record=record, clock=self.clock)
+        return run(self.run_spec(temperature, config, max_new_tokens), pair=self.pair, input_ids=ids,
+                   proposer=proposer, c=self.costs["c"].get(proposer.name), k_max=self.config.k_max, record=record,
+                   clock=self.clock)
 
-    def hf(self, ids, temperature, spec: _Spec | None, max_new_tokens=None):
+    def generate(self, ids, temperature, config: Configuration | None,
+                 max_new_tokens=None) -> tuple[list[int], float]:
+        """transformers' `model.generate` alone (no configuration), or its twin of the configuration: prompt lookup
+        for n-gram, assisted generation with the same K for a draft model or an early exit."""
         n = max_new_tokens or self.config.max_new_tokens
-        if spec is None:
-            return hf_generate(self.pair.target, ids, max_new_tokens=n, temperature=temperature,
-                               seed=self.config.seed, clock=self.clock)
-        if spec.proposer == "ngram":
-            return hf_generate(self.pair.target, ids, max_new_tokens=n, temperature=temperature,
-                               seed=self.config.seed, prompt_lookup=spec.k, clock=self.clock)
+        if config is None:
+            twin = {}
+        elif config.proposer == "ngram":
+            twin = {"prompt_lookup": config.k}
+        else:
+            twin = {"assistant": self.assistants[config.proposer], "k": config.k}
         return hf_generate(self.pair.target, ids, max_new_tokens=n, temperature=temperature, seed=self.config.seed,
-                           assistant=self.assistants[spec.proposer], k=spec.k, clock=self.clock)
+                           clock=self.clock, **twin)
 
     def warmup(self, ids, tick) -> None:
         n = min(8, self.config.max_new_tokens)
-        self.ar(ids, 0.0, max_new_tokens=n)
+        self.target_only(ids, 0.0, max_new_tokens=n)
         tick("warm-up")
-        if self.hf_on(0.0):
-            self.hf(ids, 0.0, None, max_new_tokens=n)
+        if self.runs_transformers(0.0):
+            self.generate(ids, 0.0, None, max_new_tokens=n)
             tick("warm-up")
         for name in self.config.proposers:
-            spec = _Spec(name, "constant", self.config.ks[0])
-            self.spec(ids, 0.0, spec, max_new_tokens=n)
+            config = Configuration(name, "constant", self.config.ks[0])
+            self.speculative(ids, 0.0, config, max_new_tokens=n)
             tick("warm-up")
-            if self.hf_on(0.0) and self.has_hf_twin(name):
-                self.hf(ids, 0.0, spec, max_new_tokens=n)
+            if self.runs_transformers(0.0) and self.has_transformers_twin(name):
+                self.generate(ids, 0.0, config, max_new_tokens=n)
                 tick("warm-up")
 
     # ---- one case
-    def case(self, suite, prompt, ids, temperature, specs: list[_Spec], tick):
-        cfg = self.config
-        hf = self.hf_on(temperature)
+    def case(self, suite, prompt, ids, temperature: float, configs: list[Configuration],
+             tick) -> tuple[list[CaseResult], list[BaselineResult]]:
+        """Every method on one prompt at one temperature: 1. run the repeats, interleaved; 2. run the recorded
+        traces; 3. pool the baselines; 4. one result per configuration, against them."""
         where = f"{prompt.id} T={temperature:g}"
-        ar_runs, hf_runs = [], []
-        spec_runs: dict[int, list] = defaultdict(list)
-        assisted: dict[int, list] = defaultdict(list)
-        for _ in range(cfg.repeats):  # interleaved: every method sees the same stretch of machine noise
-            ar_runs.append(self.ar(ids, temperature))
+        repeats = self.run_repeats(ids, temperature, configs, tick, where)
+        self.run_recorded(ids, temperature, configs, tick, where, repeats)
+        target_only = Timed.of_traces(repeats.target_only)
+        generate = Timed.of_generate(repeats.generate) if repeats.generate else None
+        baselines = baseline_results(suite.name, prompt.id, temperature, target_only, generate)
+        results = [self.case_result(suite.name, prompt.id, temperature, config, i, repeats, target_only, generate)
+                   for i, config in enumerate(configs)]
+        return results, baselines
+
+    def run_repeats(self, ids, temperature: float, configs: list[Configuration], tick, where: str) -> Repeats:
+        """Every method once per repeat, interleaved: every method sees the same stretch of machine noise."""
+        hf = self.runs_transformers(temperature)
+        repeats = Repeats()
+        for _ in range(self.config.repeats):
+            repeats.target_only.append(self.target_only(ids, temperature))
             tick(f"{where} target-only")
             if hf:
-                hf_runs.append(self.hf(ids, temperature, None))
+                repeats.generate.append(self.generate(ids, temperature, None))
                 tick(f"{where} model.generate")
-            for i, spec in enumerate(specs):
-                spec_runs[i].append(self.spec(ids, temperature, spec))
-                tick(f"{where} {spec.label}")
-                if hf and self.assisted(spec):
-                    assisted[i].append(self.hf(ids, temperature, spec))
-                    tick(f"{where} transformers assisted {spec.proposer} K={spec.k}")
-        recorded = {}
-        if cfg.record_overhead:
-            for i, spec in enumerate(specs):
-                if self.records(spec):
-                    recorded[i] = self.spec(ids, temperature, spec, record=True).wall_seconds
-                    tick(f"{where} {spec.proposer} K={spec.k} recorded")
+            for i, config in enumerate(configs):
+                repeats.speculative[i].append(self.speculative(ids, temperature, config))
+                tick(f"{where} {config.label}")
+                if hf and self.runs_assisted(config):
+                    repeats.assisted[i].append(self.generate(ids, temperature, config))
+                    tick(f"{where} transformers assisted {config.proposer} K={config.k}")
+        return repeats
 
-        base = {"suite": suite.name, "prompt_id": prompt.id, "temperature": temperature}
-        ar_ids = ar_runs[0].output_ids
-        ar_sec = statistics.median(t.wall_seconds for t in ar_runs)
-        ar_tps = len(ar_ids) / ar_sec
-        b_rows = [{**base, "method": TARGET_ONLY, "tokens": len(ar_ids), "seconds": ar_sec,
-                   "tokens_per_second": ar_tps, "identical": True if temperature == 0 else None}]
-        hf_tps = None
-        if hf_runs:
-            hf_ids, hf_sec = hf_runs[0][0], statistics.median(s for _, s in hf_runs)
-            hf_tps = len(hf_ids) / hf_sec
-            b_rows.append({**base, "method": HF_GENERATE, "tokens": len(hf_ids), "seconds": hf_sec,
-                           "tokens_per_second": hf_tps, "identical": (hf_ids == ar_ids) if temperature == 0 else None})
-        rows = []
-        for i, spec in enumerate(specs):
-            runs = spec_runs[i]
-            trace = runs[0]
-            sec = statistics.median(t.wall_seconds for t in runs)
-            tps = trace.num_tokens / sec
-            label = self.proposers[spec.proposer].name
-            c = self.costs["c"][label]
-            alpha = trace.mean_accept_prob
-            drafted_pos, survived_pos = _position_counts(trace)
-            row = {
-                **base, "proposer": label, "policy": spec.policy, "k": spec.k,
-                "mean_k": trace.num_drafted / trace.num_steps if trace.num_steps else math.nan,
-                "tokens": trace.num_tokens, "steps": trace.num_steps, "drafted": trace.num_drafted,
-                "tree_nodes": spec.tree_nodes, "tree_width": spec.tree_width or None,
-                "accepted": trace.num_accepted, "acceptance_rate": trace.acceptance_rate, "alpha": alpha,
-                "mat_with_bonus": trace.mean_accepted_length,
-                "mat_without_bonus": trace.num_accepted / trace.num_steps if trace.num_steps else math.nan,
-                "per_position": trace.per_position_acceptance,
-                "position_drafted": drafted_pos, "position_survived": survived_pos,
-                "draft_ms": _median_ms(runs, "draft_seconds"), "verify_ms": _median_ms(runs, "verify_seconds"),
-                "overhead_ms": _median_ms(runs, "overhead_seconds"),
-                "prefill_ms": 1e3 * statistics.median(t.prefill_seconds for t in runs),
-                "seconds": sec, "tokens_per_second": tps, "c": c,
-                "ar_tokens": len(ar_ids), "ar_seconds": ar_sec, "speedup_vs_ar": tps / ar_tps,
-                "hf_generate_tokens": len(hf_runs[0][0]) if hf_runs else None,
-                "hf_generate_seconds": statistics.median(s for _, s in hf_runs) if hf_runs else None,
-                "speedup_vs_hf_generate": tps / hf_tps if hf_tps else None,
-                "hf_assisted_method": None, "hf_assisted_tokens": None, "hf_assisted_seconds": None, "hf_assisted_speedup": None,
-                "speedup_vs_hf_assisted": None,
-                "predicted_speedup": None, "predicted_speedup_measured_verify": None,
-                "record_overhead": recorded[i] / sec - 1 if i in recorded else None,
-                "identical": (trace.output_ids == ar_ids) if temperature == 0 else None,
-                "hf_assisted_identical": None, "physical_limit": None, "fraction_of_limit": None,
-            }
-            if spec.policy == "constant" and not spec.tree_nodes and math.isfinite(alpha):
-                row.update(predicted_speedups(alpha, spec.k, c, self.costs))
-            row.update(limits(row, self.costs))
-            if i in assisted:
-                a_ids = assisted[i][0][0]
-                a_sec = statistics.median(s for _, s in assisted[i])
-                a_tps = len(a_ids) / a_sec
-                row.update(hf_assisted_method="prompt lookup" if spec.proposer == "ngram" else "assisted generation",
-                           hf_assisted_tokens=len(a_ids), hf_assisted_seconds=a_sec, hf_assisted_speedup=a_tps / hf_tps if hf_tps else None,
-                           speedup_vs_hf_assisted=tps / a_tps,
-                           hf_assisted_identical=(a_ids == ar_ids) if temperature == 0 else None)
-            rows.append(nan_to_null(row))
-        return rows, b_rows
+    def run_recorded(self, ids, temperature: float, configs: list[Configuration], tick, where: str,
+                     repeats: Repeats) -> None:
+        """One run with the full trace recorded, for the configurations that measure what recording costs."""
+        if not self.config.record_overhead:
+            return
+        for i, config in enumerate(configs):
+            if self.records_overhead(config):
+                repeats.recorded_seconds[i] = self.speculative(ids, temperature, config, record=True).wall_seconds
+                tick(f"{where} {config.proposer} K={config.k} recorded")
+
+    def case_result(self, suite: str, prompt_id: str, temperature: float, config: Configuration, index: int,
+                    repeats: Repeats, target_only: Timed, generate: Timed | None) -> CaseResult:
+        """One configuration's result: its counts and times, its speedups against the baselines, the paper's
+        prediction and the physical limit, and transformers' twin when it ran."""
+        traces = repeats.speculative[index]
+        trace = traces[0]
+        seconds = statistics.median(t.wall_seconds for t in traces)
+        tokens_per_second = trace.num_tokens / seconds
+        label = self.proposers[config.proposer].name
+        c = self.costs["c"][label]
+        alpha = trace.mean_accept_prob
+        drafted_pos, survived_pos = _position_counts(trace)
+        greedy = temperature == 0
+        result = CaseResult(
+            suite=suite, prompt_id=prompt_id, temperature=temperature, proposer=label, policy=config.policy,
+            k=config.k, mean_k=trace.num_drafted / trace.num_steps if trace.num_steps else math.nan,
+            tokens=trace.num_tokens, steps=trace.num_steps, drafted=trace.num_drafted,
+            tree_nodes=config.tree_nodes, tree_width=config.tree_width or None,
+            accepted=trace.num_accepted, acceptance_rate=trace.acceptance_rate, alpha=alpha,
+            mat_with_bonus=trace.mean_accepted_length,
+            mat_without_bonus=trace.num_accepted / trace.num_steps if trace.num_steps else math.nan,
+            per_position=trace.per_position_acceptance,
+            position_drafted=drafted_pos, position_survived=survived_pos,
+            draft_ms=_median_ms(traces, "draft_seconds"), verify_ms=_median_ms(traces, "verify_seconds"),
+            overhead_ms=_median_ms(traces, "overhead_seconds"),
+            prefill_ms=1e3 * statistics.median(t.prefill_seconds for t in traces),
+            seconds=seconds, tokens_per_second=tokens_per_second, c=c,
+            ar_tokens=len(target_only.output_ids), ar_seconds=target_only.seconds,
+            speedup_vs_ar=tokens_per_second / target_only.tokens_per_second,
+            hf_generate_tokens=len(generate.output_ids) if generate else None,
+            hf_generate_seconds=generate.seconds if generate else None,
+            speedup_vs_hf_generate=tokens_per_second / generate.tokens_per_second if generate else None,
+            record_overhead=(repeats.recorded_seconds[index] / seconds - 1
+                             if index in repeats.recorded_seconds else None),
+            identical=(trace.output_ids == target_only.output_ids) if greedy else None,
+        )
+        if config.policy == "constant" and not config.tree_nodes and math.isfinite(alpha):
+            result = replace(result, **predicted_speedups(alpha, config.k, c, self.costs))
+        result = replace(result, **limits(asdict(result), self.costs))
+        if index in repeats.assisted:
+            assisted = Timed.of_generate(repeats.assisted[index])
+            result = replace(
+                result, hf_assisted_method="prompt lookup" if config.proposer == "ngram" else "assisted generation",
+                hf_assisted_tokens=len(assisted.output_ids), hf_assisted_seconds=assisted.seconds,
+                hf_assisted_speedup=assisted.tokens_per_second / generate.tokens_per_second if generate else None,
+                speedup_vs_hf_assisted=tokens_per_second / assisted.tokens_per_second,
+                hf_assisted_identical=(assisted.output_ids == target_only.output_ids) if greedy else None)
+        return result
+
+
+def baseline_results(suite: str, prompt_id: str, temperature: float, target_only: Timed,
+                     generate: Timed | None) -> list[BaselineResult]:
+    """The baselines of one case: specviz target-only, and transformers' model.generate when it ran."""
+    greedy = temperature == 0
+    out = [BaselineResult(suite, prompt_id, temperature, TARGET_ONLY, len(target_only.output_ids),
+                          target_only.seconds, target_only.tokens_per_second, True if greedy else None)]
+    if generate:
+        out.append(BaselineResult(suite, prompt_id, temperature, HF_GENERATE, len(generate.output_ids),
+                                  generate.seconds, generate.tokens_per_second,
+                                  (generate.output_ids == target_only.output_ids) if greedy else None))
+    return out
 
 
 def _median_ms(traces, attr: str) -> float:
@@ -302,4 +363,3 @@ def _position_counts(trace) -> tuple[list[int], list[int]]:
     drafted = [sum(s.draft_depth > i for s in trace.steps) for i in range(k_max)]
     survived = [sum(s.draft_depth > i and s.n_accepted > i for s in trace.steps) for i in range(k_max)]
     return drafted, survived
-

@@ -89,15 +89,15 @@ def _run(config: BenchConfig, command: str, progress: Progress | None, pair, clo
 
     cases, baselines, skipped, longest = [], [], 0, 0.0
     for suite, prompt in prompts:
-        for temperature, specs in plan.items():
+        for temperature, configs in plan.items():
             if deadline is not None and time.monotonic() + longest > deadline:  # it would not finish in time
                 skipped += 1
                 continue
             started = time.monotonic()
-            c_rows, b_rows = runner.case(suite, prompt, encoded[prompt.id], temperature, specs, tick)
+            results, baseline_results = runner.case(suite, prompt, encoded[prompt.id], temperature, configs, tick)
             longest = max(longest, time.monotonic() - started)
-            cases += c_rows
-            baselines += b_rows
+            cases += [r.to_row() for r in results]
+            baselines += [b.to_row() for b in baseline_results]
 
     machine["load_average_end"] = load_average()
     machine["torch_threads"] = torch.get_num_threads()

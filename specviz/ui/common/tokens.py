@@ -7,12 +7,15 @@ from `specviz.ui.common.palette`; its text, whatever a model wrote, goes through
     True
 
 Public API (other pages import it; keep it stable): `fmt`, `chip`, `decision_kind`, `decision_tooltip`,
-`emitted_tooltip`, `emitted_chips`, `decision_chips`, `output_html`, `stream_html`, `text_html`, `answer_html`.
+`emitted_tooltip`, `emitted_chips`, `decision_chips`, `TraceView`, `trace_view`, `output_html`, `stream_html`,
+`text_html`, `answer_html`. A page that draws one trace many times (the Playground's player) builds its
+`trace_view` once and reads it.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 from specviz.core.i18n import _, localized
 from specviz.engine.trace import Decision, EmittedToken, Step, TokenKind, Trace
@@ -131,43 +134,69 @@ def emitted_chips(step: Step, *, size: str = "large") -> str:
 # ---- running text ---------------------------------------------------------------------------------------------
 
 
-def output_html(trace: Trace, upto: int | None = None, *, current: int | None = None, show_rejected: bool = True,
-                show_unreached: bool = False, prompt: bool = False) -> str:
-    """The output as it grows: steps 0..upto-1 (all when None); every token is a chip of its kind.
+@dataclass(frozen=True)
+class TraceView:
+    """A trace as the screen draws it, built once by `trace_view`: each step's tokens as inline chips, in the order
+    they grew the output. The renderers read it (`output_html`, `answer`); none walks the trace's tokens again."""
+
+    trace: Trace
+    groups: tuple[tuple[int, str], ...]  # per step: (its index, its chips)
+
+    @property
+    def answer(self) -> str:
+        """What the model wrote, as plain text (the emitted tokens' texts when the trace has no output text)."""
+        return self.trace.output_text or "".join(t.text for s in self.trace.steps for t in s.emitted)
+
+    def output_html(self, upto: int | None = None, *, current: int | None = None, prompt: bool = False) -> str:
+        """The output as it grows: steps 0..upto-1 (all when None). Step `current` is outlined. With `prompt`, the
+        prompt text comes first, in muted grey."""
+        groups = self.groups if upto is None else self.groups[: max(0, upto)]
+        parts = []
+        if prompt and self.trace.prompt_text:
+            prompt_text = escape_text(self.trace.prompt_text, whitespace=False).replace("\n", "&#10;")
+            parts.append(f'<span style="color:#6B6B6B;white-space:pre-wrap">{prompt_text}</span><br>')
+        for index, chips in groups:
+            edge = "outline:2px dashed #000;outline-offset:1px;border-radius:4px;" if index == current else ""
+            title = escape_attr(_("step {n}", n=index + 1))
+            parts.append(f'<span title="{title}" style="{edge}margin-right:5px">{chips}</span>')
+        if not groups:
+            parts.append('<span style="color:#6B6B6B">' + escape_text(_("(no tokens yet: press Next step)"),
+                                                                      whitespace=False) + '</span>')
+        return f'<div style="line-height:2.1;font-size:1rem">{"".join(parts)}</div>'
+
+
+def trace_view(trace: Trace, upto: int | None = None, *, show_rejected: bool = True,
+               show_unreached: bool = False) -> TraceView:
+    """The chips of steps 0..upto-1 (all when None), each token a chip of its kind, built once.
 
     The first rejected draft of each step is shown struck through at the place it was tried, just before the
     recovered token that replaced it (`show_rejected`); drafts after it (never tested) only with `show_unreached`.
-    Step `current` is outlined. Newlines show as ↵ and also break the line. With `prompt`, the prompt text comes
-    first, in muted grey.
+    Newlines show as ↵ and also break the line.
     """
-    steps = trace.steps if upto is None else trace.steps[: max(0, upto)]
-    parts = []
-    if prompt and trace.prompt_text:
-        prompt_text = escape_text(trace.prompt_text, whitespace=False).replace("\n", "&#10;")
-        parts.append(f'<span style="color:#6B6B6B;white-space:pre-wrap">{prompt_text}</span><br>')
-    for step in steps:
-        group = []
+    def inline(t: EmittedToken, step: Step) -> str:
+        tip = emitted_tooltip(t, step.index)
+        return chip(t.text, t.kind, tip, size="inline", glyph=t.kind != TokenKind.ACCEPTED) + \
+            ("<br>" if "\n" in t.text else "")
+
+    groups = []
+    for step in trace.steps if upto is None else trace.steps[: max(0, upto)]:
         n_acc = step.n_accepted
-        for t in step.emitted[:n_acc] if step.decisions else []:
-            group.append(_inline(t, step))
-        if show_rejected:
-            for d in step.decisions[n_acc:]:
-                if d.reached or show_unreached:
-                    group.append(chip(d.text, decision_kind(d), decision_tooltip(d), size="inline"))
-        for t in step.emitted[n_acc:] if step.decisions else step.emitted:
-            group.append(_inline(t, step))
-        edge = "outline:2px dashed #000;outline-offset:1px;border-radius:4px;" if step.index == current else ""
-        title = escape_attr(_("step {n}", n=step.index + 1))
-        parts.append(f'<span title="{title}" style="{edge}margin-right:5px">{"".join(group)}</span>')
-    if not steps:
-        parts.append('<span style="color:#6B6B6B">' + escape_text(_("(no tokens yet: press Next step)"),
-                                                                  whitespace=False) + '</span>')
-    return f'<div style="line-height:2.1;font-size:1rem">{"".join(parts)}</div>'
+        kept = step.emitted[:n_acc] if step.decisions else []
+        tried = [d for d in step.decisions[n_acc:] if d.reached or show_unreached] if show_rejected else []
+        after = step.emitted[n_acc:] if step.decisions else step.emitted
+        chips = [inline(t, step) for t in kept]
+        chips += [chip(d.text, decision_kind(d), decision_tooltip(d), size="inline") for d in tried]
+        chips += [inline(t, step) for t in after]
+        groups.append((step.index, "".join(chips)))
+    return TraceView(trace, tuple(groups))
 
 
-def _inline(t: EmittedToken, step: Step) -> str:
-    html_chip = chip(t.text, t.kind, emitted_tooltip(t, step.index), size="inline", glyph=t.kind != TokenKind.ACCEPTED)
-    return html_chip + ("<br>" if "\n" in t.text else "")
+def output_html(trace: Trace, upto: int | None = None, *, current: int | None = None, show_rejected: bool = True,
+                show_unreached: bool = False, prompt: bool = False) -> str:
+    """The output as it grows, steps 0..upto-1 (all when None): `trace_view`'s chips, drawn by
+    `TraceView.output_html` (step `current` outlined, the prompt first with `prompt`)."""
+    view = trace_view(trace, upto, show_rejected=show_rejected, show_unreached=show_unreached)
+    return view.output_html(upto, current=current, prompt=prompt)
 
 
 def stream_html(groups: list[list[tuple[str, Kind]]]) -> str:

@@ -25,7 +25,7 @@ from specviz.ui.common.frame import live_fragment
 from specviz.ui.common.palette import legend_html
 from specviz.ui.common.predict import Predictor
 from specviz.ui.common.step_view import render_step
-from specviz.ui.common.tokens import answer_html, decision_chips, output_html
+from specviz.ui.common.tokens import TraceView, answer_html, decision_chips
 
 PLAY_SECONDS = 1.6
 # the reason a trace stopped -> the end of the "Done" sentence (English messages: `_()` translates them when shown)
@@ -105,9 +105,11 @@ def _slide(n_steps: int) -> None:
 # ---- the player -----------------------------------------------------------------------------------------------
 
 
-def render_player(trace: Trace, trace_id: str, on_position=None) -> None:
+def render_player(view: TraceView, trace_id: str, on_position=None) -> None:
     """Controls, the growing output, predict-then-reveal and the revealed step, in a self-rerunning fragment.
-    `on_position(pos)` is called on every run of the fragment (the page uses it to keep the URL current)."""
+    `view` is the trace's chips, built once by the page (`specviz.ui.common.tokens.trace_view`); every run of the
+    fragment reads it. `on_position(pos)` is called on every run (the page uses it to keep the URL current)."""
+    trace = view.trace
     playing = bool(st.session_state.get(PLAYING, False))
 
     @live_fragment(run_every=PLAY_SECONDS if playing else None)  # in the session's language; a failure is a sentence
@@ -126,7 +128,7 @@ def render_player(trace: Trace, trace_id: str, on_position=None) -> None:
         if on_position is not None:
             on_position(pos)
         _controls(trace, trace_id, pos)
-        _view(trace, trace_id, pos)
+        _view(view, trace_id, pos)
 
     player()
 
@@ -155,15 +157,16 @@ def _controls(trace: Trace, trace_id: str, pos: int) -> None:
                       label_visibility="collapsed")
 
 
-def _view(trace: Trace, trace_id: str, pos: int) -> None:
+def _view(view: TraceView, trace_id: str, pos: int) -> None:
+    trace = view.trace
     n = trace.num_steps
     if n and pos >= n:
-        _finished(trace, trace_id)
+        _finished(view, trace_id)
     else:
         left, right = st.columns([3, 2], gap="medium")
         with left:
             st.markdown(_(TEXT["so_far"]))
-            st.html(output_html(trace, pos, current=pos - 1))
+            st.html(view.output_html(pos, current=pos - 1))
             st.caption(_(TEXT["so_far_note"]))
         with right:
             _coming_up(trace, trace_id, pos)
@@ -179,18 +182,19 @@ def _view(trace: Trace, trace_id: str, pos: int) -> None:
         render_step(trace.steps[pos - 1], key="playground_step", stop=trace.stop_reason if pos == n else "")
 
 
-def _finished(trace: Trace, trace_id: str) -> None:
+def _finished(view: TraceView, trace_id: str) -> None:
     """The end of the trace: the text as plain reading next to the annotated one, and the way back to step 1."""
+    trace = view.trace
     n = trace.num_steps
     st.success(_(TEXT["done"], tokens=trace.num_tokens, steps=n,
                  stop=_(STOPS.get(trace.stop_reason, STOPS["max_new_tokens"]))))
     plain, annotated = st.columns(2, gap="medium")
     with plain:
         st.markdown(_(TEXT["answer"]))
-        st.html(answer_html(trace.output_text or "".join(t.text for s in trace.steps for t in s.emitted)))
+        st.html(answer_html(view.answer))
     with annotated:
         st.markdown(_(TEXT["annotated"]))
-        st.html(output_html(trace, n))
+        st.html(view.output_html(n))
         st.caption(_(TEXT["annotated_note"]))
     button, note = st.columns([2, 3], vertical_alignment="center")
     button.button(_(TEXT["from_start"]), key="playground_from_start", type="primary", icon=":material/replay:",

@@ -81,22 +81,42 @@ def settings_from(function: str, keywords: dict[str, Any], k: int | None) -> tup
     return GenerationSettings(**rest, k=k), options
 
 
-def speculative_generate(target: PreTrainedModel, draft: PreTrainedModel | Proposer,
-                         input_ids: Sequence[int] | torch.Tensor, *, k: int = 4, verifier: Verifier = verify,
-                         draft_length=None, tree_nodes: int = 0, tree_width: int = 4,
-                         tree_verifier: TreeVerifier = verify_tree, **keywords: Any) -> Trace:
+def speculative_generate(
+    target: PreTrainedModel,
+    draft: PreTrainedModel | Proposer,
+    input_ids: Sequence[int] | torch.Tensor,
+    *,
+    k: int = 4,
+    max_new_tokens: int = 64,
+    temperature: float = 0.0,
+    top_k: int = 0,
+    top_p: float = 1.0,
+    seed: int = 0,
+    tokenizer=None,
+    eos_token_id: int | Sequence[int] | None = None,
+    verifier: Verifier = verify,
+    record: bool = True,
+    clock: Clock = default_clock,
+    draft_length=None,
+    on_step: StepObserver | None = None,
+    deadline: float | None = None,
+    tree_nodes: int = 0,
+    tree_width: int = 4,
+    tree_verifier: TreeVerifier = verify_tree,
+) -> Trace:
     """Generate up to `max_new_tokens` tokens after `input_ids` by speculative decoding; return the trace.
 
-    `keywords` are the generation's settings (`GenerationSettings`: max_new_tokens=64, temperature=0.0, top_k=0,
-    top_p=1.0, seed=0) and its options (`DecodeOptions`: tokenizer=None, eos_token_id=None, record=True,
-    clock=default_clock, on_step=None, deadline=None); each is documented there.
+    The keywords are spelled out here for readers and editors; inside they become two objects,
+    `GenerationSettings` (what to sample: max_new_tokens, temperature, top_k, top_p, seed, K) and `DecodeOptions`
+    (tokenizer, eos_token_id, record, clock, on_step, deadline: each documented there), which is all `decode` takes.
 
     `tree_nodes` > 0 drafts a tree of at most that many nodes, depth at most K and at most `tree_width` children
     per node (a proposer that cannot branch keeps drafting a chain); `tree_verifier` judges it (the exact
     `verify_tree` unless the Exactness lab passes a broken rule). `draft_length` (a
     `specviz.engine.policies.DraftLength`) picks each step's K in place of the constant `k`.
     """
-    settings, options = settings_from("speculative_generate", keywords, k)
+    settings = GenerationSettings(max_new_tokens, temperature, top_k, top_p, seed, k)
+    options = DecodeOptions(tokenizer, eos_token_id, record, clock, on_step, deadline)
     tree = TreeShape(tree_nodes, tree_width, tree_verifier)
     proposer = draft if isinstance(draft, Proposer) else DraftModelProposer(draft, target.config.vocab_size)
     return decode(target, proposer, input_ids, settings, options, verifier=verifier, draft_length=draft_length,

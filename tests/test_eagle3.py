@@ -143,3 +143,45 @@ def test_a_saved_drafter_loads_back_as_eagle3(toy_data, tmp_path):
     with torch.no_grad():
         assert torch.allclose(loaded.logits(loaded(state, embeds, positions)),
                               drafter.logits(drafter(state, embeds, positions)), atol=2e-2)
+
+
+def test_the_eagle3_card_says_what_it_read_how_it_trained_and_where_the_old_drafter_is(tmp_path):
+    """`python -m specviz.distill cards` for an EAGLE-3 drafter: its stages table, its learning curve, issue 30's
+    targets against the bench, and the commit that still holds the drafter it replaced."""
+    import json
+
+    from specviz.distill.cards import write_cards
+
+    work, assets = tmp_path / "work", tmp_path / "assets"
+    (work / "train" / "seed" / "chunk-0000").mkdir(parents=True)
+    (work / "train" / "seed" / "chunk-0000" / "info.json").write_text(json.dumps(
+        {"stage": "seed", "jobs": 100, "new_tokens": 15000, "seconds": 120.0, "sampled": 50}))
+    (work / "eagle3").mkdir()
+    (work / "eagle3" / "log.jsonl").write_text("\n".join(json.dumps(
+        {"step": s, "epoch": s / 100, "minutes": s / 10, "acc1": a, "acc12": a / 2, "acc123": a / 4, "acc1234": a / 8,
+         "top4": a + 0.2}) for s, a in ((100, 0.5), (200, 0.62))) + "\n")
+    (assets / "smollm2-eagle").mkdir(parents=True)
+    (assets / "smollm2-eagle" / "specviz.json").write_text(json.dumps(
+        {"kind": "eagle3", "steps": 200, "unroll": 4, "lr": 5e-4, "batch_positions": 4096, "train_records": 100,
+         "training": {"acc1": 0.62, "top1": 0.62}, "draft_vocab_size": 8192, "vocab_coverage": 0.97,
+         "aux_layers": [2, 15, 27],
+         "replaces": {"kind": "eagle", "steps": 2900, "train_records": 6000, "training": {"acc1": 0.524},
+                      "commit": "86a0e257625da746182780721a55954723ddec0d"}}))
+    row = {"suite": "all", "policy": "constant", "proposer": "eagle", "k": 4, "temperature": 0.0, "alpha": 0.7,
+           "c": 0.05, "mat_with_bonus": 2.9, "per_position": [0.7, 0.5], "speedup_vs_ar": 1.7,
+           "speedup_vs_hf_generate": 1.65, "tree_nodes": 16, "tree_width": 4}
+    bench = tmp_path / "bench.json"
+    bench.write_text(json.dumps({"command": "python -m specviz bench ...", "machine": {"dtype": "bfloat16"},
+                                 "costs": {"verify": [{"n_tokens": 17, "ratio": 1.2}]},
+                                 "summary": [row, {**row, "temperature": 0.7, "speedup_vs_hf_generate": 1.25}]}))
+    (assets / "smollm2-draft").mkdir()
+    (assets / "smollm2-draft" / "README.md").write_text("kept")
+    card = write_cards(work, assets, {"eagle": bench, "draft": tmp_path / "none.json"})[0].read_text()
+    assert card.startswith("# smollm2-eagle: an EAGLE-3 drafter")
+    assert "| seed | 100 | 15,000 | 50 | 2 |" in card
+    assert "- Held-out first guess ≥ 0.6: 0.620 (met)" in card
+    assert "≥ 1.6× over `model.generate`, greedy: 1.65× at K = 4, tree 16 × 4 (met)" in card
+    assert "≥ 2.8 tokens per target forward, greedy: 2.90 (met)" in card
+    assert "at T = 0.7: 1.25× at K = 4, tree 16 × 4 (missed)" in card
+    assert "git show 86a0e257625d:assets/models/smollm2-eagle/model.safetensors > old/model.safetensors" in card
+    assert "python -m specviz.distill eagle3 --steps 200" in card and "| 1 | 200 | 2.0 | 20.0 | 0.620 |" in card

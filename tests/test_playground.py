@@ -561,7 +561,7 @@ def test_a_run_from_a_preset_is_compared_with_the_presets_measured_figure():
     from specviz.labs.examples import load_example
     from specviz.ui.playground.settings import PRESETS
 
-    assert "23 of 71" in PRESETS["question"][1] and "one step in two" not in PRESETS["question"][1]
+    assert "25 of 67" in PRESETS["question"][1] and "one step in two" not in PRESETS["question"][1]
 
     def script():
         import streamlit as st
@@ -580,7 +580,7 @@ def test_a_run_from_a_preset_is_compared_with_the_presets_measured_figure():
     trace = load_example("toy-draft")[0]
     kept, drafted = sum(s.n_accepted for s in trace.steps), sum(s.n_drafted for s in trace.steps)
     shown = at.caption[0].value
-    assert f"This run: {kept} of {drafted} drafts kept" in shown and "23 of 71" in shown
+    assert f"This run: {kept} of {drafted} drafts kept" in shown and "25 of 67" in shown
     assert "not the preset's" not in shown
     at.session_state["prompt_used"] = "Why do cats purr?"
     at.run()

@@ -43,12 +43,12 @@ SHIPPED_TEXTS = (
        "tokens earlier in the text: no draft model at all. Because the output repeats the prompt, long runs of "
        "drafts are accepted, often with a bonus token after them; where the model words it differently, a draft "
        "is rejected and replaced by a recovered token."),
-    N_("A trained feature drafter: EAGLE-style (SmolLM2, T = 0)"),
-    N_("The EAGLE-style drafter specviz trained for SmolLM2 (assets/models/smollm2-eagle): one small layer "
-       "that reads the target's own last hidden state, predicts the next one, and reads tokens off the "
-       "target's head (c = 0.08). On this held-out prompt it emits about 2.1 tokens per target forward; over 8 "
-       "held-out prompts the average is 1.9 at K = 4, about 1.3 times as fast as model.generate on a 2-core CPU "
-       "in bfloat16."),
+    N_("A trained feature drafter: EAGLE-3 (SmolLM2, T = 0)"),
+    N_("The EAGLE-3 drafter specviz trained for SmolLM2 (assets/models/smollm2-eagle): one small layer "
+       "that reads three of the target's layers fused into one state and guesses the next token with its own "
+       "head (c = 0.10). On this held-out prompt it emits about 1.9 tokens per target forward; over 8 held-out "
+       "prompts the average is 2.1 at K = 4, about 1.6 times as fast as model.generate on a 2-core CPU in "
+       "bfloat16."),
     N_("A separate draft model, sampling (SmolLM2, T = 0.7)"),
     N_("The guided path's lesson 4: SmolLM2's 4-layer draft (assets/models/smollm2-draft) samples K = 2 tokens "
        "per step at T = 0.7, so each guess has a real probability q below 1 and the target keeps it with "
@@ -66,9 +66,9 @@ SHIPPED_TEXTS = (
     N_("A separate draft model (SmolLM2, T = 0)"),
     N_("The classic form: a separate small model drafts. Here it is SmolLM2's first 3 layers plus one "
        "trained adapter layer (assets/models/smollm2-draft), a standalone model that loads with "
-       "from_pretrained. On the same prompt it agrees with the target less often than the EAGLE drafter and "
-       "each draft costs more (4 layers and the full LM head, c = 0.30), so it is slower than plain "
-       "decoding: the race shows why."),
+       "from_pretrained. On the same prompt it keeps about as many drafts as the EAGLE drafter (2.0 tokens per "
+       "target forward against 1.9), but each draft costs far more (4 layers and the full LM head, c = 0.30), so "
+       "it is slower than plain decoding: the race shows why."),
     N_("Copying text, greedy: n-gram drafts (SmolLM2, T = 0)"),
     N_("The same copying task at temperature 0. With greedy decoding a draft is accepted exactly when it is "
        "the target's top token, so every decision is a clean yes or no (p is 1 or 0)."),

@@ -105,9 +105,9 @@ class ModelPair:
 # SmolLM2-135M (HuggingFaceTB/SmolLM2-135M-Instruct config.json): 30 layers, hidden 576, 3 KV heads of 64, vocab
 # 49,152, tied embeddings: 134.5 M parameters, 2 · 30 · 3 · 64 = 11,520 KV elements per token.
 SMOLLM2 = Model("SmolLM2-135M", 134_515_008, 11_520)
-# specviz's EAGLE drafter (assets/models/smollm2-eagle/README.md): one decoder layer plus fc, 4.2 M parameters,
-# reading an 8,192-token slice of the target's LM head (8,192 · 576 = 4.7 M, stored by the target).
-SMOLLM2_EAGLE = Model("EAGLE drafter (1 layer)", 4_200_000 + 8_192 * 576, 2 * 1 * 3 * 64, shared=8_192 * 576)
+# specviz's EAGLE-3 drafter (assets/models/smollm2-eagle/model.safetensors): fc (3 · 576 → 576), one decoder layer
+# whose q, k, v read 1,152 wide, and its own head over an 8,192-token draft vocabulary: 9,808,128 parameters.
+SMOLLM2_EAGLE = Model("EAGLE-3 drafter (1 layer, own head)", 9_808_128, 2 * 1 * 3 * 64)
 # specviz's separate draft model (assets/models/smollm2-draft/config.json): 4 layers of SmolLM2 with its own tied
 # embeddings: 28.3 M + 4 · 3.54 M = 42.5 M parameters.
 SMOLLM2_DRAFT = Model("separate draft model (4 layers)", 42_472_512, 2 * 4 * 3 * 64)

@@ -280,7 +280,7 @@ def load_pair(
 
 
 def default_pair(target, tokenizer, progress: Progress | None = None) -> Pair:
-    """SmolLM2 with the drafts trained for it (assets/models/): the EAGLE-style drafter, the faster of the two on
+    """SmolLM2 with the drafts trained for it (assets/models/): the EAGLE-3 drafter, the faster of the two on
     the benchmark, proposes by default; the separate draft model is `--proposer draft`. Without them (a checkout
     that lacks the assets) the layer-skip self-draft stands in."""
     dtype = str(next(target.parameters()).dtype).removeprefix("torch.")
@@ -291,7 +291,7 @@ def default_pair(target, tokenizer, progress: Progress | None = None) -> Pair:
     draft = draft_model(target, tokenizer, target_weights=default_target_folder()) if has_draft() else None
     if has_eagle():
         return Pair("default", target, tokenizer, draft, chat=True, default_proposer="eagle", eagle=load_eagle(target),
-                    description=f"SmolLM2-135M-Instruct (offline, {dtype}) with its trained EAGLE-style drafter; the "
+                    description=f"SmolLM2-135M-Instruct (offline, {dtype}) with its trained EAGLE-3 drafter; the "
                                 "separate draft model is one switch away.")
     return Pair("default", target, tokenizer, draft, chat=True, default_proposer="layerskip",
                 description=f"SmolLM2-135M-Instruct (offline, {dtype}) with a layer-skip self-draft.")

@@ -35,7 +35,7 @@ from specviz.ui.playground.settings import proposer_label
 
 PAIRS = {
     "toy": N_("Toy pair (instant; 34 characters)"),
-    "default": N_("SmolLM2-135M, trained EAGLE-style drafter (first load ≈ 15 s)"),
+    "default": N_("SmolLM2-135M, trained EAGLE-3 drafter (first load ≈ 15 s)"),
 }
 N_MAX = {("toy", "one_step"): 5000, ("toy", "engine"): 2000, ("default", "one_step"): 5000,
          ("default", "engine"): 200}

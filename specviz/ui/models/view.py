@@ -18,6 +18,7 @@ if TYPE_CHECKING:  # an annotation only
     import torch
 
 from specviz.core.i18n import N_, _, get_language, localized, number, percent
+from specviz.engine.kinds import DrafterKind
 from specviz.models.catalog import CatalogEntry, catalog_rows, load_catalog
 from specviz.models.loading import (DEFAULT_CONTEXT, Machine, ModelLoadError, detect_machine, estimate_entry, gb,
                              pick_device, pick_dtype, plan_placement)
@@ -315,7 +316,8 @@ def current_machine() -> Machine:
     return detect_machine()
 
 
-DRAFT_TITLES = {"eagle": N_("EAGLE-style feature drafter (the default's proposer)"),
+DRAFT_TITLES = {DrafterKind.EAGLE3: N_("EAGLE-3 drafter (the default's proposer)"),
+                DrafterKind.EAGLE: N_("EAGLE-style feature drafter (the default's proposer)"),
                 "draft": N_("Separate draft model")}
 
 
@@ -348,7 +350,16 @@ def card_summary(meta: dict) -> str:
     training = meta.get("training", {})
     values = {"target": meta.get("target", "?"), "steps": meta.get("steps", training.get("step", "?")),
               "records": meta.get("train_records", "?"), "held_out": meta.get("held_out_records", "?")}
-    if meta.get("kind") == "eagle":
+    if meta.get("kind") == DrafterKind.EAGLE3:
+        return _("An EAGLE-3 drafter for {target}: one decoder layer that reads the target's low, middle and high "
+                 "layers fused into one state, together with the next token's embedding, and scores a draft "
+                 "vocabulary of {vocab} tokens ({coverage} of the held-out answers' tokens) with its own head; to "
+                 "draft further it reads its own output back, as it was trained to. Trained for {steps} steps on "
+                 "{records} answers the target wrote itself. On {held_out} held-out prompts its first guess is the "
+                 "target's token {acc1} of the time, its first two guesses are both right {acc12} of the time.",
+                 vocab=meta.get("draft_vocab_size", "?"), coverage=percent(meta.get("vocab_coverage", 0), 1),
+                 acc1=percent(training.get("acc1", 0), 1), acc12=percent(training.get("acc12", 0), 1), **values)
+    if meta.get("kind") == DrafterKind.EAGLE:
         return _("An EAGLE-style feature drafter for {target}: one decoder layer that reads the target's last hidden "
                  "state and the next token's embedding, predicts the target's next hidden state, and reads tokens "
                  "off the target's own head, within a draft vocabulary of {vocab} tokens ({coverage} of the "

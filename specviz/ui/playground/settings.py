@@ -33,8 +33,9 @@ QUESTION_PROMPT = "Explain owls using an analogy."
 # The first live run shows the idea working: on the default pair, greedy n-gram lookup on this copying prompt keeps 23
 # of 28 drafts (3.9 tokens per target pass), measured with `python -m specviz generate --pair default --proposer ngram
 # --temperature 0 --k 4 --prompt "<COPY_PROMPT>"` (tests/test_playground.py checks it). The presets, measured the same
-# way with 48 new tokens: EAGLE greedy on QUESTION_PROMPT kept 23 of 71 (1.9 tokens per pass), EAGLE at T = 0.7 16-19
-# of about 90 (1.5-1.7), the untrained layer-skip draft at T = 0.7 1-2 of about 135 (1.0).
+# way with 48 new tokens (bfloat16, the EAGLE-3 drafter): EAGLE greedy on QUESTION_PROMPT kept 25 of 67 (2.1 tokens
+# per pass), EAGLE at T = 0.7 over seeds 0-4 14-25 of 68-96 (1.4-2.1), the untrained layer-skip draft at T = 0.7 1-2
+# of about 135 (1.0).
 LIVE_DEFAULTS = RunSpec(
     pair="default", proposer="ngram", chat=True, k=4, max_new_tokens=48, temperature=0.0, seed=0, prompt=COPY_PROMPT,
 )
@@ -53,12 +54,13 @@ PRESETS = {
     "copy": (N_("1 · Copying text"), N_("n-gram lookup, greedy: most drafts are kept (measured on this prompt: 23 of "
                                         "28, 3.9 tokens per target pass)"),
              {"proposer": "ngram", "prompt": COPY_PROMPT, "k": 4, "temperature": 0.0, **CHAIN}),
-    "question": (N_("2 · A question"), N_("the trained EAGLE drafter, greedy: measured on this prompt 23 of 71 drafts "
-                                          "kept, 1.9 tokens per target pass; a prompt unlike its training data keeps "
+    "question": (N_("2 · A question"), N_("the trained EAGLE drafter, greedy: measured on this prompt 25 of 67 drafts "
+                                          "kept, 2.1 tokens per target pass; a prompt unlike its training data keeps "
                                           "fewer"),
                  {"proposer": "eagle", "prompt": QUESTION_PROMPT, "k": 3, "temperature": 0.0, **CHAIN}),
     "sampling": (N_("3 · With sampling"), N_("the same at temperature 0.7: the drafter's guesses match less often "
-                                             "(measured: 16 to 19 of about 90 kept, 1.5 to 1.7 tokens per pass)"),
+                                             "(measured over five seeds: 14 to 25 of 68 to 96 kept, 1.4 to 2.1 tokens per "
+                                             "pass)"),
                  {"proposer": "eagle", "prompt": QUESTION_PROMPT, "k": 3, "temperature": 0.7, **CHAIN}),
     "untrained": (N_("4 · Untrained draft"), N_("a layer-skip draft nobody trained: almost every guess is rejected "
                                                 "(measured: 1 or 2 of about 135 kept, 1.0 token per pass)"),

@@ -16,6 +16,7 @@ from specviz.core.i18n import using
 from specviz.labs.bench import quoted
 from specviz.labs.bench.report import BenchResult
 from specviz.ui.proposers import view as proposers_view
+from specviz.ui.playground.settings import recommended_settings
 from specviz.ui.speedup.charts import verify_sentence
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -143,7 +144,9 @@ def test_the_playground_shows_the_tree_presets_figure():
     at.query_params["pair"] = "toy"
     at.run()
     assert not at.exception
-    tree, _prompts = quoted.tokens_per_pass("default-cpu-bf16-tree", "eagle", suite="held-out", k=4, temperature=0.0,
-                                            tree_nodes=16)
+    shape = recommended_settings("default")
+    tree, _prompts = quoted.tokens_per_pass("default-cpu-bf16-tree", "eagle", suite="held-out", k=shape["k"],
+                                            temperature=0.0, tree_nodes=shape["tree_nodes"])
     captions = " ".join(c.value for c in at.caption)
-    assert "5: the same drafter proposing a tree of 16 candidates" in captions and tree.text(2) in captions
+    assert f"5: the same drafter proposing a tree of {shape['tree_nodes']} candidates" in captions
+    assert tree.text(2) in captions

@@ -59,8 +59,10 @@ $(AXE_STAMP):
 run: setup
 	$(PY) -m specviz.ui.common.launch --server.port $(PORT) --server.headless true
 
+# make test: everything but the serving tier, one worker per core; --dist loadscope keeps each test module on one
+# worker, so a module's app server, browser and model load once.
 test: setup browser axe
-	$(PY) -m pytest -q -m "not serving"
+	$(PY) -m pytest -q -m "not serving" -n 2 --dist loadscope
 
 check: setup
 	$(PY) -m pytest -q -m "$(FAST)" -n 2

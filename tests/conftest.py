@@ -51,11 +51,14 @@ def pytest_collection_modifyitems(config, items):
 
 @pytest.fixture(autouse=True)
 def threads_for_model_size(request):
-    """Tiny models run fastest on one thread (thread start-up dwarfs their arithmetic); the real model gets all."""
+    """Tiny models run fastest on one thread (thread start-up dwarfs their arithmetic); the real model gets all the
+    cores when it runs alone, one when pytest-xdist runs a worker per core (two workers of two threads each on two
+    cores run about 3× slower than one)."""
     import torch
 
     before = torch.get_num_threads()
-    if "smollm" not in request.fixturenames:
+    shared = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")) > 1
+    if shared or "smollm" not in request.fixturenames:
         torch.set_num_threads(1)
     yield
     torch.set_num_threads(before)

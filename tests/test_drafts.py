@@ -68,14 +68,16 @@ def test_the_default_drafter_learned_the_target(smollm):
 
 
 def test_eagle_receives_exactly_the_targets_features(smollm):
-    """The features handed over during decoding equal a fresh full forward's last hidden states."""
+    """The features handed over during decoding equal what the drafter reads from a fresh full forward: its
+    `feature_layers` of the target's hidden states (EAGLE-3: three layers, fused by its fc)."""
     proposer = make_proposer(smollm, "eagle")
     assert isinstance(proposer, EagleProposer)
     ids = encode_prompt(smollm.tokenizer, HELD_OUT[6], chat=True)
     trace = speculative_generate(smollm.target, proposer, ids, k=3, max_new_tokens=12, eos_token_id=[])
     sequence = ids + trace.output_ids
     with torch.inference_mode():
-        fresh = smollm.target(torch.tensor([sequence]), output_hidden_states=True).hidden_states[-1][0]
+        states = smollm.target(torch.tensor([sequence]), output_hidden_states=True).hidden_states
+        fresh = proposer.drafter.read_target(torch.cat([states[i][0] for i in proposer.feature_layers], dim=-1))
     got = torch.stack(proposer.features)
     assert got.shape[0] == len(sequence) - 1
     assert torch.allclose(got, fresh[: len(sequence) - 1], atol=1e-3, rtol=1e-3)

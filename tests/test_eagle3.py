@@ -185,3 +185,20 @@ def test_the_eagle3_card_says_what_it_read_how_it_trained_and_where_the_old_draf
     assert "at T = 0.7: 1.25× at K = 4, tree 16 × 4 (missed)" in card
     assert "git show 86a0e257625d:assets/models/smollm2-eagle/model.safetensors > old/model.safetensors" in card
     assert "python -m specviz.distill eagle3 --steps 200" in card and "| 1 | 200 | 2.0 | 20.0 | 0.620 |" in card
+
+
+def test_the_card_summary_writes_counts_the_readers_way():
+    """The Models page's summary of a card (shown in Portuguese instead of the English card): counts through the
+    locale-aware formatter, the kind's own sentence."""
+    from specviz.core.i18n import using
+    from specviz.ui.models.view import card_summary
+
+    meta = {"kind": "eagle3", "target": "SmolLM2-135M-Instruct", "steps": 1300, "train_records": 33539,
+            "held_out_records": 64, "draft_vocab_size": 8192, "vocab_coverage": 0.9446,
+            "training": {"acc1": 0.6154, "acc12": 0.3748}}
+    with using("pt"):
+        text = card_summary(meta)
+    assert "EAGLE-3" in text and "33.539" in text and "8.192" in text and "1.300" in text and "61,5%" in text
+    with using("en"):
+        assert "33,539 answers" in card_summary(meta) and "?" not in card_summary(meta)
+    assert "? steps" in card_summary({"kind": "eagle"})  # a card without its numbers still reads

@@ -348,8 +348,12 @@ def trained_drafts() -> None:
 def card_summary(meta: dict) -> str:
     """What a model card says in a few sentences, from its specviz.json, in the reader's language."""
     training = meta.get("training", {})
-    values = {"target": meta.get("target", "?"), "steps": meta.get("steps", training.get("step", "?")),
-              "records": meta.get("train_records", "?"), "held_out": meta.get("held_out_records", "?")}
+
+    def count(value) -> str:  # 33539 -> 33,539 (33.539 in Portuguese); "?" when the card lacks it
+        return number(value, 0) if isinstance(value, int | float) else "?"
+
+    values = {"target": meta.get("target", "?"), "steps": count(meta.get("steps", training.get("step"))),
+              "records": count(meta.get("train_records")), "held_out": count(meta.get("held_out_records"))}
     eagle = {DrafterKind.EAGLE3: N_(
         "An EAGLE-3 drafter for {target}: one decoder layer that reads the target's low, middle and high layers fused "
         "into one state, together with the next token's embedding, and scores a draft vocabulary of {vocab} tokens "
@@ -363,7 +367,7 @@ def card_summary(meta: dict) -> str:
         "{steps} steps on {records} prompts answered by the target itself. On {held_out} held-out prompts its first "
         "guess is the target's token {acc1} of the time, its first two guesses are both right {acc12} of the time.")}
     if meta.get("kind") in eagle:
-        return _(eagle[meta["kind"]], vocab=meta.get("draft_vocab_size", "?"),
+        return _(eagle[meta["kind"]], vocab=count(meta.get("draft_vocab_size")),
                  coverage=percent(meta.get("vocab_coverage", 0), 1), acc1=percent(training.get("acc1", 0), 1),
                  acc12=percent(training.get("acc12", 0), 1), **values)
     return _("A separate draft model for {target}: the target's embeddings and first {layers} layers (frozen copies), "

@@ -345,6 +345,21 @@ def trained_drafts() -> None:
                                key=f"models_card_{d['name']}")
 
 
+# each EAGLE kind's model-card summary (English messages; card_summary fills and translates them)
+EAGLE_SUMMARIES = {DrafterKind.EAGLE3: N_(
+    "An EAGLE-3 drafter for {target}: one decoder layer that reads the target's low, middle and high layers fused "
+    "into one state, together with the next token's embedding, and scores a draft vocabulary of {vocab} tokens "
+    "({coverage} of the held-out answers' tokens) with its own head; to draft further it reads its own output "
+    "back, as it was trained to. Trained for {steps} steps on {records} answers the target wrote itself. On "
+    "{held_out} held-out prompts its first guess is the target's token {acc1} of the time, its first two guesses "
+    "are both right {acc12} of the time."), DrafterKind.EAGLE: N_(
+    "An EAGLE-style feature drafter for {target}: one decoder layer that reads the target's last hidden state and "
+    "the next token's embedding, predicts the target's next hidden state, and reads tokens off the target's own "
+    "head, within a draft vocabulary of {vocab} tokens ({coverage} of the held-out answers' tokens). Trained for "
+    "{steps} steps on {records} prompts answered by the target itself. On {held_out} held-out prompts its first "
+    "guess is the target's token {acc1} of the time, its first two guesses are both right {acc12} of the time.")}
+
+
 def card_summary(meta: dict) -> str:
     """What a model card says in a few sentences, from its specviz.json, in the reader's language."""
     training = meta.get("training", {})
@@ -354,20 +369,8 @@ def card_summary(meta: dict) -> str:
 
     values = {"target": meta.get("target", "?"), "steps": count(meta.get("steps", training.get("step"))),
               "records": count(meta.get("train_records")), "held_out": count(meta.get("held_out_records"))}
-    eagle = {DrafterKind.EAGLE3: N_(
-        "An EAGLE-3 drafter for {target}: one decoder layer that reads the target's low, middle and high layers fused "
-        "into one state, together with the next token's embedding, and scores a draft vocabulary of {vocab} tokens "
-        "({coverage} of the held-out answers' tokens) with its own head; to draft further it reads its own output "
-        "back, as it was trained to. Trained for {steps} steps on {records} answers the target wrote itself. On "
-        "{held_out} held-out prompts its first guess is the target's token {acc1} of the time, its first two guesses "
-        "are both right {acc12} of the time."), DrafterKind.EAGLE: N_(
-        "An EAGLE-style feature drafter for {target}: one decoder layer that reads the target's last hidden state and "
-        "the next token's embedding, predicts the target's next hidden state, and reads tokens off the target's own "
-        "head, within a draft vocabulary of {vocab} tokens ({coverage} of the held-out answers' tokens). Trained for "
-        "{steps} steps on {records} prompts answered by the target itself. On {held_out} held-out prompts its first "
-        "guess is the target's token {acc1} of the time, its first two guesses are both right {acc12} of the time.")}
-    if meta.get("kind") in eagle:
-        return _(eagle[meta["kind"]], vocab=count(meta.get("draft_vocab_size")),
+    if meta.get("kind") in EAGLE_SUMMARIES:
+        return _(EAGLE_SUMMARIES[meta["kind"]], vocab=count(meta.get("draft_vocab_size")),
                  coverage=percent(meta.get("vocab_coverage", 0), 1), acc1=percent(training.get("acc1", 0), 1),
                  acc12=percent(training.get("acc12", 0), 1), **values)
     return _("A separate draft model for {target}: the target's embeddings and first {layers} layers (frozen copies), "

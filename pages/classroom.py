@@ -41,7 +41,10 @@ try:  # a busy or read-only database (or any refused input) is one sentence, nev
 
     st.title(_("Classroom"))
     teacher.role_from_url()
-    role = st.radio(_("I am"), list(teacher.ROLES), horizontal=True, key="classroom_role", format_func=_)
+    # persist_state="page": the switch is not drawn in the presenter view; without it, a presenter refresh that ran
+    # between "Exit presenter view" and this run left the browser showing "a student" (3 of 20 round trips, CI)
+    role = st.radio(_("I am"), list(teacher.ROLES), horizontal=True, key="classroom_role", format_func=_,
+                    persist_state="page")
     teacher.role_to_url(role)
     if role == "a student":
         view.join_form(store)

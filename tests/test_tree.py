@@ -4,6 +4,7 @@ KV-cache compaction, greedy equality with target-only decoding, the tree record 
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pytest
@@ -149,6 +150,57 @@ def test_a_draft_model_grows_its_tree_level_by_level_and_keeps_only_the_path(toy
     proposer.keep_tree_path(len(sequence) + len(path), path)
     kept = sequence + [tree.tokens[n] for n in path[:-1]]  # the leaf was drafted, never fed
     assert proposer.runner.tokens == kept and proposer.runner.cache.get_seq_length() == len(kept)
+
+
+def test_a_greedy_tree_goes_deep_where_the_drafter_is_sure_and_wide_where_it_is_not():
+    """EAGLE-2's reranking: the same 8-node budget makes a deep spine under a confident drafter and a bushy tree
+    under an unsure one, and always keeps the most probable candidates (an ancestor-closed set)."""
+    def drafter(row):
+        calls = []
+
+        def expand(tree, nodes):
+            calls.append(len(nodes))
+            return torch.log(torch.tensor([row] * len(nodes)))
+        return expand, calls
+
+    probs = lambda row: row.softmax(-1)  # noqa: E731
+    sure, sure_calls = drafter([0.97, 0.01, 0.01, 0.01])
+    deep = grow_tree(sure, max_nodes=8, max_depth=6, width=3, probs=probs, sampled=False, generator=None)
+    unsure, _ = drafter([0.3, 0.3, 0.2, 0.2])
+    bushy = grow_tree(unsure, max_nodes=8, max_depth=6, width=3, probs=probs, sampled=False, generator=None)
+    assert len(deep) == len(bushy) == 8
+    assert deep.depth == 6 and bushy.depth <= 3  # the spine of 0.97s reaches the last level
+    assert len(sure_calls) == 6 and max(sure_calls) <= 3  # one drafter pass per level, at most `width` nodes
+    for tree in (deep, bushy):
+        assert all(p == ROOT or p < j for j, p in enumerate(tree.parents))  # every kept node's parent is kept
+        assert all(tree.scores[j] <= tree.scores[p] + 1e-9 for j, p in enumerate(tree.parents) if p != ROOT)
+        assert tree.candidate_ids == sorted(tree.candidate_ids) and len(set(tree.candidate_ids)) == 8
+    # 0.97 per level: three first guesses (0.97, 0.01, 0.01: -4.6 beats 0.97 x 0.01) and a spine of five more 0.97s
+    assert [deep.depths.count(d) for d in range(1, 7)] == [3, 1, 1, 1, 1, 1]
+    # flat: three first guesses, then the four 0.3 x 0.3 and the first 0.3 x 0.2 (ties keep the earlier candidate)
+    assert [bushy.depths.count(d) for d in (1, 2)] == [3, 5]
+
+
+def test_a_draft_model_renumbers_its_cache_after_reranking(toy):
+    """A greedy tree keeps a subset of the candidates the draft model fed: its cache must still keep exactly the
+    sequence and the accepted path (the nodes' new numbers point at their old slots)."""
+    proposer = make_proposer(toy, "draft")
+    sequence = toy.tokenizer("hello there")["input_ids"]
+    proposer.reset()
+    proposer.prefill(sequence)
+    tree = proposer.propose_tree(sequence, max_nodes=7, max_depth=4, width=3, sampling=toy_sampling(),
+                                 generator=None, sampled=False)
+    assert tree.candidate_ids == [0, 1, 2, 3, 4, 6, 9]  # candidates 5, 7, 8 and all of level 3 were dropped
+    for j in range(len(tree)):  # each node's q is the draft's distribution after its own ancestors
+        context = sequence + [tree.tokens[n] for n in tree.path_to(tree.parents[j])] if tree.parents[j] != ROOT \
+            else sequence
+        assert torch.allclose(tree.draft_probs[j], fresh_logits(toy.draft, context).softmax(-1), atol=1e-5)
+    path = tree.path_to(6)  # the last kept node: candidate 9, which the drafter read at level 3
+    accepted = sequence + [tree.tokens[n] for n in path]
+    proposer.keep_tree_path(len(accepted), path)
+    assert proposer.runner.tokens == accepted and proposer.runner.cache.get_seq_length() == len(accepted)
+    after = proposer.runner.feed(accepted + [5])  # reads on from the compacted cache
+    assert torch.allclose(after[-1], fresh_logits(toy.draft, accepted + [5]), atol=1e-5)
 
 
 def toy_sampling():

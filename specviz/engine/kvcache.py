@@ -161,6 +161,11 @@ class CachedModel:
         self.tokens.extend(tree.tokens[node] for node in nodes)
         return logits
 
+    def renumber(self, kept: list[int]) -> None:
+        """After a reranked tree kept candidates `kept` (old numbers, in order), node i is candidate kept[i]; the
+        dropped candidates' entries stay until `keep_path` compacts the cache."""
+        self.slots = {new: self.slots[old] for new, old in enumerate(kept) if old in self.slots}
+
     def keep_path(self, path: list[int]) -> None:
         """Compact the cache to the entries before the tree plus the cached nodes of the accepted `path`, in order
         (for a target that read the features, `last_hidden` is compacted alike)."""

@@ -14,9 +14,12 @@ its siblings or cousins (`tree_attention_mask`), and sits at the position its de
      `-- b         depth 1     r + 1        b sees: context, x, b
 
 `grow_tree` drafts a tree EAGLE-2 style: level by level, it expands the nodes whose cumulative draft probability is
-highest. How many children a node gets is fixed *before* they are drawn (from the node budget and the width), and
-drawn children are never pruned: the children of a node are then an honest sample of q without replacement, which is
-what the exact tree rule needs at temperature > 0 (see `specviz.engine.tree_verifier`).
+highest. Sampled trees (temperature > 0): how many children a node gets is fixed *before* they are drawn (from the
+node budget and the width), and drawn children are never pruned: the children of a node are then an honest sample of
+q without replacement, which is what the exact tree rule needs (see `specviz.engine.tree_verifier`). Greedy trees
+rerank, as EAGLE-2 does: each level expands the `width` best new nodes with `width` children each, and the tree keeps
+the `max_nodes` candidates of highest cumulative draft probability, wherever they are; the budget goes deep where
+the drafter is sure and wide where it is not. A greedy check needs nothing of how the children were chosen.
 """
 
 from __future__ import annotations
@@ -47,6 +50,9 @@ class DraftTree:
     draft_probs: torch.Tensor  # (N, V)
     sampled: bool = True
     scores: list[float] = field(default_factory=list)  # cumulative draft log-probability of each node
+    # after reranking: the number each kept node had among the candidates the drafter read (a proposer whose cache
+    # holds every candidate renumbers it); empty when no candidate was dropped
+    candidate_ids: list[int] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if len(self.parents) != len(self.tokens) or self.draft_probs.shape[0] != len(self.tokens):
@@ -147,6 +153,7 @@ def grow_tree(expand: Expand, *, max_nodes: int, max_depth: int, width: int, pro
               generator: torch.Generator | None, stop_tokens: frozenset[int] = frozenset()) -> DraftTree:
     """Draft a tree EAGLE-2 style: level by level, expand the (at most `width`) newest nodes with the highest
     cumulative draft probability, each with up to `width` children, within `max_nodes` nodes and `max_depth` levels.
+    A greedy tree (`sampled` False) is reranked (`rerank_tree`); what follows is the sampled tree.
 
     `expand(tree, nodes)` runs the drafter once over `nodes` (ROOT for the first level) and returns their draft
     logits (F, V); `probs` turns logits into q (the sampling settings). Children are drawn from q without
@@ -155,6 +162,9 @@ def grow_tree(expand: Expand, *, max_nodes: int, max_depth: int, width: int, pro
     (end-of-text) are never expanded: nothing after them is emitted. The cumulative probability ranks with the
     draft's own confidence (temperature 1), as EAGLE-2 does, so it means the same under greedy decoding.
     """
+    if not sampled:
+        return rerank_tree(expand, max_nodes=max_nodes, max_depth=max_depth, width=width, probs=probs,
+                           stop_tokens=stop_tokens)
     tokens, parents, rows, scores = [], [], [], []
     frontier, score_of = [ROOT], {ROOT: 0.0}
     for level in range(max_depth):
@@ -183,6 +193,48 @@ def grow_tree(expand: Expand, *, max_nodes: int, max_depth: int, width: int, pro
         frontier = sorted(open_nodes, key=lambda j: -score_of[j])[:width]
     draft_probs = torch.stack(rows) if rows else torch.zeros(0, 0)
     return DraftTree(tokens, parents, draft_probs, sampled, scores)
+
+
+def rerank_tree(expand: Expand, *, max_nodes: int, max_depth: int, width: int, probs: Callable,
+                stop_tokens: frozenset[int] = frozenset()) -> DraftTree:
+    """EAGLE-2's greedy tree. Expand: each of `max_depth` levels gives the (at most `width`) best new nodes their
+    `width` top tokens as candidates, one drafter pass per level. Rerank: keep the `max_nodes` candidates with the
+    highest cumulative draft log-probability (ties: the earlier candidate). A child never scores above its parent and
+    comes after it, so every kept node's ancestors are kept too.
+
+    >>> rows = {ROOT: [0.0, 5.0, 4.9, -9.0], 0: [9.0, 0.0, 0.0, 0.0], 1: [3.0, 2.9, 0.0, 0.0]}
+    >>> expand = lambda tree, nodes: torch.tensor([rows[min(n, 1)] for n in nodes])
+    >>> tree = rerank_tree(expand, max_nodes=3, max_depth=2, width=2, probs=lambda row: row.softmax(-1))
+    >>> tree.tokens, tree.parents, tree.candidate_ids
+    ([1, 2, 0], [-1, -1, 0], [0, 1, 2])
+    """
+    tokens, parents, scores, q_of, q_rows = [], [], [], {}, []
+    frontier = [ROOT]
+    for _ in range(max_depth):
+        if not frontier:
+            break
+        tree = DraftTree(tokens, parents, torch.empty(len(tokens), 0), False, scores)  # q rows: not needed yet
+        rows_out = expand(tree, frontier)  # (F, V): a tensor, or one row per node
+        logits = (rows_out if isinstance(rows_out, torch.Tensor) else torch.stack(list(rows_out))).float().cpu()
+        top = torch.topk(logits, min(width, logits.shape[-1]), dim=-1)
+        log_q = (top.values - torch.logsumexp(logits, dim=-1, keepdim=True)).tolist()  # draft confidence, T = 1
+        newest = []
+        for node, row, kids, kid_logq in zip(frontier, logits, top.indices.tolist(), log_q):
+            q_of[node] = len(q_rows)
+            q_rows.append(probs(row))
+            base = scores[node] if node != ROOT else 0.0
+            for x, lq in zip(kids, kid_logq):
+                newest.append(len(tokens))
+                tokens.append(int(x))
+                parents.append(node)
+                scores.append(base + lq)
+        open_nodes = [j for j in newest if tokens[j] not in stop_tokens]
+        frontier = sorted(open_nodes, key=lambda j: -scores[j])[:width]
+    kept = sorted(sorted(range(len(tokens)), key=lambda j: (-scores[j], j))[:max_nodes])
+    number = {old: new for new, old in enumerate(kept)} | {ROOT: ROOT}
+    draft_probs = torch.stack([q_rows[q_of[parents[j]]] for j in kept]) if kept else torch.zeros(0, 0)
+    return DraftTree([tokens[j] for j in kept], [number[parents[j]] for j in kept], draft_probs, False,
+                     [scores[j] for j in kept], kept)
 
 
 def _children_counts(n_frontier: int, width: int, share: int) -> list[int]:

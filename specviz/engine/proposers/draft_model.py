@@ -52,8 +52,11 @@ class DraftModelProposer(Proposer):
                 return self.runner.feed(sequence)[-1:]  # (1, V): q after the sequence
             return self.runner.feed_nodes(tree, nodes)  # (F, V)
 
-        return grow_tree(expand, max_nodes=max_nodes, max_depth=max_depth, width=width, probs=sampling.probs,
+        tree = grow_tree(expand, max_nodes=max_nodes, max_depth=max_depth, width=width, probs=sampling.probs,
                          sampled=sampled, generator=generator, stop_tokens=stop_tokens)
+        if tree.candidate_ids:  # a reranked tree: the cache holds every candidate the drafter read
+            self.runner.renumber(tree.candidate_ids)
+        return tree
 
     def keep_tree_path(self, valid_length: int, path: list[int]) -> None:
         self.runner.keep_path(path)  # the sequence plus the accepted nodes it had fed, nothing else

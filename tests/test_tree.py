@@ -166,11 +166,14 @@ def test_a_greedy_tree_goes_deep_where_the_drafter_is_sure_and_wide_where_it_is_
     probs = lambda row: row.softmax(-1)  # noqa: E731
     sure, sure_calls = drafter([0.97, 0.01, 0.01, 0.01])
     deep = grow_tree(sure, max_nodes=8, max_depth=6, width=3, probs=probs, sampled=False, generator=None)
-    unsure, _ = drafter([0.3, 0.3, 0.2, 0.2])
+    unsure, unsure_calls = drafter([0.3, 0.3, 0.2, 0.2])
     bushy = grow_tree(unsure, max_nodes=8, max_depth=6, width=3, probs=probs, sampled=False, generator=None)
     assert len(deep) == len(bushy) == 8
     assert deep.depth == 6 and bushy.depth <= 3  # the spine of 0.97s reaches the last level
-    assert len(sure_calls) == 6 and max(sure_calls) <= 3  # one drafter pass per level, at most `width` nodes
+    assert unsure_calls == [1, 3, 3]  # every level-3 candidate scores below the 8th best: no fourth pass
+    # one drafter pass per level, at most `width` nodes; from level 3 on only the spine can still have a kept child
+    # (its 0.01 siblings already score below the 8th candidate), so only it is expanded
+    assert sure_calls == [1, 3, 1, 1, 1, 1]
     for tree in (deep, bushy):
         assert all(p == ROOT or p < j for j, p in enumerate(tree.parents))  # every kept node's parent is kept
         assert all(tree.scores[j] <= tree.scores[p] + 1e-9 for j, p in enumerate(tree.parents) if p != ROOT)

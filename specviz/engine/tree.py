@@ -200,7 +200,9 @@ def rerank_tree(expand: Expand, *, max_nodes: int, max_depth: int, width: int, p
     """EAGLE-2's greedy tree. Expand: each of `max_depth` levels gives the (at most `width`) best new nodes their
     `width` top tokens as candidates, one drafter pass per level. Rerank: keep the `max_nodes` candidates with the
     highest cumulative draft log-probability (ties: the earlier candidate). A child never scores above its parent and
-    comes after it, so every kept node's ancestors are kept too.
+    comes after it, so every kept node's ancestors are kept too, and a node that already scores no better than
+    `max_nodes` other candidates is not expanded (none of its children could be kept): the same tree, fewer rows
+    through the drafter.
 
     >>> rows = {ROOT: [0.0, 5.0, 4.9, -9.0], 0: [9.0, 0.0, 0.0, 0.0], 1: [3.0, 2.9, 0.0, 0.0]}
     >>> expand = lambda tree, nodes: torch.tensor([rows[min(n, 1)] for n in nodes])
@@ -208,7 +210,7 @@ def rerank_tree(expand: Expand, *, max_nodes: int, max_depth: int, width: int, p
     >>> tree.tokens, tree.parents, tree.candidate_ids
     ([1, 2, 0], [-1, -1, 0], [0, 1, 2])
     """
-    tokens, parents, scores, q_of, q_rows = [], [], [], {}, []
+    tokens, parents, scores, row_of = [], [], [], {}
     frontier = [ROOT]
     for _ in range(max_depth):
         if not frontier:
@@ -220,19 +222,21 @@ def rerank_tree(expand: Expand, *, max_nodes: int, max_depth: int, width: int, p
         log_q = (top.values - torch.logsumexp(logits, dim=-1, keepdim=True)).tolist()  # draft confidence, T = 1
         newest = []
         for node, row, kids, kid_logq in zip(frontier, logits, top.indices.tolist(), log_q):
-            q_of[node] = len(q_rows)
-            q_rows.append(probs(row))
+            row_of[node] = row  # q for its children, made only if one of them is kept
             base = scores[node] if node != ROOT else 0.0
             for x, lq in zip(kids, kid_logq):
                 newest.append(len(tokens))
                 tokens.append(int(x))
                 parents.append(node)
                 scores.append(base + lq)
-        open_nodes = [j for j in newest if tokens[j] not in stop_tokens]
+        # a node scoring no better than the max_nodes-th candidate so far cannot have a kept child: not expanded
+        bar = sorted(scores, reverse=True)[max_nodes - 1] if len(scores) >= max_nodes else -math.inf
+        open_nodes = [j for j in newest if tokens[j] not in stop_tokens and scores[j] > bar]
         frontier = sorted(open_nodes, key=lambda j: -scores[j])[:width]
     kept = sorted(sorted(range(len(tokens)), key=lambda j: (-scores[j], j))[:max_nodes])
     number = {old: new for new, old in enumerate(kept)} | {ROOT: ROOT}
-    draft_probs = torch.stack([q_rows[q_of[parents[j]]] for j in kept]) if kept else torch.zeros(0, 0)
+    q_of = {node: probs(row_of[node]) for node in dict.fromkeys(parents[j] for j in kept)}
+    draft_probs = torch.stack([q_of[parents[j]] for j in kept]) if kept else torch.zeros(0, 0)
     return DraftTree([tokens[j] for j in kept], [number[parents[j]] for j in kept], draft_probs, False,
                      [scores[j] for j in kept], kept)
 

@@ -31,7 +31,7 @@ import sys
 import tempfile
 import time
 import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -61,13 +61,16 @@ def chromium_path() -> str:
 
 
 @contextlib.contextmanager
-def serve(port: int | None = None, timeout: float = 60.0) -> Iterator[str]:
-    """Run `streamlit run app.py` headless on localhost; yield its base URL; always stop it."""
+def serve(port: int | None = None, timeout: float = 60.0, launcher: Sequence[str] = ("-m", "streamlit"),
+          env: Mapping[str, str] | None = None) -> Iterator[str]:
+    """Run `streamlit run app.py` headless on localhost; yield its base URL; always stop it. `launcher` is what
+    follows `python` before `run app.py` (a test may start Streamlit from `-c` after patching something), `env`
+    adds to the environment."""
     port = port or free_port()
-    env = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
+    env = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false", **(env or {})}
     log = tempfile.TemporaryFile()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless", "true",
+        [sys.executable, *launcher, "run", str(ROOT / "app.py"), "--server.headless", "true",
          "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
          "--server.fileWatcherType", "none"],
         cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,

@@ -118,9 +118,19 @@ def shared_sidebar() -> None:
             st.caption(_("The language in the link is not one specviz speaks; it opened in {language}.",
                          language=LANGUAGES[st.session_state[LANG_KEY]]))
         st.caption(_(LEGEND))
-        note = runs.preload_note()
-        if note:
-            st.caption(note)
+        if runs.preload_note():  # counts on by itself, and says when the models are ready
+            live_fragment(_preload_status, run_every=PRELOAD_TICK_SECONDS)()
+
+
+PRELOAD_TICK_SECONDS = 2  # the sidebar's loading note refreshes this often while the default pair loads
+
+
+def _preload_status() -> None:
+    from specviz.ui.common import runs
+
+    note = runs.preload_note() or runs.preload_ready_note()
+    if note:
+        st.caption(note)
 
 
 def _language_changed() -> None:

@@ -105,6 +105,11 @@ def preload_note(name: str = PRELOAD_PAIR) -> str | None:
     return _(TEXT["preloading"], seconds=number(time.monotonic() - started, 0))
 
 
+def preload_ready_note(name: str = PRELOAD_PAIR) -> str | None:
+    """Once the background load of `name` has finished: the sentence that says so, with its measured seconds."""
+    seconds = _LOAD_SECONDS.get(name)
+    return None if seconds is None else _(TEXT["ready"], name=name, seconds=number(seconds, 0))
+
 
 def get_pair(name: str) -> Pair:
     """The loaded pair. A slow first load runs beside a status box that counts the seconds (and says how long the

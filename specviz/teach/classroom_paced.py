@@ -37,6 +37,7 @@ from specviz.teach.quiz.live import LIVE_LINK, _md_token, live_questions
 from specviz.teach.quiz.schema import MAX_ANSWER
 
 ROUNDS = (1, 2)
+POLL_SECONDS = 2  # how often a student's screen asks for the teacher's current push (a push arrives within one)
 NUMERIC_BINS = 6  # numeric answers with more distinct values than this are binned into this many ranges
 
 _SCHEMA = """

@@ -15,7 +15,7 @@ import streamlit as st
 
 from specviz.core.i18n import N_, _, end_sentence
 from specviz.teach.classroom import Student, answer_between, shown_title
-from specviz.teach.classroom_paced import PacedStore, Push
+from specviz.teach.classroom_paced import POLL_SECONDS, PacedStore, Push
 from specviz.teach.quiz import Question, answer_text, grade
 from specviz.teach.quiz.grading import answer_sentence
 from specviz.teach.quiz.schema import QuestionKind
@@ -23,8 +23,6 @@ from specviz.ui.classroom import view
 from specviz.ui.common.escaping import escape_markdown
 from specviz.ui.common.frame import live_fragment
 from specviz.ui.quiz import view as quiz_view
-
-POLL_SECONDS = 2
 
 # English messages, shown with `_()` (specviz.core.i18n)
 TEXT = {

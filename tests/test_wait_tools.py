@@ -1,0 +1,31 @@
+"""The waiting-time tools' reports and refusals (the measurements themselves need Chromium and a quiet machine:
+`python -m specviz.scripts.push_latency`, `python -m specviz.scripts.first_run_wait`)."""
+
+from __future__ import annotations
+
+import pytest
+
+from specviz.scripts import first_run_wait, push_latency
+
+
+def test_the_report_gives_every_arrival_and_the_median():
+    text = push_latency.report([[2.34, 3.0], [1.0, None]])
+    assert "push 1: 2.3, 3.0" in text and "push 2: 1.0, not within the timeout" in text
+    assert "median 2.3 s, slowest 3.0 s over 3 arrivals" in text
+    assert f"poll interval of the phones: {push_latency.POLL_SECONDS} s" in text
+
+
+@pytest.mark.parametrize("argv", [["--phones", "0"], ["--pushes", "99"], ["--phones", "two"]])
+def test_bad_counts_are_one_sentence(argv, capsys):
+    with pytest.raises(SystemExit) as stop:
+        push_latency.parse_args(argv)
+    assert stop.value.code == 2
+    assert "Traceback" not in capsys.readouterr().err
+
+
+def test_the_first_run_tool_takes_only_its_two_options(capsys):
+    args = first_run_wait.parse_args(["--cold"])
+    assert args.cold and args.timeout == 300.0
+    with pytest.raises(SystemExit) as stop:
+        first_run_wait.parse_args(["--timeout", "soon"])
+    assert stop.value.code == 2 and "invalid float value" in capsys.readouterr().err

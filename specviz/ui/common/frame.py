@@ -117,9 +117,9 @@ def shared_sidebar() -> None:
         if st.session_state.pop("specviz_language_warning", False):
             st.caption(_("The language in the link is not one specviz speaks; it opened in {language}.",
                          language=LANGUAGES[st.session_state[LANG_KEY]]))
+        if runs.preload_note():  # counts on by itself, and says when the models are ready; above the legend, so
+            live_fragment(_preload_status, run_every=PRELOAD_TICK_SECONDS)()  # a 900 px window shows it
         st.caption(_(LEGEND))
-        if runs.preload_note():  # counts on by itself, and says when the models are ready
-            live_fragment(_preload_status, run_every=PRELOAD_TICK_SECONDS)()
 
 
 PRELOAD_TICK_SECONDS = 2  # the sidebar's loading note refreshes this often while the default pair loads

@@ -36,13 +36,17 @@ def result_name(path: Path) -> str:
 
 
 def ordered(paths: list[Path]) -> list[Path]:
-    """The richest result first (most measured cases); unreadable files last, so the page still opens."""
-    def size(path: Path) -> int:
+    """The newest measurement first (what the README quotes, not an older drafter's run), then the richest (most
+    measured cases); unreadable files last, so the page still opens."""
+    def rank(path: Path) -> tuple[str, int]:
         try:
-            return len(load_result(path).cases)
+            result = load_result(path)
         except ValueError:
-            return -1
-    return sorted(paths, key=lambda p: (-size(p), str(p)))
+            return "", -1
+        return str(result.machine.get("date") or ""), len(result.cases)
+    ranks = {path: rank(path) for path in paths}
+    richest = sorted(paths, key=lambda p: (-ranks[p][1], str(p)))
+    return sorted(richest, key=lambda p: ranks[p][0], reverse=True)  # stable: equal dates stay richest first
 
 
 def render_machine(result: BenchResult, name: str) -> None:

@@ -49,14 +49,11 @@ def target_probs(seed: int, context: tuple[int, ...]) -> torch.Tensor:
     return SAMPLING.probs(logits(seed, "target", context))
 
 
-_DRAFT_PROBS: dict[int, torch.Tensor] = {}
-
-
 def draft_probs(row: torch.Tensor) -> torch.Tensor:
-    """q for a memoised logits row (the memo keeps every row alive, so its id names it)."""
-    if id(row) not in _DRAFT_PROBS:
-        _DRAFT_PROBS[id(row)] = SAMPLING.probs(row)
-    return _DRAFT_PROBS[id(row)]
+    """q for a logits row. Not memoised by `id(row)`: grow_tree hands over rows of a fresh stacked tensor, whose ids
+    Python reuses once they are freed, so such a memo could return another node's q, and which one depended on the
+    process's memory (a CI run got p = 0.0009 where a fresh process gets 0.42)."""
+    return SAMPLING.probs(row)
 
 
 def exact_two_tokens(seed: int, prompt: tuple[int, ...]) -> dict[tuple[int, int], float]:

@@ -58,6 +58,15 @@ def test_page_opens_on_the_committed_results():
     assert [t.label for t in at.tabs] == TABS
     assert [c.key for c in at.get("plotly_chart")] == [f"speedup_lab_{name}_chart" for name in
                                                        ("k", "tree", "accept", "time", "cat", "verify", "dtype")]
+    # the headline is the best chain; the run's tree is named beside it with its own measured figure
+    shown = results.load_result(newest)
+    proposer, temperature = at.selectbox(key="speedup_lab_proposer").value, at.selectbox(
+        key="speedup_lab_temperature").value
+    tree = max((r for r in shown.shape_rows(proposer, temperature) if r.get("tree_nodes")),
+               key=lambda r: r["speedup_vs_ar"])
+    said = " ".join(m.value for m in at.markdown)
+    assert (f"A draft tree of {tree['tree_nodes']} nodes ({tree['tree_width']} children per node, depth up to "
+            f"{tree['k']}) reached {tree['speedup_vs_ar']:.2f}×") in said
     assert [m.label for m in at.metric] == ["Best speedup", "at K", "α (measured)", "c (measured)"]
     measured_in = [c.value for c in at.caption if c.value.startswith("Measured in ")]  # issue 27 item 4: the dtype
     assert measured_in and any(d in measured_in[0] for d in ("float32", "bfloat16", "dtype not recorded"))

@@ -43,6 +43,13 @@ def verdict(result: BenchResult, proposer: str, temperature: float) -> str:
         why = slowdown_reason(alpha, best["c"], k, verify, best["mat_with_bonus"])
         text = _("Over all categories, {proposer} at T = {t} is slower than target-only decoding at every K (best "
                  "{speedup} at K = {k}): {why}.", why=why, **where)
+    trees = [r for r in result.shape_rows(proposer, temperature) if r.get("tree_nodes")]
+    if trees:  # the headline is over chains; a tree in the same run is named too, so its figure is not missed
+        tree = max(trees, key=lambda r: r["speedup_vs_ar"] or 0)
+        text += " " + _("A draft tree of {nodes} nodes ({width} children per node, depth up to {k}) reached {speedup} "
+                        "with {tokens} tokens per target forward: the Chain vs tree tab compares the shapes.",
+                        nodes=tree["tree_nodes"], width=tree["tree_width"], k=tree["k"],
+                        speedup=times(tree["speedup_vs_ar"]), tokens=number(tree["mat_with_bonus"]))
     titles = suite_titles(result)
     top = result.best_in_one_suite(proposer, temperature)
     if top is not None and len(titles) > 1 and (top["speedup_vs_ar"] or 0) >= 1.05:

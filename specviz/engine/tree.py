@@ -157,7 +157,7 @@ def grow_tree(expand: Expand, *, max_nodes: int, max_depth: int, width: int, pro
 
     `expand(tree, nodes)` runs the drafter once over `nodes` (ROOT for the first level) and returns their draft
     logits (F, V); `probs` turns logits into q (the sampling settings). Children are drawn from q without
-    replacement (`sampled`) or are the draft's top tokens. Each level gets an even share of the nodes left, so the
+    replacement. Each level gets an even share of the nodes left, so the
     tree can reach `max_depth`; a node's number of children is fixed before any is drawn. Nodes in `stop_tokens`
     (end-of-text) are never expanded: nothing after them is emitted. The cumulative probability ranks with the
     draft's own confidence (temperature 1), as EAGLE-2 does, so it means the same under greedy decoding.
@@ -173,16 +173,12 @@ def grow_tree(expand: Expand, *, max_nodes: int, max_depth: int, width: int, pro
         frontier = frontier[: len(counts)]
         if not frontier:
             break
-        tree = DraftTree(tokens, parents, torch.empty(len(tokens), 0), sampled, scores)  # q rows: not needed yet
-        rows_out = expand(tree, frontier)  # (F, V): a tensor, or one row per node
-        logits = (rows_out if isinstance(rows_out, torch.Tensor) else torch.stack(list(rows_out))).float().cpu()
+        logits = _level_logits(expand, DraftTree(tokens, parents, torch.empty(len(tokens), 0), True, scores), frontier)
         log_norm = torch.logsumexp(logits, dim=-1)  # log-softmax(row)[x] = row[x] - log_norm: no (F, V) copy
         newest = []
         for node, row, m, norm in zip(frontier, logits, counts, log_norm.tolist()):
             q = probs(row)
-            m = min(m, int((q > 0).sum())) if sampled else m
-            children = sample_without_replacement(q, m, generator) if sampled else torch.topk(row, m).indices.tolist()
-            for x in children:
+            for x in sample_without_replacement(q, min(m, int((q > 0).sum())), generator):
                 score_of[len(tokens)] = score_of[node] + float(row[x]) - norm
                 newest.append(len(tokens))
                 tokens.append(int(x))
@@ -192,7 +188,14 @@ def grow_tree(expand: Expand, *, max_nodes: int, max_depth: int, width: int, pro
         open_nodes = [j for j in newest if tokens[j] not in stop_tokens]
         frontier = sorted(open_nodes, key=lambda j: -score_of[j])[:width]
     draft_probs = torch.stack(rows) if rows else torch.zeros(0, 0)
-    return DraftTree(tokens, parents, draft_probs, sampled, scores)
+    return DraftTree(tokens, parents, draft_probs, True, scores)
+
+
+def _level_logits(expand: Expand, tree: DraftTree, frontier: list[int]) -> torch.Tensor:
+    """One drafter pass over `frontier` (the tree so far, q rows not yet made): their draft logits (F, V), float32,
+    on the CPU, whether `expand` returned a tensor or one row per node."""
+    rows_out = expand(tree, frontier)
+    return (rows_out if isinstance(rows_out, torch.Tensor) else torch.stack(list(rows_out))).float().cpu()
 
 
 def rerank_tree(expand: Expand, *, max_nodes: int, max_depth: int, width: int, probs: Callable,
@@ -215,9 +218,7 @@ def rerank_tree(expand: Expand, *, max_nodes: int, max_depth: int, width: int, p
     for _ in range(max_depth):
         if not frontier:
             break
-        tree = DraftTree(tokens, parents, torch.empty(len(tokens), 0), False, scores)  # q rows: not needed yet
-        rows_out = expand(tree, frontier)  # (F, V): a tensor, or one row per node
-        logits = (rows_out if isinstance(rows_out, torch.Tensor) else torch.stack(list(rows_out))).float().cpu()
+        logits = _level_logits(expand, DraftTree(tokens, parents, torch.empty(len(tokens), 0), False, scores), frontier)
         top = torch.topk(logits, min(width, logits.shape[-1]), dim=-1)
         log_q = (top.values - torch.logsumexp(logits, dim=-1, keepdim=True)).tolist()  # draft confidence, T = 1
         newest = []

@@ -17,10 +17,10 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 
 from specviz.core.i18n import number
-from specviz.scripts.screenshots import CHROMIUM_ARGS, VIEWPORT, chromium_path, free_port, wait_for_app
+from specviz.scripts.screenshots import (CHROMIUM_ARGS, VIEWPORT, chromium_path, free_port, wait_for_app,
+                                         wait_for_health)
 
 ANSWERED = "Step through it from the start"  # the button under a finished live run
 
@@ -31,19 +31,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--cold", action="store_true", help="start from an empty model cache (a fresh machine)")
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds to wait for the answer (default 300)")
     return parser.parse_args(argv)
-
-
-def _wait_for_health(base: str, proc: subprocess.Popen, timeout: float) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError("the app exited before it answered.")
-        try:
-            with urllib.request.urlopen(f"{base}/_stcore/health", timeout=2):
-                return
-        except OSError:
-            time.sleep(0.2)
-    raise RuntimeError(f"the app did not answer on {base} within {timeout:.0f} s.")
 
 
 def measure(preload: bool, cold: bool, timeout: float) -> dict[str, float]:
@@ -62,7 +49,7 @@ def measure(preload: bool, cold: bool, timeout: float) -> dict[str, float]:
              "--server.fileWatcherType", "none"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         base = f"http://127.0.0.1:{port}"
         try:
-            _wait_for_health(base, proc, 60)
+            wait_for_health(base, proc, 60)
             up = time.monotonic() - start
             with sync_playwright() as pw:
                 browser = pw.chromium.launch(executable_path=chromium_path(), headless=True, args=CHROMIUM_ARGS)

@@ -60,6 +60,28 @@ def chromium_path() -> str:
     return path
 
 
+def wait_for_health(url: str, proc: subprocess.Popen, timeout: float, log=None) -> None:
+    """Until Streamlit at `url` answers its health check; a RuntimeError if `proc` exits first (with the tail of
+    `log`, a file its output goes to, when given) or `timeout` seconds pass."""
+    deadline = time.monotonic() + timeout
+    while True:
+        if proc.poll() is not None:
+            said = ""
+            if log is not None:
+                log.seek(0)
+                said = ": " + log.read().decode(errors="replace")[-2000:]
+            raise RuntimeError(f"streamlit exited early{said}")
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            pass
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"streamlit did not answer on {url} within {timeout:.0f} s.")
+        time.sleep(0.3)
+
+
 @contextlib.contextmanager
 def serve(port: int | None = None, timeout: float = 60.0, launcher: Sequence[str] = ("-m", "streamlit"),
           env: Mapping[str, str] | None = None) -> Iterator[str]:
@@ -77,20 +99,7 @@ def serve(port: int | None = None, timeout: float = 60.0, launcher: Sequence[str
     )
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + timeout
-        while True:
-            if proc.poll() is not None:
-                log.seek(0)
-                raise RuntimeError(f"streamlit exited early: {log.read().decode(errors='replace')[-2000:]}")
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
-                    if response.status == 200:
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"streamlit did not answer on {url} within {timeout:.0f} s.")
-            time.sleep(0.3)
+        wait_for_health(url, proc, timeout, log)
         yield url
     finally:
         proc.send_signal(signal.SIGINT)  # streamlit's own Ctrl+C shutdown

@@ -10,12 +10,19 @@ A live part of a page is an `st.fragment`: it reruns on its own (on a timer, or 
 without the page around it. Every one is made with `live_fragment`, never with `st.fragment` itself
 (tests/test_fragments.py checks), so an error inside it is one translated sentence in its place, in the visitor's
 language, and the rest of the page stays as it was.
+
+A live part that refreshes on a timer also watches whether its browser tab is shown: when the visitor switches to
+another tab or locks the phone, the browser says so, the page reruns once and the timer stops (the part keeps what
+it shows); when the tab is shown again, the page reruns (so it is current at once) and the timer starts again.
+Thirty phones in pockets then cost the laptop serving a class nothing. A page without a timed part never watches,
+so switching tabs never reruns it (and never interrupts a long run on it).
 """
 
 from __future__ import annotations
 
 import functools
 import logging
+import re
 from collections.abc import Callable
 from datetime import timedelta
 from typing import ParamSpec
@@ -90,12 +97,45 @@ def guarded(render: Callable[P, None], said: tuple[type[Exception], ...] = ()) -
 
 
 def live_fragment(render: Callable[P, None] | None = None, *, run_every: float | timedelta | None = None,
-                  said: tuple[type[Exception], ...] = ()):
+                  said: tuple[type[Exception], ...] = (), watch_tab: bool = True):
     """`st.fragment(guarded(render, said), run_every=run_every)`: the one way specviz makes a live part of a page.
-    As a decorator (`@live_fragment(run_every=2)`) or called (`live_fragment(panel, run_every=5)(store, session)`)."""
+    As a decorator (`@live_fragment(run_every=2)`) or called (`live_fragment(panel, run_every=5)(store, session)`).
+    A timed part first mounts the tab watcher in its place (`watch_tab=False` does not): while the tab is hidden
+    the timer is off and the part keeps what it shows."""
     if render is None:
-        return lambda function: live_fragment(function, run_every=run_every, said=said)
+        return lambda function: live_fragment(function, run_every=run_every, said=said, watch_tab=watch_tab)
+    if run_every is not None and watch_tab and watch_tab_visibility(getattr(render, "__qualname__", "part")):
+        run_every = None
     return st.fragment(guarded(render, said), run_every=run_every)
+
+
+# The browser's Page Visibility API, reported as the component's state `hidden`: a change reruns the page.
+_WATCH_JS = """
+export default function({ setStateValue }) {
+  const report = () => setStateValue('hidden', document.visibilityState === 'hidden');
+  document.addEventListener('visibilitychange', report);
+  if (document.visibilityState === 'hidden') report();
+  return () => document.removeEventListener('visibilitychange', report);
+}
+"""
+
+
+@functools.cache
+def _tab_watch():
+    return st.components.v2.component("specviz_tab_visibility", js=_WATCH_JS)
+
+
+def watch_tab_visibility(name: str) -> bool:
+    """Mount an invisible watcher of this browser tab (one per live part: `name` keys it) and say whether the
+    browser last said the tab is hidden."""
+    key = "specviz-tab-watch-" + re.sub(r"[^A-Za-z0-9]+", "-", name)  # Streamlit refuses "__" in a component key
+    result = _tab_watch()(key=key, default={"hidden": False}, on_hidden_change=_ignore,
+                          height=0)
+    return bool(getattr(result, "hidden", False))
+
+
+def _ignore() -> None:
+    """The watcher's change callback: the rerun it causes is all that is needed."""
 
 
 def keep_language_in_url() -> None:
@@ -118,7 +158,8 @@ def shared_sidebar() -> None:
             st.caption(_("The language in the link is not one specviz speaks; it opened in {language}.",
                          language=LANGUAGES[st.session_state[LANG_KEY]]))
         if runs.preload_note():  # counts on by itself, and says when the models are ready; above the legend, so
-            live_fragment(_preload_status, run_every=PRELOAD_TICK_SECONDS)()  # a 900 px window shows it
+            # a 900 px window shows it; it does not watch the tab: every page has it, for a few seconds
+            live_fragment(_preload_status, run_every=PRELOAD_TICK_SECONDS, watch_tab=False)()
         st.caption(_(LEGEND))
 
 

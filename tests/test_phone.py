@@ -250,3 +250,38 @@ def test_the_models_catalog_fits_a_phone(browser, base, lang):
     assert all(b["right"] <= sizes[1] + 1 for b in boxes), boxes  # each table's box ends on the screen
     _shot(page, f"phone-models-{lang}.png")
     page.context.close()
+
+
+# Chart titles and annotations drawn outside their chart's own box (Plotly never wraps a title, so a long one ran off
+# a phone's screen), and formulas wider than their box that do not scroll inside it.
+CLIPPED = """() => {
+  const out = [];
+  for (const plot of document.querySelectorAll('.js-plotly-plot')) {
+    const box = plot.querySelector('.main-svg').getBoundingClientRect();
+    if (!box.width) continue;
+    for (const t of plot.querySelectorAll('.gtitle, .annotation-text')) {
+      const r = t.getBoundingClientRect();
+      if (r.width && (r.left < box.left - 1 || r.right > box.right + 1)) out.push(t.textContent);
+    }
+  }
+  for (const d of document.querySelectorAll('.katex-display')) {
+    if (d.scrollWidth > d.clientWidth + 1 && getComputedStyle(d).overflowX !== 'auto') out.push('formula: ' + d.textContent.slice(0, 40));
+  }
+  return {clipped: out, charts: document.querySelectorAll('.js-plotly-plot .gtitle').length,
+          formulas: document.querySelectorAll('.katex-display').length};
+}"""
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+@pytest.mark.parametrize("path", ["/theory", "/exactness"])
+def test_chart_titles_annotations_and_formulas_stay_on_a_phone(browser, base, path, lang):
+    """A 390 px screen cut off "The break-even line moves up as the batch grows", the break-even label and the
+    roofline formulas: long titles now wrap (`charts.wrap_title`), a label near the right edge points left, and a
+    formula is one per line and scrolls in its own box if it is still too wide."""
+    page = _open(browser, base, f"{path}?lang={lang}")
+    page.wait_for_selector(".js-plotly-plot .gtitle")
+    page.wait_for_timeout(1500)  # every chart drawn
+    found = page.evaluate(CLIPPED)
+    assert found["charts"] >= 3 and (path != "/theory" or found["formulas"] >= 2), found
+    assert found["clipped"] == [], f"{path}?lang={lang} on a phone cuts off: {found['clipped']}"
+    page.context.close()

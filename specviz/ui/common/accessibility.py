@@ -82,6 +82,7 @@ CSS = f"""<style>
 [data-testid="stMain"] [data-testid="stTable"] {{max-width:100%; overflow-x:auto;}}
 [data-testid="stMain"] [data-testid="stMarkdownContainer"] table {{display:block; max-width:100%; overflow-x:auto;}}
 @media (max-width: 640px) {{
+  [data-testid="stMain"] .katex-display {{font-size:0.82em; max-width:100%; overflow-x:auto; overflow-y:hidden;}}
   .st-key-{IDS_BOX} td, .st-key-{IDS_BOX} td * {{overflow-wrap:anywhere !important;}}
   [data-testid="stMain"] [data-testid="stMarkdownContainer"] :is(p, li, code) {{overflow-wrap:anywhere;}}
 }}

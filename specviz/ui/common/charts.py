@@ -48,6 +48,7 @@ def show(fig: go.Figure, key: str, where: Any = None, *, name: str | None = None
     numbers = table if table is not None else figure_table(fig)
     if not label or numbers is None or numbers.empty:
         raise ValueError(f"The chart '{key}' needs a name and a table of its numbers (name=..., table=...).")
+    wrap_title(fig)
     place = where if where is not None else st
     box = place.container()
     box.html(f'<span class="sv-sr-only {CHART_NAME_CLASS}" aria-hidden="true">'
@@ -55,6 +56,33 @@ def show(fig: go.Figure, key: str, where: Any = None, *, name: str | None = None
     box.plotly_chart(localize(fig), key=key, config=CONFIG, width="stretch")
     with box.expander(_(NUMBERS_LABEL)):
         st.table(numbers.set_index(numbers.columns[0]))
+
+
+TITLE_LINE = 40  # characters: what a chart title fits on one line of a 390 px phone
+
+
+def wrap_title(fig: go.Figure, line: int = TITLE_LINE) -> go.Figure:
+    """Break a long plain chart title into lines of at most `line` characters (Plotly never wraps one, so a phone
+    cut it off), and give the extra lines room above the plot.
+
+    >>> fig = wrap_title(go.Figure(layout=dict(title="The break-even line moves up as the batch grows")))
+    >>> fig.layout.title.text
+    'The break-even line moves up as the<br>batch grows'
+    """
+    title = fig.layout.title.text
+    if not title or "<" in title or len(title) <= line:
+        return fig
+    lines, current = [], ""
+    for word in title.split():
+        if current and len(current) + 1 + len(word) > line:
+            lines.append(current)
+            current = word
+        else:
+            current = f"{current} {word}".strip()
+    lines.append(current)
+    top = fig.layout.margin.t if fig.layout.margin.t is not None else 80
+    fig.update_layout(title_text="<br>".join(lines), margin_t=top + 20 * (len(lines) - 1))
+    return fig
 
 
 def figure_table(fig: go.Figure, max_rows: int = 60) -> pd.DataFrame | None:

@@ -205,10 +205,10 @@ def decomposition_figure(labels: list[str], decomposition: exactness.StepDecompo
                              marker=dict(symbol="diamond-open", size=11, color=Q_COLOR, line=dict(width=2)),
                              hovertemplate="%{x}: q = %{y:.4f}<extra>" + _("draft") + "</extra>"))
     alpha_text = alpha_text or number(decomposition.alpha, 3)
-    fig.update_layout(barmode="stack", height=440, margin=dict(l=10, r=10, t=40, b=10),
+    fig.update_layout(barmode="stack", height=460, margin=dict(l=10, r=10, t=60, b=10),
                       yaxis_title=_("probability"),
-                      legend=dict(orientation="h", yanchor="top", y=-0.3, x=0),
-                      title=f"p = min(p, q) + (1 − α)·norm(max(0, p − q)),  α = {alpha_text}")
+                      legend=dict(orientation="h", yanchor="top", y=-0.3, x=0),  # two title lines: a phone shows both
+                      title=f"p = min(p, q) + (1 − α)·norm(max(0, p − q))<br>α = {alpha_text}")
     fig.update_xaxes(type="category", tickangle=-45 if len(labels) > 12 else 0)
     return fig
 

@@ -80,8 +80,10 @@ def speedup_vs_batch_figure(points: list[BatchPoint], batch: int, even_batch: in
     if even_batch:
         shapes.append(dict(type="line", xref="x", yref="paper", x0=even_batch, x1=even_batch, y0=0, y1=1,
                            line=dict(color=VERMILLION, dash="dash", width=2)))
-        notes.append(dict(x=math.log10(even_batch), y=1, xref="x", yref="paper", xanchor="left",
-                          yanchor="top", showarrow=False,
+        span = math.log10(xs[-1]) - math.log10(xs[0]) or 1.0
+        right_half = (math.log10(even_batch) - math.log10(xs[0])) / span > 0.5  # then the words go left of the line,
+        notes.append(dict(x=math.log10(even_batch), y=1, xref="x", yref="paper",  # inside the plot on a phone too
+                          xanchor="right" if right_half else "left", yanchor="top", showarrow=False,
                           text=_("predicted break-even: batch {batch}", batch=even_batch),
                           font=dict(color=VERMILLION)))
     chosen = next(p for p in points if p.batch == batch)
@@ -117,8 +119,9 @@ def break_even_figure(points: list[BatchPoint], alpha: float, batch: int) -> go.
     if never:  # from here on no α < 1 pays: the verify pass costs more than K + 1 tokens can bring back
         shapes.append(dict(type="rect", xref="x", yref="paper", x0=never[0], x1=points[-1].batch, y0=0, y1=1,
                            line_width=0, fillcolor=NEVER_FILL, layer="below"))
-        notes.append(dict(x=math.log10(never[0]), y=0.02, xref="x", yref="paper", xanchor="left",
-                          yanchor="bottom", showarrow=False, text=_("no α pays"), font=dict(color=VERMILLION)))
+        notes.append(dict(x=math.log10(points[-1].batch), y=0.02, xref="x", yref="paper", xanchor="right",
+                          yanchor="bottom", showarrow=False, text=_("no α pays"),  # from the right end, inward:
+                          font=dict(color=VERMILLION)))  # the region is at the right, where a phone cut the words
     fig.update_layout(shapes=shapes,
                       annotations=notes + [dict(x=0, y=alpha, xref="paper", xanchor="left", yanchor="bottom",
                                                 showarrow=False, text=_("your α = {alpha}", alpha=number(alpha)),
@@ -156,7 +159,8 @@ def render(alpha: float, k: int) -> None:
     st.subheader(_("When speculation stops paying"))
     st.markdown(_(TEXT["intro"]))
     st.latex(r"t(B, n) = \max\!\Big(\frac{W + B\,L\,\kappa}{\text{%s}},\;"  # LaTeX; only the words are messages
-             r"\frac{2\,P\,B\,n}{\text{FLOP/s}}\Big),\qquad v(B, K) = \frac{t(B, K+1)}{t(B, 1)}" % _("bandwidth"))
+             r"\frac{2\,P\,B\,n}{\text{FLOP/s}}\Big)" % _("bandwidth"))  # one formula a line: a phone shows it whole
+    st.latex(r"v(B, K) = \frac{t(B, K+1)}{t(B, 1)}")
     st.latex(r"\text{%s}(B) = \frac{1 - \alpha^{K+1}}{(1 - \alpha)\,\big(K\,c(B) + v(B, K)\big)}" % _("speedup"))
     st.caption(_(TEXT["formula_note"]))
     presets = roofline.hardware_presets()

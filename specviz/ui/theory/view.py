@@ -214,7 +214,8 @@ def render_derivations() -> None:
     st.markdown(_("**1. The acceptance probability α.** A draft x ~ q is kept with probability min(1, p(x)/q(x)), so at one "
                   "position, with that context's p and q, the chance of keeping it is"))
     st.latex(r"\beta \;=\; \sum_x q(x)\,\min\!\Big(1, \frac{p(x)}{q(x)}\Big) \;=\; \sum_x \min\big(p(x), q(x)\big)"
-             r" \;=\; 1 - \mathrm{TV}(p, q),\qquad \alpha \;=\; \mathbb{E}[\beta].")
+             r" \;=\; 1 - \mathrm{TV}(p, q),")  # one formula a line: a phone shows each whole (or scrolls it)
+    st.latex(r"\alpha \;=\; \mathbb{E}[\beta].")
     st.markdown(_("β changes from one position to the next (Leviathan et al. call it β); α, its average over the "
                   "contexts a run meets, is the one number the formulas below use and the slider sets. A trace "
                   "estimates α by the mean of min(1, p/q) over the drafts it tested. The measured accepted / drafted "
@@ -230,8 +231,8 @@ def render_derivations() -> None:
     st.markdown(_("**3. Speedup.** One step costs K draft forwards (c each, in units of one target forward) plus one "
                   "target forward over K + 1 positions (assumed to cost the same as one ordinary forward); "
                   "target-only decoding gets one token per forward. So"))
-    st.latex(r"\text{%s} \;=\; \frac{1 - \alpha^{K+1}}{(1 - \alpha)\,(K c + 1)},\qquad "
-             r"K^\ast = \arg\max_{0 \le K \le 16} \text{%s}." % (_("speedup"), _("speedup")))
+    st.latex(r"\text{%s} \;=\; \frac{1 - \alpha^{K+1}}{(1 - \alpha)\,(K c + 1)}," % _("speedup"))
+    st.latex(r"K^\ast = \arg\max_{0 \le K \le 16} \text{%s}." % _("speedup"))
     st.markdown(_("K = 0 means not speculating (speedup 1). Speculation pays only above the break-even α where the "
                   "speedup is exactly 1; if c ≥ 1 (a draft as slow as the target) it never pays. These are "
                   "Leviathan et al. (2023), section 3; real runs differ because α varies with position and context "

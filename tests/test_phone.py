@@ -285,3 +285,15 @@ def test_chart_titles_annotations_and_formulas_stay_on_a_phone(browser, base, pa
     assert found["charts"] >= 3 and (path != "/theory" or found["formulas"] >= 2), found
     assert found["clipped"] == [], f"{path}?lang={lang} on a phone cuts off: {found['clipped']}"
     page.context.close()
+
+
+def test_a_tables_toolbar_does_not_cover_the_text_above_it_on_a_phone(browser, base):
+    """On a phone Streamlit showed the editable table's toolbar without hovering, over the sandbox's intro text."""
+    page = _open(browser, base, "/sandbox")
+    grid = page.locator('[data-testid="stDataFrame"]').first
+    grid.scroll_into_view_if_needed()
+    grid.tap(position={"x": 40, "y": 40})
+    page.wait_for_timeout(500)
+    bars = page.locator('[data-testid="stElementToolbar"]')
+    assert all(not bars.nth(i).is_visible() for i in range(bars.count())), "a table's toolbar is drawn on a phone"
+    page.context.close()

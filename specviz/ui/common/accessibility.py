@@ -88,6 +88,9 @@ CSS = f"""<style>
 }}
 /* Plotly's toolbar: shown on hover with a mouse, never on a phone (a tap would put it over the chart's title) */
 @media (max-width: 640px), (hover: none) {{ .js-plotly-plot .modebar-container {{display:none !important;}} }}
+/* a table's toolbar (search, download, full screen) sat on the text above the table on a phone, where it shows
+   without hovering: hidden there, as Plotly's is */
+@media (max-width: 640px) {{ [data-testid="stElementToolbar"] {{display:none !important;}} }}
 </style>"""
 
 SCRIPT = r"""<script>

@@ -1,0 +1,61 @@
+"""The Proposers page and the p/q sandbox in a real browser (issue 14): they load through the router, draw their
+diagrams and charts without an error, and leave 1400×900 screenshots in artifacts/ (the README's come from here)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from specviz.scripts.screenshots import shoot, wait_for_app
+from specviz.teach.learn import LAST
+
+ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
+ERRORS = '[data-testid="stException"], [data-testid="stAlertContentError"]'
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+
+@pytest.fixture(scope="module")
+def browser_page(app_url, browser_context):
+    """The module's server and one page in the shared Chromium window (tests/conftest.py)."""
+    page = browser_context.new_page()
+    yield app_url, page
+    page.close()
+
+
+@pytest.mark.parametrize("path, title, drawn", [
+    ("/proposers", "Proposers: who writes the drafts", '[data-testid="stGraphVizChart"] svg'),
+    ("/sandbox", "p/q sandbox", ".js-plotly-plot"),
+])
+def test_new_page_loads_and_draws(browser_page, path, title, drawn):
+    url, page = browser_page
+    page.goto(url + path)
+    wait_for_app(page, timeout=120)
+    page.wait_for_selector(drawn, timeout=30_000)
+    assert page.locator("h1").first.inner_text() == title
+    assert page.locator(ERRORS).count() == 0
+    shoot(page, ARTIFACTS / f"{path.strip('/')}.png")
+
+
+def test_root_to_the_guided_path_and_the_next_lesson(browser_page):
+    """A first-time learner: the root URL, the Overview's "Start the guided path", lesson 1, Next, lesson 2 shown
+    from its top, with the progress in the address bar."""
+    url, page = browser_page
+    page.goto(url + "/")
+    wait_for_app(page, timeout=120)
+    page.get_by_role("link", name="Start the guided path").first.click()
+    page.wait_for_url("**/learn**", timeout=30_000)
+    wait_for_app(page, timeout=60)
+    assert page.locator("h1").first.inner_text() == "Guided path"
+    page.get_by_text(f"Lesson 1 of {LAST}: Why decoding is slow").first.wait_for(timeout=30_000)
+    page.get_by_role("button", name="Next lesson →").first.click()
+    page.get_by_text(f"Lesson 2 of {LAST}").first.wait_for(timeout=30_000)
+    wait_for_app(page, timeout=60)
+    # the address bar follows the page's next message: on a busy machine a moment after the lesson is drawn
+    page.wait_for_url(re.compile(r"[?&]lesson=2(&|$)"), timeout=30_000)
+    assert "done=" not in page.url  # moving on marks nothing: mastery needs the checks
+    box = page.locator("h1").first.bounding_box()  # the new lesson starts at its top, not where Next was
+    assert box is not None and 0 <= box["y"] < 300
+    assert page.locator(ERRORS).count() == 0
+    shoot(page, ARTIFACTS / "learn-lesson2.png")

@@ -1,0 +1,299 @@
+"""The app on a 390×844 phone, on a 1920×1080 projector and from the keyboard, in a real Chromium: what AppTest
+cannot see (sizes in pixels, clipping, the Tab order, the Plotly toolbar). Screenshots land in artifacts/.
+
+Needs `chromium` on PATH (`make browser`); without it these tests fail, they do not skip.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from specviz.scripts.screenshots import CHROMIUM_ARGS, chromium_path, serve, wait_for_app
+from specviz.teach.classroom import ClassroomStore
+from specviz.teach.quiz import load_bank
+from specviz.ui.common import charts
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "artifacts"
+PHONE = {"width": 390, "height": 844}
+PROJECTOR = {"width": 1920, "height": 1080}
+PIN = "phone-test-pin-42"
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+# what the Tab key lands on, and whether it sits inside a chart
+FOCUSED = """() => { const e = document.activeElement;
+  return {inChart: !!(e && e.closest('.js-plotly-plot, [data-testid="stPlotlyChart"]')),
+          label: e ? (e.getAttribute('aria-label') || e.innerText || e.tagName).slice(0, 40) : ''}; }"""
+SCROLL_MAIN = """(y) => { let box = document.querySelector('[data-testid="stMain"]');
+  while (box && !['auto', 'scroll'].includes(getComputedStyle(box).overflowY)) box = box.parentElement;
+  (box || document.scrollingElement).scrollTop = y; }"""
+
+
+@pytest.fixture(scope="module")
+def classroom_db(tmp_path_factory):
+    """The server's classroom database and PIN (set before it starts), with one session of ordering questions."""
+    path = tmp_path_factory.mktemp("phone") / "classroom.sqlite"
+    saved = {k: os.environ.get(k) for k in ("SPECVIZ_CLASSROOM_DB", "SPECVIZ_TEACHER_PIN")}
+    os.environ.update(SPECVIZ_CLASSROOM_DB=str(path), SPECVIZ_TEACHER_PIN=PIN)
+    yield path
+    for key, value in saved.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
+
+
+@pytest.fixture(scope="module")
+def base(classroom_db):
+    with serve() as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def browser(playwright):
+    """Chromium without a window of its own: each test opens a context at the size it needs (tests/conftest.py
+    checked that Chromium is there)."""
+    browser = playwright.chromium.launch(executable_path=chromium_path(), headless=True, args=CHROMIUM_ARGS)
+    yield browser
+    browser.close()
+
+
+def _open(browser, base: str, path: str, viewport=PHONE):
+    phone = viewport["width"] < 500
+    context = browser.new_context(viewport=viewport, is_mobile=phone, has_touch=phone)
+    context.set_default_timeout(60_000)
+    page = context.new_page()
+    page.goto(base + path)
+    wait_for_app(page, timeout=120)
+    return page
+
+
+def _shot(page, name: str) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / name))
+
+
+def _no_page_overflow(page) -> None:
+    width = page.evaluate("() => document.documentElement.scrollWidth")
+    assert width <= page.viewport_size["width"] + 1, f"the page is {width} px wide: it scrolls sideways"
+
+
+def _tab_through(page, presses: int = 80) -> list[dict]:
+    page.evaluate("() => document.activeElement && document.activeElement.blur()")
+    stops = []
+    for _ in range(presses):
+        page.keyboard.press("Tab")
+        stops.append(page.evaluate(FOCUSED))
+    return stops
+
+
+def test_the_loop_diagram_and_where_next_read_on_a_phone(browser, base):
+    page = _open(browser, base, "/")
+    texts = page.locator('[data-testid="stGraphVizChart"] svg text')
+    assert texts.count() > 10
+    heights = texts.evaluate_all("els => els.map(e => e.getBoundingClientRect().height)")
+    assert min(h for h in heights if h > 0) >= 10, f"diagram text is {min(heights):.1f} px tall on a phone"
+    links = page.locator('[data-testid="stPageLink-NavLink"] [data-testid="stMarkdownContainer"]')
+    assert links.count() >= 5
+    clipped = links.evaluate_all("els => els.filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.innerText)")
+    assert not clipped, f"cut off on a phone: {clipped}"
+    _no_page_overflow(page)
+    page.evaluate(SCROLL_MAIN, 600)
+    _shot(page, "phone-overview.png")
+    page.context.close()
+
+
+@pytest.mark.parametrize("path", ["/race", "/theory", "/speedup_lab"])
+def test_charts_have_no_toolbar_over_titles_and_stay_out_of_the_tab_order(browser, base, path):
+    page = _open(browser, base, path)
+    page.wait_for_selector(".js-plotly-plot")
+    plot = page.locator(".js-plotly-plot").first
+    plot.scroll_into_view_if_needed()
+    plot.tap(position={"x": 60, "y": 60})  # a tap is what showed the toolbar over the title
+    page.wait_for_timeout(500)
+    toolbars = page.locator(".modebar-container .modebar, .modebar-btn")
+    assert toolbars.count() == 0 or not toolbars.first.is_visible(), "Plotly's toolbar is drawn"
+    stops = _tab_through(page)
+    assert not [s for s in stops if s["inChart"]], "Tab stops inside a chart"
+    _no_page_overflow(page)
+    _shot(page, f"phone-{path.strip('/')}.png")
+    page.context.close()
+
+
+def test_chart_numbers_are_readable_without_hovering(browser, base):
+    page = _open(browser, base, "/theory")
+    page.locator('[data-testid="stExpander"] summary').filter(has_text=charts.NUMBERS_LABEL).first.click()
+    page.wait_for_timeout(800)
+    table = page.locator('[data-testid="stExpander"] table').first  # a real table: a screen reader reads it too
+    assert table.is_visible() and table.locator("th").count() >= 2
+    page.context.close()
+
+
+def test_focus_rings_stay_for_the_keyboard(browser, base):
+    page = _open(browser, base, "/race", viewport={"width": 1400, "height": 900})
+    page.evaluate("() => document.activeElement && document.activeElement.blur()")
+    for _ in range(40):
+        page.keyboard.press("Tab")
+        if page.evaluate("() => document.activeElement.tagName") == "BUTTON":
+            break
+    ring = page.evaluate("""() => { const cs = getComputedStyle(document.activeElement);
+        return (cs.outlineStyle !== 'none' && parseFloat(cs.outlineWidth) > 0) || cs.boxShadow !== 'none'; }""")
+    assert ring, "a focused button shows no focus ring"
+    page.context.close()
+
+
+def test_an_ordering_question_on_a_phone_is_whole_buttons_to_tap(browser, base, classroom_db):
+    store = ClassroomStore(classroom_db)
+    ordering = next(q for q in load_bank().questions if q.kind == "ordering")
+    session = store.create_session([ordering], "Phones")
+    student = store.join(session.code, "Pat")
+    page = _open(browser, base, f"/classroom?student={student.token}")
+    assert page.locator('[data-testid="stMultiSelect"]').count() == 0
+    items = page.locator('[data-testid="stButton"] button').filter(has_text=ordering.answer[0][:20])
+    assert items.count() == 1
+    clipped = page.locator('[data-testid="stButton"] button').evaluate_all(
+        "els => els.filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.innerText)")
+    assert not clipped, f"cut off on a phone: {clipped}"
+    items.first.tap()
+    page.wait_for_timeout(500)
+    wait_for_app(page)
+    assert page.get_by_text("Your order").count() == 1
+    _no_page_overflow(page)
+    _shot(page, "phone-classroom-ordering.png")
+    page.context.close()
+
+
+def test_the_dashboard_reads_from_the_back_of_the_room(browser, base, classroom_db):
+    store = ClassroomStore(classroom_db)
+    questions = load_bank().select(["accept_rule"])[:3]
+    session = store.create_session(questions, "Projector")
+    for name in ("Ana", "Ben"):
+        student = store.join(session.code, name)
+        store.record_answer(student.token, questions[0].id, "nope")
+    page = _open(browser, base, f"/classroom?as=teacher&session={session.code}", viewport=PROJECTOR)
+    page.get_by_label("Teacher PIN").fill(PIN)
+    page.get_by_role("button", name="Unlock").click()
+    page.wait_for_selector(".sv-fail")
+    wait_for_app(page)
+    size = page.locator(".sv-fail .q").first.evaluate("e => parseFloat(getComputedStyle(e).fontSize)")
+    assert size >= 18, f"question text is {size} px at 1920×1080"
+    shown = page.locator(".sv-fail").inner_text()
+    assert "2/2 missed" in shown and questions[0].id not in shown and "None" not in shown
+    _shot(page, "projector-dashboard.png")
+    page.context.close()
+
+
+
+def test_the_playground_step_buttons_leave_the_output_on_the_first_screen(browser, base):
+    """At 390 px the five step buttons wrap into a few short rows instead of five full-width ones, so the output
+    starts within the first screen under them."""
+    page = _open(browser, base, "/playground?source=example&example=toy-draft&step=3")
+    names = ["Reset", "Previous", "Next step", "Play", "Run to end"]
+    boxes = [page.get_by_role("button", name=re.compile(rf"^{name}")).first.bounding_box() for name in names]
+    rows = {round(b["y"]) for b in boxes}
+    assert len(rows) <= 3, f"the step buttons take {len(rows)} rows on a phone"
+    top, output = min(b["y"] for b in boxes), page.get_by_text("The output so far").first.bounding_box()["y"]
+    assert output - top < PHONE["height"], "the output starts more than a screen below the step buttons"
+    _shot(page, "playground-phone.png")
+
+
+def test_next_step_on_a_phone_brings_the_step_into_view(browser, base):
+    """Issue 27 item 10: on a 390 px phone the step's result was about two screens below the buttons; after Next
+    the page scrolls to the revealed step, whose charts show their titles whole."""
+    page = _open(browser, base, "/playground?source=example&example=toy-draft")
+    for _ in range(2):
+        page.get_by_role("button", name=re.compile("^Next step")).first.tap()
+        page.wait_for_timeout(600)
+        wait_for_app(page)
+    page.wait_for_timeout(800)
+    headline = page.get_by_text(re.compile(r"^Step 2 ·")).first
+    box = headline.bounding_box()
+    header = page.locator('[data-testid="stHeader"]').bounding_box()
+    assert box is not None and header["y"] + header["height"] <= box["y"] < PHONE["height"] / 2, \
+        f"the step headline is at {box}, under a header ending at {header['y'] + header['height']}"
+    titles = page.locator(".js-plotly-plot .gtitle")
+    assert titles.count() >= 2
+    clipped = titles.evaluate_all("""els => els.filter(t => { const r = t.getBoundingClientRect();
+        const plot = t.closest('.js-plotly-plot').getBoundingClientRect();
+        return r.right > plot.right + 1 || r.left < plot.left - 1; }).map(t => t.textContent)""")
+    assert not clipped, f"chart titles cut off on a phone: {clipped}"
+    _no_page_overflow(page)
+    _shot(page, "phone-playground-step.png")
+    page.context.close()
+
+
+# each static table: whether it is wider than its box, whether something between them scrolls sideways, and where
+# its box ends on the screen
+WIDE_BOXES = """() => [...document.querySelectorAll('[data-testid="stTable"]')].map(box => {
+  const table = box.querySelector('table');
+  let scrolls = false;
+  for (let e = table; e && e !== box.parentElement; e = e.parentElement)
+    if (['auto', 'scroll'].includes(getComputedStyle(e).overflowX)) scrolls = true;
+  return {wide: table.scrollWidth > box.getBoundingClientRect().width + 1, scrolls,
+          right: Math.round(box.getBoundingClientRect().right)}; })"""
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_models_catalog_fits_a_phone(browser, base, lang):
+    """Issue 27 item 10: the catalog's model ids cannot wrap, and the table pushed the whole page sideways at 390 px.
+    The document never scrolls sideways; a table still wider than the screen scrolls inside its own box."""
+    page = _open(browser, base, f"/models?lang={lang}")
+    page.wait_for_selector('[data-testid="stTable"] table')
+    sizes = page.evaluate("() => [document.documentElement.scrollWidth, window.innerWidth]")
+    assert sizes[0] <= sizes[1], f"/models?lang={lang} is {sizes[0]} px wide on a {sizes[1]} px screen"
+    boxes = page.evaluate(WIDE_BOXES)
+    assert len(boxes) >= 4 and all(b["scrolls"] for b in boxes if b["wide"]), boxes
+    assert all(b["right"] <= sizes[1] + 1 for b in boxes), boxes  # each table's box ends on the screen
+    _shot(page, f"phone-models-{lang}.png")
+    page.context.close()
+
+
+# Chart titles and annotations drawn outside their chart's own box (Plotly never wraps a title, so a long one ran off
+# a phone's screen), and formulas wider than their box that do not scroll inside it.
+CLIPPED = """() => {
+  const out = [];
+  for (const plot of document.querySelectorAll('.js-plotly-plot')) {
+    const box = plot.querySelector('.main-svg').getBoundingClientRect();
+    if (!box.width) continue;
+    for (const t of plot.querySelectorAll('.gtitle, .annotation-text')) {
+      const r = t.getBoundingClientRect();
+      if (r.width && (r.left < box.left - 1 || r.right > box.right + 1)) out.push(t.textContent);
+    }
+  }
+  for (const d of document.querySelectorAll('.katex-display')) {
+    if (d.scrollWidth > d.clientWidth + 1 && getComputedStyle(d).overflowX !== 'auto') out.push('formula: ' + d.textContent.slice(0, 40));
+  }
+  return {clipped: out, charts: document.querySelectorAll('.js-plotly-plot .gtitle').length,
+          formulas: document.querySelectorAll('.katex-display').length};
+}"""
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+@pytest.mark.parametrize("path", ["/theory", "/exactness"])
+def test_chart_titles_annotations_and_formulas_stay_on_a_phone(browser, base, path, lang):
+    """A 390 px screen cut off "The break-even line moves up as the batch grows", the break-even label and the
+    roofline formulas: long titles now wrap (`charts.wrap_title`), a label near the right edge points left, and a
+    formula is one per line and scrolls in its own box if it is still too wide."""
+    page = _open(browser, base, f"{path}?lang={lang}")
+    page.wait_for_selector(".js-plotly-plot .gtitle")
+    page.wait_for_timeout(1500)  # every chart drawn
+    found = page.evaluate(CLIPPED)
+    assert found["charts"] >= 3 and (path != "/theory" or found["formulas"] >= 2), found
+    assert found["clipped"] == [], f"{path}?lang={lang} on a phone cuts off: {found['clipped']}"
+    page.context.close()
+
+
+def test_a_tables_toolbar_does_not_cover_the_text_above_it_on_a_phone(browser, base):
+    """On a phone Streamlit showed the editable table's toolbar without hovering, over the sandbox's intro text."""
+    page = _open(browser, base, "/sandbox")
+    grid = page.locator('[data-testid="stDataFrame"]').first
+    grid.scroll_into_view_if_needed()
+    grid.tap(position={"x": 40, "y": 40})
+    page.wait_for_timeout(500)
+    bars = page.locator('[data-testid="stElementToolbar"]')
+    assert all(not bars.nth(i).is_visible() for i in range(bars.count())), "a table's toolbar is drawn on a phone"
+    page.context.close()

@@ -1,0 +1,90 @@
+"""The command line as a user meets it: readable steps, a JSON trace, and one sentence with exit 2 on bad input."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from specviz.engine.trace import Trace
+
+ROOT = __import__("pathlib").Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.slow  # every test starts `python -m specviz` in a fresh process
+
+
+def cli(*args, timeout=180):
+    return subprocess.run([sys.executable, "-m", "specviz", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def test_generate_shows_every_step_and_a_summary():
+    out = cli("generate", "--pair", "toy", "--prompt", "hello there", "--k", "3", "--max-new-tokens", "16",
+              "--temperature", "1", "--seed", "2")
+    assert out.returncode == 0, out.stderr
+    assert "step   1" in out.stdout and "q=" in out.stdout and "p/q=" in out.stdout and "u=" in out.stdout
+    assert "summary: " in out.stdout and "acceptance rate" in out.stdout and "mean accepted length" in out.stdout
+    assert "tokens/s" in out.stdout
+    assert any(glyph in out.stdout for glyph in "✓✗↻★")
+
+
+def test_generate_json_to_stdout_round_trips():
+    out = cli("generate", "--pair", "toy", "--prompt", "hello", "--max-new-tokens", "8", "--json", "-")
+    assert out.returncode == 0, out.stderr
+    trace = Trace.from_json(out.stdout)
+    assert trace.num_tokens == 8 and trace.settings["k"] == 4
+    assert json.loads(out.stdout)["schema_version"] == 1
+
+
+def test_compare_prints_both_times_and_the_speedup():
+    out = cli("compare", "--pair", "toy", "--prompt", "hello", "--max-new-tokens", "12", "--k", "2")
+    assert out.returncode == 0, out.stderr
+    assert "target-only:" in out.stdout and "speculative:" in out.stdout and "speedup:" in out.stdout
+    assert "greedy output identical: yes" in out.stdout
+
+
+@pytest.mark.parametrize("args, phrase", [
+    (["--prompt", ""], "prompt is empty"),
+    (["--prompt", "hi", "--k", "0"], "K must be"),
+    (["--prompt", "hi", "--k", "17"], "K must be"),
+    (["--prompt", "hi", "--max-new-tokens", "0"], "max_new_tokens"),
+    (["--prompt", "hi", "--max-new-tokens", "5000"], "max_new_tokens"),
+    (["--prompt", "hi", "--temperature", "-1"], "Temperature"),
+    (["--prompt", "hi", "--top-p", "0"], "top-p"),
+    (["--prompt", "hi", "--top-p", "1.5"], "top-p"),
+    (["--prompt", "hi", "--top-k", "-3"], "top-k"),
+    (["--prompt", "hi", "--pair", "no-such-pair"], "no-such-pair"),
+    (["--prompt", "hi", "--proposer", "medusa"], "invalid choice"),
+    (["--prompt", "x" * 3000, "--pair", "toy", "--max-new-tokens", "64"], "context"),
+    (["--prompt", "hi", "--pair", "toy", "--json", "/no/such/dir/t.json"], "Cannot write"),
+    (["--prompt", "hi", "--pair", "toy", "--proposer", "eagle"], "no trained EAGLE drafter"),  # as the web UI does
+])
+def test_bad_input_is_one_sentence_and_exit_2(args, phrase):
+    out = cli("generate", *(["--pair", "toy"] if "--pair" not in args else []), *args)
+    assert out.returncode == 2
+    assert phrase in out.stderr
+    assert "Traceback" not in out.stderr and "Traceback" not in out.stdout
+
+
+def test_summary_explains_a_draft_that_is_rarely_right():
+    from specviz.cli import format_summary
+    from specviz.engine.trace import Decision, EmittedToken, Step
+
+    def step(accepted):
+        decisions = [Decision(0, 5, "a", 0.9, 0.05 if not accepted else 0.9, 0.06, 0.06, 0.5, accepted, True)]
+        return Step(0, 3, 1, "layerskip-7", decisions, [EmittedToken(6, "b", "recovered")])
+
+    rarely = Trace("speculative", {}, [1, 2], [6] * 20, [step(False)] * 19 + [step(True)])
+    often = Trace("speculative", {}, [1, 2], [6] * 20, [step(True)] * 20)
+    assert "rarely right (1 of 20 drafts kept)" in format_summary(rarely)
+    assert "rarely right" not in format_summary(often)
+
+
+def test_help_and_a_bad_flag_answer_without_loading_torch():
+    """Checking flags needs no model: `--help` and a refused value must not pay torch's and transformers' import."""
+    code = ("import sys\nfrom specviz.cli import main\n"
+            "assert main(['generate', '--prompt', 'hi', '--k', '99']) == 2\n"
+            "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+            "print('torch' in sys.modules, 'transformers' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.stdout.strip().splitlines()[-1] == "False False", out.stderr[-1000:]
+    assert "K must be a whole number from 1 to 16" in out.stderr

@@ -1,0 +1,212 @@
+"""The proposer registry: a new proposer is one class, one factory and one `register` line, and then every menu, the
+CLI, the bench and `RunSpec` offer it with no other edit. The dummy below drafts by repeating the last token."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+from streamlit.testing.v1 import AppTest
+
+from specviz import cli
+from specviz.engine.baseline import autoregressive_generate
+from specviz.engine.proposers import make_proposer, registry
+from specviz.engine.proposers.base import Proposal, Proposer
+from specviz.engine.sampling import SamplingConfig
+from specviz.labs.bench.cli import add_bench_arguments
+from specviz.labs.bench.config import BenchConfig
+from specviz.models.pairs import encode_prompt
+from specviz.runs.running import run, run_target_only
+from specviz.runs.runspec import RunSpec
+from specviz.ui.playground import settings as playground_settings
+from specviz.ui.proposers import view as proposers_view
+from specviz.ui.race import settings as race_settings
+from specviz.ui.speedup import live as speedup_live
+
+ROOT = Path(__file__).resolve().parents[2]
+PROMPT = "the quick brown fox jumps over the lazy dog. the quick"
+BUILT_IN = ("draft", "ngram", "layerskip", "eagle")
+
+
+# ---- the dummy: one class, one factory, one register line -------------------------------------------------------
+
+
+class EchoProposer(Proposer):
+    """Drafts K copies of the sequence's last token (deterministic: q is a point mass); it cannot branch."""
+
+    name = "echo"
+
+    def propose(self, sequence: list[int], k: int, sampling: SamplingConfig,
+                generator: torch.Generator) -> Proposal:
+        return Proposal([sequence[-1]] * k, None)
+
+
+def echo_from_pair(pair, **settings) -> EchoProposer:
+    return EchoProposer()
+
+
+@pytest.fixture
+def echo():
+    info = registry.register(registry.ProposerInfo("echo", "Echo (the last token again)", "echo",
+                                                   "**Echo**: repeats the last token.", echo_from_pair))
+    yield info
+    registry.unregister("echo")
+
+
+# ---- it shows up everywhere ---------------------------------------------------------------------------------------
+
+
+def test_the_built_in_proposers_keep_their_names_and_order():
+    assert registry.names() == BUILT_IN
+    assert [registry.get(name).can_branch for name in BUILT_IN] == [True, False, True, True]
+
+
+def test_runspec_accepts_a_registered_proposer_and_refuses_it_once_it_is_gone(echo):
+    assert RunSpec(pair="toy", proposer="echo").proposer == "echo"
+    assert RunSpec.from_query({"proposer": "echo"}).proposer == "echo"
+    registry.unregister("echo")
+    with pytest.raises(ValueError, match="must be one of draft, ngram, layerskip, eagle"):
+        RunSpec(proposer="echo")
+    registry.register(echo)  # for the fixture to undo
+
+
+def _proposer_choices(parser) -> dict[str, tuple[str, ...]]:
+    commands = next(a for a in parser._actions if a.dest == "command").choices
+    return {name: tuple(next(a for a in commands[name]._actions if a.dest == "proposer").choices)
+            for name in ("generate", "compare")}
+
+
+def test_the_cli_offers_it_and_runs_it_on_the_toy_pair(echo, capsys):
+    assert _proposer_choices(cli.build_parser()) == {"generate": (*BUILT_IN, "echo"), "compare": (*BUILT_IN, "echo")}
+    code = cli.main(["generate", "--pair", "toy", "--proposer", "echo", "--prompt", PROMPT, "--no-chat", "--k", "3",
+                     "--max-new-tokens", "8", "--quiet", "--lang", "en"])
+    assert code == 0, capsys.readouterr().err
+    registry.unregister("echo")
+    try:
+        with pytest.raises(SystemExit):  # without the registration, argparse refuses the name
+            cli.build_parser().parse_args(["generate", "--prompt", "x", "--proposer", "echo"])
+    finally:
+        registry.register(echo)  # for the fixture to undo
+
+
+def test_the_bench_checks_and_names_it(echo):
+    BenchConfig(pair="toy", proposers=["echo"]).check()
+    with pytest.raises(ValueError, match="Unknown proposer 'medusa': choose one of draft, ngram, layerskip, eagle, "
+                                         "echo."):
+        BenchConfig(pair="toy", proposers=["medusa"]).check()
+    import argparse
+
+    parser = argparse.ArgumentParser()
+    add_bench_arguments(parser)
+    assert "echo" in next(a for a in parser._actions if a.dest == "proposers").help
+
+
+def test_every_menu_offers_it(echo):
+    # Playground: both built-in pairs and a hand-made one, with its label and note
+    assert playground_settings.pair_proposers("toy") == ("draft", "ngram", "layerskip", "echo")
+    assert playground_settings.pair_proposers("default") == ("eagle", "draft", "ngram", "layerskip", "echo")
+    assert playground_settings.pair_proposers("my/target,my/draft")[-1] == "echo"
+    assert playground_settings.proposer_label("echo") == "Echo (the last token again)"
+    assert playground_settings.proposer_note("echo") == "**Echo**: repeats the last token."
+    values, bad = playground_settings.parse_query_params({"pair": "toy", "proposer": "echo"}, [])
+    assert values["proposer"] == "echo" and not bad
+    # the race, the Speedup lab's live sweep, the Proposers page
+    assert race_settings.pair_proposers("toy")[-1] == race_settings.pair_proposers("default")[-1] == "echo"
+    assert speedup_live.live_proposers() == ("draft", "ngram", "layerskip", "echo")
+    sections = proposers_view.sections()
+    assert [s.key for s in sections[:-1]] == [p.key for p in proposers_view.PROPOSERS]
+    assert sections[-1].key == "echo" and sections[-1].title == "Echo (the last token again)"
+
+
+def test_the_proposers_page_draws_its_section(echo):
+    at = AppTest.from_file(str(ROOT / "pages/proposers.py"), default_timeout=60)
+    at.run()
+    assert not at.exception and not at.error
+    assert "Echo (the last token again)" in [h.value for h in at.subheader]
+    assert "**Echo**: repeats the last token." in [m.value for m in at.markdown]
+    assert not any("specviz has no Echo" in c.value for c in at.caption)  # specviz has it now
+
+
+def test_the_menus_forget_it_after_the_test():
+    assert "echo" not in registry.names() and "echo" not in playground_settings.pair_proposers("toy")
+    assert "echo" not in [s.key for s in proposers_view.sections()]
+
+
+# ---- it runs, and it is exact -------------------------------------------------------------------------------------
+
+
+def test_greedy_decoding_with_the_dummy_gives_the_target_only_tokens(echo, toy):
+    spec = RunSpec(pair="toy", proposer="echo", prompt=PROMPT, chat=False, k=3, temperature=0.0, max_new_tokens=32)
+    assert isinstance(make_proposer(toy, "echo"), EchoProposer)
+    trace = run(spec, pair=toy)
+    ids = encode_prompt(toy.tokenizer, PROMPT, chat=False)
+    expected = autoregressive_generate(toy.target, ids, temperature=0.0, max_new_tokens=32).output_ids
+    assert trace.meta["proposer"] == "echo" and sum(s.n_drafted for s in trace.steps) > 0
+    assert trace.output_ids == run_target_only(spec, pair=toy).output_ids == expected
+
+
+def test_the_registry_says_what_the_classes_do(toy):
+    for name in ("draft", "ngram", "layerskip"):  # the toy pair's EAGLE drafter is an untrained stand-in
+        assert make_proposer(toy, name).can_branch == registry.get(name).can_branch, name
+    assert make_proposer(toy, "layerskip", layers=1).name == "layerskip-1"
+    with pytest.raises(ValueError, match="Unknown proposer 'medusa': choose one of draft, ngram, layerskip, eagle."):
+        make_proposer(toy, "medusa")
+
+
+def test_reading_the_registry_loads_no_torch():
+    code = ("import sys\nimport specviz.engine.proposers, specviz.engine.limits, specviz.runs.runspec, specviz.models.catalog, specviz.cli\n"
+            "specviz.engine.proposers.registry.names(), specviz.engine.limits.PROPOSERS\n"
+            "print(sorted(m for m in ('torch', 'transformers', 'streamlit') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
+
+
+# ---- no hand-written proposer lists outside the registry --------------------------------------------------------
+
+# Dict literals keyed by names that are not specviz's proposers: vLLM's speculative methods, figure keys.
+NOT_PROPOSERS = {("specviz/serving/server.py", "SPECS"), ("specviz/ui/serving/charts.py", "COLORS"),
+                 ("specviz/ui/proposers/view.py", "measured")}
+
+
+def proposer_lists(root: Path, names: set[str]) -> list[str]:
+    """Every list, tuple or set literal (and dict literal's keys) under root/specviz that names three or more
+    proposers, outside the registry: 'path:line: names'."""
+    found = []
+
+    def visit(node: ast.AST, rel: str, owner: str) -> None:
+        if isinstance(node, ast.FunctionDef):
+            owner = node.name
+        elif isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
+            owner = node.targets[0].id
+        items = (node.elts if isinstance(node, (ast.List, ast.Tuple, ast.Set)) else
+                 [key for key in node.keys if key is not None] if isinstance(node, ast.Dict)
+                 and (rel, owner) not in NOT_PROPOSERS else [])
+        named = sorted({i.value for i in items if isinstance(i, ast.Constant) and i.value in names})
+        if len(named) >= 3:
+            found.append(f"{rel}:{node.lineno}: {', '.join(named)}")
+        for child in ast.iter_child_nodes(node):
+            visit(child, rel, owner)
+
+    for path in sorted((root / "specviz").rglob("*.py")):
+        rel = path.relative_to(root).as_posix()
+        if rel != "specviz/engine/proposers/registry.py":
+            visit(ast.parse(path.read_text(encoding="utf-8")), rel, "")
+    return found
+
+
+def test_no_module_lists_the_proposers_by_hand():
+    found = proposer_lists(ROOT, set(BUILT_IN))
+    assert not found, "read specviz.engine.proposers.registry instead of listing proposers:\n" + "\n".join(found)
+
+
+def test_the_scan_catches_a_hand_written_list(tmp_path):
+    (tmp_path / "specviz" / "ui").mkdir(parents=True)
+    (tmp_path / "specviz" / "ui" / "menu.py").write_text(
+        'CHOICES = ("draft", "ngram", "eagle")\nLABELS = {"draft": 1, "ngram": 2, "layerskip": 3}\nTWO = ["draft", "x"]\n')
+    assert proposer_lists(tmp_path, set(BUILT_IN)) == ["specviz/ui/menu.py:1: draft, eagle, ngram",
+                                                       "specviz/ui/menu.py:2: draft, layerskip, ngram"]

@@ -1,0 +1,142 @@
+"""Trace files are checked field by field before a Trace is built: what the engine cannot produce is one sentence."""
+
+from __future__ import annotations
+
+import copy
+import json
+import time
+
+import pytest
+
+from specviz.engine.trace import Trace
+from specviz.labs.examples import TRACES_DIR, list_examples
+
+TOY = json.loads((TRACES_DIR / "toy-draft.json").read_text(encoding="utf-8"))
+
+
+def mutated(change) -> dict:
+    data = copy.deepcopy(TOY)
+    change(data)
+    return data
+
+
+def _set(path, value):
+    def change(data):
+        obj = data
+        for key in path[:-1]:
+            obj = obj[key]
+        obj[path[-1]] = value
+    return change
+
+
+STEP, DECISION = ["steps", 0], ["steps", 0, "decisions", 0]
+BAD = {
+    "a thousand drafts in a step": lambda d: d["steps"][0].__setitem__("decisions", d["steps"][0]["decisions"] * 250),
+    "a cache of a million entries": _set([*STEP, "target_cache_after"], 10**6),
+    "a cache of a billion entries": _set([*STEP, "target_cache_after"], 10**9),
+    "a shrinking target cache": _set([*STEP, "target_cache_before"], 10**4),
+    "a cache length of 3.5": _set([*STEP, "target_cache_after"], 3.5),
+    "a negative draft cache": _set([*STEP, "draft_cache_before"], -1),
+    "a probability of 1e999": _set([*DECISION, "target_prob"], float("inf")),
+    "a probability above 1": _set([*DECISION, "draft_prob"], 1.5),
+    "a string position": _set([*DECISION, "position"], "0"),
+    "a boolean token id": _set([*DECISION, "token_id"], True),
+    "a string wall time": _set(["wall_seconds"], "fast"),
+    "a nan uniform": _set([*DECISION, "uniform"], float("nan")),
+    "an unknown token kind": _set([*STEP, "emitted", 0, "kind"], "grey"),
+    "more emitted tokens than K+1": lambda d: d["steps"][0].__setitem__("emitted", d["steps"][0]["emitted"] * 9),
+    "a top list of 11": lambda d: d["steps"][0]["decisions"][0].__setitem__(
+        "target_top", d["steps"][0]["decisions"][0]["target_top"][:1] * 11),
+    "ten thousand steps": lambda d: d.__setitem__("steps", d["steps"][:1] * 10_000),
+    "a K of 99": _set([*STEP, "k"], 99),
+    "an unknown mode": _set(["mode"], "magic"),
+    "a huge token text": _set([*DECISION, "text"], "x" * 10_000),
+    "a list for settings": _set(["settings"], [1, 2]),
+    "a dict inside settings": _set(["settings", "k"], {"a": 1}),
+    "a string schema version": _set(["schema_version"], "1"),
+    "schema version 2": _set(["schema_version"], 2),
+    "an unknown step field": _set([*STEP, "surprise"], 1),
+    "a missing field": lambda d: d["steps"][0]["decisions"][0].pop("accepted"),
+    "a step that is a number": lambda d: d["steps"].__setitem__(0, 7),
+    "token ids as text": _set(["output_ids"], ["a", "b"]),
+}
+
+
+@pytest.mark.parametrize("name", BAD)
+def test_what_the_engine_cannot_produce_is_one_sentence(name):
+    data = mutated(BAD[name])
+    start = time.process_time()
+    with pytest.raises(ValueError) as err:
+        Trace.from_dict(data)
+    assert time.process_time() - start < 5.0  # a hang guard: refused before anything is built (milliseconds)
+    message = str(err.value)
+    assert message.endswith(".") and "\n" not in message and len(message) < 300
+    assert "Traceback" not in message and "dictionary update" not in message and "digits" not in message
+
+
+def test_a_string_schema_version_says_so():
+    with pytest.raises(ValueError, match="schema version must be a whole number"):
+        Trace.from_dict(mutated(_set(["schema_version"], "1")))
+
+
+def test_the_refusal_says_where():
+    with pytest.raises(ValueError, match=r"step 1: draft 1: draft_prob must be a number from 0 to 1 \(got 1.5\)"):
+        Trace.from_dict(mutated(_set([*DECISION, "draft_prob"], 1.5)))
+
+
+def test_deep_nesting_is_one_sentence():
+    with pytest.raises(ValueError, match="nests too deeply"):
+        Trace.from_json("[" * 100_000 + "]" * 100_000)
+
+
+def test_every_shipped_trace_and_a_fresh_round_trip_pass(toy):
+    for example in list_examples():
+        for path in (example.path, example.baseline_path):
+            if path is not None:
+                Trace.from_json(path.read_text(encoding="utf-8"))
+    from specviz.runs.running import run
+    from specviz.runs.runspec import RunSpec
+    trace = run(RunSpec(pair="toy", prompt="the cat", chat=False, k=16, temperature=1.0, max_new_tokens=40), pair=toy)
+    again = Trace.from_json(trace.to_json())
+    assert again.output_ids == trace.output_ids and again.steps[0].emitted[0].kind == trace.steps[0].emitted[0].kind
+
+
+def test_the_schema_allows_exactly_the_enums_values():
+    """Issue 29: the trace's vocabularies are enums (specviz.engine.kinds), and the schema's sets are derived from them."""
+    from specviz.engine import trace_schema
+    from specviz.engine.kinds import Mode, NodeStatus, TokenKind
+
+    assert set(trace_schema.MODES) == {m.value for m in Mode} == {"speculative", "autoregressive"}
+    assert set(trace_schema.KINDS) == {k.value for k in TokenKind}
+    assert set(trace_schema.TREE_STATUSES) == {s.value for s in NodeStatus} == {"accepted", "rejected", "not reached"}
+
+
+def test_no_module_compares_a_trace_vocabulary_with_a_string_literal():
+    """`trace.mode != "speculative"`, `node.status == "accepted"` or `stop_reason == "eos"` would hard-code a value
+    that lives in specviz.engine.kinds: every such comparison names the enum member instead."""
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2] / "specviz"
+    fields = {"mode", "status", "stop_reason", "kind"}
+    found, scanned = [], 0
+    for path in root.rglob("*.py"):
+        scanned += 1
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Compare):
+                continue
+            sides = [node.left, *node.comparators]
+            named = any(isinstance(s, ast.Attribute) and s.attr in fields for s in sides)
+            literal = any(isinstance(s, ast.Constant) and isinstance(s.value, str) and s.value for s in sides)
+            if named and literal:
+                found.append(f"{path.relative_to(root)}:{node.lineno}")
+    assert scanned > 100 and found == []
+
+
+def test_every_stop_reason_has_a_sentence_in_the_cli_and_the_playground():
+    """A new StopReason is named for a reader wherever a run's end is told (the CLI's summary, the player's 'Done')."""
+    from specviz.cli import STOP_REASONS
+    from specviz.engine.kinds import StopReason
+    from specviz.ui.playground.player import STOPS
+
+    assert set(STOPS) == set(StopReason) and set(StopReason) - set(STOP_REASONS) <= {StopReason.DEADLINE}

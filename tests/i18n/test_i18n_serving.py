@@ -1,0 +1,96 @@
+"""The Serving lab in Portuguese (issue 15): the page with no server, against a fake vLLM server answering the
+recorded /metrics (a speculating one and one without speculation), a small load sweep, the committed measured sweep
+and a bad address, with no English sentence on the page (tests/i18n_check.py); and the serving library's sentences
+(address checks, an unreachable server, the load generator's bounds, the sweep verdicts) in Portuguese."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from i18n_check import english_sentences
+from serving_fake import FakeServer, recorded
+from streamlit.testing.v1 import AppTest
+
+from specviz.core.i18n import using
+from specviz.serving import client
+from specviz.serving.load import LoadPlan, Prompt
+from specviz.serving.metrics import parse_scrape
+from specviz.ui.serving.sweep import verdict
+
+ROOT = Path(__file__).resolve().parents[2]
+PAGE = str(ROOT / "pages" / "serving.py")
+BUSY, PLAIN = "ngram-after-copy.prom", "none-after-copy.prom"
+
+
+def _portuguese(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+    assert english_sentences(at) == []
+
+
+def _page(url: str) -> AppTest:
+    """The page opened in Portuguese and pointed at `url`; the caller speaks Portuguese too (AppTest calls a widget's
+    format_func in the test's thread)."""
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.query_params["lang"] = "pt"
+    at.run()
+    _portuguese(at)
+    at.text_input(key="serving_url").set_value(url).run()
+    _portuguese(at)
+    return at
+
+
+@pytest.fixture
+def speaking_pt():
+    with using("pt"):
+        yield
+
+
+def test_the_library_speaks_portuguese():
+    with using("pt"), pytest.raises(ValueError) as bad:
+        client.base_url("ftp://example.org")
+    assert "começa com http://" in str(bad.value)
+    with using("pt"), pytest.raises(ValueError) as bounds:
+        LoadPlan(prompts=(Prompt("copy", "x"),), requests=10_000).check()
+    assert "requisições por nível" in str(bounds.value)
+    with using("pt"), pytest.raises(ValueError) as not_vllm:
+        parse_scrape("# nothing here\n", at=0.0)
+    assert "não tem métricas do vLLM" in str(not_vllm.value)
+    with using("pt"):
+        assert verdict("ngram", "open", 16, [1, 4, 16]) == (
+            "ngram, prompt open: a especulação deixa de compensar com 16 fluxos simultâneos.")
+    assert verdict("ngram", "open", 16, [1, 4, 16]).startswith("ngram, open prompt")  # English outside
+
+
+@pytest.mark.slow
+def test_the_page_without_a_server_and_with_a_bad_address(speaking_pt):
+    at = _page("http://127.0.0.1:9")
+    assert at.warning and all("Nenhum servidor vLLM respondeu" in w.value for w in at.warning)
+    at.text_input(key="serving_url").set_value("ftp://example.org").run()
+    _portuguese(at)
+    assert len(at.error) == 1 and "começa com http" in at.error[0].value
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("scrape", [BUSY, PLAIN])
+def test_the_page_against_recorded_metrics_and_a_small_sweep(speaking_pt, scrape):
+    server = FakeServer(recorded(scrape))
+    try:
+        at = _page(server.url)
+        assert {m.label for m in at.metric} >= {"Taxa de aceitação", "Comprimento médio de aceitação"}
+        at.run()  # a second read: the charts over time
+        _portuguese(at)
+        at.session_state["serving_tab"] = "Gerador de carga"  # only the open tab runs
+        at.run()
+        _portuguese(at)
+        at.multiselect(key="serving_load_levels").set_value([1, 2])
+        at.number_input(key="serving_load_requests").set_value(2)
+        [b for b in at.button if b.label == "Executar a varredura"][0].click().run()
+        _portuguese(at)
+        assert "serving_live_sweep_chart" in [c.key for c in at.get("plotly_chart")]
+        at.session_state["serving_tab"] = "Varredura medida"
+        at.run()
+        _portuguese(at)
+        assert "serving_speedup_chart" in [c.key for c in at.get("plotly_chart")]
+    finally:
+        server.close()

@@ -1,0 +1,56 @@
+"""docs/architecture.md stays true: the layer diagram names folders that exist (and every layer folder is in it), and
+the prompt box -> chip path is real functions, each of whose source calls the next (issue 29, item 5)."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+DOC = ROOT / "docs" / "architecture.md"
+LEGS = ((1, 7), (8, 10))  # the run, then the drawing; the page calls the head of each
+# A call made through an attribute: the decoder holds its rule as `verifier` (verify, unless the Exactness lab passes
+# a broken rule), so ChainStep.verify calls `verifier(`.
+CALLED_AS = {"verify": r"\bverify\(|\.verifier\("}
+
+
+def path_rows() -> list[tuple[int, str, str]]:
+    """(number, function, module) for each row of the path's table."""
+    text = DOC.read_text(encoding="utf-8")
+    section = text[text.index("## From the Playground's prompt box"):text.index("## Adding a proposer")]
+    rows = re.findall(r"^\| (\d+) \| `(\w+)` \| `([\w.]+)`(?: \(`(\w+)`\))?", section, flags=re.MULTILINE)
+    return [(int(n), name, module, owner) for n, name, module, owner in rows]
+
+
+def function(name: str, module: str, owner: str = ""):
+    """The function `name` of `module`, or the method of its class `owner`."""
+    holder = getattr(importlib.import_module(module), owner) if owner else importlib.import_module(module)
+    assert hasattr(holder, name), f"{module} {owner} has no function {name}"
+    return getattr(holder, name)
+
+
+def test_the_path_is_real_functions_each_calling_the_next():
+    rows = path_rows()
+    assert [row[0] for row in rows] == list(range(1, LEGS[-1][1] + 1))
+    body = lambda source: source.split(":\n", 1)[1]  # noqa: E731 - what the function does, not its own `def` line
+    found = {n: (name, body(inspect.getsource(function(name, module, owner)))) for n, name, module, owner in rows}
+    for first, last in LEGS:
+        for n in range(first, last):
+            called = CALLED_AS.get(found[n + 1][0], rf"\b{found[n + 1][0]}\(")
+            assert re.search(called, found[n][1]), f"{found[n][0]} does not call {found[n + 1][0]}"
+    assert "The path has ten functions" in DOC.read_text(encoding="utf-8")  # the count the text says
+    page = (ROOT / "pages" / "playground.py").read_text(encoding="utf-8")
+    assert all(f"{found[first][0]}(" in page for first, _ in LEGS)
+
+
+def test_the_layer_diagram_names_every_layer_folder_and_only_real_ones():
+    text = DOC.read_text(encoding="utf-8")
+    diagram = text[text.index("## The layers"):text.index("## The run path")]
+    named = set(re.findall(r"^(specviz/[\w/]*?)/?(?:<page>/)?[ ,]", diagram, flags=re.MULTILINE))
+    folders = {p.parent.relative_to(ROOT).as_posix() for p in (ROOT / "specviz").glob("*/__init__.py")}
+    assert folders - {"specviz/ui"} <= named, folders - named
+    assert {"specviz/ui/common", "specviz/ui"} <= named
+    for name in named:
+        assert (ROOT / name).is_dir() or (ROOT / f"{name}.py").is_file(), name

@@ -1,0 +1,128 @@
+"""The README and its twin are a front door (at most 150 lines, `make run` and `make test` first, every link and
+picture there and in docs/ resolves); the library examples of docs/library.md run as written (on the instant toy pair
+instead of SmolLM2), from a directory other than the checkout: the installed package, not the working directory,
+provides specviz and its assets."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+README, README_PT = ROOT / "README.md", ROOT / "README.pt-BR.md"
+DOCS = sorted((ROOT / "docs").glob("*.md"))
+MAX_LINES = 150  # issue 29: a front door, not a reference manual
+
+
+def library_blocks() -> list[str]:
+    text = (ROOT / "docs" / "library.md").read_text(encoding="utf-8")
+    return re.findall(r"```python\n(.*?)```", text, flags=re.S)
+
+
+def test_the_library_section_has_both_examples():
+    blocks = library_blocks()
+    assert len(blocks) == 2 and "RunSpec" in blocks[0] and "speculative_generate" in blocks[1]
+
+
+@pytest.mark.slow  # a fresh interpreter that imports torch and transformers: ~10 s
+def test_the_readme_library_examples_run_from_another_directory(tmp_path):
+    code = "\n".join(block.replace('"default"', '"toy"') for block in library_blocks())
+    code += "\nprint('OK', trace.num_tokens, baseline.num_tokens)\n"
+    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip().splitlines()[-1].startswith("OK ")
+
+
+def test_the_counts_the_readmes_quote_are_the_bank_and_the_path():
+    """The quiz's questions and concepts and the guided path's lessons, as the README and its twin say them."""
+    from specviz.teach.learn import LESSONS
+    from specviz.teach.quiz import load_bank
+
+    bank = load_bank()
+    questions, concepts = len(bank), len({q.concept for q in bank})
+    words = {10: ("ten", "Dez"), 11: ("eleven", "Onze"), 12: ("twelve", "Doze")}[len(LESSONS)]
+    english, portuguese = README.read_text(encoding="utf-8"), README_PT.read_text(encoding="utf-8")
+    tour = (ROOT / "docs" / "app.md").read_text(encoding="utf-8")
+    tour_pt = (ROOT / "docs" / "app.pt-BR.md").read_text(encoding="utf-8")
+    assert f"| Quiz | {questions} questions over {concepts} concepts" in english
+    assert f"| Quiz | {questions} perguntas sobre {concepts} conceitos" in portuguese
+    assert f"| Guided path | {words[0]} short lessons" in english
+    assert f"| Trilha guiada | {words[1].lower()} lições" in portuguese
+    assert f"## Quiz\n\n{questions} questions over {concepts} concepts" in tour
+    assert f"## Quiz\n\n{questions} perguntas sobre {concepts} conceitos" in tour_pt
+    assert f"## Guided path\n\n{words[0].capitalize()} short lessons" in tour
+    assert f"## Trilha guiada\n\n{words[1]} lições" in tour_pt
+
+
+@pytest.mark.parametrize("readme", [README, README_PT], ids=["en", "pt"])
+def test_each_readme_is_a_front_door_with_make_run_and_make_test_first(readme):
+    text = readme.read_text(encoding="utf-8")
+    assert len(text.splitlines()) <= MAX_LINES
+    first = re.search(r"```bash\n(.*?)```", text, flags=re.S).group(1).splitlines()
+    assert [line.split("#")[0].strip() for line in first[:2]] == ["make run", "make test"]
+    assert len(re.findall(r"!\[[^\]]*\]\(|<img ", text)) == 1  # one picture
+    assert "docs/README.md" in text
+
+
+def test_the_docs_index_names_every_doc():
+    index = (ROOT / "docs" / "README.md").read_text(encoding="utf-8")
+    assert [doc.name for doc in DOCS if doc.name != "README.md" and f"]({doc.name})" not in index] == []
+
+
+def slug(heading: str) -> str:
+    """A heading's anchor as GitHub writes it: lower case, punctuation dropped, each space a hyphen.
+
+    >>> slug("Exactness and correctness checks (all in `make test`)"), slug("Timeline & race"), slug("Visão geral")
+    ('exactness-and-correctness-checks-all-in-make-test', 'timeline--race', 'visão-geral')
+    """
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def anchors(path: Path) -> set[str]:
+    """Every heading's anchor in a markdown file, outside code blocks, a repeated one numbered as GitHub does."""
+    found: set[str] = set()
+    text = re.sub(r"^```.*?^```", "", path.read_text(encoding="utf-8"), flags=re.S | re.M)
+    for heading in re.findall(r"^#{1,6} +(.+?) *#*$", text, flags=re.M):
+        base = anchor = slug(heading)
+        n = 0
+        while anchor in found:
+            n += 1
+            anchor = f"{base}-{n}"
+        found.add(anchor)
+    return found
+
+
+def links(path: Path) -> list[str]:
+    """The relative targets of a markdown file's links and pictures (markdown and <img src>), outside code."""
+    text = re.sub(r"^```.*?^```", "", path.read_text(encoding="utf-8"), flags=re.S | re.M)
+    text = re.sub(r"`[^`\n]*`", "", text)
+    targets = re.findall(r"\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)", text) + re.findall(r"<img[^>]*\bsrc=\"([^\"]+)\"", text)
+    return [t for t in targets if not re.match(r"[a-z][a-z0-9+.-]*:", t)]  # http:, https:, mailto: are not files
+
+
+@pytest.mark.parametrize("page", [README, README_PT, *DOCS], ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_every_relative_link_and_picture_resolves(page):
+    from urllib.parse import unquote
+
+    broken = []
+    for target in links(page):
+        file, _, anchor = unquote(target).partition("#")
+        resolved = (page.parent / file).resolve() if file else page
+        if not resolved.is_file():
+            broken.append(target)
+        elif anchor and (resolved.suffix != ".md" or anchor not in anchors(resolved)):
+            broken.append(target)
+    assert broken == []
+
+
+def test_the_link_check_finds_a_broken_link_and_a_missing_anchor(tmp_path):
+    (tmp_path / "a.md").write_text("# A title\n\n[ok](#a-title) [bad](#no-such) [gone](b.md) <img src=\"c.png\">\n")
+    assert links(tmp_path / "a.md") == ["#a-title", "#no-such", "b.md", "c.png"]
+    assert anchors(tmp_path / "a.md") == {"a-title"}
+    assert len(links(README)) >= 20 and len(links(README_PT)) >= 20  # the READMEs' links are read

@@ -1,0 +1,149 @@
+"""One name per quantity, in every text a person reads (issue 26, item 2).
+
+specviz names two quantities that sound alike and are not the same:
+
+- the **acceptance probability α** (pt: *probabilidade de aceitação α*) = E[Σ min(p, q)] = 1 − E[TV(p, q)], the
+  chance one draft is kept, which the formulas use;
+- the **acceptance rate** (pt: *taxa de aceitação*) = accepted / drafted, the measured count (vLLM's metric), which
+  stops at each step's first rejection and so is lower.
+
+These tests read every English message of the code (what `make i18n` extracts), every Portuguese translation in the
+catalog, every question of both quiz banks and the README and docs in both languages, one sentence at a time, and
+fail on a sentence that puts one name next to the other quantity's symbol or definition, or uses a retired name
+("expected acceptance", "aceitação esperada"). docs/glossary.pt-BR.md is left out: it names the wrong words on
+purpose, to forbid them.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from specviz.scripts import i18n as i18n_script
+from specviz.teach.quiz import load_bank
+
+ROOT = Path(__file__).resolve().parents[2]
+# Every doc under docs/ is read, so a new one is checked without an edit here; the glossary is left out (above).
+DOCS_EN = [ROOT / "README.md", *sorted(p for p in (ROOT / "docs").glob("*.md") if not p.name.endswith(".pt-BR.md")),
+           ROOT / "assets" / "quiz" / "README.md"]
+DOCS_PT = [ROOT / "README.pt-BR.md",
+           *sorted(p for p in (ROOT / "docs").glob("*.pt-BR.md") if p.name != "glossary.pt-BR.md")]
+
+ALPHA = re.compile(r"α|Σ\s*min|sum\s*min|E\[Σ|\balpha\b|\balfa\b", re.IGNORECASE)
+RULES = {
+    "en": {
+        "rate": re.compile(r"acceptance rates?\b", re.IGNORECASE),
+        "probability": re.compile(r"acceptance probabilit(?:y|ies)\b", re.IGNORECASE),
+        "counted": re.compile(r"accepted\s*/\s*drafted|accepted\s+over\s+drafted", re.IGNORECASE),
+        "retired": re.compile(r"expected acceptance\b|\bacceptance\s+\(?α|α\s*\(acceptance\)", re.IGNORECASE),
+    },
+    "pt": {
+        "rate": re.compile(r"taxas? de aceitação", re.IGNORECASE),
+        "probability": re.compile(r"probabilidades? de aceitação", re.IGNORECASE),
+        "counted": re.compile(r"aceitos\s*/\s*rascunhados", re.IGNORECASE),
+        "retired": re.compile(r"aceitação esperada|(?<!probabilidade de )(?<!probabilidades de )aceitação\s+\(?α",
+                              re.IGNORECASE),
+    },
+}
+_SENTENCE = re.compile(r"(?<=[.!?;:])\s+(?=[A-Z(*\"'“])|\n\s*\n|\s\|\s|\n-\s")
+
+
+def sentences(text: str) -> list[str]:
+    """A text cut into sentences (and table cells, list items, paragraphs), whitespace folded.
+
+    >>> sentences("One: α. Two is accepted / drafted.\\n\\n| a | b |")
+    ['One: α.', 'Two is accepted / drafted.', '| a', 'b |']
+    """
+    return [" ".join(s.split()) for s in _SENTENCE.split(text) if s.strip()]
+
+
+def misnamed(text: str, lang: str) -> list[str]:
+    """The sentences of `text` that give α's name to the count or the count's name to α, or use a retired name.
+
+    >>> misnamed("α = Σ min(p, q), the acceptance rate.", "en")
+    ['α = Σ min(p, q), the acceptance rate.']
+    >>> misnamed("The acceptance rate (accepted / drafted) is lower than α.", "en")
+    []
+    >>> misnamed("acceptance probability (accepted / drafted)", "en")
+    ['acceptance probability (accepted / drafted)']
+    >>> misnamed("A taxa de aceitação α cai.", "pt"), misnamed("A probabilidade de aceitação α cai.", "pt")
+    (['A taxa de aceitação α cai.'], [])
+    """
+    rules = RULES[lang]
+    wrong = []
+    for sentence in sentences(text):
+        alpha, counted = ALPHA.search(sentence), rules["counted"].search(sentence)
+        if (rules["retired"].search(sentence)
+                or (rules["rate"].search(sentence) and alpha and not counted)
+                or (rules["probability"].search(sentence) and counted and not alpha)):
+            wrong.append(sentence)
+    return wrong
+
+
+def _quiz_texts(lang: str) -> list[tuple[str, str]]:
+    found = []
+    for question in load_bank(lang=lang):
+        data = question.to_dict()
+        for field in ("prompt", "explanation", "unit"):
+            if isinstance(data.get(field), str):
+                found.append((f"quiz {question.id} {field}", data[field]))
+        for item in [*data.get("choices", []), *(data["answer"] if isinstance(data["answer"], list) else
+                                                  [data["answer"]])]:
+            if isinstance(item, str):
+                found.append((f"quiz {question.id}", item))
+    return found
+
+
+def _catalog_texts(lang: str) -> list[tuple[str, str]]:
+    if lang == "en":
+        return [(f"message at {m.locations[0][0] if m.locations else '?'}", m.id if isinstance(m.id, str) else m.id[0])
+                for m in i18n_script.extract() if m.id]
+    found = []
+    for m in i18n_script.read_catalog():
+        for text in ([m.string] if isinstance(m.string, str) else list(m.string)):
+            if m.id and text:
+                found.append((f"translation of {str(m.id)[:50]!r}", text))
+    return found
+
+
+def _doc_texts(lang: str) -> list[tuple[str, str]]:
+    return [(path.name, path.read_text(encoding="utf-8")) for path in (DOCS_EN if lang == "en" else DOCS_PT)]
+
+
+def test_the_docs_read_include_the_moved_readme_sections():
+    names = {path.name for path in DOCS_EN}
+    assert {"README.md", "teaching.md", "models.md", "library.md", "benchmarks.md", "serving.md", "classroom.md",
+            "accessibility.md", "gpu.md", "testing.md", "architecture.md", "cli.md", "app.md", "drafts.md"} <= names
+    assert {path.name for path in DOCS_PT} == {"README.pt-BR.md", "teaching.pt-BR.md", "app.pt-BR.md"}
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+@pytest.mark.parametrize("source", ["catalog", "quiz", "docs"])
+def test_no_text_calls_alpha_a_rate_or_the_count_a_probability(lang, source):
+    texts = {"catalog": _catalog_texts, "quiz": _quiz_texts, "docs": _doc_texts}[source](lang)
+    assert len(texts) >= (len(DOCS_EN if lang == "en" else DOCS_PT) if source == "docs" else 100)  # it read them
+    wrong = [f"{where}: {sentence[:160]}" for where, text in texts for sentence in misnamed(text, lang)]
+    assert wrong == []
+
+
+def test_the_glossary_names_one_word_per_quantity():
+    glossary = (ROOT / "docs" / "glossary.pt-BR.md").read_text(encoding="utf-8")
+    rows = {cells[0]: cells[1:] for line in glossary.splitlines() if line.startswith("| ")
+            for cells in [[c.strip() for c in line.strip("|").split("|")]]}
+    assert rows["acceptance probability α"][0] == "probabilidade de aceitação α"
+    assert rows["acceptance rate"][0] == "taxa de aceitação" and "accepted / drafted" in rows["acceptance rate"][1]
+    assert not any("aceitação esperada" in cells[0] for cells in rows.values())
+
+
+CALQUES = re.compile(r"\bpontu(?:ar|a|am|ada|adas|ado|ados|ando)\b|regra da cadeia|comprimento médio aceito|"
+                     r"especulação sobre sem|Laboratório de serving|cronograma", re.IGNORECASE)
+
+
+@pytest.mark.parametrize("source", ["catalog", "quiz", "docs"])
+def test_no_portuguese_text_uses_a_calque_the_glossary_forbids(source):
+    """Issue 26: "pontuar" for scoring, "regra da cadeia" (reads as the probability chain rule), "comprimento médio
+    aceito", "com especulação sobre sem", "Laboratório de serving", "cronograma 'heuristic'"."""
+    texts = {"catalog": _catalog_texts, "quiz": _quiz_texts, "docs": _doc_texts}[source]("pt")
+    assert [f"{where}: {m.group(0)}" for where, text in texts for m in CALQUES.finditer(text)] == []

@@ -1,0 +1,144 @@
+"""One visitor cannot hold the shared model by a link (issue 28, Medium 6): a live link ran on open, and a race gave
+each of its lanes a fresh 60-s deadline (one heavy race link held the model > 105 s). Now a turn has one deadline
+for everything it runs, a browser session holds or waits for one turn at a time, and a link runs on open only what
+is light (the toy pair) or already computed."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from specviz.runs.running import Busy, Turns
+from specviz.ui.common.runs import RUN_SECONDS
+from specviz.ui.race import live as race_live
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_an_owner_holds_or_waits_for_one_turn_at_a_time():
+    turns = Turns()
+    held, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with turns.take(owner="session:a"):
+            held.set()
+            release.wait(10)
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    assert held.wait(10)
+    start = time.monotonic()
+    with pytest.raises(Busy) as info:  # the same visitor again (a second tab of the same session, a reload race)
+        with turns.take(timeout=30, owner="session:a"):
+            pass
+    assert time.monotonic() - start < 1 and str(info.value).startswith("You already have a run")
+    waiting: list[str] = []
+
+    def wait_as_b() -> None:
+        with turns.take(timeout=30, owner="session:b"):
+            waiting.append("b ran")
+
+    other = threading.Thread(target=wait_as_b)
+    other.start()
+    deadline = time.monotonic() + 5
+    while turns.ahead() < 2 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    with pytest.raises(Busy):  # b is queued: b cannot queue a second run
+        with turns.take(timeout=30, owner="session:b"):
+            pass
+    release.set()
+    holder.join(10)
+    other.join(10)
+    assert waiting == ["b ran"] and turns.ahead() == 0
+    with turns.take(timeout=1, owner="session:a"):  # once done, the owner may go again
+        pass
+
+
+def test_a_waiter_that_is_stopped_leaves_the_queue():
+    """A page stopped while waiting (Streamlit raises a control exception from the progress callback) used to stay
+    in the queue for ever, and every later run waited behind it."""
+    turns = Turns()
+    release = threading.Event()
+    holder = threading.Thread(target=lambda: _hold(turns, release))
+    holder.start()
+    while turns.ahead() < 1:
+        time.sleep(0.01)
+
+    def stopped(ahead: int) -> None:
+        raise KeyboardInterrupt  # stands for Streamlit's StopException, a BaseException too
+
+    with pytest.raises(KeyboardInterrupt):
+        with turns.take(timeout=30, on_wait=stopped, owner="session:gone"):
+            pass
+    assert turns.ahead() == 1  # only the holder
+    release.set()
+    holder.join(10)
+    with turns.take(timeout=1, owner="session:gone"):
+        pass
+
+
+def _hold(turns: Turns, release: threading.Event) -> None:
+    with turns.take(owner="session:holder"):
+        release.wait(10)
+
+
+def _page(name: str, **query: str) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "pages" / name), default_timeout=120)
+    for key, value in query.items():
+        at.query_params[key] = value
+    return at
+
+
+def test_a_race_turn_has_one_deadline_for_all_its_lanes(monkeypatch):
+    """Every lane of a round (and the warm-up) runs against the same deadline, at most RUN_SECONDS after the turn
+    started: a turn never holds the model longer than one run may."""
+    seen: list[tuple[str, float, float]] = []
+    real_run, real_target = race_live.run, race_live.run_target_only
+
+    def recorded(real, name):
+        def lane(spec, *, pair, deadline, **kwargs):
+            seen.append((name, deadline, time.perf_counter()))
+            return real(spec, pair=pair, deadline=deadline, **kwargs)
+        return lane
+
+    monkeypatch.setattr(race_live, "run", recorded(real_run, "speculative"))
+    monkeypatch.setattr(race_live, "run_target_only", recorded(real_target, "target-only"))
+    at = _page("race.py", race_source="live", race_pair="toy", race_proposer="ngram", race_k="2",
+               race_max_new="8").run()
+    assert not at.exception and not at.error
+    turns = 1 + race_live.ROUNDS
+    assert len(seen) == 2 * turns  # a chain lane and the target-only lane per turn
+    deadlines = sorted({deadline for _, deadline, _ in seen})
+    assert len(deadlines) == turns  # one per turn, shared by its lanes
+    for deadline in deadlines:
+        lanes = [(name, at_) for name, d, at_ in seen if d == deadline]
+        assert {name for name, _ in lanes} == {"speculative", "target-only"}
+        assert all(deadline - at_ <= RUN_SECONDS for _, at_ in lanes)
+
+
+def test_a_heavy_race_link_waits_for_a_press(monkeypatch):
+    measured: list[object] = []
+    monkeypatch.setattr("specviz.ui.race.live.measure_race", lambda settings: measured.append(settings))
+    at = _page("race.py", race_source="live", race_pair="default", race_proposer="ngram").run()
+    assert not at.exception and not at.error and measured == []
+    assert any("press **Run the race** to start it" in i.value for i in at.info)
+
+
+def test_a_heavy_playground_link_waits_for_a_press(monkeypatch):
+    started: list[object] = []
+    monkeypatch.setattr("specviz.ui.playground.live.run_speculative",
+                        lambda spec, progress=None: started.append(spec))
+    at = _page("playground.py", source="live", pair="default", proposer="ngram", k="3").run()
+    assert not at.exception and started == []  # nothing was run, nothing loaded
+    assert any("press **Run** to start it" in i.value for i in at.info)
+
+
+def test_a_light_link_still_runs_on_open():
+    at = _page("playground.py", source="live", pair="toy", proposer="ngram", k="3", max_new_tokens="8").run()
+    assert not at.exception and not at.error
+    assert not any("press **Run** to start it" in i.value for i in at.info)
+    assert "playground_live" in at.session_state

@@ -1,0 +1,226 @@
+"""The GPU check rehearsed on the CPU, its building blocks on the toy pair, and the transfer of the offline target
+in parts: split, carried call by call, checked, joined."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import time
+import zipfile
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+import torch
+
+from specviz.labs.bench.report import BenchResult
+from specviz.models.pairs import toy_pair
+from specviz.scripts import transfer
+from specviz.scripts.checks import compare_outputs, incremental_vs_full
+from specviz.scripts.gpu_check import SECTIONS
+from specviz.scripts.transfer import COMPLETE, DAMAGED, MIB, MISSING, Source, activate, pack, receive
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+# ---- the rehearsal --------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_the_rehearsal_runs_every_section_on_the_cpu_in_under_two_minutes(tmp_path):
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", "SPECVIZ_CACHE": str(tmp_path / "cache")}
+    folder = tmp_path / "out"
+    t0 = time.monotonic()
+    out = subprocess.run([sys.executable, "-m", "specviz.scripts.gpu_check", "--rehearse", "--out", str(folder)],
+                         capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
+    seconds = time.monotonic() - t0
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
+    assert seconds < 120, f"the rehearsal took {seconds:.0f} s"
+    files = [p.relative_to(folder) for p in folder.rglob("*") if p.is_file()]
+    assert len(files) <= 8 and all(len(f.parts) <= 2 for f in files), files  # what the device tool brings back
+    records = {name: json.loads((folder / f"{name}.json").read_text()) for name in SECTIONS}
+    assert {name: r["status"] for name, r in records.items()} == dict.fromkeys(SECTIONS, "ok")
+    assert records["versions"]["libraries"]["transformers"] and records["versions"]["profile"]["pair"] == "toy"
+    f32 = records["float32"]
+    assert f32["dtype"] == "float32" and f32["logits"]["ok"] and f32["identical"] == "2/2"
+    assert set(f32["prompts"][0]["methods"]) == {"eagle K=4", "draft K=3", "model.generate"}
+    bf16 = records["bfloat16"]
+    assert bf16["dtype"] == "bfloat16" and "splits_at_near_ties" in bf16 and "numerics" in bf16["meaning"]
+    bench = records["bench"]
+    result = BenchResult.load(folder / bench["results"])  # the Speedup lab's format
+    assert (result.machine["device"], result.machine["dtype"]) == ("cpu", "bfloat16")
+    assert {(r["proposer"], r["k"], r["temperature"]) for r in result.summary if r["suite"] == "all"} == {
+        (p, k, t) for p in ("eagle", "draft") for k in (3, 4) for t in (0.0, 0.7)}
+    assert "--suites held-out" in result.command and "--dtype bfloat16" in result.command
+    chi = records["exactness"]
+    assert chi["exact"]["consistent"] and chi["accept_all"]["consistent"] is False and chi["ok"]
+    assert records["distill"]["tokens_per_second"] > 0 and records["distill"]["estimated_full_step_minutes"] > 0
+    assert "summary: versions ok, float32 ok" in (folder / "gpu_check.log").read_text()
+
+
+@pytest.mark.slow  # over 0.7 s: make test runs it, make check stays under a minute
+def test_a_section_that_cannot_finish_writes_what_it_has(tmp_path, monkeypatch):
+    """A section past its cap is interrupted, and its JSON says timeout with the partial record."""
+    from specviz.scripts import gpu_check
+
+    def stuck(ctx, rec):
+        rec["progress"] = "half"
+        rec.save()
+        while True:
+            time.sleep(0.05)
+
+    monkeypatch.setattr(gpu_check, "GRACE", 0.2)
+    monkeypatch.setattr(gpu_check, "MIN_SECTION", 0.0)
+    monkeypatch.setitem(gpu_check.RUNNERS, "distill", stuck)
+    profile = replace(gpu_check.REHEARSAL, caps={"distill": 0.5})
+    rec = gpu_check.run_section("distill", gpu_check.Context(profile, tmp_path))
+    saved = json.loads((tmp_path / "distill.json").read_text())
+    assert rec["status"] == saved["status"] == "timeout" and saved["progress"] == "half"
+    assert 0.5 <= saved["seconds"] < 3
+
+
+def test_a_section_that_raises_is_one_line_and_the_rest_still_run(tmp_path, monkeypatch, capsys):
+    from specviz.scripts import gpu_check
+
+    def broken(ctx, rec):
+        raise RuntimeError("CUDA error: out of memory\nlong details")
+
+    for var in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"):  # main() sets them; keep them from leaking into other tests
+        monkeypatch.setenv(var, "1")
+    monkeypatch.setenv("SPECVIZ_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(gpu_check, "LOG", [])
+    monkeypatch.setitem(gpu_check.RUNNERS, "versions", lambda ctx, rec: rec.update(ok=True))
+    monkeypatch.setitem(gpu_check.RUNNERS, "float32", broken)
+    code = gpu_check.main(["--rehearse", "--out", str(tmp_path), "--sections", "versions,float32"])
+    saved = json.loads((tmp_path / "float32.json").read_text())
+    assert code == 1 and saved["status"] == "error" and saved["error"] == "RuntimeError: CUDA error: out of memory"
+    assert json.loads((tmp_path / "versions.json").read_text())["status"] == "ok"
+    assert "float32 error" in capsys.readouterr().out
+
+
+# ---- the building blocks --------------------------------------------------------------------------------------------
+
+
+def test_cached_logits_match_a_full_forward_every_way():
+    pair = toy_pair()
+    check = incremental_vs_full(pair.target, pair.tokenizer("the quick brown fox jumps")["input_ids"])
+    assert check["ok"] and set(check["max_abs_diff"]) == {"one_by_one", "chunks_of_5", "after_rewind"}
+    assert all(a == 1.0 for a in check["argmax_agreement"].values())
+
+
+def test_a_greedy_split_reports_its_position_and_the_targets_top2_gap():
+    pair = toy_pair()
+    ids = pair.tokenizer("hello there")["input_ids"]
+    with torch.inference_mode():
+        logits = pair.target(torch.tensor([ids])).logits[0, -1]
+    top = torch.topk(logits, 2)
+    outputs = {"ref": [int(top.indices[0]), 5], "same": [int(top.indices[0]), 5], "other": [int(top.indices[1]), 5]}
+    found = compare_outputs(pair.target, ids, outputs, "ref")
+    assert found["same"] == {"identical": True, "tokens": 2}
+    split = found["other"]
+    assert split["first_difference"] == 0 and split["other_token"] == int(top.indices[1])
+    assert split["gaps"]["target"]["gap"] == pytest.approx(float(top.values[0] - top.values[1]), abs=1e-5)
+
+
+# ---- the transfer ---------------------------------------------------------------------------------------------------
+
+
+def make_wheel(path: Path) -> Path:
+    with zipfile.ZipFile(path, "w") as wheel:
+        wheel.writestr("tinypkg/__init__.py", "VALUE = 42\n")
+        wheel.writestr("tinypkg-1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: tinypkg\nVersion: 1.0\n")
+    return path
+
+
+@pytest.fixture
+def packed(tmp_path):
+    """A 5.5 MiB 'GGUF' and a small wheel packed with 2 MiB per call: 4 call folders."""
+    data = os.urandom(int(5.5 * MIB))
+    gguf = tmp_path / "src" / "model.gguf"
+    gguf.parent.mkdir()
+    gguf.write_bytes(data)
+    wheel = make_wheel(tmp_path / "src" / "tinypkg-1.0-py3-none-any.whl")
+    manifest = pack([Source(gguf, "gguf"), Source(wheel, "wheel")], tmp_path / "out", 2 * MIB)
+    return tmp_path, manifest, data
+
+
+def test_pack_splits_into_call_folders_that_each_fit(packed):
+    tmp_path, manifest, data = packed
+    folders = sorted((tmp_path / "out").iterdir())
+    assert [f.name for f in folders] == ["1", "2", "3"] == [str(i) for i in range(1, len(manifest["calls"]) + 1)]
+    for folder in folders:
+        assert sum(p.stat().st_size for p in folder.iterdir() if p.name != "manifest.json") <= 2 * MIB
+        assert json.loads((folder / "manifest.json").read_text()) == manifest
+    gguf = manifest["files"][0]
+    assert gguf["sha256"] == hashlib.sha256(data).hexdigest() and sum(p["size"] for p in gguf["parts"]) == len(data)
+    assert manifest["calls"][-1][-1] == "tinypkg-1.0-py3-none-any.whl.part1"  # the wheel rides in the last call
+
+
+def test_receive_keeps_parts_across_calls_then_joins_checks_and_unpacks(packed, monkeypatch):
+    tmp_path, manifest, data = packed
+    store, device_repo = tmp_path / "store", tmp_path / "device" / ".transfer"
+    for i in range(1, len(manifest["calls"]) + 1):
+        if device_repo.exists():  # each call carries only its own folder
+            for old in device_repo.iterdir():
+                for f in old.iterdir():
+                    f.unlink()
+                old.rmdir()
+        (device_repo / str(i)).mkdir(parents=True)
+        for f in (tmp_path / "out" / str(i)).iterdir():
+            (device_repo / str(i) / f.name).write_bytes(f.read_bytes())
+        got = receive(device_repo, store)
+        if i < len(manifest["calls"]):
+            assert got.code == MISSING and "still missing" in got.message
+    assert got.code == COMPLETE and got.gguf.read_bytes() == data
+    # activate() sets SPECVIZ_GGUF itself: record it with setenv first, so the teardown removes it again (a leftover
+    # would make every later test load the default model from this fake GGUF)
+    monkeypatch.setenv("SPECVIZ_GGUF", "")
+    monkeypatch.delenv("SPECVIZ_GGUF")
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    done = activate(store)
+    assert os.environ["SPECVIZ_GGUF"] == str(got.gguf) == done["SPECVIZ_GGUF"]
+    import importlib
+
+    assert importlib.import_module("tinypkg").VALUE == 42
+    sys.modules.pop("tinypkg", None)
+
+
+def test_a_damaged_part_is_refused_in_one_sentence(packed):
+    tmp_path, manifest, _ = packed
+    part = next((tmp_path / "out" / "2").glob("*.part*"))
+    raw = bytearray(part.read_bytes())
+    raw[100] ^= 0xFF
+    part.write_bytes(bytes(raw))
+    got = receive(tmp_path / "out", tmp_path / "store")
+    assert got.code == DAMAGED and got.message.startswith(f"The part {part.name} arrived damaged")
+
+
+def test_the_plan_fits_the_device_limit_for_this_working_tree():
+    """The real tree: with the default margin, each call's carried folder plus the tree stays under 64 MiB."""
+    tree = transfer.tree_bytes(ROOT)
+    capacity = transfer.CALL_LIMIT - tree - transfer.MARGIN
+    assert capacity > 16 * MIB, f"the working tree ({tree / MIB:.1f} MiB) leaves too little room for parts"
+    calls = transfer.device_commands({"calls": [["a"], ["b"], ["c"]]})
+    assert [c["carry"] for c in calls] == [[".transfer/1"], [".transfer/2"], [".transfer/3"]]
+    assert "gpu_check --out $OUT" in calls[-1]["command"] and calls[-1]["timeout_s"] < 600
+    assert all("gpu_check" not in c["command"] for c in calls[:-1])
+
+
+def test_the_first_draft_distribution_of_a_feature_drafter_is_the_one_the_engine_drafts_from():
+    """EAGLE needs the target's features before it can propose; q is what the engine's first step would draw from."""
+    from specviz.engine.decoding import speculative_generate
+    from specviz.engine.proposers import make_proposer
+    from specviz.engine.sampling import SamplingConfig
+    from specviz.scripts.checks import first_draft_distribution
+
+    pair = toy_pair()
+    ids = pair.tokenizer("hello there")["input_ids"]
+    proposer = make_proposer(pair, "eagle")
+    q = first_draft_distribution(pair.target, proposer, ids, SamplingConfig(temperature=1.0))
+    assert q.shape == (pair.target.config.vocab_size,) and float(q.sum()) == pytest.approx(1.0, abs=1e-5)
+    trace = speculative_generate(pair.target, proposer, ids, k=1, max_new_tokens=3, temperature=1.0, seed=0)
+    drafted = trace.steps[0].decisions[0]
+    assert drafted.draft_prob == pytest.approx(float(q[drafted.token_id]), rel=1e-4)

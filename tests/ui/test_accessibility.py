@@ -1,0 +1,148 @@
+"""Accessibility rules checked without a browser (the real-browser audit is tests/test_accessibility_browser.py):
+every chart goes through `charts.show`, which refuses a chart without a name or a table of its numbers; the
+colours of the app's own HTML meet WCAG AA contrast; the page-language script speaks the session's language."""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import plotly.graph_objects as go
+import pytest
+
+from specviz.core.i18n import using
+from specviz.engine.trace import TokenKind
+from specviz.ui.common import accessibility, charts, palette, step_view, tokens
+from specviz.ui.common.palette import STYLES
+
+ROOT = Path(__file__).resolve().parents[2]
+UI_FILES = sorted([*(ROOT / "specviz" / "ui").rglob("*.py"), *(ROOT / "pages").glob("*.py"), ROOT / "app.py"])
+NATIVE_CHARTS = {"plotly_chart", "bar_chart", "line_chart", "area_chart", "scatter_chart", "altair_chart",
+                 "vega_lite_chart", "pyplot", "bokeh_chart", "pydeck_chart"}
+
+
+def contrast(foreground: str, background: str) -> float:
+    """WCAG 2.1 contrast ratio of two #RRGGBB colours."""
+    def luminance(colour: str) -> float:
+        r, g, b = (int(colour.lstrip("#")[i:i + 2], 16) / 255 for i in (0, 2, 4))
+        f = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in (r, g, b)]
+        return 0.2126 * f[0] + 0.7152 * f[1] + 0.0722 * f[2]
+    hi, lo = sorted((luminance(foreground), luminance(background)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def test_contrast_matches_the_wcag_examples():
+    assert contrast("#000000", "#FFFFFF") == pytest.approx(21.0)
+    assert contrast("#767676", "#FFFFFF") == pytest.approx(4.54, abs=0.01)  # the lightest AA grey on white
+
+
+def test_every_chart_on_every_page_goes_through_charts_show():
+    """A chart drawn any other way would have no accessible name and no table of its numbers."""
+    offenders = []
+    for path in UI_FILES:
+        if path.name == "charts.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in NATIVE_CHARTS:
+                offenders.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.func.attr}")
+    assert not offenders, f"charts drawn outside charts.show: {offenders}"
+    assert len(UI_FILES) > 40  # the scan saw the app
+
+
+def test_show_refuses_a_chart_without_a_name_or_numbers():
+    untitled = go.Figure(go.Bar(x=["a"], y=[1.0]))
+    with pytest.raises(ValueError, match="needs a name"):
+        charts.show(untitled, "k")  # no title, no name
+    with pytest.raises(ValueError, match="needs a name"):
+        charts.show(go.Figure(layout={"title": "shapes only"}), "k")  # nothing a table could hold
+
+
+def test_the_numbers_of_a_heatmap_and_of_horizontal_bars():
+    heat = go.Figure(go.Heatmap(x=[1, 2], y=[0.5, 0.9], z=[[1.0, 1.25], [1.5, 2.0]]),
+                     layout={"yaxis_title": "α"})
+    assert charts.figure_table(heat).to_dict("records") == [{"α": "0.5", "1": "1", "2": "1.25"},
+                                                            {"α": "0.9", "1": "1.5", "2": "2"}]
+    bars = go.Figure(go.Bar(x=[3.0], y=["lane"], orientation="h", name="ms"), layout={"yaxis_title": "where"})
+    assert charts.figure_table(bars).to_dict("records") == [{"where": "lane", "ms": "3"}]
+    with using("pt"):
+        assert charts.figure_table(bars.update_traces(x=[2.5])).to_dict("records") == [{"where": "lane", "ms": "2,5"}]
+
+
+@pytest.mark.parametrize("kind", list(STYLES))
+def test_every_chip_reads_at_aa_contrast(kind):
+    style = STYLES[kind]
+    assert contrast(style.text_color, style.background) >= 4.5, f"{kind}: {style.text_color} on {style.background}"
+
+
+class _Styles(HTMLParser):
+    """Every element's (color, background, text) in a snippet of HTML, backgrounds inherited from the parents."""
+
+    VOID = {"br", "img", "hr", "input", "meta", "link"}
+
+    def __init__(self):
+        super().__init__()
+        self.stack: list[tuple[str, str, str]] = [("", "#111111", "#FFFFFF")]  # tag, colour, background
+        self.found: list[tuple[str, str, str]] = []
+
+    def handle_starttag(self, tag, attrs):
+        style = dict(attrs).get("style") or ""
+        _tag, colour, background = self.stack[-1]
+        fg = re.search(r"(?<![-\w])color:\s*(#[0-9A-Fa-f]{6})", style)
+        bg = re.search(r"background(?:-color)?:\s*(#[0-9A-Fa-f]{6})", style)
+        if tag not in self.VOID:
+            self.stack.append((tag, fg.group(1) if fg else colour, bg.group(1) if bg else background))
+
+    def handle_endtag(self, tag):
+        if len(self.stack) > 1:
+            self.stack.pop()
+
+    def handle_data(self, data):
+        if data.strip() and len(self.stack) > 1:
+            _tag, colour, background = self.stack[-1]
+            self.found.append((data.strip(), colour, background))
+
+
+def _low_contrast(html: str) -> list[str]:
+    parser = _Styles()
+    parser.feed(html)
+    assert parser.found, "no text found in the snippet"
+    return [f"{text!r}: {fg} on {bg} = {contrast(fg, bg):.2f}" for text, fg, bg in parser.found
+            if contrast(fg, bg) < 4.5]
+
+
+def test_the_html_the_app_draws_reads_at_aa_contrast():
+    """Chips of every kind, the legend, the growing output and the KV-cache cells (the ✗ is 11 px: it needs 4.5:1),
+    drawn from the toy example, where every kind of token appears."""
+    from specviz.labs.examples import load_example
+
+    trace, _baseline = load_example("toy-draft")
+    rejecting = [s for s in trace.steps if s.decisions and s.n_accepted < s.n_drafted - 1]  # some not reached
+    assert rejecting and {TokenKind.BONUS, TokenKind.RECOVERED} <= {t.kind for s in trace.steps for t in s.emitted}
+    snippets = [palette.legend_html(), tokens.output_html(trace, len(trace.steps))]
+    for step in (rejecting[0], trace.steps[0], trace.steps[-1]):
+        snippets += [tokens.decision_chips(step), tokens.emitted_chips(step), step_view.kv_cache_html(step)]
+    low = [problem for html in snippets for problem in _low_contrast(html)]
+    assert not low, f"low contrast in the app's HTML: {low[:5]}"
+
+
+def test_the_script_speaks_the_sessions_language_and_runs_nothing_a_visitor_wrote():
+    english, portuguese = accessibility.script("en"), accessibility.script("pt")
+    assert '__specvizLang = "en"' in english and '__specvizLang = "pt-BR"' in portuguese
+    assert "__specvizText = null;" in english  # nothing to swap on an English page
+    texts = json.loads(re.search(r"__specvizText = (.*);\n", portuguese).group(1))
+    assert texts["exact"]["Press Enter to apply"] == "Pressione Enter para aplicar" and texts["decimal"] == ","
+    assert ["^Help for (.+)$", "Ajuda sobre {1}"] in texts["patterns"]
+    assert set(texts["exact"]) == set(accessibility.STREAMLIT_TEXTS)  # every one of Streamlit's strings translated
+    with pytest.raises(KeyError):
+        accessibility.script("<script>")
+
+
+def test_the_makefile_installs_the_axe_version_the_audit_expects():
+    from specviz.scripts import a11y_audit
+
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    assert f"AXE_VERSION := {a11y_audit.AXE_VERSION}" in makefile
+    assert re.search(r"^test: .*\baxe\b", makefile, re.M), "`make test` does not install axe-core"

@@ -1,0 +1,222 @@
+"""Teacher-paced classroom under AppTest: the teacher opens a teacher-paced session, searches, pushes, opens round
+2 and reveals; a student's screen follows with no feedback until the reveal; the presenter view has the QR code and
+the join link; the QR's link fills in the code; the Playground's "Ask the class" shows only for the teacher."""
+
+from __future__ import annotations
+
+import doctest
+import hashlib
+import json
+from types import SimpleNamespace
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+from test_classroom_page import PIN, _as_teacher, _html, _labels, _page, db  # noqa: F401 - db is a fixture
+
+from specviz.core.i18n import using
+from specviz.teach.classroom_paced import PacedStore, distribution
+from specviz.teach.quiz import Question, load_bank
+from specviz.teach.quiz.grading import answer_sentence
+from specviz.ui.classroom import paced_teacher
+from specviz.ui.classroom import teacher
+from specviz.ui.classroom.chart import distribution_figure
+from specviz.ui.classroom.paced_teacher import ACTIVE
+
+ROOT = Path(__file__).resolve().parents[2]
+BANK = load_bank()
+SINGLE = next(q for q in BANK.questions if q.kind == "single" and q.concept == "residual")
+
+
+def _wrong(question):
+    return next(c for c in question.choices if c != question.answer)
+
+
+def _chart_labels(at) -> str:
+    """The charts' labels and legends, as the browser gets them."""
+    return " ".join(json.dumps(json.loads(c.proto.spec), ensure_ascii=False) for c in at.get("plotly_chart"))
+
+
+def _paced(db, students=("Ana", "Ben", "Cy")):
+    store = PacedStore(db)
+    session = store.create_paced_session(BANK.questions, "Lecture 4")
+    return store, session, [store.join(session.code, name) for name in students]
+
+
+@pytest.mark.slow  # over 0.7 s: make test runs it, make check stays under a minute
+def test_the_teacher_pushes_watches_opens_round_two_and_reveals(db):
+    at = _as_teacher(PIN)
+    at.radio(key="classroom_pace").set_value(teacher.PACES[1]).run()
+    assert "classroom_count" not in {s.key for s in at.slider}  # the whole pool, no count
+    at.button(key="classroom_start").click().run()
+    code = at.session_state["classroom_session"]
+    store = PacedStore(db)
+    assert store.is_paced(code) and at.session_state[ACTIVE] == code
+    assert any("Nothing pushed yet" in i.value for i in at.info)
+
+    at.text_input(key="paced_search").input("residual").run()
+    picker = at.selectbox(key="paced_pick")
+    found = [q for q in BANK.questions if any(" ".join(q.prompt.split())[:60] in o for o in picker.options)]
+    assert SINGLE in found and all("residual" in f"{q.concept} {q.prompt} {q.id}".lower() for q in found)
+    at.selectbox(key="paced_pick").set_value(SINGLE.id).run()
+    at.button(key="paced_push").click().run()
+    assert not at.exception and not at.error
+    push = store.current(code)
+    assert push.question.id == SINGLE.id and push.round == 1
+
+    ana, ben, _ = (store.join(code, n) for n in ("Ana", "Ben", "Cy"))
+    store.answer(ana.token, push.id, 1, SINGLE.answer)
+    store.answer(ben.token, push.id, 1, _wrong(SINGLE))
+    at.run()
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Answered"] == "2 of 3" and metrics["Round"] == "1" and ":" in metrics["Time"]
+    assert "✓" not in _chart_labels(at)  # the room may see the chart: no right answer marked yet
+    who = next(d.value for d in at.dataframe if "name" in d.value.columns)
+    assert list(zip(who["name"], who["round 1"], strict=True)) == [("Ana", "✓"), ("Ben", "✓"), ("Cy", "–")]
+
+    at.button(key="paced_round_2").click().run()
+    assert store.current(code).round == 2 and {m.label: m.value for m in at.metric}["Answered"] == "0 of 3"
+    store.answer(ben.token, push.id, 2, SINGLE.answer)
+    at.button(key="paced_reveal").click().run()
+    assert not at.exception and store.current(code).revealed
+    assert answer_sentence(SINGLE) in [s.value for s in at.success] and SINGLE.explanation in [i.value for i in at.info]
+    assert "✓" in _chart_labels(at) and "Round 2 (1 answered)" in _chart_labels(at)
+    assert {"Download both rounds (CSV)", "Download the session (JSON)"} <= {b.label for b in
+                                                                           at.get("download_button")}
+    mastery = next(d.value for d in at.dataframe if "concept" in d.value.columns)
+    assert mastery["round 1 right"][0] == "1/2 (50%)" and mastery["round 2 right"][0] == "1/1 (100%)"
+    assert at.button(key="paced_round_2").disabled and at.button(key="paced_reveal").disabled
+
+
+def test_a_student_follows_the_pushes_with_no_feedback_until_the_reveal(db):
+    store, session, (ana, *_) = _paced(db)
+    at = _page({"student": ana.token})
+    assert any("Waiting for your teacher's first question" in i.value for i in at.info)
+    push = store.push(session.code, SINGLE)
+    at.run()  # the fragment's timer does this every 2 s in a browser
+    assert any(m.value == SINGLE.prompt for m in at.markdown)
+    at.radio(key=f"paced_{push.id}_1").set_value(_wrong(SINGLE))
+    at.button(key=f"paced_{push.id}_1_submit").click().run()
+    assert not at.error and not at.success  # held: no "Correct" / "Not quite"
+    assert any("Your answer is in" in i.value for i in at.info)
+    assert store.my_answers(ana.token, push.id) == {1: (_wrong(SINGLE), False)}
+
+    store.start_round_2(session.code)
+    at.run()
+    assert any("Round 2: talk it over" in w.value for w in at.warning)
+    at.radio(key=f"paced_{push.id}_2").set_value(SINGLE.answer)
+    at.button(key=f"paced_{push.id}_2_submit").click().run()
+    store.reveal(session.code)
+    at.run()
+    assert [s.value for s in at.success] == ["Correct."] and SINGLE.explanation in [i.value for i in at.info]
+    assert any("round 1:" in c.value and "✗" in c.value and "✓" in c.value for c in at.caption)
+    store.close_session(session.code)  # issue 27 item 1: students were not told the session had ended
+    at.run()
+    assert [s.value for s in at.success][0] == "This session has ended. Thank you for taking part!"
+    assert "Correct." in [s.value for s in at.success]  # the last answer stays readable under it
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_a_held_answer_that_ends_a_sentence_gets_no_second_full_stop(db, lang):
+    assert SINGLE.id == "rs-why" and SINGLE.answer.endswith("p.")  # issue 27 item 11: "…the total is p.."
+    store, session, (ana, *_) = _paced(db)
+    push = store.push(session.code, SINGLE)
+    at = _page({"student": ana.token, "lang": lang})
+    with using(lang):
+        answer = push.shown().answer  # in the student's language, ending "p." in both
+    at.radio(key=f"paced_{push.id}_1").set_value(answer)
+    at.button(key=f"paced_{push.id}_1_submit").click().run()
+    held = [i.value for i in at.info if "**" in i.value]
+    assert len(held) == 1
+    shown = held[0].replace("\\", "").replace("**", "")  # as the reader sees it: no escapes, no bold marks
+    assert answer + " " in shown and ".." not in shown, shown
+
+
+def test_submitting_nothing_is_one_sentence_and_a_late_round_one_answer_is_not_counted(db):
+    store, session, (ana, *_) = _paced(db)
+    push = store.push(session.code, SINGLE)
+    at = _page({"student": ana.token})
+    at.button(key=f"paced_{push.id}_1_submit").click().run()
+    assert [w.value for w in at.warning] == ["Give an answer first."]
+    at.radio(key=f"paced_{push.id}_1").set_value(SINGLE.answer)
+    store.start_round_2(session.code)  # the teacher moved on while the student was choosing
+    at.button(key=f"paced_{push.id}_1_submit").click().run()
+    assert not at.exception and any("Round 2: talk it over" in w.value for w in at.warning)
+    assert store.my_answers(ana.token, push.id) == {}  # the screen shows round 2; round 1 took nothing late
+
+
+def test_the_qr_link_fills_in_the_code(db):
+    _, session, _ = _paced(db, ())
+    at = _page({"code": session.code.lower()})
+    assert at.text_input(key="classroom_code").value == session.code.lower()
+    at.text_input(key="classroom_name").input("Dee")
+    at.form_submit_button[0].click().run()
+    assert at.query_params["student"] and "code" not in at.query_params
+
+
+def test_the_presenter_view_shows_the_question_the_count_and_the_join_qr(db):
+    store, session, (ana, *_) = _paced(db)
+    push = store.push(session.code, SINGLE)
+    store.answer(ana.token, push.id, 1, SINGLE.answer)
+    at = _as_teacher(PIN)
+    at.button(key="classroom_present").click().run()
+    shown = _html(at)
+    assert '<img src="data:image/png;base64,' in shown and f"/classroom?code={session.code}" in shown
+    assert "Question 1 · round 1 · 1 of 3 answered" in shown
+    assert any(m.value == SINGLE.prompt for m in at.markdown) and "Push to the class" not in _labels(at)
+    assert "✓" not in _chart_labels(at)
+
+
+def _playground(**state):
+    at = AppTest.from_file(str(ROOT / "pages" / "playground.py"), default_timeout=60)
+    for key, value in state.items():
+        at.session_state[key] = value
+    return at.run()
+
+
+@pytest.mark.slow  # the Playground page under AppTest: about 5 s on 2 cores
+def test_ask_the_class_pushes_the_coming_step_for_the_teacher_only(db):
+    store, session, _ = _paced(db)
+    at = _playground(**{ACTIVE: session.code})  # no PIN in this browser: no button
+    assert not at.exception and not any("Ask the class" in b.label for b in at.button)
+    at.session_state["classroom_teacher"] = hashlib.sha256(PIN.encode()).hexdigest()  # unlocked on the Classroom page
+    at.run()
+    ask = at.button(key="playground_ask")
+    assert ask.label.startswith("Ask the class: how many of these")
+    ask.click().run()
+    assert not at.exception and any("Pushed to session" in s.value for s in at.success)
+    push = store.current(session.code)
+    assert push.question.id.endswith("how-many") and push.question.source == "live"
+
+
+def test_the_chart_escapes_choices_and_marks_the_right_one_only_after_the_reveal():
+    question = Question("x", "residual", "single", "?", "<img src=x onerror=alert(1)>", "", "pages/quiz.py",
+                        ("<img src=x onerror=alert(1)>", "**bold**"))
+    dist = distribution(question, ["**bold**"], [])
+    hidden = json.dumps(distribution_figure(dist, 1, reveal=False).to_plotly_json(), ensure_ascii=False)
+    shown = json.dumps(distribution_figure(dist, 1, reveal=True).to_plotly_json(), ensure_ascii=False)
+    assert "<img" not in hidden and "&lt;img" in hidden and "✓" not in hidden and "✓ &lt;img" in shown
+
+
+def test_the_timer_reads_minutes_and_seconds_and_stops_at_the_reveal():
+    assert doctest.testmod(paced_teacher).failed == 0
+    push = SimpleNamespace(round_started_at=100.0, revealed_at=161.0)
+    assert paced_teacher.elapsed(push, now=10_000.0) == "1:01"
+
+
+def _push_without_the_pin(db_path: str, code: str) -> None:
+    """A dashboard whose PIN no longer holds (the fragment reruns without the page's PIN gate) tries to push."""
+    from specviz.teach.classroom_paced import PacedStore
+    from specviz.teach.quiz import load_bank
+    from specviz.ui.classroom import paced_teacher as classroom_paced_teacher
+
+    classroom_paced_teacher._act(PacedStore(db_path).push, code, load_bank().questions[0])
+
+
+def test_only_the_teacher_can_push_open_round_two_or_reveal(db):
+    store, session, _ = _paced(db, ())
+    at = AppTest.from_function(_push_without_the_pin, args=(str(db), session.code), default_timeout=30).run()
+    assert [e.value for e in at.error] == ["Only the teacher can do that; please unlock the teacher view with the PIN."]
+    assert store.current(session.code) is None
+    student = _page()  # the student side of the page has no teacher controls at all
+    assert not {"Push to the class", "Reveal the answer"} & _labels(student)

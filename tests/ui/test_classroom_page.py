@@ -1,0 +1,390 @@
+"""The Classroom page under AppTest: the teacher's PIN gate and dashboard, a student's join, answer and resume,
+and one sentence (never a traceback) for a locked-out guesser, a join flood and a busy database."""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+import zlib
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from specviz.teach.classroom import ClassroomStore, concept_name
+import specviz.teach.classroom as classroom
+from specviz.teach.quiz import load_bank
+from specviz.ui.classroom import teacher
+from specviz.ui.classroom import view
+from specviz.ui.common.escaping import escape_text
+
+ROOT = Path(__file__).resolve().parents[2]
+PAGE = str(ROOT / "pages" / "classroom.py")
+PIN = "2468-1357-97"
+
+
+@pytest.fixture
+def db(tmp_path, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setenv("SPECVIZ_CLASSROOM_DB", str(tmp_path / "classroom.sqlite"))
+    monkeypatch.setenv("SPECVIZ_TEACHER_PIN", PIN)
+    teacher.pin_guard.clear()  # the server's counters outlive browser sessions (that is the point): not tests
+    view.join_limit.clear()
+    return tmp_path / "classroom.sqlite"
+
+
+def _page(query: dict[str, str] | None = None) -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=30)
+    for key, value in (query or {}).items():
+        at.query_params[key] = value
+    at.run()
+    assert not at.exception
+    return at
+
+
+def _as_teacher(pin: str) -> AppTest:
+    at = _page()
+    at.radio(key="classroom_role").set_value("the teacher").run()
+    at.text_input(key="classroom_pin").input(pin)
+    at.form_submit_button[0].click().run()
+    assert not at.exception
+    return at
+
+
+def _html(at) -> str:
+    return " ".join(h.proto.body for h in at.get("html"))
+
+
+def _labels(at) -> set[str]:
+    return {b.label for b in at.button}
+
+
+def test_a_wrong_pin_keeps_the_dashboard_locked(db):
+    at = _as_teacher("1357")
+    assert [e.value for e in at.error] == ["That PIN is not right."]
+    assert "Start the session" not in _labels(at) and not at.metric
+    at.run()  # and it stays locked on the next rerun
+    assert "Start the session" not in _labels(at)
+    assert PIN not in str([m.value for m in at.markdown] + [t.value for t in at.text_input])
+
+
+def test_the_right_pin_opens_the_dashboard_with_live_results(db):
+    at = _as_teacher(PIN)
+    assert not at.error and "Start the session" in _labels(at)
+    at.slider(key="classroom_count").set_value(4)
+    at.button(key="classroom_start").click().run()
+    code = at.session_state["classroom_session"]
+    assert any(code in m.value for m in at.markdown)
+    assert [(m.label, m.value) for m in at.metric] == [("Students", "0"), ("Answers", "0"), ("Right", "–")]
+
+    store = ClassroomStore(db)
+    session = store.session(code)
+    hard = session.questions[0]
+    for name, right in (("Ana", True), ("Ben", False), ("Cy", False)):
+        student = store.join(code, name)
+        store.record_answer(student.token, hard.id, hard.answer if right else "nope")
+        easy = next(q for q in session.questions if q.id != hard.id)
+        store.record_answer(student.token, easy.id, easy.answer)
+    at.run()
+    assert [(m.label, m.value) for m in at.metric] == [("Students", "3"), ("Answers", "6"), ("Right", "67%")]
+    questions = at.dataframe[0].value
+    assert list(questions["question"][:2]) == [hard.prompt, easy.prompt]  # most missed first, the whole text
+    assert list(questions["missed"]) == ["67%", "0%", "not answered yet", "not answered yet"]
+    assert list(questions["concept"]) == [concept_name(q.concept) for q in
+                                          (hard, easy, *[q for q in session.questions if q not in (hard, easy)])]
+    assert "None" not in questions.to_string()
+    shown = _html(at)  # the list the room reads: text, counts written out, concept names; no ids
+    assert escape_text(hard.prompt, whitespace=False) in shown and "2/3 missed" in shown and "0/3 missed" in shown
+    assert shown.count("not answered yet") == 2 and escape_text(concept_name(hard.concept), whitespace=False) in shown
+    assert not any(f">{q.id}<" in shown for q in session.questions)
+    students = at.dataframe[1].value
+    assert list(students["name"]) == ["Ana", "Ben", "Cy"] and list(students["right"]) == [2, 1, 1]
+    assert "Download all answers (CSV)" in {b.label for b in at.get("download_button")}
+
+
+def test_without_a_pin_the_teacher_view_explains_how_to_set_one(db, monkeypatch):
+    monkeypatch.delenv("SPECVIZ_TEACHER_PIN")
+    at = _page()
+    at.radio(key="classroom_role").set_value("the teacher").run()
+    assert "no teacher PIN is set" in at.warning[0].value and "SPECVIZ_TEACHER_PIN" in at.warning[0].value
+    assert not at.text_input and "Start the session" not in _labels(at)
+
+
+def test_a_short_pin_keeps_the_teacher_view_locked_and_says_why(db, monkeypatch):
+    monkeypatch.setenv("SPECVIZ_TEACHER_PIN", "2468")
+    at = _page()
+    at.radio(key="classroom_role").set_value("the teacher").run()
+    assert [w.value for w in at.warning] == ["The teacher PIN is too short: set SPECVIZ_TEACHER_PIN to at least 8 "
+                                             "characters (a few words will do), then restart the app."]
+    assert not at.text_input and "Start the session" not in _labels(at)
+
+
+def test_the_pin_can_come_from_streamlit_secrets(db, monkeypatch):
+    monkeypatch.delenv("SPECVIZ_TEACHER_PIN")
+    at = AppTest.from_file(PAGE, default_timeout=30)
+    at.secrets["SPECVIZ_TEACHER_PIN"] = "9753-8642"
+    at.run()
+    at.radio(key="classroom_role").set_value("the teacher").run()
+    at.text_input(key="classroom_pin").input("9753-8642")
+    at.form_submit_button[0].click().run()
+    assert "Start the session" in _labels(at)
+
+
+def test_repeated_wrong_pins_are_slowed_down(db):
+    at = _as_teacher("0000")
+    for _ in range(5):
+        at.text_input(key="classroom_pin").input("0000")
+        at.form_submit_button[0].click().run()
+    at.text_input(key="classroom_pin").input(PIN)
+    at.form_submit_button[0].click().run()
+    assert "Too many wrong PINs" in at.error[0].value and "Start the session" not in _labels(at)
+
+
+def test_a_reload_does_not_reset_the_wrong_pin_count(db, monkeypatch):
+    """Five wrong PINs from one device: that browser waits, and a reload (a new browser session on the same device)
+    gets one try and, if it misses, waits too; a reload with the right PIN gets in (issue 28: no one is locked out
+    by somebody else's guesses)."""
+    monkeypatch.setattr(view, "client_key", lambda: "ip:203.0.113.7")  # AppTest has no address of its own
+    tab = {"id": "session:first"}  # nor a browser session of its own: each AppTest below stands for a new one
+    monkeypatch.setattr(view, "session_key", lambda: tab["id"])
+    at = _as_teacher("0000-0000")
+    for _ in range(4):
+        at.text_input(key="classroom_pin").input("0000-0000")
+        at.form_submit_button[0].click().run()
+    assert [e.value for e in at.error] == ["That PIN is not right."]
+    at.text_input(key="classroom_pin").input(PIN)
+    at.form_submit_button[0].click().run()
+    assert len(at.error) == 1 and at.error[0].value.startswith("Too many wrong PINs from this device; please wait")
+    tab["id"] = "session:reloaded"
+    again = _as_teacher("1111-1111")  # a reload that guesses: one try...
+    assert [e.value for e in again.error] == ["That PIN is not right."]
+    again.text_input(key="classroom_pin").input(PIN)
+    again.form_submit_button[0].click().run()  # ...then it waits like the device, right PIN or not
+    assert len(again.error) == 1 and again.error[0].value.startswith(
+        "Many wrong PINs have been tried on this server; this browser may try again in")
+    assert "Start the session" not in _labels(again)
+    tab["id"] = "session:teacher"
+    assert "Start the session" in _labels(_as_teacher(PIN))  # the teacher reloading with the right PIN gets in
+    tab["id"] = "session:elsewhere"
+    monkeypatch.setattr(view, "client_key", lambda: "ip:198.51.100.9")
+    assert "Start the session" in _labels(_as_teacher(PIN))  # and another device is not locked out either
+
+
+def _session(db, n=3):
+    return ClassroomStore(db).create_session(load_bank().select(["accept_rule"])[:n], "Period 3")
+
+
+def test_a_student_joins_answers_and_resumes_after_a_refresh(db):
+    session = _session(db)
+    at = _page({"join": session.code.lower()})
+    at.text_input(key="classroom_name").input("Dee")
+    at.form_submit_button[0].click().run()
+    token = at.query_params["student"]
+    assert token and any("you are **Dee**" in m.value for m in at.markdown)
+    store = ClassroomStore(db)
+    first = store.next_question(session, store.student(token))
+    assert any(m.value == first.prompt for m in at.markdown)
+
+    key = f"classroom_{first.id}"
+    if first.kind == "numeric":
+        at.text_input(key=key).input(str(first.answer))
+    else:
+        at.radio(key=key).set_value(first.answer)
+    at.button(key="classroom_submit").click().run()
+    assert [s.value for s in at.success] == ["Correct."] and first.explanation in [i.value for i in at.info]
+
+    # A refresh in a new browser session: only the URL survives.
+    again = _page({"student": token})
+    assert any("1 of 3 answered" in p.proto.text for p in again.get("progress"))
+    second = store.next_question(session, store.student(token))
+    assert second.id != first.id and any(m.value == second.prompt for m in again.markdown)
+    assert store.answers(token) == {first.id: (first.answer if first.kind != "numeric" else str(first.answer),
+                                               True)}
+
+
+@pytest.mark.parametrize(
+    ("code", "name", "message"),
+    [
+        ("ZZ", "Eve", "A join code is 6 letters and digits"),
+        ("ABCDEF", "Eve", "There is no session with the code ABCDEF"),
+        (None, "Eve\x07", "The display name contains control characters; please use plain text."),
+        (None, "   ", "Please enter a display name."),
+    ],
+)
+def test_bad_join_input_gets_one_sentence(db, code, name, message):
+    session = _session(db)
+    at = _page()
+    at.text_input(key="classroom_code").input(code or session.code)
+    at.text_input(key="classroom_name").input(name)
+    at.form_submit_button[0].click().run()
+    assert not at.exception and len(at.error) == 1 and at.error[0].value.startswith(message)
+    assert "student" not in at.query_params
+
+
+def test_a_join_flood_is_refused_with_one_sentence(db):
+    at = _page()
+    for _ in range(10):
+        at.text_input(key="classroom_code").input("ZZ")
+        at.text_input(key="classroom_name").input("Bot")
+        at.form_submit_button[0].click().run()
+        assert [e.value[:20] for e in at.error] == ["A join code is 6 let"]
+    at.form_submit_button[0].click().run()
+    assert not at.exception and len(at.error) == 1
+    assert at.error[0].value.startswith("Too many joins from this device; please wait")
+
+
+def _answer(at, question):
+    key = f"classroom_{question.id}"
+    if question.kind == "numeric":
+        at.text_input(key=key).input(str(question.answer))
+    else:
+        at.radio(key=key).set_value(question.answer)
+
+
+def test_a_busy_database_is_one_sentence_on_the_student_page(db, monkeypatch):
+    monkeypatch.setattr(classroom, "BUSY_TIMEOUT", 0.2, raising=False)
+    session = _session(db)
+    store = ClassroomStore(db)
+    student = store.join(session.code, "Fay")
+    at = _page({"student": student.token})
+    _answer(at, store.next_question(session, student))
+    lock = sqlite3.connect(db, isolation_level=None)
+    lock.execute("BEGIN EXCLUSIVE")  # another process holds the write lock
+    try:
+        at.button(key="classroom_submit").click().run()
+    finally:
+        lock.execute("ROLLBACK")
+        lock.close()
+    assert not at.exception
+    assert [e.value for e in at.error] == ["The class database is busy; try again in a moment."]
+    assert store.answers(student.token) == {}
+    at.button(key="classroom_submit").click().run()  # a moment later it goes through
+    assert not at.exception and not at.error and len(store.answers(student.token)) == 1
+
+
+def test_a_busy_database_is_one_sentence_on_the_teacher_page(db, monkeypatch):
+    monkeypatch.setattr(classroom, "BUSY_TIMEOUT", 0.2, raising=False)
+    session = _session(db)
+    at = _as_teacher(PIN)
+    at.button(key="classroom_end").click().run()  # asks first
+    lock = sqlite3.connect(db, isolation_level=None)
+    lock.execute("BEGIN EXCLUSIVE")
+    try:
+        at.button(key="classroom_end_confirm").click().run()
+    finally:
+        lock.execute("ROLLBACK")
+        lock.close()
+    assert not at.exception
+    assert [e.value for e in at.error] == ["The class database is busy; try again in a moment."]
+    assert not ClassroomStore(db).session(session.code).closed
+
+
+def test_a_stale_student_link_asks_to_join_again(db):
+    at = _page({"student": "no-such-student-token"})
+    assert "not valid any more" in at.warning[0].value
+    assert {t.label for t in at.text_input} >= {"Your display name"}
+
+
+def test_student_names_are_escaped_everywhere(db):
+    session = _session(db)
+    store = ClassroomStore(db)
+    student = store.join(session.code, "<img src=x onerror=alert(1)> **bold**")
+    at = _page({"student": student.token})
+    header = next(m.value for m in at.markdown if "you are" in m.value)
+    assert "<img" not in header and "&lt;img" in header and "\\*\\*bold\\*\\*" in header
+
+    teacher = _as_teacher(PIN)
+    teacher.button(key="classroom_present").click().run()
+    shown = " ".join(m.value for m in teacher.markdown)
+    assert session.code in shown and "&lt;img src=x onerror=alert(1)&gt;" in shown and "<img" not in shown
+    assert "Start the session" not in _labels(teacher)  # presenter view: controls hidden
+
+
+def test_ending_a_session_asks_first_and_keeps_its_results(db):
+    session = _session(db)
+    store = ClassroomStore(db)
+    student = store.join(session.code, "Ana")
+    store.record_answer(student.token, session.questions[0].id, session.questions[0].answer)
+    at = _as_teacher(PIN)
+    at.button(key="classroom_end").click().run()
+    assert not store.session(session.code).closed  # one click only asks
+    assert any(f"End session {session.code}?" in w.value for w in at.warning)
+    at.button(key="classroom_end_cancel").click().run()
+    assert not store.session(session.code).closed and "classroom_end_confirm" not in {b.key for b in at.button}
+    at.button(key="classroom_end").click().run()
+    at.button(key="classroom_end_confirm").click().run()
+    assert not at.exception and store.session(session.code).closed
+    ended = store.session(session.code).ended_at
+    # still in the list, labelled ended, with its dashboard and its export
+    picker = at.selectbox(key="classroom_session")
+    assert picker.value == session.code and "ended" in picker.format_func(session.code)
+    assert any("ended" in i.value for i in at.info) and "classroom_end" not in {b.key for b in at.button}
+    assert [(m.label, m.value) for m in at.metric] == [("Students", "1"), ("Answers", "1"), ("Right", "100%")]
+    assert "Download all answers (CSV)" in {b.label for b in at.get("download_button")}
+    assert "Ana" in store.export_csv(store.session(session.code))
+    fresh = _as_teacher(PIN)  # another visit: the ended session is still there to pick
+    assert fresh.selectbox(key="classroom_session").options == [f"{session.code} · Period 3 · ended "
+                                                                 f"{time.strftime('%H:%M', time.localtime(ended))}"]
+
+
+def test_a_reload_keeps_the_teacher_on_the_teacher_view_behind_the_pin(db):
+    session = _session(db)
+    at = _as_teacher(PIN)
+    assert at.query_params["as"] == "teacher" and at.query_params["session"] == session.code
+    reloaded = _page({"as": "teacher", "session": session.code})  # a new browser session with the same URL
+    assert reloaded.radio(key="classroom_role").value == "the teacher"
+    assert reloaded.text_input(key="classroom_pin") is not None and not reloaded.metric  # the PIN is asked again
+    reloaded.text_input(key="classroom_pin").input(PIN)
+    reloaded.form_submit_button[0].click().run()
+    assert reloaded.selectbox(key="classroom_session").value == session.code and reloaded.metric
+    forged = _page({"as": "teacher", "session": session.code})
+    forged.text_input(key="classroom_pin").input("wrong-pin-000")
+    forged.form_submit_button[0].click().run()
+    assert not forged.metric and [e.value for e in forged.error] == ["That PIN is not right."]
+
+
+def test_an_ordering_question_is_answered_by_tapping_items_in_order(db):
+    bank = load_bank()
+    ordering = next(q for q in bank.questions if q.kind == "ordering")
+    session = ClassroomStore(db).create_session([ordering], "Order")
+    student = ClassroomStore(db).join(session.code, "Ana")
+    at = _page({"student": student.token})
+    assert not at.multiselect  # no dropdown with clipped options and "Select all"
+    key = f"classroom_{ordering.id}"
+    items = ordering.options(zlib.crc32(student.token.encode()))
+    assert [b.label for b in at.button if b.key.startswith(f"{key}_item_")] == items  # whole texts, as buttons
+    at.button(key="classroom_submit").click().run()
+    assert any("Place every item first: 0 of" in w.value for w in at.warning)
+    first = items.index(ordering.answer[0])
+    at.button(key=f"{key}_item_{first}").click().run()
+    at.button(key=f"{key}_item_{items.index(ordering.answer[1])}").click().run()
+    at.button(key=f"{key}_placed_{first}").click().run()  # take the first back
+    assert [b.label for b in at.button if b.key.startswith(f"{key}_placed_")] == [f"**1.** {ordering.answer[1]}"]
+    at.button(key=f"{key}_placed_{items.index(ordering.answer[1])}").click().run()
+    for item in ordering.answer:
+        at.button(key=f"{key}_item_{items.index(item)}").click().run()
+    at.button(key="classroom_submit").click().run()
+    assert not at.exception and any("Correct" in s.value for s in at.success)
+    assert ClassroomStore(db).answers(student.token)[ordering.id] == (list(ordering.answer), True)
+
+
+def test_the_teacher_view_survives_the_presenter_view(db):
+    """Issue 27 item 1: after "Exit presenter view" the *I am* switch showed "a student", and the next click dropped
+    the teacher on the join form and stripped as=teacher&session= from the URL."""
+    at = _as_teacher(PIN)
+    at.button(key="classroom_start").click().run()
+    code = at.session_state["classroom_session"]
+    present = next(b for b in at.button if b.label.startswith("Present"))
+    present.click().run()
+    assert not at.exception and "Exit presenter view" in _labels(at)
+    assert at.query_params["as"] == "teacher" and at.query_params["session"] == code
+    at.run()  # the presenter view refreshes: no role radio, no session box drawn in these runs
+    at.run()
+    at.button(key="classroom_exit_presenter").click().run()
+    assert not at.exception
+    assert at.radio(key="classroom_role").value == "the teacher"
+    assert at.session_state["classroom_session"] == code and "Exit presenter view" not in _labels(at)
+    assert at.query_params["as"] == "teacher" and at.query_params["session"] == code
+    at.run()  # the next click still finds the teacher's dashboard, not the join form
+    assert at.radio(key="classroom_role").value == "the teacher" and "Start the session" in _labels(at)
+    assert at.query_params["as"] == "teacher" and at.query_params["session"] == code

@@ -1,0 +1,94 @@
+"""Lossless up to numerics (issue 26 item 3, issue 27 item 4): wherever two greedy outputs are compared (the race, the
+Playground, the Exactness lab) the app names the first split and the target's top-2 logit gap there, says why it can
+happen (a K+1-token forward rounds differently from a one-token forward, a near-tie flips, every later token differs),
+and offers float32, in which greedy speculative output is the target's own."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+import torch
+from streamlit.testing.v1 import AppTest
+
+from specviz.engine.numerics import NUMERICS_GAP, GreedySplit, first_difference, greedy_split
+from specviz.runs.running import PAIRS, prompt_ids, run, run_target_only, with_dtype
+from specviz.runs.runspec import RunSpec
+from specviz.ui.common import greedy_compare
+
+ROOT = Path(__file__).resolve().parents[2]
+SPEC = RunSpec(pair="toy", proposer="draft", prompt="the quick brown fox", temperature=0.0, max_new_tokens=12, k=3)
+
+
+@pytest.fixture(scope="module")
+def greedy():
+    """A greedy speculative run on the toy pair and its target-only baseline (float32: identical)."""
+    pair = PAIRS.get("toy")
+    return pair, run(SPEC, pair=pair), run_target_only(SPEC, pair=pair)
+
+
+def test_greedy_split_names_the_first_differing_token_and_the_targets_top2_gap(greedy):
+    pair, spec, base = greedy
+    assert greedy_split(pair.target, spec.prompt_ids, base.output_ids, spec.output_ids) is None  # float32: the same
+    other = [*base.output_ids[:3], (base.output_ids[3] + 1) % 34, *base.output_ids[4:]]
+    split = greedy_split(pair.target, spec.prompt_ids, base.output_ids, other)
+    assert split.index == 3 == first_difference(base.output_ids, other)
+    assert (split.reference_token, split.other_token) == (base.output_ids[3], other[3])
+    with torch.inference_mode():  # the gap is the target's own top two logits after the common prefix
+        logits = pair.target(input_ids=torch.tensor([[*spec.prompt_ids, *base.output_ids[:3]]])).logits[0, -1]
+    top = torch.topk(logits.float(), 2)
+    assert split.top2_tokens == tuple(int(t) for t in top.indices)
+    assert split.gap == pytest.approx(float(top.values[0] - top.values[1]))
+    assert split.near_tie == (split.gap < NUMERICS_GAP) and split.dtype == "float32"
+
+
+def test_each_greedy_comparison_says_identical_near_tie_unmeasured_or_not_numerics(greedy, monkeypatch):
+    pair, spec, base = greedy
+    assert spec.meta["dtype"] == base.meta["dtype"] == "float32"
+    assert greedy_compare.explain(spec, base).startswith("Identical to the target-only output, token for token")
+    parted = replace(spec, output_ids=[*base.output_ids[:2], (base.output_ids[2] + 1) % 34, *base.output_ids[3:]])
+    unmeasured = replace(parted, meta={**spec.meta, "dtype": "bfloat16"})  # the pair here is float32: no gap to read
+    text = greedy_compare.explain(unmeasured, base)
+    assert text.startswith("Parts from the target-only output at new token 3") and "near-tie" in text
+    assert "every token after it differs" in text and "K + 1 tokens" in text
+    real = greedy_compare.explain(parted, base)  # a made-up disagreement on the toy pair is no near-tie
+    assert "not numerics" in real or "near-tie" in real
+    tie = GreedySplit(2, base.output_ids[2], parted.output_ids[2], (5, 6), (3.125, 3.0), "float32")
+    monkeypatch.setattr(greedy_compare, "measured_split", lambda trace, reference: tie)
+    text = greedy_compare.explain(parted, base)
+    assert "only 0.125 apart" in text and "near-tie" in text and "lossless only up to numerics" in text
+    assert re.search(r"matched on \d+ of \d+ held-out prompts in float32, \d+ of \d+ in bfloat16", text)
+
+
+def test_no_text_calls_greedy_splits_rare_or_says_outputs_normally_match():
+    from specviz.scripts.i18n import extract, read_catalog
+    from specviz.teach.quiz import load_bank
+
+    texts = [str(m.id) for m in extract() if m.id] + [str(m.string) for m in read_catalog() if m.id]
+    texts += [" ".join([q.prompt, q.explanation, *q.choices]) for lang in ("en", "pt") for q in load_bank(lang=lang)]
+    said = re.compile(r"normally match|normalmente coincidem|\brare\b[^.]{0,40}(near-tie|split|flip|floating)"
+                      r"|\brar[oa]s?\b[^.]{0,40}(quase empate|diferen|invers)", re.IGNORECASE)
+    assert len(texts) > 1000 and [t[:80] for t in texts if said.search(t)] == []
+
+
+def test_a_dtype_suffix_loads_the_pair_in_that_dtype():
+    assert with_dtype("toy", "bfloat16") == "toy@bfloat16"
+    pair = PAIRS.get("toy@bfloat16")
+    assert next(pair.target.parameters()).dtype == torch.bfloat16
+    assert prompt_ids(SPEC, pair) == prompt_ids(SPEC, PAIRS.get("toy"))
+
+
+def test_the_exactness_lab_runs_both_greedy_in_float32_and_in_bfloat16():
+    at = AppTest.from_file(str(ROOT / "pages" / "exactness.py"), default_timeout=120).run()
+    assert not at.exception
+    assert at.radio(key="exact_greedy_dtype").options == ["float32 (exact)",
+                                                        "bfloat16 (this CPU's default: up to numerics)"]
+    at.radio(key="exact_greedy_dtype").set_value("float32").run()
+    at.button(key="exact_greedy_run").click().run()
+    assert not at.exception
+    said = [m.value for m in at.markdown if m.value.startswith(("Identical", "Parts"))]
+    assert said == ["Identical to the target-only output, token for token, as the exact rule promises at "
+                    "temperature 0 (float32)."]
+    assert any("lossless only up to numerics" in c.value for c in at.caption)

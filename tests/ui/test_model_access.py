@@ -1,0 +1,160 @@
+"""What a browser visitor may load by hand: nothing by default; Hub ids, and folders inside one root, when allowed."""
+
+from __future__ import annotations
+
+import doctest
+import re
+
+import pytest
+
+from specviz.ui.models import access as model_access
+from specviz.ui.models.access import ENABLE_ENV, ROOT_ENV, WebModelPolicy
+
+
+def test_off_unless_the_operator_turns_it_on():
+    assert not WebModelPolicy.from_env({}).enabled
+    assert not WebModelPolicy.from_env({ENABLE_ENV: "0"}).enabled
+    with pytest.raises(ValueError, match=f"turned off on this server.*{ENABLE_ENV}=1"):
+        WebModelPolicy.from_env({}).check("HuggingFaceTB/SmolLM2-135M-Instruct")
+
+
+@pytest.mark.parametrize("ref", ["gpt2", "Qwen/Qwen2.5-0.5B-Instruct", "meta-llama/Llama-3.2-1B"])
+def test_hub_ids_pass_when_enabled(ref):
+    assert WebModelPolicy(True).check(ref) == ref
+
+
+@pytest.mark.parametrize("ref", ["", "   ", "a" * 400, "org/na\tme", "org/../../etc", "a/b/c", "C:\\models\\x",
+                                 "org/name;rm -rf", "-rf/x"])
+def test_what_is_neither_a_hub_id_nor_a_local_folder_is_refused(ref):
+    with pytest.raises(ValueError) as err:
+        WebModelPolicy(True).check(ref)
+    assert str(err.value).endswith(".") and "\n" not in str(err.value)
+
+
+def test_local_folders_need_a_root_and_must_be_inside_it(tmp_path):
+    root = tmp_path / "models"
+    (root / "m").mkdir(parents=True)
+    (root / "m" / "config.json").write_text("{}")
+    (tmp_path / "secret").mkdir()
+    (tmp_path / "secret" / "config.json").write_text("{}")
+    (root / "escape").symlink_to(tmp_path / "secret")
+    with pytest.raises(ValueError, match="Local folders cannot be loaded"):
+        WebModelPolicy(True).check(str(root / "m"))
+    policy = WebModelPolicy.from_env({ENABLE_ENV: "1", ROOT_ENV: str(root)})
+    assert policy.check(str(root / "m")) == str((root / "m").resolve())
+    assert policy.check("./m") == str((root / "m").resolve())
+    (root / "linked").mkdir()  # a folder inside the root whose weights are a symlink to a file outside it
+    (root / "linked" / "config.json").write_text("{}")
+    (root / "linked" / "model.safetensors").symlink_to(tmp_path / "secret" / "config.json")
+    refusals = set()
+    for ref in (str(tmp_path / "secret"), str(root / "escape"), "../secret", str(root / "missing"), "/etc",
+                "./linked", str(root / "linked")):
+        with pytest.raises(ValueError) as err:
+            policy.check(ref)
+        refusals.add(re.sub(r"^'[^']*'", "'REF'", str(err.value)))  # the visitor's own words, maybe shortened
+    assert len(refusals) == 1  # the same sentence whether the path exists or not: nothing about the server leaks
+
+
+def _pattern(sentence: str) -> str:
+    """A refusal with the visitor's own words (quoted first, maybe shortened) taken out."""
+    return re.sub(r"^'[^']*'", "'REF'", sentence)
+
+
+def test_a_symlink_loop_or_a_name_too_long_is_the_one_sentence(tmp_path):
+    """Issue 28: a symlink loop in a model folder raised RuntimeError and a ~290-character name OSError (file name
+    too long), past `except ValueError` into an exception box."""
+    root = tmp_path / "models"
+    (root / "looped").mkdir(parents=True)
+    (root / "looped" / "config.json").write_text("{}")
+    (root / "looped" / "a").symlink_to("b")  # a loop inside a model folder
+    (root / "looped" / "b").symlink_to("a")
+    (root / "self").symlink_to("self")  # a loop as the folder itself
+    policy = WebModelPolicy.from_env({ENABLE_ENV: "1", ROOT_ENV: str(root)})
+    refusals = set()
+    for ref in ("./looped", str(root / "looped"), "./self", "./self/m", str(root / "self"), "./" + "a" * 290,
+                "./looped/" + "b" * 260, "./missing"):
+        with pytest.raises(ValueError) as err:
+            policy.check(ref)
+        refusals.add(_pattern(str(err.value)))
+    assert refusals == {_pattern(model_access.not_loadable("x"))}
+
+
+def test_a_hub_id_is_only_ever_a_hub_id(tmp_path, monkeypatch):
+    """A Hub-style id that is also a folder in the app's working folder ("tests", "org/name") is neither read nor
+    refused differently from one that is not: the web loads it from the Hub only, so both get the same sentence."""
+    from specviz.models.loading import parse_ref
+    from specviz.models.pairs import load_pair
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "org" / "name").mkdir(parents=True)
+    (tmp_path / "org" / "name" / "config.json").write_text("{}")
+    (tmp_path / "tests").mkdir()
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))  # an empty cache
+    policy = WebModelPolicy(True)
+    said = {}
+    for ref in ("org/name", "org/other", "tests", "nothere"):
+        assert policy.check(ref) == ref
+        assert not parse_ref(ref, relative_folders=False).is_local
+        with pytest.raises(ValueError) as err:
+            load_pair(ref, relative_folders=False)
+        said[ref] = str(err.value).replace(ref, "REF")
+    assert len(set(said.values())) == 1 and "is not in the local Hugging Face cache" in said["tests"], said
+    assert parse_ref("org/name").is_local  # the command line still reads a folder where it is run
+
+
+def test_the_modules_examples_hold():
+    result = doctest.testmod(model_access)
+    assert result.attempted and not result.failed
+
+
+def test_the_page_shows_no_server_path_and_nothing_about_which_exist(tmp_path, monkeypatch):
+    """Issue 28: the Models page's errors showed absolute server paths (the Hub cache's folder, a resolved model
+    folder) and told an existing folder outside the allowed one from a missing one."""
+    from pathlib import Path
+
+    from streamlit.testing.v1 import AppTest
+
+    root = tmp_path / "models"
+    (root / "broken").mkdir(parents=True)
+    (root / "broken" / "config.json").write_text("{not json")
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside" / "config.json").write_text("{}")
+    (root / "looped").mkdir()
+    (root / "looped" / "config.json").write_text("{}")
+    (root / "looped" / "a").symlink_to("a")
+    monkeypatch.setenv(ENABLE_ENV, "1")
+    monkeypatch.setenv(ROOT_ENV, str(root))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # a Hub id is looked up in an empty cache, not on the network
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
+    page = str(Path(__file__).resolve().parents[2] / "pages" / "models.py")
+    shown = {}
+    long = "./" + "a" * 290
+    for ref in ("./broken", "../outside", "../nowhere", "org/not-on-this-server", "tests", "nothere", "./looped",
+                long):
+        at = AppTest.from_file(page, default_timeout=120).run()
+        at.text_input(key="models_target").input(ref)
+        at.form_submit_button[0].click().run()
+        assert not at.exception
+        texts = [e.value for e in at.error] + [m.value for m in at.markdown]
+        assert len(at.error) == 1
+        assert not any(str(tmp_path) in t or "/root" in t or ".cache" in t for t in texts), texts
+        shown[ref] = at.error[0].value
+    assert shown["../outside"] == shown["../nowhere"].replace("nowhere", "outside")  # existence not told
+    assert shown["tests"].replace("tests", "x") == shown["nothere"].replace("nothere", "x")  # "tests" exists here
+    nowhere = _pattern(shown["../nowhere"])
+    assert _pattern(shown["./looped"]) == _pattern(shown[long]) == nowhere  # a loop, a name too long: the same
+
+
+def test_a_pair_loaded_by_hand_loads_again_the_way_the_page_loaded_it():
+    """Dropped from the pair cache to make room, a pair by hand is loaded again by the page's own loader (Hub ids
+    stay Hub ids), not by the cache's loader, which would read a relative folder of that name."""
+    from specviz.runs.running import PairCache
+
+    def by_name(name):
+        raise AssertionError(f"{name} was loaded by name")
+
+    cache, again = PairCache(size=1, loader=by_name), object()
+    cache.put("tests", object(), reload=lambda: again)
+    cache.put("toy", object())  # "tests" is dropped
+    assert cache.loaded("tests") is None and cache.get("tests") is again

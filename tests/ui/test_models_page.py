@@ -1,0 +1,179 @@
+"""The Models page under AppTest: the catalog table, the memory check, and a pair by hand from local folders."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+from streamlit.testing.v1 import AppTest
+from tiny_folders import save_bert, save_toy_pair
+
+from specviz.models.catalog import catalog_rows, load_catalog
+from specviz.models.loading import Machine
+from specviz.models.machine import detect_machine, dtype_name, pick_dtype
+from specviz.ui.common import state
+from specviz.ui.models import view as models_view
+from specviz.ui.models.access import ENABLE_ENV, ROOT_ENV
+from specviz.ui.race import live as race_live
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def folders(tmp_path_factory):
+    return save_toy_pair(tmp_path_factory.mktemp("page_pair"))
+
+
+def models_page(monkeypatch) -> AppTest:
+    # a laptop without a GPU and 16 GB of free RAM, whatever runs the tests
+    monkeypatch.setattr(models_view, "current_machine", lambda: Machine(ram_available_bytes=16 * 10**9))
+    monkeypatch.chdir(ROOT)
+    app = AppTest.from_file(str(ROOT / "pages" / "models.py"), default_timeout=60)
+    app.run()
+    assert not app.exception
+    return app
+
+
+@pytest.fixture
+def at(monkeypatch, tmp_path_factory):
+    """The page as an operator who allows pairs by hand from one folder (the tests' temporary folders) runs it."""
+    monkeypatch.setenv(ENABLE_ENV, "1")
+    monkeypatch.setenv(ROOT_ENV, str(tmp_path_factory.getbasetemp()))
+    return models_page(monkeypatch)
+
+
+def test_loading_by_hand_is_off_unless_the_operator_turns_it_on(monkeypatch):
+    monkeypatch.delenv(ENABLE_ENV, raising=False)
+    app = models_page(monkeypatch)
+    assert not [t for t in app.text_input if t.key == "models_target"] and not app.checkbox
+    assert ENABLE_ENV in " ".join(i.value for i in app.info)
+
+
+def test_no_remote_code_runs_from_the_browser(at, tmp_path):
+    """A folder whose config asks for its own configuration code: the page refuses it and the code never runs."""
+    folder = tmp_path / "evil"
+    folder.mkdir()
+    marker = tmp_path / "ran"
+    (folder / "config.json").write_text('{"model_type": "evil", "auto_map": {"AutoConfig": '
+                                        '"configuration_evil.EvilConfig"}}')
+    (folder / "configuration_evil.py").write_text(f"open({str(marker)!r}, 'w').write('pwned')\n")
+    at.text_input(key="models_target").set_value(str(folder))
+    at.button[0].click().run()
+    assert not at.exception and len(at.error) == 1 and not marker.exists()
+    assert "custom_pair" not in at.session_state
+
+
+def test_paths_outside_the_allowed_folder_get_the_same_sentence_whether_they_exist_or_not(at):
+    sentences = []
+    for path in ("/etc", "/no/such/folder", "../../etc"):
+        at.text_input(key="models_target").set_value(path)
+        at.button[0].click().run()
+        sentences.append(at.error[0].value.replace("\\", "").replace(path, "PATH"))
+    assert not at.exception and len(set(sentences)) == 1 and "models folder it allows" in sentences[0]
+
+
+def test_the_catalog_table_lists_every_pair_with_sizes_and_licences(at):
+    ids, sizes, where, licence = (t.value for t in at.table)  # static tables that wrap, none behind a scroll bar
+    assert not at.dataframe
+    assert list(ids.index[:2]) == ["default", "toy"]
+    assert all(list(t.index) == list(ids.index) for t in (sizes, where, licence))
+    for table, columns in ((ids, models_view.ID_COLUMNS), (sizes, models_view.SIZE_COLUMNS),
+                           (where, models_view.WHERE_COLUMNS), (licence, models_view.LICENCE_COLUMNS)):
+        assert list(table.columns) == list(columns[1:])
+    shown = {"name", *ids.columns, *sizes.columns, *where.columns, *licence.columns}
+    assert shown == set(catalog_rows(load_catalog())[0])  # every column shown, once
+    assert ids.loc["llama3.2-1b-3.1-8b", "target"] == "meta-llama/Llama-3.1-8B-Instruct"
+    assert licence.loc["llama3.2-1b-3.1-8b", "gated"] == "yes"
+    row = sizes.loc["llama3.2-1b-3.1-8b"]
+    assert row["bfloat16 GB"] == f"{(8.03 + 1.24) * 2:.2f}" and str(row["K"]) == "5"
+    assert sizes.loc["toy", "params (B)"] == "2.08e-05 + 2.08e-05"
+    assert "Llama 3.1 Community License" in licence.loc["llama3.2-1b-3.1-8b", "licence"]
+
+
+def test_the_catalog_fits_a_phone_in_narrow_tables(at):
+    """Issue 27 item 10: one table of seven columns, two of them model ids that cannot wrap, was wider than a
+    390 px phone. The ids have a table of their own, in the box whose cells may break anywhere on a phone, and no
+    catalog table has more than four columns beside the pair's name (the browser check is tests/test_phone.py)."""
+    from specviz.ui.common.accessibility import CSS, IDS_BOX
+
+    assert len(at.table) == 4 and all(len(t.value.columns) <= 4 for t in at.table)
+    ids_box = next(b for b in at.main.children.values() if getattr(b, "key", None) == IDS_BOX)
+    assert [t.value.columns.tolist() for t in ids_box.table] == [["target", "draft"]]
+    assert f".st-key-{IDS_BOX} td" in CSS and "overflow-x:auto" in CSS
+    assert "16 GB of RAM available, no GPU" in " ".join(c.value for c in at.caption)
+
+
+def test_the_memory_check_says_whether_a_pair_fits_here(at):
+    at.selectbox(key="models_check_pair").set_value("qwen2.5-7b-72b").run()
+    assert "need about 321 GB in float32; this machine has 16 GB of RAM available and no GPU" in at.warning[0].value \
+        .replace("\\", "")
+    at.selectbox(key="models_check_pair").set_value("smollm2-135m-1.7b").run()
+    assert not at.warning
+    assert "it fits (both on cpu)" in at.success[0].value.replace("\\", "")
+
+
+def test_the_fit_check_says_how_slow_a_fitting_pair_would_be_here(at, monkeypatch):
+    """7B in bfloat16 "fits" on a 32 GB laptop; the page also says it would crawl, and how it knows."""
+    monkeypatch.setattr(models_view, "current_machine", lambda: Machine(ram_available_bytes=32 * 10**9))
+    models_view._bandwidth.clear()
+    monkeypatch.setattr(models_view, "measure_bandwidth", lambda device: 10e9)  # 10 GB/s, as measured
+    at.selectbox(key="models_check_pair").set_value("qwen2.5-0.5b-7b").run()
+    at.selectbox(key="models_check_dtype").set_value("bfloat16").run()
+    assert "it fits" in at.success[0].value.replace("\\", "")
+    speed = at.info[0].value.replace("\\", "")
+    assert speed.startswith("Speed here: plain decoding would take at least 1.5 s per token (0.7 tokens/s)")
+    assert "15 GB of the target's weights" in speed and "10 GB/s (measured just now" in speed
+    race_live.quiet_forwards()[("default", "cpu")] = 40.0  # a race timed SmolLM2-135M's forward at 40 ms here
+    try:
+        at.run()
+    finally:
+        race_live.quiet_forwards.clear()
+        models_view._bandwidth.clear()
+    scaled = at.info[0].value.replace("\\", "")
+    assert scaled.startswith("Speed here: plain decoding would take about 1.1 s per token")
+    assert "scaled from SmolLM2-135M's measured 40 ms per forward on this machine by its 28× larger weights" in scaled
+
+
+def test_a_pair_by_hand_loads_and_is_stored_for_the_playground(at, folders):
+    at.text_input(key="models_target").set_value(str(folders[0]))
+    at.text_input(key="models_draft").set_value(str(folders[1]))
+    at.button[0].click().run()
+    assert not at.exception and not at.error
+    assert at.session_state["custom_pair"] == f"{folders[0]},{folders[1]}"
+    shown = at.success[-1].value.replace("\\", "")
+    # the default dtype is this CPU's: bfloat16 where it has bf16 instructions, float32 elsewhere
+    expected = dtype_name(pick_dtype(torch.device("cpu"), None, detect_machine()))
+    assert "a separate draft model" in shown and f"both on cpu, {expected}" in shown
+    progress = at.status[0].markdown[0].value.replace("\\", "").split("  \n")
+    assert progress[0] == "Reading the config and tokenizer of target..." and progress[-1].startswith("Loading target")
+    assert models_view.loaded_pair(at.session_state[state.CUSTOM_PAIR_KEY]).draft is not None  # for the Playground
+    at.button[0].click().run()  # the second time the loaded pair is reused
+    assert not at.exception and at.success[-1].value.replace("\\", "") == shown
+
+
+def test_a_bad_pair_by_hand_is_one_sentence_and_nothing_is_stored(at, folders, tmp_path):
+    at.text_input(key="models_target").set_value(str(folders[0]))
+    at.text_input(key="models_draft").set_value(str(save_bert(tmp_path / "bert")))
+    at.button[0].click().run()
+    assert not at.exception
+    assert [e.value.replace("\\", "") for e in at.error] == [
+        "'bert' is BertModel, not a causal language model, so it can be neither a target nor a draft."]
+    assert "custom_pair" not in at.session_state
+    at.text_input(key="models_target").set_value("")
+    at.button[0].click().run()
+    errors = [e.value for e in at.error]
+    assert len(errors) == 1 and "target" in errors[0] and "\n" not in errors[0]  # one sentence naming what is missing
+    assert "custom_pair" not in at.session_state  # and nothing was loaded
+
+
+def test_a_hub_pair_offline_shows_why_and_the_command_outside_the_folded_box(at, monkeypatch, tmp_path):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))  # an empty cache
+    at.text_input(key="models_target").set_value("SomeOrg/Not-Cached-Model")
+    at.button[0].click().run()
+    assert not at.exception and "custom_pair" not in at.session_state
+    assert at.status[0].label.startswith("This pair cannot be used") and not at.status[0].error  # nothing hidden
+    shown = [e.value.replace("\\", "") for e in at.error]  # on the page itself, not in the folded box
+    assert len(shown) == 1 and "'SomeOrg/Not-Cached-Model' is not in the local Hugging Face cache" in shown[0]
+    assert "HF_HUB_OFFLINE is set" in shown[0] and "`hf download SomeOrg/Not-Cached-Model`" in shown[0]

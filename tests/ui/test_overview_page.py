@@ -1,0 +1,114 @@
+"""The Overview page under AppTest (on its own and as the app's landing page) and its token-by-token player."""
+
+from __future__ import annotations
+
+import html
+import re
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from specviz.engine.trace import EmittedToken, Step, Trace
+from specviz.labs.examples import load_example
+from specviz.teach.pagemap import PAGE_FILES
+from specviz.ui.overview import view as overview_view
+from specviz.ui.overview.view import LOOP_DOT, example_name, play_frames
+
+ROOT = Path(__file__).resolve().parents[2]
+PAGE = str(ROOT / next(path for path in PAGE_FILES if path.endswith("/overview.py")))
+TITLE = "Speculative decoding, step by step"
+
+
+@pytest.fixture
+def fast_play(monkeypatch):
+    monkeypatch.setattr(overview_view, "PLAY_SECONDS", 0.2)
+    monkeypatch.chdir(ROOT)
+
+
+def _kinds(frame_html: str) -> list[str]:
+    return re.findall(r'data-kind="(\w+)"', frame_html)
+
+
+def test_overview_explains_the_loop_and_the_rule(fast_play):
+    at = AppTest.from_file(PAGE, default_timeout=30)
+    at.run()
+    assert not at.exception and not at.error
+    assert at.title[0].value == TITLE
+    text = " ".join(m.value for m in at.markdown)
+    assert "memory-bound" in text
+    # every term is explained in the sentence where it first appears
+    assert "**forward pass**: one run of the whole network, which reads **all of its weights**" in text
+    assert "*memory-bound*: the time goes into moving the weights from memory" in text
+    assert "norm(max(0, p − q))**: the target's probabilities minus the draft's" in text
+    assert "**p = target**" in text and "**q = draft**" in text and "min(1, p(x) / q(x))" in text
+    assert "norm(max(0, p − q))" in text
+    (chart,) = at.get("graphviz_chart")
+    for stage in ("1. propose", "2. verify", "3. accept / reject", "4. correct"):
+        assert stage in chart.proto.spec
+    # outside the app's navigation the links degrade to captions naming every destination
+    captions = " ".join(c.value for c in at.caption)
+    for page in ("Playground", "Timeline & race", "Exactness lab", "Theory explorer", "Quiz"):
+        assert page in captions
+
+
+@pytest.mark.slow  # over 0.7 s: make test runs it, make check stays under a minute
+def test_play_button_plays_the_example_to_the_end(fast_play):
+    at = AppTest.from_file(PAGE, default_timeout=30)
+    at.run()
+    assert any(c.value.startswith("Press play") for c in at.caption)
+    at.button(key="overview_play").click().run()
+    assert not at.exception
+    spec, _ = load_example(example_name())
+    done = f"Done: {spec.num_tokens} tokens in {spec.num_steps} steps"
+    assert any(c.value.startswith(done) for c in at.caption)
+    # the final frame stays on screen after the animation, and again on the next rerun
+    frames = [h for h in at.get("html") if "sv-play" in h.proto.body]
+    assert len(frames) == 1 and _kinds(frames[0].proto.body) == _kinds(play_frames(spec)[-1].html)
+    at.run()
+    assert any(c.value.startswith(done) for c in at.caption)
+
+
+def test_overview_is_the_apps_landing_page(fast_play):
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=30)
+    at.run()
+    assert not at.exception
+    assert at.title[0].value == TITLE
+
+
+def test_frames_grow_one_chip_at_a_time_and_end_with_the_whole_output():
+    spec, _ = load_example(example_name())
+    frames = play_frames(spec)
+    assert _kinds(frames[0].html) == []
+    counts = [len(_kinds(f.html)) for f in frames]
+    assert all(b - a in (0, 1) for a, b in zip(counts, counts[1:]))  # one token at a time
+    final = _kinds(frames[-1].html)
+    rejected = sum(1 for s in spec.steps for d in s.decisions if d.reached and not d.accepted)
+    assert final.count("rejected") == rejected  # each step's first rejection is shown, struck through
+    assert len(final) - rejected == spec.num_tokens  # and every output token is there
+    assert [k for k in final if k != "rejected"] == [t.kind for s in spec.steps for t in s.emitted]
+
+
+def test_example_is_real_text_with_accepted_drafts():
+    spec, _ = load_example(example_name())
+    assert spec.num_accepted >= 10
+    assert any(t.kind in ("recovered", "bonus") for s in spec.steps for t in s.emitted)
+
+
+def test_model_text_is_escaped_in_the_player():
+    evil = "<img src=x onerror=alert(1)>"
+    step = Step(0, 3, 0, "none", [], [EmittedToken(5, evil, "target"), EmittedToken(6, "a b\n", "target")])
+    trace = Trace("speculative", {}, [1, 2, 3], [5, 6], [step])
+    last = play_frames(trace)[-1].html
+    assert "<img" not in last and html.escape("<img") in last
+    assert "a␣b↵" in last  # whitespace made visible
+
+
+def test_the_diagram_is_self_contained():
+    assert "http" not in LOOP_DOT and "image" not in LOOP_DOT.lower()
+
+
+def test_the_played_example_drafts_words_not_chat_template_markers():
+    """A beginner's first struck-through chip should be a word, not <|im_start|> copied from the chat template."""
+    spec, _ = load_example(example_name())
+    assert not any("<|" in d.text for s in spec.steps for d in s.decisions)

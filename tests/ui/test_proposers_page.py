@@ -1,0 +1,145 @@
+"""The Proposers page under AppTest, and its tree-verification pieces."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from specviz.labs.examples import list_examples
+from specviz.teach.pagemap import PAGE_FILES
+from specviz.teach.quiz import BANK_DIR, load_bank
+from specviz.ui.proposers import view
+
+ROOT = Path(__file__).resolve().parents[2]
+PAGE = str(ROOT / "pages/proposers.py")
+
+
+@pytest.fixture(scope="module")
+def page():
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.run()
+    return at
+
+
+def test_the_page_is_in_the_map():
+    assert "pages/proposers.py" in PAGE_FILES
+
+
+def test_every_proposer_gets_a_section_with_costs_needs_wins_and_losses(page):
+    assert not page.exception and not page.error
+    headings = [h.value for h in page.subheader]
+    for title in ["Separate draft model", "n-gram prompt lookup", "Layer-skip self-speculation", "Medusa heads",
+                  "EAGLE-1/2/3", "Multi-token prediction", "Lookahead decoding (Jacobi)", "Suffix decoding"]:
+        assert title in headings
+    text = " ".join(m.value for m in page.markdown)
+    for word in ("**Costs.**", "**Needs.**", "**Wins.**", "**Loses.**"):
+        assert text.count(word) == len(view.PROPOSERS)
+    assert "Tree attention mask" in text and "The exact rule at T > 0" in text and "norm(max(0, p′ − q′))" in text
+
+
+def test_each_diagram_is_balanced_and_names_its_nodes():
+    assert view.PROPOSERS
+    for dot in [p.dot for p in view.PROPOSERS] + [view.tree_dot()]:
+        assert dot.count("{") == dot.count("}") and dot.count('"') % 2 == 0, dot
+        assert dot.startswith("digraph") and "->" in dot and "label=" in dot, dot
+
+
+def test_recorded_traces_exist_for_the_proposers_specviz_has():
+    names = {e.name for e in list_examples()}
+    with_example = {p.key: p.example for p in view.PROPOSERS if p.example}
+    assert set(with_example) == {"draft", "ngram", "layerskip", "eagle"}
+    assert set(with_example.values()) <= names
+
+
+def test_the_sixteen_proposer_questions_link_here_and_are_listed():
+    bank = load_bank([BANK_DIR])
+    proposer_questions = [q for q in bank if q.id.startswith(("pl-", "ls-", "md-", "eg-"))]
+    assert len(proposer_questions) >= 16
+    assert all(q.link == "pages/proposers.py" for q in proposer_questions)
+    listed = {i for p in view.PROPOSERS for i, _ in view.quiz_items(p.quiz_prefixes)}
+    assert {q.id for q in proposer_questions} <= listed
+
+
+def test_tree_mask_lets_a_node_see_only_itself_and_its_ancestors():
+    parents = [parent for _, parent in view.TREE_NODES]
+    mask = view.tree_attention_mask(parents)
+    assert mask[3] == [True, True, False, True, False, False, False, False]  # "sat": the, cat, sat
+    assert not mask[1][2] and not mask[2][1]  # siblings never see each other
+    assert all(mask[i][i] for i in range(len(parents)))
+    path = view.ACCEPTED_PATH
+    assert all(parents[child] == parent for parent, child in zip(path, path[1:]))
+
+
+def test_typical_acceptance_is_shown_lossy_and_the_exact_rule_exact():
+    frame = view.typical_vs_exact()
+    assert frame["exact rule"].tolist() == pytest.approx(frame["p (target)"].tolist())
+    assert (frame["typical acceptance"] - frame["p (target)"]).abs().sum() > 0.05
+
+
+def test_the_tree_rule_at_t_above_0_takes_the_two_steps_the_engine_takes():
+    """Issue 26, item 1: as written before, the page's rule applied to EAGLE-2's top-k children was the Exactness
+    lab's broken `tree_top_k_against_q`. It must say that q′ loses a rejected child (children drawn without
+    replacement) and that top-k children are point masses (kept with p′(x), removed from p′ when rejected)."""
+    text = view.TREE_TEXT["exact"]
+    for words in ("q′ loses x", "renormalised", "without replacement", "with replacement", "point mass",
+                  "kept with probability p′(x)", "p′ loses x", "Top-k children"):
+        assert words in text, words
+
+
+def test_the_page_and_the_engine_cite_the_same_papers_for_the_tree_rule():
+    import re
+
+    from specviz.engine import tree_verifier
+
+    cited = re.compile(r"([A-Z][a-z]+) et al\. (\d{4})")
+    engine = set(cited.findall(" ".join(tree_verifier.__doc__.split())))
+    page = set(cited.findall(view.TREE_TEXT["exact"]))
+    assert engine == page and {("Miao", "2024"), ("Jeon", "2024"), ("Li", "2024")} <= page
+    for doc in (" ".join(tree_verifier.__doc__.split()), view.TREE_TEXT["exact"]):
+        assert re.search(r"SpecInfer.{0,60}with replacement", doc) and "without replacement" in doc
+
+
+def test_the_tree_questions_are_on_the_page_and_cover_sampled_and_top_k_children():
+    bank = load_bank([BANK_DIR])
+    tree = {q.id: q for q in bank if q.concept == "trees"}
+    assert {"tr-mask", "tr-rule", "tr-top-k"} <= set(tree)
+    assert "point mass" in tree["tr-top-k"].answer and "q′ loses x" in tree["tr-rule"].answer
+    assert {i for i, _ in view.quiz_items(("tr-", "md-tree"))} >= {"tr-mask", "tr-rule", "tr-top-k"}
+
+
+def _all_texts() -> list[str]:
+    """Every English message, every Portuguese translation and every question of both banks."""
+    from specviz.scripts.i18n import extract, read_catalog
+
+    texts = [str(m.id) for m in extract() if m.id] + [str(m.string) for m in read_catalog() if m.id]
+    for lang in ("en", "pt"):
+        texts += [" ".join([q.prompt, q.explanation, *q.choices]) for q in load_bank(lang=lang)]
+    return texts
+
+
+def test_medusa_head_k_predicts_token_t_plus_k_plus_1_everywhere():
+    """Issue 26, item 7: the LM head predicts t+1, so Medusa's head k predicts t+k+1 (the diagram said head 1: t+1)."""
+    import re
+
+    medusa = next(p for p in view.PROPOSERS if p.key == "medusa")
+    labels = view._LABEL.findall(medusa.dot)
+    heads = [tuple(map(int, m.groups())) for label in labels if (m := re.fullmatch(r"head (\d+): t\+(\d+)", label))]
+    assert len(heads) == 3 and all(n == k + 1 for k, n in heads) and "LM head: t+1" in labels
+    claims = [(t[:80], m.group(0)) for t in _all_texts()
+              for m in re.finditer(r"(?:head|cabeça) (\d+|[ik])\W{1,3}(?:\w+ ){0,3}(?:token )?t\+(\d+|[ik])\b(?!\+)", t)
+              if not (m.group(1).isdigit() and m.group(2).isdigit() and int(m.group(2)) == int(m.group(1)) + 1)]
+    assert claims == []
+
+
+def test_medusa_errors_do_not_compound_and_eagle_features_are_named_right():
+    """The heads cannot condition on earlier guesses, so nothing compounds; EAGLE's 'second-to-top layer' is the
+    last decoder layer's output (the LM head's input), not the 'penúltima camada'."""
+    import re
+
+    texts = _all_texts()
+    assert not [t[:80] for t in texts if re.search(r"errors? compound|erros se acumulam", t, re.IGNORECASE)]
+    assert not [t[:80] for t in texts if re.search(r"penúltima camada", t, re.IGNORECASE)]
+    named = [t for t in texts if "second-to-top" in t]
+    assert named and all("last decoder layer" in t or "última camada do decodificador" in t for t in named)

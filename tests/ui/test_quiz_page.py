@@ -1,0 +1,301 @@
+"""The Quiz page under AppTest: answer, see feedback, finish, retry, sheet mode, uploads."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+from streamlit.testing.v1 import AppTest
+from tests.teach.test_quiz_live import toy_trace
+
+from specviz.teach.quiz import Question
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def fresh(monkeypatch):
+    """The Quiz page opened in a new session, before anything is set."""
+    monkeypatch.delenv("SPECVIZ_QUIZ_PATHS", raising=False)
+    monkeypatch.chdir(ROOT)
+    return AppTest.from_file(str(ROOT / "pages" / "quiz.py"), default_timeout=30)
+
+
+@pytest.fixture
+def at(fresh):
+    """The Quiz on all concepts (a learner who has not taken the guided path, widening it with the setting)."""
+    fresh.run()
+    assert not fresh.exception
+    fresh.radio(key="quiz_scope").set_value("all").run()
+    assert not fresh.exception
+    return fresh
+
+
+def _configure(at, concepts=("accept_rule",), count=3, seed=1, mode=None):
+    at.multiselect(key="quiz_concepts").set_value(list(concepts))
+    at.number_input(key="quiz_seed").set_value(seed)
+    at.run()
+    at.slider(key="quiz_count").set_value(count)
+    if mode:
+        at.radio(key="quiz_mode").set_value(mode)
+    at.run()
+    assert not at.exception
+
+
+def _key(at, q: Question) -> str:
+    return f"quiz_r{at.session_state['quiz_round']}_{q.id}"
+
+
+def _give(at, q: Question, answer) -> None:
+    key = _key(at, q)
+    if q.kind == "single":
+        at.radio(key=key).set_value(answer)
+    elif q.kind == "numeric":
+        at.text_input(key=key).input(str(answer))
+    elif q.kind == "ordering":
+        at.multiselect(key=key).set_value(list(answer))
+    else:
+        for i, choice in enumerate(q.options(at.session_state["quiz_run"].seed)):
+            at.checkbox(key=f"{key}_{i}").set_value(choice in answer)
+
+
+def _wrong(q: Question):
+    if q.kind == "single":
+        return next(c for c in q.choices if c != q.answer)
+    if q.kind == "numeric":
+        return q.answer + 10 * q.tolerance + 1
+    if q.kind == "ordering":
+        return list(reversed(q.answer))
+    return [c for c in q.choices if c not in q.answer][:1]
+
+
+def test_answer_a_question_and_see_feedback(at):
+    _configure(at)
+    run = at.session_state["quiz_run"]
+    q = run.current()
+    assert at.markdown[0].value.startswith("**Question 1 of 3**") and at.markdown[1].value == q.prompt
+    _give(at, q, q.answer)
+    at.button(key=f"quiz_r{at.session_state['quiz_round']}_check").click().run()
+    assert [s.value for s in at.success] == ["Correct."]
+    assert q.explanation in [i.value for i in at.info]
+    assert any("See it on the" in c.value for c in at.caption)  # the link to the page (a caption outside the app)
+    at.button(key=f"quiz_r{at.session_state['quiz_round']}_next").click().run()
+    assert at.markdown[0].value.startswith("**Question 2 of 3**")
+
+
+def test_a_wrong_answer_shows_the_right_one(at):
+    _configure(at, seed=4)
+    q = at.session_state["quiz_run"].current()
+    _give(at, q, _wrong(q))
+    at.button(key=f"quiz_r{at.session_state['quiz_round']}_check").click().run()
+    assert not at.success and at.error[0].value.startswith("Not quite. The answer is")
+    assert q.expected_text() in at.error[0].value
+
+
+def test_after_a_wrong_pick_the_right_option_is_marked_in_place(at):
+    _configure(at, concepts=("bonus_token",), count=5, seed=2)
+    run = at.session_state["quiz_run"]
+    q = run.current()
+    assert q.kind == "single"  # bt-when, the concept's first question
+    wrong = _wrong(q)
+    _give(at, q, wrong)
+    at.run()  # a browser reruns on the pick itself, before Check is pressed
+    at.button(key=f"quiz_r{at.session_state['quiz_round']}_check").click().run()
+    radio = at.radio(key=_key(at, q))
+    assert radio.disabled and radio.value == wrong  # the learner's pick stays visible
+    labels = dict(zip(q.options(run.seed), radio.options))
+    assert labels[q.answer].startswith(":green-background[**✓ right answer**]") and labels[q.answer].endswith(q.answer)
+    assert labels[wrong].startswith(":red-background[**✗ your pick**]")
+    assert all(labels[c] == c for c in q.choices if c not in (q.answer, wrong))
+    assert at.error[0].value == f"Not quite. The right answer is “{q.answer}”" + ("" if q.answer.endswith(".") else ".")
+
+
+def test_a_multiple_choice_question_marks_every_right_choice(at):
+    _configure(at, concepts=("kv_rollback",), count=4, seed=1)
+    run = at.session_state["quiz_run"]
+    while run.current().kind != "multiple":
+        q = run.current()
+        _give(at, q, q.answer)
+        at.button(key=f"quiz_r{at.session_state['quiz_round']}_check").click().run()
+        at.button(key=f"quiz_r{at.session_state['quiz_round']}_next").click().run()
+    q = run.current()
+    wrong = next(c for c in q.choices if c not in q.answer)
+    _give(at, q, [wrong])
+    at.run()
+    at.button(key=f"quiz_r{at.session_state['quiz_round']}_check").click().run()
+    boxes = {c: at.checkbox(key=f"{_key(at, q)}_{i}").label for i, c in enumerate(q.options(run.seed))}
+    assert all(boxes[c].startswith(":green-background[**✓ right answer, not picked**]") for c in q.answer)
+    assert boxes[wrong].startswith(":red-background[**✗ your pick**]")
+
+
+def test_the_default_quiz_starts_with_the_basics(at):
+    """On all concepts, question 1 is what speculative decoding is, not EAGLE or FLOPs per byte; ten questions, ten
+    concepts."""
+    run = at.session_state["quiz_run"]
+    assert run.questions[0].id == "ci-what-is" and "Draft proposes, target verifies" in at.markdown[0].value
+    assert len({q.concept for q in run.questions}) == len(run.questions) == 10
+    basics = [q.id for q in run.questions]
+    at.radio(key="quiz_order").set_value("shuffled").run()
+    assert not at.exception and [q.id for q in at.session_state["quiz_run"].questions] != basics
+
+
+def test_a_concept_at_0_percent_still_shows_its_bar(at):
+    import json
+
+    _configure(at, concepts=("accept_rule", "bonus_token"), count=2, seed=1)
+    round_key = f"quiz_r{at.session_state['quiz_round']}"
+    first, second = at.session_state["quiz_run"].questions
+    assert first.concept != second.concept
+    for q, answer in ((first, first.answer), (second, _wrong(second))):
+        _give(at, q, answer)
+        at.button(key=f"{round_key}_check").click().run()
+        at.button(key=f"{round_key}_next").click().run()
+    chart = json.loads(at.get("plotly_chart")[0].proto.spec)
+    track, right = chart["data"]
+    assert track["x"] == [100, 100]  # every answered concept has a visible row
+    zero = right["text"].index("0/1")
+    assert right["x"][zero] == 0 and right["textposition"][zero] == "outside"  # "0/1" shows beside an empty bar
+
+
+def test_the_right_choice_is_not_usually_the_longest():
+    """Test-wise learners pick the longest choice: in the bundled bank it is the right one in at most a third of
+    the single-choice questions (chance with 4 choices is a quarter), and right answers are on average no longer
+    than the wrong ones beside them."""
+    from specviz.teach.quiz import load_bank
+
+    singles = [q for q in load_bank([ROOT / "assets" / "quiz"]) if q.kind == "single"]
+    longest = [q.id for q in singles if len(q.answer) >= max(len(c) for c in q.choices)]
+    assert len(longest) <= len(singles) / 3, longest
+    ratios = [len(q.answer) / (sum(len(c) for c in q.choices if c != q.answer) / (len(q.choices) - 1))
+              for q in singles]
+    assert sum(ratios) / len(ratios) < 1.1
+
+
+def test_check_without_an_answer_asks_for_one(at):
+    _configure(at)
+    at.button(key=f"quiz_r{at.session_state['quiz_round']}_check").click().run()
+    assert at.warning[0].value == "Give an answer first." and not at.session_state["quiz_run"].grades
+
+
+def test_finish_then_retry_the_missed_one(at):
+    _configure(at, count=2, seed=2)
+    round_key = f"quiz_r{at.session_state['quiz_round']}"
+    first, second = at.session_state["quiz_run"].questions
+    for q, answer in ((first, first.answer), (second, _wrong(second))):
+        _give(at, q, answer)
+        at.button(key=f"{round_key}_check").click().run()
+        at.button(key=f"{round_key}_next").click().run()
+    assert at.metric[0].value == "1 / 2"
+    assert {b.label for b in at.get("download_button")} == {"Download results (CSV)", "Download results (JSON)"}
+    at.button(key=f"{round_key}_retry").click().run()
+    retry = at.session_state["quiz_run"]
+    assert [q.id for q in retry.questions] == [second.id]
+    assert at.markdown[0].value.startswith("**Question 1 of 1**")
+
+
+def test_sheet_mode_grades_everything_at_once(at):
+    _configure(at, concepts=("speedup",), count=4, seed=5, mode="As a sheet")
+    questions = at.session_state["quiz_run"].questions
+    assert sum(m.value.startswith("**Question ") for m in at.markdown) == 4
+    for q in questions[:3]:
+        _give(at, q, q.answer)
+    _give(at, questions[3], _wrong(questions[3]))
+    at.form_submit_button[0].click().run()
+    assert not at.exception
+    assert at.metric[0].value == "3 / 4"
+    assert len(at.success) == 3 and len(at.error) == 1
+    assert {q.explanation for q in questions} <= {i.value for i in at.info}
+
+
+def test_a_broken_upload_gets_one_sentence(at):
+    bad = yaml.safe_dump({"questions": [{"id": "t1", "concept": "accept_rule", "type": "single", "prompt": "?",
+                                         "choices": ["A", "B"], "answer": "C", "explanation": "because",
+                                         "link": "pages/quiz.py"}]})
+    at.file_uploader(key="quiz_upload").set_value(("class.yaml", bad.encode(), "application/yaml"))
+    at.run()
+    assert not at.exception
+    assert [e.value for e in at.error] == [
+        "Quiz file 'class.yaml', question 't1': the answer 'C' is not one of its choices."]
+    assert at.markdown[0].value.startswith("**Question 1 of")  # the built-in quiz still works
+
+
+def test_a_teacher_upload_adds_questions(at):
+    own = yaml.safe_dump({"concepts": {"ours": "Our class topic", "later": "Not written yet"}, "questions": [
+        {"id": f"t{i}", "concept": "ours", "type": "single", "prompt": f"Pick A ({i}).", "choices": ["A", "B"],
+         "answer": "A", "explanation": "A is the one.", "link": "pages/quiz.py"} for i in range(2)]})
+    at.file_uploader(key="quiz_upload").set_value(("class.yaml", own.encode(), "application/yaml"))
+    at.run()
+    assert "Our class topic" in at.multiselect(key="quiz_concepts").options
+    assert "Not written yet" not in at.multiselect(key="quiz_concepts").options  # no questions, not offered
+    _configure(at, concepts=("ours",), count=2)
+    assert {q.id for q in at.session_state["quiz_run"].questions} == {"t0", "t1"}
+    assert "Our class topic" in at.markdown[0].value
+
+
+def test_live_questions_from_an_uploaded_trace(at):
+    _configure(at, count=1)
+    at.file_uploader(key="quiz_trace").set_value(("trace.json", toy_trace().to_json().encode(), "application/json"))
+    at.run()
+    assert not at.exception
+    live = [q for q in at.session_state["quiz_run"].questions if q.source == "live"]
+    assert len(live) >= 6 and all(q.link == "pages/playground.py" for q in live)
+    at.file_uploader(key="quiz_trace").set_value(("trace.json", b"{not json", "application/json"))
+    at.run()
+    assert "not valid JSON" in at.error[0].value
+
+
+def test_inside_the_app_the_link_is_a_real_page_link(monkeypatch):
+    """Routed by app.py (st.navigation), the feedback links to the page file named by the question."""
+    monkeypatch.chdir(ROOT)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=30)
+    at.switch_page("pages/quiz.py").run()
+    assert [t.value for t in at.title] == ["Quiz"]
+    at.radio(key="quiz_scope").set_value("all").run()
+    q = at.session_state["quiz_run"].current()
+    _give(at, q, q.answer)
+    at.button(key=f"quiz_r{at.session_state['quiz_round']}_check").click().run()
+    assert not at.exception
+    assert [link.label for link in at.page_link] == [f"See it on the {_title(q.link)} page"]
+
+
+def _title(path):
+    from specviz.teach.pagemap import PAGES
+
+    return next(t for pages in PAGES.values() for p, t, _ in pages if p == path)
+
+
+def test_a_broken_file_in_the_environment_falls_back_to_the_built_in_bank(monkeypatch, tmp_path):
+    broken = tmp_path / "extra.yaml"
+    broken.write_text("questions:\n  - id: x1\n    type: single\n")
+    monkeypatch.setenv("SPECVIZ_QUIZ_PATHS", str(broken))
+    monkeypatch.chdir(ROOT)
+    at = AppTest.from_file(str(ROOT / "pages" / "quiz.py"), default_timeout=30).run()
+    assert not at.exception
+    assert at.error[0].value == ("Quiz file 'extra.yaml', question 'x1': the required field 'concept' is missing or "
+                                 "empty. Using the built-in questions only.")
+    at.radio(key="quiz_scope").set_value("all").run()
+    assert at.markdown[0].value.startswith("**Question 1 of 10**")
+
+
+def test_by_default_the_quiz_asks_only_about_concepts_met_on_the_guided_path(fresh):
+    """A link from lesson 3 carries the learner's progress: the Quiz draws from lessons 1 to 3's concepts only, says
+    so, and the setting widens it to all."""
+    fresh.query_params.update({"lesson": "3", "done": "1,2"})
+    fresh.run()
+    assert not fresh.exception
+    met = {"memory_bound", "core_idea", "accept_rule"}
+    run = fresh.session_state["quiz_run"]
+    assert {q.concept for q in run.questions} == met
+    assert "the 3 concepts you have met on the guided path" in " ".join(c.value for c in fresh.caption)
+    fresh.radio(key="quiz_scope").set_value("all").run()
+    assert len({q.concept for q in fresh.session_state["quiz_run"].questions}) == 10
+
+
+def test_with_nothing_met_the_quiz_says_so_and_offers_all_concepts(fresh):
+    fresh.run()
+    assert not fresh.exception and "quiz_run" not in fresh.session_state
+    assert fresh.info[0].value.startswith("You have not met any concepts on the guided path yet")
+    fresh.button(key="quiz_widen").click().run()
+    assert fresh.radio(key="quiz_scope").value == "all"
+    assert fresh.session_state["quiz_run"].questions[0].id == "ci-what-is"

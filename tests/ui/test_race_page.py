@@ -1,0 +1,288 @@
+"""The Timeline & race page under AppTest: replayed examples, a live toy-pair race, URL settings, bad input."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from specviz.core.i18n import number
+from specviz.engine.trace import Trace
+from specviz.labs import timeline
+from specviz.labs.examples import list_examples, load_example
+from specviz.labs.timeline import measured_speedup
+from specviz.runs.running import PairCache
+from specviz.teach.pagemap import PAGE_FILES
+from specviz.ui.common import runs
+from specviz.ui.race import live as race_live
+from specviz.ui.race.outputs import agreement
+from specviz.ui.race.view import format_speedup
+
+ROOT = Path(__file__).resolve().parents[2]
+PAGE = str(ROOT / next(path for path in PAGE_FILES if path.endswith("/race.py")))
+
+
+def _app(**query) -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    for key, value in query.items():
+        at.query_params[key] = value
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def _metric(at: AppTest, label: str) -> str:
+    return next(m.value for m in at.metric if m.label == label)
+
+
+def _verdicts(at: AppTest) -> list[str]:
+    return [e.value for e in [*at.success, *at.info, *at.warning] if str(e.value).startswith(("Speculation", "About"))]
+
+
+def _raced_examples():
+    return [e for e in list_examples() if e.baseline_path is not None]
+
+
+def test_replay_shows_the_measured_speedup_of_the_example_traces(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    examples = _raced_examples()
+    assert examples, "no example traces with a baseline are installed (run `make traces`)"
+    at = _app()
+    assert at.radio(key="race_source").value == "example"
+    assert at.selectbox(key="race_example").value == examples[0].name
+    assert not at.error
+    for example in examples[:3]:  # switching examples updates every number
+        at.selectbox(key="race_example").set_value(example.name).run()
+        assert not at.exception and not at.error
+        spec, base = load_example(example.name)
+        speedup = measured_speedup(spec, base)
+        assert _metric(at, "Measured speedup") == format_speedup(speedup)
+        assert _metric(at, "Tokens per step") == f"{spec.mean_accepted_length:.2f}"
+        # named apart: the measured ratio, and the estimate of α the Theory explorer's slider takes
+        assert _metric(at, "Accepted / drafted") == number(spec.acceptance_rate)  # 19/40 = 0.475 shows as 0.48
+        assert _metric(at, "α = E[Σ min(p, q)], estimated") == number(spec.mean_accept_prob)
+        assert any("E[accepted] / K = α(1 − α^K) / ((1 − α)K)" in c.value for c in at.caption)
+        assert any("timed each step by CPU time on one thread" in c.value for c in at.caption)  # make traces' clock
+        assert not any(m.label == "Acceptance rate" for m in at.metric)
+        verdict = _verdicts(at)
+        assert len(verdict) == 1
+        expected = "Speculation won" if speedup >= 1.05 else "About a tie" if speedup > 0.95 else "Speculation lost"
+        assert verdict[0].startswith(expected)
+        assert at.query_params["race_example"] == example.name  # the URL names what is on screen
+        assert "race_k" not in at.query_params  # and nothing that does not apply
+        assert len(at.get("plotly_chart")) == 2  # the lanes and the tokens-over-time chart
+
+
+@pytest.mark.slow  # over 0.7 s: make test runs it, make check stays under a minute
+def test_live_toy_race_runs_both_lanes_with_the_same_settings(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    at = _app()
+    at.radio(key="race_source").set_value("live").run()
+    assert "Run the race" in at.info[0].value and not at.metric  # nothing runs before the click
+    at.slider(key="race_k").set_value(3)
+    at.number_input(key="race_seed").set_value(5)
+    at.button(key="race_run").click().run()
+    assert not at.exception and not at.error
+    spec, base = at.session_state["race_traces"]
+    assert (spec.mode, base.mode) == ("speculative", "autoregressive")
+    assert spec.prompt_ids == base.prompt_ids
+    for key in ("temperature", "seed", "max_new_tokens", "top_k", "top_p"):
+        assert spec.settings[key] == base.settings[key]
+    assert spec.settings["k"] == 3 and spec.settings["seed"] == 5
+    assert _metric(at, "Measured speedup") == format_speedup(at.session_state[race_live.RESULT_KEY].rounds
+                                                             .median_speedup)
+    busy = [w.value for w in at.warning if w.value.startswith("The machine was busy")]  # a loaded test machine
+    assert len(_verdicts(at)) + len(busy) == 1
+    assert at.query_params["race_source"] == "live" and at.query_params["race_k"] == "3"
+    # changing a setting does not rerun by itself: the old race stays, with a note
+    at.slider(key="race_k").set_value(2).run()
+    assert at.session_state["race_traces"][0].settings["k"] == 3
+    assert any("settings changed" in c.value for c in at.caption)
+
+
+def test_a_link_to_a_live_race_runs_it_once(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    at = _app(race_source="live", race_pair="toy", race_proposer="ngram", race_k="2", race_max_new="16",
+              race_temperature="0.0", race_seed="1")
+    assert not at.error
+    spec, base = at.session_state["race_traces"]
+    assert spec.settings["proposer"] == "ngram" and spec.settings["k"] == 2 and spec.settings["temperature"] == 0
+    assert _metric(at, "Measured speedup") == format_speedup(at.session_state[race_live.RESULT_KEY].rounds
+                                                             .median_speedup)
+    # greedy decoding: both lanes write the same text (the target's argmax at every position)
+    assert spec.output_ids == base.output_ids
+
+
+def test_each_speculative_lane_says_whether_it_is_the_target_only_output():
+    def lane(output: list[int], temperature: float) -> Trace:
+        return Trace("speculative", {"temperature": temperature}, [1], output, [])
+
+    base = [7, 8, 9]
+    assert agreement(lane([7, 8, 9], 0.0), lane(base, 0.0)).startswith("Identical to the target-only output")
+    assert "as the exact rule promises at temperature 0" in agreement(lane([7, 8, 9], 0.0), lane(base, 0.0))
+    assert "promises" not in agreement(lane([7, 8, 9], 0.7), lane(base, 0.7))
+    parted = agreement(lane([7, 5, 9], 0.0), lane(base, 0.0))
+    assert parted.startswith("Parts from the target-only output at new token 2 (") and "near-tie" in parted
+    assert agreement(lane([7, 8], 0.7), lane(base, 0.7)).startswith("Parts from the target-only output at token 3:")
+
+
+@pytest.mark.slow  # over 0.7 s: make test runs it, make check stays under a minute
+def test_bad_input_gets_one_sentence_not_a_traceback(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    at = _app(race_source="live", race_k="many", race_example="nope")
+    assert [e.value for e in at.error] == ["The link's value for k was not usable, so the default is shown instead."]
+    assert at.slider(key="race_k").value == 4
+    at.text_area(key="race_prompt").input("   ")
+    at.button(key="race_run").click().run()
+    assert not at.exception
+    errors = [e.value for e in at.error]
+    assert len(errors) == 1 and "prompt" in errors[0] and "\n" not in errors[0]  # one sentence about the prompt
+    assert not at.metric  # and nothing ran
+
+
+def test_an_unknown_example_in_the_link_falls_back_to_the_first(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    at = _app(race_source="example", race_example="no-such-example")
+    assert len(at.error) == 1 and "does not exist" in at.error[0].value
+    assert at.selectbox(key="race_example").value == _raced_examples()[0].name
+
+
+@pytest.mark.slow  # over 0.7 s: make test runs it, make check stays under a minute
+def test_proposer_choices_follow_the_pair(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    at = _app(race_source="live")
+    assert at.selectbox(key="race_proposer").options == ["draft model", "n-gram lookup (no model)",
+                                                          "layer-skip self-draft"]
+    at.selectbox(key="race_pair").set_value("toy").run()
+    at.selectbox(key="race_proposer").set_value("layerskip").run()
+    at.selectbox(key="race_pair").set_value("default").run()
+    assert not at.exception
+    # SmolLM2's own drafts come first: the trained EAGLE drafter, then the trained separate draft
+    # (the registry's order, as in the Playground)
+    assert at.selectbox(key="race_proposer").options == ["EAGLE feature drafter (trained)", "draft model",
+                                                          "n-gram lookup (no model)", "layer-skip self-draft"]
+    assert at.selectbox(key="race_proposer").value == "layerskip"  # a choice both pairs offer is kept
+
+
+@pytest.mark.slow  # over 0.7 s: make test runs it, make check stays under a minute
+@pytest.mark.parametrize("value", ["0.5", "inf"])
+def test_temperature_from_the_link_is_kept_or_refused(monkeypatch, value):
+    monkeypatch.chdir(ROOT)
+    at = _app(race_source="live", race_temperature=value)
+    if value == "inf":
+        assert "temperature" in at.error[0].value
+        assert at.slider(key="race_temperature").value == 1.0
+    else:
+        assert not at.error and at.slider(key="race_temperature").value == 0.5
+
+
+def test_an_out_of_range_k_in_the_link_is_refused_not_clamped(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    at = _app(race_source="live", race_k="40", race_seed="7")
+    assert [e.value for e in at.error] == ["The link's value for k was not usable, so the default is shown instead."]
+    assert at.slider(key="race_k").value == 4 and at.number_input(key="race_seed").value == 7
+    assert at.slider(key="race_k").max == 16  # the engine's K range, the same on every page
+
+
+def _live_toy(**query) -> AppTest:
+    at = _app(race_source="live", race_pair="toy", race_proposer="ngram", race_k="2", race_max_new="12",
+              race_temperature="0.0", race_seed="1", **query)
+    return at
+
+
+@pytest.mark.slow  # two presses, each a warm-up and three rounds of both lanes: ~4 s
+def test_every_press_measures_the_race_anew_in_interleaved_rounds(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    at = _live_toy()  # the link runs it once
+    first = at.session_state[race_live.RESULT_KEY]
+    assert len(first.rounds.rounds) == race_live.ROUNDS == 3
+    table = at.table[0].value  # the rounds, numbers without hovering
+    assert list(table.index) == [1, 2, 3] and list(table["ran first"]) == ["speculative", "target only",
+                                                                              "speculative"]
+    shown = " ".join(c.value for c in at.caption)
+    assert "3 rounds, lanes interleaved" in shown and "median" in shown and "not from a cache" in shown
+    assert _metric(at, "Measured speedup") == format_speedup(first.rounds.median_speedup)
+    time.sleep(runs.COOLDOWN_SECONDS + 0.1)
+    at.button(key="race_run").click().run()  # the same settings again: measured again, not served from a cache
+    assert not at.exception and not at.error
+    second = at.session_state[race_live.RESULT_KEY]
+    assert second.measured_at > first.measured_at
+    firsts = {id(t) for pair in first.rounds.rounds for t in pair}
+    assert not firsts & {id(t) for pair in second.rounds.rounds for t in pair}
+    assert [s.wall_seconds for s, _ in second.rounds.rounds] != [s.wall_seconds for s, _ in first.rounds.rounds]
+    assert second.rounds.rounds[0][0].output_ids == first.rounds.rounds[0][0].output_ids  # same seed, same text
+
+
+def test_a_busy_machine_is_named_instead_of_a_verdict(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setattr(timeline, "BUSY_MIN_MS", 0.0)
+    race_live.quiet_forwards()[("toy", "cpu")] = 1e-6  # a forward "usually" costs a nanosecond: every real one is far off
+    try:
+        at = _live_toy()
+    finally:
+        race_live.quiet_forwards.clear()
+    assert not at.error
+    assert len(at.warning) == 1 and at.warning[0].value.startswith("The machine was busy with other work")
+    assert not _verdicts(at)  # no conclusion drawn from the timings
+    assert _metric(at, "Measured speedup")  # the numbers are still shown
+
+
+def test_a_first_load_leaves_no_ready_boxes_behind(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setattr(runs, "INSTANT_PAIRS", ())  # treat the toy pair like SmolLM2: a status box while it loads
+    monkeypatch.setattr(runs, "PAIRS", PairCache())
+    at = _live_toy()
+    assert not at.exception and not at.error and at.metric
+    assert not at.status  # the loading box is gone once the models are in; no "Models ... ready." boxes stack up
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_in_a_browser_a_second_press_measures_again(tmp_path):
+    """Run the race twice in Chromium: the second press shows a new measurement time and new per-round numbers,
+    not the first race's numbers served again."""
+    from playwright.sync_api import sync_playwright
+
+    from specviz.scripts.screenshots import click_button, launch, serve, wait_for_app
+
+    live = ("/race?race_source=live&race_pair=toy&race_proposer=ngram&race_k=2&race_max_new=16"
+            "&race_temperature=0&race_seed=1")
+    with serve() as base, sync_playwright() as pw, launch(pw) as context:
+        page = context.new_page()
+        page.goto(base)
+        wait_for_app(page, timeout=120)
+        page.goto(base + live)  # a link to a live race runs it once
+        wait_for_app(page, timeout=120)
+        page.wait_for_selector("text=Measured at", timeout=120_000)
+
+        def measured() -> tuple[str, str]:
+            """(when, what): the time in the caption, and the rounds' speedups with both lanes' tokens/s."""
+            caption = page.get_by_text("Measured at").first.inner_text()
+            speeds = page.locator('[data-testid="stMetricValue"]').all_inner_texts()
+            return caption.split("Measured at ")[1][:8], caption.split("Measured at ")[0] + " ".join(speeds)
+
+        first_time, first_rounds = measured()
+        page.wait_for_timeout(3500)  # the cooldown between two live runs of one session
+        click_button(page, "Run the race", timeout=120)
+        page.wait_for_function(f"!document.body.innerText.includes('Measured at {first_time}')", timeout=120_000)
+        second_time, second_rounds = measured()
+        assert second_time != first_time and second_rounds != first_rounds
+        assert page.locator('[data-testid="stException"], [data-testid="stAlertContentError"]').count() == 0
+        page.screenshot(path=str(tmp_path / "race-again.png"))
+
+
+def test_switching_to_smollm2_races_greedy_shorter_and_says_how_long_first():
+    """Issue 27 item 3: a live race on SmolLM2 at T = 1.00 (word salad) with 3 rounds of 48 tokens took 289 s and
+    ended with no conclusion. Picking the real model sets T = 0 and 32 tokens, races 2 rounds, and the page gives a
+    time estimate (from the recorded examples' speed) before anything runs."""
+    at = _app(race_source="live")  # a live link runs its (toy) race once at once
+    assert at.slider(key="race_temperature").value == 1.0  # the toy pair: sampling shows every kind of token
+    at.selectbox(key="race_pair").set_value("default").run()
+    assert not at.exception
+    assert at.slider(key="race_temperature").value == 0.0 and at.slider(key="race_max_new").value == 32
+    estimate = next(c.value for c in at.caption if c.value.startswith("Estimate: about"))
+    assert "2 rounds of both lanes, 32 tokens each" in estimate and "tokens/s target-only" in estimate
+    linked = _app(race_pair="default")  # a link naming the real model but no temperature (not run: an example)
+    assert linked.session_state["race_temperature"] == 0.0 and linked.session_state["race_max_new"] == 32

@@ -1,0 +1,255 @@
+"""The token renderers and step figures: escaped text, visible whitespace, one glyph per kind, exact numbers on
+hover, and figures that mark what the step did."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import doctest
+import re
+from pathlib import Path
+
+import pytest
+
+from specviz.core import text
+from specviz.engine.trace import TOKEN_KINDS, Decision, EmittedToken, Step, TokenKind
+from specviz.labs.examples import load_example
+from specviz.ui.common import escaping, palette, tokens
+from specviz.ui.common.escaping import escape_attr, escape_label, escape_markdown, escape_text, plot_text, visible
+from specviz.ui.common.palette import GLYPHS, KINDS, DisplayState, legend_html, style
+from specviz.ui.common.step_figures import accept_strip_figure, correction_figure, distribution_figure, verdict_overview_figure
+from specviz.ui.common.step_view import kv_cache_html, step_headline
+from specviz.ui.common.tokens import chip, decision_chips, decision_kind, decision_tooltip, emitted_tooltip, output_html
+
+ROOT = Path(__file__).resolve().parents[2]
+
+EVIL = "<img src=x onerror=alert(1)> **bold** # head"
+OKABE_ITO = {"#000000", "#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7"}
+
+
+def text_nodes(html: str) -> str:
+    """What a browser would show as text (tags and their attributes removed); markdown would act on this."""
+    return re.sub(r"<[^>]*>", "", html)
+
+
+@pytest.fixture(scope="module")
+def toy():
+    return load_example("toy-draft")[0]
+
+
+def test_whitespace_is_visible():
+    assert visible(" the\n") == "␣the↵"
+    assert visible("\t") == "⇥"
+    assert visible("") == "∅"
+    assert visible("a\x00b") == "a\\x00b"
+
+
+def test_escape_text_leaves_no_live_html_or_markdown():
+    out = escape_text(EVIL)
+    assert "<" not in out and ">" not in out
+    assert "**" not in out and "#␣head" not in out  # markdown markers are entities
+    assert out.startswith("&lt;img␣src")
+    assert "&#42;&#42;bold&#42;&#42;" in out
+
+
+def test_labels_and_plot_text_are_escaped():
+    assert escape_label("**b**") == "\\*\\*b\\*\\*"
+    assert plot_text("<b>x</b>") == "&lt;b&gt;x&lt;/b&gt;"
+    assert plot_text("a" * 40).endswith("…") and len(plot_text("a" * 40)) == 14
+
+
+def test_markdown_and_attribute_text_are_inert():
+    shown = escape_markdown(EVIL)
+    assert "<" not in shown and "**" not in shown and "\\# head" in shown
+    assert escape_attr('say "hi"\n<b>') == "say &quot;hi&quot;&#10;&lt;b&gt;"
+
+
+def test_the_escaping_modules_examples_hold():
+    for module in (text, escaping, palette, tokens):
+        result = doctest.testmod(module)
+        assert result.attempted and not result.failed, module.__name__
+
+
+def test_only_the_escaping_module_calls_html_escape():
+    """One place decides how text is escaped: every other ui module and page calls specviz.ui.common.escaping."""
+    files = [*(ROOT / "specviz" / "ui").rglob("*.py"), *(ROOT / "pages").glob("*.py")]
+    assert len(files) > 10
+    offenders = [f"{path.relative_to(ROOT)}:{number}" for path in files if path.name != "escaping.py"
+                 for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+                 if re.search(r"\bhtml\.escape\b|from html import", line)]
+    assert not offenders, "call specviz.ui.common.escaping instead of html.escape in: " + ", ".join(offenders)
+
+
+def test_the_palette_refuses_a_kind_it_does_not_know():
+    assert style(TokenKind.BONUS) is style("bonus")  # a TokenKind and its plain string are the same kind
+    assert style(DisplayState.NOT_REACHED).strike and style("drafted").glyph == "?"
+    for unknown in ("grey", "", "Accepted", None):
+        with pytest.raises(ValueError, match=r"is not a token kind the palette knows \(accepted, .*drafted\)\.$"):
+            style(unknown)
+    with pytest.raises(ValueError, match="not a token kind"):
+        chip("x", "grey")
+
+
+def test_decision_kinds_are_enum_members(toy):
+    step = next(s for s in toy.steps if s.n_accepted < s.n_drafted - 1)
+    kinds = [decision_kind(d) for d in step.decisions]
+    assert kinds[: step.n_accepted + 1] == [TokenKind.ACCEPTED] * step.n_accepted + [TokenKind.REJECTED]
+    assert kinds[-1] is DisplayState.NOT_REACHED and decision_kind(step.decisions[0], revealed=False) is \
+        DisplayState.DRAFTED
+
+
+def test_every_kind_has_its_own_glyph_and_a_colour_blind_safe_colour():
+    assert set(TOKEN_KINDS) <= set(KINDS)
+    glyphs = [GLYPHS[k] for k in KINDS]
+    assert all(glyphs) and len(set(glyphs)) == len(glyphs)
+    assert GLYPHS["accepted"] == "✓" and GLYPHS["rejected"] == "✗" and GLYPHS["recovered"] == "↻"
+    assert GLYPHS["bonus"] == "★" and GLYPHS["target"] == "•"
+    for kind in TOKEN_KINDS:
+        assert style(kind).color in OKABE_ITO | {palette.GREY}
+    assert palette.P_COLOR in OKABE_ITO and palette.Q_COLOR in OKABE_ITO and palette.P_COLOR != palette.Q_COLOR
+    legend = legend_html()
+    for kind in KINDS:
+        assert style(kind).label in legend and style(kind).glyph in legend
+    assert "p = target" in legend and "q = draft" in legend
+
+
+def test_chip_shows_glyph_struck_rejections_and_escaped_tooltip():
+    html = chip(EVIL, "rejected", tooltip=f"token {EVIL}")
+    assert "line-through" in html and "✗" in html
+    assert "<img" not in html and "**" not in text_nodes(html)
+    assert 'title="token &lt;img src=x onerror=alert(1)&gt; **bold** # head"' in html  # inert inside the attribute
+    assert 'data-kind="rejected"' in html
+    assert "line-through" not in chip("ok", "accepted")
+
+
+def test_decision_tooltip_has_the_exact_numbers():
+    d = Decision(position=1, token_id=7, text=" cat", draft_prob=0.5, target_prob=0.2, ratio=0.4, accept_prob=0.4,
+                 uniform=0.6543, accepted=False, reached=True)
+    tip = decision_tooltip(d)
+    for piece in ("p (target) = 0.200", "q (draft) = 0.500", "p/q = 0.400", "min(1, p/q) = 0.400",
+                  "u = 0.654 ≥ 0.400 → rejected ✗", "␣cat"):
+        assert piece in tip
+    unreached = dataclasses.replace(d, reached=False, uniform=None)
+    assert "never drawn" in decision_tooltip(unreached)
+    t = EmittedToken(7, " cat", "accepted", target_prob=0.6, draft_prob=0.3, uniform=0.1)
+    assert "min(1, p/q) = 1.000" in emitted_tooltip(t) and "u = 0.100 < 1.000" in emitted_tooltip(t)
+
+
+def test_output_html_shows_every_token_and_each_tried_rejection(toy):
+    html = output_html(toy)
+    n_rejected_steps = sum(any(d.reached and not d.accepted for d in s.decisions) for s in toy.steps)
+    assert html.count('data-kind="rejected"') == n_rejected_steps
+    for kind, count in {"accepted": toy.num_accepted,
+                        "recovered": sum(t.kind == "recovered" for s in toy.steps for t in s.emitted),
+                        "bonus": sum(t.kind == "bonus" for s in toy.steps for t in s.emitted)}.items():
+        assert html.count(f'data-kind="{kind}"') == count
+    assert 'data-kind="not_reached"' not in html
+    assert 'data-kind="not_reached"' in output_html(toy, show_unreached=True)
+    # growing: only the revealed steps, the current one outlined
+    three = output_html(toy, 3, current=2)
+    assert three.count('title="step ') == 3 and "dashed" in three
+    assert "press Next step" in output_html(toy, 0)
+
+
+def test_output_html_escapes_model_text_and_breaks_lines(toy):
+    evil = copy.deepcopy(toy)
+    evil.steps[0].emitted[0].text = EVIL
+    evil.steps[0].emitted[1].text = "\n"
+    evil.prompt_text = EVIL
+    html = output_html(evil, prompt=True)
+    assert "<img" not in html and "**bold**" not in text_nodes(html)
+    assert "&lt;img" in html and "↵</span><br>" in html
+
+
+def test_decision_chips_hide_verdicts_until_revealed(toy):
+    step = toy.steps[0]
+    hidden = decision_chips(step, revealed=False)
+    assert 'data-kind="drafted"' in hidden and "accepted" not in hidden and "p (target)" not in hidden
+    shown = decision_chips(step)
+    assert shown.count("p (target) = ") == step.n_drafted
+
+
+def step_with(toy, kind: str) -> Step:
+    return next(s for s in toy.steps if s.correction_kind == kind and s.decisions)
+
+
+def test_figures_mark_the_drafted_token_u_and_the_correction(toy):
+    rejected_step = step_with(toy, "recovered")
+    d = rejected_step.decisions[rejected_step.n_accepted]  # the first rejection
+    dist = distribution_figure(d)
+    p_bars, q_bars = dist.data[0], dist.data[1]
+    assert p_bars.name.startswith("p") and q_bars.name.startswith("q")
+    assert len(p_bars.y) <= 10 and any("drafted" in a.text for a in dist.layout.annotations)
+    drafted = next(a.y for a in dist.layout.annotations if "drafted" in a.text)
+    i = list(p_bars.y).index(drafted)  # horizontal bars: tokens on the y axis, probabilities along x
+    assert p_bars.x[i] == pytest.approx(d.target_prob) and q_bars.x[i] == pytest.approx(d.draft_prob)
+    assert p_bars.orientation == "h" and not dist.layout.xaxis.tickangle  # token labels never rotate or overlap
+
+    strip = accept_strip_figure(d)
+    assert strip.data[0].x[0] == pytest.approx(d.uniform)
+    assert "rejected" in strip.layout.title.text and strip.layout.shapes[0].x1 == pytest.approx(d.accept_prob)
+
+    overview = verdict_overview_figure(rejected_step)
+    # a bar only where a draft was tested: drafts after the rejection were never checked, so they get no bar
+    assert list(overview.data[0].y) == pytest.approx([x.accept_prob if x.reached else 0.0
+                                                      for x in rejected_step.decisions])
+    assert len(overview.data[1].y) == rejected_step.n_accepted + 1  # u only where a draft was tested
+    glyphs = [a.text for a in overview.layout.annotations]
+    unreached = rejected_step.n_drafted - rejected_step.n_accepted - 1
+    assert glyphs.count("✗") == 1 and glyphs.count("·") == unreached and glyphs.count("not<br>checked") == unreached
+
+    corr = correction_figure(rejected_step)
+    assert "norm(max(0, p − q))" in corr.layout.title.text
+    recovered = rejected_step.emitted[-1]
+    assert any(a.text == "↻ sampled" for a in corr.layout.annotations) == \
+        any(t.token_id == recovered.token_id for t in rejected_step.correction_top)
+    assert "Bonus" in correction_figure(step_with(toy, "bonus")).layout.title.text
+
+
+def test_kv_cache_draws_the_rollback(toy):
+    assert any(step.n_drafted > step.n_accepted for step in toy.steps)  # a step with something to roll back
+    for step in toy.steps:
+        html = kv_cache_html(step)
+        rolled = step.n_drafted - step.n_accepted
+        assert html.count("rolled back\"") == rolled
+        assert f"{step.target_cache_before} → {step.target_cache_after}" in html
+        assert f"rolled back {rolled} " in html
+
+
+def test_a_huge_cache_jump_is_drawn_as_a_count_not_as_cells(toy):
+    """A trace may say the draft's cache jumped by 100,000 entries: one cell with the count, a few KB of HTML."""
+    step = dataclasses.replace(toy.steps[0], draft_cache_before=0, draft_cache_after=100_000)
+    html = kv_cache_html(step)
+    assert len(html) < 20_000 and "×100,000" in html and "100,000 slots written and kept" in html
+
+
+def test_the_verdict_figure_stays_fast_with_many_drafts(toy):
+    """Glyphs go in with one layout call: 2,000 drafts (far past any real step) still draw at once."""
+    import time
+
+    first = next(s for s in toy.steps if s.decisions)
+    decisions = first.decisions * (2000 // first.n_drafted)
+    many = dataclasses.replace(first, decisions=[dataclasses.replace(d, position=i % 16) for i, d in enumerate(decisions)])
+    start = time.process_time()
+    fig = verdict_overview_figure(many)
+    assert time.process_time() - start < 5 and len(fig.layout.annotations) == many.n_drafted  # one by one: minutes
+
+
+def test_step_headline_counts(toy):
+    s = step_with(toy, "bonus")
+    assert step_headline(s) == f"Drafted {s.n_drafted}, accepted {s.n_drafted}, then 1 bonus token ★: " \
+                               f"{s.n_drafted + 1} new tokens for one target forward pass."
+    plain = Step(0, 5, 0, "ngram", [], [EmittedToken(3, "a", "target", 0.5)], correction_kind="target")
+    assert step_headline(plain) == "No drafts this step: the target wrote 1 new token on its own."
+    assert re.search(r"wrote one new entry", kv_cache_html(plain))
+
+
+def test_a_step_cut_by_end_of_text_counts_what_was_added(toy):
+    """All 4 drafts accepted, but the 3rd was the end-of-text token: 3 tokens were added and no bonus was drawn
+    into the text, so the headline must not promise one."""
+    s = step_with(toy, "bonus")
+    cut = dataclasses.replace(s, emitted=s.emitted[:3])
+    headline = step_headline(cut, "eos")
+    assert "bonus token ★" not in headline and "no bonus token was added" in headline
+    assert "kept 3" in headline and "3 new tokens" in headline and "end-of-text" in headline
+    assert "token limit" in step_headline(cut, "max_new_tokens")

@@ -1,0 +1,129 @@
+"""The p/q sandbox: its library (closed forms, temperature, simulation) and the page under AppTest."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+from streamlit.testing.v1 import AppTest
+
+from specviz.labs.exactness.sandbox import sandbox_step, simulate, tempered
+from specviz.teach.pagemap import PAGE_FILES
+
+PAGE = str(Path(__file__).resolve().parents[2] / "pages/sandbox.py")
+
+
+def test_the_two_parts_add_up_to_p_and_alpha_is_one_minus_tv():
+    step = sandbox_step([7, 5, 3, 2, 2, 1], [2, 7, 1, 4, 2, 4], temperature=0.8)
+    assert (step.overlap + (1 - step.alpha) * step.residual).tolist() == pytest.approx(step.target_probs.tolist())
+    assert step.alpha == pytest.approx(1 - step.tv)
+    assert step.target_probs.sum() == pytest.approx(1) and step.draft_probs.sum() == pytest.approx(1)
+
+
+def test_temperature_sharpens_both_and_moves_acceptance():
+    same_top = ([6, 3, 1], [5, 4, 1])
+    other_top = ([6, 3, 1], [3, 6, 1])
+    assert sandbox_step(*same_top, 0.0).alpha == 1.0  # greedy, same argmax: always kept
+    assert sandbox_step(*other_top, 0.0).alpha == 0.0  # greedy, different argmax: never kept
+    assert sandbox_step(*same_top, 0.05).alpha > sandbox_step(*same_top, 1.0).alpha > sandbox_step(*other_top, 1.0).alpha
+    assert tempered(torch.tensor([0.5, 0.5, 0.0]), 2.0).tolist()[2] == 0.0
+
+
+@pytest.mark.parametrize("weights", [[1, 2], [0, 0, 0], [1, -1, 2], [float("nan"), 1]])
+def test_a_bad_table_is_one_sentence(weights):
+    other = [1] * len(weights) if len(weights) > 2 else [1, 1, 1]
+    with pytest.raises(ValueError) as info:
+        sandbox_step(weights, other)
+    assert str(info.value).endswith(".") and "\n" not in str(info.value)
+
+
+PYTHON_WORDS = ("dimension", "str", "NaN", "convert", "float", "int", "tensor", "Tensor", "object", "argument")
+
+
+@pytest.mark.parametrize("weights", [["1", "2"], [True, 1], [1, None], "12", b"12", [[1, 2], [3, 4]], [1] * 9, [1],
+                                     {1: 2}, [10 ** 400, 1], [float("inf"), 1], 7, None])
+def test_a_table_of_non_numbers_is_one_plain_sentence(weights):
+    """Issue 28: sandbox_step(["1", "2"]) said "too many dimensions 'str'"."""
+    with pytest.raises(ValueError) as info:
+        sandbox_step(weights, [1, 2])
+    message = str(info.value)
+    assert message.endswith(".") and "\n" not in message and not any(w in message for w in PYTHON_WORDS), message
+
+
+@pytest.mark.parametrize("n, seed, temperature", [(float("nan"), 0, 1.0), (float("inf"), 0, 1.0), (1e308, 0, 1.0),
+                                                  (2.5, 0, 1.0), ("5", 0, 1.0), (True, 0, 1.0), (None, 0, 1.0),
+                                                  (10, float("nan"), 1.0), (10, -1, 1.0), (10, 2 ** 70, 1.0),
+                                                  (10, "3", 1.0), (10, 0, float("nan")), (10, 0, float("inf")),
+                                                  (10, 0, -1.0), (10, 0, "1")])
+def test_bad_counts_seeds_and_temperatures_are_one_plain_sentence(n, seed, temperature):
+    """Issue 28: simulate(n=nan) said "cannot convert float NaN to integer"."""
+    with pytest.raises(ValueError) as info:
+        simulate(sandbox_step([1, 2], [2, 1], temperature if temperature != 1.0 else 1.0), "exact", n, seed)
+    message = str(info.value)
+    assert message.endswith(".") and not any(w in message for w in PYTHON_WORDS), message
+
+
+def test_huge_weights_still_make_a_distribution():
+    step = sandbox_step([1e308, 1e308], [1, 3])
+    assert step.target_probs.tolist() == [0.5, 0.5] and step.alpha == pytest.approx(0.75)
+
+
+def test_simulated_outputs_follow_p_for_the_exact_rule_and_not_for_accept_all():
+    step = sandbox_step([7, 5, 3, 2, 2, 1], [2, 7, 1, 4, 2, 4])
+    exact = simulate(step, "exact", 4000, seed=3)
+    assert exact.verdict.consistent and exact.accepted_fraction == pytest.approx(step.alpha, abs=0.03)
+    assert exact.expected.tolist() == pytest.approx(step.target_probs.tolist())
+    broken = simulate(step, "accept_all", 4000, seed=3)
+    assert not broken.verdict.consistent and broken.accepted_fraction == 1.0
+    assert simulate(step, "exact", 500, seed=9).counts.tolist() == simulate(step, "exact", 500, seed=9).counts.tolist()
+
+
+def test_the_page_draws_alpha_and_catches_a_broken_rule():
+    assert "pages/sandbox.py" in PAGE_FILES
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.run()
+    assert not at.exception and not at.error
+    alpha = float(at.metric[0].value)
+    assert alpha == pytest.approx(0.75, abs=1e-3)  # Σ min(p, q) of the default table
+    assert any("Consistent with the target" in s.value for s in at.success)
+    at.selectbox(key="sandbox_rule").set_value("accept_all").run()
+    assert any("Not the target distribution" in e.value for e in at.error)
+    at.slider(key="sandbox_temperature").set_value(0.0).run()
+    assert not at.exception and float(at.metric[0].value) == 0.0  # the defaults' top tokens differ
+
+
+def _page(lang: str, edits: dict | None = None) -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.query_params["lang"] = lang
+    if edits is not None:  # what the browser sends after cell edits (AppTest cannot type into a data editor)
+        at.session_state["sandbox_table"] = {"edited_rows": edits, "added_rows": [], "deleted_rows": []}
+    return at.run()
+
+
+@pytest.mark.parametrize("lang, shown", [("en", "0.350"), ("pt", "0,350")])
+def test_the_table_writes_p_and_q_the_readers_way(lang, shown):
+    """Issue 27 item 9: the grid's NumberColumn(format="%.3f") showed 0.350 in Portuguese."""
+    at = _page(lang)
+    assert not at.exception and not at.error
+    table = at.data_editor[0].value
+    assert table["p (target)"][0] == shown and table["q (draft)"][1] == shown
+
+
+@pytest.mark.parametrize("typed", ["0,9", "0.9"])
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_a_typed_weight_is_read_with_a_comma_or_a_point(lang, typed):
+    at = _page(lang, {0: {"p (target)": typed}})
+    assert not at.exception and not at.error
+    expected = sandbox_step([0.9, 0.25, 0.15, 0.12, 0.08, 0.05], [0.20, 0.35, 0.05, 0.20, 0.10, 0.10]).alpha
+    assert float(at.metric[0].value.replace(",", ".")) == pytest.approx(expected, abs=1e-3)
+
+
+@pytest.mark.parametrize("lang, sentence", [("en", "“abc” is not a number; write it like 0.35."),
+                                            ("pt", "“abc” não é um número; escreva como 0,35.")])
+def test_a_word_in_the_table_is_one_sentence(lang, sentence):
+    at = _page(lang, {2: {"q (draft)": "abc"}})
+    assert not at.exception
+    shown = at.error[0].value.replace("\\", "")  # as the reader sees it, without markdown escapes
+    assert len(at.error) == 1 and sentence in shown and "\n" not in shown
+    assert not at.metric and not at.get("plotly_chart")  # nothing is drawn from a table that cannot be read

@@ -1,0 +1,265 @@
+"""The Speedup lab under AppTest (committed results, a tiny result made here, the live toy sweep) and its figures."""
+
+from pathlib import Path
+
+import plotly.graph_objects as go
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from specviz.engine import theory
+from specviz.labs import bench
+from specviz.labs.bench import BenchConfig, run_bench
+from specviz.models.pairs import toy_pair
+from specviz.ui.common import charts as plot
+from specviz.ui.speedup import charts
+from specviz.ui.speedup import results
+from specviz.ui.speedup import tables
+from specviz.ui.speedup import trees
+from specviz.ui.speedup import verdict
+from specviz.ui.speedup import view
+
+ROOT = Path(__file__).resolve().parents[2]
+PAGE = str(ROOT / "pages" / "speedup_lab.py")
+TABS = ["Speedup vs K", "Chain vs tree", "Acceptance by position", "Where the time goes", "By category", "Policies",
+        "Verify cost", "vs transformers", "Definitions"]
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    """A small but complete result: two proposers, two K, greedy and sampled, every policy, two categories."""
+    config = BenchConfig(pair="toy", proposers=["draft", "ngram"], ks=[1, 3], temperatures=[0.0, 1.0],
+                         suites=["qa", "rewrite"], prompts_per_suite=1, max_new_tokens=10, repeats=1, warmup=0,
+                         threads=1, policies=["constant", "heuristic", "threshold", "optimal"], policy_k=2,
+                         policy_temperatures=[0.0], hf="greedy", cost_repeats=3)
+    return run_bench(config, command=bench.command_line(config), pair=toy_pair())
+
+
+@pytest.fixture
+def tiny_folder(tiny, tmp_path, monkeypatch):
+    tiny.save(tmp_path / "tiny")
+    monkeypatch.setattr(bench, "BENCHMARKS_DIR", tmp_path)
+    return tmp_path
+
+
+def _ok(at) -> None:
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+
+
+@pytest.mark.slow
+def test_page_opens_on_the_committed_results():
+    files = results.result_files()
+    assert files, "assets/benchmarks/ should hold the committed default-pair results"
+    at = AppTest.from_file(PAGE, default_timeout=120).run()
+    _ok(at)
+    # it opens on the newest measurement (the one the README quotes), not an older drafter's larger run
+    newest = max(files, key=lambda path: results.load_result(path).machine["date"])
+    assert at.selectbox(key="speedup_lab_source").value == f"{results.result_name(newest)} (committed)"
+    assert [t.label for t in at.tabs] == TABS
+    assert [c.key for c in at.get("plotly_chart")] == [f"speedup_lab_{name}_chart" for name in
+                                                       ("k", "tree", "accept", "time", "cat", "verify", "dtype")]
+    # the headline is the best chain; the run's tree is named beside it with its own measured figure
+    shown = results.load_result(newest)
+    proposer, temperature = at.selectbox(key="speedup_lab_proposer").value, at.selectbox(
+        key="speedup_lab_temperature").value
+    tree = max((r for r in shown.shape_rows(proposer, temperature) if r.get("tree_nodes")),
+               key=lambda r: r["speedup_vs_ar"])
+    said = " ".join(m.value for m in at.markdown)
+    assert (f"A draft tree of {tree['tree_nodes']} nodes ({tree['tree_width']} children per node, depth up to "
+            f"{tree['k']}) reached {tree['speedup_vs_ar']:.2f}×") in said
+    assert [m.label for m in at.metric] == ["Best speedup", "at K", "α (measured)", "c (measured)"]
+    measured_in = [c.value for c in at.caption if c.value.startswith("Measured in ")]  # issue 27 item 4: the dtype
+    assert measured_in and any(d in measured_in[0] for d in ("float32", "bfloat16", "dtype not recorded"))
+    for source in at.selectbox(key="speedup_lab_source").options:  # every committed file, every proposer
+        at.selectbox(key="speedup_lab_source").set_value(source).run()
+        _ok(at)
+        for proposer in at.selectbox(key="speedup_lab_proposer").options:
+            at.selectbox(key="speedup_lab_proposer").set_value(proposer).run()
+            _ok(at)
+
+
+def test_committed_results_are_default_pair_runs_with_their_command():
+    files = results.result_files()
+    assert files, "assets/benchmarks/ should hold the committed default-pair results"
+    for path in files:
+        result = results.load_result(path)
+        assert result.config["pair"] == "default" and result.command.startswith("python -m specviz bench")
+        assert result.machine["torch_threads"] >= 1 and result.machine["cpu"]
+        assert {r["temperature"] for r in result.cases} == {0.0, 0.7}
+        greedy = [r["identical"] for r in result.cases if r["temperature"] == 0]
+        if result.dtype in (None, "float32"):
+            assert all(greedy)  # exact, and it shows
+        else:  # bfloat16: a K+1-token forward rounds differently from a one-token one ("lossless up to numerics"),
+            assert None not in greedy  # so every greedy case says whether it matched, and the lab shows the count
+            ar_vs_generate = [b["identical"] for b in result.baselines
+                              if b["temperature"] == 0 and b["method"] == "transformers generate"]
+            assert not all(ar_vs_generate) or all(greedy)  # a split only where two one-token decoders split too
+
+
+def test_page_shows_a_tiny_result_and_its_numbers(tiny, tiny_folder):
+    at = AppTest.from_file(PAGE, default_timeout=120).run()
+    _ok(at)
+    assert at.selectbox(key="speedup_lab_source").options == ["tiny (committed)"]
+    at.selectbox(key="speedup_lab_proposer").set_value("ngram").run()
+    _ok(at)
+    shown = {m.label: m.value for m in at.metric}
+    top = verdict.headline(tiny, "ngram", 0.0)
+    assert shown["Best speedup"] == top["best"] and shown["c (measured)"] == top["c"]
+    frames = at.dataframe
+    policies = next(f.value for f in frames if "winner" in f.value.columns)  # the policy comparison
+    assert set(policies["proposer"]) == {"draft", "ngram"} and "all categories" in set(policies["category"])
+    assert any("#MAT, tokens per target forward (bonus included)" in f.value.columns for f in frames)
+    at.selectbox(key="speedup_lab_temperature").set_value(1.0).run()  # the policies ran greedy only
+    _ok(at)
+    assert any("no adaptive draft-length policies" in i.value for i in at.info)
+
+
+@pytest.mark.slow  # over 1 s: make test runs it, make check stays under a minute
+def test_live_toy_sweep_runs_with_a_progress_bar_and_becomes_a_source(tiny_folder):
+    at = AppTest.from_file(PAGE, default_timeout=180).run()
+    at.multiselect(key="speedup_lab_live_suites").set_value(["qa"])
+    at.slider(key="speedup_lab_live_tokens").set_value(8)
+    at.button(key="speedup_lab_live_run").click().run()
+    _ok(at)
+    assert at.selectbox(key="speedup_lab_source").value == "live toy sweep (this session)"
+    assert "live toy sweep (this session)" in at.selectbox(key="speedup_lab_source").options
+    assert any(m.label == "α (measured)" for m in at.metric)
+
+
+def test_live_sweep_without_a_k_is_one_sentence(tiny_folder):
+    at = AppTest.from_file(PAGE, default_timeout=120).run()
+    at.multiselect(key="speedup_lab_live_ks").set_value([])
+    at.button(key="speedup_lab_live_run").click().run()
+    assert not at.exception
+    assert [e.value for e in at.error] == ["Pick at least one proposer, K, temperature, category and policy."]
+
+
+def test_a_damaged_result_file_is_one_sentence(tmp_path, monkeypatch):
+    (tmp_path / "broken").mkdir()
+    (tmp_path / "broken" / "results.json").write_text('{"schema": "specviz-bench", "schema_version": 1}')
+    monkeypatch.setattr(bench, "BENCHMARKS_DIR", tmp_path)
+    at = AppTest.from_file(PAGE, default_timeout=120).run()
+    assert not at.exception
+    assert len(at.error) == 1 and "damaged or incomplete" in at.error[0].value
+
+
+def test_no_results_at_all_offers_the_live_sweep(tmp_path, monkeypatch):
+    monkeypatch.setattr(bench, "BENCHMARKS_DIR", tmp_path)
+    at = AppTest.from_file(PAGE, default_timeout=120).run()
+    _ok(at)
+    assert any("No benchmark results yet" in i.value for i in at.info)
+    assert at.button(key="speedup_lab_live_run")
+
+
+def test_theory_curve_is_the_formula_at_the_measured_alpha_and_c(tiny):
+    fig = charts.speedup_vs_k_figure(tiny, "draft", 0.0)
+    curve = next(t for t in fig.data if t.name.startswith("predicted (paper)"))
+    constant = tiny.rows(proposer="draft", temperature=0.0, policy="constant")
+    alpha = sum(r["alpha"] for r in constant) / len(constant)
+    assert list(curve.y) == pytest.approx([theory.expected_speedup(alpha, k, constant[0]["c"]) for k in curve.x])
+    measured = next(t for t in fig.data if t.name.startswith("measured"))
+    assert list(measured.x) == [1, 3] and list(measured.y) == [r["speedup_vs_ar"] for r in constant]
+
+
+def test_verify_cost_figure_starts_at_one_and_covers_k_plus_one(tiny):
+    fig = charts.verify_cost_figure(tiny)
+    measured = fig.data[0]
+    assert list(measured.x) == [1, 2, 3, 4] and measured.y[0] == 1.0
+
+
+def test_definitions_panel_uses_the_bench_labels():
+    table = view.definitions_table()
+    assert list(table["metric"]) == [label for label, _ in bench.DEFINITIONS.values()]
+    assert "Spec-Bench" in " ".join(table["what it means"]) and "gpt-fast" in " ".join(table["what it means"])
+
+
+def test_the_policy_table_names_the_winner_of_each_comparison(tiny):
+    table = tables.policy_table(tiny, 0.0)
+    comparisons = tiny.policy_comparisons(0.0)
+    assert len(table) == len(comparisons) > 0
+    for comparison, (_, row) in zip(comparisons, table.iterrows()):
+        assert row["proposer"] == comparison.proposer and comparison.k0 == 2
+        for policy in ("heuristic", "threshold", "optimal"):
+            if policy in comparison.speedups:
+                assert row[view.POLICY_TEXT[policy]] == view.times(comparison.speedups[policy])
+        assert row["winner"] == view.POLICY_TEXT[comparison.winner]
+        assert row["winner vs constant"] == "–"  # this sweep ran no constant K = 2 to compare with
+    assert tables.policy_table(tiny, 1.0).empty  # the policies ran greedy only
+
+
+def test_a_slowdown_is_blamed_on_what_caused_it():
+    """The toy sweep that lost with α ≈ 0.61 and c = 1.17 lost because of c, not because drafts were thrown away."""
+    costly_draft = verdict.slowdown_reason(0.61, 1.17, 2, 1.1, 1.9)
+    assert "c = 1.17" in costly_draft and "no cheaper than the target" in costly_draft
+    assert "thrown away" not in costly_draft
+    low_alpha = verdict.slowdown_reason(0.10, 0.10, 4, 1.2, 1.1)  # break-even α for K = 4, c = 0.1 is about 0.29
+    assert "thrown away" in low_alpha and f"{theory.break_even_alpha(4, 0.1):.2f}" in low_alpha
+    verify_bound = verdict.slowdown_reason(0.80, 0.01, 4, 4.5, 3.2)  # α and c pay; the K+1-token forward does not
+    assert "4.50× a one-token forward" in verify_bound and "thrown away" not in verify_bound
+
+
+def test_the_verdict_of_a_losing_sweep_names_c(tiny, monkeypatch):
+    best = dict(tiny.best_constant("draft", 0.0), speedup_vs_ar=0.55, c=1.17, k=3, mat_with_bonus=2.1)
+    monkeypatch.setattr(type(tiny), "best_constant", lambda self, proposer, temperature: best)
+    monkeypatch.setattr(type(tiny), "mean_alpha", lambda self, proposer, temperature: 0.61)
+    text = verdict.verdict(tiny, "draft", 0.0)
+    assert "slower than target-only decoding" in text and "c = 1.17" in text and "thrown away" not in text
+
+
+def test_figure_table_lists_every_point_of_bars_and_lines():
+    """The numbers behind each chart, for a phone or a keyboard that cannot hover."""
+    fig = go.Figure([go.Bar(x=["a", "b"], y=[1.0, 2.5], name="bars"),
+                     go.Bar(y=["a"], x=[3.0], orientation="h", name="sideways"),
+                     go.Scatter(x=["b"], y=[0.123456], name="line"), go.Heatmap(z=[[1, 2]])],
+                    layout={"xaxis_title": "kind"})
+    table = plot.figure_table(fig)
+    assert table.to_dict("records") == [{"kind": "a", "bars": "1", "sideways": "3", "line": "–"},
+                                        {"kind": "b", "bars": "2.5", "sideways": "–", "line": "0.123"}]
+    assert plot.figure_table(go.Figure(go.Heatmap(z=[[1]]))).to_dict("records") == [{"y": "0", "0": "1"}]
+    assert plot.figure_table(go.Figure(layout={"title": "nothing drawn"})) is None
+
+
+@pytest.fixture(scope="module")
+def tree_tiny():
+    """Chains and trees of one K on the toy pair, with the verify curve in float32 and bfloat16."""
+    config = BenchConfig(pair="toy", proposers=["draft"], ks=[3], tree_nodes=[0, 8, 16], tree_widths=[3],
+                         temperatures=[0.0], suites=["qa"], prompts_per_suite=1, max_new_tokens=10, repeats=1,
+                         warmup=0, threads=1, hf="greedy", cost_repeats=3, record_overhead=False)
+    return run_bench(config, command=bench.command_line(config), pair=toy_pair())
+
+
+@pytest.mark.slow  # a bench of its own and a page run
+def test_page_shows_chain_vs_tree_and_the_verify_cost_of_both_dtypes(tree_tiny, tmp_path, monkeypatch):
+    tree_tiny.save(tmp_path / "trees")
+    monkeypatch.setattr(bench, "BENCHMARKS_DIR", tmp_path)
+    at = AppTest.from_file(PAGE, default_timeout=120).run()
+    _ok(at)
+    keys = [c.key for c in at.get("plotly_chart")]
+    assert "speedup_lab_tree_chart" in keys and "speedup_lab_dtype_chart" in keys
+    table = next(f.value for f in at.dataframe if "share of the physical limit" in f.value.columns)
+    assert list(table["draft shape"]) == ["chain, K = 3", "tree of 8 nodes, width 3, depth 3",
+                                          "tree of 16 nodes, width 3, depth 3"]
+    text = " ".join(m.value for m in at.markdown)
+    assert "The best tree" in text and "bfloat16 instructions" in text
+
+
+@pytest.mark.slow  # the tree_tiny bench (about 3 s)
+def test_the_dtype_sentence_quotes_the_curves_it_was_measured_with(tree_tiny):
+    curves = tree_tiny.verify_curves()
+    wide = {dtype: next(p["ratio"] for p in curve if p["n_tokens"] == 17) for dtype, curve in curves.items()}
+    sentence = trees.dtype_sentence(tree_tiny)
+    assert view.times(wide["float32"]) in sentence and view.times(wide["bfloat16"]) in sentence
+    fig = trees.dtype_curve_figure(tree_tiny)
+    assert [t.name.split(" ")[0] for t in fig.data[:2]] == ["float32", "bfloat16"]
+    assert all(t.y[0] == 1.0 for t in fig.data[:2])  # each curve relative to its own one-token forward
+
+
+@pytest.mark.slow  # the tree_tiny bench (about 3 s)
+def test_the_tree_figure_puts_tokens_per_forward_next_to_the_speedup_and_the_limit(tree_tiny):
+    rows = tree_tiny.shape_rows("draft", 0.0)
+    fig = trees.shape_figure(tree_tiny, "draft", 0.0)
+    bars, speedups, limits = fig.data
+    assert list(bars.y) == [r["mat_with_bonus"] for r in rows]
+    assert list(speedups.y) == [r["speedup_vs_ar"] for r in rows]
+    assert list(limits.y) == [r["physical_limit"] for r in rows]
+    assert trees.shape_sentence(tree_tiny, "draft", 1.0) is None  # no trees at that temperature

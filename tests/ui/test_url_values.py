@@ -1,0 +1,131 @@
+"""Shared links that crashed pages or injected links (issue 28, Medium 5): `str.isdigit()` accepted "²" and `int()`
+refused 5,000 digits, so `/learn?lesson=²`, `/quiz?lesson=²` or `/playground?step=²` showed an exception box, and
+`/learn?...&done=[Log in](https://evil.example/x)` drew a real link inside the app's warning. Every URL value now goes
+through `specviz.core.urlvalues` (ASCII digits, bounded length and range) and every echoed value is escaped."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from specviz.core import urlvalues
+from specviz.runs.runspec import RunSpec
+from specviz.teach.learn import parse_progress
+from specviz.ui.playground.settings import parse_query_params
+from specviz.ui.race.settings import parse_url
+
+ROOT = Path(__file__).resolve().parents[2]
+HOSTILE_WHOLE = ["²", "٣", "５", "1²", "9" * 5000, "9" * 16, "1e3", "1.0", "+1", "0x1", "1_0", " ", "", "-",
+                 "1 2", "١٢", "2\x00", "nan", "inf", "[Log in](https://evil.example/x)", "<b>2</b>"]
+HOSTILE_DECIMAL = ["nan", "NaN", "inf", "-inf", "Infinity", "1e308", "-1e308", "1e999", "9" * 5000, "1_0", "٣",
+                   "0.５", "²", "0x1p3", "1e", ".", "1..2", "", "[x](y)"]
+LINKS = ["[Log in](https://evil.example/x)", "![pixel](https://evil.example/p.png)", "<img src=x onerror=alert(1)>",
+         "<a href='https://evil.example'>go</a>", "**loud** _x_ `code` $x$ :red[alarm]"]
+
+
+@pytest.mark.parametrize("raw", HOSTILE_WHOLE)
+def test_a_whole_number_is_ascii_digits_in_range(raw):
+    assert urlvalues.whole(raw, -10**15, 10**15) is None
+    assert urlvalues.whole_list(f"1,{raw}", 0, 10) is None or raw.strip() == ""
+
+
+@pytest.mark.parametrize("raw", HOSTILE_DECIMAL)
+def test_a_decimal_is_finite_ascii_in_range(raw):
+    assert urlvalues.decimal(raw, -1e15, 1e15) is None
+
+
+def test_ordinary_values_still_read():
+    assert urlvalues.whole(" 42 ", 0, 100) == 42 and urlvalues.whole("-3", -5, 5) == -3
+    assert urlvalues.decimal("0.7", 0, 2) == 0.7 and urlvalues.decimal("1e-3", 0, 1) == 0.001
+    assert urlvalues.whole_list("3,1, 2", 1, 9) == [3, 1, 2] and urlvalues.whole_list("1," * 100, 1, 9) is None
+
+
+@pytest.mark.parametrize("raw", HOSTILE_WHOLE + LINKS)
+def test_learn_progress_refuses_in_one_sentence(raw):
+    for params in ({"lesson": raw}, {"lesson": "2", "done": f"1,{raw}"}, {"lesson": "2", "done": raw}):
+        progress, problem = parse_progress(params)
+        if problem is None:  # only an empty list of finished lessons is fine
+            assert params.get("done", "x").strip() in ("", "1,") or params["done"].strip(" ,") == "1"
+            continue
+        assert progress.lesson == 1 and not progress.done and "\n" not in problem and problem.endswith(".")
+
+
+@pytest.mark.parametrize("raw", HOSTILE_WHOLE)
+def test_the_playground_step_and_run_settings_refuse_hostile_numbers(raw):
+    values, bad = parse_query_params({"step": raw, "k": raw, "seed": raw, "temperature": raw}, ["toy-draft"])
+    assert "step" not in values and "k" not in values and "seed" not in values and "step" in bad
+    spec, problems = RunSpec.parse_query({"k": raw, "max_new_tokens": raw, "top_k": raw})
+    assert spec == RunSpec() and len(problems) == 3 and all(len(p) < 200 for p in problems)
+
+
+@pytest.mark.parametrize("raw", HOSTILE_DECIMAL)
+def test_run_decimals_refuse_hostile_values(raw):
+    spec, problems = RunSpec.parse_query({"temperature": raw, "top_p": raw})
+    assert spec == RunSpec() and len(problems) == 2
+    values, bad = parse_url({"race_temperature": raw, "race_k": raw, "race_example": "x" * 10_000})
+    assert values == {} and {"temperature", "k", "example"} <= set(bad)
+
+
+# ---- the pages -------------------------------------------------------------------------------------------------------
+
+
+def _open(page: str, **params: str) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "pages" / page), default_timeout=60)
+    for key, value in params.items():
+        at.query_params[key] = value
+    return at.run()
+
+
+@pytest.mark.parametrize("params", [{"lesson": "²"}, {"lesson": "2", "done": "1,²"}, {"lesson": "9" * 5000},
+                                   {"lesson": "٣"}, {"lesson": "2", "done": "1," + "9" * 5000}])
+def test_hostile_learn_links_give_one_sentence(params):
+    at = _open("learn.py", **params)
+    assert not at.exception, at.exception
+    (warning,) = at.warning
+    assert warning.value.endswith("lesson 1\\.") and len(warning.value) < 400
+
+
+@pytest.mark.parametrize("link", LINKS)
+def test_an_echoed_value_is_inert(link):
+    """The warning repeats the value as typed, every markdown and HTML sign escaped: no link, image or tag."""
+    at = _open("learn.py", lesson="2", done=link)
+    assert not at.exception
+    (warning,) = at.warning
+    value = warning.value
+    assert "](" not in value and "<img" not in value and "<a " not in value and "**" not in value.replace("\\*", "")
+    for sign in "[]()!`$*_":
+        assert all(value[i - 1] == "\\" for i, c in enumerate(value) if c == sign and i > 0), (sign, value)
+
+
+@pytest.mark.parametrize("page, params", [("quiz.py", {"lesson": "²"}), ("quiz.py", {"lesson": "2", "done": "٣"}),
+                                          ("playground.py", {"step": "²"}), ("playground.py", {"step": "9" * 5000}),
+                                          ("race.py", {"race_k": "٣", "race_seed": "²"})])
+def test_other_pages_read_hostile_links_without_an_exception(page, params):
+    at = _open(page, **params)
+    assert not at.exception, at.exception
+
+
+@pytest.mark.browser
+def test_in_a_browser_no_echoed_value_becomes_a_link(browser_context, app_url):
+    """What a reader's browser draws: Streamlit turns bare web and e-mail addresses into links after reading the
+    markdown, so escaping alone let `https://evil.example/x` through as a clickable link."""
+    from specviz.scripts.screenshots import wait_for_app
+
+    page = browser_context.new_page()
+    page.goto(app_url)
+    wait_for_app(page, timeout=120)
+    for done in ("[Log in](https://evil.example/x)", "https://evil.example/x", "www.evil.example", "a@evil.example",
+                 "<a href='https://evil.example'>go</a>", "![p](https://evil.example/p.png)"):
+        page.goto(f"{app_url}/learn?lesson=2&done={quote(done)}")
+        wait_for_app(page, timeout=60)
+        warning = page.locator('[data-testid="stAlert"]').first
+        assert "could not be read" in warning.inner_text()
+        assert page.locator('a[href*="evil.example"], img[src*="evil.example"]').count() == 0, done
+    for path in ("/learn?lesson=%C2%B2", "/quiz?lesson=%D9%A3", "/playground?step=%C2%B2"):
+        page.goto(app_url + path)
+        wait_for_app(page, timeout=60)
+        assert page.locator('[data-testid="stException"]').count() == 0, path
+    page.close()

@@ -14,8 +14,9 @@ FAST   := not slow and not model and not browser and not statistical and not ser
 SPEC   ?= ngram
 SERVING_LIMIT ?= 20m
 
-# axe-core, the accessibility engine the real-browser tier runs on every page (tests/test_accessibility_browser.py),
-# from the npm registry into .cache/axe (git-ignored); keep in step with specviz/scripts/a11y_audit.py.
+# axe-core, the accessibility engine the real-browser tier runs on every page
+# (tests/browser/test_accessibility_browser.py), from the npm registry into .cache/axe (git-ignored); keep in step with
+# specviz/scripts/a11y_audit.py.
 AXE_VERSION := 4.14.1
 AXE_STAMP := .cache/axe/.axe-core-$(AXE_VERSION)
 
@@ -82,7 +83,7 @@ serve-status: setup
 # counters, the Serving page and a 2-level load sweep, then with the EAGLE drafter trained here, and stops it (also
 # when a test fails or the limit is reached). Measured from a fresh clone, install included: see docs/testing.md.
 test-serving: setup
-	timeout --signal=INT --kill-after=60 $(SERVING_LIMIT) $(PY) -m pytest -q -m serving tests/test_serving_real.py
+	timeout --signal=INT --kill-after=60 $(SERVING_LIMIT) $(PY) -m pytest -q -m serving tests/serving/test_serving_real.py
 
 traces: setup
 	$(PY) -m specviz.scripts.make_traces

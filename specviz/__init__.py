@@ -10,7 +10,7 @@ The public API is importable from the top level, and loaded on first use, so tha
     >>> "speculative_generate" in dir(specviz)
     True
 
-Library modules import from the module that defines a name, never from here (tests/test_layers.py holds that).
+Library modules import from the module that defines a name, never from here (tests/project/test_layers.py holds that).
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@
 English is the source language: a message is its own English text (gettext's convention), so code reads as the
 app does. Portuguese (Brazil) comes from `assets/locale/pt_BR/LC_MESSAGES/specviz.po`, compiled to the `.mo`
 next to it (both committed, so a fresh clone works offline; `make i18n` re-extracts and recompiles, and
-tests/test_i18n.py fails on a message without a translation or with other placeholders).
+tests/core/test_i18n.py fails on a message without a translation or with other placeholders).
 
 The language is per context (a `ContextVar`): each Streamlit session runs its script in its own thread, so one
 visitor choosing Portuguese never changes another's page. Values go into messages by name, never by

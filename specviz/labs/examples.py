@@ -36,7 +36,7 @@ DEFAULT_EXAMPLE = ORDER[0]
 # The shipped examples' titles and descriptions (written into each trace's `meta` by specviz.scripts.make_traces),
 # marked for the Portuguese catalog: `Example.shown_title` and `.shown_description` translate them where they
 # are shown. A trace whose text differs from these (re-recorded with new words) is shown as it is, in English,
-# until its new text is added here; tests/test_i18n_overview_playground.py checks that every shipped one is.
+# until its new text is added here; tests/i18n/test_i18n_overview_playground.py checks that every shipped one is.
 SHIPPED_TEXTS = (
     N_("Copying text: n-gram drafts (SmolLM2, T = 0.7)"),
     N_("SmolLM2-135M copies a paragraph. The n-gram proposer drafts by looking up what followed the last few "

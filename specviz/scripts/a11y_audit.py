@@ -11,8 +11,8 @@ and AA rules over every page in both languages, plus the checks axe cannot make:
 - the Plotly toolbar is not shown until a mouse hovers a chart, and nothing inside a chart is a Tab stop.
 
 A violation that comes from Streamlit's own frontend and that the app cannot mend is listed in `STREAMLIT_OWNED`
-with its upstream issue (docs/accessibility.md lists them too); the test tier (tests/test_accessibility_browser.py)
-fails on every other serious or critical one.
+with its upstream issue (docs/accessibility.md lists them too); the test tier
+(tests/browser/test_accessibility_browser.py) fails on every other serious or critical one.
 
     python -m specviz.scripts.a11y_audit                  # every page, English and Portuguese
     python -m specviz.scripts.a11y_audit --pages race quiz --languages pt

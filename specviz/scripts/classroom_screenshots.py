@@ -7,7 +7,7 @@ Fills a throw-away classroom database with a demo lecture (24 students, one ques
     assets/screenshots/classroom-phone.png       a student's phone (390 px wide) asked to vote again in round 2
     assets/screenshots/classroom-chart.png       the teacher's distribution chart after the reveal
 
-The browser test (tests/test_classroom_browser.py) drives the same pages with `unlock_teacher` and `join`.
+The browser test (tests/browser/test_classroom_browser.py) drives the same pages with `unlock_teacher` and `join`.
 Needs `chromium` on PATH (`make browser`).
 """
 

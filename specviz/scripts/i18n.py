@@ -3,7 +3,7 @@ them into the `.po`, compile the `.mo`, and list what is missing.
 
     python -m specviz.scripts.i18n update    # new messages join the .po untranslated, vanished ones are dropped
     python -m specviz.scripts.i18n compile   # .po -> .mo (committed, so a fresh clone works offline)
-    python -m specviz.scripts.i18n check     # exit 1 with one line per problem (tests/test_i18n.py runs it)
+    python -m specviz.scripts.i18n check     # exit 1 with one line per problem (tests/core/test_i18n.py runs it)
     python -m specviz.scripts.i18n translate FILE.json   # {"English": "Português", "one": ["um", "muitos"]}:
                                              # update, fill those translations, compile (under a lock, so several
                                              # translators can run it at once)

@@ -6,7 +6,7 @@ description in `meta`, which `specviz.labs.examples` reads. Recording is determi
 greedy example equals its target-only baseline token for token; the timings are those of the machine that ran the
 script. The prompts and seeds are chosen so that the examples a student meets first show every token kind
 (accepted, rejected, recovered, bonus) in their first steps and draft no chat-template marker there
-(tests/test_examples.py holds them to that, and each description's figures to its trace).
+(tests/labs/test_examples.py holds them to that, and each description's figures to its trace).
 
     python -m specviz.scripts.make_traces               # every recipe
     python -m specviz.scripts.make_traces toy-draft     # only the ones named

@@ -10,7 +10,7 @@ Starts `streamlit run app.py` on a free local port, drives Debian's Chromium wit
     assets/screenshots/pt-learn.png     lesson 3 again, in Portuguese
     assets/screenshots/pt-playground.png, pt-theory-batch.png   the Playground and the Theory explorer in Portuguese
 
-Needs `chromium` on PATH (`make browser` installs it). The browser test (tests/test_browser.py) reuses the
+Needs `chromium` on PATH (`make browser` installs it). The browser test (tests/browser/test_browser.py) reuses the
 helpers here: `free_port`, `serve`, `launch`, `wait_for_app`.
 
     python -m specviz.scripts.screenshots                 # both, into assets/screenshots/

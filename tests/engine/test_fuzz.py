@@ -7,7 +7,7 @@ the bundled quiz questions) in which random values are replaced by random JSON o
 write, keys dropped and lists duplicated, so many examples get past the first checks; and the bundled 02_rule.yaml
 with YAML oddities (anchors, tags, tabs, a BOM) spliced in. An accepted input must also be usable: a trace reads
 back from its own JSON, a question is answered right by its own answer. Hypothesis runs derandomized (the same
-examples every run); `pytest tests/test_fuzz.py --hypothesis-show-statistics` shows which check refused how many.
+examples every run); `pytest tests/engine/test_fuzz.py --hypothesis-show-statistics` shows which check refused how many.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Exactness of draft trees: the tree rule emits exactly the target's distribution; the tempting mistake does not.
 
-Two kinds of evidence, as for the chain (tests/test_exact_sampling.py, tests/test_exactness.py):
+Two kinds of evidence, as for the chain (tests/engine/test_exact_sampling.py, tests/labs/test_exactness.py):
   closed forms  the first emitted token of a one-level tree, enumerated over every way the children can be drawn
                 (`TreeRule.one_level`): equal to p for the exact rules, off by a measurable TV for the broken one;
   chi-square    the first two emitted tokens of many simulated steps on tiny pairs, against the target's exact

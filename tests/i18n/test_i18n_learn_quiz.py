@@ -21,7 +21,7 @@ from specviz.teach.quiz import BANK_DIR, QuizBankError, grade, live_questions, l
 from specviz.teach.quiz.run import QuizRun
 
 # Each page's states walked in Portuguese: make test runs them; make check keeps the catalog check and every
-# page's first render in Portuguese (tests/test_i18n.py, tests/test_i18n_pages.py).
+# page's first render in Portuguese (tests/core/test_i18n.py, tests/i18n/test_i18n_pages.py).
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]

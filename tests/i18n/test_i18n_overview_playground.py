@@ -20,7 +20,7 @@ from specviz.scripts.i18n import read_catalog
 from specviz.ui.overview import view as overview_view
 
 # Each page's states walked in Portuguese: make test runs them; make check keeps the catalog check and every
-# page's first render in Portuguese (tests/test_i18n.py, tests/test_i18n_pages.py).
+# page's first render in Portuguese (tests/core/test_i18n.py, tests/i18n/test_i18n_pages.py).
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,6 +1,6 @@
 """Every page of the app, as a Portuguese visitor first opens it, has no English sentence (issue 15). The page list
 comes from the page map, so a page added later is checked without anyone remembering to. Each part's own file
-(tests/test_i18n_*.py) goes through its page's other states."""
+(tests/i18n/test_i18n_*.py) goes through its page's other states."""
 
 from __future__ import annotations
 

@@ -9,7 +9,7 @@ x` (x a submodule) and relative imports alike (and `importlib.import_module` wit
 loose in specviz/ or specviz/ui/ fails until it moves into the folder of its layer.
 
 The companion rule, that nothing outside specviz/ui imports Streamlit even indirectly, is checked at run time by
-tests/test_layout.py.
+tests/project/test_layout.py.
 """
 
 from __future__ import annotations

@@ -113,8 +113,8 @@ EAGLE_PROMPTS = 4
 # text differs after a near-tie flips, so the prompts' drafts differ too. Measured on 4 held-out prompts, 64 tokens:
 # vLLM 0.234 compiled, 0.183 eager (as this tier starts it); specviz 0.245 then, 0.208 on 2026-12-01 (per prompt
 # 0.13-0.31 in both). Allowed: 0.08 absolute; a drafter exported without the bias fold or with the input norm on the
-# wrong layer is a different function, and the test of the layout (tests/test_serving_export.py) catches it exactly,
-# on a tiny model.
+# wrong layer is a different function, and the test of the layout (tests/serving/test_serving_export.py) catches it
+# exactly, on a tiny model.
 EAGLE_TOLERANCE = 0.08
 
 

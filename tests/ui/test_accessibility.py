@@ -1,6 +1,7 @@
-"""Accessibility rules checked without a browser (the real-browser audit is tests/test_accessibility_browser.py):
-every chart goes through `charts.show`, which refuses a chart without a name or a table of its numbers; the
-colours of the app's own HTML meet WCAG AA contrast; the page-language script speaks the session's language."""
+"""Accessibility rules checked without a browser (the real-browser audit is
+tests/browser/test_accessibility_browser.py): every chart goes through `charts.show`, which refuses a chart without a
+name or a table of its numbers; the colours of the app's own HTML meet WCAG AA contrast; the page-language script
+speaks the session's language."""
 
 from __future__ import annotations
 

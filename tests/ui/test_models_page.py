@@ -94,7 +94,8 @@ def test_the_catalog_table_lists_every_pair_with_sizes_and_licences(at):
 def test_the_catalog_fits_a_phone_in_narrow_tables(at):
     """Issue 27 item 10: one table of seven columns, two of them model ids that cannot wrap, was wider than a
     390 px phone. The ids have a table of their own, in the box whose cells may break anywhere on a phone, and no
-    catalog table has more than four columns beside the pair's name (the browser check is tests/test_phone.py)."""
+    catalog table has more than four columns beside the pair's name (the browser check is
+    tests/browser/test_phone.py)."""
     from specviz.ui.common.accessibility import CSS, IDS_BOX
 
     assert len(at.table) == 4 and all(len(t.value.columns) <= 4 for t in at.table)

@@ -434,7 +434,7 @@ def test_copying_the_layer_skip_example_keeps_its_depth():
 def test_a_recorded_chat_template_draft_is_explained_where_it_is_drafted():
     """A trace recorded before n-gram lookup passed over the chat template (an upload, say) drafts <|im_start|> in
     its first step: the player says what that token is, right under the chips. (No shipped example does any more:
-    tests/test_examples.py holds them to that.)"""
+    tests/labs/test_examples.py holds them to that.)"""
     trace, _base = load_example("smollm-ngram-greedy")
     trace.steps[0].decisions[0].text = "<|im_start|>"
     at = page()

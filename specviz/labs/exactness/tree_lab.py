@@ -6,7 +6,7 @@ Each simulated step drafts `width` children below the root the way the rule draf
 replacement, or the draft's top tokens), lets the rule judge them, and counts the first emitted token: the kept
 child, or the recovered token when every child was rejected. The samples go against p, as the chain's one-step
 experiment does (`specviz.labs.exactness.lab.one_step_lab`), and `TreeRule.one_level` is their closed form. Deeper
-levels only decide the later tokens, which tests/test_tree_exactness.py checks with the engine itself.
+levels only decide the later tokens, which tests/engine/test_tree_exactness.py checks with the engine itself.
 p = target, q = draft throughout.
 """
 

@@ -8,7 +8,7 @@ before anything is drawn.
 
 A live part of a page is an `st.fragment`: it reruns on its own (on a timer, or when one of its widgets changes),
 without the page around it. Every one is made with `live_fragment`, never with `st.fragment` itself
-(tests/test_fragments.py checks), so an error inside it is one translated sentence in its place, in the visitor's
+(tests/ui/test_fragments.py checks), so an error inside it is one translated sentence in its place, in the visitor's
 language, and the rest of the page stays as it was.
 
 A live part that refreshes on a timer also watches whether its browser tab is shown: when the visitor switches to

@@ -32,8 +32,8 @@ COPY_PROMPT = ("Copy this paragraph exactly, word for word:\n\nThe moon goes aro
 QUESTION_PROMPT = "Explain owls using an analogy."
 # The first live run shows the idea working: on the default pair, greedy n-gram lookup on this copying prompt keeps 23
 # of 28 drafts (3.9 tokens per target pass), measured with `python -m specviz generate --pair default --proposer ngram
-# --temperature 0 --k 4 --prompt "<COPY_PROMPT>"` (tests/test_playground.py checks it). The presets, measured the same
-# way with 48 new tokens (bfloat16, the EAGLE-3 drafter): EAGLE greedy on QUESTION_PROMPT kept 25 of 67 (2.1 tokens
+# --temperature 0 --k 4 --prompt "<COPY_PROMPT>"` (tests/ui/test_playground.py checks it). The presets, measured the
+# same way with 48 new tokens (bfloat16, the EAGLE-3 drafter): EAGLE greedy on QUESTION_PROMPT kept 25 of 67 (2.1 tokens
 # per pass), EAGLE at T = 0.7 over seeds 0-4 14-25 of 68-96 (1.4-2.1), the untrained layer-skip draft at T = 0.7 1-2
 # of about 135 (1.0).
 LIVE_DEFAULTS = RunSpec(

@@ -1,0 +1,76 @@
+"""A keyboard-only pass over every page (WCAG 2.1.1 keyboard, 2.1.2 no trap, 2.4.3 focus order, 2.4.7 focus
+visible), in a real Chromium: from the top of the page, Tab reaches the page's own content, never gets stuck, never
+lands on something that is not drawn, and every stop shows where the focus is. The focus after "Check" and the
+navigation's ring have their own tests in test_accessibility_browser.py.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from specviz.scripts.screenshots import wait_for_app
+from specviz.teach.pagemap import PAGES
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+# the default page (the Overview) is at "/": /overview is Streamlit's "Page not found"
+PATHS = ["/" if file == "pages/overview.py" else "/" + Path(file).stem
+         for section in PAGES.values() for file, _title, _icon in section]
+PRESSES = 45
+
+# Where the focus is after a Tab: is it drawn, is it in the page's content, and does anything visibly change when it
+# takes the focus (an outline, a ring drawn as a box shadow, a border or background colour, on the element or on one
+# of the four boxes around it: Streamlit's select box colours its frame, not the input). The element is blurred to
+# see it unfocused (after Streamlit's fade) and focused again, so the next Tab goes on from it.
+STOP = """async () => {
+  const settle = () => new Promise(done => setTimeout(done, 350));  // Streamlit's borders fade in over 200 ms
+  await settle();
+  const e = document.activeElement;
+  if (!e || e === document.body || e === document.documentElement) return {lost: true};
+  const look = () => { const out = []; let n = e;
+    for (let i = 0; i < 5 && n; i++, n = n.parentElement) { const s = getComputedStyle(n);
+      out.push([s.outlineStyle, s.outlineWidth, s.outlineColor, s.boxShadow, s.borderColor, s.backgroundColor].join());
+    } return out.join('|'); };
+  const focused = look();
+  e.blur();
+  await settle();
+  const unfocused = look();
+  e.focus({preventScroll: true});
+  const r = e.getBoundingClientRect();
+  return {lost: false, key: (e.getAttribute('data-testid') || e.tagName) + ':' + (e.getAttribute('aria-label')
+            || e.innerText || e.value || '').slice(0, 30).replace(/\\s+/g, ' '),
+          drawn: r.width > 0 && r.height > 0, inMain: !!e.closest('[data-testid="stMain"]'),
+          shown: focused !== unfocused};
+}"""
+
+
+@pytest.fixture(scope="module")
+def page(app_url, browser_context):
+    page = browser_context.new_page()
+    page.goto(app_url)  # the landing page first: a fresh server routes deep links once st.navigation ran
+    wait_for_app(page, timeout=120)
+    yield page
+    page.close()
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_the_keyboard_reaches_every_pages_content_without_a_trap(app_url, page, path):
+    page.goto(f"{app_url}{path}?lang=en")
+    wait_for_app(page, timeout=120)
+    page.wait_for_timeout(800)
+    page.evaluate("() => { document.activeElement && document.activeElement.blur(); window.scrollTo(0, 0); }")
+    stops = []
+    for _ in range(PRESSES):
+        page.keyboard.press("Tab")
+        stops.append(page.evaluate(STOP))
+    held = [s for s in stops if not s["lost"]]
+    assert len(held) >= PRESSES - 2, f"{path}: the focus fell back to the page {PRESSES - len(held)} times"
+    main = [s for s in held if s["inMain"]]
+    assert main, f"{path}: {PRESSES} presses of Tab never reached the page's content"
+    assert len({s["key"] for s in held}) >= min(10, len(held)) // 2, f"{path}: the focus keeps to a few elements"
+    undrawn = sorted({s["key"] for s in held if not s["drawn"]})
+    assert undrawn == [], f"{path}: the focus landed on elements that are not drawn: {undrawn}"
+    unshown = sorted({s["key"] for s in held if not s["shown"]})
+    assert unshown == [], f"{path}: no focus indicator on {unshown}"

@@ -12,12 +12,15 @@ from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
-from test_classroom_page import PIN, _as_teacher, _html, _labels, _page, db  # noqa: F401 - db is a fixture
+from messages import lead
+from test_classroom_page import PIN, _as_teacher, _html, _keys, _page, db  # noqa: F401 - db is a fixture
 
 from specviz.core.i18n import using
 from specviz.teach.classroom_paced import PacedStore, distribution
 from specviz.teach.quiz import Question, load_bank
 from specviz.teach.quiz.grading import answer_sentence
+from specviz.ui.classroom import ask as ask_view
+from specviz.ui.classroom import paced_student
 from specviz.ui.classroom import paced_teacher
 from specviz.ui.classroom import teacher
 from specviz.ui.classroom.chart import distribution_figure
@@ -52,7 +55,7 @@ def test_the_teacher_pushes_watches_opens_round_two_and_reveals(db):
     code = at.session_state["classroom_session"]
     store = PacedStore(db)
     assert store.is_paced(code) and at.session_state[ACTIVE] == code
-    assert any("Nothing pushed yet" in i.value for i in at.info)
+    assert any(lead(paced_teacher.TEXT["nothing_yet"]) in i.value for i in at.info)
 
     at.text_input(key="paced_search").input("residual").run()
     picker = at.selectbox(key="paced_pick")
@@ -91,14 +94,14 @@ def test_the_teacher_pushes_watches_opens_round_two_and_reveals(db):
 def test_a_student_follows_the_pushes_with_no_feedback_until_the_reveal(db):
     store, session, (ana, *_) = _paced(db)
     at = _page({"student": ana.token})
-    assert any("Waiting for your teacher's first question" in i.value for i in at.info)
+    assert any(lead(paced_student.TEXT["waiting"]) in i.value for i in at.info)
     push = store.push(session.code, SINGLE)
     at.run()  # the fragment's timer does this every 2 s in a browser
     assert any(m.value == SINGLE.prompt for m in at.markdown)
     at.radio(key=f"paced_{push.id}_1").set_value(_wrong(SINGLE))
     at.button(key=f"paced_{push.id}_1_submit").click().run()
     assert not at.error and not at.success  # held: no "Correct" / "Not quite"
-    assert any("Your answer is in" in i.value for i in at.info)
+    assert any(lead(paced_student.TEXT["held"]) in i.value for i in at.info)
     assert store.my_answers(ana.token, push.id) == {1: (_wrong(SINGLE), False)}
 
     store.start_round_2(session.code)
@@ -163,7 +166,7 @@ def test_the_presenter_view_shows_the_question_the_count_and_the_join_qr(db):
     shown = _html(at)
     assert '<img src="data:image/png;base64,' in shown and f"/classroom?code={session.code}" in shown
     assert "Question 1 · round 1 · 1 of 3 answered" in shown
-    assert any(m.value == SINGLE.prompt for m in at.markdown) and "Push to the class" not in _labels(at)
+    assert any(m.value == SINGLE.prompt for m in at.markdown) and "paced_push" not in _keys(at)
     assert "✓" not in _chart_labels(at)
 
 
@@ -178,13 +181,13 @@ def _playground(**state):
 def test_ask_the_class_pushes_the_coming_step_for_the_teacher_only(db):
     store, session, _ = _paced(db)
     at = _playground(**{ACTIVE: session.code})  # no PIN in this browser: no button
-    assert not at.exception and not any("Ask the class" in b.label for b in at.button)
+    assert not at.exception and "playground_ask" not in {b.key for b in at.button}
     at.session_state["classroom_teacher"] = hashlib.sha256(PIN.encode()).hexdigest()  # unlocked on the Classroom page
     at.run()
     ask = at.button(key="playground_ask")
     assert ask.label.startswith("Ask the class: how many of these")
     ask.click().run()
-    assert not at.exception and any("Pushed to session" in s.value for s in at.success)
+    assert not at.exception and any(lead(ask_view.TEXT["pushed"]) in s.value for s in at.success)
     push = store.current(session.code)
     assert push.question.id.endswith("how-many") and push.question.source == "live"
 
@@ -219,4 +222,4 @@ def test_only_the_teacher_can_push_open_round_two_or_reveal(db):
     assert [e.value for e in at.error] == ["Only the teacher can do that; please unlock the teacher view with the PIN."]
     assert store.current(session.code) is None
     student = _page()  # the student side of the page has no teacher controls at all
-    assert not {"Push to the class", "Reveal the answer"} & _labels(student)
+    assert not {"paced_push", "paced_reveal"} & _keys(student)

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from test_accessibility_browser import page  # noqa: F401 - the fixture: one tab, opened on the landing page
+
 from specviz.scripts.screenshots import wait_for_app
 from specviz.teach.pagemap import PAGES
 
@@ -52,15 +54,6 @@ STOP = """async () => {
 
 # Styles change at once: Streamlit fades its borders in over 200 ms, which a measurement right after Tab would miss.
 NO_TRANSITIONS = "*, *::before, *::after {transition: none !important; animation: none !important;}"
-
-
-@pytest.fixture(scope="module")
-def page(app_url, browser_context):
-    page = browser_context.new_page()
-    page.goto(app_url)  # the landing page first: a fresh server routes deep links once st.navigation ran
-    wait_for_app(page, timeout=120)
-    yield page
-    page.close()
 
 
 @pytest.mark.parametrize("path", PATHS)

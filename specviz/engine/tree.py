@@ -157,9 +157,9 @@ def grow_tree(expand: Expand, *, max_nodes: int, max_depth: int, width: int, pro
 
     `expand(tree, nodes)` runs the drafter once over `nodes` (ROOT for the first level) and returns their draft
     logits (F, V); `probs` turns logits into q (the sampling settings). Children are drawn from q without
-    replacement. Each level gets an even share of the nodes left, so the
-    tree can reach `max_depth`; a node's number of children is fixed before any is drawn. Nodes in `stop_tokens`
-    (end-of-text) are never expanded: nothing after them is emitted. The cumulative probability ranks with the
+    replacement. Each level gets an even share of the nodes left, so the tree can reach `max_depth`; a node's number
+    of children is fixed before any is drawn. Nodes in `stop_tokens` (end-of-text) are never expanded: nothing after
+    them is emitted. The cumulative probability ranks with the
     draft's own confidence (temperature 1), as EAGLE-2 does, so it means the same under greedy decoding.
     """
     if not sampled:

@@ -129,8 +129,7 @@ def watch_tab_visibility(name: str) -> bool:
     """Mount an invisible watcher of this browser tab (one per live part: `name` keys it) and say whether the
     browser last said the tab is hidden."""
     key = "specviz-tab-watch-" + re.sub(r"[^A-Za-z0-9]+", "-", name)  # Streamlit refuses "__" in a component key
-    result = _tab_watch()(key=key, default={"hidden": False}, on_hidden_change=_ignore,
-                          height=0)
+    result = _tab_watch()(key=key, default={"hidden": False}, on_hidden_change=_ignore, height=0)
     return bool(getattr(result, "hidden", False))
 
 

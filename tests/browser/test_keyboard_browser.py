@@ -30,7 +30,8 @@ PRESSES = 45
 # the focus itself: the grid draws the focused cell's frame on its canvas (seen in screenshots of the sandbox's grid,
 # the frame following the arrow keys), so for them the grid's own box is what must be drawn.
 STOP = """async () => {
-  const render = () => new Promise(done => setTimeout(done, 80));  // React redraws a widget's frame after focus moves
+  // React redraws a widget's frame after focus moves: two animation frames later the redraw has been painted
+  const render = () => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)));
   await render();
   const e = document.activeElement;
   if (!e || e === document.body || e === document.documentElement) return {lost: true};

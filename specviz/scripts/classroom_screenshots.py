@@ -29,6 +29,8 @@ PIN = "screenshot-pin-2468"
 PROJECTOR = {"width": 1920, "height": 1080}
 PHONE = {"width": 390, "height": 844}
 DESK = {"width": 1400, "height": 900}
+# The teacher's dashboard refreshes itself every 2 s: wait at most this long for it to look idle after an action
+SETTLE = 5.0
 DEMO_QUESTION = "rs-why"  # "Why is the replacement token sampled from norm(max(0, p − q)) rather than from p?"
 
 
@@ -44,7 +46,7 @@ def unlock_teacher(page, base: str, pin: str, timeout: float = 90) -> None:
     page.get_by_label("Teacher PIN").fill(pin)
     page.get_by_role("button", name="Unlock").click()
     page.get_by_text("Session", exact=True).first.wait_for(timeout=timeout * 1000)
-    wait_for_app(page, timeout)
+    wait_for_app(page, timeout, settle=SETTLE)
 
 
 def join(page, base: str, code: str, name: str, timeout: float = 90) -> None:

@@ -124,10 +124,14 @@ def launch(playwright) -> Iterator[object]:
             context.close()
 
 
-def wait_for_app(page, timeout: float = 30.0) -> None:
-    """Wait until Streamlit has drawn the page and finished running its script."""
+def wait_for_app(page, timeout: float = 30.0, settle: float | None = None) -> None:
+    """Wait until Streamlit has drawn the page and finished running its script.
+
+    A page that refreshes itself (a classroom dashboard every 2 s) may never look idle on a busy machine, where each
+    refresh takes most of its interval: `settle` caps the wait for quiet there (seconds; `timeout` when None), so a
+    test goes on to its own explicit wait instead of spending the whole timeout."""
     page.wait_for_selector('[data-testid="stMainBlockContainer"] h1', timeout=timeout * 1000)
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + (timeout if settle is None else min(settle, timeout))
     quiet = 0
     while time.monotonic() < deadline and quiet < 2:  # idle twice in a row: the run has finished
         busy = page.locator('[data-testid="stStatusWidget"], [data-testid="stSkeleton"], .stSpinner').count()

@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import expect
 from test_phone import PIN, base, browser, classroom_db  # noqa: F401 - module-scoped fixtures: a server, a browser
 
-from specviz.scripts.classroom_screenshots import DESK, PHONE, join, unlock_teacher
+from specviz.scripts.classroom_screenshots import DESK, PHONE, SETTLE, join, unlock_teacher
 from specviz.scripts.screenshots import wait_for_app
 from specviz.teach.classroom_paced import PacedStore
 from specviz.teach.quiz import load_bank
@@ -91,7 +91,7 @@ def test_the_teacher_keeps_the_teacher_view_after_the_presenter_view(browser, ba
     unlock_teacher(page, base, PIN)
     page.get_by_label("Session").click()
     page.get_by_role("option", name=re.compile(session.code)).click()
-    wait_for_app(page)
+    wait_for_app(page, settle=SETTLE)  # the dashboard refreshes itself: on a busy machine it never looks idle
     teacher = page.get_by_role("radio", name="the teacher")
     # Three round trips, each leaving at another moment of the presenter's 2-second refresh: a refresh that ran
     # between the click and the dashboard's run left the switch showing "a student" (CI, and 3 of 20 in a
@@ -101,13 +101,13 @@ def test_the_teacher_keeps_the_teacher_view_after_the_presenter_view(browser, ba
         page.get_by_role("button", name="Exit presenter view").wait_for()
         page.wait_for_timeout(stay_ms)  # the presenter view refreshes on its own a few times
         page.get_by_role("button", name="Exit presenter view").click()
-        page.get_by_role("radiogroup").first.wait_for()
-        wait_for_app(page)
+        page.get_by_role("radiogroup").first.wait_for()  # drawn by the rerun that used to reset the switch
+        wait_for_app(page, settle=SETTLE)
         # the switch's state arrives with the page's rerun: wait for it (a busy machine reran a little later)
         expect(teacher, f"the I am switch no longer says the teacher ({stay_ms} ms)").to_be_checked(timeout=30_000)
         assert "as=teacher" in page.url and f"session={session.code}" in page.url, page.url
     page.get_by_role("button", name=re.compile("^End session")).click()  # the next click: still the teacher
-    wait_for_app(page)
+    wait_for_app(page, settle=SETTLE)
     expect(teacher).to_be_checked(timeout=30_000)
     assert "as=teacher" in page.url and page.get_by_label("Your display name").count() == 0
     page.context.close()

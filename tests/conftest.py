@@ -81,10 +81,11 @@ def smollm():
 
 
 # ---- a real browser (the tests marked browser): Debian's Chromium through Playwright, against `streamlit run` ----
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def playwright():
-    """Playwright for one test module, once Chromium is known to be on PATH: without it a browser test fails with
-    the sentence that says how to install it (`make browser`); it does not skip."""
+    """Playwright for the worker's whole session (one driver: a second `sync_playwright()` in the same thread is an
+    error, so every browser test takes this one), once Chromium is known to be on PATH: without it a browser test
+    fails with the sentence that says how to install it (`make browser`); it does not skip."""
     from specviz.scripts.screenshots import chromium_path
 
     try:
@@ -107,9 +108,12 @@ def browser_context(playwright):
         yield context
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def app_url():
-    """`streamlit run app.py` on a free local port for one test module; its base URL (stopped afterwards)."""
+    """`streamlit run app.py` on a free local port, shared by the worker's browser tests that need no settings of
+    their own; its base URL (stopped at the end). A server's first page imports torch: once per worker, not once per
+    test module. A test that needs a server nobody has visited, or one with its own environment, starts its own
+    (`specviz.scripts.screenshots.serve`)."""
     from specviz.scripts.screenshots import serve
 
     with serve() as url:

@@ -21,10 +21,10 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
 class Server:
-    """The module's streamlit server; `fresh` until the first page is opened on it."""
+    """A streamlit server; `fresh` until the first page is opened on it."""
 
-    def __init__(self, url: str):
-        self.url, self.fresh = url, True
+    def __init__(self, url: str, fresh: bool = True):
+        self.url, self.fresh = url, fresh
 
     def open(self, page, path: str = "") -> None:
         self.fresh = False
@@ -41,7 +41,7 @@ class Server:
 
 @pytest.fixture(scope="module")
 def server(app_url):
-    return Server(app_url)
+    return Server(app_url, fresh=False)  # the worker's shared server: another module may have visited it
 
 
 @pytest.fixture

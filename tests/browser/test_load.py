@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from specviz.scripts.screenshots import chromium_path, launch, serve, wait_for_app
+from specviz.scripts.screenshots import launch, serve, wait_for_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -37,11 +37,8 @@ def live_link(url: str, seed: int) -> str:
             "&max_new_tokens=48&prompt=the+quick+brown+fox")
 
 
-def test_thirty_visitors_start_live_runs_at_once():
-    chromium_path()
-    from playwright.sync_api import sync_playwright
-
-    with serve() as url, sync_playwright() as pw, launch(pw) as context:
+def test_thirty_visitors_start_live_runs_at_once(playwright):
+    with serve() as url, launch(playwright) as context:  # a server of its own: its memory is measured
         port = url.rsplit(":", 1)[1]
         context.set_default_timeout(240_000)
         first = context.new_page()  # one visitor first: the server imports torch and builds the toy pair once

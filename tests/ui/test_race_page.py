@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import time
 from pathlib import Path
 
@@ -240,17 +241,15 @@ def test_a_first_load_leaves_no_ready_boxes_behind(monkeypatch):
 
 @pytest.mark.browser
 @pytest.mark.slow
-def test_in_a_browser_a_second_press_measures_again(tmp_path):
+def test_in_a_browser_a_second_press_measures_again(app_url, browser_context, tmp_path):
     """Run the race twice in Chromium: the second press shows a new measurement time and new per-round numbers,
     not the first race's numbers served again."""
-    from playwright.sync_api import sync_playwright
-
-    from specviz.scripts.screenshots import click_button, launch, serve, wait_for_app
+    from specviz.scripts.screenshots import click_button, wait_for_app
 
     live = ("/race?race_source=live&race_pair=toy&race_proposer=ngram&race_k=2&race_max_new=16"
             "&race_temperature=0&race_seed=1")
-    with serve() as base, sync_playwright() as pw, launch(pw) as context:
-        page = context.new_page()
+    base = app_url
+    with contextlib.closing(browser_context.new_page()) as page:
         page.goto(base)
         wait_for_app(page, timeout=120)
         page.goto(base + live)  # a link to a live race runs it once

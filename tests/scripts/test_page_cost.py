@@ -1,0 +1,35 @@
+"""The page-cost tool's /proc reading: CPU seconds summed over the processes it is asked about, and nothing else."""
+
+from __future__ import annotations
+
+import os
+
+from specviz.scripts.page_cost import cpu_seconds, is_chromium, is_server, page_paths
+
+
+def fake_process(root, pid: int, cmd: list[str], utime: int, stime: int) -> None:
+    folder = root / str(pid)
+    folder.mkdir()
+    (folder / "cmdline").write_bytes(b"\0".join(part.encode() for part in cmd) + b"\0")
+    # /proc/PID/stat: pid (comm) state ppid ... utime is field 14, stime 15; a comm may hold spaces and parentheses
+    rest = ["S"] + ["0"] * 10 + [str(utime), str(stime)] + ["0"] * 5
+    (folder / "stat").write_text(f"{pid} (a (tricky) name) " + " ".join(rest))
+
+
+def test_cpu_seconds_sums_user_and_system_time_of_the_matching_processes_only(tmp_path):
+    tick = os.sysconf("SC_CLK_TCK")
+    fake_process(tmp_path, 10, ["/usr/lib/chromium/chromium", "--type=renderer"], 3 * tick, 1 * tick)
+    fake_process(tmp_path, 11, ["/usr/lib/chromium/chromium"], 2 * tick, 0)
+    fake_process(tmp_path, 12, [".venv/bin/python", "-m", "streamlit", "run", "/w/app.py"], 5 * tick, 2 * tick)
+    fake_process(tmp_path, 13, ["node", "cli.js", "run-driver", "--browser=chromium"], 7 * tick, 0)
+    (tmp_path / "self").mkdir()  # not a process number: skipped
+    (tmp_path / "14").mkdir()  # a process that ended while being read: skipped
+    assert cpu_seconds(is_chromium, tmp_path) == 6.0  # the driver only names chromium in an argument
+    assert cpu_seconds(is_server, tmp_path) == 7.0
+    assert cpu_seconds(lambda cmd: False, tmp_path) == 0.0
+
+
+def test_every_page_is_measured_and_the_overview_at_the_root():
+    paths = page_paths()
+    assert paths[0] == "/" and "/playground" in paths and "/overview" not in paths
+    assert len(paths) == len(set(paths)) == 13

@@ -55,18 +55,38 @@ def base(classroom_db):
 
 @pytest.fixture(scope="module")
 def browser(playwright):
-    """Chromium without a window of its own: each test opens a context at the size it needs (tests/conftest.py
-    checked that Chromium is there)."""
+    """Chromium without a window of its own (tests/conftest.py checked that Chromium is there); test_classroom_browser
+    shares it and opens a context per device."""
     browser = playwright.chromium.launch(executable_path=chromium_path(), headless=True, args=CHROMIUM_ARGS)
     yield browser
     browser.close()
 
 
-def _open(browser, base: str, path: str, viewport=PHONE):
-    phone = viewport["width"] < 500
-    context = browser.new_context(viewport=viewport, is_mobile=phone, has_touch=phone)
-    context.set_default_timeout(60_000)
-    page = context.new_page()
+class Screens:
+    """One context per screen size, made when a test first asks for it and shared by this module's tests (each opens
+    its own tab, so its own Streamlit session): a new context starts with an empty cache and compiles Streamlit's
+    scripts again, about a second of CPU a page."""
+
+    def __init__(self, browser):
+        self.browser, self.contexts = browser, {}
+
+    def context(self, viewport: dict):
+        size = (viewport["width"], viewport["height"])
+        if size not in self.contexts:
+            phone = viewport["width"] < 500  # a phone's: touch, mobile
+            self.contexts[size] = self.browser.new_context(viewport=viewport, is_mobile=phone, has_touch=phone)
+            self.contexts[size].set_default_timeout(60_000)
+        return self.contexts[size]
+
+
+@pytest.fixture(scope="module")
+def screens(browser):
+    return Screens(browser)
+
+
+def _open(screens: Screens, base: str, path: str, viewport=PHONE):
+    """A new tab on `path` at the size `viewport`, the app drawn."""
+    page = screens.context(viewport).new_page()
     page.goto(base + path)
     wait_for_app(page, timeout=120)
     return page
@@ -91,8 +111,8 @@ def _tab_through(page, presses: int = 80) -> list[dict]:
     return stops
 
 
-def test_the_loop_diagram_and_where_next_read_on_a_phone(browser, base):
-    page = _open(browser, base, "/")
+def test_the_loop_diagram_and_where_next_read_on_a_phone(screens, base):
+    page = _open(screens, base, "/")
     texts = page.locator('[data-testid="stGraphVizChart"] svg text')
     assert texts.count() > 10
     heights = texts.evaluate_all("els => els.map(e => e.getBoundingClientRect().height)")
@@ -104,12 +124,12 @@ def test_the_loop_diagram_and_where_next_read_on_a_phone(browser, base):
     _no_page_overflow(page)
     page.evaluate(SCROLL_MAIN, 600)
     _shot(page, "phone-overview.png")
-    page.context.close()
+    page.close()
 
 
 @pytest.mark.parametrize("path", ["/race", "/theory", "/speedup_lab"])
-def test_charts_have_no_toolbar_over_titles_and_stay_out_of_the_tab_order(browser, base, path):
-    page = _open(browser, base, path)
+def test_charts_have_no_toolbar_over_titles_and_stay_out_of_the_tab_order(screens, base, path):
+    page = _open(screens, base, path)
     page.wait_for_selector(".js-plotly-plot")
     plot = page.locator(".js-plotly-plot").first
     plot.scroll_into_view_if_needed()
@@ -121,20 +141,20 @@ def test_charts_have_no_toolbar_over_titles_and_stay_out_of_the_tab_order(browse
     assert not [s for s in stops if s["inChart"]], "Tab stops inside a chart"
     _no_page_overflow(page)
     _shot(page, f"phone-{path.strip('/')}.png")
-    page.context.close()
+    page.close()
 
 
-def test_chart_numbers_are_readable_without_hovering(browser, base):
-    page = _open(browser, base, "/theory")
+def test_chart_numbers_are_readable_without_hovering(screens, base):
+    page = _open(screens, base, "/theory")
     page.locator('[data-testid="stExpander"] summary').filter(has_text=charts.NUMBERS_LABEL).first.click()
     page.wait_for_timeout(800)
     table = page.locator('[data-testid="stExpander"] table').first  # a real table: a screen reader reads it too
     assert table.is_visible() and table.locator("th").count() >= 2
-    page.context.close()
+    page.close()
 
 
-def test_focus_rings_stay_for_the_keyboard(browser, base):
-    page = _open(browser, base, "/race", viewport={"width": 1400, "height": 900})
+def test_focus_rings_stay_for_the_keyboard(screens, base):
+    page = _open(screens, base, "/race", viewport={"width": 1400, "height": 900})
     page.evaluate("() => document.activeElement && document.activeElement.blur()")
     for _ in range(40):
         page.keyboard.press("Tab")
@@ -143,15 +163,15 @@ def test_focus_rings_stay_for_the_keyboard(browser, base):
     ring = page.evaluate("""() => { const cs = getComputedStyle(document.activeElement);
         return (cs.outlineStyle !== 'none' && parseFloat(cs.outlineWidth) > 0) || cs.boxShadow !== 'none'; }""")
     assert ring, "a focused button shows no focus ring"
-    page.context.close()
+    page.close()
 
 
-def test_an_ordering_question_on_a_phone_is_whole_buttons_to_tap(browser, base, classroom_db):
+def test_an_ordering_question_on_a_phone_is_whole_buttons_to_tap(screens, base, classroom_db):
     store = ClassroomStore(classroom_db)
     ordering = next(q for q in load_bank().questions if q.kind == "ordering")
     session = store.create_session([ordering], "Phones")
     student = store.join(session.code, "Pat")
-    page = _open(browser, base, f"/classroom?student={student.token}")
+    page = _open(screens, base, f"/classroom?student={student.token}")
     assert page.locator('[data-testid="stMultiSelect"]').count() == 0
     items = page.locator('[data-testid="stButton"] button').filter(has_text=ordering.answer[0][:20])
     assert items.count() == 1
@@ -164,17 +184,17 @@ def test_an_ordering_question_on_a_phone_is_whole_buttons_to_tap(browser, base, 
     assert page.get_by_text("Your order").count() == 1
     _no_page_overflow(page)
     _shot(page, "phone-classroom-ordering.png")
-    page.context.close()
+    page.close()
 
 
-def test_the_dashboard_reads_from_the_back_of_the_room(browser, base, classroom_db):
+def test_the_dashboard_reads_from_the_back_of_the_room(screens, base, classroom_db):
     store = ClassroomStore(classroom_db)
     questions = load_bank().select(["accept_rule"])[:3]
     session = store.create_session(questions, "Projector")
     for name in ("Ana", "Ben"):
         student = store.join(session.code, name)
         store.record_answer(student.token, questions[0].id, "nope")
-    page = _open(browser, base, f"/classroom?as=teacher&session={session.code}", viewport=PROJECTOR)
+    page = _open(screens, base, f"/classroom?as=teacher&session={session.code}", viewport=PROJECTOR)
     page.get_by_label("Teacher PIN").fill(PIN)
     page.get_by_role("button", name="Unlock").click()
     page.wait_for_selector(".sv-fail")
@@ -184,14 +204,14 @@ def test_the_dashboard_reads_from_the_back_of_the_room(browser, base, classroom_
     shown = page.locator(".sv-fail").inner_text()
     assert "2/2 missed" in shown and questions[0].id not in shown and "None" not in shown
     _shot(page, "projector-dashboard.png")
-    page.context.close()
+    page.close()
 
 
 
-def test_the_playground_step_buttons_leave_the_output_on_the_first_screen(browser, base):
+def test_the_playground_step_buttons_leave_the_output_on_the_first_screen(screens, base):
     """At 390 px the five step buttons wrap into a few short rows instead of five full-width ones, so the output
     starts within the first screen under them."""
-    page = _open(browser, base, "/playground?source=example&example=toy-draft&step=3")
+    page = _open(screens, base, "/playground?source=example&example=toy-draft&step=3")
     names = ["Reset", "Previous", "Next step", "Play", "Run to end"]
     boxes = [page.get_by_role("button", name=re.compile(rf"^{name}")).first.bounding_box() for name in names]
     rows = {round(b["y"]) for b in boxes}
@@ -199,12 +219,13 @@ def test_the_playground_step_buttons_leave_the_output_on_the_first_screen(browse
     top, output = min(b["y"] for b in boxes), page.get_by_text("The output so far").first.bounding_box()["y"]
     assert output - top < PHONE["height"], "the output starts more than a screen below the step buttons"
     _shot(page, "playground-phone.png")
+    page.close()
 
 
-def test_next_step_on_a_phone_brings_the_step_into_view(browser, base):
+def test_next_step_on_a_phone_brings_the_step_into_view(screens, base):
     """Issue 27 item 10: on a 390 px phone the step's result was about two screens below the buttons; after Next
     the page scrolls to the revealed step, whose charts show their titles whole."""
-    page = _open(browser, base, "/playground?source=example&example=toy-draft")
+    page = _open(screens, base, "/playground?source=example&example=toy-draft")
     for _ in range(2):
         page.get_by_role("button", name=re.compile("^Next step")).first.tap()
         page.wait_for_timeout(600)
@@ -223,7 +244,7 @@ def test_next_step_on_a_phone_brings_the_step_into_view(browser, base):
     assert not clipped, f"chart titles cut off on a phone: {clipped}"
     _no_page_overflow(page)
     _shot(page, "phone-playground-step.png")
-    page.context.close()
+    page.close()
 
 
 # each static table: whether it is wider than its box, whether something between them scrolls sideways, and where
@@ -238,10 +259,10 @@ WIDE_BOXES = """() => [...document.querySelectorAll('[data-testid="stTable"]')].
 
 
 @pytest.mark.parametrize("lang", ["en", "pt"])
-def test_the_models_catalog_fits_a_phone(browser, base, lang):
+def test_the_models_catalog_fits_a_phone(screens, base, lang):
     """Issue 27 item 10: the catalog's model ids cannot wrap, and the table pushed the whole page sideways at 390 px.
     The document never scrolls sideways; a table still wider than the screen scrolls inside its own box."""
-    page = _open(browser, base, f"/models?lang={lang}")
+    page = _open(screens, base, f"/models?lang={lang}")
     page.wait_for_selector('[data-testid="stTable"] table')
     sizes = page.evaluate("() => [document.documentElement.scrollWidth, window.innerWidth]")
     assert sizes[0] <= sizes[1], f"/models?lang={lang} is {sizes[0]} px wide on a {sizes[1]} px screen"
@@ -249,7 +270,7 @@ def test_the_models_catalog_fits_a_phone(browser, base, lang):
     assert len(boxes) >= 4 and all(b["scrolls"] for b in boxes if b["wide"]), boxes
     assert all(b["right"] <= sizes[1] + 1 for b in boxes), boxes  # each table's box ends on the screen
     _shot(page, f"phone-models-{lang}.png")
-    page.context.close()
+    page.close()
 
 
 # Chart titles and annotations drawn outside their chart's own box (Plotly never wraps a title, so a long one ran off
@@ -274,26 +295,26 @@ CLIPPED = """() => {
 
 @pytest.mark.parametrize("lang", ["en", "pt"])
 @pytest.mark.parametrize("path", ["/theory", "/exactness"])
-def test_chart_titles_annotations_and_formulas_stay_on_a_phone(browser, base, path, lang):
+def test_chart_titles_annotations_and_formulas_stay_on_a_phone(screens, base, path, lang):
     """A 390 px screen cut off "The break-even line moves up as the batch grows", the break-even label and the
     roofline formulas: long titles now wrap (`charts.wrap_title`), a label near the right edge points left, and a
     formula is one per line and scrolls in its own box if it is still too wide."""
-    page = _open(browser, base, f"{path}?lang={lang}")
+    page = _open(screens, base, f"{path}?lang={lang}")
     page.wait_for_selector(".js-plotly-plot .gtitle")
     page.wait_for_timeout(1500)  # every chart drawn
     found = page.evaluate(CLIPPED)
     assert found["charts"] >= 3 and (path != "/theory" or found["formulas"] >= 2), found
     assert found["clipped"] == [], f"{path}?lang={lang} on a phone cuts off: {found['clipped']}"
-    page.context.close()
+    page.close()
 
 
-def test_a_tables_toolbar_does_not_cover_the_text_above_it_on_a_phone(browser, base):
+def test_a_tables_toolbar_does_not_cover_the_text_above_it_on_a_phone(screens, base):
     """On a phone Streamlit showed the editable table's toolbar without hovering, over the sandbox's intro text."""
-    page = _open(browser, base, "/sandbox")
+    page = _open(screens, base, "/sandbox")
     grid = page.locator('[data-testid="stDataFrame"]').first
     grid.scroll_into_view_if_needed()
     grid.tap(position={"x": 40, "y": 40})
     page.wait_for_timeout(500)
     bars = page.locator('[data-testid="stElementToolbar"]')
     assert all(not bars.nth(i).is_visible() for i in range(bars.count())), "a table's toolbar is drawn on a phone"
-    page.context.close()
+    page.close()

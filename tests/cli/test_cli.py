@@ -1,20 +1,40 @@
 """The command line as a user meets it: readable steps, a JSON trace, and one sentence with exit 2 on bad input."""
 
+import contextlib
+import io
 import json
 import subprocess
 import sys
+from types import SimpleNamespace
 
 import pytest
 
+from specviz.cli import main
 from specviz.engine.trace import Trace
 
 ROOT = __import__("pathlib").Path(__file__).resolve().parents[2]
-pytestmark = pytest.mark.slow  # every test starts `python -m specviz` in a fresh process
+pytestmark = pytest.mark.slow  # the command line end to end, toy runs included: make test's tier
 
 
-def cli(*args, timeout=180):
-    return subprocess.run([sys.executable, "-m", "specviz", *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=timeout)
+def cli(*args):
+    """`python -m specviz ARGS` run in this process (`specviz/__main__.py` exits with `main()`'s code): its exit code
+    and what it wrote. A fresh process per call paid torch's import each time, about 5 s; the entry point itself is
+    checked once, in a real process, below. An exception that escapes `main` fails the test with its traceback."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main(list(args))
+        except SystemExit as exc:  # argparse's own exits: --help, a flag it refuses
+            code = exc.code
+    return SimpleNamespace(returncode=code, stdout=out.getvalue(), stderr=err.getvalue())
+
+
+def test_python_m_specviz_answers_bad_input_with_one_sentence_and_exit_2():
+    out = subprocess.run([sys.executable, "-m", "specviz", "generate", "--pair", "toy", "--prompt", "hi", "--k", "0"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2, out.stderr[-1000:]
+    assert out.stderr.startswith("specviz: K must be") and out.stderr.count("\n") == 1, out.stderr
+    assert out.stdout == ""
 
 
 def test_generate_shows_every_step_and_a_summary():

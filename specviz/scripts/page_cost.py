@@ -57,7 +57,8 @@ def page_paths() -> list[str]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m specviz.scripts.page_cost", description=__doc__.split("\n")[0])
-    parser.add_argument("--pages", nargs="*", help="page names (default: every page), e.g. theory quiz")
+    parser.add_argument("--pages", nargs="*", help="page names (default: every page), e.g. theory quiz or "
+                        "'playground?source=example'")
     parser.add_argument("--repeats", type=int, default=2, help="loads of each page (the first warms caches)")
     parser.add_argument("--by-link", action="store_true", help="open pages by a click on the sidebar link")
     args = parser.parse_args(argv)
@@ -78,7 +79,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     page.locator(f'[data-testid="stSidebarNav"] a[href$="{path}"]').first.click()
                     page.wait_for_url(f"**{path}*")
                 else:
-                    page.goto(f"{url}{path}?lang=en")
+                    page.goto(f"{url}{path}{'&' if '?' in path else '?'}lang=en")
                 wait_for_app(page, timeout=120)
                 print(f"{path:14s} {time.perf_counter() - start:7.2f} {cpu_seconds(is_server) - server:13.2f} "
                       f"{cpu_seconds(is_chromium) - chromium:15.2f}" + ("  (warm-up)" if repeat == 0 else ""),

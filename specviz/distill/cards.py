@@ -82,8 +82,16 @@ def stage_logs(work: Path, runs: list[str]) -> list[dict]:
     return out
 
 
-def train_command(kind: str, log: list[dict], total: int) -> str:
-    """The training command with the flags this run needed (steps other than the defaults)."""
+def train_command(kind: str, log: list[dict], total: int, history: list[str] | None = None) -> str:
+    """The training command with the flags this run needed (steps other than the defaults); a run resumed under
+    other settings lists its commands in order (`history` in specviz.json), since no single command gives its weights.
+
+    >>> print(train_command("eagle3", [], 2600, ["python -m specviz.distill eagle3 --steps 1300", "# then ..."]))
+    python -m specviz.distill eagle3 --steps 1300
+    # then ...
+    """
+    if history:
+        return "\n".join(history)
     if kind == "eagle3":
         return f"python -m specviz.distill eagle3{f' --steps {total}' if total != DEFAULT_STEPS[kind] else ''}"
     steps = stage_steps(log, total) if kind == "eagle" else {"stage1": total, "stage2": 0}
@@ -277,6 +285,8 @@ def write_cards(work: Path, assets: Path, benches: dict[str, Path] | None = None
     eagle_kind = read_meta(assets / EAGLE_NAME).get("kind", "eagle") if (assets / EAGLE_NAME / "specviz.json").exists() \
         else "eagle"
     eagle_runs = {"eagle3": ["eagle3"], "eagle": ["eagle", "eagle-ttt"]}[eagle_kind]
+    if eagle_kind == "eagle3" and (assets / EAGLE_NAME / "specviz.json").exists():
+        eagle_runs = read_meta(assets / EAGLE_NAME).get("stages") or eagle_runs  # the run folder it was trained in
     eagle_metrics = {"eagle3": ["acc1", "acc12", "acc123", "acc1234", "top4"], "eagle": ["acc1", "acc12", "acc123"]}
     for kind, name, runs, metrics, prefix, bench in (
             (eagle_kind, EAGLE_NAME, eagle_runs, eagle_metrics[eagle_kind], "eagle", benches["eagle"]),
@@ -291,7 +301,7 @@ def write_cards(work: Path, assets: Path, benches: dict[str, Path] | None = None
         card = CARD.format(
             title=TITLES[kind], what=WHAT[kind].format(params=parameter_count(folder)), size_mb=sum(f.stat().st_size for f in folder.glob("*.safetensors")) / 2**20,
             stage_table=stage_table(data), new_tokens=data["new_tokens"], data_minutes=data["minutes"],
-            held=data["held_out_prompts"], batch_positions=meta.get("batch_positions", 2048), step_command=train_command(kind, log, meta["steps"]), steps=meta["steps"],
+            held=data["held_out_prompts"], batch_positions=meta.get("batch_positions", 2048), step_command=train_command(kind, log, meta["steps"], meta.get("history")), steps=meta["steps"],
             stages=STAGES[kind].format(**stage_steps(log, meta["steps"]), **meta),
             train_minutes=log[-1]["minutes"] if log else 0, machine=f"{platform.processor() or platform.machine()}, "
             "2 CPU cores, no GPU, torch 2.13.0+cpu, transformers 5.24.0",

@@ -145,9 +145,9 @@ def test_a_saved_drafter_loads_back_as_eagle3(toy_data, tmp_path):
                               drafter.logits(drafter(state, embeds, positions)), atol=2e-2)
 
 
-def test_the_eagle3_card_says_what_it_read_how_it_trained_and_where_the_old_drafter_is(tmp_path):
-    """`python -m specviz.distill cards` for an EAGLE-3 drafter: its stages table, its learning curve, issue 30's
-    targets against the bench, and the commit that still holds the drafter it replaced."""
+def eagle3_card(tmp_path, run: str = "eagle3", **meta) -> str:
+    """`python -m specviz.distill cards` over a made-up work folder (one data chunk, a two-evaluation log in `run`)
+    and an EAGLE-3 drafter's specviz.json (`meta` added to it): the card it writes."""
     import json
 
     from specviz.distill.cards import write_cards
@@ -156,8 +156,8 @@ def test_the_eagle3_card_says_what_it_read_how_it_trained_and_where_the_old_draf
     (work / "train" / "seed" / "chunk-0000").mkdir(parents=True)
     (work / "train" / "seed" / "chunk-0000" / "info.json").write_text(json.dumps(
         {"stage": "seed", "jobs": 100, "new_tokens": 15000, "seconds": 120.0, "sampled": 50}))
-    (work / "eagle3").mkdir()
-    (work / "eagle3" / "log.jsonl").write_text("\n".join(json.dumps(
+    (work / run).mkdir()
+    (work / run / "log.jsonl").write_text("\n".join(json.dumps(
         {"step": s, "epoch": s / 100, "minutes": s / 10, "acc1": a, "acc12": a / 2, "acc123": a / 4, "acc1234": a / 8,
          "top4": a + 0.2}) for s, a in ((100, 0.5), (200, 0.62))) + "\n")
     (assets / "smollm2-eagle").mkdir(parents=True)
@@ -166,7 +166,7 @@ def test_the_eagle3_card_says_what_it_read_how_it_trained_and_where_the_old_draf
          "training": {"acc1": 0.62, "top1": 0.62}, "draft_vocab_size": 8192, "vocab_coverage": 0.97,
          "aux_layers": [2, 15, 27],
          "replaces": {"kind": "eagle", "steps": 2900, "train_records": 6000, "training": {"acc1": 0.524},
-                      "commit": "86a0e257625da746182780721a55954723ddec0d"}}))
+                      "commit": "86a0e257625da746182780721a55954723ddec0d"}, **meta}))
     row = {"suite": "all", "policy": "constant", "proposer": "eagle", "k": 4, "temperature": 0.0, "alpha": 0.7,
            "c": 0.05, "mat_with_bonus": 2.9, "per_position": [0.7, 0.5], "speedup_vs_ar": 1.7,
            "speedup_vs_hf_generate": 1.65, "tree_nodes": 16, "tree_width": 4}
@@ -176,7 +176,13 @@ def test_the_eagle3_card_says_what_it_read_how_it_trained_and_where_the_old_draf
                                  "summary": [row, {**row, "temperature": 0.7, "speedup_vs_hf_generate": 1.25}]}))
     (assets / "smollm2-draft").mkdir()
     (assets / "smollm2-draft" / "README.md").write_text("kept")
-    card = write_cards(work, assets, {"eagle": bench, "draft": tmp_path / "none.json"})[0].read_text()
+    return write_cards(work, assets, {"eagle": bench, "draft": tmp_path / "none.json"})[0].read_text()
+
+
+def test_the_eagle3_card_says_what_it_read_how_it_trained_and_where_the_old_drafter_is(tmp_path):
+    """`python -m specviz.distill cards` for an EAGLE-3 drafter: its stages table, its learning curve, issue 30's
+    targets against the bench, and the commit that still holds the drafter it replaced."""
+    card = eagle3_card(tmp_path)
     assert card.startswith("# smollm2-eagle: an EAGLE-3 drafter")
     assert "| seed | 100 | 15,000 | 50 | 2 |" in card
     assert "- Held-out first guess ≥ 0.6: 0.620 (met)" in card
@@ -185,6 +191,16 @@ def test_the_eagle3_card_says_what_it_read_how_it_trained_and_where_the_old_draf
     assert "at T = 0.7: 1.25× at K = 4, tree 16 × 4 (missed)" in card
     assert "git show 86a0e257625d:assets/models/smollm2-eagle/model.safetensors > old/model.safetensors" in card
     assert "python -m specviz.distill eagle3 --steps 200" in card and "| 1 | 200 | 2.0 | 20.0 | 0.620 |" in card
+
+
+def test_a_resumed_drafters_card_reads_its_own_run_and_lists_every_command(tmp_path):
+    """A drafter trained in a run folder of its own name, resumed under other schedules: the card's learning curve
+    comes from that folder and its Command section lists the commands in order instead of one that would not give
+    these weights."""
+    history = ["python -m specviz.distill eagle3 --steps 100", "python -m specviz.distill eagle3 --run long --steps 200"]
+    card = eagle3_card(tmp_path, run="long", stages=["long"], history=history)
+    assert "| 1 | 200 | 2.0 | 20.0 | 0.620 |" in card
+    assert "\n".join(history) in card and "python -m specviz.distill eagle3 --steps 200" not in card
 
 
 def test_the_card_summary_writes_counts_the_readers_way():

@@ -5,7 +5,7 @@ from pathlib import Path
 import streamlit as st
 
 from specviz.core.i18n import _
-from specviz.teach.pagemap import PAGES
+from specviz.teach.pagemap import DEFAULT_PAGE, PAGES
 from specviz.ui.common.frame import apply_language, shared_sidebar
 
 HERE = Path(__file__).parent
@@ -14,7 +14,7 @@ apply_language()  # first, so the tab's title is in the visitor's language too (
 st.set_page_config(page_title=_("specviz: see speculative decoding"), page_icon="⚡", layout="wide")
 navigation = st.navigation(
     {
-        _(section): [st.Page(str(HERE / path), title=_(title), icon=icon, default=(path == "pages/overview.py"))
+        _(section): [st.Page(str(HERE / path), title=_(title), icon=icon, default=(path == DEFAULT_PAGE))
                      for path, title, icon in pages]
         for section, pages in PAGES.items()
     },

@@ -190,13 +190,12 @@ def answer_any(page) -> None:
 def states(language: str) -> list[State]:
     """Every page at its default, and the states where the teaching happens (a revealed step, a graded question)."""
     from specviz.core.i18n import _, using
-    from specviz.teach.pagemap import PAGE_FILES
+    from specviz.teach.pagemap import PAGE_FILES, url_path
 
     with using(language):
         next_step, check = _("Next step"), _("Check")
-    pages = [State(Path(path).stem, f"/{Path(path).stem}") for path in PAGE_FILES]
     charts = {"race": 2, "exactness": 3, "sandbox": 3, "theory": 5, "speedup_lab": 5}
-    pages = [State(s.name, "/" if s.name == "overview" else s.path, charts=charts.get(s.name, 0)) for s in pages]
+    pages = [State(Path(path).stem, url_path(path), charts=charts.get(Path(path).stem, 0)) for path in PAGE_FILES]
 
     def answer_and_check(page) -> None:
         answer_any(page)

@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from specviz.teach.pagemap import PAGE_FILES
+from specviz.teach.pagemap import PAGE_FILES, url_path
 
 PROC = Path("/proc")
 
@@ -51,8 +51,7 @@ def is_chromium(cmd: bytes) -> bool:
 
 def page_paths() -> list[str]:
     """Every page's path ("/" for the Overview, which Streamlit serves at the root)."""
-    stems = [Path(file).stem for file in PAGE_FILES]
-    return ["/" if stem == "overview" else "/" + stem for stem in stems]
+    return [url_path(file) for file in PAGE_FILES]
 
 
 def main(argv: Sequence[str] | None = None) -> int:

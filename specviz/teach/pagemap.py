@@ -31,3 +31,13 @@ PAGES: dict[str, list[tuple[str, str, str]]] = {
 }
 
 PAGE_FILES = [path for pages in PAGES.values() for path, _, _ in pages]
+DEFAULT_PAGE = "pages/overview.py"  # what the root URL shows (app.py); its own stem is Streamlit's "Page not found"
+
+
+def url_path(file: str) -> str:
+    """The URL path a page file is served at: "/" for the default page, "/<stem>" for the others.
+
+    >>> url_path("pages/overview.py"), url_path("pages/speedup_lab.py")
+    ('/', '/speedup_lab')
+    """
+    return "/" if file == DEFAULT_PAGE else "/" + file.rsplit("/", 1)[-1].removesuffix(".py")

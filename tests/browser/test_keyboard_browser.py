@@ -6,20 +6,17 @@ navigation's ring have their own tests in test_accessibility_browser.py.
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
 from test_accessibility_browser import page  # noqa: F401 - the fixture: one tab, opened on the landing page
 
 from specviz.scripts.screenshots import wait_for_app
-from specviz.teach.pagemap import PAGES
+from specviz.teach.pagemap import PAGE_FILES, url_path
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-# the default page (the Overview) is at "/": /overview is Streamlit's "Page not found"
-PATHS = ["/" if file == "pages/overview.py" else "/" + Path(file).stem
-         for section in PAGES.values() for file, _title, _icon in section]
+PATHS = [url_path(file) for file in PAGE_FILES]  # the Overview at "/": /overview is Streamlit's "Page not found"
 PRESSES = 45
 
 # Where the focus is after a Tab: is it drawn, is it in the page's content, and does anything visibly change when it

@@ -282,11 +282,10 @@ def stage_table(data: dict) -> str:
 def write_cards(work: Path, assets: Path, benches: dict[str, Path] | None = None) -> list[Path]:
     benches = benches or BENCHES
     written = []
-    eagle_kind = read_meta(assets / EAGLE_NAME).get("kind", "eagle") if (assets / EAGLE_NAME / "specviz.json").exists() \
-        else "eagle"
-    eagle_runs = {"eagle3": ["eagle3"], "eagle": ["eagle", "eagle-ttt"]}[eagle_kind]
-    if eagle_kind == "eagle3" and (assets / EAGLE_NAME / "specviz.json").exists():
-        eagle_runs = read_meta(assets / EAGLE_NAME).get("stages") or eagle_runs  # the run folder it was trained in
+    eagle_meta = read_meta(assets / EAGLE_NAME) if (assets / EAGLE_NAME / "specviz.json").exists() else {}
+    eagle_kind = eagle_meta.get("kind", "eagle")
+    # the run folders it was trained in, as training recorded them (`--run`), else each kind's default ones
+    eagle_runs = eagle_meta.get("stages") or {"eagle3": ["eagle3"], "eagle": ["eagle", "eagle-ttt"]}[eagle_kind]
     eagle_metrics = {"eagle3": ["acc1", "acc12", "acc123", "acc1234", "top4"], "eagle": ["acc1", "acc12", "acc123"]}
     for kind, name, runs, metrics, prefix, bench in (
             (eagle_kind, EAGLE_NAME, eagle_runs, eagle_metrics[eagle_kind], "eagle", benches["eagle"]),

@@ -25,6 +25,8 @@ import torch
 import torch.nn.functional as F
 from transformers.models.llama.modeling_llama import apply_rotary_pos_emb
 
+from specviz.engine.sampling import first_max_index
+
 
 def aux_layer_ids(num_layers: int) -> tuple[int, ...]:
     """EAGLE-3's low, middle and high layers: vLLM's default for Llama targets, (2, n // 2, n - 3), as indices of the
@@ -191,7 +193,7 @@ class BatchedDecoder:
         transform sampling: exactly that distribution, with one random number per token instead of one per
         vocabulary entry)."""
         logits = logits.cpu()
-        chosen = logits.argmax(-1)
+        chosen = first_max_index(logits)
         rows = active.tolist()
         sampled = [i for i, row in enumerate(rows) if temperatures[row] != 0]
         if sampled:

@@ -29,7 +29,7 @@ from specviz.core.i18n import _
 from specviz.engine.kinds import DrafterKind
 from specviz.engine.kvcache import cache_keyword
 from specviz.engine.proposers.base import Proposal, Proposer
-from specviz.engine.sampling import SamplingConfig, sample
+from specviz.engine.sampling import SamplingConfig, first_max_index, sample
 from specviz.engine.tree import ROOT, DraftTree, grow_tree
 
 
@@ -179,7 +179,7 @@ class EagleProposer(Proposer):
             if self.stops_here(logits):
                 break
             probs = sampling.probs(logits).cpu()
-            token = int(probs.argmax()) if sampling.greedy else sample(probs, generator)  # q is a point mass
+            token = int(first_max_index(probs)) if sampling.greedy else sample(probs, generator)  # q is a point mass
             drafted.append(token)
             rows.append(probs)
             if i + 1 < k:

@@ -32,11 +32,12 @@ from specviz.engine.generation import (Clock, GenerationSettings, append_until_s
                                 prompt_ids, synchronize)
 from specviz.core.text import template_tokens
 from specviz.engine.kvcache import runner_for
-from specviz.engine.limits import TREE_NODES_RANGE, TREE_WIDTH_RANGE
+from specviz.engine.limits import TREE_LOOKUP_RANGE, TREE_NODES_RANGE, TREE_WIDTH_RANGE
 from specviz.engine.proposers import DraftModelProposer, Proposal, Proposer
+from specviz.engine.proposers.ngram import prompt_lookup
 from specviz.engine.recording import StepOutcome, TraceRecorder
 from specviz.engine.trace import EmittedToken, Trace, TokenKind
-from specviz.engine.tree import DraftTree
+from specviz.engine.tree import DraftTree, graft_copy
 from specviz.engine.tree_verifier import TreeVerifier, TreeVerifyResult, verify_tree
 from specviz.engine.verifier import Verifier, VerifyResult, verify
 
@@ -103,6 +104,7 @@ def speculative_generate(
     tree_nodes: int = 0,
     tree_width: int = 4,
     tree_verifier: TreeVerifier = verify_tree,
+    tree_lookup: int = 0,
 ) -> Trace:
     """Generate up to `max_new_tokens` tokens after `input_ids` by speculative decoding; return the trace.
 
@@ -111,13 +113,14 @@ def speculative_generate(
     (tokenizer, eos_token_id, record, clock, on_step, deadline: each documented there), which is all `decode` takes.
 
     `tree_nodes` > 0 drafts a tree of at most that many nodes, depth at most K and at most `tree_width` children
-    per node (a proposer that cannot branch keeps drafting a chain); `tree_verifier` judges it (the exact
+    per node (a proposer that cannot branch keeps drafting a chain), plus up to `tree_lookup` tokens copied from the
+    context by prompt lookup as one more branch (`specviz.engine.tree.graft_copy`); `tree_verifier` judges it (the exact
     `verify_tree` unless the Exactness lab passes a broken rule). `draft_length` (a
     `specviz.engine.policies.DraftLength`) picks each step's K in place of the constant `k`.
     """
     settings = GenerationSettings(max_new_tokens, temperature, top_k, top_p, seed, k)
     options = DecodeOptions(tokenizer, eos_token_id, record, clock, on_step, deadline)
-    tree = TreeShape(tree_nodes, tree_width, tree_verifier)
+    tree = TreeShape(tree_nodes, tree_width, tree_verifier, tree_lookup)
     proposer = draft if isinstance(draft, Proposer) else DraftModelProposer(draft, target.config.vocab_size)
     return decode(target, proposer, input_ids, settings, options, verifier=verifier, draft_length=draft_length,
                   tree=tree)
@@ -125,22 +128,29 @@ def speculative_generate(
 
 @dataclass(frozen=True)
 class TreeShape:
-    """How big a draft tree may grow: at most `nodes` nodes (0 = draft a chain), `width` children per node; and the
+    """How big a draft tree may grow: at most `nodes` drafted nodes (0 = draft a chain), `width` children per node,
+    and up to `lookup` more tokens copied from the context (prompt lookup) as one more branch, 0 = none; and the
     rule that judges it. Checked on construction (a bad value is a ValueError with one sentence)."""
 
     nodes: int = 0
     width: int = 4
     verifier: TreeVerifier = verify_tree
+    lookup: int = 0
 
     def __post_init__(self) -> None:
         for name, value, (lo, hi) in (("tree_nodes", self.nodes, TREE_NODES_RANGE),
-                                      ("tree_width", self.width, TREE_WIDTH_RANGE)):
+                                      ("tree_width", self.width, TREE_WIDTH_RANGE),
+                                      ("tree_lookup", self.lookup, TREE_LOOKUP_RANGE)):
             if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
                 raise ValueError(f"{name} must be a whole number from {lo} to {hi} (got {value!r}).")
 
     def settings(self) -> dict:
-        """What the trace's settings record: nothing for a chain, so chain traces stay as they were."""
-        return {"tree_nodes": self.nodes, "tree_width": self.width} if self.nodes else {}
+        """What the trace's settings record: nothing for a chain, so chain traces stay as they were; the lookup
+        branch only when there is one, so earlier tree traces stay as they were too."""
+        if not self.nodes:
+            return {}
+        lookup = {"tree_lookup": self.lookup} if self.lookup else {}
+        return {"tree_nodes": self.nodes, "tree_width": self.width, **lookup}
 
 
 def decode(target: PreTrainedModel, proposer: Proposer, input_ids: Sequence[int] | torch.Tensor,
@@ -317,7 +327,8 @@ class TreeStep:
     def propose(self, sequence: list[int], n_emitted: int) -> DraftTree:
         """A draft tree of depth at most K. Greedy trees take the draft's top tokens; sampled ones draw children from
         q without replacement, unless the tree rule says it wants top tokens (`takes_top_children`: the Exactness
-        lab's broken rule)."""
+        lab's broken rule). With a lookup branch, the tokens that followed the latest earlier occurrence of the
+        sequence's last 1-3 tokens are grafted on (deterministic, so exact at every temperature)."""
         d = self.d
         depth = d.depth(n_emitted)
         sampled = not d.sampling.greedy and not getattr(d.tree.verifier, "takes_top_children", False)
@@ -326,6 +337,10 @@ class TreeStep:
         tree = d.proposer.propose_tree(sequence, max_nodes=d.tree.nodes, max_depth=depth, width=d.tree.width,
                                        sampling=d.sampling, generator=d.generator, sampled=sampled,
                                        stop_tokens=frozenset(d.eos))
+        if d.tree.lookup:  # one more branch, copied from the context; never past the token limit
+            room = min(d.tree.lookup, d.settings.max_new_tokens - n_emitted - 1)
+            copy = prompt_lookup(sequence, room, exclude=frozenset(d.template), overlap=True) if room > 0 else []
+            tree = graft_copy(tree, copy, d.vocab_size, frozenset(d.eos))
         synchronize(d.target.device)
         if not len(tree):
             return DraftTree([], [], torch.zeros(0, d.vocab_size), sampled)

@@ -11,6 +11,7 @@ K_RANGE = (1, 16)  # drafted tokens per step
 MAX_NEW_TOKENS_RANGE = (1, 2048)
 TREE_NODES_RANGE = (0, 64)  # nodes of a draft tree per step; 0 = a chain of K (specviz.engine.tree)
 TREE_WIDTH_RANGE = (1, 8)  # children per node of a draft tree
+TREE_LOOKUP_RANGE = (0, 16)  # tokens a draft tree copies from the context as one more branch; 0 = none
 TOP_N = 10  # bars per distribution in a trace
 # What each built-in pair drafts with besides its target, best first (a proposer that `needs` one is offered for it,
 # `specviz.engine.proposers.registry.offered`). The toy pair's EAGLE drafter is an untrained stand-in that only the tests

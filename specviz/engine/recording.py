@@ -83,7 +83,7 @@ class TraceRecorder:
                 token_id=x, text=self._text(x), parent=parent, depth=depth, draft_prob=float(tree.draft_probs[j, x]),
                 target_prob=float(target_probs[parent + 1, x]), status=verdict.status(j),
                 uniform=verdict.uniforms[order[j]] if tested else None,
-                accept_prob=verdict.accept_probs[order[j]] if tested else None))
+                accept_prob=verdict.accept_probs[order[j]] if tested else None, copied=tree.is_copied(j)))
         return TreeRecord(nodes, list(verdict.path))
 
     def decisions(self, outcome: StepOutcome) -> list[Decision]:

@@ -92,6 +92,7 @@ class TreeNode:
     status: NodeStatus | str  # accepted, rejected or not reached
     uniform: float | None = None
     accept_prob: float | None = None
+    copied: bool = False  # copied from the context by prompt lookup, not drafted: q is a point mass
 
 
 @dataclass
@@ -243,6 +244,10 @@ class Trace:
         for step in data["steps"]:
             if step["tree"] is None:
                 del step["tree"]  # chain traces stay as they were
+            else:
+                for node in step["tree"]["nodes"]:
+                    if not node["copied"]:
+                        del node["copied"]  # trees without a lookup branch stay as they were
         data["summary"] = {k: _json_number(v) for k, v in self.summary().items()}
         return _encode_floats(data)
 

@@ -20,11 +20,11 @@ from typing import Any
 
 from specviz.core.i18n import N_, _, number
 from specviz.engine.kinds import Mode, NodeStatus, TokenKind
-from specviz.engine.limits import K_RANGE, MAX_NEW_TOKENS_RANGE, TOP_N, TREE_NODES_RANGE
+from specviz.engine.limits import K_RANGE, MAX_NEW_TOKENS_RANGE, TOP_N, TREE_LOOKUP_RANGE, TREE_NODES_RANGE
 
 MAX_STEPS = MAX_NEW_TOKENS_RANGE[1]  # every step emits at least one token
 MAX_DRAFTS = K_RANGE[1]
-MAX_TREE_NODES = TREE_NODES_RANGE[1]
+MAX_TREE_NODES = TREE_NODES_RANGE[1] + TREE_LOOKUP_RANGE[1]  # drafted nodes and a copied branch
 MAX_CONTEXT = 131_072  # positions: the longest context of any model in the catalog (128k)
 MAX_TOKEN_ID = 1 << 24
 MAX_TOKEN_TEXT = 256
@@ -108,7 +108,7 @@ TREE_NODE = {
     "token_id": _whole(0, MAX_TOKEN_ID), "text": _text(MAX_TOKEN_TEXT), "parent": _whole(-1, MAX_TREE_NODES - 1),
     "depth": _whole(1, MAX_DRAFTS), "draft_prob": PROB, "target_prob": PROB,
     "status": _one_of(TREE_STATUSES), "uniform": _optional(PROB),
-    "accept_prob": _optional(PROB),
+    "accept_prob": _optional(PROB), "copied": BOOL,
 }
 EMITTED = {"token_id": _whole(0, MAX_TOKEN_ID), "text": _text(MAX_TOKEN_TEXT), "kind": _one_of(KINDS),
            "target_prob": _optional(PROB), "draft_prob": _optional(PROB), "uniform": _optional(PROB)}

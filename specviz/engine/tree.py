@@ -53,12 +53,21 @@ class DraftTree:
     # after reranking: the number each kept node had among the candidates the drafter read (a proposer whose cache
     # holds every candidate renumbers it); empty when no candidate was dropped
     candidate_ids: list[int] = field(default_factory=list)
+    # per node, True = copied from the context by prompt lookup (`graft_copy`): deterministic, its q a point mass,
+    # whatever `sampled` says of the drafted nodes; empty = no node was copied
+    copied: list[bool] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if len(self.parents) != len(self.tokens) or self.draft_probs.shape[0] != len(self.tokens):
             raise ValueError("A draft tree needs one parent and one q row per node.")
         if any(not ROOT <= parent < j for j, parent in enumerate(self.parents)):
             raise ValueError("A draft tree lists every parent before its children.")
+        if self.copied and len(self.copied) != len(self.tokens):
+            raise ValueError("A draft tree marks every node as copied or not, or none.")
+
+    def is_copied(self, node: int) -> bool:
+        """True when `node` was copied from the context (prompt lookup), not drafted."""
+        return bool(self.copied) and self.copied[node]
 
     def __len__(self) -> int:
         return len(self.tokens)
@@ -240,6 +249,46 @@ def rerank_tree(expand: Expand, *, max_nodes: int, max_depth: int, width: int, p
     draft_probs = torch.stack([q_of[parents[j]] for j in kept]) if kept else torch.zeros(0, 0)
     return DraftTree([tokens[j] for j in kept], [number[parents[j]] for j in kept], draft_probs, False,
                      [scores[j] for j in kept], kept)
+
+
+def graft_copy(tree: DraftTree, copy: Sequence[int], vocab_size: int,
+               stop_tokens: frozenset[int] = frozenset()) -> DraftTree:
+    """Hang a continuation copied from the context (prompt lookup, `specviz.engine.proposers.ngram.prompt_lookup`)
+    on the tree as one more branch: walk down from the root while a drafted child already holds the next copied
+    token, then add the rest as a chain of *copied* nodes, numbered after every drafted node. A copied node is
+    deterministic, so its q is a point mass and the tree rule tries it after its drafted siblings
+    (`specviz.engine.tree_verifier`); the copy ends at its first stop token (end of text), as drafts do.
+    The hybrid of a drafter's tree and a lookup branch is SAM-Decoding's idea (Hu et al. 2024).
+
+    >>> tree = DraftTree([7, 8], [ROOT, 0], torch.zeros(2, 10), sampled=False)
+    >>> grown = graft_copy(tree, [7, 9, 3], vocab_size=10)
+    >>> grown.tokens, grown.parents, grown.copied, grown.draft_probs[3].tolist()[3]
+    ([7, 8, 9, 3], [-1, 0, 0, 2], [False, False, True, True], 1.0)
+    """
+    cut = next((i + 1 for i, token in enumerate(copy) if token in stop_tokens), len(copy))
+    copy = [int(token) for token in copy[:cut]]
+    tokens, parents = list(tree.tokens), list(tree.parents)
+    copied = list(tree.copied) or [False] * len(tokens)
+    node, i = ROOT, 0
+    while i < len(copy):
+        shared = next((c for c in tree.children(node) if tokens[c] == copy[i]), None)
+        if shared is None:
+            break
+        node, i = shared, i + 1
+    added = copy[i:]  # nothing hangs below a stop token: the copy ends at its first one
+    if not added:
+        return tree
+    rows = torch.zeros(len(added), tree.draft_probs.shape[-1] if len(tree) else vocab_size,
+                       dtype=tree.draft_probs.dtype if len(tree) else torch.float32)
+    rows[torch.arange(len(added)), torch.tensor(added)] = 1.0
+    for token in added:
+        tokens.append(token)
+        parents.append(node)
+        copied.append(True)
+        node = len(tokens) - 1
+    scores = list(tree.scores) + [math.nan] * len(added) if tree.scores else []
+    draft_probs = torch.cat([tree.draft_probs, rows]) if len(tree) else rows
+    return DraftTree(tokens, parents, draft_probs, tree.sampled, scores, list(tree.candidate_ids), copied)
 
 
 def _children_counts(n_frontier: int, width: int, share: int) -> list[int]:

@@ -21,6 +21,11 @@ for the next token. With deterministic children (the draft's top tokens, and eve
 *point mass*: q' = δ_x, so x is accepted with p'(x) and the residual is p' without x; at temperature 0 that accepts
 exactly the child equal to the target's argmax, giving the longest path the target itself would write.
 
+A node copied from the context (prompt lookup, `specviz.engine.tree.graft_copy`) is deterministic in every tree:
+a point mass, tried after its drafted siblings. Each try is still one step of speculative sampling of p' (the
+drafted siblings were drawn from q before the copy was chosen, and the copy depends only on the context and on them),
+so the rule stays exact with both kinds of children under one node.
+
 The tempting mistake is to take the top-k children and still compare them with q: they were not drawn from q, so
 min(1, p/q) corrects a distribution they do not have (`specviz.labs.exactness.rules.tree_top_k_against_q`).
 """
@@ -120,17 +125,19 @@ def verify_tree(
     node, residual = ROOT, target_probs[0]
     while True:
         children = tree.children(node)
-        draft = tree.draft_probs[children[0]] if children else None
+        drawn = [c for c in children if not tree.is_copied(c)]
+        draft = tree.draft_probs[drawn[0]] if drawn else None
         for child in children:
             x = tree.tokens[child]
-            q = draft if with_q else point_mass(x, residual)
+            from_q = with_q and not tree.is_copied(child)  # a copied node is deterministic: a point mass
+            q = draft if from_q else point_mass(x, residual)
             accept_probs.append(accept_probability(float(residual[x]), float(q[x])))
             used.append(float(uniforms[len(used)]) if uniforms is not None else float(torch.rand((), generator=generator)))
             tested.append(child)
             if used[-1] < accept_probs[-1]:
                 break
             residual = residual_distribution(residual, q)
-            if with_q:
+            if from_q:
                 draft = without(draft, x)
         else:  # no child accepted (or none drafted): the recovered or bonus token, and the step ends
             kind = TokenKind.RECOVERED if children else TokenKind.BONUS

@@ -208,7 +208,7 @@ def run(spec: RunSpec, *, pair: Pair | None = None, input_ids: list[int] | None 
     ids = input_ids if input_ids is not None else prompt_ids(spec, pair)
     proposer = proposer or proposer_for(spec, pair)
     draft_length = None if spec.policy == "constant" else make_policy(spec.policy, spec.k, k_max=k_max, c=c)
-    engine.setdefault("tree", TreeShape(spec.tree_nodes, spec.tree_width))
+    engine.setdefault("tree", TreeShape(spec.tree_nodes, spec.tree_width, lookup=spec.tree_lookup))
     options, engine = DecodeOptions.take(engine, tokenizer=pair.tokenizer)
     trace = decode(pair.target, proposer, ids, generation_settings(spec), options, draft_length=draft_length, **engine)
     trace.meta.update(pair=spec.pair, proposer=proposer.name, chat=spec.chat, prompt=spec.prompt, **_numerics(pair))

@@ -18,7 +18,8 @@ from typing import Any
 
 from specviz.core import urlvalues
 from specviz.core.i18n import N_, _, localized
-from specviz.engine.limits import K_RANGE, MAX_NEW_TOKENS_RANGE, POLICIES, TREE_NODES_RANGE, TREE_WIDTH_RANGE
+from specviz.engine.limits import (K_RANGE, MAX_NEW_TOKENS_RANGE, POLICIES, TREE_LOOKUP_RANGE,
+                                   TREE_NODES_RANGE, TREE_WIDTH_RANGE)
 from specviz.engine.proposers import registry
 
 MAX_PROMPT_CHARS = 4000
@@ -84,8 +85,11 @@ SETTINGS: dict[str, Setting] = {
     "policy": Setting(N_("The draft-length policy"), N_("Draft-length policy"), choices=POLICIES),
     "tree_nodes": Setting("tree_nodes", N_("Draft tree nodes (0 = a chain of K)"), *TREE_NODES_RANGE, whole=True),
     "tree_width": Setting("tree_width", N_("Children per tree node"), *TREE_WIDTH_RANGE, whole=True),
+    "tree_lookup": Setting("tree_lookup", N_("Tokens copied from the context (0 = no lookup branch)"),
+                           *TREE_LOOKUP_RANGE, whole=True),
 }
-TREE_FIELDS = ("tree_nodes", "tree_width")  # left out of a URL at their defaults: chain links stay as they were
+# left out of a URL at their defaults: chain links (and tree links without a lookup branch) stay as they were
+TREE_FIELDS = ("tree_nodes", "tree_width", "tree_lookup")
 
 
 @dataclass(frozen=True)
@@ -93,7 +97,8 @@ class RunSpec:
     """Everything that decides a trace. Hashable (it keys caches) and checked on construction.
 
     `proposer` None means the pair's own default; `layers` None (or 0) means the layer-skip default depth.
-    `tree_nodes` > 0 drafts a tree of at most that many nodes and depth K, `tree_width` children per node.
+    `tree_nodes` > 0 drafts a tree of at most that many nodes and depth K, `tree_width` children per node, and
+    `tree_lookup` > 0 adds a branch of up to that many tokens copied from the context (prompt lookup).
 
     >>> RunSpec(pair="toy", k=3).k
     3
@@ -117,6 +122,7 @@ class RunSpec:
     layers: int | None = None
     tree_nodes: int = 0
     tree_width: int = 4
+    tree_lookup: int = 0
 
     def __post_init__(self) -> None:
         for name, setting in SETTINGS.items():

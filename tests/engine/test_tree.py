@@ -307,10 +307,11 @@ def test_the_schema_refuses_a_damaged_tree(toy):
         "parent must come before": lambda t: t["nodes"][0].update(parent=2),
         "one level below": lambda t: t["nodes"][0].update(depth=3),
         "exactly the path": lambda t: t["nodes"][-1].update(status="accepted"),
-        "at most 64 nodes": lambda t: t["nodes"].extend([t["nodes"][0]] * 64),
+        "at most 80 nodes": lambda t: t["nodes"].extend([t["nodes"][0]] * 80),  # 64 drafted + a 16-token lookup
         "status must be": lambda t: t["nodes"][0].update(status="maybe"),
+        "copied must be true or false": lambda t: t["nodes"][0].update(copied="yes"),
     }
-    assert len(cases) == 5  # no case lost to a repeated key
+    assert len(cases) == 6  # no case lost to a repeated key
     for sentence, change in cases.items():
         with pytest.raises(ValueError, match=sentence):
             Trace.from_dict(damaged(change))

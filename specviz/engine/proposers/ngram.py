@@ -22,9 +22,11 @@ from specviz.engine.sampling import SamplingConfig
 
 
 def prompt_lookup(sequence: list[int], k: int, max_ngram: int = 3, min_ngram: int = 1,
-                  exclude: frozenset[int] = frozenset()) -> list[int]:
+                  exclude: frozenset[int] = frozenset(), overlap: bool = False) -> list[int]:
     """The up-to-k tokens that followed the latest earlier match of the sequence's final n-gram, cut before the
-    first token in `exclude` (a match that leaves nothing is passed over).
+    first token in `exclude` (a match that leaves nothing is passed over). With `overlap`, a copy that reaches the
+    end of the sequence reads on into what it has copied so far (LZ77's overlapping copy): after a loop of period P,
+    it proposes the loop's next k tokens rather than at most P.
 
     >>> prompt_lookup([5, 6, 7, 8, 9, 5, 6], k=3)
     [7, 8, 9]
@@ -32,6 +34,8 @@ def prompt_lookup(sequence: list[int], k: int, max_ngram: int = 3, min_ngram: in
     []
     >>> prompt_lookup([1, 5, 7, 8, 2, 5, 9, 3, 5], k=2), prompt_lookup([1, 5, 7, 8, 2, 5, 9, 3, 5], k=2, exclude={9})
     ([9, 3], [7, 8])
+    >>> prompt_lookup([4, 1, 2, 1, 2], k=5), prompt_lookup([4, 1, 2, 1, 2], k=5, overlap=True)
+    ([1, 2], [1, 2, 1, 2, 1])
     """
     n_tokens = len(sequence)
     for n in range(min(max_ngram, n_tokens - 1), min_ngram - 1, -1):
@@ -39,6 +43,9 @@ def prompt_lookup(sequence: list[int], k: int, max_ngram: int = 3, min_ngram: in
         for start in range(n_tokens - n - 1, -1, -1):  # latest match first, never the tail itself
             if sequence[start:start + n] == tail:
                 follow = sequence[start + n:start + n + k]
+                if overlap:
+                    while len(follow) < k:  # sequence + follow, read on past the end
+                        follow.append(follow[start + n + len(follow) - n_tokens])
                 follow = follow[:next((i for i, t in enumerate(follow) if t in exclude), len(follow))]
                 if follow:
                     return follow

@@ -1,0 +1,206 @@
+"""A draft tree with a lookup branch: a continuation copied from the context (prompt lookup) grafted on the drafter's
+tree, as SAM-Decoding does. Copied nodes are deterministic, so the tree rule treats them as point masses at every
+temperature; these tests check the graft, that greedy output stays the target's own, that sampled output still
+follows the target (chi-square, fixed seeds), and that traces say which nodes were copied."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+import pytest
+import torch
+
+from specviz.engine.baseline import autoregressive_generate
+from specviz.engine.decoding import TreeShape, speculative_generate
+from specviz.engine.proposers import make_proposer
+from specviz.engine.trace import Trace
+from specviz.engine.tree import ROOT, DraftTree, graft_copy, grow_tree
+from specviz.engine.tree_verifier import verify_tree
+from specviz.models.pairs import toy_pair
+from specviz.runs.runspec import RunSpec
+from tests.engine.test_tree_exactness import (PROMPT, chi_square_p_value, draft_probs, exact_two_tokens, logits,
+                                              pair, target_probs)
+
+REPEATING = "abcabcabcabcab"  # prompt lookup finds a continuation at every step
+
+
+# ---- the graft ------------------------------------------------------------------------------------------------------
+
+def test_graft_shares_drafted_nodes_then_adds_a_copied_chain_of_point_masses():
+    q = torch.full((3, 6), 1 / 6)
+    tree = DraftTree([1, 2, 3], [ROOT, ROOT, 0], q, sampled=True, scores=[-1.0, -2.0, -3.0])
+    grown = graft_copy(tree, [1, 3, 4, 5], vocab_size=6)
+    assert grown.tokens == [1, 2, 3, 4, 5] and grown.parents == [ROOT, ROOT, 0, 2, 3]
+    assert grown.copied == [False, False, False, True, True]
+    assert [grown.is_copied(j) for j in range(5)] == grown.copied
+    assert torch.equal(grown.draft_probs[:3], q)  # drafted rows untouched
+    assert grown.draft_probs[3].tolist() == [0, 0, 0, 0, 1, 0] and grown.draft_probs[4].tolist() == [0] * 5 + [1]
+    assert grown.sampled and grown.depths == [1, 1, 2, 3, 4]
+
+
+def test_graft_on_an_empty_tree_and_nothing_to_add():
+    empty = DraftTree([], [], torch.zeros(0, 5))
+    grown = graft_copy(empty, [2, 3], vocab_size=5)
+    assert grown.tokens == [2, 3] and grown.parents == [ROOT, 0] and grown.copied == [True, True]
+    assert grown.draft_probs.shape == (2, 5)
+    tree = DraftTree([2, 3], [ROOT, 0], torch.zeros(2, 5))
+    assert graft_copy(tree, [2, 3], vocab_size=5) is tree  # wholly shared: nothing copied
+    assert graft_copy(tree, [], vocab_size=5) is tree
+    assert not tree.is_copied(0)
+
+
+def test_the_copy_ends_at_its_first_stop_token():
+    empty = DraftTree([], [], torch.zeros(0, 8))
+    assert graft_copy(empty, [4, 7, 5, 6], vocab_size=8, stop_tokens=frozenset({7})).tokens == [4, 7]
+    tree = DraftTree([4, 7], [ROOT, 0], torch.zeros(2, 8))  # the drafter already has 4 -> end of text
+    assert graft_copy(tree, [4, 7, 5], vocab_size=8, stop_tokens=frozenset({7})) is tree
+
+
+def test_a_tree_that_marks_some_nodes_must_mark_all():
+    with pytest.raises(ValueError, match="marks every node"):
+        DraftTree([1, 2], [ROOT, 0], torch.zeros(2, 4), copied=[True])
+
+
+def test_a_copied_child_is_a_point_mass_tried_after_its_drafted_siblings():
+    """Root p = (0.1, 0.2, 0.3, 0.4); drafted child 0 from q = (0.5, 0.5, 0, 0), copied child 3. u = 0.5 rejects
+    child 0 (min(1, 0.1/0.5) = 0.2); the residual is norm(max(0, p - q)) = (0, 0, 3/7, 4/7), and the copied 3 is
+    kept with p'(3) = 4/7 (not min(1, p'/q'), which would compare it with a q it was not drawn from)."""
+    p = torch.tensor([[0.1, 0.2, 0.3, 0.4], [0.25] * 4, [0.25] * 4])
+    q = torch.tensor([[0.5, 0.5, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0]])
+    tree = DraftTree([0, 3], [ROOT, ROOT], q, sampled=True, copied=[False, True])
+    result = verify_tree(p, tree, uniforms=[0.5, 0.5])
+    assert result.tested == [0, 1] and result.path == [1]
+    assert result.accept_probs == pytest.approx([0.2, 4 / 7])
+    rejected = verify_tree(p, tree, uniforms=[0.5, 0.6], generator=torch.Generator().manual_seed(0))
+    assert rejected.path == [] and rejected.next_dist.tolist() == pytest.approx([0, 0, 1.0, 0])
+
+
+# ---- exactness ------------------------------------------------------------------------------------------------------
+
+def lookup_step(seed: int, context: tuple[int, ...], generator: torch.Generator, copy_len: int = 3) -> tuple[list, bool]:
+    """One engine-like step on memoised distributions: a sampled tree, then a copied branch (a deterministic
+    function of the context: the target's first or second most likely token, by the context's parity, so the copy
+    is often right and often wrong), judged by `verify_tree`. Returns the emitted tokens and whether a copied node was accepted."""
+    def node_context(tree: DraftTree, node: int) -> tuple[int, ...]:
+        return context + tuple(tree.tokens[n] for n in tree.path_to(node))
+
+    def expand(tree: DraftTree, nodes: list[int]):
+        return [logits(seed, "draft", node_context(tree, n)) for n in nodes]
+
+    tree = grow_tree(expand, max_nodes=4, max_depth=2, width=2, probs=draft_probs, sampled=True, generator=generator)
+    copy, ctx = [], context
+    for _ in range(copy_len):
+        p = target_probs(seed, ctx)
+        token = int(p.argsort(descending=True)[(len(ctx) + sum(ctx)) % 2])
+        copy.append(token)
+        ctx += (token,)
+    tree = graft_copy(tree, copy, vocab_size=int(logits(seed, "target", context).shape[-1]))
+    rows = torch.stack([target_probs(seed, context)] + [target_probs(seed, node_context(tree, j))
+                                                        for j in range(len(tree))])
+    verdict = verify_tree(rows, tree, generator=generator)
+    return [tree.tokens[n] for n in verdict.path] + [verdict.next_token], any(tree.is_copied(n) for n in verdict.path)
+
+
+@pytest.mark.statistical
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_first_two_tokens_of_a_tree_with_a_copied_branch_follow_the_target(seed):
+    prompt = tuple(pair(seed).tokenizer(PROMPT)["input_ids"])
+    generator, counts, copied_kept = torch.Generator().manual_seed(77 + seed), Counter(), 0
+    for _ in range(2000):
+        emitted, kept = lookup_step(seed, prompt, generator)
+        copied_kept += kept
+        if len(emitted) < 2:
+            emitted += lookup_step(seed, prompt + tuple(emitted), generator)[0]
+        counts[tuple(emitted[:2])] += 1
+    assert copied_kept > 100  # the copied branch took part: the test is not about the drafted nodes alone
+    assert chi_square_p_value(counts, exact_two_tokens(seed, prompt)) > 1e-3
+
+
+@pytest.mark.statistical
+@pytest.mark.slow
+def test_the_real_engine_samples_p_with_a_lookup_branch():
+    toy = pair(0)
+    prompt = tuple(toy.tokenizer(PROMPT)["input_ids"])
+    proposer, counts, copied = make_proposer(toy, "eagle"), Counter(), 0
+    for seed in range(300):
+        trace = speculative_generate(toy.target, proposer, list(prompt), k=2, max_new_tokens=3, seed=seed,
+                                     eos_token_id=[], temperature=1.0, top_k=4, tree_nodes=6, tree_width=2,
+                                     tree_lookup=3)
+        copied += sum(n.copied for s in trace.steps for n in s.tree.nodes)
+        counts[tuple(trace.output_ids[:2])] += 1
+    assert copied > 0
+    assert chi_square_p_value(counts, exact_two_tokens(0, prompt)) > 1e-3
+
+
+# ---- the engine -----------------------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def toy():
+    return toy_pair(0)
+
+
+@pytest.mark.parametrize("name", ["draft", "eagle"])
+@pytest.mark.parametrize("text", ["hello there", REPEATING])
+def test_greedy_tree_with_a_lookup_branch_equals_target_only(toy, name, text):
+    ids = toy.tokenizer(text)["input_ids"]
+    trace = speculative_generate(toy.target, make_proposer(toy, name), ids, k=3, max_new_tokens=30,
+                                 tree_nodes=8, tree_width=2, tree_lookup=6)
+    assert trace.output_ids == autoregressive_generate(toy.target, ids, max_new_tokens=30).output_ids
+    assert trace.settings["tree_lookup"] == 6
+
+
+def test_a_copied_branch_is_recorded_and_can_go_deeper_than_k(toy):
+    """On a repeating prompt the target (greedy) repeats too, so copied nodes get accepted, past depth K."""
+    ids = toy.tokenizer(REPEATING)["input_ids"]
+    trace = speculative_generate(toy.target, make_proposer(toy, "eagle"), ids, k=2, max_new_tokens=40,
+                                 tree_nodes=4, tree_width=2, tree_lookup=8, tokenizer=toy.tokenizer)
+    nodes = [n for s in trace.steps for n in s.tree.nodes]
+    copied = [n for n in nodes if n.copied]
+    assert copied and all(n.draft_prob == 1.0 for n in copied)  # q is a point mass
+    sequence = list(ids) + trace.output_ids
+    for step in trace.steps:  # every copied node holds what followed an earlier match in the context
+        assert all(n.token_id in sequence[: step.context_length] for n in step.tree.nodes if n.copied)
+    accepted_copies = [n for s in trace.steps for j, n in enumerate(s.tree.nodes) if n.copied and j in s.tree.path]
+    assert accepted_copies and max(n.depth for n in accepted_copies) > 2
+    assert trace.num_tokens / trace.num_steps > 3  # more than the K + 1 = 3 a plain tree of depth 2 can keep
+    data = trace.to_dict()
+    assert any(node.get("copied") for step in data["steps"] for node in step["tree"]["nodes"])
+    again = Trace.from_json(json.dumps(data))
+    assert [[n.copied for n in s.tree.nodes] for s in again.steps] == [[n.copied for n in s.tree.nodes]
+                                                                        for s in trace.steps]
+
+
+def test_a_tree_without_a_lookup_branch_writes_what_it_wrote_before(toy):
+    ids = toy.tokenizer(REPEATING)["input_ids"]
+    trace = speculative_generate(toy.target, make_proposer(toy, "eagle"), ids, k=3, max_new_tokens=20,
+                                 tree_nodes=8, tree_width=2)
+    text = json.dumps(trace.to_dict())
+    assert '"copied"' not in text and "tree_lookup" not in trace.settings
+
+
+def test_the_lookup_branch_never_passes_the_token_limit(toy):
+    ids = toy.tokenizer(REPEATING)["input_ids"]
+    for limit in (1, 2, 5):
+        trace = speculative_generate(toy.target, make_proposer(toy, "eagle"), ids, k=3, max_new_tokens=limit,
+                                     tree_nodes=4, tree_width=2, tree_lookup=16, eos_token_id=[])
+        assert trace.num_tokens == limit
+        done = 0
+        for step in trace.steps:
+            assert max((n.depth for n in step.tree.nodes), default=0) <= limit - done - 1
+            done += len(step.emitted)
+
+
+@pytest.mark.parametrize("bad", [-1, 17, 2.5, True])
+def test_bad_lookup_lengths_are_one_sentence(bad):
+    with pytest.raises(ValueError, match=r"^tree_lookup must be a whole number from 0 to 16 \(got"):
+        TreeShape(8, 2, lookup=bad)
+    with pytest.raises(ValueError):
+        RunSpec(pair="toy", tree_nodes=8, tree_lookup=bad)
+
+
+def test_the_run_spec_carries_the_lookup_branch_in_a_link():
+    spec = RunSpec(pair="toy", tree_nodes=8, tree_width=2, tree_lookup=6)
+    assert spec.to_query()["tree_lookup"] == "6"
+    assert RunSpec.from_query(spec.to_query()) == spec
+    assert "tree_lookup" not in RunSpec(pair="toy", tree_nodes=8).to_query()

@@ -73,6 +73,9 @@ def add_generation_flags(cmd: argparse.ArgumentParser) -> None:
                           "(default: the pair's recommended tree, or a chain when --k is given)")
     cmd.add_argument("--tree-width", type=int, default=None,
                      help="children per tree node (default: the pair's recommended width)")
+    cmd.add_argument("--tree-lookup", type=int, default=None,
+                     help="also copy up to this many tokens from the context as one more tree branch (prompt "
+                          "lookup); 0 = none (default: the pair's recommended tree's)")
     cmd.add_argument("--no-chat", action="store_true", help="feed the prompt as plain text, without the chat template")
     cmd.add_argument("--device", default=None, help="cpu, cuda, mps (default: the fastest available)")
     cmd.add_argument("--dtype", default=None, help="float32, float16, bfloat16 (default: auto)")
@@ -153,7 +156,12 @@ def run_compare(args: argparse.Namespace) -> int:
             forwards=baseline.num_steps))
     values = dict(tokens=spec.num_tokens, seconds=number(spec.wall_seconds), rate=number(spec.tokens_per_second, 1),
                   forwards=spec.num_steps, proposer=proposer.name, k=spec_settings.k)
-    if spec_settings.tree_nodes and getattr(proposer, "can_branch", False):
+    if spec_settings.tree_nodes and spec_settings.tree_lookup and getattr(proposer, "can_branch", False):
+        print(_("speculative:  {tokens} tokens in {seconds} s ({rate} tok/s, {forwards} target forwards, proposer "
+                "{proposer}, a tree of {nodes} nodes, width {width}, depth {k}, plus up to {lookup} tokens copied "
+                "from the context)", nodes=spec_settings.tree_nodes, width=spec_settings.tree_width,
+                lookup=spec_settings.tree_lookup, **values))
+    elif spec_settings.tree_nodes and getattr(proposer, "can_branch", False):
         print(_("speculative:  {tokens} tokens in {seconds} s ({rate} tok/s, {forwards} target forwards, proposer "
                 "{proposer}, a tree of {nodes} nodes, width {width}, depth {k})", nodes=spec_settings.tree_nodes,
                 width=spec_settings.tree_width, **values))
@@ -202,13 +210,16 @@ def _prepare(args: argparse.Namespace):
 
 
 def draft_shape(args: argparse.Namespace) -> dict[str, int]:
-    """K, tree nodes and tree width for the run: the flags given, the rest from the pair's recommended settings
-    (assets/catalog.yaml; a chain of K = 4 for a pair given by hand). An explicit --k without --tree-nodes keeps
-    the chain of that K."""
+    """K, tree nodes, width and lookup branch for the run: the flags given, the rest from the pair's recommended
+    settings (assets/catalog.yaml; a chain of K = 4 for a pair given by hand). An explicit --k without --tree-nodes
+    keeps the chain of that K; an explicit --tree-nodes without --tree-lookup drafts a tree without a lookup branch."""
     best = recommended_for(args.pair)
     nodes = args.tree_nodes if args.tree_nodes is not None else best.tree_nodes if args.k is None else 0
+    own = args.k is None and args.tree_nodes is None  # the recommended tree, whole
+    lookup = getattr(args, "tree_lookup", None)
     return {"k": args.k if args.k is not None else best.k, "tree_nodes": nodes,
-            "tree_width": args.tree_width if args.tree_width is not None else best.tree_width}
+            "tree_width": args.tree_width if args.tree_width is not None else best.tree_width,
+            "tree_lookup": lookup if lookup is not None else best.tree_lookup if own and nodes else 0}
 
 
 def speedup(baseline: Trace, spec: Trace) -> float:

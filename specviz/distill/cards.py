@@ -130,8 +130,11 @@ def extrapolate(log: list[dict], metric: str) -> str:
 
 
 def draft_shape(row: dict) -> str:
-    """'chain' or 'tree 16 × 4' (nodes × width) for a bench summary row."""
-    return f"tree {row['tree_nodes']} × {row['tree_width']}" if row.get("tree_nodes") else "chain"
+    """'chain' or 'tree 16 × 4' (nodes × width; '+ lookup 8' with a lookup branch) for a bench summary row."""
+    if not row.get("tree_nodes"):
+        return "chain"
+    return f"tree {row['tree_nodes']} × {row['tree_width']}" + (f" + lookup {row['tree_lookup']}"
+                                                                 if row.get("tree_lookup") else "")
 
 
 def bench_table(rows: list[dict]) -> str:

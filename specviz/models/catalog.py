@@ -19,7 +19,7 @@ import yaml
 
 from specviz.core.i18n import N_, _
 from specviz.core.paths import CATALOG_PATH
-from specviz.engine.limits import K_RANGE, TREE_NODES_RANGE, TREE_WIDTH_RANGE
+from specviz.engine.limits import K_RANGE, TREE_LOOKUP_RANGE, TREE_NODES_RANGE, TREE_WIDTH_RANGE
 from specviz.engine.proposers import registry
 
 BYTES_PER_PARAM = {"float32": 4, "bfloat16": 2, "float16": 2}
@@ -66,16 +66,22 @@ class CatalogModel:
 @dataclass(frozen=True)
 class Recommended:
     """A pair's best measured draft settings: K (the chain's length, or the tree's depth) and the draft tree's node
-    budget (0 = a chain of K) and width. Dtype-independent: tokens per target forward do not depend on it.
+    budget (0 = a chain of K), width and lookup branch (tokens copied from the context, 0 = none).
+    Dtype-independent: tokens per target forward do not depend on it.
     `measured` says where the numbers come from (a benchmark folder or a command)."""
 
     k: int = 4
     tree_nodes: int = 0
     tree_width: int = 4
+    tree_lookup: int = 0
     measured: str = ""
 
     def describe(self) -> str:
-        """"K = 4, a tree of 16 nodes (width 3)" or "a chain of K = 3", in the reader's language."""
+        """"a tree of 16 nodes, depth 4, width 4" (and its lookup branch) or "a chain of K = 3", in the reader's
+        language."""
+        if self.tree_nodes and self.tree_lookup:
+            return _("a tree of {nodes} nodes, depth {k}, width {width}, plus up to {lookup} tokens copied from the "
+                     "context", nodes=self.tree_nodes, k=self.k, width=self.tree_width, lookup=self.tree_lookup)
         if self.tree_nodes:
             return _("a tree of {nodes} nodes, depth {k}, width {width}", nodes=self.tree_nodes, k=self.k,
                      width=self.tree_width)
@@ -172,16 +178,18 @@ def _entry(raw, index: int) -> CatalogEntry:
                         recommended=_recommended(raw.get("recommended"), where))
 
 
-RECOMMENDED_FIELDS = {"k": K_RANGE, "tree_nodes": TREE_NODES_RANGE, "tree_width": TREE_WIDTH_RANGE}
+RECOMMENDED_FIELDS = {"k": K_RANGE, "tree_nodes": TREE_NODES_RANGE, "tree_width": TREE_WIDTH_RANGE,
+                      "tree_lookup": TREE_LOOKUP_RANGE}
 
 
 def _recommended(raw, where: str) -> Recommended | None:
-    """The entry's `recommended:` mapping (k, tree_nodes, tree_width, measured), checked; None when absent."""
+    """The entry's `recommended:` mapping (k, tree_nodes, tree_width, tree_lookup, measured), checked; None when
+    absent."""
     if raw is None:
         return None
     if not isinstance(raw, dict) or "k" not in raw:
-        raise ValueError(_("{where}: 'recommended' must be a mapping with k and optionally tree_nodes, tree_width "
-                           "and measured.", where=where))
+        raise ValueError(_("{where}: 'recommended' must be a mapping with k and optionally tree_nodes, tree_width, "
+                           "tree_lookup and measured.", where=where))
     unknown = sorted(set(raw) - {*RECOMMENDED_FIELDS, "measured"})
     if unknown:
         field = "recommended." + unknown[0]
@@ -201,7 +209,7 @@ def recommended_for(pair: str) -> Recommended:
     else a chain of K = 4 (a pair given by hand, or a catalog that cannot be read: the run still starts).
 
     >>> recommended_for("TARGET_FOLDER,DRAFT_FOLDER")
-    Recommended(k=4, tree_nodes=0, tree_width=4, measured='')
+    Recommended(k=4, tree_nodes=0, tree_width=4, tree_lookup=0, measured='')
     """
     try:
         entry = load_catalog().get(str(pair).strip())

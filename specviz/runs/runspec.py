@@ -85,8 +85,7 @@ SETTINGS: dict[str, Setting] = {
     "policy": Setting(N_("The draft-length policy"), N_("Draft-length policy"), choices=POLICIES),
     "tree_nodes": Setting("tree_nodes", N_("Draft tree nodes (0 = a chain of K)"), *TREE_NODES_RANGE, whole=True),
     "tree_width": Setting("tree_width", N_("Children per tree node"), *TREE_WIDTH_RANGE, whole=True),
-    "tree_lookup": Setting("tree_lookup", N_("Tokens copied from the context (0 = no lookup branch)"),
-                           *TREE_LOOKUP_RANGE, whole=True),
+    "tree_lookup": Setting("tree_lookup", N_("Lookup branch (0 = none)"), *TREE_LOOKUP_RANGE, whole=True),
 }
 # left out of a URL at their defaults: chain links (and tree links without a lookup branch) stay as they were
 TREE_FIELDS = ("tree_nodes", "tree_width", "tree_lookup")

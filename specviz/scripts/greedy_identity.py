@@ -66,6 +66,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--k", type=int, default=None, help="default: the pair's recommended K")
     parser.add_argument("--tree-nodes", type=int, default=None, help="default: the pair's recommended tree")
     parser.add_argument("--tree-width", type=int, default=None)
+    parser.add_argument("--tree-lookup", type=int, default=None,
+                        help="default: the recommended tree's lookup branch (0 when --k or --tree-nodes is given)")
     parser.add_argument("--prompts", type=int, default=8, help="the first N prompts of the held-out suite")
     parser.add_argument("--max-new-tokens", type=int, default=128)
     parser.add_argument("--out", default=None, help="a JSON file for the entries")
@@ -73,12 +75,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     best = recommended_for(args.pair)
     spec = RunSpec(pair=args.pair, proposer=args.proposer, k=args.k or best.k, max_new_tokens=args.max_new_tokens,
                    tree_nodes=best.tree_nodes if args.tree_nodes is None else args.tree_nodes,
-                   tree_width=args.tree_width or best.tree_width)
+                   tree_width=args.tree_width or best.tree_width,
+                   tree_lookup=args.tree_lookup if args.tree_lookup is not None else
+                   best.tree_lookup if args.k is None and args.tree_nodes is None else 0)
     pair = load_pair(args.pair, dtype=args.dtype)
     dtype = dtype_name(next(pair.target.parameters()).dtype)
     prompts = [p.text for p in load_suites(["held-out"])[0].prompts if p.text][: args.prompts]
     entries = identity_report(spec, prompts, pair)
-    shape = shape_label(spec.k, spec.tree_nodes, spec.tree_width)
+    shape = shape_label(spec.k, spec.tree_nodes, spec.tree_width, spec.tree_lookup)
     print(f"pair {args.pair}, {args.proposer} {shape}, {dtype}, greedy, {len(prompts)} held-out prompts x "
           f"{args.max_new_tokens} new tokens")
     print("\n".join(summary_lines(entries)))

@@ -33,16 +33,20 @@ def bench_argv(args: argparse.Namespace) -> list[str]:
     best = recommended_for(args.pair)
     nodes = sorted({0, best.tree_nodes})
     argv = ["bench", "--pair", args.pair, "--k", str(best.k), "--tree-nodes", *map(str, nodes),
-            "--tree-width", str(best.tree_width), "--temperatures", "0", "0.7", "--suites", "held-out",
+            "--tree-width", str(best.tree_width), "--tree-lookup", str(best.tree_lookup),
+            "--temperatures", "0", "0.7", "--suites", "held-out",
             "--prompts-per-suite", str(args.prompts), "--max-new-tokens", str(args.max_new_tokens),
             "--repeats", str(args.repeats), "--warmup", "1", "--hf", "all", "--no-record-overhead", "--out", args.out]
     return argv + (["--dtype", args.dtype] if args.dtype else []) + (["--threads", str(args.threads)]
                                                                      if args.threads else [])
 
 
-def shape_label(k: int, tree_nodes: int, tree_width: int) -> str:
-    """"tree 16x4 depth 4" or "chain K=4": how the scripts' verdict lines name a draft shape."""
-    return f"tree {tree_nodes}x{tree_width} depth {k}" if tree_nodes else f"chain K={k}"
+def shape_label(k: int, tree_nodes: int, tree_width: int, tree_lookup: int = 0) -> str:
+    """"tree 16x4 depth 4" (+ "lookup 8" with a lookup branch) or "chain K=4": how the scripts' verdict lines name a
+    draft shape."""
+    if not tree_nodes:
+        return f"chain K={k}"
+    return f"tree {tree_nodes}x{tree_width} depth {k}" + (f" + lookup {tree_lookup}" if tree_lookup else "")
 
 
 def verdicts(result: BenchResult) -> list[str]:
@@ -51,7 +55,8 @@ def verdicts(result: BenchResult) -> list[str]:
     lines = [f"pair {result.config['pair']}, {result.dtype} on both sides, {prompts} held-out prompts x "
              f"{result.config['max_new_tokens']} new tokens"]
     for row in result.rows(policy="constant", trees=True):
-        shape = shape_label(row["k"], row.get("tree_nodes") or 0, row.get("tree_width") or 0)
+        shape = shape_label(row["k"], row.get("tree_nodes") or 0, row.get("tree_width") or 0,
+                            row.get("tree_lookup") or 0)
         if row["temperature"] == 0:
             lines.append(f"{shape}, greedy:")
             lines.append(_check("speedup vs model.generate", row["speedup_vs_hf_generate"],

@@ -42,22 +42,25 @@ class Shape:
     k: int
     tree_nodes: int = 0
     tree_width: int = 4
+    tree_lookup: int = 0
 
     def label(self) -> str:
         return f"chain K={self.k}" if not self.tree_nodes else \
-            f"tree {self.tree_nodes} nodes, width {self.tree_width}, depth {self.k}"
+            f"tree {self.tree_nodes} nodes, width {self.tree_width}, depth {self.k}" + \
+            (f" + lookup {self.tree_lookup}" if self.tree_lookup else "")
 
 
-def shapes(ks: Sequence[int], nodes: Sequence[int], widths: Sequence[int]) -> list[Shape]:
-    """Every chain of K, and every tree (N > K nodes) of every width, for every K.
+def shapes(ks: Sequence[int], nodes: Sequence[int], widths: Sequence[int], lookups: Sequence[int] = (0,)
+           ) -> list[Shape]:
+    """Every chain of K, and every tree (N > K nodes) of every width and lookup branch, for every K.
 
-    >>> [s.label() for s in shapes([3], [0, 8], [2])]
-    ['chain K=3', 'tree 8 nodes, width 2, depth 3']
+    >>> [s.label() for s in shapes([3], [0, 8], [2], [0, 6])]
+    ['chain K=3', 'tree 8 nodes, width 2, depth 3', 'tree 8 nodes, width 2, depth 3 + lookup 6']
     """
     out = []
     for k in ks:
         out += [Shape(k)] if 0 in nodes else []
-        out += [Shape(k, n, w) for n in nodes if n > k for w in widths]
+        out += [Shape(k, n, w, m) for n in nodes if n > k for w in widths for m in lookups]
     return out
 
 
@@ -72,10 +75,11 @@ def measure(pair, proposer: str, shape_list: list[Shape], prompts: list[str], ma
     found = {}
     for shape in shape_list:
         spec = RunSpec(pair=pair.name, proposer=proposer, k=shape.k, tree_nodes=shape.tree_nodes,
-                       tree_width=shape.tree_width, max_new_tokens=max_new_tokens, temperature=temperature)
+                       tree_width=shape.tree_width, tree_lookup=shape.tree_lookup, max_new_tokens=max_new_tokens,
+                       temperature=temperature)
         traces = [run(replace(spec, prompt=text), pair=pair) for text in prompts]
         found[shape] = {"tokens_per_forward": tokens_per_forward(traces), "outputs": [t.output_ids for t in traces]}
-        progress(f"  {shape.label():<36} {found[shape]['tokens_per_forward']:.2f} tokens per target forward")
+        progress(f"  {shape.label():<46} {found[shape]['tokens_per_forward']:.2f} tokens per target forward")
     return found
 
 
@@ -100,6 +104,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--k", type=int, nargs="+", default=[3, 4, 5], help="chain lengths and tree depths")
     parser.add_argument("--tree-nodes", type=int, nargs="+", default=[0, 8, 16, 24], help="0 = the chain")
     parser.add_argument("--tree-width", type=int, nargs="+", default=[2, 3, 4])
+    parser.add_argument("--tree-lookup", type=int, nargs="+", default=[0],
+                        help="tokens a tree copies from the context as one more branch; 0 = none")
     parser.add_argument("--temperature", type=float, default=0.0)
     parser.add_argument("--prompts", type=int, default=6, help="the first N prompts of the held-out suite")
     parser.add_argument("--max-new-tokens", type=int, default=64)
@@ -108,11 +114,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     pair = load_pair(args.pair, device=args.device, dtype=args.dtype)
     proposer = args.proposer or pair.default_proposer
     prompts = [p.text for p in load_suites(["held-out"])[0].prompts if p.text][: args.prompts]
-    shape_list = shapes(args.k, args.tree_nodes, args.tree_width)
+    shape_list = shapes(args.k, args.tree_nodes, args.tree_width, args.tree_lookup)
     print(f"pair {args.pair}, proposer {proposer}, {dtype_name(pair.dtype)} on {pair.device}, T = "
           f"{args.temperature:g}, {len(prompts)} held-out prompts x {args.max_new_tokens} new tokens")
     context = prompt_ids(RunSpec(pair=pair.name, prompt=prompts[0]), pair)
-    sizes = sorted({tokens_fed(s.k, s.tree_nodes) for s in shape_list} | {1, 2, 5, 9, 17, 33})
+    sizes = sorted({tokens_fed(s.k, s.tree_nodes, s.tree_lookup) for s in shape_list} | {1, 2, 5, 9, 17, 33})
     curve = verify_curve(pair.target, context, sizes)
     c = drafter_cost(pair, proposer, context)
     print("verify cost (one forward over n tokens / one token; timed, noisy on a shared machine): "
@@ -120,19 +126,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     found = measure(pair, proposer, shape_list, prompts, args.max_new_tokens, args.temperature)
     rows = []
     for shape, got in found.items():
-        speedup = estimated_speedup(got["tokens_per_forward"], shape.k, shape.tree_nodes, c, curve)
-        limit = physical_limit(shape.k, shape.tree_nodes, curve)
+        speedup = estimated_speedup(got["tokens_per_forward"], shape.k, shape.tree_nodes, c, curve, shape.tree_lookup)
+        limit = physical_limit(shape.k, shape.tree_nodes, curve, shape.tree_lookup)
         rows.append({"k": shape.k, "tree_nodes": shape.tree_nodes, "tree_width": shape.tree_width if shape.tree_nodes
-                     else None, "tokens_per_forward": got["tokens_per_forward"], "estimated_speedup": speedup,
+                     else None, "tree_lookup": shape.tree_lookup, "tokens_per_forward": got["tokens_per_forward"],
+                     "estimated_speedup": speedup,
                      "physical_limit": limit, "label": shape.label()})
     rows.sort(key=lambda r: -r["estimated_speedup"])
-    print(f"\n{'shape':<38} {'tok/forward':>11} {'est. speedup':>13} {'limit':>7}")
+    print(f"\n{'shape':<48} {'tok/forward':>11} {'est. speedup':>13} {'limit':>7}")
     for r in rows:
-        print(f"{r['label']:<38} {r['tokens_per_forward']:>11.2f} {r['estimated_speedup']:>12.2f}x "
+        print(f"{r['label']:<48} {r['tokens_per_forward']:>11.2f} {r['estimated_speedup']:>12.2f}x "
               f"{r['physical_limit']:>6.2f}x")
     best = rows[0]
     print(f"\nbest: {best['label']} (recommended: k: {best['k']}, tree_nodes: {best['tree_nodes']}, tree_width: "
-          f"{best['tree_width'] or 4})")
+          f"{best['tree_width'] or 4}, tree_lookup: {best['tree_lookup']})")
     if args.json:
         Path(args.json).write_text(json.dumps({"command": "python -m specviz.scripts.tree_sweep " + " ".join(
             argv if argv is not None else sys.argv[1:]), "dtype": dtype_name(pair.dtype), "proposer": proposer,

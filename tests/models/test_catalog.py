@@ -78,6 +78,8 @@ def _entry(raw, name):
     (lambda e: e["target"].update(gated="maybe"), ["'qwen2.5-0.5b-7b', target", "'gated' must be true or false"]),
     (lambda e: e.update(recommended={"k": 4, "tree_nodes": 99}), ["qwen2.5-0.5b-7b", "recommended.tree_nodes",
                                                                     "from 0 to 64"]),
+    (lambda e: e.update(recommended={"k": 4, "tree_nodes": 8, "tree_lookup": 40}),
+     ["qwen2.5-0.5b-7b", "recommended.tree_lookup", "from 0 to 16"]),
     (lambda e: e.update(recommended={"tree_nodes": 8}), ["qwen2.5-0.5b-7b", "'recommended' must be a mapping"]),
     (lambda e: e.update(recommended={"k": 4, "depth": 3}), ["qwen2.5-0.5b-7b", "unknown field 'recommended.depth'"]),
 ])
@@ -105,7 +107,7 @@ def test_recommended_settings_come_from_the_entry_or_fall_back_on_a_chain_of_its
     _entry(raw, "qwen2.5-0.5b-7b").update(recommended={"k": 5, "tree_nodes": 16, "tree_width": 3, "measured": "x"})
     _entry(raw, "smollm2-135m-1.7b").pop("recommended", None)
     catalog = load_catalog(_write(tmp_path, raw))
-    assert catalog["qwen2.5-0.5b-7b"].best == Recommended(5, 16, 3, "x")
+    assert catalog["qwen2.5-0.5b-7b"].best == Recommended(5, 16, 3, measured="x")
     assert catalog["smollm2-135m-1.7b"].best == Recommended(k=catalog["smollm2-135m-1.7b"].k)  # a chain of its K
     assert recommended_for("some/target,some/draft") == Recommended()  # a pair by hand: a chain of K = 4
 
@@ -114,3 +116,15 @@ def test_the_default_pair_recommends_what_its_sweep_measured(catalog):
     best = catalog["default"].best
     assert catalog["default"].recommended is not None and "tree_sweep" in best.measured
     assert recommended_for("default") == best and best.k >= 1
+
+
+def test_a_recommended_shape_says_what_it_drafts_in_both_languages():
+    from specviz.core.i18n import using
+
+    assert Recommended(3).describe() == "a chain of K = 3"
+    assert Recommended(4, 16, 4).describe() == "a tree of 16 nodes, depth 4, width 4"
+    lookup = Recommended(4, 16, 4, 8)
+    assert lookup.describe() == "a tree of 16 nodes, depth 4, width 4, plus up to 8 tokens copied from the context"
+    with using("pt"):
+        assert lookup.describe() == ("uma árvore de 16 nós, profundidade 4, largura 4, mais até 8 tokens copiados do "
+                                     "contexto")

@@ -17,16 +17,20 @@ def _generate(*flags: str):
 
 def test_generate_without_k_or_tree_runs_the_pairs_recommended_shape():
     best = recommended_for("default")
-    assert draft_shape(_generate()) == {"k": best.k, "tree_nodes": best.tree_nodes, "tree_width": best.tree_width}
+    assert draft_shape(_generate()) == {"k": best.k, "tree_nodes": best.tree_nodes, "tree_width": best.tree_width,
+                                        "tree_lookup": best.tree_lookup}
+    assert best.tree_lookup > 0  # the default pair's tree has a lookup branch
+    assert draft_shape(_generate("--tree-lookup", "0"))["tree_lookup"] == 0  # a flag given wins
 
 
 def test_an_explicit_k_keeps_a_chain_and_explicit_tree_flags_win():
     assert draft_shape(_generate("--k", "6")) == {"k": 6, "tree_nodes": 0,
-                                                 "tree_width": recommended_for("default").tree_width}
+                                                 "tree_width": recommended_for("default").tree_width, "tree_lookup": 0}
     assert draft_shape(_generate("--k", "5", "--tree-nodes", "12", "--tree-width", "2")) == \
-        {"k": 5, "tree_nodes": 12, "tree_width": 2}
+        {"k": 5, "tree_nodes": 12, "tree_width": 2, "tree_lookup": 0}  # a tree of its own: no lookup unless asked
+    assert draft_shape(_generate("--tree-nodes", "12", "--tree-lookup", "5"))["tree_lookup"] == 5
     hand = draft_shape(_generate("--pair", "some/target,some/draft"))  # not in the catalog: a chain of K = 4
-    assert hand == {"k": 4, "tree_nodes": 0, "tree_width": 4}
+    assert hand == {"k": 4, "tree_nodes": 0, "tree_width": 4, "tree_lookup": 0}
 
 
 def test_the_bench_defaults_to_the_recommended_shape_and_takes_lists_of_tree_budgets():
@@ -34,6 +38,9 @@ def test_the_bench_defaults_to_the_recommended_shape_and_takes_lists_of_tree_bud
     config = config_from_args(build_parser().parse_args(["bench", "--pair", "default"]))
     assert config.ks == [best.k] and config.tree_nodes == [best.tree_nodes]
     assert config.tree_widths == [best.tree_width] and config.verify_dtypes == ["float32", "bfloat16"]
+    assert config.tree_lookup == best.tree_lookup
+    own_tree = config_from_args(build_parser().parse_args(["bench", "--pair", "default", "--tree-nodes", "8"]))
+    assert own_tree.tree_lookup == 0  # a tree of its own: no lookup branch unless asked
     swept = config_from_args(build_parser().parse_args(
         ["bench", "--pair", "toy", "--k", "3", "4", "--tree-nodes", "0", "8", "--tree-width", "2", "--verify-dtypes"]))
     assert swept.shapes() == [(3, 0, 0), (3, 8, 2), (4, 0, 0), (4, 8, 2)] and swept.verify_dtypes == []

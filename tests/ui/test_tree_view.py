@@ -192,3 +192,75 @@ def test_the_examples_in_the_tree_modules_docstrings_hold():
 
     for module in (tree_figures, tree_race):
         assert doctest.testmod(module).failed == 0
+
+
+def copied_tree_step() -> Step:
+    """A tree whose lookup branch shares node 0 with the drafter, then adds two copied nodes (#3, #4); the path runs
+    into the copy."""
+    nodes = [TreeNode(1, "a", ROOT, 1, 0.5, 0.6, "accepted", 0.2, 1.0),
+             TreeNode(3, "c", 0, 2, 0.4, 0.2, "rejected", 0.9, 0.5),
+             TreeNode(5, "e", 0, 2, 1.0, 0.7, "accepted", 0.3, 0.7, copied=True),
+             TreeNode(6, "f", 2, 3, 1.0, 0.1, "rejected", 0.8, 0.1, copied=True)]
+    emitted = [EmittedToken(1, "a", TokenKind.ACCEPTED), EmittedToken(5, "e", TokenKind.ACCEPTED),
+               EmittedToken(7, "g", TokenKind.RECOVERED)]
+    return Step(0, 3, 3, "eagle", [], emitted,
+                correction_kind=TokenKind.RECOVERED, tree=TreeRecord(nodes, [0, 2]))
+
+
+def test_copied_nodes_carry_a_mark_a_hover_line_and_a_source_column():
+    from specviz.ui.common.tree_figures import COPIED_MARK, tree_rows
+
+    step = copied_tree_step()
+    chips = tree_figure(step).to_plotly_json()["layout"]["annotations"][1:]  # the root first
+    assert [COPIED_MARK in c["text"] for c in chips] == [False, False, True, True]  # a glyph, not colour alone
+    assert [("copied from the context" in c["hovertext"]) for c in chips] == [False, False, True, True]
+    assert [row["source"] for row in tree_rows(step.tree)] == ["drafted", "drafted", f"{COPIED_MARK} copied",
+                                                              f"{COPIED_MARK} copied"]
+    title = "2 drafted nodes + 2 copied from the context · accepted path: ‘a’ → ‘e’"
+    assert tree_title(step).startswith(title)
+    with using("pt"):
+        assert tree_title(step).startswith("2 nós rascunhados + 2 copiados do contexto")
+        assert [row["origem"] for row in tree_rows(step.tree)][2] == f"{COPIED_MARK} copiado"
+
+
+def test_a_tree_without_copies_says_nothing_of_them():
+    from specviz.ui.common.tree_figures import COPIED_MARK
+
+    step = evil_tree_step()
+    assert "copied" not in tree_title(step)
+    assert not any(COPIED_MARK in a["text"] for a in tree_figure(step).to_plotly_json()["layout"]["annotations"])
+
+
+@pytest.mark.slow  # a live toy run with a lookup branch
+def test_a_lookup_branch_travels_in_the_link_and_its_copies_are_explained_on_the_page():
+    link = {**TREE_LINK, "prompt": "abcabcabcabcab", "temperature": "0", "tree_lookup": "6", "max_new_tokens": "30"}
+    at = page(**link)
+    assert not at.exception and not at.error
+    trace = at.session_state["trace"]
+    assert trace.settings["tree_lookup"] == 6
+    assert at.number_input(key="playground_tree_lookup").value == 6
+    with_copy = next(i for i, s in enumerate(trace.steps) if any(n.copied for n in s.tree.nodes))
+    at.slider(key="playground_slider").set_value(with_copy + 1).run()
+    assert any(c.value.startswith("**❐ Copied from the context:**") for c in at.caption)
+    flat = {k: (v[0] if isinstance(v, list) else v) for k, v in ((k, at.query_params[k]) for k in at.query_params)}
+    assert flat["tree_lookup"] == "6"
+    chain = query_params_for("live", None, RunSpec(pair="toy", proposer="draft", tree_lookup=6), 1)
+    assert "tree_lookup" not in chain  # a chain has no lookup branch, and its link stays as it was
+
+
+def test_the_step_headline_counts_copied_tokens_apart_from_drafted_nodes():
+    from specviz.engine.trace import Decision
+    from specviz.ui.common.step_view import step_headline
+
+    def kept(token: int) -> Decision:
+        return Decision(0, token, "", 1.0, 0.5, 0.5, 0.5, 0.1, True, True)
+
+    step = copied_tree_step()
+    step.decisions = [kept(1), kept(5)]  # the main line: the accepted path
+    assert step_headline(step).startswith("Drafted a tree of 2 nodes plus 2 tokens copied from the context, "
+                                          "accepted a path of 2, then 1 recovered token")
+    with using("pt"):
+        assert "2 nós mais 2 tokens copiados do contexto" in step_headline(step)
+    plain = evil_tree_step()
+    plain.decisions = [kept(1)]
+    assert "copied" not in step_headline(plain)

@@ -95,10 +95,12 @@ class Configuration:
     k: int
     tree_nodes: int = 0
     tree_width: int = 0
+    tree_lookup: int = 0  # tokens the tree also copies from the context; 0 = no lookup branch
 
     @property
     def label(self) -> str:
-        shape = f"K={self.k}" + (f" tree {self.tree_nodes}x{self.tree_width}" if self.tree_nodes else "")
+        shape = f"K={self.k}" + (f" tree {self.tree_nodes}x{self.tree_width}" if self.tree_nodes else "") + \
+            (f" + lookup {self.tree_lookup}" if self.tree_nodes and self.tree_lookup else "")
         return f"{self.proposer} {self.policy} {shape}"
 
 
@@ -149,7 +151,8 @@ class CaseRunner:
             configs = []
             for name in cfg.proposers:
                 if temperature in cfg.temperatures and "constant" in cfg.policies:
-                    configs += [Configuration(name, "constant", k, n, w) for k, n, w in cfg.shapes()]
+                    configs += [Configuration(name, "constant", k, n, w, cfg.tree_lookup if n else 0)
+                                for k, n, w in cfg.shapes()]
                 if temperature in policy_temps:
                     for policy in cfg.policies:
                         if policy == "threshold" and name == "ngram":
@@ -199,7 +202,8 @@ class CaseRunner:
                        k=config.k if config else self.config.ks[0], policy=config.policy if config else "constant",
                        max_new_tokens=max_new_tokens or self.config.max_new_tokens, temperature=temperature,
                        seed=self.config.seed, tree_nodes=config.tree_nodes if config else 0,
-                       tree_width=(config.tree_width if config else 0) or 4)
+                       tree_width=(config.tree_width if config else 0) or 4,
+                       tree_lookup=config.tree_lookup if config else 0)
 
     def target_only(self, ids, temperature, record=False, max_new_tokens=None) -> Trace:
         """specviz's target-only decoding: the baseline of `speedup_vs_ar`."""
@@ -304,7 +308,7 @@ class CaseRunner:
             suite=suite, prompt_id=prompt_id, temperature=temperature, proposer=label, policy=config.policy,
             k=config.k, mean_k=trace.num_drafted / trace.num_steps if trace.num_steps else math.nan,
             tokens=trace.num_tokens, steps=trace.num_steps, drafted=trace.num_drafted,
-            tree_nodes=config.tree_nodes, tree_width=config.tree_width or None,
+            tree_nodes=config.tree_nodes, tree_width=config.tree_width or None, tree_lookup=config.tree_lookup,
             accepted=trace.num_accepted, acceptance_rate=trace.acceptance_rate, alpha=alpha,
             mat_with_bonus=trace.mean_accepted_length,
             mat_without_bonus=trace.num_accepted / trace.num_steps if trace.num_steps else math.nan,

@@ -41,6 +41,9 @@ def add_bench_arguments(cmd: argparse.ArgumentParser) -> None:
                      help="draft tree node budgets, 0 = a chain of K (default: the pair's recommended)")
     cmd.add_argument("--tree-width", nargs="+", type=_listed(int), default=None,
                      help="children per tree node (default: the pair's recommended)")
+    cmd.add_argument("--tree-lookup", type=int, default=None,
+                     help="tokens every tree also copies from the context as one more branch, 0 = none (default: "
+                          "the pair's recommended, when the trees are too)")
     cmd.add_argument("--verify-dtypes", nargs="*", type=_listed(str), default=[["float32", "bfloat16"]],
                      help="dtypes whose verify-cost curve is measured on a CPU (none: skip)")
     cmd.add_argument("--temperatures", nargs="+", type=_listed(float), default=[[0.0]], help="0 = greedy")
@@ -78,9 +81,12 @@ def config_from_args(args: argparse.Namespace) -> BenchConfig:
     ks = flat(args.k) or [best.k]
     nodes = flat(getattr(args, "tree_nodes", None)) or ([best.tree_nodes] if args.k is None else [0])
     widths = flat(getattr(args, "tree_width", None)) or [best.tree_width]
+    lookup = getattr(args, "tree_lookup", None)
+    own = args.k is None and getattr(args, "tree_nodes", None) is None  # the recommended tree, whole
     verify = getattr(args, "verify_dtypes", None)
     return BenchConfig(
         tree_nodes=nodes, tree_widths=widths, verify_dtypes=flat(verify) or [],
+        tree_lookup=lookup if lookup is not None else best.tree_lookup if own else 0,
         pair=args.pair, proposers=flat(args.proposers) or [], ks=ks, temperatures=flat(args.temperatures),
         suites=flat(args.suites) or [], prompts_per_suite=args.prompts_per_suite, max_new_tokens=args.max_new_tokens,
         repeats=args.repeats, warmup=args.warmup, threads=args.threads, policies=flat(args.policies),
@@ -97,6 +103,7 @@ def command_line(config: BenchConfig, out: str | None = None) -> str:
     if config.tree_nodes != [0]:
         parts += ["--tree-nodes " + " ".join(map(str, config.tree_nodes)),
                   "--tree-width " + " ".join(map(str, config.tree_widths))]
+        parts += [f"--tree-lookup {config.tree_lookup}"] if config.tree_lookup else []
     parts.append("--temperatures " + " ".join(f"{t:g}" for t in config.temperatures))
     if config.suites:
         parts.append("--suites " + " ".join(config.suites))

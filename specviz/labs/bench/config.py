@@ -17,7 +17,8 @@ from pathlib import Path
 import yaml
 
 from specviz.core.paths import BENCHMARKS_DIR, PROMPTS_DIR
-from specviz.engine.limits import K_RANGE, MAX_NEW_TOKENS_RANGE, POLICIES, TREE_NODES_RANGE, TREE_WIDTH_RANGE
+from specviz.engine.limits import (K_RANGE, MAX_NEW_TOKENS_RANGE, POLICIES, TREE_LOOKUP_RANGE,
+                                   TREE_NODES_RANGE, TREE_WIDTH_RANGE)
 from specviz.engine.proposers import registry
 
 HF_MODES = ("all", "greedy", "none")
@@ -108,6 +109,7 @@ class BenchConfig:
     dtype: str | None = None  # float32, float16, bfloat16; None: bfloat16 on a modern GPU or a bf16 CPU, else float32
     tree_nodes: list[int] = field(default_factory=lambda: [0])  # node budgets per K; 0 = the chain of K
     tree_widths: list[int] = field(default_factory=lambda: [4])  # children per node, for every budget above 0
+    tree_lookup: int = 0  # tokens every tree copies from the context as one more branch (prompt lookup); 0 = none
     verify_dtypes: list[str] = field(default_factory=lambda: ["float32", "bfloat16"])  # verify curves measured
 
     def check(self) -> None:
@@ -134,6 +136,9 @@ class BenchConfig:
             if not (isinstance(w, int) and TREE_WIDTH_RANGE[0] <= w <= TREE_WIDTH_RANGE[1]):
                 raise ValueError(f"--tree-width must be whole numbers from {TREE_WIDTH_RANGE[0]} to "
                                  f"{TREE_WIDTH_RANGE[1]} (got {w}).")
+        if not (isinstance(self.tree_lookup, int) and TREE_LOOKUP_RANGE[0] <= self.tree_lookup <= TREE_LOOKUP_RANGE[1]):
+            raise ValueError(f"--tree-lookup must be a whole number from {TREE_LOOKUP_RANGE[0]} to "
+                             f"{TREE_LOOKUP_RANGE[1]} (got {self.tree_lookup}).")
         for name in self.verify_dtypes:
             if name not in DTYPES:
                 raise ValueError(f"--verify-dtypes must be among {', '.join(DTYPES)} (got {name}).")

@@ -76,31 +76,33 @@ def run_dtype(run: dict) -> str:
 
 def speedup_range(folder: str, proposer: str, *, suite: str = "all", k: int | None = None,
                   policy: str = "constant", temperature: float | None = None, tree_nodes: int = 0,
-                  against: str = "speedup_vs_ar", root: Path | None = None) -> Quoted:
-    """The lowest and highest speedup of the summary rows that match (None matches any K or temperature);
-    `against` names the baseline: "speedup_vs_ar" (specviz's target-only decoding) or "speedup_vs_hf_generate"."""
-    rows = _rows(folder, proposer, suite, k, policy, temperature, tree_nodes, against, root)
+                  against: str = "speedup_vs_ar", root: Path | None = None, tree_lookup: int | None = None) -> Quoted:
+    """The lowest and highest speedup of the summary rows that match (None matches any K, temperature or lookup
+    branch); `against` names the baseline: "speedup_vs_ar" (specviz's target-only decoding) or
+    "speedup_vs_hf_generate"."""
+    rows = _rows(folder, proposer, suite, k, policy, temperature, tree_nodes, against, root, tree_lookup)
     values = [float(r[against]) for r in rows]
     return Quoted(min(values), max(values), folder, dtype(folder, root))
 
 
 def tokens_per_pass(folder: str, proposer: str, *, suite: str = "all", k: int | None = None,
                     policy: str = "constant", temperature: float | None = None, tree_nodes: int = 0,
-                    root: Path | None = None) -> tuple[Quoted, int]:
+                    root: Path | None = None, tree_lookup: int | None = None) -> tuple[Quoted, int]:
     """Tokens per target forward (mean accepted length, the recovered or bonus token included) of the matching
     summary rows, lowest and highest, and how many prompts the rows pooled (the fewest of them). These are counts,
     so they do not depend on how busy the machine was."""
-    rows = _rows(folder, proposer, suite, k, policy, temperature, tree_nodes, "mat_with_bonus", root)
+    rows = _rows(folder, proposer, suite, k, policy, temperature, tree_nodes, "mat_with_bonus", root, tree_lookup)
     values = [float(r["mat_with_bonus"]) for r in rows]
     return Quoted(min(values), max(values), folder, dtype(folder, root)), min(int(r["prompts"]) for r in rows)
 
 
 def _rows(folder: str, proposer: str, suite: str, k: int | None, policy: str, temperature: float | None,
-          tree_nodes: int, field: str, root: Path | None) -> list[dict]:
+          tree_nodes: int, field: str, root: Path | None, tree_lookup: int | None = None) -> list[dict]:
     rows = [r for r in result(folder, root)["summary"]
             if r["proposer"] == proposer and r["suite"] == suite and r["policy"] == policy
             and (k is None or r["k"] == k) and (temperature is None or r["temperature"] == temperature)
-            and (r.get("tree_nodes") or 0) == tree_nodes and r.get(field) is not None]
+            and (r.get("tree_nodes") or 0) == tree_nodes and r.get(field) is not None
+            and (tree_lookup is None or (r.get("tree_lookup") or 0) == tree_lookup)]
     if not rows:
         raise ValueError(f"The benchmark {folder} has no {proposer} row for that selection.")
     return rows

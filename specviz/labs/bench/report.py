@@ -99,7 +99,7 @@ class BenchResult:
                and (policy is None or r["policy"] == policy)
                and (trees or not r.get("tree_nodes"))]
         return sorted(out, key=lambda r: (r["policy"] != "constant", r["policy"], r["k"], r.get("tree_nodes") or 0,
-                                          r.get("tree_width") or 0))
+                                          r.get("tree_width") or 0, r.get("tree_lookup") or 0))
 
     def shape_rows(self, proposer: str, temperature: float) -> list[Row]:
         """Chain and tree rows of one proposer at one temperature, all suites pooled, when the run had trees (else
@@ -217,7 +217,8 @@ def find_results(folder: Path = BENCHMARKS_DIR) -> list[Path]:
 # ---- writing --------------------------------------------------------------------------------------------------------
 
 CASE_COLUMNS = [
-    "suite", "prompt_id", "temperature", "proposer", "policy", "k", "tree_nodes", "tree_width", "mean_k", "tokens",
+    "suite", "prompt_id", "temperature", "proposer", "policy", "k", "tree_nodes", "tree_width", "tree_lookup", "mean_k",
+    "tokens",
     "steps", "drafted", "accepted", "acceptance_rate", "alpha", "mat_with_bonus", "mat_without_bonus", "per_position", "draft_ms",
     "verify_ms", "overhead_ms", "prefill_ms", "seconds", "tokens_per_second", "c", "ar_tokens", "ar_seconds",
     "speedup_vs_ar", "hf_generate_tokens", "hf_generate_seconds", "speedup_vs_hf_generate", "hf_assisted_method",
@@ -336,8 +337,10 @@ def markdown_report(result: BenchResult) -> str:
 
 
 def _shape(row: Row) -> str:
-    """"16×3" for a tree of 16 nodes, width 3; "chain" for a chain of K."""
-    return f"{row['tree_nodes']}×{row['tree_width']}" if row.get("tree_nodes") else "chain"
+    """"16×3" for a tree of 16 nodes, width 3 ("16×3 + 8" with a lookup branch of 8); "chain" for a chain of K."""
+    if not row.get("tree_nodes"):
+        return "chain"
+    return f"{row['tree_nodes']}×{row['tree_width']}" + (f" + {row['tree_lookup']}" if row.get("tree_lookup") else "")
 
 
 def _limit_lines(rows: list[Row]) -> list[str]:

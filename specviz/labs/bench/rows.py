@@ -82,6 +82,7 @@ class CaseResult:
     hf_assisted_identical: bool | None = None
     physical_limit: float | None = None  # a perfect, free draft of the same shape
     fraction_of_limit: float | None = None
+    tree_lookup: int = 0  # tokens a tree also copied from the context (its lookup branch); 0 = none
 
     def to_row(self) -> Row:
         """The row as results.json holds it (nan written as null)."""

@@ -84,6 +84,11 @@ DEFINITIONS: dict[str, tuple[str, str]] = {  # marked with N_(): the files stay 
         N_("draft tree nodes"),
         N_("The node budget of an EAGLE-2 style draft tree (depth K, tree width children per node), scored in one "
            "target forward with a tree attention mask; 0 is a chain of K drafts.")),
+    "tree_lookup": (
+        N_("lookup branch"),
+        N_("Tokens a draft tree also copies from the context as one more branch (prompt lookup: what followed the "
+           "latest earlier occurrence of the last 1-3 tokens); deterministic, so the tree rule treats each copied "
+           "node as a point mass. 0 is no lookup branch.")),
     "physical_limit": (
         N_("physical limit"),
         N_("The speedup of a perfect, free draft of the same shape: K + 1 tokens per target forward, each forward "
@@ -116,11 +121,11 @@ def summarise(cases: list[dict], baselines: list[dict], costs: dict) -> list[dic
     groups: dict[tuple, list[dict]] = defaultdict(list)
     for row in cases:
         key = (row["proposer"], row["policy"], row["k"], row["temperature"], row.get("tree_nodes") or 0,
-               row.get("tree_width"))
+               row.get("tree_width"), row.get("tree_lookup") or 0)
         groups[(row["suite"], *key)].append(row)
         groups[("all", *key)].append(row)
     out = []
-    for (suite, proposer, policy, k, temperature, tree_nodes, tree_width), rows in groups.items():
+    for (suite, proposer, policy, k, temperature, tree_nodes, tree_width, tree_lookup), rows in groups.items():
         def total(col):
             return sum(r[col] for r in rows)
 
@@ -137,7 +142,8 @@ def summarise(cases: list[dict], baselines: list[dict], costs: dict) -> list[dic
         hf_gen = [r for r in rows if r.get("hf_generate_seconds") and r.get("hf_assisted_seconds")]
         row = {
             "suite": suite, "proposer": proposer, "policy": policy, "k": k, "temperature": temperature,
-            "tree_nodes": tree_nodes, "tree_width": tree_width, "prompts": len(rows), "tokens": total("tokens"), "steps": steps,
+            "tree_nodes": tree_nodes, "tree_width": tree_width, "tree_lookup": tree_lookup, "prompts": len(rows),
+            "tokens": total("tokens"), "steps": steps,
             "mean_k": total("drafted") / steps if steps else None,
             "acceptance_rate": total("accepted") / total("drafted") if total("drafted") else None,
             "alpha": alpha, "c": c,
@@ -228,40 +234,44 @@ def limits(row: dict, costs: dict) -> dict:
     curve = run_curve(costs)
     if row["policy"] != "constant" or not curve or row.get("speedup_vs_ar") is None:
         return {}
-    tree_nodes = row.get("tree_nodes") or 0
-    limit = physical_limit(row["k"], tree_nodes, curve)
+    tree_nodes, tree_lookup = row.get("tree_nodes") or 0, row.get("tree_lookup") or 0
+    limit = physical_limit(row["k"], tree_nodes, curve, tree_lookup)
     out = {"physical_limit": limit, "fraction_of_limit": row["speedup_vs_ar"] / limit}
     if tree_nodes and row.get("mat_with_bonus"):
         out["predicted_speedup_measured_verify"] = estimated_speedup(row["mat_with_bonus"], row["k"], tree_nodes,
-                                                                     row["c"], curve)
+                                                                     row["c"], curve, tree_lookup)
     return out
 
 
-def tokens_fed(k: int, tree_nodes: int = 0) -> int:
-    """Tokens one verification forward reads: the last token and the K drafts of a chain, or the root and the
-    nodes of a tree."""
-    return (tree_nodes or k) + 1
+def tokens_fed(k: int, tree_nodes: int = 0, tree_lookup: int = 0) -> int:
+    """Tokens one verification forward reads at most: the last token and the K drafts of a chain, or the root, the
+    nodes of a tree and its lookup branch (the copied branch may be shorter, or share drafted nodes)."""
+    return (tree_nodes or k) + (tree_lookup if tree_nodes else 0) + 1
 
 
-def physical_limit(k: int, tree_nodes: int, curve: list[dict]) -> float:
-    """The speedup of a perfect, free draft with the same shape: every step keeps a whole path of depth K and its
-    bonus token (K + 1 tokens per forward) and pays only the verify cost of the tokens fed, read off `curve`.
+def physical_limit(k: int, tree_nodes: int, curve: list[dict], tree_lookup: int = 0) -> float:
+    """The speedup of a perfect, free draft with the same shape: every step keeps a whole path of depth K (or the
+    lookup branch's length, if longer) and its bonus token, and pays only the verify cost of the tokens fed, read off
+    `curve`.
 
     >>> curve = [{"n_tokens": 1, "ratio": 1.0}, {"n_tokens": 5, "ratio": 1.09}, {"n_tokens": 17, "ratio": 1.19}]
     >>> round(physical_limit(4, 0, curve), 2), round(physical_limit(4, 16, curve), 2)
     (4.59, 4.2)
     """
-    return (k + 1) / curve_ratio(curve, tokens_fed(k, tree_nodes))
+    depth = max(k, tree_lookup if tree_nodes else 0)
+    return (depth + 1) / curve_ratio(curve, tokens_fed(k, tree_nodes, tree_lookup))
 
 
-def estimated_speedup(tokens_per_forward: float, k: int, tree_nodes: int, c: float, curve: list[dict]) -> float:
+def estimated_speedup(tokens_per_forward: float, k: int, tree_nodes: int, c: float, curve: list[dict],
+                      tree_lookup: int = 0) -> float:
     """Tokens per target forward over what a step costs in one-token target forwards: the verify cost of the tokens
-    fed plus K drafter passes of cost c (a tree drafts one pass per level, as a chain does per token).
+    fed (a lookup branch counted whole) plus K drafter passes of cost c (a tree drafts one pass per level, as a chain
+    does per token; a lookup costs no forward).
 
     >>> round(estimated_speedup(2.6, 4, 16, 0.05, [{"n_tokens": 1, "ratio": 1.0}, {"n_tokens": 17, "ratio": 1.2}]), 3)
     1.857
     """
-    return tokens_per_forward / (curve_ratio(curve, tokens_fed(k, tree_nodes)) + k * c)
+    return tokens_per_forward / (curve_ratio(curve, tokens_fed(k, tree_nodes, tree_lookup)) + k * c)
 
 
 def verify_ratio(costs: dict, k: int) -> float:

@@ -39,6 +39,7 @@ TEXT = {
                     "no {missing} token was added: {new} for one target forward pass."),
     "ended_limit": N_("Drafted {drafted}; the target kept {kept} and the text ended there (the token limit), so no "
                       "{missing} token was added: {new} for one target forward pass."),
+    "plus_copied": N_("{drafted} plus {copied}"),
     "recovered": N_("recovered"),
     "bonus": N_("bonus"),
     "kv_title": N_("**KV caches** · while reading the text, a model stores two vectors per token and layer (keys and "
@@ -73,17 +74,25 @@ def step_headline(step: Step, stop: str = "") -> str:
     n_new = len(step.emitted)
     if not step.decisions:
         return _(TEXT["no_drafts"], new=_count(n_new))
-    drafted = len(step.tree.nodes) if step.tree is not None else step.n_drafted
+    copied = sum(node.copied for node in step.tree.nodes) if step.tree is not None else 0
+    drafted = len(step.tree.nodes) - copied if step.tree is not None else step.n_drafted
+
+    def with_copies(drafted_text: str) -> str:  # a tree's lookup branch is counted apart: no model drafted it
+        if not copied:
+            return drafted_text
+        return _(TEXT["plus_copied"], drafted=drafted_text, copied=ngettext(
+            "{n} token copied from the context", "{n} tokens copied from the context", copied))
+
     if n_new < step.n_accepted + 1:  # cut by end-of-text or the token limit before the step's last token
         kept = sum(t.kind == TokenKind.ACCEPTED for t in step.emitted)
         missing = _(TEXT["bonus"]) if step.correction_kind == TokenKind.BONUS else _(TEXT["recovered"])
         ended = TEXT["ended_limit"] if stop == "max_new_tokens" else TEXT["ended_eos"]
-        return _(ended, drafted=drafted, kept=kept, new=_count(n_new), missing=missing)
+        return _(ended, drafted=with_copies(str(drafted)), kept=kept, new=_count(n_new), missing=missing)
     if step.tree is not None:
         sentence = {TokenKind.RECOVERED: TEXT["tree_recovered"],
                     TokenKind.BONUS: TEXT["tree_bonus"]}.get(step.emitted[-1].kind, TEXT["tree_step"])
-        return _(sentence, nodes=ngettext("{n} node", "{n} nodes", drafted), accepted=step.n_accepted,
-                 new=_count(n_new))
+        nodes = ngettext("{n} node", "{n} nodes", drafted)  # its own call: the extractor skips one nested in _()
+        return _(sentence, nodes=with_copies(nodes), accepted=step.n_accepted, new=_count(n_new))
     sentence = {TokenKind.RECOVERED: TEXT["step_recovered"],
                 TokenKind.BONUS: TEXT["step_bonus"]}.get(step.emitted[-1].kind, TEXT["step"])
     return _(sentence, drafted=step.n_drafted, accepted=step.n_accepted, new=_count(n_new))
@@ -264,6 +273,8 @@ def settings_line(trace: Trace) -> str:
     if s.get("tree_nodes"):
         parts.append(_("a draft tree of up to {nodes} nodes, {width} children each", nodes=s["tree_nodes"],
                        width=s.get("tree_width", "?")))
+        if s.get("tree_lookup"):
+            parts.append(_("a lookup branch of up to {n} tokens copied from the context", n=s["tree_lookup"]))
     parts += [_("temperature = {value}", value=_setting(s.get("temperature", "?"))),
               _("top-k = {value}", value=s.get("top_k", 0) or _("off")),
               _("top-p = {value}", value=_setting(s.get("top_p", 1.0))), _("seed = {value}", value=s.get("seed", "?")),

@@ -4,8 +4,9 @@ target forward score every branch. Plain Python (no streamlit), so the figures a
 
 The tree reads left to right like the text: the root (the context's last token) on the left, one column per token
 ahead, each node's children the draft's guesses for the token after it. Nodes are chips in the palette's colours
-(accepted ✓, rejected ✗, not reached ·); the accepted path is a thick line. Hover a node for q, p, p/q, the
-acceptance chance the verifier used and u.
+(accepted ✓, rejected ✗, not reached ·); a node copied from the context by prompt lookup (a tree's lookup branch)
+carries COPIED_MARK after its verdict. The accepted path is a thick line. Hover a node for q, p, p/q, the acceptance
+chance the verifier used and u.
 
     >>> record = TreeRecord([TreeNode(7, "a", -1, 1, 0.5, 0.6, "accepted", 0.2, 1.0),
     ...                      TreeNode(8, "b", -1, 1, 0.3, 0.1, "not reached"),
@@ -30,6 +31,7 @@ from specviz.ui.common.escaping import escape_markdown, plot_text, shortened, vi
 from specviz.ui.common.palette import LIGHT_GREY, P_COLOR, DisplayState, Kind, style
 from specviz.ui.common.tokens import fmt
 
+COPIED_MARK = "❐"  # a node copied from the context, not drafted (DejaVu Sans Mono has it, so every chip shows it)
 PATH_META = "accepted_path"  # the `meta` of the accepted path's trace: tests and readers find it by this, not by name
 STATUS_KINDS: dict[str, Kind] = {NodeStatus.ACCEPTED: TokenKind.ACCEPTED, NodeStatus.REJECTED: TokenKind.REJECTED,
                                  NodeStatus.NOT_REACHED: DisplayState.NOT_REACHED}
@@ -74,7 +76,10 @@ def _hover(j: int, node: TreeNode) -> str:
     """Plain lines (escaped for Plotly) for hovering node j."""
     s = style(node_kind(node))
     lines = [_("#{n} {token} (id {id}) · depth {depth}", n=j + 1, token=plot_text(node.text), id=node.token_id,
-               depth=node.depth),
+               depth=node.depth)]
+    if node.copied:
+        lines.append(_("{mark} copied from the context (prompt lookup): q is a point mass", mark=COPIED_MARK))
+    lines += [
              _("q (draft) = {q} · p (target) = {p}", q=fmt(node.draft_prob), p=fmt(node.target_prob)),
              f"p/q = {fmt(node.target_prob / node.draft_prob if node.draft_prob > 0 else float('inf'))}"]
     if node.uniform is None:
@@ -86,11 +91,21 @@ def _hover(j: int, node: TreeNode) -> str:
     return "<br>".join(lines)
 
 
-def _chip(x: float, y: float, text: str, kind: Kind, hover: str, *, on_path: bool = False) -> dict:
+def _chip(x: float, y: float, text: str, kind: Kind, hover: str, *, on_path: bool = False, size: int = 14) -> dict:
     s = style(kind)
     return dict(x=x, y=y, text=text, showarrow=False, bgcolor=s.background, bordercolor=s.color,
                 borderwidth=3 if on_path else 1.5, borderpad=3, hovertext=hover,
-                font=dict(family="monospace", size=14, color=s.text_color))
+                font=dict(family="monospace", size=size, color=s.text_color))
+
+
+def chip_fit(depth: int) -> tuple[int, int]:
+    """(font size, characters of token text) for a tree `depth` columns deep: a deep tree (a long lookup branch)
+    has narrow columns, so its chips get a smaller font and shorter text, and neighbours do not overlap.
+
+    >>> chip_fit(4), chip_fit(8), chip_fit(16)
+    ((14, 10), (12, 4), (12, 3))
+    """
+    return (14, 10) if depth <= 5 else (12, max(3, 10 - 2 * (depth - 5)))
 
 
 def tree_figure(step: Step) -> go.Figure:
@@ -109,13 +124,16 @@ def tree_figure(step: Step) -> go.Figure:
     fig.add_scatter(x=[where[j + 1][0] for j in path], y=[where[j + 1][1] for j in path], mode="lines",
                     line=dict(color=style(TokenKind.ACCEPTED).color, width=6), meta=PATH_META,
                     customdata=path, hoverinfo="skip")
-    chips = [_chip(*where[0], _("root"), TokenKind.TARGET, _("the context's last token: the first column follows it"))]
+    depth = max(x for x, _y in where)
+    size, limit = chip_fit(depth)
+    chips = [_chip(*where[0], _("root"), TokenKind.TARGET, _("the context's last token: the first column follows it"),
+                   size=size)]
     for j, node in enumerate(record.nodes):
         s = style(node_kind(node))
-        chips.append(_chip(*where[j + 1], f"{s.glyph} {plot_text(node.text, limit=10)}", node_kind(node),
-                           _hover(j, node), on_path=j in record.path))
+        mark = COPIED_MARK if node.copied else ""
+        chips.append(_chip(*where[j + 1], f"{s.glyph}{mark} {plot_text(node.text, limit=limit)}", node_kind(node),
+                           _hover(j, node), on_path=j in record.path, size=size))
     leaves = max(y for _x, y in where) + 1
-    depth = max(x for x, _y in where)
     fig.update_layout(**_LAYOUT, annotations=chips, height=int(min(620, 110 + 46 * leaves)),
                       margin=dict(l=10, r=10, t=10, b=30),
                       hoverlabel=dict(font=dict(family="monospace")),
@@ -130,7 +148,10 @@ def tree_title(step: Step) -> str:
     """'8 drafted nodes · accepted path: ‘a’ → ‘b’, then ↻ ‘c’' as markdown (token texts escaped), shown above the
     chart where it wraps on a phone rather than as a Plotly title that is cut off."""
     record = step.tree
-    nodes = ngettext("{n} drafted node", "{n} drafted nodes", len(record.nodes))
+    copied = sum(n.copied for n in record.nodes)
+    nodes = ngettext("{n} drafted node", "{n} drafted nodes", len(record.nodes) - copied)
+    if copied:
+        nodes += " + " + ngettext("{n} copied from the context", "{n} copied from the context", copied)
     path = " → ".join(f"‘{_token(record.nodes[j].text)}’" for j in record.path) or _("no node kept")
     last = step.emitted[-1] if step.emitted and step.emitted[-1].kind in (TokenKind.RECOVERED, TokenKind.BONUS) \
         else None
@@ -169,14 +190,17 @@ def mask_figure(record: TreeRecord) -> go.Figure:
 
 
 def tree_rows(record: TreeRecord) -> list[dict[str, str]]:
-    """The tree's numbers as rows (for a table next to the hover): node, parent, depth, q, p, p/q, the acceptance
-    chance used, u, verdict. Token text with its whitespace drawn (a table shows plain text, never HTML)."""
+    """The tree's numbers as rows (for a table next to the hover): node, parent, depth, source (drafted or copied
+    from the context), q, p, p/q, the acceptance chance used, u, verdict.
+    Token text with its whitespace drawn (a table shows plain text, never HTML)."""
     rows = []
     for j, n in enumerate(record.nodes):
         s = style(node_kind(n))
         rows.append({_("node"): f"#{j + 1} {visible(n.text)}",
                      _("parent"): _("root") if n.parent == ROOT else f"#{n.parent + 1}",
-                     _("depth"): str(n.depth), "q": fmt(n.draft_prob), "p": fmt(n.target_prob),
+                     _("depth"): str(n.depth),
+                     _("source"): _("{mark} copied", mark=COPIED_MARK) if n.copied else _("drafted"),
+                     "q": fmt(n.draft_prob), "p": fmt(n.target_prob),
                      "p/q": fmt(n.target_prob / n.draft_prob if n.draft_prob > 0 else float("inf")),
                      _("kept with"): fmt(n.accept_prob), "u": fmt(n.uniform),
                      _("verdict"): f"{s.glyph} {_(s.label)}"})

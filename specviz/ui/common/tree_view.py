@@ -12,7 +12,8 @@ from specviz.core.i18n import N_, _
 from specviz.engine.trace import Step
 from specviz.ui.common.charts import show
 from specviz.ui.common.palette import legend_html
-from specviz.ui.common.tree_figures import STATUS_KINDS, mask_figure, tree_figure, tree_rows, tree_title
+from specviz.ui.common.tree_figures import (COPIED_MARK, STATUS_KINDS, mask_figure, tree_figure, tree_rows,
+                                            tree_title)
 
 # Every sentence of this module that a user reads (English messages: `_()` translates them where they are shown).
 TEXT = {
@@ -23,6 +24,10 @@ TEXT = {
     "read_mask": N_("**How to read the mask:** row = the node being scored, filled column = a node it may read: the "
                     "root, its own ancestors and itself, never a sibling or another branch, so one target forward "
                     "scores every branch as if it were alone."),
+    "copied": N_("**{mark} Copied from the context:** the tree's lookup branch, the tokens that followed the last "
+                 "earlier place where the text's final words appeared (prompt lookup). No model drafted them, so q "
+                 "is a point mass: the target keeps a copied node with probability p'(x), and the output is still "
+                 "exactly the target's."),
     "numbers": N_("The numbers of every node"),
     "main_line": N_("The main line: the accepted path and the first node rejected below it (hover a chip for p, q, "
                     "p/q, min(1, p/q) and u)"),
@@ -37,5 +42,7 @@ def render_tree(step: Step, *, key: str) -> None:
          table=pd.DataFrame(tree_rows(step.tree)))  # the numbers of every node
     tree_col.caption(_(TEXT["read_tree"]))
     tree_col.html(legend_html(tuple(STATUS_KINDS.values()), distributions=False))
+    if any(node.copied for node in step.tree.nodes):
+        tree_col.caption(_(TEXT["copied"], mark=COPIED_MARK))
     show(mask_figure(step.tree), f"{key}_mask_{step.index}", mask_col)
     mask_col.caption(_(TEXT["read_mask"]))

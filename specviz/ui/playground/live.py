@@ -184,14 +184,19 @@ def layers_input(pair: str) -> None:
 
 
 def tree_inputs(proposer: str) -> None:
-    """Draft-tree nodes (0 = a chain of K) and children per node, in RunSpec's ranges and words."""
-    nodes, width = SETTINGS["tree_nodes"], SETTINGS["tree_width"]
-    c1, c2 = st.columns(2)
+    """Draft-tree nodes (0 = a chain of K), children per node and the lookup branch, in RunSpec's ranges and words."""
+    nodes, width, lookup = SETTINGS["tree_nodes"], SETTINGS["tree_width"], SETTINGS["tree_lookup"]
+    c1, c2, c3 = st.columns(3)
     c1.number_input(_(nodes.label), *nodes.bounds, step=1, key=KEYS["tree_nodes"],
                     help=_("A tree drafts several guesses per position (EAGLE-2) and the target checks them all in "
                            "one forward; its depth is at most K."))
     c2.number_input(_(width.label), *width.bounds, step=1, key=KEYS["tree_width"],
                     disabled=not st.session_state.get(KEYS["tree_nodes"]))
+    c3.number_input(_(lookup.label), *lookup.bounds, step=1, key=KEYS["tree_lookup"],
+                    disabled=not st.session_state.get(KEYS["tree_nodes"]),
+                    help=_("The tree also gets one branch copied from the text so far (prompt lookup): the tokens "
+                           "that followed the last earlier place where its final words appeared. It costs no model "
+                           "forward, and pays off when the answer repeats itself or the prompt."))
     if st.session_state.get(KEYS["tree_nodes"]) and not registry.can_branch(proposer):
         st.caption(_(TEXT["no_branching"]))
 
@@ -207,6 +212,7 @@ def current_settings() -> RunSpec | str:
             seed=int(s[KEYS["seed"]]),
             layers=(int(s[KEYS["layers"]]) or None) if registry.takes(s[KEYS["proposer"]], "layers") else None,
             tree_nodes=int(s[KEYS["tree_nodes"]]), tree_width=int(s[KEYS["tree_width"]]),
+            tree_lookup=int(s[KEYS["tree_lookup"]]),
         )
     except ValueError as exc:
         return str(exc)

@@ -40,16 +40,17 @@ LIVE_DEFAULTS = RunSpec(
     pair="default", proposer="ngram", chat=True, k=4, max_new_tokens=48, temperature=0.0, seed=0, prompt=COPY_PROMPT,
 )
 def recommended_settings(pair: str) -> dict[str, int]:
-    """The pair's best measured draft shape (K, tree nodes, tree width) as Playground settings, by URL name."""
+    """The pair's best measured draft shape (K, tree nodes, tree width, lookup branch) as Playground settings, by URL
+    name."""
     best = recommended_for(pair)
-    return {"k": best.k, "tree_nodes": best.tree_nodes, "tree_width": best.tree_width}
+    return {"k": best.k, "tree_nodes": best.tree_nodes, "tree_width": best.tree_width, "tree_lookup": best.tree_lookup}
 
 
 # name -> (button label, what to expect, the settings it sets by URL name); each also sets pair "default", seed 0.
 # The prompts are the model's input and stay English (the models are English); the labels are messages. The chain
 # presets set tree_nodes 0, so a tree picked before does not stay on; the tree preset is the pair's recommended
 # shape (`recommended:` in assets/catalog.yaml, measured by `python -m specviz.scripts.tree_sweep`).
-CHAIN = {"tree_nodes": 0}
+CHAIN = {"tree_nodes": 0, "tree_lookup": 0}
 PRESETS = {
     "copy": (N_("1 · Copying text"), N_("n-gram lookup, greedy: most drafts are kept (measured on this prompt: 23 of "
                                         "28, 3.9 tokens per target pass)"),
@@ -66,9 +67,10 @@ PRESETS = {
                                                 "(measured: 1 or 2 of about 135 kept, 1.0 token per pass)"),
                   {"proposer": "layerskip", "prompt": QUESTION_PROMPT, "k": 3, "temperature": 0.7, "layers": 0,
                    **CHAIN}),
-    "tree": (N_("5 · A draft tree"), N_("the same drafter proposing a tree of {nodes} candidates, the pair's "
-                                        "recommended shape: measured on {prompts} held-out prompts ({dtype}), {tree} "
-                                        "tokens per target pass against {chain} for a chain of K = {k}"),
+    "tree": (N_("5 · A draft tree"), N_("the same drafter proposing a tree of {nodes} candidates, plus up to "
+                                        "{lookup} tokens copied from the text so far, the pair's recommended shape: "
+                                        "measured on {prompts} held-out prompts ({dtype}), {tree} tokens per target "
+                                        "pass against {chain} for a chain of K = {k}"),
              {"proposer": "eagle", "prompt": QUESTION_PROMPT, "temperature": 0.0,
               **recommended_settings("default")}),
 }
@@ -90,9 +92,10 @@ def preset_figures(name: str) -> dict[str, str]:
     settings = PRESETS[name][2]
     where = {"suite": "held-out", "k": settings["k"], "temperature": settings["temperature"]}
     tree, prompts = quoted.tokens_per_pass(TREE_PRESET_RUN, settings["proposer"], tree_nodes=settings["tree_nodes"],
-                                           **where)
+                                           tree_lookup=settings["tree_lookup"], **where)
     chain, _prompts = quoted.tokens_per_pass(TREE_PRESET_RUN, settings["proposer"], **where)
-    return {"nodes": str(settings["tree_nodes"]), "prompts": str(prompts), "dtype": tree.dtype,
+    return {"nodes": str(settings["tree_nodes"]), "lookup": str(settings["tree_lookup"]), "prompts": str(prompts),
+            "dtype": tree.dtype,
             "tree": tree.text(2), "chain": chain.text(2), "k": str(settings["k"])}
 # session-state key of each setting, and the URL name it is shared under (a RunSpec field, or the page's own)
 KEYS = {
@@ -101,6 +104,7 @@ KEYS = {
     "temperature": "playground_temperature", "top_k": "playground_top_k", "top_p": "playground_top_p",
     "seed": "playground_seed", "max_new_tokens": "playground_max_new_tokens", "chat": "playground_chat",
     "layers": "playground_layers", "tree_nodes": "playground_tree_nodes", "tree_width": "playground_tree_width",
+    "tree_lookup": "playground_tree_lookup",
 }
 PAIR_LAYERS = {"default": 30, "toy": 2}  # decoder layers of each built-in target (the layer-skip draft keeps fewer)
 STEP_PARAM = "step"
@@ -227,8 +231,9 @@ def query_params_for(source: str, example: str | None, settings: RunSpec | None,
         query.pop("policy", None)  # the Playground runs constant K
         if not registry.takes(settings.proposer, "layers"):
             query.pop("layers", None)
-        if not settings.tree_nodes:  # a chain: its width means nothing, and chain links stay as they were
+        if not settings.tree_nodes:  # a chain: its width and lookup mean nothing, and chain links stay as they were
             query.pop("tree_width", None)
+            query.pop("tree_lookup", None)
         params.update(query)
     params[STEP_PARAM] = str(step)
     return params
@@ -252,4 +257,5 @@ def settings_of(trace: Trace) -> dict[str, Any] | None:
             "top_k": int(s.get("top_k", 0)), "top_p": float(s.get("top_p", 1.0)), "seed": int(s.get("seed", 0)),
             "max_new_tokens": min(int(s.get("max_new_tokens", 48)), WEB_MAX_NEW_TOKENS),
             "layers": int(depth) if depth.isdigit() else 0, "tree_nodes": int(s.get("tree_nodes", 0)),
-            "tree_width": int(s.get("tree_width", LIVE_DEFAULTS.tree_width))}
+            "tree_width": int(s.get("tree_width", LIVE_DEFAULTS.tree_width)),
+            "tree_lookup": int(s.get("tree_lookup", 0))}

@@ -259,6 +259,12 @@ TREE_TEXT = {
                 "Exactness lab's broken tree rule. Done right, each try is one exact speculative-sampling step of "
                 "what is left, so the output is still distributed as p; a tree only raises the chance that some "
                 "branch is kept."),
+    "lookup": N_("**A lookup branch.** A tree can also hold a branch that no model drafted: the tokens that followed "
+                 "the last earlier place where the text's final words appeared (prompt lookup), hung under the root "
+                 "and sharing the drafted nodes it agrees with. The idea of mixing a drafter's tree with retrieval is "
+                 "SAM-Decoding's (Hu et al. 2024). A copied node is a point mass, tried after its drafted siblings, "
+                 "so the rule above stays exact. It pays when the answer repeats itself or the prompt, which small "
+                 "models often do; the default pair's recommended tree has one."),
     "stops": N_("**Where speculation stops paying.** It spends idle compute to save weight reads. At large batch sizes "
                 "the target's pass is already compute-bound, so verifying K+1 positions per sequence costs more than "
                 "one, up to K+1 times as much, and rejected drafts waste it; serving engines advise speculation for "
@@ -424,6 +430,7 @@ def render_tree_section() -> None:
     st.markdown(_(TREE_TEXT["mask"]))
     st.dataframe(mask_frame(), width="content")
     st.markdown(_(TREE_TEXT["exact"]))
+    st.markdown(_(TREE_TEXT["lookup"]))
     items = quiz_items(("tr-", "md-tree"))
     if items:
         st.markdown(quiz_list(items))

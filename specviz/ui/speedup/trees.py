@@ -14,6 +14,7 @@ import streamlit as st
 
 from specviz.core.i18n import _
 from specviz.labs.bench import BenchResult
+from specviz.labs.bench.summary import tokens_fed
 from specviz.ui.common import charts as plot
 from specviz.ui.common.palette import BLUE, BLUISH_GREEN, GREY, ORANGE, VERMILLION
 from specviz.ui.speedup.charts import _layout
@@ -67,7 +68,11 @@ def dtype_sentence(result: BenchResult) -> str | None:
 
 
 def shape_name(row: dict) -> str:
-    """"chain, K = 4" or "tree of 16 nodes, width 3, depth 4", in the reader's language."""
+    """"chain, K = 4" or "tree of 16 nodes, width 3, depth 4" (with "+ lookup 8" for a lookup branch), in the
+    reader's language."""
+    if row.get("tree_nodes") and row.get("tree_lookup"):
+        return _("tree of {nodes} nodes, width {width}, depth {k} + lookup {lookup}", nodes=row["tree_nodes"],
+                 width=row["tree_width"], k=row["k"], lookup=row["tree_lookup"])
     if row.get("tree_nodes"):
         return _("tree of {nodes} nodes, width {width}, depth {k}", nodes=row["tree_nodes"], width=row["tree_width"],
                  k=row["k"])
@@ -111,9 +116,10 @@ def shape_sentence(result: BenchResult, proposer: str, temperature: float) -> st
     tree = max(trees, key=lambda r: r["mat_with_bonus"] or 0)
     return _("The best tree ({tree}) keeps {tree_tokens} tokens per target forward against {chain_tokens} for the "
              "best chain ({chain}): the same forward checks several guesses per position. Whether that is faster "
-             "depends on the verify cost of its {fed} tokens: measured here {tree_speedup} against {chain_speedup} "
-             "over target-only decoding.", tree=shape_name(tree), tree_tokens=number(tree["mat_with_bonus"]),
-             chain_tokens=number(chain["mat_with_bonus"]), chain=shape_name(chain), fed=tree["tree_nodes"] + 1,
+             "depends on the verify cost of its {fed} tokens at most: measured here {tree_speedup} against "
+             "{chain_speedup} over target-only decoding.", tree=shape_name(tree),
+             tree_tokens=number(tree["mat_with_bonus"]), chain_tokens=number(chain["mat_with_bonus"]),
+             chain=shape_name(chain), fed=tokens_fed(tree["k"], tree["tree_nodes"], tree.get("tree_lookup") or 0),
              tree_speedup=times(tree["speedup_vs_ar"]), chain_speedup=times(chain["speedup_vs_ar"]))
 
 

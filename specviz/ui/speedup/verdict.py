@@ -46,10 +46,16 @@ def verdict(result: BenchResult, proposer: str, temperature: float) -> str:
     trees = [r for r in result.shape_rows(proposer, temperature) if r.get("tree_nodes")]
     if trees:  # the headline is over chains; a tree in the same run is named too, so its figure is not missed
         tree = max(trees, key=lambda r: r["speedup_vs_ar"] or 0)
-        text += " " + _("A draft tree of {nodes} nodes ({width} children per node, depth up to {k}) reached {speedup} "
-                        "with {tokens} tokens per target forward: the Chain vs tree tab compares the shapes.",
-                        nodes=tree["tree_nodes"], width=tree["tree_width"], k=tree["k"],
-                        speedup=times(tree["speedup_vs_ar"]), tokens=number(tree["mat_with_bonus"]))
+        shape = dict(nodes=tree["tree_nodes"], width=tree["tree_width"], k=tree["k"], lookup=tree.get("tree_lookup"),
+                     speedup=times(tree["speedup_vs_ar"]), tokens=number(tree["mat_with_bonus"]))
+        if tree.get("tree_lookup"):
+            text += " " + _("A draft tree of {nodes} nodes ({width} children per node, depth up to {k}) plus a lookup "
+                            "branch of up to {lookup} tokens copied from the context reached {speedup} with {tokens} "
+                            "tokens per target forward: the Chain vs tree tab compares the shapes.", **shape)
+        else:
+            text += " " + _("A draft tree of {nodes} nodes ({width} children per node, depth up to {k}) reached "
+                            "{speedup} with {tokens} tokens per target forward: the Chain vs tree tab compares the "
+                            "shapes.", **shape)
     titles = suite_titles(result)
     top = result.best_in_one_suite(proposer, temperature)
     if top is not None and len(titles) > 1 and (top["speedup_vs_ar"] or 0) >= 1.05:

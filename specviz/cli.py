@@ -215,11 +215,9 @@ def draft_shape(args: argparse.Namespace) -> dict[str, int]:
     keeps the chain of that K; an explicit --tree-nodes without --tree-lookup drafts a tree without a lookup branch."""
     best = recommended_for(args.pair)
     nodes = args.tree_nodes if args.tree_nodes is not None else best.tree_nodes if args.k is None else 0
-    own = args.k is None and args.tree_nodes is None  # the recommended tree, whole
-    lookup = getattr(args, "tree_lookup", None)
     return {"k": args.k if args.k is not None else best.k, "tree_nodes": nodes,
             "tree_width": args.tree_width if args.tree_width is not None else best.tree_width,
-            "tree_lookup": lookup if lookup is not None else best.tree_lookup if own and nodes else 0}
+            "tree_lookup": best.lookup_for(args.k, args.tree_nodes, getattr(args, "tree_lookup", None))}
 
 
 def speedup(baseline: Trace, spec: Trace) -> float:

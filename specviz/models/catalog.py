@@ -76,6 +76,19 @@ class Recommended:
     tree_lookup: int = 0
     measured: str = ""
 
+    def lookup_for(self, k: int | None, tree_nodes: int | None, tree_lookup: int | None) -> int:
+        """The lookup branch of a run given these flags (None = not given): the flag when given, else this
+        recommendation's branch when the run takes the recommended tree whole (neither K nor tree nodes given),
+        else none: a shape of the user's own has no branch unless asked.
+
+        >>> best = Recommended(4, 16, 4, 8)
+        >>> best.lookup_for(None, None, None), best.lookup_for(5, None, None), best.lookup_for(None, 8, 3)
+        (8, 0, 3)
+        """
+        if tree_lookup is not None:
+            return tree_lookup
+        return self.tree_lookup if k is None and tree_nodes is None and self.tree_nodes else 0
+
     def describe(self) -> str:
         """"a tree of 16 nodes, depth 4, width 4" (and its lookup branch) or "a chain of K = 3", in the reader's
         language."""

@@ -76,8 +76,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     spec = RunSpec(pair=args.pair, proposer=args.proposer, k=args.k or best.k, max_new_tokens=args.max_new_tokens,
                    tree_nodes=best.tree_nodes if args.tree_nodes is None else args.tree_nodes,
                    tree_width=args.tree_width or best.tree_width,
-                   tree_lookup=args.tree_lookup if args.tree_lookup is not None else
-                   best.tree_lookup if args.k is None and args.tree_nodes is None else 0)
+                   tree_lookup=best.lookup_for(args.k, args.tree_nodes, args.tree_lookup))
     pair = load_pair(args.pair, dtype=args.dtype)
     dtype = dtype_name(next(pair.target.parameters()).dtype)
     prompts = [p.text for p in load_suites(["held-out"])[0].prompts if p.text][: args.prompts]

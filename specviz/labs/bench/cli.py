@@ -81,12 +81,10 @@ def config_from_args(args: argparse.Namespace) -> BenchConfig:
     ks = flat(args.k) or [best.k]
     nodes = flat(getattr(args, "tree_nodes", None)) or ([best.tree_nodes] if args.k is None else [0])
     widths = flat(getattr(args, "tree_width", None)) or [best.tree_width]
-    lookup = getattr(args, "tree_lookup", None)
-    own = args.k is None and getattr(args, "tree_nodes", None) is None  # the recommended tree, whole
     verify = getattr(args, "verify_dtypes", None)
     return BenchConfig(
         tree_nodes=nodes, tree_widths=widths, verify_dtypes=flat(verify) or [],
-        tree_lookup=lookup if lookup is not None else best.tree_lookup if own else 0,
+        tree_lookup=best.lookup_for(args.k, getattr(args, "tree_nodes", None), getattr(args, "tree_lookup", None)),
         pair=args.pair, proposers=flat(args.proposers) or [], ks=ks, temperatures=flat(args.temperatures),
         suites=flat(args.suites) or [], prompts_per_suite=args.prompts_per_suite, max_new_tokens=args.max_new_tokens,
         repeats=args.repeats, warmup=args.warmup, threads=args.threads, policies=flat(args.policies),

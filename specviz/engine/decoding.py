@@ -36,6 +36,7 @@ from specviz.engine.limits import TREE_LOOKUP_RANGE, TREE_NODES_RANGE, TREE_WIDT
 from specviz.engine.proposers import DraftModelProposer, Proposal, Proposer
 from specviz.engine.proposers.ngram import prompt_lookup
 from specviz.engine.recording import StepOutcome, TraceRecorder
+from specviz.engine.sampling import point_masses
 from specviz.engine.trace import EmittedToken, Trace, TokenKind
 from specviz.engine.tree import DraftTree, graft_copy
 from specviz.engine.tree_verifier import TreeVerifier, TreeVerifyResult, verify_tree
@@ -334,13 +335,14 @@ class TreeStep:
         sampled = not d.sampling.greedy and not getattr(d.tree.verifier, "takes_top_children", False)
         if depth <= 0:
             return DraftTree([], [], torch.zeros(0, d.vocab_size), sampled)
+        stops = frozenset(d.eos)
         tree = d.proposer.propose_tree(sequence, max_nodes=d.tree.nodes, max_depth=depth, width=d.tree.width,
                                        sampling=d.sampling, generator=d.generator, sampled=sampled,
-                                       stop_tokens=frozenset(d.eos))
+                                       stop_tokens=stops)
         if d.tree.lookup:  # one more branch, copied from the context; never past the token limit
             room = min(d.tree.lookup, d.settings.max_new_tokens - n_emitted - 1)
             copy = prompt_lookup(sequence, room, exclude=frozenset(d.template), overlap=True) if room > 0 else []
-            tree = graft_copy(tree, copy, d.vocab_size, frozenset(d.eos))
+            tree = graft_copy(tree, copy, d.vocab_size, stops)
         synchronize(d.target.device)
         if not len(tree):
             return DraftTree([], [], torch.zeros(0, d.vocab_size), sampled)
@@ -404,6 +406,4 @@ def draft_distributions(proposal: Proposal, drafts: list[int], vocab_size: int) 
     """q for each drafted position (K, V); a deterministic proposer's q is a point mass on its guess."""
     if proposal.draft_probs is not None:
         return proposal.draft_probs[: len(drafts)]
-    q = torch.zeros(len(drafts), vocab_size)
-    q[torch.arange(len(drafts)), torch.tensor(drafts, dtype=torch.long)] = 1.0
-    return q
+    return point_masses(drafts, vocab_size)

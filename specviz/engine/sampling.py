@@ -49,6 +49,17 @@ def first_max_index(x: torch.Tensor, dim: int = -1, keepdim: bool = False) -> to
     return x.max(dim, keepdim=keepdim).indices
 
 
+def point_masses(tokens: list[int], vocab_size: int, dtype: torch.dtype = torch.float32) -> torch.Tensor:
+    """q of a deterministic guess at each position (len(tokens), V): a point mass on each token.
+
+    >>> point_masses([2, 0], 3).tolist()
+    [[0.0, 0.0, 1.0], [1.0, 0.0, 0.0]]
+    """
+    q = torch.zeros(len(tokens), vocab_size, dtype=dtype)
+    q[torch.arange(len(tokens)), torch.tensor(tokens, dtype=torch.long)] = 1.0
+    return q
+
+
 def logits_to_probs(logits: torch.Tensor, temperature: float, top_k: int = 0, top_p: float = 1.0) -> torch.Tensor:
     """Apply the sampling settings to logits (..., V) and return a normalised distribution (..., V).
 

@@ -30,6 +30,8 @@ from dataclasses import dataclass, field
 
 import torch
 
+from specviz.engine.sampling import point_masses
+
 ROOT = -1  # the parent of the first level: the sequence's last token
 
 
@@ -278,9 +280,8 @@ def graft_copy(tree: DraftTree, copy: Sequence[int], vocab_size: int,
     added = copy[i:]  # nothing hangs below a stop token: the copy ends at its first one
     if not added:
         return tree
-    rows = torch.zeros(len(added), tree.draft_probs.shape[-1] if len(tree) else vocab_size,
-                       dtype=tree.draft_probs.dtype if len(tree) else torch.float32)
-    rows[torch.arange(len(added)), torch.tensor(added)] = 1.0
+    rows = point_masses(added, tree.draft_probs.shape[-1] if len(tree) else vocab_size,
+                        tree.draft_probs.dtype if len(tree) else torch.float32)
     for token in added:
         tokens.append(token)
         parents.append(node)

@@ -151,7 +151,8 @@ def tree_title(step: Step) -> str:
     copied = sum(n.copied for n in record.nodes)
     nodes = ngettext("{n} drafted node", "{n} drafted nodes", len(record.nodes) - copied)
     if copied:
-        nodes += " + " + ngettext("{n} copied from the context", "{n} copied from the context", copied)
+        nodes = _("{drafted} + {copied}", drafted=nodes,
+                  copied=ngettext("{n} copied from the context", "{n} copied from the context", copied))
     path = " → ".join(f"‘{_token(record.nodes[j].text)}’" for j in record.path) or _("no node kept")
     last = step.emitted[-1] if step.emitted and step.emitted[-1].kind in (TokenKind.RECOVERED, TokenKind.BONUS) \
         else None

@@ -37,6 +37,7 @@ from specviz.models.loading import (LoadInfo, Machine, ModelLoadError, Progress,
                              device_map_for, load_models, pick_device, pick_dtype, read_config)
 from specviz.core.paths import cache_dir, writing_folder  # cache_dir re-exported: converted models live there
 from specviz.engine.proposers.eagle import EagleDrafter
+from specviz.engine.kernels import kernels_of, pack_linears
 
 log = logging.getLogger(__name__)
 
@@ -71,6 +72,11 @@ class Pair:
     def dtype(self) -> torch.dtype:
         """The target's dtype (the draft and the drafter run in the same one)."""
         return next(self.target.parameters()).dtype
+
+    @property
+    def kernels(self) -> str:
+        """How the target's linear layers run: "onednn-packed" or "stock" (`specviz.engine.kernels`)."""
+        return kernels_of(self.target)
 
     @property
     def recommended(self) -> Recommended:
@@ -254,7 +260,26 @@ def load_pair(
     sequence or as "TARGET,DRAFT". Anything that cannot work is a ValueError with one sentence, raised before
     the weights are loaded when it can be known then (vocabularies, model kind, memory, offline cache). With
     `relative_folders` off (the web UI), a reference that is not an absolute path is a Hub id only, never a folder
-    relative to the working folder (`specviz.models.loading.parse_ref`)."""
+    relative to the working folder (`specviz.models.loading.parse_ref`). On a CPU every linear layer of the pair's
+    models then runs with its weight packed once for oneDNN (`specviz.engine.kernels`)."""
+    pair = _load_pair(name_or_paths, device, dtype, progress=progress, trust_remote_code=trust_remote_code,
+                      machine=machine, relative_folders=relative_folders)
+    for model in (pair.target, pair.draft, pair.eagle[0] if pair.eagle else None):
+        if model is not None:
+            pack_linears(model)
+    return pair
+
+
+def _load_pair(
+    name_or_paths: str | Sequence[str | Path] = "default",
+    device: str | torch.device | None = None,
+    dtype: str | torch.dtype | None = None,
+    *,
+    progress: Progress | None = None,
+    trust_remote_code: bool | Collection[str] = False,
+    machine: Machine | None = None,
+    relative_folders: bool = True,
+) -> Pair:
     if isinstance(name_or_paths, str) and name_or_paths.strip() in BUILTIN_PAIRS:
         if name_or_paths.strip() == "toy":  # on the CPU unless a device is named: it is too small to gain from a GPU
             pair = toy_pair()

@@ -170,11 +170,12 @@ def render_step(step: Step, *, key: str, stop: str = "") -> None:
     correction, one draft in detail (chosen with a segmented control) next to its coin flip, and the KV caches.
     `key` prefixes every widget key; `stop` is the trace's stop reason when this is its last step."""
     st.markdown(_("##### Step {n} · {headline}", n=step.index + 1, headline=step_headline(step, stop)))
-    if step.tree is not None:
+    drew_tree = step.tree is not None and bool(step.tree.nodes)  # a tree step with no node left to draft is a chain
+    if drew_tree:
         render_tree(step, key=key)
     left, right = st.columns(2)
     with left:
-        st.caption(_(TREE_TEXT["main_line"]) if step.tree is not None else
+        st.caption(_(TREE_TEXT["main_line"]) if drew_tree else
                    _("Drafted (hover a chip for p, q, p/q, min(1, p/q) and u)"))
         st.html(f"<div>{decision_chips(step)}</div>")
     with right:

@@ -42,11 +42,30 @@ def pytest_configure(config):
         manifest_scanner.scan_component_manifests = functools.cache(manifest_scanner.scan_component_manifests)
 
 
+# No test may hang (issue 47): each gets a time limit by its tier (pytest-timeout, setup and teardown included, so a
+# module's server or model load counts against its first test), unless it sets its own with @pytest.mark.timeout.
+# The limits are about ten times what a test takes on a quiet 2-core machine: a loaded machine passes, a hang fails in
+# minutes with the test's name and every thread's stack, not after CI's 90.
+TIMEOUTS = {"serving": 1200, "browser": 600, "model": 600, "statistical": 300, "slow": 300}  # seconds, by marker
+FAST_TIMEOUT = 120
+
+
+def time_limit(markers: set[str]) -> int:
+    """The time limit of a test with these markers: the longest of its tiers', else the fast tier's.
+
+    >>> time_limit(set()), time_limit({"slow"}), time_limit({"slow", "browser"})
+    (120, 300, 600)
+    """
+    return max([TIMEOUTS[m] for m in markers if m in TIMEOUTS], default=FAST_TIMEOUT)
+
+
 @pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker
 def pytest_collection_modifyitems(config, items):
     for item in items:
         for fixture in FIXTURE_MARKS.keys() & set(getattr(item, "fixturenames", ())):
             item.add_marker(FIXTURE_MARKS[fixture])
+        if item.get_closest_marker("timeout") is None:
+            item.add_marker(pytest.mark.timeout(time_limit({m.name for m in item.iter_markers()})))
 
 
 @pytest.fixture(autouse=True)

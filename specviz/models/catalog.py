@@ -19,6 +19,7 @@ import yaml
 
 from specviz.core.i18n import N_, _
 from specviz.core.paths import CATALOG_PATH
+from specviz.engine.draft_shape import DraftShape
 from specviz.engine.limits import K_RANGE, TREE_LOOKUP_RANGE, TREE_NODES_RANGE, TREE_WIDTH_RANGE
 from specviz.engine.proposers import registry
 
@@ -64,16 +65,12 @@ class CatalogModel:
 
 
 @dataclass(frozen=True)
-class Recommended:
-    """A pair's best measured draft settings: K (the chain's length, or the tree's depth) and the draft tree's node
-    budget (0 = a chain of K), width and lookup branch (tokens copied from the context, 0 = none).
-    Dtype-independent: tokens per target forward do not depend on it.
-    `measured` says where the numbers come from (a benchmark folder or a command)."""
+class Recommended(DraftShape):
+    """A pair's best measured draft shape (`DraftShape`: K, and a tree's node budget, width and lookup branch).
+    Dtype-independent: tokens per target forward do not depend on it. `measured` says where the numbers come from
+    (a benchmark folder or a command). Which shape is fastest depends on the machine: `specviz.choose_shape` picks
+    it from this machine's measured costs, and falls back to this one where it cannot."""
 
-    k: int = 4
-    tree_nodes: int = 0
-    tree_width: int = 4
-    tree_lookup: int = 0
     measured: str = ""
 
     def lookup_for(self, k: int | None, tree_nodes: int | None, tree_lookup: int | None) -> int:
@@ -89,16 +86,9 @@ class Recommended:
             return tree_lookup
         return self.tree_lookup if k is None and tree_nodes is None and self.tree_nodes else 0
 
-    def describe(self) -> str:
-        """"a tree of 16 nodes, depth 4, width 4" (and its lookup branch) or "a chain of K = 3", in the reader's
-        language."""
-        if self.tree_nodes and self.tree_lookup:
-            return _("a tree of {nodes} nodes, depth {k}, width {width}, plus up to {lookup} tokens copied from the "
-                     "context", nodes=self.tree_nodes, k=self.k, width=self.tree_width, lookup=self.tree_lookup)
-        if self.tree_nodes:
-            return _("a tree of {nodes} nodes, depth {k}, width {width}", nodes=self.tree_nodes, k=self.k,
-                     width=self.tree_width)
-        return _("a chain of K = {k}", k=self.k)
+    @property
+    def shape(self) -> DraftShape:
+        return DraftShape(self.k, self.tree_nodes, self.tree_width, self.tree_lookup)
 
 
 @dataclass(frozen=True)

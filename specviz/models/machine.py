@@ -112,6 +112,34 @@ def _cpuinfo_flags() -> str:
     return ""
 
 
+# The instruction sets that decide how fast a model runs on a CPU: recorded with every benchmark and calibration
+SPEED_CPU_FLAGS = ("avx", "avx2", "fma", "f16c", "avx512f", "avx512_vnni", "avx_vnni", "avx512_bf16", "amx_tile",
+                   "amx_bf16", "asimd", "sve")
+
+
+def cpu_model() -> str:
+    """The CPU's model name ("AMD EPYC", "Intel(R) Xeon(R) ..."): /proc/cpuinfo, else the platform's word."""
+    import platform
+
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def cpu_speed_flags(flags: str | None = None) -> list[str]:
+    """Which of `SPEED_CPU_FLAGS` this CPU has (or a /proc/cpuinfo flags line names), in that order.
+
+    >>> cpu_speed_flags("fpu sse avx avx2 fma avx512f avx512_bf16 vaes")
+    ['avx', 'avx2', 'fma', 'avx512f', 'avx512_bf16']
+    """
+    have = set((_cpuinfo_flags() if flags is None else flags).split())
+    return [flag for flag in SPEED_CPU_FLAGS if flag in have]
+
+
 def cpuinfo_has_bf16(flags: str) -> bool:
     """Whether a /proc/cpuinfo flags line names a bfloat16 instruction set.
 

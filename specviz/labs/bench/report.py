@@ -261,7 +261,10 @@ def markdown_report(result: BenchResult) -> str:
         f"`{result.command}`" if result.command else "", "",
         f"Machine: {m['cpu']}, {m['cores']} cores, GPU {m['gpu'] or 'none'}, torch {m['torch']} "
         f"({m['torch_threads']} threads), transformers {m['transformers']}, {m['date']}."
-        + (f" Models on {m['device']} in {m['dtype']}." if m.get("device") else ""), "",
+        + (f" CPU instruction sets: {' '.join(m['cpu_flags']) or 'none listed'}"
+           f" ({'with' if m.get('cpu_bf16') else 'without'} bf16 instructions)." if "cpu_flags" in m else "")
+        + (f" Models on {m['device']} in {m['dtype']}." if m.get("device") else "")
+        + (f" Linear kernels: {m['kernels']}." if m.get("kernels") else ""), "",
         *[f"- {n}" for n in result.notes], "",
         "## All suites", "",
         "| proposer | policy | K | tree | T | α | accepted/drafted | #MAT (tokens per target forward) | "

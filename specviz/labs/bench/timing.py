@@ -17,43 +17,40 @@ import platform
 import statistics
 from collections import defaultdict
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import torch
 import transformers
 
 from specviz.engine.generation import Clock, default_clock, synchronize
+from specviz.engine.kernels import kernels_of
 from specviz.engine.kvcache import runner_for
 from specviz.engine.proposers.ngram import prompt_lookup
 from specviz.engine.sampling import SamplingConfig
+from specviz.models.machine import cpu_has_bf16, cpu_model, cpu_speed_flags
 
 
 # ---- machine --------------------------------------------------------------------------------------------------------
 
 
 def machine_info() -> dict[str, Any]:
-    """CPU model, cores, GPU, torch threads, library versions, date and load: printed with every result."""
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
+    """CPU model and the instruction sets that matter for speed, cores, GPU, torch threads, library versions, date and
+    load: printed with every result."""
     gpu = torch.cuda.get_device_name(0) if torch.cuda.is_available() else None
     return {
-        "cpu": cpu, "cores": os.cpu_count(), "gpu": gpu, "torch_threads": torch.get_num_threads(),
+        "cpu": cpu_model(), "cpu_flags": cpu_speed_flags(), "cpu_bf16": cpu_has_bf16(), "cores": os.cpu_count(),
+        "gpu": gpu, "torch_threads": torch.get_num_threads(),
         "torch": torch.__version__, "transformers": transformers.__version__, "python": platform.python_version(),
         "platform": platform.platform(), "date": utc_now(), "load_average_start": load_average(),
     }
 
 
 def pair_placement(pair) -> dict[str, str]:
-    """Where a loaded pair runs, for the result: {"device": "cuda:0", "dtype": "bfloat16"} (the target's)."""
+    """Where and how a loaded pair runs, for the result: {"device": "cuda:0", "dtype": "bfloat16", "kernels":
+    "stock"} (the target's; kernels: `specviz.engine.kernels`)."""
     weight = next(pair.target.parameters())
-    return {"device": str(weight.device), "dtype": str(weight.dtype).removeprefix("torch.")}
+    return {"device": str(weight.device), "dtype": str(weight.dtype).removeprefix("torch."),
+            "kernels": kernels_of(pair.target)}
 
 
 def utc_now() -> str:

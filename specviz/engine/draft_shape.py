@@ -1,0 +1,86 @@
+"""What one speculative step drafts: a chain of K tokens, or a tree with a node budget, a width and a lookup branch.
+
+    shape = DraftShape(k=4, tree_nodes=16, tree_width=4, tree_lookup=8)
+    shape.label()              # 'tree 16x4 depth 4 + lookup 8': how scripts, tables and benchmark rows name it
+    shape.rows                 # 25: tokens the verification forward reads at most
+    speculative_generate(target, draft, ids, **shape.settings())
+
+The fields have the names `speculative_generate`, `RunSpec` and the CLI flags use, so a shape passes straight to each.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from specviz.core.i18n import _
+from specviz.engine.limits import K_RANGE, TREE_LOOKUP_RANGE, TREE_NODES_RANGE, TREE_WIDTH_RANGE
+
+
+@dataclass(frozen=True)
+class DraftShape:
+    """K (a chain's length, or a tree's depth) and a tree's node budget (0 = a chain of K), children per node and
+    lookup branch (tokens copied from the context as one more branch, 0 = none; trees only)."""
+
+    k: int = 4
+    tree_nodes: int = 0
+    tree_width: int = 4
+    tree_lookup: int = 0
+
+    def __post_init__(self) -> None:
+        for name, (lo, hi) in (("k", K_RANGE), ("tree_nodes", TREE_NODES_RANGE), ("tree_width", TREE_WIDTH_RANGE),
+                               ("tree_lookup", TREE_LOOKUP_RANGE)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+                raise ValueError(f"{name} must be a whole number from {lo} to {hi} (got {value!r}).")
+
+    @property
+    def is_tree(self) -> bool:
+        return self.tree_nodes > 0
+
+    @property
+    def rows(self) -> int:
+        """Tokens one verification forward reads at most: the last token and the K drafts of a chain, or the root,
+        the nodes of a tree and its lookup branch.
+
+        >>> DraftShape(4).rows, DraftShape(4, 16, 4, 8).rows
+        (5, 25)
+        """
+        return (self.tree_nodes or self.k) + (self.tree_lookup if self.tree_nodes else 0) + 1
+
+    def settings(self) -> dict[str, int]:
+        """The four fields by name, for `speculative_generate(**...)`, `RunSpec(**...)` and URLs."""
+        return {"k": self.k, "tree_nodes": self.tree_nodes, "tree_width": self.tree_width,
+                "tree_lookup": self.tree_lookup}
+
+    def label(self) -> str:
+        """The shape's one plain name, the same in every script, table and benchmark row.
+
+        >>> DraftShape(4).label(), DraftShape(4, 16, 4).label(), DraftShape(4, 16, 4, 8).label()
+        ('chain K=4', 'tree 16x4 depth 4', 'tree 16x4 depth 4 + lookup 8')
+        """
+        if not self.tree_nodes:
+            return f"chain K={self.k}"
+        return f"tree {self.tree_nodes}x{self.tree_width} depth {self.k}" + (
+            f" + lookup {self.tree_lookup}" if self.tree_lookup else "")
+
+    def describe(self) -> str:
+        """The shape in a sentence, in the reader's language: "a tree of 16 nodes, depth 4, width 4" (and its lookup
+        branch) or "a chain of K = 3"."""
+        if self.tree_nodes and self.tree_lookup:
+            return _("a tree of {nodes} nodes, depth {k}, width {width}, plus up to {lookup} tokens copied from the "
+                     "context", nodes=self.tree_nodes, k=self.k, width=self.tree_width, lookup=self.tree_lookup)
+        if self.tree_nodes:
+            return _("a tree of {nodes} nodes, depth {k}, width {width}", nodes=self.tree_nodes, k=self.k,
+                     width=self.tree_width)
+        return _("a chain of K = {k}", k=self.k)
+
+    @classmethod
+    def of(cls, row: dict) -> DraftShape:
+        """The shape a benchmark row or a settings mapping names (missing tree fields: a chain).
+
+        >>> DraftShape.of({"k": 3, "tree_nodes": None, "tree_width": None})
+        DraftShape(k=3, tree_nodes=0, tree_width=4, tree_lookup=0)
+        """
+        nodes = int(row.get("tree_nodes") or 0)
+        return cls(int(row["k"]), nodes, int(row.get("tree_width") or 4), int(row.get("tree_lookup") or 0) if nodes
+                   else 0)

@@ -31,6 +31,9 @@ _LAZY: dict[str, str] = {
     "RunSpec": "specviz.runs.runspec",
     "run": "specviz.runs.running",
     "run_target_only": "specviz.runs.running",
+    "DraftShape": "specviz.engine.draft_shape",
+    "choose_shape": "specviz.labs.shape_choice",
+    "calibrate": "specviz.labs.calibration",
 }
 
 __all__ = ["__version__", *_LAZY]
@@ -38,9 +41,12 @@ __all__ = ["__version__", *_LAZY]
 if TYPE_CHECKING:  # for type checkers and IDEs; at run time the names arrive through __getattr__
     from specviz.engine.baseline import autoregressive_generate
     from specviz.engine.decoding import speculative_generate
+    from specviz.engine.draft_shape import DraftShape
     from specviz.engine.kinds import TokenKind
     from specviz.engine.proposers import make_proposer
     from specviz.engine.trace import Trace
+    from specviz.labs.calibration import calibrate
+    from specviz.labs.shape_choice import choose_shape
     from specviz.models.pairs import load_pair
     from specviz.runs.running import run, run_target_only
     from specviz.runs.runspec import RunSpec

@@ -1,0 +1,163 @@
+"""Choose the draft shape for this machine: the pair's counted tokens per forward over this machine's measured costs.
+
+    shape = choose_shape("default", temperature=0.7)      # a DraftShape; speculative_generate(..., **shape.settings())
+    ranked = predictions(table, cal, temperature=0.0)     # every shape of the table, best first
+
+A shape's predicted speedup over `model.generate` on the same loaded model is
+
+    tokens per target forward × g / (verify cost of the rows it feeds + drafter passes × c)
+
+where the tokens per forward and the mean rows a verify forward reads are counts from the pair's committed table
+(`assets/benchmarks/shapes/<pair>.json`, `python -m specviz.scripts.shape_table`: the same on any machine), and the
+verify cost (in one-token target forwards), c (one drafter pass) and g (one token of `model.generate`) are this
+machine's calibration (`specviz.labs.calibration`). A chain of K and a tree of depth K both pay K drafter passes (a
+tree drafts a level per pass); a lookup branch costs no pass. The table holds greedy and T = 0.7 rows: a temperature
+above 0 reads the sampled rows. A pair without a table (the toy pair, a pair given by hand) keeps its catalog
+recommendation.
+
+Where no shape is predicted to beat `model.generate` by `PAYS` (5 %), `slowdown_note` says so in one sentence with
+the reason, and the run still goes ahead with the best shape.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+
+from specviz.core.i18n import _, number, percent
+from specviz.core.paths import BENCHMARKS_DIR
+from specviz.engine.draft_shape import DraftShape
+from specviz.labs.calibration import Calibration, calibrate, cached_for
+from specviz.models.catalog import recommended_for
+
+PAYS = 1.05  # a predicted speedup below this is no speedup worth the name: say so
+SHAPES_DIR = BENCHMARKS_DIR / "shapes"
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """What one shape should reach on this machine, and why."""
+
+    shape: DraftShape
+    temperature: float  # of the table's rows it read
+    tokens_per_forward: float
+    rows: float  # mean tokens a verification forward reads
+    verify_cost: float  # that forward, in one-token target forwards
+    draft_cost: float  # the drafter's passes, in one-token target forwards
+    vs_target_only: float
+    vs_generate: float
+
+
+@lru_cache(maxsize=8)
+def shape_table(pair_name: str) -> dict | None:
+    """The pair's committed per-shape table, or None if it has none (or it cannot be read)."""
+    path = SHAPES_DIR / f"{pair_name}.json"
+    try:
+        table = json.loads(path.read_text(encoding="utf-8"))
+        for row in table["rows"]:
+            DraftShape.of(row), float(row["tokens_per_forward"]), float(row["temperature"])
+        return table
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def table_temperature(table: dict, temperature: float) -> float:
+    """The table's temperature that stands for `temperature`: 0 for greedy, else the nearest sampled one."""
+    temps = sorted({float(r["temperature"]) for r in table["rows"]})
+    if temperature <= 0:
+        return 0.0 if 0.0 in temps else temps[0]
+    sampled = [t for t in temps if t > 0] or temps
+    return min(sampled, key=lambda t: abs(t - temperature))
+
+
+def predict(shape: DraftShape, tokens_per_forward: float, rows: float | None, cal: Calibration,
+            temperature: float = 0.0) -> Prediction:
+    """One shape's predicted speedups on the calibrated machine (rows: the mean tokens fed; None = the most).
+
+    >>> cal = Calibration("p", "eagle", "float32", "cpu", "onednn-packed", "cpu", (), False, "2", 2,
+    ...                   ((1, 0.05), (5, 0.0525), (25, 0.09)), 0.0045, 0.055, 0.0)
+    >>> p = predict(DraftShape(4), 2.1, None, cal)
+    >>> round(p.verify_cost, 2), round(p.draft_cost, 2), round(p.vs_target_only, 2), round(p.vs_generate, 2)
+    (1.05, 0.36, 1.49, 1.64)
+    """
+    rows = shape.rows if rows is None else rows
+    verify_cost, draft_cost = cal.ratio(rows), shape.k * cal.c
+    step = verify_cost + draft_cost
+    return Prediction(shape, temperature, tokens_per_forward, rows, verify_cost, draft_cost,
+                      tokens_per_forward / step, tokens_per_forward * cal.generate_ratio / step)
+
+
+def predictions(table: dict, cal: Calibration, temperature: float = 0.0) -> list[Prediction]:
+    """Every shape of the table at the temperature standing for `temperature`, best predicted first."""
+    temp = table_temperature(table, temperature)
+    out = [predict(DraftShape.of(r), float(r["tokens_per_forward"]), r.get("mean_rows"), cal, temp)
+           for r in table["rows"] if float(r["temperature"]) == temp]
+    return sorted(out, key=lambda p: -p.vs_generate)
+
+
+def table_for(pair_name: str, proposer: str | None = None) -> dict | None:
+    """The pair's shape table if it measured `proposer` (None: any), else None."""
+    table = shape_table(pair_name)
+    return table if table is not None and proposer in (None, table.get("proposer")) else None
+
+
+def best_prediction(pair, temperature: float = 0.0, calibration: Calibration | None = None,
+                    proposer: str | None = None) -> Prediction | None:
+    """The best shape's prediction for a loaded pair and its proposer (default: the pair's own) on this machine,
+    calibrating it if needed; None without a table for that proposer."""
+    proposer = proposer or pair.default_proposer
+    table = table_for(pair.name, proposer)
+    if table is None:
+        return None
+    cal = calibration or calibrate(pair, proposer)
+    ranked = predictions(table, cal, temperature)
+    return ranked[0] if ranked else None
+
+
+def choose_shape(pair, temperature: float = 0.0, calibration: Calibration | None = None,
+                 proposer: str | None = None) -> DraftShape:
+    """The draft shape predicted fastest for `pair` (and its proposer, default the pair's own) on this machine at
+    `temperature`.
+
+    `pair` is a loaded `Pair` or a pair's name. The costs come from `calibration`, else this machine's cached
+    calibration, else a new one (a name is then loaded, once per process). A pair without a shape table (or a
+    proposer its table did not measure) gets its catalog recommendation (`recommended_for`), with no measurement.
+
+    >>> choose_shape("toy")
+    DraftShape(k=4, tree_nodes=0, tree_width=4, tree_lookup=0)
+    """
+    name = pair if isinstance(pair, str) else pair.name
+    if shape_table(name) is None:
+        return recommended_for(name).shape
+    if isinstance(pair, str):
+        from specviz.runs.running import PAIRS
+
+        pair = PAIRS.get(name)
+    best = best_prediction(pair, temperature, calibration, proposer)
+    return best.shape if best is not None else recommended_for(name).shape
+
+
+def choose_cached(pair_name: str, pair=None, temperature: float = 0.0, proposer: str | None = None) -> DraftShape:
+    """`choose_shape` without measuring anything: this machine's cached calibration for a loaded `pair` if there is
+    one, else the catalog recommendation. For pages that must not stall on a 10-second measurement."""
+    table = table_for(pair_name, proposer)
+    cal = cached_for(pair) if pair is not None and table is not None else None
+    if cal is None:
+        return recommended_for(pair_name).shape
+    ranked = predictions(table, cal, temperature)
+    return ranked[0].shape if ranked else recommended_for(pair_name).shape
+
+
+def slowdown_note(best: Prediction, cal: Calibration) -> str | None:
+    """One sentence when even the best shape is not predicted to beat `model.generate` by 5 % here, with the reason;
+    None when it is."""
+    if best.vs_generate >= PAYS:
+        return None
+    return _("On this machine ({machine}, {dtype}) no draft shape is predicted to beat plain decoding by 5%: the best, "
+             "{shape}, keeps {tokens} tokens per target forward, but that forward over {rows} tokens costs {verify} "
+             "one-token forwards and the drafter adds {draft}, so it should run at {speedup} the speed of "
+             "model.generate. You can still run it.",
+             machine=cal.cpu, dtype=cal.dtype, shape=best.shape.describe(), tokens=number(best.tokens_per_forward, 2),
+             rows=number(best.rows, 1), verify=number(best.verify_cost, 2), draft=number(best.draft_cost, 2),
+             speedup=percent(best.vs_generate))

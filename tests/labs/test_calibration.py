@@ -1,0 +1,134 @@
+"""This machine's calibration and the draft shape chosen from it (specviz.labs.calibration, .shape_choice)."""
+
+import dataclasses
+import json
+
+import pytest
+
+from specviz.core.i18n import using
+from specviz.engine.draft_shape import DraftShape
+from specviz.labs import calibration, shape_choice
+from specviz.labs.calibration import Calibration
+from specviz.labs.shape_choice import PAYS, choose_shape, predict, predictions, slowdown_note
+
+
+def machine(curve: dict[int, float], drafter=0.004, generate=0.055, **kw) -> Calibration:
+    """A calibration built by hand: `curve` maps tokens fed to a forward's seconds."""
+    base = dict(pair="fake", proposer="eagle", dtype="float32", device="cpu", kernels="onednn-packed",
+                cpu="Test CPU", cpu_flags=("avx2",), cpu_bf16=False, torch="2.13.0", threads=2,
+                verify=tuple(sorted(curve.items())), drafter_seconds=drafter, generate_seconds=generate, spread=0.02,
+                measured_at="2026-12-03T12:00:00Z")
+    return Calibration(**{**base, **kw})
+
+
+FLAT = machine({1: 0.05, 5: 0.051, 9: 0.052, 17: 0.053, 25: 0.055, 33: 0.057})  # verifying is nearly free
+STEEP = machine({1: 0.05, 2: 0.09, 5: 0.11, 9: 0.13, 17: 0.15, 25: 0.18, 33: 0.20})  # stock MKL on an AVX2 EPYC
+TABLE = {"pair": "fake", "proposer": "eagle", "prompts": 8, "rows": [
+    {"k": 2, "tree_nodes": 0, "tree_width": 4, "tree_lookup": 0, "temperature": 0.0, "tokens_per_forward": 1.9,
+     "mean_rows": 3.0},
+    {"k": 4, "tree_nodes": 0, "tree_width": 4, "tree_lookup": 0, "temperature": 0.0, "tokens_per_forward": 2.1,
+     "mean_rows": 4.9},
+    {"k": 4, "tree_nodes": 16, "tree_width": 4, "tree_lookup": 8, "temperature": 0.0, "tokens_per_forward": 2.9,
+     "mean_rows": 21.0},
+    {"k": 2, "tree_nodes": 0, "tree_width": 4, "tree_lookup": 0, "temperature": 0.7, "tokens_per_forward": 1.7,
+     "mean_rows": 3.0},
+    {"k": 4, "tree_nodes": 16, "tree_width": 4, "tree_lookup": 8, "temperature": 0.7, "tokens_per_forward": 2.2,
+     "mean_rows": 21.0},
+]}
+
+
+def test_the_prediction_is_the_formula():
+    p = predict(DraftShape(4), 2.1, 4.9, STEEP)
+    verify = STEEP.ratio(4.9)  # between n = 2 and n = 5, linearly
+    assert verify == pytest.approx(1.8 + (2.2 - 1.8) * (4.9 - 2) / 3)
+    assert p.draft_cost == pytest.approx(4 * 0.004 / 0.05)
+    assert p.vs_target_only == pytest.approx(2.1 / (verify + p.draft_cost))
+    assert p.vs_generate == pytest.approx(p.vs_target_only * 0.055 / 0.05)
+
+
+def test_a_flat_curve_chooses_the_big_tree_and_a_steep_one_a_short_chain():
+    assert predictions(TABLE, FLAT, 0.0)[0].shape == DraftShape(4, 16, 4, 8)
+    assert predictions(TABLE, STEEP, 0.0)[0].shape == DraftShape(2)
+    ranked = predictions(TABLE, STEEP, 0.0)
+    assert [p.vs_generate for p in ranked] == sorted((p.vs_generate for p in ranked), reverse=True)
+    assert len(ranked) == 3  # only the greedy rows
+
+
+def test_a_temperature_reads_the_nearest_sampled_rows():
+    assert {p.temperature for p in predictions(TABLE, FLAT, 1.0)} == {0.7}
+    assert {p.temperature for p in predictions(TABLE, FLAT, 0.0)} == {0.0}
+
+
+def test_choose_shape_uses_this_machines_calibration(monkeypatch):
+    monkeypatch.setattr(shape_choice, "shape_table", lambda name: TABLE if name == "fake" else None)
+    pair = type("P", (), {"name": "fake", "default_proposer": "eagle"})()
+    assert choose_shape(pair, 0.0, calibration=FLAT) == DraftShape(4, 16, 4, 8)
+    assert choose_shape(pair, 0.0, calibration=STEEP) == DraftShape(2)
+    assert choose_shape(pair, 0.0, calibration=FLAT, proposer="ngram") == DraftShape()  # no table for it: catalog's
+    shape = choose_shape(pair, 0.7, calibration=FLAT)
+    assert set(dataclasses.asdict(shape)) == {"k", "tree_nodes", "tree_width", "tree_lookup"}
+
+
+def test_choose_shape_without_a_table_keeps_the_catalog_shape():
+    assert choose_shape("toy") == DraftShape(4)
+
+
+def test_no_shape_paying_is_said_in_one_sentence_with_the_reason():
+    slow = machine({1: 0.05, 5: 0.15, 9: 0.2, 25: 0.3}, generate=0.05)
+    best = predictions(TABLE, slow, 0.7)[0]
+    assert best.vs_generate < PAYS
+    note = slowdown_note(best, slow)
+    assert "Test CPU" in note and "float32" in note and note.count(". ") <= 1 and note.endswith("run it.")
+    with using("pt"):
+        assert "Test CPU" in slowdown_note(best, slow) and "run it" not in slowdown_note(best, slow)
+    assert slowdown_note(predictions(TABLE, FLAT, 0.0)[0], FLAT) is None
+
+
+def test_calibration_round_trips_and_is_cached_per_machine_dtype_and_kernels(tmp_path, monkeypatch):
+    monkeypatch.setenv("SPECVIZ_CACHE", str(tmp_path))
+    cal = machine({1: 0.05, 5: 0.06})
+    assert Calibration.from_json(cal.to_json()) == cal
+    keys = {calibration.cache_key("default", d, k) for d in ("float32", "bfloat16") for k in ("stock", "onednn-packed")}
+    assert len(keys) == 4
+    path = calibration.cache_path("fake", "float32", "onednn-packed")
+    path.parent.mkdir(parents=True)
+    path.write_text("{ not json")
+    assert calibration.cached("fake", "float32", "onednn-packed") is None  # damaged: measured again
+    path.write_text(json.dumps({**json.loads(cal.to_json()), "version": 0}))
+    assert calibration.cached("fake", "float32", "onednn-packed") is None  # another format
+
+
+def test_calibrate_caches_a_quiet_measurement_only(tmp_path, monkeypatch):
+    monkeypatch.setenv("SPECVIZ_CACHE", str(tmp_path))
+    pair = type("P", (), {"name": "fake", "default_proposer": "eagle", "dtype": None, "kernels": "onednn-packed",
+                          "device": "cpu"})()
+    monkeypatch.setattr(calibration, "dtype_name", lambda dtype: "float32")
+    calls = []
+
+    def fake_measure(pair, proposer=None, progress=None, clock=None):
+        calls.append(proposer)
+        return machine({1: 0.05, 5: 0.06}, spread=0.5 if len(calls) == 1 else 0.01)
+
+    monkeypatch.setattr(calibration, "measure", fake_measure)
+    assert not calibration.calibrate(pair).quiet  # busy: not cached
+    assert calibration.calibrate(pair).quiet  # measured again, quiet: cached
+    assert calibration.calibrate(pair).quiet and len(calls) == 2  # read from the cache
+    assert calibration.calibrate(pair, force=True) and len(calls) == 3
+
+
+def test_measure_times_the_toy_pair(toy):
+    cal = calibration.measure(toy, "draft", sizes=(1, 2, 5), rounds=2)
+    assert [n for n, _ in cal.verify] == [1, 2, 5] and all(s > 0 for _, s in cal.verify)
+    assert cal.ratio(1) == 1.0 and cal.drafter_seconds > 0 and cal.generate_seconds > 0
+    assert cal.kernels == toy.kernels and cal.dtype == "float32" and cal.cpu
+
+
+def test_the_committed_table_covers_chains_and_trees_at_both_temperatures():
+    table = shape_choice.shape_table("default")
+    assert table is not None, "assets/benchmarks/shapes/default.json is missing"
+    shapes = {(DraftShape.of(r), r["temperature"]) for r in table["rows"]}
+    for t in (0.0, 0.7):
+        assert {DraftShape(k) for k in range(1, 7)} <= {s for s, temp in shapes if temp == t}
+        assert sum(1 for s, temp in shapes if temp == t and s.is_tree) >= 20
+    assert all(1 <= r["tokens_per_forward"] <= r["k"] + max(1, r["tree_lookup"]) + 1 for r in table["rows"])
+    assert table["proposer"] == "eagle" and table["dtype"] and table["machine"]["cpu"]

@@ -1,7 +1,8 @@
-"""The command line: `python -m specviz generate | compare | bench | serve`.
+"""The command line: `python -m specviz generate | compare | bench | calibrate | serve`.
 
     python -m specviz generate --prompt "Why is the sky blue?"
     python -m specviz compare --prompt "Why is the sky blue?" --k 4
+    python -m specviz calibrate          # this machine's costs, and the draft shape predicted fastest here
 
 A mistake a user can make (a bad flag value, an unknown pair) ends with one sentence on stderr and exit code 2.
 
@@ -18,7 +19,7 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from specviz.core.i18n import N_, _, get_language, language_code, number, using
+from specviz.core.i18n import N_, _, get_language, language_code, number, percent, using
 from specviz.core.text import visible
 from specviz.engine.kinds import StopReason
 from specviz.engine.limits import K_RANGE, MAX_NEW_TOKENS_RANGE, PAIR_DRAFTERS
@@ -51,6 +52,14 @@ def build_parser() -> argparse.ArgumentParser:
         else:
             cmd.add_argument("--no-warmup", action="store_true", help="skip the short untimed warm-up run")
     add_bench_arguments(commands.add_parser("bench", help="measure speedups over prompt suites (JSON, CSV, markdown)"))
+    cal = commands.add_parser("calibrate", help="measure this machine's costs and say which draft shape pays here")
+    cal.add_argument("--pair", default="default", help="a catalog name or TARGET[,DRAFT] (default: default)")
+    cal.add_argument("--proposer", choices=registry.names(), default=None, help="who drafts (default: the pair's own)")
+    cal.add_argument("--device", default=None, help="cpu, cuda, mps (default: the fastest available)")
+    cal.add_argument("--dtype", default=None, help="float32, float16, bfloat16 (default: auto)")
+    cal.add_argument("--force", action="store_true", help="measure again even if this machine's costs are cached")
+    cal.add_argument("--top", type=int, default=5, help="shapes listed per temperature, best first (1..50)")
+    cal.add_argument("--lang", default=None, metavar="en|pt", help="the language of the printout")
     add_serve_arguments(commands.add_parser("serve", help="a local vLLM server: start, stop, status, load sweep"))
     return parser
 
@@ -62,7 +71,8 @@ def add_generation_flags(cmd: argparse.ArgumentParser) -> None:
     cmd.add_argument("--proposer", choices=registry.names(), default=None, help="who drafts (default: the pair's own)")
     cmd.add_argument("--layers", type=int, default=None, help="layers the layer-skip draft keeps (default: 1/4)")
     cmd.add_argument("--k", type=int, default=None, help=f"drafted tokens per step (a tree's depth), {K_RANGE[0]}.."
-                                                         f"{K_RANGE[1]} (default: the pair's recommended K)")
+                                                         f"{K_RANGE[1]} (default: the shape predicted fastest on this "
+                                                         "machine, see `calibrate`; the pair's recommended without one)")
     cmd.add_argument("--max-new-tokens", type=int, default=64, help=f"{MAX_NEW_TOKENS_RANGE[0]}..{MAX_NEW_TOKENS_RANGE[1]}")
     cmd.add_argument("--temperature", type=float, default=0.0, help="0 = greedy")
     cmd.add_argument("--top-k", type=int, default=0, help="0 = off")
@@ -184,8 +194,54 @@ def run_bench(args: argparse.Namespace) -> int:
     return run_bench_command(args)
 
 
+def run_calibrate(args: argparse.Namespace) -> int:
+    """`python -m specviz calibrate`: this machine's cost curve, where speculation pays, the predicted shapes."""
+    if not 1 <= args.top <= 50:
+        raise ValueError(_("--top must be a whole number from 1 to 50 (got {value}).", value=args.top))
+    from specviz.labs.calibration import cache_path, calibrate
+    from specviz.labs.shape_choice import predictions, slowdown_note, table_for, table_temperature
+    from specviz.models.pairs import load_pair
+
+    pair = load_pair(args.pair, device=args.device, dtype=args.dtype, progress=lambda msg: print(msg, file=sys.stderr))
+    proposer = args.proposer or pair.default_proposer
+    cal = calibrate(pair, proposer, force=args.force,
+                    progress=lambda msg: print(_("Measuring this machine (about 10 s)…"), file=sys.stderr))
+    print(_("This machine: {machine} ({bf16}); pair {pair} in {dtype}, linear kernels {kernels}.",
+            machine=cal.machine, bf16=_("with bf16 instructions") if cal.cpu_bf16 else _("without bf16 instructions"),
+            pair=pair.name, dtype=cal.dtype, kernels=cal.kernels))
+    print(_("Measured {when} in {seconds} s; the two halves of the rounds agreed within {spread}{noisy}.",
+            when=cal.measured_at, seconds=number(cal.took_seconds, 1), spread=percent(cal.spread, 1),
+            noisy="" if cal.quiet else _(" (not quiet: not cached, measure again on an idle machine)")))
+    if cal.quiet:
+        print(_("Cached in {path}", path=cache_path(pair.name, cal.dtype, cal.kernels, cal.device)))
+    print(_("One target forward over n new tokens (milliseconds, and in one-token forwards):"))
+    print("  " + "   ".join(f"n={n}: {number(s * 1e3, 1)} ms ({number(s / cal.one)})" for n, s in cal.verify))
+    print(_("One drafter pass ({proposer}): {ms} ms = {c} one-token forwards; one token of model.generate: {gms} ms = "
+            "{g}.", proposer=proposer, ms=number(cal.drafter_seconds * 1e3, 1), c=number(cal.c),
+            gms=number(cal.generate_seconds * 1e3, 1), g=number(cal.generate_ratio)))
+    table = table_for(pair.name, proposer)
+    if table is None:
+        print(_("No per-shape table for this pair and proposer: runs keep its recommended shape, {shape}.",
+                shape=recommended_for(pair.name).shape.describe()))
+        return 0
+    for temperature in sorted({float(r["temperature"]) for r in table["rows"]}):
+        ranked = predictions(table, cal, temperature)
+        title = _("greedy") if temperature == 0 else _("T = {t}", t=number(table_temperature(table, temperature), 1))
+        print("\n" + _("Predicted here, {title} (tokens per forward counted on {prompts} held-out prompts), best first:",
+                       title=title, prompts=table.get("prompts", "?")))
+        head = (_("shape"), _("tok/fwd"), _("rows"), _("cost"), _("vs gen."))
+        print("  " + head[0].ljust(30) + "".join(h.rjust(w + 1) for h, w in zip(head[1:], (8, 6, 7, 9))))
+        for p in ranked[: args.top]:
+            print(f"  {p.shape.label():<30} {number(p.tokens_per_forward):>8} {number(p.rows, 1):>6} "
+                  f"{number(p.verify_cost + p.draft_cost):>7} {number(p.vs_generate):>8}×")
+        note = slowdown_note(ranked[0], cal)
+        print("  " + (note or _("Chosen: {shape}.", shape=ranked[0].shape.describe())))
+    return 0
+
+
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {"generate": run_generate, "compare": run_compare,
-                                                            "bench": run_bench, "serve": run_serve_command}
+                                                            "bench": run_bench, "serve": run_serve_command,
+                                                            "calibrate": run_calibrate}
 
 
 # ---- helpers -----------------------------------------------------------------------------------------------------
@@ -206,7 +262,30 @@ def _prepare(args: argparse.Namespace):
 
     pair = load_pair(args.pair, device=args.device, dtype=args.dtype, trust_remote_code=args.trust_remote_code,
                      progress=lambda msg: print(msg, file=sys.stderr))
+    if not any(getattr(args, name, None) is not None for name in ("k", "tree_nodes", "tree_width", "tree_lookup")):
+        spec = replace(spec, **machine_shape(pair, args.temperature, spec.proposer or pair.default_proposer))
     return spec, pair
+
+
+def machine_shape(pair, temperature: float, proposer: str) -> dict[str, int]:
+    """The draft shape predicted fastest on this machine (measuring it the first time), said on stderr with the
+    prediction, and the sentence that says when no shape should pay here. A pair without a shape table, or a
+    proposer other than the one its table measured, keeps the recommended shape, silently."""
+    from specviz.labs.calibration import calibrate
+    from specviz.labs.shape_choice import best_prediction, slowdown_note, table_for
+
+    if table_for(pair.name, proposer) is None:
+        return recommended_for(pair.name).shape.settings()
+    cal = calibrate(pair, proposer, progress=lambda msg: print(_("Measuring this machine once (about 10 s)…"),
+                                                               file=sys.stderr))
+    best = best_prediction(pair, temperature, cal, proposer)
+    print(_("Draft shape for this machine: {shape}; predicted {speedup}× the speed of model.generate here "
+            "(`python -m specviz calibrate` shows why).", shape=best.shape.describe(),
+            speedup=number(best.vs_generate)), file=sys.stderr)
+    note = slowdown_note(best, cal)
+    if note:
+        print("specviz: " + note, file=sys.stderr)
+    return best.shape.settings()
 
 
 def draft_shape(args: argparse.Namespace) -> dict[str, int]:

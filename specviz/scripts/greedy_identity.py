@@ -3,8 +3,9 @@
     python -m specviz.scripts.greedy_identity --dtype bfloat16 --prompts 8 --max-new-tokens 128 \
         --out assets/benchmarks/default-cpu-bf16-tree/greedy-identity.json
 
-For each held-out prompt it decodes greedily with the pair's recommended draft (`recommended:` in
-assets/catalog.yaml; `--k`/`--tree-nodes` choose another) and with the target alone, in the same dtype, and reports
+For each held-out prompt it decodes greedily with the draft shape predicted fastest on this machine
+(`specviz.choose_shape`; `--k`/`--tree-nodes` choose another, the rest from the pair's recommended draft in
+assets/catalog.yaml) and with the target alone, in the same dtype, and reports
 the first new token where the two outputs part with the target's top-2 logit gap there (`checks.compare_outputs`).
 In float32 the outputs are identical: the rule is exact. In bfloat16 a forward over K + 1 (or nodes + 1) tokens rounds
 differently from a one-token forward, so where the target's two best logits are a bfloat16 step or two apart (a gap
@@ -29,7 +30,7 @@ from specviz.models.pairs import load_pair
 from specviz.runs.running import run, run_target_only
 from specviz.runs.runspec import RunSpec
 from specviz.scripts.checks import compare_outputs
-from specviz.scripts.targets_bench import shape_label
+from specviz.engine.draft_shape import DraftShape
 
 
 def identity_report(spec: RunSpec, prompts: Sequence[str], pair) -> list[dict[str, Any]]:
@@ -63,8 +64,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--pair", default="default")
     parser.add_argument("--proposer", default="eagle")
     parser.add_argument("--dtype", default=None, help="default: the machine's (bfloat16 on a CPU with bf16)")
-    parser.add_argument("--k", type=int, default=None, help="default: the pair's recommended K")
-    parser.add_argument("--tree-nodes", type=int, default=None, help="default: the pair's recommended tree")
+    parser.add_argument("--k", type=int, default=None,
+                        help="default: the shape predicted fastest on this machine (python -m specviz calibrate)")
+    parser.add_argument("--tree-nodes", type=int, default=None, help="default: as --k")
     parser.add_argument("--tree-width", type=int, default=None)
     parser.add_argument("--tree-lookup", type=int, default=None,
                         help="default: the recommended tree's lookup branch (0 when --k or --tree-nodes is given)")
@@ -72,16 +74,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--max-new-tokens", type=int, default=128)
     parser.add_argument("--out", default=None, help="a JSON file for the entries")
     args = parser.parse_args(argv)
-    best = recommended_for(args.pair)
-    spec = RunSpec(pair=args.pair, proposer=args.proposer, k=args.k or best.k, max_new_tokens=args.max_new_tokens,
-                   tree_nodes=best.tree_nodes if args.tree_nodes is None else args.tree_nodes,
-                   tree_width=args.tree_width or best.tree_width,
-                   tree_lookup=best.lookup_for(args.k, args.tree_nodes, args.tree_lookup))
     pair = load_pair(args.pair, dtype=args.dtype)
+    if all(v is None for v in (args.k, args.tree_nodes, args.tree_width, args.tree_lookup)):
+        from specviz.labs.shape_choice import choose_shape
+
+        shape = choose_shape(pair, 0.0, proposer=args.proposer).settings()
+    else:
+        best = recommended_for(args.pair)
+        shape = dict(k=args.k or best.k, tree_nodes=best.tree_nodes if args.tree_nodes is None else args.tree_nodes,
+                     tree_width=args.tree_width or best.tree_width,
+                     tree_lookup=best.lookup_for(args.k, args.tree_nodes, args.tree_lookup))
+    spec = RunSpec(pair=args.pair, proposer=args.proposer, max_new_tokens=args.max_new_tokens, **shape)
     dtype = dtype_name(next(pair.target.parameters()).dtype)
     prompts = [p.text for p in load_suites(["held-out"])[0].prompts if p.text][: args.prompts]
     entries = identity_report(spec, prompts, pair)
-    shape = shape_label(spec.k, spec.tree_nodes, spec.tree_width, spec.tree_lookup)
+    shape = DraftShape(spec.k, spec.tree_nodes, spec.tree_width, spec.tree_lookup).label()
     print(f"pair {args.pair}, {args.proposer} {shape}, {dtype}, greedy, {len(prompts)} held-out prompts x "
           f"{args.max_new_tokens} new tokens")
     print("\n".join(summary_lines(entries)))

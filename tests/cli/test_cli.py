@@ -108,3 +108,41 @@ def test_help_and_a_bad_flag_answer_without_loading_torch():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.stdout.strip().splitlines()[-1] == "False False", out.stderr[-1000:]
     assert "K must be a whole number from 1 to 16" in out.stderr
+
+
+def test_calibrate_prints_this_machines_costs_and_caches_them(tmp_path, monkeypatch):
+    monkeypatch.setenv("SPECVIZ_CACHE", str(tmp_path))
+    out = cli("calibrate", "--pair", "toy")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("This machine: ") and "pair toy in float32" in out.stdout
+    assert "n=1:" in out.stdout and "n=33:" in out.stdout
+    assert "No per-shape table for this pair and proposer: runs keep its recommended shape, a chain of K = 4." \
+        in out.stdout
+    bad = cli("calibrate", "--pair", "toy", "--top", "0")
+    assert bad.returncode == 2 and bad.stderr == "specviz: --top must be a whole number from 1 to 50 (got 0).\n"
+
+
+def test_generate_without_a_shape_takes_the_one_predicted_fastest_here(tmp_path, monkeypatch):
+    from specviz.labs import calibration, shape_choice
+
+    monkeypatch.setenv("SPECVIZ_CACHE", str(tmp_path))
+    rows = [{"k": k, "tree_nodes": 0, "tree_width": 4, "tree_lookup": 0, "temperature": 0.0,
+             "tokens_per_forward": tokens, "mean_rows": k + 1} for k, tokens in ((1, 1.5), (2, 1.9), (6, 2.2))]
+    table = {"pair": "toy", "proposer": "draft", "prompts": 3, "rows": rows}
+    monkeypatch.setattr(shape_choice, "shape_table", lambda name: table if name == "toy" else None)
+    slow = dict(pair="toy", proposer="draft", dtype="float32", device="cpu", kernels="onednn-packed", cpu="Test CPU",
+                cpu_flags=(), cpu_bf16=False, torch="x", threads=2, drafter_seconds=0.001, generate_seconds=0.01,
+                spread=0.0, verify=((1, 0.01), (2, 0.011), (3, 0.012), (7, 0.05)))
+    monkeypatch.setattr(calibration, "measure", lambda *a, **k: calibration.Calibration(**slow))
+    out = cli("generate", "--pair", "toy", "--prompt", "the cat", "--max-new-tokens", "6", "--quiet")
+    assert out.returncode == 0, out.stderr
+    assert "Draft shape for this machine: a chain of K = 2;" in out.stderr  # steep beyond 2 tokens: K = 2 wins
+    assert "specviz: On this machine (Test CPU, float32) no draft shape" not in out.stderr
+    given = cli("generate", "--pair", "toy", "--prompt", "the cat", "--max-new-tokens", "6", "--quiet", "--k", "3")
+    assert "Draft shape for this machine" not in given.stderr  # a shape of the user's own is kept, silently
+    slower = {**slow, "verify": ((1, 0.01), (2, 0.03), (3, 0.04), (7, 0.08))}
+    monkeypatch.setattr(calibration, "measure", lambda *a, **k: calibration.Calibration(**slower))
+    monkeypatch.setenv("SPECVIZ_CACHE", str(tmp_path / "another-machine"))  # the first one's costs are cached
+    out = cli("generate", "--pair", "toy", "--prompt", "the cat", "--max-new-tokens", "6", "--quiet")
+    assert out.returncode == 0 and "specviz: On this machine (Test CPU, float32) no draft shape is predicted to " \
+        "beat plain decoding by 5%" in out.stderr

@@ -36,7 +36,7 @@ def add_bench_arguments(cmd: argparse.ArgumentParser) -> None:
                      help=f"{', '.join(registry.names())} (default: the pair's own)")
     cmd.add_argument("--layers", type=int, default=None, help="layers the layer-skip draft keeps (default: 1/4)")
     cmd.add_argument("--k", nargs="+", type=_listed(int), default=None,
-                     help="drafted tokens per step, a tree's depth (default: the pair's recommended K)")
+                     help="drafted tokens per step, a tree's depth (default: the shape predicted fastest on this machine, `python -m specviz calibrate`; the pair's recommended without a shape table)")
     cmd.add_argument("--tree-nodes", nargs="+", type=_listed(int), default=None,
                      help="draft tree node budgets, 0 = a chain of K (default: the pair's recommended)")
     cmd.add_argument("--tree-width", nargs="+", type=_listed(int), default=None,
@@ -149,6 +149,14 @@ def run_bench_command(args: argparse.Namespace) -> int:
     pair = load_pair(config.pair, device=config.device, dtype=config.dtype,
                      progress=lambda msg: print(msg, file=sys.stderr))
     config.proposers = config.proposers or [pair.default_proposer]
+    if not shape_given(args):  # the shape predicted fastest on this machine for the run's lowest temperature
+        from specviz.labs.shape_choice import choose_shape
+
+        shape = choose_shape(pair, min(config.temperatures))
+        config.ks, config.tree_nodes, config.tree_widths = [shape.k], [shape.tree_nodes], [shape.tree_width]
+        config.tree_lookup = shape.tree_lookup
+        print(f"draft shape for this machine: {shape.label()} (python -m specviz calibrate shows why)",
+              file=sys.stderr)
     config.check()
     bar = tqdm(total=1, file=sys.stderr, unit="run", dynamic_ncols=True)
 
@@ -165,6 +173,11 @@ def run_bench_command(args: argparse.Namespace) -> int:
     print(markdown_report(result))
     print("results written to " + ", ".join(str(p) for p in paths.values()), file=sys.stderr)
     return 0
+
+
+def shape_given(args: argparse.Namespace) -> bool:
+    """Whether the flags name any part of the draft shape (K, tree nodes, width, lookup branch)."""
+    return any(getattr(args, name, None) is not None for name in ("k", "tree_nodes", "tree_width", "tree_lookup"))
 
 
 def check_writable(folder: str) -> None:

@@ -6,6 +6,7 @@ from specviz.core.i18n import N_, _, number
 from specviz.labs.bench import quoted
 from specviz.labs.roofline import SMOLLM2
 from specviz.ui.common.frame import route_through_app
+from specviz.ui.common.this_machine import expected, one_line
 from specviz.ui.learn.view import start_link
 from specviz.ui.overview.view import example_player, loop_diagram, page_links
 
@@ -26,9 +27,10 @@ TEXT = {
         "a small, cheap **draft** guess the next K tokens, and let the big **target** score K+1 positions in one "
         "pass: each of the K guesses, plus the slot after the last one, where a bonus token comes from when every "
         "guess is kept. Every guess it keeps is a token that did not need its own pass. (That holds best on a GPU. "
-        "On this CPU in bfloat16, scoring 2 to 5 tokens cost {bf16}× one in the committed benchmark; in float32, "
-        "where a small model is partly compute-bound, {fp32}×, so the saving shrinks: the Speedup lab shows both "
-        "runs, and the Timeline & race page measures your own.)"
+        "On a CPU it depends on the chip and the kernels: on the 2-core {bf16_cpu} of a committed benchmark, in "
+        "bfloat16, scoring 2 to 5 tokens cost {bf16}× one; on the 2-core {fp32_cpu} of another, in float32, {fp32}×. "
+        "The line below says what this machine should reach; the Speedup lab shows the runs, and the Timeline & race "
+        "page measures your own.)"
     ),
     "rule": N_(
         "With **p = target** and **q = draft** probabilities: keep each drafted token x with probability "
@@ -44,7 +46,10 @@ st.title(_("Speculative decoding, step by step"))
 start_link()
 st.markdown(_(TEXT["intro"], bf16_mb=number(round(2 * SMOLLM2.params / 1e6, -1), 0),
               fp32_mb=number(round(4 * SMOLLM2.params / 1e6, -1), 0),
-              bf16=quoted.verify_range(BF16_RUN).text(2), fp32=quoted.verify_range(FP32_RUN).text(2)))
+              bf16=quoted.verify_range(BF16_RUN).text(2), fp32=quoted.verify_range(FP32_RUN).text(2),
+              bf16_cpu=quoted.machine(BF16_RUN), fp32_cpu=quoted.machine(FP32_RUN)))
+
+st.info(one_line(expected()))
 
 st.subheader(_("The loop"))
 loop_diagram()

@@ -7,6 +7,7 @@ from specviz.ui.common import charts as plot
 from specviz.ui.common.frame import route_through_app
 from specviz.ui.common.runs import get_pair
 from specviz.ui.common.step_view import dtype_text
+from specviz.ui.common.this_machine import render_this_machine
 from specviz.ui.speedup import charts
 from specviz.ui.speedup import live
 from specviz.ui.speedup import results
@@ -21,6 +22,9 @@ st.title(_("Speedup lab"))
 st.markdown(_("The claim is *2–3× faster with identical output*. Here is what was measured, on a named machine, "
               "against named baselines, with the theory next to it — slowdowns included. Every speedup is a ratio "
               "of tokens per second measured in the same run."))
+
+render_this_machine("speedup_lab_machine")
+st.subheader(_("Measured results"))
 
 # ---- which results ------------------------------------------------------------------------------------------------
 # The options are English labels (session state and links keep them, whatever the language); `shown` is how each

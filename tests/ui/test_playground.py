@@ -224,7 +224,7 @@ def test_the_live_run_starts_where_the_idea_works_with_the_harder_cases_one_clic
     assert any(c.value.startswith("**N-gram lookup**: no model at all") for c in at.caption)  # said inline
     labels = [b.label for b in at.button if b.key and b.key.startswith("playground_preset_")]
     assert labels == ["1 · Copying text", "2 · A question", "3 · With sampling", "4 · Untrained draft",
-                      "5 · A draft tree"]
+                      "5 · A draft tree", "6 · Fastest here"]
     at.button(key="playground_preset_tree").click().run()  # the pair's recommended shape from the catalog
     best = recommended_for("default")
     assert best.tree_nodes > 0 and at.number_input(key="playground_tree_nodes").value == best.tree_nodes
@@ -610,3 +610,32 @@ def test_the_temperature_and_top_p_are_repeated_with_commas_in_portuguese(lang):
         assert repeated == []  # the boxes already write decimals the English way
     else:
         assert repeated == ["As caixas acima escrevem os decimais com ponto: temperatura 0,70, top-p 0,95."]
+
+
+def test_the_fastest_preset_takes_this_machines_shape(tmp_path, monkeypatch):
+    from specviz.labs.calibration import Calibration, cache_path
+    from specviz.ui.common.this_machine import expected
+
+    monkeypatch.setenv("SPECVIZ_CACHE", str(tmp_path))
+    at = page()
+    at.radio(key="playground_source").set_value("live").run()
+    at.button(key="playground_preset_fastest").click().run()  # not measured: the catalog's shape, said so
+    best = recommended_for("default")
+    assert at.slider(key="playground_k").value == best.k
+    assert at.number_input(key="playground_tree_nodes").value == best.tree_nodes
+    assert any("this machine is not measured yet" in c.value for c in at.caption)
+    # measured: a machine where verifying more than 3 tokens is dear, so a short chain is fastest
+    from specviz.engine.kernels import PACKED, STOCK, packing_available
+    from specviz.models.machine import cpu_has_bf16
+
+    dtype, kernels = ("bfloat16" if cpu_has_bf16() else "float32"), (PACKED if packing_available() else STOCK)
+    steep = Calibration("default", "eagle", dtype, "cpu", kernels, "Test CPU", (), False, "x", 2,
+                        ((1, 0.05), (2, 0.052), (3, 0.055), (5, 0.2), (9, 0.3), (17, 0.4), (25, 0.5), (33, 0.6)),
+                        0.002, 0.055, 0.01, measured_at="2026-12-03T12:00:00Z")
+    path = cache_path("default", dtype, kernels)
+    path.parent.mkdir(parents=True)
+    path.write_text(steep.to_json())
+    assert expected() == steep
+    at.button(key="playground_preset_fastest").click().run()
+    assert at.number_input(key="playground_tree_nodes").value == 0 and at.slider(key="playground_k").value <= 2
+    assert any("predicted" in c.value and "the speed of model.generate here" in c.value for c in at.caption)

@@ -108,6 +108,14 @@ def _rows(folder: str, proposer: str, suite: str, k: int | None, policy: str, te
     return rows
 
 
+def machine(folder: str, root: Path | None = None) -> str:
+    """The CPU a committed run was measured on, as its result names it ("Intel(R) Xeon(R) Processor"), with its
+    linear kernels where the run recorded them ("AMD EPYC, onednn-packed kernels")."""
+    m = result(folder, root).get("machine") or {}
+    cpu = str(m.get("cpu") or "?")
+    return f"{cpu}, {m['kernels']} kernels" if m.get("kernels") else cpu
+
+
 def verify_range(folder: str, tokens: range = range(2, 6), root: Path | None = None) -> Quoted:
     """The cost of one target forward over n new tokens in one-token forwards, lowest and highest over `tokens`
     (the verify pass of K = 1..4 drafts by default)."""

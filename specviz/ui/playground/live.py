@@ -27,6 +27,7 @@ from specviz.ui.playground.settings import (
     TEXT,
     pair_proposers,
     preset_expectation,
+    preset_settings,
     proposer_label,
     proposer_note,
 )
@@ -124,7 +125,7 @@ PRESET_PROMPTS = {settings["prompt"] for _label, _expect, settings in PRESETS.va
 def apply_preset(name: str) -> None:
     """Put a preset's settings into the widgets (default pair, seed 0; the other settings stay). A prompt the
     student wrote stays (the page says so and offers the preset's); a preset's or an empty one is replaced."""
-    values = {"pair": "default", "seed": 0, **PRESETS[name][2]}
+    values = {"pair": "default", "seed": 0, **preset_settings(name)}
     own = str(st.session_state.get(KEYS["prompt"]) or "").strip()
     keep = bool(own) and own not in {p.strip() for p in PRESET_PROMPTS}
     if keep:
@@ -138,7 +139,7 @@ def apply_preset(name: str) -> None:
 def use_preset_prompt() -> None:
     name = st.session_state.get(PRESET_KEY)
     if name in PRESETS:
-        st.session_state[KEYS["prompt"]] = PRESETS[name][2]["prompt"]
+        st.session_state[KEYS["prompt"]] = preset_settings(name)["prompt"]
     st.session_state[KEPT_PROMPT] = False
 
 
@@ -158,7 +159,7 @@ def compare_with_preset(trace) -> None:
     name = st.session_state.get(PRESET_KEY)
     if name not in PRESETS or trace.mode != Mode.SPECULATIVE:
         return
-    preset = PRESETS[name][2]
+    preset = preset_settings(name)
     s = trace.settings
     if s.get("proposer") != preset["proposer"] or float(s.get("temperature", -1)) != float(preset["temperature"]):
         return

@@ -14,7 +14,7 @@ from dataclasses import asdict
 from typing import Any
 
 from specviz.core import urlvalues
-from specviz.core.i18n import N_, _
+from specviz.core.i18n import N_, _, times
 from specviz.engine.limits import PAIR_DRAFTERS
 from specviz.engine.proposers import registry
 from specviz.engine.trace import Trace
@@ -73,10 +73,24 @@ PRESETS = {
                                         "pass against {chain} for a chain of K = {k}"),
              {"proposer": "eagle", "prompt": QUESTION_PROMPT, "temperature": 0.0,
               **recommended_settings("default")}),
+    # its shape is this machine's (`preset_settings`): the one predicted fastest from the cached calibration
+    "fastest": (N_("6 · Fastest here"), N_("the same drafter with the draft shape predicted fastest on this machine "
+                                           "({shape}): {prediction}"),
+                {"proposer": "eagle", "prompt": QUESTION_PROMPT, "temperature": 0.0, **recommended_settings("default")}),
 }
 # The committed benchmark the tree preset quotes (its recommended shape against a chain of the same K, held-out
 # prompts; assets/benchmarks/README.md has the command): a figure read from the file, never typed.
 TREE_PRESET_RUN = "default-cpu-bf16-tree"
+
+
+def preset_settings(name: str) -> dict:
+    """A preset's settings by URL name; the "fastest" preset takes this machine's shape (`fastest_here`)."""
+    settings = dict(PRESETS[name][2])
+    if name == "fastest":
+        from specviz.ui.common.this_machine import fastest_here
+
+        settings.update(fastest_here("default", settings["temperature"])[0].settings())
+    return settings
 
 
 def preset_expectation(name: str) -> str:
@@ -87,6 +101,14 @@ def preset_expectation(name: str) -> str:
 def preset_figures(name: str) -> dict[str, str]:
     """The placeholders of a preset's promise: for the tree preset, tokens per target pass of its shape and of the
     chain, read from TREE_PRESET_RUN (a ValueError sentence when the committed run has no such row)."""
+    if name == "fastest":
+        from specviz.ui.common.this_machine import fastest_here
+
+        shape, prediction = fastest_here("default", PRESETS[name][2]["temperature"])
+        return {"shape": shape.describe(), "prediction": _(
+            "predicted {speedup} the speed of model.generate here", speedup=times(prediction.vs_generate))
+            if prediction else _("this machine is not measured yet (the Speedup lab measures it), so this is the "
+                                 "pair's recommended shape")}
     if name != "tree":
         return {}
     settings = PRESETS[name][2]

@@ -41,10 +41,24 @@ def pair_proposers(pair: str) -> tuple[str, ...]:
     return registry.offered(PAIR_DRAFTERS[pair])
 
 
+PAIR_PROMPTS = {"toy": DEFAULTS.prompt, "default": "Explain owls using an analogy."}  # a prompt each model can answer
+
+
 def pair_changed() -> None:
-    """The models switch's callback: that pair's defaults for temperature and length (the student may change
-    them again; a link's values are kept, since a link never calls this)."""
-    st.session_state.update(PAIR_DEFAULTS.get(st.session_state.get("race_pair"), {}))
+    """The models switch's callback: that pair's defaults for temperature and length, its draft shape for this
+    machine (`fastest_here`: the one predicted fastest greedy from this machine's calibration, else the catalog's),
+    and its prompt where the prompt is still the other pair's default (the student may change them again; a link's
+    values are kept, since a link never calls this)."""
+    from specviz.ui.common.this_machine import fastest_here
+
+    pair = st.session_state.get("race_pair")
+    st.session_state.update(PAIR_DEFAULTS.get(pair, {}))
+    if pair in PAIR_PROMPTS and st.session_state.get("race_prompt", "").strip() in set(PAIR_PROMPTS.values()):
+        st.session_state["race_prompt"] = PAIR_PROMPTS[pair]
+    if pair == "default":
+        shape, _prediction = fastest_here(pair, float(st.session_state.get("race_temperature", 0.0)))
+        st.session_state.update({"race_k": shape.k, "race_tree_nodes": shape.tree_nodes,
+                                 "race_tree_width": shape.tree_width})
 
 
 def parse_url(params: dict[str, str]) -> tuple[dict[str, object], list[str]]:

@@ -1,0 +1,145 @@
+""""This machine": what speculative decoding should reach on the computer the app runs on, from a quiet measurement.
+
+The Speedup lab shows the whole panel (the cost of verifying n tokens here, as a chart with its table, and the
+predicted speedup of the best shapes, greedy and at T = 0.7); the Overview shows its one line. Nothing is measured
+while a page loads: the panel reads this machine's cached calibration (`specviz.labs.calibration`) and offers a button
+that measures it (about 10 s after the model loads), on the pair's turn, so no other run shares the CPU meanwhile.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from specviz.core.i18n import _, number, percent, times
+from specviz.engine.draft_shape import DraftShape
+from specviz.engine.kernels import PACKED, STOCK, packing_available
+from specviz.labs.calibration import Calibration, cached, calibrate
+from specviz.labs.shape_choice import Prediction, predictions, slowdown_note, table_for, table_temperature
+from specviz.models.catalog import recommended_for
+from specviz.models.machine import cpu_has_bf16
+from specviz.ui.common import charts as plot
+
+PAIR = "default"
+
+
+def expected(pair: str = PAIR) -> Calibration | None:
+    """This machine's cached calibration of `pair` as the app would load it (on the CPU, bfloat16 where the CPU has
+    bf16 instructions, else float32), without loading anything; None if it was never measured here."""
+    dtype = "bfloat16" if cpu_has_bf16() else "float32"
+    return cached(pair, dtype, PACKED if packing_available() else STOCK, "cpu")
+
+
+def fastest_here(pair: str = PAIR, temperature: float = 0.0) -> tuple[DraftShape, Prediction | None]:
+    """The shape a page starts a run of `pair` with when the visitor chose none: the one predicted fastest from this
+    machine's cached calibration (with its prediction), else the pair's catalog recommendation (and None)."""
+    cal = expected(pair)
+    best = best_here(cal, temperature) if cal is not None else None
+    return (best.shape, best) if best is not None else (recommended_for(pair).shape, None)
+
+
+def best_here(cal: Calibration, temperature: float) -> Prediction | None:
+    table = table_for(cal.pair, cal.proposer)
+    ranked = predictions(table, cal, temperature) if table else []
+    return ranked[0] if ranked else None
+
+
+def one_line(cal: Calibration | None) -> str:
+    """The Overview's sentence: what this machine should reach, or how to measure it."""
+    if cal is None:
+        return _("**This machine** has not been measured yet: the Speedup lab measures it in about 10 seconds and "
+                 "predicts what speculative decoding reaches here.")
+    greedy, sampled = best_here(cal, 0.0), best_here(cal, 0.7)
+    if greedy is None or sampled is None:
+        return _("**This machine** ({machine}, {dtype}) was measured; its pair has no per-shape table to predict from.",
+                 machine=cal.cpu, dtype=cal.dtype)
+    return _("**This machine** ({machine}, {dtype}, measured {date}): predicted {greedy} the speed of model.generate "
+             "greedy ({shape}) and {sampled} at T = 0.7. A prediction from measured costs, not a measured speedup: "
+             "the Speedup lab shows how it is made.", machine=cal.cpu, dtype=cal.dtype, date=cal.measured_at[:10],
+             greedy=times(greedy.vs_generate), shape=greedy.shape.describe(), sampled=times(sampled.vs_generate))
+
+
+def render_this_machine(key: str = "this_machine") -> None:
+    """The panel: the measured cost curve, where speculation pays, the shapes predicted best; or the button."""
+    st.subheader(_("This machine"))
+    cal = expected()
+    if cal is None:
+        st.markdown(_("The committed results below were measured on the machines they name. What this computer "
+                      "reaches depends on its CPU: measure it (about 10 seconds once the model is loaded) and specviz "
+                      "predicts each draft shape's speedup here and picks the best one for your runs."))
+        if not st.button(_("Measure this machine"), key=f"{key}_measure"):
+            return
+        cal = measure_here()
+        if cal is None:
+            return
+    _render(cal, key)
+
+
+def measure_here() -> Calibration | None:
+    """Load the default pair and calibrate it on its turn; None (with one sentence) if the machine was too busy."""
+    from specviz.runs.running import PAIRS, Busy
+    from specviz.ui.common.runs import get_pair
+
+    pair = get_pair(PAIR)
+    try:
+        with st.spinner(_("Measuring this machine: one target forward over 1 to 33 tokens, seven rounds…")):
+            with PAIRS.turn(PAIR, timeout=60):
+                cal = calibrate(pair, force=True)
+    except Busy:
+        st.info(_("Other visitors' runs held the model for a minute: measure again when they are done."))
+        return None
+    if not cal.quiet:
+        st.warning(_("The machine was busy while it was measured (the rounds disagreed by {spread}): the numbers "
+                     "below are not kept; measure again when nothing else runs.", spread=percent(cal.spread)))
+    return cal
+
+
+def _render(cal: Calibration, key: str) -> None:
+    st.markdown(_("Measured on **{machine}** ({bf16}), pair `{pair}` in {dtype}, linear kernels {kernels}, {date}.",
+                  machine=cal.machine, bf16=_("with bf16 instructions") if cal.cpu_bf16 else
+                  _("without bf16 instructions"), pair=cal.pair, dtype=cal.dtype, kernels=cal.kernels,
+                  date=cal.measured_at[:16].replace("T", " ") + " UTC"))
+    plot.show(cost_figure(cal), key=f"{key}_cost", table=cost_table(cal))
+    st.caption(_("One target forward over n new tokens, in one-token forwards ({one} ms here). Checking K drafts "
+                 "feeds K + 1 tokens; a tree feeds its nodes plus one. The flatter the curve, the more a step can "
+                 "check for the price of one token. One drafter pass costs {c}; one token of model.generate {g}.",
+                 one=number(cal.one * 1e3, 1), c=number(cal.c), g=number(cal.generate_ratio)))
+    table = table_for(cal.pair, cal.proposer)
+    if table is None:
+        return
+    rows = []
+    for temperature in (0.0, 0.7):
+        ranked = predictions(table, cal, temperature)
+        for p in ranked[:4]:
+            rows.append({_("temperature"): _("greedy") if temperature == 0 else number(
+                table_temperature(table, temperature), 1), _("draft shape"): p.shape.describe(),
+                _("tokens per target forward"): number(p.tokens_per_forward),
+                _("step cost (one-token forwards)"): number(p.verify_cost + p.draft_cost),
+                _("predicted vs model.generate"): times(p.vs_generate)})
+        note = slowdown_note(ranked[0], cal) if ranked else None
+        if note:
+            st.warning(note)
+    st.markdown(_("**Predicted here**, best first: tokens per target forward are counted on {prompts} held-out prompts "
+                  "(the same on any machine); the step's cost is this machine's. Your runs take the first shape of "
+                  "their temperature when you do not choose one.", prompts=table.get("prompts", "?")))
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+
+
+def cost_table(cal: Calibration) -> pd.DataFrame:
+    return pd.DataFrame([{_("tokens fed"): n, _("milliseconds"): number(s * 1e3, 1),
+                          _("in one-token forwards"): number(s / cal.one)} for n, s in cal.verify])
+
+
+def cost_figure(cal: Calibration) -> go.Figure:
+    ns = [n for n, _s in cal.verify]
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=ns, y=[s / cal.one for _n, s in cal.verify], mode="lines+markers",
+                             marker={"symbol": "circle", "size": 9}, name=_("measured here")))
+    fig.add_trace(go.Scatter(x=ns, y=ns, mode="lines", line={"dash": "dot"},
+                             name=_("n separate one-token forwards")))
+    fig.update_layout(title=_("Cost of one target forward over n tokens, this machine"), height=340,
+                      xaxis_title=_("tokens fed (n)"), yaxis_title=_("one-token forwards"),
+                      yaxis={"range": [0, max(4.0, max(s / cal.one for _n, s in cal.verify) * 1.2)]},
+                      legend={"orientation": "h", "y": -0.25}, margin={"t": 60, "b": 40})
+    return fig

@@ -117,6 +117,22 @@ SPEED_CPU_FLAGS = ("avx", "avx2", "fma", "f16c", "avx512f", "avx512_vnni", "avx_
                    "amx_bf16", "asimd", "sve")
 
 
+def emulated_bf16_note(device_type: str, dtype: str, machine: Machine) -> str | None:
+    """One sentence when bfloat16 would run on a CPU without bf16 instructions (emulated: several times slower than
+    float32, verification most of all); None otherwise. `device_type` "cpu", "cuda" or "mps"; `dtype` by name.
+
+    >>> emulated_bf16_note("cpu", "bfloat16", Machine(cpu_bf16=True)) is None
+    True
+    >>> emulated_bf16_note("cpu", "bfloat16", Machine())[:40]
+    'This CPU has no bfloat16 instructions: b'
+    """
+    if device_type != "cpu" or dtype != "bfloat16" or machine.cpu_bf16:
+        return None
+    return _("This CPU has no bfloat16 instructions: bfloat16 is emulated here and runs several times slower than "
+             "float32, and a forward over many tokens slower still, which is what speculation feeds the target. "
+             "Choose float32 (or auto, which picks it here).")
+
+
 def cpu_model() -> str:
     """The CPU's model name ("AMD EPYC", "Intel(R) Xeon(R) ..."): /proc/cpuinfo, else the platform's word."""
     import platform

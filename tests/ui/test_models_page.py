@@ -178,3 +178,13 @@ def test_a_hub_pair_offline_shows_why_and_the_command_outside_the_folded_box(at,
     shown = [e.value.replace("\\", "") for e in at.error]  # on the page itself, not in the folded box
     assert len(shown) == 1 and "'SomeOrg/Not-Cached-Model' is not in the local Hugging Face cache" in shown[0]
     assert "HF_HUB_OFFLINE is set" in shown[0] and "`hf download SomeOrg/Not-Cached-Model`" in shown[0]
+
+
+def test_bfloat16_on_a_cpu_without_bf16_instructions_is_said_to_be_emulated(monkeypatch):
+    at = models_page(monkeypatch)  # a laptop whose CPU has no bf16 instructions
+    at.selectbox(key="models_check_pair").set_value("default").run()
+    at.selectbox(key="models_check_device").set_value("cpu").run()
+    at.selectbox(key="models_check_dtype").set_value("bfloat16").run()
+    assert any(w.value.startswith("This CPU has no bfloat16 instructions") for w in at.warning)
+    at.selectbox(key="models_check_dtype").set_value("float32").run()
+    assert not any(w.value.startswith("This CPU has no bfloat16 instructions") for w in at.warning)

@@ -22,7 +22,7 @@ from specviz.engine.kinds import DrafterKind
 from specviz.models.catalog import CatalogEntry, catalog_rows, load_catalog
 from specviz.models.loading import (DEFAULT_CONTEXT, Machine, ModelLoadError, detect_machine, estimate_entry, gb,
                              pick_device, pick_dtype, plan_placement)
-from specviz.models.machine import SpeedEstimate, measure_bandwidth, speed_from_bandwidth, speed_from_reference
+from specviz.models.machine import SpeedEstimate, dtype_name, emulated_bf16_note, measure_bandwidth, speed_from_bandwidth, speed_from_reference
 from specviz.models.pairs import Pair, load_pair
 from specviz.runs.running import PAIRS
 from specviz.ui.common.accessibility import IDS_BOX
@@ -124,6 +124,9 @@ def memory_check(entries: dict[str, CatalogEntry], machine: Machine) -> None:
     except ModelLoadError as exc:
         st.warning(escape_markdown(exc))
         return
+    emulated = emulated_bf16_note(device.type, dtype_name(dtype), machine)
+    if emulated:
+        st.warning(emulated)
     st.success(escape_markdown(_("{estimate}: it fits ({placement}). Suggested K = {k}; sized for {hardware}.",
                                  estimate=estimate.sentence(), placement=placement.describe(), k=entry.k,
                                  hardware=_(entry.hardware) if entry.hardware else "-")))
@@ -241,6 +244,12 @@ def load_hand_pair(hand: HandPair, policy: WebModelPolicy) -> Pair | None:
         except (OSError, RuntimeError):  # what the file system said about a typed path: the one sentence for any
             st.error(escape_markdown(not_loadable(typed_ref)))
             return None
+    if hand.dtype == "bfloat16" and hand.device in ("auto", "cpu"):
+        machine = detect_machine()
+        if not machine.gpus and not machine.mps:
+            note = emulated_bf16_note("cpu", "bfloat16", machine)
+            if note:
+                st.warning(note)
     typed = hand.spec  # what the visitor wrote: the only name the page shows (never a resolved server path)
     hand = HandPair(refs[0], refs[1] if len(refs) > 1 else "", hand.device, hand.dtype)
     _TYPED[hand.spec] = typed

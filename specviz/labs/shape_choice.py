@@ -28,7 +28,7 @@ from functools import lru_cache
 from specviz.core.i18n import _, number, percent
 from specviz.core.paths import BENCHMARKS_DIR
 from specviz.engine.draft_shape import DraftShape
-from specviz.labs.calibration import Calibration, calibrate, cached_for
+from specviz.labs.calibration import Calibration, calibrate
 from specviz.models.catalog import recommended_for
 
 PAYS = 1.05  # a predicted speedup below this is no speedup worth the name: say so
@@ -136,17 +136,6 @@ def choose_shape(pair, temperature: float = 0.0, calibration: Calibration | None
         pair = PAIRS.get(name)
     best = best_prediction(pair, temperature, calibration, proposer)
     return best.shape if best is not None else recommended_for(name).shape
-
-
-def choose_cached(pair_name: str, pair=None, temperature: float = 0.0, proposer: str | None = None) -> DraftShape:
-    """`choose_shape` without measuring anything: this machine's cached calibration for a loaded `pair` if there is
-    one, else the catalog recommendation. For pages that must not stall on a 10-second measurement."""
-    table = table_for(pair_name, proposer)
-    cal = cached_for(pair) if pair is not None and table is not None else None
-    if cal is None:
-        return recommended_for(pair_name).shape
-    ranked = predictions(table, cal, temperature)
-    return ranked[0].shape if ranked else recommended_for(pair_name).shape
 
 
 def slowdown_note(best: Prediction, cal: Calibration) -> str | None:

@@ -5,8 +5,7 @@ same dtype, with the shapes chosen for this machine, then a verdict per target a
 
 It calibrates this machine (`specviz.labs.calibration`, cached), picks the shape predicted fastest greedy and at
 T = 0.7 (`specviz.choose_shape`), and runs `python -m specviz bench` with those shapes, the catalog's recommended tree
-and the chain of K = 4 next to them (the bench runs every K with every node budget, so a few more shapes come
-along), greedy and at T = 0.7, 128 new tokens, on the held-out prompts (topics the drafts never saw),
+and the chain of K = 4 next to them (`--shapes`), greedy and at T = 0.7, 128 new tokens, on the held-out prompts (topics the drafts never saw),
 `model.generate` as the baseline (`do_sample=True` at T = 0.7), and writes results.json, .csv and .md into --out.
 It then prints each target with the measured number (issue 41: on a CPU without bf16 instructions, in float32,
 at least 1.35x over `model.generate` greedy and 1.15x at T = 0.7; with them, in bfloat16, 1.8x and 1.35x), greedy
@@ -44,14 +43,9 @@ def run_shapes(pair_name: str, chosen: Sequence[DraftShape]) -> list[DraftShape]
 
 
 def bench_argv(args: argparse.Namespace, shapes: Sequence[DraftShape]) -> list[str]:
-    """The `python -m specviz bench` flags that run every shape of `shapes` (as the bench crosses K with node
-    budgets and widths, some neighbours come along; the lookup branch is the trees' largest)."""
-    ks = sorted({s.k for s in shapes})
-    nodes = sorted({s.tree_nodes for s in shapes})
-    widths = sorted({s.tree_width for s in shapes if s.tree_nodes}) or [4]
-    lookup = max((s.tree_lookup for s in shapes if s.tree_nodes), default=0)
-    argv = ["bench", "--pair", args.pair, "--k", *map(str, ks), "--tree-nodes", *map(str, nodes),
-            "--tree-width", *map(str, widths), "--tree-lookup", str(lookup),
+    """The `python -m specviz bench` flags that run exactly the shapes of `shapes` (`--shapes K:NODES:WIDTH:LOOKUP`)."""
+    argv = ["bench", "--pair", args.pair, "--shapes",
+            *(":".join(map(str, (s.k, s.tree_nodes, s.tree_width, s.tree_lookup))) for s in shapes),
             "--temperatures", "0", "0.7", "--suites", "held-out",
             "--prompts-per-suite", str(args.prompts), "--max-new-tokens", str(args.max_new_tokens),
             "--repeats", str(args.repeats), "--warmup", "1", "--hf", "all", "--no-record-overhead", "--out", args.out]

@@ -60,9 +60,8 @@ def test_the_targets_command_benches_the_chosen_shapes_the_recommended_tree_and_
     argv = bench_argv(argparse.Namespace(pair="default", out="x", prompts=8, max_new_tokens=128, repeats=2, dtype=None,
                                          threads=None), shapes)
     config = config_from_args(build_parser().parse_args(argv))
-    ran = set(config.shapes())
-    assert {(3, 0, 0), (4, 0, 0), (best.k, best.tree_nodes, best.tree_width)} <= ran
-    assert config.tree_lookup == best.tree_lookup
+    assert config.shape_plan() == [(3, 0, 0, 0), (best.k, best.tree_nodes, best.tree_width, best.tree_lookup),
+                                   (4, 0, 0, 0)]
     assert config.temperatures == [0.0, 0.7] and config.hf == "all" and config.suites == ["held-out"]
     assert config.max_new_tokens == 128 and config.dtype is None  # the machine's dtype, on both sides
 

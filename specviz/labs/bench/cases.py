@@ -151,8 +151,8 @@ class CaseRunner:
             configs = []
             for name in cfg.proposers:
                 if temperature in cfg.temperatures and "constant" in cfg.policies:
-                    configs += [Configuration(name, "constant", k, n, w, cfg.tree_lookup if n else 0)
-                                for k, n, w in cfg.shapes()]
+                    configs += [Configuration(name, "constant", k, n, w, lookup)
+                                for k, n, w, lookup in cfg.shape_plan()]
                 if temperature in policy_temps:
                     for policy in cfg.policies:
                         if policy == "threshold" and name == "ngram":

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from specviz.engine.draft_shape import DraftShape
 from specviz.engine.proposers import registry
 from specviz.labs.bench.config import CLOCKS, DTYPES, HF_MODES, BenchConfig
 from specviz.models.catalog import recommended_for
@@ -44,6 +45,10 @@ def add_bench_arguments(cmd: argparse.ArgumentParser) -> None:
     cmd.add_argument("--tree-lookup", type=int, default=None,
                      help="tokens every tree also copies from the context as one more branch, 0 = none (default: "
                           "the pair's recommended, when the trees are too)")
+    cmd.add_argument("--shapes", nargs="+", type=_listed(str), default=None, metavar="K:NODES:WIDTH:LOOKUP",
+                     help="run exactly these draft shapes, each with its own lookup branch (e.g. 2:0:4:0 for a chain "
+                          "of K = 2, 3:6:4:8 for a tree of 6 nodes, width 4, depth 3 with a lookup branch of 8), in "
+                          "place of the --k x --tree-nodes x --tree-width cross product")
     cmd.add_argument("--verify-dtypes", nargs="*", type=_listed(str), default=[["float32", "bfloat16"]],
                      help="dtypes whose verify-cost curve is measured on a CPU (none: skip)")
     cmd.add_argument("--temperatures", nargs="+", type=_listed(float), default=[[0.0]], help="0 = greedy")
@@ -82,7 +87,9 @@ def config_from_args(args: argparse.Namespace) -> BenchConfig:
     nodes = flat(getattr(args, "tree_nodes", None)) or ([best.tree_nodes] if args.k is None else [0])
     widths = flat(getattr(args, "tree_width", None)) or [best.tree_width]
     verify = getattr(args, "verify_dtypes", None)
+    shapes = [parse_shape(text) for text in flat(getattr(args, "shapes", None)) or []]
     return BenchConfig(
+        draft_shapes=shapes, 
         tree_nodes=nodes, tree_widths=widths, verify_dtypes=flat(verify) or [],
         tree_lookup=best.lookup_for(args.k, getattr(args, "tree_nodes", None), getattr(args, "tree_lookup", None)),
         pair=args.pair, proposers=flat(args.proposers) or [], ks=ks, temperatures=flat(args.temperatures),
@@ -96,9 +103,13 @@ def config_from_args(args: argparse.Namespace) -> BenchConfig:
 
 def command_line(config: BenchConfig, out: str | None = None) -> str:
     """The command that reproduces a run with this configuration."""
-    parts = ["python -m specviz bench", f"--pair {config.pair}", "--proposers " + " ".join(config.proposers),
-             "--k " + " ".join(map(str, config.ks))]
-    if config.tree_nodes != [0]:
+    parts = ["python -m specviz bench", f"--pair {config.pair}", "--proposers " + " ".join(config.proposers)]
+    if config.draft_shapes:
+        parts.append("--shapes " + " ".join(":".join(map(str, (s.k, s.tree_nodes, s.tree_width, s.tree_lookup)))
+                                            for s in config.draft_shapes))
+    else:
+        parts.append("--k " + " ".join(map(str, config.ks)))
+    if config.tree_nodes != [0] and not config.draft_shapes:
         parts += ["--tree-nodes " + " ".join(map(str, config.tree_nodes)),
                   "--tree-width " + " ".join(map(str, config.tree_widths))]
         parts += [f"--tree-lookup {config.tree_lookup}"] if config.tree_lookup else []
@@ -153,8 +164,7 @@ def run_bench_command(args: argparse.Namespace) -> int:
         from specviz.labs.shape_choice import choose_shape
 
         shape = choose_shape(pair, min(config.temperatures))
-        config.ks, config.tree_nodes, config.tree_widths = [shape.k], [shape.tree_nodes], [shape.tree_width]
-        config.tree_lookup = shape.tree_lookup
+        config.draft_shapes = [shape]
         print(f"draft shape for this machine: {shape.label()} (python -m specviz calibrate shows why)",
               file=sys.stderr)
     config.check()
@@ -176,8 +186,26 @@ def run_bench_command(args: argparse.Namespace) -> int:
 
 
 def shape_given(args: argparse.Namespace) -> bool:
-    """Whether the flags name any part of the draft shape (K, tree nodes, width, lookup branch)."""
-    return any(getattr(args, name, None) is not None for name in ("k", "tree_nodes", "tree_width", "tree_lookup"))
+    """Whether the flags name any part of the draft shape (K, tree nodes, width, lookup branch, explicit shapes)."""
+    return any(getattr(args, name, None) is not None
+               for name in ("k", "tree_nodes", "tree_width", "tree_lookup", "shapes"))
+
+
+def parse_shape(text: str) -> DraftShape:
+    """A --shapes entry, K:NODES:WIDTH:LOOKUP (trailing parts may be left out: 3 is a chain of K = 3).
+
+    >>> parse_shape("3:6:4:8").label(), parse_shape("2").label()
+    ('tree 6x4 depth 3 + lookup 8', 'chain K=2')
+    """
+    parts = str(text).split(":")
+    try:
+        if not 1 <= len(parts) <= 4:
+            raise ValueError
+        values = [int(p) for p in parts] + [0, 4, 0][len(parts) - 1:]
+        return DraftShape(*values)
+    except ValueError:
+        raise ValueError(f"--shapes takes K:NODES:WIDTH:LOOKUP, whole numbers in range (got '{text[:40]}').") \
+            from None
 
 
 def check_writable(folder: str) -> None:

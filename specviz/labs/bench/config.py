@@ -17,6 +17,7 @@ from pathlib import Path
 import yaml
 
 from specviz.core.paths import BENCHMARKS_DIR, PROMPTS_DIR
+from specviz.engine.draft_shape import DraftShape
 from specviz.engine.limits import (K_RANGE, MAX_NEW_TOKENS_RANGE, POLICIES, TREE_LOOKUP_RANGE,
                                    TREE_NODES_RANGE, TREE_WIDTH_RANGE)
 from specviz.engine.proposers import registry
@@ -111,6 +112,9 @@ class BenchConfig:
     tree_widths: list[int] = field(default_factory=lambda: [4])  # children per node, for every budget above 0
     tree_lookup: int = 0  # tokens every tree copies from the context as one more branch (prompt lookup); 0 = none
     verify_dtypes: list[str] = field(default_factory=lambda: ["float32", "bfloat16"])  # verify curves measured
+    # an explicit list of draft shapes (k, tree_nodes, tree_width, tree_lookup), each with its own lookup branch,
+    # run in place of the K x node budget x width cross product above; empty: the cross product
+    draft_shapes: list[DraftShape] = field(default_factory=list)
 
     def check(self) -> None:
         for name in self.proposers:
@@ -162,14 +166,30 @@ class BenchConfig:
 
     @property
     def k_max(self) -> int:
-        return max([*self.ks, self.policy_k])
+        return max([*self.ks, *(k for k, *_rest in self.shape_plan()), self.policy_k])
 
     def shapes(self) -> list[tuple[int, int, int]]:
         """(K, tree nodes, tree width) of every constant configuration: the chain of each K (nodes 0) when asked,
-        and a tree of every node budget and width (width 0 for a chain).
+        and a tree of every node budget and width (width 0 for a chain); or those of `draft_shapes` when given.
 
         >>> BenchConfig(ks=[4], tree_nodes=[0, 16], tree_widths=[2, 4]).shapes()
         [(4, 0, 0), (4, 16, 2), (4, 16, 4)]
         """
-        return [(k, n, w if n else 0) for k in self.ks for n in self.tree_nodes
+        return [(k, n, w) for k, n, w, _lookup in self.shape_plan()]
+
+    def shape_plan(self) -> list[tuple[int, int, int, int]]:
+        """(K, tree nodes, tree width, lookup branch) of every constant configuration.
+
+        >>> BenchConfig(draft_shapes=[DraftShape(2), DraftShape(3, 6, 4, 8)]).shape_plan()
+        [(2, 0, 0, 0), (3, 6, 4, 8)]
+        """
+        if self.draft_shapes:
+            return [(s.k, s.tree_nodes, s.tree_width if s.tree_nodes else 0, s.tree_lookup if s.tree_nodes else 0)
+                    for s in map(_shape, self.draft_shapes)]
+        return [(k, n, w if n else 0, self.tree_lookup if n else 0) for k in self.ks for n in self.tree_nodes
                 for w in (self.tree_widths if n else [0])]
+
+
+def _shape(value) -> DraftShape:
+    """A DraftShape from itself or from its dict (a config read back from results.json)."""
+    return value if isinstance(value, DraftShape) else DraftShape.of(value)

@@ -68,7 +68,7 @@ def _run(config: BenchConfig, command: str, progress: Progress | None, pair, clo
     costs["draft_forward_seconds"] = {labels[n]: v for n, v in costs["draft_forward_seconds"].items()}
     costs["dtype"] = machine["dtype"]
     if config.verify_dtypes and str(machine["device"]).startswith("cpu"):  # both dtypes: the lesson of a CPU
-        sizes = sorted({*VERIFY_SIZES, *(tokens_fed(k, n, config.tree_lookup) for k, n, _w in config.shapes())})
+        sizes = sorted({*VERIFY_SIZES, *(tokens_fed(k, n, lookup) for k, n, _w, lookup in config.shape_plan())})
         costs["verify_curves"] = verify_curves(pair.target, context, config.verify_dtypes, sizes,
                                                max(3, config.cost_repeats // 2), clock)
 

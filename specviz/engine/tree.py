@@ -260,7 +260,8 @@ def graft_copy(tree: DraftTree, copy: Sequence[int], vocab_size: int,
     token, then add the rest as a chain of *copied* nodes, numbered after every drafted node. A copied node is
     deterministic, so its q is a point mass and the tree rule tries it after its drafted siblings
     (`specviz.engine.tree_verifier`); the copy ends at its first stop token (end of text), as drafts do.
-    The hybrid of a drafter's tree and a lookup branch is SAM-Decoding's idea (Hu et al. 2024).
+    Fusing a retrieved branch into the drafter's tree is RASD's idea (Quan et al. 2025); SAM-Decoding (Hu et al.
+    2024) instead chooses one source per step: retrieval when the suffix match is long enough, else the drafter.
 
     >>> tree = DraftTree([7, 8], [ROOT, 0], torch.zeros(2, 10), sampled=False)
     >>> grown = graft_copy(tree, [7, 9, 3], vocab_size=10)

@@ -1,5 +1,5 @@
 """A draft tree with a lookup branch: a continuation copied from the context (prompt lookup) grafted on the drafter's
-tree, as SAM-Decoding does. Copied nodes are deterministic, so the tree rule treats them as point masses at every
+tree, as RASD (Quan et al. 2025) does. Copied nodes are deterministic, so the tree rule treats them as point masses at every
 temperature; these tests check the graft, that greedy output stays the target's own, that sampled output still
 follows the target (chi-square, fixed seeds), and that traces say which nodes were copied."""
 

@@ -189,7 +189,8 @@ _TREE_RULE_EXPLANATIONS: dict[str, str] = {
                        "min(1, p'(x)/q'(x)); on a rejection p' becomes norm(max(0, p' − q')) and q' loses x. Given "
                        "the children before it, each child is a sample of q', so every try is one exact speculative "
                        "step of p' with draft q', and the rejections leave exactly the mass the later tries and the "
-                       "recovered token need (SpecInfer, Recursive Speculative Decoding)."),
+                       "recovered token need (Recursive Speculative Decoding, Jeon et al. 2024; SpecInfer draws with "
+                       "replacement and keeps q' = q)."),
     "tree_top_children": N_("Take the draft's top-k tokens as children and treat each as a point mass: accept x with "
                             "p'(x), otherwise remove x from p' and try the next. A fixed guess is kept exactly as "
                             "often as p would have picked it. Exact for any guesses; at temperature 0 it keeps the "

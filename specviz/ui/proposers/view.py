@@ -261,8 +261,9 @@ TREE_TEXT = {
                 "branch is kept."),
     "lookup": N_("**A lookup branch.** A tree can also hold a branch that no model drafted: the tokens that followed "
                  "the last earlier place where the text's final words appeared (prompt lookup), hung under the root "
-                 "and sharing the drafted nodes it agrees with. The idea of mixing a drafter's tree with retrieval is "
-                 "SAM-Decoding's (Hu et al. 2024). A copied node is a point mass, tried after its drafted siblings, "
+                 "and sharing the drafted nodes it agrees with. Fusing a retrieved branch into the drafter's tree is "
+                 "RASD's idea (Quan et al. 2025); SAM-Decoding (Hu et al. 2024) instead picks one source per step, "
+                 "retrieval when the suffix match is long enough, else the drafter. A copied node is a point mass, tried after its drafted siblings, "
                  "so the rule above stays exact. It pays when the answer repeats itself or the prompt, which small "
                  "models often do; the default pair's recommended tree has one."),
     "stops": N_("**Where speculation stops paying.** It spends idle compute to save weight reads. At large batch sizes "

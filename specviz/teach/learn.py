@@ -243,7 +243,9 @@ LESSONS: tuple[Lesson, ...] = (
            "throughput.\n\n"
            "**Turning it down.** Shorten K, or switch speculation off, when the acceptance rate drops (a new kind of "
            "prompt) or when load grows until the verify pass is compute-bound and the speedup falls below 1. The "
-           "output is exact either way, so these switches cost speed, never quality."),
+           "rule is exact either way, so these switches cost speed, not quality; what checks the rule itself is the "
+           "rollout's equivalence test on the served stack (greedy output identical to plain decoding, a "
+           "distribution test at T > 0), run before speed is judged."),
            ("production",), ("acceptance rate", "inter-token latency"),
            ("pr-measure", "pr-vllm-counters", "pr-turn-down"), "production", "pages/serving.py"),
 )

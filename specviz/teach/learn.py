@@ -230,8 +230,9 @@ LESSONS: tuple[Lesson, ...] = (
            N_("Plan a rollout: choose a draft for a target, measure on real traffic, watch acceptance and latency, and "
               "know when to turn speculation down."),
            N_("**Choosing the pair.** The draft must share the target's tokenizer and cost far less than it: a small "
-           "sibling from the same family (c of a few hundredths), a drafter trained on the target's own outputs "
-           "(EAGLE), the model's own multi-token heads, or n-gram lookup, which is free but only pays where answers "
+           "sibling from the same family (c ≈ 0.1 for a 7B draft of a 70B target, less for a smaller one), a feature "
+           "drafter trained on the target's hidden states over a fixed dataset (EAGLE), the model's own multi-token "
+           "heads, or n-gram lookup, which is free but only pays where answers "
            "copy their input.\n\n"
            "**Measuring.** α depends on the text, so measure on your own traffic: real prompts, answer lengths and "
            "as many users at once as in production. The same pair can be twice as fast on code edits and slower "

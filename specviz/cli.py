@@ -209,6 +209,12 @@ def run_calibrate(args: argparse.Namespace) -> int:
     print(_("This machine: {machine} ({bf16}); pair {pair} in {dtype}, linear kernels {kernels}.",
             machine=cal.machine, bf16=_("with bf16 instructions") if cal.cpu_bf16 else _("without bf16 instructions"),
             pair=pair.name, dtype=cal.dtype, kernels=cal.kernels))
+    from specviz.labs.bench.timing import ISA_LIMITS
+
+    limits = ", ".join(f"{name}={os.environ[name]}" for name in ISA_LIMITS if os.environ.get(name))
+    if limits:
+        print(_("Kernels capped by {limits}: these costs stand for a CPU without the instruction sets above that "
+                "cap.", limits=limits))
     print(_("Measured {when} in {seconds} s; the two halves of the rounds agreed within {spread}{noisy}.",
             when=cal.measured_at, seconds=number(cal.took_seconds, 1), spread=percent(cal.spread, 1),
             noisy="" if cal.quiet else _(" (not quiet: not cached, measure again on an idle machine)")))

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import statistics
 import time
 from collections import defaultdict
@@ -32,7 +33,7 @@ import torch
 from specviz.core.paths import cache_dir, write_text_atomically
 from specviz.engine.generation import Clock, default_clock, synchronize
 from specviz.labs.bench.summary import curve_ratio
-from specviz.labs.bench.timing import feature_draft_timer, forward_timer, utc_now
+from specviz.labs.bench.timing import ISA_LIMITS, feature_draft_timer, forward_timer, utc_now
 from specviz.models.machine import cpu_has_bf16, cpu_model, cpu_speed_flags, dtype_name
 
 SIZES = (1, 2, 3, 5, 9, 17, 25, 33)  # tokens fed: one, chains of K = 1, 2, 4, trees of 8, 16, 24 (+ lookup), 32
@@ -123,9 +124,12 @@ class Calibration:
 
 
 def cache_key(pair_name: str, dtype: str, kernels: str, device: str = "cpu") -> str:
-    """The file name of a calibration: readable parts and a hash of everything that changes the costs."""
+    """The file name of a calibration: readable parts and a hash of everything that changes the costs (the
+    environment variables that cap the instruction sets the kernels use included: a machine told to act as an AVX2
+    one is another machine)."""
+    limits = [f"{name}={os.environ[name]}" for name in ISA_LIMITS if os.environ.get(name)]
     parts = [pair_name, dtype, kernels, device, cpu_model(), " ".join(cpu_speed_flags()), torch.__version__,
-             str(torch.get_num_threads()), str(VERSION)]
+             str(torch.get_num_threads()), str(VERSION), *limits]
     digest = hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
     safe = "".join(ch if ch.isalnum() else "-" for ch in pair_name)[:40]
     return f"{safe}-{dtype}-{kernels}-{digest}.json"
@@ -183,7 +187,7 @@ def measure(pair, proposer: str | None = None, sizes=SIZES, rounds: int = ROUNDS
     timers["drafter"] = _drafter_timer(pair, make_proposer(pair, proposer), context, clock)
     timers["generate"] = _generate_timer(pair.target, context, clock)
     times: dict[object, list[float]] = defaultdict(list)
-    notes = []
+    notes = [f"kernels capped by {name}={os.environ[name]}" for name in ISA_LIMITS if os.environ.get(name)]
     for attempt in range(2):
         for _ in range(rounds):
             for key, timer in timers.items():

@@ -263,6 +263,8 @@ def markdown_report(result: BenchResult) -> str:
         f"({m['torch_threads']} threads), transformers {m['transformers']}, {m['date']}."
         + (f" CPU instruction sets: {' '.join(m['cpu_flags']) or 'none listed'}"
            f" ({'with' if m.get('cpu_bf16') else 'without'} bf16 instructions)." if "cpu_flags" in m else "")
+        + (" Kernels capped by " + ", ".join(f"{k}={v}" for k, v in m["isa_limits"].items()) + "."
+           if m.get("isa_limits") else "")
         + (f" Models on {m['device']} in {m['dtype']}." if m.get("device") else "")
         + (f" Linear kernels: {m['kernels']}." if m.get("kernels") else ""), "",
         *[f"- {n}" for n in result.notes], "",

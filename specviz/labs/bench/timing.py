@@ -29,6 +29,10 @@ from specviz.engine.proposers.ngram import prompt_lookup
 from specviz.engine.sampling import SamplingConfig
 from specviz.models.machine import cpu_has_bf16, cpu_model, cpu_speed_flags
 
+# environment variables that cap the instruction sets PyTorch's kernels use (oneDNN, ATen, MKL): a run made with them
+# stands for a CPU without the capped sets, and its result says so
+ISA_LIMITS = ("ONEDNN_MAX_CPU_ISA", "ATEN_CPU_CAPABILITY", "MKL_ENABLE_INSTRUCTIONS")
+
 
 # ---- machine --------------------------------------------------------------------------------------------------------
 
@@ -40,6 +44,7 @@ def machine_info() -> dict[str, Any]:
     return {
         "cpu": cpu_model(), "cpu_flags": cpu_speed_flags(), "cpu_bf16": cpu_has_bf16(), "cores": os.cpu_count(),
         "gpu": gpu, "torch_threads": torch.get_num_threads(),
+        "isa_limits": {name: os.environ[name] for name in ISA_LIMITS if os.environ.get(name)},
         "torch": torch.__version__, "transformers": transformers.__version__, "python": platform.python_version(),
         "platform": platform.platform(), "date": utc_now(), "load_average_start": load_average(),
     }

@@ -239,7 +239,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
         print("  " + head[0].ljust(30) + "".join(h.rjust(w + 1) for h, w in zip(head[1:], (8, 6, 7, 9))))
         for p in ranked[: args.top]:
             print(f"  {p.shape.label():<30} {number(p.tokens_per_forward):>8} {number(p.rows, 1):>6} "
-                  f"{number(p.verify_cost + p.draft_cost):>7} {number(p.vs_generate):>8}×")
+                  f"{number(p.step_cost):>7} {number(p.vs_generate):>8}×")
         note = slowdown_note(ranked[0], cal)
         print("  " + (note or _("Chosen: {shape}.", shape=ranked[0].shape.describe())))
     return 0

@@ -7,9 +7,15 @@
 
 It times the loaded target's forward over n = 1, 2, 3, 5, 9, 17, 25 and 33 new tokens after a cached context (the
 engine's own runner, so the same kernels as a run), one pass of the pair's drafter, and a token of `model.generate`
-on the same loaded model (the baseline every speedup is measured against). Each round times every forward once, so a
-burst of load hits them all alike; each figure is the median of its rounds, after a warm-up. `spread` compares the
-medians of the first and the second half of the rounds: above 15 % the machine was not quiet, the rounds are
+on the same loaded model (the baseline every speedup is measured against). Then four short real runs (a chain and a
+tree, greedy and at T = 0.7, 12 tokens each) give what a step costs besides its verify forward: the drafter's pass as
+the loop really pays it (sampling, top-k and tree bookkeeping included) and the step's own overhead (the rule, cache
+rewinds).
+
+Each round times every forward once, so a burst of load hits them all alike; each figure is the median of its rounds,
+after a warm-up. `model.generate` is timed in the first three rounds only (its 10 timed tokens cost as much as a
+round), as a ratio to that round's one-token forward. `spread` compares the medians of the first and the second half
+of the rounds, and the three generate ratios with each other: above 15% the machine was not quiet, everything is
 measured once more, and a calibration still that noisy says so (`quiet`) and is not cached.
 
 The result is cached under `$SPECVIZ_CACHE/calibration/`, one file per CPU (model and the instruction sets that
@@ -31,17 +37,22 @@ from dataclasses import asdict, dataclass, field
 import torch
 
 from specviz.core.paths import cache_dir, write_text_atomically
+from specviz.engine.draft_shape import DraftShape
 from specviz.engine.generation import Clock, default_clock, synchronize
 from specviz.labs.bench.summary import curve_ratio
 from specviz.labs.bench.timing import ISA_LIMITS, feature_draft_timer, forward_timer, utc_now
 from specviz.models.machine import cpu_has_bf16, cpu_model, cpu_speed_flags, dtype_name
 
 SIZES = (1, 2, 3, 5, 9, 17, 25, 33)  # tokens fed: one, chains of K = 1, 2, 4, trees of 8, 16, 24 (+ lookup), 32
-ROUNDS = 7
+ROUNDS = 6
+GENERATE_ROUNDS = 3  # model.generate's token is timed in the first rounds only: it costs as much as a round
 QUIET_SPREAD = 0.15  # halves of the rounds disagreeing by more than this: the machine was busy
 CONTEXT = ("Speculative decoding lets a small draft model propose several tokens, and the large target model checks "
            "all of them in one forward pass, keeping exactly the distribution it would have sampled alone.")
-VERSION = 1
+VERSION = 2
+PROBES = {"chain": DraftShape(2), "tree": DraftShape(3, 6, 4)}  # the short real runs, per kind of shape
+PROBE_TOKENS = 12
+PROBE_TEMPERATURES = {"greedy": 0.0, "sampled": 0.7}
 
 
 @dataclass(frozen=True)
@@ -62,6 +73,9 @@ class Calibration:
     drafter_seconds: float  # one drafting pass (a feature drafter's layer and head, a draft model's forward)
     generate_seconds: float  # one token of model.generate, greedy, prefill excluded
     spread: float  # the largest disagreement between the two halves of the rounds, as a fraction
+    # ("chain-greedy" | "chain-sampled" | "tree-greedy" | "tree-sampled", seconds of one drafter pass, seconds of a
+    # step's overhead), from the short real runs
+    steps: tuple[tuple[str, float, float], ...] = ()
     measured_at: str = ""
     took_seconds: float = 0.0
     context_tokens: int = 0
@@ -93,6 +107,22 @@ class Calibration:
         """One drafter pass in one-token target forwards."""
         return self.drafter_seconds / self.one
 
+    def step_costs(self, tree: bool, temperature: float) -> tuple[float, float]:
+        """(seconds of one drafter pass, seconds of a step's overhead) as a real run of that kind paid them; a tree
+        falls back to the chain's, and without real runs the timed drafter pass and no overhead.
+
+        >>> cal = Calibration("p", "eagle", "float32", "cpu", "stock", "cpu", (), False, "2", 2, ((1, 0.05),),
+        ...                   0.004, 0.06, 0.0, steps=(("chain-greedy", 0.0045, 0.002),))
+        >>> cal.step_costs(True, 0.0), cal.step_costs(False, 0.7)
+        ((0.0045, 0.002), (0.004, 0.0))
+        """
+        found = {key: (draft, overhead) for key, draft, overhead in self.steps}
+        mode = "greedy" if temperature <= 0 else "sampled"
+        for kind in (("tree", "chain") if tree else ("chain",)):
+            if f"{kind}-{mode}" in found:
+                return found[f"{kind}-{mode}"]
+        return self.drafter_seconds, 0.0
+
     @property
     def generate_ratio(self) -> float:
         """One token of `model.generate` in one-token target forwards (above 1: its per-call machinery)."""
@@ -117,6 +147,7 @@ class Calibration:
             raise ValueError("calibration of another version")
         raw["verify"] = tuple((int(n), float(s)) for n, s in raw["verify"])
         raw["cpu_flags"], raw["notes"] = tuple(raw["cpu_flags"]), tuple(raw.get("notes", ()))
+        raw["steps"] = tuple((str(k), float(d), float(o)) for k, d, o in raw.get("steps", ()))
         return cls(**raw)
 
 
@@ -188,22 +219,57 @@ def measure(pair, proposer: str | None = None, sizes=SIZES, rounds: int = ROUNDS
     timers["generate"] = _generate_timer(pair.target, context, clock)
     times: dict[object, list[float]] = defaultdict(list)
     notes = [f"kernels capped by {name}={os.environ[name]}" for name in ISA_LIMITS if os.environ.get(name)]
+    ratios: list[float] = []  # model.generate's token over the same round's one-token forward
     for attempt in range(2):
-        for _ in range(rounds):
+        for index in range(rounds):
             for key, timer in timers.items():
-                times[key].append(timer())
-        spread = max(_spread(times[key]) for key in (1, max(sizes)))
+                if key != "generate":
+                    times[key].append(timer())
+                elif index < GENERATE_ROUNDS:
+                    ratios.append(timer() / times[1][-1])
+        spread = max(max(_spread(times[key]) for key in (1, max(sizes))), _range(ratios[-GENERATE_ROUNDS:]))
         if spread <= QUIET_SPREAD:
             break
         notes.append(f"round {attempt + 1}: halves disagreed by {spread:.0%}")
     median = {key: statistics.median(values) for key, values in times.items()}
+    median["generate"] = statistics.median(ratios[-GENERATE_ROUNDS:]) * median[1]
+    steps = _probe_steps(pair, proposer)
     return Calibration(
         pair=pair.name, proposer=proposer, dtype=dtype_name(pair.dtype), device=str(pair.device),
         kernels=pair.kernels, cpu=cpu_model(), cpu_flags=tuple(cpu_speed_flags()), cpu_bf16=cpu_has_bf16(),
         torch=torch.__version__, threads=torch.get_num_threads(),
         verify=tuple((n, median[n]) for n in sorted(sizes)), drafter_seconds=median["drafter"],
-        generate_seconds=median["generate"], spread=round(spread, 4), measured_at=utc_now(),
+        generate_seconds=median["generate"], spread=round(spread, 4), steps=steps, measured_at=utc_now(),
         took_seconds=round(time.perf_counter() - started, 2), context_tokens=len(context), notes=tuple(notes))
+
+
+def _probe_steps(pair, proposer: str) -> tuple[tuple[str, float, float], ...]:
+    """Short real runs, a chain and (when the proposer can branch) a tree, greedy and sampled: per run, the drafter's
+    seconds per pass (a chain pays K passes a step, a tree one per level) and a step's overhead seconds."""
+    from specviz.engine.proposers import registry
+    from specviz.runs.running import run
+    from specviz.runs.runspec import RunSpec
+
+    prompt = "the quick brown fox" if pair.name == "toy" else CONTEXT
+    out = []
+    for kind, shape in PROBES.items():
+        if kind == "tree" and not registry.can_branch(proposer):
+            continue
+        for mode, temperature in PROBE_TEMPERATURES.items():
+            spec = RunSpec(pair=pair.name, proposer=proposer, prompt=prompt, max_new_tokens=PROBE_TOKENS,
+                           temperature=temperature, seed=0, **shape.settings())
+            trace = run(spec, pair=pair, record=False)
+            passes = sum(step.k for step in trace.steps)
+            if not trace.steps or not passes:
+                continue
+            out.append((f"{kind}-{mode}", sum(s.draft_seconds for s in trace.steps) / passes,
+                        statistics.median(s.overhead_seconds for s in trace.steps)))
+    return tuple(out)
+
+
+def _range(values: list[float]) -> float:
+    """How far the largest of `values` is above the smallest, over the smallest."""
+    return (max(values) - min(values)) / max(min(values), 1e-12)
 
 
 def _spread(values: list[float]) -> float:
@@ -223,11 +289,11 @@ def _drafter_timer(pair, proposer, context: list[int], clock: Clock) -> Callable
     return lambda: 0.0
 
 
-GENERATE_SHORT, GENERATE_LONG = 2, 8
+GENERATE_SHORT, GENERATE_LONG = 2, 12
 
 
 def _generate_timer(model, context: list[int], clock: Clock) -> Callable[[], float]:
-    """Seconds per token of greedy `model.generate` after the prefill: (time of 8 new tokens − time of 2) / 6."""
+    """Seconds per token of greedy `model.generate` after the prefill: (time of 12 new tokens − time of 2) / 10."""
     device = next(model.parameters()).device
     ids = torch.tensor([context], device=device)
     mask = torch.ones_like(ids)

@@ -5,13 +5,14 @@
 
 A shape's predicted speedup over `model.generate` on the same loaded model is
 
-    tokens per target forward × g / (verify cost of the rows it feeds + drafter passes × c)
+    tokens per target forward × g / (verify cost of the rows it feeds + K drafter passes + a step's overhead)
 
 where the tokens per forward and the mean rows a verify forward reads are counts from the pair's committed table
 (`assets/benchmarks/shapes/<pair>.json`, `python -m specviz.scripts.shape_table`: the same on any machine), and the
-verify cost (in one-token target forwards), c (one drafter pass) and g (one token of `model.generate`) are this
-machine's calibration (`specviz.labs.calibration`). A chain of K and a tree of depth K both pay K drafter passes (a
-tree drafts a level per pass); a lookup branch costs no pass. The table holds greedy and T = 0.7 rows: a temperature
+verify cost, a drafter pass, a step's overhead and g (one token of `model.generate`), all in one-token target
+forwards, are this machine's calibration (`specviz.labs.calibration`; the pass and the overhead as short real runs of
+a chain and a tree paid them, greedy or sampled). A chain of K and a tree of depth K both pay K drafter passes (a tree
+drafts a level per pass); a lookup branch costs no pass. The table holds greedy and T = 0.7 rows: a temperature
 above 0 reads the sampled rows. A pair without a table (the toy pair, a pair given by hand) keeps its catalog
 recommendation.
 
@@ -37,16 +38,21 @@ SHAPES_DIR = BENCHMARKS_DIR / "shapes"
 
 @dataclass(frozen=True)
 class Prediction:
-    """What one shape should reach on this machine, and why."""
+    """What one shape should reach on this machine, and why (costs in one-token target forwards)."""
 
     shape: DraftShape
     temperature: float  # of the table's rows it read
     tokens_per_forward: float
     rows: float  # mean tokens a verification forward reads
-    verify_cost: float  # that forward, in one-token target forwards
-    draft_cost: float  # the drafter's passes, in one-token target forwards
+    verify_cost: float  # that forward
+    draft_cost: float  # the drafter's K passes
+    overhead_cost: float  # the rest of a step: the rule, cache rewinds, bookkeeping
     vs_target_only: float
     vs_generate: float
+
+    @property
+    def step_cost(self) -> float:
+        return self.verify_cost + self.draft_cost + self.overhead_cost
 
 
 @lru_cache(maxsize=8)
@@ -73,18 +79,22 @@ def table_temperature(table: dict, temperature: float) -> float:
 
 def predict(shape: DraftShape, tokens_per_forward: float, rows: float | None, cal: Calibration,
             temperature: float = 0.0) -> Prediction:
-    """One shape's predicted speedups on the calibrated machine (rows: the mean tokens fed; None = the most).
+    """One shape's predicted speedups on the calibrated machine (rows: the mean tokens fed; None = the most):
+    tokens per forward × the baseline's seconds per token / a step's seconds (verify + K drafter passes + overhead).
 
     >>> cal = Calibration("p", "eagle", "float32", "cpu", "onednn-packed", "cpu", (), False, "2", 2,
-    ...                   ((1, 0.05), (5, 0.0525), (25, 0.09)), 0.0045, 0.055, 0.0)
+    ...                   ((1, 0.05), (5, 0.0525), (25, 0.09)), 0.0045, 0.055, 0.0,
+    ...                   steps=(("chain-greedy", 0.004, 0.0025),))
     >>> p = predict(DraftShape(4), 2.1, None, cal)
-    >>> round(p.verify_cost, 2), round(p.draft_cost, 2), round(p.vs_target_only, 2), round(p.vs_generate, 2)
-    (1.05, 0.36, 1.49, 1.64)
+    >>> round(p.verify_cost, 2), round(p.draft_cost, 2), round(p.overhead_cost, 2), round(p.vs_generate, 2)
+    (1.05, 0.32, 0.05, 1.63)
     """
     rows = shape.rows if rows is None else rows
-    verify_cost, draft_cost = cal.ratio(rows), shape.k * cal.c
-    step = verify_cost + draft_cost
-    return Prediction(shape, temperature, tokens_per_forward, rows, verify_cost, draft_cost,
+    pass_seconds, overhead_seconds = cal.step_costs(shape.is_tree, temperature)
+    verify_cost = cal.ratio(rows)
+    draft_cost, overhead_cost = shape.k * pass_seconds / cal.one, overhead_seconds / cal.one
+    step = verify_cost + draft_cost + overhead_cost
+    return Prediction(shape, temperature, tokens_per_forward, rows, verify_cost, draft_cost, overhead_cost,
                       tokens_per_forward / step, tokens_per_forward * cal.generate_ratio / step)
 
 
@@ -145,8 +155,8 @@ def slowdown_note(best: Prediction, cal: Calibration) -> str | None:
         return None
     return _("On this machine ({machine}, {dtype}) no draft shape is predicted to beat plain decoding by 5%: the best, "
              "{shape}, keeps {tokens} tokens per target forward, but that forward over {rows} tokens costs {verify} "
-             "one-token forwards and the drafter adds {draft}, so it should run at {speedup} the speed of "
-             "model.generate. You can still run it.",
+             "one-token forwards and the drafter and the step's own work add {draft}, so it should run at {speedup} "
+             "the speed of model.generate. You can still run it.",
              machine=cal.cpu, dtype=cal.dtype, shape=best.shape.describe(), tokens=number(best.tokens_per_forward, 2),
-             rows=number(best.rows, 1), verify=number(best.verify_cost, 2), draft=number(best.draft_cost, 2),
+             rows=number(best.rows, 1), verify=number(best.verify_cost, 2), draft=number(best.draft_cost + best.overhead_cost, 2),
              speedup=percent(best.vs_generate))

@@ -41,9 +41,15 @@ def test_the_prediction_is_the_formula():
     p = predict(DraftShape(4), 2.1, 4.9, STEEP)
     verify = STEEP.ratio(4.9)  # between n = 2 and n = 5, linearly
     assert verify == pytest.approx(1.8 + (2.2 - 1.8) * (4.9 - 2) / 3)
-    assert p.draft_cost == pytest.approx(4 * 0.004 / 0.05)
+    assert p.draft_cost == pytest.approx(4 * 0.004 / 0.05) and p.overhead_cost == 0  # no real runs: the timed pass
     assert p.vs_target_only == pytest.approx(2.1 / (verify + p.draft_cost))
     assert p.vs_generate == pytest.approx(p.vs_target_only * 0.055 / 0.05)
+    real = dataclasses.replace(STEEP, steps=(("chain-greedy", 0.005, 0.003), ("tree-sampled", 0.006, 0.004)))
+    q = predict(DraftShape(4), 2.1, 4.9, real)  # the pass and the overhead as a real chain run paid them
+    assert q.draft_cost == pytest.approx(4 * 0.005 / 0.05) and q.overhead_cost == pytest.approx(0.003 / 0.05)
+    assert q.vs_generate == pytest.approx(2.1 * 0.055 / (0.05 * verify + 4 * 0.005 + 0.003))
+    tree = predict(DraftShape(3, 6, 4), 2.4, 7.0, real, temperature=0.7)
+    assert tree.draft_cost == pytest.approx(3 * 0.006 / 0.05) and tree.overhead_cost == pytest.approx(0.004 / 0.05)
 
 
 def test_a_flat_curve_chooses_the_big_tree_and_a_steep_one_a_short_chain():
@@ -120,6 +126,8 @@ def test_measure_times_the_toy_pair(toy):
     cal = calibration.measure(toy, "draft", sizes=(1, 2, 5), rounds=2)
     assert [n for n, _ in cal.verify] == [1, 2, 5] and all(s > 0 for _, s in cal.verify)
     assert cal.ratio(1) == 1.0 and cal.drafter_seconds > 0 and cal.generate_seconds > 0
+    assert {key for key, _d, _o in cal.steps} == {"chain-greedy", "chain-sampled", "tree-greedy", "tree-sampled"}
+    assert all(draft > 0 and overhead > 0 for _k, draft, overhead in cal.steps)
     assert cal.kernels == toy.kernels and cal.dtype == "float32" and cal.cpu
 
 

@@ -83,7 +83,7 @@ def measure_here() -> Calibration | None:
 
     pair = get_pair(PAIR)
     try:
-        with st.spinner(_("Measuring this machine: one target forward over 1 to 33 tokens, seven rounds…")):
+        with st.spinner(_("Measuring this machine: one target forward over 1 to 33 tokens, six rounds…")):
             with PAIRS.turn(PAIR, timeout=60):
                 cal = calibrate(pair, force=True)
     except Busy:
@@ -115,7 +115,7 @@ def _render(cal: Calibration, key: str) -> None:
             rows.append({_("temperature"): _("greedy") if temperature == 0 else number(
                 table_temperature(table, temperature), 1), _("draft shape"): p.shape.describe(),
                 _("tokens per target forward"): number(p.tokens_per_forward),
-                _("step cost (one-token forwards)"): number(p.verify_cost + p.draft_cost),
+                _("step cost (one-token forwards)"): number(p.step_cost),
                 _("predicted vs model.generate"): times(p.vs_generate)})
         note = slowdown_note(ranked[0], cal) if ranked else None
         if note:

@@ -26,6 +26,7 @@ from specviz.engine.limits import K_RANGE, MAX_NEW_TOKENS_RANGE, PAIR_DRAFTERS
 from specviz.engine.proposers import registry
 from specviz.engine.trace import Step, TokenKind, Trace
 from specviz.labs.bench import add_bench_arguments, run_bench_command
+from specviz.labs.bench.cli import shape_given
 from specviz.models.catalog import recommended_for
 from specviz.runs.runspec import RunSpec
 from specviz.serving.cli import add_serve_arguments, run_serve_command
@@ -225,6 +226,12 @@ def run_calibrate(args: argparse.Namespace) -> int:
     print(_("One drafter pass ({proposer}): {ms} ms = {c} one-token forwards; one token of model.generate: {gms} ms = "
             "{g}.", proposer=proposer, ms=number(cal.drafter_seconds * 1e3, 1), c=number(cal.c),
             gms=number(cal.generate_seconds * 1e3, 1), g=number(cal.generate_ratio)))
+    kinds, modes = {"chain": _("chain"), "tree": _("tree")}, {"greedy": _("greedy"), "sampled": _("T = 0.7")}
+    paid = [_("{kind}, {mode}: a drafter pass {draft} ms, a step's overhead {overhead} ms", kind=kinds[key.split("-")[0]],
+              mode=modes[key.split("-")[1]], draft=number(d * 1e3, 1), overhead=number(o * 1e3, 1))
+            for key, d, o in cal.steps]
+    if paid:
+        print(_("As short real runs paid them: {costs}.", costs="; ".join(paid)))
     table = table_for(pair.name, proposer)
     if table is None:
         print(_("No per-shape table for this pair and proposer: runs keep its recommended shape, {shape}.",
@@ -268,7 +275,7 @@ def _prepare(args: argparse.Namespace):
 
     pair = load_pair(args.pair, device=args.device, dtype=args.dtype, trust_remote_code=args.trust_remote_code,
                      progress=lambda msg: print(msg, file=sys.stderr))
-    if not any(getattr(args, name, None) is not None for name in ("k", "tree_nodes", "tree_width", "tree_lookup")):
+    if not shape_given(args):
         spec = replace(spec, **machine_shape(pair, args.temperature, spec.proposer or pair.default_proposer))
     return spec, pair
 

@@ -8,14 +8,15 @@
 It times the loaded target's forward over n = 1, 2, 3, 5, 9, 17, 25 and 33 new tokens after a cached context (the
 engine's own runner, so the same kernels as a run), one pass of the pair's drafter, and a token of `model.generate`
 on the same loaded model (the baseline every speedup is measured against). Then four short real runs (a chain and a
-tree, greedy and at T = 0.7, 12 tokens each) give what a step costs besides its verify forward: the drafter's pass as
+tree, greedy and at T = 0.7, 24 tokens of an everyday question each) give what a step costs besides its verify forward: the drafter's pass as
 the loop really pays it (sampling, top-k and tree bookkeeping included) and the step's own overhead (the rule, cache
 rewinds).
 
 Each round times every forward once, so a burst of load hits them all alike; each figure is the median of its rounds,
-after a warm-up. `model.generate` is timed in the first three rounds only (its 10 timed tokens cost as much as a
-round), as a ratio to that round's one-token forward. `spread` compares the medians of the first and the second half
-of the rounds, and the three generate ratios with each other: above 15% the machine was not quiet, everything is
+after a warm-up. `model.generate`, greedy and sampling at T = 0.7 (the baseline of a sampled run pays for its
+warpers and its draw), is timed in the first three rounds only (its 8 timed tokens cost as much as a round), as a ratio
+to that round's one-token forward. `spread` compares the medians of the first and the second half
+of the rounds, and each kind's three generate ratios with each other: above 15% the machine was not quiet, everything is
 measured once more, and a calibration still that noisy says so (`quiet`) and is not cached.
 
 The result is cached under `$SPECVIZ_CACHE/calibration/`, one file per CPU (model and the instruction sets that
@@ -49,9 +50,10 @@ GENERATE_ROUNDS = 3  # model.generate's token is timed in the first rounds only:
 QUIET_SPREAD = 0.15  # halves of the rounds disagreeing by more than this: the machine was busy
 CONTEXT = ("Speculative decoding lets a small draft model propose several tokens, and the large target model checks "
            "all of them in one forward pass, keeping exactly the distribution it would have sampled alone.")
-VERSION = 2
-PROBES = {"chain": DraftShape(2), "tree": DraftShape(3, 6, 4)}  # the short real runs, per kind of shape
-PROBE_TOKENS = 12
+PROBE_PROMPT = "How do vaccines work?"  # an everyday question (assets/prompts/everyday.yaml), not a held-out one
+VERSION = 3
+PROBES = {"chain": DraftShape(2), "tree": DraftShape(3, 8, 4)}  # the short real runs, per kind of shape
+PROBE_TOKENS = 24
 PROBE_TEMPERATURES = {"greedy": 0.0, "sampled": 0.7}
 
 
@@ -76,6 +78,7 @@ class Calibration:
     # ("chain-greedy" | "chain-sampled" | "tree-greedy" | "tree-sampled", seconds of one drafter pass, seconds of a
     # step's overhead), from the short real runs
     steps: tuple[tuple[str, float, float], ...] = ()
+    sampled_generate_seconds: float = 0.0  # one token of model.generate(do_sample=True, T = 0.7); 0: not measured
     measured_at: str = ""
     took_seconds: float = 0.0
     context_tokens: int = 0
@@ -127,6 +130,13 @@ class Calibration:
     def generate_ratio(self) -> float:
         """One token of `model.generate` in one-token target forwards (above 1: its per-call machinery)."""
         return self.generate_seconds / self.one
+
+    def baseline_ratio(self, temperature: float) -> float:
+        """One token of the baseline a run at `temperature` is measured against, `model.generate` greedy or with
+        do_sample=True, in one-token target forwards (sampling adds its warpers and its draw)."""
+        if temperature > 0 and self.sampled_generate_seconds > 0:
+            return self.sampled_generate_seconds / self.one
+        return self.generate_ratio
 
     @property
     def quiet(self) -> bool:
@@ -217,29 +227,33 @@ def measure(pair, proposer: str | None = None, sizes=SIZES, rounds: int = ROUNDS
     timers: dict[object, Callable[[], float]] = {n: forward_timer(pair.target, context, n, clock) for n in sizes}
     timers["drafter"] = _drafter_timer(pair, make_proposer(pair, proposer), context, clock)
     timers["generate"] = _generate_timer(pair.target, context, clock)
+    timers["sampled"] = _generate_timer(pair.target, context, clock, sample=True)
     times: dict[object, list[float]] = defaultdict(list)
     notes = [f"kernels capped by {name}={os.environ[name]}" for name in ISA_LIMITS if os.environ.get(name)]
-    ratios: list[float] = []  # model.generate's token over the same round's one-token forward
+    ratios: dict[str, list[float]] = defaultdict(list)  # model.generate's token over the round's one-token forward
     for attempt in range(2):
         for index in range(rounds):
             for key, timer in timers.items():
-                if key != "generate":
+                if key not in ("generate", "sampled"):
                     times[key].append(timer())
                 elif index < GENERATE_ROUNDS:
-                    ratios.append(timer() / times[1][-1])
-        spread = max(max(_spread(times[key]) for key in (1, max(sizes))), _range(ratios[-GENERATE_ROUNDS:]))
+                    ratios[key].append(timer() / times[1][-1])
+        spread = max(max(_spread(times[key]) for key in (1, max(sizes))),
+                     *(_range(values[-GENERATE_ROUNDS:]) for values in ratios.values()))
         if spread <= QUIET_SPREAD:
             break
         notes.append(f"round {attempt + 1}: halves disagreed by {spread:.0%}")
     median = {key: statistics.median(values) for key, values in times.items()}
-    median["generate"] = statistics.median(ratios[-GENERATE_ROUNDS:]) * median[1]
+    for key, values in ratios.items():
+        median[key] = statistics.median(values[-GENERATE_ROUNDS:]) * median[1]
     steps = _probe_steps(pair, proposer)
     return Calibration(
         pair=pair.name, proposer=proposer, dtype=dtype_name(pair.dtype), device=str(pair.device),
         kernels=pair.kernels, cpu=cpu_model(), cpu_flags=tuple(cpu_speed_flags()), cpu_bf16=cpu_has_bf16(),
         torch=torch.__version__, threads=torch.get_num_threads(),
         verify=tuple((n, median[n]) for n in sorted(sizes)), drafter_seconds=median["drafter"],
-        generate_seconds=median["generate"], spread=round(spread, 4), steps=steps, measured_at=utc_now(),
+        generate_seconds=median["generate"], spread=round(spread, 4), steps=steps,
+        sampled_generate_seconds=median["sampled"], measured_at=utc_now(),
         took_seconds=round(time.perf_counter() - started, 2), context_tokens=len(context), notes=tuple(notes))
 
 
@@ -250,7 +264,7 @@ def _probe_steps(pair, proposer: str) -> tuple[tuple[str, float, float], ...]:
     from specviz.runs.running import run
     from specviz.runs.runspec import RunSpec
 
-    prompt = "the quick brown fox" if pair.name == "toy" else CONTEXT
+    prompt = "the quick brown fox" if pair.name == "toy" else PROBE_PROMPT
     out = []
     for kind, shape in PROBES.items():
         if kind == "tree" and not registry.can_branch(proposer):
@@ -259,11 +273,15 @@ def _probe_steps(pair, proposer: str) -> tuple[tuple[str, float, float], ...]:
             spec = RunSpec(pair=pair.name, proposer=proposer, prompt=prompt, max_new_tokens=PROBE_TOKENS,
                            temperature=temperature, seed=0, **shape.settings())
             trace = run(spec, pair=pair, record=False)
-            passes = sum(step.k for step in trace.steps)
-            if not trace.steps or not passes:
+            # a chain step drafts its K; a tree step is charged its shape's K levels, as the prediction charges any
+            # tree (a level's cost grows with its width, which the probe has). The first step also reads the
+            # prompt's features, so the medians leave it out.
+            steps = [step for step in trace.steps[1:] if step.decisions]
+            if not steps:
                 continue
-            out.append((f"{kind}-{mode}", sum(s.draft_seconds for s in trace.steps) / passes,
-                        statistics.median(s.overhead_seconds for s in trace.steps)))
+            passes = [shape.k if kind == "tree" else step.k for step in steps]
+            out.append((f"{kind}-{mode}", statistics.median(s.draft_seconds / n for s, n in zip(steps, passes)),
+                        statistics.median(step.overhead_seconds for step in steps)))
     return tuple(out)
 
 
@@ -289,11 +307,12 @@ def _drafter_timer(pair, proposer, context: list[int], clock: Clock) -> Callable
     return lambda: 0.0
 
 
-GENERATE_SHORT, GENERATE_LONG = 2, 12
+GENERATE_SHORT, GENERATE_LONG = 2, 10
 
 
-def _generate_timer(model, context: list[int], clock: Clock) -> Callable[[], float]:
-    """Seconds per token of greedy `model.generate` after the prefill: (time of 12 new tokens − time of 2) / 10."""
+def _generate_timer(model, context: list[int], clock: Clock, sample: bool = False) -> Callable[[], float]:
+    """Seconds per token of `model.generate` after the prefill, greedy or sampling at T = 0.7 (`sample`): (time of
+    10 new tokens − time of 2) / 8."""
     device = next(model.parameters()).device
     ids = torch.tensor([context], device=device)
     mask = torch.ones_like(ids)
@@ -302,8 +321,9 @@ def _generate_timer(model, context: list[int], clock: Clock) -> Callable[[], flo
         synchronize(device)
         t0 = clock()
         with torch.inference_mode():
-            model.generate(ids, attention_mask=mask, max_new_tokens=n, min_new_tokens=n, do_sample=False,
-                           pad_token_id=0)
+            model.generate(ids, attention_mask=mask, max_new_tokens=n, min_new_tokens=n, pad_token_id=0,
+                           **({"do_sample": True, "temperature": 0.7, "top_k": 0, "top_p": 1.0} if sample else
+                              {"do_sample": False}))
         synchronize(device)
         return clock() - t0
 

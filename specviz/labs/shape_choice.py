@@ -95,7 +95,7 @@ def predict(shape: DraftShape, tokens_per_forward: float, rows: float | None, ca
     draft_cost, overhead_cost = shape.k * pass_seconds / cal.one, overhead_seconds / cal.one
     step = verify_cost + draft_cost + overhead_cost
     return Prediction(shape, temperature, tokens_per_forward, rows, verify_cost, draft_cost, overhead_cost,
-                      tokens_per_forward / step, tokens_per_forward * cal.generate_ratio / step)
+                      tokens_per_forward / step, tokens_per_forward * cal.baseline_ratio(temperature) / step)
 
 
 def predictions(table: dict, cal: Calibration, temperature: float = 0.0) -> list[Prediction]:

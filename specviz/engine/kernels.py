@@ -15,7 +15,8 @@ Figures and commands: docs/benchmarks.md, "Cheaper verification".
 `PackedLinear` keeps the original `weight` (and `bias`) as its parameters, so state dicts, tied embeddings,
 `.parameters()` and `.to()` see the same module as before; the packed copy is a cache, rebuilt lazily when the
 weight changes (another tensor, dtype or device, or an in-place write). Whatever cannot take the packed path (a GPU,
-autograd, another dtype, a PyTorch without oneDNN) runs the stock `F.linear`. Every caller of the model, the
+autograd, another dtype, a PyTorch without oneDNN, bfloat16 on a CPU whose oneDNN cannot pack it, as on an AVX2-only
+one) runs the stock `F.linear`. Every caller of the model, the
 speculative loop, target-only decoding and `model.generate`, runs the same modules, so every speedup stays a
 like-for-like ratio. SPECVIZ_KERNELS=stock turns packing off, to compare.
 """
@@ -45,18 +46,29 @@ def packing_available() -> bool:
 
 
 _AVAILABLE: bool | None = None
+_DTYPES: dict[torch.dtype, bool] = {}  # dtype -> whether this CPU's oneDNN packs it (bfloat16 needs AVX-512 here)
 
 
-def _probe() -> bool:
+def packs(dtype: torch.dtype) -> bool:
+    """Whether oneDNN can pack and run a weight of `dtype` on this CPU (checked once per dtype: on a CPU without
+    AVX-512 or AVX-NE-CONVERT, oneDNN refuses to reorder a bfloat16 weight, and such layers stay stock)."""
+    if dtype not in _DTYPES:
+        _DTYPES[dtype] = packing_available() and _probe(dtype)
+    return _DTYPES[dtype]
+
+
+def _probe(dtype: torch.dtype = torch.float32) -> bool:
     try:
         if not torch.backends.mkldnn.is_available():
             return False
         generator = torch.Generator().manual_seed(0)
         weight, x = torch.randn(24, 16, generator=generator), torch.randn(3, 16, generator=generator)
+        weight, x = weight.to(dtype), x.to(dtype)
         with torch.inference_mode():
             packed = torch.ops.mkldnn._reorder_linear_weight(weight)
             out = torch.ops.mkldnn._linear_pointwise(x, packed, None, "none", [], "")
-        return bool(torch.allclose(out, F.linear(x, weight), atol=1e-4, rtol=1e-4))
+        tolerance = 1e-4 if dtype == torch.float32 else 5e-2
+        return bool(torch.allclose(out.float(), F.linear(x, weight).float(), atol=tolerance, rtol=tolerance))
     except (RuntimeError, AttributeError, NotImplementedError):
         return False
 
@@ -94,7 +106,7 @@ class PackedLinear(nn.Module):
         return (w.device.type == "cpu" and x.device.type == "cpu" and w.dtype in PACKABLE_DTYPES
                 and x.dtype == w.dtype and (self.bias is None or self.bias.dtype == w.dtype) and x.dim() >= 1
                 and not (torch.is_grad_enabled() and (x.requires_grad or w.requires_grad))
-                and packing_available())
+                and packs(w.dtype))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         if not self._can_pack(x):
@@ -134,5 +146,5 @@ def kernels_of(model: nn.Module) -> str:
     weight = next(model.parameters(), None)
     packed = any(isinstance(m, PackedLinear) for m in model.modules())
     ok = (packed and weight is not None and weight.device.type == "cpu" and weight.dtype in PACKABLE_DTYPES
-          and packing_available())
+          and packs(weight.dtype))
     return PACKED if ok else STOCK

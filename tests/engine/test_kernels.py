@@ -83,3 +83,26 @@ def test_the_toy_pair_loads_packed():
     pair = load_pair("toy")
     assert pair.kernels == PACKED
     assert isinstance(pair.target.get_output_embeddings(), PackedLinear)
+
+
+def test_a_dtype_onednn_cannot_pack_here_stays_stock(monkeypatch):
+    """On a CPU without AVX-512 (or AVX-NE-CONVERT) oneDNN refuses to reorder a bfloat16 weight: such layers must run
+    the stock path instead of raising (the bench casts the target to bfloat16 for its verify curve)."""
+    from specviz.engine import kernels
+
+    def refuse(weight, *args):
+        if weight.dtype == torch.bfloat16:
+            raise RuntimeError("mkldnn_reorder_linear_weight: bf16 path needs the cpu support avx_ne_convert")
+        return real(weight, *args)
+
+    real = torch.ops.mkldnn._reorder_linear_weight
+    monkeypatch.setattr(kernels, "_DTYPES", {})
+    monkeypatch.setattr(torch.ops.mkldnn, "_reorder_linear_weight", refuse)
+    model = _model()
+    pack_linears(model)
+    half = copy.deepcopy(model).to(torch.bfloat16)
+    x = torch.randn(3, 48)
+    with torch.inference_mode():
+        assert torch.allclose(half(x.bfloat16()).float(), model(x), atol=0.1)  # stock bfloat16, no error
+        assert model(x).shape == (3, 7)  # float32 still packs
+    assert kernels_of(half) == STOCK and kernels_of(model) == PACKED

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from specviz.core.i18n import N_, _, ngettext, number, percent, times
 from specviz.engine import theory
-from specviz.engine.kinds import Mode
+from specviz.engine.kinds import Mode, StopReason
 from specviz.engine.trace import Trace
 
 # Shown through _() where they are read (never translated at import: that would freeze the language).
@@ -101,13 +101,22 @@ def tokens_over_time(trace: Trace) -> tuple[list[float], list[int]]:
     return times, tokens
 
 
+def cut_short(trace: Trace) -> bool:
+    """Whether a lane stopped at its time limit before its token budget or the end of its text: it raced fewer
+    tokens than asked, so no verdict, split or exactness check may be drawn from it."""
+    return trace.stop_reason == StopReason.DEADLINE
+
+
 def measured_speedup(spec: Trace, baseline: Trace) -> float:
     """Tokens/s of `spec` ÷ tokens/s of `baseline`, specviz's target-only decoding of the same prompt.
 
-    > 1 means speculation was faster in this run, < 1 slower. A baseline that is not target-only decoding of the
-    same prompt is a ValueError with one sentence.
+    > 1 means speculation was faster in this run, < 1 slower; nan when either lane was cut short at its time limit
+    (`cut_short`: the lanes did not race the same tokens). A baseline that is not target-only decoding of the same
+    prompt is a ValueError with one sentence.
     """
     check_race(spec, baseline)
+    if cut_short(spec) or cut_short(baseline):
+        return math.nan
     spec_tps, base_tps = spec.tokens_per_second, baseline.tokens_per_second
     if not (math.isfinite(spec_tps) and math.isfinite(base_tps)) or base_tps <= 0:
         return math.nan
@@ -174,6 +183,12 @@ def explain_race(spec: Trace, baseline: Trace) -> str:
 
     Each sentence is one whole message with named values (a translation may reorder them); sentences are joined
     with spaces."""
+    if cut_short(spec) or cut_short(baseline):
+        short = baseline if cut_short(baseline) else spec
+        return _("No verdict: {lane} reached its time limit after {n} of its {budget} tokens, so the lanes did not "
+                 "race the same text. Give the race fewer tokens (or race again when the machine is quiet).",
+                 lane=_(BASELINE_NAME) if short is baseline else _("speculative decoding"), n=short.num_tokens,
+                 budget=short.settings.get("max_new_tokens", "?"))
     c = race_costs(spec, baseline)
     speedup = measured_speedup(spec, baseline)
     cost = _("Each speculative step cost {step} ms on average (drafting {draft} ms + verifying {verify} ms) and "

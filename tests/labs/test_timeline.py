@@ -244,3 +244,29 @@ def test_alpha_note_names_the_two_numbers_apart_and_links_them():
     predicted = alpha * (1 - alpha**4) / ((1 - alpha) * 4)  # what accepted / drafted would average at this α
     assert f"α(1 − α^K) / ((1 − α)K) = {predicted:.2f} at K = 4" in note
     assert timeline.alpha_note(Trace("speculative", {"k": 4}, [1], [], [])) is None  # nothing tested
+
+
+def test_a_lane_cut_short_at_its_time_limit_draws_no_verdict(toy, toy_race):
+    """Issue 42: target-only decoding ran 1 token while the speculative lane used the time, and the page still said
+    "Speculation won: 3.33x". A lane that stopped at its deadline gives no speedup, no verdict and no comparison."""
+    import copy
+    import dataclasses
+
+    from specviz.engine.kinds import StopReason
+    from specviz.labs.timeline import RaceRounds, cut_short
+    from specviz.ui.race.outputs import agreement
+
+    spec, base = toy_race
+    assert not cut_short(spec) and math.isfinite(measured_speedup(spec, base))
+    short = copy.deepcopy(base)
+    short.stop_reason = StopReason.DEADLINE
+    short.output_ids, short.steps = short.output_ids[:1], short.steps[:1]
+    assert cut_short(short) and math.isnan(measured_speedup(spec, short))
+    text = explain_race(spec, short)
+    assert text.startswith("No verdict: specviz target-only decoding reached its time limit after 1 of its 40 tokens")
+    assert "won" not in text and "faster" not in text
+    assert agreement(spec, short).startswith("Not compared")
+    greedy = dataclasses.replace(spec, settings={**spec.settings, "temperature": 0})
+    assert agreement(greedy, short).startswith("Not compared")  # no exactness alarm against a cut lane
+    rounds = RaceRounds(((spec, base), (spec, short)))
+    assert rounds.median_speedup == measured_speedup(spec, base)  # the cut round does not count

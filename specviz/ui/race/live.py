@@ -66,9 +66,8 @@ def measure_race(settings: RunSpec, rounds: int = ROUNDS) -> LiveRace:
     warm_lanes = [(fn, replace(spec, max_new_tokens=warm.max_new_tokens)) for fn, spec in lanes.values()]
     bar = st.progress(0.0, text=_("Warming up both lanes...") + waiting_note(settings.pair))
     def warm_up(pair) -> str:
-        deadline = turn_deadline()  # one deadline for the whole turn, every lane together
         for fn, spec in warm_lanes:
-            fn(spec, pair=pair, deadline=deadline)
+            fn(spec, pair=pair, deadline=turn_deadline())
         return pair.device.type
 
     device = with_turn(settings.pair, warm_up)
@@ -81,12 +80,13 @@ def measure_race(settings: RunSpec, rounds: int = ROUNDS) -> LiveRace:
 
         def one_round(pair, index=index, order=order) -> dict[str, Trace]:
             traces = {}
-            deadline = turn_deadline()  # the round's lanes share one turn, so they share its deadline
             for done, lane in enumerate(order):
                 bar.progress((len(order) * index + done) / (len(order) * rounds),
                              text=_(running[lane], index=index + 1, rounds=rounds))
                 fn, spec = lanes[lane]
-                traces[lane] = fn(spec, pair=pair, deadline=deadline)
+                # every lane the same token budget and its own time: a lane that still hits the limit is cut short,
+                # and the race draws nothing from it (`specviz.labs.timeline.cut_short`)
+                traces[lane] = fn(spec, pair=pair, deadline=turn_deadline())
             return traces
 
         bar.progress(index / rounds, text=_("Round {index} of {rounds}: waiting for the model...",

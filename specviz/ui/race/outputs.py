@@ -14,6 +14,7 @@ import streamlit as st
 
 from specviz.core.i18n import N_, _, ngettext
 from specviz.engine.trace import TokenKind, Trace
+from specviz.labs.timeline import cut_short
 from specviz.ui.common import greedy_compare
 from specviz.ui.common.palette import legend_html
 from specviz.ui.common.tokens import output_html
@@ -35,6 +36,9 @@ TEXT = {
                      "differently from a one-token pass, a near-tie between the target's two best tokens can flip, "
                      "and every token after a flip differs."),
     "same": N_("Identical to the target-only output, token for token."),
+    "cut_short": N_("Not compared: a lane reached its time limit before its token budget, so the two outputs do not "
+                    "cover the same tokens."),
+    "lane_cut": N_("cut short at the time limit"),
     "parts": N_("Parts from the target-only output at token {index}: at temperature > 0 the lanes draw different "
                 "random numbers."),
 }
@@ -53,7 +57,10 @@ def first_difference(output: list[int], reference: list[int]) -> int | None:
 
 
 def agreement(trace: Trace, base: Trace) -> str:
-    """One sentence: whether a speculative lane's output is the target-only output, and why it must or need not be."""
+    """One sentence: whether a speculative lane's output is the target-only output, and why it must or need not be;
+    nothing is compared when either lane was cut short at its time limit."""
+    if cut_short(trace) or cut_short(base):
+        return _(TEXT["cut_short"])
     if trace.settings.get("temperature") == 0:
         return greedy_compare.explain(trace, base)
     index = first_difference(trace.output_ids, base.output_ids)
@@ -69,7 +76,7 @@ def render_outputs(spec: Trace, base: Trace, tree: Trace | None = None) -> None:
         st.html(legend_html(tuple(TokenKind), distributions=False))
         for trace, lane in lanes:
             st.markdown(ngettext("**{lane}** ({n} token)", "**{lane}** ({n} tokens)", trace.num_tokens,
-                                 lane=_(lane).capitalize()))
+                                 lane=_(lane).capitalize()) + (f" · ⏱ {_(TEXT['lane_cut'])}" if cut_short(trace) else ""))
             st.html(output_html(trace))
             if trace is not base:
                 st.caption(agreement(trace, base))

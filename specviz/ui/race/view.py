@@ -92,7 +92,10 @@ def render_race(rounds: RaceRounds, *, usual_ms: float | None = None, measured_a
         st.warning(busy)
     else:
         explanation = explain_race(spec, base)
-        (st.success if speedup >= 1.05 else st.info if speedup > 0.95 else st.warning)(explanation)
+        if not math.isfinite(speedup):  # a lane cut short: no verdict to colour
+            st.info(explanation)
+        else:
+            (st.success if speedup >= 1.05 else st.info if speedup > 0.95 else st.warning)(explanation)
     note = length_note(spec, base)
     if note:
         st.caption(note)

@@ -203,7 +203,12 @@ def test_figures_mark_the_drafted_token_u_and_the_correction(toy):
     recovered = rejected_step.emitted[-1]
     assert any(a.text == "↻ sampled" for a in corr.layout.annotations) == \
         any(t.token_id == recovered.token_id for t in rejected_step.correction_top)
-    assert "Bonus" in correction_figure(step_with(toy, "bonus")).layout.title.text
+    bonus = step_with(toy, "bonus")
+    assert "Bonus" in correction_figure(bonus).layout.title.text
+    # the text ended on the last kept draft: no bonus was added, so no chart may say one was (issue 42, item 4)
+    ended = dataclasses.replace(bonus, emitted=bonus.emitted[:-1])
+    assert ended.emitted and correction_figure(ended) is None
+    assert "no bonus token was added" in step_headline(ended, "eos")
 
 
 def test_kv_cache_draws_the_rollback(toy):

@@ -153,11 +153,14 @@ def verdict_overview_figure(step: Step) -> go.Figure:
 
 def correction_figure(step: Step) -> go.Figure | None:
     """Where the step's last token came from: the residual norm(max(0, p − q)) after a rejection, or p after all
-    drafts were accepted (bonus), or p for a plain target step; the emitted token is marked. None if unknown."""
+    drafts were accepted (bonus), or p for a plain target step; the emitted token is marked. None if unknown, or if
+    the text ended inside the step so that no recovered or bonus token was added (the headline says so)."""
     if not step.correction_top or not step.emitted:
         return None
     kind = step.correction_kind or TokenKind.TARGET
     last = step.emitted[-1] if step.emitted[-1].kind == kind else None
+    if last is None:  # the text ended before the recovered or bonus token: the step added none, so no chart says so
+        return None
     labels = [plot_text(t.text) for t in step.correction_top]
     labels = [lab if labels.index(lab) == i else f"{lab} ({t.token_id})"
               for i, (lab, t) in enumerate(zip(labels, step.correction_top))]

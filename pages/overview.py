@@ -12,7 +12,7 @@ from specviz.ui.overview.view import example_player, loop_diagram, page_links
 
 route_through_app()
 
-BF16_RUN, FP32_RUN = "default-cpu-bf16-tree", "default-cpu-drafts"  # the committed verify curves it quotes
+BF16_RUN, FP32_RUN = "default-cpu-bf16-tree", "default-cpu-f32-packed"  # the committed verify curves it quotes
 
 # Every sentence of this page, in one place (English messages: `_()` translates them where they are shown). Each
 # term is explained where it first appears: forward pass, memory-bound, p and q, norm(max(0, p − q)).

@@ -25,9 +25,10 @@ def library_blocks() -> list[str]:
     return re.findall(r"```python\n(.*?)```", text, flags=re.S)
 
 
-def test_the_library_section_has_both_examples():
+def test_the_library_section_has_its_three_examples():
     blocks = library_blocks()
-    assert len(blocks) == 2 and "RunSpec" in blocks[0] and "speculative_generate" in blocks[1]
+    assert len(blocks) == 3 and "RunSpec" in blocks[0] and "speculative_generate" in blocks[1]
+    assert "choose_shape" in blocks[2] and "**shape.settings()" in blocks[2]
 
 
 @pytest.mark.slow  # a fresh interpreter that imports torch and transformers: ~10 s

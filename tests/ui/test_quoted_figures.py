@@ -21,6 +21,7 @@ from specviz.ui.speedup.charts import verify_sentence
 
 ROOT = Path(__file__).resolve().parents[2]
 BENCH = ROOT / "assets" / "benchmarks"
+BF16_RUN, FP32_RUN = "default-cpu-bf16-tree", "default-cpu-f32-packed"  # the runs pages/overview.py quotes
 MEASURED = re.compile(r"\d+[.,]\d+(?:–\d+[.,]\d+)?×|\bc = \d")  # a speedup or a draft cost written as a literal
 
 
@@ -84,16 +85,17 @@ def test_the_overview_quotes_weights_and_verify_costs_in_their_dtypes(lang):
     assert not at.exception
     text = " ".join(m.value for m in at.markdown)
     with using(lang):
-        bf16, fp32 = quoted.verify_range("default-cpu-bf16-tree").text(2), quoted.verify_range("default-cpu-drafts").text(2)
+        bf16, fp32 = quoted.verify_range(BF16_RUN).text(2), quoted.verify_range(FP32_RUN).text(2)
     assert bf16 in text and fp32 in text and "bfloat16" in text
+    assert quoted.machine(BF16_RUN) in text and quoted.machine(FP32_RUN) in text  # each figure names its CPU
     assert ("270 MB" in text and "540 MB" in text) and "540 MB of float32 weights" not in text
 
 
 def test_the_readme_quotes_the_committed_verify_costs():
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    bf16, fp32 = quoted.verify_range("default-cpu-bf16-tree"), quoted.verify_range("default-cpu-drafts")
-    assert f"in bfloat16, this CPU's default (it has avx512_bf16), {bf16.text(1)}×" in readme
-    assert f"in float32, scoring 2 to 5 tokens costs {fp32.text(1)}× one" in readme
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    stock, packed = quoted.verify_range("default-cpu-drafts"), quoted.verify_range(FP32_RUN)
+    assert f"with PyTorch's stock kernels, scoring 2 to 5 tokens in float32 cost {stock.text(1)}× one" in readme
+    assert f"with the weights packed once for oneDNN, as specviz runs them, {packed.text(1)}×" in readme
 
 
 @pytest.mark.parametrize("folder, word", [("default-cpu-bf16-tree", "nearly flat"), ("default-cpu-drafts", "climbs")])

@@ -175,6 +175,8 @@ def alpha_by_temperature(folder: Path | str | None = None, k: int = 4) -> list[T
             greedy = by_key.get((proposer, 0.0))
             if temperature > 0 and greedy is not None:
                 label = proposer if dtype == "float32" else f"{proposer} ({dtype})"  # one row per run's dtype
+                if any(r.proposer == label for r in rows):  # another run of the same proposer and dtype: say which
+                    label = f"{label} · {path.parent.name}"
                 rows.append(TemperatureRow(label, k, greedy, alpha, temperature, path.parent.name,
                                            str(data.get("command", ""))))
     return rows

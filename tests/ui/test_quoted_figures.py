@@ -152,3 +152,11 @@ def test_the_playground_shows_the_tree_presets_figure():
     captions = " ".join(c.value for c in at.caption)
     assert f"5: the same drafter proposing a tree of {shape['tree_nodes']} candidates" in captions
     assert tree.text(2) in captions
+
+
+def test_the_speedup_lab_opens_on_the_run_the_readme_quotes():
+    from specviz.ui.speedup.results import HEADLINE_RUN, ordered, result_files
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert f"--out assets/benchmarks/{HEADLINE_RUN}`" in readme
+    assert ordered(result_files())[0].parent.name == HEADLINE_RUN

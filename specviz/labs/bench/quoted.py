@@ -110,10 +110,10 @@ def _rows(folder: str, proposer: str, suite: str, k: int | None, policy: str, te
 
 def machine(folder: str, root: Path | None = None) -> str:
     """The CPU a committed run was measured on, as its result names it ("Intel(R) Xeon(R) Processor"), with its
-    linear kernels where the run recorded them ("AMD EPYC, onednn-packed kernels")."""
+    linear kernels where the run recorded them ("AMD EPYC (onednn-packed kernels)")."""
     m = result(folder, root).get("machine") or {}
     cpu = str(m.get("cpu") or "?")
-    return f"{cpu}, {m['kernels']} kernels" if m.get("kernels") else cpu
+    return f"{cpu} ({m['kernels']} kernels)" if m.get("kernels") else cpu
 
 
 def verify_range(folder: str, tokens: range = range(2, 6), root: Path | None = None) -> Quoted:

@@ -271,6 +271,21 @@ def test_sampled_tree_trace_records_what_the_rule_saw(toy, name):
     assert back.to_dict() == trace.to_dict()
 
 
+def test_a_tree_counts_every_node_as_drafted_so_accepted_per_drafted_stays_below_alpha(toy):
+    """Issue 43 item 3: accepted / drafted counted a tree's main line (path + first rejected child) and read above
+    α. Every node the tree proposed is drafted, tested or not."""
+    ids = toy.tokenizer("hello there")["input_ids"]
+    trace = speculative_generate(toy.target, make_proposer(toy, "draft"), ids, k=3, max_new_tokens=40,
+                                 temperature=1.0, seed=1, eos_token_id=[], tree_nodes=10, tree_width=3,
+                                 tokenizer=toy.tokenizer)
+    tree_steps = [s for s in trace.steps if s.tree is not None]
+    assert tree_steps and all(s.n_drafted == len(s.tree.nodes) for s in tree_steps)
+    assert trace.num_drafted == sum(len(s.tree.nodes) for s in tree_steps)
+    assert any(len(s.tree.nodes) > len(s.decisions) for s in tree_steps)  # some nodes were never tested
+    assert trace.acceptance_rate < trace.mean_accept_prob  # the glossary's "lower than α" holds for trees too
+    assert trace.acceptance_rate == pytest.approx(trace.num_accepted / trace.num_drafted)
+
+
 class DraftTreeView:
     """The parent links of recorded nodes, to walk a path."""
 

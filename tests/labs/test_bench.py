@@ -3,6 +3,7 @@
 import csv
 import io
 import json
+from pathlib import Path
 
 import pytest
 
@@ -99,10 +100,25 @@ def test_a_result_answers_the_labs_questions_from_its_rows(result):
     assert two.winner == "heuristic" and two.margin == pytest.approx(0.25)
 
 
+def test_a_version_1_result_shows_no_misnamed_tree_acceptance_rate():
+    """Version 1 counted a tree's main line as drafted (accepted / drafted read above α): its tree rows load with
+    no acceptance rate; its chain rows keep theirs."""
+    path = Path(__file__).resolve().parents[2] / "assets" / "benchmarks" / "default-cpu-f32-packed" / "results.json"
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    assert raw["schema_version"] == 1 and any(r.get("tree_nodes") for r in raw["summary"])
+    loaded = BenchResult.from_dict(raw)
+    assert loaded.schema_version == 2
+    trees = [r for r in loaded.summary if r.get("tree_nodes")]
+    chains = [r for r in loaded.summary if not r.get("tree_nodes")]
+    assert trees and all(r["acceptance_rate"] is None and r["mean_k"] is None for r in trees)
+    assert chains and all(r["acceptance_rate"] is not None for r in chains)
+    assert all(r["speedup_vs_ar"] is not None for r in trees)  # what was measured right stays
+
+
 def test_files_follow_the_documented_schema(result, tmp_path):
     paths = result.save(tmp_path)
     data = json.loads(paths["json"].read_text())
-    assert data["schema"] == "specviz-bench" and data["schema_version"] == 1
+    assert data["schema"] == "specviz-bench" and data["schema_version"] == 2
     assert {"cpu", "cores", "gpu", "torch_threads", "torch", "transformers", "date"} <= data["machine"].keys()
     assert data["machine"]["torch_threads"] == 1
     assert set(data["definitions"]) == set(DEFINITIONS)

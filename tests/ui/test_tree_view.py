@@ -65,7 +65,7 @@ def test_a_tree_step_is_drawn_with_the_traces_accepted_path_highlighted():
     assert not at.exception and not at.error
     trace = at.session_state["trace"]
     step = trace.steps[at.session_state["playground_pos"] - 1]
-    assert trace.settings["tree_nodes"] == 8 and len(step.tree.nodes) > step.n_drafted  # a real tree, not a chain
+    assert trace.settings["tree_nodes"] == 8 and len(step.tree.nodes) > len(step.decisions)  # a real tree, not a chain
     tree = next(f for f in figures(at) if any(d.get("meta") == PATH_META for d in f["data"]))
     path = next(d for d in tree["data"] if d.get("meta") == PATH_META)
     assert path["customdata"] == [ROOT, *step.tree.path]

@@ -25,12 +25,27 @@ from specviz.labs.bench.config import BENCHMARKS_DIR
 from specviz.labs.bench.summary import DEFINITIONS, verify_ratio
 
 SCHEMA = "specviz-bench"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: a tree row's "drafted" counts every node (1 counted its main line only)
 TARGET_ONLY, HF_GENERATE = "specviz target-only", "transformers generate"  # baseline methods, as cases.py names them
 
 Row = dict[str, Any]  # one summary row (or case, or baseline row), as in the JSON
 
 # ---- the result ---------------------------------------------------------------------------------------------------
+
+
+def _upgrade(data: dict[str, Any]) -> dict[str, Any]:
+    """A version-1 result read as version 2. Version 1 counted a tree step's main line (its accepted path and the
+    child rejected below it) as drafted, which put a tree's accepted / drafted above α; the nodes it drafted were not
+    recorded, so its tree rows get no acceptance rate and no mean drafted count rather than a misnamed one."""
+    if data.get("schema_version") == SCHEMA_VERSION:
+        return data
+    def clean(rows: Any) -> Any:
+        if not isinstance(rows, list):
+            return rows
+        return [{**row, "drafted": None, "acceptance_rate": None, "mean_k": None}
+                if isinstance(row, dict) and row.get("tree_nodes") else row for row in rows]
+    return {**data, "cases": clean(data.get("cases")), "summary": clean(data.get("summary")),
+            "schema_version": SCHEMA_VERSION}
 
 
 @dataclass
@@ -59,10 +74,10 @@ class BenchResult:
     def from_dict(cls, data: dict[str, Any]) -> BenchResult:
         if not isinstance(data, dict) or data.get("schema") != SCHEMA:
             raise ValueError(_("This file is not a specviz benchmark result (no 'specviz-bench' schema found)."))
-        if data.get("schema_version") != SCHEMA_VERSION:
+        if data.get("schema_version") not in (1, SCHEMA_VERSION):
             raise ValueError(_("This benchmark has schema version {found}; this specviz reads version {version}.",
                                found=data.get("schema_version"), version=SCHEMA_VERSION))
-        data = {k: v for k, v in data.items() if k != "definitions"}
+        data = _upgrade({k: v for k, v in data.items() if k != "definitions"})
         try:
             return cls(**data)
         except TypeError as exc:

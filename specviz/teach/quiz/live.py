@@ -110,7 +110,7 @@ def _live_kept(step: Step) -> Question:
         id=_live_id(step, "kept"), concept="first_disagreement", kind=QuestionKind.MULTIPLE, shuffle=False,
         prompt=_("Step {step} drafted: {drafts}. Which drafted tokens end up in the output? (The verifier accepted "
                  "{kept} of {drafted}.)", step=step.index, drafts=", ".join(labels), kept=step.n_accepted,
-                 drafted=step.n_drafted),
+                 drafted=len(labels)),
         choices=tuple(labels), answer=kept,
         explanation=_("Accepted drafts form a prefix: everything before the first rejection is kept, the rejected "
                       "draft and every draft after it are dropped."),

@@ -44,8 +44,8 @@ class Predictor:
         """The guess box for a step that is not revealed yet (nothing to ask when nothing was drafted)."""
         step = trace.steps[step_index]
         if step.decisions:
-            st.number_input(_("Predict: how many of these {n} will the target accept?", n=step.n_drafted), 0,
-                            step.n_drafted, value=None, step=1, key=self.widget_key(trace_id, step_index),
+            st.number_input(_("Predict: how many of these {n} will the target accept?", n=len(step.decisions)), 0,
+                            len(step.decisions), value=None, step=1, key=self.widget_key(trace_id, step_index),
                             placeholder=_("your guess, then Next step"))
 
     def commit(self, trace_id: str, step_index: int) -> None:

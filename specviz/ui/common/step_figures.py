@@ -132,7 +132,7 @@ def verdict_overview_figure(step: Step) -> go.Figure:
     # all in one layout call: adding them one by one copies the layout each time, quadratic in the number of drafts
     notes = [dict(x=lab, y=1.12, text=style(k).glyph, showarrow=False, font=dict(size=20, color=style(k).color))
              for lab, k in zip(labels, kinds)]
-    if step.n_drafted <= 8:
+    if len(step.decisions) <= 8:
         notes += [dict(x=lab, y=0.02, yanchor="bottom", text=_("not<br>checked"), showarrow=False,
                        font=dict(size=10, color=style(DisplayState.NOT_REACHED).text_color))  # fits 4 on a phone
                   for lab, d in zip(labels, step.decisions) if not d.reached]

@@ -105,7 +105,7 @@ def kv_cache_html(step: Step) -> str:
     then cut back to the accepted prefix: K − accepted slots are rolled back.
     """
     rows = []
-    k = len(step.tree.nodes) if step.tree is not None else step.n_drafted  # a tree writes a slot for every node
+    k = step.n_drafted  # a tree writes a slot for every node
     peak = step.target_cache_before + (1 + k if step.decisions else 1)
     rows.append(_cache_row(_("Target"), step.target_cache_before, peak, step.target_cache_after))
     if step.draft_cache_before is not None and step.draft_cache_after is not None:
@@ -188,9 +188,10 @@ def render_step(step: Step, *, key: str, stop: str = "") -> None:
     if fig is not None:
         show(fig, f"{key}_correction_{step.index}", right if step.decisions else left)
     if step.decisions:
-        deciding = step.n_accepted if step.n_accepted < step.n_drafted else step.n_drafted - 1
+        shown = len(step.decisions)  # a tree's main line: its accepted path and the child rejected below it
+        deciding = step.n_accepted if step.n_accepted < shown else shown - 1
         chosen = st.segmented_control(
-            _("Look closely at draft"), list(range(step.n_drafted)), default=deciding, required=True,
+            _("Look closely at draft"), list(range(shown)), default=deciding, required=True,
             key=f"{key}_position_{step.index}",
             format_func=lambda i: f"#{i + 1} {style(decision_kind(step.decisions[i])).glyph} "
                                   f"{escape_label(step.decisions[i].text)}",

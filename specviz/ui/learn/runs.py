@@ -91,7 +91,7 @@ def first_disagreement(lesson: Lesson) -> None:
     index = steps[0] if index is None else index
     step, revealed = trace.steps[index], index in st.session_state.get("learn_revealed", set())
     if not revealed:
-        st.markdown(_(TEXT["hidden"], k=step.n_drafted))
+        st.markdown(_(TEXT["hidden"], k=len(step.decisions)))  # the chips below
         st.html(f"<div>{decision_chips(step, revealed=False)}</div>")
         PREDICTOR.ask(trace, lesson.example, index)
     st.button(_(TEXT["hide" if revealed else "reveal"]), key="learn_reveal", on_click=_toggle_reveal,

@@ -15,7 +15,7 @@ from specviz.core.i18n import _, number
 from specviz.core.paths import BENCHMARKS_DIR
 from specviz.engine import theory
 from specviz.engine.kinds import Mode
-from specviz.engine.trace import Trace
+from specviz.engine.trace import Step, Trace
 from specviz.labs.bench.quoted import run_dtype
 
 K_MAX = 16  # the explorer's range of K; points beyond it are left out
@@ -126,6 +126,13 @@ class TracePoint:
         return theory.expected_tokens_per_step(self.alpha, self.k)
 
 
+def _draft_passes(step: Step) -> int:
+    """The drafter's forwards in a step: K for a chain, the deepest drafted (not copied) node for a tree."""
+    if step.tree is None:
+        return step.n_drafted
+    return max((node.depth for node in step.tree.nodes if not node.copied), default=0)
+
+
 def trace_point(trace: Any) -> TracePoint:
     """The (alpha, K) of a speculative trace; a trace that cannot give one is a ValueError with one sentence."""
     if not isinstance(trace, Trace) or trace.mode != Mode.SPECULATIVE:
@@ -137,7 +144,7 @@ def trace_point(trace: Any) -> TracePoint:
     if not math.isfinite(alpha):
         raise ValueError(_("The trace in this session tested no drafts, so it says nothing about α."))
     drafted = [s for s in trace.steps if s.n_drafted]
-    c = theory.cost_ratio_from_timings(sum(s.draft_seconds for s in drafted), sum(s.n_drafted for s in drafted),
+    c = theory.cost_ratio_from_timings(sum(s.draft_seconds for s in drafted), sum(_draft_passes(s) for s in drafted),
                                        sum(s.verify_seconds for s in drafted), len(drafted))
     nodes = max((len(s.tree.nodes) for s in trace.steps if s.tree is not None), default=0)
     return TracePoint(min(1.0, max(0.0, alpha)), trace.acceptance_rate, k, trace.mean_accepted_length, c, nodes)

@@ -1,8 +1,9 @@
 """Where two greedy outputs part, and why: "lossless up to numerics".
 
 The exact rule keeps, at temperature 0, exactly the target's argmax, so speculative greedy decoding writes the
-target's own greedy text. In float32 it does, token for token. In bfloat16 the verify pass over K + 1 tokens adds its
-numbers in another order than a one-token pass, so the target's logits differ in their last bits; where its two best
+target's own greedy text, in exact arithmetic. A verify pass over K + 1 tokens adds its numbers in another order
+than a one-token pass, so the target's logits differ in their last bits: in float32 so little that greedy output
+matched on every committed held-out prompt (an observation, not a proof), in bfloat16 enough that, where its two best
 tokens are closer than that rounding (a near-tie), the argmax can flip, and from that token on the two texts differ,
 because every later token is conditioned on a different prefix.
 

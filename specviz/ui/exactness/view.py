@@ -340,7 +340,7 @@ def render_decomposition(dists: StepDistributions, session_trace: object) -> Non
 
 # ---- greedy: the target's own text, in float32 and in bfloat16 ------------------------------------------------------
 
-GREEDY_DTYPES = {"float32": N_("float32 (exact)"), "bfloat16": N_("bfloat16 (this CPU's default: up to numerics)")}
+GREEDY_DTYPES = {"float32": N_("float32 (fine rounding: a near-tie rarely flips)"), "bfloat16": N_("bfloat16 (this CPU's default: up to numerics)")}
 GREEDY_TOKENS = 48
 
 
@@ -355,8 +355,9 @@ def render_greedy_identity(pair_name: str, prompt: str) -> None:
     from specviz.ui.common.tokens import output_html
 
     st.caption(_("At temperature 0 the exact rule keeps the target's most likely token, so speculative decoding must "
-                 "write the target's own greedy text. In float32 it does, token for token. In bfloat16 the verify pass "
-                 "over K + 1 tokens rounds differently from a one-token pass, a near-tie between the target's two best "
+                 "write the target's own greedy text. A verify pass over K + 1 tokens adds its numbers in another order "
+                 "than a one-token pass, so it rounds differently: in float32 so finely that a near-tie "
+                 "almost never flips, in bfloat16 coarsely enough that a near-tie between the target's two best "
                  "tokens can flip, and every token after it differs: lossless only up to numerics. The committed "
                  "check matched on {fp32} held-out prompts in float32 and {bf16} in bfloat16.", **greedy_identity_counts()))
     c1, c2 = st.columns([2, 1])

@@ -68,6 +68,23 @@ def shape_table(pair_name: str) -> dict | None:
         return None
 
 
+def lookup_lift(pair_name: str, shape: DraftShape, temperature: float = 0.0) -> tuple[float, float] | None:
+    """Tokens per target forward of a tree with a lookup branch, without and with that branch, from the pair's
+    committed table (None when the table lacks either): how much of a tree's gain comes from the text repeating
+    itself.
+
+    >>> lookup_lift("default", DraftShape(3, 8, 4, 8))
+    (2.5137, 2.9773)
+    """
+    table = shape_table(pair_name)
+    if table is None or not (shape.tree_nodes and shape.tree_lookup):
+        return None
+    at = table_temperature(table, temperature)
+    found = {DraftShape.of(r): float(r["tokens_per_forward"]) for r in table["rows"] if float(r["temperature"]) == at}
+    without = found.get(DraftShape(shape.k, shape.tree_nodes, shape.tree_width, 0))
+    return (without, found[shape]) if without is not None and shape in found else None
+
+
 def table_temperature(table: dict, temperature: float) -> float:
     """The table's temperature that stands for `temperature`: 0 for greedy, else the nearest sampled one."""
     temps = sorted({float(r["temperature"]) for r in table["rows"]})

@@ -22,6 +22,7 @@ import torch
 import yaml
 
 from specviz.core.paths import MODELS_DIR, PROMPTS_DIR
+from specviz.engine.limits import threads_arg
 from specviz.distill.cards import write_cards
 from specviz.distill.batched import BatchedDecoder, aux_layer_ids
 from specviz.distill.data import GenerationPlan, Job, answer_in_chunks, load_records
@@ -73,7 +74,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--chunk", type=int, default=768, help="data: answers per chunk (a chunk is written whole)")
     p.add_argument("--max-new-tokens", type=int, default=192)
     p.add_argument("--batch-size", type=int, default=128)
-    p.add_argument("--threads", type=int, default=0, help="CPU threads (0: torch's default)")
+    p.add_argument("--threads", type=threads_arg, default=0, help="CPU threads (0: torch's default)")
     p.add_argument("--steps", type=int, default=0,
                    help="training steps (0: the step's default, " + ", ".join(f"{k} {v}" for k, v in DEFAULT_STEPS.items()) + ")")
     p.add_argument("--unroll", type=int, default=4, help="eagle3: drafting depths trained (training-time test)")

@@ -144,6 +144,9 @@ class TreeShape:
                                       ("tree_lookup", self.lookup, TREE_LOOKUP_RANGE)):
             if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
                 raise ValueError(f"{name} must be a whole number from {lo} to {hi} (got {value!r}).")
+        if self.lookup and not self.nodes:
+            raise ValueError(f"tree_lookup needs a tree: set tree_nodes above 0, or tree_lookup to 0 (got tree_lookup="
+                             f"{self.lookup} with tree_nodes=0).")
 
     def settings(self) -> dict:
         """What the trace's settings record: nothing for a chain, so chain traces stay as they were; the lookup

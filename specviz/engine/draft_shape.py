@@ -32,6 +32,9 @@ class DraftShape:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
                 raise ValueError(f"{name} must be a whole number from {lo} to {hi} (got {value!r}).")
+        if self.tree_lookup and not self.tree_nodes:
+            raise ValueError(f"tree_lookup needs a tree: set tree_nodes above 0, or tree_lookup to 0 (got tree_lookup="
+                             f"{self.tree_lookup} with tree_nodes=0).")
 
     @property
     def is_tree(self) -> bool:

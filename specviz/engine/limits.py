@@ -13,11 +13,43 @@ TREE_NODES_RANGE = (0, 64)  # nodes of a draft tree per step; 0 = a chain of K (
 TREE_WIDTH_RANGE = (1, 8)  # children per node of a draft tree
 TREE_LOOKUP_RANGE = (0, 16)  # tokens a draft tree copies from the context as one more branch; 0 = none
 TOP_N = 10  # bars per distribution in a trace
+THREADS_RANGE = (1, 256)  # torch threads a command may ask for (100000 crashed libgomp: issue 44 item 5)
+REPEATS_RANGE = (1, 100)  # timed repeats of a benchmark case; warm-ups may be 0 to the same maximum
+SEED_RANGE = (0, 2**32 - 1)  # what torch and numpy both accept
 # What each built-in pair drafts with besides its target, best first (a proposer that `needs` one is offered for it,
 # `specviz.engine.proposers.registry.offered`). The toy pair's EAGLE drafter is an untrained stand-in that only the tests
 # use, so it offers its draft model alone.
 PAIR_DRAFTERS = {"default": ("eagle", "draft"), "toy": ("draft",)}
 POLICIES = ("constant", "heuristic", "threshold", "optimal")  # how K is chosen each step (specviz.engine.policies)
+
+
+def check_threads(threads: object, flag: str = "--threads") -> int:
+    """`threads` when it is a thread count a command may ask torch for, else a ValueError with one sentence.
+
+    >>> check_threads(2)
+    2
+    >>> check_threads(100000)
+    Traceback (most recent call last):
+    ...
+    ValueError: --threads must be a whole number from 1 to 256 (got 100000).
+    """
+    lo, hi = THREADS_RANGE
+    if isinstance(threads, bool) or not isinstance(threads, int) or not lo <= threads <= hi:
+        raise ValueError(f"{flag} must be a whole number from {lo} to {hi} (got {threads}).")
+    return threads
+
+
+def threads_arg(text: str) -> int:
+    """argparse's type for a --threads flag: 0 (torch's choice) or a count `check_threads` accepts; anything else
+    is argparse's one-line error, never a crash inside the OpenMP runtime."""
+    import argparse
+
+    try:
+        value = int(text)
+        return value if value == 0 else check_threads(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a whole number from 0 (torch's choice) to {THREADS_RANGE[1]} "
+                                         f"(got {text!r})") from None
 
 
 def __getattr__(name: str):

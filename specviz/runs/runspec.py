@@ -89,6 +89,8 @@ SETTINGS: dict[str, Setting] = {
 }
 # left out of a URL at their defaults: chain links (and tree links without a lookup branch) stay as they were
 TREE_FIELDS = ("tree_nodes", "tree_width", "tree_lookup")
+LOOKUP_NEEDS_TREE = N_("A lookup branch needs a draft tree: set tree nodes above 0, or the lookup branch to 0 (a chain "
+                       "has no lookup branch).")
 
 
 @dataclass(frozen=True)
@@ -130,6 +132,8 @@ class RunSpec:
                 continue
             if not setting.accepts(value):
                 raise ValueError(_must(_(setting.name), setting.rule(), value))
+        if self.tree_lookup and not self.tree_nodes:  # issue 44 item 9: accepted and silently ignored before
+            raise ValueError(_(LOOKUP_NEEDS_TREE))
         if not isinstance(self.pair, str) or not self.pair.strip():
             raise ValueError(_("Name a pair: a catalog name such as default or toy, or TARGET[,DRAFT]."))
         if not isinstance(self.prompt, str) or not self.prompt.strip():
@@ -186,11 +190,17 @@ class RunSpec:
             raw = str(params[f.name])
             try:
                 value = _parse(f.name, raw)
-                replace(base, **{f.name: value})  # checks the value in the spec's own terms
+                probe = {f.name: value}
+                if f.name == "tree_lookup" and not base.tree_nodes:
+                    probe["tree_nodes"] = TREE_NODES_RANGE[1]  # its range alone: the nodes are judged with it below
+                replace(base, **probe)  # checks the value in the spec's own terms
             except ValueError:
                 problems.append(_must(f.name, _rule(f.name), raw).rstrip("."))
                 continue
             values[f.name] = value
+        if values.get("tree_lookup") and not values.get("tree_nodes", base.tree_nodes):
+            values.pop("tree_lookup")  # a lookup branch with no tree: refused, not silently ignored
+            problems.append(_(LOOKUP_NEEDS_TREE).rstrip("."))
         try:
             return replace(base, **values), problems
         except ValueError as exc:  # valid one by one but not together cannot happen today; say so if it ever does

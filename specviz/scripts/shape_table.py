@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from specviz.engine.draft_shape import DraftShape
+from specviz.engine.limits import threads_arg
 
 CHAINS = [DraftShape(k) for k in range(1, 7)]
 TREES = ([DraftShape(k, n, 4, lookup) for k, nodes in ((3, (6, 8, 12, 16)), (4, (6, 8, 12, 16, 24, 32)),
@@ -75,7 +76,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--temperatures", type=float, nargs="+", default=[0.0, 0.7])
     parser.add_argument("--prompts", type=int, default=8, help="the first N prompts of the held-out suite")
     parser.add_argument("--max-new-tokens", type=int, default=128)
-    parser.add_argument("--threads", type=int, default=None)
+    parser.add_argument("--threads", type=threads_arg, default=None)
     parser.add_argument("--out", required=True)
     parser.add_argument("--merge", nargs="+", default=None, help="join these tables into --out; loads no model")
     args = parser.parse_args(argv)

@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from specviz.engine.draft_shape import DraftShape
+from specviz.engine.limits import threads_arg
 from specviz.labs.bench.report import BenchResult
 from specviz.models.catalog import recommended_for
 
@@ -98,7 +99,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--max-new-tokens", type=int, default=128)
     parser.add_argument("--repeats", type=int, default=2, help="timed repeats per case (medians are reported)")
     parser.add_argument("--dtype", default=None, help="default: bfloat16 on a CPU with bf16 instructions")
-    parser.add_argument("--threads", type=int, default=None)
+    parser.add_argument("--threads", type=threads_arg, default=None)
     args = parser.parse_args(argv)
     import torch
 

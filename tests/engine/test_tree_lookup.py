@@ -199,6 +199,28 @@ def test_bad_lookup_lengths_are_one_sentence(bad):
         RunSpec(pair="toy", tree_nodes=8, tree_lookup=bad)
 
 
+def test_a_lookup_branch_without_a_tree_is_refused_everywhere(capsys):
+    """Issue 44 item 9: tree_lookup without tree nodes was accepted and silently ignored (CLI, RunSpec, URL)."""
+    from specviz.cli import main
+    from specviz.engine.draft_shape import DraftShape
+
+    with pytest.raises(ValueError, match="^tree_lookup needs a tree"):
+        TreeShape(0, 4, lookup=4)
+    with pytest.raises(ValueError, match="^tree_lookup needs a tree"):
+        DraftShape(4, 0, 4, 4)
+    with pytest.raises(ValueError, match="^A lookup branch needs a draft tree"):
+        RunSpec(pair="toy", tree_lookup=4)
+    spec, problems = RunSpec.parse_query({"k": "3", "tree_lookup": "4"})
+    assert spec.tree_lookup == 0 and spec.k == 3 and problems == [
+        "A lookup branch needs a draft tree: set tree nodes above 0, or the lookup branch to 0 (a chain has no lookup "
+        "branch)"]
+    spec, problems = RunSpec.parse_query({"tree_lookup": "4", "tree_nodes": "8"})  # either order, together: fine
+    assert not problems and (spec.tree_nodes, spec.tree_lookup) == (8, 4)
+    code = main(["generate", "--pair", "toy", "--prompt", "abc", "--k", "3", "--tree-lookup", "4"])
+    err = capsys.readouterr().err
+    assert code == 2 and "A lookup branch needs a draft tree" in err and "Traceback" not in err
+
+
 def test_the_run_spec_carries_the_lookup_branch_in_a_link():
     spec = RunSpec(pair="toy", tree_nodes=8, tree_width=2, tree_lookup=6)
     assert spec.to_query()["tree_lookup"] == "6"

@@ -164,11 +164,27 @@ def test_cli_bench_writes_the_three_files(tmp_path, capsys):
     (["--suites", "poetry"], "Unknown prompt suite 'poetry'"),
     (["--proposers", "oracle"], "Unknown proposer 'oracle'"),
     (["--policies", "fastest"], "Unknown draft-length policy"),
+    (["--repeats", "1000000"], "--repeats must be a whole number from 1 to 100"),  # issue 44 item 5: every number
+    (["--warmup", "-1"], "--warmup must be a whole number from 0 to 100"),
+    (["--prompts-per-suite", "0"], "--prompts-per-suite must be a whole number from 1"),
+    (["--seed", "-3"], "--seed must be a whole number from 0"),
+    (["--k", "3", "--tree-lookup", "4"], "--tree-lookup needs a tree"),  # issue 44 item 9: not silently ignored
 ])
 def test_cli_bad_values_end_in_one_sentence(flags, message, capsys, tmp_path):
     code = main(["bench", "--pair", "toy", "--proposers", "ngram", "--out", str(tmp_path), *flags])
     err = capsys.readouterr().err
     assert code == 2 and message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert not any(tmp_path.iterdir())  # refused before anything ran or was written
+
+
+@pytest.mark.parametrize("threads", ["100000", "-1", "two", "1e3"])
+def test_a_thread_count_out_of_range_is_refused_before_torch_sees_it(threads, capsys, tmp_path):
+    """Issue 44 item 5: `bench --threads 100000` crashed inside libgomp (out of memory). argparse refuses it."""
+    with pytest.raises(SystemExit) as exit_:
+        main(["bench", "--pair", "toy", "--threads", threads, "--out", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and "--threads: a whole number from 0 (torch's choice) to 256" in err
+    assert "Traceback" not in err and not any(tmp_path.iterdir())
 
 
 def test_results_record_the_device_and_dtype_the_models_ran_in(result, tmp_path):

@@ -34,8 +34,9 @@ def test_every_numeric_setting_accepts_its_own_bounds():
     assert any(setting.choices is None for setting in SETTINGS.values())
     for name, setting in SETTINGS.items():
         if setting.choices is None:
+            tree = {"tree_nodes": 8} if name == "tree_lookup" else {}  # a lookup branch needs a tree
             for bound in (setting.lo, setting.hi):
-                assert getattr(RunSpec(**{name: bound}), name) == bound
+                assert getattr(RunSpec(**{name: bound}, **tree), name) == bound
 
 
 @pytest.mark.parametrize("spec", [

@@ -244,8 +244,23 @@ def test_a_lookup_branch_travels_in_the_link_and_its_copies_are_explained_on_the
     assert any(c.value.startswith("**❐ Copied from the context:**") for c in at.caption)
     flat = {k: (v[0] if isinstance(v, list) else v) for k, v in ((k, at.query_params[k]) for k in at.query_params)}
     assert flat["tree_lookup"] == "6"
-    chain = query_params_for("live", None, RunSpec(pair="toy", proposer="draft", tree_lookup=6), 1)
-    assert "tree_lookup" not in chain  # a chain has no lookup branch, and its link stays as it was
+    with pytest.raises(ValueError, match="A lookup branch needs a draft tree"):  # issue 44 item 9: not ignored
+        RunSpec(pair="toy", proposer="draft", tree_lookup=6)
+    at.number_input(key="playground_tree_nodes").set_value(0).run()  # back to a chain: the greyed lookup is left out
+    assert not at.exception and not at.error
+    from specviz.ui.playground import live
+    from specviz.ui.playground.settings import KEYS
+
+    widgets = {key: at.session_state[key] for key in KEYS.values() if key in at.session_state}
+    assert widgets[KEYS["tree_nodes"]] == 0 and widgets[KEYS["tree_lookup"]] == 6  # greyed out, still holding 6
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(live.st, "session_state", widgets)
+        chain = live.current_settings()
+    assert isinstance(chain, RunSpec) and (chain.tree_nodes, chain.tree_lookup) == (0, 0)  # runs, no refusal
+    refused, bad = parse_query_params({"source": "live", "tree_lookup": "6"}, [])  # a link with no tree
+    assert bad == ["tree_lookup"] and "tree_lookup" not in refused
+    kept, bad = parse_query_params({"source": "live", "tree_nodes": "8", "tree_lookup": "6"}, [])
+    assert not bad and kept["tree_lookup"] == 6
 
 
 def test_the_step_headline_counts_copied_tokens_apart_from_drafted_nodes():

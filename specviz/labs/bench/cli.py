@@ -15,6 +15,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from specviz.engine.draft_shape import DraftShape
+from specviz.engine.limits import threads_arg
 from specviz.engine.proposers import registry
 from specviz.labs.bench.config import CLOCKS, DTYPES, HF_MODES, BenchConfig
 from specviz.models.catalog import recommended_for
@@ -58,7 +59,7 @@ def add_bench_arguments(cmd: argparse.ArgumentParser) -> None:
     cmd.add_argument("--max-new-tokens", type=int, default=64)
     cmd.add_argument("--repeats", type=int, default=3, help="timed repeats per case (medians are reported)")
     cmd.add_argument("--warmup", type=int, default=1, help="untimed warm-up rounds before timing")
-    cmd.add_argument("--threads", type=int, default=None, help="torch.set_num_threads (default: torch's choice)")
+    cmd.add_argument("--threads", type=threads_arg, default=None, help="torch.set_num_threads (default: torch's choice)")
     cmd.add_argument("--policies", nargs="+", type=_listed(str), default=[["constant"]],
                      help="constant, heuristic, threshold, optimal")
     cmd.add_argument("--policy-k", type=int, default=4, help="the K adaptive policies start at (threshold: its cap)")

@@ -18,8 +18,8 @@ import yaml
 
 from specviz.core.paths import BENCHMARKS_DIR, PROMPTS_DIR
 from specviz.engine.draft_shape import DraftShape
-from specviz.engine.limits import (K_RANGE, MAX_NEW_TOKENS_RANGE, POLICIES, TREE_LOOKUP_RANGE,
-                                   TREE_NODES_RANGE, TREE_WIDTH_RANGE)
+from specviz.engine.limits import (K_RANGE, MAX_NEW_TOKENS_RANGE, POLICIES, REPEATS_RANGE, SEED_RANGE,
+                                   TREE_LOOKUP_RANGE, TREE_NODES_RANGE, TREE_WIDTH_RANGE, check_threads)
 from specviz.engine.proposers import registry
 
 HF_MODES = ("all", "greedy", "none")
@@ -143,15 +143,23 @@ class BenchConfig:
         if not (isinstance(self.tree_lookup, int) and TREE_LOOKUP_RANGE[0] <= self.tree_lookup <= TREE_LOOKUP_RANGE[1]):
             raise ValueError(f"--tree-lookup must be a whole number from {TREE_LOOKUP_RANGE[0]} to "
                              f"{TREE_LOOKUP_RANGE[1]} (got {self.tree_lookup}).")
+        if self.tree_lookup and not any(self.tree_nodes) and not self.draft_shapes:  # issue 44 item 9
+            raise ValueError("--tree-lookup needs a tree: give --tree-nodes above 0 too, or drop --tree-lookup (a "
+                             "chain has no lookup branch).")
         for name in self.verify_dtypes:
             if name not in DTYPES:
                 raise ValueError(f"--verify-dtypes must be among {', '.join(DTYPES)} (got {name}).")
         if not (self.proposers and self.ks and self.temperatures and self.tree_nodes and self.tree_widths):
             raise ValueError("Give at least one proposer, one K and one temperature.")
-        if self.prompts_per_suite < 1 or self.repeats < 1 or self.warmup < 0 or self.cost_repeats < 1:
-            raise ValueError("--prompts-per-suite and --repeats must be 1 or more, --warmup 0 or more.")
-        if self.threads is not None and self.threads < 1:
-            raise ValueError(f"--threads must be 1 or more (got {self.threads}).")
+        lo, hi = REPEATS_RANGE
+        for flag, value, low in (("--prompts-per-suite", self.prompts_per_suite, 1), ("--repeats", self.repeats, lo),
+                                 ("--warmup", self.warmup, 0), ("cost_repeats", self.cost_repeats, lo)):
+            if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= hi:
+                raise ValueError(f"{flag} must be a whole number from {low} to {hi} (got {value}).")
+        if self.threads is not None:
+            check_threads(self.threads)
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or not SEED_RANGE[0] <= self.seed <= SEED_RANGE[1]:
+            raise ValueError(f"--seed must be a whole number from {SEED_RANGE[0]} to {SEED_RANGE[1]} (got {self.seed}).")
         if self.clock not in CLOCKS:
             raise ValueError(f"--clock must be one of {', '.join(CLOCKS)} (got {self.clock}).")
         if self.dtype not in (None, *DTYPES):

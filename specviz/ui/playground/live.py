@@ -214,7 +214,7 @@ def current_settings() -> RunSpec | str:
             seed=int(s[KEYS["seed"]]),
             layers=(int(s[KEYS["layers"]]) or None) if registry.takes(s[KEYS["proposer"]], "layers") else None,
             tree_nodes=int(s[KEYS["tree_nodes"]]), tree_width=int(s[KEYS["tree_width"]]),
-            tree_lookup=int(s[KEYS["tree_lookup"]]),
+            tree_lookup=int(s[KEYS["tree_lookup"]]) if int(s[KEYS["tree_nodes"]]) else 0,  # greyed out for a chain
         )
     except ValueError as exc:
         return str(exc)

@@ -10,7 +10,7 @@ without a browser); `playground_inputs` reads and writes the session state, `pla
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from typing import Any
 
 from specviz.core import urlvalues
@@ -219,6 +219,9 @@ def parse_query_params(params: Mapping[str, str], example_names: list[str]) -> t
             bad.append(name)
         else:
             values[name] = value
+    if values.get("tree_lookup") and not values.get("tree_nodes", LIVE_DEFAULTS.tree_nodes):
+        bad.append("tree_lookup")  # a lookup branch with no tree (issue 44 item 9): refused, not silently dropped
+        values.pop("tree_lookup")
     pair = values.get("pair", LIVE_DEFAULTS.pair)
     if "proposer" in values and values["proposer"] not in pair_proposers(pair):
         bad.append("proposer")
@@ -228,7 +231,8 @@ def parse_query_params(params: Mapping[str, str], example_names: list[str]) -> t
 
 def _run_setting(name: str, raw: str) -> Any:
     """One run setting from its URL text, or None when RunSpec or this page refuses it."""
-    spec, problems = RunSpec.parse_query({name: raw}, LIVE_DEFAULTS)
+    base = replace(LIVE_DEFAULTS, tree_nodes=1) if name == "tree_lookup" else LIVE_DEFAULTS  # nodes judged apart
+    spec, problems = RunSpec.parse_query({name: raw}, base)
     if problems:
         return None
     value = getattr(spec, name)

@@ -93,8 +93,12 @@ def main(argv: Sequence[str] | None = None) -> int:
           f"{args.max_new_tokens} new tokens")
     print("\n".join(summary_lines(entries)))
     if args.out:
+        from specviz.labs.bench.timing import machine_info, pair_placement
+
+        machine = {key: value for key, value in {**machine_info(), **pair_placement(pair)}.items()
+                   if key in ("cpu", "cpu_flags", "cpu_bf16", "isa_limits", "kernels", "torch", "date")}
         record = {"command": "python -m specviz.scripts.greedy_identity " + " ".join(argv or sys.argv[1:]),
-                  "dtype": dtype, "shape": shape, "entries": entries}
+                  "dtype": dtype, "shape": shape, "machine": machine, "entries": entries}
         Path(args.out).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
     return 0 if all(e["identical"] or e["near_tie"] for e in entries) else 1
 

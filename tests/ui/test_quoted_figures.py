@@ -114,8 +114,8 @@ def test_the_greedy_identity_figures_the_quiz_quotes_are_the_committed_checks(la
 
     explanation = load_bank(lang=lang).by_id()["gs-same-text"].explanation
     assert set(quoted.IDENTITY_FILES) == {"fp32", "bf16"}  # both runs the docstring names
-    for name in quoted.IDENTITY_FILES.values():
-        same, total, dtype = quoted.greedy_identity(quoted.IDENTITY_RUN, name)
+    for folder, name in quoted.IDENTITY_FILES.values():
+        same, total, dtype = quoted.greedy_identity(folder, name)
         assert f"{same} {word} {total}" in explanation and dtype in explanation
 
 

@@ -170,9 +170,14 @@ LESSONS: tuple[Lesson, ...] = (
            "step's cost; it pays only if those tokens beat what the cost c would earn at the speedup S(K) the step "
            "already has: α^(K+1) > c·S(K). So the **best K** grows with α and shrinks as c grows. The optimum is "
            "usually flat: K a little off the top costs almost nothing. Because α changes with the text "
-           "(boilerplate is easy to guess, new ideas are not), some systems change K as they go."),
+           "(boilerplate is easy to guess, new ideas are not), some systems change K as they go.\n\n"
+           "**The article's own example.** The article this course follows pairs a 7B draft with a 70B target and "
+           "promises \"2–3× faster\". A 7B pass costs about a tenth of a 70B one, so c ≈ 0.1. Then the formula "
+           "gives {article_low} at α = 0.7 (best K = {article_low_k}) and {article_high} at α = 0.8 (best K = "
+           "{article_high_k}): the promise holds when the draft agrees with the target most of the time, and "
+           "reaching 3× would need α near 0.9. With a draft that cheap the best K sits at 4 to 6."),
            ("choosing_k",), ("best k",),
-           ("ck-too-large", "ck-lower-alpha", "ck-best-2"), "choosing_k", "pages/theory.py"),
+           ("ck-too-large", "ck-lower-alpha", "ck-best-2", "ck-article"), "choosing_k", "pages/theory.py"),
     Lesson(8, "proposers", N_("Who proposes: draft models, lookup, layer skip"),
            N_("Compare three ways to propose drafts and say where each wins."),
            N_("Anything that guesses tokens can propose them. A separate small **draft model** is the classic choice; "
@@ -237,25 +242,47 @@ LESSONS: tuple[Lesson, ...] = (
            "**Measuring.** α depends on the text, so measure on your own traffic: real prompts, answer lengths and "
            "as many users at once as in production. The same pair can be twice as fast on code edits and slower "
            "than plain decoding on open chat.\n\n"
-           "**Watching.** After the rollout, watch two kinds of numbers. The **acceptance rate**: accepted / "
+           "**The roadmap.** Set the targets first (the latency users may feel, the throughput the servers must "
+           "keep, the acceptance rate the pair should reach), then roll out in stages, a small share of traffic "
+           "first, widening only when the evidence meets the targets.\n\n"
+           "**Watching.** At every stage and after it, watch two kinds of numbers. The **acceptance rate**: accepted / "
            "drafted tokens, counted by the server (vLLM exports the counters on its /metrics page); it stops at each "
            "step's first rejection, so it is lower than α. And the latency users feel: time to first token and the "
            "**inter-token latency** (the time between two tokens of one answer), as medians and tails, next to "
-           "throughput.\n\n"
+           "throughput. Watch acceptance by draft position too, and errors and drift (new kinds of prompts lower "
+           "acceptance), and keep plain decoding ready as the fallback.\n\n"
            "**Turning it down.** Shorten K, or switch speculation off, when the acceptance rate drops (a new kind of "
            "prompt) or when load grows until the verify pass is compute-bound and the speedup falls below 1. The "
            "rule is exact either way, so these switches cost speed, not quality; what checks the rule itself is the "
            "rollout's equivalence test on the served stack (greedy output identical to plain decoding, a "
            "distribution test at T > 0), run before speed is judged."),
            ("production",), ("acceptance rate", "inter-token latency"),
-           ("pr-measure", "pr-vllm-counters", "pr-turn-down"), "production", "pages/serving.py"),
+           ("pr-measure", "pr-vllm-counters", "pr-turn-down", "pr-roadmap"), "production", "pages/serving.py"),
 )
 
+ARTICLE_C = 0.1  # a 7B draft for a 70B target, the article's pair: one draft pass ≈ a tenth of a target pass
+
+
+def article_figures() -> dict[str, str]:
+    """Lesson 7's worked example, computed: the article's 7B / 70B pair at c = 0.1, at its best K for α = 0.7 and
+    0.8 (about 1.98× at K = 4 and 2.47× at K = 6)."""
+    from specviz.core.i18n import number
+    from specviz.engine import theory
+
+    figures = {}
+    for name, alpha in (("article_low", 0.7), ("article_high", 0.8)):
+        k = theory.optimal_k(alpha, ARTICLE_C)
+        figures[name] = number(theory.expected_speedup(alpha, k, ARTICLE_C), 2) + "×"
+        figures[f"{name}_k"] = str(k)
+    return figures
+
+
 def measured_figures() -> dict[str, str]:
-    """The figures lesson texts quote, read from the committed benchmarks (lesson 5: the greedy-identity checks)."""
+    """The figures lesson texts quote: read from the committed benchmarks (lesson 5: the greedy-identity checks) or
+    computed from the formula (lesson 7: the article's example)."""
     from specviz.labs.bench import quoted
 
-    return quoted.greedy_identity_counts()
+    return {**quoted.greedy_identity_counts(), **article_figures()}
 
 
 BY_NUMBER: dict[int, Lesson] = {lesson.number: lesson for lesson in LESSONS}

@@ -149,9 +149,14 @@ def _addresses(host: str, port: int, deadline: float) -> list[tuple]:
         literal = False
     found: dict[str, object] = {}
 
+    listed = host in _listed()
+    # a name under .localhost is this machine by its text (RFC 6761): resolve localhost itself, never a
+    # visitor-chosen name, which would send a DNS query for it (issue 44 item 6)
+    name = "localhost" if host.endswith(".localhost") and not listed else host
+
     def resolve() -> None:
         try:
-            found["infos"] = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+            found["infos"] = socket.getaddrinfo(name, port, type=socket.SOCK_STREAM)
         except OSError as exc:
             found["error"] = exc
 
@@ -162,7 +167,6 @@ def _addresses(host: str, port: int, deadline: float) -> list[tuple]:
         worker.start()
         worker.join(max(deadline - time.monotonic(), 0.0))
     infos = found.get("infos") or []
-    listed = host in _listed()
     return [(family, address) for family, _kind, _proto, _name, address in infos
             if listed or ipaddress.ip_address(address[0].split("%")[0]).is_loopback]
 

@@ -183,6 +183,16 @@ def test_localhost_must_resolve_to_loopback(no_outside, monkeypatch, stand_in):
     assert server.hits == 0 and no_outside.connected == []
 
 
+def test_a_name_under_localhost_resolves_localhost_itself_not_the_visitors_name(no_outside, stand_in):
+    """Issue 44 item 6: http://anything.localhost is loopback by its text, but resolving it sent a DNS query for a
+    name the visitor chose. Only `localhost` itself is resolved; the request still reaches this machine."""
+    server = stand_in(_answer(200, recorded("ngram-idle.prom").encode()))
+    port = int(server.url.rsplit(":", 1)[1])
+    assert parse_scrape(client.get_text(f"http://evil-tracker-1234.localhost:{port}/metrics"), at=0.0).speculating
+    assert server.hits == 1
+    assert no_outside.resolved and set(no_outside.resolved) == {"localhost"}
+
+
 def test_a_host_the_operator_lists_is_reached(no_outside, monkeypatch, stand_in):
     """$SPECVIZ_SERVING_HOSTS opens a named host (here a name the test resolves to the loopback stand-in)."""
     server = stand_in(_answer(200, recorded("ngram-idle.prom").encode()))

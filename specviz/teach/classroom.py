@@ -661,13 +661,15 @@ class ClassroomStore:
             if not stored:
                 first = conn.execute("SELECT answer FROM answers WHERE token = ? AND question_id = ?",
                                      (token, question_id)).fetchone()
-                result = grade(question, json.loads(first["answer"]))
+                kept = read_stored(first["answer"])
+                result = grade(question, kept) if kept is not UNREADABLE else result
         return result, stored
 
     def answers(self, token: str) -> dict[str, tuple[Any, bool]]:
         """question id -> (answer, correct) for one student."""
         rows = self._rows("SELECT question_id, answer, correct FROM answers WHERE token = ?", (token,))
-        return {r["question_id"]: (json.loads(r["answer"]), bool(r["correct"])) for r in rows}
+        return {r["question_id"]: (answer, bool(r["correct"])) for r in rows
+                if (answer := read_stored(r["answer"])) is not UNREADABLE}
 
     # ---- the teacher's view -----------------------------------------------------------------------------------
     def students(self, code: str) -> list[Student]:
@@ -702,8 +704,15 @@ class ClassroomStore:
             "ORDER BY s.joined_at, a.answered_at", (session.code,),
         )
         return [{"student": r["name"], "question_id": r["qid"], "concept": concepts.get(r["qid"], ""),
-                 "answer": answer_text(json.loads(r["answer"])), "correct": bool(r["correct"]),
-                 "answered_at": time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(r["at"]))} for r in rows]
+                 "answer": answer_text(answer), "correct": bool(r["correct"]),
+                 "answered_at": time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(r["at"]))} for r in rows
+                if (answer := read_stored(r["answer"])) is not UNREADABLE]
+
+    def unreadable_answers(self, session: Session) -> int:
+        """How many of the session's stored answers `read_stored` cannot read (skipped everywhere else)."""
+        rows = self._rows("SELECT a.answer AS answer FROM answers a JOIN students s ON s.token = a.token "
+                          "WHERE s.code = ?", (session.code,))
+        return sum(read_stored(r["answer"]) is UNREADABLE for r in rows)
 
     def export_csv(self, session: Session) -> str:
         return csv_text(self.export_rows(session)) or "student,question_id,concept,answer,correct,answered_at\n"
@@ -790,6 +799,26 @@ def _fits(question: Question, answer: Any) -> bool:
 def _questions(payload: str) -> tuple[Question, ...]:
     """A session's stored questions, parsed once per process (a session's questions never change)."""
     return tuple(question_from_dict(d) for d in json.loads(payload))
+
+
+UNREADABLE = object()  # what `read_stored` gives for a row that cannot be an answer
+
+
+def read_stored(text: Any) -> Any:
+    """An answer as the database holds it (JSON), or UNREADABLE for a row that cannot be one: damaged text, or a
+    legacy NaN or infinity (strict JSON has neither, and no question's answer is one). Such a row is skipped and
+    counted, so one bad row cannot hide a session's panel or its exports.
+
+    >>> read_stored('"B"'), read_stored("2.5"), read_stored("NaN") is UNREADABLE, read_stored("{oops") is UNREADABLE
+    ('B', 2.5, True, True)
+    """
+    def refuse(constant: str) -> Any:
+        raise ValueError(constant)
+
+    try:
+        return json.loads(text, parse_constant=refuse)
+    except (ValueError, TypeError):
+        return UNREADABLE
 
 
 def _answer_json(answer: Any) -> str:

@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from specviz.teach.quiz.schema import QuestionKind
-from specviz.teach.classroom import (DEFAULT_TITLES, ClassroomError, ClassroomStore, Session, answer_between, concept_name,
-                               in_language, normalize_code, stored_answer)
+from specviz.teach.classroom import (DEFAULT_TITLES, UNREADABLE, ClassroomError, ClassroomStore, Session, answer_between,
+                               concept_name, in_language, normalize_code, read_stored, stored_answer)
 from specviz.core.i18n import N_, _, get_language, language_code, localized, ngettext, number
 from specviz.engine.trace import Trace
 from specviz.teach.quiz import Question, QuizBankError, answer_text, csv_text, grade, parse_number, question_from_dict
@@ -298,7 +298,14 @@ class PacedStore(ClassroomStore):
                 "SELECT a.round AS round, s.name AS name, a.answer AS answer, a.correct AS correct, "
                 "a.answered_at AS at FROM round_answers a JOIN students s ON s.token = a.token "
                 "WHERE a.push_id = ? ORDER BY a.round, a.answered_at", (push.id,)).fetchall()
-        return [(r["round"], r["name"], json.loads(r["answer"]), bool(r["correct"]), r["at"]) for r in rows]
+        return [(r["round"], r["name"], answer, bool(r["correct"]), r["at"]) for r in rows
+                if (answer := read_stored(r["answer"])) is not UNREADABLE]
+
+    def unreadable_answers(self, session: Session) -> int:
+        """The session's unreadable stored answers: self-paced ones and every pushed round's."""
+        rows = self._rows("SELECT a.answer AS answer FROM round_answers a JOIN pushes p ON p.id = a.push_id "
+                          "WHERE p.code = ?", (session.code,))
+        return super().unreadable_answers(session) + sum(read_stored(r["answer"]) is UNREADABLE for r in rows)
 
     def distribution(self, push: Push, lang: str | None = None) -> Distribution:
         """How the push's answers spread; with `lang`, labelled with the question's choices in that language (the
@@ -362,7 +369,8 @@ class PacedStore(ClassroomStore):
                     "round_2": {"correct": m.correct[1], "answered": m.answered[1]}} for m in self.mastery(session.code)]
         return json.dumps({"code": session.code, "title": session.title, "created_at": _when(session.created_at),
                            "students": [s.name for s in self.students(session.code)], "pushes": pushes,
-                           "mastery": mastery}, indent=2, ensure_ascii=False)
+                           "mastery": mastery, "unreadable_answers": self.unreadable_answers(session)},
+                          indent=2, ensure_ascii=False, allow_nan=False)  # strict JSON: no NaN ever written
 
 
 def display_order(push: Push) -> list[str]:

@@ -205,6 +205,30 @@ def test_exports_hold_both_rounds(store):
     assert data["mastery"][0]["round_2"] == {"correct": 2, "answered": 2}
 
 
+def test_legacy_nan_and_damaged_answer_rows_are_skipped_and_counted(store):
+    """Issue 44 item 7: a legacy NaN row wrote NaN into the JSON export, and one unreadable answer row hid the live
+    panel and both exports. Both are skipped and counted; the JSON is strict."""
+    session = store.create_paced_session([NUMERIC, SINGLE], "Legacy rows")
+    ana, ben, cy = (store.join(session.code, f"Student {i}") for i in range(3))
+    push = store.push(session.code, NUMERIC)
+    store.answer(ana.token, push.id, 1, str(NUMERIC.answer))
+    with sqlite3.connect(store.path) as conn:  # rows an older version (or a damaged file) left behind
+        conn.execute("INSERT INTO round_answers VALUES (?, 1, ?, 'NaN', 0, 1.0)", (push.id, ben.token))
+        conn.execute("INSERT INTO round_answers VALUES (?, 1, ?, '{oops', 0, 2.0)", (push.id, cy.token))
+    shown = store.session(session.code)
+    assert store.distribution(push).counts[0] and sum(store.distribution(push).counts[0]) == 1  # the panel draws
+    assert [r[1] for r in store.round_answers(push)] == ["Student 0"]
+    assert store.unreadable_answers(shown) == 2
+
+    def strict(constant):
+        raise AssertionError(f"{constant} in the JSON export")
+
+    data = json.loads(store.export_json(shown), parse_constant=strict)
+    assert data["unreadable_answers"] == 2 and len(data["pushes"][0]["rounds"]["1"]["answers"]) == 1
+    rows = list(csv.DictReader(io.StringIO(store.export_csv(shown))))
+    assert [r["student"] for r in rows] == ["Student 0"]
+
+
 def test_a_teacher_and_forty_students_through_a_full_question_at_once(store):
     session = store.create_paced_session(BANK.questions[:5], "Big class")
     students = [store.join(session.code, f"Student {i}") for i in range(40)]

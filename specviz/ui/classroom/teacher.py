@@ -224,8 +224,18 @@ def dashboard(store: ClassroomStore, session: Session) -> None:
     st.dataframe([{_("name"): p.name, _("answered"): f"{p.answered}/{p.total}", _("right"): p.correct,
                    _("last answer"): time.strftime("%H:%M:%S", time.localtime(p.last_answer_at))
                    if p.last_answer_at else "–"} for p in progress], hide_index=True, key="classroom_s_table")
+    unreadable_note(store, session)
     st.download_button(_("Download all answers (CSV)"), store.export_csv(session), f"classroom-{session.code}.csv",
                        "text/csv", key="classroom_csv", on_click="ignore")
+
+
+def unreadable_note(store: ClassroomStore, session: Session) -> None:
+    """One line when stored answers could not be read (damaged or legacy rows): they are left out, not fatal."""
+    n = store.unreadable_answers(session)
+    if n:
+        st.caption(ngettext("{n} stored answer could not be read; it is left out of the charts and the exports.",
+                            "{n} stored answers could not be read; they are left out of the charts and the exports.",
+                            n))
 
 
 FAILURE_CSS = """<style>

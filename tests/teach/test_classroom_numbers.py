@@ -61,6 +61,23 @@ def test_any_finite_values_bin_safely(extremes):
     assert sum(spread.right) == 1
 
 
+def test_two_huge_answers_do_not_squash_the_class_into_one_bin():
+    """Issue 44 item 8: two students answering ±1e15 put every other answer (1.5 to 2.6 around the right 2.0) in
+    one bin of six. The bins now span the answers near the right one; the far ones get a bar each side."""
+    near = [1.5, 1.7, 1.8, 1.9, 2.0, 2.0, 2.1, 2.2, 2.4, 2.6]
+    spread = distribution(NUMERIC, [*near, MAX_ANSWER, -MAX_ANSWER], [])
+    assert spread.labels[0].startswith("far below") and spread.labels[-1].startswith("far above")
+    assert spread.counts[0][0] == spread.counts[0][-1] == 1  # each outlier counted, apart
+    middle = spread.counts[0][1:-1]
+    assert sum(middle) == len(near) and max(middle) <= 4 and sum(c > 0 for c in middle) >= 4  # spread out
+    assert spread.right[1:-1].count(True) == 1 and not spread.right[0] and not spread.right[-1]
+    shown = next(i for i, r in enumerate(spread.right) if r)
+    low, high = (float(x) for x in spread.labels[shown].split("–"))
+    assert low <= 2.0 <= high  # the bar marked right holds the right answer
+    calm = distribution(NUMERIC, near, [])  # no outliers: no far bars
+    assert not any(label.startswith("far") for label in calm.labels)
+
+
 def test_one_student_across_two_rounds_cannot_break_the_panel_the_presenter_or_the_export(db):
     """Stored rows from before the bound (1e308 and −1e308, written straight into the database) and the bounded
     answers of today: the distribution, the presenter view, the teacher's panel and both exports still work."""

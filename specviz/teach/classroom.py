@@ -294,8 +294,40 @@ def teacher_pin(environ: Mapping[str, str] | None = None, secrets_map: Mapping[s
                 raise ClassroomError(_("The teacher PIN is too short: set {variable} to at least {length} "
                                        "characters (a few words will do), then restart the app.",
                                        variable=PIN_ENV, length=MIN_PIN_LENGTH))
+            if weak_pin(pin):
+                raise ClassroomError(_("The teacher PIN is one of the first a guesser tries: set {variable} to a few "
+                                       "unrelated words or a random string of at least {length} characters, then "
+                                       "restart the app.", variable=PIN_ENV, length=MIN_PIN_LENGTH))
             return pin
     return None
+
+
+# PINs a guesser tries first (lower case), beyond the patterns `weak_pin` finds by itself: the most common 8+ character
+# passwords and PINs, and a classroom's obvious words.
+COMMON_PINS = frozenset({
+    "password", "password1", "password123", "passw0rd", "iloveyou", "sunshine", "princess", "football", "baseball",
+    "welcome1", "welcome123", "letmein1", "trustno1", "superman", "whatever", "qwertyui", "qwerty123", "qwertyuiop",
+    "1q2w3e4r", "1q2w3e4r5t", "q1w2e3r4", "1qaz2wsx", "zaq12wsx", "asdfghjk", "asdfasdf", "abcd1234", "abc12345",
+    "12341234", "11223344", "12344321", "12121212", "69696969", "20202020", "19841984", "12345678", "123456789",
+    "1234567890", "0123456789", "87654321", "98765432", "teacher1", "teacher123", "classroom", "classroom1",
+    "student1", "students", "specviz1", "specviz123", "changeme", "administrator", "admin123", "secret123",
+})
+
+
+def weak_pin(pin: str) -> bool:
+    """Whether a PIN is among the first a guesser tries: a common one, one character repeated, a run (12345678,
+    abcdefgh, 98765432) or a short block repeated (12121212, abcabcab).
+
+    >>> [weak_pin(p) for p in ("12345678", "PASSWORD", "aaaaaaaa", "hgfedcba", "abcabcab", "2468-1357-97")]
+    [True, True, True, True, True, False]
+    """
+    text = pin.strip().lower()
+    if text in COMMON_PINS or len(set(text)) == 1:
+        return True
+    steps = {ord(b) - ord(a) for a, b in zip(text, text[1:])}
+    if steps in ({1}, {-1}):
+        return True
+    return any(text == (text[:n] * len(text))[: len(text)] for n in range(1, 4))
 
 
 def pin_matches(given: Any, expected: str | None) -> bool:
@@ -381,7 +413,10 @@ class PinGuard(_PerClient):
     OVERALL_FREE misses, so many browsers or addresses cannot share the guessing: while either is over, a browser
     that has already missed waits for it too. A browser that has not missed is still asked its PIN, so the teacher
     opening the page gets in with the right one, whoever guessed before; a guesser needs a new browser session for
-    each try, and the 8-character minimum (MIN_PIN_LENGTH) leaves that nowhere. The right PIN clears its browser's
+    each try, and the 8-character minimum (MIN_PIN_LENGTH) leaves that nowhere. Once the server has counted
+    OVERALL_FREE misses, those first tries from fresh browsers are paced too, server-wide: one per FRESH_PACE
+    seconds (issue 44 item 1: 78 fresh-session guesses found 12345678 in 12.9 s), so the teacher waits at most that
+    long and a guesser gets 1,800 tries an hour against a PIN `weak_pin` did not refuse. The right PIN clears its browser's
     and its device's records (not the overall one); records are forgotten FORGET_AFTER seconds after their last
     miss. Without a `session`, the device is the browser (a reload then does not reset the count). Thread-safe;
     memory is bounded by `max_clients`; `clock` is injectable for tests.
@@ -389,17 +424,21 @@ class PinGuard(_PerClient):
 
     CLIENT_FREE, OVERALL_FREE = 5, 20
     BASE_LOCK, MAX_LOCK, FORGET_AFTER = 30.0, 900.0, 6 * 3600.0
+    FRESH_PACE = 2.0
 
     def __init__(self, max_clients: int = 10_000, clock: Callable[[], float] = time.monotonic) -> None:
         super().__init__(max_clients, clock)
         self._overall = _Strikes()
+        self._next_fresh = -math.inf  # when the next first try from a fresh browser may run, once paced
 
     def wait(self, client: str, session: str | None = None) -> float:
         """Seconds until this browser (of `client`) may try again (0: now)."""
         with self._lock:
             now = self._clock()
             browser, shared = self._records(client, session, now)
-            return max(0.0, browser.locked_until - now, shared - now if browser.failures else 0.0)
+            paced = not browser.failures and self._overall.failures >= self.OVERALL_FREE
+            return max(0.0, browser.locked_until - now, shared - now if browser.failures else 0.0,
+                       self._next_fresh - now if paced else 0.0)
 
     def _records(self, client: str, session: str | None, now: float) -> tuple[_Strikes, float]:
         """(the browser's record, the end of the device's or the server's lock, whichever is later)."""
@@ -421,6 +460,11 @@ class PinGuard(_PerClient):
             if shared > now and browser.failures:
                 raise ClassroomError(_("Many wrong PINs have been tried on this server; this browser may try again "
                                        "in {wait}.", wait=_duration(shared - now)))
+            if not browser.failures and self._overall.failures >= self.OVERALL_FREE:
+                if now < self._next_fresh:  # paced before the PIN is looked at
+                    raise ClassroomError(_("Many wrong PINs have been tried on this server; please try again in "
+                                           "{wait}.", wait=_duration(self._next_fresh - now)))
+                self._next_fresh = now + self.FRESH_PACE
             if pin_matches(given, expected):
                 self._clients.pop(client, None)
                 if session is not None:

@@ -278,6 +278,7 @@ def test_many_clients_together_are_slowed_but_the_right_pin_still_works():
                                              r"try again in 30 seconds\.$"):
         guard.attempt("10.0.0.3", WRONG, RIGHT)  # a guesser that already missed waits, before its PIN is looked at
     assert guard.attempt("10.0.1.1", RIGHT, RIGHT) is True  # the teacher, arriving now, gets in
+    clock.now += PinGuard.FRESH_PACE  # first tries from fresh browsers are now paced, one per 2 s server-wide
     assert guard.attempt("10.0.1.2", WRONG, RIGHT) is False  # a fresh guesser gets one try...
     with pytest.raises(ClassroomError, match="may try again in 60 seconds"):
         guard.attempt("10.0.1.2", WRONG, RIGHT)  # ...and then waits for the server's lock, which doubled
@@ -296,12 +297,37 @@ def test_a_student_on_the_teachers_network_cannot_lock_the_teacher_out():
             guard.attempt(school, WRONG, RIGHT, session=f"session:student-{attempt}")
         except ClassroomError:
             pass
+    clock.now += PinGuard.FRESH_PACE
     assert guard.attempt(school, WRONG, RIGHT, session="session:one-tab") is False  # one browser that keeps guessing
     with pytest.raises(ClassroomError, match="^Many wrong PINs have been tried on this server; this browser may try "
                                              "again in 15 minutes"):
         guard.attempt(school, RIGHT, RIGHT, session="session:one-tab")  # it waits, right PIN or not
+    clock.now += PinGuard.FRESH_PACE
     assert guard.attempt(school, RIGHT, RIGHT, session="session:teacher") is True
-    assert guard.wait(school, session="session:teacher") == 0
+    assert guard.wait(school, session="session:teacher") <= PinGuard.FRESH_PACE  # at most the server-wide pace
+
+
+def test_fresh_browsers_are_paced_server_wide_once_many_pins_missed():
+    """Issue 44 item 1: every fresh browser session got a free try, so 78 guesses from one phone found 12345678 in
+    12.9 s. After OVERALL_FREE misses, first tries are paced to one per FRESH_PACE seconds server-wide, before the
+    PIN is looked at; the teacher with the right PIN gets in after at most that wait."""
+    clock = FakeClock()
+    guard = PinGuard(clock=clock)
+    tried = refused = 0
+    for i in range(200):  # a script opening a new browser session for every guess, 10 guesses a second for 20 s
+        clock.now += 0.1
+        try:
+            guard.attempt("ip:203.0.113.50", WRONG, RIGHT, session=f"session:fresh-{i}")
+            tried += 1
+        except ClassroomError as exc:
+            refused += 1
+            assert "please try again in" in str(exc) or "wait" in str(exc)
+    assert tried <= PinGuard.OVERALL_FREE + 20 / PinGuard.FRESH_PACE + 1 and refused >= 150
+    with pytest.raises(ClassroomError, match=r"^Many wrong PINs have been tried on this server; please try again in "
+                                             r"\d+ seconds?\.$"):
+        guard.attempt("ip:192.0.2.9", RIGHT, RIGHT, session="session:teacher")  # paced, even with the right PIN
+    clock.now += PinGuard.FRESH_PACE
+    assert guard.attempt("ip:192.0.2.9", RIGHT, RIGHT, session="session:teacher") is True
 
 
 def test_pin_guard_is_thread_safe_and_bounded():
@@ -408,6 +434,17 @@ def test_teacher_pin():
     assert pin_matches("4321-8765", "4321-8765") and pin_matches(" 4321-8765 ", "4321-8765")
     assert not pin_matches("1234", "4321-8765") and not pin_matches("", "4321-8765")
     assert not pin_matches(None, "4321-8765") and not pin_matches("", None) and not pin_matches("anything", None)
+
+
+@pytest.mark.parametrize("weak", ["12345678", "PASSWORD", "password1", "00000000", "aaaaaaaaaa", "87654321",
+                                  "abcdefgh", "12121212", "abcabcab", "qwerty123", " 11111111 "])
+def test_a_weak_teacher_pin_is_refused_with_how_to_choose_one(weak):
+    """Issue 44 item 1: a PIN a guesser tries first is refused where it is read, with a sentence on choosing one."""
+    message = (r"^The teacher PIN is one of the first a guesser tries: set SPECVIZ_TEACHER_PIN to a few unrelated "
+               r"words or a random string of at least 8 characters, then restart the app\.$")
+    with pytest.raises(ClassroomError, match=message):
+        teacher_pin({"SPECVIZ_TEACHER_PIN": weak})
+    assert teacher_pin({"SPECVIZ_TEACHER_PIN": "maple-orbit-41"}) == "maple-orbit-41"
 
 
 @pytest.mark.parametrize("short", ["4321", " 1234567 ", 2468])

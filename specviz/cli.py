@@ -19,7 +19,7 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from specviz.core.i18n import N_, _, get_language, language_code, number, percent, using
+from specviz.core.i18n import N_, _, drafts_kept, get_language, language_code, number, percent, using
 from specviz.core.text import visible
 from specviz.engine.kinds import StopReason
 from specviz.engine.limits import K_RANGE, MAX_NEW_TOKENS_RANGE, PAIR_DRAFTERS
@@ -397,7 +397,7 @@ def low_acceptance_hint(trace: Trace) -> list[str]:
     """One line of advice when the draft was almost never right (speculation then only costs time)."""
     if not trace.num_drafted or trace.acceptance_rate >= 0.1:
         return []
-    return [_("  note: the draft was rarely right ({accepted} of {drafted} drafts kept), so each step paid for "
+    return [_("  note: the draft was rarely right ({kept_of_drafted}), so each step paid for "
               "drafting and still emitted about one token. An untrained draft (layer-skip) rarely agrees; with the "
               "default pair try --proposer eagle (trained for it), --proposer ngram on text that repeats the "
-              "prompt, or `compare` to see the cost.", accepted=trace.num_accepted, drafted=trace.num_drafted)]
+              "prompt, or `compare` to see the cost.", kept_of_drafted=drafts_kept(trace.num_accepted, trace.num_drafted))]

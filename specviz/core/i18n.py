@@ -94,6 +94,12 @@ def ngettext(singular: str, plural: str, n: int, **values: object) -> str:
     return text.format(n=n, **values)
 
 
+def drafts_kept(kept: int, drafted: int) -> str:
+    """'3 of 4 drafts kept', '1 of 1 draft kept': the count every page and the CLI use, its noun agreeing with
+    `drafted` (issue 42 item 8: '1 drafts')."""
+    return ngettext("{kept} of {n} draft kept", "{kept} of {n} drafts kept", drafted, kept=kept)
+
+
 def N_(message: str) -> str:  # noqa: N802 (gettext's name for "mark for extraction, translate later")
     """Mark a message kept in a constant for extraction; translate it with `_()` where it is shown."""
     return message

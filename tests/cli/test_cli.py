@@ -96,6 +96,11 @@ def test_summary_explains_a_draft_that_is_rarely_right():
     rarely = Trace("speculative", {}, [1, 2], [6] * 20, [step(False)] * 19 + [step(True)])
     often = Trace("speculative", {}, [1, 2], [6] * 20, [step(True)] * 20)
     assert "rarely right (1 of 20 drafts kept)" in format_summary(rarely)
+    from specviz.core.i18n import drafts_kept, using  # issue 42 item 8: "1 drafts"
+
+    assert drafts_kept(0, 1) == "0 of 1 draft kept" and drafts_kept(2, 5) == "2 of 5 drafts kept"
+    with using("pt"):
+        assert drafts_kept(0, 1) == "0 de 1 palpite mantido" and drafts_kept(2, 5) == "2 de 5 palpites mantidos"
     assert "rarely right" not in format_summary(often)
 
 

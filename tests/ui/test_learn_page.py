@@ -91,6 +91,12 @@ def test_answer_a_check_then_next_and_the_url_carries_the_progress(fresh):
     assert _url(at) == {"lesson": "1", "tried": "1"}  # both answered, one wrong: attempted, not mastered
     assert any(c.value.startswith("Attempted: 1 of 2 checks right") for c in at.caption)
     assert "0 of 11 lessons mastered, 1 more attempted" in at.get("progress")[0].proto.text
+    from specviz.core.i18n import ngettext, using
+
+    with using("pt"):  # issue 42 item 8: "mais 1 tentadas"
+        text = ngettext("{done} of {total} lessons mastered, {n} more attempted",
+                        "{done} of {total} lessons mastered, {n} more attempted", 1, done=0, total=11)
+    assert text == "0 de 11 lições dominadas, mais 1 tentada"
     at.button(key=f"learn_q1_{second.id}_again").click().run()  # a wrong answer can be tried again
     assert not at.error and _url(at) == {"lesson": "1", "tried": "1"}
     _give(at, f"learn_q1_{second.id}_1", second, second.answer)

@@ -219,6 +219,8 @@ def test_kv_cache_draws_the_rollback(toy):
         assert html.count("rolled back\"") == rolled
         assert f"{step.target_cache_before} → {step.target_cache_after}" in html
         assert f"rolled back {rolled} " in html
+        text = re.sub(r"<[^>]+>", "", html)  # what a screen reader reads and a copy pastes (issue 42 item 8)
+        assert f"Target {step.target_cache_before} → {step.target_cache_after}" in text
 
 
 def test_a_huge_cache_jump_is_drawn_as_a_count_not_as_cells(toy):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from specviz.core.i18n import N_, _
+from specviz.core.i18n import N_, _, ngettext
 from specviz.teach.learn import BY_NUMBER, LAST, LESSONS, TICKET, Lesson, Progress
 from specviz.teach.pagemap import PAGES
 from specviz.teach.quiz import Bank
@@ -23,7 +23,6 @@ TEXT = {  # English messages, translated with `_()` where they are shown
              "and two to four questions; every term is explained before it is used. A lesson is mastered when all "
              "its questions are answered right. Your place is kept in the address bar, so a reload or a bookmark "
              "brings you back here."),
-    "progress": N_("{done} of {total} lessons mastered, {tried} more attempted"),
     "mastered_mark": N_("{number} ✓"),
     "tried_mark": N_("{number} ◐"),
     "marks_help": N_("✓ mastered: every check answered right · ◐ attempted: a check answered, not all right yet"),
@@ -49,8 +48,9 @@ def progress_bar(progress: Progress) -> None:
     """How far along (mastered and attempted apart), and a row of lesson numbers to jump with (✓ mastered,
     ◐ attempted)."""
     tried = progress.tried - progress.done
-    st.progress(len(progress.done) / LAST, text=_(TEXT["progress"], done=len(progress.done), total=LAST,
-                                                  tried=len(tried)))
+    st.progress(len(progress.done) / LAST, text=ngettext(  # n agrees with "attempted" (pt)
+        "{done} of {total} lessons mastered, {n} more attempted", "{done} of {total} lessons mastered, {n} more attempted",
+        len(tried), done=len(progress.done), total=LAST))
     options = [str(lesson.number) for lesson in LESSONS] + [TICKET]
     st.session_state["learn_jump"] = str(progress.lesson)
 

@@ -11,7 +11,7 @@ import hashlib
 
 import streamlit as st
 
-from specviz.core.i18n import _, number
+from specviz.core.i18n import _, drafts_kept, number
 from specviz.engine.kinds import Mode
 from specviz.engine.proposers import registry
 from specviz.engine.trace import Trace
@@ -165,7 +165,7 @@ def compare_with_preset(trace) -> None:
         return
     drafted = sum(step.n_drafted for step in trace.steps)
     kept = sum(step.n_accepted for step in trace.steps)
-    text = _(TEXT["this_run"], kept=kept, drafted=drafted, per_pass=number(trace.mean_accepted_length),
+    text = _(TEXT["this_run"], kept_of_drafted=drafts_kept(kept, drafted), per_pass=number(trace.mean_accepted_length),
              label=_(PRESETS[name][0]), expected=preset_expectation(name))
     if str(trace.meta.get("prompt", "")).strip() != preset["prompt"].strip():
         text += " " + _(TEXT["other_prompt"])

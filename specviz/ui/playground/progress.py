@@ -6,7 +6,7 @@ import time
 
 import streamlit as st
 
-from specviz.core.i18n import _, ngettext, number
+from specviz.core.i18n import _, drafts_kept, ngettext, number
 from specviz.engine.generation import TokenTexts
 from specviz.engine.recording import StepOutcome
 from specviz.engine.trace import TokenKind
@@ -51,7 +51,7 @@ class LiveProgress:
         group += [(t.text, t.kind) for t in (outcome.emitted[n_accepted:] if outcome.drafts else outcome.emitted)]
         self.groups.append(group)
         self.tokens += len(outcome.emitted)
-        self.drafted += len(outcome.drafts)
+        self.drafted += len(outcome.tree.tokens) if outcome.tree is not None else len(outcome.drafts)  # Step.n_drafted
         self.kept += n_accepted
         now = time.monotonic()
         if now - self.drawn >= LIVE_REDRAW_SECONDS or outcome.stop:
@@ -64,8 +64,8 @@ class LiveProgress:
         self.line.markdown(_(TEXT["running"]))
         limit = self.spec.max_new_tokens
         self.bar.progress(min(1.0, self.tokens / limit), text=_(
-            TEXT["progress"], steps=len(self.groups), tokens=self.tokens, limit=limit, kept=self.kept,
-            drafted=self.drafted, seconds=number(seconds, 0)))
+            TEXT["progress"], steps=len(self.groups), tokens=self.tokens, limit=limit,
+            kept_of_drafted=drafts_kept(self.kept, self.drafted), seconds=number(seconds, 0)))
         self.text.html(stream_html(self.groups))
 
     def clear(self) -> None:

@@ -139,13 +139,13 @@ TEXT = {
     "kept_prompt": N_("{label}: its settings are in, and your own prompt stays. The figures under the presets were "
                       "measured on the preset's prompt."),
     "use_preset_prompt": N_("Use the preset's prompt"),
-    "this_run": N_("This run: {kept} of {drafted} drafts kept, {per_pass} tokens per target pass. The preset "
+    "this_run": N_("This run: {kept_of_drafted}, {per_pass} tokens per target pass. The preset "
                    "{label} promised: {expected}."),
     "other_prompt": N_("Your prompt is not the preset's: the drafter learned from short chat answers, so a prompt "
                        "unlike them keeps fewer drafts."),
     "started": N_("**Running:** the target checks each step's drafts as they come; the first tokens appear in a "
                   "moment."),
-    "progress": N_("Step {steps} · {tokens} of at most {limit} tokens · {kept} of {drafted} drafts kept · "
+    "progress": N_("Step {steps} · {tokens} of at most {limit} tokens · {kept_of_drafted} · "
                    "{seconds} s"),
     "running": N_("**Running:** each chip is a token as soon as the target decided it."),
     "link_waits": N_("This link asks for a live run on the shared model: press **Run** to start it."),

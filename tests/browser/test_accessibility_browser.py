@@ -89,6 +89,23 @@ def test_the_navigation_shows_a_strong_focus_ring(app_url, page):
     assert ring[3] == "rgb(11, 92, 173)", ring  # FOCUS_COLOR, 7:1 on the sidebar
 
 
+def test_a_radio_option_shows_a_strong_focus_ring(app_url, page):
+    """Issue 42 item 7: Streamlit's focus ring on a radio option is a faint tint (under 3:1); a solid ring in
+    FOCUS_COLOR shows where the keyboard is."""
+    page.goto(f"{app_url}/playground?lang=en")
+    wait_for_app(page)
+    radio = page.locator('[data-testid="stMain"] [data-testid="stRadio"] input').first
+    radio.focus()
+    page.keyboard.press("Shift+Tab")
+    page.keyboard.press("Tab")  # focus by keyboard: :focus-visible
+    ring = page.evaluate("""() => { const input = document.activeElement, label = input.closest('label');
+        const cs = label && getComputedStyle(label);
+        return [input.tagName, input.type, cs && cs.outlineStyle, cs && parseFloat(cs.outlineWidth),
+                cs && cs.outlineColor]; }""")
+    assert ring[:2] == ["INPUT", "radio"] and ring[2] == "solid" and ring[3] >= 2, ring
+    assert ring[4] == "rgb(11, 92, 173)", ring
+
+
 def test_a_portuguese_page_writes_decimals_and_streamlits_words_in_portuguese(app_url, page):
     """Issue 27 item 9: one Portuguese screen mixed "0.2" (sliders) and "0,75" (text), and Streamlit's own words
     stayed English ("Press Enter to apply", "Upload", "8MB per file", "Choose an option", "Help for ...")."""

@@ -67,6 +67,14 @@ CSS = f"""<style>
 /* the navigation's focus ring: Streamlit's is a faint grey fill */
 [data-testid="stSidebarNav"] a:focus-visible, [data-testid="stPageLink-NavLink"]:focus-visible {{
   outline:3px solid {FOCUS_COLOR} !important; outline-offset:2px; border-radius:6px;}}
+/* radio options, pills, segmented controls, checkboxes and select menus: Streamlit's focus ring is a faint tint
+   (under 3:1 against the page, WCAG 1.4.11); a solid ring where the keyboard is (issue 42 item 7) */
+[data-testid="stMain"] label:has(input:focus-visible),
+[data-testid="stMain"] [data-testid="stButtonGroup"] button:focus-visible,
+[data-testid="stMain"] [data-baseweb="select"] > div:focus-within {{
+  outline:3px solid {FOCUS_COLOR} !important; outline-offset:2px; border-radius:4px;}}
+[role="listbox"] [role="option"][aria-selected="true"], [role="listbox"] [role="option"]:focus-visible {{
+  outline:2px solid {FOCUS_COLOR} !important; outline-offset:-2px;}}
 /* a graded question shows its options disabled (read-only): Streamlit greys them to about 2.6:1, but the learner
    reads them with the marks; disabled stays visible in the greyed radio or box itself */
 [data-testid="stMain"] label:has(input:disabled) [data-testid="stMarkdownContainer"],

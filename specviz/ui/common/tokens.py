@@ -93,7 +93,7 @@ def chip(text: str, kind: Kind, tooltip: str = "", *, current: bool = False, siz
     deco = "text-decoration:line-through;text-decoration-thickness:2px;" if s.strike else ""
     outline = "outline:3px solid #000;outline-offset:1px;" if current else ""
     border = "1.5px" if size == "inline" else "2px"
-    lead = f'<span style="font-size:0.8em;opacity:0.85">{s.glyph}</span>&#8202;' if glyph else ""
+    lead = f'<span style="font-size:0.8em">{s.glyph}</span>&#8202;' if glyph else ""  # full colour: 0.85 opacity read 4.28:1
     title = f' title="{escape_attr(tooltip)}"' if tooltip else ""
     return (f'<span{title} data-kind="{s.kind}" style="display:inline-block;padding:{pad};margin:2px 1px;'
             f'border:{border} solid {s.color};border-radius:6px;background:{s.background};color:{s.text_color};'

@@ -401,11 +401,16 @@ def spread_sentence(rounds: RaceRounds) -> str:
     ...                  wall_seconds=seconds)
     >>> spread_sentence(RaceRounds(((lane("speculative", 1.0), lane("autoregressive", 1.2)),)))
     'One round: 1.20×.'
+    >>> spread_sentence(RaceRounds(((lane("speculative", 1.0), lane("autoregressive", math.nan)),) * 2))
+    '2 rounds, lanes interleaved: –, –; no round compared the same text.'
     """
     speedups = rounds.speedups
     shown = ", ".join(times(s) if math.isfinite(s) else "–" for s in speedups)
     if len(speedups) == 1:
         return _("One round: {shown}.", shown=shown)
+    if not any(math.isfinite(s) for s in speedups):  # every round had a lane cut short: no median to give
+        return _("{n} rounds, lanes interleaved: {shown}; no round compared the same text.", n=len(speedups),
+                 shown=shown)
     low, high = rounds.spread
     return _("{n} rounds, lanes interleaved: {shown}; median {median}, spread {low}–{high}.", n=len(speedups),
              shown=shown, median=times(rounds.median_speedup), low=number(low), high=times(high))

@@ -285,3 +285,22 @@ def test_switching_to_smollm2_races_greedy_shorter_and_says_how_long_first():
     assert "2 rounds of both lanes, 32 tokens each" in estimate and "tokens/s target-only" in estimate
     linked = _app(race_pair="default")  # a link naming the real model but no temperature (not run: an example)
     assert linked.session_state["race_temperature"] == 0.0 and linked.session_state["race_max_new"] == 32
+
+
+def test_the_race_estimate_uses_this_machines_calibration_when_there_is_one(monkeypatch):
+    """Issue 42 item 1: the estimate came from the recorded examples' machine ("about 10 s", then 139–146 s). With
+    the pair loaded and this machine's calibration cached, it counts both lanes at this machine's measured speed."""
+    from specviz.labs import calibration
+    from specviz.runs.runspec import RunSpec
+    from specviz.ui.race import inputs
+
+    spec = RunSpec(pair="default", proposer="eagle", max_new_tokens=48)
+    fallback = inputs.race_estimate(spec, rounds=2)
+    assert fallback is None or "recorded examples' speed" in fallback  # nothing loaded: the recorded speed
+    pair = object()
+    monkeypatch.setattr(inputs.PAIRS, "loaded", lambda name: pair if name == "default" else None)
+    cal = type("Cal", (), {"one": 0.05})()  # a one-token target forward of 50 ms: 20 tokens/s
+    monkeypatch.setattr(calibration, "cached_for", lambda loaded: cal if loaded is pair else None)
+    text = inputs.race_estimate(spec, rounds=2)
+    seconds = 2 * 2 * 48 / 20 + 2 * 2 / 20  # both lanes, two rounds, plus the warm-up: 9.8 s
+    assert f"about {number(seconds, 0)} s" in text and "this machine's calibration (20.0 tokens/s" in text

@@ -50,9 +50,17 @@ def example_picker() -> tuple[Trace, Trace] | None:
 
 
 def race_estimate(spec: RunSpec, rounds: int) -> str | None:
-    """How long the race will take, before it starts, from the recorded examples of the same models (their
-    target-only speed on the machine that recorded them): both lanes, every round, plus the warm-up. None when no
-    example of these models is installed."""
+    """How long the race will take, before it starts: both lanes, every round, plus the warm-up, at this machine's
+    measured target-only speed when its calibration is cached (a quiet measurement, `python -m specviz calibrate`),
+    else at the recorded examples' speed for the same models. None when neither is there."""
+    measured = _calibrated_rate(spec.pair)
+    if measured is not None:
+        seconds = rounds * 2 * spec.max_new_tokens / measured + 2 * 2 / measured
+        return _("Estimate: about {seconds} s ({rounds} rounds of both lanes, {tokens} tokens each), from this "
+                 "machine's calibration ({rate} tokens/s target-only, measured quietly); longer if the machine is "
+                 "busy now. A recorded example (What to race, above) is instant.",
+                 seconds=number(max(1.0, seconds), 0), rounds=rounds, tokens=spec.max_new_tokens,
+                 rate=number(measured, 1))
     base_rates = []
     for example in list_examples():
         if example.baseline_path is None:
@@ -71,6 +79,15 @@ def race_estimate(spec: RunSpec, rounds: int) -> str | None:
     if spec.pair not in INSTANT_PAIRS and PAIRS.loaded(spec.pair) is None:
         text += " " + _("The models are not loaded yet: add their first load (about 20 s).")
     return text
+
+
+def _calibrated_rate(pair_name: str) -> float | None:
+    """Target-only tokens per second from this machine's cached calibration of the loaded pair, if there is one."""
+    from specviz.labs.calibration import cached_for
+
+    pair = PAIRS.loaded(pair_name) if pair_name not in INSTANT_PAIRS else None
+    cal = cached_for(pair) if pair is not None else None
+    return 1.0 / cal.one if cal is not None and cal.one > 0 else None
 
 
 def live_settings() -> RunSpec | str:

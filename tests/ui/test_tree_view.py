@@ -279,3 +279,20 @@ def test_the_step_headline_counts_copied_tokens_apart_from_drafted_nodes():
     plain = evil_tree_step()
     plain.decisions = [kept(1)]
     assert "copied" not in step_headline(plain)
+
+
+def test_a_phone_reads_the_tree_as_a_list_and_a_wide_screen_sees_it_drawn():
+    """Issue 42 item 5: at 390 px a deep tree's labels overlapped. The step shows the drawn tree in one container
+    and a list (the accepted path, then every node by depth with its verdict and parent) in another; the app's CSS
+    shows exactly one of them by the screen's width."""
+    from specviz.ui.common.accessibility import CSS, TREE_NARROW, TREE_WIDE
+    from specviz.ui.common.tree_figures import tree_list
+
+    step = evil_tree_step()
+    text = tree_list(step)
+    assert text.startswith(f"**{tree_title(step)}**")
+    for j, node in enumerate(step.tree.nodes):  # every node, once, with its glyph and its depth's line
+        assert f"{style(node_kind(node)).glyph} #{j + 1} " in text
+    assert "<" not in text.replace("&lt;", "")  # token text escaped: no tag reaches the page
+    assert f'@media (max-width: 640px) {{ [class*="_{TREE_WIDE}_"] {{display:none' in CSS
+    assert f'@media (min-width: 641px) {{ [class*="_{TREE_NARROW}_"] {{display:none' in CSS

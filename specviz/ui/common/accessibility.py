@@ -56,7 +56,11 @@ STREAMLIT_PATTERNS = [
     (r"^Help for (.+)$", N_("Help for {label}"), ("label",)),
 ]
 
+TREE_WIDE, TREE_NARROW = "treedrawn", "treelist"  # tree_view's container keys: the drawn tree, the list a phone reads
 CSS = f"""<style>
+/* a draft tree: drawn on a wide screen, a list on a phone, where a deep tree's labels overlap (issue 42 item 5) */
+@media (max-width: 640px) {{ [class*="_{TREE_WIDE}_"] {{display:none !important;}} }}
+@media (min-width: 641px) {{ [class*="_{TREE_NARROW}_"] {{display:none !important;}} }}
 /* text only a screen reader reads (WAI's visually-hidden pattern); its element container leaves the layout */
 .sv-sr-only {{position:absolute !important; width:1px; height:1px; padding:0; margin:-1px; overflow:hidden;
   clip:rect(0 0 0 0); white-space:nowrap; border:0;}}

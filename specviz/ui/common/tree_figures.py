@@ -190,6 +190,26 @@ def mask_figure(record: TreeRecord) -> go.Figure:
     return fig
 
 
+def tree_list(step: Step) -> str:
+    """The tree as markdown a phone can read (issue 42 item 5: at 390 px a deep tree's labels overlap): the accepted
+    path, then every node by how far ahead it is, each with its verdict's glyph and its parent, token text escaped.
+
+    Shown instead of the drawn tree on a narrow screen (`TREE_CSS`); the drawn tree stays on a wide one."""
+    record = step.tree
+    lines = [f"**{tree_title(step)}**", ""]
+    for depth in sorted({n.depth for n in record.nodes}):
+        shown = []
+        for j, node in enumerate(record.nodes):
+            if node.depth != depth:
+                continue
+            parent = _("root") if node.parent == ROOT else f"#{node.parent + 1}"
+            mark = f" {COPIED_MARK}" if node.copied else ""
+            shown.append(_("{glyph} #{n} ‘{text}’{copied} (after {parent})", glyph=style(node_kind(node)).glyph,
+                           n=j + 1, text=escape_markdown(visible(node.text)), copied=mark, parent=parent))
+        lines.append(f"- **+{depth}:** " + "; ".join(shown))  # +1 = one token ahead, as the drawn tree's columns
+    return "\n".join(lines)
+
+
 def tree_rows(record: TreeRecord) -> list[dict[str, str]]:
     """The tree's numbers as rows (for a table next to the hover): node, parent, depth, source (drafted or copied
     from the context), q, p, p/q, the acceptance chance used, u, verdict.

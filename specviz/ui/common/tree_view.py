@@ -10,10 +10,12 @@ import streamlit as st
 
 from specviz.core.i18n import N_, _
 from specviz.engine.trace import Step
+from specviz.ui.common.accessibility import TREE_NARROW as NARROW  # the container keys its CSS hides by width
+from specviz.ui.common.accessibility import TREE_WIDE as WIDE
 from specviz.ui.common.charts import show
 from specviz.ui.common.palette import legend_html
-from specviz.ui.common.tree_figures import (COPIED_MARK, STATUS_KINDS, mask_figure, tree_figure, tree_rows,
-                                            tree_title)
+from specviz.ui.common.tree_figures import (COPIED_MARK, STATUS_KINDS, mask_figure, tree_figure, tree_list,
+                                            tree_rows, tree_title)
 
 # Every sentence of this module that a user reads (English messages: `_()` translates them where they are shown).
 TEXT = {
@@ -34,12 +36,16 @@ TEXT = {
 }
 
 
+
+
 def render_tree(step: Step, *, key: str) -> None:
     """The step's draft tree (wide) next to its attention mask (narrow), their captions, and the numbers."""
     tree_col, mask_col = st.columns([3, 2], gap="medium")
-    tree_col.markdown(f"**{tree_title(step)}**")
-    show(tree_figure(step), f"{key}_tree_{step.index}", tree_col, name=tree_title(step),
+    drawn = tree_col.container(key=f"{key}_{WIDE}_{step.index}")  # the drawn tree: hidden on a phone (TREE_CSS)
+    drawn.markdown(f"**{tree_title(step)}**")
+    show(tree_figure(step), f"{key}_tree_{step.index}", drawn, name=tree_title(step),
          table=pd.DataFrame(tree_rows(step.tree)))  # the numbers of every node
+    tree_col.container(key=f"{key}_{NARROW}_{step.index}").markdown(tree_list(step))  # a phone reads a list
     tree_col.caption(_(TEXT["read_tree"]))
     tree_col.html(legend_html(tuple(STATUS_KINDS.values()), distributions=False))
     if any(node.copied for node in step.tree.nodes):

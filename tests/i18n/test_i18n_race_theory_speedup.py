@@ -94,7 +94,7 @@ def test_race_sentences_of_the_library_in_portuguese():
 
     rounds = timeline.RaceRounds(((lane("speculative", 1.0), lane("autoregressive", 1.2)),) * 2)
     with using("pt"):
-        assert timeline.spread_sentence(rounds) == ("2 rodadas, pistas intercaladas: 1,20×, 1,20×; mediana 1,20×, "
+        assert timeline.spread_sentence(rounds) == ("2 rodadas, raias intercaladas: 1,20×, 1,20×; mediana 1,20×, "
                                                     "variação 1,20–1,20×.")
         assert timeline.explain_race(*rounds.rounds[0]).startswith("A especulação venceu: 1,20× mais rápida.")
         with pytest.raises(ValueError, match="prompts diferentes"):

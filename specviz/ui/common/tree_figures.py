@@ -204,7 +204,7 @@ def tree_list(step: Step) -> str:
                 continue
             parent = _("root") if node.parent == ROOT else f"#{node.parent + 1}"
             mark = f" {COPIED_MARK}" if node.copied else ""
-            shown.append(_("{glyph} #{n} ‘{text}’{copied} (after {parent})", glyph=style(node_kind(node)).glyph,
+            shown.append(_("{glyph} #{n} ‘{text}’{copied}, parent {parent}", glyph=style(node_kind(node)).glyph,
                            n=j + 1, text=escape_markdown(visible(node.text)), copied=mark, parent=parent))
         lines.append(f"- **+{depth}:** " + "; ".join(shown))  # +1 = one token ahead, as the drawn tree's columns
     return "\n".join(lines)

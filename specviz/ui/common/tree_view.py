@@ -46,7 +46,7 @@ def render_tree(step: Step, *, key: str) -> None:
     show(tree_figure(step), f"{key}_tree_{step.index}", drawn, name=tree_title(step),
          table=pd.DataFrame(tree_rows(step.tree)))  # the numbers of every node
     tree_col.container(key=f"{key}_{NARROW}_{step.index}").markdown(tree_list(step))  # a phone reads a list
-    tree_col.caption(_(TEXT["read_tree"]))
+    drawn.caption(_(TEXT["read_tree"]))  # how to read the drawing: a phone reads the list instead
     tree_col.html(legend_html(tuple(STATUS_KINDS.values()), distributions=False))
     if any(node.copied for node in step.tree.nodes):
         tree_col.caption(_(TEXT["copied"], mark=COPIED_MARK))

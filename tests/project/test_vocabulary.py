@@ -141,7 +141,7 @@ CALQUES = re.compile(r"\bpontu(?:ar|a|am|ada|adas|ado|ados|ando)\b|regra da cade
                      r"especulação sobre sem|Laboratório de serving|cronograma|"
                      # issue 43 item 14 and issue 42: calques of "in another order than", "differently from", and a
                      # second word for the race's lane (the glossary's is "raia")
-                     r"em outra ordem que|de outro jeito que|\bpistas?\b", re.IGNORECASE)
+                     r"em outra ordem que|de outro jeito que|\bpistas?\b|cabeças? LM", re.IGNORECASE)
 
 
 @pytest.mark.parametrize("source", ["catalog", "quiz", "docs"])

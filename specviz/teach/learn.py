@@ -383,6 +383,27 @@ def check_questions(bank: Bank, lesson: Lesson) -> list[Question]:
     return [by_id[i] for i in lesson.checks if i in by_id]
 
 
+def retry_question(bank: Bank, lesson: Lesson, missed: Question, seen: Iterable[str]) -> Question:
+    """The question to ask after a miss (issue 43 item 10: a miss reveals the key, so asking the same item again
+    let a learner copy it): a sibling on the same concept that the lesson does not already ask and the learner has
+    not seen, in bank order; the missed question itself only when the concept has no other (its choices are then
+    shuffled anew by the caller).
+
+    >>> from specviz.teach.quiz import load_bank
+    >>> bank = load_bank()
+    >>> lesson = LESSONS[6]
+    >>> first = check_questions(bank, lesson)[0]
+    >>> other = retry_question(bank, lesson, first, {first.id})
+    >>> other.id != first.id and other.concept == first.concept and other.id not in lesson.checks
+    True
+    """
+    skip = set(seen) | set(lesson.checks)
+    for question in bank:
+        if question.concept == missed.concept and question.id not in skip:
+            return question
+    return missed
+
+
 def exit_ticket(bank: Bank) -> list[Question]:
     """One question per FAQ topic of the bank, in FAQ_TOPICS order (a topic the bank lacks is left out)."""
     first: dict[str, Question] = {}

@@ -14,7 +14,7 @@ from streamlit.testing.v1 import AppTest
 import re
 
 from specviz.labs.examples import load_example
-from specviz.teach.learn import BY_NUMBER, LAST, LESSONS, check_questions, exit_ticket
+from specviz.teach.learn import BY_NUMBER, LAST, LESSONS, check_questions, exit_ticket, retry_question
 from specviz.teach.quiz import BANK_DIR, load_bank
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -97,10 +97,13 @@ def test_answer_a_check_then_next_and_the_url_carries_the_progress(fresh):
         text = ngettext("{done} of {total} lessons mastered, {n} more attempted",
                         "{done} of {total} lessons mastered, {n} more attempted", 1, done=0, total=11)
     assert text == "0 de 11 lições dominadas, mais 1 tentada"
-    at.button(key=f"learn_q1_{second.id}_again").click().run()  # a wrong answer can be tried again
+    at.button(key=f"learn_q1_{second.id}_again").click().run()  # a wrong answer can be tried again...
     assert not at.error and _url(at) == {"lesson": "1", "tried": "1"}
-    _give(at, f"learn_q1_{second.id}_1", second, second.answer)
-    at.button(key=f"learn_q1_{second.id}_1_check").click().run()
+    sibling = retry_question(BANK, BY_NUMBER[1], second, {first.id, second.id})  # ...on a sibling (issue 43 item 10)
+    assert sibling.id != second.id and sibling.concept == second.concept
+    assert sibling.prompt in [m.value for m in at.markdown] and second.prompt not in [m.value for m in at.markdown]
+    _give(at, f"learn_q1_{sibling.id}_1", sibling, sibling.answer)
+    at.button(key=f"learn_q1_{sibling.id}_1_check").click().run()
     assert [s.value for s in at.success] == ["Correct.", "Correct.", "Lesson mastered: every check answered right."]
     assert _url(at) == {"lesson": "1", "done": "1"}
     at.button(key="learn_next").click().run()

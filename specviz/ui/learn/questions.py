@@ -7,7 +7,7 @@ from __future__ import annotations
 import streamlit as st
 
 from specviz.core.i18n import N_, _
-from specviz.teach.learn import Lesson, Progress, check_questions, exit_ticket, lessons_to_revisit
+from specviz.teach.learn import Lesson, Progress, check_questions, exit_ticket, lessons_to_revisit, retry_question
 from specviz.teach.quiz import Bank, QuizRun
 from specviz.ui.learn import progress as learn_progress
 from specviz.ui.quiz import view as quiz_view
@@ -31,12 +31,17 @@ TEXT = {  # English messages, translated with `_()` where they are shown
 }
 
 
-def _try_again(run: QuizRun, question_id: str) -> None:
-    """Forget a wrong answer so the learner can answer again (the lesson stays done if it was)."""
+def _try_again(run: QuizRun, question_id: str, bank: Bank, lesson: Lesson) -> None:
+    """After a miss, ask a sibling question on the same concept in its place (the missed one showed its key), or the
+    same one with its choices shuffled anew when the concept has no other; the lesson stays done if it was."""
     run.grades.pop(question_id, None)
     run.answers.pop(question_id, None)
+    seen = st.session_state.setdefault("learn_seen", set())
+    seen.update(q.id for q in run.questions)
+    at = next(i for i, q in enumerate(run.questions) if q.id == question_id)
+    run.questions[at] = retry_question(bank, lesson, run.questions[at], seen)
     tries = st.session_state.setdefault("learn_tries", {})
-    tries[question_id] = tries.get(question_id, 0) + 1
+    tries[run.questions[at].id] = tries.get(question_id, 0) + 1
 
 
 def checks(bank: Bank, lesson: Lesson) -> None:
@@ -44,8 +49,9 @@ def checks(bank: Bank, lesson: Lesson) -> None:
     them right marks it mastered. A line under them says which."""
     runs = st.session_state.setdefault("learn_checks", {})
     run: QuizRun = runs.setdefault(lesson.number, QuizRun(check_questions(bank, lesson), seed=0))
-    if run.questions != check_questions(bank, lesson):  # the learner switched language: the same questions, theirs
-        run = runs[lesson.number] = run.relabeled(bank.by_id())
+    by_id = bank.by_id()
+    if any(by_id.get(q.id) != q for q in run.questions):  # the learner switched language: the same questions, theirs
+        run = runs[lesson.number] = run.relabeled(by_id)
     for number, question in enumerate(run.questions, start=1):
         with st.container(border=True):
             st.markdown(_(TEXT["check_header"], number=number, total=len(run.questions)))
@@ -53,12 +59,13 @@ def checks(bank: Bank, lesson: Lesson) -> None:
             result = run.grades.get(question.id)
             tries = st.session_state.setdefault("learn_tries", {}).get(question.id, 0)
             key = f"learn_q{lesson.number}_{question.id}" + (f"_{tries}" if tries else "")  # a new box per try
-            answer = quiz_view.answer_widget(question, run.seed, key, disabled=result is not None,
+            answer = quiz_view.answer_widget(question, run.seed + tries, key, disabled=result is not None,
                                              graded=run.answers.get(question.id) if result is not None else None)
             if result is not None:
                 quiz_view.feedback(question, result)
                 if not result.correct:
-                    st.button(_(TEXT["again_button"]), key=f"{key}_again", on_click=_try_again, args=(run, question.id))
+                    st.button(_(TEXT["again_button"]), key=f"{key}_again", on_click=_try_again,
+                              args=(run, question.id, bank, lesson))
             elif st.button(_(TEXT["check_button"]), key=f"{key}_check"):
                 if quiz_view.is_blank(answer):
                     st.warning(_(quiz_view.TEXT["give_answer"]))

@@ -662,6 +662,24 @@ class ClassroomStore:
             raise taken from None
         return student
 
+    def unanswered_students(self, code: str) -> list[Student]:
+        """The session's students who have not answered anything: the names a teacher may release."""
+        return [s for s in self.students(code) if not self._has_answered(s.token)]
+
+    def _has_answered(self, token: str) -> bool:
+        return self._row("SELECT 1 FROM answers WHERE token = ? LIMIT 1", (token,)) is not None
+
+    def release_name(self, code: str, name: str) -> bool:
+        """Free a name for joining again (issue 44 item 4: a join whose reply was lost left a name its student could
+        never rejoin under): only a student of this session who has answered nothing is removed, so no answer is
+        ever lost. Whether one was."""
+        for student in self.unanswered_students(normalize_code(code)):
+            if student.name == name and not self._has_answered(student.token):
+                with self._write() as conn:
+                    conn.execute("DELETE FROM students WHERE token = ?", (student.token,))
+                return True
+        return False
+
     def student(self, token: Any) -> Student | None:
         """The student with this token, or None (for an unknown, expired or malformed token)."""
         if not isinstance(token, str) or not 10 <= len(token) <= 64:

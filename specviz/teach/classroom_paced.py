@@ -303,6 +303,11 @@ class PacedStore(ClassroomStore):
         return [(r["round"], r["name"], answer, bool(r["correct"]), r["at"]) for r in rows
                 if (answer := read_stored(r["answer"])) is not UNREADABLE]
 
+    def _has_answered(self, token: str) -> bool:
+        """An answer to a self-paced question or to any pushed round."""
+        return super()._has_answered(token) or self._row(
+            "SELECT 1 FROM round_answers WHERE token = ? LIMIT 1", (token,)) is not None
+
     def unreadable_answers(self, session: Session) -> int:
         """The session's unreadable stored answers: self-paced ones and every pushed round's."""
         rows = self._rows("SELECT a.answer AS answer FROM round_answers a JOIN pushes p ON p.id = a.push_id "

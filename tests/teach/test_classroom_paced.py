@@ -337,3 +337,21 @@ def test_a_teacher_moving_on_during_a_submit_is_caught_under_the_write_lock(stor
         store.answer(ana.token, old.id, 1, SINGLE.answer)
     monkeypatch.undo()
     assert store.answered(old, 1) == 0
+
+
+def test_a_teacher_releases_a_name_that_joined_but_never_answered(store):
+    """Issue 44 item 4: a join whose reply was lost left a ghost name its student could never rejoin under. The
+    teacher may release a name with no answers (self-paced or pushed); a name with answers is never released."""
+    session, (ana, ben, _cy) = _session(store)
+    push = store.push(session.code, SINGLE)
+    store.answer(ben.token, push.id, 1, SINGLE.answer)
+    with pytest.raises(ClassroomError, match="already called Student 0"):
+        store.join(session.code, "Student 0")  # the ghost: the reply never reached the phone
+    assert [s.name for s in store.unanswered_students(session.code)] == ["Student 0", "Student 2"]
+    assert store.release_name(session.code, "Student 1") is False  # answered: stays, with its answer
+    assert store.round_answers(push)[0][1] == "Student 1"
+    assert store.release_name(session.code, "Student 0") is True
+    assert store.student(ana.token) is None
+    again = store.join(session.code, "Student 0")  # the student joins again under their name
+    assert again.name == "Student 0" and again.token != ana.token
+    assert store.release_name(session.code, "Nobody") is False

@@ -107,6 +107,24 @@ def test_the_right_pin_opens_the_dashboard_with_live_results(db):
     assert "Download all answers (CSV)" in {b.label for b in at.get("download_button")}
 
 
+def test_the_teacher_releases_a_ghost_name_from_the_dashboard(db):
+    """Issue 44 item 4: a student whose join reply was lost sees their name taken; the dashboard offers the names
+    with no answers, and releasing one lets the student join again under it."""
+    at = _as_teacher(PIN)
+    at.button(key="classroom_start").click().run()
+    code = at.session_state["classroom_session"]
+    store = ClassroomStore(db)
+    session = store.session(code)
+    store.join(code, "Ghost")
+    answered = store.join(code, "Ana")
+    store.record_answer(answered.token, session.questions[0].id, session.questions[0].answer)
+    at.run()
+    assert at.selectbox(key="classroom_release_name").options == ["Ghost"]  # Ana has answered: never offered
+    at.button(key="classroom_release").click().run()
+    assert [s.value for s in at.success] == ["Ghost can join again."]
+    assert store.join(code, "Ghost").name == "Ghost"
+
+
 def test_without_a_pin_the_teacher_view_explains_how_to_set_one(db, monkeypatch):
     monkeypatch.delenv("SPECVIZ_TEACHER_PIN")
     at = _page()

@@ -153,6 +153,7 @@ def mastery_and_exports(store: PacedStore, session: Session) -> None:
                        _("round 1 right"): _share(s.correct[0], s.answered[0]),
                        _("round 2 right"): _share(s.correct[1], s.answered[1])} for s in scores],
                      hide_index=True, key="paced_mastery")
+    teacher.release_form(store, session)
     teacher.unreadable_note(store, session)
     csv_col, json_col = st.columns(2)
     csv_col.download_button(_(TEXT["csv"]), store.export_csv(session), f"classroom-{session.code}.csv", "text/csv",

@@ -224,9 +224,27 @@ def dashboard(store: ClassroomStore, session: Session) -> None:
     st.dataframe([{_("name"): p.name, _("answered"): f"{p.answered}/{p.total}", _("right"): p.correct,
                    _("last answer"): time.strftime("%H:%M:%S", time.localtime(p.last_answer_at))
                    if p.last_answer_at else "–"} for p in progress], hide_index=True, key="classroom_s_table")
+    release_form(store, session)
     unreadable_note(store, session)
     st.download_button(_("Download all answers (CSV)"), store.export_csv(session), f"classroom-{session.code}.csv",
                        "text/csv", key="classroom_csv", on_click="ignore")
+
+
+def release_form(store: ClassroomStore, session: Session) -> None:
+    """Free the name of a student who joined but answered nothing (a join whose reply was lost, a typo), so they
+    can join again under it; students with answers are never offered."""
+    free = [s.name for s in store.unanswered_students(session.code)]
+    if not free or session.closed:
+        return
+    with st.expander(_("A student cannot join under their name?")):
+        st.caption(_("If a student's join did not reach their phone, their name is taken by a place that has no "
+                     "answers. Release it and ask them to join again."))
+        name = st.selectbox(_("Joined, no answers yet"), free, key="classroom_release_name")
+        if st.button(_("Release this name"), key="classroom_release"):
+            if store.release_name(session.code, name):
+                st.success(_("{name} can join again.", name=name))
+            else:
+                st.warning(_("{name} has answered in the meantime, so the name stays.", name=name))
 
 
 def unreadable_note(store: ClassroomStore, session: Session) -> None:

@@ -22,9 +22,10 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
+from specviz.engine.draft_shape import DraftShape
 from specviz.engine.proposers import make_proposer
 from specviz.labs.bench.config import load_suites
 from specviz.labs.bench.summary import estimated_speedup, physical_limit, tokens_fed
@@ -35,32 +36,19 @@ from specviz.runs.running import prompt_ids, run
 from specviz.runs.runspec import RunSpec
 
 
-@dataclass(frozen=True)
-class Shape:
-    """One draft shape: depth K, and a tree's node budget and width (tree_nodes 0 = a chain of K)."""
-
-    k: int
-    tree_nodes: int = 0
-    tree_width: int = 4
-    tree_lookup: int = 0
-
-    def label(self) -> str:
-        return f"chain K={self.k}" if not self.tree_nodes else \
-            f"tree {self.tree_nodes} nodes, width {self.tree_width}, depth {self.k}" + \
-            (f" + lookup {self.tree_lookup}" if self.tree_lookup else "")
 
 
 def shapes(ks: Sequence[int], nodes: Sequence[int], widths: Sequence[int], lookups: Sequence[int] = (0,)
-           ) -> list[Shape]:
+           ) -> list[DraftShape]:
     """Every chain of K, and every tree (N > K nodes) of every width and lookup branch, for every K.
 
     >>> [s.label() for s in shapes([3], [0, 8], [2], [0, 6])]
-    ['chain K=3', 'tree 8 nodes, width 2, depth 3', 'tree 8 nodes, width 2, depth 3 + lookup 6']
+    ['chain K=3', 'tree 8x2 depth 3', 'tree 8x2 depth 3 + lookup 6']
     """
     out = []
     for k in ks:
-        out += [Shape(k)] if 0 in nodes else []
-        out += [Shape(k, n, w, m) for n in nodes if n > k for w in widths for m in lookups]
+        out += [DraftShape(k)] if 0 in nodes else []
+        out += [DraftShape(k, n, w, m) for n in nodes if n > k for w in widths for m in lookups]
     return out
 
 
@@ -69,8 +57,8 @@ def tokens_per_forward(traces: list) -> float:
     return sum(t.num_tokens for t in traces) / sum(t.num_steps for t in traces)
 
 
-def measure(pair, proposer: str, shape_list: list[Shape], prompts: list[str], max_new_tokens: int,
-            temperature: float, progress=print) -> dict[Shape, dict]:
+def measure(pair, proposer: str, shape_list: list[DraftShape], prompts: list[str], max_new_tokens: int,
+            temperature: float, progress=print) -> dict[DraftShape, dict]:
     """Tokens per forward (and the greedy outputs) of every shape over the prompts."""
     found = {}
     for shape in shape_list:

@@ -22,6 +22,7 @@ from typing import Any
 
 import torch
 
+from specviz.engine.draft_shape import DraftShape
 from specviz.engine.generation import Clock, default_clock, synchronize
 from specviz.engine.policies import confident
 from specviz.engine.trace import Trace
@@ -98,10 +99,12 @@ class Configuration:
     tree_lookup: int = 0  # tokens the tree also copies from the context; 0 = no lookup branch
 
     @property
+    def shape(self) -> DraftShape:
+        return DraftShape(self.k, self.tree_nodes, self.tree_width or 4, self.tree_lookup if self.tree_nodes else 0)
+
+    @property
     def label(self) -> str:
-        shape = f"K={self.k}" + (f" tree {self.tree_nodes}x{self.tree_width}" if self.tree_nodes else "") + \
-            (f" + lookup {self.tree_lookup}" if self.tree_nodes and self.tree_lookup else "")
-        return f"{self.proposer} {self.policy} {shape}"
+        return f"{self.proposer} {self.policy} {self.shape.label()}"  # the shape's one label (DraftShape)
 
 
 @dataclass

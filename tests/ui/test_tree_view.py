@@ -296,3 +296,12 @@ def test_a_phone_reads_the_tree_as_a_list_and_a_wide_screen_sees_it_drawn():
     assert "<" not in text.replace("&lt;", "")  # token text escaped: no tag reaches the page
     assert f'@media (max-width: 640px) {{ [class*="_{TREE_WIDE}_"] {{display:none' in CSS
     assert f'@media (min-width: 641px) {{ [class*="_{TREE_NARROW}_"] {{display:none' in CSS
+
+
+def test_the_tree_charts_accessible_name_is_plain_text():
+    """Issue 42 item 5: the tree chart's aria-label was built from the markdown title, so a screen reader met its
+    escapes ('&lt;' read out as such). The name is the same sentence as plain text; `charts.show` escapes it once."""
+    step = evil_tree_step()
+    shown, plain = tree_title(step), tree_title(step, plain=True)
+    assert "&lt;" in shown and "&lt;" not in plain and "<img" in plain  # escaped for markdown, never in a name
+    assert plain.split(" · ")[0] == shown.split(" · ")[0]  # the same words

@@ -144,19 +144,21 @@ def tree_figure(step: Step) -> go.Figure:
     return fig
 
 
-def tree_title(step: Step) -> str:
+def tree_title(step: Step, plain: bool = False) -> str:
     """'8 drafted nodes · accepted path: ‘a’ → ‘b’, then ↻ ‘c’' as markdown (token texts escaped), shown above the
-    chart where it wraps on a phone rather than as a Plotly title that is cut off."""
+    chart where it wraps on a phone rather than as a Plotly title that is cut off; `plain`: the same words as plain
+    text, for the chart's accessible name (issue 42 item 5: aria-labels held markdown's backslashes)."""
+    token = (lambda text: shortened(text, limit=8)) if plain else _token
     record = step.tree
     copied = sum(n.copied for n in record.nodes)
     nodes = ngettext("{n} drafted node", "{n} drafted nodes", len(record.nodes) - copied)
     if copied:
         nodes = _("{drafted} + {copied}", drafted=nodes,
                   copied=ngettext("{n} copied from the context", "{n} copied from the context", copied))
-    path = " → ".join(f"‘{_token(record.nodes[j].text)}’" for j in record.path) or _("no node kept")
+    path = " → ".join(f"‘{token(record.nodes[j].text)}’" for j in record.path) or _("no node kept")
     last = step.emitted[-1] if step.emitted and step.emitted[-1].kind in (TokenKind.RECOVERED, TokenKind.BONUS) \
         else None
-    then = _(", then {glyph} ‘{token}’", glyph=style(last.kind).glyph, token=_token(last.text)) if last else ""
+    then = _(", then {glyph} ‘{token}’", glyph=style(last.kind).glyph, token=token(last.text)) if last else ""
     return _("{nodes} · accepted path: {path}{then}", nodes=nodes, path=path, then=then)
 
 

@@ -43,7 +43,7 @@ def render_tree(step: Step, *, key: str) -> None:
     tree_col, mask_col = st.columns([3, 2], gap="medium")
     drawn = tree_col.container(key=f"{key}_{WIDE}_{step.index}")  # the drawn tree: hidden on a phone (TREE_CSS)
     drawn.markdown(f"**{tree_title(step)}**")
-    show(tree_figure(step), f"{key}_tree_{step.index}", drawn, name=tree_title(step),
+    show(tree_figure(step), f"{key}_tree_{step.index}", drawn, name=tree_title(step, plain=True),
          table=pd.DataFrame(tree_rows(step.tree)))  # the numbers of every node
     tree_col.container(key=f"{key}_{NARROW}_{step.index}").markdown(tree_list(step))  # a phone reads a list
     drawn.caption(_(TEXT["read_tree"]))  # how to read the drawing: a phone reads the list instead

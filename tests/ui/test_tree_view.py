@@ -305,3 +305,17 @@ def test_the_tree_charts_accessible_name_is_plain_text():
     shown, plain = tree_title(step), tree_title(step, plain=True)
     assert "&lt;" in shown and "&lt;" not in plain and "<img" in plain  # escaped for markdown, never in a name
     assert plain.split(" · ")[0] == shown.split(" · ")[0]  # the same words
+
+
+def test_the_lookup_mark_has_a_legend_chip_with_its_full_label():
+    """Issue 42 item 5: ❐ alone looked like a missing glyph; it gets a chip and a label in both languages, and
+    the caption that names p′(x) says what p′ is."""
+    from specviz.ui.common.tree_figures import COPIED_MARK
+    from specviz.ui.common.tree_view import TEXT, copied_legend
+
+    for lang, label in (("en", "copied from the context (no model drafted it)"),
+                        ("pt", "copiado do contexto (nenhum modelo o rascunhou)")):
+        with using(lang):
+            chip = copied_legend()
+        assert f"{COPIED_MARK}&nbsp;tok</span>" in chip and label in chip
+    assert "where p′ is p at its parent after the siblings tried before it were rejected" in TEXT["copied"]

@@ -13,6 +13,7 @@ from specviz.engine.trace import Step
 from specviz.ui.common.accessibility import TREE_NARROW as NARROW  # the container keys its CSS hides by width
 from specviz.ui.common.accessibility import TREE_WIDE as WIDE
 from specviz.ui.common.charts import show
+from specviz.ui.common.escaping import escape_text
 from specviz.ui.common.palette import legend_html
 from specviz.ui.common.tree_figures import (COPIED_MARK, STATUS_KINDS, mask_figure, tree_figure, tree_list,
                                             tree_rows, tree_title)
@@ -28,14 +29,24 @@ TEXT = {
                     "scores every branch as if it were alone."),
     "copied": N_("**{mark} Copied from the context:** the tree's lookup branch, the tokens that followed the last "
                  "earlier place where the text's final words appeared (prompt lookup). No model drafted them, so q "
-                 "is a point mass: the target keeps a copied node with probability p'(x), and the output is still "
-                 "exactly the target's."),
+                 "is a point mass: the target keeps a copied node with probability p′(x), where p′ is p at its "
+                 "parent after the siblings tried before it were rejected (the residual they left), and the output "
+                 "is still exactly the target's."),
+    "copied_chip": N_("copied from the context (no model drafted it)"),
     "numbers": N_("The numbers of every node"),
     "main_line": N_("The main line: the accepted path and the first node rejected below it (hover a chip for p, q, "
                     "p/q, min(1, p/q) and u)"),
 }
 
 
+
+
+def copied_legend() -> str:
+    """The lookup mark's legend chip: ❐ on a chip like the verdicts' (its border dashed), then its full label."""
+    label = escape_text(_(TEXT["copied_chip"]), whitespace=False)
+    return (f'<div style="line-height:2;font-size:0.95rem"><span style="display:inline-block;padding:1px 7px;'
+            f'border-radius:6px;border:2px dashed #5E5E5E;background:#FFFFFF;color:#222222;font-family:'
+            f'\'DejaVu Sans Mono\',monospace">{COPIED_MARK}&nbsp;tok</span>&nbsp;{label}</div>')
 
 
 def render_tree(step: Step, *, key: str) -> None:
@@ -49,6 +60,7 @@ def render_tree(step: Step, *, key: str) -> None:
     drawn.caption(_(TEXT["read_tree"]))  # how to read the drawing: a phone reads the list instead
     tree_col.html(legend_html(tuple(STATUS_KINDS.values()), distributions=False))
     if any(node.copied for node in step.tree.nodes):
+        tree_col.html(copied_legend())  # ❐ in a chip with its full label: alone it looked like a missing glyph
         tree_col.caption(_(TEXT["copied"], mark=COPIED_MARK))
     show(mask_figure(step.tree), f"{key}_mask_{step.index}", mask_col)
     mask_col.caption(_(TEXT["read_mask"]))

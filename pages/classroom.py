@@ -61,6 +61,8 @@ try:  # a busy or read-only database (or any refused input) is one sentence, nev
             presenter.base_input()
             teacher.session_controls(store, session)
         elif session is not None:
+            if not session.closed:
+                presenter.reach_warning()
             live = not session.closed and st.toggle(_("Refresh every 5 seconds"), value=True, key="classroom_live")
             live_fragment(teacher.dashboard, run_every=5 if live else None)(store, session)
             teacher.session_controls(store, session)

@@ -411,3 +411,21 @@ def test_the_teacher_view_survives_the_presenter_view(db):
     at.run()  # the next click still finds the teacher's dashboard, not the join form
     assert at.radio(key="classroom_role").value == "the teacher" and "classroom_start" in _keys(at)
     assert at.query_params["as"] == "teacher" and at.query_params["session"] == code
+
+
+def test_the_teacher_is_told_when_phones_cannot_reach_this_server(db, monkeypatch):
+    """Issue 42 item 6: the server listened on 127.0.0.1 while the QR code offered the LAN address. The dashboard
+    says so in one sentence, with the fix, next to the join address."""
+    import streamlit as st
+
+    from specviz.ui.classroom import presenter
+
+    real = st.get_option
+    monkeypatch.setattr(st, "get_option", lambda name: "127.0.0.1" if name == "server.address" else real(name))
+    monkeypatch.setattr(presenter, "guessed_base", lambda: "http://192.168.1.20:8501")
+    at = _as_teacher(PIN)
+    at.button(key="classroom_start").click().run()
+    said = [w.value for w in at.warning]
+    assert any(w.startswith("Students' phones cannot reach this server: it listens only on this computer "
+                            "(127.0.0.1), while the join address points at 192.168.1.20.") and
+               "--server.address 0.0.0.0" in w for w in said), said

@@ -40,7 +40,28 @@ TEXT = {
     "base": N_("Join address shown on the projector"),
     "base_help": N_("The address students' phones open; start the app with --server.address 0.0.0.0 so that "
                     "they can reach it."),
+    "unreachable": N_("Students' phones cannot reach this server: it listens only on this computer "
+                      "({address}), while the join address points at {host}. Stop the app and start it again "
+                      "with `--server.address 0.0.0.0` (docs/teaching.md, step 1); phones and this computer must be "
+                      "on the same network."),
 }
+LOOPBACK = ("localhost", "127.0.0.1", "::1")
+
+
+def unreachable_note(base: str, listening: str | None) -> str | None:
+    """The sentence for a teacher whose server phones cannot reach (issue 42 item 6: it listened on 127.0.0.1 while
+    the QR code offered the LAN address), or None. `listening` is Streamlit's server.address (None: all
+    interfaces).
+
+    >>> unreachable_note("http://192.168.1.20:8501", "127.0.0.1").startswith("Students' phones cannot reach")
+    True
+    >>> unreachable_note("http://192.168.1.20:8501", None), unreachable_note("http://localhost:8501", "127.0.0.1")
+    (None, None)
+    """
+    host = urlsplit(base).hostname or ""
+    if not listening or listening not in LOOPBACK or host in LOOPBACK:
+        return None
+    return _(TEXT["unreachable"], address=listening, host=host)
 
 CSS = """<style>
 [data-testid="stSidebar"], [data-testid="stHeader"], [data-testid="stToolbar"] {display: none;}
@@ -88,6 +109,14 @@ def base_input() -> None:
     st.session_state.setdefault(BASE_KEY, guessed_base())
     st.session_state[INPUT_KEY] = st.session_state[BASE_KEY]
     st.text_input(_(TEXT["base"]), key=INPUT_KEY, help=_(TEXT["base_help"]), max_chars=200, on_change=_keep_base)
+    reach_warning()
+
+
+def reach_warning() -> None:
+    """On the teacher's screen, one warning when the students' phones cannot reach this server."""
+    note = unreachable_note(join_base(), st.get_option("server.address"))
+    if note:
+        st.warning(note)
 
 
 def _keep_base() -> None:

@@ -157,7 +157,8 @@ def test_the_quiz_as_a_sheet_with_its_results(page):
     at.form_submit_button[0].click().run()
     _portuguese(at)
     assert at.metric[0].label == "Pontuação" and at.metric[0].value == "1 / 2"
-    assert {b.label for b in at.get("download_button")} == {"Baixar resultados (CSV)", "Baixar resultados (JSON)"}
+    assert {b.label for b in at.get("download_button")} == {"Baixar resultados (CSV)", "Baixar resultados (JSON)",
+                                                           "Baixar um arquivo de quiz de exemplo"}
 
 
 def test_a_teachers_broken_upload_is_refused_in_portuguese(page):

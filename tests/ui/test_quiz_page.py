@@ -187,7 +187,7 @@ def test_finish_then_retry_the_missed_one(at):
         at.button(key=f"{round_key}_check").click().run()
         at.button(key=f"{round_key}_next").click().run()
     assert at.metric[0].value == "1 / 2"
-    assert {b.label for b in at.get("download_button")} == {"Download results (CSV)", "Download results (JSON)"}
+    assert {b.label for b in at.get("download_button")} >= {"Download results (CSV)", "Download results (JSON)"}
     at.button(key=f"{round_key}_retry").click().run()
     retry = at.session_state["quiz_run"]
     assert [q.id for q in retry.questions] == [second.id]
@@ -299,3 +299,14 @@ def test_with_nothing_met_the_quiz_says_so_and_offers_all_concepts(fresh):
     fresh.button(key="quiz_widen").click().run()
     assert fresh.radio(key="quiz_scope").value == "all"
     assert fresh.session_state["quiz_run"].questions[0].id == "ci-what-is"
+
+
+def test_the_upload_help_offers_an_example_file_not_a_repository_path():
+    """Issue 42 item 8: the upload pointed visitors to assets/quiz/README.md, a file a browser cannot open. The help
+    says the format and a downloadable example holds one valid question of each type."""
+    from specviz.teach.quiz import parse_bank
+    from specviz.ui.quiz.setup import EXAMPLE_QUIZ, TEXT
+
+    assert "assets/" not in TEXT["upload"] and "assets/" not in TEXT["upload_help"]
+    bank = parse_bank(EXAMPLE_QUIZ.encode("utf-8"), "my-quiz.yaml")
+    assert sorted(q.kind.value for q in bank.questions) == ["multiple", "numeric", "ordering", "single"]

@@ -37,7 +37,12 @@ TEXT = {
     "all_button": N_("Quiz me on all concepts"),
     "start_path": N_("Start the guided path"),
     "bank_broken": N_("{problem} Using the built-in questions only."),
-    "upload": N_("Add your own questions (a YAML quiz file; the format is in assets/quiz/README.md)"),
+    "upload": N_("Add your own questions (a YAML quiz file)"),
+    "upload_help": N_("A file with a `questions:` list; each question has an id, a concept, a type (single, "
+                      "multiple, numeric or ordering), a page link, a prompt, its choices where it has them, the "
+                      "answer and an explanation. The example file below holds one question of each type to copy "
+                      "and edit; a file that breaks a rule is refused with a sentence that names the question."),
+    "example": N_("Download an example quiz file"),
     "trace_upload": N_("Add live questions from a trace (a JSON trace saved from the Playground)"),
     "no_drafts": N_("This trace has no drafted tokens to ask about."),
     "mode": N_("How to take it"),
@@ -82,9 +87,50 @@ def default_bank() -> Bank:
         return _bundled_bank(lang)
 
 
+EXAMPLE_QUIZ = """\
+# A quiz file for specviz: upload it on the Quiz page ("Add your own questions"). Edit the texts, keep the keys.
+questions:
+  - id: my-rule-1
+    concept: accept_rule
+    type: single
+    link: pages/playground.py
+    prompt: "p = 0.2 and q = 0.5 for a drafted token. With which probability is it kept?"
+    choices: ["0.4", "0.2", "1", "0.5"]
+    answer: "0.4"
+    explanation: "min(1, p/q) = min(1, 0.2/0.5) = 0.4."
+  - id: my-rule-2
+    concept: accept_rule
+    type: numeric
+    link: pages/playground.py
+    prompt: "p = 0.3 and q = 0.6: what is min(1, p/q)?"
+    answer: 0.5
+    tolerance: 0.01
+    explanation: "0.3 / 0.6 = 0.5, below 1."
+  - id: my-loop-1
+    concept: core_idea
+    type: multiple
+    link: pages/playground.py
+    prompt: "Which of these happen in one speculative step?"
+    choices: ["The draft proposes K tokens", "The target scores K + 1 positions in one pass", "The draft is retrained"]
+    answer: ["The draft proposes K tokens", "The target scores K + 1 positions in one pass"]
+    explanation: "Drafting and one verification pass; nothing is trained while decoding."
+  - id: my-loop-2
+    concept: core_idea
+    type: ordering
+    link: pages/playground.py
+    prompt: "Put one step in order."
+    answer: ["The draft proposes", "The target verifies", "Accepted drafts are kept", "One more token is added"]
+    explanation: "Propose, verify, keep the accepted prefix, then the recovered or bonus token."
+"""
+
+
 def with_upload(bank: Bank, key: str) -> Bank:
-    """`bank` plus the questions of a teacher's uploaded YAML file; a broken file gets one st.error sentence."""
-    upload = st.file_uploader(_(TEXT["upload"]), type=["yaml", "yml"], key=key)
+    """`bank` plus the questions of a teacher's uploaded YAML file; a broken file gets one st.error sentence. The
+    format is told in the help and shown by a downloadable example (a visitor cannot open the repository's
+    assets/quiz/README.md: issue 42 item 8)."""
+    upload = st.file_uploader(_(TEXT["upload"]), type=["yaml", "yml"], key=key, help=_(TEXT["upload_help"]))
+    st.download_button(_(TEXT["example"]), EXAMPLE_QUIZ, "my-quiz.yaml", "application/x-yaml", key=f"{key}_example",
+                       on_click="ignore")
     if upload is None:
         return bank
     try:

@@ -79,6 +79,8 @@ def test_the_teacher_pushes_watches_opens_round_two_and_reveals(db):
 
     at.button(key="paced_round_2").click().run()
     assert store.current(code).round == 2 and {m.label: m.value for m in at.metric}["Answered"] == "0 of 3"
+    assert at.text_input(key="paced_search").value == "residual"  # issue 42 item 8: the filter outlives round 2
+    assert at.selectbox(key="paced_pick").value == SINGLE.id
     store.answer(ben.token, push.id, 2, SINGLE.answer)
     at.button(key="paced_reveal").click().run()
     assert not at.exception and store.current(code).revealed

@@ -2,6 +2,7 @@
 stages that widen the prompts (self-instruct questions, follow-ups, rewrites, drills) without touching a held-out
 topic."""
 
+import pytest
 import torch
 from scipy import stats
 
@@ -56,6 +57,7 @@ def test_a_row_stops_at_its_first_end_token_and_the_others_go_on():
     assert out[0].features.shape[0] == len(out[0].tokens) - 1
 
 
+@pytest.mark.slow  # over 1.5 s: make test runs it, make check stays under a minute
 def test_sampled_tokens_follow_softmax_of_logits_over_t():
     """One uniform draw per token through the cumulative distribution: a chi-square test against softmax(l / T)."""
     logits = torch.tensor([[2.0, 1.0, 0.5, -1.0, 0.0]])

@@ -110,6 +110,7 @@ def test_unrolled_depths_attend_exactly_as_drafting_does(toy_data):
             assert torch.allclose(out[0, 0], outputs[depth - 1][0, t], atol=1e-5), depth
 
 
+@pytest.mark.slow  # over 1.5 s: make test runs it, make check stays under a minute
 def test_the_objective_learns_and_the_loop_resumes(toy_data, tmp_path):
     pair, records = toy_data
     drafter, vocab = toy_drafter(pair.target)

@@ -4,9 +4,12 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from conftest import TIMEOUTS, time_limit
 
 
+@pytest.mark.slow  # over 1.5 s: make test runs it, make check stays under a minute
 def test_a_hung_fixture_fails_within_its_limit_with_a_readable_message(tmp_path):
     (tmp_path / "test_hang.py").write_text(
         "import threading\n"

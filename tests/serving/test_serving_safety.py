@@ -312,6 +312,7 @@ def test_many_positions_and_bad_values_keep_the_scrape_small_and_finite():
     assert len(Delta.between(scrape, later).accepted_per_position) == MAX_POSITIONS
 
 
+@pytest.mark.slow  # over 1.5 s: make test runs it, make check stays under a minute
 def test_the_chart_table_is_linear_in_the_points():
     """A figure of 300,000 distinct x values gives its 60-row table at once (the old list lookup was quadratic)."""
     n = 300_000

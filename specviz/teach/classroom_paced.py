@@ -513,48 +513,29 @@ def _numeric(question: Question, rounds: tuple[list, list], answered: tuple[int,
     reach = 10 * max(abs(target), tol, 1.0)  # farther than this from the right answer: counted apart
     low_edge, high_edge = target - reach, target + reach
     near = [d for d in distinct if low_edge <= d <= high_edge]
-    spread = _binned(near, target)
+    lo, hi = min([*near, target]), max([*near, target])
+    width = hi / NUMERIC_BINS - lo / NUMERIC_BINS  # not (hi − lo) / n: hi − lo overflows for 1e308 and −1e308
+    edges = [lo + i * width for i in range(NUMERIC_BINS)] + [hi]
+    labels = tuple(f"{_num(edges[i])}–{_num(edges[i + 1])}" for i in range(NUMERIC_BINS))
+
+    def bin_of(v: float) -> int:
+        if not width > 0:
+            return 0
+        place = (v / NUMERIC_BINS - lo / NUMERIC_BINS) / width * NUMERIC_BINS  # (v − lo) / width, finite
+        return min(NUMERIC_BINS - 1, max(0, math.floor(place))) if math.isfinite(place) else 0
+
+    counts = tuple(tuple(sum(bin_of(v) == i for v in r if low_edge <= v <= high_edge) for i in range(NUMERIC_BINS))
+                   for r in values)
+    right = tuple(i == bin_of(target) for i in range(NUMERIC_BINS))
     below = tuple(sum(v < low_edge for v in r) for r in values)
     above = tuple(sum(v > high_edge for v in r) for r in values)
-    labels, counts, right = spread.labels, _spread_counts(spread, values, low_edge, high_edge), spread.right
     if any(below):
         labels, right = (_(TEXT["far_below"], value=_num(low_edge)), *labels), (False, *right)
         counts = tuple((b, *c) for b, c in zip(below, counts, strict=True))
     if any(above):
         labels, right = (*labels, _(TEXT["far_above"], value=_num(high_edge))), (*right, False)
         counts = tuple((*c, a) for a, c in zip(above, counts, strict=True))
-    return Distribution(tuple(labels), counts, tuple(right), answered, correct)
-
-
-@dataclass(frozen=True)
-class _Bins:
-    """NUMERIC_BINS equal ranges from `lo` to `hi` (labels, which holds the right answer) and where a value falls."""
-
-    lo: float
-    width: float
-    labels: tuple[str, ...]
-    right: tuple[bool, ...]
-
-    def bin_of(self, v: float) -> int:
-        if not self.width > 0:
-            return 0
-        place = (v / NUMERIC_BINS - self.lo / NUMERIC_BINS) / self.width * NUMERIC_BINS  # (v − lo) / width, finite
-        return min(NUMERIC_BINS - 1, max(0, math.floor(place))) if math.isfinite(place) else 0
-
-
-def _binned(near: list[float], target: float) -> _Bins:
-    lo, hi = min([*near, target]), max([*near, target])
-    width = hi / NUMERIC_BINS - lo / NUMERIC_BINS  # not (hi − lo) / n: hi − lo overflows for 1e308 and −1e308
-    edges = [lo + i * width for i in range(NUMERIC_BINS)] + [hi]
-    labels = tuple(f"{_num(edges[i])}–{_num(edges[i + 1])}" for i in range(NUMERIC_BINS))
-    bins = _Bins(lo, width, labels, ())
-    return _Bins(lo, width, labels, tuple(i == bins.bin_of(target) for i in range(NUMERIC_BINS)))
-
-
-def _spread_counts(bins: _Bins, values: list[list[float]], low_edge: float, high_edge: float) -> tuple:
-    """Per round, how many of the answers near the right one fall in each of `bins`' ranges."""
-    return tuple(tuple(sum(bins.bin_of(v) == i for v in r if low_edge <= v <= high_edge) for i in range(NUMERIC_BINS))
-                 for r in values)
+    return Distribution(labels, counts, right, answered, correct)
 
 
 def _stored_number(answer: Any) -> float | None:

@@ -145,6 +145,8 @@ class PacedStore(ClassroomStore):
     """The classroom store with teacher-paced sessions. Thread-safe like its parent: a connection per call, writes
     in BEGIN IMMEDIATE transactions, one answer per (push, round, student) enforced by the database."""
 
+    ANSWER_TABLES = ("answers", "round_answers")  # a student who answered a pushed round has answered too
+
     def __init__(self, path: Any = None, timeout: float | None = None) -> None:
         super().__init__(path, timeout)
         try:
@@ -302,11 +304,6 @@ class PacedStore(ClassroomStore):
                 "WHERE a.push_id = ? ORDER BY a.round, a.answered_at", (push.id,)).fetchall()
         return [(r["round"], r["name"], answer, bool(r["correct"]), r["at"]) for r in rows
                 if (answer := read_stored(r["answer"])) is not UNREADABLE]
-
-    def _has_answered(self, token: str) -> bool:
-        """An answer to a self-paced question or to any pushed round."""
-        return super()._has_answered(token) or self._row(
-            "SELECT 1 FROM round_answers WHERE token = ? LIMIT 1", (token,)) is not None
 
     def unreadable_answers(self, session: Session) -> int:
         """The session's unreadable stored answers: self-paced ones and every pushed round's."""

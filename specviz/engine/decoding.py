@@ -32,7 +32,7 @@ from specviz.engine.generation import (Clock, GenerationSettings, append_until_s
                                 prompt_ids, synchronize)
 from specviz.core.text import template_tokens
 from specviz.engine.kvcache import runner_for
-from specviz.engine.limits import TREE_LOOKUP_RANGE, TREE_NODES_RANGE, TREE_WIDTH_RANGE
+from specviz.engine.limits import TREE_LOOKUP_RANGE, TREE_NODES_RANGE, TREE_WIDTH_RANGE, check_lookup_has_tree
 from specviz.engine.proposers import DraftModelProposer, Proposal, Proposer
 from specviz.engine.proposers.ngram import prompt_lookup
 from specviz.engine.recording import StepOutcome, TraceRecorder
@@ -144,9 +144,7 @@ class TreeShape:
                                       ("tree_lookup", self.lookup, TREE_LOOKUP_RANGE)):
             if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
                 raise ValueError(f"{name} must be a whole number from {lo} to {hi} (got {value!r}).")
-        if self.lookup and not self.nodes:
-            raise ValueError(f"tree_lookup needs a tree: set tree_nodes above 0, or tree_lookup to 0 (got tree_lookup="
-                             f"{self.lookup} with tree_nodes=0).")
+        check_lookup_has_tree(self.nodes, self.lookup)
 
     def settings(self) -> dict:
         """What the trace's settings record: nothing for a chain, so chain traces stay as they were; the lookup

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from specviz.core.i18n import _
-from specviz.engine.limits import K_RANGE, TREE_LOOKUP_RANGE, TREE_NODES_RANGE, TREE_WIDTH_RANGE
+from specviz.engine.limits import K_RANGE, TREE_LOOKUP_RANGE, TREE_NODES_RANGE, TREE_WIDTH_RANGE, check_lookup_has_tree
 
 
 @dataclass(frozen=True)
@@ -32,9 +32,7 @@ class DraftShape:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
                 raise ValueError(f"{name} must be a whole number from {lo} to {hi} (got {value!r}).")
-        if self.tree_lookup and not self.tree_nodes:
-            raise ValueError(f"tree_lookup needs a tree: set tree_nodes above 0, or tree_lookup to 0 (got tree_lookup="
-                             f"{self.tree_lookup} with tree_nodes=0).")
+        check_lookup_has_tree(self.tree_nodes, self.tree_lookup)
 
     @property
     def is_tree(self) -> bool:

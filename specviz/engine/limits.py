@@ -39,6 +39,18 @@ def check_threads(threads: object, flag: str = "--threads") -> int:
     return threads
 
 
+def check_lookup_has_tree(tree_nodes: int, tree_lookup: int) -> None:
+    """A ValueError with one sentence for a lookup branch without a tree (issue 44 item 9: it was silently ignored);
+    the one check DraftShape and TreeShape both make.
+
+    >>> check_lookup_has_tree(8, 4), check_lookup_has_tree(0, 0)
+    (None, None)
+    """
+    if tree_lookup and not tree_nodes:
+        raise ValueError(f"tree_lookup needs a tree: set tree_nodes above 0, or tree_lookup to 0 (got tree_lookup="
+                         f"{tree_lookup} with tree_nodes=0).")
+
+
 def threads_arg(text: str) -> int:
     """argparse's type for a --threads flag: 0 (torch's choice) or a count `check_threads` accepts; anything else
     is argparse's one-line error, never a crash inside the OpenMP runtime."""

@@ -416,9 +416,9 @@ class PinGuard(_PerClient):
     each try, and the 8-character minimum (MIN_PIN_LENGTH) leaves that nowhere. Once the server has counted
     OVERALL_FREE misses, those first tries from fresh browsers are paced too, server-wide: one per FRESH_PACE
     seconds (issue 44 item 1: 78 fresh-session guesses found 12345678 in 12.9 s), so the teacher waits at most that
-    long and a guesser gets 1,800 tries an hour against a PIN `weak_pin` did not refuse. The right PIN clears its browser's
-    and its device's records (not the overall one); records are forgotten FORGET_AFTER seconds after their last
-    miss. Without a `session`, the device is the browser (a reload then does not reset the count). Thread-safe;
+    long and a guesser gets 1,800 tries an hour against a PIN `weak_pin` did not refuse. The right PIN clears its
+    browser's and its device's records (not the overall one); records are forgotten FORGET_AFTER seconds after their
+    last miss. Without a `session`, the device is the browser (a reload then does not reset the count). Thread-safe;
     memory is bounded by `max_clients`; `clock` is injectable for tests.
     """
 

@@ -54,31 +54,34 @@ def race_estimate(spec: RunSpec, rounds: int) -> str | None:
     measured target-only speed when its calibration is cached (a quiet measurement, `python -m specviz calibrate`),
     else at the recorded examples' speed for the same models. None when neither is there."""
     measured = _calibrated_rate(spec.pair)
-    if measured is not None:
-        seconds = rounds * 2 * spec.max_new_tokens / measured + 2 * 2 / measured
+    rate = measured if measured is not None else _recorded_rate(spec.pair)
+    if rate is None:
+        return None
+    seconds = rounds * 2 * spec.max_new_tokens / rate + 2 * 2 / rate  # both lanes, every round, plus the warm-up
+    words = dict(seconds=number(max(1.0, seconds), 0), rounds=rounds, tokens=spec.max_new_tokens, rate=number(rate, 1))
+    if measured is not None:  # the pair is loaded: no first load to add
         return _("Estimate: about {seconds} s ({rounds} rounds of both lanes, {tokens} tokens each), from this "
                  "machine's calibration ({rate} tokens/s target-only, measured quietly); longer if the machine is "
-                 "busy now. A recorded example (What to race, above) is instant.",
-                 seconds=number(max(1.0, seconds), 0), rounds=rounds, tokens=spec.max_new_tokens,
-                 rate=number(measured, 1))
-    base_rates = []
+                 "busy now. A recorded example (What to race, above) is instant.", **words)
+    text = _("Estimate: about {seconds} s ({rounds} rounds of both lanes, {tokens} tokens each), from the recorded "
+             "examples' speed for these models ({rate} tokens/s target-only on the CPU that recorded them); longer "
+             "on a busy or slower machine. A recorded example (What to race, above) is instant.", **words)
+    if spec.pair not in INSTANT_PAIRS and PAIRS.loaded(spec.pair) is None:
+        text += " " + _("The models are not loaded yet: add their first load (about 20 s).")
+    return text
+
+
+def _recorded_rate(pair_name: str) -> float | None:
+    """Target-only tokens per second of the slowest recorded example of these models (an estimate should not promise
+    too much), if one is installed."""
+    rates = []
     for example in list_examples():
         if example.baseline_path is None:
             continue
         _spec, base = load_example(example.name)
-        if base is not None and base.meta.get("pair") == spec.pair and base.tokens_per_second > 0:
-            base_rates.append(base.tokens_per_second)
-    if not base_rates:
-        return None
-    rate = min(base_rates)  # the slowest recorded: an estimate should not promise too much
-    seconds = rounds * 2 * spec.max_new_tokens / rate + 2 * 2 / rate
-    text = _("Estimate: about {seconds} s ({rounds} rounds of both lanes, {tokens} tokens each), from the recorded "
-             "examples' speed for these models ({rate} tokens/s target-only on the CPU that recorded them); longer "
-             "on a busy or slower machine. A recorded example (What to race, above) is instant.",
-             seconds=number(max(1.0, seconds), 0), rounds=rounds, tokens=spec.max_new_tokens, rate=number(rate, 1))
-    if spec.pair not in INSTANT_PAIRS and PAIRS.loaded(spec.pair) is None:
-        text += " " + _("The models are not loaded yet: add their first load (about 20 s).")
-    return text
+        if base is not None and base.meta.get("pair") == pair_name and base.tokens_per_second > 0:
+            rates.append(base.tokens_per_second)
+    return min(rates) if rates else None
 
 
 def _calibrated_rate(pair_name: str) -> float | None:

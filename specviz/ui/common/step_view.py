@@ -287,8 +287,9 @@ def settings_line(trace: Trace) -> str:
 def dtype_text(dtype: object) -> str:
     """The dtype a run computed in, with what it means for exactness: the rule is exact, the arithmetic is not.
     float32 rounds finely enough that greedy output matched target-only decoding on every committed held-out prompt
-    (an observation, not a proof); bfloat16 (and float16) are lossless only up to numerics (a K+1-token forward rounds differently from a one-token forward, so a near-tie can
-    flip and a greedy run can part from target-only decoding)."""
+    (an observation, not a proof); bfloat16 (and float16) are lossless only up to numerics (a K+1-token forward
+    rounds differently from a one-token forward, so a near-tie can flip and a greedy run can part from target-only
+    decoding)."""
     if dtype == "float32":
         return _("float32 (fine rounding: a near-tie rarely flips)")
     if dtype in ("bfloat16", "float16"):

@@ -196,7 +196,7 @@ def tree_list(step: Step) -> str:
     """The tree as markdown a phone can read (issue 42 item 5: at 390 px a deep tree's labels overlap): the accepted
     path, then every node by how far ahead it is, each with its verdict's glyph and its parent, token text escaped.
 
-    Shown instead of the drawn tree on a narrow screen (`TREE_CSS`); the drawn tree stays on a wide one."""
+    Shown instead of the drawn tree on a narrow screen (`accessibility.CSS`); the drawn tree stays on a wide one."""
     record = step.tree
     lines = [f"**{tree_title(step)}**", ""]
     for depth in sorted({n.depth for n in record.nodes}):
@@ -204,12 +204,16 @@ def tree_list(step: Step) -> str:
         for j, node in enumerate(record.nodes):
             if node.depth != depth:
                 continue
-            parent = _("root") if node.parent == ROOT else f"#{node.parent + 1}"
             mark = f" {COPIED_MARK}" if node.copied else ""
             shown.append(_("{glyph} #{n} ‘{text}’{copied}, parent {parent}", glyph=style(node_kind(node)).glyph,
-                           n=j + 1, text=escape_markdown(visible(node.text)), copied=mark, parent=parent))
+                           n=j + 1, text=escape_markdown(visible(node.text)), copied=mark, parent=_parent(node)))
         lines.append(f"- **+{depth}:** " + "; ".join(shown))  # +1 = one token ahead, as the drawn tree's columns
     return "\n".join(lines)
+
+
+def _parent(node: TreeNode) -> str:
+    """A node's parent as the table and the list name it: "root", or "#3" (nodes are numbered from 1)."""
+    return _("root") if node.parent == ROOT else f"#{node.parent + 1}"
 
 
 def tree_rows(record: TreeRecord) -> list[dict[str, str]]:
@@ -220,7 +224,7 @@ def tree_rows(record: TreeRecord) -> list[dict[str, str]]:
     for j, n in enumerate(record.nodes):
         s = style(node_kind(n))
         rows.append({_("node"): f"#{j + 1} {visible(n.text)}",
-                     _("parent"): _("root") if n.parent == ROOT else f"#{n.parent + 1}",
+                     _("parent"): _parent(n),
                      _("depth"): str(n.depth),
                      _("source"): _("{mark} copied", mark=COPIED_MARK) if n.copied else _("drafted"),
                      "q": fmt(n.draft_prob), "p": fmt(n.target_prob),

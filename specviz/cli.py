@@ -400,4 +400,5 @@ def low_acceptance_hint(trace: Trace) -> list[str]:
     return [_("  note: the draft was rarely right ({kept_of_drafted}), so each step paid for "
               "drafting and still emitted about one token. An untrained draft (layer-skip) rarely agrees; with the "
               "default pair try --proposer eagle (trained for it), --proposer ngram on text that repeats the "
-              "prompt, or `compare` to see the cost.", kept_of_drafted=drafts_kept(trace.num_accepted, trace.num_drafted))]
+              "prompt, or `compare` to see the cost.",
+              kept_of_drafted=drafts_kept(trace.num_accepted, trace.num_drafted))]

@@ -39,8 +39,6 @@ TEXT = {
 }
 
 
-
-
 def copied_legend() -> str:
     """The lookup mark's legend chip: ❐ on a chip like the verdicts' (its border dashed), then its full label."""
     label = escape_text(_(TEXT["copied_chip"]), whitespace=False)
@@ -52,7 +50,7 @@ def copied_legend() -> str:
 def render_tree(step: Step, *, key: str) -> None:
     """The step's draft tree (wide) next to its attention mask (narrow), their captions, and the numbers."""
     tree_col, mask_col = st.columns([3, 2], gap="medium")
-    drawn = tree_col.container(key=f"{key}_{WIDE}_{step.index}")  # the drawn tree: hidden on a phone (TREE_CSS)
+    drawn = tree_col.container(key=f"{key}_{WIDE}_{step.index}")  # the drawn tree: hidden on a phone (accessibility.CSS)
     drawn.markdown(f"**{tree_title(step)}**")
     show(tree_figure(step), f"{key}_tree_{step.index}", drawn, name=tree_title(step, plain=True),
          table=pd.DataFrame(tree_rows(step.tree)))  # the numbers of every node

@@ -30,7 +30,9 @@ nothing or the whole thing, never half of it, also when the writer is killed par
 from __future__ import annotations
 
 import os
+import re
 import shutil
+import socket
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -86,12 +88,13 @@ def writing_folder(final: str | Path, complete: Callable[[Path], bool] | None = 
     rename is atomic. When another writer published `final` first, theirs is kept and this one is discarded, so
     callers name `final` by its content (a version, a stamp of its source). Only a folder at `final` that
     `complete(final)` says is not whole (left by something other than this function) is replaced. A writer killed
-    with SIGKILL leaves only its temporary folder, which the next writer beside it removes once it is a day old.
+    with SIGKILL leaves only its temporary folder, which the next writer beside it removes: at once when the folder's
+    name says it was made by a process of this machine that is gone, otherwise once it is a day old.
     """
     final = Path(final)
     final.parent.mkdir(parents=True, exist_ok=True)
     _sweep_stale(final)
-    temporary = Path(tempfile.mkdtemp(prefix=f".{final.name}.", suffix=".partial", dir=final.parent))
+    temporary = Path(tempfile.mkdtemp(prefix=f".{final.name}.{_writer()}-", suffix=".partial", dir=final.parent))
     try:
         os.chmod(temporary, 0o755)  # mkdtemp makes it private; a published folder reads like any other
         yield temporary
@@ -153,12 +156,36 @@ def write_text_atomically(final: str | Path, text: str, encoding: str = "utf-8")
     return Path(final)
 
 
+def _host() -> str:
+    """This machine's name, reduced to letters, digits and hyphens (it goes into a file name)."""
+    return re.sub(r"[^A-Za-z0-9-]", "-", socket.gethostname())[:40] or "host"
+
+
+def _writer() -> str:
+    """Who writes a temporary folder: this machine and process (a forked child gets its own pid)."""
+    return f"{_host()}-{os.getpid()}"
+
+
+def _gone(name: str) -> bool:
+    """True when a temporary folder's `name` says it was made by a process of this machine that no longer runs."""
+    found = re.search(r"\.(?P<host>[A-Za-z0-9-]+)-(?P<pid>\d+)-[a-z0-9_]*\.partial$", name)
+    if found is None or found["host"] != _host():
+        return False
+    try:
+        os.kill(int(found["pid"]), 0)
+    except ProcessLookupError:
+        return True
+    except (PermissionError, OverflowError, ValueError):
+        return False  # a running process of another user (or a number that is no pid): not ours to judge
+    return False
+
+
 def _sweep_stale(final: Path) -> None:
-    """Remove the temporary folders of killed writers of `final` (older than STALE_SECONDS)."""
+    """Remove the temporary folders of killed writers of `final`: those whose process is gone, and any a day old."""
     now = time.time()
     for left in [*final.parent.glob(f".{final.name}.*.partial"), *final.parent.glob(f".{final.name}.*.broken")]:
         try:
-            if now - left.stat().st_mtime > STALE_SECONDS:
+            if _gone(left.name) or now - left.stat().st_mtime > STALE_SECONDS:
                 shutil.rmtree(left, ignore_errors=True)
         except OSError:
             pass

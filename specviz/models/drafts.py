@@ -27,7 +27,8 @@ from transformers import AutoConfig, AutoModelForCausalLM, LlamaForCausalLM, Pre
 
 from specviz.core.i18n import _
 from specviz.core.paths import MODELS_DIR as ASSETS
-from specviz.core.paths import cache_dir, writing_folder
+from specviz.core.cache import build_once, damage, file_digest
+from specviz.core.paths import cache_dir
 from specviz.engine.kinds import DrafterKind
 from specviz.engine.proposers.eagle import EagleDrafter
 from specviz.engine.proposers.eagle3 import Eagle3Drafter
@@ -35,6 +36,7 @@ from specviz.models.loading import device_map_for
 
 EAGLE_NAME = "smollm2-eagle"
 DRAFT_NAME = "smollm2-draft"
+DRAFT_MEGABYTES = 200  # an assembled float32 draft: the target's embeddings and first layers + the trained part
 
 
 def has_eagle(assets: Path = ASSETS) -> bool:
@@ -49,7 +51,7 @@ def read_meta(folder: Path) -> dict:
     path = Path(folder) / "specviz.json"
     if not path.exists():
         raise ValueError(_("{folder} holds no trained draft (no specviz.json): run `python -m specviz.distill all`.",
-                           folder=folder))
+                           folder=Path(folder).name))
     return json.loads(path.read_text())
 
 
@@ -61,7 +63,7 @@ def check_target(meta: dict, target: PreTrainedModel, folder: Path) -> None:
     config = target.config
     if meta["hidden_size"] != config.hidden_size or meta["vocab_size"] != config.vocab_size:
         raise ValueError(_("The draft in {folder} was trained for a target with hidden size {hidden} and {vocab} "
-                           "tokens; this target has {target_hidden} and {target_vocab}.", folder=folder,
+                           "tokens; this target has {target_hidden} and {target_vocab}.", folder=Path(folder).name,
                            hidden=meta['hidden_size'], vocab=meta['vocab_size'], target_hidden=config.hidden_size,
                            target_vocab=config.vocab_size))
 
@@ -100,7 +102,8 @@ def load_eagle(target: PreTrainedModel, folder: Path | None = None
         drafter = EagleDrafter(target.config)
     missing, unexpected = drafter.load_state_dict({k: v.float() for k, v in tensors.items()}, strict=False)
     if unexpected or [k for k in missing if not k.startswith("rotary.")]:
-        raise ValueError(_("{folder}/model.safetensors does not match the EAGLE drafter's layout.", folder=folder))
+        raise ValueError(_("{folder}/model.safetensors does not match the EAGLE drafter's layout.",
+                           folder=Path(folder).name))
     device = next(target.parameters()).device
     return drafter.cast(device, next(target.parameters()).dtype).eval(), vocab.to(device)
 
@@ -180,16 +183,22 @@ def draft_model(target: PreTrainedModel, tokenizer, folder: Path | None = None,
     folder = Path(folder or ASSETS / DRAFT_NAME)
     meta = read_meta(folder)
     check_target(meta, target, folder)
-    trained = folder / "trained.safetensors"
-    stamp = f"{trained.stat().st_size}-{int(trained.stat().st_mtime)}"
+    trained = file_digest(folder / "trained.safetensors")  # the name follows the trained tensors' bytes
     dtype = next(target.parameters()).dtype
     source = _source_weights(target, target_weights)
-    complete = cache_dir() / "models" / f"{DRAFT_NAME}-{stamp}-{_dtype_name(source.dtype)}"
+
+    def whole(precision: torch.dtype) -> tuple[Path, dict]:
+        name = _dtype_name(precision)
+        return (cache_dir() / "models" / f"{DRAFT_NAME}-{trained[:16]}-{name}",
+                {"trained_sha256": trained, "assembled_from": name})
+
+    complete, stamp = whole(source.dtype)
     if dtype != torch.float32:  # an assembly from float32 weights (by an earlier run) is the better source
-        precise = cache_dir() / "models" / f"{DRAFT_NAME}-{stamp}-float32"
-        complete = precise if (precise / "model.safetensors").exists() else complete
-    if not (complete / "model.safetensors").exists():
-        _materialise(source.state, tokenizer, folder, meta, complete)
+        precise, precise_stamp = whole(torch.float32)
+        if damage(precise, precise_stamp) is None:
+            complete, stamp = precise, precise_stamp
+    build_once(complete, lambda temporary: _materialise(source.state, tokenizer, folder, meta, temporary), stamp,
+               what=_("the draft model"), megabytes=DRAFT_MEGABYTES)
     device = next(target.parameters()).device
     model = AutoModelForCausalLM.from_pretrained(complete, dtype=dtype, device_map=device_map_for(device))
     return model.to(device).eval()
@@ -230,14 +239,14 @@ def _materialise(source: dict[str, torch.Tensor], tokenizer, folder: Path, meta:
     leftovers = [n for n, t in [*model.named_parameters(), *model.named_buffers()] if t.is_meta]
     for name in leftovers:  # rotary inverse frequencies are buffers computed from the config
         if "rotary_emb" not in name:
-            raise ValueError(_("{folder} lacks the tensor {name}; the draft cannot be assembled.", folder=folder,
+            raise ValueError(_("{folder} lacks the tensor {name}; the draft cannot be assembled.",
+                               folder=Path(folder).name,
                                name=name))
     if leftovers:
         model.model.rotary_emb = type(model.model.rotary_emb)(config)
-    with writing_folder(complete, complete=lambda f: (f / "model.safetensors").is_file()) as tmp:  # whole or none
-        model.save_pretrained(tmp)
-        if tokenizer is not None:
-            tokenizer.save_pretrained(tmp)
+    model.save_pretrained(complete)
+    if tokenizer is not None:
+        tokenizer.save_pretrained(complete)
 
 
 # ---- what the app shows ----------------------------------------------------------------------------------------------

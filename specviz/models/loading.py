@@ -403,10 +403,10 @@ def _fetch_weights(ref: ModelRef, progress: Progress | None, trust_remote_code) 
         folder = fetch(ref, ["*.bin", "*.bin.index.json"] + SMALL_FILES + code, progress)
     if not any(folder.glob("*.safetensors")) and not any(folder.glob("*.bin")):
         if ref.is_local:
-            raise ModelLoadError(_("'{name}' has no weights: expected *.safetensors or *.bin files in {folder}.",
-                                   name=ref.name, folder=folder))
-        raise ModelLoadError(_("'{name}' has no weights (in the local cache): expected *.safetensors or *.bin files "
-                               "in {folder}.", name=ref.name, folder=folder))
+            raise ModelLoadError(_("'{name}' has no weights: expected *.safetensors or *.bin files in its folder.",
+                                   name=ref.name))
+        raise ModelLoadError(_("'{name}' has no weights in the local Hugging Face cache: expected *.safetensors or "
+                               "*.bin files.", name=ref.name))
     return folder
 
 

@@ -14,7 +14,6 @@ machine without the wheel (a GPU box with no package registry), `SPECVIZ_GGUF` n
 from __future__ import annotations
 
 import copy
-import hashlib
 import importlib.metadata
 import json
 import logging
@@ -30,12 +29,13 @@ from tokenizers.models import WordLevel
 from transformers import (AutoModelForCausalLM, AutoTokenizer, LlamaConfig, LlamaForCausalLM, PreTrainedModel,
                           PreTrainedTokenizerFast)
 
+from specviz.core.cache import build_once, file_digest
 from specviz.core.i18n import _
+from specviz.core.paths import cache_dir  # re-exported: converted models live there
 from specviz.models.catalog import CatalogEntry, Recommended, load_catalog, recommended_for
 from specviz.models.drafts import draft_model, has_draft, has_eagle, load_eagle
 from specviz.models.loading import (LoadInfo, Machine, ModelLoadError, Progress, check_fits, check_same_vocabulary, damaged,
                              device_map_for, load_models, pick_device, pick_dtype, read_config)
-from specviz.core.paths import cache_dir, writing_folder  # cache_dir re-exported: converted models live there
 from specviz.engine.proposers.eagle import EagleDrafter
 from specviz.engine.kernels import kernels_of, pack_linears
 
@@ -115,18 +115,31 @@ def default_target_gguf() -> Path:
 
 
 def default_target_folder(progress: Progress | None = None) -> Path:
-    """The float32 safetensors folder of the default target, converted from the GGUF file on first use. Its name
-    carries a digest of the GGUF it came from, so a folder once written is never replaced (a different GGUF gets a
-    folder of its own) and every process that reads it reads one whole conversion."""
+    """The float32 safetensors folder of the default target, converted from the GGUF file on first use.
+
+    Its name carries the SHA-256 of the GGUF's bytes, so every checkout and virtual environment holding the same
+    file shares one folder, and a folder once written is never replaced by a different model. Before it is used,
+    the folder is checked against the sizes and digests recorded when it was written (`specviz.core.cache`): a
+    damaged one is moved aside and converted again, and what cannot be repaired is a CacheError (a ValueError) in
+    one sentence without a path."""
     gguf = default_target_gguf()
-    stamp = {"gguf": str(gguf), "size": gguf.stat().st_size}
-    digest = hashlib.sha256(json.dumps(stamp, sort_keys=True).encode()).hexdigest()[:12]
-    folder = cache_dir() / "models" / f"{DEFAULT_TARGET_NAME}-f32-{digest}"
-    if _read_stamp(folder) != stamp:
+    try:
+        digest = file_digest(gguf)
+    except OSError:
+        raise ModelLoadError(_("The offline default model's GGUF file cannot be read: reinstall it with "
+                               "`make setup`.")) from None
+    source = {"gguf_sha256": digest, "gguf_size": gguf.stat().st_size, "dtype": "float32"}
+    folder = cache_dir() / "models" / f"{DEFAULT_TARGET_NAME}-f32-{digest[:16]}"
+
+    def convert(temporary: Path) -> None:
         (progress or log.info)(_("Converting {name} from GGUF to float32 (first run only, about 15 s)...",
                                  name=DEFAULT_TARGET_NAME))
-        _convert_gguf(gguf, folder, stamp)
-    return folder
+        _convert_gguf(gguf, temporary)
+
+    return build_once(folder, convert, source, what=_("the default model"), megabytes=CONVERTED_MEGABYTES)
+
+
+CONVERTED_MEGABYTES = 520  # the float32 SmolLM2-135M folder
 
 
 def load_default_target(progress: Progress | None = None, device: torch.device | str = "cpu",
@@ -135,39 +148,36 @@ def load_default_target(progress: Progress | None = None, device: torch.device |
     device and dtype are given. `from_pretrained` casts the weights and loads them straight onto a GPU; the rotary
     frequencies stay float32 (a `.to(bfloat16)` afterwards would round them)."""
     folder = default_target_folder(progress)
-    (progress or log.info)(_("Loading {name} from {folder}", name=DEFAULT_TARGET_NAME, folder=folder))
+    log.info("Loading %s from %s", DEFAULT_TARGET_NAME, folder)  # the console only: a visitor never reads a path
     device = torch.device(device)
     model = AutoModelForCausalLM.from_pretrained(folder, dtype=dtype, device_map=device_map_for(device))
     tokenizer = AutoTokenizer.from_pretrained(folder)
     return model.to(device).eval(), tokenizer
 
 
-def _read_stamp(folder: Path) -> dict | None:
-    try:
-        return json.loads((folder / "specviz-source.json").read_text())
-    except (OSError, ValueError):
-        return None
-
-
-def _convert_gguf(gguf: Path, folder: Path, stamp: dict) -> None:
-    """Dequantize the GGUF file and save it as a plain safetensors model folder.
+def _convert_gguf(gguf: Path, folder: Path) -> None:
+    """Dequantize the GGUF file and save it into `folder` as a plain safetensors model folder.
 
     A model loaded from GGUF carries a quantizer marker that makes `save_pretrained` refuse; its weights are
     already plain float32, so they are copied into a fresh model of the same class built from a copy of the
-    config without the quantization entry, which saves normally.
+    config without the quantization entry, which saves normally. A GGUF that cannot be read is a ModelLoadError
+    (the writing that follows may still fail with an OSError, which `build_once` words).
     """
-    loaded = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, dtype=torch.float32)
-    tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
+    try:
+        loaded = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, dtype=torch.float32)
+        tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
+    except Exception as exc:  # noqa: BLE001 - a damaged file makes the GGUF reader raise anything
+        log.error("specviz: could not read the GGUF file %s: %r", gguf, exc)
+        raise ModelLoadError(_("The offline default model's GGUF file is damaged ({error}): reinstall it with "
+                               "`make setup`.", error=type(exc).__name__)) from None
     config = copy.deepcopy(loaded.config)
     if hasattr(config, "quantization_config"):
         del config.quantization_config
     clean = type(loaded)(config)
     clean.load_state_dict(loaded.state_dict())
     clean.generation_config = loaded.generation_config
-    with writing_folder(folder, complete=lambda f: _read_stamp(f) == stamp) as tmp:  # whole, or not at all
-        clean.save_pretrained(tmp)
-        tokenizer.save_pretrained(tmp)
-        (tmp / "specviz-source.json").write_text(json.dumps(stamp))
+    clean.save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
 
 
 # ---- the toy pair ---------------------------------------------------------------------------------------------------

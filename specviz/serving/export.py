@@ -131,7 +131,9 @@ def eagle_folder(progress: Progress = _say) -> Path:
 
     from safetensors.torch import load_file, save_file
 
-    from specviz.core.paths import MODELS_DIR, cache_dir, writing_folder
+    from specviz.core.cache import build_once, damage, file_digest
+    from specviz.core.i18n import _
+    from specviz.core.paths import MODELS_DIR, cache_dir
     from specviz.engine.kinds import DrafterKind
     from specviz.models.drafts import EAGLE_NAME, read_meta
     from specviz.models.pairs import default_target_folder
@@ -139,10 +141,35 @@ def eagle_folder(progress: Progress = _say) -> Path:
     source = MODELS_DIR / EAGLE_NAME
     meta = read_meta(source)
     weights = source / "model.safetensors"
-    stamp = f"{weights.stat().st_size}-{int(weights.stat().st_mtime)}"
-    folder = cache_dir() / "models" / f"{EAGLE_NAME}-vllm{EXPORT_VERSION}-{stamp}"
-    if (folder / "model.safetensors").exists():
+    target = default_target_folder(progress)
+    stamp = {"eagle_sha256": file_digest(weights), "target": target.name, "export": EXPORT_VERSION}
+    folder = cache_dir() / "models" / f"{EAGLE_NAME}-vllm{EXPORT_VERSION}-{stamp['eagle_sha256'][:16]}"
+    if damage(folder, stamp) is None:
         return folder
+
+    def export(tmp: Path) -> None:
+        progress(f"Exporting the EAGLE drafter for vLLM to {folder} ...")
+        shipped = load_file(str(weights))
+        vocab = shipped.pop("draft_vocab")
+        target_config = json.loads((target / "config.json").read_text())
+        if meta.get("kind") == DrafterKind.EAGLE3:
+            tensors = eagle3_tensors(shipped, vocab)
+            config = eagle3_config(target_config, meta)
+        else:
+            target_state = load_file(str(target / "model.safetensors"))
+            tensors = eagle_tensors(shipped, target_state["model.embed_tokens.weight"])
+            config = {**target_config, "num_hidden_layers": 2, "architectures": ["LlamaForCausalLM"],
+                      "torch_dtype": "float32"}
+            if config.get("layer_types"):
+                config["layer_types"] = config["layer_types"][:2]
+        save_file(tensors, str(tmp / "model.safetensors"))
+        (tmp / "config.json").write_text(json.dumps(config, indent=2) + "\n")
+        for name in ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "generation_config.json"):
+            if (target / name).exists():
+                shutil.copy(target / name, tmp / name)
+
+    build_once(folder, export, stamp, what=_("the EAGLE drafter for vLLM"), megabytes=60)
+    return folder
     target = default_target_folder(progress)
     progress(f"Exporting the EAGLE drafter for vLLM to {folder} ...")
     shipped = load_file(str(weights))

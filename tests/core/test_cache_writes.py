@@ -5,6 +5,7 @@ writers at once never show a reader half a folder, and a failure leaves no tempo
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import signal
@@ -15,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from specviz.core.cache import CacheError
 from specviz.core.paths import write_text_atomically, writing_file, writing_folder
 from specviz.models import pairs as models
 
@@ -24,6 +26,7 @@ FILES, SIZE = 12, 20_000  # one writer's folder: FILES files of SIZE bytes, writ
 WRITER = """
 import sys, time
 from pathlib import Path
+from specviz.core.cache import CacheError
 from specviz.core.paths import write_text_atomically, writing_folder
 final, tag, kind, go = Path(sys.argv[1]), sys.argv[2], sys.argv[3], Path(sys.argv[4])
 print("ready", flush=True)
@@ -151,7 +154,7 @@ class _Loaded:
     def save_pretrained(self, folder):
         (Path(folder) / self.saves).write_text("x" * 1000)
         if self.fails:
-            raise OSError("No space left on device")
+            raise OSError(errno.ENOSPC, "No space left on device")
 
     def state_dict(self):
         return {}
@@ -172,14 +175,15 @@ def test_the_gguf_conversion_publishes_its_folder_whole_or_not_at_all(tmp_path, 
     monkeypatch.setattr(models, "AutoModelForCausalLM", type("Auto", (), {"from_pretrained": lambda *a, **k: _Loaded()}))
     broken = _Tokenizer()
     monkeypatch.setattr(models, "AutoTokenizer", type("Auto", (), {"from_pretrained": lambda *a, **k: broken}))
-    with pytest.raises(OSError):
+    with pytest.raises(CacheError, match="not enough free disk space") as refused:
         models.default_target_folder(progress=lambda message: None)
+    assert str(tmp_path) not in str(refused.value)  # a visitor may read it: no path
     parent = tmp_path / "cache" / "models"
     assert list(parent.iterdir()) == []  # no half folder at its name, no temporary folder
     broken.fails = False
     folder = models.default_target_folder(progress=lambda message: None)
     assert folder.parent == parent and folder.name.startswith(f"{models.DEFAULT_TARGET_NAME}-f32-")
-    assert sorted(os.listdir(folder)) == ["model.safetensors", "specviz-source.json", "tokenizer.json"]
+    assert sorted(os.listdir(folder)) == ["model.safetensors", "specviz-manifest.json", "tokenizer.json"]
     assert models.default_target_folder(progress=pytest.fail) == folder  # found whole: not converted again
     gguf.write_bytes(b"GGUF, another one")  # another GGUF: a folder of its own, the first one untouched
     other = models.default_target_folder(progress=lambda message: None)

@@ -214,6 +214,45 @@ def test_the_app_preloads_the_default_pair_once_and_says_so_meanwhile(monkeypatc
     assert runs.preload_note() is None
 
 
+def test_a_failed_preload_is_said_on_the_console_and_in_the_sidebar_and_tried_again(monkeypatch, caplog):
+    """Issue 44 item 2: a preload that failed said nothing, and the sidebar counted its seconds for ever. The console
+    logs why, the sidebar's note says it failed (one sentence, no path), and the next page that needs the pair loads
+    it again."""
+    import logging
+    import threading
+
+    from specviz.models.loading import ModelLoadError
+    from specviz.runs.running import PairCache
+    from specviz.ui.common import runs
+
+    attempts = []
+
+    def loader(name):
+        attempts.append(name)
+        if len(attempts) == 1:
+            raise ModelLoadError("The models could not be loaded (SafetensorError): a file they need is damaged.")
+        return object()
+
+    monkeypatch.setattr(runs, "PAIRS", PairCache(loader=loader))
+    monkeypatch.setattr(runs, "_PRELOAD", {})
+    monkeypatch.setattr(runs, "_LOAD_SECONDS", {})
+    monkeypatch.setattr(runs, "_PRELOAD_FAILED", {})
+    monkeypatch.setenv("SPECVIZ_PRELOAD", "1")
+    with caplog.at_level(logging.WARNING, logger="specviz.ui.common.runs"):
+        assert runs.preload() is True
+        for _ in range(200):
+            if runs._PRELOAD_FAILED:
+                break
+            threading.Event().wait(0.02)
+    assert "background load" in caplog.text and "SafetensorError" in caplog.text
+    assert runs.preload_note() is None  # no clock counting on for ever
+    note = runs.preload_ready_note()
+    assert note.startswith("The background load of the 'default' models failed; a live run will try again.")
+    assert "SafetensorError" in note and "/" not in note
+    assert runs.PAIRS.get("default") is not None and attempts == ["default", "default"]  # a page loads it again
+    assert runs.preload_ready_note() is None  # loaded now: the failure is not shown any more
+
+
 def test_every_run_records_its_dtype_and_the_pages_show_it(toy):
     """Issue 27 item 4: live runs are bfloat16 on a CPU that has it, yet no caption said so. A run's trace records
     the dtype and device it computed in, and the Playground's settings line and the race's caption name it with what

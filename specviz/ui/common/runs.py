@@ -16,6 +16,7 @@ the seconds, and says how long the last load on this server took.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import threading
 import time
@@ -31,6 +32,8 @@ from specviz.engine.trace import Trace
 from specviz.models.pairs import Pair
 from specviz.runs.running import PAIRS, run, run_target_only
 from specviz.runs.runspec import RunSpec
+
+log = logging.getLogger(__name__)
 
 INSTANT_PAIRS = ("toy",)  # built in code in a blink: no status box
 LINK_PAIRS = ("toy",)  # light enough that a shared link may run them on open (`is_light`)
@@ -55,10 +58,12 @@ TEXT = {
     "cooldown": N_("One new live run every {seconds} s: press Run again in a moment."),
     "preloading": N_("Loading the SmolLM2 models in the background ({seconds} s so far), so a live run can start "
                      "at once; recorded examples work now."),
+    "preload_failed": N_("The background load of the '{name}' models failed; a live run will try again. {reason}"),
 }
 PRELOAD_PAIR = "default"  # loaded in the background when the app starts (SPECVIZ_PRELOAD=0 turns it off)
 _PRELOAD: dict[str, float] = {}  # pair name -> when its background load started (one per server process)
 _PRELOAD_LOCK = threading.Lock()
+_PRELOAD_FAILED: dict[str, str] = {}  # pair name -> why its background load failed (one sentence)
 
 
 class Progress(Protocol):
@@ -90,8 +95,9 @@ def preload(name: str = PRELOAD_PAIR) -> bool:
         try:
             PAIRS.get(name)  # a page that asks meanwhile waits for this load (PairCache: one load per name)
             _LOAD_SECONDS[name] = time.monotonic() - start
-        except Exception:  # noqa: BLE001 - the page that needs the pair loads it again and reports the error
-            pass
+        except Exception as exc:  # noqa: BLE001 - the page that needs the pair loads it again and reports the error
+            log.warning("specviz: the background load of the %r models failed: %s", name, exc)
+            _PRELOAD_FAILED[name] = str(exc) if isinstance(exc, ValueError) else type(exc).__name__
 
     threading.Thread(target=load, name=f"specviz-preload-{name}", daemon=True).start()
     return True
@@ -100,13 +106,16 @@ def preload(name: str = PRELOAD_PAIR) -> bool:
 def preload_note(name: str = PRELOAD_PAIR) -> str | None:
     """One sentence while the background load of `name` is running (None before it started and once it is done)."""
     started = _PRELOAD.get(name)
-    if started is None or PAIRS.loaded(name) is not None or name in _LOAD_SECONDS:
+    if started is None or PAIRS.loaded(name) is not None or name in _LOAD_SECONDS or name in _PRELOAD_FAILED:
         return None
     return _(TEXT["preloading"], seconds=number(time.monotonic() - started, 0))
 
 
 def preload_ready_note(name: str = PRELOAD_PAIR) -> str | None:
-    """Once the background load of `name` has finished: the sentence that says so, with its measured seconds."""
+    """Once the background load of `name` has finished: the sentence that says so, with its measured seconds (or
+    why it failed, until a later load succeeds)."""
+    if name in _PRELOAD_FAILED and PAIRS.loaded(name) is None:
+        return _(TEXT["preload_failed"], name=name, reason=_PRELOAD_FAILED[name])
     seconds = _LOAD_SECONDS.get(name)
     return None if seconds is None else _(TEXT["ready"], name=name, seconds=number(seconds, 0))
 

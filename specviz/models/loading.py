@@ -37,16 +37,17 @@ from tqdm.auto import tqdm
 from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
 from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
 
-from specviz.core.i18n import _, ngettext, percent
+from specviz.core.i18n import _, ngettext, number, percent
 
+from specviz.models.prompts import encode_prompt
 from specviz.models.machine import (DEFAULT_CONTEXT, DTYPES, GpuInfo, Machine, MemoryEstimate, ModelLoadError, Placement,
-                             check_fits, count_parameters, detect_machine, dtype_name, estimate_entry, estimate_memory,
+                             approx_parameters, check_fits, count_parameters, detect_machine, dtype_name, estimate_entry, estimate_memory,
                              gb, kv_cache_bytes, pick_device, pick_dtype, plan_placement)
 
 __all__ = ["DEFAULT_CONTEXT", "DTYPES", "GpuInfo", "LoadInfo", "Machine", "MemoryEstimate", "ModelLoadError",
            "ModelRef", "Placement", "check_causal_lm", "check_fits", "check_same_vocabulary", "count_parameters",
            "detect_machine", "device_map_for", "dtype_name", "estimate_entry", "estimate_memory", "explain_hub_error",
-           "fetch", "gb", "hub_cache_dir", "kv_cache_bytes", "load_models", "offline_reason", "parse_ref",
+           "fetch", "gb", "hub_cache_dir", "is_panic", "kv_cache_bytes", "load_models", "offline_reason", "parse_ref",
            "pick_device", "pick_dtype", "plan_placement", "progress_bar_class", "read_config"]
 
 Progress = Callable[[str], None]
@@ -227,7 +228,8 @@ def explain_hub_error(exc: BaseException, repo_id: str, offline: str | None = No
 
 
 def read_config(folder: Path, name: str, trust_remote_code: bool = False):
-    """The model's config, read without weights; a model that is not a causal LM is one sentence."""
+    """The model's config, read without weights; a config that cannot be read, a model that is not a causal LM and
+    sizes out of bounds are one sentence each (without the server's path to the folder)."""
     try:
         config = AutoConfig.from_pretrained(folder, trust_remote_code=trust_remote_code)
     except ValueError as exc:
@@ -235,17 +237,42 @@ def read_config(folder: Path, name: str, trust_remote_code: bool = False):
             raise ModelLoadError(_("'{name}' runs its own code from its repository; turn on trust-remote-code for "
                                    "it (--trust-remote-code) only if you trust its authors.", name=name)) from None
         raise ModelLoadError(_("'{name}' has a config this version of transformers cannot read ({reason}).",
-                               name=name, reason=str(exc).splitlines()[0].rstrip('.'))) from None
+                               name=name, reason=_reason(exc, folder, name))) from None
     except OSError as exc:
         raise ModelLoadError(explain_hub_error(exc, name)) from None
+    except Exception as exc:  # noqa: BLE001 - a config.json of the wrong shape makes transformers raise anything
+        raise ModelLoadError(_("'{name}' has a config this version of transformers cannot read ({reason}).",
+                               name=name, reason=_reason(exc, folder, name))) from None
     check_causal_lm(config, name)
     check_sizes(config, name)
     return config
 
 
+def _reason(exc: BaseException, folder: Path, name: str) -> str:
+    """The first line of an exception's message, shortened, with the folder's path replaced by the model's name."""
+    text = str(exc).strip().splitlines()[0].rstrip(".") if str(exc).strip() else type(exc).__name__
+    text = text.replace(str(folder), name)
+    return text if len(text) <= 160 else text[:157] + "..."
+
+
+# The largest sizes a config may name (issue 44 item 3): far beyond any published model (Llama 3.1 405B has 126 layers,
+# 128 heads, hidden size 16,384, 128,256 tokens; the largest mixtures have a few hundred experts), yet small enough that
+# counting the parameters on the meta device stays well under a second. A size beyond them is refused before anything
+# is built.
+SIZE_LIMITS = {"num_hidden_layers": 512, "num_layers": 512, "n_layer": 512, "num_attention_heads": 1024,
+               "num_key_value_heads": 1024, "n_head": 1024, "hidden_size": 65_536, "n_embd": 65_536,
+               "head_dim": 8_192, "intermediate_size": 1_048_576, "moe_intermediate_size": 1_048_576,
+               "vocab_size": 4_194_304, "num_local_experts": 1_024, "num_experts": 1_024, "n_routed_experts": 1_024}
+OTHER_SIZE_LIMIT = 1 << 24  # any other size or count: max_position_embeddings, sliding_window, ...
+MAX_PARAMETERS = 10**13  # 10 trillion: refused before a meta model of that size is built
+MAX_LAYER_MODULES = 65_536  # layers x experts: the modules a meta build would create
+
+
 def check_sizes(config, name: str) -> None:
-    """Raise unless every size in the config (hidden_size, num_hidden_layers, vocab_size, ...) is a positive whole
-    number: a negative one would otherwise surface as a tensor error deep inside the model's constructor.
+    """Raise unless every size in the config (hidden_size, num_hidden_layers, vocab_size, ..., in nested text and
+    vision configs too) is a positive whole number no larger than its bound (`SIZE_LIMITS`), and the model they
+    describe is small enough to count: a negative size would surface as a tensor error deep inside the model's
+    constructor, and `num_hidden_layers: 100000` would keep the meta build busy for minutes.
 
     >>> from transformers import LlamaConfig
     >>> check_sizes(LlamaConfig(hidden_size=-32), "m")
@@ -253,12 +280,57 @@ def check_sizes(config, name: str) -> None:
     ...
     specviz.models.machine.ModelLoadError: 'm' has a config with hidden_size = -32; sizes must be positive whole numbers.
     """
-    for key, value in config.to_dict().items():
-        sized = key.endswith(("_size", "_layers", "_heads", "_embeddings")) or key.startswith("num_")
-        if sized and isinstance(value, (int, float)) and not isinstance(value, bool) and value <= 0 and \
-                key not in ("num_nextn_predict_layers",):
+    _check_size_values(config.to_dict(), name, depth=0)
+    text = config.get_text_config() if hasattr(config, "get_text_config") else config
+    layers = _whole(getattr(text, "num_hidden_layers", 1))
+    experts = max(_whole(getattr(text, key, 1)) for key in ("num_local_experts", "num_experts", "n_routed_experts"))
+    if layers * max(experts, 1) > MAX_LAYER_MODULES:
+        raise ModelLoadError(_("'{name}' has a config with {layers} layers of {experts} experts each; specviz loads "
+                               "models of at most {limit} expert layers.", name=name, layers=layers, experts=experts,
+                               limit=number(MAX_LAYER_MODULES, 0)))
+    try:
+        estimate = approx_parameters(config)
+    except (AttributeError, TypeError, ZeroDivisionError):
+        return  # an architecture the formula does not know: its sizes are bounded above
+    if estimate > MAX_PARAMETERS:
+        raise ModelLoadError(_("'{name}' has a config that describes about {count} trillion parameters; specviz "
+                               "loads models of at most {limit} trillion.", name=name,
+                               count=number(estimate / 1e12, 1), limit=number(MAX_PARAMETERS / 1e12, 0)))
+
+
+def _whole(value) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 1
+
+
+def _check_size_values(values: dict, name: str, depth: int) -> None:
+    for key, value in values.items():
+        if not isinstance(key, str):
+            continue  # id2label and other maps keyed by number
+        if isinstance(value, dict) and depth < 4:  # text_config, vision_config, ...
+            _check_size_values(value, name, depth + 1)
+            continue
+        sized = key.endswith(("_size", "_layers", "_heads", "_embeddings", "_experts")) or key.startswith("num_") or \
+            key in SIZE_LIMITS
+        if not sized or value is None or isinstance(value, bool) or key in ("num_nextn_predict_layers",):
+            continue  # tie_word_embeddings and other switches named like sizes
+        if not isinstance(value, (int, float)) or (isinstance(value, float) and not value.is_integer()):
+            if key in SIZE_LIMITS or isinstance(value, float):
+                raise ModelLoadError(_("'{name}' has a config with {key} = {value}; sizes must be positive whole "
+                                       "numbers.", name=name, key=key, value=str(value)[:40]))
+            continue  # a list, a mapping or a word under a size-like name (layer_types, ...): not one size
+        if value <= 0:
             raise ModelLoadError(_("'{name}' has a config with {key} = {value}; sizes must be positive whole "
                                    "numbers.", name=name, key=key, value=value))
+        limit = SIZE_LIMITS.get(key, OTHER_SIZE_LIMIT)
+        if value > limit:
+            raise ModelLoadError(_("'{name}' has a config with {key} = {value}; specviz loads models with {key} up "
+                                   "to {limit}.", name=name, key=key, value=value, limit=number(limit, 0)))
+
+
+def is_panic(exc: BaseException) -> bool:
+    """True for a Rust library's panic surfacing in Python: pyo3's PanicException, a BaseException that an
+    `except Exception` lets through (the tokenizers library raises one on some patterns and inputs)."""
+    return type(exc).__name__ == "PanicException"
 
 
 def damaged(name: str, exc: Exception) -> str:
@@ -269,7 +341,10 @@ def damaged(name: str, exc: Exception) -> str:
 
 def check_causal_lm(config, name: str) -> None:
     """Raise unless the config describes a text generator (a causal language model)."""
-    archs = list(getattr(config, "architectures", None) or [])
+    archs = getattr(config, "architectures", None) or []
+    if isinstance(archs, str):  # a config.json that gives one name instead of a list of names
+        archs = [archs]
+    archs = [a for a in archs if isinstance(a, str)] if isinstance(archs, (list, tuple)) else []
     remote = "AutoModelForCausalLM" in (getattr(config, "auto_map", None) or {})
     known = config.model_type in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
     causal_arch = not archs or any(a.endswith(CAUSAL_SUFFIXES) for a in archs)
@@ -388,12 +463,25 @@ def load_models(
 
 
 def _tokenizer(folder: Path, ref: ModelRef, trust: bool):
+    """The model's tokenizer, tried once on a short prompt (with its chat template, if it has one) under the deadline
+    and memory limit every prompt gets (`specviz.models.prompts`): a template or pattern that cannot work fails
+    here, at load, in one sentence."""
     try:
-        return AutoTokenizer.from_pretrained(folder, trust_remote_code=trust)
-    except (OSError, ValueError, TypeError) as exc:
-        first = str(exc).strip().splitlines()[0].rstrip(".") if str(exc).strip() else type(exc).__name__
+        tokenizer = AutoTokenizer.from_pretrained(folder, trust_remote_code=trust)
+    except BaseException as exc:  # noqa: BLE001 - a damaged tokenizer.json makes the Rust library raise or panic
+        if not (isinstance(exc, Exception) or is_panic(exc)):
+            raise
         raise ModelLoadError(_("The tokenizer of '{name}' cannot be loaded ({reason}).", name=ref.name,
-                               reason=first)) from None
+                               reason=_reason(exc, folder, ref.name))) from None
+    for chat in ([True, False] if getattr(tokenizer, "chat_template", None) else [False]):
+        try:
+            encode_prompt(tokenizer, PROBE_PROMPT, chat=chat)
+        except ValueError as exc:
+            raise ModelLoadError(_("'{name}' cannot be used: {reason}", name=ref.name, reason=str(exc))) from None
+    return tokenizer
+
+
+PROBE_PROMPT = "Hello! How are you?"  # what a hand-loaded tokenizer is tried on when it loads
 
 
 def _fetch_weights(ref: ModelRef, progress: Progress | None, trust_remote_code) -> Path:

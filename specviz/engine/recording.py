@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Literal
 
 import torch
 
 from specviz.engine.generation import TokenTexts, top_tokens
+from specviz.engine.kinds import StopReason
 from specviz.engine.trace import Decision, EmittedToken, Step, TokenKind, Trace, TreeNode, TreeRecord
 from specviz.engine.tree import DraftTree
 from specviz.engine.tree_verifier import TreeVerifyResult
@@ -31,7 +33,7 @@ class StepOutcome:
     target_probs: torch.Tensor  # (K+1, V)
     verdict: VerifyResult
     emitted: list[EmittedToken]
-    stop: str  # "" while the generation goes on, else a StopReason
+    stop: StopReason | Literal[""]  # "" while the generation goes on
     context_length: int
     proposer: str
     target_cache: tuple[int, int]  # (before, after)
@@ -102,7 +104,7 @@ class TraceRecorder:
             ))
         return decisions
 
-    def trace(self, mode: str, settings: dict, prompt: list[int], output: list[int], stop: str,
+    def trace(self, mode: str, settings: dict, prompt: list[int], output: list[int], stop: StopReason | Literal[""],
               prefill_seconds: float, wall_seconds: float) -> Trace:
         return Trace(mode=mode, settings=settings, prompt_ids=prompt, output_ids=output, steps=self.steps,
                      prompt_text=self.texts.text(prompt), output_text=self.texts.text(output), stop_reason=stop,

@@ -17,10 +17,10 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from specviz.core.i18n import _
-from specviz.engine.kinds import Mode, NodeStatus, TokenKind
+from specviz.engine.kinds import Mode, NodeStatus, StopReason, TokenKind
 from specviz.engine.trace_schema import check_trace_dict, check_trace_size
 
 SCHEMA_VERSION = 1
@@ -169,7 +169,7 @@ class Trace:
     steps: list[Step]
     prompt_text: str = ""
     output_text: str = ""
-    stop_reason: str = ""  # a StopReason ("eos" or "max_new_tokens"), "" while it goes on
+    stop_reason: StopReason | Literal[""] = ""  # "" while the generation goes on
     prefill_seconds: float = 0.0
     wall_seconds: float = 0.0
     meta: dict[str, Any] = field(default_factory=dict)
@@ -279,7 +279,8 @@ class Trace:
         check_trace_dict(data)
         try:
             steps = [_step_from_dict(s) for s in data.pop("steps")]
-            return cls(steps=steps, **data)
+            stop = data.pop("stop_reason", "")
+            return cls(steps=steps, stop_reason=StopReason(stop) if stop else "", **data)
         except (TypeError, KeyError):
             raise ValueError(_("This trace file is damaged or incomplete (a field is missing or unknown).")) from None
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from specviz.core.i18n import N_, _, number
-from specviz.engine.kinds import Mode, NodeStatus, TokenKind
+from specviz.engine.kinds import Mode, NodeStatus, StopReason, TokenKind
 from specviz.engine.limits import K_RANGE, MAX_NEW_TOKENS_RANGE, TOP_N, TREE_LOOKUP_RANGE, TREE_NODES_RANGE
 
 MAX_STEPS = MAX_NEW_TOKENS_RANGE[1]  # every step emits at least one token
@@ -33,6 +33,7 @@ MAX_NAME = 200
 MAX_SECONDS = 1e6
 MAX_DEPTH = 12  # trace > steps > step > decisions > decision > target_top > entry is 7; meta gets a little room
 MODES = tuple(Mode)
+STOP_REASONS = ("", *StopReason)  # "" while a generation goes on
 KINDS = tuple(TokenKind)
 TREE_STATUSES = tuple(NodeStatus)  # a tree node's verdict
 
@@ -92,7 +93,7 @@ class _Count(int):
 
 
 def _one_of(options: tuple[str, ...]) -> tuple[Check, Words]:
-    return (lambda v: v in options), _words(N_("one of {choices}"), choices=", ".join(options))
+    return (lambda v: v in options), _words(N_("one of {choices}"), choices=", ".join(o or '""' for o in options))
 
 
 BOOL = ((lambda v: isinstance(v, bool)), _words(N_("true or false")))
@@ -122,7 +123,7 @@ STEP = {
 }
 TRACE = {
     "mode": _one_of(MODES), "prompt_text": _text(MAX_TEXT), "output_text": _text(MAX_TEXT),
-    "stop_reason": _text(MAX_NAME), "prefill_seconds": _number(0.0, MAX_SECONDS),
+    "stop_reason": _one_of(STOP_REASONS), "prefill_seconds": _number(0.0, MAX_SECONDS),
     "wall_seconds": _number(0.0, MAX_SECONDS),
 }
 SETTING_VALUE = (lambda v: v is None or isinstance(v, (bool, int, str)) and len(str(v)) <= MAX_NAME

@@ -143,8 +143,8 @@ def test_output_html_shows_every_token_and_each_tried_rejection(toy):
                         "recovered": sum(t.kind == "recovered" for s in toy.steps for t in s.emitted),
                         "bonus": sum(t.kind == "bonus" for s in toy.steps for t in s.emitted)}.items():
         assert html.count(f'data-kind="{kind}"') == count
-    assert 'data-kind="not_reached"' not in html
-    assert 'data-kind="not_reached"' in output_html(toy, show_unreached=True)
+    assert 'data-kind="not reached"' not in html
+    assert 'data-kind="not reached"' in output_html(toy, show_unreached=True)
     # growing: only the revealed steps, the current one outlined
     three = output_html(toy, 3, current=2)
     assert three.count('title="step ') == 3 and "dashed" in three

@@ -8,7 +8,7 @@ Colour is never the only cue: each token kind also has a glyph, and a rejected d
     recovered   ↻      reddish purple resampled from norm(max(0, p − q)) at the first rejection
     bonus       ★      sky blue       sampled from p after all K drafts were accepted
     target      •      grey           one token from one target forward (no draft)
-    not_reached ·      light grey     a draft after the first rejection: never tested
+    not reached ·      light grey     a draft after the first rejection: never tested
     drafted     ?      black outline  a draft whose verdict is not revealed yet (predict-then-reveal)
 
 Charts use P_COLOR (blue) for the target's p and Q_COLOR (orange) for the draft's q.
@@ -16,12 +16,12 @@ Charts use P_COLOR (blue) for the target's p and Q_COLOR (orange) for the draft'
 The first five are a trace's `TokenKind`s; the last two are `DisplayState`s that only the screen knows. A kind
 that is neither is a bug upstream, so `style` refuses it rather than drawing it grey:
 
-    >>> style(TokenKind.BONUS).glyph, style("not_reached").label
+    >>> style(TokenKind.BONUS).glyph, style("not reached").label
     ('★', 'not reached')
     >>> style("grey")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: 'grey' is not a token kind the palette knows (accepted, rejected, ..., not_reached, drafted).
+    ValueError: 'grey' is not a token kind the palette knows (accepted, rejected, ..., not reached, drafted).
 
 Public API (other pages import it; keep it stable): `KindStyle`, `DisplayState`, `Kind`, `STYLES`, `KINDS`,
 `GLYPHS`, `COLORS`, `style(kind)`, `P_COLOR`, `Q_COLOR`, `RESIDUAL_COLOR`, `U_COLOR`, `legend_html(kinds)`.
@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from specviz.core.i18n import N_, _
+from specviz.engine.kinds import NodeStatus
 from specviz.engine.trace import TokenKind
 from specviz.ui.common.escaping import escape_attr, escape_text
 
@@ -54,7 +55,7 @@ REJECT_FILL = "rgba(213, 94, 0, 0.12)"
 class DisplayState(StrEnum):
     """How a drafted token looks before it has a kind of its own: states of the screen, never written to a trace."""
 
-    NOT_REACHED = "not_reached"  # after the first rejection: never tested
+    NOT_REACHED = NodeStatus.NOT_REACHED.value  # after the first rejection: never tested (one spelling, the trace's)
     DRAFTED = "drafted"  # the verdict is hidden for now (predict-then-reveal)
 
 

@@ -16,6 +16,7 @@ import streamlit as st
 
 from specviz.core.i18n import N_, _, localized, ngettext, number
 from specviz.engine import verifier
+from specviz.engine.kinds import StopReason
 from specviz.engine.trace import Decision, Step, TokenKind, Trace
 from specviz.ui.common.charts import show
 from specviz.ui.common.escaping import escape_attr, escape_label, escape_text
@@ -70,7 +71,7 @@ def _count(n: int) -> str:
 def step_headline(step: Step, stop: str = "") -> str:
     """One sentence that says what the step did, e.g. 'Drafted 4, accepted 2, then 1 recovered token ↻: 3 new
     tokens for one target forward pass.' It counts what was added to the output: when the text ended inside the
-    step (`stop` is the trace's stop reason, "eos" or "max_new_tokens"), no recovered or bonus token was added."""
+    step (`stop` is the trace's StopReason), no recovered or bonus token was added."""
     n_new = len(step.emitted)
     if not step.decisions:
         return _(TEXT["no_drafts"], new=_count(n_new))
@@ -86,7 +87,7 @@ def step_headline(step: Step, stop: str = "") -> str:
     if n_new < step.n_accepted + 1:  # cut by end-of-text or the token limit before the step's last token
         kept = sum(t.kind == TokenKind.ACCEPTED for t in step.emitted)
         missing = _(TEXT["bonus"]) if step.correction_kind == TokenKind.BONUS else _(TEXT["recovered"])
-        ended = TEXT["ended_limit"] if stop == "max_new_tokens" else TEXT["ended_eos"]
+        ended = TEXT["ended_limit"] if stop == StopReason.MAX_NEW_TOKENS else TEXT["ended_eos"]
         return _(ended, drafted=with_copies(str(drafted)), kept=kept, new=_count(n_new), missing=missing)
     if step.tree is not None:
         sentence = {TokenKind.RECOVERED: TEXT["tree_recovered"],

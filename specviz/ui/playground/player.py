@@ -187,7 +187,7 @@ def _finished(view: TraceView, trace_id: str) -> None:
     trace = view.trace
     n = trace.num_steps
     st.success(_(TEXT["done"], tokens=trace.num_tokens, steps=n,
-                 stop=_(STOPS.get(trace.stop_reason, STOPS["max_new_tokens"]))))
+                 stop=_(STOPS.get(trace.stop_reason, STOPS[StopReason.MAX_NEW_TOKENS]))))
     plain, annotated = st.columns(2, gap="medium")
     with plain:
         st.markdown(_(TEXT["answer"]))

@@ -174,6 +174,16 @@ _GROUPED_EN = re.compile(r"[+-]?[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]*)?")  # 12,34
 _GROUPED_PT = re.compile(r"[+-]?[0-9]{1,3}(?:\.[0-9]{3})+(?:,[0-9]*)?")  # 12.345,6
 
 
+def with_decimal_point(text: str) -> str:
+    """`text` with a lone decimal comma written as a point, so `float()` reads a number typed in either language:
+    one comma and no point is a decimal comma; anything else is left as it is.
+
+    >>> with_decimal_point("3,5"), with_decimal_point("3.5"), with_decimal_point("1,234.5"), with_decimal_point("1,2,3")
+    ('3.5', '3.5', '1,234.5', '1,2,3')
+    """
+    return text.replace(",", ".") if text.count(",") == 1 and "." not in text else text
+
+
 def read_number(text: object) -> float:
     """A number as a person types it, in either convention: "0,35" and "0.35" are both 0.35 (a single "." or ","
     is the decimal sign, whichever the reader's language), "12.345,6" and "12,345.6" are 12345.6. Anything else

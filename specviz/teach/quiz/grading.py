@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from specviz.core.i18n import N_, _, end_sentence, localized
+from specviz.core.i18n import N_, _, end_sentence, localized, with_decimal_point
 from specviz.teach.quiz.schema import MAX_ANSWER, Question, _fmt
 from specviz.teach.quiz.schema import QuestionKind
 
@@ -152,8 +152,7 @@ def parse_number(answer: Any) -> float | None:
     scale = 1.0
     if text.endswith("%"):
         text, scale = text[:-1], 0.01
-    if text.count(",") == 1 and "." not in text:
-        text = text.replace(",", ".")
+    text = with_decimal_point(text)
     if not _DECIMAL.fullmatch(text):  # what people write: no "nan", "inf", "0x10", "1_000"
         return None
     value = float(text) * scale

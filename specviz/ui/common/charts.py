@@ -23,7 +23,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from specviz.core.i18n import N_, _, get_language, localized
+from specviz.core.i18n import N_, _, get_language, localized, with_decimal_point
 from specviz.ui.common.accessibility import CHART_NAME_CLASS
 from specviz.ui.common.escaping import escape_text
 
@@ -131,7 +131,7 @@ def figure_table(fig: go.Figure, max_rows: int = 60) -> pd.DataFrame | None:
 def _number(label: str) -> float | None:
     """A table label read back as a number (either decimal sign), or None."""
     try:
-        return float(label.replace(",", "."))
+        return float(with_decimal_point(label))
     except ValueError:
         return None
 

@@ -3,7 +3,7 @@ then a six-question exit ticket. The learner's place is in the URL (?lesson=4&do
 
 from specviz.ui.common.frame import page_start
 from specviz.ui.learn import view as learn_view
-from specviz.ui.quiz import setup as quiz_setup
+from specviz.ui.common.quiz import setup as quiz_setup
 
 page_start(learn_view.TEXT["title"])
 learn_view.render(quiz_setup.default_bank())

@@ -5,7 +5,7 @@ import streamlit as st
 from specviz.core.i18n import N_, _
 from specviz.teach.quiz import QuizRun
 from specviz.ui.common.frame import page_start
-from specviz.ui.quiz import setup as quiz_setup, view as quiz_view
+from specviz.ui.common.quiz import setup as quiz_setup, view as quiz_view
 
 page_start(N_("Quiz"), N_("Check your understanding of speculative decoding. Every answer comes with an explanation "
                          "and a link to the page that shows the idea."))

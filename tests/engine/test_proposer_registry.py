@@ -110,8 +110,8 @@ def test_every_menu_offers_it(echo):
     assert playground_settings.pair_proposers("toy") == ("draft", "ngram", "layerskip", "echo")
     assert playground_settings.pair_proposers("default") == ("eagle", "draft", "ngram", "layerskip", "echo")
     assert playground_settings.pair_proposers("my/target,my/draft")[-1] == "echo"
-    assert playground_settings.proposer_label("echo") == "Echo (the last token again)"
-    assert playground_settings.proposer_note("echo") == "**Echo**: repeats the last token."
+    assert registry.label_of("echo") == "Echo (the last token again)"
+    assert registry.note_of("echo") == "**Echo**: repeats the last token."
     values, bad = playground_settings.parse_query_params({"pair": "toy", "proposer": "echo"}, [])
     assert values["proposer"] == "echo" and not bad
     # the race, the Speedup lab's live sweep, the Proposers page

@@ -171,6 +171,32 @@ def upward(arrows: list[Arrow], root: Path = ROOT) -> list[str]:
     return found
 
 
+# One page's package imports another's only where a page embeds the other page's own widget on purpose, each argued
+# in docs/architecture.md ("Page boundaries"); anything two pages share otherwise lives in specviz/ui/common.
+EMBEDS = {
+    ("learn", "overview"): "the guided path's first lesson plays the Overview's loop diagram and example",
+    ("learn", "proposers"): "the guided path shows the Proposers page's tree and recorded examples",
+    ("learn", "sandbox"): "the guided path runs the Sandbox's own p/q sampling figure",
+    ("playground", "classroom"): "the step player's 'Ask the class' buttons are the classroom's",
+}
+
+
+def page_of(module: str) -> str | None:
+    """The page package a module belongs to (specviz.ui.<page>...), or None."""
+    parts = module.split(".")
+    return parts[2] if layer_of(module) == "page ui" and len(parts) >= 3 else None
+
+
+def across_pages(arrows: list[Arrow], root: Path = ROOT) -> list[str]:
+    """Imports from one page's package into another's that are not an argued embed (`EMBEDS`)."""
+    found = []
+    for a in arrows:
+        source, target = page_of(a.source), page_of(a.target)
+        if source and target and source != target and (source, target) not in EMBEDS:
+            found.append(f"{a.where(root)}  (page {source} -> page {target}: move what both use to specviz/ui/common)")
+    return found
+
+
 def cycles(arrows: list[Arrow], root: Path = ROOT) -> list[str]:
     """One line per cycle found by a depth-first search (each cycle reported once), naming every import on it."""
     edges: dict[str, dict[str, Arrow]] = {}
@@ -206,7 +232,7 @@ def cycles(arrows: list[Arrow], root: Path = ROOT) -> list[str]:
 
 def problems(root: Path = ROOT) -> list[str]:
     modules, arrows = import_graph(root)
-    return unplaced(modules, root) + upward(arrows, root) + cycles(arrows, root)
+    return unplaced(modules, root) + upward(arrows, root) + across_pages(arrows, root) + cycles(arrows, root)
 
 
 # ---- the tests ------------------------------------------------------------------------------------------------------
@@ -240,6 +266,19 @@ def test_no_import_points_up_the_layers(graph):
                     pytrace=False)
 
 
+def test_no_page_imports_another_page_but_the_argued_embeds(graph):
+    """Issue 45 item 5: 13 imports went from one page's package into another's. What two pages share lives in
+    specviz/ui/common; the four embeds left are named in EMBEDS and argued in docs/architecture.md."""
+    _, arrows = graph
+    bad = across_pages(arrows)
+    if bad:
+        pytest.fail("Imports from one page into another:\n" + "\n".join(bad), pytrace=False)
+    used = {(page_of(a.source), page_of(a.target)) for a in arrows}
+    assert set(EMBEDS) <= used, f"an embed no page uses any more: {set(EMBEDS) - used}; remove it from EMBEDS"
+    architecture = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    assert all(f"{source} → {target}" in architecture for source, target in EMBEDS)
+
+
 def test_the_import_graph_has_no_cycles(graph):
     _, arrows = graph
     bad = cycles(arrows)
@@ -262,6 +301,8 @@ def test_the_checks_catch_what_they_are_for(tmp_path):
         "specviz/ui/playground/__init__.py": "",
         "specviz/ui/playground/live.py": "from specviz.ui.common import frame\n",
         "specviz/ui/common/charts.py": "from specviz.ui.playground import live\n",
+        "specviz/ui/race/__init__.py": "",
+        "specviz/ui/race/view.py": "from specviz.ui.playground import live\n",
         "specviz/engine/verifier.py": "import importlib\nimportlib.import_module('specviz.models.pairs')\n",
         "app.py": "from specviz import __version__\n",
     }
@@ -276,6 +317,7 @@ def test_the_checks_catch_what_they_are_for(tmp_path):
     assert "specviz/ui/loose.py (specviz.ui.loose) is in no layer" in found
     assert "specviz/ui/common/charts.py:1: from specviz.ui.playground import live  (ui -> page ui" in found
     assert "specviz/ui/playground/live.py" not in found  # a page may use ui/common
+    assert "specviz/ui/race/view.py:1: from specviz.ui.playground import live  (page race -> page playground" in found
     assert "specviz.models.pairs -> specviz.ui.common.frame -> specviz.models.pairs" in found
     assert "specviz/engine/verifier.py:2: importlib.import_module('specviz.models.pairs')  (engine -> models" in found
     assert "app.py" not in found  # the app may use the facade

@@ -15,7 +15,7 @@ from specviz.models.machine import detect_machine, dtype_name, pick_dtype
 from specviz.ui.common import state
 from specviz.ui.models import view as models_view
 from specviz.ui.models.access import ENABLE_ENV, ROOT_ENV
-from specviz.ui.race import live as race_live
+from specviz.ui.common import runs as common_runs
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -125,11 +125,11 @@ def test_the_fit_check_says_how_slow_a_fitting_pair_would_be_here(at, monkeypatc
     speed = at.info[0].value.replace("\\", "")
     assert speed.startswith("Speed here: plain decoding would take at least 1.5 s per token (0.7 tokens/s)")
     assert "15 GB of the target's weights" in speed and "10 GB/s (measured just now" in speed
-    race_live.quiet_forwards()[("default", "cpu")] = 40.0  # a race timed SmolLM2-135M's forward at 40 ms here
+    common_runs.quiet_forwards()[("default", "cpu")] = 40.0  # a race timed SmolLM2-135M's forward at 40 ms here
     try:
         at.run()
     finally:
-        race_live.quiet_forwards.clear()
+        common_runs.quiet_forwards.clear()
         models_view._bandwidth.clear()
     scaled = at.info[0].value.replace("\\", "")
     assert scaled.startswith("Speed here: plain decoding would take about 1.1 s per token")

@@ -305,7 +305,7 @@ def test_the_upload_help_offers_an_example_file_not_a_repository_path():
     """Issue 42 item 8: the upload pointed visitors to assets/quiz/README.md, a file a browser cannot open. The help
     says the format and a downloadable example holds one valid question of each type."""
     from specviz.teach.quiz import parse_bank
-    from specviz.ui.quiz.setup import EXAMPLE_QUIZ, TEXT
+    from specviz.ui.common.quiz.setup import EXAMPLE_QUIZ, TEXT
 
     assert "assets/" not in TEXT["upload"] and "assets/" not in TEXT["upload_help"]
     bank = parse_bank(EXAMPLE_QUIZ.encode("utf-8"), "my-quiz.yaml")

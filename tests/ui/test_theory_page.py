@@ -299,7 +299,7 @@ def test_beta_and_alpha_are_defined_once_and_apart():
 
 def _sweep_speedups(spec: str, prompt: str) -> dict[int, float]:
     """tokens / seconds with `spec` over without, per concurrency, straight from the committed JSON's records."""
-    from specviz.ui.serving import roofline as serving_roofline
+    from specviz.ui.common import roofline as serving_roofline
 
     data = json.loads(serving_roofline.COMMITTED.read_text())
 
@@ -311,7 +311,7 @@ def _sweep_speedups(spec: str, prompt: str) -> dict[int, float]:
 
 
 def _measured_figure(pair_key: str, hw_key: str = "measured"):
-    from specviz.ui.serving import roofline as serving_roofline
+    from specviz.ui.common import roofline as serving_roofline
     from specviz.ui.theory import serving as theory_serving
 
     hw, pair = roofline.hardware_presets()[hw_key], roofline.PAIRS[pair_key]

@@ -101,6 +101,17 @@ def get(name: str) -> ProposerInfo:
     return _REGISTRY[name]
 
 
+def label_of(name: str) -> str:
+    """A proposer's menu label, an English message (a name the registry does not know is shown as it is)."""
+    return _REGISTRY[name].label if name in _REGISTRY else name
+
+
+def note_of(name: str) -> str | None:
+    """The line that explains a proposer (an English message), if it has one."""
+    info = _REGISTRY.get(name)
+    return info.note if info is not None and info.note else None
+
+
 def can_branch(name: str) -> bool:
     """Whether the proposer can draft a tree (False for a name not registered)."""
     return name in _REGISTRY and _REGISTRY[name].can_branch

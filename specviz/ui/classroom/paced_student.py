@@ -22,7 +22,7 @@ from specviz.teach.quiz.schema import QuestionKind
 from specviz.ui.classroom import view
 from specviz.ui.common.escaping import escape_markdown
 from specviz.ui.common.frame import live_fragment
-from specviz.ui.quiz import view as quiz_view
+from specviz.ui.common.quiz import view as quiz_view
 
 # English messages, shown with `_()` (specviz.core.i18n)
 TEXT = {

@@ -23,7 +23,7 @@ from specviz.ui.classroom import view
 from specviz.ui.classroom.chart import distribution_figure
 from specviz.ui.common.charts import show
 from specviz.ui.common.escaping import escape_markdown
-from specviz.ui.quiz import view as quiz_view
+from specviz.ui.common.quiz import view as quiz_view
 
 REFRESH_SECONDS = 2
 ACTIVE = "classroom_paced_active"  # session key: the open teacher-paced session of this browser (for the Playground)

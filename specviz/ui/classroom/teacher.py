@@ -23,7 +23,7 @@ from specviz.teach.classroom_paced import PacedStore
 from specviz.teach.quiz import QuizRun
 from specviz.ui.classroom import view
 from specviz.ui.common.escaping import escape_text
-from specviz.ui.quiz import setup as quiz_setup
+from specviz.ui.common.quiz import setup as quiz_setup
 
 
 @st.cache_resource(show_spinner=False)

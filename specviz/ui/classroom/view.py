@@ -23,7 +23,7 @@ from specviz.teach.classroom_paced import PacedStore
 from specviz.teach.quiz import Question, grade
 from specviz.ui.common.escaping import escape_markdown
 from specviz.ui.common.frame import guarded, speak_visitors_language
-from specviz.ui.quiz import view as quiz_view
+from specviz.ui.common.quiz import view as quiz_view
 
 LAST_ANSWER = "classroom_last"  # (student token, question id) of the answer whose feedback is on screen
 

@@ -158,6 +158,14 @@ def loading_label(name: str, seconds: float) -> str:
     return _(TEXT["loading_last"], name=name, seconds=number(seconds, 0), last=number(last, 0))
 
 
+@st.cache_resource(show_spinner=False)
+def quiet_forwards() -> dict[tuple[str, str], float]:
+    """(pair name, device type) -> the quickest one-token forward of its target measured by any race in this server
+    process (ms): what a forward costs here when nothing interferes, so a later race on a busy machine can tell (and
+    the Models page can scale it to a bigger model)."""
+    return {}
+
+
 def last_load_seconds(name: str) -> float | None:
     """How long the last load of this pair on this server took, if it was loaded here."""
     return _LOAD_SECONDS.get(name)

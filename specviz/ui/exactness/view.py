@@ -19,6 +19,7 @@ if TYPE_CHECKING:  # annotations only: the library computes, the page shows
 
 from specviz.core.i18n import N_, _, clause, get_language, localized, number, times
 from specviz.engine import theory
+from specviz.engine.proposers import registry
 from specviz.engine.trace import Trace
 from specviz.labs import exactness
 from specviz.labs.exactness import lab
@@ -31,7 +32,6 @@ from specviz.ui.common.charts import show
 from specviz.ui.common.escaping import escape_markdown, escape_text, plot_text
 from specviz.ui.common.palette import BLUISH_GREEN, GREY, P_COLOR, Q_COLOR, RESIDUAL_COLOR, VERMILLION
 from specviz.ui.common.runs import with_turn
-from specviz.ui.playground.settings import proposer_label
 
 PAIRS = {
     "toy": N_("Toy pair (instant; 34 characters)"),
@@ -62,7 +62,7 @@ def note_caption(note: str, proposer: str) -> str:
     >>> note_caption("Over 3 tokens, renormalised.", "draft")
     'Over 3 tokens, renormalised. Proposer: Draft model.'
     """
-    shown = _(proposer_label(proposer))
+    shown = _(registry.label_of(proposer))
     return _("{note}. Proposer: {proposer}.", note=clause(note), proposer=shown)
 
 

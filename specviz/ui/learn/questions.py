@@ -1,6 +1,6 @@
 """The guided path's questions: each lesson's two or three checks (graded one by one, a wrong one tried again) and
 the six-question exit ticket, with its score and the lessons to revisit. Asked and graded with the Quiz's own pieces
-(`specviz.ui.quiz.view`, `specviz.teach.quiz.QuizRun`); which questions is `specviz.teach.learn`'s data."""
+(`specviz.ui.common.quiz.view`, `specviz.teach.quiz.QuizRun`); which questions is `specviz.teach.learn`'s data."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from specviz.core.i18n import N_, _
 from specviz.teach.learn import Lesson, Progress, check_questions, exit_ticket, lessons_to_revisit, retry_question
 from specviz.teach.quiz import Bank, QuizRun
 from specviz.ui.learn import progress as learn_progress
-from specviz.ui.quiz import view as quiz_view
+from specviz.ui.common.quiz import view as quiz_view
 
 TEXT = {  # English messages, translated with `_()` where they are shown
     "check_header": N_("**Question {number} of {total}**"),

@@ -150,7 +150,7 @@ def speed_estimate(target_bytes: int, device: torch.device) -> SpeedEstimate:
     """How slow plain decoding with a target of `target_bytes` would be on `device` here: scaled from SmolLM2-135M's
     quickest measured forward when a race has timed it on this device in this server, else the floor set by the
     memory bandwidth, measured once per server process."""
-    from specviz.ui.race.live import quiet_forwards  # the race page records what it measured
+    from specviz.ui.common.runs import quiet_forwards  # the race page records what it measured
 
     name, shown, reference_bytes = REFERENCE
     measured_ms = quiet_forwards().get((name, device.type))

@@ -28,8 +28,6 @@ from specviz.ui.playground.settings import (
     pair_proposers,
     preset_expectation,
     preset_settings,
-    proposer_label,
-    proposer_note,
 )
 from specviz.ui.common.runs import cached_speculative, is_light, run_speculative, start_live_run
 from specviz.ui.playground.progress import LiveProgress
@@ -63,13 +61,13 @@ def live_settings_form() -> tuple[RunSpec | str, bool]:
     choices = pair_proposers(pair)
     if state.get(KEYS["proposer"]) not in choices:
         state[KEYS["proposer"]] = choices[0]
-    c2.selectbox(_("Who drafts"), choices, format_func=lambda name: _(proposer_label(name)), key=KEYS["proposer"],
+    c2.selectbox(_("Who drafts"), choices, format_func=lambda name: _(registry.label_of(name)), key=KEYS["proposer"],
                  help=_("EAGLE: one small trained layer that drafts from the target's own hidden states. "
                         "Draft model: a small separate model (for SmolLM2: its first 3 layers + 1 trained layer). "
                         "N-gram: copy what followed the same words earlier. "
                         "Layer-skip: the target's own first layers (untrained for this, so it rarely agrees)."))
     c3.slider(_("K: drafts per step"), *SETTINGS["k"].bounds, key=KEYS["k"])
-    note = proposer_note(state[KEYS["proposer"]])
+    note = registry.note_of(state[KEYS["proposer"]])
     if note:
         st.caption(_(note))
     if registry.takes(state[KEYS["proposer"]], "layers"):

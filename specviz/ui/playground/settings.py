@@ -172,17 +172,6 @@ def pair_proposers(pair: str) -> tuple[str, ...]:
     return registry.offered(PAIR_DRAFTERS.get(pair, ("draft",) if "," in pair else ()))
 
 
-def proposer_label(name: str) -> str:
-    """A proposer's menu label, an English message (a name the registry does not know is shown as it is)."""
-    return registry.get(name).label if name in registry.names() else name
-
-
-def proposer_note(name: str) -> str | None:
-    """The line under the pickers that explains the chosen proposer (an English message), if it has one."""
-    info = registry.get(name) if name in registry.names() else None
-    return info.note if info is not None and info.note else None
-
-
 # ---- URL <-> settings (plain functions) ---------------------------------------------------------------------
 
 

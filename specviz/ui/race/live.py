@@ -18,7 +18,7 @@ from specviz.engine.trace import Trace
 from specviz.labs.timeline import RaceRounds
 from specviz.runs.running import run, run_target_only
 from specviz.runs.runspec import RunSpec
-from specviz.ui.common.runs import get_pair, turn_deadline, waiting_note, with_turn
+from specviz.ui.common.runs import get_pair, quiet_forwards, turn_deadline, waiting_note, with_turn
 from specviz.ui.race.tree import has_tree_lane, lane_specs
 
 ROUNDS = 3  # rounds of a live race; the page shows their median and spread
@@ -39,14 +39,6 @@ class LiveRace:
     measured_at: float  # time.time()
     usual_ms: float | None = None
     tree: tuple[Trace, ...] = ()  # the tree lane of each round, when the race has one
-
-
-@st.cache_resource(show_spinner=False)
-def quiet_forwards() -> dict[tuple[str, str], float]:
-    """(pair name, device type) -> the quickest one-token forward of its target measured by any race in this server
-    process (ms): what a forward costs here when nothing interferes, so a later race on a busy machine can tell (and
-    the Models page can scale it to a bigger model)."""
-    return {}
 
 
 def measure_race(settings: RunSpec, rounds: int = ROUNDS) -> LiveRace:

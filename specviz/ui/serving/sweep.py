@@ -18,7 +18,7 @@ from specviz.serving.results import ServingResult, find_serving_results
 from specviz.ui.common import charts as plot
 from specviz.ui.common.escaping import escape_markdown
 from specviz.ui.serving import charts
-from specviz.ui.serving import roofline as serving_roofline
+from specviz.ui.common import roofline as serving_roofline
 
 LIVE_SWEEP = "serving_live_sweep"
 

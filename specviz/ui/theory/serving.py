@@ -15,7 +15,7 @@ from specviz.labs import roofline
 from specviz.labs.roofline import BatchPoint
 from specviz.ui.common import charts
 from specviz.ui.common.palette import BLUE, BLUISH_GREEN, GREY, ORANGE, VERMILLION
-from specviz.ui.serving import roofline as serving_roofline
+from specviz.ui.common import roofline as serving_roofline
 from specviz.ui.theory import costs as theory_costs
 
 BATCHES = [2**i for i in range(11)]  # 1 .. 1024, the batch slider's stops

@@ -1,0 +1,79 @@
+"""No choice question gives its answer away by its form (issue 43 item 10): a learner who has not understood should not
+find the key by picking the longest choice, by spotting the lesson's own sentence, or by picking the only choice that
+works a number out. Checked in English and in Portuguese."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from specviz.core.i18n import using
+from specviz.teach.learn import LESSONS
+from specviz.teach.quiz import PATHS_ENV, load_bank
+
+LONGER_BY = 1.2  # a key this much longer than every other choice stands out
+SHARE_LONGEST = 0.3  # with four choices, chance is 0.25: the key may be the longest choice about that often
+COPIED_WORDS = 7  # a key that repeats this many words in a row from its lesson's text (more than any other choice does)
+
+
+@pytest.fixture(scope="module", params=["en", "pt"])
+def bank(request):
+    with pytest.MonkeyPatch.context() as mp:
+        mp.delenv(PATHS_ENV, raising=False)  # the bundled bank, without a teacher's files
+        return request.param, load_bank(lang=request.param)
+
+
+def _singles(bank):
+    return [q for q in bank if q.kind == "single"]
+
+
+def test_no_key_stands_out_by_its_length(bank):
+    lang, questions = bank
+    singles = _singles(questions)
+    assert len(singles) > 30
+    standing_out = [(q.id, len(q.answer), max(len(c) for c in q.choices if c != q.answer)) for q in singles
+                    if len(q.answer) > LONGER_BY * max(len(c) for c in q.choices if c != q.answer)]
+    assert standing_out == [], f"{lang}: keys much longer than every other choice"
+    longest = [q.id for q in singles if len(q.answer) > max(len(c) for c in q.choices if c != q.answer)]
+    assert len(longest) <= SHARE_LONGEST * len(singles), f"{lang}: the key is the longest choice in {longest}"
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"\w[\w'’]*", text.lower())
+
+
+def _copied(choice: str, text: str) -> int:
+    """The longest run of consecutive words of `choice` that also appears in `text`."""
+    words, haystack, best = _words(choice), " " + " ".join(_words(text)) + " ", 0
+    for start in range(len(words)):
+        for end in range(start + best + 1, len(words) + 1):
+            if " " + " ".join(words[start:end]) + " " not in haystack:
+                break
+            best = end - start
+    return best
+
+
+def test_a_lesson_check_does_not_copy_the_lessons_own_words(bank):
+    lang, questions = bank
+    by_id, copied, checked = questions.by_id(), [], 0
+    with using(lang):
+        for lesson in LESSONS:
+            text = lesson.shown_text()
+            for qid in lesson.checks:
+                question = by_id[qid]
+                if question.kind not in ("single", "multiple"):
+                    continue
+                keys = [question.answer] if question.kind == "single" else list(question.answer)
+                checked += len(keys)
+                others = max((_copied(c, text) for c in question.choices if c not in keys), default=0)
+                copied += [(qid, _copied(key, text)) for key in keys if _copied(key, text) >= max(COPIED_WORDS, others + 1)]
+    assert checked > 15 and copied == []
+    assert _copied("the target drafts with only its first layers", "It drafts with only its first layers.") == 6
+
+
+@pytest.mark.parametrize("lang, ratio", [("en", "0.4"), ("pt", "0,4")])
+def test_a_worked_number_is_not_only_in_the_key(lang, ratio):
+    """`ar-verdict`: only the right choice worked out p/q = 0.4, so a learner could pick it on form alone."""
+    question = load_bank(lang=lang).by_id()["ar-verdict"]
+    assert ratio in question.answer and sum(ratio in c for c in question.choices) >= 2

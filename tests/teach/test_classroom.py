@@ -188,7 +188,7 @@ def test_names_that_differ_only_by_invisible_characters_or_case_are_duplicates(s
 
 
 def test_a_session_takes_at_most_max_students(store, monkeypatch):
-    monkeypatch.setattr(classroom, "MAX_STUDENTS", 3)
+    monkeypatch.setattr(classroom.store, "MAX_STUDENTS", 3)
     session = store.create_session(QUESTIONS)
     for i in range(3):
         store.join(session.code, f"S{i}")

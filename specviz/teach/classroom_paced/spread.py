@@ -1,0 +1,176 @@
+"""How a class's answers spread over a pushed question's choices (or, for a number, over ranges around the right
+answer), round by round: what the teacher's chart and the presenter view draw."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from specviz.core.i18n import _, localized, number
+from specviz.teach.classroom import ClassroomError, answer_between
+from specviz.teach.classroom_paced.text import TEXT
+from specviz.teach.quiz import Question, parse_number
+from specviz.teach.quiz.schema import MAX_ANSWER
+from specviz.teach.quiz.schema import QuestionKind
+
+
+NUMERIC_BINS = 6  # numeric answers with more distinct values than this are binned into this many ranges
+
+
+@dataclass(frozen=True)
+class Distribution:
+    """How a push's answers spread, round 1 next to round 2, over the same `labels` (the choices; for a numeric
+    question ranges of values; for an ordering question the orders given). `right[i]` says whether label i is (or
+    holds) the right answer: show it only after the reveal. For a multiple-choice question a student counts once
+    under every choice they picked."""
+
+    labels: tuple[str, ...]
+    counts: tuple[tuple[int, ...], tuple[int, ...]]
+    right: tuple[bool, ...]
+    answered: tuple[int, int]
+    correct: tuple[int, int]
+
+
+def checked_answer(question: Question, answer: Any) -> Any:
+    """The answer in stored form (a choice, a list of choices, the items in order, or a float), or a ClassroomError
+    sentence when it cannot be an answer to `question` at all.
+
+    >>> q = Question("d", "speedup", "numeric", "?", 2.0, "", "pages/quiz.py", tolerance=0.1)
+    >>> checked_answer(q, "2,5")
+    2.5
+    """
+    if question.kind == QuestionKind.NUMERIC:
+        value = parse_number(answer)
+        if value is None:
+            raise ClassroomError(_(TEXT["not_finite"], most=number(MAX_ANSWER, 0)))
+        return value
+    if question.kind == QuestionKind.SINGLE:
+        if not isinstance(answer, str) or answer.strip() not in question.choices:
+            raise ClassroomError(_(TEXT["not_a_choice"]))
+        return answer.strip()
+    if isinstance(answer, str) or not isinstance(answer, list | tuple):
+        raise ClassroomError(_(TEXT["not_a_choice"]) if question.kind == QuestionKind.MULTIPLE else _(TEXT["not_an_order"]))
+    items = [a.strip() if isinstance(a, str) else a for a in answer]
+    if question.kind == QuestionKind.MULTIPLE:
+        if not items:
+            raise ClassroomError(_(TEXT["no_pick"]))
+        if not all(isinstance(a, str) and a in question.choices for a in items) or len(set(items)) != len(items):
+            raise ClassroomError(_(TEXT["not_a_choice"]))
+        return [c for c in question.choices if c in items]
+    if sorted(map(str, items)) != sorted(question.answer) or not all(isinstance(a, str) for a in items):
+        raise ClassroomError(_(TEXT["not_an_order"]))
+    return items
+
+
+def distribution(question: Question, round_1: Sequence[Any], round_2: Sequence[Any],
+                 correct: tuple[int, int] = (0, 0), order: Sequence[str] | None = None) -> Distribution:
+    """The spread of two rounds of stored answers over shared labels (see `Distribution`); the choices in `order`
+    (the order the class saw them in) if given.
+
+    >>> q = Question("d", "speedup", "single", "?", "b", "", "pages/quiz.py", ("a", "b", "c"))
+    >>> d = distribution(q, ["a", "a", "b"], ["b", "b", "b"])
+    >>> d.labels, d.counts, d.right
+    (('a', 'b', 'c'), ((2, 1, 0), (0, 3, 0)), (False, True, False))
+    """
+    rounds = (list(round_1), list(round_2))
+    answered = (len(rounds[0]), len(rounds[1]))
+    if question.kind in (QuestionKind.SINGLE, QuestionKind.MULTIPLE):
+        labels = tuple(order) if order is not None and sorted(order) == sorted(question.choices) else question.choices
+        right = tuple(c in (question.answer if question.kind == QuestionKind.MULTIPLE else (question.answer,)) for c in labels)
+        picks = [[a if isinstance(a, list) else [a] for a in r] for r in rounds]
+        counts = tuple(tuple(sum(c in p for p in r) for c in labels) for r in picks)
+        return Distribution(tuple(labels), counts, right, answered, correct)
+    if question.kind == QuestionKind.ORDERING:
+        right_order = " → ".join(question.answer)
+        seen = [" → ".join(a) for r in rounds for a in r]
+        common = [right_order] + sorted({s for s in seen if s != right_order}, key=lambda s: -seen.count(s))
+        labels = common[:NUMERIC_BINS] + ([_(TEXT["other_orders"])] if len(common) > NUMERIC_BINS else [])
+        index = {label: i for i, label in enumerate(labels)}
+        counts = tuple(tuple(sum(index.get(" → ".join(a), len(labels) - 1) == i for a in r)
+                             for i in range(len(labels))) for r in rounds)
+        return Distribution(tuple(labels), counts, tuple(i == 0 for i in range(len(labels))), answered, correct)
+    return _numeric(question, rounds, answered, correct)
+
+
+def _numeric(question: Question, rounds: tuple[list, list], answered: tuple[int, int],
+             correct: tuple[int, int]) -> Distribution:
+    """Numeric answers: each distinct value its own bar when there are few, else NUMERIC_BINS equal ranges around
+    the right answer over the answers near it, with the answers far from it (more than ten times the answer's own
+    size away: a typo, a joke, 1e15) counted apart in a bar below and a bar above, so two of them cannot squash the
+    class into one bin (issue 44 item 8). Any finite floats bin safely, even stored ones from before answers were
+    bounded (1e308 and −1e308 together): a stored value that is not a finite number is left out.
+
+    >>> q = Question("d", "speedup", "numeric", "?", 2.0, "", "pages/quiz.py", tolerance=0.1)
+    >>> d = _numeric(q, ([1e308, -1e308, 1, 2, 3, 4, 5], []), (7, 0), (1, 0))
+    >>> d.counts[0], d.labels[0], d.labels[-1], d.right.index(True)
+    ((1, 1, 1, 0, 1, 1, 1, 1), 'far below: under -18', 'far above: over 22', 2)
+    """
+    values = [[v for v in (_stored_number(a) for a in r) if v is not None] for r in rounds]
+    target, tol = float(question.answer), question.tolerance
+    distinct = sorted({_round3(v) for r in values for v in r} | {_round3(target)})
+    if len(distinct) <= NUMERIC_BINS:
+        labels = tuple(_num(v) for v in distinct)
+        counts = tuple(tuple(sum(_round3(v) == d for v in r) for d in distinct) for r in values)
+        right = tuple(abs(d - target) <= tol + 1e-12 or d == _round3(target) for d in distinct)
+        return Distribution(labels, counts, right, answered, correct)
+    reach = 10 * max(abs(target), tol, 1.0)  # farther than this from the right answer: counted apart
+    low_edge, high_edge = target - reach, target + reach
+    near = [d for d in distinct if low_edge <= d <= high_edge]
+    lo, hi = min([*near, target]), max([*near, target])
+    width = hi / NUMERIC_BINS - lo / NUMERIC_BINS  # not (hi − lo) / n: hi − lo overflows for 1e308 and −1e308
+    edges = [lo + i * width for i in range(NUMERIC_BINS)] + [hi]
+    labels = tuple(f"{_num(edges[i])}–{_num(edges[i + 1])}" for i in range(NUMERIC_BINS))
+
+    def bin_of(v: float) -> int:
+        if not width > 0:
+            return 0
+        place = (v / NUMERIC_BINS - lo / NUMERIC_BINS) / width * NUMERIC_BINS  # (v − lo) / width, finite
+        return min(NUMERIC_BINS - 1, max(0, math.floor(place))) if math.isfinite(place) else 0
+
+    counts = tuple(tuple(sum(bin_of(v) == i for v in r if low_edge <= v <= high_edge) for i in range(NUMERIC_BINS))
+                   for r in values)
+    right = tuple(i == bin_of(target) for i in range(NUMERIC_BINS))
+    below = tuple(sum(v < low_edge for v in r) for r in values)
+    above = tuple(sum(v > high_edge for v in r) for r in values)
+    if any(below):
+        labels, right = (_(TEXT["far_below"], value=_num(low_edge)), *labels), (False, *right)
+        counts = tuple((b, *c) for b, c in zip(below, counts, strict=True))
+    if any(above):
+        labels, right = (*labels, _(TEXT["far_above"], value=_num(high_edge))), (*right, False)
+        counts = tuple((*c, a) for a, c in zip(above, counts, strict=True))
+    return Distribution(labels, counts, right, answered, correct)
+
+
+def _stored_number(answer: Any) -> float | None:
+    """A stored numeric answer as a finite float, else None (a damaged or pre-bound row counts as no answer)."""
+    if isinstance(answer, bool) or not isinstance(answer, int | float):
+        return None
+    try:
+        value = float(answer)
+    except OverflowError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def _round3(value: float) -> float:
+    """Three significant figures (the largest floats stay as they are: 1.797e308 would round up to inf)."""
+    rounded = float(f"{value:.3g}") if math.isfinite(value) else value
+    return rounded if math.isfinite(rounded) else value
+
+
+def _num(value: float) -> str:
+    text = f"{value:.3g}"
+    return localized(text)
+
+
+def relabel(spread: Distribution, stored: Question, shown: Question) -> Distribution:
+    """`spread` (over `stored`'s choices or orders) labelled with `shown`'s words, its twin in another language."""
+    if shown is stored or stored.kind == QuestionKind.NUMERIC:
+        return spread
+    if stored.kind == QuestionKind.ORDERING:
+        labels = tuple(" → ".join(answer_between(label.split(" → "), stored, shown)) for label in spread.labels)
+    else:
+        labels = tuple(answer_between(label, stored, shown) for label in spread.labels)
+    return Distribution(labels, spread.counts, spread.right, spread.answered, spread.correct)

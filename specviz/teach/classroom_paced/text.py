@@ -1,0 +1,42 @@
+"""Every sentence of the teacher-paced classroom, in one place: English messages with named placeholders,
+translated with `_()` where they are raised or shown."""
+
+from __future__ import annotations
+
+
+
+from specviz.core.i18n import N_
+
+
+# Every sentence a user can read from here, with named placeholders: English messages, translated with `_()` where
+# they are raised or shown (specviz.core.i18n).
+TEXT = {
+    "no_session": N_("There is no session with the code {code}; please check it."),
+    "not_paced": N_("Session {code} is self-paced: its students answer in their own order, so nothing can be "
+                    "pushed."),
+    "ended": N_("Session {code} has ended; answers are no longer taken."),
+    "no_push": N_("No question has been pushed in session {code} yet."),
+    "stale_link": N_("This student link is not valid any more; please join again."),
+    "not_current": N_("That question is no longer the current one; your screen shows the new one in a moment."),
+    "round_closed": N_("Round {round} is not open for answers."),
+    "revealed": N_("The answer has been revealed, so this question takes no more answers."),
+    "round2_twice": N_("Round 2 of this question has already started."),
+    "round2_after_reveal": N_("The answer has already been revealed; push the question again for a new vote."),
+    "not_a_choice": N_("That answer is not one of the choices; please pick one of them."),
+    "no_pick": N_("Please pick at least one choice."),
+    "not_an_order": N_("Please place every item exactly once."),
+    "not_finite": N_("Please answer with a number from −{most} to {most}, like 0.4."),
+    "how_many": N_("Step {step} drafted K = {k} tokens: {drafts}. How many of them will the target keep (accept) "
+                   "before it adds a token of its own?"),
+    "how_many_why_recovered": N_("{verdicts}. Drafts are kept up to the first rejection, so {kept} of {k} were "
+                                 "kept, and a recovered token from norm(max(0, p − q)) took the rejected one's "
+                                 "place."),
+    "how_many_why_bonus": N_("{verdicts}. Drafts are kept up to the first rejection, so {kept} of {k} were kept, "
+                             "and a bonus token from p came free with them."),
+    "accepted": N_("#{n} {token}: accepted"),
+    "rejected": N_("#{n} {token}: rejected"),
+    "untested": N_("#{n} {token}: never tested"),
+    "other_orders": N_("another order"),
+    "far_below": N_("far below: under {value}"),
+    "far_above": N_("far above: over {value}"),
+}

@@ -375,8 +375,8 @@ def format_summary(trace: Trace) -> str:
     return "\n".join([
         _("summary: {steps} steps, {tokens} tokens, stopped at {reason}", steps=trace.num_steps,
           tokens=trace.num_tokens, reason=_(STOP_REASONS.get(trace.stop_reason, trace.stop_reason))),
-        _("  acceptance rate       {rate}  (accepted / drafted = {accepted} / {drafted}; stops counting at each "
-          "step's first rejection)", rate=_fmt(trace.acceptance_rate), accepted=trace.num_accepted,
+        _("  acceptance rate       {rate}  (accepted / drafted = {accepted} / {drafted}; drafts after a step's "
+          "first rejection count as drafted)", rate=_fmt(trace.acceptance_rate), accepted=trace.num_accepted,
           drafted=trace.num_drafted),
         _("  α estimate            {alpha}  (acceptance probability: mean min(1, p/q) over tested drafts, "
           "E[sum min(p, q)])",

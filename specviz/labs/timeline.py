@@ -246,9 +246,8 @@ ALPHA_ESTIMATE = N_("The mean of min(1, p/q) at each drafted token the verifier 
 
 
 ALPHA_TEXT = {  # the sentences of alpha_note, whole, with named values; translated with _() where used
-    "differ": N_("Accepted / drafted ({ratio}) is not α ({alpha}): it stops counting at each step's first "
-                 "rejection, so the drafts after it count as drafted and not accepted although they were never "
-                 "tested."),
+    "differ": N_("Accepted / drafted ({ratio}) is not α ({alpha}): the drafts after a step's first rejection "
+                 "count as drafted and not accepted although they were never tested."),
     "formula": N_("If every draft is kept with probability α, E[accepted] / K = α(1 − α^K) / ((1 − α)K) = "
                   "{predicted} at K = {k}."),
 }
@@ -258,8 +257,8 @@ def alpha_note(spec: Trace) -> str | None:
     """One sentence on why accepted / drafted is below the α estimate, with the formula that links them; None when
     the trace tested no drafts.
 
-    Accepted / drafted stops counting at a step's first rejection: the drafts after it count as drafted and not
-    accepted although they were never tested. If each draft is kept with probability α, E[accepted] / K =
+    In accepted / drafted, the drafts after a step's first rejection count as drafted and not accepted although
+    they were never tested. If each draft is kept with probability α, E[accepted] / K =
     α(1 − α^K) / ((1 − α) K), below α for K > 1.
     """
     alpha, ratio = spec.mean_accept_prob, spec.acceptance_rate

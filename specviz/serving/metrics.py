@@ -10,8 +10,8 @@ A vLLM server counts, since it started (`/metrics`, Prometheus text format):
 
 Two scrapes a few seconds apart give rates. The words follow vLLM's `v1/spec_decode/metrics.py`:
 
-- acceptance rate = accepted / drafted tokens (it stops counting a draft after its first rejection, so it is not
-  α = E[Σ min(p, q)], the chance one draft token is kept);
+- acceptance rate = accepted / drafted tokens (the drafts after a step's first rejection still count as drafted, so
+  for K ≥ 2 it is below α = E[Σ min(p, q)], the chance one draft token is kept);
 - acceptance at position i = accepted at i / drafts;
 - mean accepted length = 1 + accepted / drafts: it includes the one token every step emits anyway (the recovered
   or bonus token), as vLLM defines it.

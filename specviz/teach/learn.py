@@ -70,7 +70,7 @@ LESSONS: tuple[Lesson, ...] = (
            N_("Explain why a large model writing one token at a time waits on memory, not on arithmetic."),
            N_("A language model writes text one **token** (a word or a piece of one; the model's list of them is its "
            "**vocabulary**) at a time, after the **prompt**, the text it is given. Each token costs one **forward "
-           "pass**: one run of the whole network over the text so far, which reads every weight (the model's "
+           "pass**: one run of the whole network for the new token, which reads every weight (the model's "
            "learned numbers, its **parameters**) from memory. Each token depends on the ones before it, so the "
            "passes run one after another.\n\n"
            "Reading is the slow part. In **fp16** (16-bit numbers) a parameter takes 2 bytes, and a pass for one "
@@ -140,13 +140,14 @@ LESSONS: tuple[Lesson, ...] = (
            "flattening them (above 1). **Greedy** decoding (temperature 0) always takes the most likely token, the "
            "**argmax**: then the rule keeps a draft exactly when it is the target's argmax, and otherwise writes "
            "the target's argmax, so the text is the same as the target's own greedy text.\n\n"
-           "Exactly the same in arithmetic, that is. Hardware rounds: in **bfloat16** (16-bit numbers with few "
-           "digits, the default on this CPU) the verify pass over K + 1 tokens adds its numbers in another order "
-           "than a one-token pass, so the target's logits differ in their last digits. Where its two best tokens "
-           "nearly tie, the argmax can flip, and every token after the flip differs, because it follows a "
-           "different text. On this machine greedy speculative output matched target-only output on {fp32} held-out "
-           "prompts in float32 and on {bf16} in bfloat16: the rule is exact, and bfloat16 is **lossless up to "
-           "numerics**."),
+           "Exactly the same in exact arithmetic, that is. Hardware rounds: in any floating-point format the verify "
+           "pass over K + 1 tokens adds its numbers in another order than a one-token pass, so the target's logits "
+           "differ in their last digits. Where its two best tokens nearly tie, the argmax can flip, and every token "
+           "after the flip differs, because it follows a different text. **bfloat16** (16-bit numbers with few "
+           "digits, the default on a CPU with bfloat16 instructions) flips near-ties far more often than float32. "
+           "On this project's machine greedy speculative output matched target-only output on {fp32} held-out "
+           "prompts in float32 and on {bf16} in bfloat16, observations rather than proofs: the rule is exact, and "
+           "a floating-point run is **lossless up to numerics**."),
            ("quality", "greedy_vs_sampling"),
            ("logits", "temperature", "greedy", "argmax", "bfloat16", "lossless up to numerics"),
            ("q-worse-draft", "q-break-exactness", "gs-same-text"), "exactness", "pages/exactness.py"),
@@ -174,8 +175,8 @@ LESSONS: tuple[Lesson, ...] = (
            "**The article's own example.** The article this course follows pairs a 7B draft with a 70B target and "
            "promises \"2–3× faster\". A 7B pass costs about a tenth of a 70B one, so c ≈ 0.1. Then the formula "
            "gives {article_low} at α = 0.7 (best K = {article_low_k}) and {article_high} at α = 0.8 (best K = "
-           "{article_high_k}): the promise holds when the draft agrees with the target most of the time, and "
-           "reaching 3× would need α near 0.9. With a draft that cheap the best K sits at 4 to 6."),
+           "{article_high_k}): the promise holds when the draft agrees with the target most of the time. Reaching 3× "
+           "would need α of about 0.87, where the best K rises to about 8."),
            ("choosing_k",), ("best k",),
            ("ck-too-large", "ck-lower-alpha", "ck-best-2", "ck-article"), "choosing_k", "pages/theory.py"),
     Lesson(8, "proposers", N_("Who proposes: draft models, lookup, layer skip"),
@@ -224,7 +225,8 @@ LESSONS: tuple[Lesson, ...] = (
            N_("The trick spends idle arithmetic to save memory reads. When the verify pass is no longer memory-bound, "
            "scoring K+1 positions costs more than one. That happens on a server that runs large batches to get "
            "high **throughput** (tokens per second over all users): the pass is **compute-bound**, its time set "
-           "by arithmetic. It also happens with a small model on a laptop CPU. Call **v** the cost of the verify "
+           "by arithmetic. It can also happen on a CPU whose matrix kernels make a pass over several tokens cost "
+           "clearly more than a one-token pass. Call **v** the cost of the verify "
            "pass in one-token target passes; the speedup becomes (1 − α^(K+1)) / ((1 − α)(K·c + v)). A low α, "
            "an expensive draft (c near 1) or a large v each push it below 1: slower than the target alone. The "
            "Theory explorer shows where the **break-even** line (speedup = 1) lies."),
@@ -240,14 +242,15 @@ LESSONS: tuple[Lesson, ...] = (
            "heads, or n-gram lookup, which is free but only pays where answers "
            "copy their input.\n\n"
            "**Measuring.** α depends on the text, so measure on your own traffic: real prompts, answer lengths and "
-           "as many users at once as in production. The same pair can be twice as fast on code edits and slower "
-           "than plain decoding on open chat.\n\n"
+           "as many users at once as in production. Speedups differ widely by workload: answers that copy their "
+           "input (code edits, summaries) gain far more than open chat, where a pair can even lose time.\n\n"
            "**The roadmap.** Set the targets first (the latency users may feel, the throughput the servers must "
            "keep, the acceptance rate the pair should reach), then roll out in stages, a small share of traffic "
            "first, widening only when the evidence meets the targets.\n\n"
            "**Watching.** At every stage and after it, watch two kinds of numbers. The **acceptance rate**: accepted / "
-           "drafted tokens, counted by the server (vLLM exports the counters on its /metrics page); it stops at each "
-           "step's first rejection, so it is lower than α. And the latency users feel: time to first token and the "
+           "drafted tokens, counted by the server (vLLM exports the counters on its /metrics page); every draft enters "
+           "the denominator, even those after a step's first rejection that were never tested, so for K ≥ 2 it is "
+           "lower than α. And the latency users feel: time to first token and the "
            "**inter-token latency** (the time between two tokens of one answer), as medians and tails, next to "
            "throughput. Watch acceptance by draft position too, and errors and drift (new kinds of prompts lower "
            "acceptance), and keep plain decoding ready as the fallback.\n\n"

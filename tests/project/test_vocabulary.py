@@ -5,7 +5,7 @@ specviz names two quantities that sound alike and are not the same:
 - the **acceptance probability α** (pt: *probabilidade de aceitação α*) = E[Σ min(p, q)] = 1 − E[TV(p, q)], the
   chance one draft is kept, which the formulas use;
 - the **acceptance rate** (pt: *taxa de aceitação*) = accepted / drafted, the measured count (vLLM's metric), which
-  stops at each step's first rejection and so is lower.
+  counts the drafts after a step's first rejection as drafted, never accepted, and so is lower.
 
 These tests read every English message of the code (what `make i18n` extracts), every Portuguese translation in the
 catalog, every question of both quiz banks and the README and docs in both languages, one sentence at a time, and

@@ -82,7 +82,8 @@ PROPOSERS: list[Proposer] = [
                  "head)."),
         needs=N_("The same tokenizer and vocabulary as the target (or a translation layer); a draft trained on "
                  "similar text, ideally distilled from the target."),
-        wins=N_("A family with a small sibling (a 1B draft for a 70B target: c ≈ 0.02) and predictable text."),
+        wins=N_("A family with a small sibling (a 1B draft for a 70B target: c at least the parameter ratio, about "
+                 "0.015) and predictable text."),
         loses=N_("When the draft is not much cheaper than the target, or disagrees with it: each wasted draft costs c."),
         dot=_dot({"ctx": (N_("text so far"), _PLAIN), "d": (N_("small draft LM\\n(K forwards)"), _DRAFT),
                   "t": (N_("target\\n(1 pass, K+1 positions)"), _TARGET)},
@@ -118,8 +119,8 @@ PROPOSERS: list[Proposer] = [
     Proposer(
         "medusa", N_("Medusa heads"),
         how=N_("Extra heads on the target's last hidden state guess further ahead than its LM head, which predicts "
-               "token t+1: head k guesses token t+k+1, in the same pass that verifies; their top guesses form a "
-               "candidate tree (Cai et al. 2024)."),
+               "token t+1: head k guesses token t+k+1, computed in the same pass that verifies the previous candidates; "
+               "their top guesses form a tree that the next pass verifies (Cai et al. 2024)."),
         costs=N_("A few small heads (a residual block each); training them on the target's outputs; a tree of "
                  "candidates per pass instead of a chain."),
         needs=N_("Training data and the target's hidden states; a tree attention mask in the target's kernels."),
@@ -144,8 +145,10 @@ PROPOSERS: list[Proposer] = [
                "on its own outputs."),
         costs=N_("One small layer (specviz's: c = {c_eagle}); training on the target's hidden states; the target must "
                  "hand its features to the drafter after every pass."),
-        needs=N_("Access to the target's hidden states; training data; tree attention for EAGLE-2/3."),
-        wins=N_("Highest acceptance per unit of draft cost among trained drafters; the usual choice in vLLM and SGLang."),
+        needs=N_("Access to the target's hidden states; training data; tree attention (a static tree in EAGLE-1, a "
+                  "dynamic one in EAGLE-2/3)."),
+        wins=N_("Among the highest acceptance per unit of draft cost reported for trained drafters (the EAGLE papers' "
+                 "comparisons); supported by vLLM and SGLang."),
         loses=N_("A new drafter per target model, and an under-trained one gains little: specviz's, trained on a "
                  "CPU, is {eagle}× as fast as model.generate here (greedy, held-out prompts, chain of 4)."),
         dot=_dot({"f": (N_("target features\\n(hidden state)"), _TARGET),
@@ -173,7 +176,7 @@ PROPOSERS: list[Proposer] = [
         costs=N_("No extra weights; a wider target pass (lookahead window and verification branch) every step."),
         needs=N_("Spare compute per pass: it trades FLOPs for fewer passes."),
         wins=N_("GPUs at batch size 1 with idle compute, and no draft model at hand."),
-        loses=N_("Compute-bound settings (CPUs, large batches), where the wider pass is not free."),
+        loses=N_("Compute-bound settings (large batches), where the wider pass is not free."),
         dot=_dot({"w": (N_("window of guesses\\n(Jacobi steps)"), _TARGET), "p": (N_("n-gram pool"), _PLAIN),
                   "v": (N_("verify branch"), _TARGET)},
                  [("w", "p", N_("new n-grams")), ("p", "v", N_("matches")), ("v", "w", N_("next pass"))])),
@@ -239,8 +242,9 @@ TEXT = {
 }
 
 TREE_TEXT = {
-    "intro": N_("Medusa, EAGLE-2/3 and SpecInfer draft a **tree** instead of a chain: several candidates per position, "
-                "each branch a possible continuation. The target scores every node in one pass."),
+    "intro": N_("Medusa, EAGLE (a static tree in EAGLE-1, a dynamic one in EAGLE-2/3) and SpecInfer draft a **tree** "
+                "instead of a chain: several candidates per position, each branch a possible continuation. The "
+                "target scores every node in one pass."),
     "mask": N_("**Tree attention mask.** All nodes go into one pass as a flat list; each node may attend only to the "
                "context and its own ancestors, not to its siblings' branches. ✓ = may attend."),
     "path": N_("**Longest accepted path.** Greedy (T = 0): walk down from the root, at each node follow the child "

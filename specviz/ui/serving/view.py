@@ -126,8 +126,8 @@ def _live_body(base: str) -> None:
     m = st.columns(4)
     rate, mal = now.acceptance_rate, now.mean_accepted_length
     m[0].metric(_("Acceptance rate"), "–" if rate is None else percent(rate, 1),
-                help=_("Accepted / drafted tokens since the server started (vLLM's counters). Not α: it stops "
-                       "counting a draft at its first rejection."))
+                help=_("Accepted / drafted tokens since the server started (vLLM's counters). Not α: the drafts "
+                       "after a step's first rejection count as drafted, never as accepted."))
     m[1].metric(_("Mean accepted length"), "–" if mal is None else number(mal, 2),
                 help=_("1 + accepted / drafts: tokens per verify step, including the one recovered or bonus token "
                        "every step emits (vLLM's definition)."))

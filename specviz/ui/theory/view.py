@@ -38,7 +38,8 @@ TEXT = {
                    "a little partial credit (the untrained layer-skip row). For n-gram lookup q is a single token, "
                    "so α is the target's probability of that token: 1 or 0 at T = 0, p(x) after temperature."),
     "temperature_table": N_("Measured α (mean min(1, p/q) over the drafts the verifier tested, K = {k}), SmolLM2-135M "
-                            "in float32 on this 2-core CPU, from the committed benchmarks:"),
+                            "on this project's 2-core CPU (float32 unless the row names another dtype), from the "
+                            "committed benchmarks:"),
 }
 
 
@@ -219,7 +220,7 @@ def render_derivations() -> None:
     st.markdown(_("β changes from one position to the next (Leviathan et al. call it β); α, its average over the "
                   "contexts a run meets, is the one number the formulas below use and the slider sets. A trace "
                   "estimates α by the mean of min(1, p/q) over the drafts it tested. The measured accepted / drafted "
-                  "is lower: it stops counting at a step's first rejection."))
+                  "is lower: drafts after a step's first rejection still count as drafted."))
     st.markdown(_("**2. Tokens per step.** If each draft is kept with probability α independently, the first "
                   "rejection comes after i kept drafts with probability αⁱ(1 − α), and all K are kept with "
                   "probability αᴷ. Every step also emits one recovered or bonus token, so"))

@@ -141,7 +141,24 @@ CALQUES = re.compile(r"\bpontu(?:ar|a|am|ada|adas|ado|ados|ando)\b|regra da cade
                      r"especulação sobre sem|Laboratório de serving|cronograma|"
                      # issue 43 item 14 and issue 42: calques of "in another order than", "differently from", and a
                      # second word for the race's lane (the glossary's is "raia")
-                     r"em outra ordem que|de outro jeito que|\bpistas?\b|cabeças? LM", re.IGNORECASE)
+                     r"em outra ordem que|de outro jeito que|\bpistas?\b|cabeças? LM|"
+                     # the full read of issue 43: "reescalado", coined "subproposto", "palpitar" with an object
+                     r"reescalad[oa]s?|\b(?:sub|super)propost[oa]s?\b|\bpalpit(?:ar|a|am) (?:[oa]s? )?(?:K|\d|tokens?|o "
+                     r"(?:próximo )?token)\b", re.IGNORECASE)
+
+
+# Issue 43's full read: accepted / drafted is below α because the drafts after a step's first rejection still count
+# as drafted; saying that the count "stops" at the first rejection teaches the opposite.
+STOPS_COUNTING = {"en": re.compile(r"stops? (?:counting|at (?:each|a|the) (?:step's )?first rejection)", re.IGNORECASE),
+                  "pt": re.compile(r"para de contar|(?:contagem|ela) para na primeira rejeição", re.IGNORECASE)}
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+@pytest.mark.parametrize("source", ["catalog", "quiz", "docs"])
+def test_no_text_says_accepted_over_drafted_stops_at_the_first_rejection(lang, source):
+    texts = {"catalog": _catalog_texts, "quiz": _quiz_texts, "docs": _doc_texts}[source](lang)
+    assert STOPS_COUNTING["en"].search("it stops counting at each step's first rejection")
+    assert [f"{where}: {m.group(0)}" for where, text in texts for m in STOPS_COUNTING[lang].finditer(text)] == []
 
 
 @pytest.mark.parametrize("source", ["catalog", "quiz", "docs"])

@@ -76,6 +76,26 @@ def test_focus_stays_on_the_question_after_check(app_url, page):
     assert focused == ["BUTTON", "Next question"], focused
 
 
+def test_quiz_me_on_all_concepts_lands_on_the_first_question(app_url, page):
+    """Issue 42 item 7: the button goes away with the rerun it starts, and focus fell to <body>. It lands on the first
+    question's first choice, on screen, so a keyboard user answers at once."""
+    page.goto(f"{app_url}/quiz?lang=en")  # a fresh session has met no concepts on the guided path
+    wait_for_app(page)
+    widen = page.get_by_role("button", name="Quiz me on all concepts")
+    widen.focus()
+    page.keyboard.press("Enter")
+    page.get_by_role("button", name="Check", exact=True).wait_for(timeout=30_000)
+    wait_for_app(page)
+    try:
+        page.wait_for_function("() => document.activeElement && document.activeElement.tagName === 'INPUT'",
+                               timeout=10_000)
+    except Exception:  # noqa: BLE001 - the assertion below says where the focus went instead
+        pass
+    focused = page.evaluate("""() => { const e = document.activeElement, r = e.getBoundingClientRect();
+        return [e.tagName, !!e.closest('[class*="_question"]'), r.top >= 0 && r.bottom <= window.innerHeight]; }""")
+    assert focused == ["INPUT", True, True], focused
+
+
 def test_the_navigation_shows_a_strong_focus_ring(app_url, page):
     page.goto(f"{app_url}/theory?lang=en")
     wait_for_app(page)

@@ -11,7 +11,9 @@ cannot pass to Streamlit as a parameter:
   the drawing itself (hover-only) is hidden from screen readers, whose reader gets the table of numbers under it,
   and the toolbar's buttons leave the Tab order (they show only on a mouse hover);
 - keyboard focus: when a pressed button goes away on the rerun it started ("Check" becomes the feedback and
-  "Next"), focus moves to the button that took its place instead of dropping to `<body>`;
+  "Next"), focus moves to the button that took its place instead of dropping to `<body>`; a button that opens new
+  content ("Quiz me on all concepts") lands on it (`LANDINGS`); the element that gets the focus is scrolled into
+  view, never focused off screen;
 - a visible focus ring on the navigation's links, readable text in a graded question's disabled options, and
   Plotly's toolbar off on phone-sized screens.
 
@@ -113,6 +115,7 @@ SCRIPT = r"""<script>
   const doc = w.document;
   w.__specvizLang = "%(lang)s";
   w.__specvizText = %(texts)s;
+  w.__specvizLandings = %(landings)s;
   if (w.__specvizA11y) { w.__specvizA11y(); return; }
   let pressed = null;  // the key of the button pressed last, until the rerun it started has settled
   const keyOf = (el) => {
@@ -136,11 +139,20 @@ SCRIPT = r"""<script>
       return;
     }
     if (doc.querySelector('[data-testid="stStatusWidget"]')) return;  // still running: wait for the next change
-    const find = (key) => key && doc.querySelector(`.st-key-${CSS.escape(key)} button:not([disabled])`);
+    const shown = (el) => el && el.offsetParent !== null;  // not in a closed expander or a hidden tab
+    const find = (key) => key && [...doc.querySelectorAll(`.st-key-${CSS.escape(key)} button:not([disabled])`)]
+      .find(shown);
     let target = find(pressed.key);
+    const landing = (w.__specvizLandings || {})[pressed.key];
+    if (!target && landing) {  // a button that opens new content: the first thing to answer in it
+      const box = [...doc.querySelectorAll(landing)].find(shown);
+      if (!box) return;  // not drawn yet: the next change looks again
+      target = box.querySelector('input:not([disabled]), textarea:not([disabled]), button:not([disabled])');
+      if (!target) { box.setAttribute("tabindex", "-1"); target = box; }
+    }
     if (!target && pressed.key && pressed.key.includes("_")) {  // its successor: same key up to the last "_"
       const stem = pressed.key.slice(0, pressed.key.lastIndexOf("_") + 1);
-      target = [...doc.querySelectorAll(`[class*="st-key-${CSS.escape(stem)}"] button:not([disabled])`)][0];
+      target = [...doc.querySelectorAll(`[class*="st-key-${CSS.escape(stem)}"] button:not([disabled])`)].find(shown);
       if (!target) {  // no button took its place (a right answer): the feedback next to the question it answered
         const owner = doc.querySelector(`.st-key-${CSS.escape(stem.slice(0, -1))}`);
         const block = owner && owner.parentElement && owner.parentElement.closest('[data-testid="stVerticalBlock"]');
@@ -148,7 +160,11 @@ SCRIPT = r"""<script>
         if (note) { note.setAttribute("tabindex", "-1"); target = note; }
       }
     }
-    if (target) { target.focus({preventScroll: true}); pressed = null; }
+    if (target) {
+      target.focus({preventScroll: true});
+      target.scrollIntoView({block: "nearest"});  // where the keyboard is, on screen
+      pressed = null;
+    }
   };
   const mend = () => {
     const lang = w.__specvizLang;
@@ -232,7 +248,13 @@ SCRIPT = r"""<script>
 
 def script(language: str) -> str:
     """The script for a page in `language` (an app language code: "en" or "pt")."""
-    return SCRIPT % {"lang": LANG_TAGS[language], "name_class": CHART_NAME_CLASS, "texts": _texts(language)}
+    return SCRIPT % {"lang": LANG_TAGS[language], "name_class": CHART_NAME_CLASS, "texts": _texts(language),
+                     "landings": json.dumps(LANDINGS)}
+
+
+# A button whose rerun replaces it with new content -> a CSS selector of the part of the page its focus lands on
+# (the first input or button in it). Constant text: the script's only inputs are these and the language code.
+LANDINGS = {"quiz_widen": '[class*="st-key-quiz_r"][class*="_question"]'}
 
 
 def _texts(language: str) -> str:

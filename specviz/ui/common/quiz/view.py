@@ -123,10 +123,11 @@ def one_at_a_time(run: QuizRun, bank: Bank, key: str) -> None:
     if question is None:
         return
     st.progress(run.position / len(run.questions))
-    question_header(question, bank, run.position + 1, len(run.questions))
     result = run.grades.get(question.id)
-    answer = answer_widget(question, run.seed, f"{key}_{question.id}", disabled=result is not None,
-                           graded=run.answers.get(question.id) if result is not None else None)
+    with st.container(key=f"{key}_question"):  # where "Quiz me on all concepts" lands (accessibility.LANDINGS)
+        question_header(question, bank, run.position + 1, len(run.questions))
+        answer = answer_widget(question, run.seed, f"{key}_{question.id}", disabled=result is not None,
+                               graded=run.answers.get(question.id) if result is not None else None)
     if result is None:
         if st.button(_(TEXT["check"]), key=f"{key}_check", type="primary"):
             if is_blank(answer):

@@ -17,6 +17,7 @@ import pickle
 import select
 import signal
 import sys
+import threading
 import time
 from collections.abc import Callable
 from typing import TypeVar
@@ -61,20 +62,30 @@ def run_bounded(work: Callable[[], T], seconds: float, megabytes: int) -> T:
             if type(exc).__name__ != "PanicException":
                 raise
             raise BoundedError(type(exc).__name__, _first_line(exc)) from None
-    read, write = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: never returns
-        _child(work, read, write, megabytes)
-    os.close(write)
+    with _FORKING:  # no other thread's child inherits this pipe's write end (its read would wait for that child)
+        read, write = os.pipe()
+        try:
+            pid = os.fork()
+        except OSError as exc:  # the process limit, or no memory to copy the page tables
+            os.close(read)
+            os.close(write)
+            raise BoundedError("fork", exc.strerror or type(exc).__name__) from None
+        if pid == 0:  # the child: never returns
+            _child(work, read, write, megabytes, seconds)
+        os.close(write)
     try:
         payload = _collect(read, time.monotonic() + seconds)
-    except Overrun:
+    except BaseException:  # past the deadline, or the parent interrupted: the child goes too
         _kill(pid)
         raise
     finally:
         os.close(read)
     _, status = os.waitpid(pid, 0)
     if not payload:
+        if os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGABRT:  # Rust aborts when memory runs out
+            raise Overrun("memory", f"more than {megabytes} MB")
+        if os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGXCPU:  # the CPU-time backstop
+            raise Overrun("deadline", "")
         raise BoundedError("crash", f"the child ended with status {status}")
     outcome = pickle.loads(payload)
     if outcome[0] == "ok":
@@ -84,16 +95,34 @@ def run_bounded(work: Callable[[], T], seconds: float, megabytes: int) -> T:
     raise BoundedError(outcome[1], outcome[2])
 
 
-def _child(work: Callable[[], object], read: int, write: int, megabytes: int) -> None:
+_FORKING = threading.Lock()
+
+
+def _child(work: Callable[[], object], read: int, write: int, megabytes: int, seconds: float) -> None:
     try:
         os.close(read)
+        os.closerange(3, write)  # nothing inherited but the pipe to the parent: another call's pipe, sockets, files
+        os.closerange(write + 1, _MAX_FD)
         signal.signal(signal.SIGINT, signal.SIG_DFL)  # Ctrl-C ends the child with its parent, no traceback twice
         quiet = os.open(os.devnull, os.O_WRONLY)
         os.dup2(quiet, 2)  # a Rust panic prints its backtrace: the parent words the failure instead
+        os.close(quiet)
+        # one thread: a thread pool of one thread per CPU cannot start under the memory cap on a large machine
+        os.environ["TOKENIZERS_PARALLELISM"] = "false"
+        os.environ["RAYON_NUM_THREADS"] = "1"
         import resource
 
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
         limit = _address_space() + megabytes * 2**20
-        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+        if hard != resource.RLIM_INFINITY:
+            limit = min(limit, hard)  # never above a limit the operator set (`ulimit -v`): setrlimit would refuse
+        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # an abort leaves no core the size of the server
+        cpu = int(seconds) + 2  # a backstop if the parent cannot kill it: CPU seconds, then SIGXCPU
+        cpu_hard = resource.getrlimit(resource.RLIMIT_CPU)[1]
+        used = int(sum(os.times()[:2]))
+        if cpu_hard == resource.RLIM_INFINITY or used + cpu < cpu_hard:
+            resource.setrlimit(resource.RLIMIT_CPU, (used + cpu, cpu_hard))
         try:
             outcome = ("ok", work())
         except BaseException as exc:  # noqa: BLE001 - every failure goes back to the parent as words
@@ -107,18 +136,24 @@ def _child(work: Callable[[], object], read: int, write: int, megabytes: int) ->
         view = memoryview(payload)
         while view:
             view = view[os.write(write, view):]
+    except BaseException:  # noqa: BLE001 - the limits could not be set: the parent reads no payload ("crash")
+        pass
     finally:
         os._exit(0)
 
 
+_MAX_FD = 1 << 20
+
+
 def _collect(read: int, deadline: float) -> bytes:
     chunks, size = [], 0
+    poller = select.poll()  # not select.select: a descriptor above 1023 is fine
+    poller.register(read, select.POLLIN | select.POLLHUP | select.POLLERR)
     while True:
         left = deadline - time.monotonic()
         if left <= 0:
             raise Overrun("deadline", "")
-        ready, _, _ = select.select([read], [], [], left)
-        if not ready:
+        if not poller.poll(max(1, int(left * 1000))):
             continue
         chunk = os.read(read, 1 << 16)
         if not chunk:

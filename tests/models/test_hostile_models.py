@@ -179,3 +179,51 @@ def test_the_cli_says_one_sentence_for_a_hostile_model(toy_folder, tmp_path):
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert done.stderr.strip().splitlines()[-1] == ("specviz: 'model' has a config with num_hidden_layers = 100000; "
                                                     "specviz loads models with num_hidden_layers up to 512.")
+
+
+@pytest.mark.skipif(not can_bound(), reason="deadlines need fork (Linux)")
+def test_a_child_keeps_no_descriptor_but_its_own_pipe(tmp_path):
+    """Review of issue 44 item 3: a second thread's child inherited the first call's pipe, so the first call's read
+    waited for that child too and ran past its deadline. A child closes everything it inherited but 0-2 and the
+    pipe to its parent, whatever the parent holds open."""
+    import os
+
+    held = [open(tmp_path / f"f{i}", "w") for i in range(3)]  # noqa: SIM115 - open while the child runs
+    held_fds = [f.fileno() for f in held]
+    read, write = os.pipe()  # another call's pipe, in the middle of its fork
+    try:
+        left = run_bounded(lambda: sorted(int(fd) for fd in os.listdir("/proc/self/fd")), 5, 64)
+    finally:
+        for f in held:
+            f.close()
+        os.close(read)
+        os.close(write)
+    # 0, 1, 2, the pipe to the parent, and the descriptor listdir itself opened
+    assert left[:3] == [0, 1, 2] and len(left) <= 5, left
+    assert read not in left and write not in left and not set(held_fds) & set(left)
+
+
+@pytest.mark.skipif(not can_bound(), reason="deadlines need fork (Linux)")
+def test_the_bound_keeps_under_a_hard_limit_the_operator_set(tmp_path):
+    """`ulimit -v` on a shared machine: the child's cap may not exceed the hard limit (setrlimit would refuse, and
+    every prompt would read as a crash)."""
+    code = ("import resource\n"
+            "from specviz.models.bounded import run_bounded, _address_space\n"
+            "hard = _address_space() + 300 * 2**20\n"
+            "resource.setrlimit(resource.RLIMIT_AS, (hard, hard))\n"
+            "print(run_bounded(lambda: 'fine', 5, 512))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.strip() == "fine", done.stderr[-500:]
+
+
+@pytest.mark.skipif(not can_bound(), reason="deadlines need fork (Linux)")
+def test_a_hand_loaded_tokenizer_works_where_one_thread_per_cpu_would_not_start(toy_folder, tmp_path):
+    """Review of issue 44 item 3: on a machine with many CPUs the tokenizer's thread pool could not start under the
+    child's memory cap, and every hand-loaded model failed its check at load. RAYON_NUM_THREADS stands in for the
+    CPU count."""
+    code = ("from specviz.models.pairs import load_pair, encode_prompt\n"
+            f"pair = load_pair({str(toy_folder)!r}, device='cpu', dtype='float32')\n"
+            "print(len(encode_prompt(pair.tokenizer, 'the cat', chat=False)))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                          env={**__import__("os").environ, "RAYON_NUM_THREADS": "512"})
+    assert done.returncode == 0 and done.stdout.strip().splitlines()[-1] == "7", done.stderr[-800:]

@@ -24,7 +24,8 @@ import re
 import shutil
 import tempfile
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from specviz.core.i18n import _
@@ -37,6 +38,7 @@ log = logging.getLogger(__name__)
 MANIFEST = "specviz-manifest.json"
 FORMAT = 1
 NO_SPACE = {errno.ENOSPC, errno.EDQUOT}
+TRANSIENT = {errno.EMFILE, errno.ENFILE, errno.ENOMEM, errno.EAGAIN, errno.EINTR}  # a moment's shortage
 
 _DIGESTS: dict[tuple, str] = {}  # (path, size, mtime_ns, inode, device) -> SHA-256 hex, for this process
 _DIGESTS_LOCK = threading.Lock()
@@ -98,6 +100,8 @@ def damage(folder: str | Path, source: dict) -> str | None:
             if file_digest(path) != recorded.get("sha256"):
                 return f"{name} does not have the bytes it was written with"
         except OSError as exc:
+            if exc.errno in TRANSIENT:
+                raise  # out of descriptors or memory for a moment: not the folder's fault, so never removed
             return f"{name} cannot be read ({exc.strerror or type(exc).__name__})"
     return None
 
@@ -108,19 +112,24 @@ def build_once(final: str | Path, build: Callable[[Path], None], source: dict, w
     person reads; `megabytes` is about how much space a build needs. Raises CacheError when no whole folder can be
     had."""
     final = Path(final)
-    if final.exists() or final.is_symlink():
-        why = damage(final, source)
-        if why is None:
-            return final
-        log.warning("specviz: %s, cached at %s, is damaged (%s): moving it aside and building it again", what,
-                    final, why)
-        _move_aside(final)
+    if (final.exists() or final.is_symlink()) and damage(final, source) is None:
+        return final  # the common case: whole, no lock taken
+    writing: list[Path] = []
     try:
-        with writing_folder(final, complete=lambda f: damage(f, source) is None) as temporary:
-            build(temporary)
-            write_manifest(temporary, source)
+        with _healing(final):  # one process at a time checks, moves aside and rebuilds; the others wait, then reuse
+            if final.exists() or final.is_symlink():
+                why = damage(final, source)
+                if why is None:
+                    return final  # another process rebuilt it while this one waited
+                log.warning("specviz: %s, cached at %s, is damaged (%s): moving it aside and building it again",
+                            what, final, why)
+                _move_aside(final)
+            with writing_folder(final, complete=lambda f: damage(f, source) is None) as temporary:
+                writing.append(temporary)
+                build(temporary)
+                write_manifest(temporary, source)
     except Exception as exc:
-        if not _write_failure(exc):
+        if not _write_failure(exc, writing):
             raise  # the build itself failed (an unreadable source): the caller's sentence, not the cache's
         log.error("specviz: could not write %s into the cache at %s: %s", what, final, exc)
         if _no_space(exc):
@@ -137,10 +146,33 @@ def build_once(final: str | Path, build: Callable[[Path], None], source: dict, w
     return final
 
 
-def _write_failure(exc: BaseException) -> bool:
-    """True for an error of the file system: an OSError, or a library's own error that wraps one (safetensors
-    writes from Rust and reports "No space left on device (os error 28)" as a SafetensorError)."""
-    return isinstance(exc, OSError) or re.search(r"\(os error \d+\)", str(exc)) is not None
+def _write_failure(exc: BaseException, writing: list[Path]) -> bool:
+    """True for an error writing the cache: an OSError about the cache's own files (not a source the build reads),
+    or a library's own error that wraps one (safetensors writes from Rust and reports "No space left on device (os
+    error 28)" as a SafetensorError)."""
+    if isinstance(exc, OSError):
+        if exc.errno in NO_SPACE or exc.filename is None or not writing:
+            return True  # nothing was being written yet (the cache folder itself cannot be made), or a full disk
+        return any(str(exc.filename).startswith(str(folder)) for folder in writing)
+    return re.search(r"\(os error \d+\)", str(exc)) is not None
+
+
+@contextmanager
+def _healing(final: Path) -> Iterator[None]:
+    """Hold an exclusive lock beside `final` (`.NAME.lock`) for as long as the block runs, where the system offers
+    one (fcntl); elsewhere the block runs unlocked, and writing_folder still publishes one whole folder."""
+    final.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        import fcntl
+    except ImportError:  # Windows
+        yield
+        return
+    with open(final.parent / f".{final.name}.lock", "a") as lock:
+        fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock.fileno(), fcntl.LOCK_UN)
 
 
 def _no_space(exc: BaseException) -> bool:
@@ -160,5 +192,7 @@ def _move_aside(final: Path) -> None:
             os.replace(final, aside / final.name)
     except OSError as exc:  # another process moved it first, or the cache cannot be written: the build says which
         log.warning("specviz: could not move %s aside: %s", final, exc)
+        if "aside" in locals():
+            shutil.rmtree(aside, ignore_errors=True)  # the empty folder made to receive it
         return
     shutil.rmtree(aside, ignore_errors=True)

@@ -161,16 +161,26 @@ def _host() -> str:
     return re.sub(r"[^A-Za-z0-9-]", "-", socket.gethostname())[:40] or "host"
 
 
+def _pid_space() -> str:
+    """Which pid namespace this process sees (two containers with one host name have different ones): the inode of
+    /proc/self/ns/pid, or "0" where there is no such file."""
+    try:
+        return str(os.stat("/proc/self/ns/pid").st_ino)
+    except OSError:
+        return "0"
+
+
 def _writer() -> str:
-    """Who writes a temporary folder: this machine and process (a forked child gets its own pid)."""
-    return f"{_host()}-{os.getpid()}"
+    """Who writes a temporary folder: this machine, its pid namespace and this process."""
+    return f"{_host()}-{_pid_space()}-{os.getpid()}"
 
 
 def _gone(name: str) -> bool:
-    """True when a temporary folder's `name` says it was made by a process of this machine that no longer runs."""
-    found = re.search(r"\.(?P<host>[A-Za-z0-9-]+)-(?P<pid>\d+)-[a-z0-9_]*\.partial$", name)
-    if found is None or found["host"] != _host():
-        return False
+    """True when a temporary folder's `name` says it was made by a process of this machine and pid namespace that no
+    longer runs."""
+    found = re.search(r"\.(?P<host>[A-Za-z0-9-]+)-(?P<space>\d+)-(?P<pid>\d+)-[a-z0-9_]*\.partial$", name)
+    if found is None or found["host"] != _host() or found["space"] != _pid_space():
+        return False  # another machine's or container's writer: its pids are not ours to look up
     try:
         os.kill(int(found["pid"]), 0)
     except ProcessLookupError:

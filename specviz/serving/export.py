@@ -127,6 +127,7 @@ def vllm_method() -> str:
 def eagle_folder(progress: Progress = _say) -> Path:
     """The shipped EAGLE drafter as a vLLM checkpoint folder (config.json, model.safetensors, tokenizer): vLLM's
     EAGLE-3 layout for an EAGLE-3 drafter, its EAGLE-1 layout for the EAGLE-1 one."""
+    import hashlib
     import shutil
 
     from safetensors.torch import load_file, save_file
@@ -143,7 +144,8 @@ def eagle_folder(progress: Progress = _say) -> Path:
     weights = source / "model.safetensors"
     target = default_target_folder(progress)
     stamp = {"eagle_sha256": file_digest(weights), "target": target.name, "export": EXPORT_VERSION}
-    folder = cache_dir() / "models" / f"{EAGLE_NAME}-vllm{EXPORT_VERSION}-{stamp['eagle_sha256'][:16]}"
+    named = hashlib.sha256(json.dumps(stamp, sort_keys=True).encode()).hexdigest()[:16]  # everything it is built from
+    folder = cache_dir() / "models" / f"{EAGLE_NAME}-vllm{EXPORT_VERSION}-{named}"
     if damage(folder, stamp) is None:
         return folder
 
@@ -169,26 +171,4 @@ def eagle_folder(progress: Progress = _say) -> Path:
                 shutil.copy(target / name, tmp / name)
 
     build_once(folder, export, stamp, what=_("the EAGLE drafter for vLLM"), megabytes=60)
-    return folder
-    target = default_target_folder(progress)
-    progress(f"Exporting the EAGLE drafter for vLLM to {folder} ...")
-    shipped = load_file(str(weights))
-    vocab = shipped.pop("draft_vocab")
-    target_config = json.loads((target / "config.json").read_text())
-    if meta.get("kind") == DrafterKind.EAGLE3:
-        tensors = eagle3_tensors(shipped, vocab)
-        config = eagle3_config(target_config, meta)
-    else:
-        target_state = load_file(str(target / "model.safetensors"))
-        tensors = eagle_tensors(shipped, target_state["model.embed_tokens.weight"])
-        config = {**target_config, "num_hidden_layers": 2, "architectures": ["LlamaForCausalLM"],
-                  "torch_dtype": "float32"}
-        if config.get("layer_types"):
-            config["layer_types"] = config["layer_types"][:2]
-    with writing_folder(folder, complete=lambda f: (f / "model.safetensors").is_file()) as tmp:  # whole or none
-        save_file(tensors, str(tmp / "model.safetensors"))
-        (tmp / "config.json").write_text(json.dumps(config, indent=2) + "\n")
-        for name in ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "generation_config.json"):
-            if (target / name).exists():
-                shutil.copy(target / name, tmp / name)
     return folder

@@ -37,6 +37,11 @@ def _build(calls: list[int]):
     return build
 
 
+def _left(parent: Path) -> list[str]:
+    """What a build left in `parent`, but the lock file that serialises healing (kept: removing it would race)."""
+    return sorted(p.name for p in parent.iterdir() if not p.name.endswith(".lock"))
+
+
 def _forget_digests() -> None:
     cache._DIGESTS.clear()  # a new process: nothing hashed yet (an overwrite that keeps size and mtime is caught too)
 
@@ -72,7 +77,7 @@ def test_a_damaged_folder_is_moved_aside_and_built_again(tmp_path, caplog, how):
     assert calls == [1, 1] and damage(final, SOURCE) is None  # built again, whole
     assert (final / "model.safetensors").read_bytes() == FILES["model.safetensors"]
     assert "damaged" in caplog.text and str(final) in caplog.text  # the console says where and why
-    assert sorted(p.name for p in final.parent.iterdir()) == ["thing"]  # nothing left aside
+    assert _left(final.parent) == ["thing"]  # nothing left aside
 
 
 def test_a_folder_built_for_another_source_is_not_used(tmp_path):
@@ -97,7 +102,7 @@ def test_a_full_disk_is_one_sentence_without_a_path_and_leaves_nothing(tmp_path,
     assert str(tmp_path) not in message and "/" not in message.replace("SPECVIZ_CACHE", "")
     assert isinstance(refused.value, ValueError)  # every page already turns a ValueError into its sentence
     assert str(final) in caplog.text  # the console has the path
-    assert list(final.parent.iterdir()) == []  # no half folder, no temporary folder
+    assert _left(final.parent) == []  # no half folder, no temporary folder
 
 
 class SafetensorError(Exception):
@@ -118,7 +123,7 @@ def test_a_full_disk_reported_by_a_library_is_the_same_sentence(tmp_path):
 
     with pytest.raises(SafetensorError):
         build_once(tmp_path / "thing", cannot_read_its_source, SOURCE, "the thing", 520)
-    assert list(tmp_path.iterdir()) == []
+    assert _left(tmp_path) == []
 
 
 @pytest.mark.parametrize("where", ["cache is a file", "models is a file"])
@@ -207,28 +212,73 @@ def test_an_unreadable_gguf_is_one_sentence_without_a_path(tmp_path, monkeypatch
     with pytest.raises(ModelLoadError, match=r"GGUF file is damaged \(EOFError\).*make setup") as refused:
         models.default_target_folder(progress=lambda message: None)
     assert str(tmp_path) not in str(refused.value)
-    assert list((tmp_path / "cache" / "models").iterdir()) == []
+    assert _left(tmp_path / "cache" / "models") == []
 
 
 def test_a_killed_writers_temporary_folder_goes_as_soon_as_its_process_is_gone(tmp_path):
     final = tmp_path / "model"
     done = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
     gone_pid = int(done.stdout)  # a process of this machine that has exited
-    from specviz.core.paths import _host
-    killed = tmp_path / f".model.{_host()}-{gone_pid}-abc123.partial"
-    running = tmp_path / f".model.{_host()}-{os.getpid()}-def456.partial"  # a writer still at work: kept
-    elsewhere = tmp_path / f".model.another-machine-{gone_pid}-ghi789.partial"  # not ours to judge: a day's grace
-    for folder in (killed, running, elsewhere):
+    from specviz.core.paths import _host, _pid_space
+    here = f"{_host()}-{_pid_space()}"
+    killed = tmp_path / f".model.{here}-{gone_pid}-abc123.partial"
+    running = tmp_path / f".model.{here}-{os.getpid()}-def456.partial"  # a writer still at work: kept
+    elsewhere = tmp_path / f".model.another-machine-{_pid_space()}-{gone_pid}-ghi789.partial"  # not ours to judge
+    container = tmp_path / f".model.{_host()}-1-{gone_pid}-jkl012.partial"  # same host name, other pid namespace
+    for folder in (killed, running, elsewhere, container):
         folder.mkdir()
         (folder / "model.safetensors").write_bytes(b"half")
     with writing_folder(final) as folder:
         (folder / "weights").write_text("whole")
-    assert not killed.exists() and running.is_dir() and elsewhere.is_dir()
+    assert not killed.exists() and running.is_dir() and elsewhere.is_dir() and container.is_dir()
     assert (final / "weights").read_text() == "whole"
 
 
 def test_a_writers_temporary_folder_names_this_machine_and_process(tmp_path):
-    from specviz.core.paths import _gone, _host
+    from specviz.core.paths import _gone, _host, _pid_space
     with writing_folder(tmp_path / "model") as folder:
-        assert folder.name.startswith(f".model.{_host()}-{os.getpid()}-") and folder.name.endswith(".partial")
+        assert folder.name.startswith(f".model.{_host()}-{_pid_space()}-{os.getpid()}-")
+        assert folder.name.endswith(".partial")
         assert not _gone(folder.name)
+
+
+HEALER = """
+import sys, time
+from pathlib import Path
+from specviz.core.cache import build_once
+final, counter = Path(sys.argv[1]), Path(sys.argv[2])
+def build(folder):
+    with open(counter, "a") as f:
+        f.write("built\\n")
+    time.sleep(1.0)
+    (folder / "model.safetensors").write_bytes(b"w" * 4000)
+print(build_once(final, build, {"made_from": "test"}, "the thing", 1).name, flush=True)
+"""
+
+
+def test_two_processes_healing_one_folder_build_it_once(tmp_path):
+    """Review of issue 44 item 2: without a lock, the second healer could move aside the folder the first had just
+    rebuilt (while it was being loaded). One heals; the other waits for it and reuses its folder."""
+    final, counter = tmp_path / "models" / "thing", tmp_path / "built.txt"
+    build_once(final, _build([]), SOURCE, "the thing", 1)
+    (final / "model.safetensors").write_bytes(b"cut")
+    healers = [subprocess.Popen([sys.executable, "-c", HEALER, str(final), str(counter)], stdout=subprocess.PIPE,
+                                text=True) for _ in range(2)]
+    names = [h.communicate(timeout=120)[0].strip() for h in healers]
+    assert names == ["thing", "thing"] and [h.returncode for h in healers] == [0, 0]
+    assert counter.read_text() == "built\n"  # built once, by whichever took the lock first
+    assert (final / "model.safetensors").read_bytes() == b"w" * 4000 and _left(final.parent) == ["thing"]
+
+
+def test_a_moment_without_file_descriptors_is_not_damage(tmp_path, monkeypatch):
+    final = tmp_path / "thing"
+    build_once(final, _build([]), SOURCE, "the thing", 1)
+    _forget_digests()
+
+    def no_descriptors(path):
+        raise OSError(errno.EMFILE, "Too many open files")
+
+    monkeypatch.setattr(cache, "file_digest", no_descriptors)
+    with pytest.raises(OSError):
+        damage(final, SOURCE)  # raised, not reported as damage: the folder stays
+    assert (final / "model.safetensors").is_file()

@@ -38,11 +38,11 @@ from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
 from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
 
 from specviz.core.i18n import _, ngettext, number, percent
-
+from specviz.models.machine import (DEFAULT_CONTEXT, DTYPES, GpuInfo, Machine, MemoryEstimate, ModelLoadError,
+                                    Placement, approx_parameters, check_fits, count_parameters, detect_machine,
+                                    dtype_name, estimate_entry, estimate_memory, gb, kv_cache_bytes, pick_device,
+                                    pick_dtype, plan_placement)
 from specviz.models.prompts import encode_prompt
-from specviz.models.machine import (DEFAULT_CONTEXT, DTYPES, GpuInfo, Machine, MemoryEstimate, ModelLoadError, Placement,
-                             approx_parameters, check_fits, count_parameters, detect_machine, dtype_name, estimate_entry, estimate_memory,
-                             gb, kv_cache_bytes, pick_device, pick_dtype, plan_placement)
 
 __all__ = ["DEFAULT_CONTEXT", "DTYPES", "GpuInfo", "LoadInfo", "Machine", "MemoryEstimate", "ModelLoadError",
            "ModelRef", "Placement", "check_causal_lm", "check_fits", "check_same_vocabulary", "count_parameters",
@@ -238,8 +238,8 @@ def read_config(folder: Path, name: str, trust_remote_code: bool = False):
                                    "it (--trust-remote-code) only if you trust its authors.", name=name)) from None
         raise ModelLoadError(_("'{name}' has a config this version of transformers cannot read ({reason}).",
                                name=name, reason=_reason(exc, folder, name))) from None
-    except OSError as exc:
-        raise ModelLoadError(explain_hub_error(exc, name)) from None
+    except OSError as exc:  # a missing or unreadable config.json, or one that is not JSON: named without its path
+        raise ModelLoadError(explain_hub_error(exc, name).replace(str(folder), name)) from None
     except Exception as exc:  # noqa: BLE001 - a config.json of the wrong shape makes transformers raise anything
         raise ModelLoadError(_("'{name}' has a config this version of transformers cannot read ({reason}).",
                                name=name, reason=_reason(exc, folder, name))) from None
@@ -259,10 +259,13 @@ def _reason(exc: BaseException, folder: Path, name: str) -> str:
 # 128 heads, hidden size 16,384, 128,256 tokens; the largest mixtures have a few hundred experts), yet small enough that
 # counting the parameters on the meta device stays well under a second. A size beyond them is refused before anything
 # is built.
-SIZE_LIMITS = {"num_hidden_layers": 512, "num_layers": 512, "n_layer": 512, "num_attention_heads": 1024,
-               "num_key_value_heads": 1024, "n_head": 1024, "hidden_size": 65_536, "n_embd": 65_536,
-               "head_dim": 8_192, "intermediate_size": 1_048_576, "moe_intermediate_size": 1_048_576,
-               "vocab_size": 4_194_304, "num_local_experts": 1_024, "num_experts": 1_024, "n_routed_experts": 1_024}
+MAX_LAYERS = 512
+SIZE_LIMITS = {"num_hidden_layers": MAX_LAYERS, "num_layers": MAX_LAYERS, "n_layer": MAX_LAYERS,
+               "n_layers": MAX_LAYERS, "num_attention_heads": 1024, "num_key_value_heads": 1024, "n_head": 1024,
+               "n_heads": 1024, "hidden_size": 65_536, "n_embd": 65_536, "d_model": 65_536, "head_dim": 8_192,
+               "intermediate_size": 1_048_576, "moe_intermediate_size": 1_048_576, "n_inner": 1_048_576,
+               "ffn_hidden_size": 1_048_576, "vocab_size": 4_194_304, "num_local_experts": 1_024,
+               "num_experts": 1_024, "n_routed_experts": 1_024, "n_positions": 1 << 24}
 OTHER_SIZE_LIMIT = 1 << 24  # any other size or count: max_position_embeddings, sliding_window, ...
 MAX_PARAMETERS = 10**13  # 10 trillion: refused before a meta model of that size is built
 MAX_LAYER_MODULES = 65_536  # layers x experts: the modules a meta build would create
@@ -282,7 +285,11 @@ def check_sizes(config, name: str) -> None:
     """
     _check_size_values(config.to_dict(), name, depth=0)
     text = config.get_text_config() if hasattr(config, "get_text_config") else config
-    layers = _whole(getattr(text, "num_hidden_layers", 1))
+    layers = _whole(getattr(text, "num_hidden_layers", 1))  # whatever key the config names it by (attribute_map)
+    if layers > MAX_LAYERS:
+        raise ModelLoadError(_("'{name}' has a config with {key} = {value}; specviz loads models with {key} up "
+                               "to {limit}.", name=name, key="num_hidden_layers", value=layers,
+                               limit=number(MAX_LAYERS, 0)))
     experts = max(_whole(getattr(text, key, 1)) for key in ("num_local_experts", "num_experts", "n_routed_experts"))
     if layers * max(experts, 1) > MAX_LAYER_MODULES:
         raise ModelLoadError(_("'{name}' has a config with {layers} layers of {experts} experts each; specviz loads "
@@ -313,18 +320,30 @@ def _check_size_values(values: dict, name: str, depth: int) -> None:
             key in SIZE_LIMITS
         if not sized or value is None or isinstance(value, bool) or key in ("num_nextn_predict_layers",):
             continue  # tie_word_embeddings and other switches named like sizes
-        if not isinstance(value, (int, float)) or (isinstance(value, float) and not value.is_integer()):
-            if key in SIZE_LIMITS or isinstance(value, float):
+        if isinstance(value, (list, tuple)) and value and all(isinstance(v, (int, float)) and
+                                                              not isinstance(v, bool) for v in value):
+            for item in value[:4096]:  # a size per layer (Gemma-3n's intermediate_size): each one bounded
+                _check_one_size(name, key, item)
+            continue
+        if not isinstance(value, (int, float)):
+            if key in SIZE_LIMITS:
                 raise ModelLoadError(_("'{name}' has a config with {key} = {value}; sizes must be positive whole "
                                        "numbers.", name=name, key=key, value=str(value)[:40]))
-            continue  # a list, a mapping or a word under a size-like name (layer_types, ...): not one size
-        if value <= 0:
-            raise ModelLoadError(_("'{name}' has a config with {key} = {value}; sizes must be positive whole "
-                                   "numbers.", name=name, key=key, value=value))
-        limit = SIZE_LIMITS.get(key, OTHER_SIZE_LIMIT)
-        if value > limit:
-            raise ModelLoadError(_("'{name}' has a config with {key} = {value}; specviz loads models with {key} up "
-                                   "to {limit}.", name=name, key=key, value=value, limit=number(limit, 0)))
+            continue  # a list of words, a mapping or a word under a size-like name (layer_types, ...)
+        _check_one_size(name, key, value)
+
+
+def _check_one_size(name: str, key: str, value: int | float) -> None:
+    if isinstance(value, float) and not value.is_integer():
+        raise ModelLoadError(_("'{name}' has a config with {key} = {value}; sizes must be positive whole "
+                               "numbers.", name=name, key=key, value=str(value)[:40]))
+    if value <= 0:
+        raise ModelLoadError(_("'{name}' has a config with {key} = {value}; sizes must be positive whole "
+                               "numbers.", name=name, key=key, value=value))
+    limit = SIZE_LIMITS.get(key, OTHER_SIZE_LIMIT)
+    if value > limit:
+        raise ModelLoadError(_("'{name}' has a config with {key} = {value}; specviz loads models with {key} up "
+                               "to {limit}.", name=name, key=key, value=value, limit=number(limit, 0)))
 
 
 def is_panic(exc: BaseException) -> bool:

@@ -99,8 +99,9 @@ def default_target_gguf() -> Path:
     if given:
         path = Path(given).expanduser()
         if not path.is_file():
-            raise ValueError(_("{variable} names '{path}', which is not a file: point it at the SmolLM2 GGUF file.",
-                               variable=GGUF_ENV, path=given))
+            log.error("specviz: %s names %r, which is not a file", GGUF_ENV, given)  # the path: the console only
+            raise ValueError(_("{variable} does not name a file: point it at the SmolLM2 GGUF file.",
+                               variable=GGUF_ENV))
         return path
     try:
         dist = importlib.metadata.distribution(DEFAULT_TARGET_WHEEL)

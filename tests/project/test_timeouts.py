@@ -43,6 +43,7 @@ def test_a_failed_test_report_ends_with_the_app_servers_last_log_lines(tmp_path)
         "def test_gives_up():\n"
         "    log = tempfile.TemporaryFile()\n"
         "    log.write(b''.join(b'line %d\\n' % i for i in range(100)) + b'Traceback: the page broke\\n')\n"
+        "    log.flush()  # the server writes straight to the file; this test writes through a buffer\n"
         "    screenshots.LIVE_SERVERS['http://127.0.0.1:1'] = log\n"
         "    assert False, 'the page never drew its chart'\n\n"
         "def test_passes():\n"

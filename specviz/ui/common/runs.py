@@ -58,7 +58,8 @@ TEXT = {
     "cooldown": N_("One new live run every {seconds} s: press Run again in a moment."),
     "preloading": N_("Loading the SmolLM2 models in the background ({seconds} s so far), so a live run can start "
                      "at once; recorded examples work now."),
-    "preload_failed": N_("The background load of the '{name}' models failed; a live run will try again. {reason}"),
+    "preload_failed": N_("The background load of the '{name}' models failed; a live run will try again and say "
+                         "why."),
 }
 PRELOAD_PAIR = "default"  # loaded in the background when the app starts (SPECVIZ_PRELOAD=0 turns it off)
 _PRELOAD: dict[str, float] = {}  # pair name -> when its background load started (one per server process)
@@ -97,7 +98,7 @@ def preload(name: str = PRELOAD_PAIR) -> bool:
             _LOAD_SECONDS[name] = time.monotonic() - start
         except Exception as exc:  # noqa: BLE001 - the page that needs the pair loads it again and reports the error
             log.warning("specviz: the background load of the %r models failed: %s", name, exc)
-            _PRELOAD_FAILED[name] = str(exc) if isinstance(exc, ValueError) else type(exc).__name__
+            _PRELOAD_FAILED[name] = type(exc).__name__  # the sidebar, which every visitor sees, says no more
 
     threading.Thread(target=load, name=f"specviz-preload-{name}", daemon=True).start()
     return True
@@ -115,7 +116,7 @@ def preload_ready_note(name: str = PRELOAD_PAIR) -> str | None:
     """Once the background load of `name` has finished: the sentence that says so, with its measured seconds (or
     why it failed, until a later load succeeds)."""
     if name in _PRELOAD_FAILED and PAIRS.loaded(name) is None:
-        return _(TEXT["preload_failed"], name=name, reason=_PRELOAD_FAILED[name])
+        return _(TEXT["preload_failed"], name=name)
     seconds = _LOAD_SECONDS.get(name)
     return None if seconds is None else _(TEXT["ready"], name=name, seconds=number(seconds, 0))
 

@@ -171,6 +171,12 @@ def _press(label: str, times: int = 1) -> Callable[[object], None]:
 def answer_any(page) -> None:
     """Give some answer to the question on screen, whatever its kind (a choice, boxes, a number or a text)."""
     main = page.locator('[data-testid="stMain"]')
+    widgets = ('[role="radiogroup"] label, [data-testid="stCheckbox"] label, [data-testid="stNumberInput"] input, '
+               '[data-testid="stTextInput"] input')
+    try:  # on a loaded machine the question may draw after the run looked idle: wait for it, within a bound
+        main.locator(widgets).first.wait_for(state="visible", timeout=30_000)
+    except Exception:  # noqa: BLE001 - the sentence below says what was missing
+        pass
     for selector, act in (('[role="radiogroup"] label:visible', "click"),
                           ('[data-testid="stCheckbox"] label:visible', "click"),
                           ('[data-testid="stNumberInput"] input:visible', "0.5"),

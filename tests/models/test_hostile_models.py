@@ -216,6 +216,7 @@ def test_the_bound_keeps_under_a_hard_limit_the_operator_set(tmp_path):
     assert done.returncode == 0 and done.stdout.strip() == "fine", done.stderr[-500:]
 
 
+@pytest.mark.slow  # a fresh Python loading torch: about 4.5 s
 @pytest.mark.skipif(not can_bound(), reason="deadlines need fork (Linux)")
 def test_a_hand_loaded_tokenizer_works_where_one_thread_per_cpu_would_not_start(toy_folder, tmp_path):
     """Review of issue 44 item 3: on a machine with many CPUs the tokenizer's thread pool could not start under the

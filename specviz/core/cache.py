@@ -132,7 +132,7 @@ def build_once(final: str | Path, build: Callable[[Path], None], source: dict, w
         if not _write_failure(exc, writing):
             raise  # the build itself failed (an unreadable source): the caller's sentence, not the cache's
         log.error("specviz: could not write %s into the cache at %s: %s", what, final, exc)
-        if _no_space(exc):
+        if _errno_of(exc) in NO_SPACE:
             raise CacheError(_("There is not enough free disk space to prepare {what} (about {megabytes} MB are "
                                "needed): free some space, or set SPECVIZ_CACHE to a folder on another disk.",
                                what=what, megabytes=megabytes)) from None
@@ -154,7 +154,15 @@ def _write_failure(exc: BaseException, writing: list[Path]) -> bool:
         if exc.errno in NO_SPACE or exc.filename is None or not writing:
             return True  # nothing was being written yet (the cache folder itself cannot be made), or a full disk
         return any(str(exc.filename).startswith(str(folder)) for folder in writing)
-    return re.search(r"\(os error \d+\)", str(exc)) is not None
+    return _errno_of(exc) is not None
+
+
+def _errno_of(exc: BaseException) -> int | None:
+    """The system error number of an OSError, or the one a library quotes as "(os error N)"; None for neither."""
+    if isinstance(exc, OSError):
+        return exc.errno
+    found = re.search(r"\(os error (\d+)\)", str(exc))
+    return int(found[1]) if found else None
 
 
 @contextmanager
@@ -173,13 +181,6 @@ def _healing(final: Path) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(lock.fileno(), fcntl.LOCK_UN)
-
-
-def _no_space(exc: BaseException) -> bool:
-    if isinstance(exc, OSError):
-        return exc.errno in NO_SPACE
-    found = re.search(r"\(os error (\d+)\)", str(exc))
-    return found is not None and int(found[1]) in NO_SPACE
 
 
 def _move_aside(final: Path) -> None:

@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable
 from typing import TypeVar
 
-__all__ = ["BoundedError", "Overrun", "can_bound", "run_bounded"]
+__all__ = ["BoundedError", "Overrun", "can_bound", "is_panic", "run_bounded"]
 
 T = TypeVar("T")
 MAX_RESULT_BYTES = 64 << 20  # what a child may send back (a prompt's token ids are kilobytes)
@@ -44,6 +44,12 @@ class Overrun(BoundedError):
         self.limit = limit
 
 
+def is_panic(exc: BaseException) -> bool:
+    """True for a Rust library's panic surfacing in Python: pyo3's PanicException, a BaseException that an
+    `except Exception` lets through (the tokenizers library raises one on some patterns and inputs)."""
+    return type(exc).__name__ == "PanicException"
+
+
 def can_bound() -> bool:
     """True where `run_bounded` can enforce its limits (Linux)."""
     return sys.platform.startswith("linux") and hasattr(os, "fork")
@@ -56,10 +62,8 @@ def run_bounded(work: Callable[[], T], seconds: float, megabytes: int) -> T:
     if not can_bound():
         try:
             return work()
-        except Exception:
-            raise
         except BaseException as exc:  # a Rust panic (pyo3's PanicException) passes `except Exception`
-            if type(exc).__name__ != "PanicException":
+            if not is_panic(exc):
                 raise
             raise BoundedError(type(exc).__name__, _first_line(exc)) from None
     with _FORKING:  # no other thread's child inherits this pipe's write end (its read would wait for that child)

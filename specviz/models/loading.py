@@ -42,6 +42,7 @@ from specviz.models.machine import (DEFAULT_CONTEXT, DTYPES, GpuInfo, Machine, M
                                     Placement, approx_parameters, check_fits, count_parameters, detect_machine,
                                     dtype_name, estimate_entry, estimate_memory, gb, kv_cache_bytes, pick_device,
                                     pick_dtype, plan_placement)
+from specviz.models.bounded import is_panic
 from specviz.models.prompts import encode_prompt
 
 __all__ = ["DEFAULT_CONTEXT", "DTYPES", "GpuInfo", "LoadInfo", "Machine", "MemoryEstimate", "ModelLoadError",
@@ -232,15 +233,12 @@ def read_config(folder: Path, name: str, trust_remote_code: bool = False):
     sizes out of bounds are one sentence each (without the server's path to the folder)."""
     try:
         config = AutoConfig.from_pretrained(folder, trust_remote_code=trust_remote_code)
-    except ValueError as exc:
-        if "trust_remote_code" in str(exc):
-            raise ModelLoadError(_("'{name}' runs its own code from its repository; turn on trust-remote-code for "
-                                   "it (--trust-remote-code) only if you trust its authors.", name=name)) from None
-        raise ModelLoadError(_("'{name}' has a config this version of transformers cannot read ({reason}).",
-                               name=name, reason=_reason(exc, folder, name))) from None
     except OSError as exc:  # a missing or unreadable config.json, or one that is not JSON: named without its path
         raise ModelLoadError(explain_hub_error(exc, name).replace(str(folder), name)) from None
     except Exception as exc:  # noqa: BLE001 - a config.json of the wrong shape makes transformers raise anything
+        if isinstance(exc, ValueError) and "trust_remote_code" in str(exc):
+            raise ModelLoadError(_("'{name}' runs its own code from its repository; turn on trust-remote-code for "
+                                   "it (--trust-remote-code) only if you trust its authors.", name=name)) from None
         raise ModelLoadError(_("'{name}' has a config this version of transformers cannot read ({reason}).",
                                name=name, reason=_reason(exc, folder, name))) from None
     check_causal_lm(config, name)
@@ -334,22 +332,13 @@ def _check_size_values(values: dict, name: str, depth: int) -> None:
 
 
 def _check_one_size(name: str, key: str, value: int | float) -> None:
-    if isinstance(value, float) and not value.is_integer():
+    if value <= 0 or (isinstance(value, float) and not value.is_integer()):
         raise ModelLoadError(_("'{name}' has a config with {key} = {value}; sizes must be positive whole "
                                "numbers.", name=name, key=key, value=str(value)[:40]))
-    if value <= 0:
-        raise ModelLoadError(_("'{name}' has a config with {key} = {value}; sizes must be positive whole "
-                               "numbers.", name=name, key=key, value=value))
     limit = SIZE_LIMITS.get(key, OTHER_SIZE_LIMIT)
     if value > limit:
         raise ModelLoadError(_("'{name}' has a config with {key} = {value}; specviz loads models with {key} up "
                                "to {limit}.", name=name, key=key, value=value, limit=number(limit, 0)))
-
-
-def is_panic(exc: BaseException) -> bool:
-    """True for a Rust library's panic surfacing in Python: pyo3's PanicException, a BaseException that an
-    `except Exception` lets through (the tokenizers library raises one on some patterns and inputs)."""
-    return type(exc).__name__ == "PanicException"
 
 
 def damaged(name: str, exc: Exception) -> str:

@@ -132,7 +132,7 @@ def eagle_folder(progress: Progress = _say) -> Path:
 
     from safetensors.torch import load_file, save_file
 
-    from specviz.core.cache import build_once, damage, file_digest
+    from specviz.core.cache import build_once, file_digest
     from specviz.core.i18n import _
     from specviz.core.paths import MODELS_DIR, cache_dir
     from specviz.engine.kinds import DrafterKind
@@ -146,8 +146,6 @@ def eagle_folder(progress: Progress = _say) -> Path:
     stamp = {"eagle_sha256": file_digest(weights), "target": target.name, "export": EXPORT_VERSION}
     named = hashlib.sha256(json.dumps(stamp, sort_keys=True).encode()).hexdigest()[:16]  # everything it is built from
     folder = cache_dir() / "models" / f"{EAGLE_NAME}-vllm{EXPORT_VERSION}-{named}"
-    if damage(folder, stamp) is None:
-        return folder
 
     def export(tmp: Path) -> None:
         progress(f"Exporting the EAGLE drafter for vLLM to {folder} ...")

@@ -236,7 +236,7 @@ def test_a_failed_preload_is_said_on_the_console_and_in_the_sidebar_and_tried_ag
     monkeypatch.setattr(runs, "PAIRS", PairCache(loader=loader))
     monkeypatch.setattr(runs, "_PRELOAD", {})
     monkeypatch.setattr(runs, "_LOAD_SECONDS", {})
-    monkeypatch.setattr(runs, "_PRELOAD_FAILED", {})
+    monkeypatch.setattr(runs, "_PRELOAD_FAILED", set())
     monkeypatch.setenv("SPECVIZ_PRELOAD", "1")
     with caplog.at_level(logging.WARNING, logger="specviz.ui.common.runs"):
         assert runs.preload() is True

@@ -64,7 +64,7 @@ TEXT = {
 PRELOAD_PAIR = "default"  # loaded in the background when the app starts (SPECVIZ_PRELOAD=0 turns it off)
 _PRELOAD: dict[str, float] = {}  # pair name -> when its background load started (one per server process)
 _PRELOAD_LOCK = threading.Lock()
-_PRELOAD_FAILED: dict[str, str] = {}  # pair name -> why its background load failed (one sentence)
+_PRELOAD_FAILED: set[str] = set()  # the pairs whose background load failed (the console says why)
 
 
 class Progress(Protocol):
@@ -98,7 +98,7 @@ def preload(name: str = PRELOAD_PAIR) -> bool:
             _LOAD_SECONDS[name] = time.monotonic() - start
         except Exception as exc:  # noqa: BLE001 - the page that needs the pair loads it again and reports the error
             log.warning("specviz: the background load of the %r models failed: %s", name, exc)
-            _PRELOAD_FAILED[name] = type(exc).__name__  # the sidebar, which every visitor sees, says no more
+            _PRELOAD_FAILED.add(name)  # the sidebar, which every visitor sees, says no more
 
     threading.Thread(target=load, name=f"specviz-preload-{name}", daemon=True).start()
     return True

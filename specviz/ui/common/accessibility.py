@@ -12,8 +12,9 @@ cannot pass to Streamlit as a parameter:
   and the toolbar's buttons leave the Tab order (they show only on a mouse hover);
 - keyboard focus: when a pressed button goes away on the rerun it started ("Check" becomes the feedback and
   "Next"), focus moves to the button that took its place instead of dropping to `<body>`; a button that opens new
-  content ("Quiz me on all concepts") lands on it (`LANDINGS`); the element that gets the focus is scrolled into
-  view, never focused off screen;
+  content ("Quiz me on all concepts") lands on it (`LANDINGS`); a page that moves the focus itself (the guided
+  path's Next lesson: `land_on_title`) says so, and the pressed button is not looked for again; the element that
+  gets the focus is scrolled into view, never focused off screen;
 - a visible focus ring on the navigation's links, readable text in a graded question's disabled options, and
   Plotly's toolbar off on phone-sized screens.
 
@@ -118,6 +119,7 @@ SCRIPT = r"""<script>
   w.__specvizLandings = %(landings)s;
   if (w.__specvizA11y) { w.__specvizA11y(); return; }
   let pressed = null;  // the key of the button pressed last, until the rerun it started has settled
+  w.__specvizLanded = () => { pressed = null; };  // the page put the focus where the press leads (a lesson's move)
   const keyOf = (el) => {
     const box = el && el.closest('[class*="st-key-"]');
     const cls = box ? [...box.classList].find((c) => c.startsWith("st-key-")) : null;
@@ -297,6 +299,27 @@ _SCROLL_ON_PHONE = """<span class="sv-sr-only sv-scroll-mark" data-mark="%(mark)
   (box || w.document.scrollingElement).scrollTop -= 72;
 })();
 </script>"""
+
+
+_LAND_ON_TITLE = """<script>/* move %(n)d */
+(() => {
+  const w = window.parent && window.parent.document ? window.parent : window;
+  if (w.__specvizLanded) w.__specvizLanded();  // the button pressed is not where the keyboard goes next
+  const title = w.document.querySelector('[data-testid="stMainBlockContainer"] h1');
+  if (!title) return;
+  title.setAttribute("tabindex", "-1");
+  title.focus({preventScroll: true});
+  title.scrollIntoView({block: "start"});
+})();
+</script>"""
+
+
+def land_on_title(move: int) -> None:
+    """After a button moved the page to new content from its bottom (the guided path's Next lesson): the page's
+    title on screen, with the keyboard's focus, so reading and tabbing start at the top. Without it the browser
+    stayed where the button was, and when a rerun redrew the button the focus mender brought it back on screen
+    (2,100 px down). `move` counts the moves, so each move's script is new and the browser runs it."""
+    st.html(_LAND_ON_TITLE % {"n": int(move)}, unsafe_allow_javascript=True)
 
 
 def scroll_here_on_phone(mark: str) -> None:

@@ -9,12 +9,7 @@ from streamlit.errors import StreamlitAPIException
 
 from specviz.teach.learn import TICKET, Progress, parse_progress
 from specviz.ui.common import state
-
-# After a move the browser would stay where the button was (at the bottom of the last lesson); this brings the new
-# lesson's title into view. The counter makes each move's script new, so the browser runs it again.
-SCROLL_UP = ("<script>/* move {n} */ document.querySelector('[data-testid=\"stMainBlockContainer\"] h1')"
-             "?.scrollIntoView({{block: 'start'}});</script>")
-
+from specviz.ui.common.accessibility import land_on_title
 
 def current() -> Progress:
     """The session's progress; on a session's first run, the URL's (a bad URL leaves one sentence for `problem`)."""
@@ -55,7 +50,7 @@ def jump() -> None:
 
 def scroll_up_after_a_move() -> None:
     if st.session_state.pop("learn_scroll", False):
-        st.html(SCROLL_UP.format(n=st.session_state.get("learn_moves", 0)), unsafe_allow_javascript=True)
+        land_on_title(st.session_state.get("learn_moves", 0))
 
 
 def write_url(progress: Progress) -> None:

@@ -285,22 +285,6 @@ def install() -> None:
     st.html(f'<span class="sv-sr-only"></span>{script(get_language())}', unsafe_allow_javascript=True)
 
 
-_SCROLL_ON_PHONE = """<span class="sv-sr-only sv-scroll-mark" data-mark="%(mark)s"></span><script>
-(() => {
-  const w = window.parent && window.parent.document ? window.parent : window;
-  if (!w.matchMedia("(max-width: 640px)").matches || w.__specvizScrolledTo === "%(mark)s") return;
-  const mark = w.document.querySelector('.sv-scroll-mark[data-mark="%(mark)s"]');
-  const block = mark && mark.closest('[data-testid="stVerticalBlock"]');
-  if (!block) return;
-  w.__specvizScrolledTo = "%(mark)s";
-  block.scrollIntoView({block: "start"});
-  let box = block.parentElement;  // then clear Streamlit's header bar, which sits over the top of the page
-  while (box && !["auto", "scroll"].includes(w.getComputedStyle(box).overflowY)) box = box.parentElement;
-  (box || w.document.scrollingElement).scrollTop -= 72;
-})();
-</script>"""
-
-
 _LAND_ON_TITLE = """<script>/* move %(n)d */
 (() => {
   const w = window.parent && window.parent.document ? window.parent : window;
@@ -322,10 +306,36 @@ def land_on_title(move: int) -> None:
     st.html(_LAND_ON_TITLE % {"n": int(move)}, unsafe_allow_javascript=True)
 
 
-def scroll_here_on_phone(mark: str) -> None:
-    """On a phone-sized screen, scroll the block this is drawn in to the top of the screen, once per `mark` (a new
-    mark, such as the next step's number, scrolls again). A step's result was about two screens below the buttons
-    that reveal it. `mark` is the app's own text: letters, digits, - and _ only."""
-    if not mark or not all(c.isalnum() or c in "-_" for c in mark):
-        raise ValueError(f"A scroll mark is letters, digits, - and _ only (got {mark[:40]!r}).")
-    st.html(_SCROLL_ON_PHONE % {"mark": mark}, unsafe_allow_javascript=True)
+_SCROLL_TO_RESULT = """<span class="sv-sr-only sv-scroll-mark" data-mark="%(mark)s"></span><script>
+(() => {
+  const w = window.parent && window.parent.document ? window.parent : window;
+  if (w.__specvizScrolledTo === "%(mark)s") return;
+  const mark = w.document.querySelector('.sv-scroll-mark[data-mark="%(mark)s"]');
+  const block = mark && mark.closest('[data-testid="stVerticalBlock"]');
+  if (!block) return;
+  w.__specvizScrolledTo = "%(mark)s";
+  let top = block;  // a phone: the result fills the screen
+  if (!w.matchMedia("(max-width: 640px)").matches) {  // wider: the controls at the top, the result's start under them
+    if (block.getBoundingClientRect().top < w.innerHeight - 160) return;  // already on screen: stay
+    top = w.document.querySelector(%(controls)s) || block;
+  }
+  top.scrollIntoView({block: "start"});
+  let box = top.parentElement;  // then clear Streamlit's header bar, which sits over the top of the page
+  while (box && !["auto", "scroll"].includes(w.getComputedStyle(box).overflowY)) box = box.parentElement;
+  (box || w.document.scrollingElement).scrollTop -= 72;
+})();
+</script>"""
+
+
+def scroll_to_result(mark: str, controls: str) -> None:
+    """Bring the block this is drawn in (a result a button just revealed) on screen, once per `mark` (a new mark,
+    such as the next step's number, scrolls again). On a phone the block goes to the top of the screen (a step's
+    result was two screens below the buttons); on a wider screen, when the block starts below the fold, the
+    `controls` (the widget key of the button that revealed it) go to the top, so the button stays in view and the
+    result starts under it (at 1400 x 900 Next step showed nothing new: it sat at the bottom with the result under
+    the fold). `mark` and `controls` are the app's own text: letters, digits, - and _ only."""
+    for text in (mark, controls):
+        if not text or not all(c.isalnum() or c in "-_" for c in text):
+            raise ValueError(f"A scroll mark is letters, digits, - and _ only (got {text[:40]!r}).")
+    st.html(_SCROLL_TO_RESULT % {"mark": mark, "controls": json.dumps(f".st-key-{controls}")},
+            unsafe_allow_javascript=True)

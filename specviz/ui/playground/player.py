@@ -19,7 +19,7 @@ from specviz.engine.kinds import StopReason
 from specviz.engine.trace import Trace
 from specviz.ui.classroom import ask as classroom_ask
 from specviz.ui.common import state
-from specviz.ui.common.accessibility import scroll_here_on_phone
+from specviz.ui.common.accessibility import scroll_to_result
 from specviz.ui.common.escaping import escape_markdown
 from specviz.ui.common.frame import live_fragment
 from specviz.ui.common.palette import legend_html
@@ -177,7 +177,7 @@ def _view(view: TraceView, trace_id: str, pos: int) -> None:
         st.info(_(TEXT["nothing_yet"]))
         return
     with st.container(border=True):
-        scroll_here_on_phone(f"playground-step-{pos}")  # the revealed step, not the buttons, fills the phone
+        scroll_to_result(f"playground-step-{pos}", controls="playground_next")  # the result on screen
         PREDICTOR.outcome(trace, trace_id, pos - 1)
         render_step(trace.steps[pos - 1], key="playground_step", stop=trace.stop_reason if pos == n else "")
 

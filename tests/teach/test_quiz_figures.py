@@ -1,0 +1,37 @@
+"""A figure a quiz explanation quotes from a committed benchmark is the committed one: the folder it names exists
+and holds the run, and the counts it states are the counts in that run's file (in both languages). A rerun that
+changes the file fails here until the sentence says the new numbers."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from specviz.labs.bench import quoted
+from specviz.labs.bench.quoted import BENCHMARKS_DIR, IDENTITY_FILES
+from specviz.teach.quiz.bank import load_bank
+
+FOLDER = re.compile(r"assets/benchmarks/([A-Za-z0-9_.-]+)")
+OF = {"en": "{same} of {total}", "pt": "{same} de {total}"}
+
+
+@pytest.mark.parametrize("lang", sorted(OF))
+def test_every_benchmark_folder_a_quiz_names_exists(lang):
+    named = {(q.id, folder) for q in load_bank(lang=lang).questions
+             for folder in FOLDER.findall(" ".join([q.prompt, q.explanation]))}
+    assert named, "no quiz explanation names a committed benchmark: this test checks nothing"
+    missing = sorted((qid, folder) for qid, folder in named if not (BENCHMARKS_DIR / folder).is_dir())
+    assert not missing, f"quiz items name benchmark folders that are not committed: {missing}"
+
+
+@pytest.mark.parametrize("lang", sorted(OF))
+def test_the_greedy_identity_counts_in_the_quiz_are_the_committed_ones(lang):
+    question = next(q for q in load_bank(lang=lang).questions if q.id == "gs-same-text")
+    for key, (folder, name) in IDENTITY_FILES.items():
+        same, total, dtype = quoted.greedy_identity(folder, name)
+        count = OF[lang].format(same=same, total=total)
+        sentence = re.search(rf"{re.escape(count)}[^()]*?{dtype}[^()]*\(assets/benchmarks/{re.escape(folder)}[;)]",
+                             question.explanation)
+        assert sentence, (f"{lang}: the explanation should say '{count}' in {dtype}, citing "
+                          f"assets/benchmarks/{folder} ({key})")

@@ -154,7 +154,8 @@ def wait_for_app(page, timeout: float = 30.0, settle: float | None = None) -> No
     deadline = time.monotonic() + (timeout if settle is None else min(settle, timeout))
     quiet = 0
     while time.monotonic() < deadline and quiet < 2:  # idle twice in a row: the run has finished
-        busy = page.locator('[data-testid="stStatusWidget"], [data-testid="stSkeleton"], .stSpinner').count()
+        busy = page.locator('[data-testid="stStatusWidget"], [data-testid="stSkeleton"], .stSpinner, '
+                            '[data-stale="true"]').count()  # stale: drawn faded until the run redraws it
         quiet = quiet + 1 if busy == 0 else 0
         page.wait_for_timeout(250)
 

@@ -127,14 +127,16 @@ SCRIPT = r"""<script>
   };
   const rememberPress = (event) => {
     const button = event.target.closest && event.target.closest("button");
-    if (!button) return;
-    if (event.type === "keydown" && !["Enter", " "].includes(event.key)) return;
-    pressed = {key: keyOf(button), text: button.innerText, at: Date.now()};
+    const press = button && (event.type === "click" || ["Enter", " "].includes(event.key));
+    if (press) pressed = {key: keyOf(button), text: button.innerText, at: Date.now()};
+    else if (event.type === "click" || ["Tab", "Escape"].includes(event.key)) pressed = null;  // the visitor moved on
   };
   doc.addEventListener("click", rememberPress, true);
   doc.addEventListener("keydown", rememberPress, true);
   const restoreFocus = () => {
-    if (!pressed || Date.now() - pressed.at > 30000) { pressed = null; return; }
+    // a run that a loaded server takes long over still lands (30 s was too short under load); a later click, Tab
+    // or Escape has dropped the press already
+    if (!pressed || Date.now() - pressed.at > 120000) { pressed = null; return; }
     const active = doc.activeElement;
     if (active && active !== doc.body && active !== doc.documentElement) {
       if (keyOf(active) !== pressed.key) pressed = null;  // the visitor moved on: leave the focus alone

@@ -70,6 +70,10 @@ def test_a_teacher_and_two_students_run_a_question_through_both_rounds(browser, 
         width = page.evaluate("() => document.documentElement.scrollWidth")
         assert width <= PHONE["width"] + 1, f"the student's page is {width} px wide on a 390 px phone"
 
+    # the teacher's search survives both rounds and the reveal (it used to come back empty after round 2)
+    assert teacher.get_by_label("Find a question").input_value() == "replacement token sampled"
+    teacher.get_by_text("(1 found)").wait_for(timeout=5_000)
+
     push = store.current(session.code)
     assert push.revealed and store.answered(push, 1) == 2 and store.answered(push, 2) == 2
     dist = store.distribution(push)

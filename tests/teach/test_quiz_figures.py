@@ -28,6 +28,7 @@ def test_every_benchmark_folder_a_quiz_names_exists(lang):
 @pytest.mark.parametrize("lang", sorted(OF))
 def test_the_greedy_identity_counts_in_the_quiz_are_the_committed_ones(lang):
     question = next(q for q in load_bank(lang=lang).questions if q.id == "gs-same-text")
+    assert len(IDENTITY_FILES) == 2  # float32 and bfloat16: both quoted
     for key, (folder, name) in IDENTITY_FILES.items():
         same, total, dtype = quoted.greedy_identity(folder, name)
         count = OF[lang].format(same=same, total=total)

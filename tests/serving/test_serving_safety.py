@@ -357,8 +357,9 @@ def test_one_sweep_at_a_time_and_a_process_wide_stream_cap(no_outside):
             refused.append(str(info.value))
         first.join(timeout=30)
         assert len(set(refused)) == 1 and _sentence(refused[0]) and "Another load sweep" in refused[0]
-        assert fake.requests == 32 and fake.max_in_flight <= MAX_STREAMS == max(LEVELS)
         assert done and done[0][0].concurrency == 16
+        assert fake.requests == 32 and fake.max_in_flight <= MAX_STREAMS == max(LEVELS), \
+            (fake.requests, fake.max_in_flight, done[0])
     finally:
         fake.close()
 

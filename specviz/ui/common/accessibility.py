@@ -69,6 +69,8 @@ CSS = f"""<style>
   clip:rect(0 0 0 0); white-space:nowrap; border:0;}}
 [data-testid="stElementContainer"]:has(.sv-sr-only) {{position:absolute !important; width:1px; height:1px;
   overflow:hidden; clip:rect(0 0 0 0);}}
+/* a title the page gave the focus after a move (land_on_title): where reading starts, not a control, so no ring */
+[data-testid="stMainBlockContainer"] h1[tabindex="-1"]:focus {{outline:none;}}
 /* the page's scrolling box takes the focus (Streamlit gives it tabindex 0, so the keyboard can scroll it): show it */
 [data-testid="stMain"]:focus-visible {{outline:3px solid {FOCUS_COLOR} !important; outline-offset:-3px;}}
 /* the navigation's focus ring: Streamlit's is a faint grey fill */

@@ -11,6 +11,7 @@ from specviz.teach.learn import TICKET, Progress, parse_progress
 from specviz.ui.common import state
 from specviz.ui.common.accessibility import land_on_title
 
+
 def current() -> Progress:
     """The session's progress; on a session's first run, the URL's (a bad URL leaves one sentence for `problem`)."""
     progress = state.learn_progress()

@@ -55,7 +55,7 @@ def test_root_to_the_guided_path_and_the_next_lesson(browser_page):
     # the address bar follows the page's next message: on a busy machine a moment after the lesson is drawn
     page.wait_for_url(re.compile(r"[?&]lesson=2(&|$)"), timeout=30_000)
     assert "done=" not in page.url  # moving on marks nothing: mastery needs the checks
-    _assert_title_on_screen_with_focus(page)  # the new lesson starts at its top, not where Next was
+    _assert_title_on_screen_with_focus(page, 2)  # the new lesson starts at its top, not where Next was
     assert page.locator(ERRORS).count() == 0
     shoot(page, ARTIFACTS / "learn-lesson2.png")
     # from the keyboard: Enter on Next lands on lesson 3's top, and Tab goes on from there
@@ -63,16 +63,19 @@ def test_root_to_the_guided_path_and_the_next_lesson(browser_page):
     page.keyboard.press("Enter")
     page.get_by_text(f"Lesson 3 of {LAST}").first.wait_for(timeout=30_000)
     wait_for_app(page, timeout=60)
-    _assert_title_on_screen_with_focus(page)
+    _assert_title_on_screen_with_focus(page, 3)
 
 
-def _assert_title_on_screen_with_focus(page) -> None:
-    """The page's title is on screen and has the focus, and stays so once the rerun has settled: a redrawn Next
-    button used to take the focus back and scroll 2,100 px down to it (CI, 2026-12-03)."""
+def _assert_title_on_screen_with_focus(page, lesson: int) -> None:
+    """The page's title is on screen and the new lesson's heading has the focus (a screen reader names the lesson),
+    and both stay so once the rerun has settled: a redrawn Next button used to take the focus back and scroll 2,100
+    px down to it (CI, 2026-12-03)."""
     title = page.locator('[data-testid="stMainBlockContainer"] h1').first
-    page.wait_for_function("() => document.activeElement && document.activeElement.tagName === 'H1'",
-                           timeout=30_000)
+    focused = "() => (document.activeElement && document.activeElement.innerText || '').trim()"
+    page.wait_for_function(f"() => ({focused})().startsWith('Lesson {lesson} of')", timeout=30_000)
     page.wait_for_timeout(500)  # the focus mender runs on the next frames after the last change
-    assert page.evaluate("document.activeElement.tagName") == "H1"
+    assert page.evaluate(focused).startswith(f"Lesson {lesson} of {LAST}")
     box = title.bounding_box()
     assert box is not None and 0 <= box["y"] < 300, box
+    heading = page.evaluate("() => document.activeElement.getBoundingClientRect().bottom")
+    assert heading <= page.viewport_size["height"], heading

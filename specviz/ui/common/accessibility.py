@@ -69,8 +69,8 @@ CSS = f"""<style>
   clip:rect(0 0 0 0); white-space:nowrap; border:0;}}
 [data-testid="stElementContainer"]:has(.sv-sr-only) {{position:absolute !important; width:1px; height:1px;
   overflow:hidden; clip:rect(0 0 0 0);}}
-/* a title the page gave the focus after a move (land_on_title): where reading starts, not a control, so no ring */
-[data-testid="stMainBlockContainer"] h1[tabindex="-1"]:focus {{outline:none;}}
+/* a heading the page gave the focus after a move (land_on_title): where reading starts, not a control, so no ring */
+[data-testid="stMainBlockContainer"] :is(h1, h2, h3)[tabindex="-1"]:focus {{outline:none;}}
 /* the page's scrolling box takes the focus (Streamlit gives it tabindex 0, so the keyboard can scroll it): show it */
 [data-testid="stMain"]:focus-visible {{outline:3px solid {FOCUS_COLOR} !important; outline-offset:-3px;}}
 /* the navigation's focus ring: Streamlit's is a faint grey fill */
@@ -293,21 +293,28 @@ _LAND_ON_TITLE = """<script>/* move %(n)d */
 (() => {
   const w = window.parent && window.parent.document ? window.parent : window;
   if (w.__specvizLanded) w.__specvizLanded();  // the button pressed is not where the keyboard goes next
-  const title = w.document.querySelector('[data-testid="stMainBlockContainer"] h1');
-  if (!title) return;
-  title.setAttribute("tabindex", "-1");
-  title.focus({preventScroll: true});
-  title.scrollIntoView({block: "start"});
+  const doc = w.document, main = '[data-testid="stMainBlockContainer"]';
+  const title = doc.querySelector(main + " h1");
+  const heading = doc.querySelector(main + " " + %(heading)s) || title;
+  if (!heading) return;
+  heading.setAttribute("tabindex", "-1");
+  heading.focus({preventScroll: true});
+  (title || heading).scrollIntoView({block: "start"});
 })();
 </script>"""
 
 
-def land_on_title(move: int) -> None:
+def land_on_title(move: int, heading: str | None = None) -> None:
     """After a button moved the page to new content from its bottom (the guided path's Next lesson): the page's
-    title on screen, with the keyboard's focus, so reading and tabbing start at the top. Without it the browser
-    stayed where the button was, and when a rerun redrew the button the focus mender brought it back on screen
-    (2,100 px down). `move` counts the moves, so each move's script is new and the browser runs it."""
-    st.html(_LAND_ON_TITLE % {"n": int(move)}, unsafe_allow_javascript=True)
+    title on screen and the keyboard's focus on the new content's heading (its anchor `heading`; the title when
+    None), so a screen reader names what is new and reading and Tab start there. Without it the browser stayed
+    where the button was, and when a rerun redrew the button the focus mender brought it back on screen (2,100 px
+    down). Draw it after the heading. `move` counts the moves, so each move's script is new and the browser runs
+    it; `heading` is the app's own anchor: letters, digits, - and _ only."""
+    if heading is not None and (not heading or not all(c.isalnum() or c in "-_" for c in heading)):
+        raise ValueError(f"A heading's anchor is letters, digits, - and _ only (got {heading[:40]!r}).")
+    selector = json.dumps("h1" if heading is None else f'[id="{heading}"]')
+    st.html(_LAND_ON_TITLE % {"n": int(move), "heading": selector}, unsafe_allow_javascript=True)
 
 
 _SCROLL_TO_RESULT = """<span class="sv-sr-only sv-scroll-mark" data-mark="%(mark)s"></span><script>
@@ -320,8 +327,11 @@ _SCROLL_TO_RESULT = """<span class="sv-sr-only sv-scroll-mark" data-mark="%(mark
   w.__specvizScrolledTo = "%(mark)s";
   let top = block;  // a phone: the result fills the screen
   if (!w.matchMedia("(max-width: 640px)").matches) {  // wider: the controls at the top, the result's start under them
-    if (block.getBoundingClientRect().top < w.innerHeight - 160) return;  // already on screen: stay
-    top = w.document.querySelector(%(controls)s) || block;
+    const start = block.getBoundingClientRect().top;
+    if (start < w.innerHeight - 160) return;  // already on screen: stay
+    const controls = w.document.querySelector(%(controls)s);
+    // a short screen, where even with the controls at the top the result would start below the fold: the result
+    if (controls && start - controls.getBoundingClientRect().top + 72 < w.innerHeight - 160) top = controls;
   }
   top.scrollIntoView({block: "start"});
   let box = top.parentElement;  // then clear Streamlit's header bar, which sits over the top of the page
@@ -337,7 +347,9 @@ def scroll_to_result(mark: str, controls: str) -> None:
     result was two screens below the buttons); on a wider screen, when the block starts below the fold, the
     `controls` (the widget key of the button that revealed it) go to the top, so the button stays in view and the
     result starts under it (at 1400 x 900 Next step showed nothing new: it sat at the bottom with the result under
-    the fold). `mark` and `controls` are the app's own text: letters, digits, - and _ only."""
+    the fold); on a screen too short for both, the block goes to the top. The caller draws it for a press, not for
+    a timer's tick (Play), so a reader who scrolls away while it plays stays there. `mark` and `controls` are the
+    app's own text: letters, digits, - and _ only."""
     for text in (mark, controls):
         if not text or not all(c.isalnum() or c in "-_" for c in text):
             raise ValueError(f"A scroll mark is letters, digits, - and _ only (got {text[:40]!r}).")

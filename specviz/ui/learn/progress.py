@@ -49,9 +49,10 @@ def jump() -> None:
         go(TICKET if choice == TICKET else int(choice))
 
 
-def scroll_up_after_a_move() -> None:
+def land_after_a_move(heading: str) -> None:
+    """After a move: the page's top on screen and the focus on the new lesson's heading (its anchor `heading`)."""
     if st.session_state.pop("learn_scroll", False):
-        land_on_title(st.session_state.get("learn_moves", 0))
+        land_on_title(st.session_state.get("learn_moves", 0), heading)
 
 
 def write_url(progress: Progress) -> None:

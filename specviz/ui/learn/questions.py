@@ -12,6 +12,8 @@ from specviz.teach.quiz import Bank, QuizRun
 from specviz.ui.learn import progress as learn_progress
 from specviz.ui.common.quiz import view as quiz_view
 
+TICKET_ANCHOR = "exit-ticket"  # the exit ticket's heading: a link's #fragment and where a move lands
+
 TEXT = {  # English messages, translated with `_()` where they are shown
     "check_header": N_("**Question {number} of {total}**"),
     "check_button": N_("Check"),
@@ -90,7 +92,7 @@ def status(run: QuizRun) -> None:
 
 def ticket(bank: Bank, progress: Progress) -> None:
     """The exit ticket as one sheet; once graded, the score and a button back to each lesson that teaches a miss."""
-    st.subheader(_(TEXT["ticket_title"]), anchor="exit-ticket")
+    st.subheader(_(TEXT["ticket_title"]), anchor=TICKET_ANCHOR)
     st.markdown(_(TEXT["ticket_intro"]))
     if "learn_ticket" not in st.session_state:
         st.session_state["learn_ticket"] = QuizRun(exit_ticket(bank), seed=0)

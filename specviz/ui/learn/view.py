@@ -94,7 +94,6 @@ def render(bank: Bank) -> None:
     progress = learn_progress.current()
     if learn_progress.problem():
         st.warning(escape_markdown(learn_progress.problem()))  # it repeats the link's value: no links, no markup
-    learn_progress.scroll_up_after_a_move()
     st.caption(_(TEXT["intro"], total=LAST))
     progress_bar(progress)
     if progress.lesson == TICKET:
@@ -104,6 +103,9 @@ def render(bank: Bank) -> None:
         navigation(progress)
     progress = learn_progress.current()  # a check answered on this run may have marked the lesson done
     learn_progress.write_url(progress)
+    # after the lesson is drawn, so its heading is there to take the focus
+    shown = learn_questions.TICKET_ANCHOR if progress.lesson == TICKET else BY_NUMBER[int(progress.lesson)].slug
+    learn_progress.land_after_a_move(shown)
     if progress.lesson != TICKET:
         learn_progress.link("pages/quiz.py", _(learn_questions.TEXT["quiz_link"]), ":material/quiz:",
                             progress.to_params())

@@ -177,7 +177,8 @@ def _view(view: TraceView, trace_id: str, pos: int) -> None:
         st.info(_(TEXT["nothing_yet"]))
         return
     with st.container(border=True):
-        scroll_to_result(f"playground-step-{pos}", controls="playground_next")  # the result on screen
+        if not st.session_state.get(PLAYING):  # a press brings the result on screen; Play's ticks leave the view
+            scroll_to_result(f"playground-step-{pos}", controls="playground_next")
         PREDICTOR.outcome(trace, trace_id, pos - 1)
         render_step(trace.steps[pos - 1], key="playground_step", stop=trace.stop_reason if pos == n else "")
 

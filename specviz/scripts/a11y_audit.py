@@ -208,7 +208,8 @@ def states(language: str) -> list[State]:
 
         answer_any(page)
         _press(check)(page)
-        # graded when Next question replaces Check: on a loaded machine the run that grades it may start after the
+        # graded when Next question replaces Check (scope=all: the first question is never the last, which would
+        # say "See results"): on a loaded machine the run that grades it may start after the
         # press looked idle, and axe then read the options half-faded (14 contrast findings, loaded make test)
         page.get_by_role("button", name=next_question).first.wait_for(timeout=90_000)
         wait_for_app(page, timeout=90)

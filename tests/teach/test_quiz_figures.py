@@ -32,7 +32,7 @@ def test_the_greedy_identity_counts_in_the_quiz_are_the_committed_ones(lang):
     for key, (folder, name) in IDENTITY_FILES.items():
         same, total, dtype = quoted.greedy_identity(folder, name)
         count = OF[lang].format(same=same, total=total)
-        sentence = re.search(rf"{re.escape(count)}[^()]*?{dtype}[^()]*\(assets/benchmarks/{re.escape(folder)}[;)]",
+        sentence = re.search(rf"(?<!\d){re.escape(count)}(?!\d)[^()]*?{dtype}[^()]*\(assets/benchmarks/{re.escape(folder)}[;)]",
                              question.explanation)
         assert sentence, (f"{lang}: the explanation should say '{count}' in {dtype}, citing "
                           f"assets/benchmarks/{folder} ({key})")

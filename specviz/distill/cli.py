@@ -5,6 +5,7 @@
     python -m specviz.distill eagle3   # train the EAGLE-3 drafter (three of the target's layers, its own head)
     python -m specviz.distill eagle    # train the EAGLE-1 feature drafter (the one shipped before)
     python -m specviz.distill draft    # train the separate draft model
+    python -m specviz.distill medusa --heads 5   # train Medusa heads (the target frozen, its LM head shared)
     python -m specviz.distill all      # all three, then the model cards
     python -m specviz.distill export --format vllm-eagle   # the shipped drafter in vLLM's layout (or vllm-draft)
     python -m specviz.distill rank --against OLD_FOLDER    # top-1..4 first guesses on the held-out answers, both drafters
@@ -30,13 +31,16 @@ from specviz.distill.stages import STAGES, DataScale, stage_folder, stage_jobs
 from specviz.distill.draft import DraftLoss, DraftObjective
 from specviz.distill.eagle import EagleLoss, EagleObjective
 from specviz.distill.eagle3 import Eagle3Loss, Eagle3Objective
+from specviz.distill.medusa import MedusaLoss, MedusaObjective
 from specviz.distill.prompts import held_out_suite, prompt_sets
 from specviz.distill.trainer import DEFAULT_STEPS, LoopSettings, make_batches, train_loop
 from specviz.engine.generation import eos_ids
 from specviz.engine.kinds import DrafterKind
 from specviz.engine.proposers.eagle import EagleDrafter
 from specviz.engine.proposers.eagle3 import Eagle3Drafter
-from specviz.models.drafts import EAGLE_NAME, draft_from_target, load_eagle, read_meta, save_draft, save_eagle
+from specviz.engine.proposers.medusa import MedusaHeads
+from specviz.models.drafts import (EAGLE_NAME, MEDUSA_NAME, draft_from_target, load_eagle, read_meta, save_draft,
+                                   save_eagle, save_medusa)
 from specviz.models.pairs import load_default_target
 
 DEFAULT_WORK = Path("artifacts/distill")
@@ -56,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m specviz.distill", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("step", choices=["data", "eagle3", "eagle", "draft", "cards", "all", "export", "rank"])
+    p.add_argument("step", choices=["data", "eagle3", "eagle", "draft", "medusa", "cards", "all", "export", "rank"])
     p.add_argument("--train-stages", nargs="+", choices=STAGES, default=None,
                    help="eagle/draft: train on these data stages only (default: every stage there)")
     p.add_argument("--against", type=Path, default=None,
@@ -82,6 +86,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--kd-weight", type=float, default=None, help="weight of the distillation loss")
     p.add_argument("--kd-positions", type=int, default=None, help="positions per batch in the distillation loss")
     p.add_argument("--ttt-steps", type=int, default=DEFAULT_STEPS["eagle-ttt"], help="EAGLE stage 2 steps (0: skip)")
+    p.add_argument("--heads", type=int, default=5, help="medusa: heads (head k guesses the k-th token ahead)")
     p.add_argument("--run", default="", help="a name for the separate draft's checkpoint folder (default: draft)")
     p.add_argument("--lr", type=float, default=1e-3, help="peak learning rate (AdamW, warm-up then cosine decay)")
     p.add_argument("--draft-vocab", type=int, default=8192, help="FR-Spec draft vocabulary of the EAGLE drafter")
@@ -198,6 +203,36 @@ def run_eagle3(args) -> None:
     print(f"saved the EAGLE-3 drafter to {folder}")
 
 
+def run_medusa(args) -> None:
+    """One resumable stage: `--heads` residual blocks on the frozen target's last hidden state, each scored against
+    the target's distribution k tokens ahead; the draft vocabulary is the shipped EAGLE drafter's when there is one
+    (counted on the full data step), else this data's most frequent tokens."""
+    train, held, target, vocab, device = training_setup(args)
+    shipped = args.assets / EAGLE_NAME / "model.safetensors"
+    if shipped.exists():
+        from safetensors.torch import load_file
+
+        vocab = load_file(str(shipped))["draft_vocab"].long().to(device)
+    print(f"draft vocabulary: {len(vocab)} tokens, {coverage(held, vocab):.2%} of held-out response tokens")
+    heads = MedusaHeads(target.config.hidden_size, args.heads).to(device)
+    head = target.get_output_embeddings().weight.detach()[vocab]
+    objective = MedusaObjective(heads, head, vocab, MedusaLoss())
+    batches = make_batches(train, args.batch_positions, args.seed)
+    held_batches = make_batches(held, args.batch_positions, args.seed)
+    settings = LoopSettings(args.steps or DEFAULT_STEPS["medusa"], lr=args.lr, seed=args.seed, warmup=50,
+                            eval_every=args.eval_every)
+    result = train_loop(heads, batches, objective.loss, lambda: objective.accuracy(held_batches), settings,
+                        args.work / (args.run or "medusa"), "medusa heads")
+    folder = save_medusa(heads.cpu(), vocab.cpu(), args.assets, {
+        "training": result, "steps": settings.steps, "lr": args.lr, "batch_positions": args.batch_positions,
+        "train_records": len(train), "train_positions": sum(len(r.tokens) - 1 for r in train),
+        "train_stages": [s for s in args.train_stages or STAGES if any(stage_folder(args.work, s).glob("chunk-*"))],
+        "held_out_records": len(held),
+        "vocab_coverage": coverage(held, vocab), **replacing(args.assets / MEDUSA_NAME)},
+        target.config.hidden_size, target.config.vocab_size)
+    print(f"saved the Medusa heads to {folder}")
+
+
 def replacing(folder: Path) -> dict:
     """{"replaces": what the card compares with} when `folder` already holds a trained drafter, else {}."""
     if not (folder / "specviz.json").exists():
@@ -242,8 +277,11 @@ def run_draft(args) -> None:
 
 def run_cards(args) -> None:
     """Cards for the drafts trained from --work; a draft with no training log there keeps its card."""
-    for path in write_cards(args.work, args.assets):
-        print(f"wrote {path}")
+    from specviz.distill.medusa_card import write_medusa_card
+
+    for path in [*write_cards(args.work, args.assets), write_medusa_card(args.work, args.assets)]:
+        if path is not None:
+            print(f"wrote {path}")
 
 
 def run_rank(args) -> None:
@@ -274,8 +312,8 @@ def run_export(args) -> None:
     print(eagle_folder() if args.format == "vllm-eagle" else draft_folder())
 
 
-STEPS = {"data": run_data, "eagle3": run_eagle3, "eagle": run_eagle, "draft": run_draft, "cards": run_cards, "export": run_export,
-         "rank": run_rank}
+STEPS = {"data": run_data, "eagle3": run_eagle3, "eagle": run_eagle, "draft": run_draft, "medusa": run_medusa,
+         "cards": run_cards, "export": run_export, "rank": run_rank}
 
 
 def loss_weights(weights, args):

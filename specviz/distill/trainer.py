@@ -22,7 +22,7 @@ from specviz.distill.data import Record
 
 # training steps when --steps / --ttt-steps are not given: EAGLE stage 1, EAGLE stage 2 (training-time test), the
 # separate draft; the CLI trains with them and the model cards leave out the flags a run did not need
-DEFAULT_STEPS = {"eagle3": 3000, "eagle": 1500, "eagle-ttt": 400, "draft": 1000}
+DEFAULT_STEPS = {"eagle3": 3000, "eagle": 1500, "eagle-ttt": 400, "draft": 1000, "medusa": 800}
 
 
 @dataclass

@@ -49,10 +49,11 @@ class StopReason(StrEnum):
 
 
 class DrafterKind(StrEnum):
-    """Which EAGLE drafter a folder or a module holds (specviz.json's "kind")."""
+    """Which trained drafter a folder or a module holds (specviz.json's "kind")."""
 
     EAGLE = "eagle"  # EAGLE-1: predicts the target's next feature, reads tokens off the target's head
     EAGLE3 = "eagle3"  # EAGLE-3: fuses three of the target's layers, its own head
+    MEDUSA = "medusa"  # Medusa-1: heads on the target's last hidden state, each guessing a later token
 
 
 class Mode(StrEnum):

@@ -19,7 +19,7 @@ SEED_RANGE = (0, 2**32 - 1)  # what torch and numpy both accept
 # What each built-in pair drafts with besides its target, best first (a proposer that `needs` one is offered for it,
 # `specviz.engine.proposers.registry.offered`). The toy pair's EAGLE drafter is an untrained stand-in that only the tests
 # use, so it offers its draft model alone.
-PAIR_DRAFTERS = {"default": ("eagle", "draft"), "toy": ("draft",)}
+PAIR_DRAFTERS = {"default": ("eagle", "draft", "medusa"), "toy": ("draft",)}
 POLICIES = ("constant", "heuristic", "threshold", "optimal")  # how K is chosen each step (specviz.engine.policies)
 
 

@@ -4,6 +4,8 @@
   EAGLE-3 drafter (fc over three of the target's layers + one decoder layer + its own head), `"eagle"` for the
   EAGLE-1 one (fc + one decoder layer; its LM head is the target's). The token embeddings are the target's, so they
   are not stored.
+- `smollm2-medusa/`: Medusa heads (`"kind": "medusa"`): one residual block per head over the target's last hidden
+  state, with the same FR-Spec draft vocabulary; the LM head is the target's, so it is not stored.
 - `smollm2-draft/`: the separate draft model, a standalone `LlamaForCausalLM` whose first layers and embeddings
   are the target's own. Only its trained part (the adapter layer and final norm) ships; `draft_model` writes the
   complete model into the cache folder once and loads it with `from_pretrained`.
@@ -32,15 +34,21 @@ from specviz.core.paths import cache_dir
 from specviz.engine.kinds import DrafterKind
 from specviz.engine.proposers.eagle import EagleDrafter
 from specviz.engine.proposers.eagle3 import Eagle3Drafter
+from specviz.engine.proposers.medusa import MedusaHeads
 from specviz.models.loading import device_map_for
 
 EAGLE_NAME = "smollm2-eagle"
+MEDUSA_NAME = "smollm2-medusa"
 DRAFT_NAME = "smollm2-draft"
 DRAFT_MEGABYTES = 200  # an assembled float32 draft: the target's embeddings and first layers + the trained part
 
 
 def has_eagle(assets: Path = ASSETS) -> bool:
     return (Path(assets) / EAGLE_NAME / "specviz.json").exists()
+
+
+def has_medusa(assets: Path = ASSETS) -> bool:
+    return (Path(assets) / MEDUSA_NAME / "specviz.json").exists()
 
 
 def has_draft(assets: Path = ASSETS) -> bool:
@@ -106,6 +114,39 @@ def load_eagle(target: PreTrainedModel, folder: Path | None = None
                            folder=Path(folder).name))
     device = next(target.parameters()).device
     return drafter.cast(device, next(target.parameters()).dtype).eval(), vocab.to(device)
+
+
+# ---- Medusa heads ---------------------------------------------------------------------------------------------------
+
+
+def save_medusa(heads: MedusaHeads, vocab: torch.Tensor, assets: Path, training: dict, hidden_size: int,
+                vocab_size: int, name: str = MEDUSA_NAME) -> Path:
+    """Write the heads' tensors (float16) with their draft vocabulary and specviz.json into assets/`name`."""
+    folder = Path(assets) / name
+    folder.mkdir(parents=True, exist_ok=True)
+    tensors = {k: v.detach().to(torch.float16).contiguous() for k, v in heads.state_dict().items()}
+    tensors["draft_vocab"] = vocab.to(torch.int32).contiguous()
+    save_file(tensors, str(folder / "model.safetensors"))
+    write_meta(folder, {"kind": heads.kind, "target": "SmolLM2-135M-Instruct", "hidden_size": hidden_size,
+                        "vocab_size": vocab_size, "draft_vocab_size": len(vocab), "heads": heads.count,
+                        "layers": heads.layers, **training})
+    return folder
+
+
+def load_medusa(target: PreTrainedModel, folder: Path | None = None) -> tuple[MedusaHeads, torch.Tensor]:
+    """The heads (on the target's device, in its dtype) and their draft vocabulary."""
+    folder = Path(folder or ASSETS / MEDUSA_NAME)
+    meta = read_meta(folder)
+    check_target(meta, target, folder)
+    tensors = load_file(str(folder / "model.safetensors"))
+    vocab = tensors.pop("draft_vocab").long()
+    heads = MedusaHeads(meta["hidden_size"], int(meta["heads"]), int(meta.get("layers", 1)))
+    missing, unexpected = heads.load_state_dict({k: v.float() for k, v in tensors.items()}, strict=False)
+    if missing or unexpected:
+        raise ValueError(_("{folder}/model.safetensors does not match the Medusa heads' layout.",
+                           folder=Path(folder).name))
+    parameter = next(target.parameters())
+    return heads.to(parameter.device, parameter.dtype).eval(), vocab.to(parameter.device)
 
 
 # ---- the separate draft model ---------------------------------------------------------------------------------------
@@ -255,7 +296,7 @@ def _materialise(source: dict[str, torch.Tensor], tokenizer, folder: Path, meta:
 def shipped_drafts(assets: Path = ASSETS) -> list[dict]:
     """One entry per trained draft folder: its name, specviz.json, model card text and size on disk (MB)."""
     found = []
-    for name in (EAGLE_NAME, DRAFT_NAME):
+    for name in (EAGLE_NAME, MEDUSA_NAME, DRAFT_NAME):
         folder = Path(assets) / name
         if not (folder / "specviz.json").exists():
             continue

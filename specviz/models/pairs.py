@@ -33,7 +33,7 @@ from specviz.core.cache import build_once, file_digest
 from specviz.core.i18n import _
 from specviz.core.paths import cache_dir  # re-exported: converted models live there
 from specviz.models.catalog import CatalogEntry, Recommended, load_catalog, recommended_for
-from specviz.models.drafts import draft_model, has_draft, has_eagle, load_eagle
+from specviz.models.drafts import draft_model, has_draft, has_eagle, has_medusa, load_eagle, load_medusa
 from specviz.models.loading import (LoadInfo, Machine, ModelLoadError, Progress, check_fits, check_same_vocabulary, damaged,
                              device_map_for, is_panic, load_models, pick_device, pick_dtype, read_config)
 from specviz.models.prompts import SHIPPED, encode_prompt  # encode_prompt re-exported: every page uses it
@@ -62,6 +62,7 @@ class Pair:
     chat: bool = False  # True when the tokenizer has a chat template (instruct models)
     default_proposer: str = "draft"
     eagle: tuple | None = None  # (EagleDrafter, draft vocabulary) for a target with a trained feature drafter
+    medusa: tuple | None = None  # (MedusaHeads, draft vocabulary) for a target with trained Medusa heads
     description: str = ""
     info: LoadInfo | None = None  # device, dtype, placement and memory estimate, for pairs loaded by id or folder
 
@@ -226,7 +227,7 @@ def toy_pair(seed: int = 0) -> Pair:
         model.generation_config.eos_token_id = 1
         model.generation_config.pad_token_id = 1
     return Pair("toy", target, tokenizer, draft, chat=False, default_proposer="draft",
-                eagle=(toy_eagle(target, seed), None),
+                eagle=(toy_eagle(target, seed), None), medusa=(toy_medusa(target, seed), None),
                 description="Tiny random-init Llama pair (34-symbol vocabulary), for tests and instant demos.")
 
 
@@ -238,6 +239,19 @@ def toy_eagle(target, seed: int = 0):
         drafter = EagleDrafter(target.config)
         drafter.init_from_target(target)
     return drafter.eval()
+
+
+def toy_medusa(target, seed: int = 0, count: int = 3):
+    """Untrained Medusa heads for the toy target, their blocks drawn at random (a zero block would only repeat the
+    target's own guess): a poor but honest proposer whose q differs from head to head."""
+    from specviz.engine.proposers.medusa import MedusaHeads
+
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed + 2)
+        heads = MedusaHeads(target.config.hidden_size, count)
+        for block in heads.blocks:
+            torch.nn.init.normal_(block[0].linear.weight, std=0.5 / target.config.hidden_size ** 0.5)
+    return heads.eval()
 
 
 # ---- local folders, hub ids and catalog names ------------------------------------------------------------------------
@@ -289,7 +303,8 @@ def load_pair(
         log.debug("specviz: the load's traceback", exc_info=True)
         raise ModelLoadError(_("The models could not be loaded ({error}): a file they need is damaged or unreadable "
                                "(the console log names it).", error=type(exc).__name__)) from None
-    for model in (pair.target, pair.draft, pair.eagle[0] if pair.eagle else None):
+    for model in (pair.target, pair.draft, pair.eagle[0] if pair.eagle else None,
+                  pair.medusa[0] if pair.medusa else None):
         if model is not None:
             pack_linears(model)
     return pair
@@ -312,6 +327,7 @@ def _load_pair(
             dt = pick_dtype(dev, dtype, machine) if dtype not in (None, "", "auto") else torch.float32  # exact tests
             pair.target, pair.draft = pair.target.to(dev, dt), pair.draft.to(dev, dt)
             pair.eagle = (pair.eagle[0].to(dev, dt), pair.eagle[1])  # every model of the pair on one device and dtype
+            pair.medusa = (pair.medusa[0].to(dev, dt), pair.medusa[1])
             return pair
         dev = pick_device(device, machine)
         dt = pick_dtype(dev, dtype, machine)  # bfloat16 on a modern GPU or a CPU with bf16 instructions, else float32
@@ -339,11 +355,13 @@ def default_pair(target, tokenizer, progress: Progress | None = None) -> Pair:
     (progress or log.info)(_("Loading the trained drafts from assets/models"))
     # assembled from the float32 conversion, whatever the target's dtype now
     draft = draft_model(target, tokenizer, target_weights=default_target_folder()) if has_draft() else None
+    medusa = load_medusa(target) if has_medusa() else None
     if has_eagle():
         return Pair("default", target, tokenizer, draft, chat=True, default_proposer="eagle", eagle=load_eagle(target),
+                    medusa=medusa,
                     description=f"SmolLM2-135M-Instruct (offline, {dtype}) with its trained EAGLE-3 drafter; the "
                                 "separate draft model is one switch away.")
-    return Pair("default", target, tokenizer, draft, chat=True, default_proposer="layerskip",
+    return Pair("default", target, tokenizer, draft, chat=True, default_proposer="layerskip", medusa=medusa,
                 description=f"SmolLM2-135M-Instruct (offline, {dtype}) with a layer-skip self-draft.")
 
 

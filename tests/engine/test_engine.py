@@ -205,13 +205,15 @@ def test_empty_and_too_long_prompts(toy):
 
 def test_unknown_proposer_and_missing_draft(toy):
     with pytest.raises(ValueError, match="Unknown proposer"):
-        make_proposer(toy, "medusa")
+        make_proposer(toy, "hydra")
     from dataclasses import replace
 
     with pytest.raises(ValueError, match="no separate draft"):
         make_proposer(replace(toy, draft=None), "draft")
     with pytest.raises(ValueError, match="no trained EAGLE drafter"):
         make_proposer(replace(toy, eagle=None), "eagle")
+    with pytest.raises(ValueError, match="no trained Medusa heads"):
+        make_proposer(replace(toy, medusa=None), "medusa")
     with pytest.raises(ValueError, match="layers"):
         make_proposer(toy, "layerskip", layers=2)
 

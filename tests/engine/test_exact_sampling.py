@@ -46,7 +46,7 @@ def chi_square_p_value(counts: Counter, exact: dict) -> float:
     return chisquare(observed, expected).pvalue
 
 
-@pytest.mark.parametrize("name", ["draft", "ngram", "layerskip", "eagle"])
+@pytest.mark.parametrize("name", ["draft", "ngram", "layerskip", "eagle", "medusa"])
 @pytest.mark.parametrize("k", [1, 3])
 def test_first_two_tokens_follow_the_target(toy, name, k):
     ids = toy.tokenizer("abcab")["input_ids"]  # repeats, so the n-gram proposer has something to propose

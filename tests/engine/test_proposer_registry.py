@@ -29,7 +29,7 @@ from specviz.ui.speedup import live as speedup_live
 
 ROOT = Path(__file__).resolve().parents[2]
 PROMPT = "the quick brown fox jumps over the lazy dog. the quick"
-BUILT_IN = ("draft", "ngram", "layerskip", "eagle")
+BUILT_IN = ("draft", "ngram", "layerskip", "eagle", "medusa")
 
 
 # ---- the dummy: one class, one factory, one register line -------------------------------------------------------
@@ -62,7 +62,7 @@ def echo():
 
 def test_the_built_in_proposers_keep_their_names_and_order():
     assert registry.names() == BUILT_IN
-    assert [registry.get(name).can_branch for name in BUILT_IN] == [True, False, True, True]
+    assert [registry.get(name).can_branch for name in BUILT_IN] == [True, False, True, True, True]
 
 
 def test_runspec_accepts_a_registered_proposer_and_refuses_it_once_it_is_gone(echo):
@@ -95,9 +95,9 @@ def test_the_cli_offers_it_and_runs_it_on_the_toy_pair(echo, capsys):
 
 def test_the_bench_checks_and_names_it(echo):
     BenchConfig(pair="toy", proposers=["echo"]).check()
-    with pytest.raises(ValueError, match="Unknown proposer 'medusa': choose one of draft, ngram, layerskip, eagle, "
-                                         "echo."):
-        BenchConfig(pair="toy", proposers=["medusa"]).check()
+    with pytest.raises(ValueError, match="Unknown proposer 'hydra': choose one of draft, ngram, layerskip, eagle, "
+                                         "medusa, echo."):
+        BenchConfig(pair="toy", proposers=["hydra"]).check()
     import argparse
 
     parser = argparse.ArgumentParser()
@@ -108,7 +108,7 @@ def test_the_bench_checks_and_names_it(echo):
 def test_every_menu_offers_it(echo):
     # Playground: both built-in pairs and a hand-made one, with its label and note
     assert playground_settings.pair_proposers("toy") == ("draft", "ngram", "layerskip", "echo")
-    assert playground_settings.pair_proposers("default") == ("eagle", "draft", "ngram", "layerskip", "echo")
+    assert playground_settings.pair_proposers("default") == ("eagle", "draft", "medusa", "ngram", "layerskip", "echo")
     assert playground_settings.pair_proposers("my/target,my/draft")[-1] == "echo"
     assert registry.label_of("echo") == "Echo (the last token again)"
     assert registry.note_of("echo") == "**Echo**: repeats the last token."
@@ -153,8 +153,9 @@ def test_the_registry_says_what_the_classes_do(toy):
     for name in ("draft", "ngram", "layerskip"):  # the toy pair's EAGLE drafter is an untrained stand-in
         assert make_proposer(toy, name).can_branch == registry.get(name).can_branch, name
     assert make_proposer(toy, "layerskip", layers=1).name == "layerskip-1"
-    with pytest.raises(ValueError, match="Unknown proposer 'medusa': choose one of draft, ngram, layerskip, eagle."):
-        make_proposer(toy, "medusa")
+    with pytest.raises(ValueError, match="Unknown proposer 'hydra': choose one of draft, ngram, layerskip, eagle, "
+                                         "medusa."):
+        make_proposer(toy, "hydra")
 
 
 def test_reading_the_registry_loads_no_torch():
@@ -168,9 +169,12 @@ def test_reading_the_registry_loads_no_torch():
 
 # ---- no hand-written proposer lists outside the registry --------------------------------------------------------
 
-# Dict literals keyed by names that are not specviz's proposers: vLLM's speculative methods, figure keys.
+# Literals whose names are not specviz's proposers though they share them: vLLM's speculative methods, figure keys,
+# the drafters a built-in pair brings (what `registry.offered` reads), the distillation steps that train them.
 NOT_PROPOSERS = {("specviz/serving/server.py", "SPECS"), ("specviz/ui/serving/charts.py", "COLORS"),
-                 ("specviz/ui/proposers/view.py", "measured")}
+                 ("specviz/ui/proposers/view.py", "measured"), ("specviz/engine/limits.py", "PAIR_DRAFTERS"),
+                 ("specviz/distill/cli.py", "parser"), ("specviz/distill/cli.py", "STEPS"),
+                 ("specviz/distill/trainer.py", "DEFAULT_STEPS")}
 
 
 def proposer_lists(root: Path, names: set[str]) -> list[str]:
@@ -183,9 +187,10 @@ def proposer_lists(root: Path, names: set[str]) -> list[str]:
             owner = node.name
         elif isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
             owner = node.targets[0].id
+        if (rel, owner) in NOT_PROPOSERS:
+            return
         items = (node.elts if isinstance(node, (ast.List, ast.Tuple, ast.Set)) else
-                 [key for key in node.keys if key is not None] if isinstance(node, ast.Dict)
-                 and (rel, owner) not in NOT_PROPOSERS else [])
+                 [key for key in node.keys if key is not None] if isinstance(node, ast.Dict) else [])
         named = sorted({i.value for i in items if isinstance(i, ast.Constant) and i.value in names})
         if len(named) >= 3:
             found.append(f"{rel}:{node.lineno}: {', '.join(named)}")

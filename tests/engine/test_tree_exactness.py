@@ -157,7 +157,7 @@ def test_the_test_has_power_top_k_children_against_q_fail(seed):
 
 @pytest.mark.statistical
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["draft", "eagle"])
+@pytest.mark.parametrize("name", ["draft", "eagle", "medusa"])
 def test_the_real_engine_samples_p_with_a_tree(name):
     """The same check through `speculative_generate` (tree forwards, cache compaction, the EAGLE drafter)."""
     toy = pair(0)

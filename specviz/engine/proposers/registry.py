@@ -2,7 +2,7 @@
 tree, what a pair must bring for it, its own settings, and the factory that builds it.
 
     >>> names()
-    ('draft', 'ngram', 'layerskip', 'eagle')
+    ('draft', 'ngram', 'layerskip', 'eagle', 'medusa')
     >>> get("ngram").can_branch, get("layerskip").setting_names
     (False, ('layers',))
 
@@ -40,7 +40,8 @@ class ProposerInfo:
 
     `factory(pair, **settings)` builds it for a loaded pair, with the values of its own `settings` (None for a
     default); a 'module:function' string is imported only then. `needs` is what the pair must bring besides its
-    target: "draft" (a separate draft model), "eagle" (a trained EAGLE drafter), or None (nothing)."""
+    target: "draft" (a separate draft model), "eagle" (a trained EAGLE drafter), "medusa" (trained Medusa heads), or
+    None (nothing)."""
 
     name: str
     label: str
@@ -161,3 +162,8 @@ register(ProposerInfo(
     N_("**EAGLE**: one small layer, trained here, that guesses the next tokens from the target's own hidden states "
        "(its internal summary of the text so far)."),
     "specviz.engine.proposers.eagle:from_pair", can_branch=True, needs="eagle"))
+register(ProposerInfo(
+    "medusa", N_("Medusa heads (trained)"), N_("Medusa heads (trained)"),
+    N_("**Medusa**: extra heads, trained here, on the target's last hidden state; head k guesses the k-th token ahead "
+       "without seeing the tokens drafted before it."),
+    "specviz.engine.proposers.medusa:from_pair", can_branch=True, needs="medusa"))

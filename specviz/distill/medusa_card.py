@@ -1,0 +1,137 @@
+"""The Medusa heads' model card (assets/models/smollm2-medusa/README.md), written from what was recorded: the data
+step's chunks, the training log, specviz.json, the EAGLE drafter's card numbers on the same held-out answers, and
+the committed benchmark that runs both on the same prompts.
+
+    python -m specviz.distill cards --work artifacts/distill-medusa
+"""
+
+from __future__ import annotations
+
+import platform
+from pathlib import Path
+
+from specviz.core.paths import BENCHMARKS_DIR
+from specviz.distill.cards import bench_command, data_summary, learning_curve, parameter_count, read_bench, \
+    stage_logs, stage_table
+from specviz.distill.trainer import DEFAULT_STEPS
+from specviz.models.drafts import EAGLE_NAME, MEDUSA_NAME, read_meta
+
+MEDUSA_BENCH = BENCHMARKS_DIR / "default-cpu-f32-medusa" / "results.json"
+CHAIN = ("acc1", "acc12", "acc123", "acc1234")
+
+
+def write_medusa_card(work: Path, assets: Path, bench: Path = MEDUSA_BENCH) -> Path | None:
+    """Write the card when `work` holds the heads' training log (else the card stays as it is); returns its path."""
+    folder = Path(assets) / MEDUSA_NAME
+    log = stage_logs(Path(work), ["medusa"])
+    if not log or not (folder / "specviz.json").exists():
+        return None
+    meta = read_meta(folder)
+    data = data_summary(Path(work))
+    heads = int(meta["heads"])
+    final = meta["training"]
+    eagle = read_meta(Path(assets) / EAGLE_NAME).get("training", {}) if (Path(assets) / EAGLE_NAME / "specviz.json").exists() else {}
+    steps = meta["steps"]
+    command = (f"python -m specviz.distill data --stages seed --scale 0.2 --work {work}\n"
+               f"python -m specviz.distill medusa --heads {heads} --work {work}"
+               + (f" --steps {steps}" if steps != DEFAULT_STEPS["medusa"] else "")
+               + f"\npython -m specviz.distill cards --work {work}")
+    per_head = ["| head | guesses | top-1 | top-2 | top-3 | top-4 |", "|---:|---|---:|---:|---:|---:|"]
+    per_head += [f"| {k} | token t+{k + 1} from the state after token t | "
+                 + " | ".join(f"{final.get(f'head{k}_top{n}', 0):.3f}" for n in (1, 2, 3, 4)) + " |"
+                 for k in range(1, heads + 1)]
+    against = ["| drafter | training tokens | " + " | ".join(CHAIN) + " |", "|---|---:|" + "---:|" * len(CHAIN)]
+    against.append(f"| Medusa heads (this card) | {meta.get('train_positions', 0):,} | "
+                   + " | ".join(f"{final.get(m, 0):.3f}" for m in CHAIN) + " |")
+    if eagle:
+        eagle_meta = read_meta(Path(assets) / EAGLE_NAME)
+        against.append(f"| EAGLE-3 drafter ({EAGLE_NAME}) | {eagle_meta.get('train_positions', 0):,} | "
+                       + " | ".join(f"{eagle.get(m, 0):.3f}" for m in CHAIN) + " |")
+    card = CARD.format(
+        heads=heads, params=parameter_count(folder), vocab=meta["draft_vocab_size"],
+        coverage=100 * meta.get("vocab_coverage", 0), stage_table=stage_table(data), new_tokens=data["new_tokens"],
+        held=data["held_out_prompts"], command=command, steps=steps, train_minutes=log[-1]["minutes"],
+        batch_positions=meta.get("batch_positions", 2048), lr=meta.get("lr", 1e-3),
+        machine=f"{platform.processor() or platform.machine()}, 2 CPU cores, no GPU, torch 2.13.0+cpu",
+        curve=learning_curve(log, [f"head{k}_top1" for k in range(1, heads + 1)] + list(CHAIN)),
+        per_head="\n".join(per_head), against="\n".join(against), bench=bench_section(bench))
+    (folder / "README.md").write_text(card)
+    return folder / "README.md"
+
+
+def bench_section(bench: Path) -> str:
+    """Acceptance by position and tokens per forward of both drafters from the committed run, or a line saying it
+    was not run."""
+    result = read_bench(bench)
+    rows = [r for r in result.get("summary", []) if r["suite"] == "all" and r["policy"] == "constant"]
+    if not rows:
+        return "The benchmark that runs both drafters on the same prompts has not been run yet."
+    lines = [f"`{bench_command(bench)}` ({result.get('machine', {}).get('dtype', 'float32')}, "
+             f"{result.get('machine', {}).get('cpu', '?')}):", "",
+             "| proposer | shape | T | tokens per target forward | acceptance by position | speed-up vs model.generate |",
+             "|---|---|---:|---:|---|---:|"]
+    for r in sorted(rows, key=lambda r: (r["temperature"], r.get("tree_nodes") or 0, r["k"], r["proposer"])):
+        shape = f"tree {r['tree_nodes']} × {r.get('tree_width')}, depth {r['k']}" if r.get("tree_nodes") else f"chain K = {r['k']}"
+        per = " / ".join(f"{a:.2f}" for a in r.get("per_position") or [])
+        speed = r.get("speedup_vs_hf_generate")
+        lines.append(f"| {r['proposer']} | {shape} | {r['temperature']:g} | {r['mat_with_bonus']:.2f} | {per} | "
+                     + (f"{speed:.2f}×" if speed is not None else "–") + " |")
+    return "\n".join(lines)
+
+
+CARD = """# smollm2-medusa: Medusa heads for SmolLM2-135M-Instruct
+
+{heads} heads (Cai et al., 2024, *Medusa-1*), {params} trained parameters: each head is one residual block,
+x + SiLU(W x + b), on the target's last hidden state (the input of its LM head, 576 wide), read by the target's own
+LM head restricted to the EAGLE drafter's draft vocabulary of {vocab} tokens ({coverage:.1f}% of the held-out
+answers' tokens). Head k guesses the k-th token after the one the target's own head predicts, from the same state;
+no head sees the tokens drafted before its own. The target stays frozen. It only proposes: the output distribution
+stays exactly the target's. Use: `python -m specviz generate --proposer medusa` (a chain of up to {heads} drafts, or
+a tree whose depth-d nodes come from head d with `--tree-nodes`).
+
+## Data
+
+A small slice of the EAGLE drafter's data step (the same pipeline, seeded; no held-out topic): the target answered
+the seed stage's template × topic prompts itself in bfloat16, up to 192 new tokens, half greedy and half sampled at
+T = 0.7, and its final-norm states were recorded at every position.
+
+{stage_table}
+
+- {new_tokens:,} response tokens (the comparison below gives both drafters' training positions, prompts included).
+- {held} held-out prompts whose topics never enter training (`assets/prompts/held-out.yaml`), answered greedily by
+  the float32 target: the numbers below.
+
+## Command
+
+```
+{command}
+```
+
+Training: {steps} steps of at most {batch_positions} padded positions, AdamW (peak learning rate {lr:g}, warm-up then
+cosine decay), {train_minutes} minutes on {machine}. Head k's loss is the cross-entropy to the target's own
+distribution over the token k places ahead (recomputed from its state there), over the draft vocabulary, on every
+response position; head k weighs 0.8^(k-1).
+
+## Learning curve (held-out)
+
+`headK_top1`: the share of held-out response positions where head k's first guess is the target's token k places
+ahead; `acc1` … `acc1234`: the share where heads 1 … 4's first guesses, all read from one state, are all right (the
+chance a greedy chain keeps that many drafts).
+
+{curve}
+
+## Per head (held-out, final)
+
+{per_head}
+
+## Against the EAGLE drafter (the same held-out answers)
+
+{against}
+
+The EAGLE drafter reads its own guesses back, so its second guess knows its first; Medusa's heads all read one
+state. The gap at acc12 and beyond is that difference (and the EAGLE drafter saw far more data).
+
+## Benchmark (held-out prompts, both drafters)
+
+{bench}
+"""

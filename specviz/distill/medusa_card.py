@@ -7,8 +7,11 @@ the committed benchmark that runs both on the same prompts.
 
 from __future__ import annotations
 
+import os
 import platform
 from pathlib import Path
+
+import torch
 
 from specviz.core.paths import BENCHMARKS_DIR
 from specviz.distill.cards import bench_command, data_summary, learning_curve, parameter_count, read_bench, \
@@ -40,7 +43,7 @@ def write_medusa_card(work: Path, assets: Path, bench: Path = MEDUSA_BENCH) -> P
     per_head += [f"| {k} | token t+{k + 1} from the state after token t | "
                  + " | ".join(f"{final.get(f'head{k}_top{n}', 0):.3f}" for n in (1, 2, 3, 4)) + " |"
                  for k in range(1, heads + 1)]
-    against = ["| drafter | training tokens | " + " | ".join(CHAIN) + " |", "|---|---:|" + "---:|" * len(CHAIN)]
+    against = ["| drafter | training positions | " + " | ".join(CHAIN) + " |", "|---|---:|" + "---:|" * len(CHAIN)]
     against.append(f"| Medusa heads (this card) | {meta.get('train_positions', 0):,} | "
                    + " | ".join(f"{final.get(m, 0):.3f}" for m in CHAIN) + " |")
     if eagle:
@@ -48,15 +51,26 @@ def write_medusa_card(work: Path, assets: Path, bench: Path = MEDUSA_BENCH) -> P
         against.append(f"| EAGLE-3 drafter ({EAGLE_NAME}) | {eagle_meta.get('train_positions', 0):,} | "
                        + " | ".join(f"{eagle.get(m, 0):.3f}" for m in CHAIN) + " |")
     card = CARD.format(
-        heads=heads, params=parameter_count(folder), vocab=meta["draft_vocab_size"],
+        heads=heads, params=parameter_count(folder), vocab=f"{meta['draft_vocab_size']:,}",
         coverage=100 * meta.get("vocab_coverage", 0), stage_table=stage_table(data), new_tokens=data["new_tokens"],
         held=data["held_out_prompts"], command=command, steps=steps, train_minutes=log[-1]["minutes"],
-        batch_positions=meta.get("batch_positions", 2048), lr=meta.get("lr", 1e-3),
-        machine=f"{platform.processor() or platform.machine()}, 2 CPU cores, no GPU, torch 2.13.0+cpu",
+        batch_positions=f"{meta.get('batch_positions', 2048):,}", lr=meta.get("lr", 1e-3),
+        machine=f"{cpu_model()}, {os.cpu_count()} CPU cores, no GPU, torch {torch.__version__}",
         curve=learning_curve(log, [f"head{k}_top1" for k in range(1, heads + 1)] + list(CHAIN)),
         per_head="\n".join(per_head), against="\n".join(against), bench=bench_section(bench))
     (folder / "README.md").write_text(card)
     return folder / "README.md"
+
+
+def cpu_model() -> str:
+    """The CPU's model name ("AMD EPYC"), as /proc/cpuinfo gives it; the architecture elsewhere."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
 
 
 def bench_section(bench: Path) -> str:
@@ -68,14 +82,17 @@ def bench_section(bench: Path) -> str:
         return "The benchmark that runs both drafters on the same prompts has not been run yet."
     lines = [f"`{bench_command(bench)}` ({result.get('machine', {}).get('dtype', 'float32')}, "
              f"{result.get('machine', {}).get('cpu', '?')}):", "",
-             "| proposer | shape | T | tokens per target forward | acceptance by position | speed-up vs model.generate |",
-             "|---|---|---:|---:|---|---:|"]
+             "| proposer | shape | T | tokens per target forward | acceptance by position | vs target-only | "
+             "vs model.generate |", "|---|---|---:|---:|---|---:|---:|"]
     for r in sorted(rows, key=lambda r: (r["temperature"], r.get("tree_nodes") or 0, r["k"], r["proposer"])):
         shape = f"tree {r['tree_nodes']} × {r.get('tree_width')}, depth {r['k']}" if r.get("tree_nodes") else f"chain K = {r['k']}"
         per = " / ".join(f"{a:.2f}" for a in r.get("per_position") or [])
-        speed = r.get("speedup_vs_hf_generate")
+        speeds = [r.get("speedup_vs_ar"), r.get("speedup_vs_hf_generate")]
         lines.append(f"| {r['proposer']} | {shape} | {r['temperature']:g} | {r['mat_with_bonus']:.2f} | {per} | "
-                     + (f"{speed:.2f}×" if speed is not None else "–") + " |")
+                     + " | ".join(f"{v:.2f}×" if v is not None else "–" for v in speeds) + " |")
+    lines += ["", "Acceptance by position, entry i: of the steps that drafted at least i tokens (a tree: reached depth i), "
+              "the share whose first i drafts were all kept. Counts, the same on any machine; the speeds are CPU time "
+              "of one thread, the run's own ratios."]
     return "\n".join(lines)
 
 

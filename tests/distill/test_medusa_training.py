@@ -86,3 +86,31 @@ def test_saved_heads_load_back_on_the_target(toy_data, tmp_path):
     (folder / "specviz.json").write_text(json.dumps({**meta, "hidden_size": 7}))
     with pytest.raises(ValueError, match="hidden size 7"):
         load_medusa(pair.target, folder)
+
+
+def test_the_card_says_what_the_heads_read_how_they_trained_and_how_they_compare(toy_data, tmp_path):
+    from specviz.core.paths import BENCHMARKS_DIR
+    from specviz.distill.medusa_card import write_medusa_card
+
+    pair, _records = toy_data
+    work, assets = tmp_path / "work", tmp_path / "assets"
+    jobs = [Job(Prompt(f"c{i}", "toy", "abcab the cat"), 0, 0.0) for i in range(4)]
+    for folder in (work / "train" / "seed", work / "held-out"):
+        answer_in_chunks(jobs, folder, pair.target, pair.tokenizer, GenerationPlan(12, 4), {1}, 4, "toy")
+    heads = MedusaHeads(pair.target.config.hidden_size, 2)
+    objective = objective_for(pair, heads)
+    batches = make_batches(load_records(work / "train" / "seed"), 256, 0)
+    result = train_loop(heads, batches, objective.loss, lambda: objective.accuracy(batches),
+                        LoopSettings(4, 1e-3, 1, 2), work / "medusa", "test")
+    config = pair.target.config
+    save_medusa(heads, torch.arange(10), assets, {"training": result, "steps": 4}, config.hidden_size,
+                config.vocab_size)
+    card = write_medusa_card(work, assets, bench=tmp_path / "none.json").read_text()
+    assert "2 heads" in card and "python -m specviz.distill medusa --heads 2" in card and "--steps 4" in card
+    assert card.count("from the state after token t") == 2  # one row per head
+    assert "| 1 | 2 | " in card and "| 1 | 4 | " in card  # the learning curve's two evaluations
+    assert "has not been run yet" in card
+    committed = write_medusa_card(work, assets, bench=BENCHMARKS_DIR / "default-cpu-f32-medusa" / "results.json")
+    text = committed.read_text()
+    assert "| medusa | chain K = 4 | 0 | " in text and "| eagle | tree 16 × 4, depth 4 | 0.7 | " in text
+    assert "python -m specviz bench --pair default --proposers eagle medusa" in text

@@ -216,7 +216,8 @@ def test_the_live_run_starts_where_the_idea_works_with_the_harder_cases_one_clic
     at.radio(key="playground_source").set_value("live").run()
     assert at.selectbox(key="playground_pair").value == "default"
     assert at.selectbox(key="playground_proposer").options == [
-        "EAGLE feature drafter (trained)", "Draft model", "N-gram lookup (no model)", "Layer-skip self-draft"]
+        "EAGLE feature drafter (trained)", "Draft model", "Medusa heads (trained)", "N-gram lookup (no model)",
+        "Layer-skip self-draft"]
     # the first live run: copying text with n-gram lookup, greedy (most drafts kept)
     assert at.selectbox(key="playground_proposer").value == "ngram"
     assert at.number_input(key="playground_temperature").value == 0.0
@@ -224,7 +225,7 @@ def test_the_live_run_starts_where_the_idea_works_with_the_harder_cases_one_clic
     assert any(c.value.startswith("**N-gram lookup**: no model at all") for c in at.caption)  # said inline
     labels = [b.label for b in at.button if b.key and b.key.startswith("playground_preset_")]
     assert labels == ["1 · Copying text", "2 · A question", "3 · With sampling", "4 · Untrained draft",
-                      "5 · A draft tree", "6 · Fastest here"]
+                      "5 · A draft tree", "6 · Fastest here", "7 · Medusa heads"]
     at.button(key="playground_preset_tree").click().run()  # the pair's recommended shape from the catalog
     best = recommended_for("default")
     assert best.tree_nodes > 0 and at.number_input(key="playground_tree_nodes").value == best.tree_nodes
@@ -235,6 +236,10 @@ def test_the_live_run_starts_where_the_idea_works_with_the_harder_cases_one_clic
     assert at.selectbox(key="playground_proposer").value == "eagle"
     assert at.number_input(key="playground_temperature").value == 0.0
     assert any(c.value.startswith("**EAGLE**: one small layer") for c in at.caption)
+    at.button(key="playground_preset_medusa").click().run()  # Medusa's tree: head d drafts depth d
+    assert at.selectbox(key="playground_proposer").value == "medusa"
+    assert at.number_input(key="playground_tree_nodes").value == 16 and at.slider(key="playground_k").value == 4
+    assert any(c.value.startswith("**Medusa**: extra heads") for c in at.caption)
     at.button(key="playground_preset_sampling").click().run()
     assert at.number_input(key="playground_temperature").value == 0.7
     at.button(key="playground_preset_untrained").click().run()

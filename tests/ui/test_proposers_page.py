@@ -49,7 +49,7 @@ def test_each_diagram_is_balanced_and_names_its_nodes():
 def test_recorded_traces_exist_for_the_proposers_specviz_has():
     names = {e.name for e in list_examples()}
     with_example = {p.key: p.example for p in view.PROPOSERS if p.example}
-    assert set(with_example) == {"draft", "ngram", "layerskip", "eagle"}
+    assert set(with_example) == {"draft", "ngram", "layerskip", "eagle", "medusa"}
     assert set(with_example.values()) <= names
 
 

@@ -184,3 +184,25 @@ def test_the_greedy_headline_says_it_rests_on_repetition(readme_name, lang):
         assert f"{number(without)}" in said and f"{number(with_lookup)}" in said
         assert "shapes/default.json" in said
         assert "shapes/default.json" not in verdict(result, "eagle", 0.7)  # sampled: no greedy loop claim
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_medusa_preset_and_section_quote_both_drafters_from_one_run(lang):
+    """Issue 46: the Medusa preset and the Proposers page compare the trained heads with the EAGLE drafter on the
+    same prompts, figures read from the committed run; depth 2 is where the EAGLE drafter pulls ahead."""
+    from specviz.ui.playground.settings import MEDUSA_PRESET_RUN, PRESETS, preset_expectation
+
+    label, message, settings = PRESETS["medusa"]
+    assert settings["proposer"] == "medusa" and not re.search(r"\d+[.,]\d+", message)
+    where = dict(suite="held-out", k=settings["k"], temperature=0.0, tree_nodes=settings["tree_nodes"])
+    medusa, prompts = quoted.tokens_per_pass(MEDUSA_PRESET_RUN, "medusa", **where)
+    eagle, _prompts = quoted.tokens_per_pass(MEDUSA_PRESET_RUN, "eagle", **where)
+    assert medusa.dtype == "float32" and prompts == 8 and eagle.low > medusa.low > 1.0
+    run = proposers_view.medusa_against_eagle()
+    assert run["eagle_pos1"].low > run["medusa_pos1"].low and run["eagle_pos2"].low > 2 * run["medusa_pos2"].low
+    with using(lang):
+        shown = preset_expectation("medusa")
+        figures = (medusa.text(2), eagle.text(2))
+        section = proposers_view.figure_texts()
+        assert section["medusa_pos2"] == run["medusa_pos2"].text(2)
+    assert all(figure in shown for figure in figures) and "(float32)" in shown and "{" not in shown

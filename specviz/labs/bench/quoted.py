@@ -96,6 +96,18 @@ def tokens_per_pass(folder: str, proposer: str, *, suite: str = "all", k: int | 
     return Quoted(min(values), max(values), folder, dtype(folder, root)), min(int(r["prompts"]) for r in rows)
 
 
+def kept_through(folder: str, proposer: str, depth: int, *, k: int, temperature: float, tree_nodes: int = 0,
+                 suite: str = "all", root: Path | None = None) -> Quoted:
+    """Acceptance by draft position at `depth` (1 = the first draft) of the one matching summary row: of the steps
+    that drafted at least `depth` tokens (a tree: reached that depth), the share whose first `depth` drafts were all
+    kept. A count, so it does not depend on how busy the machine was."""
+    rows = _rows(folder, proposer, suite, k, "constant", temperature, tree_nodes, "per_position", root)
+    shares = rows[0]["per_position"]
+    if not 1 <= depth <= len(shares):
+        raise ValueError(f"The benchmark {folder} has no {proposer} acceptance at draft position {depth}.")
+    return Quoted(float(shares[depth - 1]), float(shares[depth - 1]), folder, dtype(folder, root))
+
+
 def _rows(folder: str, proposer: str, suite: str, k: int | None, policy: str, temperature: float | None,
           tree_nodes: int, field: str, root: Path | None, tree_lookup: int | None = None) -> list[dict]:
     rows = [r for r in result(folder, root)["summary"]

@@ -58,6 +58,12 @@ TEXT = {
                      "target forward pass."),
     "residual": N_("norm(max(0, p − q)), the tokens the target wanted more than the draft did, rescaled to add up "
                    "to 1"),
+    "medusa_chain": N_("**Medusa:** draft #1 is head 1's guess, draft #2 head 2's, and so on, all read from the "
+                       "target's last hidden state before this step. No head saw the drafts before its own, so a "
+                       "later draft can follow a first guess that was never made."),
+    "medusa_tree": N_("**Medusa:** every node at depth d is a guess of head d (depth 1: head 1), read from the "
+                      "target's last hidden state before this step; all nodes at one depth share that head's q, "
+                      "whatever their parent."),
 }
 
 
@@ -172,6 +178,8 @@ def render_step(step: Step, *, key: str, stop: str = "") -> None:
     `key` prefixes every widget key; `stop` is the trace's stop reason when this is its last step."""
     st.markdown(_("##### Step {n} · {headline}", n=step.index + 1, headline=step_headline(step, stop)))
     drew_tree = step.tree is not None and bool(step.tree.nodes)  # a tree step with no node left to draft is a chain
+    if step.proposer == "medusa" and step.decisions:
+        st.caption(_(TEXT["medusa_tree"] if drew_tree else TEXT["medusa_chain"]))
     if drew_tree:
         render_tree(step, key=key)
     left, right = st.columns(2)

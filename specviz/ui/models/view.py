@@ -327,7 +327,7 @@ def current_machine() -> Machine:
 
 DRAFT_TITLES = {DrafterKind.EAGLE3: N_("EAGLE-3 drafter (the default's proposer)"),
                 DrafterKind.EAGLE: N_("EAGLE-style feature drafter (the default's proposer)"),
-                "draft": N_("Separate draft model")}
+                DrafterKind.MEDUSA: N_("Medusa heads"), "draft": N_("Separate draft model")}
 
 
 def trained_drafts() -> None:
@@ -354,8 +354,8 @@ def trained_drafts() -> None:
                                key=f"models_card_{d['name']}")
 
 
-# each EAGLE kind's model-card summary (English messages; card_summary fills and translates them)
-EAGLE_SUMMARIES = {DrafterKind.EAGLE3: N_(
+# each trained drafter kind's model-card summary (English messages; card_summary fills and translates them)
+DRAFTER_SUMMARIES = {DrafterKind.EAGLE3: N_(
     "An EAGLE-3 drafter for {target}: one decoder layer that reads the target's low, middle and high layers fused "
     "into one state, together with the next token's embedding, and scores a draft vocabulary of {vocab} tokens "
     "({coverage} of the held-out answers' tokens) with its own head; to draft further it reads its own output "
@@ -366,7 +366,13 @@ EAGLE_SUMMARIES = {DrafterKind.EAGLE3: N_(
     "the next token's embedding, predicts the target's next hidden state, and reads tokens off the target's own "
     "head, within a draft vocabulary of {vocab} tokens ({coverage} of the held-out answers' tokens). Trained for "
     "{steps} steps on {records} prompts answered by the target itself. On {held_out} held-out prompts its first "
-    "guess is the target's token {acc1} of the time, its first two guesses are both right {acc12} of the time.")}
+    "guess is the target's token {acc1} of the time, its first two guesses are both right {acc12} of the time."),
+    DrafterKind.MEDUSA: N_(
+    "Medusa heads for {target}: {heads} residual blocks on the target's last hidden state, head k guessing the k-th "
+    "token after the one the target's own head predicts, each read by the target's own head within a draft "
+    "vocabulary of {vocab} tokens ({coverage} of the held-out answers' tokens). Trained for {steps} steps on "
+    "{records} answers the target wrote itself, the target frozen. On {held_out} held-out prompts head 1's guess "
+    "is the target's token {acc1} of the time; heads 1 and 2 are both right {acc12} of the time.")}
 
 
 def card_summary(meta: dict) -> str:
@@ -378,10 +384,10 @@ def card_summary(meta: dict) -> str:
 
     values = {"target": meta.get("target", "?"), "steps": count(meta.get("steps", training.get("step"))),
               "records": count(meta.get("train_records")), "held_out": count(meta.get("held_out_records"))}
-    if meta.get("kind") in EAGLE_SUMMARIES:
-        return _(EAGLE_SUMMARIES[meta["kind"]], vocab=count(meta.get("draft_vocab_size")),
+    if meta.get("kind") in DRAFTER_SUMMARIES:
+        return _(DRAFTER_SUMMARIES[meta["kind"]], vocab=count(meta.get("draft_vocab_size")),
                  coverage=percent(meta.get("vocab_coverage", 0), 1), acc1=percent(training.get("acc1", 0), 1),
-                 acc12=percent(training.get("acc12", 0), 1), **values)
+                 acc12=percent(training.get("acc12", 0), 1), heads=count(meta.get("heads")), **values)
     return _("A separate draft model for {target}: the target's embeddings and first {layers} layers (frozen copies), "
              "one trained adapter layer and a trained final norm. Trained for {steps} steps on {records} prompts "
              "answered by the target itself. On {held_out} held-out prompts its most likely next token is the "

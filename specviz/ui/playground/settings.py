@@ -77,10 +77,17 @@ PRESETS = {
     "fastest": (N_("6 · Fastest here"), N_("the same drafter with the draft shape predicted fastest on this machine "
                                            "({shape}): {prediction}"),
                 {"proposer": "eagle", "prompt": QUESTION_PROMPT, "temperature": 0.0, **recommended_settings("default")}),
+    "medusa": (N_("7 · Medusa heads"), N_("the Medusa heads trained here, greedy, a tree of {nodes} nodes (width "
+                                         "{width}, depth {k}), head d drafting depth d: measured on {prompts} "
+                                         "held-out prompts ({dtype}), {medusa} tokens per target pass against "
+                                         "{eagle} for the EAGLE drafter's same tree"),
+               {"proposer": "medusa", "prompt": QUESTION_PROMPT, "temperature": 0.0, "k": 4, "tree_nodes": 16,
+                "tree_width": 4, "tree_lookup": 0}),
 }
 # The committed benchmark the tree preset quotes (its recommended shape against a chain of the same K, held-out
 # prompts; assets/benchmarks/README.md has the command): a figure read from the file, never typed.
 TREE_PRESET_RUN = "default-cpu-bf16-tree"
+MEDUSA_PRESET_RUN = "default-cpu-f32-medusa"  # the Medusa preset's: both trained drafters on the same prompts
 
 
 def preset_settings(name: str) -> dict:
@@ -109,6 +116,14 @@ def preset_figures(name: str) -> dict[str, str]:
             "predicted {speedup} the speed of model.generate here", speedup=times(prediction.vs_generate))
             if prediction else _("this machine is not measured yet (the Speedup lab measures it), so this is the "
                                  "pair's recommended shape")}
+    if name == "medusa":
+        settings = PRESETS[name][2]
+        shape = dict(suite="held-out", k=settings["k"], temperature=settings["temperature"],
+                     tree_nodes=settings["tree_nodes"])
+        medusa, prompts = quoted.tokens_per_pass(MEDUSA_PRESET_RUN, "medusa", **shape)
+        eagle, _prompts = quoted.tokens_per_pass(MEDUSA_PRESET_RUN, "eagle", **shape)
+        return {"nodes": str(settings["tree_nodes"]), "width": str(settings["tree_width"]), "k": str(settings["k"]),
+                "prompts": str(prompts), "dtype": medusa.dtype, "medusa": medusa.text(2), "eagle": eagle.text(2)}
     if name != "tree":
         return {}
     settings = PRESETS[name][2]

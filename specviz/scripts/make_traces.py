@@ -99,6 +99,14 @@ RECIPES = (
         _spec("default", "eagle", SPIDERS_PROMPT, True, 4, 0.0, 48),
     ),
     Recipe(
+        "smollm-medusa-greedy", "Medusa heads (SmolLM2, T = 0)",
+        "The Medusa heads specviz trained for SmolLM2 (assets/models/smollm2-medusa): each head reads the target's "
+        "last hidden state and guesses one position further ahead, head 2 without knowing head 1's guess, so the "
+        "second and later drafts are rarely kept. On the EAGLE example's held-out prompt they emit about "
+        "1.5 tokens per target forward against 1.9 for the EAGLE drafter, at no drafter cost.",
+        _spec("default", "medusa", SPIDERS_PROMPT, True, 4, 0.0, 48),
+    ),
+    Recipe(
         "smollm-draft-greedy", "A separate draft model (SmolLM2, T = 0)",
         "The classic form: a separate small model drafts. Here it is SmolLM2's first 3 layers plus one trained "
         "adapter layer (assets/models/smollm2-draft), a standalone model that loads with from_pretrained. On the "

@@ -12,7 +12,7 @@ from specviz.labs.examples import DEFAULT_EXAMPLE, TRACES_DIR, get_example, list
 from specviz.scripts import make_traces
 
 EXPECTED = {"smollm-ngram-t07", "smollm-ngram-greedy", "smollm-layerskip-t07", "toy-draft", "smollm-eagle-greedy",
-            "smollm-draft-greedy", "smollm-draft-t07"}
+            "smollm-draft-greedy", "smollm-draft-t07", "smollm-medusa-greedy"}
 KINDS = {"accepted", "rejected", "recovered", "bonus"}
 FIRST_STEPS = 6  # what a student meets first: the player's opening steps, lesson 4's offered steps
 
@@ -71,6 +71,12 @@ def test_each_example_shows_its_lesson():
     assert f"about {eagle.mean_accepted_length:.1f} tokens per target forward" in eagle.meta["description"]
     assert f"({draft.mean_accepted_length:.1f} tokens per target forward against {eagle.mean_accepted_length:.1f})" \
         in draft.meta["description"]
+    medusa, medusa_base = load_example("smollm-medusa-greedy")
+    assert medusa.output_ids == medusa_base.output_ids and medusa.prompt_ids == eagle.prompt_ids  # the same prompt
+    assert 1.0 < medusa.mean_accepted_length < eagle.mean_accepted_length  # heads blind to earlier drafts keep fewer
+    assert f"tokens per target forward against {eagle.mean_accepted_length:.1f} for the EAGLE drafter" \
+        in medusa.meta["description"]
+    assert {s.proposer for s in medusa.steps if s.decisions} == {"medusa"}
 
 
 def test_example_files_stay_small():
@@ -134,10 +140,11 @@ def test_no_example_drafts_a_chat_template_marker_in_its_first_steps(name):
     assert drafted and not [t for t in drafted if SPECIAL.search(t) or t.strip() in ("ass", "istant")]
 
 
-@pytest.mark.parametrize("name", sorted(EXPECTED - {"smollm-layerskip-t07"}))
+@pytest.mark.parametrize("name", sorted(EXPECTED - {"smollm-layerskip-t07", "smollm-medusa-greedy"}))
 def test_every_example_shows_every_token_kind(name):
     """Accepted, rejected, recovered and bonus tokens in every example (the untrained layer skip, whose point is that
-    it is rarely right, aside); the default example and the guided path's show all four in their first steps."""
+    it is rarely right, and the Medusa heads, whose point is that their later drafts are rarely kept, aside: no step
+    keeps all four, so no bonus); the default example and the guided path's show all four in their first steps."""
     from specviz.teach.learn import LESSONS
 
     spec, _base = load_example(name)

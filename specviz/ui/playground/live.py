@@ -105,12 +105,18 @@ def open_settings() -> bool:
     return True
 
 
+PRESETS_PER_ROW = 4
+
+
 def preset_buttons() -> None:
     """One button per preset, easiest first, each with what to expect on hover and below."""
     st.markdown(_(TEXT["presets"]))
-    for col, (name, (label, _expect, _settings)) in zip(st.columns(len(PRESETS)), PRESETS.items()):
-        col.button(_(label), key=f"playground_preset_{name}", on_click=apply_preset, args=(name,),
-                   help=preset_expectation(name), width="stretch")
+    presets = list(PRESETS.items())
+    for start in range(0, len(presets), PRESETS_PER_ROW):  # rows of four: seven in one row cut every label short
+        for col, (name, (label, _expect, _settings)) in zip(st.columns(PRESETS_PER_ROW),
+                                                            presets[start:start + PRESETS_PER_ROW]):
+            col.button(_(label), key=f"playground_preset_{name}", on_click=apply_preset, args=(name,),
+                       help=preset_expectation(name), width="stretch")
     st.caption(" · ".join(f"{label.split(' · ')[0]}: {preset_expectation(name)}"
                           for name, (label, _expect, _settings) in PRESETS.items()))
 

@@ -215,7 +215,10 @@ LESSONS: tuple[Lesson, ...] = (
            "guesses combine into a tree. "
            "**EAGLE** drafts in **feature space**: a light head predicts the target's next hidden state from the "
            "current one and the sampled token, and the LM head turns it into tokens; EAGLE-2 grows its tree where "
-           "the drafts are confident. The Playground's preset 5 runs specviz's own EAGLE drafter as a tree."),
+           "the drafts are confident. The Playground's preset 5 runs specviz's own EAGLE drafter as a tree. "
+           "Preset 7 runs specviz's own Medusa heads the same way, each step saying which head drafted what: head 2 "
+           "guesses without knowing head 1's guess, and the Proposers page measures what that costs against the EAGLE "
+           "drafter, which reads its own first guess before the second."),
            ("medusa", "eagle", "trees"),
            ("tree", "candidates", "attention", "attention mask", "medusa", "heads", "eagle", "feature space"),
            ("tr-mask", "tr-top-k", "md-tree", "eg-what"), "trees", "pages/proposers.py", anchor="trees",

@@ -100,6 +100,14 @@ with tab_accept:
     plot.show(charts.acceptance_figure(result, proposer, temperature), key="speedup_lab_accept_chart")
     st.caption(_("If every draft were accepted independently with probability α, position i would survive with "
                  "probability α^i (dotted). Real acceptance clusters: an n-gram match keeps going or fails at once."))
+    if len(result.proposers()) > 1:  # the same prompts for each: whose later drafts survive
+        plot.show(charts.proposers_acceptance_figure(result, temperature), key="speedup_lab_accept_all_chart")
+        both = {"medusa", "eagle"} <= set(result.proposers())
+        st.caption(_("Every proposer of this run on the same prompts. Medusa's heads guess every position from one "
+                     "hidden state, blind to the drafts before it; the EAGLE drafter reads its own earlier guesses: "
+                     "where a line falls faster after position 1, that is the price of guessing blind.") if both else
+                   _("Every proposer of this run on the same prompts: where a line falls faster, its later drafts are "
+                     "kept less often."))
 
 with tab_time:
     plot.show(charts.time_breakdown_figure(result, proposer, temperature), key="speedup_lab_time_chart")

@@ -265,3 +265,24 @@ def test_the_tree_figure_puts_tokens_per_forward_next_to_the_speedup_and_the_lim
     assert list(speedups.y) == [r["speedup_vs_ar"] for r in rows]
     assert list(limits.y) == [r["physical_limit"] for r in rows]
     assert trees.shape_sentence(tree_tiny, "draft", 1.0) is None  # no trees at that temperature
+
+
+def test_a_run_of_several_proposers_shows_their_acceptance_by_position_side_by_side():
+    """Issue 46: Medusa's heads against the EAGLE drafter's depths on the same prompts, in one chart with a line style
+    per proposer (colour is not the only cue) and its numbers as a table; a one-proposer run has no such chart."""
+    medusa_run = next(path for path in results.result_files() if results.result_name(path) == "default-cpu-f32-medusa")
+    shown = results.load_result(medusa_run)
+    fig = charts.proposers_acceptance_figure(shown, 0.0)
+    assert [t.name for t in fig.data] == ["eagle, chain K = 4", "medusa, chain K = 4"]
+    assert len({t.line.dash for t in fig.data}) == 2 and len({t.marker.symbol for t in fig.data}) == 2
+    eagle, medusa = (list(t.y) for t in fig.data)
+    assert eagle == shown.row(suite="all", proposer="eagle", temperature=0.0, policy="constant", k=4)["per_position"]
+    assert eagle[1] > 2 * medusa[1]  # depth 2: the drafter that reads its own first guess keeps far more
+    assert not plot.figure_table(fig).empty
+    at = AppTest.from_file(PAGE, default_timeout=120).run()
+    at.selectbox(key="speedup_lab_source").set_value("default-cpu-f32-medusa (committed)").run()
+    _ok(at)
+    keys = [c.key for c in at.get("plotly_chart")]
+    assert "speedup_lab_accept_all_chart" in keys and any("price of guessing blind" in c.value for c in at.caption)
+    at.selectbox(key="speedup_lab_source").set_value(f"{results.HEADLINE_RUN} (committed)").run()
+    assert "speedup_lab_accept_all_chart" not in [c.key for c in at.get("plotly_chart")]

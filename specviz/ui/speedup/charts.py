@@ -74,6 +74,31 @@ def acceptance_figure(result: BenchResult, proposer: str, temperature: float) ->
                    _("share of steps with drafts 1..i all kept"))
 
 
+DASHES = ["solid", "dash", "dot", "dashdot", "longdash"]  # one per proposer, so colour is never the only cue
+SYMBOLS = ["circle", "diamond", "square", "triangle-up", "x"]
+
+
+def proposers_acceptance_figure(result: BenchResult, temperature: float) -> go.Figure:
+    """Acceptance by position of every proposer the run measured, each with its longest chain at `temperature`: on
+    the same prompts, whose later drafts survive (Medusa's heads against the EAGLE drafter's depths, say)."""
+    fig = go.Figure()
+    for i, proposer in enumerate(result.proposers()):
+        chains = result.rows(proposer=proposer, temperature=temperature, policy="constant")
+        if not chains:
+            continue
+        r = max(chains, key=lambda row: row["k"])
+        pos = r["per_position"]
+        fig.add_scatter(x=list(range(1, len(pos) + 1)), y=pos, mode="markers+lines",
+                        name=_("{proposer}, chain K = {k}", proposer=proposer, k=r["k"]),
+                        line=dict(color=SERIES[i % len(SERIES)], dash=DASHES[i % len(DASHES)]),
+                        marker=dict(symbol=SYMBOLS[i % len(SYMBOLS)], size=10))
+    fig.update_yaxes(range=[0, 1.05])
+    fig.update_xaxes(dtick=1)
+    return _layout(fig, _("Acceptance, all proposers, T = {t}",
+                          t=temperature_text(temperature)), _("draft position i"),
+                   _("share of steps with drafts 1..i all kept"))
+
+
 def time_breakdown_figure(result: BenchResult, proposer: str, temperature: float) -> go.Figure:
     """Per-step time split into draft / verify / overhead, per K and policy, next to target-only's time per token."""
     group = result.rows(proposer=proposer, temperature=temperature)

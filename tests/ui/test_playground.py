@@ -644,3 +644,19 @@ def test_the_fastest_preset_takes_this_machines_shape(tmp_path, monkeypatch):
     at.button(key="playground_preset_fastest").click().run()
     assert at.number_input(key="playground_tree_nodes").value == 0 and at.slider(key="playground_k").value <= 2
     assert any("predicted" in c.value and "the speed of model.generate here" in c.value for c in at.caption)
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_who_drafts_explains_every_proposer_the_menu_offers(lang):
+    """The menu's help is built from the registry's notes: Medusa (and any proposer registered later) is explained
+    as soon as it is offered, in the reader's language."""
+    from specviz.core.i18n import _, using
+    from specviz.engine.proposers import registry
+    from specviz.ui.playground.live import who_drafts_help
+    from specviz.ui.playground.settings import pair_proposers
+
+    with using(lang):
+        shown = who_drafts_help(pair_proposers("default"))
+        notes = [_(registry.note_of(name)) for name in pair_proposers("default")]
+    assert len(notes) == 5 and all(note in shown for note in notes)
+    assert ("**Medusa**" in shown) and shown.index("**EAGLE**") < shown.index("**Medusa**")

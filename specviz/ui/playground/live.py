@@ -62,10 +62,7 @@ def live_settings_form() -> tuple[RunSpec | str, bool]:
     if state.get(KEYS["proposer"]) not in choices:
         state[KEYS["proposer"]] = choices[0]
     c2.selectbox(_("Who drafts"), choices, format_func=lambda name: _(registry.label_of(name)), key=KEYS["proposer"],
-                 help=_("EAGLE: one small trained layer that drafts from the target's own hidden states. "
-                        "Draft model: a small separate model (for SmolLM2: its first 3 layers + 1 trained layer). "
-                        "N-gram: copy what followed the same words earlier. "
-                        "Layer-skip: the target's own first layers (untrained for this, so it rarely agrees)."))
+                 help=who_drafts_help(choices))
     c3.slider(_("K: drafts per step"), *SETTINGS["k"].bounds, key=KEYS["k"])
     note = registry.note_of(state[KEYS["proposer"]])
     if note:
@@ -174,6 +171,12 @@ def compare_with_preset(trace) -> None:
     if str(trace.meta.get("prompt", "")).strip() != preset["prompt"].strip():
         text += " " + _(TEXT["other_prompt"])
     st.caption(text)
+
+
+def who_drafts_help(choices: tuple[str, ...]) -> str:
+    """The "Who drafts" menu's help: the registry's note of every proposer the pair offers, in the menu's order (a
+    proposer registered later explains itself here with no edit)."""
+    return "\n\n".join(_(note) for note in map(registry.note_of, choices) if note)
 
 
 def layers_input(pair: str) -> None:

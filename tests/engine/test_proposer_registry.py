@@ -215,3 +215,28 @@ def test_the_scan_catches_a_hand_written_list(tmp_path):
         'CHOICES = ("draft", "ngram", "eagle")\nLABELS = {"draft": 1, "ngram": 2, "layerskip": 3}\nTWO = ["draft", "x"]\n')
     assert proposer_lists(tmp_path, set(BUILT_IN)) == ["specviz/ui/menu.py:1: draft, eagle, ngram",
                                                        "specviz/ui/menu.py:2: draft, layerskip, ngram"]
+
+
+def test_the_bench_asks_the_registry_what_transformers_runs_for_each_method(toy):
+    """The bench's twin of a method comes from the registry's `twin` hook, not from a branch on its name: assisted
+    generation with the same model for a draft model and an early exit, prompt lookup for n-gram, nothing for the
+    feature drafters (they need the target's hidden states)."""
+    twins = {name: registry.get(name).transformers_twin(toy, make_proposer(toy, name, layers=1))
+             for name in registry.names()}
+    assert twins["draft"] == {"assistant": toy.draft} and twins["ngram"] == {"prompt_lookup": True}
+    early = twins["layerskip"]["assistant"]
+    assert early.config.num_hidden_layers == 1 and early.lm_head.weight is toy.target.lm_head.weight
+    assert twins["eagle"] is None and twins["medusa"] is None
+
+
+def test_a_registered_proposer_with_a_twin_is_timed_against_it(echo):
+    """A dummy registered with its own twin gets one, with no edit to the bench."""
+    from specviz.labs.bench.cases import CaseRunner
+
+    info = registry.get("echo")
+    registry.unregister("echo")
+    registry.register(registry.ProposerInfo(info.name, info.label, info.phrase, info.note, info.factory,
+                                            twin=lambda pair, proposer: {"prompt_lookup": True}))
+    runner = CaseRunner(BenchConfig(pair="toy", proposers=["echo"]), None, {"echo": EchoProposer()},
+                        {"echo": registry.get("echo").transformers_twin(None, EchoProposer())}, {}, None)
+    assert runner.has_transformers_twin("echo")

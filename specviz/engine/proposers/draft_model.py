@@ -78,3 +78,8 @@ def from_pair(pair) -> DraftModelProposer:
         raise ValueError(_("The pair '{pair}' has no separate draft model; use --proposer layerskip or ngram.",
                            pair=pair.name))
     return DraftModelProposer(pair.draft, pair.target.config.vocab_size)
+
+
+def transformers_twin(pair, proposer) -> dict:
+    """transformers' assisted generation with the same separate draft model (the bench's twin of "draft")."""
+    return {"assistant": pair.draft}

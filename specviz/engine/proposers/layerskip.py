@@ -56,3 +56,8 @@ def default_layers(target: PreTrainedModel) -> int:
 def from_pair(pair, layers: int | None = None) -> LayerSkipProposer:
     """The pair's target drafting with its first `layers` layers (None: `default_layers`); registry: "layerskip"."""
     return LayerSkipProposer(pair.target, layers or default_layers(pair.target), pair.target.config.vocab_size)
+
+
+def transformers_twin(pair, proposer: LayerSkipProposer) -> dict:
+    """transformers' assisted generation with the same early exit (the bench's twin of "layerskip")."""
+    return {"assistant": early_exit_model(pair.target, proposer.layers)}

@@ -77,3 +77,8 @@ def template_tokens(pair) -> frozenset[int]:
 def from_pair(pair) -> NgramProposer:
     """Prompt lookup that passes over the pair's chat markers (`specviz.engine.proposers.registry`: "ngram")."""
     return NgramProposer(exclude=template_tokens(pair))
+
+
+def transformers_twin(pair, proposer) -> dict:
+    """transformers' prompt lookup decoding (the bench's twin of "ngram")."""
+    return {"prompt_lookup": True}

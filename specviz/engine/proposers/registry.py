@@ -39,7 +39,9 @@ class ProposerInfo:
     menu shows it) and `note` (one line under a picker) are English messages, marked with `N_`.
 
     `factory(pair, **settings)` builds it for a loaded pair, with the values of its own `settings` (None for a
-    default); a 'module:function' string is imported only then. `needs` is what the pair must bring besides its
+    default); a 'module:function' string is imported only then. `twin(pair, proposer)`, when given, says what
+    transformers' own generation runs for the same method (`specviz.labs.bench` times it beside specviz's):
+    {"assistant": a model for assisted generation} or {"prompt_lookup": True}; None: transformers has no twin. `needs` is what the pair must bring besides its
     target: "draft" (a separate draft model), "eagle" (a trained EAGLE drafter), "medusa" (trained Medusa heads), or
     None (nothing)."""
 
@@ -51,6 +53,7 @@ class ProposerInfo:
     can_branch: bool = False
     needs: str | None = None
     settings: tuple[ProposerSetting, ...] = ()
+    twin: str | Callable[..., Any] | None = None
 
     @property
     def needs_draft_model(self) -> bool:
@@ -62,11 +65,19 @@ class ProposerInfo:
 
     def make(self, pair, **settings: Any):
         """The proposer for `pair`; settings it does not declare are ignored (callers pass the same ones to all)."""
-        factory = self.factory
-        if isinstance(factory, str):
-            module, _sep, function = factory.partition(":")
-            factory = getattr(importlib.import_module(module), function)
-        return factory(pair, **{name: settings.get(name) for name in self.setting_names})
+        return _imported(self.factory)(pair, **{name: settings.get(name) for name in self.setting_names})
+
+    def transformers_twin(self, pair, proposer) -> dict | None:
+        """What transformers runs for the same method with this pair and built proposer (`twin`), or None."""
+        return None if self.twin is None else _imported(self.twin)(pair, proposer)
+
+
+def _imported(function: str | Callable[..., Any]) -> Callable[..., Any]:
+    """A function given as itself or as a 'module:function' string (imported now)."""
+    if isinstance(function, str):
+        module, _sep, name = function.partition(":")
+        return getattr(importlib.import_module(module), name)
+    return function
 
 
 _REGISTRY: dict[str, ProposerInfo] = {}
@@ -145,18 +156,20 @@ def offered(drafters: Iterable[str] = ()) -> tuple[str, ...]:
 register(ProposerInfo(
     "draft", N_("Draft model"), N_("draft model"),
     N_("**Draft model**: a small separate model guesses; for SmolLM2, its first 3 layers plus 1 trained layer."),
-    "specviz.engine.proposers.draft_model:from_pair", can_branch=True, needs="draft"))
+    "specviz.engine.proposers.draft_model:from_pair", can_branch=True, needs="draft",
+    twin="specviz.engine.proposers.draft_model:transformers_twin"))
 register(ProposerInfo(
     "ngram", N_("N-gram lookup (no model)"), N_("n-gram lookup (no model)"),
     N_("**N-gram lookup**: no model at all: it finds the last few words earlier in the text and copies what "
        "followed them. It shines when the answer repeats the prompt."),
-    "specviz.engine.proposers.ngram:from_pair"))
+    "specviz.engine.proposers.ngram:from_pair", twin="specviz.engine.proposers.ngram:transformers_twin"))
 register(ProposerInfo(
     "layerskip", N_("Layer-skip self-draft"), N_("layer-skip self-draft"),
     N_("**Layer-skip**: the target's own first layers guess, untrained for it, so the guesses are rarely right: a "
        "way to see speculation fail."),
     "specviz.engine.proposers.layerskip:from_pair", can_branch=True,
-    settings=(ProposerSetting("layers", N_("Layers the layer-skip draft keeps (0 = a quarter)"), 0, 128),)))
+    settings=(ProposerSetting("layers", N_("Layers the layer-skip draft keeps (0 = a quarter)"), 0, 128),),
+    twin="specviz.engine.proposers.layerskip:transformers_twin"))
 register(ProposerInfo(
     "eagle", N_("EAGLE feature drafter (trained)"), N_("EAGLE feature drafter (trained)"),
     N_("**EAGLE**: one small layer, trained here, that guesses the next tokens from the target's own hidden states "

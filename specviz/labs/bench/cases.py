@@ -142,8 +142,10 @@ class Repeats:
 class CaseRunner:
     """Runs the methods of one case, interleaved repeat by repeat, and turns the traces into typed results."""
 
-    def __init__(self, config: BenchConfig, pair, proposers, assistants, costs, clock: Clock):
-        self.config, self.pair, self.proposers, self.assistants = config, pair, proposers, assistants
+    def __init__(self, config: BenchConfig, pair, proposers, twins, costs, clock: Clock):
+        """`twins`: per proposer, what transformers runs for the same method (`ProposerInfo.transformers_twin`:
+        {"assistant": model} or {"prompt_lookup": True}), or None."""
+        self.config, self.pair, self.proposers, self.twins = config, pair, proposers, twins
         self.costs, self.clock = costs, clock
 
     def plan(self) -> dict[float, list[Configuration]]:
@@ -158,7 +160,7 @@ class CaseRunner:
                                 for k, n, w, lookup in cfg.shape_plan()]
                 if temperature in policy_temps:
                     for policy in cfg.policies:
-                        if policy == "threshold" and name == "ngram":
+                        if policy == "threshold" and not self.proposers[name].has_draft_probs:
                             continue  # a lookup has no draft probability to threshold
                         if policy != "constant":
                             configs.append(Configuration(name, policy, cfg.policy_k))
@@ -180,9 +182,10 @@ class CaseRunner:
         return self.config.hf == "all" or (self.config.hf == "greedy" and not temperature)
 
     def has_transformers_twin(self, proposer: str) -> bool:
-        """Whether transformers has the same method: prompt lookup for n-gram, assisted generation for a draft
-        model or an early exit; nothing for a feature drafter (EAGLE), which needs the target's hidden states."""
-        return proposer == "ngram" or self.assistants.get(proposer) is not None
+        """Whether transformers has the same method (the registry's `twin`): prompt lookup for n-gram, assisted
+        generation for a draft model or an early exit; nothing for a feature drafter (EAGLE, Medusa), which needs the
+        target's hidden states."""
+        return self.twins.get(proposer) is not None
 
     def count(self, temperature: float | None) -> int:
         """Runs one case makes (temperature None: one warm-up round)."""
@@ -227,12 +230,13 @@ class CaseRunner:
         """transformers' `model.generate` alone (no configuration), or its twin of the configuration: prompt lookup
         for n-gram, assisted generation with the same K for a draft model or an early exit."""
         n = max_new_tokens or self.config.max_new_tokens
-        if config is None:
+        method = {} if config is None else self.twins[config.proposer]
+        if not method:
             twin = {}
-        elif config.proposer == "ngram":
+        elif method.get("prompt_lookup"):
             twin = {"prompt_lookup": config.k}
         else:
-            twin = {"assistant": self.assistants[config.proposer], "k": config.k}
+            twin = {"assistant": method["assistant"], "k": config.k}
         return hf_generate(self.pair.target, ids, max_new_tokens=n, temperature=temperature, seed=self.config.seed,
                            clock=self.clock, **twin)
 

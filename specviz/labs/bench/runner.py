@@ -23,7 +23,7 @@ from specviz.labs.bench.summary import tokens_fed
 from specviz.labs.bench.timing import (VERIFY_SIZES, feature_draft_timer, load_average, machine_info, measure_costs,
                                   pair_placement, utc_now, verify_curves)
 from specviz.engine.generation import Clock, default_clock, torch_threads
-from specviz.engine.proposers import early_exit_model, make_proposer
+from specviz.engine.proposers import make_proposer, registry
 from specviz.models.pairs import load_pair
 
 Progress = Callable[[int, int, str], None]  # (runs done, runs in all, what runs next)
@@ -60,9 +60,7 @@ def _run(config: BenchConfig, command: str, progress: Progress | None, pair, clo
     drafts = {name: prop.runner.model if hasattr(prop, "runner") else
               feature_draft_timer(pair.target, prop, context, clock) if prop.needs_target_features else None
               for name, prop in proposers.items()}
-    assistants = {name: (pair.draft if name == "draft" else
-                         early_exit_model(pair.target, proposers[name].layers) if name == "layerskip" else None)
-                  for name in config.proposers}
+    twins = {name: registry.get(name).transformers_twin(pair, proposers[name]) for name in config.proposers}
     costs = measure_costs(pair.target, drafts, context, config.k_max + 1, config.cost_repeats, clock)
     costs["c"] = {labels[n]: v for n, v in costs["c"].items()}
     costs["draft_forward_seconds"] = {labels[n]: v for n, v in costs["draft_forward_seconds"].items()}
@@ -72,7 +70,7 @@ def _run(config: BenchConfig, command: str, progress: Progress | None, pair, clo
         costs["verify_curves"] = verify_curves(pair.target, context, config.verify_dtypes, sizes,
                                                max(3, config.cost_repeats // 2), clock)
 
-    runner = CaseRunner(config, pair, proposers, assistants, costs, clock)
+    runner = CaseRunner(config, pair, proposers, twins, costs, clock)
     plan = runner.plan()
     total = sum(runner.count(temp) for temp in plan for _ in prompts) + config.warmup * runner.count(None)
     done = 0

@@ -102,12 +102,10 @@ with tab_accept:
                  "probability α^i (dotted). Real acceptance clusters: an n-gram match keeps going or fails at once."))
     if len(result.proposers()) > 1:  # the same prompts for each: whose later drafts survive
         plot.show(charts.proposers_acceptance_figure(result, temperature), key="speedup_lab_accept_all_chart")
-        both = {"medusa", "eagle"} <= set(result.proposers())
-        st.caption(_("Every proposer of this run on the same prompts. Medusa's heads guess every position from one "
-                     "hidden state, blind to the drafts before it; the EAGLE drafter reads its own earlier guesses: "
-                     "where a line falls faster after position 1, that is the price of guessing blind.") if both else
-                   _("Every proposer of this run on the same prompts: where a line falls faster, its later drafts are "
-                     "kept less often."))
+        st.caption(_("Every proposer of this run on the same prompts. Divide a point by the one before it to read "
+                     "how often a draft was kept once every draft before it was: a drafter that sees the drafts "
+                     "before a position (EAGLE reads its own earlier guesses; Medusa's heads all read one hidden "
+                     "state and see none) keeps a larger share of its later drafts."))
 
 with tab_time:
     plot.show(charts.time_breakdown_figure(result, proposer, temperature), key="speedup_lab_time_chart")

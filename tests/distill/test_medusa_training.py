@@ -31,19 +31,30 @@ def objective_for(pair, heads):
 
 
 def test_head_k_is_scored_against_the_targets_distribution_k_tokens_ahead(toy_data):
-    """With untrained heads (each repeats the LM head's guess), head 1's loss is the cross-entropy of p(x_{t+1})
-    against p(x_{t+2}): computed here by hand for one record."""
+    """Head k's loss is the cross-entropy of the target's p over x_{t+1+k} (from f_{t+k}) against head k's own
+    guess from f_t, computed here by hand for one record, each head with its own random block (so a loss that read
+    the wrong head, or the wrong row, would not match)."""
     pair, records = toy_data
     record = next(r for r in records if len(r.tokens) - r.prompt_length >= 4)
     batch = collate([record])
+    torch.manual_seed(3)
     heads = MedusaHeads(pair.target.config.hidden_size, 2)
+    for block in heads.blocks:
+        torch.nn.init.normal_(block[0].linear.weight, std=0.3)
+        torch.nn.init.normal_(block[0].linear.bias, std=0.3)
     losses = objective_for(pair, heads).loss(batch)
-    logits = pair.target.lm_head(record.features.float()).detach()  # row s: p over x_{s+1}
-    for k in (1, 2):
-        rows = [t for t in range(len(record.tokens) - 1 - k) if t + 1 + k >= record.prompt_length]
-        teacher = torch.softmax(logits[[t + k for t in rows]], -1)
-        student = torch.log_softmax(logits[rows], -1)
-        assert losses[f"ce{k}"].item() == pytest.approx(-(teacher * student).sum(-1).mean().item(), rel=1e-4)
+    features = record.features.float()
+    with torch.no_grad():
+        teacher_logits = pair.target.lm_head(features)  # row s: p over x_{s+1}
+        for k in (1, 2):
+            linear = heads.blocks[k - 1][0].linear
+            rows = [t for t in range(len(record.tokens) - 1 - k) if t + 1 + k >= record.prompt_length]
+            teacher = torch.softmax(teacher_logits[[t + k for t in rows]], -1)
+            state = features[rows] + torch.nn.functional.silu(linear(features[rows]))
+            student = torch.log_softmax(pair.target.lm_head(state), -1)
+            expected = -(teacher * student).sum(-1).mean().item()
+            assert losses[f"ce{k}"].item() == pytest.approx(expected, rel=1e-4), k
+    assert losses["ce1"].item() != pytest.approx(losses["ce2"].item(), rel=1e-3)  # two different heads
 
 
 def test_the_heads_learn_the_loop_resumes_and_the_target_stays_frozen(toy_data, tmp_path):

@@ -85,14 +85,16 @@ def test_greedy_medusa_gives_the_target_only_tokens(toy, medusa, tree_nodes):
 
 
 def test_the_heads_read_the_states_the_target_computed(toy):
-    """Through the engine: at every proposal, the state the heads read is the target's last hidden state after the
-    sequence minus its last token (one plain forward, no cache), to float32 rounding."""
+    """Through the engine: at every proposal, the heads' logits are those of the target's own last hidden state after
+    the sequence minus its last token (one plain forward, no cache), to float32 rounding: head 1 guesses the first
+    token after the sequence."""
     seen = []
 
     class Watching(MedusaProposer):
         def head_logits(self, sequence, most=None):
-            seen.append((list(sequence), self.features[len(sequence) - 2].clone()))
-            return super().head_logits(sequence, most)
+            out = super().head_logits(sequence, most)
+            seen.append((list(sequence), out.clone()))
+            return out
 
     heads, _ = toy.medusa
     ids = toy.tokenizer("abcab the cat")["input_ids"]
@@ -100,9 +102,10 @@ def test_the_heads_read_the_states_the_target_computed(toy):
                          eos_token_id=[])
     assert len(seen) >= 3
     with torch.no_grad():
-        for sequence, state in seen:
+        for sequence, logits in seen:
             out = toy.target(torch.tensor([sequence[:-1]]), output_hidden_states=True)
-            assert torch.allclose(out.hidden_states[-1][0, -1], state, atol=1e-4)
+            expected = head_rows(toy, heads, out.hidden_states[-1][0, -1])
+            assert len(logits) >= 1 and torch.allclose(logits, expected[: len(logits)], atol=1e-4)
 
 
 def test_untrained_heads_repeat_the_targets_guess():

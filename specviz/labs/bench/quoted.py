@@ -108,6 +108,20 @@ def kept_through(folder: str, proposer: str, depth: int, *, k: int, temperature:
     return Quoted(float(shares[depth - 1]), float(shares[depth - 1]), folder, dtype(folder, root))
 
 
+def kept_after(folder: str, proposer: str, depth: int, *, k: int, temperature: float, tree_nodes: int = 0,
+               suite: str = "all", root: Path | None = None) -> Quoted:
+    """Of the steps that kept drafts 1..depth-1, the share that kept draft `depth` too: acceptance by position at
+    `depth` over the one before it (depth >= 2). What the drafter's view of the drafts before a position is worth."""
+    if depth < 2:
+        raise ValueError("kept_after needs a draft position of 2 or more.")
+    before = kept_through(folder, proposer, depth - 1, k=k, temperature=temperature, tree_nodes=tree_nodes,
+                          suite=suite, root=root)
+    through = kept_through(folder, proposer, depth, k=k, temperature=temperature, tree_nodes=tree_nodes, suite=suite,
+                           root=root)
+    share = through.low / before.low if before.low else 0.0
+    return Quoted(share, share, folder, through.dtype)
+
+
 def _rows(folder: str, proposer: str, suite: str, k: int | None, policy: str, temperature: float | None,
           tree_nodes: int, field: str, root: Path | None, tree_lookup: int | None = None) -> list[dict]:
     rows = [r for r in result(folder, root)["summary"]

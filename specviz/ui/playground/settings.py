@@ -80,7 +80,8 @@ PRESETS = {
     "medusa": (N_("7 · Medusa heads"), N_("the Medusa heads trained here, greedy, a tree of {nodes} nodes (width "
                                          "{width}, depth {k}), head d drafting depth d: measured on {prompts} "
                                          "held-out prompts ({dtype}), {medusa} tokens per target pass against "
-                                         "{eagle} for the EAGLE drafter's same tree"),
+                                         "{eagle} for the EAGLE drafter's same tree; {speed} the speed of "
+                                         "model.generate, slower than the heads' chain of {k} ({chain_speed})"),
                {"proposer": "medusa", "prompt": QUESTION_PROMPT, "temperature": 0.0, "k": 4, "tree_nodes": 16,
                 "tree_width": 4, "tree_lookup": 0}),
 }
@@ -122,8 +123,12 @@ def preset_figures(name: str) -> dict[str, str]:
                      tree_nodes=settings["tree_nodes"])
         medusa, prompts = quoted.tokens_per_pass(MEDUSA_PRESET_RUN, "medusa", **shape)
         eagle, _prompts = quoted.tokens_per_pass(MEDUSA_PRESET_RUN, "eagle", **shape)
+        speeds = {key: quoted.speedup_range(MEDUSA_PRESET_RUN, "medusa", k=settings["k"], temperature=0.0,
+                                            tree_nodes=nodes, against="speedup_vs_hf_generate")
+                  for key, nodes in (("speed", settings["tree_nodes"]), ("chain_speed", 0))}
         return {"nodes": str(settings["tree_nodes"]), "width": str(settings["tree_width"]), "k": str(settings["k"]),
-                "prompts": str(prompts), "dtype": medusa.dtype, "medusa": medusa.text(2), "eagle": eagle.text(2)}
+                "prompts": str(prompts), "dtype": medusa.dtype, "medusa": medusa.text(2), "eagle": eagle.text(2),
+                **{key: times(value.low) for key, value in speeds.items()}}
     if name != "tree":
         return {}
     settings = PRESETS[name][2]

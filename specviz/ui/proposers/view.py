@@ -130,8 +130,11 @@ PROPOSERS: list[Proposer] = [
         loses=N_("Each head guesses blind to the tokens chosen before its position, so acceptance falls fast with "
                  "depth. Measured here on the same held-out prompts (greedy, a chain of 4), the share of steps that "
                  "kept the first draft: {medusa_pos1} with specviz's heads, {eagle_pos1} with its EAGLE drafter; "
-                 "that kept the first two: {medusa_pos2} against {eagle_pos2}, because the EAGLE drafter reads its "
-                 "own first guess before the second. Speed: {medusa}× against {eagle_f32}× as fast as "
+                 "that kept the first two: {medusa_pos2} against {eagle_pos2}. Two causes, not separated here: the "
+                 "EAGLE drafter trained on far more of the target's text (the Models page's cards give both "
+                 "counts), and it sees more (its first guess reads the token the target just chose, its second its "
+                 "own first guess; head 1 and head 2 see neither). Of the steps that kept the first draft, the "
+                 "heads kept the second {medusa_after2} of the time, the EAGLE drafter {eagle_after2}. Speed: {medusa}× against {eagle_f32}× as fast as "
                  "model.generate. Medusa's "
                  "typical acceptance (keep any plausible token) is lossy: the output is not p, as the chart below "
                  "and the Exactness lab show. With the exact rule Medusa stays exact."),
@@ -142,7 +145,8 @@ PROPOSERS: list[Proposer] = [
                  [("h", "lm"), ("h", "m1"), ("h", "m2"), ("h", "m3"), ("lm", "tr"), ("m1", "tr"), ("m2", "tr"),
                   ("m3", "tr")]),
         example="smollm-medusa-greedy", quiz_prefixes=("md-",),
-        figures=("c_medusa", "medusa_pos1", "eagle_pos1", "medusa_pos2", "eagle_pos2", "medusa", "eagle_f32")),
+        figures=("c_medusa", "medusa_pos1", "eagle_pos1", "medusa_pos2", "eagle_pos2", "medusa_after2",
+                 "eagle_after2", "medusa", "eagle_f32")),
     Proposer(
         "eagle", N_("EAGLE-1/2/3"),
         how=N_("A one-layer drafter reads the target's own features: EAGLE-1 predicts the next hidden state from the "
@@ -233,6 +237,7 @@ def medusa_against_eagle() -> dict[str, quoted.Quoted]:
         figures[key] = quoted.speedup_range(MEDUSA_RUN, name, against="speedup_vs_hf_generate", **chain)
         for depth in (1, 2):
             figures[f"{name}_pos{depth}"] = quoted.kept_through(MEDUSA_RUN, name, depth, **chain)
+        figures[f"{name}_after2"] = quoted.kept_after(MEDUSA_RUN, name, 2, **chain)
     return figures
 
 

@@ -73,7 +73,7 @@ def test_compare_prints_both_times_and_the_speedup():
     (["--prompt", "hi", "--top-p", "1.5"], "top-p"),
     (["--prompt", "hi", "--top-k", "-3"], "top-k"),
     (["--prompt", "hi", "--pair", "no-such-pair"], "no-such-pair"),
-    (["--prompt", "hi", "--proposer", "medusa"], "invalid choice"),
+    (["--prompt", "hi", "--proposer", "hydra"], "invalid choice"),
     (["--prompt", "x" * 3000, "--pair", "toy", "--max-new-tokens", "64"], "context"),
     (["--prompt", "hi", "--pair", "toy", "--json", "/no/such/dir/t.json"], "Cannot write"),
     (["--prompt", "hi", "--pair", "toy", "--proposer", "eagle"], "no trained EAGLE drafter"),  # as the web UI does

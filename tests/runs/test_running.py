@@ -20,7 +20,7 @@ PROMPT = "the quick brown fox jumps over the lazy dog. the quick"
 @pytest.mark.parametrize("field, value", [
     ("k", 0), ("k", 17), ("k", 2.5), ("max_new_tokens", 0), ("max_new_tokens", 4096), ("temperature", -0.1),
     ("temperature", float("inf")), ("temperature", float("nan")), ("top_k", -1), ("top_p", 0.0), ("top_p", 1.5),
-    ("seed", -1), ("seed", 2**63), ("proposer", "medusa"), ("policy", "fastest"), ("layers", -2), ("chat", "yes"),
+    ("seed", -1), ("seed", 2**63), ("proposer", "hydra"), ("policy", "fastest"), ("layers", -2), ("chat", "yes"),
     ("prompt", "   "), ("prompt", "x" * 5000), ("pair", ""), ("k", True),
 ])
 def test_a_value_outside_its_range_is_refused_with_one_sentence(field, value):

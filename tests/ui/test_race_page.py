@@ -163,7 +163,8 @@ def test_proposer_choices_follow_the_pair(monkeypatch):
     # SmolLM2's own drafts come first: the trained EAGLE drafter, then the trained separate draft
     # (the registry's order, as in the Playground)
     assert at.selectbox(key="race_proposer").options == ["EAGLE feature drafter (trained)", "draft model",
-                                                          "n-gram lookup (no model)", "layer-skip self-draft"]
+                                                          "Medusa heads (trained)", "n-gram lookup (no model)",
+                                                          "layer-skip self-draft"]
     assert at.selectbox(key="race_proposer").value == "layerskip"  # a choice both pairs offer is kept
 
 

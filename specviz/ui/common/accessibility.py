@@ -154,7 +154,11 @@ SCRIPT = r"""<script>
       const box = [...doc.querySelectorAll(landing)].find(shown);
       if (!box) return;  // not drawn yet: the next change looks again
       target = box.querySelector('input:not([disabled]), textarea:not([disabled]), button:not([disabled])');
-      if (!target) { box.setAttribute("tabindex", "-1"); target = box; }
+      if (!target && Date.now() - pressed.at < 10000) {  // drawn before its choices (a loaded server): look again
+        setTimeout(restoreFocus, 400);
+        return;
+      }
+      if (!target) { box.setAttribute("tabindex", "-1"); target = box; }  // a question with nothing to answer
     }
     if (!target && pressed.key && pressed.key.includes("_")) {  // its successor: same key up to the last "_"
       const stem = pressed.key.slice(0, pressed.key.lastIndexOf("_") + 1);

@@ -139,12 +139,13 @@ SCRIPT = r"""<script>
     // a run that a loaded server takes long over still lands (30 s was too short under load); a later click, Tab
     // or Escape has dropped the press already
     if (!pressed || Date.now() - pressed.at > 120000) { pressed = null; return; }
+    // still running: wait for the next change (a focus the rerun moves in passing is not the visitor's doing)
+    if (doc.querySelector('[data-testid="stStatusWidget"]')) return;
     const active = doc.activeElement;
     if (active && active !== doc.body && active !== doc.documentElement) {
       if (keyOf(active) !== pressed.key) pressed = null;  // the visitor moved on: leave the focus alone
       return;
     }
-    if (doc.querySelector('[data-testid="stStatusWidget"]')) return;  // still running: wait for the next change
     const shown = (el) => el && el.offsetParent !== null;  // not in a closed expander or a hidden tab
     const find = (key) => key && [...doc.querySelectorAll(`.st-key-${CSS.escape(key)} button:not([disabled])`)]
       .find(shown);

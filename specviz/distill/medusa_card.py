@@ -8,7 +8,6 @@ the committed benchmark that runs both on the same prompts.
 from __future__ import annotations
 
 import os
-import platform
 from pathlib import Path
 
 import torch
@@ -18,6 +17,7 @@ from specviz.distill.cards import bench_command, data_summary, learning_curve, p
     stage_logs, stage_table
 from specviz.distill.trainer import DEFAULT_STEPS
 from specviz.models.drafts import EAGLE_NAME, MEDUSA_NAME, read_meta
+from specviz.models.machine import cpu_model
 
 MEDUSA_BENCH = BENCHMARKS_DIR / "default-cpu-f32-medusa" / "results.json"
 CHAIN = ("acc1", "acc12", "acc123", "acc1234")
@@ -33,7 +33,8 @@ def write_medusa_card(work: Path, assets: Path, bench: Path = MEDUSA_BENCH) -> P
     data = data_summary(Path(work))
     heads = int(meta["heads"])
     final = meta["training"]
-    eagle = read_meta(Path(assets) / EAGLE_NAME).get("training", {}) if (Path(assets) / EAGLE_NAME / "specviz.json").exists() else {}
+    eagle_folder = Path(assets) / EAGLE_NAME
+    eagle_meta = read_meta(eagle_folder) if (eagle_folder / "specviz.json").exists() else {}
     steps = meta["steps"]
     command = (f"python -m specviz.distill data --stages seed --scale 0.2 --work {work}\n"
                f"python -m specviz.distill medusa --heads {heads} --work {work}"
@@ -46,10 +47,9 @@ def write_medusa_card(work: Path, assets: Path, bench: Path = MEDUSA_BENCH) -> P
     against = ["| drafter | training positions | " + " | ".join(CHAIN) + " |", "|---|---:|" + "---:|" * len(CHAIN)]
     against.append(f"| Medusa heads (this card) | {meta.get('train_positions', 0):,} | "
                    + " | ".join(f"{final.get(m, 0):.3f}" for m in CHAIN) + " |")
-    if eagle:
-        eagle_meta = read_meta(Path(assets) / EAGLE_NAME)
+    if eagle_meta.get("training"):
         against.append(f"| EAGLE-3 drafter ({EAGLE_NAME}) | {eagle_meta.get('train_positions', 0):,} | "
-                       + " | ".join(f"{eagle.get(m, 0):.3f}" for m in CHAIN) + " |")
+                       + " | ".join(f"{eagle_meta['training'].get(m, 0):.3f}" for m in CHAIN) + " |")
     card = CARD.format(
         heads=heads, params=parameter_count(folder), vocab=f"{meta['draft_vocab_size']:,}",
         coverage=100 * meta.get("vocab_coverage", 0), stage_table=stage_table(data), new_tokens=data["new_tokens"],
@@ -60,17 +60,6 @@ def write_medusa_card(work: Path, assets: Path, bench: Path = MEDUSA_BENCH) -> P
         per_head="\n".join(per_head), against="\n".join(against), bench=bench_section(bench))
     (folder / "README.md").write_text(card)
     return folder / "README.md"
-
-
-def cpu_model() -> str:
-    """The CPU's model name ("AMD EPYC"), as /proc/cpuinfo gives it; the architecture elsewhere."""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def bench_section(bench: Path) -> str:
@@ -85,14 +74,15 @@ def bench_section(bench: Path) -> str:
              "| proposer | shape | T | tokens per target forward | acceptance by position | vs target-only | "
              "vs model.generate |", "|---|---|---:|---:|---|---:|---:|"]
     for r in sorted(rows, key=lambda r: (r["temperature"], r.get("tree_nodes") or 0, r["k"], r["proposer"])):
-        shape = f"tree {r['tree_nodes']} × {r.get('tree_width')}, depth {r['k']}" if r.get("tree_nodes") else f"chain K = {r['k']}"
+        shape = (f"tree {r['tree_nodes']} × {r.get('tree_width')}, depth {r['k']}" if r.get("tree_nodes")
+                 else f"chain K = {r['k']}")
         per = " / ".join(f"{a:.2f}" for a in r.get("per_position") or [])
         speeds = [r.get("speedup_vs_ar"), r.get("speedup_vs_hf_generate")]
         lines.append(f"| {r['proposer']} | {shape} | {r['temperature']:g} | {r['mat_with_bonus']:.2f} | {per} | "
                      + " | ".join(f"{v:.2f}×" if v is not None else "–" for v in speeds) + " |")
-    lines += ["", "Acceptance by position, entry i: of the steps that drafted at least i tokens (a tree: reached depth i), "
-              "the share whose first i drafts were all kept. Counts, the same on any machine; the speeds are CPU time "
-              "of one thread, the run's own ratios."]
+    lines += ["", "Acceptance by position, entry i: of the steps that drafted at least i tokens (a tree: reached "
+              "depth i), the share whose first i drafts were all kept. Counts, the same on any machine; the speeds "
+              "are CPU time of one thread, the run's own ratios."]
     return "\n".join(lines)
 
 
@@ -146,7 +136,8 @@ chance a greedy chain keeps that many drafts).
 {against}
 
 The EAGLE drafter reads its own guesses back, so its second guess knows its first; Medusa's heads all read one
-state. The gap at acc12 and beyond is that difference (and the EAGLE drafter saw far more data).
+state. The gap has two causes this table does not separate: that difference, and the EAGLE drafter's far larger
+training data.
 
 ## Benchmark (held-out prompts, both drafters)
 

@@ -8,8 +8,8 @@ x_{i+1+k}: the token k places after the one the target's own head predicts from 
 Medusa-1: the target stays frozen and every head shares its LM head (here its rows of a frequency-ranked draft
 vocabulary, FR-Spec, as the EAGLE drafter does); only each head's residual block is trained (`specviz.distill.medusa`).
 A head reads one state and sees none of the tokens drafted before it: head 2 guesses the second token without
-knowing which first token was drafted. EAGLE's drafter feeds its own guesses back, which is why it keeps more at
-depth 2 and beyond (the Proposers page quotes both, measured on the same prompts).
+knowing which first token was drafted. EAGLE's drafter feeds its own guesses back, one reason it keeps more at
+depth 2 and beyond (the Proposers page quotes both, measured on the same prompts, and names the other: data).
 
 Proposing costs K small matrix products and no drafter pass: the state comes with the target's verify pass. In a
 chain, drafted position k is head k's sample; in a tree, every node at depth d gets its children from head d + 1

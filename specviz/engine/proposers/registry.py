@@ -41,9 +41,9 @@ class ProposerInfo:
     `factory(pair, **settings)` builds it for a loaded pair, with the values of its own `settings` (None for a
     default); a 'module:function' string is imported only then. `twin(pair, proposer)`, when given, says what
     transformers' own generation runs for the same method (`specviz.labs.bench` times it beside specviz's):
-    {"assistant": a model for assisted generation} or {"prompt_lookup": True}; None: transformers has no twin. `needs` is what the pair must bring besides its
-    target: "draft" (a separate draft model), "eagle" (a trained EAGLE drafter), "medusa" (trained Medusa heads), or
-    None (nothing)."""
+    {"assistant": a model for assisted generation} or {"prompt_lookup": True}; None: transformers has no twin.
+    `needs` is what the pair must bring besides its target: "draft" (a separate draft model), "eagle" (a trained
+    EAGLE drafter), "medusa" (trained Medusa heads), or None (nothing)."""
 
     name: str
     label: str

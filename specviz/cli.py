@@ -70,7 +70,7 @@ def add_generation_flags(cmd: argparse.ArgumentParser) -> None:
     cmd.add_argument("--pair", default="default",
                      help="a catalog name (default, toy, qwen2.5-0.5b-7b, ...) or TARGET[,DRAFT]: local folders or Hub ids")
     cmd.add_argument("--proposer", choices=registry.names(), default=None, help="who drafts (default: the pair's own)")
-    cmd.add_argument("--layers", type=int, default=None, help="layers the layer-skip draft keeps (default: 1/4)")
+    registry.add_setting_flags(cmd)  # each proposer's own settings (--layers for layer-skip)
     cmd.add_argument("--k", type=int, default=None, help=f"drafted tokens per step (a tree's depth), {K_RANGE[0]}.."
                                                          f"{K_RANGE[1]} (default: the shape predicted fastest on this "
                                                          "machine, see `calibrate`; the pair's recommended without one)")
@@ -270,7 +270,8 @@ def _prepare(args: argparse.Namespace):
                            choices=", ".join(toy)))
     spec = RunSpec(pair=args.pair, proposer=args.proposer, prompt=args.prompt, chat=not args.no_chat,
                    max_new_tokens=args.max_new_tokens, temperature=args.temperature, top_k=args.top_k,
-                   top_p=args.top_p, seed=args.seed, layers=args.layers, **draft_shape(args))
+                   top_p=args.top_p, seed=args.seed, proposer_settings=registry.settings_from_args(args),
+                   **draft_shape(args))
     from specviz.models.pairs import load_pair  # after the checks: it loads torch and transformers
 
     pair = load_pair(args.pair, device=args.device, dtype=args.dtype, trust_remote_code=args.trust_remote_code,

@@ -179,8 +179,8 @@ def decode(target: PreTrainedModel, proposer: Proposer, input_ids: Sequence[int]
         if on_step is not None:
             on_step(outcome)
         stop = outcome.stop or (StopReason.DEADLINE if deadline is not None and clock() > deadline else "")
-    return recorder.trace(mode, {**settings.to_dict(), **tree.settings(), "proposer": proposer.name}, prompt, output, stop,
-                          prefill_seconds, wall_seconds=clock() - start)
+    recorded = {**settings.to_dict(), **tree.settings(), "proposer": proposer.name, **proposer.own_settings()}
+    return recorder.trace(mode, recorded, prompt, output, stop, prefill_seconds, wall_seconds=clock() - start)
 
 
 class SpeculativeDecoder:

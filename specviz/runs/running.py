@@ -194,7 +194,7 @@ def prompt_ids(spec: RunSpec, pair: Pair) -> list[int]:
 
 def proposer_for(spec: RunSpec, pair: Pair) -> Proposer:
     """The spec's proposer for the pair; with the threshold policy, one that stops at low confidence."""
-    proposer = make_proposer(pair, spec.proposer, layers=spec.layers)
+    proposer = make_proposer(pair, spec.proposer, **dict(spec.proposer_settings))
     return confident(proposer) if spec.policy == "threshold" else proposer
 
 

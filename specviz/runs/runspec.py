@@ -67,10 +67,17 @@ class Setting:
         return math.isfinite(value) and self.lo <= value <= self.hi
 
 
-def _own(name: str) -> Setting:
-    """A proposer's own setting (declared in `specviz.engine.proposers.registry`) as a RunSpec setting."""
+def own_setting(name: str) -> Setting:
+    """A proposer's own setting (declared in `specviz.engine.proposers.registry`, e.g. layer-skip's "layers") as a
+    RunSpec setting; an unknown name is a ValueError with one sentence."""
     declared = registry.setting(name)
     return Setting(declared.name, declared.label, declared.lo, declared.hi, whole=True)
+
+
+def setting_of(name: str) -> Setting:
+    """Any setting by its URL name: one of `SETTINGS`, or a proposer's own (read from the registry when asked, so a
+    proposer registered later is in it)."""
+    return SETTINGS[name] if name in SETTINGS else own_setting(name)
 
 
 SETTINGS: dict[str, Setting] = {
@@ -80,7 +87,6 @@ SETTINGS: dict[str, Setting] = {
     "top_k": Setting("top-k", N_("top-k (0 = off)"), 0, 1000, whole=True),
     "top_p": Setting("top-p", N_("top-p (1 = off)"), 0.01, 1.0),
     "seed": Setting(N_("The seed"), N_("Seed"), 0, 2**31 - 1, whole=True),
-    "layers": _own("layers"),
     "proposer": Setting(N_("The proposer"), N_("Proposer"), choices=registry.names),
     "policy": Setting(N_("The draft-length policy"), N_("Draft-length policy"), choices=POLICIES),
     "tree_nodes": Setting("tree_nodes", N_("Draft tree nodes (0 = a chain of K)"), *TREE_NODES_RANGE, whole=True),
@@ -97,7 +103,11 @@ LOOKUP_NEEDS_TREE = N_("A lookup branch needs a draft tree: set tree nodes above
 class RunSpec:
     """Everything that decides a trace. Hashable (it keys caches) and checked on construction.
 
-    `proposer` None means the pair's own default; `layers` None (or 0) means the layer-skip default depth.
+    `proposer` None means the pair's own default. `proposer_settings` holds the proposers' own settings (the
+    registry's `ProposerSetting`s, e.g. {"layers": 3} for layer-skip), given as a mapping or as (name, value) pairs
+    and kept as sorted pairs; a value at its `unset` (layer-skip's 0) or None means the proposer's default and is
+    left out. `proposer_setting(name)` reads one back (None: the default). A proposer ignores the ones it does
+    not declare.
     `tree_nodes` > 0 drafts a tree of at most that many nodes and depth K, `tree_width` children per node, and
     `tree_lookup` > 0 adds a branch of up to that many tokens copied from the context (prompt lookup).
 
@@ -120,7 +130,7 @@ class RunSpec:
     top_k: int = 0
     top_p: float = 1.0
     seed: int = 0
-    layers: int | None = None
+    proposer_settings: tuple[tuple[str, int], ...] = ()
     tree_nodes: int = 0
     tree_width: int = 4
     tree_lookup: int = 0
@@ -128,10 +138,11 @@ class RunSpec:
     def __post_init__(self) -> None:
         for name, setting in SETTINGS.items():
             value = getattr(self, name)
-            if value is None and name in ("proposer", "layers"):
+            if value is None and name == "proposer":
                 continue
             if not setting.accepts(value):
                 raise ValueError(_must(_(setting.name), setting.rule(), value))
+        object.__setattr__(self, "proposer_settings", _own_settings(self.proposer_settings))
         if self.tree_lookup and not self.tree_nodes:  # issue 44 item 9: accepted and silently ignored before
             raise ValueError(_(LOOKUP_NEEDS_TREE))
         if not isinstance(self.pair, str) or not self.pair.strip():
@@ -144,23 +155,28 @@ class RunSpec:
         if not isinstance(self.chat, bool):
             raise ValueError(_must("chat", _("true or false"), self.chat))
 
+    def proposer_setting(self, name: str) -> int | None:
+        """The value of a proposer's own setting, None for the proposer's default."""
+        return dict(self.proposer_settings).get(name)
+
     # ---- URLs ---------------------------------------------------------------------------------------------------
     def to_query(self) -> dict[str, str]:
         """The spec as URL parameters (strings); `from_query` reads them back to an equal spec.
 
         >>> RunSpec(pair="toy", temperature=0.7).to_query()["temperature"]
         '0.7'
-        >>> spec = RunSpec(pair="toy", proposer="ngram", chat=False, layers=3)
-        >>> RunSpec.from_query(spec.to_query()) == spec
-        True
+        >>> spec = RunSpec(pair="toy", proposer="layerskip", chat=False, proposer_settings={"layers": 3})
+        >>> spec.to_query()["layers"], RunSpec.from_query(spec.to_query()) == spec
+        ('3', True)
         """
         query = {}
         for f in fields(self):
             value = getattr(self, f.name)
-            if value is None or (f.name in TREE_FIELDS and value == f.default):
+            if value is None or f.name == "proposer_settings" or (f.name in TREE_FIELDS and value == f.default):
                 continue
             query[f.name] = ("1" if value else "0") if isinstance(value, bool) else \
                 f"{value:g}" if isinstance(value, float) else str(value)
+        query.update((name, str(value)) for name, value in self.proposer_settings)  # each under its own name
         return query
 
     @classmethod
@@ -181,23 +197,31 @@ class RunSpec:
     @classmethod
     def parse_query(cls, params: Mapping[str, str], defaults: RunSpec | None = None) -> tuple[RunSpec, list[str]]:
         """(the spec from the valid parameters on top of `defaults`, one phrase per refused parameter).
-        Unknown parameter names are ignored (a page may share its own)."""
+        Unknown parameter names are ignored (a page may share its own). A proposer's own setting is read under its
+        own name (`layers=3`)."""
         values, problems = {}, []
         base = defaults or cls()
-        for f in fields(cls):
-            if f.name not in params:
+        own = dict(base.proposer_settings)
+        names = [*(f.name for f in fields(cls) if f.name != "proposer_settings"), *registry.setting_names()]
+        for name in names:
+            if name not in params:
                 continue
-            raw = str(params[f.name])
+            raw = str(params[name])
             try:
-                value = _parse(f.name, raw)
-                probe = {f.name: value}
-                if f.name == "tree_lookup" and not base.tree_nodes:
+                value = _parse(name, raw)
+                probe = {"proposer_settings": {**own, name: value}} if name in registry.setting_names() else \
+                    {name: value}
+                if name == "tree_lookup" and not base.tree_nodes:
                     probe["tree_nodes"] = TREE_NODES_RANGE[1]  # its range alone: the nodes are judged with it below
                 replace(base, **probe)  # checks the value in the spec's own terms
             except ValueError:
-                problems.append(_must(f.name, _rule(f.name), raw).rstrip("."))
+                problems.append(_must(name, _rule(name), raw).rstrip("."))
                 continue
-            values[f.name] = value
+            if name in registry.setting_names():
+                own[name] = value
+                values["proposer_settings"] = own
+            else:
+                values[name] = value
         if values.get("tree_lookup") and not values.get("tree_nodes", base.tree_nodes):
             values.pop("tree_lookup")  # a lookup branch with no tree: refused, not silently ignored
             problems.append(_(LOOKUP_NEEDS_TREE).rstrip("."))
@@ -216,15 +240,13 @@ def _parse(name: str, raw: str) -> Any:
         return value
     if name in ("pair", "prompt"):
         return raw
-    setting = SETTINGS[name]
+    setting = setting_of(name)
     if setting.choices is not None:
         return raw
     # ASCII digits, bounded length (specviz.core.urlvalues): int() would read "٣" and "５", float() "nan" and "1_0"
     number = (urlvalues.whole(raw, -10**15, 10**15) if setting.whole else urlvalues.decimal(raw, -1e15, 1e15))
     if number is None:
         raise ValueError(raw[:40])
-    if name == "layers" and number == 0:
-        return None
     return number
 
 
@@ -235,7 +257,27 @@ def _rule(name: str) -> str:
         return _("a pair name")
     if name == "prompt":
         return _("text of 1 to {limit} characters", limit=MAX_PROMPT_CHARS)
-    return SETTINGS[name].rule()
+    return setting_of(name).rule()
+
+
+def _own_settings(given: Mapping[str, Any] | tuple | list) -> tuple[tuple[str, int], ...]:
+    """The proposers' own settings as sorted (name, value) pairs, each checked against its declared range, the ones
+    at their default (None or the setting's `unset`) left out; a bad name or value is a ValueError with one
+    sentence."""
+    try:
+        items = dict(given)
+    except (TypeError, ValueError):
+        raise ValueError(_("The proposers' own settings must be names with whole numbers, such as layers=3.")) from None
+    kept = {}
+    for name, value in items.items():
+        declared = registry.setting(str(name))
+        if value is None or value == declared.unset and not isinstance(value, bool):
+            continue
+        setting = own_setting(declared.name)
+        if not setting.accepts(value):
+            raise ValueError(_must(declared.name, setting.rule(), value))
+        kept[declared.name] = value
+    return tuple(sorted(kept.items()))
 
 
 def _must(name: str, rule: str, value: Any) -> str:

@@ -1,5 +1,6 @@
 """The proposer registry: a new proposer is one class, one factory and one `register` line, and then every menu, the
-CLI, the bench and `RunSpec` offer it with no other edit. The dummy below drafts by repeating the last token."""
+CLI, the bench and `RunSpec` offer it with no other edit. The dummy below drafts by repeating the last token; its own
+setting (how many copies) shows up as a RunSpec entry, a URL parameter, a CLI and bench flag and a Playground input."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from specviz.engine.baseline import autoregressive_generate
 from specviz.engine.proposers import make_proposer, registry
 from specviz.engine.proposers.base import Proposal, Proposer
 from specviz.engine.sampling import SamplingConfig
+from specviz.engine.trace import Trace
 from specviz.labs.bench.cli import add_bench_arguments
 from specviz.labs.bench.config import BenchConfig
 from specviz.models.pairs import encode_prompt
@@ -36,23 +38,35 @@ BUILT_IN = ("draft", "ngram", "layerskip", "eagle", "medusa")
 
 
 class EchoProposer(Proposer):
-    """Drafts K copies of the sequence's last token (deterministic: q is a point mass); it cannot branch."""
+    """Drafts K copies of the sequence's last token, or `copies` when fewer (deterministic: q is a point mass); it
+    cannot branch."""
 
     name = "echo"
 
+    def __init__(self, copies: int | None = None):
+        self.copies = copies
+
     def propose(self, sequence: list[int], k: int, sampling: SamplingConfig,
                 generator: torch.Generator) -> Proposal:
-        return Proposal([sequence[-1]] * k, None)
+        return Proposal([sequence[-1]] * min(k, self.copies or k), None)
+
+    def own_settings(self) -> dict[str, int]:
+        return {"copies": self.copies} if self.copies else {}
 
 
-def echo_from_pair(pair, **settings) -> EchoProposer:
-    return EchoProposer()
+def echo_from_pair(pair, copies: int | None = None) -> EchoProposer:
+    return EchoProposer(copies)
+
+
+COPIES = registry.ProposerSetting("copies", "Copies the echo drafts (0 = K)", 0, 6, unset=0,
+                                  help="Fewer copies: shorter drafts.")
 
 
 @pytest.fixture
 def echo():
     info = registry.register(registry.ProposerInfo("echo", "Echo (the last token again)", "echo",
-                                                   "**Echo**: repeats the last token.", echo_from_pair))
+                                                   "**Echo**: repeats the last token.", echo_from_pair,
+                                                   settings=(COPIES,)))
     yield info
     registry.unregister("echo")
 
@@ -131,8 +145,62 @@ def test_the_proposers_page_draws_its_section(echo):
     assert not any("specviz has no Echo" in c.value for c in at.caption)  # specviz has it now
 
 
+def test_its_own_setting_is_a_runspec_entry_and_a_url_parameter(echo):
+    spec = RunSpec(pair="toy", proposer="echo", proposer_settings={"copies": 2})
+    assert spec.proposer_setting("copies") == 2 and spec.to_query()["copies"] == "2"
+    assert RunSpec.from_query(spec.to_query()) == spec
+    with pytest.raises(ValueError, match=r"copies must be a whole number from 0 to 6 \(got 9\)"):
+        RunSpec(proposer_settings={"copies": 9})
+    assert RunSpec.parse_query({"copies": "9"})[1] == ["copies must be a whole number from 0 to 6 (got '9')"]
+
+
+def test_its_own_setting_is_a_cli_flag_that_reaches_the_proposer(echo, tmp_path, capsys):
+    out = tmp_path / "echo.json"
+    code = cli.main(["generate", "--pair", "toy", "--proposer", "echo", "--copies", "2", "--prompt", PROMPT,
+                     "--no-chat", "--k", "4", "--max-new-tokens", "12", "--quiet", "--lang", "en", "--json", str(out)])
+    assert code == 0, capsys.readouterr().err
+    trace = Trace.from_json(out.read_bytes())
+    assert trace.settings["copies"] == 2 and max(s.n_drafted for s in trace.steps) == 2  # 2 copies, not K = 4
+    assert cli.main(["generate", "--pair", "toy", "--proposer", "echo", "--copies", "9", "--prompt", PROMPT,
+                     "--quiet", "--lang", "en"]) != 0
+    assert "copies must be a whole number from 0 to 6 (got 9)." in capsys.readouterr().err
+
+
+def test_its_own_setting_is_a_bench_flag_checked_and_printed_in_the_command(echo):
+    import argparse
+
+    from specviz.labs.bench.cli import command_line, config_from_args
+
+    parser = argparse.ArgumentParser()
+    add_bench_arguments(parser)
+    config = config_from_args(parser.parse_args(["--pair", "toy", "--proposers", "echo", "--copies", "2"]))
+    assert config.proposer_settings == {"copies": 2}
+    config.check()
+    assert "--copies 2" in command_line(config)
+    with pytest.raises(ValueError, match=r"--copies must be a whole number from 0 to 6 \(got 9\)"):
+        BenchConfig(pair="toy", proposers=["echo"], proposer_settings={"copies": 9}).check()
+
+
+def test_its_own_setting_is_a_playground_input_that_runs_and_shares(echo):
+    at = AppTest.from_file(str(ROOT / "pages/playground.py"), default_timeout=60)
+    for key, value in {"source": "live", "pair": "toy", "proposer": "echo", "copies": "2", "k": "4",
+                       "max_new_tokens": "12", "prompt": PROMPT, "chat": "0"}.items():
+        at.query_params[key] = value
+    at.run()
+    assert not at.exception and not at.error
+    box = at.number_input(key="playground_copies")
+    assert (box.value, box.label, box.max) == (2, "Copies the echo drafts (0 = K)", 6)
+    assert at.session_state["trace"].settings["copies"] == 2
+    assert at.query_params["copies"] in ("2", ["2"])
+    at.selectbox(key="playground_proposer").set_value("ngram").run()  # another proposer: no input for the echo's setting, and the link forgets it
+    assert not [n for n in at.number_input if n.key == "playground_copies"]
+    other = RunSpec(pair="toy", proposer="ngram", proposer_settings={"copies": 2})
+    assert "copies" not in playground_settings.query_params_for("live", None, other, 0)
+
+
 def test_the_menus_forget_it_after_the_test():
     assert "echo" not in registry.names() and "echo" not in playground_settings.pair_proposers("toy")
+    assert "copies" not in registry.setting_names() and "copies" not in playground_settings.KEYS
     assert "echo" not in [s.key for s in proposers_view.sections()]
 
 
@@ -156,6 +224,20 @@ def test_the_registry_says_what_the_classes_do(toy):
     with pytest.raises(ValueError, match="Unknown proposer 'hydra': choose one of draft, ngram, layerskip, eagle, "
                                          "medusa."):
         make_proposer(toy, "hydra")
+
+
+def test_branching_is_said_once_by_the_class_and_a_registry_line_that_disagrees_is_refused(toy):
+    class Branchy(EchoProposer):
+        def propose_tree(self, sequence, **kwargs):
+            raise NotImplementedError
+
+    assert Branchy.can_branch and not EchoProposer.can_branch  # implementing propose_tree is what makes it branch
+    registry.register(registry.ProposerInfo("liar", "Liar", "liar", "", echo_from_pair, can_branch=True))
+    try:
+        with pytest.raises(ValueError, match="The registry says 'liar' can branch, but its class EchoProposer does not"):
+            make_proposer(toy, "liar")
+    finally:
+        registry.unregister("liar")
 
 
 def test_reading_the_registry_loads_no_torch():

@@ -12,6 +12,7 @@ from specviz.engine.decoding import speculative_generate
 from specviz.engine.proposers import make_proposer
 from specviz.models.pairs import encode_prompt
 from specviz.runs.running import Busy, PairCache, Turns, run, run_target_only
+from specviz.engine.proposers import registry
 from specviz.runs.runspec import SETTINGS, RunSpec
 
 PROMPT = "the quick brown fox jumps over the lazy dog. the quick"
@@ -20,7 +21,8 @@ PROMPT = "the quick brown fox jumps over the lazy dog. the quick"
 @pytest.mark.parametrize("field, value", [
     ("k", 0), ("k", 17), ("k", 2.5), ("max_new_tokens", 0), ("max_new_tokens", 4096), ("temperature", -0.1),
     ("temperature", float("inf")), ("temperature", float("nan")), ("top_k", -1), ("top_p", 0.0), ("top_p", 1.5),
-    ("seed", -1), ("seed", 2**63), ("proposer", "hydra"), ("policy", "fastest"), ("layers", -2), ("chat", "yes"),
+    ("seed", -1), ("seed", 2**63), ("proposer", "hydra"), ("policy", "fastest"), ("proposer_settings", {"layers": -2}),
+    ("proposer_settings", {"depth": 3}), ("proposer_settings", {"layers": 2.5}), ("proposer_settings", 7), ("chat", "yes"),
     ("prompt", "   "), ("prompt", "x" * 5000), ("pair", ""), ("k", True),
 ])
 def test_a_value_outside_its_range_is_refused_with_one_sentence(field, value):
@@ -39,9 +41,19 @@ def test_every_numeric_setting_accepts_its_own_bounds():
                 assert getattr(RunSpec(**{name: bound}, **tree), name) == bound
 
 
+def test_a_proposers_own_setting_is_kept_at_its_bounds_and_dropped_at_its_default():
+    layers = registry.setting("layers")
+    assert (layers.lo, layers.unset) == (0, 0)  # 0 = the proposer's default (a quarter of the layers)
+    assert RunSpec(proposer_settings={"layers": layers.hi}).proposer_setting("layers") == layers.hi
+    assert RunSpec(proposer_settings={"layers": 1}).proposer_settings == (("layers", 1),)
+    assert RunSpec(proposer_settings={"layers": 0}) == RunSpec(proposer_settings={"layers": None}) == RunSpec()
+    assert RunSpec.from_query({"layers": "0"}) == RunSpec()  # a link's 0 is the default, as the form's
+    assert hash(RunSpec(proposer_settings={"layers": 3})) == hash(RunSpec(proposer_settings=(("layers", 3),)))
+
+
 @pytest.mark.parametrize("spec", [
     RunSpec(), RunSpec(pair="toy", proposer="ngram", chat=False, k=16, temperature=0.7, top_k=50, top_p=0.9, seed=7,
-                       max_new_tokens=2048, layers=1, policy="heuristic"),
+                       max_new_tokens=2048, proposer_settings={"layers": 1}, policy="heuristic"),
     RunSpec(prompt="Line one\nline two & <b>three</b>? 100%", temperature=1.25),
 ])
 def test_url_round_trip_gives_back_the_same_spec(spec):

@@ -47,7 +47,13 @@ class Proposer(ABC):
     feature_layers: tuple[int, ...] = (-1,)  # the target's hidden states it observes, side by side (-1: the last)
     has_draft_probs: bool = False  # True: a model drafts, so its confidence can end a proposal early
     stop_below: float = 0.0  # > 0: end each proposal at the first position whose top probability is below it
-    can_branch: bool = False  # True: `propose_tree` drafts a tree; otherwise tree decoding drafts a chain
+    can_branch: bool = False  # set for each class: True when it implements `propose_tree` (else trees draft a chain)
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        """A class can branch exactly when it implements `propose_tree`: said once, by the method, never as a flag
+        that could disagree with it (the registry's `can_branch` is checked against it when a proposer is made)."""
+        super().__init_subclass__(**kwargs)
+        cls.can_branch = cls.propose_tree is not Proposer.propose_tree
 
     def stops_here(self, logits: torch.Tensor) -> bool:
         """True when the proposal should end before this position: the draft is less sure than `stop_below`.
@@ -86,3 +92,8 @@ class Proposer(ABC):
     def cache_length(self) -> int | None:
         """How many tokens the proposer's KV cache holds (None when it has none)."""
         return None
+
+    def own_settings(self) -> dict[str, int]:
+        """The values of its own settings (the registry's `ProposerSetting`s) it drafts with, defaults resolved
+        (layer-skip: {"layers": 7}); a trace records them, so a page can run it again as it was."""
+        return {}

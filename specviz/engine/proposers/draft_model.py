@@ -22,7 +22,6 @@ class DraftModelProposer(Proposer):
     """A causal LM drafting with its own KV cache; it honours `stop_below` (see `Proposer.stops_here`)."""
 
     has_draft_probs = True
-    can_branch = True  # each tree level is one forward with a tree attention mask (CachedModel.feed_nodes)
 
     def __init__(self, model: PreTrainedModel, vocab_size: int, name: str = "draft"):
         self.name = name

@@ -134,7 +134,6 @@ class EagleProposer(Proposer):
 
     needs_target_features = True
     has_draft_probs = True  # honours stop_below: EAGLE-2 lets the drafter's confidence decide what to draft
-    can_branch = True  # EAGLE-2's dynamic tree: one drafter forward per level, with a tree attention mask
 
     def __init__(self, target: PreTrainedModel, drafter: EagleDrafter, vocab: torch.Tensor | None = None,
                  name: str = "eagle"):

@@ -47,10 +47,23 @@ class LayerSkipProposer(DraftModelProposer):
         super().__init__(early_exit_model(target, layers), vocab_size, name=f"layerskip-{layers}")
         self.layers = layers
 
+    def own_settings(self) -> dict[str, int]:
+        return {"layers": self.layers}
+
 
 def default_layers(target: PreTrainedModel) -> int:
     """A quarter of the target's layers (at least 1): cheap enough to pay, deep enough to agree sometimes."""
     return max(1, target.config.num_hidden_layers // 4)
+
+
+BUILT_IN_LAYERS = {"default": 30, "toy": 2}  # decoder layers of each built-in pair's target (SmolLM2-135M, the toy)
+
+
+def most_layers(pair: str) -> int | None:
+    """The most layers a layer-skip draft can keep for a built-in pair by name (all but one), without loading it;
+    None for another pair. The registry's `most` for the "layers" setting: the Playground's upper bound."""
+    total = BUILT_IN_LAYERS.get(pair)
+    return total - 1 if total else None
 
 
 def from_pair(pair, layers: int | None = None) -> LayerSkipProposer:

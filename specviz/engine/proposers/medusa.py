@@ -78,7 +78,6 @@ class MedusaProposer(Proposer):
 
     needs_target_features = True
     has_draft_probs = True  # honours stop_below: a head's confidence can end a proposal early
-    can_branch = True  # a tree whose depth-d nodes get head d + 1's children
 
     def __init__(self, target: PreTrainedModel, heads: MedusaHeads, vocab: torch.Tensor | None = None,
                  name: str = "medusa"):

@@ -24,13 +24,32 @@ from specviz.core.i18n import N_, _
 
 @dataclass(frozen=True)
 class ProposerSetting:
-    """A setting of one proposer's own (a RunSpec field and URL name), a whole number in [lo, hi]. `label` is an
-    English message (marked with `N_`)."""
+    """A setting of one proposer's own, a whole number in [lo, hi]. Declared here once, it becomes an entry of
+    `RunSpec.proposer_settings`, a URL parameter and a CLI and bench flag (`--name`, dashes for underscores), and a
+    Playground input, all under `name`. `label` and `help` are English messages (marked with `N_`).
+
+    `unset` is the value a form or a link writes for "the proposer's default" (layer-skip's 0 = a quarter of the
+    layers); a spec stores it as absent. `most(pair)`, when given, is the largest value that makes sense for a
+    pair by name (None when it does not know the pair), for a form's upper bound; a 'module:function' string is
+    imported only when asked."""
 
     name: str
     label: str
     lo: int
     hi: int
+    unset: int | None = None
+    help: str = ""
+    most: str | Callable[[str], int | None] | None = None
+
+    @property
+    def flag(self) -> str:
+        """Its command-line flag: `--layers`, `--draft-depth` for a setting named draft_depth."""
+        return "--" + self.name.replace("_", "-")
+
+    def most_for(self, pair: str) -> int:
+        """The largest value a form offers for `pair`: what `most` says, else `hi`."""
+        found = None if self.most is None else _imported(self.most)(pair)
+        return self.hi if found is None else max(self.lo, min(self.hi, int(found)))
 
 
 @dataclass(frozen=True)
@@ -64,8 +83,13 @@ class ProposerInfo:
         return tuple(s.name for s in self.settings)
 
     def make(self, pair, **settings: Any):
-        """The proposer for `pair`; settings it does not declare are ignored (callers pass the same ones to all)."""
-        return _imported(self.factory)(pair, **{name: settings.get(name) for name in self.setting_names})
+        """The proposer for `pair`; settings it does not declare are ignored (callers pass the same ones to all).
+        What this line says of branching must be what the class does (a menu offers trees from this line)."""
+        proposer = _imported(self.factory)(pair, **{name: settings.get(name) for name in self.setting_names})
+        if bool(getattr(proposer, "can_branch", False)) != self.can_branch:
+            raise ValueError(f"The registry says '{self.name}' can{'' if self.can_branch else 'not'} branch, but "
+                             f"its class {type(proposer).__name__} does{'' if proposer.can_branch else ' not'}.")
+        return proposer
 
     def transformers_twin(self, pair, proposer) -> dict | None:
         """What transformers runs for the same method with this pair and built proposer (`twin`), or None."""
@@ -87,6 +111,10 @@ def register(info: ProposerInfo) -> ProposerInfo:
     """Add a proposer (after the ones registered before it: that order is every list's). A name is registered once."""
     if info.name in _REGISTRY:
         raise ValueError(f"A proposer named '{info.name}' is registered already.")
+    for own in info.settings:  # one name, one meaning: a URL parameter and a flag cannot mean two things
+        known = next((s for s in all_settings() if s.name == own.name), None)
+        if known is not None and known != own:
+            raise ValueError(f"The setting '{own.name}' is declared already with another range or label.")
     _REGISTRY[info.name] = info
     return info
 
@@ -134,9 +162,46 @@ def takes(name: str, setting: str) -> bool:
     return name in _REGISTRY and setting in _REGISTRY[name].setting_names
 
 
+def all_settings() -> tuple[ProposerSetting, ...]:
+    """Every proposer's own settings, each once, in registration order: what RunSpec, the URL, the CLI, the bench
+    and the Playground offer."""
+    found: dict[str, ProposerSetting] = {}
+    for info in _REGISTRY.values():
+        for own in info.settings:
+            found.setdefault(own.name, own)
+    return tuple(found.values())
+
+
+def setting_names() -> tuple[str, ...]:
+    return tuple(s.name for s in all_settings())
+
+
 def setting(name: str) -> ProposerSetting:
-    """A proposer's own setting by its name ("layers"), whichever proposer declares it."""
-    return next(s for info in _REGISTRY.values() for s in info.settings if s.name == name)
+    """A proposer's own setting by its name ("layers"), whichever proposer declares it; an unknown name is a
+    ValueError with one sentence."""
+    found = next((s for s in all_settings() if s.name == name), None)
+    if found is None:
+        raise ValueError(_("Unknown proposer setting '{name}': the proposers' own settings are {choices}.",
+                           name=name, choices=", ".join(setting_names()) or _("none")))
+    return found
+
+
+def add_setting_flags(parser) -> None:
+    """One flag per proposer's own setting on an argparse parser (`--layers N`), in the registry's words; the
+    values are checked where they are used (RunSpec, BenchConfig), with one sentence."""
+    for own in all_settings():
+        parser.add_argument(own.flag, dest=own.name, type=int, default=None, metavar="N",
+                            help=f"{own.label} ({own.lo}..{own.hi})")
+
+
+def settings_from_args(args) -> dict[str, int]:
+    """The proposers' own settings given on the command line (those left out are absent)."""
+    return {own.name: getattr(args, own.name) for own in all_settings() if getattr(args, own.name, None) is not None}
+
+
+def settings_as_flags(values: dict[str, int]) -> list[str]:
+    """The command-line flags that give `values` back (`["--layers 3"]`), for a printed command."""
+    return [f"{setting(name).flag} {value}" for name, value in sorted(values.items())]
 
 
 def offered(drafters: Iterable[str] = ()) -> tuple[str, ...]:
@@ -168,7 +233,10 @@ register(ProposerInfo(
     N_("**Layer-skip**: the target's own first layers guess, untrained for it, so the guesses are rarely right: a "
        "way to see speculation fail."),
     "specviz.engine.proposers.layerskip:from_pair", can_branch=True,
-    settings=(ProposerSetting("layers", N_("Layers the layer-skip draft keeps (0 = a quarter)"), 0, 128),),
+    settings=(ProposerSetting(
+        "layers", N_("Layers the layer-skip draft keeps (0 = a quarter)"), 0, 128, unset=0,
+        help=N_("More layers: the draft agrees with the target more often, but each draft costs more."),
+        most="specviz.engine.proposers.layerskip:most_layers"),),
     twin="specviz.engine.proposers.layerskip:transformers_twin"))
 register(ProposerInfo(
     "eagle", N_("EAGLE feature drafter (trained)"), N_("EAGLE feature drafter (trained)"),

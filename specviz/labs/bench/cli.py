@@ -36,7 +36,7 @@ def add_bench_arguments(cmd: argparse.ArgumentParser) -> None:
     cmd.add_argument("--pair", default="default", help="default, toy, or TARGET_FOLDER[,DRAFT_FOLDER]")
     cmd.add_argument("--proposers", nargs="+", type=_listed(str), default=None,
                      help=f"{', '.join(registry.names())} (default: the pair's own)")
-    cmd.add_argument("--layers", type=int, default=None, help="layers the layer-skip draft keeps (default: 1/4)")
+    registry.add_setting_flags(cmd)  # each proposer's own settings (--layers for layer-skip)
     cmd.add_argument("--k", nargs="+", type=_listed(int), default=None,
                      help="drafted tokens per step, a tree's depth (default: the shape predicted fastest on this machine, `python -m specviz calibrate`; the pair's recommended without a shape table)")
     cmd.add_argument("--tree-nodes", nargs="+", type=_listed(int), default=None,
@@ -97,7 +97,8 @@ def config_from_args(args: argparse.Namespace) -> BenchConfig:
         suites=flat(args.suites) or [], prompts_per_suite=args.prompts_per_suite, max_new_tokens=args.max_new_tokens,
         repeats=args.repeats, warmup=args.warmup, threads=args.threads, policies=flat(args.policies),
         policy_k=args.policy_k, policy_temperatures=flat(args.policy_temperatures), threshold=args.threshold,
-        hf=args.hf, clock=args.clock, record_overhead=not args.no_record_overhead, layers=args.layers, seed=args.seed,
+        hf=args.hf, clock=args.clock, record_overhead=not args.no_record_overhead,
+        proposer_settings=registry.settings_from_args(args), seed=args.seed,
         device=getattr(args, "device", None), dtype=getattr(args, "dtype", None),
     )
 
@@ -128,8 +129,7 @@ def command_line(config: BenchConfig, out: str | None = None) -> str:
             parts.append("--policy-temperatures " + " ".join(f"{t:g}" for t in config.policy_temperatures))
         if "threshold" in config.policies:
             parts.append(f"--threshold {config.threshold:g}")
-    if config.layers is not None:
-        parts.append(f"--layers {config.layers}")
+    parts += registry.settings_as_flags(config.proposer_settings)
     parts.append(f"--hf {config.hf}")
     if config.clock != "wall":
         parts.append(f"--clock {config.clock}")

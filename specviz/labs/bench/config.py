@@ -104,7 +104,7 @@ class BenchConfig:
     record_overhead: bool = True
     cost_repeats: int = 15
     clock: str = "wall"  # "cpu": process CPU time, for a shared machine (waiting for a core is not counted)
-    layers: int | None = None
+    proposer_settings: dict[str, int] = field(default_factory=dict)  # the proposers' own (registry), e.g. layers
     seed: int = 0
     device: str | None = None  # cpu, cuda, cuda:N, mps; None: the fastest this machine has
     dtype: str | None = None  # float32, float16, bfloat16; None: bfloat16 on a modern GPU or a bf16 CPU, else float32
@@ -120,6 +120,10 @@ class BenchConfig:
         for name in self.proposers:
             if name not in registry.names():
                 raise ValueError(f"Unknown proposer '{name}': choose one of {', '.join(registry.names())}.")
+        for name, value in self.proposer_settings.items():
+            own = registry.setting(name)  # an unknown name: one sentence
+            if isinstance(value, bool) or not isinstance(value, int) or not own.lo <= value <= own.hi:
+                raise ValueError(f"{own.flag} must be a whole number from {own.lo} to {own.hi} (got {value!r}).")
         for k in [*self.ks, self.policy_k]:
             if not (isinstance(k, int) and K_RANGE[0] <= k <= K_RANGE[1]):
                 raise ValueError(f"K must be a whole number from {K_RANGE[0]} to {K_RANGE[1]} (got {k}).")

@@ -54,7 +54,7 @@ def _run(config: BenchConfig, command: str, progress: Progress | None, pair, clo
     prompts = [(suite, p) for suite in suites for p in suite.prompts[: config.prompts_per_suite]]
     encoded = {p.id: encode_bench_prompt(pair.tokenizer, p, pair.chat) for _, p in prompts}
 
-    proposers = {name: make_proposer(pair, name, layers=config.layers) for name in config.proposers}
+    proposers = {name: make_proposer(pair, name, **config.proposer_settings) for name in config.proposers}
     labels = {name: prop.name for name, prop in proposers.items()}  # e.g. "layerskip-7"
     context = encoded[prompts[0][1].id]
     drafts = {name: prop.runner.model if hasattr(prop, "runner") else

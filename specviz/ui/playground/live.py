@@ -21,10 +21,10 @@ from specviz.ui.common.escaping import escape_label
 from specviz.ui.playground.settings import (
     KEYS,
     LIVE_DEFAULTS,
-    PAIR_LAYERS,
     PAIRS,
     PRESETS,
     TEXT,
+    form_value,
     pair_proposers,
     preset_expectation,
     preset_settings,
@@ -67,8 +67,7 @@ def live_settings_form() -> tuple[RunSpec | str, bool]:
     note = registry.note_of(state[KEYS["proposer"]])
     if note:
         st.caption(_(note))
-    if registry.takes(state[KEYS["proposer"]], "layers"):
-        layers_input(pair)
+    own_inputs(pair, state[KEYS["proposer"]])
     tree_inputs(state[KEYS["proposer"]])
     c4, c5, c6, c7, c8 = st.columns(5)
     c4.number_input(_("Temperature"), *SETTINGS["temperature"].bounds, step=0.1, format="%.2f",
@@ -179,16 +178,14 @@ def who_drafts_help(choices: tuple[str, ...]) -> str:
     return "\n\n".join(_(note) for note in map(registry.note_of, choices) if note)
 
 
-def layers_input(pair: str) -> None:
-    """How many of the target's layers the layer-skip draft keeps (0 = a quarter of them)."""
-    total = PAIR_LAYERS.get(pair)
-    top = total - 1 if total else SETTINGS["layers"].hi
-    if st.session_state.get(KEYS["layers"], 0) > top:
-        st.session_state[KEYS["layers"]] = 0
-    label = (_("Layers the self-draft keeps (0 = a quarter of {total})", total=total) if total else
-             _("Layers the self-draft keeps (0 = a quarter)"))
-    st.number_input(label, 0, top, step=1, key=KEYS["layers"],
-                    help=_("More layers: the draft agrees with the target more often, but each draft costs more."))
+def own_inputs(pair: str, proposer: str) -> None:
+    """One input per setting of the proposer's own (the registry's `ProposerSetting`: its label, help and range; the
+    top is what the setting says makes sense for this pair, e.g. all but one of its layers)."""
+    for own in registry.get(proposer).settings:
+        key, top = KEYS[own.name], own.most_for(pair)
+        if not own.lo <= st.session_state.get(key, own.lo) <= top:
+            st.session_state[key] = form_value(own.name, None)
+        st.number_input(_(own.label), own.lo, top, step=1, key=key, help=_(own.help) if own.help else None)
 
 
 def tree_inputs(proposer: str) -> None:
@@ -219,7 +216,7 @@ def current_settings() -> RunSpec | str:
             k=int(s[KEYS["k"]]), max_new_tokens=int(s[KEYS["max_new_tokens"]]),
             temperature=float(s[KEYS["temperature"]]), top_k=int(s[KEYS["top_k"]]), top_p=float(s[KEYS["top_p"]]),
             seed=int(s[KEYS["seed"]]),
-            layers=(int(s[KEYS["layers"]]) or None) if registry.takes(s[KEYS["proposer"]], "layers") else None,
+            proposer_settings={name: int(s[KEYS[name]]) for name in registry.get(s[KEYS["proposer"]]).setting_names},
             tree_nodes=int(s[KEYS["tree_nodes"]]), tree_width=int(s[KEYS["tree_width"]]),
             tree_lookup=int(s[KEYS["tree_lookup"]]) if int(s[KEYS["tree_nodes"]]) else 0,  # greyed out for a chain
         )

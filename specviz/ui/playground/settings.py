@@ -139,16 +139,34 @@ def preset_figures(name: str) -> dict[str, str]:
     return {"nodes": str(settings["tree_nodes"]), "lookup": str(settings["tree_lookup"]), "prompts": str(prompts),
             "dtype": tree.dtype,
             "tree": tree.text(2), "chain": chain.text(2), "k": str(settings["k"])}
-# session-state key of each setting, and the URL name it is shared under (a RunSpec field, or the page's own)
-KEYS = {
-    "source": "playground_source", "example": "playground_example", "prompt": "playground_prompt",
-    "pair": "playground_pair", "proposer": "playground_proposer", "k": "playground_k",
-    "temperature": "playground_temperature", "top_k": "playground_top_k", "top_p": "playground_top_p",
-    "seed": "playground_seed", "max_new_tokens": "playground_max_new_tokens", "chat": "playground_chat",
-    "layers": "playground_layers", "tree_nodes": "playground_tree_nodes", "tree_width": "playground_tree_width",
-    "tree_lookup": "playground_tree_lookup",
-}
-PAIR_LAYERS = {"default": 30, "toy": 2}  # decoder layers of each built-in target (the layer-skip draft keeps fewer)
+class SettingKeys(Mapping):
+    """The session-state key of each setting, by the URL name it is shared under: a RunSpec field, the page's own,
+    or a proposer's own setting (the registry's, read when asked: a proposer registered later has its key)."""
+
+    FIXED = {
+        "source": "playground_source", "example": "playground_example", "prompt": "playground_prompt",
+        "pair": "playground_pair", "proposer": "playground_proposer", "k": "playground_k",
+        "temperature": "playground_temperature", "top_k": "playground_top_k", "top_p": "playground_top_p",
+        "seed": "playground_seed", "max_new_tokens": "playground_max_new_tokens", "chat": "playground_chat",
+        "tree_nodes": "playground_tree_nodes", "tree_width": "playground_tree_width",
+        "tree_lookup": "playground_tree_lookup",
+    }
+
+    def __getitem__(self, name: str) -> str:
+        if name in self.FIXED:
+            return self.FIXED[name]
+        if name in registry.setting_names():
+            return f"playground_{name}"
+        raise KeyError(name)
+
+    def __iter__(self):
+        return iter((*self.FIXED, *registry.setting_names()))
+
+    def __len__(self) -> int:
+        return len(self.FIXED) + len(registry.setting_names())
+
+
+KEYS = SettingKeys()
 STEP_PARAM = "step"
 
 # Every sentence of the live run that a user reads, in one place (English messages with named placeholders: `_()`
@@ -199,9 +217,20 @@ def defaults(example_names: list[str]) -> dict[str, Any]:
     """Every setting's default, by URL name."""
     example = DEFAULT_EXAMPLE if DEFAULT_EXAMPLE in example_names or not example_names else example_names[0]
     live = asdict(LIVE_DEFAULTS)
-    live["layers"] = live["layers"] or 0  # 0 = the default depth, a quarter of the target's layers
     live.pop("policy")
-    return {"source": "example", "example": example, **live}
+    live.pop("proposer_settings")
+    own = {setting.name: form_value(setting.name, LIVE_DEFAULTS.proposer_setting(setting.name))
+           for setting in registry.all_settings()}
+    return {"source": "example", "example": example, **live, **own}
+
+
+def form_value(name: str, value: int | None) -> int:
+    """A proposer's own setting as its input shows it: the proposer's default (None) as the setting's `unset`
+    (layer-skip's 0), else its lowest value."""
+    if value is not None:
+        return value
+    setting = registry.setting(name)
+    return setting.lo if setting.unset is None else setting.unset
 
 
 def parse_query_params(params: Mapping[str, str], example_names: list[str]) -> tuple[dict[str, Any], list[str]]:
@@ -244,12 +273,14 @@ def _run_setting(name: str, raw: str) -> Any:
     spec, problems = RunSpec.parse_query({name: raw}, base)
     if problems:
         return None
+    if name in registry.setting_names():
+        return form_value(name, spec.proposer_setting(name))
     value = getattr(spec, name)
     if name == "pair" and value not in PAIRS:
         return None
     if name == "max_new_tokens" and value > WEB_MAX_NEW_TOKENS:
         return None
-    return 0 if name == "layers" and value is None else value
+    return value
 
 
 def query_params_for(source: str, example: str | None, settings: RunSpec | None, step: int) -> dict[str, str]:
@@ -264,8 +295,9 @@ def query_params_for(source: str, example: str | None, settings: RunSpec | None,
     if source == "live" and settings is not None:
         query = settings.to_query()
         query.pop("policy", None)  # the Playground runs constant K
-        if not registry.takes(settings.proposer, "layers"):
-            query.pop("layers", None)
+        for name in registry.setting_names():  # only the chosen proposer's own settings
+            if not registry.takes(settings.proposer, name):
+                query.pop(name, None)
         if not settings.tree_nodes:  # a chain: its width and lookup mean nothing, and chain links stay as they were
             query.pop("tree_width", None)
             query.pop("tree_lookup", None)
@@ -283,14 +315,20 @@ def settings_of(trace: Trace) -> dict[str, Any] | None:
     """
     meta, s = trace.meta, trace.settings
     name = str(s.get("proposer", meta.get("proposer", "")))
-    pair, proposer = meta.get("pair"), name.split("-")[0]
-    depth = name.split("-")[1] if registry.takes(proposer, "layers") and "-" in name else ""
+    pair, proposer = meta.get("pair"), name.split("-")[0]  # "layerskip-7" is the proposer "layerskip"
     if pair not in PAIRS or proposer not in pair_proposers(pair) or not meta.get("prompt"):
         return None
     return {"pair": pair, "proposer": proposer, "prompt": str(meta["prompt"]), "chat": bool(meta.get("chat", True)),
             "k": int(s.get("k") or 4), "temperature": float(s.get("temperature", 0.0)),
             "top_k": int(s.get("top_k", 0)), "top_p": float(s.get("top_p", 1.0)), "seed": int(s.get("seed", 0)),
             "max_new_tokens": min(int(s.get("max_new_tokens", 48)), WEB_MAX_NEW_TOKENS),
-            "layers": int(depth) if depth.isdigit() else 0, "tree_nodes": int(s.get("tree_nodes", 0)),
+            **{own.name: form_value(own.name, _whole_or_none(s.get(own.name)) if registry.takes(proposer, own.name)
+                                    else None) for own in registry.all_settings()},
+            "tree_nodes": int(s.get("tree_nodes", 0)),
             "tree_width": int(s.get("tree_width", LIVE_DEFAULTS.tree_width)),
             "tree_lookup": int(s.get("tree_lookup", 0))}
+
+
+def _whole_or_none(value: Any) -> int | None:
+    """A recorded setting's value if it is a whole number (a trace file can say anything), else None."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None

@@ -10,7 +10,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "architecture.md"
-LEGS = ((1, 7), (8, 10))  # the run, then the drawing; the page calls the head of each
+LEGS = ((1, 7), (8, 10), (11, 12))  # the run, the chips, the placing; the page calls the head of each
 # A call made through an attribute: the decoder holds its rule as `verifier` (verify, unless the Exactness lab passes
 # a broken rule), so ChainStep.verify calls `verifier(`.
 CALLED_AS = {"verify": r"\bverify\(|\.verifier\("}
@@ -40,9 +40,22 @@ def test_the_path_is_real_functions_each_calling_the_next():
         for n in range(first, last):
             called = CALLED_AS.get(found[n + 1][0], rf"\b{found[n + 1][0]}\(")
             assert re.search(called, found[n][1]), f"{found[n][0]} does not call {found[n + 1][0]}"
-    assert "The path has ten functions" in DOC.read_text(encoding="utf-8")  # the count the text says
+    assert "The path has twelve functions in three legs" in DOC.read_text(encoding="utf-8")  # the count it says
     page = (ROOT / "pages" / "playground.py").read_text(encoding="utf-8")
     assert all(f"{found[first][0]}(" in page for first, _ in LEGS)
+
+
+def test_nothing_on_the_run_and_chip_legs_runs_the_page_again():
+    """From Run to the chips is one run of the page: no `st.rerun()` in the run's and the chips' functions, nor in the
+    form that holds Run (its callback folds the settings before the page runs). The player restarts the page only
+    when Play starts or stops its timer; tests/ui/test_playground.py presses Run and counts the page's runs."""
+    from specviz.ui.playground import live
+
+    sources = [inspect.getsource(function(name, module, owner)) for n, name, module, owner in path_rows()
+               if n <= LEGS[1][1]]
+    sources += [inspect.getsource(live.live_settings_form), inspect.getsource(live.fold_settings)]
+    assert len(sources) == LEGS[1][1] + 2
+    assert not [s.split("(", 1)[0] for s in sources if "st.rerun(" in s]
 
 
 def test_the_layer_diagram_names_every_layer_folder_and_only_real_ones():

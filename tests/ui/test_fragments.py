@@ -89,7 +89,7 @@ def test_a_player_that_fails_is_one_sentence_and_the_page_stays(monkeypatch, cod
     at.query_params["lang"] = code
     at.run()
     assert not at.exception and not at.error
-    monkeypatch.setattr(playground_player, "_view", _broken)
+    monkeypatch.setattr(playground_player, "_coming_up", _broken)  # drawn after the controls
     at.button(key="playground_next").click().run()
     assert not at.exception, [e.value for e in at.exception]
     assert [e.value for e in at.error] == [_(frame.PANEL_FAILED)]

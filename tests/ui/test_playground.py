@@ -189,6 +189,32 @@ def test_a_new_live_run_is_drawn_step_by_step_and_a_cached_one_is_instant(monkey
     assert drawn == [] and at.session_state["trace"].output_ids == trace.output_ids
 
 
+def test_run_draws_the_new_trace_in_the_same_run_of_the_page(monkeypatch):
+    """Issue 45 item 4: a press of Run computes the trace and draws its chips in one run of the page, with the
+    settings folded by Run's callback, not by a second run (st.rerun) after it."""
+    import streamlit
+
+    from specviz.ui.common import runs as common_runs
+
+    monkeypatch.setattr(common_runs, "COOLDOWN_SECONDS", 0.0)  # two live runs in a row
+    reruns = []
+    real = streamlit.rerun
+    monkeypatch.setattr(streamlit, "rerun", lambda *a, **k: (reruns.append(k), real(*a, **k)))
+    at = page(source="live", pair="toy", proposer="draft", k="3", max_new_tokens="10", prompt="one run only")
+    assert at.session_state["playground_settings_open"] is False and reruns == []  # a link that ran on open: folded
+    at.session_state["playground_settings_open"] = True  # the reader opens the settings again
+    at.text_area(key="playground_prompt").set_value("one run, no rerun").run()
+    assert at.session_state["playground_settings_open"] is True
+    reruns.clear()
+    at.button(key="playground_run").click().run()
+    no_problems(at)
+    trace = at.session_state["trace"]
+    assert trace.meta["prompt"] == "one run, no rerun" and reruns == []
+    assert at.session_state["playground_settings_open"] is False  # folded: the answer is near the top
+    assert any('data-kind="accepted"' in h.proto.body or 'data-kind="target"' in h.proto.body
+               for h in at.get("html"))  # the chips are on the page
+
+
 @pytest.mark.slow  # over 0.7 s: make test runs it, make check stays under a minute
 def test_a_live_run_from_the_widgets():
     at = page()

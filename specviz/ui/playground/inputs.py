@@ -13,7 +13,7 @@ from specviz.labs.examples import list_examples, load_example
 from specviz.runs.runspec import RunSpec
 from specviz.ui.common import state as shared
 from specviz.ui.common.frame import LANG_PARAM
-from specviz.ui.playground.live import LAND_AT_END, digest
+from specviz.ui.playground.live import AUTORUN, LAND_AT_END, digest
 from specviz.ui.playground.settings import (
     KEYS,
     SOURCES,
@@ -41,7 +41,7 @@ def init_state() -> None:
         state[LAND_AT_END] = values.get("source") == "live" and STEP_PARAM not in values
         shared.set_start_step(values.pop(STEP_PARAM, 0))
         state[_SAVED] = {**defaults(names), **values}
-        state["playground_autorun"] = values.get("source") == "live"
+        state[AUTORUN] = values.get("source") == "live"
     saved = state.setdefault(_SAVED, defaults(names))
     for name, key in KEYS.items():
         if key not in state:

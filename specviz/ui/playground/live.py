@@ -34,7 +34,7 @@ from specviz.ui.playground.progress import LiveProgress
 
 LAND_AT_END = "playground_land_at_end"  # a new live run opens on its finished text (taken once by the page)
 SETTINGS_OPEN = "playground_settings_open"  # the live settings' expander (open until a run lands, then folded)
-_FOLD = "playground_fold_settings"  # fold the settings on the next run (a widget's state can't change after it is drawn)
+AUTORUN = "playground_autorun"  # a shared live link asked for its run when the page opened (taken once)
 
 
 def available_pairs() -> dict[str, str]:
@@ -81,7 +81,8 @@ def live_settings_form() -> tuple[RunSpec | str, bool]:
     st.toggle(_("Chat template"), key=KEYS["chat"], disabled=pair == "toy",
               help=_("Wrap the prompt as a chat turn (the instruct model expects it). The toy pair has no "
                      "template."))
-    run = st.button(_("Run"), type="primary", key="playground_run", icon=":material/play_arrow:")
+    run = st.button(_("Run"), type="primary", key="playground_run", icon=":material/play_arrow:",
+                    on_click=fold_settings)
     return current_settings(), run
 
 
@@ -94,11 +95,24 @@ def decimals_caption(temperature: float, top_p: float) -> None:
 
 
 def open_settings() -> bool:
-    """Whether the live settings start open: yes, except on the run right after a new live run, which folds them so
-    that its result is near the top of the page."""
-    if st.session_state.pop(_FOLD, False):
-        st.session_state[SETTINGS_OPEN] = False
+    """Whether the live settings start open: yes, unless a shared link is about to run on open, which folds them as
+    Run does (`fold_settings`), so that its answer is drawn near the top in this same run."""
+    state = st.session_state
+    if state.get(AUTORUN) and runs_on_open(current_settings()):
+        state[SETTINGS_OPEN] = False
     return True
+
+
+def fold_settings() -> None:
+    """Run's callback, called before the page runs again: fold the settings when they can run, so the new trace is
+    drawn near the top of the page in the same run that computes it (no second run of the page)."""
+    if not isinstance(current_settings(), str):
+        st.session_state[SETTINGS_OPEN] = False
+
+
+def runs_on_open(settings: RunSpec | str) -> bool:
+    """Whether a shared link's run starts by itself: only what is instant (the toy pair) or already computed."""
+    return not isinstance(settings, str) and (is_light(settings) or cached_speculative(settings) is not None)
 
 
 PRESETS_PER_ROW = 4
@@ -228,9 +242,8 @@ def live_trace(settings: RunSpec | str, run: bool) -> tuple[Trace, str, RunSpec]
     """The live trace: run when Run was pressed (or a shared link asked for it), drawn step by step while it runs,
     else the last one shown."""
     state = st.session_state
-    autorun = state.pop("playground_autorun", False)
-    if autorun and not run and not isinstance(settings, str) and not (is_light(settings)
-                                                                      or cached_speculative(settings) is not None):
+    autorun = state.pop(AUTORUN, False)
+    if autorun and not run and not isinstance(settings, str) and not runs_on_open(settings):
         st.info(_(TEXT["link_waits"]))  # a link runs on open only what is instant or already computed
         autorun = False
     if run or autorun:
@@ -251,8 +264,6 @@ def live_trace(settings: RunSpec | str, run: bool) -> tuple[Trace, str, RunSpec]
             progress.clear()
         state["playground_live"] = (trace, settings)
         state[LAND_AT_END] = run or state.get(LAND_AT_END, False)  # a shared link with a step opens on that step
-        state[_FOLD] = True
-        st.rerun()  # fold the settings: the answer lands near the top (the trace is cached now: instant)
     if "playground_live" not in state:
         st.info(_(TEXT["first_prompt"]))
         return None

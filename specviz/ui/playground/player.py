@@ -128,7 +128,27 @@ def render_player(view: TraceView, trace_id: str, on_position=None) -> None:
         if on_position is not None:
             on_position(pos)
         _controls(trace, trace_id, pos)
-        _view(view, trace_id, pos)
+        if n and pos >= n:
+            _finished(view, trace_id)
+        else:  # the output so far (the chips the view holds, up to this step) beside the next step's drafts
+            left, right = st.columns([3, 2], gap="medium")
+            with left:
+                st.markdown(_(TEXT["so_far"]))
+                st.html(view.output_html(pos, current=pos - 1))
+                st.caption(_(TEXT["so_far_note"]))
+            with right:
+                _coming_up(trace, trace_id, pos)
+                PREDICTOR.score(trace, trace_id)
+        st.html(legend_html())
+        st.caption(_(TEXT["legend"]))
+        if pos == 0:
+            st.info(_(TEXT["nothing_yet"]))
+            return
+        with st.container(border=True):  # the revealed step
+            if not session.get(PLAYING):  # a press brings the result on screen; Play's ticks leave the view
+                scroll_to_result(f"playground-step-{pos}", controls="playground_next")
+            PREDICTOR.outcome(trace, trace_id, pos - 1)
+            render_step(trace.steps[pos - 1], key="playground_step", stop=trace.stop_reason if pos == n else "")
 
     player()
 
@@ -155,32 +175,6 @@ def _controls(trace: Trace, trace_id: str, pos: int) -> None:
         st.session_state["playground_slider"] = pos
         slider.slider(_("Steps revealed"), 0, n, key="playground_slider", on_change=_slide, args=(n,),
                       label_visibility="collapsed")
-
-
-def _view(view: TraceView, trace_id: str, pos: int) -> None:
-    trace = view.trace
-    n = trace.num_steps
-    if n and pos >= n:
-        _finished(view, trace_id)
-    else:
-        left, right = st.columns([3, 2], gap="medium")
-        with left:
-            st.markdown(_(TEXT["so_far"]))
-            st.html(view.output_html(pos, current=pos - 1))
-            st.caption(_(TEXT["so_far_note"]))
-        with right:
-            _coming_up(trace, trace_id, pos)
-            PREDICTOR.score(trace, trace_id)
-    st.html(legend_html())
-    st.caption(_(TEXT["legend"]))
-    if pos == 0:
-        st.info(_(TEXT["nothing_yet"]))
-        return
-    with st.container(border=True):
-        if not st.session_state.get(PLAYING):  # a press brings the result on screen; Play's ticks leave the view
-            scroll_to_result(f"playground-step-{pos}", controls="playground_next")
-        PREDICTOR.outcome(trace, trace_id, pos - 1)
-        render_step(trace.steps[pos - 1], key="playground_step", stop=trace.stop_reason if pos == n else "")
 
 
 def _finished(view: TraceView, trace_id: str) -> None:

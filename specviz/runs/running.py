@@ -14,15 +14,16 @@ import threading
 import time
 from collections import OrderedDict, deque
 from collections.abc import Callable, Iterator
-from typing import Any
 
 from specviz.core.i18n import _, ngettext
 from specviz.engine.baseline import TargetOnly
-from specviz.engine.decoding import DecodeOptions, TreeShape, decode
-from specviz.engine.generation import K_RANGE, GenerationSettings
+from specviz.engine.decoding import DecodeOptions, StepObserver, TreeShape, decode
+from specviz.engine.generation import K_RANGE, Clock, GenerationSettings, default_clock
 from specviz.engine.policies import confident, make_policy
 from specviz.engine.proposers import Proposer, make_proposer
 from specviz.engine.trace import Trace
+from specviz.engine.tree_verifier import TreeVerifier, verify_tree
+from specviz.engine.verifier import Verifier, verify
 from specviz.models.pairs import Pair, encode_prompt, load_pair
 from specviz.runs.runspec import RunSpec
 
@@ -199,30 +200,34 @@ def proposer_for(spec: RunSpec, pair: Pair) -> Proposer:
 
 
 def run(spec: RunSpec, *, pair: Pair | None = None, input_ids: list[int] | None = None,
-        proposer: Proposer | None = None, c: float | None = None, k_max: int = K_RANGE[1], **engine: Any) -> Trace:
+        proposer: Proposer | None = None, c: float | None = None, k_max: int = K_RANGE[1], record: bool = True,
+        clock: Clock = default_clock, on_step: StepObserver | None = None, deadline: float | None = None,
+        verifier: Verifier = verify, tree_verifier: TreeVerifier = verify_tree) -> Trace:
     """Speculative decoding as the spec says. `pair`, `input_ids` and `proposer` default to what the spec names
     (the pair from `PAIRS`); `c` (draft cost / target cost) is needed by the "optimal" policy, `k_max` bounds the
-    adaptive ones; `engine` passes through to the loop, `specviz.engine.decoding.decode` (record, clock, verifier,
-    on_step, deadline)."""
+    adaptive ones. `record`, `clock`, `on_step` and `deadline` are the loop's `DecodeOptions` (documented there);
+    `verifier` and `tree_verifier` judge the drafts (the exact rules unless the Exactness lab passes broken ones)."""
     pair = pair or PAIRS.get(spec.pair)
     ids = input_ids if input_ids is not None else prompt_ids(spec, pair)
     proposer = proposer or proposer_for(spec, pair)
     draft_length = None if spec.policy == "constant" else make_policy(spec.policy, spec.k, k_max=k_max, c=c)
-    engine.setdefault("tree", TreeShape(spec.tree_nodes, spec.tree_width, lookup=spec.tree_lookup))
-    options, engine = DecodeOptions.take(engine, tokenizer=pair.tokenizer)
-    trace = decode(pair.target, proposer, ids, generation_settings(spec), options, draft_length=draft_length, **engine)
+    tree = TreeShape(spec.tree_nodes, spec.tree_width, tree_verifier, spec.tree_lookup)
+    options = DecodeOptions(pair.tokenizer, record=record, clock=clock, on_step=on_step, deadline=deadline)
+    trace = decode(pair.target, proposer, ids, generation_settings(spec), options, verifier=verifier,
+                   draft_length=draft_length, tree=tree)
     trace.meta.update(pair=spec.pair, proposer=proposer.name, chat=spec.chat, prompt=spec.prompt, **_numerics(pair))
     return trace
 
 
 def run_target_only(spec: RunSpec, *, pair: Pair | None = None, input_ids: list[int] | None = None,
-                    **engine: Any) -> Trace:
-    """The same spec decoded by the target alone: the baseline of every speedup."""
+                    record: bool = True, clock: Clock = default_clock, on_step: StepObserver | None = None,
+                    deadline: float | None = None) -> Trace:
+    """The same spec decoded by the target alone: the baseline of every speedup (the options as for `run`)."""
     pair = pair or PAIRS.get(spec.pair)
     ids = input_ids if input_ids is not None else prompt_ids(spec, pair)
-    options, engine = DecodeOptions.take(engine, tokenizer=pair.tokenizer)
+    options = DecodeOptions(pair.tokenizer, record=record, clock=clock, on_step=on_step, deadline=deadline)
     trace = decode(pair.target, TargetOnly(), ids, generation_settings(spec, speculative=False), options,
-                   mode="autoregressive", **engine)
+                   mode="autoregressive")
     trace.meta.update(pair=spec.pair, proposer="none", chat=spec.chat, prompt=spec.prompt, **_numerics(pair))
     return trace
 

@@ -31,12 +31,12 @@ from specviz.engine.kinds import Mode, StopReason
 from specviz.engine.generation import (Clock, GenerationSettings, append_until_stop, check_context, default_clock, eos_ids,
                                 prompt_ids, synchronize)
 from specviz.core.text import template_tokens
-from specviz.engine.kvcache import runner_for
+from specviz.engine.kvcache import CachedModel, runner_for
 from specviz.engine.limits import TREE_LOOKUP_RANGE, TREE_NODES_RANGE, TREE_WIDTH_RANGE, check_lookup_has_tree
 from specviz.engine.proposers import DraftModelProposer, Proposal, Proposer
 from specviz.engine.proposers.ngram import prompt_lookup
 from specviz.engine.recording import StepOutcome, TraceRecorder
-from specviz.engine.sampling import point_masses
+from specviz.engine.sampling import SamplingConfig, point_masses
 from specviz.engine.trace import EmittedToken, Trace, TokenKind
 from specviz.engine.tree import DraftTree, graft_copy
 from specviz.engine.tree_verifier import TreeVerifier, TreeVerifyResult, verify_tree
@@ -192,16 +192,13 @@ class SpeculativeDecoder:
         self.target = runner_for(target, feature_layers=proposer.feature_layers)
         self.proposer = proposer
         self.settings = settings
-        self.sampling = settings.sampling
-        self.generator = settings.generator()
         self.eos = eos
-        self.verifier = verifier
         self.clock = clock
-        self.vocab_size = target.config.vocab_size
         self.draft_length = draft_length  # a specviz.engine.policies.DraftLength, or None for the constant settings.k
-        self.template = template  # chat-template markers such as <|im_start|>: a model writes them around answers
         self.tree = tree or TreeShape()
-        self.chain_shape, self.tree_shape = ChainStep(self), TreeStep(self)
+        context = StepContext(self.target, proposer, settings.sampling, settings.generator(), frozenset(eos),
+                              frozenset(template), target.config.vocab_size, settings.max_new_tokens, self.depth)
+        self.chain_shape, self.tree_shape = ChainStep(context, verifier), TreeStep(context, self.tree)
 
     def prefill(self, prompt: list[int]) -> None:
         """Fill both caches with the prompt except its last token, which the first step feeds."""
@@ -227,30 +224,66 @@ class SpeculativeDecoder:
         target_probs = shape.score(sequence, draft)
         t2 = self.clock()
         # 3. verify: the rule keeps a prefix (a path) of the drafts and samples the recovered or bonus token
-        verdict = shape.verify(target_probs, draft)
+        result = shape.verify(target_probs, draft)
         if self.draft_length is not None:
-            self.draft_length.observe(draft.depth, verdict.n_accepted)
+            self.draft_length.observe(draft.depth, result.n_accepted)
         # 4. rewind: both caches keep the sequence plus the accepted drafts, nothing after them
-        kept_length = len(sequence) + verdict.n_accepted
-        shape.rewind(kept_length, verdict)
+        kept_length = len(sequence) + result.n_accepted
+        shape.rewind(kept_length, result)
         if self.proposer.needs_target_features:  # a feature drafter gets the target's states of the kept tokens
             start = self.target.last_start
             self.proposer.observe_target(start, self.target.last_hidden[: kept_length - start])
         # 5. emit: the accepted drafts, then the recovered or bonus token; stop at EOS or max_new_tokens
-        drafts, draft_probs, line_probs, line = shape.line(draft, target_probs, verdict)
-        kept, stop = append_until_stop(output, emitted_tokens(drafts, draft_probs, line_probs, line), self.eos,
-                                       self.settings.max_new_tokens)
+        kept, stop = append_until_stop(output, emitted_tokens(result), self.eos, self.settings.max_new_tokens)
         sequence.extend(t.token_id for t in kept)
         return StepOutcome(
-            drafts, draft_probs, line_probs, line, kept, stop, context_length=len(sequence) - len(kept),
-            proposer=self.proposer.name, target_cache=(before[0], len(self.target)),
-            draft_cache=(before[1], self.proposer.cache_length()), draft_seconds=t1 - t0, verify_seconds=t2 - t1,
-            overhead_seconds=self.clock() - t2, **shape.record(draft, target_probs, verdict))
+            result.drafts, result.draft_probs, result.target_probs, result.verdict, kept, stop,
+            context_length=len(sequence) - len(kept), proposer=self.proposer.name,
+            target_cache=(before[0], len(self.target)), draft_cache=(before[1], self.proposer.cache_length()),
+            draft_seconds=t1 - t0, verify_seconds=t2 - t1, overhead_seconds=self.clock() - t2,
+            tree=result.tree, tree_verdict=result.tree_verdict, tree_target_probs=result.tree_target_probs)
 
     def depth(self, n_emitted: int) -> int:
         """How deep this round may draft: the policy's K or the constant one, never past the token limit."""
         wanted = self.settings.k if self.draft_length is None else self.draft_length.next_k()
         return min(wanted or 0, self.settings.max_new_tokens - n_emitted - 1)
+
+
+@dataclass(frozen=True)
+class StepContext:
+    """What a step strategy works with, handed over once: the target's cached runner, the proposer, how to sample
+    and the generation's one generator, the stop tokens, the chat-template markers, the vocabulary size V, the token
+    limit, and `depth`, which says how deep a round may draft after `n_emitted` tokens (the policy's K or the
+    constant one, never past the limit)."""
+
+    target: CachedModel
+    proposer: Proposer
+    sampling: SamplingConfig
+    generator: torch.Generator
+    eos: frozenset[int]
+    template: frozenset[int]  # markers such as <|im_start|>: a model writes them around answers, never inside
+    vocab_size: int
+    max_new_tokens: int
+    depth: Callable[[int], int]  # tokens emitted so far -> how deep this round may draft
+
+
+@dataclass(frozen=True)
+class StepResult:
+    """What one round decided, as a chain: its drafts (K), their q (K, V), p before each draft and after the last
+    (K+1, V) and the chain verdict. A tree round's drafts are its main line (`main_line`); the whole tree, its
+    verdict and p at the root and at every node (N+1, V) come with them. None of the three for a chain."""
+
+    drafts: list[int]
+    draft_probs: torch.Tensor  # (K, V)
+    target_probs: torch.Tensor  # (K+1, V)
+    verdict: VerifyResult
+    tree: DraftTree | None = None
+    tree_verdict: TreeVerifyResult | None = None
+    tree_target_probs: torch.Tensor | None = None  # (N+1, V)
+
+    @property
+    def n_accepted(self) -> int:
+        return self.verdict.n_accepted
 
 
 @dataclass
@@ -269,10 +302,12 @@ class ChainDraft:
 
 
 class ChainStep:
-    """What a chain round does at each of the five steps of `SpeculativeDecoder.step`."""
+    """What a chain round does at each of the five steps of `SpeculativeDecoder.step`, with the chain rule
+    `verifier` (the exact `verify` unless the Exactness lab passes a broken rule)."""
 
-    def __init__(self, decoder: SpeculativeDecoder):
-        self.d = decoder
+    def __init__(self, context: StepContext, verifier: Verifier = verify):
+        self.context = context
+        self.verifier = verifier
 
     def propose(self, sequence: list[int], n_emitted: int) -> ChainDraft:
         """The drafted tokens and their q.
@@ -284,101 +319,90 @@ class ChainStep:
         answer: cutting a deterministic proposal is just another deterministic proposer, so the rule stays exact.
         A sampled draft is never cut for what it is: dropping x after drawing it from q would emit p minus a part
         of the residual plus q(marker)·p, not p."""
-        d = self.d
-        k = d.depth(n_emitted)
-        proposal = d.proposer.propose(sequence, k, d.sampling, d.generator) if k > 0 else Proposal([], None)
+        c = self.context
+        k = c.depth(n_emitted)
+        proposal = c.proposer.propose(sequence, k, c.sampling, c.generator) if k > 0 else Proposal([], None)
         drafts = proposal.tokens[:k]
-        markers = d.template if proposal.draft_probs is None else frozenset()
-        end = next((i for i, token in enumerate(drafts) if token in d.eos or token in markers), None)
+        markers = c.template if proposal.draft_probs is None else frozenset()
+        end = next((i for i, token in enumerate(drafts) if token in c.eos or token in markers), None)
         if end is not None:
-            drafts = drafts[: end + (drafts[end] in d.eos)]
-        synchronize(d.target.device)
-        return ChainDraft(drafts, draft_distributions(proposal, drafts, d.vocab_size))
+            drafts = drafts[: end + (drafts[end] in c.eos)]
+        synchronize(c.target.device)
+        return ChainDraft(drafts, draft_distributions(proposal, drafts, c.vocab_size))
 
     def score(self, sequence: list[int], draft: ChainDraft) -> torch.Tensor:
         """p at the K+1 positions after the sequence's last token and each draft (K+1, V), from one forward."""
-        d = self.d
-        logits = d.target.feed(sequence, draft.tokens, keep=len(draft) + 1, features=d.proposer.needs_target_features)
-        target_probs = d.sampling.probs(logits).cpu()
-        synchronize(d.target.device)
+        c = self.context
+        logits = c.target.feed(sequence, draft.tokens, keep=len(draft) + 1, features=c.proposer.needs_target_features)
+        target_probs = c.sampling.probs(logits).cpu()
+        synchronize(c.target.device)
         return target_probs
 
-    def verify(self, target_probs: torch.Tensor, draft: ChainDraft) -> VerifyResult:
-        return self.d.verifier(target_probs, draft.draft_probs, draft.tokens, generator=self.d.generator)
+    def verify(self, target_probs: torch.Tensor, draft: ChainDraft) -> StepResult:
+        """The chain rule's verdict on the drafts, with what it judged."""
+        verdict = self.verifier(target_probs, draft.draft_probs, draft.tokens, generator=self.context.generator)
+        return StepResult(draft.tokens, draft.draft_probs, target_probs, verdict)
 
-    def rewind(self, length: int, verdict: VerifyResult) -> None:
+    def rewind(self, length: int, result: StepResult) -> None:
         """Forget everything after the first `length` tokens in both caches."""
-        self.d.target.rewind(length)
-        self.d.proposer.rollback(length)
-
-    def line(self, draft: ChainDraft, target_probs: torch.Tensor, verdict: VerifyResult
-             ) -> tuple[list[int], torch.Tensor, torch.Tensor, VerifyResult]:
-        return draft.tokens, draft.draft_probs, target_probs, verdict
-
-    def record(self, draft: ChainDraft, target_probs: torch.Tensor, verdict: VerifyResult) -> dict:
-        return {}
+        self.context.target.rewind(length)
+        self.context.proposer.rollback(length)
 
 
 class TreeStep:
     """What a tree round does at each of the five steps: one forward over the whole tree (tree mask, per-node
-    positions), the recursive tree rule, and a cache compaction that keeps only the accepted path."""
+    positions), the recursive tree rule (`shape.verifier`), and a cache compaction that keeps only the accepted
+    path. `shape` also says how big the tree may grow."""
 
-    def __init__(self, decoder: SpeculativeDecoder):
-        self.d = decoder
+    def __init__(self, context: StepContext, shape: TreeShape):
+        self.context = context
+        self.shape = shape
 
     def propose(self, sequence: list[int], n_emitted: int) -> DraftTree:
         """A draft tree of depth at most K. Greedy trees take the draft's top tokens; sampled ones draw children from
-        q without replacement, unless the tree rule says it wants top tokens (`takes_top_children`: the Exactness
-        lab's broken rule). With a lookup branch, the tokens that followed the latest earlier occurrence of the
-        sequence's last 1-3 tokens are grafted on (deterministic, so exact at every temperature)."""
-        d = self.d
-        depth = d.depth(n_emitted)
-        sampled = not d.sampling.greedy and not getattr(d.tree.verifier, "takes_top_children", False)
+        q without replacement, unless the tree shape says the rule judges top tokens (`TreeShape.top_children`: the
+        Exactness lab's top-k rules). With a lookup branch, the tokens that followed the latest earlier occurrence of
+        the sequence's last 1-3 tokens are grafted on (deterministic, so exact at every temperature)."""
+        c, shape = self.context, self.shape
+        depth = c.depth(n_emitted)
+        sampled = not c.sampling.greedy and not getattr(shape.verifier, "takes_top_children", False)
         if depth <= 0:
-            return DraftTree([], [], torch.zeros(0, d.vocab_size), sampled)
-        stops = frozenset(d.eos)
-        tree = d.proposer.propose_tree(sequence, max_nodes=d.tree.nodes, max_depth=depth, width=d.tree.width,
-                                       sampling=d.sampling, generator=d.generator, sampled=sampled,
-                                       stop_tokens=stops)
-        if d.tree.lookup:  # one more branch, copied from the context; never past the token limit
-            room = min(d.tree.lookup, d.settings.max_new_tokens - n_emitted - 1)
-            copy = prompt_lookup(sequence, room, exclude=frozenset(d.template), overlap=True) if room > 0 else []
-            tree = graft_copy(tree, copy, d.vocab_size, stops)
-        synchronize(d.target.device)
+            return DraftTree([], [], torch.zeros(0, c.vocab_size), sampled)
+        tree = c.proposer.propose_tree(sequence, max_nodes=shape.nodes, max_depth=depth, width=shape.width,
+                                       sampling=c.sampling, generator=c.generator, sampled=sampled,
+                                       stop_tokens=c.eos)
+        if shape.lookup:  # one more branch, copied from the context; never past the token limit
+            room = min(shape.lookup, c.max_new_tokens - n_emitted - 1)
+            copy = prompt_lookup(sequence, room, exclude=c.template, overlap=True) if room > 0 else []
+            tree = graft_copy(tree, copy, c.vocab_size, c.eos)
+        synchronize(c.target.device)
         if not len(tree):
-            return DraftTree([], [], torch.zeros(0, d.vocab_size), sampled)
+            return DraftTree([], [], torch.zeros(0, c.vocab_size), sampled)
         return tree
 
     def score(self, sequence: list[int], tree: DraftTree) -> torch.Tensor:
         """p at the root and every node (N+1, V), from one forward with the tree mask."""
-        d = self.d
-        logits = d.target.feed_tree(sequence, tree, features=d.proposer.needs_target_features)
-        target_probs = d.sampling.probs(logits).cpu()
-        synchronize(d.target.device)
+        c = self.context
+        logits = c.target.feed_tree(sequence, tree, features=c.proposer.needs_target_features)
+        target_probs = c.sampling.probs(logits).cpu()
+        synchronize(c.target.device)
         return target_probs
 
-    def verify(self, target_probs: torch.Tensor, tree: DraftTree) -> TreeVerifyResult:
-        return self.d.tree.verifier(target_probs, tree, generator=self.d.generator)
+    def verify(self, target_probs: torch.Tensor, tree: DraftTree) -> StepResult:
+        """The tree rule's verdict, as its main line with the whole tree beside it."""
+        return main_line(tree, target_probs, self.shape.verifier(target_probs, tree, generator=self.context.generator))
 
-    def rewind(self, length: int, verdict: TreeVerifyResult) -> None:
+    def rewind(self, length: int, result: StepResult) -> None:
         """Both caches keep the sequence plus the accepted path, nothing else of the tree."""
-        self.d.target.keep_path(verdict.path)
-        self.d.proposer.keep_tree_path(length, verdict.path)
-
-    def line(self, tree: DraftTree, target_probs: torch.Tensor, verdict: TreeVerifyResult
-             ) -> tuple[list[int], torch.Tensor, torch.Tensor, VerifyResult]:
-        return main_line(tree, target_probs, verdict)
-
-    def record(self, tree: DraftTree, target_probs: torch.Tensor, verdict: TreeVerifyResult) -> dict:
-        return {"tree": tree, "tree_verdict": verdict, "tree_target_probs": target_probs}
+        self.context.target.keep_path(result.tree_verdict.path)
+        self.context.proposer.keep_tree_path(length, result.tree_verdict.path)
 
 
-def main_line(tree: DraftTree, target_probs: torch.Tensor, verdict: TreeVerifyResult
-              ) -> tuple[list[int], torch.Tensor, torch.Tensor, VerifyResult]:
+def main_line(tree: DraftTree, target_probs: torch.Tensor, verdict: TreeVerifyResult) -> StepResult:
     """The tree step seen as a chain, for everything that reads chains (decisions, emitted tokens, metrics): the
-    accepted path, then the first child tried below it if that was rejected. Returns its drafts (K), their q
-    (K, V), p before each and after the last (K+1, V) and a chain verdict with the tree's recovered or bonus token.
-    The whole tree is in the step's tree record."""
+    accepted path, then the first child tried below it if that was rejected. Its drafts (K), their q (K, V), p
+    before each and after the last (K+1, V) and a chain verdict with the tree's recovered or bonus token; the whole
+    tree, its verdict and p at every node (N+1, V) come with them, for the step's tree record."""
     line = list(verdict.path)
     after = verdict.tested[verdict.tested.index(line[-1]) + 1:] if line else verdict.tested
     if after:
@@ -389,16 +413,17 @@ def main_line(tree: DraftTree, target_probs: torch.Tensor, verdict: TreeVerifyRe
                          [verdict.accept_probs[order[n]] for n in line], verdict.next_token, verdict.next_kind,
                          verdict.next_dist)
     draft_probs = tree.draft_probs[line] if line else torch.zeros(0, target_probs.shape[-1])
-    return [tree.tokens[n] for n in line], draft_probs, target_probs[rows], chain
+    return StepResult([tree.tokens[n] for n in line], draft_probs, target_probs[rows], chain,
+                      tree=tree, tree_verdict=verdict, tree_target_probs=target_probs)
 
 
-def emitted_tokens(drafts: list[int], draft_probs: torch.Tensor, target_probs: torch.Tensor,
-                   verdict: VerifyResult) -> list[EmittedToken]:
+def emitted_tokens(result: StepResult) -> list[EmittedToken]:
     """The accepted drafts, then the recovered or bonus token (a plain target token when nothing was drafted)."""
+    verdict, target_probs = result.verdict, result.target_probs
     n = verdict.n_accepted
-    tokens = [EmittedToken(x, "", TokenKind.ACCEPTED, float(target_probs[i, x]), float(draft_probs[i, x]),
-                           verdict.uniforms[i]) for i, x in enumerate(drafts[:n])]
-    kind = verdict.next_kind if drafts else TokenKind.TARGET
+    tokens = [EmittedToken(x, "", TokenKind.ACCEPTED, float(target_probs[i, x]), float(result.draft_probs[i, x]),
+                           verdict.uniforms[i]) for i, x in enumerate(result.drafts[:n])]
+    kind = verdict.next_kind if result.drafts else TokenKind.TARGET
     tokens.append(EmittedToken(verdict.next_token, "", kind, float(target_probs[n, verdict.next_token])))
     return tokens
 

@@ -237,7 +237,7 @@ class SpeculativeDecoder:
         kept, stop = append_until_stop(output, emitted_tokens(result), self.eos, self.settings.max_new_tokens)
         sequence.extend(t.token_id for t in kept)
         return StepOutcome(
-            result.drafts, result.draft_probs, result.target_probs, result.verdict, kept, stop,
+            result.drafts, result.draft_probs, result.target_probs, result.verdict, result.next_kind, kept, stop,
             context_length=len(sequence) - len(kept), proposer=self.proposer.name,
             target_cache=(before[0], len(self.target)), draft_cache=(before[1], self.proposer.cache_length()),
             draft_seconds=t1 - t0, verify_seconds=t2 - t1, overhead_seconds=self.clock() - t2,
@@ -284,6 +284,13 @@ class StepResult:
     @property
     def n_accepted(self) -> int:
         return self.verdict.n_accepted
+
+    @property
+    def next_kind(self) -> TokenKind:
+        """The kind of the token after the accepted drafts, decided here and nowhere else: the verdict's recovered
+        or bonus token, or a plain target token when nothing was drafted (a rule given no drafts samples its "bonus"
+        from p at the first position: that is one step of target-only decoding)."""
+        return self.verdict.next_kind if self.drafts else TokenKind.TARGET
 
 
 @dataclass
@@ -418,13 +425,12 @@ def main_line(tree: DraftTree, target_probs: torch.Tensor, verdict: TreeVerifyRe
 
 
 def emitted_tokens(result: StepResult) -> list[EmittedToken]:
-    """The accepted drafts, then the recovered or bonus token (a plain target token when nothing was drafted)."""
+    """The accepted drafts, then the recovered, bonus or target token (`StepResult.next_kind`)."""
     verdict, target_probs = result.verdict, result.target_probs
     n = verdict.n_accepted
     tokens = [EmittedToken(x, "", TokenKind.ACCEPTED, float(target_probs[i, x]), float(result.draft_probs[i, x]),
                            verdict.uniforms[i]) for i, x in enumerate(result.drafts[:n])]
-    kind = verdict.next_kind if result.drafts else TokenKind.TARGET
-    tokens.append(EmittedToken(verdict.next_token, "", kind, float(target_probs[n, verdict.next_token])))
+    tokens.append(EmittedToken(verdict.next_token, "", result.next_kind, float(target_probs[n, verdict.next_token])))
     return tokens
 
 

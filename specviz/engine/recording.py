@@ -25,13 +25,15 @@ from specviz.engine.verifier import VerifyResult, accept_probability
 @dataclass
 class StepOutcome:
     """What one step decided, before anything is recorded: the drafts and their q, the target's p at K+1
-    positions, the verifier's verdict, what was emitted (already cut at EOS / max_new_tokens), the cache lengths
-    around the step and its timings."""
+    positions, the verifier's verdict, the kind of the token after the accepted drafts (decided once, by
+    `specviz.engine.decoding.StepResult.next_kind`), what was emitted (already cut at EOS / max_new_tokens), the
+    cache lengths around the step and its timings."""
 
     drafts: list[int]
     draft_probs: torch.Tensor  # (K, V)
     target_probs: torch.Tensor  # (K+1, V)
     verdict: VerifyResult
+    next_kind: TokenKind  # the token after the accepted drafts: recovered, bonus, or target when nothing was drafted
     emitted: list[EmittedToken]
     stop: StopReason | Literal[""]  # "" while the generation goes on
     context_length: int
@@ -62,7 +64,7 @@ class TraceRecorder:
         step = Step(
             index=len(self.steps), context_length=outcome.context_length, k=len(outcome.drafts),
             proposer=outcome.proposer, decisions=self.decisions(outcome), emitted=outcome.emitted,
-            correction_kind=verdict.next_kind if outcome.drafts else TokenKind.TARGET,
+            correction_kind=outcome.next_kind,
             correction_top=top_tokens(verdict.next_dist, self.texts) if self.record else [],
             target_cache_before=outcome.target_cache[0], target_cache_after=outcome.target_cache[1],
             draft_cache_before=outcome.draft_cache[0], draft_cache_after=outcome.draft_cache[1],

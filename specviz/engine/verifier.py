@@ -35,7 +35,7 @@ class VerifyResult:
     uniforms: list[float]
     accept_probs: list[float]
     next_token: int
-    next_kind: TokenKind  # RECOVERED or BONUS
+    next_kind: TokenKind  # RECOVERED or BONUS (BONUS with no drafts: the step calls that token TARGET)
     next_dist: torch.Tensor
 
 

@@ -4,15 +4,23 @@ hand, with no decoder around them, and hand back a `StepResult`; one round of ea
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import torch
 
-from specviz.engine.decoding import ChainStep, StepContext, StepResult, TreeShape, TreeStep, speculative_generate
+from specviz.engine.baseline import autoregressive_generate
+from specviz.engine.decoding import (ChainStep, StepContext, StepResult, TreeShape, TreeStep, emitted_tokens,
+                                     speculative_generate)
 from specviz.engine.generation import GenerationSettings
+from specviz.engine.kinds import TokenKind
 from specviz.engine.kvcache import runner_for
 from specviz.engine.proposers import make_proposer
 from specviz.engine.tree import DraftTree
-from specviz.engine.tree_verifier import TreeVerifyResult
+from specviz.engine.tree_verifier import TreeVerifyResult, verify_tree
+from specviz.engine.verifier import verify
 
+ENGINE = Path(__file__).resolve().parents[2] / "specviz" / "engine"
 PROMPT = "abcab abc"
 K, LIMIT, SEED, EOS = 3, 20, 4, 1  # the toy pair's end-of-text token is 1
 
@@ -67,3 +75,39 @@ def test_a_tree_step_alone_returns_its_main_line_and_the_whole_tree(toy):
                                  tree_width=3).steps[0]
     assert [node.token_id for node in first.tree.nodes] == tree.tokens
     assert first.tree.path == path and [d.token_id for d in first.decisions] == result.drafts
+
+
+def test_a_round_with_nothing_drafted_emits_one_target_token_whatever_the_rule_called_it():
+    p = torch.tensor([[0.2, 0.5, 0.3]])  # (K+1, V) with K = 0
+    for verdict in (verify(p, torch.zeros(0, 3), [], uniforms=[]),
+                    verify_tree(p, DraftTree([], [], torch.zeros(0, 3)), uniforms=[])):
+        assert verdict.next_kind == TokenKind.BONUS  # the rule's own word: its "bonus" comes from p at position 1
+        result = StepResult([], torch.zeros(0, 3), p, verdict)
+        assert result.next_kind == TokenKind.TARGET
+        assert [(t.token_id, t.kind) for t in emitted_tokens(result)] == [(verdict.next_token, TokenKind.TARGET)]
+
+
+def test_target_tokens_come_exactly_from_the_steps_that_drafted_nothing(toy):
+    prompt = toy.tokenizer(PROMPT)["input_ids"]
+    plain = autoregressive_generate(toy.target, prompt, max_new_tokens=6, temperature=1.0, seed=SEED)
+    assert len(plain.steps) == 6
+    assert all([t.kind for t in s.emitted] == [TokenKind.TARGET] == [s.correction_kind] for s in plain.steps)
+    # one token to go leaves no room to draft (the last token is the target's), in a chain and in a tree
+    for tree_nodes in (0, 6):
+        run = dict(k=K, temperature=1.0, seed=SEED, eos_token_id=[], tree_nodes=tree_nodes)
+        last = speculative_generate(toy.target, make_proposer(toy, "draft"), prompt, max_new_tokens=1, **run)
+        assert [(s.k, [t.kind for t in s.emitted], s.correction_kind) for s in last.steps] == [
+            (0, [TokenKind.TARGET], TokenKind.TARGET)]
+        trace = speculative_generate(toy.target, make_proposer(toy, "draft"), prompt, max_new_tokens=12, **run)
+        assert len(trace.steps) >= 3
+        for step in trace.steps:
+            kinds = [t.kind for t in step.emitted]
+            assert (TokenKind.TARGET in kinds) == (step.k == 0) == (step.correction_kind == TokenKind.TARGET)
+
+
+def test_the_target_kind_is_decided_in_one_place():
+    """The step names the token after the accepted drafts once (`StepResult.next_kind`); the recorder and the
+    emitted tokens read that name instead of deciding again."""
+    found = [(path.name, line) for path in sorted(ENGINE.rglob("*.py")) if path.name != "kinds.py"
+             for line in path.read_text(encoding="utf-8").splitlines() if re.search(r"TokenKind\.TARGET\b", line)]
+    assert found == [("decoding.py", "        return self.verdict.next_kind if self.drafts else TokenKind.TARGET")]

@@ -11,7 +11,9 @@ The loose keywords are the public face of two settings objects: `GenerationSetti
 `DecodeOptions` (how to record, time and bound it). `decode` takes the objects themselves.
 
 The step itself (`SpeculativeDecoder.step`) only decides; what it decided (`StepOutcome`) goes to a
-`specviz.engine.recording.TraceRecorder`, which adds token texts and top-10 lists and builds the `Trace`.
+`specviz.engine.recording.TraceRecorder`, which adds the drafts' texts and top-10 lists and builds the `Trace`. The
+emitted tokens get their text when the step makes them, from the recorder's `text`, so an observer (`on_step`) can
+show them at once.
 
 With `tree_nodes` > 0 a proposer that can branch drafts a tree (`specviz.engine.tree`, EAGLE-2 style) instead of a chain:
 the same five steps, with one target forward over the whole tree, the tree rule (`specviz.engine.tree_verifier`) and a
@@ -166,9 +168,9 @@ def decode(target: PreTrainedModel, proposer: Proposer, input_ids: Sequence[int]
     check_context(target, len(prompt), settings)
     eos = eos_ids(target, options.tokenizer, options.eos_token_id)
     tree = tree or TreeShape()
-    decoder = SpeculativeDecoder(target, proposer, settings, eos, verifier, clock, draft_length,
-                                 template_tokens(options.tokenizer) - eos, tree)
     recorder = TraceRecorder(options.tokenizer, options.record)
+    decoder = SpeculativeDecoder(target, proposer, settings, eos, verifier, clock, draft_length,
+                                 template_tokens(options.tokenizer) - eos, tree, token_text=recorder.text)
     start = clock()
     decoder.prefill(prompt)
     prefill_seconds = clock() - start
@@ -184,16 +186,19 @@ def decode(target: PreTrainedModel, proposer: Proposer, input_ids: Sequence[int]
 
 
 class SpeculativeDecoder:
-    """One generation's state: the target's cached runner, the proposer, the generator and the settings."""
+    """One generation's state: the target's cached runner, the proposer, the generator and the settings.
+    `token_text` gives each emitted token its text as the token is made (the recorder's `TraceRecorder.text`)."""
 
     def __init__(self, target: PreTrainedModel, proposer: Proposer, settings: GenerationSettings, eos: set[int],
                  verifier: Verifier = verify, clock: Clock = default_clock, draft_length=None,
-                 template: set[int] = frozenset(), tree: TreeShape | None = None):
+                 template: set[int] = frozenset(), tree: TreeShape | None = None, *,
+                 token_text: Callable[[int], str] = lambda token_id: ""):
         self.target = runner_for(target, feature_layers=proposer.feature_layers)
         self.proposer = proposer
         self.settings = settings
         self.eos = eos
         self.clock = clock
+        self.token_text = token_text
         self.draft_length = draft_length  # a specviz.engine.policies.DraftLength, or None for the constant settings.k
         self.tree = tree or TreeShape()
         context = StepContext(self.target, proposer, settings.sampling, settings.generator(), frozenset(eos),
@@ -234,7 +239,7 @@ class SpeculativeDecoder:
             start = self.target.last_start
             self.proposer.observe_target(start, self.target.last_hidden[: kept_length - start])
         # 5. emit: the accepted drafts, then the recovered or bonus token; stop at EOS or max_new_tokens
-        kept, stop = append_until_stop(output, emitted_tokens(result), self.eos, self.settings.max_new_tokens)
+        kept, stop = append_until_stop(output, emitted_tokens(result, self.token_text), self.eos, self.settings.max_new_tokens)
         sequence.extend(t.token_id for t in kept)
         return StepOutcome(
             result.drafts, result.draft_probs, result.target_probs, result.verdict, result.next_kind, kept, stop,
@@ -424,13 +429,13 @@ def main_line(tree: DraftTree, target_probs: torch.Tensor, verdict: TreeVerifyRe
                       tree=tree, tree_verdict=verdict, tree_target_probs=target_probs)
 
 
-def emitted_tokens(result: StepResult) -> list[EmittedToken]:
-    """The accepted drafts, then the recovered, bonus or target token (`StepResult.next_kind`)."""
-    verdict, target_probs = result.verdict, result.target_probs
+def emitted_tokens(result: StepResult, text: Callable[[int], str] = lambda token_id: "") -> list[EmittedToken]:
+    """The accepted drafts, then the recovered, bonus or target token (`StepResult.next_kind`), each with its text."""
+    verdict, target_probs, x = result.verdict, result.target_probs, result.verdict.next_token
     n = verdict.n_accepted
-    tokens = [EmittedToken(x, "", TokenKind.ACCEPTED, float(target_probs[i, x]), float(result.draft_probs[i, x]),
-                           verdict.uniforms[i]) for i, x in enumerate(result.drafts[:n])]
-    tokens.append(EmittedToken(verdict.next_token, "", result.next_kind, float(target_probs[n, verdict.next_token])))
+    tokens = [EmittedToken(d, text(d), TokenKind.ACCEPTED, float(target_probs[i, d]), float(result.draft_probs[i, d]),
+                           verdict.uniforms[i]) for i, d in enumerate(result.drafts[:n])]
+    tokens.append(EmittedToken(x, text(x), result.next_kind, float(target_probs[n, x])))
     return tokens
 
 

@@ -1,9 +1,11 @@
 """Recording: turning what each step decided into the `Trace` people read.
 
-The engine's step (`specviz.engine.decoding.SpeculativeDecoder.step`) only decides and returns a `StepOutcome` (defined
-here, the observer's input); a `TraceRecorder` observes each outcome and adds what a person needs to read it: token texts, the top-10 of p and q at every drafted
-position, min(1, p/q), u and the verdict of every draft, and the top of the distribution the recovered or bonus
-token came from. With `record=False` the texts and top-10 lists are left out (to measure what recording costs).
+The engine's step (`specviz.engine.decoding.SpeculativeDecoder.step`) only decides and returns a `StepOutcome`
+(defined here, the observer's input); a `TraceRecorder` observes each outcome and adds what a person needs to read
+it: the drafts' and tree nodes' texts, the top-10 of p and q at every drafted position, min(1, p/q), u and the
+verdict of every draft, and the top of the distribution the recovered or bonus token came from. Emitted tokens are
+never rewritten: the step gives each its text as it makes it, with the recorder's `text`. With `record=False` the
+texts and top-10 lists are left out (to measure what recording costs).
 """
 
 from __future__ import annotations
@@ -59,8 +61,6 @@ class TraceRecorder:
     def observe(self, outcome: StepOutcome) -> Step:
         """Record one step; returns it."""
         verdict = outcome.verdict
-        for token in outcome.emitted:
-            token.text = self._text(token.token_id)
         step = Step(
             index=len(self.steps), context_length=outcome.context_length, k=len(outcome.drafts),
             proposer=outcome.proposer, decisions=self.decisions(outcome), emitted=outcome.emitted,
@@ -84,7 +84,7 @@ class TraceRecorder:
         for j, (x, parent, depth) in enumerate(zip(tree.tokens, tree.parents, tree.depths)):
             tested = j in order
             nodes.append(TreeNode(
-                token_id=x, text=self._text(x), parent=parent, depth=depth, draft_prob=float(tree.draft_probs[j, x]),
+                token_id=x, text=self.text(x), parent=parent, depth=depth, draft_prob=float(tree.draft_probs[j, x]),
                 target_prob=float(target_probs[parent + 1, x]), status=verdict.status(j),
                 uniform=verdict.uniforms[order[j]] if tested else None,
                 accept_prob=verdict.accept_probs[order[j]] if tested else None, copied=tree.is_copied(j)))
@@ -98,7 +98,7 @@ class TraceRecorder:
             p, q = float(target_probs[i, x]), float(draft_probs[i, x])
             reached = i < len(verdict.uniforms)
             decisions.append(Decision(
-                position=i, token_id=x, text=self._text(x), draft_prob=q, target_prob=p,
+                position=i, token_id=x, text=self.text(x), draft_prob=q, target_prob=p,
                 ratio=p / q if q > 0 else math.inf,
                 accept_prob=verdict.accept_probs[i] if reached else accept_probability(p, q),
                 uniform=verdict.uniforms[i] if reached else None, accepted=i < verdict.n_accepted, reached=reached,
@@ -115,5 +115,7 @@ class TraceRecorder:
     def _top(self, probs: torch.Tensor) -> list:
         return top_tokens(probs, self.texts) if self.record else []
 
-    def _text(self, token_id: int) -> str:
+    def text(self, token_id: int) -> str:
+        """One token's text as the trace records it ("" when not recording); the step names its emitted tokens with
+        it as it makes them."""
         return self.texts(token_id) if self.record else ""

@@ -1,10 +1,12 @@
 """The step strategies stand alone (issue 45, item 3): `ChainStep` and `TreeStep` work from a `StepContext` built by
 hand, with no decoder around them, and hand back a `StepResult`; one round of each replays the first step of a
-`speculative_generate` run with the same seed, draw for draw."""
+`speculative_generate` run with the same seed, draw for draw. The kind of the token after the accepted drafts is
+decided in one place, and each emitted token gets its text once, when the step makes it."""
 
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import torch
@@ -16,6 +18,7 @@ from specviz.engine.generation import GenerationSettings
 from specviz.engine.kinds import TokenKind
 from specviz.engine.kvcache import runner_for
 from specviz.engine.proposers import make_proposer
+from specviz.engine.recording import TraceRecorder
 from specviz.engine.tree import DraftTree
 from specviz.engine.tree_verifier import TreeVerifyResult, verify_tree
 from specviz.engine.verifier import verify
@@ -111,3 +114,22 @@ def test_the_target_kind_is_decided_in_one_place():
     found = [(path.name, line) for path in sorted(ENGINE.rglob("*.py")) if path.name != "kinds.py"
              for line in path.read_text(encoding="utf-8").splitlines() if re.search(r"TokenKind\.TARGET\b", line)]
     assert found == [("decoding.py", "        return self.verdict.next_kind if self.drafts else TokenKind.TARGET")]
+
+
+def test_emitted_tokens_carry_the_tokenizers_text_and_the_recorder_never_rewrites_them(toy):
+    prompt = toy.tokenizer(PROMPT)["input_ids"]
+    outcomes = []
+    run = dict(k=K, max_new_tokens=12, temperature=1.0, seed=SEED, tokenizer=toy.tokenizer, eos_token_id=[])
+    trace = speculative_generate(toy.target, make_proposer(toy, "draft"), prompt, on_step=outcomes.append, **run)
+    emitted = [t for step in trace.steps for t in step.emitted]
+    assert len(emitted) == 12 and {t.kind for t in emitted} >= {TokenKind.ACCEPTED}
+    assert [t.text for t in emitted] == [toy.tokenizer.decode([t.token_id], skip_special_tokens=False)
+                                         for t in emitted]
+    assert [o.emitted for o in outcomes] == [step.emitted for step in trace.steps]  # what the observer was shown
+    # observing an outcome again, without recording texts, leaves its tokens as the step made them
+    made = [replace(t) for t in outcomes[0].emitted]
+    TraceRecorder(toy.tokenizer, record=False).observe(outcomes[0])
+    assert outcomes[0].emitted == made and all(t.text for t in made)
+    quiet = speculative_generate(toy.target, make_proposer(toy, "draft"), prompt, record=False, **run)
+    assert [t.token_id for s in quiet.steps for t in s.emitted] == [t.token_id for t in emitted]
+    assert {t.text for s in quiet.steps for t in s.emitted} == {""}

@@ -108,6 +108,7 @@ def speculative_generate(
     tree_width: int = 4,
     tree_verifier: TreeVerifier = verify_tree,
     tree_lookup: int = 0,
+    tree_top_children: bool = False,
 ) -> Trace:
     """Generate up to `max_new_tokens` tokens after `input_ids` by speculative decoding; return the trace.
 
@@ -118,12 +119,13 @@ def speculative_generate(
     `tree_nodes` > 0 drafts a tree of at most that many nodes, depth at most K and at most `tree_width` children
     per node (a proposer that cannot branch keeps drafting a chain), plus up to `tree_lookup` tokens copied from the
     context by prompt lookup as one more branch (`specviz.engine.tree.graft_copy`); `tree_verifier` judges it (the exact
-    `verify_tree` unless the Exactness lab passes a broken rule). `draft_length` (a
+    `verify_tree` unless the Exactness lab passes another rule; `tree_top_children=True` drafts the draft's top
+    tokens as children at every temperature, for a rule that judges them so). `draft_length` (a
     `specviz.engine.policies.DraftLength`) picks each step's K in place of the constant `k`.
     """
     settings = GenerationSettings(max_new_tokens, temperature, top_k, top_p, seed, k)
     options = DecodeOptions(tokenizer, eos_token_id, record, clock, on_step, deadline)
-    tree = TreeShape(tree_nodes, tree_width, tree_verifier, tree_lookup)
+    tree = TreeShape(tree_nodes, tree_width, tree_verifier, tree_lookup, tree_top_children)
     proposer = draft if isinstance(draft, Proposer) else DraftModelProposer(draft, target.config.vocab_size)
     return decode(target, proposer, input_ids, settings, options, verifier=verifier, draft_length=draft_length,
                   tree=tree)
@@ -132,13 +134,16 @@ def speculative_generate(
 @dataclass(frozen=True)
 class TreeShape:
     """How big a draft tree may grow: at most `nodes` drafted nodes (0 = draft a chain), `width` children per node,
-    and up to `lookup` more tokens copied from the context (prompt lookup) as one more branch, 0 = none; and the
-    rule that judges it. Checked on construction (a bad value is a ValueError with one sentence)."""
+    and up to `lookup` more tokens copied from the context (prompt lookup) as one more branch, 0 = none; the rule
+    that judges it, and how its children are drafted: samples of q without replacement at temperature > 0, or, with
+    `top_children`, the draft's top tokens at every temperature (for a rule that judges top-k children, such as the
+    Exactness lab's). Checked on construction (a bad value is a ValueError with one sentence)."""
 
     nodes: int = 0
     width: int = 4
     verifier: TreeVerifier = verify_tree
     lookup: int = 0
+    top_children: bool = False
 
     def __post_init__(self) -> None:
         for name, value, (lo, hi) in (("tree_nodes", self.nodes, TREE_NODES_RANGE),
@@ -147,6 +152,8 @@ class TreeShape:
             if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
                 raise ValueError(f"{name} must be a whole number from {lo} to {hi} (got {value!r}).")
         check_lookup_has_tree(self.nodes, self.lookup)
+        if not isinstance(self.top_children, bool):
+            raise ValueError(f"tree_top_children must be True or False (got {self.top_children!r}).")
 
     def settings(self) -> dict:
         """What the trace's settings record: nothing for a chain, so chain traces stay as they were; the lookup
@@ -372,12 +379,12 @@ class TreeStep:
 
     def propose(self, sequence: list[int], n_emitted: int) -> DraftTree:
         """A draft tree of depth at most K. Greedy trees take the draft's top tokens; sampled ones draw children from
-        q without replacement, unless the tree shape says the rule judges top tokens (`TreeShape.top_children`: the
+        q without replacement, unless the shape says its rule judges top tokens (`TreeShape.top_children`: the
         Exactness lab's top-k rules). With a lookup branch, the tokens that followed the latest earlier occurrence of
         the sequence's last 1-3 tokens are grafted on (deterministic, so exact at every temperature)."""
         c, shape = self.context, self.shape
         depth = c.depth(n_emitted)
-        sampled = not c.sampling.greedy and not getattr(shape.verifier, "takes_top_children", False)
+        sampled = not c.sampling.greedy and not shape.top_children
         if depth <= 0:
             return DraftTree([], [], torch.zeros(0, c.vocab_size), sampled)
         tree = c.proposer.propose_tree(sequence, max_nodes=shape.nodes, max_depth=depth, width=shape.width,

@@ -9,6 +9,7 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
 import torch
 
 from specviz.engine.baseline import autoregressive_generate
@@ -133,3 +134,10 @@ def test_emitted_tokens_carry_the_tokenizers_text_and_the_recorder_never_rewrite
     quiet = speculative_generate(toy.target, make_proposer(toy, "draft"), prompt, record=False, **run)
     assert [t.token_id for s in quiet.steps for t in s.emitted] == [t.token_id for t in emitted]
     assert {t.text for s in quiet.steps for t in s.emitted} == {""}
+
+
+def test_a_tree_shape_declares_how_its_children_are_drafted():
+    assert not TreeShape(8, 2).top_children and TreeShape(8, 2, top_children=True).top_children
+    assert TreeShape(8, 2, top_children=True).settings() == TreeShape(8, 2).settings()  # traces stay as they were
+    with pytest.raises(ValueError, match="^tree_top_children must be True or False"):
+        TreeShape(8, 2, top_children="yes")

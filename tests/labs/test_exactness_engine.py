@@ -4,8 +4,9 @@ target's distribution, a broken rule does not, and the enumerated ground truth a
 import pytest
 import torch
 
-from specviz.engine.decoding import speculative_generate
-from specviz.labs.exactness import (RULES, chi_square_test, continuation_samples, exact_first_token_distribution,
+from specviz.engine.decoding import DecodeOptions, decode, speculative_generate
+from specviz.engine.generation import GenerationSettings
+from specviz.labs.exactness import (RULES, TREE_RULES, chi_square_test, continuation_samples, exact_first_token_distribution,
                                exact_two_token_distribution, next_token_distributions, one_step_distribution,
                                proposal_distribution, tv_distance)
 from specviz.engine.proposers import make_proposer
@@ -77,6 +78,27 @@ def test_every_rule_runs_in_the_engine(toy):
         assert 1 <= trace.num_tokens <= 8, name
         if name == "accept_all":
             assert trace.num_accepted == trace.num_drafted
+
+
+def test_every_tree_rule_runs_in_the_engine_on_the_tree_it_judges(toy):
+    """`TreeRule.tree_shape` tells the engine how the rule's children are drafted: the draft's top tokens for the
+    two top-k rules (one tree whatever the seed, its first level the top of q), samples of q for the sampled rule."""
+    pair, ids = toy
+
+    def first_tree(name: str, seed: int) -> list:
+        trace = decode(pair.target, make_proposer(pair), ids, GenerationSettings(6, 1.0, 0, 1.0, seed, 2),
+                       DecodeOptions(pair.tokenizer), tree=TREE_RULES[name].tree_shape(6, 3))
+        assert 1 <= trace.num_tokens <= 6 and trace.steps[0].tree is not None
+        return trace.steps[0].tree.nodes
+
+    assert set(TREE_RULES) == {"tree_sampled", "tree_top_children", "tree_top_k_against_q"}
+    for name in ("tree_top_children", "tree_top_k_against_q"):
+        trees = [first_tree(name, seed) for seed in range(3)]
+        assert all([n.token_id for n in tree] == [n.token_id for n in trees[0]] for tree in trees), name
+        q = [n.draft_prob for n in trees[0] if n.parent == -1]
+        assert len(q) == 3 and q == sorted(q, reverse=True), name
+    sampled = {tuple(n.token_id for n in first_tree("tree_sampled", seed)) for seed in range(3)}
+    assert len(sampled) > 1
 
 
 @pytest.mark.statistical

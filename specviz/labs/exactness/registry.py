@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import torch
 
@@ -19,6 +20,9 @@ from specviz.labs.exactness.rules import (VerifierFn, _top_n_mask, accept_all, a
 from specviz.core.i18n import N_, _
 from specviz.engine.tree_verifier import TreeVerifier, verify_tree, without
 from specviz.engine.verifier import accept_probability, residual_distribution, verify
+
+if TYPE_CHECKING:
+    from specviz.engine.decoding import TreeShape
 
 # ---- closed forms: what each rule emits in one step with K = 1, the draft x ~ q ----------------------------------
 
@@ -154,6 +158,14 @@ class TreeRule:
         drafted from q, under this rule (by enumeration of the children: keep V small)."""
         p, q = _pq(target_probs, draft_probs)
         return _level(p, q, width, self.children == "sampled", self.compare_with_q)
+
+    def tree_shape(self, nodes: int, width: int, lookup: int = 0) -> TreeShape:
+        """The engine's tree for this rule: at most `nodes` nodes, `width` children per node, judged by this rule
+        and drafted as it expects (the draft's top tokens at every temperature for a "top" rule)."""
+        # the engine pulls in transformers (seconds): imported here, so the registry stays light
+        from specviz.engine.decoding import TreeShape
+
+        return TreeShape(nodes, width, self.function, lookup, top_children=self.children == "top")
 
 
 def _level(p: torch.Tensor, q: torch.Tensor, width: int, sampled: bool, with_q: bool) -> torch.Tensor:

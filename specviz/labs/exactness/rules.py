@@ -179,8 +179,9 @@ def _point_mass(token: int, vocab_size: int) -> torch.Tensor:
 
 
 # ---- draft trees (`specviz.engine.tree_verifier`) ------------------------------------------------------------------------
-# A tree rule has the signature of `verify_tree` (target_probs (N+1, V), tree, *, generator, uniforms). The engine
-# asks a tree rule how children are drafted: `takes_top_children` = True means the draft's top tokens, not samples of q.
+# A tree rule has the signature of `verify_tree` (target_probs (N+1, V), tree, *, generator, uniforms). How its
+# children are drafted is declared with it in the registry (`TreeRule.children`); `TreeRule.tree_shape` tells the
+# engine (`TreeShape.top_children`).
 
 
 def tree_top_children(target_probs: torch.Tensor, tree: DraftTree, *, generator: torch.Generator | None = None,
@@ -196,7 +197,3 @@ def tree_top_k_against_q(target_probs: torch.Tensor, tree: DraftTree, *, generat
     min(1, p'(x)/q'(x)), residual norm(max(0, p' - q')), q' <- q without x). The top tokens are not a sample of q,
     so the acceptance test corrects a distribution the children do not have."""
     return verify_tree(target_probs, tree, generator=generator, uniforms=uniforms, compare_with_q=True)
-
-
-tree_top_children.takes_top_children = True
-tree_top_k_against_q.takes_top_children = True

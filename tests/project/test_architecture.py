@@ -11,7 +11,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "architecture.md"
 LEGS = ((1, 7), (8, 10), (11, 12))  # the run, the chips, the placing; the page calls the head of each
-# A call made through an attribute: the decoder holds its rule as `verifier` (verify, unless the Exactness lab passes
+# A call made through an attribute: ChainStep holds its rule as `verifier` (verify, unless the Exactness lab passes
 # a broken rule), so ChainStep.verify calls `verifier(`.
 CALLED_AS = {"verify": r"\bverify\(|\.verifier\("}
 

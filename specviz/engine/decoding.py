@@ -246,7 +246,8 @@ class SpeculativeDecoder:
             start = self.target.last_start
             self.proposer.observe_target(start, self.target.last_hidden[: kept_length - start])
         # 5. emit: the accepted drafts, then the recovered or bonus token; stop at EOS or max_new_tokens
-        kept, stop = append_until_stop(output, emitted_tokens(result, self.token_text), self.eos, self.settings.max_new_tokens)
+        kept, stop = append_until_stop(output, emitted_tokens(result, self.token_text), self.eos,
+                                       self.settings.max_new_tokens)
         sequence.extend(t.token_id for t in kept)
         return StepOutcome(
             result.drafts, result.draft_probs, result.target_probs, result.verdict, result.next_kind, kept, stop,

@@ -171,8 +171,10 @@ def _press(label: str, times: int = 1) -> Callable[[object], None]:
 def answer_any(page) -> None:
     """Give some answer to the question on screen, whatever its kind (a choice, boxes, a number or a text)."""
     main = page.locator('[data-testid="stMain"]')
-    widgets = ('[role="radiogroup"] label, [data-testid="stCheckbox"] label, [data-testid="stNumberInput"] input, '
-               '[data-testid="stTextInput"] input')
+    # :visible in the selector: the first match in the page's order can be a hidden widget (a folded expander's),
+    # and waiting for *that* one to show spent the whole bound on every call
+    widgets = ('[role="radiogroup"] label:visible, [data-testid="stCheckbox"] label:visible, '
+               '[data-testid="stNumberInput"] input:visible, [data-testid="stTextInput"] input:visible')
     try:  # on a loaded machine the question may draw after the run looked idle: wait for it, within a bound
         main.locator(widgets).first.wait_for(state="visible", timeout=30_000)
     except Exception:  # noqa: BLE001 - the sentence below says what was missing

@@ -29,11 +29,19 @@ os.environ.setdefault("SPECVIZ_PRELOAD", "0")
 FIXTURE_MARKS = {"smollm": "model"}
 
 def pytest_configure(config):
-    """Every `AppTest` scans the metadata of all ~250 installed distributions for Streamlit components (about 0.3 s
+    """One thread per process when pytest-xdist runs a worker per core: every process a test starts (an app server
+    running a live run, the CLI, the older-transformers check's own pytest) inherits it. Two workers' processes of two
+    threads each on two cores wait on each other's spinning threads: the EAGLE drafter's greedy check took 62 s with
+    two threads beside one busy core and 27 s with one. A value already set is kept.
+
+    Every `AppTest` scans the metadata of all ~250 installed distributions for Streamlit components (about 0.3 s
     each, most of the time of a page test); the installed packages do not change during a test run, so the scan
     runs once per process."""
     import functools
 
+    if int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")) > 1:
+        for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+            os.environ.setdefault(name, "1")
     try:
         from streamlit.components.v2 import manifest_scanner
     except ImportError:  # an environment without the app (the GPU image, the older-transformers check): no AppTests

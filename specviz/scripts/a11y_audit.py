@@ -195,6 +195,15 @@ def answer_any(page) -> None:
     raise RuntimeError("no answer widget on the page")
 
 
+LOOKUP_TREE_LINK = ("source=live&pair=toy&proposer=draft&prompt=abcabcabcabcab&k=3&max_new_tokens=30&temperature=0"
+                    "&seed=2&tree_nodes=8&tree_width=3&tree_lookup=6")
+
+
+def _copied_shown(page) -> None:
+    """Wait until the step shows its copied nodes (the ❐ legend chip): the state is audited only once it is there."""
+    page.locator('[data-testid="stMain"]').get_by_text("❐").first.wait_for(timeout=60_000)
+
+
 def states(language: str) -> list[State]:
     """Every page at its default, and the states where the teaching happens (a revealed step, a graded question)."""
     from specviz.core.i18n import _, using
@@ -218,6 +227,10 @@ def states(language: str) -> list[State]:
 
     return pages + [
         State("playground, 4 steps in", "/playground?source=example", _press(next_step, 4), charts=3),
+        # a live toy tree (instant, so the link runs on open) at a step whose tree holds a lookup branch: 4 nodes
+        # copied from the context (❐), the copied path kept (issue 42's "tree step with a lookup branch")
+        State("playground, tree step with a lookup branch", f"/playground?{LOOKUP_TREE_LINK}&step=6", _copied_shown,
+              charts=3),
         State("race, live settings", "/race?race_source=live"),
         State("quiz, one question checked", "/quiz?scope=all", answer_and_check),
         State("learn, lesson 3", "/learn?lesson=3&done=1,2"),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import inspect
 import math
 import re
@@ -333,8 +335,10 @@ def test_odd_values_are_named_not_crashed_on(change, needle):
     assert "Traceback" not in message
 
 
+@functools.cache
 def _formula_questions():
-    return [q for q in load_bank([BANK_DIR]) if q.formula]
+    """The bank's formula questions, read once (each parameter's case used to read the whole bank again)."""
+    return tuple(q for q in load_bank([BANK_DIR]) if q.formula)
 
 
 @pytest.mark.parametrize(("formula", "param"), sorted({(q.formula, p) for q in _formula_questions() for p in q.params}))

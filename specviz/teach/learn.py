@@ -122,7 +122,8 @@ LESSONS: tuple[Lesson, ...] = (
            "So that earlier tokens are never computed again, a model keeps for every token of the text the numbers "
            "later tokens read (its keys and values): the **KV cache**. The verify pass wrote entries for every "
            "draft; those of thrown-away drafts are cut off (**rolled back**), in the draft's cache too, while the "
-           "entries of kept drafts stay: they are exactly what plain decoding would have computed."),
+           "entries of kept drafts stay: they are exactly what plain decoding would have computed (in exact "
+           "arithmetic; lesson 5 gives the rounding caveat), so nothing is recomputed."),
            ("first_disagreement", "residual", "bonus_token", "kv_rollback"),
            ("first rejection", "residual", "kv cache", "rolled back"),
            ("fd-later-draft", "rs-zero", "bt-count", "kv-target"), "first_disagreement", "pages/playground.py",
@@ -135,27 +136,28 @@ LESSONS: tuple[Lesson, ...] = (
            "follows **exactly the target's distribution** (its probabilities p over the vocabulary), however bad "
            "the draft. A bad draft only makes it slower. "
            "Change the rule, or sample the replacement from p instead of the residual, and the guarantee is gone.\n\n"
-           "A model's last step gives one raw score per vocabulary token, its **logits**; the **temperature** "
+           "A model's final output is one raw score per vocabulary token, its **logits**; the **temperature** "
            "divides them before they become probabilities, sharpening both models' probabilities (below 1) or "
            "flattening them (above 1). **Greedy** decoding (temperature 0) always takes the most likely token, the "
            "**argmax**: then the rule keeps a draft exactly when it is the target's argmax, and otherwise writes "
            "the target's argmax, so the text is the same as the target's own greedy text.\n\n"
            "Exactly the same in exact arithmetic, that is. Hardware rounds: in any floating-point format the verify "
-           "pass over K + 1 tokens adds its numbers in another order than a one-token pass, so the target's logits "
+           "pass over K + 1 tokens can add its numbers in another order than a one-token pass, so the target's logits "
            "differ in their last digits. Where its two best tokens nearly tie, the argmax can flip, and every token "
            "after the flip differs, because it follows a different text. **bfloat16** (16-bit numbers with few "
            "digits, the default on a CPU with bfloat16 instructions) flips near-ties far more often than float32. "
            "On this project's machine greedy speculative output matched target-only output on {fp32} held-out "
-           "prompts in float32 and on {bf16} in bfloat16, observations rather than proofs: the rule is exact, and "
+           "prompts in float32 and on {bf16} in bfloat16 (two runs with different prompts and draft shapes, so not "
+           "like for like), observations rather than proofs: the rule is exact, and "
            "a floating-point run is **lossless up to numerics**."),
            ("quality", "greedy_vs_sampling"),
            ("logits", "temperature", "greedy", "argmax", "bfloat16", "lossless up to numerics"),
            ("q-worse-draft", "q-break-exactness", "gs-same-text"), "exactness", "pages/exactness.py"),
     Lesson(6, "speedup", N_("What drives the speedup"),
            N_("Compute the expected tokens per step and the speedup from α, K and c."),
-           N_("Call **α** (alpha) the chance that the target keeps one draft, on average: α = Σ min(p, q) (the sum "
-           "over the vocabulary of the smaller of p and q), the "
-           "**acceptance probability**. Draft i only counts if all i − 1 before it were kept. Assume every draft is "
+           N_("Call **α** (alpha) the chance that the target keeps one draft, on average. At one position that chance "
+           "is Σ min(p, q) (the sum over the vocabulary of the smaller of p and q); α = E[Σ min(p, q)] is its "
+           "average over positions, the **acceptance probability**. Draft i only counts if all i − 1 before it were kept. Assume every draft is "
            "kept with the same chance α, **independently** of the others (real drafts are not: an easy stretch of "
            "text keeps several in a row, a hard one loses them together); then a step emits on average "
            "1 + α + α² + … + α^K = **(1 − α^(K+1)) / (1 − α)** tokens (the 1 is the recovered or bonus token).\n\n"
@@ -214,7 +216,8 @@ LESSONS: tuple[Lesson, ...] = (
            "attention's heads): head i guesses the token i+1 positions ahead, all from one pass, and their top "
            "guesses combine into a tree. "
            "**EAGLE** drafts in **feature space**: a light head predicts the target's next hidden state from the "
-           "current one and the sampled token, and the LM head turns it into tokens; EAGLE-2 grows its tree where "
+           "current one and the sampled token, and the LM head turns it into tokens (EAGLE-1; EAGLE-3, specviz's "
+           "own, reads three of the target's layers and is trained on the tokens only); EAGLE-2 grows its tree where "
            "the drafts are confident. The Playground's preset 5 runs specviz's own EAGLE drafter as a tree. "
            "Preset 7 runs specviz's own Medusa heads the same way, each step saying which head drafted what: head 2 "
            "guesses without knowing head 1's guess, and the Proposers page measures what that costs against the EAGLE "
@@ -260,8 +263,9 @@ LESSONS: tuple[Lesson, ...] = (
            "**Turning it down.** Shorten K, or switch speculation off, when the acceptance rate drops (a new kind of "
            "prompt) or when load grows until the verify pass is compute-bound and the speedup falls below 1. The "
            "rule is exact either way, so these switches cost speed, not quality; what checks the rule itself is the "
-           "rollout's equivalence test on the served stack (greedy output identical to plain decoding, a "
-           "distribution test at T > 0), run before speed is judged."),
+           "rollout's equivalence test on the served stack (greedy output identical to plain decoding in float32, "
+           "and in bfloat16 identical up to a first difference at a near-tie; a distribution test at T > 0), run "
+           "before speed is judged."),
            ("production",), ("acceptance rate", "inter-token latency"),
            ("pr-measure", "pr-vllm-counters", "pr-turn-down", "pr-roadmap"), "production", "pages/serving.py"),
 )

@@ -337,7 +337,8 @@ def trained_drafts() -> None:
     from specviz.models.drafts import shipped_drafts
     drafts = shipped_drafts()
     if not drafts:
-        st.info(_("No trained drafts in assets/models: `python -m specviz.distill all` makes them."))
+        st.info(_("No trained drafts in assets/models: `python -m specviz.distill all` makes the EAGLE drafter and "
+                  "the separate draft, `python -m specviz.distill medusa` the Medusa heads."))
         return
     for d in drafts:
         meta = d["meta"]

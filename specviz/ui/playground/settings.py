@@ -30,12 +30,14 @@ COPY_PROMPT = ("Copy this paragraph exactly, word for word:\n\nThe moon goes aro
                "It does not make its own light. We see it because it reflects light from the sun, and its shape "
                "seems to change as it moves.")
 QUESTION_PROMPT = "Explain owls using an analogy."
-# The first live run shows the idea working: on the default pair, greedy n-gram lookup on this copying prompt keeps 23
-# of 28 drafts (3.9 tokens per target pass), measured with `python -m specviz generate --pair default --proposer ngram
-# --temperature 0 --k 4 --prompt "<COPY_PROMPT>"` (tests/ui/test_playground.py checks it). The presets, measured the
-# same way with 48 new tokens (bfloat16, the EAGLE-3 drafter): EAGLE greedy on QUESTION_PROMPT kept 25 of 67 (2.1 tokens
-# per pass), EAGLE at T = 0.7 over seeds 0-4 14-25 of 68-96 (1.4-2.1), the untrained layer-skip draft at T = 0.7 1-2
-# of about 135 (1.0).
+# The first live run shows the idea working: on the default pair, greedy n-gram lookup on this copying prompt keeps 24
+# of 28 drafts (4.4 tokens per target pass) in bfloat16 and in float32 alike, measured with `python -m specviz generate
+# --pair default --proposer ngram --temperature 0 --k 4 --prompt "<COPY_PROMPT>"` (tests/ui/test_playground.py checks
+# it). The presets, measured the same way with 48 new tokens and the EAGLE-3 drafter, in bfloat16 (what a CPU with
+# bfloat16 instructions runs by default): EAGLE greedy on QUESTION_PROMPT kept 27 of 63 (2.3 tokens per pass; float32:
+# 26 of 66, 2.2), EAGLE at T = 0.7 over seeds 0-4 15-21 of 75-96 (1.5-1.8; float32: 15-25 of 68-93, 1.5-2.1), the
+# untrained layer-skip draft at T = 0.7 2 of 132 (1.0; float32: 1-2 of 132-135). All on this project's 2-core AMD
+# EPYC, 2026-12-04.
 LIVE_DEFAULTS = RunSpec(
     pair="default", proposer="ngram", chat=True, k=4, max_new_tokens=48, temperature=0.0, seed=0, prompt=COPY_PROMPT,
 )
@@ -52,19 +54,21 @@ def recommended_settings(pair: str) -> dict[str, int]:
 # shape (`recommended:` in assets/catalog.yaml, measured by `python -m specviz.scripts.tree_sweep`).
 CHAIN = {"tree_nodes": 0, "tree_lookup": 0}
 PRESETS = {
-    "copy": (N_("1 · Copying text"), N_("n-gram lookup, greedy: most drafts are kept (measured on this prompt: 23 of "
-                                        "28, 3.9 tokens per target pass)"),
+    "copy": (N_("1 · Copying text"), N_("n-gram lookup, greedy: most drafts are kept (measured on this prompt in "
+                                        "bfloat16 and in float32, this project's 2-core CPU: 24 of 28, 4.4 tokens "
+                                        "per target pass)"),
              {"proposer": "ngram", "prompt": COPY_PROMPT, "k": 4, "temperature": 0.0, **CHAIN}),
-    "question": (N_("2 · A question"), N_("the trained EAGLE drafter, greedy: measured on this prompt 25 of 67 drafts "
-                                          "kept, 2.1 tokens per target pass; a prompt unlike its training data keeps "
-                                          "fewer"),
+    "question": (N_("2 · A question"), N_("the trained EAGLE drafter, greedy: measured on this prompt (bfloat16, this "
+                                          "project's 2-core CPU) 27 of 63 drafts kept, 2.3 tokens per target pass; a "
+                                          "prompt unlike its training data keeps fewer"),
                  {"proposer": "eagle", "prompt": QUESTION_PROMPT, "k": 3, "temperature": 0.0, **CHAIN}),
     "sampling": (N_("3 · With sampling"), N_("the same at temperature 0.7: the drafter's guesses match less often "
-                                             "(measured over five seeds: 14 to 25 of 68 to 96 kept, 1.4 to 2.1 tokens per "
-                                             "pass)"),
+                                             "(measured over five seeds, bfloat16, this project's 2-core CPU: 15 to 21 "
+                                             "of 75 to 96 kept, 1.5 to 1.8 tokens per pass)"),
                  {"proposer": "eagle", "prompt": QUESTION_PROMPT, "k": 3, "temperature": 0.7, **CHAIN}),
     "untrained": (N_("4 · Untrained draft"), N_("a layer-skip draft nobody trained: almost every guess is rejected "
-                                                "(measured: 1 or 2 of about 135 kept, 1.0 token per pass)"),
+                                                "(measured in bfloat16 and in float32, this project's 2-core CPU: 1 or 2 "
+                                                "of about 135 kept, 1.0 token per pass)"),
                   {"proposer": "layerskip", "prompt": QUESTION_PROMPT, "k": 3, "temperature": 0.7, "layers": 0,
                    **CHAIN}),
     "tree": (N_("5 · A draft tree"), N_("the same drafter proposing a tree of {nodes} candidates, plus up to "

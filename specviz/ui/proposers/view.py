@@ -247,8 +247,8 @@ def figure_texts() -> dict[str, str]:
 
 
 TEXT = {
-    "measured": N_("Figures marked “here” were measured on this machine: {sources}. The Speedup lab shows these runs "
-                   "and the commands that reproduce them."),
+    "measured": N_("Figures marked “here” come from the committed benchmarks, measured on this project's 2-core "
+                   "CPUs: {sources}. The Speedup lab shows these runs and the commands that reproduce them."),
     "costs": N_("**Costs.** {text}"),
     "needs": N_("**Needs.** {text}"),
     "wins": N_("**Wins.** {text}"),

@@ -160,7 +160,7 @@ def compare_specviz(result: ServingResult) -> None:
                      _("specviz speedup"): _r(row.get("speedup"))})
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
     st.caption(_("Speedups against each engine's own target-only run, in the same sweep. vLLM runs bfloat16 with "
-                 "compiled kernels, specviz float32 eager PyTorch: the answers may differ after a few tokens (greedy "
+                 "compiled kernels, specviz bfloat16 with eager PyTorch kernels: the answers may differ after a few tokens (greedy "
                  "decoding is lossless only up to numerics), so the drafts differ too. vLLM's n-gram lookup matches 4 "
                  "down to 2 tokens, specviz's 3 down to 1 (more drafts after weaker matches, fewer kept)."))
 

@@ -1,5 +1,5 @@
-"""The Speedup lab's two lessons from issue 13, read off a committed `BenchResult`: why a CPU with bfloat16
-instructions hides verification the way a memory-bound GPU does (the verify-cost curve in float32 and in bfloat16),
+"""The Speedup lab's two lessons from issue 13, read off a committed `BenchResult`: which dtype hides verification
+the way a memory-bound GPU does on this CPU (the verify-cost curve in float32 and in bfloat16),
 and what a draft tree buys over a chain of K (tokens per target forward and speedup by node budget, next to the
 physical limit of a perfect free draft of the same shape).
 
@@ -22,6 +22,7 @@ from specviz.ui.speedup.view import label, number, temperature_text, times
 
 DTYPE_COLORS = {"float32": ORANGE, "bfloat16": BLUE, "float16": BLUISH_GREEN}
 WIDE = 17  # the verify size the sentence quotes: a tree of 16 nodes and its root
+SAME_SLOPE = 0.1  # verify-cost ratios at WIDE this close count as the same: neither dtype hides verification better
 
 
 # ---- float32 vs bfloat16 ----------------------------------------------------------------------------------------
@@ -48,20 +49,37 @@ def _ratio(curve: list[dict], n: int) -> float | None:
 
 
 def dtype_sentence(result: BenchResult) -> str | None:
-    """Why the dtype matters for speculation, from the result's own curves (None without both dtypes)."""
+    """Why the dtype matters for speculation, from the result's own curves (None without both dtypes): which dtype's
+    forward over WIDE tokens costs clearly more (by over SAME_SLOPE one-token forwards), or that neither does, as
+    with weights packed for oneDNN, where float32 hides verification as well as bfloat16 (default-cpu-f32-packed:
+    1.30x against 1.32x)."""
     curves = result.verify_curves()
     f32, b16 = curves.get("float32"), curves.get("bfloat16")
     if not f32 or not b16 or _ratio(f32, WIDE) is None or _ratio(b16, WIDE) is None:
         return None
     one32 = next(p["seconds"] for p in f32 if p["n_tokens"] == 1)
     one16 = next(p["seconds"] for p in b16 if p["n_tokens"] == 1)
-    return _("Here one target forward over {n} tokens costs {f32} a one-token forward in float32 but {bf16} in "
-             "bfloat16, and a one-token forward takes {ms32} ms in float32 against {ms16} ms in bfloat16. A CPU with "
-             "bfloat16 instructions does the arithmetic of a forward so fast that reading the weights dominates, as "
-             "on a GPU at batch size 1: extra tokens in the same forward ride along almost free, which is exactly "
-             "what verifying a chain or a tree of drafts needs. In float32 the arithmetic itself grows with the "
-             "tokens, and verification eats into the gain.", n=WIDE, f32=times(_ratio(f32, WIDE)),
-             bf16=times(_ratio(b16, WIDE)), ms32=number(one32 * 1e3, 1), ms16=number(one16 * 1e3, 1))
+    wide32, wide16 = _ratio(f32, WIDE), _ratio(b16, WIDE)
+    values = dict(n=WIDE, f32=times(wide32), bf16=times(wide16), ms32=number(one32 * 1e3, 1),
+                  ms16=number(one16 * 1e3, 1))
+    if wide32 - wide16 > SAME_SLOPE:  # float32 clearly steeper: bfloat16 hides verification, float32 does not
+        return _("Here one target forward over {n} tokens costs {f32} a one-token forward in float32 but {bf16} in "
+                 "bfloat16, and a one-token forward takes {ms32} ms in float32 against {ms16} ms in bfloat16. A CPU "
+                 "with bfloat16 instructions does the arithmetic of a forward so fast that reading the weights "
+                 "dominates, as on a GPU at batch size 1: extra tokens in the same forward ride along almost free, "
+                 "which is exactly what verifying a chain or a tree of drafts needs. In float32 the arithmetic itself "
+                 "grows with the tokens, and verification eats into the gain.", **values)
+    if wide16 - wide32 > SAME_SLOPE:  # bfloat16 clearly steeper (kernels without bfloat16 instructions)
+        return _("Here one target forward over {n} tokens costs {f32} a one-token forward in float32 but {bf16} in "
+                 "bfloat16, and a one-token forward takes {ms32} ms in float32 against {ms16} ms in bfloat16. On "
+                 "this machine bfloat16 is the dtype whose cost grows with the tokens, as it does where the kernels "
+                 "cannot use bfloat16 instructions: verification eats into the gain there, and float32 hides it "
+                 "better.", **values)
+    return _("Here one target forward over {n} tokens costs {f32} a one-token forward in float32 and {bf16} in "
+             "bfloat16, and a one-token forward takes {ms32} ms in float32 against {ms16} ms in bfloat16. With these "
+             "kernels float32 hides verification as well as bfloat16 does: in both, extra tokens in the same forward "
+             "ride along almost free, as on a GPU at batch size 1, which is exactly what verifying a chain or a tree "
+             "of drafts needs.", **values)
 
 
 # ---- chain vs tree ----------------------------------------------------------------------------------------------

@@ -18,8 +18,9 @@ from specviz.labs.roofline import Hardware, ModelPair
 TEXT = {
     "heading": N_("**What the draft costs besides time.**"),
     "memory_help": N_("The draft's own weights plus its KV caches for {batch} sequences of {context} tokens, in "
-                      "{dtype}. A proposer without a model (n-gram lookup) needs none; an EAGLE drafter reuses the "
-                      "target's LM head."),
+                      "{dtype}. A proposer without a model (n-gram lookup) needs none; an EAGLE-1 drafter reuses the "
+                      "target's LM head, while EAGLE-3, specviz's own, has its own head over an 8,192-token draft "
+                      "vocabulary."),
     "compute_help": N_("FLOPs per emitted token with speculation over plain decoding's 2 per parameter: the target "
                        "scores K + 1 = {n} positions and the draft K for {tokens} tokens on average."),
     "wasted_help": N_("The share of the verified positions whose work is discarded: 1 − E[tokens] / (K + 1). While "

@@ -129,7 +129,10 @@ def test_the_objective_learns_and_the_loop_resumes(toy_data, tmp_path):
     assert objective.loss(batches[0].to("cpu"))["loss"].item() < first["loss"].item()
     assert after["acc1"] > before["acc1"] and 0 <= after["acc123"] <= after["acc12"] <= after["acc1"] <= 1
     ranks = objective.first_guess_ranks(batches)
-    assert ranks["top1"] == after["acc1"] and ranks["top1"] <= ranks["top2"] <= ranks["top4"] <= 1
+    # the same first guesses by two paths (topk's first index, argmax) in bfloat16: a tie between two tokens can go
+    # either way, so they agree up to a position or two of the ~600 (0.3371 against 0.3355 with one thread per
+    # process, equal with two)
+    assert abs(ranks["top1"] - after["acc1"]) < 0.005 and ranks["top1"] <= ranks["top2"] <= ranks["top4"] <= 1
 
 
 def test_a_saved_drafter_loads_back_as_eagle3(toy_data, tmp_path):

@@ -141,6 +141,17 @@ def test_the_script_speaks_the_sessions_language_and_runs_nothing_a_visitor_wrot
         accessibility.script("<script>")
 
 
+def test_no_script_names_a_document_tag_streamlit_would_drop_it_for():
+    """A `<body>` written inside a script's text, even in a comment, made Streamlit drop the whole script: the page
+    lost its language, its translated widget texts and every focus landing (found in a browser test)."""
+    from specviz.ui.common.accessibility import _LAND_ON_TITLE
+
+    scripts = [accessibility.script("en"), accessibility.script("pt"), _LAND_ON_TITLE]
+    for script in scripts:
+        inner = script.split("<script>", 1)[1].rsplit("</script>", 1)[0]
+        assert not re.search(r"</?(body|head|html|script)\b", inner, re.IGNORECASE), inner[:80]
+
+
 def test_the_makefile_installs_the_axe_version_the_audit_expects():
     from specviz.scripts import a11y_audit
 

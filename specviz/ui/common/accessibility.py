@@ -121,13 +121,17 @@ SCRIPT = r"""<script>
   w.__specvizLandings = %(landings)s;
   if (w.__specvizA11y) { w.__specvizA11y(); return; }
   let pressed = null;  // the key of the button pressed last, until the rerun it started has settled
-  w.__specvizLanded = () => { pressed = null; };  // the page put the focus where the press leads (a lesson's move)
+  // after a landing: the press that led there, for a few seconds, in case a later redraw of the page drops the
+  // focus to the page body again (a loaded server redraws a question's choices after they got the focus)
+  let held = null;
+  w.__specvizLanded = () => { pressed = null; held = null; };  // the page put the focus where the press leads
   const keyOf = (el) => {
     const box = el && el.closest('[class*="st-key-"]');
     const cls = box ? [...box.classList].find((c) => c.startsWith("st-key-")) : null;
     return cls ? cls.slice(7) : null;
   };
   const rememberPress = (event) => {
+    held = null;  // the visitor acts: the focus is theirs from here
     const button = event.target.closest && event.target.closest("button");
     const press = button && (event.type === "click" || ["Enter", " "].includes(event.key));
     if (press) pressed = {key: keyOf(button), text: button.innerText, at: Date.now()};
@@ -135,7 +139,12 @@ SCRIPT = r"""<script>
   };
   doc.addEventListener("click", rememberPress, true);
   doc.addEventListener("keydown", rememberPress, true);
+  const onBody = () => !doc.activeElement || doc.activeElement === doc.body || doc.activeElement === doc.documentElement;
   const restoreFocus = () => {
+    if (!pressed && held && Date.now() < held.until && onBody() &&
+        !doc.querySelector('[data-testid="stStatusWidget"]')) {
+      pressed = {...held.press, at: Date.now()};  // a redraw took the landed focus away: land it again
+    }
     // a run that a loaded server takes long over still lands (30 s was too short under load); a later click, Tab
     // or Escape has dropped the press already
     if (!pressed || Date.now() - pressed.at > 120000) { pressed = null; return; }
@@ -174,6 +183,7 @@ SCRIPT = r"""<script>
     if (target) {
       target.focus({preventScroll: true});
       target.scrollIntoView({block: "nearest"});  // where the keyboard is, on screen
+      held = {press: pressed, until: Date.now() + 8000};
       pressed = null;
     }
   };
@@ -298,13 +308,27 @@ _LAND_ON_TITLE = """<script>/* move %(n)d */
 (() => {
   const w = window.parent && window.parent.document ? window.parent : window;
   if (w.__specvizLanded) w.__specvizLanded();  // the button pressed is not where the keyboard goes next
-  const doc = w.document, main = '[data-testid="stMainBlockContainer"]';
-  const title = doc.querySelector(main + " h1");
-  const heading = doc.querySelector(main + " " + %(heading)s) || title;
-  if (!heading) return;
-  heading.setAttribute("tabindex", "-1");
-  heading.focus({preventScroll: true});
-  (title || heading).scrollIntoView({block: "start"});
+  const doc = w.document, main = '[data-testid="stMainBlockContainer"]', wanted = main + " " + %(heading)s;
+  // On a busy machine this script can run before the new lesson's heading is drawn, and a heading redrawn by the
+  // rest of the run loses the focus: land again, every quarter second for ten seconds, until the visitor presses a
+  // key or touches the page (then the focus is theirs).
+  let acted = false;
+  const act = () => { acted = true; };
+  doc.addEventListener("keydown", act, {capture: true, once: true});
+  doc.addEventListener("pointerdown", act, {capture: true, once: true});  // a mouse, a finger or a pen
+  const until = Date.now() + 10000;
+  const land = () => {
+    if (acted) return;
+    const title = doc.querySelector(main + " h1");
+    const target = doc.querySelector(wanted) || title;
+    if (target && doc.activeElement !== target) {
+      target.setAttribute("tabindex", "-1");
+      target.focus({preventScroll: true});
+      (title || target).scrollIntoView({block: "start"});
+    }
+    if (Date.now() < until) setTimeout(land, 250);
+  };
+  land();
 })();
 </script>"""
 

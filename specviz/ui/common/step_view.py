@@ -136,7 +136,9 @@ def _cache_row(name: str, before: int, peak: int | None, after: int) -> str:
     cells += _cells(max(-kept, 0), "rolled_back", TokenKind.REJECTED)
     summary = (_("{before} → {after} (peak {peak})", before=before, after=after, peak=peak)
                if peak is not None and peak > after else f"{before} → {after}")
-    return (f'<div style="margin:3px 0"><span style="display:inline-block;width:60px;font-weight:600">'
+    # the name's box grows with it: "Rascunho" (pt) at 600 weight is wider than 60 px and ran into the numbers
+    return (f'<div style="margin:3px 0"><span style="display:inline-block;min-width:60px;padding-right:0.4em;'
+            f'font-weight:600">'
             f'{escape_text(name, whitespace=False)}</span> '  # a space: read and copied as "Target 69 → 71"
             f'<span style="display:inline-block;min-width:190px;margin-right:8px;white-space:nowrap;'
             f'font-family:monospace">{summary}</span> '

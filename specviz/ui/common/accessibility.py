@@ -143,7 +143,9 @@ SCRIPT = r"""<script>
   const restoreFocus = () => {
     if (!pressed && held && Date.now() < held.until && onBody() &&
         !doc.querySelector('[data-testid="stStatusWidget"]')) {
-      pressed = {...held.press, at: Date.now()};  // a redraw took the landed focus away: land it again
+      // a redraw took the landed focus away: land it again, within the first landing's time (a page that redraws
+      // every 2 s, the presenter view, would otherwise keep the hold alive for ever)
+      pressed = {...held.press, at: Date.now(), until: held.until};
     }
     // a run that a loaded server takes long over still lands (30 s was too short under load); a later click, Tab
     // or Escape has dropped the press already
@@ -183,7 +185,7 @@ SCRIPT = r"""<script>
     if (target) {
       target.focus({preventScroll: true});
       target.scrollIntoView({block: "nearest"});  // where the keyboard is, on screen
-      held = {press: pressed, until: Date.now() + 8000};
+      held = {press: pressed, until: pressed.until || Date.now() + 8000};
       pressed = null;
     }
   };

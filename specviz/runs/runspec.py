@@ -201,15 +201,15 @@ class RunSpec:
         own name (`layers=3`)."""
         values, problems = {}, []
         base = defaults or cls()
-        own = dict(base.proposer_settings)
-        names = [*(f.name for f in fields(cls) if f.name != "proposer_settings"), *registry.setting_names()]
+        own, own_names = dict(base.proposer_settings), registry.setting_names()  # read once, not per parameter
+        names = [*(f.name for f in fields(cls) if f.name != "proposer_settings"), *own_names]
         for name in names:
             if name not in params:
                 continue
             raw = str(params[name])
             try:
                 value = _parse(name, raw)
-                probe = {"proposer_settings": {**own, name: value}} if name in registry.setting_names() else \
+                probe = {"proposer_settings": {**own, name: value}} if name in own_names else \
                     {name: value}
                 if name == "tree_lookup" and not base.tree_nodes:
                     probe["tree_nodes"] = TREE_NODES_RANGE[1]  # its range alone: the nodes are judged with it below
@@ -217,7 +217,7 @@ class RunSpec:
             except ValueError:
                 problems.append(_must(name, _rule(name), raw).rstrip("."))
                 continue
-            if name in registry.setting_names():
+            if name in own_names:
                 own[name] = value
                 values["proposer_settings"] = own
             else:

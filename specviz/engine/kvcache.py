@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import inspect
 import os
+from collections.abc import Sequence
 
 import torch
 import torch.nn.functional as F
@@ -46,6 +47,21 @@ def cache_keyword(module: torch.nn.Module) -> str:
     raise ValueError(f"{type(module).__name__}.forward takes no KV cache argument ({', '.join(CACHE_KEYWORDS)}), "
                      "so specviz cannot decode with it incrementally.")
 
+
+
+def feature_states(hidden_states: tuple[torch.Tensor, ...], feature_layers: Sequence[int] = (-1,)) -> torch.Tensor:
+    """What a feature drafter observes from a forward's `output_hidden_states`: the hidden states `feature_layers`
+    (-1: the last, after the final norm) of the batch's first row, side by side, (T, F*H). An EAGLE-3 drafter reads
+    three layers (3*H features per token), EAGLE-1 and Medusa the last one.
+
+    >>> states = tuple(torch.full((1, 2, 3), float(i)) for i in range(4))
+    >>> feature_states(states).shape, feature_states(states, (1, 2, -1)).shape
+    (torch.Size([2, 3]), torch.Size([2, 9]))
+    """
+    layers = tuple(feature_layers)
+    if layers == (-1,):
+        return hidden_states[-1][0]
+    return torch.cat([hidden_states[i][0] for i in layers], dim=-1)
 
 class CachedModel:
     """A model plus the tokens its cache holds (`self.tokens`), batch size 1."""
@@ -98,9 +114,7 @@ class CachedModel:
 
     def _states(self, hidden_states: tuple[torch.Tensor, ...]) -> torch.Tensor:
         """The `feature_layers` of the batch's one row, concatenated: (T, F*H)."""
-        if self.feature_layers == (-1,):
-            return hidden_states[-1][0]
-        return torch.cat([hidden_states[i][0] for i in self.feature_layers], dim=-1)
+        return feature_states(hidden_states, self.feature_layers)
 
     def prefill(self, prompt: list[int], features: bool = False) -> None:
         """Cache the prompt except its last token: the first step feeds that token, and its logits are the

@@ -107,26 +107,6 @@ def compare_outputs(model, prompt: Sequence[int], outputs: dict[str, list[int]],
 
 
 @torch.inference_mode()
-def first_draft_distribution(target, proposer, ids: Sequence[int], sampling) -> torch.Tensor:
-    """q for the first drafted token after `ids`, (V,) on CPU, set up as the engine sets it up: prefilled on the
-    prompt and, for a feature drafter (EAGLE), handed the target's features of the prompt but its last token (what
-    the engine's prefill gives it). A deterministic proposer's q is the point mass on its guess."""
-    ids = [int(i) for i in ids]
-    proposer.reset()
-    proposer.prefill(ids)
-    if proposer.needs_target_features and len(ids) > 1:
-        out = target(input_ids=torch.tensor([ids[:-1]], device=_device(target)), output_hidden_states=True)
-        proposer.observe_target(0, out.hidden_states[-1][0])
-    proposal = proposer.propose(ids, 1, sampling, torch.Generator().manual_seed(0))
-    proposer.reset()
-    if not proposal.tokens:
-        raise ValueError(f"The proposer '{proposer.name}' has no guess after this prompt.")
-    if proposal.draft_probs is not None:
-        return proposal.draft_probs[0].float().cpu()
-    return torch.nn.functional.one_hot(torch.tensor(proposal.tokens[0]), target.config.vocab_size).float()
-
-
-
 def exactness_check(target, proposer, candidates: Sequence[Sequence[int]], *, n: int, broken: str = "accept_all",
                     seed: int = 0, deadline: float | None = None, batch: int = 50,
                     progress: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
@@ -140,14 +120,14 @@ def exactness_check(target, proposer, candidates: Sequence[Sequence[int]], *, n:
     drew. `progress` sees the result as it grows (after each rule). The check passes when the exact rule is
     consistent with p (p-value >= 0.001) and the broken rule is not."""
     from specviz.labs.exactness import (chi_square_test, continuation_samples, exact_first_token_distribution,
-                                   one_step_distribution, tv_distance)
+                                   one_step_distribution, proposal_distribution, tv_distance)
     from specviz.engine.sampling import SamplingConfig
 
     sampling = SamplingConfig(temperature=1.0)
     scored = []
     for ids in candidates:
         p = exact_first_token_distribution(target, ids, sampling)
-        q = first_draft_distribution(target, proposer, ids, sampling)
+        q = proposal_distribution(proposer, ids, sampling, target.config.vocab_size, target=target)
         scored.append((tv_distance(one_step_distribution(broken, p, q)[0], p), list(ids), p))
     tv, ids, p = max(scored, key=lambda s: s[0])
     result: dict[str, Any] = {"prompt_tokens": len(ids), "candidates": len(scored), "broken_rule": broken,

@@ -56,6 +56,24 @@ def test_the_drafter_reads_the_three_layers_the_engine_hands_over(toy_data):
     assert torch.allclose(torch.stack(proposer.features), expected[: len(sequence) - 1], atol=1e-4)
 
 
+def test_the_exactness_labs_q_for_an_eagle3_drafter_is_the_one_the_engine_drafts_from(toy_data):
+    """The Exactness lab and the GPU check hand the drafter the target's three feature layers, as the engine does
+    (they once handed over the last layer alone, and the trained EAGLE-3 drafter's first layer refused the width)."""
+    from specviz.engine.sampling import SamplingConfig
+    from specviz.labs.exactness import proposal_distribution
+
+    pair, _ = toy_data
+    drafter, vocab = toy_drafter(pair.target, noise=0.3)
+    proposer = EagleProposer(pair.target, drafter, vocab)
+    ids = pair.tokenizer("abcab the")["input_ids"]
+    q = proposal_distribution(proposer, ids, SamplingConfig(temperature=1.0), pair.target.config.vocab_size,
+                              target=pair.target)
+    assert float(q.sum()) == pytest.approx(1.0, abs=1e-5)
+    trace = speculative_generate(pair.target, proposer, ids, k=1, max_new_tokens=3, temperature=1.0, seed=0)
+    drafted = trace.steps[0].decisions[0]
+    assert drafted.draft_prob == pytest.approx(float(q[drafted.token_id]), rel=1e-4)
+
+
 @pytest.mark.parametrize("tree_nodes", [0, 8])
 def test_greedy_output_equals_target_only_decoding(toy_data, tree_nodes):
     pair, _ = toy_data

@@ -123,7 +123,7 @@ def test_two_token_enumeration_is_exact(toy):
 def test_a_feature_drafter_gets_the_targets_features_in_the_lab(toy):
     """The Exactness lab on the default pair (an EAGLE drafter) said "no guess after this prompt" for every prompt:
     its q was read without handing the drafter the target's features, as the engine's prefill does."""
-    from specviz.scripts.checks import first_draft_distribution
+    from specviz.engine.decoding import speculative_generate
 
     pair, ids = toy
     proposer = make_proposer(pair, "eagle")
@@ -131,4 +131,6 @@ def test_a_feature_drafter_gets_the_targets_features_in_the_lab(toy):
         proposal_distribution(proposer, ids, SAMPLING, pair.target.config.vocab_size)
     q = proposal_distribution(proposer, ids, SAMPLING, pair.target.config.vocab_size, target=pair.target)
     assert float(q.sum()) == pytest.approx(1.0, abs=1e-5)
-    assert torch.allclose(q, first_draft_distribution(pair.target, proposer, ids, SAMPLING), atol=1e-6)
+    trace = speculative_generate(pair.target, proposer, list(ids), k=1, max_new_tokens=2, temperature=1.0, seed=0)
+    drafted = trace.steps[0].decisions[0]  # the engine's first draw came from the same q
+    assert drafted.draft_prob == pytest.approx(float(q[drafted.token_id]), rel=1e-4)

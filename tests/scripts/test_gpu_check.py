@@ -214,12 +214,13 @@ def test_the_first_draft_distribution_of_a_feature_drafter_is_the_one_the_engine
     from specviz.engine.decoding import speculative_generate
     from specviz.engine.proposers import make_proposer
     from specviz.engine.sampling import SamplingConfig
-    from specviz.scripts.checks import first_draft_distribution
+    from specviz.labs.exactness import proposal_distribution
 
     pair = toy_pair()
     ids = pair.tokenizer("hello there")["input_ids"]
     proposer = make_proposer(pair, "eagle")
-    q = first_draft_distribution(pair.target, proposer, ids, SamplingConfig(temperature=1.0))
+    q = proposal_distribution(proposer, ids, SamplingConfig(temperature=1.0), pair.target.config.vocab_size,
+                              target=pair.target)
     assert q.shape == (pair.target.config.vocab_size,) and float(q.sum()) == pytest.approx(1.0, abs=1e-5)
     trace = speculative_generate(pair.target, proposer, ids, k=1, max_new_tokens=3, temperature=1.0, seed=0)
     drafted = trace.steps[0].decisions[0]

@@ -18,6 +18,7 @@ import torch
 
 from specviz.core.i18n import _, percent
 from specviz.engine.generation import eos_ids
+from specviz.engine.kvcache import feature_states
 from specviz.engine.sampling import SamplingConfig
 from specviz.labs.exactness.registry import Rule, _verifier_of
 from specviz.labs.exactness.rules import VerifierFn
@@ -64,7 +65,7 @@ def proposal_distribution(proposer, input_ids: Sequence[int] | torch.Tensor, sam
     if getattr(proposer, "needs_target_features", False) and target is not None and len(ids) > 1:
         with torch.inference_mode():
             out = target(input_ids=torch.tensor([ids[:-1]], device=_device(target)), output_hidden_states=True)
-        proposer.observe_target(0, out.hidden_states[-1][0])
+        proposer.observe_target(0, feature_states(out.hidden_states, proposer.feature_layers))
     proposal = proposer.propose(ids, 1, sampling, torch.Generator().manual_seed(0))
     proposer.reset()
     if not proposal.tokens:

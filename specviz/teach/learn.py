@@ -145,7 +145,8 @@ LESSONS: tuple[Lesson, ...] = (
            "pass over K + 1 tokens can add its numbers in another order than a one-token pass, so the target's logits "
            "differ in their last digits. Where its two best tokens nearly tie, the argmax can flip, and every token "
            "after the flip differs, because it follows a different text. **bfloat16** (16-bit numbers with few "
-           "digits, the default on a CPU with bfloat16 instructions) flips near-ties far more often than float32. "
+           "digits, specviz's default on a CPU with bfloat16 instructions) flips near-ties far more often than "
+           "float32. "
            "On this project's machine greedy speculative output matched target-only output on {fp32} held-out "
            "prompts in float32 and on {bf16} in bfloat16 (two runs with different prompts and draft shapes, so not "
            "like for like), observations rather than proofs: the rule is exact, and "
@@ -160,11 +161,13 @@ LESSONS: tuple[Lesson, ...] = (
            "average over positions, the **acceptance probability**. Draft i only counts if all i − 1 before it were kept. Assume every draft is "
            "kept with the same chance α, **independently** of the others (real drafts are not: an easy stretch of "
            "text keeps several in a row, a hard one loses them together); then a step emits on average "
-           "1 + α + α² + … + α^K = **(1 − α^(K+1)) / (1 − α)** tokens (the 1 is the recovered or bonus token).\n\n"
+           "1 + α + α² + … + α^K = **(1 − α^(K+1)) / (1 − α)** tokens (the 1 is the recovered or bonus token). "
+           "Counted on a real run, the average number of tokens per target pass is the **mean accepted length** "
+           "(the recovered or bonus token included).\n\n"
            "The draft is not free: call **c** the cost of one draft pass as a fraction of one target pass. A step "
            "costs K·c + 1 target passes, so the expected **speedup** over the target alone is "
            "(1 − α^(K+1)) / ((1 − α)(K·c + 1)). A high α and a cheap draft win; a low α gives little back."),
-           ("speedup",), ("acceptance probability", "independently", "speedup"),
+           ("speedup",), ("acceptance probability", "independently", "mean accepted length", "speedup"),
            ("sp-expected-1", "sp-speedup-1", "ar-alpha"), "speedup", "pages/theory.py"),
     Lesson(7, "choosing-k", N_("Choosing K"),
            N_("Explain why more drafts eventually slow things down, and how the best K moves with α and c."),
@@ -216,8 +219,10 @@ LESSONS: tuple[Lesson, ...] = (
            "attention's heads): head i guesses the token i+1 positions ahead, all from one pass, and their top "
            "guesses combine into a tree. "
            "**EAGLE** drafts in **feature space**: a light head predicts the target's next hidden state from the "
-           "current one and the sampled token, and the LM head turns it into tokens (EAGLE-1; EAGLE-3, specviz's "
-           "own, reads three of the target's layers and is trained on the tokens only); EAGLE-2 grows its tree where "
+           "current one and the sampled token, and the LM head turns it into tokens (EAGLE-1; EAGLE-3, the design "
+           "of specviz's own drafter, reads three of the target's layers, scores tokens with a small head of its "
+           "own and is trained to match the target's next-token probabilities, not its hidden states); EAGLE-2 "
+           "grows its tree where "
            "the drafts are confident. The Playground's preset 5 runs specviz's own EAGLE drafter as a tree. "
            "Preset 7 runs specviz's own Medusa heads the same way, each step saying which head drafted what: head 2 "
            "guesses without knowing head 1's guess, and the Proposers page measures what that costs against the EAGLE "
@@ -263,9 +268,9 @@ LESSONS: tuple[Lesson, ...] = (
            "**Turning it down.** Shorten K, or switch speculation off, when the acceptance rate drops (a new kind of "
            "prompt) or when load grows until the verify pass is compute-bound and the speedup falls below 1. The "
            "rule is exact either way, so these switches cost speed, not quality; what checks the rule itself is the "
-           "rollout's equivalence test on the served stack (greedy output identical to plain decoding in float32, "
-           "and in bfloat16 identical up to a first difference at a near-tie; a distribution test at T > 0), run "
-           "before speed is judged."),
+           "rollout's equivalence test on the served stack (greedy output identical to plain decoding up to a first "
+           "difference at a near-tie, which float32 makes far less likely than bfloat16 but does not rule out; a "
+           "distribution test at T > 0), run before speed is judged."),
            ("production",), ("acceptance rate", "inter-token latency"),
            ("pr-measure", "pr-vllm-counters", "pr-turn-down", "pr-roadmap"), "production", "pages/serving.py"),
 )

@@ -76,7 +76,7 @@ def test_a_check_graded_right_and_wrong_and_tried_again_in_portuguese(page):
     _portuguese(at)
     assert at.error[0].value.startswith("Não exatamente.")
     assert at.button(key=f"learn_q1_{second.id}_again").label == "Tentar de novo"
-    assert any(c.value.startswith("Tentada: 1 de 2 verificações certas") for c in at.caption)
+    assert any(c.value.startswith("Tentada: 1 de 2 perguntas certas") for c in at.caption)
     at.button(key="learn_next").click().run()
     _portuguese(at)
     assert at.query_params["lang"] == "pt" and at.query_params["tried"] == "1" and "done" not in at.query_params

@@ -239,7 +239,7 @@ LESSONS: tuple[Lesson, ...] = (
            "by arithmetic. It can also happen on a CPU whose matrix kernels make a pass over several tokens cost "
            "clearly more than a one-token pass. Call **v** the cost of the verify "
            "pass in one-token target passes; the speedup becomes (1 − α^(K+1)) / ((1 − α)(K·c + v)). A low α, "
-           "an expensive draft (c near 1) or a large v each push it below 1: slower than the target alone. The "
+           "an expensive draft (c near 1) or a large v can each push it below 1: slower than the target alone. The "
            "Theory explorer shows where the **break-even** line (speedup = 1) lies."),
            ("limits",), ("throughput", "compute-bound", "break-even"),
            ("lm-large-batch", "lm-situations", "lm-verify-cost"), "limits", "pages/theory.py",

@@ -412,7 +412,8 @@ python -m specviz.distill data     # the data step
 python -m specviz.distill cards    # this card
 ```
 
-`python -m specviz.distill all` runs every step. Seeded (`--seed 0`) and resumable.
+`python -m specviz.distill all` runs data, eagle3 and draft with their default flags, then the cards (not eagle or
+medusa); the commands above are this card's own. Seeded (`--seed 0`) and resumable.
 Training: {steps} steps of at most {batch_positions} padded positions, AdamW, warm-up then cosine decay, {train_minutes:.0f}
 minutes on {machine}. {stages}
 

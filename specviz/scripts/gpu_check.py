@@ -262,9 +262,10 @@ def bfloat16(ctx: Context, rec: Record) -> None:
     rec["identical"] = f"{sum(all(m['identical'] for m in p['methods'].values()) for p in rec['prompts'])}/" \
                        f"{len(rec['prompts'])}"
     rec["splits_at_near_ties"] = f"{sum(m['near_tie'] for m in splits)}/{len(splits)}"
-    rec["meaning"] = ("Lossless up to numerics: in bfloat16 the verifier's K+1-token pass and plain decoding's "
-                      "one-token pass round differently, so where the target's two best logits nearly tie the "
-                      "argmax can flip. Identity is checked in float32 (section float32).")
+    rec["meaning"] = ("Lossless up to numerics: in bfloat16 two computations of one step (the verifier's K+1-token "
+                      "pass, or model.generate, against specviz's one-token pass) round differently, so where the "
+                      "target's two best logits nearly tie the argmax can flip. Identity is checked in float32 "
+                      "(section float32).")
     if any(not m["near_tie"] for m in splits):
         rec.fail("a bfloat16 split where the target's top-2 logits do not nearly tie: not explained by rounding")
     if rec.get("rotary_dtype") not in (None, "float32"):
@@ -346,7 +347,8 @@ def distill(ctx: Context, rec: Record) -> None:
     rec.update(data_throughput(pair.target, pair.tokenizer, prompts=p.data_prompts, batch_size=p.data_batch,
                                max_new_tokens=p.data_tokens, deadline=time.monotonic() + max(0.0, ctx.time_left()),
                                progress=partial(rec)))
-    rec["cpu_reference"] = "41 min for the whole data step on 2 CPU cores (docs/drafts.md)"
+    rec["cpu_reference"] = ("41 min for the first data step (3,000 + 64 prompts, up to 128 tokens) on 2 CPU cores; "
+                            "146 min for the six-stage one (docs/drafts.md)")
     if not rec["batches"]:
         rec.fail("no batch finished within the time cap")
 

@@ -129,8 +129,9 @@ def _live_body(base: str) -> None:
                 help=_("Accepted / drafted tokens since the server started (vLLM's counters). Not α: the drafts "
                        "after a step's first rejection count as drafted, never as accepted."))
     m[1].metric(_("Mean accepted length"), "–" if mal is None else number(mal, 2),
-                help=_("1 + accepted / drafts: tokens per verify step, including the one recovered or bonus token "
-                       "every step emits (vLLM's definition)."))
+                help=_("1 + accepted / drafts, computed here from vLLM's counters (vLLM exports the counters, not "
+                       "this mean): tokens per verify step, including the one recovered or bonus token every step "
+                       "emits."))
     m[2].metric(_("Drafts"), number(now.drafts, 0), help=_("Verify steps that carried drafted tokens, since start."))
     m[3].metric(_("Tokens generated"), number(now.generation_tokens, 0),
                 help=_("{running} requests running, {waiting} waiting now.", running=number(now.running, 0),
@@ -142,8 +143,8 @@ def _live_body(base: str) -> None:
     left, right = st.columns([3, 2])
     if deltas:
         plot.show(charts.live_figure(deltas, history[0].at), key="serving_live_chart", where=left,
-                  name=_("The server's counters over time: acceptance rate, mean accepted length, drafts and tokens "
-                         "per second"))
+                  name=_("What the server's counters give over time: acceptance rate, mean accepted length, drafts and "
+                         "tokens per second"))
     else:
         left.caption(_("The charts over time start with the next read, {seconds} s from now.",
                        seconds=number(REFRESH_S, 0)))

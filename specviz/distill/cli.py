@@ -66,7 +66,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--against", type=Path, default=None,
                    help="rank: another EAGLE drafter folder (say, a previous version from git) to rank next to the shipped one")
     p.add_argument("--format", choices=["vllm-eagle", "vllm-draft"], default="vllm-eagle",
-                   help="export: the EAGLE drafter (vLLM EAGLE-1 layout) or the separate draft (complete folder)")
+                   help="export: the EAGLE drafter (vLLM's EAGLE-3 layout, or EAGLE-1 for an EAGLE-1 drafter) or the separate "
+                        "draft (complete folder)")
     p.add_argument("--work", type=Path, default=DEFAULT_WORK, help="folder for data and checkpoints")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--prompts", type=int, default=3000, help="training prompts (at least 1,500)")

@@ -106,6 +106,23 @@ def test_the_speedup_labs_verify_sentence_follows_its_own_curve(folder, word):
     assert quoted.verify_range(folder).text(2) in sentence
 
 
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_a_gpu_run_is_named_by_its_gpu_and_its_flat_curve_not_called_a_cpus(lang):
+    """The H200 check's run: the machine line leads with the GPU (the CPU only hosted it), and its flat verify curve
+    is explained by kernel launches, not compared with "a memory-bound GPU" as a CPU's is."""
+    from specviz.ui.speedup.results import machine_line
+
+    result = BenchResult.from_dict(json.loads((BENCH / "default-h200-bf16" / "results.json").read_text("utf-8")))
+    with using(lang):
+        line, sentence = machine_line(result, "wall time"), verify_sentence(result)
+        costs = quoted.verify_range("default-h200-bf16").text(2)  # in the reader's decimals
+    gpu = "GPU NVIDIA H200"
+    assert line.startswith(("Pair `default` on the " if lang == "en" else "Par `default` na ") + gpu), line
+    assert "NVIDIA H200" in sentence and costs in sentence
+    assert ("nearly flat" if lang == "en" else "quase plana") in sentence
+    assert "memory-bound GPU" not in sentence and "limitada pela memória" not in sentence
+
+
 @pytest.mark.parametrize("lang, word", [("en", "of"), ("pt", "de")])
 def test_the_greedy_identity_figures_the_quiz_quotes_are_the_committed_checks(lang, word):
     """gs-same-text quotes how many held-out prompts stayed identical in float32 and in bfloat16: the committed

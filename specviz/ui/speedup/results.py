@@ -53,14 +53,23 @@ def ordered(paths: list[Path]) -> list[Path]:
     return sorted(newest, key=lambda p: p.parent.name != HEADLINE_RUN)
 
 
+def machine_line(result: BenchResult, clock: str) -> str:
+    """Where the numbers were measured: the GPU first when the models ran on one (the CPU is then only the host)."""
+    m = result.machine
+    common = dict(pair=result.config["pair"], cpu=m["cpu"], cores=m["cores"], threads=m["torch_threads"],
+                  clock=clock, date=m["date"][:10], cases=len(result.cases), tokens=result.config["max_new_tokens"])
+    if m.get("gpu") and str(m.get("device", "")).startswith("cuda"):
+        return _("Pair `{pair}` on the GPU {gpu} (host: {cpu}, {cores} cores), {clock}, {date}: {cases} measured "
+                 "cases, {tokens} new tokens each.", gpu=m["gpu"], **common)
+    return _("Pair `{pair}` on {cpu} ({cores} cores, GPU {gpu}), {threads} torch thread(s), {clock}, {date}: "
+             "{cases} measured cases, {tokens} new tokens each.", gpu=m["gpu"] or _("none"), **common)
+
+
 def render_machine(result: BenchResult, name: str) -> None:
     """One line on where and how the numbers were measured; the notes and the exact command in an expander."""
     m = result.machine
     clock = _("CPU time") if result.config.get("clock") == "cpu" else _("wall time")
-    st.caption(_("Pair `{pair}` on {cpu} ({cores} cores, GPU {gpu}), {threads} torch thread(s), {clock}, {date}: "
-                 "{cases} measured cases, {tokens} new tokens each.", pair=result.config["pair"], cpu=m["cpu"],
-                 cores=m["cores"], gpu=m["gpu"] or _("none"), threads=m["torch_threads"], clock=clock,
-                 date=m["date"][:10], cases=len(result.cases), tokens=result.config["max_new_tokens"]))
+    st.caption(machine_line(result, clock))
     with st.expander(_("How this was measured: machine, notes, the command that reproduces it")):
         st.markdown(_("torch {torch}, transformers {transformers}, Python {python}, {platform}; load average {load} at "
                       "the start.", torch=m["torch"], transformers=m["transformers"], python=m.get("python", "?"),

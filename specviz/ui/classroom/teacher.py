@@ -130,6 +130,14 @@ def role_from_url() -> None:
         st.session_state["classroom_role"] = ROLES[1]
 
 
+def start_presenting() -> None:
+    """The presenter button's callback. It runs in whichever run receives the click, a dashboard refresh too (the
+    dashboard's fragment reruns every few seconds); the flag was once set in the script body, where a click that
+    reached the server with a refresh ran no body and was lost (CI, 2026-12-04). The rerun is the whole page's."""
+    st.session_state["classroom_presenting"] = True
+    st.rerun()
+
+
 def leave_presenter(code: str) -> None:
     """Back from the presenter view to the teacher's dashboard of session `code`. The role switch and the session
     box were not drawn while presenting, so Streamlit forgot their values (the switch came back as "a student" and
@@ -174,9 +182,7 @@ def session_controls(store: ClassroomStore, session: Session) -> None:
             st.info(_("Session {code} ended: students can no longer join or answer. Its results stay here, and the "
                       "CSV above still has every answer.", code=session.code))
     presenter_col, end_col = st.columns(2)
-    if presenter_col.button(_("Presenter view (for the projector)"), key="classroom_present"):
-        st.session_state["classroom_presenting"] = True
-        st.rerun()
+    presenter_col.button(_("Presenter view (for the projector)"), key="classroom_present", on_click=start_presenting)
     if session.closed:
         return
     if end_col.button(_("End session {code}…", code=session.code), key="classroom_end"):

@@ -48,7 +48,6 @@ def cache_keyword(module: torch.nn.Module) -> str:
                      "so specviz cannot decode with it incrementally.")
 
 
-
 def feature_states(hidden_states: tuple[torch.Tensor, ...], feature_layers: Sequence[int] = (-1,)) -> torch.Tensor:
     """What a feature drafter observes from a forward's `output_hidden_states`: the hidden states `feature_layers`
     (-1: the last, after the final norm) of the batch's first row, side by side, (T, F*H). An EAGLE-3 drafter reads
@@ -62,6 +61,7 @@ def feature_states(hidden_states: tuple[torch.Tensor, ...], feature_layers: Sequ
     if layers == (-1,):
         return hidden_states[-1][0]
     return torch.cat([hidden_states[i][0] for i in layers], dim=-1)
+
 
 class CachedModel:
     """A model plus the tokens its cache holds (`self.tokens`), batch size 1."""

@@ -127,6 +127,11 @@ class BenchResult:
         """The dtype both sides ran in (None in results from before it was recorded)."""
         return self.machine.get("dtype")
 
+    @property
+    def gpu(self) -> str | None:
+        """The GPU the models ran on (its name), or None when they ran on the CPU (a GPU merely present is not it)."""
+        return self.machine.get("gpu") if str(self.machine.get("device", "")).startswith("cuda") else None
+
     def verify_curves(self) -> dict[str, list[dict]]:
         """The verify-cost curve per dtype ({"float32": [{"n_tokens", "seconds", "ratio"}], ...}), when measured."""
         return self.costs.get("verify_curves") or {}

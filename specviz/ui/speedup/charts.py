@@ -149,11 +149,10 @@ def verify_sentence(result: BenchResult) -> str:
         return intro
     low, high = number(min(costs)), number(max(costs))
     dtype = result.dtype or "float32"
-    gpu = result.machine.get("gpu") if str(result.machine.get("device", "")).startswith("cuda") else None
-    if gpu and max(costs) <= FLAT_VERIFY:
+    if result.gpu and max(costs) <= FLAT_VERIFY:
         said = _("In this run ({dtype}, on the {gpu} GPU) 2 to 5 tokens cost {low}–{high}× one: nearly flat. For a "
                  "model this small a GPU forward is mostly the launching of its kernels, which does not grow with "
-                 "the tokens.", dtype=dtype, gpu=gpu, low=low, high=high)
+                 "the tokens.", dtype=dtype, gpu=result.gpu, low=low, high=high)
     elif max(costs) <= FLAT_VERIFY:
         said = _("In this run ({dtype}) 2 to 5 tokens cost {low}–{high}× one: nearly flat, as on a memory-bound "
                  "GPU.", dtype=dtype, low=low, high=high)

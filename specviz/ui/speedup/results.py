@@ -58,9 +58,9 @@ def machine_line(result: BenchResult, clock: str) -> str:
     m = result.machine
     common = dict(pair=result.config["pair"], cpu=m["cpu"], cores=m["cores"], threads=m["torch_threads"],
                   clock=clock, date=m["date"][:10], cases=len(result.cases), tokens=result.config["max_new_tokens"])
-    if m.get("gpu") and str(m.get("device", "")).startswith("cuda"):
+    if result.gpu:
         return _("Pair `{pair}` on the GPU {gpu} (host: {cpu}, {cores} cores), {clock}, {date}: {cases} measured "
-                 "cases, {tokens} new tokens each.", gpu=m["gpu"], **common)
+                 "cases, {tokens} new tokens each.", gpu=result.gpu, **common)
     return _("Pair `{pair}` on {cpu} ({cores} cores, GPU {gpu}), {threads} torch thread(s), {clock}, {date}: "
              "{cases} measured cases, {tokens} new tokens each.", gpu=m["gpu"] or _("none"), **common)
 

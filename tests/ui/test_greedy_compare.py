@@ -83,8 +83,9 @@ def test_a_dtype_suffix_loads_the_pair_in_that_dtype():
 def test_the_exactness_lab_runs_both_greedy_in_float32_and_in_bfloat16():
     at = AppTest.from_file(str(ROOT / "pages" / "exactness.py"), default_timeout=120).run()
     assert not at.exception
-    assert at.radio(key="exact_greedy_dtype").options == ["float32 (fine rounding: a near-tie rarely flips)",
-                                                        "bfloat16 (this CPU's default: up to numerics)"]
+    assert at.radio(key="exact_greedy_dtype").options == [
+        "float32 (fine rounding: a near-tie rarely flips)",
+        "bfloat16 (the default on hardware that supports it: lossless only up to numerics)"]
     at.radio(key="exact_greedy_dtype").set_value("float32").run()
     at.button(key="exact_greedy_run").click().run()
     assert not at.exception

@@ -340,7 +340,8 @@ def render_decomposition(dists: StepDistributions, session_trace: object) -> Non
 
 # ---- greedy: the target's own text, in float32 and in bfloat16 ------------------------------------------------------
 
-GREEDY_DTYPES = {"float32": N_("float32 (fine rounding: a near-tie rarely flips)"), "bfloat16": N_("bfloat16 (this CPU's default: up to numerics)")}
+GREEDY_DTYPES = {"float32": N_("float32 (fine rounding: a near-tie rarely flips)"),
+                 "bfloat16": N_("bfloat16 (the default on hardware that supports it: lossless only up to numerics)")}
 GREEDY_TOKENS = 48
 
 

@@ -34,9 +34,8 @@ try:  # a busy or read-only database (or any refused input) is one sentence, nev
             paced = store.is_paced(session.code)
             show = presenter.presenter if paced else teacher.presenter
             live_fragment(show, run_every=presenter.REFRESH_SECONDS if paced else 5)(store, session)
-            if st.button(_("Exit presenter view"), key="classroom_exit_presenter", type="tertiary"):
-                teacher.leave_presenter(session.code)
-                st.rerun()
+            st.button(_("Exit presenter view"), key="classroom_exit_presenter", type="tertiary",
+                      on_click=teacher.leave_presenter, args=(session.code,))
             st.stop()
 
     st.title(_("Classroom"))

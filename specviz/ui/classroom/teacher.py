@@ -139,13 +139,16 @@ def start_presenting() -> None:
 
 
 def leave_presenter(code: str) -> None:
-    """Back from the presenter view to the teacher's dashboard of session `code`. The role switch and the session
-    box were not drawn while presenting, so Streamlit forgot their values (the switch came back as "a student" and
-    the next click dropped the teacher on the join form): they are set again here, before they are drawn."""
+    """The "Exit presenter view" button's callback: back to the teacher's dashboard of session `code`. The role
+    switch and the session box were not drawn while presenting, so Streamlit forgot their values (the switch came
+    back as "a student" and the next click dropped the teacher on the join form): they are set again here, before
+    they are drawn. A callback, like `start_presenting`: the presenter view refreshes itself every 2 s, and a click
+    that reached the server with that refresh ran no script body, where the flag was once cleared."""
     st.session_state["classroom_presenting"] = False
     st.session_state["classroom_role"] = ROLES[1]
     st.session_state["classroom_session"] = code
     st.query_params[ROLE_PARAM], st.query_params[SESSION_PARAM] = TEACHER_ROLE, code
+    st.rerun()
 
 
 def role_to_url(role: str) -> None:

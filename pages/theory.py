@@ -72,8 +72,9 @@ st.subheader(_("Measured runs"))
 if trace_point is not None:
     t1, t2, t3 = st.columns(3)
     t1.metric(_("Trace: α estimate"), number(trace_point.alpha, 3),
-              help=_("Mean of min(1, p/q) over the drafts the verifier tested. Accepted / drafted ({rate}) is "
-                     "lower: drafts after a rejection count as drafted although they were never tested.",
+              help=_("Mean of min(1, p/q) over the drafts the verifier tested. Accepted / drafted ({rate}) also "
+                     "counts the drafts after a step's first rejection, which were never tested, so with K ≥ 2 it "
+                     "is usually lower.",
                      rate=number(trace_point.acceptance_rate, 3)))
     off = trace_point.tokens_per_step - trace_point.predicted_tokens_per_step
     chain = trace_point.tree_nodes == 0  # the formula is for a chain of K drafts: a tree is not compared with it
@@ -82,8 +83,8 @@ if trace_point is not None:
               if chain else None, delta_color="off")
     if trace_point.c is not None:
         t3.metric(_("Trace: c estimate"), number(trace_point.c, 3),
-                  help=_("Draft seconds per drafted token divided by target seconds per step, from the step "
-                         "timings."))
+                  help=_("Draft seconds per draft forward (one per drafted token in a chain, one per level in a "
+                         "tree) divided by target seconds per step, from the step timings."))
     if chain:
         st.caption(_("The formula with α = {alpha} and K = {k} predicts {tokens} tokens per step. It assumes each "
                      "draft is kept independently with chance α; real acceptance clusters (a run of easy tokens is "

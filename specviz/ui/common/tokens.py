@@ -119,7 +119,8 @@ def decision_chips(step: Step, *, revealed: bool = True, size: str = "large") ->
         chips.append(chip(d.text, decision_kind(d, revealed), tip, size=size))
     if not chips:
         return '<span style="color:#6B6B6B">' + escape_text(
-            _("(nothing drafted: the proposer found no guess, so the target emitted one token on its own)"),
+            _("(nothing drafted: the proposer found no guess, the draft length was 0, or only one token was "
+              "left to write; the target emitted one token on its own)"),
             whitespace=False) + '</span>'
     return "".join(chips)
 

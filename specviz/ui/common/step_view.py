@@ -44,10 +44,10 @@ TEXT = {
     "recovered": N_("recovered"),
     "bonus": N_("bonus"),
     "kv_title": N_("**KV caches** · while reading the text, a model stores two vectors per token and layer (keys and "
-                   "values) so it never computes them again: one slot per token below. Slots written for rejected "
-                   "drafts are thrown away (rolled back)."),
+                   "values) so it never computes them again: one slot per token below. Slots written for drafts the "
+                   "target did not keep are thrown away (rolled back)."),
     "kv_wrote": N_("The target wrote {wrote} new entries (the last token and {k} drafts) and rolled back {rolled} "
-                   "for the rejected drafts."),
+                   "for the drafts it did not keep (rejected or never tested)."),
     "kv_one": N_("The target wrote one new entry."),
     "kv_tree": N_("The target wrote {wrote} new entries (the last token and {k} tree nodes) and kept only the "
                   "accepted path: {rolled} rolled back."),

@@ -46,7 +46,7 @@ SHIPPED_TEXTS = (
     N_("A trained feature drafter: EAGLE-3 (SmolLM2, T = 0)"),
     N_("The EAGLE-3 drafter specviz trained for SmolLM2 (assets/models/smollm2-eagle): one small layer "
        "that reads three of the target's layers fused into one state and guesses the next token with its own "
-       "head (c = 0.10). On this held-out prompt it emits about 1.9 tokens per target forward; over 8 held-out "
+       "head (c = 0.09). On this held-out prompt it emits about 1.9 tokens per target forward; over 8 held-out "
        "prompts the average is 2.1 at K = 4, about 1.6 times as fast as model.generate on a 2-core CPU in "
        "bfloat16."),
     N_("A separate draft model, sampling (SmolLM2, T = 0.7)"),

@@ -81,12 +81,15 @@ def add_generation_flags(cmd: argparse.ArgumentParser) -> None:
     cmd.add_argument("--seed", type=int, default=0)
     cmd.add_argument("--tree-nodes", type=int, default=None,
                      help="draft a tree of at most this many nodes (depth K), EAGLE-2 style; 0 = a chain of K "
-                          "(default: the pair's recommended tree, or a chain when --k is given)")
+                          "(default: as for --k when no shape flag is given; else the pair's recommended tree, or a "
+                          "chain when --k is given)")
     cmd.add_argument("--tree-width", type=int, default=None,
-                     help="children per tree node (default: the pair's recommended width)")
+                     help="children per tree node (default: as for --k when no shape flag is given; else the "
+                          "pair's recommended width)")
     cmd.add_argument("--tree-lookup", type=int, default=None,
                      help="also copy up to this many tokens from the context as one more tree branch (prompt "
-                          "lookup); 0 = none (default: the pair's recommended tree's)")
+                          "lookup); 0 = none (default: as for --k when no shape flag is given; else the pair's "
+                          "recommended tree's, or none when --k or --tree-nodes is given)")
     cmd.add_argument("--no-chat", action="store_true", help="feed the prompt as plain text, without the chat template")
     cmd.add_argument("--device", default=None, help="cpu, cuda, mps (default: the fastest available)")
     cmd.add_argument("--dtype", default=None, help="float32, float16, bfloat16 (default: auto)")

@@ -55,10 +55,10 @@ SHIPPED_TEXTS = (
        "probability min(1, p/q). Rejections with a recovered token come early, and a bonus token follows every "
        "step whose two drafts were both kept."),
     N_("A toy pair with a draft model (T = 1)"),
-    N_("Two tiny random-weight models over a 34-character vocabulary; the draft is the target with noise "
-       "added to its weights, so the two usually agree (accepted / drafted about 0.7). Every kind of token "
-       "appears: accepted drafts, rejections with a recovered token, and bonus tokens after a fully accepted "
-       "step."),
+    N_("Two tiny random-weight models over 34 tokens (32 characters and two special tokens); the draft is the "
+       "target with noise added to its weights, so the two usually agree (accepted / drafted about 0.7). Every "
+       "kind of token appears: accepted drafts, rejections with a recovered token, and bonus tokens after a fully "
+       "accepted step."),
     N_("An untrained self-draft: layer skip (SmolLM2, T = 0.7)"),
     N_("The draft is SmolLM2's own first 7 of 30 layers with its output head. It was never trained to exit "
        "early, so its guesses rarely match the full model: most drafts are rejected and almost every step "

@@ -118,10 +118,10 @@ RECIPES = (
     ),
     Recipe(
         "toy-draft", "A toy pair with a draft model (T = 1)",
-        "Two tiny random-weight models over a 34-character vocabulary; the draft is the target with noise added "
-        "to its weights, so the two usually agree (accepted / drafted about 0.7). Every kind of token appears: "
-        "accepted drafts, "
-        "rejections with a recovered token, and bonus tokens after a fully accepted step.",
+        "Two tiny random-weight models over 34 tokens (32 characters and two special tokens); the draft is the "
+        "target with noise added to its weights, so the two usually agree (accepted / drafted about 0.7). Every "
+        "kind of token appears: accepted drafts, rejections with a recovered token, and bonus tokens after a fully "
+        "accepted step.",
         _spec("toy", "draft", TOY_PROMPT, False, 4, 1.0, 64),
     ),
 )

@@ -92,8 +92,9 @@ DEFINITIONS: dict[str, tuple[str, str]] = {  # marked with N_(): the files stay 
            "node as a point mass. 0 is no lookup branch.")),
     "physical_limit": (
         N_("physical limit"),
-        N_("The speedup of a perfect, free draft of the same shape: K + 1 tokens per target forward, each forward "
-           "costing the measured verify cost of the tokens fed (K + 1 for a chain, nodes + 1 for a tree).")),
+        N_("The speedup of a perfect, free draft of the same shape: K + 1 tokens per target forward (the lookup "
+           "branch's length + 1 if that is longer), each forward costing the measured verify cost of the tokens fed "
+           "(K + 1 for a chain, nodes + lookup branch + 1 for a tree).")),
     "fraction_of_limit": (
         N_("share of the physical limit"),
         N_("The measured speedup vs specviz target-only over the physical limit: how much of what this shape could "

@@ -146,7 +146,7 @@ class MedusaProposer(Proposer):
 def from_pair(pair) -> MedusaProposer:
     """The pair's trained Medusa heads as the proposer (`specviz.engine.proposers.registry`: "medusa")."""
     if getattr(pair, "medusa", None) is None:
-        raise ValueError(_("The pair '{pair}' has no trained Medusa heads; use --proposer eagle, layerskip or ngram.",
+        raise ValueError(_("The pair '{pair}' has no trained Medusa heads; use --proposer layerskip or ngram.",
                            pair=pair.name))
     heads, draft_vocab = pair.medusa
     return MedusaProposer(pair.target, heads, draft_vocab)

@@ -190,7 +190,8 @@ def run_compare(args: argparse.Namespace) -> int:
         if baseline.output_ids == spec.output_ids:
             print(_("greedy output identical: yes"))
         else:
-            print(_("greedy output identical: NO (a floating-point near-tie; see README)"))
+            print(_("greedy output identical: NO (usually a floating-point near-tie that rounds the other way; see "
+                    "docs/benchmarks.md, Dtype)"))
     return 0
 
 

@@ -148,8 +148,8 @@ LESSONS: tuple[Lesson, ...] = (
            "digits, specviz's default on a CPU with bfloat16 instructions) flips near-ties far more often than "
            "float32. "
            "On this project's machine greedy speculative output matched target-only output on {fp32} held-out "
-           "prompts in float32 and on {bf16} in bfloat16 (two runs with different prompts and draft shapes, so not "
-           "like for like), observations rather than proofs: the rule is exact, and "
+           "prompts in float32 and on {bf16} in bfloat16 (two runs with different draft shapes, the bfloat16 one on "
+           "fewer of the same prompts, so not like for like), observations rather than proofs: the rule is exact, and "
            "a floating-point run is **lossless up to numerics**."),
            ("quality", "greedy_vs_sampling"),
            ("logits", "temperature", "greedy", "argmax", "bfloat16", "lossless up to numerics"),

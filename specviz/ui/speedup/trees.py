@@ -164,5 +164,6 @@ def render_chain_vs_tree(result: BenchResult, proposer: str, temperature: float)
     if sentence:
         st.markdown(sentence)
     st.dataframe(shape_table(result, proposer, temperature), hide_index=True, width="stretch")
-    st.caption(_("Physical limit: a perfect, free draft of the same shape keeps a whole path of depth K and its bonus "
-                 "token (K + 1 tokens per forward) and pays only the measured verify cost of the tokens fed."))
+    st.caption(_("Physical limit: a perfect, free draft of the same shape keeps a whole path of depth K (or the lookup "
+                 "branch, when that is longer) and its bonus token, and pays only the measured verify cost of the "
+                 "tokens fed (K + 1 for a chain, nodes + lookup branch + 1 for a tree)."))

@@ -153,7 +153,7 @@ class PairCache:
         return self.turns(name).ahead()
 
 
-DTYPE_MARK = "@"  # "default@float32": the pair "default" loaded in float32 (the Exactness lab's exact greedy demo)
+DTYPE_MARK = "@"  # "default@float32": the pair "default" loaded in float32 (the Exactness lab's float32 greedy demo)
 
 
 def load_named_pair(name: str) -> Pair:
@@ -233,8 +233,8 @@ def run_target_only(spec: RunSpec, *, pair: Pair | None = None, input_ids: list[
 
 
 def _numerics(pair: Pair) -> dict[str, str]:
-    """The dtype and device a run computed in, for its trace's meta: every figure shows them (float32 = exact,
-    bfloat16 = lossless only up to numerics)."""
+    """The dtype and device a run computed in, for its trace's meta: every figure shows them (float32 rounds
+    far more finely than bfloat16; both are lossless only up to numerics, bfloat16 visibly so)."""
     try:
         return {"dtype": str(pair.dtype).removeprefix("torch."), "device": str(pair.device)}
     except (StopIteration, AttributeError):  # a stand-in pair without parameters (tests)

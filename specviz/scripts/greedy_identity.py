@@ -7,10 +7,11 @@ For each held-out prompt it decodes greedily with the draft shape predicted fast
 (`specviz.choose_shape`; `--k`/`--tree-nodes` choose another, the rest from the pair's recommended draft in
 assets/catalog.yaml) and with the target alone, in the same dtype, and reports
 the first new token where the two outputs part with the target's top-2 logit gap there (`checks.compare_outputs`).
-In float32 the outputs are identical: the rule is exact. In bfloat16 a forward over K + 1 (or nodes + 1) tokens rounds
-differently from a one-token forward, so where the target's two best logits are a bfloat16 step or two apart (a gap
-under `checks.NUMERICS_GAP`) the argmax can flip: "lossless up to numerics". A split that is not a near-tie would
-be a bug, and the script exits 1.
+The rule is exact in exact arithmetic; a forward over K + 1 (or nodes + 1) tokens still rounds differently from a
+one-token forward. In float32 that rounding is fine enough that the outputs matched on every prompt checked so far
+(an observation, not a guarantee); in bfloat16, where the target's two best logits are a bfloat16 step or two
+apart (a gap under `checks.NUMERICS_GAP`), the argmax can flip: "lossless up to numerics". A split that is not a
+near-tie would be a bug, and the script exits 1.
 """
 
 from __future__ import annotations

@@ -168,7 +168,7 @@ def test_each_description_says_what_its_trace_shows(name):
     for found in re.finditer(r"\bT = (\d+(?:\.\d+)?)", title + " " + description):
         assert spec.settings["temperature"] == pytest.approx(float(found.group(1))), name
     if spec.settings["temperature"] == 0:
-        assert spec.output_ids == _base.output_ids  # float32: greedy examples are the target's text exactly
+        assert spec.output_ids == _base.output_ids  # float32: these greedy examples match the target's text
 
 
 def test_ngram_lookup_never_drafts_the_chat_templates_markers():

@@ -10,7 +10,7 @@ import pytest
 
 from specviz.labs.examples import list_examples
 from specviz.teach.learn import (BY_NUMBER, LESSONS, TICKET, Progress, check_questions, concepts_up_to, exit_ticket,
-                           lesson_for_concept, lessons_to_revisit, parse_progress)
+                           lesson_for_concept, lessons_to_revisit, parse_progress, retry_question)
 from specviz.teach.pagemap import PAGE_FILES
 from specviz.teach.quiz import BANK_DIR, CONCEPTS, FAQ_TOPICS, load_bank
 
@@ -185,3 +185,13 @@ def test_no_text_says_the_engine_runs_no_trees_or_gives_the_greedy_path_as_the_r
     assert not [t[:80] for t in texts if re.search(r"not run trees|não executa árvores", t)]
     longest = [t for t in texts if re.search(r"longest (accepted )?path|caminho mais longo", t, re.IGNORECASE)]
     assert longest and all(re.search(r"[Gg]reedy|T = 0|temperature 0|gulos|temperatura 0", t) for t in longest)
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_a_missed_check_is_asked_again_as_a_sibling_in_every_lesson(lang):
+    """Issue 43 item 10: a miss shows the key, so the retry must be another question on the same concept, not the
+    same one reshuffled. Lesson 11 used to ask all four production questions, leaving no sibling."""
+    bank = load_bank([BANK_DIR], lang=lang)
+    same = [(lesson.number, q.id) for lesson in LESSONS for q in check_questions(bank, lesson)
+            if retry_question(bank, lesson, q, {c.id for c in check_questions(bank, lesson)}).id == q.id]
+    assert same == []

@@ -108,7 +108,7 @@ PROPOSERS: list[Proposer] = [
                "intermediate layers instead). specviz's layer-skip proposer keeps its own cache and recomputes the "
                "early layers; LayerSkip also reuses the draft's early-layer cache during verification."),
         costs=N_("No extra weights; a second (shallow) KV cache in specviz. c is the layer fraction plus the LM head "
-                 "(≈ 21 % of SmolLM2-135M), so c is well above the layer ratio."),
+                 "(≈ 21% of SmolLM2-135M), so c is well above the layer ratio."),
         needs=N_("A model trained to exit early (LayerSkip's early-exit loss), or its early layers guess poorly."),
         wins=N_("One model to serve and store; a good fit for models trained with early exit."),
         loses=N_("Untrained models: SmolLM2's first 7 of 30 layers rarely agree with the full model ({layerskip}× "
@@ -174,7 +174,7 @@ PROPOSERS: list[Proposer] = [
         costs=N_("Extra modules trained with the model (not added afterwards); little at inference."),
         needs=N_("A model pre-trained with the multi-token objective."),
         wins=N_("Models that ship with MTP heads: drafts are nearly free and well matched (DeepSeek-V3 reports about "
-                "85–90 % acceptance of the second token)."),
+                "85–90% acceptance of the second token)."),
         loses=N_("Any model trained without it: you cannot bolt MTP on without retraining."),
         dot=_dot({"tr": (N_("shared trunk"), _TARGET), "o1": (N_("token t+1"), _TARGET),
                   "o2": (N_("module: t+2"), _DRAFT), "o3": (N_("module: t+3"), _DRAFT)},

@@ -1,9 +1,10 @@
 """Two greedy outputs side by side, explained: identical, or where they part and why ("lossless up to numerics").
 
 The race, the Playground and the Exactness lab all compare a greedy speculative output with target-only decoding of
-the same prompt. At temperature 0 the exact rule keeps the target's argmax, so in float32 the texts are the same token
-for token; in bfloat16 a verify pass over K + 1 tokens rounds differently from a one-token pass, a near-tie in the
-target's two best logits can flip, and every token after the flip differs because it follows a different text.
+the same prompt. At temperature 0 the exact rule keeps the target's argmax, so in float32 the texts almost always
+match token for token (the verify pass rounds differently there too, only far more finely); in bfloat16 a verify
+pass over K + 1 tokens rounds differently from a one-token pass often enough that a near-tie in the target's two
+best logits can flip, and every token after the flip differs because it follows a different text.
 `explain` says which, with the first split and the target's top-2 logit gap there (`specviz.engine.numerics`), measured
 with the pair on this server when it is loaded in the trace's dtype. Every sentence is in `TEXT`.
 """

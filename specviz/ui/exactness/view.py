@@ -347,8 +347,8 @@ GREEDY_TOKENS = 48
 
 def render_greedy_identity(pair_name: str, prompt: str) -> None:
     """Speculative and target-only decoding of the prompt at temperature 0, in the dtype the reader picks, and where
-    (and why) their texts part: the exact rule gives the target's own greedy text, float32 shows it token for token,
-    bfloat16 only up to numerics."""
+    (and why) their texts part: the exact rule gives the target's own greedy text, float32 nearly always token for token
+    (its rounding is far finer, not absent), bfloat16 only up to numerics."""
     from specviz.labs.bench.quoted import greedy_identity_counts
     from specviz.runs.running import with_dtype
     from specviz.ui.common.greedy_compare import explain

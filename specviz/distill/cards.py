@@ -383,7 +383,7 @@ CARD = """# {title}
 
 {what}
 
-Trained weights: {size_mb:.1f} MB (float16). {extra}
+Trained weights: {size_mb:.1f} MiB (float16). {extra}
 
 ## Data
 

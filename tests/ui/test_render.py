@@ -196,7 +196,7 @@ def test_figures_mark_the_drafted_token_u_and_the_correction(toy):
     assert len(overview.data[1].y) == rejected_step.n_accepted + 1  # u only where a draft was tested
     glyphs = [a.text for a in overview.layout.annotations]
     unreached = rejected_step.n_drafted - rejected_step.n_accepted - 1
-    assert glyphs.count("✗") == 1 and glyphs.count("·") == unreached and glyphs.count("not<br>checked") == unreached
+    assert glyphs.count("✗") == 1 and glyphs.count("·") == unreached and glyphs.count("not<br>reached") == unreached
 
     corr = correction_figure(rejected_step)
     assert "norm(max(0, p − q))" in corr.layout.title.text

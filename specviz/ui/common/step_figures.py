@@ -114,7 +114,7 @@ def verdict_overview_figure(step: Step) -> go.Figure:
     """All drafts of a step at a glance: bar = min(1, p/q) (the chance to accept), diamond = u.
 
     A draft is accepted when its diamond sits inside its bar; positions after the first rejection were never
-    checked, so they get no bar, only "not checked".
+    checked, so they get no bar, only "not reached".
     """
     labels = [f"#{d.position + 1} {plot_text(d.text)}" for d in step.decisions]
     kinds = [decision_kind(d) for d in step.decisions]
@@ -128,12 +128,12 @@ def verdict_overview_figure(step: Step) -> go.Figure:
                 hovertemplate="%{x}<br>p = %{customdata[0]}, q = %{customdata[1]}<br>p/q = %{customdata[2]}"
                               "<br>min(1, p/q) = %{customdata[3]}<br>u = %{customdata[4]}<extra></extra>",
                 name="min(1, p/q)")
-    # the verdict glyph above each bar (above u's diamond, never under it), and "not checked" where there is no bar,
+    # the verdict glyph above each bar (above u's diamond, never under it), and "not reached" where there is no bar,
     # all in one layout call: adding them one by one copies the layout each time, quadratic in the number of drafts
     notes = [dict(x=lab, y=1.12, text=style(k).glyph, showarrow=False, font=dict(size=20, color=style(k).color))
              for lab, k in zip(labels, kinds)]
     if len(step.decisions) <= 8:
-        notes += [dict(x=lab, y=0.02, yanchor="bottom", text=_("not<br>checked"), showarrow=False,
+        notes += [dict(x=lab, y=0.02, yanchor="bottom", text=_("not<br>reached"), showarrow=False,
                        font=dict(size=10, color=style(DisplayState.NOT_REACHED).text_color))  # fits 4 on a phone
                   for lab, d in zip(labels, step.decisions) if not d.reached]
     fig.update_layout(annotations=notes)

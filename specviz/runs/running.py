@@ -63,8 +63,8 @@ class Turns:
         with self._cond:
             if owner is not None:
                 if owner in self._owners:
-                    raise Busy(_("You already have a run waiting for or using the model; press Run again when it "
-                                 "has finished."))
+                    raise Busy(_("You already have a run waiting for or using the model; start another when it has "
+                                 "finished."))
                 self._owners.add(owner)
             self._queue.append(me)
             try:

@@ -55,7 +55,7 @@ TEXT = {
     "ready": N_("Models '{name}' ready (loaded in {seconds} s)."),
     "running_speculative": N_("Running speculative decoding...{waiting}"),
     "running_target": N_("Running target-only decoding...{waiting}"),
-    "cooldown": N_("One new live run every {seconds} s: press Run again in a moment."),
+    "cooldown": N_("One new live run every {seconds} s: start another in a moment."),
     "preloading": N_("Loading the SmolLM2 models in the background ({seconds} s so far), so a live run can start "
                      "at once; recorded examples work now."),
     "preload_failed": N_("The background load of the '{name}' models failed; a live run will try again and say "

@@ -22,6 +22,13 @@ QUESTION = load_bank().by_id()["rs-why"]
 FOLLOW_MS = 30_000  # the screens poll every 2 s; 2 cores shared with the server and three browsers are slow
 
 
+def _bounds(context) -> None:
+    """90 s for an action; 240 s for a page load, which waits for the whole frontend bundle from a server that is
+    also running the other screens' refreshes (a loaded make test, load average over 40, took more than 90 s)."""
+    context.set_default_timeout(90_000)
+    context.set_default_navigation_timeout(240_000)
+
+
 def _pick(page, choice: str) -> None:
     page.locator('[data-testid="stRadio"] label').filter(has_text=choice).first.click()
     page.get_by_role("button", name="Submit").click()
@@ -31,14 +38,14 @@ def test_a_teacher_and_two_students_run_a_question_through_both_rounds(browser, 
     store = PacedStore(classroom_db)
     session = store.create_paced_session(load_bank().questions, "Browser lecture")
     teacher = browser.new_context(viewport=DESK).new_page()
-    teacher.context.set_default_timeout(90_000)
+    _bounds(teacher.context)
     teacher.goto(base)  # the landing page first: a fresh server routes deep links only after st.navigation ran once
     wait_for_app(teacher, 120)
     unlock_teacher(teacher, base, PIN)
     phones = []
     for name in ("Ana", "Ben"):
         page = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True).new_page()
-        page.context.set_default_timeout(90_000)
+        _bounds(page.context)
         join(page, base, session.code, name)
         page.get_by_text("Waiting for your teacher's first question").wait_for()
         phones.append(page)
@@ -89,7 +96,7 @@ def test_the_teacher_keeps_the_teacher_view_after_the_presenter_view(browser, ba
     URL."""
     session = PacedStore(classroom_db).create_paced_session(load_bank().questions[:2], "Presenter round trip")
     page = browser.new_context(viewport=DESK).new_page()
-    page.context.set_default_timeout(90_000)
+    _bounds(page.context)
     page.goto(base)
     wait_for_app(page, 120)
     unlock_teacher(page, base, PIN)

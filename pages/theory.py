@@ -35,7 +35,9 @@ except ValueError as exc:
     st.stop()
 
 m1, m2, m3, m4 = st.columns(4)
-m1.metric(_("Tokens per step"), number(tokens), help=_("Accepted drafts plus the recovered or bonus token."))
+m1.metric(_("Mean accepted length"), number(tokens),
+          help=_("Expected tokens per target pass from α and K: accepted drafts plus the recovered or bonus token. "
+                 "Plain decoding: 1."))
 change = speedup - 1  # a slowdown is a negative change: red and pointing down, never green
 sign = "+" if change >= 0 else "-"  # the sign leads the delta, so Streamlit colours it and points its arrow
 m2.metric(_("Speedup"), times(speedup), delta=_("{change} vs target-only", change=sign + percent(abs(change))),
@@ -78,7 +80,7 @@ if trace_point is not None:
                      rate=number(trace_point.acceptance_rate, 3)))
     off = trace_point.tokens_per_step - trace_point.predicted_tokens_per_step
     chain = trace_point.tree_nodes == 0  # the formula is for a chain of K drafts: a tree is not compared with it
-    t2.metric(_("Trace: tokens per step (K = {k})", k=trace_point.k), number(trace_point.tokens_per_step),
+    t2.metric(_("Trace: mean accepted length (K = {k})", k=trace_point.k), number(trace_point.tokens_per_step),
               delta=_("{difference} vs formula", difference=("+" if off >= 0 else "-") + number(abs(off)))
               if chain else None, delta_color="off")
     if trace_point.c is not None:
@@ -86,7 +88,8 @@ if trace_point is not None:
                   help=_("Draft seconds per draft forward (one per drafted token in a chain, one per level in a "
                          "tree) divided by target seconds per step, from the step timings."))
     if chain:
-        st.caption(_("The formula with α = {alpha} and K = {k} predicts {tokens} tokens per step. It assumes each "
+        st.caption(_("The formula with α = {alpha} and K = {k} predicts a mean accepted length of {tokens}. It "
+                     "assumes each "
                      "draft is kept independently with chance α; real acceptance clusters (a run of easy tokens is "
                      "kept whole, a hard one fails at once), and the last step, cut short by EOS or the token limit, "
                      "emits fewer, so the two differ in either direction.",

@@ -184,7 +184,7 @@ def run_compare(args: argparse.Namespace) -> int:
                 "{proposer}, K={k})", **values))
     print(_("speedup:      {speedup}x (tokens/s, speculative vs specviz's target-only decoding, same run)",
             speedup=number(speedup(baseline, spec))))
-    print(_("acceptance:   {rate} accepted/drafted; {length} tokens per target forward",
+    print(_("acceptance:   {rate} accepted/drafted; mean accepted length {length} (tokens per target forward)",
             rate=_fmt(spec.acceptance_rate), length=_fmt(spec.mean_accepted_length)))
     if args.temperature == 0:
         if baseline.output_ids == spec.output_ids:
@@ -244,9 +244,9 @@ def run_calibrate(args: argparse.Namespace) -> int:
     for temperature in sorted({float(r["temperature"]) for r in table["rows"]}):
         ranked = predictions(table, cal, temperature)
         title = _("greedy") if temperature == 0 else _("T = {t}", t=number(table_temperature(table, temperature), 1))
-        print("\n" + _("Predicted here, {title} (tokens per forward counted on {prompts} held-out prompts), best first:",
-                       title=title, prompts=table.get("prompts", "?")))
-        head = (_("shape"), _("tok/fwd"), _("rows"), _("cost"), _("vs gen."))
+        print("\n" + _("Predicted here, {title} (MAL, the mean accepted length, counted on {prompts} held-out "
+                       "prompts), best first:", title=title, prompts=table.get("prompts", "?")))
+        head = (_("shape"), "MAL", _("rows"), _("cost"), _("vs gen."))
         print("  " + head[0].ljust(30) + "".join(h.rjust(w + 1) for h, w in zip(head[1:], (8, 6, 7, 9))))
         for p in ranked[: args.top]:
             print(f"  {p.shape.label():<30} {number(p.tokens_per_forward):>8} {number(p.rows, 1):>6} "

@@ -71,7 +71,7 @@ def bench_section(bench: Path) -> str:
         return "The benchmark that runs both drafters on the same prompts has not been run yet."
     lines = [f"`{bench_command(bench)}` ({result.get('machine', {}).get('dtype', 'float32')}, "
              f"{result.get('machine', {}).get('cpu', '?')}):", "",
-             "| proposer | shape | T | tokens per target forward | acceptance by position | vs target-only | "
+             "| proposer | shape | T | mean accepted length | acceptance by position | vs target-only | "
              "vs model.generate |", "|---|---|---:|---:|---|---:|---:|"]
     for r in sorted(rows, key=lambda r: (r["temperature"], r.get("tree_nodes") or 0, r["k"], r["proposer"])):
         shape = (f"tree {r['tree_nodes']} × {r.get('tree_width')}, depth {r['k']}" if r.get("tree_nodes")

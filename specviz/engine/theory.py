@@ -300,7 +300,7 @@ def alpha_from_tokens_per_step(tokens_per_step: float, k: int) -> float:
     """
     k = _check_k(k)
     if not math.isfinite(tokens_per_step):
-        raise ValueError(_("Tokens per step must be a finite number (got {tokens}).", tokens=tokens_per_step))
+        raise ValueError(_("The mean accepted length must be a finite number (got {tokens}).", tokens=tokens_per_step))
     if k == 0 or tokens_per_step <= 1.0:
         return 0.0
     if tokens_per_step >= k + 1:

@@ -155,15 +155,15 @@ LESSONS: tuple[Lesson, ...] = (
            ("logits", "temperature", "greedy", "argmax", "bfloat16", "lossless up to numerics"),
            ("q-worse-draft", "q-break-exactness", "gs-same-text"), "exactness", "pages/exactness.py"),
     Lesson(6, "speedup", N_("What drives the speedup"),
-           N_("Compute the expected tokens per step and the speedup from α, K and c."),
+           N_("Compute the expected mean accepted length and the speedup from α, K and c."),
            N_("Call **α** (alpha) the chance that the target keeps one draft, on average. At one position that chance "
            "is Σ min(p, q) (the sum over the vocabulary of the smaller of p and q); α = E[Σ min(p, q)] is its "
            "average over positions, the **acceptance probability**. Draft i only counts if all i − 1 before it were kept. Assume every draft is "
            "kept with the same chance α, **independently** of the others (real drafts are not: an easy stretch of "
            "text keeps several in a row, a hard one loses them together); then a step emits on average "
-           "1 + α + α² + … + α^K = **(1 − α^(K+1)) / (1 − α)** tokens (the 1 is the recovered or bonus token). "
-           "Counted on a real run, the average number of tokens per target pass is the **mean accepted length** "
-           "(the recovered or bonus token included).\n\n"
+           "1 + α + α² + … + α^K = **(1 − α^(K+1)) / (1 − α)** tokens (the 1 is the recovered or bonus token): the "
+           "expected **mean accepted length**. Counted on a real run, the mean accepted length is the average "
+           "number of tokens per target pass (the recovered or bonus token included).\n\n"
            "The draft is not free: call **c** the cost of one draft pass as a fraction of one target pass. A step "
            "costs K·c + 1 target passes, so the expected **speedup** over the target alone is "
            "(1 − α^(K+1)) / ((1 − α)(K·c + 1)). A high α and a cheap draft win; a low α gives little back."),

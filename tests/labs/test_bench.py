@@ -126,7 +126,7 @@ def test_files_follow_the_documented_schema(result, tmp_path):
     rows = list(csv.DictReader(io.StringIO(paths["csv"].read_text())))
     assert list(rows[0].keys()) == CASE_COLUMNS and len(rows) == len(result.cases)
     md = paths["md"].read_text()
-    assert "| proposer | policy | K |" in md and "#MAT" in md and "predicted (paper)" in md
+    assert "| proposer | policy | K |" in md and "mean accepted length" in md and "predicted (paper)" in md
     for label, _ in DEFINITIONS.values():
         assert label in md
 

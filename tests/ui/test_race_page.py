@@ -60,7 +60,7 @@ def test_replay_shows_the_measured_speedup_of_the_example_traces(monkeypatch):
         spec, base = load_example(example.name)
         speedup = measured_speedup(spec, base)
         assert _metric(at, "Measured speedup") == format_speedup(speedup)
-        assert _metric(at, "Tokens per step") == f"{spec.mean_accepted_length:.2f}"
+        assert _metric(at, "Mean accepted length") == f"{spec.mean_accepted_length:.2f}"
         # named apart: the measured ratio, and the estimate of α the Theory explorer's slider takes
         assert _metric(at, "Accepted / drafted") == number(spec.acceptance_rate)  # 19/40 = 0.475 shows as 0.48
         assert _metric(at, "α = E[Σ min(p, q)], estimated") == number(spec.mean_accept_prob)

@@ -25,7 +25,7 @@ def test_page_shows_the_formulas_and_reacts_to_the_sliders(tmp_path, monkeypatch
     at = AppTest.from_file(PAGE, default_timeout=60).run()
     assert not at.exception and not at.error
     shown = metrics(at)
-    assert shown["Tokens per step"] == "3.36"  # (1 - 0.8^5) / 0.2
+    assert shown["Mean accepted length"] == "3.36"  # (1 - 0.8^5) / 0.2
     assert shown["Speedup"] == "2.80×"
     assert shown["Best K"] == "8"
     assert len(at.get("plotly_chart")) == 5  # heatmap, speedup vs K, tokens per step, and the serving section's two
@@ -53,7 +53,7 @@ def test_page_overlays_a_session_trace_and_benchmark_files(tmp_path, monkeypatch
     at.run()
     assert not at.exception
     shown = metrics(at)
-    assert "Trace: α estimate" in shown and "Trace: tokens per step (K = 4)" in shown
+    assert "Trace: α estimate" in shown and "Trace: mean accepted length (K = 4)" in shown
     assert len(at.get("plotly_chart")) == 6  # the predicted-vs-measured scatter joins
     assert any("1 benchmark runs" in c.value for c in at.caption)
 
@@ -374,14 +374,14 @@ def test_a_tree_trace_is_not_compared_with_the_chain_formula(toy):
     assert not at.exception
     captions = " ".join(c.value for c in at.caption)
     assert "drafted trees of" in captions and "pulls the measured number down" not in captions
-    tokens = next(m for m in at.metric if m.label.startswith("Trace: tokens per step"))
+    tokens = next(m for m in at.metric if m.label.startswith("Trace: mean accepted length"))
     assert not tokens.delta  # no "vs formula" difference for a tree
     chain = load_example("toy-draft")[0]
     at = AppTest.from_file(str(ROOT / "pages" / "theory.py"), default_timeout=60)
     at.session_state[TRACE_KEY] = chain
     at.run()
     assert "clusters" in " ".join(c.value for c in at.caption)
-    assert next(m for m in at.metric if m.label.startswith("Trace: tokens per step")).delta
+    assert next(m for m in at.metric if m.label.startswith("Trace: mean accepted length")).delta
 
 
 def test_the_heatmap_numbers_are_the_speedup_formula():

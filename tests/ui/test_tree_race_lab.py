@@ -54,7 +54,7 @@ def test_the_race_puts_a_tree_lane_next_to_the_chain_lane(monkeypatch):
     assert table.loc[CHAIN_LANE, "target forwards"] == str(chain.num_steps)
     assert table.loc[TREE_LANE, "target forwards"] == str(tree.num_steps)
     assert table.loc["target only", "target forwards"] == str(base.num_steps) == str(base.num_tokens)
-    assert float(table.loc[TREE_LANE, "tokens per target forward"]) == round(tree.num_tokens / tree.num_steps, 2)
+    assert float(table.loc[TREE_LANE, "mean accepted length"]) == round(tree.num_tokens / tree.num_steps, 2)
     assert at.query_params["race_tree_nodes"] == "8"  # the link keeps the tree lane
 
 

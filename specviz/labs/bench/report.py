@@ -289,7 +289,7 @@ def markdown_report(result: BenchResult) -> str:
         + (f" Linear kernels: {m['kernels']}." if m.get("kernels") else ""), "",
         *[f"- {n}" for n in result.notes], "",
         "## All suites", "",
-        "| proposer | policy | K | tree | T | α | accepted/drafted | #MAT (tokens per target forward) | "
+        "| proposer | policy | K | tree | T | α | accepted/drafted | mean accepted length | "
         "accepted/step (excl.) | tok/s | vs target-only | vs generate | transformers assisted vs generate | "
         "predicted (paper) | predicted (measured verify) | greedy identical |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
@@ -376,7 +376,7 @@ def _limit_lines(rows: list[Row]) -> list[str]:
     lines = ["", "## Physical limit (a perfect, free draft of the same shape)", "",
              "Limit = (K + 1) tokens per forward / verify cost of the tokens fed (K + 1 for a chain, nodes + 1 for a "
              "tree), from the verify curve measured in this run's dtype.", "",
-             "| proposer | K | tree | T | tokens per target forward | vs target-only | vs generate | physical limit | "
+             "| proposer | K | tree | T | mean accepted length | vs target-only | vs generate | physical limit | "
              "share of the limit | greedy identical |", "|---|---|---|---|---|---|---|---|---|---|"]
     for r in found:
         lines.append(f"| {r['proposer']} | {r['k']} | {_shape(r)} | {r['temperature']:g} | "

@@ -52,7 +52,7 @@ class CaseResult:
     accepted: int
     acceptance_rate: float  # accepted / drafted, the measured count
     alpha: float  # α: mean min(1, p/q) over the tested drafts
-    mat_with_bonus: float  # #MAT: tokens per step, the recovered or bonus token included
+    mat_with_bonus: float  # mean accepted length (Spec-Bench's #MAT), the recovered or bonus token included
     mat_without_bonus: float  # accepted drafts per step
     per_position: list[float]
     position_drafted: list[int]  # per draft position: steps that drafted that far

@@ -120,8 +120,8 @@ def _notes(machine, config: BenchConfig) -> list[str]:
     ]
     if any(n for n in config.tree_nodes):
         notes.append("Tree rows draft an EAGLE-2 style tree (node budget x width, depth K) scored in one target "
-                     "forward; #MAT is tokens per target forward, the physical limit a perfect free draft of the "
-                     "same shape.")
+                     "forward; their mean accepted length counts tokens per target forward, and their physical limit "
+                     "is that of a perfect free draft of the same shape.")
     if config.clock == "cpu":
         notes.append("Times are this process's CPU time (time.process_time), not wall time: the machine was shared, "
                      "and CPU time leaves out the waits for a free core. With one torch thread it equals wall time "

@@ -5,8 +5,8 @@
     [row for row in summary if row["suite"] == "all"]   # one row per proposer x policy x K x temperature
 
 Speedups pool as ratios of total tokens over total seconds (not as a mean of ratios), so a long prompt weighs
-what its time weighs. `DEFINITIONS` reconciles the metrics people quote (#MAT with or without the bonus token,
-acceptance rate vs α, ...); its keys name the columns of a summary row, and the same labels head the JSON, the
+what its time weighs. `DEFINITIONS` reconciles the metrics people quote (the mean accepted length, Spec-Bench's
+#MAT, with or without the bonus token, acceptance rate vs α, ...); its keys name the columns of a summary row, and the same labels head the JSON, the
 CSV, the markdown and the app.
 """
 
@@ -31,12 +31,13 @@ DEFINITIONS: dict[str, tuple[str, str]] = {  # marked with N_(): the files stay 
         N_("Leviathan et al.'s α: the expected chance a draft is accepted, estimated from the drafts that were "
            "tested. The theory curves use it.")),
     "mat_with_bonus": (
-        N_("#MAT, tokens per target forward (bonus included)"),
-        N_("Mean tokens each verification step emits: accepted drafts + the recovered or bonus token. Spec-Bench's "
-           "#MAT and vLLM's 'mean acceptance length' include the bonus; 1.0 means no gain.")),
+        N_("mean accepted length (bonus included)"),
+        N_("Tokens per target forward: the mean, over the verification steps, of accepted drafts + the recovered or "
+           "bonus token; 1.0 means no gain. Spec-Bench calls the same number #MAT, vLLM 'mean acceptance length'.")),
     "mat_without_bonus": (
         N_("accepted drafts per step (bonus excluded)"),
-        N_("gpt-fast's 'mean accepted' counts only accepted drafts: #MAT minus one (0.0 means no gain).")),
+        N_("gpt-fast's 'mean accepted' counts only accepted drafts: the mean accepted length minus one (0.0 means no "
+           "gain).")),
     "per_position": (
         N_("acceptance by position"),
         N_("Entry i: of the steps that drafted at least i+1 tokens, the share whose first i+1 drafts were all kept. For "
@@ -75,8 +76,8 @@ DEFINITIONS: dict[str, tuple[str, str]] = {  # marked with N_(): the files stay 
            "verifying K+1 tokens costs one target forward.")),
     "predicted_speedup_measured_verify": (
         N_("predicted (measured verify cost)"),
-        N_("The same expected tokens per step over (K·c + verify cost of K+1 tokens): the formula with the measured "
-           "verify curve instead of the free-verification assumption.")),
+        N_("The same expected mean accepted length, (1 − α^(K+1)) / (1 − α), over (K·c + verify cost of K+1 "
+           "tokens): the formula with the measured verify curve instead of the free-verification assumption.")),
     "record_overhead": (
         N_("trace recording overhead"),
         N_("Time with the full trace recorded (top-10 lists and token text per position) over time without, minus 1; "

@@ -254,7 +254,7 @@ def render_verifier_source() -> None:
 
 
 # The headline's labels (English messages, keys of `trace_headline`; `_()` translates them where they are shown).
-HEADLINE_LABELS = (N_("Tokens"), N_("Target passes"), N_("Tokens per pass"), N_("Drafts accepted"))
+HEADLINE_LABELS = (N_("Tokens"), N_("Target passes"), N_("Mean accepted length"), N_("Drafts accepted"))
 
 
 def trace_headline(trace: Trace) -> dict[str, str]:
@@ -262,7 +262,7 @@ def trace_headline(trace: Trace) -> dict[str, str]:
     return {
         "Tokens": str(trace.num_tokens),
         "Target passes": str(trace.num_steps),
-        "Tokens per pass": fmt(trace.mean_accepted_length, 2),
+        "Mean accepted length": fmt(trace.mean_accepted_length, 2),
         "Drafts accepted": (_("{kept} of {drafted}", kept=trace.num_accepted, drafted=trace.num_drafted)
                             if trace.num_drafted else "–"),
     }
@@ -270,7 +270,8 @@ def trace_headline(trace: Trace) -> dict[str, str]:
 
 HEADLINE_HELP = {
     "Target passes": N_("Forward passes of the target, one per step. Plain decoding needs one pass per token."),
-    "Tokens per pass": N_("Tokens added per target pass, the recovered or bonus token included. Plain decoding: 1."),
+    "Mean accepted length": N_("Tokens added per target pass, averaged over the steps, the recovered or bonus token "
+                               "included. Plain decoding: 1."),
 }
 
 

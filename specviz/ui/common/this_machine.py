@@ -114,13 +114,14 @@ def _render(cal: Calibration, key: str) -> None:
         for p in ranked[:4]:
             rows.append({_("temperature"): _("greedy") if temperature == 0 else number(
                 table_temperature(table, temperature), 1), _("draft shape"): p.shape.describe(),
-                _("tokens per target forward"): number(p.tokens_per_forward),
+                _("mean accepted length"): number(p.tokens_per_forward),
                 _("step cost (one-token forwards)"): number(p.step_cost),
                 _("predicted vs model.generate"): times(p.vs_generate)})
         note = slowdown_note(ranked[0], cal) if ranked else None
         if note:
             st.warning(note)
-    st.markdown(_("**Predicted here**, best first: tokens per target forward are counted on {prompts} held-out prompts "
+    st.markdown(_("**Predicted here**, best first: the mean accepted length (tokens per target forward, the recovered "
+                  "or bonus token included) is counted on {prompts} held-out prompts "
                   "(the same on any machine); the step's cost is this machine's. Your runs take the first shape of "
                   "their temperature when you do not choose one.", prompts=table.get("prompts", "?")))
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")

@@ -45,7 +45,7 @@ BARS = lab.BARS
 OTHERS = N_("(all others)")
 RULE_BOX = N_("**{label}.** {text}")
 TABLE_COLUMNS = {"rule": N_("rule"), "exact": N_("exact"), "drift (TV)": N_("drift (TV)"),
-                 "acceptance": N_("acceptance probability α"), "tokens/step": N_("tokens/step"), "speedup ×": N_("speedup ×")}
+                 "acceptance": N_("acceptance probability α"), "tokens/step": N_("mean accepted length"), "speedup ×": N_("speedup ×")}
 SOURCES = {"prompt": N_("p and q at the prompt above"), "session": N_("the trace in this session"),
            "example": N_("an example trace")}
 

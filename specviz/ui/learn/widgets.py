@@ -46,7 +46,7 @@ TEXT = {  # English messages, translated with `_()` where they are shown
     "alpha": N_("α (acceptance probability)"),
     "k": N_("K (drafts per step)"),
     "c": N_("c (draft cost / target cost)"),
-    "tokens": N_("Expected tokens per step"),
+    "tokens": N_("Expected mean accepted length"),
     "speedup": N_("Expected speedup"),
     "spread_title": N_("How many tokens a step emits"),
     "spread_x": N_("tokens emitted in one step"),

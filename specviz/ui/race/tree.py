@@ -1,5 +1,5 @@
 """Timeline & race with a tree lane: the same proposer drafting a chain of K and a draft tree of at most N nodes,
-side by side against target-only decoding, with each lane's target forwards and tokens per forward.
+side by side against target-only decoding, with each lane's target forwards and mean accepted length.
 
 The race's settings are one `RunSpec`; its `tree_nodes` is the tree lane's node budget (0 = no tree lane) and
 `tree_width` its children per node. The chain lane runs the same spec with `tree_nodes=0` (`lane_specs`), so the
@@ -63,13 +63,13 @@ def tree_inputs(proposer: str) -> tuple[int, int]:
 
 
 def lanes_rows(chain: Trace, tree: Trace, base: Trace) -> list[dict[str, str]]:
-    """One row per lane: target forwards used, tokens, tokens per target forward, tokens/s, speedup over
+    """One row per lane: target forwards used, tokens, mean accepted length, tokens/s, speedup over
     target-only decoding (the baseline lane's own speedup is 1 by definition)."""
     rows = []
     for lane, trace in ((_(CHAIN_LANE), chain), (_(TREE_LANE), tree), (_("target only"), base)):
         speedup = 1.0 if trace is base else measured_speedup(trace, base)
         rows.append({_("lane"): lane, _("target forwards"): str(trace.num_steps), _("tokens"): str(trace.num_tokens),
-                     _("tokens per target forward"): number(trace.mean_accepted_length),
+                     _("mean accepted length"): number(trace.mean_accepted_length),
                      _("tokens/s"): number(trace.tokens_per_second, 1),
                      _("speedup"): times(speedup) if math.isfinite(speedup) else "–"})
     return rows

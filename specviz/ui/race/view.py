@@ -64,8 +64,9 @@ def render_race(rounds: RaceRounds, *, usual_ms: float | None = None, measured_a
     cols[2].metric(_("Target only, tokens/s"), number(base.tokens_per_second, 1),
                    help=_("{n} tokens in {seconds} s, one target forward per token", n=base.num_tokens,
                           seconds=number(base.wall_seconds)))
-    cols[3].metric(_("Tokens per step"), number(spec.mean_accepted_length),
-                   help=_("output tokens ÷ speculative steps, recovered and bonus tokens included"))
+    cols[3].metric(_("Mean accepted length"), number(spec.mean_accepted_length),
+                   help=_("Tokens per target pass: output tokens ÷ speculative steps, recovered and bonus tokens "
+                          "included. Plain decoding: 1."))
     rate, alpha = spec.acceptance_rate, spec.mean_accept_prob
     acc = st.columns([1, 1, 2])
     acc[0].metric(_(RATIO_NAME).capitalize(), number(rate) if math.isfinite(rate) else "–",

@@ -155,7 +155,7 @@ def compare_specviz(result: ServingResult) -> None:
         rows.append({_("prompt"): row["prompt"], _("vLLM acceptance rate"): _r(lv and lv.acceptance_rate),
                      _("specviz acceptance rate"): _r(row.get("acceptance_rate")),
                      _("vLLM mean accepted length (drafted steps)"): _r(lv and lv.mean_accepted_length),
-                     _("specviz tokens per target forward"): _r(row.get("mean_accepted_length")),
+                     _("specviz mean accepted length (all steps)"): _r(row.get("mean_accepted_length")),
                      _("vLLM speedup"): _r(result.speedup("ngram", row["prompt"], 1)),
                      _("specviz speedup"): _r(row.get("speedup"))})
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")

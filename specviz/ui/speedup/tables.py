@@ -14,7 +14,8 @@ from specviz.ui.speedup.view import POLICY_TEXT, label, method_text, number, pol
 
 
 def mat_table(result: BenchResult, proposer: str, temperature: float) -> pd.DataFrame:
-    """Tokens per step both ways, next to the acceptance numbers, so the quoted metrics can be compared."""
+    """The mean accepted length with and without the bonus token, next to the acceptance numbers, so the quoted
+    metrics can be compared."""
     data = []
     for r in result.rows(proposer=proposer, temperature=temperature):
         data.append({

@@ -120,7 +120,7 @@ def shape_figure(result: BenchResult, proposer: str, temperature: float) -> go.F
                     marker=dict(size=10, color=GREY, symbol="line-ew-open"))
     fig.add_hline(y=1.0, line=dict(color=GREY, dash="dot"))
     return _layout(fig, _("Chain vs tree: {proposer}, T = {t}", proposer=proposer, t=temperature_text(temperature)),
-                   _("draft shape"), _("tokens per forward / speedup (×)"), height=440)
+                   _("draft shape"), _("mean accepted length / speedup (×)"), height=440)
 
 
 def shape_sentence(result: BenchResult, proposer: str, temperature: float) -> str | None:

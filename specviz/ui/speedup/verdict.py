@@ -61,8 +61,8 @@ def verdict(result: BenchResult, proposer: str, temperature: float) -> str:
     top = result.best_in_one_suite(proposer, temperature)
     if top is not None and len(titles) > 1 and (top["speedup_vs_ar"] or 0) >= 1.05:
         how = f"K = {top['k']}" if top["policy"] == "constant" else policy_text(top["policy"])
-        text += " " + _("Where the output copies the prompt it pays: **{suite}** reaches {speedup} ({how}, {tokens} "
-                        "tokens per step).", suite=titles[top["suite"]], speedup=times(top["speedup_vs_ar"]),
+        text += " " + _("Where the output copies the prompt it pays: **{suite}** reaches {speedup} ({how}, mean "
+                        "accepted length {tokens}).", suite=titles[top["suite"]], speedup=times(top["speedup_vs_ar"]),
                         how=how, tokens=number(top["mat_with_bonus"]))
     return text
 
@@ -108,6 +108,6 @@ def slowdown_reason(alpha: float | None, c: float, k: int, verify: float, tokens
                  "many drafts are thrown away for their cost", c=number(c), k=k, needed=number(needed),
                  alpha=number(alpha))
     return _("α ≈ {alpha} and c = {c} would pay if checking the drafts were free, but one target forward over {n} "
-             "tokens costs {verify} a one-token forward on this machine, more than the {tokens} tokens per step it "
-             "buys", alpha=number(alpha), c=number(c, 3), n=k + 1, verify=times(verify),
+             "tokens costs {verify} a one-token forward on this machine, more than the {tokens} tokens a step buys on "
+             "average (its mean accepted length)", alpha=number(alpha), c=number(c, 3), n=k + 1, verify=times(verify),
              tokens=number(tokens_per_step))

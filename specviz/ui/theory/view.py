@@ -221,9 +221,10 @@ def render_derivations() -> None:
                   "contexts a run meets, is the one number the formulas below use and the slider sets. A trace "
                   "estimates α by the mean of min(1, p/q) over the drafts it tested. The measured accepted / drafted "
                   "is lower: drafts after a step's first rejection still count as drafted."))
-    st.markdown(_("**2. Tokens per step.** If each draft is kept with probability α independently, the first "
+    st.markdown(_("**2. Mean accepted length.** If each draft is kept with probability α independently, the first "
                   "rejection comes after i kept drafts with probability αⁱ(1 − α), and all K are kept with "
-                  "probability αᴷ. Every step also emits one recovered or bonus token, so"))
+                  "probability αᴷ. Every step also emits one recovered or bonus token, so the tokens one step emits "
+                  "follow a truncated geometric, and their expected value, the mean accepted length, is"))
     # the formulas stay LaTeX; only their words are messages
     as_ = _("as")  # i18n: the word of "(→ K + 1 as α → 1)" in a formula: the limit as α tends to 1
     st.latex(r"\mathbb{E}[\text{%s}] \;=\; \sum_{i=0}^{K} \alpha^i \;=\; "

@@ -137,13 +137,34 @@ def clause(text: str) -> str:
 
 
 def number(value: float, digits: int = 2) -> str:
-    """A decimal with `digits` places in the reader's convention: 1.58 or 1,58; 12,345.6 or 12.345,6."""
+    """A decimal with `digits` places in the reader's convention: 1.58 or 1,58; 12,345.6 or 12.345,6. A value no
+    fixed-point pattern can hold (infinite, not a number, or beyond 10^15, which babel's quantize refuses past 28
+    digits) is written as `_unwritable` writes it, never raised: these strings often say what a user typed wrong.
+
+    >>> number(float("inf")), number(float("nan")), number(-1e300)
+    ('∞', 'NaN', '-1e+300')
+    """
+    if not math.isfinite(value) or abs(value) >= _FIXED_LIMIT:
+        return _unwritable(value)
     pattern = "#,##0" + ("." + "0" * digits if digits > 0 else "")
     return format_decimal(value, format=pattern, locale=_BABEL_LOCALES[_current.get()])
 
 
+_FIXED_LIMIT = 1e15
+
+
+def _unwritable(value: float) -> str:
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "∞" if value > 0 else "−∞"
+    return localized(f"{value:.3g}")
+
+
 def percent(fraction: float, digits: int = 0) -> str:
     """A fraction as a percentage: 0.457 -> 46% (or 45.7% with one digit; 45,7% in Portuguese)."""
+    if not math.isfinite(fraction) or abs(fraction) >= _FIXED_LIMIT:
+        return _unwritable(fraction * 100) + "%"
     pattern = "#,##0" + ("." + "0" * digits if digits > 0 else "") + "%"
     return format_percent(fraction, format=pattern, locale=_BABEL_LOCALES[_current.get()])
 

@@ -118,6 +118,18 @@ def test_numbers_are_written_the_readers_way():
         assert (times(1.5789), number(12345.6, 1), percent(0.457, 1)) == ("1,58×", "12.345,6", "45,7%")
 
 
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_a_number_no_decimal_pattern_holds_is_written_not_raised(lang):
+    """A typed 1e300 (a policy's c, a sandbox value) reaches the sentence that refuses it: babel's quantize raised
+    decimal.InvalidOperation there, a traceback instead of the sentence."""
+    with using(lang):
+        mark = "," if lang == "pt" else "."
+        assert (number(1.5e300, 3), number(-1e20), times(2e18)) == (f"1{mark}5e+300", "-1e+20", "2e+18×")
+        assert (number(float("inf")), number(float("-inf")), number(float("nan"))) == ("∞", "−∞", "NaN")
+        assert (percent(float("nan")), percent(1e16)) == ("NaN%", "1e+18%")
+        assert number(999_999_999_999_999.0, 0) == ("999.999.999.999.999" if lang == "pt" else "999,999,999,999,999")
+
+
 @pytest.mark.parametrize("bad", ["fr", "", "x" * 500, None, 3])
 def test_an_unknown_language_is_one_sentence(bad):
     assert language_code(bad) is None

@@ -22,7 +22,7 @@ import copy
 import math
 from typing import Protocol, runtime_checkable
 
-from specviz.core.i18n import _
+from specviz.core.i18n import _, number
 from specviz.engine.limits import POLICIES
 from specviz.engine.proposers.base import Proposer
 from specviz.engine.theory import optimal_k
@@ -124,8 +124,8 @@ class OptimalK:
                  probe_every: int = 8):
         _check_bounds(0, k_max)
         if not (0.0 <= alpha <= 1.0 and math.isfinite(c) and c >= 0):
-            raise ValueError(_("The optimal-K policy needs 0 <= α <= 1 and a cost ratio c >= 0 (got {alpha}, {c}).",
-                               alpha=alpha, c=c))
+            raise ValueError(_("The optimal-K policy needs 0 <= α <= 1 and a cost ratio c >= 0 (got α = {alpha}, c = {c}).",
+                               alpha=number(alpha, 3), c=number(c, 3)))
         self.c, self.prior_alpha, self.k_max = c, alpha, k_max
         self.prior_weight, self.probe_every = prior_weight, probe_every
         self.reset()

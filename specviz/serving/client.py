@@ -84,7 +84,7 @@ def base_url(text: str) -> str:
     if parts.username is not None or parts.password is not None:
         raise ValueError(_("Leave user names and passwords out of the address: specviz stores no credentials."))
     if not parts.hostname or any(c.isspace() for c in text):
-        raise ValueError(_("That address has no host name, like 127.0.0.1 or my-server.example.org."))
+        raise ValueError(_("That address needs a host name and no spaces, like http://127.0.0.1:8000."))
     if parts.query or parts.fragment:
         raise ValueError(_("Give the server's address without ?… or #…, like http://127.0.0.1:8000."))
     path = parts.path.rstrip("/")

@@ -12,8 +12,8 @@ Two scrapes a few seconds apart give rates. The words follow vLLM's `v1/spec_dec
 
 - acceptance rate = accepted / drafted tokens (the drafts after a step's first rejection still count as drafted, so
   for K ≥ 2 it is below α = E[Σ min(p, q)], the chance one draft token is kept);
-- acceptance at position i = accepted at i / drafts;
-- mean accepted length = 1 + accepted / drafts: it includes the one token every step emits anyway (the recovered
+- acceptance at position i = accepted at i / num_drafts (the verify steps that carried drafts);
+- mean accepted length = 1 + accepted / num_drafts: it includes the one token every step emits anyway (the recovered
   or bonus token), as vLLM defines it.
 
     >>> text = '''# TYPE vllm:spec_decode_num_drafts_total counter
@@ -101,7 +101,7 @@ class SpecDecodeCounts:
 
     @property
     def mean_accepted_length(self) -> float | None:
-        """1 + accepted / drafts: tokens per verify step, the recovered or bonus token included."""
+        """1 + accepted / num_drafts: tokens per verify step, the recovered or bonus token included."""
         r = _ratio(self.accepted, self.drafts)
         return None if r is None else 1.0 + r
 

@@ -225,7 +225,7 @@ register(ProposerInfo(
     twin="specviz.engine.proposers.draft_model:transformers_twin"))
 register(ProposerInfo(
     "ngram", N_("N-gram lookup (no model)"), N_("n-gram lookup (no model)"),
-    N_("**N-gram lookup**: no model at all: it finds the last few words earlier in the text and copies what "
+    N_("**N-gram lookup**: no model at all: it finds the last few tokens earlier in the text and copies what "
        "followed them. It shines when the answer repeats the prompt."),
     "specviz.engine.proposers.ngram:from_pair", twin="specviz.engine.proposers.ngram:transformers_twin"))
 register(ProposerInfo(

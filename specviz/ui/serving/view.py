@@ -129,10 +129,12 @@ def _live_body(base: str) -> None:
                 help=_("Accepted / drafted tokens since the server started (vLLM's counters). Not α: the drafts "
                        "after a step's first rejection count as drafted, never as accepted."))
     m[1].metric(_("Mean accepted length"), "–" if mal is None else number(mal, 2),
-                help=_("1 + accepted / drafts, computed here from vLLM's counters (vLLM exports the counters, not "
-                       "this mean): tokens per verify step, including the one recovered or bonus token every step "
-                       "emits."))
-    m[2].metric(_("Drafts"), number(now.drafts, 0), help=_("Verify steps that carried drafted tokens, since start."))
+                help=_("1 + accepted / steps with drafts, computed here from vLLM's counters (vLLM exports the "
+                       "counters, not this mean): tokens per verify step, including the one recovered or bonus token "
+                       "every step emits."))
+    m[2].metric(_("Steps with drafts"), number(now.drafts, 0),
+                help=_("Verify steps that carried drafted tokens, since start (vLLM's num_drafts: a step, not a "
+                       "drafted token)."))
     m[3].metric(_("Tokens generated"), number(now.generation_tokens, 0),
                 help=_("{running} requests running, {waiting} waiting now.", running=number(now.running, 0),
                        waiting=number(now.waiting, 0)))

@@ -138,19 +138,19 @@ def clause(text: str) -> str:
 
 def number(value: float, digits: int = 2) -> str:
     """A decimal with `digits` places in the reader's convention: 1.58 or 1,58; 12,345.6 or 12.345,6. A value no
-    fixed-point pattern can hold (infinite, not a number, or beyond 10^15, which babel's quantize refuses past 28
-    digits) is written as `_unwritable` writes it, never raised: these strings often say what a user typed wrong.
+    fixed-point pattern can hold (infinite, not a number, or over 27 digits with its decimals, which babel's quantize
+    refuses) is written as `_unwritable` writes it, never raised: these strings often say what a user typed wrong.
 
     >>> number(float("inf")), number(float("nan")), number(-1e300)
     ('∞', 'NaN', '-1e+300')
     """
-    if not math.isfinite(value) or abs(value) >= _FIXED_LIMIT:
+    if not math.isfinite(value) or abs(value) >= 10.0 ** (_DIGITS - max(digits, 0)):
         return _unwritable(value)
     pattern = "#,##0" + ("." + "0" * digits if digits > 0 else "")
     return format_decimal(value, format=pattern, locale=_BABEL_LOCALES[_current.get()])
 
 
-_FIXED_LIMIT = 1e15
+_DIGITS = 27  # babel formats in a 28-digit decimal context
 
 
 def _unwritable(value: float) -> str:
@@ -163,7 +163,7 @@ def _unwritable(value: float) -> str:
 
 def percent(fraction: float, digits: int = 0) -> str:
     """A fraction as a percentage: 0.457 -> 46% (or 45.7% with one digit; 45,7% in Portuguese)."""
-    if not math.isfinite(fraction) or abs(fraction) >= _FIXED_LIMIT:
+    if not math.isfinite(fraction) or abs(fraction) * 100 >= 10.0 ** (_DIGITS - max(digits, 0)):
         return _unwritable(fraction * 100) + "%"
     pattern = "#,##0" + ("." + "0" * digits if digits > 0 else "") + "%"
     return format_percent(fraction, format=pattern, locale=_BABEL_LOCALES[_current.get()])

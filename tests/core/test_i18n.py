@@ -124,10 +124,10 @@ def test_a_number_no_decimal_pattern_holds_is_written_not_raised(lang):
     decimal.InvalidOperation there, a traceback instead of the sentence."""
     with using(lang):
         mark = "," if lang == "pt" else "."
-        assert (number(1.5e300, 3), number(-1e20), times(2e18)) == (f"1{mark}5e+300", "-1e+20", "2e+18×")
+        assert (number(1.5e300, 3), number(-1e25), times(2e28)) == (f"1{mark}5e+300", "-1e+25", "2e+28×")
         assert (number(float("inf")), number(float("-inf")), number(float("nan"))) == ("∞", "−∞", "NaN")
-        assert (percent(float("nan")), percent(1e16)) == ("NaN%", "1e+18%")
-        assert number(999_999_999_999_999.0, 0) == ("999.999.999.999.999" if lang == "pt" else "999,999,999,999,999")
+        assert (percent(float("nan")), percent(1e26)) == ("NaN%", "1e+28%")
+        assert number(1e16, 0) == ("10.000.000.000.000.000" if lang == "pt" else "10,000,000,000,000,000")
 
 
 @pytest.mark.parametrize("bad", ["fr", "", "x" * 500, None, 3])

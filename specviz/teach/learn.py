@@ -420,10 +420,25 @@ def retry_question(bank: Bank, lesson: Lesson, missed: Question, seen: Iterable[
     False
     """
     skip = set(seen) | {missed.id} | _asked_elsewhere(bank)
-    for question in bank:
-        if question.concept == missed.concept and question.id not in skip:
-            return question
-    return missed
+    siblings = [q for q in bank if q.concept == missed.concept and q.id not in skip]
+    # a sibling that uses a term a later lesson defines is asked only when no other is left
+    plain = [q for q in siblings if not _uses_later_terms(q, lesson.number)]
+    return (plain or siblings or [missed])[0]
+
+
+def _uses_later_terms(question: Question, number: int) -> bool:
+    """Whether the question (or its English twin in the bundled bank: the terms are English) says a term that a
+    lesson after lesson `number` defines."""
+    import re
+
+    from specviz.teach.quiz import load_bank
+
+    twin = load_bank().by_id().get(question.id)
+    texts = [question, *([twin] if twin is not None else [])]
+    words = " ".join(" ".join([q.prompt, *q.choices, *(q.answer if isinstance(q.answer, (list, tuple)) else ())])
+                     for q in texts)
+    later = [term for each in LESSONS[number:] for term in each.terms]
+    return any(re.search(r"(?<![\w-])" + re.escape(term) + r"s?(?![\w-])", words, re.IGNORECASE) for term in later)
 
 
 def _asked_elsewhere(bank: Bank) -> set[str]:

@@ -101,3 +101,20 @@ def test_a_lesson_1_retry_uses_only_lesson_1_terms():
     later = [(q.id, term) for q in siblings for each in LESSONS[1:] for term in each.terms
              if _mentions(_question_text(q), term)]
     assert later == []
+
+
+def test_every_first_retry_uses_only_terms_defined_so_far():
+    """A retry is asked where the learner stands: helper reads of issue 43 found ci-round-order (min(1, p/q), first
+    rejection, KV cache) served after a lesson-2 miss, bt-prob ("independently", lesson 6) after a lesson-4 one. A
+    sibling that says a later lesson's term is served only when no other is left; today none is needed."""
+    bank, asked = load_bank(), 0
+    for lesson in LESSONS:
+        seen = set(lesson.checks)
+        for missed in check_questions(bank, lesson):
+            retry = retry_question(bank, lesson, missed, seen)
+            seen.add(retry.id)
+            later = [(term, each.number) for each in LESSONS[lesson.number:] for term in each.terms
+                     if _mentions(_question_text(retry), term)]
+            assert later == [], f"lesson {lesson.number}: {missed.id} -> {retry.id} says {later}"
+            asked += 1
+    assert asked == sum(len(lesson.checks) for lesson in LESSONS)

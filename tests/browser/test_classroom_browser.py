@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 from test_phone import PIN, base, browser, classroom_db  # noqa: F401 - module-scoped fixtures: a server, a browser
 
 from specviz.scripts.classroom_screenshots import DESK, PHONE, SETTLE, join, unlock_teacher
-from specviz.scripts.screenshots import wait_for_app
+from specviz.scripts.screenshots import STILL, wait_for_app
 from specviz.teach.classroom_paced import PacedStore
 from specviz.teach.quiz import load_bank
 
@@ -24,9 +24,11 @@ FOLLOW_MS = 30_000  # the screens poll every 2 s; 2 cores shared with the server
 
 def _bounds(context) -> None:
     """90 s for an action; 240 s for a page load, which waits for the whole frontend bundle from a server that is
-    also running the other screens' refreshes (a loaded make test, load average over 40, took more than 90 s)."""
+    also running the other screens' refreshes (a loaded make test, load average over 40, took more than 90 s). The
+    screens' animations are stilled: three screens that stand for three devices share two cores with the server."""
     context.set_default_timeout(90_000)
     context.set_default_navigation_timeout(240_000)
+    context.add_init_script(STILL)
 
 
 def _pick(page, choice: str) -> None:

@@ -21,11 +21,14 @@ After the last lesson comes the exit ticket (`lesson=ticket`): one question per 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import cache
 
 from specviz.core import urlvalues
 from specviz.core.i18n import N_, _
+from specviz.core.paths import QUIZ_DIR
 from specviz.teach.quiz.schema import FAQ_TOPICS, Bank, Question
 
 TICKET = "ticket"  # the URL value of the exit ticket, the stop after the last lesson
@@ -429,16 +432,32 @@ def retry_question(bank: Bank, lesson: Lesson, missed: Question, seen: Iterable[
 def _uses_later_terms(question: Question, number: int) -> bool:
     """Whether the question (or its English twin in the bundled bank: the terms are English) says a term that a
     lesson after lesson `number` defines."""
-    import re
+    pattern = _later_terms(number)
+    if pattern is None:
+        return False
+    texts = [_question_text(question), _bundled_english_texts().get(question.id, "")]
+    return any(pattern.search(text) for text in texts)
 
+
+def _question_text(question: Question) -> str:
+    answer = question.answer if isinstance(question.answer, (list, tuple)) else ()
+    return " ".join([question.prompt, *question.choices, *answer])
+
+
+@cache
+def _bundled_english_texts() -> dict[str, str]:
+    """Each bundled question's English text by id, read once (a retry asks it of every sibling)."""
     from specviz.teach.quiz import load_bank
 
-    twin = load_bank().by_id().get(question.id)
-    texts = [question, *([twin] if twin is not None else [])]
-    words = " ".join(" ".join([q.prompt, *q.choices, *(q.answer if isinstance(q.answer, (list, tuple)) else ())])
-                     for q in texts)
-    later = [term for each in LESSONS[number:] for term in each.terms]
-    return any(re.search(r"(?<![\w-])" + re.escape(term) + r"s?(?![\w-])", words, re.IGNORECASE) for term in later)
+    return {q.id: _question_text(q) for q in load_bank([QUIZ_DIR])}
+
+
+@cache
+def _later_terms(number: int) -> re.Pattern[str] | None:
+    """One pattern for every term the lessons after lesson `number` define (a plural "s" allowed); None after the
+    last lesson."""
+    terms = [re.escape(term) for each in LESSONS[number:] for term in each.terms]
+    return re.compile(r"(?<![\w-])(?:" + "|".join(terms) + r")s?(?![\w-])", re.IGNORECASE) if terms else None
 
 
 def _asked_elsewhere(bank: Bank) -> set[str]:

@@ -144,13 +144,17 @@ def number(value: float, digits: int = 2) -> str:
     >>> number(float("inf")), number(float("nan")), number(-1e300)
     ('∞', 'NaN', '-1e+300')
     """
-    if not math.isfinite(value) or abs(value) >= 10.0 ** (_DIGITS - max(digits, 0)):
+    if not _fixed_point_holds(value, digits):
         return _unwritable(value)
     pattern = "#,##0" + ("." + "0" * digits if digits > 0 else "")
     return format_decimal(value, format=pattern, locale=_BABEL_LOCALES[_current.get()])
 
 
 _DIGITS = 27  # babel formats in a 28-digit decimal context
+
+
+def _fixed_point_holds(value: float, digits: int) -> bool:
+    return math.isfinite(value) and abs(value) < 10.0 ** (_DIGITS - max(digits, 0))
 
 
 def _unwritable(value: float) -> str:
@@ -163,7 +167,7 @@ def _unwritable(value: float) -> str:
 
 def percent(fraction: float, digits: int = 0) -> str:
     """A fraction as a percentage: 0.457 -> 46% (or 45.7% with one digit; 45,7% in Portuguese)."""
-    if not math.isfinite(fraction) or abs(fraction) * 100 >= 10.0 ** (_DIGITS - max(digits, 0)):
+    if not _fixed_point_holds(fraction * 100, digits):
         return _unwritable(fraction * 100) + "%"
     pattern = "#,##0" + ("." + "0" * digits if digits > 0 else "") + "%"
     return format_percent(fraction, format=pattern, locale=_BABEL_LOCALES[_current.get()])

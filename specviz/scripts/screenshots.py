@@ -44,11 +44,12 @@ VIEWPORT = {"width": 1400, "height": 900}
 # context: where one machine plays many visitors (the 30-tab load test, a class of phones), each tab's spinners and
 # fades, drawn at 60 frames a second, took most of the CPU and starved the server under test
 # (tests/browser/test_load.py: Chromium 387 CPU seconds against the server's 27; stilled, 169 against 31).
-STILL = """document.addEventListener('DOMContentLoaded', () => {
+STILL_CSS = "*, *::before, *::after {transition: none !important; animation: none !important;}"
+STILL = f"""document.addEventListener('DOMContentLoaded', () => {{
   const style = document.createElement('style');
-  style.textContent = '*, *::before, *::after {animation: none !important; transition: none !important;}';
+  style.textContent = '{STILL_CSS}';
   document.head.appendChild(style);
-});"""
+}});"""
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--disable-sync"]
 MAX_BYTES = 300_000

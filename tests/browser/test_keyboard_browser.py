@@ -11,7 +11,7 @@ import pytest
 
 from test_accessibility_browser import page  # noqa: F401 - the fixture: one tab, opened on the landing page
 
-from specviz.scripts.screenshots import wait_for_app
+from specviz.scripts.screenshots import STILL_CSS, wait_for_app
 from specviz.teach.pagemap import PAGE_FILES, url_path
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -50,15 +50,13 @@ STOP = """async () => {
           shown: !!grid || focused !== unfocused};
 }"""
 
-# Styles change at once: Streamlit fades its borders in over 200 ms, which a measurement right after Tab would miss.
-NO_TRANSITIONS = "*, *::before, *::after {transition: none !important; animation: none !important;}"
-
 
 @pytest.mark.parametrize("path", PATHS)
 def test_the_keyboard_reaches_every_pages_content_without_a_trap(app_url, page, path):
     page.goto(f"{app_url}{path}?lang=en")
     wait_for_app(page, timeout=120)
-    page.add_style_tag(content=NO_TRANSITIONS)
+    # styles change at once: Streamlit fades its borders in over 200 ms, which a measurement right after Tab would miss
+    page.add_style_tag(content=STILL_CSS)
     page.wait_for_timeout(300)
     page.evaluate("() => { document.activeElement && document.activeElement.blur(); window.scrollTo(0, 0); }")
     stops = []

@@ -197,7 +197,7 @@ def test_the_quiz_library_speaks_portuguese():
             parse_bank("questions:\n  - &a {id: x}\n", "turma.yaml")
         verdict, ratio, kind, kept = live_questions(toy_trace(), 0, 0)
         assert verdict.choices == ("aceito", "rejeitado") and re.search(r"q = 0,\d", verdict.prompt)
-        assert ratio.prompt.startswith("No passo 0, o rascunho propôs")
+        assert ratio.prompt.startswith("No passo 1, o rascunho propôs")
         assert kind.answer == "recuperado" and kept.explanation.startswith("Os palpites aceitos")
         summary = score_predictions({0: 1}, toy_trace()).summary()
         assert summary == "1 de 1 previsão exata; erro médio de 0,00 palpites."

@@ -108,7 +108,7 @@ def test_steps_without_drafts_and_bad_indices():
     trace = toy_trace()
     assert live_questions(trace, 3, 0) == []
     with pytest.raises(ValueError, match=re.escape("Step 9 is not in this trace, which has 4 steps.")):
-        live_questions(trace, 9, 0)
+        live_questions(trace, 8, 0)  # step positions count from 0, the step numbers shown from 1
 
 
 def test_score_predictions():

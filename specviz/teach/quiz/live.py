@@ -26,7 +26,7 @@ def live_questions(trace: Trace, step_index: int, rng_seed: int) -> list[Questio
     if not 0 <= step_index < len(trace.steps):
         raise ValueError(ngettext("Step {step} is not in this trace, which has {n} step.",
                                   "Step {step} is not in this trace, which has {n} steps.", len(trace.steps),
-                                  step=step_index))
+                                  step=step_index + 1))
     step = trace.steps[step_index]
     tested = [d for d in step.decisions if d.reached]
     if not tested:
@@ -60,7 +60,7 @@ def _live_verdict(step: Step, d: Decision) -> Question:
     return Question(
         id=_live_id(step, f"verdict{d.position}"), concept="accept_rule", kind=QuestionKind.SINGLE, shuffle=False,
         prompt=_("In step {step}, the draft proposed {token} (draft #{n}) with q = {q}, the target gives p = {p}, and "
-                 "the verifier drew u = {u}. Accepted or rejected?", step=step.index, token=_md_token(d.text),
+                 "the verifier drew u = {u}. Accepted or rejected?", step=step.index + 1, token=_md_token(d.text),
                  n=d.position + 1, q=q, p=p, u=u),
         choices=(_(KINDS["accepted"]), _(KINDS["rejected"])), answer=verdict,
         explanation=_("min(1, p/q) = min(1, {p}/{q}) = {a}; u = {u} {sign} {a}, so the draft is {verdict}. A draft "
@@ -75,7 +75,7 @@ def _live_ratio(step: Step, d: Decision) -> Question:
     return Question(
         id=_live_id(step, f"ratio{d.position}"), concept="accept_rule", kind=QuestionKind.NUMERIC,
         prompt=_("In step {step}, the draft proposed {token} with q = {q}; the target gives p = {p}. What is "
-                 "min(1, p/q) here?", step=step.index, token=_md_token(d.text), q=values["q"], p=values["p"]),
+                 "min(1, p/q) here?", step=step.index + 1, token=_md_token(d.text), q=values["q"], p=values["p"]),
         answer=value, tolerance=max(0.005, 0.01 * value), params={"p": float(p), "q": float(q)},
         formula="accept_prob",
         explanation=(_("min(1, {p}/{q}) = {value}: the chance this draft is kept (p ≥ q, so it is always kept).",
@@ -98,7 +98,7 @@ def _live_next_kind(step: Step, tested: list[Decision]) -> Question:
         id=_live_id(step, "next-kind"), concept="first_disagreement" if rejected else "bonus_token",
         kind=QuestionKind.SINGLE, shuffle=False,
         prompt=_("Step {step} drafted K = {k} tokens. The verifier tested them in order: {rows}. Which kind of token "
-                 "does the target emit right after the accepted drafts?", step=step.index, k=step.k, rows=rows),
+                 "does the target emit right after the accepted drafts?", step=step.index + 1, k=step.k, rows=rows),
         choices=tuple(_(label) for label in KINDS.values()), answer=_(KINDS[kind]),
         explanation=explanation, link=LIVE_LINK, source="live")
 
@@ -109,7 +109,7 @@ def _live_kept(step: Step) -> Question:
     return Question(
         id=_live_id(step, "kept"), concept="first_disagreement", kind=QuestionKind.MULTIPLE, shuffle=False,
         prompt=_("Step {step} drafted: {drafts}. Which drafted tokens end up in the output? (The verifier accepted "
-                 "{kept} of {drafted}.)", step=step.index, drafts=", ".join(labels), kept=step.n_accepted,
+                 "{kept} of {drafted}.)", step=step.index + 1, drafts=", ".join(labels), kept=step.n_accepted,
                  drafted=len(labels)),
         choices=tuple(labels), answer=kept,
         explanation=_("Accepted drafts form a prefix: everything before the first rejection is kept, the rejected "

@@ -163,7 +163,7 @@ class Server:
                 "--dtype", "bfloat16", "--max-model-len", "2048"]
         if spec_config is not None:
             argv += ["--speculative-config", json.dumps(spec_config)]
-        if eager:  # no torch.compile: on 2 CPU cores about 40 s to /health instead of 2-4 minutes
+        if eager:  # no torch.compile: 1-2 minutes to /health on 2 CPU cores (docs/testing.md), a compiled start longer
             argv += ["--enforce-eager"]
         return argv
 

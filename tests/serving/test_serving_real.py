@@ -42,7 +42,7 @@ class Servers:
         if state is not None and state.spec == spec:
             return state
         self.server.stop()
-        try:  # eager: no torch.compile, so a start takes about a minute instead of 2-4 (the tier's budget is 15)
+        try:  # eager: no torch.compile, so a start takes 1-2 minutes, sooner than compiled (budget: 15 minutes)
             return self.server.start(spec, k=4, port=_free_port(), timeout=START_TIMEOUT, eager=True)
         except ValueError as exc:
             self.server.stop()

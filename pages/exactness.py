@@ -69,7 +69,7 @@ if mode == "engine":
                               "to see the same drift."))
 c9, c10 = st.columns(2)
 k = c9.slider(_("K for the speedup estimate (and the engine)"), 1, 16, 4, key="exact_k")
-c = c10.slider(_("Cost ratio c for the speedup estimate"), 0.0, 1.0, 0.05, 0.01, key="exact_c",
+c = c10.slider(_("Draft cost c for the speedup estimate"), 0.0, 1.0, 0.05, 0.01, key="exact_c",
                help=_("Draft forward time / target forward time."))
 
 # ---- the experiment -------------------------------------------------------------------------------------------

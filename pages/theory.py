@@ -1,4 +1,4 @@
-"""Theory explorer: how the acceptance probability α, the number of drafts K and the cost ratio c set the speedup."""
+"""Theory explorer: how the acceptance probability α, the number of drafts K and the draft cost c set the speedup."""
 
 import math
 
@@ -20,7 +20,7 @@ alpha = left.slider(_("α: the chance a draft is kept"), 0.0, 1.0, 0.8, 0.01, ke
                            "β = Σ min(p, q) = 1 − TV(p, q) at one position. Not the measured accepted / drafted."))
 k = middle.slider(_("Drafted tokens per step K"), 0, theory_points.K_MAX, 4, 1, key="theory_k",
                   help=_("K = 0 means no speculation."))
-c = right.slider(_("Cost ratio c (draft forward / target forward)"), 0.0, 1.5, 0.05, 0.01, key="theory_c",
+c = right.slider(_("Draft cost c (draft forward / target forward)"), 0.0, 1.5, 0.05, 0.01, key="theory_c",
                  help=_("0.05 means one draft forward costs 5% of a target forward. At c ≥ 1 speculation never "
                         "pays."))
 

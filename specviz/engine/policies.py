@@ -124,7 +124,7 @@ class OptimalK:
                  probe_every: int = 8):
         _check_bounds(0, k_max)
         if not (0.0 <= alpha <= 1.0 and math.isfinite(c) and c >= 0):
-            raise ValueError(_("The optimal-K policy needs 0 <= α <= 1 and a cost ratio c >= 0 (got α = {alpha}, c = {c}).",
+            raise ValueError(_("The optimal-K policy needs 0 <= α <= 1 and a draft cost c >= 0 (got α = {alpha}, c = {c}).",
                                alpha=number(alpha, 3), c=number(c, 3)))
         self.c, self.prior_alpha, self.k_max = c, alpha, k_max
         self.prior_weight, self.probe_every = prior_weight, probe_every
@@ -181,7 +181,7 @@ def confident(proposer: Proposer, threshold: float = DEFAULT_THRESHOLD) -> Propo
 
 
 def make_policy(name: str, k: int, *, k_max: int = 16, c: float | None = None, alpha: float = 0.5) -> DraftLength:
-    """The policy called `name`, starting at (or fixed to) K = `k`; "optimal" needs the measured cost ratio c."""
+    """The policy called `name`, starting at (or fixed to) K = `k`; "optimal" needs the measured draft cost c."""
     if name == "constant":
         return Constant(k)
     if name == "heuristic":
@@ -190,7 +190,7 @@ def make_policy(name: str, k: int, *, k_max: int = 16, c: float | None = None, a
         return Threshold(k)
     if name == "optimal":
         if c is None:
-            raise ValueError(_("The optimal-K policy needs the measured cost ratio c = draft forward / target "
+            raise ValueError(_("The optimal-K policy needs the measured draft cost c = draft forward / target "
                                "forward."))
         return OptimalK(c, alpha=alpha, k_max=k_max)
     raise ValueError(_("Unknown draft-length policy '{name}': choose one of {choices}.", name=name,

@@ -48,7 +48,7 @@ def _check_k(k: int, name: str = "K") -> int:
 def _check_c(c: float) -> float:
     c = float(c)
     if not (c >= 0.0 and math.isfinite(c)):
-        raise ValueError(_("The cost ratio c must be a finite number, 0 or more (got {c}).", c=c))
+        raise ValueError(_("The draft cost c must be a finite number, 0 or more (got {c}).", c=c))
     return c
 
 

@@ -98,7 +98,7 @@ def test_optimal_k_follows_the_formula_and_backs_off_when_drafts_fail():
 def test_make_policy_rejects_unknown_names_and_optimal_needs_c():
     with pytest.raises(ValueError, match="Unknown draft-length policy"):
         make_policy("fastest", 4)
-    with pytest.raises(ValueError, match="cost ratio"):
+    with pytest.raises(ValueError, match="draft cost"):
         make_policy("optimal", 4)
     assert isinstance(make_policy("constant", 3), Constant)
 

@@ -39,11 +39,13 @@ $(STAMP): requirements.txt pyproject.toml
 	$(PY) -m pip install -q --disable-pip-version-check --no-deps -e .
 	@touch $(STAMP)
 
+# Debian's chromium, and its headless shell (the lighter build the tests drive when it is there: see
+# specviz.scripts.screenshots.chromium_path).
 browser:
-	@command -v chromium >/dev/null || { \
-	  echo "installing Debian's chromium for the real-browser test"; \
-	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) || \
-	  echo "could not install chromium: the browser test will fail"; }
+	@command -v chromium >/dev/null && command -v chromium-headless-shell >/dev/null || { \
+	  echo "installing Debian's chromium and chromium-headless-shell for the real-browser tests"; \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-headless-shell \
+	    >/dev/null) || echo "could not install chromium: the browser tests will fail"; }
 
 axe: $(AXE_STAMP)
 

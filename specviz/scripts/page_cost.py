@@ -2,6 +2,7 @@
 
     python -m specviz.scripts.page_cost                      # every page, twice, by full load (page.goto)
     python -m specviz.scripts.page_cost --pages theory quiz --by-link   # the same pages by a click on the sidebar link
+    python -m specviz.scripts.page_cost --pages theory --browser chromium   # the full browser, not its headless shell
 
 The browser tests are CPU-bound on a 2-core machine (docs/testing.md): this says where that CPU goes, page by page.
 CPU seconds are read from /proc (user + system time of every process whose command line names the server or
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -60,13 +62,16 @@ def main(argv: Sequence[str] | None = None) -> int:
                         "'playground?source=example'")
     parser.add_argument("--repeats", type=int, default=2, help="loads of each page (the first warms caches)")
     parser.add_argument("--by-link", action="store_true", help="open pages by a click on the sidebar link")
+    parser.add_argument("--browser", help="the Chromium executable (default: the tests' own, chromium-headless-shell "
+                        "where installed), e.g. chromium")
     args = parser.parse_args(argv)
     paths = page_paths() if not args.pages else ["/" + name.strip("/") for name in args.pages]
+    browser = shutil.which(args.browser) or args.browser if args.browser else None
     from playwright.sync_api import sync_playwright
 
     from specviz.scripts.screenshots import launch, serve, wait_for_app
 
-    with sync_playwright() as playwright, serve() as url, launch(playwright) as context:
+    with sync_playwright() as playwright, serve() as url, launch(playwright, browser) as context:
         page = context.new_page()
         page.goto(url)
         wait_for_app(page, timeout=120)

@@ -63,10 +63,21 @@ def free_port() -> int:
 
 
 def chromium_path() -> str:
-    """Debian's chromium; a RuntimeError that says how to install it when it is missing."""
-    path = shutil.which("chromium") or shutil.which("chromium-browser")
+    """Debian's Chromium for a headless run: its headless shell (package chromium-headless-shell, the build Playwright
+    itself runs headless) where installed, else the full browser; a RuntimeError that says how to install it when
+    neither is there.
+
+    The shell is the same Blink and V8 without the desktop browser around them. On the 2-core AMD EPYC, five pages
+    (theory, playground, quiz, race, overview) loaded three times each, twice per build and alternated, cost 8.9 CPU
+    seconds of Chromium, 2.2 of the app server and 10.0 s of wall time per round with the shell, against 10.5, 2.4
+    and 11.1 s with the full `chromium --headless` (means per round of the five pages) (`python -m
+    specviz.scripts.page_cost --pages theory playground quiz race overview --repeats 3 --browser
+    chromium-headless-shell`, then `--browser chromium`; 2026-12-04 18:00 UTC, load average 6 falling to 2)."""
+    path = (shutil.which("chromium-headless-shell") or shutil.which("chromium")
+            or shutil.which("chromium-browser"))
     if not path:
-        raise RuntimeError("chromium is not on PATH: run `make browser` (apt-get install chromium) first.")
+        raise RuntimeError("chromium is not on PATH: run `make browser` (apt-get install chromium "
+                           "chromium-headless-shell) first.")
     return path
 
 
@@ -142,11 +153,13 @@ def server_log_tails(lines: int = 40) -> list[tuple[str, str]]:
 
 
 @contextlib.contextmanager
-def launch(playwright) -> Iterator[object]:
-    """A headless Chromium browser context with a fresh profile in a temporary folder."""
+def launch(playwright, executable: str | None = None) -> Iterator[object]:
+    """A headless Chromium browser context with a fresh profile in a temporary folder (`executable`: another
+    Chromium build than `chromium_path()`'s)."""
     with tempfile.TemporaryDirectory(prefix="specviz-chromium-") as profile:
         context = playwright.chromium.launch_persistent_context(
-            profile, executable_path=chromium_path(), headless=True, args=CHROMIUM_ARGS, viewport=VIEWPORT,
+            profile, executable_path=executable or chromium_path(), headless=True, args=CHROMIUM_ARGS,
+            viewport=VIEWPORT,
         )
         try:
             yield context

@@ -1,8 +1,11 @@
-"""The page-cost tool's /proc reading: CPU seconds summed over the processes it is asked about, and nothing else."""
+"""The page-cost tool's /proc reading: CPU seconds summed over the processes it is asked about, and nothing else;
+and which Chromium build the browser tests drive."""
 
 from __future__ import annotations
 
 import os
+
+import pytest
 
 from specviz.scripts.page_cost import cpu_seconds, is_chromium, is_server, page_paths
 
@@ -33,3 +36,16 @@ def test_every_page_is_measured_and_the_overview_at_the_root():
     paths = page_paths()
     assert paths[0] == "/" and "/playground" in paths and "/overview" not in paths
     assert len(paths) == len(set(paths)) == 13
+
+
+def test_the_browser_tests_drive_the_headless_shell_where_it_is_installed(monkeypatch):
+    from specviz.scripts import screenshots
+
+    installed = {"chromium-headless-shell": "/usr/bin/chromium-headless-shell", "chromium": "/usr/bin/chromium"}
+    monkeypatch.setattr(screenshots.shutil, "which", installed.get)
+    assert screenshots.chromium_path() == "/usr/bin/chromium-headless-shell"
+    del installed["chromium-headless-shell"]  # an older machine: the full browser, headless
+    assert screenshots.chromium_path() == "/usr/bin/chromium"
+    installed.clear()
+    with pytest.raises(RuntimeError, match="make browser"):
+        screenshots.chromium_path()

@@ -4,8 +4,8 @@ The exact rule keeps, at temperature 0, exactly the target's argmax, so speculat
 target's own greedy text, in exact arithmetic. A verify pass over K + 1 tokens adds its numbers in another order
 than a one-token pass, so the target's logits differ in their last bits: in float32 so little that greedy output
 matched on every committed held-out prompt (an observation, not a proof), in bfloat16 enough that, where its two best
-tokens are closer than that rounding (a near-tie), the argmax can flip, and from that token on the two texts differ,
-because every later token is conditioned on a different prefix.
+tokens are closer than that rounding (a near-tie), the argmax can flip, and from that token on the two texts part ways:
+every later token is conditioned on a different prefix (and may still coincide).
 
     split = greedy_split(pair.target, prompt_ids, target_only_ids, speculative_ids, pair.tokenizer)
     split.index, split.gap, split.near_tie        # first differing new token, the target's top-2 logit gap there

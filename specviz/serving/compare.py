@@ -3,8 +3,9 @@
 vLLM's counters are read around each request (`Delta`), so each prompt gets its own accepted / drafted tokens and
 mean accepted length. specviz runs the same prompts (the same chat template) with its engine at batch 1. The two
 engines do not produce identical text: vLLM runs bfloat16 with compiled kernels, specviz bfloat16 with eager PyTorch
-kernels, and a greedy argmax that is nearly tied can flip; after a flip the drafts differ too. So the comparison is of
-acceptance over several prompts, within a tolerance, not token for token.
+kernels, and a greedy argmax that is nearly tied can flip; after a flip the texts part ways, and the drafts are
+proposed after different texts. So the comparison is of acceptance over several prompts, within a tolerance, not
+token for token.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ The race, the Playground and the Exactness lab all compare a greedy speculative 
 the same prompt. At temperature 0 the exact rule keeps the target's argmax, so in float32 the texts almost always
 match token for token (the verify pass rounds differently there too, only far more finely); in bfloat16 a verify
 pass over K + 1 tokens rounds differently from a one-token pass often enough that a near-tie in the target's two
-best logits can flip, and every token after the flip differs because it follows a different text.
+best logits can flip, and from there the two texts part ways: every later token is written after a different text.
 `explain` says which, with the first split and the target's top-2 logit gap there (`specviz.engine.numerics`), measured
 with the pair on this server when it is loaded in the trace's dtype. Every sentence is in `TEXT`.
 """
@@ -28,7 +28,8 @@ TEXT = {  # English messages, translated with `_()` where they are shown
     "parts_tie": N_("Parts from the target-only output at new token {index} (“{spec}” instead of “{base}”). There "
                     "the target's two best logits were only {gap} apart ({dtype}): a near-tie. The verify pass over "
                     "K + 1 tokens adds its numbers in another order than a one-token pass, so it rounded the tie the "
-                    "other way, and every token after it differs because it follows a different text. The rule is "
+                    "other way, and from there the two texts part ways: every later token is written after a "
+                    "different text. The rule is "
                     "exact; {dtype} is lossless only up to numerics (in the committed check, greedy output matched "
                     "on {fp32} held-out prompts in float32, {bf16} in bfloat16)."),
     "parts_real": N_("Parts from the target-only output at new token {index} (“{spec}” instead of “{base}”), where "
@@ -37,7 +38,8 @@ TEXT = {  # English messages, translated with `_()` where they are shown
     "parts_unmeasured": N_("Parts from the target-only output at new token {index} (“{spec}” instead of “{base}”). "
                            "At temperature 0 that can only be numerics: in {dtype} a verify pass over K + 1 tokens "
                            "rounds differently from a one-token pass, a near-tie between the target's two best "
-                           "tokens can flip, and every token after it differs. (The top-2 logit gap is measured when "
+                           "tokens can flip, and from there the two texts part ways: every later token is written "
+                           "after a different text. (The top-2 logit gap is measured when "
                            "the models are loaded on this server in {dtype}.)"),
     "unknown_dtype": N_("a dtype this trace does not record"),
     "compare_title": N_("Same text as target-only decoding?"),

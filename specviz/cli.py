@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from specviz.core.i18n import N_, _, drafts_kept, get_language, language_code, number, percent, using
-from specviz.core.text import visible
+from specviz.core.text import pad, visible, width
 from specviz.engine.kinds import StopReason
 from specviz.engine.limits import K_RANGE, MAX_NEW_TOKENS_RANGE, PAIR_DRAFTERS
 from specviz.engine.proposers import registry
@@ -373,24 +373,33 @@ def format_step(step: Step, color: bool = False) -> str:
     return "\n".join(lines)
 
 
+SUMMARY_LABELS = {"rate": N_("acceptance rate"), "alpha": N_("α estimate"), "length": N_("mean accepted length"),
+                  "per_position": N_("per-position accept"), "speed": N_("speed")}  # one column, padded in code
+
+
 def format_summary(trace: Trace) -> str:
-    """The run in a few lines, in the current language (the labels are padded to one column in each language)."""
+    """The run in a few lines, in the current language; the values start in one column in every language (the
+    labels are padded by their width in the terminal, accents included, not by a count of spaces in the catalog)."""
     separator = "; " if get_language() == "pt" else ", "  # 0,50; 0,25 reads better than 0,50, 0,25
     per_pos = separator.join(_fmt(x) for x in trace.per_position_acceptance) or _("n/a")
+    labels = {key: _(label) for key, label in SUMMARY_LABELS.items()}
+    column = max(width(label) for label in labels.values())
+    values = {
+        "rate": _("{rate}  (accepted / drafted = {accepted} / {drafted}; drafts after a step's first rejection count "
+                  "as drafted)", rate=_fmt(trace.acceptance_rate), accepted=trace.num_accepted,
+                  drafted=trace.num_drafted),
+        "alpha": _("{alpha}  (acceptance probability: mean min(1, p/q) over tested drafts, E[sum min(p, q)])",
+                   alpha=_fmt(trace.mean_accept_prob)),
+        "length": _("{length}  (tokens per target forward, the recovered or bonus token included)",
+                    length=_fmt(trace.mean_accepted_length)),
+        "per_position": f"[{per_pos}]",
+        "speed": _("{rate} tokens/s ({seconds} s)", rate=_fmt(trace.tokens_per_second, 1),
+                   seconds=number(trace.wall_seconds)),
+    }
     return "\n".join([
         _("summary: {steps} steps, {tokens} tokens, stopped at {reason}", steps=trace.num_steps,
           tokens=trace.num_tokens, reason=_(STOP_REASONS.get(trace.stop_reason, trace.stop_reason))),
-        _("  acceptance rate       {rate}  (accepted / drafted = {accepted} / {drafted}; drafts after a step's "
-          "first rejection count as drafted)", rate=_fmt(trace.acceptance_rate), accepted=trace.num_accepted,
-          drafted=trace.num_drafted),
-        _("  α estimate            {alpha}  (acceptance probability: mean min(1, p/q) over tested drafts, "
-          "E[sum min(p, q)])",
-          alpha=_fmt(trace.mean_accept_prob)),
-        _("  mean accepted length  {length}  (tokens per target forward, bonus included)",
-          length=_fmt(trace.mean_accepted_length)),
-        _("  per-position accept   [{rates}]", rates=per_pos),
-        _("  speed                 {rate} tokens/s ({seconds} s)", rate=_fmt(trace.tokens_per_second, 1),
-          seconds=number(trace.wall_seconds)),
+        *(f"  {pad(labels[key], column)}  {values[key]}" for key in SUMMARY_LABELS),
         *low_acceptance_hint(trace),
     ])
 

@@ -39,6 +39,25 @@ def visible(text: str) -> str:
     return "".join(out)
 
 
+def width(text: str) -> int:
+    """The columns `text` takes in a terminal: a combining mark (an accent written as its own code point) takes
+    none, a wide East Asian character two, anything else one; what `ljust` gets wrong for decomposed accents.
+
+    >>> width("aceitação"), width("aceitac\u0327a\u0303o"), width("α"), width("推测")
+    (9, 9, 1, 4)
+    """
+    return sum(0 if unicodedata.combining(ch) else 2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def pad(text: str, columns: int) -> str:
+    """`text` followed by spaces up to `columns` terminal columns (see `width`).
+
+    >>> pad("aceitação", 11) + "|", pad("aceitac\u0327a\u0303o", 11).count(" ")
+    ('aceitação  |', 2)
+    """
+    return text + " " * max(0, columns - width(text))
+
+
 def template_tokens(tokenizer) -> set[int]:
     """The special tokens a tokenizer's chat template writes (for SmolLM2: <|im_start|> and <|im_end|>); none
     without a tokenizer or a template. The loop cuts a deterministic draft before one; n-gram lookup passes them

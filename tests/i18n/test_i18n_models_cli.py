@@ -186,6 +186,30 @@ def test_the_cli_speaks_portuguese_with_lang_or_LANG(capsys, monkeypatch):
     assert "summary: " in capsys.readouterr().out
 
 
+
+@pytest.mark.parametrize("lang, form", [("en", "NFC"), ("pt", "NFC"), ("pt", "NFD")])
+def test_the_cli_summarys_values_start_in_one_column_in_each_language(lang, form, monkeypatch):
+    """The summary's values line up under each other in the terminal in English and Portuguese, also when the
+    accents arrive decomposed (a letter plus a combining mark: two code points, one column); and the mean accepted
+    length says the recovered or bonus token is counted, as the glossary defines it."""
+    import unicodedata
+
+    from specviz.core.text import width
+    from specviz.engine.kinds import StopReason
+    from specviz.engine.trace import Decision, EmittedToken, Step, Trace
+
+    translate = cli._
+    monkeypatch.setattr(cli, "_", lambda *a, **kw: unicodedata.normalize(form, translate(*a, **kw)))
+    decisions = [Decision(0, 5, "a", 0.9, 0.9, 1.0, 1.0, 0.5, True, True)]
+    step = Step(0, 3, 1, "draft", decisions, [EmittedToken(5, "a", "accepted"), EmittedToken(6, "b", "bonus")])
+    trace = Trace("speculative", {}, [1, 2], [5, 6], [step], stop_reason=StopReason.MAX_NEW_TOKENS)
+    with using(lang):
+        lines = cli.format_summary(trace).splitlines()[1:6]
+    starts = {width(m.group(1)) for m in (re.match(r"^(  \S.*?\S {2,})\S", line) for line in lines)}
+    assert len(starts) == 1, lines
+    length = unicodedata.normalize("NFC", lines[2])
+    assert ("the recovered or bonus token included" if lang == "en" else "incluído o token recuperado ou bônus") in length
+
 def test_a_bad_lang_is_one_sentence(capsys, monkeypatch):
     monkeypatch.setenv("LANG", "pt_BR.UTF-8")
     assert cli.main(["generate", "--pair", "toy", "--prompt", "abc", "--lang", "fr"]) == 2

@@ -83,8 +83,9 @@ def _catalog(code: str) -> gettext.NullTranslations:
 
 
 def _(message: str, **values: object) -> str:
-    """`message` in the current language, with its named placeholders filled when values are given."""
-    text = _catalog(_current.get()).gettext(message)
+    """`message` in the current language, with its named placeholders filled when values are given. The empty
+    message stays empty (gettext would answer it with the catalog's header)."""
+    text = _catalog(_current.get()).gettext(message) if message else message
     return text.format(**values) if values else text
 
 

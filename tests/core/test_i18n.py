@@ -102,6 +102,7 @@ def test_a_catalog_message_changes_with_the_language():
     assert _(LEGEND) == LEGEND
     with using("pt"):
         assert _(LEGEND).startswith("Notação") and "Σ min(p, q)" in _(LEGEND)
+        assert _("") == ""  # gettext's answer to "" is the catalog's header (a trace's unfinished stop_reason is "")
 
 
 def test_placeholders_are_filled_by_name_and_plurals_follow_the_count():

@@ -204,6 +204,19 @@ def test_lesson_5_judges_the_simulated_tokens_in_words(fresh):
     assert at.error[0].value.startswith("What came out does not match p")
 
 
+
+def test_lesson_10_names_the_break_even_v_only_where_there_is_one(fresh):
+    """The break-even verify cost is E − Kc; v starts at 1, so when E − Kc ≤ 1 (a weak, dear draft) there is no v
+    where speculation pays, and the widget says so instead of "stops paying at v = 0.05"."""
+    at = _open(fresh, lesson="10")
+    said = [m.value for m in at.markdown if m.value.startswith("At v = ")]
+    assert said and "stops paying at v = 2.23" in said[0]  # α 0.7, K 3, c 0.1: E = 2.533, Kc = 0.3
+    at.slider(key="learn_alpha").set_value(0.3)
+    at.slider(key="learn_c").set_value(0.4).run()  # E = 1.417, Kc = 1.2: E − Kc = 0.22, below the slider
+    said = [m.value for m in at.markdown if m.value.startswith("At v = ")]
+    assert "stops paying" not in said[0] and "does not pay at any v" in said[0]
+    assert "even at v = 1, a verify pass as cheap as a one-token pass, it reaches only 0.64×" in said[0], said[0]
+
 SYMBOLS = {"α": "alpha", "K": "k", "c": "c", "p": "p", "q": "q", "u": "u", "v": "v"}  # a check's symbol -> a slider
 
 

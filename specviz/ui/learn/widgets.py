@@ -66,6 +66,8 @@ TEXT = {  # English messages, translated with `_()` where they are shown
     "limits_title": N_("Speedup against the verify cost v (α = {alpha}, K = {k}, c = {c})"),
     "break_even": N_("break-even"),
     "limits_now": N_("At v = {v}: {s} ({verdict}). Speculation stops paying at v = {v0}."),
+    "limits_never": N_("At v = {v}: {s} ({verdict}). With this α, K and c speculation does not pay at any v: even at "
+                       "v = 1, a verify pass as cheap as a one-token pass, it reaches only {s1}."),
     "faster": N_("faster than the target alone"),
     "slower": N_("slower than the target alone"),
 }
@@ -158,9 +160,13 @@ def limits(lesson: Lesson) -> None:
     fig.add_scatter(x=[cost], y=[now], mode="markers", marker=dict(size=14, color="#E69F00"))
     _chart(fig, "learn_limits", _(TEXT["limits_title"], alpha=number(v["alpha"]), k=v["k"], c=number(v["c"])), "v",
            _(TEXT["speedup"]))
-    even = theory.expected_tokens_per_step(v["alpha"], v["k"]) - v["k"] * v["c"]
-    st.markdown(_(TEXT["limits_now"], v=number(cost, 1), s=times(now), v0=number(even),
-                  verdict=_(TEXT["faster"]) if now >= 1 else _(TEXT["slower"])))
+    even = theory.expected_tokens_per_step(v["alpha"], v["k"]) - v["k"] * v["c"]  # E - Kc: where the speedup is 1
+    said = dict(v=number(cost, 1), s=times(now), verdict=_(TEXT["faster"]) if now >= 1 else _(TEXT["slower"]))
+    if even > 1:  # v is at least 1 (a pass over K + 1 tokens costs no less than one over one token)
+        st.markdown(_(TEXT["limits_now"], v0=number(even), **said))
+    else:  # the break-even would sit below v = 1, off the slider: it never pays
+        st.markdown(_(TEXT["limits_never"], s1=times(theory.speedup_with_verify_cost(v["alpha"], v["k"], v["c"], 1.0)),
+                      **said))
 
 
 def _decimal(value: float) -> str:

@@ -236,11 +236,16 @@ def test_the_section_says_ttft_guidance_and_temperature():
     assert "medium to high gain at high QPS" in text and "turn it down or off" not in text
     ridge = next(c.value for c in at.caption if "turns compute-bound near a batch of" in c.value)
     assert "K + 1 = 5" in ridge and "batch of 64" in ridge  # the defaults: 72B on an H100, 512 tokens of context
-    assert "Why the measured α is lower at T = 0.7 than at T = 0" in text
+    assert "Why the measured α changes between T = 0 and T = 0.7" in text
     table = next(t.value for t in at.table if "α at T = 0" in t.value.columns)  # not a chart's numbers
     rows = {r.proposer: r for r in theory_points.alpha_by_temperature()}
     assert set(table.index) == set(rows) and "eagle" in rows
     assert rows["eagle"].alpha_sampled < rows["eagle"].alpha_greedy  # measured: 0.46 at T = 0, 0.38 at T = 0.7
+    # the text says which rows rise: the untrained layer-skip draft, and the separate draft on the H200
+    rising = {r.proposer for r in rows.values() if r.alpha_sampled > r.alpha_greedy}
+    assert rising and all(name.startswith("layerskip") or rows[name].machine == "NVIDIA H200" for name in rising)
+    # each row names its machine: the H200 runs are not the 2-core CPU's
+    assert table.loc["eagle", "machine"] == "AMD EPYC, 2 cores" and "2-core CPU" not in text
     assert table.loc["eagle", "α at T = 0"] == f"{rows['eagle'].alpha_greedy:.3f}"
     assert "Draft's extra memory" in metrics(at)
 

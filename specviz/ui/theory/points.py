@@ -161,6 +161,7 @@ class TemperatureRow:
     temperature: float
     run: str  # the benchmark folder
     command: str  # the command that measured it
+    machine: str = ""  # where it ran, in the reader's language: "NVIDIA H200", "AMD EPYC, 2 cores"; "" if not recorded
 
 
 def alpha_by_temperature(folder: Path | str | None = None, k: int = 4) -> list[TemperatureRow]:
@@ -176,6 +177,7 @@ def alpha_by_temperature(folder: Path | str | None = None, k: int = 4) -> list[T
                       and r.get("k") == k and not r.get("tree_nodes")]  # chains: a tree's α is another quantity
             by_key = {(str(r["proposer"]), float(r["temperature"])): float(r["alpha"]) for r in pooled}
             dtype = run_dtype(data)
+            machine = _machine_text(data.get("machine") or {})
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             continue
         for (proposer, temperature), alpha in sorted(by_key.items()):
@@ -185,5 +187,20 @@ def alpha_by_temperature(folder: Path | str | None = None, k: int = 4) -> list[T
                 if any(r.proposer == label for r in rows):  # another run of the same proposer and dtype: say which
                     label = f"{label} · {path.parent.name}"
                 rows.append(TemperatureRow(label, k, greedy, alpha, temperature, path.parent.name,
-                                           str(data.get("command", ""))))
+                                           str(data.get("command", "")), machine))
     return rows
+
+
+def _machine_text(machine: dict) -> str:
+    """Where a benchmark ran, as its result records it: the GPU when it used one, else the CPU and its cores.
+
+    >>> _machine_text({"cpu": "AMD EPYC", "cores": 2, "gpu": None}), _machine_text({"cpu": "X", "gpu": "NVIDIA H200"})
+    ('AMD EPYC, 2 cores', 'NVIDIA H200')
+    """
+    if machine.get("gpu"):
+        return str(machine["gpu"])
+    if not machine.get("cpu"):
+        return ""
+    if machine.get("cores"):
+        return _("{cpu}, {cores} cores", cpu=machine["cpu"], cores=machine["cores"])
+    return str(machine["cpu"])

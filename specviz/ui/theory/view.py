@@ -28,18 +28,20 @@ TEXT = {
                           "dashed line speculation loses time. The orange steps are the best K for each α."),
     "heatmap_points": N_("Benchmark runs sit at their own α and K; their c may differ from the slider's (hover to "
                          "see it)."),
-    "temperature": N_("**Why the measured α is lower at T = 0.7 than at T = 0.** α = Σ min(p, q) is computed after the "
-                   "temperature is applied to both models. At T = 0 both distributions collapse onto their most "
-                   "likely token, so each drafted position scores 1 if the two argmaxes agree and 0 if not: α is the "
-                   "share of positions where draft and target pick the same top token. At T = 0.7 both spread their "
-                   "mass; where the argmaxes agree the overlap is now below 1 (the target also gives weight to "
-                   "tokens the draft did not pick), and where they disagree it is only a little above 0. A draft that "
-                   "usually agrees loses more than it gains, so its α falls; a draft that almost never agrees gains "
-                   "a little partial credit (the untrained layer-skip row). For n-gram lookup q is a single token, "
-                   "so α is the target's probability of that token: 1 or 0 at T = 0, p(x) after temperature."),
-    "temperature_table": N_("Measured α (mean min(1, p/q) over the drafts the verifier tested, K = {k}), SmolLM2-135M "
-                            "on this project's 2-core CPU (float32 unless the row names another dtype), from the "
-                            "committed benchmarks:"),
+    "temperature": N_("**Why the measured α changes between T = 0 and T = 0.7.** α, the average of Σ min(p, q), is "
+                   "computed after the temperature is applied to both models. At T = 0 both distributions collapse "
+                   "onto their most likely token, so each drafted position scores 1 if the two argmaxes agree and 0 "
+                   "if not: α is the share of positions where draft and target pick the same top token. At T = 0.7 "
+                   "both spread their mass; where the argmaxes agree the overlap is now below 1 (the target also "
+                   "gives weight to tokens the draft did not pick), and where they disagree it is now above 0. Which "
+                   "of the two weighs more sets the direction: most rows below fall, as their drafts lose more where "
+                   "they agree than they gain where they disagree; a draft that almost never agrees can only gain "
+                   "(the untrained layer-skip row); and the separate draft's rows measured on the H200 rise. For "
+                   "n-gram lookup q is a single token, so Σ min(p, q) is the target's probability of that token: 1 "
+                   "or 0 at T = 0, p(x) after temperature."),
+    "temperature_table": N_("Measured α (mean min(1, p/q) over the drafts the verifier tested, K = {k}), "
+                            "SmolLM2-135M, from the committed benchmarks, each on the machine its row names (float32 "
+                            "unless the row names another dtype):"),
 }
 
 
@@ -203,7 +205,8 @@ def render_temperature(rows: list[TemperatureRow]) -> None:
 
     st.table(pd.DataFrame([{proposer: r.proposer, _("α at T = {t}", t=0): number(r.alpha_greedy, 3),
                             _("α at T = {t}", t=number(r.temperature, 1)): number(r.alpha_sampled, 3),
-                            _("change"): change(r), _("benchmark"): r.run}
+                            _("change"): change(r), _("benchmark"): r.run,
+                            _("machine"): r.machine or _("not recorded")}
                            for r in rows]).set_index(proposer))
     with st.expander(_("The commands that measured them")):
         for command in dict.fromkeys(r.command for r in rows if r.command):

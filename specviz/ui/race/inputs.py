@@ -18,7 +18,8 @@ from specviz.ui.race.settings import RACE_PAIRS, SOURCES, pair_changed, pair_pro
 from specviz.ui.race.tree import tree_inputs
 
 # The words below are marked with N_() and translated with _() where they are shown (never at import).
-PAIR_LABELS = {"toy": N_("toy pair (instant, random weights)"), "default": N_("SmolLM2-135M (real, ~20 s first load)")}
+PAIR_LABELS = {"toy": N_("toy pair (instant, random weights)"),
+               "default": N_("SmolLM2-135M (real, loads once per server)")}
 
 
 def source_picker() -> str:
@@ -67,7 +68,8 @@ def race_estimate(spec: RunSpec, rounds: int) -> str | None:
              "examples' speed for these models ({rate} tokens/s target-only on the CPU that recorded them); longer "
              "on a busy or slower machine. A recorded example (What to race, above) is instant.", **words)
     if spec.pair not in INSTANT_PAIRS and PAIRS.loaded(spec.pair) is None:
-        text += " " + _("The models are not loaded yet: add their first load (about 20 s).")
+        text += " " + _("The models are not loaded yet: add their first load (seconds once their weights are "
+                        "converted; the very first load on a machine converts them and takes longer).")
     return text
 
 

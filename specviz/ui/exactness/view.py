@@ -34,7 +34,7 @@ from specviz.ui.common.palette import BLUISH_GREEN, GREY, P_COLOR, Q_COLOR, RESI
 from specviz.ui.common.runs import with_turn
 
 PAIRS = {
-    "toy": N_("Toy pair (instant; 34 characters)"),
+    "toy": N_("Toy pair (instant; 32 characters and 2 special tokens)"),
     "default": N_("SmolLM2-135M, trained EAGLE-3 drafter (first load ≈ 15 s)"),
 }
 N_MAX = {("toy", "one_step"): 5000, ("toy", "engine"): 2000, ("default", "one_step"): 5000,

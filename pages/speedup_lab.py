@@ -39,7 +39,8 @@ if live.live_result() is not None:
     sources[LIVE] = "live"
 
 with st.expander(_("Run a small live sweep on the toy pair"), expanded=not sources):
-    st.caption(_("The toy pair is two tiny random models over a 34-character vocabulary: instant, so you can see "
+    st.caption(_("The toy pair is two tiny random models over a 34-token vocabulary (32 characters and 2 special "
+                 "tokens): instant, so you can see "
                  "the sweep work end to end. Its timings say nothing about real models."))
     config = live.live_sweep_form()
     if config is not None:

@@ -49,7 +49,8 @@ DEFINITIONS: dict[str, tuple[str, str]] = {  # marked with N_(): the files stay 
     "verify_cost": (
         N_("verify cost of n tokens"),
         N_("Time of one target forward over n new tokens (warm cache) over the time for one token. The paper's "
-           "formula assumes 1 for every n up to K+1; on a CPU it grows, which is why speculation pays less there.")),
+           "formula assumes 1 for every n up to K+1; where it grows (how fast depends on the machine, the dtype and the "
+           "kernels), speculation pays less.")),
     "tokens_per_second": (
         N_("tokens/s"),
         N_("New tokens over the time from the call to the last token, prefill included, median over repeats (wall "

@@ -78,6 +78,17 @@ def test_typical_acceptance_is_shown_lossy_and_the_exact_rule_exact():
     assert (frame["typical acceptance"] - frame["p (target)"]).abs().sum() > 0.05
 
 
+def test_the_typical_caption_names_what_the_chart_shows():
+    """Issue 43: the caption said typical acceptance over-emits the likely tokens, but in this example C (p = 0.15)
+    comes out too rarely and A exactly as often as p. It now names each token's fate by letter; hold the example
+    to it."""
+    frame = view.typical_vs_exact()
+    typical, p = frame["typical acceptance"], frame["p (target)"]
+    assert typical["B"] > p["B"] and typical["D"] > p["D"] and typical["C"] < p["C"]
+    assert typical["E"] == typical["F"] == 0 and typical["A"] == pytest.approx(0.4)
+    assert "over-emits" not in view.TEXT["typical_caption"]
+
+
 def test_the_tree_rule_at_t_above_0_takes_the_two_steps_the_engine_takes():
     """Issue 26, item 1: as written before, the page's rule applied to EAGLE-2's top-k children was the Exactness
     lab's broken `tree_top_k_against_q`. It must say that q′ loses a rejected child (children drawn without

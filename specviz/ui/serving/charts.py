@@ -23,15 +23,15 @@ def _layout(fig: go.Figure, title: str, height: int = 380) -> go.Figure:
 
 
 def live_figure(deltas: list[Delta], t0: float) -> go.Figure:
-    """Four panels over time, one point per scrape window: acceptance rate, mean accepted length, drafts/s,
-    generated tokens/s. Windows with no drafts leave a gap in the acceptance panels."""
+    """Four panels over time, one point per scrape window: acceptance rate, mean accepted length, steps with drafts
+    per second (vLLM's num_drafts counts steps, not drafted tokens), generated tokens/s. Windows with no drafts leave a gap in the acceptance panels."""
     fig = make_subplots(rows=2, cols=2, shared_xaxes=True, vertical_spacing=0.14, subplot_titles=(
-        _("acceptance rate (accepted / drafted)"), _("mean accepted length (incl. bonus)"), _("drafts per second"),
+        _("acceptance rate (accepted / drafted)"), _("mean accepted length (incl. bonus)"), _("steps with drafts per second"),
         _("generated tokens per second")))
     x = [round(d.start + d.seconds - t0, 1) for d in deltas]
     panels = [(1, 1, [d.acceptance_rate for d in deltas]), (1, 2, [d.mean_accepted_length for d in deltas]),
               (2, 1, [d.drafts_per_s for d in deltas]), (2, 2, [d.tokens_per_s for d in deltas])]
-    names = [_("acceptance rate"), _("mean accepted length"), _("drafts/s"), _("tokens/s")]
+    names = [_("acceptance rate"), _("mean accepted length"), _("steps with drafts/s"), _("tokens/s")]
     for (row, col, y), name in zip(panels, names):
         fig.add_scatter(x=x, y=y, mode="lines+markers", name=name, row=row, col=col, line=dict(color=BLUE),
                         showlegend=False, connectgaps=False)
@@ -40,10 +40,11 @@ def live_figure(deltas: list[Delta], t0: float) -> go.Figure:
 
 
 def per_position_figure(per_position: list[float]) -> go.Figure:
-    """Acceptance at each draft position: accepted there / drafts (vLLM's per-position counter)."""
+    """Acceptance at each draft position: accepted there / steps with drafts (vLLM's per-position counter over its
+    num_drafts, which counts verify steps, not drafted tokens)."""
     fig = go.Figure(go.Bar(x=[f"{i + 1}" for i in range(len(per_position))], y=per_position, marker_color=BLUE,
-                           name=_("accepted at this position / drafts")))
-    fig.update_yaxes(range=[0, 1], title=_("share of drafts"))
+                           name=_("accepted at this position / steps with drafts")))
+    fig.update_yaxes(range=[0, 1], title=_("share of steps with drafts"))
     fig.update_xaxes(title=_("draft position"))
     return _layout(fig, _("Acceptance by draft position"))
 

@@ -145,8 +145,8 @@ def _live_body(base: str) -> None:
     left, right = st.columns([3, 2])
     if deltas:
         plot.show(charts.live_figure(deltas, history[0].at), key="serving_live_chart", where=left,
-                  name=_("What the server's counters give over time: acceptance rate, mean accepted length, drafts and "
-                         "tokens per second"))
+                  name=_("What the server's counters give over time: acceptance rate, mean accepted length, steps "
+                         "with drafts and tokens per second"))
     else:
         left.caption(_("The charts over time start with the next read, {seconds} s from now.",
                        seconds=number(REFRESH_S, 0)))

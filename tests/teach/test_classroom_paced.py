@@ -291,6 +291,26 @@ def test_ask_the_class_turns_a_trace_step_into_questions():
     assert {q.kind for q in questions[1:]} >= {"single", "numeric"}  # the live quiz's questions about the step
     assert ask_the_class(trace, 1)[0].answer == "2" and "bonus" in ask_the_class(trace, 1)[0].explanation
     assert ask_the_class(trace, 3) == []  # a target-only step drafted nothing
+
+
+def test_ask_the_class_asks_nothing_about_a_tree_step():
+    """Issue 43: for a tree step "Step 1 drafted K = 2 tokens" counted only the main line (the accepted path and the
+    child rejected below it) of a tree that drafted more nodes, and the explanation taught the chain's rule."""
+    from dataclasses import replace
+
+    from specviz.engine.trace import TreeNode, TreeRecord
+
+    chain = toy_trace().steps[0]
+    nodes = [TreeNode(100, " Paris", -1, 1, 0.62, 0.31, "accepted", 0.44, 0.5),
+             TreeNode(7, " was", -1, 1, 0.2, 0.3, "not reached"),
+             TreeNode(8, " is", 0, 2, 0.5, 0.1, "rejected", 0.7, 0.2),
+             TreeNode(9, " a", 0, 2, 0.3, 0.2, "not reached")]
+    tree_step = replace(chain, tree=TreeRecord(nodes, [0]))
+    trace = toy_trace()
+    trace.steps[0] = tree_step
+    assert tree_step.n_drafted == 4 and len(tree_step.decisions) == 3
+    assert ask_the_class(trace, 0) == []
+    assert ask_the_class(trace, 1)  # the chain steps still ask
     with pytest.raises(ClassroomError, match="Step 9 is not in this trace"):
         ask_the_class(trace, 8)
 

@@ -31,13 +31,15 @@ def ask_the_class(trace: Trace, step_index: int, seed: int = 0) -> list[Question
     """Questions about step `step_index` of a trace for the teacher to push: first "how many of these K drafts will
     the target keep?" (asked before the step is revealed), then the live quiz's questions about the same step
     (`specviz.teach.quiz.live_questions`: accept or reject one draft, min(1, p/q), the next token's kind, which drafts
-    stay). A step with no drafts gives none."""
+    stay). A step with no drafts gives none, and so does a tree step: these questions and their explanations are a
+    chain's (K drafts, kept up to the first rejection, then one token from norm(max(0, p − q))), while a tree step
+    drafted every node of its tree, its `decisions` hold only the main line, and its rule is the recursive one."""
     if not 0 <= step_index < len(trace.steps):
         raise ClassroomError(ngettext("Step {step} is not in this trace, which has {n} step.",
                                       "Step {step} is not in this trace, which has {n} steps.",
                                       len(trace.steps), step=step_index + 1))
     step = trace.steps[step_index]
-    if not step.decisions:
+    if not step.decisions or step.tree is not None:
         return []
     return [how_many_question(trace, step_index), *live_questions(trace, step_index, seed)]
 

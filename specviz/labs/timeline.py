@@ -273,13 +273,19 @@ def alpha_note(spec: Trace) -> str | None:
 
 
 def length_note(spec: Trace, baseline: Trace) -> str | None:
-    """A sentence when the two outputs differ a lot in length (sampling draws different random numbers), else None.
+    """A sentence when the two outputs differ a lot in length (sampling draws different random numbers; at
+    temperature 0 the texts parted, which the race's outputs box explains), else None.
 
     Tokens/s still compares them fairly, but a very short run is dominated by its prefill.
     """
     short, long_ = sorted((spec.num_tokens, baseline.num_tokens))
     if long_ == 0 or short >= 0.75 * long_:
         return None
+    if spec.settings.get("temperature") == 0:  # no random numbers to blame: the greedy texts parted somewhere
+        return _("The two outputs differ in length ({spec} vs {base} tokens): at temperature 0 they parted somewhere "
+                 "(the outputs below say where and why), so they can stop at different places. Tokens/s still "
+                 "compares them, but a short run is dominated by its prefill; try more tokens.",
+                 spec=spec.num_tokens, base=baseline.num_tokens)
     return _("The two outputs differ in length ({spec} vs {base} tokens): at temperature > 0 the two methods draw "
              "different random numbers, so they can stop at different places. Tokens/s still compares them, but a "
              "short run is dominated by its prefill; try another seed or more tokens.", spec=spec.num_tokens,

@@ -172,6 +172,16 @@ def test_length_note_only_when_outputs_differ_a_lot():
     assert note is not None and "2 vs 20 tokens" in note
 
 
+def test_length_note_blames_no_random_numbers_at_temperature_0():
+    """Issue 43: at temperature 0 both lanes are greedy, so "the two methods draw different random numbers" was the
+    wrong cause; there the texts parted (a near-tie flipped, or a lossy rule), which the outputs box explains."""
+    base = _trace("autoregressive", [(0.0, 0.1, 1)] * 20)
+    spec = _trace("speculative", [(0.0, 0.1, 1)] * 2)
+    spec.settings["temperature"] = 0.0
+    note = length_note(spec, base)
+    assert note is not None and "2 vs 20 tokens" in note and "random" not in note and "temperature 0" in note
+
+
 def test_speedup_is_nan_when_a_lane_has_no_time():
     spec = _trace("speculative", [(0.0, 0.1, 1)])
     base = _trace("autoregressive", [(0.0, 0.1, 1)])

@@ -95,7 +95,8 @@ PROPOSERS: list[Proposer] = [
                "propose what followed them there. q is a point mass on that guess, so min(1, p/q) becomes p(guess)."),
         costs=N_("Almost nothing: a string search per step (c ≈ 0). No weights, no second cache, no training."),
         needs=N_("Text that repeats: the answer must copy spans of the prompt or of itself."),
-        wins=N_("Summaries, rewrites, code edits, retrieval answers, quoting: {ngram}× here on copying prompts."),
+        wins=N_("Summaries, rewrites, code edits, retrieval answers, quoting: {ngram}× the speed of specviz's "
+                "target-only decoding here on copying prompts."),
         loses=N_("Open-ended writing: nothing matches, so there is nothing to draft, or the guesses are wrong."),
         dot=_dot({"ctx": (N_("text so far"), _PLAIN), "m": (N_("find the last n tokens\\nearlier in the text"), _PLAIN),
                   "t": (N_("target\\n(1 pass)"), _TARGET)},
@@ -112,7 +113,7 @@ PROPOSERS: list[Proposer] = [
         needs=N_("A model trained to exit early (LayerSkip's early-exit loss), or its early layers guess poorly."),
         wins=N_("One model to serve and store; a good fit for models trained with early exit."),
         loses=N_("Untrained models: SmolLM2's first 7 of 30 layers rarely agree with the full model ({layerskip}× "
-                 "here)."),
+                 "the speed of specviz's target-only decoding here)."),
         dot=_dot({"e": (N_("first layers\\n+ LM head"), _DRAFT), "f": (N_("all layers\\n(1 pass)"), _TARGET)},
                  [("e", "f", N_("K tokens + q")), ("e", "e", N_("K times"))]),
         example="smollm-layerskip-t07", quiz_prefixes=("ls-",), figures=("layerskip",)),

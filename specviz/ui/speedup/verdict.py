@@ -37,8 +37,8 @@ def verdict(result: BenchResult, proposer: str, temperature: float) -> str:
         text = _("Over all categories, {proposer} at T = {t} is {speedup} faster than target-only decoding at its "
                  "best K = {k} (α ≈ {alpha}, c = {c}), measured in the same run.", c=number(best["c"], 3), **where)
     elif s >= 0.97:
-        text = _("Over all categories, {proposer} at T = {t} roughly breaks even (best {speedup} at K = {k}, "
-                 "α ≈ {alpha}).", **where)
+        text = _("Over all categories, {proposer} at T = {t} roughly breaks even with target-only decoding (best "
+                 "{speedup} at K = {k}, α ≈ {alpha}).", **where)
     else:
         why = slowdown_reason(alpha, best["c"], k, verify, best["mat_with_bonus"])
         text = _("Over all categories, {proposer} at T = {t} is slower than target-only decoding at every K (best "
@@ -50,19 +50,20 @@ def verdict(result: BenchResult, proposer: str, temperature: float) -> str:
                      speedup=times(tree["speedup_vs_ar"]), tokens=number(tree["mat_with_bonus"]))
         if tree.get("tree_lookup"):
             text += " " + _("A draft tree of {nodes} nodes ({width} children per node, depth up to {k}) plus a lookup "
-                            "branch of up to {lookup} tokens copied from the context reached {speedup} with {tokens} "
-                            "tokens per target forward: the Chain vs tree tab compares the shapes.", **shape)
+                            "branch of up to {lookup} tokens copied from the context reached {speedup} against "
+                            "target-only decoding, with {tokens} tokens per target forward: the Chain vs tree tab "
+                            "compares the shapes.", **shape)
             text += repetition_note(result, tree, temperature)
         else:
             text += " " + _("A draft tree of {nodes} nodes ({width} children per node, depth up to {k}) reached "
-                            "{speedup} with {tokens} tokens per target forward: the Chain vs tree tab compares the "
-                            "shapes.", **shape)
+                            "{speedup} against target-only decoding, with {tokens} tokens per target forward: the "
+                            "Chain vs tree tab compares the shapes.", **shape)
     titles = suite_titles(result)
     top = result.best_in_one_suite(proposer, temperature)
     if top is not None and len(titles) > 1 and (top["speedup_vs_ar"] or 0) >= 1.05:
         how = f"K = {top['k']}" if top["policy"] == "constant" else policy_text(top["policy"])
-        text += " " + _("Where the output copies the prompt it pays: **{suite}** reaches {speedup} ({how}, mean "
-                        "accepted length {tokens}).", suite=titles[top["suite"]], speedup=times(top["speedup_vs_ar"]),
+        text += " " + _("Where the output copies the prompt it pays: **{suite}** reaches {speedup} against "
+                        "target-only decoding ({how}, mean accepted length {tokens}).", suite=titles[top["suite"]], speedup=times(top["speedup_vs_ar"]),
                         how=how, tokens=number(top["mat_with_bonus"]))
     return text
 

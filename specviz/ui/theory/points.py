@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from specviz.core.i18n import _, number
+from specviz.core.i18n import _, ngettext, number
 from specviz.core.paths import BENCHMARKS_DIR
 from specviz.engine import theory
 from specviz.engine.kinds import Mode
@@ -202,5 +202,6 @@ def _machine_text(machine: dict) -> str:
     if not machine.get("cpu"):
         return ""
     if machine.get("cores"):
-        return _("{cpu}, {cores} cores", cpu=machine["cpu"], cores=machine["cores"])
+        return ngettext("{cpu}, {cores} core", "{cpu}, {cores} cores", int(machine["cores"]), cpu=machine["cpu"],
+                        cores=machine["cores"])
     return str(machine["cpu"])

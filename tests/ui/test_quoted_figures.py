@@ -228,4 +228,5 @@ def test_the_medusa_preset_and_section_quote_both_drafters_from_one_run(lang):
     with using(lang):
         shown = preset_expectation("medusa")
         figures = (medusa.text(2), eagle.text(2))
-    assert all(figure in shown for figure in figures) and "(float32)" in shown and "{" not in shown
+    assert all(figure in shown for figure in figures) and "{" not in shown
+    assert " float32 " in shown and quoted.machine(MEDUSA_PRESET_RUN) in shown  # the dtype and the machine it ran on

@@ -116,7 +116,7 @@ def build_once(final: str | Path, build: Callable[[Path], None], source: dict, w
         return final  # the common case: whole, no lock taken
     writing: list[Path] = []
     try:
-        with _healing(final):  # one process at a time checks, moves aside and rebuilds; the others wait, then reuse
+        with exclusive_beside(final):  # one process at a time checks, moves aside and rebuilds; the others wait, then reuse
             if final.exists() or final.is_symlink():
                 why = damage(final, source)
                 if why is None:
@@ -166,9 +166,10 @@ def _errno_of(exc: BaseException) -> int | None:
 
 
 @contextmanager
-def _healing(final: Path) -> Iterator[None]:
+def exclusive_beside(final: Path) -> Iterator[None]:
     """Hold an exclusive lock beside `final` (`.NAME.lock`) for as long as the block runs, where the system offers
-    one (fcntl); elsewhere the block runs unlocked, and writing_folder still publishes one whole folder."""
+    one (fcntl): another process (another test worker, another command) waits at the same lock. Elsewhere the block
+    runs unlocked; writing_folder still publishes one whole folder."""
     final.parent.mkdir(parents=True, exist_ok=True)
     try:
         import fcntl

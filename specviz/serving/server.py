@@ -29,6 +29,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from specviz.core.cache import exclusive_beside
 from specviz.core.i18n import N_
 from specviz.core.paths import SOURCE_ROOT, cache_dir, write_text_atomically
 from specviz.serving import client
@@ -115,9 +116,16 @@ class Server:
         return self.python.exists() and self.stamp.exists() and self.stamp.read_text().strip() == self.pin()
 
     def install(self, progress: Progress = _say) -> None:
-        """Create .venv-vllm if missing and install the pinned vLLM build into it (a few minutes, once)."""
+        """Create .venv-vllm if missing and install the pinned vLLM build into it (a few minutes, once). Two
+        processes that install at once (two test workers, two `make serve`) take turns: the second waits at the lock,
+        then finds it installed."""
         if self.installed():
             return
+        with exclusive_beside(self.venv):
+            if not self.installed():  # another process may have installed it while this one waited
+                self._install(progress)
+
+    def _install(self, progress: Progress) -> None:
         pin = self.pin()
         if not self.python.exists():
             progress(f"Creating {self.venv} ...")

@@ -319,3 +319,34 @@ def test_the_committed_sweep_comments_a_gain_that_rises_at_sixteen_streams():
     at = _page(tab="Measured sweep")
     shown = " ".join(m.value for m in at.markdown) + " ".join(c.value for c in at.caption)
     assert "the gain rises again at 16 streams" in shown and "at least one per stream" in shown
+
+
+def test_two_installs_at_once_take_turns_and_install_once(tmp_path, monkeypatch):
+    """Two test workers (or two `make serve`) that find no .venv-vllm: one installs, the other waits at the lock and
+    then finds it installed, instead of both writing one virtualenv at once."""
+    import threading
+    import time
+
+    from specviz.serving.server import Server
+
+    installs, inside, overlaps = [], [], []
+
+    def fake_install(self, progress):
+        installs.append(threading.current_thread().name)
+        overlaps.extend(inside)  # another install still running: the two would write one folder at once
+        inside.append(1)
+        time.sleep(0.3)  # long enough for the other thread to arrive
+        self.python.parent.mkdir(parents=True, exist_ok=True)
+        self.python.write_text("")
+        self.stamp.write_text(self.pin() + "\n")
+        inside.pop()
+
+    monkeypatch.setattr(Server, "_install", fake_install)
+    servers = [Server(root=tmp_path) for _ in range(2)]
+    threads = [threading.Thread(target=s.install, kwargs={"progress": lambda _: None}, name=f"w{i}")
+               for i, s in enumerate(servers)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    assert not overlaps and len(installs) == 1 and all(s.installed() for s in servers)

@@ -90,6 +90,6 @@ def test_the_exactness_lab_runs_both_greedy_in_float32_and_in_bfloat16():
     at.button(key="exact_greedy_run").click().run()
     assert not at.exception
     said = [m.value for m in at.markdown if m.value.startswith(("Identical", "Parts"))]
-    assert said == ["Identical to the target-only output, token for token, as the exact rule promises at "
-                    "temperature 0 (float32)."]
+    assert said == ["Identical to the target-only output, token for token (float32): at temperature 0 the exact "
+                    "rule keeps the target's argmax at every step, so only rounding could have parted them."]
     assert any("lossless only up to numerics" in c.value for c in at.caption)

@@ -73,7 +73,8 @@ def test_the_outputs_box_shows_the_tree_lanes_output_identical_at_greedy(monkeyp
     assert shown == [output_html(chain), output_html(tree), output_html(base)]  # escaped chips, one box per lane
     # greedy: the exact rule keeps the target's argmax, whatever the shape of the draft
     assert tree.output_ids == chain.output_ids == base.output_ids
-    same = "Identical to the target-only output, token for token, as the exact rule promises at temperature 0 (float32)."
+    same = ("Identical to the target-only output, token for token (float32): at temperature 0 the exact rule keeps "
+            "the target's argmax at every step, so only rounding could have parted them.")
     assert [c.value for c in box.caption].count(same) == 2  # one sentence per speculative lane
 
 

@@ -23,8 +23,8 @@ from specviz.ui.common.escaping import escape_markdown, shortened
 from specviz.ui.common.runs import with_turn
 
 TEXT = {  # English messages, translated with `_()` where they are shown
-    "same": N_("Identical to the target-only output, token for token, as the exact rule promises at temperature 0 "
-               "({dtype})."),
+    "same": N_("Identical to the target-only output, token for token ({dtype}): at temperature 0 the exact rule "
+               "keeps the target's argmax at every step, so only rounding could have parted them."),
     "parts_tie": N_("Parts from the target-only output at new token {index} (“{spec}” instead of “{base}”). There "
                     "the target's two best logits were only {gap} apart ({dtype}): a near-tie. The verify pass over "
                     "K + 1 tokens adds its numbers in another order than a one-token pass, so it rounded the tie the "
@@ -36,15 +36,17 @@ TEXT = {  # English messages, translated with `_()` where they are shown
                      "the target's two best logits were {gap} apart ({dtype}): too far apart for rounding to flip. "
                      "That is not numerics; please report it with this trace."),
     "parts_unmeasured": N_("Parts from the target-only output at new token {index} (“{spec}” instead of “{base}”). "
-                           "At temperature 0 that can only be numerics: in {dtype} a verify pass over K + 1 tokens "
-                           "rounds differently from a one-token pass, a near-tie between the target's two best "
-                           "tokens can flip, and from there the two texts part ways: every later token is written "
-                           "after a different text. (The top-2 logit gap is measured when "
-                           "the models are loaded on this server in {dtype}.)"),
+                           "At temperature 0 the exact rule keeps the target's argmax, so the likely cause is numerics: "
+                           "in {dtype} a verify pass over K + 1 tokens rounds differently from a one-token pass, a "
+                           "near-tie between the target's two best tokens can flip, and from there the two texts "
+                           "part ways: every later token is written after a different text. The target's top-2 "
+                           "logit gap at the split would tell; it is measured when the models are loaded on this "
+                           "server in {dtype}."),
     "unknown_dtype": N_("a dtype this trace does not record"),
     "compare_title": N_("Same text as target-only decoding?"),
-    "compare_intro": N_("At temperature 0 speculative decoding should write exactly the target's own greedy text. "
-                        "Run target-only decoding with the same settings to check, token for token."),
+    "compare_intro": N_("At temperature 0 speculative decoding writes the target's own greedy text, up to "
+                        "numerics (a near-tie that rounds the other way). Run target-only decoding with the same "
+                        "settings to check, token for token."),
     "compare_button": N_("Run target-only decoding and compare"),
 }
 

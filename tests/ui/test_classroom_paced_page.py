@@ -218,10 +218,28 @@ def _push_without_the_pin(db_path: str, code: str) -> None:
     classroom_paced_teacher._act(PacedStore(db_path).push, code, load_bank().questions[0])
 
 
+def _round_buttons_without_the_pin(db_path: str, code: str) -> None:
+    """The round buttons' callbacks in a session whose PIN no longer holds: refused, the sentence kept for the panel."""
+    import streamlit as st
+
+    from specviz.teach.classroom_paced import PacedStore
+    from specviz.ui.classroom import paced_teacher as classroom_paced_teacher
+
+    store = PacedStore(db_path)
+    for move in (store.start_round_2, store.reveal):
+        classroom_paced_teacher._act_on_click(move, code)
+        st.error(st.session_state.pop(classroom_paced_teacher.REFUSED_KEY))
+
+
 def test_only_the_teacher_can_push_open_round_two_or_reveal(db):
     store, session, _ = _paced(db, ())
     at = AppTest.from_function(_push_without_the_pin, args=(str(db), session.code), default_timeout=30).run()
-    assert [e.value for e in at.error] == ["Only the teacher can do that; please unlock the teacher view with the PIN."]
+    refused = "Only the teacher can do that; please unlock the teacher view with the PIN."
+    assert [e.value for e in at.error] == [refused]
     assert store.current(session.code) is None
+    push = store.push(session.code, SINGLE)
+    at = AppTest.from_function(_round_buttons_without_the_pin, args=(str(db), session.code), default_timeout=30).run()
+    assert [e.value for e in at.error] == [refused, refused]
+    assert store.current(session.code).round == 1 and not store.current(session.code).revealed and push.round == 1
     student = _page()  # the student side of the page has no teacher controls at all
     assert not {"paced_push", "paced_reveal"} & _keys(student)

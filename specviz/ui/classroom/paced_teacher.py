@@ -56,17 +56,37 @@ TEXT = {
 }
 
 
-def _act(move: Callable[..., Any], *args: Any) -> bool:
-    """Run a teacher's move if this browser session still holds the PIN; a refusal is one sentence."""
+def _refusal(move: Callable[..., Any], *args: Any) -> str | None:
+    """Run a teacher's move if this browser session still holds the PIN; the one sentence that refused it, if any."""
     if not teacher.is_teacher():
-        st.error(_(TEXT["not_teacher"]))
-        return False
+        return _(TEXT["not_teacher"])
     try:
         move(*args)
     except ClassroomError as exc:
-        st.error(str(exc))
-        return False
-    return True
+        return str(exc)
+    return None
+
+
+def _act(move: Callable[..., Any], *args: Any) -> bool:
+    """`_refusal`, its sentence shown where the move was asked for; whether the move ran."""
+    said = _refusal(move, *args)
+    if said:
+        st.error(said)
+    return said is None
+
+
+REFUSED_KEY = "paced_refused"  # session key: the sentence a round button's refused move left for the panel to show
+
+
+def _act_on_click(move: Callable[..., Any], *args: Any) -> None:
+    """A round button's callback (Start round 2, Reveal): `_act` before the panel draws again. The panel refreshes
+    itself every few seconds, and on a busy server a refresh can stop the run that carried the click before the
+    script body reaches the button, so a move checked in the body was lost (the loaded test runs of 2026-12-04: the
+    phones never saw round 2, or the answer revealed). A callback runs before any body; a refusal is kept for the
+    panel to say."""
+    said = _refusal(move, *args)
+    if said:
+        st.session_state[REFUSED_KEY] = said
 
 
 def _choice_label(question: Any) -> str:
@@ -120,14 +140,12 @@ def live_panel(store: PacedStore, session: Session) -> None:
     clock.metric(_(TEXT["time"]), elapsed(push))
     if not session.closed:
         row = st.container(horizontal=True, gap="small")
-        if row.button(_(TEXT["round_2"]), key="paced_round_2", disabled=push.round == 2 or push.revealed,
-                      icon=":material/forum:"):
-            if _act(store.start_round_2, session.code):
-                st.rerun()
-        if row.button(_(TEXT["reveal"]), key="paced_reveal", disabled=push.revealed, type="primary",
-                      icon=":material/visibility:"):
-            if _act(store.reveal, session.code):
-                st.rerun()
+        row.button(_(TEXT["round_2"]), key="paced_round_2", disabled=push.round == 2 or push.revealed,
+                   icon=":material/forum:", on_click=_act_on_click, args=(store.start_round_2, session.code))
+        row.button(_(TEXT["reveal"]), key="paced_reveal", disabled=push.revealed, type="primary",
+                   icon=":material/visibility:", on_click=_act_on_click, args=(store.reveal, session.code))
+        if said := st.session_state.pop(REFUSED_KEY, None):
+            st.error(said)
     show(distribution_figure(store.distribution(push, get_language()), push.round, push.revealed),
          f"paced_chart_{push.id}", name=_(TEXT["chart_name"]))
     with st.expander(_(TEXT["who"], answered=answered, students=students)):

@@ -256,6 +256,7 @@ print(build_once(final, build, {"made_from": "test"}, "the thing", 1).name, flus
 """
 
 
+@pytest.mark.slow  # over 0.7 s: make test runs it, make check stays under a minute
 def test_two_processes_healing_one_folder_build_it_once(tmp_path):
     """Review of issue 44 item 2: without a lock, the second healer could move aside the folder the first had just
     rebuilt (while it was being loaded). One heals; the other waits for it and reuses its folder."""

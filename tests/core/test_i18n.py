@@ -13,6 +13,7 @@ from specviz.core.i18n import _, get_language, language_code, ngettext, number, 
 from specviz.scripts import i18n as catalog_tool
 
 
+@pytest.mark.slow  # over 0.7 s: make test runs it, make check stays under a minute
 def test_every_message_in_the_code_has_a_portuguese_translation_and_the_mo_is_current():
     assert catalog_tool.problems() == []
 

@@ -286,6 +286,7 @@ def proposer_lists(root: Path, names: set[str]) -> list[str]:
     return found
 
 
+@pytest.mark.slow  # over 0.7 s: make test runs it, make check stays under a minute
 def test_no_module_lists_the_proposers_by_hand():
     found = proposer_lists(ROOT, set(BUILT_IN))
     assert not found, "read specviz.engine.proposers.registry instead of listing proposers:\n" + "\n".join(found)

@@ -155,6 +155,7 @@ def test_one_more_draft_pays_exactly_when_the_speedup_rises():
     assert 0.8**9 > 0.05 and not theory.one_more_draft_pays(0.8, 8, 0.05)  # the old wording's counterexample
 
 
+@pytest.mark.slow  # over 0.7 s: make test runs it, make check stays under a minute
 def test_no_text_compares_the_extra_draft_with_c_alone():
     """Every text that weighs one more draft's α^(K+1) against its cost c names the step's speedup S(K) too."""
     import re

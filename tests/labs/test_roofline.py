@@ -147,6 +147,7 @@ def test_compute_bound_verify_is_not_v_equals_k_plus_1():
     assert checked >= 10
 
 
+@pytest.mark.slow  # over 0.7 s: make test runs it, make check stays under a minute
 def test_no_text_says_a_compute_bound_verify_costs_nearly_k_plus_1():
     """v reaches K + 1 only once a one-token pass is compute-bound too: "nearly/close to K+1 times" overstates it."""
     import re

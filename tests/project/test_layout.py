@@ -94,6 +94,7 @@ def test_public_names_resolve_lazily_to_their_definitions():
         assert getattr(specviz, name) is defined, f"specviz.{name} is not {module}.{name}"
 
 
+@pytest.mark.slow  # over 0.7 s: make test runs it, make check stays under a minute
 def test_only_specviz_paths_locates_files():
     """No module finds the assets or the checkout from its own file or from the current directory."""
     offenders = set()

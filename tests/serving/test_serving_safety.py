@@ -258,6 +258,7 @@ def _drip(handler: BaseHTTPRequestHandler) -> None:
         time.sleep(0.2)
 
 
+@pytest.mark.slow  # over 0.7 s: make test runs it, make check stays under a minute
 def test_a_server_that_drips_is_cut_off_at_the_total_deadline(no_outside, stand_in):
     server = stand_in(_drip)
     start = time.monotonic()
@@ -340,6 +341,7 @@ def test_repeated_levels_and_non_whole_counts_are_refused(plan):
     assert _sentence(str(info.value))
 
 
+@pytest.mark.slow  # over 0.7 s: make test runs it, make check stays under a minute
 def test_one_sweep_at_a_time_and_a_process_wide_stream_cap(no_outside):
     fake = FakeServer(recorded("ngram-after-copy.prom"), delay=1.0)  # the sweep lasts at least 2 s
     try:

@@ -78,6 +78,7 @@ def test_the_first_answer_counts(store):
     assert store.progress(session)[0].answered == 1
 
 
+@pytest.mark.slow  # over 0.7 s: make test runs it, make check stays under a minute
 def test_forty_students_answer_at_once(store):
     session = store.create_session(QUESTIONS)
     students = [store.join(session.code, f"Student {i}") for i in range(40)]

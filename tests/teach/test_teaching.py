@@ -75,6 +75,7 @@ def test_every_concept_has_words_to_look_for():
     assert {q.concept for q in bank} <= set(CONCEPT_WORDS)
 
 
+@pytest.mark.slow  # over 0.7 s: make test runs it, make check stays under a minute
 def test_every_quiz_link_points_at_a_page_that_teaches_its_concept():
     bank = load_bank([BANK_DIR])
     texts = {page: page_text(page) for page in PAGE_FILES}

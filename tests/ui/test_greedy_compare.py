@@ -80,6 +80,7 @@ def test_a_dtype_suffix_loads_the_pair_in_that_dtype():
     assert prompt_ids(SPEC, pair) == prompt_ids(SPEC, PAIRS.get("toy"))
 
 
+@pytest.mark.slow  # over 0.7 s: make test runs it, make check stays under a minute
 def test_the_exactness_lab_runs_both_greedy_in_float32_and_in_bfloat16():
     at = AppTest.from_file(str(ROOT / "pages" / "exactness.py"), default_timeout=120).run()
     assert not at.exception

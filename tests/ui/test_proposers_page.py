@@ -144,6 +144,7 @@ def test_medusa_head_k_predicts_token_t_plus_k_plus_1_everywhere():
     assert claims == []
 
 
+@pytest.mark.slow  # over 0.7 s: make test runs it, make check stays under a minute
 def test_medusa_errors_do_not_compound_and_eagle_features_are_named_right():
     """The heads cannot condition on earlier guesses, so nothing compounds; EAGLE's 'second-to-top layer' is the
     last decoder layer's output (the LM head's input), not the 'penúltima camada'."""

@@ -273,6 +273,7 @@ def test_in_a_browser_a_second_press_measures_again(app_url, browser_context, tm
         page.screenshot(path=str(tmp_path / "race-again.png"))
 
 
+@pytest.mark.slow  # over 0.7 s: make test runs it, make check stays under a minute
 def test_switching_to_smollm2_races_greedy_shorter_and_says_how_long_first():
     """Issue 27 item 3: a live race on SmolLM2 at T = 1.00 (word salad) with 3 rounds of 48 tokens took 289 s and
     ended with no conclusion. Picking the real model sets T = 0 and 32 tokens, races 2 rounds, and the page gives a

@@ -130,7 +130,7 @@ class BenchResult:
     @property
     def gpu(self) -> str | None:
         """The GPU the models ran on (its name), or None when they ran on the CPU (a GPU merely present is not it)."""
-        return self.machine.get("gpu") if str(self.machine.get("device", "")).startswith("cuda") else None
+        return gpu_used(self.machine)
 
     def verify_curves(self) -> dict[str, list[dict]]:
         """The verify-cost curve per dtype ({"float32": [{"n_tokens", "seconds", "ratio"}], ...}), when measured."""
@@ -226,6 +226,16 @@ class PolicyComparison:
         """The winner's speedup over constant K's, minus 1 (None when either is unknown)."""
         best, constant = self.speedups[self.winner], self.speedups.get("constant")
         return best / constant - 1 if constant and best else None
+
+
+def gpu_used(machine: dict[str, Any]) -> str | None:
+    """The GPU a result's `machine` record says the models ran on, or None when they ran on the CPU (a GPU merely
+    present is not it).
+
+    >>> gpu_used({"gpu": "NVIDIA H200", "device": "cuda:0"}), gpu_used({"gpu": "NVIDIA H200", "device": "cpu"})
+    ('NVIDIA H200', None)
+    """
+    return machine.get("gpu") if str(machine.get("device", "")).startswith("cuda") else None
 
 
 def find_results(folder: Path = BENCHMARKS_DIR) -> list[Path]:

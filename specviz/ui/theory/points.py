@@ -17,6 +17,7 @@ from specviz.engine import theory
 from specviz.engine.kinds import Mode
 from specviz.engine.trace import Step, Trace
 from specviz.labs.bench.quoted import run_dtype
+from specviz.labs.bench.report import gpu_used
 
 K_MAX = 16  # the explorer's range of K; points beyond it are left out
 
@@ -194,11 +195,14 @@ def alpha_by_temperature(folder: Path | str | None = None, k: int = 4) -> list[T
 def _machine_text(machine: dict) -> str:
     """Where a benchmark ran, as its result records it: the GPU when it used one, else the CPU and its cores.
 
-    >>> _machine_text({"cpu": "AMD EPYC", "cores": 2, "gpu": None}), _machine_text({"cpu": "X", "gpu": "NVIDIA H200"})
-    ('AMD EPYC, 2 cores', 'NVIDIA H200')
+    >>> _machine_text({"cpu": "AMD EPYC", "cores": 2, "gpu": None})
+    'AMD EPYC, 2 cores'
+    >>> _machine_text({"cpu": "X", "gpu": "NVIDIA H200", "device": "cuda:0"})
+    'NVIDIA H200'
     """
-    if machine.get("gpu"):
-        return str(machine["gpu"])
+    gpu = gpu_used(machine)
+    if gpu:
+        return str(gpu)
     if not machine.get("cpu"):
         return ""
     if machine.get("cores"):

@@ -15,6 +15,7 @@ from streamlit.testing.v1 import AppTest
 from messages import lead
 from test_classroom_page import PIN, _as_teacher, _html, _keys, _page, db  # noqa: F401 - db is a fixture
 
+from specviz.core import i18n
 from specviz.core.i18n import using
 from specviz.teach.classroom_paced import PacedStore, distribution
 from specviz.teach.quiz import Question, load_bank
@@ -135,6 +136,56 @@ def test_a_held_answer_that_ends_a_sentence_gets_no_second_full_stop(db, lang):
     assert len(held) == 1
     shown = held[0].replace("\\", "").replace("**", "")  # as the reader sees it: no escapes, no bold marks
     assert answer + " " in shown and ".." not in shown, shown
+
+
+def test_a_students_submit_counts_even_when_the_refresh_stops_the_run_before_the_button(db, monkeypatch):
+    """The question area refreshes itself every POLL_SECONDS; on a busy server a refresh can stop the run carrying a
+    click before the body reaches the button (the teacher's round buttons lost clicks that way under load). Submit
+    acts in its callback, which runs before any body: here the click's run draws no question area at all."""
+    store, session, (ana, *_) = _paced(db)
+    push = store.push(session.code, SINGLE)
+    at = _page({"student": ana.token})
+    at.radio(key=f"paced_{push.id}_1").set_value(_wrong(SINGLE))
+    with monkeypatch.context() as patched:  # the click's run stopped before the question area drew anything
+        patched.setattr(paced_student, "current_question", lambda store, student: None)
+        at.button(key=f"paced_{push.id}_1_submit").click().run()
+    assert not at.exception
+    assert store.my_answers(ana.token, push.id) == {1: (_wrong(SINGLE), False)}
+    at.run()  # the next refresh shows it held
+    assert any(lead(paced_student.TEXT["held"]) in i.value for i in at.info)
+
+
+@pytest.mark.parametrize("kind", ["multiple", "ordering", "numeric"])
+def test_each_kind_of_answer_is_read_back_by_the_submit_callback(db, kind):
+    question = next(q for q in BANK.questions if q.kind == kind)
+    store, session, (ana, *_) = _paced(db)
+    push = store.push(session.code, question)
+    at = _page({"student": ana.token})
+    key = f"paced_{push.id}_1"
+    shown = question.options(push.id) if kind != "numeric" else None
+    if kind == "multiple":
+        right = [i for i, c in enumerate(shown) if c in question.answer]
+        for i in right:
+            at.checkbox(key=f"{key}_{i}").check()
+        at.run()
+    elif kind == "ordering":
+        for item in question.answer:
+            at.button(key=f"{key}_item_{shown.index(item)}").click().run()
+    else:
+        at.text_input(key=key).input(str(question.answer)).run()
+    at.button(key=f"{key}_submit").click().run()
+    assert not at.exception and not at.warning and not at.error
+    assert store.my_answers(ana.token, push.id)[1][1] is True  # stored, and right
+
+
+def test_the_submit_callbacks_warning_speaks_the_students_language(db):
+    store, session, (ana, *_) = _paced(db)
+    push = store.push(session.code, SINGLE)
+    at = _page({"student": ana.token, "lang": "pt"})
+    at.button(key=f"paced_{push.id}_1_submit").click().run()
+    with using("pt"):
+        blank = i18n._(paced_student.TEXT["blank"])
+    assert blank != paced_student.TEXT["blank"] and [w.value for w in at.warning] == [blank]
 
 
 def test_submitting_nothing_is_one_sentence_and_a_late_round_one_answer_is_not_counted(db):

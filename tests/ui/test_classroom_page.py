@@ -125,6 +125,23 @@ def test_the_teacher_releases_a_ghost_name_from_the_dashboard(db):
     assert store.join(code, "Ghost").name == "Ghost"
 
 
+def test_a_release_counts_even_when_the_refresh_stops_the_run_before_the_button(db, monkeypatch):
+    """The dashboard refreshes itself every 5 s; on a busy server a refresh can stop the run that carried a click
+    before the body reaches the button. The release acts in its callback: here the click's run draws no dashboard."""
+    at = _as_teacher(PIN)
+    at.button(key="classroom_start").click().run()
+    code = at.session_state["classroom_session"]
+    store = ClassroomStore(db)
+    store.join(code, "Ghost")
+    at.run()
+    with monkeypatch.context() as patched:
+        patched.setattr(teacher, "dashboard", lambda store, session: None)
+        at.button(key="classroom_release").click().run()
+    assert not at.exception and store.join(code, "Ghost").name == "Ghost"  # released: the name joins again
+    at.run()
+    assert [s.value for s in at.success] == ["Ghost can join again."]
+
+
 def test_without_a_pin_the_teacher_view_explains_how_to_set_one(db, monkeypatch):
     monkeypatch.delenv("SPECVIZ_TEACHER_PIN")
     at = _page()

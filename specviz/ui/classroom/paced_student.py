@@ -14,7 +14,7 @@ from typing import Any
 import streamlit as st
 
 from specviz.core.i18n import N_, _, end_sentence
-from specviz.teach.classroom import Student, answer_between, shown_title
+from specviz.teach.classroom import ClassroomError, Student, answer_between, shown_title
 from specviz.teach.classroom_paced import POLL_SECONDS, PacedStore, Push
 from specviz.teach.quiz import Question, answer_text, grade
 from specviz.teach.quiz.grading import answer_sentence
@@ -42,6 +42,7 @@ TEXT = {
     "your_answers": N_("Your answers: {answers}"),
     "round_answer": N_("round {round}: {answer} {mark}"),
 }
+SAID_KEY = "paced_student_said"  # session key: (kind, sentence) a Submit's callback left for the question area
 
 
 def student_paced(store: PacedStore, student: Student) -> None:
@@ -86,28 +87,52 @@ def current_question(store: PacedStore, student: Student) -> None:
             if 1 in mine:
                 st.caption(_(TEXT["round_1_was"], answer=escape_markdown(answer_text(mine[1][0]))))
         _ask(store, student, push, shown)
+    _said()  # under the Submit button when there is one, else here (the round closed meanwhile)
 
 
 def _ask(store: PacedStore, student: Student, push: Push, question: Question) -> None:
     """`question` is the pushed one as this student reads it; the answer goes back in the pushed question's words."""
     key = f"paced_{push.id}_{push.round}"
     seed = push.id  # one order for the whole class (classroom_paced.display_order), as on the teacher's chart
+    items = question.options(seed) if question.kind == QuestionKind.ORDERING else None
+    if items is not None:
+        view.order_widget(items, key)
+    else:
+        quiz_view.answer_widget(question, seed, key)
+    st.button(_(TEXT["submit"]), key=f"{key}_submit", type="primary", width="stretch", on_click=_submit,
+              args=(store, student.token, push, question, key))
+    _said()
+
+
+def _said() -> None:
+    """What a Submit's callback had to say (a warning, or the store's refusal), shown once."""
+    if said := st.session_state.pop(SAID_KEY, None):
+        kind, sentence = said
+        (st.error if kind == "error" else st.warning)(sentence)
+
+
+def _submit(store: PacedStore, token: str, push: Push, question: Question, key: str) -> None:
+    """Submit's callback: the answer read from the widgets' session values and stored before the question area draws
+    again. The area refreshes itself every POLL_SECONDS, and on a busy server a refresh can stop the run that carried
+    a click before the script body reaches the button (the teacher's round buttons lost clicks that way in the loaded
+    test runs of 2026-12-04); a callback runs before any body. What it has to say waits in SAID_KEY."""
+    view.speak_session()
+    seed = push.id
     if question.kind == QuestionKind.ORDERING:
         items = question.options(seed)
-        answer: Any = view.order_widget(items, key)
+        answer: Any = view.order_in_state(items, key)
+        if len(answer) < len(items):
+            st.session_state[SAID_KEY] = ("warning", _(TEXT["place_all"], placed=len(answer), total=len(items)))
+            return
     else:
-        answer = quiz_view.answer_widget(question, seed, key)
-    if not st.button(_(TEXT["submit"]), key=f"{key}_submit", type="primary", width="stretch"):
-        return
-    if question.kind == QuestionKind.ORDERING and len(answer) < len(items):
-        st.warning(_(TEXT["place_all"], placed=len(answer), total=len(items)))
-        return
+        answer = quiz_view.answer_in_state(question, seed, key)
     if quiz_view.is_blank(answer):
-        st.warning(_(TEXT["blank"]))
+        st.session_state[SAID_KEY] = ("warning", _(TEXT["blank"]))
         return
-    answer = answer_between(answer, question, push.question)
-    store.answer(student.token, push.id, push.round, answer)  # a refusal is one sentence (view.one_sentence)
-    st.rerun()
+    try:
+        store.answer(token, push.id, push.round, answer_between(answer, question, push.question))
+    except ClassroomError as exc:  # the round closed or the teacher moved on meanwhile: one sentence
+        st.session_state[SAID_KEY] = ("error", str(exc))
 
 
 def _revealed(question: Question, mine: dict[int, tuple[Any, bool]]) -> None:

@@ -69,6 +69,7 @@ def _refusal(move: Callable[..., Any], *args: Any) -> str | None:
 
 def _act(move: Callable[..., Any], *args: Any) -> bool:
     """`_refusal`, its sentence shown where the move was asked for; whether the move ran."""
+    view.speak_session()  # a callback may run in a fresh script thread: its sentence in the teacher's language
     said = _refusal(move, *args)
     if said:
         st.error(said)

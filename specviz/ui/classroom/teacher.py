@@ -239,21 +239,41 @@ def dashboard(store: ClassroomStore, session: Session) -> None:
                        "text/csv", key="classroom_csv", on_click="ignore")
 
 
+RELEASED_KEY = "classroom_released"  # session key: (kind, sentence) the release callback left for the form
+
+
 def release_form(store: ClassroomStore, session: Session) -> None:
     """Free the name of a student who joined but answered nothing (a join whose reply was lost, a typo), so they
     can join again under it; students with answers are never offered."""
+    if said := st.session_state.pop(RELEASED_KEY, None):  # before the list, which may be empty now
+        kind, sentence = said
+        {"success": st.success, "warning": st.warning}.get(kind, st.error)(sentence)
     free = [s.name for s in store.unanswered_students(session.code)]
     if not free or session.closed:
         return
     with st.expander(_("A student cannot join under their name?")):
         st.caption(_("If a student's join did not reach their phone, their name is taken by a place that has no "
                      "answers. Release it and ask them to join again."))
-        name = st.selectbox(_("Joined, no answers yet"), free, key="classroom_release_name")
-        if st.button(_("Release this name"), key="classroom_release"):
-            if store.release_name(session.code, name):
-                st.success(_("{name} can join again.", name=name))
-            else:
-                st.warning(_("{name} has answered in the meantime, so the name stays.", name=name))
+        st.selectbox(_("Joined, no answers yet"), free, key="classroom_release_name")
+        st.button(_("Release this name"), key="classroom_release", on_click=_release, args=(store, session.code))
+
+
+def _release(store: ClassroomStore, code: str) -> None:
+    """The release button's callback. The form lives in a panel that refreshes itself every few seconds, and on a
+    busy server a refresh can stop the run that carried a click before the body reaches the button (the round
+    buttons lost clicks that way in the loaded test runs of 2026-12-04); a callback runs before any body."""
+    view.speak_session()
+    name = st.session_state.get("classroom_release_name")
+    if not is_teacher() or not name:
+        return
+    try:
+        released = store.release_name(code, name)
+    except ClassroomError as exc:
+        st.session_state[RELEASED_KEY] = ("error", str(exc))
+        return
+    st.session_state[RELEASED_KEY] = (
+        ("success", _("{name} can join again.", name=name)) if released
+        else ("warning", _("{name} has answered in the meantime, so the name stays.", name=name)))
 
 
 def unreadable_note(store: ClassroomStore, session: Session) -> None:

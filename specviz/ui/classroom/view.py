@@ -174,7 +174,7 @@ def order_widget(items: list[str], key: str) -> list[str]:
     """An ordering answer by tapping: each item is a full-width button that wraps its whole text; tapping one puts it
     next in the order, tapping a placed one takes it back. Returns the items placed so far, in order (the session
     key `key` holds their indexes into `items`)."""
-    placed = [i for i in st.session_state.get(key, []) if isinstance(i, int) and 0 <= i < len(items)]
+    placed = _placed(len(items), key)
     st.session_state[key] = placed
     st.caption(_("Tap the items in order, first to last. Tap a placed item to take it back."))
     if placed:
@@ -189,6 +189,15 @@ def order_widget(items: list[str], key: str) -> list[str]:
             st.button(items[i], key=f"{key}_item_{i}", on_click=_place, args=(key, i), width="stretch",
                       icon=":material/add:", wrap=True)
     return [items[i] for i in placed]
+
+
+def order_in_state(items: list[str], key: str) -> list[str]:
+    """What `order_widget(items, key)` returns, read from the session: for a button's callback."""
+    return [items[i] for i in _placed(len(items), key)]
+
+
+def _placed(count: int, key: str) -> list[int]:
+    return [i for i in st.session_state.get(key, []) if isinstance(i, int) and 0 <= i < count]
 
 
 def _place(key: str, index: int) -> None:

@@ -79,6 +79,17 @@ def answer_widget(question: Question, seed: int, key: str, disabled: bool = Fals
     return st.text_input(label, key=key, placeholder=_(TEXT["number_hint"]), max_chars=64, disabled=disabled)
 
 
+def answer_in_state(question: Question, seed: int, key: str) -> Any:
+    """What `answer_widget(question, seed, key)` returns, read from the session's widget values: for a button's
+    callback, which runs before the widgets are drawn again."""
+    state = st.session_state
+    if question.kind == QuestionKind.MULTIPLE:
+        return [c for i, c in enumerate(question.options(seed)) if state.get(f"{key}_{i}")]
+    if question.kind == QuestionKind.ORDERING:
+        return list(state.get(key) or [])
+    return state.get(key)
+
+
 def mark_option(question: Question, option: str, given: Any) -> str:
     """An option's label after grading: a "right answer" badge on each right choice, "your pick" on a wrong one
     the learner chose (so the right ones stand out in place, not only in the feedback sentence).

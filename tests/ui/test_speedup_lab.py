@@ -198,6 +198,10 @@ def test_a_slowdown_is_blamed_on_what_caused_it():
     assert "thrown away" in low_alpha and f"{theory.break_even_alpha(4, 0.1):.2f}" in low_alpha
     verify_bound = verdict.slowdown_reason(0.80, 0.01, 4, 4.5, 3.2)  # α and c pay; the K+1-token forward does not
     assert "4.50× a one-token forward" in verify_bound and "thrown away" not in verify_bound
+    assert "4.54 one-token forwards, more than the 3.20 tokens" in verify_bound
+    # the H200 run's eagle at T = 0.7: K·c + verify = 1.46 < 1.73 tokens, so the forwards measured alone would pay
+    beyond_costs = verdict.slowdown_reason(0.43, 0.122, 3, 1.09, 1.73)
+    assert "1.46 one-token forwards for the 1.73 tokens" in beyond_costs and "more than the" not in beyond_costs
 
 
 def test_the_verdict_of_a_losing_sweep_names_c(tiny, monkeypatch):

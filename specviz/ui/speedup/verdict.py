@@ -91,8 +91,12 @@ def slowdown_reason(alpha: float | None, c: float, k: int, verify: float, tokens
     A step costs K·c draft forwards plus one target forward over K + 1 tokens (`verify` one-token forwards) and emits
     `tokens_per_step`. With c ≥ 1 the draft is the cause whatever α is; else α is the cause when it is below the
     break-even α for this K and c (Leviathan et al.); else the formula says the step should pay, and the cost of
-    verifying K + 1 tokens is what it misses.
+    verifying K + 1 tokens is what it misses when K·c + `verify` is at least `tokens_per_step`; when it is less, the
+    costs measured alone say the step pays, and the run's steps took longer than they add up to (on the H200 run the
+    draft and verify times in the loop exceed c and the verify cost measured alone).
 
+    >>> slowdown_reason(0.43, 0.122, 3, 1.09, 1.73)[:40]
+    'by α ≈ 0.43, c = 0.122 and the verify co'
     >>> slowdown_reason(0.61, 1.17, 2, 1.1, 1.9)[:58]
     'each drafted token costs c = 1.17 of a target forward: the'
     >>> slowdown_reason(0.2, 0.1, 4, 1.2, 1.2)[:45]
@@ -108,7 +112,16 @@ def slowdown_reason(alpha: float | None, c: float, k: int, verify: float, tokens
         return _("at c = {c} a step of K = {k} drafts pays only if α is above {needed}, and here α ≈ {alpha}: too "
                  "many drafts are thrown away for their cost", c=number(c), k=k, needed=number(needed),
                  alpha=number(alpha))
-    return _("α ≈ {alpha} and c = {c} would pay if checking the drafts were free, but one target forward over {n} "
-             "tokens costs {verify} a one-token forward on this machine, more than the {tokens} tokens a step buys on "
-             "average (its mean accepted length)", alpha=number(alpha), c=number(c, 3), n=k + 1, verify=times(verify),
-             tokens=number(tokens_per_step))
+    step = k * c + verify  # the step's forwards, in one-token target forwards
+    words = dict(alpha=number(alpha), c=number(c, 3), n=k + 1, verify=times(verify), k=k, step=number(step),
+                 tokens=number(tokens_per_step))
+    if step >= tokens_per_step:
+        return _("α ≈ {alpha} and c = {c} would pay if checking the drafts were free, but one target forward over {n} "
+                 "tokens costs {verify} a one-token forward on this machine, so a step's forwards (K·c plus that "
+                 "forward, K = {k}) cost {step} one-token forwards, more than the {tokens} tokens a step buys on "
+                 "average (its mean accepted length)", **words)
+    return _("by α ≈ {alpha}, c = {c} and the verify cost measured alone (one target forward over {n} tokens costs "
+             "{verify} a one-token forward), a step of K = {k} would cost {step} one-token forwards for the {tokens} "
+             "tokens it buys on average (its mean accepted length) and pay; in the run the steps took longer than "
+             "those costs add up to, and the Where the time goes tab shows their draft, verify and overhead times",
+             **words)

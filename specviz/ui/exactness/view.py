@@ -361,7 +361,8 @@ def render_greedy_identity(pair_name: str, prompt: str) -> None:
                  "almost never flips, in bfloat16 coarsely enough that a near-tie between the target's two best "
                  "tokens can flip, and from there the two texts part ways (every later token is written after a "
                  "different text): lossless only up to numerics. The committed "
-                 "check matched on {fp32} held-out prompts in float32 and {bf16} in bfloat16.", **greedy_identity_counts()))
+                 "check (the default pair on a 2-core CPU, `python -m specviz.scripts.greedy_identity`, in "
+                 "assets/benchmarks/) matched on {fp32} held-out prompts in float32 and {bf16} in bfloat16.", **greedy_identity_counts()))
     c1, c2 = st.columns([2, 1])
     dtype = c1.radio(_("Numbers in"), list(GREEDY_DTYPES), horizontal=True, key="exact_greedy_dtype",
                      format_func=lambda d: _(GREEDY_DTYPES[d]))

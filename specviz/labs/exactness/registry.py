@@ -116,7 +116,7 @@ _RULE_EXPLANATIONS: dict[str, str] = {
     "accept_if_p_ge_q": N_("A deterministic shortcut: keep x when p(x) ≥ q(x), reject otherwise, with no coin flip. "
                            "A token with p(x) < q(x) is then never emitted at all: acceptance always turns it down, "
                            "and the residual norm(max(0, p − q)) gives it no mass either. The p(x) it should get "
-                           "goes to the tokens with p ≥ q."),
+                           "goes, through that residual, to the tokens with p > q."),
     "target_top20_only": N_("Reject every draft outside the target's 20 most likely tokens; inside them use the "
                             "standard test, and recover from the standard residual. Tokens outside the top 20 then "
                             "come out only through the residual, which was sized for the other rejections: they get "

@@ -191,10 +191,12 @@ def explain_race(spec: Trace, baseline: Trace) -> str:
                  budget=short.settings.get("max_new_tokens", "?"))
     c = race_costs(spec, baseline)
     speedup = measured_speedup(spec, baseline)
-    cost = _("Each speculative step cost {step} ms on average (drafting {draft} ms + verifying {verify} ms) and "
-             "emitted **{tokens} tokens**; one target-only forward cost {forward} ms and emitted 1 token. To break "
-             "even, a step must emit about **{even} tokens**.", step=number(c.spec_step_ms, 1),
-             draft=number(c.spec_draft_ms, 1), verify=number(c.spec_verify_ms, 1), tokens=number(c.tokens_per_step),
+    rest = max(0.0, c.spec_step_ms - c.spec_draft_ms - c.spec_verify_ms)  # a step's time is the three (Step.seconds)
+    cost = _("Each speculative step cost {step} ms on average (drafting {draft} ms + verifying {verify} ms + the rest "
+             "of the step, the rule and the cache rewind, {rest} ms) and emitted **{tokens} tokens**; one target-only "
+             "forward cost {forward} ms and emitted 1 token. To break even, a step must emit about **{even} "
+             "tokens**.", step=number(c.spec_step_ms, 1), draft=number(c.spec_draft_ms, 1),
+             verify=number(c.spec_verify_ms, 1), rest=number(rest, 1), tokens=number(c.tokens_per_step),
              forward=number(c.base_forward_ms, 1), even=number(c.break_even_tokens))
     if not math.isfinite(speedup):
         return cost

@@ -149,6 +149,7 @@ def test_explanations_name_the_winner_and_the_cause():
     text = explain_race(good, base)
     assert text.startswith("Speculation won")
     assert "**1.50 tokens**" in text  # break-even: a 150 ms step must buy 1.5 plain 100 ms forwards
+    assert "150.0 ms on average (drafting 30.0 ms + verifying 120.0 ms + the rest of the step" in text  # parts add up
     # a draft that is almost never right: 1 token per step, each step drafting and verifying
     bad = _trace("speculative", [(0.05, 0.12, 1)] * 20, drafted=4)
     text = explain_race(bad, base)

@@ -33,7 +33,8 @@ def _listed(kind):
 
 def add_bench_arguments(cmd: argparse.ArgumentParser) -> None:
     """The `bench` subcommand's flags."""
-    cmd.add_argument("--pair", default="default", help="default, toy, or TARGET_FOLDER[,DRAFT_FOLDER]")
+    cmd.add_argument("--pair", default="default", help="a catalog name (default, toy, qwen2.5-0.5b-7b, ...) or "
+                                                        "TARGET[,DRAFT]: local folders or Hub ids (default: default)")
     cmd.add_argument("--proposers", nargs="+", type=_listed(str), default=None,
                      help=f"{', '.join(registry.names())} (default: the pair's own)")
     registry.add_setting_flags(cmd)  # each proposer's own settings (--layers for layer-skip)

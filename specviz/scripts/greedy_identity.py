@@ -66,11 +66,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--proposer", default="eagle")
     parser.add_argument("--dtype", default=None, help="default: the machine's (bfloat16 on a CPU with bf16)")
     parser.add_argument("--k", type=int, default=None,
-                        help="default: the shape predicted fastest on this machine (python -m specviz calibrate)")
-    parser.add_argument("--tree-nodes", type=int, default=None, help="default: as --k")
-    parser.add_argument("--tree-width", type=int, default=None)
+                        help="default: the shape predicted fastest on this machine (python -m specviz calibrate) "
+                             "when no shape flag is given; else the pair's recommended K")
+    parser.add_argument("--tree-nodes", type=int, default=None,
+                        help="default: as for --k when no shape flag is given; else the recommended tree's nodes "
+                             "(--k alone keeps the recommended tree, at depth K)")
+    parser.add_argument("--tree-width", type=int, default=None,
+                        help="default: as for --k when no shape flag is given; else the recommended width")
     parser.add_argument("--tree-lookup", type=int, default=None,
-                        help="default: the recommended tree's lookup branch (0 when --k or --tree-nodes is given)")
+                        help="default: as for --k when no shape flag is given; else the recommended tree's lookup "
+                             "branch, 0 when --k or --tree-nodes is given")
     parser.add_argument("--prompts", type=int, default=8, help="the first N prompts of the held-out suite")
     parser.add_argument("--max-new-tokens", type=int, default=128)
     parser.add_argument("--out", default=None, help="a JSON file for the entries")

@@ -315,6 +315,7 @@ def test_the_committed_sweep_comments_a_gain_that_rises_at_sixteen_streams():
     result = ServingResult.load(ROOT / "assets" / "benchmarks" / "serving" / "cpu-smollm2.json")
     text = rising_gain(result, "ngram", "copy")
     assert text is not None and "16 streams" in text and "sent 16 requests" in text and "measured once" in text
+    assert "does not show for SmolLM2-135M-Instruct at 16 streams" in text  # the sweep's own model, not a guess
     assert rising_gain(result, "eagle", "copy") is None  # flat: 0.68x, 0.67x, 0.67x
     at = _page(tab="Measured sweep")
     shown = " ".join(m.value for m in at.markdown) + " ".join(c.value for c in at.caption)

@@ -230,3 +230,13 @@ def test_the_medusa_preset_and_section_quote_both_drafters_from_one_run(lang):
         figures = (medusa.text(2), eagle.text(2))
     assert all(figure in shown for figure in figures) and "{" not in shown
     assert " float32 " in shown and quoted.machine(MEDUSA_PRESET_RUN) in shown  # the dtype and the machine it ran on
+
+
+def test_a_gpu_runs_flat_curve_is_put_down_to_kernel_launches_only_for_the_small_pairs():
+    """The launch-bound explanation holds for SmolLM2-135M (the default pair) on the H200; a bigger pair's flat curve
+    on a GPU may be the weights read once: the sentence does not guess."""
+    data = json.loads((BENCH / "default-h200-bf16" / "results.json").read_text("utf-8"))
+    assert "kernels" in verify_sentence(BenchResult.from_dict(data))
+    data["config"]["pair"] = "qwen2.5-0.5b-7b"
+    sentence = verify_sentence(BenchResult.from_dict(data))
+    assert "nearly flat" in sentence and "kernels" not in sentence and "model this small" not in sentence

@@ -83,11 +83,12 @@ def rising_gain(result: ServingResult, spec: str, prompt: str) -> str | None:
     sent = len(top.ok) if top is not None else 0
     return _("{spec}, {prompt} prompt: the gain rises again at {streams} streams ({before} → {after}), against this "
              "page's premise. This sweep cannot settle it: at {streams} streams it sent {sent} requests, about one per "
-             "stream, so that level is a single wave, ramp-up and ramp-down included, measured once; and a 135M model "
-             "on a CPU is far from compute-bound at {streams} streams, where the premise needs a busy accelerator. "
+             "stream, so that level is a single wave, ramp-up and ramp-down included, measured once; and the premise "
+             "holds for a server busy enough to be compute-bound, which this sweep does not show for {model} at "
+             "{streams} streams. "
              "Measure again with many more requests per level (say 4 per stream) and a few repeats before reading a "
              "trend.", spec=spec, prompt=prompt, streams=levels[-1], before=times(before), after=times(after),
-             sent=sent)
+             sent=sent, model=str(result.server.get("model") or _("this model")))  # escaped with the sentence
 
 
 def committed_sweep() -> None:

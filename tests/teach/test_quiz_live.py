@@ -111,6 +111,27 @@ def test_steps_without_drafts_and_bad_indices():
         live_questions(trace, 8, 0)  # step positions count from 0, the step numbers shown from 1
 
 
+def test_a_tree_step_gets_no_live_questions():
+    """Issue 43: the live quiz asked a tree step the chain's questions ("Step 1 drafted K = 2 tokens", kept up to the
+    first rejection, min(1, p/q) from the draft's own q), though a tree drafted more nodes than its main line and
+    its rule is the recursive one; the classroom's ask_the_class already skipped tree steps."""
+    from dataclasses import replace
+
+    from specviz.engine.trace import TreeNode, TreeRecord
+    from specviz.teach.quiz import live_quiz
+
+    nodes = [TreeNode(100, " Paris", -1, 1, 0.62, 0.31, "accepted", 0.44, 0.5),
+             TreeNode(7, " was", -1, 1, 0.2, 0.3, "not reached"),
+             TreeNode(8, " is", 0, 2, 0.5, 0.1, "rejected", 0.7, 0.2),
+             TreeNode(9, " a", 0, 2, 0.3, 0.2, "not reached")]
+    trace = toy_trace()
+    trace.steps[0] = replace(trace.steps[0], tree=TreeRecord(nodes, [0]))
+    assert live_questions(trace, 0, 0) == []
+    assert live_questions(trace, 1, 0)  # the chain steps still ask
+    asked = {q.id.split("-")[1] for q in live_quiz(trace, seed=0, n_steps=3)}
+    assert asked == {"s1", "s2"}  # the two chain steps that tested a draft, never the tree step s0
+
+
 def test_score_predictions():
     trace = toy_trace()  # accepted per step: 1, 2, 0, 0 (K = 3, 2, 2, 0)
     score = score_predictions({0: 1, 1: 1, 2: 2}, trace)

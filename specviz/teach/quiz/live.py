@@ -22,14 +22,17 @@ LIVE_LINK = "pages/playground.py"
 def live_questions(trace: Trace, step_index: int, rng_seed: int) -> list[Question]:
     """Questions about step `step_index` (a position in `trace.steps`) of a recorded trace: accept or reject one
     tested draft, min(1, p/q) for it, which token kind the verifier emits after the accepted drafts, and which
-    drafts reach the output. `rng_seed` picks the draft asked about. A step with no drafts gives no questions."""
+    drafts reach the output. `rng_seed` picks the draft asked about. A step with no drafts gives no questions, and
+    neither does a tree step: these questions and their explanations are a chain's (K drafts, kept up to the first
+    rejection, min(1, p/q) from the draft's own q), while a tree step drafted every node of its tree, its `decisions`
+    hold only the main line, and its rule is the recursive one (p′ and q′ change after each rejected sibling)."""
     if not 0 <= step_index < len(trace.steps):
         raise ValueError(ngettext("Step {step} is not in this trace, which has {n} step.",
                                   "Step {step} is not in this trace, which has {n} steps.", len(trace.steps),
                                   step=step_index + 1))
     step = trace.steps[step_index]
     tested = [d for d in step.decisions if d.reached]
-    if not tested:
+    if not tested or step.tree is not None:
         return []
     decision = random.Random(rng_seed).choice(tested)
     questions = [_live_verdict(step, decision), _live_ratio(step, decision), _live_next_kind(step, tested)]
@@ -39,8 +42,9 @@ def live_questions(trace: Trace, step_index: int, rng_seed: int) -> list[Questio
 
 
 def live_quiz(trace: Trace, seed: int, n_steps: int = 3) -> list[Question]:
-    """Live questions for up to `n_steps` steps that tested at least one draft, the steps picked by `seed`."""
-    steps = [i for i, s in enumerate(trace.steps) if any(d.reached for d in s.decisions)]
+    """Live questions for up to `n_steps` chain steps that tested at least one draft, the steps picked by `seed`
+    (a tree step gets none: see `live_questions`)."""
+    steps = [i for i, s in enumerate(trace.steps) if s.tree is None and any(d.reached for d in s.decisions)]
     chosen = sorted(random.Random(seed).sample(steps, min(n_steps, len(steps))))
     return [q for i in chosen for q in live_questions(trace, i, seed + i)]
 

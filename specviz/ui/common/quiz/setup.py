@@ -44,7 +44,8 @@ TEXT = {
                       "and edit; a file that breaks a rule is refused with a sentence that names the question."),
     "example": N_("Download an example quiz file"),
     "trace_upload": N_("Add live questions from a trace (a JSON trace saved from the Playground)"),
-    "no_drafts": N_("This trace has no drafted tokens to ask about."),
+    "no_drafts": N_("This trace has no chain step with a tested draft to ask about (the live questions follow a "
+                    "chain of drafts; a draft tree's steps follow the recursive rule)."),
     "mode": N_("How to take it"),
     "order": N_("Order"),
     "order_help": N_("Basics first: the basic question of each concept before any harder one. Shuffled: a random "

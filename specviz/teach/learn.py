@@ -150,10 +150,11 @@ LESSONS: tuple[Lesson, ...] = (
            "two texts part ways: every later token is written after a different text. **bfloat16** (16-bit "
            "numbers with few digits, specviz's default on a CPU with bfloat16 instructions) flips near-ties far more "
            "often than float32. "
-           "On this project's machine greedy speculative output matched target-only output on {fp32} held-out "
-           "prompts in float32 and on {bf16} in bfloat16 (two runs with different draft shapes, the bfloat16 one on "
-           "fewer of the same prompts, so not like for like), observations rather than proofs: the rule is exact, and "
-           "a floating-point run is **lossless up to numerics**."),
+           "In specviz's committed checks on CPU (assets/benchmarks/default-cpu-f32-packed and "
+           "default-cpu-bf16-tree) greedy speculative output matched target-only output on {fp32} held-out prompts "
+           "in float32 and on {bf16} in bfloat16 (two runs with different draft shapes, the bfloat16 one on fewer of "
+           "the same prompts, so not like for like), observations rather than proofs: the rule is exact, and a "
+           "floating-point run is **lossless up to numerics**."),
            ("quality", "greedy_vs_sampling"),
            ("logits", "temperature", "greedy", "argmax", "bfloat16", "lossless up to numerics"),
            ("q-worse-draft", "q-break-exactness", "gs-same-text"), "exactness", "pages/exactness.py"),

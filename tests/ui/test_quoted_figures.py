@@ -151,7 +151,8 @@ def test_the_tree_preset_quotes_its_committed_benchmark(lang):
     with using(lang):
         shown = preset_expectation("tree")
         figures = (tree.text(2), chain.text(2))
-    assert all(figure in shown for figure in figures) and "(bfloat16)" in shown and "{" not in shown
+    assert all(figure in shown for figure in figures) and "bfloat16" in shown and "{" not in shown
+    assert quoted.machine(TREE_PRESET_RUN) in shown  # every figure names its machine, as the Medusa preset does
     assert ("," if lang == "pt" else ".") in figures[0]  # written the reader's way
     with pytest.raises(ValueError, match="no eagle row"):
         quoted.tokens_per_pass(TREE_PRESET_RUN, "eagle", tree_nodes=99, **where)

@@ -73,8 +73,8 @@ PRESETS = {
                    **CHAIN}),
     "tree": (N_("5 · A draft tree"), N_("the same drafter proposing a tree of {nodes} candidates, plus up to "
                                         "{lookup} tokens copied from the text so far, the pair's recommended shape: "
-                                        "measured on {prompts} held-out prompts ({dtype}), {tree} tokens per target "
-                                        "pass against {chain} for a chain of K = {k}"),
+                                        "measured on {prompts} held-out prompts in {dtype} on a 2-core {cpu}, "
+                                        "{tree} tokens per target pass against {chain} for a chain of K = {k}"),
              {"proposer": "eagle", "prompt": QUESTION_PROMPT, "temperature": 0.0,
               **recommended_settings("default")}),
     # its shape is this machine's (`preset_settings`): the one predicted fastest from the cached calibration
@@ -143,7 +143,7 @@ def preset_figures(name: str) -> dict[str, str]:
                                            tree_lookup=settings["tree_lookup"], **where)
     chain, _prompts = quoted.tokens_per_pass(TREE_PRESET_RUN, settings["proposer"], **where)
     return {"nodes": str(settings["tree_nodes"]), "lookup": str(settings["tree_lookup"]), "prompts": str(prompts),
-            "dtype": tree.dtype,
+            "dtype": tree.dtype, "cpu": quoted.machine(TREE_PRESET_RUN),
             "tree": tree.text(2), "chain": chain.text(2), "k": str(settings["k"])}
 class SettingKeys(Mapping):
     """The session-state key of each setting, by the URL name it is shared under: a RunSpec field, the page's own,

@@ -14,6 +14,7 @@ import torch
 from streamlit.testing.v1 import AppTest
 
 from specviz.engine.numerics import NUMERICS_GAP, GreedySplit, first_difference, greedy_split
+from specviz.labs.bench import quoted
 from specviz.runs.running import PAIRS, prompt_ids, run, run_target_only, with_dtype
 from specviz.runs.runspec import RunSpec
 from specviz.ui.common import greedy_compare
@@ -59,7 +60,9 @@ def test_each_greedy_comparison_says_identical_near_tie_unmeasured_or_not_numeri
     monkeypatch.setattr(greedy_compare, "measured_split", lambda trace, reference: tie)
     text = greedy_compare.explain(parted, base)
     assert "only 0.125 apart" in text and "near-tie" in text and "lossless only up to numerics" in text
-    assert re.search(r"matched on \d+ of \d+ held-out prompts in float32, \d+ of \d+ in bfloat16", text)
+    assert re.search(r"matched on \d+ of \d+ held-out prompts in float32 on a 2-core .+, \d+ of \d+ in bfloat16 "
+                     r"on a 2-core ", text)
+    assert all(quoted.machine(folder) in text for folder, _name in quoted.IDENTITY_FILES.values())  # each check's CPU
 
 
 def test_no_text_calls_greedy_splits_rare_or_says_outputs_normally_match():

@@ -30,8 +30,9 @@ TEXT = {  # English messages, translated with `_()` where they are shown
                     "K + 1 tokens adds its numbers in another order than a one-token pass, so it rounded the tie the "
                     "other way, and from there the two texts part ways: every later token is written after a "
                     "different text. The rule is "
-                    "exact; {dtype} is lossless only up to numerics (in the committed check, greedy output matched "
-                    "on {fp32} held-out prompts in float32, {bf16} in bfloat16)."),
+                    "exact; {dtype} is lossless only up to numerics (in the committed checks, greedy output matched "
+                    "on {fp32} held-out prompts in float32 on a 2-core {fp32_cpu}, {bf16} in bfloat16 on a 2-core "
+                    "{bf16_cpu})."),
     "parts_real": N_("Parts from the target-only output at new token {index} (“{spec}” instead of “{base}”), where "
                      "the target's two best logits were {gap} apart ({dtype}): too far apart for rounding to flip. "
                      "That is not numerics; please report it with this trace."),
@@ -88,8 +89,9 @@ def explain(trace: Trace, base: Trace) -> str:
     if split is None:
         return _(TEXT["parts_unmeasured"], **words)
     gap = number(split.gap, 3)
+    machines = {f"{key}_cpu": quoted.machine(folder) for key, (folder, _name) in quoted.IDENTITY_FILES.items()}
     return _(TEXT["parts_tie"] if split.gap < NUMERICS_GAP else TEXT["parts_real"], gap=gap, **words,
-             **quoted.greedy_identity_counts())
+             **quoted.greedy_identity_counts(), **machines)
 
 
 def render_compare(trace: Trace, baseline: Trace | None = None, spec=None, key: str = "greedy_compare") -> None:

@@ -205,6 +205,17 @@ def test_lesson_5_judges_the_simulated_tokens_in_words(fresh):
 
 
 
+def test_lesson_11_names_the_machine_its_vllm_counters_came_from(fresh):
+    """The serving sweep's acceptance rates, mean accepted lengths and throughputs are figures: the caption names the
+    CPU they were measured on (its results file records it), not only "a 2-core CPU"."""
+    from specviz.serving.results import ServingResult, find_serving_results
+
+    machine = ServingResult.load(find_serving_results()[0]).machine
+    at = _open(fresh, lesson="11")  # the production lesson: the committed vLLM sweep
+    said = " ".join(c.value for c in at.caption if c.value.startswith("What vLLM's own counters said"))
+    assert f"on {machine['cpu']} with {machine['cores']} cores, {machine['date'][:10]}" in said, said
+
+
 def test_lesson_10_names_the_break_even_v_only_where_there_is_one(fresh):
     """The break-even verify cost is E − Kc; v starts at 1, so when E − Kc ≤ 1 (a weak, dear draft) there is no v
     where speculation pays, and the widget says so instead of "stops paying at v = 0.05"."""

@@ -12,6 +12,7 @@ from streamlit.testing.v1 import AppTest
 from specviz.core.i18n import number
 from specviz.engine.trace import Trace
 from specviz.labs import timeline
+from specviz.labs.bench import quoted
 from specviz.labs.examples import list_examples, load_example
 from specviz.labs.timeline import measured_speedup
 from specviz.runs.running import PairCache
@@ -74,6 +75,10 @@ def test_replay_shows_the_measured_speedup_of_the_example_traces(monkeypatch):
         assert at.query_params["race_example"] == example.name  # the URL names what is on screen
         assert "race_k" not in at.query_params  # and nothing that does not apply
         assert len(at.get("plotly_chart")) == 2  # the lanes and the tokens-over-time chart
+    box = next(e for e in at.expander if e.label == "The two outputs")
+    fp32_check = quoted.IDENTITY_FILES["fp32"][0]  # the float32 identity figure names its count and its machine
+    assert any(f"in float32 on {quoted.greedy_identity_counts()['fp32']} held-out prompts checked on a 2-core "
+               f"{quoted.machine(fp32_check)}" in c.value for c in box.caption)
 
 
 @pytest.mark.slow  # over 0.7 s: make test runs it, make check stays under a minute

@@ -14,6 +14,7 @@ import streamlit as st
 
 from specviz.core.i18n import N_, _, ngettext
 from specviz.engine.trace import TokenKind, Trace
+from specviz.labs.bench import quoted
 from specviz.labs.timeline import cut_short
 from specviz.ui.common import greedy_compare
 from specviz.ui.common.palette import legend_html
@@ -27,16 +28,17 @@ TEXT = {
     "three": N_("The three outputs"),
     "two_note": N_("Both follow the target's distribution exactly. With temperature > 0 they still differ, because the "
                    "two methods use the random numbers differently. At temperature 0 they matched token for token "
-                   "in float32 on every held-out prompt checked (a near-tie could still flip one there too); in "
-                   "bfloat16 only up to numerics: a verify pass over K + 1 tokens rounds differently from a one-token "
-                   "pass, a near-tie between the target's two best tokens can flip, and from there the two texts part "
-                   "ways: every later token is written after a different text."),
+                   "in float32 on {fp32} held-out prompts checked on a 2-core {fp32_cpu} (a near-tie could still flip "
+                   "one there too); in bfloat16 only up to numerics: a verify pass over K + 1 tokens rounds "
+                   "differently from a one-token pass, a near-tie between the target's two best tokens can flip, and "
+                   "from there the two texts part ways: every later token is written after a different text."),
     "three_note": N_("All three follow the target's distribution exactly. With temperature > 0 they still differ, "
                      "because the lanes use the random numbers differently. At temperature 0 they matched token "
-                     "for token in float32 on every held-out prompt checked (a near-tie could still flip one there "
-                     "too); in bfloat16 only up to numerics: a verify pass over K + 1 tokens rounds differently from a "
-                     "one-token pass, a near-tie between the target's two best tokens can flip, and from there the "
-                     "texts part ways: every later token is written after a different text."),
+                     "for token in float32 on {fp32} held-out prompts checked on a 2-core {fp32_cpu} (a near-tie "
+                     "could still flip one there too); in bfloat16 only up to numerics: a verify pass over K + 1 "
+                     "tokens rounds differently from a one-token pass, a near-tie between the target's two best "
+                     "tokens can flip, and from there the texts part ways: every later token is written after a "
+                     "different text."),
     "same": N_("Identical to the target-only output, token for token."),
     "cut_short": N_("Not compared: a lane reached its time limit before its token budget, so the two outputs do not "
                     "cover the same tokens."),
@@ -82,4 +84,6 @@ def render_outputs(spec: Trace, base: Trace, tree: Trace | None = None) -> None:
             st.html(output_html(trace))
             if trace is not base:
                 st.caption(agreement(trace, base))
-        st.caption(_(TEXT["two_note"] if tree is None else TEXT["three_note"]))
+        fp32, (folder, _name) = quoted.greedy_identity_counts()["fp32"], quoted.IDENTITY_FILES["fp32"]
+        st.caption(_(TEXT["two_note"] if tree is None else TEXT["three_note"], fp32=fp32,
+                     fp32_cpu=quoted.machine(folder)))

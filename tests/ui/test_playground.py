@@ -623,6 +623,36 @@ def test_a_run_from_a_preset_is_compared_with_the_presets_measured_figure():
     assert "Your prompt is not the preset's" in at.caption[0].value
 
 
+@pytest.mark.parametrize("preset, reason", [("copy", "n-gram lookup only drafts what followed the same words"),
+                                            ("untrained", None), ("question", "the drafter learned from short chat")])
+def test_another_prompts_reason_fits_the_presets_proposer(preset, reason):
+    """"The drafter learned from short chat answers" is true of the trained EAGLE and Medusa drafters only: n-gram
+    lookup learned nothing (it copies the text so far) and the untrained layer-skip draft learned nothing at all."""
+
+    def script(preset: str):
+        import streamlit as st
+
+        from specviz.labs.examples import load_example
+        from specviz.ui.playground import live as playground_live
+        from specviz.ui.playground.settings import preset_settings
+
+        trace = load_example("toy-draft")[0]
+        settings = preset_settings(preset)
+        trace.settings.update(proposer=settings["proposer"], temperature=settings["temperature"])
+        trace.meta["prompt"] = "Why do cats purr?"  # not the preset's prompt
+        st.session_state["playground_preset"] = preset
+        playground_live.compare_with_preset(trace)
+
+    at = AppTest.from_function(script, args=(preset,), default_timeout=30)
+    at.run()
+    shown = at.caption[0].value
+    assert shown.startswith("This run:")
+    if reason is None:
+        assert "not the preset's" not in shown
+    else:
+        assert "Your prompt is not the preset's: " + reason in shown
+    assert preset == "question" or "learned from short chat" not in shown
+
 def test_a_greedy_example_is_compared_with_target_only_decoding():
     """Issue 27 item 4: where the Playground shows a greedy run, it says whether it is the target's own text and,
     where it is not, the first split and the top-2 logit gap there (specviz.ui.common.greedy_compare)."""

@@ -187,6 +187,8 @@ TEXT = {
                    "{label} promised: {expected}."),
     "other_prompt": N_("Your prompt is not the preset's: the drafter learned from short chat answers, so a prompt "
                        "unlike them keeps fewer drafts."),
+    "other_prompt_ngram": N_("Your prompt is not the preset's: n-gram lookup only drafts what followed the same words "
+                             "earlier in the text, so an answer that repeats its prompt less keeps fewer drafts."),
     "started": N_("**Running:** the target checks each step's drafts as they come; the first tokens appear in a "
                   "moment."),
     "progress": N_("Step {steps} · {tokens} of at most {limit} tokens · {kept_of_drafted} · "

@@ -34,6 +34,7 @@ class MeasuredPoint:
     label: str
     source: str
     dtype: str | None = None
+    machine: str = ""  # where it ran, as `_machine_text` writes it; "" when the file does not say
 
     @property
     def predicted_speedup(self) -> float:
@@ -78,10 +79,13 @@ def load_benchmark_points(folder: Path | str | None = None) -> list[MeasuredPoin
     points: list[MeasuredPoint] = []
     for path in sorted(folder.rglob("*.json")) if folder.is_dir() else []:
         try:
-            records = _records(json.loads(path.read_text(encoding="utf-8")))
+            document = json.loads(path.read_text(encoding="utf-8"))
+            records = _records(document)
         except (OSError, ValueError):
             continue
         source = str(path.relative_to(folder))
+        recorded = document.get("machine") if isinstance(document, dict) else None
+        machine = _machine_text(recorded) if isinstance(recorded, dict) else ""
         for i, (r, dtype) in enumerate(records):
             try:
                 speedup = next(r[key] for key in SPEEDUP_KEYS if r.get(key) is not None)
@@ -91,7 +95,7 @@ def load_benchmark_points(folder: Path | str | None = None) -> list[MeasuredPoin
                 continue
             if not (math.isfinite(s) and s > 0) or k > K_MAX:
                 continue
-            points.append(MeasuredPoint(alpha, k, c, s, _record_label(r, path, i, dtype), source, dtype))
+            points.append(MeasuredPoint(alpha, k, c, s, _record_label(r, path, i, dtype), source, dtype, machine))
     return points
 
 

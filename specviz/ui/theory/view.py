@@ -87,7 +87,7 @@ def heatmap_figure(c: float, alpha: float, k: int, points: list[MeasuredPoint] =
         fig.add_trace(go.Scatter(
             x=[pt.alpha for pt in points], y=[pt.k for pt in points], mode="markers", name=_("benchmark runs"),
             marker=dict(symbol="diamond", size=11, color=REDDISH_PURPLE, line=dict(width=1, color="white")),
-            customdata=[[pt.label, pt.c, pt.measured_speedup] for pt in points],
+            customdata=[[_where(pt), pt.c, pt.measured_speedup] for pt in points],
             hovertemplate="%{customdata[0]}<br>" + _("α = %{x:.2f}, K = %{y}, c = %{customdata[1]:.3f}<br>measured "
                                                      "%{customdata[2]:.2f}×") + "<extra></extra>"))
     if trace is not None:
@@ -140,11 +140,18 @@ def tokens_distribution_figure(alpha: float, k: int, simulated: np.ndarray | Non
     return fig
 
 
+def _where(point: MeasuredPoint) -> str:
+    """A benchmark point's hover title: the run's label (its dtype included) and the machine it ran on."""
+    return f"{point.label} · {point.machine}" if point.machine else point.label
+
+
 def measured_table(points: list[MeasuredPoint]) -> pd.DataFrame:
-    """The predicted-vs-measured chart's numbers, one row per benchmark run, its dtype in a column of its own."""
+    """The predicted-vs-measured chart's numbers, one row per benchmark run, its dtype and its machine in columns of
+    their own."""
     return pd.DataFrame({
         _("run"): [pt.label for pt in points],
         _("dtype"): [pt.dtype or _("not recorded") for pt in points],
+        _("machine"): [pt.machine or _("not recorded") for pt in points],
         "α": [number(pt.alpha, 2) for pt in points],
         "K": [str(pt.k) for pt in points],
         "c": [number(pt.c, 3) for pt in points],
@@ -180,7 +187,7 @@ def predicted_vs_measured_figure(points: list[MeasuredPoint]) -> go.Figure:
     fig.add_trace(go.Scatter(
         x=pred, y=meas, mode="markers", name=_("benchmark runs"),
         marker=dict(size=11, color=REDDISH_PURPLE, symbol="diamond"),
-        customdata=[[pt.label, pt.alpha, pt.k, pt.c] for pt in points],
+        customdata=[[_where(pt), pt.alpha, pt.k, pt.c] for pt in points],
         hovertemplate="%{customdata[0]}<br>α = %{customdata[1]:.2f}, K = %{customdata[2]}, c = %{customdata[3]:.3f}"
                       "<br>" + _("predicted %{x:.2f}×, measured %{y:.2f}×") + "<extra></extra>"))
     fig.update_layout(xaxis_title=_("predicted speedup ×"), yaxis_title=_("measured speedup ×"), height=360,

@@ -199,7 +199,8 @@ class Trace:
 
     @property
     def mean_accept_prob(self) -> float:
-        """Mean of min(1, p/q) over the drafts that were tested: an estimate of Leviathan's alpha."""
+        """Mean of min(1, p/q) over the drafts that were tested: Leviathan's alpha averaged over the positions the
+        verifier reached (for a tree step, the terms use the residual p' and point-mass children, so not alpha)."""
         probs = [d.accept_prob for s in self.steps for d in s.decisions if d.reached]
         return sum(probs) / len(probs) if probs else math.nan
 

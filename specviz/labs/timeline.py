@@ -241,10 +241,13 @@ def explain_race(spec: Trace, baseline: Trace) -> str:
 
 ALPHA_NAME = "α = E[Σ min(p, q)]"  # a formula: the same in every language
 RATIO_NAME = N_("accepted / drafted")
-ALPHA_ESTIMATE = N_("The mean of min(1, p/q) at each drafted token the verifier tested. For a draft x ~ q, "
-                  "E[min(1, p(x)/q(x))] = Σ min(p, q), so this is an unbiased estimate of α from the p and q the "
-                  "trace records (it keeps only the top of each distribution, so Σ min(p, q) cannot be summed "
-                  "directly).")
+ALPHA_ESTIMATE = N_("The mean of min(1, p/q) over the drafted tokens the verifier tested. For a draft x ~ q, "
+                    "E[min(1, p(x)/q(x))] = Σ min(p, q) at that position, so this estimates α averaged over the "
+                    "positions the verifier reached; a position after a rejection is never tested, so it is not an "
+                    "unbiased estimate of α over every position. In a tree step the terms are not α's: a child tried "
+                    "after a rejected sibling is tested against the residual p′ that sibling left, and a child taken "
+                    "from the draft's top tokens (not sampled from q) is kept with probability p′(x). The trace keeps "
+                    "only the top of each distribution, so Σ min(p, q) cannot be summed directly.")
 
 
 ALPHA_TEXT = {  # the sentences of alpha_note, whole, with named values; translated with _() where used

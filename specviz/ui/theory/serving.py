@@ -32,14 +32,15 @@ TEXT = {
     "formula_note": N_("W = the weights' bytes, κ = KV-cache bytes per token, L = the context, P = parameters. The "
                        "draft's cost c(B) is its own t(B, 1) over the target's. α and K are the sliders at the top."),
     "hardware_source": N_("{name}, weights in {dtype}: {source}."),
-    "pays_up_to": N_("With α = {alpha} and K = {k}, speculation pays up to a batch of **{batch}** sequences on "
-                     "this hardware; beyond it, plain decoding is faster."),
+    "pays_up_to": N_("With α = {alpha} and K = {k}, the roofline model predicts that speculation pays up to a batch "
+                     "of **{batch}** sequences on this hardware; beyond it, plain decoding is faster."),
     "ridge": N_("The verify pass over K + 1 = {n} tokens per sequence turns compute-bound near a batch of {ridge}: "
                 "from there each verified position costs compute, and v climbs from 1 toward {n}, a value it reaches "
                 "only once even a one-token pass is compute-bound (near {ridge_one})."),
-    "pays_always": N_("With α = {alpha} and K = {k}, speculation pays at every batch up to {batch}: the caches of "
-                      "{context} tokens per sequence keep every pass memory-bound."),
-    "pays_never": N_("With α = {alpha} and K = {k}, speculation does not pay even at batch 1 on this hardware."),
+    "pays_always": N_("With α = {alpha} and K = {k}, the roofline model predicts that speculation pays at every "
+                      "batch up to {batch}: the caches of {context} tokens per sequence keep every pass memory-bound."),
+    "pays_never": N_("With α = {alpha} and K = {k}, the roofline model predicts that speculation does not pay even "
+                     "at batch 1 on this hardware."),
     "ttft": N_("**Time to first token: barely changed.** The first token comes from the prefill, the one pass over "
                "the prompt that plain decoding makes too; speculation only changes how the tokens after it are made. "
                "It adds the draft's own pass over the prompt, about c of the target's (an EAGLE drafter's is one "

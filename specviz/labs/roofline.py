@@ -24,7 +24,8 @@ with B too, so the pass can stay memory-bound (MagicDec, Sadhukhan et al. 2024).
 
 Pure functions of numbers, plus one reader of the committed benchmark (the "this machine" preset). Time to first
 token is not in here: speculation leaves the target's prefill as it is and adds only the draft's own pass over the
-prompt (about c of it; nothing for n-gram lookup).
+prompt (nothing for n-gram lookup), which c does not price: c compares one-token passes, a prefill scores the whole
+prompt at once.
 
     >>> pair, hw = PAIRS["qwen-7b-72b"], HARDWARE["h100"]
     >>> math.ceil(ridge_batch(pair.target, hw, 5, 512)), break_even_batch(0.8, 4, pair, hw, 512)

@@ -43,8 +43,9 @@ TEXT = {
                      "at batch 1 on this hardware."),
     "ttft": N_("**Time to first token: barely changed.** The first token comes from the prefill, the one pass over "
                "the prompt that plain decoding makes too; speculation only changes how the tokens after it are made. "
-               "It adds the draft's own pass over the prompt, about c of the target's (an EAGLE drafter's is one "
-               "small layer); n-gram lookup adds nothing."),
+               "It adds the draft's own pass over the prompt (an EAGLE drafter's is one small layer; n-gram lookup "
+               "adds nothing). c does not price that pass: c is measured on one-token passes, and a prefill scores "
+               "the whole prompt at once."),
     "guidance": N_("**What serving engines advise.** vLLM's documentation presents speculative decoding as a way to "
                    "cut inter-token latency under low to medium load, in memory-bound workloads "
                    "([vLLM: Speculative Decoding](https://docs.vllm.ai/en/latest/features/speculative_decoding/)); "

@@ -290,7 +290,8 @@ def break_even_curve(ks: Sequence[int], c: float) -> list[tuple[float, int]]:
 
 
 def alpha_from_tokens_per_step(tokens_per_step: float, k: int) -> float:
-    """Invert expected_tokens_per_step: the alpha that would give this mean accepted length (bonus included).
+    """Invert expected_tokens_per_step: the alpha that would give this mean accepted length (recovered or bonus
+    token included).
 
     A measured mean accepted length is a more robust estimate of alpha than accepted / drafted, which counts the
     drafts after the first rejection as rejected although they were never tested. Clipped to [0, 1].

@@ -56,8 +56,8 @@ def test_greedy_output_equals_target_only_on_held_out_prompts(smollm, name):
 
 
 def test_the_default_drafter_learned_the_target(smollm):
-    """Mean accepted length (tokens per target forward, bonus included) on three short held-out prompts: an
-    untrained drafter gets about 1.0 here."""
+    """Mean accepted length (tokens per target forward, recovered or bonus token included) on three short held-out
+    prompts: an untrained drafter gets about 1.0 here."""
     emitted = forwards = 0
     for text in HELD_OUT[3:6]:
         ids = encode_prompt(smollm.tokenizer, text, chat=True)

@@ -31,11 +31,11 @@ DEFINITIONS: dict[str, tuple[str, str]] = {  # marked with N_(): the files stay 
         N_("Leviathan et al.'s α: the expected chance a draft is accepted, estimated from the drafts that were "
            "tested. The theory curves use it.")),
     "mat_with_bonus": (
-        N_("mean accepted length (bonus included)"),
+        N_("mean accepted length (recovered or bonus token included)"),
         N_("Tokens per target forward: the mean, over the verification steps, of accepted drafts + the recovered or "
            "bonus token; 1.0 means no gain. Spec-Bench calls the same number #MAT, vLLM 'mean acceptance length'.")),
     "mat_without_bonus": (
-        N_("accepted drafts per step (bonus excluded)"),
+        N_("accepted drafts per step (recovered or bonus token excluded)"),
         N_("gpt-fast's 'mean accepted' counts only accepted drafts: the mean accepted length minus one (0.0 means no "
            "gain).")),
     "per_position": (

@@ -122,7 +122,7 @@ class TracePoint:
     alpha: float  # mean of min(1, p/q) over tested drafts: the estimate of alpha
     acceptance_rate: float  # accepted / drafted (lower: drafts after a rejection count as drafted)
     k: int
-    tokens_per_step: float  # measured mean accepted length, bonus included
+    tokens_per_step: float  # measured mean accepted length, recovered or bonus token included
     c: float | None  # draft seconds per drafted token / target seconds per step, from the step timings
     tree_nodes: int = 0  # > 0: the trace drafted trees of this many nodes, which the chain formula does not describe
 

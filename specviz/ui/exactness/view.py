@@ -35,7 +35,7 @@ from specviz.ui.common.runs import with_turn
 
 PAIRS = {
     "toy": N_("Toy pair (instant; 32 characters and 2 special tokens)"),
-    "default": N_("SmolLM2-135M, trained EAGLE-3 drafter (first load ≈ 15 s)"),
+    "default": N_("SmolLM2-135M, trained EAGLE-3 drafter (slow first load: the model is converted once)"),
 }
 N_MAX = {("toy", "one_step"): 5000, ("toy", "engine"): 2000, ("default", "one_step"): 5000,
          ("default", "engine"): 200}

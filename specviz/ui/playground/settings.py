@@ -196,8 +196,9 @@ TEXT = {
     "running": N_("**Running:** each chip is a token as soon as the target decided it."),
     "link_waits": N_("This link asks for a live run on the shared model: press **Run** to start it."),
     "first_prompt": N_("Type a prompt, choose the settings and press **Run**. The first run loads the real model (a "
-                       "box counts the seconds: about a second once its weights were converted, half a minute or "
-                       "more for the very first load on a machine); the toy pair is instant."),
+                       "box counts the seconds). The very first load on a machine converts its weights: 23 s, and "
+                       "51 s with the machine busy, on this project's 2-core CPU; later loads took under a second "
+                       "there. The toy pair is instant."),
     "changed": N_("The settings above changed since this run: press **Run** to see their effect."),
     "failed": N_("The live run failed on this machine ({error}); the example traces still work."),
     "no_branching": N_("N-gram lookup cannot branch, so it keeps drafting a chain of K: pick a model that drafts to "

@@ -404,7 +404,8 @@ def format_summary(trace: Trace) -> str:
     ])
 
 
-STOP_REASONS = {StopReason.EOS: N_("eos"), StopReason.MAX_NEW_TOKENS: N_("max_new_tokens")}  # the trace's values, named for a reader
+STOP_REASONS = {StopReason.EOS: N_("eos"), StopReason.MAX_NEW_TOKENS: N_("max_new_tokens"),
+                StopReason.DEADLINE: N_("deadline")}  # the trace's values, named for a reader
 
 
 def low_acceptance_hint(trace: Trace) -> list[str]:

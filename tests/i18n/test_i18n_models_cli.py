@@ -210,6 +210,24 @@ def test_the_cli_summarys_values_start_in_one_column_in_each_language(lang, form
     length = unicodedata.normalize("NFC", lines[2])
     assert ("the recovered or bonus token included" if lang == "en" else "incluído o token recuperado ou bônus") in length
 
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_every_stop_reason_has_a_cli_text_in_each_language(lang):
+    """The summary's first line names why the run stopped with the CLI's own text for every StopReason (a run cut
+    by its deadline said the raw value "deadline", untranslated), and in Portuguese each text is translated."""
+    from specviz.engine.kinds import StopReason
+    from specviz.engine.trace import Trace
+
+    assert set(cli.STOP_REASONS) == set(StopReason)
+    for reason in StopReason:
+        trace = Trace("speculative", {}, [1, 2], [5], [], stop_reason=reason)
+        with using(lang):
+            text = _(cli.STOP_REASONS[reason])
+            first = cli.format_summary(trace).splitlines()[0]
+        assert first.endswith(text), (reason, first)
+        if lang == "pt":
+            assert text != reason.value, reason
+
+
 def test_a_bad_lang_is_one_sentence(capsys, monkeypatch):
     monkeypatch.setenv("LANG", "pt_BR.UTF-8")
     assert cli.main(["generate", "--pair", "toy", "--prompt", "abc", "--lang", "fr"]) == 2

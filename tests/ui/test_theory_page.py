@@ -239,16 +239,32 @@ def test_the_section_says_ttft_guidance_and_temperature():
     ridge = next(c.value for c in at.caption if "turns compute-bound near a batch of" in c.value)
     assert "K + 1 = 5" in ridge and "batch of 64" in ridge  # the defaults: 72B on an H100, 512 tokens of context
     assert "Why the measured α changes between T = 0 and T = 0.7" in text
-    table = next(t.value for t in at.table if "α at T = 0" in t.value.columns)  # not a chart's numbers
-    rows = {r.proposer: r for r in theory_points.alpha_by_temperature()}
-    assert set(table.index) == set(rows) and "eagle" in rows
-    assert rows["eagle"].alpha_sampled < rows["eagle"].alpha_greedy  # measured: 0.46 at T = 0, 0.38 at T = 0.7
+    tables = [t.value for t in at.table if "α at T = 0" in t.value.columns]  # not a chart's numbers
+    measured = theory_points.alpha_by_temperature()
+    machines = list(dict.fromkeys(r.machine for r in measured))
+    runs: dict[str, int] = {}  # [n]: numbered in the order the tables show them
+    for machine in machines:
+        for r in measured:
+            if r.machine == machine:
+                runs.setdefault(r.run, len(runs) + 1)
+    rows = {f"{r.proposer} [{runs[r.run]}]": r for r in measured}
+    assert len(rows) == len(measured) and len(tables) == len(machines) > 1
+    assert sorted(label for t in tables for label in t.index) == sorted(rows)
+    # three columns besides the proposer: with the machine and the benchmark folder too, a 390 px phone split numbers
+    assert all(list(t.columns) == ["α at T = 0", "α at T = 0.7", "change"] for t in tables)
+    # each table holds one machine's rows and says which: the H200 runs are not the 2-core CPU's
+    captions = [c.value for c in at.caption]
+    for machine, table in zip(machines, tables):
+        assert {rows[label].machine for label in table.index} == {machine}
+        assert f"Measured on {machine}:" in captions
+    assert all(f"the benchmark `{run}`" in text for run in runs)  # each [n] is named, with its command, below
+    eagle = next(label for label, r in rows.items() if (r.proposer, r.run) == ("eagle", "default-cpu-drafts"))
+    assert rows[eagle].alpha_sampled < rows[eagle].alpha_greedy  # measured: 0.46 at T = 0, 0.38 at T = 0.7
     # the text says which rows rise: the untrained layer-skip draft, and the separate draft on the H200
-    rising = {r.proposer for r in rows.values() if r.alpha_sampled > r.alpha_greedy}
-    assert rising and all(name.startswith("layerskip") or rows[name].machine == "NVIDIA H200" for name in rising)
-    # each row names its machine: the H200 runs are not the 2-core CPU's
-    assert table.loc["eagle", "machine"] == "AMD EPYC, 2 cores" and "2-core CPU" not in text
-    assert table.loc["eagle", "α at T = 0"] == f"{rows['eagle'].alpha_greedy:.3f}"
+    rising = [r for r in rows.values() if r.alpha_sampled > r.alpha_greedy]
+    assert rising and all(r.proposer.startswith("layerskip") or r.machine == "NVIDIA H200" for r in rising)
+    cpu = tables[machines.index("AMD EPYC, 2 cores")]
+    assert cpu.loc[eagle, "α at T = 0"] == f"{rows[eagle].alpha_greedy:.3f}" and "2-core CPU" not in text
     assert "Draft's extra memory" in metrics(at)
 
 

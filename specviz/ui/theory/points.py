@@ -159,12 +159,12 @@ def trace_point(trace: Any) -> TracePoint:
 class TemperatureRow:
     """One proposer's measured α (mean min(1, p/q) over tested drafts) at T = 0 and at a sampling temperature."""
 
-    proposer: str
+    proposer: str  # with the run's dtype unless float32: "eagle (bfloat16)"; several runs may share it
     k: int
     alpha_greedy: float
     alpha_sampled: float
     temperature: float
-    run: str  # the benchmark folder
+    run: str  # the benchmark folder, relative to the folder read
     command: str  # the command that measured it
     machine: str = ""  # where it ran, in the reader's language: "NVIDIA H200", "AMD EPYC, 2 cores"; "" if not recorded
 
@@ -189,10 +189,9 @@ def alpha_by_temperature(folder: Path | str | None = None, k: int = 4) -> list[T
             greedy = by_key.get((proposer, 0.0))
             if temperature > 0 and greedy is not None:
                 label = proposer if dtype == "float32" else f"{proposer} ({dtype})"  # one row per run's dtype
-                if any(r.proposer == label for r in rows):  # another run of the same proposer and dtype: say which
-                    label = f"{label} · {path.parent.name}"
-                rows.append(TemperatureRow(label, k, greedy, alpha, temperature, path.parent.name,
-                                           str(data.get("command", "")), machine))
+                run = path.parent.relative_to(folder).as_posix()
+                rows.append(TemperatureRow(label, k, greedy, alpha, temperature, run, str(data.get("command", "")),
+                                           machine))
     return rows
 
 

@@ -40,8 +40,8 @@ TEXT = {
                    "n-gram lookup q is a single token, so Σ min(p, q) is the target's probability of that token: 1 "
                    "or 0 at T = 0, p(x) after temperature."),
     "temperature_table": N_("Measured α (mean min(1, p/q) over the drafts the verifier tested, K = {k}), "
-                            "SmolLM2-135M, from the committed benchmarks, each on the machine its row names (float32 "
-                            "unless the row names another dtype):"),
+                            "SmolLM2-135M, from the committed benchmarks, one table per machine (float32 unless the "
+                            "row names another dtype; [n] is the benchmark, named with its command below):"),
 }
 
 
@@ -210,14 +210,28 @@ def render_temperature(rows: list[TemperatureRow]) -> None:
         difference = r.alpha_sampled - r.alpha_greedy
         return ("+" if difference >= 0 else "-") + number(abs(difference), 3)
 
-    st.table(pd.DataFrame([{proposer: r.proposer, _("α at T = {t}", t=0): number(r.alpha_greedy, 3),
-                            _("α at T = {t}", t=number(r.temperature, 1)): number(r.alpha_sampled, 3),
-                            _("change"): change(r), _("benchmark"): r.run,
-                            _("machine"): r.machine or _("not recorded")}
-                           for r in rows]).set_index(proposer))
-    with st.expander(_("The commands that measured them")):
-        for command in dict.fromkeys(r.command for r in rows if r.command):
-            st.code(command, language="bash")
+    # one table per machine, the machine above it and the benchmark folders in the expander: with both as columns
+    # (six in all) a 390 px phone split numbers mid-digit
+    machines: dict[str, list[TemperatureRow]] = {}
+    for r in rows:
+        machines.setdefault(r.machine, []).append(r)
+    runs: dict[str, int] = {}  # [n]: the run's number, in the order the tables show them
+    for group in machines.values():
+        for r in group:
+            runs.setdefault(r.run, len(runs) + 1)
+    for machine, group in machines.items():
+        st.caption(_("Measured on {machine}:", machine=machine or _("a machine not recorded")))
+        st.table(pd.DataFrame([{proposer: f"{r.proposer} [{runs[r.run]}]",
+                                _("α at T = {t}", t=0): number(r.alpha_greedy, 3),
+                                _("α at T = {t}", t=number(r.temperature, 1)): number(r.alpha_sampled, 3),
+                                _("change"): change(r)} for r in group]).set_index(proposer))
+    with st.expander(_("The benchmarks [n] and the commands that measured them")):
+        for run, n in runs.items():
+            first = next(r for r in rows if r.run == run)
+            st.markdown(_("[{n}] the benchmark `{folder}`, on {machine}:", n=n, folder=run,
+                          machine=first.machine or _("a machine not recorded")))
+            if first.command:
+                st.code(first.command, language="bash")
 
 
 def render_derivations() -> None:

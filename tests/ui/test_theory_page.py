@@ -241,29 +241,29 @@ def test_the_section_says_ttft_guidance_and_temperature():
     assert "Why the measured α changes between T = 0 and T = 0.7" in text
     tables = [t.value for t in at.table if "α at T = 0" in t.value.columns]  # not a chart's numbers
     measured = theory_points.alpha_by_temperature()
-    machines = list(dict.fromkeys(r.machine for r in measured))
+    groups = list(dict.fromkeys((r.machine, r.dtype) for r in measured))  # one table per machine and dtype
     runs: dict[str, int] = {}  # [n]: numbered in the order the tables show them
-    for machine in machines:
+    for group in groups:
         for r in measured:
-            if r.machine == machine:
+            if (r.machine, r.dtype) == group:
                 runs.setdefault(r.run, len(runs) + 1)
     rows = {f"{r.proposer} [{runs[r.run]}]": r for r in measured}
-    assert len(rows) == len(measured) and len(tables) == len(machines) > 1
+    assert len(rows) == len(measured) and len(tables) == len(groups) > 1
     assert sorted(label for t in tables for label in t.index) == sorted(rows)
     # three columns besides the proposer: with the machine and the benchmark folder too, a 390 px phone split numbers
     assert all(list(t.columns) == ["α at T = 0", "α at T = 0.7", "change"] for t in tables)
-    # each table holds one machine's rows and says which: the H200 runs are not the 2-core CPU's
+    # each table holds one machine's rows in one dtype and says which: the H200 runs are not the 2-core CPU's
     captions = [c.value for c in at.caption]
-    for machine, table in zip(machines, tables):
-        assert {rows[label].machine for label in table.index} == {machine}
-        assert f"Measured on {machine}:" in captions
+    for (machine, dtype), table in zip(groups, tables):
+        assert {(rows[label].machine, rows[label].dtype) for label in table.index} == {(machine, dtype)}
+        assert f"Measured on {machine}, in {dtype}:" in captions
     assert all(f"the benchmark `{run}`" in text for run in runs)  # each [n] is named, with its command, below
     eagle = next(label for label, r in rows.items() if (r.proposer, r.run) == ("eagle", "default-cpu-drafts"))
     assert rows[eagle].alpha_sampled < rows[eagle].alpha_greedy  # measured: 0.46 at T = 0, 0.38 at T = 0.7
     # the text says which rows rise: the untrained layer-skip draft, and the separate draft on the H200
     rising = [r for r in rows.values() if r.alpha_sampled > r.alpha_greedy]
     assert rising and all(r.proposer.startswith("layerskip") or r.machine == "NVIDIA H200" for r in rising)
-    cpu = tables[machines.index("AMD EPYC, 2 cores")]
+    cpu = tables[groups.index(("AMD EPYC, 2 cores", "float32"))]
     assert cpu.loc[eagle, "α at T = 0"] == f"{rows[eagle].alpha_greedy:.3f}" and "2-core CPU" not in text
     assert "Draft's extra memory" in metrics(at)
 
@@ -291,7 +291,7 @@ def test_alpha_by_temperature_keeps_chains_and_names_the_runs_dtype(tmp_path):
              "tree_nodes": n} for t, a, n in ((0.0, 0.41, 0), (0.7, 0.39, 0), (0.0, 0.7, 16), (0.7, 0.6, 16))]
     (run / "results.json").write_text(json.dumps({"machine": {"dtype": "bfloat16"}, "summary": rows}))
     got = theory_points.alpha_by_temperature(tmp_path)
-    assert [(r.proposer, r.alpha_greedy, r.alpha_sampled) for r in got] == [("eagle (bfloat16)", 0.41, 0.39)]
+    assert [(r.proposer, r.dtype, r.alpha_greedy, r.alpha_sampled) for r in got] == [("eagle", "bfloat16", 0.41, 0.39)]
 
 
 def test_serving_figures_shade_where_speculation_pays():

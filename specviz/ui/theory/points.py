@@ -159,7 +159,7 @@ def trace_point(trace: Any) -> TracePoint:
 class TemperatureRow:
     """One proposer's measured α (mean min(1, p/q) over tested drafts) at T = 0 and at a sampling temperature."""
 
-    proposer: str  # with the run's dtype unless float32: "eagle (bfloat16)"; several runs may share it
+    proposer: str  # several runs may share it
     k: int
     alpha_greedy: float
     alpha_sampled: float
@@ -167,6 +167,7 @@ class TemperatureRow:
     run: str  # the benchmark folder, relative to the folder read
     command: str  # the command that measured it
     machine: str = ""  # where it ran, in the reader's language: "NVIDIA H200", "AMD EPYC, 2 cores"; "" if not recorded
+    dtype: str = "float32"  # the run's (`run_dtype`)
 
 
 def alpha_by_temperature(folder: Path | str | None = None, k: int = 4) -> list[TemperatureRow]:
@@ -188,10 +189,9 @@ def alpha_by_temperature(folder: Path | str | None = None, k: int = 4) -> list[T
         for (proposer, temperature), alpha in sorted(by_key.items()):
             greedy = by_key.get((proposer, 0.0))
             if temperature > 0 and greedy is not None:
-                label = proposer if dtype == "float32" else f"{proposer} ({dtype})"  # one row per run's dtype
                 run = path.parent.relative_to(folder).as_posix()
-                rows.append(TemperatureRow(label, k, greedy, alpha, temperature, run, str(data.get("command", "")),
-                                           machine))
+                rows.append(TemperatureRow(proposer, k, greedy, alpha, temperature, run, str(data.get("command", "")),
+                                           machine, dtype))
     return rows
 
 

@@ -40,8 +40,8 @@ TEXT = {
                    "n-gram lookup q is a single token, so Σ min(p, q) is the target's probability of that token: 1 "
                    "or 0 at T = 0, p(x) after temperature."),
     "temperature_table": N_("Measured α (mean min(1, p/q) over the drafts the verifier tested, K = {k}), "
-                            "SmolLM2-135M, from the committed benchmarks, one table per machine (float32 unless the "
-                            "row names another dtype; [n] is the benchmark, named with its command below):"),
+                            "SmolLM2-135M, from the committed benchmarks, one table per machine and dtype ([n] is the "
+                            "benchmark, named with its command below):"),
 }
 
 
@@ -210,17 +210,18 @@ def render_temperature(rows: list[TemperatureRow]) -> None:
         difference = r.alpha_sampled - r.alpha_greedy
         return ("+" if difference >= 0 else "-") + number(abs(difference), 3)
 
-    # one table per machine, the machine above it and the benchmark folders in the expander: with both as columns
-    # (six in all) a 390 px phone split numbers mid-digit
-    machines: dict[str, list[TemperatureRow]] = {}
+    # one table per machine and dtype, both above it, and the benchmark folders in the expander: with them as
+    # columns (six in all) a 390 px phone split numbers mid-digit
+    groups: dict[tuple[str, str], list[TemperatureRow]] = {}
     for r in rows:
-        machines.setdefault(r.machine, []).append(r)
+        groups.setdefault((r.machine, r.dtype), []).append(r)
     runs: dict[str, int] = {}  # [n]: the run's number, in the order the tables show them
-    for group in machines.values():
+    for group in groups.values():
         for r in group:
             runs.setdefault(r.run, len(runs) + 1)
-    for machine, group in machines.items():
-        st.caption(_("Measured on {machine}:", machine=machine or _("a machine not recorded")))
+    for (machine, dtype), group in groups.items():
+        st.caption(_("Measured on {machine}, in {dtype}:", machine=machine or _("a machine not recorded"),
+                     dtype=dtype))
         st.table(pd.DataFrame([{proposer: f"{r.proposer} [{runs[r.run]}]",
                                 _("α at T = {t}", t=0): number(r.alpha_greedy, 3),
                                 _("α at T = {t}", t=number(r.temperature, 1)): number(r.alpha_sampled, 3),

@@ -403,31 +403,46 @@ def check_questions(bank: Bank, lesson: Lesson) -> list[Question]:
     return [by_id[i] for i in lesson.checks if i in by_id]
 
 
-def retry_question(bank: Bank, lesson: Lesson, missed: Question, seen: Iterable[str]) -> Question:
+def retry_question(bank: Bank, lesson: Lesson, missed: Question, seen: Iterable[str],
+                   showing: Iterable[str] = ()) -> Question:
     """The question to ask after a miss (issue 43 item 10: a miss reveals the key, so asking the same item again
-    let a learner copy it): a sibling on the same concept that the learner has not seen, in bank order; the missed
-    question itself only when the concept has no other (its choices are then shuffled anew by the caller).
+    let a learner copy it):
 
-    A sibling is never an exit-ticket question (the learner would see its key before the ticket asks it) nor any
-    lesson's check (it would spoil that lesson, and a later lesson's check may use terms not yet defined), so
-    `lesson` only names where the miss happened.
+    1. a sibling on the same concept that the learner has not seen, in bank order;
+    2. when none is left, the concept's question seen longest ago among its siblings and this lesson's own checks
+       on that concept, never `missed` (its key is on screen now) nor one on screen in another place (`showing`);
+    3. the missed question itself only when the concept has no other question a retry may ask (in the bundled bank,
+       only a concept with a single question; its choices are then shuffled anew by the caller).
+
+    `seen` lists the ids the learner has been shown, oldest first; an id listed twice counts where it was listed
+    last. A sibling is never an exit-ticket question (the learner would see its key before the ticket asks it) nor
+    any lesson's check (it would spoil that lesson, and a later lesson's check may use terms not yet defined), so
+    `lesson` only names where the miss happened and whose checks may come back. Within steps 1 and 2, a question
+    that says a term a later lesson defines comes only after every one that does not.
 
     >>> from specviz.teach.quiz import load_bank
     >>> bank = load_bank()
     >>> lesson = LESSONS[0]
     >>> first = check_questions(bank, lesson)[0]
-    >>> other = retry_question(bank, lesson, first, {first.id})
+    >>> other = retry_question(bank, lesson, first, [first.id])
     >>> other.id != first.id and other.concept == first.concept
     True
     >>> asked_elsewhere = {q.id for q in exit_ticket(bank)} | {i for each in LESSONS for i in each.checks}
     >>> other.id in asked_elsewhere
     False
     """
-    skip = set(seen) | {missed.id} | _asked_elsewhere(bank)
-    siblings = [q for q in bank if q.concept == missed.concept and q.id not in skip]
-    # a sibling that uses a term a later lesson defines is asked only when no other is left
-    plain = [q for q in siblings if not _uses_later_terms(q, lesson.number)]
-    return (plain or siblings or [missed])[0]
+    last_seen = {qid: at for at, qid in enumerate(seen)}  # an id listed again was seen again
+    never = _asked_elsewhere(bank)
+    skip = set(showing) | {missed.id}
+    same = [q for q in bank if q.concept == missed.concept and q.id not in skip]
+    siblings = [q for q in same if q.id not in never]
+    fresh = [q for q in siblings if q.id not in last_seen]
+    if fresh:  # 1. a sibling not seen yet, plain ones first
+        return next((q for q in fresh if not _uses_later_terms(q, lesson.number)), fresh[0])
+    # 2. the cycle: every sibling was seen, so the one seen longest ago (or the lesson's own check) comes back
+    again = [q for q in same if q.id not in never or q.id in lesson.checks]
+    again.sort(key=lambda q: (_uses_later_terms(q, lesson.number), last_seen.get(q.id, -1)))
+    return again[0] if again else missed  # 3. nothing else to ask
 
 
 def _uses_later_terms(question: Question, number: int) -> bool:

@@ -117,6 +117,26 @@ def test_answer_a_check_then_next_and_the_url_carries_the_progress(fresh):
     assert _heading(at).startswith(f"Lesson 1 of {LAST}") and at.success  # the graded check is still there
 
 
+def test_missing_every_retry_brings_back_the_question_seen_longest_ago_not_the_one_on_screen(fresh):
+    """Issue 43 item 10: once lesson 1's siblings on memory_bound are all seen, "Try again" used to ask the missed
+    question again with its key still on screen. Now the check seen longest ago comes back, in a new box."""
+    at = _open(fresh)
+    first, second = check_questions(BANK, BY_NUMBER[1])
+    shown, question, key = [], second, f"learn_q1_{second.id}"
+    for tries in range(1, 5):
+        _give(at, key, question, _wrong(question))
+        at.button(key=f"{key}_check").click().run()
+        at.button(key=f"{key}_again").click().run()
+        assert not at.exception, [e.value for e in at.exception]
+        prompts = [m.value for m in at.markdown]
+        question = next(q for q in BANK if q.concept == second.concept and q.prompt in prompts and q.id != first.id)
+        assert question.prompt in prompts and first.prompt in prompts
+        shown.append(question.id)
+        key = f"learn_q1_{question.id}_{tries}"
+    assert len(set(shown[:3])) == 3 and second.id not in shown[:3] and shown[3] == second.id
+    assert second.kind == "single" and not at.radio(key=key).disabled  # it comes back answerable, in a new box
+
+
 def test_a_reload_with_the_url_comes_back_to_the_same_place(fresh):
     at = _open(fresh, lesson="4", done="1,2,3", other="kept")
     assert _heading(at) == f"Lesson 4 of {LAST}: The first disagreement"

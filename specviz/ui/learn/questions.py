@@ -34,14 +34,20 @@ TEXT = {  # English messages, translated with `_()` where they are shown
 
 
 def _try_again(run: QuizRun, question_id: str, bank: Bank, lesson: Lesson) -> None:
-    """After a miss, ask a sibling question on the same concept in its place (the missed one showed its key), or the
-    same one with its choices shuffled anew when the concept has no other; the lesson stays done if it was."""
+    """After a miss, ask another question on the same concept in its place (the missed one showed its key): a
+    sibling not seen yet, else the one seen longest ago; the same one, its choices shuffled anew, only when the
+    concept has no other. The lesson stays done if it was."""
     run.grades.pop(question_id, None)
     run.answers.pop(question_id, None)
-    seen = st.session_state.setdefault("learn_seen", set())
-    seen.update(q.id for q in run.questions)
+    seen: list[str] = st.session_state.setdefault("learn_seen", [])  # ids shown, oldest first, each once
+    seen.extend(q.id for q in run.questions if q.id not in seen)
     at = next(i for i, q in enumerate(run.questions) if q.id == question_id)
-    run.questions[at] = retry_question(bank, lesson, run.questions[at], seen)
+    shown = run.questions[at] = retry_question(bank, lesson, run.questions[at], seen,
+                                               showing=[q.id for q in run.questions])
+    for qid in (question_id, shown.id):  # the missed one was seen just now, and the new one is seen from now on
+        if qid in seen:
+            seen.remove(qid)
+        seen.append(qid)
     tries = st.session_state.setdefault("learn_tries", {})
     tries[run.questions[at].id] = tries.get(question_id, 0) + 1
 

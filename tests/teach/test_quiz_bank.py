@@ -81,6 +81,16 @@ def _residual(p, q):
     return [m / sum(mass) for m in mass]
 
 
+def _tree_child_accept(p, q, rejected, index):
+    """Recursive rejection sampling at one tree node, by hand: after each rejected child the target's side becomes
+    the residual and the draft's side loses that child (drawn without replacement)."""
+    for child in rejected:
+        p = _residual(p, q)
+        rest = sum(v for i, v in enumerate(q) if i != child)
+        q = [0.0 if i == child else v / rest for i, v in enumerate(q)]
+    return min(1.0, p[index] / q[index])
+
+
 RECOMPUTE = {
     "accept_prob": lambda p, q: min(1.0, p / q),
     "reject_prob": lambda p, q: 1 - min(1.0, p / q),
@@ -100,6 +110,9 @@ RECOMPUTE = {
     "cost_ratio": lambda draft_layers, total_layers: draft_layers / total_layers,
     "speedup_with_verify_cost": lambda alpha, k, c, v: sum(alpha**i for i in range(k + 1)) / (k * c + v),
     "tree_visible_nodes": lambda depth: len(range(depth)),  # the node itself and each ancestor above it
+    "break_even_c": lambda alpha, k, v: (_expected_tokens(alpha, k) - v) / k,  # 1 = E[tokens] / (k c + v), for c
+    "break_even_v": lambda alpha, k, c: _expected_tokens(alpha, k) - k * c,  # ... and for v
+    "tree_child_accept": _tree_child_accept,
 }
 
 

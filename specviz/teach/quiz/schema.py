@@ -82,6 +82,22 @@ def _residual(p: Sequence[float], q: Sequence[float]) -> list[float]:
     return [m / total for m in mass] if total > 1e-12 else [a / sum(p) for a in p]
 
 
+def _tree_child_accept(p: Sequence[float], q: Sequence[float], rejected: Sequence[int], index: int) -> float:
+    """min(1, p'(x)/q'(x)) for the child `index` of a tree node whose children were drawn from q without
+    replacement, once the children `rejected` were tried and rejected in that order: each rejection sets
+    p' <- norm(max(0, p' - q')) and removes that child from q', renormalised (`specviz.engine.tree_verifier`).
+
+    >>> round(_tree_child_accept([0.1, 0.5, 0.4], [0.5, 0.4, 0.1], [0], 1), 4)
+    0.3125
+    """
+    target, draft = list(p), list(q)
+    for child in rejected:
+        target = _residual(target, draft)
+        draft = [0.0 if i == child else v for i, v in enumerate(draft)]
+        draft = [v / sum(draft) for v in draft]
+    return _accept_prob(target[index], draft[index])
+
+
 FORMULAS: dict[str, Callable[..., float]] = {
     "accept_prob": _accept_prob,
     "reject_prob": lambda p, q: 1.0 - _accept_prob(p, q),
@@ -94,6 +110,9 @@ FORMULAS: dict[str, Callable[..., float]] = {
     "speedup": _speedup,
     # with the verify pass over K+1 tokens costing v one-token target forwards (v = 1 is the line above)
     "speedup_with_verify_cost": lambda alpha, k, c, v: _expected_tokens(alpha, k) / (k * c + v),
+    # the largest draft cost c, or verify cost v, at which the expected speedup is still 1 (break-even)
+    "break_even_c": lambda alpha, k, v: (_expected_tokens(alpha, k) - v) / k,
+    "break_even_v": lambda alpha, k, c: _expected_tokens(alpha, k) - k * c,
     "best_k": lambda alpha, c, k_max: max(range(1, k_max + 1), key=lambda k: _speedup(alpha, k, c)),
     "all_accepted_prob": lambda alpha, k: alpha**k,
     "tokens_emitted": lambda n_accepted: n_accepted + 1,
@@ -104,6 +123,7 @@ FORMULAS: dict[str, Callable[..., float]] = {
     "cost_ratio": lambda draft_layers, total_layers: draft_layers / total_layers,
     # a tree node at depth d may attend to d tree nodes: its d - 1 ancestors and itself (and the whole context)
     "tree_visible_nodes": lambda depth: depth,
+    "tree_child_accept": _tree_child_accept,
 }
 
 
@@ -161,6 +181,8 @@ FORMULA_PARAMS: dict[str, dict[str, Param]] = {
     "expected_tokens_limit": {"alpha": PROB},
     "speedup": {"alpha": PROB, "k": K, "c": Param(0.0, 100.0)},
     "speedup_with_verify_cost": {"alpha": PROB, "k": K, "c": Param(0.0, 100.0), "v": Param(0.01, 1000.0)},
+    "break_even_c": {"alpha": PROB, "k": Param(1, 1000, whole=True), "v": Param(0.01, 1000.0)},
+    "break_even_v": {"alpha": PROB, "k": K, "c": Param(0.0, 100.0)},
     "best_k": {"alpha": PROB, "c": Param(0.0, 100.0), "k_max": Param(1, 1000, whole=True)},
     "all_accepted_prob": {"alpha": PROB, "k": K},
     "tokens_emitted": {"n_accepted": COUNT},
@@ -169,6 +191,7 @@ FORMULA_PARAMS: dict[str, dict[str, Param]] = {
                                  "bandwidth_tb_s": Param(0.001, 1000.0)},
     "cost_ratio": {"draft_layers": COUNT, "total_layers": Param(1, 1000, whole=True)},
     "tree_visible_nodes": {"depth": Param(1, 1000, whole=True)},
+    "tree_child_accept": {"p": PROBS, "q": PROBS, "rejected": Param(0, 63, whole=True, size=64), "index": INDEX},
 }
 
 

@@ -151,7 +151,12 @@ def test_only_a_concept_with_a_single_question_repeats_the_one_just_missed(tmp_p
 # list as their siblings land (trees, limits and choosing_k are being written).
 ENOUGH_SIBLINGS = ("memory_bound", "core_idea", "accept_rule", "first_disagreement", "residual", "bonus_token",
                    "kv_rollback", "quality", "greedy_vs_sampling", "speedup", "prompt_lookup", "layer_skip", "medusa",
-                   "eagle", "production")
+                   "eagle", "production", "trees", "limits", "choosing_k")
+
+
+def test_every_concept_a_lesson_checks_is_held_to_the_sibling_count(bank):
+    checked = {q.concept for lesson in LESSONS for q in check_questions(bank, lesson)}
+    assert checked and checked <= set(ENOUGH_SIBLINGS), checked - set(ENOUGH_SIBLINGS)
 
 
 @pytest.mark.parametrize("concept", ENOUGH_SIBLINGS)

@@ -94,6 +94,7 @@ def test_once_the_siblings_run_out_the_question_seen_longest_ago_comes_back_neve
     never the exit ticket's nor another lesson's check, and each place goes round all of them before repeating."""
     lesson, forbidden = BY_NUMBER[number], _asked_elsewhere(bank) - set(BY_NUMBER[number].checks)
     places = _miss_in_every_place(bank, lesson, misses=12)
+    assert len(places) == len(lesson.checks) and all(len(place) == 13 for place in places)  # one per check, 12 retries
     for place in places:
         concept = bank.by_id()[place[0]].concept
         assert all(bank.by_id()[qid].concept == concept for qid in place)

@@ -144,7 +144,10 @@ CALQUES = re.compile(r"\bpontu(?:ar|a|am|ada|adas|ado|ados|ando)\b|regra da cade
                      r"em outra ordem que|de outro jeito que|\bpistas?\b|cabeças? LM|"
                      # the full read of issue 43: "reescalado", coined "subproposto", "palpitar" with an object
                      r"reescalad[oa]s?|\b(?:sub|super)propost[oa]s?\b|\bpalpit(?:ar|a|am) (?:[oa]s? )?(?:K|\d|tokens?|o "
-                     r"(?:próximo )?token)\b", re.IGNORECASE)
+                     r"(?:próximo )?token)\b|"
+                     # break-even is "ponto de equilíbrio" (the glossary); "empate" is a tie, and "quase empate" a
+                     # near-tie of logits, so "α de empate" named two ideas with one word
+                     r"(?:α|linha|ponto|lote|v|c) de empate|empate (?:previsto|medido|\(aceleração)", re.IGNORECASE)
 
 
 # Issue 43's full read: accepted / drafted is below α because the drafts after a step's first rejection still count

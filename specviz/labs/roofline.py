@@ -22,7 +22,7 @@ alpha < 1. For Qwen2.5-7B drafting for 72B on an H100 at a 512-token context, al
 verify from batch 64, break-even at 212 (v = 2.9), v = 5 past 448. Long contexts are the exception: the KV caches grow
 with B too, so the pass can stay memory-bound (MagicDec, Sadhukhan et al. 2024).
 
-Pure functions of numbers, plus one reader of the committed benchmark (the "this machine" preset). Time to first
+Pure functions of numbers, plus one reader of the committed benchmark (the "benchmark CPU" preset). Time to first
 token is not in here: speculation leaves the target's prefill as it is and adds only the draft's own pass over the
 prompt (nothing for n-gram lookup), which c does not price: c compares one-token passes, a prefill scores the whole
 prompt at once.
@@ -303,7 +303,7 @@ def draft_costs(alpha: float, k: int, pair: ModelPair, dtype: str, batch: int, c
     return DraftCosts(extra, target_bytes, flops / target.params, 1.0 - tokens / (k + 1))
 
 
-# ---- this machine, from its measured verify-cost curve ------------------------------------------------------------
+# ---- the benchmark CPU, from its measured verify-cost curve -------------------------------------------------------
 
 MEASURED_RUN = "default-cpu-ngram"  # --threads 1 --clock cpu, n = 1..9 tokens, 83 tokens of context, 15 repeats
 
@@ -333,9 +333,9 @@ def fit_hardware(model: Model, dtype: str, one_token_seconds: float, context: fl
 
 
 def measured_hardware(folder: Path | str | None = None) -> Hardware | None:
-    """"This machine, as measured": the roofline fitted to the verify-cost curve the committed n-gram benchmark
-    measured with SmolLM2-135M in float32 (assets/benchmarks/default-cpu-ngram/results.json, "costs"). None when
-    the file is missing or has no curve."""
+    """"The project's benchmark CPU, as measured": the roofline fitted to the verify-cost curve the committed n-gram
+    benchmark measured with SmolLM2-135M in float32 (assets/benchmarks/default-cpu-ngram/results.json, "costs"). None
+    when the file is missing or has no curve. Not the machine the app runs on (the Speedup lab's "This machine")."""
     path = Path(folder or BENCHMARKS_DIR) / MEASURED_RUN / "results.json"
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -346,7 +346,7 @@ def measured_hardware(folder: Path | str | None = None) -> Hardware | None:
     except (OSError, ValueError, KeyError, TypeError):
         return None
     machine = data.get("machine") or {}
-    name = _("this machine, as measured ({cpu}, {cores} cores)", cpu=machine.get("cpu", "CPU"),
+    name = _("the project's benchmark CPU, as measured ({cpu}, {cores} cores)", cpu=machine.get("cpu", "CPU"),
              cores=machine.get("cores", "?"))
     source = _("fitted to the verify-cost curve of `{command}`: SmolLM2-135M in float32, one-token forward {ms} ms, "
                "n = 1..{n} tokens", command=command, ms=number(one * 1000, 1), n=max(ratios))
@@ -364,7 +364,7 @@ def measured_curve(folder: Path | str | None = None) -> dict[int, float]:
 
 
 def hardware_presets(folder: Path | str | None = None) -> dict[str, Hardware]:
-    """Every preset, "this machine" first when its measurement is committed."""
+    """Every preset, the benchmark CPU first when its measurement is committed."""
     measured = measured_hardware(folder)
     return ({"measured": measured} if measured else {}) | HARDWARE
 

@@ -146,7 +146,7 @@ def test_theory_sentences_of_the_library_in_portuguese():
             theory.expected_speedup(1.5, 4, 0.1)
         with pytest.raises(ValueError, match="^O lote e os tokens por passagem"):
             roofline.forward_seconds(roofline.SMOLLM2, roofline.HARDWARE["h100"], 0, 1, 0)
-        assert roofline.measured_hardware() is None or "esta máquina" in roofline.measured_hardware().name
+        assert roofline.measured_hardware() is None or "CPU dos benchmarks" in roofline.measured_hardware().name
 
 
 # ---- Speedup lab --------------------------------------------------------------------------------------------------

@@ -226,7 +226,7 @@ def test_every_hardware_preset_renders():
     at.selectbox(key="theory_hw").set_value("measured").run()
     at.selectbox(key="theory_pair").set_value("smollm2-ngram").run()  # the pair it was measured with
     assert not at.exception and metrics(at)["Draft cost c"] == "0.000"
-    assert any("This CPU is not a clean roofline" in c.value for c in at.caption)
+    assert any("The benchmark CPU is not a clean roofline" in c.value for c in at.caption)
 
 
 def test_the_section_says_ttft_guidance_and_temperature():
@@ -361,7 +361,7 @@ def test_the_measured_vllm_speedups_sit_on_the_predicted_chart(pair_key, spec):
         if stopped:
             assert marker.x == (stopped[0],) and marker.y == (1.0,)
     assert f"({spec}, K = 4," in caption and "python -m specviz serve sweep" in caption
-    assert roofline.hardware_presets()["measured"].name in caption  # the preset fitted to this machine
+    assert roofline.hardware_presets()["measured"].name in caption  # the preset fitted to the benchmark CPU
 
 
 def test_pairs_the_sweep_did_not_serve_get_the_prediction_alone():

@@ -186,8 +186,8 @@ def predicted(result: ServingResult) -> None:
     seen = (_("it paid at every level") if measured is None
             else _("it stopped paying at {streams} streams", streams=measured))
     st.markdown(escape_markdown(_(
-        "Predicted (the Theory explorer's roofline for this machine, α = {alpha} from the {prompt} prompt's "
-        "mean accepted length at one stream): {pays}. Measured: {measured}.",
+        "Predicted (the Theory explorer's roofline for the project's benchmark CPU, α = {alpha} from the {prompt} "
+        "prompt's mean accepted length at one stream): {pays}. Measured: {measured}.",
         alpha=number(alpha, 2), prompt=lv.prompt, pays=pays, measured=seen)))
     st.caption(_("The roofline is fitted to specviz's float32 single-thread verify curve; vLLM on a CPU core in "
                  "bfloat16 is not that machine, so read the prediction as the shape, not the number."))

@@ -58,8 +58,8 @@ TEXT = {
                    "and n-gram and suffix lookup as modest gains that add no load at peak traffic. So at peak load "
                    "watch the measured acceptance rate and latency, and shorten K or switch speculation off where, as "
                    "in the chart above, it stops paying for your method."),
-    "measured_fit": N_("This CPU is not a clean roofline: measured v for n = 1..{n} tokens {measured}; the fitted "
-                       "roofline says {fitted}. It under-states small verify passes, so on this machine the "
+    "measured_fit": N_("The benchmark CPU is not a clean roofline: measured v for n = 1..{n} tokens {measured}; the "
+                       "fitted roofline says {fitted}. It under-states small verify passes, so for that CPU the "
                        "Speedup lab's measured curve is the better guide."),
 }
 

@@ -55,7 +55,8 @@ n_max = view.N_MAX[(pair_name, mode)]
 slow = (pair_name, mode) == ("default", "engine")
 n = c7.slider(_("Samples N"), 10 if slow else 50, n_max, view.N_DEFAULT[(pair_name, mode)], 10 if slow else 50,
               key=f"exact_n_{mode}_{pair_name}",
-              help=_("Whole continuations with SmolLM take a second or more each on a CPU.") if slow else None)
+              help=_("Each whole continuation with SmolLM runs the real models, once speculative and once plain, so "
+                     "this takes far longer than the toy pair; how long depends on the CPU.") if slow else None)
 seed = c8.number_input(_("Seed"), 0, 10_000, 0, 1, key="exact_seed")
 length, compare = 2, "first"
 if mode == "engine":

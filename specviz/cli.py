@@ -209,8 +209,8 @@ def run_calibrate(args: argparse.Namespace) -> int:
 
     pair = load_pair(args.pair, device=args.device, dtype=args.dtype, progress=lambda msg: print(msg, file=sys.stderr))
     proposer = args.proposer or pair.default_proposer
-    cal = calibrate(pair, proposer, force=args.force,
-                    progress=lambda msg: print(_("Measuring this machine (about 10 s)…"), file=sys.stderr))
+    measuring = _("Measuring this machine (how long depends on its CPU and load; the time is printed below)…")
+    cal = calibrate(pair, proposer, force=args.force, progress=lambda msg: print(measuring, file=sys.stderr))
     print(_("This machine: {machine} ({bf16}); pair {pair} in {dtype}, linear kernels {kernels}.",
             machine=cal.machine, bf16=_("with bf16 instructions") if cal.cpu_bf16 else _("without bf16 instructions"),
             pair=pair.name, dtype=cal.dtype, kernels=cal.kernels))
@@ -294,8 +294,8 @@ def machine_shape(pair, temperature: float, proposer: str) -> dict[str, int]:
 
     if table_for(pair.name, proposer) is None:
         return recommended_for(pair.name).shape.settings()
-    cal = calibrate(pair, proposer, progress=lambda msg: print(_("Measuring this machine once (about 10 s)…"),
-                                                               file=sys.stderr))
+    measuring = _("Measuring this machine once (how long depends on its CPU and load; cached afterwards)…")
+    cal = calibrate(pair, proposer, progress=lambda msg: print(measuring, file=sys.stderr))
     best = best_prediction(pair, temperature, cal, proposer)
     print(_("Draft shape for this machine: {shape}; predicted {speedup}× the speed of model.generate here "
             "(`python -m specviz calibrate` shows why).", shape=best.shape.describe(),

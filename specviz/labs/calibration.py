@@ -1,6 +1,6 @@
 """This machine's costs for a loaded pair, measured once and cached: what a speculative step costs here.
 
-    cal = calibrate(pair)              # cached; about 5-10 s the first time on a 2-core CPU
+    cal = calibrate(pair)              # cached; the first time it measures (`took_seconds` says how long)
     cal.ratio(17)                      # one target forward over 17 new tokens, in one-token forwards
     cal.c                              # one drafter pass, in one-token target forwards
     cal.generate_ratio                 # a token of model.generate, in one-token target forwards

@@ -128,7 +128,7 @@ def offline_reason() -> str | None:
 
 
 def hub_reachable(timeout: float = 3.0) -> bool:
-    """A quick TCP check, so an unreachable Hub costs seconds, not the Hub client's retries (about 25 s)."""
+    """A quick TCP check, so an unreachable Hub costs at most `timeout` seconds, not the Hub client's retries."""
     url = urlparse(os.environ.get("HF_ENDPOINT") or constants.ENDPOINT)
     try:
         with socket.create_connection((url.hostname, url.port or 443), timeout=timeout):

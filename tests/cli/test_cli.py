@@ -150,4 +150,4 @@ def test_generate_without_a_shape_takes_the_one_predicted_fastest_here(tmp_path,
     monkeypatch.setenv("SPECVIZ_CACHE", str(tmp_path / "another-machine"))  # the first one's costs are cached
     out = cli("generate", "--pair", "toy", "--prompt", "the cat", "--max-new-tokens", "6", "--quiet")
     assert out.returncode == 0 and "specviz: On this machine (Test CPU, float32) no draft shape is predicted to " \
-        "beat plain decoding by 5%" in out.stderr
+        "beat model.generate by 5%" in out.stderr

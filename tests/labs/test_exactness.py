@@ -160,6 +160,19 @@ def test_top20_rule_rejects_outside_the_top_20():
     assert tv_distance(dist, small) < 1e-9
 
 
+def test_top20_rule_gives_the_top_tokens_with_p_above_q_too_much_and_the_rest_too_little():
+    """Issue 43: the explanation said "the top tokens too much"; only those with p > q gain, top tokens with
+    p <= q stay exact, and the tokens outside the top 20 lose mass as a group."""
+    gen = torch.Generator().manual_seed(1)
+    p, q = (torch.softmax(2 * torch.randn(40, generator=gen, dtype=torch.float64), 0) for _ in range(2))
+    dist, _ = one_step_distribution("target_top20_only", p, q)
+    gain = dist - p
+    top = torch.zeros(40, dtype=torch.bool)
+    top[torch.argsort(p, descending=True)[:20]] = True
+    assert bool((gain[top & (p > q)] > 0).all()) and torch.allclose(gain[top & (p <= q)], torch.zeros(1, dtype=gain.dtype))
+    assert float(gain[~top].sum()) < 0
+
+
 def test_decompose_step_stacks_up_to_p():
     p, q = fixed_pair()
     alpha, accepted, recovered = decompose_step(p, q)

@@ -158,7 +158,7 @@ def test_speedup_lab_on_the_committed_results_in_portuguese(monkeypatch):
     assert [m.label for m in at.metric] == ["Melhor aceleração", "com K", "α (medido)", "c (medido)"]
     with using("pt"):
         for source in at.selectbox(key="speedup_lab_source").options:  # every committed file (shown translated)
-            at.selectbox(key="speedup_lab_source").set_value(source.replace("(versionado)", "(committed)")).run()
+            at.selectbox(key="speedup_lab_source").set_value(source.replace("(registrado)", "(committed)")).run()
             _portuguese(at)
             for temperature in at.selectbox(key="speedup_lab_temperature").options[1:]:  # sampled: no policies
                 at.selectbox(key="speedup_lab_temperature").set_value(float(temperature.replace(",", "."))).run()

@@ -388,7 +388,8 @@ def format_summary(trace: Trace) -> str:
         "rate": _("{rate}  (accepted / drafted = {accepted} / {drafted}; drafts after a step's first rejection count "
                   "as drafted)", rate=_fmt(trace.acceptance_rate), accepted=trace.num_accepted,
                   drafted=trace.num_drafted),
-        "alpha": _("{alpha}  (acceptance probability: mean min(1, p/q) over tested drafts, E[sum min(p, q)])",
+        "alpha": _("{alpha}  (mean min(1, p/q) over the drafts the verifier tested: an estimate of the acceptance "
+                   "probability α = E[sum min(p, q)])",
                    alpha=_fmt(trace.mean_accept_prob)),
         "length": _("{length}  (tokens per target forward, the recovered or bonus token included)",
                     length=_fmt(trace.mean_accepted_length)),

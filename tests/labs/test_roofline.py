@@ -1,6 +1,6 @@
 """The roofline model of specviz.labs.roofline against hand calculations: a memory-bound pass verifies K + 1 tokens for
 the price of one, a compute-bound pass pays K + 1, the ridge batch, the break-even batch growing with α, the draft's
-memory and wasted compute, and "this machine" fitted to the committed measured curve."""
+memory and wasted compute, and the benchmark CPU fitted to the committed measured curve."""
 
 from __future__ import annotations
 

@@ -117,7 +117,7 @@ def slowdown_reason(alpha: float | None, c: float, k: int, verify: float, tokens
                  tokens=number(tokens_per_step))
     if step >= tokens_per_step:
         return _("α ≈ {alpha} and c = {c} would pay if checking the drafts were free, but one target forward over {n} "
-                 "tokens costs {verify} a one-token forward on this machine, so a step's forwards (K·c plus that "
+                 "tokens costs {verify} a one-token forward on the machine that measured it, so a step's forwards (K·c plus that "
                  "forward, K = {k}) cost {step} one-token forwards, more than the {tokens} tokens a step buys on "
                  "average (its mean accepted length)", **words)
     return _("by α ≈ {alpha}, c = {c} and the verify cost measured alone (one target forward over {n} tokens costs "

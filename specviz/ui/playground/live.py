@@ -131,9 +131,15 @@ def preset_buttons() -> None:
                           for name, (label, _expect, _settings) in PRESETS.items()))
 
 
-# why another prompt keeps fewer drafts, by the preset's proposer: the trained drafters learned from chat answers,
-# n-gram lookup copies the text so far
-OTHER_PROMPT = {"eagle": "other_prompt", "medusa": "other_prompt", "ngram": "other_prompt_ngram"}
+def other_prompt_reason(proposer: str) -> str | None:
+    """Why another prompt keeps fewer drafts than the preset's (a TEXT key), by the preset's proposer: a drafter the
+    pair brings (the default pair's were trained on the target's short chat answers) learned from those; n-gram
+    lookup copies the text so far; None for a draft that learned nothing (the untrained layer-skip draft)."""
+    if registry.get(proposer).needs:
+        return "other_prompt"
+    return "other_prompt_ngram" if proposer == "ngram" else None
+
+
 PRESET_KEY = "playground_preset"  # session key: the preset pressed last (its figures are compared with the run)
 KEPT_PROMPT = "playground_kept_prompt"  # session key: the preset left the student's own prompt in place
 PRESET_PROMPTS = {settings["prompt"] for _label, _expect, settings in PRESETS.values()} | {LIVE_DEFAULTS.prompt}
@@ -184,7 +190,7 @@ def compare_with_preset(trace) -> None:
     kept = sum(step.n_accepted for step in trace.steps)
     text = _(TEXT["this_run"], kept_of_drafted=drafts_kept(kept, drafted), per_pass=number(trace.mean_accepted_length),
              label=_(PRESETS[name][0]), expected=preset_expectation(name))
-    why = OTHER_PROMPT.get(preset["proposer"])  # the untrained layer-skip draft learned nothing: no reason to add
+    why = other_prompt_reason(preset["proposer"])
     if why and str(trace.meta.get("prompt", "")).strip() != preset["prompt"].strip():
         text += " " + _(TEXT[why])
     st.caption(text)

@@ -89,7 +89,14 @@ def _tree_child_accept(p: Sequence[float], q: Sequence[float], rejected: Sequenc
 
     >>> round(_tree_child_accept([0.1, 0.5, 0.4], [0.5, 0.4, 0.1], [0], 1), 4)
     0.3125
+    >>> _tree_child_accept([0.1, 0.5, 0.4], [0.5, 0.4, 0.1], [0], 0)
+    Traceback (most recent call last):
+    ValueError: child 0 was rejected already: a child is tried once
     """
+    if index in rejected:
+        raise ValueError(f"child {index} was rejected already: a child is tried once")
+    if len(set(rejected)) != len(rejected):
+        raise ValueError("a child is rejected once: `rejected` names one twice")
     target, draft = list(p), list(q)
     for child in rejected:
         target = _residual(target, draft)

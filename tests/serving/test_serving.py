@@ -317,6 +317,13 @@ def test_the_committed_sweep_comments_a_gain_that_rises_at_sixteen_streams():
     assert text is not None and "16 streams" in text and "sent 16 requests" in text and "measured once" in text
     assert "does not show for SmolLM2-135M-Instruct at 16 streams" in text  # the sweep's own model, not a guess
     assert rising_gain(result, "eagle", "copy") is None  # flat: 0.68x, 0.67x, 0.67x
+    from dataclasses import replace
+
+    from specviz.core.i18n import using
+
+    unnamed = replace(result, server={k: v for k, v in result.server.items() if k != "model"})
+    with using("pt"):  # a sweep that names no model: the fallback is extracted and translated, not English
+        assert "para este modelo com 16 fluxos" in rising_gain(unnamed, "ngram", "copy")
     at = _page(tab="Measured sweep")
     shown = " ".join(m.value for m in at.markdown) + " ".join(c.value for c in at.caption)
     assert "the gain rises again at 16 streams" in shown and "at least one per stream" in shown

@@ -81,6 +81,7 @@ def rising_gain(result: ServingResult, spec: str, prompt: str) -> str | None:
         return None
     top = result.level(spec, prompt, levels[-1])
     sent = len(top.ok) if top is not None else 0
+    model = str(result.server.get("model") or _("this model"))  # escaped with the sentence
     return _("{spec}, {prompt} prompt: the gain rises again at {streams} streams ({before} → {after}), against this "
              "page's premise. This sweep cannot settle it: at {streams} streams it sent {sent} requests, about one per "
              "stream, so that level is a single wave, ramp-up and ramp-down included, measured once; and the premise "
@@ -88,7 +89,7 @@ def rising_gain(result: ServingResult, spec: str, prompt: str) -> str | None:
              "{streams} streams. "
              "Measure again with many more requests per level (say 4 per stream) and a few repeats before reading a "
              "trend.", spec=spec, prompt=prompt, streams=levels[-1], before=times(before), after=times(after),
-             sent=sent, model=str(result.server.get("model") or _("this model")))  # escaped with the sentence
+             sent=sent, model=model)
 
 
 def committed_sweep() -> None:

@@ -97,3 +97,9 @@ def test_the_exactness_lab_runs_both_greedy_in_float32_and_in_bfloat16():
     assert said == ["Identical to the target-only output, token for token (float32): at temperature 0 the exact "
                     "rule keeps the target's argmax at every step, so only rounding could have parted them."]
     assert any("lossless only up to numerics" in c.value for c in at.caption)
+    # the two committed checks ran on two CPUs: the caption names each with its count, not "a 2-core CPU" for both
+    checks = next(c.value for c in at.caption if "The committed checks" in c.value)
+    counts = quoted.greedy_identity_counts()
+    cpu = {key: quoted.machine(folder) for key, (folder, _name) in quoted.IDENTITY_FILES.items()}
+    assert f"{counts['fp32']} held-out prompts in float32 on a 2-core {cpu['fp32']}" in checks
+    assert f"{counts['bf16']} in bfloat16 on a 2-core {cpu['bf16']}" in checks

@@ -349,20 +349,23 @@ def render_greedy_identity(pair_name: str, prompt: str) -> None:
     """Speculative and target-only decoding of the prompt at temperature 0, in the dtype the reader picks, and where
     (and why) their texts part: the exact rule gives the target's own greedy text, float32 nearly always token for token
     (its rounding is far finer, not absent), bfloat16 only up to numerics."""
-    from specviz.labs.bench.quoted import greedy_identity_counts
+    from specviz.labs.bench import quoted
     from specviz.runs.running import with_dtype
     from specviz.ui.common.greedy_compare import explain
     from specviz.ui.common.runs import run_autoregressive, run_speculative, start_live_run
     from specviz.ui.common.tokens import output_html
 
+    machines = {f"{key}_cpu": quoted.machine(folder)  # each check's CPU: the two ran on different machines
+                for key, (folder, _name) in quoted.IDENTITY_FILES.items()}
     st.caption(_("At temperature 0 the exact rule keeps the target's most likely token, so speculative decoding must "
                  "write the target's own greedy text. A verify pass over K + 1 tokens adds its numbers in another order "
                  "than a one-token pass, so it rounds differently: in float32 so finely that a near-tie "
                  "almost never flips, in bfloat16 coarsely enough that a near-tie between the target's two best "
                  "tokens can flip, and from there the two texts part ways (every later token is written after a "
-                 "different text): lossless only up to numerics. The committed "
-                 "check (the default pair on a 2-core CPU, `python -m specviz.scripts.greedy_identity`, in "
-                 "assets/benchmarks/) matched on {fp32} held-out prompts in float32 and {bf16} in bfloat16.", **greedy_identity_counts()))
+                 "different text): lossless only up to numerics. The committed checks (the default pair, "
+                 "`python -m specviz.scripts.greedy_identity`, in assets/benchmarks/) matched on {fp32} held-out "
+                 "prompts in float32 on a 2-core {fp32_cpu} and {bf16} in bfloat16 on a 2-core {bf16_cpu}.",
+                 **quoted.greedy_identity_counts(), **machines))
     c1, c2 = st.columns([2, 1])
     dtype = c1.radio(_("Numbers in"), list(GREEDY_DTYPES), horizontal=True, key="exact_greedy_dtype",
                      format_func=lambda d: _(GREEDY_DTYPES[d]))

@@ -1,4 +1,4 @@
-"""Benchmark real pairs on a GPU: `python -m specviz.scripts.gpu_bench` writes tokens/s, acceptance and speedup.
+"""Benchmark real pairs on a GPU: `python -m specviz.scripts.gpu_bench` writes tokens/s, acceptance rate and speedup.
 
     python -m specviz.scripts.gpu_bench                          # the catalog's GPU pairs found in the HF cache
     python -m specviz.scripts.gpu_bench --pair qwen2.5-0.5b-7b   # one catalog pair
@@ -93,7 +93,7 @@ def bench_pair(spec: str, *, k: int | None, max_new_tokens: int, temperatures: S
                 "greedy_identical": base.output_ids == spec_trace.output_ids if temperature == 0 else None,
             })
             say(f"{pair.name} T={temperature} prompt {index}: {runs[-1]['speedup']:.2f}x, "
-                f"acceptance {spec_trace.acceptance_rate:.2f}")
+                f"acceptance rate (accepted / drafted) {spec_trace.acceptance_rate:.2f}")
     info = pair.info
     ids = [m.id for m in entry.models] if entry else [part.strip() for part in spec.split(",")]
     return {
@@ -184,8 +184,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     for result in results:
         for t, s in result["summary"].items():
-            print(f"{result['pair']}  T={t}: {s['speculative_tokens_per_s']:.1f} vs {s['target_only_tokens_per_s']:.1f} "
-                  f"tokens/s, speedup {s['speedup']:.2f}x, acceptance {_fmt(s['acceptance_rate'])}")
+            print(f"{result['pair']}  T={t}: {s['speculative_tokens_per_s']:.1f} vs "
+                  f"{s['target_only_tokens_per_s']:.1f} tokens/s, speedup {s['speedup']:.2f}x, "
+                  f"acceptance rate {_fmt(s['acceptance_rate'])}")
     print(f"results written to {args.out}", file=sys.stderr)
     return 0
 

@@ -140,7 +140,7 @@ def draft_shape(row: dict) -> str:
 def bench_table(rows: list[dict]) -> str:
     if not rows:
         return "Not benchmarked yet: run the command under *Command*."
-    head = ["| T | draft | K | α | c | accepted length (recovered or bonus token incl.) | per-position acceptance | speedup vs target-only | "
+    head = ["| T | draft | K | α | c | mean accepted length (recovered or bonus token incl.) | per-position acceptance | speedup vs target-only | "
             "vs model.generate | predicted (measured verify cost) |", "|---:|---|---:|---:|---:|---:|---|---:|---:|---:|"]
     body = [f"| {r['temperature']:g} | {draft_shape(r)} | {r['k']} | {r['alpha']:.3f} | {r['c']:.3f} | {r['mat_with_bonus']:.2f} | "
             f"{' / '.join(f'{a:.2f}' for a in r['per_position'])} | {_fmt(r.get('speedup_vs_ar'))} | "

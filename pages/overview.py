@@ -27,8 +27,8 @@ TEXT = {
         "a small, cheap **draft** guess the next K tokens, and let the big **target** score K+1 positions in one "
         "pass: each of the K guesses, plus the slot after the last one, where a bonus token comes from when every "
         "guess is kept. Every guess it keeps is a token that did not need its own pass. (That holds best on a GPU. "
-        "On a CPU it depends on the chip and the kernels: on the 2-core {bf16_cpu} of a committed benchmark, in "
-        "bfloat16, scoring 2 to 5 tokens cost {bf16}× one; on the 2-core {fp32_cpu} of another, in float32, {fp32}×. "
+        "On a CPU it depends on the chip and the kernels: on the {bf16_cpu} of a committed benchmark, in "
+        "bfloat16, scoring 2 to 5 tokens cost {bf16}× one; on the {fp32_cpu} of another, in float32, {fp32}×. "
         "The line below says what this machine should reach; the Speedup lab shows the runs, and the Timeline & race "
         "page measures your own.)"
     ),

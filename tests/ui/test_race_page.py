@@ -77,7 +77,7 @@ def test_replay_shows_the_measured_speedup_of_the_example_traces(monkeypatch):
         assert len(at.get("plotly_chart")) == 2  # the lanes and the tokens-over-time chart
     box = next(e for e in at.expander if e.label == "The two outputs")
     fp32_check = quoted.IDENTITY_FILES["fp32"][0]  # the float32 identity figure names its count and its machine
-    assert any(f"in float32 on {quoted.greedy_identity_counts()['fp32']} held-out prompts checked on a 2-core "
+    assert any(f"in float32 on {quoted.greedy_identity_counts()['fp32']} held-out prompts checked on "
                f"{quoted.machine(fp32_check)}" in c.value for c in box.caption)
 
 

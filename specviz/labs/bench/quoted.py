@@ -135,11 +135,14 @@ def _rows(folder: str, proposer: str, suite: str, k: int | None, policy: str, te
 
 
 def machine(folder: str, root: Path | None = None) -> str:
-    """The CPU a committed run was measured on, as its result names it ("Intel(R) Xeon(R) Processor"), with its
-    linear kernels where the run recorded them ("AMD EPYC (onednn-packed kernels)")."""
+    """The CPU a committed run was measured on, as its result names it, with its cores and, where the run recorded
+    them, its linear kernels, in the reader's language: "Intel(R) Xeon(R) Processor (2 cores)", "AMD EPYC (2 cores,
+    onednn-packed kernels)"."""
     m = result(folder, root).get("machine") or {}
-    cpu = str(m.get("cpu") or "?")
-    return f"{cpu} ({m['kernels']} kernels)" if m.get("kernels") else cpu
+    cpu, cores = str(m.get("cpu") or "?"), m.get("cores") or "?"
+    if m.get("kernels"):
+        return _("{cpu} ({cores} cores, {kernels} kernels)", cpu=cpu, cores=cores, kernels=m["kernels"])
+    return _("{cpu} ({cores} cores)", cpu=cpu, cores=cores)
 
 
 def verify_range(folder: str, tokens: range = range(2, 6), root: Path | None = None) -> Quoted:

@@ -31,7 +31,7 @@ TEXT = {  # English messages, translated with `_()` where they are shown
                     "other way, and from there the two texts part ways: every later token is written after a "
                     "different text. The rule is "
                     "exact; {dtype} is lossless only up to numerics (in the committed checks, greedy output matched "
-                    "on {fp32} held-out prompts in float32 on a 2-core {fp32_cpu}, {bf16} in bfloat16 on a 2-core "
+                    "on {fp32} held-out prompts in float32 on {fp32_cpu}, {bf16} in bfloat16 on "
                     "{bf16_cpu})."),
     "parts_real": N_("Parts from the target-only output at new token {index} (“{spec}” instead of “{base}”), where "
                      "the target's two best logits were {gap} apart ({dtype}): too far apart for rounding to flip. "

@@ -73,7 +73,7 @@ PRESETS = {
                    **CHAIN}),
     "tree": (N_("5 · A draft tree"), N_("the same drafter proposing a tree of {nodes} candidates, plus up to "
                                         "{lookup} tokens copied from the text so far, the pair's recommended shape: "
-                                        "measured on {prompts} held-out prompts in {dtype} on a 2-core {cpu}, "
+                                        "measured on {prompts} held-out prompts in {dtype} on {cpu}, "
                                         "{tree} tokens per target pass against {chain} for a chain of K = {k}"),
              {"proposer": "eagle", "prompt": QUESTION_PROMPT, "temperature": 0.0,
               **recommended_settings("default")}),
@@ -83,7 +83,7 @@ PRESETS = {
                 {"proposer": "eagle", "prompt": QUESTION_PROMPT, "temperature": 0.0, **recommended_settings("default")}),
     "medusa": (N_("7 · Medusa heads"), N_("the Medusa heads trained here, greedy, a tree of {nodes} nodes (width "
                                          "{width}, depth {k}), head d drafting depth d: measured on {prompts} "
-                                         "held-out prompts in {dtype} on a 2-core {cpu}, {medusa} tokens per target "
+                                         "held-out prompts in {dtype} on {cpu}, {medusa} tokens per target "
                                          "pass against {eagle} for the EAGLE drafter's same tree; {speed} the speed "
                                          "of model.generate there, slower than the heads' chain of {k} "
                                          "({chain_speed})"),

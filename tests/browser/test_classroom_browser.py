@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 
 import pytest
+from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
 from test_phone import PIN, base, browser, classroom_db  # noqa: F401 - module-scoped fixtures: a server, a browser
 
@@ -19,7 +21,8 @@ from specviz.teach.quiz import load_bank
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 QUESTION = load_bank().by_id()["rs-why"]
-FOLLOW_MS = 30_000  # the screens poll every 2 s; 2 cores shared with the server and three browsers are slow
+FOLLOW_MS = 60_000  # the screens poll every 2 s; 2 cores shared with the server and three browsers are slow (a
+# loaded run of 2026-12-04, load average over 10, waited out 30 s for a phone to show round 2)
 
 
 def _bounds(context) -> None:
@@ -29,6 +32,33 @@ def _bounds(context) -> None:
     context.set_default_timeout(90_000)
     context.set_default_navigation_timeout(240_000)
     context.add_init_script(STILL)
+
+
+def _shown(page) -> str:
+    """What a screen shows now, for a failure message: its main text, folded and cut, and whether a run is going."""
+    try:
+        text = " ".join(page.locator('[data-testid="stMain"]').inner_text(timeout=5_000).split())[:500]
+        running = page.locator('[data-testid="stStatusWidget"]').count() > 0
+    except PlaywrightError as exc:  # the page itself is gone or stuck: say so instead
+        return f"(could not read the page: {str(exc).splitlines()[0][:120]})"
+    return f"{text!r}{' (a script run is going)' if running else ''}"
+
+
+def _expect(page, text: str, timeout: float | None = None, store: PacedStore | None = None, code: str = "",
+            role: str | None = None, exact: bool = False) -> None:
+    """Wait for `text` (a button's name with `role`) on `page`; on a timeout, fail with what the screen showed and,
+    with `store`, what the server had stored, so a loaded run's failure tells a lost click (the store never moved)
+    from a screen that did not follow (the store moved, the screen did not)."""
+    target = page.get_by_role(role, name=text) if role else page.get_by_text(text, exact=exact)
+    try:
+        target.first.wait_for(timeout=timeout)
+    except PlaywrightTimeout:
+        stored = ""
+        if store is not None and (push := store.current(code)) is not None:
+            stored = (f"; the server's store: question {push.number}, round {push.round}, open {push.open}, "
+                      f"revealed {push.revealed}, answers {store.answered(push, 1)} + {store.answered(push, 2)}")
+        pytest.fail(f"waited {'the default' if timeout is None else f'{timeout / 1000:g} s'} for {text!r} on "
+                    f"{page.url}{stored}; the screen shows {_shown(page)}", pytrace=False)
 
 
 def _pick(page, choice: str) -> None:
@@ -57,24 +87,24 @@ def test_a_teacher_and_two_students_run_a_question_through_both_rounds(browser, 
     teacher.get_by_text("(1 found)").wait_for()
     teacher.get_by_role("button", name="Push to the class").click()
     for page in phones:  # no reload: the question area reruns itself
-        page.get_by_text(QUESTION.prompt).wait_for(timeout=FOLLOW_MS)
+        _expect(page, QUESTION.prompt, FOLLOW_MS, store, session.code)
     wrong = next(c for c in QUESTION.choices if c != QUESTION.answer)
     _pick(phones[0], QUESTION.answer)
     _pick(phones[1], wrong)
     for page in phones:
-        page.get_by_text("Your answer is in").wait_for()
+        _expect(page, "Your answer is in", store=store, code=session.code)
         assert page.get_by_text("Correct.").count() == 0 and page.get_by_text("Not quite").count() == 0
-    teacher.get_by_text("2 of 2", exact=True).wait_for(timeout=FOLLOW_MS)
+    _expect(teacher, "2 of 2", FOLLOW_MS, store, session.code, exact=True)
 
     teacher.get_by_role("button", name="Start round 2 (after the discussion)").click()
     for page in phones:
-        page.get_by_text("Round 2: talk it over").wait_for(timeout=FOLLOW_MS)
+        _expect(page, "Round 2: talk it over", FOLLOW_MS, store, session.code)
         _pick(page, QUESTION.answer)
-        page.get_by_text("Your answer is in").wait_for()
-    teacher.get_by_text("2 of 2", exact=True).wait_for(timeout=FOLLOW_MS)
+        _expect(page, "Your answer is in", store=store, code=session.code)
+    _expect(teacher, "2 of 2", FOLLOW_MS, store, session.code, exact=True)
     teacher.get_by_role("button", name="Reveal the answer").click()
     for page in phones:
-        page.get_by_text("Correct.").wait_for(timeout=FOLLOW_MS)
+        _expect(page, "Correct.", FOLLOW_MS, store, session.code)
         page.get_by_text(QUESTION.explanation[:60]).first.wait_for()
         width = page.evaluate("() => document.documentElement.scrollWidth")
         assert width <= PHONE["width"] + 1, f"the student's page is {width} px wide on a 390 px phone"
@@ -111,7 +141,7 @@ def test_the_teacher_keeps_the_teacher_view_after_the_presenter_view(browser, ba
     # stand-alone reproduction) until the switch kept its value while hidden (persist_state="page").
     for stay_ms in (4000, 2700, 3300):
         page.get_by_role("button", name="Presenter view (for the projector)").click()
-        page.get_by_role("button", name="Exit presenter view").wait_for()
+        _expect(page, "Exit presenter view", role="button")
         page.wait_for_timeout(stay_ms)  # the presenter view refreshes on its own a few times
         page.get_by_role("button", name="Exit presenter view").click()
         page.get_by_role("radiogroup").first.wait_for()  # drawn by the rerun that used to reset the switch

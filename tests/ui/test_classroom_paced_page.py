@@ -265,21 +265,21 @@ def _push_without_the_pin(db_path: str, code: str) -> None:
     from specviz.teach.classroom_paced import PacedStore
     from specviz.teach.quiz import load_bank
     from specviz.ui.classroom import paced_teacher as classroom_paced_teacher
+    from specviz.ui.classroom import view as classroom_view
 
     classroom_paced_teacher._act(PacedStore(db_path).push, code, load_bank().questions[0])
 
 
 def _round_buttons_without_the_pin(db_path: str, code: str) -> None:
     """The round buttons' callbacks in a session whose PIN no longer holds: refused, the sentence kept for the panel."""
-    import streamlit as st
-
     from specviz.teach.classroom_paced import PacedStore
     from specviz.ui.classroom import paced_teacher as classroom_paced_teacher
+    from specviz.ui.classroom import view as classroom_view
 
     store = PacedStore(db_path)
     for move in (store.start_round_2, store.reveal):
         classroom_paced_teacher._act_on_click(move, code)
-        st.error(st.session_state.pop(classroom_paced_teacher.REFUSED_KEY))
+        classroom_view.show_kept(classroom_paced_teacher.REFUSED_KEY)
 
 
 def test_only_the_teacher_can_push_open_round_two_or_reveal(db):

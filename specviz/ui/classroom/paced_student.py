@@ -42,7 +42,7 @@ TEXT = {
     "your_answers": N_("Your answers: {answers}"),
     "round_answer": N_("round {round}: {answer} {mark}"),
 }
-SAID_KEY = "paced_student_said"  # session key: (kind, sentence) a Submit's callback left for the question area
+SAID_KEY = "paced_student_said"  # session key: what a Submit's callback left for the question area (view.show_kept)
 
 
 def student_paced(store: PacedStore, student: Student) -> None:
@@ -87,7 +87,7 @@ def current_question(store: PacedStore, student: Student) -> None:
             if 1 in mine:
                 st.caption(_(TEXT["round_1_was"], answer=escape_markdown(answer_text(mine[1][0]))))
         _ask(store, student, push, shown)
-    _said()  # under the Submit button when there is one, else here (the round closed meanwhile)
+    view.show_kept(SAID_KEY)  # under the Submit button when there is one, else here (the round closed meanwhile)
 
 
 def _ask(store: PacedStore, student: Student, push: Push, question: Question) -> None:
@@ -101,14 +101,7 @@ def _ask(store: PacedStore, student: Student, push: Push, question: Question) ->
         quiz_view.answer_widget(question, seed, key)
     st.button(_(TEXT["submit"]), key=f"{key}_submit", type="primary", width="stretch", on_click=_submit,
               args=(store, student.token, push, question, key))
-    _said()
-
-
-def _said() -> None:
-    """What a Submit's callback had to say (a warning, or the store's refusal), shown once."""
-    if said := st.session_state.pop(SAID_KEY, None):
-        kind, sentence = said
-        (st.error if kind == "error" else st.warning)(sentence)
+    view.show_kept(SAID_KEY)
 
 
 def _submit(store: PacedStore, token: str, push: Push, question: Question, key: str) -> None:
@@ -122,17 +115,17 @@ def _submit(store: PacedStore, token: str, push: Push, question: Question, key: 
         items = question.options(seed)
         answer: Any = view.order_in_state(items, key)
         if len(answer) < len(items):
-            st.session_state[SAID_KEY] = ("warning", _(TEXT["place_all"], placed=len(answer), total=len(items)))
+            view.keep_for_panel(SAID_KEY, _(TEXT["place_all"], placed=len(answer), total=len(items)), "warning")
             return
     else:
         answer = quiz_view.answer_in_state(question, seed, key)
     if quiz_view.is_blank(answer):
-        st.session_state[SAID_KEY] = ("warning", _(TEXT["blank"]))
+        view.keep_for_panel(SAID_KEY, _(TEXT["blank"]), "warning")
         return
     try:
         store.answer(token, push.id, push.round, answer_between(answer, question, push.question))
     except ClassroomError as exc:  # the round closed or the teacher moved on meanwhile: one sentence
-        st.session_state[SAID_KEY] = ("error", str(exc))
+        view.keep_for_panel(SAID_KEY, str(exc))
 
 
 def _revealed(question: Question, mine: dict[int, tuple[Any, bool]]) -> None:

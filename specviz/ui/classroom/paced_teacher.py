@@ -76,7 +76,7 @@ def _act(move: Callable[..., Any], *args: Any) -> bool:
     return said is None
 
 
-REFUSED_KEY = "paced_refused"  # session key: the sentence a round button's refused move left for the panel to show
+REFUSED_KEY = "paced_refused"  # session key: a round button's refused move, left for the panel (view.show_kept)
 
 
 def _act_on_click(move: Callable[..., Any], *args: Any) -> None:
@@ -87,7 +87,7 @@ def _act_on_click(move: Callable[..., Any], *args: Any) -> None:
     panel to say."""
     said = _refusal(move, *args)
     if said:
-        st.session_state[REFUSED_KEY] = said
+        view.keep_for_panel(REFUSED_KEY, said)
 
 
 def _choice_label(question: Any) -> str:
@@ -145,8 +145,7 @@ def live_panel(store: PacedStore, session: Session) -> None:
                    icon=":material/forum:", on_click=_act_on_click, args=(store.start_round_2, session.code))
         row.button(_(TEXT["reveal"]), key="paced_reveal", disabled=push.revealed, type="primary",
                    icon=":material/visibility:", on_click=_act_on_click, args=(store.reveal, session.code))
-        if said := st.session_state.pop(REFUSED_KEY, None):
-            st.error(said)
+        view.show_kept(REFUSED_KEY)
     show(distribution_figure(store.distribution(push, get_language()), push.round, push.revealed),
          f"paced_chart_{push.id}", name=_(TEXT["chart_name"]))
     with st.expander(_(TEXT["who"], answered=answered, students=students)):

@@ -239,15 +239,13 @@ def dashboard(store: ClassroomStore, session: Session) -> None:
                        "text/csv", key="classroom_csv", on_click="ignore")
 
 
-RELEASED_KEY = "classroom_released"  # session key: (kind, sentence) the release callback left for the form
+RELEASED_KEY = "classroom_released"  # session key: what the release callback left for the form (view.show_kept)
 
 
 def release_form(store: ClassroomStore, session: Session) -> None:
     """Free the name of a student who joined but answered nothing (a join whose reply was lost, a typo), so they
     can join again under it; students with answers are never offered."""
-    if said := st.session_state.pop(RELEASED_KEY, None):  # before the list, which may be empty now
-        kind, sentence = said
-        {"success": st.success, "warning": st.warning}.get(kind, st.error)(sentence)
+    view.show_kept(RELEASED_KEY)  # before the list, which may be empty now
     free = [s.name for s in store.unanswered_students(session.code)]
     if not free or session.closed:
         return
@@ -269,11 +267,13 @@ def _release(store: ClassroomStore, code: str) -> None:
     try:
         released = store.release_name(code, name)
     except ClassroomError as exc:
-        st.session_state[RELEASED_KEY] = ("error", str(exc))
+        view.keep_for_panel(RELEASED_KEY, str(exc))
         return
-    st.session_state[RELEASED_KEY] = (
-        ("success", _("{name} can join again.", name=name)) if released
-        else ("warning", _("{name} has answered in the meantime, so the name stays.", name=name)))
+    if released:
+        view.keep_for_panel(RELEASED_KEY, _("{name} can join again.", name=name), "success")
+    else:
+        view.keep_for_panel(RELEASED_KEY, _("{name} has answered in the meantime, so the name stays.", name=name),
+                            "warning")
 
 
 def unreadable_note(store: ClassroomStore, session: Session) -> None:

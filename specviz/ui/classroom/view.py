@@ -52,6 +52,19 @@ def one_sentence(render: Callable[P, None]) -> Callable[P, None]:
     return guarded(render, said=(ClassroomError,))
 
 
+def keep_for_panel(key: str, sentence: str, kind: str = "error") -> None:
+    """A button callback's sentence ("success", "warning" or "error"), kept under session key `key` for its panel to
+    show when it draws next: a callback runs before any script body and cannot place an element itself."""
+    st.session_state[key] = (kind, sentence)
+
+
+def show_kept(key: str) -> None:
+    """The sentence a callback kept under `key` (`keep_for_panel`), shown once, here."""
+    if kept := st.session_state.pop(key, None):
+        kind, sentence = kept
+        {"success": st.success, "warning": st.warning}.get(kind, st.error)(sentence)
+
+
 def speak_session() -> None:
     """The session's language for a fragment's rerun (specviz.ui.common.frame.speak_visitors_language)."""
     speak_visitors_language()

@@ -183,6 +183,12 @@ IDENTITY_FILES = {  # (run folder, file): float32 with packed kernels and the sh
 }
 
 
+def greedy_identity_machines(root: Path | None = None) -> dict[str, str]:
+    """{"fp32_cpu": ..., "bf16_cpu": ...}: the machine each committed greedy-identity check ran on (`machine`), for a
+    sentence beside `greedy_identity_counts`; the two checks ran on different CPUs."""
+    return {f"{key}_cpu": machine(folder, root) for key, (folder, _name) in IDENTITY_FILES.items()}
+
+
 def greedy_identity_counts(root: Path | None = None) -> dict[str, str]:
     """{"fp32": "8 of 8", "bf16": "2 of 8"}: the committed greedy-identity checks, for a sentence."""
     counts = {}

@@ -89,9 +89,8 @@ def explain(trace: Trace, base: Trace) -> str:
     if split is None:
         return _(TEXT["parts_unmeasured"], **words)
     gap = number(split.gap, 3)
-    machines = {f"{key}_cpu": quoted.machine(folder) for key, (folder, _name) in quoted.IDENTITY_FILES.items()}
     return _(TEXT["parts_tie"] if split.gap < NUMERICS_GAP else TEXT["parts_real"], gap=gap, **words,
-             **quoted.greedy_identity_counts(), **machines)
+             **quoted.greedy_identity_counts(), **quoted.greedy_identity_machines())
 
 
 def render_compare(trace: Trace, baseline: Trace | None = None, spec=None, key: str = "greedy_compare") -> None:

@@ -355,8 +355,6 @@ def render_greedy_identity(pair_name: str, prompt: str) -> None:
     from specviz.ui.common.runs import run_autoregressive, run_speculative, start_live_run
     from specviz.ui.common.tokens import output_html
 
-    machines = {f"{key}_cpu": quoted.machine(folder)  # each check's CPU: the two ran on different machines
-                for key, (folder, _name) in quoted.IDENTITY_FILES.items()}
     st.caption(_("At temperature 0 the exact rule keeps the target's most likely token, so speculative decoding must "
                  "write the target's own greedy text. A verify pass over K + 1 tokens adds its numbers in another order "
                  "than a one-token pass, so it rounds differently: in float32 so finely that a near-tie "
@@ -365,7 +363,7 @@ def render_greedy_identity(pair_name: str, prompt: str) -> None:
                  "different text): lossless only up to numerics. The committed checks (the default pair, "
                  "`python -m specviz.scripts.greedy_identity`, in assets/benchmarks/) matched on {fp32} held-out "
                  "prompts in float32 on {fp32_cpu} and {bf16} in bfloat16 on {bf16_cpu}.",
-                 **quoted.greedy_identity_counts(), **machines))
+                 **quoted.greedy_identity_counts(), **quoted.greedy_identity_machines()))
     c1, c2 = st.columns([2, 1])
     dtype = c1.radio(_("Numbers in"), list(GREEDY_DTYPES), horizontal=True, key="exact_greedy_dtype",
                      format_func=lambda d: _(GREEDY_DTYPES[d]))

@@ -84,6 +84,6 @@ def render_outputs(spec: Trace, base: Trace, tree: Trace | None = None) -> None:
             st.html(output_html(trace))
             if trace is not base:
                 st.caption(agreement(trace, base))
-        fp32, (folder, _name) = quoted.greedy_identity_counts()["fp32"], quoted.IDENTITY_FILES["fp32"]
-        st.caption(_(TEXT["two_note"] if tree is None else TEXT["three_note"], fp32=fp32,
-                     fp32_cpu=quoted.machine(folder)))
+        st.caption(_(TEXT["two_note"] if tree is None else TEXT["three_note"],
+                     fp32=quoted.greedy_identity_counts()["fp32"],
+                     fp32_cpu=quoted.greedy_identity_machines()["fp32_cpu"]))

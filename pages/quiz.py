@@ -41,7 +41,8 @@ else:
     quiz_view.one_at_a_time(run, bank, key)
 
 done = settings.mode == "sheet" or run.current() is None
-if run.grades and done and quiz_view.results(run, bank, key):  # True when "retry the ones I missed" is clicked
-    st.session_state["quiz_run"] = run.retry_missed()
+pool = bank.select(settings.concepts)  # where a retry finds fresh questions on the concepts missed
+if run.grades and done and quiz_view.results(run, bank, key, pool):  # True when "Try again" is clicked
+    st.session_state["quiz_run"] = run.retry_missed(pool)
     st.session_state["quiz_round"] += 1
     st.rerun()

@@ -103,8 +103,12 @@ def test_a_run_scores_retries_and_exports():
     run.submit(first, first.answer)
     run.submit(second, "certainly not")
     assert run.n_correct == 1 and not run.finished
-    retry = run.retry_missed()
-    assert [q.id for q in retry.questions] == [second.id]
+    assert [q.id for q in run.retry_missed().questions] == [second.id]  # no pool: nothing else to ask
+    retry = run.retry_missed(BANK.select([second.concept]))
+    (fresh,) = retry.questions
+    assert fresh.concept == second.concept and fresh.id not in {q.id for q in run.questions}
+    assert retry.earlier == tuple(q.id for q in run.questions)
+    assert retry.relabeled({}).earlier == retry.earlier  # a language switch keeps what the quiz has asked
     mastery = {m.concept: m for m in run.mastery(BANK)}
     assert sum(m.answered for m in mastery.values()) == 2 and sum(m.total for m in mastery.values()) == 6
 

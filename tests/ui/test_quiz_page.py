@@ -9,7 +9,7 @@ import yaml
 from streamlit.testing.v1 import AppTest
 from tests.teach.test_quiz_live import toy_trace
 
-from specviz.teach.quiz import Question
+from specviz.teach.quiz import Question, load_bank
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -178,7 +178,9 @@ def test_check_without_an_answer_asks_for_one(at):
     assert at.warning[0].value == "Give an answer first." and not at.session_state["quiz_run"].grades
 
 
-def test_finish_then_retry_the_missed_one(at):
+def test_finish_then_try_again_on_a_fresh_question(at):
+    # A miss shows its key, so the retry asks a question on the same concept that this quiz has not asked (issue 43
+    # item 10), and says so before the click.
     _configure(at, count=2, seed=2)
     round_key = f"quiz_r{at.session_state['quiz_round']}"
     first, second = at.session_state["quiz_run"].questions
@@ -188,10 +190,37 @@ def test_finish_then_retry_the_missed_one(at):
         at.button(key=f"{round_key}_next").click().run()
     assert at.metric[0].value == "1 / 2"
     assert {b.label for b in at.get("download_button")} >= {"Download results (CSV)", "Download results (JSON)"}
+    assert "a new question on the same concept" in " ".join(c.value for c in at.caption)
     at.button(key=f"{round_key}_retry").click().run()
     retry = at.session_state["quiz_run"]
-    assert [q.id for q in retry.questions] == [second.id]
-    assert at.markdown[0].value.startswith("**Question 1 of 1**")
+    (fresh,) = retry.questions
+    assert fresh.concept == second.concept and fresh.id not in {first.id, second.id}
+    assert at.markdown[0].value.startswith("**Question 1 of 1**") and at.markdown[1].value == fresh.prompt
+
+
+def test_missing_every_question_on_a_concept_brings_the_last_misses_back(at):
+    # accept_rule has more questions than one quiz round; miss every one, round after round, until none is new.
+    _configure(at, count=3, seed=3)
+    asked = []
+    for _round in range(20):
+        run = at.session_state["quiz_run"]
+        round_key = f"quiz_r{at.session_state['quiz_round']}"
+        for q in run.questions:
+            asked.append(q.id)
+            _give(at, q, _wrong(q))
+            at.button(key=f"{round_key}_check").click().run()
+            at.button(key=f"{round_key}_next").click().run()
+        note = " ".join(c.value for c in at.caption)
+        if "back as" in note:
+            break
+        at.button(key=f"{round_key}_retry").click().run()
+    else:
+        pytest.fail("20 rounds and the retry still found new questions")
+    last_round = {q.id for q in at.session_state["quiz_run"].questions}
+    assert len(asked) == len(set(asked)), "a question came back while others on its concept were still unasked"
+    assert set(asked) == {q.id for q in load_bank().select(["accept_rule"])}
+    at.button(key=f"quiz_r{at.session_state['quiz_round']}_retry").click().run()
+    assert {q.id for q in at.session_state["quiz_run"].questions} == last_round
 
 
 def test_sheet_mode_grades_everything_at_once(at):

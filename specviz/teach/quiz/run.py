@@ -67,6 +67,7 @@ class QuizRun:
     answers: dict[str, Any] = field(default_factory=dict)
     grades: dict[str, Grade] = field(default_factory=dict)
     position: int = 0
+    earlier: tuple[str, ...] = ()  # the ids earlier rounds of this quiz asked (retries), oldest first
 
     @classmethod
     def start(cls, questions: Sequence[Question], seed: int, limit: int | None = None,
@@ -104,9 +105,34 @@ class QuizRun:
     def missed(self) -> list[Question]:
         return [q for q in self.questions if q.id in self.grades and not self.grades[q.id].correct]
 
-    def retry_missed(self) -> QuizRun:
-        """A new run over the questions answered wrongly, in a fresh order."""
-        return QuizRun.start(self.missed(), self.seed + 1, order="shuffled")
+    def retry_plan(self, pool: Sequence[Question] = ()) -> list[Question]:
+        """What a retry asks for each question answered wrongly. A miss shows its key, so asking the same item again
+        would let a learner copy it (issue 43 item 10): each missed question gives way to the first question in
+        `pool` on the same concept that no round of this quiz has asked; only when its concept has none left does
+        the missed question itself come back (its choices then reordered by the retry's seed).
+
+        >>> from specviz.teach.quiz.schema import Question
+        >>> a1, a2, b1 = (Question(i, c, "single", "?", "x", "", "pages/quiz.py", ("x", "y")) for i, c in
+        ...               [("a1", "a"), ("a2", "a"), ("b1", "b")])
+        >>> run = QuizRun([a1, b1], seed=0)
+        >>> _ = run.submit(a1, "y"), run.submit(b1, "y")
+        >>> [q.id for q in run.retry_plan([a1, a2, b1])]
+        ['a2', 'b1']
+        """
+        taken = {*self.earlier, *(q.id for q in self.questions)}
+        plan = []
+        for missed in self.missed():
+            pick = next((q for q in pool if q.concept == missed.concept and q.id not in taken), missed)
+            taken.add(pick.id)
+            plan.append(pick)
+        return plan
+
+    def retry_missed(self, pool: Sequence[Question] = ()) -> QuizRun:
+        """A new round for the questions answered wrongly (`retry_plan`: a fresh question on the same concept from
+        `pool` where there is one), in a fresh order, remembering every question this quiz has asked."""
+        run = QuizRun.start(self.retry_plan(pool), self.seed + 1, order="shuffled")
+        run.earlier = (*self.earlier, *(q.id for q in self.questions))
+        return run
 
     def relabeled(self, twins: Mapping[str, Question]) -> QuizRun:
         """The same run with each question replaced by its twin of the same id in `twins` (the bank in another
@@ -124,7 +150,7 @@ class QuizRun:
         ('Mantido?', 'não', False)
         """
         questions = [twins.get(q.id, q) for q in self.questions]
-        run = QuizRun(questions, self.seed, position=self.position)
+        run = QuizRun(questions, self.seed, position=self.position, earlier=self.earlier)
         for old, new in zip(self.questions, questions, strict=True):
             if old.id in self.grades:
                 run.submit(new, _carried(old, new, self.answers.get(old.id)))

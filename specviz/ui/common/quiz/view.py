@@ -201,8 +201,9 @@ def mastery_table(rows: list[ConceptMastery]) -> pd.DataFrame:
                          _("Share right"): [percent(r.share) for r in shown]})
 
 
-def results(run: QuizRun, bank: Bank, key: str) -> bool:
-    """Score, mastery chart, downloads; returns True when the learner asks to retry the missed questions."""
+def results(run: QuizRun, bank: Bank, key: str, pool: list[Question] | None = None) -> bool:
+    """Score, mastery chart, downloads; returns True when the learner asks to try again on the missed questions
+    (a retry draws fresh questions on the same concepts from `pool`: `QuizRun.retry_plan`)."""
     answered = len(run.grades)
     st.metric(_(TEXT["score"]), f"{run.n_correct} / {len(run.questions)}",
               help=ngettext("{n} answered", "{n} answered", answered) if answered < len(run.questions) else None)
@@ -214,5 +215,26 @@ def results(run: QuizRun, bank: Bank, key: str) -> bool:
     json_col.download_button(_(TEXT["json"]), results_json(run), "specviz-quiz-results.json",
                              "application/json", key=f"{key}_json", on_click="ignore")
     missed = run.missed()
-    return bool(missed) and retry_col.button(ngettext("Retry the {n} I missed", "Retry the {n} I missed",
-                                                                  len(missed)), key=f"{key}_retry")
+    if not missed:
+        return False
+    clicked = retry_col.button(ngettext("Try again: {n} question on what I missed",
+                                        "Try again: {n} questions on what I missed", len(missed)), key=f"{key}_retry")
+    st.caption(retry_note(run, pool or []))
+    return clicked
+
+
+def retry_note(run: QuizRun, pool: list[Question]) -> str:
+    """What a retry will ask, said before the learner clicks: new questions, or some missed ones again."""
+    plan = run.retry_plan(pool)
+    back = sum(new.id == old.id for new, old in zip(plan, run.missed(), strict=True))
+    if not back:
+        return ngettext("A miss shows its answer, so the retry asks a new question on the same concept.",
+                        "A miss shows its answer, so the retry asks new questions on the same concepts.",
+                        len(plan))
+    if back == len(plan):
+        return ngettext("{n} question comes back as it was: this quiz has asked every question on its concept.",
+                        "{n} questions come back as they were: this quiz has asked every question on their "
+                        "concepts.", back)
+    return ngettext("{n} of the {total} comes back as it was: this quiz has asked every question on its concept.",
+                    "{n} of the {total} come back as they were: this quiz has asked every question on their "
+                    "concepts.", back, total=len(plan))

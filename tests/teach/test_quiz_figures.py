@@ -36,3 +36,16 @@ def test_the_greedy_identity_counts_in_the_quiz_are_the_committed_ones(lang):
                              question.explanation)
         assert sentence, (f"{lang}: the explanation should say '{count}' in {dtype}, citing "
                           f"assets/benchmarks/{folder} ({key})")
+
+
+@pytest.mark.parametrize("lang", sorted(OF))
+def test_the_greedy_identity_counts_in_the_quiz_name_the_cpu_each_ran_on(lang):
+    """The float32 and bfloat16 checks ran on two CPUs (quoted.greedy_identity_machines): a count that does not say
+    its machine is a figure without its machine, and two machines are one more reason the runs are not like for like."""
+    question = next(q for q in load_bank(lang=lang).questions if q.id == "gs-same-text")
+    for key, (folder, _name) in IDENTITY_FILES.items():
+        cpu = re.sub(r"\(R\)|\s*Processor|\s*\(.*", "", quoted.machine(folder)).strip()  # "AMD EPYC", "Intel Xeon"
+        _same, _total, dtype = quoted.greedy_identity(folder, _name)
+        assert cpu and cpu != "?", f"the committed run {folder} records no CPU"
+        assert re.search(rf"{dtype}[^()]*{re.escape(cpu)}[^()]*\(assets/benchmarks/{re.escape(folder)}[;)]",
+                         question.explanation), f"{lang}: say that the {dtype} check ran on {cpu} ({key})"

@@ -248,8 +248,10 @@ def figure_texts() -> dict[str, str]:
 
 
 TEXT = {
-    "measured": N_("Figures marked “here” come from the committed benchmarks, measured on this project's 2-core "
-                   "CPUs: {sources}. The Speedup lab shows these runs and the commands that reproduce them."),
+    "measured": N_("Figures marked “here” come from the committed benchmarks, each named with its dtype and the CPU "
+                   "that measured it: {sources}. The Speedup lab shows these runs and the commands that reproduce "
+                   "them."),
+    "source": N_("{source} on {machine}"),
     "costs": N_("**Costs.** {text}"),
     "needs": N_("**Needs.** {text}"),
     "wins": N_("**Wins.** {text}"),
@@ -437,7 +439,9 @@ def render_proposer(proposer: Proposer) -> None:
             if getattr(proposer, field):
                 st.markdown(_(TEXT[field], text=_(getattr(proposer, field), **shown)))
         if proposer.figures:
-            sources = dict.fromkeys(measured()[key].source for key in proposer.figures)
+            figures = measured()
+            sources = dict.fromkeys(_(TEXT["source"], source=figures[key].source,
+                                      machine=quoted.machine(figures[key].folder)) for key in proposer.figures)
             st.caption(_(TEXT["measured"], sources="; ".join(sources)))
     if proposer.key == "medusa":
         frame = typical_vs_exact().rename(columns={k: _(v) for k, v in TYPICAL_COLUMNS.items()})

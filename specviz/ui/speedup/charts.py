@@ -125,7 +125,8 @@ def category_figure(result: BenchResult, proposer: str, temperature: float) -> g
         found = [(title, result.row(suite=suite, proposer=proposer, temperature=temperature, policy=policy, k=k))
                  for suite, title in titles.items()]
         found = [(title, r) for title, r in found if r is not None]
-        name = f"K = {k}" if policy == "constant" else f"{policy_text(policy)} (K₀ = {k})"
+        name = (f"K = {k}" if policy == "constant" else policy_text(policy) if policy == "optimal"  # its own K
+                else f"{policy_text(policy)} (K₀ = {k})")
         fig.add_bar(x=[title.replace(" ", "<br>", 1) for title, _ in found],  # two short lines fit under a group
                     y=[r["speedup_vs_ar"] for _, r in found], name=name, marker_color=SERIES[i % len(SERIES)])
     fig.add_hline(y=1.0, line=dict(color=GREY, dash="dot"))

@@ -24,8 +24,9 @@ SPEEDUP_COLORS = [[0.0, "#B2182B"], [0.25, "#EF8A62"], [0.5, "#FFFFFF"], [0.75, 
 # Every sentence of this module's figures that a user reads, in one place, translated with _() where shown.
 TEXT = {
     "heatmap_caption": N_("Colour is the expected speedup over target-only decoding: blue is faster, red is slower, "
-                          "white is the same speed (1×); each step of colour is a doubling or a halving. Left of the "
-                          "dashed line speculation loses time. The orange steps are the best K for each α."),
+                          "white is the same speed (1×); the scale is logarithmic, each tick on its bar a doubling or "
+                          "a halving. Left of the dashed line speculation loses time. The orange steps are the best "
+                          "K for each α."),
     "heatmap_points": N_("Benchmark runs sit at their own α and K; their c may differ from the slider's (hover to "
                          "see it)."),
     "temperature": N_("**Why the measured α changes between T = 0 and T = 0.7.** α, the average of Σ min(p, q), is "

@@ -99,10 +99,22 @@ def proposers_acceptance_figure(result: BenchResult, temperature: float) -> go.F
                    _("share of steps with drafts 1..i all kept"))
 
 
+def config_name(policy: str, k: int) -> str:
+    """A configuration's name on a chart: "K = 4" for constant K, the policy with the K it starts at ("+2 / −1
+    heuristic (K₀ = 4)"), and the optimal policy alone, since it picks its own K from c and α (make_policy ignores K).
+
+    >>> config_name("constant", 4), config_name("optimal", 4)
+    ('K = 4', 'optimal K from α and c')
+    """
+    if policy == "constant":
+        return f"K = {k}"
+    return policy_text(policy) if policy == "optimal" else f"{policy_text(policy)} (K₀ = {k})"
+
+
 def time_breakdown_figure(result: BenchResult, proposer: str, temperature: float) -> go.Figure:
     """Per-step time split into draft / verify / overhead, per K and policy, next to target-only's time per token."""
     group = result.rows(proposer=proposer, temperature=temperature)
-    names = [f"K={r['k']}" if r["policy"] == "constant" else f"{policy_text(r['policy'])} (K₀={r['k']})" for r in group]
+    names = [config_name(r["policy"], r["k"]) for r in group]
     fig = go.Figure()
     for key, color in (("draft_ms", ORANGE), ("verify_ms", BLUE), ("overhead_ms", LIGHT_GREY)):
         fig.add_bar(x=names, y=[r[key] for r in group], name=label(key), marker_color=color)
@@ -125,8 +137,7 @@ def category_figure(result: BenchResult, proposer: str, temperature: float) -> g
         found = [(title, result.row(suite=suite, proposer=proposer, temperature=temperature, policy=policy, k=k))
                  for suite, title in titles.items()]
         found = [(title, r) for title, r in found if r is not None]
-        name = (f"K = {k}" if policy == "constant" else policy_text(policy) if policy == "optimal"  # its own K
-                else f"{policy_text(policy)} (K₀ = {k})")
+        name = config_name(policy, k)
         fig.add_bar(x=[title.replace(" ", "<br>", 1) for title, _ in found],  # two short lines fit under a group
                     y=[r["speedup_vs_ar"] for _, r in found], name=name, marker_color=SERIES[i % len(SERIES)])
     fig.add_hline(y=1.0, line=dict(color=GREY, dash="dot"))

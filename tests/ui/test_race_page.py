@@ -289,7 +289,9 @@ def test_switching_to_smollm2_races_greedy_shorter_and_says_how_long_first():
     assert not at.exception
     assert at.slider(key="race_temperature").value == 0.0 and at.slider(key="race_max_new").value == 32
     estimate = next(c.value for c in at.caption if c.value.startswith("Estimate: about"))
-    assert "2 rounds of both lanes, 32 tokens each" in estimate and "tokens/s target-only" in estimate
+    # the pair's recommended shape is a tree, so the race has a tree lane too: three lanes to run, not two
+    assert at.number_input(key="race_tree_nodes").value > 0
+    assert "2 rounds of the 3 lanes, 32 tokens each" in estimate and "tokens/s target-only" in estimate
     linked = _app(race_pair="default")  # a link naming the real model but no temperature (not run: an example)
     assert linked.session_state["race_temperature"] == 0.0 and linked.session_state["race_max_new"] == 32
 

@@ -15,7 +15,7 @@ from specviz.runs.running import PAIRS
 from specviz.runs.runspec import SETTINGS, WEB_MAX_NEW_TOKENS, RunSpec
 from specviz.ui.common.runs import INSTANT_PAIRS
 from specviz.ui.race.settings import RACE_PAIRS, SOURCES, pair_changed, pair_proposers
-from specviz.ui.race.tree import tree_inputs
+from specviz.ui.race.tree import has_tree_lane, tree_inputs
 
 # The words below are marked with N_() and translated with _() where they are shown (never at import).
 PAIR_LABELS = {"toy": N_("toy pair (instant, random weights)"),
@@ -51,22 +51,25 @@ def example_picker() -> tuple[Trace, Trace] | None:
 
 
 def race_estimate(spec: RunSpec, rounds: int) -> str | None:
-    """How long the race will take, before it starts: both lanes, every round, plus the warm-up, at this machine's
-    measured target-only speed when its calibration is cached (a quiet measurement, `python -m specviz calibrate`),
-    else at the recorded examples' speed for the same models. None when neither is there."""
+    """How long the race will take, before it starts: every lane (two, three with a tree lane), every round, plus the
+    warm-up, at this machine's measured target-only speed when its calibration is cached (a quiet measurement,
+    `python -m specviz calibrate`), else at the recorded examples' speed for the same models. None when neither is
+    there."""
     measured = _calibrated_rate(spec.pair)
     rate = measured if measured is not None else _recorded_rate(spec.pair)
     if rate is None:
         return None
-    seconds = rounds * 2 * spec.max_new_tokens / rate + 2 * 2 / rate  # both lanes, every round, plus the warm-up
-    words = dict(seconds=number(max(1.0, seconds), 0), rounds=rounds, tokens=spec.max_new_tokens, rate=number(rate, 1))
+    lanes = 3 if has_tree_lane(spec) else 2  # speculative, target-only, and the tree lane when there is one
+    seconds = rounds * lanes * spec.max_new_tokens / rate + lanes * 2 / rate  # every lane and round, plus the warm-up
+    words = dict(seconds=number(max(1.0, seconds), 0), rounds=rounds, lanes=lanes, tokens=spec.max_new_tokens,
+                 rate=number(rate, 1))
     if measured is not None:  # the pair is loaded: no first load to add
-        return _("Estimate: about {seconds} s ({rounds} rounds of both lanes, {tokens} tokens each), from this "
-                 "machine's calibration ({rate} tokens/s target-only, measured quietly); longer if the machine is "
-                 "busy now. A recorded example (What to race, above) is instant.", **words)
-    text = _("Estimate: about {seconds} s ({rounds} rounds of both lanes, {tokens} tokens each), from the recorded "
-             "examples' speed for these models ({rate} tokens/s target-only on the CPU that recorded them); longer "
-             "on a busy or slower machine. A recorded example (What to race, above) is instant.", **words)
+        return _("Estimate: about {seconds} s ({rounds} rounds of the {lanes} lanes, {tokens} tokens each), from "
+                 "this machine's calibration ({rate} tokens/s target-only, measured quietly); longer if the machine "
+                 "is busy now. A recorded example (What to race, above) is instant.", **words)
+    text = _("Estimate: about {seconds} s ({rounds} rounds of the {lanes} lanes, {tokens} tokens each), from the "
+             "recorded examples' speed for these models ({rate} tokens/s target-only on the CPU that recorded them); "
+             "longer on a busy or slower machine. A recorded example (What to race, above) is instant.", **words)
     if spec.pair not in INSTANT_PAIRS and PAIRS.loaded(spec.pair) is None:
         text += " " + _("The models are not loaded yet: add their first load (seconds once their weights are "
                         "converted; the very first load on a machine converts them and takes longer).")

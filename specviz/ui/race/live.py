@@ -56,7 +56,7 @@ def measure_race(settings: RunSpec, rounds: int = ROUNDS) -> LiveRace:
     if not has_tree_lane(settings):
         del lanes["tree"]
     warm_lanes = [(fn, replace(spec, max_new_tokens=warm.max_new_tokens)) for fn, spec in lanes.values()]
-    bar = st.progress(0.0, text=_("Warming up both lanes...") + waiting_note(settings.pair))
+    bar = st.progress(0.0, text=_("Warming up every lane...") + waiting_note(settings.pair))
     def warm_up(pair) -> str:
         for fn, spec in warm_lanes:
             fn(spec, pair=pair, deadline=turn_deadline())

@@ -130,8 +130,8 @@ with tab_policy:
                       "by 2 after a step whose drafts were all accepted and shrinks by 1 otherwise (transformers' "
                       "`num_assistant_tokens_schedule=\"heuristic\"`, an option: in transformers 5.x the default is "
                       "a constant 20 assistant tokens with an `assistant_confidence_threshold` of 0.4, which stops the "
-                      "draft early and is re-tuned as it goes when scikit-learn is installed). **threshold**: K stays "
-                      "the most it drafts, and the draft stops as soon as its top probability falls below a threshold. "
+                      "draft early and is re-tuned as it goes when scikit-learn is installed). **threshold**: at most K "
+                      "drafts, and the draft stops as soon as its top probability falls below a threshold. "
                       "**optimal**: not tied to that K, it maximises the formula for the measured c and the α seen so "
                       "far in the generation, starting from α = 0.5 (K = 0: don't speculate)."))
         st.dataframe(table, hide_index=True, width="stretch")

@@ -244,3 +244,22 @@ def test_a_gpu_runs_flat_curve_is_put_down_to_kernel_launches_only_for_the_small
     data["config"]["pair"] = "qwen2.5-0.5b-7b"
     sentence = verify_sentence(BenchResult.from_dict(data))
     assert "nearly flat" in sentence and "kernels" not in sentence and "model this small" not in sentence
+
+
+def test_one_helper_writes_every_recorded_machine_in_the_readers_language():
+    """Issue 43: the Theory explorer wrote "AMD EPYC, 2 cores" and the quoted figures "AMD EPYC (2 cores, onednn-packed
+    kernels)" for the same record; `quoted.machine_text` is now the one form, the GPU named when the models ran on one
+    (a GPU merely present is not it)."""
+    from specviz.ui.theory import points
+
+    cpu = {"cpu": "AMD EPYC", "cores": 2, "kernels": "onednn-packed", "gpu": None, "device": "cpu"}
+    with using("pt"):
+        assert quoted.machine_text(cpu) == "AMD EPYC (2 núcleos, kernels onednn-packed)"
+        assert quoted.machine_text({"cpu": "X", "cores": 1}) == "X (1 núcleo)"
+    assert quoted.machine_text({"cpu": "X", "cores": 16, "gpu": "NVIDIA H200", "device": "cuda:0"}) == "NVIDIA H200"
+    assert quoted.machine_text({"cpu": "X", "cores": 16, "gpu": "NVIDIA H200", "device": "cpu"}) == "X (16 cores)"
+    for folder in ("default-cpu-f32-packed", "default-cpu-drafts", "default-h200-bf16"):
+        record = quoted.result(folder)["machine"]
+        rows = [r for r in points.alpha_by_temperature() if r.run == folder]
+        assert quoted.machine(folder) == quoted.machine_text(record)
+        assert all(r.machine == quoted.machine(folder) for r in rows)

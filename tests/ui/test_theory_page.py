@@ -9,6 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 from specviz.engine import theory
 from specviz.labs import roofline
+from specviz.labs.bench import quoted
 from specviz.labs.examples import load_example
 from specviz.ui.theory import points as theory_points, view as theory_view
 
@@ -263,7 +264,7 @@ def test_the_section_says_ttft_guidance_and_temperature():
     # the text says which rows rise: the untrained layer-skip draft, and the separate draft on the H200
     rising = [r for r in rows.values() if r.alpha_sampled > r.alpha_greedy]
     assert rising and all(r.proposer.startswith("layerskip") or r.machine == "NVIDIA H200" for r in rising)
-    cpu = tables[groups.index(("AMD EPYC, 2 cores", "float32"))]
+    cpu = tables[groups.index((quoted.machine("default-cpu-drafts"), "float32"))]  # "AMD EPYC (2 cores)"
     assert cpu.loc[eagle, "α at T = 0"] == f"{rows[eagle].alpha_greedy:.3f}" and "2-core CPU" not in text
     assert "Draft's extra memory" in metrics(at)
 

@@ -17,8 +17,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from specviz.core.i18n import _, number
+from specviz.core.i18n import _, ngettext, number
 from specviz.core.paths import BENCHMARKS_DIR
+from specviz.labs.bench.report import gpu_used
 
 
 @dataclass(frozen=True)
@@ -135,14 +136,38 @@ def _rows(folder: str, proposer: str, suite: str, k: int | None, policy: str, te
 
 
 def machine(folder: str, root: Path | None = None) -> str:
-    """The CPU a committed run was measured on, as its result names it, with its cores and, where the run recorded
-    them, its linear kernels, in the reader's language: "Intel(R) Xeon(R) Processor (2 cores)", "AMD EPYC (2 cores,
-    onednn-packed kernels)"."""
-    m = result(folder, root).get("machine") or {}
-    cpu, cores = str(m.get("cpu") or "?"), m.get("cores") or "?"
-    if m.get("kernels"):
-        return _("{cpu} ({cores} cores, {kernels} kernels)", cpu=cpu, cores=cores, kernels=m["kernels"])
-    return _("{cpu} ({cores} cores)", cpu=cpu, cores=cores)
+    """Where a committed run was measured, as `machine_text` writes its result's `machine` record: "AMD EPYC (2 cores,
+    onednn-packed kernels)", "NVIDIA H200"; "?" when the result records no machine."""
+    return machine_text(result(folder, root).get("machine") or {}) or "?"
+
+
+def machine_text(record: dict) -> str:
+    """Where a run ran, from its recorded `machine` (`specviz.labs.bench.timing.machine_info` plus the pair's device
+    and kernels), in the reader's language: the GPU when the models ran on one (a GPU merely present is not it), else
+    the CPU with its cores and, where recorded, its linear kernels; "" when the record names neither. The one place
+    every page turns a run's machine into words.
+
+    >>> machine_text({"cpu": "AMD EPYC", "cores": 2, "kernels": "onednn-packed", "gpu": None})
+    'AMD EPYC (2 cores, onednn-packed kernels)'
+    >>> machine_text({"cpu": "Intel(R) Xeon(R) Processor", "cores": 2}), machine_text({})
+    ('Intel(R) Xeon(R) Processor (2 cores)', '')
+    >>> machine_text({"cpu": "X", "cores": 16, "gpu": "NVIDIA H200", "device": "cuda:0"})
+    'NVIDIA H200'
+    """
+    if gpu_used(record):
+        return str(gpu_used(record))
+    if not record.get("cpu"):
+        return ""
+    cpu, cores, kernels = str(record["cpu"]), record.get("cores"), record.get("kernels")
+    if cores and kernels:
+        return ngettext("{cpu} ({cores} core, {kernels} kernels)", "{cpu} ({cores} cores, {kernels} kernels)",
+                        int(cores), cpu=cpu, cores=number(int(cores), 0), kernels=kernels)
+    if cores:
+        return ngettext("{cpu} ({cores} core)", "{cpu} ({cores} cores)", int(cores), cpu=cpu,
+                        cores=number(int(cores), 0))
+    if kernels:
+        return _("{cpu} ({kernels} kernels)", cpu=cpu, kernels=kernels)
+    return cpu
 
 
 def verify_range(folder: str, tokens: range = range(2, 6), root: Path | None = None) -> Quoted:

@@ -11,13 +11,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from specviz.core.i18n import _, ngettext, number
+from specviz.core.i18n import _, number
 from specviz.core.paths import BENCHMARKS_DIR
 from specviz.engine import theory
 from specviz.engine.kinds import Mode
 from specviz.engine.trace import Step, Trace
-from specviz.labs.bench.quoted import run_dtype
-from specviz.labs.bench.report import gpu_used
+from specviz.labs.bench.quoted import machine_text, run_dtype
 
 K_MAX = 16  # the explorer's range of K; points beyond it are left out
 
@@ -34,7 +33,7 @@ class MeasuredPoint:
     label: str
     source: str
     dtype: str | None = None
-    machine: str = ""  # where it ran, as `_machine_text` writes it; "" when the file does not say
+    machine: str = ""  # where it ran, as `quoted.machine_text` writes it; "" when the file does not say
 
     @property
     def predicted_speedup(self) -> float:
@@ -85,7 +84,7 @@ def load_benchmark_points(folder: Path | str | None = None) -> list[MeasuredPoin
             continue
         source = str(path.relative_to(folder))
         recorded = document.get("machine") if isinstance(document, dict) else None
-        machine = _machine_text(recorded) if isinstance(recorded, dict) else ""
+        machine = machine_text(recorded) if isinstance(recorded, dict) else ""
         for i, (r, dtype) in enumerate(records):
             try:
                 speedup = next(r[key] for key in SPEEDUP_KEYS if r.get(key) is not None)
@@ -166,7 +165,7 @@ class TemperatureRow:
     temperature: float
     run: str  # the benchmark folder, relative to the folder read
     command: str  # the command that measured it
-    machine: str = ""  # where it ran, in the reader's language: "NVIDIA H200", "AMD EPYC, 2 cores"; "" if not recorded
+    machine: str = ""  # where it ran (`quoted.machine_text`): "NVIDIA H200", "AMD EPYC (2 cores)"; "" if not recorded
     dtype: str = "float32"  # the run's (`run_dtype`)
 
 
@@ -183,7 +182,7 @@ def alpha_by_temperature(folder: Path | str | None = None, k: int = 4) -> list[T
                       and r.get("k") == k and not r.get("tree_nodes")]  # chains: a tree's α is another quantity
             by_key = {(str(r["proposer"]), float(r["temperature"])): float(r["alpha"]) for r in pooled}
             dtype = run_dtype(data)
-            machine = _machine_text(data.get("machine") or {})
+            machine = machine_text(data.get("machine") or {})
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             continue
         for (proposer, temperature), alpha in sorted(by_key.items()):
@@ -193,22 +192,3 @@ def alpha_by_temperature(folder: Path | str | None = None, k: int = 4) -> list[T
                 rows.append(TemperatureRow(proposer, k, greedy, alpha, temperature, run, str(data.get("command", "")),
                                            machine, dtype))
     return rows
-
-
-def _machine_text(machine: dict) -> str:
-    """Where a benchmark ran, as its result records it: the GPU when it used one, else the CPU and its cores.
-
-    >>> _machine_text({"cpu": "AMD EPYC", "cores": 2, "gpu": None})
-    'AMD EPYC, 2 cores'
-    >>> _machine_text({"cpu": "X", "gpu": "NVIDIA H200", "device": "cuda:0"})
-    'NVIDIA H200'
-    """
-    gpu = gpu_used(machine)
-    if gpu:
-        return str(gpu)
-    if not machine.get("cpu"):
-        return ""
-    if machine.get("cores"):
-        return ngettext("{cpu}, {cores} core", "{cpu}, {cores} cores", int(machine["cores"]), cpu=machine["cpu"],
-                        cores=machine["cores"])
-    return str(machine["cpu"])

@@ -617,6 +617,7 @@ def test_a_run_from_a_preset_is_compared_with_the_presets_measured_figure():
     kept, drafted = sum(s.n_accepted for s in trace.steps), sum(s.n_drafted for s in trace.steps)
     shown = at.caption[0].value
     assert f"This run: {kept} of {drafted} drafts kept" in shown and "27 of 63" in shown
+    assert "on AMD EPYC (2 cores)" in shown and "{cpu}" not in shown  # the machine it was measured on, named
     assert "not the preset's" not in shown
     at.session_state["prompt_used"] = "Why do cats purr?"
     at.run()
@@ -721,3 +722,21 @@ def test_who_drafts_explains_every_proposer_the_menu_offers(lang):
         notes = [_(registry.note_of(name)) for name in pair_proposers("default")]
     assert len(notes) == 5 and all(note in shown for note in notes)
     assert ("**Medusa**" in shown) and shown.index("**EAGLE**") < shown.index("**Medusa**")
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_each_measured_preset_names_the_cpu_it_was_measured_on(lang):
+    """Issue 43: the presets said "this project's 2-core CPU"; the project ran on two 2-core CPUs (an AMD EPYC and an
+    Intel Xeon). The first four presets and the first-load hint name theirs (PRESET_MACHINE, no committed file) through
+    `quoted.machine_text`, as the tree and Medusa presets name their committed runs' through `quoted.machine`."""
+    from specviz.core.i18n import _, using
+    from specviz.labs.bench import quoted
+    from specviz.ui.playground.settings import PRESET_MACHINE, PRESETS, TEXT, preset_expectation
+
+    with using(lang):
+        cpu = quoted.machine_text(PRESET_MACHINE)
+        for name in ("copy", "question", "sampling", "untrained"):
+            shown = preset_expectation(name)
+            assert cpu in shown and "{" not in shown and "2-core CPU" not in shown, (name, shown)
+        assert cpu in _(TEXT["first_prompt"], cpu=cpu) and "2-core CPU" not in TEXT["first_prompt"]
+    assert "{cpu}" in PRESETS["tree"][1] and "{cpu}" in PRESETS["medusa"][1]

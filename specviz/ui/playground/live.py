@@ -15,6 +15,7 @@ from specviz.core.i18n import _, drafts_kept, number
 from specviz.engine.kinds import Mode
 from specviz.engine.proposers import registry
 from specviz.engine.trace import Trace
+from specviz.labs.bench import quoted
 from specviz.runs.runspec import SETTINGS, WEB_MAX_NEW_TOKENS, RunSpec
 from specviz.ui.common import state as shared
 from specviz.ui.common.escaping import escape_label
@@ -22,6 +23,7 @@ from specviz.ui.playground.settings import (
     KEYS,
     LIVE_DEFAULTS,
     PAIRS,
+    PRESET_MACHINE,
     PRESETS,
     TEXT,
     form_value,
@@ -275,7 +277,7 @@ def live_trace(settings: RunSpec | str, run: bool) -> tuple[Trace, str, RunSpec]
         state["playground_live"] = (trace, settings)
         state[LAND_AT_END] = run or state.get(LAND_AT_END, False)  # a shared link with a step opens on that step
     if "playground_live" not in state:
-        st.info(_(TEXT["first_prompt"]))
+        st.info(_(TEXT["first_prompt"], cpu=quoted.machine_text(PRESET_MACHINE)))
         return None
     trace, shown = state["playground_live"]
     if shown != settings:

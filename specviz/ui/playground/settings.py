@@ -37,7 +37,10 @@ QUESTION_PROMPT = "Explain owls using an analogy."
 # bfloat16 instructions runs by default): EAGLE greedy on QUESTION_PROMPT kept 27 of 63 (2.3 tokens per pass; float32:
 # 26 of 66, 2.2), EAGLE at T = 0.7 over seeds 0-4 15-21 of 75-96 (1.5-1.8; float32: 15-25 of 68-93, 1.5-2.1), the
 # untrained layer-skip draft at T = 0.7 2 of 132 (1.0; float32: 1-2 of 132-135). All on this project's 2-core AMD
-# EPYC, 2026-12-04.
+# EPYC (avx512_bf16), 2026-12-04 (commit e985cd8), as is the first-load time in TEXT["first_prompt"] (commit 9d06235).
+# No committed result file records these runs, so their machine is written here, in the record's own shape, and
+# shown through the helper every committed run's machine goes through (`quoted.machine_text`).
+PRESET_MACHINE = {"cpu": "AMD EPYC", "cores": 2}
 LIVE_DEFAULTS = RunSpec(
     pair="default", proposer="ngram", chat=True, k=4, max_new_tokens=48, temperature=0.0, seed=0, prompt=COPY_PROMPT,
 )
@@ -54,21 +57,21 @@ def recommended_settings(pair: str) -> dict[str, int]:
 # shape (`recommended:` in assets/catalog.yaml, measured by `python -m specviz.scripts.tree_sweep`).
 CHAIN = {"tree_nodes": 0, "tree_lookup": 0}
 PRESETS = {
-    "copy": (N_("1 · Copying text"), N_("n-gram lookup, greedy: most drafts are kept (measured on this prompt in "
-                                        "bfloat16 and in float32, this project's 2-core CPU: 24 of 28, 4.4 tokens "
+    "copy": (N_("1 · Copying text"), N_("n-gram lookup, greedy: most drafts are kept (measured on this prompt with "
+                                        "48 new tokens, in bfloat16 and in float32, on {cpu}: 24 of 28, 4.4 tokens "
                                         "per target pass)"),
              {"proposer": "ngram", "prompt": COPY_PROMPT, "k": 4, "temperature": 0.0, **CHAIN}),
-    "question": (N_("2 · A question"), N_("the trained EAGLE drafter, greedy: measured on this prompt (bfloat16, this "
-                                          "project's 2-core CPU) 27 of 63 drafts kept, 2.3 tokens per target pass; a "
-                                          "prompt unlike its training data keeps fewer"),
+    "question": (N_("2 · A question"), N_("the trained EAGLE drafter, greedy: measured on this prompt with 48 new "
+                                          "tokens (bfloat16, on {cpu}) 27 of 63 drafts kept, 2.3 tokens per target "
+                                          "pass; a prompt unlike its training data keeps fewer"),
                  {"proposer": "eagle", "prompt": QUESTION_PROMPT, "k": 3, "temperature": 0.0, **CHAIN}),
     "sampling": (N_("3 · With sampling"), N_("the same at temperature 0.7: the drafter's guesses match less often "
-                                             "(measured over five seeds, bfloat16, this project's 2-core CPU: 15 to 21 "
-                                             "of 75 to 96 kept, 1.5 to 1.8 tokens per pass)"),
+                                             "(measured over seeds 0 to 4 with 48 new tokens, bfloat16, on {cpu}: 15 to "
+                                             "21 of 75 to 96 kept, 1.5 to 1.8 tokens per pass)"),
                  {"proposer": "eagle", "prompt": QUESTION_PROMPT, "k": 3, "temperature": 0.7, **CHAIN}),
     "untrained": (N_("4 · Untrained draft"), N_("a layer-skip draft nobody trained: almost every guess is rejected "
-                                                "(measured in bfloat16 and in float32, this project's 2-core CPU: 1 or 2 "
-                                                "of about 135 kept, 1.0 token per pass)"),
+                                                "(measured with 48 new tokens, in bfloat16 and in float32, on {cpu}: 1 or "
+                                                "2 of 132 to 135 kept, 1.0 token per pass)"),
                   {"proposer": "layerskip", "prompt": QUESTION_PROMPT, "k": 3, "temperature": 0.7, "layers": 0,
                    **CHAIN}),
     "tree": (N_("5 · A draft tree"), N_("the same drafter proposing a tree of {nodes} candidates, plus up to "
@@ -113,7 +116,8 @@ def preset_expectation(name: str) -> str:
 
 def preset_figures(name: str) -> dict[str, str]:
     """The placeholders of a preset's promise: for the tree preset, tokens per target pass of its shape and of the
-    chain, read from TREE_PRESET_RUN (a ValueError sentence when the committed run has no such row)."""
+    chain, read from TREE_PRESET_RUN (a ValueError sentence when the committed run has no such row); for the first
+    four, the machine they were measured on (PRESET_MACHINE)."""
     if name == "fastest":
         from specviz.ui.common.this_machine import fastest_here
 
@@ -136,7 +140,7 @@ def preset_figures(name: str) -> dict[str, str]:
                 "medusa": medusa.text(2), "eagle": eagle.text(2),
                 **{key: times(value.low) for key, value in speeds.items()}}
     if name != "tree":
-        return {}
+        return {"cpu": quoted.machine_text(PRESET_MACHINE)} if "{cpu}" in PRESETS[name][1] else {}
     settings = PRESETS[name][2]
     where = {"suite": "held-out", "k": settings["k"], "temperature": settings["temperature"]}
     tree, prompts = quoted.tokens_per_pass(TREE_PRESET_RUN, settings["proposer"], tree_nodes=settings["tree_nodes"],
@@ -145,6 +149,8 @@ def preset_figures(name: str) -> dict[str, str]:
     return {"nodes": str(settings["tree_nodes"]), "lookup": str(settings["tree_lookup"]), "prompts": str(prompts),
             "dtype": tree.dtype, "cpu": quoted.machine(TREE_PRESET_RUN),
             "tree": tree.text(2), "chain": chain.text(2), "k": str(settings["k"])}
+
+
 class SettingKeys(Mapping):
     """The session-state key of each setting, by the URL name it is shared under: a RunSpec field, the page's own,
     or a proposer's own setting (the registry's, read when asked: a proposer registered later has its key)."""
@@ -197,8 +203,8 @@ TEXT = {
     "link_waits": N_("This link asks for a live run on the shared model: press **Run** to start it."),
     "first_prompt": N_("Type a prompt, choose the settings and press **Run**. The first run loads the real model (a "
                        "box counts the seconds). The very first load on a machine converts its weights: 23 s, and "
-                       "51 s with the machine busy, on this project's 2-core CPU; later loads took under a second "
-                       "there. The toy pair is instant."),
+                       "51 s with the machine busy, on {cpu}; later loads took under a second there. The toy pair is "
+                       "instant."),
     "changed": N_("The settings above changed since this run: press **Run** to see their effect."),
     "failed": N_("The live run failed on this machine ({error}); the example traces still work."),
     "no_branching": N_("N-gram lookup cannot branch, so it keeps drafting a chain of K: pick a model that drafts to "

@@ -199,8 +199,16 @@ class Trace:
 
     @property
     def mean_accept_prob(self) -> float:
-        """Mean of min(1, p/q) over the drafts that were tested: Leviathan's alpha averaged over the positions the
-        verifier reached (for a tree step, the terms use the residual p' and point-mass children, so not alpha)."""
+        """Mean of min(1, p(x)/q(x)) over the drafts the verifier tested (`reached`); nan when none was tested.
+
+        An estimate of the acceptance probability α = E[Σ min(p, q)]: for x drawn from q, min(1, p(x)/q(x)) has
+        expectation Σ min(p, q) at its position. It is taken only over the positions reached (a draft after a step's
+        first rejection is never tested and does not count), so it estimates α there, not over all K positions.
+        A tree step's terms are its main line's (`decisions`: the accepted path and the first child rejected below
+        it) and are min(1, p'(x)/q'(x)): p' is the residual of p after the siblings tried before the child and q' the
+        draft without those siblings (p and q for the first child tried), or a point mass for a deterministic or
+        copied child. A tree trace's mean is therefore not an estimate of α.
+        """
         probs = [d.accept_prob for s in self.steps for d in s.decisions if d.reached]
         return sum(probs) / len(probs) if probs else math.nan
 

@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from specviz.core.i18n import _
+from specviz.core.i18n import _, number
 from specviz.engine.limits import K_RANGE
 from specviz.serving.load import LEVELS, MAX_REQUESTS, MAX_TOKENS, LoadPlan, Prompt, run_load
 from specviz.serving.results import SERVING_DIR, ServingResult
@@ -116,7 +116,7 @@ def run_serve_command(args: argparse.Namespace) -> int:
         server.start(args.spec, k=args.k, port=args.port, timeout=args.timeout, eager=args.eager)
     elif args.action == "stop":
         if not server.stop():
-            print("No local vLLM server was running.", file=sys.stderr)
+            print(_("No local vLLM server was running."), file=sys.stderr)
     elif args.action == "status":
         print(server.status())
     elif args.action == "sweep":
@@ -172,7 +172,7 @@ def run_sweep(args: argparse.Namespace, server: Server) -> int:
     if not args.no_specviz:
         result.specviz = specviz_batch1(prompts, args.k, args.max_tokens)
     path = result.save(out)
-    print(f"Wrote {path}", file=sys.stderr)
+    print(_("Wrote {path}", path=path), file=sys.stderr)
     print(markdown_table(result))
     return 0
 
@@ -212,9 +212,10 @@ def specviz_batch1(prompts: tuple[Prompt, ...], k: int, max_tokens: int) -> list
 def markdown_table(result: ServingResult) -> str:
     """Throughput (tokens/s, all streams) and median latency, with and without speculation, per prompt and level."""
     specs = result.specs()
-    head = ["prompt", "streams"] + [f"{s} tok/s" for s in specs] + [f"{s} latency s" for s in specs]
+    head = [_("prompt"), _("streams")] + [_("{spec} tok/s", spec=s) for s in specs] + \
+        [_("{spec} latency s", spec=s) for s in specs]
     spec_only = [s for s in specs if s != "none"]
-    head += [f"{s} speedup" for s in spec_only] + [f"{s} MAL" for s in spec_only]
+    head += [_("{spec} speedup", spec=s) for s in spec_only] + [_("{spec} MAL", spec=s) for s in spec_only]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for prompt in result.prompt_names():
         for c in result.concurrencies(prompt):
@@ -230,5 +231,5 @@ def markdown_table(result: ServingResult) -> str:
 
 
 def _num(v: float | None, digits: int, unit: str = "") -> str:
-    return "–" if v is None else f"{v:.{digits}f}{unit}"
+    return "–" if v is None else number(v, digits) + unit
 

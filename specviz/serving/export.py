@@ -28,6 +28,7 @@ def _say(message: str) -> None:
 def draft_folder(progress: Progress = _say) -> Path:
     """The separate draft model as a complete folder (config, float32 safetensors, tokenizer), assembled once by
     `specviz.models.drafts.draft_model` from the target's first layers and the shipped adapter."""
+    from specviz.core.i18n import _
     from specviz.models.drafts import draft_model
     from specviz.models.pairs import default_target_folder, load_default_target
 
@@ -35,8 +36,8 @@ def draft_folder(progress: Progress = _say) -> Path:
     model = draft_model(target, tokenizer, target_weights=default_target_folder(progress))
     folder = Path(model.name_or_path)
     if not (folder / "config.json").exists():
-        raise ValueError(f"The assembled draft model is not where it should be ({folder}).")
-    progress(f"The separate draft model for vLLM: {folder}")
+        raise ValueError(_("The assembled draft model is not where it should be ({folder}).", folder=folder))
+    progress(_("The separate draft model for vLLM: {folder}", folder=folder))
     return folder
 
 
@@ -148,7 +149,7 @@ def eagle_folder(progress: Progress = _say) -> Path:
     folder = cache_dir() / "models" / f"{EAGLE_NAME}-vllm{EXPORT_VERSION}-{named}"
 
     def export(tmp: Path) -> None:
-        progress(f"Exporting the EAGLE drafter for vLLM to {folder} ...")
+        progress(_("Exporting the EAGLE drafter for vLLM to {folder} ...", folder=folder))
         shipped = load_file(str(weights))
         vocab = shipped.pop("draft_vocab")
         target_config = json.loads((target / "config.json").read_text())

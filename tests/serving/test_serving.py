@@ -358,3 +358,27 @@ def test_two_installs_at_once_take_turns_and_install_once(tmp_path, monkeypatch)
     for thread in threads:
         thread.join(timeout=30)
     assert not overlaps and len(installs) == 1 and all(s.installed() for s in servers)
+
+
+def test_the_operators_lines_are_in_the_readers_language(tmp_path):
+    """Issue 43: `specviz serve`'s status, progress and failure lines were English f-strings; they go through `_()`
+    with named placeholders, and the sweep's table writes its numbers the reader's way."""
+    import re
+    import sys
+
+    from specviz.core.i18n import using
+    from specviz.serving.cli import markdown_table
+    from specviz.serving.results import ServingResult, find_serving_results
+    from specviz.serving.server import Server, speculative_config
+
+    server = Server(root=tmp_path)
+    result = ServingResult.load(find_serving_results()[0])
+    with using("pt"):
+        assert "Nenhum servidor vLLM local está rodando" in server.status()
+        with pytest.raises(ValueError, match="Especulação desconhecida 'fast'"):
+            speculative_config("fast")
+        with pytest.raises(ValueError, match=r"^Não foi possível criar o ambiente virtual \(código de saída 3\):"):
+            server._run([sys.executable, "-c", "raise SystemExit(3)"], "Não foi possível criar o ambiente virtual")
+        table = markdown_table(result)
+    assert "| prompt | fluxos |" in table and "latência s" in table
+    assert re.search(r"\| \d+,\d\b", table) and not re.search(r"\| \d+\.\d+\b", table), table

@@ -73,7 +73,8 @@ def has_cuda_gpu() -> bool:
 def speculative_config(spec: str, k: int = DEFAULT_K, progress: Progress = _say) -> dict | None:
     """vLLM's --speculative-config for a choice of SPECS (None for "none"); drafters are exported on first use."""
     if spec not in SPECS:
-        raise ValueError(_("Unknown speculation '{spec}': choose one of {choices}.", spec=spec, choices=", ".join(SPECS)))
+        raise ValueError(_("Unknown speculation '{spec}': choose one of {choices}.", spec=spec,
+                           choices=", ".join(SPECS)))
     if spec == "none":
         return None
     if spec == "ngram":

@@ -152,8 +152,8 @@ LESSONS: tuple[Lesson, ...] = (
            "often than float32. "
            "In specviz's committed checks on CPU (assets/benchmarks/default-cpu-f32-packed and "
            "default-cpu-bf16-tree) greedy speculative output matched target-only output on {fp32} held-out prompts "
-           "in float32 and on {bf16} in bfloat16 (two runs with different draft shapes, the bfloat16 one on fewer of "
-           "the same prompts, so not like for like), observations rather than proofs: the rule is exact, and a "
+           "in float32 on {fp32_cpu} and on {bf16} in bfloat16 on {bf16_cpu} (two runs with different draft shapes, "
+           "the bfloat16 one on fewer of the same prompts, so not like for like), observations rather than proofs: the rule is exact, and a "
            "floating-point run is **lossless up to numerics**."),
            ("quality", "greedy_vs_sampling"),
            ("logits", "temperature", "greedy", "argmax", "bfloat16", "lossless up to numerics"),
@@ -298,11 +298,11 @@ def article_figures() -> dict[str, str]:
 
 
 def measured_figures() -> dict[str, str]:
-    """The figures lesson texts quote: read from the committed benchmarks (lesson 5: the greedy-identity checks) or
-    computed from the formula (lesson 7: the article's example)."""
+    """The figures lesson texts quote: read from the committed benchmarks (lesson 5: the greedy-identity checks and
+    the machine each ran on) or computed from the formula (lesson 7: the article's example)."""
     from specviz.labs.bench import quoted
 
-    return {**quoted.greedy_identity_counts(), **article_figures()}
+    return {**quoted.greedy_identity_counts(), **quoted.greedy_identity_machines(), **article_figures()}
 
 
 BY_NUMBER: dict[int, Lesson] = {lesson.number: lesson for lesson in LESSONS}

@@ -195,3 +195,18 @@ def test_a_missed_check_is_asked_again_as_a_sibling_in_every_lesson(lang):
     same = [(lesson.number, q.id) for lesson in LESSONS for q in check_questions(bank, lesson)
             if retry_question(bank, lesson, q, {c.id for c in check_questions(bank, lesson)}).id == q.id]
     assert same == []
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_lesson_5_names_the_machine_and_dtype_of_each_greedy_identity_count(lang):
+    """Issue 43: a count of a committed run names its machine and dtype. The float32 and bfloat16 greedy-identity
+    checks ran on two CPUs; lesson 5 names each through `quoted.greedy_identity_machines`, in the reader's language."""
+    from specviz.core.i18n import using
+    from specviz.labs.bench import quoted
+
+    with using(lang):
+        text, counts, machines = (BY_NUMBER[5].shown_text(), quoted.greedy_identity_counts(),
+                                  quoted.greedy_identity_machines())
+    for key in ("fp32", "bf16"):
+        assert counts[key] in text and machines[f"{key}_cpu"] in text, (key, text)
+    assert machines["fp32_cpu"] != machines["bf16_cpu"] and "float32" in text and "bfloat16" in text

@@ -43,6 +43,7 @@ def test_the_greedy_identity_counts_in_the_quiz_name_the_cpu_each_ran_on(lang):
     """The float32 and bfloat16 checks ran on two CPUs (quoted.greedy_identity_machines): a count that does not say
     its machine is a figure without its machine, and two machines are one more reason the runs are not like for like."""
     question = next(q for q in load_bank(lang=lang).questions if q.id == "gs-same-text")
+    assert len(IDENTITY_FILES) == 2  # the float32 and the bfloat16 check
     for key, (folder, _name) in IDENTITY_FILES.items():
         cpu = re.sub(r"\(R\)|\s*Processor|\s*\(.*", "", quoted.machine(folder)).strip()  # "AMD EPYC", "Intel Xeon"
         _same, _total, dtype = quoted.greedy_identity(folder, _name)

@@ -358,6 +358,8 @@ def format_step(step: Step, color: bool = False) -> str:
              draft=number(step.draft_seconds * 1e3, 0), verify=number(step.verify_seconds * 1e3, 0),
              before=step.target_cache_before, after=step.target_cache_after)
     lines = [head]
+    # a tree's main line is tested against the residuals its earlier siblings left: p′ and q′, not the p and q shown
+    accept = "min(1,p′/q′)" if step.tree is not None else "min(1,p/q)"
     for d in step.decisions:
         verdict = ((_("accepted") if d.accepted else _("rejected")) if d.reached else
                    _("not reached (after a rejection)"))
@@ -365,7 +367,7 @@ def format_step(step: Step, color: bool = False) -> str:
         ratio = "inf" if math.isinf(d.ratio) else number(d.ratio, 3)
         token = _paint(f"{GLYPHS[d.kind]} {visible(d.text)!r:<14}", d.kind, color)
         lines.append(f"   {token} q={number(d.draft_prob, 3)} p={number(d.target_prob, 3)} p/q={ratio:<7} "
-                     f"min(1,p/q)={number(d.accept_prob, 3)} u={u}  {verdict}")
+                     f"{accept}={number(d.accept_prob, 3)} u={u}  {verdict}")
     last = step.emitted[-1] if step.emitted else None
     if last is not None and last.kind in WHERE_FROM:
         where = _("{kind}, {where}", kind=_(KIND_NAMES[last.kind]), where=_(WHERE_FROM[last.kind]))
@@ -375,6 +377,13 @@ def format_step(step: Step, color: bool = False) -> str:
 
 SUMMARY_LABELS = {"rate": N_("acceptance rate"), "alpha": N_("α estimate"), "length": N_("mean accepted length"),
                   "per_position": N_("per-position accept"), "speed": N_("speed")}  # one column, padded in code
+# a tree's mean min(1, p′/q′) is not an estimate of α (Trace.mean_accept_prob), so it is not labelled as one
+TREE_ALPHA_LABEL = N_("mean min(1, p′/q′)")
+
+
+def is_tree(trace: Trace) -> bool:
+    """Whether the run drafted trees (its steps hold a tree record)."""
+    return any(step.tree is not None for step in trace.steps)
 
 
 def format_summary(trace: Trace) -> str:
@@ -382,15 +391,21 @@ def format_summary(trace: Trace) -> str:
     labels are padded by their width in the terminal, accents included, not by a count of spaces in the catalog)."""
     separator = "; " if get_language() == "pt" else ", "  # 0,50; 0,25 reads better than 0,50, 0,25
     per_pos = separator.join(_fmt(x) for x in trace.per_position_acceptance) or _("n/a")
-    labels = {key: _(label) for key, label in SUMMARY_LABELS.items()}
+    tree = is_tree(trace)
+    names = {**SUMMARY_LABELS, "alpha": TREE_ALPHA_LABEL} if tree else SUMMARY_LABELS
+    labels = {key: _(label) for key, label in names.items()}
     column = max(width(label) for label in labels.values())
+    counts = dict(rate=_fmt(trace.acceptance_rate), accepted=trace.num_accepted, drafted=trace.num_drafted)
     values = {
-        "rate": _("{rate}  (accepted / drafted = {accepted} / {drafted}; drafts after a step's first rejection count "
-                  "as drafted)", rate=_fmt(trace.acceptance_rate), accepted=trace.num_accepted,
-                  drafted=trace.num_drafted),
-        "alpha": _("{alpha}  (mean min(1, p/q) over the drafts the verifier tested: an estimate of the acceptance "
-                   "probability α = E[sum min(p, q)])",
-                   alpha=_fmt(trace.mean_accept_prob)),
+        "rate": (_("{rate}  (accepted / drafted = {accepted} / {drafted}; every node of a tree counts as drafted, "
+                   "tested or not)", **counts) if tree else
+                 _("{rate}  (accepted / drafted = {accepted} / {drafted}; drafts after a step's first rejection "
+                   "count as drafted)", **counts)),
+        "alpha": (_("{alpha}  (along each step's main line, the accepted path and the first child rejected below "
+                    "it; a node tried after a rejected sibling is tested against the residual p′ that sibling left, "
+                    "so this is not an estimate of α)", alpha=_fmt(trace.mean_accept_prob)) if tree else
+                  _("{alpha}  (mean min(1, p/q) over the drafts the verifier tested: an estimate of the acceptance "
+                    "probability α = E[sum min(p, q)])", alpha=_fmt(trace.mean_accept_prob))),
         "length": _("{length}  (tokens per target forward, the recovered or bonus token included)",
                     length=_fmt(trace.mean_accepted_length)),
         "per_position": f"[{per_pos}]",
@@ -410,8 +425,10 @@ STOP_REASONS = {StopReason.EOS: N_("eos"), StopReason.MAX_NEW_TOKENS: N_("max_ne
 
 
 def low_acceptance_hint(trace: Trace) -> list[str]:
-    """One line of advice when the draft was almost never right (speculation then only costs time)."""
-    if not trace.num_drafted or trace.acceptance_rate >= 0.1:
+    """One line of advice when the draft was almost never right (speculation then only costs time): few drafts kept
+    and about one token per step. A tree's accepted / drafted counts every node, so a tree that keeps two or three
+    tokens per forward can sit below 0.1 too; the tokens per step tell the two apart."""
+    if not trace.num_drafted or trace.acceptance_rate >= 0.1 or trace.mean_accepted_length >= 1.5:
         return []
     return [_("  note: the draft was rarely right ({kept_of_drafted}), so each step paid for "
               "drafting and still emitted about one token. An untrained draft (layer-skip) rarely agrees; with the "

@@ -104,6 +104,25 @@ def test_summary_explains_a_draft_that_is_rarely_right():
     assert "rarely right" not in format_summary(often)
 
 
+def test_summary_of_a_tree_run_neither_calls_its_mean_an_alpha_estimate_nor_says_it_was_rarely_right():
+    """A tree's accepted / drafted counts every node, so a tree that keeps 2 tokens per forward can sit below 0.1,
+    and its mean min(1, p'/q') is taken against sibling residuals (Trace.mean_accept_prob): the summary says both
+    and gives no "rarely right" hint (the default pair's recommended shape is a tree of 16 nodes)."""
+    from specviz.cli import format_summary
+    from specviz.engine.trace import Decision, EmittedToken, Step, TreeNode, TreeRecord
+
+    nodes = [TreeNode(7, "a", -1, 1, 0.5, 0.9, "accepted", 0.1, 1.0)] + [
+        TreeNode(8, "b", 0, 2, 0.1, 0.0, "not reached") for _ in range(19)]
+    decisions = [Decision(0, 7, "a", 0.5, 0.9, 1.8, 1.0, 0.1, True, True)]
+    step = Step(0, 3, 4, "eagle", decisions, [EmittedToken(7, "a", "accepted"), EmittedToken(9, "c", "recovered")],
+                tree=TreeRecord(nodes, [0]))
+    tree = Trace("speculative", {}, [1, 2], [7, 9] * 10, [step] * 10)
+    assert tree.acceptance_rate < 0.1 and tree.mean_accepted_length == 2.0
+    text = format_summary(tree)
+    assert "rarely right" not in text and "α estimate" not in text
+    assert "not an estimate of α" in text and "every node of a tree counts as drafted" in text
+
+
 def test_help_and_a_bad_flag_answer_without_loading_torch():
     """Checking flags needs no model: `--help` and a refused value must not pay torch's and transformers' import."""
     code = ("import sys\nfrom specviz.cli import main\n"

@@ -106,7 +106,8 @@ DEFINITIONS: dict[str, tuple[str, str]] = {  # marked with N_(): the files stay 
         N_("At temperature 0, whether the method's tokens equal specviz target-only decoding's, token for token.")),
     "draft_ms": (
         N_("draft ms / step"),
-        N_("Time spent proposing per step (K draft forwards, or one n-gram lookup).")),
+        N_("Time spent proposing per step: K drafter passes, or, for proposers with no drafter pass, one n-gram "
+           "lookup or the Medusa heads' small products.")),
     "verify_ms": (
         N_("verify ms / step"),
         N_("Time of the target forward that scores the drafts, per step.")),

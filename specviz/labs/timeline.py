@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from specviz.core.i18n import N_, _, ngettext, number, percent, times
+from specviz.core.i18n import N_, _, get_language, ngettext, number, percent, times
 from specviz.engine import theory
 from specviz.engine.kinds import Mode, StopReason
 from specviz.engine.trace import Trace
@@ -375,6 +375,12 @@ class RaceRounds:
         return _quantile([ms for _, base in self.rounds for ms in forward_ms(base)], 0.1)
 
 
+def list_separator() -> str:
+    """Between the bare numbers of a list: "; " in Portuguese, whose decimal comma would make "12,5, 9,1"
+    ambiguous (docs/glossary.pt-BR.md), ", " in English."""
+    return "; " if get_language() == "pt" else ", "
+
+
 def busy_note(rounds: RaceRounds, usual_ms: float | None = None) -> str | None:
     """One sentence when the one-token forward was far off its usual cost in some round, else None.
 
@@ -390,7 +396,7 @@ def busy_note(rounds: RaceRounds, usual_ms: float | None = None) -> str | None:
     worst = max(medians, default=math.nan)
     if not (worst > BUSY_FACTOR * usual and worst - usual > BUSY_MIN_MS):
         return None
-    shown = ", ".join(number(m, 0) if m >= 10 else number(m, 1) for m in medians)
+    shown = list_separator().join(number(m, 0) if m >= 10 else number(m, 1) for m in medians)
     return ngettext("The machine was busy with other work during this race: a one-token forward of the target "
                     "usually takes about {usual} ms here, but its median was {shown} ms in the one round ({worst} "
                     "slower at worst). These timings measure that interference, not speculative decoding, so no "
@@ -415,7 +421,7 @@ def spread_sentence(rounds: RaceRounds) -> str:
     '2 rounds, lanes interleaved: –, –; no round compared the same text.'
     """
     speedups = rounds.speedups
-    shown = ", ".join(times(s) if math.isfinite(s) else "–" for s in speedups)
+    shown = ", ".join(times(s) if math.isfinite(s) else "–" for s in speedups)  # "1,20×, 0,95×": the × ends each
     if len(speedups) == 1:
         return _("One round: {shown}.", shown=shown)
     if not any(math.isfinite(s) for s in speedups):  # every round had a lane cut short: no median to give

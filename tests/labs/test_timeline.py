@@ -224,6 +224,12 @@ def test_a_forward_far_off_its_usual_cost_means_the_machine_was_busy():
     note = timeline.busy_note(mixed)
     assert note is not None and note.startswith("The machine was busy with other work")
     assert "10.0 ms" in note and "10, 60, 10 ms in the 3 rounds" in note and "no conclusion" in note
+    from specviz.core.i18n import using
+
+    with using("pt"):  # a decimal comma: the rounds' forwards are separated by semicolons (glossary)
+        shown = timeline.busy_note(timeline.RaceRounds(((spec, quiet), (spec, _lane("autoregressive", [9.5] * 8)),
+                                                        (spec, loaded))))
+    assert "10; 9,5; 60 ms" in shown
     # every round slow alike: the race's own quick forwards cannot tell, an earlier quiet race can
     slow = timeline.RaceRounds(((spec, _lane("autoregressive", [60.0] * 8)),))
     assert timeline.busy_note(slow) is None

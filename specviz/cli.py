@@ -220,7 +220,8 @@ def run_calibrate(args: argparse.Namespace) -> int:
     if limits:
         print(_("Kernels capped by {limits}: these costs stand for a CPU without the instruction sets above that "
                 "cap.", limits=limits))
-    print(_("Measured {when} in {seconds} s; the two halves of the rounds agreed within {spread}{noisy}.",
+    print(_("Measured {when} in {seconds} s; the two halves of the rounds, and the repeats of model.generate, agreed "
+            "within {spread}{noisy}.",
             when=cal.measured_at, seconds=number(cal.took_seconds, 1), spread=percent(cal.spread, 1),
             noisy="" if cal.quiet else _(" (not quiet: not cached, measure again on an idle machine)")))
     if cal.quiet:

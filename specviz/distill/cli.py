@@ -70,7 +70,6 @@ def parser() -> argparse.ArgumentParser:
                         "draft (complete folder)")
     p.add_argument("--work", type=Path, default=DEFAULT_WORK, help="folder for data and checkpoints")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--prompts", type=int, default=3000, help="training prompts (at least 1,500)")
     p.add_argument("--held-out", type=int, default=64, help="held-out prompts (never trained on)")
     p.add_argument("--stages", nargs="+", choices=STAGES, default=list(STAGES),
                    help="data: the stages to run, in order (each reads the ones before it; default: all)")
@@ -108,7 +107,7 @@ def run_data(args) -> None:
     there is one), in chunks; a progress bar per stage with tokens per second and the time left."""
     if args.threads:
         torch.set_num_threads(args.threads)
-    _, held = prompt_sets(args.prompts, args.held_out, args.seed)
+    _, held = prompt_sets(0, args.held_out, args.seed)  # the stages draw their own training prompts
     write_suite(held_out_suite(held, args.seed), args.suites / "held-out.yaml")
     model, tokenizer = load_default_target()
     eos = eos_ids(model, tokenizer)

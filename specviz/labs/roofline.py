@@ -122,7 +122,7 @@ PAIRS: dict[str, ModelPair] = {
                                512),
     "smollm2-draft": ModelPair(N_("SmolLM2-135M + its separate 4-layer draft"), SMOLLM2, SMOLLM2_DRAFT, 512),
     "smollm2-ngram": ModelPair(N_("SmolLM2-135M + n-gram lookup (no draft model)"), SMOLLM2, None, 512),
-    "qwen-7b-72b": ModelPair(N_("7B drafts for 70B: Qwen2.5-7B → Qwen2.5-72B"), QWEN_72B, QWEN_7B, 2048),
+    "qwen-7b-72b": ModelPair(N_("7B drafts for 72B: Qwen2.5-7B → Qwen2.5-72B"), QWEN_72B, QWEN_7B, 2048),
 }  # the names (and the hardware's names and sources below) are English; pages show them through _()
 
 # Dense bfloat16 tensor throughput and memory bandwidth from the vendors' data sheets (the sparse figures are twice

@@ -29,7 +29,9 @@ DEFINITIONS: dict[str, tuple[str, str]] = {  # marked with N_(): the files stay 
     "alpha": (
         N_("α (mean min(1, p/q) over tested drafts)"),
         N_("Leviathan et al.'s α: the expected chance a draft is accepted, estimated from the drafts that were "
-           "tested. The theory curves use it.")),
+           "tested. The theory curves use it, from chain rows only: a tree row shows the mean of min(1, p′/q′) along "
+           "each step's main line, where a child tried after a rejected sibling meets the residual p′, so it is not "
+           "α.")),
     "mat_with_bonus": (
         N_("mean accepted length (recovered or bonus token included)"),
         N_("Tokens per target forward: the mean, over the verification steps, of accepted drafts + the recovered or "

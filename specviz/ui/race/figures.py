@@ -1,6 +1,7 @@
-"""Timeline & race: the charts. One wall-clock axis with a lane per method (speculative steps as draft + verify
-segments, target-only decoding as one forward per token, and the tree lane when the race has one), the output
-tokens against time, and their legends as HTML that wraps on a phone.
+"""Timeline & race: the charts. One time axis (the wall clock in a live race, the recording's own clock in an
+example) with a lane per method (speculative steps as draft + verify segments, target-only decoding as one forward
+per token, and the tree lane when the race has one), the output tokens against time, and their legends as HTML that
+wraps on a phone.
 """
 
 from __future__ import annotations
@@ -65,7 +66,7 @@ def _lane_bars(fig: go.Figure, lane: str, bars: list[Interval], *, speculative: 
 
 
 def race_figure(spec: Trace, base: Trace, tree: Trace | None = None) -> go.Figure:
-    """Two lanes on one wall-clock axis: speculative steps (draft + verify) against target-only forwards; with
+    """Two lanes on one time axis: speculative steps (draft + verify) against target-only forwards; with
     `tree`, a third lane between them, where the same proposer drafted trees (the first lane is then the chain)."""
     fig = go.Figure()
     legend: set[str] = set()

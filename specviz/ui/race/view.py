@@ -111,7 +111,7 @@ def render_race(rounds: RaceRounds, *, usual_ms: float | None = None, measured_a
                   "numbers; the numbers above are its totals."))
     st.html(swatches_html([(_(PHASE_NAMES[p]), PHASE_COLORS[p]) for p in PHASE_NAMES]))
     charts.show(race_figure(spec, base, tree), key="race_lanes", table=lanes_table(spec, base, tree),
-                name=_("Where the time went: every step of each lane on one wall-clock axis"))
+                name=_("Where the time went: every step of each lane on one time axis"))
     st.markdown(_("**How the output grew.** Steep jumps are steps where several drafts were accepted at once."))
     st.html(swatches_html([(lane_tokens(lane, trace.num_tokens), color)
                            for trace, lane, color in token_lines(spec, base, tree)], line=True))

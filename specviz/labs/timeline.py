@@ -226,9 +226,13 @@ def explain_race(spec: Trace, baseline: Trace) -> str:
         else:
             reason = _("Few drafts were kept (accepted / drafted {rate}), so each step emitted about one token, no "
                        "more than a plain forward, while paying for the extra work of each step.", **values)
-    elif c.spec_draft_ms > c.base_forward_ms:
-        reason = _("The draft is not cheap enough: drafting K tokens took longer than a whole target forward, so "
-                   "even accepted drafts cost more than they saved.")
+    elif c.spec_draft_ms > c.base_forward_ms and c.break_even_tokens > c.tokens_per_step:
+        # several drafts kept per step can still save forwards; what decides is the step's cost against its tokens
+        reason = _("The draft is not cheap enough: drafting alone took {draft} ms a step, more than a whole target "
+                   "forward ({forward} ms), so a step with its verify pass cost as much as {even} target-only "
+                   "forwards, more than the {tokens} tokens it emitted.", draft=number(c.spec_draft_ms, 1),
+                   forward=number(c.base_forward_ms, 1), even=number(c.break_even_tokens),
+                   tokens=number(c.tokens_per_step))
     else:
         reason = _("The tokens each step bought did not cover the cost of drafting plus verifying.")
     verdict = [_("Speculation lost: {speedup} (slower than target-only).", speedup=times(speedup)), cost, reason]

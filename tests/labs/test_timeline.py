@@ -160,7 +160,9 @@ def test_explanations_name_the_winner_and_the_cause():
     assert "one verify pass cost 2.0× a one-token forward" in explain_race(heavy_verify, base)
     # an expensive draft: many tokens per step, but drafting alone costs more than a target forward
     pricey = _trace("speculative", [(0.5, 0.12, 3)] * 7, drafted=4)
-    assert "not cheap enough" in explain_race(pricey, base)
+    text = explain_race(pricey, base)  # 3 tokens a step, kept drafts and all, for a step as long as 6.2 forwards
+    assert "not cheap enough: drafting alone took 500.0 ms a step, more than a whole target forward (100.0 ms)" in text
+    assert "as much as 6.20 target-only forwards, more than the 3.00 tokens it emitted" in text
     costs = race_costs(bad, base)
     assert costs.tokens_per_step == 1 and costs.base_forward_ms == pytest.approx(100)
     assert costs.spec_step_ms == pytest.approx(170) and costs.break_even_tokens == pytest.approx(1.7)

@@ -323,3 +323,20 @@ def test_a_run_of_several_proposers_shows_their_acceptance_by_position_side_by_s
                                                           for c in at.caption)
     at.selectbox(key="speedup_lab_source").set_value(f"{results.HEADLINE_RUN} (committed)").run()
     assert "speedup_lab_accept_all_chart" not in [c.key for c in at.get("plotly_chart")]
+
+
+def test_the_verdict_names_the_proposer_by_its_label_and_the_best_category_as_measured():
+    """Issue 43, fifth read: the verdict showed the registry key ("eagle") and called the best category one "where
+    the output copies the prompt", although a run's best may be held-out answers that copy little."""
+    from specviz.engine.proposers import registry
+
+    for folder, proposer in (("default-cpu-ngram", "ngram"), ("default-cpu-f32-packed", "eagle")):
+        result = results.load_result(ROOT / "assets" / "benchmarks" / folder / "results.json")
+        text = verdict.verdict(result, proposer, 0.0)
+        assert text.startswith(f"Over all categories, {registry.phrase_of(proposer)} at T = 0 ")
+        assert "copies the prompt" not in text
+        top = result.best_in_one_suite(proposer, 0.0)
+        if len(result.suite_titles()) > 1 and top["speedup_vs_ar"] >= 1.05:
+            assert (f"Of the categories taken one at a time, **{result.suite_titles()[top['suite']]}** pays most: "
+                    f"{view.times(top['speedup_vs_ar'])}") in text
+    assert registry.phrase_of("layerskip-7") == "layerskip-7"  # a benchmark's own name is shown as it is

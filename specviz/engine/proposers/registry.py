@@ -146,6 +146,12 @@ def label_of(name: str) -> str:
     return _REGISTRY[name].label if name in _REGISTRY else name
 
 
+def phrase_of(name: str) -> str:
+    """A proposer's name inside a sentence (`phrase`, an English message); a name the registry does not know, such as
+    a benchmark's "layerskip-7", is shown as it is."""
+    return _REGISTRY[name].phrase if name in _REGISTRY else name
+
+
 def note_of(name: str) -> str | None:
     """The line that explains a proposer (an English message), if it has one."""
     info = _REGISTRY.get(name)

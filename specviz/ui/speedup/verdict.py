@@ -9,6 +9,7 @@ import math
 
 from specviz.core.i18n import _
 from specviz.engine import theory
+from specviz.engine.proposers import registry
 from specviz.labs.bench import BenchResult
 from specviz.ui.speedup.view import number, policy_text, suite_titles, temperature_text, times
 
@@ -32,7 +33,7 @@ def verdict(result: BenchResult, proposer: str, temperature: float) -> str:
         return _("No constant-K runs for this proposer and temperature.")
     alpha, s, k = result.mean_alpha(proposer, temperature), best["speedup_vs_ar"] or 0, best["k"]
     verify = result.verify_ratio(k)
-    where = dict(proposer=proposer, t=temperature_text(temperature), speedup=times(s), k=k, alpha=number(alpha))
+    where = dict(proposer=_(registry.phrase_of(proposer)), t=temperature_text(temperature), speedup=times(s), k=k, alpha=number(alpha))
     if s >= 1.05:
         text = _("Over all categories, {proposer} at T = {t} is {speedup} faster than target-only decoding at its "
                  "best K = {k} (α ≈ {alpha}, c = {c}), measured in the same run.", c=number(best["c"], 3), **where)
@@ -62,9 +63,10 @@ def verdict(result: BenchResult, proposer: str, temperature: float) -> str:
     top = result.best_in_one_suite(proposer, temperature)
     if top is not None and len(titles) > 1 and (top["speedup_vs_ar"] or 0) >= 1.05:
         how = f"K = {top['k']}" if top["policy"] == "constant" else policy_text(top["policy"])
-        text += " " + _("Where the output copies the prompt it pays: **{suite}** reaches {speedup} against "
-                        "target-only decoding ({how}, mean accepted length {tokens}).", suite=titles[top["suite"]], speedup=times(top["speedup_vs_ar"]),
-                        how=how, tokens=number(top["mat_with_bonus"]))
+        # the best category is named, not assumed to be a copying one (held-out answers copy little)
+        text += " " + _("Of the categories taken one at a time, **{suite}** pays most: {speedup} against "
+                        "target-only decoding ({how}, mean accepted length {tokens}).", suite=titles[top["suite"]],
+                        speedup=times(top["speedup_vs_ar"]), how=how, tokens=number(top["mat_with_bonus"]))
     return text
 
 

@@ -69,7 +69,12 @@ if mode == "engine":
                        help=_("Two-token continuations have far more outcomes, so the test needs far more samples "
                               "to see the same drift."))
 c9, c10 = st.columns(2)
-k = c9.slider(_("K for the speedup estimate (and the engine)"), 1, 16, 4, key="exact_k")
+if mode == "engine":  # the continuations draft up to K a step; one step always drafts one token (one_step_lab)
+    k = c9.slider(_("K for the speedup estimate and the continuations"), 1, 16, 4, key="exact_k",
+                  help=_("The continuations draft up to K tokens a step, never more than they can still emit."))
+else:
+    k = c9.slider(_("K for the speedup estimate"), 1, 16, 4, key="exact_k",
+                  help=_("Only the estimate below: the one-step experiment always drafts one token (K = 1)."))
 c = c10.slider(_("Draft cost c for the speedup estimate"), 0.0, 1.0, 0.05, 0.01, key="exact_c",
                help=_("Draft forward time / target forward time."))
 

@@ -147,7 +147,10 @@ CALQUES = re.compile(r"\bpontu(?:ar|a|am|ada|adas|ado|ados|ando)\b|regra da cade
                      r"(?:próximo )?token)\b|"
                      # break-even is "ponto de equilíbrio" (the glossary); "empate" is a tie, and "quase empate" a
                      # near-tie of logits, so "α de empate" named two ideas with one word
-                     r"(?:α|linha|ponto|lote|v|c) de empate|empate (?:previsto|medido|\(aceleração)", re.IGNORECASE)
+                     r"(?:α|linha|ponto|lote|v|c) de empate|empate (?:previsto|medido|\(aceleração)|"
+                     # the fifth read of issue 43: a step's overhead is "sobrecarga" (the glossary), and "controle"
+                     # is a slider's word
+                     r"controle \(ms\)|ms de controle", re.IGNORECASE)
 
 
 # Issue 43's full read: accepted / drafted is below α because the drafts after a step's first rejection still count

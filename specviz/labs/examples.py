@@ -44,11 +44,11 @@ SHIPPED_TEXTS = (
        "drafts are accepted, often with a bonus token after them; where the model words it differently, a draft "
        "is rejected and replaced by a recovered token."),
     N_("A trained feature drafter: EAGLE-3 (SmolLM2, T = 0)"),
-    N_("The EAGLE-3 drafter specviz trained for SmolLM2 (assets/models/smollm2-eagle): one small layer "
-       "that reads three of the target's layers fused into one state and guesses the next token with its own "
-       "head. On this held-out prompt it emits about 1.9 tokens per target forward. In float32, like this trace, "
-       "on a 2-core AMD EPYC (assets/benchmarks/default-cpu-f32-packed: 8 held-out prompts, K = 4) it averages "
-       "2.1, about 1.7 times as fast as model.generate, with c = 0.09."),
+    N_("The EAGLE-3 drafter specviz trained for SmolLM2 (assets/models/smollm2-eagle): one small layer that reads "
+       "three of the target's layers fused into one state and guesses the next token with its own head. On this "
+       "held-out prompt it emits about 1.9 tokens per target forward. In float32, like this trace, over 8 held-out "
+       "prompts at K = 4 it averages 2.1, about 1.7 times as fast as model.generate, with c = 0.09: "
+       "assets/benchmarks/default-cpu-f32-packed, measured on {f32_packed_machine}."),
     N_("A separate draft model, sampling (SmolLM2, T = 0.7)"),
     N_("The guided path's lesson 4: SmolLM2's 4-layer draft (assets/models/smollm2-draft) samples K = 2 tokens "
        "per step at T = 0.7, so each guess has a real probability q below 1 and the target keeps it with "
@@ -64,12 +64,12 @@ SHIPPED_TEXTS = (
        "early, so its guesses rarely match the full model: most drafts are rejected and almost every step "
        "emits one token. Speculation only pays when the draft agrees with the target."),
     N_("A separate draft model (SmolLM2, T = 0)"),
-    N_("The classic form: a separate small model drafts. Here it is SmolLM2's first 3 layers plus one "
-       "trained adapter layer (assets/models/smollm2-draft), a standalone model that loads with "
-       "from_pretrained. On the same prompt it keeps about as many drafts as the EAGLE drafter (2.0 tokens per "
-       "target forward against 1.9), but each draft costs far more (4 layers and the full LM head: c = 0.30 in "
-       "assets/benchmarks/default-cpu-drafts, float32 on a 2-core AMD EPYC), so it is slower than plain "
-       "decoding: the race shows why."),
+    N_("The classic form: a separate small model drafts. Here it is SmolLM2's first 3 layers plus one trained "
+       "adapter layer (assets/models/smollm2-draft), a standalone model that loads with from_pretrained. On the same "
+       "prompt it keeps about as many drafts as the EAGLE drafter (2.0 tokens per target forward against 1.9), but "
+       "each draft costs far more: 4 layers and the full LM head, c = 0.30 in float32 in "
+       "assets/benchmarks/default-cpu-drafts, measured on {drafts_machine}. So it is slower than plain decoding: the "
+       "race shows why."),
     N_("Medusa heads (SmolLM2, T = 0)"),
     N_("The Medusa heads specviz trained for SmolLM2 (assets/models/smollm2-medusa): each head reads the target's "
        "last hidden state and guesses one position further ahead, head 2 without knowing head 1's guess, so the "
@@ -80,6 +80,25 @@ SHIPPED_TEXTS = (
     N_("The same copying task at temperature 0. With greedy decoding a draft is accepted exactly when it is "
        "the target's top token, so every decision is a clean yes or no (p is 1 or 0)."),
 )
+
+
+# The committed runs whose machine a shipped description names, by its placeholder: `quoted.machine` words it from the
+# run's results.json, so no description types a CPU by hand.
+DESCRIPTION_MACHINES = {"f32_packed_machine": "default-cpu-f32-packed", "drafts_machine": "default-cpu-drafts"}
+
+
+def description_machines() -> dict[str, str]:
+    """{placeholder: "AMD EPYC (2 cores, onednn-packed kernels)", ...} for the shipped descriptions ("?" when a run's
+    file is missing)."""
+    from specviz.labs.bench import quoted
+
+    found = {}
+    for key, folder in DESCRIPTION_MACHINES.items():
+        try:
+            found[key] = quoted.machine(folder)
+        except ValueError:
+            found[key] = "?"
+    return found
 
 
 @dataclass(frozen=True)
@@ -98,8 +117,11 @@ class Example:
 
     @property
     def shown_description(self) -> str:
-        """The description in the reader's language (a shipped example's; any other as it is)."""
-        return _(self.description) if self.description else self.description
+        """The description in the reader's language, with the machines it names filled in from their committed runs (a
+        shipped example's; any other as it is)."""
+        if self.description in SHIPPED_TEXTS:
+            return _(self.description, **description_machines())
+        return self.description
 
     @property
     def path(self) -> Path:

@@ -52,6 +52,7 @@ import numpy as np
 from specviz.core.i18n import N_, _, number
 from specviz.core.paths import BENCHMARKS_DIR
 from specviz.engine import theory
+from specviz.labs.bench.quoted import machine_text
 
 BYTES = {"float32": 4, "bfloat16": 2}
 MAX_BATCH = 1024  # the largest batch the explorer looks at
@@ -346,8 +347,7 @@ def measured_hardware(folder: Path | str | None = None) -> Hardware | None:
     except (OSError, ValueError, KeyError, TypeError):
         return None
     machine = data.get("machine") or {}
-    name = _("the project's benchmark CPU, as measured ({cpu}, {cores} cores)", cpu=machine.get("cpu", "CPU"),
-             cores=machine.get("cores", "?"))
+    name = _("the project's benchmark CPU, as measured: {machine}", machine=machine_text(machine) or "?")
     source = _("fitted to the verify-cost curve of `{command}`: SmolLM2-135M in float32, one-token forward {ms} ms, "
                "n = 1..{n} tokens", command=command, ms=number(one * 1000, 1), n=max(ratios))
     return fit_hardware(SMOLLM2, "float32", one, context, ratios, name, source)

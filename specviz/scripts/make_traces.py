@@ -94,11 +94,11 @@ RECIPES = (
     ),
     Recipe(
         "smollm-eagle-greedy", "A trained feature drafter: EAGLE-3 (SmolLM2, T = 0)",
-        "The EAGLE-3 drafter specviz trained for SmolLM2 (assets/models/smollm2-eagle): one small layer "
-        "that reads three of the target's layers fused into one state and guesses the next token with its own "
-        "head. On this held-out prompt it emits about 1.9 tokens per target forward. In float32, like this trace, "
-        "on a 2-core AMD EPYC (assets/benchmarks/default-cpu-f32-packed: 8 held-out prompts, K = 4) it averages "
-        "2.1, about 1.7 times as fast as model.generate, with c = 0.09.",
+        "The EAGLE-3 drafter specviz trained for SmolLM2 (assets/models/smollm2-eagle): one small layer that reads "
+        "three of the target's layers fused into one state and guesses the next token with its own head. On this "
+        "held-out prompt it emits about 1.9 tokens per target forward. In float32, like this trace, over 8 held-out "
+        "prompts at K = 4 it averages 2.1, about 1.7 times as fast as model.generate, with c = 0.09: "
+        "assets/benchmarks/default-cpu-f32-packed, measured on {f32_packed_machine}.",
         _spec("default", "eagle", SPIDERS_PROMPT, True, 4, 0.0, 48),
     ),
     Recipe(
@@ -114,10 +114,10 @@ RECIPES = (
         "smollm-draft-greedy", "A separate draft model (SmolLM2, T = 0)",
         "The classic form: a separate small model drafts. Here it is SmolLM2's first 3 layers plus one trained "
         "adapter layer (assets/models/smollm2-draft), a standalone model that loads with from_pretrained. On the "
-        "same prompt it keeps about as many drafts as the EAGLE drafter (2.0 tokens per target forward against "
-        "1.9), but each draft costs far more (4 layers and the full LM head: c = 0.30 in "
-        "assets/benchmarks/default-cpu-drafts, float32 on a 2-core AMD EPYC), so it is slower than plain "
-        "decoding: the race shows why.",
+        "same prompt it keeps about as many drafts as the EAGLE drafter (2.0 tokens per target forward against 1.9), "
+        "but each draft costs far more: 4 layers and the full LM head, c = 0.30 in float32 in "
+        "assets/benchmarks/default-cpu-drafts, measured on {drafts_machine}. So it is slower than plain decoding: "
+        "the race shows why.",
         _spec("default", "draft", SPIDERS_PROMPT, True, 4, 0.0, 48),
     ),
     Recipe(

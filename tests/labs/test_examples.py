@@ -207,3 +207,24 @@ def test_examples_are_timed_by_cpu_time_and_the_race_says_so(name):
     assert spec.meta["clock"] == base.meta["clock"] == "cpu"
     per_token = base.wall_seconds / base.num_tokens
     assert per_token < (0.01 if name.startswith("toy") else 0.25)  # a SmolLM2-135M forward, not a wait for a core
+
+
+def test_descriptions_name_their_benchmark_machine_from_its_record():
+    """Issue 43: a description quoting a committed run names that run's machine as `quoted.machine` words it from
+    its results.json, never a CPU typed by hand; the recipes and the shipped traces carry the same text."""
+    from specviz.labs.bench import quoted
+    from specviz.labs.examples import DESCRIPTION_MACHINES, SHIPPED_TEXTS
+
+    recipes = {r.name: r for r in make_traces.RECIPES}
+    examples = list_examples()
+    assert len(examples) >= len(EXPECTED) and len(DESCRIPTION_MACHINES) == 2
+    for example in examples:
+        assert "EPYC" not in example.description and "Xeon" not in example.description and "-core" not in \
+            example.description, example.name
+        assert example.description == recipes[example.name].description
+        assert example.description in SHIPPED_TEXTS
+    for key, folder in DESCRIPTION_MACHINES.items():
+        named = [e for e in examples if "{" + key + "}" in e.description]
+        assert named, key
+        for example in named:
+            assert f"{folder}, measured on {quoted.machine(folder)}" in example.shown_description

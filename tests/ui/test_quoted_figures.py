@@ -97,6 +97,14 @@ def test_the_readme_quotes_the_committed_verify_costs():
     stock, packed = quoted.verify_range("default-cpu-drafts"), quoted.verify_range(FP32_RUN)
     assert f"with PyTorch's stock kernels, scoring 2 to 5 tokens in float32 cost {stock.text(1)}× one" in readme
     assert f"with the weights packed once for oneDNN, as specviz runs them, {packed.text(1)}×" in readme
+    # the CPU it names is the one both runs record (issue 43: no machine typed from memory)
+    recorded = {(quoted.result(f)["machine"]["cpu"], quoted.result(f)["machine"]["cores"])
+                for f in ("default-cpu-drafts", FP32_RUN)}
+    assert len(recorded) == 1
+    cpu, cores = recorded.pop()
+    assert f"(measured on {cpu}, {cores} cores, as both runs record: the verify-cost rows of" in readme
+    readme_pt = " ".join((ROOT / "README.pt-BR.md").read_text(encoding="utf-8").split())
+    assert f"(medido no {cpu}, {cores} núcleos, como as duas execuções registram: as linhas" in readme_pt
 
 
 @pytest.mark.parametrize("folder, word", [("default-cpu-bf16-tree", "nearly flat"), ("default-cpu-drafts", "climbs")])

@@ -14,6 +14,7 @@ import streamlit as st
 from specviz.core.i18n import N_, _
 from specviz.labs import bench
 from specviz.labs.bench import BenchResult
+from specviz.labs.bench.quoted import machine_text
 
 
 def result_files() -> list[Path]:
@@ -54,15 +55,18 @@ def ordered(paths: list[Path]) -> list[Path]:
 
 
 def machine_line(result: BenchResult, clock: str) -> str:
-    """Where the numbers were measured: the GPU first when the models ran on one (the CPU is then only the host)."""
+    """Where the numbers were measured: the GPU first when the models ran on one (the CPU is then only the host). The
+    machine is worded by `quoted.machine_text`, the one place a recorded machine becomes words; the threads, the
+    clock, the date and a GPU merely present are added here."""
     m = result.machine
-    common = dict(pair=result.config["pair"], cpu=m["cpu"], cores=m["cores"], threads=m["torch_threads"],
-                  clock=clock, date=m["date"][:10], cases=len(result.cases), tokens=result.config["max_new_tokens"])
-    if result.gpu:
-        return _("Pair `{pair}` on the GPU {gpu} (host: {cpu}, {cores} cores), {clock}, {date}: {cases} measured "
-                 "cases, {tokens} new tokens each.", gpu=result.gpu, **common)
-    return _("Pair `{pair}` on {cpu} ({cores} cores, GPU {gpu}), {threads} torch thread(s), {clock}, {date}: "
-             "{cases} measured cases, {tokens} new tokens each.", gpu=m["gpu"] or _("none"), **common)
+    common = dict(pair=result.config["pair"], threads=m["torch_threads"], clock=clock, date=m["date"][:10],
+                  cases=len(result.cases), tokens=result.config["max_new_tokens"])
+    if result.gpu:  # the host's CPU and cores only: the kernels recorded are the models', which ran on the GPU
+        host = machine_text({"cpu": m.get("cpu"), "cores": m.get("cores")}) or "?"
+        return _("Pair `{pair}` on the GPU {machine}, hosted by {host}, {clock}, {date}: {cases} measured cases, "
+                 "{tokens} new tokens each.", machine=machine_text(m), host=host, **common)
+    return _("Pair `{pair}` on {machine}, GPU {gpu}, {threads} torch thread(s), {clock}, {date}: {cases} measured "
+             "cases, {tokens} new tokens each.", machine=machine_text(m) or "?", gpu=m["gpu"] or _("none"), **common)
 
 
 def render_machine(result: BenchResult, name: str) -> None:

@@ -33,7 +33,8 @@ def verdict(result: BenchResult, proposer: str, temperature: float) -> str:
         return _("No constant-K runs for this proposer and temperature.")
     alpha, s, k = result.mean_alpha(proposer, temperature), best["speedup_vs_ar"] or 0, best["k"]
     verify = result.verify_ratio(k)
-    where = dict(proposer=_(registry.phrase_of(proposer)), t=temperature_text(temperature), speedup=times(s), k=k, alpha=number(alpha))
+    where = dict(proposer=_(registry.phrase_of(proposer)), t=temperature_text(temperature), speedup=times(s), k=k,
+                 alpha=number(alpha))
     if s >= 1.05:
         text = _("Over all categories, {proposer} at T = {t} is {speedup} faster than target-only decoding at its "
                  "best K = {k} (α ≈ {alpha}, c = {c}), measured in the same run.", c=number(best["c"], 3), **where)

@@ -64,7 +64,7 @@ except ValueError as exc:
 results.render_machine(result, shown[name])
 
 left, right = st.columns(2)
-proposer = left.selectbox(_("Proposer"), result.proposers(), key="speedup_lab_proposer")
+proposer = left.selectbox(_("Proposer"), result.proposers(), key="speedup_lab_proposer", format_func=view.proposer_text)
 temps = result.temperatures()
 temperature = right.selectbox(_("Temperature"), temps,
                               format_func=lambda t: _("0 (greedy)") if t == 0 else view.temperature_text(t),

@@ -7,6 +7,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from specviz.engine import theory
+from specviz.engine.proposers import registry
 from specviz.labs import bench
 from specviz.labs.bench import BenchConfig, run_bench
 from specviz.models.pairs import toy_pair
@@ -56,6 +57,10 @@ def test_page_opens_on_the_committed_results():
     newest = next(path for path in files if results.result_name(path) == results.HEADLINE_RUN)
     assert at.selectbox(key="speedup_lab_source").value == f"{results.result_name(newest)} (committed)"
     assert [t.label for t in at.tabs] == TABS
+    # the proposer menu speaks the registry's labels, not its keys ("eagle")
+    menu = at.selectbox(key="speedup_lab_proposer")
+    assert menu.options and menu.value in results.load_result(newest).proposers()
+    assert menu.options[menu.index] == registry.label_of(menu.value) != menu.value
     assert [c.key for c in at.get("plotly_chart")] == [f"speedup_lab_{name}_chart" for name in
                                                        ("k", "tree", "accept", "time", "cat", "verify", "dtype")]
     # the headline is the best chain; the run's tree is named beside it with its own measured figure

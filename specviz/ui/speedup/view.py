@@ -17,6 +17,7 @@ import streamlit as st
 
 from specviz.core import i18n
 from specviz.core.i18n import N_, _
+from specviz.engine.proposers import registry
 from specviz.labs.bench import DEFINITIONS, BenchResult
 
 
@@ -50,6 +51,12 @@ def policy_text(policy: str) -> str:
 def suite_titles(result: BenchResult) -> dict[str, str]:
     """The result's suite name -> title, translated where the title is a bundled suite's."""
     return {name: _(title) for name, title in result.suite_titles().items()}
+
+
+def proposer_text(name: str) -> str:
+    """A result's proposer for a menu: the registry's label in the reader's language; a bench's own name for a
+    variant (such as "layerskip-7", the layer-skip draft of 7 layers) as it is."""
+    return _(registry.label_of(name))
 
 
 def method_text(method: str) -> str:

@@ -20,7 +20,7 @@ from specviz.ui.race.tree import CHAIN_LANE, TREE_LANE
 SPEC_LANE, BASE_LANE = N_("speculative"), N_("target only")
 PHASE_COLORS = {"prefill": LIGHT_GREY, "draft": Q_COLOR, "verify": P_COLOR, "overhead": "#333333"}
 PHASE_NAMES = {"prefill": N_("prefill (read the prompt)"), "draft": N_("draft: propose K tokens"),
-               "verify": N_("target forward pass"), "overhead": N_("sampling and bookkeeping")}
+               "verify": N_("target forward pass"), "overhead": N_("overhead: sampling and bookkeeping")}
 
 
 def _ms(seconds: float) -> str:

@@ -132,6 +132,20 @@ def test_a_gpu_run_is_named_by_its_gpu_and_its_flat_curve_not_called_a_cpus(lang
     assert "memory-bound GPU" not in sentence and "limitada pela memória" not in sentence
 
 
+@pytest.mark.parametrize("lang, words", [("en", ("no GPU", "2 torch threads")),
+                                         ("pt", ("sem GPU", "2 threads do torch"))])
+def test_a_cpu_runs_machine_line_says_no_gpu_and_counts_its_threads(lang, words):
+    """The Speedup lab's line under a CPU run: "no GPU" and "2 torch threads", not "GPU none, 2 torch thread(s)"."""
+    from specviz.ui.speedup.results import machine_line
+
+    result = BenchResult.from_dict(json.loads((BENCH / "default-cpu-f32-packed" / "results.json").read_text("utf-8")))
+    assert not result.machine["gpu"] and result.machine["torch_threads"] == 2
+    with using(lang):
+        line, machine = machine_line(result, "wall time"), quoted.machine("default-cpu-f32-packed")
+    assert all(w in line for w in words) and "(s)" not in line and "none" not in line, line
+    assert machine in line
+
+
 @pytest.mark.parametrize("lang, word", [("en", "of"), ("pt", "de")])
 def test_the_greedy_identity_figures_the_quiz_quotes_are_the_committed_checks(lang, word):
     """gs-same-text quotes how many held-out prompts stayed identical in float32 and in bfloat16: the committed

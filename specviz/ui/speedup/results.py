@@ -11,7 +11,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from specviz.core.i18n import N_, _
+from specviz.core.i18n import N_, _, ngettext
 from specviz.labs import bench
 from specviz.labs.bench import BenchResult
 from specviz.labs.bench.quoted import machine_text
@@ -65,8 +65,12 @@ def machine_line(result: BenchResult, clock: str) -> str:
         host = machine_text({"cpu": m.get("cpu"), "cores": m.get("cores")}) or "?"
         return _("Pair `{pair}` on the GPU {machine}, hosted by {host}, {clock}, {date}: {cases} measured cases, "
                  "{tokens} new tokens each.", machine=machine_text(m), host=host, **common)
-    return _("Pair `{pair}` on {machine}, GPU {gpu}, {threads} torch thread(s), {clock}, {date}: {cases} measured "
-             "cases, {tokens} new tokens each.", machine=machine_text(m) or "?", gpu=m["gpu"] or _("none"), **common)
+    gpu = _("a GPU present and not used ({gpu})", gpu=m["gpu"]) if m["gpu"] else _("no GPU")
+    return ngettext("Pair `{pair}` on {machine}, {gpu}, {n} torch thread, {clock}, {date}: {cases} measured cases, "
+                    "{tokens} new tokens each.",
+                    "Pair `{pair}` on {machine}, {gpu}, {n} torch threads, {clock}, {date}: {cases} measured cases, "
+                    "{tokens} new tokens each.", int(m["torch_threads"]), machine=machine_text(m) or "?", gpu=gpu,
+                    **common)
 
 
 def render_machine(result: BenchResult, name: str) -> None:

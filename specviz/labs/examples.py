@@ -47,7 +47,7 @@ SHIPPED_TEXTS = (
     N_("The EAGLE-3 drafter specviz trained for SmolLM2 (assets/models/smollm2-eagle): one small layer that reads "
        "three of the target's layers fused into one state and guesses the next token with its own head. On this "
        "held-out prompt it emits about 1.9 tokens per target forward. In float32, like this trace, over 8 held-out "
-       "prompts at K = 4 it averages 2.1, about 1.7 times as fast as model.generate, with c = 0.09: "
+       "prompts at K = 4 it averages 2.1, about 1.7 times as fast as model.generate, with c = 0.085: "
        "assets/benchmarks/default-cpu-f32-packed, measured on {f32_packed_machine}."),
     N_("A separate draft model, sampling (SmolLM2, T = 0.7)"),
     N_("The guided path's lesson 4: SmolLM2's 4-layer draft (assets/models/smollm2-draft) samples K = 2 tokens "

@@ -1,4 +1,4 @@
-"""Cheaper linear layers on a CPU: the weights packed once for oneDNN, so feeding 2 to 25 tokens costs about one.
+"""Cheaper linear layers on a CPU: the weights packed once for oneDNN, so feeding 2 to 5 tokens costs about one.
 
 On a CPU the stock `nn.Linear` calls MKL's sgemm, which repacks the weight on every call. For one token row that
 is a matrix-vector product and memory-bound, as it should be; for 2 to 25 rows it is neither memory- nor

@@ -338,7 +338,7 @@ def test_the_verdict_names_the_proposer_by_its_label_and_the_best_category_as_me
     for folder, proposer in (("default-cpu-ngram", "ngram"), ("default-cpu-f32-packed", "eagle")):
         result = results.load_result(ROOT / "assets" / "benchmarks" / folder / "results.json")
         text = verdict.verdict(result, proposer, 0.0)
-        assert text.startswith(f"Over all categories ({registry.phrase_of(proposer)}, T = 0), speculative "
+        assert text.startswith(f"Over all categories — {registry.phrase_of(proposer)}, T = 0 — speculative "
                                "decoding is ")
         assert "copies the prompt" not in text
         top = result.best_in_one_suite(proposer, 0.0)

@@ -33,19 +33,19 @@ def verdict(result: BenchResult, proposer: str, temperature: float) -> str:
         return _("No constant-K runs for this proposer and temperature.")
     alpha, s, k = result.mean_alpha(proposer, temperature), best["speedup_vs_ar"] or 0, best["k"]
     verify = result.verify_ratio(k)
-    # the proposer's phrase is a menu's lower-case label, with no article: it is named in brackets, not as a subject
+    # the proposer's phrase has no article and may hold brackets: it is named between dashes, not as a subject
     where = dict(proposer=_(registry.phrase_of(proposer)), t=temperature_text(temperature), speedup=times(s), k=k,
                  alpha=number(alpha))
     if s >= 1.05:
-        text = _("Over all categories ({proposer}, T = {t}), speculative decoding is {speedup} faster than "
+        text = _("Over all categories — {proposer}, T = {t} — speculative decoding is {speedup} faster than "
                  "target-only decoding at its best K = {k} (α ≈ {alpha}, c = {c}), measured in the same run.",
                  c=number(best["c"], 3), **where)
     elif s >= 0.97:
-        text = _("Over all categories ({proposer}, T = {t}), speculative decoding roughly breaks even with "
+        text = _("Over all categories — {proposer}, T = {t} — speculative decoding roughly breaks even with "
                  "target-only decoding (best {speedup} at K = {k}, α ≈ {alpha}).", **where)
     else:
         why = slowdown_reason(alpha, best["c"], k, verify, best["mat_with_bonus"])
-        text = _("Over all categories ({proposer}, T = {t}), speculative decoding is slower than target-only "
+        text = _("Over all categories — {proposer}, T = {t} — speculative decoding is slower than target-only "
                  "decoding at every K (best {speedup} at K = {k}): {why}.", why=why, **where)
     trees = [r for r in result.shape_rows(proposer, temperature) if r.get("tree_nodes")]
     if trees:  # the headline is over chains; a tree in the same run is named too, so its figure is not missed

@@ -380,5 +380,5 @@ def test_the_operators_lines_are_in_the_readers_language(tmp_path):
         with pytest.raises(ValueError, match=r"^Não foi possível criar o ambiente virtual \(código de saída 3\):"):
             server._run([sys.executable, "-c", "raise SystemExit(3)"], "Não foi possível criar o ambiente virtual")
         table = markdown_table(result)
-    assert "| prompt | fluxos |" in table and "latência s" in table
+    assert "| prompt | fluxos |" in table and "latência de ngram (s)" in table and "aceleração de ngram" in table
     assert re.search(r"\| \d+,\d\b", table) and not re.search(r"\| \d+\.\d+\b", table), table

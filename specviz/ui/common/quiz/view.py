@@ -232,9 +232,8 @@ def retry_note(run: QuizRun, pool: list[Question]) -> str:
                         "A miss shows its answer, so the retry asks new questions on the same concepts.",
                         len(plan))
     if back == len(plan):
-        return ngettext("{n} question comes back as it was: this quiz has asked every question on its concept.",
-                        "{n} questions come back as they were: this quiz has asked every question on their "
-                        "concepts.", back)
-    return ngettext("{n} of the {total} comes back as it was: this quiz has asked every question on its concept.",
-                    "{n} of the {total} come back as they were: this quiz has asked every question on their "
-                    "concepts.", back, total=len(plan))
+        return ngettext("{n} question comes back: this quiz has asked every question on its concept.",
+                        "{n} questions come back: this quiz has asked every question on their concepts.", back)
+    return ngettext("{n} of the {total} comes back: this quiz has asked every question on its concept.",
+                    "{n} of the {total} come back: this quiz has asked every question on their concepts.", back,
+                    total=len(plan))

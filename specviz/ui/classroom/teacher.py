@@ -227,7 +227,7 @@ def dashboard(store: ClassroomStore, session: Session) -> None:
     st.html(failure_list_html(stats))
     with st.expander(_("The same as a table (sortable)")):
         st.dataframe([{_("question"): in_language(q.question).prompt, _("concept"): concept_name(q.question.concept),
-                       _("answered"): q.answered, _("missed"): _missed(q)} for q in stats],
+                       _("answers"): q.answered, _("missed"): _missed(q)} for q in stats],
                      hide_index=True, key="classroom_q_table")
     st.subheader(_("Students"))
     st.dataframe([{_("name"): p.name, _("answered"): f"{p.answered}/{p.total}", _("right"): p.correct,

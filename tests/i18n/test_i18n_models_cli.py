@@ -75,7 +75,7 @@ def test_the_catalog_and_the_memory_check_in_portuguese(models):
     _portuguese(at)
     assert len(at.warning) == 1 and at.warning[0].value.startswith("CUDA foi pedido, mas esta máquina não tem GPU")
     titles = [e.label for e in at.expander]
-    assert titles and all("MB" in t for t in titles) and any("Rascunhador EAGLE" in t for t in titles)
+    assert titles and all("MiB" in t for t in titles) and any("Rascunhador EAGLE" in t for t in titles)
 
 
 def test_a_bad_model_id_by_hand_is_one_portuguese_sentence(models):

@@ -343,7 +343,7 @@ def trained_drafts() -> None:
     for d in drafts:
         meta = d["meta"]
         kind = _(DRAFT_TITLES[meta["kind"]]) if meta.get("kind") in DRAFT_TITLES else str(meta.get("kind"))
-        with st.expander(_("{kind}: {name} ({size} MB)", kind=kind, name=d["name"], size=number(d["megabytes"], 1))):
+        with st.expander(_("{kind}: {name} ({size} MiB)", kind=kind, name=d["name"], size=number(d["megabytes"], 1))):
             if get_language() == "en" or not d["card"]:
                 st.markdown(d["card"])
                 continue

@@ -61,6 +61,30 @@ def bench_dtype(bench: Path) -> str:
     return result.get("machine", {}).get("dtype") or result.get("config", {}).get("dtype") or "float32"
 
 
+def bench_where(bench: Path) -> str:
+    """Where and when the benchmark ran, as ", on AMD EPYC (2 cores, no GPU), 2026-11-30" ("" when not recorded).
+
+    >>> import tempfile; folder = Path(tempfile.mkdtemp())
+    >>> _ = (folder / "r.json").write_text('{"machine": {"cpu": "AMD EPYC", "cores": 2, "date": "2026-11-30T07:29Z"}}')
+    >>> bench_where(folder / "r.json")
+    ', on AMD EPYC (2 cores, no GPU), 2026-11-30'
+    """
+    record = read_bench(bench).get("machine") or {}
+    if not record.get("cpu"):
+        return ""
+    device = f"GPU {record['gpu']}" if record.get("gpu") else "no GPU"
+    cores = f"{record['cores']} cores, " if record.get("cores") else ""
+    date = f", {str(record['date'])[:10]}" if record.get("date") else ""
+    return f", on {record['cpu']} ({cores}{device}){date}"
+
+
+def bench_note(bench: Path) -> str:
+    """The run's own note that its machine was shared (absolute times noisy), as a paragraph; "" when it was not."""
+    notes = read_bench(bench).get("notes") or []
+    shared = next((n for n in notes if str(n).startswith("The machine was shared")), "")
+    return f"{shared}\n\n" if shared else ""
+
+
 def bench_command(bench: Path = BENCH) -> str:
     return read_bench(bench).get("command", "(not run yet)")
 
@@ -310,7 +334,8 @@ def write_cards(work: Path, assets: Path, benches: dict[str, Path] | None = None
             curve=learning_curve(log, metrics) if log else "(no log)", metric_text=METRIC_TEXT[kind],
             extrapolation=extrapolate(log, metrics[0]) if log else "", bench_command=bench_command(bench),
             bench=bench_table(rows), targets="\n".join(target_lines(kind, meta, rows, bench)), extra=EXTRA[kind].format(**meta),
-            replaced=replaced(meta, metrics), dtype=bench_dtype(bench),
+            replaced=replaced(meta, metrics), dtype=bench_dtype(bench), where=bench_where(bench),
+            bench_note=bench_note(bench),
         )
         (folder / "README.md").write_text(card)
         written.append(folder / "README.md")
@@ -427,7 +452,7 @@ minutes on {machine}. {stages}
 
 {replaced}## Held-out acceptance and speed
 
-Benchmark on the first 8 of the 64 held-out prompts, 128 new tokens, {dtype} on both sides:
+Benchmark on the first 8 of the 64 held-out prompts, 128 new tokens, {dtype} on both sides{where}:
 
 ```
 {bench_command}
@@ -435,7 +460,7 @@ Benchmark on the first 8 of the 64 held-out prompts, 128 new tokens, {dtype} on 
 
 {bench}
 
-α is Leviathan et al.'s mean min(1, p/q) over the drafts the target tested; c is one drafting step's time over one
+{bench_note}α is Leviathan et al.'s mean min(1, p/q) over the drafts the target tested; c is one drafting step's time over one
 target forward; per-position entry i is the share of steps whose first i drafts were all kept; the prediction is the
 speedup formula fed with the measured α, c and this CPU's measured verify cost.
 

@@ -273,7 +273,8 @@ def replaced(meta: dict, metrics: list[str]) -> str:
     rows = ["| | training records | steps | " + " | ".join(metrics) + " |", "|---|---:|---:|" + "---:|" * len(metrics)]
     for name, m in (("replaced drafter", old), ("this drafter", meta)):
         rows.append(f"| {name} | {m.get('train_records', '?')} | {m.get('steps', '?')} | "
-                    + " | ".join(f"{m.get('training', {}).get(k, float('nan')):.3f}" for k in metrics) + " |")
+                    + " | ".join(f"{v:.3f}" if (v := m.get("training", {}).get(k)) is not None else "–"
+                                 for k in metrics) + " |")  # "–": not measured for that drafter
     text = "## Compared with the drafter it replaced\n\nHeld-out accuracies at the end of each training, each on its own " \
         "data step's held-out answers (the same 64 prompts):\n\n" + "\n".join(rows) + "\n\n"
     if old.get("commit"):

@@ -127,13 +127,20 @@ def test_the_fit_check_says_how_slow_a_fitting_pair_would_be_here(at, monkeypatc
     assert "15 GB of the target's weights" in speed and "10 GB/s (measured just now" in speed
     common_runs.quiet_forwards()[("default", "cpu")] = 40.0  # a race timed SmolLM2-135M's forward at 40 ms here
     try:
+        monkeypatch.setattr(models_view, "reference_dtype", lambda device, machine=None: torch.float32)
         at.run()
+        scaled = at.info[0].value.replace("\\", "")
+        # timed in bfloat16 (a CPU with bf16 instructions), SmolLM2-135M read 270 MB, not 540 MB: twice the ratio
+        monkeypatch.setattr(models_view, "reference_dtype", lambda device, machine=None: torch.bfloat16)
+        at.run()
+        scaled_bf16 = at.info[0].value.replace("\\", "")
     finally:
         common_runs.quiet_forwards.clear()
         models_view._bandwidth.clear()
-    scaled = at.info[0].value.replace("\\", "")
     assert scaled.startswith("Speed here: plain decoding would take about 1.1 s per token")
     assert "scaled from SmolLM2-135M's measured 40 ms per forward on this machine by its 28× larger weights" in scaled
+    assert scaled_bf16.startswith("Speed here: plain decoding would take about 2.3 s per token")
+    assert "by its 56× larger weights" in scaled_bf16
 
 
 def test_a_pair_by_hand_loads_and_is_stored_for_the_playground(at, folders):

@@ -130,7 +130,7 @@ def memory_check(entries: dict[str, CatalogEntry], machine: Machine) -> None:
     st.success(escape_markdown(_("{estimate}: it fits ({placement}). Suggested K = {k}; sized for {hardware}.",
                                  estimate=estimate.sentence(), placement=placement.describe(), k=entry.k,
                                  hardware=_(entry.hardware) if entry.hardware else "-")))
-    st.info(escape_markdown(speed_estimate(estimate.weights_bytes[0], device).sentence()))
+    st.info(escape_markdown(speed_estimate(estimate.weights_bytes[0], device, machine).sentence()))
 
 
 def _choice(value: str) -> str:
@@ -143,19 +143,28 @@ def _bandwidth(device: str) -> float:
     return measure_bandwidth(device)
 
 
-REFERENCE = ("default", "SmolLM2-135M", 135e6 * 4)  # pair name, how to call it, weight bytes (float32)
+REFERENCE = ("default", "SmolLM2-135M", 135e6)  # pair name, how to call it, parameters
 
 
-def speed_estimate(target_bytes: int, device: torch.device) -> SpeedEstimate:
+def reference_dtype(device: torch.device, machine: Machine | None = None) -> torch.dtype:
+    """The dtype the reference pair's forward was timed in: the loaded pair's, else the one it loads in here (auto:
+    bfloat16 on a CPU with bf16 instructions, float32 without)."""
+    pair = PAIRS.loaded(REFERENCE[0])
+    return pair.dtype if pair is not None else pick_dtype(device, None, machine)
+
+
+def speed_estimate(target_bytes: int, device: torch.device, machine: Machine | None = None) -> SpeedEstimate:
     """How slow plain decoding with a target of `target_bytes` would be on `device` here: scaled from SmolLM2-135M's
-    quickest measured forward when a race has timed it on this device in this server, else the floor set by the
-    memory bandwidth, measured once per server process."""
+    quickest measured forward when a race has timed it on this device in this server (by weight bytes, the
+    reference's in the dtype it was timed in), else the floor set by the memory bandwidth, measured once per server
+    process."""
     from specviz.ui.common.runs import quiet_forwards  # the race page records what it measured
 
-    name, shown, reference_bytes = REFERENCE
+    name, shown, parameters = REFERENCE
     measured_ms = quiet_forwards().get((name, device.type))
     if measured_ms:
-        return speed_from_reference(target_bytes, int(reference_bytes), measured_ms / 1000, shown)
+        reference_bytes = int(parameters * reference_dtype(device, machine).itemsize)
+        return speed_from_reference(target_bytes, reference_bytes, measured_ms / 1000, shown)
     with st.spinner(_("Measuring this machine's memory bandwidth...")):  # shown only while it measures (> 0.5 s)
         bandwidth = _bandwidth(str(device))
     return speed_from_bandwidth(target_bytes, bandwidth)

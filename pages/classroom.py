@@ -58,7 +58,7 @@ try:  # a busy or read-only database (or any refused input) is one sentence, nev
             refresh = None if session.closed else paced_teacher.REFRESH_SECONDS
             live_fragment(paced_teacher.live_panel, run_every=refresh)(store, session)
             presenter.base_input()
-            teacher.session_controls(store, session)
+            teacher.session_controls(store, session, exported=store.current(session.code) is not None)
         elif session is not None:
             if not session.closed:
                 presenter.reach_warning()

@@ -94,6 +94,22 @@ def test_the_teacher_pushes_watches_opens_round_two_and_reveals(db):
     assert at.button(key="paced_round_2").disabled and at.button(key="paced_reveal").disabled
 
 
+def test_an_ended_session_with_nothing_pushed_offers_no_picker_and_no_csv(db):
+    """An ended session draws no picker and no export: the panel must not say "pick a question above" nor point to a
+    CSV above (the fifth read of the classroom's sentences)."""
+    at = _as_teacher(PIN)
+    at.radio(key="classroom_pace").set_value(teacher.PACES[1]).run()
+    at.button(key="classroom_start").click().run()
+    code = at.session_state["classroom_session"]
+    PacedStore(db).close_session(code)
+    at.run()
+    infos = " ".join(i.value for i in at.info)
+    assert lead(paced_teacher.TEXT["nothing_pushed"]) in infos and lead(paced_teacher.TEXT["nothing_yet"]) not in infos
+    assert f"Session {code} ended: students can no longer join or answer." in infos and "CSV" not in infos
+    assert "paced_push" not in _keys(at)
+    assert not [b for b in at.get("download_button") if "CSV" in b.label or "JSON" in b.label]
+
+
 def test_a_student_follows_the_pushes_with_no_feedback_until_the_reveal(db):
     store, session, (ana, *_) = _paced(db)
     at = _page({"student": ana.token})

@@ -38,6 +38,7 @@ TEXT = {
     "push": N_("Push to the class"),
     "nothing_yet": N_("Nothing pushed yet. Pick a question above and push it: every student's screen switches to "
                       "it within a couple of seconds."),
+    "nothing_pushed": N_("Nothing was pushed in this session, so it has no answers to show or export."),
     "question": N_("**Question {number}** · {concept}"),
     "answered": N_("Answered"),
     "answered_of": N_("{answered} of {students}"),
@@ -128,8 +129,8 @@ def elapsed(push: Push, now: float | None = None) -> str:
 def live_panel(store: PacedStore, session: Session) -> None:
     """The current question, who has answered, the timer, the round buttons, the chart, mastery and the exports."""
     push = store.current(session.code)
-    if push is None:
-        st.info(_(TEXT["nothing_yet"]))
+    if push is None:  # an ended session has no picker to push from
+        st.info(_(TEXT["nothing_pushed"] if session.closed else TEXT["nothing_yet"]))
         return
     question = push.shown()  # the answers are counted in the pushed question's words, any language
     st.markdown(_(TEXT["question"], number=push.number, concept=concept_name(question.concept)))

@@ -174,9 +174,12 @@ def pick_session(store: ClassroomStore) -> Session | None:
     return store.session(code)
 
 
-def session_controls(store: ClassroomStore, session: Session) -> None:
-    """The presenter button, and End with a confirmation; for an ended session, when it ended."""
-    if session.closed:
+def session_controls(store: ClassroomStore, session: Session, exported: bool = True) -> None:
+    """The presenter button, and End with a confirmation; for an ended session, when it ended (and, where the panel
+    above drew one, that its CSV still has every answer: `exported`)."""
+    if session.closed and not exported:
+        st.info(_("Session {code} ended: students can no longer join or answer.", code=session.code))
+    elif session.closed:
         if session.ended_at:
             st.info(_("Session {code} ended at {time}: students can no longer join or answer. Its results stay here, "
                       "and the CSV above still has every answer.", code=session.code,

@@ -121,3 +121,19 @@ def test_the_caption_names_the_proposer_and_ends_with_one_full_stop(monkeypatch,
         st.cache_data.clear()  # the cut support must not reach another test
     assert ".." not in caption and caption.count("4") >= 1, caption  # the coverage note is there, over 4 tokens
     assert ("Proposer: Draft model." if lang == "en" else "Proponente: Modelo de rascunho.") in caption, caption
+
+
+def test_the_rules_table_writes_its_numbers_the_readers_way():
+    # The chain table gave st.dataframe raw floats, which it draws as 0.7474 on the Portuguese page too; the tree
+    # lab's table already wrote its drift with `number` (0,2526). Both go through the one formatter now.
+    import torch
+
+    from specviz.core.i18n import using
+
+    p, q = torch.tensor([0.5, 0.3, 0.2]), torch.tensor([0.2, 0.3, 0.5])  # α = Σ min(p, q) = 0.7
+    with using("pt"):
+        frame = exactness_view.rules_frame(p, q, k=4, c=0.05)
+        exact = frame.iloc[0]
+        assert exact["probabilidade de aceitação α"] == "0,7000" and exact["desvio (TV)"] == "0,0000", exact
+    with using("en"):
+        assert exactness_view.rules_frame(p, q, k=4, c=0.05).iloc[0]["acceptance probability α"] == "0.7000"

@@ -46,6 +46,7 @@ OTHERS = N_("(all others)")
 RULE_BOX = N_("**{label}.** {text}")
 TABLE_COLUMNS = {"rule": N_("rule"), "exact": N_("exact"), "drift (TV)": N_("drift (TV)"),
                  "acceptance": N_("acceptance probability α"), "tokens/step": N_("mean accepted length"), "speedup ×": N_("speedup ×")}
+TABLE_DIGITS = {"drift (TV)": 4, "acceptance": 4, "tokens/step": 2, "speedup ×": 2}  # lab.rules_table's rounding
 SOURCES = {"prompt": N_("p and q at the prompt above"), "session": N_("the trace in this session"),
            "example": N_("an example trace")}
 
@@ -272,10 +273,13 @@ def render_rule_economics(rule: exactness.Rule, dists: StepDistributions, k: int
 
 
 def rules_frame(p: torch.Tensor, q: torch.Tensor, k: int, c: float) -> pd.DataFrame:
-    """`lab.rules_table` for the reader: rule names and column headers in their language."""
+    """`lab.rules_table` for the reader: rule names, column headers and numbers (0,2526 in Portuguese) in their
+    language."""
     labels = {rule.label: _(rule.label) for rule in exactness.RULES.values()}
     frame = pd.DataFrame(rules_table(p, q, k, c))
     frame["rule"] = frame["rule"].map(labels)
+    for column, digits in TABLE_DIGITS.items():  # written by `number`, as the tree lab's table is: 0,2526 in pt
+        frame[column] = [number(v, digits) for v in frame[column]]
     return frame.rename(columns={name: _(shown) for name, shown in TABLE_COLUMNS.items()})
 
 

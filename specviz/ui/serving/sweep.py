@@ -62,8 +62,8 @@ def live_sweep(base: str, speculating: bool) -> None:
 
 
 def level_table(levels: list[LevelResult]) -> pd.DataFrame:
-    def fmt(v, digits=2):
-        return None if v is None else round(v, digits)
+    def fmt(v, digits=2):  # written by `number` (0,45 in Portuguese), never a float st.dataframe draws as 0.45
+        return "–" if v is None else number(v, digits)
     return pd.DataFrame([{_("speculation"): lv.speculative, _("prompt"): lv.prompt, _("streams"): lv.concurrency,
                           _("requests"): len(lv.ok), _("tokens/s"): fmt(lv.throughput, 1),
                           _("median latency (s)"): fmt(lv.latency_s), _("acceptance rate"): fmt(lv.acceptance_rate),

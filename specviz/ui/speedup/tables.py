@@ -10,7 +10,8 @@ import pandas as pd
 from specviz.core.i18n import _, percent
 from specviz.labs.bench import BenchResult
 from specviz.labs.bench.report import HF_GENERATE, TARGET_ONLY
-from specviz.ui.speedup.view import POLICY_TEXT, label, method_text, number, policy_text, suite_titles, times
+from specviz.ui.speedup.view import (POLICY_TEXT, label, method_text, number, policy_text, suite_titles, times,
+                                    written)
 
 
 def mat_table(result: BenchResult, proposer: str, temperature: float) -> pd.DataFrame:
@@ -28,7 +29,7 @@ def mat_table(result: BenchResult, proposer: str, temperature: float) -> pd.Data
             label("record_overhead"): r["record_overhead"], label("identical"): r["identical_count"],
         })
     df = pd.DataFrame(data)
-    return df.round(3) if not df.empty else df  # readable precision; the JSON keeps every digit
+    return written(df) if not df.empty else df  # 3 decimals, the reader's way; the JSON keeps every digit
 
 
 def policy_table(result: BenchResult, temperature: float) -> pd.DataFrame:

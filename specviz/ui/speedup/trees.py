@@ -18,7 +18,7 @@ from specviz.labs.bench.summary import tokens_fed
 from specviz.ui.common import charts as plot
 from specviz.ui.common.palette import BLUE, BLUISH_GREEN, GREY, ORANGE, VERMILLION
 from specviz.ui.speedup.charts import _layout
-from specviz.ui.speedup.view import label, number, temperature_text, times
+from specviz.ui.speedup.view import label, number, temperature_text, times, written
 
 DTYPE_COLORS = {"float32": ORANGE, "bfloat16": BLUE, "float16": BLUISH_GREEN}
 WIDE = 17  # the verify size the sentence quotes: a tree of 16 nodes and its root
@@ -105,7 +105,7 @@ def shape_table(result: BenchResult, proposer: str, temperature: float) -> pd.Da
              label("identical"): r["identical_count"]}
             for r in result.shape_rows(proposer, temperature)]
     df = pd.DataFrame(data)
-    return df.round(3) if not df.empty else df
+    return written(df) if not df.empty else df  # 3 decimals, the reader's way
 
 
 def shape_figure(result: BenchResult, proposer: str, temperature: float) -> go.Figure:

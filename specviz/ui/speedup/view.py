@@ -72,6 +72,21 @@ def number(v: float | None, digits: int = 2) -> str:
     return "–" if v is None or (isinstance(v, float) and not math.isfinite(v)) else i18n.number(v, digits)
 
 
+def written(frame: pd.DataFrame, digits: int = 3) -> pd.DataFrame:
+    """A table's decimals as `number` writes them (1.981, or 1,981 in Portuguese: st.dataframe drew the float as
+    1.981 on the Portuguese page too, where it reads as one thousand nine hundred), a missing value as '–'; integers
+    and text as they are.
+
+    >>> frame = pd.DataFrame({"K": [2], "mean K drafted": [1.9814], "limit": [None]})
+    >>> written(frame).iloc[0].astype(str).tolist()
+    ['2', '1.981', '–']
+    >>> with i18n.using("pt"):
+    ...     written(frame).iloc[0, 1]
+    '1,981'
+    """
+    return frame.map(lambda v: number(v, digits) if isinstance(v, float) else "–" if v is None else v)
+
+
 def temperature_text(t: float) -> str:
     """A temperature as written: 0, 0.7 (0,7 in Portuguese)."""
     text = f"{t:g}"

@@ -159,3 +159,12 @@ def test_the_makefile_installs_the_axe_version_the_audit_expects():
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
     assert f"AXE_VERSION := {a11y_audit.AXE_VERSION}" in makefile
     assert re.search(r"^test: .*\baxe\b", makefile, re.M), "`make test` does not install axe-core"
+
+
+def test_a_metric_label_wraps_instead_of_ending_in_an_ellipsis():
+    # Streamlit cuts a metric's label to one line with "…": "Mean accepted length" fits a quarter of a 1400 px page,
+    # "Comprimento médio de aceitação" did not (the race, the Playground, the Theory explorer).
+    from specviz.ui.common.accessibility import CSS
+
+    rule = CSS.split('[data-testid="stMetricLabel"] [data-testid="stMarkdownContainer"],', 1)[1].split("}", 1)[0]
+    assert "white-space:normal !important" in rule and "text-overflow:clip !important" in rule

@@ -105,6 +105,11 @@ CSS = f"""<style>
   .st-key-{IDS_BOX} td, .st-key-{IDS_BOX} td * {{overflow-wrap:anywhere !important;}}
   [data-testid="stMain"] [data-testid="stMarkdownContainer"] :is(p, li, code) {{overflow-wrap:anywhere;}}
 }}
+/* a metric's label: Streamlit keeps it on one line and cuts it with "…", which hid a long one in four columns
+   ("Comprimento médio de acei…" on the race, the Playground and the Theory explorer at 1400 px): it wraps instead */
+[data-testid="stMetricLabel"] [data-testid="stMarkdownContainer"],
+[data-testid="stMetricLabel"] [data-testid="stMarkdownContainer"] p {{white-space:normal !important;
+  overflow:visible !important; text-overflow:clip !important;}}
 /* Plotly's toolbar: shown on hover with a mouse, never on a phone (a tap would put it over the chart's title) */
 @media (max-width: 640px), (hover: none) {{ .js-plotly-plot .modebar-container {{display:none !important;}} }}
 /* a table's toolbar (search, download, full screen) sat on the text above the table on a phone, where it shows

@@ -264,7 +264,7 @@ def render_rule_economics(rule: exactness.Rule, dists: StepDistributions, k: int
               delta_color="off", help=_("This rule's α: the chance one draft x ~ q is kept (the exact rule's is "
                                         "Σ min(p, q)). Not the measured accepted / drafted."))
     gain = speedup - theory.expected_speedup(exact_alpha, k, c)
-    b3.metric(_("Speedup at K = {k}, c = {c}", k=k, c=number(c, 2)), times(speedup),
+    b3.metric(_("Expected speedup at K = {k}, c = {c}", k=k, c=number(c, 2)), times(speedup),
               delta=_("{delta} vs exact rule", delta=signed(gain, 2) + "×"), delta_color="off")
     st.dataframe(rules_frame(p, q, k, c), hide_index=True, key="exact_rules_table")
     caption = _("Every rule at this prompt, from its closed form. Speedups use the i.i.d. formula of the Theory "

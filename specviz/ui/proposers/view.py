@@ -144,7 +144,7 @@ PROPOSERS: list[Proposer] = [
                   "m2": (N_("head 2: t+3"), _DRAFT), "m3": (N_("head 3: t+4"), _DRAFT),
                   "tr": (N_("candidate tree\\n(verified next pass)"), _PLAIN)},
                  [("h", "lm"), ("h", "m1"), ("h", "m2"), ("h", "m3"), ("lm", "tr"), ("m1", "tr"), ("m2", "tr"),
-                  ("m3", "tr")]),
+                  ("m3", "tr")], head=_TREE_HEAD),  # left to right: four heads side by side shrank the text
         example="smollm-medusa-greedy", quiz_prefixes=("md-",),
         figures=("c_medusa", "medusa_pos1", "eagle_pos1", "medusa_pos2", "eagle_pos2", "medusa_after2",
                  "eagle_after2", "medusa", "eagle_f32")),

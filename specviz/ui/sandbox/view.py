@@ -29,7 +29,7 @@ TEXT = {
     "temperature_help": N_("p^(1/T), normalised, for both. T = 0 is greedy: all mass on each one's top token."),
     "alpha": N_("α = Σ min(p, q)"),
     "tv": N_("TV(p, q) = 1 − α"),
-    "reject": N_("chance the draft is rejected"),
+    "reject": N_("chance of rejection"),
     "pq_title": N_("p (target) and q (draft) after temperature"),
     "split_title": N_("p = min(p, q) + (1 − α)·norm(max(0, p − q))"),
     "overlap": N_("min(p, q): kept drafts"),

@@ -55,7 +55,7 @@ def test_the_proposers_page_every_section_and_the_recorded_traces(speak_pt):
     assert "**Custos.**" in text and "Máscara de atenção em árvore" in text and "Traço gravado" in text
     diagrams = " ".join(g.proto.spec for g in at.get("graphviz_chart"))
     assert "LM de rascunho pequeno" in diagrams and "text so far" not in diagrams
-    assert 'label="the"' in diagrams  # token text in the tree stays as it is
+    assert 'label="✓ the"' in diagrams  # token text in the tree stays as it is (the accepted path marked ✓)
 
 
 def test_the_sandbox_defaults_the_broken_rule_and_the_temperature(speak_pt):

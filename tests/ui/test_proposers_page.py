@@ -70,6 +70,8 @@ def test_tree_mask_lets_a_node_see_only_itself_and_its_ancestors():
     assert all(mask[i][i] for i in range(len(parents)))
     path = view.ACCEPTED_PATH
     assert all(parents[child] == parent for parent, child in zip(path, path[1:]))
+    # the accepted path is marked by a glyph and a thicker frame, not by its green alone (WCAG 1.4.1)
+    assert view.tree_dot().count('label="✓ ') == len(path) == view.tree_dot().count("penwidth=3")
 
 
 def test_typical_acceptance_is_shown_lossy_and_the_exact_rule_exact():

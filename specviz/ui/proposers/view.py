@@ -280,7 +280,7 @@ TREE_TEXT = {
     "mask": N_("**Tree attention mask.** All nodes go into one pass as a flat list; each node may attend only to the "
                "context and its own ancestors, not to its siblings' branches. ✓ = may attend."),
     "path": N_("**Longest accepted path.** Greedy (T = 0): walk down from the root, at each node follow the child "
-               "that equals the target's argmax; stop when none does and emit the argmax there. The green path above."),
+               "that equals the target's argmax; stop when none does and emit the argmax there: the green path above, its nodes marked ✓."),
     "exact": N_("**The exact rule at T > 0** (recursive rejection sampling). Start at the root with p′ = p and q′ = "
                 "the q its children were drawn from, and try the children one by one. Child x is kept with "
                 "probability min(1, p′(x)/q′(x)); then move down to x and start again with its own p and q. If x is "
@@ -344,9 +344,11 @@ def tree_attention_mask(parents: list[int]) -> list[list[bool]]:
 
 
 def tree_dot() -> str:
-    """The example candidate tree as graphviz, the accepted path in green."""
+    """The example candidate tree as graphviz, the accepted path in green, marked ✓ and drawn thicker (colour is
+    never the only cue)."""
     nodes = {"ctx": (N_("context"), _PLAIN)}
-    nodes |= {f"n{i}": (token, _KEPT if i in ACCEPTED_PATH else _DRAFT) for i, (token, _) in enumerate(TREE_NODES)}
+    nodes |= {f"n{i}": (f"✓ {token}", f"{_KEPT}, penwidth=3") if i in ACCEPTED_PATH else (token, _DRAFT)
+              for i, (token, _) in enumerate(TREE_NODES)}
     edges = [("ctx" if parent == -1 else f"n{parent}", f"n{i}") for i, (_, parent) in enumerate(TREE_NODES)]
     return _dot(nodes, edges, _TREE_HEAD)
 

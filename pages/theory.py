@@ -40,7 +40,7 @@ m1.metric(_("Mean accepted length"), number(tokens),
                  "Plain decoding: 1."))
 change = speedup - 1  # a slowdown is a negative change: red and pointing down, never green
 sign = "+" if change >= 0 else "-"  # the sign leads the delta, so Streamlit colours it and points its arrow
-m2.metric(_("Speedup"), times(speedup), delta=_("{change} vs target-only", change=sign + percent(abs(change))),
+m2.metric(_("Expected speedup"), times(speedup), delta=_("{change} vs target-only", change=sign + percent(abs(change))),
           delta_color="off" if abs(change) < 0.005 else "normal")
 m3.metric(_("Best K"), str(best_k), help=_("Among K = 0 to 16: speedup {speedup} at K = {k}. K = 0 means "
                                            "speculation does not pay here.", speedup=times(best_speedup), k=best_k))

@@ -115,7 +115,7 @@ def test_theory_explorer_in_portuguese_as_the_sliders_move(monkeypatch):
     at.run()
     _portuguese(at)
     shown = {m.label: m.value for m in at.metric}
-    assert shown["Aceleração"] == "2,80×" and shown["Comprimento médio de aceitação"] == "3,36"
+    assert shown["Aceleração esperada"] == "2,80×" and shown["Comprimento médio de aceitação"] == "3,36"
     with using("pt"):
         at.slider(key="theory_c").set_value(1.2).run()  # speculation never pays: a warning, "nunca"
         _portuguese(at)
@@ -134,7 +134,7 @@ def test_theory_batch_section_in_portuguese_for_other_hardware(monkeypatch):
         at.selectbox(key="theory_pair").set_value("smollm2-ngram").run()
         at.select_slider(key="theory_batch").set_value(256).run()
         _portuguese(at)
-    assert any(m.label == "Aceleração com B = 256" for m in at.metric)
+    assert any(m.label == "Aceleração esperada com B = 256" for m in at.metric)
 
 
 def test_theory_sentences_of_the_library_in_portuguese():

@@ -27,7 +27,7 @@ def test_page_shows_the_formulas_and_reacts_to_the_sliders(tmp_path, monkeypatch
     assert not at.exception and not at.error
     shown = metrics(at)
     assert shown["Mean accepted length"] == "3.36"  # (1 - 0.8^5) / 0.2
-    assert shown["Speedup"] == "2.80×"
+    assert shown["Expected speedup"] == "2.80×"
     assert shown["Best K"] == "8"
     assert len(at.get("plotly_chart")) == 5  # heatmap, speedup vs K, tokens per step, and the serving section's two
     assert any("No measured runs yet" in i.value for i in at.info)
@@ -40,7 +40,7 @@ def test_page_shows_the_formulas_and_reacts_to_the_sliders(tmp_path, monkeypatch
     at.slider(key="theory_c").set_value(0.0).run()
     at.slider(key="theory_alpha").set_value(1.0).run()
     at.slider(key="theory_k").set_value(0).run()
-    assert metrics(at)["Speedup"] == "1.00×" and not at.exception
+    assert metrics(at)["Expected speedup"] == "1.00×" and not at.exception
 
 
 def test_page_overlays_a_session_trace_and_benchmark_files(tmp_path, monkeypatch):
@@ -175,13 +175,13 @@ def test_a_slowdown_shows_as_a_red_change_pointing_down():
     at = AppTest.from_file(PAGE, default_timeout=60).run()
     at.slider(key="theory_alpha").set_value(0.3).run()
     at.slider(key="theory_c").set_value(0.5).run()
-    speedup = next(m for m in at.metric if m.label == "Speedup")
+    speedup = next(m for m in at.metric if m.label == "Expected speedup")
     assert float(speedup.value.rstrip("×")) < 1
     assert speedup.delta.startswith("-") and speedup.proto.color == Metric.MetricColor.RED
     assert speedup.proto.direction == Metric.MetricDirection.DOWN
     at.slider(key="theory_alpha").set_value(0.9).run()
     at.slider(key="theory_c").set_value(0.05).run()
-    speedup = next(m for m in at.metric if m.label == "Speedup")
+    speedup = next(m for m in at.metric if m.label == "Expected speedup")
     assert speedup.delta.startswith("+") and speedup.proto.color == Metric.MetricColor.GREEN
 
 
@@ -206,7 +206,7 @@ def test_the_break_even_marker_moves_up_as_the_batch_grows():
     at.select_slider(key="theory_batch").set_value(256).run()
     shown = metrics(at)
     # 256 · 5 tokens is past the H100's ridge (295 tokens per pass): v = compute over memory time
-    assert float(shown["Verify cost v at B = 256"]) > 3 and float(shown["Speedup at B = 256"].rstrip("×")) < 1
+    assert float(shown["Verify cost v at B = 256"]) > 3 and float(shown["Expected speedup at B = 256"].rstrip("×")) < 1
     assert float(shown["Break-even α at B = 256"]) > float(theory.break_even_alpha(4, c))
     marker = next(t for t in chart(at, "theory_batch_even")["data"] if t.get("name") == "batch 256")
     assert marker["x"] == [256] and marker["y"][0] == pytest.approx(float(shown["Break-even α at B = 256"]),

@@ -210,7 +210,7 @@ def render(alpha: float, k: int) -> None:
                      "is compute-bound too.", n=k + 1))
     m2.metric(_("Draft cost c"), number(here.draft_cost, 3),
               help=_("One draft forward over one target forward, same batch."))
-    m3.metric(_("Speedup at B = {batch}", batch=batch), times(here.speedup))
+    m3.metric(_("Expected speedup at B = {batch}", batch=batch), times(here.speedup))
     m4.metric(_("Break-even α at B = {batch}", batch=batch), _("never") if math.isnan(here.break_even_alpha)
               else number(here.break_even_alpha, 3), help=_("Above this α speculation pays at this batch size."))
     ridge, ridge_one = (roofline.ridge_batch(pair.target, hw, n, context) for n in (k + 1, 1))

@@ -80,14 +80,16 @@ def test_the_catalog_table_lists_every_pair_with_sizes_and_licences(at):
     assert all(list(t.index) == list(ids.index) for t in (sizes, where, licence))
     for table, columns in ((ids, models_view.ID_COLUMNS), (sizes, models_view.SIZE_COLUMNS),
                            (where, models_view.WHERE_COLUMNS), (licence, models_view.LICENCE_COLUMNS)):
-        assert list(table.columns) == list(columns[1:])
+        assert list(table.columns) == [models_view.COLUMN_LABELS.get(c, c) for c in columns[1:]]
     shown = {"name", *ids.columns, *sizes.columns, *where.columns, *licence.columns}
-    assert shown == set(catalog_rows(load_catalog())[0])  # every column shown, once
+    labels = {models_view.COLUMN_LABELS.get(c, c) for c in catalog_rows(load_catalog())[0]}
+    assert shown == labels  # every column shown, once
     assert ids.loc["llama3.2-1b-3.1-8b", "target"] == "meta-llama/Llama-3.1-8B-Instruct"
     assert licence.loc["llama3.2-1b-3.1-8b", "gated"] == "yes"
     row = sizes.loc["llama3.2-1b-3.1-8b"]
     assert row["bfloat16 GB"] == f"{(8.03 + 1.24) * 2:.2f}" and str(row["K"]) == "5"
-    assert sizes.loc["toy", "params (B)"] == "2.08e-05 + 2.08e-05"
+    assert sizes.loc["toy", "parameters"] == "20.8 K + 20.8 K" and sizes.loc["default", "parameters"] == "135 M"
+    assert sizes.loc["toy", "bfloat16 GB"] == "< 0.01"  # a few kilobytes, not "0.00"
     assert "Llama 3.1 Community License" in licence.loc["llama3.2-1b-3.1-8b", "licence"]
 
 

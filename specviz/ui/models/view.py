@@ -67,7 +67,7 @@ SIZE_COLUMNS = ("name", "params (B)", "bfloat16 GB", "float32 GB", "K")
 WHERE_COLUMNS = ("name", "device", "hardware")
 LICENCE_COLUMNS = ("name", "licence", "gated")
 # The tables' headers as a reader sees them (the columns keep their English names in catalog_rows).
-COLUMN_LABELS = {"name": N_("name"), "target": N_("target"), "draft": N_("draft"), "params (B)": N_("params (B)"),
+COLUMN_LABELS = {"name": N_("name"), "target": N_("target"), "draft": N_("draft"), "params (B)": N_("parameters"),
                  "device": N_("device"), "hardware": N_("hardware"), "licence": N_("licence"), "gated": N_("gated")}
 
 
@@ -82,9 +82,9 @@ def catalog_table(entries: dict[str, CatalogEntry]) -> None:
     if not entries:
         return
     rows = pd.DataFrame(catalog_rows(entries))
-    for column in ("bfloat16 GB", "float32 GB"):
-        rows[column] = rows[column].map(lambda gb_: number(gb_, 2))
-    rows["params (B)"] = [" + ".join(_three_digits(m.params_billion) for m in e.models) for e in entries.values()]
+    for column in ("bfloat16 GB", "float32 GB"):  # the toy pair's few kilobytes: "< 0.01", not "0.00"
+        rows[column] = rows[column].map(lambda gb_: number(gb_, 2) if gb_ >= 0.005 else "< " + number(0.01, 2))
+    rows["params (B)"] = [" + ".join(param_count(m.params_billion) for m in e.models) for e in entries.values()]
     with st.container(key=IDS_BOX):
         st.table(_shown_table(rows, ID_COLUMNS))
     st.markdown(_("**Sizes, and the suggested K**"))
@@ -98,6 +98,21 @@ def catalog_table(entries: dict[str, CatalogEntry]) -> None:
                  "KV cache of {context} tokens. Gated "
                  "repositories need you to accept the licence on the model's Hub page and `hf auth login`.",
                  context=DEFAULT_CONTEXT))
+
+
+PARAM_UNITS = ((1e9, N_("{x} B")), (1e6, N_("{x} M")), (1e3, N_("{x} K")))  # billions, millions, thousands
+
+
+def param_count(billions: float) -> str:
+    """A parameter count a student can read, three significant digits and a unit: "7.62 B", "135 M", "20.8 K" (in
+    Portuguese "7,62 bi", "135 mi", "20,8 mil").
+
+    >>> param_count(7.62), param_count(0.135), param_count(2.08e-05)
+    ('7.62 B', '135 M', '20.8 K')
+    """
+    count = billions * 1e9
+    scale, unit = next(((s, u) for s, u in PARAM_UNITS if count >= s), PARAM_UNITS[-1])
+    return _(unit, x=_three_digits(count / scale))
 
 
 def _three_digits(x: float) -> str:

@@ -107,12 +107,12 @@ def param_count(billions: float) -> str:
     """A parameter count a student can read, three significant digits and a unit: "7.62 B", "135 M", "20.8 K" (in
     Portuguese "7,62 bi", "135 mi", "20,8 mil").
 
-    >>> param_count(7.62), param_count(0.135), param_count(2.08e-05)
-    ('7.62 B', '135 M', '20.8 K')
+    >>> [param_count(b).replace("\\u00a0", " ") for b in (7.62, 0.135, 2.08e-05)]
+    ['7.62 B', '135 M', '20.8 K']
     """
     count = billions * 1e9
     scale, unit = next(((s, u) for s, u in PARAM_UNITS if count >= s), PARAM_UNITS[-1])
-    return _(unit, x=_three_digits(count / scale))
+    return _(unit, x=_three_digits(count / scale)).replace(" ", "\u00a0")  # a table cell never breaks "135 M"
 
 
 def _three_digits(x: float) -> str:

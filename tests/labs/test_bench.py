@@ -1,6 +1,7 @@
 """The benchmark harness on the toy pair: it runs in seconds and writes the documented schema."""
 
 import csv
+import math
 import io
 import json
 from pathlib import Path
@@ -60,8 +61,11 @@ def test_metrics_are_consistent_with_the_trace_counts_and_the_theory(result):
         if c["policy"] == "constant" and c["alpha"] is not None:
             assert c["predicted_speedup"] == pytest.approx(expected_speedup(c["alpha"], c["k"], c["c"]))
         assert c["speedup_vs_ar"] == pytest.approx((c["tokens"] / c["seconds"]) / (c["ar_tokens"] / c["ar_seconds"]))
-    ngram_c = result.costs["c"]["ngram"]
-    assert 0 <= ngram_c < 0.5 < result.costs["c"]["draft"] * 10  # a lookup is far cheaper than a forward
+    # a lookup is far cheaper than a forward: compared with each other, measured in the same interleaved rounds, not
+    # with a fixed bound (the toy draft's c read 0.037 once with the machine loaded 6x: `make check` under two `yes`
+    # loops and a full `make test` beside it; a speed figure belongs in a benchmark, not a timed test)
+    ngram_c, draft_c = result.costs["c"]["ngram"], result.costs["c"]["draft"]
+    assert 0 <= ngram_c < draft_c and math.isfinite(draft_c)
     assert [v["n_tokens"] for v in result.costs["verify"]] == [1, 2, 3, 4]
     assert result.costs["verify"][0]["ratio"] == 1.0
 

@@ -106,7 +106,7 @@ def test_a_section_that_cannot_finish_writes_what_it_has(tmp_path, monkeypatch):
     rec = gpu_check.run_section("distill", gpu_check.Context(profile, tmp_path))
     saved = json.loads((tmp_path / "distill.json").read_text())
     assert rec["status"] == saved["status"] == "timeout" and saved["progress"] == "half"
-    assert 0.5 <= saved["seconds"] < 3
+    assert 0.5 <= saved["seconds"] < 30  # cut at its 0.5 s cap (plus grace), not left running; a loaded machine adds
 
 
 def test_a_section_that_raises_is_one_line_and_the_rest_still_run(tmp_path, monkeypatch, capsys):

@@ -25,23 +25,38 @@ FOLLOW_MS = 60_000  # the screens poll every 2 s; 2 cores shared with the server
 # loaded run of 2026-12-04, load average over 10, waited out 30 s for a phone to show round 2)
 
 
+ERRORS: dict[int, list[str]] = {}  # per browser context: the errors its pages logged or threw, for a failure message
+
+
 def _bounds(context) -> None:
     """90 s for an action; 240 s for a page load, which waits for the whole frontend bundle from a server that is
     also running the other screens' refreshes (a loaded make test, load average over 40, took more than 90 s). The
-    screens' animations are stilled: three screens that stand for three devices share two cores with the server."""
+    screens' animations are stilled: three screens that stand for three devices share two cores with the server.
+    The pages' console errors and uncaught exceptions are kept for `_shown`: a quiet CI run (2026-12-05) waited 90 s
+    for "Exit presenter view" on a screen whose text could not even be read, as if the frontend had stopped."""
     context.set_default_timeout(90_000)
     context.set_default_navigation_timeout(240_000)
     context.add_init_script(STILL)
+    errors = ERRORS.setdefault(id(context), [])
+    context.on("console", lambda message: message.type == "error" and errors.append(message.text[:300]))
+    context.on("weberror", lambda error: errors.append(f"uncaught: {str(error.error)[:300]}"))
 
 
 def _shown(page) -> str:
     """What a screen shows now, for a failure message: its main text, folded and cut, and whether a run is going."""
+    logged = ERRORS.get(id(page.context), [])[-3:]
+    errors = f"; its console's last errors: {logged}" if logged else "; no console error"
     try:
         text = " ".join(page.locator('[data-testid="stMain"]').inner_text(timeout=5_000).split())[:500]
         running = page.locator('[data-testid="stStatusWidget"]').count() > 0
     except PlaywrightError as exc:  # the page itself is gone or stuck: say so instead
-        return f"(could not read the page: {str(exc).splitlines()[0][:120]})"
-    return f"{text!r}{' (a script run is going)' if running else ''}"
+        body = ""
+        try:  # a frontend that crashed leaves a page without stMain: what is there instead
+            body = " ".join(page.locator("body").inner_text(timeout=3_000).split())[:200]
+        except PlaywrightError:
+            body = "(the body cannot be read either)"
+        return f"(could not read the page: {str(exc).splitlines()[0][:120]}; its body: {body!r}){errors}"
+    return f"{text!r}{' (a script run is going)' if running else ''}{errors}"
 
 
 def _expect(page, text: str, timeout: float | None = None, store: PacedStore | None = None, code: str = "",

@@ -19,7 +19,7 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from specviz.core.i18n import N_, _, drafts_kept, get_language, language_code, number, percent, using
+from specviz.core.i18n import N_, _, drafts_kept, language_code, list_separator, number, percent, using
 from specviz.core.text import pad, visible, width
 from specviz.engine.kinds import StopReason
 from specviz.engine.limits import K_RANGE, MAX_NEW_TOKENS_RANGE, PAIR_DRAFTERS
@@ -390,8 +390,7 @@ def is_tree(trace: Trace) -> bool:
 def format_summary(trace: Trace) -> str:
     """The run in a few lines, in the current language; the values start in one column in every language (the
     labels are padded by their width in the terminal, accents included, not by a count of spaces in the catalog)."""
-    separator = "; " if get_language() == "pt" else ", "  # 0,50; 0,25 reads better than 0,50, 0,25
-    per_pos = separator.join(_fmt(x) for x in trace.per_position_acceptance) or _("n/a")
+    per_pos = list_separator().join(_fmt(x) for x in trace.per_position_acceptance) or _("n/a")
     tree = is_tree(trace)
     names = {**SUMMARY_LABELS, "alpha": TREE_ALPHA_LABEL} if tree else SUMMARY_LABELS
     labels = {key: _(label) for key, label in names.items()}

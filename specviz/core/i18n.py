@@ -166,6 +166,17 @@ def _unwritable(value: float) -> str:
     return localized(f"{value:.3g}")
 
 
+def list_separator() -> str:
+    """Between the bare numbers of a list: "; " in Portuguese, whose decimal comma would make "12,5, 9,1" ambiguous
+    (docs/glossary.pt-BR.md), ", " in English.
+
+    >>> with using("pt"):
+    ...     list_separator().join(["0,50", "0,25"])
+    '0,50; 0,25'
+    """
+    return "; " if get_language() == "pt" else ", "
+
+
 def percent(fraction: float, digits: int = 0) -> str:
     """A fraction as a percentage: 0.457 -> 46% (or 45.7% with one digit; 45,7% in Portuguese)."""
     if not _fixed_point_holds(fraction * 100, digits):

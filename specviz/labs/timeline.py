@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from specviz.core.i18n import N_, _, get_language, ngettext, number, percent, times
+from specviz.core.i18n import N_, _, list_separator, ngettext, number, percent, times
 from specviz.engine import theory
 from specviz.engine.kinds import Mode, StopReason
 from specviz.engine.trace import Trace
@@ -378,12 +378,6 @@ class RaceRounds:
         """What a one-token forward costs here when nothing interferes: the 10th percentile of every target-only
         forward of every round (a percentile, so one lucky reading does not set it)."""
         return _quantile([ms for _, base in self.rounds for ms in forward_ms(base)], 0.1)
-
-
-def list_separator() -> str:
-    """Between the bare numbers of a list: "; " in Portuguese, whose decimal comma would make "12,5, 9,1"
-    ambiguous (docs/glossary.pt-BR.md), ", " in English."""
-    return "; " if get_language() == "pt" else ", "
 
 
 def busy_note(rounds: RaceRounds, usual_ms: float | None = None) -> str | None:

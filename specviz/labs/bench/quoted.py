@@ -154,8 +154,8 @@ def machine_text(record: dict) -> str:
     >>> machine_text({"cpu": "X", "cores": 16, "gpu": "NVIDIA H200", "device": "cuda:0"})
     'NVIDIA H200'
     """
-    if gpu_used(record):
-        return str(gpu_used(record))
+    if gpu := gpu_used(record):
+        return str(gpu)
     if not record.get("cpu"):
         return ""
     cpu, cores, kernels = str(record["cpu"]), record.get("cores"), record.get("kernels")

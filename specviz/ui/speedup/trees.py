@@ -72,9 +72,9 @@ def dtype_sentence(result: BenchResult) -> str | None:
     if wide16 - wide32 > SAME_SLOPE:  # bfloat16 clearly steeper (kernels without bfloat16 instructions)
         return _("Here one target forward over {n} tokens costs {f32} a one-token forward in float32 but {bf16} in "
                  "bfloat16, and a one-token forward takes {ms32} ms in float32 against {ms16} ms in bfloat16. On "
-                 "the machine that measured them bfloat16 is the dtype whose cost grows with the tokens, as it does where the kernels "
-                 "cannot use bfloat16 instructions: verification eats into the gain there, and float32 hides it "
-                 "better.", **values)
+                 "the machine that measured them bfloat16 is the dtype whose cost grows with the tokens, as it "
+                 "does where the kernels cannot use bfloat16 instructions: verification eats into the gain there, "
+                 "and float32 hides it better.", **values)
     return _("Here one target forward over {n} tokens costs {f32} a one-token forward in float32 and {bf16} in "
              "bfloat16, and a one-token forward takes {ms32} ms in float32 against {ms16} ms in bfloat16. With these "
              "kernels float32 hides verification as well as bfloat16 does: in both, extra tokens in the same forward "

@@ -107,7 +107,8 @@ RECIPES = (
         "last hidden state and guesses one position further ahead, head 2 without knowing head 1's guess, so the "
         "second and later drafts are rarely kept. On the EAGLE example's held-out prompt they emit about "
         "1.5 tokens per target forward against 1.9 for the EAGLE drafter; proposing takes no drafter pass, only "
-        "small products on a state the verify pass computed (c = 0.05 in the Medusa benchmark).",
+        "small products on a state the verify pass computed (c = 0.05 in float32 in "
+        "assets/benchmarks/default-cpu-f32-medusa, measured on {medusa_machine}).",
         _spec("default", "medusa", SPIDERS_PROMPT, True, 4, 0.0, 48),
     ),
     Recipe(

@@ -217,7 +217,7 @@ def test_descriptions_name_their_benchmark_machine_from_its_record():
 
     recipes = {r.name: r for r in make_traces.RECIPES}
     examples = list_examples()
-    assert len(examples) >= len(EXPECTED) and len(DESCRIPTION_MACHINES) == 2
+    assert len(examples) >= len(EXPECTED) and len(DESCRIPTION_MACHINES) == 3
     for example in examples:
         assert "EPYC" not in example.description and "Xeon" not in example.description and "-core" not in \
             example.description, example.name

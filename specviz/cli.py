@@ -271,8 +271,8 @@ def _prepare(args: argparse.Namespace):
     stand-in that only the tests and the GPU rehearsal use."""
     toy = registry.offered(PAIR_DRAFTERS["toy"])
     if args.pair == "toy" and args.proposer is not None and args.proposer not in toy:
-        raise ValueError(_("The toy pair has no trained EAGLE drafter; choose one of these proposers: {choices}.",
-                           choices=", ".join(toy)))
+        raise ValueError(_("The toy pair has no trained EAGLE drafter or Medusa heads; choose one of these proposers: "
+                           "{choices}.", choices=", ".join(toy)))
     spec = RunSpec(pair=args.pair, proposer=args.proposer, prompt=args.prompt, chat=not args.no_chat,
                    max_new_tokens=args.max_new_tokens, temperature=args.temperature, top_k=args.top_k,
                    top_p=args.top_p, seed=args.seed, proposer_settings=registry.settings_from_args(args),

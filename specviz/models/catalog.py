@@ -256,7 +256,7 @@ def catalog_rows(catalog: dict[str, CatalogEntry]) -> list[dict]:
         rows.append({
             "name": entry.name,
             "target": entry.target.id,
-            "draft": entry.draft.id if entry.draft else (_("(EAGLE drafter + draft model trained here)")
+            "draft": entry.draft.id if entry.draft else (_("(EAGLE drafter, draft model and Medusa heads trained here)")
                                                           if entry.proposer == "eagle" else
                                                           _("({proposer} self-draft)", proposer=entry.proposer)),
             "params (B)": " + ".join(f"{m.params_billion:g}" for m in entry.models),

@@ -55,11 +55,13 @@ def has_draft(assets: Path = ASSETS) -> bool:
     return (Path(assets) / DRAFT_NAME / "specviz.json").exists()
 
 
-def read_meta(folder: Path) -> dict:
+def read_meta(folder: Path, step: str = "all") -> dict:
+    """The folder's specviz.json; a missing one is a ValueError naming the `python -m specviz.distill` step that
+    trains it (`all` trains the EAGLE-3 drafter and the draft model, not the Medusa heads)."""
     path = Path(folder) / "specviz.json"
     if not path.exists():
-        raise ValueError(_("{folder} holds no trained draft (no specviz.json): run `python -m specviz.distill all`.",
-                           folder=Path(folder).name))
+        raise ValueError(_("{folder} holds no trained draft (no specviz.json): run `python -m specviz.distill {step}`.",
+                           folder=Path(folder).name, step=step))
     return json.loads(path.read_text())
 
 
@@ -136,7 +138,7 @@ def save_medusa(heads: MedusaHeads, vocab: torch.Tensor, assets: Path, training:
 def load_medusa(target: PreTrainedModel, folder: Path | None = None) -> tuple[MedusaHeads, torch.Tensor]:
     """The heads (on the target's device, in its dtype) and their draft vocabulary."""
     folder = Path(folder or ASSETS / MEDUSA_NAME)
-    meta = read_meta(folder)
+    meta = read_meta(folder, "medusa")
     check_target(meta, target, folder)
     tensors = load_file(str(folder / "model.safetensors"))
     vocab = tensors.pop("draft_vocab").long()

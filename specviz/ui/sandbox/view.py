@@ -41,7 +41,8 @@ TEXT = {
     "samples_title": N_("{n} simulated first tokens under: {rule}"),
     "observed": N_("simulated"),
     "rule_form": N_("this rule, closed form"),
-    "kept": N_("Drafts kept in the simulation: {kept} (α for this rule)."),
+    "kept": N_("Drafts kept in the simulation: {kept}, an estimate of this rule's α (each step drafts one token, "
+               "and every draft is tested)."),
     "bad_input": N_("The table needs fixing: {reason}"),
     "probability": N_("probability"),
     "token": N_("token"),

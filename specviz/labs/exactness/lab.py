@@ -143,20 +143,21 @@ def engine_lab(pair: Pair, spec: RunSpec, rule: str, n: int, length: int, compar
                        note=truth.note))
 
 
+RULES_TABLE_DIGITS = {"drift (TV)": 4, "acceptance": 4, "tokens/step": 2, "speedup ×": 2}  # `rules_table`'s decimals
+
+
 def rules_table(target_probs: torch.Tensor, draft_probs: torch.Tensor, k: int, c: float) -> list[dict]:
     """Every rule at this p, q: how far its output drifts from p, how often it keeps a draft, and the speedup
-    that acceptance probability α would give at K and c (specviz.engine.theory, i.i.d. acceptance assumed)."""
+    that acceptance probability α would give at K and c (specviz.engine.theory, i.i.d. acceptance assumed). Each
+    number is rounded to `RULES_TABLE_DIGITS` places, the ones the Exactness lab writes it with."""
     rows = []
     for rule in RULES.values():
         dist, accept = one_step_distribution(rule, target_probs, draft_probs)
-        rows.append({
-            "rule": rule.label,
-            "exact": "✓" if rule.exact else "✗",
-            "drift (TV)": round(tv_distance(dist, target_probs), 4),
-            "acceptance": round(accept, 4),
-            "tokens/step": round(theory.expected_tokens_per_step(min(1.0, accept), k), 2),
-            "speedup ×": round(theory.expected_speedup(min(1.0, accept), k, c), 2),
-        })
+        values = {"drift (TV)": tv_distance(dist, target_probs), "acceptance": accept,
+                  "tokens/step": theory.expected_tokens_per_step(min(1.0, accept), k),
+                  "speedup ×": theory.expected_speedup(min(1.0, accept), k, c)}
+        rows.append({"rule": rule.label, "exact": "✓" if rule.exact else "✗",
+                     **{name: round(float(value), RULES_TABLE_DIGITS[name]) for name, value in values.items()}})
     return rows
 
 

@@ -45,8 +45,8 @@ BARS = lab.BARS
 OTHERS = N_("(all others)")
 RULE_BOX = N_("**{label}.** {text}")
 TABLE_COLUMNS = {"rule": N_("rule"), "exact": N_("exact"), "drift (TV)": N_("drift (TV)"),
-                 "acceptance": N_("acceptance probability α"), "tokens/step": N_("mean accepted length"), "speedup ×": N_("speedup ×")}
-TABLE_DIGITS = {"drift (TV)": 4, "acceptance": 4, "tokens/step": 2, "speedup ×": 2}  # lab.rules_table's rounding
+                 "acceptance": N_("acceptance probability α"), "tokens/step": N_("mean accepted length"),
+                 "speedup ×": N_("speedup ×")}
 SOURCES = {"prompt": N_("p and q at the prompt above"), "session": N_("the trace in this session"),
            "example": N_("an example trace")}
 
@@ -278,7 +278,7 @@ def rules_frame(p: torch.Tensor, q: torch.Tensor, k: int, c: float) -> pd.DataFr
     labels = {rule.label: _(rule.label) for rule in exactness.RULES.values()}
     frame = pd.DataFrame(rules_table(p, q, k, c))
     frame["rule"] = frame["rule"].map(labels)
-    for column, digits in TABLE_DIGITS.items():  # written by `number`, as the tree lab's table is: 0,2526 in pt
+    for column, digits in lab.RULES_TABLE_DIGITS.items():  # by `number`, as the tree lab's table is: 0,2526 in pt
         frame[column] = [number(v, digits) for v in frame[column]]
     return frame.rename(columns={name: _(shown) for name, shown in TABLE_COLUMNS.items()})
 

@@ -40,7 +40,8 @@ TEXT = {  # English messages, translated with `_()` where they are shown
                     "counted."),
     "read": N_("Each token reads {gb} GB of weights: at least {ms} ms per token, however fast the arithmetic. "
                "SmolLM2-135M in fp32 on a laptop CPU (about {laptop} TB/s usable, the Theory explorer's laptop "
-               "estimate) is the left end; a 7-billion model on a 2 TB/s GPU near the middle."),
+               "estimate) sets all three controls to their left end; a 7-billion model on a 2 TB/s GPU sits near the "
+               "middle of the parameter and bandwidth sliders."),
     "p": N_("p(x): the target's probability"),
     "q": N_("q(x): the draft's probability"),
     "u": N_("u: the uniform draw"),

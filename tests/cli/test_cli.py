@@ -99,8 +99,10 @@ def test_summary_explains_a_draft_that_is_rarely_right():
     from specviz.core.i18n import drafts_kept, using  # issue 42 item 8: "1 drafts"
 
     assert drafts_kept(0, 1) == "0 of 1 draft kept" and drafts_kept(2, 5) == "2 of 5 drafts kept"
+    assert drafts_kept(0, 0) == "no drafts"
     with using("pt"):
         assert drafts_kept(0, 1) == "0 de 1 palpite mantido" and drafts_kept(2, 5) == "2 de 5 palpites mantidos"
+        assert drafts_kept(0, 0) == "nenhum palpite"  # not "0 de 0 palpite mantido": pt's plural rule makes 0 singular
     assert "rarely right" not in format_summary(often)
 
 

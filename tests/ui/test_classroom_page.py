@@ -417,6 +417,8 @@ def test_the_teacher_view_survives_the_presenter_view(db):
     present = next(b for b in at.button if b.label.startswith("Present"))
     present.click().run()
     assert not at.exception and "classroom_exit_presenter" in _keys(at)
+    shown = " ".join(m.value for m in at.markdown)  # a new session: nobody in yet, and no "0 joined:" (pt "0 entrou:")
+    assert "Nobody has joined yet." in shown and "joined:" not in shown
     assert at.query_params["as"] == "teacher" and at.query_params["session"] == code
     at.run()  # the presenter view refreshes: no role radio, no session box drawn in these runs
     at.run()

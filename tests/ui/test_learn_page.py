@@ -140,7 +140,7 @@ def test_missing_every_retry_brings_back_the_question_seen_longest_ago_not_the_o
 def test_a_reload_with_the_url_comes_back_to_the_same_place(fresh):
     at = _open(fresh, lesson="4", done="1,2,3", other="kept")
     assert _heading(at) == f"Lesson 4 of {LAST}: The first disagreement"
-    assert f"3 of {LAST} lessons mastered, 0 more attempted" in at.get("progress")[0].proto.text
+    assert at.get("progress")[0].proto.text == f"3 of {LAST} lessons mastered"  # no "0 more attempted" clause
     jump = at.get("button_group")[0]
     assert jump.value == ["4"] if isinstance(jump.value, list) else jump.value == "4"
     at.button(key="learn_next").click().run()

@@ -329,12 +329,12 @@ _PRESENTER_CSS = """<style>
 def presenter(store: ClassroomStore, session: Session) -> None:
     """For the projector: the join code, who is in, and how each question went, in large type; no controls."""
     progress = store.progress(session)
-    names = (", ".join(escape_text(p.name, whitespace=False) for p in progress)
-             or escape_text(_("nobody yet"), whitespace=False))
+    names = ", ".join(escape_text(p.name, whitespace=False) for p in progress)
     st.markdown(_PRESENTER_CSS, unsafe_allow_html=True)
     head = _("This session has ended") if session.closed else _("Join on the Classroom page with the code")
-    joined = escape_text(ngettext("{n} joined:", "{n} joined:", len(progress)), whitespace=False)
+    joined = (escape_text(ngettext("{n} joined:", "{n} joined:", len(progress)), whitespace=False) + " " + names
+              if progress else escape_text(_("Nobody has joined yet."), whitespace=False))  # not "0 entrou" in pt
     st.markdown(f'<div class="specviz-large">{escape_text(head, whitespace=False)}</div>'
                 f'<div class="specviz-big">{escape_text(session.code, whitespace=False)}</div>'
-                f'<div class="specviz-large">{joined} {names}</div>', unsafe_allow_html=True)
+                f'<div class="specviz-large">{joined}</div>', unsafe_allow_html=True)
     st.html(failure_list_html(store.question_stats(session), size_rem=1.9))

@@ -48,9 +48,12 @@ def progress_bar(progress: Progress) -> None:
     """How far along (mastered and attempted apart), and a row of lesson numbers to jump with (✓ mastered,
     ◐ attempted)."""
     tried = progress.tried - progress.done
-    st.progress(len(progress.done) / LAST, text=ngettext(  # n agrees with "attempted" (pt)
-        "{done} of {total} lessons mastered, {n} more attempted", "{done} of {total} lessons mastered, {n} more attempted",
-        len(tried), done=len(progress.done), total=LAST))
+    text = _("{done} of {total} lessons mastered", done=len(progress.done), total=LAST)
+    if tried:  # no "0 more attempted" clause: Portuguese takes the singular for 0 ("mais 0 tentada")
+        text = ngettext(  # n agrees with "attempted" (pt)
+            "{done} of {total} lessons mastered, {n} more attempted",
+            "{done} of {total} lessons mastered, {n} more attempted", len(tried), done=len(progress.done), total=LAST)
+    st.progress(len(progress.done) / LAST, text=text)
     options = [str(lesson.number) for lesson in LESSONS] + [TICKET]
     st.session_state["learn_jump"] = str(progress.lesson)
 

@@ -338,3 +338,15 @@ def test_the_portuguese_lesson_plan_names_the_same_questions_lessons_and_pages()
                       "Start round 2 (after the discussion)", "Download both rounds (CSV)", "Mastery per concept",
                       "Join address shown on the projector"):
             assert _(label) in portuguese or _(label).lower() in portuguese.lower(), _(label)
+
+
+def test_a_student_submitting_and_a_teacher_pushing_have_different_portuguese_labels():
+    """Both read "Enviar" in Portuguese once: on the Classroom page a student's Submit and the teacher's Push (to the
+    class, or to a session from the Playground's Ask the class) are different actions and need different words."""
+    from specviz.core.i18n import _
+
+    with using("pt"):
+        submit = _("Submit")
+        pushes = [_("Push to the class"), _("Push to session {code}", code="ABCD")]
+    assert submit == "Enviar resposta"
+    assert all(submit != push and not push.startswith(submit) for push in pushes), (submit, pushes)

@@ -140,18 +140,30 @@ def clause(text: str) -> str:
 # ---- numbers for the reader ---------------------------------------------------------------------------------
 
 
-def number(value: float, digits: int = 2) -> str:
-    """A decimal with `digits` places in the reader's convention: 1.58 or 1,58; 12,345.6 or 12.345,6. A value no
-    fixed-point pattern can hold (infinite, not a number, or over 27 digits with its decimals, which babel's quantize
-    refuses) is written as `_unwritable` writes it, never raised: these strings often say what a user typed wrong.
+MINUS = "\u2212"  # the minus sign every negative number is written with, in both languages (not the hyphen)
 
-    >>> number(float("inf")), number(float("nan")), number(-1e300)
-    ('∞', 'NaN', '-1e+300')
+
+def number(value: float, digits: int = 2) -> str:
+    """A decimal with `digits` places in the reader's convention: 1.58 or 1,58; 12,345.6 or 12.345,6; a negative
+    one with the minus sign U+2212 (−0.159, −0,159), not babel's hyphen, and a value that rounds to zero with no
+    sign at all (0.00, not −0.00). A value no fixed-point pattern can hold (infinite, not a number, or over 27
+    digits with its decimals, which babel's quantize refuses) is written as `_unwritable` writes it, never raised:
+    these strings often say what a user typed wrong.
+
+    >>> number(-0.159, 3), number(-0.001), number(float("inf")), number(float("nan")), number(-1e300)
+    ('−0.159', '0.00', '∞', 'NaN', '−1e+300')
     """
     if not _fixed_point_holds(value, digits):
         return _unwritable(value)
     pattern = "#,##0" + ("." + "0" * digits if digits > 0 else "")
-    return format_decimal(value, format=pattern, locale=_BABEL_LOCALES[_current.get()])
+    return _with_minus(format_decimal(value, format=pattern, locale=_BABEL_LOCALES[_current.get()]))
+
+
+def _with_minus(text: str) -> str:
+    """babel's "-0,159" with the minus sign; "-0,00" (a negative value rounded to zero) without any."""
+    if not text.startswith("-"):
+        return text
+    return text[1:] if not any(ch in "123456789" for ch in text) else MINUS + text[1:]
 
 
 _DIGITS = 27  # babel formats in a 28-digit decimal context
@@ -165,8 +177,8 @@ def _unwritable(value: float) -> str:
     if math.isnan(value):
         return "NaN"
     if math.isinf(value):
-        return "∞" if value > 0 else "−∞"
-    return localized(f"{value:.3g}")
+        return "∞" if value > 0 else MINUS + "∞"
+    return _with_minus(localized(f"{value:.3g}"))
 
 
 def list_separator() -> str:
@@ -185,7 +197,7 @@ def percent(fraction: float, digits: int = 0) -> str:
     if not _fixed_point_holds(fraction * 100, digits):
         return _unwritable(fraction * 100) + "%"
     pattern = "#,##0" + ("." + "0" * digits if digits > 0 else "") + "%"
-    return format_percent(fraction, format=pattern, locale=_BABEL_LOCALES[_current.get()])
+    return _with_minus(format_percent(fraction, format=pattern, locale=_BABEL_LOCALES[_current.get()]))
 
 
 def localized(text: str) -> str:

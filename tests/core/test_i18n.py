@@ -121,12 +121,25 @@ def test_numbers_are_written_the_readers_way():
 
 
 @pytest.mark.parametrize("lang", ["en", "pt"])
+def test_a_negative_number_has_the_minus_sign_and_a_rounded_zero_none(lang):
+    """The Exactness lab's α delta read "-0,159" with babel's hyphen; every negative number is written with the
+    minus sign U+2212 in both languages, as "−∞" already was, and a negative that rounds to zero is plain zero."""
+    mark = "," if lang == "pt" else "."
+    with using(lang):
+        assert (number(-0.159, 3), times(-0.5), percent(-0.25), number(-1234.5, 1)) == (
+            f"−0{mark}159", f"−0{mark}50×", "−25%", "−1.234,5" if lang == "pt" else "−1,234.5")
+        assert (number(-0.0001), number(-0.0), percent(-0.001), number(-0.4, 0)) == (f"0{mark}00", f"0{mark}00",
+                                                                                      "0%", "0")
+        assert "-" not in number(-0.159, 3) and i18n.read_number(number(-0.159, 3)) == -0.159  # reads back
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
 def test_a_number_no_decimal_pattern_holds_is_written_not_raised(lang):
     """A typed 1e300 (a policy's c, a sandbox value) reaches the sentence that refuses it: babel's quantize raised
     decimal.InvalidOperation there, a traceback instead of the sentence."""
     with using(lang):
         mark = "," if lang == "pt" else "."
-        assert (number(1.5e300, 3), number(-1e25), times(2e28)) == (f"1{mark}5e+300", "-1e+25", "2e+28×")
+        assert (number(1.5e300, 3), number(-1e25), times(2e28)) == (f"1{mark}5e+300", "−1e+25", "2e+28×")
         assert (number(float("inf")), number(float("-inf")), number(float("nan"))) == ("∞", "−∞", "NaN")
         assert (percent(float("nan")), percent(1e26)) == ("NaN%", "1e+28%")
         assert number(1e16, 0) == ("10.000.000.000.000.000" if lang == "pt" else "10,000,000,000,000,000")

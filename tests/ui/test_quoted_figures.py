@@ -57,6 +57,31 @@ def test_the_proposers_texts_quote_no_literal_measurement():
     assert float(shown["eagle"]) > 1.1  # no longer "about break-even"
 
 
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_two_eagle_speedups_each_say_their_dtype_and_run(lang):
+    """The Medusa section quoted EAGLE at 1.79× and the EAGLE section at 1.61×, both "greedy, chain of 4", without
+    saying they are two runs: float32 on the AMD EPYC (default-cpu-f32-medusa) and bfloat16 on the Intel Xeon
+    (default-cpu-bf16-tree, whose folder name read like a tree run). Each sentence now names its dtype and the EAGLE
+    caption names both runs, the bfloat16 one as the targets run whose chain of 4 it quotes."""
+    from specviz.core.i18n import _
+
+    figures = proposers_view.measured()
+    assert (figures["eagle"].folder, figures["eagle"].dtype) == ("default-cpu-bf16-tree", "bfloat16")
+    assert (figures["eagle_f32"].folder, figures["eagle_f32"].dtype) == (proposers_view.MEDUSA_RUN, "float32")
+    sections = {p.key: p for p in proposers_view.PROPOSERS}
+    with using(lang):
+        shown = proposers_view.figure_texts()
+        eagle = _(sections["eagle"].loses, **shown)
+        medusa = _(sections["medusa"].loses, **shown)
+        sources = [proposers_view.source_text(figures[key]) for key in ("eagle", "eagle_f32")]
+        machines = [quoted.machine(figures[key].folder) for key in ("eagle", "eagle_f32")]
+    assert shown["eagle"] in eagle and shown["eagle_f32"] in eagle and "bfloat16" in eagle and "float32" in eagle
+    assert shown["eagle_f32"] in medusa and "float32" in medusa and "bfloat16" not in medusa
+    assert "eagle_f32" in sections["eagle"].figures  # so the caption names the float32 run too
+    assert ("chain of 4" if lang == "en" else "cadeia de 4") in sources[0]
+    assert machines[0] in sources[0] and machines[1] in sources[1] and machines[0] != machines[1]
+
+
 def test_the_proposers_page_shows_the_measured_figures_and_their_sources():
     at = AppTest.from_file(str(ROOT / "pages" / "proposers.py"), default_timeout=60).run()
     assert not at.exception

@@ -135,9 +135,9 @@ PROPOSERS: list[Proposer] = [
                  "EAGLE drafter trained on far more of the target's text (the Models page's cards give both "
                  "counts), and it sees more (its first guess reads the token the target just chose, its second its "
                  "own first guess; head 1 and head 2 see neither). Of the steps that kept the first draft, the "
-                 "heads kept the second {medusa_after2} of the time, the EAGLE drafter {eagle_after2}. Speed: {medusa}× against {eagle_f32}× as fast as "
-                 "model.generate. Medusa's "
-                 "typical acceptance (keep any plausible token) is lossy: the output is not p, as the chart below "
+                 "heads kept the second {medusa_after2} of the time, the EAGLE drafter {eagle_after2}. Speed, in this "
+                 "float32 run: {medusa}× against {eagle_f32}× as fast as model.generate. Medusa's typical acceptance "
+                 "(keep any plausible token) is lossy: the output is not p, as the chart below "
                  "and the Exactness lab show. With the exact rule Medusa stays exact."),
         dot=_dot({"h": (N_("target's last\\nhidden state"), _TARGET), "lm": (N_("LM head: t+1"), _TARGET),
                   "m1": (N_("head 1: t+2"), _DRAFT),
@@ -162,12 +162,14 @@ PROPOSERS: list[Proposer] = [
         wins=N_("Among the highest acceptance per unit of draft cost reported for trained drafters (the EAGLE papers' "
                  "comparisons); supported by vLLM and SGLang."),
         loses=N_("A new drafter per target model, and an under-trained one gains little: specviz's, trained on a "
-                 "CPU, is {eagle}× as fast as model.generate here (greedy, held-out prompts, chain of 4)."),
+                 "CPU, is {eagle}× as fast as model.generate here in bfloat16 (greedy, held-out prompts, chain of "
+                 "4), and {eagle_f32}× in float32 on another CPU in the Medusa section's run: two runs, named "
+                 "below."),
         dot=_dot({"f": (N_("target features\\n(hidden state)"), _TARGET),
                   "x": (N_("next token\\n(shifted by one)"), _PLAIN), "d": (N_("1 drafter layer"), _DRAFT),
                   "hd": (N_("target's LM head"), _TARGET)},
                  [("f", "d"), ("x", "d"), ("d", "hd", N_("next feature")), ("d", "d", N_("K times"))]),
-        example="smollm-eagle-greedy", quiz_prefixes=("eg-",), figures=("c_eagle", "eagle")),
+        example="smollm-eagle-greedy", quiz_prefixes=("eg-",), figures=("c_eagle", "eagle", "eagle_f32")),
     Proposer(
         "mtp", N_("Multi-token prediction"),
         how=N_("The model is trained from the start to predict several future tokens with extra output modules "
@@ -228,6 +230,13 @@ def measured() -> dict[str, quoted.Quoted]:
 
 
 MEDUSA_RUN = "default-cpu-f32-medusa"  # Medusa and EAGLE on the same held-out prompts (assets/benchmarks/README.md)
+RUNS = {  # what each run the page quotes measured (assets/benchmarks/README.md): a caption names the run, not a folder
+    "default-cpu-drafts": N_("the trained drafts' run (K = 2 to 4)"),
+    "default-cpu-ngram": N_("the n-gram run (K = 1 to 8)"),
+    "default-cpu-layerskip": N_("the layer-skip run (K = 1 to 8)"),
+    "default-cpu-bf16-tree": N_("the targets run: a chain of 4 (the speedup quoted) and the recommended tree"),
+    MEDUSA_RUN: N_("Medusa against EAGLE (chains of 2 and 4, a 16-node tree)"),
+}
 
 
 def medusa_against_eagle() -> dict[str, quoted.Quoted]:
@@ -252,6 +261,7 @@ TEXT = {
                    "that measured it: {sources}. The Speedup lab shows these runs and the commands that reproduce "
                    "them."),
     "source": N_("{source} on {machine}"),
+    "source_run": N_("{source}, {run}, on {machine}"),
     "costs": N_("**Costs.** {text}"),
     "needs": N_("**Needs.** {text}"),
     "wins": N_("**Wins.** {text}"),
@@ -442,8 +452,7 @@ def render_proposer(proposer: Proposer) -> None:
                 st.markdown(_(TEXT[field], text=_(getattr(proposer, field), **shown)))
         if proposer.figures:
             figures = measured()
-            sources = dict.fromkeys(_(TEXT["source"], source=figures[key].source,
-                                      machine=quoted.machine(figures[key].folder)) for key in proposer.figures)
+            sources = dict.fromkeys(source_text(figures[key]) for key in proposer.figures)
             st.caption(_(TEXT["measured"], sources="; ".join(sources)))
     if proposer.key == "medusa":
         frame = typical_vs_exact().rename(columns={k: _(v) for k, v in TYPICAL_COLUMNS.items()})
@@ -460,6 +469,14 @@ def render_proposer(proposer: Proposer) -> None:
         with st.expander(_(TEXT["quiz_header"], count=len(items))):
             st.markdown(quiz_list(items))
             _link("pages/quiz.py", _(TEXT["quiz_link"]), ":material/quiz:")
+
+
+def source_text(figure: quoted.Quoted) -> str:
+    """Where a figure was measured, for the caption: its folder and dtype, the run (`RUNS`) and the machine."""
+    machine = quoted.machine(figure.folder)
+    if figure.folder in RUNS:
+        return _(TEXT["source_run"], source=figure.source, run=_(RUNS[figure.folder]), machine=machine)
+    return _(TEXT["source"], source=figure.source, machine=machine)
 
 
 def quiz_list(items: list[tuple[str, str]]) -> str:

@@ -14,6 +14,7 @@ from pathlib import Path
 from specviz.core.paths import BENCHMARKS_DIR
 from specviz.distill.data import chunk_infos
 from specviz.distill.trainer import DEFAULT_STEPS
+from specviz.labs.bench.quoted import machine_text
 from specviz.models.drafts import DRAFT_NAME, EAGLE_NAME, read_meta
 
 BENCH = BENCHMARKS_DIR / "default-cpu-drafts" / "results.json"
@@ -62,20 +63,20 @@ def bench_dtype(bench: Path) -> str:
 
 
 def bench_where(bench: Path) -> str:
-    """Where and when the benchmark ran, as ", on AMD EPYC (2 cores, no GPU), 2026-11-30" ("" when not recorded).
+    """Where and when the benchmark ran, as ", on AMD EPYC (2 cores), 2026-11-30" ("" when not recorded): the
+    machine in `quoted.machine_text`'s words, the ones every page uses (the GPU when the models ran on one).
 
     >>> import tempfile; folder = Path(tempfile.mkdtemp())
     >>> _ = (folder / "r.json").write_text('{"machine": {"cpu": "AMD EPYC", "cores": 2, "date": "2026-11-30T07:29Z"}}')
     >>> bench_where(folder / "r.json")
-    ', on AMD EPYC (2 cores, no GPU), 2026-11-30'
+    ', on AMD EPYC (2 cores), 2026-11-30'
     """
     record = read_bench(bench).get("machine") or {}
-    if not record.get("cpu"):
+    machine = machine_text(record)
+    if not machine:
         return ""
-    device = f"GPU {record['gpu']}" if record.get("gpu") else "no GPU"
-    cores = f"{record['cores']} cores, " if record.get("cores") else ""
     date = f", {str(record['date'])[:10]}" if record.get("date") else ""
-    return f", on {record['cpu']} ({cores}{device}){date}"
+    return f", on {machine}{date}"
 
 
 def bench_note(bench: Path) -> str:

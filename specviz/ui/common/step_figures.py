@@ -91,21 +91,26 @@ def accept_strip_figure(d: Decision) -> go.Figure:
     side = "left" if a < 0.2 else "right" if a > 0.8 else "center"  # keep the label inside the plot
     fig.add_annotation(x=a, y=1, yanchor="bottom", xanchor=side, showarrow=False, text=f"min(1, p/q) = {fmt(a)}",
                        font=dict(color="#0B3D2E"))
+    # the zone names along the strip's top edge, u's diamond and its label below them: on one line (y = 0.5) the
+    # diamond at u = 0.70 covered "rejeitar" on a 390 px phone whenever u fell near the middle of its zone
     if a > 0.08:
-        fig.add_annotation(x=a / 2, y=0.5, text=_("accept"), showarrow=False, font=dict(color="#0B3D2E"))
+        fig.add_annotation(x=a / 2, y=1, yanchor="top", yshift=-2, text=_("accept"), showarrow=False,
+                           font=dict(color="#0B3D2E"))
     if a < 0.92:
-        fig.add_annotation(x=(a + 1) / 2, y=0.5, text=_("reject"), showarrow=False, font=dict(color="#7A2E00"))
+        fig.add_annotation(x=(a + 1) / 2, y=1, yanchor="top", yshift=-2, text=_("reject"), showarrow=False,
+                           font=dict(color="#7A2E00"))
     if d.reached and d.uniform is not None:
         s = style(d.kind)
-        fig.add_scatter(x=[d.uniform], y=[0.5], mode="markers+text", text=[f"u = {fmt(d.uniform)}"],
-                        textposition="bottom right" if d.uniform < 0.1 else "bottom left" if d.uniform > 0.9
-                        else "bottom center", marker=dict(symbol="diamond", size=18, color=U_COLOR,
-                                                                  line=dict(color=s.color, width=2)),
+        fig.add_scatter(x=[d.uniform], y=[0.5], mode="markers", marker=dict(symbol="diamond", size=18, color=U_COLOR,
+                                                                           line=dict(color=s.color, width=2)),
                         hovertemplate=f"u = {fmt(d.uniform)}<extra></extra>", showlegend=False)
+        # u's label under its diamond, clear of its points (Plotly's "bottom" text touched the diamond's tip)
+        fig.add_annotation(x=d.uniform, y=0.5, yanchor="top", yshift=-13, showarrow=False, text=f"u = {fmt(d.uniform)}",
+                           xanchor="left" if d.uniform < 0.1 else "right" if d.uniform > 0.9 else "center")
         verdict = _("u < min(1, p/q): accepted ✓") if d.accepted else _("u ≥ min(1, p/q): rejected ✗")
     else:
         verdict = _("not reached: an earlier draft was rejected, so no u was drawn")
-    fig.update_layout(**{**_BASE_LAYOUT, "margin": dict(l=10, r=10, t=58, b=28)}, height=150, showlegend=False,
+    fig.update_layout(**{**_BASE_LAYOUT, "margin": dict(l=10, r=10, t=58, b=28)}, height=176, showlegend=False,
                       title=dict(text=verdict, font=dict(size=15)),
                       xaxis=dict(range=[0, 1], dtick=0.1, showgrid=False),
                       yaxis=dict(range=[0, 1], visible=False))

@@ -32,10 +32,16 @@ from specviz.ui.common.escaping import escape_markdown
 from specviz.ui.common.palette import BLUISH_GREEN, P_COLOR, REDDISH_PURPLE
 from specviz.ui.common.tokens import output_html
 
-_NODE = 'node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize=16, margin="0.15,0.06"];'
-_EDGE = 'edge [fontname="Helvetica", fontsize=13, color="#444444"];'
+# Streamlit draws every text of a graphviz chart at calc(0.75rem × 0.8) = 10.2 units of the SVG (its GraphVizChart
+# style sets font-size on `*`), whatever fontsize the dot names; the dot's fontsize only sizes the boxes. At 16 the
+# boxes were laid out for 1.6× the text drawn, so a wide diagram (Medusa's, over 440 units in Portuguese) was shrunk
+# to its 356 px column (at 1400 px as on a phone) and its text with it, to 8 px. Laid out for the size drawn, with
+# thinner margins and, left to right, closer ranks, the diagrams are narrower: their text shows at 10.2 × 4/3 ≈
+# 13.6 px wherever they fit (an SVG unit is a point), Medusa's at 12 px or more in both languages.
+_NODE = 'node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize=11, margin="0.1,0.05"];'
+_EDGE = 'edge [fontname="Helvetica", fontsize=10, color="#444444"];'
 _HEAD = f'rankdir=TB; bgcolor="transparent"; pad=0.05; nodesep=0.3; ranksep=0.35; {_NODE} {_EDGE}'
-_TREE_HEAD = f'rankdir=LR; bgcolor="transparent"; pad=0.05; nodesep=0.2; ranksep=0.4; {_NODE} {_EDGE}'
+_TREE_HEAD = f'rankdir=LR; bgcolor="transparent"; pad=0.05; nodesep=0.2; ranksep=0.25; {_NODE} {_EDGE}'
 # node colours, the palette's hues: the draft side orange, the target side blue, cheap lookups grey
 _DRAFT = 'fillcolor="#FFF4DC", color="#E69F00"'
 _TARGET = 'fillcolor="#DDEBF7", color="#0072B2"'
@@ -142,9 +148,11 @@ PROPOSERS: list[Proposer] = [
         dot=_dot({"h": (N_("target's last\\nhidden state"), _TARGET), "lm": (N_("LM head: t+1"), _TARGET),
                   "m1": (N_("head 1: t+2"), _DRAFT),
                   "m2": (N_("head 2: t+3"), _DRAFT), "m3": (N_("head 3: t+4"), _DRAFT),
-                  "tr": (N_("candidate tree\\n(verified next pass)"), _PLAIN)},
+                  "tr": (N_("candidate\\ntree"), _PLAIN)},
                  [("h", "lm"), ("h", "m1"), ("h", "m2"), ("h", "m3"), ("lm", "tr"), ("m1", "tr"), ("m2", "tr"),
                   ("m3", "tr")], head=_TREE_HEAD),  # left to right: four heads side by side shrank the text
+        # the tree's box says no more than "candidate tree" ("how" says the next pass verifies it): with
+        # "(verified next pass)" the diagram was too wide for its column and its text shrank to 8 px (Portuguese)
         example="smollm-medusa-greedy", quiz_prefixes=("md-",),
         figures=("c_medusa", "medusa_pos1", "eagle_pos1", "medusa_pos2", "eagle_pos2", "medusa_after2",
                  "eagle_after2", "medusa", "eagle_f32")),

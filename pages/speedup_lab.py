@@ -134,7 +134,9 @@ with tab_policy:
                       "drafts, and the draft stops as soon as its top probability falls below a threshold. "
                       "**optimal**: not tied to that K, it maximises the formula for the measured c and the α seen so "
                       "far in the generation, starting from α = 0.5 (K = 0: don't speculate)."))
-        st.dataframe(table, hide_index=True, width="stretch")
+        st.dataframe(table, hide_index=True, width="stretch",
+                     column_config={column: st.column_config.Column(help=text)
+                                    for column, text in tables.policy_help(table).items()})
 
 with tab_verify:
     plot.show(charts.verify_cost_figure(result), key="speedup_lab_verify_chart")

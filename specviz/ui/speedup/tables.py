@@ -32,14 +32,31 @@ def mat_table(result: BenchResult, proposer: str, temperature: float) -> pd.Data
     return written(df) if not df.empty else df  # 3 decimals, the reader's way; the JSON keeps every digit
 
 
+def policy_column(policy: str, k0: int) -> str:
+    """A policy's column in the policy table: its bench name (`--policies constant heuristic threshold optimal`),
+    which the text above the table defines in bold in both languages, with constant's K. Headers with the longer
+    names (`POLICY_TEXT`) made the table wider than the page at 1400 px, and its last header ("vencedora vs
+    constante") was cut off; the longer names show on hovering a header (`policy_help`).
+
+    >>> policy_column("constant", 4), policy_column("heuristic", 4)
+    ('constant K=4', 'heuristic')
+    """
+    return f"{policy} K={k0}" if policy == "constant" else policy
+
+
+def policy_help(table: pd.DataFrame) -> dict[str, str]:
+    """The policy table's policy columns -> the policy's longer name in the reader's language, for the header's help."""
+    return {column: policy_text(column.split(" ")[0]) for column in table.columns
+            if column.split(" ")[0] in POLICY_TEXT}
+
+
 def policy_table(result: BenchResult, temperature: float) -> pd.DataFrame:
     """Per category and proposer: each policy's speedup, the winner and its margin over constant K."""
     titles = suite_titles(result)
     data = []
     for comparison in result.policy_comparisons(temperature):
         entry = {_("category"): titles.get(comparison.suite, _("all categories")), _("proposer"): comparison.proposer}
-        names = {policy: policy_text(policy) + (f" K={comparison.k0}" if policy == "constant" else "")
-                 for policy in comparison.speedups}
+        names = {policy: policy_column(policy, comparison.k0) for policy in comparison.speedups}
         entry.update({names[policy]: times(v) for policy, v in comparison.speedups.items()})
         entry[_("winner")] = names[comparison.winner]
         margin = comparison.margin

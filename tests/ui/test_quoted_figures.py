@@ -184,6 +184,28 @@ def test_the_greedy_identity_figures_the_quiz_quotes_are_the_committed_checks(la
         assert f"{same} {word} {total}" in explanation and dtype in explanation
 
 
+def test_a_greedy_identity_check_is_named_by_its_own_machine_or_says_it_records_none(tmp_path):
+    """A check's file that records its machine is named by it; one that records none (the committed bfloat16 check
+    predates the record) borrows its folder's run's machine and says so, instead of passing it off as its own."""
+    import json
+
+    for key, (folder, name) in quoted.IDENTITY_FILES.items():
+        (tmp_path / folder).mkdir(exist_ok=True)
+        (tmp_path / folder / "results.json").write_text(json.dumps({"machine": {"cpu": f"Run CPU {key}", "cores": 2}}))
+        check = {"dtype": "float32", "entries": []}
+        if key == "fp32":
+            check["machine"] = {"cpu": "Check CPU", "cores": 4}
+        (tmp_path / folder / name).write_text(json.dumps(check))
+    with using("en"):
+        machines = quoted.greedy_identity_machines(tmp_path)
+    assert machines["fp32_cpu"] == "Check CPU (4 cores)"
+    assert machines["bf16_cpu"].startswith("Run CPU bf16 (2 cores), the machine its folder's benchmark run recorded")
+    assert "records none" in machines["bf16_cpu"]
+    with using("en"):  # the committed files: the float32 check records the AMD EPYC, the bfloat16 one nothing
+        committed = quoted.greedy_identity_machines()
+    assert committed["fp32_cpu"] == "AMD EPYC (2 cores, onednn-packed kernels)" and "records none" in committed["bf16_cpu"]
+
+
 @pytest.mark.parametrize("lang", ["en", "pt"])
 def test_the_tree_preset_quotes_its_committed_benchmark(lang):
     """Issue 27 item 5: the draft-tree preset promised 'more tokens kept per target pass' with no figure. It states

@@ -28,7 +28,8 @@ TEXT = {
                     "root, its own ancestors and itself, never a sibling or another branch, so one target forward "
                     "scores every branch as if it were alone."),
     "copied": N_("**{mark} Copied from the context:** the tree's lookup branch, the tokens that followed the last "
-                 "earlier place where the text's final words appeared (prompt lookup). No model drafted them, so q "
+                 "earlier place where the text's last 3 tokens appeared (failing a match, its last 2, then its last 1; "
+                 "prompt lookup). No model drafted them, so q "
                  "is a point mass: the target keeps a copied node with probability p′(x), where p′ is p at its "
                  "parent after the siblings tried before it were rejected (the residual they left), and the output "
                  "is still exactly the target's."),

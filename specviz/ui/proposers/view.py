@@ -315,7 +315,8 @@ TREE_TEXT = {
                 "what is left, so the output is still distributed as p; a tree only raises the chance that some "
                 "branch is kept."),
     "lookup": N_("**A lookup branch.** A tree can also hold a branch that no model drafted: the tokens that followed "
-                 "the last earlier place where the text's final words appeared (prompt lookup), hung under the root "
+                 "the last earlier place where the text's last 3 tokens appeared (failing a match, its last 2, then its "
+                 "last 1; prompt lookup), hung under the root "
                  "and sharing the drafted nodes it agrees with. Fusing a retrieved branch into the drafter's tree is "
                  "RASD's idea (Quan et al. 2025); SAM-Decoding (Hu et al. 2024) instead picks one source per step, "
                  "retrieval when the suffix match is long enough, else the drafter. A copied node is a point mass, tried after its drafted siblings, "

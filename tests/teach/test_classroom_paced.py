@@ -289,7 +289,12 @@ def test_ask_the_class_turns_a_trace_step_into_questions():
     assert grade(how_many, "1").correct and "recovered" in how_many.explanation
     assert "#3" in how_many.explanation and "never tested" in how_many.explanation
     assert {q.kind for q in questions[1:]} >= {"single", "numeric"}  # the live quiz's questions about the step
-    assert ask_the_class(trace, 1)[0].answer == "2" and "bonus" in ask_the_class(trace, 1)[0].explanation
+    assert "Drafts are kept up to the first rejection, so 1 of 3 were kept" in how_many.explanation
+    all_kept = ask_the_class(trace, 1)[0]
+    assert all_kept.answer == "2" and "bonus" in all_kept.explanation
+    # issue 43: a step with no rejection is not explained by "kept up to the first rejection"
+    assert "No draft was rejected, so all 2 were kept" in all_kept.explanation
+    assert "first rejection" not in all_kept.explanation
     assert ask_the_class(trace, 3) == []  # a target-only step drafted nothing
 
 

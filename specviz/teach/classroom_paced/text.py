@@ -31,8 +31,8 @@ TEXT = {
     "how_many_why_recovered": N_("{verdicts}. Drafts are kept up to the first rejection, so {kept} of {k} were "
                                  "kept, and a recovered token from norm(max(0, p − q)) took the rejected one's "
                                  "place."),
-    "how_many_why_bonus": N_("{verdicts}. Drafts are kept up to the first rejection, so {kept} of {k} were kept, "
-                             "and a bonus token from p came free with them."),
+    "how_many_why_bonus": N_("{verdicts}. No draft was rejected, so all {k} were kept, and a bonus token from p "
+                             "came free with them."),
     "accepted": N_("#{n} {token}: accepted"),
     "rejected": N_("#{n} {token}: rejected"),
     "untested": N_("#{n} {token}: never tested"),

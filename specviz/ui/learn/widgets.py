@@ -74,6 +74,7 @@ TEXT = {  # English messages, translated with `_()` where they are shown
                        "v = 1, a verify pass as cheap as a one-token pass, it reaches only {s1}."),
     "faster": N_("faster than the target alone"),
     "slower": N_("slower than the target alone"),
+    "same_speed": N_("the same speed as the target alone"),
 }
 
 
@@ -165,12 +166,24 @@ def limits(lesson: Lesson) -> None:
     _chart(fig, "learn_limits", _(TEXT["limits_title"], alpha=number(v["alpha"]), k=v["k"], c=number(v["c"])), "v",
            _(TEXT["speedup"]))
     even = theory.expected_tokens_per_step(v["alpha"], v["k"]) - v["k"] * v["c"]  # E - Kc: where the speedup is 1
-    said = dict(v=number(cost, 1), s=times(now), verdict=_(TEXT["faster"]) if now >= 1 else _(TEXT["slower"]))
+    said = dict(v=number(cost, 1), s=times(now), verdict=_(speed_verdict(now)))
     if even > 1:  # v is at least 1 (a pass over K + 1 tokens costs no less than one over one token)
         st.markdown(_(TEXT["limits_now"], v0=number(even), **said))
     else:  # the break-even would sit below v = 1, off the slider: it never pays
         st.markdown(_(TEXT["limits_never"], s1=times(theory.speedup_with_verify_cost(v["alpha"], v["k"], v["c"], 1.0)),
                       **said))
+
+
+def speed_verdict(speedup: float) -> str:
+    """The words for a speedup, judged on the figure the reader sees next to them: a speedup written 1.00× is the
+    same speed as the target alone, neither faster nor slower (issue 43: exactly 1.0 read "faster").
+
+    >>> [speed_verdict(s) == TEXT[key] for s, key in ((1.0, "same_speed"), (1.2, "faster"), (0.99, "slower"))]
+    [True, True, True]
+    """
+    if times(speedup) == times(1.0):
+        return TEXT["same_speed"]
+    return TEXT["faster"] if speedup > 1 else TEXT["slower"]
 
 
 def _decimal(value: float) -> str:

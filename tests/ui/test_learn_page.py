@@ -265,6 +265,22 @@ def test_lesson_10_calls_a_speedup_of_exactly_one_the_same_speed(fresh):
     assert "(faster than the target alone)" in said[0], said[0]
 
 
+def test_lesson_9_quotes_the_measured_tree_gain_from_its_committed_benchmark(fresh):
+    """Issue 43: "real candidates are correlated, so the gain is smaller" was stated as a law; the caption now quotes
+    what specviz measured, and its figures are the committed run's (per_position[0], eagle, T = 0)."""
+    import json
+
+    from specviz.ui.learn.widgets import MEASURED_FIRST
+    run = json.loads((ROOT / "assets/benchmarks/default-cpu-f32-medusa/results.json").read_text())
+    first = {("tree" if row["tree_nodes"] else "chain"): row["per_position"][0] for row in run["summary"]
+             if row["suite"] == "all" and row["proposer"] == "eagle" and row["temperature"] == 0 and row["k"] == 4}
+    assert first == pytest.approx(MEASURED_FIRST, abs=1e-4)
+    at = _open(fresh, lesson="9")
+    caption = next(c.value for c in at.caption if "not independent" in c.value)
+    assert "kept 0.54 of the time, which this model turns into 0.96 for 4 candidates" in caption, caption
+    assert "first level was kept 0.74 of the time" in caption, caption
+
+
 SYMBOLS = {"α": "alpha", "K": "k", "c": "c", "p": "p", "q": "q", "u": "u", "v": "v"}  # a check's symbol -> a slider
 
 

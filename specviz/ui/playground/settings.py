@@ -195,7 +195,7 @@ TEXT = {
                    "{label} promised: {expected}."),
     "other_prompt": N_("Your prompt is not the preset's: the drafter learned from short chat answers, so a prompt "
                        "unlike them keeps fewer drafts."),
-    "other_prompt_ngram": N_("Your prompt is not the preset's: n-gram lookup only drafts what followed the same words "
+    "other_prompt_ngram": N_("Your prompt is not the preset's: n-gram lookup only drafts what followed the same tokens "
                              "earlier in the text, so an answer that repeats its prompt less keeps fewer drafts."),
     "started": N_("**Running:** the target checks each step's drafts as they come; the first tokens appear in a "
                   "moment."),

@@ -323,3 +323,21 @@ def test_a_registered_proposer_with_a_twin_is_timed_against_it(echo):
     runner = CaseRunner(BenchConfig(pair="toy", proposers=["echo"]), None, {"echo": EchoProposer()},
                         {"echo": registry.get("echo").transformers_twin(None, EchoProposer())}, {}, None)
     assert runner.has_transformers_twin("echo")
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_every_menu_label_starts_with_a_capital_and_eagles_phrase_does_not_in_portuguese(lang):
+    """Issue 43: EAGLE's label and phrase are one message, translated in the lower case a sentence needs, so the
+    Portuguese menus listed "rascunhador EAGLE ..." among capitalised entries (and Medusa's phrase read "Cabeças"
+    mid-sentence). Menus read `menu_label`, which capitalises; the phrase stays as translated."""
+    from specviz.core.i18n import _, using
+
+    with using(lang):
+        labels = [registry.menu_label(info.name) for info in registry.proposers()]
+        assert all(label[:1].isupper() for label in labels), labels
+        if lang == "pt":
+            assert registry.menu_label("eagle").startswith("Rascunhador EAGLE")
+            assert registry.menu_label("medusa").startswith("Cabeças de previsão")
+            assert _(registry.phrase_of("eagle")).startswith("rascunhador EAGLE")
+            assert _(registry.phrase_of("medusa")).startswith("cabeças de previsão")
+    assert registry.menu_label("layerskip-7") == "layerskip-7"  # a bench's own variant name, as it is

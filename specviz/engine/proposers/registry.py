@@ -146,6 +146,20 @@ def label_of(name: str) -> str:
     return _REGISTRY[name].label if name in _REGISTRY else name
 
 
+def menu_label(name: str) -> str:
+    """`label_of` in the reader's language, its first letter a capital as a menu entry's is. EAGLE's and Medusa's
+    label and phrase are one English message, translated once in the lower case a sentence needs ("rascunhador
+    EAGLE ..."); a menu capitalises it here. A name the registry does not know is shown as it is.
+
+    >>> menu_label("draft"), menu_label("eagle"), menu_label("layerskip-7")
+    ('Draft model', 'EAGLE feature drafter (trained)', 'layerskip-7')
+    """
+    if name not in _REGISTRY:
+        return name
+    text = _(_REGISTRY[name].label)
+    return text[:1].upper() + text[1:]
+
+
 def phrase_of(name: str) -> str:
     """A proposer's name inside a sentence (`phrase`, an English message); a name the registry does not know, such as
     a benchmark's "layerskip-7", is shown as it is."""

@@ -76,7 +76,7 @@ def note_caption(note: str, proposer: str) -> str:
     >>> note_caption("Over 3 tokens, renormalised.", "draft")
     'Over 3 tokens, renormalised. Proposer: Draft model.'
     """
-    shown = _(registry.label_of(proposer))
+    shown = registry.menu_label(proposer)
     return _("{note}. Proposer: {proposer}.", note=clause(note), proposer=shown)
 
 

@@ -63,7 +63,7 @@ def live_settings_form() -> tuple[RunSpec | str, bool]:
     choices = pair_proposers(pair)
     if state.get(KEYS["proposer"]) not in choices:
         state[KEYS["proposer"]] = choices[0]
-    c2.selectbox(_("Who drafts"), choices, format_func=lambda name: _(registry.label_of(name)), key=KEYS["proposer"],
+    c2.selectbox(_("Who drafts"), choices, format_func=registry.menu_label, key=KEYS["proposer"],
                  help=who_drafts_help(choices))
     c3.slider(_("K: drafts per step"), *SETTINGS["k"].bounds, key=KEYS["k"])
     note = registry.note_of(state[KEYS["proposer"]])

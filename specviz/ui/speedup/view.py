@@ -56,7 +56,7 @@ def suite_titles(result: BenchResult) -> dict[str, str]:
 def proposer_text(name: str) -> str:
     """A result's proposer for a menu: the registry's label in the reader's language; a bench's own name for a
     variant (such as "layerskip-7", the layer-skip draft of 7 layers) as it is."""
-    return _(registry.label_of(name))
+    return registry.menu_label(name)
 
 
 def method_text(method: str) -> str:

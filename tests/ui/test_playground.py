@@ -624,7 +624,7 @@ def test_a_run_from_a_preset_is_compared_with_the_presets_measured_figure():
     assert "Your prompt is not the preset's" in at.caption[0].value
 
 
-@pytest.mark.parametrize("preset, reason", [("copy", "n-gram lookup only drafts what followed the same words"),
+@pytest.mark.parametrize("preset, reason", [("copy", "n-gram lookup only drafts what followed the same tokens"),
                                             ("untrained", None), ("question", "the drafter learned from short chat")])
 def test_another_prompts_reason_fits_the_presets_proposer(preset, reason):
     """"The drafter learned from short chat answers" is true of the trained EAGLE and Medusa drafters only: n-gram

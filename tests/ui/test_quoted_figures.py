@@ -62,7 +62,7 @@ def test_the_two_eagle_speedups_each_say_their_dtype_and_run(lang):
     """The Medusa section quoted EAGLE at 1.79× and the EAGLE section at 1.61×, both "greedy, chain of 4", without
     saying they are two runs: float32 on the AMD EPYC (default-cpu-f32-medusa) and bfloat16 on the Intel Xeon
     (default-cpu-bf16-tree, whose folder name read like a tree run). Each sentence now names its dtype and the EAGLE
-    caption names both runs, the bfloat16 one as the targets run whose chain of 4 it quotes."""
+    caption names both runs, the bfloat16 one as the speed-targets run whose chain of 4 it quotes."""
     from specviz.core.i18n import _
 
     figures = proposers_view.measured()

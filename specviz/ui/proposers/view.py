@@ -242,7 +242,8 @@ RUNS = {  # what each run the page quotes measured (assets/benchmarks/README.md)
     "default-cpu-drafts": N_("the trained drafts' run (K = 2 to 4)"),
     "default-cpu-ngram": N_("the n-gram run (K = 1 to 8)"),
     "default-cpu-layerskip": N_("the layer-skip run (K = 1 to 8)"),
-    "default-cpu-bf16-tree": N_("the targets run: a chain of 4 (the speedup quoted) and the recommended tree"),
+    "default-cpu-bf16-tree": N_("the speed-targets run: a chain of 4 (the speedup quoted) and "
+                                "the recommended tree"),
     MEDUSA_RUN: N_("Medusa against EAGLE (chains of 2 and 4, a 16-node tree)"),
 }
 

@@ -38,10 +38,9 @@ m1, m2, m3, m4 = st.columns(4)
 m1.metric(_("Mean accepted length"), number(tokens),
           help=_("Expected tokens per target pass from α and K: accepted drafts plus the recovered or bonus token. "
                  "Plain decoding: 1."))
-change = speedup - 1  # a slowdown is a negative change: red and pointing down, never green
-sign = "+" if change >= 0 else "-"  # the sign leads the delta, so Streamlit colours it and points its arrow
-m2.metric(_("Expected speedup"), times(speedup), delta=_("{change} vs target-only", change=sign + percent(abs(change))),
-          delta_color="off" if abs(change) < 0.005 else "normal")
+change, arrow = theory_view.signed_delta(percent(speedup - 1))  # a slowdown: −12%, red and pointing down
+m2.metric(_("Expected speedup"), times(speedup), delta=_("{change} vs target-only", change=change),
+          delta_color={"down": "red", "up": "green"}.get(arrow, "off"), delta_arrow=arrow)
 m3.metric(_("Best K"), str(best_k), help=_("Among K = 0 to 16: speedup {speedup} at K = {k}. K = 0 means "
                                            "speculation does not pay here.", speedup=times(best_speedup), k=best_k))
 m4.metric(_("Break-even α"), _("never") if math.isnan(even) else number(even, 3),
@@ -80,9 +79,10 @@ if trace_point is not None:
                      rate=number(trace_point.acceptance_rate, 3)))
     off = trace_point.tokens_per_step - trace_point.predicted_tokens_per_step
     chain = trace_point.tree_nodes == 0  # the formula is for a chain of K drafts: a tree is not compared with it
+    difference, arrow = theory_view.signed_delta(number(off))
     t2.metric(_("Trace: mean accepted length (K = {k})", k=trace_point.k), number(trace_point.tokens_per_step),
-              delta=_("{difference} vs formula", difference=("+" if off >= 0 else "-") + number(abs(off)))
-              if chain else None, delta_color="off")
+              delta=_("{difference} vs formula", difference=difference) if chain else None, delta_color="off",
+              delta_arrow=arrow if chain else "auto")
     if trace_point.c is not None:
         t3.metric(_("Trace: c estimate"), number(trace_point.c, 3),
                   help=_("Draft seconds per draft forward (one per drafted token in a chain, one per level in a "

@@ -177,12 +177,14 @@ def test_a_slowdown_shows_as_a_red_change_pointing_down():
     at.slider(key="theory_c").set_value(0.5).run()
     speedup = next(m for m in at.metric if m.label == "Expected speedup")
     assert float(speedup.value.rstrip("×")) < 1
-    assert speedup.delta.startswith("-") and speedup.proto.color == Metric.MetricColor.RED
+    # the minus sign U+2212, as every number is written; Streamlit reads only a hyphen, so colour and arrow are passed
+    assert speedup.delta.startswith("\u2212") and speedup.proto.color == Metric.MetricColor.RED
     assert speedup.proto.direction == Metric.MetricDirection.DOWN
     at.slider(key="theory_alpha").set_value(0.9).run()
     at.slider(key="theory_c").set_value(0.05).run()
     speedup = next(m for m in at.metric if m.label == "Expected speedup")
     assert speedup.delta.startswith("+") and speedup.proto.color == Metric.MetricColor.GREEN
+    assert speedup.proto.direction == Metric.MetricDirection.UP
 
 
 # ---- when speculation stops paying (issue 14, section 5) ----------------------------------------------------------

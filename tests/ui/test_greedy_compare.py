@@ -61,7 +61,7 @@ def test_each_greedy_comparison_says_identical_near_tie_unmeasured_or_not_numeri
     text = greedy_compare.explain(parted, base)
     assert "only 0.125 apart" in text and "near-tie" in text and "lossless only up to numerics" in text
     assert re.search(r"matched on \d+ of \d+ held-out prompts in float32 on .+ \(\d+ cores.*\), \d+ of \d+ in bfloat16 "
-                     r"on .+ \(\d+ cores", text)
+                     r"on a machine its file does not record \(likely .+ \(\d+ cores", text)
     assert all(quoted.machine(folder) in text for folder, _name in quoted.IDENTITY_FILES.values())  # each check's CPU
 
 
@@ -102,4 +102,5 @@ def test_the_exactness_lab_runs_both_greedy_in_float32_and_in_bfloat16():
     counts = quoted.greedy_identity_counts()
     cpu = {key: quoted.machine(folder) for key, (folder, _name) in quoted.IDENTITY_FILES.items()}
     assert f"{counts['fp32']} held-out prompts in float32 on {cpu['fp32']}" in checks
-    assert f"{counts['bf16']} in bfloat16 on {cpu['bf16']}" in checks
+    assert f"{counts['bf16']} in bfloat16 on {quoted.greedy_identity_machines()['bf16_cpu']}" in checks
+    assert cpu["bf16"] in checks and "does not record" in checks  # the file records no machine: said, not hidden

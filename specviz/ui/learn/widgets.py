@@ -68,8 +68,8 @@ TEXT = {  # English messages, translated with `_()` where they are shown
                     "with chance 1 − (1 − α)^width. Real candidates are not independent, and the gain is usually "
                     "smaller: in specviz's benchmark of its EAGLE drafter (float32, greedy, 8 held-out prompts, "
                     "`assets/benchmarks/default-cpu-f32-medusa`) a chain's first draft was kept {chain} of the time, "
-                    "which this model turns into {model} for 4 candidates, but the 16 × 4 tree's first level was kept "
-                    "{tree} of the time."),
+                    "which this model turns into {model} for 4 candidates, but the 16 × 4 tree's first level (at most 4 "
+                    "candidates) was kept {tree} of the time."),
     "v": N_("v (cost of the verify pass, in one-token target passes)"),
     "limits_title": N_("Speedup against the verify cost v (α = {alpha}, K = {k}, c = {c})"),
     "break_even": N_("break-even"),

@@ -6,6 +6,7 @@ reveal, and every answer must be stored once. Needs `chromium` on PATH (`make br
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 from playwright.sync_api import Error as PlaywrightError
@@ -26,6 +27,8 @@ FOLLOW_MS = 60_000  # the screens poll every 2 s; 2 cores shared with the server
 
 
 ERRORS: dict[int, list[str]] = {}  # per browser context: the errors its pages logged or threw, for a failure message
+SENT: dict[int, list[tuple[float, bytes]]] = {}  # per page: (when, what) each message it sent its server
+LOST: list[str] = []  # the clicks a browser lost (it sent nothing) and `_press` clicked again, for a failure message
 
 
 def _bounds(context) -> None:
@@ -40,12 +43,53 @@ def _bounds(context) -> None:
     errors = ERRORS.setdefault(id(context), [])
     context.on("console", lambda message: message.type == "error" and errors.append(message.text[:300]))
     context.on("weberror", lambda error: errors.append(f"uncaught: {str(error.error)[:300]}"))
+    context.on("page", _watch_messages)
+    for page in context.pages:
+        _watch_messages(page)
+
+
+def _watch_messages(page) -> None:
+    """Keep what `page` sends its server over Streamlit's websocket, and say when that socket closes."""
+    sent = SENT.setdefault(id(page), [])
+
+    def watch(socket) -> None:
+        socket.on("framesent", lambda payload: sent.append(
+            (time.monotonic(), payload if isinstance(payload, bytes) else str(payload).encode())))
+        socket.on("close", lambda _socket: ERRORS.setdefault(id(page.context), []).append("its websocket closed"))
+
+    page.on("websocket", watch)
+
+
+def _press(page, name: str) -> None:
+    """Click the button `name` and see the click reach the server: Streamlit sends the button's key with the rerun a
+    click asks for. A click that sent nothing in 15 s was lost by the browser, not refused by the app (under load a
+    click landed while the page was still drawing a run's last elements, as if on the place the button had just
+    left: 1 of about 300 round trips, 2026-12-05), and is clicked again, at most twice, and written down for a
+    failure message; a click that did reach the server and changed nothing fails the wait that follows it."""
+    button = page.get_by_role("button", name=name)
+    key = button.first.evaluate("""e => { const box = e.closest('[class*="st-key-"]');
+        const name = box && [...box.classList].find(c => c.startsWith('st-key-'));
+        return name ? name.slice(7) : ''; }""").encode()
+    for attempt in range(3):
+        start = time.monotonic()
+        button.click()
+        if not key:
+            return
+        while time.monotonic() < start + 15:
+            if any(when >= start and key in payload for when, payload in SENT.get(id(page), [])):
+                return
+            page.wait_for_timeout(100)
+        LOST.append(f"{name!r} (try {attempt + 1})")
+    pytest.fail(f"three clicks on {name!r} sent the server nothing; the screen shows {_shown(page)}", pytrace=False)
 
 
 def _shown(page) -> str:
     """What a screen shows now, for a failure message: its main text, folded and cut, and whether a run is going."""
     logged = ERRORS.get(id(page.context), [])[-3:]
     errors = f"; its console's last errors: {logged}" if logged else "; no console error"
+    sent = SENT.get(id(page), [])
+    errors += (f"; it last sent its server a message {time.monotonic() - sent[-1][0]:.1f} s ago" if sent else
+               "; it sent its server nothing") + (f"; clicks clicked again: {LOST}" if LOST else "")
     try:
         text = " ".join(page.locator('[data-testid="stMain"]').inner_text(timeout=5_000).split())[:500]
         running = page.locator('[data-testid="stStatusWidget"]').count() > 0
@@ -78,7 +122,7 @@ def _expect(page, text: str, timeout: float | None = None, store: PacedStore | N
 
 def _pick(page, choice: str) -> None:
     page.locator('[data-testid="stRadio"] label').filter(has_text=choice).first.click()
-    page.get_by_role("button", name="Submit").click()
+    _press(page, "Submit")
 
 
 def test_a_teacher_and_two_students_run_a_question_through_both_rounds(browser, base, classroom_db):  # noqa: F811
@@ -100,7 +144,7 @@ def test_a_teacher_and_two_students_run_a_question_through_both_rounds(browser, 
     teacher.get_by_label("Find a question").fill("replacement token sampled")
     teacher.get_by_label("Find a question").press("Enter")
     teacher.get_by_text("(1 found)").wait_for()
-    teacher.get_by_role("button", name="Push to the class").click()
+    _press(teacher, "Push to the class")
     for page in phones:  # no reload: the question area reruns itself
         _expect(page, QUESTION.prompt, FOLLOW_MS, store, session.code)
     wrong = next(c for c in QUESTION.choices if c != QUESTION.answer)
@@ -111,13 +155,13 @@ def test_a_teacher_and_two_students_run_a_question_through_both_rounds(browser, 
         assert page.get_by_text("Correct.").count() == 0 and page.get_by_text("Not quite").count() == 0
     _expect(teacher, "2 of 2", FOLLOW_MS, store, session.code, exact=True)
 
-    teacher.get_by_role("button", name="Start round 2 (after the discussion)").click()
+    _press(teacher, "Start round 2 (after the discussion)")
     for page in phones:
         _expect(page, "Round 2: talk it over", FOLLOW_MS, store, session.code)
         _pick(page, QUESTION.answer)
         _expect(page, "Your answer is in", store=store, code=session.code)
     _expect(teacher, "2 of 2", FOLLOW_MS, store, session.code, exact=True)
-    teacher.get_by_role("button", name="Reveal the answer").click()
+    _press(teacher, "Reveal the answer")
     for page in phones:
         _expect(page, "Correct.", FOLLOW_MS, store, session.code)
         page.get_by_text(QUESTION.explanation[:60]).first.wait_for()
@@ -154,17 +198,24 @@ def test_the_teacher_keeps_the_teacher_view_after_the_presenter_view(browser, ba
     # Three round trips, each leaving at another moment of the presenter's 2-second refresh: a refresh that ran
     # between the click and the dashboard's run left the switch showing "a student" (CI, and 3 of 20 in a
     # stand-alone reproduction) until the switch kept its value while hidden (persist_state="page").
+    # the first click is swallowed before Streamlit sees it, as a lost click is: `_press` must see that nothing was
+    # sent, click again and write it down
+    page.evaluate("""() => document.addEventListener('click', e => {
+        if (!window.svSwallowed) { window.svSwallowed = true; e.stopPropagation(); } }, true)""")
+    lost = len(LOST)
     for stay_ms in (4000, 2700, 3300):
-        page.get_by_role("button", name="Presenter view (for the projector)").click()
+        _press(page, "Presenter view (for the projector)")
+        if stay_ms == 4000:
+            assert LOST[lost:lost + 1] == ["'Presenter view (for the projector)' (try 1)"], LOST
         _expect(page, "Exit presenter view", role="button")
         page.wait_for_timeout(stay_ms)  # the presenter view refreshes on its own a few times
-        page.get_by_role("button", name="Exit presenter view").click()
+        _press(page, "Exit presenter view")
         page.get_by_role("radiogroup").first.wait_for()  # drawn by the rerun that used to reset the switch
         wait_for_app(page, settle=SETTLE)
         # the switch's state arrives with the page's rerun: wait for it (a busy machine reran a little later)
         expect(teacher, f"the I am switch no longer says the teacher ({stay_ms} ms)").to_be_checked(timeout=30_000)
         assert "as=teacher" in page.url and f"session={session.code}" in page.url, page.url
-    page.get_by_role("button", name=re.compile("^End session")).click()  # the next click: still the teacher
+    _press(page, f"End session {session.code}…")  # the next click: still the teacher
     wait_for_app(page, settle=SETTLE)
     expect(teacher).to_be_checked(timeout=30_000)
     assert "as=teacher" in page.url and page.get_by_label("Your display name").count() == 0

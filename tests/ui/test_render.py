@@ -187,6 +187,7 @@ def test_figures_mark_the_drafted_token_u_and_the_correction(toy):
 
     strip = accept_strip_figure(d)
     assert strip.data[0].x[0] == pytest.approx(d.uniform)
+    assert strip.data[0].cliponaxis is False  # u = 0.978 drew half a diamond at the axis end (390 px phone)
     assert "rejected" in strip.layout.title.text and strip.layout.shapes[0].x1 == pytest.approx(d.accept_prob)
 
     overview = verdict_overview_figure(rejected_step)

@@ -103,7 +103,8 @@ def accept_strip_figure(d: Decision) -> go.Figure:
         s = style(d.kind)
         fig.add_scatter(x=[d.uniform], y=[0.5], mode="markers", marker=dict(symbol="diamond", size=18, color=U_COLOR,
                                                                            line=dict(color=s.color, width=2)),
-                        hovertemplate=f"u = {fmt(d.uniform)}<extra></extra>", showlegend=False)
+                        hovertemplate=f"u = {fmt(d.uniform)}<extra></extra>", showlegend=False,
+                        cliponaxis=False)  # u near 0 or 1 (0.978): whole, not cut in half by the axis end
         # u's label under its diamond, clear of its points (Plotly's "bottom" text touched the diamond's tip), in
         # near-black: the theme's grey read 3.2:1 on the reject zone's fill (WCAG AA asks 4.5:1)
         fig.add_annotation(x=d.uniform, y=0.5, yanchor="top", yshift=-13, showarrow=False, text=f"u = {fmt(d.uniform)}",

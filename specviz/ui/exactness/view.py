@@ -281,7 +281,12 @@ def render_rule_economics(rule: exactness.Rule, dists: StepDistributions, k: int
     b3.metric(_("Expected speedup at K = {k}, c = {c}", k=k, c=number(c, 2)), times(speedup),
               delta=_("{delta} vs exact rule", delta=signed(gain, 2) + "×"), delta_color="off",
               delta_arrow=arrow(gain, 2))
-    st.dataframe(rules_frame(p, q, k, c), hide_index=True, key="exact_rules_table")
+    # the table's α column headed "α", its full name on hovering: under "probabilidade de aceitação α" the Portuguese
+    # table was wider than its 1400 px page and cut its last column, "aceleração ×", to "ac" (as the policy table's
+    # long headers were, specviz/ui/speedup/tables.py); the metric above names α in full
+    alpha = _(TABLE_COLUMNS["acceptance"])
+    st.dataframe(rules_frame(p, q, k, c).rename(columns={alpha: "α"}), hide_index=True, key="exact_rules_table",
+                 column_config={"α": st.column_config.Column(help=alpha)})
     caption = _("Every rule at this prompt, from its closed form. Speedups use the i.i.d. formula of the Theory "
                 "explorer with each rule's chance of keeping a draft (its α): a lossy rule buys speed with drift.")
     st.caption(f"{caption} {dists.note}" if dists.note else caption)

@@ -225,8 +225,8 @@ def greedy_identity_machines(root: Path | None = None) -> dict[str, str]:
         if isinstance(own, dict) and own.get("cpu") and own.get("cpu") == run.get("cpu"):
             own = {**run, **own}  # the same CPU as the run beside it: what the check left out (cores) from there
         text = machine_text(own) if isinstance(own, dict) else ""
-        machines[f"{key}_cpu"] = text or _("a machine its file does not record (likely the one its folder's "
-                                           "benchmark run recorded: {machine})", machine=machine(folder, root))
+        machines[f"{key}_cpu"] = text or _("a machine its file does not record, likely the {machine} its folder's "
+                                           "benchmark run recorded", machine=machine(folder, root))
     return machines
 
 

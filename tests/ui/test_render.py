@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from specviz.core import text
-from specviz.engine.trace import TOKEN_KINDS, Decision, EmittedToken, Step, TokenKind
+from specviz.engine.trace import TOKEN_KINDS, Decision, EmittedToken, Step, TokenKind, TokenProb
 from specviz.labs.examples import load_example
 from specviz.ui.common import escaping, palette, tokens
 from specviz.ui.common.escaping import escape_attr, escape_label, escape_markdown, escape_text, plot_text, visible
@@ -261,3 +261,17 @@ def test_a_step_cut_by_end_of_text_counts_what_was_added(toy):
     assert "bonus token ★" not in headline and "no bonus token was added" in headline
     assert "kept 3" in headline and "3 new tokens" in headline and "end-of-text" in headline
     assert "token limit" in step_headline(cut, "max_new_tokens")
+
+
+def test_the_drafted_label_of_a_long_top_bar_stays_clear_of_the_legend():
+    """The Playground's default example, step 2, draft 2 (" the": q = 1.000, p = 0.928, the first row): the "✗ drafted"
+    label, raised 18 px beside a long bar, covered the legend above the plot (Chromium, 390 and 1400 px). Then the
+    axis keeps half a row free above the first token; a drafted token lower down keeps the reversed autorange."""
+    top = [TokenProb(1, " the", 0.928), TokenProb(2, " oceans", 0.05)]
+    d = Decision(1, 1, " the", 1.0, 0.928, 0.928, 0.928, 0.978, False, True, target_top=top,
+                 draft_top=[TokenProb(1, " the", 1.0)])
+    fig = distribution_figure(d)
+    assert tuple(fig.layout.yaxis.range) == (1.5, -1.0) and fig.layout.yaxis.autorange is None
+    low = Decision(1, 2, " oceans", 0.9, 0.05, 0.05 / 0.9, 0.05 / 0.9, 0.5, False, True, target_top=top,
+                   draft_top=[TokenProb(2, " oceans", 0.9)])
+    assert distribution_figure(low).layout.yaxis.autorange == "reversed"

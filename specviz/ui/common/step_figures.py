@@ -70,12 +70,16 @@ def distribution_figure(d: Decision, n: int = 10) -> go.Figure:
     fig.add_annotation(x=end, y=mark, text=_("{glyph} drafted", glyph=s.glyph), showarrow=True, arrowhead=2,
                        ax=-44 if right else 44, ay=-18 if right else 0, xanchor="right" if right else "left",
                        font=dict(color=s.text_color, size=15), bgcolor="white", bordercolor=s.color)
+    # the label of a long bar in the top row, raised 18 px, covered the legend above the plot ("p (target)" at
+    # 390 px, "q (draft)" at 1400 px): there the axis keeps half a row free above the first token for it
+    headroom = right and ids.index(d.token_id) == 0
     fig.update_layout(**{**_BASE_LAYOUT, "margin": dict(l=10, r=10, t=90, b=10)}, barmode="group",
                       # a wide gap between tokens: at 0.25 one token's lower bar sat as close to the next token's
                       # upper bar as to its own pair, and read as one pair
-                      height=128 + 36 * len(ids), bargap=0.45,
+                      height=128 + 36 * len(ids) + (18 if headroom else 0), bargap=0.45,
                       xaxis=dict(title=_("probability"), range=[0, top * 1.45]),
-                      yaxis=dict(autorange="reversed", tickfont=dict(family="monospace", size=14)),
+                      yaxis=dict(range=[len(ids) - 0.5, -1.0], tickfont=dict(family="monospace", size=14))
+                      if headroom else dict(autorange="reversed", tickfont=dict(family="monospace", size=14)),
                       title=dict(text=_("Draft #{n}: p and q, top tokens", n=d.position + 1), font=dict(size=16)),
                       legend=dict(orientation="h", x=0, y=1.0, xanchor="left", yanchor="bottom"))
     return fig

@@ -107,7 +107,7 @@ def one_step_lab(dists: StepDistributions, rule: str, n: int, seed: int) -> LabR
     with one_torch_thread():
         samples = one_step_samples(p, q, rule, n, torch.Generator().manual_seed(seed))
         plain = target_samples(p, n, torch.Generator().manual_seed(seed + 1))
-    note = _("one step with K = 1: the draft token comes from q, the rule decides, the first emitted token is "
+    note = _("One step with K = 1: the draft token comes from q, the rule decides, the first emitted token is "
              "counted")
     if dists.note:
         note = _("{note}. {coverage}", note=note, coverage=dists.note)

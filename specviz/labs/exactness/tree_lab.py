@@ -81,7 +81,7 @@ def tree_lab(dists: StepDistributions, rule: str | TreeRule, width: int, n: int,
     with one_torch_thread():
         samples = one_level_samples(p, q, rule, width, n, torch.Generator().manual_seed(seed))
         plain = target_samples(p, n, torch.Generator().manual_seed(seed + 1))
-    note = _("one level of a draft tree with {width} children, drafted as the rule drafts them; the rule decides and "
+    note = _("One level of a draft tree with {width} children, drafted as the rule drafts them; the rule decides and "
              "the first emitted token is counted", width=width)
     if dists.note:
         note = _("{note}. {coverage}", note=note, coverage=dists.note)

@@ -384,8 +384,9 @@ def _limit_lines(rows: list[Row]) -> list[str]:
     if not found:
         return []
     lines = ["", "## Physical limit (a perfect, free draft of the same shape)", "",
-             "Limit = (K + 1) tokens per forward / verify cost of the tokens fed (K + 1 for a chain, nodes + 1 for a "
-             "tree), from the verify curve measured in this run's dtype.", "",
+             "Limit = (K + 1) tokens per forward (the lookup branch's length + 1 if that is longer) / verify cost of "
+             "the tokens fed (K + 1 for a chain, nodes + lookup branch + 1 for a tree), from the verify curve measured "
+             "in this run's dtype.", "",
              "| proposer | K | tree | T | mean accepted length | vs target-only | vs generate | physical limit | "
              "share of the limit | greedy identical |", "|---|---|---|---|---|---|---|---|---|---|"]
     for r in found:

@@ -80,7 +80,9 @@ DEFINITIONS: dict[str, tuple[str, str]] = {  # marked with N_(): the files stay 
     "predicted_speedup_measured_verify": (
         N_("predicted (measured verify cost)"),
         N_("The same expected mean accepted length, (1 − α^(K+1)) / (1 − α), over (K·c + verify cost of K+1 "
-           "tokens): the formula with the measured verify curve instead of the free-verification assumption.")),
+           "tokens): the formula with the measured verify curve instead of the free-verification assumption. A tree "
+           "row has no α to put in it: it shows its measured mean accepted length over (K·c + verify cost of the "
+           "tokens fed, nodes + lookup branch + 1).")),
     "record_overhead": (
         N_("trace recording overhead"),
         N_("Time with the full trace recorded (top-10 lists and token text per position) over time without, minus 1; "

@@ -90,7 +90,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--run", default="", help="eagle3, medusa, draft: a name for the checkpoint folder under --work "
                                              "(default: the step's name; eagle's two stages keep theirs)")
     p.add_argument("--lr", type=float, default=1e-3, help="peak learning rate (AdamW, warm-up then cosine decay)")
-    p.add_argument("--draft-vocab", type=int, default=8192, help="FR-Spec draft vocabulary of the EAGLE drafter")
+    p.add_argument("--draft-vocab", type=int, default=8192,
+                   help="FR-Spec draft vocabulary size: the EAGLE drafter's head, the loss the separate draft trains "
+                        "on, and the Medusa heads' when no EAGLE drafter is shipped")
     p.add_argument("--shallow", type=int, default=3, help="the target's first layers the separate draft reuses")
     p.add_argument("--batch-positions", type=int, default=2048, help="padded positions per training batch")
     p.add_argument("--suites", type=Path, default=PROMPTS_DIR, help="where the held-out suite is written")

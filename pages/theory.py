@@ -58,7 +58,9 @@ try:
 except ValueError as exc:
     st.info(str(exc))
 
-charts.show(theory_view.heatmap_figure(c, alpha, k, points, trace_point), key="theory_heatmap",
+# a tree trace's mean min(1, p'/q') is not α (`Trace.mean_accept_prob`): it is not placed on the α axis
+on_alpha_axis = trace_point if trace_point is not None and not trace_point.tree_nodes else None
+charts.show(theory_view.heatmap_figure(c, alpha, k, points, on_alpha_axis), key="theory_heatmap",
             table=theory_view.heatmap_table(c))
 st.caption(" ".join(_(theory_view.TEXT[key]) for key in ("heatmap_caption", "heatmap_points")[:2 if points else 1]))
 
@@ -72,13 +74,21 @@ col_b.caption(_("{n} simulated steps average {mean} tokens; the formula says {fo
 st.subheader(_("Measured runs"))
 if trace_point is not None:
     t1, t2, t3 = st.columns(3)
-    t1.metric(_("Trace: α estimate"), number(trace_point.alpha, 3),
-              help=_("Mean of min(1, p/q) over the drafts the verifier tested. Accepted / drafted ({rate}) also "
-                     "counts the drafts after a step's first rejection, which were never tested, so with K ≥ 2 it "
-                     "is usually lower.",
-                     rate=number(trace_point.acceptance_rate, 3)))
-    off = trace_point.tokens_per_step - trace_point.predicted_tokens_per_step
     chain = trace_point.tree_nodes == 0  # the formula is for a chain of K drafts: a tree is not compared with it
+    if chain:
+        t1.metric(_("Trace: α estimate"), number(trace_point.alpha, 3),
+                  help=_("Mean of min(1, p/q) over the drafts the verifier tested. Accepted / drafted ({rate}) also "
+                         "counts the drafts after a step's first rejection, which were never tested, so with K ≥ 2 it "
+                         "is usually lower.",
+                         rate=number(trace_point.acceptance_rate, 3)))
+    else:
+        t1.metric(_("Trace: mean min(1, p′/q′) along the tree's main line"), number(trace_point.alpha, 3),
+                  help=_("Not an estimate of α: a child tried after a rejected sibling is tested against the "
+                         "residual p′ and the draft without that sibling, q′, so this mean is another quantity, and "
+                         "the chart above does not place this trace. Accepted / drafted ({rate}) counts every node "
+                         "the tree drafted or copied, most of them never tested.",
+                         rate=number(trace_point.acceptance_rate, 3)))
+    off = trace_point.tokens_per_step - trace_point.predicted_tokens_per_step
     difference, arrow = theory_view.signed_delta(number(off))
     t2.metric(_("Trace: mean accepted length (K = {k})", k=trace_point.k), number(trace_point.tokens_per_step),
               delta=_("{difference} vs formula", difference=difference) if chain else None, delta_color="off",

@@ -431,3 +431,22 @@ def test_the_heatmap_numbers_are_the_speedup_formula():
     row = table[table["K"] == "4"].iloc[0]
     assert row["α = 0.80"] == f"{theory.expected_speedup(0.8, 4, 0.05):.2f}×" == "2.80×"
     assert list(table["K"]) == [str(k) for k in range(theory_points.K_MAX + 1)]
+
+
+def test_a_tree_trace_is_not_called_or_plotted_as_alpha():
+    """A tree trace's mean min(1, p'/q') is not α (`Trace.mean_accept_prob`): the page names it for what it is and
+    leaves it off the α axis."""
+    from specviz.runs.running import run
+    from specviz.runs.runspec import RunSpec
+
+    trace = run(RunSpec(pair="toy", prompt="hello", k=3, tree_nodes=6, tree_width=2, max_new_tokens=20,
+                        temperature=1.0))
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.session_state["trace"] = trace
+    at.run()
+    assert not at.exception
+    shown = metrics(at)
+    assert "Trace: α estimate" not in shown
+    assert "Trace: mean min(1, p′/q′) along the tree's main line" in shown
+    heatmap = at.get("plotly_chart")[0].proto.spec
+    assert "trace in this session" not in heatmap

@@ -76,8 +76,9 @@ PRESETS = {
                                                 "2 of 132 to 135 kept, 1.0 token per pass)"),
                   {"proposer": "layerskip", "prompt": QUESTION_PROMPT, "k": 3, "temperature": 0.7, "layers": 0,
                    **CHAIN}),
-    "tree": (N_("5 · A draft tree"), N_("the same drafter proposing a tree of {nodes} candidates, plus up to "
-                                        "{lookup} tokens copied from the text so far, the pair's recommended shape: "
+    "tree": (N_("5 · A draft tree"), N_("the trained EAGLE drafter proposing a tree of {nodes} candidates, plus "
+                                        "up to {lookup} tokens copied from the text so far, the pair's recommended "
+                                        "shape: "
                                         "measured on {prompts} held-out prompts in {dtype} on {cpu}, "
                                         "{tree} tokens per target pass against {chain} for a chain of K = {k}"),
              {"proposer": "eagle", "prompt": QUESTION_PROMPT, "temperature": 0.0,

@@ -21,6 +21,7 @@ import streamlit as st
 from specviz.core.i18n import N_, _, number, times
 from specviz.engine import theory
 from specviz.engine.trace import Decision
+from specviz.labs.bench import quoted
 from specviz.labs.roofline import HARDWARE
 from specviz.teach.learn import Lesson
 from specviz.teach.quiz import FORMULAS
@@ -66,8 +67,8 @@ TEXT = {  # English messages, translated with `_()` where they are shown
     "tree_nodes": N_("{nodes} nodes to score in one pass"),
     "tree_note": N_("A simplification: each candidate is kept with chance α, independently, so a position is kept "
                     "with chance 1 − (1 − α)^width. Real candidates are not independent, and the gain is usually "
-                    "smaller: in specviz's benchmark of its EAGLE drafter (float32, greedy, 8 held-out prompts, "
-                    "`assets/benchmarks/default-cpu-f32-medusa`) a chain's first draft was kept {chain} of the time, "
+                    "smaller: in specviz's benchmark of its EAGLE drafter (float32 on {machine}, greedy, 8 held-out "
+                    "prompts, `assets/benchmarks/default-cpu-f32-medusa`) a chain's first draft was kept {chain} of the time, "
                     "which this model turns into {model} for 4 candidates, but the 16 × 4 tree's first level (at most 4 "
                     "candidates) was kept {tree} of the time."),
     "v": N_("v (cost of the verify pass, in one-token target passes)"),
@@ -84,6 +85,7 @@ TEXT = {  # English messages, translated with `_()` where they are shown
 # First-position acceptance measured in assets/benchmarks/default-cpu-f32-medusa (results.json, eagle, T = 0): the
 # chain K = 4 and the 16 x 4 tree's first level (per_position[0]), for the trees widget's caption.
 MEASURED_FIRST = {"chain": 0.5419, "tree": 0.7395}
+TREE_NOTE_RUN = "default-cpu-f32-medusa"  # the run above, whose recorded machine the caption names
 
 
 def _chart(fig: go.Figure, key: str, title: str, x: str, y: str) -> None:
@@ -160,7 +162,7 @@ def trees(lesson: Lesson) -> None:
     tree.metric(_(TEXT["tree"]), number(theory.expected_tokens_per_step(level, depth)), help=_(TEXT["tokens"]))
     tree.caption(_(TEXT["tree_nodes"], nodes=sum(width ** i for i in range(1, depth + 1))))
     st.caption(_(TEXT["tree_note"], chain=number(MEASURED_FIRST["chain"]), tree=number(MEASURED_FIRST["tree"]),
-                 model=number(1 - (1 - MEASURED_FIRST["chain"]) ** 4)))
+                 model=number(1 - (1 - MEASURED_FIRST["chain"]) ** 4), machine=quoted.machine(TREE_NOTE_RUN)))
 
 
 def limits(lesson: Lesson) -> None:

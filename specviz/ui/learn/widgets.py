@@ -68,9 +68,9 @@ TEXT = {  # English messages, translated with `_()` where they are shown
     "tree_note": N_("A simplification: each candidate is kept with chance α, independently, so a position is kept "
                     "with chance 1 − (1 − α)^width. Real candidates are not independent, and the gain is usually "
                     "smaller: in specviz's benchmark of its EAGLE drafter (float32 on {machine}, greedy, 8 held-out "
-                    "prompts, `assets/benchmarks/default-cpu-f32-medusa`) a chain's first draft was kept {chain} of the time, "
-                    "which this model turns into {model} for 4 candidates, but the 16 × 4 tree's first level (at most 4 "
-                    "candidates) was kept {tree} of the time."),
+                    "prompts, `assets/benchmarks/default-cpu-f32-medusa`) a chain's first draft was kept {chain} of "
+                    "the time, which this model turns into {model} for 4 candidates, but the 16 × 4 tree's first "
+                    "level (at most 4 candidates) was kept {tree} of the time."),
     "v": N_("v (cost of the verify pass, in one-token target passes)"),
     "limits_title": N_("Speedup against the verify cost v (α = {alpha}, K = {k}, c = {c})"),
     "break_even": N_("break-even"),

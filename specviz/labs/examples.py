@@ -69,8 +69,8 @@ SHIPPED_TEXTS = (
        "prompt it keeps about as many drafts as the EAGLE drafter (2.0 tokens per target forward against 1.9), but "
        "each draft costs far more: 4 layers and the full LM head, c = 0.30 in float32 in "
        "assets/benchmarks/default-cpu-drafts, measured on {drafts_machine}. So in that run, with PyTorch's stock "
-       "kernels, it was slower than plain decoding at every fixed K it tried (0.64 to 0.72 times its speed at T = 0): "
-       "the race shows where the time goes."),
+       "kernels, it was slower than specviz's target-only decoding at every fixed K it tried (0.64 to 0.72 times its "
+       "speed at T = 0): the race shows where the time goes."),
     N_("Medusa heads (SmolLM2, T = 0)"),
     N_("The Medusa heads specviz trained for SmolLM2 (assets/models/smollm2-medusa): each head reads the target's "
        "last hidden state and guesses one position further ahead, head 2 without knowing head 1's guess, so the "

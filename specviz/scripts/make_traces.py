@@ -118,8 +118,8 @@ RECIPES = (
         "same prompt it keeps about as many drafts as the EAGLE drafter (2.0 tokens per target forward against 1.9), "
         "but each draft costs far more: 4 layers and the full LM head, c = 0.30 in float32 in "
         "assets/benchmarks/default-cpu-drafts, measured on {drafts_machine}. So in that run, with PyTorch's stock "
-        "kernels, it was slower than plain decoding at every fixed K it tried (0.64 to 0.72 times its speed at T = 0): "
-        "the race shows where the time goes.",
+        "kernels, it was slower than specviz's target-only decoding at every fixed K it tried (0.64 to 0.72 times its "
+        "speed at T = 0): the race shows where the time goes.",
         _spec("default", "draft", SPIDERS_PROMPT, True, 4, 0.0, 48),
     ),
     Recipe(

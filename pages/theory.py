@@ -4,7 +4,7 @@ import math
 
 import streamlit as st
 
-from specviz.core.i18n import N_, _, number, percent, times
+from specviz.core.i18n import N_, _, number, percent, signed_delta, times
 from specviz.engine import theory
 from specviz.ui.common import charts, state
 from specviz.ui.common.frame import page_start
@@ -38,7 +38,7 @@ m1, m2, m3, m4 = st.columns(4)
 m1.metric(_("Mean accepted length"), number(tokens),
           help=_("Expected tokens per target pass from α and K: accepted drafts plus the recovered or bonus token. "
                  "Plain decoding: 1."))
-change, arrow = theory_view.signed_delta(percent(speedup - 1))  # a slowdown: −12%, red and pointing down
+change, arrow = signed_delta(percent(speedup - 1))  # a slowdown: −12%, red and pointing down
 m2.metric(_("Expected speedup"), times(speedup), delta=_("{change} vs target-only", change=change),
           delta_color={"down": "red", "up": "green"}.get(arrow, "off"), delta_arrow=arrow)
 m3.metric(_("Best K"), str(best_k), help=_("Among K = 0 to 16: speedup {speedup} at K = {k}. K = 0 means "
@@ -89,7 +89,7 @@ if trace_point is not None:
                          "the tree drafted or copied, most of them never tested.",
                          rate=number(trace_point.acceptance_rate, 3)))
     off = trace_point.tokens_per_step - trace_point.predicted_tokens_per_step
-    difference, arrow = theory_view.signed_delta(number(off))
+    difference, arrow = signed_delta(number(off))
     t2.metric(_("Trace: mean accepted length (K = {k})", k=trace_point.k), number(trace_point.tokens_per_step),
               delta=_("{difference} vs formula", difference=difference) if chain else None, delta_color="off",
               delta_arrow=arrow if chain else "auto")

@@ -163,7 +163,26 @@ def _with_minus(text: str) -> str:
     """babel's "-0,159" with the minus sign; "-0,00" (a negative value rounded to zero) without any."""
     if not text.startswith("-"):
         return text
-    return text[1:] if not any(ch in "123456789" for ch in text) else MINUS + text[1:]
+    return MINUS + text[1:] if _nonzero(text) else text[1:]
+
+
+def _nonzero(text: str) -> bool:
+    """Whether a written number shows a digit other than 0 (so did not round to zero)."""
+    return any(ch in "123456789" for ch in text)
+
+
+def signed_delta(shown: str) -> tuple[str, str]:
+    """A change as `number` or `percent` wrote it, with its sign in front (U+2212 for a negative, as every number is
+    written; "+" otherwise), and its direction for a metric's `delta_arrow`: Streamlit reads a delta's sign only
+    from a leading hyphen, so the direction is passed, not guessed from the text ("off" for a change that rounds to
+    zero).
+
+    >>> signed_delta("−12%"), signed_delta("5%"), signed_delta("0.00")
+    (('−12%', 'down'), ('+5%', 'up'), ('+0.00', 'off'))
+    """
+    if shown.startswith(MINUS):
+        return shown, "down"
+    return "+" + shown, "up" if _nonzero(shown) else "off"
 
 
 _DIGITS = 27  # babel formats in a 28-digit decimal context

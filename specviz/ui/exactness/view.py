@@ -17,7 +17,7 @@ import streamlit as st
 if TYPE_CHECKING:  # annotations only: the library computes, the page shows
     import torch
 
-from specviz.core.i18n import MINUS, N_, _, clause, get_language, localized, number, times
+from specviz.core.i18n import N_, _, clause, get_language, localized, number, signed_delta, times
 from specviz.engine import theory
 from specviz.engine.proposers import registry
 from specviz.engine.trace import Trace
@@ -49,24 +49,6 @@ TABLE_COLUMNS = {"rule": N_("rule"), "exact": N_("exact"), "drift (TV)": N_("dri
                  "speedup ×": N_("speedup ×")}
 SOURCES = {"prompt": N_("p and q at the prompt above"), "session": N_("the trace in this session"),
            "example": N_("an example trace")}
-
-
-def signed(value: float, digits: int) -> str:
-    """A difference with its sign, written the reader's way: +0.012 or −0,012 (`number`'s minus sign, U+2212), and
-    +0.000 for one that rounds to zero (for a metric's delta).
-
-    >>> signed(0.0123, 3), signed(-0.159, 3), signed(-0.0001, 3)
-    ('+0.012', '−0.159', '+0.000')
-    """
-    shown = number(value, digits)
-    return shown if shown.startswith(MINUS) else "+" + shown
-
-
-def arrow(value: float, digits: int) -> str:
-    """The `delta_arrow` of a metric whose delta is `signed(value, digits)`: Streamlit reads a delta's sign only
-    from a leading hyphen, so the direction is passed, not guessed from the text ("off" when it rounds to zero)."""
-    shown = number(value, digits)
-    return "down" if shown.startswith(MINUS) else "up" if any(ch in "123456789" for ch in shown) else "off"
 
 
 def note_caption(note: str, proposer: str) -> str:
@@ -272,15 +254,14 @@ def render_rule_economics(rule: exactness.Rule, dists: StepDistributions, k: int
     b1, b2, b3 = st.columns(3)
     b1.metric(_("Drift from p (exact, one step)"), number(exactness.tv_distance(dist, p), 4),
               help=_("TV distance between what this rule emits and p, from its closed form at this prompt."))
+    alpha_delta, alpha_arrow = signed_delta(number(rule_alpha - exact_alpha, 3))
     b2.metric(_("Acceptance probability α"), number(rule_alpha, 3),
-              delta=_("{delta} vs exact rule", delta=signed(rule_alpha - exact_alpha, 3)),
-              delta_color="off", delta_arrow=arrow(rule_alpha - exact_alpha, 3),
+              delta=_("{delta} vs exact rule", delta=alpha_delta), delta_color="off", delta_arrow=alpha_arrow,
               help=_("This rule's α: the chance one draft x ~ q is kept (the exact rule's is "
                      "Σ min(p, q)). Not the measured accepted / drafted."))
-    gain = speedup - theory.expected_speedup(exact_alpha, k, c)
+    gain, gain_arrow = signed_delta(number(speedup - theory.expected_speedup(exact_alpha, k, c), 2))
     b3.metric(_("Expected speedup at K = {k}, c = {c}", k=k, c=number(c, 2)), times(speedup),
-              delta=_("{delta} vs exact rule", delta=signed(gain, 2) + "×"), delta_color="off",
-              delta_arrow=arrow(gain, 2))
+              delta=_("{delta} vs exact rule", delta=gain + "×"), delta_color="off", delta_arrow=gain_arrow)
     # the table's α column headed "α", its full name on hovering: under "probabilidade de aceitação α" the Portuguese
     # table was wider than its 1400 px page and cut its last column, "aceleração ×", to "ac" (as the policy table's
     # long headers were, specviz/ui/speedup/tables.py); the metric above names α in full

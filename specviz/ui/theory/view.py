@@ -11,23 +11,10 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from specviz.core.i18n import MINUS, N_, _, number
+from specviz.core.i18n import N_, _, number
 from specviz.engine import theory
 from specviz.ui.common.palette import BLUE, GREY, ORANGE, REDDISH_PURPLE, VERMILLION
 from specviz.ui.theory.points import K_MAX, MeasuredPoint, TemperatureRow, TracePoint
-
-def signed_delta(shown: str) -> tuple[str, str]:
-    """A metric's change as `number` or `percent` wrote it, with its sign in front (U+2212 for a negative, as every
-    number is written; "+" otherwise), and the `delta_arrow` for it: Streamlit reads a delta's sign only from a
-    leading hyphen, so the direction is passed, not guessed from the text ("off" for a change that rounds to zero).
-
-    >>> signed_delta("−12%"), signed_delta("5%"), signed_delta("0.00")
-    (('−12%', 'down'), ('+5%', 'up'), ('+0.00', 'off'))
-    """
-    if shown.startswith(MINUS):
-        return shown, "down"
-    return "+" + shown, "up" if any(ch in "123456789" for ch in shown) else "off"
-
 
 ALPHAS = np.round(np.linspace(0.0, 1.0, 101), 2)
 LOG2_LIMIT = 4  # the colour scale runs from 1/16× to 16× (log2 −4..4), so its white middle is exactly 1×

@@ -193,12 +193,18 @@ def greedy_identity(folder: str, name: str, root: Path | None = None) -> tuple[i
     prompts greedy speculative output equalled target-only output, in which dtype."""
     path = Path(root or BENCHMARKS_DIR) / folder / name
     try:
-        run = json.loads(path.read_text(encoding="utf-8"))
+        run = _identity_run(str(path))
         entries = run["entries"]
         return sum(bool(e["identical"]) for e in entries), len(entries), str(run["dtype"])
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise ValueError(f"The committed greedy-identity check {path} cannot be read ({exc.__class__.__name__}).") \
             from None
+
+
+@lru_cache(maxsize=8)
+def _identity_run(path: str) -> dict:
+    """A committed greedy-identity file, read once (its counts and its machine are both quoted on a page)."""
+    return json.loads(Path(path).read_text(encoding="utf-8"))
 
 
 IDENTITY_RUN = "default-cpu-bf16-tree"  # where the committed bfloat16 greedy-identity check is
@@ -216,9 +222,8 @@ def greedy_identity_machines(root: Path | None = None) -> dict[str, str]:
     left out (its cores) from the run's record."""
     machines = {}
     for key, (folder, name) in IDENTITY_FILES.items():
-        path = Path(root or BENCHMARKS_DIR) / folder / name
         try:
-            own = json.loads(path.read_text(encoding="utf-8")).get("machine") or {}
+            own = _identity_run(str(Path(root or BENCHMARKS_DIR) / folder / name)).get("machine") or {}
         except (OSError, ValueError, AttributeError):
             own = {}
         run = result(folder, root).get("machine") or {}

@@ -174,10 +174,11 @@ def _step(step: Any, where: str) -> None:
     if not isinstance(decisions, list) or len(decisions) > MAX_DRAFTS:
         _fail(where, _("decisions must be a list of at most {limit} drafts", limit=MAX_DRAFTS))
     if not isinstance(emitted, list) or len(emitted) > len(decisions) + 1:
-        _fail(where, _("emitted must be a list of at most K+1 tokens"))
+        _fail(where, _("emitted must be a list of at most one token more than the drafts in decisions"))
     before, after = step.get("target_cache_before", 0), step.get("target_cache_after", 0)
-    if not 0 <= after - before <= len(decisions) + 1:  # the last token plus the accepted drafts, at most K+1
-        _fail(where, _("the target's cache grows by 0 to K+1 = {most} entries in a step ({before} -> {after})",
+    if not 0 <= after - before <= len(decisions) + 1:  # the last token plus the accepted drafts (K+1 for a chain)
+        _fail(where, _("the target's cache grows by 0 to {most} entries in a step, one more than the drafts in "
+                       "decisions ({before} -> {after})",
                        most=len(decisions) + 1, before=before, after=after))
     _tops(step.get("correction_top", []), where + "correction_top: ")
     for i, decision in enumerate(decisions, start=1):

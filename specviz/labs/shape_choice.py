@@ -171,7 +171,7 @@ def slowdown_note(best: Prediction, cal: Calibration) -> str | None:
     if best.vs_generate >= PAYS:
         return None
     return _("On this machine ({machine}, {dtype}) no draft shape is predicted to beat model.generate by 5%: the best, "
-             "{shape}, keeps {tokens} tokens per target forward, but that forward over {rows} tokens costs {verify} "
+             "{shape}, emits {tokens} tokens per target forward, but that forward over {rows} tokens costs {verify} "
              "one-token forwards and the drafter and the step's own work add {draft}, so it should run at {speedup} "
              "the speed of model.generate. You can still run it.",
              machine=cal.cpu, dtype=cal.dtype, shape=best.shape.describe(), tokens=number(best.tokens_per_forward, 2),

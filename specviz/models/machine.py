@@ -425,9 +425,11 @@ class SpeedEstimate:
                   "detail": self.detail}
         if self.basis == "bandwidth":
             return _("Speed here: plain decoding would take at least {time} per token ({rate}), {detail}. "
-                     "Speculative decoding divides that by at most the tokens each step keeps.", **values)
+                     "Speculative decoding divides that by at most the tokens each step emits (its kept drafts plus "
+                     "the recovered or bonus token).", **values)
         return _("Speed here: plain decoding would take about {time} per token ({rate}), {detail}. "
-                 "Speculative decoding divides that by at most the tokens each step keeps.", **values)
+                 "Speculative decoding divides that by at most the tokens each step emits (its kept drafts plus the "
+                 "recovered or bonus token).", **values)
 
 
 def duration(seconds: float) -> str:

@@ -265,6 +265,14 @@ def test_lesson_10_calls_a_speedup_of_exactly_one_the_same_speed(fresh):
     assert "(faster than the target alone)" in said[0], said[0]
 
 
+def test_lesson_3_writes_the_rule_with_the_strips_precision(fresh):
+    """Issue 43: the sentence under lesson 3's strip said min(1, p/q) = 0.50 where the strip beside it said 0.500
+    for the same quantity; both now write three digits (p 0.3, q 0.6, u 0.7 are the widget's opening values)."""
+    at = _open(fresh, lesson="3")
+    said = [m.value for m in at.markdown if m.value.startswith("min(1, p/q) = ")]
+    assert said == ["min(1, p/q) = 0.500, and u = 0.700 ≥ 0.500: x is **rejected** ✗."], said
+
+
 def test_lesson_9_quotes_the_measured_tree_gain_from_its_committed_benchmark(fresh):
     """Issue 43: "real candidates are correlated, so the gain is smaller" was stated as a law; the caption now quotes
     what specviz measured, and its figures are the committed run's (per_position[0], eagle, T = 0)."""

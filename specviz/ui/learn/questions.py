@@ -1,4 +1,4 @@
-"""The guided path's questions: each lesson's two or three checks (graded one by one, a wrong one tried again) and
+"""The guided path's questions: each lesson's two to four checks (graded one by one, a wrong one tried again) and
 the six-question exit ticket, with its score and the lessons to revisit. Asked and graded with the Quiz's own pieces
 (`specviz.ui.common.quiz.view`, `specviz.teach.quiz.QuizRun`); which questions is `specviz.teach.learn`'s data."""
 

@@ -27,6 +27,7 @@ from specviz.teach.learn import Lesson
 from specviz.teach.quiz import FORMULAS
 from specviz.ui.common.charts import show
 from specviz.ui.common.step_figures import accept_strip_figure
+from specviz.ui.common.tokens import fmt
 from specviz.ui.proposers import view as proposers_view
 
 LAPTOP_TB_S = HARDWARE["laptop"].bandwidth / 1e12  # the Theory explorer's laptop preset: ~70 GB/s usable
@@ -115,7 +116,8 @@ def rule(lesson: Lesson) -> None:
     a = min(1.0, p / q)
     d = Decision(0, 0, "x", q, p, p / q, a, u, u < a, True)
     show(accept_strip_figure(d), "learn_strip")
-    st.markdown(_(TEXT["rule_kept" if d.accepted else "rule_dropped"], a=number(a), u=number(u)))
+    # the strip beside it writes min(1, p/q) and u with `fmt`'s three digits: the sentence writes them the same way
+    st.markdown(_(TEXT["rule_kept" if d.accepted else "rule_dropped"], a=fmt(a), u=fmt(u)))
 
 
 def _sliders(keys: tuple[str, ...]) -> dict[str, float]:

@@ -50,8 +50,10 @@ TEXT = {  # English messages, translated with `_()` where they are shown
     "col_mal": N_("mean accepted length"),
     "col_speedup": N_("throughput vs no speculation"),
     "sweep_caption": N_("What vLLM's own counters said while a load generator raised the number of concurrent streams: "
-                        "{build}, {model} in {dtype}, K = {k}, on {cpu} with {cores} cores, {date}. The same counters "
-                        "are live on the Serving lab page while a server runs. Measured with:"),
+                        "{build}, {model} in {dtype}, K = {k}, on {cpu} with {cores} cores, {date}. Each row is one run "
+                        "of {requests} requests of at most {max_tokens} tokens: one observation of this model on this "
+                        "machine, not what a kind of prompt gains in general. The same counters are live on the "
+                        "Serving lab page while a server runs. Measured with:"),
 }
 
 # lesson 8: the three proposers it teaches (the toy pair's draft model: the SmolLM2 one's notes name EAGLE, lesson 9)
@@ -155,7 +157,8 @@ def production(lesson: Lesson) -> None:
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key="learn_production_table")
     server = result.server
     st.caption(_(TEXT["sweep_caption"], build=server.get("build", "?"), model=server.get("model", "?"),
-                 dtype=server.get("dtype", "?"), k=server.get("k", "?"), cpu=result.machine.get("cpu", "?"),
+                 dtype=server.get("dtype", "?"), k=server.get("k", "?"), requests=server.get("requests", "?"),
+                 max_tokens=server.get("max_tokens", "?"), cpu=result.machine.get("cpu", "?"),
                  cores=result.machine.get("cores", "?"), date=str(result.machine.get("date", "?"))[:10]))
     st.code(result.command, language="bash")
 

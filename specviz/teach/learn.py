@@ -230,8 +230,9 @@ LESSONS: tuple[Lesson, ...] = (
            "grows its tree where "
            "the drafts are confident. The Playground's preset 5 runs specviz's own EAGLE drafter as a tree. "
            "Preset 7 runs specviz's own Medusa heads the same way, each step saying which head drafted what: head 2 "
-           "guesses without knowing head 1's guess, and the Proposers page measures what that costs against the EAGLE "
-           "drafter, which reads its own first guess before the second."),
+           "guesses without knowing head 1's guess. The Proposers page measures them against the EAGLE drafter, "
+           "which reads its own first guess before the second but also trained on far more of the target's text: "
+           "two causes behind one measured gap."),
            ("medusa", "eagle", "trees"),
            ("tree", "candidates", "attention", "attention mask", "medusa", "heads", "eagle", "feature space"),
            ("tr-mask", "tr-top-k", "md-tree", "eg-what"), "trees", "pages/proposers.py", anchor="trees",

@@ -329,3 +329,18 @@ def test_a_recorded_example_names_its_machine_only_when_its_trace_records_one():
                                    f"{quoted.machine_text(spec.meta['machine'])}; the times are that machine's.")
     spec.meta.pop("recorded")
     assert recorded_note(spec) == ""
+
+
+def test_the_recorded_speed_estimate_names_the_machine_and_dtype_that_measured_it(monkeypatch):
+    """Issue 43, eighth read: the estimate quoted "tokens/s target-only on the CPU that recorded them" without naming
+    the CPU or the dtype. It names the slowest recorded example's machine (quoted.machine_text) and dtype."""
+    from specviz.runs.runspec import RunSpec
+    from specviz.ui.race import inputs
+
+    monkeypatch.setattr(inputs, "_calibrated_rate", lambda name: None)
+    monkeypatch.setattr(inputs, "_recorded_rate", lambda name: (13.0, "AMD EPYC (2 cores)", "float32"))
+    text = inputs.race_estimate(RunSpec(pair="default", proposer="eagle", max_new_tokens=48), rounds=2)
+    assert "13.0 tokens/s target-only in float32, the slowest recorded example, on AMD EPYC (2 cores)" in text
+    monkeypatch.setattr(inputs, "_recorded_rate", lambda name: (13.0, "", "float32"))
+    text = inputs.race_estimate(RunSpec(pair="default", proposer="eagle", max_new_tokens=48), rounds=2)
+    assert "on a CPU its recording does not name" in text

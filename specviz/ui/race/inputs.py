@@ -68,37 +68,48 @@ def race_estimate(spec: RunSpec, rounds: int) -> str | None:
     `python -m specviz calibrate`), else at the recorded examples' speed for the same models. None when neither is
     there."""
     measured = _calibrated_rate(spec.pair)
-    rate = measured if measured is not None else _recorded_rate(spec.pair)
-    if rate is None:
+    recorded = _recorded_rate(spec.pair) if measured is None else None
+    if measured is None and recorded is None:
         return None
+    rate, machine, dtype = (measured, "", "") if measured is not None else recorded
     lanes = 3 if has_tree_lane(spec) else 2  # speculative, target-only, and the tree lane when there is one
     seconds = rounds * lanes * spec.max_new_tokens / rate + lanes * 2 / rate  # every lane and round, plus the warm-up
     words = dict(seconds=number(max(1.0, seconds), 0), rounds=rounds, lanes=lanes, tokens=spec.max_new_tokens,
-                 rate=number(rate, 1))
+                 rate=number(rate, 1), machine=machine, dtype=dtype)
     if measured is not None:  # the pair is loaded: no first load to add
         return _("Estimate: about {seconds} s ({rounds} rounds of the {lanes} lanes, {tokens} tokens each), from "
                  "this machine's calibration ({rate} tokens/s target-only, measured quietly); longer if the machine "
                  "is busy now. A recorded example (What to race, above) is instant.", **words)
-    text = _("Estimate: about {seconds} s ({rounds} rounds of the {lanes} lanes, {tokens} tokens each), from the "
-             "recorded examples' speed for these models ({rate} tokens/s target-only on the CPU that recorded them); "
-             "longer on a busy or slower machine. A recorded example (What to race, above) is instant.", **words)
+    if machine:
+        text = _("Estimate: about {seconds} s ({rounds} rounds of the {lanes} lanes, {tokens} tokens each), from the "
+                 "recorded examples' speed for these models ({rate} tokens/s target-only in {dtype}, the slowest "
+                 "recorded example, on {machine}); longer on a busy or slower machine. A recorded example (What to "
+                 "race, above) is instant.", **words)
+    else:
+        text = _("Estimate: about {seconds} s ({rounds} rounds of the {lanes} lanes, {tokens} tokens each), from the "
+                 "recorded examples' speed for these models ({rate} tokens/s target-only in {dtype}, the slowest "
+                 "recorded example, on a CPU its recording does not name); longer on a busy or slower machine. A "
+                 "recorded example (What to race, above) is instant.", **words)
     if spec.pair not in INSTANT_PAIRS and PAIRS.loaded(spec.pair) is None:
         text += " " + _("The models are not loaded yet: add their first load (seconds once their weights are "
                         "converted; the very first load on a machine converts them and takes longer).")
     return text
 
 
-def _recorded_rate(pair_name: str) -> float | None:
+def _recorded_rate(pair_name: str) -> tuple[float, str, str] | None:
     """Target-only tokens per second of the slowest recorded example of these models (an estimate should not promise
-    too much), if one is installed."""
+    too much), with the machine that recorded it as `quoted.machine_text` words it ("" when the trace names none) and
+    its dtype, if one is installed."""
     rates = []
     for example in list_examples():
         if example.baseline_path is None:
             continue
-        _spec, base = load_example(example.name)
+        spec, base = load_example(example.name)
         if base is not None and base.meta.get("pair") == pair_name and base.tokens_per_second > 0:
-            rates.append(base.tokens_per_second)
-    return min(rates) if rates else None
+            machine = machine_text(base.meta.get("machine") or spec.meta.get("machine") or {})
+            dtype = base.meta.get("dtype") or spec.meta.get("dtype") or "float32"  # make traces runs in float32
+            rates.append((base.tokens_per_second, machine, dtype))
+    return min(rates, key=lambda rate: rate[0]) if rates else None
 
 
 def _calibrated_rate(pair_name: str) -> float | None:

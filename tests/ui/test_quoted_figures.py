@@ -138,6 +138,7 @@ def test_the_speedup_labs_verify_sentence_follows_its_own_curve(folder, word):
     sentence = verify_sentence(result)
     assert word in sentence and (result.dtype or "float32") in sentence
     assert quoted.verify_range(folder).text(2) in sentence
+    assert quoted.machine_text(result.machine) in sentence  # issue 43, eighth read: the CPU that measured the curve
 
 
 @pytest.mark.parametrize("lang", ["en", "pt"])
@@ -272,6 +273,7 @@ def test_the_greedy_headline_says_it_rests_on_repetition(readme_name, lang):
         said = verdict(result, "eagle", 0.0)
         assert f"{number(without)}" in said and f"{number(with_lookup)}" in said
         assert "shapes/default.json" in said
+        assert " float32" in said  # issue 43, eighth read: the lift's dtype (the shape table's), not left out
         assert "shapes/default.json" not in verdict(result, "eagle", 0.7)  # sampled: no greedy loop claim
 
 

@@ -163,7 +163,7 @@ def verify_sentence(result: BenchResult) -> str:
     if not costs:
         return intro
     low, high = number(min(costs)), number(max(costs))
-    dtype = result.dtype or "float32"
+    dtype = result.dtype or "float32"  # the first runs' files record none: float32, the only dtype then (run_dtype)
     if result.gpu and max(costs) <= FLAT_VERIFY and (result.config or {}).get("pair") in SMALL_PAIRS:
         said = _("In this run ({dtype}, on the {gpu} GPU) 2 to 5 tokens cost {low}–{high}× one: nearly flat. For a "
                  "model this small a GPU forward is mostly the launching of its kernels, which does not grow with "
@@ -172,12 +172,20 @@ def verify_sentence(result: BenchResult) -> str:
         said = _("In this run ({dtype}, on the {gpu} GPU) 2 to 5 tokens cost {low}–{high}× one: nearly flat.",
                  dtype=dtype, gpu=result.gpu, low=low, high=high)
     elif max(costs) <= FLAT_VERIFY:
-        said = _("In this run ({dtype}) 2 to 5 tokens cost {low}–{high}× one: nearly flat, as on a memory-bound "
-                 "GPU.", dtype=dtype, low=low, high=high)
+        said = _("In this run ({dtype}, on {machine}) 2 to 5 tokens cost {low}–{high}× one: nearly flat, as on a "
+                 "memory-bound GPU.", dtype=dtype, machine=_machine(result), low=low, high=high)
     else:
-        said = _("In this run ({dtype}) 2 to 5 tokens cost {low}–{high}× one: the curve climbs, as on a "
-                 "compute-bound CPU, and that eats into the gain.", dtype=dtype, low=low, high=high)
+        said = _("In this run ({dtype}, on {machine}) 2 to 5 tokens cost {low}–{high}× one: the curve climbs, as "
+                 "on a compute-bound CPU, and that eats into the gain.", dtype=dtype, machine=_machine(result),
+                 low=low, high=high)
     return f"{intro} {said}"
+
+
+def _machine(result: BenchResult) -> str:
+    """The run's machine as `quoted.machine_text` words it, or that its file names none."""
+    from specviz.labs.bench.quoted import machine_text
+
+    return machine_text(result.machine or {}) or _("a machine its file does not record")
 
 
 def verify_cost_figure(result: BenchResult) -> go.Figure:

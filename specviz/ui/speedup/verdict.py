@@ -77,17 +77,19 @@ def repetition_note(result: BenchResult, tree: dict, temperature: float) -> str:
     """Issue 43 item 9: a greedy tree with a lookup branch gains much of its speed from the target repeating itself;
     say so, with the lift the committed shape table measured, so the headline is not read as any target's."""
     from specviz.engine.draft_shape import DraftShape
-    from specviz.labs.shape_choice import lookup_lift
+    from specviz.labs.shape_choice import lookup_lift, shape_table
 
     pair = str(result.config.get("pair") or "")
     lift = lookup_lift(pair, DraftShape.of(tree), temperature) if pair and temperature == 0 else None
-    if lift is None:
+    table = shape_table(pair) if lift is not None else None
+    if lift is None or table is None:
         return ""
     return " " + _("Much of this greedy gain comes from the text repeating itself: a small target's greedy answers "
                    "often return to their own earlier sentences, which the drafter and the lookup branch predict "
                    "easily (the lookup branch alone takes this tree from {without} to {with_lookup} tokens per target "
-                   "forward, `assets/benchmarks/shapes/{pair}.json`). A target that repeats itself less gains less.",
-                   without=number(lift[0]), with_lookup=number(lift[1]), pair=pair)
+                   "forward on {prompts} held-out prompts in {dtype}, `assets/benchmarks/shapes/{pair}.json`). A target "
+                   "that repeats itself less gains less.", without=number(lift[0]), with_lookup=number(lift[1]),
+                   prompts=table["prompts"], dtype=table["dtype"], pair=pair)
 
 
 def slowdown_reason(alpha: float | None, c: float, k: int, verify: float, tokens_per_step: float) -> str:

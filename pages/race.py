@@ -10,6 +10,7 @@ from specviz.ui.common.runs import is_light, start_live_run
 from specviz.ui.race.inputs import example_picker, live_settings, race_estimate, source_picker
 from specviz.ui.race.live import RESULT_KEY, measure_race
 from specviz.ui.race.settings import ROUNDS_BY_PAIR, init_from_url, write_url
+from specviz.ui.race.tree import has_tree_lane
 from specviz.ui.race.view import render_race
 
 route_through_app()
@@ -53,8 +54,10 @@ else:
             live = None if isinstance(settings, str) else live  # too soon after the last press: the last race stays
     if live is None:
         if not isinstance(settings, str) and not held:
-            st.info(_("Pick the models and settings, then press **Run the race**: both lanes run {rounds} times, "
-                      "interleaved, and the page shows the median and the spread.", rounds=rounds))
+            lanes = 3 if has_tree_lane(settings) else 2  # speculative and target-only, and the tree lane if any
+            st.info(_("Pick the models and settings, then press **Run the race**: the {lanes} lanes each run {rounds} "
+                      "times, interleaved, and the page shows the median and the spread.", lanes=lanes,
+                      rounds=rounds))
     elif live.settings != settings:
         st.caption(_("The settings changed since this race ran: press **Run the race** to run them."))
 write_url()

@@ -78,7 +78,7 @@ def render_race(rounds: RaceRounds, *, usual_ms: float | None = None, measured_a
     if note:
         acc[2].caption(" ".join((note, _("The Theory explorer's α slider takes the estimate."))))
     sentences = [definition, _("Baseline: {baseline}.", baseline=_(BASELINE_NAME)),
-                 _("Both lanes computed in {dtype}.", dtype=dtype_text(spec.meta.get("dtype")))]
+                 _("Every lane computed in {dtype}.", dtype=dtype_text(spec.meta.get("dtype")))]
     if spec.meta.get("clock") == "cpu":
         sentences.append(_("This recording timed each step by CPU time on one thread (what wall time would be on an "
                            "idle machine), as `make traces` does on a shared machine."))

@@ -17,7 +17,7 @@ from specviz.labs.bench import BenchResult
 from specviz.labs.bench.summary import tokens_fed
 from specviz.ui.common import charts as plot
 from specviz.ui.common.palette import BLUE, BLUISH_GREEN, GREY, ORANGE, VERMILLION
-from specviz.ui.speedup.charts import _layout
+from specviz.ui.speedup.charts import _layout, _machine
 from specviz.ui.speedup.view import label, number, temperature_text, times, written
 
 DTYPE_COLORS = {"float32": ORANGE, "bfloat16": BLUE, "float16": BLUISH_GREEN}
@@ -61,21 +61,21 @@ def dtype_sentence(result: BenchResult) -> str | None:
     one16 = next(p["seconds"] for p in b16 if p["n_tokens"] == 1)
     wide32, wide16 = _ratio(f32, WIDE), _ratio(b16, WIDE)
     values = dict(n=WIDE, f32=times(wide32), bf16=times(wide16), ms32=number(one32 * 1e3, 1),
-                  ms16=number(one16 * 1e3, 1))
+                  ms16=number(one16 * 1e3, 1), machine=_machine(result))
     if wide32 - wide16 > SAME_SLOPE:  # float32 clearly steeper: bfloat16 hides verification, float32 does not
-        return _("Here one target forward over {n} tokens costs {f32} a one-token forward in float32 but {bf16} in "
+        return _("On {machine}, one target forward over {n} tokens costs {f32} a one-token forward in float32 but {bf16} in "
                  "bfloat16, and a one-token forward takes {ms32} ms in float32 against {ms16} ms in bfloat16. A CPU "
                  "with bfloat16 instructions does the arithmetic of a forward so fast that reading the weights "
                  "dominates, as on a GPU at batch size 1: extra tokens in the same forward ride along almost free, "
                  "which is exactly what verifying a chain or a tree of drafts needs. In float32 the arithmetic itself "
                  "grows with the tokens, and verification eats into the gain.", **values)
     if wide16 - wide32 > SAME_SLOPE:  # bfloat16 clearly steeper (kernels without bfloat16 instructions)
-        return _("Here one target forward over {n} tokens costs {f32} a one-token forward in float32 but {bf16} in "
+        return _("On {machine}, one target forward over {n} tokens costs {f32} a one-token forward in float32 but {bf16} in "
                  "bfloat16, and a one-token forward takes {ms32} ms in float32 against {ms16} ms in bfloat16. On "
                  "the machine that measured them bfloat16 is the dtype whose cost grows with the tokens, as it "
                  "does where the kernels cannot use bfloat16 instructions: verification eats into the gain there, "
                  "and float32 hides it better.", **values)
-    return _("Here one target forward over {n} tokens costs {f32} a one-token forward in float32 and {bf16} in "
+    return _("On {machine}, one target forward over {n} tokens costs {f32} a one-token forward in float32 and {bf16} in "
              "bfloat16, and a one-token forward takes {ms32} ms in float32 against {ms16} ms in bfloat16. With these "
              "kernels float32 hides verification as well as bfloat16 does: in both, extra tokens in the same forward "
              "ride along almost free, as on a GPU at batch size 1, which is exactly what verifying a chain or a tree "

@@ -49,11 +49,13 @@ def _records(obj: Any, dtype: str | None = None) -> list[tuple[dict, str | None]
 
     A `specviz bench` results.json holds per-prompt "cases" and pooled "summary" rows; only the summary rows pooled
     over all suites with a constant K are taken, so one setting gives one point, in the run's dtype
-    (`quoted.run_dtype`). A record elsewhere may name its own "dtype"; without one it has none.
+    (`quoted.run_dtype`). Chain rows only: a tree row's "alpha" is the mean min(1, p′/q′) along its main line, not α,
+    and the chain formula does not describe a tree. A record elsewhere may name its own "dtype"; without one it has
+    none.
     """
     if isinstance(obj, dict) and isinstance(obj.get("summary"), list):
         pooled = [r for r in obj["summary"] if isinstance(r, dict) and r.get("suite", "all") == "all"
-                  and r.get("policy", "constant") == "constant"]
+                  and r.get("policy", "constant") == "constant" and not r.get("tree_nodes")]
         return [(r, run_dtype(obj)) for r in pooled if _is_record(r)]
     if isinstance(obj, dict):
         if _is_record(obj):

@@ -55,8 +55,10 @@ class Turns:
     @contextlib.contextmanager
     def take(self, timeout: float | None = None, on_wait: Callable[[int], None] | None = None,
              owner: object | None = None) -> Iterator[None]:
-        """Hold the model inside the block. `on_wait(ahead)` is told the queue position while waiting; past
-        `timeout` seconds of waiting, Busy is raised and nothing ran. An `owner` that already waits or holds a
+        """Hold the model inside the block. `on_wait(ahead)` is told the queue position while waiting, once when
+        the wait starts and again each time it changes (not on every wake-up: a page that draws it would redraw the
+        same sentence every second for each visitor in the queue); past `timeout` seconds of waiting, Busy is
+        raised and nothing ran. An `owner` that already waits or holds a
         turn is refused at once (Busy)."""
         me = object()
         give_up = None if timeout is None else time.monotonic() + timeout
@@ -67,10 +69,13 @@ class Turns:
                                  "finished."))
                 self._owners.add(owner)
             self._queue.append(me)
+            told = None  # the position on_wait was last told
             try:
                 while self._busy or self._queue[0] is not me:
-                    if on_wait is not None:
-                        on_wait(self._queue.index(me) + self._busy)
+                    position = self._queue.index(me) + self._busy
+                    if on_wait is not None and position != told:
+                        on_wait(position)
+                        told = position
                     left = None if give_up is None else give_up - time.monotonic()
                     if left is not None and left <= 0:
                         ahead = self._queue.index(me) + self._busy

@@ -168,6 +168,41 @@ def test_turns_go_first_come_first_served_and_say_how_many_are_ahead():
     assert turns.ahead() == 0
 
 
+def test_a_waiter_is_told_its_place_when_it_changes_not_on_every_wake_up():
+    """A page draws what on_wait says: the same place told again would redraw the same sentence for every visitor
+    in the queue. Here a waiter behind gives up (which wakes everyone) while the first waiter's place stays 1."""
+    turns = Turns()
+    told: dict[str, list[int]] = {"a": [], "b": []}
+    holding, release = threading.Event(), threading.Event()
+
+    def holder():
+        with turns.take(timeout=30):
+            holding.set()
+            release.wait(30)
+
+    def waiter(name, timeout):
+        try:
+            with turns.take(timeout=timeout, on_wait=told[name].append):
+                pass
+        except Busy:
+            pass
+
+    threads = [threading.Thread(target=holder)]
+    threads[0].start()
+    assert holding.wait(5)
+    threads.append(threading.Thread(target=waiter, args=("a", 30)))
+    threads[-1].start()
+    _wait_until(lambda: turns.ahead() == 2)
+    threads.append(threading.Thread(target=waiter, args=("b", 0.2)))  # gives up while a still waits
+    threads[-1].start()
+    threads[-1].join(10)
+    assert told["b"] == [2] and turns.ahead() == 2  # b waited behind a and left
+    release.set()
+    for t in threads:
+        t.join(10)
+    assert told["a"] == [1]  # woken when b left, and by the 1 s ticks, but its place never changed
+
+
 def test_a_visitor_who_waits_too_long_gets_one_sentence_and_leaves_the_queue():
     turns = Turns()
     inside = threading.Event()

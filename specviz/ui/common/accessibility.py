@@ -318,11 +318,17 @@ _LAND_ON_TITLE = """<script>/* move %(n)d */
   const doc = w.document, main = '[data-testid="stMainBlockContainer"]', wanted = main + " " + %(heading)s;
   // On a busy machine this script can run before the new lesson's heading is drawn, and a heading redrawn by the
   // rest of the run loses the focus: land again, every quarter second for ten seconds, until the visitor presses a
-  // key or touches the page (then the focus is theirs).
-  let acted = false;
+  // key, touches the page or moves the focus some other way (a screen reader's cursor, a script): then it is theirs.
+  let acted = false, landing = false;
   const act = () => { acted = true; };
   doc.addEventListener("keydown", act, {capture: true, once: true});
   doc.addEventListener("pointerdown", act, {capture: true, once: true});  // a mouse, a finger or a pen
+  const moved = (event) => {  // a focus this script did not give
+    if (landing) return;
+    acted = true;
+    doc.removeEventListener("focusin", moved, true);
+  };
+  doc.addEventListener("focusin", moved, true);
   const until = Date.now() + 10000;
   const land = () => {
     if (acted) return;
@@ -330,10 +336,12 @@ _LAND_ON_TITLE = """<script>/* move %(n)d */
     const target = doc.querySelector(wanted) || title;
     if (target && doc.activeElement !== target) {
       target.setAttribute("tabindex", "-1");
-      target.focus({preventScroll: true});
+      landing = true;
+      try { target.focus({preventScroll: true}); } finally { landing = false; }
       (title || target).scrollIntoView({block: "start"});
     }
     if (Date.now() < until) setTimeout(land, 250);
+    else doc.removeEventListener("focusin", moved, true);
   };
   land();
 })();

@@ -240,6 +240,8 @@ def states(language: str) -> list[State]:
 
 def audit_state(page, base: str, state: State, language: str, source: str) -> list[Finding]:
     """Open one state in `language` and return everything axe and the app's checks find there."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     from specviz.core.i18n import _, using
     from specviz.scripts.screenshots import wait_for_app
 
@@ -252,14 +254,23 @@ def audit_state(page, base: str, state: State, language: str, source: str) -> li
     if errors.count():
         return [Finding(f"{state.name} [{language}]", "specviz-page-error", "critical", [],
                         errors.first.inner_text()[:300])]
+    with using(language):
+        numbers = _("The numbers in this chart")
     if state.charts:
         page.wait_for_function(f"document.querySelectorAll('.js-plotly-plot').length >= {state.charts}",
                                timeout=30_000)
+        # each chart's table of numbers comes after it in the same run: on a loaded machine the page can look idle
+        # between two runs, and the check then read six charts before their tables (a 3-worker make test, quiet).
+        # Wait for the tables too, but not for ever: past the deadline the check below reports what is missing.
+        try:
+            page.wait_for_function(f"(label) => ({_CHARTS})(label).every((chart) => chart.table)", arg=numbers,
+                                   timeout=30_000)
+        except PlaywrightTimeout:
+            pass
+        wait_for_app(page, timeout=60)
     # the app's accessibility script mends the page on the next animation frame after the last change: two frames on
     page.evaluate("() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
     name = f"{state.name} [{language}]"
-    with using(language):
-        numbers = _("The numbers in this chart")
     return run_axe(page, name, source) + app_checks(page, name, language, numbers)
 
 

@@ -174,3 +174,20 @@ def test_a_checked_button_press_by_keyboard_in_the_playground_keeps_focus(app_ur
         assert pressed is not None and 0 <= pressed["y"] < height - 40, pressed  # the focus on screen
         assert headline is not None and pressed["y"] < headline["y"] < height - 40, (headline, height)
     click_button(page, "Reset")
+
+
+def test_the_audit_reports_a_chart_without_its_table_of_numbers(browser_context):
+    """The chart checks can fail: a page with two charts, one with its table of numbers and one without, gets one
+    finding, naming the chart without."""
+    page = browser_context.new_page()
+    try:
+        chart = ('<div data-testid="stVerticalBlock"><div data-testid="stPlotlyChart" role="figure" aria-label="{t}">'
+                 '<span class="gtitle">{t}</span></div>{table}</div>')
+        table = ('<details data-testid="stExpander"><summary>The numbers in this chart</summary>'
+                 '<table><tr><th>K</th></tr><tr><td>1</td></tr></table></details>')
+        page.set_content('<html lang="en"><body>' + chart.format(t="With", table=table)
+                         + chart.format(t="Without", table="") + "</body></html>")
+        findings = a11y_audit.app_checks(page, "fake", "en", "The numbers in this chart")
+        assert [(f.rule, f.where) for f in findings] == [("specviz-chart-table", ["Without"])]
+    finally:
+        page.close()

@@ -28,12 +28,13 @@ try:  # a busy or read-only database (or any refused input) is one sentence, nev
             view.student_quiz(store, student)
         st.stop()
 
-    if st.session_state.get("classroom_presenting") and teacher.is_teacher():
+    if st.session_state.get(teacher.PRESENTING) and teacher.is_teacher():
         session = store.session(st.session_state.get("classroom_session", ""))
         if session is not None:
             paced = store.is_paced(session.code)
             show = presenter.presenter if paced else teacher.presenter
-            live_fragment(show, run_every=presenter.REFRESH_SECONDS if paced else 5)(store, session)
+            live_fragment(teacher.follows_the_view(True, show),
+                          run_every=presenter.REFRESH_SECONDS if paced else 5)(store, session)
             st.button(_("Exit presenter view"), key="classroom_exit_presenter", type="tertiary",
                       on_click=teacher.leave_presenter, args=(session.code,))
             st.stop()
@@ -56,14 +57,15 @@ try:  # a busy or read-only database (or any refused input) is one sentence, nev
             if not session.closed:
                 paced_teacher.push_picker(store, session)
             refresh = None if session.closed else paced_teacher.REFRESH_SECONDS
-            live_fragment(paced_teacher.live_panel, run_every=refresh)(store, session)
+            live_fragment(teacher.follows_the_view(False, paced_teacher.live_panel), run_every=refresh)(store, session)
             presenter.base_input()
             teacher.session_controls(store, session, exported=store.current(session.code) is not None)
         elif session is not None:
             if not session.closed:
                 presenter.reach_warning()
             live = not session.closed and st.toggle(_("Refresh every 5 seconds"), value=True, key="classroom_live")
-            live_fragment(teacher.dashboard, run_every=5 if live else None)(store, session)
+            dashboard = teacher.follows_the_view(False, teacher.dashboard)
+            live_fragment(dashboard, run_every=5 if live else None)(store, session)
             teacher.session_controls(store, session)
 except ClassroomError as exc:
     st.error(str(exc))

@@ -448,3 +448,27 @@ def test_the_teacher_is_told_when_phones_cannot_reach_this_server(db, monkeypatc
     assert any(w.startswith("Students' phones cannot reach this server: it listens only on this computer "
                             "(127.0.0.1), while the join address points at 192.168.1.20.") and
                "--server.address 0.0.0.0" in w for w in said), said
+
+
+def _flag_flips_after_the_body_chose_its_view():
+    """A page whose presenter flag is set after the body chose the dashboard, as a click's callback in a timed
+    refresh of the dashboard's part sets it: what each run drew, in order."""
+    import streamlit as st
+
+    from specviz.ui.classroom import teacher
+
+    log = st.session_state.setdefault("log", [])
+    presenting = bool(st.session_state.get(teacher.PRESENTING))
+    log.append("presenter view" if presenting else "dashboard view")
+    if not st.session_state.get("clicked"):
+        st.session_state["clicked"] = True
+        st.session_state[teacher.PRESENTING] = True  # the click's callback, in the part's run
+    teacher.follows_the_view(presenting, lambda: log.append("its part"))()
+
+
+def test_a_live_part_drawn_for_the_old_view_runs_the_whole_page_again():
+    """The dashboard's part, run after the flag said presenter view, draws nothing of the dashboard: the whole page
+    runs again and draws the presenter view (a lost rerun once left the dashboard refreshing for good)."""
+    at = AppTest.from_function(_flag_flips_after_the_body_chose_its_view, default_timeout=30).run()
+    assert not at.exception
+    assert at.session_state["log"] == ["dashboard view", "presenter view", "its part"]

@@ -10,9 +10,12 @@ screen as data (st.dataframe) or through specviz.ui.common.escaping, never raw.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import time
+from collections.abc import Callable
+from typing import ParamSpec
 
 import streamlit as st
 
@@ -25,6 +28,7 @@ from specviz.ui.classroom import view
 from specviz.ui.common.escaping import escape_text
 from specviz.ui.common.quiz import setup as quiz_setup
 
+P = ParamSpec("P")
 
 @st.cache_resource(show_spinner=False)
 def pin_guard() -> PinGuard:
@@ -130,12 +134,33 @@ def role_from_url() -> None:
         st.session_state["classroom_role"] = ROLES[1]
 
 
+PRESENTING = "classroom_presenting"  # session key: the teacher's page shows the presenter view
+
+
 def start_presenting() -> None:
     """The presenter button's callback. It runs in whichever run receives the click, a dashboard refresh too (the
     dashboard's fragment reruns every few seconds); the flag was once set in the script body, where a click that
-    reached the server with a refresh ran no body and was lost (CI, 2026-12-04). The rerun is the whole page's."""
-    st.session_state["classroom_presenting"] = True
-    st.rerun()
+    reached the server with a refresh ran no body and was lost (CI, 2026-12-04). No st.rerun() here: a run of the
+    whole page draws the presenter view after its callbacks, and a refresh's run notices the flag
+    (`follows_the_view`)."""
+    st.session_state[PRESENTING] = True
+
+
+def follows_the_view(presenting: bool, render: Callable[P, None]) -> Callable[P, None]:
+    """`render` for a live part drawn in the presenter view (`presenting`) or on the dashboard: when the flag says
+    the other view, the whole page runs again instead. A click on Presenter view (or its exit) sets the flag in a
+    callback; the page's next run draws the new view, but on a loaded server that run could be lost between the
+    click and the parts' timed refreshes, which went on drawing the old view for good (the presenter-view browser
+    test: no "Exit presenter view" in 90 s after a click the server had received, 2026-12-05). Now the next refresh,
+    a few seconds later, brings the right view."""
+
+    @functools.wraps(render)
+    def part(*args: P.args, **kwargs: P.kwargs) -> None:
+        if bool(st.session_state.get(PRESENTING)) != presenting:
+            st.rerun(scope="app")
+        render(*args, **kwargs)
+
+    return part
 
 
 def leave_presenter(code: str) -> None:
@@ -144,11 +169,10 @@ def leave_presenter(code: str) -> None:
     back as "a student" and the next click dropped the teacher on the join form): they are set again here, before
     they are drawn. A callback, like `start_presenting`: the presenter view refreshes itself every 2 s, and a click
     that reached the server with that refresh ran no script body, where the flag was once cleared."""
-    st.session_state["classroom_presenting"] = False
+    st.session_state[PRESENTING] = False
     st.session_state["classroom_role"] = ROLES[1]
     st.session_state["classroom_session"] = code
     st.query_params[ROLE_PARAM], st.query_params[SESSION_PARAM] = TEACHER_ROLE, code
-    st.rerun()
 
 
 def role_to_url(role: str) -> None:

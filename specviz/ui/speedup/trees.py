@@ -132,7 +132,7 @@ def shape_sentence(result: BenchResult, proposer: str, temperature: float) -> st
         return None
     chain = max(chains, key=lambda r: r["mat_with_bonus"] or 0)
     tree = max(trees, key=lambda r: r["mat_with_bonus"] or 0)
-    return _("The best tree ({tree}) keeps {tree_tokens} tokens per target forward against {chain_tokens} for the "
+    return _("The best tree ({tree}) emits {tree_tokens} tokens per target forward against {chain_tokens} for the "
              "best chain ({chain}): the same forward checks several guesses per position. Whether that is faster "
              "depends on the verify cost of its {fed} tokens at most: measured here {tree_speedup} against "
              "{chain_speedup} over target-only decoding.", tree=shape_name(tree),

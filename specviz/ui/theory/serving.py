@@ -46,7 +46,7 @@ TEXT = {
     "always_past_max": N_("with these settings the model's verify pass stays memory-bound up to that batch (it would "
                           "turn compute-bound near {ridge})."),
     "always_low_v": N_("in the model the verify pass turns compute-bound near a batch of {ridge}, but with these "
-                       "settings v climbs no higher than {v}, which the tokens each step keeps still pay for."),
+                       "settings v climbs no higher than {v}, which the tokens each step emits still pay for."),
     "pays_never": N_("With α = {alpha} and K = {k}, the roofline model predicts that speculation does not pay even "
                      "at batch 1 on this hardware."),
     "ttft": N_("**Time to first token: barely changed.** The first token comes from the prefill, the one pass over "

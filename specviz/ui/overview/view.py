@@ -30,7 +30,7 @@ NEXT_PAGES = {
     "playground": N_("step through real generations one decision at a time"),
     "race": N_("race speculative against plain decoding, every step timed on one axis"),
     "exactness": N_("check that the output distribution is exactly the target's"),
-    "theory": N_("how the acceptance probability α and K set the expected speedup"),
+    "theory": N_("how the acceptance probability α, K and the draft cost c set the expected speedup"),
     "quiz": N_("test yourself"),
 }
 

@@ -237,8 +237,9 @@ def test_lesson_11_names_the_machine_its_vllm_counters_came_from(fresh):
     # issue 43: the lesson says copying answers gain far more than open chat; this small sweep's n-gram rows do not
     # show that (open ≥ copy at 4 and 16 streams), so the caption says what one row is: one short run
     server = ServingResult.load(find_serving_results()[0]).server
-    assert (f"Each row is one run of {server['requests']} requests of at most {server['max_tokens']} tokens: one "
-            "observation of this model on this machine, not what a kind of prompt gains in general.") in said, said
+    assert (f"Each row is one run of {server['requests']} requests (one per stream where there are more streams "
+            f"than that) of at most {server['max_tokens']} tokens: one observation of this model on this machine, not "
+            "what a kind of prompt gains in general.") in said, said
 
 
 def test_lesson_10_names_the_break_even_v_only_where_there_is_one(fresh):

@@ -51,7 +51,8 @@ TEXT = {  # English messages, translated with `_()` where they are shown
     "col_speedup": N_("throughput vs no speculation"),
     "sweep_caption": N_("What vLLM's own counters said while a load generator raised the number of concurrent streams: "
                         "{build}, {model} in {dtype}, K = {k}, on {cpu} with {cores} cores, {date}. Each row is one run "
-                        "of {requests} requests of at most {max_tokens} tokens: one observation of this model on this "
+                        "of {requests} requests (one per stream where there are more streams than that) of at most "
+                        "{max_tokens} tokens: one observation of this model on this "
                         "machine, not what a kind of prompt gains in general. The same counters are live on the "
                         "Serving lab page while a server runs. Measured with:"),
 }

@@ -110,7 +110,7 @@ def caption(result: ServingResult, spec: str, hw: roofline.Hardware) -> str:
                 "more than the numbers.", name=measured.name) if measured is not None else "")
     return " ".join(s for s in (_(
         "Points: measured with {build} serving {model} in {dtype} ({spec}, K = {k}, {requests} requests of at "
-        "most {max_tokens} tokens per level) on {cpu} with {cores} cores, {date}: tokens per second with "
+        "most {max_tokens} tokens per level, at least one per stream) on {cpu} with {cores} cores, {date}: tokens per second with "
         "speculation over without, at each number of concurrent requests. Reproduce: `{command}`. The line: the "
         "roofline's prediction for {hardware} at the α and K chosen above.",
         build=server.get("build", "?"), model=server.get("model", "?"), dtype=server.get("dtype", "?"), spec=spec,

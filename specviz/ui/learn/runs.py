@@ -47,17 +47,19 @@ TEXT = {  # English messages, translated with `_()` where they are shown
     "col_spec": N_("speculation"),
     "col_streams": N_("streams"),
     "col_rate": N_("acceptance rate (accepted / drafted)"),
-    "col_mal": N_("mean accepted length"),
+    "col_mal": N_("mean accepted length (drafted steps)"),
     "col_speedup": N_("throughput vs no speculation"),
     "sweep_caption": N_("What vLLM's own counters said while a load generator raised the number of concurrent streams: "
                         "{build}, {model} in {dtype}, K = {k}, on {cpu} with {cores} cores, {date}. Each row is one run "
                         "of {requests} requests (one per stream where there are more streams than that) of at most "
                         "{max_tokens} tokens: one observation of this model on this machine, not what a kind of "
                         "prompt gains in general. vLLM's n-gram lookup drafts only at a step whose last few tokens "
-                        "occurred earlier in the text (a step without a match adds to neither count of the acceptance "
-                        "rate), and it copies an answer's repeats of itself as readily as the prompt: a small model's "
-                        "greedy answer often loops, so an open question can gain as much as a copying one. The same "
-                        "counters are live on the Serving lab page while a server runs. Measured with:"),
+                        "occurred earlier in the text: a step without a match adds to neither count of the acceptance "
+                        "rate, and vLLM's mean accepted length (1 + accepted / steps that drafted) leaves it out too, "
+                        "so on n-gram rows it is higher than the tokens per target pass. The lookup copies an answer's "
+                        "repeats of itself as readily as the prompt: a small model's greedy answer often loops, so an "
+                        "open question can gain as much as a copying one. The same counters are live on the Serving "
+                        "lab page while a server runs. Measured with:"),
 }
 
 # lesson 8: the three proposers it teaches (the toy pair's draft model: the SmolLM2 one's notes name EAGLE, lesson 9)

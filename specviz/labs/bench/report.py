@@ -299,7 +299,7 @@ def markdown_report(result: BenchResult) -> str:
         + (f" Linear kernels: {m['kernels']}." if m.get("kernels") else ""), "",
         *[f"- {n}" for n in result.notes], "",
         "## All suites", "",
-        "| proposer | policy | K | tree | T | α | accepted/drafted | mean accepted length | "
+        "| proposer | policy | K | tree | T | α (tree: main-line mean min(1, p′/q′)) | accepted/drafted | mean accepted length | "
         "accepted/step (excl.) | tok/s | vs target-only | vs generate | transformers assisted vs generate | "
         "predicted (paper) | predicted (measured verify) | greedy identical |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",

@@ -343,6 +343,10 @@ def _fmt(x: float, digits: int = 2) -> str:
 WHERE_FROM = {TokenKind.RECOVERED: N_("sampled from norm(max(0, p - q))"),
               TokenKind.BONUS: N_("sampled from p: all drafts accepted"),
               TokenKind.TARGET: N_("sampled from p (nothing was drafted)")}
+# a tree step ends where its accepted path stops (specviz.engine.tree_verifier): a recovered token comes from the residual
+# p′ that every rejected child there left, a bonus token from p at a leaf; the tree's other branches were not accepted
+TREE_WHERE_FROM = {TokenKind.RECOVERED: N_("sampled from the residual p′ left after every child there was rejected"),
+                   TokenKind.BONUS: N_("sampled from p: the accepted path reached a leaf of the tree")}
 KIND_NAMES = {TokenKind.ACCEPTED: N_("accepted"), TokenKind.REJECTED: N_("rejected"),
               TokenKind.RECOVERED: N_("recovered"), TokenKind.BONUS: N_("bonus"), TokenKind.TARGET: N_("target")}
 
@@ -371,7 +375,8 @@ def format_step(step: Step, color: bool = False) -> str:
                      f"{accept}={number(d.accept_prob, 3)} u={u}  {verdict}")
     last = step.emitted[-1] if step.emitted else None
     if last is not None and last.kind in WHERE_FROM:
-        where = _("{kind}, {where}", kind=_(KIND_NAMES[last.kind]), where=_(WHERE_FROM[last.kind]))
+        source = TREE_WHERE_FROM if step.tree is not None and last.kind in TREE_WHERE_FROM else WHERE_FROM
+        where = _("{kind}, {where}", kind=_(KIND_NAMES[last.kind]), where=_(source[last.kind]))
         lines.append(f"   {_paint(f'{GLYPHS[last.kind]} {visible(last.text)!r:<14}', last.kind, color)} {where}")
     return "\n".join(lines)
 

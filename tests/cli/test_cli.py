@@ -125,6 +125,24 @@ def test_summary_of_a_tree_run_neither_calls_its_mean_an_alpha_estimate_nor_says
     assert "not an estimate of α" in text and "every node of a tree counts as drafted" in text
 
 
+def test_a_tree_steps_last_token_says_where_a_tree_takes_it_from():
+    """A tree step stops where its accepted path stops (engine.tree_verifier): a bonus token means the path reached a
+    leaf, not that all drafts (the tree's nodes) were accepted, and a recovered token comes from the residual p′ that
+    every rejected child there left, not from norm(max(0, p - q)) of the one child printed."""
+    from specviz.cli import format_step
+    from specviz.engine.trace import Decision, EmittedToken, Step, TreeNode, TreeRecord
+
+    nodes = [TreeNode(7, "a", -1, 1, 0.5, 0.9, "accepted", 0.1, 1.0), TreeNode(8, "b", -1, 1, 0.3, 0.0, "not reached")]
+    decisions = [Decision(0, 7, "a", 0.5, 0.9, 1.8, 1.0, 0.1, True, True)]
+    bonus = Step(0, 3, 1, "eagle", decisions, [EmittedToken(7, "a", "accepted"), EmittedToken(9, "c", "bonus")],
+                 tree=TreeRecord(nodes, [0]))
+    recovered = Step(0, 3, 1, "eagle", decisions, [EmittedToken(9, "c", "recovered")], tree=TreeRecord(nodes, []))
+    chain = Step(0, 3, 1, "eagle", decisions, [EmittedToken(7, "a", "accepted"), EmittedToken(9, "c", "bonus")])
+    assert "accepted path reached a leaf" in format_step(bonus) and "all drafts accepted" not in format_step(bonus)
+    assert "residual p′" in format_step(recovered) and "norm(max(0, p - q))" not in format_step(recovered)
+    assert "all drafts accepted" in format_step(chain)
+
+
 def test_help_and_a_bad_flag_answer_without_loading_torch():
     """Checking flags needs no model: `--help` and a refused value must not pay torch's and transformers' import."""
     code = ("import sys\nfrom specviz.cli import main\n"

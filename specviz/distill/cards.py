@@ -165,7 +165,7 @@ def draft_shape(row: dict) -> str:
 def bench_table(rows: list[dict]) -> str:
     if not rows:
         return "Not benchmarked yet: run the command under *Command*."
-    head = ["| T | draft | K | α | c | mean accepted length (recovered or bonus token incl.) | per-position acceptance | speedup vs target-only | "
+    head = ["| T | draft | K | α (tree: main-line mean min(1, p′/q′)) | c | mean accepted length (recovered or bonus token incl.) | per-position acceptance | speedup vs target-only | "
             "vs model.generate | predicted (measured verify cost) |", "|---:|---|---:|---:|---:|---:|---|---:|---:|---:|"]
     body = [f"| {r['temperature']:g} | {draft_shape(r)} | {r['k']} | {r['alpha']:.3f} | {r['c']:.3f} | {r['mat_with_bonus']:.2f} | "
             f"{' / '.join(f'{a:.2f}' for a in r['per_position'])} | {_fmt(r.get('speedup_vs_ar'))} | "
@@ -462,9 +462,12 @@ Benchmark on the first 8 of the 64 held-out prompts, 128 new tokens, {dtype} on 
 
 {bench}
 
-{bench_note}α is Leviathan et al.'s mean min(1, p/q) over the drafts the target tested; c is one drafting step's time over one
-target forward; per-position entry i is the share of steps whose first i drafts were all kept; the prediction is the
-speedup formula fed with the measured α, c and this CPU's measured verify cost.
+{bench_note}α is Leviathan et al.'s mean min(1, p/q) over the drafts the target tested; a tree row shows instead the mean
+of min(1, p′/q′) along each step's main line, which is not α (a child tried after a rejected sibling meets the
+residual p′). c is one draft forward's time over one target forward. Per-position entry i is the share of steps whose
+first i drafts were all kept (a tree: whose accepted path reached depth i). The prediction is the speedup formula fed
+with the measured α, c and this CPU's measured verify cost; a tree has no α for it, so its row shows its measured mean
+accepted length over (K·c + the verify cost of the tokens it fed).
 
 ## Targets
 

@@ -62,6 +62,17 @@ def test_compare_prints_both_times_and_the_speedup():
     assert "greedy output identical: yes" in out.stdout
 
 
+def test_compare_of_a_tree_says_its_accepted_over_drafted_counts_every_node():
+    """A tree's accepted / drafted counts every node, most never tested, so it sits far below a chain's; the line
+    says so rather than print a bare rate a reader would take for a poor draft."""
+    out = cli("compare", "--pair", "toy", "--proposer", "draft", "--prompt", "hello", "--max-new-tokens", "12",
+              "--k", "2", "--tree-nodes", "6", "--tree-width", "2", "--no-warmup")
+    assert out.returncode == 0, out.stderr
+    assert "a tree of 6 nodes" in out.stdout and "every node of a tree counts as drafted" in out.stdout
+    chain = cli("compare", "--pair", "toy", "--prompt", "hello", "--max-new-tokens", "12", "--k", "2", "--no-warmup")
+    assert "every node" not in chain.stdout
+
+
 @pytest.mark.parametrize("args, phrase", [
     (["--prompt", ""], "prompt is empty"),
     (["--prompt", "hi", "--k", "0"], "K must be"),

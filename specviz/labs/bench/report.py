@@ -317,8 +317,8 @@ def markdown_report(result: BenchResult) -> str:
             f"{r['identical_count'] or '–'} |")
     lines += ["", "## Acceptance by draft position (all suites)", "",
               "Entry i: of the steps that drafted at least i tokens, the share whose first i drafts were all kept "
-              "(so the entries fall with i; the first is first-position acceptance); for a tree, the share whose accepted path "
-              "reached depth i.", "", "| proposer | K | tree | T | c | per-position acceptance |", "|---|---|---|---|---|---|"]
+              "(so the entries fall with i; the first is first-position acceptance); for a tree, of the steps whose tree "
+              "reached depth i, the share whose accepted path reached it.", "", "| proposer | K | tree | T | c | per-position acceptance |", "|---|---|---|---|---|---|"]
     for r in rows:
         if r["policy"] == "constant":
             lines.append(f"| {r['proposer']} | {r['k']} | {_shape(r)} | {r['temperature']:g} | {_fmt(r['c'], 3)} | "

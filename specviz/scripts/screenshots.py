@@ -167,6 +167,16 @@ def launch(playwright, executable: str | None = None) -> Iterator[object]:
             context.close()
 
 
+# What a page shows while its script runs: the app's own run state (Streamlit writes it on the app's root element from
+# the first message of a run; its "Running…" widget only appears once a run has lasted 500 ms, so a run that had just
+# started, a second run right after a first one say, looked idle to a wait that read the widget alone: the audit
+# then read a page before its charts' tables were drawn, 2026-12-05), the widget, skeletons, spinners, and stale
+# elements (drawn faded until the run redraws them).
+BUSY = ('[data-testid="stApp"]:is([data-test-script-state="running"], [data-test-script-state="rerunRequested"], '
+        '[data-test-script-state="stopRequested"], [data-test-script-state="initial"]), '
+        '[data-testid="stStatusWidget"], [data-testid="stSkeleton"], .stSpinner, [data-stale="true"]')
+
+
 def wait_for_app(page, timeout: float = 30.0, settle: float | None = None) -> None:
     """Wait until Streamlit has drawn the page and finished running its script.
 
@@ -177,8 +187,7 @@ def wait_for_app(page, timeout: float = 30.0, settle: float | None = None) -> No
     deadline = time.monotonic() + (timeout if settle is None else min(settle, timeout))
     quiet = 0
     while time.monotonic() < deadline and quiet < 2:  # idle twice in a row: the run has finished
-        busy = page.locator('[data-testid="stStatusWidget"], [data-testid="stSkeleton"], .stSpinner, '
-                            '[data-stale="true"]').count()  # stale: drawn faded until the run redraws it
+        busy = page.locator(BUSY).count()
         quiet = quiet + 1 if busy == 0 else 0
         page.wait_for_timeout(250)
 

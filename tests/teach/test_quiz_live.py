@@ -148,3 +148,22 @@ def test_score_predictions_ignores_what_it_cannot_score():
     assert sorted(score.ignored, key=str) == sorted([0, 1, 2, 7, -1], key=str)
     empty = score_predictions({}, toy_trace())
     assert empty.summary() == "No predictions yet." and math.isnan(empty.exact_rate)
+
+
+def test_a_guess_for_a_tree_step_is_not_scored():
+    """Issue 43, ninth read: the Playground asked a tree step "how many of these n will the target accept?" with n
+    its `decisions`, the main line the check walked (the accepted path and the child rejected below it), not the
+    nodes it drafted, so the guess counted the wrong drafts and the chips gave the answer away. A guess for a tree
+    step is not asked, and one kept from before is not scored."""
+    from dataclasses import replace
+
+    from specviz.engine.trace import TreeNode, TreeRecord
+
+    nodes = [TreeNode(100, " Paris", -1, 1, 0.62, 0.31, "accepted", 0.44, 0.5),
+             TreeNode(7, " was", -1, 1, 0.2, 0.3, "not reached"),
+             TreeNode(8, " is", 0, 2, 0.5, 0.1, "rejected", 0.7, 0.2),
+             TreeNode(9, " a", 0, 2, 0.3, 0.2, "not reached")]
+    trace = toy_trace()
+    trace.steps[0] = replace(trace.steps[0], tree=TreeRecord(nodes, [0]))
+    score = score_predictions({0: 1, 1: 2}, trace)
+    assert [r.step for r in score.results] == [1] and score.ignored == (0,)

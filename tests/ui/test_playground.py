@@ -740,3 +740,24 @@ def test_each_measured_preset_names_the_cpu_it_was_measured_on(lang):
             assert cpu in shown and "{" not in shown and "2-core CPU" not in shown, (name, shown)
         assert cpu in _(TEXT["first_prompt"], cpu=cpu) and "2-core CPU" not in TEXT["first_prompt"]
     assert "{cpu}" in PRESETS["tree"][1] and "{cpu}" in PRESETS["medusa"][1]
+
+
+def test_a_tree_step_coming_up_counts_its_nodes_and_asks_no_guess():
+    """Issue 43, ninth read: before a tree step was revealed the player showed its `decisions` as "The proposer
+    drafted:" and asked "how many of these n will the target accept?", n being the main line the check walked (the
+    accepted path and the child rejected below it), not the nodes drafted: the toy pair's 8-node trees showed 1 to 3
+    chips, and the number of chips gave the answer away. It now names the nodes and asks nothing."""
+    from specviz.runs.running import run
+    from specviz.runs.runspec import RunSpec
+
+    tree = run(RunSpec(pair="toy", proposer="draft", prompt="hello", k=3, tree_nodes=8, tree_width=2,
+                       max_new_tokens=12, temperature=0.0))
+    first = tree.steps[0]
+    assert first.tree is not None and first.n_drafted == 8 and len(first.decisions) < 8
+    at = AppTest.from_file(PAGE, default_timeout=60).run()
+    at.radio(key="playground_source").set_value("upload").run()
+    at.file_uploader(key="playground_upload").set_value(("tree.json", tree.to_json().encode(), "application/json"))
+    at.run()
+    no_problems(at)
+    assert any("Coming up: step 1.** The proposer drafted a tree of 8 nodes" in m.value for m in at.markdown)
+    assert not [n for n in at.number_input if n.key.startswith("playground_predict_")]

@@ -35,7 +35,7 @@ class StepPrediction:
 @dataclass(frozen=True)
 class PredictionScore:
     """All scored predictions, plus the keys that could not be scored (not a step of this trace, or not a whole
-    number between 0 and that step's K)."""
+    number between 0 and that step's K, or a tree step)."""
 
     results: tuple[StepPrediction, ...]
     ignored: tuple[int, ...] = ()
@@ -77,7 +77,9 @@ class PredictionScore:
 
 def score_predictions(predictions: dict[int, int], trace: Trace) -> PredictionScore:
     """Score predict-then-reveal guesses. `predictions` maps a step's position in `trace.steps` to the predicted
-    number of accepted drafts (0..K, the bonus/recovered token not counted). Bad entries are ignored, not raised.
+    number of accepted drafts (0..K, the bonus/recovered token not counted). Bad entries are ignored, not raised, and
+    so is a guess for a tree step, which is never asked (`specviz.ui.common.predict.Predictor.ask`): its `decisions`
+    hold only the main line the check walked, not the K drafts of a chain.
 
     >>> from specviz.engine.trace import Step, Trace
     >>> t = Trace("speculative", {}, [], [], [Step(0, 0, 0, "demo", [], [])])
@@ -87,7 +89,7 @@ def score_predictions(predictions: dict[int, int], trace: Trace) -> PredictionSc
     results, ignored = [], []
     for key, guess in sorted(predictions.items(), key=lambda kv: (not isinstance(kv[0], int), str(kv[0]).zfill(9))):
         step = trace.steps[key] if isinstance(key, int) and 0 <= key < len(trace.steps) else None
-        if step is None or isinstance(guess, bool) or not isinstance(guess, int) or not 0 <= guess <= len(step.decisions):
+        if step is None or step.tree is not None or isinstance(guess, bool) or not isinstance(guess, int) or not 0 <= guess <= len(step.decisions):
             ignored.append(key)
             continue
         results.append(StepPrediction(key, guess, step.n_accepted, len(step.decisions)))

@@ -41,9 +41,11 @@ class Predictor:
         return st.session_state.get(self.state_key, {}).get(trace_id, {})
 
     def ask(self, trace: Trace, trace_id: str, step_index: int) -> None:
-        """The guess box for a step that is not revealed yet (nothing to ask when nothing was drafted)."""
+        """The guess box for a step that is not revealed yet (nothing to ask when nothing was drafted, nor for a tree
+        step: its `decisions` are only the main line the check walked, not the nodes it drafted, so "how many of these
+        n" would count the wrong drafts and give the answer away, as `specviz.teach.quiz.live_questions` says)."""
         step = trace.steps[step_index]
-        if step.decisions:
+        if step.decisions and step.tree is None:
             st.number_input(_("Predict: how many of these {n} will the target accept?", n=len(step.decisions)), 0,
                             len(step.decisions), value=None, step=1, key=self.widget_key(trace_id, step_index),
                             placeholder=_("your guess, then Next step"))

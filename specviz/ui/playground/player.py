@@ -51,6 +51,8 @@ TEXT = {
                  "every draft was kept · • target: a token the target wrote alone, in a step where nothing was "
                  "drafted · not reached: drafts after a rejection, never checked."),
     "coming_up": N_("**Coming up: step {step}.** The proposer drafted:"),
+    "coming_up_tree": N_("**Coming up: step {step}.** The proposer drafted a tree of {nodes}, and the target checks "
+                         "them all in one forward pass: the step shows the tree and the path it kept."),
     "nothing_yet": N_("Nothing verified yet. Press **Next step** to watch the target check the first drafts, or "
                       "**Play**."),
 }
@@ -200,6 +202,10 @@ def _finished(view: TraceView, trace_id: str) -> None:
 
 def _coming_up(trace: Trace, trace_id: str, pos: int) -> None:
     step = trace.steps[pos]
+    if step.tree is not None:  # its `decisions` are the main line the check walked: chips of them would give it away
+        nodes = ngettext("{n} node", "{n} nodes", step.n_drafted)  # its own call: the extractor skips a nested one
+        st.markdown(_(TEXT["coming_up_tree"], step=pos + 1, nodes=nodes))
+        return  # no guess either (`Predictor.ask`), as the live quiz asks a tree step nothing
     st.markdown(_(TEXT["coming_up"], step=pos + 1))
     st.html(f"<div>{decision_chips(step, revealed=False, size='normal')}</div>")
     special = sorted({d.text for d in step.decisions if SPECIAL.fullmatch(d.text.strip())})

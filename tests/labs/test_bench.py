@@ -276,3 +276,20 @@ def test_the_markdown_shows_trees_the_physical_limit_and_both_verify_curves(tree
     assert "| draft | constant | 3 | 8×2 | 0 |" in text and "| draft | constant | 3 | chain | 0 |" in text
     assert "## Physical limit" in text and "## Verify cost by dtype" in text
     assert "| float32 |" in text and "| bfloat16 |" in text
+
+
+def test_the_markdown_marks_a_tree_rows_alpha_column_as_not_alpha():
+    """Issue 43, ninth read: results.md wrote a tree row's "alpha" under the α heading like a chain's, though it is
+    the mean min(1, p′/q′) along each step's main line (DEFINITIONS["alpha"]); the committed speed-targets run's
+    16×4 + 8 tree showed 0.72 as α next to its chain's 0.53. A tree row's cell is marked † and a note says what it is."""
+    from specviz.core.paths import BENCHMARKS_DIR
+    from specviz.labs.bench import markdown_report
+
+    text = markdown_report(BenchResult.load(BENCHMARKS_DIR / "default-cpu-bf16-tree" / "results.json"))
+    table = [line for line in text.splitlines() if line.startswith("| eagle | constant | 4 |")]
+    trees = [line for line in table if "| 16×4 + 8 |" in line]
+    chains = [line for line in table if "| chain |" in line]
+    assert len(trees) == 2 and len(chains) == 2
+    assert all(line.split(" | ")[5].endswith("†") for line in trees)
+    assert not any(line.split(" | ")[5].endswith("†") for line in chains)
+    assert "† A tree row's value in the α column is the mean min(1, p′/q′) along each step's main line" in text

@@ -309,12 +309,14 @@ def markdown_report(result: BenchResult) -> str:
                                  r.get("tree_nodes") or 0, r.get("tree_width") or 0))
     for r in rows:
         lines.append(
-            f"| {r['proposer']} | {r['policy']} | {r['k']} | {_shape(r)} | {r['temperature']:g} | {_fmt(r['alpha'])} | "
+            f"| {r['proposer']} | {r['policy']} | {r['k']} | {_shape(r)} | {r['temperature']:g} | {_alpha_cell(r)} | "
             f"{_fmt(r['acceptance_rate'])} | {_fmt(r['mat_with_bonus'])} | {_fmt(r['mat_without_bonus'])} | "
             f"{_fmt(r['tokens_per_second'], 1)} | {_fmt(r['speedup_vs_ar'], 2, '×')} | "
             f"{_fmt(r['speedup_vs_hf_generate'], 2, '×')} | {_fmt(r['hf_assisted_speedup'], 2, '×')} | "
             f"{_fmt(r['predicted_speedup'], 2, '×')} | {_fmt(r['predicted_speedup_measured_verify'], 2, '×')} | "
             f"{r['identical_count'] or '–'} |")
+    if any(r.get("tree_nodes") and r["alpha"] is not None for r in rows):
+        lines += ["", TREE_ALPHA_NOTE]
     lines += ["", "## Acceptance by draft position (all suites)", "",
               "Entry i: of the steps that drafted at least i tokens, the share whose first i drafts were all kept "
               "(so the entries fall with i; the first is first-position acceptance); for a tree, of the steps whose tree "
@@ -369,6 +371,24 @@ def markdown_report(result: BenchResult) -> str:
               "", "## Definitions", ""]
     lines += [f"- **{label}**: {meaning}" for label, meaning in DEFINITIONS.values()]
     return "\n".join(lines) + "\n"
+
+
+TREE_ALPHA_NOTE = ("† A tree row's value in the α column is the mean min(1, p′/q′) along each step's main line (a "
+                   "child tried after a rejected sibling meets the residual p′), not α; its predicted speedup (measured "
+                   "verify) is its measured mean accepted length over its step's measured cost (the verify cost of the "
+                   "tokens fed plus K·c), not the paper's formula.")
+
+
+def _alpha_cell(row: Row) -> str:
+    """The α column's cell: α for a chain; for a tree its mean min(1, p′/q′) marked † (`TREE_ALPHA_NOTE`), which is
+    another quantity (DEFINITIONS["alpha"]).
+
+    >>> _alpha_cell({"alpha": 0.61, "tree_nodes": 0}), _alpha_cell({"alpha": 0.72, "tree_nodes": 16})
+    ('0.61', '0.72†')
+    """
+    if row.get("tree_nodes") and row["alpha"] is not None:
+        return _fmt(row["alpha"]) + "†"
+    return _fmt(row["alpha"])
 
 
 def _shape(row: Row) -> str:

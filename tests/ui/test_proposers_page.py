@@ -157,3 +157,21 @@ def test_medusa_errors_do_not_compound_and_eagle_features_are_named_right():
     assert not [t[:80] for t in texts if re.search(r"penúltima camada", t, re.IGNORECASE)]
     named = [t for t in texts if "second-to-top" in t]
     assert named and all("last decoder layer" in t or "última camada do decodificador" in t for t in named)
+
+
+def test_a_recorded_tree_trace_is_not_said_to_estimate_alpha():
+    """Issue 43, ninth read: render_example named any recorded trace's mean min(1, p/q) "an estimate of α"; for a
+    trace of draft trees (an examples folder may hold one: list_examples reads every *.json there) it is the mean
+    min(1, p′/q′) along each step's main line, not α (Trace.mean_accept_prob), and its accepted / drafted counts every
+    node."""
+    from specviz.labs.examples import load_example
+    from specviz.runs.running import run
+    from specviz.runs.runspec import RunSpec
+
+    tree = run(RunSpec(pair="toy", proposer="draft", prompt="hello", k=3, tree_nodes=8, tree_width=2,
+                       max_new_tokens=12, temperature=0.0))
+    text = view.example_stats(tree)
+    assert "not an estimate of α" in text and "mean min(1, p′/q′) along each step's main line" in text
+    assert "every node of a tree counted as drafted" in text
+    chain = view.example_stats(load_example("toy-draft")[0])
+    assert "mean min(1, p/q) = " in chain and "(an estimate of α)" in chain

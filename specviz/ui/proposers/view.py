@@ -22,6 +22,7 @@ from streamlit.errors import StreamlitAPIException
 
 from specviz.core.i18n import N_, _, get_language, number
 from specviz.engine.proposers import registry
+from specviz.engine.trace import Trace
 from specviz.engine.tree import mask_rows
 from specviz.labs.bench import quoted
 from specviz.labs.exactness import one_step_distribution
@@ -280,6 +281,12 @@ TEXT = {
     "example_stats": N_("{steps} steps, {tokens} tokens, {per_pass} tokens per target forward (mean accepted "
                         "length, including the recovered or bonus token); accepted / drafted = {ratio}, mean "
                         "min(1, p/q) = {alpha} (an estimate of α)."),
+    # a tree's mean is another quantity (Trace.mean_accept_prob), and its accepted / drafted counts every node
+    "example_stats_tree": N_("{steps} steps, {tokens} tokens, {per_pass} tokens per target forward (mean accepted "
+                             "length, including the recovered or bonus token); accepted / drafted = {ratio}, every "
+                             "node of a tree counted as drafted; mean min(1, p′/q′) along each step's main line = "
+                             "{alpha} (not an estimate of α: a child tried after a rejected sibling meets the "
+                             "residual p′)."),
     "open_example": N_("Open it in the Playground"),
     "no_example": N_("specviz has no {title} proposer; the diagram and the notes above are the lesson."),
     "quiz_header": N_("Quiz questions on this ({count})"),
@@ -433,12 +440,20 @@ def render_example(name: str, key: str) -> None:
     trace = load_example(name)[0]
     title, description = example_text(example)
     st.markdown(_(TEXT["example"], title=escape_markdown(title), description=escape_markdown(description)))
-    st.caption(_(TEXT["example_stats"], steps=trace.num_steps, tokens=trace.num_tokens,
-                 per_pass=number(trace.mean_accepted_length, 2), ratio=number(trace.acceptance_rate, 2),
-                 alpha=number(trace.mean_accept_prob, 2)))
+    st.caption(example_stats(trace))
     st.html(output_html(trace, upto=6))
     _link("pages/playground.py", _(TEXT["open_example"]), ":material/play_circle:",
           {"source": "example", "example": name})
+
+
+def example_stats(trace: Trace) -> str:
+    """A recorded trace's counts in one sentence: steps, tokens, its mean accepted length, accepted / drafted and
+    the mean of min(1, p/q) over the tested drafts, named an estimate of α for a chain only (for a tree it is the
+    mean min(1, p′/q′) along each step's main line, `Trace.mean_accept_prob`)."""
+    tree = any(step.tree is not None for step in trace.steps)
+    return _(TEXT["example_stats_tree" if tree else "example_stats"], steps=trace.num_steps, tokens=trace.num_tokens,
+             per_pass=number(trace.mean_accepted_length, 2), ratio=number(trace.acceptance_rate, 2),
+             alpha=number(trace.mean_accept_prob, 2))
 
 
 def example_text(example) -> tuple[str, str]:

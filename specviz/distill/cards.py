@@ -167,10 +167,14 @@ def bench_table(rows: list[dict]) -> str:
         return "Not benchmarked yet: run the command under *Command*."
     head = ["| T | draft | K | α (tree: main-line mean min(1, p′/q′)) | c | mean accepted length (recovered or bonus token incl.) | per-position acceptance | speedup vs target-only | "
             "vs model.generate | predicted (measured verify cost) |", "|---:|---|---:|---:|---:|---:|---|---:|---:|---:|"]
-    body = [f"| {r['temperature']:g} | {draft_shape(r)} | {r['k']} | {r['alpha']:.3f} | {r['c']:.3f} | {r['mat_with_bonus']:.2f} | "
+    body = [f"| {r['temperature']:g} | {draft_shape(r)} | {r['k']} | {r['alpha']:.3f}{'†' if r.get('tree_nodes') else ''} | "
+            f"{r['c']:.3f} | {r['mat_with_bonus']:.2f} | "
             f"{' / '.join(f'{a:.2f}' for a in r['per_position'])} | {_fmt(r.get('speedup_vs_ar'))} | "
             f"{_fmt(r.get('speedup_vs_hf_generate'))} | {_fmt(r.get('predicted_speedup_measured_verify'))} |"
             for r in sorted(rows, key=lambda r: (r["temperature"], r.get("tree_nodes") or 0, r["k"]))]
+    if any(r.get("tree_nodes") for r in rows):  # labs/bench/report.py TREE_ALPHA_NOTE says the same under results.md
+        body += ["", "† A tree row's value in the α column is the mean min(1, p′/q′) along each step's main line (a "
+                 "child tried after a rejected sibling meets the residual p′), not α."]
     return "\n".join(head + body)
 
 

@@ -224,3 +224,20 @@ def test_a_retrained_drafter_remembers_the_one_it_replaces(tmp_path):
          "replaces": {"steps": 10, "train_records": 1, "training": {}}}))
     assert cli.replacing(tmp_path / "smollm2-eagle") == {
         "replaces": {"kind": "eagle", "training": {"acc1": 0.49}, "steps": 1900, "train_records": 3000}}  # one generation back only
+
+
+def test_the_card_marks_a_tree_rows_alpha_as_not_alpha():
+    """Issue 43, ninth read: a model card's bench table wrote a tree row's "alpha" under α like a chain's (the
+    committed EAGLE card: 0.725 for the 16 × 4 tree next to the chain's 0.534), though it is the mean min(1, p′/q′)
+    along each step's main line (labs/bench/summary.py DEFINITIONS["alpha"])."""
+    from specviz.core.paths import BENCHMARKS_DIR
+    from specviz.distill.cards import bench_table
+
+    data = json.loads((BENCHMARKS_DIR / "default-cpu-bf16-tree" / "results.json").read_text(encoding="utf-8"))
+    rows = [r for r in data["summary"] if r["suite"] == "all"]
+    lines = bench_table(rows).splitlines()
+    trees, chains = [x for x in lines if "| tree 16 × 4" in x], [x for x in lines if "| chain |" in x]
+    assert len(trees) == 2 and len(chains) == 2
+    assert all(x.split(" | ")[3].endswith("†") for x in trees)
+    assert not any(x.split(" | ")[3].endswith("†") for x in chains)
+    assert lines[-1].startswith("† A tree row's value in the α column is the mean min(1, p′/q′)")

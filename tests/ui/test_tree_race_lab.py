@@ -130,3 +130,24 @@ def test_the_tree_trap_in_portuguese(rule):
         at.selectbox(key="exact_tree_rule").set_value(rule).run()
     assert not at.exception
     assert english_sentences(at) == []
+
+
+def test_the_tree_lanes_steps_name_their_nodes_not_k():
+    """Issue 43, ninth read: the race chart's hover wrote every speculative step as "K = {k}, accepted …" with k the
+    step's Step.n_drafted, so a tree lane's 8-node steps read "K = 8", though K is the tree's depth (3 here) and 8 the
+    nodes it drafted. The tree lane names its nodes; the chain lane keeps its K."""
+    from specviz.runs.running import run, run_target_only
+    from specviz.runs.runspec import RunSpec
+    from specviz.ui.race.figures import race_figure
+
+    chain_spec = RunSpec(pair="toy", proposer="draft", prompt="hello", k=3, max_new_tokens=12, temperature=0.0)
+    chain, base = run(chain_spec), run_target_only(chain_spec)
+    tree = run(RunSpec(pair="toy", proposer="draft", prompt="hello", k=3, tree_nodes=8, tree_width=2,
+                       max_new_tokens=12, temperature=0.0))
+    fig = race_figure(chain, base, tree)
+    hovers = {bar.y[0]: list(bar.hovertext) for bar in fig.data if bar.hovertext is not None}
+    tree_steps = [h for h in hovers[TREE_LANE] if "step " in h]
+    chain_steps = [h for h in hovers[CHAIN_LANE] if "step " in h]
+    assert "8 nodes drafted" in tree_steps[0]  # a last step near the token limit drafts fewer
+    assert all(" drafted, accepted " in h and "K = " not in h for h in tree_steps)
+    assert chain_steps and "K = 3" in chain_steps[0] and all("K = " in h for h in chain_steps)

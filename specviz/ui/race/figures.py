@@ -28,8 +28,10 @@ def _ms(seconds: float) -> str:
     return number(round(1000 * seconds, 2), 2)
 
 
-def _lane_bars(fig: go.Figure, lane: str, bars: list[Interval], *, speculative: bool, legend: set[str]) -> None:
-    """Add one lane: the prefill, then each step's draft, verify and overhead segments."""
+def _lane_bars(fig: go.Figure, lane: str, bars: list[Interval], *, speculative: bool, legend: set[str],
+               tree: bool = False) -> None:
+    """Add one lane: the prefill, then each step's draft, verify and overhead segments. A `tree` lane's steps name
+    their drafted nodes (`Interval.k` is `Step.n_drafted`), not K, which is a tree's depth."""
     segments: dict[str, list[tuple[float, float, Interval]]] = {"prefill": [], "draft": [], "verify": [],
                                                                  "overhead": []}
     for bar in bars:
@@ -46,6 +48,14 @@ def _lane_bars(fig: go.Figure, lane: str, bars: list[Interval], *, speculative: 
             continue
         if phase == "prefill":
             hover = [_("<b>{lane}</b><br>prefill: {ms} ms", lane=lane, ms=_ms(e - s)) for s, e, _b in segs]
+        elif speculative and tree:
+            hover = [ngettext("<b>step {step}</b> ({phase})<br>{nodes} node drafted, accepted {accepted}, emitted "
+                              "{emitted}<br>draft {draft} ms, verify {verify} ms, step {total} ms",
+                              "<b>step {step}</b> ({phase})<br>{nodes} nodes drafted, accepted {accepted}, emitted "
+                              "{emitted}<br>draft {draft} ms, verify {verify} ms, step {total} ms", b.k,
+                              step=b.index + 1, phase=names[phase], nodes=b.k, accepted=b.n_accepted,
+                              emitted=b.n_emitted, draft=_ms(b.draft_seconds), verify=_ms(b.verify_seconds),
+                              total=_ms(b.seconds)) for _s, _e, b in segs]
         elif speculative:
             hover = [_("<b>step {step}</b> ({phase})<br>K = {k}, accepted {accepted}, emitted {emitted}<br>draft "
                        "{draft} ms, verify {verify} ms, step {total} ms", step=b.index + 1, phase=names[phase], k=b.k,
@@ -74,7 +84,7 @@ def race_figure(spec: Trace, base: Trace, tree: Trace | None = None) -> go.Figur
     _lane_bars(fig, spec_lane, step_intervals(spec), speculative=True, legend=legend)
     lanes = [base_lane, spec_lane]
     if tree is not None:
-        _lane_bars(fig, _(TREE_LANE), step_intervals(tree), speculative=True, legend=legend)
+        _lane_bars(fig, _(TREE_LANE), step_intervals(tree), speculative=True, legend=legend, tree=True)
         lanes.insert(1, _(TREE_LANE))
     _lane_bars(fig, base_lane, step_intervals(base), speculative=False, legend=legend)
     end = max(step_intervals(t)[-1].end for t in (spec, base, tree) if t is not None)

@@ -275,3 +275,23 @@ def test_the_drafted_label_of_a_long_top_bar_stays_clear_of_the_legend():
     low = Decision(1, 2, " oceans", 0.9, 0.05, 0.05 / 0.9, 0.05 / 0.9, 0.5, False, True, target_top=top,
                    draft_top=[TokenProb(2, " oceans", 0.9)])
     assert distribution_figure(low).layout.yaxis.autorange == "reversed"
+
+
+def test_a_tree_steps_main_line_chip_names_min_1_p_prime_over_q_prime():
+    """Issue 43, ninth read: a tree step's main-line chips wrote their chance of being kept as "min(1, p/q)", though
+    the tree rule kept a child tried after a rejected sibling with min(1, p′/q′): a toy-pair tree at T = 1 showed
+    "p/q = 1.135 … min(1, p/q) = 0.539". The chip now names p′ and q′; a chain's keeps min(1, p/q)."""
+    from specviz.runs.running import run
+    from specviz.runs.runspec import RunSpec
+
+    d = Decision(position=0, token_id=7, text=" cat", draft_prob=0.133, target_prob=0.151, ratio=1.135,
+                 accept_prob=0.539, uniform=0.2, accepted=True, reached=True)
+    tip = decision_tooltip(d, tree=True)
+    assert "min(1, p′/q′) = 0.539 (after the siblings tried before it)" in tip and "min(1, p/q)" not in tip
+    tree = run(RunSpec(pair="toy", proposer="draft", prompt="hello", k=3, tree_nodes=8, tree_width=2,
+                       max_new_tokens=12, temperature=0.0))
+    step = next(s for s in tree.steps if s.decisions)
+    assert "min(1, p′/q′)" in decision_chips(step) and "min(1, p/q)" not in decision_chips(step)
+    assert "min(1, p′/q′)" in output_html(tree)  # the rejected main-line nodes, struck through where tried
+    chain = run(RunSpec(pair="toy", proposer="draft", prompt="hello", k=3, max_new_tokens=12, temperature=0.0))
+    assert "min(1, p/q) = " in decision_chips(next(s for s in chain.steps if s.decisions))

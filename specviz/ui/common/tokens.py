@@ -40,11 +40,15 @@ def fmt(x: float | None, digits: int = 3) -> str:
 # ---- tooltips -------------------------------------------------------------------------------------------------
 
 
-def decision_tooltip(d: Decision) -> str:
-    """Plain text for hovering a drafted token: p, q, p/q, min(1, p/q), u and the verdict."""
+def decision_tooltip(d: Decision, tree: bool = False) -> str:
+    """Plain text for hovering a drafted token: p, q, p/q, min(1, p/q), u and the verdict. In a `tree` step's main
+    line the chance it was kept is min(1, p′/q′), with the residuals the siblings tried before it left (the tree
+    rule), which differs from min(1, p/q) after a rejected sibling: it is named so."""
+    kept = (_("min(1, p′/q′) = {chance} (after the siblings tried before it)", chance=fmt(d.accept_prob)) if tree
+            else f"min(1, p/q) = {fmt(d.accept_prob)}")
     lines = [_("draft #{n}: {text}  (id {id})", n=d.position + 1, text=visible(d.text), id=d.token_id),
              _("p (target) = {p}", p=fmt(d.target_prob)), _("q (draft) = {q}", q=fmt(d.draft_prob)),
-             f"p/q = {fmt(d.ratio)}", f"min(1, p/q) = {fmt(d.accept_prob)}"]
+             f"p/q = {fmt(d.ratio)}", kept]
     if not d.reached:
         lines.append(_("u: never drawn. An earlier draft was rejected, so this one was not tested."))
     else:
@@ -114,7 +118,7 @@ def decision_chips(step: Step, *, revealed: bool = True, size: str = "large") ->
     """The drafted tokens of one step as chips, in order, with hover tooltips (verdicts hidden if not revealed)."""
     chips = []
     for d in step.decisions:
-        tip = decision_tooltip(d) if revealed else _("draft #{n}: {text} (verdict hidden)", n=d.position + 1,
+        tip = decision_tooltip(d, step.tree is not None) if revealed else _("draft #{n}: {text} (verdict hidden)", n=d.position + 1,
                                                          text=visible(d.text))
         chips.append(chip(d.text, decision_kind(d, revealed), tip, size=size))
     if not chips:
@@ -186,7 +190,8 @@ def trace_view(trace: Trace, upto: int | None = None, *, show_rejected: bool = T
         tried = [d for d in step.decisions[n_acc:] if d.reached or show_unreached] if show_rejected else []
         after = step.emitted[n_acc:] if step.decisions else step.emitted
         chips = [inline(t, step) for t in kept]
-        chips += [chip(d.text, decision_kind(d), decision_tooltip(d), size="inline") for d in tried]
+        chips += [chip(d.text, decision_kind(d), decision_tooltip(d, step.tree is not None), size="inline")
+                  for d in tried]
         chips += [inline(t, step) for t in after]
         groups.append((step.index, "".join(chips)))
     return TraceView(trace, tuple(groups))

@@ -36,7 +36,7 @@ TEXT = {
     "copied_chip": N_("copied from the context (no model drafted it)"),
     "numbers": N_("The numbers of every node"),
     "main_line": N_("The main line: the accepted path and the first node rejected below it (hover a chip for p, q, "
-                    "p/q, min(1, p/q) and u)"),
+                    "p/q, min(1, p′/q′) and u)"),
 }
 
 

@@ -295,3 +295,19 @@ def test_a_tree_steps_main_line_chip_names_min_1_p_prime_over_q_prime():
     assert "min(1, p′/q′)" in output_html(tree)  # the rejected main-line nodes, struck through where tried
     chain = run(RunSpec(pair="toy", proposer="draft", prompt="hello", k=3, max_new_tokens=12, temperature=0.0))
     assert "min(1, p/q) = " in decision_chips(next(s for s in chain.steps if s.decisions))
+
+
+def test_an_accepted_tree_token_shows_the_chance_the_tree_rule_tested():
+    """Issue 43, ninth read: an accepted token of a tree step wrote "min(1, p/q) = … u = … < min(1, p/q) → kept" from
+    its own p and q, though the tree rule tested u against min(1, p′/q′) (its main-line decision's accept_prob)."""
+    t = EmittedToken(7, " cat", "accepted", target_prob=0.151, draft_prob=0.133, uniform=0.2)
+    tip = emitted_tooltip(t, 2, tree_chance=0.539)
+    assert "min(1, p′/q′) = 0.539" in tip and "u = 0.200 < 0.539 → kept" in tip and "min(1, p/q)" not in tip
+    assert "min(1, p/q) = 1.000" in emitted_tooltip(t, 2)  # a chain's token: as before
+    from specviz.runs.running import run
+    from specviz.runs.runspec import RunSpec
+
+    tree = run(RunSpec(pair="toy", proposer="draft", prompt="hello", k=3, tree_nodes=8, tree_width=2,
+                       max_new_tokens=12, temperature=0.0))
+    html = output_html(tree)
+    assert "min(1, p′/q′)" in html and "min(1, p/q)" not in html

@@ -58,8 +58,10 @@ def decision_tooltip(d: Decision, tree: bool = False) -> str:
     return "\n".join(lines)
 
 
-def emitted_tooltip(t: EmittedToken, step_index: int | None = None) -> str:
-    """Plain text for hovering an output token: where it came from and its numbers."""
+def emitted_tooltip(t: EmittedToken, step_index: int | None = None, tree_chance: float | None = None) -> str:
+    """Plain text for hovering an output token: where it came from and its numbers. `tree_chance` is the chance an
+    accepted token of a tree step was kept, min(1, p′/q′) (its main-line Decision.accept_prob, `step_tooltip`): the
+    tree rule tested u against it, not against min(1, p/q)."""
     s = style(t.kind)
     if step_index is None:
         head = _("{glyph} {kind}: {text}  (id {id})", glyph=s.glyph, kind=_(s.label), text=visible(t.text),
@@ -69,7 +71,12 @@ def emitted_tooltip(t: EmittedToken, step_index: int | None = None) -> str:
                  text=visible(t.text), id=t.token_id, step=step_index + 1)
     lines = [head]
     p_line = _("p (target) = {p}", p=fmt(t.target_prob))
-    if t.kind == TokenKind.ACCEPTED:
+    if t.kind == TokenKind.ACCEPTED and tree_chance is not None:
+        ratio = (t.target_prob / t.draft_prob) if t.draft_prob else math.inf
+        lines += [p_line, _("q (draft) = {q}", q=fmt(t.draft_prob)), f"p/q = {fmt(ratio)}",
+                  _("min(1, p′/q′) = {chance} (after the siblings tried before it)", chance=fmt(tree_chance)),
+                  _("u = {u} < {a} → kept", u=fmt(t.uniform), a=fmt(tree_chance))]
+    elif t.kind == TokenKind.ACCEPTED:
         ratio = (t.target_prob / t.draft_prob) if t.draft_prob else math.inf
         lines += [p_line, _("q (draft) = {q}", q=fmt(t.draft_prob)), f"p/q = {fmt(ratio)}",
                   f"min(1, p/q) = {fmt(min(1.0, ratio))}",
@@ -81,6 +88,13 @@ def emitted_tooltip(t: EmittedToken, step_index: int | None = None) -> str:
     else:
         lines += [_("sampled from p by one target forward"), p_line]
     return "\n".join(lines)
+
+
+def step_tooltip(t: EmittedToken, step: Step, i: int) -> str:
+    """`emitted_tooltip` for the `i`-th token `step` emitted: an accepted token of a tree step gets the chance the
+    tree rule kept it with (its main-line decision's min(1, p′/q′))."""
+    tree = step.tree is not None and t.kind == TokenKind.ACCEPTED and i < len(step.decisions)
+    return emitted_tooltip(t, step.index, step.decisions[i].accept_prob if tree else None)
 
 
 # ---- chips ----------------------------------------------------------------------------------------------------
@@ -131,7 +145,8 @@ def decision_chips(step: Step, *, revealed: bool = True, size: str = "large") ->
 
 def emitted_chips(step: Step, *, size: str = "large") -> str:
     """What one step added to the output, as chips."""
-    return "".join(chip(t.text, t.kind, emitted_tooltip(t, step.index), size=size) for t in step.emitted) or \
+    return "".join(chip(t.text, t.kind, step_tooltip(t, step, i), size=size)
+                   for i, t in enumerate(step.emitted)) or \
         '<span style="color:#6B6B6B">' + escape_text(_("(nothing: the generation had already stopped)"),
                                                      whitespace=False) + '</span>'
 
@@ -178,8 +193,8 @@ def trace_view(trace: Trace, upto: int | None = None, *, show_rejected: bool = T
     recovered token that replaced it (`show_rejected`); drafts after it (never tested) only with `show_unreached`.
     Newlines show as ↵ and also break the line.
     """
-    def inline(t: EmittedToken, step: Step) -> str:
-        tip = emitted_tooltip(t, step.index)
+    def inline(t: EmittedToken, step: Step, i: int) -> str:
+        tip = step_tooltip(t, step, i)
         return chip(t.text, t.kind, tip, size="inline", glyph=t.kind != TokenKind.ACCEPTED) + \
             ("<br>" if "\n" in t.text else "")
 
@@ -189,10 +204,10 @@ def trace_view(trace: Trace, upto: int | None = None, *, show_rejected: bool = T
         kept = step.emitted[:n_acc] if step.decisions else []
         tried = [d for d in step.decisions[n_acc:] if d.reached or show_unreached] if show_rejected else []
         after = step.emitted[n_acc:] if step.decisions else step.emitted
-        chips = [inline(t, step) for t in kept]
+        chips = [inline(t, step, i) for i, t in enumerate(kept)]
         chips += [chip(d.text, decision_kind(d), decision_tooltip(d, step.tree is not None), size="inline")
                   for d in tried]
-        chips += [inline(t, step) for t in after]
+        chips += [inline(t, step, n_acc + i if step.decisions else i) for i, t in enumerate(after)]
         groups.append((step.index, "".join(chips)))
     return TraceView(trace, tuple(groups))
 

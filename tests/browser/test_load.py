@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
+import streamlit
 
 from specviz.scripts.screenshots import STILL, launch, serve, wait_for_app
 
@@ -75,3 +76,27 @@ def test_thirty_visitors_start_live_runs_at_once(playwright):
     # above), someone is served, and memory does not grow with the crowd.
     assert len(outcomes) == VISITORS and "run" in outcomes
     assert after - before < 800, f"the server grew by {after - before:.0f} MB for {VISITORS} visitors"
+
+
+def test_still_stops_streamlits_running_man_and_no_other_interval(browser_context):
+    """STILL's interval filter: Streamlit's running man (a 200 ms setInterval stepping a frame index modulo his
+    frames' count, in the pinned frontend bundle) starts no interval; any other interval still runs."""
+    bundle = "".join(p.read_text(errors="replace") for p in
+                     (Path(streamlit.__file__).parent / "static" / "static" / "js").glob("index.*.js"))
+    man = re.search(r"setInterval\(\(\)=>\{\w+\(\w+=>\(\w+\+1\)%(\w+)\.length\)\},(\w+)\)", bundle)
+    assert man, "Streamlit's running man is not the 200 ms interval STILL filters: look at its bundle again"
+    assert re.search(rf"\b{man.group(2)}=200\b", bundle), "his interval is no longer 200 ms"
+    page = browser_context.new_page()
+    try:
+        page.goto("about:blank")
+        page.evaluate(STILL)
+        ticks = page.evaluate("""() => new Promise((done) => {
+            const frames = [1, 2, 3]; let man = 0, steps = 0, other = 0;
+            // minified as in the bundle: no spaces around %
+            const a = setInterval(()=>{man=(man+1)%frames.length;steps+=1}, 200);
+            const b = setInterval(() => { other += 1; }, 100);
+            setTimeout(() => { clearInterval(a); clearInterval(b); done({a, steps, other}); }, 700);
+        })""")
+    finally:
+        page.close()
+    assert ticks["a"] == 0 and ticks["steps"] == 0 and ticks["other"] >= 3, ticks

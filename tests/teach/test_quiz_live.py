@@ -111,14 +111,11 @@ def test_steps_without_drafts_and_bad_indices():
         live_questions(trace, 8, 0)  # step positions count from 0, the step numbers shown from 1
 
 
-def test_a_tree_step_gets_no_live_questions():
-    """Issue 43: the live quiz asked a tree step the chain's questions ("Step 1 drafted K = 2 tokens", kept up to the
-    first rejection, min(1, p/q) from the draft's own q), though a tree drafted more nodes than its main line and
-    its rule is the recursive one; the classroom's ask_the_class already skipped tree steps."""
+def toy_trace_with_a_tree_first():
+    """toy_trace() whose first step drafted a tree: 4 nodes, " Paris" accepted, " is" rejected below it."""
     from dataclasses import replace
 
     from specviz.engine.trace import TreeNode, TreeRecord
-    from specviz.teach.quiz import live_quiz
 
     nodes = [TreeNode(100, " Paris", -1, 1, 0.62, 0.31, "accepted", 0.44, 0.5),
              TreeNode(7, " was", -1, 1, 0.2, 0.3, "not reached"),
@@ -126,6 +123,16 @@ def test_a_tree_step_gets_no_live_questions():
              TreeNode(9, " a", 0, 2, 0.3, 0.2, "not reached")]
     trace = toy_trace()
     trace.steps[0] = replace(trace.steps[0], tree=TreeRecord(nodes, [0]))
+    return trace
+
+
+def test_a_tree_step_gets_no_live_questions():
+    """Issue 43: the live quiz asked a tree step the chain's questions ("Step 1 drafted K = 2 tokens", kept up to the
+    first rejection, min(1, p/q) from the draft's own q), though a tree drafted more nodes than its main line and
+    its rule is the recursive one; the classroom's ask_the_class already skipped tree steps."""
+    from specviz.teach.quiz import live_quiz
+
+    trace = toy_trace_with_a_tree_first()
     assert live_questions(trace, 0, 0) == []
     assert live_questions(trace, 1, 0)  # the chain steps still ask
     asked = {q.id.split("-")[1] for q in live_quiz(trace, seed=0, n_steps=3)}
@@ -155,15 +162,6 @@ def test_a_guess_for_a_tree_step_is_not_scored():
     its `decisions`, the main line the check walked (the accepted path and the child rejected below it), not the
     nodes it drafted, so the guess counted the wrong drafts and the chips gave the answer away. A guess for a tree
     step is not asked, and one kept from before is not scored."""
-    from dataclasses import replace
-
-    from specviz.engine.trace import TreeNode, TreeRecord
-
-    nodes = [TreeNode(100, " Paris", -1, 1, 0.62, 0.31, "accepted", 0.44, 0.5),
-             TreeNode(7, " was", -1, 1, 0.2, 0.3, "not reached"),
-             TreeNode(8, " is", 0, 2, 0.5, 0.1, "rejected", 0.7, 0.2),
-             TreeNode(9, " a", 0, 2, 0.3, 0.2, "not reached")]
-    trace = toy_trace()
-    trace.steps[0] = replace(trace.steps[0], tree=TreeRecord(nodes, [0]))
+    trace = toy_trace_with_a_tree_first()
     score = score_predictions({0: 1, 1: 2}, trace)
     assert [r.step for r in score.results] == [1] and score.ignored == (0,)

@@ -15,6 +15,7 @@ from specviz.core.paths import BENCHMARKS_DIR
 from specviz.distill.data import chunk_infos
 from specviz.distill.trainer import DEFAULT_STEPS
 from specviz.labs.bench.quoted import machine_text
+from specviz.labs.bench.report import TREE_ALPHA_MEANING
 from specviz.models.drafts import DRAFT_NAME, EAGLE_NAME, read_meta
 
 BENCH = BENCHMARKS_DIR / "default-cpu-drafts" / "results.json"
@@ -172,9 +173,8 @@ def bench_table(rows: list[dict]) -> str:
             f"{' / '.join(f'{a:.2f}' for a in r['per_position'])} | {_fmt(r.get('speedup_vs_ar'))} | "
             f"{_fmt(r.get('speedup_vs_hf_generate'))} | {_fmt(r.get('predicted_speedup_measured_verify'))} |"
             for r in sorted(rows, key=lambda r: (r["temperature"], r.get("tree_nodes") or 0, r["k"]))]
-    if any(r.get("tree_nodes") for r in rows):  # labs/bench/report.py TREE_ALPHA_NOTE says the same under results.md
-        body += ["", "† A tree row's value in the α column is the mean min(1, p′/q′) along each step's main line (a "
-                 "child tried after a rejected sibling meets the residual p′), not α."]
+    if any(r.get("tree_nodes") for r in rows):  # results.md says it too (report.TREE_ALPHA_NOTE)
+        body += ["", TREE_ALPHA_MEANING + "."]
     return "\n".join(head + body)
 
 

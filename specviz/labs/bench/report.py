@@ -373,10 +373,11 @@ def markdown_report(result: BenchResult) -> str:
     return "\n".join(lines) + "\n"
 
 
-TREE_ALPHA_NOTE = ("† A tree row's value in the α column is the mean min(1, p′/q′) along each step's main line (a "
-                   "child tried after a rejected sibling meets the residual p′), not α; its predicted speedup (measured "
-                   "verify) is its measured mean accepted length over its step's measured cost (the verify cost of the "
-                   "tokens fed plus K·c), not the paper's formula.")
+# what a † on a tree row's α cell means (the model cards' bench tables say it too, specviz.distill.cards)
+TREE_ALPHA_MEANING = ("† A tree row's value in the α column is the mean min(1, p′/q′) along each step's main line (a "
+                      "child tried after a rejected sibling meets the residual p′), not α")
+TREE_ALPHA_NOTE = (TREE_ALPHA_MEANING + "; its predicted speedup (measured verify) is its measured mean accepted length "
+                   "over its step's measured cost (the verify cost of the tokens fed plus K·c), not the paper's formula.")
 
 
 def _alpha_cell(row: Row) -> str:

@@ -89,7 +89,8 @@ def score_predictions(predictions: dict[int, int], trace: Trace) -> PredictionSc
     results, ignored = [], []
     for key, guess in sorted(predictions.items(), key=lambda kv: (not isinstance(kv[0], int), str(kv[0]).zfill(9))):
         step = trace.steps[key] if isinstance(key, int) and 0 <= key < len(trace.steps) else None
-        if step is None or step.tree is not None or isinstance(guess, bool) or not isinstance(guess, int) or not 0 <= guess <= len(step.decisions):
+        if (step is None or step.tree is not None or isinstance(guess, bool) or not isinstance(guess, int)
+                or not 0 <= guess <= len(step.decisions)):
             ignored.append(key)
             continue
         results.append(StepPrediction(key, guess, step.n_accepted, len(step.decisions)))

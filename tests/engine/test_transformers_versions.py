@@ -3,7 +3,8 @@
 transformers renamed the KV-cache keyword in 5.24 (`past_key_values` -> `cache`), and an older version silently
 ignores a keyword it does not know: the cache stays empty, incremental logits go wrong, and the first rewind
 crashes. specviz reads the keyword off each model's signature; this test proves it by running the engine tests,
-the GPU-readiness tests, the trained drafts' tests on SmolLM2 and the GPU check's rehearsal with transformers 5.17
+the GPU-readiness tests, the trained drafts' tests on SmolLM2 and the GPU check's rehearsal (the suite's only
+one: its checks are in tests/rehearsal.py) with transformers 5.17
 and huggingface_hub 1.33 (5.17 needs a hub below 2.0), every other pin as in requirements.txt, and no UI packages
 (as on the GPU image: no streamlit, plotly or playwright).
 
@@ -15,6 +16,7 @@ skips.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -22,6 +24,7 @@ from pathlib import Path
 
 import pytest
 
+from rehearsal import check_rehearsal, rehearse
 from specviz.core.paths import cache_dir
 from specviz.models.pairs import default_target_gguf
 
@@ -98,6 +101,11 @@ def test_the_engine_passes_on_the_gpu_images_older_transformers(tmp_path):
     assert tests.returncode == 0 and " passed" in summary and "failed" not in summary and "error" not in summary, \
         tests.stdout[-4000:] + tests.stderr[-2000:]
 
-    rehearsal = run(python, "-m", "specviz.scripts.gpu_check", "--rehearse", "--out", str(tmp_path / "rehearsal"),
-                    SPECVIZ_CACHE=str(tmp_path / "cache"))
-    assert rehearsal.returncode == 0, rehearsal.stdout[-3000:] + rehearsal.stderr[-2000:]
+    # the GPU check's rehearsal, the suite's only one, here with the image's packages: every section's record, and
+    # no import of a package the image lacks that transfer does not carry (tests/rehearsal.py)
+    environment = {**os.environ, "PYTHONPATH": str(ROOT)}
+    environment.pop("VIRTUAL_ENV", None)
+    rehearsal, seconds = rehearse(python, tmp_path, environment)
+    check_rehearsal(rehearsal, seconds, tmp_path)
+    versions = json.loads((tmp_path / "out" / "versions.json").read_text())
+    assert versions["libraries"]["transformers"] == OLDER["transformers"]  # it ran on the older library

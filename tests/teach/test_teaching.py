@@ -223,3 +223,69 @@ def test_the_plans_worked_numbers_are_right():
     assert f"{theory.expected_tokens_per_step(0.6, 3):.3f}" in text
     assert f"{theory.expected_speedup(0.6, 3, 0.05):.2f}×" in text and \
         f"{theory.speedup_with_verify_cost(0.6, 3, 0.05, 1.6):.2f}×" in text
+
+
+def _verify_range(run: str, digits: int, lang: str) -> str:
+    """The lo–hi cost of a verify pass over 2-5 tokens, in one-token passes, as a committed run measured it."""
+    import json
+
+    from specviz.core.i18n import number, using
+
+    costs = json.loads((ROOT / "assets" / "benchmarks" / run / "results.json").read_text())["costs"]
+    ratios = [row["ratio"] for row in costs["verify"] if 2 <= row["n_tokens"] <= 5]
+    with using(lang):
+        return f"{number(min(ratios), digits)}–{number(max(ratios), digits)}"
+
+
+def test_the_plans_verify_costs_are_the_committed_runs():
+    """Issue 43 item 4: the guide's verify-pass costs are typed by hand, so they are checked against the committed
+    files they cite (the packed-kernel runs on the AMD EPYC, the stock-kernel float32 run), in both languages."""
+    for plan, lang in ((PLAN_EN, "en"), (PLAN_PT, "pt")):
+        text = plan.read_text(encoding="utf-8")
+        bf16, f32 = _verify_range("default-cpu-bf16-packed", 2, lang), _verify_range("default-cpu-f32-packed", 2, lang)
+        stock = _verify_range("default-cpu-drafts", 1, lang)
+        said = {"en": (f"cost {bf16} one-token passes in bfloat16 and {f32} in", f"{f32}× in float32 and {bf16}× in "
+                       "bfloat16", f"2–5 tokens cost {stock}× one"),
+                "pt": (f"custou {bf16} passagem de um token em bfloat16", f"e {f32} em float32",
+                          f"{f32}× em float32 e {bf16}× em bfloat16", f"2–5 tokens custam {stock}× um")}[lang]
+        for words in said:
+            assert words in " ".join(text.split()), (plan.name, words)
+
+
+def test_benchmarks_quotes_the_lookup_branchs_verify_cost_from_its_run():
+    """Issue 43 item 4: the 25- and 17-token verify costs benchmarks.md quotes for the lookup branch are the bfloat16
+    curve of the run it names."""
+    import json
+
+    costs = json.loads((ROOT / "assets" / "benchmarks" / "default-cpu-bf16-tree" / "results.json").read_text())["costs"]
+    curve = {row["n_tokens"]: row["ratio"] for row in costs["verify_curves"]["bfloat16"]}
+    text = " ".join((ROOT / "docs" / "benchmarks.md").read_text(encoding="utf-8").split())
+    assert (f"(25 tokens instead of 17: {curve[25]:.2f}× a one-token forward against {curve[17]:.2f}× in bfloat16"
+            in text)
+
+
+def test_lesson_7_and_the_plan_work_the_articles_pair_through_the_formula():
+    """Issue 43 item 11: the article's 7B / 70B pair at c = 0.1. The figures the lesson fills in come from
+    article_figures(); the guide types them, and the lesson types the α that reaches 3× and its best K."""
+    from specviz.core.i18n import _, number, using
+    from specviz.engine import theory
+    from specviz.teach.learn import ARTICLE_C, LESSONS, article_figures
+
+    def best(alpha: float) -> float:
+        return theory.expected_speedup(alpha, theory.optimal_k(alpha, ARTICLE_C, 20), ARTICLE_C)
+
+    alpha = next(a / 1000 for a in range(700, 1000) if best(a / 1000) >= 3)  # the smallest α whose best K reaches 3×
+    lesson, k_best = next(lesson for lesson in LESSONS if lesson.number == 7), theory.optimal_k(alpha, ARTICLE_C, 20)
+    assert f"α of about {alpha:.2f}, where the best K rises to about {k_best}" in " ".join(lesson.text.split())
+    with using("pt"):
+        said = f"α de cerca de {number(alpha, 2)}, e aí o melhor K sobe para cerca de {k_best}"
+        assert said in " ".join(_(lesson.text).split())
+    for plan, lang, k in ((PLAN_EN, "en", "best K"), (PLAN_PT, "pt", "melhor K")):
+        with using(lang):
+            fig = article_figures()
+            alphas = number(0.7, 1), number(0.8, 1)
+        text = plan.read_text(encoding="utf-8")
+        assert f"{fig['article_low']} with α = {alphas[0]} ({k} = {fig['article_low_k']})" in text or \
+            f"{fig['article_low']} com α = {alphas[0]} ({k} = {fig['article_low_k']})" in text, plan.name
+        assert f"{fig['article_high']} with α = {alphas[1]} ({k} = {fig['article_high_k']})" in text or \
+            f"{fig['article_high']} com α = {alphas[1]} ({k} = {fig['article_high_k']})" in text, plan.name

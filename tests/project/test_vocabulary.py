@@ -150,7 +150,10 @@ CALQUES = re.compile(r"\bpontu(?:ar|a|am|ada|adas|ado|ados|ando)\b|regra da cade
                      r"(?:α|linha|ponto|lote|v|c) de empate|empate (?:previsto|medido|\(aceleração)|"
                      # the fifth read of issue 43: a step's overhead is "sobrecarga" (the glossary), and "controle"
                      # is a slider's word
-                     r"controle \(ms\)|ms de controle", re.IGNORECASE)
+                     r"controle \(ms\)|ms de controle|"
+                     # a rollout is "adoção" (the glossary: never "implantação", nor its verb), and issue 43 item
+                     # 14's "carga de trabalho e qualquer carga"
+                     r"\bimplant(?:a|e|ar|ação|ações|ado|ada)\b|carga de trabalho e qualquer carga", re.IGNORECASE)
 
 
 # Issue 43's full read: accepted / drafted is below α because the drafts after a step's first rejection still count

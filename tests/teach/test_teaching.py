@@ -289,3 +289,17 @@ def test_lesson_7_and_the_plan_work_the_articles_pair_through_the_formula():
             f"{fig['article_low']} com α = {alphas[0]} ({k} = {fig['article_low_k']})" in text, plan.name
         assert f"{fig['article_high']} with α = {alphas[1]} ({k} = {fig['article_high_k']})" in text or \
             f"{fig['article_high']} com α = {alphas[1]} ({k} = {fig['article_high_k']})" in text, plan.name
+
+
+@pytest.mark.parametrize("plan", [PLAN_EN, PLAN_PT])
+def test_trees_get_twelve_minutes_and_medusa_and_eagle_their_own(plan):
+    """Issue 43 item 13: trees and the T > 0 rule need about 12 minutes; Medusa against EAGLE is taught in a row of
+    its own after them (lesson 9 introduces both), not squeezed into the trees' minutes or lesson 8's."""
+    rows = _sessions(plan.read_text(encoding="utf-8"))[1]
+    minutes = {row[2]: (lambda a, b: b - a)(*map(int, row[0].split("–"))) for row in rows}
+    trees = [said for said in minutes if "T > 0" in said]
+    medusa = [said for said in minutes if "Medusa" in said and "EAGLE" in said]
+    assert len(trees) == 1 and minutes[trees[0]] >= 12 and "Medusa" not in trees[0], trees
+    assert len(medusa) == 1 and minutes[medusa[0]] >= 3, medusa
+    order = list(minutes)
+    assert order.index(trees[0]) < order.index(medusa[0])

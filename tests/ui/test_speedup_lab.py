@@ -300,6 +300,20 @@ def test_the_dtype_sentence_says_which_dtype_hides_verification_from_the_numbers
     assert "10.0" in sentence and "8.0" in sentence  # each dtype's one-token forward in ms
 
 
+def test_the_dtype_sentence_credits_bfloat16_instructions_only_where_the_file_records_them():
+    """Issue 43, tenth read: the Xeon tree runs record no CPU flags (cpu_bf16 is None), so their sentence must not
+    explain the curve by bfloat16 instructions; a run whose file records cpu_bf16 = True may."""
+    unknown = trees.dtype_sentence(_curves_result(2.28, 1.17))
+    assert "bfloat16 instructions does the arithmetic" not in unknown
+    assert "does not record whether this CPU has bfloat16 instructions" in unknown
+    recorded = _curves_result(2.28, 1.17)
+    recorded.machine["cpu_bf16"] = True
+    assert "A CPU with bfloat16 instructions does the arithmetic" in trees.dtype_sentence(recorded)
+    for name in ("default-cpu-bf16-tree", "default-cpu-bf16-trees"):
+        path = next(p for p in results.result_files() if results.result_name(p) == name)
+        assert "bfloat16 instructions does" not in trees.dtype_sentence(results.load_result(path))
+
+
 def test_the_committed_packed_float32_run_says_float32_hides_verification_too():
     """The run README.md quotes (packed oneDNN kernels, float32 1.30x against bfloat16 1.32x at 17 tokens) must not
     be told that float32's verification eats into the gain."""

@@ -263,6 +263,11 @@ def test_alpha_note_names_the_two_numbers_apart_and_links_them():
     predicted = alpha * (1 - alpha**4) / ((1 - alpha) * 4)  # what accepted / drafted would average at this α
     assert f"α(1 − α^K) / ((1 − α)K) = {predicted:.2f} at K = 4" in note
     assert timeline.alpha_note(Trace("speculative", {"k": 4}, [1], [], [])) is None  # nothing tested
+    import dataclasses
+    import types
+    tree = Trace("speculative", {"k": 4}, [1, 2, 3], [7] * 6,
+                 [dataclasses.replace(s, tree=types.SimpleNamespace(nodes=[None] * 8)) for s in steps])
+    assert timeline.alpha_note(tree) is None  # a tree's min(1, p′/q′) is not α, and the formula is the chain's
 
 
 def test_a_lane_cut_short_at_its_time_limit_draws_no_verdict(toy, toy_race):

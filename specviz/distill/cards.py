@@ -239,11 +239,15 @@ def target_lines(kind: str, meta: dict, rows: list[dict], bench: Path = BENCH) -
         ]
     if kind == "eagle":
         g, s = best(rows, 0.0), best(rows, 0.7, "speedup_vs_ar")
-        first = g["per_position"][0] if g else None
+        # a tree's first entry is the share of steps where ANY of its first-level drafts was kept, not one draft's
+        # acceptance: the target is a chain's, so read it off the best greedy chain row
+        chain = best([r for r in rows if not r.get("tree_nodes")], 0.0)
+        first = chain["per_position"][0] if chain else None
         lines = [
-            f"- First-position acceptance ≥ {t['first_position']}: " + (
-                f"{first:.2f} at {setting(g)} ({verdict(first >= t['first_position'])}"
-                + (f", by {t['first_position'] - first:.2f})" if first < t["first_position"] else ")") if g else "not measured"),
+            f"- First-position acceptance (chain) ≥ {t['first_position']}: " + (
+                f"{first:.2f} at {setting(chain)} ({verdict(first >= t['first_position'])}"
+                + (f", by {t['first_position'] - first:.2f})" if first < t["first_position"] else ")") if chain
+                else "not measured"),
             target_line(f"Speedup ≥ {t['speedup_greedy']}× over `model.generate` (greedy)", g, "speedup_vs_hf_generate",
                         t["speedup_greedy"]),
             target_line(f"Mean accepted length ≥ {t['mat']} (greedy)", g, "mat_with_bonus", t["mat"], unit="",

@@ -293,3 +293,15 @@ def test_the_markdown_marks_a_tree_rows_alpha_column_as_not_alpha():
     assert all(line.split(" | ")[5].endswith("†") for line in trees)
     assert not any(line.split(" | ")[5].endswith("†") for line in chains)
     assert "† A tree row's value in the α column is the mean min(1, p′/q′) along each step's main line" in text
+
+
+def test_the_best_configuration_table_names_a_tree_as_a_tree():
+    """Issue 43, tenth read: "Best configuration per category" wrote the 16×4 + 8 tree of the committed
+    speed-targets run as "eagle constant K=4", which reads as the chain of 4 (1.59×, not the 1.79× shown)."""
+    from specviz.core.paths import BENCHMARKS_DIR
+    from specviz.labs.bench import markdown_report
+
+    path = BENCHMARKS_DIR / "default-cpu-bf16-tree" / "results.json"
+    text = markdown_report(BenchResult.load(path))
+    assert "| held-out | 0 | eagle constant K=4, tree 16×4 + 8 | 1.79× |" in text
+    assert "| held-out | 0 | eagle constant K=4, tree 16×4 + 8 |" in path.with_name("results.md").read_text()

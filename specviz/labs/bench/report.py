@@ -335,9 +335,9 @@ def markdown_report(result: BenchResult) -> str:
             group.sort(key=lambda r: -(r["speedup_vs_ar"] or 0))
             best = group[0]
             other = next((r for r in group[1:] if r["policy"] != best["policy"]), None)
-            lines.append(f"| {suite} | {temperature:g} | {best['proposer']} {best['policy']} K={best['k']} | "
+            lines.append(f"| {suite} | {temperature:g} | {_config(best)} | "
                          f"{_fmt(best['speedup_vs_ar'], 2, '×')} | "
-                         + (f"{other['proposer']} {other['policy']} K={other['k']}: "
+                         + (f"{_config(other)}: "
                             f"{_fmt(other['speedup_vs_ar'], 2, '×')}" if other else "–") + " |")
     policy_rows = [r for r in result.summary if r["policy"] != "constant"]
     if policy_rows:
@@ -390,6 +390,17 @@ def _alpha_cell(row: Row) -> str:
     if row.get("tree_nodes") and row["alpha"] is not None:
         return _fmt(row["alpha"]) + "†"
     return _fmt(row["alpha"])
+
+
+def _config(row: Row) -> str:
+    """"eagle constant K=4" for a chain, "eagle constant K=4, tree 16×4 + 8" for a tree: a tree row must not read as
+    a chain of K.
+
+    >>> _config({"proposer": "eagle", "policy": "constant", "k": 3, "tree_nodes": 8, "tree_width": 4, "tree_lookup": 8})
+    'eagle constant K=3, tree 8×4 + 8'
+    """
+    tree = f", tree {_shape(row)}" if row.get("tree_nodes") else ""
+    return f"{row['proposer']} {row['policy']} K={row['k']}{tree}"
 
 
 def _shape(row: Row) -> str:

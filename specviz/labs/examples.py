@@ -66,7 +66,7 @@ SHIPPED_TEXTS = (
     N_("A separate draft model (SmolLM2, T = 0)"),
     N_("The classic form: a separate small model drafts. Here it is SmolLM2's first 3 layers plus one trained "
        "adapter layer (assets/models/smollm2-draft), a standalone model that loads with from_pretrained. On the same "
-       "prompt it keeps about as many drafts as the EAGLE drafter (2.0 tokens per target forward against 1.9), but "
+       "prompt it emits about as many tokens per target forward as the EAGLE drafter (2.0 against 1.9), but "
        "each draft costs far more: 4 layers and the full LM head, c = 0.30 in float32 in "
        "assets/benchmarks/default-cpu-drafts, measured on {drafts_machine}. So in that run, with PyTorch's stock "
        "kernels, it was slower than specviz's target-only decoding at every fixed K it tried (0.64 to 0.72 times its "

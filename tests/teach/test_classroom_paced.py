@@ -298,6 +298,20 @@ def test_ask_the_class_turns_a_trace_step_into_questions():
     assert ask_the_class(trace, 3) == []  # a target-only step drafted nothing
 
 
+def test_a_step_whose_text_ended_among_its_kept_drafts_promises_no_bonus():
+    """A step whose kept drafts reached EOS (or the token limit) emits no token of the target's own: its explanation
+    must not say a bonus token came, nor a recovered one."""
+    from dataclasses import replace
+
+    trace = toy_trace()
+    full = trace.steps[1]
+    trace.steps[1] = replace(full, emitted=full.emitted[:1])  # the text ended at the first kept draft
+    ended = ask_the_class(trace, 1)[0]
+    assert ended.answer == "2"
+    assert "bonus token from p" not in ended.explanation and "took the rejected one's place" not in ended.explanation
+    assert "2 of 2 were kept, and the text ended there" in ended.explanation
+
+
 def test_ask_the_class_asks_nothing_about_a_tree_step():
     """Issue 43: for a tree step "Step 1 drafted K = 2 tokens" counted only the main line (the accepted path and the
     child rejected below it) of a tree that drafted more nodes, and the explanation taught the chain's rule."""

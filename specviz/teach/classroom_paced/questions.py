@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from specviz.core.i18n import _, ngettext
+from specviz.engine.kinds import TokenKind
 from specviz.engine.trace import Trace
 from specviz.teach.classroom import ClassroomError, concept_name
 from specviz.teach.classroom_paced.text import TEXT
@@ -54,7 +55,10 @@ def how_many_question(trace: Trace, step_index: int) -> Question:
           n=d.position + 1, token=_md_token(d.text))
         for d in step.decisions)
     kept = step.n_accepted
-    why = TEXT["how_many_why_bonus"] if kept == k else TEXT["how_many_why_recovered"]
+    # the target's own token as emitted: none when the text ended among the kept drafts (EOS or the token limit)
+    own = [t.kind for t in step.emitted if t.kind in (TokenKind.RECOVERED, TokenKind.BONUS)]
+    why = (TEXT["how_many_why_ended"] if not own else TEXT["how_many_why_bonus"] if own[0] == TokenKind.BONUS
+           else TEXT["how_many_why_recovered"])
     return Question(
         id=f"live-s{step.index}-how-many", concept="first_disagreement", kind=QuestionKind.SINGLE, shuffle=False,
         prompt=_(TEXT["how_many"], step=step.index + 1, k=k, drafts=drafts),

@@ -33,6 +33,8 @@ TEXT = {
                                  "place."),
     "how_many_why_bonus": N_("{verdicts}. No draft was rejected, so all {k} were kept, and a bonus token from p "
                              "came free with them."),
+    "how_many_why_ended": N_("{verdicts}. {kept} of {k} were kept, and the text ended there (the end-of-text token "
+                             "or the token limit), so no recovered or bonus token was added."),
     "accepted": N_("#{n} {token}: accepted"),
     "rejected": N_("#{n} {token}: rejected"),
     "untested": N_("#{n} {token}: never tested"),

@@ -57,4 +57,4 @@ greedy_compare.render_compare(trace, baseline=inputs.example_baseline(example) i
 st.download_button(_("Download this trace (JSON)"), trace.to_json(), mime="application/json",
                    file_name=f"specviz-{trace_id.replace(':', '-')}.json", key="playground_download",
                    icon=":material/download:", on_click="ignore")
-render_verifier_source()
+render_verifier_source(trace)

@@ -311,3 +311,32 @@ def test_an_accepted_tree_token_shows_the_chance_the_tree_rule_tested():
                        max_new_tokens=12, temperature=0.0))
     html = output_html(tree)
     assert "min(1, p′/q′)" in html and "min(1, p/q)" not in html
+
+
+def test_a_tree_step_is_explained_with_the_tree_rule_not_the_chains():
+    """Issue 43, tenth read: a tree step's panel (the coin-flip strip, the overview bars, the position sentence, the
+    correction chart) and its recovered/bonus tooltips spoke the chain's rule: "min(1, p/q)", "p ≥ q: always kept",
+    "recovered from norm(max(0, p − q)) after the rejection", "bonus after all drafts were accepted". The tree rule
+    tests a node with min(1, p′/q′), draws a recovered token from the residual p′ once every child was rejected, and
+    adds a bonus after a kept leaf (`specviz.engine.tree_verifier`)."""
+    from specviz.runs.running import run
+    from specviz.runs.runspec import RunSpec
+    from specviz.ui.common.step_view import _position_sentence
+    from specviz.ui.common.tokens import step_tooltip
+
+    tree = run(RunSpec(pair="toy", proposer="draft", prompt="hello", k=3, tree_nodes=8, tree_width=2,
+                       max_new_tokens=24, temperature=0.0))
+    steps = [s for s in tree.steps if s.decisions and s.tree is not None and s.tree.nodes]
+    assert steps
+    step = steps[0]
+    d = step.decisions[0]
+    assert "min(1, p′/q′)" in accept_strip_figure(d, tree=True).layout.title.text
+    assert "min(1, p/q)" not in verdict_overview_figure(step).layout.yaxis.title.text
+    assert "min(1, p′/q′)" in _position_sentence(d, tree=True) and "always kept" not in _position_sentence(d, tree=True)
+    for s in steps:
+        last = s.emitted[-1]
+        tip = step_tooltip(last, s, len(s.emitted) - 1)
+        assert "after all drafts were accepted" not in tip and "after the rejection" not in tip
+        fig = correction_figure(s)
+        if fig is not None:
+            assert "norm(max(0, p − q))" not in fig.layout.title.text and "all drafts kept" not in fig.layout.title.text

@@ -91,8 +91,10 @@ _LOOKS: dict[Kind, tuple[str, str, str, str, str, bool]] = {
 _MEANINGS: dict[Kind, str] = {
     TokenKind.ACCEPTED: N_("a drafted token the target kept"),
     TokenKind.REJECTED: N_("a drafted token the target dropped"),
-    TokenKind.RECOVERED: N_("resampled from norm(max(0, p − q)) at the first rejection"),
-    TokenKind.BONUS: N_("sampled from p after all K drafts were accepted: a free extra token"),
+    TokenKind.RECOVERED: N_("resampled from norm(max(0, p − q)) at the first rejection (in a tree: from the residual "
+                        "p′ once every child of the last kept node was rejected)"),
+    TokenKind.BONUS: N_("sampled from p after all K drafts were accepted (in a tree: after the kept path reached a "
+                     "leaf): a free extra token"),
     TokenKind.TARGET: N_("one target forward, one token (no draft)"),
     DisplayState.NOT_REACHED: N_("a draft after the first rejection: never tested"),
     DisplayState.DRAFTED: N_("a drafted token whose verdict is not revealed yet"),

@@ -85,15 +85,18 @@ def distribution_figure(d: Decision, n: int = 10) -> go.Figure:
     return fig
 
 
-def accept_strip_figure(d: Decision) -> go.Figure:
-    """The coin flip on [0, 1]: accept if u falls left of min(1, p/q) (shaded green), reject otherwise."""
+def accept_strip_figure(d: Decision, tree: bool = False) -> go.Figure:
+    """The coin flip on [0, 1]: accept if u falls left of min(1, p/q) (shaded green), reject otherwise. In a `tree`
+    step's main line the chance is min(1, p′/q′), against the residual the siblings tried before left (the tree rule),
+    and it is named so."""
     a = d.accept_prob
+    chance = "min(1, p′/q′)" if tree else "min(1, p/q)"
     fig = go.Figure()
     fig.add_shape(type="rect", x0=0, x1=a, y0=0, y1=1, fillcolor=ACCEPT_FILL, line_width=0)
     fig.add_shape(type="rect", x0=a, x1=1, y0=0, y1=1, fillcolor=REJECT_FILL, line_width=0)
     fig.add_vline(x=a, line=dict(color=style(TokenKind.ACCEPTED).color, width=3))
     side = "left" if a < 0.2 else "right" if a > 0.8 else "center"  # keep the label inside the plot
-    fig.add_annotation(x=a, y=1, yanchor="bottom", xanchor=side, showarrow=False, text=f"min(1, p/q) = {fmt(a)}",
+    fig.add_annotation(x=a, y=1, yanchor="bottom", xanchor=side, showarrow=False, text=f"{chance} = {fmt(a)}",
                        font=dict(color="#0B3D2E"))
     # the zone names along the strip's top edge, u's diamond and its label below them: on one line (y = 0.5) the
     # diamond at u = 0.70 covered "rejeitar" on a 390 px phone whenever u fell near the middle of its zone
@@ -114,7 +117,9 @@ def accept_strip_figure(d: Decision) -> go.Figure:
         fig.add_annotation(x=d.uniform, y=0.5, yanchor="top", yshift=-13, showarrow=False, text=f"u = {fmt(d.uniform)}",
                            xanchor="left" if d.uniform < 0.1 else "right" if d.uniform > 0.9 else "center",
                            font=dict(color="#222222"))
-        verdict = _("u < min(1, p/q): accepted ✓") if d.accepted else _("u ≥ min(1, p/q): rejected ✗")
+        verdict = ((_("u < min(1, p′/q′): accepted ✓") if d.accepted else _("u ≥ min(1, p′/q′): rejected ✗"))
+                   if tree else
+                   (_("u < min(1, p/q): accepted ✓") if d.accepted else _("u ≥ min(1, p/q): rejected ✗")))
     else:
         verdict = _("not reached: an earlier draft was rejected, so no u was drawn")
     fig.update_layout(**{**_BASE_LAYOUT, "margin": dict(l=10, r=10, t=58, b=28)}, height=176, showlegend=False,
@@ -128,8 +133,9 @@ def verdict_overview_figure(step: Step) -> go.Figure:
     """All drafts of a step at a glance: bar = min(1, p/q) (the chance to accept), diamond = u.
 
     A draft is accepted when its diamond sits inside its bar; positions after the first rejection were never
-    checked, so they get no bar, only "not reached".
+    checked, so they get no bar, only "not reached". A tree step's bars are its main line's min(1, p′/q′).
     """
+    chance = "min(1, p′/q′)" if step.tree is not None and step.tree.nodes else "min(1, p/q)"
     labels = [f"#{d.position + 1} {plot_text(d.text)}" for d in step.decisions]
     kinds = [decision_kind(d) for d in step.decisions]
     fig = go.Figure()
@@ -140,8 +146,8 @@ def verdict_overview_figure(step: Step) -> go.Figure:
                 customdata=[[fmt(d.target_prob), fmt(d.draft_prob), fmt(d.ratio), fmt(d.accept_prob), fmt(d.uniform)]
                             for d in step.decisions],
                 hovertemplate="%{x}<br>p = %{customdata[0]}, q = %{customdata[1]}<br>p/q = %{customdata[2]}"
-                              "<br>min(1, p/q) = %{customdata[3]}<br>u = %{customdata[4]}<extra></extra>",
-                name="min(1, p/q)")
+                              "<br>" + chance + " = %{customdata[3]}<br>u = %{customdata[4]}<extra></extra>",
+                name=chance)
     # the verdict glyph above each bar (above u's diamond, never under it), and "not reached" where there is no bar,
     # all in one layout call: adding them one by one copies the layout each time, quadratic in the number of drafts
     notes = [dict(x=lab, y=1.12, text=style(k).glyph, showarrow=False, font=dict(size=20, color=style(k).color))
@@ -158,7 +164,7 @@ def verdict_overview_figure(step: Step) -> go.Figure:
                         hovertemplate="u = %{y:.3f}<extra></extra>")
     title, extra = _wrapped(_("Every draft: kept if u (◆) lands inside its bar"))
     fig.update_layout(**{**_BASE_LAYOUT, "margin": dict(l=10, r=10, t=44 + extra, b=10)}, height=260 + extra,
-                      yaxis=dict(range=[0, 1.22], title="min(1, p/q)", tickvals=[0, 0.25, 0.5, 0.75, 1]),
+                      yaxis=dict(range=[0, 1.22], title=chance, tickvals=[0, 0.25, 0.5, 0.75, 1]),
                       title=dict(text=title, font=dict(size=16)),
                       showlegend=False, bargap=0.35)
     fig.update_xaxes(tickfont=dict(family="monospace", size=14))
@@ -168,7 +174,9 @@ def verdict_overview_figure(step: Step) -> go.Figure:
 def correction_figure(step: Step) -> go.Figure | None:
     """Where the step's last token came from: the residual norm(max(0, p − q)) after a rejection, or p after all
     drafts were accepted (bonus), or p for a plain target step; the emitted token is marked. None if unknown, or if
-    the text ended inside the step so that no recovered or bonus token was added (the headline says so)."""
+    the text ended inside the step so that no recovered or bonus token was added (the headline says so). A tree
+    step's recovered token comes from the residual p′ left once every child of the last kept node was rejected, and
+    its bonus follows a kept leaf (`specviz.engine.tree_verifier`)."""
     if not step.correction_top or not step.emitted:
         return None
     kind = step.correction_kind or TokenKind.TARGET
@@ -191,8 +199,11 @@ def correction_figure(step: Step) -> go.Figure | None:
         fig.add_annotation(x=labels[picked.index(True)], y=step.correction_top[picked.index(True)].prob,
                            text=_("{glyph} sampled", glyph=s.glyph), showarrow=True, arrowhead=2, ay=-32,
                            font=dict(color=s.text_color, size=15), bgcolor="white", bordercolor=s.color)
-    title = {TokenKind.RECOVERED: _("Recovered ↻: drawn from norm(max(0, p − q))"),
-             TokenKind.BONUS: _("Bonus ★: all drafts kept, one more from p"),
+    tree = step.tree is not None and bool(step.tree.nodes)
+    title = {TokenKind.RECOVERED: _("Recovered ↻: drawn from the residual p′ left after every child was rejected")
+             if tree else _("Recovered ↻: drawn from norm(max(0, p − q))"),
+             TokenKind.BONUS: _("Bonus ★: the kept path reached a leaf, one more from p")
+             if tree else _("Bonus ★: all drafts kept, one more from p"),
              TokenKind.TARGET: _("Target •: no drafts, one token from p")}.get(kind, kind)
     title, extra = _wrapped(title)
     fig.update_layout(**{**_BASE_LAYOUT, "margin": dict(l=10, r=10, t=44 + extra, b=10)}, height=300 + extra,

@@ -15,7 +15,7 @@ import inspect
 import streamlit as st
 
 from specviz.core.i18n import N_, _, localized, ngettext, number
-from specviz.engine import verifier
+from specviz.engine import tree_verifier, verifier
 from specviz.engine.kinds import StopReason
 from specviz.engine.trace import Decision, Step, TokenKind, Trace
 from specviz.ui.common.charts import show
@@ -211,8 +211,8 @@ def render_step(step: Step, *, key: str, stop: str = "") -> None:
         left, right = st.columns(2)
         show(distribution_figure(d), f"{key}_dist_{step.index}", left)
         with right:
-            show(accept_strip_figure(d), f"{key}_strip_{step.index}")
-            st.markdown(_position_sentence(d))
+            show(accept_strip_figure(d, tree=drew_tree), f"{key}_strip_{step.index}")
+            st.markdown(_position_sentence(d, tree=drew_tree))
             _kv_box(step)
     else:
         with right:
@@ -225,11 +225,22 @@ def _kv_box(step: Step) -> None:
         st.html(kv_cache_html(step))
 
 
-def _position_sentence(d: Decision) -> str:
-    """What happened at one drafted position, in words (numbers only: safe as markdown)."""
+def _position_sentence(d: Decision, tree: bool = False) -> str:
+    """What happened at one drafted position, in words (numbers only: safe as markdown). A `tree` step's main-line
+    node was tested with min(1, p′/q′) (`specviz.engine.tree_verifier`), not with the chain's min(1, p/q)."""
     if not d.reached:
         return _("**Not reached.** An earlier draft was rejected, and every draft after a rejection is thrown away "
                  "untested: no u was drawn for this one.")
+    if tree:
+        why = _("In a tree the target tests a node with min(1, p′/q′): p′ is p at its parent minus what the "
+                "siblings tried before it took (the residual they left), and q′ the draft's q there without them (a "
+                "point mass for a child taken as the draft's top token or copied from the context), so it was kept "
+                "with probability {chance}.", chance=fmt(d.accept_prob))
+        outcome = (_("u = {u} fell inside, so it was **accepted ✓**.", u=fmt(d.uniform)) if d.accepted else
+                   _("u = {u} fell outside, so it was **rejected ✗**: the next sibling, if there is one, is tried "
+                     "against the residual this one left, and a recovered token comes only once every child was "
+                     "rejected.", u=fmt(d.uniform)))
+        return f"{why} {outcome}"
     p, q = fmt(d.target_prob), fmt(d.draft_prob)
     if d.draft_prob > 0 and d.target_prob >= d.draft_prob:
         why = _("p = {p} ≥ q = {q}: the target likes this token at least as much as the draft, so it is always "
@@ -245,8 +256,17 @@ def _position_sentence(d: Decision) -> str:
     return f"{why} {outcome}"
 
 
-def render_verifier_source() -> None:
-    """An expander with the exact verification rule the loop ran (specviz.engine.verifier.verify)."""
+def render_verifier_source(trace: Trace | None = None) -> None:
+    """An expander with the exact verification rule the loop ran (specviz.engine.verifier.verify); when `trace`
+    drafted trees, the tree rule its tree steps ran (specviz.engine.tree_verifier.verify_tree) instead."""
+    if trace is not None and any(s.tree is not None and s.tree.nodes for s in trace.steps):
+        with st.expander(_("The rule in code: specviz.engine.tree_verifier.verify_tree")):
+            st.code(inspect.getsource(tree_verifier.verify_tree), language="python")
+            st.caption(_("This trace's tree steps ran this function: each child is tested with min(1, p′/q′), and "
+                         "after a rejection p′ becomes the residual norm(max(0, p′ − q′)) and q′ loses the rejected "
+                         "token, for the next sibling; the recovered token is drawn from the last p′, a bonus token "
+                         "from p after a kept leaf."))
+        return
     with st.expander(_("The rule in code: specviz.engine.verifier.verify")):
         st.code(inspect.getsource(verifier.verify), language="python")
         st.caption(_("The same function runs in every step above; `accept_probability` is min(1, p/q) and "

@@ -58,10 +58,13 @@ def decision_tooltip(d: Decision, tree: bool = False) -> str:
     return "\n".join(lines)
 
 
-def emitted_tooltip(t: EmittedToken, step_index: int | None = None, tree_chance: float | None = None) -> str:
+def emitted_tooltip(t: EmittedToken, step_index: int | None = None, tree_chance: float | None = None,
+                    tree: bool = False) -> str:
     """Plain text for hovering an output token: where it came from and its numbers. `tree_chance` is the chance an
     accepted token of a tree step was kept, min(1, p′/q′) (its main-line Decision.accept_prob, `step_tooltip`): the
-    tree rule tested u against it, not against min(1, p/q)."""
+    tree rule tested u against it, not against min(1, p/q). With `tree` (the token ends a tree step), a recovered
+    token comes from the residual p′ left once every child of its node was rejected, and a bonus token follows an
+    accepted node with no children (`specviz.engine.tree_verifier`), not "all drafts accepted"."""
     s = style(t.kind)
     if step_index is None:
         head = _("{glyph} {kind}: {text}  (id {id})", glyph=s.glyph, kind=_(s.label), text=visible(t.text),
@@ -81,8 +84,13 @@ def emitted_tooltip(t: EmittedToken, step_index: int | None = None, tree_chance:
         lines += [p_line, _("q (draft) = {q}", q=fmt(t.draft_prob)), f"p/q = {fmt(ratio)}",
                   f"min(1, p/q) = {fmt(min(1.0, ratio))}",
                   _("u = {u} < {a} → kept", u=fmt(t.uniform), a=fmt(min(1.0, ratio)))]
+    elif t.kind == TokenKind.RECOVERED and tree:
+        lines += [_("sampled from the residual p′ left after every child of the last kept node was rejected"),
+                  p_line]
     elif t.kind == TokenKind.RECOVERED:
         lines += [_("sampled from norm(max(0, p − q)) after the rejection"), p_line]
+    elif t.kind == TokenKind.BONUS and tree:
+        lines += [_("sampled from p after the accepted path reached a leaf of the tree"), p_line]
     elif t.kind == TokenKind.BONUS:
         lines += [_("sampled from p after all drafts were accepted"), p_line]
     else:
@@ -92,9 +100,11 @@ def emitted_tooltip(t: EmittedToken, step_index: int | None = None, tree_chance:
 
 def step_tooltip(t: EmittedToken, step: Step, i: int) -> str:
     """`emitted_tooltip` for the `i`-th token `step` emitted: an accepted token of a tree step gets the chance the
-    tree rule kept it with (its main-line decision's min(1, p′/q′))."""
-    tree = step.tree is not None and t.kind == TokenKind.ACCEPTED and i < len(step.decisions)
-    return emitted_tooltip(t, step.index, step.decisions[i].accept_prob if tree else None)
+    tree rule kept it with (its main-line decision's min(1, p′/q′)); its recovered or bonus token, the tree rule's
+    origin."""
+    chance = step.tree is not None and t.kind == TokenKind.ACCEPTED and i < len(step.decisions)
+    return emitted_tooltip(t, step.index, step.decisions[i].accept_prob if chance else None,
+                           tree=step.tree is not None)
 
 
 # ---- chips ----------------------------------------------------------------------------------------------------

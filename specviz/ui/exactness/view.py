@@ -330,6 +330,11 @@ def render_decomposition(dists: StepDistributions, session_trace: object) -> Non
                      "only within bounds. The drafted token was {token} (id {token_id}), kept with probability "
                      "{accept}.", token=escape_text(decision.text), token_id=decision.token_id,
                      accept=number(decision.accept_prob, 3))
+            if trace.steps[tested[choice][0]].tree is not None:  # the tree rule, not this chain split, kept it
+                note += " " + _("This step drafted a tree: there its kept chance is min(1, p′/q′), against the "
+                                "residual p′ the siblings tried before it left, and a recovered token comes only after "
+                                "every child at the node was rejected. The split shown here is the chain's rule for "
+                                "one draft from this p and q.")
     except ValueError as exc:
         st.error(str(exc))
         return

@@ -174,7 +174,7 @@ def test_the_page_shows_a_real_scrape(fake):
     labels = {m.label: m.value for m in at.metric}
     busy = parse_scrape(recorded(BUSY), at=0.0)
     assert labels["Acceptance rate"] == f"{busy.acceptance_rate:.1%}"
-    assert labels["Mean accepted length"] == f"{busy.mean_accepted_length:.2f}"
+    assert labels["Mean accepted length (drafted steps)"] == f"{busy.mean_accepted_length:.2f}"
     keys = [c.key for c in at.get("plotly_chart")]
     assert "serving_position_chart" in keys and "serving_speedup_chart" not in keys  # only the open tab runs
     at.run()  # a second read: the rates over time appear

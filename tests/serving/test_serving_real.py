@@ -91,7 +91,7 @@ def test_the_serving_page_renders_the_live_counters(vllm):
     at.text_input(key="serving_url").set_value(vllm.url).run()
     assert not at.exception, at.exception
     metrics = {m.label: m.value for m in at.metric}
-    assert metrics["Acceptance rate"].endswith("%") and metrics["Mean accepted length"] != "–"
+    assert metrics["Acceptance rate"].endswith("%") and metrics["Mean accepted length (drafted steps)"] != "–"
     assert "serving_position_chart" in [c.key for c in at.get("plotly_chart")]
 
 

@@ -87,7 +87,7 @@ def add_measured(fig: go.Figure, result: ServingResult, spec: str) -> go.Figure:
             customdata=[a if a is not None else float("nan") for a in alphas],
             hovertemplate=f"<b>{name}</b><br>" + _("%{x} concurrent requests: %{y:.2f}× the tokens/s without "
                                                    "speculation; α ≈ %{customdata:.2f} from the mean accepted "
-                                                   "length") + "<extra></extra>"))
+                                                   "length over drafted steps") + "<extra></extra>"))
         even = result.break_even(spec, prompt)
         if even is not None:
             label = _("measured break-even, {prompt}", prompt=_prompt_name(prompt))
@@ -126,5 +126,6 @@ def _alpha_hint(result: ServingResult, spec: str) -> str:
     shown = [f"{number(a, 2)} ({_prompt_name(p)})" for p, a in alphas.items() if a is not None]
     if not shown:
         return ""
-    return _("At one request the measured mean accepted length implies α ≈ {alphas}: set α above to compare.",
+    return _("At one request the measured mean accepted length over drafted steps (vLLM's 1 + accepted / "
+             "steps that drafted) implies α ≈ {alphas}: set α above to compare.",
              alphas=", ".join(shown))

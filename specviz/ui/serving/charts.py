@@ -26,13 +26,13 @@ def live_figure(deltas: list[Delta], t0: float) -> go.Figure:
     """Four panels over time, one point per scrape window: acceptance rate, mean accepted length, steps with drafts
     per second (vLLM's num_drafts counts steps, not drafted tokens), generated tokens/s. Windows with no drafts leave a gap in the acceptance panels."""
     fig = make_subplots(rows=2, cols=2, shared_xaxes=True, vertical_spacing=0.14, subplot_titles=(
-        _("acceptance rate (accepted / drafted)"), _("mean accepted length (incl. recovered or bonus token)"),
+        _("acceptance rate (accepted / drafted)"), _("mean accepted length over drafted steps (incl. recovered or bonus token)"),
         _("steps with drafts per second"),
         _("generated tokens per second")))
     x = [round(d.start + d.seconds - t0, 1) for d in deltas]
     panels = [(1, 1, [d.acceptance_rate for d in deltas]), (1, 2, [d.mean_accepted_length for d in deltas]),
               (2, 1, [d.drafts_per_s for d in deltas]), (2, 2, [d.tokens_per_s for d in deltas])]
-    names = [_("acceptance rate"), _("mean accepted length"), _("steps with drafts/s"), _("tokens/s")]
+    names = [_("acceptance rate"), _("mean accepted length (drafted steps)"), _("steps with drafts/s"), _("tokens/s")]
     for (row, col, y), name in zip(panels, names):
         fig.add_scatter(x=x, y=y, mode="lines+markers", name=name, row=row, col=col, line=dict(color=BLUE),
                         showlegend=False, connectgaps=False)

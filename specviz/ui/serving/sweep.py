@@ -67,7 +67,8 @@ def level_table(levels: list[LevelResult]) -> pd.DataFrame:
     return pd.DataFrame([{_("speculation"): lv.speculative, _("prompt"): lv.prompt, _("streams"): lv.concurrency,
                           _("requests"): len(lv.ok), _("tokens/s"): fmt(lv.throughput, 1),
                           _("median latency (s)"): fmt(lv.latency_s), _("acceptance rate"): fmt(lv.acceptance_rate),
-                          _("mean accepted length"): fmt(lv.mean_accepted_length)} for lv in levels])
+                          _("mean accepted length (drafted steps)"): fmt(lv.mean_accepted_length)}
+                         for lv in levels])
 
 
 def rising_gain(result: ServingResult, spec: str, prompt: str) -> str | None:
@@ -172,7 +173,8 @@ def _r(v, digits: int = 2):
 
 
 def predicted(result: ServingResult) -> None:
-    """The roofline's break-even batch for n-gram drafts, from the α the measured mean accepted length implies."""
+    """The roofline's break-even batch for n-gram drafts, from the α that vLLM's mean accepted length over drafted
+    steps (1 + accepted / num_drafts) implies."""
     hw = roofline.hardware_presets().get("measured")
     lv = result.level("ngram", result.prompt_names()[0], 1) if result.prompt_names() else None
     k = int(result.server.get("k", 4))
@@ -188,7 +190,7 @@ def predicted(result: ServingResult) -> None:
             else _("it stopped paying at {streams} streams", streams=measured))
     st.markdown(escape_markdown(_(
         "Predicted (the Theory explorer's roofline for the project's benchmark CPU, α = {alpha} from the {prompt} "
-        "prompt's mean accepted length at one stream): {pays}. Measured: {measured}.",
+        "prompt's mean accepted length over the steps that drafted, at one stream): {pays}. Measured: {measured}.",
         alpha=number(alpha, 2), prompt=lv.prompt, pays=pays, measured=seen)))
     st.caption(_("The roofline is fitted to specviz's float32 single-thread verify curve; vLLM on a CPU core in "
                  "bfloat16 is not that machine, so read the prediction as the shape, not the number."))

@@ -128,10 +128,11 @@ def _live_body(base: str) -> None:
     m[0].metric(_("Acceptance rate"), "–" if rate is None else percent(rate, 1),
                 help=_("Accepted / drafted tokens since the server started (vLLM's counters). Not α: the drafts "
                        "after a step's first rejection count as drafted, never as accepted."))
-    m[1].metric(_("Mean accepted length"), "–" if mal is None else number(mal, 2),
+    m[1].metric(_("Mean accepted length (drafted steps)"), "–" if mal is None else number(mal, 2),
                 help=_("1 + accepted / steps with drafts, computed here from vLLM's counters (vLLM exports the "
                        "counters, not this mean): tokens per verify step, including the one recovered or bonus token "
-                       "every step emits."))
+                       "every step emits. Steps that drafted nothing (n-gram lookup without a match) are left out, so "
+                       "for n-gram lookup it reads above the tokens per target pass."))
     m[2].metric(_("Steps with drafts"), number(now.drafts, 0),
                 help=_("Verify steps that carried drafted tokens, since start (vLLM's num_drafts: a step, not a "
                        "drafted token)."))
@@ -145,8 +146,8 @@ def _live_body(base: str) -> None:
     left, right = st.columns([3, 2])
     if deltas:
         plot.show(charts.live_figure(deltas, history[0].at), key="serving_live_chart", where=left,
-                  name=_("What the server's counters give over time: acceptance rate, mean accepted length, steps "
-                         "with drafts and tokens per second"))
+                  name=_("What the server's counters give over time: acceptance rate, mean accepted length over "
+                         "drafted steps, steps with drafts and tokens per second"))
     else:
         left.caption(_("The charts over time start with the next read, {seconds} s from now.",
                        seconds=number(REFRESH_S, 0)))

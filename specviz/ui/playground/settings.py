@@ -39,7 +39,9 @@ QUESTION_PROMPT = "Explain owls using an analogy."
 # 27 of 63 (2.3 tokens per pass; float32: 26 of 66, 2.2), EAGLE at T = 0.7 over seeds 0-4 15-21 of 75-96 (1.5-1.8;
 # float32: 15-25 of 68-93, 1.5-2.1), the untrained layer-skip draft at T = 0.7 2 of 132 (1.0; float32: 1-2 of
 # 132-135). All on this project's 2-core AMD EPYC (avx512_bf16), 2026-12-04 (commit e985cd8), as is the first-load
-# time in TEXT["first_prompt"] (commit 9d06235).
+# time in TEXT["first_prompt"]: commit 9d06235 timed `specviz.models.pairs.load_default_target()` with an empty
+# SPECVIZ_CACHE (51 s at load average 5, then 0.6 s; the conversion writes float32 safetensors). The 23 s of commit
+# 3ec589f was dropped: that commit records no command.
 # No committed result file records these runs, so their machine is written here, in the record's own shape, and
 # shown through the helper every committed run's machine goes through (`quoted.machine_text`).
 PRESET_MACHINE = {"cpu": "AMD EPYC", "cores": 2}
@@ -205,9 +207,9 @@ TEXT = {
     "running": N_("**Running:** each chip is a token as soon as the target decided it."),
     "link_waits": N_("This link asks for a live run on the shared model: press **Run** to start it."),
     "first_prompt": N_("Type a prompt, choose the settings and press **Run**. The first run loads the real model (a "
-                       "box counts the seconds). The very first load on a machine converts its weights: 23 s, and "
-                       "51 s with the machine busy, on {cpu}; later loads took under a second there. The toy pair is "
-                       "instant."),
+                       "box counts the seconds). The very first load on a machine converts its weights to float32: "
+                       "51 s on {cpu} while it was busy (load average 5); later loads took under a second there. The "
+                       "toy pair is instant."),
     "changed": N_("The settings above changed since this run: press **Run** to see their effect."),
     "failed": N_("The live run failed on this machine ({error}); the example traces still work."),
     "no_branching": N_("N-gram lookup cannot branch, so it keeps drafting a chain of K: pick a model that drafts to "

@@ -107,7 +107,7 @@ def render_race(rounds: RaceRounds, *, usual_ms: float | None = None, measured_a
 
     st.markdown(_("**Where the time went.** Each speculative step is an orange drafting segment followed by one blue "
                   "target forward that checks all the drafts; the number on it is how many tokens the step emitted. "
-                  "The lane below is plain decoding: one blue forward per token. Hover or tap a segment for its "
+                  "The bottom lane is plain decoding: one blue forward per token. Hover or tap a segment for its "
                   "numbers; the numbers above are its totals."))
     st.html(swatches_html([(_(PHASE_NAMES[p]), PHASE_COLORS[p]) for p in PHASE_NAMES]))
     charts.show(race_figure(spec, base, tree), key="race_lanes", table=lanes_table(spec, base, tree),

@@ -44,13 +44,14 @@ TEXT = {
     "answer": N_("**What the model wrote**"),
     "annotated": N_("**How each token was made**"),
     "annotated_note": N_("No mark: a draft the target kept. ✗ struck through: a draft it rejected, followed by ↻ "
-                         "its replacement. ★: a free extra token after all drafts were kept (in a tree step: after the kept "
-                         "path reached a leaf)."),
+                         "its replacement. ★: a free extra token after all drafts were kept (in a tree step: after "
+                         "the kept path reached a leaf)."),
     "from_start": N_("Step through it from the start"),
     "from_start_note": N_("Watch each step: what the draft guessed, which guesses the target kept, and why."),
     "legend": N_("↻ recovered: the target's own replacement for a rejected draft · ★ bonus: one extra token when "
-                 "every draft was kept (in a tree step: when the kept path reached a leaf) · • target: a token the target wrote alone, in a step where nothing was "
-                 "drafted · not reached: drafts after a rejection, never checked."),
+                 "every draft was kept (in a tree step: when the kept path reached a leaf) · • target: a token "
+                 "the target wrote alone, in a step where nothing was drafted · not reached: drafts after a "
+                 "rejection, never checked."),
     "coming_up": N_("**Coming up: step {step}.** The proposer drafted:"),
     "coming_up_tree": N_("**Coming up: step {step}.** The proposer drafted a tree of {nodes}, and the target checks "
                          "them all in one forward pass: the step shows the tree and the path it kept."),

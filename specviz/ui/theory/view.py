@@ -246,7 +246,8 @@ def render_derivations() -> None:
     st.markdown(_("β changes from one position to the next (Leviathan et al. call it β); α, its average over the "
                   "contexts a run meets, is the one number the formulas below use and the slider sets. A trace "
                   "estimates α by the mean of min(1, p/q) over the drafts it tested. The measured accepted / drafted "
-                  "is lower: drafts after a step's first rejection still count as drafted."))
+                  "is lower on average for a chain of K ≥ 2, because drafts after a step's first rejection still count "
+                  "as drafted; at K = 1 every draft is tested and the two agree on average."))
     st.markdown(_("**2. Mean accepted length.** If each draft is kept with probability α independently, the first "
                   "rejection comes after i kept drafts with probability αⁱ(1 − α), and all K are kept with "
                   "probability αᴷ. Every step also emits one recovered or bonus token, so the tokens one step emits "

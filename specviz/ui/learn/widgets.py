@@ -35,7 +35,7 @@ LAPTOP_TB_S = HARDWARE["laptop"].bandwidth / 1e12  # the Theory explorer's lapto
 TEXT = {  # English messages, translated with `_()` where they are shown
     "params": N_("Parameters (billions)"),
     "bytes": N_("Bytes per parameter"),
-    "bytes_names": {4: N_("4 (fp32)"), 2: N_("2 (fp16)"), 1: N_("1 (8-bit)")},
+    "bytes_names": {4: N_("4 (fp32)"), 2: N_("2 (fp16 or bfloat16)"), 1: N_("1 (8-bit)")},
     "bandwidth": N_("Memory bandwidth (TB/s: terabytes per second)"),
     "rate": N_("Tokens per second, at most"),
     "rate_help": N_("Every token reads every weight once: bandwidth ÷ bytes of weights. The arithmetic is not "

@@ -8,7 +8,8 @@ A shape's predicted speedup over `model.generate` on the same loaded model is
     tokens per target forward × g / (verify cost of the rows it feeds + K drafter passes + a step's overhead)
 
 where the tokens per forward and the mean rows a verify forward reads are counts from the pair's committed table
-(`assets/benchmarks/shapes/<pair>.json`, `python -m specviz.scripts.shape_table`: the same on any machine), and the
+(`assets/benchmarks/shapes/<pair>.json`, `python -m specviz.scripts.shape_table`: counts in the table's dtype, the
+same on any machine with that dtype and kernels up to rounding), and the
 verify cost, a drafter pass, a step's overhead and g (one token of `model.generate`), all in one-token target
 forwards, are this machine's calibration (`specviz.labs.calibration`; the pass and the overhead as short real runs of
 a chain and a tree paid them, greedy or sampled). A chain of K and a tree of depth K both pay K drafter passes (a tree

@@ -121,9 +121,11 @@ def _render(cal: Calibration, key: str) -> None:
         if note:
             st.warning(note)
     st.markdown(_("**Predicted here**, best first: the mean accepted length (tokens per target forward, the recovered "
-                  "or bonus token included) is counted on {prompts} held-out prompts "
-                  "(the same on any machine); the step's cost is this machine's. Your runs take the first shape of "
-                  "their temperature when you do not choose one.", prompts=table.get("prompts", "?")))
+                  "or bonus token included) is counted on {prompts} held-out prompts in {dtype} (a count: the same "
+                  "dtype and kernels give the same numbers on any machine, up to rounding, while another dtype can "
+                  "change which drafts are kept); the step's cost is this machine's. Your runs take the first shape "
+                  "of their temperature when you do not choose one.", prompts=table.get("prompts", "?"),
+                  dtype=table.get("dtype", "?")))
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
 
 

@@ -174,7 +174,7 @@ def slowdown_note(best: Prediction, cal: Calibration) -> str | None:
     return _("On this machine ({machine}, {dtype}) no draft shape is predicted to beat model.generate by 5%: the best, "
              "{shape}, emits {tokens} tokens per target forward, but that forward over {rows} tokens costs {verify} "
              "one-token forwards and the drafter and the step's own work add {draft}, so it should run at {speedup} "
-             "the speed of model.generate. You can still run it.",
+             "of the speed of model.generate. You can still run it.",
              machine=cal.cpu, dtype=cal.dtype, shape=best.shape.describe(), tokens=number(best.tokens_per_forward, 2),
              rows=number(best.rows, 1), verify=number(best.verify_cost, 2), draft=number(best.draft_cost + best.overhead_cost, 2),
              speedup=percent(best.vs_generate))

@@ -46,8 +46,10 @@ DEFINITIONS: dict[str, tuple[str, str]] = {  # marked with N_(): the files stay 
            "a tree: of the steps whose tree reached depth i+1, the share whose accepted path reached it.")),
     "c": (
         N_("c = draft forward / target forward"),
-        N_("Measured: median time of one draft forward over one new token with a warm cache, over the same for the "
-           "target. For n-gram lookup it is the lookup's time over a target forward (near 0).")),
+        N_("Measured: median time of one drafting step for one new token with a warm cache, over one target forward "
+           "for one new token. The step is the draft model's forward (LayerSkip: its early layers), one pass of the "
+           "EAGLE drafter's layer and head on the target's features, one Medusa head (its block and the LM head), "
+           "or the n-gram lookup (near 0).")),
     "verify_cost": (
         N_("verify cost of n tokens"),
         N_("Time of one target forward over n new tokens (warm cache) over the time for one token. The paper's "

@@ -81,8 +81,9 @@ def bench_section(bench: Path) -> str:
         lines.append(f"| {r['proposer']} | {shape} | {r['temperature']:g} | {r['mat_with_bonus']:.2f} | {per} | "
                      + " | ".join(f"{v:.2f}×" if v is not None else "–" for v in speeds) + " |")
     lines += ["", "Acceptance by position, entry i: of the steps that drafted at least i tokens (a tree: reached "
-              "depth i), the share whose first i drafts were all kept. Counts, the same on any machine; the speeds "
-              "are CPU time of one thread, the run's own ratios."]
+              "depth i), the share whose first i drafts were all kept. Counts, the same on any machine with this "
+              "run's dtype and kernels (another dtype can change which drafts are kept); the speeds are CPU time of "
+              "one thread, the run's own ratios."]
     return "\n".join(lines)
 
 

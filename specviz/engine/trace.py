@@ -135,7 +135,7 @@ class Step:
     @property
     def n_drafted(self) -> int:
         """Tokens proposed for the target to check: K for a chain, every node for a tree (copied lookup tokens
-        included), whether or not the verifier reached them, so accepted / drafted stays below α for trees too (a
+        included), whether or not the verifier reached them, so accepted / drafted stays below α on average for trees too (a
         tree's `decisions` hold only its main line)."""
         if self.tree is not None:
             return len(self.tree.nodes)

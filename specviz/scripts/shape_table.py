@@ -4,8 +4,9 @@
 
 Tokens per target forward (emitted tokens over verification forwards, pooled over the held-out prompts) and the mean
 tokens a verification forward read (`mean_rows`: a tree's copied branch is often shorter than its budget) are counts:
-the same on any machine and under any load, and nearly the same in any dtype. `specviz.choose_shape` divides them by
-this machine's measured costs (`python -m specviz calibrate`) to predict each shape's speedup here and pick the best.
+the same on any machine with the same dtype and kernels and under any load (another dtype can change which drafts are
+kept, so the counts move a little). `specviz.choose_shape` divides them by this machine's measured costs (`python -m
+specviz calibrate`) to predict each shape's speedup here and pick the best.
 The grid (`GRID`): chains of K = 1-6, and trees of 6-32 nodes, depth 3-5, width 2 or 4, with and without a lookup
 branch. About 40 minutes per temperature on a 2-core CPU in float32 with the defaults; run one process per
 temperature (`--temperatures 0`, `--temperatures 0.7`, each `--threads 1`) and join them with `--merge`.

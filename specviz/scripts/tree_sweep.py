@@ -4,7 +4,7 @@ same held-out prompts, ranked by the speedup the measured costs predict.
     python -m specviz.scripts.tree_sweep --k 3 4 5 --tree-nodes 0 8 16 24 --tree-width 2 3 4 --prompts 6
 
 For each shape it counts tokens per target forward (emitted tokens over verification forwards, bonus and recovered
-tokens included): a count, the same on any machine and under any load. It then estimates the speedup over
+tokens included): a count, the same on any machine with the same dtype and kernels, and under any load. It then estimates the speedup over
 target-only decoding as
 
     tokens per forward / (verify cost of the tokens fed + K · c)

@@ -332,7 +332,7 @@ def _load_pair(
             pair.medusa = (pair.medusa[0].to(dev, dt), pair.medusa[1])
             return pair
         dev = pick_device(device, machine)
-        dt = pick_dtype(dev, dtype, machine)  # bfloat16 on a modern GPU or a CPU with bf16 instructions, else float32
+        dt = pick_dtype(dev, dtype, machine)  # see pick_dtype: bfloat16, float16 (older GPU, MPS) or float32
         target, tokenizer = load_default_target(progress, dev, dt)
         return default_pair(target, tokenizer, progress)
     name, refs, entry = _resolve(name_or_paths)

@@ -73,8 +73,9 @@ def add_bench_arguments(cmd: argparse.ArgumentParser) -> None:
                      help="wall: elapsed time; cpu: this process's CPU time (for a machine shared with other jobs)")
     cmd.add_argument("--device", default=None, help="cpu, cuda, cuda:N, mps (default: the fastest available)")
     cmd.add_argument("--dtype", choices=DTYPES, default=None,
-                     help="float32, float16, bfloat16 (default: bfloat16 on a modern GPU or a CPU with bf16 "
-                          "instructions, else float32); the baselines run in the same dtype")
+                     help="float32, float16, bfloat16 (default: bfloat16 on a GPU that supports it or a CPU with bf16 "
+                          "instructions, float16 on an older GPU or Apple MPS, else float32); the baselines run in "
+                          "the same dtype")
     cmd.add_argument("--no-record-overhead", action="store_true", help="skip the recorded-trace runs")
     cmd.add_argument("--seed", type=int, default=0)
     cmd.add_argument("--out", default="bench-results", help="folder for results.json, results.csv, results.md")

@@ -270,7 +270,7 @@ LESSONS: tuple[Lesson, ...] = (
            "**Watching.** At every stage and after it, watch two kinds of numbers. The **acceptance rate**: accepted / "
            "drafted tokens, counted by the server (vLLM exports the counters on its /metrics page); every draft enters "
            "the denominator, even those after a step's first rejection that were never tested, so for K ≥ 2 it is "
-           "lower than α. And the latency users feel: time to first token and the "
+           "lower than α on average. And the latency users feel: time to first token and the "
            "**inter-token latency** (the time between two tokens of one answer), as medians and tails, next to "
            "throughput. Watch acceptance by draft position too, and errors and drift (new kinds of prompts lower "
            "acceptance), and keep plain decoding ready as the fallback.\n\n"

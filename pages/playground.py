@@ -19,9 +19,11 @@ st.title(_("Playground"))
 st.caption(_("A small, fast **draft** guesses K tokens, as a chain or as a tree of alternatives K deep; the big "
              "**target** scores every guess in one *forward pass* (one run of the model over the text, reading all "
              "of its weights once), keeps each with probability min(1, p/q) up to the first rejection (in a tree, a "
-             "rejected guess's siblings are tried next; under sampling the kept prefix is random), then adds one "
-             "token of its own: the *recovered* token, drawn from norm(max(0, p − q)) at the rejection, or the "
-             "*bonus* token, drawn from p when all K (in a tree, a whole path) are kept. Step through it."))
+             "rejected guess's siblings are tried next, each with min(1, p′/q′) against the residual p′ the "
+             "rejections leave; under sampling the kept prefix is random), then adds one token of its own: the "
+             "*recovered* token, drawn from norm(max(0, p − q)) at the rejection (in a tree, from the residual p′ "
+             "left after every sibling was rejected), or the *bonus* token, drawn from p when all K (in a tree, a "
+             "whole path) are kept. Step through it."))
 inputs.init_state()
 inputs.show_url_warning()
 

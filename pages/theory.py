@@ -110,9 +110,9 @@ if trace_point is not None:
                      tokens=number(trace_point.predicted_tokens_per_step)))
     else:
         st.caption(_("This trace drafted trees of {nodes} nodes (depth {k}). The formula above is for a chain of K "
-                     "drafts, so it is not compared: a tree offers several candidates at each depth and keeps a "
-                     "longer prefix than a chain of the same depth at the same α (the Speedup lab measures trees "
-                     "against chains).", nodes=trace_point.tree_nodes, k=trace_point.k))
+                     "drafts, so it is not compared: a tree offers several candidates at each depth and keeps, on "
+                     "average, a longer prefix than a chain of the same depth at the same α (the Speedup lab "
+                     "measures trees against chains).", nodes=trace_point.tree_nodes, k=trace_point.k))
 if points:
     charts.show(theory_view.predicted_vs_measured_figure(points), key="theory_measured",
                 table=theory_view.measured_table(points))

@@ -36,8 +36,8 @@ TEXT = {
     "no_branching": N_("N-gram lookup cannot branch, so a tree lane would draft the same chain: pick a model that "
                        "drafts for a tree lane."),
     "lanes": N_("**Chain against tree.** Each lane's target forwards and what each forward bought. A tree spends "
-                "one forward on many guesses, so it emits more tokens per forward, but every node costs some "
-                "verification time: the speedup says whether it paid here."),
+                "one forward on many guesses, so on average it emits more tokens per forward, but every node costs "
+                "some verification time: the speedup says whether it paid here."),
 }
 
 

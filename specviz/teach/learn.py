@@ -133,9 +133,10 @@ LESSONS: tuple[Lesson, ...] = (
            example="smollm-draft-t07"),
     Lesson(5, "exactness", N_("Exactness: the output is the target's"),
            N_("Explain why the output follows the target's distribution whatever the draft, and what would break it."),
-           N_("A token x can come out of a step by two routes: the draft proposes it and it is kept (together, "
-           "probability min(p(x), q(x))), or a draft is rejected and the residual picks x. The residual adds "
-           "exactly the part of p that the first route leaves out, so the two routes add up to p(x): the output "
+           N_("At a drafted position a token x can come out by two routes: the draft proposes it and it is kept "
+           "(together, probability min(p(x), q(x))), or the draft is rejected and the residual picks x. The residual "
+           "adds exactly the part of p that the first route leaves out, so the two routes add up to p(x); the bonus "
+           "token, after the last draft, comes straight from p. So the output "
            "follows **exactly the target's distribution** (its probabilities p over the vocabulary), however bad "
            "the draft. A bad draft only makes it slower. "
            "Change the rule, or sample the replacement from p instead of the residual, and the guarantee is gone.\n\n"

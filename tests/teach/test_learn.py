@@ -210,3 +210,18 @@ def test_lesson_5_names_the_machine_and_dtype_of_each_greedy_identity_count(lang
     for key in ("fp32", "bf16"):
         assert counts[key] in text and machines[f"{key}_cpu"] in text, (key, text)
     assert machines["fp32_cpu"] != machines["bf16_cpu"] and "float32" in text and "bfloat16" in text
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_lesson_5_gives_the_two_routes_per_drafted_position_and_the_bonus_from_p(lang):
+    """Read 12: "a token can come out of a step by two routes" left out the third, the bonus token drawn from p when
+    every draft is kept; the two routes are those of one drafted position."""
+    from specviz.core.i18n import using
+
+    with using(lang):
+        text = BY_NUMBER[5].shown_text()
+    first = text.split("\n\n")[0]
+    assert re.search(r"drafted position|posição rascunhada", first)
+    assert re.search(r"bonus token, after the last draft, comes straight from p|token bônus, depois do último "
+                     r"palpite, vem direto de p", first)
+    assert not re.search(r"out of a step by two routes|sair de um passo por dois caminhos", text)

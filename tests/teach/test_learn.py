@@ -78,6 +78,11 @@ def test_every_term_is_defined_before_a_lesson_or_a_check_uses_it(bank):
                 for qid in earlier.checks:
                     assert not _mentions(_question_text(by_id[qid]), term), \
                         f"{qid} (lesson {earlier.number}) says {term!r} before lesson {lesson.number} defines it"
+                    # the explanation shows under the check, inside the lesson: "every term is explained before
+                    # it is used" holds for it too (read 12: mb-intensity said "compute-bound" in lesson 1)
+                    assert not _mentions(by_id[qid].explanation, term), \
+                        f"{qid}'s explanation (lesson {earlier.number}) says {term!r} before lesson " \
+                        f"{lesson.number} defines it"
 
 
 def test_the_exit_ticket_is_one_question_per_faq_topic_all_taught(bank):

@@ -72,6 +72,29 @@ def test_a_lesson_check_does_not_copy_the_lessons_own_words(bank):
     assert _copied("the target drafts with only its first layers", "It drafts with only its first layers.") == 6
 
 
+def test_a_retry_does_not_copy_its_lessons_words_either(bank):
+    """Read 12: a retry (`retry_question`) is asked right after a miss, with the lesson still on screen, so its key
+    must not repeat the lesson's sentence either: ck-adaptive's key repeated 11 words of lesson 7, md-live's 10 of
+    lesson 9."""
+    from specviz.teach.learn import _asked_elsewhere, lesson_for_concept
+
+    lang, questions = bank
+    never, copied, checked = _asked_elsewhere(questions), [], 0
+    with using(lang):
+        texts = {lesson.number: lesson.shown_text() for lesson in LESSONS}
+    for question in questions:
+        lesson = lesson_for_concept(question.concept)
+        if question.id in never or lesson is None or question.kind not in ("single", "multiple"):
+            continue
+        keys = [question.answer] if question.kind == "single" else list(question.answer)
+        checked += len(keys)
+        text = texts[lesson.number]
+        others = max((_copied(c, text) for c in question.choices if c not in keys), default=0)
+        copied += [(question.id, _copied(key, text)) for key in keys
+                   if _copied(key, text) >= max(COPIED_WORDS, others + 1)]
+    assert checked > 30 and copied == []
+
+
 @pytest.mark.parametrize("lang, ratio", [("en", "0.4"), ("pt", "0,4")])
 def test_a_worked_number_is_not_only_in_the_key(lang, ratio):
     """`ar-verdict`: only the right choice worked out p/q = 0.4, so a learner could pick it on form alone."""

@@ -50,3 +50,18 @@ def test_the_greedy_identity_counts_in_the_quiz_name_the_cpu_each_ran_on(lang):
         assert cpu and cpu != "?", f"the committed run {folder} records no CPU"
         assert re.search(rf"{dtype}[^()]*{re.escape(cpu)}[^()]*\(assets/benchmarks/{re.escape(folder)}[;)]",
                          question.explanation), f"{lang}: say that the {dtype} check ran on {cpu} ({key})"
+
+
+def test_md_live_quotes_the_committed_medusa_run():
+    """Read 12: md-live says the EAGLE drafter keeps both first drafts far more often than the Medusa heads and,
+    of the steps that kept the first, the second 'about twice as often' (greedy, a chain of 4): the committed run
+    (assets/benchmarks/default-cpu-f32-medusa) must say so."""
+    from specviz.labs.bench import quoted
+
+    run, shape = "default-cpu-f32-medusa", dict(k=4, temperature=0.0)
+    both = {p: quoted.kept_through(run, p, 2, **shape).low for p in ("eagle", "medusa")}
+    second = {p: quoted.kept_after(run, p, 2, **shape).low for p in ("eagle", "medusa")}
+    assert both["eagle"] > 2 * both["medusa"]
+    assert 1.7 <= second["eagle"] / second["medusa"] <= 2.3
+    question = load_bank().by_id()["md-live"]
+    assert "about twice as often" in question.explanation and run in question.explanation

@@ -181,6 +181,23 @@ def test_cli_bad_values_end_in_one_sentence(flags, message, capsys, tmp_path):
     assert not any(tmp_path.iterdir())  # refused before anything ran or was written
 
 
+def test_the_tree_flags_help_says_the_defaults_config_from_args_takes():
+    """--k alone benches a chain (no tree, no lookup branch), so the help may not promise the pair's recommended tree
+    as the plain default of --tree-nodes or --tree-lookup."""
+    import argparse
+
+    from specviz.labs.bench.cli import add_bench_arguments, config_from_args
+
+    parser = argparse.ArgumentParser()
+    add_bench_arguments(parser)
+    config = config_from_args(parser.parse_args(["--pair", "default", "--k", "3"]))
+    assert config.tree_nodes == [0] and config.tree_lookup == 0
+    helps = {a.dest: " ".join(a.help.split()) for a in parser._actions if a.help}
+    assert "or a chain when --k is given" in helps["tree_nodes"]
+    assert "or none when --k or --tree-nodes is given" in helps["tree_lookup"]
+    assert all("as for --k when no shape flag is given" in helps[d] for d in ("tree_nodes", "tree_width", "tree_lookup"))
+
+
 @pytest.mark.parametrize("threads", ["100000", "-1", "two", "1e3"])
 def test_a_thread_count_out_of_range_is_refused_before_torch_sees_it(threads, capsys, tmp_path):
     """Issue 44 item 5: `bench --threads 100000` crashed inside libgomp (out of memory). argparse refuses it."""

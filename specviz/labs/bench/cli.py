@@ -41,12 +41,15 @@ def add_bench_arguments(cmd: argparse.ArgumentParser) -> None:
     cmd.add_argument("--k", nargs="+", type=_listed(int), default=None,
                      help="drafted tokens per step, a tree's depth (default: the shape predicted fastest on this machine, `python -m specviz calibrate`; the pair's recommended without a shape table)")
     cmd.add_argument("--tree-nodes", nargs="+", type=_listed(int), default=None,
-                     help="draft tree node budgets, 0 = a chain of K (default: the pair's recommended)")
+                     help="draft tree node budgets, 0 = a chain of K (default: as for --k when no shape flag is "
+                          "given; else the pair's recommended tree, or a chain when --k is given)")
     cmd.add_argument("--tree-width", nargs="+", type=_listed(int), default=None,
-                     help="children per tree node (default: the pair's recommended)")
+                     help="children per tree node (default: as for --k when no shape flag is given; else the "
+                          "pair's recommended width)")
     cmd.add_argument("--tree-lookup", type=int, default=None,
                      help="tokens every tree also copies from the context as one more branch, 0 = none (default: "
-                          "the pair's recommended, when the trees are too)")
+                          "as for --k when no shape flag is given; else the pair's recommended tree's, or none when "
+                          "--k or --tree-nodes is given)")
     cmd.add_argument("--shapes", nargs="+", type=_listed(str), default=None, metavar="K:NODES:WIDTH:LOOKUP",
                      help="run exactly these draft shapes, each with its own lookup branch (e.g. 2:0:4:0 for a chain "
                           "of K = 2, 3:6:4:8 for a tree of 6 nodes, width 4, depth 3 with a lookup branch of 8), in "

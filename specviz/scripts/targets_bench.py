@@ -92,7 +92,8 @@ def _check(name: str, value: float | None, target: float, unit: str = "") -> str
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m specviz.scripts.targets_bench", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m specviz.scripts.targets_bench",
+                                     description=" ".join(__doc__.split("\n\n")[0].split()))  # the whole first paragraph
     parser.add_argument("--pair", default="default")
     parser.add_argument("--out", required=True, help="e.g. assets/benchmarks/default-cpu-f32-packed")
     parser.add_argument("--prompts", type=int, default=8, help="held-out prompts (the first N of the suite)")

@@ -84,7 +84,8 @@ def drafter_cost(pair, proposer: str, context: list[int], repeats: int = 9) -> f
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m specviz.scripts.tree_sweep", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m specviz.scripts.tree_sweep",
+                                     description=" ".join(__doc__.split("\n\n")[0].split()))  # the whole first paragraph
     parser.add_argument("--pair", default="default")
     parser.add_argument("--proposer", default=None, help="default: the pair's own")
     parser.add_argument("--dtype", default=None, help="default: bfloat16 on a CPU with bf16 instructions")

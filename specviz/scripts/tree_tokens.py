@@ -32,7 +32,8 @@ def tokens_per_forward(traces: list) -> float:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m specviz.scripts.tree_tokens", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m specviz.scripts.tree_tokens",
+                                     description=" ".join(__doc__.split("\n\n")[0].split()))  # the whole first paragraph
     parser.add_argument("--pair", default="default")
     parser.add_argument("--proposer", default="eagle")
     parser.add_argument("--dtype", default="float32")

@@ -8,7 +8,9 @@ Vocabulary (vLLM's, used everywhere in specviz):
   rejected   a drafted token the verifier dropped (the first rejection, and every draft after it)
   recovered  the token sampled from norm(max(0, p - q)) at the first rejection
   bonus      the token sampled from p after all K drafted tokens were accepted
-  target     a token from plain target-only decoding (the baseline), one per target forward
+  target     a token sampled from p with nothing drafted before it, one per target forward: every token of
+             target-only decoding (the baseline), and the token of a speculative step that drafted nothing (an
+             n-gram lookup with no match, or the last token of a run, with no room left to draft)
 p is the target's distribution, q the draft's, both after temperature / top-k / top-p.
 """
 

@@ -109,6 +109,15 @@ def test_target_tokens_come_exactly_from_the_steps_that_drafted_nothing(toy):
             assert (TokenKind.TARGET in kinds) == (step.k == 0) == (step.correction_kind == TokenKind.TARGET)
 
 
+def test_the_trace_vocabulary_says_a_speculative_step_can_emit_a_target_token():
+    """The vocabulary in specviz.engine.trace once called a target token one "from plain target-only decoding (the
+    baseline)"; the test above shows speculative steps that drafted nothing emit one too."""
+    import specviz.engine.trace as trace_module
+
+    doc = " ".join(trace_module.__doc__.split())
+    assert "a speculative step that drafted nothing" in doc and "a token from plain target-only decoding" not in doc
+
+
 def test_the_target_kind_is_decided_in_one_place():
     """The step names the token after the accepted drafts once (`StepResult.next_kind`); the recorder and the
     emitted tokens read that name instead of deciding again."""

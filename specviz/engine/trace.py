@@ -137,8 +137,9 @@ class Step:
     @property
     def n_drafted(self) -> int:
         """Tokens proposed for the target to check: K for a chain, every node for a tree (copied lookup tokens
-        included), whether or not the verifier reached them, so accepted / drafted stays below α on average for trees too (a
-        tree's `decisions` hold only its main line)."""
+        included), whether or not the verifier reached them (a tree's `decisions` hold only its main line). A tree's
+        accepted / drafted therefore counts many nodes nothing tested: it is no estimate of α and need not sit
+        below it (a copied lookup branch can keep tokens that the drafter's own children miss)."""
         if self.tree is not None:
             return len(self.tree.nodes)
         return len(self.decisions)

@@ -11,7 +11,8 @@ A vLLM server counts, since it started (`/metrics`, Prometheus text format):
 Two scrapes a few seconds apart give rates. The words follow vLLM's `v1/spec_decode/metrics.py`:
 
 - acceptance rate = accepted / drafted tokens (the drafts after a step's first rejection still count as drafted, so
-  for K ≥ 2 it is below α = E[Σ min(p, q)], the chance one draft token is kept);
+  for chains of K ≥ 2 it is below α = E[Σ min(p, q)], the chance one draft token is kept, on average: one window's
+  count can land above it);
 - acceptance at position i = accepted at i / num_drafts (the verify steps that carried drafts);
 - mean accepted length = 1 + accepted / num_drafts: it includes the one token every step emits anyway (the recovered
   or bonus token), as vLLM defines it.

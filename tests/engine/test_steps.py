@@ -118,6 +118,18 @@ def test_the_trace_vocabulary_says_a_speculative_step_can_emit_a_target_token():
     assert "a speculative step that drafted nothing" in doc and "a token from plain target-only decoding" not in doc
 
 
+def test_no_docstring_bounds_a_trees_acceptance_rate_by_alpha():
+    """A tree's accepted / drafted counts untested nodes and has no α of its own: the old `Step.n_drafted` docstring
+    said it "stays below α on average for trees too", and the vLLM metrics module said a chain's rate is below α
+    without "on average"."""
+    import specviz.serving.metrics as metrics
+    from specviz.engine.trace import Step
+
+    drafted = " ".join(Step.n_drafted.__doc__.split())
+    assert "below α on average for trees too" not in drafted and "no estimate of α" in drafted
+    assert "on average" in " ".join(metrics.__doc__.split()).split("acceptance at position")[0]
+
+
 def test_the_target_kind_is_decided_in_one_place():
     """The step names the token after the accepted drafts once (`StepResult.next_kind`); the recorder and the
     emitted tokens read that name instead of deciding again."""

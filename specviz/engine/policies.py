@@ -4,8 +4,10 @@
 
 The engine asks `next_k()` before each step and reports `observe(drafted, accepted)` after verification; the
 step's `k` in the trace is what was actually drafted. A policy changes only *how many* tokens are drafted, never
-how they are verified, so every policy keeps the output exactly the target's (identical under greedy decoding,
-identically distributed under sampling).
+how they are verified, so every policy keeps the output exactly the target's in exact arithmetic (identical under
+greedy decoding, identically distributed under sampling). A different K changes how many tokens one verify forward
+feeds, so in floating point a near-tie of the target's two best logits can still flip a greedy token
+(`specviz.engine.numerics`: in bfloat16 it happens, "lossless up to numerics").
 
   constant    always K (the engine's default, written out)
   heuristic   transformers' "heuristic" schedule: K += 2 after a step whose drafts were all accepted, else K -= 1

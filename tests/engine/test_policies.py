@@ -133,3 +133,12 @@ def test_a_bad_optimal_k_setting_is_one_sentence_with_the_readers_numbers(lang, 
     with using(lang), pytest.raises(ValueError) as refused:
         OptimalK(c=1e300, alpha=1.5)
     assert str(refused.value).endswith(says), str(refused.value)
+
+
+def test_the_policies_docstring_qualifies_greedy_identity_by_exact_arithmetic():
+    """Exactness is a property of the rule in exact arithmetic: a policy that changes K changes the verify forward's
+    width, and in bfloat16 a near-tie can flip a greedy token (specviz.engine.numerics)."""
+    import specviz.engine.policies as policies
+
+    doc = " ".join(policies.__doc__.split())
+    assert "exactly the target's in exact arithmetic" in doc and "specviz.engine.numerics" in doc

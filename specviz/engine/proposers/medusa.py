@@ -14,7 +14,8 @@ depth 2 and beyond (the Proposers page quotes both, measured on the same prompts
 Proposing costs K small matrix products and no drafter pass: the state comes with the target's verify pass. In a
 chain, drafted position k is head k's sample; in a tree, every node at depth d gets its children from head d + 1
 (Medusa's Cartesian product of the heads' top tokens, grown EAGLE-2 style by `grow_tree` within the node budget).
-The verifier keeps the output exactly the target's: every drafted token is drawn from the q it is checked with.
+The verifier keeps the output exactly the target's, in exact arithmetic (`specviz.engine.numerics` for floating
+point): every drafted token is drawn from the q it is checked with.
 """
 
 from __future__ import annotations

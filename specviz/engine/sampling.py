@@ -39,9 +39,9 @@ class SamplingConfig:
 
 def first_max_index(x: torch.Tensor, dim: int = -1, keepdim: bool = False) -> torch.Tensor:
     """The index of the first largest entry along `dim`: what `x.argmax(dim)` gives, ties and all, but through
-    `x.max(dim)`, which PyTorch's CPU kernels run about 4.7 times faster on bfloat16 (0.29 against 1.38 ms for a
-    17 × 49,152 verify pass of logits on this project's CPU) and 2–3 times faster on float32. Greedy decoding takes
-    one per token; a tree's verify pass, one per node.
+    `x.max(dim)`, which PyTorch's CPU kernels ran faster than `argmax` over a verify pass of logits on the CPU of
+    commit 861d640 (a one-off timing on a CPU that commit does not name, in no committed file: docs/benchmarks.md,
+    "The greedy pick"). Greedy decoding takes one per token; a tree's verify pass, one per node.
 
     >>> first_max_index(torch.tensor([[1.0, 3.0, 3.0], [2.0, 0.0, 2.0]])).tolist()
     [1, 0]

@@ -1,7 +1,7 @@
 """Batched generation for the data step: many prompts through the target at once, its inner states recorded.
 
-`model.generate` answered about 400 tokens per second on 2 CPU cores in bfloat16 whatever the batch, because every
-step concatenates the whole KV cache and builds a full attention mask. `BatchedDecoder` runs the target's own
+`model.generate` is a poor fit for many prompts at once: every step concatenates the whole KV cache and builds a
+full attention mask. `BatchedDecoder` runs the target's own
 modules over a KV cache allocated once, left-pads the prompts, drops finished rows from the cache as they end, and
 reads each kv head's cache once for all the query heads that share it (GQA). What it computes is the model's forward,
 layer by layer: the tests check its tokens against `model.generate` and its states against a plain forward.

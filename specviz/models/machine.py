@@ -120,7 +120,8 @@ SPEED_CPU_FLAGS = ("avx", "avx2", "fma", "f16c", "avx512f", "avx512_vnni", "avx_
 def emulated_bf16_note(device_type: str, dtype: str, machine: Machine) -> str | None:
     """One sentence when bfloat16 would run on a CPU without bf16 instructions (emulated: a forward over many tokens
     runs slower than in float32, and more so the more tokens; the AVX2-capped run measured 215 ms against 103 ms over
-    17 tokens, 380 against 129 over 33, but 30 against 54 over one token); None otherwise. `device_type` "cpu",
+    17 tokens, 380 against 129 over 33, but 30 against 54 over one token: costs.verify_curves in
+    assets/benchmarks/default-cpu-f32-avx2cap/results.json, a 2-core AMD EPYC); None otherwise. `device_type` "cpu",
     "cuda" or "mps"; `dtype` by name.
 
     >>> emulated_bf16_note("cpu", "bfloat16", Machine(cpu_bf16=True)) is None

@@ -86,7 +86,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--kd-weight", type=float, default=None, help="weight of the distillation loss")
     p.add_argument("--kd-positions", type=int, default=None, help="positions per batch in the distillation loss")
     p.add_argument("--ttt-steps", type=int, default=DEFAULT_STEPS["eagle-ttt"], help="EAGLE stage 2 steps (0: skip)")
-    p.add_argument("--heads", type=int, default=5, help="medusa: heads (head k guesses the k-th token ahead)")
+    p.add_argument("--heads", type=int, default=5, help="medusa: heads (head k guesses the k-th token after the one the "
+                                                                "target's own head predicts)")
     p.add_argument("--run", default="", help="eagle3, medusa, draft: a name for the checkpoint folder under --work "
                                              "(default: the step's name; eagle's two stages keep theirs)")
     p.add_argument("--lr", type=float, default=1e-3, help="peak learning rate (AdamW, warm-up then cosine decay)")

@@ -125,3 +125,12 @@ def test_the_card_says_what_the_heads_read_how_they_trained_and_how_they_compare
     text = committed.read_text()
     assert "| medusa | chain K = 4 | 0 | " in text and "| eagle | tree 16 × 4, depth 4 | 0.7 | " in text
     assert "python -m specviz bench --pair default --proposers eagle medusa" in text
+
+
+def test_the_heads_help_says_which_token_head_k_guesses():
+    """Head k guesses x_{t+1+k}, k tokens after the target's own next token (specviz.distill.medusa), not "the k-th
+    token ahead" of the input."""
+    from specviz.distill.cli import parser
+
+    action = next(a for a in parser()._actions if a.dest == "heads")
+    assert "after the one the target's own head predicts" in action.help

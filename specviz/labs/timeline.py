@@ -264,8 +264,8 @@ ALPHA_TEXT = {  # the sentences of alpha_note, whole, with named values; transla
 
 
 def alpha_note(spec: Trace) -> str | None:
-    """One sentence on why accepted / drafted is below the α estimate, with the formula that links them; None when
-    the trace tested no drafts.
+    """One sentence on why accepted / drafted differs from the α estimate (on average it sits below it for K > 1;
+    one trace's count can land above it), with the formula that links them; None when the trace tested no drafts.
 
     In accepted / drafted, the drafts after a step's first rejection count as drafted and not accepted although
     they were never tested. If each draft is kept with probability α, E[accepted] / K =

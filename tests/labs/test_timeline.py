@@ -294,3 +294,11 @@ def test_a_lane_cut_short_at_its_time_limit_draws_no_verdict(toy, toy_race):
     assert agreement(greedy, short).startswith("Not compared")  # no exactness alarm against a cut lane
     rounds = RaceRounds(((spec, base), (spec, short)))
     assert rounds.median_speedup == measured_speedup(spec, base)  # the cut round does not count
+
+
+def test_alpha_note_docstring_says_below_alpha_on_average_only():
+    """A trace's accepted / drafted sits below its α estimate on average for chains of K >= 2, not in every trace."""
+    from specviz.labs.timeline import alpha_note
+
+    doc = " ".join(alpha_note.__doc__.split())
+    assert "is below the α estimate" not in doc and "on average" in doc

@@ -35,7 +35,7 @@ def restrict_support(target_probs: torch.Tensor, draft_probs: torch.Tensor, max_
     """Keep the most likely tokens under max(p, q) until both p and q have `mass` covered (at most `max_tokens`).
 
     A 49k-token vocabulary makes every sampling call slow; restricted to the few thousand tokens that matter the
-    experiments run 30x faster, on slightly renormalised p and q (the coverages say by how much). A vocabulary of
+    experiments run much faster, on slightly renormalised p and q (the coverages say by how much). A vocabulary of
     at most `max_tokens` is kept whole.
 
     >>> import torch

@@ -3,6 +3,7 @@
 import contextlib
 import io
 import json
+import re
 import subprocess
 import sys
 from types import SimpleNamespace
@@ -201,3 +202,17 @@ def test_generate_without_a_shape_takes_the_one_predicted_fastest_here(tmp_path,
     out = cli("generate", "--pair", "toy", "--prompt", "the cat", "--max-new-tokens", "6", "--quiet")
     assert out.returncode == 0 and "specviz: On this machine (Test CPU, float32) no draft shape is predicted to " \
         "beat model.generate by 5%" in out.stderr
+
+
+def test_the_toy_pair_docstring_quotes_what_its_command_prints(capsys):
+    """specviz.models.pairs.toy_pair quotes one command's acceptance rate and α estimate; they must stay what it
+    prints (it once said "acceptance 0.6 to 0.8", one word for two quantities)."""
+    from specviz.models.pairs import toy_pair
+
+    doc = " ".join(toy_pair.__doc__.split())
+    assert main(["generate", "--pair", "toy", "--prompt", "hello world", "--temperature", "1", "--k", "4",
+                 "--seed", "1", "--quiet", "--lang", "en"]) == 0
+    out = capsys.readouterr().out
+    rate = re.search(r"acceptance rate\s+(\S+)", out).group(1)
+    alpha = re.search(r"α estimate\s+(\S+)", out).group(1)
+    assert f"prints {rate} accepted / drafted and {alpha} mean min(1, p/q)" in doc

@@ -341,3 +341,19 @@ def test_every_menu_label_starts_with_a_capital_and_eagles_phrase_does_not_in_po
             assert _(registry.phrase_of("eagle")).startswith("rascunhador EAGLE")
             assert _(registry.phrase_of("medusa")).startswith("cabeças de previsão")
     assert registry.menu_label("layerskip-7") == "layerskip-7"  # a bench's own variant name, as it is
+
+
+def test_the_layer_skip_default_does_not_claim_to_pay():
+    """default_layers once said a quarter of the layers is "cheap enough to pay"; the committed layer-skip bench
+    (assets/benchmarks/default-cpu-layerskip) measured slowdowns at every K, and the docstring quotes its range."""
+    import json
+
+    from specviz.core.paths import BENCHMARKS_DIR
+    from specviz.engine.proposers.layerskip import default_layers
+
+    doc = " ".join(default_layers.__doc__.split())
+    rows = [r for r in json.loads((BENCHMARKS_DIR / "default-cpu-layerskip" / "results.json").read_text())["summary"]
+            if r["suite"] == "all" and r["policy"] == "constant"]
+    speedups = [r["speedup_vs_ar"] for r in rows]
+    assert "cheap enough to pay" not in doc and max(speedups) < 1
+    assert f"{min(speedups):.2f}x to {max(speedups):.2f}x" in doc

@@ -3,6 +3,7 @@
 import streamlit as st
 
 from specviz.core.i18n import _
+from specviz.engine.policies import PROBE_EVERY
 from specviz.ui.common import charts as plot
 from specviz.ui.common.frame import route_through_app
 from specviz.ui.common.runs import get_pair
@@ -135,7 +136,9 @@ with tab_policy:
                       "draft early and is re-tuned as it goes when scikit-learn is installed). **threshold**: at most K "
                       "drafts, and the draft stops as soon as its top probability falls below a threshold. "
                       "**optimal**: not tied to that K, it maximises the formula for the measured c and the α seen so "
-                      "far in the generation, starting from α = 0.5 (K = 0: don't speculate)."))
+                      "far in the generation, starting from α = 0.5. Where the formula says K = 0 (don't speculate), "
+                      "it still drafts one token every {probe} steps so that a poor early estimate of α can recover: "
+                      "its mean K drafted is then about 1/{probe}, not 0.", probe=PROBE_EVERY))
         st.dataframe(table, hide_index=True, width="stretch",
                      column_config={column: st.column_config.Column(help=text)
                                     for column, text in tables.policy_help(table).items()})

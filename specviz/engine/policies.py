@@ -15,7 +15,8 @@ feeds, so in floating point a near-tie of the target's two best logits can still
               (`confident(proposer, threshold)`: the decision needs the draft's distribution, so it is the
               proposer's, in `Proposer.stops_here`)
   optimal     K = argmax of the expected speedup (1 - α^(K+1)) / ((1 - α)(K c + 1)) for the measured c and an α
-              estimated from this generation's own accept/reject record (K = 0: don't speculate)
+              estimated from this generation's own accept/reject record (K = 0: don't speculate, but draft one
+              token every `PROBE_EVERY` steps so that a poor early estimate can recover)
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from specviz.engine.proposers.base import Proposer
 from specviz.engine.theory import optimal_k
 
 DEFAULT_THRESHOLD = 0.4  # transformers' default assistant_confidence_threshold
+PROBE_EVERY = 8  # the optimal policy's probe: one drafted token every this many steps while its K is 0
 
 
 @runtime_checkable
@@ -123,7 +125,7 @@ class OptimalK:
     name = "optimal"
 
     def __init__(self, c: float, alpha: float = 0.5, k_max: int = 16, prior_weight: float = 2.0,
-                 probe_every: int = 8):
+                 probe_every: int = PROBE_EVERY):
         _check_bounds(0, k_max)
         if not (0.0 <= alpha <= 1.0 and math.isfinite(c) and c >= 0):
             raise ValueError(_("The optimal-K policy needs 0 <= α <= 1 and a draft cost c >= 0 (got α = {alpha}, c = {c}).",

@@ -7,6 +7,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from specviz.engine import theory
+from specviz.engine.policies import PROBE_EVERY, OptimalK
 from specviz.engine.proposers import registry
 from specviz.labs import bench
 from specviz.labs.bench import BenchConfig, run_bench
@@ -123,6 +124,9 @@ def test_page_shows_a_tiny_result_and_its_numbers(tiny, tiny_folder):
     policies = next(f.value for f in frames if "winner" in f.value.columns)  # the policy comparison
     assert set(policies["proposer"]) == {"draft", "ngram"} and "all categories" in set(policies["category"])
     assert any("mean accepted length (recovered or bonus token included)" in f.value.columns for f in frames)
+    # the optimal policy at K = 0 still probes (issue 43, twelfth read): the text says so, with the engine's interval
+    words = " ".join(m.value for m in at.markdown)
+    assert f"it still drafts one token every {PROBE_EVERY} steps" in words and "(K = 0: don't speculate)." not in words
     at.selectbox(key="speedup_lab_temperature").set_value(1.0).run()  # the policies ran greedy only
     _ok(at)
     assert any("no adaptive draft-length policies" in i.value for i in at.info)
@@ -370,3 +374,15 @@ def test_the_verdict_names_the_proposer_by_its_label_and_the_best_category_as_me
             assert (f"Of the categories taken one at a time, **{result.suite_titles()[top['suite']]}** pays most: "
                     f"{view.times(top['speedup_vs_ar'])}") in text
     assert registry.phrase_of("layerskip-7") == "layerskip-7"  # a benchmark's own name is shown as it is
+
+
+def test_the_optimal_policy_probes_as_often_as_the_policies_text_says():
+    """Issue 43, twelfth read: the Policies tab said "K = 0: don't speculate", but OptimalK drafts one token every
+    PROBE_EVERY steps while its formula says 0, so the committed layer-skip run's optimal row drafts a mean K of 1/8
+    (assets/benchmarks/default-cpu-layerskip). The text now names the probe; this holds the engine to the number."""
+    policy = OptimalK(c=0.5, alpha=0.0)
+    ks = [policy.next_k() for _ in range(4 * PROBE_EVERY)]
+    assert ks.count(1) == 4 and ks.count(0) == 4 * PROBE_EVERY - 4
+    layerskip = results.load_result(bench.BENCHMARKS_DIR / "default-cpu-layerskip" / "results.json")
+    optimal = next(r for r in layerskip.rows(proposer="layerskip-7", temperature=0.0) if r["policy"] == "optimal")
+    assert abs(optimal["mean_k"] - 1 / PROBE_EVERY) < 0.01

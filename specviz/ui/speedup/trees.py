@@ -132,7 +132,9 @@ def shape_figure(result: BenchResult, proposer: str, temperature: float) -> go.F
 
 
 def shape_sentence(result: BenchResult, proposer: str, temperature: float) -> str | None:
-    """The best tree against the best chain, in tokens per forward and in speed."""
+    """The tree that emits the most tokens per forward against the chain that does, in tokens per forward and in
+    speed. "Most tokens" is not "fastest": the verdict above the tabs names the fastest chain and the fastest tree,
+    so the sentence says which it compares."""
     rows = result.shape_rows(proposer, temperature)
     chains = [r for r in rows if not r.get("tree_nodes")]
     trees = [r for r in rows if r.get("tree_nodes")]
@@ -140,10 +142,11 @@ def shape_sentence(result: BenchResult, proposer: str, temperature: float) -> st
         return None
     chain = max(chains, key=lambda r: r["mat_with_bonus"] or 0)
     tree = max(trees, key=lambda r: r["mat_with_bonus"] or 0)
-    return _("The best tree ({tree}) emits {tree_tokens} tokens per target forward against {chain_tokens} for the "
-             "best chain ({chain}): the same forward checks several guesses per position. Whether that is faster "
-             "depends on the verify cost of its {fed} tokens at most: measured here {tree_speedup} against "
-             "{chain_speedup} over target-only decoding.", tree=shape_name(tree),
+    return _("The tree that emits the most tokens per target forward ({tree}) emits {tree_tokens} against "
+             "{chain_tokens} for the chain that emits the most ({chain}): the same forward checks several guesses "
+             "per position. Whether that is faster depends on the verify cost of its {fed} tokens at most: measured "
+             "here {tree_speedup} against {chain_speedup} over target-only decoding (the fastest shapes can be "
+             "others: the table below has every shape).", tree=shape_name(tree),
              tree_tokens=number(tree["mat_with_bonus"]), chain_tokens=number(chain["mat_with_bonus"]),
              chain=shape_name(chain), fed=tokens_fed(tree["k"], tree["tree_nodes"], tree.get("tree_lookup") or 0),
              tree_speedup=times(tree["speedup_vs_ar"]), chain_speedup=times(chain["speedup_vs_ar"]))

@@ -400,3 +400,16 @@ def test_the_chain_vs_tree_sentence_says_it_compares_the_most_tokens_not_the_fas
     assert most is not fastest  # the case that made "best" ambiguous
     assert "best" not in sentence and "emits the most tokens per target forward" in sentence
     assert trees.shape_name(most) in sentence and "the fastest shapes can be others" in sentence
+
+
+def test_a_load_average_note_is_written_the_readers_way():
+    """The bench note wrote the start's load as a number and the end's as a Python list ("[2.03, 2.01, 1.93]"),
+    decimal points in Portuguese too; both are now the 1-minute figure in the reader's way."""
+    from specviz.core.i18n import using
+
+    note = ("The machine was shared (load average 1.04 at the start, [2.03, 2.01, 1.93] at the end): absolute times "
+            "are noisy; ratios from the same run are the numbers to trust.")
+    assert "load average 1.04 at the start, 2.03 at the end" in results.note_text(note)
+    with using("pt"):
+        shown = results.note_text(note)
+    assert "1,04" in shown and "2,03" in shown and "[" not in shown

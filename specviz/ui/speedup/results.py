@@ -11,7 +11,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from specviz.core.i18n import N_, _, ngettext
+from specviz.core.i18n import N_, _, ngettext, number
 from specviz.labs import bench
 from specviz.labs.bench import BenchResult
 from specviz.labs.bench.quoted import machine_text
@@ -81,7 +81,7 @@ def render_machine(result: BenchResult, name: str) -> None:
     with st.expander(_("How this was measured: machine, notes, the command that reproduces it")):
         st.markdown(_("torch {torch}, transformers {transformers}, Python {python}, {platform}; load average {load} at "
                       "the start.", torch=m["torch"], transformers=m["transformers"], python=m.get("python", "?"),
-                      platform=m.get("platform", ""), load=m.get("load_average_start")))
+                      platform=m.get("platform", ""), load=load_text(m.get("load_average_start"))))
         for note in result.notes:
             st.markdown("- " + note_text(note))
         if result.command:
@@ -121,6 +121,26 @@ NOTES = (
 )
 
 
+def load_text(value: object) -> str:
+    """A recorded load average in the reader's way: its 1-minute figure, the one the bench's note quotes at the
+    start. A file records the three of `os.getloadavg()` as a list (the note wrote the end's as the list's text), or
+    one number; anything else stays as written.
+
+    >>> load_text([1.04, 1.47, 1.72]), load_text("[2.03, 2.01, 1.93]"), load_text("2.4"), load_text(None)
+    ('1.04', '2.03', '2.40', '?')
+    """
+    if isinstance(value, list | tuple) and value:
+        value = value[0]
+    if isinstance(value, str):
+        found = re.match(r"\[?\s*(-?\d+(?:\.\d+)?)", value)
+        if not found:
+            return value
+        value = float(found.group(1))
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return number(float(value), 2)
+    return "?"
+
+
 def note_text(note: str) -> str:
     """A result's note in the reader's language when `specviz bench` wrote it, else as written.
 
@@ -133,6 +153,8 @@ def note_text(note: str) -> str:
     """
     for pattern, message in NOTES:
         found = re.fullmatch(pattern, note)
-        if found:
-            return _(message, **found.groupdict())
+        if found:  # a load average (the shared-machine note) is written the reader's way
+            fields = {key: load_text(value) if key in ("start", "end") else value
+                      for key, value in found.groupdict().items()}
+            return _(message, **fields)
     return note

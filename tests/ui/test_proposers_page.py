@@ -175,3 +175,9 @@ def test_a_recorded_tree_trace_is_not_said_to_estimate_alpha():
     assert "every node of a tree counted as drafted" in text
     chain = view.example_stats(load_example("toy-draft")[0])
     assert "mean min(1, p/q) = " in chain and "(an estimate of α)" in chain
+
+
+def test_the_parameter_ratio_of_a_1b_draft_for_a_70b_target_is_quoted_right():
+    """Issue 43, twelfth read: the draft model's "wins" gave 1B / 70B as "about 0.015"; 1/70 = 0.0143."""
+    draft = next(p for p in view.PROPOSERS if p.wins.startswith("A family with a small sibling"))
+    assert f"about {1 / 70:.3f})" in draft.wins and "0.015" not in draft.wins

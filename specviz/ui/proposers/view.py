@@ -90,7 +90,7 @@ PROPOSERS: list[Proposer] = [
         needs=N_("The same tokenizer and vocabulary as the target (or a translation layer); a draft trained on "
                  "similar text, ideally distilled from the target."),
         wins=N_("A family with a small sibling (a 1B draft for a 70B target: c at least the parameter ratio, about "
-                 "0.015) and predictable text."),
+                 "0.014) and predictable text."),
         loses=N_("When the draft is not much cheaper than the target, or disagrees with it: each wasted draft costs c."),
         dot=_dot({"ctx": (N_("text so far"), _PLAIN), "d": (N_("small draft LM\\n(K forwards)"), _DRAFT),
                   "t": (N_("target\\n(1 pass, K+1 positions)"), _TARGET)},

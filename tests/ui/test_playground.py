@@ -761,3 +761,13 @@ def test_a_tree_step_coming_up_counts_its_nodes_and_asks_no_guess():
     no_problems(at)
     assert any("Coming up: step 1.** The proposer drafted a tree of 8 nodes" in m.value for m in at.markdown)
     assert not [n for n in at.number_input if n.key.startswith("playground_predict_")]
+
+
+def test_each_measured_chain_preset_names_its_temperature():
+    """Issue 43, twelfth read: the untrained layer-skip preset runs at T = 0.7, but its promise named no temperature
+    while the others say "greedy" or "temperature 0.7"; a sampled figure read as a greedy one."""
+    from specviz.ui.playground.settings import PRESETS
+
+    for name in ("copy", "question", "sampling", "untrained"):
+        text, settings = PRESETS[name][1], PRESETS[name][2]
+        assert ("greedy" in text) if settings["temperature"] == 0 else ("temperature 0.7" in text), name

@@ -73,9 +73,9 @@ PRESETS = {
                                              "(measured over seeds 0 to 4 with 48 new tokens, bfloat16, on {cpu}: 15 to "
                                              "21 of 75 to 96 kept, 1.5 to 1.8 tokens per pass)"),
                  {"proposer": "eagle", "prompt": QUESTION_PROMPT, "k": 3, "temperature": 0.7, **CHAIN}),
-    "untrained": (N_("4 · Untrained draft"), N_("a layer-skip draft nobody trained: almost every guess is rejected "
-                                                "(measured with 48 new tokens, in bfloat16 and in float32, on {cpu}: 1 or "
-                                                "2 of 132 to 135 kept, 1.0 token per pass)"),
+    "untrained": (N_("4 · Untrained draft"), N_("a layer-skip draft nobody trained, at temperature 0.7: almost every "
+                                                "guess is rejected (measured with 48 new tokens, in bfloat16 and in "
+                                                "float32, on {cpu}: 1 or 2 of 132 to 135 kept, 1.0 token per pass)"),
                   {"proposer": "layerskip", "prompt": QUESTION_PROMPT, "k": 3, "temperature": 0.7, "layers": 0,
                    **CHAIN}),
     "tree": (N_("5 · A draft tree"), N_("the trained EAGLE drafter proposing a tree of {nodes} candidates, plus "

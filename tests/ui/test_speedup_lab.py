@@ -413,3 +413,16 @@ def test_a_load_average_note_is_written_the_readers_way():
     with using("pt"):
         shown = results.note_text(note)
     assert "1,04" in shown and "2,03" in shown and "[" not in shown
+
+
+def test_the_cost_chart_caption_counts_a_trees_lookup_branch_in_the_tokens_fed():
+    """Issue 43, twelfth read: under "This machine"'s cost chart, "a tree feeds its nodes plus one" left out the
+    lookup branch that the pair's recommended tree carries: 16 nodes + a lookup branch of 8 feed up to 25 tokens
+    (`tokens_fed`, the Chain vs tree tab's "nodes + lookup branch + 1"), not 17."""
+    from specviz.labs.bench.summary import tokens_fed
+    from specviz.models.catalog import recommended_for
+    from specviz.ui.common.this_machine import COST_CAPTION
+
+    best = recommended_for("default")
+    assert best.tree_lookup > 0 and tokens_fed(best.k, best.tree_nodes, best.tree_lookup) > best.tree_nodes + 1
+    assert "lookup branch" in COST_CAPTION and "a tree feeds its nodes plus one" not in COST_CAPTION

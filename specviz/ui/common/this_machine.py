@@ -12,7 +12,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from specviz.core.i18n import _, number, percent, times
+from specviz.core.i18n import N_, _, number, percent, times
 from specviz.engine.draft_shape import DraftShape
 from specviz.engine.kernels import PACKED, STOCK, packing_available
 from specviz.labs.calibration import Calibration, cached, calibrate
@@ -22,6 +22,12 @@ from specviz.models.machine import cpu_has_bf16
 from specviz.ui.common import charts as plot
 
 PAIR = "default"
+# Under the cost chart. A tree with a lookup branch feeds the copied tokens too (`specviz.labs.bench.summary.tokens_fed`:
+# the recommended 16-node tree with a lookup branch of 8 feeds up to 25 tokens, not 17).
+COST_CAPTION = N_("One target forward over n new tokens, in one-token forwards ({one} ms here). Checking K drafts "
+                  "feeds K + 1 tokens; a tree feeds its nodes, the tokens of its lookup branch when it has one, and "
+                  "one more. The flatter the curve, the more a step can check for the price of one token. One drafter "
+                  "pass costs {c}; one token of model.generate {g}.")
 
 
 def expected(pair: str = PAIR) -> Calibration | None:
@@ -101,10 +107,7 @@ def _render(cal: Calibration, key: str) -> None:
                   _("without bf16 instructions"), pair=cal.pair, dtype=cal.dtype, kernels=cal.kernels,
                   date=cal.measured_at[:16].replace("T", " ") + " UTC"))
     plot.show(cost_figure(cal), key=f"{key}_cost", table=cost_table(cal))
-    st.caption(_("One target forward over n new tokens, in one-token forwards ({one} ms here). Checking K drafts "
-                 "feeds K + 1 tokens; a tree feeds its nodes plus one. The flatter the curve, the more a step can "
-                 "check for the price of one token. One drafter pass costs {c}; one token of model.generate {g}.",
-                 one=number(cal.one * 1e3, 1), c=number(cal.c), g=number(cal.generate_ratio)))
+    st.caption(_(COST_CAPTION, one=number(cal.one * 1e3, 1), c=number(cal.c), g=number(cal.generate_ratio)))
     table = table_for(cal.pair, cal.proposer)
     if table is None:
         return

@@ -426,3 +426,15 @@ def test_the_cost_chart_caption_counts_a_trees_lookup_branch_in_the_tokens_fed()
     best = recommended_for("default")
     assert best.tree_lookup > 0 and tokens_fed(best.k, best.tree_nodes, best.tree_lookup) > best.tree_nodes + 1
     assert "lookup branch" in COST_CAPTION and "a tree feeds its nodes plus one" not in COST_CAPTION
+
+
+def test_the_alpha_beside_the_best_k_is_that_ks_own():
+    """Issue 43, twelfth read: the headline's α and the verdict's "at its best K = 4 (α ≈ 0.34 ...)" showed the mean
+    of α over every constant K, while the table row for K = 4 of the same run says 0.36 (the committed n-gram run,
+    T = 0). Beside a K, the α is now that K's."""
+    result = results.load_result(bench.BENCHMARKS_DIR / "default-cpu-ngram" / "results.json")
+    best = result.best_constant("ngram", 0.0)
+    assert best["k"] == 4 and abs(best["alpha"] - result.mean_alpha("ngram", 0.0)) > 0.01  # the case that misled
+    assert verdict.headline(result, "ngram", 0.0)["alpha"] == view.number(best["alpha"], 3)
+    assert f"best {view.times(best['speedup_vs_ar'])} at K = 4" in verdict.verdict(result, "ngram", 0.0)
+    assert f"α ≈ {view.number(best['alpha'])}" in verdict.verdict(result, "ngram", 0.0)

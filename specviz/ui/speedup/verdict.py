@@ -14,14 +14,22 @@ from specviz.labs.bench import BenchResult
 from specviz.ui.speedup.view import number, policy_text, suite_titles, temperature_text, times
 
 
+def best_alpha(result: BenchResult, proposer: str, temperature: float, best: dict) -> float | None:
+    """α as measured at the best K, the row the headline and the verdict quote with "at K = ..." (issue 43, twelfth
+    read: the mean over every constant K was shown there, e.g. 0.34 beside the n-gram run's K = 4, whose own row says
+    0.36); the mean over the K values only when that row has none."""
+    alpha = best.get("alpha")
+    return float(alpha) if alpha is not None else result.mean_alpha(proposer, temperature)
+
+
 def headline(result: BenchResult, proposer: str, temperature: float) -> dict[str, str]:
-    """The four numbers at the top: best measured speedup, its K, α, c."""
+    """The four numbers at the top: best measured speedup, its K, and the α and c measured at that K."""
     best = result.best_constant(proposer, temperature)
     if best is None:
         return {}
     return {
         "best": times(best["speedup_vs_ar"]), "best_k": str(best["k"]),
-        "alpha": number(result.mean_alpha(proposer, temperature), 3), "c": number(best["c"], 3),
+        "alpha": number(best_alpha(result, proposer, temperature, best), 3), "c": number(best["c"], 3),
         "identical": best["identical_count"] or "–",
     }
 
@@ -31,7 +39,7 @@ def verdict(result: BenchResult, proposer: str, temperature: float) -> str:
     best = result.best_constant(proposer, temperature)
     if best is None:
         return _("No constant-K runs for this proposer and temperature.")
-    alpha, s, k = result.mean_alpha(proposer, temperature), best["speedup_vs_ar"] or 0, best["k"]
+    alpha, s, k = best_alpha(result, proposer, temperature, best), best["speedup_vs_ar"] or 0, best["k"]
     verify = result.verify_ratio(k)
     # the proposer's phrase has no article and may hold brackets: it is named between dashes, not as a subject
     where = dict(proposer=_(registry.phrase_of(proposer)), t=temperature_text(temperature), speedup=times(s), k=k,

@@ -3,7 +3,7 @@
 Starts `streamlit run app.py` on a free local port, drives Debian's Chromium with Playwright and writes
 
     assets/screenshots/playground.png   the Playground at the first step that kept some drafts, then rejected one
-    assets/screenshots/race.png         the Timeline & race page on its default example
+    assets/screenshots/race.png         the Timeline & race page on the EAGLE example (its trace names its machine)
     assets/screenshots/learn.png        the guided path at lesson 3, the accept rule
     assets/screenshots/theory-batch.png the Theory explorer's batch section (when speculation stops paying)
     assets/screenshots/pt-race.png      the race again, in Portuguese (README.pt-BR.md shows the pt- shots)
@@ -275,15 +275,18 @@ class ChartShot:
         return shoot(page, out / self.file)
 
 
-# The Timeline & race page on its default example: the metrics and the race chart.
-race_shot = ChartShot("race", "race.png", lambda page: page.locator('[data-testid="stMetric"]'), margin=70)
+# The Timeline & race page on the EAGLE example, whose trace records the machine that timed it (the default example's
+# does not, so its speedup is no figure to show): the metrics and the race chart.
+RACE_EXAMPLE = "smollm-eagle-greedy"
+race_shot = ChartShot(f"race?race_source=example&race_example={RACE_EXAMPLE}", "race.png",
+                      lambda page: page.locator('[data-testid="stMetric"]'), margin=70)
 # The guided path at lesson 3 (the rule) with lessons 1 and 2 done: the progress, the objective, the text and the
 # accept-rule slider.
 learn_shot = ChartShot("learn?lesson=3&done=1,2", "learn.png", lambda page: page.get_by_text("lessons mastered"),
                        margin=110)
 # The same two in Portuguese, for README.pt-BR.md.
-pt_race_shot = ChartShot("race?lang=pt", "pt-race.png", lambda page: page.locator('[data-testid="stMetric"]'),
-                         margin=70)
+pt_race_shot = ChartShot(f"race?race_source=example&race_example={RACE_EXAMPLE}&lang=pt", "pt-race.png",
+                         lambda page: page.locator('[data-testid="stMetric"]'), margin=70)
 pt_learn_shot = ChartShot("learn?lesson=3&done=1,2&lang=pt", "pt-learn.png",
                           lambda page: page.get_by_text("lições dominadas"), margin=110)
 pt_theory_shot = ChartShot("theory?lang=pt", "pt-theory-batch.png",

@@ -26,3 +26,18 @@ def test_the_race_screenshot_shows_an_example_whose_trace_names_its_machine():
     tour = (DOCS / "app.md").read_text(encoding="utf-8")
     assert f"{ratio:.2f}×" in tour and f"race_example={example}" in tour
     assert "2.12" not in tour
+
+
+def test_the_playground_captions_name_the_step_the_screenshot_shows():
+    """The captions said "step 3" while the screenshot's headline reads "Step 2 of 12": the shot is the default
+    example's first step that kept a draft and then rejected one, counted from 1 as the Playground counts."""
+    from specviz.labs.examples import DEFAULT_EXAMPLE
+
+    trace = json.loads((TRACES / f"{DEFAULT_EXAMPLE}.json").read_text(encoding="utf-8"))
+    shown = next(step["index"] + 1 for step in trace["steps"]
+                 if any(e["kind"] == "accepted" for e in step["emitted"])
+                 and any(e["kind"] == "recovered" for e in step["emitted"]))
+    for page, words in ((ROOT / "README.md", "step"), (DOCS / "app.md", "step"),
+                        (ROOT / "README.pt-BR.md", "passo"), (DOCS / "app.pt-BR.md", "passo")):
+        text = page.read_text(encoding="utf-8")
+        assert f"![Playground, {words} {shown} " in text, page.name

@@ -55,3 +55,23 @@ def test_drafts_md_quotes_the_committed_bfloat16_identity_count():
     if shown.returncode == 0:  # a shallow clone may lack the commit
         entries = json.loads(shown.stdout)["entries"]
         assert f"{sum(e['identical'] for e in entries)} of {len(entries)} prompts identical" in text
+
+
+def test_the_docs_say_the_acceptance_rate_sits_under_alpha_only_on_average():
+    """teaching.md and its twin said the acceptance rate "is lower than α" for chains of K >= 2 with no qualifier; it
+    is lower on average (a short run's count can read higher), as the glossary and the app's note say."""
+    import re
+
+    from tests.project.test_vocabulary import sentences
+
+    checks = {"en": (re.compile(r"lower than α|below α"), "on average"),
+              "pt": (re.compile(r"menor que α|abaixo de α"), "em média")}
+    pages = {"en": ["teaching.md", "app.md", "glossary.pt-BR.md"], "pt": ["teaching.pt-BR.md", "app.pt-BR.md"]}
+    bare = []
+    for lang, names in pages.items():
+        pattern, qualifier = checks[lang]
+        for name in names:
+            for sentence in sentences((DOCS / name).read_text(encoding="utf-8")):
+                if pattern.search(sentence) and "tree" not in sentence and qualifier not in sentence:
+                    bare.append((name, sentence))
+    assert bare == []

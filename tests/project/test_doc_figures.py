@@ -75,3 +75,24 @@ def test_the_docs_say_the_acceptance_rate_sits_under_alpha_only_on_average():
                 if pattern.search(sentence) and "tree" not in sentence and qualifier not in sentence:
                     bare.append((name, sentence))
     assert bare == []
+
+
+def test_the_bf16_identity_count_matches_its_file_and_its_machine_is_not_guessed():
+    """The bfloat16 greedy-identity count the docs quote is the committed file's, and since no greedy-identity file
+    before 922f4ab has a `machine` field, no doc puts one on it ("likely Intel Xeon", "in the session that measured
+    ... on its Intel Xeon")."""
+    import re
+
+    folder = ROOT / "assets" / "benchmarks" / "default-cpu-bf16-tree"
+    data = json.loads((folder / "greedy-identity.json").read_text(encoding="utf-8"))
+    same, total = sum(e["identical"] for e in data["entries"]), len(data["entries"])
+    bench = (DOCS / "benchmarks.md").read_text(encoding="utf-8")
+    readme = (folder.parent / "README.md").read_text(encoding="utf-8")
+    assert f"In bfloat16, {same} of {total} identical" in bench
+    assert f"(bfloat16, {total} prompts: {same} identical" in readme
+    if "machine" not in data:
+        for text in (bench, readme):
+            folded = " ".join(text.split())
+            assert not re.search(r"likely (an? )?Intel", folded)
+            assert "in the session that measured `default-cpu-bf16-tree` on its" not in folded
+            assert "Machine not recorded" in folded

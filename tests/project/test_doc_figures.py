@@ -96,3 +96,7 @@ def test_the_bf16_identity_count_matches_its_file_and_its_machine_is_not_guessed
             assert not re.search(r"likely (an? )?Intel", folded)
             assert "in the session that measured `default-cpu-bf16-tree` on its" not in folded
             assert "Machine not recorded" in folded
+        quiz = ROOT / "assets" / "quiz"
+        for bank in (quiz / "02_rule.yaml", quiz / "pt" / "02_rule.yaml"):
+            folded = " ".join(bank.read_text(encoding="utf-8").split())
+            assert not re.search(r"(likely|provavelmente) (an? |uma )?(2-core |CPU )?Intel", folded), bank

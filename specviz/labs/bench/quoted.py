@@ -217,8 +217,8 @@ IDENTITY_FILES = {  # (run folder, file): float32 with packed kernels and the sh
 def greedy_identity_machines(root: Path | None = None) -> dict[str, str]:
     """{"fp32_cpu": ..., "bf16_cpu": ...}: the machine each committed greedy-identity check ran on (`machine`), for a
     sentence beside `greedy_identity_counts`; the two checks ran on different CPUs. A check's file that records no
-    machine of its own (the bfloat16 one predates the record) is given its folder's benchmark run's machine, and the
-    sentence says that this is where the name comes from; one that records the same CPU as that run takes what it
+    machine of its own (the bfloat16 one predates the record) is said to record none, with its folder's benchmark run's
+    machine named as that run's, never guessed to be the check's; one that records the same CPU as that run takes what it
     left out (its cores) from the run's record."""
     machines = {}
     for key, (folder, name) in IDENTITY_FILES.items():
@@ -230,8 +230,8 @@ def greedy_identity_machines(root: Path | None = None) -> dict[str, str]:
         if isinstance(own, dict) and own.get("cpu") and own.get("cpu") == run.get("cpu"):
             own = {**run, **own}  # the same CPU as the run beside it: what the check left out (cores) from there
         text = machine_text(own) if isinstance(own, dict) else ""
-        machines[f"{key}_cpu"] = text or _("a machine its file does not record, likely the {machine} its folder's "
-                                           "benchmark run recorded", machine=machine(folder, root))
+        machines[f"{key}_cpu"] = text or _("a machine its file does not record, not necessarily the {machine} its "
+                                           "folder's benchmark run recorded", machine=machine(folder, root))
     return machines
 
 

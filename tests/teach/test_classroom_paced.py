@@ -300,16 +300,21 @@ def test_ask_the_class_turns_a_trace_step_into_questions():
 
 def test_a_step_whose_text_ended_among_its_kept_drafts_promises_no_bonus():
     """A step whose kept drafts reached EOS (or the token limit) emits no token of the target's own: its explanation
-    must not say a bonus token came, nor a recovered one."""
+    must not say a bonus token came, nor a recovered one. Its answer counts the drafts in the text, as the learner
+    sees them (issue 43: the verifier's count also counted drafts accepted after the end-of-text token)."""
     from dataclasses import replace
 
     trace = toy_trace()
     full = trace.steps[1]
     trace.steps[1] = replace(full, emitted=full.emitted[:1])  # the text ended at the first kept draft
     ended = ask_the_class(trace, 1)[0]
-    assert ended.answer == "2"
+    assert ended.answer == "1" and grade(ended, "1").correct and not grade(ended, "2").correct
     assert "bonus token from p" not in ended.explanation and "took the rejected one's place" not in ended.explanation
-    assert "2 of 2 were kept, and the text ended there" in ended.explanation
+    assert "The text ended at draft #1" in ended.explanation
+    assert "only 1 of the 2 accepted drafts reached it" in ended.explanation
+    trace.steps[1] = replace(full, emitted=full.emitted[:2])  # the text ended at the last draft: no bonus after it
+    at_last = ask_the_class(trace, 1)[0]
+    assert at_last.answer == "2" and "2 of 2 were kept, and the text ended there" in at_last.explanation
 
 
 def test_ask_the_class_asks_nothing_about_a_tree_step():

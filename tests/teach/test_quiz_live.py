@@ -111,6 +111,24 @@ def test_steps_without_drafts_and_bad_indices():
         live_questions(trace, 8, 0)  # step positions count from 0, the step numbers shown from 1
 
 
+def test_a_step_whose_text_ended_among_its_kept_drafts():
+    """Issue 43: when the text ended at a kept draft (the end-of-text token or the token limit), the drafts the
+    verifier accepted after it are not in the output, and the step emits no recovered or bonus token: "which drafts
+    end up in the output" must not list them, and no question may ask which kind of token comes next."""
+    from dataclasses import replace
+
+    trace = toy_trace()
+    full = trace.steps[1]
+    trace.steps[1] = replace(full, emitted=full.emitted[:1])  # the text ended at the first kept draft
+    qs = _by_kind(live_questions(trace, 1, rng_seed=0))
+    assert "next-kind" not in qs
+    assert grade(qs["kept"], ["#1 ' the'"]).correct
+    assert not grade(qs["kept"], ["#1 ' the'", "#2 ' capital'"]).correct
+    assert "the text ended at draft #1" in qs["kept"].explanation
+    whole = _by_kind(live_questions(toy_trace(), 1, rng_seed=0))  # the same step with its bonus: all as before
+    assert grade(whole["kept"], ["#1 ' the'", "#2 ' capital'"]).correct and "text ended" not in whole["kept"].explanation
+
+
 def toy_trace_with_a_tree_first():
     """toy_trace() whose first step drafted a tree: 4 nodes, " Paris" accepted, " is" rejected below it."""
     from dataclasses import replace

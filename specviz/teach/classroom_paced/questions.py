@@ -11,7 +11,7 @@ from specviz.engine.trace import Trace
 from specviz.teach.classroom import ClassroomError, concept_name
 from specviz.teach.classroom_paced.text import TEXT
 from specviz.teach.quiz import Question
-from specviz.teach.quiz.live import LIVE_LINK, _md_token, live_questions
+from specviz.teach.quiz.live import LIVE_LINK, _md_token, drafts_in_text, live_questions, text_ended
 from specviz.teach.quiz.schema import QuestionKind
 
 
@@ -46,7 +46,9 @@ def ask_the_class(trace: Trace, step_index: int, seed: int = 0) -> list[Question
 
 
 def how_many_question(trace: Trace, step_index: int) -> Question:
-    """"How many of these K drafts will the target keep?", choices 0 to K, with the verdicts as the explanation."""
+    """"How many of these K drafts will the target keep?", choices 0 to K, with the verdicts as the explanation. The
+    answer counts the drafts that reach the text, as the learner sees it: when the text ended at a kept draft (the
+    end-of-text token, or the token limit), drafts the verifier accepted after it are not counted."""
     step = trace.steps[step_index]
     k = len(step.decisions)
     drafts = ", ".join(f"#{d.position + 1} {_md_token(d.text)}" for d in step.decisions)
@@ -54,14 +56,18 @@ def how_many_question(trace: Trace, step_index: int) -> Question:
         _(TEXT[("accepted" if d.accepted else "rejected") if d.reached else "untested"],
           n=d.position + 1, token=_md_token(d.text))
         for d in step.decisions)
-    kept = step.n_accepted
-    # the target's own token as emitted: none when the text ended among the kept drafts (EOS or the token limit)
+    # what the learner sees: the drafts that reach the text. When the text ended among the kept drafts (a kept
+    # end-of-text token or the token limit), the drafts the verifier accepted after that point are not in it, and
+    # the step emits no token of the target's own.
+    kept = drafts_in_text(step)
+    last = text_ended(step)
     own = [t.kind for t in step.emitted if t.kind in (TokenKind.RECOVERED, TokenKind.BONUS)]
-    why = (TEXT["how_many_why_ended"] if not own else TEXT["how_many_why_bonus"] if own[0] == TokenKind.BONUS
-           else TEXT["how_many_why_recovered"])
+    why = (TEXT["how_many_why_cut"] if last is not None and kept < step.n_accepted else
+           TEXT["how_many_why_ended"] if last is not None else
+           TEXT["how_many_why_bonus"] if own[0] == TokenKind.BONUS else TEXT["how_many_why_recovered"])
     return Question(
         id=f"live-s{step.index}-how-many", concept="first_disagreement", kind=QuestionKind.SINGLE, shuffle=False,
         prompt=_(TEXT["how_many"], step=step.index + 1, k=k, drafts=drafts),
         choices=tuple(str(n) for n in range(k + 1)), answer=str(kept),
-        explanation=_(why, verdicts=verdicts, kept=kept, k=k),
+        explanation=_(why, verdicts=verdicts, kept=kept, k=k, accepted=step.n_accepted, n=last or 0),
         link=LIVE_LINK, source="live")

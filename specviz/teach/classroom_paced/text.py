@@ -27,7 +27,7 @@ TEXT = {
     "not_an_order": N_("Please place every item exactly once."),
     "not_finite": N_("Please answer with a number from −{most} to {most}, like 0.4."),
     "how_many": N_("Step {step} drafted K = {k} tokens: {drafts}. How many of them will the target keep (accept) "
-                   "before it adds a token of its own?"),
+                   "and add to the text?"),
     "how_many_why_recovered": N_("{verdicts}. Drafts are kept up to the first rejection, so {kept} of {k} were "
                                  "kept, and a recovered token from norm(max(0, p − q)) took the rejected one's "
                                  "place."),
@@ -35,6 +35,9 @@ TEXT = {
                              "came free with them."),
     "how_many_why_ended": N_("{verdicts}. {kept} of {k} were kept, and the text ended there (the end-of-text token "
                              "or the token limit), so no recovered or bonus token was added."),
+    "how_many_why_cut": N_("{verdicts}. The text ended at draft #{n} (the end-of-text token or the token limit), so "
+                           "only {kept} of the {accepted} accepted drafts reached it, and no recovered or bonus token "
+                           "was added."),
     "accepted": N_("#{n} {token}: accepted"),
     "rejected": N_("#{n} {token}: rejected"),
     "untested": N_("#{n} {token}: never tested"),

@@ -13,6 +13,7 @@ import random
 import re
 
 from specviz.core.i18n import N_, _, localized, ngettext
+from specviz.engine.kinds import TokenKind
 from specviz.engine.trace import Decision, Step, Trace
 from specviz.teach.quiz.schema import Question, QuestionKind, _accept_prob, _fmt
 
@@ -35,10 +36,27 @@ def live_questions(trace: Trace, step_index: int, rng_seed: int) -> list[Questio
     if not tested or step.tree is not None:
         return []
     decision = random.Random(rng_seed).choice(tested)
-    questions = [_live_verdict(step, decision), _live_ratio(step, decision), _live_next_kind(step, tested)]
+    questions = [_live_verdict(step, decision), _live_ratio(step, decision)]
+    if text_ended(step) is None:  # a step whose text ended among its kept drafts emits no token of the target's own
+        questions.append(_live_next_kind(step, tested))
     if step.n_accepted:
         questions.append(_live_kept(step))
     return questions
+
+
+def drafts_in_text(step: Step) -> int:
+    """How many of the step's drafts reach the text: its accepted drafts, up to where the text ended (a kept
+    end-of-text token or the token limit cuts `emitted`, and the drafts the verifier accepted after it are not in
+    the text a learner reads)."""
+    return sum(1 for t in step.emitted[: step.n_accepted] if t.kind == TokenKind.ACCEPTED)
+
+
+def text_ended(step: Step) -> int | None:
+    """The number (from 1) of the last draft in the text when the text ended among the step's kept drafts (so the
+    step emits no recovered or bonus token); None when the step emits its own token."""
+    if any(t.kind in (TokenKind.RECOVERED, TokenKind.BONUS) for t in step.emitted):
+        return None
+    return drafts_in_text(step)
 
 
 def live_quiz(trace: Trace, seed: int, n_steps: int = 3) -> list[Question]:
@@ -109,15 +127,20 @@ def _live_next_kind(step: Step, tested: list[Decision]) -> Question:
 
 def _live_kept(step: Step) -> Question:
     labels = [f"#{d.position + 1} {_md_token(d.text)}" for d in step.decisions]
-    kept = tuple(label for label, d in zip(labels, step.decisions, strict=True) if d.accepted)
+    kept = tuple(labels[: drafts_in_text(step)])  # accepted drafts form a prefix; the text may end inside it
+    ended = len(kept) < step.n_accepted
     return Question(
         id=_live_id(step, "kept"), concept="first_disagreement", kind=QuestionKind.MULTIPLE, shuffle=False,
         prompt=_("Step {step} drafted: {drafts}. Which drafted tokens end up in the output? (The verifier accepted "
                  "{kept} of {drafted}.)", step=step.index + 1, drafts=", ".join(labels), kept=step.n_accepted,
                  drafted=len(labels)),
         choices=tuple(labels), answer=kept,
-        explanation=_("Accepted drafts form a prefix: everything before the first rejection is kept, the rejected "
-                      "draft and every draft after it are dropped."),
+        explanation=(_("Accepted drafts form a prefix: everything before the first rejection is kept, the rejected "
+                       "draft and every draft after it are dropped. Here the text ended at draft #{n} (the "
+                       "end-of-text token or the token limit), so the accepted drafts after it never reach the "
+                       "output.", n=len(kept)) if ended else
+                     _("Accepted drafts form a prefix: everything before the first rejection is kept, the rejected "
+                       "draft and every draft after it are dropped.")),
         link=LIVE_LINK, source="live")
 
 

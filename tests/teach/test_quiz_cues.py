@@ -100,3 +100,20 @@ def test_a_worked_number_is_not_only_in_the_key(lang, ratio):
     """`ar-verdict`: only the right choice worked out p/q = 0.4, so a learner could pick it on form alone."""
     question = load_bank(lang=lang).by_id()["ar-verdict"]
     assert ratio in question.answer and sum(ratio in c for c in question.choices) >= 2
+
+
+def test_no_pick_all_question_marks_its_keys_by_their_length(bank):
+    """Read 13: in a pick-all question, keys that are all longer than every wrong choice can be picked on form alone.
+    kv-facts' two keys were 77 and 79 characters against wrong choices of at most 53; eg-facts' wrong choices were
+    the two shortest. Every key may be long, but not all of them longer than the longest wrong choice by a margin."""
+    lang, questions = bank
+    multiples = [q for q in questions if q.kind == "multiple"]
+    assert len(multiples) > 10
+    marked = [(q.id, min(len(c) for c in q.answer), max(len(c) for c in q.choices if c not in q.answer))
+              for q in multiples
+              if min(len(c) for c in q.answer) > LONGER_BY * max(len(c) for c in q.choices if c not in q.answer)]
+    assert marked == [], f"{lang}: every key much longer than every wrong choice"
+    for qid in ("kv-facts", "eg-facts"):
+        question = questions.by_id()[qid]
+        shortest_wrong = min(len(c) for c in question.choices if c not in question.answer)
+        assert shortest_wrong > min(len(c) for c in question.answer), f"{lang}: {qid}'s wrong choices are the shortest"

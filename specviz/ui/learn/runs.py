@@ -55,8 +55,8 @@ TEXT = {  # English messages, translated with `_()` where they are shown
                         "{max_tokens} tokens: one observation of this model on this machine, not what a kind of "
                         "prompt gains in general. vLLM's n-gram lookup drafts only at a step whose last few tokens "
                         "occurred earlier in the text: a step without a match adds to neither count of the acceptance "
-                        "rate, and vLLM's mean accepted length (1 + accepted / steps that drafted) leaves it out too, "
-                        "so on n-gram rows it is higher than the tokens per target pass. The lookup copies an answer's "
+                        "rate, and the mean accepted length read off vLLM's counters (1 + accepted / steps that "
+                        "drafted) leaves it out too, so on n-gram rows it is higher than the tokens per target pass. The lookup copies an answer's "
                         "repeats of itself as readily as the prompt: a small model's greedy answer often loops, so an "
                         "open question can gain as much as a copying one. The same counters are live on the Serving "
                         "lab page while a server runs. Measured with:"),

@@ -79,6 +79,8 @@ def test_shuffled_options_are_seeded_and_ordering_never_starts_solved():
     assert sorted(q.options(3)) == sorted(q.answer)
     fixed = Q["sp-perfect-draft"]  # shuffle: false
     assert fixed.options(5) == list(fixed.choices)
+    # read 13: a fixed order must not put the key first every time; this one runs smallest to largest
+    assert fixed.choices[0] != fixed.answer and fixed.choices.index(fixed.answer) == 2
 
 
 def test_parse_number():

@@ -100,3 +100,20 @@ def test_the_bf16_identity_count_matches_its_file_and_its_machine_is_not_guessed
         for bank in (quiz / "02_rule.yaml", quiz / "pt" / "02_rule.yaml"):
             folded = " ".join(bank.read_text(encoding="utf-8").split())
             assert not re.search(r"(likely|provavelmente) (an? |uma )?(2-core |CPU )?Intel", folded), bank
+
+
+def test_serving_md_describes_the_sweeps_machine_only_as_its_file_records_it():
+    """serving.md put the committed sweep "on one core of a 2-core Intel Xeon" and the older busy sweep at "load
+    average 6-11"; the sweep file records `cores: 2` and one start load average, nothing about the cores vLLM used."""
+    import subprocess
+
+    text = " ".join((DOCS / "serving.md").read_text(encoding="utf-8").split())
+    sweep = json.loads((ROOT / "assets" / "benchmarks" / "serving" / "cpu-smollm2.json").read_text(encoding="utf-8"))
+    assert "one core" not in text and "one CPU core" not in text
+    assert f"`cores: {sweep['machine']['cores']}`" in text
+    assert f"load average {sweep['machine']['load_average_start']:.1f} at the start" in text
+    shown = subprocess.run(["git", "show", "8dcedfa:assets/benchmarks/serving/cpu-smollm2.json"],
+                           cwd=ROOT, capture_output=True, text=True)
+    if shown.returncode == 0:  # a shallow clone may lack the commit
+        busy = json.loads(shown.stdout)["machine"]["load_average_start"]
+        assert f"load average {busy} at its start" in text

@@ -117,3 +117,26 @@ def test_serving_md_describes_the_sweeps_machine_only_as_its_file_records_it():
     if shown.returncode == 0:  # a shallow clone may lack the commit
         busy = json.loads(shown.stdout)["machine"]["load_average_start"]
         assert f"load average {busy} at its start" in text
+
+
+def test_the_xeons_bfloat16_instructions_are_called_inferred_since_no_file_records_them():
+    """The docs gave the Intel Xeon "(avx512_bf16)" as if recorded; no Xeon run's results.json has `cpu_flags`, so a
+    sentence that puts avx512_bf16 or AMX on the Xeon must say it is inferred (or that no flags are recorded)."""
+    import re
+
+    from tests.project.test_vocabulary import sentences
+
+    bench = ROOT / "assets" / "benchmarks"
+    xeon = [json.loads(p.read_text(encoding="utf-8"))["machine"] for p in bench.glob("*/results.json")]
+    xeon = [m for m in xeon if "Xeon" in m["cpu"] and m.get("gpu") is None]  # the CPU runs, not the GPU hosts
+    assert xeon
+    if any(m.get("cpu_flags") for m in xeon):
+        return
+    unsaid = []
+    for page in (DOCS / "benchmarks.md", bench / "README.md", DOCS / "drafts.md", DOCS / "library.md"):
+        for sentence in sentences(page.read_text(encoding="utf-8")):
+            if ("Xeon" in sentence or "on this CPU" in sentence) and re.search(r"avx512_bf16|AMX", sentence) \
+                    and "AMD EPYC" not in sentence.split("Xeon")[0][-80:] \
+                    and not re.search(r"inferred|no instruction flags", sentence):
+                unsaid.append((page.name, sentence))
+    assert unsaid == []

@@ -24,6 +24,7 @@ from specviz.core.i18n import N_, _, list_separator, ngettext, number, percent, 
 from specviz.engine import theory
 from specviz.engine.kinds import Mode, StopReason
 from specviz.engine.trace import Trace
+from specviz.labs.bench.quoted import machine_text
 
 # Shown through _() where they are read (never translated at import: that would freeze the language).
 BASELINE_NAME = N_("specviz target-only decoding")
@@ -179,11 +180,29 @@ def race_costs(spec: Trace, baseline: Trace) -> RaceCosts:
     )
 
 
+def recording_note(spec: Trace) -> str | None:
+    """For a recorded example (`make traces` writes `meta["recorded"]`), the sentence that says whose times these
+    are: the machine the recording names (`quoted.machine_text`), or that it names none. None for a live race, whose
+    times are this machine's."""
+    when = spec.meta.get("recorded")
+    if not when:
+        return None
+    machine = machine_text(spec.meta.get("machine") or {})
+    if machine:
+        return _("These times were recorded {when} on {machine}, not measured on this machine.", when=when,
+                 machine=machine)
+    return _("These times were recorded {when} on a CPU the recording does not name, not measured on this machine.",
+             when=when)
+
+
 def explain_race(spec: Trace, baseline: Trace) -> str:
-    """A few plain sentences (Markdown) on why speculation won or lost this race, from the measured costs.
+    """A few plain sentences (Markdown) on why speculation won or lost this race, from the measured costs; for a
+    recorded example the second sentence says where it was recorded (`recording_note`), so no figure stands without
+    its machine.
 
     Each sentence is one whole message with named values (a translation may reorder them); sentences are joined
     with spaces."""
+    where = recording_note(spec)
     if cut_short(spec) or cut_short(baseline):
         short = baseline if cut_short(baseline) else spec
         return _("No verdict: {lane} reached its time limit after {n} of its {budget} tokens, so the lanes did not "
@@ -200,13 +219,14 @@ def explain_race(spec: Trace, baseline: Trace) -> str:
              verify=number(c.spec_verify_ms, 1), rest=number(rest, 1), tokens=number(c.tokens_per_step),
              forward=number(c.base_forward_ms, 1), even=number(c.break_even_tokens))
     if not math.isfinite(speedup):
-        return cost
+        return " ".join(text for text in (where, cost) if text)
     if speedup >= 1.05:
-        return " ".join((_("Speculation won: {speedup} faster.", speedup=times(speedup)), cost,
-                         _("The drafts were accepted often enough (accepted / drafted {rate}) that each verify pass "
-                           "bought more tokens than it cost.", rate=percent(c.acceptance_rate))))
+        won = _("Speculation won: {speedup} faster.", speedup=times(speedup))
+        why = _("The drafts were accepted often enough (accepted / drafted {rate}) that each verify pass bought more "
+                "tokens than it cost.", rate=percent(c.acceptance_rate))
+        return " ".join(text for text in (won, where, cost, why) if text)
     if speedup > 0.95:
-        return " ".join((_("About a tie ({speedup}).", speedup=times(speedup)), cost))
+        return " ".join(text for text in (_("About a tie ({speedup}).", speedup=times(speedup)), where, cost) if text)
     if c.tokens_per_step < 1.5:
         drafting = c.spec_draft_ms > 0.1 * c.base_forward_ms
         verifying = c.spec_verify_ms > 1.1 * c.base_forward_ms
@@ -235,11 +255,12 @@ def explain_race(spec: Trace, baseline: Trace) -> str:
                    tokens=number(c.tokens_per_step))
     else:
         reason = _("The tokens each step bought did not cover the cost of drafting plus verifying.")
-    verdict = [_("Speculation lost: {speedup} (slower than target-only).", speedup=times(speedup)), cost, reason]
+    verdict = [_("Speculation lost: {speedup} (slower than target-only).", speedup=times(speedup)), *([where] if where
+               else []), cost, reason]
     ratio = c.spec_verify_ms / c.base_forward_ms if c.base_forward_ms > 0 else math.nan
     if ratio > 1.5:
-        verdict.append(_("Note also that one verify pass cost {ratio} a one-token forward: on this machine the model "
-                         "is not purely memory-bound, so scoring K+1 positions at once is not free.",
+        verdict.append(_("Note also that one verify pass cost {ratio} a one-token forward: on the machine that ran "
+                         "this race the model is not purely memory-bound, so scoring K+1 positions at once is not free.",
                          ratio=times(ratio, 1)))
     return " ".join(verdict)
 

@@ -302,3 +302,21 @@ def test_alpha_note_docstring_says_below_alpha_on_average_only():
 
     doc = " ".join(alpha_note.__doc__.split())
     assert "is below the α estimate" not in doc and "on average" in doc
+
+
+def test_a_recorded_examples_verdict_says_which_machine_timed_it():
+    """Every recorded example's verdict names the machine its meta records, or says it records none: the n-gram
+    example's "Speculation won: 2.12×" comes from a file with no machine, so it must not read as this machine's."""
+    for example in list_examples():
+        if example.baseline_path is None:
+            continue
+        spec, base = load_example(example.name)
+        text = explain_race(spec, base)
+        recorded = spec.meta["recorded"]
+        if spec.meta.get("machine"):
+            assert f"recorded {recorded} on {timeline.machine_text(spec.meta['machine'])}" in text, example.name
+        else:
+            assert f"recorded {recorded} on a CPU the recording does not name" in text, example.name
+        assert "on this machine the model" not in text
+    live = _trace("speculative", [(0.03, 0.12, 4)] * 5, drafted=4)  # no "recorded" in meta: a live race's times
+    assert "recorded" not in explain_race(live, _trace("autoregressive", [(0.0, 0.1, 1)] * 20))

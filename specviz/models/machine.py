@@ -17,7 +17,7 @@ from pathlib import Path
 import torch
 from transformers import AutoModelForCausalLM
 
-from specviz.core.i18n import _, localized, ngettext, number, percent
+from specviz.core.i18n import _, localized, ngettext, percent
 
 HEADROOM = 0.9  # use at most 90% of free memory: activations, allocator slack and the CUDA context need the rest
 DEFAULT_CONTEXT = 2048  # tokens of KV cache budgeted per model
@@ -252,8 +252,22 @@ def dtype_name(dtype: torch.dtype) -> str:
 
 def gb(n_bytes: float) -> str:
     """Bytes as GB for a sentence: 160 GB, 3.4 GB, 0.27 GB (3,4 GB in Portuguese)."""
-    x = n_bytes / GB
-    return _decimal(f"{x:.0f}" if x >= 10 else f"{x:.1f}" if x >= 1 else f"{x:.2g}") + " GB"
+    return _decimal(_rounded_text(n_bytes / GB)) + " GB"
+
+
+def _rounded_text(x: float) -> str:
+    """A positive figure rounded as a sentence shows it: 160, 3.4, 0.27 (no decimal mark applied yet)."""
+    return f"{x:.0f}" if x >= 10 else f"{x:.1f}" if x >= 1 else f"{x:.2g}"
+
+
+def shown(x: float) -> float:
+    """`x` rounded as `gb` and the speed sentences show it, so a result computed from shown figures is the one a
+    reader gets by working them out.
+
+    >>> shown(15.4), shown(7.64), shown(0.2712)
+    (15.0, 7.6, 0.27)
+    """
+    return float(_rounded_text(x))
 
 
 def _decimal(text: str) -> str:
@@ -481,22 +495,46 @@ def measure_bandwidth(device: str | torch.device = "cpu", megabytes: int = 128, 
 
 
 def speed_from_bandwidth(weight_bytes: int, bandwidth: float) -> SpeedEstimate:
-    """The floor: one read of the target's weights per token at the measured bandwidth (bytes/s)."""
-    seconds = weight_bytes / bandwidth
-    return SpeedEstimate(seconds, "bandwidth", _(
+    """The floor: one read of the target's weights per token at the measured bandwidth (bytes/s), worked out from
+    the two figures as the sentence shows them (`shown`), so the time it gives is the shown size ÷ the shown
+    bandwidth, not a division of unrounded values that a reader cannot repeat.
+
+    >>> speed_from_bandwidth(int(15.4 * GB), 7.64 * GB).sentence()[:58]
+    'Speed here: plain decoding would take at least 2.0 s per t'
+    >>> estimate = speed_from_bandwidth(int(15.4 * GB), 8.04 * GB)
+    >>> estimate.detail[29:34], estimate.detail.split("moves ")[1][:8], estimate.sentence()[47:52]
+    ('15 GB', '8.0 GB/s', '1.9 s')
+    >>> estimate.seconds_per_token  # 15 GB ÷ 8.0 GB/s, not 15.4 ÷ 8.04
+    1.875
+    """
+    size, moved = shown(weight_bytes / GB), shown(bandwidth / GB)
+    return SpeedEstimate(size / moved, "bandwidth", _(
         "because each token reads all {size} of the target's weights and this machine's memory moves {bandwidth} "
         "GB/s (measured just now; a CPU's arithmetic can make it slower still)", size=gb(weight_bytes),
-        bandwidth=number(bandwidth / GB, 0)))
+        bandwidth=_decimal(_rounded_text(bandwidth / GB))))
 
 
 def speed_from_reference(weight_bytes: int, reference_bytes: int, reference_seconds: float,
                          reference_name: str) -> SpeedEstimate:
     """A measured forward of a smaller model here, scaled by how many more weight bytes the target reads.
 
+    Worked out from the time and the ratio as the sentence shows them, so a reader who multiplies them gets the
+    result it states:
+
     >>> speed_from_reference(2 * GB, GB // 2, 0.05, "SmolLM2-135M").seconds_per_token
     0.2
+    >>> round(speed_from_reference(int(15.2 * GB), int(0.27 * GB), 0.0404, "SmolLM2-135M").seconds_per_token, 3)
+    2.24
     """
-    scale = weight_bytes / reference_bytes
-    return SpeedEstimate(reference_seconds * scale, "scaled", _(
+    scale, seconds = shown(weight_bytes / reference_bytes), _shown_seconds(reference_seconds)
+    return SpeedEstimate(seconds * scale, "scaled", _(
         "scaled from {model}'s measured {time} per forward on this machine by its {scale}× larger weights",
-        model=reference_name, time=duration(reference_seconds), scale=number(scale, 0)))
+        model=reference_name, time=duration(reference_seconds), scale=_decimal(_rounded_text(scale))))
+
+
+def _shown_seconds(seconds: float) -> float:
+    """`seconds` rounded as `duration` shows it: 2.0 s, 350 ms, 4.2 ms."""
+    if seconds >= 1:
+        return float(f"{seconds:.1f}")
+    ms = 1000 * seconds
+    return float(f"{ms:.0f}" if ms >= 10 else f"{ms:.1f}") / 1000

@@ -453,3 +453,15 @@ def test_a_tree_trace_is_not_called_or_plotted_as_alpha():
     assert "Trace: mean min(1, p′/q′) along the tree's main line" in shown
     heatmap = at.get("plotly_chart")[0].proto.spec
     assert "trace in this session" not in heatmap
+
+
+def test_the_draft_memory_help_agrees_with_the_batch():
+    """Issue 43: the help read "KV caches for 1 sequences" at batch 1."""
+    from specviz.core.i18n import using
+    from specviz.ui.theory.costs import memory_help
+
+    assert "KV cache for 1 sequence of 2,048 tokens" in memory_help(1, "2,048", "bfloat16")
+    assert "KV caches for 8 sequences of 2,048 tokens" in memory_help(8, "2,048", "bfloat16")
+    with using("pt"):
+        assert "seu cache KV para 1 sequência de 2.048 tokens" in memory_help(1, "2.048", "bfloat16")
+        assert "seus caches KV para 8 sequências" in memory_help(8, "2.048", "bfloat16")

@@ -14,19 +14,27 @@ from specviz.engine import theory
 from specviz.labs import roofline
 from specviz.labs.roofline import Hardware, ModelPair
 
-# Every sentence of this part that a user reads, in one place, translated with _() where shown.
+# Every sentence of this part that a user reads, in one place, translated with _() where shown (the memory help,
+# whose noun follows the batch, in `memory_help`).
 TEXT = {
     "heading": N_("**What the draft costs besides time.**"),
-    "memory_help": N_("The draft's own weights plus its KV caches for {batch} sequences of {context} tokens, in "
-                      "{dtype}. A proposer without a model (n-gram lookup) needs none; an EAGLE-1 drafter reuses the "
-                      "target's LM head, while EAGLE-3, specviz's own, has its own head over an 8,192-token draft "
-                      "vocabulary."),
     "compute_help": N_("FLOPs per emitted token with speculation over plain decoding's 2 per parameter: the target "
                        "scores K + 1 = {n} positions and the draft K for {tokens} tokens on average."),
     "wasted_help": N_("The share of the verified positions whose work is discarded: 1 − E[tokens] / (K + 1). While "
                       "the pass is memory-bound this compute was idle anyway; once it is compute-bound it is paid "
                       "for."),
 }
+
+
+def memory_help(batch: int, context: str, dtype: str) -> str:
+    """The draft's extra memory, explained; "1 sequence", "8 sequences" (`context` already written for the reader)."""
+    return ngettext("The draft's own weights plus its KV cache for {n} sequence of {context} tokens, in {dtype}. A "
+                    "proposer without a model (n-gram lookup) needs none; an EAGLE-1 drafter reuses the target's LM "
+                    "head, while EAGLE-3, specviz's own, has its own head over an 8,192-token draft vocabulary.",
+                    "The draft's own weights plus its KV caches for {n} sequences of {context} tokens, in {dtype}. A "
+                    "proposer without a model (n-gram lookup) needs none; an EAGLE-1 drafter reuses the target's LM "
+                    "head, while EAGLE-3, specviz's own, has its own head over an 8,192-token draft vocabulary.",
+                    batch, context=context, dtype=dtype)
 
 
 def render(alpha: float, k: int, pair: ModelPair, hw: Hardware, batch: int, context: int) -> None:
@@ -39,7 +47,7 @@ def render(alpha: float, k: int, pair: ModelPair, hw: Hardware, batch: int, cont
     m1.metric(_("Draft's extra memory"), _gb(costs.extra_bytes), delta=_("{share} of the target's",
                                                                            share=percent(share)),
               delta_color="off", delta_arrow="off",
-              help=_(TEXT["memory_help"], batch=batch, context=number(context, 0), dtype=hw.dtype))
+              help=memory_help(batch, number(context, 0), hw.dtype))
     m2.metric(_("Compute per emitted token, vs plain"), times(costs.flops_per_token_ratio),
               help=_(TEXT["compute_help"], n=k + 1, tokens=number(tokens)))
     m3.metric(_("Verified positions thrown away"), percent(costs.wasted_share), help=_(TEXT["wasted_help"]))

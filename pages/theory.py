@@ -6,6 +6,7 @@ import streamlit as st
 
 from specviz.core.i18n import N_, _, number, percent, signed_delta, times
 from specviz.engine import theory
+from specviz.labs.timeline import recording_note
 from specviz.ui.common import charts, state
 from specviz.ui.common.frame import page_start
 from specviz.ui.theory import points as theory_points, serving as theory_serving, view as theory_view
@@ -97,9 +98,10 @@ if trace_point is not None:
               delta=_("{difference} vs formula", difference=difference) if chain else None, delta_color="off",
               delta_arrow=arrow if chain else "auto")
     if trace_point.c is not None:
-        t3.metric(_("Trace: c estimate"), number(trace_point.c, 3),
-                  help=_("Draft seconds per draft forward (one per drafted token in a chain, one per level in a "
-                         "tree) divided by target seconds per step, from the step timings."))
+        t3.metric(_("Trace: c estimate"), number(trace_point.c, 3),  # a recording's timings name their machine
+                  help=" ".join(text for text in (_(
+                      "Draft seconds per draft forward (one per drafted token in a chain, one per level in a tree) "
+                      "divided by target seconds per step, from the step timings."), recording_note(trace)) if text))
     if chain:
         st.caption(_("The formula with α = {alpha} and K = {k} predicts a mean accepted length of {tokens}. It "
                      "assumes each "

@@ -465,3 +465,14 @@ def test_the_draft_memory_help_agrees_with_the_batch():
     with using("pt"):
         assert "seu cache KV para 1 sequência de 2.048 tokens" in memory_help(1, "2.048", "bfloat16")
         assert "seus caches KV para 8 sequências" in memory_help(8, "2.048", "bfloat16")
+
+
+def test_a_recorded_traces_c_estimate_says_which_machine_timed_it():
+    """The c estimate comes from the session trace's step timings: a recorded example's (toy-draft records no
+    machine) must not read as this machine's."""
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.session_state["trace"] = load_example("toy-draft")[0]
+    at.run()
+    assert not at.exception
+    c_help = next(m.help for m in at.metric if m.label == "Trace: c estimate")
+    assert "recorded 2026-12-01 on a CPU the recording does not name, not measured on this machine" in c_help

@@ -437,7 +437,8 @@ topic):
   disk (`specviz/distill/data.py`).
 - {held} held-out prompts whose topics never enter training (`assets/prompts/held-out.yaml`), answered greedily
   by the float32 target, exactly as the benchmark meets it.
-- The data step took {data_minutes:.0f} minutes on this machine ({new_tokens:,} response tokens).
+- The data step took {data_minutes:.0f} minutes ({new_tokens:,} response tokens), on a machine this card does not
+  record.
 
 ## Command
 

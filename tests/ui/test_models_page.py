@@ -199,3 +199,16 @@ def test_bfloat16_on_a_cpu_without_bf16_instructions_is_said_to_be_emulated(monk
     assert any(w.value.startswith("This CPU has no bfloat16 instructions") for w in at.warning)
     at.selectbox(key="models_check_dtype").set_value("float32").run()
     assert not any(w.value.startswith("This CPU has no bfloat16 instructions") for w in at.warning)
+
+
+def test_no_shipped_model_card_calls_its_machine_this_machine():
+    """The Models page shows each card beside "This machine: ..." (the visitor's): a card's "took 41 minutes on this
+    machine" read as the visitor's, and the data step's machine is recorded nowhere."""
+    from specviz.core.paths import ASSETS
+
+    cards = sorted((ASSETS / "models").glob("*/README.md"))
+    assert cards
+    for card in cards:
+        assert "on this machine" not in card.read_text(encoding="utf-8"), card
+    template = (Path(models_view.__file__).parents[2] / "distill" / "cards.py").read_text(encoding="utf-8")
+    assert "on this machine" not in template

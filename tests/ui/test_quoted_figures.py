@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from specviz.core.i18n import using
+from specviz.core.i18n import number, using
 from specviz.labs.bench import quoted
 from specviz.labs.bench.report import BenchResult
 from specviz.ui.proposers import view as proposers_view
@@ -229,6 +229,14 @@ def test_the_tree_preset_quotes_its_committed_benchmark(lang):
     assert ("," if lang == "pt" else ".") in figures[0]  # written the reader's way
     with pytest.raises(ValueError, match="no eagle row"):
         quoted.tokens_per_pass(TREE_PRESET_RUN, "eagle", tree_nodes=99, **where)
+    # issue 43: the figure rests on the small target's repetitive greedy answers; the lookup lift says how much
+    from specviz.engine.draft_shape import DraftShape
+    from specviz.labs.shape_choice import lookup_lift
+
+    without, with_lookup = lookup_lift("default", DraftShape.of(settings), settings["temperature"])
+    with using(lang):
+        lift = (number(without), number(with_lookup))
+    assert f"{lift[0]} " in shown and f" {lift[1]} " in shown and "shapes/default.json" in shown
 
 
 def test_the_playground_shows_the_tree_presets_figure():

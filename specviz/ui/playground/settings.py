@@ -14,12 +14,14 @@ from dataclasses import asdict, replace
 from typing import Any
 
 from specviz.core import urlvalues
-from specviz.core.i18n import N_, _, times
+from specviz.core.i18n import N_, _, number, times
+from specviz.engine.draft_shape import DraftShape
 from specviz.engine.limits import PAIR_DRAFTERS
 from specviz.engine.proposers import registry
 from specviz.engine.trace import Trace
 from specviz.labs.bench import quoted
 from specviz.labs.examples import DEFAULT_EXAMPLE
+from specviz.labs.shape_choice import lookup_lift, shape_table
 from specviz.models.catalog import recommended_for
 from specviz.runs.runspec import WEB_MAX_NEW_TOKENS, RunSpec
 
@@ -82,7 +84,10 @@ PRESETS = {
                                         "up to {lookup} tokens copied from the text so far, the pair's recommended "
                                         "shape: "
                                         "measured on {prompts} held-out prompts in {dtype} on {cpu}, "
-                                        "{tree} tokens per target pass against {chain} for a chain of K = {k}"),
+                                        "{tree} tokens per target pass against {chain} for a chain of K = {k}; "
+                                        "much of that is the small target's greedy answers repeating themselves, "
+                                        "which the lookup branch predicts (it alone lifts this shape from {without} "
+                                        "to {with_lookup} in {shape_dtype}, `assets/benchmarks/shapes/default.json`)"),
              {"proposer": "eagle", "prompt": QUESTION_PROMPT, "temperature": 0.0,
               **recommended_settings("default")}),
     # its shape is this machine's (`preset_settings`): the one predicted fastest from the cached calibration
@@ -151,9 +156,15 @@ def preset_figures(name: str) -> dict[str, str]:
     tree, prompts = quoted.tokens_per_pass(TREE_PRESET_RUN, settings["proposer"], tree_nodes=settings["tree_nodes"],
                                            tree_lookup=settings["tree_lookup"], **where)
     chain, _prompts = quoted.tokens_per_pass(TREE_PRESET_RUN, settings["proposer"], **where)
+    # the 2.90 rests on the small target's repetitive greedy answers: the committed shape table's lookup lift says so
+    lift = lookup_lift("default", DraftShape.of(settings), settings["temperature"])
+    table = shape_table("default")
+    if lift is None or table is None:
+        raise ValueError(_("The committed shape table has no row for the tree preset's shape."))
     return {"nodes": str(settings["tree_nodes"]), "lookup": str(settings["tree_lookup"]), "prompts": str(prompts),
             "dtype": tree.dtype, "cpu": quoted.machine(TREE_PRESET_RUN),
-            "tree": tree.text(2), "chain": chain.text(2), "k": str(settings["k"])}
+            "tree": tree.text(2), "chain": chain.text(2), "k": str(settings["k"]),
+            "without": number(lift[0]), "with_lookup": number(lift[1]), "shape_dtype": table["dtype"]}
 
 
 class SettingKeys(Mapping):

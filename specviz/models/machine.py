@@ -439,8 +439,11 @@ class SpeedEstimate:
 
         >>> speed_from_bandwidth(16 * GB, 8 * GB).sentence()[:92]
         'Speed here: plain decoding would take at least 2.0 s per token (0.5 tokens/s), because each '
+        >>> speed_from_reference(int(15.2 * GB), int(0.27 * GB), 0.0404, "SmolLM2-135M").sentence()[38:73]
+        'about 2.2 s per token (0.5 tokens/s'
         """
-        values = {"time": duration(self.seconds_per_token), "rate": rate(self.tokens_per_second),
+        shown = _shown_seconds(self.seconds_per_token)  # the rate is 1 / the time as shown, so the two agree
+        values = {"time": duration(self.seconds_per_token), "rate": rate(1.0 / shown if shown > 0 else float("inf")),
                   "detail": self.detail}
         if self.basis == "bandwidth":
             return _("Speed here: plain decoding would take at least {time} per token ({rate}), {detail}. "

@@ -75,6 +75,20 @@ def test_step_decomposition_reads_the_session_trace():
     assert 0.0 <= lower <= upper <= 1.0
 
 
+def test_the_step_picker_offers_only_the_drafts_the_verifier_tested():
+    """A draft after a step's first rejection was never tested: the page said it was "kept with probability" its
+    min(1, p/q). toy-draft has 48 drafts, 41 of them tested."""
+    trace = load_example("toy-draft")[0]
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    at.session_state["trace"] = trace
+    at.run()
+    at.radio(key="exact_source").set_value("session").run()
+    assert not at.exception
+    picker = at.selectbox(key="exact_position_session")
+    reached = [(s.index, d.position) for s in trace.steps for d in s.decisions if d.reached]
+    assert len(picker.options) == len(reached) < sum(len(s.decisions) for s in trace.steps)
+
+
 def test_labels_escape_token_text():
     assert exactness_view.label("<img src=x>\n", 5) == "&lt;img␣src=x&gt;↵ · 5"
     result = doctest.testmod(exactness_view)  # specviz/ui is not collected by --doctest-modules: its examples run here

@@ -313,7 +313,9 @@ def render_decomposition(dists: StepDistributions, session_trace: object) -> Non
                 titles = {e.name: getattr(e, "shown_title", e.title) for e in examples}
                 name = st.selectbox(_("Example"), list(titles), key="exact_example", format_func=titles.get)
                 trace = load_example(name)[0]
-            tested = [(s.index, d.position) for s in trace.steps for d in s.decisions]
+            # only the drafts the verifier tested: one after a step's first rejection was never kept "with
+            # probability" anything, and its p comes from a context that the rejection threw away
+            tested = [(s.index, d.position) for s in trace.steps for d in s.decisions if d.reached]
             if not tested:
                 raise ValueError(_("This trace drafted nothing, so it has no step to take apart."))
             choice = st.selectbox(_("Drafted position"), range(len(tested)), key=f"exact_position_{source}",

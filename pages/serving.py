@@ -10,8 +10,10 @@ from specviz.ui.serving import view
 route_through_app()
 
 st.title(_("Serving lab"))
-st.markdown(_("A serving engine batches many requests at once, and speculation that pays for one stream can cost "
-            "at sixteen. Start a local vLLM server with `make serve` (n-gram speculation by default; "
+st.markdown(_("A serving engine batches many requests at once, and speculation that pays for one stream can stop "
+            "paying once the batch is large enough to make the server compute-bound; the measured sweep below says "
+            "where it did on its machine, or that it did not. Start a local vLLM server with `make serve` (n-gram "
+            "speculation by default; "
             "`make serve SPEC=none|draft|eagle` for the others), or point this page at another vLLM server that "
             "whoever runs this app allows."))
 

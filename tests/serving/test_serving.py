@@ -382,3 +382,13 @@ def test_the_operators_lines_are_in_the_readers_language(tmp_path):
         table = markdown_table(result)
     assert "| prompt | fluxos |" in table and "latência de ngram (s)" in table and "aceleração de ngram" in table
     assert re.search(r"\| \d+,\d\b", table) and not re.search(r"\| \d+\.\d+\b", table), table
+
+
+def test_the_serving_page_intro_does_not_promise_a_loss_its_sweep_does_not_show():
+    """Issue 43: the intro said speculation "that pays for one stream can cost at sixteen", while the committed sweep
+    (assets/benchmarks/serving/cpu-smollm2.json) has n-gram lookup paying at 16 streams on both prompts."""
+    page = (Path(__file__).resolve().parents[2] / "pages" / "serving.py").read_text(encoding="utf-8")
+    assert "can cost " not in page and "at sixteen" not in page
+    result = ServingResult.load(Path(__file__).resolve().parents[2] / "assets" / "benchmarks" / "serving" /
+                                "cpu-smollm2.json")
+    assert all(result.speedup("ngram", prompt, 16) > 1 for prompt in result.prompt_names())

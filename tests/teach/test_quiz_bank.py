@@ -131,16 +131,18 @@ def test_issue_examples_have_the_right_numbers(bank):
     assert by_id["sp-speedup-1"].answer == pytest.approx(3.3616 / 1.2, abs=1e-3)
 
 
-
 @pytest.mark.parametrize("lang", ["en", "pt"])
 def test_the_acceptance_rate_is_under_alpha_only_on_average_in_every_key(lang):
     """Read 12: pr-vllm-counters' key said the dashboard's accepted / drafted 'sits under α' outright; one run can
     read above α by chance, and the lesson says 'on average'. A key that puts the acceptance rate under α says so."""
+    under = []
     for q in load_bank([BANK_DIR], lang=lang):
         keys = q.answer if isinstance(q.answer, (list, tuple)) else [q.answer]
-        for key in (k for k in keys if isinstance(k, str)):
-            if re.search(r"(under|below|lower than) α|abaixo de α|menor que α", key):
-                assert re.search(r"on average|em média", key), (q.id, key)
+        under += [(q.id, key) for key in keys
+                  if isinstance(key, str) and re.search(r"(under|below|lower than) α|abaixo de α|menor que α", key)]
+    assert "pr-vllm-counters" in {qid for qid, _ in under}  # the pattern still finds the key that prompted it
+    for qid, key in under:
+        assert re.search(r"on average|em média", key), (qid, key)
 
 
 # ---- broken files --------------------------------------------------------------------------------------------

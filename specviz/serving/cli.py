@@ -204,7 +204,7 @@ def specviz_batch1(prompts: tuple[Prompt, ...], k: int, max_tokens: int) -> list
                      "speedup": trace.tokens_per_second / base.tokens_per_second,
                      "acceptance_rate": trace.acceptance_rate, "mean_accepted_length": trace.mean_accepted_length,
                      "mean_accepted_length_drafted_steps": 1 + trace.num_accepted / drafted if drafted else None,
-                     "per_position": trace.per_position_acceptance,
+                     "per_position": trace.per_position_acceptance, "dtype": trace.meta.get("dtype"),
                      "same_tokens_as_target_only": trace.output_ids == base.output_ids})
     return rows
 

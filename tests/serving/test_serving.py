@@ -392,3 +392,26 @@ def test_the_serving_page_intro_does_not_promise_a_loss_its_sweep_does_not_show(
     result = ServingResult.load(Path(__file__).resolve().parents[2] / "assets" / "benchmarks" / "serving" /
                                 "cpu-smollm2.json")
     assert all(result.speedup("ngram", prompt, 16) > 1 for prompt in result.prompt_names())
+
+
+def test_the_engine_comparison_names_specvizs_dtype_only_where_the_sweep_records_it(monkeypatch):
+    """Read 13: the comparison's caption said specviz ran in bfloat16, but the committed sweep's `specviz` rows
+    record no dtype (only the commit message that made it says so). The caption names the dtype a file records and
+    otherwise says the file does not record it; new sweeps record it (`specviz_batch1` writes the trace's dtype)."""
+    from dataclasses import replace
+
+    from specviz.ui.serving import sweep
+
+    result = ServingResult.load(Path(__file__).resolve().parents[2] / "assets" / "benchmarks" / "serving" /
+                                "cpu-smollm2.json")
+    assert result.specviz and all("dtype" not in row for row in result.specviz)  # the committed file, as it is
+    captions = []
+    monkeypatch.setattr(sweep.st, "caption", lambda text, *a, **k: captions.append(text))
+    monkeypatch.setattr(sweep.st, "markdown", lambda *a, **k: None)
+    monkeypatch.setattr(sweep.st, "dataframe", lambda *a, **k: None)
+    sweep.compare_specviz(result)
+    assert "in a dtype this file does not record" in captions[-1] and "specviz bfloat16" not in captions[-1]
+    assert "vLLM ran in bfloat16" in captions[-1]  # the server's dtype, which the file records
+    recorded_dtype = replace(result, specviz=[{**row, "dtype": "float32"} for row in result.specviz])
+    sweep.compare_specviz(recorded_dtype)
+    assert "specviz ran in float32 with eager PyTorch kernels" in captions[-1]

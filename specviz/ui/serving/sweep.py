@@ -157,15 +157,21 @@ def compare_specviz(result: ServingResult) -> None:
         lv = result.level("ngram", row["prompt"], 1)
         rows.append({_("prompt"): row["prompt"], _("vLLM acceptance rate"): _r(lv and lv.acceptance_rate),
                      _("specviz acceptance rate"): _r(row.get("acceptance_rate")),
-                     _("vLLM mean accepted length (drafted steps)"): _r(lv and lv.mean_accepted_length),
+                     _("vLLM mean accepted length (drafted steps, from its counters)"): _r(lv and lv.mean_accepted_length),
                      _("specviz mean accepted length (all steps)"): _r(row.get("mean_accepted_length")),
                      _("vLLM speedup"): _r(result.speedup("ngram", row["prompt"], 1)),
                      _("specviz speedup"): _r(row.get("speedup"))})
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
-    st.caption(_("Speedups against each engine's own target-only run, in the same sweep. vLLM runs bfloat16 with "
-                 "compiled kernels, specviz bfloat16 with eager PyTorch kernels: the answers may differ after a few tokens (greedy "
+    dtypes = {row.get("dtype") for row in result.specviz}
+    engine = (_("specviz ran in {dtype} with eager PyTorch kernels", dtype=dtypes.pop()) if len(dtypes) == 1
+              and None not in dtypes else
+              _("specviz ran with eager PyTorch kernels in a dtype this file does not record (the machine's default: "
+                "bfloat16 where the CPU has bfloat16 instructions, else float32)"))
+    st.caption(_("Speedups against each engine's own target-only run, in the same sweep. vLLM ran in {vllm_dtype} "
+                 "with compiled kernels; {engine}: the answers may differ after a few tokens (greedy "
                  "decoding is lossless only up to numerics), so the drafts differ too. vLLM's n-gram lookup matches 4 "
-                 "down to 2 tokens, specviz's 3 down to 1 (more drafts after weaker matches, fewer kept)."))
+                 "down to 2 tokens, specviz's 3 down to 1 (more drafts after weaker matches, fewer kept).",
+                 vllm_dtype=result.server.get("dtype", "bfloat16"), engine=engine))
 
 
 def _r(v, digits: int = 2):
@@ -192,5 +198,6 @@ def predicted(result: ServingResult) -> None:
         "Predicted (the Theory explorer's roofline for the project's benchmark CPU, α = {alpha} from the {prompt} "
         "prompt's mean accepted length over the steps that drafted, at one stream): {pays}. Measured: {measured}.",
         alpha=number(alpha, 2), prompt=lv.prompt, pays=pays, measured=seen)))
-    st.caption(_("The roofline is fitted to specviz's float32 single-thread verify curve; vLLM on a CPU core in "
-                 "bfloat16 is not that machine, so read the prediction as the shape, not the number."))
+    st.caption(_("The roofline is fitted to specviz's float32 single-thread verify curve; vLLM in bfloat16 on the "
+                 "sweep's CPU, with as many threads as it took, is not that machine, so read the prediction as the "
+                 "shape, not the number."))

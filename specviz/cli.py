@@ -184,7 +184,7 @@ def run_compare(args: argparse.Namespace) -> int:
                 "{proposer}, K={k})", **values))
     print(_("speedup:      {speedup}x (tokens/s, speculative vs specviz's target-only decoding, same run)",
             speedup=number(speedup(baseline, spec))))
-    if is_tree(spec):  # a tree's accepted / drafted counts every node, most never tested: far below a chain's
+    if is_tree(spec):  # a tree's accepted / drafted counts every node, a step keeps one path: no estimate of α
         print(_("acceptance:   {rate} accepted/drafted (every node of a tree counts as drafted, tested or not); mean "
                 "accepted length {length} (tokens per target forward)",
                 rate=_fmt(spec.acceptance_rate), length=_fmt(spec.mean_accepted_length)))

@@ -64,8 +64,9 @@ def test_compare_prints_both_times_and_the_speedup():
 
 
 def test_compare_of_a_tree_says_its_accepted_over_drafted_counts_every_node():
-    """A tree's accepted / drafted counts every node, most never tested, so it sits far below a chain's; the line
-    says so rather than print a bare rate a reader would take for a poor draft."""
+    """A tree's accepted / drafted counts every node, and a step keeps one path at most, so it is no estimate of α
+    (in the committed runs it reads far below a chain's); the line says so rather than print a bare rate a reader
+    would take for a poor draft."""
     out = cli("compare", "--pair", "toy", "--proposer", "draft", "--prompt", "hello", "--max-new-tokens", "12",
               "--k", "2", "--tree-nodes", "6", "--tree-width", "2", "--no-warmup")
     assert out.returncode == 0, out.stderr

@@ -347,3 +347,24 @@ def test_the_best_configuration_table_names_a_tree_as_a_tree():
     text = markdown_report(BenchResult.load(path))
     assert "| held-out | 0 | eagle constant K=4, tree 16×4 + 8 | 1.79× |" in text
     assert "| held-out | 0 | eagle constant K=4, tree 16×4 + 8 |" in path.with_name("results.md").read_text()
+
+
+def test_a_tree_acceptance_rate_is_defined_as_no_estimate_of_alpha_and_results_md_say_so():
+    """Issue 43, thirteenth read: the definition said a tree's accepted / drafted "sits far below α"; no bound ties
+    the two (a step keeps at most one path of the nodes counted, so the rate follows the tree's shape), and in the
+    one committed v2 run with trees it reads far below the chains' α. Every committed results.md carries the
+    current definitions."""
+    from specviz.core.paths import BENCHMARKS_DIR
+
+    meaning = DEFINITIONS["acceptance_rate"][1]
+    assert "far below" not in meaning and "no estimate of α" in meaning
+    current = "".join(f"- **{label}**: {text}\n" for label, text in DEFINITIONS.values())
+    for md in sorted(BENCHMARKS_DIR.glob("*/results.md")):
+        assert md.read_text().partition("## Definitions\n\n")[2] == current, md.parent.name
+    medusa = BenchResult.load(BENCHMARKS_DIR / "default-cpu-f32-medusa" / "results.json")
+    for temperature in (0.0, 0.7):
+        for proposer in ("eagle", "medusa"):
+            rows = [r for r in medusa.summary if r["suite"] == "all" and r["proposer"] == proposer
+                    and r["temperature"] == temperature]
+            tree_rate = max(r["acceptance_rate"] for r in rows if r["tree_nodes"])
+            assert tree_rate < 0.5 * min(r["alpha"] for r in rows if not r["tree_nodes"])

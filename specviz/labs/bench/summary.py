@@ -24,8 +24,8 @@ DEFINITIONS: dict[str, tuple[str, str]] = {  # marked with N_(): the files stay 
         N_("acceptance rate (accepted / drafted)"),
         N_("Drafted tokens the target kept, over all drafted tokens. Drafts after a step's first rejection count as "
            "drafted and not accepted although they were never tested (vLLM's 'draft acceptance rate'). A tree counts "
-           "every node it drafted or copied from the context, most of which are never tested, so its rate sits far "
-           "below α.")),
+           "every node it drafted or copied from the context, of which a step keeps one path at most, so a tree's "
+           "rate is no estimate of α and α bounds it neither way.")),
     "alpha": (
         N_("α (mean min(1, p/q) over tested drafts)"),
         N_("Leviathan et al.'s α: the expected chance a draft is accepted, estimated from the drafts that were "

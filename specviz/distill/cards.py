@@ -15,7 +15,7 @@ from specviz.core.paths import BENCHMARKS_DIR
 from specviz.distill.data import chunk_infos
 from specviz.distill.trainer import DEFAULT_STEPS
 from specviz.labs.bench.quoted import machine_text
-from specviz.labs.bench.report import TREE_ALPHA_MEANING
+from specviz.labs.bench.report import TREE_ALPHA_MEANING, plain_load_note
 from specviz.models.drafts import DRAFT_NAME, EAGLE_NAME, read_meta
 
 BENCH = BENCHMARKS_DIR / "default-cpu-drafts" / "results.json"
@@ -83,7 +83,7 @@ def bench_where(bench: Path) -> str:
 def bench_note(bench: Path) -> str:
     """The run's own note that its machine was shared (absolute times noisy), as a paragraph; "" when it was not."""
     notes = read_bench(bench).get("notes") or []
-    shared = next((n for n in notes if str(n).startswith("The machine was shared")), "")
+    shared = next((plain_load_note(n) for n in notes if str(n).startswith("The machine was shared")), "")
     return f"{shared}\n\n" if shared else ""
 
 

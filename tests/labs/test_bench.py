@@ -368,3 +368,20 @@ def test_a_tree_acceptance_rate_is_defined_as_no_estimate_of_alpha_and_results_m
                     and r["temperature"] == temperature]
             tree_rate = max(r["acceptance_rate"] for r in rows if r["tree_nodes"])
             assert tree_rate < 0.5 * min(r["alpha"] for r in rows if not r["tree_nodes"])
+
+
+def test_a_shared_machines_load_average_is_written_as_numbers():
+    """Issue 43, thirteenth read: the bench note, results.md and the model cards printed the end's load average as
+    Python's list of the three os.getloadavg() figures; they now print its 1-minute figure, as at the start."""
+    from specviz.core.paths import ASSETS, BENCHMARKS_DIR
+    from specviz.distill.cards import bench_note
+    from specviz.labs.bench.runner import _notes
+
+    machine = {"torch_threads": 1, "cores": 2, "device": "cpu", "dtype": "float32", "load_average_start": [1.5, 1.2, 1.0],
+               "load_average_end": [2.03, 2.01, 1.93]}
+    config = BenchConfig(**CONFIG)
+    assert any("load average 1.5 at the start, 2.03 at the end)" in n for n in _notes(machine, config))
+    assert "load average 2.4 at the start, 2.01 at the end)" in bench_note(
+        BENCHMARKS_DIR / "default-cpu-bf16-tree" / "results.json")
+    files = [*BENCHMARKS_DIR.glob("*/results.md"), *(ASSETS / "models").glob("*/README.md")]
+    assert files and not [f for f in files if "at the start, [" in f.read_text()]

@@ -15,6 +15,7 @@ import csv
 import io
 import json
 import math
+import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -297,7 +298,7 @@ def markdown_report(result: BenchResult) -> str:
            if m.get("isa_limits") else "")
         + (f" Models on {m['device']} in {m['dtype']}." if m.get("device") else "")
         + (f" Linear kernels: {m['kernels']}." if m.get("kernels") else ""), "",
-        *[f"- {n}" for n in result.notes], "",
+        *[f"- {plain_load_note(n)}" for n in result.notes], "",
         "## All suites", "",
         "| proposer | policy | K | tree | T | α (tree: main-line mean min(1, p′/q′)) | accepted/drafted | mean accepted length | "
         "accepted/step (excl.) | tok/s | vs target-only | vs generate | transformers assisted vs generate | "
@@ -371,6 +372,19 @@ def markdown_report(result: BenchResult) -> str:
               "", "## Definitions", ""]
     lines += [f"- **{label}**: {meaning}" for label, meaning in DEFINITIONS.values()]
     return "\n".join(lines) + "\n"
+
+
+_LOAD_LIST = re.compile(r"(load average \S+ at the start, )\[\s*(-?\d+(?:\.\d+)?)[^\]]*\]( at the end)")
+
+
+def plain_load_note(note: str) -> str:
+    """A bench note with the load average at the end as one number, its 1-minute figure like the one at the start
+    (runs before 2026-12-05 wrote the end's three `os.getloadavg()` figures as a list); other notes unchanged.
+
+    >>> plain_load_note("The machine was shared (load average 2.4 at the start, [2.01, 2.13, 1.89] at the end): x")
+    'The machine was shared (load average 2.4 at the start, 2.01 at the end): x'
+    """
+    return _LOAD_LIST.sub(r"\1\2\3", note)
 
 
 # what a † on a tree row's α cell means (the model cards' bench tables say it too, specviz.distill.cards)

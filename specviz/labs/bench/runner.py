@@ -126,9 +126,9 @@ def _notes(machine, config: BenchConfig) -> list[str]:
         notes.append("Times are this process's CPU time (time.process_time), not wall time: the machine was shared, "
                      "and CPU time leaves out the waits for a free core. With one torch thread it equals wall time "
                      "on an idle machine; with more threads it adds them up.")
-    load = machine.get("load_average_start")
-    if load and machine.get("cores") and load[0] > 0.5 * machine["cores"]:
-        notes.append(f"The machine was shared (load average {load[0]} at the start, {machine.get('load_average_end')}"
+    load, end = machine.get("load_average_start"), machine.get("load_average_end")
+    if load and machine.get("cores") and load[0] > 0.5 * machine["cores"]:  # the 1-minute figures, start and end
+        notes.append(f"The machine was shared (load average {load[0]} at the start, {end[0] if end else 'unknown'}"
                      " at the end): absolute times are noisy; ratios from the same run are the numbers to trust.")
     return notes
 

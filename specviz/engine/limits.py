@@ -15,7 +15,7 @@ TREE_LOOKUP_RANGE = (0, 16)  # tokens a draft tree copies from the context as on
 TOP_N = 10  # bars per distribution in a trace
 THREADS_RANGE = (1, 256)  # torch threads a command may ask for (100000 crashed libgomp: issue 44 item 5)
 REPEATS_RANGE = (1, 100)  # timed repeats of a benchmark case; warm-ups may be 0 to the same maximum
-SEED_RANGE = (0, 2**32 - 1)  # what torch and numpy both accept
+SEED_RANGE = (0, 2**32 - 1)  # what torch and numpy both accept; every command's --seed and RunSpec.seed
 # What each built-in pair drafts with besides its target, best first (a proposer that `needs` one is offered for it,
 # `specviz.engine.proposers.registry.offered`). The toy pair's EAGLE drafter is an untrained stand-in that only the tests
 # use, so it offers its draft model alone.

@@ -18,7 +18,7 @@ from typing import Any
 
 from specviz.core import urlvalues
 from specviz.core.i18n import N_, _, localized
-from specviz.engine.limits import (K_RANGE, MAX_NEW_TOKENS_RANGE, POLICIES, TREE_LOOKUP_RANGE,
+from specviz.engine.limits import (K_RANGE, MAX_NEW_TOKENS_RANGE, POLICIES, SEED_RANGE, TREE_LOOKUP_RANGE,
                                    TREE_NODES_RANGE, TREE_WIDTH_RANGE)
 from specviz.engine.proposers import registry
 
@@ -86,7 +86,7 @@ SETTINGS: dict[str, Setting] = {
     "temperature": Setting(N_("Temperature"), N_("Temperature (0 = greedy)"), 0.0, 2.0),
     "top_k": Setting("top-k", N_("top-k (0 = off)"), 0, 1000, whole=True),
     "top_p": Setting("top-p", N_("top-p (1 = off)"), 0.01, 1.0),
-    "seed": Setting(N_("The seed"), N_("Seed"), 0, 2**31 - 1, whole=True),
+    "seed": Setting(N_("The seed"), N_("Seed"), *SEED_RANGE, whole=True),  # the bench's limit too
     "proposer": Setting(N_("The proposer"), N_("Proposer"), choices=registry.names),
     "policy": Setting(N_("The draft-length policy"), N_("Draft-length policy"), choices=POLICIES),
     "tree_nodes": Setting("tree_nodes", N_("Draft tree nodes (0 = a chain of K)"), *TREE_NODES_RANGE, whole=True),

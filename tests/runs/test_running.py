@@ -21,7 +21,7 @@ PROMPT = "the quick brown fox jumps over the lazy dog. the quick"
 @pytest.mark.parametrize("field, value", [
     ("k", 0), ("k", 17), ("k", 2.5), ("max_new_tokens", 0), ("max_new_tokens", 4096), ("temperature", -0.1),
     ("temperature", float("inf")), ("temperature", float("nan")), ("top_k", -1), ("top_p", 0.0), ("top_p", 1.5),
-    ("seed", -1), ("seed", 2**63), ("proposer", "hydra"), ("policy", "fastest"), ("proposer_settings", {"layers": -2}),
+    ("seed", -1), ("seed", 2**32), ("seed", 2**63), ("proposer", "hydra"), ("policy", "fastest"), ("proposer_settings", {"layers": -2}),
     ("proposer_settings", {"depth": 3}), ("proposer_settings", {"layers": 2.5}), ("proposer_settings", 7), ("chat", "yes"),
     ("prompt", "   "), ("prompt", "x" * 5000), ("pair", ""), ("k", True),
 ])
@@ -313,3 +313,15 @@ def test_every_run_records_its_dtype_and_the_pages_show_it(toy):
         assert "float32 (fine rounding: a near-tie rarely flips)" in settings_line(trace)
     assert "float32 (fine rounding: a near-tie rarely flips)" in settings_line(load_example("toy-draft")[0])  # the examples are recorded in float32
     assert "near-tie can flip" in dtype_text("bfloat16") and dtype_text(None) == "dtype not recorded"
+
+
+def test_every_command_takes_the_same_seeds():
+    """Issue 43, thirteenth read: generate and compare (RunSpec) took seeds up to 2^31 - 1, the bench up to
+    2^32 - 1 (SEED_RANGE: what torch and numpy both accept); one limit now."""
+    from specviz.engine.limits import SEED_RANGE
+    from specviz.labs.bench import BenchConfig
+
+    assert SETTINGS["seed"].bounds == SEED_RANGE == (0, 2**32 - 1)
+    assert RunSpec(seed=2**32 - 1).seed == 2**32 - 1
+    with pytest.raises(ValueError):
+        BenchConfig(pair="toy", proposers=["draft"], seed=2**32).check()

@@ -171,7 +171,8 @@ def confident(proposer: Proposer, threshold: float = DEFAULT_THRESHOLD) -> Propo
     decoding, where q itself is a point mass. The low-confidence position is not drafted: its forward is spent,
     the target decides that token instead. Shorter proposals change nothing about exactness: the verifier handles
     any number of drafts, including none. The copy shares the draft's weights but not its cache; `proposer` is left
-    as it was. Only model proposers (a draft model, layer-skip, EAGLE) have a q to be confident in.
+    as it was. Only model proposers (a draft model, layer-skip, EAGLE, the Medusa heads) have a q to be confident
+    in; n-gram lookup has none.
     """
     if not 0.0 <= threshold <= 1.0:
         raise ValueError(_("The confidence threshold must be between 0 and 1 (got {threshold}).", threshold=threshold))

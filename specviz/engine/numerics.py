@@ -7,7 +7,7 @@ matched on every committed held-out prompt (an observation, not a proof), in bfl
 tokens are closer than that rounding (a near-tie), the argmax can flip, and from that token on the two texts part ways:
 every later token is conditioned on a different prefix (and may still coincide).
 
-    split = greedy_split(pair.target, prompt_ids, target_only_ids, speculative_ids, pair.tokenizer)
+    split = greedy_split(pair.target, prompt_ids, target_only_ids, speculative_ids)
     split.index, split.gap, split.near_tie        # first differing new token, the target's top-2 logit gap there
 
 `greedy_split` reads the target's top two logits after the common prefix with one full forward (no cache), in the

@@ -2,8 +2,8 @@
 to run on the toy pair in a test.
 
     incremental_vs_full(model, ids)            # cached logits (one by one, K+1 at a time, after a rewind) vs one forward
-    compare_outputs(model, prompt, outputs)    # greedy outputs against a reference: where they part, and why
-    exactness_check(pair, candidates, ...)     # chi-square at T = 1: the exact rule passes, a broken one must fail
+    compare_outputs(model, prompt, outputs, reference)  # greedy outputs against one of them: where they part, why
+    exactness_check(target, proposer, candidates, n=...)  # chi-square at T = 1: exact passes, a broken rule fails
     data_throughput(model, tokenizer, ...)     # the distill data step's tokens per second
 
 Greedy identity across methods is algorithm in float32 and numerics in bfloat16: the verifier scores K+1 tokens in

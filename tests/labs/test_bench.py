@@ -359,7 +359,9 @@ def test_a_tree_acceptance_rate_is_defined_as_no_estimate_of_alpha_and_results_m
     meaning = DEFINITIONS["acceptance_rate"][1]
     assert "far below" not in meaning and "no estimate of α" in meaning
     current = "".join(f"- **{label}**: {text}\n" for label, text in DEFINITIONS.values())
-    for md in sorted(BENCHMARKS_DIR.glob("*/results.md")):
+    mds = sorted(BENCHMARKS_DIR.glob("*/results.md"))
+    assert len(mds) >= 10
+    for md in mds:
         assert md.read_text().partition("## Definitions\n\n")[2] == current, md.parent.name
     medusa = BenchResult.load(BENCHMARKS_DIR / "default-cpu-f32-medusa" / "results.json")
     for temperature in (0.0, 0.7):

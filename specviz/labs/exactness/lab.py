@@ -1,7 +1,7 @@
 """The Exactness lab's experiments, as plain functions on a loaded pair and a `RunSpec`.
 
     dists = step_distributions(pair, spec)                  # p and q for the first new token after the prompt
-    result = one_step_lab(pair, spec, "accept_all", n=2000)  # n simulated steps with a rule, n draws from p
+    result = one_step_lab(dists, "accept_all", n=2000, seed=0)  # n simulated steps with a rule, n draws from p
     result = engine_lab(pair, spec, "exact", n=400, length=2)  # n whole continuations through the engine
 
 The app caches and draws them (`specviz.ui.exactness.view`); token texts here are raw (`texts`), and whoever shows

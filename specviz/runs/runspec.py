@@ -18,8 +18,8 @@ from typing import Any
 
 from specviz.core import urlvalues
 from specviz.core.i18n import N_, _, localized
-from specviz.engine.limits import (K_RANGE, MAX_NEW_TOKENS_RANGE, POLICIES, SEED_RANGE, TREE_LOOKUP_RANGE,
-                                   TREE_NODES_RANGE, TREE_WIDTH_RANGE)
+from specviz.engine.limits import (K_RANGE, MAX_NEW_TOKENS_RANGE, POLICIES, SEED_RANGE, TEMPERATURE_RANGE,
+                                   TREE_LOOKUP_RANGE, TREE_NODES_RANGE, TREE_WIDTH_RANGE)
 from specviz.engine.proposers import registry
 
 MAX_PROMPT_CHARS = 4000
@@ -83,7 +83,7 @@ def setting_of(name: str) -> Setting:
 SETTINGS: dict[str, Setting] = {
     "k": Setting("K", N_("Drafted tokens per step (K)"), *K_RANGE, whole=True),
     "max_new_tokens": Setting("max_new_tokens", N_("New tokens"), *MAX_NEW_TOKENS_RANGE, whole=True),
-    "temperature": Setting(N_("Temperature"), N_("Temperature (0 = greedy)"), 0.0, 2.0),
+    "temperature": Setting(N_("Temperature"), N_("Temperature (0 = greedy)"), *TEMPERATURE_RANGE),
     "top_k": Setting("top-k", N_("top-k (0 = off)"), 0, 1000, whole=True),
     "top_p": Setting("top-p", N_("top-p (1 = off)"), 0.01, 1.0),
     "seed": Setting(N_("The seed"), N_("Seed"), *SEED_RANGE, whole=True),  # the bench's limit too

@@ -387,3 +387,15 @@ def test_a_shared_machines_load_average_is_written_as_numbers():
         BENCHMARKS_DIR / "default-cpu-bf16-tree" / "results.json")
     files = [*BENCHMARKS_DIR.glob("*/results.md"), *(ASSETS / "models").glob("*/README.md")]
     assert files and not [f for f in files if "at the start, [" in f.read_text()]
+
+
+def test_the_bench_refuses_a_temperature_its_runs_would_refuse_before_loading_a_model():
+    """Issue 43, thirteenth read: the bench's check said "Temperatures must be numbers from 0 to 10" while every case
+    runs through RunSpec, which takes 0 to 2: a temperature of 5 passed the check, loaded the pair and then failed."""
+    from specviz.engine.limits import TEMPERATURE_RANGE
+    from specviz.runs.runspec import SETTINGS
+
+    assert SETTINGS["temperature"].bounds == TEMPERATURE_RANGE == (0.0, 2.0)
+    BenchConfig(**{**CONFIG, "temperatures": [2.0]}).check()
+    with pytest.raises(ValueError, match=r"^Temperatures must be numbers from 0 to 2 \(got 5\)\.$"):
+        BenchConfig(**{**CONFIG, "temperatures": [5]}).check()

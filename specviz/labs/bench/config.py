@@ -19,7 +19,8 @@ import yaml
 from specviz.core.paths import BENCHMARKS_DIR, PROMPTS_DIR
 from specviz.engine.draft_shape import DraftShape
 from specviz.engine.limits import (K_RANGE, MAX_NEW_TOKENS_RANGE, POLICIES, REPEATS_RANGE, SEED_RANGE,
-                                   TREE_LOOKUP_RANGE, TREE_NODES_RANGE, TREE_WIDTH_RANGE, check_threads)
+                                   TEMPERATURE_RANGE, TREE_LOOKUP_RANGE, TREE_NODES_RANGE, TREE_WIDTH_RANGE,
+                                   check_threads)
 from specviz.engine.proposers import registry
 
 HF_MODES = ("all", "greedy", "none")
@@ -127,9 +128,10 @@ class BenchConfig:
         for k in [*self.ks, self.policy_k]:
             if not (isinstance(k, int) and K_RANGE[0] <= k <= K_RANGE[1]):
                 raise ValueError(f"K must be a whole number from {K_RANGE[0]} to {K_RANGE[1]} (got {k}).")
+        lo, hi = TEMPERATURE_RANGE
         for t in [*self.temperatures, *(self.policy_temperatures or [])]:
-            if not (isinstance(t, (int, float)) and 0 <= t <= 10):
-                raise ValueError(f"Temperatures must be numbers from 0 to 10 (got {t}).")
+            if isinstance(t, bool) or not (isinstance(t, (int, float)) and lo <= t <= hi):  # RunSpec's range
+                raise ValueError(f"Temperatures must be numbers from {lo:g} to {hi:g} (got {t}).")
         for name in self.policies:
             if name not in POLICIES:
                 raise ValueError(f"Unknown draft-length policy '{name}': choose one of {', '.join(POLICIES)}.")

@@ -1,5 +1,6 @@
-"""Who proposes the drafted tokens: a separate draft model, n-gram prompt lookup, a layer-skip self-draft, or an
-EAGLE-style feature drafter. `specviz.engine.proposers.registry` says what each is; `make_proposer` builds one by name.
+"""Who proposes the drafted tokens: a separate draft model, n-gram prompt lookup, a layer-skip self-draft, an
+EAGLE-style feature drafter, or Medusa heads. `specviz.engine.proposers.registry` says what each is; `make_proposer`
+builds one by name.
 
 Light to import: the proposer classes (and torch) load when first named, so the registry can be read by the
 limits, the run spec, the CLI and the pages without them.

@@ -22,8 +22,8 @@ The package, in the order a run uses it:
   cases.py     one case: every method on one prompt and temperature, transformers' baselines included
   rows.py      what a case measured, typed: `CaseResult`, `BaselineResult` (their fields are the JSON's keys)
   runner.py    `run_bench`: costs, warm-up, every case, the finished result
-  summary.py   cases pooled per suite and over all suites; the paper's predicted speedups
-  report.py    `BenchResult` (JSON schema, `DEFINITIONS`), the CSV and the markdown report
+  summary.py   cases pooled per suite and over all suites; the paper's predicted speedups; `DEFINITIONS`
+  report.py    `BenchResult` (the JSON schema, which carries `DEFINITIONS`), the CSV and the markdown report
   cli.py       the `bench` subcommand's flags and the command line that reproduces a run
 
 Everything public is importable from `specviz.labs.bench` itself, as before the split.

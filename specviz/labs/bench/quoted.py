@@ -1,7 +1,8 @@
 """Figures the pages quote, read from the committed benchmarks (`assets/benchmarks/<folder>/results.json`), so a
 sentence cannot go stale when a benchmark is re-run, and every figure knows where it came from and in which dtype.
 
-    quoted.speedup_range("default-cpu-ngram", "ngram", suite="rewrite", k=8)   # Quoted(1.94, 2.22, "float32", ...)
+    quoted.speedup_range("default-cpu-ngram", "ngram", suite="rewrite", k=8)
+    # Quoted(1.94, 2.22, "default-cpu-ngram", "float32"): low, high, folder, dtype
     quoted.verify_range("default-cpu-bf16-tree")                              # n = 2..5 tokens over one token
     quoted.draft_cost("default-cpu-drafts", "draft")                          # c of the separate draft model
 

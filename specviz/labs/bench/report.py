@@ -5,8 +5,10 @@ markdown report.
     result = BenchResult.load("bench-results/results.json")
     result.best_constant("ngram", 0.0)  # the summary row of the fastest constant K, over all categories
 
-The rows are plain dicts, as the JSON holds them: a summary row's keys are those of `DEFINITIONS` (in
-specviz.labs.bench.summary) plus suite, proposer, policy, k and temperature.
+The rows are plain dicts, as the JSON holds them: a summary row holds the metrics `DEFINITIONS` names (in
+specviz.labs.bench.summary; the verify cost is the run's, in `costs`), keyed by suite, proposer, policy, k,
+temperature and the tree's shape, with counts beside them (prompts, tokens, steps, mean_k, identical_count,
+hf_assisted_identical).
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ On Linux, `run_bounded(work, seconds, megabytes)` forks: the child runs `work()`
 what it inherited plus `megabytes`, and sends the result back through a pipe; the parent waits at most `seconds`,
 then kills it. The child is a copy of the process at that instant (the same tokenizer object, the same template
 cache), so what it computes is what `work()` would compute here: the bound changes when the work stops, never what
-it returns. Forking costs about 10-30 ms for a process holding a model. Where there is no fork (Windows, and macOS,
+it returns. Each call pays for one fork (no figure measured here). Where there is no fork (Windows, and macOS,
 whose system libraries do not survive one), `work()` runs here unbounded, and only a panic is caught.
 """
 

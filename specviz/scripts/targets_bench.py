@@ -12,8 +12,10 @@ at least 1.35x over `model.generate` greedy and 1.15x at T = 0.7; with them, in 
 output identical to target-only decoding on every prompt, and for every shape the predicted speedup next to the
 measured one (the prediction should be within 15%).
 
-About 15-25 minutes on a quiet 2-core CPU with the defaults (8 prompts, 2 repeats). Timings are only meaningful on a
-quiet machine: run it when nothing else does.
+With the defaults (8 prompts, 2 repeats) in float32, the committed default-cpu-f32-packed run's bench took 14 minutes on
+the project's 2-core AMD EPYC (`machine.date` 13:39:53 to `created` 13:53:42 UTC in its results.json; calibrating
+before it, when not cached, is not in that span). Timings are only meaningful on a quiet machine: run it when nothing
+else does.
 """
 
 from __future__ import annotations

@@ -133,8 +133,9 @@ def expected_tokens_per_step(alpha: float, k: int) -> float:
 
 def accepted_fraction(alpha: float, k: int) -> float:
     """E[accepted] / K = alpha (1 - alpha^K) / ((1 - alpha) K): what "accepted / drafted" measures on average when
-    each draft is kept with probability alpha. It is below alpha for K > 1, because the drafts after a step's first
-    rejection are counted as drafted though never tested. K = 0 drafts nothing: nan.
+    each draft is kept with probability alpha. It is below alpha for K > 1 and 0 < alpha < 1 (equal at 0 and 1),
+    because the drafts after a step's first rejection are counted as drafted though never tested. K = 0 drafts
+    nothing: nan.
 
     >>> round(accepted_fraction(0.8, 4), 4), accepted_fraction(0.8, 1), accepted_fraction(1.0, 4)
     (0.5904, 0.8, 1.0)

@@ -51,7 +51,7 @@ class CaseResult:
     tree_width: int | None
     accepted: int
     acceptance_rate: float  # accepted / drafted, the measured count
-    alpha: float  # α: mean min(1, p/q) over the tested drafts
+    alpha: float  # α: mean min(1, p/q) over the tested drafts (a tree: min(1, p′/q′) on its main line, not α)
     mat_with_bonus: float  # mean accepted length (Spec-Bench's #MAT), the recovered or bonus token included
     mat_without_bonus: float  # accepted drafts per step
     per_position: list[float]

@@ -191,3 +191,16 @@ def test_gpu_bench_finds_cached_catalog_gpu_pairs_and_needs_a_gpu_for_them(offli
 def test_a_device_this_machine_lacks_is_one_sentence_even_for_the_toy_pair():
     assert _error("toy", device="cuda", machine=Machine(ram_available_bytes=10**10)) == \
         "CUDA was asked for but this machine has no CUDA GPU; use --device cpu."
+
+
+def test_the_docs_name_the_offline_targets_quantization():
+    """Issue 43, thirteenth read: pairs.py called the offline target SmolLM2-135M-Instruct and said transformers
+    dequantizes the GGUF without saying from what; the wheel's file is the Q4_1 quantization, which every figure
+    measures."""
+    GGUFReader = pytest.importorskip("gguf").GGUFReader
+    import specviz.models.pairs as pairs
+
+    path = pairs.default_target_gguf()
+    types = {t.tensor_type.name for t in GGUFReader(path).tensors}
+    assert "Q4_1" in path.name and "Q4_1" in types
+    assert "Q4_1 quantization" in pairs.__doc__

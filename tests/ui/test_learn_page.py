@@ -291,11 +291,13 @@ def test_lesson_9_quotes_the_measured_tree_gain_from_its_committed_benchmark(fre
     what specviz measured, and its figures are the committed run's (per_position[0], eagle, T = 0)."""
     import json
 
-    from specviz.ui.learn.widgets import MEASURED_FIRST
+    from specviz.ui.learn.widgets import measured_first, tree_note_figures
     run = json.loads((ROOT / "assets/benchmarks/default-cpu-f32-medusa/results.json").read_text())
     first = {("tree" if row["tree_nodes"] else "chain"): row["per_position"][0] for row in run["summary"]
              if row["suite"] == "all" and row["proposer"] == "eagle" and row["temperature"] == 0 and row["k"] == 4}
-    assert first == pytest.approx(MEASURED_FIRST, abs=1e-4)
+    assert first == pytest.approx(measured_first(), abs=1e-12)  # read from the file, not typed next to it
+    figures = tree_note_figures()
+    assert (figures["dtype"], figures["prompts"]) == (run["config"]["dtype"], run["config"]["prompts_per_suite"])
     at = _open(fresh, lesson="9")
     caption = next(c.value for c in at.caption if "not independent" in c.value)
     assert "kept 0.54 of the time, which this model turns into 0.96 for 4 candidates" in caption, caption

@@ -68,10 +68,10 @@ TEXT = {  # English messages, translated with `_()` where they are shown
     "tree_nodes": N_("{nodes} nodes to score in one pass"),
     "tree_note": N_("A simplification: each candidate is kept with chance α, independently, so a position is kept "
                     "with chance 1 − (1 − α)^width. Real candidates are not independent, and the gain is usually "
-                    "smaller: in specviz's benchmark of its EAGLE drafter (float32 on {machine}, greedy, 8 held-out "
-                    "prompts, `assets/benchmarks/default-cpu-f32-medusa`) a chain's first draft was kept {chain} of "
-                    "the time, which this model turns into {model} for 4 candidates, but the 16 × 4 tree's first "
-                    "level (at most 4 candidates) was kept {tree} of the time."),
+                    "smaller: in specviz's benchmark of its EAGLE drafter ({dtype} on {machine}, greedy, {prompts} "
+                    "held-out prompts, `assets/benchmarks/default-cpu-f32-medusa`) a chain's first draft was kept "
+                    "{chain} of the time, which this model turns into {model} for 4 candidates, but the 16 × 4 tree's "
+                    "first level (at most 4 candidates) was kept {tree} of the time."),
     "v": N_("v (cost of the verify pass, in one-token target passes)"),
     "limits_title": N_("Speedup against the verify cost v (α = {alpha}, K = {k}, c = {c})"),
     "break_even": N_("break-even"),
@@ -83,10 +83,26 @@ TEXT = {  # English messages, translated with `_()` where they are shown
     "same_speed": N_("the same speed as the target alone"),
 }
 
-# First-position acceptance measured in assets/benchmarks/default-cpu-f32-medusa (results.json, eagle, T = 0): the
-# chain K = 4 and the 16 x 4 tree's first level (per_position[0]), for the trees widget's caption.
-MEASURED_FIRST = {"chain": 0.5419, "tree": 0.7395}
-TREE_NOTE_RUN = "default-cpu-f32-medusa"  # the run above, whose recorded machine the caption names
+TREE_NOTE_RUN = "default-cpu-f32-medusa"  # the committed run the trees widget's caption quotes, and whose machine
+TREE_NOTE_SHAPES = {"chain": 0, "tree": 16}  # its EAGLE rows at T = 0, K = 4: a chain and the 16 x 4 tree (nodes)
+
+
+def measured_first() -> dict[str, float]:
+    """First-position acceptance of the EAGLE drafter in the committed `TREE_NOTE_RUN` (results.json, greedy,
+    K = 4, per_position[0]): {"chain": ..., "tree": ...}, the chain's first draft and the 16 x 4 tree's first level,
+    read from the file so the caption cannot drift from it."""
+    return {name: quoted.kept_through(TREE_NOTE_RUN, "eagle", 1, k=4, temperature=0.0, tree_nodes=nodes).low
+            for name, nodes in TREE_NOTE_SHAPES.items()}
+
+
+def tree_note_figures() -> dict[str, str]:
+    """The trees widget caption's placeholders, all from the committed `TREE_NOTE_RUN`: the two measured shares, what
+    the independence model makes of the chain's for 4 candidates, the run's dtype, machine and prompt count."""
+    first = measured_first()
+    prompts = min(quoted.tokens_per_pass(TREE_NOTE_RUN, "eagle", k=4, temperature=0.0, tree_nodes=nodes)[1]
+                  for nodes in TREE_NOTE_SHAPES.values())
+    return dict(chain=number(first["chain"]), tree=number(first["tree"]), model=number(1 - (1 - first["chain"]) ** 4),
+                machine=quoted.machine(TREE_NOTE_RUN), dtype=quoted.dtype(TREE_NOTE_RUN), prompts=prompts)
 
 
 def _chart(fig: go.Figure, key: str, title: str, x: str, y: str) -> None:
@@ -163,8 +179,7 @@ def trees(lesson: Lesson) -> None:
     chain.caption(_(TEXT["tree_nodes"], nodes=depth))
     tree.metric(_(TEXT["tree"]), number(theory.expected_tokens_per_step(level, depth)), help=_(TEXT["tokens"]))
     tree.caption(_(TEXT["tree_nodes"], nodes=sum(width ** i for i in range(1, depth + 1))))
-    st.caption(_(TEXT["tree_note"], chain=number(MEASURED_FIRST["chain"]), tree=number(MEASURED_FIRST["tree"]),
-                 model=number(1 - (1 - MEASURED_FIRST["chain"]) ** 4), machine=quoted.machine(TREE_NOTE_RUN)))
+    st.caption(_(TEXT["tree_note"], **tree_note_figures()))
 
 
 def limits(lesson: Lesson) -> None:

@@ -65,3 +65,28 @@ def test_md_live_quotes_the_committed_medusa_run():
     assert 1.7 <= second["eagle"] / second["medusa"] <= 2.3
     question = load_bank().by_id()["md-live"]
     assert "about twice as often" in question.explanation and run in question.explanation
+
+
+@pytest.mark.parametrize("lang", sorted(OF))
+def test_ls_cost_gives_the_lm_heads_share_of_the_default_target(lang):
+    """Read 14: ls-cost says the LM head is about 21% of SmolLM2-135M's weights (576 × 49,152 of 135M parameters).
+    The shape is the committed drafters' record of the target (assets/models/smollm2-medusa/specviz.json) and the
+    parameter count the catalog's; the share they give must be the one the sentence says, in both languages."""
+    import json
+
+    import yaml
+
+    from specviz.core.i18n import number, using
+
+    root = BENCHMARKS_DIR.parent
+    shape = json.loads((root / "models/smollm2-medusa/specviz.json").read_text(encoding="utf-8"))
+    catalog = yaml.safe_load((root / "catalog.yaml").read_text(encoding="utf-8"))
+    target = next(p["target"] for p in catalog["pairs"] if p["name"] == "default")
+    assert shape["target"] in target["id"]
+    share = shape["hidden_size"] * shape["vocab_size"] / (target["params_billion"] * 1e9)
+    explanation = " ".join(load_bank(lang=lang).by_id()["ls-cost"].explanation.split())
+    with using(lang):
+        vocab = number(shape["vocab_size"], 0)
+    assert f"{round(100 * share)}% " in explanation, explanation
+    assert f"{shape['hidden_size']} × {vocab} of 135M" in explanation or \
+        f"{shape['hidden_size']} × {vocab} de 135M" in explanation, explanation

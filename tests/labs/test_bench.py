@@ -165,6 +165,8 @@ def test_cli_bench_writes_the_three_files(tmp_path, capsys):
 
 @pytest.mark.parametrize("flags,message", [
     (["--k", "0"], "K must be a whole number"),
+    (["--policy-k", "0"], "--policy-k must be a whole number from 1 to 16 (got 0)."),  # names the flag it refuses
+    (["--policy-k", "17"], "--policy-k must be a whole number from 1 to 16 (got 17)."),
     (["--suites", "poetry"], "Unknown prompt suite 'poetry'"),
     (["--proposers", "oracle"], "Unknown proposer 'oracle'"),
     (["--policies", "fastest"], "Unknown draft-length policy"),

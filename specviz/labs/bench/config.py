@@ -125,9 +125,12 @@ class BenchConfig:
             own = registry.setting(name)  # an unknown name: one sentence
             if isinstance(value, bool) or not isinstance(value, int) or not own.lo <= value <= own.hi:
                 raise ValueError(f"{own.flag} must be a whole number from {own.lo} to {own.hi} (got {value!r}).")
-        for k in [*self.ks, self.policy_k]:
-            if not (isinstance(k, int) and K_RANGE[0] <= k <= K_RANGE[1]):
+        for k in self.ks:
+            if isinstance(k, bool) or not (isinstance(k, int) and K_RANGE[0] <= k <= K_RANGE[1]):
                 raise ValueError(f"K must be a whole number from {K_RANGE[0]} to {K_RANGE[1]} (got {k}).")
+        k = self.policy_k
+        if isinstance(k, bool) or not (isinstance(k, int) and K_RANGE[0] <= k <= K_RANGE[1]):
+            raise ValueError(f"--policy-k must be a whole number from {K_RANGE[0]} to {K_RANGE[1]} (got {k}).")
         lo, hi = TEMPERATURE_RANGE
         for t in [*self.temperatures, *(self.policy_temperatures or [])]:
             if isinstance(t, bool) or not (isinstance(t, (int, float)) and lo <= t <= hi):  # RunSpec's range

@@ -401,3 +401,19 @@ def test_the_bench_refuses_a_temperature_its_runs_would_refuse_before_loading_a_
     BenchConfig(**{**CONFIG, "temperatures": [2.0]}).check()
     with pytest.raises(ValueError, match=r"^Temperatures must be numbers from 0 to 2 \(got 5\)\.$"):
         BenchConfig(**{**CONFIG, "temperatures": [5]}).check()
+
+
+def test_the_policy_k_help_says_what_each_policy_does_with_it():
+    """make_policy ignores K for "optimal" (it starts at optimal_k of its prior α and the measured c, bounded by the
+    run's k_max), so --policy-k is not "the K adaptive policies start at" for every policy."""
+    import argparse
+
+    from specviz.engine.policies import make_policy
+    from specviz.labs.bench.cli import add_bench_arguments
+
+    parser = argparse.ArgumentParser()
+    add_bench_arguments(parser)
+    text = next(a.help for a in parser._actions if "--policy-k" in a.option_strings)
+    assert "adaptive policies start at" not in text and "optimal policy picks its own K" in text
+    assert make_policy("optimal", 2, k_max=8, c=0.05).next_k() == make_policy("optimal", 6, k_max=8, c=0.05).next_k()
+    assert make_policy("heuristic", 2).next_k() == 2 and make_policy("heuristic", 6).next_k() == 6

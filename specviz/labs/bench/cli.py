@@ -66,7 +66,9 @@ def add_bench_arguments(cmd: argparse.ArgumentParser) -> None:
     cmd.add_argument("--threads", type=threads_arg, default=None, help="torch.set_num_threads (default: torch's choice)")
     cmd.add_argument("--policies", nargs="+", type=_listed(str), default=[["constant"]],
                      help="constant, heuristic, threshold, optimal")
-    cmd.add_argument("--policy-k", type=int, default=4, help="the K adaptive policies start at (threshold: its cap)")
+    cmd.add_argument("--policy-k", type=int, default=4,
+                     help="the K the heuristic policy starts at and the threshold policy's cap (the optimal policy "
+                          "picks its own K, up to the largest K of the run)")
     cmd.add_argument("--policy-temperatures", nargs="+", type=_listed(float), default=None,
                      help="temperatures for the adaptive policies (default: all)")
     cmd.add_argument("--threshold", type=float, default=0.4, help="confidence threshold of the threshold policy")

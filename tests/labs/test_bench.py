@@ -417,3 +417,17 @@ def test_the_policy_k_help_says_what_each_policy_does_with_it():
     assert "adaptive policies start at" not in text and "optimal policy picks its own K" in text
     assert make_policy("optimal", 2, k_max=8, c=0.05).next_k() == make_policy("optimal", 6, k_max=8, c=0.05).next_k()
     assert make_policy("heuristic", 2).next_k() == 2 and make_policy("heuristic", 6).next_k() == 6
+
+
+def test_results_md_does_not_say_every_policy_starts_at_the_same_k():
+    """Issue 43, fourteenth read: results.md headed its policy table "all start at the same K", but the optimal policy
+    ignores --policy-k (make_policy) and starts at optimal_k of its prior α and the measured c."""
+    from specviz.core.paths import BENCHMARKS_DIR
+    from specviz.labs.bench.report import POLICIES_HEADING
+
+    assert "optimal picks its own K" in POLICIES_HEADING
+    with_policies = [p for p in sorted(BENCHMARKS_DIR.glob("*/results.md")) if "## Draft-length policies" in p.read_text()]
+    assert len(with_policies) >= 3
+    for path in with_policies:
+        text = path.read_text(encoding="utf-8")
+        assert "all start at the same K" not in text and POLICIES_HEADING in text, path.parent.name

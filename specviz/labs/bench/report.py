@@ -195,7 +195,8 @@ class BenchResult:
 
     def policy_comparisons(self, temperature: float) -> list[PolicyComparison]:
         """For every suite ("all" first) and proposer that ran adaptive policies: each policy's speedup next to
-        constant K at the policies' starting K."""
+        constant K at the run's --policy-k (K₀: where the heuristic policy starts, the threshold policy's cap; the
+        optimal policy picks its own K)."""
         out = []
         for suite in ["all", *self.suite_titles()]:
             for proposer in self.proposers():
@@ -212,7 +213,9 @@ class BenchResult:
 
 @dataclass(frozen=True)
 class PolicyComparison:
-    """The draft-length policies of one proposer in one suite, all started at K₀, against constant K = K₀."""
+    """The draft-length policies of one proposer in one suite, run with --policy-k K₀, against constant K = K₀: the
+    heuristic policy starts at K₀ and the threshold policy drafts up to it; the optimal policy picks its own K from
+    its α estimate and the measured c (`specviz.engine.policies.make_policy`)."""
 
     suite: str
     proposer: str
@@ -344,7 +347,7 @@ def markdown_report(result: BenchResult) -> str:
                             f"{_fmt(other['speedup_vs_ar'], 2, '×')}" if other else "–") + " |")
     policy_rows = [r for r in result.summary if r["policy"] != "constant"]
     if policy_rows:
-        lines += ["", "## Draft-length policies (speedup vs specviz target-only; all start at the same K)", "",
+        lines += ["", POLICIES_HEADING, "",
                   "| category | proposer | T | constant | heuristic | threshold | optimal | winner |",
                   "|---|---|---|---|---|---|---|---|"]
         keys = dict.fromkeys((r["suite"], r["proposer"], r["temperature"], r["k"]) for r in policy_rows)
@@ -390,6 +393,9 @@ def plain_load_note(note: str) -> str:
 
 
 # what a † on a tree row's α cell means (the model cards' bench tables say it too, specviz.distill.cards)
+# --policy-k is where the heuristic policy starts and the threshold policy's cap; the optimal policy ignores it
+POLICIES_HEADING = ("## Draft-length policies (speedup vs specviz target-only; K₀: where heuristic starts, threshold's "
+                    "cap; optimal picks its own K)")
 TREE_ALPHA_MEANING = ("† A tree row's value in the α column is the mean min(1, p′/q′) along each step's main line (a "
                       "child tried after a rejected sibling meets the residual p′), not α")
 TREE_ALPHA_NOTE = (TREE_ALPHA_MEANING + "; its predicted speedup (measured verify) is its measured mean accepted length "

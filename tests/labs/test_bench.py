@@ -431,3 +431,18 @@ def test_results_md_does_not_say_every_policy_starts_at_the_same_k():
     for path in with_policies:
         text = path.read_text(encoding="utf-8")
         assert "all start at the same K" not in text and POLICIES_HEADING in text, path.parent.name
+
+
+def test_bench_threads_zero_is_torchs_choice_as_its_flag_says(tmp_path):
+    """threads_arg (the --threads type) reads 0 as torch's choice, and its own error says "from 0 (torch's choice)";
+    the bench passed the 0 on and BenchConfig.check refused it ("--threads must be a whole number from 1 to 256")."""
+    import argparse
+
+    from specviz.labs.bench.cli import add_bench_arguments, config_from_args
+
+    parser = argparse.ArgumentParser()
+    add_bench_arguments(parser)
+    config = config_from_args(parser.parse_args(["--pair", "toy", "--proposers", "ngram", "--threads", "0"]))
+    assert config.threads is None
+    config.check()
+    assert config_from_args(parser.parse_args(["--pair", "toy", "--proposers", "ngram", "--threads", "2"])).threads == 2

@@ -63,7 +63,7 @@ def add_bench_arguments(cmd: argparse.ArgumentParser) -> None:
     cmd.add_argument("--max-new-tokens", type=int, default=64)
     cmd.add_argument("--repeats", type=int, default=3, help="timed repeats per case (medians are reported)")
     cmd.add_argument("--warmup", type=int, default=1, help="untimed warm-up rounds before timing")
-    cmd.add_argument("--threads", type=threads_arg, default=None, help="torch.set_num_threads (default: torch's choice)")
+    cmd.add_argument("--threads", type=threads_arg, default=None, help="torch.set_num_threads (0 or left out: torch's choice)")
     cmd.add_argument("--policies", nargs="+", type=_listed(str), default=[["constant"]],
                      help="constant, heuristic, threshold, optimal")
     cmd.add_argument("--policy-k", type=int, default=4,
@@ -102,7 +102,7 @@ def config_from_args(args: argparse.Namespace) -> BenchConfig:
         tree_lookup=best.lookup_for(args.k, getattr(args, "tree_nodes", None), getattr(args, "tree_lookup", None)),
         pair=args.pair, proposers=flat(args.proposers) or [], ks=ks, temperatures=flat(args.temperatures),
         suites=flat(args.suites) or [], prompts_per_suite=args.prompts_per_suite, max_new_tokens=args.max_new_tokens,
-        repeats=args.repeats, warmup=args.warmup, threads=args.threads, policies=flat(args.policies),
+        repeats=args.repeats, warmup=args.warmup, threads=args.threads or None, policies=flat(args.policies),
         policy_k=args.policy_k, policy_temperatures=flat(args.policy_temperatures), threshold=args.threshold,
         hf=args.hf, clock=args.clock, record_overhead=not args.no_record_overhead,
         proposer_settings=registry.settings_from_args(args), seed=args.seed,

@@ -240,8 +240,9 @@ class LeanCachedModel(CachedModel):
     `apply_rotary_pos_emb`, and PyTorch's scaled-dot-product attention over the same keys and values. What goes is
     what is not arithmetic: output records, mask construction, cache objects that concatenate at every step, and
     the copies `repeat_kv` makes for grouped-query attention (one token's query heads of a kv head read it as one
-    block instead). On this project's CPU a transformers forward spent about a third of a one-token step outside its
-    matrix products (`docs/benchmarks.md`). `runner_for` picks it for the models it supports.
+    block instead). What that saves was timed only by a one-off script on a machine no committed file names (commit
+    ac09907's body), so no figure is quoted here (`docs/benchmarks.md`, "The lean step"). `runner_for` picks it for
+    the models it supports.
     """
 
     def __init__(self, model: PreTrainedModel, vocab_size: int | None = None, feature_layers: tuple[int, ...] = (-1,)):

@@ -73,3 +73,16 @@ def test_greedy_speculative_output_is_the_same_on_both_runners(nodes, monkeypatc
                                      eos_token_id=[], tree_nodes=nodes, tree_width=2)
         outputs.append(trace.output_ids)
     assert outputs[0] == outputs[1] and len(outputs[0]) == 30
+
+
+def test_the_lean_runner_quotes_no_figure_its_source_does_not_hold():
+    """Issue 43, fourteenth read: LeanCachedModel's docstring said a transformers forward spent "about a third of a
+    one-token step outside its matrix products" and cited docs/benchmarks.md, which quotes no such figure: it came
+    from commit ac09907's one-off /tmp script on an unnamed machine, which docs/benchmarks.md declines to quote."""
+    from pathlib import Path
+
+    from specviz.engine.kvcache import LeanCachedModel
+
+    doc = LeanCachedModel.__doc__
+    assert "a third" not in doc and "no figure is quoted here" in doc
+    assert "a third" not in (Path(__file__).parents[2] / "docs" / "benchmarks.md").read_text(encoding="utf-8")

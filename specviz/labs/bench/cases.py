@@ -41,7 +41,8 @@ def hf_generate(target, ids: list[int], *, max_new_tokens: int, temperature: flo
                 assistant=None, k: int | None = None, prompt_lookup: int | None = None,
                 clock: Clock = default_clock) -> tuple[list[int], float]:
     """transformers' `model.generate` on the target (with an assistant model or prompt lookup when given);
-    returns the new token ids and the wall time."""
+    returns the new token ids and the seconds `clock` measured (wall time, or the process's CPU time with --clock
+    cpu)."""
     device = next(target.parameters()).device
     input_ids = torch.tensor([ids], device=device)
     kwargs: dict[str, Any] = dict(
@@ -130,7 +131,7 @@ class Timed:
 @dataclass
 class Repeats:
     """What one case ran: every method's repeats (the speculative ones and transformers' twins by configuration
-    index), and the wall time of the runs that recorded the full trace."""
+    index), and the seconds (on the bench's clock) of the runs that recorded the full trace."""
 
     target_only: list[Trace] = field(default_factory=list)
     generate: list[tuple[list[int], float]] = field(default_factory=list)

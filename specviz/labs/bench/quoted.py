@@ -237,7 +237,11 @@ def greedy_identity_machines(root: Path | None = None) -> dict[str, str]:
 
 
 def greedy_identity_counts(root: Path | None = None) -> dict[str, str]:
-    """{"fp32": "8 of 8", "bf16": "2 of 8"}: the committed greedy-identity checks, for a sentence."""
+    """The committed greedy-identity checks as "same of total", for a sentence (the files' own counts):
+
+    >>> greedy_identity_counts()
+    {'fp32': '64 of 64', 'bf16': '3 of 8'}
+    """
     counts = {}
     for key, (folder, name) in IDENTITY_FILES.items():
         same, total, _dtype = greedy_identity(folder, name, root)

@@ -91,7 +91,9 @@ BF16_CPU_FLAGS = ("avx512_bf16", "amx_bf16", "amx_tile")  # /proc/cpuinfo names 
 
 def cpu_has_bf16() -> bool:
     """Whether this CPU computes in bfloat16 natively (avx512_bf16 or AMX): torch's own check, else /proc/cpuinfo.
-    Without them bfloat16 is emulated and slower than float32, so the default dtype stays float32."""
+    Without them bfloat16 is emulated: a forward over many tokens (a verify pass) runs slower than in float32,
+    though a one-token forward, which mostly reads weights, can still run faster (`emulated_bf16_note` has the
+    measured figures), so the default dtype stays float32."""
     cpu = getattr(torch, "cpu", None)
     checks = [getattr(cpu, name, None) for name in ("_is_avx512_bf16_supported", "_is_amx_tile_supported")]
     if all(callable(check) for check in checks):

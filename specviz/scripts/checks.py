@@ -171,8 +171,12 @@ def data_throughput(model, tokenizer, *, prompts: int, batch_size: int, max_new_
                     progress: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
     """The distill data step's core (`specviz.distill.data.generate_batch`: batched generation with the final-norm
     features recorded, then the shard written) on the first `prompts` training prompts, timed batch by batch; the
-    time the whole step (`full_prompts`, 3,000 training + 64 held-out) would take at that rate. A batch starts only
-    if one more at the pace so far ends before `deadline`; `progress` sees the result after each batch."""
+    time `full_prompts` answers (3,064: the 3,000 template x topic prompts once and the 64 held-out ones) would take
+    at that rate. That is not the whole data step: its stages (`specviz.distill.stages.DataScale`) answer the seed
+    prompts twice, extra topics, questions, follow-ups, rewrites and drills too: up to about twelve times as many
+    jobs at the default scale (so `estimated_full_step_minutes` is the seed set's time, not the step's).
+    A batch starts only if one more at the pace so far ends before `deadline`; `progress` sees the result after each
+    batch."""
     from specviz.distill.data import GenerationPlan, generate_batch
     from specviz.distill.prompts import prompt_sets
     from specviz.engine.generation import eos_ids

@@ -174,7 +174,7 @@ def data_throughput(model, tokenizer, *, prompts: int, batch_size: int, max_new_
     time `full_prompts` answers (3,064: the 3,000 template x topic prompts once and the 64 held-out ones) would take
     at that rate. That is not the whole data step: its stages (`specviz.distill.stages.DataScale`) answer the seed
     prompts twice, extra topics, questions, follow-ups, rewrites and drills too: up to about twelve times as many
-    jobs at the default scale (so `estimated_full_step_minutes` is the seed set's time, not the step's).
+    jobs at the default scale (so `estimated_full_step_minutes` is those 3,064 answers' time, not the step's).
     A batch starts only if one more at the pace so far ends before `deadline`; `progress` sees the result after each
     batch."""
     from specviz.distill.data import GenerationPlan, generate_batch

@@ -72,8 +72,10 @@ def add_generation_flags(cmd: argparse.ArgumentParser) -> None:
     cmd.add_argument("--proposer", choices=registry.names(), default=None, help="who drafts (default: the pair's own)")
     registry.add_setting_flags(cmd)  # each proposer's own settings (--layers for layer-skip)
     cmd.add_argument("--k", type=int, default=None, help=f"drafted tokens per step (a tree's depth), {K_RANGE[0]}.."
-                                                         f"{K_RANGE[1]} (default: the shape predicted fastest on this "
-                                                         "machine, see `calibrate`; the pair's recommended without one)")
+                                                         f"{K_RANGE[1]} (default: with no shape flag, the shape predicted "
+                                                         "fastest on this machine, see `calibrate`, or the pair's "
+                                                         "recommended without a shape table; else the pair's "
+                                                         "recommended K)")
     cmd.add_argument("--max-new-tokens", type=int, default=64, help=f"{MAX_NEW_TOKENS_RANGE[0]}..{MAX_NEW_TOKENS_RANGE[1]}")
     cmd.add_argument("--temperature", type=float, default=0.0, help="0 = greedy")
     cmd.add_argument("--top-k", type=int, default=0, help="0 = off")

@@ -217,3 +217,25 @@ def test_the_toy_pair_docstring_quotes_what_its_command_prints(capsys):
     rate = re.search(r"acceptance rate\s+(\S+)", out).group(1)
     alpha = re.search(r"α estimate\s+(\S+)", out).group(1)
     assert f"prints {rate} accepted / drafted and {alpha} mean min(1, p/q)" in doc
+
+
+def test_the_k_help_says_a_shape_flag_leaves_k_at_the_recommended_one():
+    """Issue 43, fourteenth read: --k's help gave the machine's predicted shape as its default, but with any other
+    shape flag (--tree-nodes, --tree-width, --tree-lookup) the machine's shape is not used and K is the pair's
+    recommended one (cli.draft_shape, bench.config_from_args)."""
+    import argparse
+
+    from specviz.cli import build_parser, draft_shape
+    from specviz.labs.bench.cli import add_bench_arguments, config_from_args
+    from specviz.models.catalog import recommended_for
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
+    for name in ("generate", "compare", "bench"):
+        text = next(a.help for a in sub[name]._actions if "--k" in a.option_strings)
+        assert "with no shape flag" in text and "else the pair's recommended K" in text, name
+    args = parser.parse_args(["generate", "--prompt", "hi", "--tree-nodes", "8"])
+    assert draft_shape(args)["k"] == recommended_for("default").k
+    bench = argparse.ArgumentParser()
+    add_bench_arguments(bench)
+    assert config_from_args(bench.parse_args(["--tree-nodes", "8"])).ks == [recommended_for("default").k]

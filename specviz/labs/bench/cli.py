@@ -39,7 +39,9 @@ def add_bench_arguments(cmd: argparse.ArgumentParser) -> None:
                      help=f"{', '.join(registry.names())} (default: the pair's own)")
     registry.add_setting_flags(cmd)  # each proposer's own settings (--layers for layer-skip)
     cmd.add_argument("--k", nargs="+", type=_listed(int), default=None,
-                     help="drafted tokens per step, a tree's depth (default: the shape predicted fastest on this machine, `python -m specviz calibrate`; the pair's recommended without a shape table)")
+                     help="drafted tokens per step, a tree's depth (default: with no shape flag, the shape predicted fastest on "
+                          "this machine for the lowest temperature, `python -m specviz calibrate`, or the pair's "
+                          "recommended without a shape table; else the pair's recommended K)")
     cmd.add_argument("--tree-nodes", nargs="+", type=_listed(int), default=None,
                      help="draft tree node budgets, 0 = a chain of K (default: as for --k when no shape flag is "
                           "given; else the pair's recommended tree, or a chain when --k is given)")

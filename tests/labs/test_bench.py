@@ -446,3 +446,10 @@ def test_bench_threads_zero_is_torchs_choice_as_its_flag_says(tmp_path):
     assert config.threads is None
     config.check()
     assert config_from_args(parser.parse_args(["--pair", "toy", "--proposers", "ngram", "--threads", "2"])).threads == 2
+
+
+def test_the_share_of_the_physical_limit_names_the_benchmarks_machine():
+    """Issue 43, fourteenth read: the definition said what the shape "could ever give on this machine", but the Speedup
+    lab shows committed runs from other machines; the limit is the machine that ran the benchmark's."""
+    meaning = DEFINITIONS["fraction_of_limit"][1]
+    assert "this machine" not in meaning and "the machine that ran the benchmark" in meaning

@@ -105,8 +105,8 @@ DEFINITIONS: dict[str, tuple[str, str]] = {  # marked with N_(): the files stay 
            "(K + 1 for a chain, nodes + lookup branch + 1 for a tree).")),
     "fraction_of_limit": (
         N_("share of the physical limit"),
-        N_("The measured speedup vs specviz target-only over the physical limit: how much of what this shape could "
-           "ever give on this machine the draft reaches.")),
+        N_("The measured speedup vs specviz target-only over the physical limit: the share the draft reaches of what "
+           "this shape could ever give on the machine that ran the benchmark.")),
     "identical": (
         N_("greedy output identical"),
         N_("At temperature 0, whether the method's tokens equal specviz target-only decoding's, token for token.")),

@@ -453,3 +453,18 @@ def test_the_share_of_the_physical_limit_names_the_benchmarks_machine():
     lab shows committed runs from other machines; the limit is the machine that ran the benchmark's."""
     meaning = DEFINITIONS["fraction_of_limit"][1]
     assert "this machine" not in meaning and "the machine that ran the benchmark" in meaning
+
+
+def test_the_mean_accepted_length_is_not_called_vllms_number():
+    """Issue 43, fourteenth read: the definition said vLLM calls "the same number" its 'mean acceptance length', but
+    vLLM's is 1 + accepted / steps that drafted (its observe_draft skips a step with no drafts), while specviz's
+    counts every target forward. The committed serving sweep shows the gap for n-gram lookup."""
+    import json
+
+    from specviz.core.paths import BENCHMARKS_DIR
+
+    meaning = DEFINITIONS["mat_with_bonus"][1]
+    assert "the same number #MAT, vLLM" not in meaning and "steps that drafted" in meaning
+    sweep = json.loads((BENCHMARKS_DIR / "serving" / "cpu-smollm2.json").read_text())
+    copy = next(row for row in sweep["specviz"] if row["prompt"] == "copy" and row["proposer"] == "ngram")
+    assert copy["mean_accepted_length_drafted_steps"] > copy["mean_accepted_length"]

@@ -35,7 +35,9 @@ DEFINITIONS: dict[str, tuple[str, str]] = {  # marked with N_(): the files stay 
     "mat_with_bonus": (
         N_("mean accepted length (recovered or bonus token included)"),
         N_("Tokens per target forward: the mean, over the verification steps, of accepted drafts + the recovered or "
-           "bonus token; 1.0 means no gain. Spec-Bench calls the same number #MAT, vLLM 'mean acceptance length'.")),
+           "bonus token; 1.0 means no gain. Spec-Bench calls the same number #MAT. vLLM's 'mean acceptance length', 1 + "
+           "accepted / steps that drafted, leaves out the steps that drafted nothing, so where some steps draft nothing "
+           "(n-gram lookup without a match) it reads higher.")),
     "mat_without_bonus": (
         N_("accepted drafts per step (recovered or bonus token excluded)"),
         N_("gpt-fast's 'mean accepted' counts only accepted drafts: the mean accepted length minus one (0.0 means no "

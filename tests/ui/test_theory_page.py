@@ -476,3 +476,18 @@ def test_a_recorded_traces_c_estimate_says_which_machine_timed_it():
     assert not at.exception
     c_help = next(m.help for m in at.metric if m.label == "Trace: c estimate")
     assert "recorded 2026-12-01 on a CPU the recording does not name, not measured on this machine" in c_help
+
+
+def test_benchmark_points_are_the_runs_the_speedup_lab_lists(tmp_path):
+    """Issue 43, fourteenth read: the explorer also plotted default-h200-bf16-run2/bench-rerun (one prompt cut by the
+    time limit, its separate draft at 2.98x from a slow warm-up, docs/gpu.md) as a benchmark run, a run the Speedup
+    lab does not list."""
+    from specviz.core.paths import BENCHMARKS_DIR
+    from specviz.labs.bench import find_results
+
+    _bench_run(tmp_path / "run", "ngram")
+    _bench_run(tmp_path / "run" / "nested", "eagle")
+    assert [p.label for p in theory_points.load_benchmark_points(tmp_path)] == ["ngram, T = 0.7 · float32"]
+    sources = {p.source for p in theory_points.load_benchmark_points()}
+    listed = {str(path.relative_to(BENCHMARKS_DIR)) for path in find_results(BENCHMARKS_DIR)}
+    assert sources and sources <= listed and not any("bench-rerun" in s for s in sources)

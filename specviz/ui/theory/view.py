@@ -169,7 +169,8 @@ def measured_caption(points: list[MeasuredPoint]) -> str:
     for pt in points:
         shown = pt.dtype or _("no recorded dtype")
         counts[shown] = counts.get(shown, 0) + 1
-    runs = _("{n} benchmark runs from assets/benchmarks/, each predicted at its own α, K and c.", n=len(points))
+    runs = _("{n} settings (proposer, K, temperature) measured in {files} benchmark runs in assets/benchmarks/, each "
+             "predicted at its own α, K and c.", n=len(points), files=len({pt.source for pt in points}))
     if len(counts) == 1:
         return runs + " " + _("All ran in {dtype}.", dtype=next(iter(counts)))
     dtypes = ", ".join(_("{n} in {dtype}", n=n, dtype=dtype) for dtype, n in counts.items())

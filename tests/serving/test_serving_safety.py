@@ -424,3 +424,14 @@ def test_the_page_survives_a_metrics_answer_built_to_exhaust_it(no_outside, stan
     assert not at.exception
     chart = [c for c in at.get("plotly_chart") if c.key == "serving_position_chart"]
     assert chart and len(at.session_state["serving_history"]["scrapes"][-1].accepted_per_position) == 3
+
+
+def test_the_address_help_does_not_call_the_page_read_only():
+    """Issue 43, fourteenth read: the address field's help said "Read-only: specviz reads /metrics and /v1/models",
+    but the Load generator tab posts chat requests to the same address (specviz/serving/load.py)."""
+    import inspect
+
+    from specviz.ui.serving import view
+
+    source = inspect.getsource(view.server_url)
+    assert "Read-only" not in source and "/v1/chat/completions" in source

@@ -33,8 +33,9 @@ def server_url() -> str | None:
     """The address field; the checked base URL, or None after one sentence on what is wrong."""
     typed = st.text_input(_("vLLM server"), value=client.LOCAL_URL, key="serving_url", max_chars=500,
                           help=_("The local server from `make serve` by default. Another server only if whoever "
-                                 "runs this app lists its host in $SPECVIZ_SERVING_HOSTS. Read-only: specviz reads "
-                                 "/metrics and /v1/models and stores no credentials."))
+                                 "runs this app lists its host in $SPECVIZ_SERVING_HOSTS. specviz reads /metrics and "
+                                 "/v1/models; only the Load generator's sweep sends it chat requests "
+                                 "(/v1/chat/completions). No credentials are sent or stored."))
     try:
         base = client.base_url(typed)
     except ValueError as exc:

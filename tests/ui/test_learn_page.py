@@ -238,7 +238,7 @@ def test_lesson_11_names_the_machine_its_vllm_counters_came_from(fresh):
     # show that (open ≥ copy at 4 and 16 streams), so the caption says what one row is: one short run
     server = ServingResult.load(find_serving_results()[0]).server
     assert (f"Each row is one run of {server['requests']} requests (one per stream where there are more streams "
-            f"than that) of at most {server['max_tokens']} tokens: one observation of this model on this machine, not "
+            f"than that) of at most {server['max_tokens']} tokens: one observation of this model on that machine, not "
             "what a kind of prompt gains in general.") in said, said
     # issue 43: its open prompt's n-gram rows gain as much as the copy prompt's because vLLM drafts only where a match
     # exists and the small model's greedy answer loops; the caption says both, and the lesson no longer says that

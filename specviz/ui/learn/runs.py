@@ -52,7 +52,7 @@ TEXT = {  # English messages, translated with `_()` where they are shown
     "sweep_caption": N_("What vLLM's own counters said while a load generator raised the number of concurrent streams: "
                         "{build}, {model} in {dtype}, K = {k}, on {cpu} with {cores} cores, {date}. Each row is one run "
                         "of {requests} requests (one per stream where there are more streams than that) of at most "
-                        "{max_tokens} tokens: one observation of this model on this machine, not what a kind of "
+                        "{max_tokens} tokens: one observation of this model on that machine, not what a kind of "
                         "prompt gains in general. vLLM's n-gram lookup drafts only at a step whose last few tokens "
                         "occurred earlier in the text: a step without a match adds to neither count of the acceptance "
                         "rate, and the mean accepted length read off vLLM's counters (1 + accepted / steps that "

@@ -214,7 +214,7 @@ def test_lesson_5_names_the_machine_and_dtype_of_each_greedy_identity_count(lang
                                   quoted.greedy_identity_machines())
     for key in ("fp32", "bf16"):
         assert counts[key] in text and machines[f"{key}_cpu"] in text, (key, text)
-    assert machines["fp32_cpu"] != machines["bf16_cpu"] and "float32" in text and "bfloat16" in text
+    assert "float32" in text and "bfloat16" in text and "does not record" not in machines["bf16_cpu"]
 
 
 @pytest.mark.parametrize("lang", ["en", "pt"])

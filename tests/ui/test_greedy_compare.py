@@ -60,10 +60,10 @@ def test_each_greedy_comparison_says_identical_near_tie_unmeasured_or_not_numeri
     monkeypatch.setattr(greedy_compare, "measured_split", lambda trace, reference: tie)
     text = greedy_compare.explain(parted, base)
     assert "only 0.125 apart" in text and "near-tie" in text and "lossless only up to numerics" in text
+    machines = quoted.greedy_identity_machines()  # each check's own CPU, as its file records it
     assert re.search(r"matched on \d+ of \d+ held-out prompts in float32 on .+ \(\d+ cores.*\), \d+ of \d+ in bfloat16 "
-                     r"on a machine its file does not record, not necessarily the .+ \(\d+ cores\) its folder's",
-                     text)
-    assert all(quoted.machine(folder) in text for folder, _name in quoted.IDENTITY_FILES.values())  # each check's CPU
+                     rf"on {re.escape(machines['bf16_cpu'])}\)", text)
+    assert machines["fp32_cpu"] in text and "does not record" not in text
 
 
 def test_no_text_calls_greedy_splits_rare_or_says_outputs_normally_match():
@@ -98,10 +98,10 @@ def test_the_exactness_lab_runs_both_greedy_in_float32_and_in_bfloat16():
     assert said == ["Identical to the target-only output, token for token (float32): at temperature 0 the exact "
                     "rule keeps the target's argmax at every step, so only rounding could have parted them."]
     assert any("lossless only up to numerics" in c.value for c in at.caption)
-    # the two committed checks ran on two CPUs: the caption names each with its count, not "a 2-core CPU" for both
+    # the caption names each committed check's CPU with its count, as each file records it
     checks = next(c.value for c in at.caption if "The committed checks" in c.value)
     counts = quoted.greedy_identity_counts()
-    cpu = {key: quoted.machine(folder) for key, (folder, _name) in quoted.IDENTITY_FILES.items()}
-    assert f"{counts['fp32']} held-out prompts in float32 on {cpu['fp32']}" in checks
-    assert f"{counts['bf16']} in bfloat16 on {quoted.greedy_identity_machines()['bf16_cpu']}" in checks
-    assert cpu["bf16"] in checks and "does not record" in checks  # the file records no machine: said, not hidden
+    machines = quoted.greedy_identity_machines()
+    assert f"{counts['fp32']} held-out prompts in float32 on {machines['fp32_cpu']}" in checks
+    assert f"{counts['bf16']} in bfloat16 on {machines['bf16_cpu']}" in checks
+    assert "does not record" not in checks  # both files now record their machine (the bfloat16 one since 2026-12-05)

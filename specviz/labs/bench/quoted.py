@@ -217,8 +217,8 @@ IDENTITY_FILES = {  # (run folder, file): float32 with packed kernels and the sh
 
 def greedy_identity_machines(root: Path | None = None) -> dict[str, str]:
     """{"fp32_cpu": ..., "bf16_cpu": ...}: the machine each committed greedy-identity check ran on (`machine`), for a
-    sentence beside `greedy_identity_counts`; the two checks ran on different CPUs. A check's file that records no
-    machine of its own (the bfloat16 one predates the record) is said to record none, with its folder's benchmark run's
+    sentence beside `greedy_identity_counts`; each as its own file records it. A check's file that records no
+    machine of its own is said to record none, with its folder's benchmark run's
     machine named as that run's, never guessed to be the check's; one that records the same CPU as that run takes what it
     left out (its cores) from the run's record."""
     machines = {}
@@ -240,7 +240,7 @@ def greedy_identity_counts(root: Path | None = None) -> dict[str, str]:
     """The committed greedy-identity checks as "same of total", for a sentence (the files' own counts):
 
     >>> greedy_identity_counts()
-    {'fp32': '64 of 64', 'bf16': '3 of 8'}
+    {'fp32': '64 of 64', 'bf16': '2 of 8'}
     """
     counts = {}
     for key, (folder, name) in IDENTITY_FILES.items():

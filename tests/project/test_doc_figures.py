@@ -205,3 +205,19 @@ def test_cli_md_gives_the_temperature_and_seed_ranges_the_cli_enforces():
     text = (DOCS / "cli.md").read_text(encoding="utf-8")
     assert f"`--temperature` ({TEMPERATURE_RANGE[0]:g}..{TEMPERATURE_RANGE[1]:g}; 0 = greedy)" in text
     assert f"`--seed` ({SEED_RANGE[0]}..{SEED_RANGE[1]})" in text
+
+
+def test_the_readmes_xeon_figures_name_the_tree_they_measure():
+    """The README quoted "an Intel Xeon in bfloat16: 1.82×, 1.37×" right after the shapes chosen for the AMD EPYC, as if
+    they were the same shapes; they are default-cpu-bf16-tree's 16 × 4 + 8 tree over `model.generate`, greedy and at
+    T = 0.7, stock kernels."""
+    data = json.loads((ROOT / "assets" / "benchmarks" / "default-cpu-bf16-tree" / "results.json").read_text(
+        encoding="utf-8"))
+    tree = {row["temperature"]: row["speedup_vs_hf_generate"] for row in data["summary"]
+            if row["suite"] == "all" and row["tree_nodes"] == 16}
+    figures = f"{tree[0.0]:.2f}×, {tree[0.7]:.2f}×"
+    for page, comma in ((ROOT / "README.md", False), (ROOT / "README.pt-BR.md", True)):
+        text = " ".join(page.read_text(encoding="utf-8").split())
+        shown = figures.replace(".", ",") if comma else figures
+        at = text.index(shown)
+        assert "16 × 4" in text[at - 160:at] and "default-cpu-bf16-tree" in text[at:at + 80], page.name

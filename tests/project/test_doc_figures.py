@@ -221,3 +221,19 @@ def test_the_readmes_xeon_figures_name_the_tree_they_measure():
         shown = figures.replace(".", ",") if comma else figures
         at = text.index(shown)
         assert "16 × 4" in text[at - 160:at] and "default-cpu-bf16-tree" in text[at:at + 80], page.name
+
+
+def test_the_first_runs_table_says_how_many_prompts_each_row_measured():
+    """benchmarks.md's first-runs table put "summarise / rewrite" and "QA" in its prompts column with no count, and
+    sent the reader to results.md for the n-gram copy row's mean accepted length: each of those rows is one prompt
+    (`--prompts-per-suite 1`), and the copy row's counts are in the file."""
+    data = json.loads((ROOT / "assets" / "benchmarks" / "default-cpu-ngram" / "results.json").read_text(
+        encoding="utf-8"))
+    assert data["config"]["prompts_per_suite"] == 1
+    rows = {row["temperature"]: row for row in data["summary"]
+            if row["suite"] == "rewrite" and row["policy"] == "constant" and row["k"] == 8}
+    text = (DOCS / "benchmarks.md").read_text(encoding="utf-8")
+    line = next(ln for ln in text.splitlines() if ln.startswith("| n-gram lookup | 1 summarise / rewrite prompt"))
+    assert f"{rows[0.0]['speedup_vs_ar']:.2f}× greedy, {rows[0.7]['speedup_vs_ar']:.2f}× at T = 0.7" in line
+    assert f"{rows[0.0]['mat_with_bonus']:.2f} greedy, {rows[0.7]['mat_with_bonus']:.2f} at T = 0.7" in line
+    assert "| 1 QA prompt |" in text and "all six categories, 1 prompt each" in text

@@ -237,3 +237,16 @@ def test_the_first_runs_table_says_how_many_prompts_each_row_measured():
     assert f"{rows[0.0]['speedup_vs_ar']:.2f}× greedy, {rows[0.7]['speedup_vs_ar']:.2f}× at T = 0.7" in line
     assert f"{rows[0.0]['mat_with_bonus']:.2f} greedy, {rows[0.7]['mat_with_bonus']:.2f} at T = 0.7" in line
     assert "| 1 QA prompt |" in text and "all six categories, 1 prompt each" in text
+
+
+def test_drafts_md_reports_the_data_steps_machine_as_the_card_does():
+    """drafts.md said the EAGLE card "names the machine only as x86_64, 2 cores" for the data step; since 4c83880 the
+    card says it does not record the data step's machine (its x86_64 line is the training run's), and the step's
+    tokens-a-second figures drafts.md gave are in no committed file."""
+    card = " ".join((ROOT / "assets" / "models" / "smollm2-eagle" / "README.md").read_text(encoding="utf-8").split())
+    assert "on a machine this card does not record" in card
+    text = " ".join((DOCS / "drafts.md").read_text(encoding="utf-8").split())
+    assert "names the machine only as x86_64" not in text
+    assert "690–735" not in text and "does not record the data step's machine" in text
+    gpu = " ".join((DOCS / "gpu.md").read_text(encoding="utf-8").split())
+    assert "minutes on 2 CPU cores" not in gpu

@@ -281,3 +281,15 @@ def test_the_issue_13_per_step_costs_match_86a0e25s_summary():
         assert f"{chain['verify_ms']:.0f}" == "54"
         per_token = (tree["draft_ms"] + tree["verify_ms"] + tree["overhead_ms"]) / tree["mat_with_bonus"]
         assert f"{per_token:.1f}" == "37.4"
+
+
+def test_app_md_says_what_the_theory_page_says_of_time_to_first_token():
+    """app.md's Theory explorer entry said "time to first token unchanged"; the page's own note
+    (specviz/ui/theory/serving.py, "ttft") says barely changed: speculation adds the draft's own pass over the
+    prompt."""
+    from specviz.ui.theory import serving
+
+    assert "barely changed" in serving.TEXT["ttft"]
+    text = " ".join((DOCS / "app.md").read_text(encoding="utf-8").split())
+    assert "time to first token unchanged" not in text
+    assert "time to first token barely changed (it adds the draft's own pass over the prompt)" in text

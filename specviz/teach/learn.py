@@ -277,7 +277,8 @@ LESSONS: tuple[Lesson, ...] = (
            "acceptance), and keep plain decoding ready as the fallback.\n\n"
            "**Turning it down.** Shorten K, or switch speculation off, when the acceptance rate drops (a new kind of "
            "prompt) or when load grows until the verify pass is compute-bound and the speedup falls below 1. The "
-           "rule is exact either way, so these switches cost speed, not quality; what checks the rule itself is the "
+           "rule is exact either way, so these switches change the speed, not the output's distribution; what checks "
+           "the rule itself is the "
            "rollout's equivalence test on the served stack (greedy output identical to plain decoding up to a first "
            "difference at a near-tie, which float32 makes far less likely than bfloat16 but does not rule out; a "
            "distribution test at T > 0), run before speed is judged."),

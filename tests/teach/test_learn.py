@@ -230,3 +230,17 @@ def test_lesson_5_gives_the_two_routes_per_drafted_position_and_the_bonus_from_p
     assert re.search(r"bonus token, after the last draft, comes straight from p|token bônus, depois do último "
                      r"palpite, vem direto de p", first)
     assert not re.search(r"out of a step by two routes|sair de um passo por dois caminhos", text)
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_lesson_11_says_turning_speculation_down_changes_speed_not_that_it_costs_speed(lang):
+    """Read 15: lesson 11 turns speculation down when it has stopped paying (the speedup below 1), so switching it off
+    there gains speed; "these switches cost speed, not quality" said the opposite. What the switches leave alone is
+    the output's distribution."""
+    from specviz.core.i18n import using
+
+    with using(lang):
+        text = BY_NUMBER[11].shown_text()
+    assert not re.search(r"cost speed, not quality|custam velocidade, não qualidade", text)
+    assert re.search(r"change the speed, not the output's distribution|afetam a velocidade, não a distribuição da "
+                     r"saída", text)

@@ -306,3 +306,11 @@ def test_the_packed_bfloat16_times_cite_the_commit_that_holds_them():
     if shown.returncode == 0:  # a shallow clone may lack the commit
         assert "stock 1: 51.6 ms, packed 32.5 ms; 17 tokens 72.4 -> 46.7" in shown.stdout
         assert "AMD EPYC" in shown.stdout
+
+
+def test_serving_md_does_not_call_the_serving_address_read_only():
+    """serving.md said the Serving page connects "read-only", but the same address serves the load generator, whose
+    sweep posts chat requests (specviz/serving/load.py); the page's own help says so since c3ae7e2."""
+    text = " ".join((DOCS / "serving.md").read_text(encoding="utf-8").split())
+    assert "read-only" not in text.lower()
+    assert "only the load generator's sweep sends it chat requests, to `/v1/chat/completions`" in text

@@ -314,3 +314,13 @@ def test_serving_md_does_not_call_the_serving_address_read_only():
     text = " ".join((DOCS / "serving.md").read_text(encoding="utf-8").split())
     assert "read-only" not in text.lower()
     assert "only the load generator's sweep sends it chat requests, to `/v1/chat/completions`" in text
+
+
+def test_serving_md_warns_that_its_screenshots_show_the_old_any_server_intro():
+    """The two Serving screenshots (2026-12-01) show an intro that says the page can be pointed at "any vLLM server";
+    the page now says another server must be allowed by whoever runs the app (pages/serving.py). Until they are
+    retaken, serving.md says so under them."""
+    page = (ROOT / "pages" / "serving.py").read_text(encoding="utf-8")
+    assert "point this page at any vLLM server" not in page
+    text = " ".join((DOCS / "serving.md").read_text(encoding="utf-8").split())
+    assert 'their intro still says the page can be pointed at "any vLLM server"' in text

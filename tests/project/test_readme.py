@@ -127,3 +127,13 @@ def test_the_link_check_finds_a_broken_link_and_a_missing_anchor(tmp_path):
     assert links(tmp_path / "a.md") == ["#a-title", "#no-such", "b.md", "c.png"]
     assert anchors(tmp_path / "a.md") == {"a-title"}
     assert len(links(README)) >= 20 and len(links(README_PT)) >= 20  # the READMEs' links are read
+
+
+def test_the_readmes_qualify_the_exactness_claim():
+    """Both READMEs said the output "is distributed exactly as the target's own samples" with no qualifier, while
+    the same pages report bfloat16 greedy splits at near-ties: exactness holds for a correct implementation in exact
+    arithmetic, and in floating point only up to rounding."""
+    english = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    portuguese = " ".join((ROOT / "README.pt-BR.md").read_text(encoding="utf-8").split())
+    assert "own samples (for a correct implementation in exact arithmetic; in floating point only up to rounding" in english
+    assert "do próprio alvo (numa implementação correta, em aritmética exata; em ponto flutuante" in portuguese

@@ -324,3 +324,18 @@ def test_serving_md_warns_that_its_screenshots_show_the_old_any_server_intro():
     assert "point this page at any vLLM server" not in page
     text = " ".join((DOCS / "serving.md").read_text(encoding="utf-8").split())
     assert 'their intro still says the page can be pointed at "any vLLM server"' in text
+
+
+def test_serving_md_gives_the_3_second_deadline_to_reads_only():
+    """serving.md said the page "gives every request one 3-second deadline"; the load generator's chat requests get
+    what is left of the sweep's time instead (specviz/serving/load.py `_one_request`), only the reads use
+    `client.READ_TIMEOUT_S`."""
+    import inspect
+
+    from specviz.serving import client, load
+
+    assert client.READ_TIMEOUT_S == 3.0
+    assert "timeout=max(timeout, 1.0)" in inspect.getsource(load._one_request)
+    text = " ".join((DOCS / "serving.md").read_text(encoding="utf-8").split())
+    assert "gives every request one 3-second deadline" not in text
+    assert "gives every read (`/metrics`, `/v1/models`) one 3-second deadline" in text

@@ -6,9 +6,11 @@ to run on the toy pair in a test.
     exactness_check(target, proposer, candidates, n=...)  # chi-square at T = 1: exact passes, a broken rule fails
     data_throughput(model, tokenizer, ...)     # the distill data step's tokens per second
 
-Greedy identity across methods is algorithm in float32 and numerics in bfloat16: the verifier scores K+1 tokens in
-one pass, plain decoding one at a time, and the two use different kernels whose roundings differ. When the target's
-two best logits are closer than that rounding, the argmax can flip. `compare_outputs` reports the first position
+Greedy identity across methods is checked as the algorithm's in float32 and as numerics in bfloat16: the verifier
+scores K+1 tokens in one pass, plain decoding one at a time, and the two use different kernels whose roundings
+differ. When the target's two best logits are closer than that rounding, the argmax can flip: in bfloat16 it does,
+in float32 the rounding is so much finer that outputs have matched on every prompt checked so far (an observation,
+not a guarantee: `specviz.engine.numerics`). `compare_outputs` reports the first position
 where two outputs part and the target's top-2 logit gap there, which tells a near-tie (numerics: "lossless up to
 numerics") from a real disagreement.
 """

@@ -12,7 +12,9 @@ the device tool brings back. The sections, in order:
              transformers uses; the plan (profile, caps)
   float32    the pair loaded in float32 on the device; cached logits (one by one, K+1 at a time, after a rewind)
              against a full forward; greedy identity on held-out prompts: target-only = EAGLE = separate draft =
-             `model.generate`, token for token (an algorithm check: it must hold)
+             `model.generate`, token for token (an algorithm check: float32 rounds finely enough that no split
+             is expected, though a near-tie could still flip one, so any split fails the section and is recorded
+             with the target's top-2 logit gap there)
   bfloat16   the pair loaded in bfloat16 (from_pretrained casts; the rotary frequencies stay float32); the same
              comparison, reported as numerics: where outputs part, the target's top-2 logit gap there
   bench      `python -m specviz bench`'s machinery on held-out prompts, K 3 and 4, T 0 and 0.7, in bfloat16,
@@ -236,7 +238,8 @@ def float32(ctx: Context, rec: Record) -> None:
     same = [all(m["identical"] for m in p["methods"].values()) for p in rec["prompts"]]
     rec["identical"] = f"{sum(same)}/{len(same)}"
     if not all(same) or not same:
-        rec.fail("greedy outputs differ in float32, where they must be identical")
+        rec.fail("greedy outputs differ in float32, where none has split on any prompt checked so far (an "
+                 "observation, not a guarantee): see each split's top-2 logit gap")
 
 
 def bfloat16(ctx: Context, rec: Record) -> None:

@@ -94,6 +94,19 @@ def test_a_greedy_split_reports_its_position_and_the_targets_top2_gap():
     assert split["gaps"]["target"]["gap"] == pytest.approx(float(top.values[0] - top.values[1]), abs=1e-5)
 
 
+
+def test_the_float32_check_never_calls_identity_a_guarantee():
+    """float32 greedy identity is an observation, not a guarantee (specviz.engine.numerics): the GPU check's text
+    and the float32 failure it reports must not say outputs 'must be identical' in float32."""
+    import specviz.scripts.checks as checks
+    import specviz.scripts.gpu_check as gpu_check
+
+    texts = (Path(gpu_check.__file__).read_text(encoding="utf-8"), checks.__doc__)
+    for text in texts:
+        for claim in ("must be identical", "it must hold", "is algorithm in float32"):
+            assert claim not in text
+    assert "observation, not a guarantee" in texts[0] and "an observation," in texts[1]
+
 # ---- the transfer ---------------------------------------------------------------------------------------------------
 
 

@@ -6,7 +6,7 @@ A vLLM server counts, since it started (`/metrics`, Prometheus text format):
     vllm:spec_decode_num_draft_tokens_total                drafted tokens
     vllm:spec_decode_num_accepted_tokens_total             drafted tokens the target kept
     vllm:spec_decode_num_accepted_tokens_per_pos_total     the same, by position 0..K-1 in the draft
-    vllm:generation_tokens_total                           tokens emitted (accepted + one recovered or bonus per step)
+    vllm:generation_tokens_total                           tokens emitted (accepted + one more per step, drafted or not)
 
 Two scrapes a few seconds apart give rates. The words follow vLLM's `v1/spec_decode/metrics.py`:
 
@@ -102,7 +102,9 @@ class SpecDecodeCounts:
 
     @property
     def mean_accepted_length(self) -> float | None:
-        """1 + accepted / num_drafts: tokens per verify step, the recovered or bonus token included."""
+        """1 + accepted / num_drafts: tokens per verify step that carried drafts, the recovered or bonus token
+        included; steps that drafted nothing are left out (vLLM's definition), so it can read above tokens per
+        target forward."""
         r = _ratio(self.accepted, self.drafts)
         return None if r is None else 1.0 + r
 

@@ -80,12 +80,14 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--batch-size", type=int, default=128)
     p.add_argument("--threads", type=threads_arg, default=0, help="CPU threads (0: torch's default)")
     p.add_argument("--steps", type=int, default=0,
-                   help="training steps (0: the step's default, " + ", ".join(f"{k} {v}" for k, v in DEFAULT_STEPS.items()) + ")")
+                   help="training steps (0: the step's default, " + ", ".join(f"{k} {v}" for k, v in DEFAULT_STEPS.items()
+                                                                        if k != "eagle-ttt")
+                        + "; for eagle, its first stage's)")
     p.add_argument("--unroll", type=int, default=4, help="eagle3: drafting depths trained (training-time test)")
     p.add_argument("--eval-every", type=int, default=100, help="steps between held-out evaluations (and checkpoints)")
     p.add_argument("--kd-weight", type=float, default=None, help="weight of the distillation loss")
     p.add_argument("--kd-positions", type=int, default=None, help="positions per batch in the distillation loss")
-    p.add_argument("--ttt-steps", type=int, default=DEFAULT_STEPS["eagle-ttt"], help="EAGLE stage 2 steps (0: skip)")
+    p.add_argument("--ttt-steps", type=int, default=DEFAULT_STEPS["eagle-ttt"], help=f"EAGLE stage 2 steps (default {DEFAULT_STEPS['eagle-ttt']}; 0: skip)")
     p.add_argument("--heads", type=int, default=5, help="medusa: heads (head k guesses the k-th token after the one the "
                                                                 "target's own head predicts)")
     p.add_argument("--run", default="", help="eagle3, medusa, draft: a name for the checkpoint folder under --work "

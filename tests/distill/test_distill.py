@@ -241,3 +241,15 @@ def test_the_card_marks_a_tree_rows_alpha_as_not_alpha():
     assert all(x.split(" | ")[3].endswith("†") for x in trees)
     assert not any(x.split(" | ")[3].endswith("†") for x in chains)
     assert lines[-1].startswith("† A tree row's value in the α column is the mean min(1, p′/q′)")
+
+
+def test_the_steps_help_gives_each_steps_own_default_and_the_ttt_default_on_its_flag():
+    """`--steps 0` means the step's default; the help listed "eagle-ttt 400" among them, a value --steps never
+    takes (EAGLE's second stage is --ttt-steps, whose help gave no default)."""
+    from specviz.distill.trainer import DEFAULT_STEPS
+
+    actions = {a.dest: a for a in cli.parser()._actions}
+    assert "eagle-ttt" not in actions["steps"].help
+    assert f"eagle {DEFAULT_STEPS['eagle']}" in actions["steps"].help
+    assert f"default {DEFAULT_STEPS['eagle-ttt']}" in actions["ttt_steps"].help
+    assert actions["ttt_steps"].default == DEFAULT_STEPS["eagle-ttt"]

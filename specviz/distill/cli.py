@@ -62,7 +62,8 @@ def parser() -> argparse.ArgumentParser:
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("step", choices=["data", "eagle3", "eagle", "draft", "medusa", "cards", "all", "export", "rank"])
     p.add_argument("--train-stages", nargs="+", choices=STAGES, default=None,
-                   help="eagle/draft: train on these data stages only (default: every stage there)")
+                   help="eagle3, eagle, draft, medusa: train on these data stages only (default: every stage "
+                        "there)")
     p.add_argument("--against", type=Path, default=None,
                    help="rank: another EAGLE drafter folder (say, a previous version from git) to rank next to the shipped one")
     p.add_argument("--format", choices=["vllm-eagle", "vllm-draft"], default="vllm-eagle",
@@ -138,8 +139,9 @@ def write_suite(suite: dict, path: Path) -> None:
 
 
 def training_setup(args):
-    """What both drafts' training starts from: the records, the float32 target on the training device, the
-    draft vocabulary. A missing data step is one sentence, before any model loads."""
+    """What every draft's training (eagle3, eagle, draft, medusa) starts from: the records of `--train-stages`,
+    the float32 target on the training device, the draft vocabulary. A missing data step is one sentence, before any
+    model loads."""
     if args.threads:
         torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)

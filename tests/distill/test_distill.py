@@ -253,3 +253,9 @@ def test_the_steps_help_gives_each_steps_own_default_and_the_ttt_default_on_its_
     assert f"eagle {DEFAULT_STEPS['eagle']}" in actions["steps"].help
     assert f"default {DEFAULT_STEPS['eagle-ttt']}" in actions["ttt_steps"].help
     assert actions["ttt_steps"].default == DEFAULT_STEPS["eagle-ttt"]
+
+
+def test_train_stages_help_names_every_step_that_reads_it():
+    """--train-stages said "eagle/draft"; `training_setup` reads it for eagle3 and medusa too."""
+    help_text = {a.dest: a for a in cli.parser()._actions}["train_stages"].help
+    assert all(step in help_text for step in ("eagle3", "eagle", "draft", "medusa"))

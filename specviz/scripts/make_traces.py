@@ -2,8 +2,9 @@
 
 Each recipe runs one speculative generation and the target-only baseline with the same prompt and settings,
 and writes `assets/traces/<name>.json` and `assets/traces/<name>.baseline.json`. The traces carry a title and a
-description in `meta`, which `specviz.labs.examples` reads. Recording is deterministic (fixed seeds) and in float32, so a
-greedy example equals its target-only baseline token for token; the timings are those of the machine that ran the
+description in `meta`, which `specviz.labs.examples` reads. Recording is deterministic (fixed seeds) and in float32,
+where every committed greedy example equals its target-only baseline token for token (an observation, not a
+guarantee: float32 rounds too, far more finely than bfloat16); the timings are those of the machine that ran the
 script. The prompts and seeds are chosen so that the examples a student meets first show every token kind
 (accepted, rejected, recovered, bonus) in their first steps and draft no chat-template marker there
 (tests/labs/test_examples.py holds them to that, and each description's figures to its trace).
@@ -138,7 +139,8 @@ def record(recipe: Recipe, pairs: dict, clock: str = "cpu") -> tuple[Trace, Trac
     clock timed it: "cpu", one thread's process time, or "wall")."""
     settings = recipe.spec
     if settings.pair not in pairs:
-        # float32: greedy examples then equal target-only decoding exactly (bfloat16 only up to numerics)
+        # float32: greedy examples have matched target-only decoding token for token (an observation; bfloat16
+        # visibly only up to numerics)
         pairs[settings.pair] = load_pair(settings.pair, device="cpu", dtype="float32")
     pair = pairs[settings.pair]
     proposer = proposer_for(settings, pair)

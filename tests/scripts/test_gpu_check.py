@@ -106,6 +106,10 @@ def test_the_float32_check_never_calls_identity_a_guarantee():
         for claim in ("must be identical", "it must hold", "is algorithm in float32"):
             assert claim not in text
     assert "observation, not a guarantee" in texts[0] and "an observation," in texts[1]
+    import specviz.scripts.make_traces as make_traces  # the example traces: float32, identical as observed
+
+    doc = " ".join(make_traces.__doc__.split())
+    assert "so a greedy example equals" not in doc and "an observation, not a guarantee" in doc
 
 # ---- the transfer ---------------------------------------------------------------------------------------------------
 

@@ -62,7 +62,8 @@ length, compare = 2, "first"
 if mode == "engine":
     e1, e2 = st.columns(2)
     length = e1.radio(_("Continuation length"), [2, 3], key="exact_length", horizontal=True,
-                      help=_("The engine never drafts more than it can still emit, so a 1-token continuation never "
+                      help=_("The engine drafts at most one token fewer than it can still emit (every step also "
+                             "adds the target's own recovered or bonus token), so a 1-token continuation never "
                              "meets the rule; from 2 tokens on, the first token comes from the rule."))
     compare = e2.radio(_("Compare on"), list(COMPARE), key="exact_compare", horizontal=True,
                        format_func=lambda m: _(COMPARE[m]),
@@ -71,7 +72,8 @@ if mode == "engine":
 c9, c10 = st.columns(2)
 if mode == "engine":  # the continuations draft up to K a step; one step always drafts one token (one_step_lab)
     k = c9.slider(_("K for the speedup estimate and the continuations"), 1, 16, 4, key="exact_k",
-                  help=_("The continuations draft up to K tokens a step, never more than they can still emit."))
+                  help=_("The continuations draft up to K tokens a step, and at most one fewer than they can "
+                         "still emit."))
 else:
     k = c9.slider(_("K for the speedup estimate"), 1, 16, 4, key="exact_k",
                   help=_("Only the estimate below: the one-step experiment always drafts one token (K = 1)."))

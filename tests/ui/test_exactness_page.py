@@ -151,3 +151,20 @@ def test_the_rules_table_writes_its_numbers_the_readers_way():
         assert exact["probabilidade de aceitação α"] == "0,7000" and exact["desvio (TV)"] == "0,0000", exact
     with using("en"):
         assert exactness_view.rules_frame(p, q, k=4, c=0.05).iloc[0]["acceptance probability α"] == "0.7000"
+
+
+def test_the_continuation_help_matches_the_engines_draft_limit(toy):
+    """The help says the engine drafts at most one token fewer than it can still emit (the step's own recovered or
+    bonus token needs the last slot): a 1-token continuation drafts nothing, a 2-token one drafts one."""
+    from specviz.engine.decoding import speculative_generate
+
+    ids = toy.tokenizer("the cat")["input_ids"]
+    for budget, most in ((1, 0), (2, 1), (3, 2)):
+        trace = speculative_generate(toy.target, toy.draft, ids, k=4, max_new_tokens=budget, temperature=1.0,
+                                     seed=0, tokenizer=toy.tokenizer)
+        assert len(trace.steps[0].decisions) <= most
+    assert len(speculative_generate(toy.target, toy.draft, ids, k=4, max_new_tokens=3, temperature=1.0, seed=0,
+                                    tokenizer=toy.tokenizer).steps[0].decisions) == 2
+    source = Path(PAGE).read_text(encoding="utf-8")
+    assert "never drafts more than it can still emit" not in source
+    assert "at most one token fewer than it can still emit" in source

@@ -114,6 +114,11 @@ def test_the_overview_quotes_weights_and_verify_costs_in_their_dtypes(lang):
         machines = quoted.machine(BF16_RUN), quoted.machine(FP32_RUN)
     assert bf16 in text and fp32 in text and "bfloat16" in text
     assert all(m in text for m in machines)  # each figure names its CPU
+    # read 16: two nearly flat curves showed no dependence on chip and kernels; the same chip held to AVX2 climbs
+    with using(lang):
+        avx2 = quoted.verify_range("default-cpu-f32-avx2cap")
+        shown = avx2.text(2)
+    assert avx2.high > 1.2 and shown in text and "AVX2" in text
     assert ("270 MB" in text and "540 MB" in text) and "540 MB of float32 weights" not in text
 
 

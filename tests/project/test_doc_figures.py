@@ -341,3 +341,21 @@ def test_serving_md_gives_the_3_second_deadline_to_reads_only():
     text = " ".join((DOCS / "serving.md").read_text(encoding="utf-8").split())
     assert "gives every request one 3-second deadline" not in text
     assert "gives every read (`/metrics`, `/v1/models`) one 3-second deadline" in text
+
+
+def test_serving_md_says_which_middle_value_its_latency_column_is():
+    """serving.md called the sweep's latency column the "median latency per request"; the file's `latency_s` is
+    `sorted(...)[n // 2]` (specviz/serving/load.py), the upper middle value for the 8 or 16 requests of a level, so a
+    student recomputing the median from the records got 2.58 s where the table shows 2.61 s."""
+    import re
+
+    sweep = json.loads((ROOT / "assets" / "benchmarks" / "serving" / "cpu-smollm2.json").read_text(encoding="utf-8"))
+    level = next(lv for lv in sweep["levels"]
+                 if (lv["prompt"], lv["concurrency"], lv["speculative"]) == ("copy", 1, "none"))
+    values = sorted(r["latency_s"] for r in level["records"])
+    assert len(values) % 2 == 0
+    assert level["latency_s"] == values[len(values) // 2]
+    text = " ".join((DOCS / "serving.md").read_text(encoding="utf-8").split())
+    assert "the upper of the two middle values" in text
+    lower_mean = (values[len(values) // 2 - 1] + values[len(values) // 2]) / 2
+    assert re.search(rf"{level['latency_s']:.2f} s where the mean of the middle two is {lower_mean:.2f} s", text)

@@ -359,3 +359,22 @@ def test_serving_md_says_which_middle_value_its_latency_column_is():
     assert "the upper of the two middle values" in text
     lower_mean = (values[len(values) // 2 - 1] + values[len(values) // 2]) / 2
     assert re.search(rf"{level['latency_s']:.2f} s where the mean of the middle two is {lower_mean:.2f} s", text)
+
+
+def test_the_which_tree_sweep_quotes_no_sourceless_estimate_or_verify_cost():
+    """benchmarks.md's "Which tree" quoted a tree_sweep's "estimated 1.82×" and "33 tokens 1.31× a one-token forward
+    against 1.12× for 17", from a sweep commit 19bd4ae ran with no machine named and no file kept; the verify costs
+    now come from the bench file that commit did commit, whose `machine` names its CPU."""
+    import subprocess
+
+    text = " ".join((DOCS / "benchmarks.md").read_text(encoding="utf-8").split())
+    assert "estimated 1.82×" not in text
+    assert "1.31× a one-token forward against 1.12× for 17" not in text
+    assert "33 tokens cost 1.32× a one-token forward against 1.13× for 17" in text
+    shown = subprocess.run(["git", "show", "19bd4ae:assets/benchmarks/default-cpu-bf16-tree/results.json"],
+                           cwd=ROOT, capture_output=True, text=True)
+    if shown.returncode == 0:  # a shallow clone may lack the commit
+        run = json.loads(shown.stdout)
+        assert run["machine"]["cpu"].startswith("Intel(R) Xeon(R)")
+        curve = {r["n_tokens"]: r["ratio"] for r in run["costs"]["verify_curves"]["bfloat16"]}
+        assert (f"{curve[33]:.2f}", f"{curve[17]:.2f}") == ("1.32", "1.13")

@@ -216,7 +216,8 @@ def markdown_table(result: ServingResult) -> str:
     head = [_("prompt"), _("streams")] + [_("{spec} tok/s", spec=s) for s in specs] + \
         [_("{spec} latency s", spec=s) for s in specs]
     spec_only = [s for s in specs if s != "none"]
-    head += [_("{spec} speedup", spec=s) for s in spec_only] + [_("{spec} MAL (drafted steps)", spec=s) for s in spec_only]
+    head += [_("{spec} speedup", spec=s) for s in spec_only] + \
+        [_("{spec} MAL (drafted steps)", spec=s) for s in spec_only]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for prompt in result.prompt_names():
         for c in result.concurrencies(prompt):

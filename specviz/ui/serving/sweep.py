@@ -157,7 +157,8 @@ def compare_specviz(result: ServingResult) -> None:
         lv = result.level("ngram", row["prompt"], 1)
         rows.append({_("prompt"): row["prompt"], _("vLLM acceptance rate"): _r(lv and lv.acceptance_rate),
                      _("specviz acceptance rate"): _r(row.get("acceptance_rate")),
-                     _("vLLM mean accepted length (drafted steps, from its counters)"): _r(lv and lv.mean_accepted_length),
+                     _("vLLM mean accepted length (drafted steps, from its counters)"):
+                         _r(lv and lv.mean_accepted_length),
                      _("specviz mean accepted length (all steps)"): _r(row.get("mean_accepted_length")),
                      _("vLLM speedup"): _r(result.speedup("ngram", row["prompt"], 1)),
                      _("specviz speedup"): _r(row.get("speedup"))})

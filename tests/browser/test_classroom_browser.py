@@ -60,6 +60,15 @@ def _watch_messages(page) -> None:
     page.on("websocket", watch)
 
 
+def _sent_since(page, start: float, needle: bytes, seconds: float) -> bool:
+    """Whether `page` sent its server a message holding `needle` since `start`, waiting up to `seconds` from then."""
+    while time.monotonic() < start + seconds:
+        if any(when >= start and needle in payload for when, payload in SENT.get(id(page), [])):
+            return True
+        page.wait_for_timeout(100)
+    return False
+
+
 def _press(page, name: str, first_try_s: float = 15) -> None:
     """Click the button `name` and see the click reach the server: Streamlit sends the button's key with the rerun a
     click asks for. A click that sent nothing in 15 s was lost by the browser, not refused by the app (under load a
@@ -76,10 +85,8 @@ def _press(page, name: str, first_try_s: float = 15) -> None:
         button.click()
         if not key:
             return
-        while time.monotonic() < start + (first_try_s if attempt == 0 else 15):
-            if any(when >= start and key in payload for when, payload in SENT.get(id(page), [])):
-                return
-            page.wait_for_timeout(100)
+        if _sent_since(page, start, key, first_try_s if attempt == 0 else 15):
+            return
         LOST.append(f"{name!r} (try {attempt + 1})")
     pytest.fail(f"three clicks on {name!r} sent the server nothing; the screen shows {_shown(page)}", pytrace=False)
 
@@ -95,10 +102,8 @@ def _search(page, label: str, text: str) -> None:
         start = time.monotonic()
         box.fill(text)
         box.press("Enter")
-        while time.monotonic() < start + 15:
-            if any(when >= start and text.encode() in payload for when, payload in SENT.get(id(page), [])):
-                return
-            page.wait_for_timeout(100)
+        if _sent_since(page, start, text.encode(), 15):
+            return
         LOST.append(f"typing {text!r} into {label!r} (try {attempt + 1})")
     pytest.fail(f"typing {text!r} into {label!r} three times sent the server nothing; the screen shows "
                 f"{_shown(page)}", pytrace=False)

@@ -36,6 +36,15 @@ Row = dict[str, Any]  # one summary row (or case, or baseline row), as in the JS
 # ---- the result ---------------------------------------------------------------------------------------------------
 
 
+# The definition under "Acceptance by draft position". Each entry has its own denominator (the steps that drafted at
+# least i tokens), so the entries need not fall with i: when the steps that drafted fewer tokens (a run's last steps,
+# an n-gram lookup that found a short match) also kept fewer, a later entry reads higher than an earlier one.
+PER_POSITION_NOTE = ("Entry i: of the steps that drafted at least i tokens, the share whose first i drafts were all "
+                     "kept (the first is first-position acceptance); each entry counts only the steps that drafted at "
+                     "least i, so an entry can read higher than the one before it. For a tree, of the steps whose tree "
+                     "reached depth i, the share whose accepted path reached it.")
+
+
 def _upgrade(data: dict[str, Any]) -> dict[str, Any]:
     """A version-1 result read as version 2. Version 1 counted a tree step's main line (its accepted path and the
     child rejected below it) as drafted, which put a tree's accepted / drafted above α; the nodes it drafted were not
@@ -324,9 +333,7 @@ def markdown_report(result: BenchResult) -> str:
     if any(r.get("tree_nodes") and r["alpha"] is not None for r in rows):
         lines += ["", TREE_ALPHA_NOTE]
     lines += ["", "## Acceptance by draft position (all suites)", "",
-              "Entry i: of the steps that drafted at least i tokens, the share whose first i drafts were all kept "
-              "(so the entries fall with i; the first is first-position acceptance); for a tree, of the steps whose tree "
-              "reached depth i, the share whose accepted path reached it.", "", "| proposer | K | tree | T | c | per-position acceptance |", "|---|---|---|---|---|---|"]
+              PER_POSITION_NOTE, "", "| proposer | K | tree | T | c | per-position acceptance |", "|---|---|---|---|---|---|"]
     for r in rows:
         if r["policy"] == "constant":
             lines.append(f"| {r['proposer']} | {r['k']} | {_shape(r)} | {r['temperature']:g} | {_fmt(r['c'], 3)} | "

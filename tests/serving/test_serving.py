@@ -415,3 +415,7 @@ def test_the_engine_comparison_names_specvizs_dtype_only_where_the_sweep_records
     recorded_dtype = replace(result, specviz=[{**row, "dtype": "float32"} for row in result.specviz])
     sweep.compare_specviz(recorded_dtype)
     assert "specviz ran in float32 with eager PyTorch kernels" in captions[-1]
+    # the same for vLLM's side: a sweep whose server has no dtype is told so, not given "bfloat16"
+    sweep.compare_specviz(replace(result, server={k: v for k, v in result.server.items() if k != "dtype"}))
+    assert "vLLM ran with compiled kernels in a dtype this file does not record" in captions[-1]
+    assert "bfloat16" not in captions[-1].split(";")[0]

@@ -168,11 +168,13 @@ def compare_specviz(result: ServingResult) -> None:
               and None not in dtypes else
               _("specviz ran with eager PyTorch kernels in a dtype this file does not record (the machine's default: "
                 "bfloat16 where the CPU has bfloat16 instructions, else float32)"))
-    st.caption(_("Speedups against each engine's own target-only run, in the same sweep. vLLM ran in {vllm_dtype} "
-                 "with compiled kernels; {engine}: the answers may differ after a few tokens (greedy "
-                 "decoding is lossless only up to numerics), so the drafts differ too. vLLM's n-gram lookup matches 4 "
-                 "down to 2 tokens, specviz's 3 down to 1 (more drafts after weaker matches, fewer kept).",
-                 vllm_dtype=result.server.get("dtype", "bfloat16"), engine=engine))
+    vllm_dtype = result.server.get("dtype")  # a sweep file without it is told so, not given a guess
+    vllm = (_("vLLM ran in {dtype} with compiled kernels", dtype=vllm_dtype) if vllm_dtype else
+            _("vLLM ran with compiled kernels in a dtype this file does not record"))
+    st.caption(_("Speedups against each engine's own target-only run, in the same sweep. {vllm}; {engine}: the "
+                 "answers may differ after a few tokens (greedy decoding is lossless only up to numerics), so the "
+                 "drafts differ too. vLLM's n-gram lookup matches 4 down to 2 tokens, specviz's 3 down to 1 (more "
+                 "drafts after weaker matches, fewer kept).", vllm=vllm, engine=engine))
 
 
 def _r(v, digits: int = 2):

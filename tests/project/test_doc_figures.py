@@ -421,3 +421,25 @@ def test_testing_md_gives_the_smollm_greedy_checks_dtype():
     text = " ".join((DOCS / "testing.md").read_text(encoding="utf-8").split())
     assert "On SmolLM2-135M-Instruct, loaded in float32 (the `smollm` fixture" in text
     assert "an equality observed on the tests' prompts, not a guarantee" in text
+
+
+def test_teaching_md_names_the_verify_curve_its_packed_ranges_come_from():
+    """teaching.md quoted 1.00-1.04 (bfloat16) and 0.93-1.09 (float32) for 2-5 tokens and pointed at the folders,
+    whose results.md tables show the other curve of the same runs (bfloat16: 1.06 and 1.07 for 2 and 3 tokens):
+    the ranges are `costs.verify`, and both teaching docs now say so."""
+    bench = ROOT / "assets" / "benchmarks"
+    ranges = {}
+    for folder in ("default-cpu-bf16-packed", "default-cpu-f32-packed"):
+        costs = json.loads((bench / folder / "results.json").read_text(encoding="utf-8"))["costs"]
+        ratios = [row["ratio"] for row in costs["verify"] if 2 <= row["n_tokens"] <= 5]
+        assert len(ratios) == 4, folder
+        ranges[folder] = f"{min(ratios):.2f}–{max(ratios):.2f}"
+    assert ranges == {"default-cpu-bf16-packed": "1.00–1.04", "default-cpu-f32-packed": "0.93–1.09"}
+    curve = json.loads((bench / "default-cpu-bf16-packed" / "results.json").read_text(encoding="utf-8"))
+    other = {row["n_tokens"]: round(row["ratio"], 2) for row in curve["costs"]["verify_curves"]["bfloat16"]}
+    assert (other[2], other[3]) == (1.06, 1.07)
+    english = " ".join((DOCS / "teaching.md").read_text(encoding="utf-8").split())
+    portuguese = " ".join((DOCS / "teaching.pt-BR.md").read_text(encoding="utf-8").split())
+    assert english.count("`costs.verify` in the results.json of") == 2
+    assert portuguese.count("`costs.verify` no results.json de") == 2
+    assert "the Speedup lab shows both" not in english

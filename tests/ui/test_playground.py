@@ -771,3 +771,25 @@ def test_each_measured_chain_preset_names_its_temperature():
     for name in ("copy", "question", "sampling", "untrained"):
         text, settings = PRESETS[name][1], PRESETS[name][2]
         assert ("greedy" in text) if settings["temperature"] == 0 else ("temperature 0.7" in text), name
+
+
+def test_the_presets_intro_says_which_presets_get_harder():
+    """Presets 2 to 4 keep fewer drafts each; the tree, fastest and Medusa presets keep more than 4 does, so the
+    intro must not say that each next preset is harder for the draft (it did once there were seven)."""
+    from specviz.ui.playground.settings import PRESETS, TEXT, preset_figures
+
+    assert list(PRESETS) == ["copy", "question", "sampling", "untrained", "tree", "fastest", "medusa"]
+    per_pass = re.compile(r"(\d+\.\d+)(?: to (\d+\.\d+))? tokens? per")
+    chain = [max(float(x) for x in per_pass.search(PRESETS[name][1]).groups() if x)
+             for name in ("copy", "question", "sampling", "untrained")]
+    assert chain == sorted(chain, reverse=True) and len(set(chain)) == 4  # 4.4, 2.3, 1.8, 1.0: each harder
+    later = [float(preset_figures("tree")["tree"]), float(preset_figures("medusa")["medusa"])]
+    assert min(later) > chain[-1]  # not harder than the untrained draft
+    assert "each next one" not in TEXT["presets"] and "the next three are each harder" in TEXT["presets"]
+    from specviz.core.i18n import _, set_language
+
+    set_language("pt")
+    try:
+        assert "cada uma das três seguintes" in _(TEXT["presets"]) and "as três últimas" in _(TEXT["presets"])
+    finally:
+        set_language("en")

@@ -202,7 +202,10 @@ STEP_PARAM = "step"
 # translates them where they are shown).
 TEXT = {
     "settings": N_("Prompt and settings"),
-    "presets": N_("**Start from a preset.** The first shows the idea working; each next one is harder for the draft."),
+    # presets 2 to 4 keep fewer drafts each (PRESETS' figures); 5 to 7 keep more than 4 does, so no "each next one"
+    "presets": N_("**Start from a preset.** The first shows the idea working; the next three are each harder for the "
+                  "draft; the last three try other shapes and drafters: a draft tree, the shape predicted fastest "
+                  "here, and Medusa heads."),
     "kept_prompt": N_("{label}: its settings are in, and your own prompt stays. The figures under the presets were "
                       "measured on the preset's prompt."),
     "use_preset_prompt": N_("Use the preset's prompt"),

@@ -28,7 +28,7 @@ from specviz.engine.trace import Step, TokenKind, Trace
 from specviz.labs.bench import add_bench_arguments, run_bench_command
 from specviz.labs.bench.cli import shape_given
 from specviz.models.catalog import recommended_for
-from specviz.runs.runspec import RunSpec
+from specviz.runs.runspec import RunSpec, check_named
 from specviz.serving.cli import add_serve_arguments, run_serve_command
 
 # The modules that load torch and transformers (specviz.runs.running, specviz.models.pairs) are imported inside the commands
@@ -280,6 +280,8 @@ def _prepare(args: argparse.Namespace):
     if args.pair == "toy" and args.proposer is not None and args.proposer not in toy:
         raise ValueError(_("The toy pair has no trained EAGLE drafter or Medusa heads; choose one of these proposers: "
                            "{choices}.", choices=", ".join(toy)))
+    flags = {**FLAGS, **{own.name: own.flag for own in registry.all_settings()}}
+    check_named({name: getattr(args, name, None) for name in flags}, flags)  # the refusal names the flag typed
     spec = RunSpec(pair=args.pair, proposer=args.proposer, prompt=args.prompt, chat=not args.no_chat,
                    max_new_tokens=args.max_new_tokens, temperature=args.temperature, top_k=args.top_k,
                    top_p=args.top_p, seed=args.seed, proposer_settings=registry.settings_from_args(args),
@@ -291,6 +293,12 @@ def _prepare(args: argparse.Namespace):
     if not shape_given(args):
         spec = replace(spec, **machine_shape(pair, args.temperature, spec.proposer or pair.default_proposer))
     return spec, pair
+
+
+# the generation flags that give a RunSpec setting, by the setting's name: a refused value is named by its flag
+FLAGS = {"k": "--k", "max_new_tokens": "--max-new-tokens", "temperature": "--temperature", "top_k": "--top-k",
+         "top_p": "--top-p", "seed": "--seed", "tree_nodes": "--tree-nodes", "tree_width": "--tree-width",
+         "tree_lookup": "--tree-lookup"}
 
 
 def machine_shape(pair, temperature: float, proposer: str) -> dict[str, int]:

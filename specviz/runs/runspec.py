@@ -231,6 +231,26 @@ class RunSpec:
             return base, [*problems, str(exc).rstrip(".")]
 
 
+def check_named(values: Mapping[str, Any], names: Mapping[str, str]) -> None:
+    """Check each value against its setting (`values` keyed by URL name: a RunSpec field or a proposer's own
+    setting; None means not given), refusing a bad one with a sentence that names it as `names` says: the name the
+    caller's user typed. RunSpec's own sentence names the field (tree_nodes), which is what a library caller wrote
+    and what a link holds; a command line checks its flags here first, so its user reads --tree-nodes.
+
+    >>> check_named({"tree_nodes": 99, "k": None}, {"tree_nodes": "--tree-nodes", "k": "--k"})
+    Traceback (most recent call last):
+    ...
+    ValueError: --tree-nodes must be a whole number from 0 to 64 (got 99).
+    """
+    own_names = registry.setting_names()
+    for name, value in values.items():
+        if value is None or name in own_names and value == registry.setting(name).unset:
+            continue
+        setting = setting_of(name)
+        if not setting.accepts(value):
+            raise ValueError(_must(names.get(name, name), setting.rule(), value))
+
+
 def _parse(name: str, raw: str) -> Any:
     """A URL string as the type of the spec's field `name` (ValueError when it is not one)."""
     if name == "chat":

@@ -34,7 +34,7 @@ def test_python_m_specviz_answers_bad_input_with_one_sentence_and_exit_2():
     out = subprocess.run([sys.executable, "-m", "specviz", "generate", "--pair", "toy", "--prompt", "hi", "--k", "0"],
                          cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert out.returncode == 2, out.stderr[-1000:]
-    assert out.stderr.startswith("specviz: K must be") and out.stderr.count("\n") == 1, out.stderr
+    assert out.stderr.startswith("specviz: --k must be") and out.stderr.count("\n") == 1, out.stderr
     assert out.stdout == ""
 
 
@@ -77,14 +77,19 @@ def test_compare_of_a_tree_says_its_accepted_over_drafted_counts_every_node():
 
 @pytest.mark.parametrize("args, phrase", [
     (["--prompt", ""], "prompt is empty"),
-    (["--prompt", "hi", "--k", "0"], "K must be"),
-    (["--prompt", "hi", "--k", "17"], "K must be"),
-    (["--prompt", "hi", "--max-new-tokens", "0"], "max_new_tokens"),
-    (["--prompt", "hi", "--max-new-tokens", "5000"], "max_new_tokens"),
-    (["--prompt", "hi", "--temperature", "-1"], "Temperature"),
-    (["--prompt", "hi", "--top-p", "0"], "top-p"),
-    (["--prompt", "hi", "--top-p", "1.5"], "top-p"),
-    (["--prompt", "hi", "--top-k", "-3"], "top-k"),
+    (["--prompt", "hi", "--k", "0"], "--k must be"),  # each refusal names the flag the user typed
+    (["--prompt", "hi", "--k", "17"], "--k must be"),
+    (["--prompt", "hi", "--max-new-tokens", "0"], "--max-new-tokens must be"),
+    (["--prompt", "hi", "--max-new-tokens", "5000"], "--max-new-tokens must be"),
+    (["--prompt", "hi", "--temperature", "-1"], "--temperature must be a number from 0 to 2"),
+    (["--prompt", "hi", "--top-p", "0"], "--top-p must be"),
+    (["--prompt", "hi", "--top-p", "1.5"], "--top-p must be"),
+    (["--prompt", "hi", "--top-k", "-3"], "--top-k must be"),
+    (["--prompt", "hi", "--seed", "-1"], "--seed must be"),
+    (["--prompt", "hi", "--tree-nodes", "99"], "--tree-nodes must be a whole number from 0 to 64 (got 99)."),
+    (["--prompt", "hi", "--tree-nodes", "8", "--tree-width", "0"], "--tree-width must be"),
+    (["--prompt", "hi", "--tree-nodes", "8", "--tree-lookup", "99"], "--tree-lookup must be"),
+    (["--prompt", "hi", "--proposer", "layerskip", "--layers", "999"], "--layers must be"),
     (["--prompt", "hi", "--pair", "no-such-pair"], "no-such-pair"),
     (["--prompt", "hi", "--proposer", "hydra"], "invalid choice"),
     (["--prompt", "x" * 3000, "--pair", "toy", "--max-new-tokens", "64"], "context"),
@@ -96,6 +101,7 @@ def test_bad_input_is_one_sentence_and_exit_2(args, phrase):
     assert out.returncode == 2
     assert phrase in out.stderr
     assert "Traceback" not in out.stderr and "Traceback" not in out.stdout
+    assert not re.search(r"\b(tree_nodes|tree_width|tree_lookup|max_new_tokens|top_k|top_p)\b", out.stderr)  # fields
 
 
 def test_summary_explains_a_draft_that_is_rarely_right():
@@ -164,7 +170,7 @@ def test_help_and_a_bad_flag_answer_without_loading_torch():
             "print('torch' in sys.modules, 'transformers' in sys.modules)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.stdout.strip().splitlines()[-1] == "False False", out.stderr[-1000:]
-    assert "K must be a whole number from 1 to 16" in out.stderr
+    assert "--k must be a whole number from 1 to 16" in out.stderr
 
 
 def test_calibrate_prints_this_machines_costs_and_caches_them(tmp_path, monkeypatch):

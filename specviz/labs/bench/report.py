@@ -369,7 +369,8 @@ def markdown_report(result: BenchResult) -> str:
                 + f" | {best} K₀={k}{margin} |")
     overheads = [r for r in result.summary if r["suite"] == "all" and r["record_overhead"] is not None]
     if overheads:
-        lines += ["", "Trace recording overhead (full trace vs record=False): " + "; ".join(
+        lines += ["", "Trace recording overhead (per prompt, one run with the full trace recorded over the median "
+                  "of the runs without it, minus 1; the mean over the prompts): " + "; ".join(
             f"{r['proposer']} K={r['k']} T={r['temperature']:g}: {r['record_overhead']:+.1%}" for r in overheads) + "."]
     lines += _limit_lines(rows)
     lines += _curve_lines(result.verify_curves())

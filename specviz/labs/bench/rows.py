@@ -77,7 +77,9 @@ class CaseResult:
     speedup_vs_hf_assisted: float | None = None
     predicted_speedup: float | None = None  # the paper's formula from α, K and c (constant chains)
     predicted_speedup_measured_verify: float | None = None
-    record_overhead: float | None = None  # time with the full trace recorded over time without, minus 1
+    # one run with the full trace recorded over the median of the --repeats runs without it, minus 1 (one chain
+    # per proposer and temperature: DEFINITIONS["record_overhead"]); None where not measured
+    record_overhead: float | None = None
     identical: bool | None = None  # greedy: the same tokens as target-only; None when sampling
     hf_assisted_identical: bool | None = None
     physical_limit: float | None = None  # a perfect, free draft of the same shape

@@ -89,8 +89,12 @@ DEFINITIONS: dict[str, tuple[str, str]] = {  # marked with N_(): the files stay 
            "tokens fed, nodes + lookup branch + 1).")),
     "record_overhead": (
         N_("trace recording overhead"),
-        N_("Time with the full trace recorded (top-10 lists and token text per position) over time without, minus 1; "
-           "measured at one K per proposer (the policies' K), from a single recorded run.")),
+        N_("Per prompt: the time of one run that records the full trace (the top-10 lists of p and q at each drafted "
+           "position and of the distribution each step's last token came from, and every token's text) over the "
+           "median time of the --repeats runs that leave them out, minus 1; both timed from the call to the last "
+           "token, prefill included, on the run's clock. Measured for one configuration per proposer and "
+           "temperature, the chain of constant K at --policy-k (the first K given when --policy-k is not among "
+           "them); the row shows the mean over its prompts.")),
     "tree_nodes": (
         N_("draft tree nodes"),
         N_("The node budget of an EAGLE-2 style draft tree (depth K, tree width children per node), scored in one "

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import math
-import platform
 from pathlib import Path
 
 from specviz.core.paths import BENCHMARKS_DIR
@@ -78,6 +77,24 @@ def bench_where(bench: Path) -> str:
         return ""
     date = f", {str(record['date'])[:10]}" if record.get("date") else ""
     return f", on {machine}{date}"
+
+
+def trained_on(meta: dict) -> str:
+    """The machine that trained the draft, as its specviz.json records it (`distill.cli.training_machine`: the CPU
+    or GPU in `quoted.machine_text`'s words, then torch and transformers); weights trained before it was recorded
+    say so instead of naming the machine that writes the card.
+
+    >>> trained_on({"machine": {"cpu": "AMD EPYC", "cores": 2, "gpu": None, "torch": "2.13.0+cpu"}})
+    'AMD EPYC (2 cores), torch 2.13.0+cpu'
+    >>> trained_on({})
+    'a machine its specviz.json does not record'
+    """
+    record = meta.get("machine") or {}
+    where = machine_text(record)
+    if not where:
+        return "a machine its specviz.json does not record"
+    versions = [f"{name} {record[name]}" for name in ("torch", "transformers") if record.get(name)]
+    return ", ".join([where, *versions])
 
 
 def bench_note(bench: Path) -> str:
@@ -339,8 +356,7 @@ def write_cards(work: Path, assets: Path, benches: dict[str, Path] | None = None
             stage_table=stage_table(data), new_tokens=data["new_tokens"], data_minutes=data["minutes"],
             held=data["held_out_prompts"], batch_positions=meta.get("batch_positions", 2048), step_command=train_command(kind, log, meta["steps"], meta.get("history")), steps=meta["steps"],
             stages=STAGES[kind].format(**stage_steps(log, meta["steps"]), **meta),
-            train_minutes=log[-1]["minutes"] if log else 0, machine=f"{platform.processor() or platform.machine()}, "
-            "2 CPU cores, no GPU, torch 2.13.0+cpu, transformers 5.24.0",
+            train_minutes=log[-1]["minutes"] if log else 0, machine=trained_on(meta),
             curve=learning_curve(log, metrics) if log else "(no log)", metric_text=METRIC_TEXT[kind],
             extrapolation=extrapolate(log, metrics[0]) if log else "", bench_command=bench_command(bench),
             bench=bench_table(rows), targets="\n".join(target_lines(kind, meta, rows, bench)), extra=EXTRA[kind].format(**meta),

@@ -155,6 +155,20 @@ def training_setup(args):
     return train, held, target, draft_vocabulary(train, args.draft_vocab).to(device), device
 
 
+def training_machine(device: torch.device) -> dict:
+    """The machine that trained and saved a draft, for its specviz.json (its card names it from there): the CPU and
+    its cores, the GPU when it trained on one, torch and transformers."""
+    import os
+
+    import transformers
+
+    from specviz.models.machine import cpu_model
+
+    gpu = torch.cuda.get_device_name(device) if device.type == "cuda" else None
+    return {"cpu": cpu_model(), "cores": os.cpu_count(), "gpu": gpu, "device": str(device),
+            "torch": torch.__version__, "transformers": transformers.__version__}
+
+
 def run_eagle(args) -> None:
     """Two stages, each resumable: `--steps` (default 1500) with two drafting depths in which the second depth
     reads predicted features at every row; then `--ttt-steps` (default 400) from that checkpoint at half the
@@ -181,7 +195,7 @@ def run_eagle(args) -> None:
     folder = save_eagle(drafter.cpu(), vocab.cpu(), args.assets, {
         "training": results[-1], "steps": sum(s.steps for _, _, s in stages), "stages": [r for r, _, _ in stages],
         "train_records": len(train), "held_out_records": len(held), "vocab_coverage": coverage(held, vocab),
-        **replacing(args.assets / EAGLE_NAME)})
+        "machine": training_machine(device), **replacing(args.assets / EAGLE_NAME)})
     print(f"saved the EAGLE drafter to {folder}")
 
 
@@ -208,7 +222,8 @@ def run_eagle3(args) -> None:
         "training": result, "steps": settings.steps, "stages": [args.run or "eagle3"], "unroll": args.unroll,
         "lr": args.lr, "batch_positions": args.batch_positions, "train_records": len(train),
         "train_positions": sum(len(r.tokens) - 1 for r in train), "held_out_records": len(held),
-        "vocab_coverage": coverage(held, vocab), **replacing(args.assets / EAGLE_NAME)})
+        "vocab_coverage": coverage(held, vocab), "machine": training_machine(device),
+        **replacing(args.assets / EAGLE_NAME)})
     print(f"saved the EAGLE-3 drafter to {folder}")
 
 
@@ -237,7 +252,8 @@ def run_medusa(args) -> None:
         "train_records": len(train), "train_positions": sum(len(r.tokens) - 1 for r in train),
         "train_stages": [s for s in args.train_stages or STAGES if any(stage_folder(args.work, s).glob("chunk-*"))],
         "held_out_records": len(held),
-        "vocab_coverage": coverage(held, vocab), **replacing(args.assets / MEDUSA_NAME)},
+        "vocab_coverage": coverage(held, vocab), "machine": training_machine(device),
+        **replacing(args.assets / MEDUSA_NAME)},
         target.config.hidden_size, target.config.vocab_size)
     print(f"saved the Medusa heads to {folder}")
 
@@ -280,7 +296,8 @@ def run_draft(args) -> None:
     result = train_loop(draft, batches, objective.loss, lambda: objective.accuracy(held_batches, full_head),
                         settings, args.work / (args.run or "draft"), "separate draft")
     folder = save_draft(draft.cpu(), args.shallow, args.assets, {"training": result, "steps": settings.steps,
-                                                           "train_records": len(train), "held_out_records": len(held)})
+                                                           "train_records": len(train), "held_out_records": len(held),
+                                                           "machine": training_machine(device)})
     print(f"saved the separate draft model to {folder}")
 
 

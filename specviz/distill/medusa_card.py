@@ -7,17 +7,13 @@ the committed benchmark that runs both on the same prompts.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
-
-import torch
 
 from specviz.core.paths import BENCHMARKS_DIR
 from specviz.distill.cards import bench_command, data_summary, learning_curve, parameter_count, read_bench, \
-    stage_logs, stage_table
+    stage_logs, stage_table, trained_on
 from specviz.distill.trainer import DEFAULT_STEPS
 from specviz.models.drafts import EAGLE_NAME, MEDUSA_NAME, read_meta
-from specviz.models.machine import cpu_model
 
 MEDUSA_BENCH = BENCHMARKS_DIR / "default-cpu-f32-medusa" / "results.json"
 CHAIN = ("acc1", "acc12", "acc123", "acc1234")
@@ -55,7 +51,7 @@ def write_medusa_card(work: Path, assets: Path, bench: Path = MEDUSA_BENCH) -> P
         coverage=100 * meta.get("vocab_coverage", 0), stage_table=stage_table(data), new_tokens=data["new_tokens"],
         held=data["held_out_prompts"], command=command, steps=steps, train_minutes=log[-1]["minutes"],
         batch_positions=f"{meta.get('batch_positions', 2048):,}", lr=meta.get("lr", 1e-3),
-        machine=f"{cpu_model()}, {os.cpu_count()} CPU cores, no GPU, torch {torch.__version__}",
+        machine=trained_on(meta),
         curve=learning_curve(log, [f"head{k}_top1" for k in range(1, heads + 1)] + list(CHAIN)),
         per_head="\n".join(per_head), against="\n".join(against), bench=bench_section(bench))
     (folder / "README.md").write_text(card)

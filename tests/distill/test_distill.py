@@ -214,6 +214,34 @@ def test_the_eagle_card_shows_trees_the_dtype_and_the_drafter_it_replaced(tmp_pa
     assert "1.45× at K = 4, tree 16 × 4 (met)" in eagle_card  # the best row, named with its tree
     assert "| replaced drafter | 3000 | 200 | 0.490 |" in eagle_card and "| this drafter | 6000 | 200 | 0.520 |" in eagle_card
     assert "| seed | 64 | 6,400 | 32 | 0 |" in eagle_card and "| all | 96 | 9,600 | 48 | 1 |" in eagle_card
+    # issue 43, 17th read: the card named the machine writing it, with torch and transformers versions hard-coded
+    assert "2 minutes on a machine its specviz.json does not record." in " ".join(eagle_card.split())
+    meta["eagle"]["machine"] = {"cpu": "AMD EPYC", "cores": 2, "gpu": None, "device": "cpu", "torch": "2.9.0+cpu",
+                                "transformers": "4.57.1"}
+    (assets / "smollm2-eagle" / "specviz.json").write_text(json.dumps(meta["eagle"]))
+    eagle_card = write_cards(work, assets, {"eagle": bench, "draft": tmp_path / "none.json"})[0].read_text()
+    assert "2 minutes on AMD EPYC (2 cores), torch 2.9.0+cpu, transformers 4.57.1." in " ".join(eagle_card.split())
+
+
+def test_a_shipped_card_names_only_the_training_machine_its_specviz_json_records():
+    """Issue 43, 17th read: the cards' training line came from the machine that wrote the card plus hard-coded
+    versions ("x86_64, 2 CPU cores, no GPU, torch 2.13.0+cpu, transformers 5.24.0"), recorded in no file; the
+    training machine is now kept in specviz.json (`distill.cli.training_machine`) and the card reads it there."""
+    from specviz.core.paths import ASSETS
+    from specviz.distill.cards import trained_on
+
+    cards = sorted((ASSETS / "models").glob("*/README.md"))
+    assert len(cards) == 3
+    for card in cards:
+        meta = json.loads((card.parent / "specviz.json").read_text(encoding="utf-8"))
+        assert f"minutes on {trained_on(meta)}." in " ".join(card.read_text(encoding="utf-8").split()), card
+    assert "2 CPU cores" not in (ASSETS.parent / "specviz" / "distill" / "cards.py").read_text(encoding="utf-8")
+    assert "cpu_count" not in (ASSETS.parent / "specviz" / "distill" / "medusa_card.py").read_text(encoding="utf-8")
+
+
+def test_training_records_the_machine_that_trained_the_draft():
+    record = cli.training_machine(torch.device("cpu"))
+    assert record["cores"] >= 1 and record["gpu"] is None and record["torch"] == torch.__version__
 
 
 def test_a_retrained_drafter_remembers_the_one_it_replaces(tmp_path):

@@ -510,3 +510,20 @@ def test_the_record_overhead_is_defined_as_what_the_bench_measures(result):
     from specviz.labs.bench import markdown_report
 
     assert "one run with the full trace recorded over the median of the runs without it" in markdown_report(result)
+
+
+def test_the_policy_table_compares_the_policies_with_the_chain_of_k0_not_a_tree():
+    """Issue 43, 17th read: results.md's policy table read "constant" from every constant row of K₀, so a run with a
+    tree at --policy-k showed the tree's speedup under "constant" (on the committed tree run's rows: 1.79× for the
+    16×4 + 8 tree instead of the chain's 1.59×) and could name "constant" the winner."""
+    from specviz.core.paths import BENCHMARKS_DIR
+    from specviz.labs.bench import markdown_report
+
+    result = BenchResult.load(BENCHMARKS_DIR / "default-cpu-bf16-tree" / "results.json")
+    rows = [r for r in result.summary if r["suite"] == "all" and r["temperature"] == 0 and r["k"] == 4]
+    chain = next(r for r in rows if not r.get("tree_nodes"))
+    tree = next(r for r in rows if r.get("tree_nodes"))
+    assert tree["speedup_vs_ar"] > chain["speedup_vs_ar"] + 0.1
+    result.summary = [chain, tree, {**chain, "policy": "heuristic", "speedup_vs_ar": chain["speedup_vs_ar"] + 0.1}]
+    line = next(x for x in markdown_report(result).splitlines() if x.startswith("| all | eagle | 0 |"))
+    assert line.split(" | ")[3] == f"{chain['speedup_vs_ar']:.2f}×" and "heuristic K₀=4" in line

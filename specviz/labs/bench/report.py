@@ -359,8 +359,8 @@ def markdown_report(result: BenchResult) -> str:
                   "|---|---|---|---|---|---|---|---|"]
         keys = dict.fromkeys((r["suite"], r["proposer"], r["temperature"], r["k"]) for r in policy_rows)
         for suite, proposer, temperature, k in sorted(keys, key=lambda t: (t[0] != "all", t)):
-            found = {r["policy"]: r["speedup_vs_ar"] for r in result.summary
-                     if (r["suite"], r["proposer"], r["temperature"], r["k"]) == (suite, proposer, temperature, k)}
+            found = {r["policy"]: r["speedup_vs_ar"] for r in result.summary if not r.get("tree_nodes")  # chains
+                     and (r["suite"], r["proposer"], r["temperature"], r["k"]) == (suite, proposer, temperature, k)}
             best = max(found, key=lambda name: found[name] or 0)
             margin = (f" ({found[best] / found['constant'] - 1:+.0%} vs constant)"
                       if found.get("constant") and best != "constant" else "")

@@ -186,25 +186,48 @@ BUSY = ('[data-testid="stApp"]:is([data-test-script-state="running"], [data-test
         '[data-testid="stStatusWidget"], [data-testid="stSkeleton"], .stSpinner, [data-stale="true"]')
 
 
+# Quiet for `quiet` ms: read in the page every POLL_MS (Playwright's polling), so a wait ends QUIET_MS after the run
+# ends instead of after fixed sleeps. `call` tells one wait from the one before it on the same page.
+QUIET_MS, POLL_MS = 300, 50
+_QUIET = """([busy, quiet, call]) => {
+  const now = performance.now();
+  if (!window.__specvizQuiet || window.__specvizQuiet.call !== call) window.__specvizQuiet = {call, since: null};
+  const state = window.__specvizQuiet;
+  if (document.querySelector(busy)) { state.since = null; return false; }
+  if (state.since === null) state.since = now;
+  return now - state.since >= quiet;
+}"""
+_calls = iter(range(1, 1 << 62))
+
+
 def wait_for_app(page, timeout: float = 30.0, settle: float | None = None) -> None:
-    """Wait until Streamlit has drawn the page and finished running its script.
+    """Wait until Streamlit has drawn the page and finished running its script: nothing in BUSY for QUIET_MS in a row,
+    read every POLL_MS in the page (two reads 250 ms apart, then 250 ms more, took 0.5 s a call before).
 
     A page that refreshes itself (a classroom dashboard every 2 s) may never look idle on a busy machine, where each
     refresh takes most of its interval: `settle` caps the wait for quiet there (seconds; `timeout` when None), so a
     test goes on to its own explicit wait instead of spending the whole timeout."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     page.wait_for_selector('[data-testid="stMainBlockContainer"] h1', timeout=timeout * 1000)
-    deadline = time.monotonic() + (timeout if settle is None else min(settle, timeout))
-    quiet = 0
-    while time.monotonic() < deadline and quiet < 2:  # idle twice in a row: the run has finished
-        busy = page.locator(BUSY).count()
-        quiet = quiet + 1 if busy == 0 else 0
-        page.wait_for_timeout(250)
+    bound = timeout if settle is None else min(settle, timeout)  # from the heading on, as before
+    try:
+        page.wait_for_function(_QUIET, arg=[BUSY, QUIET_MS, next(_calls)], polling=POLL_MS, timeout=bound * 1000)
+    except PlaywrightTimeout:
+        pass  # never quiet within the bound: the caller's own waits and checks say what is missing
 
 
 def click_button(page, label: str, timeout: float = 30.0) -> None:
-    """Click the button whose text is `label` and wait for the script run it starts."""
+    """Click the button whose text is `label` and wait for the script run it starts: the run shows in BUSY at once
+    (Streamlit marks a rerun requested on the click); a click whose run is not seen within 400 ms (it started and
+    ended between two reads, or never started) waits those 400 ms, as every click did before."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     page.get_by_role("button", name=label).first.click()
-    page.wait_for_timeout(400)
+    try:
+        page.wait_for_function("(busy) => !!document.querySelector(busy)", arg=BUSY, polling=25, timeout=400)
+    except PlaywrightTimeout:
+        pass
     wait_for_app(page, timeout)
 
 

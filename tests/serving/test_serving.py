@@ -11,6 +11,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from serving_fake import FakeServer, recorded
+from specviz.core.i18n import using
 from specviz.serving import client
 from specviz.serving.load import LoadPlan, Prompt, run_load
 from specviz.serving.metrics import Delta, parse_scrape
@@ -416,6 +417,12 @@ def test_the_engine_comparison_names_specvizs_dtype_only_where_the_sweep_records
     sweep.compare_specviz(recorded_dtype)
     assert "specviz ran in float32 with eager PyTorch kernels" in captions[-1]
     # the same for vLLM's side: a sweep whose server has no dtype is told so, not given "bfloat16"
+    frames = []
+    monkeypatch.setattr(sweep.st, "dataframe", lambda frame, *a, **k: frames.append(frame))
+    with using("pt"):  # numbers as the page's others: 0,72 in Portuguese, never a float drawn as 0.72
+        sweep.compare_specviz(recorded_dtype)
+    cells = frames[-1].drop(columns=frames[-1].columns[0]).to_numpy().ravel().tolist()
+    assert cells and all(isinstance(c, str) for c in cells) and any("," in c for c in cells), cells
     sweep.compare_specviz(replace(result, server={k: v for k, v in result.server.items() if k != "dtype"}))
     assert "vLLM ran with compiled kernels in a dtype this file does not record" in captions[-1]
     assert "bfloat16" not in captions[-1].split(";")[0]

@@ -61,13 +61,16 @@ def live_sweep(base: str, speculating: bool) -> None:
                            file_name="serving-sweep.json", key="serving_live_download")
 
 
+def _cell(v, digits: int = 2) -> str:
+    """A table cell written by `number` (0,45 in Portuguese), never a float st.dataframe draws as 0.45."""
+    return "–" if v is None else number(v, digits)
+
+
 def level_table(levels: list[LevelResult]) -> pd.DataFrame:
-    def fmt(v, digits=2):  # written by `number` (0,45 in Portuguese), never a float st.dataframe draws as 0.45
-        return "–" if v is None else number(v, digits)
     return pd.DataFrame([{_("speculation"): lv.speculative, _("prompt"): lv.prompt, _("streams"): lv.concurrency,
-                          _("requests"): len(lv.ok), _("tokens/s"): fmt(lv.throughput, 1),
-                          _("median latency (s)"): fmt(lv.latency_s), _("acceptance rate"): fmt(lv.acceptance_rate),
-                          _("mean accepted length (drafted steps)"): fmt(lv.mean_accepted_length)}
+                          _("requests"): len(lv.ok), _("tokens/s"): _cell(lv.throughput, 1),
+                          _("median latency (s)"): _cell(lv.latency_s), _("acceptance rate"): _cell(lv.acceptance_rate),
+                          _("mean accepted length (drafted steps)"): _cell(lv.mean_accepted_length)}
                          for lv in levels])
 
 
@@ -155,13 +158,13 @@ def compare_specviz(result: ServingResult) -> None:
     rows = []
     for row in result.specviz:
         lv = result.level("ngram", row["prompt"], 1)
-        rows.append({_("prompt"): row["prompt"], _("vLLM acceptance rate"): _r(lv and lv.acceptance_rate),
-                     _("specviz acceptance rate"): _r(row.get("acceptance_rate")),
+        rows.append({_("prompt"): row["prompt"], _("vLLM acceptance rate"): _cell(lv and lv.acceptance_rate),
+                     _("specviz acceptance rate"): _cell(row.get("acceptance_rate")),
                      _("vLLM mean accepted length (drafted steps, from its counters)"):
-                         _r(lv and lv.mean_accepted_length),
-                     _("specviz mean accepted length (all steps)"): _r(row.get("mean_accepted_length")),
-                     _("vLLM speedup"): _r(result.speedup("ngram", row["prompt"], 1)),
-                     _("specviz speedup"): _r(row.get("speedup"))})
+                         _cell(lv and lv.mean_accepted_length),
+                     _("specviz mean accepted length (all steps)"): _cell(row.get("mean_accepted_length")),
+                     _("vLLM speedup"): _cell(result.speedup("ngram", row["prompt"], 1)),
+                     _("specviz speedup"): _cell(row.get("speedup"))})
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
     dtypes = {row.get("dtype") for row in result.specviz}
     engine = (_("specviz ran in {dtype} with eager PyTorch kernels", dtype=dtypes.pop()) if len(dtypes) == 1
@@ -175,10 +178,6 @@ def compare_specviz(result: ServingResult) -> None:
                  "answers may differ after a few tokens (greedy decoding is lossless only up to numerics), so the "
                  "drafts differ too. vLLM's n-gram lookup matches 4 down to 2 tokens, specviz's 3 down to 1 (more "
                  "drafts after weaker matches, fewer kept).", vllm=vllm, engine=engine))
-
-
-def _r(v, digits: int = 2):
-    return None if v is None else round(float(v), digits)
 
 
 def predicted(result: ServingResult) -> None:

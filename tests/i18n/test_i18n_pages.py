@@ -27,6 +27,6 @@ def test_every_page_opens_in_portuguese_without_an_english_sentence(page, monkey
     typed = {str(box.value)[:120] for box in at.text_area}  # a prompt box holds the user's text, never translated
     assert [text for text in english_sentences(at) if text not in typed] == []
     # numbers too: a float column is drawn by st.dataframe with a decimal point (0.72 beside the page's 0,72)
-    floats = [(column, page) for frame in at.dataframe for column in frame.value.columns
+    floats = [(column, page) for frame in [*at.dataframe, *at.table] for column in frame.value.columns
               if frame.value[column].dtype.kind == "f"]
     assert floats == [], f"columns st.dataframe draws with a decimal point in Portuguese: {floats}"

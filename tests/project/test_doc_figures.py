@@ -318,14 +318,22 @@ def test_serving_md_does_not_call_the_serving_address_read_only():
     assert "only the load generator's sweep sends it chat requests, to `/v1/chat/completions`" in text
 
 
-def test_serving_md_warns_that_its_screenshots_show_the_old_any_server_intro():
-    """The two Serving screenshots (2026-12-01) show an intro that says the page can be pointed at "any vLLM server";
-    the page now says another server must be allowed by whoever runs the app (pages/serving.py). Until they are
-    retaken, serving.md says so under them."""
+def test_serving_md_says_how_its_retaken_screenshots_were_made():
+    """The two Serving screenshots of 2026-12-01 showed an intro that said the page can be pointed at "any vLLM
+    server" (serving.md warned under them); they were retaken on 2026-12-05 against a local EAGLE server, and the
+    doc gives the commands, the machine and the load that ran, with the figure the live shot shows."""
     page = (ROOT / "pages" / "serving.py").read_text(encoding="utf-8")
     assert "point this page at any vLLM server" not in page
     text = " ".join((DOCS / "serving.md").read_text(encoding="utf-8").split())
-    assert 'their intro still says the page can be pointed at "any vLLM server"' in text
+    assert '"any vLLM server"' not in text
+    assert ("The screenshots (2026-12-05, AMD EPYC, 2 cores): `python -m specviz serve start --spec eagle --eager`"
+            in text and "`python -m specviz.scripts.serving_screenshot --wait 25`" in text)
+    # the committed sweep the text compares with: EAGLE on the copy prompt below break-even at every level
+    from specviz.serving.results import ServingResult
+
+    sweep = ServingResult.load(ROOT / "assets" / "benchmarks" / "serving" / "cpu-smollm2.json")
+    speedups = [sweep.speedup("eagle", "copy", c) for c in sweep.concurrencies("copy")]
+    assert speedups and {f"{s:.2f}" for s in speedups} == {"0.68", "0.67"} and "0.67–0.68×" in text
 
 
 def test_serving_md_gives_the_3_second_deadline_to_reads_only():

@@ -426,3 +426,20 @@ def test_the_engine_comparison_names_specvizs_dtype_only_where_the_sweep_records
     sweep.compare_specviz(replace(result, server={k: v for k, v in result.server.items() if k != "dtype"}))
     assert "vLLM ran with compiled kernels in a dtype this file does not record" in captions[-1]
     assert "bfloat16" not in captions[-1].split(";")[0]
+
+
+@pytest.mark.parametrize("language", ["en", "pt"])
+def test_the_live_panels_titles_fit_their_panels(language):
+    """At 1400 x 900 the live counters' two top titles ran into each other (each panel is about 250 px wide in the
+    page's left column): `show` wraps panel titles to half a phone-wide title line when two panels sit side by
+    side."""
+    from specviz.serving.metrics import Scrape
+    from specviz.ui.common.charts import TITLE_LINE, wrap_subplot_titles
+    from specviz.ui.serving.charts import live_figure
+
+    scrapes = [Scrape(at=2.0 * i, speculating=True, drafts=10 * i, draft_tokens=40 * i, accepted=20 * i,
+                      generation_tokens=30 * i, accepted_per_position=(8 * i, 6 * i, 4 * i, 2 * i)) for i in range(3)]
+    with using(language):
+        fig = wrap_subplot_titles(live_figure([Delta.between(a, b) for a, b in zip(scrapes, scrapes[1:])], 0.0))
+    lines = [line for a in fig.layout.annotations for line in a.text.split("<br>")]
+    assert len(fig.layout.annotations) == 4 and max(len(line) for line in lines) <= TITLE_LINE // 2, lines

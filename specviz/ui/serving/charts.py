@@ -27,7 +27,7 @@ def live_figure(deltas: list[Delta], t0: float) -> go.Figure:
     per second (vLLM's num_drafts counts steps, not drafted tokens), generated tokens/s. Windows with no drafts leave a gap in the acceptance panels."""
     fig = make_subplots(rows=2, cols=2, shared_xaxes=True, vertical_spacing=0.14, subplot_titles=(
         _("acceptance rate (accepted / drafted)"),
-        _("mean accepted length over drafted steps (incl. recovered or bonus token)"),
+        _("mean accepted length (drafted steps)"),
         _("steps with drafts per second"),
         _("generated tokens per second")))
     x = [round(d.start + d.seconds - t0, 1) for d in deltas]

@@ -107,8 +107,17 @@ def wrap_subplot_titles(fig: go.Figure, line: int = TITLE_LINE) -> go.Figure:
         return fig
     columns = max(sum(1 for b in titles if abs(b.y - a.y) < 1e-6) for a in titles)
     width = max(16, line // columns)
+    most = 1
     for a in titles:
-        a.text = "<br>".join(_lines(a.text, width))
+        lines = _lines(a.text, width)
+        a.text, most = "<br>".join(lines), max(most, len(lines))
+    # Room above the top panels: their titles grow upwards from the plot's top edge, about 18 px a line, and a
+    # chart's own title sits with its baseline at the middle of the top margin (Plotly's "auto"), so it needs the
+    # upper half of the margin to itself.
+    top = fig.layout.margin.t if fig.layout.margin.t is not None else 80
+    need = 18 * most + (18 * most + 14 if fig.layout.title.text else 10)
+    if need > top:
+        fig.update_layout(margin_t=need)
     return fig
 
 

@@ -18,7 +18,7 @@ COLORS = {"none": GREY, "ngram": BLUE, "draft": ORANGE, "eagle": VERMILLION}
 
 def _layout(fig: go.Figure, title: str, height: int = 380) -> go.Figure:
     fig.update_layout(title=title, height=height, margin=dict(l=10, r=10, t=50, b=10), template="plotly_white",
-                      legend=dict(orientation="h", yanchor="top", y=-0.2, x=0))
+                      legend=dict(orientation="h", yanchor="top", y=-0.25, x=0))
     return fig
 
 
@@ -54,8 +54,7 @@ def per_position_figure(per_position: list[float]) -> go.Figure:
 def sweep_figure(levels: list[LevelResult], prompt: str, break_even: dict[str, int | None] | None = None) -> go.Figure:
     """Throughput (all streams) and median latency against concurrent streams, one line per speculative config;
     a dotted line where a config stops beating the target alone."""
-    fig = make_subplots(rows=1, cols=2, subplot_titles=(_("throughput: tokens/s, all streams"),
-                                                        _("median latency per request: s")))
+    fig = make_subplots(rows=1, cols=2, subplot_titles=(_("total tokens/s"), _("median latency (s)")))
     specs = list(dict.fromkeys(lv.speculative for lv in levels))
     for spec in specs:
         rows = sorted((lv for lv in levels if lv.speculative == spec and lv.prompt == prompt),

@@ -51,6 +51,23 @@ def english_sentences(at) -> list[str]:
     return [t[:120] for t in visible_texts(at) if is_english(_markdown_to_text(t))]
 
 
+def unformatted_numbers(at) -> list[str]:
+    """What a Portuguese page draws with a decimal point because no one wrote it: a float column, index or cell in an
+    st.dataframe or st.table (the grid draws 0.72 beside the page's 0,72; the cells go through `number`), and a
+    Plotly chart without Portuguese separators (its ticks and hovers would read 0.72 too; `charts.show` sets them).
+    Each as "where: what"; an empty list on a clean page."""
+    found = [f"table column {column!r}" for frame in [*at.dataframe, *at.table] for column in frame.value.columns
+             if frame.value[column].dtype.kind == "f"]
+    found += [f"table index {frame.value.index.name!r}" for frame in [*at.dataframe, *at.table]
+              if frame.value.index.dtype.kind == "f"]
+    found += [f"table cell {column!r}: {value!r}" for frame in [*at.dataframe, *at.table]
+              for column in frame.value.columns if frame.value[column].dtype == object
+              for value in frame.value[column].tolist()[:1000] if isinstance(value, float)]
+    layouts = [json.loads(chart.proto.spec).get("layout", {}) for chart in at.get("plotly_chart")]
+    return found + [f"chart with separators {layout.get('separators')!r}" for layout in layouts
+                    if layout.get("separators") != ",."]
+
+
 def _collect(node, texts: list[str]) -> None:
     kind = type(node).__name__
     proto = getattr(node, "proto", None)

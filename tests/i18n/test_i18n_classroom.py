@@ -21,7 +21,7 @@ from specviz.teach.classroom_paced import PacedStore
 from specviz.teach.quiz import answer_text, load_bank
 from specviz.ui.classroom.teacher import PACES
 from specviz.ui.common.escaping import escape_markdown
-from tests.i18n_check import english_sentences
+from tests.i18n_check import english_sentences, unformatted_numbers
 
 # Each page's states walked in Portuguese: make test runs them; make check keeps the catalog check and every
 # page's first render in Portuguese (tests/core/test_i18n.py, tests/i18n/test_i18n_pages.py).
@@ -53,6 +53,7 @@ def _pt(query: dict[str, str] | None = None) -> AppTest:
 def _portuguese(at: AppTest) -> None:
     assert not at.exception, at.exception
     assert english_sentences(at) == []
+    assert unformatted_numbers(at) == []  # numbers drawn with a decimal point
 
 
 def _teacher_pt() -> AppTest:

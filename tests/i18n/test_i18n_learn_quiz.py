@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from i18n_check import english_sentences
+from i18n_check import english_sentences, unformatted_numbers
 from streamlit.testing.v1 import AppTest
 from tests.ui.test_learn_page import _give, _wrong  # the same answering helpers as the English page tests
 from tests.teach.test_quiz_live import toy_trace
@@ -52,6 +52,7 @@ def page(monkeypatch):
 def _portuguese(at: AppTest) -> None:
     assert not at.exception, [e.value for e in at.exception]
     assert english_sentences(at) == []
+    assert unformatted_numbers(at) == []  # numbers drawn with a decimal point
 
 
 # ---- the guided path ---------------------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import streamlit
 import yaml
-from i18n_check import english_sentences
+from i18n_check import english_sentences, unformatted_numbers
 from streamlit.testing.v1 import AppTest
 from tiny_folders import save_toy_pair
 
@@ -55,6 +55,7 @@ def models(monkeypatch, tmp_path_factory):
 def _portuguese(at: AppTest) -> None:
     assert not at.exception, [e.value for e in at.exception]
     assert english_sentences(at) == []
+    assert unformatted_numbers(at) == []  # numbers drawn with a decimal point
 
 
 def test_the_catalog_and_the_memory_check_in_portuguese(models):

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from i18n_check import english_sentences
+from i18n_check import english_sentences, unformatted_numbers
 from specviz.core.i18n import _, using
 from specviz.engine.trace import Trace
 from specviz.labs.examples import list_examples
@@ -45,6 +45,7 @@ def portuguese_only(at: AppTest) -> None:
     assert not at.exception, [e.value for e in at.exception]
     prompts = {t.value for t in at.text_area}  # a prompt is the model's input: never translated
     assert [t for t in english_sentences(at) if t not in {p[:120] for p in prompts}] == []
+    assert unformatted_numbers(at) == []  # numbers drawn with a decimal point
 
 
 def test_overview_in_portuguese_before_and_after_playing(monkeypatch):

@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from specviz.core.i18n import using
 from specviz.teach.pagemap import PAGE_FILES
-from tests.i18n_check import english_sentences
+from tests.i18n_check import english_sentences, unformatted_numbers
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -27,6 +27,18 @@ def test_every_page_opens_in_portuguese_without_an_english_sentence(page, monkey
     typed = {str(box.value)[:120] for box in at.text_area}  # a prompt box holds the user's text, never translated
     assert [text for text in english_sentences(at) if text not in typed] == []
     # numbers too: a float column is drawn by st.dataframe with a decimal point (0.72 beside the page's 0,72)
-    floats = [(column, page) for frame in [*at.dataframe, *at.table] for column in frame.value.columns
-              if frame.value[column].dtype.kind == "f"]
-    assert floats == [], f"columns st.dataframe draws with a decimal point in Portuguese: {floats}"
+    assert unformatted_numbers(at) == [], f"numbers drawn with a decimal point in Portuguese on {page}"
+
+
+def test_the_number_check_sees_a_float_column_and_a_chart_without_portuguese_separators():
+    def page():
+        import pandas as pd
+        import plotly.graph_objects as go
+        import streamlit as st
+
+        st.dataframe(pd.DataFrame({"α": [0.72]}))
+        st.table(pd.DataFrame({"K": [4], "tokens": ["2,5"]}))  # an int and a written number: both fine
+        st.plotly_chart(go.Figure(go.Bar(y=[0.5])))
+
+    at = AppTest.from_function(page).run()
+    assert unformatted_numbers(at) == ["table column 'α'", "chart with separators None"]

@@ -9,7 +9,7 @@ import pytest
 import torch
 from streamlit.testing.v1 import AppTest
 
-from i18n_check import english_sentences
+from i18n_check import english_sentences, unformatted_numbers
 from specviz.core.i18n import using
 from specviz.labs.exactness import RULES, chi_square_test, get_rule
 from specviz.labs.exactness.sandbox import sandbox_step
@@ -44,6 +44,7 @@ def choose(at: AppTest, kind: str, key: str, value) -> AppTest:
 def assert_portuguese(at: AppTest) -> None:
     assert not at.exception, [e.message for e in at.exception]
     assert english_sentences(at) == []
+    assert unformatted_numbers(at) == []  # numbers drawn with a decimal point
 
 
 def test_the_proposers_page_every_section_and_the_recorded_traces(speak_pt):

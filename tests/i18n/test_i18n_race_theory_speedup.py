@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 from specviz.core.i18n import using
 from specviz.labs.examples import list_examples
 from specviz.teach.pagemap import PAGE_FILES
-from tests.i18n_check import english_sentences
+from tests.i18n_check import english_sentences, unformatted_numbers
 
 # Each page's states walked in Portuguese: make test runs them; make check keeps the catalog check and every
 # page's first render in Portuguese (tests/core/test_i18n.py, tests/i18n/test_i18n_pages.py).

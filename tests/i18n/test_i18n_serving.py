@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from i18n_check import english_sentences
+from i18n_check import english_sentences, unformatted_numbers
 from serving_fake import FakeServer, recorded
 from streamlit.testing.v1 import AppTest
 
@@ -26,6 +26,7 @@ BUSY, PLAIN = "ngram-after-copy.prom", "none-after-copy.prom"
 def _portuguese(at: AppTest) -> None:
     assert not at.exception, [e.value for e in at.exception]
     assert english_sentences(at) == []
+    assert unformatted_numbers(at) == []  # numbers drawn with a decimal point
 
 
 def _page(url: str) -> AppTest:

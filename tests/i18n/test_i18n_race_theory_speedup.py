@@ -42,6 +42,7 @@ def _portuguese(at: AppTest) -> None:
     assert not at.exception, at.exception
     prompts = {str(box.value)[:120] for box in at.text_area}
     assert [text for text in english_sentences(at) if text not in prompts] == []
+    assert unformatted_numbers(at) == []  # numbers drawn with a decimal point
 
 
 # ---- Timeline & race ----------------------------------------------------------------------------------------------

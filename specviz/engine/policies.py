@@ -25,7 +25,7 @@ import copy
 import math
 from typing import Protocol, runtime_checkable
 
-from specviz.core.i18n import _, number
+from specviz.core.i18n import _, localized, number
 from specviz.engine.limits import POLICIES
 from specviz.engine.proposers.base import Proposer
 from specviz.engine.theory import optimal_k
@@ -175,7 +175,8 @@ def confident(proposer: Proposer, threshold: float = DEFAULT_THRESHOLD) -> Propo
     in; n-gram lookup has none.
     """
     if not 0.0 <= threshold <= 1.0:
-        raise ValueError(_("The confidence threshold must be between 0 and 1 (got {threshold}).", threshold=threshold))
+        raise ValueError(_("The confidence threshold must be between 0 and 1 (got {threshold}).",
+                         threshold=localized(repr(float(threshold)))))
     if not proposer.has_draft_probs:
         raise ValueError(_("The threshold policy needs a draft model's probabilities; '{name}' has none.",
                            name=proposer.name))

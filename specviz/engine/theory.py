@@ -24,15 +24,24 @@ from typing import Any
 import numpy as np
 import torch
 
-from specviz.core.i18n import N_, _
+from specviz.core.i18n import N_, _, localized
 
 # ---- validation -------------------------------------------------------------------------------------------------
+
+
+def _typed(value: float) -> str:
+    """A refused value as it came in, every digit kept, with the reader's decimal mark: 1.5, or 1,5 in Portuguese.
+
+    >>> _typed(1.5), _typed(float("nan"))
+    ('1.5', 'nan')
+    """
+    return localized(repr(float(value)))
 
 
 def _check_alpha(alpha: float) -> float:
     alpha = float(alpha)
     if not 0.0 <= alpha <= 1.0:  # also rejects nan
-        raise ValueError(_("The acceptance probability α must be between 0 and 1 (got {alpha}).", alpha=alpha))
+        raise ValueError(_("The acceptance probability α must be between 0 and 1 (got {alpha}).", alpha=_typed(alpha)))
     return alpha
 
 
@@ -48,7 +57,7 @@ def _check_k(k: int, name: str = "K") -> int:
 def _check_c(c: float) -> float:
     c = float(c)
     if not (c >= 0.0 and math.isfinite(c)):
-        raise ValueError(_("The draft cost c must be a finite number, 0 or more (got {c}).", c=c))
+        raise ValueError(_("The draft cost c must be a finite number, 0 or more (got {c}).", c=_typed(c)))
     return c
 
 
@@ -182,7 +191,7 @@ def speedup_with_verify_cost(alpha: float, k: int, c: float, verify_cost: float)
     verify_cost = float(verify_cost)
     if not (verify_cost > 0.0 and math.isfinite(verify_cost)):
         raise ValueError(_("The verify cost must be a positive, finite number of one-token forwards (got {cost}).",
-                           cost=verify_cost))
+                           cost=_typed(verify_cost)))
     return expected_tokens_per_step(alpha, k) / (_check_k(k) * _check_c(c) + verify_cost)
 
 
@@ -262,7 +271,7 @@ def break_even_alpha(k: int, c: float, verify_cost: float = 1.0) -> float:
     verify_cost = float(verify_cost)
     if not (verify_cost > 0.0 and math.isfinite(verify_cost)):
         raise ValueError(_("The verify cost must be a positive, finite number of one-token forwards (got {cost}).",
-                           cost=verify_cost))
+                           cost=_typed(verify_cost)))
     target = k * c + verify_cost
     if k == 0 or target > k + 1.0:
         return math.nan
@@ -303,7 +312,8 @@ def alpha_from_tokens_per_step(tokens_per_step: float, k: int) -> float:
     """
     k = _check_k(k)
     if not math.isfinite(tokens_per_step):
-        raise ValueError(_("The mean accepted length must be a finite number (got {tokens}).", tokens=tokens_per_step))
+        raise ValueError(_("The mean accepted length must be a finite number (got {tokens}).",
+                           tokens=_typed(tokens_per_step)))
     if k == 0 or tokens_per_step <= 1.0:
         return 0.0
     if tokens_per_step >= k + 1:

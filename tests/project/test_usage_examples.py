@@ -14,6 +14,7 @@ ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = {
     "specviz.engine.numerics": ["greedy_split"],
     "specviz.labs.exactness.lab": ["step_distributions", "one_step_lab", "engine_lab"],
+    "specviz.runs.presets": ["preset_spec", "preset_measurement"],
     "specviz.scripts.checks": ["incremental_vs_full", "compare_outputs", "exactness_check"],
 }
 

@@ -6,8 +6,8 @@ import inspect
 import pytest
 
 SCRIPTS = ["a11y_audit", "classroom_screenshots", "first_run_wait", "gpu_bench", "gpu_check", "greedy_identity",
-           "make_traces", "page_cost", "push_latency", "screenshots", "shape_table", "targets_bench", "transfer",
-           "tree_sweep", "tree_tokens"]
+           "make_traces", "page_cost", "preset_runs", "push_latency", "screenshots", "shape_table", "targets_bench",
+           "transfer", "tree_sweep", "tree_tokens"]
 
 
 @pytest.mark.parametrize("name", SCRIPTS)

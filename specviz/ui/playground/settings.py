@@ -23,15 +23,12 @@ from specviz.labs.bench import quoted
 from specviz.labs.examples import DEFAULT_EXAMPLE
 from specviz.labs.shape_choice import lookup_lift, shape_table
 from specviz.models.catalog import recommended_for
+from specviz.runs.presets import CHAIN_PRESETS, LIVE_DEFAULTS, QUESTION_PROMPT
 from specviz.runs.runspec import WEB_MAX_NEW_TOKENS, RunSpec
 
 # The labels below are English messages (marked with `N_`): the pages translate them with `_()` where they are shown.
 SOURCES = {"example": N_("Example trace (instant)"), "live": N_("Live run"), "upload": N_("Upload a trace")}
 PAIRS = {"default": N_("SmolLM2-135M-Instruct (real model)"), "toy": N_("Toy pair (tiny, instant)")}
-COPY_PROMPT = ("Copy this paragraph exactly, word for word:\n\nThe moon goes around the Earth about once a month. "
-               "It does not make its own light. We see it because it reflects light from the sun, and its shape "
-               "seems to change as it moves.")
-QUESTION_PROMPT = "Explain owls using an analogy."
 # The first live run shows the idea working: on the default pair, greedy n-gram lookup on this copying prompt keeps 24
 # of 28 drafts (31 tokens in 7 target passes, 4.4 per pass; it stops at the end-of-text token) in bfloat16 and in
 # float32 alike, measured with `python -m specviz generate --pair default --proposer ngram --temperature 0 --k 4
@@ -48,9 +45,6 @@ QUESTION_PROMPT = "Explain owls using an analogy."
 # No committed result file records these runs, so their machine is written here, in the record's own shape, and
 # shown through the helper every committed run's machine goes through (`quoted.machine_text`).
 PRESET_MACHINE = {"cpu": "AMD EPYC", "cores": 2}
-LIVE_DEFAULTS = RunSpec(
-    pair="default", proposer="ngram", chat=True, k=4, max_new_tokens=48, temperature=0.0, seed=0, prompt=COPY_PROMPT,
-)
 def recommended_settings(pair: str) -> dict[str, int]:
     """The pair's best measured draft shape (K, tree nodes, tree width, lookup branch) as Playground settings, by URL
     name."""
@@ -62,25 +56,23 @@ def recommended_settings(pair: str) -> dict[str, int]:
 # The prompts are the model's input and stay English (the models are English); the labels are messages. The chain
 # presets set tree_nodes 0, so a tree picked before does not stay on; the tree preset is the pair's recommended
 # shape (`recommended:` in assets/catalog.yaml, measured by `python -m specviz.scripts.tree_sweep`).
-CHAIN = {"tree_nodes": 0, "tree_lookup": 0}
 PRESETS = {
     "copy": (N_("1 · Copying text"), N_("n-gram lookup, greedy: most drafts are kept (measured on this prompt with "
                                         "48 new tokens, in bfloat16 and in float32, on {cpu}: 24 of 28, 4.4 tokens "
                                         "per target pass)"),
-             {"proposer": "ngram", "prompt": COPY_PROMPT, "k": 4, "temperature": 0.0, **CHAIN}),
+             dict(CHAIN_PRESETS["copy"])),
     "question": (N_("2 · A question"), N_("the trained EAGLE drafter, greedy: measured on this prompt with 48 new "
                                           "tokens (bfloat16, on {cpu}) 27 of 63 drafts kept, 2.3 tokens per target "
                                           "pass; a prompt unlike its training data keeps fewer"),
-                 {"proposer": "eagle", "prompt": QUESTION_PROMPT, "k": 3, "temperature": 0.0, **CHAIN}),
+                 dict(CHAIN_PRESETS["question"])),
     "sampling": (N_("3 · With sampling"), N_("the same at temperature 0.7: the drafter's guesses match less often "
                                              "(measured over seeds 0 to 4 with 48 new tokens, bfloat16, on {cpu}: 15 to "
                                              "21 of 75 to 96 kept, 1.5 to 1.8 tokens per pass)"),
-                 {"proposer": "eagle", "prompt": QUESTION_PROMPT, "k": 3, "temperature": 0.7, **CHAIN}),
+                 dict(CHAIN_PRESETS["sampling"])),
     "untrained": (N_("4 · Untrained draft"), N_("a layer-skip draft nobody trained, at temperature 0.7: almost every "
                                                 "guess is rejected (measured with 48 new tokens, in bfloat16 and in "
                                                 "float32, on {cpu}: 1 or 2 of 132 to 135 kept, 1.0 token per pass)"),
-                  {"proposer": "layerskip", "prompt": QUESTION_PROMPT, "k": 3, "temperature": 0.7, "layers": 0,
-                   **CHAIN}),
+                  dict(CHAIN_PRESETS["untrained"])),
     "tree": (N_("5 · A draft tree"), N_("the trained EAGLE drafter proposing a tree of {nodes} candidates, plus "
                                         "up to {lookup} tokens copied from the text so far, the pair's recommended "
                                         "shape: "

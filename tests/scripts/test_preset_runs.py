@@ -1,0 +1,55 @@
+"""The Playground's chain presets, run as its buttons set them up, into the documented file
+(specviz.scripts.preset_runs)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from specviz.runs.presets import CHAIN_PRESETS, PRESET_SEEDS, preset_measurement
+from specviz.scripts.preset_runs import main
+
+ROW_KEYS = {"seed", "drafted", "accepted", "tokens", "target_passes", "tokens_per_pass", "stop_reason"}
+
+
+@pytest.mark.slow  # about 4 s: twelve runs of 48 tokens
+def test_the_script_writes_each_presets_counts_with_command_dtype_and_machine(tmp_path, capsys):
+    """On the toy pair (instant): every chain preset over its seeds, each row the counts the texts quote, the run
+    with what reproduces it; a run in another dtype already in the file stays."""
+    out = tmp_path / "results.json"
+    out.write_text(json.dumps({"pair": "toy", "runs": {"bfloat16": {"dtype": "bfloat16", "kept": "as it was"}}}))
+    assert main(["--pair", "toy", "--out", str(out)]) == 0
+    written = json.loads(out.read_text())
+    assert written["schema"] == "specviz-presets" and written["schema_version"] == 1 and written["pair"] == "toy"
+    assert written["runs"]["bfloat16"] == {"dtype": "bfloat16", "kept": "as it was"}
+    run = written["runs"]["float32"]  # the toy pair's own dtype
+    assert run["dtype"] == "float32" == run["machine"]["dtype"] and run["machine"]["cpu"] and run["machine"]["cores"]
+    assert run["command"] == f"python -m specviz.scripts.preset_runs --pair toy --out {out}"
+    assert run["date"] and "commit" in run and "first_load" not in run
+    assert list(run["presets"]) == list(CHAIN_PRESETS)
+    for name, preset in run["presets"].items():
+        assert preset["spec"]["pair"] == "toy" and preset["spec"]["max_new_tokens"] == 48
+        assert preset["spec"]["proposer"] == CHAIN_PRESETS[name]["proposer"]
+        assert [row["seed"] for row in preset["seeds"]] == list(PRESET_SEEDS[name])
+        for row in preset["seeds"]:
+            assert set(row) == ROW_KEYS and row["drafted"] >= row["accepted"] >= 0
+            assert row["tokens_per_pass"] == pytest.approx(row["tokens"] / row["target_passes"], abs=1e-4)
+    sampled = preset_measurement("sampling", "float32", out)
+    assert sampled.seeds == (0, 1, 2, 3, 4) and sampled.dtype == "float32" and sampled.max_new_tokens == 48
+    assert "copy seed 0:" in capsys.readouterr().out
+
+
+def test_another_pair_needs_its_own_file():
+    with pytest.raises(SystemExit):
+        main(["--pair", "toy"])  # the committed file is the default pair's
+
+
+@pytest.mark.slow
+def test_the_first_load_is_timed_with_an_empty_cache(tmp_path):
+    """--first-load times the pair's load in a fresh process whose $SPECVIZ_CACHE is an empty folder."""
+    from specviz.scripts.preset_runs import time_first_load
+
+    loading = time_first_load("toy", None)
+    assert loading["first_seconds"] >= 0 and loading["later_seconds"] >= 0 and len(loading["load_average_start"]) == 3
+    assert "empty temporary SPECVIZ_CACHE" in loading["what"]

@@ -7,7 +7,7 @@ committed file that records what those runs did.
 The Playground (`specviz.ui.playground.settings.PRESETS`) puts a preset's settings into its form over its defaults
 (`LIVE_DEFAULTS`), with pair "default" and seed 0. `python -m specviz.scripts.preset_runs` runs each chain preset the
 same way, over `PRESET_SEEDS` (the sampled ones over five seeds), and writes `PRESET_RESULTS`
-(assets/benchmarks/presets/results.json): the counts the presets' texts quote, with the command, dtype, date, commit
+(assets/benchmarks/presets/presets.json): the counts the presets' texts quote, with the command, dtype, date, commit
 and machine of each run. The counts do not depend on how busy the machine was; another dtype, CPU or kernel can
 change which drafts are kept.
 """
@@ -44,7 +44,7 @@ CHAIN_PRESETS: dict[str, dict[str, Any]] = {
 # the seeds each preset is measured over: greedy needs one; a sampled preset's figures are a range over five
 PRESET_SEEDS = {name: (0,) if settings["temperature"] == 0 else tuple(range(5))
                 for name, settings in CHAIN_PRESETS.items()}
-PRESET_RESULTS = BENCHMARKS_DIR / "presets" / "results.json"
+PRESET_RESULTS = BENCHMARKS_DIR / "presets" / "presets.json"  # not results.json: that is a bench result's name
 SCHEMA, SCHEMA_VERSION = "specviz-presets", 1
 
 

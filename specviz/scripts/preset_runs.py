@@ -9,7 +9,7 @@ button puts into the form (`preset_spec`: 48 new tokens, chat template on), once
 for the greedy ones, 0 to 4 for those at T = 0.7). For each preset and seed the file records drafts made and kept,
 tokens emitted, target passes, tokens per pass (the recovered or bonus token included) and why the run stopped; for
 the run, the command, dtype, date, commit and machine (as `python -m specviz bench` records it). The run goes into
-`runs[<dtype>]` of `--out` (default assets/benchmarks/presets/results.json); the other dtypes' runs stay.
+`runs[<dtype>]` of `--out` (default assets/benchmarks/presets/presets.json); the other dtypes' runs stay.
 `--first-load` also times the Playground's first load of the pair in a fresh process whose $SPECVIZ_CACHE is an
 empty temporary folder (the offline model's conversion), then a second load there. The Playground's preset texts
 and its first hint read the file.

@@ -17,7 +17,7 @@ ROW_KEYS = {"seed", "drafted", "accepted", "tokens", "target_passes", "tokens_pe
 def test_the_script_writes_each_presets_counts_with_command_dtype_and_machine(tmp_path, capsys):
     """On the toy pair (instant): every chain preset over its seeds, each row the counts the texts quote, the run
     with what reproduces it; a run in another dtype already in the file stays."""
-    out = tmp_path / "results.json"
+    out = tmp_path / "presets.json"
     out.write_text(json.dumps({"pair": "toy", "runs": {"bfloat16": {"dtype": "bfloat16", "kept": "as it was"}}}))
     assert main(["--pair", "toy", "--out", str(out)]) == 0
     written = json.loads(out.read_text())

@@ -245,6 +245,95 @@ def test_the_tree_preset_quotes_its_committed_benchmark(lang):
     assert f"{lift[0]} " in shown and f" {lift[1]} " in shown and "shapes/default.json" in shown
 
 
+PRESET_FILE = BENCH / "presets" / "presets.json"
+CHAIN_PRESET_NAMES = ("copy", "question", "sampling", "untrained")
+
+
+def test_the_committed_preset_runs_record_their_command_dtype_and_machine():
+    """Issue 43 item 4: the chain presets quoted counts no committed file recorded. assets/benchmarks/presets/
+    presets.json holds them, run in bfloat16 and in float32 the way the Playground runs each preset, each run with
+    its command, dtype, date, commit and machine (recorded as `python -m specviz bench` records it)."""
+    from dataclasses import asdict
+
+    from specviz.runs.presets import PRESET_SEEDS, preset_spec
+
+    committed = json.loads(PRESET_FILE.read_text(encoding="utf-8"))
+    assert committed["schema"] == "specviz-presets" and committed["pair"] == "default"
+    assert set(committed["runs"]) == {"bfloat16", "float32"}
+    readme = (PRESET_FILE.parent / "README.md").read_text(encoding="utf-8")
+    for dtype, run in committed["runs"].items():
+        assert run["dtype"] == dtype == run["machine"]["dtype"] and run["machine"]["device"] == "cpu"
+        assert run["command"].startswith("python -m specviz.scripts.preset_runs ")
+        assert f"--dtype {dtype}" in run["command"]
+        assert run["command"] in readme and re.fullmatch(r"[0-9a-f]{12}", run["commit"]) and run["date"]
+        assert quoted.machine_text(run["machine"]) and run["machine"]["cores"] and run["machine"]["kernels"]
+        assert list(run["presets"]) == list(CHAIN_PRESET_NAMES)
+        for name in CHAIN_PRESET_NAMES:
+            spec = asdict(preset_spec(name))
+            spec["proposer_settings"] = dict(spec["proposer_settings"])
+            assert run["presets"][name]["spec"] == spec  # measured as the Playground runs it
+            rows = run["presets"][name]["seeds"]
+            assert [row["seed"] for row in rows] == list(PRESET_SEEDS[name])
+            for row in rows:
+                assert row["accepted"] <= row["drafted"] and row["tokens"] <= spec["max_new_tokens"]
+                assert row["tokens_per_pass"] == pytest.approx(row["tokens"] / row["target_passes"], abs=1e-4)
+                assert row["stop_reason"] in ("eos", "max_new_tokens")
+    machines = {quoted.machine_text(run["machine"]) for run in committed["runs"].values()}
+    assert len(machines) == 1  # the texts name one machine for both dtypes
+    assert committed["runs"]["bfloat16"]["first_load"]["first_seconds"] > 0  # the first hint's
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_chain_presets_quote_the_committed_preset_runs(lang):
+    """Issue 43 item 4: "27 of 63 drafts kept, 2.3 tokens per target pass" and the like were typed into the presets'
+    texts. Each figure shown now is the committed file's, bfloat16 then float32, written the reader's way; the
+    messages themselves hold no count."""
+    from specviz.ui.playground.settings import PRESETS, preset_expectation
+
+    committed = json.loads(PRESET_FILE.read_text(encoding="utf-8"))
+    to, of = {"en": (" to ", " of "), "pt": (" a ", " de ")}[lang]
+
+    def span(values, digits):
+        low, high = number(min(values), digits), number(max(values), digits)
+        return low if low == high else f"{low}{to}{high}"
+
+    assert [name for name in PRESETS if name in committed["runs"]["bfloat16"]["presets"]] == list(CHAIN_PRESET_NAMES)
+    for name in CHAIN_PRESET_NAMES:
+        message = PRESETS[name][1]
+        assert not re.search(r"\d", message.replace("0.7", "")), name  # the temperature is the only number typed
+        with using(lang):
+            shown = preset_expectation(name)
+            cpu = quoted.machine_text(committed["runs"]["bfloat16"]["machine"])
+            for dtype in ("bfloat16", "float32"):
+                rows = committed["runs"][dtype]["presets"][name]["seeds"]
+                kept = f"{span([r['accepted'] for r in rows], 0)}{of}{span([r['drafted'] for r in rows], 0)}"
+                per_pass = span([r["tokens_per_pass"] for r in rows], 1)
+                # bfloat16: "24 of 28 drafts kept, 4.4 tokens per target pass in bfloat16"; float32: "24 of 28, 4.4 in"
+                figure = re.escape(kept) + r"(?: \D+)?, " + re.escape(per_pass) + r" \D*" + dtype
+                assert re.search(figure, shown), (name, dtype, shown)
+        seeds = [row["seed"] for row in committed["runs"]["bfloat16"]["presets"][name]["seeds"]]
+        assert cpu in shown and "{" not in shown and " 48 " in shown
+        assert (f" {seeds[0]}{to}{seeds[-1]} " in shown) == (len(seeds) > 1), (name, shown)
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_first_hint_quotes_the_committed_first_load(lang):
+    """The Playground's first hint typed "51 s ... (load average 5)" from a commit message; it reads the first load
+    `python -m specviz.scripts.preset_runs --first-load` recorded (an empty temporary $SPECVIZ_CACHE)."""
+    from specviz.core.i18n import _
+    from specviz.ui.playground.settings import TEXT, first_load_figures
+
+    run = json.loads(PRESET_FILE.read_text(encoding="utf-8"))["runs"]["bfloat16"]
+    loading = run["first_load"]
+    assert "SPECVIZ_CACHE" in loading["what"] and "--first-load" in run["command"]
+    assert not re.search(r"\d", TEXT["first_prompt"].replace("float32", ""))
+    with using(lang):
+        hint = _(TEXT["first_prompt"], **first_load_figures())
+        figures = (number(loading["first_seconds"], 0), number(loading["later_seconds"], 1),
+                   number(loading["load_average_start"][0], 1), quoted.machine_text(run["machine"]))
+    assert all(figure in hint for figure in figures) and "{" not in hint, hint
+
+
 def test_the_playground_shows_the_tree_presets_figure():
     at = AppTest.from_file(str(ROOT / "pages" / "playground.py"), default_timeout=60)
     at.query_params["source"] = "live"

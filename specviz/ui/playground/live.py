@@ -15,7 +15,6 @@ from specviz.core.i18n import _, drafts_kept, number
 from specviz.engine.kinds import Mode
 from specviz.engine.proposers import registry
 from specviz.engine.trace import Trace
-from specviz.labs.bench import quoted
 from specviz.runs.runspec import SETTINGS, WEB_MAX_NEW_TOKENS, RunSpec
 from specviz.ui.common import state as shared
 from specviz.ui.common.escaping import escape_label
@@ -23,9 +22,9 @@ from specviz.ui.playground.settings import (
     KEYS,
     LIVE_DEFAULTS,
     PAIRS,
-    PRESET_MACHINE,
     PRESETS,
     TEXT,
+    first_load_figures,
     form_value,
     pair_proposers,
     preset_expectation,
@@ -278,7 +277,7 @@ def live_trace(settings: RunSpec | str, run: bool) -> tuple[Trace, str, RunSpec]
         state["playground_live"] = (trace, settings)
         state[LAND_AT_END] = run or state.get(LAND_AT_END, False)  # a shared link with a step opens on that step
     if "playground_live" not in state:
-        st.info(_(TEXT["first_prompt"], cpu=quoted.machine_text(PRESET_MACHINE)))
+        st.info(_(TEXT["first_prompt"], **first_load_figures()))
         return None
     trace, shown = state["playground_live"]
     if shown != settings:

@@ -14,7 +14,7 @@ from dataclasses import asdict, replace
 from typing import Any
 
 from specviz.core import urlvalues
-from specviz.core.i18n import N_, _, number, times
+from specviz.core.i18n import N_, _, ngettext, number, times
 from specviz.engine.draft_shape import DraftShape
 from specviz.engine.limits import PAIR_DRAFTERS
 from specviz.engine.proposers import registry
@@ -23,28 +23,22 @@ from specviz.labs.bench import quoted
 from specviz.labs.examples import DEFAULT_EXAMPLE
 from specviz.labs.shape_choice import lookup_lift, shape_table
 from specviz.models.catalog import recommended_for
-from specviz.runs.presets import CHAIN_PRESETS, LIVE_DEFAULTS, QUESTION_PROMPT
+from specviz.runs.presets import (CHAIN_PRESETS, LIVE_DEFAULTS, QUESTION_PROMPT, first_load, preset_measurement,
+                                  preset_run)
 from specviz.runs.runspec import WEB_MAX_NEW_TOKENS, RunSpec
 
 # The labels below are English messages (marked with `N_`): the pages translate them with `_()` where they are shown.
 SOURCES = {"example": N_("Example trace (instant)"), "live": N_("Live run"), "upload": N_("Upload a trace")}
 PAIRS = {"default": N_("SmolLM2-135M-Instruct (real model)"), "toy": N_("Toy pair (tiny, instant)")}
-# The first live run shows the idea working: on the default pair, greedy n-gram lookup on this copying prompt keeps 24
-# of 28 drafts (31 tokens in 7 target passes, 4.4 per pass; it stops at the end-of-text token) in bfloat16 and in
-# float32 alike, measured with `python -m specviz generate --pair default --proposer ngram --temperature 0 --k 4
-# --max-new-tokens 48 --dtype bfloat16|float32 --prompt "<COPY_PROMPT>"` and with run(LIVE_DEFAULTS) at commit
-# f14d29f, 2026-12-05 (the 23 of 28 in 8 passes, 3.9 per pass, quoted before no longer reproduced; tests/ui/
-# test_playground.py checks the gist). The presets, measured the same way with 48 new tokens and the EAGLE-3
-# drafter, in bfloat16 (what a CPU with bfloat16 instructions runs by default): EAGLE greedy on QUESTION_PROMPT kept
-# 27 of 63 (2.3 tokens per pass; float32: 26 of 66, 2.2), EAGLE at T = 0.7 over seeds 0-4 15-21 of 75-96 (1.5-1.8;
-# float32: 15-25 of 68-93, 1.5-2.1), the untrained layer-skip draft at T = 0.7 2 of 132 (1.0; float32: 1-2 of
-# 132-135). All on this project's 2-core AMD EPYC (avx512_bf16), 2026-12-04 (commit e985cd8), as is the first-load
-# time in TEXT["first_prompt"]: commit 9d06235 timed `specviz.models.pairs.load_default_target()` with an empty
-# SPECVIZ_CACHE (51 s at load average 5, then 0.6 s; the conversion writes float32 safetensors). The 23 s of commit
-# 3ec589f was dropped: that commit records no command.
-# No committed result file records these runs, so their machine is written here, in the record's own shape, and
-# shown through the helper every committed run's machine goes through (`quoted.machine_text`).
-PRESET_MACHINE = {"cpu": "AMD EPYC", "cores": 2}
+# The chain presets' prompts and settings, and the form's defaults, are plain data in `specviz.runs.presets`, where
+# `python -m specviz.scripts.preset_runs` runs them as the buttons set them up and writes their counts, with the
+# command, dtype, commit and machine, to assets/benchmarks/presets/presets.json: the texts below read that file
+# (`preset_figures`), in PRESET_DTYPE with OTHER_DTYPE beside it, and the first hint (TEXT["first_prompt"]) reads the
+# first-load time recorded there. The machine goes through `quoted.machine_text`, as every committed run's does.
+PRESET_DTYPE = "bfloat16"  # what a CPU with bfloat16 instructions runs by default
+OTHER_DTYPE = "float32"
+
+
 def recommended_settings(pair: str) -> dict[str, int]:
     """The pair's best measured draft shape (K, tree nodes, tree width, lookup branch) as Playground settings, by URL
     name."""
@@ -57,22 +51,18 @@ def recommended_settings(pair: str) -> dict[str, int]:
 # presets set tree_nodes 0, so a tree picked before does not stay on; the tree preset is the pair's recommended
 # shape (`recommended:` in assets/catalog.yaml, measured by `python -m specviz.scripts.tree_sweep`).
 PRESETS = {
+    # the chain presets' {measured}, {tokens}, {seeds} and {cpu} come from the committed file (`preset_figures`)
     "copy": (N_("1 · Copying text"), N_("n-gram lookup, greedy: most drafts are kept (measured on this prompt with "
-                                        "48 new tokens, in bfloat16 and in float32, on {cpu}: 24 of 28, 4.4 tokens "
-                                        "per target pass)"),
-             dict(CHAIN_PRESETS["copy"])),
-    "question": (N_("2 · A question"), N_("the trained EAGLE drafter, greedy: measured on this prompt with 48 new "
-                                          "tokens (bfloat16, on {cpu}) 27 of 63 drafts kept, 2.3 tokens per target "
-                                          "pass; a prompt unlike its training data keeps fewer"),
-                 dict(CHAIN_PRESETS["question"])),
+                                        "{tokens} new tokens on {cpu}: {measured})"), dict(CHAIN_PRESETS["copy"])),
+    "question": (N_("2 · A question"), N_("the trained EAGLE drafter, greedy: measured on this prompt with {tokens} "
+                                          "new tokens on {cpu}, {measured}; a prompt unlike its training data keeps "
+                                          "fewer"), dict(CHAIN_PRESETS["question"])),
     "sampling": (N_("3 · With sampling"), N_("the same at temperature 0.7: the drafter's guesses match less often "
-                                             "(measured over seeds 0 to 4 with 48 new tokens, bfloat16, on {cpu}: 15 to "
-                                             "21 of 75 to 96 kept, 1.5 to 1.8 tokens per pass)"),
-                 dict(CHAIN_PRESETS["sampling"])),
+                                             "(measured over seeds {seeds} with {tokens} new tokens on {cpu}: "
+                                             "{measured})"), dict(CHAIN_PRESETS["sampling"])),
     "untrained": (N_("4 · Untrained draft"), N_("a layer-skip draft nobody trained, at temperature 0.7: almost every "
-                                                "guess is rejected (measured with 48 new tokens, in bfloat16 and in "
-                                                "float32, on {cpu}: 1 or 2 of 132 to 135 kept, 1.0 token per pass)"),
-                  dict(CHAIN_PRESETS["untrained"])),
+                                                "guess is rejected (measured over seeds {seeds} with {tokens} new "
+                                                "tokens on {cpu}: {measured})"), dict(CHAIN_PRESETS["untrained"])),
     "tree": (N_("5 · A draft tree"), N_("the trained EAGLE drafter proposing a tree of {nodes} candidates, plus "
                                         "up to {lookup} tokens copied from the text so far, the pair's recommended "
                                         "shape: "
@@ -119,8 +109,8 @@ def preset_expectation(name: str) -> str:
 
 def preset_figures(name: str) -> dict[str, str]:
     """The placeholders of a preset's promise: for the tree preset, tokens per target pass of its shape and of the
-    chain, read from TREE_PRESET_RUN (a ValueError sentence when the committed run has no such row); for the first
-    four, the machine they were measured on (PRESET_MACHINE)."""
+    chain, read from TREE_PRESET_RUN (a ValueError sentence when the committed run has no such row); for the chain
+    presets, their committed runs' counts (`chain_figures`)."""
     if name == "fastest":
         from specviz.ui.common.this_machine import fastest_here
 
@@ -142,8 +132,8 @@ def preset_figures(name: str) -> dict[str, str]:
                 "prompts": str(prompts), "dtype": medusa.dtype, "cpu": quoted.machine(MEDUSA_PRESET_RUN),
                 "medusa": medusa.text(2), "eagle": eagle.text(2),
                 **{key: times(value.low) for key, value in speeds.items()}}
-    if name != "tree":
-        return {"cpu": quoted.machine_text(PRESET_MACHINE)} if "{cpu}" in PRESETS[name][1] else {}
+    if name in CHAIN_PRESETS:
+        return chain_figures(name)
     settings = PRESETS[name][2]
     where = {"suite": "held-out", "k": settings["k"], "temperature": settings["temperature"]}
     tree, prompts = quoted.tokens_per_pass(TREE_PRESET_RUN, settings["proposer"], tree_nodes=settings["tree_nodes"],
@@ -158,6 +148,42 @@ def preset_figures(name: str) -> dict[str, str]:
             "dtype": tree.dtype, "cpu": quoted.machine(TREE_PRESET_RUN),
             "tree": tree.text(2), "chain": chain.text(2), "k": str(settings["k"]),
             "without": number(lift[0]), "with_lookup": number(lift[1]), "shape_dtype": table["dtype"]}
+
+
+def chain_figures(name: str) -> dict[str, str]:
+    """A chain preset's placeholders, from assets/benchmarks/presets/presets.json (`python -m
+    specviz.scripts.preset_runs`): drafts kept of drafts made and tokens per target pass in PRESET_DTYPE, then in
+    OTHER_DTYPE (each a range over the seeds where there are several), the new tokens, the seeds and the machine."""
+    main, other = preset_measurement(name, PRESET_DTYPE), preset_measurement(name, OTHER_DTYPE)
+    measured = ngettext("{kept} of {drafted} draft kept, {per_pass} tokens per target pass in {dtype}; {other_kept} "
+                        "of {other_drafted}, {other_per_pass} in {other_dtype}",
+                        "{kept} of {drafted} drafts kept, {per_pass} tokens per target pass in {dtype}; {other_kept} "
+                        "of {other_drafted}, {other_per_pass} in {other_dtype}", main.drafted[1],
+                        kept=span(main.accepted, 0), drafted=span(main.drafted, 0),
+                        per_pass=span(main.tokens_per_pass, 1), dtype=main.dtype,
+                        other_kept=span(other.accepted, 0), other_drafted=span(other.drafted, 0),
+                        other_per_pass=span(other.tokens_per_pass, 1), other_dtype=other.dtype)
+    seeds = (min(main.seeds), max(main.seeds))
+    return {"measured": measured, "tokens": number(main.max_new_tokens, 0), "seeds": span(seeds, 0),
+            "cpu": quoted.machine_text(main.machine)}
+
+
+def span(values: tuple[float, float], digits: int) -> str:
+    """A lowest and highest value the reader's way: "4.4", or "15 to 21" when they differ as written.
+
+    >>> span((15, 21), 0), span((1.02, 1.04), 1)
+    ('15 to 21', '1.0')
+    """
+    low, high = number(values[0], digits), number(values[1], digits)
+    return low if low == high else _("{low} to {high}", low=low, high=high)
+
+
+def first_load_figures() -> dict[str, str]:
+    """The first hint's placeholders (TEXT["first_prompt"]): the pair's first load with an empty cache and a later
+    one, in seconds, and the load average and machine they were timed at, from the committed PRESET_DTYPE run."""
+    loading, machine = first_load(PRESET_DTYPE), preset_run(PRESET_DTYPE).get("machine") or {}
+    return {"first": number(loading["first_seconds"], 0), "later": number(loading["later_seconds"], 1),
+            "load": number(loading["load_average_start"][0], 1), "cpu": quoted.machine_text(machine)}
 
 
 class SettingKeys(Mapping):
@@ -215,8 +241,8 @@ TEXT = {
     "link_waits": N_("This link asks for a live run on the shared model: press **Run** to start it."),
     "first_prompt": N_("Type a prompt, choose the settings and press **Run**. The first run loads the real model (a "
                        "box counts the seconds). The very first load on a machine converts its weights to float32: "
-                       "51 s on {cpu} while it was busy (load average 5); later loads took under a second there. The "
-                       "toy pair is instant."),
+                       "{first} s on {cpu} at load average {load}; a second load, reading the converted copy, took "
+                       "{later} s. The toy pair is instant."),
     "changed": N_("The settings above changed since this run: press **Run** to see their effect."),
     "failed": N_("The live run failed on this machine ({error}); the example traces still work."),
     "no_branching": N_("N-gram lookup cannot branch, so it keeps drafting a chain of K: pick a model that drafts to "

@@ -28,6 +28,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from specviz.core.paths import SOURCE_ROOT
 from specviz.runs.presets import (CHAIN_PRESETS, PRESET_PAIR, PRESET_RESULTS, PRESET_SEEDS, SCHEMA, SCHEMA_VERSION,
                                   preset_spec)
 
@@ -86,7 +87,9 @@ def time_first_load(pair_name: str, dtype: str | None) -> dict[str, Any]:
 
 def git_commit() -> dict[str, Any]:
     """The commit the code ran at, and whether tracked files had changes not committed."""
-    root = Path(__file__).resolve().parents[2]
+    root = SOURCE_ROOT
+    if root is None:  # an installed copy without its checkout: no commit to name
+        return {"commit": None, "clean": False}
 
     def git(*args: str) -> str:
         try:

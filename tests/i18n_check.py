@@ -73,7 +73,7 @@ def _collect(node, texts: list[str]) -> None:
     proto = getattr(node, "proto", None)
     if kind == "Html" and proto is not None:
         texts.extend(html.unescape(a) for a in _ATTRIBUTE.findall(proto.body))
-    elif kind == "PlotlyChart" and proto is not None:
+    elif _is_chart(node) and proto is not None:
         texts.extend(_plotly_texts(json.loads(proto.spec)))
     elif proto is not None and kind not in ("Code", "Json", "Dataframe", "Table"):
         for field in _TEXT_FIELDS:
@@ -89,26 +89,58 @@ def _collect(node, texts: list[str]) -> None:
             _collect(child, texts)
 
 
+def _is_chart(node) -> bool:
+    """A Plotly chart: Streamlit 1.67's AppTest has no class for one and hands it back as an `UnknownElement` of type
+    "plotly_chart" (the figure's JSON in `proto.spec`); a later Streamlit may name it `PlotlyChart`."""
+    return type(node).__name__ == "PlotlyChart" or getattr(node, "type", None) == "plotly_chart"
+
+
 def _plotly_texts(spec: dict) -> list[str]:
+    """The words a reader sees on a Plotly figure: its title, every axis' title and tick labels, the legend's title,
+    every trace's name, hover template, text template and hover text, colour bar titles and ticks, and every annotation
+    (make_subplots' panel titles are annotations) with its hover text. Plotly's own template (`layout.template`) is
+    left out, and so is a trace's `text`: it holds the plotted data (counts, token strings from the model's output).
+    Tags (<br>, <b>) and %{...} placeholders become spaces, and a string with no letter (a number, a tick) is dropped.
+
+    >>> _plotly_texts({"layout": {"title": {"text": "Speed<br>up"}, "xaxis2": {"title": "K", "ticktext": ["a", "1"]}},
+    ...                "data": [{"name": "p", "hovertemplate": "%{x} ms<extra></extra>", "text": ["the"]}]})
+    ['Speed up', 'K', 'a', 'p', 'ms']
+    """
     found: list[str] = []
     layout = spec.get("layout", {})
 
-    def title(value) -> None:
+    def add(value) -> None:
         if isinstance(value, dict):
             value = value.get("text")
         if isinstance(value, str):
             found.append(value)
+        elif isinstance(value, list):
+            found.extend(v for v in value if isinstance(v, str))
 
-    title(layout.get("title"))
+    def axis(value) -> None:
+        if isinstance(value, dict):
+            add(value.get("title"))
+            add(value.get("ticktext"))
+
+    add(layout.get("title"))
     for key, value in layout.items():
-        if key.startswith(("xaxis", "yaxis")) and isinstance(value, dict):
-            title(value.get("title"))
-    found.extend(a.get("text", "") for a in layout.get("annotations", []) if isinstance(a, dict))
+        if key.startswith(("xaxis", "yaxis", "coloraxis")):
+            axis(value.get("colorbar") if key.startswith("coloraxis") and isinstance(value, dict) else value)
+        elif key.startswith(("scene", "polar", "ternary")) and isinstance(value, dict):
+            for inner in value.values():
+                axis(inner)
+    add((layout.get("legend") or {}).get("title"))
+    for note in layout.get("annotations", []):
+        if isinstance(note, dict):
+            add(note.get("text"))
+            add(note.get("hovertext"))
     for trace in spec.get("data", []):
-        for key in ("name", "hovertemplate"):
-            if isinstance(trace.get(key), str):
-                found.append(trace[key])
-    return [re.sub(r"<[^>]+>|%\{[^}]*\}", " ", t) for t in found]
+        for key in ("name", "hovertemplate", "texttemplate", "hovertext"):
+            add(trace.get(key))
+        axis(trace.get("colorbar"))
+        add((trace.get("legendgrouptitle") or {}).get("text"))
+    texts = [" ".join(re.sub(r"<[^>]+>|%\{[^}]*\}", " ", t).split()) for t in found]
+    return [t for t in texts if re.search(r"[^\W\d_]", t)]
 
 
 def _markdown_to_text(text: str) -> str:

@@ -4,10 +4,12 @@
     assert english_sentences(at) == []
 
 It reads what a visitor reads: titles, headers, Markdown, captions, alerts, metric labels, widget labels, help texts
-and options, expander and tab labels, and a Plotly chart's titles, axis titles, legend names, hover templates and
-annotations. Raw HTML counts only through its `title` and `aria-label` attributes: its text is token text or a
+and options, expander and tab labels, and a Plotly chart's titles, axis titles and ticks, legend and trace names,
+hover templates and annotations (Streamlit 1.67's AppTest returns a chart as an `UnknownElement` of type
+"plotly_chart"). Raw HTML counts only through its `title` and `aria-label` attributes: its text is token text or a
 user's prompt, which is never translated. A text counts as English when it has at least three English function words
-and more of them than Portuguese ones.
+and more of them than Portuguese ones; a chart's short label counts when it is one of the catalog's English messages
+with a different Portuguese translation.
 """
 
 from __future__ import annotations
@@ -15,6 +17,11 @@ from __future__ import annotations
 import html
 import json
 import re
+from functools import cache
+
+from babel.messages.mofile import read_mo
+
+from specviz.core.paths import LOCALE_DIR
 
 ENGLISH = frozenset("the and is are of to with this that which for you your each when what how it its on in by from "
                     "be not more than one was were has have will can does do there their these those".split())
@@ -48,7 +55,27 @@ def visible_texts(at) -> list[str]:
 
 
 def english_sentences(at) -> list[str]:
-    return [t[:120] for t in visible_texts(at) if is_english(_markdown_to_text(t))]
+    """The page's English sentences, and a chart's English labels: a chart speaks in short labels ("acceptance
+    rate", "tokens per second") with too few function words for `is_english`, so a chart text also counts when it is
+    exactly one of the catalog's English messages whose Portuguese differs (a label drawn without `_()`)."""
+    sentences = [t for t in visible_texts(at) if is_english(_markdown_to_text(t))]
+    labels = [t for t in chart_texts(at) if t in _translated_english() and t not in sentences]
+    return [t[:120] for t in sentences + labels]
+
+
+def chart_texts(at) -> list[str]:
+    """The words on every Plotly chart of the page (see `_plotly_texts`)."""
+    return [t for chart in at.get("plotly_chart") for t in _plotly_texts(json.loads(chart.proto.spec))]
+
+
+@cache
+def _translated_english() -> frozenset[str]:
+    """Every English message of the Portuguese catalog, as a chart shows it (tags and placeholders dropped), whose
+    Portuguese is not the same text: "K", "token" or "tokens/s" read the same in both languages and are left out."""
+    with open(LOCALE_DIR / "pt_BR" / "LC_MESSAGES" / "specviz.mo", "rb") as handle:
+        catalog = read_mo(handle)
+    return frozenset(_plain(m.id) for m in catalog if isinstance(m.id, str) and m.id
+                     and isinstance(m.string, str) and _plain(m.string) != _plain(m.id))
 
 
 def unformatted_numbers(at) -> list[str]:
@@ -97,10 +124,11 @@ def _is_chart(node) -> bool:
 
 def _plotly_texts(spec: dict) -> list[str]:
     """The words a reader sees on a Plotly figure: its title, every axis' title and tick labels, the legend's title,
-    every trace's name, hover template, text template and hover text, colour bar titles and ticks, and every annotation
-    (make_subplots' panel titles are annotations) with its hover text. Plotly's own template (`layout.template`) is
-    left out, and so is a trace's `text`: it holds the plotted data (counts, token strings from the model's output).
-    Tags (<br>, <b>) and %{...} placeholders become spaces, and a string with no letter (a number, a tick) is dropped.
+    every trace's name a reader can see (`_name_shown`), hover template, text template and hover text, colour bar
+    titles and ticks, and every annotation (make_subplots' panel titles are annotations) with its hover text.
+    Plotly's own template (`layout.template`) is left out, and so is a trace's `text`: it holds the plotted data
+    (counts, token strings from the model's output).
+    Each is `_plain` (tags and %{...} placeholders dropped); a string with no letter (a number, a tick) is dropped.
 
     >>> _plotly_texts({"layout": {"title": {"text": "Speed<br>up"}, "xaxis2": {"title": "K", "ticktext": ["a", "1"]}},
     ...                "data": [{"name": "p", "hovertemplate": "%{x} ms<extra></extra>", "text": ["the"]}]})
@@ -135,12 +163,39 @@ def _plotly_texts(spec: dict) -> list[str]:
             add(note.get("text"))
             add(note.get("hovertext"))
     for trace in spec.get("data", []):
-        for key in ("name", "hovertemplate", "texttemplate", "hovertext"):
+        if _name_shown(trace):
+            add(trace.get("name"))
+        for key in ("hovertemplate", "texttemplate", "hovertext"):
             add(trace.get(key))
         axis(trace.get("colorbar"))
         add((trace.get("legendgrouptitle") or {}).get("text"))
-    texts = [" ".join(re.sub(r"<[^>]+>|%\{[^}]*\}", " ", t).split()) for t in found]
+    texts = [_plain(t) for t in found]
     return [t for t in texts if re.search(r"[^\W\d_]", t)]
+
+
+def _plain(text: str) -> str:
+    """A chart text as a reader sees it: tags (<br>, <b>) and %{...} placeholders as spaces, spaces collapsed."""
+    return " ".join(re.sub(r"<[^>]+>|%\{[^}]*\}", " ", text).split())
+
+
+def _name_shown(trace: dict) -> bool:
+    """Whether a reader can see a trace's name: in the legend, or in the side box of its hover. A helper trace kept
+    out of both (a grey track behind bars, the top edge of a shaded band) may carry any name.
+
+    >>> _name_shown({"name": "track", "showlegend": False, "hoverinfo": "skip"})
+    False
+    >>> _name_shown({"name": "right", "showlegend": False, "hovertemplate": "%{x}<extra></extra>"})
+    False
+    >>> _name_shown({"name": "draft", "showlegend": False})
+    True
+    """
+    if trace.get("showlegend") is not False:
+        return True
+    template = trace.get("hovertemplate")
+    if isinstance(template, str):
+        return "<extra>" not in template
+    info = str(trace.get("hoverinfo", "all"))
+    return info == "all" or "name" in info.split("+")
 
 
 def _markdown_to_text(text: str) -> str:

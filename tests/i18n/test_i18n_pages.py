@@ -42,3 +42,29 @@ def test_the_number_check_sees_a_float_column_and_a_chart_without_portuguese_sep
 
     at = AppTest.from_function(page).run()
     assert unformatted_numbers(at) == ["table column 'α'", "chart with separators None"]
+
+
+def test_the_english_check_reads_every_chart_and_flags_its_english():
+    """Streamlit 1.67's AppTest returns a chart as an UnknownElement, which the check once skipped: every chart text
+    below is English and must be flagged, while Portuguese, a token string (a trace's `text`), a hidden helper
+    trace's name and a label that reads the same in both languages ("K") must not be."""
+    def page():
+        import plotly.graph_objects as go
+        import streamlit as st
+        from plotly.subplots import make_subplots
+
+        fig = make_subplots(rows=1, cols=2, subplot_titles=("The draft is checked by the target", "acceptance rate"))
+        fig.add_bar(x=[1], y=[2], name="the tokens that were kept", row=1, col=1, text=["the of and is to"],
+                    hovertemplate="This is the share of drafts that the target kept<extra></extra>")
+        fig.add_bar(x=[1], y=[1], name="track", showlegend=False, hoverinfo="skip", row=1, col=2)
+        fig.update_layout(title="How the speedup grows with K", xaxis_title="K",
+                          yaxis=dict(title="taxa de aceitação", tickvals=[0, 1],
+                                     ticktext=["none of the drafts", "all of the drafts are kept"]))
+        st.plotly_chart(fig)
+
+    at = AppTest.from_function(page).run()
+    assert not at.exception, at.exception
+    assert sorted(english_sentences(at)) == sorted([
+        "How the speedup grows with K", "The draft is checked by the target", "acceptance rate",
+        "the tokens that were kept", "This is the share of drafts that the target kept",
+        "all of the drafts are kept"])

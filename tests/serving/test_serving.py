@@ -443,3 +443,19 @@ def test_the_live_panels_titles_fit_their_panels(language):
         fig = wrap_subplot_titles(live_figure([Delta.between(a, b) for a, b in zip(scrapes, scrapes[1:])], 0.0))
     lines = [line for a in fig.layout.annotations for line in a.text.split("<br>")]
     assert len(fig.layout.annotations) == 4 and max(len(line) for line in lines) <= TITLE_LINE // 2, lines
+
+
+def test_a_sweeps_speculation_words_are_translated_and_method_names_kept():
+    """The live sweep labels its rows "speculating" or "none" (stored as ids in its JSON); a Portuguese page drew
+    "speculating: latência". The words go through the catalog on screen; vLLM's method names stay as they are."""
+    from specviz.serving.load import LevelResult
+    from specviz.ui.serving import charts, sweep
+
+    levels = [LevelResult(speculative=spec, prompt="copy", concurrency=1, seconds=1.0) for spec in
+              ("none", "speculating", "eagle")]
+    with using("pt"):
+        names = [trace.name for trace in charts.sweep_figure(levels, "copy").data]
+        column = sweep.level_table(levels).iloc[:, 0].tolist()
+    assert column == ["sem especulação", "com especulação", "eagle"], column
+    assert "sem especulação: tokens/s" in names and "eagle: tokens/s" in names
+    assert not any("speculating" in n or n.startswith("none") for n in names), names

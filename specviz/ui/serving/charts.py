@@ -7,13 +7,25 @@ from __future__ import annotations
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from specviz.core.i18n import _
+from specviz.core.i18n import N_, _
 from specviz.serving.load import LevelResult
 from specviz.serving.metrics import Delta
 from specviz.serving.results import ServingResult
 from specviz.ui.common.palette import BLUE, GREY, ORANGE, VERMILLION
 
 COLORS = {"none": GREY, "ngram": BLUE, "draft": ORANGE, "eagle": VERMILLION}
+# How a sweep's speculation is named on screen: "none" and the live sweep's "speculating" are words, translated;
+# ngram, draft and eagle are vLLM's method names (`--speculative-config`), shown as they are.
+SPEC_WORDS = {"none": N_("no speculation"), "speculating": N_("speculating")}
+
+
+def spec_name(spec: str) -> str:
+    """A sweep's speculation as the reader sees it.
+
+    >>> spec_name("none"), spec_name("eagle")
+    ('no speculation', 'eagle')
+    """
+    return _(SPEC_WORDS[spec]) if spec in SPEC_WORDS else spec
 
 
 def _layout(fig: go.Figure, title: str, height: int = 380) -> go.Figure:
@@ -61,15 +73,18 @@ def sweep_figure(levels: list[LevelResult], prompt: str, break_even: dict[str, i
                       key=lambda lv: lv.concurrency)
         x = [lv.concurrency for lv in rows]
         color = COLORS.get(spec, ORANGE)
-        fig.add_scatter(x=x, y=[lv.throughput for lv in rows], mode="lines+markers", name=_("{spec}: tokens/s", spec=spec),
+        fig.add_scatter(x=x, y=[lv.throughput for lv in rows], mode="lines+markers",
+                        name=_("{spec}: tokens/s", spec=spec_name(spec)),
                         line=dict(color=color), row=1, col=1)
-        fig.add_scatter(x=x, y=[lv.latency_s for lv in rows], mode="lines+markers", name=_("{spec}: latency", spec=spec),
+        fig.add_scatter(x=x, y=[lv.latency_s for lv in rows], mode="lines+markers",
+                        name=_("{spec}: latency", spec=spec_name(spec)),
                         line=dict(color=color, dash="dash"), row=1, col=2)
     lowest = min((lv.concurrency for lv in levels if lv.prompt == prompt), default=1)
     for spec, c in (break_even or {}).items():
         if c is not None and c > lowest:  # a config that never paid gets no line (the page says so in words)
             fig.add_vline(x=c, line=dict(color=COLORS.get(spec, ORANGE), dash="dot"), row=1, col=1,
-                          annotation_text=_("{spec} stops paying", spec=spec), annotation_position="top left")
+                          annotation_text=_("{spec} stops paying", spec=spec_name(spec)),
+                          annotation_position="top left")
     fig.update_xaxes(type="log", tickvals=[1, 2, 4, 8, 16], title_text=_("concurrent streams"))
     return _layout(fig, _("Load sweep: {prompt}", prompt=prompt), height=420)
 
@@ -83,7 +98,8 @@ def speedup_figure(result: ServingResult) -> go.Figure:
         for prompt, dash in zip(result.prompt_names(), ("solid", "dash", "dot", "dashdot")):
             xs = result.concurrencies(prompt)
             fig.add_scatter(x=xs, y=[result.speedup(spec, prompt, c) for c in xs], mode="lines+markers",
-                            name=_("{spec}, {prompt} prompt", spec=spec, prompt=prompt), line=dict(color=COLORS.get(spec, ORANGE), dash=dash))
+                            name=_("{spec}, {prompt} prompt", spec=spec_name(spec), prompt=prompt),
+                            line=dict(color=COLORS.get(spec, ORANGE), dash=dash))
     fig.update_xaxes(type="log", tickvals=[1, 2, 4, 8, 16], title=_("concurrent streams"))
     fig.update_yaxes(title=_("speedup (tokens/s vs no speculation)"))
     return _layout(fig, _("Where speculation stops paying"))

@@ -67,7 +67,8 @@ def _cell(v, digits: int = 2) -> str:
 
 
 def level_table(levels: list[LevelResult]) -> pd.DataFrame:
-    return pd.DataFrame([{_("speculation"): lv.speculative, _("prompt"): lv.prompt, _("streams"): lv.concurrency,
+    return pd.DataFrame([{_("speculation"): charts.spec_name(lv.speculative), _("prompt"): lv.prompt,
+                          _("streams"): lv.concurrency,
                           _("requests"): len(lv.ok), _("tokens/s"): _cell(lv.throughput, 1),
                           _("median latency (s)"): _cell(lv.latency_s), _("acceptance rate"): _cell(lv.acceptance_rate),
                           _("mean accepted length (drafted steps)"): _cell(lv.mean_accepted_length)}
@@ -92,7 +93,8 @@ def rising_gain(result: ServingResult, spec: str, prompt: str) -> str | None:
              "holds for a server busy enough to be compute-bound, which this sweep does not show for {model} at "
              "{streams} streams. "
              "Measure again with many more requests per level (say 4 per stream) and a few repeats before reading a "
-             "trend.", spec=spec, prompt=prompt, streams=levels[-1], before=times(before), after=times(after),
+             "trend.", spec=charts.spec_name(spec), prompt=prompt, streams=levels[-1], before=times(before),
+             after=times(after),
              sent=sent, model=model)
 
 
@@ -145,11 +147,12 @@ def verdict(spec: str, prompt: str, break_even: int | None, levels: list[int]) -
     """
     if break_even is None:
         return _("{spec}, {prompt} prompt: speculation paid at every level measured, up to {streams} streams.",
-                 spec=spec, prompt=prompt, streams=max(levels))
+                 spec=charts.spec_name(spec), prompt=prompt, streams=max(levels))
     if break_even == min(levels) == 1:
-        return _("{spec}, {prompt} prompt: speculation did not pay even at one stream.", spec=spec, prompt=prompt)
+        return _("{spec}, {prompt} prompt: speculation did not pay even at one stream.", spec=charts.spec_name(spec),
+                 prompt=prompt)
     return _("{spec}, {prompt} prompt: speculation stops paying at {streams} concurrent streams.",
-             spec=spec, prompt=prompt, streams=break_even)
+             spec=charts.spec_name(spec), prompt=prompt, streams=break_even)
 
 
 def compare_specviz(result: ServingResult) -> None:

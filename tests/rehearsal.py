@@ -29,7 +29,7 @@ def _write():
         f.write("\\n".join(sorted({name.split(".")[0] for name in list(sys.modules)})))
 atexit.register(_write)
 """
-LIMIT_S = 120  # the rehearsal's bound on 2 busy cores (docs/gpu.md: 13 to 35 s)
+LIMIT_S = 240  # the rehearsal's bound on 2 busy cores (docs/gpu.md: 13 to 35 s; 64 s beside the 30-tab load test)
 
 
 def rehearse(python: str | Path, tmp_path: Path, env: dict[str, str]) -> tuple[subprocess.CompletedProcess, float]:
@@ -42,8 +42,11 @@ def rehearse(python: str | Path, tmp_path: Path, env: dict[str, str]) -> tuple[s
            "PYTHONPATH": os.pathsep.join(filter(None, [str(hook), env.get("PYTHONPATH")])),
            "SPECVIZ_IMPORTS_OUT": str(tmp_path / "imports.txt")}
     start = time.monotonic()
-    out = subprocess.run([str(python), "-m", "specviz.scripts.gpu_check", "--rehearse", "--out", str(tmp_path / "out")],
-                         capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
+    # twice the caps: make test runs this beside the browser tests, and beside the 30-tab load test a section
+    # ran 20 times slower than alone (bfloat16: 13.5 s of its 15 s cap, 0.6 s on a quiet machine)
+    out = subprocess.run([str(python), "-m", "specviz.scripts.gpu_check", "--rehearse", "--cap-scale", "2",
+                          "--out", str(tmp_path / "out")], capture_output=True, text=True, env=env, cwd=tmp_path,
+                         timeout=300)
     return out, time.monotonic() - start
 
 
@@ -58,6 +61,8 @@ def check_rehearsal(out: subprocess.CompletedProcess, seconds: float, tmp_path: 
     records = {name: json.loads((folder / f"{name}.json").read_text()) for name in SECTIONS}
     assert {name: r["status"] for name, r in records.items()} == dict.fromkeys(SECTIONS, "ok")
     assert records["versions"]["libraries"]["transformers"] and records["versions"]["profile"]["pair"] == "toy"
+    # imported before the sections' caps start: a cold import on a loaded machine once ran versions out of its cap
+    assert records["versions"]["import_seconds"] > 0
     f32 = records["float32"]
     assert f32["dtype"] == "float32" and f32["logits"]["ok"] and f32["identical"] == "2/2"
     assert set(f32["prompts"][0]["methods"]) == {"eagle K=4", "draft K=3", "model.generate"}

@@ -92,6 +92,7 @@ class Context:
     started: float = field(default_factory=time.monotonic)
     deadline: float = 0.0  # the running section's soft deadline (time.monotonic())
     pairs: dict[str, Any] = field(default_factory=dict)
+    import_seconds: float | None = None  # torch and transformers, imported before the first section
 
     def budget_left(self) -> float:
         return self.profile.budget - (time.monotonic() - self.started)
@@ -170,7 +171,7 @@ def versions(ctx: Context, rec: Record) -> None:
     rec.update(python=platform.python_version(), platform=platform.platform(), cpus=os.cpu_count(), libraries=libs,
                torch_cuda=torch.version.cuda, cudnn=torch.backends.cudnn.version() if torch.cuda.is_available() else None,
                gpus=gpus, cache_keyword=cache_keyword(LlamaForCausalLM), gguf_file=os.environ.get("SPECVIZ_GGUF"),
-               profile=asdict(ctx.profile))
+               profile=asdict(ctx.profile), import_seconds=ctx.import_seconds)
     if ctx.profile.device.startswith("cuda") and not gpus:
         rec.fail("torch sees no CUDA GPU here; run with --rehearse (or --device cpu) on a machine without one.")
 
@@ -409,6 +410,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--rehearse", action="store_true", help="the toy pair on the CPU, in under two minutes")
     parser.add_argument("--sections", default=",".join(SECTIONS), help=f"comma-separated, of {', '.join(SECTIONS)}")
     parser.add_argument("--budget", type=float, default=None, help="seconds for all sections (default: the profile's)")
+    parser.add_argument("--cap-scale", type=float, default=1.0,
+                        help="multiply every section's cap and the budget (a busy machine: make test's rehearsal "
+                             "runs beside browser tests)")
     parser.add_argument("--pair", default=None, help="override the profile's pair (default, toy, a catalog name)")
     parser.add_argument("--device", default=None, help="override the profile's device (cuda, cpu)")
     parser.add_argument("--prompts", type=int, default=None, help="held-out prompts for the greedy comparisons")
@@ -425,6 +429,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     overrides = {k: v for k, v in {"pair": args.pair, "device": args.device, "prompts": args.prompts,
                                    "new_tokens": args.max_new_tokens, "budget": args.budget}.items() if v is not None}
     profile = replace(profile, **overrides)
+    if not 1.0 <= args.cap_scale <= 10.0:
+        print("gpu_check: --cap-scale must be from 1 to 10.", file=sys.stderr)
+        return 2
+    if args.cap_scale != 1.0:
+        profile = replace(profile, budget=profile.budget * args.cap_scale,
+                          caps={name: cap * args.cap_scale for name, cap in profile.caps.items()})
     names = [s.strip() for s in args.sections.split(",") if s.strip()]
     unknown = [s for s in names if s not in SECTIONS]
     if unknown:
@@ -438,11 +448,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     LOG[:] = [args.out / "gpu_check.log"]
     if received:
         say("using the received offline target: " + ", ".join(f"{k}={v}" for k, v in received.items()))
-    if profile.threads:
-        import torch
+    # The libraries every section uses, imported once before any section's cap starts: a cold import of torch and
+    # transformers took 25 s on a loaded 2-core machine (a rehearsal beside 30 browser tabs) and ran the versions
+    # section out of its 10 s cap, though the section's own work takes a fraction of a second.
+    t0 = time.monotonic()
+    import torch
+    import transformers  # noqa: F401
 
+    imported = time.monotonic() - t0
+    if profile.threads:
         torch.set_num_threads(profile.threads)
-    ctx = Context(profile, args.out)
+    ctx = Context(profile, args.out, import_seconds=imported)
+    say(f"torch and transformers imported in {imported:.1f} s")
     say(f"{'rehearsal' if args.rehearse else 'GPU check'}: pair {profile.pair} on {profile.device}, sections "
         f"{', '.join(names)}, budget {profile.budget:.0f} s; results in {args.out}")
     results = {}

@@ -193,6 +193,7 @@ def test_a_device_this_machine_lacks_is_one_sentence_even_for_the_toy_pair():
         "CUDA was asked for but this machine has no CUDA GPU; use --device cpu."
 
 
+@pytest.mark.slow  # over 0.7 s: make test runs it, make check stays under a minute
 def test_the_docs_name_the_offline_targets_quantization():
     """Issue 43, thirteenth read: pairs.py called the offline target SmolLM2-135M-Instruct and said transformers
     dequantizes the GGUF without saying from what; the wheel's file is the Q4_1 quantization, which every figure

@@ -182,6 +182,7 @@ def test_lesson_9_teaches_the_tree_rule_at_every_temperature_and_checks_it():
     assert {"tr-mask", "tr-top-k"} <= set(BY_NUMBER[9].checks)
 
 
+@pytest.mark.slow  # over 0.7 s: make test runs it, make check stays under a minute
 def test_no_text_says_the_engine_runs_no_trees_or_gives_the_greedy_path_as_the_rule():
     from specviz.scripts.i18n import extract, read_catalog
 

@@ -40,6 +40,7 @@ def test_switching_to_a_broken_rule_flips_the_verdict():
     assert len(verdicts(at)["pass"]) == 2 and not at.exception
 
 
+@pytest.mark.slow  # over 0.7 s: make test runs it, make check stays under a minute
 def test_greedy_and_bad_input_do_not_crash():
     at = AppTest.from_file(PAGE, default_timeout=120).run()
     at.slider(key="exact_temperature").set_value(0.0).run()

@@ -66,6 +66,7 @@ def test_each_greedy_comparison_says_identical_near_tie_unmeasured_or_not_numeri
     assert machines["fp32_cpu"] in text and "does not record" not in text
 
 
+@pytest.mark.slow  # over 0.7 s: make test runs it, make check stays under a minute
 def test_no_text_calls_greedy_splits_rare_or_says_outputs_normally_match():
     from specviz.scripts.i18n import extract, read_catalog
     from specviz.teach.quiz import load_bank

@@ -448,6 +448,7 @@ def test_an_example_rerun_live_gives_the_same_trace():
     assert [s.n_accepted for s in live.steps] == [s.n_accepted for s in spec.steps]
 
 
+@pytest.mark.slow  # over 0.7 s: make test runs it, make check stays under a minute
 def test_a_pair_loaded_by_hand_on_the_models_page_runs_in_the_playground(tmp_path):
     """Models page -> "pair by hand" -> Playground: the same loaded pair drafts, with its own draft model."""
     from specviz.ui.models import view as models_view

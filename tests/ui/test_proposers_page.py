@@ -132,6 +132,7 @@ def _all_texts() -> list[str]:
     return texts
 
 
+@pytest.mark.slow  # over 0.7 s: make test runs it, make check stays under a minute
 def test_medusa_head_k_predicts_token_t_plus_k_plus_1_everywhere():
     """Issue 26, item 7: the LM head predicts t+1, so Medusa's head k predicts t+k+1 (the diagram said head 1: t+1)."""
     import re

@@ -94,6 +94,7 @@ def test_the_proposers_page_shows_the_measured_figures_and_their_sources():
     assert "{" not in text and "about break-even" not in text
 
 
+@pytest.mark.slow  # over 0.7 s: make test runs it, make check stays under a minute
 def test_draft_and_verify_is_credited_with_skipping_intermediate_layers():
     from specviz.scripts.i18n import extract, read_catalog
 

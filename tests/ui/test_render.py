@@ -231,6 +231,7 @@ def test_a_huge_cache_jump_is_drawn_as_a_count_not_as_cells(toy):
     assert len(html) < 20_000 and "×100,000" in html and "100,000 slots written and kept" in html
 
 
+@pytest.mark.slow  # over 0.7 s: make test runs it, make check stays under a minute
 def test_the_verdict_figure_stays_fast_with_many_drafts(toy):
     """Glyphs go in with one layout call: 2,000 drafts (far past any real step) still draw at once."""
     import time

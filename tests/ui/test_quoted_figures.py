@@ -333,6 +333,10 @@ def test_the_first_hint_quotes_the_committed_first_load(lang):
         figures = (number(loading["first_seconds"], 0), number(loading["later_seconds"], 1),
                    number(loading["load_average_start"][0], 1), quoted.machine_text(run["machine"]))
     assert all(figure in hint for figure in figures) and "{" not in hint, hint
+    # the timed load's dtype (the conversion is float32 whatever it is), and that the second load ran in the first's
+    # process (`what`: "once more in that process"), its files warm: not what a restarted app pays
+    assert f" {run['dtype']};" in hint and "in that process" in loading["what"], hint
+    assert {"en": "a second load in the same process", "pt": "uma segunda carga no mesmo processo"}[lang] in hint
 
 
 def test_the_playground_shows_the_tree_presets_figure():

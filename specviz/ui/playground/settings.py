@@ -179,11 +179,14 @@ def span(values: tuple[float, float], digits: int) -> str:
 
 
 def first_load_figures() -> dict[str, str]:
-    """The first hint's placeholders (TEXT["first_prompt"]): the pair's first load with an empty cache and a later
-    one, in seconds, and the load average and machine they were timed at, from the committed PRESET_DTYPE run."""
-    loading, machine = first_load(PRESET_DTYPE), preset_run(PRESET_DTYPE).get("machine") or {}
+    """The first hint's placeholders (TEXT["first_prompt"]): the pair's first load with an empty cache and a second
+    one in the same process, in seconds, and the dtype, load average and machine they were timed at, from the
+    committed PRESET_DTYPE run."""
+    run = preset_run(PRESET_DTYPE)
+    loading, machine = first_load(PRESET_DTYPE), run.get("machine") or {}
     return {"first": number(loading["first_seconds"], 0), "later": number(loading["later_seconds"], 1),
-            "load": number(loading["load_average_start"][0], 1), "cpu": quoted.machine_text(machine)}
+            "load": number(loading["load_average_start"][0], 1), "cpu": quoted.machine_text(machine),
+            "dtype": str(run["dtype"])}
 
 
 class SettingKeys(Mapping):
@@ -241,8 +244,8 @@ TEXT = {
     "link_waits": N_("This link asks for a live run on the shared model: press **Run** to start it."),
     "first_prompt": N_("Type a prompt, choose the settings and press **Run**. The first run loads the real model (a "
                        "box counts the seconds). The very first load on a machine converts its weights to float32: "
-                       "{first} s on {cpu} at load average {load}; a second load, reading the converted copy, took "
-                       "{later} s. The toy pair is instant."),
+                       "{first} s on {cpu} at load average {load}, loading the pair in {dtype}; a second load in the "
+                       "same process, reading the converted copy, took {later} s. The toy pair is instant."),
     "changed": N_("The settings above changed since this run: press **Run** to see their effect."),
     "failed": N_("The live run failed on this machine ({error}); the example traces still work."),
     "no_branching": N_("N-gram lookup cannot branch, so it keeps drafting a chain of K: pick a model that drafts to "

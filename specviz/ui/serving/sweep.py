@@ -165,6 +165,10 @@ def compare_specviz(result: ServingResult) -> None:
                      _("specviz acceptance rate"): _cell(row.get("acceptance_rate")),
                      _("vLLM mean accepted length (drafted steps, from its counters)"):
                          _cell(lv and lv.mean_accepted_length),
+                     # like for like beside vLLM's: the steps that drafted (n-gram lookup drafts nothing without a
+                     # match); the all-steps mean counts every target forward
+                     _("specviz mean accepted length (drafted steps)"):
+                         _cell(row.get("mean_accepted_length_drafted_steps")),
                      _("specviz mean accepted length (all steps)"): _cell(row.get("mean_accepted_length")),
                      _("vLLM speedup"): _cell(result.speedup("ngram", row["prompt"], 1)),
                      _("specviz speedup"): _cell(row.get("speedup"))})

@@ -433,7 +433,7 @@ def test_testing_md_gives_the_smollm_greedy_checks_dtype():
 
 def test_teaching_md_names_the_verify_curve_its_packed_ranges_come_from():
     """teaching.md quoted 1.00-1.04 (bfloat16) and 0.93-1.09 (float32) for 2-5 tokens and pointed at the folders,
-    whose results.md tables show the other curve of the same runs (bfloat16: 1.06 and 1.07 for 2 and 3 tokens):
+    whose results.md tables show other curves of the same runs (bf16-packed's bfloat16: 1.06 and 1.07 for 2 and 3):
     the ranges are `costs.verify`, and both teaching docs now say so."""
     bench = ROOT / "assets" / "benchmarks"
     ranges = {}
@@ -451,3 +451,10 @@ def test_teaching_md_names_the_verify_curve_its_packed_ranges_come_from():
     assert english.count("`costs.verify` in the results.json of") == 2
     assert portuguese.count("`costs.verify` no results.json de") == 2
     assert "the Speedup lab shows both" not in english
+    # 1.06 and 1.07 are default-cpu-bf16-packed's second bfloat16 curve only: default-cpu-f32-packed's reads otherwise
+    f32 = json.loads((bench / "default-cpu-f32-packed" / "results.json").read_text(encoding="utf-8"))
+    f32_other = {row["n_tokens"]: round(row["ratio"], 2) for row in f32["costs"]["verify_curves"]["bfloat16"]}
+    assert (f32_other[2], f32_other[3]) != (1.06, 1.07)
+    assert "in `default-cpu-bf16-packed` the bfloat16 one reads 1.06 and 1.07 for 2 and 3 tokens" in english
+    assert "em `default-cpu-bf16-packed` a de bfloat16 dá 1,06 e 1,07 para 2 e 3 tokens" in portuguese
+    assert "whose bfloat16 entries for 2 and 3 tokens read 1.06 and 1.07" not in english

@@ -448,9 +448,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     LOG[:] = [args.out / "gpu_check.log"]
     if received:
         say("using the received offline target: " + ", ".join(f"{k}={v}" for k, v in received.items()))
-    # The libraries every section uses, imported once before any section's cap starts: a cold import of torch and
-    # transformers took 25 s on a loaded 2-core machine (a rehearsal beside 30 browser tabs) and ran the versions
-    # section out of its 10 s cap, though the section's own work takes a fraction of a second.
+    # The libraries every section uses, imported once before any section's cap starts: on a loaded 2-core machine (a
+    # rehearsal beside 30 browser tabs) the versions section, importing transformers cold, was still running when it
+    # was interrupted at 25 s (its 10 s cap plus GRACE), though the section's own work takes a fraction of a second.
     t0 = time.monotonic()
     import torch
     import transformers  # noqa: F401

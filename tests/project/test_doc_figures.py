@@ -471,3 +471,25 @@ def test_the_rehearsals_25_s_is_named_as_the_versions_sections_cap_plus_grace():
         text = " ".join((DOCS / name).read_text(encoding="utf-8").split())
         assert "was interrupted at 25 s (its 10 s cap plus 15 s of grace)" in text, name
         assert "took 25 s" not in text and "torch and transformers took" not in text, name
+
+
+def test_the_presets_readme_names_the_recorded_commit_and_its_twin_on_main():
+    """presets/README.md said the runs "were made at commit 31d9157", which was rebased before it reached main: a clone
+    cannot show it. The README now says so and names main's twin, e41ab4b, and d0999f4, which renamed the file."""
+    import subprocess
+
+    folder = ROOT / "assets" / "benchmarks" / "presets"
+    runs = json.loads((folder / "presets.json").read_text(encoding="utf-8"))["runs"]
+    assert {run["commit"][:7] for run in runs.values()} == {"31d9157"}
+    text = " ".join((folder / "README.md").read_text(encoding="utf-8").split())
+    assert "Both runs record commit 31d9157" in text and "a clone does not have it" in text
+    assert "on main the same change is e41ab4b" in text and "the next commit, d0999f4, renamed the file" in text
+    history = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--verify", "-q", "e41ab4b^{commit}"],
+                             capture_output=True, text=True)
+    if history.returncode == 0:  # a full clone: main's twin and the rename are in HEAD's history, in that order
+        parent = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short=7", "d0999f4~1"],
+                                capture_output=True, text=True, check=True).stdout.strip()
+        assert parent == "e41ab4b"
+        for commit in ("e41ab4b", "d0999f4"):
+            ancestor = subprocess.run(["git", "-C", str(ROOT), "merge-base", "--is-ancestor", commit, "HEAD"])
+            assert ancestor.returncode == 0, commit

@@ -10,8 +10,9 @@ The offline default target is SmolLM2-135M-Instruct, shipped as a GGUF file insi
 the file's tensor types say), so the model specviz runs is that quantized model, close to but not the same as the
 published weights. transformers dequantizes it to float32 on load; specviz then keeps a converted safetensors
 copy under `SPECVIZ_CACHE` (default `~/.cache/specviz`) so later loads skip that. On the project's 2-core AMD EPYC,
-`load_default_target()` called twice with an empty `SPECVIZ_CACHE` took 51 s then 0.6 s (load average 5, 2026-12-04;
-the command is in commit 9d06235's message). On a machine without the wheel (a GPU box with no
+`load_pair("default")` in bfloat16 took 21 s with an empty `SPECVIZ_CACHE` and 0.5 s a second time in the same
+process (load average 1.6, 2026-12-05: `python -m specviz.scripts.preset_runs --dtype bfloat16 --first-load`, in
+assets/benchmarks/presets/presets.json). On a machine without the wheel (a GPU box with no
 package registry), `SPECVIZ_GGUF` names the GGUF file instead.
 """
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import html
 import math
 import re
+import textwrap
 from numbers import Number
 from typing import Any
 
@@ -80,14 +81,8 @@ def wrap_title(fig: go.Figure, line: int = TITLE_LINE) -> go.Figure:
 
 
 def _lines(text: str, line: int) -> list[str]:
-    lines, current = [], ""
-    for word in text.split():
-        if current and len(current) + 1 + len(word) > line:
-            lines.append(current)
-            current = word
-        else:
-            current = f"{current} {word}".strip()
-    return lines + [current]
+    """`text` in lines of at most `line` characters, broken between words only (a longer word keeps a line alone)."""
+    return textwrap.wrap(text, line, break_long_words=False, break_on_hyphens=False) or [""]
 
 
 def wrap_subplot_titles(fig: go.Figure, line: int = TITLE_LINE) -> go.Figure:

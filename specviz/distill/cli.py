@@ -156,17 +156,13 @@ def training_setup(args):
 
 
 def training_machine(device: torch.device) -> dict:
-    """The machine that trained and saved a draft, for its specviz.json (its card names it from there): the CPU and
-    its cores, the GPU when it trained on one, torch and transformers."""
-    import os
-
-    import transformers
-
-    from specviz.models.machine import cpu_model
+    """The machine that trained and saved a draft, for its specviz.json (its card names it from there): the record
+    every bench result keeps (`machine_info`: CPU, cores, torch, transformers...), with the device it trained on and
+    its GPU only when it trained on one."""
+    from specviz.labs.bench.timing import machine_info
 
     gpu = torch.cuda.get_device_name(device) if device.type == "cuda" else None
-    return {"cpu": cpu_model(), "cores": os.cpu_count(), "gpu": gpu, "device": str(device),
-            "torch": torch.__version__, "transformers": transformers.__version__}
+    return {**machine_info(), "gpu": gpu, "device": str(device)}
 
 
 def run_eagle(args) -> None:

@@ -28,7 +28,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from specviz.core.paths import SOURCE_ROOT
+from specviz.core.paths import SOURCE_ROOT, write_text_atomically
 from specviz.runs.presets import (CHAIN_PRESETS, PRESET_PAIR, PRESET_RESULTS, PRESET_SEEDS, SCHEMA, SCHEMA_VERSION,
                                   preset_spec)
 
@@ -141,8 +141,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     runs = {**whole.get("runs", {}), dtype: record}
     whole = {"schema": SCHEMA, "schema_version": SCHEMA_VERSION, "pair": args.pair,
              "runs": {key: runs[key] for key in sorted(runs)}}
-    from specviz.core.paths import write_text_atomically
-
     args.out.parent.mkdir(parents=True, exist_ok=True)
     write_text_atomically(args.out, json.dumps(whole, indent=1, ensure_ascii=False) + "\n")
     print(f"{dtype} run written to {args.out}")

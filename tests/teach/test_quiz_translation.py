@@ -254,6 +254,26 @@ def test_portuguese_twins_write_decimals_with_commas_and_keep_every_number(banks
     assert lost == []
 
 
+def test_both_banks_write_thousands_as_the_apps_formatter_does(banks):
+    """Read 18: pr-read-counters wrote "1200 drafted tokens" and "780 / 1500" in both banks, while the app writes
+    1,200 in English and 1.200 in Portuguese (`number(1200, 0)`), as mb-intensity's "1,000" / "1.000" and ls-cost's
+    "49,152" / "49.152" already did. A year (1900 to 2099, in a citation) is no count and keeps its four digits."""
+    from specviz.core.i18n import number, using
+
+    bare = re.compile(r"(?<![\w.,])\d{4,}(?![\w.,]\d)")
+    found, counters = [], {}
+    for lang, bank in zip(("en", "pt"), banks, strict=True):
+        for question in bank:
+            found += [(lang, question.id, m.group(0)) for t in _texts(question) if t for m in bare.finditer(t)
+                      if not 1900 <= int(m.group(0)) <= 2099]
+        with using(lang):
+            counters[lang] = [number(n, 0) for n in (1200, 1500)]
+        texts = " ".join(t for t in _texts(bank.by_id()["pr-read-counters"]) if t)
+        assert all(written in texts for written in counters[lang]), lang
+    assert found == []
+    assert counters == {"en": ["1,200", "1,500"], "pt": ["1.200", "1.500"]}
+
+
 @pytest.mark.parametrize("typed", ["0,4", "0.4", "40%", "40 %"])
 def test_a_typed_answer_is_read_with_a_comma_or_a_point(banks, typed):
     _en, pt = banks

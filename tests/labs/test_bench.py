@@ -528,3 +528,23 @@ def test_the_policy_table_compares_the_policies_with_the_chain_of_k0_not_a_tree(
     result.summary = [chain, tree, {**chain, "policy": "heuristic", "speedup_vs_ar": chain["speedup_vs_ar"] + 0.1}]
     line = next(x for x in markdown_report(result).splitlines() if x.startswith("| all | eagle | 0 |"))
     assert line.split(" | ")[3] == f"{chain['speedup_vs_ar']:.2f}×" and "heuristic K₀=4" in line
+
+
+def test_a_report_defines_acceptance_by_position_with_one_numbering():
+    """Issue 43, 18th read: every results.md defined "Entry i" twice, under its table as "at least i tokens" (the
+    first entry is i = 1) and in its Definitions as "at least i+1 tokens", so the same entry read as two quantities.
+    Both now count from 1, and a summary row's first entry is first-position acceptance (steps that drafted 1+)."""
+    from specviz.labs.bench.report import PER_POSITION_NOTE
+    from specviz.labs.bench.summary import summarise
+
+    meaning = DEFINITIONS["per_position"][1]
+    for text in (meaning, PER_POSITION_NOTE):
+        assert "at least i tokens" in text and "first i drafts" in text and "i+1" not in text
+    case = {"suite": "s", "proposer": "p", "policy": "constant", "k": 2, "temperature": 0.0, "c": 0.1, "alpha": 0.5,
+            "tokens": 5, "steps": 3, "drafted": 6, "accepted": 2, "seconds": 1.0, "draft_ms": 1.0, "verify_ms": 1.0,
+            "overhead_ms": 1.0, "position_drafted": [3, 3], "position_survived": [2, 0], "record_overhead": None,
+            "identical": None, "hf_assisted_identical": None}
+    row = next(r for r in summarise([case], [], {"verify": [{"n_tokens": 1, "ratio": 1.0}]}) if r["suite"] == "all")
+    assert row["per_position"] == [2 / 3, 0.0]  # entry 1: of 3 steps that drafted 1+, 2 kept their first draft
+    mds = sorted((Path(__file__).resolve().parents[2] / "assets" / "benchmarks").glob("*/results.md"))
+    assert len(mds) >= 10 and not [md.parent.name for md in mds if "at least i+1" in md.read_text(encoding="utf-8")]

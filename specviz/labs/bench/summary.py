@@ -44,8 +44,9 @@ DEFINITIONS: dict[str, tuple[str, str]] = {  # marked with N_(): the files stay 
            "gain).")),
     "per_position": (
         N_("acceptance by position"),
-        N_("Entry i: of the steps that drafted at least i+1 tokens, the share whose first i+1 drafts were all kept. For "
-           "a tree: of the steps whose tree reached depth i+1, the share whose accepted path reached it.")),
+        N_("Entry i (the first is i = 1): of the steps that drafted at least i tokens, the share whose first i "
+           "drafts were all kept. For a tree: of the steps whose tree reached depth i, the share whose accepted path "
+           "reached it.")),
     "c": (
         N_("c = draft forward / target forward"),
         N_("Measured: median time of one drafting step for one new token with a warm cache, over one target forward "

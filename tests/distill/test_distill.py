@@ -271,6 +271,25 @@ def test_the_card_marks_a_tree_rows_alpha_as_not_alpha():
     assert lines[-1].startswith("† A tree row's value in the α column is the mean min(1, p′/q′)")
 
 
+def test_every_card_says_which_steps_a_per_position_entry_counts():
+    """Issue 43, 18th read: the cards' note said entry i "is the share of steps whose first i drafts were all kept",
+    of every step; its denominator is the steps that drafted at least i tokens (Trace.per_position_acceptance), as
+    results.md and the Medusa card say."""
+    from specviz.core.paths import ASSETS
+    from specviz.distill.cards import CARD
+    from specviz.distill.medusa_card import bench_section
+
+    texts = {"template": CARD, **{p.parent.name: p.read_text(encoding="utf-8")
+                                  for p in sorted((ASSETS / "models").glob("*/README.md"))}}
+    assert len(texts) == 4
+    for name, text in texts.items():
+        flat = " ".join(text.split())
+        assert "is the share of steps whose" not in flat, name
+        assert "of the steps that drafted at least i tokens" in flat and "first i drafts were all kept" in flat, name
+    assert "of the steps that drafted at least i tokens (a tree" in bench_section(
+        ASSETS / "benchmarks" / "default-cpu-f32-medusa" / "results.json")
+
+
 def test_the_steps_help_gives_each_steps_own_default_and_the_ttt_default_on_its_flag():
     """`--steps 0` means the step's default; the help listed "eagle-ttt 400" among them, a value --steps never
     takes (EAGLE's second stage is --ttt-steps, whose help gave no default)."""

@@ -11,7 +11,8 @@ Draft trees (`specviz.engine.tree`) add two operations: `feed_tree` runs the seq
 forward, with a tree attention mask (a custom 4D mask, which transformers passes through untouched) and explicit
 position ids; `feed_nodes` appends one level of nodes (a draft model growing its tree). `keep_path` then compacts
 the cache to the context plus the accepted path: it selects those entries along the sequence axis, so the cache
-equals the one a plain forward over the accepted sequence would have built.
+holds what a plain forward over the accepted sequence would have built, in exact arithmetic (in floating point the
+tree's one wide forward rounds differently: `specviz.engine.numerics`).
 """
 
 from __future__ import annotations

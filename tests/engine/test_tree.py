@@ -383,3 +383,14 @@ def test_run_spec_and_cli_carry_the_tree_settings(toy):
     assert trace.settings["tree_nodes"] == 12 and all(step.tree is not None for step in trace.steps)
     args = build_parser().parse_args(["generate", "--prompt", "x", "--tree-nodes", "16", "--tree-width", "2"])
     assert (args.tree_nodes, args.tree_width) == (16, 2)
+
+
+def test_the_cache_module_claims_a_compacted_tree_cache_equal_only_in_exact_arithmetic():
+    """Issue 43, 18th read: kvcache's docstring said the compacted cache "equals" a plain forward's; the test above
+    finds it equal within 1e-5 (float32 rounds a wide tree forward differently), so the docstring says "in exact
+    arithmetic" and points to specviz.engine.numerics."""
+    import specviz.engine.kvcache as kvcache
+
+    text = " ".join(kvcache.__doc__.split())
+    assert "would have built, in exact arithmetic" in text and "specviz.engine.numerics" in text
+    assert "the cache equals the one a plain forward" not in text

@@ -491,8 +491,9 @@ Benchmark on the first 8 of the 64 held-out prompts, 128 new tokens, {dtype} on 
 of min(1, p′/q′) along each step's main line, which is not α (a child tried after a rejected sibling meets the
 residual p′). c is one draft forward's time over one target forward. Per-position entry i: of the steps that drafted
 at least i tokens, the share whose first i drafts were all kept (a tree: of the steps whose tree reached depth i,
-the share whose accepted path reached it). The prediction is the speedup formula fed with the measured α, c and this CPU's measured verify cost; a tree
-has no α for it, so its row shows its measured mean accepted length over (K·c + the verify cost of the tokens it fed).
+the share whose accepted path reached it). The prediction is the speedup formula fed with the measured α, c and
+this CPU's measured verify cost; a tree has no α for it, so its row shows its measured mean accepted length over
+(K·c + the verify cost of the tokens it fed).
 
 ## Targets
 

@@ -62,4 +62,14 @@ def test_the_loading_note_counts_on_and_says_when_the_models_are_ready(browser_c
     expect(ready).to_be_visible(timeout=60_000)
     assert int(re.search(r"loaded in (\d+) s", ready.inner_text()).group(1)) >= later  # the seconds it really took
     expect(note).to_have_count(0)
+    # and the timer is gone: a tab opened during the load used to ask the server for the note every 2 s for as
+    # long as it stayed open. Nothing is sent in three ticks' time, and the sentence stays.
+    wait_for_app(page, 60)
+    cdp = browser_context.new_cdp_session(page)
+    cdp.send("Network.enable")
+    sent = []
+    cdp.on("Network.webSocketFrameSent", lambda event: sent.append(event["timestamp"]))
+    page.wait_for_timeout(3 * 2000 + 500)
+    assert sent == [], f"the tab still asks the server to rerun: {len(sent)} message(s) in 6.5 s"
+    expect(ready).to_be_visible()
     page.close()

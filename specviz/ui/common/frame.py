@@ -158,14 +158,30 @@ def shared_sidebar() -> None:
                          language=LANGUAGES[st.session_state[LANG_KEY]]))
         if runs.preload_note():  # counts on by itself, and says when the models are ready; above the legend, so
             # a 900 px window shows it; it does not watch the tab: every page has it, for a few seconds
-            live_fragment(_preload_status, run_every=PRELOAD_TICK_SECONDS, watch_tab=False)()
+            st.session_state[SAW_PRELOAD] = True
+            live_fragment(_preload_ticking, run_every=PRELOAD_TICK_SECONDS, watch_tab=False)()
+        elif st.session_state.pop(SAW_PRELOAD, False):  # the load ended: its sentence once more, with no timer
+            _preload_status()
         st.caption(_(LEGEND))
 
 
 PRELOAD_TICK_SECONDS = 2  # the sidebar's loading note refreshes this often while the default pair loads
+SAW_PRELOAD = "specviz_saw_preload"  # this session saw the loading note: the next full run says how it ended
+
+
+def _preload_ticking() -> None:
+    """The sidebar's timed part while the background load runs. Its first run after the load ended reruns the whole
+    page, which draws the same place without a timer: a tab opened during the load would otherwise rerun it every
+    2 s for as long as it stays open (a class's tabs, all opened during the load, the whole lesson long)."""
+    from specviz.ui.common import runs
+
+    if runs.preload_note() is None:
+        st.rerun(scope="app")
+    _preload_status()
 
 
 def _preload_status() -> None:
+    """The loading note while the background load runs, then what came of it (ready, with its seconds, or failed)."""
     from specviz.ui.common import runs
 
     note = runs.preload_note() or runs.preload_ready_note()

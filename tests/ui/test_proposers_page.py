@@ -182,3 +182,12 @@ def test_the_parameter_ratio_of_a_1b_draft_for_a_70b_target_is_quoted_right():
     """Issue 43, twelfth read: the draft model's "wins" gave 1B / 70B as "about 0.015"; 1/70 = 0.0143."""
     draft = next(p for p in view.PROPOSERS if p.wins.startswith("A family with a small sibling"))
     assert f"about {1 / 70:.3f})" in draft.wins and "0.015" not in draft.wins
+
+
+def test_suffix_decoding_sizes_its_draft_by_the_match_length_not_by_past_hits():
+    """Issue 43, eighteenth read: the section said SuffixDecoding "sizes the draft by how often it was right". Oliaro
+    et al. (2024) cap the draft at a factor times the length of the matched suffix (vLLM's
+    suffix_decoding_max_spec_factor) and score the tree's nodes by how often each continuation was seen."""
+    suffix = next(p for p in view.PROPOSERS if p.key == "suffix")
+    assert "how often it was right" not in suffix.how
+    assert "length of the match" in suffix.how and "Oliaro et al. 2024" in suffix.how

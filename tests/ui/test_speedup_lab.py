@@ -447,3 +447,18 @@ def test_the_time_caption_does_not_give_n_gram_lookup_draft_forwards():
     source = Path(PAGE).read_text(encoding="utf-8")
     assert "Drafting costs K draft forwards" not in source
     assert "n-gram lookup: one search" in source and "one n-gram lookup" in bench.DEFINITIONS["draft_ms"][1]
+
+
+def test_the_theory_curve_says_its_alpha_is_the_mean_over_k_not_the_headlines():
+    """Issue 43, eighteenth read: after the twelfth read put the best K's own α at the top (0.363 for the committed
+    n-gram run at K = 4, T = 0), the caption under the chart still said its solid line used "the measured α", while
+    the curve uses the mean over the K values run (0.34 in its legend). The caption now says which α it is."""
+    result = results.load_result(bench.BENCHMARKS_DIR / "default-cpu-ngram" / "results.json")
+    mean, top = result.mean_alpha("ngram", 0.0), float(verdict.headline(result, "ngram", 0.0)["alpha"])
+    assert abs(mean - top) > 0.01
+    curve = next(t for t in charts.speedup_vs_k_figure(result, "ngram", 0.0).data
+                 if t.name.startswith("predicted (paper)"))
+    assert f"α = {view.number(mean)}" in curve.name and f"α = {view.number(top)}" not in curve.name
+    caption = (ROOT / "pages" / "speedup_lab.py").read_text()
+    assert "the mean of the α measured at each K run" in caption
+    assert "prediction from the measured α and c" not in caption

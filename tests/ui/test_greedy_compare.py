@@ -61,8 +61,10 @@ def test_each_greedy_comparison_says_identical_near_tie_unmeasured_or_not_numeri
     text = greedy_compare.explain(parted, base)
     assert "only 0.125 apart" in text and "near-tie" in text and "lossless only up to numerics" in text
     machines = quoted.greedy_identity_machines()  # each check's own CPU, as its file records it
-    assert re.search(r"matched on \d+ of \d+ held-out prompts in float32 on .+ \(\d+ cores.*\), \d+ of \d+ in bfloat16 "
-                     rf"on {re.escape(machines['bf16_cpu'])}\)", text)
+    shapes = quoted.greedy_identity_shapes()  # and the draft tree each check drafted (18th read)
+    assert re.search(r"matched on \d+ of \d+ held-out prompts in float32, drafting "
+                     rf"{re.escape(shapes['fp32_shape'])}, on .+ \(\d+ cores.*\), and on \d+ of \d+ in bfloat16, "
+                     rf"drafting {re.escape(shapes['bf16_shape'])}, on {re.escape(machines['bf16_cpu'])}\)", text)
     assert machines["fp32_cpu"] in text and "does not record" not in text
 
 
@@ -103,6 +105,8 @@ def test_the_exactness_lab_runs_both_greedy_in_float32_and_in_bfloat16():
     checks = next(c.value for c in at.caption if "The committed checks" in c.value)
     counts = quoted.greedy_identity_counts()
     machines = quoted.greedy_identity_machines()
-    assert f"{counts['fp32']} held-out prompts in float32 on {machines['fp32_cpu']}" in checks
-    assert f"{counts['bf16']} in bfloat16 on {machines['bf16_cpu']}" in checks
+    shapes = quoted.greedy_identity_shapes()  # the two checks drafted different trees: each is named (18th read)
+    assert (f"{counts['fp32']} held-out prompts in float32, drafting {shapes['fp32_shape']}, on "
+            f"{machines['fp32_cpu']}") in checks
+    assert f"{counts['bf16']} in bfloat16, drafting {shapes['bf16_shape']}, on {machines['bf16_cpu']}" in checks
     assert "does not record" not in checks  # both files now record their machine (the bfloat16 one since 2026-12-05)

@@ -443,3 +443,18 @@ def test_one_helper_writes_every_recorded_machine_in_the_readers_language():
         rows = [r for r in points.alpha_by_temperature() if r.run == folder]
         assert quoted.machine(folder) == quoted.machine_text(record)
         assert all(r.machine == quoted.machine(folder) for r in rows)
+
+
+def test_the_greedy_identity_shapes_are_the_ones_each_check_drafted():
+    """Issue 43, eighteenth read: the pages quoted "64 of 64 in float32" beside "2 of 8 in bfloat16" as if one test
+    ran in two dtypes; the float32 check drafted an 8-node tree and the bfloat16 one a 16-node tree, each with a
+    lookup branch (their files' `shape`). Each count now comes with its shape, read from its file."""
+    from specviz.core.paths import BENCHMARKS_DIR
+    from specviz.engine.draft_shape import DraftShape
+
+    shapes = quoted.greedy_identity_shapes()
+    for key, (folder, name) in quoted.IDENTITY_FILES.items():
+        label = json.loads((BENCHMARKS_DIR / folder / name).read_text())["shape"]
+        nodes, width, depth, lookup = (int(x) for x in re.findall(r"\d+", label))
+        assert shapes[f"{key}_shape"] == DraftShape(depth, nodes, width, lookup).describe()
+    assert shapes["fp32_shape"] != shapes["bf16_shape"]  # the two checks are not the same test

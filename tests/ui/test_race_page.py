@@ -78,7 +78,8 @@ def test_replay_shows_the_measured_speedup_of_the_example_traces(monkeypatch):
     box = next(e for e in at.expander if e.label == "The two outputs")
     fp32_check = quoted.IDENTITY_FILES["fp32"][0]  # the float32 identity figure names its count and its machine
     assert any(f"in float32 on {quoted.greedy_identity_counts()['fp32']} held-out prompts checked on "
-               f"{quoted.machine(fp32_check)}" in c.value for c in box.caption)
+               f"{quoted.machine(fp32_check)}, drafting {quoted.greedy_identity_shapes()['fp32_shape']}," in c.value
+               for c in box.caption)
 
 
 @pytest.mark.slow  # over 0.7 s: make test runs it, make check stays under a minute

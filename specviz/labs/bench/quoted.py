@@ -14,6 +14,7 @@ one sentence, so a page that quotes it fails loudly in the tests instead of prin
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -234,6 +235,35 @@ def greedy_identity_machines(root: Path | None = None) -> dict[str, str]:
         machines[f"{key}_cpu"] = text or _("a machine its file does not record, not necessarily the {machine} its "
                                            "folder's benchmark run recorded", machine=machine(folder, root))
     return machines
+
+
+_SHAPE_LABEL = re.compile(r"chain K=(\d+)|tree (\d+)x(\d+) depth (\d+)(?: \+ lookup (\d+))?")
+
+
+def greedy_identity_shapes(root: Path | None = None) -> dict[str, str]:
+    """{"fp32_shape": ..., "bf16_shape": ...}: the draft shape each committed greedy-identity check drafted (its
+    file's `shape`, a `DraftShape.label()`), in a phrase of the reader's language, for a sentence beside
+    `greedy_identity_counts`: the two checks drafted different trees, and a larger one verifies more tokens in one
+    pass, so the counts are not the same test in two dtypes.
+
+    >>> greedy_identity_shapes()["fp32_shape"]
+    'a tree of 8 nodes, depth 3, width 4, plus up to 8 tokens copied from the context'
+    """
+    from specviz.engine.draft_shape import DraftShape
+
+    shapes = {}
+    for key, (folder, name) in IDENTITY_FILES.items():
+        path = Path(root or BENCHMARKS_DIR) / folder / name
+        try:
+            match = _SHAPE_LABEL.fullmatch(str(_identity_run(str(path))["shape"]))
+        except (OSError, ValueError, KeyError, TypeError):
+            match = None
+        if match is None:
+            raise ValueError(f"The committed greedy-identity check {path} names no draft shape specviz can read.")
+        chain, nodes, width, depth, lookup = match.groups()
+        shape = DraftShape(int(chain)) if chain else DraftShape(int(depth), int(nodes), int(width), int(lookup or 0))
+        shapes[f"{key}_shape"] = shape.describe()
+    return shapes
 
 
 def greedy_identity_counts(root: Path | None = None) -> dict[str, str]:

@@ -31,8 +31,8 @@ TEXT = {  # English messages, translated with `_()` where they are shown
                     "other way, and from there the two texts part ways: every later token is written after a "
                     "different text. The rule is "
                     "exact; {dtype} is lossless only up to numerics (in the committed checks, greedy output matched "
-                    "on {fp32} held-out prompts in float32 on {fp32_cpu}, {bf16} in bfloat16 on "
-                    "{bf16_cpu})."),
+                    "on {fp32} held-out prompts in float32, drafting {fp32_shape}, on {fp32_cpu}, and on {bf16} in "
+                    "bfloat16, drafting {bf16_shape}, on {bf16_cpu})."),
     "parts_real": N_("Parts from the target-only output at new token {index} (“{spec}” instead of “{base}”), where "
                      "the target's two best logits were {gap} apart ({dtype}): too far apart for rounding to flip. "
                      "That is not numerics; please report it with this trace."),
@@ -90,7 +90,8 @@ def explain(trace: Trace, base: Trace) -> str:
         return _(TEXT["parts_unmeasured"], **words)
     gap = number(split.gap, 3)
     return _(TEXT["parts_tie"] if split.gap < NUMERICS_GAP else TEXT["parts_real"], gap=gap, **words,
-             **quoted.greedy_identity_counts(), **quoted.greedy_identity_machines())
+             **quoted.greedy_identity_counts(), **quoted.greedy_identity_machines(),
+             **quoted.greedy_identity_shapes())
 
 
 def render_compare(trace: Trace, baseline: Trace | None = None, spec=None, key: str = "greedy_compare") -> None:

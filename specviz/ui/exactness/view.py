@@ -374,8 +374,9 @@ def render_greedy_identity(pair_name: str, prompt: str) -> None:
                  "tokens can flip, and from there the two texts part ways (every later token is written after a "
                  "different text): lossless only up to numerics. The committed checks (the default pair, "
                  "`python -m specviz.scripts.greedy_identity`, in assets/benchmarks/) matched on {fp32} held-out "
-                 "prompts in float32 on {fp32_cpu} and {bf16} in bfloat16 on {bf16_cpu}.",
-                 **quoted.greedy_identity_counts(), **quoted.greedy_identity_machines()))
+                 "prompts in float32, drafting {fp32_shape}, on {fp32_cpu}, and on {bf16} in bfloat16, drafting "
+                 "{bf16_shape}, on {bf16_cpu}.", **quoted.greedy_identity_counts(),
+                 **quoted.greedy_identity_machines(), **quoted.greedy_identity_shapes()))
     c1, c2 = st.columns([2, 1])
     dtype = c1.radio(_("Numbers in"), list(GREEDY_DTYPES), horizontal=True, key="exact_greedy_dtype",
                      format_func=lambda d: _(GREEDY_DTYPES[d]))

@@ -28,14 +28,14 @@ TEXT = {
     "three": N_("The three outputs"),
     "two_note": N_("Both follow the target's distribution exactly. With temperature > 0 they still differ, because the "
                    "two methods use the random numbers differently. At temperature 0 they matched token for token "
-                   "in float32 on {fp32} held-out prompts checked on {fp32_cpu}, though a near-tie could still "
-                   "flip one there too; in bfloat16 only up to numerics: a verify pass over K + 1 tokens rounds "
+                   "in float32 on {fp32} held-out prompts checked on {fp32_cpu}, drafting {fp32_shape}, though a "
+                   "near-tie could still flip one there too; in bfloat16 only up to numerics: a verify pass over K + 1 tokens rounds "
                    "differently from a one-token pass, a near-tie between the target's two best tokens can flip, and "
                    "from there the two texts part ways: every later token is written after a different text."),
     "three_note": N_("All three follow the target's distribution exactly. With temperature > 0 they still differ, "
                      "because the lanes use the random numbers differently. At temperature 0 they matched token "
-                     "for token in float32 on {fp32} held-out prompts checked on {fp32_cpu}, though a near-tie "
-                     "could still flip one there too; in bfloat16 only up to numerics: a verify pass over K + 1 "
+                     "for token in float32 on {fp32} held-out prompts checked on {fp32_cpu}, drafting {fp32_shape}, "
+                     "though a near-tie could still flip one there too; in bfloat16 only up to numerics: a verify pass over K + 1 "
                      "tokens rounds differently from a one-token pass, a near-tie between the target's two best "
                      "tokens can flip, and from there the texts part ways: every later token is written after a "
                      "different text."),
@@ -86,4 +86,5 @@ def render_outputs(spec: Trace, base: Trace, tree: Trace | None = None) -> None:
                 st.caption(agreement(trace, base))
         st.caption(_(TEXT["two_note"] if tree is None else TEXT["three_note"],
                      fp32=quoted.greedy_identity_counts()["fp32"],
-                     fp32_cpu=quoted.greedy_identity_machines()["fp32_cpu"]))
+                     fp32_cpu=quoted.greedy_identity_machines()["fp32_cpu"],
+                     fp32_shape=quoted.greedy_identity_shapes()["fp32_shape"]))

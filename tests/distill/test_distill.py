@@ -323,3 +323,28 @@ def test_the_draft_cards_best_speed_says_it_is_the_best_constant_k():
     others = [r["speedup_vs_hf_generate"] for r in read_bench(BENCH)["summary"] if r["proposer"] == "draft"
               and r["suite"] == "all" and r["temperature"] == 0.0 and r["policy"] != "constant"]
     assert others and max(others) > float(speed.split("× over")[0].split()[-1])  # why the qualifier is needed
+
+
+def test_the_data_step_docs_count_sampled_answers_and_extra_topics_from_their_sources():
+    """Issue 43, 18th read: docs/drafts.md and the EAGLE card said half the answers were greedy and half sampled
+    (the card's own table: 17,739 of 33,539 sampled, every question list), and drafts.md put the seed stage's 2,937
+    extra prompts "over 388 new topics" (400 of them are code prompts over 40 new code topics)."""
+    from collections import Counter
+
+    from specviz.core.paths import ASSETS
+    from specviz.distill.cards import CARD
+    from specviz.distill.prompts import EXTRA_TOPICS, extra_template_prompts
+    from specviz.distill.stages import DataScale
+
+    drafts = " ".join((ASSETS.parent / "docs" / "drafts.md").read_text(encoding="utf-8").split())
+    card = " ".join((ASSETS / "models" / "smollm2-eagle" / "README.md").read_text(encoding="utf-8").split())
+    answers, _, sampled = (int(x.replace(",", "")) for x in card.split(" | all | ")[1].split(" | ")[:3])
+    assert f"{sampled:,} of {answers:,} sampled" in drafts and "half the answers greedy" not in drafts
+    data = " ".join(CARD.split("## Data")[1].split("{stage_table}")[0].split())
+    assert data in card and "about half of the answers sampled" in data
+    extra = extra_template_prompts(DataScale().extra_prompts)
+    kinds = Counter(p.family for p in extra)
+    topics = {f: len({p.topic for p in extra if p.family == f}) for f in kinds}
+    assert (f"{len(extra):,} more over new topics ({kinds['general']:,} general ones over {topics['general']} of "
+            f"{len(EXTRA_TOPICS)} new topics, {kinds['code']} code ones over {topics['code']} new code topics)"
+            ) in drafts

@@ -539,3 +539,18 @@ def test_serving_doc_quotes_vllms_eagle_figures_from_the_committed_scrape():
     assert f"accepted {rate} of drafted tokens (mean accepted length {length}:" in text
     assert f"{scrape.accepted:.0f} accepted of {scrape.draft_tokens:.0f} drafted over {scrape.drafts:.0f}" in text
     assert "eagle-after-held-out.prom" in text and "and no committed file holds them" not in text
+
+
+def test_the_tree_screenshot_names_the_drafter_it_was_taken_with():
+    """Issue 43, 18th read: docs/app.md gave the link that made the draft-tree screenshot ("12 nodes, a kept path of
+    3") as if it reproduced it, but the shot (9f40a44, 2026-12-01) ran the first EAGLE-1 drafter; the shipped one is
+    EAGLE-3, and the same link now shows another step. While the committed image is that shot, the tour says so."""
+    import hashlib
+
+    shot = ROOT / "assets" / "screenshots" / "playground-tree.png"
+    shipped = json.loads((ROOT / "assets" / "models" / "smollm2-eagle" / "specviz.json").read_text(encoding="utf-8"))
+    tour = " ".join((DOCS / "app.md").read_text(encoding="utf-8").split())
+    taken_with_eagle1 = "b9bbf316" == hashlib.sha256(shot.read_bytes()).hexdigest()[:8]
+    assert shipped["kind"] == "eagle3" and taken_with_eagle1
+    assert "taken on 2026-12-01 with the first EAGLE-1 drafter" in tour
+    assert "SmolLM2's first EAGLE drafter (EAGLE-1, since replaced) drafts 12 nodes" in tour

@@ -554,3 +554,24 @@ def test_the_tree_screenshot_names_the_drafter_it_was_taken_with():
     assert shipped["kind"] == "eagle3" and taken_with_eagle1
     assert "taken on 2026-12-01 with the first EAGLE-1 drafter" in tour
     assert "SmolLM2's first EAGLE drafter (EAGLE-1, since replaced) drafts 12 nodes" in tour
+
+
+def test_the_greedy_identity_command_quoted_for_the_tree_file_names_its_shape():
+    """Issue 43, 18th read: benchmarks.md and assets/benchmarks/README.md gave `greedy_identity --dtype float32
+    --prompts 64` as the command of default-cpu-bf16-tree/greedy-identity-float32.json (the 16 × 4 tree + lookup 8).
+    It ran before 3fb28e6; since then a run without a shape flag takes this machine's calibrated shape, so the
+    quoted command names the file's shape."""
+    import re
+
+    from specviz.engine.draft_shape import DraftShape
+
+    record = json.loads((ROOT / "assets" / "benchmarks" / "default-cpu-bf16-tree" / "greedy-identity-float32.json")
+                        .read_text(encoding="utf-8"))
+    k, nodes, width, lookup = map(int, re.fullmatch(r"tree (\d+)x(\d+) depth (\d+) \+ lookup (\d+)",
+                                                      record["shape"]).group(3, 1, 2, 4))
+    assert DraftShape(k, nodes, width, lookup).label() == record["shape"]
+    flags = f"--dtype float32 --k {k} --tree-nodes {nodes} --tree-width {width} --tree-lookup {lookup} --prompts 64"
+    for doc in (DOCS / "benchmarks.md", ROOT / "assets" / "benchmarks" / "README.md"):
+        text = " ".join(doc.read_text(encoding="utf-8").split())
+        assert f"greedy_identity {flags}`" in text, doc
+        assert "greedy_identity --dtype float32 --prompts 64`, committed as" not in text, doc

@@ -256,8 +256,9 @@ LESSONS: tuple[Lesson, ...] = (
               "know when to turn speculation down."),
            N_("**Choosing the pair.** The draft must share the target's tokenizer and cost far less than it: a small "
            "sibling from the same family (c ≈ 0.1 for a 7B draft of a 70B target, less for a smaller one), a feature "
-           "drafter trained on the target's hidden states over a fixed dataset (EAGLE), the model's own multi-token "
-           "heads, or n-gram lookup, which is free but only pays where an answer "
+           "drafter that reads the target's hidden states (EAGLE: EAGLE-1's drafter, which EAGLE-2 reuses, was trained "
+           "over a fixed dataset, EAGLE-3's on answers the target wrote itself, as specviz's own was), the model's "
+           "own multi-token heads, or n-gram lookup, which is free but only pays where an answer "
            "repeats text already in its context.\n\n"
            "**Measuring.** α depends on the text, so measure on your own traffic: real prompts, answer lengths and "
            "as many users at once as in production. Speedups differ widely by workload, and a pair can even lose "

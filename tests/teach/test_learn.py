@@ -245,3 +245,21 @@ def test_lesson_11_says_turning_speculation_down_changes_speed_not_that_it_costs
     assert not re.search(r"cost speed, not quality|custam velocidade, não qualidade", text)
     assert re.search(r"change the speed, not the output's distribution|afetam a velocidade, não a distribuição da "
                      r"saída", text)
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_lesson_11_does_not_say_every_eagle_drafter_trained_over_a_fixed_dataset(lang):
+    """Read 19: "a feature drafter trained on the target's hidden states over a fixed dataset (EAGLE)" holds for
+    EAGLE-1's drafter (which EAGLE-2 reuses), not for EAGLE-3, whose paper has the target generate the responses it
+    trains on, as specviz's own EAGLE-3 drafter did (assets/models/smollm2-eagle/README.md, "The target answered every
+    prompt itself")."""
+    from specviz.core.i18n import using
+
+    with using(lang):
+        text = BY_NUMBER[11].shown_text()
+    assert not re.search(r"fixed dataset \(EAGLE\)|conjunto de dados fixo \(EAGLE\)", text)
+    assert re.search(r"EAGLE-1.{0,80}fixed dataset|EAGLE-1.{0,80}conjunto de dados fixo", text)
+    assert re.search(r"EAGLE-3's on answers the target wrote itself|EAGLE-3 com respostas escritas pelo próprio alvo",
+                     text)
+    readme = (ROOT / "assets/models/smollm2-eagle/README.md").read_text(encoding="utf-8")
+    assert "EAGLE-3" in readme and "The target answered every prompt itself" in readme

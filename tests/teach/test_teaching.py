@@ -304,3 +304,11 @@ def test_trees_get_twelve_minutes_and_medusa_and_eagle_their_own(plan):
     assert len(medusa) == 1 and minutes[medusa[0]] >= 3, medusa
     order = list(minutes)
     assert order.index(trees[0]) < order.index(medusa[0])
+
+
+def test_the_portuguese_plan_separates_number_assignments_with_semicolons():
+    """Read 19: with a decimal comma, "α = 0,7, K = 3, c = 0,1" leaves the reader to tell the comma inside 0,7 from
+    the one between two assignments; the glossary's Style section and the quiz twins write "α = 0,7; K = 3"."""
+    text = PLAN_PT.read_text(encoding="utf-8")
+    run_on = re.findall(r"[=≈] \d+,\d+, [A-Za-zα]\w* [=≈]", text)
+    assert "α = 0,7; K = 3; c = 0,1" in text and not run_on, run_on

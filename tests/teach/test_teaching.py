@@ -312,3 +312,20 @@ def test_the_portuguese_plan_separates_number_assignments_with_semicolons():
     text = PLAN_PT.read_text(encoding="utf-8")
     run_on = re.findall(r"[=≈] \d+,\d+, [A-Za-zα]\w* [=≈]", text)
     assert "α = 0,7; K = 3; c = 0,1" in text and not run_on, run_on
+
+
+def test_the_plans_do_not_say_n_gram_lookup_matches_nothing_on_an_open_question():
+    """Read 19: lesson 8's notes answered "why not always n-gram?" with "on open-ended text nothing matches" and said
+    the lookup wins "only when the answer copies its input". It also copies the answer's own repeats (lesson 11): in
+    the committed vLLM sweep the open question's n-gram rows kept most drafts and beat no speculation."""
+    from specviz.serving.results import ServingResult, find_serving_results
+
+    result = ServingResult.load(find_serving_results()[0])
+    for streams in result.concurrencies("open"):
+        assert result.level("ngram", "open", streams).acceptance_rate > 0.5
+        assert result.speedup("ngram", "open", streams) > 1
+    english, portuguese = (" ".join(p.read_text(encoding="utf-8").split()) for p in (PLAN_EN, PLAN_PT))
+    assert "nothing matches" not in english and "nada coincide" not in portuguese
+    assert "wins only when the answer copies its input" not in english
+    assert "só ganha quando a resposta copia a entrada" not in portuguese
+    assert "its input or its own earlier words" in english and "as suas próprias palavras anteriores" in portuguese

@@ -575,3 +575,59 @@ def test_the_greedy_identity_command_quoted_for_the_tree_file_names_its_shape():
         text = " ".join(doc.read_text(encoding="utf-8").split())
         assert f"greedy_identity {flags}`" in text, doc
         assert "greedy_identity --dtype float32 --prompts 64`, committed as" not in text, doc
+
+
+def _quoted_commands(text: str, start: str) -> list[list[str]]:
+    """Every command in a markdown text that begins with `start`, as its words: inline (between backticks) or in a
+    code block (its lines joined where they end in a backslash)."""
+    import re
+
+    flat = text.replace("\\\n", " ")
+    found = re.findall(r"`(" + re.escape(start) + r"[^`]*)`", " ".join(flat.split()))
+    found += [line for line in flat.splitlines() if line.startswith(start)]
+    return [cmd.split() for cmd in found]
+
+
+def _flags(words: list[str]) -> dict[str, tuple[str, ...]]:
+    """A command's flags and their values, `--out` aside (where a run wrote first is not what it ran)."""
+    out, name = {}, None
+    for word in words:
+        if word.startswith("--"):
+            name = word
+            out[name] = ()
+        elif name:
+            out[name] += (word,)
+    out.pop("--out", None)
+    return out
+
+
+def test_the_commands_quoted_for_runs_made_before_calibrate_and_packing_rerun_them():
+    """Issue 43, 19th read: benchmarks.md quoted `targets_bench --out assets/benchmarks/default-cpu-bf16-tree` as
+    the command of the committed lookup-branch run, and the first runs' `bench ... --out default-cpu-ngram` as
+    their reproduction. Since those runs, targets_bench adds the calibrated shapes, every CPU run packs its weights
+    (SPECVIZ_KERNELS=stock undoes it), a CPU with bf16 defaults to bfloat16 and two prompt suites were added: the
+    quoted commands now carry the recorded bench flags plus the kernels, dtype and suites the runs had."""
+    bench = ROOT / "assets" / "benchmarks"
+    text = (DOCS / "benchmarks.md").read_text(encoding="utf-8")
+    stock = "SPECVIZ_KERNELS=stock python -m specviz bench"
+    tree = json.loads((bench / "default-cpu-bf16-tree" / "results.json").read_text(encoding="utf-8"))
+    ngram = json.loads((bench / "default-cpu-ngram" / "results.json").read_text(encoding="utf-8"))
+    assert "kernels" not in tree["machine"] and "kernels" not in ngram["machine"]  # stock, the only kernels then
+    assert tree["machine"]["dtype"] == "bfloat16" and "--dtype" not in tree["command"]
+    assert "dtype" not in ngram["config"] and not ngram["config"]["suites"]  # float32 and every suite, then
+    expected = [
+        {**_flags(tree["command"].split()), "--dtype": (tree["machine"]["dtype"],)},
+        {**_flags(ngram["command"].split()), "--dtype": ("float32",),
+         "--suites": tuple(suite["name"] for suite in ngram["suites"])},
+    ]
+    quoted = [_flags(words) for words in _quoted_commands(text, stock)]
+    assert [flags for flags in expected if flags not in quoted] == []
+    readme = (bench / "README.md").read_text(encoding="utf-8")
+    bare = "```bash\npython -m specviz.scripts.targets_bench --out assets/benchmarks/default-cpu-bf16-tree\n```"
+    assert text.count(bare) == 1  # issue 13's "one command", today's; the runs before it name their bench commands
+    for doc in (text, readme):
+        flat = " ".join(doc.split())
+        assert "greedy_identity --dtype float32 --prompts 64`" not in flat
+        assert "(`python -m specviz.scripts.greedy_identity`;" not in flat
+        assert "greedy_identity --dtype float32|bfloat16 --out" not in flat
+

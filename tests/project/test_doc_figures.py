@@ -631,3 +631,25 @@ def test_the_commands_quoted_for_runs_made_before_calibrate_and_packing_rerun_th
         assert "(`python -m specviz.scripts.greedy_identity`;" not in flat
         assert "greedy_identity --dtype float32|bfloat16 --out" not in flat
 
+
+def test_the_packing_tables_verify_curves_are_those_ce0deb7s_body_gives():
+    """Issue 43, 19th read: benchmarks.md's table of stock against packed kernels had an n = 9 column and a stock row
+    under the AVX2 cap that no committed file and no commit holds (a scratch script's); the figures it keeps are the
+    curves commit ce0deb7's body gives, each ratio there as `ms/ratio`."""
+    import re
+    import subprocess
+
+    text = (DOCS / "benchmarks.md").read_text(encoding="utf-8")
+    table = re.search(r"\| float32, one forward over n tokens \|(.*?)\n\n", text, flags=re.S).group(0)
+    assert "| 9 |" not in table and "stock, AVX2 cap" not in table
+    rows = {line.split("|")[1].strip(): [cell.strip(" *×") for cell in line.split("|")[2:-1]]
+            for line in table.splitlines()[2:] if line.startswith("|")}
+    assert set(rows) == {"stock kernels", "packed", "packed, AVX2 cap"}
+    shown = subprocess.run(["git", "log", "-1", "--format=%B", "ce0deb7"], cwd=ROOT, capture_output=True, text=True)
+    if shown.returncode == 0:  # a shallow clone may lack the commit
+        curves = [line for line in shown.stdout.splitlines() if line.strip().startswith(("stock ", "packed "))]
+        assert len(curves) == 3  # stock, packed, packed under the AVX2 cap: the table's rows in its order
+        for (name, (one_ms, *ratios)), curve in zip(rows.items(), curves):
+            assert f"1: {one_ms.removesuffix(' ms')}." in curve, name
+            assert ratios and all(f"/{ratio} " in curve + " " for ratio in ratios), name
+

@@ -653,3 +653,16 @@ def test_the_packing_tables_verify_curves_are_those_ce0deb7s_body_gives():
             assert f"1: {one_ms.removesuffix(' ms')}." in curve, name
             assert ratios and all(f"/{ratio} " in curve + " " for ratio in ratios), name
 
+
+def test_drafts_md_gives_both_h200_runs_data_step_speeds():
+    """Issue 43, 19th read: drafts.md gave the H200's data step as 814 new tokens a second and 86 minutes for the
+    six-stage step, the first of the two runs; the second (default-h200-bf16-run2/distill.json) read 643, 109."""
+    bench = ROOT / "assets" / "benchmarks"
+    speeds = [json.loads((bench / run / "distill.json").read_text(encoding="utf-8"))["tokens_per_second"]
+              for run in ("default-h200-bf16", "default-h200-bf16-run2")]
+    tokens = 4_218_540  # the six-stage data step's response tokens (the EAGLE card's data table)
+    assert "4,218,540" in (ROOT / "assets" / "models" / "smollm2-eagle" / "README.md").read_text(encoding="utf-8")
+    text = " ".join((DOCS / "drafts.md").read_text(encoding="utf-8").split())
+    fast, slow = max(speeds), min(speeds)
+    assert f"ran at {fast:.0f} and {slow:.0f} new tokens a second in its two runs" in text
+    assert f"in about {tokens / fast / 60:.0f} to {tokens / slow / 60:.0f} minutes" in text

@@ -105,7 +105,40 @@ def bench_note(bench: Path) -> str:
 
 
 def bench_command(bench: Path = BENCH) -> str:
-    return read_bench(bench).get("command", "(not run yet)")
+    """The command that re-runs the benchmark as it ran: the one its results.json records, plus the two settings it
+    then had by default and a run today would not: stock kernels for a CPU run made before the packed ones (its
+    machine names no `kernels`; SPECVIZ_KERNELS=stock) and the dtype of a run that named none (a CPU with bfloat16
+    instructions now defaults to bfloat16).
+
+    >>> import tempfile; folder = Path(tempfile.mkdtemp())
+    >>> _ = (folder / "r.json").write_text('{"command": "python -m specviz bench --k 2 --out x", "machine": {}}')
+    >>> bench_command(folder / "r.json")
+    'SPECVIZ_KERNELS=stock python -m specviz bench --k 2 --dtype float32 --out x'
+    >>> _ = (folder / "r.json").write_text('{"command": "python -m specviz bench --dtype float32", '
+    ...                                    '"machine": {"kernels": "onednn-packed"}}')
+    >>> bench_command(folder / "r.json"), bench_command(folder / "none.json")
+    ('python -m specviz bench --dtype float32', '(not run yet)')
+    """
+    result = read_bench(bench)
+    command = result.get("command")
+    if not command:
+        return "(not run yet)"
+    machine = result.get("machine") or {}
+    if "--dtype" not in command.split():
+        dtype = f"--dtype {bench_dtype(bench)}"
+        command = command.replace(" --out ", f" {dtype} --out ", 1) if " --out " in command else f"{command} {dtype}"
+    if not machine.get("gpu") and "kernels" not in machine:
+        command = f"SPECVIZ_KERNELS=stock {command}"
+    return command
+
+
+def bench_rerun_note(bench: Path) -> str:
+    """What `bench_command` added to the recorded command, as a clause for the card ("" when nothing)."""
+    recorded = read_bench(bench).get("command")
+    if not recorded or bench_command(bench) == recorded:
+        return ""
+    return ("; the command its results.json records, with the kernels and dtype it then ran by default "
+            "(no longer the defaults)")
 
 
 def stage_logs(work: Path, runs: list[str]) -> list[dict]:
@@ -363,7 +396,7 @@ def write_cards(work: Path, assets: Path, benches: dict[str, Path] | None = None
             extrapolation=extrapolate(log, metrics[0]) if log else "", bench_command=bench_command(bench),
             bench=bench_table(rows), targets="\n".join(target_lines(kind, meta, rows, bench)), extra=EXTRA[kind].format(**meta),
             replaced=replaced(meta, metrics), dtype=bench_dtype(bench), where=bench_where(bench),
-            bench_note=bench_note(bench),
+            bench_note=bench_note(bench), rerun=bench_rerun_note(bench),
         )
         (folder / "README.md").write_text(card)
         written.append(folder / "README.md")
@@ -481,7 +514,7 @@ minutes on {machine}. {stages}
 
 {replaced}## Held-out acceptance and speed
 
-Benchmark on the first 8 of the 64 held-out prompts, 128 new tokens, {dtype} on both sides{where}:
+Benchmark on the first 8 of the 64 held-out prompts, 128 new tokens, {dtype} on both sides{where}{rerun}:
 
 ```
 {bench_command}

@@ -348,3 +348,24 @@ def test_the_data_step_docs_count_sampled_answers_and_extra_topics_from_their_so
     assert (f"{len(extra):,} more over new topics ({kinds['general']:,} general ones over {topics['general']} of "
             f"{len(EXTRA_TOPICS)} new topics, {kinds['code']} code ones over {topics['code']} new code topics)"
             ) in drafts
+
+
+def test_a_shipped_cards_bench_command_reruns_the_run_with_its_kernels_and_dtype():
+    """Issue 43, 19th read: the EAGLE and draft cards quoted their benchmark's recorded command, which named neither
+    kernels nor dtype: those runs had PyTorch's stock kernels and their CPU's default dtype (float32 on the AMD EPYC,
+    bfloat16 on the Intel Xeon), while a run today packs the weights and, on a CPU with bfloat16, defaults to it. The
+    card now quotes the command with both, and says so."""
+    from specviz.core.paths import ASSETS
+    from specviz.distill.cards import BENCHES, bench_command, bench_dtype
+
+    def flags(command: str) -> set[str]:  # the words, `--out`'s folder aside (a run may write to /tmp first)
+        words = command.split()
+        return {w for i, w in enumerate(words) if not (i and words[i - 1] == "--out")}
+
+    for kind, folder in (("eagle", "smollm2-eagle"), ("draft", "smollm2-draft")):
+        card = (ASSETS / "models" / folder / "README.md").read_text(encoding="utf-8")
+        command = bench_command(BENCHES[kind])
+        assert command.startswith("SPECVIZ_KERNELS=stock ") and f"--dtype {bench_dtype(BENCHES[kind])}" in command
+        quoted = next(line for line in card.splitlines() if line.startswith("SPECVIZ_KERNELS=stock python -m"))
+        assert flags(quoted) == flags(command), kind
+        assert "with the kernels and dtype it then ran by default (no longer the defaults):" in card, kind

@@ -666,3 +666,16 @@ def test_drafts_md_gives_both_h200_runs_data_step_speeds():
     fast, slow = max(speeds), min(speeds)
     assert f"ran at {fast:.0f} and {slow:.0f} new tokens a second in its two runs" in text
     assert f"in about {tokens / fast / 60:.0f} to {tokens / slow / 60:.0f} minutes" in text
+
+
+def test_testing_md_says_three_workers_stayed_off_only_until_make_test_took_them():
+    """Issue 43, 19th read: testing.md's morning log said "Three workers stay off", in the present tense, while the
+    Makefile's `make test` runs `-n 3` (the "Three workers" section): the log now says they stayed off then."""
+    import re
+
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    workers = re.search(r'-m "not serving" -n (\d+)', makefile)
+    assert workers and workers.group(1) == "3"
+    text = " ".join((DOCS / "testing.md").read_text(encoding="utf-8").split())
+    assert "Three workers stay off" not in text
+    assert "Three workers stayed off then" in text and "`make test` now runs three workers" in text

@@ -1,7 +1,10 @@
 """Greedy speculative output against target-only decoding, prompt by prompt: identical, or where they part and why.
 
-    python -m specviz.scripts.greedy_identity --dtype bfloat16 --prompts 8 --max-new-tokens 128 \
+    python -m specviz.scripts.greedy_identity --dtype bfloat16 --k 4 --tree-nodes 16 --tree-width 4 \
+        --tree-lookup 8 --prompts 8 --max-new-tokens 128 \
         --out assets/benchmarks/default-cpu-bf16-tree/greedy-identity.json
+
+(the committed file's own command; without the shape flags a run takes the shape calibrated for its machine)
 
 For each held-out prompt it decodes greedily with the draft shape predicted fastest on this machine
 (`specviz.choose_shape`; `--k`/`--tree-nodes` choose another, the rest from the pair's recommended draft in

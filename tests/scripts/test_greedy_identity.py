@@ -28,3 +28,17 @@ def test_a_split_is_reported_with_its_position_gap_and_verdict():
         "identical to target-only: 1 of 3",
         "  prompt 2: parted at new token 9, target top-2 logit gap 0.125 (a near-tie: numerics)",
         "  prompt 3: parted at new token 3, target top-2 logit gap 2.500 (NOT a near-tie)"]
+
+
+def test_the_docstrings_example_is_the_committed_bfloat16_checks_own_command():
+    """The module docstring quotes the command that wrote default-cpu-bf16-tree/greedy-identity.json, shape flags
+    included: without them a run takes the shape calibrated for its machine, not the file's tree."""
+    import json
+
+    import specviz.scripts.greedy_identity as script
+    from specviz.core.paths import BENCHMARKS_DIR
+
+    record = json.loads((BENCHMARKS_DIR / "default-cpu-bf16-tree" / "greedy-identity.json").read_text())
+    example = " ".join(script.__doc__.split("\n\n")[1].replace("\\\n", " ").split())
+    assert example == record["command"]
+    assert record["shape"] == "tree 16x4 depth 4 + lookup 8"

@@ -1,7 +1,10 @@
 """The speed targets in one run: the default pair against `model.generate` on held-out prompts, both sides in the
 same dtype, with the shapes chosen for this machine, then a verdict per target and the prediction checked.
 
-    python -m specviz.scripts.targets_bench --out assets/benchmarks/default-cpu-f32-packed
+    python -m specviz.scripts.targets_bench --dtype float32 --out assets/benchmarks/default-cpu-f32-packed
+
+(`--dtype float32` as the committed run had it: its AMD EPYC has bf16 instructions, where the default is bfloat16;
+the shapes come from the calibration of the machine it runs on, and the committed `command` names those it picked.)
 
 It calibrates this machine (`specviz.labs.calibration`, cached), picks the shape predicted fastest greedy and at
 T = 0.7 (`specviz.choose_shape`), and runs `python -m specviz bench` with those shapes, the catalog's recommended tree

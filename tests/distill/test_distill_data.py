@@ -138,6 +138,21 @@ def test_later_stages_build_on_what_the_target_wrote(tmp_path):
     assert len(drills) == 10 and {j.temperature for j in drills} == {0.0, 0.7}
 
 
+def test_each_stage_samples_as_its_docstring_says(tmp_path):
+    """The seed stage answers each prompt greedy and sampled, question-lists samples every list, drills alternate
+    (what specviz.distill.stages' docstring and the EAGLE drafter's card say; the card's table counted 1,940 of
+    1,940 question lists sampled)."""
+    import specviz.distill.stages as stages
+
+    plan = GenerationPlan(seed=0)
+    lists = stage_jobs("question-lists", tmp_path, CharTokenizer(), {0}, DataScale(question_lists=6), plan)
+    assert len(lists) == 6 and {j.temperature for j in lists} == {plan.temperature}
+    drills = stage_jobs("drills", tmp_path, CharTokenizer(), {0}, DataScale(drills=6), plan)
+    assert sorted(j.temperature for j in drills) == [0.0] * 3 + [plan.temperature] * 3
+    assert "question-lists samples every list" in " ".join(stages.__doc__.split())
+    assert "Every stage is seeded, keeps clear of the held-out topics" not in " ".join(stages.__doc__.split())
+
+
 def test_the_everyday_suite_is_what_training_keeps_out():
     from specviz.labs.bench.config import load_suites
 

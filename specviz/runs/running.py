@@ -227,7 +227,8 @@ def run(spec: RunSpec, *, pair: Pair | None = None, input_ids: list[int] | None 
 def run_target_only(spec: RunSpec, *, pair: Pair | None = None, input_ids: list[int] | None = None,
                     record: bool = True, clock: Clock = default_clock, on_step: StepObserver | None = None,
                     deadline: float | None = None) -> Trace:
-    """The same spec decoded by the target alone: the baseline of every speedup (the options as for `run`)."""
+    """The same spec decoded by the target alone: the baseline of every speedup "vs target-only" (the bench's "vs
+    model.generate" times transformers' own `generate` instead); the options as for `run`."""
     pair = pair or PAIRS.get(spec.pair)
     ids = input_ids if input_ids is not None else prompt_ids(spec, pair)
     options = DecodeOptions(pair.tokenizer, record=record, clock=clock, on_step=on_step, deadline=deadline)

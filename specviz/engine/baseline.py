@@ -1,4 +1,5 @@
-"""Target-only autoregressive decoding: the baseline every speedup is measured against.
+"""Target-only autoregressive decoding: the baseline of every speedup "vs target-only" (the bench and the shape
+choice also measure against transformers' `model.generate`).
 
 It is the speculative loop with nothing drafted (`TargetOnly` proposes no tokens): the same sampler, KV-cache
 runner, stop rules, timing and trace format, and the same random draws (one per token). Each step is one target

@@ -7,10 +7,10 @@
 
 It times the loaded target's forward over n = 1, 2, 3, 5, 9, 17, 25 and 33 new tokens after a cached context (the
 engine's own runner, so the same kernels as a run), one pass of the pair's drafter, and a token of `model.generate`
-on the same loaded model (the baseline every speedup is measured against). Then four short real runs (a chain and a
-tree, greedy and at T = 0.7, 24 tokens of an everyday question each) give what a step costs besides its verify forward: the drafter's pass as
-the loop really pays it (sampling, top-k and tree bookkeeping included) and the step's own overhead (the rule, cache
-rewinds).
+on the same loaded model (the baseline of the speedups `specviz.labs.shape_choice` predicts). Then four short real
+runs (a chain and a tree, greedy and at T = 0.7, 24 tokens of an everyday question each) give what a step costs
+besides its verify forward: the drafter's pass as the loop really pays it (sampling, top-k and tree bookkeeping
+included) and the step's own overhead (the rule, cache rewinds).
 
 Each round times every forward once, so a burst of load hits them all alike; each figure is the median of its rounds,
 after a warm-up. `model.generate`, greedy and sampling at T = 0.7 (the baseline of a sampled run pays for its

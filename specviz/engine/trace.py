@@ -3,7 +3,7 @@
 A `Trace` is what the engine returns and what the app, the bench and the quizzes read. It is plain data
 (dataclasses of numbers and strings) so it round-trips through JSON exactly; `SCHEMA_VERSION` names its shape.
 
-Vocabulary (vLLM's, used everywhere in specviz):
+Vocabulary (used everywhere in specviz; accepted, recovered and bonus are vLLM's words, target is specviz's):
   accepted   a drafted token the verifier kept
   rejected   a drafted token the verifier dropped (the first rejection, and every draft after it)
   recovered  the token sampled from norm(max(0, p - q)) at the first rejection

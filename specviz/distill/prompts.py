@@ -2,7 +2,8 @@
 
     train, held_out = prompt_sets(n_train=3000, n_held_out=64, seed=0)
 
-Five families (explain, create, list, code, rewrite/math) each pair their own templates with their own topics.
+Four families (`FAMILIES`: general, whose templates ask to explain, create and list; code; rewrite; math) each
+pair their own templates with their own topics, drawn in the family's share of the prompts.
 The held-out prompts use topics that no training prompt uses, so held-out acceptance measures what a draft
 learned about the target, not what it memorised about a topic.
 """

@@ -158,3 +158,14 @@ def test_the_everyday_suite_is_what_training_keeps_out():
 
     suite = load_suites(["everyday"])[0]
     assert [p.text for p in suite.prompts] == EVERYDAY_QUESTIONS
+
+
+def test_the_prompt_sets_docstring_counts_its_families():
+    """specviz.distill.prompts' docstring said five families; FAMILIES holds four (explain, create and list are
+    templates of the general one, which shares one topic list)."""
+    from specviz.distill import prompts
+
+    doc = " ".join(prompts.__doc__.split())
+    words = {3: "Three", 4: "Four", 5: "Five", 6: "Six"}
+    assert f"{words[len(prompts.FAMILIES)]} families (`FAMILIES`: " in doc
+    assert all(f" {name}" in doc for name in prompts.FAMILIES)

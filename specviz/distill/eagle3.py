@@ -28,7 +28,7 @@ from specviz.engine.proposers.eagle3 import Eagle3Drafter
 class Eagle3Loss:
     unroll: int = 4  # drafting depths trained (1: teacher forcing only)
     decay: float = 0.8  # depth p weighs decay ** (p - 1)
-    autocast: bool = True  # matrix products in bfloat16 where the CPU (or GPU) has it; weights stay float32
+    autocast: bool = True  # matrix products in bfloat16 on any device (emulated on a CPU without bf16); weights float32
 
 
 class Eagle3Objective:

@@ -21,7 +21,7 @@ from specviz.engine.proposers.medusa import MedusaHeads
 @dataclass
 class MedusaLoss:
     decay: float = 0.8  # head k weighs decay ** (k - 1)
-    autocast: bool = True  # matrix products in bfloat16 where the CPU (or GPU) has it; weights stay float32
+    autocast: bool = True  # matrix products in bfloat16 on any device (emulated on a CPU without bf16); weights float32
 
 
 class MedusaObjective:

@@ -1,4 +1,5 @@
-"""What both drafts' training shares: padded batches of records, the soft-target loss, and a resumable loop.
+"""What every draft's training shares (eagle3, eagle, draft, medusa): padded batches of records, the soft-target
+loss, and a resumable loop.
 
 The loop is seeded, logs every evaluation as one JSON line, saves a checkpoint (model, optimiser, step) every
 `eval_every` steps and at the end, and continues from the checkpoint when it is run again.
@@ -20,8 +21,9 @@ from tqdm import tqdm
 from specviz.distill.data import Record
 
 
-# training steps when --steps / --ttt-steps are not given: EAGLE stage 1, EAGLE stage 2 (training-time test), the
-# separate draft; the CLI trains with them and the model cards leave out the flags a run did not need
+# training steps when --steps / --ttt-steps are not given: the EAGLE-3 drafter, EAGLE-1's stage 1 and stage 2
+# (training-time test), the separate draft, the Medusa heads; the CLI trains with them and the model cards leave out
+# the flags a run did not need
 DEFAULT_STEPS = {"eagle3": 3000, "eagle": 1500, "eagle-ttt": 400, "draft": 1000, "medusa": 800}
 
 

@@ -4,7 +4,8 @@ target frozen, only the heads' residual blocks learn).
 For a record with tokens x_0..x_{L-1} and final-norm states f_0..f_{L-2} (f_t has read x_0..x_t), head k at row t
 reads f_t and is scored against the target's own distribution over x_{t+1+k}, recomputed from f_{t+k}: the
 cross-entropy to softmax(head(f_{t+k})) over the draft vocabulary (KL plus a constant), on rows whose x_{t+1+k} is a
-response token. Head k's loss weighs `decay`^(k-1), as Medusa's λ_k does.
+response token. Head k's loss weighs `decay`^(k-1): Medusa's λ_k = 0.8^k divided by 0.8, the same ratio from
+one head to the next, with head 1 at weight 1.
 """
 
 from __future__ import annotations

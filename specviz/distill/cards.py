@@ -12,7 +12,7 @@ from pathlib import Path
 
 from specviz.core.paths import BENCHMARKS_DIR
 from specviz.distill.data import chunk_infos
-from specviz.distill.trainer import DEFAULT_STEPS
+from specviz.distill.trainer import DEFAULT_BATCH_POSITIONS, DEFAULT_LR, DEFAULT_STEPS
 from specviz.labs.bench.quoted import machine_text
 from specviz.labs.bench.report import TREE_ALPHA_MEANING, plain_load_note
 from specviz.models.drafts import DRAFT_NAME, EAGLE_NAME, read_meta
@@ -158,22 +158,31 @@ def stage_logs(work: Path, runs: list[str]) -> list[dict]:
     return out
 
 
-def train_command(kind: str, log: list[dict], total: int, history: list[str] | None = None) -> str:
-    """The training command with the flags this run needed (steps other than the defaults); a run resumed under
-    other settings lists its commands in order (`history` in specviz.json), since no single command gives its weights.
+def train_command(kind: str, log: list[dict], total: int, history: list[str] | None = None,
+                  meta: dict | None = None) -> str:
+    """The training command with the flags this run needed (steps, and the batch size and learning rate its
+    specviz.json records, where they differ from the defaults); a run resumed under other settings lists its commands
+    in order (`history` in specviz.json), since no single command gives its weights.
 
     >>> print(train_command("eagle3", [], 2600, ["python -m specviz.distill eagle3 --steps 1300", "# then ..."]))
     python -m specviz.distill eagle3 --steps 1300
     # then ...
+    >>> train_command("eagle3", [], 1300, meta={"batch_positions": 4096, "lr": 0.001})
+    'python -m specviz.distill eagle3 --steps 1300 --batch-positions 4096'
     """
     if history:
         return "\n".join(history)
+    meta = meta or {}
+    recorded = "".join(f" {flag} {meta[key]:g}" for key, flag, default in (
+        ("batch_positions", "--batch-positions", DEFAULT_BATCH_POSITIONS), ("lr", "--lr", DEFAULT_LR))
+        if meta.get(key) is not None and meta[key] != default)
     if kind == "eagle3":
-        return f"python -m specviz.distill eagle3{f' --steps {total}' if total != DEFAULT_STEPS[kind] else ''}"
+        given = f" --steps {total}" if total != DEFAULT_STEPS[kind] else ""
+        return f"python -m specviz.distill eagle3{given}{recorded}"
     steps = stage_steps(log, total) if kind == "eagle" else {"stage1": total, "stage2": 0}
     flags = f" --steps {steps['stage1']}" if steps["stage1"] != DEFAULT_STEPS[kind] else ""
     flags += f" --ttt-steps {steps['stage2']}" if kind == "eagle" and steps["stage2"] != DEFAULT_STEPS["eagle-ttt"] else ""
-    return f"python -m specviz.distill {kind}{flags}"
+    return f"python -m specviz.distill {kind}{flags}{recorded}"
 
 
 def stage_steps(log: list[dict], total: int) -> dict:
@@ -389,7 +398,7 @@ def write_cards(work: Path, assets: Path, benches: dict[str, Path] | None = None
         card = CARD.format(
             title=TITLES[kind], what=WHAT[kind].format(params=parameter_count(folder)), size_mb=sum(f.stat().st_size for f in folder.glob("*.safetensors")) / 2**20,
             stage_table=stage_table(data), new_tokens=data["new_tokens"], data_minutes=data["minutes"],
-            held=data["held_out_prompts"], batch_positions=meta.get("batch_positions", 2048), step_command=train_command(kind, log, meta["steps"], meta.get("history")), steps=meta["steps"],
+            held=data["held_out_prompts"], batch_positions=meta.get("batch_positions", DEFAULT_BATCH_POSITIONS), step_command=train_command(kind, log, meta["steps"], meta.get("history"), meta), steps=meta["steps"],
             stages=STAGES[kind].format(**stage_steps(log, meta["steps"]), **meta),
             train_minutes=log[-1]["minutes"] if log else 0, machine=trained_on(meta),
             curve=learning_curve(log, metrics) if log else "(no log)", metric_text=METRIC_TEXT[kind],

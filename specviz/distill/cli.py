@@ -33,7 +33,8 @@ from specviz.distill.eagle import EagleLoss, EagleObjective
 from specviz.distill.eagle3 import Eagle3Loss, Eagle3Objective
 from specviz.distill.medusa import MedusaLoss, MedusaObjective
 from specviz.distill.prompts import held_out_suite, prompt_sets
-from specviz.distill.trainer import DEFAULT_STEPS, LoopSettings, make_batches, train_loop
+from specviz.distill.trainer import (DEFAULT_BATCH_POSITIONS, DEFAULT_LR, DEFAULT_STEPS, LoopSettings, make_batches,
+                                     train_loop)
 from specviz.engine.generation import eos_ids
 from specviz.engine.kinds import DrafterKind
 from specviz.engine.proposers.eagle import EagleDrafter
@@ -93,12 +94,14 @@ def parser() -> argparse.ArgumentParser:
                                                                 "target's own head predicts)")
     p.add_argument("--run", default="", help="eagle3, medusa, draft: a name for the checkpoint folder under --work "
                                              "(default: the step's name; eagle's two stages keep theirs)")
-    p.add_argument("--lr", type=float, default=1e-3, help="peak learning rate (AdamW, warm-up then cosine decay)")
+    p.add_argument("--lr", type=float, default=DEFAULT_LR,
+                   help="peak learning rate (AdamW, warm-up then cosine decay)")
     p.add_argument("--draft-vocab", type=int, default=8192,
                    help="FR-Spec draft vocabulary size: the EAGLE drafter's head, the loss the separate draft trains "
                         "on, and the Medusa heads' when no EAGLE drafter is shipped")
     p.add_argument("--shallow", type=int, default=3, help="the target's first layers the separate draft reuses")
-    p.add_argument("--batch-positions", type=int, default=2048, help="padded positions per training batch")
+    p.add_argument("--batch-positions", type=int, default=DEFAULT_BATCH_POSITIONS,
+                   help="padded positions per training batch")
     p.add_argument("--suites", type=Path, default=PROMPTS_DIR, help="where the held-out suite is written")
     p.add_argument("--assets", type=Path, default=MODELS_DIR, help="where the trained drafts are saved")
     return p

@@ -25,6 +25,8 @@ from specviz.distill.data import Record
 # (training-time test), the separate draft, the Medusa heads; the CLI trains with them and the model cards leave out
 # the flags a run did not need
 DEFAULT_STEPS = {"eagle3": 3000, "eagle": 1500, "eagle-ttt": 400, "draft": 1000, "medusa": 800}
+DEFAULT_BATCH_POSITIONS = 2048  # --batch-positions: padded positions per training batch
+DEFAULT_LR = 1e-3  # --lr: the peak learning rate
 
 
 @dataclass

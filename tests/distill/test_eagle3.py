@@ -213,6 +213,24 @@ def test_the_eagle3_card_says_what_it_read_how_it_trained_and_where_the_old_draf
     assert "at T = 0.7: 1.25× at K = 4, tree 16 × 4 (missed)" in card
     assert "git show 86a0e257625d:assets/models/smollm2-eagle/model.safetensors > old/model.safetensors" in card
     assert "python -m specviz.distill eagle3 --steps 200" in card and "| 1 | 200 | 2.0 | 20.0 | 0.620 |" in card
+    # the batch size and learning rate specviz.json records, where the CLI's defaults differ, are in the command
+    assert "python -m specviz.distill eagle3 --steps 200 --batch-positions 4096 --lr 0.0005\n" in card
+
+
+def test_the_shipped_eagle_cards_command_is_the_one_its_specviz_json_records():
+    """The shipped card's Command section is what `train_command` makes of its specviz.json: the EAGLE-3 drafter
+    trained with --batch-positions 4096 (the default is 2048), first under a 2,200-step schedule, then resumed with
+    --steps 1300 (docs/drafts.md), so one command without those flags would not give its weights."""
+    from specviz.distill.cards import train_command
+    from specviz.distill.trainer import DEFAULT_BATCH_POSITIONS
+    from specviz.models.drafts import ASSETS, EAGLE_NAME, read_meta
+
+    meta = read_meta(ASSETS / EAGLE_NAME)
+    card = (ASSETS / EAGLE_NAME / "README.md").read_text(encoding="utf-8")
+    block = card.split("## Command", 1)[1].split("```", 2)[1].strip().splitlines()
+    assert block[1:-1] == train_command(meta["kind"], [], meta["steps"], meta.get("history"), meta).splitlines()
+    assert meta["batch_positions"] != DEFAULT_BATCH_POSITIONS
+    assert all(f"--batch-positions {meta['batch_positions']}" in line for line in block[1:-1])
 
 
 def test_a_resumed_drafters_card_reads_its_own_run_and_lists_every_command(tmp_path):

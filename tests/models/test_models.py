@@ -205,3 +205,12 @@ def test_the_docs_name_the_offline_targets_quantization():
     types = {t.tensor_type.name for t in GGUFReader(path).tensors}
     assert "Q4_1" in path.name and "Q4_1" in types
     assert "Q4_1 quantization" in pairs.__doc__
+
+
+def test_the_disk_space_sentence_asks_for_at_least_the_converted_weights():
+    """The cache's "not enough free disk space (about N MB are needed)" for the default model: N covers the float32
+    weights alone, SmolLM2-135M's parameters (the roofline's count) x 4 bytes in MB of 10^6 bytes (it said 520)."""
+    from specviz.labs.roofline import SMOLLM2
+    from specviz.models.pairs import CONVERTED_MEGABYTES
+
+    assert CONVERTED_MEGABYTES >= SMOLLM2.params * 4 / 1e6

@@ -113,14 +113,15 @@ T = 0.7, and its final-norm states were recorded at every position.
 
 Training: {steps} steps of at most {batch_positions} padded positions, AdamW (peak learning rate {lr:g}, warm-up then
 cosine decay), {train_minutes} minutes on {machine}. Head k's loss is the cross-entropy to the target's own
-distribution over the token k places ahead (recomputed from its state there), over the draft vocabulary, on every
-response position; head k weighs 0.8^(k-1).
+distribution over token t+1+k, k places after the one the target's own head predicts from the same state (that
+distribution recomputed from the target's state after token t+k), over the draft vocabulary, on every response
+position; head k weighs 0.8^(k-1).
 
 ## Learning curve (held-out)
 
-`headK_top1`: the share of held-out response positions where head k's first guess is the target's token k places
-ahead; `acc1` … `acc1234`: the share where heads 1 … 4's first guesses, all read from one state, are all right (the
-chance a greedy chain keeps that many drafts).
+`headK_top1`: the share of held-out response positions where head k's first guess is the target's token t+1+k, k
+places after the one the target's own head predicts; `acc1` … `acc1234`: the share where heads 1 … 4's first
+guesses, all read from one state, are all right (the chance a greedy chain keeps that many drafts).
 
 {curve}
 

@@ -134,3 +134,17 @@ def test_the_heads_help_says_which_token_head_k_guesses():
 
     action = next(a for a in parser()._actions if a.dest == "heads")
     assert "after the one the target's own head predicts" in action.help
+
+
+def test_the_medusa_card_counts_head_ks_token_from_the_state_it_reads():
+    """Head k reads the state after token t and guesses token t+1+k (MedusaObjective.scored, the per-head table's
+    "token t+2 from the state after token t" for head 1): the card's training and learning-curve text say t+1+k, not a
+    bare "k places ahead", which would put head 1 on token t+1, the target's own guess."""
+    from specviz.distill import medusa_card
+    from specviz.models.drafts import ASSETS, MEDUSA_NAME
+
+    shipped = " ".join((ASSETS / MEDUSA_NAME / "README.md").read_text(encoding="utf-8").split())
+    for text in (" ".join(medusa_card.CARD.split()), shipped):
+        assert "k places ahead" not in text
+        assert "token t+1+k, k places after the one the target's own head predicts" in text
+    assert "| 1 | token t+2 from the state after token t |" in shipped

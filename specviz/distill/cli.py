@@ -227,9 +227,9 @@ def run_eagle3(args) -> None:
 
 
 def run_medusa(args) -> None:
-    """One resumable stage: `--heads` residual blocks on the frozen target's last hidden state, each scored against
-    the target's distribution k tokens ahead; the draft vocabulary is the shipped EAGLE drafter's when there is one
-    (counted on the full data step), else this data's most frequent tokens."""
+    """One resumable stage: `--heads` residual blocks on the frozen target's last hidden state, head k at the state
+    after token t scored against the target's distribution over token t+1+k; the draft vocabulary is the shipped
+    EAGLE drafter's when there is one (counted on the full data step), else this data's most frequent tokens."""
     train, held, target, vocab, device = training_setup(args)
     shipped = args.assets / EAGLE_NAME / "model.safetensors"
     if shipped.exists():

@@ -11,15 +11,23 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from specviz.core.i18n import _
+from specviz.core.i18n import N_, _
 from specviz.core.paths import BENCHMARKS_DIR, write_text_atomically
 from specviz.serving.load import LevelResult
 
-__all__ = ["SCHEMA", "SCHEMA_VERSION", "SERVING_DIR", "ServingResult", "find_serving_results"]
+__all__ = ["EAGLE_SERVED", "SCHEMA", "SCHEMA_VERSION", "SERVING_DIR", "ServingResult", "find_serving_results"]
 
 SCHEMA = "specviz-serving"
 SCHEMA_VERSION = 1
 SERVING_DIR = BENCHMARKS_DIR / "serving"
+# The commit whose EAGLE drafter a committed sweep's "eagle" rows served, by file name (the files do not record it).
+# cpu-smollm2.json was measured on 2026-12-01 (its machine's date) and committed in 8bdea81, before the EAGLE-1
+# drafter shipped in 35ce4c2 was retrained (86a0e25) and then replaced by the EAGLE-3 drafter (d63459e) that
+# assets/models/smollm2-eagle holds and `make serve SPEC=eagle` exports today (docs/serving.md says the same).
+EAGLE_SERVED = {"cpu-smollm2": "35ce4c2"}
+EAGLE_NOTE = N_("The eagle rows served the EAGLE-1 drafter's first version (commit {commit}), since replaced by the "
+                "EAGLE-3 drafter in assets/models/smollm2-eagle: `make serve SPEC=eagle` and this sweep's command "
+                "serve that one today, so they measure another drafter than these rows.")
 
 
 @dataclass
@@ -30,8 +38,15 @@ class ServingResult:
     prompts: dict[str, str]
     levels: list[LevelResult] = field(default_factory=list)
     specviz: list[dict] = field(default_factory=list)  # specviz's engine at batch 1, one row per prompt
+    name: str = ""  # the file's name without .json, once loaded from one
 
     # ---- questions -------------------------------------------------------------------------------------------------
+
+    def eagle_note(self) -> str:
+        """One sentence when this sweep's "eagle" rows served a drafter other than the one shipped today
+        (`EAGLE_SERVED`), in the reader's language; "" otherwise."""
+        commit = EAGLE_SERVED.get(self.name)
+        return _(EAGLE_NOTE, commit=commit) if commit and "eagle" in self.specs() else ""
 
     def specs(self) -> list[str]:
         return list(dict.fromkeys(lv.speculative for lv in self.levels))
@@ -94,7 +109,9 @@ class ServingResult:
             data = json.loads(Path(path).read_text())
         except (OSError, ValueError):
             raise ValueError(_("Cannot read {name} as JSON.", name=Path(path).name)) from None
-        return cls.from_dict(data)
+        result = cls.from_dict(data)
+        result.name = Path(path).stem
+        return result
 
 
 def find_serving_results(folder: Path = SERVING_DIR) -> list[Path]:

@@ -330,6 +330,29 @@ def test_the_committed_sweep_comments_a_gain_that_rises_at_sixteen_streams():
     assert "the gain rises again at 16 streams" in shown and "at least one per stream" in shown
 
 
+def test_the_sweeps_eagle_rows_say_they_served_a_drafter_since_replaced():
+    """Read 19: the committed sweep ran on 2026-12-01 with the EAGLE-1 drafter's first version (docs/serving.md), but
+    the Serving lab, lesson 11 and the Theory explorer showed its eagle rows as today's EAGLE drafter, whose command
+    (`make serve SPEC=eagle`, the sweep's own) now exports the EAGLE-3 drafter: each says which drafter they served."""
+    import json
+
+    from specviz.core.i18n import using
+    from specviz.serving.results import EAGLE_SERVED
+
+    path = ROOT / "assets" / "benchmarks" / "serving" / "cpu-smollm2.json"
+    result = ServingResult.load(path)
+    shipped = json.loads((ROOT / "assets" / "models" / "smollm2-eagle" / "specviz.json").read_text())
+    assert "eagle" in result.specs() and path.stem in EAGLE_SERVED
+    assert shipped["kind"] == "eagle3" and shipped["replaces"]["commit"][:7] != EAGLE_SERVED[path.stem]
+    note = result.eagle_note()
+    assert "EAGLE-1" in note and EAGLE_SERVED[path.stem] in note and "EAGLE-3" in note
+    with using("pt"):
+        assert "primeira versão do rascunhador EAGLE-1" in result.eagle_note()
+    assert ServingResult.from_dict(result.to_dict()).eagle_note() == ""  # no file, no claim about its drafter
+    at = _page(tab="Measured sweep")
+    assert not at.exception and any(note == c.value for c in at.caption)
+
+
 def test_two_installs_at_once_take_turns_and_install_once(tmp_path, monkeypatch):
     """Two test workers (or two `make serve`) that find no .venv-vllm: one installs, the other waits at the lock and
     then finds it installed, instead of both writing one virtualenv at once."""

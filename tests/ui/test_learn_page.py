@@ -247,6 +247,9 @@ def test_lesson_11_names_the_machine_its_vllm_counters_came_from(fresh):
     assert "a small model's greedy answer often loops, so an open question can gain as much as a copying one" in said
     lesson = " ".join(m.value for m in at.markdown)
     assert "gain far more than open chat" not in lesson and "its own earlier words" in lesson
+    # read 19: the table's eagle rows served the first EAGLE-1 drafter, not the EAGLE-3 drafter shipped since
+    note = ServingResult.load(find_serving_results()[0]).eagle_note()
+    assert note and any(c.value == note for c in at.caption)
 
 
 def test_lesson_10_names_the_break_even_v_only_where_there_is_one(fresh):

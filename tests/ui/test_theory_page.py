@@ -382,6 +382,8 @@ def test_the_measured_vllm_speedups_sit_on_the_predicted_chart(pair_key, spec):
         if stopped:
             assert marker.x == (stopped[0],) and marker.y == (1.0,)
     assert f"({spec}, K = 4," in caption and "python -m specviz serve sweep" in caption
+    # read 19: the eagle points served the first EAGLE-1 drafter, not the EAGLE-3 drafter the pair's line assumes
+    assert ("EAGLE-1 drafter's first version" in caption) == (spec == "eagle")
     assert roofline.hardware_presets()["measured"].name in caption  # the preset fitted to the benchmark CPU
 
 

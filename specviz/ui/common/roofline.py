@@ -116,7 +116,8 @@ def caption(result: ServingResult, spec: str, hw: roofline.Hardware) -> str:
         build=server.get("build", "?"), model=server.get("model", "?"), dtype=server.get("dtype", "?"), spec=spec,
         k=server.get("k", "?"), requests=server.get("requests", "?"), max_tokens=server.get("max_tokens", "?"),
         cpu=machine.get("cpu", "?"), cores=machine.get("cores", "?"), date=str(machine.get("date", "?"))[:10],
-        command=result.command, hardware=_(hw.name)), fitted, _alpha_hint(result, spec)) if s)
+        command=result.command, hardware=_(hw.name)), result.eagle_note() if spec == "eagle" else "", fitted,
+        _alpha_hint(result, spec)) if s)
 
 
 def _alpha_hint(result: ServingResult, spec: str) -> str:

@@ -2,7 +2,7 @@
 
 A vLLM server counts, since it started (`/metrics`, Prometheus text format):
 
-    vllm:spec_decode_num_drafts_total                      verify steps that carried drafts
+    vllm:spec_decode_num_drafts_total                      verify steps that carried drafts, one per request
     vllm:spec_decode_num_draft_tokens_total                drafted tokens
     vllm:spec_decode_num_accepted_tokens_total             drafted tokens the target kept
     vllm:spec_decode_num_accepted_tokens_per_pos_total     the same, by position 0..K-1 in the draft

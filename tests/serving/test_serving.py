@@ -176,6 +176,9 @@ def test_the_page_shows_a_real_scrape(fake):
     busy = parse_scrape(recorded(BUSY), at=0.0)
     assert labels["Acceptance rate"] == f"{busy.acceptance_rate:.1%}"
     assert labels["Mean accepted length (drafted steps)"] == f"{busy.mean_accepted_length:.2f}"
+    # read 19: vLLM's num_drafts counts one per request in each verify step, not one per forward of the batch
+    steps = next(m for m in at.metric if m.label == "Steps with drafts")
+    assert "counted per request" in steps.proto.help and "counts once for each of them" in steps.proto.help
     keys = [c.key for c in at.get("plotly_chart")]
     assert "serving_position_chart" in keys and "serving_speedup_chart" not in keys  # only the open tab runs
     at.run()  # a second read: the rates over time appear

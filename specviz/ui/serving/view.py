@@ -135,8 +135,9 @@ def _live_body(base: str) -> None:
                        "every step emits. Steps that drafted nothing (n-gram lookup without a match) are left out, so "
                        "for n-gram lookup it reads above the tokens per target pass."))
     m[2].metric(_("Steps with drafts"), number(now.drafts, 0),
-                help=_("Verify steps that carried drafted tokens, since start (vLLM's num_drafts: a step, not a "
-                       "drafted token)."))
+                help=_("Verify steps that carried drafted tokens, since start, counted per request (vLLM's "
+                       "num_drafts: one request's step, not a drafted token; a forward over several running "
+                       "requests counts once for each of them)."))
     m[3].metric(_("Tokens generated"), number(now.generation_tokens, 0),
                 help=_("{running} requests running, {waiting} waiting now.", running=number(now.running, 0),
                        waiting=number(now.waiting, 0)))

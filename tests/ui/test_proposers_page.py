@@ -191,3 +191,13 @@ def test_suffix_decoding_sizes_its_draft_by_the_match_length_not_by_past_hits():
     suffix = next(p for p in view.PROPOSERS if p.key == "suffix")
     assert "how often it was right" not in suffix.how
     assert "length of the match" in suffix.how and "Oliaro et al. 2024" in suffix.how
+
+
+def test_the_serving_note_reads_vllms_table_as_it_rates_the_methods(page):
+    """Read 19: the page said model-based drafts keep "more of their gain at high load than lookups"; vLLM's table
+    (docs/features/speculative_decoding) rates EAGLE and MTP high at low QPS and medium to high at high QPS, n-gram and
+    suffix low to medium at low QPS and medium at high QPS: the lookups keep their rating, EAGLE's is still higher."""
+    text = " ".join(m.value for m in page.markdown)
+    assert "more of their gain" not in text
+    assert "still rates model-based drafts (EAGLE, MTP) above lookups at high load (medium to high gain against medium)" \
+        in text

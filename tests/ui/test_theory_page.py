@@ -242,6 +242,10 @@ def test_the_section_says_ttft_guidance_and_temperature():
     assert "docs.vllm.ai" in text and "low to medium load" in text
     # not a blanket "turn it off at peak load": vLLM's table rates EAGLE and MTP medium to high gain at high QPS
     assert "medium to high gain at high QPS" in text and "turn it down or off" not in text
+    # read 19: vLLM's table rates n-gram and suffix lookup "Medium gain" at high QPS ("Low to medium" at low QPS),
+    # like a separate draft model; "modest" is its text's word for their speedups, not the table's rating
+    assert "n-gram and suffix lookup as modest gains" not in text
+    assert "a separate draft model and n-gram and suffix lookup medium (the lookups low to medium at low QPS)" in text
     ridge = next(c.value for c in at.caption if "turns compute-bound near a batch of" in c.value)
     assert "K + 1 = 5" in ridge and "batch of 64" in ridge  # the defaults: 72B on an H100, 512 tokens of context
     assert "Why the measured α changes between T = 0 and T = 0.7" in text

@@ -334,9 +334,10 @@ TREE_TEXT = {
     "stops": N_("**Where speculation stops paying.** It spends idle compute to save weight reads. At large batch sizes "
                 "the target's pass is already compute-bound, so verifying K+1 positions per sequence costs more than "
                 "one, up to K+1 times as much, and rejected drafts waste it; serving engines advise speculation for "
-                "low and medium load, model-based drafts (EAGLE, MTP) keeping more of their gain at high load than "
-                "lookups. The exception is long contexts: every sequence still reads its whole KV cache per "
-                "token, so attention stays memory-bound and speculation pays again (MagicDec)."),
+                "low and medium load, and vLLM's table still rates model-based drafts (EAGLE, MTP) above lookups at "
+                "high load (medium to high gain against medium). The exception is long contexts: every sequence "
+                "still reads its whole KV cache per token, so attention stays memory-bound and speculation pays "
+                "again (MagicDec)."),
 }
 
 _LABEL = re.compile(r'label="([^"]*)"')

@@ -62,8 +62,9 @@ TEXT = {
                    "speculation)); TensorRT-LLM names small batches that leave the GPU underused "
                    "([TensorRT-LLM: Speculative Sampling](https://nvidia.github.io/TensorRT-LLM/advanced/"
                    "speculative-decoding.html)). How much it keeps at high load depends on the method: vLLM's own "
-                   "table rates EAGLE and MTP drafts medium to high gain at high QPS, a separate draft model medium, "
-                   "and n-gram and suffix lookup as modest gains that add no load at peak traffic. So at peak load "
+                   "table rates EAGLE and MTP drafts medium to high gain at high QPS (high at low QPS), and a separate "
+                   "draft model and n-gram and suffix lookup medium (the lookups low to medium at low QPS); its text "
+                   "calls the lookups' speedups modest, adding no load at peak traffic. So at peak load "
                    "watch the measured acceptance rate and latency, and shorten K or switch speculation off where, as "
                    "in the chart above, it stops paying for your method."),
     "measured_fit": N_("The benchmark CPU is not a clean roofline: measured v for n = 1..{n} tokens {measured}; the "

@@ -199,5 +199,5 @@ def test_the_serving_note_reads_vllms_table_as_it_rates_the_methods(page):
     suffix low to medium at low QPS and medium at high QPS: the lookups keep their rating, EAGLE's is still higher."""
     text = " ".join(m.value for m in page.markdown)
     assert "more of their gain" not in text
-    assert "still rates model-based drafts (EAGLE, MTP) above lookups at high load (medium to high gain against medium)" \
-        in text
+    said = "still rates model-based drafts (EAGLE, MTP) above lookups at high load (medium to high gain against medium)"
+    assert said in text

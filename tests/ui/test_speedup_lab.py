@@ -462,3 +462,20 @@ def test_the_theory_curve_says_its_alpha_is_the_mean_over_k_not_the_headlines():
     caption = (ROOT / "pages" / "speedup_lab.py").read_text()
     assert "the mean of the α measured at each K run" in caption
     assert "prediction from the measured α and c" not in caption
+
+
+def test_a_command_that_would_run_otherwise_today_says_how():
+    """Read 19: the lab offers each run's command as "the command that reproduces it", but the first runs name no
+    --dtype (they ran float32, then the only dtype; today's default is bfloat16 on a CPU with bf16 instructions), and
+    the runs before 2026-12-02 drafted their eagle rows with the EAGLE-1 drafter that EAGLE-3 replaced."""
+    notes = {}
+    for path in results.result_files():
+        result = results.load_result(path)
+        notes[path.parent.name] = results.command_notes(result)
+        named = "--dtype" in result.command.split()
+        assert named != any("names no --dtype" in n for n in notes[path.parent.name]), path
+    drafts = " ".join(notes["default-cpu-drafts"])
+    assert "add `--dtype float32`" in drafts and "EAGLE-1 drafter" in drafts
+    assert any("EAGLE-1 drafter" in n for n in notes["default-cpu-bf16-trees"])
+    assert not any("EAGLE-1" in n for n in notes["default-cpu-f32-medusa"] + notes["default-cpu-ngram"])
+    assert notes["default-cpu-f32-packed"] == []  # --dtype float32, EAGLE-3: typed today, it runs as it ran

@@ -86,6 +86,29 @@ def render_machine(result: BenchResult, name: str) -> None:
             st.markdown("- " + note_text(note))
         if result.command:
             st.code(result.command, language="bash", wrap_lines=True)
+            for note in command_notes(result):
+                st.caption(note)
+
+
+# The EAGLE-3 drafter replaced the EAGLE-1 one in assets/models/smollm2-eagle in commit d63459e, 2026-12-02 09:59 UTC: a
+# committed run of the default pair measured before then drafted its "eagle" rows with EAGLE-1 (default-cpu-drafts,
+# default-cpu-bf16-trees), which its command, run today, no longer loads.
+EAGLE3_SHIPPED = "2026-12-02T09:59"
+
+
+def command_notes(result: BenchResult) -> list[str]:
+    """What the run's command, typed today, would do differently from the run: a dtype default that is the machine's
+    (the first runs name none, and ran float32, then the only dtype), and an EAGLE drafter replaced since."""
+    notes = []
+    if "--dtype" not in result.command.split():
+        notes.append(_("This command names no --dtype: run today it takes the machine's default (bfloat16 on a CPU "
+                       "with bf16 instructions), so add `--dtype {dtype}` to measure in {dtype}, as this run did.",
+                       dtype=result.dtype or "float32"))
+    date = str(result.machine.get("date", ""))
+    if result.config.get("pair") == "default" and "eagle" in result.proposers() and date and date < EAGLE3_SHIPPED:
+        notes.append(_("Its eagle rows drafted with the EAGLE-1 drafter then in assets/models/smollm2-eagle; the "
+                       "EAGLE-3 drafter replaced it on 2026-12-02, and the command drafts with that one today."))
+    return notes
 
 
 # The notes `specviz bench` writes into a result (bench/runner.py), as patterns: a note read from a file is shown in

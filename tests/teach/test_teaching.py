@@ -329,3 +329,23 @@ def test_the_plans_do_not_say_n_gram_lookup_matches_nothing_on_an_open_question(
     assert "wins only when the answer copies its input" not in english
     assert "só ganha quando a resposta copia a entrada" not in portuguese
     assert "its input or its own earlier words" in english and "as suas próprias palavras anteriores" in portuguese
+
+
+def test_the_hands_fallback_counts_fingers_up_to_the_most_choices_a_pushed_question_has():
+    """Read 20: the fallback without phones had students "hold up one to four fingers for the choices", but
+    `ar-verdict`, which session 1 pushes, has five. The plans give the largest number of choices among the questions
+    their timetables push, and name the question that has them."""
+    by_id = load_bank().by_id()
+    names = {4: ("four", "quatro"), 5: ("five", "cinco"), 6: ("six", "seis"), 7: ("seven", "sete")}
+    says = ((PLAN_EN, "(one to {n}: `{qid}` has {n} choices)"), (PLAN_PT, "(de um a {n}: `{qid}` tem {n} opções)"))
+    checked = []
+    for plan, say in says:
+        text = plan.read_text(encoding="utf-8")
+        pushed = {qid for rows in _sessions(text) for row in rows
+                  for qid in re.findall(r"`([a-z]{1,3}-[a-z0-9-]+)`", row[3])}
+        assert pushed and pushed <= set(by_id)
+        most = max(sorted(pushed), key=lambda qid: len(by_id[qid].choices))
+        name = names[len(by_id[most].choices)][plan is PLAN_PT]
+        assert say.format(n=name, qid=most) in " ".join(text.split())
+        checked.append(plan)
+    assert checked == [PLAN_EN, PLAN_PT]

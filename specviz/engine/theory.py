@@ -181,7 +181,10 @@ def expected_speedup(alpha: float, k: int, c: float) -> float:
 
 def speedup_with_verify_cost(alpha: float, k: int, c: float, verify_cost: float) -> float:
     """The speedup when one target forward over K + 1 tokens costs `verify_cost` one-token forwards instead of the
-    paper's 1: E[tokens per step] / (K c + verify_cost). On a GPU verify_cost stays near 1; on a CPU it grows with K.
+    paper's 1: E[tokens per step] / (K c + verify_cost). It stays near 1 while that forward is memory-bound (a GPU at
+    batch 1, a CPU with specviz's packed kernels over a few tokens) and grows once it is not (more tokens, a larger
+    batch, or PyTorch's stock CPU kernels, which repack the weights on every call): each committed run's
+    `costs.verify` curve (assets/benchmarks/*/results.json) says how fast on its machine.
 
     >>> speedup_with_verify_cost(0.8, 4, 0.05, 1.0) == expected_speedup(0.8, 4, 0.05)
     True

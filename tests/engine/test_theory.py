@@ -170,3 +170,21 @@ def test_no_text_compares_the_extra_draft_with_c_alone():
     weighed = [t for t in texts if marginal.search(t) and re.search(r"\bc\b", t)]
     assert len(weighed) >= 4  # lesson 7 and ck-too-large, in both languages
     assert [t[:100] for t in weighed if "c·S(K)" not in t] == []
+
+
+def test_the_verify_cost_note_matches_the_committed_cpu_curves():
+    """Read 20: speedup_with_verify_cost said verify_cost "grows with K" on a CPU, but the committed packed CPU runs
+    verify 2-5 tokens for about one token's cost; only the stock-kernel run's curve climbs at once."""
+    import json
+
+    from specviz.core.paths import BENCHMARKS_DIR
+
+    def curve(folder):
+        costs = json.loads((BENCHMARKS_DIR / folder / "results.json").read_text(encoding="utf-8"))["costs"]
+        return {row["n_tokens"]: row["ratio"] for row in costs["verify"]}
+
+    packed = [curve(folder) for folder in ("default-cpu-f32-packed", "default-cpu-bf16-packed")]
+    assert all(max(c[n] for n in range(2, 6)) < 1.2 for c in packed)  # K = 1..4 for about one token
+    assert curve("default-cpu-ngram")[2] > 1.4  # stock kernels (before packing): two tokens cost far more than one
+    doc = " ".join(theory.speedup_with_verify_cost.__doc__.split())
+    assert "on a CPU it grows with K" not in doc and "packed kernels" in doc and "stock CPU kernels" in doc

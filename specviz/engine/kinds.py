@@ -32,7 +32,8 @@ class TokenKind(StrEnum):
 
 
 class NodeStatus(StrEnum):
-    """A draft-tree node's verdict: on the accepted path, tested and rejected, or never tested (below a rejection)."""
+    """A draft-tree node's verdict: on the accepted path, tested and rejected, or never tested (below a rejected node,
+    or a sibling after the accepted one, and whatever hangs below those)."""
 
     ACCEPTED = "accepted"
     REJECTED = "rejected"

@@ -12,6 +12,7 @@ import torch
 
 from specviz.engine.baseline import autoregressive_generate
 from specviz.engine.decoding import speculative_generate
+from specviz.engine.kinds import NodeStatus
 from specviz.engine.kvcache import CachedModel
 from specviz.engine.proposers import PROPOSERS, make_proposer
 from specviz.engine.trace import Trace
@@ -88,6 +89,8 @@ def test_the_tree_rule_on_hand_computed_numbers():
     first = verify_tree(p, tree, uniforms=[0.1])
     assert first.path == [0] and first.tested == [0] and first.next_kind == "bonus"
     assert first.status(0) == "accepted" and first.status(1) == "not reached"
+    # read 20: NodeStatus said a node is never tested only "below a rejection"; child 1 is a sibling after an accept
+    assert "sibling after the accepted one" in " ".join(NodeStatus.__doc__.split())
 
 
 def test_a_chain_is_a_tree_of_width_one():

@@ -108,7 +108,9 @@ class BenchConfig:
     proposer_settings: dict[str, int] = field(default_factory=dict)  # the proposers' own (registry), e.g. layers
     seed: int = 0
     device: str | None = None  # cpu, cuda, cuda:N, mps; None: the fastest this machine has
-    dtype: str | None = None  # float32, float16, bfloat16; None: bfloat16 on a modern GPU or a bf16 CPU, else float32
+    # float32, float16, bfloat16; None: pick_dtype's choice (bfloat16 on a GPU that has it or a CPU with bf16
+    # instructions, float16 on an older GPU or Apple MPS, else float32)
+    dtype: str | None = None
     tree_nodes: list[int] = field(default_factory=lambda: [0])  # node budgets per K; 0 = the chain of K
     tree_widths: list[int] = field(default_factory=lambda: [4])  # children per node, for every budget above 0
     tree_lookup: int = 0  # tokens every tree copies from the context as one more branch (prompt lookup); 0 = none

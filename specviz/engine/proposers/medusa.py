@@ -5,8 +5,10 @@ x_{i+1+k}: the token k places after the one the target's own head predicts from 
 
     q_k(x_{i+1+k}) = softmax( lm_head( f_i + SiLU(W_k f_i + b_k) ) / T )
 
-Medusa-1: the target stays frozen and every head shares its LM head (here its rows of a frequency-ranked draft
-vocabulary, FR-Spec, as the EAGLE drafter does); only each head's residual block is trained (`specviz.distill.medusa`).
+Medusa-1 keeps the target frozen and trains only the heads; in the paper and its code each head also has an output
+layer of its own (W_2^(k), initialised from the LM head and trained). Here every head shares the target's LM head
+instead (its rows of a frequency-ranked draft vocabulary, FR-Spec, as the EAGLE drafter does), so only each head's
+residual block is trained (`specviz.distill.medusa`).
 A head reads one state and sees none of the tokens drafted before it: head 2 guesses the second token without
 knowing which first token was drafted. EAGLE's drafter feeds its own guesses back, one reason it keeps more at
 depth 2 and beyond (the Proposers page quotes both, measured on the same prompts, and names the other: data).

@@ -307,6 +307,9 @@ def draft_costs(alpha: float, k: int, pair: ModelPair, dtype: str, batch: int, c
 # ---- the benchmark CPU, from its measured verify-cost curve -------------------------------------------------------
 
 MEASURED_RUN = "default-cpu-ngram"  # --threads 1 --clock cpu, n = 1..9 tokens, 83 tokens of context, 15 repeats
+# specviz packed the linear layers on a CPU from commit ce0deb7 (2026-12-03 11:58 UTC); a run from before then ran
+# PyTorch's stock kernels, which its results.json (written before the field existed) does not record
+PACKING_SHIPPED = "2026-12-03T11:58"
 
 
 def fit_hardware(model: Model, dtype: str, one_token_seconds: float, context: float,
@@ -335,8 +338,10 @@ def fit_hardware(model: Model, dtype: str, one_token_seconds: float, context: fl
 
 def measured_hardware(folder: Path | str | None = None) -> Hardware | None:
     """"The project's benchmark CPU, as measured": the roofline fitted to the verify-cost curve the committed n-gram
-    benchmark measured with SmolLM2-135M in float32 (assets/benchmarks/default-cpu-ngram/results.json, "costs"). None
-    when the file is missing or has no curve. Not the machine the app runs on (the Speedup lab's "This machine")."""
+    benchmark measured with SmolLM2-135M in float32 and PyTorch's stock kernels, before specviz packed them
+    (assets/benchmarks/default-cpu-ngram/results.json, "costs"): the same CPU with the packed kernels verifies a few
+    tokens for about one token's cost. None when the file is missing or has no curve. Not the machine the app runs on
+    (the Speedup lab's "This machine")."""
     path = Path(folder or BENCHMARKS_DIR) / MEASURED_RUN / "results.json"
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -348,9 +353,26 @@ def measured_hardware(folder: Path | str | None = None) -> Hardware | None:
         return None
     machine = data.get("machine") or {}
     name = _("the project's benchmark CPU, as measured: {machine}", machine=machine_text(machine) or "?")
-    source = _("fitted to the verify-cost curve of `{command}`: SmolLM2-135M in float32, one-token forward {ms} ms, "
-               "n = 1..{n} tokens", command=command, ms=number(one * 1000, 1), n=max(ratios))
+    kernels = run_kernels(machine)
+    source = _("fitted to the verify-cost curve of `{command}`: SmolLM2-135M in float32 with {kernels} kernels, "
+               "one-token forward {ms} ms, n = 1..{n} tokens", command=command, kernels=kernels,
+               ms=number(one * 1000, 1), n=max(ratios))
+    if kernels == "stock" and "--dtype" not in command.split():  # so the committed command alone measures otherwise
+        source += ". " + _("Typed today, the command runs in the machine's default dtype (bfloat16 on a CPU with bf16 "
+                           "instructions) and with specviz's packed kernels: add `--dtype float32`, and set "
+                           "SPECVIZ_KERNELS=stock, to measure this curve again")
     return fit_hardware(SMOLLM2, "float32", one, context, ratios, name, source)
+
+
+def run_kernels(machine: dict) -> str:
+    """The linear kernels a committed run's models ran (`specviz.engine.kernels`): its record's, else "stock" for a run
+    from before specviz packed them, else "?".
+
+    >>> run_kernels({"kernels": "onednn-packed"}), run_kernels({"date": "2026-11-30T04:11:36Z"}), run_kernels({})
+    ('onednn-packed', 'stock', '?')
+    """
+    date = str(machine.get("date") or "")
+    return str(machine.get("kernels") or ("stock" if date and date < PACKING_SHIPPED else "?"))
 
 
 def measured_curve(folder: Path | str | None = None) -> dict[int, float]:

@@ -159,3 +159,19 @@ def test_no_text_says_a_compute_bound_verify_costs_nearly_k_plus_1():
     texts += [q.explanation for lang in ("en", "pt") for q in load_bank(lang=lang)]
     overstated = re.compile(r"(nearly|close to|about|quase|cerca de) K ?\+ ?1 (times|vezes)", re.IGNORECASE)
     assert len(texts) > 1000 and [t[:80] for t in texts if overstated.search(t)] == []
+
+
+def test_the_benchmark_cpu_preset_names_the_stock_kernels_its_curve_ran():
+    """Read 20: the preset's source said "SmolLM2-135M in float32" and quoted the run's command, but the run predates
+    specviz's packed kernels (its curve: two tokens cost 1.5 one-token forwards; packed, about 1) and names no --dtype,
+    so typed today on the same CPU it runs bfloat16 with packed kernels: the source says both."""
+    import json
+
+    from specviz.core.paths import BENCHMARKS_DIR
+
+    run = json.loads((BENCHMARKS_DIR / roofline.MEASURED_RUN / "results.json").read_text(encoding="utf-8"))
+    assert "kernels" not in run["machine"] and run["machine"]["date"] < roofline.PACKING_SHIPPED
+    assert "--dtype" not in run["command"].split()
+    source = roofline.measured_hardware().source
+    assert "float32 with stock kernels" in source
+    assert "add `--dtype float32`, and set SPECVIZ_KERNELS=stock" in source

@@ -277,8 +277,8 @@ ALPHA_ESTIMATE = N_("The mean of min(1, p/q) over the drafted tokens the verifie
 
 
 ALPHA_TEXT = {  # the sentences of alpha_note, whole, with named values; translated with _() where used
-    "differ": N_("Accepted / drafted ({ratio}) is not α ({alpha}): the drafts after a step's first rejection "
-                 "count as drafted and not accepted although they were never tested."),
+    "differ": N_("Accepted / drafted ({ratio}) is not α (estimated at {alpha}): the drafts after a step's first "
+                 "rejection count as drafted and not accepted although they were never tested."),
     "formula": N_("If every draft is kept with probability α, E[accepted] / K = α(1 − α^K) / ((1 − α)K) = "
                   "{predicted} at K = {k}."),
 }

@@ -259,7 +259,8 @@ def test_alpha_note_names_the_two_numbers_apart_and_links_them():
     alpha = (0.2 + 4 * 0.9) / 5  # 0.76
     assert spec.acceptance_rate == 0.5 and spec.mean_accept_prob == pytest.approx(alpha)
     note = timeline.alpha_note(spec)
-    assert note.startswith("Accepted / drafted (0.50) is not α (0.76)") and "never tested" in note
+    # read 20: the note called the estimate α itself ("is not α (0.76)"), two quantities under one name
+    assert note.startswith("Accepted / drafted (0.50) is not α (estimated at 0.76)") and "never tested" in note
     predicted = alpha * (1 - alpha**4) / ((1 - alpha) * 4)  # what accepted / drafted would average at this α
     assert f"α(1 − α^K) / ((1 − α)K) = {predicted:.2f} at K = 4" in note
     assert timeline.alpha_note(Trace("speculative", {"k": 4}, [1], [], [])) is None  # nothing tested

@@ -10,7 +10,8 @@ Vocabulary (used everywhere in specviz; accepted, recovered and bonus are vLLM's
   bonus      the token sampled from p after all K drafted tokens were accepted
   target     a token sampled from p with nothing drafted before it, one per target forward: every token of
              target-only decoding (the baseline), and the token of a speculative step that drafted nothing (an
-             n-gram lookup with no match, or the last token of a run, with no room left to draft)
+             n-gram lookup with no match, a draft-length policy's K of 0 or a draft already below the threshold
+             policy's confidence at its first token, or the last token of a run, with no room left to draft)
 p is the target's distribution, q the draft's, both after temperature / top-k / top-p.
 """
 

@@ -142,3 +142,19 @@ def test_the_policies_docstring_qualifies_greedy_identity_by_exact_arithmetic():
 
     doc = " ".join(policies.__doc__.split())
     assert "exactly the target's in exact arithmetic" in doc and "specviz.engine.numerics" in doc
+
+
+def test_steps_that_draft_nothing_under_a_policy_emit_a_target_token(pair, ids):
+    """Read 20: trace.py's vocabulary named an n-gram miss and a run's last token as the speculative steps whose token
+    is "target"; the optimal policy's K = 0 and a draft below the threshold at its first token draft nothing too."""
+    from specviz.engine import trace as trace_module
+
+    idle = speculative_generate(pair.target, pair.draft, ids, k=4, max_new_tokens=12, seed=0, eos_token_id=[],
+                                draft_length=OptimalK(c=5.0))  # c this high: the formula says K = 0
+    unsure = speculative_generate(pair.target, confident(make_proposer(pair, "draft"), 1.0), ids, k=4,
+                                  max_new_tokens=12, seed=0, eos_token_id=[])
+    for trace in (idle, unsure):
+        empty = [s for s in trace.steps if s.n_drafted == 0]
+        assert empty and all([t.kind for t in s.emitted] == ["target"] for s in empty)
+    doc = " ".join(trace_module.__doc__.split())
+    assert "a draft-length policy's K of 0" in doc and "below the threshold policy's confidence" in doc

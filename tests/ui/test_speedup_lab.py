@@ -479,3 +479,21 @@ def test_a_command_that_would_run_otherwise_today_says_how():
     assert any("EAGLE-1 drafter" in n for n in notes["default-cpu-bf16-trees"])
     assert not any("EAGLE-1" in n for n in notes["default-cpu-f32-medusa"] + notes["default-cpu-ngram"])
     assert notes["default-cpu-f32-packed"] == []  # --dtype float32, EAGLE-3: typed today, it runs as it ran
+
+
+def test_a_command_notes_the_kernels_and_suites_it_ran_with():
+    """Read 20: the CPU runs made before the packed oneDNN kernels (ce0deb7) record no `kernels` and ran PyTorch's
+    stock ones, which a run today needs SPECVIZ_KERNELS=stock for (as the model cards' commands say); and
+    default-cpu-ngram named no --suites, so it ran the six suites there were, where today's default takes them all."""
+    stock, packed = [], []
+    for path in results.result_files():
+        result = results.load_result(path)
+        said = any("SPECVIZ_KERNELS=stock" in n for n in results.command_notes(result))
+        (stock if "kernels" not in result.machine and not result.gpu else packed).append((path.parent.name, said))
+    assert {name for name, _said in stock} >= {"default-cpu-ngram", "default-cpu-drafts", "default-cpu-bf16-tree"}
+    assert [name for name, said in stock if not said] == [] and [name for name, said in packed if said] == []
+    def notes(name: str) -> list[str]:
+        return results.command_notes(results.load_result(bench.BENCHMARKS_DIR / name / "results.json"))
+
+    assert any("`--suites chat code math qa rewrite translation`" in n for n in notes("default-cpu-ngram"))
+    assert not any("--suites" in n for n in notes("default-cpu-f32-medusa"))  # it named its suite

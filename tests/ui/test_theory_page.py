@@ -497,3 +497,15 @@ def test_benchmark_points_are_the_runs_the_speedup_lab_lists(tmp_path):
     sources = {p.source for p in theory_points.load_benchmark_points()}
     listed = {str(path.relative_to(BENCHMARKS_DIR)) for path in find_results(BENCHMARKS_DIR)}
     assert sources and sources <= listed and not any("bench-rerun" in s for s in sources)
+
+
+def test_the_temperature_table_names_what_an_old_runs_command_ran_differently():
+    """Read 20: the α-by-temperature table lists every run's "eagle" rows alike, and its expander gives each run's
+    command, but default-cpu-drafts and default-cpu-bf16-trees drafted with the EAGLE-1 drafter that EAGLE-3 replaced
+    on 2026-12-02 (and ran PyTorch's stock kernels): each command now carries the Speedup lab's notes."""
+    from specviz.ui.theory.view import run_notes
+
+    runs = {row.run for row in theory_points.alpha_by_temperature()}
+    assert {"default-cpu-drafts", "default-cpu-f32-packed"} <= runs
+    assert any("EAGLE-1 drafter" in note for note in run_notes("default-cpu-drafts"))
+    assert run_notes("default-cpu-f32-packed") == [] and run_notes("no-such-run") == []

@@ -235,6 +235,21 @@ def render_temperature(rows: list[TemperatureRow]) -> None:
                           machine=first.machine or _("a machine not recorded")))
             if first.command:
                 st.code(first.command, language="bash")
+                for note in run_notes(run):  # an EAGLE-1 run's "eagle" rows are not today's drafter's
+                    st.caption(note)
+
+
+def run_notes(run: str) -> list[str]:
+    """What the command of the committed run in `run` (a folder under assets/benchmarks/), typed today, would do
+    differently: the Speedup lab's `command_notes`, such as the EAGLE-1 drafter that an older run's "eagle" rows
+    drafted with; none when its file cannot be read."""
+    from specviz.labs import bench
+    from specviz.ui.speedup.results import command_notes, load_result
+
+    try:
+        return command_notes(load_result(bench.BENCHMARKS_DIR / run / "results.json"))
+    except (OSError, ValueError):
+        return []
 
 
 def render_derivations() -> None:

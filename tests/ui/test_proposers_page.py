@@ -201,3 +201,16 @@ def test_the_serving_note_reads_vllms_table_as_it_rates_the_methods(page):
     assert "more of their gain" not in text
     said = "still rates model-based drafts (EAGLE, MTP) above lookups at high load (medium to high gain against medium)"
     assert said in text
+
+
+def test_medusa_is_said_to_train_on_a_dataset_or_its_own_answers_and_head_k_to_guess_draft_k():
+    """Read 20: the section said Medusa's heads cost "training them on the target's outputs", but Medusa-1 trains
+    its heads on a dataset (ShareGPT for Vicuna) and self-distillation is the option for when there is none; and the
+    Playground's menu note said head k guesses "the k-th token ahead", read from token t the target's own guess when
+    k = 1, where head k guesses token t+1+k, draft k (`specviz.engine.proposers.medusa`)."""
+    medusa = next(p for p in view.PROPOSERS if p.key == "medusa")
+    assert "training them on the target's outputs" not in medusa.costs
+    assert "on a dataset or on the target's own answers" in medusa.costs and "self-distillation" in medusa.costs
+    note = view.registry.note_of("medusa")
+    assert "k-th token ahead" not in note
+    assert "head k guesses draft k, the token k places after the one the target's own head predicts" in note

@@ -265,6 +265,6 @@ register(ProposerInfo(
     "specviz.engine.proposers.eagle:from_pair", can_branch=True, needs="eagle"))
 register(ProposerInfo(
     "medusa", N_("Medusa heads (trained)"), N_("Medusa heads (trained)"),
-    N_("**Medusa**: extra heads, trained here, on the target's last hidden state; head k guesses the k-th token ahead "
-       "without seeing the tokens drafted before it."),
+    N_("**Medusa**: extra heads, trained here, on the target's last hidden state; head k guesses draft k, the token "
+       "k places after the one the target's own head predicts, without seeing the drafts before it."),
     "specviz.engine.proposers.medusa:from_pair", can_branch=True, needs="medusa"))

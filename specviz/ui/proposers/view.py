@@ -131,8 +131,9 @@ PROPOSERS: list[Proposer] = [
                "their top guesses form a tree that the next pass verifies (Cai et al. 2024). specviz trained its own "
                "for SmolLM2 here (the target frozen, its LM head shared) and runs them live: pick them in the "
                "Playground or the race."),
-        costs=N_("A few small heads (a residual block each); training them on the target's outputs; a tree of "
-                 "candidates per pass instead of a chain."),
+        costs=N_("A few small heads (a residual block each); training them, on a dataset or on the target's own "
+                 "answers (Medusa's self-distillation, as specviz's were); a tree of candidates per pass instead of a "
+                 "chain."),
         needs=N_("Training data and the target's hidden states; a tree attention mask in the target's kernels."),
         wins=N_("No separate draft forward at all (c = {c_medusa} here): the guesses ride on the verify pass."),
         loses=N_("Each head guesses blind to the tokens chosen before its position, so acceptance falls fast with "

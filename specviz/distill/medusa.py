@@ -1,5 +1,6 @@
-"""Training Medusa heads (`specviz.engine.proposers.medusa.MedusaHeads`) on the data step's records (Medusa-1: the
-target frozen, only the heads' residual blocks learn).
+"""Training Medusa heads (`specviz.engine.proposers.medusa.MedusaHeads`) on the data step's records, Medusa-1 style
+(the target frozen, only the heads learn). In the paper each head also trains an output layer of its own; specviz's
+heads share the target's LM head, so only their residual blocks learn here.
 
 For a record with tokens x_0..x_{L-1} and final-norm states f_0..f_{L-2} (f_t has read x_0..x_t), head k at row t
 reads f_t and is scored against the target's own distribution over x_{t+1+k}, recomputed from f_{t+k}: the

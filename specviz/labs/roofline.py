@@ -364,6 +364,20 @@ def measured_hardware(folder: Path | str | None = None) -> Hardware | None:
     return fit_hardware(SMOLLM2, "float32", one, context, ratios, name, source)
 
 
+def measured_kernels(folder: Path | str | None = None) -> str:
+    """The linear kernels of the run `measured_hardware` fits ("stock" for the committed one: it predates packing),
+    "?" when its file cannot be read.
+
+    >>> measured_kernels()
+    'stock'
+    """
+    try:
+        data = json.loads((Path(folder or BENCHMARKS_DIR) / MEASURED_RUN / "results.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return "?"
+    return run_kernels(data.get("machine") or {}) if isinstance(data, dict) else "?"
+
+
 def run_kernels(machine: dict) -> str:
     """The linear kernels a committed run's models ran (`specviz.engine.kernels`): its record's, else "stock" for a run
     from before specviz packed them, else "?".

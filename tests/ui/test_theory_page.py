@@ -389,6 +389,8 @@ def test_the_measured_vllm_speedups_sit_on_the_predicted_chart(pair_key, spec):
     # read 19: the eagle points served the first EAGLE-1 drafter, not the EAGLE-3 drafter the pair's line assumes
     assert ("EAGLE-1 drafter's first version" in caption) == (spec == "eagle")
     assert roofline.hardware_presets()["measured"].name in caption  # the preset fitted to the benchmark CPU
+    # read 20: that preset's curve ran PyTorch's stock kernels (before packing); the caption names them
+    assert roofline.measured_kernels() == "stock" and "in float32 with stock kernels, not to vLLM" in caption
 
 
 def test_pairs_the_sweep_did_not_serve_get_the_prediction_alone():

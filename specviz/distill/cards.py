@@ -11,7 +11,8 @@ import math
 from pathlib import Path
 
 from specviz.core.paths import BENCHMARKS_DIR
-from specviz.distill.data import chunk_infos
+from specviz.distill.data import GenerationPlan, chunk_infos
+from specviz.distill.stages import STAGES as DATA_STAGES
 from specviz.distill.trainer import DEFAULT_BATCH_POSITIONS, DEFAULT_LR, DEFAULT_STEPS
 from specviz.labs.bench.quoted import machine_text
 from specviz.labs.bench.report import TREE_ALPHA_MEANING, plain_load_note
@@ -139,6 +140,28 @@ def bench_rerun_note(bench: Path) -> str:
         return ""
     return ("; the command its results.json records, with the kernels and dtype it then ran by default "
             "(no longer the defaults)")
+
+
+def made_at(meta: dict) -> str:
+    """For weights made before the data step took its present stages (specviz.json's `made_at`: the commit whose
+    code ran the card's commands, and its data step's new-token limit), a sentence saying so: today's
+    `distill data` makes other data, so the same commands would not train these weights ("" otherwise).
+
+    >>> note = made_at({"train_records": 3000, "made_at": {"commit": "35ce4c2baa51c1e3", "max_new_tokens": 128}})
+    >>> "of commit `35ce4c2baa51`" in note and "answered 3,000 template × topic prompts up to 128 new tokens" in note
+    True
+    >>> made_at({})
+    ''
+    """
+    made = meta.get("made_at")
+    if not made:
+        return ""
+    commit = made["commit"][:12]
+    return (f" They made these weights with the code of commit `{commit}`, whose data step answered "
+            f"{meta['train_records']:,} template × topic prompts up to {made['max_new_tokens']} new tokens; today's "
+            "runs the "
+            f"{len(DATA_STAGES)} stages of `specviz/distill/stages.py` up to {GenerationPlan.max_new_tokens}, so on "
+            f"today's code they train on other data: to repeat this card's run, run them on a checkout of `{commit}`.")
 
 
 def stage_logs(work: Path, runs: list[str]) -> list[dict]:
@@ -405,7 +428,7 @@ def write_cards(work: Path, assets: Path, benches: dict[str, Path] | None = None
             extrapolation=extrapolate(log, metrics[0]) if log else "", bench_command=bench_command(bench),
             bench=bench_table(rows), targets="\n".join(target_lines(kind, meta, rows, bench)), extra=EXTRA[kind].format(**meta),
             replaced=replaced(meta, metrics), dtype=bench_dtype(bench), where=bench_where(bench),
-            bench_note=bench_note(bench), rerun=bench_rerun_note(bench),
+            bench_note=bench_note(bench), rerun=bench_rerun_note(bench), made_at=made_at(meta),
         )
         (folder / "README.md").write_text(card)
         written.append(folder / "README.md")
@@ -509,7 +532,7 @@ python -m specviz.distill cards    # this card
 ```
 
 `python -m specviz.distill all` runs data, eagle3 and draft with their default flags, then the cards (not eagle or
-medusa); the commands above are this card's own. Seeded (`--seed 0`) and resumable.
+medusa); the commands above are this card's own.{made_at} Seeded (`--seed 0`) and resumable.
 Training: {steps} steps of at most {batch_positions} padded positions, AdamW, warm-up then cosine decay, {train_minutes:.0f}
 minutes on {machine}. {stages}
 

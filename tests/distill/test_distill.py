@@ -369,3 +369,23 @@ def test_a_shipped_cards_bench_command_reruns_the_run_with_its_kernels_and_dtype
         quoted = next(line for line in card.splitlines() if line.startswith("SPECVIZ_KERNELS=stock python -m"))
         assert flags(quoted) == flags(command), kind
         assert "with the kernels and dtype it then ran by default (no longer the defaults):" in card, kind
+
+
+def test_the_draft_card_says_which_commits_code_made_its_data():
+    """Issue 43, 20th read: the draft's card (and the template) gave `distill data` and `distill draft` as the commands
+    that made its weights; today's data step runs six stages (33,539 answers up to 192 new tokens on the EAGLE-3
+    card), not the 3,000 prompts up to 128 tokens of commit 35ce4c2, whose code made this draft. specviz.json's
+    `made_at` records that commit and the card says it, through `cards.made_at`."""
+    from specviz.core.paths import ASSETS
+    from specviz.distill.cards import CARD, made_at
+    from specviz.distill.data import GenerationPlan
+
+    assert "{made_at}" in CARD
+    meta = json.loads((ASSETS / "models" / "smollm2-draft" / "specviz.json").read_text(encoding="utf-8"))
+    note = made_at(meta)
+    assert f"up to {meta['made_at']['max_new_tokens']} new tokens" in note and "checkout of `35ce4c2baa51`" in note
+    card = " ".join((ASSETS / "models" / "smollm2-draft" / "README.md").read_text(encoding="utf-8").split())
+    assert " ".join(note.split()) in card and "shared by both drafts" not in card
+    assert cli.parser().get_default("max_new_tokens") == GenerationPlan.max_new_tokens  # the "today's" limit it quotes
+    eagle = json.loads((ASSETS / "models" / "smollm2-eagle" / "specviz.json").read_text(encoding="utf-8"))
+    assert made_at(eagle) == ""  # made by today's steps

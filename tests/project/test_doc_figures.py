@@ -696,3 +696,19 @@ def test_the_makefile_times_the_set_up_compile_as_testing_md_measured_it():
     markers = re.findall(r"not (\w+)", fast)
     conftest = " ".join((ROOT / "tests" / "conftest.py").read_text(encoding="utf-8").split())
     assert len(markers) == 5 and f"none of {', '.join(markers[:-1])} and {markers[-1]}" in conftest
+
+
+def test_drafts_md_does_not_give_todays_draft_line_as_the_shipped_drafts_recipe():
+    """Issue 43, 20th read: drafts.md's pipeline sent `distill draft --train-stages seed` to
+    assets/models/smollm2-draft/, but the shipped draft came from commit 35ce4c2's data step (3,000 prompts up to 128
+    new tokens, its specviz.json's `made_at`); the data line also counted the step's 33,539 answers as prompts (the
+    seed stage answers each of its prompts twice: the EAGLE card's data table)."""
+    meta = json.loads((ROOT / "assets" / "models" / "smollm2-draft" / "specviz.json").read_text(encoding="utf-8"))
+    text = (DOCS / "drafts.md").read_text(encoding="utf-8")
+    block = text.split("```bash", 1)[1].split("```", 1)[0]
+    draft_line = next(line for line in block.splitlines() if "distill draft" in line)
+    assert "smollm2-draft" not in draft_line
+    flat = " ".join(text.split())
+    assert f"commit {meta['made_at']['commit'][:7]}" in flat
+    assert f"{meta['train_records']:,} template × topic prompts up to {meta['made_at']['max_new_tokens']} new" in flat
+    assert "~33,500 answers" in block and "33,500 prompts" not in block

@@ -712,3 +712,16 @@ def test_drafts_md_does_not_give_todays_draft_line_as_the_shipped_drafts_recipe(
     assert f"commit {meta['made_at']['commit'][:7]}" in flat
     assert f"{meta['train_records']:,} template × topic prompts up to {meta['made_at']['max_new_tokens']} new" in flat
     assert "~33,500 answers" in block and "33,500 prompts" not in block
+
+
+def test_the_prompts_readme_says_which_suites_the_ngram_run_favoured():
+    """Issue 43, 20th read: assets/prompts/README.md said `rewrite` and `code` repeat their input "(n-gram lookup
+    shines)"; in the committed n-gram run only rewrite did (greedy, K = 4), code read below math and chat."""
+    path = ROOT / "assets" / "benchmarks" / "default-cpu-ngram" / "results.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    rows = {r["suite"]: r["mat_with_bonus"] for r in data["summary"] if r["proposer"] == "ngram"
+            and r["policy"] == "constant" and r["temperature"] == 0 and r["k"] == 4}
+    text = " ".join((ROOT / "assets" / "prompts" / "README.md").read_text(encoding="utf-8").split())
+    assert "n-gram lookup shines" not in text
+    assert f"{rows['rewrite']:.2f} tokens per target forward at K = 4, greedy, against {rows['code']:.2f}" in text
+    assert f"below `math`'s {rows['math']:.2f}" in text and rows["code"] < rows["math"] < rows["rewrite"]

@@ -746,3 +746,15 @@ def test_benchmarks_md_gives_the_drafts_runs_load_as_its_file_does():
     text = (DOCS / "benchmarks.md").read_text(encoding="utf-8")
     assert "load 1.4–1.9" not in text
     assert f"load average {start} at the start, {end} at the end, 128 tokens" in text
+
+
+def test_the_readmes_point_at_the_bench_command_with_the_chosen_shapes():
+    """Issue 43, 20th read: the READMEs' "How fast" table quoted `targets_bench`, which calibrates the machine it runs
+    on and may choose other shapes there; the bench command the committed run made, with the chosen shapes, is the
+    first line of its results.md, and both READMEs now say so."""
+    folder = ROOT / "assets" / "benchmarks" / "default-cpu-f32-packed"
+    command = json.loads((folder / "results.json").read_text(encoding="utf-8"))["command"]
+    assert "--shapes 3:8:4:8 2:0:4:0" in command and f"`{command}`" in (folder / "results.md").read_text()
+    for name, words in (("README.md", "with these shapes in `--shapes`, heads the folder's `results.md`"),
+                        ("README.pt-BR.md", "com estas formas em `--shapes`, está no início do `results.md` da pasta")):
+        assert words in " ".join((ROOT / name).read_text(encoding="utf-8").split()), name

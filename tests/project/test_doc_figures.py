@@ -755,6 +755,21 @@ def test_the_readmes_point_at_the_bench_command_with_the_chosen_shapes():
     folder = ROOT / "assets" / "benchmarks" / "default-cpu-f32-packed"
     command = json.loads((folder / "results.json").read_text(encoding="utf-8"))["command"]
     assert "--shapes 3:8:4:8 2:0:4:0" in command and f"`{command}`" in (folder / "results.md").read_text()
+    pt = "com estas formas em `--shapes`, está no início do `results.md` da pasta"
     for name, words in (("README.md", "with these shapes in `--shapes`, heads the folder's `results.md`"),
-                        ("README.pt-BR.md", "com estas formas em `--shapes`, está no início do `results.md` da pasta")):
+                        ("README.pt-BR.md", pt)):
         assert words in " ".join((ROOT / name).read_text(encoding="utf-8").split()), name
+
+
+def test_every_quoted_tree_sweep_names_the_dtype_and_kernels_it_ran_with():
+    """Issue 43, 20th read: the docs quoted tree_sweep runs of 2026-12-01 to 12-03 (bfloat16 by default on the Intel
+    Xeon, PyTorch's stock kernels: before ce0deb7 packed them) without `--dtype` or `SPECVIZ_KERNELS=stock`; typed
+    today they run packed kernels, and float32 on a CPU without bf16 instructions, which moves the counts quoted."""
+    pages = [DOCS / "drafts.md", DOCS / "benchmarks.md", ROOT / "assets" / "benchmarks" / "README.md"]
+    commands = []
+    for page in pages:
+        text = " ".join(page.read_text(encoding="utf-8").split())
+        commands += [(page.name, span) for span in text.split("`") if "python -m specviz.scripts.tree_sweep " in span]
+    assert len(commands) >= 5
+    for name, command in commands:
+        assert command.startswith("SPECVIZ_KERNELS=stock ") and "--dtype " in command, (name, command)

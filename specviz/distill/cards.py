@@ -15,7 +15,7 @@ from specviz.distill.data import GenerationPlan, chunk_infos
 from specviz.distill.stages import STAGES as DATA_STAGES
 from specviz.distill.trainer import DEFAULT_BATCH_POSITIONS, DEFAULT_LR, DEFAULT_STEPS
 from specviz.labs.bench.quoted import machine_text
-from specviz.labs.bench.report import TREE_ALPHA_MEANING, plain_load_note
+from specviz.labs.bench.report import TREE_ALPHA_MEANING, plain_load_note, rerun_command
 from specviz.models.drafts import DRAFT_NAME, EAGLE_NAME, read_meta
 
 BENCH = BENCHMARKS_DIR / "default-cpu-drafts" / "results.json"
@@ -106,10 +106,10 @@ def bench_note(bench: Path) -> str:
 
 
 def bench_command(bench: Path = BENCH) -> str:
-    """The command that re-runs the benchmark as it ran: the one its results.json records, plus the two settings it
-    then had by default and a run today would not: stock kernels for a CPU run made before the packed ones (its
-    machine names no `kernels`; SPECVIZ_KERNELS=stock) and the dtype of a run that named none (a CPU with bfloat16
-    instructions now defaults to bfloat16).
+    """The command that re-runs the benchmark as it ran: the one its results.json records, plus the settings it then
+    had by default and a run today would not (`report.rerun_command`: stock kernels for a CPU run made before the
+    packed ones, SPECVIZ_KERNELS=stock; the dtype of a run that named none, a CPU with bfloat16 instructions now
+    defaulting to bfloat16; the suites of a run that named none).
 
     >>> import tempfile; folder = Path(tempfile.mkdtemp())
     >>> _ = (folder / "r.json").write_text('{"command": "python -m specviz bench --k 2 --out x", "machine": {}}')
@@ -121,16 +121,10 @@ def bench_command(bench: Path = BENCH) -> str:
     ('python -m specviz bench --dtype float32', '(not run yet)')
     """
     result = read_bench(bench)
-    command = result.get("command")
-    if not command:
+    if not result.get("command"):
         return "(not run yet)"
-    machine = result.get("machine") or {}
-    if "--dtype" not in command.split():
-        dtype = f"--dtype {bench_dtype(bench)}"
-        command = command.replace(" --out ", f" {dtype} --out ", 1) if " --out " in command else f"{command} {dtype}"
-    if not machine.get("gpu") and "kernels" not in machine:
-        command = f"SPECVIZ_KERNELS=stock {command}"
-    return command
+    return rerun_command(result["command"], result.get("machine") or {}, bench_dtype(bench),
+                         [s["name"] for s in result.get("suites") or []])
 
 
 def bench_rerun_note(bench: Path) -> str:

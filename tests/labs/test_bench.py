@@ -548,3 +548,30 @@ def test_a_report_defines_acceptance_by_position_with_one_numbering():
     assert row["per_position"] == [2 / 3, 0.0]  # entry 1: of 3 steps that drafted 1+, 2 kept their first draft
     mds = sorted((Path(__file__).resolve().parents[2] / "assets" / "benchmarks").glob("*/results.md"))
     assert len(mds) >= 10 and not [md.parent.name for md in mds if "at least i+1" in md.read_text(encoding="utf-8")]
+
+
+def test_every_results_md_says_how_its_command_would_run_as_it_ran():
+    """Issue 43, 20th read: each results.md quoted its run's recorded command as the one that reproduces it, but typed
+    today the first CPU runs' commands pack the kernels for oneDNN (they ran stock), take bfloat16 on a CPU with bf16
+    instructions (they ran float32), default-cpu-ngram's runs the held-out and everyday suites too, and the runs
+    before 2026-12-02 draft their eagle rows with the EAGLE-3 drafter (they had EAGLE-1). report.rerun_lines says so
+    under the command, and every committed results.md carries its lines."""
+    from specviz.core.paths import BENCHMARKS_DIR
+    from specviz.labs.bench.report import rerun_lines
+
+    said = {}
+    for path in sorted(BENCHMARKS_DIR.glob("**/results.json")):
+        if not path.with_name("results.md").exists():
+            continue  # a GPU check's bench rerun keeps only its results.json
+        result = BenchResult.load(path)
+        lines = [line for line in rerun_lines(result) if line]
+        text = path.with_name("results.md").read_text(encoding="utf-8")
+        assert all(line in text for line in lines), path.parent.name
+        said[path.parent.name] = " ".join(lines)
+    assert len(said) >= 10
+    assert "SPECVIZ_KERNELS=stock" in said["default-cpu-ngram"] and "--dtype float32" in said["default-cpu-ngram"]
+    assert "--suites chat code math qa rewrite translation" in said["default-cpu-ngram"]
+    assert "the first EAGLE-1 drafter (commit 35ce4c2)" in said["default-cpu-drafts"]
+    assert "the first EAGLE-1 drafter (commit 35ce4c2)" in said["default-cpu-bf16-trees"]
+    assert "SPECVIZ_KERNELS=stock" in said["default-cpu-bf16-tree"] and "EAGLE-1" not in said["default-cpu-bf16-tree"]
+    assert said["default-cpu-f32-packed"] == "" and said["default-h200-bf16"] == ""

@@ -304,6 +304,7 @@ def markdown_report(result: BenchResult) -> str:
     lines = [
         f"# specviz bench: pair `{cfg['pair']}`", "",
         f"`{result.command}`" if result.command else "", "",
+        *(rerun_lines(result) if result.command else []),
         f"Machine: {m['cpu']}, {m['cores']} cores, GPU {m['gpu'] or 'none'}, torch {m['torch']} "
         f"({m['torch_threads']} threads), transformers {m['transformers']}, {m['date']}."
         + (f" CPU instruction sets: {' '.join(m['cpu_flags']) or 'none listed'}"
@@ -385,6 +386,54 @@ def markdown_report(result: BenchResult) -> str:
               "", "## Definitions", ""]
     lines += [f"- **{label}**: {meaning}" for label, meaning in DEFINITIONS.values()]
     return "\n".join(lines) + "\n"
+
+
+# The EAGLE-3 drafter replaced the EAGLE-1 one in assets/models/smollm2-eagle in commit d63459e (2026-12-02 09:59 UTC);
+# before that the first EAGLE-1 drafter (35ce4c2) was retrained in 86a0e25 (2026-12-01 04:54 UTC). A run of the
+# default pair before then drafted its "eagle" rows with one of those, which its command, typed today, no longer loads.
+EAGLE3_SHIPPED = "2026-12-02T09:59"
+EAGLE1_VERSIONS = (("2026-12-01T04:54", "the first EAGLE-1 drafter (commit 35ce4c2)"),
+                   (EAGLE3_SHIPPED, "the retrained EAGLE-1 drafter (commit 86a0e25)"))
+
+
+def rerun_command(command: str, machine: dict[str, Any], dtype: str | None, suites: list[str]) -> str:
+    """A recorded bench command with the defaults its run had that a run today would not: PyTorch's stock kernels for
+    a CPU run that records no `kernels` (made before specviz packed a CPU's linear layers for oneDNN, ce0deb7;
+    SPECVIZ_KERNELS=stock), the dtype of a run that named none (float32 where unrecorded: a CPU with bfloat16
+    instructions now defaults to bfloat16), and the suites of a run that named none (today's default adds the
+    held-out and everyday suites).
+
+    >>> rerun_command("python -m specviz bench --k 2 --out x", {}, None, ["chat", "qa"])
+    'SPECVIZ_KERNELS=stock python -m specviz bench --k 2 --dtype float32 --suites chat qa --out x'
+    >>> rerun_command("python -m specviz bench --suites qa --dtype float32", {"kernels": "onednn-packed"}, None, ["qa"])
+    'python -m specviz bench --suites qa --dtype float32'
+    """
+    words = command.split()
+    added = [] if "--dtype" in words else [f"--dtype {dtype or 'float32'}"]
+    added += [f"--suites {' '.join(suites)}"] if suites and "--suites" not in words else []
+    if added:
+        extra = " ".join(added)
+        command = command.replace(" --out ", f" {extra} --out ", 1) if " --out " in command else f"{command} {extra}"
+    if not machine.get("gpu") and "kernels" not in machine:
+        command = f"SPECVIZ_KERNELS=stock {command}"
+    return command
+
+
+def rerun_lines(result: BenchResult) -> list[str]:
+    """What results.md says under the recorded command when typing it today would not run what ran: the command with
+    the defaults it then had (`rerun_command`), and which EAGLE drafter its eagle rows drafted with, when one that
+    has been replaced since ([] when neither applies)."""
+    m = result.machine
+    command = rerun_command(result.command, m, result.dtype, [s["name"] for s in result.suites])
+    lines = [] if command == result.command else [
+        "Typed today, the command above would run with other defaults than this run had (its kernels, dtype or "
+        f"suites); with the ones it had: `{command}`"]
+    date = str(m.get("date", ""))
+    if result.config.get("pair") == "default" and "eagle" in result.proposers() and date and date < EAGLE3_SHIPPED:
+        drafter = next(name for until, name in EAGLE1_VERSIONS if date < until)
+        lines.append(f"Its eagle rows drafted with {drafter}; the EAGLE-3 drafter replaced it in commit d63459e "
+                     "(2026-12-02), and the command drafts with that one today.")
+    return [item for line in lines for item in (line, "")]
 
 
 _LOAD_LIST = re.compile(r"(load average \S+ at the start, )\[\s*(-?\d+(?:\.\d+)?)[^\]]*\]( at the end)")

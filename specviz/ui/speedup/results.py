@@ -16,6 +16,7 @@ from specviz.labs import bench
 from specviz.labs.bench import BenchResult
 from specviz.labs.bench.config import load_suites
 from specviz.labs.bench.quoted import machine_text
+from specviz.labs.bench.report import EAGLE3_SHIPPED
 
 
 def result_files() -> list[Path]:
@@ -91,10 +92,8 @@ def render_machine(result: BenchResult, name: str) -> None:
                 st.caption(note)
 
 
-# The EAGLE-3 drafter replaced the EAGLE-1 one in assets/models/smollm2-eagle in commit d63459e, 2026-12-02 09:59 UTC: a
-# committed run of the default pair measured before then drafted its "eagle" rows with EAGLE-1 (default-cpu-drafts,
-# default-cpu-bf16-trees), which its command, run today, no longer loads.
-EAGLE3_SHIPPED = "2026-12-02T09:59"
+# EAGLE3_SHIPPED (specviz.labs.bench.report): a run of the default pair before then drafted its "eagle" rows with an
+# EAGLE-1 drafter (default-cpu-drafts, default-cpu-bf16-trees), which its command, run today, no longer loads.
 
 
 def command_notes(result: BenchResult) -> list[str]:

@@ -8,7 +8,9 @@
     rewrites        summaries, key points and rewrites of answers the target wrote
     drills          arithmetic with random numbers, worked out in words
 
-Every stage is seeded and keeps clear of the held-out topics (`prompts.clear_of_held_out`). The seed stage answers
+Every stage is seeded. No prompt is about a held-out topic: the seed stage draws from other topics, question-lists
+asks about those, the questions stage drops a question that names one (`prompts.clear_of_held_out`) and the drills
+name none; a follow-up or rewrite quotes an earlier answer unfiltered, which may mention one. The seed stage answers
 each prompt both ways, greedy and at the sampled temperature; question-lists samples every list (all at that
 temperature, none greedy); the other stages answer half their prompts greedily and half sampled. A stage's jobs
 depend only on the seed and the earlier stages' records, so a resumed run rebuilds the same list and skips the chunks

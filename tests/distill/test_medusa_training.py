@@ -148,3 +148,19 @@ def test_the_medusa_card_counts_head_ks_token_from_the_state_it_reads():
         assert "k places ahead" not in text
         assert "token t+1+k, k places after the one the target's own head predicts" in text
     assert "| 1 | token t+2 from the state after token t |" in shipped
+
+
+def test_the_medusa_texts_say_sharing_the_lm_head_is_specvizs_change():
+    """Read 20: the card, its template and drafts.md credited "Cai et al., 2024, Medusa-1" right before describing
+    heads read by the target's own LM head; in the paper (and FasterDecoding/Medusa) each head trains an output
+    layer of its own, initialised from the LM head. Sharing it is specviz's change, and the texts say so."""
+    from specviz.distill import medusa_card
+    from specviz.models.drafts import ASSETS, MEDUSA_NAME
+
+    shipped = " ".join((ASSETS / MEDUSA_NAME / "README.md").read_text(encoding="utf-8").split())
+    drafts = " ".join((ASSETS.parent.parent / "docs" / "drafts.md").read_text(encoding="utf-8").split())
+    template = " ".join(medusa_card.CARD.split())
+    for text in (template, shipped, drafts):
+        assert "(Cai et al., 2024, *Medusa-1*)" not in text and "(Cai et al., 2024, Medusa-1)" not in text
+        assert "the paper's heads each train an output layer of their own; sharing the target's is specviz's change" \
+            in text

@@ -88,7 +88,8 @@ CARD = """# smollm2-medusa: Medusa heads for SmolLM2-135M-Instruct
 {heads} heads after Cai et al. (2024, *Medusa-1*: the target frozen, only the heads trained), {params} trained
 parameters: each head is one residual block, x + SiLU(W x + b), on the target's last hidden state (the input of its
 LM head, 576 wide), read by the target's own LM head (the paper's heads each train an output layer of their own;
-sharing the target's is specviz's change) restricted to the EAGLE drafter's draft vocabulary of {vocab} tokens ({coverage:.1f}% of the held-out
+sharing the target's is specviz's change)
+restricted to the EAGLE drafter's draft vocabulary of {vocab} tokens ({coverage:.1f}% of the held-out
 answers' tokens). Head k guesses the k-th token after the one the target's own head predicts, from the same state;
 no head sees the tokens drafted before its own. The target stays frozen. It only proposes: the output distribution
 stays exactly the target's. Use: `python -m specviz generate --proposer medusa` (a chain of up to {heads} drafts, or

@@ -244,7 +244,7 @@ def run_notes(run: str) -> list[str]:
     differently: the Speedup lab's `command_notes`, such as the EAGLE-1 drafter that an older run's "eagle" rows
     drafted with; none when its file cannot be read."""
     from specviz.labs import bench
-    from specviz.ui.speedup.results import command_notes, load_result
+    from specviz.ui.common.bench_results import command_notes, load_result
 
     try:
         return command_notes(load_result(bench.BENCHMARKS_DIR / run / "results.json"))

@@ -414,9 +414,32 @@ def rerun_command(command: str, machine: dict[str, Any], dtype: str | None, suit
     if added:
         extra = " ".join(added)
         command = command.replace(" --out ", f" {extra} --out ", 1) if " --out " in command else f"{command} {extra}"
-    if not machine.get("gpu") and "kernels" not in machine:
+    if ran_stock_kernels(machine):
         command = f"SPECVIZ_KERNELS=stock {command}"
     return command
+
+
+def ran_stock_kernels(machine: dict[str, Any]) -> bool:
+    """Whether a run's linear layers ran PyTorch's stock kernels because it predates specviz's packed ones (ce0deb7):
+    a CPU run whose `machine` record names no `kernels`. Typed today on a CPU, its command runs the packed ones.
+
+    >>> ran_stock_kernels({"device": "cpu"}), ran_stock_kernels({"kernels": "onednn-packed"})
+    (True, False)
+    >>> ran_stock_kernels({"gpu": "NVIDIA H200", "device": "cuda:0"})
+    False
+    """
+    return gpu_used(machine) is None and "kernels" not in machine
+
+
+def replaced_eagle_drafter(result: BenchResult) -> str | None:
+    """The EAGLE-1 drafter a run of the default pair drafted its "eagle" rows with, when it ran before the EAGLE-3
+    drafter replaced it (EAGLE1_VERSIONS); None for any other run. Typed today, its command drafts with EAGLE-3."""
+    date = str(result.machine.get("date", ""))
+    if result.config.get("pair") != "default" or "eagle" not in result.proposers():
+        return None
+    if not date or date >= EAGLE3_SHIPPED:
+        return None
+    return next(name for until, name in EAGLE1_VERSIONS if date < until)
 
 
 def rerun_lines(result: BenchResult) -> list[str]:
@@ -428,9 +451,8 @@ def rerun_lines(result: BenchResult) -> list[str]:
     lines = [] if command == result.command else [
         "Typed today, the command above would run with other defaults than this run had (its kernels, dtype or "
         f"suites); with the ones it had: `{command}`"]
-    date = str(m.get("date", ""))
-    if result.config.get("pair") == "default" and "eagle" in result.proposers() and date and date < EAGLE3_SHIPPED:
-        drafter = next(name for until, name in EAGLE1_VERSIONS if date < until)
+    drafter = replaced_eagle_drafter(result)
+    if drafter is not None:
         lines.append(f"Its eagle rows drafted with {drafter}; the EAGLE-3 drafter replaced it in commit d63459e "
                      "(2026-12-02), and the command drafts with that one today.")
     return [item for line in lines for item in (line, "")]

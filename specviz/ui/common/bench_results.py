@@ -10,7 +10,7 @@ import streamlit as st
 from specviz.core.i18n import _
 from specviz.labs.bench import BenchResult
 from specviz.labs.bench.config import load_suites
-from specviz.labs.bench.report import EAGLE3_SHIPPED
+from specviz.labs.bench.report import ran_stock_kernels, replaced_eagle_drafter
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -23,10 +23,6 @@ def load_result(path: Path) -> BenchResult:
     return _load(str(path), path.stat().st_mtime)
 
 
-# EAGLE3_SHIPPED (specviz.labs.bench.report): a run of the default pair before then drafted its "eagle" rows with an
-# EAGLE-1 drafter (default-cpu-drafts, default-cpu-bf16-trees), which its command, run today, no longer loads.
-
-
 def command_notes(result: BenchResult) -> list[str]:
     """What the run's command, typed today, would do differently from the run: a dtype default that is the machine's
     (the first runs name none, and ran float32, then the only dtype), the kernels (a CPU run whose machine names none
@@ -37,7 +33,7 @@ def command_notes(result: BenchResult) -> list[str]:
         notes.append(_("This command names no --dtype: run today it takes the machine's default (bfloat16 on a CPU "
                        "with bf16 instructions), so add `--dtype {dtype}` to measure in {dtype}, as this run did.",
                        dtype=result.dtype or "float32"))
-    if not result.gpu and "kernels" not in result.machine:  # a CPU run from before the packed kernels (ce0deb7)
+    if ran_stock_kernels(result.machine):  # a CPU run from before the packed kernels (ce0deb7)
         notes.append(_("This run's linear layers ran PyTorch's stock kernels, as CPU runs did until 2026-12-03 "
                        "(ce0deb7); run today on a CPU they are packed for oneDNN wherever it can pack them, so put "
                        "`SPECVIZ_KERNELS=stock` before the command to time the kernels this run timed."))
@@ -47,8 +43,7 @@ def command_notes(result: BenchResult) -> list[str]:
         notes.append(_("This command names no --suites: run today it takes every suite in assets/prompts ({today}), "
                        "not the {count} this run had, so add `--suites {ran}`.", today=", ".join(today),
                        count=len(ran), ran=" ".join(ran)))
-    date = str(result.machine.get("date", ""))
-    if result.config.get("pair") == "default" and "eagle" in result.proposers() and date and date < EAGLE3_SHIPPED:
+    if replaced_eagle_drafter(result) is not None:
         notes.append(_("Its eagle rows drafted with the EAGLE-1 drafter then in assets/models/smollm2-eagle; the "
                        "EAGLE-3 drafter replaced it on 2026-12-02, and the command drafts with that one today."))
     return notes

@@ -112,7 +112,8 @@ def bench_command(bench: Path = BENCH) -> str:
     defaulting to bfloat16; the suites of a run that named none).
 
     >>> import tempfile; folder = Path(tempfile.mkdtemp())
-    >>> _ = (folder / "r.json").write_text('{"command": "python -m specviz bench --k 2 --out x", "machine": {}}')
+    >>> _ = (folder / "r.json").write_text('{"command": "python -m specviz bench --k 2 --out x", '
+    ...                                    '"machine": {"date": "2026-11-30"}}')
     >>> bench_command(folder / "r.json")
     'SPECVIZ_KERNELS=stock python -m specviz bench --k 2 --dtype float32 --out x'
     >>> _ = (folder / "r.json").write_text('{"command": "python -m specviz bench --dtype float32", '

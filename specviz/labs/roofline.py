@@ -53,6 +53,7 @@ from specviz.core.i18n import N_, _, number
 from specviz.core.paths import BENCHMARKS_DIR
 from specviz.engine import theory
 from specviz.labs.bench.quoted import machine_text
+from specviz.labs.bench.report import PACKING_SHIPPED, run_kernels  # noqa: F401 - this module's names too
 
 BYTES = {"float32": 4, "bfloat16": 2}
 MAX_BATCH = 1024  # the largest batch the explorer looks at
@@ -307,9 +308,6 @@ def draft_costs(alpha: float, k: int, pair: ModelPair, dtype: str, batch: int, c
 # ---- the benchmark CPU, from its measured verify-cost curve -------------------------------------------------------
 
 MEASURED_RUN = "default-cpu-ngram"  # --threads 1 --clock cpu, n = 1..9 tokens, 83 tokens of context, 15 repeats
-# specviz packed the linear layers on a CPU from commit ce0deb7 (2026-12-03 11:58 UTC); a run from before then ran
-# PyTorch's stock kernels, which its results.json (written before the field existed) does not record
-PACKING_SHIPPED = "2026-12-03T11:58"
 
 
 def fit_hardware(model: Model, dtype: str, one_token_seconds: float, context: float,
@@ -376,17 +374,6 @@ def measured_kernels(folder: Path | str | None = None) -> str:
     except (OSError, ValueError):
         return "?"
     return run_kernels(data.get("machine") or {}) if isinstance(data, dict) else "?"
-
-
-def run_kernels(machine: dict) -> str:
-    """The linear kernels a committed run's models ran (`specviz.engine.kernels`): its record's, else "stock" for a run
-    from before specviz packed them, else "?".
-
-    >>> run_kernels({"kernels": "onednn-packed"}), run_kernels({"date": "2026-11-30T04:11:36Z"}), run_kernels({})
-    ('onednn-packed', 'stock', '?')
-    """
-    date = str(machine.get("date") or "")
-    return str(machine.get("kernels") or ("stock" if date and date < PACKING_SHIPPED else "?"))
 
 
 def measured_curve(folder: Path | str | None = None) -> dict[int, float]:

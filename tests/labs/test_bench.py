@@ -575,3 +575,25 @@ def test_every_results_md_says_how_its_command_would_run_as_it_ran():
     assert "the first EAGLE-1 drafter (commit 35ce4c2)" in said["default-cpu-bf16-trees"]
     assert "SPECVIZ_KERNELS=stock" in said["default-cpu-bf16-tree"] and "EAGLE-1" not in said["default-cpu-bf16-tree"]
     assert said["default-cpu-f32-packed"] == "" and said["default-h200-bf16"] == ""
+
+
+def test_one_rule_says_which_kernels_a_run_ran():
+    """Final review: the roofline's `run_kernels` dated a run against the packing (ce0deb7, 11:58 UTC) while the
+    rerun notes' `ran_stock_kernels` took a missing `kernels` record for stock kernels; the record names them only
+    from 11301c3 (12:30 UTC), so a CPU run in between packed and records none. Both now read report.run_kernels."""
+    from specviz.core.paths import BENCHMARKS_DIR
+    from specviz.labs import roofline
+    from specviz.labs.bench.report import ran_stock_kernels, run_kernels
+
+    assert roofline.run_kernels is run_kernels
+    between = {"device": "cpu", "date": "2026-12-03T12:10:00Z"}  # packed, not recorded
+    before = {"device": "cpu", "date": "2026-12-01T00:23:26Z"}
+    assert (run_kernels(between), ran_stock_kernels(between)) == ("?", False)
+    assert (run_kernels(before), ran_stock_kernels(before)) == ("stock", True)
+    assert (run_kernels({"device": "cpu"}), ran_stock_kernels({"device": "cpu"})) == ("?", False)  # no date, no claim
+    gpu = {**before, "gpu": "NVIDIA H200", "device": "cuda:0"}  # stock then and today: nothing to add
+    assert (run_kernels(gpu), ran_stock_kernels(gpu)) == ("stock", False)
+    stock = {path.parent.name for path in BENCHMARKS_DIR.glob("*/results.json")
+             if ran_stock_kernels(BenchResult.load(path).machine)}
+    assert stock == {"default-cpu-ngram", "default-cpu-layerskip", "default-cpu-drafts", "default-cpu-bf16-trees",
+                     "default-cpu-bf16-tree"}

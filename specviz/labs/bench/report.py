@@ -398,12 +398,12 @@ EAGLE1_VERSIONS = (("2026-12-01T04:54", "the first EAGLE-1 drafter (commit 35ce4
 
 def rerun_command(command: str, machine: dict[str, Any], dtype: str | None, suites: list[str]) -> str:
     """A recorded bench command with the defaults its run had that a run today would not: PyTorch's stock kernels for
-    a CPU run that records no `kernels` (made before specviz packed a CPU's linear layers for oneDNN, ce0deb7;
+    a CPU run made before the packed ones (`ran_stock_kernels`: before specviz packed a CPU's linear layers for oneDNN, ce0deb7;
     SPECVIZ_KERNELS=stock), the dtype of a run that named none (float32 where unrecorded: a CPU with bfloat16
     instructions now defaults to bfloat16), and the suites of a run that named none (today's default adds the
     held-out and everyday suites).
 
-    >>> rerun_command("python -m specviz bench --k 2 --out x", {}, None, ["chat", "qa"])
+    >>> rerun_command("python -m specviz bench --k 2 --out x", {"date": "2026-11-30"}, None, ["chat", "qa"])
     'SPECVIZ_KERNELS=stock python -m specviz bench --k 2 --dtype float32 --suites chat qa --out x'
     >>> rerun_command("python -m specviz bench --suites qa --dtype float32", {"kernels": "onednn-packed"}, None, ["qa"])
     'python -m specviz bench --suites qa --dtype float32'
@@ -419,16 +419,39 @@ def rerun_command(command: str, machine: dict[str, Any], dtype: str | None, suit
     return command
 
 
-def ran_stock_kernels(machine: dict[str, Any]) -> bool:
-    """Whether a run's linear layers ran PyTorch's stock kernels because it predates specviz's packed ones (ce0deb7):
-    a CPU run whose `machine` record names no `kernels`. Typed today on a CPU, its command runs the packed ones.
+# specviz packed a CPU's linear layers for oneDNN from commit ce0deb7 (2026-12-03 11:58 UTC); the machine record names
+# its `kernels` from 11301c3 (12:30 UTC) on. A run from before the packing ran PyTorch's stock kernels and records no
+# `kernels`; a record without them from after it (the half hour between the two commits) ran what its CPU packed.
+PACKING_SHIPPED = "2026-12-03T11:58"
 
-    >>> ran_stock_kernels({"device": "cpu"}), ran_stock_kernels({"kernels": "onednn-packed"})
+
+def run_kernels(machine: dict[str, Any]) -> str:
+    """The linear kernels a run's models ran (`specviz.engine.kernels`): its record's, else "stock" for a run from
+    before specviz packed them (`PACKING_SHIPPED`, by its record's date), else "?" (no record says).
+
+    >>> run_kernels({"kernels": "onednn-packed"}), run_kernels({"date": "2026-11-30T04:11:36Z"}), run_kernels({})
+    ('onednn-packed', 'stock', '?')
+    >>> run_kernels({"device": "cpu", "date": "2026-12-03T12:10:00Z"})  # packed, before the record named kernels
+    '?'
+    """
+    date = str(machine.get("date") or "")
+    return str(machine.get("kernels") or ("stock" if date and date < PACKING_SHIPPED else "?"))
+
+
+def ran_stock_kernels(machine: dict[str, Any]) -> bool:
+    """Whether a run's linear layers ran PyTorch's stock kernels because it predates specviz's packed ones
+    (`run_kernels` says "stock" with no `kernels` recorded) on a CPU, where a run today packs them: typed today, its
+    command runs the packed ones.
+
+    >>> ran_stock_kernels({"device": "cpu", "date": "2026-12-01T00:23:26Z"}), ran_stock_kernels({"device": "cpu"})
     (True, False)
-    >>> ran_stock_kernels({"gpu": "NVIDIA H200", "device": "cuda:0"})
+    >>> packed_unrecorded = {"device": "cpu", "date": "2026-12-03T12:10:00Z"}  # after ce0deb7, before 11301c3
+    >>> ran_stock_kernels({"kernels": "onednn-packed"}), ran_stock_kernels(packed_unrecorded)
+    (False, False)
+    >>> ran_stock_kernels({"gpu": "NVIDIA H200", "device": "cuda:0", "date": "2026-12-01T00:23:26Z"})
     False
     """
-    return gpu_used(machine) is None and "kernels" not in machine
+    return gpu_used(machine) is None and not machine.get("kernels") and run_kernels(machine) == "stock"
 
 
 def replaced_eagle_drafter(result: BenchResult) -> str | None:

@@ -15,7 +15,7 @@ from specviz.distill.data import GenerationPlan, chunk_infos
 from specviz.distill.stages import STAGES as DATA_STAGES
 from specviz.distill.trainer import DEFAULT_BATCH_POSITIONS, DEFAULT_LR, DEFAULT_STEPS
 from specviz.labs.bench.quoted import machine_text
-from specviz.labs.bench.report import TREE_ALPHA_MEANING, plain_load_note, rerun_command
+from specviz.labs.bench.report import TREE_ALPHA_MEANING, BenchResult, plain_load_note, rerun_command
 from specviz.models.drafts import DRAFT_NAME, EAGLE_NAME, read_meta
 
 BENCH = BENCHMARKS_DIR / "default-cpu-drafts" / "results.json"
@@ -109,7 +109,7 @@ def bench_command(bench: Path = BENCH) -> str:
     """The command that re-runs the benchmark as it ran: the one its results.json records, plus the settings it then
     had by default and a run today would not (`report.rerun_command`: stock kernels for a CPU run made before the
     packed ones, SPECVIZ_KERNELS=stock; the dtype of a run that named none, a CPU with bfloat16 instructions now
-    defaulting to bfloat16; the suites of a run that named none).
+    defaulting to bfloat16; the suites of a run that named none, when today's default runs others).
 
     >>> import tempfile; folder = Path(tempfile.mkdtemp())
     >>> _ = (folder / "r.json").write_text('{"command": "python -m specviz bench --k 2 --out x", '
@@ -124,8 +124,10 @@ def bench_command(bench: Path = BENCH) -> str:
     result = read_bench(bench)
     if not result.get("command"):
         return "(not run yet)"
-    return rerun_command(result["command"], result.get("machine") or {}, bench_dtype(bench),
-                         [s["name"] for s in result.get("suites") or []])
+    return rerun_command(BenchResult(  # what the rerun questions read; a card's own tests write only those parts
+        command=result["command"], created=result.get("created", ""), machine=result.get("machine") or {},
+        config=result.get("config") or {}, costs={}, cases=[], baselines=[], summary=result.get("summary") or [],
+        suites=result.get("suites") or []))
 
 
 def bench_rerun_note(bench: Path) -> str:

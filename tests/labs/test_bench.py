@@ -577,6 +577,26 @@ def test_every_results_md_says_how_its_command_would_run_as_it_ran():
     assert said["default-cpu-f32-packed"] == "" and said["default-h200-bf16"] == ""
 
 
+def test_a_command_that_ran_todays_suites_gets_no_suites_flag():
+    """Final review: results.md's rerun command added --suites to every command that named none, while the pages
+    noted the suites only when today's default runs another set. Typed today, a command that ran every suite there is
+    runs them again, so neither says so now: report.rerun_differences decides for both, the pages' notes
+    (ui.common.bench_results.command_notes), results.md's lines and the cards' commands."""
+    from specviz.core.paths import BENCHMARKS_DIR
+    from specviz.labs.bench.report import (DtypeDefault, StockKernels, SuitesDefault, rerun_command,
+                                           rerun_differences)
+
+    ngram = BenchResult.load(BENCHMARKS_DIR / "default-cpu-ngram" / "results.json")  # named no --suites, no --dtype
+    ran = tuple(s["name"] for s in ngram.suites)
+    same = rerun_differences(ngram, today_suites=list(reversed(ran)))
+    assert same == [DtypeDefault("float32"), StockKernels()]
+    assert "--suites" not in rerun_command(ngram, same) and "--dtype float32" in rerun_command(ngram, same)
+    today = tuple(suite.name for suite in load_suites())
+    assert set(today) > set(ran)  # held-out and everyday came after it
+    assert rerun_differences(ngram)[2:] == [SuitesDefault(ran, today)]
+    assert f"--suites {' '.join(ran)} --out " in rerun_command(ngram)
+
+
 def test_one_rule_says_which_kernels_a_run_ran():
     """Final review: the roofline's `run_kernels` dated a run against the packing (ce0deb7, 11:58 UTC) while the
     rerun notes' `ran_stock_kernels` took a missing `kernels` record for stock kernels; the record names them only

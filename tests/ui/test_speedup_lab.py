@@ -497,3 +497,20 @@ def test_a_command_notes_the_kernels_and_suites_it_ran_with():
 
     assert any("`--suites chat code math qa rewrite translation`" in n for n in notes("default-cpu-ngram"))
     assert not any("--suites" in n for n in notes("default-cpu-f32-medusa"))  # it named its suite
+
+
+def test_the_command_notes_say_what_results_md_says():
+    """Final review: the notes and results.md's rerun lines decided the same differences in two places (and the
+    suites differently); both now format report.rerun_differences, one note per difference, each with its value."""
+    from specviz.labs.bench.report import SuitesDefault, rerun_command, rerun_differences
+
+    found = 0
+    for path in results.result_files():
+        result = results.load_result(path)
+        differences, notes = rerun_differences(result), results.command_notes(result)
+        assert len(notes) == len(differences), path.parent.name
+        found += len(notes)
+        for difference, note in zip(differences, notes):
+            if isinstance(difference, SuitesDefault):
+                assert f"`{difference.flag}`" in note and difference.flag in rerun_command(result)
+    assert found >= 13  # five runs with stock kernels, five without --dtype, two with EAGLE-1, one suites note

@@ -18,13 +18,14 @@ import io
 import json
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from specviz.core.i18n import _
 from specviz.core.paths import write_text_atomically
-from specviz.labs.bench.config import BENCHMARKS_DIR
+from specviz.labs.bench.config import BENCHMARKS_DIR, load_suites
 from specviz.labs.bench.summary import DEFINITIONS, verify_ratio
 
 SCHEMA = "specviz-bench"
@@ -396,29 +397,6 @@ EAGLE1_VERSIONS = (("2026-12-01T04:54", "the first EAGLE-1 drafter (commit 35ce4
                    (EAGLE3_SHIPPED, "the retrained EAGLE-1 drafter (commit 86a0e25)"))
 
 
-def rerun_command(command: str, machine: dict[str, Any], dtype: str | None, suites: list[str]) -> str:
-    """A recorded bench command with the defaults its run had that a run today would not: PyTorch's stock kernels for
-    a CPU run made before the packed ones (`ran_stock_kernels`: before specviz packed a CPU's linear layers for oneDNN, ce0deb7;
-    SPECVIZ_KERNELS=stock), the dtype of a run that named none (float32 where unrecorded: a CPU with bfloat16
-    instructions now defaults to bfloat16), and the suites of a run that named none (today's default adds the
-    held-out and everyday suites).
-
-    >>> rerun_command("python -m specviz bench --k 2 --out x", {"date": "2026-11-30"}, None, ["chat", "qa"])
-    'SPECVIZ_KERNELS=stock python -m specviz bench --k 2 --dtype float32 --suites chat qa --out x'
-    >>> rerun_command("python -m specviz bench --suites qa --dtype float32", {"kernels": "onednn-packed"}, None, ["qa"])
-    'python -m specviz bench --suites qa --dtype float32'
-    """
-    words = command.split()
-    added = [] if "--dtype" in words else [f"--dtype {dtype or 'float32'}"]
-    added += [f"--suites {' '.join(suites)}"] if suites and "--suites" not in words else []
-    if added:
-        extra = " ".join(added)
-        command = command.replace(" --out ", f" {extra} --out ", 1) if " --out " in command else f"{command} {extra}"
-    if ran_stock_kernels(machine):
-        command = f"SPECVIZ_KERNELS=stock {command}"
-    return command
-
-
 # specviz packed a CPU's linear layers for oneDNN from commit ce0deb7 (2026-12-03 11:58 UTC); the machine record names
 # its `kernels` from 11301c3 (12:30 UTC) on. A run from before the packing ran PyTorch's stock kernels and records no
 # `kernels`; a record without them from after it (the half hour between the two commits) ran what its CPU packed.
@@ -465,19 +443,118 @@ def replaced_eagle_drafter(result: BenchResult) -> str | None:
     return next(name for until, name in EAGLE1_VERSIONS if date < until)
 
 
+# ---- what a recorded command, typed today, would run differently ------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DtypeDefault:
+    """The command names no --dtype and the run ran `dtype` (float32 where unrecorded: then the only one); typed
+    today it takes the machine's default (bfloat16 on a CPU with bf16 instructions)."""
+
+    dtype: str
+
+    @property
+    def flag(self) -> str:
+        return f"--dtype {self.dtype}"
+
+
+@dataclass(frozen=True)
+class StockKernels:
+    """The run's linear layers ran PyTorch's stock kernels on a CPU, before specviz packed them (`ran_stock_kernels`);
+    typed today on a CPU its command runs the packed ones, and `ENV` before it the stock ones."""
+
+    ENV: ClassVar[str] = "SPECVIZ_KERNELS=stock"
+
+
+@dataclass(frozen=True)
+class SuitesDefault:
+    """The command names no --suites and ran the suites `ran`; typed today it runs every suite in assets/prompts,
+    `today`, another set."""
+
+    ran: tuple[str, ...]
+    today: tuple[str, ...]
+
+    @property
+    def flag(self) -> str:
+        return "--suites " + " ".join(self.ran)
+
+
+@dataclass(frozen=True)
+class ReplacedDrafter:
+    """The run's "eagle" rows drafted with `drafter`, an EAGLE-1 drafter the EAGLE-3 one has replaced since
+    (`replaced_eagle_drafter`); typed today the command drafts with EAGLE-3, and no flag brings the old one back."""
+
+    drafter: str
+
+
+RerunDifference = DtypeDefault | StockKernels | SuitesDefault | ReplacedDrafter
+
+
+def rerun_differences(result: BenchResult, today_suites: Sequence[str] | None = None) -> list[RerunDifference]:
+    """What `result.command`, typed today, would run differently from the run, in this order: its dtype, its
+    kernels, its prompt suites, its EAGLE drafter ([] when it runs as it ran). `today_suites`: the suites a command
+    that names none runs (default: every suite in assets/prompts now). results.md says them in English
+    (`rerun_lines`), the pages in the reader's language (`specviz.ui.common.bench_results.command_notes`), the model
+    cards as a command (`rerun_command`).
+
+    >>> run = BenchResult("python -m specviz bench --k 2 --out x", "", {"device": "cpu", "date": "2026-11-30"}, {},
+    ...                   {}, [], [], [], [{"name": "qa", "title": "Q&A"}])
+    >>> rerun_differences(run, today_suites=["qa", "chat"])
+    [DtypeDefault(dtype='float32'), StockKernels(), SuitesDefault(ran=('qa',), today=('qa', 'chat'))]
+    >>> rerun_differences(run, today_suites=["qa"])  # the suites it ran are today's: it runs them again
+    [DtypeDefault(dtype='float32'), StockKernels()]
+    """
+    words = result.command.split()
+    found: list[RerunDifference] = []
+    if "--dtype" not in words:
+        found.append(DtypeDefault(result.dtype or "float32"))
+    if ran_stock_kernels(result.machine):
+        found.append(StockKernels())
+    ran = tuple(suite["name"] for suite in result.suites)
+    if ran and "--suites" not in words:
+        today = tuple(today_suites) if today_suites is not None else tuple(suite.name for suite in load_suites())
+        if sorted(ran) != sorted(today):
+            found.append(SuitesDefault(ran, today))
+    drafter = replaced_eagle_drafter(result)
+    if drafter is not None:
+        found.append(ReplacedDrafter(drafter))
+    return found
+
+
+def rerun_command(result: BenchResult, differences: Sequence[RerunDifference] | None = None) -> str:
+    """The recorded command with the defaults its run had that a run today would not (`rerun_differences`, or the
+    `differences` given): its dtype and suites as flags before `--out`, SPECVIZ_KERNELS=stock before it for stock
+    kernels; the recorded command when none applies (a replaced EAGLE drafter has no flag).
+
+    >>> run = BenchResult("python -m specviz bench --k 2 --out x", "", {"device": "cpu", "date": "2026-11-30"}, {},
+    ...                   {}, [], [], [], [{"name": "qa", "title": "Q&A"}])
+    >>> rerun_command(run, rerun_differences(run, today_suites=["qa", "chat"]))
+    'SPECVIZ_KERNELS=stock python -m specviz bench --k 2 --dtype float32 --suites qa --out x'
+    >>> rerun_command(BenchResult.load(BENCHMARKS_DIR / "default-cpu-f32-packed" / "results.json")).split()[-4:]
+    ['float32', '--no-record-overhead', '--out', 'assets/benchmarks/default-cpu-f32-packed']
+    """
+    differences = rerun_differences(result) if differences is None else differences
+    command = result.command
+    flags = " ".join(d.flag for d in differences if isinstance(d, (DtypeDefault, SuitesDefault)))
+    if flags:
+        command = command.replace(" --out ", f" {flags} --out ", 1) if " --out " in command else f"{command} {flags}"
+    if any(isinstance(d, StockKernels) for d in differences):
+        command = f"{StockKernels.ENV} {command}"
+    return command
+
+
 def rerun_lines(result: BenchResult) -> list[str]:
-    """What results.md says under the recorded command when typing it today would not run what ran: the command with
-    the defaults it then had (`rerun_command`), and which EAGLE drafter its eagle rows drafted with, when one that
-    has been replaced since ([] when neither applies)."""
-    m = result.machine
-    command = rerun_command(result.command, m, result.dtype, [s["name"] for s in result.suites])
+    """What results.md says under the recorded command when typing it today would not run what ran
+    (`rerun_differences`): the command with the defaults it then had (`rerun_command`), and which EAGLE drafter its
+    eagle rows drafted with, when one that has been replaced since ([] when neither applies)."""
+    differences = rerun_differences(result)
+    command = rerun_command(result, differences)
     lines = [] if command == result.command else [
         "Typed today, the command above would run with other defaults than this run had (its kernels, dtype or "
         f"suites); with the ones it had: `{command}`"]
-    drafter = replaced_eagle_drafter(result)
-    if drafter is not None:
-        lines.append(f"Its eagle rows drafted with {drafter}; the EAGLE-3 drafter replaced it in commit d63459e "
-                     "(2026-12-02), and the command drafts with that one today.")
+    lines += [f"Its eagle rows drafted with {d.drafter}; the EAGLE-3 drafter replaced it in commit d63459e "
+              "(2026-12-02), and the command drafts with that one today." for d in differences
+              if isinstance(d, ReplacedDrafter)]
     return [item for line in lines for item in (line, "")]
 
 

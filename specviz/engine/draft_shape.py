@@ -10,10 +10,13 @@ The fields have the names `speculative_generate`, `RunSpec` and the CLI flags us
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from specviz.core.i18n import _
 from specviz.engine.limits import K_RANGE, TREE_LOOKUP_RANGE, TREE_NODES_RANGE, TREE_WIDTH_RANGE, check_lookup_has_tree
+
+_LABEL = re.compile(r"chain K=(\d+)|tree (\d+)x(\d+) depth (\d+)(?: \+ lookup (\d+))?")  # what `label()` writes
 
 
 @dataclass(frozen=True)
@@ -63,6 +66,25 @@ class DraftShape:
             return f"chain K={self.k}"
         return f"tree {self.tree_nodes}x{self.tree_width} depth {self.k}" + (
             f" + lookup {self.tree_lookup}" if self.tree_lookup else "")
+
+    @classmethod
+    def from_label(cls, label: str) -> DraftShape:
+        """The shape a `label()` names (a chain's label names no width: it reads as the default 4); a ValueError
+        with one sentence for any other text.
+
+        >>> DraftShape.from_label("tree 16x4 depth 4 + lookup 8")
+        DraftShape(k=4, tree_nodes=16, tree_width=4, tree_lookup=8)
+        >>> DraftShape.from_label("chain K=3") == DraftShape(3)
+        True
+        """
+        match = _LABEL.fullmatch(str(label).strip())
+        if match is None:
+            raise ValueError(f"'{label}' names no draft shape (expected e.g. 'chain K=4' or 'tree 16x4 depth 4 + "
+                             "lookup 8').")
+        chain, nodes, width, depth, lookup = match.groups()
+        if chain:
+            return cls(int(chain))
+        return cls(int(depth), int(nodes), int(width), int(lookup or 0))
 
     def describe(self) -> str:
         """The shape in a sentence, in the reader's language: "a tree of 16 nodes, depth 4, width 4" (and its lookup

@@ -14,7 +14,6 @@ one sentence, so a page that quotes it fails loudly in the tests instead of prin
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -237,9 +236,6 @@ def greedy_identity_machines(root: Path | None = None) -> dict[str, str]:
     return machines
 
 
-_SHAPE_LABEL = re.compile(r"chain K=(\d+)|tree (\d+)x(\d+) depth (\d+)(?: \+ lookup (\d+))?")
-
-
 def greedy_identity_shapes(root: Path | None = None) -> dict[str, str]:
     """{"fp32_shape": ..., "bf16_shape": ...}: the draft shape each committed greedy-identity check drafted (its
     file's `shape`, a `DraftShape.label()`), in a phrase of the reader's language, for a sentence beside
@@ -255,13 +251,10 @@ def greedy_identity_shapes(root: Path | None = None) -> dict[str, str]:
     for key, (folder, name) in IDENTITY_FILES.items():
         path = Path(root or BENCHMARKS_DIR) / folder / name
         try:
-            match = _SHAPE_LABEL.fullmatch(str(_identity_run(str(path))["shape"]))
+            shape = DraftShape.from_label(str(_identity_run(str(path))["shape"]))
         except (OSError, ValueError, KeyError, TypeError):
-            match = None
-        if match is None:
-            raise ValueError(f"The committed greedy-identity check {path} names no draft shape specviz can read.")
-        chain, nodes, width, depth, lookup = match.groups()
-        shape = DraftShape(int(chain)) if chain else DraftShape(int(depth), int(nodes), int(width), int(lookup or 0))
+            raise ValueError(f"The committed greedy-identity check {path} names no draft shape specviz can read.") \
+                from None
         shapes[f"{key}_shape"] = shape.describe()
     return shapes
 

@@ -1,0 +1,29 @@
+"""DraftShape's label: the one plain name of a shape, which scripts write into files and the pages read back."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from specviz.engine.draft_shape import DraftShape
+
+
+def test_a_label_reads_back_as_the_shape_it_names():
+    """`from_label` inverts `label`: every tree (its width and lookup branch named) and every chain of the default
+    width comes back equal; a chain's label names no width, so any chain comes back with the same label."""
+    shapes = [DraftShape(k, nodes, width, lookup if nodes else 0)
+              for k, nodes, width, lookup in itertools.product((1, 4, 8), (0, 6, 16), (2, 4), (0, 8))]
+    assert len(set(shapes)) == 30  # 6 chains, 24 trees
+    for shape in shapes:
+        back = DraftShape.from_label(shape.label())
+        assert back.label() == shape.label()
+        assert back == (shape if shape.is_tree else DraftShape(shape.k))
+
+
+@pytest.mark.parametrize("text", ["", "chain K=", "chain K=2 + lookup 8", "tree 16x4", "tree 16x4 depth 4 + 8",
+                                  "K=4", "chain K=99"])
+def test_text_that_is_no_label_is_one_sentence(text):
+    with pytest.raises(ValueError) as error:
+        DraftShape.from_label(text)
+    assert "\n" not in str(error.value)

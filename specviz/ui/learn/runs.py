@@ -166,8 +166,8 @@ def production(lesson: Lesson) -> None:
                  dtype=server.get("dtype", "?"), k=server.get("k", "?"), requests=server.get("requests", "?"),
                  max_tokens=server.get("max_tokens", "?"), cpu=result.machine.get("cpu", "?"),
                  cores=result.machine.get("cores", "?"), date=str(result.machine.get("date", "?"))[:10]))
-    if result.eagle_note():
-        st.caption(result.eagle_note())
+    if note := result.eagle_note():  # the eagle rows served a drafter since replaced (ServingResult.eagle_note)
+        st.caption(note)
     st.code(result.command, language="bash")
 
 

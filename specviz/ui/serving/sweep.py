@@ -130,8 +130,8 @@ def committed_sweep() -> None:
             if rise:
                 st.markdown(escape_markdown(rise))
     st.dataframe(level_table(result.levels), hide_index=True, width="stretch")
-    if result.eagle_note():  # the eagle rows' drafter is not today's: the command below serves today's
-        st.caption(result.eagle_note())
+    if note := result.eagle_note():  # the eagle rows' drafter is not today's: the command below serves today's
+        st.caption(note)
     st.markdown(_("Reproduce it with:"))
     st.code(result.command, language="bash")
     if result.specviz:

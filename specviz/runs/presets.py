@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -67,12 +68,20 @@ def preset_spec(name: str, seed: int = 0, pair: str = PRESET_PAIR, base: RunSpec
 
 
 def preset_results(path: Path = PRESET_RESULTS) -> dict[str, Any]:
-    """The file `python -m specviz.scripts.preset_runs` wrote; a ValueError with one sentence when it cannot be
-    read, so a page that quotes it fails in the tests instead of printing a number nobody measured."""
+    """The file `python -m specviz.scripts.preset_runs` wrote, read once per version of it (its size and modification
+    time: a page quotes it several times per render); a ValueError with one sentence when it cannot be read, so a page
+    that quotes it fails in the tests instead of printing a number nobody measured. Shared between callers: read it,
+    never change it."""
     try:
-        return json.loads(Path(path).read_text(encoding="utf-8"))
+        status = Path(path).stat()
+        return _read_results(str(path), status.st_size, status.st_mtime_ns)
     except (OSError, ValueError) as exc:
         raise ValueError(f"The committed preset runs {path} cannot be read ({exc.__class__.__name__}).") from None
+
+
+@lru_cache(maxsize=8)
+def _read_results(path: str, size: int, mtime_ns: int) -> dict[str, Any]:
+    return json.loads(Path(path).read_text(encoding="utf-8"))
 
 
 def preset_run(dtype: str, path: Path = PRESET_RESULTS) -> dict[str, Any]:

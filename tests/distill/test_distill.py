@@ -371,6 +371,22 @@ def test_a_shipped_cards_bench_command_reruns_the_run_with_its_kernels_and_dtype
         assert "with the kernels and dtype it then ran by default (no longer the defaults):" in card, kind
 
 
+def test_a_card_reads_its_benchmark_once_per_version(tmp_path):
+    """Final review: bench_rerun_note read the benchmark file, then bench_command read it again, as did each of the
+    card's other questions. read_bench reads a file once until it changes, so a rewritten file is read anew."""
+    from specviz.distill.cards import BENCH, bench_command, bench_rerun_note, read_bench
+
+    assert read_bench(BENCH) is read_bench(BENCH)
+    data = json.loads(BENCH.read_text(encoding="utf-8"))
+    bench = tmp_path / "results.json"
+    bench.write_text(json.dumps(data))
+    assert bench_rerun_note(bench) != ""  # the committed run: stock kernels, no --dtype
+    data["command"] += " --dtype float32"
+    data["machine"]["kernels"] = "onednn-packed"
+    bench.write_text(json.dumps(data))
+    assert bench_command(bench) == data["command"] and bench_rerun_note(bench) == ""
+
+
 def test_the_draft_card_says_which_commits_code_made_its_data():
     """Issue 43, 20th read: the draft's card (and the template) gave `distill data` and `distill draft` as the commands
     that made its weights; today's data step runs six stages (33,539 answers up to 192 new tokens on the EAGLE-3

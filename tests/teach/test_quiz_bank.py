@@ -298,6 +298,22 @@ def test_the_bundled_bank_uses_no_anchors():
         assert not any(isinstance(e, yaml.AliasEvent) or getattr(e, "anchor", None) for e in events), path.name
 
 
+
+def test_every_bundled_file_uses_under_half_of_the_size_and_question_limits():
+    """What specviz.teach.quiz.bank's comment on its limits says (it once quoted 17 KB and 23 questions a file, long
+    after the files had grown to 25-47 KB and 22-40 questions)."""
+    from specviz.teach.quiz.bank import MAX_BYTES, MAX_QUESTIONS
+
+    files = sorted(BANK_DIR.glob("*.yaml")) + sorted((BANK_DIR / "pt").glob("*.yaml"))
+    assert len(files) >= 8, files
+    def questions(path: Path) -> int:
+        return len(yaml.safe_load(path.read_text(encoding="utf-8"))["questions"])
+
+    sizes = {path.relative_to(BANK_DIR).as_posix(): (path.stat().st_size, questions(path)) for path in files}
+    assert all(size < MAX_BYTES / 2 and count < MAX_QUESTIONS / 2 for size, count in sizes.values()), sizes
+    source = Path(inspect.getsourcefile(load_bank)).parent / "bank.py"
+    assert "17 KB" not in source.read_text(encoding="utf-8")
+
 def test_oversized_files_are_refused_by_their_size(tmp_path):
     big = yaml.safe_dump([GOOD]) + "# padding\n" * 500_000
     _refused(big, "KB")
@@ -418,3 +434,14 @@ def test_texts_with_spaces_around_them_stay_answerable():
     assert grade(q, q.answer).correct and grade(q, q.options(0)[q.options(0).index("A")]).correct
     _refused(_dump([{**GOOD, "choices": ["A", "  "]}]), "choices")
     _refused(_dump([{**GOOD, "choices": ["A", "A "]}]), "same text twice")
+
+
+def test_the_quiz_package_imports_no_streamlit_as_its_docstring_says():
+    """specviz.teach.quiz's docstring once named `_page_files` as a Streamlit import; it reads the plain page map
+    (tests/project/test_layout.py checks that no library module imports Streamlit)."""
+    import specviz.teach.quiz as quiz
+    from specviz.teach.quiz import bank as bank_module
+
+    doc = " ".join(quiz.__doc__.split())
+    assert "Nothing here imports Streamlit:" in doc and "except `_page_files`" not in doc
+    assert "streamlit" not in inspect.getsource(bank_module).lower()

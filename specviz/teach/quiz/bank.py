@@ -33,7 +33,8 @@ from specviz.teach.quiz.translation import translated_dir, translated_questions
 
 PATHS_ENV = "SPECVIZ_QUIZ_PATHS"
 
-# What one quiz file may hold. The bundled files are about 17 KB, 23 questions, texts under 400 characters.
+# What one quiz file may hold. Each bundled file, English or Portuguese, uses under half of MAX_BYTES and of
+# MAX_QUESTIONS (tests/teach/test_quiz_bank.py checks it), so a teacher's file has room beyond the largest of them.
 MAX_BYTES = 256 * 1024
 MAX_DEPTH = 10  # file > questions > question > params > a list of probabilities is 5
 MAX_VALUES = 20_000  # scalars, lists and mappings together: bounds what YAML builds in memory

@@ -111,6 +111,20 @@ def test_the_float32_check_never_calls_identity_a_guarantee():
     doc = " ".join(make_traces.__doc__.split())
     assert "so a greedy example equals" not in doc and "an observation, not a guarantee" in doc
 
+
+def test_the_distill_sections_cpu_reference_names_the_card_of_each_figure():
+    """The distill section's CPU figures (41 and 146 minutes) each name the card that records them; the 41 minutes
+    are not in docs/drafts.md, which the reference used to cite for both."""
+    import re
+
+    import specviz.scripts.gpu_check as gpu_check
+
+    found = re.findall(r"(\d+) min for .*?\((?:[^()]*?: )?(assets/models/[\w-]+/README\.md)\)", gpu_check.CPU_REFERENCE)
+    assert [minutes for minutes, _card in found] == ["41", "146"]
+    for minutes, card in found:
+        assert f"The data step took {minutes} minutes" in (ROOT / card).read_text(encoding="utf-8")
+    assert "docs/drafts.md" not in gpu_check.CPU_REFERENCE
+
 # ---- the transfer ---------------------------------------------------------------------------------------------------
 
 

@@ -4,7 +4,8 @@ vLLM's counters are read around each request (`Delta`), so each prompt gets its 
 mean accepted length. specviz runs the same prompts (the same chat template) with its engine at batch 1. The two
 engines do not produce identical text: vLLM runs bfloat16 with its own kernels (compiled, or eager as the serving
 tier starts it), specviz the dtype its pair loaded in (`pick_dtype`: on a CPU bfloat16 where it has bf16
-instructions, else float32; on a GPU bfloat16, float16 on one without bf16) with PyTorch's eager kernels, and a
+instructions, else float32; on a CUDA GPU bfloat16, float16 on one without bf16; float16 on Apple MPS) with PyTorch's
+eager kernels (or, for a CPU's linear layers, specviz's packed ones: `specviz.engine.kernels`), and a
 greedy argmax that is nearly tied can flip; after a flip the texts part ways, and the drafts are proposed after
 different texts. So the comparison is of acceptance over several prompts, within a tolerance, not token for token.
 """

@@ -489,3 +489,25 @@ def test_a_sweeps_speculation_words_are_translated_and_method_names_kept():
     assert column == ["sem especulação", "com especulação", "eagle"], column
     assert "sem especulação: tokens/s" in names and "eagle: tokens/s" in names
     assert not any("speculating" in n or n.startswith("none") for n in names), names
+
+
+def test_the_comparisons_docstring_names_the_dtype_pick_dtype_chooses_on_each_device():
+    """specviz.serving.compare says which dtype specviz's side runs in; the 21st read found it leaving out Apple MPS
+    (float16 there, as on a GPU without bf16), so each device's choice is read from `pick_dtype` itself."""
+    import torch
+
+    from specviz.models.machine import GpuInfo, Machine, pick_dtype
+    from specviz.serving import compare
+
+    doc = " ".join(compare.__doc__.split())
+    cpu, cuda = torch.device("cpu"), torch.device("cuda")
+    gpu = {bf16: Machine(gpus=(GpuInfo(0, "gpu", 2**34, 2**34, bf16=bf16),)) for bf16 in (True, False)}
+    expected = {
+        "on a CPU bfloat16 where it has bf16 instructions": pick_dtype(cpu, None, Machine(cpu_bf16=True)),
+        "else float32": pick_dtype(cpu, None, Machine()),
+        "on a CUDA GPU bfloat16": pick_dtype(cuda, None, gpu[True]),
+        "float16 on one without bf16": pick_dtype(cuda, None, gpu[False]),
+        "float16 on Apple MPS": pick_dtype(torch.device("mps"), None, Machine()),
+    }
+    for phrase, dtype in expected.items():
+        assert phrase in doc and str(dtype).removeprefix("torch.") in phrase, (phrase, dtype)

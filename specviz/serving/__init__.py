@@ -8,5 +8,5 @@ draws what these modules return.
   server.py    the local server: .venv-vllm, start with a speculative config, wait for /health, stop the group
   export.py    the drafts trained here, in layouts vLLM loads
   compare.py   vLLM's acceptance next to specviz's, per prompt, greedy
-  cli.py       `python -m specviz serve start | stop | status | sweep`
+  cli.py       `python -m specviz serve start | stop | status | install | sweep`
 """

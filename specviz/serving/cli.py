@@ -1,4 +1,4 @@
-"""`python -m specviz serve start | stop | status | sweep`: the local vLLM server and the measured load sweep.
+"""`python -m specviz serve start | stop | status | install | sweep`: the local vLLM server and the load sweep.
 
     python -m specviz serve start --spec ngram      # none, ngram, draft, eagle
     python -m specviz serve stop

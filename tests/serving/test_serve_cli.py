@@ -67,3 +67,18 @@ def test_a_sweep_on_a_machine_without_vllm_installs_first_and_writes_its_file(st
     saved = json.loads(out.read_text())
     assert saved["server"]["version"] == "unknown" and len(saved["levels"]) == 1
     assert not list(out.parent.glob(".specviz-write-check-*"))  # the write check leaves nothing behind
+
+
+def test_the_serve_docstrings_list_every_action_the_parser_has():
+    """The module docstrings of specviz.serving and its cli name the `serve` actions; `install` was missing."""
+    import argparse
+    import re
+
+    import specviz.serving as serving
+
+    parser = argparse.ArgumentParser()
+    serve_cli.add_serve_arguments(parser)
+    actions = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    for doc in (serve_cli.__doc__, serving.__doc__):
+        listed = re.search(r"serve ((?:\w+ \| )+\w+)`", doc).group(1).split(" | ")
+        assert sorted(listed) == sorted(actions.choices), (listed, sorted(actions.choices))

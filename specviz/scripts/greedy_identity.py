@@ -67,7 +67,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                                      description=__doc__.split("\n")[0])
     parser.add_argument("--pair", default="default")
     parser.add_argument("--proposer", default="eagle")
-    parser.add_argument("--dtype", default=None, help="default: the machine's (bfloat16 on a CPU with bf16)")
+    parser.add_argument("--dtype", default=None, help="default: the machine's (bfloat16 on a CPU with bf16 "
+                        "instructions, float32 on one without)")
     parser.add_argument("--k", type=int, default=None,
                         help="default: the shape predicted fastest on this machine (python -m specviz calibrate) "
                              "when no shape flag is given; else the pair's recommended K")

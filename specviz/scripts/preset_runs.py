@@ -108,7 +108,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                                      description=__doc__.split("\n")[0])
     parser.add_argument("--pair", default=PRESET_PAIR, help="default: default (the Playground's presets set it)")
     parser.add_argument("--dtype", default=None,
-                        help="default: the machine's, as the Playground (bfloat16 on a CPU with bf16 instructions)")
+                        help="default: the machine's, as the Playground (bfloat16 on a CPU with bf16 instructions, "
+                             "float32 on one without)")
     parser.add_argument("--first-load", action="store_true",
                         help="also time the pair's first load with an empty temporary $SPECVIZ_CACHE")
     parser.add_argument("--out", type=Path, default=PRESET_RESULTS)

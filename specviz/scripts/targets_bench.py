@@ -104,7 +104,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--prompts", type=int, default=8, help="held-out prompts (the first N of the suite)")
     parser.add_argument("--max-new-tokens", type=int, default=128)
     parser.add_argument("--repeats", type=int, default=2, help="timed repeats per case (medians are reported)")
-    parser.add_argument("--dtype", default=None, help="default: bfloat16 on a CPU with bf16 instructions")
+    parser.add_argument("--dtype", default=None, help="default: the machine's (bfloat16 on a CPU with bf16 "
+                        "instructions, float32 on one without)")
     parser.add_argument("--threads", type=threads_arg, default=None)
     args = parser.parse_args(argv)
     import torch

@@ -88,7 +88,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                                      description=" ".join(__doc__.split("\n\n")[0].split()))  # the whole first paragraph
     parser.add_argument("--pair", default="default")
     parser.add_argument("--proposer", default=None, help="default: the pair's own")
-    parser.add_argument("--dtype", default=None, help="default: bfloat16 on a CPU with bf16 instructions")
+    parser.add_argument("--dtype", default=None, help="default: the machine's (bfloat16 on a CPU with bf16 "
+                        "instructions, float32 on one without)")
     parser.add_argument("--device", default=None)
     parser.add_argument("--k", type=int, nargs="+", default=[3, 4, 5], help="chain lengths and tree depths")
     parser.add_argument("--tree-nodes", type=int, nargs="+", default=[0, 8, 16, 24], help="0 = the chain")

@@ -19,3 +19,20 @@ def test_the_help_description_is_not_cut_mid_sentence(name, capsys):
     out = capsys.readouterr().out
     description = " ".join(out.split("\n\n")[1].split())  # usage, then the description, then the options
     assert description.endswith((".", ")", "`")), description
+
+
+@pytest.mark.parametrize("name", ["greedy_identity", "preset_runs", "targets_bench", "tree_sweep"])
+def test_a_machine_default_dtype_says_what_a_cpu_without_bf16_gets(name, capsys):
+    """`--dtype` left out takes pick_dtype's choice: bfloat16 only on a CPU with bf16 instructions, float32 on one
+    without. Two scripts' help said only "default: bfloat16 on a CPU with bf16 instructions"."""
+    import torch
+
+    from specviz.models.machine import Machine, pick_dtype
+
+    assert pick_dtype(torch.device("cpu"), None, Machine(cpu_bf16=False)) == torch.float32
+    module = importlib.import_module(f"specviz.scripts.{name}")
+    with pytest.raises(SystemExit):
+        module.main(["--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    dtype_help = text[text.rindex("--dtype DTYPE"):][:200]  # the option, after the usage line
+    assert "bfloat16 on a CPU with bf16 instructions, float32 on one without" in dtype_help, dtype_help

@@ -7,17 +7,19 @@
 
 It times the loaded target's forward over n = 1, 2, 3, 5, 9, 17, 25 and 33 new tokens after a cached context (the
 engine's own runner, so the same kernels as a run), one pass of the pair's drafter, and a token of `model.generate`
-on the same loaded model (the baseline of the speedups `specviz.labs.shape_choice` predicts). Then four short real
-runs (a chain and a tree, greedy and at T = 0.7, 24 tokens of an everyday question each) give what a step costs
-besides its verify forward: the drafter's pass as the loop really pays it (sampling, top-k and tree bookkeeping
-included) and the step's own overhead (the rule, cache rewinds).
+on the same loaded model (the baseline of the speedups `specviz.labs.shape_choice` predicts). Then short real runs
+(a chain, and a tree when the proposer can draft one, each greedy and at T = 0.7: four for the default pair's EAGLE
+drafter, two for n-gram lookup; 24 tokens of an everyday question each) give what a step costs besides its verify
+forward: the drafter's pass as the loop really pays it (sampling, top-k and tree bookkeeping included) and the step's
+own overhead (the rule, cache rewinds).
 
 Each round times every forward once, so a burst of load hits them all alike; each figure is the median of its rounds,
 after a warm-up. `model.generate`, greedy and sampling at T = 0.7 (the baseline of a sampled run pays for its
 warpers and its draw), is timed in the first three rounds only (its 8 timed tokens cost as much as a round), as a ratio
-to that round's one-token forward. `spread` compares the medians of the first and the second half
-of the rounds, and each kind's three generate ratios with each other: above 15% the machine was not quiet, everything is
-measured once more, and a calibration still that noisy says so (`quiet`) and is not cached.
+to that round's one-token forward. `spread` compares, for the one-token and the longest forward, the medians of the
+first and the second half of the rounds, and each kind's three generate ratios with each other: above 15% the machine
+was not quiet, everything is measured once more, and a calibration still that noisy says so (`quiet`) and is not
+cached.
 
 The result is cached under `$SPECVIZ_CACHE/calibration/`, one file per CPU (model and the instruction sets that
 matter), dtype, kernels, torch version, threads and pair, so another machine, dtype or PyTorch measures again;

@@ -140,3 +140,18 @@ def test_the_committed_table_covers_chains_and_trees_at_both_temperatures():
         assert sum(1 for s, temp in shapes if temp == t and s.is_tree) >= 20
     assert all(1 <= r["tokens_per_forward"] <= r["k"] + max(1, r["tree_lookup"]) + 1 for r in table["rows"])
     assert table["proposer"] == "eagle" and table["dtype"] and table["machine"]["cpu"]
+
+
+def test_the_docstring_counts_the_short_real_runs_each_proposer_makes():
+    """A tree probe runs only for a proposer that can draft a tree (calibration._probe_steps): four runs for the
+    default pair's EAGLE drafter, two for n-gram lookup; the docstring once said four for every proposer."""
+    from specviz.engine.proposers import registry
+    from specviz.models.catalog import load_catalog
+
+    assert load_catalog()["default"].proposer == "eagle"
+    words = {2: "two", 4: "four"}
+    doc = " ".join(calibration.__doc__.split())
+    for name, who in (("eagle", "the default pair's EAGLE drafter"), ("ngram", "n-gram lookup")):
+        kinds = [kind for kind in calibration.PROBES if kind != "tree" or registry.can_branch(name)]
+        runs = len(kinds) * len(calibration.PROBE_TEMPERATURES)
+        assert f"{words[runs]} for {who}" in doc, (name, runs)

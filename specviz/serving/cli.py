@@ -2,10 +2,13 @@
 
     python -m specviz serve start --spec ngram      # none, ngram, draft, eagle
     python -m specviz serve stop
-    python -m specviz serve sweep --specs none ngram --levels 1 16 --out assets/benchmarks/serving/cpu-smollm2.json
+    python -m specviz serve sweep --specs none ngram --levels 1 16 --out /tmp/sweep.json
 
 `sweep` starts the local server once per speculative config, runs the same prompts at each concurrency, stops it
-(also when something fails), runs specviz's own engine at batch 1 on the same prompts, and writes one JSON file.
+(also when something fails), runs specviz's own engine at batch 1 on the same prompts, and writes one JSON file
+(by default over the committed assets/benchmarks/serving/cpu-smollm2.json, whose `command` records the flags of its
+own sweep: other specs, levels and requests than the example's, and eagle rows that served a drafter since replaced,
+`results.EAGLE_SERVED`).
 """
 
 from __future__ import annotations

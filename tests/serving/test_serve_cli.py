@@ -82,3 +82,19 @@ def test_the_serve_docstrings_list_every_action_the_parser_has():
     for doc in (serve_cli.__doc__, serving.__doc__):
         listed = re.search(r"serve ((?:\w+ \| )+\w+)`", doc).group(1).split(" | ")
         assert sorted(listed) == sorted(actions.choices), (listed, sorted(actions.choices))
+
+
+def test_the_sweep_example_does_not_write_over_the_committed_sweep_with_other_flags():
+    """serve's docstring once showed `serve sweep --specs none ngram --levels 1 16 --out
+    assets/benchmarks/serving/cpu-smollm2.json`, the committed file's path with flags other than its run's."""
+    import re
+
+    from specviz.serving.results import SERVING_DIR, ServingResult
+
+    committed = ServingResult.load(SERVING_DIR / "cpu-smollm2.json")
+    examples = re.findall(r"python -m specviz serve sweep [^\n]*", serve_cli.__doc__)
+    assert examples
+    for example in examples:
+        flags, _, out = example.partition(" --out ")
+        if "assets/benchmarks/serving" in out:
+            assert flags.split() == committed.command.split(), example

@@ -571,10 +571,10 @@ def plain_load_note(note: str) -> str:
     return _LOAD_LIST.sub(r"\1\2\3", note)
 
 
-# what a † on a tree row's α cell means (the model cards' bench tables say it too, specviz.distill.cards)
 # --policy-k is where the heuristic policy starts and the threshold policy's cap; the optimal policy ignores it
 POLICIES_HEADING = ("## Draft-length policies (speedup vs specviz target-only; K₀: where heuristic starts, threshold's "
                     "cap; optimal picks its own K)")
+# what a † on a tree row's α cell means (the model cards' bench tables say it too, specviz.distill.cards)
 TREE_ALPHA_MEANING = ("† A tree row's value in the α column is the mean min(1, p′/q′) along each step's main line (a "
                       "child tried after a rejected sibling meets the residual p′), not α")
 TREE_ALPHA_NOTE = (TREE_ALPHA_MEANING + "; its predicted speedup (measured verify) is its measured mean accepted length "

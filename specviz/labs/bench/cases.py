@@ -170,7 +170,8 @@ class CaseRunner:
         return plan
 
     def records_overhead(self, config: Configuration) -> bool:
-        """Whether this configuration also runs once with the full trace recorded (one K per proposer: policy K)."""
+        """Whether this configuration also runs once with the full trace recorded: the constant chain at --policy-k,
+        or at the first K given when --policy-k is not among them (DEFINITIONS["record_overhead"])."""
         k = self.config.policy_k if self.config.policy_k in self.config.ks else self.config.ks[0]
         return self.config.record_overhead and config.policy == "constant" and config.k == k and not config.tree_nodes
 

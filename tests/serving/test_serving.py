@@ -509,5 +509,6 @@ def test_the_comparisons_docstring_names_the_dtype_pick_dtype_chooses_on_each_de
         "float16 on one without bf16": pick_dtype(cuda, None, gpu[False]),
         "float16 on Apple MPS": pick_dtype(torch.device("mps"), None, Machine()),
     }
+    assert len(expected) == 5 and {d for d in expected.values()} == {torch.float32, torch.bfloat16, torch.float16}
     for phrase, dtype in expected.items():
         assert phrase in doc and str(dtype).removeprefix("torch.") in phrase, (phrase, dtype)

@@ -96,3 +96,33 @@ def test_ls_cost_gives_the_lm_heads_share_of_the_default_target(lang):
     assert f"{round(100 * share)}% " in explanation, explanation
     assert f"{shape['hidden_size']} × {vocab} of 135M" in explanation or \
         f"{shape['hidden_size']} × {vocab} de 135M" in explanation, explanation
+
+
+SHAPE = re.compile(r"tree (\d+)x(\d+) depth (\d+)(?: \+ lookup (\d+))?")  # a greedy-identity file's `shape`
+DEPTH = {"en": "{nodes} × {width} depth {depth}", "pt": "{nodes} × {width} com profundidade {depth}"}
+BOTH_LOOKUP = {"en": "each with a lookup branch of up to {n} tokens",
+               "pt": "as duas com um ramo de busca de até {n} tokens"}
+
+
+@pytest.mark.parametrize("lang", sorted(OF))
+def test_gs_same_text_gives_each_greedy_identity_check_its_recorded_shape(lang):
+    """Read 21: gs-same-text set "16 × 4 depth 4 with a lookup branch" against "the float32 run's 8 × 4 depth 3", as
+    if only the bfloat16 check had drafted a lookup branch; both files record one (their `shape`: "... + lookup 8").
+    Each check's tree is named as its file records it, and a lookup branch both share is said to be both's."""
+    import json
+
+    text = " ".join(load_bank(lang=lang).by_id()["gs-same-text"].explanation.split())
+    shapes = []
+    for folder, name in IDENTITY_FILES.values():
+        recorded = json.loads((BENCHMARKS_DIR / folder / name).read_text(encoding="utf-8"))["shape"]
+        match = SHAPE.fullmatch(recorded)
+        assert match, f"{folder}/{name} records a shape this test cannot read: {recorded}"
+        shapes.append(match.groups())
+    assert len(shapes) == 2  # the float32 and the bfloat16 check
+    for nodes, width, depth, _lookup in shapes:
+        assert DEPTH[lang].format(nodes=nodes, width=width, depth=depth) in text, text
+    lookups = {lookup for *_tree, lookup in shapes}
+    if len(lookups) == 1 and None not in lookups:
+        assert BOTH_LOOKUP[lang].format(n=lookups.pop()) in text, text
+    else:  # the checks differ in their lookup branch: the sentence must not say both had the same one
+        assert BOTH_LOOKUP[lang].split("{n}")[0] not in text, text

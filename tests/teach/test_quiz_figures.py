@@ -126,3 +126,16 @@ def test_gs_same_text_gives_each_greedy_identity_check_its_recorded_shape(lang):
         assert BOTH_LOOKUP[lang].format(n=lookups.pop()) in text, text
     else:  # the checks differ in their lookup branch: the sentence must not say both had the same one
         assert BOTH_LOOKUP[lang].split("{n}")[0] not in text, text
+
+
+@pytest.mark.parametrize("lang", sorted(OF))
+def test_the_vllm_counter_items_say_only_metrics_lacks_a_mean_accepted_length(lang):
+    """Read 21: pr-vllm-counters and pr-read-counters said "vLLM exports no mean accepted length", while vLLM's log
+    lines print one (vllm/v1/spec_decode/metrics.py, SpecDecodingLogging: "Mean acceptance length") and, since
+    vllm-project/vllm#48915, a response can carry one. Only its /metrics page, counters alone, holds none."""
+    bank = load_bank(lang=lang).by_id()
+    for qid in ("pr-vllm-counters", "pr-read-counters"):
+        text = " ".join(bank[qid].explanation.split())
+        assert not re.search(r"exports no mean accepted length|não exporta o comprimento médio", text), (qid, text)
+        assert re.search(r"/metrics page holds no mean accepted length|/metrics (do vLLM )?não traz o comprimento "
+                         r"médio", text), (qid, text)

@@ -348,7 +348,7 @@ def test_no_try_it_widget_opens_on_the_numbers_its_checks_ask_about(fresh, lesso
 @pytest.mark.parametrize("lang", ["en", "pt_BR"])
 def test_lesson_11_sweep_caption_does_not_credit_vllm_with_a_mean_accepted_length(lang):
     """Read 13: the caption said "vLLM's mean accepted length (1 + accepted / steps that drafted)", while lesson 11's
-    check (pr-vllm-counters) teaches that vLLM exports no mean accepted length: it is read off the counters."""
+    check (pr-vllm-counters) teaches that vLLM's /metrics page holds none: it is read off the counters."""
     from specviz.core.i18n import _, using
     from specviz.ui.learn.runs import TEXT
 

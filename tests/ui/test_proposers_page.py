@@ -214,3 +214,22 @@ def test_medusa_is_said_to_train_on_a_dataset_or_its_own_answers_and_head_k_to_g
     note = view.registry.note_of("medusa")
     assert "k-th token ahead" not in note
     assert "head k guesses draft k, the token k places after the one the target's own head predicts" in note
+
+
+def test_no_proposer_text_names_a_training_machine_the_cards_do_not_record():
+    """21st read: the EAGLE section said specviz's drafter was "trained on a CPU", but since 9de5ea5 every model card
+    says its specviz.json does not record the machine its training ran on, and no committed file does (the training
+    code runs on a GPU when one is there, `specviz.distill.cli.device_and_dtype`)."""
+    import json
+
+    from specviz.core.i18n import _, using
+
+    metas = sorted((ROOT / "assets" / "models").glob("*/specviz.json"))
+    assert metas and all("machine" not in json.loads(m.read_text(encoding="utf-8")).get("training", {})
+                         for m in metas)
+    texts = [text for p in view.PROPOSERS for text in (p.how, p.costs, p.needs, p.wins, p.loses) if text]
+    assert texts
+    for english in texts:
+        assert "trained on a" not in english and "2-core" not in english, english
+        with using("pt"):
+            assert "treinado em uma CPU" not in _(english) and "núcleos" not in _(english), english

@@ -171,10 +171,9 @@ PROPOSERS: list[Proposer] = [
                   "dynamic one in EAGLE-2/3)."),
         wins=N_("Among the highest acceptance per unit of draft cost reported for trained drafters (the EAGLE papers' "
                  "comparisons); supported by vLLM and SGLang."),
-        loses=N_("A new drafter per target model, and an under-trained one gains little: specviz's, trained on a "
-                 "CPU, is {eagle}× as fast as model.generate here in bfloat16 (greedy, held-out prompts, chain of "
-                 "4), and {eagle_f32}× in float32 on another CPU in the Medusa section's run: two runs, named "
-                 "below."),
+        loses=N_("A new drafter per target model, and an under-trained one gains little: specviz's is {eagle}× as "
+                 "fast as model.generate here in bfloat16 (greedy, held-out prompts, chain of 4), and {eagle_f32}× in "
+                 "float32 on another CPU in the Medusa section's run: two runs, named below."),
         dot=_dot({"f": (N_("target features\\n(hidden state)"), _TARGET),
                   "x": (N_("next token\\n(shifted by one)"), _PLAIN), "d": (N_("1 drafter layer"), _DRAFT),
                   "hd": (N_("target's LM head"), _TARGET)},

@@ -512,3 +512,27 @@ def test_the_comparisons_docstring_names_the_dtype_pick_dtype_chooses_on_each_de
     assert len(expected) == 5 and {d for d in expected.values()} == {torch.float32, torch.bfloat16, torch.float16}
     for phrase, dtype in expected.items():
         assert phrase in doc and str(dtype).removeprefix("torch.") in phrase, (phrase, dtype)
+
+
+def test_the_sweeps_command_says_its_specviz_rows_ran_the_stock_kernels():
+    """21st read: the Serving lab's committed sweep (2026-12-01) has specviz rows timed with PyTorch's stock kernels,
+    from before specviz packed a CPU's linear layers for oneDNN (ce0deb7, 2026-12-03); its "Reproduce it with"
+    command, typed today, times specviz's engine with the packed ones. The page says so under the command, in both
+    languages, and says nothing for a sweep that records its kernels or has no specviz rows."""
+    from dataclasses import replace
+
+    from specviz.labs import roofline
+    from specviz.ui.serving import sweep
+
+    result = ServingResult.load(ROOT / "assets" / "benchmarks" / "serving" / "cpu-smollm2.json")
+    assert result.specviz and "kernels" not in result.machine
+    assert result.machine["date"] < roofline.PACKING_SHIPPED  # the committed file, as it is: before packing
+    note = sweep.stock_kernels_note(result)
+    assert "stock kernels" in note and "`SPECVIZ_KERNELS=stock`" in note and "ce0deb7" in note
+    with using("pt"):
+        shown = sweep.stock_kernels_note(result)
+    assert shown != note and "`SPECVIZ_KERNELS=stock`" in shown and "ce0deb7" in shown
+    assert sweep.stock_kernels_note(replace(result, machine={**result.machine, "kernels": "onednn-packed"})) == ""
+    assert sweep.stock_kernels_note(replace(result, specviz=[])) == ""
+    at = _page(tab="Measured sweep")
+    assert not at.exception and any(note == c.value for c in at.caption)

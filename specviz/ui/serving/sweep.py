@@ -134,9 +134,25 @@ def committed_sweep() -> None:
         st.caption(note)
     st.markdown(_("Reproduce it with:"))
     st.code(result.command, language="bash")
+    note = stock_kernels_note(result)
+    if note:  # the command typed today times specviz's own engine with other kernels than these rows
+        st.caption(note)
     if result.specviz:
         compare_specviz(result)
     predicted(result)
+
+
+def stock_kernels_note(result: ServingResult) -> str:
+    """One sentence when the sweep's specviz rows ran PyTorch's stock kernels (a CPU sweep from before specviz packed
+    the linear layers for oneDNN, ce0deb7, `roofline.run_kernels`): its command, typed today, times specviz's own
+    engine with the packed ones; "" otherwise (no specviz rows, a sweep that records other kernels, or a GPU's)."""
+    machine = result.machine or {}
+    if not result.specviz or machine.get("gpu") or roofline.run_kernels(machine) != "stock":
+        return ""
+    return _("This sweep's specviz rows ran PyTorch's stock kernels, as CPU runs did until 2026-12-03 (ce0deb7); "
+             "typed today on a CPU, the command's specviz comparison packs its linear layers for oneDNN, so put "
+             "`SPECVIZ_KERNELS=stock` before the command to time the kernels these rows timed. The vLLM rows do not "
+             "depend on it.")
 
 
 def verdict(spec: str, prompt: str, break_even: int | None, levels: list[int]) -> str:

@@ -525,8 +525,8 @@ no prompt is about a held-out topic, though a follow-up or rewrite quotes an ear
 - Recorded at every position, prompt included: the residual stream entering layers 2, 15 and 27 and the final
   norm's output (the target's next-token distribution is recomputed from it), bfloat16, in memory-mapped chunks on
   disk (`specviz/distill/data.py`).
-- {held} held-out prompts whose topics never enter training (`assets/prompts/held-out.yaml`), answered greedily
-  by the float32 target, exactly as the benchmark meets it.
+- {held} held-out prompts whose topics no training prompt is about (`assets/prompts/held-out.yaml`), answered
+  greedily by the float32 target, exactly as the benchmark meets it.
 - The data step took {data_minutes:.0f} minutes ({new_tokens:,} response tokens), on a machine this card does not
   record.
 

@@ -18,3 +18,17 @@ def test_models_md_quotes_the_spec_bench_leaderboard_it_links_with_its_version()
     assert "gives 1.52x for Vicuna-7B and 1.57x for Vicuna-33B on one A100, and 1.79x for Vicuna-7B" in text
     assert "as updated on 2025-04-22, PyTorch 2.5.1" in text
     assert "gives 1.49x for Vicuna-7B" not in text
+
+
+def test_the_eagle_card_does_not_say_held_out_topics_never_enter_training():
+    """The EAGLE-3 card (and the card template) said the 64 held-out prompts' "topics never enter training", while
+    the same card says a follow-up or rewrite quotes earlier answers that may mention one (203 of those stages'
+    9,000 prompts do, drafts.md): the topics do enter the training text, only no training prompt is about one."""
+    from specviz.distill.cards import CARD
+
+    card = (ROOT / "assets" / "models" / "smollm2-eagle" / "README.md").read_text(encoding="utf-8")
+    drafts = " ".join((DOCS / "drafts.md").read_text(encoding="utf-8").split())
+    assert "203 of their 9,000 prompts do" in drafts
+    for text in (CARD, card):
+        assert "never enter training" not in text
+        assert "whose topics no training prompt is about" in " ".join(text.split())

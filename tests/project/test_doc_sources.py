@@ -32,3 +32,29 @@ def test_the_eagle_card_does_not_say_held_out_topics_never_enter_training():
     for text in (CARD, card):
         assert "never enter training" not in text
         assert "whose topics no training prompt is about" in " ".join(text.split())
+
+
+def test_quoted_greedy_identity_and_tree_tokens_runs_name_the_stock_kernels_they_ran_with():
+    """The docs quoted greedy_identity and tree_tokens runs of 2026-12-01 to 12-03 07:16 (the committed
+    greedy-identity files of default-cpu-bf16-tree, the drafters' float32 counts) without `SPECVIZ_KERNELS=stock`:
+    they ran before ce0deb7 packed every linear layer for oneDNN, and typed today they run the packed kernels, whose
+    float32 rounding differs. A command left bare is one whose committed file records the packed kernels, or the
+    library's generic example that quotes no figure."""
+    import json
+
+    packed = set()
+    for path in (ROOT / "assets" / "benchmarks").glob("*/greedy-identity*.json"):
+        record = json.loads(path.read_text(encoding="utf-8"))
+        if (record.get("machine") or {}).get("kernels") == "onednn-packed":
+            packed.add(record["command"].split(" --out ")[0])
+    assert len(packed) >= 3
+    generic = "python -m specviz.scripts.tree_tokens --dtype float32 --prompts 8"
+    pages = [DOCS / "benchmarks.md", DOCS / "drafts.md", DOCS / "library.md", ROOT / "assets" / "benchmarks" / "README.md"]
+    commands = []
+    for page in pages:
+        text = " ".join(page.read_text(encoding="utf-8").split())
+        commands += [(page.name, span) for span in text.split("`")
+                     if "specviz.scripts.greedy_identity " in span or "specviz.scripts.tree_tokens " in span]
+    assert len(commands) >= 12
+    bare = [(name, span) for name, span in commands if not span.startswith("SPECVIZ_KERNELS=stock ")]
+    assert [(name, span) for name, span in bare if span.split(" --out ")[0] not in packed | {generic}] == []

@@ -49,7 +49,8 @@ def test_quoted_greedy_identity_and_tree_tokens_runs_name_the_stock_kernels_they
             packed.add(record["command"].split(" --out ")[0])
     assert len(packed) >= 3
     generic = "python -m specviz.scripts.tree_tokens --dtype float32 --prompts 8"
-    pages = [DOCS / "benchmarks.md", DOCS / "drafts.md", DOCS / "library.md", ROOT / "assets" / "benchmarks" / "README.md"]
+    pages = [DOCS / "benchmarks.md", DOCS / "drafts.md", DOCS / "library.md",
+             ROOT / "assets" / "benchmarks" / "README.md"]
     commands = []
     for page in pages:
         text = " ".join(page.read_text(encoding="utf-8").split())

@@ -59,3 +59,18 @@ def test_quoted_greedy_identity_and_tree_tokens_runs_name_the_stock_kernels_they
     assert len(commands) >= 12
     bare = [(name, span) for name, span in commands if not span.startswith("SPECVIZ_KERNELS=stock ")]
     assert [(name, span) for name, span in bare if span.split(" --out ")[0] not in packed | {generic}] == []
+
+
+def test_quoted_uncommitted_runs_before_packing_name_their_kernels_and_dtype():
+    """Three runs whose counts the docs quote (the copy prompt's 7.75 tokens per forward, 2026-12-03 07:18; the
+    everyday questions' 1.80 / 2.14, 2026-12-02; the 24-node tree's 2.43, 2026-12-01) ran PyTorch's stock kernels in
+    bfloat16, the default on that Xeon; their quoted commands named neither, so typed today they run the packed
+    kernels, and float32 on a CPU without bf16 instructions."""
+    spans = []
+    for page in (DOCS / "benchmarks.md", ROOT / "assets" / "benchmarks" / "README.md"):
+        text = " ".join(page.read_text(encoding="utf-8").split())
+        spans += [span for span in text.split("`") if "--out /tmp/everyday" in span or "--out /tmp/bench24" in span
+                  or ("python -m specviz generate" in span and "--tree-lookup 8" in span)]
+    assert len(spans) == 3
+    for span in spans:
+        assert span.startswith("SPECVIZ_KERNELS=stock python -m specviz ") and "--dtype bfloat16" in span, span

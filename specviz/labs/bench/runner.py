@@ -17,7 +17,7 @@ from transformers.utils import logging as hf_logging
 
 from specviz.labs.bench.cases import CaseRunner
 from specviz.labs.bench.config import CPU_CLOCK_ON_GPU, BenchConfig, encode_bench_prompt, load_suites
-from specviz.labs.bench.report import BenchResult
+from specviz.labs.bench.report import TREE_NOTE, BenchResult
 from specviz.labs.bench.summary import summarise
 from specviz.labs.bench.summary import tokens_fed
 from specviz.labs.bench.timing import (VERIFY_SIZES, feature_draft_timer, load_average, machine_info, measure_costs,
@@ -119,9 +119,7 @@ def _notes(machine, config: BenchConfig) -> list[str]:
         f"The models ran on {machine['device']} in {machine['dtype']}.",
     ]
     if any(n for n in config.tree_nodes):
-        notes.append("Tree rows draft an EAGLE-2 style tree (node budget x width, depth K) scored in one target "
-                     "forward; their mean accepted length counts tokens per target forward, and their physical limit "
-                     "is that of a perfect free draft of the same shape.")
+        notes.append(TREE_NOTE)
     if config.clock == "cpu":
         notes.append("Times are this process's CPU time (time.process_time), not wall time: the machine was shared, "
                      "and CPU time leaves out the waits for a free core. With one torch thread it equals wall time "

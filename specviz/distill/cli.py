@@ -137,7 +137,8 @@ def run_data(args) -> None:
 
 def write_suite(suite: dict, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    header = "# Written by `python -m specviz.distill data`; the trained drafts never saw these prompts' topics.\n"
+    header = ("# Written by `python -m specviz.distill data`; no prompt the drafts trained on is about these "
+              "prompts' topics.\n")
     path.write_text(header + yaml.safe_dump(suite, sort_keys=False, allow_unicode=True, width=120), encoding="utf-8")
 
 

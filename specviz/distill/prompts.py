@@ -1,4 +1,4 @@
-"""The distillation prompt set: templates x topics, seeded, with a held-out set whose topics never enter training.
+"""The distillation prompt set: templates x topics, seeded, with a held-out set whose topics no training prompt uses.
 
     train, held_out = prompt_sets(n_train=3000, n_held_out=64, seed=0)
 
@@ -192,7 +192,8 @@ def held_out_suite(held: list[Prompt], seed: int = 0) -> dict:
     mixed = list(held)
     random.Random(seed).shuffle(mixed)
     return {"name": "held-out", "title": "Held-out (drafts)",
-            "description": "Prompts whose topics the trained drafts never saw (python -m specviz.distill).",
+            "description": "Prompts on topics no prompt the trained drafts learned from is about (python -m "
+                           "specviz.distill).",
             "prompts": [{"id": p.id, "text": p.text} for p in mixed]}
 
 

@@ -94,3 +94,23 @@ def test_results_md_notes_name_the_mean_accepted_length_once():
             assert "#MAT" not in notes, path.parent.name
             assert (TREE_NOTE in notes) == any(r.get("tree_nodes") for r in result.summary), path.parent.name
     assert recorded >= 6
+
+
+def test_the_held_out_suite_does_not_say_the_drafts_never_saw_its_topics():
+    """assets/prompts/held-out.yaml (its header and description, written by `distill data`), the prompts README and
+    targets_bench's docstring said the trained drafts "never saw" the held-out prompts' topics; the EAGLE-3 drafter
+    trained on follow-ups and rewrites that quote earlier answers, 203 of 9,000 of which mention one (drafts.md).
+    What holds is that no training prompt is about one."""
+    import yaml
+
+    from specviz.distill.prompts import held_out_suite
+
+    path = ROOT / "assets" / "prompts" / "held-out.yaml"
+    text = path.read_text(encoding="utf-8")
+    suite = yaml.safe_load(text)
+    assert suite["description"] == held_out_suite([], 0)["description"]
+    cli = (ROOT / "specviz" / "distill" / "cli.py").read_text(encoding="utf-8")
+    assert "no prompt the drafts trained on is about" in text.splitlines()[0] and "trained on is about these" in cli
+    for page in (path, ROOT / "assets" / "prompts" / "README.md", ROOT / "specviz" / "scripts" / "targets_bench.py",
+                 ROOT / "specviz" / "distill" / "cli.py", ROOT / "specviz" / "distill" / "prompts.py"):
+        assert "never saw" not in page.read_text(encoding="utf-8"), page.name

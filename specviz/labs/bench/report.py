@@ -561,8 +561,8 @@ def rerun_lines(result: BenchResult) -> list[str]:
 _LOAD_LIST = re.compile(r"(load average \S+ at the start, )\[\s*(-?\d+(?:\.\d+)?)[^\]]*\]( at the end)")
 
 
-# The note a run with tree rows writes (specviz.labs.bench.runner). Runs before 2026-12-05 wrote it with Spec-Bench's
-# name for the mean accepted length, #MAT, which results.md's tables and definitions call "mean accepted length".
+# The note a run with tree rows writes (specviz.labs.bench.runner). Runs before 7498909 (2026-12-04 14:24 UTC) wrote it
+# with Spec-Bench's name, #MAT, for what results.md's tables call mean accepted length (its definitions cite #MAT).
 TREE_NOTE = ("Tree rows draft an EAGLE-2 style tree (node budget x width, depth K) scored in one target forward; their "
              "mean accepted length counts tokens per target forward, and their physical limit is that of a perfect "
              "free draft of the same shape.")

@@ -144,3 +144,15 @@ def test_gpu_md_per_prompt_target_only_speeds_come_from_the_runs_baselines():
     assert f"greedy, at {first[0]:.1f}, {first[1]:.1f} and {first[2]:.1f} tokens per second" in text
     assert f"the later prompts at {min(later):.0f}–{max(later):.0f}" in text
     assert f"every prompt read {min(sampled):.0f}–{max(sampled):.0f})" in text
+
+
+def test_the_serving_sweeps_reproduce_command_says_which_eagle_drafter_it_serves_today():
+    """serving.md's "Reproduce:" command for the committed sweep (2026-12-01, the first EAGLE-1 drafter, 35ce4c2)
+    said nothing of the drafter: typed today its `eagle` configuration exports and serves the shipped EAGLE-3 one."""
+    import json
+
+    sweep = json.loads((ROOT / "assets" / "benchmarks" / "serving" / "cpu-smollm2.json").read_text(encoding="utf-8"))
+    assert sweep["machine"]["date"] < "2026-12-01T04:54"  # before 86a0e25 retrained the first drafter
+    text = " ".join((DOCS / "serving.md").read_text(encoding="utf-8").split())
+    reproduce = text.split("Reproduce: `python -m specviz serve sweep")[1].split("What it shows")[0]
+    assert "serves the shipped EAGLE-3 drafter, not the first EAGLE-1 one" in reproduce and "35ce4c2" in reproduce

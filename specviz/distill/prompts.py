@@ -1,10 +1,11 @@
-"""The distillation prompt set: templates x topics, seeded, with a held-out set whose topics no training prompt uses.
+"""The distillation prompt set: templates x topics, seeded, with a held-out set on topics no training prompt is about.
 
     train, held_out = prompt_sets(n_train=3000, n_held_out=64, seed=0)
 
 Four families (`FAMILIES`: general, whose templates ask to explain, create and list; code; rewrite; math) each
 pair their own templates with their own topics, drawn in the family's share of the prompts.
-The held-out prompts use topics that no training prompt uses, so held-out acceptance measures what a draft
+The held-out prompts use topics that no training prompt is about (the follow-up and rewrite stages, `stages.py`,
+quote earlier answers unfiltered, which may mention one in passing), so held-out acceptance measures what a draft
 learned about the target, not what it memorised about a topic.
 """
 
@@ -199,8 +200,9 @@ def held_out_suite(held: list[Prompt], seed: int = 0) -> dict:
 
 # ---- the wider prompt set (issue 30): more topics, questions the target writes, follow-ups, rewrites, drills -------
 #
-# None of these topics is held out: they only widen training. `held_out_pattern` keeps every training prompt of every
-# stage (and every question the target writes) clear of the held-out topics above.
+# None of these topics is held out: they only widen training. `held_out_pattern` keeps the prompts of the seed,
+# question-lists, questions and drills stages (and every question the target writes) clear of the held-out topics
+# above; the follow-up and rewrite stages quote the target's earlier answers unfiltered, which may mention one.
 
 EXTRA_TOPICS = [
     "sunflowers", "tulips", "cactus plants", "bamboo", "oak trees", "moss", "seaweed", "wheat", "rice farming",
@@ -316,7 +318,8 @@ THINGS = ["apples", "books", "marbles", "stickers", "pencils", "cookies", "stamp
 
 def held_out_pattern(held_topics: list[str]):
     """A regular expression that matches any held-out topic as a word (without a leading "the", singular or plural):
-    a training prompt it matches is dropped, so the held-out prompts stay unseen in every stage."""
+    a prompt of the stages that apply it (`clear_of_held_out`: not the follow-ups and rewrites, which quote earlier
+    answers unfiltered) is dropped when it matches."""
     import re
 
     stems = []

@@ -430,3 +430,34 @@ def test_the_cards_and_drafts_md_do_not_say_every_data_prompt_avoids_held_out_to
     assert "every stage drops a prompt that names one" not in drafts
     docstring = " ".join((stages.__doc__ or "").split())  # the module said every stage "keeps clear" of them
     assert "keeps clear of the held-out topics" not in docstring and "quotes an earlier answer unfiltered" in docstring
+
+
+def test_the_held_out_suite_does_not_say_the_shipped_drafts_never_saw_its_topics(tmp_path):
+    """Issue 43, 21st read: the held-out suite's header and description (written by `distill data`), the prompts
+    README, the EAGLE card and its template said the trained drafts "never saw" these prompts' topics, or that the
+    topics "never enter training", and a comment in prompts.py that `held_out_pattern` keeps "every training prompt
+    of every stage" clear of them. The shipped EAGLE-3 drafter trained on every stage (its specviz.json counts the
+    data step's answers), and the follow-up and rewrite stages quote earlier answers unfiltered (drafts.md: 203 of
+    their 9,000 prompts mention a held-out topic). What holds: no training prompt is about one."""
+    import inspect
+
+    import yaml
+
+    from specviz.core.paths import ASSETS
+    from specviz.distill import prompts
+    from specviz.distill.cards import CARD
+
+    eagle = json.loads((ASSETS / "models" / "smollm2-eagle" / "specviz.json").read_text(encoding="utf-8"))
+    card = (ASSETS / "models" / "smollm2-eagle" / "README.md").read_text(encoding="utf-8")
+    assert f"| all | {eagle['train_records']:,} |" in card  # the drafter trained on every stage's answers
+    committed = ASSETS / "prompts" / "held-out.yaml"
+    cli.write_suite(prompts.held_out_suite([]), tmp_path / "held-out.yaml")
+    written = (tmp_path / "held-out.yaml").read_text(encoding="utf-8")
+    assert written.splitlines()[0] == committed.read_text(encoding="utf-8").splitlines()[0]
+    assert yaml.safe_load(written)["description"] == yaml.safe_load(committed.read_text())["description"]
+    for text in (written, (ASSETS / "prompts" / "README.md").read_text(encoding="utf-8"), card, CARD,
+                 inspect.getsource(prompts)):
+        flat = " ".join(text.split())
+        assert "never saw" not in flat and "never enter training" not in flat
+        assert "keeps every training prompt of every stage" not in flat
+    assert "no prompt the trained drafts learned from is about" in written

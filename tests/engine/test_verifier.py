@@ -102,3 +102,26 @@ def test_generator_draws_are_reproducible():
     a = verify(p, q, [1, 2, 3], generator=gen(5))
     b = verify(p, q, [1, 2, 3], generator=gen(5))
     assert (a.n_accepted, a.uniforms, a.next_token) == (b.n_accepted, b.uniforms, b.next_token)
+
+
+def test_cutting_a_sampled_marker_emits_what_the_decoding_docstring_says_not_p():
+    """Issue 43, 21st read: `ChainStep.propose` explained why a sampled draft is never cut before a chat marker with
+    a distribution that did not sum to 1 ("p minus a part of the residual plus q(marker)·p"). Cutting replaces the
+    rule's outcome for the marker's draw (m with a = min(1, p(m)/q(m)), else a recovered token) by a bonus from p;
+    enumerated exactly here, the result is the docstring's formula, a distribution, and not p."""
+    from specviz.engine import decoding
+
+    p, q, m = dist(0.5, 0.2, 0.3), dist(0.2, 0.3, 0.5), 2
+    residual = residual_distribution(p, q)
+    cut = q[m] * p  # the marker drawn: the chain ends before it and the bonus comes from p
+    for x in range(3):
+        if x != m:
+            a = accept_probability(float(p[x]), float(q[x]))
+            cut = cut + q[x] * (a * torch.eye(3)[x] + (1 - a) * residual)
+    a = accept_probability(float(p[m]), float(q[m]))
+    formula = p - q[m] * (a * torch.eye(3)[m] + (1 - a) * residual) + q[m] * p
+    assert torch.allclose(cut, formula, atol=1e-6) and abs(float(cut.sum()) - 1) < 1e-6
+    assert not torch.allclose(cut, p, atol=1e-3)
+    doc = " ".join((decoding.ChainStep.propose.__doc__ or "").split())
+    assert "p − q(m)·(a·δ_m + (1 − a)·norm(max(0, p − q))) + q(m)·p: not p" in doc
+    assert "p minus a part of the residual plus q(marker)·p" not in doc

@@ -73,9 +73,10 @@ def check_context(model, n_prompt: int, settings: GenerationSettings) -> None:
     limit = getattr(model.config, "max_position_embeddings", None)
     need = n_prompt + settings.max_new_tokens + (settings.k or 0)
     if limit and need > limit:
+        ahead = f" and K = {settings.k} drafted ahead" if settings.k else ""
         raise ValueError(
-            f"The prompt has {n_prompt} tokens; with {settings.max_new_tokens} new tokens it needs {need} positions, "
-            f"more than the model's context of {limit}."
+            f"The prompt has {n_prompt} tokens; with {settings.max_new_tokens} new tokens{ahead} it needs {need} "
+            f"positions, more than the model's context of {limit}."
         )
 
 

@@ -321,3 +321,15 @@ def test_a_sampled_draft_is_never_cut_for_what_it_is(toy, monkeypatch):
     trace = speculative_generate(toy.target, SampledMarkerProposer(marker, toy.target.config.vocab_size), ids, k=3,
                                  max_new_tokens=8, temperature=1.0, tokenizer=toy.tokenizer, eos_token_id=[])
     assert trace.steps[0].n_drafted == 3 and trace.steps[0].decisions[0].token_id == marker
+
+
+def test_a_too_long_prompt_names_the_drafts_in_the_positions_it_counts(toy):
+    """Issue 43, 21st read: the refusal said "with 64 new tokens it needs N positions" while N also counted the K
+    drafted ahead, so the numbers it named did not add up; it names K now, and target-only decoding names none."""
+    limit = toy.target.config.max_position_embeddings
+    prompt = [3] * (limit - 64 - 1)  # fits target-only decoding's prompt + 64, not + 64 + K = 4
+    with pytest.raises(ValueError) as refused:
+        speculative_generate(toy.target, toy.draft, prompt, max_new_tokens=64, k=4)
+    message = str(refused.value)
+    assert f"with 64 new tokens and K = 4 drafted ahead it needs {len(prompt) + 64 + 4} positions" in message
+    assert 1 <= autoregressive_generate(toy.target, prompt, max_new_tokens=64).num_tokens <= 64  # no refusal

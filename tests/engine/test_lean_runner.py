@@ -86,3 +86,13 @@ def test_the_lean_runner_quotes_no_figure_its_source_does_not_hold():
     doc = LeanCachedModel.__doc__
     assert "a third" not in doc and "no figure is quoted here" in doc
     assert "a third" not in (Path(__file__).parents[2] / "docs" / "benchmarks.md").read_text(encoding="utf-8")
+
+
+def test_the_tree_mask_docstring_names_the_value_the_runner_writes():
+    """Issue 43, 21st read: `CachedModel._run` said its tree mask goes in as "0 / -inf"; it writes the dtype's lowest
+    finite value (`torch.finfo(dtype).min`), which is what the docstring says now."""
+    import inspect
+
+    doc = " ".join((CachedModel._run.__doc__ or "").split())
+    assert "0 / -inf" not in doc and "`torch.finfo(dtype).min`, not -inf" in doc
+    assert "masked_fill(~mask, torch.finfo(dtype).min)" in inspect.getsource(CachedModel._run)

@@ -1,7 +1,8 @@
 """Closed forms of speculative decoding: acceptance probability α, tokens per step, speedup, the best K.
 
-Everything here follows Leviathan et al. (2023), section 3, and is a pure function of numbers (torch, numpy and
-math only). Notation: p = target distribution, q = draft distribution, K = drafted tokens per step, alpha = the
+The formulas follow Leviathan et al. (2023), section 3, which takes a verify pass to cost one target forward; the
+functions that take a verify cost instead extend them. Every function is a pure function of numbers (torch, numpy
+and math only). Notation: p = target distribution, q = draft distribution, K = drafted tokens per step, alpha = the
 chance one draft is kept, E[beta] where beta = sum_x min(p(x), q(x)) at one position (not the measured accepted /
 drafted: see accepted_fraction), c = cost of one draft forward divided by the cost of one target forward.
 
@@ -181,10 +182,10 @@ def expected_speedup(alpha: float, k: int, c: float) -> float:
 
 def speedup_with_verify_cost(alpha: float, k: int, c: float, verify_cost: float) -> float:
     """The speedup when one target forward over K + 1 tokens costs `verify_cost` one-token forwards instead of the
-    paper's 1: E[tokens per step] / (K c + verify_cost). It stays near 1 while that forward is memory-bound (a GPU at
-    batch 1, a CPU with specviz's packed kernels over a few tokens) and grows once it is not (more tokens, a larger
-    batch, or PyTorch's stock CPU kernels, which repack the weights on every call): each committed run's
-    `costs.verify` curve (assets/benchmarks/*/results.json) says how fast on its machine.
+    paper's 1: E[tokens per step] / (K c + verify_cost). `verify_cost` (not the speedup) stays near 1 while that
+    forward is memory-bound (a GPU at batch 1, a CPU with specviz's packed kernels over a few tokens) and grows once
+    it is not (more tokens, a larger batch, or PyTorch's stock CPU kernels, which repack the weights on every call):
+    each committed run's `costs.verify` curve (assets/benchmarks/*/results.json) says how fast on its machine.
 
     >>> speedup_with_verify_cost(0.8, 4, 0.05, 1.0) == expected_speedup(0.8, 4, 0.05)
     True

@@ -188,3 +188,13 @@ def test_the_verify_cost_note_matches_the_committed_cpu_curves():
     assert curve("default-cpu-ngram")[2] > 1.4  # stock kernels (before packing): two tokens cost far more than one
     doc = " ".join(theory.speedup_with_verify_cost.__doc__.split())
     assert "on a CPU it grows with K" not in doc and "packed kernels" in doc and "stock CPU kernels" in doc
+
+
+def test_the_verify_cost_docstring_says_the_cost_not_the_speedup_stays_near_one():
+    """Issue 43, 21st read: `speedup_with_verify_cost` said "The speedup ... It stays near 1 while that forward is
+    memory-bound", which reads as the speedup staying near 1; it is the verify cost, and the speedup is then the
+    paper's. A verify cost of 1 gives the paper's speedup, a larger one less."""
+    doc = " ".join((theory.speedup_with_verify_cost.__doc__ or "").split())
+    assert "`verify_cost` (not the speedup) stays near 1 while that forward is memory-bound" in doc
+    assert theory.speedup_with_verify_cost(0.8, 4, 0.05, 1.0) == expected_speedup(0.8, 4, 0.05)
+    assert theory.speedup_with_verify_cost(0.8, 4, 0.05, 1.5) < expected_speedup(0.8, 4, 0.05)

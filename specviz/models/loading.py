@@ -4,7 +4,7 @@
 
 The order matters for users with big models and small machines:
   1. parse   each reference is an existing local folder or a valid Hub id;
-  2. fetch   config and tokenizer files only (kilobytes), from the local cache when offline;
+  2. fetch   config and tokenizer files only (no weights), from the local cache when offline;
   3. check   both are causal LMs and share a vocabulary;
   4. size    parameters x bytes per dtype + KV cache for a context, against free GPU memory / available RAM,
              refused with one sentence that names the numbers instead of crashing half-way through a download;

@@ -289,3 +289,27 @@ def test_the_toy_pair_honours_the_dtype_for_all_its_models():
     pair = load_pair("toy", dtype="bfloat16")
     models = [pair.target, pair.draft, pair.eagle[0]]
     assert {next(m.parameters()).dtype for m in models} == {torch.bfloat16}
+
+
+def test_the_first_fetch_is_named_for_what_it_skips_not_for_a_size():
+    """Issue 43, 21st read: `load_models`'s steps said the first fetch takes "config and tokenizer files only
+    (kilobytes)"; SmolLM2's own tokenizer and configs are 3.5 MB (pairs.CONVERTED_MEGABYTES' note). What the step
+    does is leave the weights for later: no pattern of the first fetch matches a weight file."""
+    from fnmatch import fnmatch
+
+    assert "kilobytes" not in (loading.__doc__ or "")
+    assert "config and tokenizer files only (no weights)" in " ".join((loading.__doc__ or "").split())
+    weights = ("model.safetensors", "model-00001-of-00002.safetensors", "pytorch_model.bin", "model.gguf")
+    assert not [w for w in weights for pattern in loading.SMALL_FILES if fnmatch(w, pattern)]
+
+
+def test_the_bandwidth_floor_says_the_arithmetic_slows_the_token_not_the_memory():
+    """Issue 43, 21st read: the floor's phrase ended "a CPU's arithmetic can make it slower still", after "this
+    machine's memory moves ... GB/s", and its Portuguese ("deixá-la") made the memory slower; it is each token."""
+    from specviz.core.i18n import using
+
+    detail = machine.speed_from_bandwidth(int(15.4 * machine.GB), 8.04 * machine.GB).detail
+    assert detail.endswith("(measured just now; a CPU's arithmetic can make each token slower still)")
+    with using("pt"):
+        detail = machine.speed_from_bandwidth(int(15.4 * machine.GB), 8.04 * machine.GB).detail
+    assert "deixá-la" not in detail and detail.endswith("pode deixar cada token ainda mais lento)")

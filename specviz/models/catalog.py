@@ -67,9 +67,11 @@ class CatalogModel:
 @dataclass(frozen=True)
 class Recommended(DraftShape):
     """A pair's best measured draft shape (`DraftShape`: K, and a tree's node budget, width and lookup branch).
-    Dtype-independent: tokens per target forward do not depend on it. `measured` says where the numbers come from
-    (a benchmark folder or a command). Which shape is fastest depends on the machine: `specviz.choose_shape` picks
-    it from this machine's measured costs, and falls back to this one where it cannot."""
+    Read for any dtype: in exact arithmetic tokens per target forward do not depend on it (in bfloat16 rounding
+    changes a few of the drafter's and the target's choices and moves the count a little: `specviz.engine.numerics`).
+    `measured` says where the numbers come from (a benchmark folder or a command). Which shape is fastest depends on
+    the machine: `specviz.choose_shape` picks it from this machine's measured costs, and falls back to this one where
+    it cannot."""
 
     measured: str = ""
 

@@ -296,7 +296,7 @@ def _materialise(source: dict[str, torch.Tensor], tokenizer, folder: Path, meta:
 
 
 def shipped_drafts(assets: Path = ASSETS) -> list[dict]:
-    """One entry per trained draft folder: its name, specviz.json, model card text and size on disk (MB)."""
+    """One entry per trained draft folder: its name, specviz.json, model card text and size on disk (MiB)."""
     found = []
     for name in (EAGLE_NAME, MEDUSA_NAME, DRAFT_NAME):
         folder = Path(assets) / name

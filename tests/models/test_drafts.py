@@ -87,3 +87,15 @@ def test_draft_cards_record_what_they_measured():
     for name in (EAGLE_NAME, DRAFT_NAME):
         meta = json.loads((ASSETS / name / "specviz.json").read_text())
         assert meta["held_out_records"] >= 60 and meta["train_records"] >= 1500
+
+
+def test_shipped_drafts_sizes_are_mebibytes_as_their_docstring_and_page_say():
+    """Issue 43, 21st read: `shipped_drafts` called its sizes MB; it divides by 2^20, and the Models page prints
+    them as MiB."""
+    from specviz.models.drafts import shipped_drafts
+
+    found = shipped_drafts()
+    assert found and "(MiB)" in (shipped_drafts.__doc__ or "")
+    for entry in found:
+        folder = ASSETS / entry["name"]
+        assert entry["megabytes"] == sum(f.stat().st_size for f in folder.iterdir() if f.is_file()) / 2**20

@@ -4,9 +4,9 @@
 
 Four families (`FAMILIES`: general, whose templates ask to explain, create and list; code; rewrite; math) each
 pair their own templates with their own topics, drawn in the family's share of the prompts.
-The held-out prompts use topics that no training prompt is about (the follow-up and rewrite stages, `stages.py`,
-quote earlier answers unfiltered, which may mention one in passing), so held-out acceptance measures what a draft
-learned about the target, not what it memorised about a topic.
+The held-out prompts use topics that no training prompt is about (a training prompt may still name one in passing:
+a math problem's train, or an earlier answer that a follow-up or rewrite quotes unfiltered), so held-out acceptance
+measures what a draft learned about the target, not what it memorised about a topic.
 """
 
 from __future__ import annotations
@@ -200,9 +200,11 @@ def held_out_suite(held: list[Prompt], seed: int = 0) -> dict:
 
 # ---- the wider prompt set (issue 30): more topics, questions the target writes, follow-ups, rewrites, drills -------
 #
-# None of these topics is held out: they only widen training. `held_out_pattern` keeps the prompts of the seed,
-# question-lists, questions and drills stages (and every question the target writes) clear of the held-out topics
-# above; the follow-up and rewrite stages quote the target's earlier answers unfiltered, which may mention one.
+# None of these topics is held out: they only widen training. No training prompt is about a held-out topic above:
+# `prompt_sets` draws its training prompts from other topics (a few still name one in passing, such as a math
+# problem's train), and `held_out_pattern` drops any extra-topic, question-list or drill prompt, and any question
+# the target writes, that names one; the follow-up and rewrite stages quote the target's earlier answers unfiltered,
+# which may mention one.
 
 EXTRA_TOPICS = [
     "sunflowers", "tulips", "cactus plants", "bamboo", "oak trees", "moss", "seaweed", "wheat", "rice farming",
@@ -318,8 +320,9 @@ THINGS = ["apples", "books", "marbles", "stickers", "pencils", "cookies", "stamp
 
 def held_out_pattern(held_topics: list[str]):
     """A regular expression that matches any held-out topic as a word (without a leading "the", singular or plural):
-    a prompt of the stages that apply it (`clear_of_held_out`: not the follow-ups and rewrites, which quote earlier
-    answers unfiltered) is dropped when it matches."""
+    a prompt `clear_of_held_out` is given (extra-topic, question-list, question and drill prompts; not `prompt_sets`',
+    split by topic instead, nor the follow-ups and rewrites, which quote earlier answers unfiltered) is dropped when
+    it matches."""
     import re
 
     stems = []

@@ -461,3 +461,7 @@ def test_the_held_out_suite_does_not_say_the_shipped_drafts_never_saw_its_topics
         assert "never saw" not in flat and "never enter training" not in flat
         assert "keeps every training prompt of every stage" not in flat
     assert "no prompt the trained drafts learned from is about" in written
+    train, _ = prompts.prompt_sets(3000, 64, 0)  # the seed stage's template prompts, split from the held-out by topic
+    pattern = prompts.held_out_pattern(prompts.held_out_topics(0))
+    assert 0 < sum(bool(pattern.search(p.text)) for p in train) < 0.01 * len(train)  # "a few still name one"
+    assert "a few still name one in passing" in " ".join(inspect.getsource(prompts).split())

@@ -20,8 +20,9 @@ from specviz.labs.bench.report import TREE_ALPHA_MEANING, BenchResult, plain_loa
 from specviz.models.drafts import DRAFT_NAME, EAGLE_NAME, read_meta
 
 BENCH = BENCHMARKS_DIR / "default-cpu-drafts" / "results.json"
-# each draft's card reads the benchmark of the weights it describes: the EAGLE drafter's is issue 13's targets run
-# (bfloat16, chain and tree); the separate draft's the float32 run of both drafts
+# each draft's card reads the benchmark of the weights it describes: the EAGLE drafter's is the targets run
+# (`scripts.targets_bench`, issue 13's, run again for issue 30 with the EAGLE-3 drafter on 2026-12-03; bfloat16, chain
+# and tree); the separate draft's the float32 run of both drafts (its EAGLE rows are the replaced EAGLE-1 drafter's)
 BENCHES = {"eagle": BENCHMARKS_DIR / "default-cpu-bf16-tree" / "results.json", "draft": BENCH}
 TARGETS = {"eagle": {"first_position": 0.6, "speedup_greedy": 1.4, "mat": 2.3, "speedup_t07": 1.2},
            "eagle3": {"first_guess": 0.6, "speedup_greedy": 1.6, "mat": 2.8, "speedup_t07": 1.3},  # issue 30

@@ -527,7 +527,7 @@ no prompt is about a held-out topic, though a follow-up or rewrite quotes an ear
   norm's output (the target's next-token distribution is recomputed from it), bfloat16, in memory-mapped chunks on
   disk (`specviz/distill/data.py`).
 - {held} held-out prompts whose topics no training prompt is about (`assets/prompts/held-out.yaml`), answered
-  greedily by the float32 target, exactly as the benchmark meets it.
+  greedily by the float32 target, as a float32 benchmark meets it (the one below ran in {dtype}).
 - The data step took {data_minutes:.0f} minutes ({new_tokens:,} response tokens), on a machine this card does not
   record.
 

@@ -114,7 +114,7 @@ def device_and_dtype() -> tuple[torch.device, torch.dtype]:
 
 
 def run_data(args) -> None:
-    """The held-out answers (float32, greedy: what the benchmark meets), then each stage in bfloat16 (a GPU when
+    """The held-out answers (float32, greedy: what a float32 benchmark meets), then each stage in bfloat16 (a GPU when
     there is one), in chunks; a progress bar per stage with tokens per second and the time left."""
     if args.threads:
         torch.set_num_threads(args.threads)

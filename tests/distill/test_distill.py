@@ -465,3 +465,20 @@ def test_the_held_out_suite_does_not_say_the_shipped_drafts_never_saw_its_topics
     pattern = prompts.held_out_pattern(prompts.held_out_topics(0))
     assert 0 < sum(bool(pattern.search(p.text)) for p in train) < 0.01 * len(train)  # "a few still name one"
     assert "a few still name one in passing" in " ".join(inspect.getsource(prompts).split())
+
+
+def test_the_eagle_card_does_not_say_its_bfloat16_benchmark_meets_the_target_as_the_float32_answers():
+    """Issue 43, 21st read: the cards said the held-out answers came from "the float32 target, exactly as the
+    benchmark meets it"; the EAGLE card's own benchmark (cards.BENCHES, default-cpu-bf16-tree) ran bfloat16 on both
+    sides. The template now names the dtype its benchmark ran in."""
+    from specviz.core.paths import ASSETS
+    from specviz.distill.cards import BENCHES, CARD, bench_dtype
+
+    dtype = bench_dtype(BENCHES["eagle"])
+    card = " ".join((ASSETS / "models" / "smollm2-eagle" / "README.md").read_text(encoding="utf-8").split())
+    assert dtype == "bfloat16" and f"{dtype} on both sides" in card
+    assert f"as a float32 benchmark meets it (the one below ran in {dtype})" in card
+    template = " ".join(CARD.split())
+    assert "as a float32 benchmark meets it (the one below ran in {dtype})" in template
+    assert "exactly as the benchmark meets it" not in template + card
+    assert "what a float32 benchmark meets" in " ".join((cli.run_data.__doc__ or "").split())

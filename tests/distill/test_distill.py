@@ -482,3 +482,19 @@ def test_the_eagle_card_does_not_say_its_bfloat16_benchmark_meets_the_target_as_
     assert "as a float32 benchmark meets it (the one below ran in {dtype})" in template
     assert "exactly as the benchmark meets it" not in template + card
     assert "what a float32 benchmark meets" in " ".join((cli.run_data.__doc__ or "").split())
+
+
+def test_the_cards_call_the_alpha_column_an_estimate_not_leviathans_definition():
+    """Issue 43, 21st read: the cards said "α is Leviathan et al.'s mean min(1, p/q) over the drafts the target
+    tested"; Leviathan et al.'s α is the acceptance probability E[Σ min(p, q)], which that mean estimates
+    (`Trace.mean_accept_prob`), and one name may not stand for both."""
+    from specviz.core.paths import ASSETS
+    from specviz.distill.cards import CARD
+
+    texts = [CARD, *((ASSETS / "models" / name / "README.md").read_text(encoding="utf-8")
+                     for name in ("smollm2-eagle", "smollm2-draft"))]
+    assert len(texts) == 3
+    for text in texts:
+        flat = " ".join(text.split())
+        assert "α is Leviathan et al.'s mean" not in flat
+        assert "estimates Leviathan et al.'s acceptance probability α = E[Σ min(p, q)]" in flat

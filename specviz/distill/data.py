@@ -12,9 +12,10 @@ seed, and records the target's states at every position. A record holds
 layers) what the EAGLE-3 drafter reads. The target's probabilities are recomputed from `features` when needed.
 
 Records are written in chunks, each a folder written whole or not at all, with memory-mapped arrays that training
-streams from disk (4M tokens x 4 states x 576 x 2 bytes is about 18 GB, too much to hold in memory):
+streams from disk (the shipped EAGLE-3 drafter's 6,462,251 positions, prompts included, x 4 states x 576 x 2 bytes
+are about 30 GB, too much to hold in memory):
 
-    chunk-NNNN/records.jsonl   one line per record: id, offsets, lengths, temperature
+    chunk-NNNN/records.jsonl   one line per record: id, offsets, lengths, temperature, the prompt's text
     chunk-NNNN/tokens.npy      int32, every record's tokens one after another
     chunk-NNNN/states.npy      uint16 (the bits of bfloat16), (positions, S, H)
     chunk-NNNN/info.json       the chunk's prompts, new tokens, seconds and slot names

@@ -498,3 +498,17 @@ def test_the_cards_call_the_alpha_column_an_estimate_not_leviathans_definition()
         flat = " ".join(text.split())
         assert "α is Leviathan et al.'s mean" not in flat
         assert "estimates Leviathan et al.'s acceptance probability α = E[Σ min(p, q)]" in flat
+
+
+def test_the_data_modules_size_example_is_the_shipped_drafters_positions():
+    """Issue 43, 21st read: distill/data.py sized the states as "4M tokens x 4 states x 576 x 2 bytes is about
+    18 GB"; 4M is the data step's response tokens, but states are kept at every position, prompts included: the
+    shipped EAGLE-3 drafter trained on the positions its specviz.json counts, about 30 GB of bfloat16 states."""
+    from specviz.core.paths import ASSETS
+    from specviz.distill import data
+
+    meta = json.loads((ASSETS / "models" / "smollm2-eagle" / "specviz.json").read_text(encoding="utf-8"))
+    doc = " ".join((data.__doc__ or "").split())
+    assert f"{meta['train_positions']:,} positions" in doc and "about 18 GB" not in doc
+    size = meta["train_positions"] * len(meta["aux_layers"] + [-1]) * meta["hidden_size"] * 2
+    assert round(size / 1e9, -1) == 30 and "are about 30 GB" in doc

@@ -44,7 +44,8 @@ class GpuInfo:
 @dataclass(frozen=True)
 class Machine:
     """What specviz can run on: CUDA GPUs (with free memory), Apple MPS, available RAM, and whether the CPU has
-    bfloat16 instructions (`cpu_bf16`: avx512_bf16 or AMX; False in a machine built by hand, as on most laptops)."""
+    bfloat16 instructions (`cpu_bf16`: avx512_bf16 or AMX; False in a machine built by hand,
+    the default a test starts from)."""
 
     gpus: tuple[GpuInfo, ...] = ()
     mps: bool = False

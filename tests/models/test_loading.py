@@ -313,3 +313,9 @@ def test_the_bandwidth_floor_says_the_arithmetic_slows_the_token_not_the_memory(
     with using("pt"):
         detail = machine.speed_from_bandwidth(int(15.4 * machine.GB), 8.04 * machine.GB).detail
     assert "deixá-la" not in detail and detail.endswith("pode deixar cada token ainda mais lento)")
+
+
+def test_the_machine_docstring_makes_no_unsourced_laptop_claim():
+    """Issue 43, 21st read: `Machine` said its hand-built default has no bfloat16 instructions "as on most laptops",
+    a share no committed file measures; a hand-built Machine simply defaults to cpu_bf16=False."""
+    assert "most laptops" not in (Machine.__doc__ or "") and Machine().cpu_bf16 is False

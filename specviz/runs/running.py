@@ -3,7 +3,9 @@
     trace = run(spec)                   # speculative decoding, the pair loaded once per process
     baseline = run_target_only(spec)    # the same settings, target only
 
-The CLI, every page, the bench, `make_traces`, `gpu_bench` and the Exactness lab run generations through here.
+The CLI, every page, the bench, `make_traces`, `gpu_bench` and the Exactness lab's greedy comparison run generations
+through here; the Exactness lab's sampling experiments call the engine directly with a broken rule as the verifier
+(`specviz.labs.exactness.engine.continuation_samples`).
 Loaded pairs live in `PAIRS`, with one lock per pair so that generations on a shared model run one at a time.
 """
 
@@ -211,7 +213,8 @@ def run(spec: RunSpec, *, pair: Pair | None = None, input_ids: list[int] | None 
     """Speculative decoding as the spec says. `pair`, `input_ids` and `proposer` default to what the spec names
     (the pair from `PAIRS`); `c` (draft cost / target cost) is needed by the "optimal" policy, `k_max` bounds the
     adaptive ones. `record`, `clock`, `on_step` and `deadline` are the loop's `DecodeOptions` (documented there);
-    `verifier` and `tree_verifier` judge the drafts (the exact rules unless the Exactness lab passes broken ones)."""
+    `verifier` and `tree_verifier` judge the drafts (the exact rules by default; no caller of `run` passes another:
+    the Exactness lab's broken rules go to `speculative_generate` itself)."""
     pair = pair or PAIRS.get(spec.pair)
     ids = input_ids if input_ids is not None else prompt_ids(spec, pair)
     proposer = proposer or proposer_for(spec, pair)

@@ -325,3 +325,30 @@ def test_every_command_takes_the_same_seeds():
     assert RunSpec(seed=2**32 - 1).seed == 2**32 - 1
     with pytest.raises(ValueError):
         BenchConfig(pair="toy", proposers=["draft"], seed=2**32).check()
+
+
+def _calls_with_keywords(folders: tuple[str, ...], name: str) -> dict[str, set[str]]:
+    """{file: keywords} of every call to a function called `name` (plain or as an attribute) under `folders`."""
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    found: dict[str, set[str]] = {}
+    for folder in folders:
+        for path in sorted((root / folder).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                func = getattr(node, "func", None)
+                called = getattr(func, "id", None) or getattr(func, "attr", None)
+                if isinstance(node, ast.Call) and called == name:
+                    found.setdefault(str(path.relative_to(root)), set()).update(k.arg for k in node.keywords if k.arg)
+    return found
+
+
+def test_no_caller_of_run_passes_a_verifier_the_exactness_lab_calls_the_engine():
+    """run()'s docstring: no caller passes another verifier; the Exactness lab's broken rules go straight to
+    speculative_generate (specviz.labs.exactness.engine), so the docs must not say the lab passes them to run()."""
+    runs = _calls_with_keywords(("specviz", "pages"), "run")
+    assert "pair" in runs["specviz/labs/calibration.py"]  # the walk finds run()'s callers
+    assert all(not {"verifier", "tree_verifier"} & keywords for keywords in runs.values()), runs
+    engine = _calls_with_keywords(("specviz/labs/exactness",), "speculative_generate")
+    assert "verifier" in engine["specviz/labs/exactness/engine.py"]

@@ -134,3 +134,19 @@ def test_a_feature_drafter_gets_the_targets_features_in_the_lab(toy):
     trace = speculative_generate(pair.target, proposer, list(ids), k=1, max_new_tokens=2, temperature=1.0, seed=0)
     drafted = trace.steps[0].decisions[0]  # the engine's first draw came from the same q
     assert drafted.draft_prob == pytest.approx(float(q[drafted.token_id]), rel=1e-4)
+
+
+@pytest.mark.parametrize("length", [2, 3])
+def test_a_short_continuation_drafts_fewer_than_k_and_the_note_says_so(toy, length):
+    """The engine drafts at most one token fewer than it can still emit: with K = 4, a 2-token continuation drafts
+    one token a step, a 3-token one at most two; the lab's note must not read as K = 4 drafts a step."""
+    from specviz.labs.exactness.lab import drafts_per_step, engine_lab
+    from specviz.runs.runspec import RunSpec
+
+    pair, ids = toy
+    runs = continuation_samples(pair.target, pair.draft, ids, n=6, length=length, k=4, seed=0, autoregressive=False)
+    first = drafts_per_step(4, length)  # each run's first step drafts this many; a later one at most length - 2
+    assert first == length - 1 and 6 * first <= runs.drafted <= 6 * (first + length - 2)
+    spec = RunSpec(pair="toy", prompt=PROMPT, chat=False, k=4, temperature=1.0)
+    note = engine_lab(pair, spec, "exact", n=2, length=length).note
+    assert f"drafting at most {length - 1} a step with K = 4" in note, note

@@ -128,7 +128,9 @@ def engine_lab(pair: Pair, spec: RunSpec, rule: str, n: int, length: int, compar
             p = exact_first_token_distribution(pair.target, ids, sampling)
         else:
             truth = exact_two_token_distribution(pair.target, ids, sampling, tokenizer=pair.tokenizer)
-    what = _("{length}-token continuations (speculative with K = {k}, and target-only)", length=length, k=spec.k)
+    # the engine drafts at most one token fewer than it can still emit, so a short continuation drafts fewer than K
+    what = _("{length}-token continuations (speculative, drafting at most {k} a step with K = {spec_k}, and "
+             "target-only)", length=length, k=drafts_per_step(spec.k, length), spec_k=spec.k)
     if compare == "first":
         firsts = [torch.tensor([s[0] for s in seqs], dtype=torch.int64) for seqs in (runs.speculative,
                                                                                        runs.autoregressive)]
@@ -141,6 +143,16 @@ def engine_lab(pair: Pair, spec: RunSpec, rule: str, n: int, length: int, compar
                      truth.categorize([s[:2] for s in runs.autoregressive]), runs.acceptance_rate,
                      _("{what}, compared on their first two tokens; ground truth {note}", what=what,
                        note=truth.note))
+
+
+def drafts_per_step(k: int, length: int) -> int:
+    """The most drafts a step of a `length`-token continuation makes at K = `k`: the engine drafts at most one
+    token fewer than it can still emit (`specviz.engine.decoding`), so the first step drafts min(K, length − 1).
+
+    >>> drafts_per_step(4, 2), drafts_per_step(4, 3), drafts_per_step(1, 3)
+    (1, 2, 1)
+    """
+    return max(0, min(k, length - 1))
 
 
 RULES_TABLE_DIGITS = {"drift (TV)": 4, "acceptance": 4, "tokens/step": 2, "speedup ×": 2}  # `rules_table`'s decimals

@@ -617,3 +617,16 @@ def test_one_rule_says_which_kernels_a_run_ran():
              if ran_stock_kernels(BenchResult.load(path).machine)}
     assert stock == {"default-cpu-ngram", "default-cpu-layerskip", "default-cpu-drafts", "default-cpu-bf16-trees",
                      "default-cpu-bf16-tree"}
+
+
+def test_a_tree_row_never_pools_with_the_chain_of_its_k():
+    """summarise's docstring: cases pool per suite, proposer, policy, K, temperature and tree shape. The committed
+    float32 run drafted a chain and a 16-node tree at K = 4: pooled again, they stay two rows."""
+    from specviz.core.paths import BENCHMARKS_DIR
+    from specviz.labs.bench.summary import summarise
+
+    data = json.loads((BENCHMARKS_DIR / "default-cpu-f32-packed" / "results.json").read_text(encoding="utf-8"))
+    rows = [r for r in summarise(data["cases"], data["baselines"], data["costs"])
+            if r["suite"] == "all" and r["k"] == 4 and r["temperature"] == 0]
+    assert sorted(r["tree_nodes"] for r in rows) == [0, 16]
+    assert len({r["mat_with_bonus"] for r in rows}) == 2

@@ -2,7 +2,7 @@
 `DEFINITIONS`, what each pooled metric means.
 
     summary = summarise(result.cases, result.baselines, result.costs)
-    [row for row in summary if row["suite"] == "all"]   # one row per proposer x policy x K x temperature
+    [row for row in summary if row["suite"] == "all"]   # one row per proposer x policy x K x temperature x tree
 
 Speedups pool as ratios of total tokens over total seconds (not as a mean of ratios), so a long prompt weighs
 what its time weighs. `DEFINITIONS` reconciles the metrics people quote (the mean accepted length, Spec-Bench's
@@ -131,7 +131,8 @@ DEFINITIONS: dict[str, tuple[str, str]] = {  # marked with N_(): the files stay 
 
 
 def summarise(cases: list[dict], baselines: list[dict], costs: dict) -> list[dict]:
-    """Pool cases per (suite, proposer, policy, K, temperature), and over all suites (suite "all").
+    """Pool cases per (suite, proposer, policy, K, temperature, tree nodes, width, lookup branch), and over all
+    suites (suite "all"): a tree row never pools with the chain of its K.
 
     Speedups are pooled as ratios of total tokens / total seconds; acceptance as total accepted / total drafted;
     α as the mean over cases; acceptance by position from the pooled counts.

@@ -177,7 +177,8 @@ class BenchResult:
         return max(constant, key=lambda r: r["speedup_vs_ar"] or 0) if constant else None
 
     def best_in_one_suite(self, proposer: str, temperature: float) -> Row | None:
-        """The fastest configuration (any policy) within a single suite: where the proposer pays most."""
+        """The fastest chain (any policy; tree rows left out, as `rows` leaves them by default) within a single
+        suite: where the proposer's chains pay most."""
         found = [r for suite in self.suite_titles()
                  for r in self.rows(suite=suite, proposer=proposer, temperature=temperature)]
         return max(found, key=lambda r: r["speedup_vs_ar"] or 0) if found else None

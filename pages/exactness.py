@@ -63,8 +63,9 @@ if mode == "engine":
     e1, e2 = st.columns(2)
     length = e1.radio(_("Continuation length"), [2, 3], key="exact_length", horizontal=True,
                       help=_("The engine drafts at most one token fewer than it can still emit (every step also "
-                             "adds the target's own recovered or bonus token), so a 1-token continuation never "
-                             "meets the rule; from 2 tokens on, the first token comes from the rule."))
+                             "adds the target's own recovered or bonus token), so a 1-token continuation drafts "
+                             "nothing: the rule judges no draft and only picks the bonus token. From 2 tokens on, "
+                             "the first token comes from the rule judging a draft."))
     compare = e2.radio(_("Compare on"), list(COMPARE), key="exact_compare", horizontal=True,
                        format_func=lambda m: _(COMPARE[m]),
                        help=_("Two-token continuations have far more outcomes, so the test needs far more samples "

@@ -150,3 +150,14 @@ def test_a_short_continuation_drafts_fewer_than_k_and_the_note_says_so(toy, leng
     spec = RunSpec(pair="toy", prompt=PROMPT, chat=False, k=4, temperature=1.0)
     note = engine_lab(pair, spec, "exact", n=2, length=length).note
     assert f"drafting at most {length - 1} a step with K = 4" in note, note
+
+
+def test_a_one_token_continuation_still_calls_the_rule_with_no_draft(toy):
+    """continuation_samples' docstring: a 1-token continuation drafts nothing, yet the rule is called with K = 0 and
+    picks the bonus token. Medusa's typical acceptance takes p's argmax there, so even one token is not p."""
+    pair, ids = toy
+    p = exact_first_token_distribution(pair.target, ids, SAMPLING)
+    runs = continuation_samples(pair.target, pair.draft, ids, n=20, length=1, rule="typical_acceptance", seed=0)
+    assert runs.drafted == 0
+    assert {s[0] for s in runs.speculative} == {int(p.argmax())}
+    assert len({s[0] for s in runs.autoregressive}) > 1  # target-only samples p

@@ -169,3 +169,4 @@ def test_the_continuation_help_matches_the_engines_draft_limit(toy):
     source = Path(PAGE).read_text(encoding="utf-8")
     assert "never drafts more than it can still emit" not in source
     assert "at most one token fewer than it can still emit" in source
+    assert "never meets the rule" not in source  # it does, with K = 0: it picks the bonus token

@@ -170,8 +170,10 @@ def continuation_samples(
     `autoregressive_generate`, both with `sampling` (T = 1 unless given), run i using seed + i. Continuations may be
     shorter when EOS comes first.
 
-    The engine never drafts more tokens than it can still emit, so a 1-token continuation never reaches the
-    verifier: use length >= 2 to test a rule (the first token then comes from the rule with K = 1).
+    The engine drafts at most one token fewer than it can still emit, so a 1-token continuation drafts nothing:
+    the rule is called with K = 0, judges no draft and only picks the bonus token (from p, or p's argmax under
+    Medusa's typical acceptance, lossy even then). Use length >= 2 to test a rule on a draft (the first token
+    then comes from the rule with K = 1).
     """
     # the engine pulls in transformers (seconds): imported here, so the tensor-level tools stay light
     from specviz.engine.baseline import autoregressive_generate

@@ -168,3 +168,19 @@ def test_a_metric_label_wraps_instead_of_ending_in_an_ellipsis():
 
     rule = CSS.split('[data-testid="stMetricLabel"] [data-testid="stMarkdownContainer"],', 1)[1].split("}", 1)[0]
     assert "white-space:normal !important" in rule and "text-overflow:clip !important" in rule
+
+
+def test_the_focus_rings_contrast_is_the_one_its_comment_states():
+    """The 22nd read found "7.0:1 on white" beside FOCUS_COLOR, which reads 6.67:1 there (and 6.05:1 on the sidebar):
+    the figures in its comment are recomputed from the colour and the theme's sidebar colour."""
+    source = (ROOT / "specviz" / "ui" / "common" / "accessibility.py").read_text(encoding="utf-8")
+    found = re.search(r'FOCUS_COLOR = "(#[0-9A-F]{6})"  # (\d+\.\d):1 on white, (\d+\.\d):1 on the sidebar\'s '
+                      r"(#[0-9A-F]{6})", source)
+    assert found, "FOCUS_COLOR's comment no longer states its contrast on white and on the sidebar"
+    colour, on_white, on_sidebar, sidebar = found.groups()
+    assert colour == accessibility.FOCUS_COLOR
+    theme = (ROOT / ".streamlit" / "config.toml").read_text(encoding="utf-8")
+    assert f'secondaryBackgroundColor = "{sidebar}"' in theme  # the sidebar's colour, as the theme sets it
+    assert f"{contrast(colour, '#FFFFFF'):.1f}" == on_white
+    assert f"{contrast(colour, sidebar):.1f}" == on_sidebar
+    assert min(float(on_white), float(on_sidebar)) >= 3.0  # WCAG 1.4.11: a focus ring needs 3:1

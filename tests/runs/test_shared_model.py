@@ -141,3 +141,13 @@ def test_a_light_link_still_runs_on_open():
     assert not at.exception and not at.error
     assert not any("press **Run** to start it" in i.value for i in at.info)
     assert "playground_live" in at.session_state
+
+
+def test_the_runs_module_says_each_race_lane_has_its_own_deadline():
+    """The 22nd read: `runs.turn_deadline` still said a race's lanes share one deadline ("a turn never holds the model
+    longer than one run may"), which ed2db90 undid; the race calls it once per lane (the test above)."""
+    from specviz.ui.common import runs
+
+    said = " ".join(" ".join((runs.__doc__, runs.with_turn.__doc__, runs.turn_deadline.__doc__)).split())
+    assert "lanes share it" not in said and "one deadline per turn" not in said
+    assert "once per lane" in said and "RUN_SECONDS per lane" in said

@@ -1,10 +1,11 @@
 """Runs for the pages: the library's `run()` and its one pair cache, plus what a shared server needs around them.
 
-Pairs come from `specviz.runs.running.PAIRS` (one copy per server process, shared by every session; a pair loaded by hand
-on the Models page is put there too). A class of 30 may press Run at once, so a run takes the pair's turn (first
+Pairs come from `specviz.runs.running.PAIRS` (one copy per server process, shared by every session; a pair loaded by
+hand on the Models page is put there too). A class of 30 may press Run at once, so a run takes the pair's turn (first
 come, first served; the page says how many runs are ahead), gives up with one sentence after WAIT_SECONDS, stops
-cleanly after RUN_SECONDS with its partial trace (one deadline per turn, whatever the turn runs), and a session
-waits COOLDOWN_SECONDS between two new runs and holds or waits for one turn at a time. A shared link runs on open
+cleanly after RUN_SECONDS with its partial trace (a race gives each of its lanes RUN_SECONDS of its own:
+`turn_deadline`), and a session waits COOLDOWN_SECONDS between two new runs and holds or waits for one turn at a
+time. A shared link runs on open
 only what is light (`is_light`) or cached. Traces
 are cached by their `RunSpec` (same spec, same seed = same trace): a cached one is instant and takes no turn.
 
@@ -185,15 +186,18 @@ def owner() -> str:
 def with_turn(name: str, work: Callable[[Pair], object]) -> object:
     """`work(pair)` while holding the pair's turn (a Busy ValueError after WAIT_SECONDS in the queue, or at once
     when this session already waits or runs). For every page that computes on a shared model: the labs as well as
-    the runs. `work` gets the whole turn's deadline from `turn_deadline()`."""
+    the runs. A `work` that runs several generations (a race's lanes) gives each its own deadline from
+    `turn_deadline()`."""
     pair = PAIRS.get(name)
     with PAIRS.turn(name, timeout=WAIT_SECONDS, owner=owner()):
         return work(pair)
 
 
 def turn_deadline() -> float:
-    """The deadline of a turn that starts now: RUN_SECONDS for everything the turn runs together (a race's lanes
-    share it, so a turn never holds the model longer than one run may)."""
+    """The deadline of one generation that starts now: RUN_SECONDS from now. A race calls it once per lane, its
+    warm-ups included (`specviz.ui.race.live`: lanes that shared one deadline let target-only decoding run one token
+    while the speculative lane used the time, issue 42), so one turn of a race may hold the model for RUN_SECONDS
+    per lane it runs."""
     return time.perf_counter() + RUN_SECONDS
 
 

@@ -514,3 +514,17 @@ def test_the_command_notes_say_what_results_md_says():
             if isinstance(difference, SuitesDefault):
                 assert f"`{difference.flag}`" in note and difference.flag in rerun_command(result)
     assert found >= 13  # five runs with stock kernels, five without --dtype, two with EAGLE-1, one suites note
+
+
+def test_every_bundled_suite_title_is_marked_for_translation():
+    """The 22nd read: SUITE_TITLES said it held the bundled suites' titles but left out assets/prompts/everyday.yaml's
+    "Everyday questions", which the live sweep's Categories menu offers, so it showed in English on a Portuguese page.
+    Every bundled title is listed, and each has a Portuguese translation."""
+    from specviz.core.i18n import using
+
+    titles = {suite.title for suite in bench.load_suites()}
+    assert "Everyday questions" in titles and len(titles) >= 8
+    assert titles <= set(view.SUITE_TITLES)
+    with using("pt"):
+        untranslated = sorted(title for title in titles if view._(title) == title)
+    assert not untranslated, untranslated

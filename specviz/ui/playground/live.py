@@ -96,8 +96,9 @@ def decimals_caption(temperature: float, top_p: float) -> None:
 
 
 def open_settings() -> bool:
-    """Whether the live settings start open: yes, unless a shared link is about to run on open, which folds them as
-    Run does (`fold_settings`), so that its answer is drawn near the top in this same run."""
+    """The settings expander's `expanded` default, always True (open). Its key, SETTINGS_OPEN, holds the state that
+    counts: a shared link about to run on open sets it False here, folding the settings as Run does
+    (`fold_settings`), so that its answer is drawn near the top in this same run."""
     state = st.session_state
     if state.get(AUTORUN) and runs_on_open(current_settings()):
         state[SETTINGS_OPEN] = False

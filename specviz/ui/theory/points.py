@@ -125,11 +125,11 @@ def _record_label(r: dict, path: Path, i: int, dtype: str | None) -> str:
 class TracePoint:
     """What one speculative trace says about the formulas."""
 
-    alpha: float  # mean of min(1, p/q) over tested drafts: the estimate of alpha
+    alpha: float  # mean min(1, p/q) over tested drafts, the estimate of alpha (a tree's: min(1, p′/q′), not alpha)
     acceptance_rate: float  # accepted / drafted (lower: drafts after a rejection count as drafted)
     k: int
     tokens_per_step: float  # measured mean accepted length, recovered or bonus token included
-    c: float | None  # draft seconds per drafted token / target seconds per step, from the step timings
+    c: float | None  # draft seconds per drafter pass (`_draft_passes`) / target seconds per step, from the timings
     tree_nodes: int = 0  # > 0: the trace drafted trees of this many nodes, which the chain formula does not describe
 
     @property

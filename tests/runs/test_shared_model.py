@@ -151,3 +151,18 @@ def test_the_runs_module_says_each_race_lane_has_its_own_deadline():
     said = " ".join(" ".join((runs.__doc__, runs.with_turn.__doc__, runs.turn_deadline.__doc__)).split())
     assert "lanes share it" not in said and "one deadline per turn" not in said
     assert "once per lane" in said and "RUN_SECONDS per lane" in said
+
+
+def test_the_preloads_docstring_quotes_the_committed_first_load():
+    """The 22nd read: `runs.preload` said the model takes "25 s on a quiet 2-core machine", a figure from ffff04a's
+    message (a Playground link's wait on a machine it does not describe). The docstring quotes the committed first
+    load instead, as the Playground's first hint does."""
+    from specviz.core.i18n import number
+    from specviz.runs.presets import first_load
+    from specviz.ui.common import runs
+
+    loading = first_load("bfloat16")
+    said = " ".join(runs.preload.__doc__.split())
+    assert "25 s" not in said and "quiet" not in said
+    assert f"{number(loading['first_seconds'], 0)} s on the 2-core machine of assets/benchmarks/presets/" in said
+    assert f"load average {number(loading['load_average_start'][0], 1)}" in said

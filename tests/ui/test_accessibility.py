@@ -184,3 +184,11 @@ def test_the_focus_rings_contrast_is_the_one_its_comment_states():
     assert f"{contrast(colour, '#FFFFFF'):.1f}" == on_white
     assert f"{contrast(colour, sidebar):.1f}" == on_sidebar
     assert min(float(on_white), float(on_sidebar)) >= 3.0  # WCAG 1.4.11: a focus ring needs 3:1
+
+
+def test_charts_names_the_test_that_holds_every_page_to_show():
+    """The 22nd read: charts' docstring said tests/project/test_layout.py holds every page to `show`; the test that
+    does is this file's `test_every_chart_on_every_page_goes_through_charts_show`."""
+    named = re.findall(r"(tests/[\w/]+\.py) holds every page to it", charts.__doc__)
+    assert named == ["tests/ui/test_accessibility.py"]
+    assert "def test_every_chart_on_every_page_goes_through_charts_show" in (ROOT / named[0]).read_text()

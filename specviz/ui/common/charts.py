@@ -1,10 +1,10 @@
 """How every page draws a Plotly chart: one config, so charts read the same on a desktop, a projector and a phone,
 and the numbers a chart plots, as a table for anyone who cannot hover (a phone, a keyboard, a screen reader).
 
-Every chart on every page goes through `show` (tests/project/test_layout.py holds every page to it): it gets an accessible
-name (its title unless the page gives one) as a `role="figure"` (specviz.ui.common.accessibility sets it in the browser) and,
-right under it, its numbers as a real HTML table, folded. A chart whose numbers cannot be read off the figure gets
-them from the page (`table=`); a chart with neither is an error, not a silent gap.
+Every chart on every page goes through `show` (tests/ui/test_accessibility.py holds every page to it): it gets an
+accessible name (its title unless the page gives one) as a `role="figure"` (specviz.ui.common.accessibility sets it
+in the browser) and, right under it, its numbers as a real HTML table, folded. A chart whose numbers cannot be read
+off the figure gets them from the page (`table=`); a chart with neither is an error, not a silent gap.
 
 Plotly's toolbar (the "modebar") shows only while a mouse hovers the chart, never on a phone (where a tap would put
 it over the chart's title); its buttons are not in the keyboard's Tab order. Zooming by drag and resetting by

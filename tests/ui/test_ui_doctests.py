@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import doctest
 import importlib
+import re
 from pathlib import Path
 
 import pytest
@@ -24,3 +25,34 @@ def test_the_ui_has_docstring_examples_to_run():
 def test_the_docstring_examples_hold(module):
     result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0, f"{result.failed} of {result.attempted} examples failed"
+
+
+
+def _module(name: str):
+    """The module `name`, or None when there is none."""
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        return None
+
+
+def test_every_module_path_the_ui_names_exists():
+    """The 22nd read: docstrings named `specviz.runs.runspec.PAIRS` (the cache is `specviz.runs.running.PAIRS`) and
+    modules by their names before eee3b3e moved them into folders (`race_settings`, `classroom_view.session_key`,
+    `playground_live`...). Every dotted specviz path in specviz/ui resolves, and none of the old names is left."""
+    text = "\n".join(path.read_text(encoding="utf-8") for path in sorted((ROOT / "specviz" / "ui").rglob("*.py")))
+    refs = sorted(set(re.findall(r"specviz(?:\.[A-Za-z_]\w*)+", text)) - {"specviz.json"})  # json: a card's file
+    assert len(refs) > 100
+    unresolved = []
+    for ref in refs:
+        parts = ref.split(".")
+        depth = next((i for i in range(len(parts), 0, -1) if _module(".".join(parts[:i])) is not None), 0)
+        obj = _module(".".join(parts[:depth])) if depth else None
+        for name in parts[depth:]:
+            obj = getattr(obj, name, None)
+        if obj is None:
+            unresolved.append(ref)
+    assert not unresolved, unresolved
+    old = re.findall(r"`(?:race|playground|classroom|classroom_paced)_(?:settings|inputs|figures|outputs|live|view|"
+                     r"teacher)[`.]", text)
+    assert not old, old

@@ -3,7 +3,7 @@ the step that is coming up ("how many of these 4 drafts will the target keep?") 
 about it, to their open teacher-paced session.
 
 Shown only in a browser session that holds the teacher's PIN and has a teacher-paced session open on the Classroom
-page (`classroom_paced_teacher.ACTIVE`); a student never sees it. The questions come from
+page (`specviz.ui.classroom.paced_teacher.ACTIVE`); a student never sees it. The questions come from
 `specviz.teach.classroom_paced.ask_the_class`.
 """
 

@@ -1,9 +1,10 @@
 """Classroom, teacher-paced, the teacher's side: find a question and push it, watch the answers come in (a count,
 a timer, round 1 next to round 2), open round 2, reveal; mastery per concept and the exports.
 
-Only drawn behind the teacher's PIN (pages/classroom.py), and every move checks `classroom_teacher.is_teacher()`
-again before it writes, so a stale page cannot push. The live part is a live fragment (pages/classroom.py) that
-reruns every REFRESH_SECONDS. Question texts are quiz-file Markdown; student names never appear here except as data.
+Only drawn behind the teacher's PIN (pages/classroom.py), and every move checks
+`specviz.ui.classroom.teacher.is_teacher()` again before it writes, so a stale page cannot push. The live part is a
+live fragment (pages/classroom.py) that reruns every REFRESH_SECONDS. Question texts are quiz-file Markdown; student
+names never appear here except as data.
 """
 
 from __future__ import annotations

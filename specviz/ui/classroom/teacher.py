@@ -1,11 +1,11 @@
 """Classroom mode, the teacher's side: the PIN gate, opening a session, the live dashboard and the presenter view.
-Data and rules live in specviz.teach.classroom; the student's side is `specviz.ui.classroom.view`. Ended sessions stay in
-the teacher's list with their dashboard and CSV; ending one asks first.
+Data and rules live in specviz.teach.classroom; the student's side is `specviz.ui.classroom.view`. Ended sessions stay
+in the teacher's list with their dashboard and CSV; ending one asks first.
 
-Wrong PINs are counted by one `PinGuard` per server process, per browser (`classroom_view.session_key`), per device
-(`classroom_view.client_key`) and overall, so a reload does not reset a device's count, and a browser that has not
-missed can still give the right PIN while others guess; restarting the app resets them. Student names reach the
-screen as data (st.dataframe) or through specviz.ui.common.escaping, never raw.
+Wrong PINs are counted by one `PinGuard` per server process, per browser (`specviz.ui.classroom.view.session_key`),
+per device (`specviz.ui.classroom.view.client_key`) and overall, so a reload does not reset a device's count, and a
+browser that has not missed can still give the right PIN while others guess; restarting the app resets them. Student
+names reach the screen as data (st.dataframe) or through specviz.ui.common.escaping, never raw.
 """
 
 from __future__ import annotations

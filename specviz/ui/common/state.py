@@ -2,7 +2,7 @@
 
 A page never spells another page's session key; it calls these functions. Keys read by one module only stay in that
 module (prefixed with its page's name). Loaded models are not session state: every session shares them through
-`specviz.runs.runspec.PAIRS`.
+`specviz.runs.running.PAIRS`.
 
     key                      written by                  read by
     "trace"                  the Playground's player     Theory explorer, Exactness lab

@@ -1,7 +1,7 @@
 """Streamlit pieces of the Models page: the catalog table, a memory check against this machine, and the
 "pair by hand" form that validates and loads two local folders or Hub ids. The checks themselves live in
 specviz.models.loading; this module only gathers inputs and shows results, every error as one sentence. A pair loaded by
-hand goes into the one pair cache, `specviz.runs.runspec.PAIRS`, under its spec; the page records the spec with
+hand goes into the one pair cache, `specviz.runs.running.PAIRS`, under its spec; the page records the spec with
 `state.set_custom_pair`, and the Playground finds both."""
 
 from __future__ import annotations

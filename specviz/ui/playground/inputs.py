@@ -1,6 +1,6 @@
 """The Playground's inputs: where the trace comes from (example, live run, upload), and the session state and URL
-that remember and share it. The settings' plain data and URL rules are in `playground_settings`; the live form and
-its progress in `playground_live`.
+that remember and share it. The settings' plain data and URL rules are in `specviz.ui.playground.settings`; the live
+form in `specviz.ui.playground.live`, its progress in `specviz.ui.playground.progress`.
 """
 
 from __future__ import annotations

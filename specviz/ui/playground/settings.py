@@ -4,7 +4,8 @@ and the URL that shares a run.
 Settings are read from `st.query_params` on the first load (bad values fall back to defaults with one warning
 sentence) and written back whenever the shown trace changes, so a teacher can share the exact run:
 `?source=live&pair=toy&proposer=draft&k=4&temperature=1&seed=3`. Everything here is a plain function (tested
-without a browser); `playground_inputs` reads and writes the session state, `playground_live` draws the live form.
+without a browser); `specviz.ui.playground.inputs` reads and writes the session state,
+`specviz.ui.playground.live` draws the live form.
 """
 
 from __future__ import annotations

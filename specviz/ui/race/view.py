@@ -5,7 +5,8 @@ The race is between two traces of the same prompt and settings: speculative deco
 decoding (the named baseline), from a shipped example or a live race (`specviz.ui.race.live`). The headline is the
 median round with the spread of all rounds, and when the one-token forward itself ran far slower than usual the page
 says the machine was busy instead of explaining the numbers (`specviz.labs.timeline.busy_note`). The settings and their
-URL live in `race_settings` and `race_inputs`, the charts in `race_figures`, the outputs in `race_outputs`.
+URL live in `specviz.ui.race.settings` and `specviz.ui.race.inputs`, the charts in `specviz.ui.race.figures`,
+the outputs in `specviz.ui.race.outputs`.
 """
 
 from __future__ import annotations

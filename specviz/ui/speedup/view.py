@@ -32,7 +32,8 @@ POLICY_TEXT = {  # the policies' names for people, translated with _() where sho
 # own) is shown as written.
 SUITE_TITLES = (N_("Multi-turn chat"), N_("Code"), N_("Everyday questions"), N_("Math reasoning"),
                 N_("Question answering"), N_("Summarise / rewrite"), N_("Translation"), N_("Held-out (drafts)"))
-# The baseline and comparison methods of a result (bench/cases.py and speedup_tables), for people.
+# The baseline and comparison methods of a result (specviz/labs/bench/cases.py and `specviz.ui.speedup.tables`), for
+# people.
 METHODS = {"specviz target-only": N_("specviz target-only"), "transformers generate": N_("transformers generate"),
            "specviz speculative": N_("specviz speculative"),
            "transformers prompt lookup": N_("transformers prompt lookup"),

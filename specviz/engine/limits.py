@@ -18,8 +18,9 @@ THREADS_RANGE = (1, 256)  # torch threads a command may ask for (100000 crashed 
 REPEATS_RANGE = (1, 100)  # timed repeats of a benchmark case; warm-ups may be 0 to the same maximum
 SEED_RANGE = (0, 2**32 - 1)  # what torch and numpy both accept; every command's --seed and RunSpec.seed
 # What each built-in pair drafts with besides its target, best first (a proposer that `needs` one is offered for it,
-# `specviz.engine.proposers.registry.offered`). The toy pair's EAGLE drafter is an untrained stand-in that only the tests
-# use, so it offers its draft model alone.
+# `specviz.engine.proposers.registry.offered`). The toy pair's EAGLE drafter and Medusa heads are untrained stand-ins
+# (the tests run both; `specviz.scripts.gpu_check --rehearse` runs its EAGLE drafter too), so it offers its draft model
+# alone.
 PAIR_DRAFTERS = {"default": ("eagle", "draft", "medusa"), "toy": ("draft",)}
 POLICIES = ("constant", "heuristic", "threshold", "optimal")  # how K is chosen each step (specviz.engine.policies)
 

@@ -357,3 +357,19 @@ def test_the_layer_skip_default_does_not_claim_to_pay():
     speedups = [r["speedup_vs_ar"] for r in rows]
     assert "cheap enough to pay" not in doc and max(speedups) < 1
     assert f"{min(speedups):.2f}x to {max(speedups):.2f}x" in doc
+
+
+def test_toy_pair_offers_its_draft_alone_and_the_comment_says_who_runs_its_stand_ins():
+    """The toy pair brings untrained EAGLE and Medusa stand-ins and offers neither; the comment beside PAIR_DRAFTERS
+    once said only the tests use the EAGLE one, but gpu_check's rehearsal (the toy pair) runs it too."""
+    from specviz.engine import limits
+    from specviz.models.pairs import load_pair
+    from specviz.scripts import gpu_check
+
+    pair = load_pair("toy")
+    assert pair.eagle is not None and pair.medusa is not None
+    assert registry.offered(limits.PAIR_DRAFTERS["toy"]) == ("draft", "ngram", "layerskip")
+    assert gpu_check.REHEARSAL.pair == "toy"
+    assert "pair.eagle" in Path(gpu_check.__file__).read_text()  # its greedy, bench and exactness sections use it
+    source = Path(limits.__file__).read_text()
+    assert "only the tests" not in source and "gpu_check --rehearse" in source

@@ -13,7 +13,7 @@ feeds, so in floating point a near-tie of the target's two best logits can still
   heuristic   transformers' "heuristic" schedule: K += 2 after a step whose drafts were all accepted, else K -= 1
   threshold   draft up to K, but stop as soon as the draft's top probability falls below a threshold
               (`confident(proposer, threshold)`: the decision needs the draft's distribution, so it is the
-              proposer's, in `Proposer.stops_here`)
+              proposer's, in `Proposer.stops_here`); chains only: a tree step drafts its whole tree regardless
   optimal     K = argmax of the expected speedup (1 - α^(K+1)) / ((1 - α)(K c + 1)) for the measured c and an α
               estimated from this generation's own accept/reject record (K = 0: don't speculate, but draft one
               token every `PROBE_EVERY` steps so that a poor early estimate can recover)
@@ -165,7 +165,8 @@ class Threshold(Constant):
 
 
 def confident(proposer: Proposer, threshold: float = DEFAULT_THRESHOLD) -> Proposer:
-    """The same proposer, stopping each proposal once the draft's top probability falls below `threshold`.
+    """The same proposer, stopping each chain proposal once the draft's top probability falls below `threshold`
+    (a tree step drafts its whole tree: `propose_tree` never asks `Proposer.stops_here`).
 
     The confidence is the draft's own softmax (temperature 1, no top-k / top-p), so it also works under greedy
     decoding, where q itself is a point mass. The low-confidence position is not drafted: its forward is spent,

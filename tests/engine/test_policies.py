@@ -158,3 +158,15 @@ def test_steps_that_draft_nothing_under_a_policy_emit_a_target_token(pair, ids):
         assert empty and all([t.kind for t in s.emitted] == ["target"] for s in empty)
     doc = " ".join(trace_module.__doc__.split())
     assert "a draft-length policy's K of 0" in doc and "below the threshold policy's confidence" in doc
+
+
+@pytest.mark.parametrize("name", ["draft", "eagle"])
+def test_the_threshold_stop_ends_chains_only_as_the_docstrings_say(pair, ids, name):
+    """`Proposer.stops_here` is asked by `propose`, never by `propose_tree`: a confident copy that stops every chain
+    at once still drafts whole trees (the policies and base docstrings say so; they once said every proposal)."""
+    proposer = confident(make_proposer(pair, name), 1.0)
+    kwargs = dict(k=3, max_new_tokens=12, temperature=1.0, seed=2)
+    chain = speculative_generate(pair.target, proposer, ids, **kwargs)
+    tree = speculative_generate(pair.target, proposer, ids, tree_nodes=6, tree_width=2, **kwargs)
+    assert chain.num_drafted == 0
+    assert tree.num_drafted > 0 and all(s.tree is not None for s in tree.steps[:-1])

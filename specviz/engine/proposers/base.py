@@ -4,10 +4,10 @@ A proposer that returns `draft_probs=None` is deterministic: q is a point mass o
 prompt lookup). The engine calls `propose` once per step and then `rollback` with the length of the sequence
 that survived verification.
 
-A model proposer (`has_draft_probs`) can also stop early: with `stop_below` > 0 it ends a proposal at the first
-position where the draft's top probability falls below it, and the target decides that token instead. Every
-model proposer asks `stops_here(logits)` before it samples a position; `specviz.engine.policies.confident` is the one
-way to turn it on.
+A model proposer (`has_draft_probs`) can also stop early: with `stop_below` > 0 it ends a chain proposal at the
+first position where the draft's top probability falls below it, and the target decides that token instead. Every
+model proposer's `propose` asks `stops_here(logits)` before it samples a position; `propose_tree` does not (a tree step
+drafts its whole tree whatever `stop_below` says). `specviz.engine.policies.confident` is the one way to turn it on.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ class Proposer(ABC):
     needs_target_features: bool = False  # True: the engine calls observe_target after every target pass
     feature_layers: tuple[int, ...] = (-1,)  # the target's hidden states it observes, side by side (-1: the last)
     has_draft_probs: bool = False  # True: a model drafts, so its confidence can end a proposal early
-    stop_below: float = 0.0  # > 0: end each proposal at the first position whose top probability is below it
+    stop_below: float = 0.0  # > 0: end each chain proposal at the first position whose top probability is below it
     can_branch: bool = False  # set for each class: True when it implements `propose_tree` (else trees draft a chain)
 
     def __init_subclass__(cls, **kwargs) -> None:

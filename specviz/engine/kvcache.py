@@ -240,9 +240,11 @@ class LeanCachedModel(CachedModel):
 
     The arithmetic is the model's: the same modules (norms, projections, MLP), the same rotary embedding and
     `apply_rotary_pos_emb`, and PyTorch's scaled-dot-product attention over the same keys and values. What goes is
-    what is not arithmetic: output records, mask construction, cache objects that concatenate at every step, and
-    the copies `repeat_kv` makes for grouped-query attention (one token's query heads of a kv head read it as one
-    block instead). What that saves was timed only by a one-off script on a machine no committed file names (commit
+    what is not arithmetic: output records, mask construction, cache objects that concatenate at every step, and,
+    over several tokens under a mask (a verify pass, a tree), the copies transformers' `repeat_kv` makes for
+    grouped-query attention (SDPA's `enable_gqa` reads each kv head for its query heads instead). One token costs no
+    copy in either: transformers 5.24 passes it no mask and sets `enable_gqa`; this path reads a kv head's query heads
+    as one block. What that saves was timed only by a one-off script on a machine no committed file names (commit
     ac09907's body), so no figure is quoted here (`docs/benchmarks.md`, "The lean step"). `runner_for` picks it for
     the models it supports.
     """

@@ -96,3 +96,18 @@ def test_the_tree_mask_docstring_names_the_value_the_runner_writes():
     doc = " ".join((CachedModel._run.__doc__ or "").split())
     assert "0 / -inf" not in doc and "`torch.finfo(dtype).min`, not -inf" in doc
     assert "masked_fill(~mask, torch.finfo(dtype).min)" in inspect.getsource(CachedModel._run)
+
+
+def test_the_lean_docstring_says_which_grouped_query_copies_transformers_makes():
+    """transformers 5.24's SDPA path copies each kv head for its query heads (`repeat_kv`) only when a mask is passed,
+    as over several cached tokens; a one-token step gets no mask and `enable_gqa` (its decision, on a CPU)."""
+    import inspect
+
+    from transformers.integrations import sdpa_attention
+
+    keys = torch.zeros(1, 3, 5, 64)
+    assert sdpa_attention.use_gqa_in_sdpa(None, keys, keys)  # one token: no mask, no copy
+    assert not sdpa_attention.use_gqa_in_sdpa(torch.ones(1, 1, 2, 5, dtype=torch.bool), keys, keys)  # masked: copies
+    assert "repeat_kv(key" in inspect.getsource(sdpa_attention.sdpa_attention_forward)
+    doc = LeanCachedModel.__doc__
+    assert "over several tokens under a mask" in doc and "One token costs no\n    copy in either" in doc

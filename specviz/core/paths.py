@@ -14,10 +14,13 @@ repository's top-level `assets/` folder. They are found from this file, never fr
 
 Converted models and other per-user files go to `cache_dir()`: `$SPECVIZ_CACHE`, else `~/.cache/specviz`.
 
-Every file or folder specviz writes for itself to read again later (a converted model, an assembled draft, the
-local server's state, a results file) is written with `writing_folder` or `writing_file`: built under a fresh
-temporary name beside it and published with one rename, so a reader (another process, a later run) finds either
-nothing or the whole thing, never half of it, also when the writer is killed part-way or two write at once.
+The files and folders specviz's cache and runs write to read again later (a converted model, an assembled draft,
+the EAGLE drafter exported for vLLM, the local server's state, a calibration, the bench's and the serving sweep's
+results) are written with `writing_folder` or `writing_file`: built under a fresh temporary name beside it and
+published with one rename, so a reader (another process, a later run) finds either nothing or the whole thing, never
+half of it, also when the writer is killed part-way or two write at once. The commands that regenerate committed
+files under assets/ (`specviz.distill`'s trained drafts and prompt suites, `specviz.scripts.make_traces`,
+`shape_table`, `greedy_identity`) write in place: a maintainer runs them and commits what they wrote.
 
     >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as parent:

@@ -229,7 +229,8 @@ class SpeculativeDecoder:
         chain and a tree; `ChainStep` and `TreeStep` hold what differs (what is drafted, scored, kept)."""
         shape = self.tree_shape if self.tree.nodes and self.proposer.can_branch else self.chain_shape
         t0, before = self.clock(), (len(self.target), self.proposer.cache_length())
-        # 1. propose: K drafts (a chain) or a tree of at most N nodes and depth K, never past the token limit
+        # 1. propose: K drafts (a chain) or a tree of at most N drafted nodes and depth K, plus a lookup branch of
+        #    at most tree_lookup copied tokens (which may reach deeper than K); never past the token limit
         draft = shape.propose(sequence, len(output))
         t1 = self.clock() if len(draft) else t0  # nothing drafted (target-only decoding): no draft time
         # 2. score: one target forward over the last token and every draft -> p at each drafted position and one more
@@ -380,10 +381,11 @@ class TreeStep:
         self.shape = shape
 
     def propose(self, sequence: list[int], n_emitted: int) -> DraftTree:
-        """A draft tree of depth at most K. Greedy trees take the draft's top tokens; sampled ones draw children from
-        q without replacement, unless the shape says its rule judges top tokens (`TreeShape.top_children`: the
-        Exactness lab's top-k rules). With a lookup branch, the tokens that followed the latest earlier occurrence of
-        the sequence's last 1-3 tokens are grafted on (deterministic, so exact at every temperature)."""
+        """A draft tree: drafted nodes to depth at most K. Greedy trees take the draft's top tokens; sampled ones draw
+        children from q without replacement, unless the shape says its rule judges top tokens (`TreeShape.top_children`:
+        the Exactness lab's top-k rules). With a lookup branch, up to `lookup` tokens that followed the latest earlier
+        occurrence of the sequence's last 1-3 tokens are grafted on (deterministic, so exact at every temperature); that
+        branch is bounded by `lookup`, not by K, so it can reach deeper than the drafted nodes."""
         c, shape = self.context, self.shape
         depth = c.depth(n_emitted)
         sampled = not c.sampling.greedy and not shape.top_children

@@ -21,8 +21,9 @@ _LABEL = re.compile(r"chain K=(\d+)|tree (\d+)x(\d+) depth (\d+)(?: \+ lookup (\
 
 @dataclass(frozen=True)
 class DraftShape:
-    """K (a chain's length, or a tree's depth) and a tree's node budget (0 = a chain of K), children per node and
-    lookup branch (tokens copied from the context as one more branch, 0 = none; trees only)."""
+    """K (a chain's length, or the depth of a tree's drafted nodes) and a tree's node budget (0 = a chain of K),
+    children per node and lookup branch (up to that many tokens copied from the context as one more branch, which may
+    reach deeper than K; 0 = none; trees only)."""
 
     k: int = 4
     tree_nodes: int = 0

@@ -12,7 +12,8 @@ import pytest
 import torch
 
 from specviz.engine.baseline import autoregressive_generate
-from specviz.engine.decoding import TreeShape, speculative_generate
+from specviz.engine.decoding import TreeShape, TreeStep, speculative_generate
+from specviz.engine.draft_shape import DraftShape
 from specviz.engine.proposers import make_proposer
 from specviz.engine.trace import Trace
 from specviz.engine.tree import ROOT, DraftTree, graft_copy, grow_tree
@@ -169,6 +170,10 @@ def test_a_copied_branch_is_recorded_and_can_go_deeper_than_k(toy):
     again = Trace.from_json(json.dumps(data))
     assert [[n.copied for n in s.tree.nodes] for s in again.steps] == [[n.copied for n in s.tree.nodes]
                                                                         for s in trace.steps]
+    # the texts say so too (TreeStep.propose once said "a draft tree of depth at most K", the step's comment "a tree
+    # of at most N nodes and depth K", both before a branch that is bounded by tree_lookup alone)
+    assert "can reach deeper than the drafted nodes" in " ".join(TreeStep.propose.__doc__.split())
+    assert "may reach deeper than K" in " ".join(DraftShape.__doc__.split())
 
 
 def test_a_tree_without_a_lookup_branch_writes_what_it_wrote_before(toy):

@@ -357,6 +357,14 @@ def test_the_layer_skip_default_does_not_claim_to_pay():
     speedups = [r["speedup_vs_ar"] for r in rows]
     assert "cheap enough to pay" not in doc and max(speedups) < 1
     assert f"{min(speedups):.2f}x to {max(speedups):.2f}x" in doc
+    # the mean accepted lengths it quotes are the constant-K rows'; the other greedy policies kept nothing
+    for temperature, said in ((0.0, "1.02 greedy"), (0.7, "1.03 at T = 0.7")):
+        assert {f"{r['mat_with_bonus']:.2f}" for r in rows if r["temperature"] == temperature} == {said[:4]}
+        assert said in doc
+    others = [r for r in json.loads((BENCHMARKS_DIR / "default-cpu-layerskip" / "results.json").read_text())["summary"]
+              if r["suite"] == "all" and r["policy"] in ("threshold", "optimal")]
+    assert others and {f"{r['mat_with_bonus']:.2f}" for r in others} == {"1.00"} and "nothing (1.00)" in doc
+    assert f"at most {max(r['speedup_vs_ar'] for r in others):.2f}x" in doc
 
 
 def test_toy_pair_offers_its_draft_alone_and_the_comment_says_who_runs_its_stand_ins():

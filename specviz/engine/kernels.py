@@ -4,10 +4,12 @@ On a CPU the stock `nn.Linear` calls MKL's sgemm, which repacks the weight on ev
 is a matrix-vector product and memory-bound, as it should be; for 2 to 25 rows it is neither memory- nor
 compute-bound, just slow: on the project's 2-core AMD EPYC, in float32, a SmolLM2 forward over 2 new tokens cost
 1.73x one and over 5 tokens 1.38x. oneDNN's linear with a weight reordered once into its blocked layout
-(`torch.ops.mkldnn._reorder_linear_weight`, what PyTorch's own compiler uses for frozen CPU models) streams the
-weight once however many rows there are: the same forwards then cost 1.08x and 1.03x one, and the one-token forward
-itself went from 70 to 50 ms. Figures and machine: docs/benchmarks.md, "Issue 41" (the table of one forward over n
-tokens): commit ce0deb7's body gives them, from a scratch script whose command no file holds;
+(`torch.ops.mkldnn._reorder_linear_weight`, what PyTorch's own compiler packs a frozen CPU model's bfloat16 weights
+with, and its float32 ones when the batch size is dynamic; for a fixed one it packs float32 with MKL's
+`_mkl_reorder_linear_weight` instead) streams the weight once however many rows there are: the same forwards then
+cost 1.08x and 1.03x one, and the one-token forward itself went from 70 to 50 ms. Figures and machine:
+docs/benchmarks.md, "Issue 41" (the table of one forward over n tokens): commit ce0deb7's body gives them, from a
+scratch script whose command no file holds;
 `python -m specviz calibrate --dtype float32 --force` measures the same curve on your machine.
 
     swapped = pack_linears(model)        # every nn.Linear of `model` -> PackedLinear (CPU, float32 or bfloat16)

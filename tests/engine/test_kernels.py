@@ -1,6 +1,7 @@
 """Packed linear layers (specviz.engine.kernels): the same function as nn.Linear, on the same parameters."""
 
 import copy
+from pathlib import Path
 
 import pytest
 import torch
@@ -106,3 +107,21 @@ def test_a_dtype_onednn_cannot_pack_here_stays_stock(monkeypatch):
         assert torch.allclose(half(x.bfloat16()).float(), model(x), atol=0.1)  # stock bfloat16, no error
         assert model(x).shape == (3, 7)  # float32 still packs
     assert kernels_of(half) == STOCK and kernels_of(model) == PACKED
+
+
+def test_the_kernels_docstring_says_when_pytorchs_compiler_packs_with_onednn():
+    """The docstring (and docs/benchmarks.md) called oneDNN's reorder "what PyTorch's own compiler uses for frozen CPU
+    models"; Inductor's freezing pass uses it for low-precision weights (and dynamic shapes, AOT), and MKL's packed
+    linear for float32 at a fixed batch size, the case the docstring's figures are about."""
+    import inspect
+
+    from torch._inductor.fx_passes import mkldnn_fusion
+
+    from specviz.engine import kernels
+
+    source = inspect.getsource(mkldnn_fusion)
+    assert "else torch.ops.mkl._mkl_reorder_linear_weight" in source and "is_lp_weight" in source
+    for text in (kernels.__doc__, (Path(kernels.__file__).parents[2] / "docs" / "benchmarks.md").read_text()):
+        flat = " ".join(text.split())
+        assert "what PyTorch's own compiler uses for frozen CPU models" not in flat
+        assert "bfloat16 weights" in flat and "MKL" in flat

@@ -129,3 +129,20 @@ def test_the_docstring_keeps_medusa_1s_own_output_layers_apart_from_the_shared_h
     assert "Here every head shares the target's LM head" in doc
     assert not any(isinstance(m, torch.nn.Linear) and m.out_features != m.in_features
                    for m in MedusaHeads(hidden=8, count=2).modules())  # no head carries a vocabulary-wide layer
+
+
+def test_the_docstring_says_only_eagle_1_reads_tokens_off_the_targets_head():
+    """The module said the heads share the target's LM head rows "as the EAGLE drafter does"; the default pair's EAGLE
+    drafter is an EAGLE-3 one (assets/models/smollm2-eagle/specviz.json), whose head is its own, trained."""
+    import inspect
+    import json
+
+    from specviz.core.paths import MODELS_DIR
+    from specviz.engine.proposers import eagle, medusa as module
+    from specviz.engine.proposers.eagle3 import Eagle3Drafter
+
+    doc = " ".join(module.__doc__.split())
+    assert "as the EAGLE drafter does" not in doc and "EAGLE-1 `EagleDrafter`" in doc
+    assert json.loads((MODELS_DIR / "smollm2-eagle" / "specviz.json").read_text())["kind"] == "eagle3"
+    assert "self.lm_head = nn.Linear" in inspect.getsource(Eagle3Drafter.__init__)  # a head of its own
+    assert "target's own head" in eagle.EagleDrafter.head.__doc__

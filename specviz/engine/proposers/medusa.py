@@ -7,8 +7,9 @@ x_{i+1+k}: the token k places after the one the target's own head predicts from 
 
 Medusa-1 keeps the target frozen and trains only the heads; in the paper and its code each head also has an output
 layer of its own (W_2^(k), initialised from the LM head and trained). Here every head shares the target's LM head
-instead (its rows of a frequency-ranked draft vocabulary, FR-Spec, as the EAGLE drafter does), so only each head's
-residual block is trained (`specviz.distill.medusa`).
+instead (its rows of a frequency-ranked draft vocabulary, FR-Spec, as the EAGLE-1 `EagleDrafter` reads tokens; the
+EAGLE-3 drafter the default pair ships trains a head of its own), so only each head's residual block is trained
+(`specviz.distill.medusa`).
 A head reads one state and sees none of the tokens drafted before it: head 2 guesses the second token without
 knowing which first token was drafted. EAGLE's drafter feeds its own guesses back, one reason it keeps more at
 depth 2 and beyond (the Proposers page quotes both, measured on the same prompts, and names the other: data).

@@ -338,9 +338,10 @@ class ChainStep:
         A deterministic proposal (n-gram lookup, q a point mass) also ends just before a chat-template marker
         (`<|im_start|>`), which lookup copies from the template in the prompt but a model never writes inside its
         answer: cutting a deterministic proposal is just another deterministic proposer, so the rule stays exact.
-        A sampled draft is never cut for what it is: cutting the chain before a marker m drawn from q would emit a
-        bonus token from p in place of what the rule gives m's draw (m itself with a = min(1, p(m)/q(m)), else a
-        recovered token), that is p − q(m)·(a·δ_m + (1 − a)·norm(max(0, p − q))) + q(m)·p: not p."""
+        A sampled draft is never cut before a token for what that token is (only after an end-of-text one, as
+        above): cutting the chain before a marker m drawn from q would emit a bonus token from p in place of what the
+        rule gives m's draw (m itself with a = min(1, p(m)/q(m)), else a recovered token), that is
+        p − q(m)·(a·δ_m + (1 − a)·norm(max(0, p − q))) + q(m)·p: not p."""
         c = self.context
         k = c.depth(n_emitted)
         proposal = c.proposer.propose(sequence, k, c.sampling, c.generator) if k > 0 else Proposal([], None)

@@ -125,3 +125,7 @@ def test_cutting_a_sampled_marker_emits_what_the_decoding_docstring_says_not_p()
     doc = " ".join((decoding.ChainStep.propose.__doc__ or "").split())
     assert "p − q(m)·(a·δ_m + (1 − a)·norm(max(0, p − q))) + q(m)·p: not p" in doc
     assert "p minus a part of the residual plus q(marker)·p" not in doc
+    # 22nd read: it said a sampled draft "is never cut for what it is", yet a model's draft ends after an end-of-text
+    # token too (test_engine's test_no_draft_is_proposed_past_end_of_text...): the cut it never makes is before one
+    assert "never cut for what it is" not in doc
+    assert "never cut before a token for what that token is (only after an end-of-text one" in doc

@@ -1,6 +1,8 @@
-"""The one checked reader of values that come in a URL (`?lesson=4&done=1,2,3`, `?step=12`, `?k=4&temperature=0.7`):
-every page that reads query parameters goes through here, so a shared link can only ever give a page a value it
-expects, or nothing.
+"""The one checked reader of the numbers, lists and settings that come in a URL (`?lesson=4&done=1,2,3`, `?step=12`,
+`?k=4&temperature=0.7`): every page that reads one goes through here, so a shared link can only ever give a page a
+value it expects, or nothing. The few parameters that are a word or a key (the language, the quiz's scope, the race's
+source, the classroom's role, session and student token) are read as text where they are used and compared with what
+they may be; the classroom's join code is only put into the join form's box, checked when the form is sent.
 
 A URL value is text anyone can write. Python's own readers accept more than a person means and fail in ways a page
 does not expect: `str.isdigit()` is true for "²" (and `int("²")` then raises), `int()` reads "٣" and "５" as 3 and

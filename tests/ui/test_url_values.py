@@ -1,7 +1,8 @@
 """Shared links that crashed pages or injected links (issue 28, Medium 5): `str.isdigit()` accepted "²" and `int()`
 refused 5,000 digits, so `/learn?lesson=²`, `/quiz?lesson=²` or `/playground?step=²` showed an exception box, and
-`/learn?...&done=[Log in](https://evil.example/x)` drew a real link inside the app's warning. Every URL value now goes
-through `specviz.core.urlvalues` (ASCII digits, bounded length and range) and every echoed value is escaped."""
+`/learn?...&done=[Log in](https://evil.example/x)` drew a real link inside the app's warning. Every number, list and
+setting in a URL now goes through `specviz.core.urlvalues` (ASCII digits, bounded length and range), the few words and
+keys are compared with what they may be, and every echoed value is escaped."""
 
 from __future__ import annotations
 
@@ -129,3 +130,24 @@ def test_in_a_browser_no_echoed_value_becomes_a_link(browser_context, app_url):
         wait_for_app(page, timeout=60)
         assert page.locator('[data-testid="stException"]').count() == 0, path
     page.close()
+
+
+def test_the_parameters_read_around_urlvalues_are_the_ones_its_docstring_names():
+    """urlvalues said every page that reads query parameters goes through it; the language, the quiz's scope, the
+    race's source and the classroom's parameters are read directly (and compared with what they may be). Any other
+    literal read directly would be a number or a setting the module's checks should see."""
+    import re
+    from pathlib import Path
+
+    from specviz.core import urlvalues
+
+    root = Path(urlvalues.__file__).resolve().parents[2]
+    files = [*(root / "specviz").rglob("*.py"), *(root / "pages").rglob("*.py"), root / "app.py"]
+    read = {name for path in files for name in re.findall(r"query_params\.get\(([^,)]+)", path.read_text())}
+    direct = {"LANG_PARAM", '"scope"', '"race_source"', "ROLE_PARAM", "SESSION_PARAM", '"student"', '"code"', '"join"'}
+    assert read - {"key"} == direct  # "key": the pages that write their own settings back compare before writing
+    doc = " ".join(urlvalues.__doc__.split())
+    assert "every page that reads query parameters goes through here" not in doc
+    for said in ("the language", "the quiz's scope", "the race's source", "role, session and student token",
+                 "join code"):
+        assert said in doc

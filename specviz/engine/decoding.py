@@ -76,7 +76,7 @@ class DecodeOptions:
 def settings_from(function: str, keywords: dict[str, Any], k: int | None) -> tuple[GenerationSettings, DecodeOptions]:
     """The two settings objects from a public function's loose keywords: those of `GenerationSettings`
     (max_new_tokens, temperature, top_k, top_p, seed; K is given apart) and of `DecodeOptions`. A keyword neither
-    knows is a TypeError, as Python would raise for a missing parameter."""
+    knows is a TypeError, as Python raises for a keyword argument a function does not take."""
     options, rest = DecodeOptions.take(keywords)
     sampled = {f.name for f in fields(GenerationSettings)} - {"k"}
     for name in rest:

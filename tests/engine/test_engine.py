@@ -333,3 +333,13 @@ def test_a_too_long_prompt_names_the_drafts_in_the_positions_it_counts(toy):
     message = str(refused.value)
     assert f"with 64 new tokens and K = 4 drafted ahead it needs {len(prompt) + 64 + 4} positions" in message
     assert 1 <= autoregressive_generate(toy.target, prompt, max_new_tokens=64).num_tokens <= 64  # no refusal
+
+
+def test_a_keyword_neither_settings_object_knows_is_pythons_own_type_error(toy):
+    """settings_from's docstring: an unknown keyword is the TypeError Python raises for a keyword argument a function
+    does not take (it once said "for a missing parameter", which is another TypeError)."""
+    from specviz.engine import decoding
+
+    with pytest.raises(TypeError, match=r"autoregressive_generate\(\) got an unexpected keyword argument 'kk'"):
+        autoregressive_generate(toy.target, [3, 4, 5], kk=4)
+    assert "missing parameter" not in decoding.settings_from.__doc__

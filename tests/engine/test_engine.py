@@ -343,3 +343,18 @@ def test_a_keyword_neither_settings_object_knows_is_pythons_own_type_error(toy):
     with pytest.raises(TypeError, match=r"autoregressive_generate\(\) got an unexpected keyword argument 'kk'"):
         autoregressive_generate(toy.target, [3, 4, 5], kk=4)
     assert "missing parameter" not in decoding.settings_from.__doc__
+
+
+def test_the_eagle_docstring_says_what_the_draft_vocabulary_counts():
+    """eagle.py said the FR-Spec vocabulary holds "the tokens the target actually writes"; it is the most frequent
+    tokens of the training records' whole sequences (prompt and answer: `Record.prompt_length` marks the split)."""
+    import inspect
+
+    from specviz.distill import cli
+    from specviz.distill.data import Record
+    from specviz.engine.proposers import eagle
+
+    assert "bincount(r.tokens" in inspect.getsource(cli.draft_vocabulary)  # every token of each record
+    assert "prompt_length" in Record.__dataclass_fields__
+    doc = " ".join(eagle.__doc__.split())
+    assert "actually writes" not in doc and "the prompts and the target's answers" in doc

@@ -9,8 +9,9 @@ embedding of the token that actually came next, x_{i+1}, and predicts f_{i+1}:
 Feeding the shifted token removes the sampling uncertainty that a feature alone cannot know. To draft K tokens it
 runs K times, feeding its own prediction f^ where the target's f is not known yet. The token embeddings and the LM
 head are the target's own (frozen, not stored); an optional frequency-ranked draft vocabulary (FR-Spec) restricts
-the head to the tokens the target actually writes, which cuts the drafter's cost. q is zero outside that vocabulary,
-and the verifier stays exact: the drafter only proposes.
+the head to the tokens most frequent in the drafter's training sequences (`specviz.distill.cli.draft_vocabulary`:
+the prompts and the target's answers), which cuts the drafter's cost. q is zero outside that vocabulary, and the
+verifier stays exact: the drafter only proposes.
 
 The engine hands the drafter the target's features after every verify pass (`observe_target`), for the prompt and
 every accepted token; that is the one extra thing a feature drafter needs from the loop.

@@ -146,3 +146,18 @@ def test_the_docstring_says_only_eagle_1_reads_tokens_off_the_targets_head():
     assert json.loads((MODELS_DIR / "smollm2-eagle" / "specviz.json").read_text())["kind"] == "eagle3"
     assert "self.lm_head = nn.Linear" in inspect.getsource(Eagle3Drafter.__init__)  # a head of its own
     assert "target's own head" in eagle.EagleDrafter.head.__doc__
+
+
+def test_the_docstring_counts_both_products_each_head_costs():
+    """It said proposing costs "K small matrix products"; each head is two: its residual block and its product with
+    the shared head's rows over the draft vocabulary, whose size the shipped heads' specviz.json records."""
+    import json
+
+    from specviz.core.paths import MODELS_DIR
+    from specviz.engine.proposers import medusa as module
+
+    meta = json.loads((MODELS_DIR / "smollm2-medusa" / "specviz.json").read_text())
+    doc = " ".join(module.__doc__.split())
+    assert "K small matrix products" not in doc
+    assert f"draft vocabulary: {meta['draft_vocab_size']:,} tokens for the shipped heads" in doc
+    assert meta["layers"] == 1  # one residual block per head: "its residual block (H x H)"

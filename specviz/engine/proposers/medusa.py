@@ -14,9 +14,11 @@ A head reads one state and sees none of the tokens drafted before it: head 2 gue
 knowing which first token was drafted. EAGLE's drafter feeds its own guesses back, one reason it keeps more at
 depth 2 and beyond (the Proposers page quotes both, measured on the same prompts, and names the other: data).
 
-Proposing costs K small matrix products and no drafter pass: the state comes with the target's verify pass. In a
-chain, drafted position k is head k's sample; in a tree, every node at depth d gets its children from head d + 1
-(Medusa's Cartesian product of the heads' top tokens, grown EAGLE-2 style by `grow_tree` within the node budget).
+Proposing costs, per head, its residual block (H x H) and one product with the shared head's rows (H x the draft
+vocabulary: 8,192 tokens for the shipped heads, assets/models/smollm2-medusa/specviz.json), and no drafter pass: the
+state comes with the target's verify pass. In a chain, drafted position k is head k's sample; in a tree, every node at
+depth d gets its children from head d + 1 (Medusa's Cartesian product of the heads' top tokens, grown EAGLE-2 style
+by `grow_tree` within the node budget).
 The verifier keeps the output exactly the target's, in exact arithmetic (`specviz.engine.numerics` for floating
 point): every drafted token is drawn from the q it is checked with.
 """

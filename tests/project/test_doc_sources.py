@@ -156,3 +156,15 @@ def test_the_serving_sweeps_reproduce_command_says_which_eagle_drafter_it_serves
     text = " ".join((DOCS / "serving.md").read_text(encoding="utf-8").split())
     reproduce = text.split("Reproduce: `python -m specviz serve sweep")[1].split("What it shows")[0]
     assert "serves the shipped EAGLE-3 drafter, not the first EAGLE-1 one" in reproduce and "35ce4c2" in reproduce
+
+
+def test_testing_md_names_every_shared_helper_at_the_top_of_tests():
+    """22nd read: testing.md's list of the shared helpers at the top of tests/ left out rehearsal.py."""
+    import re
+
+    text = " ".join((DOCS / "testing.md").read_text(encoding="utf-8").split())
+    listed = text[text.index("The shared helpers stay at the top:"):]
+    listed = listed[:listed.index("pytest imports the tests")]
+    helpers = sorted(p.name for p in (ROOT / "tests").glob("*.py")) + ["fixtures/"]
+    assert len(helpers) >= 7
+    assert [name for name in helpers if not re.search(rf"`{re.escape(name)}`", listed)] == []

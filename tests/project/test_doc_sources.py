@@ -168,3 +168,20 @@ def test_testing_md_names_every_shared_helper_at_the_top_of_tests():
     helpers = sorted(p.name for p in (ROOT / "tests").glob("*.py")) + ["fixtures/"]
     assert len(helpers) >= 7
     assert [name for name in helpers if not re.search(rf"`{re.escape(name)}`", listed)] == []
+
+
+def test_drafts_md_data_table_is_the_eagle_cards():
+    """22nd read: drafts.md gave the data step's minutes to a tenth (62.5, 6.4, ...) from no committed file; the card
+    holds whole minutes. Every stage's answers, response tokens and minutes are now the card's."""
+    def rows(text: str, columns: tuple[int, int, int]) -> dict[str, tuple[str, ...]]:
+        found = {}
+        for line in text.splitlines():
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if len(cells) > max(columns) and cells[0] in ("seed", "question-lists", "questions", "follow-ups",
+                                                          "rewrites", "drills", "all"):
+                found[cells[0]] = tuple(cells[i] for i in columns)
+        return found
+
+    card = rows((ROOT / "assets" / "models" / "smollm2-eagle" / "README.md").read_text(encoding="utf-8"), (1, 2, 4))
+    drafts = rows((DOCS / "drafts.md").read_text(encoding="utf-8"), (2, 3, 4))
+    assert len(card) == 7 and drafts == card

@@ -773,3 +773,19 @@ def test_every_quoted_tree_sweep_names_the_dtype_and_kernels_it_ran_with():
     assert len(commands) >= 5
     for name, command in commands:
         assert command.startswith("SPECVIZ_KERNELS=stock ") and "--dtype " in command, (name, command)
+
+
+def test_benchmarks_md_says_which_epyc_files_record_instruction_flags():
+    """22nd read: benchmarks.md said "the EPYC's files record avx512_bf16"; its three runs of 2026-11-30 (n-gram,
+    layer-skip, the first drafts) record no instruction flags, only those from 2026-12-03 on do."""
+    bench = ROOT / "assets" / "benchmarks"
+    epyc = [json.loads(p.read_text(encoding="utf-8"))["machine"] for p in sorted(bench.glob("*/results.json"))]
+    epyc = [m for m in epyc if "EPYC" in m["cpu"]]
+    bare = sorted({m["date"][:10] for m in epyc if not m.get("cpu_flags")})
+    flagged = [m for m in epyc if m.get("cpu_flags")]
+    assert bare == ["2026-11-30"] and flagged
+    assert all("avx512_bf16" in m["cpu_flags"] and m["date"][:10] >= "2026-12-03" for m in flagged)
+    count = {3: "three"}[sum(not m.get("cpu_flags") for m in epyc)]
+    text = " ".join((DOCS / "benchmarks.md").read_text(encoding="utf-8").split())
+    assert f"the EPYC's files from 2026-12-03 on record `avx512_bf16` among its instruction sets, its first {count} " \
+           f"({bare[0]}) and the Xeon's record no instruction flags at all" in text

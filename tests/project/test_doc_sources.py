@@ -218,3 +218,28 @@ def test_gpu_md_says_the_check_runs_two_of_the_three_trained_drafts():
     text = " ".join((DOCS / "gpu.md").read_text(encoding="utf-8").split())
     assert "and the two drafts trained here" not in text
     assert "with two of the three drafts trained here" in text
+
+
+def test_drafts_md_learning_rates_follow_the_trainers_schedule():
+    """22nd read: drafts.md said the EAGLE-3 run's learning rate "stepped down by about 2%" when it resumed at step 200
+    under a 1,300-step schedule instead of 2,200, and that the longer run's "rose again to about 4e-4"; the trainer's
+    schedule, with the eagle3 step's 100-step warm-up, gives 1% and 4.9e-4 (then 4.2e-4 and 3.0e-4)."""
+    from specviz.distill.trainer import DEFAULT_LR, LoopSettings, learning_rate
+
+    cli = (ROOT / "specviz" / "distill" / "cli.py").read_text(encoding="utf-8")
+    assert 'LoopSettings(args.steps or DEFAULT_STEPS["eagle3"], lr=args.lr, seed=args.seed, warmup=100,' in cli
+
+    def value(step: int, steps: int) -> float:
+        return learning_rate(step, LoopSettings(steps=steps, lr=DEFAULT_LR, warmup=100))
+
+    def rate(step: int, steps: int) -> str:
+        return f"{value(step, steps):.1e}".replace("e-04", "e-4")
+
+    step_down = round(100 * (1 - value(200, 1300) / value(200, 2200)))
+    start, rose, later, restart, end = (rate(1299, 1300), rate(1300, 2300), rate(1400, 2300), rate(1400, 2000),
+                                        rate(1999, 2000))
+    text = " ".join((DOCS / "drafts.md").read_text(encoding="utf-8").split())
+    assert f"learning rate stepped down by about {step_down}% there" in text
+    assert (f"rose again from {start} to {rose}, fell to {later} by step 1,400 and to {restart} at the restart, "
+            f"and decayed to {end})") in text
+    assert "rose again to about 4e-4" not in text and "about 2% there" not in text

@@ -4,6 +4,7 @@ source is committed here."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -243,3 +244,16 @@ def test_drafts_md_learning_rates_follow_the_trainers_schedule():
     assert (f"rose again from {start} to {rose}, fell to {later} by step 1,400 and to {restart} at the restart, "
             f"and decayed to {end})") in text
     assert "rose again to about 4e-4" not in text and "about 2% there" not in text
+
+
+def test_drafts_md_sizes_the_data_chunks_in_decimal_gigabytes():
+    """22nd read: drafts.md called the data step's chunks "28 GB"; the training positions' bfloat16 states alone are
+    6,462,251 x 4 x 576 x 2 bytes = 29.8 GB (27.7 GiB), as specviz/distill/data.py's "about 30 GB" says."""
+    meta = json.loads((ROOT / "assets" / "models" / "smollm2-eagle" / "specviz.json").read_text(encoding="utf-8"))
+    states = len(meta["aux_layers"]) + 1
+    size = meta["train_positions"] * states * meta["hidden_size"] * 2
+    text = " ".join((DOCS / "drafts.md").read_text(encoding="utf-8").split())
+    assert "28 GB" not in text
+    assert (f"{meta['train_positions']:,} × {states} × {meta['hidden_size']} × 2 bytes = {size / 1e9:.1f} GB "
+            f"({size / 2**30:.1f} GiB)") in text
+    assert f"the {round(size / 1e9, -1):.0f} GB of data chunks" in text

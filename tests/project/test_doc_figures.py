@@ -806,3 +806,17 @@ def test_issue_13s_rows_are_not_said_to_rerun_with_todays_greedy_trees():
         assert "Rerank greedy draft trees" in shown.stdout
     tree = (ROOT / "specviz" / "engine" / "tree.py").read_text(encoding="utf-8")
     assert "A greedy tree (`sampled` False) is reranked (`rerank_tree`)" in tree
+
+
+def test_benchmarks_md_gives_every_default_dtype_pick_dtype_picks():
+    """22nd read: benchmarks.md's Dtype section said the default pair loads in bfloat16 on a CPU with bf16
+    instructions, "elsewhere in float32", and bfloat16 (float16) on a GPU; pick_dtype gives Apple's MPS float16."""
+    import torch
+
+    from specviz.models.machine import Machine, pick_dtype
+
+    assert pick_dtype(torch.device("mps"), None, Machine()) == torch.float16
+    assert pick_dtype(torch.device("cpu"), None, Machine()) == torch.float32
+    text = " ".join((DOCS / "benchmarks.md").read_text(encoding="utf-8").split())
+    assert "in bfloat16, elsewhere in float32" not in text
+    assert "on other CPUs in float32; a GPU gets bfloat16 (float16 on old ones), Apple's MPS float16" in text

@@ -820,3 +820,5 @@ def test_benchmarks_md_gives_every_default_dtype_pick_dtype_picks():
     text = " ".join((DOCS / "benchmarks.md").read_text(encoding="utf-8").split())
     assert "in bfloat16, elsewhere in float32" not in text
     assert "on other CPUs in float32; a GPU gets bfloat16 (float16 on old ones), Apple's MPS float16" in text
+    assert "Most students' laptops have no bfloat16 instructions, so specviz runs float32 there" not in text
+    assert "where PyTorch offers Apple's MPS, as on a Mac with Apple silicon, it runs there in float16" in text

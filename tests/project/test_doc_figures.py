@@ -822,3 +822,12 @@ def test_benchmarks_md_gives_every_default_dtype_pick_dtype_picks():
     assert "on other CPUs in float32; a GPU gets bfloat16 (float16 on old ones), Apple's MPS float16" in text
     assert "Most students' laptops have no bfloat16 instructions, so specviz runs float32 there" not in text
     assert "where PyTorch offers Apple's MPS, as on a Mac with Apple silicon, it runs there in float16" in text
+
+
+def test_benchmarks_md_names_every_model_load_pair_packs():
+    """22nd read: benchmarks.md said load_pair packs the linear layers of "the target, the draft and the drafter";
+    it packs the Medusa heads too (specviz/models/pairs.py)."""
+    pairs = (ROOT / "specviz" / "models" / "pairs.py").read_text(encoding="utf-8")
+    assert "pair.medusa[0] if pair.medusa else None" in pairs and "pack_linears(model)" in pairs
+    text = " ".join((DOCS / "benchmarks.md").read_text(encoding="utf-8").split())
+    assert "the EAGLE drafter and (since they shipped, 00d8d76) the Medusa heads for a `PackedLinear`" in text

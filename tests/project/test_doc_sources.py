@@ -273,3 +273,15 @@ def test_testing_md_does_not_count_the_medusa_identity_file_among_make_tests_che
     said = "outside the tests, a committed run records the heads' 64 of 64 held-out prompts"
     assert (said in text) == (readers == []), readers
     assert not re.search(r"and the committed 64-of-64 file", text)
+
+
+def test_the_template_memory_bound_is_given_in_mebibytes():
+    """22nd read: models.md and testing.md called the hand-loaded template's memory bound "512 MB"; bounded.py caps
+    the child's address space at what it inherited plus `megabytes * 2**20` bytes, so the bound is 512 MiB."""
+    from specviz.models.prompts import TEMPLATE_MEGABYTES
+
+    bounded = (ROOT / "specviz" / "models" / "bounded.py").read_text(encoding="utf-8")
+    assert "limit = _address_space() + megabytes * 2**20" in bounded
+    for name in ("models.md", "testing.md"):
+        text = " ".join((DOCS / name).read_text(encoding="utf-8").split())
+        assert f"{TEMPLATE_MEGABYTES} MiB" in text and f"{TEMPLATE_MEGABYTES} MB" not in text, name

@@ -3,8 +3,8 @@
 its tokenizer (a backtracking pre-tokenizer pattern can panic, or take very long).
 
 On Linux, `run_bounded(work, seconds, megabytes)` forks: the child runs `work()` with its address space capped at
-what it inherited plus `megabytes`, and sends the result back through a pipe; the parent waits at most `seconds`,
-then kills it. The child is a copy of the process at that instant (the same tokenizer object, the same template
+what it inherited plus `megabytes` MB (10^6 bytes each, as its refusals say), and sends the result back through a
+pipe; the parent waits at most `seconds`, then kills it. The child is a copy of the process at that instant (the same tokenizer object, the same template
 cache), so what it computes is what `work()` would compute here: the bound changes when the work stops, never what
 it returns. Each call pays for one fork (no figure measured here). Where there is no fork (Windows, and macOS,
 whose system libraries do not survive one), `work()` runs here unbounded, and only a panic is caught.
@@ -117,7 +117,7 @@ def _child(work: Callable[[], object], read: int, write: int, megabytes: int, se
         import resource
 
         soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-        limit = _address_space() + megabytes * 2**20
+        limit = _address_space() + megabytes * 10**6  # MB, as the refusals say (not MiB)
         if hard != resource.RLIM_INFINITY:
             limit = min(limit, hard)  # never above a limit the operator set (`ulimit -v`): setrlimit would refuse
         resource.setrlimit(resource.RLIMIT_AS, (limit, hard))

@@ -12,7 +12,7 @@ from specviz.models.bounded import BoundedError, Overrun, run_bounded
 __all__ = ["SHIPPED", "TEMPLATE_MEGABYTES", "TEMPLATE_SECONDS", "encode_prompt"]
 
 TEMPLATE_SECONDS = 5.0  # a hand-loaded model's chat template and tokenizer get this long for one prompt
-TEMPLATE_MEGABYTES = 512  # and this much memory beyond what the process holds
+TEMPLATE_MEGABYTES = 512  # and this much memory (MB, 10^6 bytes) beyond what the process holds
 SHIPPED = "_specviz_shipped"  # set on the tokenizers specviz builds or converts itself: their code is known
 
 

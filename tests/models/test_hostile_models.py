@@ -149,6 +149,22 @@ def test_the_bound_itself_returns_results_and_words_failures():
         run_bounded(lambda: 1 / 0, 5, 64)
 
 
+@pytest.mark.skipif(not can_bound(), reason="deadlines need fork (Linux)")
+def test_the_memory_bound_is_in_the_megabytes_its_refusal_names(monkeypatch):
+    """Issue 43, 22nd read: the refusal says "more than 512 MB" but the child's cap grew by 512 x 2**20 bytes
+    (MiB). The cap is now `megabytes` x 10**6 bytes above what the child inherited, as the sentence says."""
+    import resource
+
+    from specviz.models import bounded
+
+    if resource.getrlimit(resource.RLIMIT_AS)[1] != resource.RLIM_INFINITY:
+        pytest.skip("an operator's hard limit caps the child below the bound")
+    inherited = 1 << 40  # stands in for the child's address space: the cap is read back relative to it
+    monkeypatch.setattr(bounded, "_address_space", lambda: inherited)
+    soft = run_bounded(lambda: resource.getrlimit(resource.RLIMIT_AS)[0], 5, TEMPLATE_MEGABYTES)
+    assert soft - inherited == TEMPLATE_MEGABYTES * 10**6
+
+
 class PanicException(BaseException):
     """Stands in for pyo3's PanicException: a BaseException that `except Exception` lets through."""
 

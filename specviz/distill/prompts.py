@@ -376,7 +376,7 @@ def question_list_prompts(seed: int = 0) -> list[Prompt]:
 
 def parse_questions(text: str) -> list[str]:
     """The questions in a list the target wrote: lines ending in "?", without numbering, bullets or quotes,
-    5 to 30 words each.
+    3 to 30 words each, starting with a capital letter.
 
     >>> parse_questions('Here are some:\\n1. What do sharks eat?\\n2. "Can sharks be pets?"\\n- Why?\\nThanks.')
     ['What do sharks eat?', 'Can sharks be pets?']

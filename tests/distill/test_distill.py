@@ -512,3 +512,17 @@ def test_the_data_modules_size_example_is_the_shipped_drafters_positions():
     assert f"{meta['train_positions']:,} positions" in doc and "about 18 GB" not in doc
     size = meta["train_positions"] * len(meta["aux_layers"] + [-1]) * meta["hidden_size"] * 2
     assert round(size / 1e9, -1) == 30 and "are about 30 GB" in doc
+
+
+def test_the_question_parser_keeps_the_lengths_its_docstring_names():
+    """Issue 43, 22nd read: `prompts.parse_questions` said it keeps questions of "5 to 30 words"; the code keeps 3
+    to 30 (its own doctest keeps the 4-word "What do sharks eat?")."""
+    from specviz.distill.prompts import parse_questions
+
+    doc = " ".join((parse_questions.__doc__ or "").split())
+    assert "3 to 30 words each" in doc and "5 to 30" not in doc
+
+    def kept(words: int) -> bool:
+        return bool(parse_questions("1. " + " ".join(["Why"] + ["so"] * (words - 1)) + "?"))
+
+    assert [kept(n) for n in (2, 3, 30, 31)] == [False, True, True, False]

@@ -453,13 +453,15 @@ WHAT = {
               "(q, k, v 1,152 wide), and its head scores a frequency-ranked draft vocabulary (FR-Spec). To draft "
               "further it feeds its own output back, and it was trained that way (training-time test). The layout is "
               "vLLM's EAGLE-3 Llama drafter's, so `make serve SPEC=eagle` serves these weights as they are. It only "
-              "proposes: the output distribution stays exactly the target's. "
+              "proposes: the output distribution stays exactly the target's in exact arithmetic "
+              "(`specviz.engine.numerics` for floating point). "
               "Use: `python -m specviz generate --proposer eagle` (the default for `--pair default`).",
     "eagle": "One Llama decoder layer plus an input projection (fc: 2 × 576 → 576), about 4.2 M parameters, that "
              "reads the target's last hidden state and the next token's embedding and predicts the target's next "
              "hidden state (Li et al., 2024, *EAGLE*). Tokens are read off the target's own LM head, restricted to "
              "a frequency-ranked draft vocabulary (FR-Spec). The engine hands it the target's features after every "
-             "verify pass; it only proposes, so the output distribution stays exactly the target's. "
+             "verify pass; it only proposes, so the output distribution stays exactly the target's in exact arithmetic "
+             "(`specviz.engine.numerics` for floating point). "
              "Use: `python -m specviz generate --proposer eagle` (the default for `--pair default`).",
     "draft": "A standalone `LlamaForCausalLM` on the target's tokenizer: the target's embeddings and first layers "
              "(frozen copies), one trained adapter decoder layer and a trained final norm, and the target's tied LM "

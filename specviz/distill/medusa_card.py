@@ -92,20 +92,22 @@ sharing the target's is specviz's change)
 restricted to the EAGLE drafter's draft vocabulary of {vocab} tokens ({coverage:.1f}% of the held-out
 answers' tokens). Head k guesses the k-th token after the one the target's own head predicts, from the same state;
 no head sees the tokens drafted before its own. The target stays frozen. It only proposes: the output distribution
-stays exactly the target's. Use: `python -m specviz generate --proposer medusa` (a chain of up to {heads} drafts, or
-a tree whose depth-d nodes come from head d with `--tree-nodes`).
+stays exactly the target's in exact arithmetic (`specviz.engine.numerics` for floating point). Use:
+`python -m specviz generate --proposer medusa` (a chain of up to {heads} drafts, or a tree whose depth-d nodes come from
+head d with `--tree-nodes`).
 
 ## Data
 
-A small slice of the EAGLE drafter's data step (the same pipeline, seeded; no held-out topic): the target answered
+A small slice of the EAGLE drafter's data step (the same pipeline, seeded; no prompt is about a held-out topic, though
+a few name one in passing, such as "the train was late"): the target answered
 the seed stage's template × topic prompts itself in bfloat16, up to 192 new tokens, half greedy and half sampled at
 T = 0.7, and its final-norm states were recorded at every position.
 
 {stage_table}
 
 - {new_tokens:,} response tokens (the comparison below gives both drafters' training positions, prompts included).
-- {held} held-out prompts whose topics never enter training (`assets/prompts/held-out.yaml`), answered greedily by
-  the float32 target: the numbers below.
+- {held} held-out prompts on topics no training prompt is about (`assets/prompts/held-out.yaml`), answered greedily
+  by the float32 target: the numbers below.
 
 ## Command
 
@@ -136,8 +138,10 @@ guesses, all read from one state, are all right (the chance a greedy chain keeps
 {against}
 
 The EAGLE drafter reads its own guesses back, so its second guess knows its first; Medusa's heads all read one
-state. The gap has two causes this table does not separate: that difference, and the EAGLE drafter's far larger
-training data.
+state, and even its first guess reads the token the target chose, which head 1 never sees. The gap has causes this
+table does not separate: that difference, the EAGLE drafter's larger model (a decoder layer that attends over the
+context and reads three of the target's layers, against one residual block per head on the last one) and its far
+larger training data.
 
 ## Benchmark (held-out prompts, both drafters)
 

@@ -526,3 +526,17 @@ def test_the_question_parser_keeps_the_lengths_its_docstring_names():
         return bool(parse_questions("1. " + " ".join(["Why"] + ["so"] * (words - 1)) + "?"))
 
     assert [kept(n) for n in (2, 3, 30, 31)] == [False, True, True, False]
+
+
+def test_the_cards_say_the_output_is_the_targets_in_exact_arithmetic():
+    """Issue 43, 22nd read: the EAGLE card and its templates said "the output distribution stays exactly the
+    target's", with no qualifier, next to a bfloat16 benchmark; the engine's proposers say it holds in exact
+    arithmetic (`specviz.engine.numerics` for floating point), and the cards now say so too."""
+    from specviz.core.paths import ASSETS
+    from specviz.distill.cards import WHAT
+
+    card = " ".join((ASSETS / "models" / "smollm2-eagle" / "README.md").read_text(encoding="utf-8").split())
+    texts = [WHAT["eagle3"], WHAT["eagle"], card]
+    assert len(texts) == 3
+    for text in texts:
+        assert "exactly the target's in exact arithmetic (`specviz.engine.numerics` for floating point)" in text

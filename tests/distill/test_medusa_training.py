@@ -164,3 +164,43 @@ def test_the_medusa_texts_say_sharing_the_lm_head_is_specvizs_change():
         assert "(Cai et al., 2024, *Medusa-1*)" not in text and "(Cai et al., 2024, Medusa-1)" not in text
         assert "the paper's heads each train an output layer of their own; sharing the target's is specviz's change" \
             in text
+
+
+def test_the_medusa_and_draft_cards_do_not_say_the_held_out_topics_never_enter_training():
+    """Issue 43, 22nd read: the Medusa card (and its template) said its held-out prompts' topics "never enter
+    training" and its data had "no held-out topic", and the separate draft's card said the same; the seed stage's
+    template prompts both trained on name one in passing ("the train was late", with "trains" held out), as the
+    21st read found for the EAGLE card. What holds: no training prompt is about one."""
+    from specviz.distill import medusa_card
+    from specviz.distill.prompts import held_out_pattern, held_out_topics, prompt_sets
+    from specviz.distill.stages import DataScale
+    from specviz.models.drafts import ASSETS, DRAFT_NAME, MEDUSA_NAME
+
+    pattern = held_out_pattern(held_out_topics(0))
+    for count in (DataScale().scaled(0.2).train_prompts, 3000):  # the Medusa heads' seed slice; the draft's prompts
+        named = [p.text for p in prompt_sets(count, 64, 0)[0] if pattern.search(p.text)]
+        assert any("the train was late" in text for text in named), count
+    texts = {"template": medusa_card.CARD, **{name: (ASSETS / name / "README.md").read_text(encoding="utf-8")
+                                              for name in (MEDUSA_NAME, DRAFT_NAME)}}
+    assert len(texts) == 3
+    for name, text in texts.items():
+        flat = " ".join(text.split())
+        assert "never enter training" not in flat and "no held-out topic)" not in flat, name
+        assert "topics no training prompt is about" in flat and 'such as "the train was late"' in flat, name
+
+
+def test_the_medusa_card_does_not_give_the_gap_to_the_eagle_drafter_two_causes_only():
+    """Issue 43, 22nd read: the Medusa card said the gap to the EAGLE drafter "has two causes" (reading its own
+    guesses back, more training data); the EAGLE-3 drafter is also a larger model (a decoder layer reading three of
+    the target's layers, 9.8 M parameters against 1.7 M), and its first guess already reads the target's token."""
+    from specviz.distill import medusa_card
+    from specviz.distill.cards import parameter_count
+    from specviz.models.drafts import ASSETS, EAGLE_NAME, MEDUSA_NAME
+
+    assert float(parameter_count(ASSETS / EAGLE_NAME).split()[0]) > 5 * float(
+        parameter_count(ASSETS / MEDUSA_NAME).split()[0])  # why the size belongs among the causes
+    shipped = (ASSETS / MEDUSA_NAME / "README.md").read_text(encoding="utf-8")
+    for text in (" ".join(medusa_card.CARD.split()), " ".join(shipped.split())):
+        assert "two causes" not in text
+        assert "the EAGLE drafter's larger model" in text and "reads the token the target chose" in text
+        assert "stays exactly the target's in exact arithmetic" in text

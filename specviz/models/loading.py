@@ -9,7 +9,8 @@ The order matters for users with big models and small machines:
   4. size    parameters x bytes per dtype + KV cache for a context, against free GPU memory / available RAM,
              refused with one sentence that names the numbers instead of crashing half-way through a download;
   5. place   one device, or the target sharded over several GPUs with accelerate's device_map="auto" and the
-             draft on the fastest GPU; on a GPU the weights load straight into its memory (device_map), not via RAM;
+             draft on the chosen GPU (the fastest unless the device names one); on a GPU the weights load tensor by
+             tensor into its memory (device_map), never the whole model in RAM first;
   6. load    weights downloaded with progress reported through a callback, then loaded.
 Every failure a user can cause is a `ModelLoadError` (a ValueError) with one sentence that says what to do.
 Steps 4 and 5 (devices, dtypes, memory, placement) live in `specviz.models.machine`; their names are re-exported here.
@@ -128,7 +129,9 @@ def offline_reason() -> str | None:
 
 
 def hub_reachable(timeout: float = 3.0) -> bool:
-    """A quick TCP check, so an unreachable Hub costs at most `timeout` seconds, not the Hub client's retries."""
+    """A quick TCP check, so an unreachable Hub costs seconds, not the Hub client's retries: each address its name
+    resolves to gets `timeout` seconds to connect (`socket.create_connection` tries them in turn), and the name
+    lookup itself has no deadline."""
     url = urlparse(os.environ.get("HF_ENDPOINT") or constants.ENDPOINT)
     try:
         with socket.create_connection((url.hostname, url.port or 443), timeout=timeout):

@@ -57,7 +57,11 @@ class Machine:
         return max(self.gpus, key=lambda g: (g.multiprocessors, g.free_bytes, -g.index))
 
     def describe(self, device: torch.device | None = None) -> str:
-        """A phrase such as "this machine has 24 GB of RAM and no GPU", in the reader's language."""
+        """A phrase such as "this machine has 24 GB of RAM available and no GPU", in the reader's language.
+
+        >>> Machine(ram_available_bytes=24 * 10**9).describe()
+        'this machine has 24 GB of RAM available and no GPU'
+        """
         ram = _("{amount} of RAM available", amount=gb(self.ram_available_bytes))
         if device is not None and device.type == "cuda" and self.gpus:
             if len(self.gpus) == 1:
@@ -371,8 +375,8 @@ class Placement:
 
 
 def plan_placement(estimate: MemoryEstimate, machine: Machine, device: torch.device) -> Placement:
-    """Fit the pair on `device`, else (CUDA) over all GPUs with the draft on the fastest one; else refuse with the
-    numbers."""
+    """Fit the pair on `device`, else (CUDA) over all GPUs with the draft on `device`'s GPU (the fastest when
+    `device` names no index); else refuse with the numbers."""
     need = estimate.total_bytes
     available = (sum(g.free_bytes for g in machine.gpus) if device.type == "cuda" and len(machine.gpus) > 1 else
                  machine.gpus[0].free_bytes if device.type == "cuda" and machine.gpus else machine.ram_available_bytes)

@@ -112,6 +112,16 @@ def test_a_pair_too_big_for_one_gpu_is_sharded_with_the_draft_on_the_fastest():
     assert "sharded over cuda:1, cuda:0, cuda:2" in placement.describe()
 
 
+def test_a_sharded_pair_puts_the_draft_on_the_gpu_the_device_names():
+    """Issue 43, 22nd read: plan_placement's docstring and loading's step 5 said the draft goes on the fastest GPU;
+    with `--device cuda:N` it goes on GPU N (the fastest only when the device names no index)."""
+    gpus = tuple(GpuInfo(i, "H100", 79 * 10**9, 80 * 10**9, True, 132 if i == 1 else 100) for i in range(3))
+    placement = check_fits(load_catalog()["qwen2.5-7b-72b"], "cuda:2", None, Machine(gpus=gpus))
+    assert placement.sharded and placement.draft_device == torch.device("cuda", 2)
+    doc = " ".join((plan_placement.__doc__ or "").split())
+    assert "the draft on `device`'s GPU (the fastest when `device` names no index)" in doc
+
+
 def test_a_pair_within_free_memory_but_not_its_headroom_says_why():
     estimate = estimate_memory(["big"], [int(10.5e9)], "float32")  # 42 GB of a 44 GB machine
     with pytest.raises(ModelLoadError, match=r"^big needs about 42 GB in float32; this machine has 44 GB of RAM "

@@ -87,8 +87,9 @@ def parser() -> argparse.ArgumentParser:
                         + "; for eagle, its first stage's)")
     p.add_argument("--unroll", type=int, default=4, help="eagle3: drafting depths trained (training-time test)")
     p.add_argument("--eval-every", type=int, default=100, help="steps between held-out evaluations (and checkpoints)")
-    p.add_argument("--kd-weight", type=float, default=None, help="weight of the distillation loss")
-    p.add_argument("--kd-positions", type=int, default=None, help="positions per batch in the distillation loss")
+    p.add_argument("--kd-weight", type=float, default=None, help="eagle, draft: weight of the distillation loss")
+    p.add_argument("--kd-positions", type=int, default=None,
+                   help="eagle, draft: positions per batch in the distillation loss")
     p.add_argument("--ttt-steps", type=int, default=DEFAULT_STEPS["eagle-ttt"], help=f"EAGLE stage 2 steps (default {DEFAULT_STEPS['eagle-ttt']}; 0: skip)")
     p.add_argument("--heads", type=int, default=5, help="medusa: heads (head k guesses the k-th token after the one the "
                                                                 "target's own head predicts)")
@@ -181,10 +182,11 @@ def run_eagle(args) -> None:
     batches = make_batches(train, args.batch_positions, args.seed)
     held_batches = make_batches(held, args.batch_positions, args.seed)
     stages = [("eagle", EagleLoss(unroll=2, faithful=False),
-               LoopSettings(args.steps or DEFAULT_STEPS["eagle"], lr=args.lr, seed=args.seed))]
+               LoopSettings(args.steps or DEFAULT_STEPS["eagle"], lr=args.lr, seed=args.seed,
+                            eval_every=args.eval_every))]
     if args.ttt_steps:
         stages.append(("eagle-ttt", EagleLoss(unroll=3, faithful=True),
-                       LoopSettings(args.ttt_steps, lr=args.lr / 2, seed=args.seed + 1)))
+                       LoopSettings(args.ttt_steps, lr=args.lr / 2, seed=args.seed + 1, eval_every=args.eval_every)))
     results = []
     for i, (run, weights, settings) in enumerate(stages):
         objective = EagleObjective(drafter, target.get_input_embeddings(), head, vocab, loss_weights(weights, args))
@@ -292,7 +294,8 @@ def run_draft(args) -> None:
     objective = DraftObjective(draft, args.shallow, full_head[vocab], vocab, loss_weights(DraftLoss(), args))
     batches = make_batches(train, args.batch_positions, args.seed)
     held_batches = make_batches(held, args.batch_positions, args.seed)
-    settings = LoopSettings(steps=args.steps or DEFAULT_STEPS["draft"], lr=args.lr, seed=args.seed)
+    settings = LoopSettings(steps=args.steps or DEFAULT_STEPS["draft"], lr=args.lr, seed=args.seed,
+                            eval_every=args.eval_every)
     result = train_loop(draft, batches, objective.loss, lambda: objective.accuracy(held_batches, full_head),
                         settings, args.work / (args.run or "draft"), "separate draft")
     folder = save_draft(draft.cpu(), args.shallow, args.assets, {"training": result, "steps": settings.steps,

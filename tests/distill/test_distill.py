@@ -540,3 +540,19 @@ def test_the_cards_say_the_output_is_the_targets_in_exact_arithmetic():
     assert len(texts) == 3
     for text in texts:
         assert "exactly the target's in exact arithmetic (`specviz.engine.numerics` for floating point)" in text
+
+
+def test_every_training_step_reads_the_flags_its_help_gives_it():
+    """Issue 43, 22nd read: `--eval-every`'s help promised the steps between evaluations and checkpoints for every
+    training step, but `eagle` and `draft` kept LoopSettings' own 100; `--kd-weight` and `--kd-positions` named no
+    step, though only `eagle` and `draft` read them (`loss_weights`)."""
+    import inspect
+
+    trainers = {"eagle3": cli.run_eagle3, "eagle": cli.run_eagle, "draft": cli.run_draft, "medusa": cli.run_medusa}
+    for name, run in trainers.items():
+        source = inspect.getsource(run)
+        assert source.count("LoopSettings(") == source.count("eval_every=args.eval_every"), name
+        assert ("loss_weights(" in source) == (name in ("eagle", "draft")), name
+    actions = {a.dest: a for a in cli.parser()._actions}
+    assert actions["kd_weight"].help.startswith("eagle, draft:") and actions["kd_positions"].help.startswith(
+        "eagle, draft:")

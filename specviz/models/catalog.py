@@ -17,7 +17,7 @@ from pathlib import Path
 
 import yaml
 
-from specviz.core.i18n import N_, _
+from specviz.core.i18n import N_, _, localized, number
 from specviz.core.paths import CATALOG_PATH
 from specviz.engine.draft_shape import DraftShape
 from specviz.engine.limits import K_RANGE, TREE_LOOKUP_RANGE, TREE_NODES_RANGE, TREE_WIDTH_RANGE
@@ -245,7 +245,7 @@ def _model(raw, where: str) -> CatalogModel:
         if not isinstance(stated, (int, float)) or abs(stated - computed) > MEMORY_TOLERANCE * computed + 1e-4:
             raise ValueError(_("{where}: memory_gb.{dtype} is {stated} but {params} billion parameters take "
                                "{computed} GB in {dtype}.", where=where, dtype=dtype, stated=repr(stated),
-                               params=params, computed=format(computed, ".2f")))
+                               params=localized(f"{params:g}"), computed=number(computed, 2)))
     return CatalogModel(id=str(raw["id"]), params_billion=float(params),
                         memory_gb={d: float(memory[d]) for d in CATALOG_DTYPES}, licence=str(raw["licence"]),
                         gated=raw["gated"])

@@ -27,7 +27,7 @@ import torch
 from safetensors.torch import load_file, save_file
 from transformers import AutoConfig, AutoModelForCausalLM, LlamaForCausalLM, PreTrainedModel
 
-from specviz.core.i18n import _
+from specviz.core.i18n import _, number
 from specviz.core.paths import MODELS_DIR as ASSETS
 from specviz.core.cache import build_once, damage, file_digest
 from specviz.core.paths import cache_dir
@@ -74,8 +74,8 @@ def check_target(meta: dict, target: PreTrainedModel, folder: Path) -> None:
     if meta["hidden_size"] != config.hidden_size or meta["vocab_size"] != config.vocab_size:
         raise ValueError(_("The draft in {folder} was trained for a target with hidden size {hidden} and {vocab} "
                            "tokens; this target has {target_hidden} and {target_vocab}.", folder=Path(folder).name,
-                           hidden=meta['hidden_size'], vocab=meta['vocab_size'], target_hidden=config.hidden_size,
-                           target_vocab=config.vocab_size))
+                           hidden=number(meta["hidden_size"], 0), vocab=number(meta["vocab_size"], 0),
+                           target_hidden=number(config.hidden_size, 0), target_vocab=number(config.vocab_size, 0)))
 
 
 # ---- the EAGLE-style drafter ----------------------------------------------------------------------------------------

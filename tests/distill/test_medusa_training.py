@@ -170,7 +170,8 @@ def test_the_medusa_and_draft_cards_do_not_say_the_held_out_topics_never_enter_t
     """Issue 43, 22nd read: the Medusa card (and its template) said its held-out prompts' topics "never enter
     training" and its data had "no held-out topic", and the separate draft's card said the same; the seed stage's
     template prompts both trained on name one in passing ("the train was late", with "trains" held out), as the
-    21st read found for the EAGLE card. What holds: no training prompt is about one."""
+    21st read found for the EAGLE card, whose data note named only the follow-ups and rewrites as exceptions. What
+    holds: no training prompt is about one."""
     from specviz.distill import medusa_card
     from specviz.distill.prompts import held_out_pattern, held_out_topics, prompt_sets
     from specviz.distill.stages import DataScale
@@ -180,13 +181,17 @@ def test_the_medusa_and_draft_cards_do_not_say_the_held_out_topics_never_enter_t
     for count in (DataScale().scaled(0.2).train_prompts, 3000):  # the Medusa heads' seed slice; the draft's prompts
         named = [p.text for p in prompt_sets(count, 64, 0)[0] if pattern.search(p.text)]
         assert any("the train was late" in text for text in named), count
-    texts = {"template": medusa_card.CARD, **{name: (ASSETS / name / "README.md").read_text(encoding="utf-8")
-                                              for name in (MEDUSA_NAME, DRAFT_NAME)}}
-    assert len(texts) == 3
+    from specviz.distill.cards import CARD
+    from specviz.models.drafts import EAGLE_NAME
+
+    texts = {"template": medusa_card.CARD, "cards template": CARD,
+             **{name: (ASSETS / name / "README.md").read_text(encoding="utf-8")
+                for name in (MEDUSA_NAME, DRAFT_NAME, EAGLE_NAME)}}
+    assert len(texts) == 5
     for name, text in texts.items():
         flat = " ".join(text.split())
         assert "never enter training" not in flat and "no held-out topic)" not in flat, name
-        assert "topics no training prompt is about" in flat and 'such as "the train was late"' in flat, name
+        assert 'such as "the train was late"' in flat, name
 
 
 def test_the_medusa_card_does_not_give_the_gap_to_the_eagle_drafter_two_causes_only():

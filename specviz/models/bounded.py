@@ -4,10 +4,11 @@ its tokenizer (a backtracking pre-tokenizer pattern can panic, or take very long
 
 On Linux, `run_bounded(work, seconds, megabytes)` forks: the child runs `work()` with its address space capped at
 what it inherited plus `megabytes` MB (10^6 bytes each, as its refusals say), and sends the result back through a
-pipe; the parent waits at most `seconds`, then kills it. The child is a copy of the process at that instant (the same tokenizer object, the same template
-cache), so what it computes is what `work()` would compute here: the bound changes when the work stops, never what
-it returns. Each call pays for one fork (no figure measured here). Where there is no fork (Windows, and macOS,
-whose system libraries do not survive one), `work()` runs here unbounded, and only a panic is caught.
+pipe; the parent waits at most `seconds`, then kills it. The child is a copy of the process at that instant (the
+same tokenizer object, the same template cache), so what it computes is what `work()` would compute here: the bound
+changes when the work stops, never what it returns. Each call pays for one fork (no figure measured here). Where
+there is no fork (Windows, and macOS, whose system libraries do not survive one), `work()` runs here unbounded, and
+only a panic is caught.
 """
 
 from __future__ import annotations

@@ -137,9 +137,9 @@ guesses, all read from one state, are all right (the chance a greedy chain keeps
 
 {against}
 
-The EAGLE drafter reads its own guesses back, so its second guess knows its first; Medusa's heads all read one
-state, and even its first guess reads the token the target chose, which head 1 never sees. The gap has causes this
-table does not separate: that difference, the EAGLE drafter's larger model (a decoder layer that attends over the
+The EAGLE drafter reads its own guesses back, so its second guess knows its first, and even its first guess reads
+the token the target chose, which Medusa's head 1 never sees; Medusa's heads all read one state. The gap has causes
+this table does not separate: that difference, the EAGLE drafter's larger model (a decoder layer that attends over the
 context and reads three of the target's layers, against one residual block per head on the last one) and its far
 larger training data.
 

@@ -232,8 +232,8 @@ LESSONS: tuple[Lesson, ...] = (
            "the drafts are confident. The Playground's preset 5 runs specviz's own EAGLE drafter as a tree. "
            "Preset 7 runs specviz's own Medusa heads the same way, each step saying which head drafted what: head 2 "
            "guesses without knowing head 1's guess. The Proposers page measures them against the EAGLE drafter, "
-           "which reads its own first guess before the second but also trained on far more of the target's text: "
-           "two causes behind one measured gap."),
+           "which reads its own first guess before the second, but is also a larger model trained on far more of the "
+           "target's text: causes that one measured gap does not separate."),
            ("medusa", "eagle", "trees"),
            ("tree", "candidates", "attention", "attention mask", "medusa", "heads", "eagle", "feature space"),
            ("tr-mask", "tr-top-k", "md-tree", "eg-what"), "trees", "pages/proposers.py", anchor="trees",

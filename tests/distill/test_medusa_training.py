@@ -2,6 +2,7 @@
 distribution k tokens ahead, the loss falls, the loop resumes, only the heads learn, and the saved heads load back."""
 
 import json
+from pathlib import Path
 
 import pytest
 import torch
@@ -209,3 +210,27 @@ def test_the_medusa_card_does_not_give_the_gap_to_the_eagle_drafter_two_causes_o
         assert "two causes" not in text
         assert "the EAGLE drafter's larger model" in text and "reads the token the target chose" in text
         assert "stays exactly the target's in exact arithmetic" in text
+
+
+def test_the_lesson_page_and_docs_do_not_give_the_medusa_gap_two_causes_either():
+    """The same two-cause account of the gap sat in lesson 9, the Proposers page's Medusa section, drafts.md and both
+    lecture plans, in both languages (found by the 22nd read's models reader); they now name the drafter's size too
+    or leave the count out."""
+    from specviz.core.i18n import _, using
+    from specviz.teach.learn import LESSONS
+    from specviz.ui.proposers import view
+
+    root = Path(__file__).resolve().parents[2]
+    lesson = next(lesson for lesson in LESSONS if lesson.anchor == "trees")
+    medusa = next(proposer for proposer in view.PROPOSERS if proposer.key == "medusa")
+    texts = []
+    for language in ("en", "pt"):
+        with using(language):
+            texts += [lesson.shown_text(), _(medusa.loses)]
+    texts += [(root / "docs" / name).read_text(encoding="utf-8") for name in
+              ("drafts.md", "teaching.md", "teaching.pt-BR.md")]
+    assert len(texts) == 7
+    for text in texts:
+        flat = " ".join(text.split()).lower()
+        assert "two causes" not in flat and "duas causas" not in flat, flat[:80]
+    assert "larger model" in " ".join(texts[0].split()) and "modelo maior" in " ".join(texts[2].split())

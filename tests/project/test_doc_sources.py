@@ -287,3 +287,13 @@ def test_the_template_memory_bound_is_given_in_the_unit_bounded_py_uses():
     for name in ("models.md", "testing.md"):
         text = " ".join((DOCS / name).read_text(encoding="utf-8").split())
         assert f"{TEMPLATE_MEGABYTES} MB" in text and f"{TEMPLATE_MEGABYTES} MiB" not in text, name
+
+
+def test_models_md_gives_the_72b_pair_the_free_memory_the_catalog_note_gives():
+    """22nd read: models.md's table put `qwen2.5-7b-72b` on "several GPUs (~170 GB)"; specviz's fit check keeps 10%
+    free, so its 161 GB of bfloat16 weights need about 180 GB free, as the catalog's hardware note says."""
+    note = (ROOT / "specviz" / "models" / "catalog.py").read_text(encoding="utf-8")  # the hardware notes
+    assert "about 180 GB free" in note
+    row = next(line for line in (DOCS / "models.md").read_text(encoding="utf-8").splitlines()
+               if "`qwen2.5-7b-72b`" in line and line.startswith("|"))
+    assert row.startswith("| several GPUs (~180 GB free) |") and "170 GB" not in row

@@ -54,8 +54,9 @@ def test_first_two_tokens_follow_the_target(toy, name, k):
     proposer = make_proposer(toy, name, layers=1)
     counts, drafted = Counter(), 0
     for seed in range(N):
-        # 4 new tokens so that K=3 is really drafted in the first step (K is capped at what can still be emitted)
-        trace = speculative_generate(toy.target, proposer, ids, k=k, max_new_tokens=4, seed=seed, eos_token_id=[],
+        # k + 1 new tokens: K is really drafted in the first step (the engine caps it at what can still be emitted,
+        # less the bonus), and no step runs past what the test reads for K = 1 (the first two tokens)
+        trace = speculative_generate(toy.target, proposer, ids, k=k, max_new_tokens=k + 1, seed=seed, eos_token_id=[],
                                      **SETTINGS)
         counts[tuple(trace.output_ids[:2])] += 1
         drafted += trace.steps[0].k

@@ -45,14 +45,18 @@ def test_both_drafts_load_offline_and_share_the_vocabulary(smollm, monkeypatch):
     assert torch.equal(draft.model.layers[0].mlp.up_proj.weight, smollm.target.model.layers[0].mlp.up_proj.weight)
 
 
+_TARGET_ONLY: dict[str, list[int]] = {}  # held-out prompt -> the target alone's greedy tokens: decoded once a module
+
+
 @pytest.mark.parametrize("name", ["eagle", "draft"])
 def test_greedy_output_equals_target_only_on_held_out_prompts(smollm, name):
     assert len(HELD_OUT) >= 3
     for text in HELD_OUT[:3]:
         ids = encode_prompt(smollm.tokenizer, text, chat=True)
-        plain = autoregressive_generate(smollm.target, ids, max_new_tokens=32)
+        if text not in _TARGET_ONLY:
+            _TARGET_ONLY[text] = autoregressive_generate(smollm.target, ids, max_new_tokens=32).output_ids
         spec = speculative_generate(smollm.target, make_proposer(smollm, name), ids, k=4, max_new_tokens=32)
-        assert spec.output_ids == plain.output_ids
+        assert spec.output_ids == _TARGET_ONLY[text]
 
 
 def test_the_default_drafter_learned_the_target(smollm):

@@ -59,8 +59,12 @@ STILL = f"""document.addEventListener('DOMContentLoaded', () => {{
     return every.call(this, fn, ms, ...rest);
   }};
 }})();"""
+# --renderer-process-limit=2: tabs of one browser share two renderer processes instead of one process each, so a new
+# tab does not start a process and compile Streamlit's script bundle again. The accessibility, keyboard and phone
+# modules (76 tests, one after the other) cost the 2-core AMD EPYC 252 and 260 CPU seconds with it against 425 and
+# 565 without, and the 30-tab load test's Chromium 82 against 147 (docs/testing.md, "Renderer processes").
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync"]
+                 "--disable-sync", "--renderer-process-limit=2"]
 MAX_BYTES = 300_000
 
 

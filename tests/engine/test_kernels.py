@@ -113,13 +113,12 @@ def test_the_kernels_docstring_says_when_pytorchs_compiler_packs_with_onednn():
     """The docstring (and docs/benchmarks.md) called oneDNN's reorder "what PyTorch's own compiler uses for frozen CPU
     models"; Inductor's freezing pass uses it for low-precision weights (and dynamic shapes, AOT), and MKL's packed
     linear for float32 at a fixed batch size, the case the docstring's figures are about."""
-    import inspect
-
-    from torch._inductor.fx_passes import mkldnn_fusion
+    import importlib.util
 
     from specviz.engine import kernels
 
-    source = inspect.getsource(mkldnn_fusion)
+    # read, not imported: importing Inductor's passes takes seconds and warns about torch.jit
+    source = Path(importlib.util.find_spec("torch._inductor.fx_passes.mkldnn_fusion").origin).read_text()
     assert "else torch.ops.mkl._mkl_reorder_linear_weight" in source and "is_lp_weight" in source
     for text in (kernels.__doc__, (Path(kernels.__file__).parents[2] / "docs" / "benchmarks.md").read_text()):
         flat = " ".join(text.split())

@@ -97,6 +97,8 @@ SETTINGS: dict[str, Setting] = {
 TREE_FIELDS = ("tree_nodes", "tree_width", "tree_lookup")
 LOOKUP_NEEDS_TREE = N_("A lookup branch needs a draft tree: set tree nodes above 0, or the lookup branch to 0 (a chain "
                        "has no lookup branch).")
+THRESHOLD_NEEDS_CHAIN = N_("The threshold policy ends a chain of drafts where the draft grows unsure, and a tree drafts "
+                           "all its nodes: use it with tree nodes 0, or pick another policy for a tree.")
 
 
 @dataclass(frozen=True)
@@ -145,6 +147,8 @@ class RunSpec:
         object.__setattr__(self, "proposer_settings", _own_settings(self.proposer_settings))
         if self.tree_lookup and not self.tree_nodes:  # issue 44 item 9: accepted and silently ignored before
             raise ValueError(_(LOOKUP_NEEDS_TREE))
+        if self.policy == "threshold" and self.tree_nodes:  # a tree step never asks the proposer to stop: it ran
+            raise ValueError(_(THRESHOLD_NEEDS_CHAIN))     # as "constant" under the threshold's name before
         if not isinstance(self.pair, str) or not self.pair.strip():
             raise ValueError(_("Name a pair: a catalog name such as default or toy, or TARGET[,DRAFT]."))
         if not isinstance(self.prompt, str) or not self.prompt.strip():
@@ -213,6 +217,10 @@ class RunSpec:
                     {name: value}
                 if name == "tree_lookup" and not base.tree_nodes:
                     probe["tree_nodes"] = TREE_NODES_RANGE[1]  # its range alone: the nodes are judged with it below
+                if name == "policy":  # its choices alone: the pair with the tree is judged below
+                    probe.update(tree_nodes=0, tree_lookup=0)
+                if name == "tree_nodes":
+                    probe["policy"] = "constant"
                 replace(base, **probe)  # checks the value in the spec's own terms
             except ValueError:
                 problems.append(_must(name, _rule(name), raw).rstrip("."))
@@ -225,6 +233,14 @@ class RunSpec:
         if values.get("tree_lookup") and not values.get("tree_nodes", base.tree_nodes):
             values.pop("tree_lookup")  # a lookup branch with no tree: refused, not silently ignored
             problems.append(_(LOOKUP_NEEDS_TREE).rstrip("."))
+        if values.get("policy", base.policy) == "threshold" and values.get("tree_nodes", base.tree_nodes):
+            if "policy" in values:  # refused, not silently run as constant: the link's tree stays
+                values.pop("policy")
+            else:
+                values.pop("tree_nodes", None)
+            if values.get("policy", base.policy) == "threshold" and values.get("tree_nodes", base.tree_nodes):
+                values["policy"] = "constant"  # both came from the defaults' side: keep the tree
+            problems.append(_(THRESHOLD_NEEDS_CHAIN).rstrip("."))
         try:
             return replace(base, **values), problems
         except ValueError as exc:  # valid one by one but not together cannot happen today; say so if it ever does

@@ -231,3 +231,24 @@ def test_the_run_spec_carries_the_lookup_branch_in_a_link():
     assert spec.to_query()["tree_lookup"] == "6"
     assert RunSpec.from_query(spec.to_query()) == spec
     assert "tree_lookup" not in RunSpec(pair="toy", tree_nodes=8).to_query()
+
+
+def test_the_threshold_policy_with_a_tree_is_refused_not_run_as_constant():
+    """A tree step never asks the proposer whether to stop (`propose_tree` drafts every node), so a run spec with the
+    threshold policy and a tree ran as "constant" under the threshold's name: refused in one sentence, as a lookup
+    branch without a tree is, in the library and in a link (the CLI's generate has no policy to set)."""
+    sentence = ("The threshold policy ends a chain of drafts where the draft grows unsure, and a tree drafts all its "
+                "nodes: use it with tree nodes 0, or pick another policy for a tree")
+    with pytest.raises(ValueError, match="^The threshold policy ends a chain"):
+        RunSpec(pair="toy", policy="threshold", tree_nodes=8)
+    assert RunSpec(pair="toy", policy="threshold").tree_nodes == 0  # a chain: fine
+    assert RunSpec(pair="toy", policy="heuristic", tree_nodes=8).tree_nodes == 8  # another policy's K: fine
+    # why: tests/engine/test_policies.py shows the confidence stop ending chains only
+    # a link with both keeps the tree and refuses the policy, in either order
+    for query in ({"policy": "threshold", "tree_nodes": "8"}, {"tree_nodes": "8", "policy": "threshold"}):
+        spec, problems = RunSpec.parse_query(query)
+        assert (spec.policy, spec.tree_nodes) == ("constant", 8) and problems == [sentence]
+    spec, problems = RunSpec.parse_query({"policy": "threshold"}, RunSpec(pair="toy", tree_nodes=8, tree_lookup=4))
+    assert (spec.policy, spec.tree_nodes, spec.tree_lookup) == ("constant", 8, 4) and problems == [sentence]
+    spec, problems = RunSpec.parse_query({"policy": "threshold", "k": "3"})
+    assert (spec.policy, spec.k) == ("threshold", 3) and not problems

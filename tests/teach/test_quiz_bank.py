@@ -316,11 +316,11 @@ def test_every_bundled_file_uses_under_half_of_the_size_and_question_limits():
 
 def test_oversized_files_are_refused_by_their_size(tmp_path):
     big = yaml.safe_dump([GOOD]) + "# padding\n" * 500_000
-    _refused(big, "KB")
-    _refused(big.encode(), "KB")
+    _refused(big, "256 KiB")
+    _refused(big.encode(), "256 KiB")
     path = tmp_path / "up.yaml"
     path.write_text(big)
-    with _bounded(), pytest.raises(QuizBankError, match="KB"):
+    with _bounded(), pytest.raises(QuizBankError, match="256 KiB"):
         load_bank([path])
 
 
@@ -459,3 +459,14 @@ def test_a_params_bound_is_written_in_full_in_both_languages():
     assert "from 0 to 10,000,000" in _refused(text, "cache_before")
     with using("pt"):
         assert "de 0 a 10.000.000" in _refused(text, "cache_before")
+
+
+def test_the_size_refusal_names_the_limit_in_kib_in_portuguese_too():
+    """The limit is MAX_BYTES = 256 × 1024 bytes: 256 KiB (it was written "256 KB", a unit of 1,000 bytes)."""
+    from specviz.core.i18n import using
+    from specviz.teach.quiz.bank import MAX_BYTES
+
+    assert MAX_BYTES == 256 * 1024
+    big = yaml.safe_dump([GOOD]) + "# padding\n" * 500_000
+    with using("pt"):
+        assert "mais de 256 KiB" in _refused(big, "KiB")

@@ -184,7 +184,7 @@ def _load_yaml(text: str | bytes, source: str) -> Any:
     if len(text) <= MAX_BYTES and isinstance(text, str):  # as the bytes of a file, lone surrogates kept to fail below
         text = text.encode("utf-8", "surrogatepass")
     if len(text) > MAX_BYTES:
-        raise QuizBankError(_("Quiz file '{source}' is larger than {limit} KB, the most a quiz file may be (split it "
+        raise QuizBankError(_("Quiz file '{source}' is larger than {limit} KiB, the most a quiz file may be (split it "
                               "into several files).", source=source, limit=MAX_BYTES // 1024))
     try:
         text = text.decode("utf-8-sig")

@@ -124,3 +124,13 @@ def test_a_panel_that_fails_is_one_sentence_and_the_page_stays(db, monkeypatch):
                                            "the next refresh."]
     assert "NaN" not in " ".join(e.value for e in at.error)
     assert at.button(key="classroom_end").label.startswith("End session")  # the controls below are still drawn
+
+
+def test_far_means_ten_times_the_answer_or_at_least_ten():
+    """spread._numeric's docstring once said far is "more than ten times the answer's own size away"; the code counts
+    apart what lies more than 10 × max(|answer|, tolerance, 1) away: for an answer of 0.3, 9 is near, 11 is far."""
+    small = Question("small", "accept_rule", "numeric", "p/q?", 0.3, "", "pages/quiz.py", tolerance=0.01)
+    values = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 9.0]
+    assert not any(label.startswith("far") for label in distribution(small, values, []).labels)
+    spread = distribution(small, [*values, 11.0], [])
+    assert spread.labels[-1].startswith("far above") and spread.counts[0][-1] == 1

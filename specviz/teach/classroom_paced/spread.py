@@ -97,8 +97,8 @@ def distribution(question: Question, round_1: Sequence[Any], round_2: Sequence[A
 def _numeric(question: Question, rounds: tuple[list, list], answered: tuple[int, int],
              correct: tuple[int, int]) -> Distribution:
     """Numeric answers: each distinct value its own bar when there are few, else NUMERIC_BINS equal ranges around
-    the right answer over the answers near it, with the answers far from it (more than ten times the answer's own
-    size away: a typo, a joke, 1e15) counted apart in a bar below and a bar above, so two of them cannot squash the
+    the right answer over the answers near it, with the answers far from it (more than 10 × max(|answer|, tolerance,
+    1) away: a typo, a joke, 1e15) counted apart in a bar below and a bar above, so two of them cannot squash the
     class into one bin (issue 44 item 8). Any finite floats bin safely, even stored ones from before answers were
     bounded (1e308 and −1e308 together): a stored value that is not a finite number is left out.
 

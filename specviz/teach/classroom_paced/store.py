@@ -20,7 +20,8 @@ from specviz.teach.quiz.schema import QuestionKind
 
 
 ROUNDS = (1, 2)
-POLL_SECONDS = 2  # how often a student's screen asks for the teacher's current push (a push arrives within one)
+POLL_SECONDS = 2  # how often a student's screen asks for the teacher's current push: a push arrives within about
+# one poll plus the time the server takes to draw it (docs/classroom.md; measured by scripts/push_latency.py)
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS paced_sessions (code TEXT PRIMARY KEY REFERENCES sessions(code));
 CREATE TABLE IF NOT EXISTS pushes (

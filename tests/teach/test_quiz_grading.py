@@ -174,3 +174,14 @@ def test_feedback_quotes_the_right_answer_and_ends_once(qid, answer, expected):
     assert feedback.startswith(expected)
     assert ".;" not in feedback and ".." not in feedback and ".”." not in feedback
     assert feedback.endswith((".", ".”", "?”", "!”"))
+
+
+def test_a_missed_fixed_order_question_comes_back_in_the_same_order():
+    """QuizRun.retry_plan once said a missed question that comes back has its choices "reordered by the retry's
+    seed"; a question with `shuffle: false` (sp-perfect-draft) keeps its written order in every round."""
+    fixed = Q["sp-perfect-draft"]
+    run = QuizRun([fixed], seed=3)
+    run.submit(fixed, next(c for c in fixed.choices if c != fixed.answer))
+    again = run.retry_missed([fixed])
+    assert [q.id for q in again.questions] == ["sp-perfect-draft"]
+    assert fixed.options(run.seed) == fixed.options(again.seed) == list(fixed.choices)

@@ -109,7 +109,8 @@ class QuizRun:
         """What a retry asks for each question answered wrongly. A miss shows its key, so asking the same item again
         would let a learner copy it (issue 43 item 10): each missed question gives way to the first question in
         `pool` on the same concept that no round of this quiz has asked; only when its concept has none left does
-        the missed question itself come back (its choices then reordered by the retry's seed).
+        the missed question itself come back (its choices then reordered by the retry's seed, unless the question
+        keeps its choices in a fixed order, `shuffle: false`, as sp-perfect-draft does).
 
         >>> from specviz.teach.quiz.schema import Question
         >>> a1, a2, b1 = (Question(i, c, "single", "?", "x", "", "pages/quiz.py", ("x", "y")) for i, c in

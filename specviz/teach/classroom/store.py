@@ -265,7 +265,8 @@ class ClassroomStore:
         return removed == 1
 
     def student(self, token: Any) -> Student | None:
-        """The student with this token, or None (for an unknown, expired or malformed token)."""
+        """The student with this token, or None (for a malformed token, or one no student holds: never issued, or
+        its name released by `release_name`; tokens do not expire)."""
         if not isinstance(token, str) or not 10 <= len(token) <= 64:
             return None
         row = self._row("SELECT * FROM students WHERE token = ?", (token,))

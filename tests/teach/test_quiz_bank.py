@@ -470,3 +470,16 @@ def test_the_size_refusal_names_the_limit_in_kib_in_portuguese_too():
     big = yaml.safe_dump([GOOD]) + "# padding\n" * 500_000
     with using("pt"):
         assert "mais de 256 KiB" in _refused(big, "KiB")
+
+
+@pytest.mark.parametrize("number", ["2." + "0" * 100, "1" * 41, "0.5e+" + "0" * 40])
+def test_a_number_longer_than_max_number_is_refused_whole_or_not(number):
+    """bank's docstring promises "no number longer than MAX_NUMBER characters", but only whole numbers were bounded:
+    a 102-character float was read as 2.0."""
+    from specviz.teach.quiz.bank import MAX_NUMBER
+
+    text = ("questions:\n- id: big\n  concept: speedup\n  type: numeric\n  prompt: How big?\n"
+            f"  answer: {number}\n  explanation: x\n  link: pages/quiz.py\n")
+    assert len(number) > MAX_NUMBER
+    _refused(text, f"longer than {MAX_NUMBER} characters near line 6")
+    assert parse_bank(text.replace(number, "2.0" + "0" * (MAX_NUMBER - 3)), "up.yaml").questions[0].answer == 2.0

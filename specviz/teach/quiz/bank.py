@@ -158,15 +158,17 @@ _Fast: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when PyYA
 
 
 class _QuizLoader(_Fast):  # type: ignore[misc, valid-type]
-    """The safe loader, refusing numbers too long to be a quiz's (int() of 5,000 digits raises a ValueError), and
-    turning what PyYAML's constructors raise on an impossible value (`0x_`, `2001-02-30`, `!!bool maybe`: a
-    ValueError, a KeyError, ...) into a sentence with the line."""
+    """The safe loader, refusing numbers (whole or not) too long to be a quiz's (int() of 5,000 digits raises a
+    ValueError), and turning what PyYAML's constructors raise on an impossible value (`0x_`, `2001-02-30`, `!!bool
+    maybe`: a ValueError, a KeyError, ...) into a sentence with the line."""
 
     def construct_yaml_int(self, node: yaml.ScalarNode) -> int:
-        if len(node.value) > MAX_NUMBER:
-            raise _Refused(N_("a number longer than {limit} characters{where}"), node.start_mark.line + 1,
-                           limit=MAX_NUMBER)
+        _check_length(node)
         return super().construct_yaml_int(node)
+
+    def construct_yaml_float(self, node: yaml.ScalarNode) -> float:
+        _check_length(node)  # float() reads any length quickly; the bound is the module docstring's promise
+        return super().construct_yaml_float(node)
 
     def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
         try:
@@ -176,7 +178,14 @@ class _QuizLoader(_Fast):  # type: ignore[misc, valid-type]
                            node.start_mark.line + 1) from None
 
 
+def _check_length(node: yaml.ScalarNode) -> None:
+    if len(node.value) > MAX_NUMBER:
+        raise _Refused(N_("a number longer than {limit} characters{where}"), node.start_mark.line + 1,
+                       limit=MAX_NUMBER)
+
+
 _QuizLoader.add_constructor("tag:yaml.org,2002:int", _QuizLoader.construct_yaml_int)
+_QuizLoader.add_constructor("tag:yaml.org,2002:float", _QuizLoader.construct_yaml_float)
 
 
 def _load_yaml(text: str | bytes, source: str) -> Any:

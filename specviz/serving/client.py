@@ -15,7 +15,8 @@ A public classroom app must not fetch for its visitors, so every request is chec
 - every request has one total deadline (connect, headers and body together: a server that drips a byte a second
   is cut off), reads at most MAX_BODY bytes, and at most MAX_CONNECTIONS requests are open at once in the process;
 - whatever goes wrong after the check is the same neutral sentence (`NO_ANSWER`), so the page never tells a
-  visitor which addresses answer, refuse or time out.
+  visitor which addresses answer, refuse or time out; the one other sentence, `BUSY`, comes before any address is
+  resolved or contacted, when MAX_CONNECTIONS requests are already open.
 
     >>> base_url(" http://127.0.0.1:8000/metrics ")
     'http://127.0.0.1:8000'
@@ -227,7 +228,8 @@ class _Connection:
 
 def _exchange(method: str, url: str, body: bytes | None, timeout: float, limit: int = MAX_BODY) -> bytes:
     """The body of a 2xx answer to one request, within `timeout` seconds in all and `limit` bytes; a host that is
-    not allowed is refused before anything is resolved or sent; every other failure is the neutral sentence."""
+    not allowed is refused before anything is resolved or sent, and so is any request while MAX_CONNECTIONS are
+    open (`BUSY`, the same for every address); every other failure is the neutral sentence."""
     if not allowed(url):
         raise not_allowed()
     parts = urlsplit(url)

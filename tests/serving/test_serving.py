@@ -558,3 +558,22 @@ def test_the_size_comments_match_the_recorded_scrapes():
     assert "a few hundred" not in source
     sizes = [path.stat().st_size for path in scrapes]
     assert all(50_000 < size < 70_000 for size in sizes) and max(sizes) < client.MAX_BODY
+
+
+def test_a_full_connection_pool_says_busy_the_same_for_every_address(monkeypatch):
+    """client's docstring once said every failure after the host check is the neutral NO_ANSWER; a full pool of
+    MAX_CONNECTIONS gives BUSY instead, before any address is resolved or contacted, so it tells nothing either."""
+    import threading
+
+    monkeypatch.setattr(client, "_OPEN", threading.BoundedSemaphore(1))
+    monkeypatch.setattr(client, "_addresses", lambda *a: pytest.fail("an address was resolved while busy"))
+    assert client._OPEN.acquire(timeout=1)
+    try:
+        messages = set()
+        for url in ("http://127.0.0.1:9/metrics", "http://[::1]:8000/health"):
+            with pytest.raises(client.ServerError) as info:
+                client.get_text(url, timeout=0.2)
+            messages.add(str(info.value))
+        assert messages == {client._(client.BUSY)}
+    finally:
+        client._OPEN.release()

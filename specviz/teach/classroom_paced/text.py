@@ -1,5 +1,7 @@
-"""Every sentence of the teacher-paced classroom, in one place: English messages with named placeholders,
-translated with `_()` where they are raised or shown."""
+"""The teacher-paced classroom's own sentences, in one place: English messages with named placeholders,
+translated with `_()` where they are raised or shown. Two sentences it shares stay as written where they are raised:
+the database's (store.py, as `specviz.teach.classroom.store` words it) and the step that is not in a trace
+(questions.py, as `specviz.teach.quiz.live` words it)."""
 
 from __future__ import annotations
 

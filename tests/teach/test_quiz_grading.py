@@ -185,3 +185,17 @@ def test_a_missed_fixed_order_question_comes_back_in_the_same_order():
     again = run.retry_missed([fixed])
     assert [q.id for q in again.questions] == ["sp-perfect-draft"]
     assert fixed.options(run.seed) == fixed.options(again.seed) == list(fixed.choices)
+
+
+def test_feedback_is_correct_or_a_verdict_then_the_answer():
+    """grading's docstrings once called the feedback "one sentence"; a miss gets two: what was wrong, then the right
+    answer (answer_sentence), in both languages."""
+    from specviz.core.i18n import using
+    from specviz.teach.quiz.grading import answer_sentence
+
+    q = Q["ar-prob-1"]
+    assert grade(q, "0.4").feedback == "Correct."
+    assert grade(q, "0.9").feedback == "Not quite. " + answer_sentence(q)
+    assert grade(q, "forty").feedback == "That is not a number. " + answer_sentence(q)
+    with using("pt"):
+        assert grade(q, "0,9").feedback == "Não exatamente. " + answer_sentence(q)

@@ -1,8 +1,9 @@
 """Grading: one `grade(question, answer)` for all four question types, and the `Grade` it returns.
 
 A malformed answer (None, a word for a number, an unknown choice) is wrong, never an exception: `Grade.valid`
-says whether the answer even had the right form, and `Grade.feedback` is one sentence either way. `parse_number`
-reads what a learner types into a numeric question ("0.4", "3,5", "40%").
+says whether the answer even had the right form, and `Grade.feedback` is "Correct." or two short sentences (what
+was wrong, then the right answer: "Not quite. The answer is 0.4."). `parse_number` reads what a learner types into
+a numeric question ("0.4", "3,5", "40%").
 """
 
 from __future__ import annotations
@@ -39,7 +40,8 @@ TEXT = {
 @dataclass(frozen=True)
 class Grade:
     """The verdict on one answer. `valid` is False when the answer was not even of the right form (a word for a
-    numeric question, an unknown choice); such an answer is simply wrong. `feedback` is one sentence."""
+    numeric question, an unknown choice); such an answer is simply wrong. `feedback` is "Correct." or two short
+    sentences: what was wrong, then the right answer (`answer_sentence`)."""
 
     correct: bool
     valid: bool

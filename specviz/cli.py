@@ -4,7 +4,7 @@
     python -m specviz compare --prompt "Why is the sky blue?" --k 4
     python -m specviz calibrate          # this machine's costs, and the draft shape predicted fastest here
 
-A mistake a user can make (a bad flag value, an unknown pair) ends with one sentence on stderr and exit code 2.
+A mistake a user can make (a bad flag value, an unknown pair) gives one sentence on stderr and exit code 2.
 
 The step printout, the summary and those sentences are in English or Portuguese: `--lang en|pt`, else the language
 LC_ALL, LC_MESSAGES or LANG names (pt_BR.UTF-8 -> Portuguese), else English. The --help texts stay English.
@@ -40,8 +40,23 @@ COLORS = {TokenKind.ACCEPTED: "32", TokenKind.REJECTED: "31;9", TokenKind.RECOVE
           TokenKind.TARGET: "0"}  # ANSI
 
 
+class OneSentenceParser(argparse.ArgumentParser):
+    """argparse, but a flag it cannot read ends in one line on stderr, not its usage block first (about 20 lines for
+    `generate`) with the sentence under it; its subcommands' parsers are of this class too (add_subparsers' default).
+
+    >>> OneSentenceParser(prog="demo").format_error("argument --k: invalid int value: 'abc'")
+    "demo: argument --k: invalid int value: 'abc' (demo --help lists every flag)."
+    """
+
+    def format_error(self, message: str) -> str:
+        return f"{self.prog}: {message} ({self.prog} --help lists every flag)."
+
+    def error(self, message: str):  # noqa: D102 - argparse's hook
+        self.exit(2, self.format_error(message) + "\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m specviz", description="See speculative decoding, step by step.")
+    parser = OneSentenceParser(prog="python -m specviz", description="See speculative decoding, step by step.")
     commands = parser.add_subparsers(dest="command", required=True)
     for name, help_text in (("generate", "generate with speculative decoding and show every step"),
                             ("compare", "target-only vs speculative decoding, same settings, timed back to back")):

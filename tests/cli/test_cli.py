@@ -245,3 +245,14 @@ def test_the_k_help_says_a_shape_flag_leaves_k_at_the_recommended_one():
     bench = argparse.ArgumentParser()
     add_bench_arguments(bench)
     assert config_from_args(bench.parse_args(["--tree-nodes", "8"])).ks == [recommended_for("default").k]
+
+
+@pytest.mark.parametrize("args", [["generate", "--k", "abc"], ["generate", "--proposer", "hydra"], ["generat"],
+                                  ["compare", "--temperature", "warm"], ["generate", "--no-such-flag"]])
+def test_a_flag_argparse_cannot_read_is_one_line_without_the_usage_block(args):
+    """argparse printed its usage block (about 20 lines for generate) before its sentence; the module docstring
+    promises one sentence for a mistake a user can make."""
+    out = cli(*args)
+    lines = [line for line in out.stderr.splitlines() if line.strip()]
+    assert out.returncode == 2 and len(lines) == 1 and "usage:" not in out.stderr, out.stderr
+    assert lines[0].startswith("python -m specviz") and lines[0].endswith("--help lists every flag).")

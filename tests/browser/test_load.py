@@ -20,8 +20,8 @@ VISITORS = 30
 ERRORS = '[data-testid="stException"], [data-testid="stAlertContentError"]'
 
 
-def server_rss_mb(port: str) -> float:
-    """The resident memory of the streamlit process serving `port` (found by its command line)."""
+def server_rss_mib(port: str) -> float:
+    """The resident memory, in MiB, of the streamlit process serving `port` (found by its command line)."""
     for proc in Path("/proc").iterdir():
         try:
             cmd = (proc / "cmdline").read_bytes().split(b"\0")
@@ -46,7 +46,7 @@ def test_thirty_visitors_start_live_runs_at_once(playwright):
         first = context.new_page()  # one visitor first: the server imports torch and builds the toy pair once
         first.goto(live_link(url, 1))
         wait_for_app(first, timeout=120)
-        before = server_rss_mb(port)
+        before = server_rss_mib(port)
         pages = []
         start = time.perf_counter()
         for i in range(VISITORS):  # the whole class clicks the teacher's link within a few seconds
@@ -65,17 +65,17 @@ def test_thirty_visitors_start_live_runs_at_once(playwright):
             else:
                 outcomes.append("run")
         seconds = time.perf_counter() - start
-        after = server_rss_mb(port)
+        after = server_rss_mib(port)
     print(f"{outcomes.count('run')} runs shown, {outcomes.count('busy')} told the model is busy, in {seconds:.0f} s; "
-          f"server memory {before:.0f} -> {after:.0f} MB")
+          f"server memory {before:.0f} -> {after:.0f} MiB")
     # On 2 cores, 30 tabs and 30 script threads slow every run down, so some in line may wait past the queue's 90 s
     # and be told so. Measured on the 2-core AMD EPYC, quiet, 16 tokens a run (`python -m pytest -s` on this file):
-    # with the tabs' animations running, 15 served and 15 told, 202 s, +13 MB; stilled, 30 served, 95 s, +15 MB.
+    # with the tabs' animations running, 15 served and 15 told, 202 s, +13 MiB; stilled, 30 served, 95 s, +15 MiB.
     # Tabs reach the server in any order, so which ones is not fixed (the queue's own order is tested on
     # specviz.runs.running.Turns). What must hold everywhere: every tab gets its run or the busy sentence (checked
     # above), someone is served, and memory does not grow with the crowd.
     assert len(outcomes) == VISITORS and "run" in outcomes
-    assert after - before < 800, f"the server grew by {after - before:.0f} MB for {VISITORS} visitors"
+    assert after - before < 800, f"the server grew by {after - before:.0f} MiB for {VISITORS} visitors"
 
 
 def test_still_stops_streamlits_running_man_and_no_other_interval(browser_context):

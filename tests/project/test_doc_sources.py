@@ -297,3 +297,14 @@ def test_models_md_gives_the_72b_pair_the_free_memory_the_catalog_note_gives():
     row = next(line for line in (DOCS / "models.md").read_text(encoding="utf-8").splitlines()
                if "`qwen2.5-7b-72b`" in line and line.startswith("|"))
     assert row.startswith("| several GPUs (~180 GB free) |") and "170 GB" not in row
+
+
+def test_classroom_md_gives_the_load_test_memory_in_the_unit_the_test_measures():
+    """23rd read: classroom.md quoted the 30-tab load test's server memory as "+15 MB" and "+13 MB", but the test
+    reads VmRSS in KiB and divides by 1024: the figures are MiB (15 MiB is 15.7 MB)."""
+    test = (ROOT / "tests" / "browser" / "test_load.py").read_text(encoding="utf-8")
+    assert 'VmRSS:\\s+(\\d+)", status).group(1)) / 1024' in test
+    assert "+13 MiB; stilled, 30 served, 95 s, +15 MiB." in test
+    text = " ".join((DOCS / "classroom.md").read_text(encoding="utf-8").split())
+    assert "95 s (+15 MiB of server resident memory)" in text and "(202 s, +13 MiB)" in text
+    assert " MB of server memory" not in text and "+13 MB" not in text

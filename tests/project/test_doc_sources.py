@@ -308,3 +308,26 @@ def test_classroom_md_gives_the_load_test_memory_in_the_unit_the_test_measures()
     text = " ".join((DOCS / "classroom.md").read_text(encoding="utf-8").split())
     assert "95 s (+15 MiB of server resident memory)" in text and "(202 s, +13 MiB)" in text
     assert " MB of server memory" not in text and "+13 MB" not in text
+
+
+def test_the_catalog_quotes_its_tree_sweeps_with_their_dtype_and_kernels_and_no_sourceless_estimate():
+    """23rd read: the default pair's `recommended.measured` in assets/catalog.yaml quoted two tree_sweep runs of
+    2026-12-02/03 without `SPECVIZ_KERNELS=stock` or the first one's `--dtype bfloat16`, and that sweep's "estimated
+    1.82x", which benchmarks.md dropped as having no source (commit 19bd4ae names no machine for it); and the header
+    said the CLI and the bench start from `recommended:`, while a run with no shape flag takes the calibrated shape
+    where the pair has a shape table (`specviz.cli.machine_shape`)."""
+    import re
+
+    from specviz.models.catalog import load_catalog, recommended_for
+
+    assert load_catalog() is not None
+    measured = recommended_for("default").measured
+    sweeps = [m.start() for m in re.finditer(r"python -m specviz\.scripts\.tree_sweep ", measured)]
+    assert len(sweeps) == 2
+    for start in sweeps:
+        assert measured[:start].endswith("SPECVIZ_KERNELS=stock ")
+        assert measured[start:].split(" (")[0].count("--dtype ") == 1
+    assert "estimated 1.82x" not in measured
+    header = (ROOT / "assets" / "catalog.yaml").read_text(encoding="utf-8").split("version:")[0]
+    assert "which the CLI, the app and the bench start from" not in header
+    assert "where the pair has a shape table" in " ".join(header.replace("#", " ").split())

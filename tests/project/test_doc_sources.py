@@ -331,3 +331,16 @@ def test_the_catalog_quotes_its_tree_sweeps_with_their_dtype_and_kernels_and_no_
     header = (ROOT / "assets" / "catalog.yaml").read_text(encoding="utf-8").split("version:")[0]
     assert "which the CLI, the app and the bench start from" not in header
     assert "where the pair has a shape table" in " ".join(header.replace("#", " ").split())
+
+
+def test_classroom_md_names_the_one_timer_that_does_not_stop_in_a_hidden_tab():
+    """23rd read: classroom.md said every part of a page that refreshes on a timer stops it while the tab is hidden,
+    but the sidebar's loading note runs its timer with `watch_tab=False` (specviz/ui/common/frame.py)."""
+    import re
+
+    frame = (ROOT / "specviz" / "ui" / "common" / "frame.py").read_text(encoding="utf-8")
+    PRELOAD_TICK_SECONDS = int(re.search(r"^PRELOAD_TICK_SECONDS = (\d+)", frame, re.M).group(1))
+    assert "live_fragment(_preload_ticking, run_every=PRELOAD_TICK_SECONDS, watch_tab=False)" in frame
+    text = " ".join((DOCS / "classroom.md").read_text(encoding="utf-8").split())
+    assert (f"One timer does not: the sidebar's loading note, which counts every {PRELOAD_TICK_SECONDS} s while the "
+            "model loads") in text

@@ -34,14 +34,16 @@ DEFINITIONS: dict[str, tuple[str, str]] = {  # marked with N_(): the files stay 
            "α.")),
     "mat_with_bonus": (
         N_("mean accepted length (recovered or bonus token included)"),
-        N_("Tokens per target forward: the mean, over the verification steps, of accepted drafts + the recovered or "
-           "bonus token; 1.0 means no gain. Spec-Bench calls the same number #MAT. vLLM's 'mean acceptance length', 1 + "
-           "accepted / steps that drafted, leaves out the steps that drafted nothing, so where some steps draft nothing "
-           "(n-gram lookup without a match) it reads higher.")),
+        N_("Tokens per target forward: the tokens emitted over the verification steps, each step's accepted drafts "
+           "+ its recovered or bonus token; 1.0 means no gain. Spec-Bench calls the same number #MAT. vLLM's 'mean "
+           "acceptance length', 1 + accepted / steps that drafted, leaves out the steps that drafted nothing, so where "
+           "some steps draft nothing (n-gram lookup without a match) it reads higher.")),
     "mat_without_bonus": (
         N_("accepted drafts per step (recovered or bonus token excluded)"),
-        N_("gpt-fast's 'mean accepted' counts only accepted drafts: the mean accepted length minus one (0.0 means no "
-           "gain).")),
+        N_("gpt-fast's 'mean accepted' counts only accepted drafts: accepted drafts over the verification steps "
+           "(0.0 means no gain). It is the mean accepted length minus one, except where a run ends at a kept "
+           "end-of-text draft: no recovered or bonus token follows that one, and in runs before commit c11cd08 "
+           "(2026-11-30 18:57 UTC) the drafts kept after it counted as accepted too, though never emitted.")),
     "per_position": (
         N_("acceptance by position"),
         N_("Entry i (the first is i = 1): of the steps that drafted at least i tokens, the share whose first i "

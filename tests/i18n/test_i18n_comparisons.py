@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from specviz.core.i18n import _, number, using
 from specviz.labs.examples import SHIPPED_TEXTS, load_example
 from specviz.scripts import i18n as i18n_script
@@ -42,6 +44,7 @@ def _quiz_pairs() -> list[tuple[str, str]]:
     return pairs
 
 
+@pytest.mark.slow  # over 0.7 s: make test runs it, make check stays under a minute
 def test_no_portuguese_text_says_almost_where_the_english_does_not():
     assert ALMOST_PT.search("ele emite quase tantos tokens") and not ALMOST_PT.search("mais ou menos tantos tokens")
     pairs = _catalog_pairs() + _quiz_pairs()

@@ -152,6 +152,7 @@ def test_a_short_continuation_drafts_fewer_than_k_and_the_note_says_so(toy, leng
     assert f"drafting at most {length - 1} a step with K = 4" in note, note
 
 
+@pytest.mark.slow  # over 0.7 s: make test runs it, make check stays under a minute
 def test_a_one_token_continuation_still_calls_the_rule_with_no_draft(toy):
     """continuation_samples' docstring: a 1-token continuation drafts nothing, yet the rule is called with K = 0 and
     picks the bonus token. Medusa's typical acceptance takes p's argmax there, so even one token is not p."""

@@ -336,6 +336,7 @@ def test_the_tree_figure_puts_tokens_per_forward_next_to_the_speedup_and_the_lim
     assert trees.shape_sentence(tree_tiny, "draft", 1.0) is None  # no trees at that temperature
 
 
+@pytest.mark.slow  # over 0.7 s: make test runs it, make check stays under a minute
 def test_a_run_of_several_proposers_shows_their_acceptance_by_position_side_by_side():
     """Issue 46: Medusa's heads against the EAGLE drafter's depths on the same prompts, in one chart with a line style
     per proposer (colour is not the only cue) and its numbers as a table; a one-proposer run has no such chart."""

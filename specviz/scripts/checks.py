@@ -28,7 +28,7 @@ import torch
 from specviz.engine.kvcache import CachedModel
 from specviz.engine.numerics import NUMERICS_GAP, first_difference, top2_logits
 
-LOGITS_TOLERANCE = 2e-3  # float32: cached and full forwards agree to rounding (TF32 off), far below any top-2 gap
+LOGITS_TOLERANCE = 2e-3  # float32: cached and full forwards agree to rounding (TF32 off), far below NUMERICS_GAP
 # a greedy split where the target's top-2 logits are closer than NUMERICS_GAP is a near-tie (specviz.engine.numerics, which
 # the app's race, Playground and Exactness lab use too)
 

@@ -125,6 +125,17 @@ def test_the_distill_sections_cpu_reference_names_the_card_of_each_figure():
         assert f"The data step took {minutes} minutes" in (ROOT / card).read_text(encoding="utf-8")
     assert "docs/drafts.md" not in gpu_check.CPU_REFERENCE
 
+
+def test_the_logits_tolerance_is_measured_against_the_near_tie_gap():
+    """A top-2 gap can be as small as any tolerance, so the cached-logits tolerance is "far below NUMERICS_GAP" (the
+    gap under which a split counts as a near-tie), not "far below any top-2 gap" as its comment said."""
+    import specviz.scripts.checks as checks
+    from specviz.engine.numerics import NUMERICS_GAP
+
+    assert checks.LOGITS_TOLERANCE * 100 <= NUMERICS_GAP
+    source = Path(checks.__file__).read_text(encoding="utf-8")
+    assert "far below any top-2 gap" not in source and "far below NUMERICS_GAP" in source
+
 # ---- the transfer ---------------------------------------------------------------------------------------------------
 
 

@@ -171,15 +171,16 @@ def exactness_check(target, proposer, candidates: Sequence[Sequence[int]], *, n:
 def data_throughput(model, tokenizer, *, prompts: int, batch_size: int, max_new_tokens: int,
                     deadline: float | None = None, full_prompts: int = 3064,
                     progress: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
-    """The distill data step's core (`specviz.distill.data.generate_batch`: batched generation with the final-norm
-    features recorded, then the shard written) on the first `prompts` training prompts, timed batch by batch; the
-    time `full_prompts` answers (3,064: the 3,000 template x topic prompts once and the 64 held-out ones) would take
-    at that rate. That is not the whole data step: its stages (`specviz.distill.stages.DataScale`) answer the seed
-    prompts twice, extra topics, questions, follow-ups, rewrites and drills too: up to about twelve times as many
-    jobs at the default scale (so `estimated_full_step_minutes` is those 3,064 answers' time, not the step's).
-    A batch starts only if one more at the pace so far ends before `deadline`; `progress` sees the result after each
-    batch."""
-    from specviz.distill.data import GenerationPlan, generate_batch
+    """The distill data step's core on the first `prompts` training prompts, timed batch by batch: batched generation
+    (`specviz.distill.data.generate_batch`, the step's `BatchedDecoder`) recording at every position the residual
+    stream entering three of the target's layers and the final norm's output, then the batch written as a chunk
+    folder (`write_chunk`, as the step writes its chunks). Also the time `full_prompts` answers (3,064: the 3,000
+    template x topic prompts once and the 64 held-out ones) would take at that rate. That is not the whole data
+    step: its stages (`specviz.distill.stages.DataScale`) answer the seed prompts twice, extra topics, questions,
+    follow-ups, rewrites and drills too: up to about twelve times as many jobs at the default scale (so
+    `estimated_full_step_minutes` is those 3,064 answers' time, not the step's). A batch starts only if one more at
+    the pace so far ends before `deadline`; `progress` sees the result after each batch."""
+    from specviz.distill.data import GenerationPlan, generate_batch, write_chunk
     from specviz.distill.prompts import prompt_sets
     from specviz.engine.generation import eos_ids
 
@@ -194,10 +195,13 @@ def data_throughput(model, tokenizer, *, prompts: int, batch_size: int, max_new_
             if deadline is not None and time.monotonic() + longest > deadline:
                 break
             part = chosen[index:index + batch_size]
-            sampled = (index // batch_size) % 2 == 1  # as the data step does: even batches greedy, odd sampled
+            # half the batches sampled at T = 0.7, as most of the step's stages answer half their jobs sampled (the
+            # step mixes greedy and sampled rows in one batch, each row with its own temperature; here whole batches
+            # alternate)
+            sampled = (index // batch_size) % 2 == 1
             t0 = time.perf_counter()
             records = generate_batch(model, tokenizer, part, plan, sampled, index, eos)
-            torch.save({"records": [r.__dict__ for r in records]}, Path(tmp) / f"shard-{index:04d}.pt")
+            write_chunk(Path(tmp) / f"chunk-{index // batch_size:04d}", records, {"jobs": len(records)})
             took = time.perf_counter() - t0
             new = sum(len(r.tokens) - r.prompt_length for r in records)
             batches.append({"prompts": len(part), "sampled": sampled, "new_tokens": new, "seconds": took})

@@ -126,6 +126,30 @@ def test_the_distill_sections_cpu_reference_names_the_card_of_each_figure():
     assert "docs/drafts.md" not in gpu_check.CPU_REFERENCE
 
 
+def test_the_data_throughput_check_times_what_the_data_step_writes(monkeypatch):
+    """The distill section times the data step's own work: every record holds the three layers' residual streams
+    and the final norm (the EAGLE-3 drafter's inputs), and each batch is written as the step writes a chunk
+    (`write_chunk`). Its docstring once described the step before 0d9ddc8: final-norm features only, torch.save
+    shards, "even batches greedy, odd sampled" "as the data step does" (the step mixes both in a batch now)."""
+    import specviz.distill.data as data
+    import specviz.scripts.checks as checks
+    from specviz.distill.batched import aux_layer_ids
+
+    written = []
+    real = data.write_chunk
+    monkeypatch.setattr(data, "write_chunk", lambda folder, records, info: written.append(records) or
+                        real(folder, records, info))
+    pair = toy_pair()
+    found = checks.data_throughput(pair.target, pair.tokenizer, prompts=4, batch_size=2, max_new_tokens=3)
+    assert found["prompts"] == 4 and [b["sampled"] for b in found["batches"]] == [False, True]
+    assert [len(records) for records in written] == [2, 2]
+    slots = len(aux_layer_ids(pair.target.config.num_hidden_layers)) + 1
+    assert {r.states.shape[1] for records in written for r in records} == {slots}
+    doc = " ".join(checks.data_throughput.__doc__.split())
+    assert "final-norm features recorded" not in doc and "write_chunk" in doc
+    assert "as the data step does: even batches" not in Path(checks.__file__).read_text(encoding="utf-8")
+
+
 def test_the_logits_tolerance_is_measured_against_the_near_tie_gap():
     """A top-2 gap can be as small as any tolerance, so the cached-logits tolerance is "far below NUMERICS_GAP" (the
     gap under which a split counts as a near-tie), not "far below any top-2 gap" as its comment said."""

@@ -29,7 +29,7 @@ from typing import Any
 
 from specviz.labs.bench.config import load_suites
 from specviz.models.catalog import recommended_for
-from specviz.models.machine import dtype_name
+from specviz.models.machine import DEFAULT_DTYPE_RULE, dtype_name
 from specviz.models.pairs import load_pair
 from specviz.runs.running import run, run_target_only
 from specviz.runs.runspec import RunSpec
@@ -67,8 +67,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                                      description=__doc__.split("\n")[0])
     parser.add_argument("--pair", default="default")
     parser.add_argument("--proposer", default="eagle")
-    parser.add_argument("--dtype", default=None, help="default: the machine's (bfloat16 on a CPU with bf16 "
-                        "instructions, float32 on one without)")
+    parser.add_argument("--dtype", default=None, help=f"default: the machine's: {DEFAULT_DTYPE_RULE}")
     parser.add_argument("--k", type=int, default=None,
                         help="default: the shape predicted fastest on this machine (python -m specviz calibrate) "
                              "when no shape flag is given; else the pair's recommended K")

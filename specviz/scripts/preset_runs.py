@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from specviz.core.paths import SOURCE_ROOT, write_text_atomically
+from specviz.models.machine import DEFAULT_DTYPE_RULE
 from specviz.runs.presets import (CHAIN_PRESETS, PRESET_PAIR, PRESET_RESULTS, PRESET_SEEDS, SCHEMA, SCHEMA_VERSION,
                                   preset_spec)
 
@@ -108,8 +109,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                                      description=__doc__.split("\n")[0])
     parser.add_argument("--pair", default=PRESET_PAIR, help="default: default (the Playground's presets set it)")
     parser.add_argument("--dtype", default=None,
-                        help="default: the machine's, as the Playground (bfloat16 on a CPU with bf16 instructions, "
-                             "float32 on one without)")
+                        help=f"default: the machine's, as the Playground: {DEFAULT_DTYPE_RULE}")
     parser.add_argument("--first-load", action="store_true",
                         help="also time the pair's first load with an empty temporary $SPECVIZ_CACHE")
     parser.add_argument("--out", type=Path, default=PRESET_RESULTS)

@@ -32,6 +32,7 @@ from specviz.engine.draft_shape import DraftShape
 from specviz.engine.limits import threads_arg
 from specviz.labs.bench.report import BenchResult
 from specviz.models.catalog import recommended_for
+from specviz.models.machine import DEFAULT_DTYPE_RULE
 
 # issue 41's targets: (greedy, T = 0.7) over model.generate, by the dtype a CPU runs in
 TARGETS = {"float32": (1.35, 1.15), "bfloat16": (1.8, 1.35)}
@@ -104,8 +105,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--prompts", type=int, default=8, help="held-out prompts (the first N of the suite)")
     parser.add_argument("--max-new-tokens", type=int, default=128)
     parser.add_argument("--repeats", type=int, default=2, help="timed repeats per case (medians are reported)")
-    parser.add_argument("--dtype", default=None, help="default: the machine's (bfloat16 on a CPU with bf16 "
-                        "instructions, float32 on one without)")
+    parser.add_argument("--dtype", default=None, help=f"default: the machine's: {DEFAULT_DTYPE_RULE}")
     parser.add_argument("--threads", type=threads_arg, default=None)
     args = parser.parse_args(argv)
     import torch

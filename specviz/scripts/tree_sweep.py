@@ -30,7 +30,7 @@ from specviz.engine.proposers import make_proposer
 from specviz.labs.bench.config import load_suites
 from specviz.labs.bench.summary import estimated_speedup, physical_limit, tokens_fed
 from specviz.labs.bench.timing import feature_draft_timer, forward_timer, verify_curve
-from specviz.models.machine import dtype_name
+from specviz.models.machine import DEFAULT_DTYPE_RULE, dtype_name
 from specviz.models.pairs import load_pair
 from specviz.runs.running import prompt_ids, run
 from specviz.runs.runspec import RunSpec
@@ -88,8 +88,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                                      description=" ".join(__doc__.split("\n\n")[0].split()))  # the whole first paragraph
     parser.add_argument("--pair", default="default")
     parser.add_argument("--proposer", default=None, help="default: the pair's own")
-    parser.add_argument("--dtype", default=None, help="default: the machine's (bfloat16 on a CPU with bf16 "
-                        "instructions, float32 on one without)")
+    parser.add_argument("--dtype", default=None, help=f"default: the machine's: {DEFAULT_DTYPE_RULE}")
     parser.add_argument("--device", default=None)
     parser.add_argument("--k", type=int, nargs="+", default=[3, 4, 5], help="chain lengths and tree depths")
     parser.add_argument("--tree-nodes", type=int, nargs="+", default=[0, 8, 16, 24], help="0 = the chain")

@@ -24,15 +24,22 @@ def test_the_help_description_is_not_cut_mid_sentence(name, capsys):
 @pytest.mark.parametrize("name", ["greedy_identity", "preset_runs", "targets_bench", "tree_sweep"])
 def test_a_machine_default_dtype_says_what_a_cpu_without_bf16_gets(name, capsys):
     """`--dtype` left out takes pick_dtype's choice: bfloat16 only on a CPU with bf16 instructions, float32 on one
-    without. Two scripts' help said only "default: bfloat16 on a CPU with bf16 instructions"."""
+    without. Two scripts' help said only "default: bfloat16 on a CPU with bf16 instructions"; then all four named
+    only the CPU's two cases, though the pair lands on a GPU or MPS where there is one (float16 on an older GPU)."""
     import torch
 
-    from specviz.models.machine import Machine, pick_dtype
+    from specviz.models.machine import DEFAULT_DTYPE_RULE, GpuInfo, Machine, pick_dtype
 
     assert pick_dtype(torch.device("cpu"), None, Machine(cpu_bf16=False)) == torch.float32
+    old_gpu = Machine(gpus=(GpuInfo(0, "older GPU", 0, 0, bf16=False),))
+    assert pick_dtype(torch.device("cuda"), None, old_gpu) == pick_dtype(torch.device("mps")) == torch.float16
+    assert pick_dtype(torch.device("cuda"), None, Machine(gpus=(GpuInfo(0, "GPU", 0, 0),))) == torch.bfloat16
+    for words in ("bfloat16 on a GPU that supports it", "float16 on an older one and on Apple MPS"):
+        assert words in DEFAULT_DTYPE_RULE
     module = importlib.import_module(f"specviz.scripts.{name}")
     with pytest.raises(SystemExit):
         module.main(["--help"])
     text = " ".join(capsys.readouterr().out.split())
-    dtype_help = text[text.rindex("--dtype DTYPE"):][:200]  # the option, after the usage line
+    dtype_help = text[text.rindex("--dtype DTYPE"):][:300]  # the option, after the usage line
     assert "bfloat16 on a CPU with bf16 instructions, float32 on one without" in dtype_help, dtype_help
+    assert " ".join(DEFAULT_DTYPE_RULE.split()) in text, text

@@ -228,7 +228,8 @@ def states(language: str) -> list[State]:
     return pages + [
         State("playground, 4 steps in", "/playground?source=example", _press(next_step, 4), charts=3),
         # a live toy tree (instant, so the link runs on open) at a step whose tree holds a lookup branch: 4 nodes
-        # copied from the context (❐), the copied path kept (issue 42's "tree step with a lookup branch")
+        # copied from the context (❐), the first three kept and the fourth rejected (issue 42's "tree step with a
+        # lookup branch")
         State("playground, tree step with a lookup branch", f"/playground?{LOOKUP_TREE_LINK}&step=6", _copied_shown,
               charts=3),
         State("race, live settings", "/race?race_source=live"),

@@ -23,7 +23,8 @@ AXE_STAMP := .cache/axe/.axe-core-$(AXE_VERSION)
 .PHONY: run test check setup browser axe traces i18n clean
 
 # Bytecode caches on: with PYTHONDONTWRITEBYTECODE set (some shells and images set it), every pytest worker
-# recompiles and re-rewrites the asserts of every test module on each run, about 5 s of each `make check`.
+# recompiles and re-rewrites the asserts of every test module on each run, a cost every `make check` would pay
+# again (37cbb8a turned the caches on together with a test change, and timed neither alone).
 export PYTHONDONTWRITEBYTECODE :=
 
 setup: $(STAMP)

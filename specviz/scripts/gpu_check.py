@@ -22,9 +22,10 @@ the device tool brings back. The sections, in order:
   exactness  chi-square at T = 1 through the engine: the exact rule must pass, a broken rule (accept all) must fail
   distill    the distill data step (batched generation with features recorded) on the device: tokens per second
 
-Time: every section has a cap (`Profile.caps`), and none runs past the whole `--budget`: a section stops starting new
-work at its cap and writes what it has; a section that does not stop is interrupted 15 s later. On a GPU machine
-that received the offline target in parts (`specviz.scripts.transfer`), that target is used.
+Time: every section has a cap (`Profile.caps`), cut to what is left of the whole `--budget` (counted from after torch
+and transformers are imported): a section stops starting new work at its cap and writes what it has; a section that
+does not stop is interrupted 15 s later, so a run can end up to 15 s past its budget. On a GPU machine that received
+the offline target in parts (`specviz.scripts.transfer`), that target is used.
 """
 
 from __future__ import annotations

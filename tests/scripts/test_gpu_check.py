@@ -84,7 +84,8 @@ def test_a_sections_cap_is_cut_to_the_budget_left_and_its_grace_may_pass_the_bud
     assert rec["status"] == "ok" and rec["cap_seconds"] <= 5.0
     doc = " ".join(gpu_check.__doc__.split())
     assert "none runs past the whole" not in doc
-    assert f"interrupted {gpu_check.GRACE:g} s later, so a run can end up to {gpu_check.GRACE:g} s past its budget" in doc
+    grace = f"{gpu_check.GRACE:g} s"
+    assert f"interrupted {grace} later, so a run can end up to {grace} past its budget" in doc
 
 
 def test_cached_logits_match_a_full_forward_every_way():

@@ -11,7 +11,8 @@ target-only decoding as
 
 with the verify cost read off the target's measured curve (one forward over n new tokens over one token) and c the
 drafter's pass over one target forward: a chain feeds K + 1 tokens and drafts K passes, a tree of N nodes and depth K
-feeds N + 1 and drafts one pass per level. Those two costs are timings: on a shared machine they are noisy, so the
+feeds N + 1, plus the M tokens of its lookup branch (`--tree-lookup M`, copied: no drafter pass), and drafts one pass
+per level. Those two costs are timings: on a shared machine they are noisy, so the
 ranking is an estimate, and the wall-clock ratio is measured by the bench (`python -m specviz bench`), not here.
 The best shape is what `recommended:` in assets/catalog.yaml records for the pair.
 """

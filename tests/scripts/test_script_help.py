@@ -43,3 +43,14 @@ def test_a_machine_default_dtype_says_what_a_cpu_without_bf16_gets(name, capsys)
     dtype_help = text[text.rindex("--dtype DTYPE"):][:300]  # the option, after the usage line
     assert "bfloat16 on a CPU with bf16 instructions, float32 on one without" in dtype_help, dtype_help
     assert " ".join(DEFAULT_DTYPE_RULE.split()) in text, text
+
+
+def test_tree_sweeps_cost_model_counts_the_lookup_branch_it_can_sweep():
+    """tree_sweep's docstring said a tree of N nodes "feeds N + 1" while the script sweeps `--tree-lookup` and its
+    estimate (`tokens_fed`) counts a lookup branch's tokens too."""
+    from specviz.labs.bench.summary import tokens_fed
+    from specviz.scripts import tree_sweep
+
+    assert tokens_fed(4, 16, 8) == 16 + 8 + 1 and tokens_fed(4, 0, 8) == 4 + 1
+    doc = " ".join(tree_sweep.__doc__.split())
+    assert "feeds N + 1, plus the M tokens of its lookup branch (`--tree-lookup M`" in doc

@@ -10,8 +10,8 @@ Starts `streamlit run app.py` on a free local port, drives Debian's Chromium wit
     assets/screenshots/pt-learn.png     lesson 3 again, in Portuguese
     assets/screenshots/pt-playground.png, pt-theory-batch.png   the Playground and the Theory explorer in Portuguese
 
-Needs `chromium` on PATH (`make browser` installs it). The browser test (tests/browser/test_browser.py) reuses the
-helpers here: `free_port`, `serve`, `launch`, `wait_for_app`.
+Needs `chromium` on PATH (`make browser` installs it). The real-browser tests (tests/browser/, with the fixtures in
+tests/conftest.py) reuse the helpers here: `chromium_path`, `serve`, `launch`, `wait_for_app`, `click_button`.
 
     python -m specviz.scripts.screenshots                 # all eight, into assets/screenshots/
     python -m specviz.scripts.screenshots --out /tmp/s    # somewhere else

@@ -54,3 +54,22 @@ def test_tree_sweeps_cost_model_counts_the_lookup_branch_it_can_sweep():
     assert tokens_fed(4, 16, 8) == 16 + 8 + 1 and tokens_fed(4, 0, 8) == 4 + 1
     doc = " ".join(tree_sweep.__doc__.split())
     assert "feeds N + 1, plus the M tokens of its lookup branch (`--tree-lookup M`" in doc
+
+
+def test_the_screenshot_helpers_the_docstring_says_the_browser_tests_reuse_are_imported_there():
+    """screenshots.py said tests/browser/test_browser.py reuses `free_port`, `serve`, `launch` and `wait_for_app`;
+    that file imports two of them (the browser fixtures in tests/conftest.py import `launch`), and no browser test
+    imports `free_port`. Each helper the docstring names is now imported by a browser test or the conftest."""
+    import re
+    from pathlib import Path
+
+    from specviz.scripts import screenshots
+
+    tests = Path(__file__).resolve().parents[1]
+    sources = [p.read_text(encoding="utf-8") for p in [tests / "conftest.py", *(tests / "browser").glob("*.py")]]
+    imported = {name.strip(" ()\n") for text in sources
+                for names in re.findall(r"from specviz\.scripts\.screenshots import ([^\n]+)", text)
+                for name in names.split(",")}
+    doc = " ".join(screenshots.__doc__.split())
+    named = re.findall(r"`(\w+)`", doc.split("reuse the helpers here:")[1].split(".")[0])
+    assert len(named) == 5 and set(named) <= imported, (named, imported)

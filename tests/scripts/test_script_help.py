@@ -73,3 +73,18 @@ def test_the_screenshot_helpers_the_docstring_says_the_browser_tests_reuse_are_i
     doc = " ".join(screenshots.__doc__.split())
     named = re.findall(r"`(\w+)`", doc.split("reuse the helpers here:")[1].split(".")[0])
     assert len(named) == 5 and set(named) <= imported, (named, imported)
+
+
+def test_the_scripts_package_does_not_say_every_script_writes_under_assets():
+    """specviz/scripts/__init__.py said the scripts "write files under assets/" (see the Makefile): page_cost,
+    push_latency and first_run_wait only print, gpu_check writes into its --out, and the Makefile runs two of them."""
+    import re
+    from pathlib import Path
+
+    import specviz.scripts as scripts
+
+    doc = " ".join(scripts.__doc__.split())
+    assert "they write files under assets/" not in doc
+    makefile = (Path(__file__).resolve().parents[2] / "Makefile").read_text(encoding="utf-8")
+    run = sorted(set(re.findall(r"-m specviz\.scripts\.(\w+)", makefile)))
+    assert run == ["i18n", "make_traces"] and "`make traces` and `make i18n` run two of them" in doc

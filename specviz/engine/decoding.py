@@ -49,9 +49,13 @@ StepObserver = Callable[[StepOutcome], None]
 
 @dataclass(frozen=True)
 class DecodeOptions:
-    """How one generation is read, recorded, watched and bounded; nothing here changes which tokens it samples.
+    """How one generation is read, recorded, watched and bounded. Only three change what it samples: where it stops
+    (`eos_token_id`, `deadline`) and the tokenizer's chat-template markers, before which a deterministic proposal
+    and a tree's lookup branch end (fewer drafts, other draws at temperature > 0); `record`, `clock` (unless a
+    deadline reads it) and `on_step` change nothing.
 
-    `tokenizer` gives token texts and the chat-template markers; `eos_token_id` adds stop tokens to the model's.
+    `tokenizer` gives token texts and the chat-template markers; `eos_token_id` names the stop tokens in place of
+    the model's (None: the model's generation config's, else the tokenizer's: `specviz.engine.generation.eos_ids`).
     With `record=False` the per-token details (top-10 lists, token text) are left out of the steps, so the cost of
     recording can itself be measured; the decisions, kinds and timings stay. `clock` times every step. `on_step` is
     called with each `StepOutcome` as soon as it is decided (for progress displays). With `deadline` (a `clock()`

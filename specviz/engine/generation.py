@@ -56,7 +56,7 @@ class GenerationSettings:
 
 
 def prompt_ids(input_ids: Sequence[int] | torch.Tensor, model) -> list[int]:
-    """The prompt as a list of ids, checked: not empty, and short enough for the model's context."""
+    """The prompt as a list of ids, checked: one sequence, not empty (`check_context` checks its length)."""
     if isinstance(input_ids, torch.Tensor):
         if input_ids.dim() == 2 and input_ids.shape[0] == 1:
             input_ids = input_ids[0]

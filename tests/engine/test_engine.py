@@ -1,5 +1,6 @@
 """The speculative loop on the toy pair: greedy equality, caches, stop rules, determinism, trace JSON."""
 
+import inspect
 import math
 
 import pytest
@@ -358,3 +359,31 @@ def test_the_eagle_docstring_says_what_the_draft_vocabulary_counts():
     assert "prompt_length" in Record.__dataclass_fields__
     doc = " ".join(eagle.__doc__.split())
     assert "actually writes" not in doc and "the prompts and the target's answers" in doc
+
+
+def test_eos_token_id_replaces_the_models_stop_tokens_as_decode_options_says(toy):
+    """DecodeOptions said `eos_token_id` "adds stop tokens to the model's"; `eos_ids` takes the given ids in place of
+    the model's (issue 43, 24th read): with eos_token_id=5 a run stops at 5 and writes the model's end of text (1)."""
+    from specviz.engine import decoding
+    from specviz.engine.generation import eos_ids
+
+    assert toy.target.generation_config.eos_token_id == 1
+    assert eos_ids(toy.target, toy.tokenizer, 5) == {5} and eos_ids(toy.target, toy.tokenizer) == {1}
+    doc = " ".join(decoding.DecodeOptions.__doc__.split())
+    assert "adds stop tokens" not in doc and "in place of the model's" in doc
+    assert "nothing here changes which tokens it samples" not in doc
+    assert "short enough" not in decoding.prompt_ids.__doc__  # check_context checks the length, not prompt_ids
+
+
+def test_a_feature_drafter_holds_the_state_of_every_kept_token_after_a_step(toy):
+    """eagle.py and medusa.py said at rollback that "the last valid token has not been read yet"; in a step the
+    target has read every kept token, and observe_target hands the drafter the state of each, the last included."""
+    from specviz.engine.proposers import eagle, medusa
+
+    proposer = make_proposer(toy, "eagle")
+    kept: list[int] = []
+    trace = speculative_generate(toy.target, proposer, [3, 4, 5, 3, 4], k=3, max_new_tokens=12,
+                                 on_step=lambda o: kept.append(o.context_length + o.verdict.n_accepted))
+    assert trace.num_steps >= 2 and len(proposer.features) == kept[-1]
+    for module in (eagle, medusa):
+        assert "has not been read yet" not in inspect.getsource(module)

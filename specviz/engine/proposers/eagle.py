@@ -159,7 +159,8 @@ class EagleProposer(Proposer):
         self.features.extend(self.drafter.read_target(features).unbind(0))
 
     def rollback(self, valid_length: int) -> None:
-        # features exist for tokens the target has read; the last valid token has not been read yet
+        # keep the features of the first valid_length - 1 tokens at most: in a step, observe_target comes next and
+        # adds those of every kept token its last pass read, the last valid one's included
         del self.features[max(valid_length - 1, 0):]
 
     def cache_length(self) -> int:

@@ -102,7 +102,8 @@ class MedusaProposer(Proposer):
         self.features.extend(features.unbind(0))
 
     def rollback(self, valid_length: int) -> None:
-        # states exist for tokens the target has read; the last valid token has not been read yet
+        # keep the states of the first valid_length - 1 tokens at most: in a step, observe_target comes next and
+        # adds those of every kept token its last pass read, the last valid one's included
         del self.features[max(valid_length - 1, 0):]
 
     def head_logits(self, sequence: list[int], most: int | None = None) -> torch.Tensor:

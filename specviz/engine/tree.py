@@ -52,8 +52,9 @@ class DraftTree:
     draft_probs: torch.Tensor  # (N, V)
     sampled: bool = True
     scores: list[float] = field(default_factory=list)  # cumulative draft log-probability of each node
-    # after reranking: the number each kept node had among the candidates the drafter read (a proposer whose cache
-    # holds every candidate renumbers it); empty when no candidate was dropped
+    # after reranking (`rerank_tree`, every greedy tree, even one that dropped no candidate): the number each kept
+    # node had among the candidates the drafter read (a proposer whose cache holds every candidate renumbers it);
+    # empty for a sampled tree (`grow_tree` keeps every node it draws)
     candidate_ids: list[int] = field(default_factory=list)
     # per node, True = copied from the context by prompt lookup (`graft_copy`): deterministic, its q a point mass,
     # whatever `sampled` says of the drafted nodes; empty = no node was copied

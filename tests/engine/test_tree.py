@@ -397,3 +397,19 @@ def test_the_cache_module_claims_a_compacted_tree_cache_equal_only_in_exact_arit
     text = " ".join(kvcache.__doc__.split())
     assert "would have built, in exact arithmetic" in text and "specviz.engine.numerics" in text
     assert "the cache equals the one a plain forward" not in text
+
+
+def test_candidate_ids_are_empty_only_for_a_sampled_tree():
+    """DraftTree's comment said candidate_ids is "empty when no candidate was dropped"; a reranked (greedy) tree
+    lists its kept candidates even when it dropped none, and only a sampled tree leaves it empty."""
+    import inspect
+
+    from specviz.engine import tree as tree_module
+
+    rows = lambda tree, nodes: torch.tensor([[2.0, 1.0, 0.0]] * len(nodes))  # noqa: E731
+    kept_all = tree_module.rerank_tree(rows, max_nodes=8, max_depth=1, width=2, probs=lambda row: row.softmax(-1))
+    assert len(kept_all) == 2 and kept_all.candidate_ids == [0, 1]  # nothing dropped, still listed
+    sampled = grow_tree(rows, max_nodes=4, max_depth=2, width=2, probs=lambda row: row.softmax(-1), sampled=True,
+                        generator=torch.Generator().manual_seed(0))
+    assert len(sampled) > 0 and sampled.candidate_ids == []
+    assert "empty when no candidate was dropped" not in inspect.getsource(tree_module)

@@ -2,6 +2,8 @@
 a tree's depth-d nodes get head d + 1's children; greedy decoding gives the target's own tokens, and the heads
 see the exact states the target computed."""
 
+import inspect
+
 import pytest
 import torch
 
@@ -161,3 +163,14 @@ def test_the_docstring_counts_both_products_each_head_costs():
     assert "K small matrix products" not in doc
     assert f"draft vocabulary: {meta['draft_vocab_size']:,} tokens for the shipped heads" in doc
     assert meta["layers"] == 1  # one residual block per head: "its residual block (H x H)"
+
+
+def test_the_module_docstring_counts_the_causes_the_proposers_page_names():
+    """medusa.py said the Proposers page "names the other: data" beside feeding guesses back; the page names three
+    causes (issue 43, 24th read): more training text, a larger model, and what the drafter sees."""
+    from specviz.engine.proposers import medusa
+    from specviz.ui.proposers import view
+
+    doc, page = " ".join(medusa.__doc__.split()), " ".join(inspect.getsource(view).split())
+    assert "names the other: data" not in doc and "names two more" in doc
+    assert "Three causes" in page and "larger model" in page and "more of the target's text" in page

@@ -12,7 +12,8 @@ EAGLE-3 drafter the default pair ships trains a head of its own), so only each h
 (`specviz.distill.medusa`).
 A head reads one state and sees none of the tokens drafted before it: head 2 guesses the second token without
 knowing which first token was drafted. EAGLE's drafter feeds its own guesses back, one reason it keeps more at
-depth 2 and beyond (the Proposers page quotes both, measured on the same prompts, and names the other: data).
+depth 2 and beyond (the Proposers page quotes both, measured on the same prompts, and names two more: the EAGLE
+drafter trained on far more of the target's text, and it is a larger model).
 
 Proposing costs, per head, its residual block (H x H) and one product with the shared head's rows (H x the draft
 vocabulary: 8,192 tokens for the shipped heads, assets/models/smollm2-medusa/specviz.json), and no drafter pass: the

@@ -70,13 +70,15 @@ def prompt_ids(input_ids: Sequence[int] | torch.Tensor, model) -> list[int]:
 
 
 def check_context(model, n_prompt: int, settings: GenerationSettings) -> None:
+    """A ValueError with one sentence when the target would read more positions than its context holds. It reads
+    the prompt and every new token but the last, which is emitted and never fed; drafts never reach past that
+    either (a step drafts at most up to the token limit), so K adds nothing: n_prompt + max_new_tokens - 1."""
     limit = getattr(model.config, "max_position_embeddings", None)
-    need = n_prompt + settings.max_new_tokens + (settings.k or 0)
+    need = n_prompt + settings.max_new_tokens - 1
     if limit and need > limit:
-        ahead = f" and K = {settings.k} drafted ahead" if settings.k else ""
         raise ValueError(
-            f"The prompt has {n_prompt} tokens; with {settings.max_new_tokens} new tokens{ahead} it needs {need} "
-            f"positions, more than the model's context of {limit}."
+            f"The prompt has {n_prompt} tokens; with {settings.max_new_tokens} new tokens the target reads {need} "
+            f"positions (every new token but the last), more than the model's context of {limit}."
         )
 
 

@@ -324,16 +324,26 @@ def test_a_sampled_draft_is_never_cut_for_what_it_is(toy, monkeypatch):
     assert trace.steps[0].n_drafted == 3 and trace.steps[0].decisions[0].token_id == marker
 
 
-def test_a_too_long_prompt_names_the_drafts_in_the_positions_it_counts(toy):
-    """Issue 43, 21st read: the refusal said "with 64 new tokens it needs N positions" while N also counted the K
-    drafted ahead, so the numbers it named did not add up; it names K now, and target-only decoding names none."""
+def test_a_too_long_prompt_is_refused_at_the_positions_the_target_reads(toy):
+    """Issue 43, 21st read: the refusal named numbers that did not add up; 24th read: it then said "with K = 4
+    drafted ahead it needs prompt + 64 + 4 positions", but the target reads only the prompt and every new token but
+    the last (a step never drafts past the token limit), so a prompt that fills the context that way runs, with
+    any K, and one token more is refused with the count the target would read."""
     limit = toy.target.config.max_position_embeddings
-    prompt = [3] * (limit - 64 - 1)  # fits target-only decoding's prompt + 64, not + 64 + K = 4
-    with pytest.raises(ValueError) as refused:
-        speculative_generate(toy.target, toy.draft, prompt, max_new_tokens=64, k=4)
-    message = str(refused.value)
-    assert f"with 64 new tokens and K = 4 drafted ahead it needs {len(prompt) + 64 + 4} positions" in message
-    assert 1 <= autoregressive_generate(toy.target, prompt, max_new_tokens=64).num_tokens <= 64  # no refusal
+    fits = [3] * (limit - 64 + 1)  # prompt + 63 fed new tokens = the whole context
+    runs = [speculative_generate(toy.target, toy.draft, fits, max_new_tokens=64, k=k) for k in (1, 4, 16)]
+    runs.append(speculative_generate(toy.target, toy.draft, fits, max_new_tokens=64, k=4, tree_nodes=8,
+                                     tree_lookup=16))
+    for trace in runs:  # the deepest position a step feeds: its context's last token plus its deepest draft
+        assert trace.num_tokens >= 1 and trace.num_drafted > 0
+        assert max(s.context_length - 1 + s.draft_depth for s in trace.steps) <= limit - 1
+    assert 1 <= autoregressive_generate(toy.target, fits, max_new_tokens=64).num_tokens <= 64
+    for generate in (lambda p: speculative_generate(toy.target, toy.draft, p, max_new_tokens=64, k=4),
+                     lambda p: autoregressive_generate(toy.target, p, max_new_tokens=64)):
+        with pytest.raises(ValueError) as refused:
+            generate(fits + [3])
+        assert f"with 64 new tokens the target reads {limit + 1} positions" in str(refused.value)
+        assert "drafted ahead" not in str(refused.value)
 
 
 def test_a_keyword_neither_settings_object_knows_is_pythons_own_type_error(toy):

@@ -49,10 +49,11 @@ StepObserver = Callable[[StepOutcome], None]
 
 @dataclass(frozen=True)
 class DecodeOptions:
-    """How one generation is read, recorded, watched and bounded. Only three change what it samples: where it stops
-    (`eos_token_id`, `deadline`) and the tokenizer's chat-template markers, before which a deterministic proposal
-    and a tree's lookup branch end (fewer drafts, other draws at temperature > 0); `record`, `clock` (unless a
-    deadline reads it) and `on_step` change nothing.
+    """How one generation is read, recorded, watched and bounded. Three of them can change what it samples:
+    `deadline` (where it stops), `eos_token_id` (where it stops, where a proposal ends and which tree nodes are not
+    expanded) and `tokenizer` (its chat-template markers end a deterministic proposal and a tree's lookup branch):
+    other drafts, so other draws at temperature > 0. `record`, `clock` (but through a deadline) and `on_step` change
+    nothing.
 
     `tokenizer` gives token texts and the chat-template markers; `eos_token_id` names the stop tokens in place of
     the model's (None: the model's generation config's, else the tokenizer's: `specviz.engine.generation.eos_ids`).

@@ -12,6 +12,7 @@ from typing import Literal
 
 import torch
 
+from specviz.core.i18n import _, number
 from specviz.engine.kinds import StopReason
 from specviz.engine.limits import K_RANGE, MAX_NEW_TOKENS_RANGE, TOP_N
 from specviz.engine.sampling import SamplingConfig
@@ -76,10 +77,10 @@ def check_context(model, n_prompt: int, settings: GenerationSettings) -> None:
     limit = getattr(model.config, "max_position_embeddings", None)
     need = n_prompt + settings.max_new_tokens - 1
     if limit and need > limit:
-        raise ValueError(
-            f"The prompt has {n_prompt} tokens; with {settings.max_new_tokens} new tokens the target reads {need} "
-            f"positions (every new token but the last), more than the model's context of {limit}."
-        )
+        raise ValueError(_(
+            "The prompt has {n_prompt} tokens; with {new} new tokens the target reads {need} positions (every new "
+            "token but the last), more than the model's context of {limit}.", n_prompt=number(n_prompt, 0),
+            new=number(settings.max_new_tokens, 0), need=number(need, 0), limit=number(limit, 0)))
 
 
 def eos_ids(model, tokenizer=None, eos_token_id: int | Sequence[int] | None = None) -> set[int]:

@@ -34,9 +34,9 @@ def pytest_configure(config):
     threads each on two cores wait on each other's spinning threads: the EAGLE drafter's greedy check took 62 s with
     two threads beside one busy core and 27 s with one. A value already set is kept.
 
-    Every `AppTest` scans the metadata of all ~250 installed distributions for Streamlit components (about 0.3 s
-    each, most of the time of a page test); the installed packages do not change during a test run, so the scan
-    runs once per process."""
+    Every `AppTest` scans the metadata of every installed distribution for Streamlit components (83 in .venv, 0.13
+    to 0.15 s a scan on the 2-core machine, 2026-12-05); the installed packages do not change during a test run, so
+    the scan runs once per process."""
     import functools
 
     if int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")) > 1:

@@ -29,7 +29,7 @@ def _write():
         f.write("\\n".join(sorted({name.split(".")[0] for name in list(sys.modules)})))
 atexit.register(_write)
 """
-LIMIT_S = 240  # the rehearsal's bound on 2 busy cores (docs/gpu.md: 13 to 35 s; 64 s beside the 30-tab load test)
+LIMIT_S = 240  # the rehearsal's bound on 2 busy cores (docs/gpu.md: 13 to 35 s; twice the caps in make test)
 
 
 def rehearse(python: str | Path, tmp_path: Path, env: dict[str, str]) -> tuple[subprocess.CompletedProcess, float]:
@@ -43,7 +43,7 @@ def rehearse(python: str | Path, tmp_path: Path, env: dict[str, str]) -> tuple[s
            "SPECVIZ_IMPORTS_OUT": str(tmp_path / "imports.txt")}
     start = time.monotonic()
     # twice the caps: make test runs this beside the browser tests, and beside the 30-tab load test a section
-    # ran 20 times slower than alone (bfloat16: 13.5 s of its 15 s cap, 0.6 s on a quiet machine)
+    # ran 22 times slower than alone (bfloat16: 13.5 s of its 15 s cap, 0.6 s on a quiet machine)
     out = subprocess.run([str(python), "-m", "specviz.scripts.gpu_check", "--rehearse", "--cap-scale", "2",
                           "--out", str(tmp_path / "out")], capture_output=True, text=True, env=env, cwd=tmp_path,
                          timeout=300)

@@ -22,7 +22,7 @@ def proposer(pair, name):
 @pytest.fixture(scope="module")
 def greedy_references(toy):
     """Per prompt: its ids, and the target-only output, checked once against `model.generate` (the same for every
-    proposer and K below, so computed once, not twelve times)."""
+    proposer and K below, so computed once, not once per proposer and K)."""
     references = []
     for text in PROMPTS:
         ids = toy.tokenizer(text)["input_ids"]

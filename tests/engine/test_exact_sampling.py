@@ -2,7 +2,7 @@
 
 For each proposer and K in {1, 3}, N generations from the same prompt are compared with the exact joint
 distribution p(t1) p(t2 | t1) of the target, computed by enumeration with plain forwards (no cache, no engine).
-top-k = 6 keeps the joint support small (36 cells) so a chi-square test has power with a few thousand samples.
+top-k = 6 keeps the joint support small (36 cells) so a chi-square test has power with N = 1,000 samples.
 """
 
 from collections import Counter
@@ -78,3 +78,8 @@ def test_the_test_has_power_a_draft_only_sampler_fails(toy):
             t2 = int(torch.multinomial(p2, 1, generator=g))
             counts[(t1, t2)] += 1
     assert chi_square_p_value(counts, exact) < 1e-3
+
+
+def test_the_module_docstring_states_the_sample_count_the_tests_draw():
+    """Read 24: the module said the chi-square test has power "with a few thousand samples"; each test draws N."""
+    assert f"N = {N:,} samples" in __doc__ and "few thousand" not in __doc__

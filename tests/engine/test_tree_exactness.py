@@ -159,7 +159,8 @@ def test_the_test_has_power_top_k_children_against_q_fail(seed):
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["draft", "eagle", "medusa"])
 def test_the_real_engine_samples_p_with_a_tree(name):
-    """The same check through `speculative_generate` (tree forwards, cache compaction, the EAGLE drafter)."""
+    """The same check through `speculative_generate` (tree forwards, cache compaction), for the draft model, EAGLE and
+    Medusa."""
     toy = pair(0)
     prompt = tuple(toy.tokenizer(PROMPT)["input_ids"])
     proposer, counts = make_proposer(toy, name), Counter()

@@ -44,10 +44,12 @@ def test_plain_tokens_trees_compaction_and_rewinds_match_the_transformers_forwar
 def test_its_cache_grows_past_its_first_size():
     target = toy_pair().target
     hf, lean = both(target)
-    sequence = [3 + i % 30 for i in range(300)]  # past the 256 entries it starts with
+    sequence = [3 + i % 30 for i in range(300)]  # over 256: the first reservation holds exactly these 300
     a, b = hf.feed(sequence, keep=4), lean.feed(sequence, keep=4)
     torch.testing.assert_close(b, a, atol=1e-4, rtol=1e-4)
-    a, b = hf.feed(sequence + [5], keep=1), lean.feed(sequence + [5], keep=1)
+    assert lean._keys.shape[2] == 300
+    a, b = hf.feed(sequence + [5], keep=1), lean.feed(sequence + [5], keep=1)  # one more: the cache grows (600)
+    assert lean._keys.shape[2] == 600
     torch.testing.assert_close(b, a, atol=1e-4, rtol=1e-4)
 
 

@@ -43,8 +43,9 @@ def test_ridge_batch_is_bytes_per_parameter_times_flops_over_twice_the_bandwidth
 
 
 def test_long_contexts_keep_the_pass_memory_bound_at_any_batch():
-    # each sequence's cache (327,680 bytes per token) outgrows its compute: ctx > 2·P·n·bw/flops / kv = 7,514 tokens
+    # each cache (327,680 bytes a token) outgrows its compute past ctx = 2·P·n·bw/flops / kv = 7,515.07 tokens
     assert roofline.ridge_batch(QWEN_72B, H100, 5, 8192) == math.inf
+    assert roofline.ridge_batch(QWEN_72B, H100, 5, 7515) < math.inf == roofline.ridge_batch(QWEN_72B, H100, 5, 7516)
     assert roofline.verify_cost(QWEN_72B, H100, batch=1024, k=4, context=8192) == 1.0
 
 

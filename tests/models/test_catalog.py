@@ -47,7 +47,7 @@ def test_llama_is_gated_with_its_community_licences_and_72b_needs_several_gpus(c
 
 def test_memory_is_parameters_times_bytes(catalog):
     entry = catalog["qwen2.5-7b-72b"]
-    assert entry.weights_gb("bfloat16") == pytest.approx((72.7 + 7.62) * 2)  # ~160 GB, the README's example
+    assert entry.weights_gb("bfloat16") == pytest.approx((72.7 + 7.62) * 2)  # 160.64 GB
     assert entry.weights_gb("float32") == pytest.approx(2 * entry.weights_gb("bfloat16"))
     row = {r["name"]: r for r in catalog_rows(catalog)}["qwen2.5-0.5b-7b"]
     assert row["bfloat16 GB"] == pytest.approx(16.22, abs=0.01) and row["gated"] == "no" and row["K"] == 5
@@ -174,7 +174,7 @@ def test_each_hardware_note_names_a_machine_the_fit_check_accepts():
         machine = Machine(gpus=tuple(GpuInfo(i, "gpu", free, free, True, 100) for i in range(gpus)))
         check_fits(entry, None, "bfloat16", machine)  # raises when the note's machine is refused
         checked += 1
-        if gpus > 1:  # the note's figure is the one the check needs, rounded: 161 GB / 0.9 = 178.5 GB
+        if gpus > 1:  # the note's figure is the one the check needs, rounded: 160.64 GB / 0.9 = 178.5 GB
             need = estimate_entry(entry, "bfloat16").total_bytes / HEADROOM / 1e9
             assert round(need, -1) == gigabytes
     assert checked == 6

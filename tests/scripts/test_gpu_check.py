@@ -187,7 +187,7 @@ def make_wheel(path: Path) -> Path:
 
 @pytest.fixture
 def packed(tmp_path):
-    """A 5.5 MiB 'GGUF' and a small wheel packed with 2 MiB per call: 4 call folders."""
+    """A 5.5 MiB 'GGUF' and a small wheel packed with 2 MiB per call: 3 call folders (the wheel rides in the third)."""
     data = os.urandom(int(5.5 * MIB))
     gguf = tmp_path / "src" / "model.gguf"
     gguf.parent.mkdir()

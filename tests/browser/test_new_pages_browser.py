@@ -1,5 +1,7 @@
 """The Proposers page and the p/q sandbox in a real browser (issue 14): they load through the router, draw their
-diagrams and charts without an error, and leave 1400×900 screenshots in artifacts/ (the README's come from here)."""
+diagrams and charts without an error, and leave 1400×900 screenshots in artifacts/ (gitignored: the committed
+shots of these pages, which docs/app.md shows, were taken apart from the tests, as its "Where the screenshots come
+from" says)."""
 
 from __future__ import annotations
 

@@ -848,3 +848,17 @@ def test_the_makefile_names_what_the_13_s_first_import_measured():
     what = "torch, transformers, streamlit, scipy.stats, plotly, pandas and specviz's run path"
     assert f"importing {what} took 13.3 s the first time and 5.0 s after" in testing
     assert f"the first import of {what} then takes 13 s instead of 5" in makefile
+
+
+def test_the_new_pages_browser_test_does_not_claim_the_committed_screenshots():
+    """Read 24: tests/browser/test_new_pages_browser.py said the README's screenshots come from it; it writes into
+    artifacts/ (gitignored), the README shows playground.png from specviz.scripts.screenshots, and docs/app.md says
+    the committed Proposers and sandbox shots were taken the same way, apart from the tests."""
+    import ast
+
+    path = ROOT / "tests" / "browser" / "test_new_pages_browser.py"
+    doc = " ".join((ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or "").split())
+    assert "the README's come from here" not in doc and "artifacts/ (gitignored" in doc
+    app = " ".join((ROOT / "docs" / "app.md").read_text(encoding="utf-8").split())
+    assert "The Proposers and p/q sandbox screenshots are `/proposers` and `/sandbox` at their defaults" in app
+    assert "assets/screenshots/proposers.png" not in (ROOT / "README.md").read_text(encoding="utf-8")

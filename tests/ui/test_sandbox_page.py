@@ -127,3 +127,21 @@ def test_a_word_in_the_table_is_one_sentence(lang, sentence):
     shown = at.error[0].value.replace("\\", "")  # as the reader sees it, without markdown escapes
     assert len(at.error) == 1 and sentence in shown and "\n" not in shown
     assert not at.metric and not at.get("plotly_chart")  # nothing is drawn from a table that cannot be read
+
+
+def test_the_sandbox_offers_no_broken_rule_that_is_exact_on_its_few_tokens():
+    """The 24th read: "Broken: reject outside the target's top 20" was offered on a table of at most 8 tokens, where
+    the top 20 is every token, so the rule is the exact one and a "Broken" rule passed the test."""
+    from specviz.labs.exactness import RULES
+    from specviz.labs.exactness.sandbox import sandbox_step, simulate
+    from specviz.ui.sandbox.view import sandbox_rules
+
+    offered = sandbox_rules()
+    assert "target_top20_only" not in offered and "accept_all" in offered and "exact" in offered
+    step = sandbox_step([7, 5, 3, 2, 2, 1, 1, 1], [2, 7, 1, 4, 2, 4, 1, 3])
+    top20 = simulate(step, "target_top20_only", 200, 0).expected.tolist()
+    assert top20 == pytest.approx(step.target_probs.tolist())  # exact on 8 tokens: why it is not offered
+    for name in offered:
+        if not RULES[name].exact:
+            broken = simulate(step, name, 200, 0).expected.tolist()
+            assert broken != pytest.approx(step.target_probs.tolist()), name

@@ -12,8 +12,9 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from specviz.core.i18n import N_, _, number, percent, read_number
-from specviz.labs.exactness import RULES
-from specviz.labs.exactness.sandbox import MAX_SAMPLES, SandboxSamples, SandboxStep, sandbox_step, simulate
+from specviz.labs.exactness import RULES, TOP_N_ONLY
+from specviz.labs.exactness.sandbox import (MAX_SAMPLES, MAX_TOKENS, SandboxSamples, SandboxStep, sandbox_step,
+                                            simulate)
 from specviz.ui.common.charts import show
 from specviz.ui.common.escaping import escape_markdown, plot_text
 
@@ -135,9 +136,16 @@ def render_numbers(step: SandboxStep) -> None:
         st.info(_(TEXT["no_residual"]))
 
 
+def sandbox_rules() -> list[str]:
+    """The rules the sandbox offers: every registered rule that can differ from the exact one on a table of at most
+    MAX_TOKENS tokens. "Reject outside the target's top 20" cannot: the top 20 of 8 tokens is all of them, so here it
+    is the exact rule, and offering it under "Broken" would show a broken rule passing the test."""
+    return [name for name in RULES if not (name == "target_top20_only" and MAX_TOKENS <= TOP_N_ONLY)]
+
+
 def pick_simulation() -> tuple[str, int, int]:
-    """The rule (with the broken ones), N and the seed."""
-    names = list(RULES)
+    """The rule (with the broken ones that can break on a few tokens), N and the seed."""
+    names = sandbox_rules()
     left, middle, right = st.columns([3, 2, 1])
     rule = left.selectbox(_(TEXT["rule"]), names, format_func=lambda name: _(RULES[name].label), key="sandbox_rule")
     n = middle.slider(_(TEXT["n"]), 100, MAX_SAMPLES, 2000, 100, key="sandbox_n")

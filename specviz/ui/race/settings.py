@@ -45,10 +45,11 @@ PAIR_PROMPTS = {"toy": DEFAULTS.prompt, "default": "Explain owls using an analog
 
 
 def pair_changed() -> None:
-    """The models switch's callback: that pair's defaults for temperature and length, its draft shape for this
-    machine (`fastest_here`: the one predicted fastest greedy from this machine's calibration, else the catalog's),
-    and its prompt where the prompt is still the other pair's default (the student may change them again; a link's
-    values are kept, since a link never calls this)."""
+    """The models switch's callback: that pair's defaults for temperature and length, the K, node budget and width of
+    its draft shape for this machine (`fastest_here`: the one predicted fastest greedy from this machine's
+    calibration, else the catalog's; not its lookup branch, which the race's tree lane does not draft), and its
+    prompt where the prompt is still the other pair's default (the student may change them again; a link's values
+    are kept, since a link never calls this)."""
     from specviz.ui.common.this_machine import fastest_here
 
     pair = st.session_state.get("race_pair")

@@ -832,3 +832,20 @@ def test_the_presets_intro_says_which_presets_get_harder():
         assert "cada uma das três seguintes" in _(TEXT["presets"]) and "as três últimas" in _(TEXT["presets"])
     finally:
         set_language("en")
+
+
+def test_the_tree_help_does_not_bound_a_lookup_branch_by_k():
+    """The 24th read: the nodes help said a tree's "depth is at most K" next to the lookup-branch input, but a
+    committed tree with a lookup branch is tested deeper than K (default-cpu-f32-packed: K = 3, acceptance by
+    position to depth 8); only its drafted nodes stop at K."""
+    import inspect
+    import json
+
+    from specviz.core.paths import ASSETS
+    from specviz.ui.playground import live
+
+    rows = json.loads((ASSETS / "benchmarks/default-cpu-f32-packed/results.json").read_text())["summary"]
+    deep = [r for r in rows if r.get("tree_lookup") and len(r["per_position"]) > r["k"]]
+    assert deep, "a committed tree with a lookup branch reaches deeper than K"
+    source = inspect.getsource(live.tree_inputs)
+    assert "its depth is at most K" not in source and "drafted nodes go at most K deep" in source

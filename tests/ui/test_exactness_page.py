@@ -170,3 +170,18 @@ def test_the_continuation_help_matches_the_engines_draft_limit(toy):
     assert "never drafts more than it can still emit" not in source
     assert "at most one token fewer than it can still emit" in source
     assert "never meets the rule" not in source  # it does, with K = 0: it picks the bonus token
+
+
+def test_the_bfloat16_choice_names_where_it_is_the_default():
+    """The 24th read: the greedy check's bfloat16 choice said "the default on hardware that supports it", but
+    specviz picks float16 on MPS (which can run bfloat16) and on CUDA GPUs without bf16; bfloat16 is the default on
+    a CPU with bf16 instructions and on a CUDA GPU with bf16 (`specviz.models.machine.pick_dtype`)."""
+    import torch
+
+    from specviz.models.machine import Machine, pick_dtype
+    from specviz.ui.exactness.view import GREEDY_DTYPES
+
+    assert pick_dtype(torch.device("cpu"), None, Machine(cpu_bf16=True)) == torch.bfloat16
+    assert pick_dtype(torch.device("mps"), None, Machine(cpu_bf16=True)) == torch.float16
+    label = GREEDY_DTYPES["bfloat16"]
+    assert "on hardware that supports it" not in label and "CPU or CUDA GPU that supports it" in label

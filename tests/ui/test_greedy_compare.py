@@ -93,7 +93,7 @@ def test_the_exactness_lab_runs_both_greedy_in_float32_and_in_bfloat16():
     assert not at.exception
     assert at.radio(key="exact_greedy_dtype").options == [
         "float32 (fine rounding: a near-tie rarely flips)",
-        "bfloat16 (the default on hardware that supports it: lossless only up to numerics)"]
+        "bfloat16 (the default on a CPU or CUDA GPU that supports it: lossless only up to numerics)"]
     at.radio(key="exact_greedy_dtype").set_value("float32").run()
     at.button(key="exact_greedy_run").click().run()
     assert not at.exception

@@ -353,7 +353,8 @@ def render_decomposition(dists: StepDistributions, session_trace: object) -> Non
 # ---- greedy: the target's own text, in float32 and in bfloat16 ------------------------------------------------------
 
 GREEDY_DTYPES = {"float32": N_("float32 (fine rounding: a near-tie rarely flips)"),
-                 "bfloat16": N_("bfloat16 (the default on hardware that supports it: lossless only up to numerics)")}
+                 "bfloat16": N_("bfloat16 (the default on a CPU or CUDA GPU that supports it: lossless only up to "
+                                "numerics)")}  # machine.pick_dtype: float16 on MPS and on older CUDA GPUs
 GREEDY_TOKENS = 48
 
 

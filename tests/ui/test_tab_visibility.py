@@ -118,3 +118,12 @@ def test_a_hidden_tab_stops_the_refresh_and_a_shown_one_starts_it(browser_contex
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def test_the_frame_docstring_names_the_timed_part_that_does_not_watch_its_tab():
+    """25th read: frame.py's docstring said every live part that refreshes on a timer watches its tab, but the
+    sidebar's loading note runs its timer with `watch_tab=False`."""
+    source = (ROOT / "specviz" / "ui" / "common" / "frame.py").read_text(encoding="utf-8")
+    assert "live_fragment(_preload_ticking, run_every=PRELOAD_TICK_SECONDS, watch_tab=False)" in source
+    doc = " ".join(frame.__doc__.split())
+    assert "One timed part does not watch: the sidebar's loading note (`watch_tab=False`)" in doc

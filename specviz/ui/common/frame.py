@@ -14,8 +14,10 @@ language, and the rest of the page stays as it was.
 A live part that refreshes on a timer also watches whether its browser tab is shown: when the visitor switches to
 another tab or locks the phone, the browser says so, the page reruns once and the timer stops (the part keeps what
 it shows); when the tab is shown again, the page reruns (so it is current at once) and the timer starts again.
-Thirty phones in pockets then cost the laptop serving a class nothing. A page without a timed part never watches,
-so switching tabs never reruns it (and never interrupts a long run on it).
+Thirty phones in pockets then cost the laptop serving a class nothing. One timed part does not watch: the sidebar's
+loading note (`watch_tab=False`), which every page shows and which ticks every PRELOAD_TICK_SECONDS only while the
+default pair loads in the background. A page without a timed part never watches, so switching tabs never reruns it
+(and never interrupts a long run on it).
 """
 
 from __future__ import annotations

@@ -345,3 +345,16 @@ def test_the_recorded_speed_estimate_names_the_machine_and_dtype_that_measured_i
     monkeypatch.setattr(inputs, "_recorded_rate", lambda name: (13.0, "", "float32"))
     text = inputs.race_estimate(RunSpec(pair="default", proposer="eagle", max_new_tokens=48), rounds=2)
     assert "on a CPU its recording does not name" in text
+
+
+def test_the_live_race_docstring_gives_the_rounds_the_page_runs():
+    """25th read: specviz/ui/race/live.py said a live race runs ROUNDS (3) rounds, but the page passes
+    ROUNDS_BY_PAIR's count, 2 for SmolLM2; the docstring now quotes that table."""
+    from specviz.ui.race.settings import ROUNDS_BY_PAIR
+
+    doc = " ".join(race_live.__doc__.split())
+    assert ROUNDS_BY_PAIR == {"toy": 3, "default": 2}
+    assert (f"{ROUNDS_BY_PAIR['toy']} for the toy pair, {ROUNDS_BY_PAIR['default']} for SmolLM2; ROUNDS when none "
+            "are given") in doc
+    page = (Path(__file__).resolve().parents[2] / "pages" / "race.py").read_text(encoding="utf-8")
+    assert "rounds = ROUNDS_BY_PAIR.get(" in page and "measure_race(settings, rounds)" in page

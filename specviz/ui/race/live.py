@@ -1,8 +1,9 @@
 """Timeline & race: a live race, measured anew on every press of Run. Speculative decoding and specviz's target-only
-decoding (the named baseline) run the same prompt and settings: a warm-up, then ROUNDS rounds with the lanes
-interleaved, each round holding the model's turn so no other visitor's run lands inside it. The quickest one-token
-forward seen so far is kept per (pair, device), so a later race can tell a busy machine (`specviz.labs.timeline.busy_note`)
-and the Models page can scale it to a bigger model.
+decoding (the named baseline) run the same prompt and settings: a warm-up, then the page's rounds
+(`specviz.ui.race.settings.ROUNDS_BY_PAIR`: 3 for the toy pair, 2 for SmolLM2; ROUNDS when none are given) with
+the lanes interleaved, each round holding the model's turn so no other visitor's run lands inside it. The quickest
+one-token forward seen so far is kept per (pair, device), so a later race can tell a busy machine
+(`specviz.labs.timeline.busy_note`) and the Models page can scale it to a bigger model.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from specviz.runs.runspec import RunSpec
 from specviz.ui.common.runs import get_pair, quiet_forwards, turn_deadline, waiting_note, with_turn
 from specviz.ui.race.tree import has_tree_lane, lane_specs
 
-ROUNDS = 3  # rounds of a live race; the page shows their median and spread
+ROUNDS = 3  # rounds of a live race when the caller names none (the page passes ROUNDS_BY_PAIR's)
 RESULT_KEY = "race_result"  # session key: the last live race measured in this session (a LiveRace)
 
 

@@ -25,8 +25,9 @@ RUN_FIELDS = {"race_pair": "pair", "race_proposer": "proposer", "race_prompt": "
               **TREE_FIELDS}
 PAGE_FIELDS = {"race_source": "example", "race_example": ""}  # the page's own settings and their defaults
 # What switching the models sets (issue 27 item 3: SmolLM2 at T = 1 wrote word salad and a 3-round race of 48 tokens
-# took 289 s on a busy machine): the real model races greedy, shorter, two rounds, so a student gets a conclusion in
-# about a minute on a quiet laptop. The toy pair keeps T = 1 (its drafts are noise: sampling shows every kind).
+# took 289 s on a busy machine): the real model races greedy, shorter, two rounds, so a student gets a conclusion
+# sooner (`inputs.race_estimate` says how long before the race starts, from a measured speed). The toy pair keeps
+# T = 1 (its drafts are noise: sampling shows every kind).
 PAIR_DEFAULTS = {"toy": {"race_temperature": 1.0, "race_max_new": 48},
                  "default": {"race_temperature": 0.0, "race_max_new": 32}}
 ROUNDS_BY_PAIR = {"toy": 3, "default": 2}  # rounds of a live race; the page shows their median and spread

@@ -185,3 +185,23 @@ def test_the_bfloat16_choice_names_where_it_is_the_default():
     assert pick_dtype(torch.device("mps"), None, Machine(cpu_bf16=True)) == torch.float16
     label = GREEDY_DTYPES["bfloat16"]
     assert "on hardware that supports it" not in label and "CPU or CUDA GPU that supports it" in label
+
+
+def test_the_rules_table_caption_calls_its_mean_accepted_lengths_predictions():
+    """25th read: the rules table's caption said only its speedups came from the i.i.d. formula, but its "mean
+    accepted length" column is that formula too (`lab.rules_table`: expected_tokens_per_step of the rule's α), not a
+    measured mean; the caption now says both are predictions."""
+    import torch
+
+    from specviz.engine import theory
+    from specviz.labs.exactness.lab import RULES_TABLE_DIGITS, rules_table
+
+    p, q = torch.tensor([0.5, 0.3, 0.2]), torch.tensor([0.2, 0.5, 0.3])
+    rows = rules_table(p, q, 4, 0.1)
+    assert rows
+    exact = next(row for row in rows if row["exact"] == "✓")
+    alpha = float(torch.minimum(p, q).sum())
+    assert exact["tokens/step"] == round(theory.expected_tokens_per_step(alpha, 4), RULES_TABLE_DIGITS["tokens/step"])
+    source = " ".join((ROOT / "specviz" / "ui" / "exactness" / "view.py").read_text(encoding="utf-8").split())
+    assert "Mean accepted lengths and speedups are predictions: \" \"the i.i.d. formulas" in source
+    assert "Speedups use the i.i.d. formula" not in source

@@ -268,8 +268,9 @@ def render_rule_economics(rule: exactness.Rule, dists: StepDistributions, k: int
     alpha = _(TABLE_COLUMNS["acceptance"])
     st.dataframe(rules_frame(p, q, k, c).rename(columns={alpha: "α"}), hide_index=True, key="exact_rules_table",
                  column_config={"α": st.column_config.Column(help=alpha)})
-    caption = _("Every rule at this prompt, from its closed form. Speedups use the i.i.d. formula of the Theory "
-                "explorer with each rule's chance of keeping a draft (its α): a lossy rule buys speed with drift.")
+    caption = _("Every rule at this prompt, from its closed form. Mean accepted lengths and speedups are predictions: "
+                "the i.i.d. formulas of the Theory explorer with each rule's chance of keeping a draft (its α) at "
+                "every one of the K positions: a lossy rule buys speed with drift.")
     st.caption(f"{caption} {dists.note}" if dists.note else caption)
 
 

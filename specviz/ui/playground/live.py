@@ -180,7 +180,8 @@ def kept_prompt_note() -> None:
 
 def compare_with_preset(trace) -> None:
     """Under a live run started from a preset: this run's figures next to the preset's measured ones, and why a
-    different prompt keeps fewer (nothing when the settings have left the preset's)."""
+    different prompt keeps fewer. Nothing when the run's proposer or temperature differs from the preset's; its other
+    settings (K, the tree's shape, the length) are not compared, so a run with another K still gets the sentence."""
     name = st.session_state.get(PRESET_KEY)
     if name not in PRESETS or trace.mode != Mode.SPECULATIVE:
         return

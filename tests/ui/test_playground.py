@@ -639,7 +639,7 @@ def test_a_run_from_a_preset_is_compared_with_the_presets_measured_figure():
         from specviz.ui.playground import live as playground_live
 
         trace = load_example("toy-draft")[0]
-        trace.settings.update(proposer="eagle", temperature=0.0)
+        trace.settings.update(proposer="eagle", temperature=0.0, k=st.session_state.get("k_used", 3))
         trace.meta["prompt"] = st.session_state.get("prompt_used", "Explain owls using an analogy.")
         st.session_state["playground_preset"] = "question"
         playground_live.compare_with_preset(trace)
@@ -655,6 +655,10 @@ def test_a_run_from_a_preset_is_compared_with_the_presets_measured_figure():
     at.session_state["prompt_used"] = "Why do cats purr?"
     at.run()
     assert "Your prompt is not the preset's" in at.caption[0].value
+    # another K than the preset's 3: the preset's figures were measured with its own shape, so no comparison
+    at.session_state["k_used"] = 5
+    at.run()
+    assert not [c for c in at.caption if c.value.startswith("This run:")]
 
 
 @pytest.mark.parametrize("preset, reason", [("copy", "n-gram lookup only drafts what followed the same tokens"),
@@ -672,7 +676,7 @@ def test_another_prompts_reason_fits_the_presets_proposer(preset, reason):
 
         trace = load_example("toy-draft")[0]
         settings = preset_settings(preset)
-        trace.settings.update(proposer=settings["proposer"], temperature=settings["temperature"])
+        trace.settings.update(proposer=settings["proposer"], temperature=settings["temperature"], k=settings["k"])
         trace.meta["prompt"] = "Why do cats purr?"  # not the preset's prompt
         st.session_state["playground_preset"] = preset
         playground_live.compare_with_preset(trace)

@@ -862,3 +862,39 @@ def test_the_new_pages_browser_test_does_not_claim_the_committed_screenshots():
     app = " ".join((ROOT / "docs" / "app.md").read_text(encoding="utf-8").split())
     assert "The Proposers and p/q sandbox screenshots are `/proposers` and `/sandbox` at their defaults" in app
     assert "assets/screenshots/proposers.png" not in (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_gpu_md_bounds_the_checks_time_as_gpu_check_does():
+    """Read 25: gpu.md said the check "runs in at most 480 s"; its budget is counted from after torch and
+    transformers are imported, and a section that overruns its cap is interrupted GRACE seconds later, so a run
+    can end up to 15 s past the budget (gpu_check's own docstring)."""
+    from specviz.scripts.gpu_check import GPU, GRACE
+
+    text = " ".join((DOCS / "gpu.md").read_text(encoding="utf-8").split())
+    assert "runs in at most 480 s" not in text
+    assert (f"get a {GPU.budget:.0f} s budget, counted from after torch and transformers are imported, and a section "
+            f"that overruns its cap is interrupted up to {GRACE:g} s later") in text
+
+
+def test_gpu_md_names_every_locale_the_slim_babel_keeps():
+    """Read 25: gpu.md said the slim babel keeps "the locale data of en_US and pt_BR only"; `slim_babel` keeps
+    `BABEL_KEEP`, which adds the locales those fall back to (en, pt, root)."""
+    from specviz.scripts.transfer import BABEL_KEEP
+
+    text = " ".join((DOCS / "gpu.md").read_text(encoding="utf-8").split())
+    assert "en_US and pt_BR only" not in text
+    sentence = text[text.index("a slim `babel`"):text.index("0.5 of 11 MB")]
+    assert len(BABEL_KEEP) == 5
+    for locale in BABEL_KEEP:
+        assert f" {locale}" in sentence.replace(",", " ").replace(":", " "), locale
+
+
+def test_gpu_md_names_both_kinds_of_lent_gpu_machine():
+    """Read 25: gpu.md said a session is lent "one H200"; the device tool lends an H100 or an H200 (a call naming
+    no kind gets the H100 when one is free), on the same image; both committed runs were on an H200."""
+    text = " ".join((DOCS / "gpu.md").read_text(encoding="utf-8").split())
+    assert "lent a GPU machine (one H200," not in text
+    assert "(one NVIDIA H100 or H200, the same image on both" in text
+    for folder in ("default-h200-bf16", "default-h200-bf16-run2"):
+        versions = json.loads((ROOT / "assets" / "benchmarks" / folder / "versions.json").read_text(encoding="utf-8"))
+        assert [g["name"] for g in versions["gpus"]] == ["NVIDIA H200"], folder

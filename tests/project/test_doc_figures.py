@@ -898,3 +898,21 @@ def test_gpu_md_names_both_kinds_of_lent_gpu_machine():
     for folder in ("default-h200-bf16", "default-h200-bf16-run2"):
         versions = json.loads((ROOT / "assets" / "benchmarks" / folder / "versions.json").read_text(encoding="utf-8"))
         assert [g["name"] for g in versions["gpus"]] == ["NVIDIA H200"], folder
+
+
+def test_drafts_md_says_tree_tokens_compares_chain_with_tree_not_with_target_only():
+    """Read 25: drafts.md said that in tree_tokens' float32 runs both drafters "write the target's own greedy text
+    (16 of 16 identical)"; the script counts outputs identical between its chain and its tree, never against
+    target-only decoding. The shipped drafter's tree matched target-only on 64 of 64 in 19bd4ae's file."""
+    import subprocess
+
+    source = (ROOT / "specviz" / "scripts" / "tree_tokens.py").read_text(encoding="utf-8")
+    assert 'zip(results["chain"], results["tree"])' in source and "target_only" not in source
+    text = " ".join((DOCS / "drafts.md").read_text(encoding="utf-8").split())
+    assert "both write the target's own greedy text" not in text
+    assert "(16 of 16 identical, the script's own check; it does not compare with target-only decoding" in text
+    committed = "19bd4ae:assets/benchmarks/default-cpu-bf16-tree/greedy-identity-float32.json"
+    old = subprocess.run(["git", "show", committed],
+                         cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    entries = json.loads(old)["entries"]
+    assert (sum(e["identical"] for e in entries), len(entries)) == (64, 64)

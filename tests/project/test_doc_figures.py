@@ -916,3 +916,23 @@ def test_drafts_md_says_tree_tokens_compares_chain_with_tree_not_with_target_onl
                          cwd=ROOT, capture_output=True, text=True, check=True).stdout
     entries = json.loads(old)["entries"]
     assert (sum(e["identical"] for e in entries), len(entries)) == (64, 64)
+
+
+def test_benchmarks_md_lists_what_the_calibration_cache_key_holds():
+    """Read 25: benchmarks.md gave the calibration's cache key as "the CPU model and its instruction sets, the dtype,
+    the kernels, torch, the threads and the pair"; `cache_key` also hashes the device, the variables that cap the
+    instruction sets (a capped machine is another machine) and the calibration's VERSION."""
+    import inspect
+
+    from specviz.labs.bench.timing import ISA_LIMITS
+    from specviz.labs.calibration import cache_key
+
+    source = inspect.getsource(cache_key)
+    for part in ("pair_name", "dtype", "kernels", "device", "cpu_model()", "cpu_speed_flags()", "torch.__version__",
+                 "torch.get_num_threads()", "VERSION", "ISA_LIMITS"):
+        assert part in source, part
+    text = " ".join((DOCS / "benchmarks.md").read_text(encoding="utf-8").split())
+    key = text[text.index("The cache key is the"):text.index("(`cache_key` in `specviz/labs/calibration.py`)")]
+    for word in ("instruction sets", "device", "dtype", "kernels", "torch", "threads", "pair", "version",
+                 *(f"`{name}`" for name in ISA_LIMITS)):
+        assert word in key, word

@@ -936,3 +936,13 @@ def test_benchmarks_md_lists_what_the_calibration_cache_key_holds():
     for word in ("instruction sets", "device", "dtype", "kernels", "torch", "threads", "pair", "version",
                  *(f"`{name}`" for name in ISA_LIMITS)):
         assert word in key, word
+
+
+def test_drafts_md_does_not_give_the_medusa_training_a_machine_its_card_lacks():
+    """Read 25: drafts.md put the Medusa heads' 15 minutes of training "on the 2-core AMD EPYC"; the card says its
+    specviz.json records no machine, and commit 00d8d76's body names the EPYC for the data step only."""
+    card = json.loads((ROOT / "assets" / "models" / "smollm2-medusa" / "specviz.json").read_text(encoding="utf-8"))
+    assert "machine" not in card and round(card["training"]["minutes"]) == 15
+    text = " ".join((DOCS / "drafts.md").read_text(encoding="utf-8").split())
+    assert "minutes on the 2-core AMD EPYC, 2026-12-04)" not in text
+    assert "on a machine the card's specviz.json does not record; commit 00d8d76's body names the 2-core AMD EPYC" in text

@@ -2,7 +2,8 @@
 
 Every level sends `requests` chat completions (greedy, at most `max_tokens` each) with `concurrency` of them in
 flight at once, and reads the server's `/metrics` before and after, so each level carries the acceptance numbers of
-exactly its own traffic. Throughput is completion tokens / the level's wall time; latency is per request.
+its own traffic (the counters are the server's: another client's requests in the same window count too).
+Throughput is completion tokens / the level's wall time; latency is per request.
 
 The bounds are not advice, they are checked (`LoadPlan.check`): concurrency only from `LEVELS`, each level once,
 at most `MAX_PROMPTS` prompts, `MAX_REQUESTS` requests a level, `MAX_TOKENS` tokens a request, `MAX_SECONDS` for

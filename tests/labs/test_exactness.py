@@ -186,6 +186,26 @@ def test_top20_rule_is_exact_when_the_one_token_outside_the_top_20_holds_all_of_
     assert "exact only when" not in text and "special cases" in text
 
 
+def test_recorded_step_bounds_hold_when_the_drafted_token_is_outside_a_top_list():
+    """The 25th read: a sampled draft outside the draft's top list (q = 0.010 below the list's 0.172) was taken as
+    that list's smallest entry, so token 4 (p = 0.346, missing from q's list) was given a gap of at least
+    0.346 - 0.010 and the upper bound on alpha fell to 0.4185, below the true alpha 0.434."""
+    p = torch.tensor([0.021, 0.026, 0.004, 0.271, 0.346, 0.247, 0.082, 0.003], dtype=torch.float64)
+    q = torch.tensor([0.010, 0.284, 0.238, 0.082, 0.105, 0.172, 0.032, 0.077], dtype=torch.float64)
+    decision = Decision(
+        position=0, token_id=0, text="x", draft_prob=0.010, target_prob=0.021, ratio=2.1, accept_prob=1.0,
+        uniform=0.5, accepted=True, reached=True,
+        target_top=[TokenProb(t, str(t), float(p[t])) for t in (4, 3, 5)],
+        draft_top=[TokenProb(t, str(t), float(q[t])) for t in (1, 2, 5)],
+    )
+    step = exactness.recorded_step(decision)
+    alpha = float(torch.minimum(p, q).sum())
+    lower, upper = step.alpha_bounds
+    assert (step.target_cap, step.draft_cap) == (0.247, 0.172)
+    assert lower == pytest.approx(0.010 + 0.172) and lower <= alpha <= upper
+    assert alpha == pytest.approx(0.434)
+
+
 def test_decompose_step_stacks_up_to_p():
     p, q = fixed_pair()
     alpha, accepted, recovered = decompose_step(p, q)

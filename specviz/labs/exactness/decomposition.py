@@ -59,17 +59,18 @@ class RecordedStep:
     draft_known: torch.Tensor  # (n,) bool
     drafted_token: int
     accept_prob: float
+    target_cap: float = 1.0  # the target's list's smallest entry: a token missing from that list has at most this
+    draft_cap: float = 1.0  # the same for the draft's list (the drafted token, added from the decision, sets neither)
 
     @property
     def alpha_bounds(self) -> tuple[float, float]:
         """Bounds on the true alpha = Σ min(p, q): below, Σ min over tokens known in both lists; above,
         1 - TV with TV at least ½ Σ |p - q| over those tokens plus, for a token known on one side only, the
-        least its gap can be given the other list's smallest entry."""
+        least its gap can be given the other list's smallest entry (`target_cap`, `draft_cap`)."""
         p, q = self.target_probs[:-1], self.draft_probs[:-1]
         both = self.target_known & self.draft_known
         lower = float(torch.minimum(p, q)[both].sum())
-        p_cap = float(p[self.target_known].min()) if bool(self.target_known.any()) else 1.0
-        q_cap = float(q[self.draft_known].min()) if bool(self.draft_known.any()) else 1.0
+        p_cap, q_cap = self.target_cap, self.draft_cap
         gaps = torch.where(both, (p - q).abs(), torch.zeros_like(p))
         gaps = gaps + torch.where(self.target_known & ~self.draft_known, (p - q_cap).clamp_min(0), 0.0)
         gaps = gaps + torch.where(self.draft_known & ~self.target_known, (q - p_cap).clamp_min(0), 0.0)
@@ -98,4 +99,5 @@ def recorded_step(decision) -> RecordedStep:
 
     return RecordedStep(ids, [texts[t] for t in ids], vector(p), vector(q),
                         torch.tensor([t in p for t in ids]), torch.tensor([t in q for t in ids]),
-                        decision.token_id, decision.accept_prob)
+                        decision.token_id, decision.accept_prob, min(t.prob for t in decision.target_top),
+                        min(t.prob for t in decision.draft_top))

@@ -3,7 +3,9 @@ and everything the exact rule does with them in closed form, plus simulated outp
 
 What it adds to the lab: no model at all, so the learner sees min(p, q), the residual norm(max(0, p − q)) and
 α = Σ min(p, q) = 1 − TV(p, q) move as they drag numbers, and how temperature moves acceptance (a cooler
-temperature sharpens both distributions: α rises when they share a top token and falls when they do not).
+temperature sharpens both distributions: towards T = 0, α goes to 1 when they share a top token and to 0 when they
+do not, but not always steadily: p ∝ 5, 3, 2 and q ∝ 6, 2, 2 share their top token, and α falls from 0.90 at T = 1
+to 0.84 at T = 0.5 before it rises to 1, `sandbox_step`'s example).
 p = target, q = draft throughout.
 """
 
@@ -90,6 +92,8 @@ def sandbox_step(target_weights: Sequence[float] | torch.Tensor, draft_weights: 
     >>> step = sandbox_step([5, 3, 2], [2, 6, 2])
     >>> round(step.alpha, 2), round(step.tv, 2), [round(x, 2) for x in step.residual.tolist()]
     (0.7, 0.3, [1.0, 0.0, 0.0])
+    >>> [round(sandbox_step([5, 3, 2], [6, 2, 2], t).alpha, 2) for t in (1.0, 0.5, 0.1, 0.0)]
+    [0.9, 0.84, 0.99, 1.0]
     """
     p = tempered(_distribution(target_weights, "p"), temperature)
     q = tempered(_distribution(draft_weights, "q"), temperature)

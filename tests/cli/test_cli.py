@@ -128,9 +128,14 @@ def test_summary_explains_a_draft_that_is_rarely_right():
 def test_summary_of_a_tree_run_neither_calls_its_mean_an_alpha_estimate_nor_says_it_was_rarely_right():
     """A tree's accepted / drafted counts every node, so a tree that keeps 2 tokens per forward can sit below 0.1,
     and its mean min(1, p'/q') is taken against sibling residuals (Trace.mean_accept_prob): the summary says both
-    and gives no "rarely right" hint (the default pair's recommended shape is a tree of 16 nodes)."""
+    and gives no "rarely right" hint (the default pair's recommended shape is a tree of 16 drafted nodes plus a
+    lookup branch of up to 8 copied tokens, assets/catalog.yaml)."""
     from specviz.cli import format_summary
     from specviz.engine.trace import Decision, EmittedToken, Step, TreeNode, TreeRecord
+    from specviz.models.catalog import recommended_for
+
+    shape = recommended_for("default")
+    assert (shape.tree_nodes, shape.tree_lookup) == (16, 8)  # the shape the docstring names
 
     nodes = [TreeNode(7, "a", -1, 1, 0.5, 0.9, "accepted", 0.1, 1.0)] + [
         TreeNode(8, "b", 0, 2, 0.1, 0.0, "not reached") for _ in range(19)]

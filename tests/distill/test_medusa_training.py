@@ -1,5 +1,6 @@
-"""Training Medusa heads (`python -m specviz.distill medusa`) on the toy pair: head k is scored against the target's
-distribution k tokens ahead, the loss falls, the loop resumes, only the heads learn, and the saved heads load back."""
+"""Training Medusa heads (`python -m specviz.distill medusa`) on the toy pair: head k, reading the state after token
+t, is scored against the target's distribution over token t+1+k (the one its state after token t+k gives), the loss
+falls, the loop resumes, only the heads learn, and the saved heads load back."""
 
 import json
 from pathlib import Path
@@ -73,7 +74,7 @@ def test_the_heads_learn_the_loop_resumes_and_the_target_stays_frozen(toy_data, 
     steps = [json.loads(line)["step"] for line in (tmp_path / "log.jsonl").read_text().splitlines()]
     assert steps == [15, 30, 45, 60]  # the second call continued from step 30
     last = objective.loss(batches[0].to("cpu"))
-    for k in (1, 2, 3):  # untrained, every head guesses the next token; each learns the one k places ahead
+    for k in (1, 2, 3):  # untrained (zero blocks), every head guesses token t+1; head k learns t+1+k
         assert last[f"ce{k}"].item() < first[f"ce{k}"].item(), k
     assert torch.equal(pair.target.lm_head.weight, frozen)
     for k in (1, 2, 3):

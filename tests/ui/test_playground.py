@@ -664,8 +664,12 @@ def test_a_run_from_a_preset_is_compared_with_the_presets_measured_figure():
 @pytest.mark.parametrize("preset, reason", [("copy", "n-gram lookup only drafts what followed the same tokens"),
                                             ("untrained", None), ("question", "the drafter learned from short chat")])
 def test_another_prompts_reason_fits_the_presets_proposer(preset, reason):
-    """"The drafter learned from short chat answers" is true of the trained EAGLE and Medusa drafters only: n-gram
-    lookup learned nothing (it copies the text so far) and the untrained layer-skip draft learned nothing at all."""
+    """"The drafter learned from short chat answers" is true of the trained drafters (EAGLE, Medusa and the separate
+    draft, which no preset runs): n-gram lookup learned nothing (it copies the text so far) and the untrained
+    layer-skip draft learned nothing at all."""
+    from specviz.ui.playground.live import other_prompt_reason
+
+    assert [other_prompt_reason(p) for p in ("eagle", "medusa", "draft")] == ["other_prompt"] * 3
 
     def script(preset: str):
         import streamlit as st

@@ -1,7 +1,8 @@
 """One visitor cannot hold the shared model by a link (issue 28, Medium 6): a live link ran on open, and a race gave
-each of its lanes a fresh 60-s deadline (one heavy race link held the model > 105 s). Now a turn has one deadline
-for everything it runs, a browser session holds or waits for one turn at a time, and a link runs on open only what
-is light (the toy pair) or already computed."""
+each of its lanes a fresh 60-s deadline (one heavy race link held the model > 105 s). Now a link runs on open only
+what is light (the toy pair) or already computed, and a browser session holds or waits for one turn at a time. A
+turn's one shared deadline, issue 28's fix, let target-only decoding starve (issue 42): each race lane now has
+RUN_SECONDS of its own (`runs.turn_deadline`)."""
 
 from __future__ import annotations
 
@@ -151,6 +152,7 @@ def test_the_runs_module_says_each_race_lane_has_its_own_deadline():
     said = " ".join(" ".join((runs.__doc__, runs.with_turn.__doc__, runs.turn_deadline.__doc__)).split())
     assert "lanes share it" not in said and "one deadline per turn" not in said
     assert "once per lane" in said and "RUN_SECONDS per lane" in said
+    assert "a turn has one deadline for everything" not in " ".join(__doc__.split())  # this file's own, read 25
 
 
 def test_the_preloads_docstring_quotes_the_committed_first_load():

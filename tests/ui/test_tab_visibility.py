@@ -1,6 +1,7 @@
 """A page's timed live parts stop while its browser tab is hidden and start again when it is shown
-(`specviz.ui.common.frame.watch_tab_visibility`, `tab_hidden`, `live_fragment`): a class's phones in pockets cost the
-laptop serving it nothing, and a returning tab is current at once."""
+(`specviz.ui.common.frame.watch_tab_visibility`, `tab_hidden`, `live_fragment`), all but the sidebar's loading note
+(`watch_tab=False`: it ticks only while the default pair loads): once the pair is loaded, a class's phones in pockets
+cost the laptop serving it no timed reruns, and a returning tab is current at once."""
 
 from __future__ import annotations
 
@@ -47,6 +48,9 @@ def test_a_hidden_tab_turns_a_timer_off_and_a_shown_one_keeps_it(monkeypatch):
     frame.live_fragment(panel, run_every=5)
     assert recorder.run_every == [2, None, 2, None, 5]
     assert watched == [panel.__qualname__] * 3
+    sources = [*(ROOT / "specviz").rglob("*.py"), *(ROOT / "pages").glob("*.py")]
+    untied = [p.name for p in sources for _ in range(p.read_text(encoding="utf-8").count("watch_tab=False)"))]
+    assert untied == ["frame.py"], "the module docstring names the one timer that ignores the tab"
 
 
 # A page with two timed live parts, made the way specviz's pages make them: each mounts its own watcher.

@@ -23,9 +23,10 @@ def test_the_help_description_is_not_cut_mid_sentence(name, capsys):
 
 @pytest.mark.parametrize("name", ["greedy_identity", "preset_runs", "targets_bench", "tree_sweep"])
 def test_a_machine_default_dtype_says_what_a_cpu_without_bf16_gets(name, capsys):
-    """`--dtype` left out takes pick_dtype's choice: bfloat16 only on a CPU with bf16 instructions, float32 on one
-    without. Two scripts' help said only "default: bfloat16 on a CPU with bf16 instructions"; then all four named
-    only the CPU's two cases, though the pair lands on a GPU or MPS where there is one (float16 on an older GPU)."""
+    """`--dtype` left out takes pick_dtype's choice: on a CPU, bfloat16 where it has bf16 instructions and float32
+    where it has none; bfloat16 on a GPU that supports it, float16 on an older one and on MPS. Two scripts' help said
+    only "default: bfloat16 on a CPU with bf16 instructions"; then all four named only the CPU's two cases, though
+    the pair lands on a GPU or MPS where there is one."""
     import torch
 
     from specviz.models.machine import DEFAULT_DTYPE_RULE, GpuInfo, Machine, pick_dtype

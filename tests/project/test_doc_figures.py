@@ -406,8 +406,8 @@ def test_benchmarks_md_quotes_no_speedup_of_the_unshipped_drafters_runs():
 
 
 def test_architecture_md_quotes_make_checks_time_as_testing_md_records_it():
-    """architecture.md gave `make check` "47-51 s" and cited testing.md, whose latest measurement reads "52.6 s and
-    50.5 s": the two pages now quote the same runs."""
+    """architecture.md gave `make check` "47-51 s" and cited testing.md, whose latest measurement then read "52.6 s
+    and 50.5 s" (retimed since): the two pages now quote the same runs, whichever testing.md holds."""
     import re
 
     testing = " ".join((DOCS / "testing.md").read_text(encoding="utf-8").split())

@@ -516,7 +516,8 @@ Trained weights: {size_mb:.1f} MiB (float16). {extra}
 ## Data
 
 The target answered every prompt itself, in bfloat16, up to 192 new tokens, about half of the answers sampled at
-T = 0.7 and the rest greedy (the table counts them; `specviz/distill/stages.py`; each stage reads the ones before it;
+T = 0.7 and the rest greedy (the table counts them; `specviz/distill/stages.py`; questions, follow-ups and rewrites
+are built from earlier stages' answers;
 no prompt is about a held-out topic, though a few seed prompts name one in passing, such as "the train was late",
 and a follow-up or rewrite quotes an earlier answer, which may mention one):
 

@@ -1,7 +1,7 @@
 """`python -m specviz.distill`: make the offline target's drafts, one reproducible step at a time.
 
     python -m specviz.distill data     # the target answers the data stages' prompts + 64 held-out ones (states kept)
-    python -m specviz.distill data --stages seed   # only the first stage (the others read what it wrote)
+    python -m specviz.distill data --stages seed   # only the first stage (follow-ups and rewrites read it)
     python -m specviz.distill eagle3   # train the EAGLE-3 drafter (three of the target's layers, its own head)
     python -m specviz.distill eagle    # train the EAGLE-1 feature drafter (the one shipped before)
     python -m specviz.distill draft    # train the separate draft model
@@ -74,7 +74,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--held-out", type=int, default=64, help="held-out prompts (never trained on)")
     p.add_argument("--stages", nargs="+", choices=STAGES, default=list(STAGES),
-                   help="data: the stages to run, in order (each reads the ones before it; default: all)")
+                   help="data: the stages to run, in order (questions reads question-lists, follow-ups and "
+                        "rewrites read seed and questions; default: all)")
     p.add_argument("--scale", type=float, default=1.0,
                    help="data: every stage's number of prompts times this (0.01 for a quick trial)")
     p.add_argument("--chunk", type=int, default=768, help="data: answers per chunk (a chunk is written whole)")

@@ -369,7 +369,8 @@ def extra_template_prompts(count: int, seed: int = 0) -> list[Prompt]:
 
 
 def question_list_prompts(seed: int = 0) -> list[Prompt]:
-    """Self-instruct: the target is asked for lists of questions about every training topic."""
+    """Self-instruct: the target is asked for lists of questions about each of `training_topics` (the general
+    family's training topics and the extra ones; not the code, rewrite or math items)."""
     return clear_of_held_out([Prompt(f"qlist-{i:02d}-{j:04d}", "questions", tpl.format(t=t), t)
                               for i, tpl in enumerate(QUESTION_LIST_TEMPLATES)
                               for j, t in enumerate(training_topics(seed))], seed)

@@ -1,11 +1,12 @@
-"""The data step's stages: which prompts the target answers, in order, each stage built from the ones before.
+"""The data step's stages: which prompts the target answers, in order; three are built from earlier answers.
 
     seed            the template x topic prompts (3,000 as before, plus the extra topics), each answered twice:
                     once greedy, once sampled
-    question-lists  self-instruct: the target lists questions people ask about every training topic
-    questions       the questions it wrote, parsed from those lists and answered
-    follow-ups      a second user turn ("Can you give me an example?") after an earlier conversation
-    rewrites        summaries, key points and rewrites of answers the target wrote
+    question-lists  self-instruct: the target lists questions people ask about each general or extra training
+                    topic (`prompts.training_topics`)
+    questions       the questions it wrote, parsed from those lists (the question-lists stage) and answered
+    follow-ups      a second user turn ("Can you give me an example?") after a seed or questions conversation
+    rewrites        summaries, key points and rewrites of seed or questions answers the target wrote
     drills          arithmetic with random numbers, worked out in words
 
 Every stage is seeded. No prompt is about a held-out topic: the seed stage draws from other topics, question-lists
@@ -33,8 +34,8 @@ STAGES = ("seed", "question-lists", "questions", "follow-ups", "rewrites", "dril
 
 @dataclass
 class DataScale:
-    """How many prompts each stage draws, at most (a prompt that names a held-out topic is dropped, and a later stage
-    has only what the earlier ones wrote); the seed stage answers each of its prompts twice. The defaults give about
+    """How many prompts each stage draws, at most (a prompt that names a held-out topic is dropped, and questions,
+    follow-ups and rewrites have only what the stages they read wrote); the seed stage answers each of its prompts twice. The defaults give about
     4M response tokens at 192 new tokens."""
 
     train_prompts: int = 3000  # the template x topic prompts `prompt_sets` draws, as before

@@ -159,6 +159,37 @@ def test_each_stage_samples_as_its_docstring_says(tmp_path):
     assert "Every stage is seeded, keeps clear of the held-out topics" not in " ".join(stages.__doc__.split())
 
 
+def test_only_questions_follow_ups_and_rewrites_read_earlier_stages(tmp_path, monkeypatch):
+    """Which stages each stage reads (the card, the CLI's --stages help and docs/drafts.md once said every stage reads
+    the ones before it; question-lists and drills read none)."""
+    import specviz.distill.cards as cards
+    import specviz.distill.cli as cli
+    import specviz.distill.stages as stages
+    from specviz.core.paths import SOURCE_ROOT
+
+    read: dict[str, tuple] = {}
+
+    def records(work, *names):
+        read[stage] = names
+        return []
+
+    monkeypatch.setattr(stages, "_records", records)
+    for stage in stages.STAGES:
+        read[stage] = ()
+        stage_jobs(stage, tmp_path, CharTokenizer(), {0}, DataScale().scaled(0.002), GenerationPlan(seed=0))
+    assert read == {"seed": (), "question-lists": (), "questions": ("question-lists",),
+                    "follow-ups": ("seed", "questions"), "rewrites": ("seed", "questions"), "drills": ()}
+    texts = [cards.CARD, cli.__doc__, cli.parser().format_help(), stages.__doc__]
+    if SOURCE_ROOT is not None:
+        texts += [(SOURCE_ROOT / "docs" / "drafts.md").read_text(),
+                  (SOURCE_ROOT / "assets" / "models" / "smollm2-eagle" / "README.md").read_text()]
+    for text in texts:
+        flat = " ".join(text.split())
+        for wrong in ("each stage reads the ones before", "each reads the ones before", "the others read what it",
+                      "built from the ones before", "each stage built from"):
+            assert wrong not in flat
+
+
 def test_the_everyday_suite_is_what_training_keeps_out():
     from specviz.labs.bench.config import load_suites
 

@@ -173,8 +173,9 @@ def made_at(meta: dict) -> str:
 
 
 def stage_logs(work: Path, runs: list[str]) -> list[dict]:
-    """The evaluations of each training stage in order, with cumulative steps and minutes (a resumed run
-    restarts its clock; that is undone here) and the stage's number."""
+    """The evaluations of each training stage in order, with cumulative steps and minutes and the stage's number.
+    A resumed run goes on from the minutes its checkpoint kept (`trainer.train_loop`); should a log's minutes ever
+    fall back (a checkpoint without them), the total before the fall is added back."""
     out, step0, minutes0 = [], 0, 0.0
     for stage, run in enumerate(runs, start=1):
         offset, last = 0.0, 0.0

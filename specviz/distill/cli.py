@@ -157,7 +157,9 @@ def training_setup(args):
     if not train or not held:
         raise ValueError(f"No training data in {args.work}: run `python -m specviz.distill data` first.")
     device = device_and_dtype()[0]
-    target = load_default_target()[0].to(device)  # float32: the drafters train in full precision
+    # a float32 target; the drafters' weights are float32 too (eagle3 and medusa compute their matrix products in
+    # bfloat16 under autocast: Eagle3Loss.autocast, MedusaLoss.autocast)
+    target = load_default_target()[0].to(device)
     return train, held, target, draft_vocabulary(train, args.draft_vocab).to(device), device
 
 

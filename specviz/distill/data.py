@@ -18,7 +18,8 @@ are about 30 GB, too much to hold in memory):
     chunk-NNNN/records.jsonl   one line per record: id, offsets, lengths, temperature, the prompt's text
     chunk-NNNN/tokens.npy      int32, every record's tokens one after another
     chunk-NNNN/states.npy      uint16 (the bits of bfloat16), (positions, S, H)
-    chunk-NNNN/info.json       the chunk's prompts, new tokens, seconds and slot names
+    chunk-NNNN/info.json       the chunk's stage, answers (`jobs`; the seed stage answers each prompt twice),
+                               sampled answers, new tokens, their limit, seconds, dtype and slot names
 
 A chunk that is there is skipped, so an interrupted run resumes where it stopped.
 """

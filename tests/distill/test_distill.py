@@ -69,6 +69,9 @@ def test_data_step_resumes_without_redoing_chunks(toy_records):
     infos = chunk_infos(folder)
     assert [i["jobs"] for i in infos] == [8, 8, 8] and [i["sampled"] for i in infos] == [4, 4, 4]
     assert sum(i["new_tokens"] for i in infos) == sum(len(r.tokens) - r.prompt_length for r in records)
+    # what specviz.distill.data's docstring lists for info.json: answers (jobs), not prompts
+    assert set(infos[0]) - {"chunk"} == {"stage", "jobs", "sampled", "new_tokens", "max_new_tokens", "seconds",
+                                         "dtype", "slots"}
 
 
 def test_eagle_objective_learns_and_the_loop_resumes(toy_records, tmp_path):
@@ -83,10 +86,14 @@ def test_eagle_objective_learns_and_the_loop_resumes(toy_records, tmp_path):
     first = objective.loss(batches[0].to("cpu"))["loss"].item()
     train_loop(drafter, batches, objective.loss, lambda: objective.accuracy(batches), LoopSettings(20, 3e-3, 5, 10),
                tmp_path, "test")
+    state = torch.load(tmp_path / "checkpoint.pt")
+    torch.save({**state, "minutes": 100.0}, tmp_path / "checkpoint.pt")  # as if the first 20 steps took 100 minutes
     result = train_loop(drafter, batches, objective.loss, lambda: objective.accuracy(batches),
                         LoopSettings(40, 3e-3, 5, 10), tmp_path, "test")
     steps = [json.loads(line)["step"] for line in (tmp_path / "log.jsonl").read_text().splitlines()]
     assert steps == [10, 20, 30, 40]  # the second call continued from step 20
+    minutes = [json.loads(line)["minutes"] for line in (tmp_path / "log.jsonl").read_text().splitlines()]
+    assert min(minutes[2:]) >= 100  # and from the checkpoint's minutes: a resumed run's clock does not restart
     assert objective.loss(batches[0].to("cpu"))["loss"].item() < first
     assert 0 <= result["acc12"] <= result["acc1"] <= 1
     ranks = objective.first_guess_ranks(batches)  # `python -m specviz.distill rank`: top-k of the first guess

@@ -2,8 +2,9 @@
 
 `model.generate` is a poor fit for many prompts at once: every step concatenates the whole KV cache and builds a
 full attention mask. `BatchedDecoder` runs the target's own
-modules over a KV cache allocated once, left-pads the prompts, drops finished rows from the cache as they end, and
-reads each kv head's cache once for all the query heads that share it (GQA). What it computes is the model's forward,
+modules over a KV cache allocated once, left-pads the prompts, drops finished rows from the cache (a copy, made once
+a quarter of the rows it holds have ended: `compact_share`), and, one new token at a time, reads each kv head's cache
+once for all the query heads that share it (GQA). What it computes is the model's forward,
 layer by layer: the tests check its tokens against `model.generate` and its states against a plain forward.
 
 Each row has its own temperature (0: greedy) and its own seed, so the draws a prompt gets do not depend on which

@@ -206,3 +206,14 @@ def test_the_prompt_sets_docstring_counts_its_families():
     words = {3: "Three", 4: "Four", 5: "Five", 6: "Six"}
     assert f"{words[len(prompts.FAMILIES)]} families (`FAMILIES`: " in doc
     assert all(f" {name}" in doc for name in prompts.FAMILIES)
+
+
+def test_the_decoder_docstring_says_when_it_drops_finished_rows():
+    """It said finished rows leave the cache "as they end"; they leave once a quarter of the cache's rows have ended."""
+    import inspect
+
+    import specviz.distill.batched as batched
+
+    assert inspect.signature(BatchedDecoder.generate).parameters["compact_share"].default == 0.25
+    flat = " ".join(batched.__doc__.split())
+    assert "once a quarter of the rows it holds have ended" in flat and "from the cache as they end" not in flat

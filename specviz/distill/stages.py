@@ -35,8 +35,8 @@ STAGES = ("seed", "question-lists", "questions", "follow-ups", "rewrites", "dril
 @dataclass
 class DataScale:
     """How many prompts each stage draws, at most (a prompt that names a held-out topic is dropped, and questions,
-    follow-ups and rewrites have only what the stages they read wrote); the seed stage answers each of its prompts twice. The defaults give about
-    4M response tokens at 192 new tokens."""
+    follow-ups and rewrites have only what the stages they read wrote); the seed stage answers each of its prompts
+    twice. The defaults give about 4M response tokens at 192 new tokens."""
 
     train_prompts: int = 3000  # the template x topic prompts `prompt_sets` draws, as before
     extra_prompts: int = 3000  # template prompts over the extra topics

@@ -46,6 +46,7 @@ import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -334,15 +335,20 @@ def fit_hardware(model: Model, dtype: str, one_token_seconds: float, context: fl
     return Hardware(name, bandwidth, flops, memory, dtype, source)
 
 
+def _measured_run(folder: Path | str | None = None) -> Any:
+    """The committed run the "measured" preset is fitted to, as its JSON (OSError or ValueError when unreadable):
+    the one reader of that file for `measured_hardware`, `measured_kernels` and `measured_curve`."""
+    return json.loads((Path(folder or BENCHMARKS_DIR) / MEASURED_RUN / "results.json").read_text(encoding="utf-8"))
+
+
 def measured_hardware(folder: Path | str | None = None) -> Hardware | None:
     """"The project's benchmark CPU, as measured": the roofline fitted to the verify-cost curve the committed n-gram
     benchmark measured with SmolLM2-135M in float32 and PyTorch's stock kernels, before specviz packed them
     (assets/benchmarks/default-cpu-ngram/results.json, "costs"): the same CPU with the packed kernels verifies a few
     tokens for about one token's cost. None when the file is missing or has no curve. Not the machine the app runs on
     (the Speedup lab's "This machine")."""
-    path = Path(folder or BENCHMARKS_DIR) / MEASURED_RUN / "results.json"
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = _measured_run(folder)
         costs = data["costs"]
         ratios = {int(row["n_tokens"]): float(row["ratio"]) for row in costs["verify"]}
         one, context = float(costs["target_forward_seconds"]), float(costs["context_tokens"])
@@ -370,7 +376,7 @@ def measured_kernels(folder: Path | str | None = None) -> str:
     'stock'
     """
     try:
-        data = json.loads((Path(folder or BENCHMARKS_DIR) / MEASURED_RUN / "results.json").read_text(encoding="utf-8"))
+        data = _measured_run(folder)
     except (OSError, ValueError):
         return "?"
     return run_kernels(data.get("machine") or {}) if isinstance(data, dict) else "?"
@@ -378,9 +384,8 @@ def measured_kernels(folder: Path | str | None = None) -> str:
 
 def measured_curve(folder: Path | str | None = None) -> dict[int, float]:
     """The committed verify-cost curve itself (n tokens -> t(n) / t(1)); empty when missing."""
-    path = Path(folder or BENCHMARKS_DIR) / MEASURED_RUN / "results.json"
     try:
-        rows = json.loads(path.read_text(encoding="utf-8"))["costs"]["verify"]
+        rows = _measured_run(folder)["costs"]["verify"]
         return {int(r["n_tokens"]): float(r["ratio"]) for r in rows}
     except (OSError, ValueError, KeyError, TypeError):
         return {}

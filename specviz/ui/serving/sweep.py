@@ -11,6 +11,7 @@ import streamlit as st
 
 from specviz.core.i18n import _, number, times
 from specviz.labs import roofline
+from specviz.labs.bench.report import ran_stock_kernels
 from specviz.serving import client
 from specviz.serving.cli import PROMPTS
 from specviz.serving.load import LEVELS, MAX_REQUESTS, LevelResult, LoadPlan, Prompt, run_load
@@ -144,10 +145,9 @@ def committed_sweep() -> None:
 
 def stock_kernels_note(result: ServingResult) -> str:
     """One sentence when the sweep's specviz rows ran PyTorch's stock kernels (a CPU sweep from before specviz packed
-    the linear layers for oneDNN, ce0deb7, `roofline.run_kernels`): its command, typed today, times specviz's own
+    the linear layers for oneDNN, ce0deb7: `report.ran_stock_kernels`, the bench's rule): its command, typed today, times specviz's own
     engine with the packed ones; "" otherwise (no specviz rows, a sweep that records other kernels, or a GPU's)."""
-    machine = result.machine or {}
-    if not result.specviz or machine.get("gpu") or roofline.run_kernels(machine) != "stock":
+    if not result.specviz or not ran_stock_kernels(result.machine or {}):
         return ""
     return _("This sweep's specviz rows ran PyTorch's stock kernels, as CPU runs did until 2026-12-03 (ce0deb7); "
              "typed today on a CPU, the command's specviz comparison packs its linear layers for oneDNN, so put "

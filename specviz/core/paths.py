@@ -32,6 +32,7 @@ files under assets/ (`specviz.distill`'s trained drafts and prompt suites, `spec
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -40,7 +41,9 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import lru_cache
 from pathlib import Path
+from typing import Any
 from typing import IO
 
 __all__ = ["ASSETS", "BENCHMARKS_DIR", "CATALOG_PATH", "MODELS_DIR", "PROMPTS_DIR", "QUIZ_DIR", "SCREENSHOTS_DIR",
@@ -231,3 +234,21 @@ def _mode_of(path: Path, default: int) -> int:
         return path.stat().st_mode & 0o777
     except OSError:
         return default
+
+
+def read_json_once(path: Path | str) -> Any:
+    """A committed JSON file, parsed once per version of it (its size and modification time): a page or a card asks
+    the same file many questions. OSError or ValueError when it cannot be read. The object is shared between callers:
+    read it, never change it.
+
+    >>> import tempfile; folder = Path(tempfile.mkdtemp()); _ = (folder / "r.json").write_text('{"a": 1}')
+    >>> read_json_once(folder / "r.json") is read_json_once(folder / "r.json")
+    True
+    """
+    status = Path(path).stat()
+    return _parse_json(str(path), status.st_size, status.st_mtime_ns)
+
+
+@lru_cache(maxsize=16)
+def _parse_json(path: str, size: int, mtime_ns: int) -> Any:
+    return json.loads(Path(path).read_text(encoding="utf-8"))

@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import json
 import math
-from functools import lru_cache
 from pathlib import Path
 
-from specviz.core.paths import BENCHMARKS_DIR
+from specviz.core.paths import BENCHMARKS_DIR, read_json_once
 from specviz.distill.data import GenerationPlan, chunk_infos
 from specviz.distill.stages import STAGES as DATA_STAGES
 from specviz.distill.trainer import DEFAULT_BATCH_POSITIONS, DEFAULT_LR, DEFAULT_STEPS
@@ -52,15 +51,7 @@ def data_summary(work: Path, records: int | None = None) -> dict:
 def read_bench(bench: Path) -> dict:
     """A benchmark's results.json ({} when it was not run), read once per version of the file (its size and
     modification time): a card asks it a dozen questions. Shared between callers: read it, never change it."""
-    if not bench.exists():
-        return {}
-    status = bench.stat()
-    return _read_bench(str(bench), status.st_size, status.st_mtime_ns)
-
-
-@lru_cache(maxsize=8)
-def _read_bench(path: str, size: int, mtime_ns: int) -> dict:
-    return json.loads(Path(path).read_text())
+    return read_json_once(bench) if bench.exists() else {}
 
 
 def bench_rows(proposer_prefix: str, bench: Path = BENCH) -> list[dict]:

@@ -14,13 +14,11 @@ change which drafts are kept.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, replace
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from specviz.core.paths import BENCHMARKS_DIR
+from specviz.core.paths import BENCHMARKS_DIR, read_json_once
 from specviz.engine.proposers import registry
 from specviz.runs.runspec import RunSpec
 
@@ -73,15 +71,9 @@ def preset_results(path: Path = PRESET_RESULTS) -> dict[str, Any]:
     that quotes it fails in the tests instead of printing a number nobody measured. Shared between callers: read it,
     never change it."""
     try:
-        status = Path(path).stat()
-        return _read_results(str(path), status.st_size, status.st_mtime_ns)
+        return read_json_once(path)
     except (OSError, ValueError) as exc:
         raise ValueError(f"The committed preset runs {path} cannot be read ({exc.__class__.__name__}).") from None
-
-
-@lru_cache(maxsize=8)
-def _read_results(path: str, size: int, mtime_ns: int) -> dict[str, Any]:
-    return json.loads(Path(path).read_text(encoding="utf-8"))
 
 
 def preset_run(dtype: str, path: Path = PRESET_RESULTS) -> dict[str, Any]:

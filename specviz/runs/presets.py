@@ -91,7 +91,7 @@ class PresetMeasurement:
     seeds: tuple[int, ...]
     accepted: tuple[int, int]
     drafted: tuple[int, int]
-    tokens_per_pass: tuple[float, float]  # tokens emitted per target pass, the recovered or bonus token included
+    mean_accepted_length: tuple[float, float]  # tokens emitted per target pass, the recovered or bonus token included
     max_new_tokens: int
     dtype: str
     machine: dict[str, Any]
@@ -110,7 +110,7 @@ def preset_measurement(name: str, dtype: str, path: Path = PRESET_RESULTS) -> Pr
         return min(values), max(values)
 
     return PresetMeasurement(tuple(row["seed"] for row in seeds), span("accepted"), span("drafted"),
-                             span("tokens_per_pass"), int(preset["spec"]["max_new_tokens"]), str(run["dtype"]),
+                             span("mean_accepted_length"), int(preset["spec"]["max_new_tokens"]), str(run["dtype"]),
                              dict(run.get("machine") or {}))
 
 

@@ -49,7 +49,7 @@ print(json.dumps({"first_seconds": round(t1 - t0, 2), "later_seconds": round(t2 
 def preset_counts(trace) -> dict[str, Any]:
     """What one run of a preset did: drafts made and kept, tokens emitted, target passes, their ratio, the stop."""
     return {"drafted": trace.num_drafted, "accepted": trace.num_accepted, "tokens": trace.num_tokens,
-            "target_passes": trace.num_steps, "tokens_per_pass": round(trace.mean_accepted_length, 4),
+            "target_passes": trace.num_steps, "mean_accepted_length": round(trace.mean_accepted_length, 4),
             "stop_reason": str(trace.stop_reason)}
 
 
@@ -65,7 +65,7 @@ def run_presets(pair, pair_name: str = PRESET_PAIR, names: Sequence[str] = tuple
             rows.append({"seed": seed, **preset_counts(trace)})
             print(f"{name} seed {seed}: {rows[-1]['accepted']} of {rows[-1]['drafted']} drafts kept, "
                   f"{rows[-1]['tokens']} tokens in {rows[-1]['target_passes']} target passes "
-                  f"({rows[-1]['tokens_per_pass']:.2f} per pass), stop: {rows[-1]['stop_reason']}", flush=True)
+                  f"({rows[-1]['mean_accepted_length']:.2f} per pass), stop: {rows[-1]['stop_reason']}", flush=True)
         spec = asdict(preset_spec(name, pair=pair_name))
         spec["proposer_settings"] = dict(spec["proposer_settings"])
         presets[name] = {"spec": spec, "seeds": rows}

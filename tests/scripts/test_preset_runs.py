@@ -10,7 +10,7 @@ import pytest
 from specviz.runs.presets import CHAIN_PRESETS, PRESET_SEEDS, preset_measurement
 from specviz.scripts.preset_runs import main
 
-ROW_KEYS = {"seed", "drafted", "accepted", "tokens", "target_passes", "tokens_per_pass", "stop_reason"}
+ROW_KEYS = {"seed", "drafted", "accepted", "tokens", "target_passes", "mean_accepted_length", "stop_reason"}
 
 
 @pytest.mark.slow  # about 4 s: twelve runs of 48 tokens
@@ -34,7 +34,7 @@ def test_the_script_writes_each_presets_counts_with_command_dtype_and_machine(tm
         assert [row["seed"] for row in preset["seeds"]] == list(PRESET_SEEDS[name])
         for row in preset["seeds"]:
             assert set(row) == ROW_KEYS and row["drafted"] >= row["accepted"] >= 0
-            assert row["tokens_per_pass"] == pytest.approx(row["tokens"] / row["target_passes"], abs=1e-4)
+            assert row["mean_accepted_length"] == pytest.approx(row["tokens"] / row["target_passes"], abs=1e-4)
     sampled = preset_measurement("sampling", "float32", out)
     assert sampled.seeds == (0, 1, 2, 3, 4) and sampled.dtype == "float32" and sampled.max_new_tokens == 48
     assert "copy seed 0:" in capsys.readouterr().out

@@ -828,7 +828,7 @@ def test_the_presets_intro_says_which_presets_get_harder():
 
     assert list(PRESETS) == ["copy", "question", "sampling", "untrained", "tree", "fastest", "medusa"]
     # the committed counts the texts quote (assets/benchmarks/presets/presets.json): the best seed of each
-    chain = [preset_measurement(name, PRESET_DTYPE).tokens_per_pass[1]
+    chain = [preset_measurement(name, PRESET_DTYPE).mean_accepted_length[1]
              for name in ("copy", "question", "sampling", "untrained")]
     assert chain == sorted(chain, reverse=True) and len(set(chain)) == 4  # each harder
     later = [float(preset_figures("tree")["tree"]), float(preset_figures("medusa")["medusa"])]

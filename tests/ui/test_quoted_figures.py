@@ -224,8 +224,8 @@ def test_the_tree_preset_quotes_its_committed_benchmark(lang):
     label, message, settings = PRESETS["tree"]
     assert not re.search(r"\d+[.,]\d+", message)  # no typed figure in the message itself
     where = {"suite": "held-out", "k": settings["k"], "temperature": settings["temperature"]}
-    tree, prompts = quoted.tokens_per_pass(TREE_PRESET_RUN, "eagle", tree_nodes=settings["tree_nodes"], **where)
-    chain, _prompts = quoted.tokens_per_pass(TREE_PRESET_RUN, "eagle", **where)
+    tree, prompts = quoted.mean_accepted_length(TREE_PRESET_RUN, "eagle", tree_nodes=settings["tree_nodes"], **where)
+    chain, _prompts = quoted.mean_accepted_length(TREE_PRESET_RUN, "eagle", **where)
     assert tree.dtype == "bfloat16" and prompts == 8 and tree.low > chain.low > 1.0  # the tree keeps more per pass
     with using(lang):
         shown = preset_expectation("tree")
@@ -235,7 +235,7 @@ def test_the_tree_preset_quotes_its_committed_benchmark(lang):
     assert where_run in shown  # every figure names its machine, as the Medusa preset does
     assert ("," if lang == "pt" else ".") in figures[0]  # written the reader's way
     with pytest.raises(ValueError, match="no eagle row"):
-        quoted.tokens_per_pass(TREE_PRESET_RUN, "eagle", tree_nodes=99, **where)
+        quoted.mean_accepted_length(TREE_PRESET_RUN, "eagle", tree_nodes=99, **where)
     # issue 43: the figure rests on the small target's repetitive greedy answers; the lookup lift says how much
     from specviz.engine.draft_shape import DraftShape
     from specviz.labs.shape_choice import lookup_lift
@@ -277,7 +277,7 @@ def test_the_committed_preset_runs_record_their_command_dtype_and_machine():
             assert [row["seed"] for row in rows] == list(PRESET_SEEDS[name])
             for row in rows:
                 assert row["accepted"] <= row["drafted"] and row["tokens"] <= spec["max_new_tokens"]
-                assert row["tokens_per_pass"] == pytest.approx(row["tokens"] / row["target_passes"], abs=1e-4)
+                assert row["mean_accepted_length"] == pytest.approx(row["tokens"] / row["target_passes"], abs=1e-4)
                 assert row["stop_reason"] in ("eos", "max_new_tokens")
     machines = {quoted.machine_text(run["machine"]) for run in committed["runs"].values()}
     assert len(machines) == 1  # the texts name one machine for both dtypes
@@ -308,7 +308,7 @@ def test_the_chain_presets_quote_the_committed_preset_runs(lang):
             for dtype in ("bfloat16", "float32"):
                 rows = committed["runs"][dtype]["presets"][name]["seeds"]
                 kept = f"{span([r['accepted'] for r in rows], 0)}{of}{span([r['drafted'] for r in rows], 0)}"
-                per_pass = span([r["tokens_per_pass"] for r in rows], 1)
+                per_pass = span([r["mean_accepted_length"] for r in rows], 1)
                 # bfloat16: "24 of 28 drafts kept, 4.4 tokens per target pass in bfloat16"; float32: "24 of 28, 4.4 in"
                 figure = re.escape(kept) + r"(?: \D+)?, " + re.escape(per_pass) + r" \D*" + dtype
                 assert re.search(figure, shown), (name, dtype, shown)
@@ -346,7 +346,7 @@ def test_the_playground_shows_the_tree_presets_figure():
     at.run()
     assert not at.exception
     shape = recommended_settings("default")
-    tree, _prompts = quoted.tokens_per_pass("default-cpu-bf16-tree", "eagle", suite="held-out", k=shape["k"],
+    tree, _prompts = quoted.mean_accepted_length("default-cpu-bf16-tree", "eagle", suite="held-out", k=shape["k"],
                                             temperature=0.0, tree_nodes=shape["tree_nodes"])
     captions = " ".join(c.value for c in at.caption)
     assert f"5: the trained EAGLE drafter proposing a tree of {shape['tree_nodes']} candidates" in captions
@@ -395,8 +395,8 @@ def test_the_medusa_preset_and_section_quote_both_drafters_from_one_run(lang):
     label, message, settings = PRESETS["medusa"]
     assert settings["proposer"] == "medusa" and not re.search(r"\d+[.,]\d+", message)
     where = dict(suite="held-out", k=settings["k"], temperature=0.0, tree_nodes=settings["tree_nodes"])
-    medusa, prompts = quoted.tokens_per_pass(MEDUSA_PRESET_RUN, "medusa", **where)
-    eagle, _prompts = quoted.tokens_per_pass(MEDUSA_PRESET_RUN, "eagle", **where)
+    medusa, prompts = quoted.mean_accepted_length(MEDUSA_PRESET_RUN, "medusa", **where)
+    eagle, _prompts = quoted.mean_accepted_length(MEDUSA_PRESET_RUN, "eagle", **where)
     assert medusa.dtype == "float32" and prompts == 8 and eagle.low > medusa.low > 1.0
     run = proposers_view.medusa_against_eagle()
     committed = quoted.result(MEDUSA_PRESET_RUN)

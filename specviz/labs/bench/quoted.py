@@ -87,9 +87,9 @@ def speedup_range(folder: str, proposer: str, *, suite: str = "all", k: int | No
     return Quoted(min(values), max(values), folder, dtype(folder, root))
 
 
-def tokens_per_pass(folder: str, proposer: str, *, suite: str = "all", k: int | None = None,
-                    policy: str = "constant", temperature: float | None = None, tree_nodes: int = 0,
-                    root: Path | None = None, tree_lookup: int | None = None) -> tuple[Quoted, int]:
+def mean_accepted_length(folder: str, proposer: str, *, suite: str = "all", k: int | None = None,
+                         policy: str = "constant", temperature: float | None = None, tree_nodes: int = 0,
+                         root: Path | None = None, tree_lookup: int | None = None) -> tuple[Quoted, int]:
     """Tokens per target forward (mean accepted length, the recovered or bonus token included) of the matching
     summary rows, lowest and highest, and how many prompts the rows pooled (the fewest of them). These are counts,
     so they do not depend on how busy the machine was."""

@@ -99,7 +99,7 @@ def tree_note_figures() -> dict[str, str]:
     """The trees widget caption's placeholders, all from the committed `TREE_NOTE_RUN`: the two measured shares, what
     the independence model makes of the chain's for 4 candidates, the run's dtype, machine and prompt count."""
     first = measured_first()
-    prompts = min(quoted.tokens_per_pass(TREE_NOTE_RUN, "eagle", k=4, temperature=0.0, tree_nodes=nodes)[1]
+    prompts = min(quoted.mean_accepted_length(TREE_NOTE_RUN, "eagle", k=4, temperature=0.0, tree_nodes=nodes)[1]
                   for nodes in TREE_NOTE_SHAPES.values())
     return dict(chain=number(first["chain"]), tree=number(first["tree"]), model=number(1 - (1 - first["chain"]) ** 4),
                 machine=quoted.machine(TREE_NOTE_RUN), dtype=quoted.dtype(TREE_NOTE_RUN), prompts=prompts)

@@ -124,8 +124,8 @@ def preset_figures(name: str) -> dict[str, str]:
         settings = PRESETS[name][2]
         shape = dict(suite="held-out", k=settings["k"], temperature=settings["temperature"],
                      tree_nodes=settings["tree_nodes"])
-        medusa, prompts = quoted.tokens_per_pass(MEDUSA_PRESET_RUN, "medusa", **shape)
-        eagle, _prompts = quoted.tokens_per_pass(MEDUSA_PRESET_RUN, "eagle", **shape)
+        medusa, prompts = quoted.mean_accepted_length(MEDUSA_PRESET_RUN, "medusa", **shape)
+        eagle, _prompts = quoted.mean_accepted_length(MEDUSA_PRESET_RUN, "eagle", **shape)
         speeds = {key: quoted.speedup_range(MEDUSA_PRESET_RUN, "medusa", k=settings["k"], temperature=0.0,
                                             tree_nodes=nodes, against="speedup_vs_hf_generate")
                   for key, nodes in (("speed", settings["tree_nodes"]), ("chain_speed", 0))}
@@ -137,9 +137,10 @@ def preset_figures(name: str) -> dict[str, str]:
         return chain_figures(name)
     settings = PRESETS[name][2]
     where = {"suite": "held-out", "k": settings["k"], "temperature": settings["temperature"]}
-    tree, prompts = quoted.tokens_per_pass(TREE_PRESET_RUN, settings["proposer"], tree_nodes=settings["tree_nodes"],
-                                           tree_lookup=settings["tree_lookup"], **where)
-    chain, _prompts = quoted.tokens_per_pass(TREE_PRESET_RUN, settings["proposer"], **where)
+    tree, prompts = quoted.mean_accepted_length(TREE_PRESET_RUN, settings["proposer"],
+                                                tree_nodes=settings["tree_nodes"],
+                                                tree_lookup=settings["tree_lookup"], **where)
+    chain, _prompts = quoted.mean_accepted_length(TREE_PRESET_RUN, settings["proposer"], **where)
     # the 2.90 rests on the small target's repetitive greedy answers: the committed shape table's lookup lift says so
     lift = lookup_lift("default", DraftShape.of(settings), settings["temperature"])
     table = shape_table("default")
@@ -161,9 +162,9 @@ def chain_figures(name: str) -> dict[str, str]:
                         "{kept} of {drafted} drafts kept, {per_pass} tokens per target pass in {dtype}; {other_kept} "
                         "of {other_drafted}, {other_per_pass} in {other_dtype}", main.drafted[1],
                         kept=span(main.accepted, 0), drafted=span(main.drafted, 0),
-                        per_pass=span(main.tokens_per_pass, 1), dtype=main.dtype,
+                        per_pass=span(main.mean_accepted_length, 1), dtype=main.dtype,
                         other_kept=span(other.accepted, 0), other_drafted=span(other.drafted, 0),
-                        other_per_pass=span(other.tokens_per_pass, 1), other_dtype=other.dtype)
+                        other_per_pass=span(other.mean_accepted_length, 1), other_dtype=other.dtype)
     seeds = (min(main.seeds), max(main.seeds))
     return {"measured": measured, "tokens": number(main.max_new_tokens, 0), "seeds": span(seeds, 0),
             "cpu": quoted.machine_text(main.machine)}

@@ -125,6 +125,13 @@ def vllm_method() -> str:
     return "eagle3" if read_meta(MODELS_DIR / EAGLE_NAME).get("kind") == DrafterKind.EAGLE3 else "eagle"
 
 
+# The space an export of the shipped SmolLM2-135M drafters needs, in MB (10^6 bytes), the target's tokenizer and
+# configs (3.5 MB) included: the EAGLE-3 layout wrote 42.9 MB (its draft vocabulary's head is small); the EAGLE-1
+# layout copies the target's embeddings (49,152 x 576) and two layers in float32, 36,055,296 parameters x 4 bytes =
+# 144.2 MB (tests/serving/test_serving_export.py computes both).
+EXPORT_MEGABYTES = {"eagle3": 60, "eagle": 150}
+
+
 def eagle_folder(progress: Progress = _say) -> Path:
     """The shipped EAGLE drafter as a vLLM checkpoint folder (config.json, model.safetensors, tokenizer): vLLM's
     EAGLE-3 layout for an EAGLE-3 drafter, its EAGLE-1 layout for the EAGLE-1 one."""
@@ -169,5 +176,6 @@ def eagle_folder(progress: Progress = _say) -> Path:
             if (target / name).exists():
                 shutil.copy(target / name, tmp / name)
 
-    build_once(folder, export, stamp, what=_("the EAGLE drafter for vLLM"), megabytes=60)
+    megabytes = EXPORT_MEGABYTES["eagle3" if meta.get("kind") == DrafterKind.EAGLE3 else "eagle"]
+    build_once(folder, export, stamp, what=_("the EAGLE drafter for vLLM"), megabytes=megabytes)
     return folder

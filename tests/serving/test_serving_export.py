@@ -7,6 +7,7 @@ layer (vLLM's fused residual adds give the same sums), in float64 on a tiny rand
 
 from __future__ import annotations
 
+import pytest
 import torch
 from torch import nn
 from transformers import LlamaConfig
@@ -151,3 +152,30 @@ def test_the_vllm_eagle3_layout_computes_specviz_drafter():
     assert written["architectures"] == ["LlamaForCausalLMEagle3"] and written["num_hidden_layers"] == 1
     assert written["eagle_config"]["eagle_aux_hidden_state_layer_ids"] == [2, 15, 27]
     assert written["draft_vocab_size"] == 6 and written["layer_types"] == ["full_attention"]
+
+
+@pytest.mark.model
+def test_the_space_asked_for_covers_what_each_layout_writes_for_the_shipped_target():
+    """The disk-full sentence's "about N MB" for the export (EXPORT_MEGABYTES) against the bytes each layout writes
+    at the default target's widths: EAGLE-1 copies the target's embeddings and two layers in float32, far more
+    than EAGLE-3's one layer and draft-vocabulary head; the tokenizer and configs are copied beside them."""
+    import json
+
+    from specviz.engine.proposers.eagle3 import Eagle3Drafter
+    from specviz.models.pairs import default_target_folder
+    from specviz.serving.export import EXPORT_MEGABYTES, eagle3_tensors
+
+    target = default_target_folder()
+    config = LlamaConfig(**json.loads((target / "config.json").read_text()))
+    copied = sum((target / name).stat().st_size for name in ("tokenizer.json", "tokenizer_config.json",
+                                                               "special_tokens_map.json", "generation_config.json")
+                 if (target / name).exists())
+    embed = torch.zeros(config.vocab_size, config.hidden_size)
+    eagle1 = {k: v for k, v in EagleDrafter(config).state_dict().items() if not k.startswith("rotary.")}
+    eagle3 = {k: v for k, v in Eagle3Drafter(config, (2, 15, 27), 8192).state_dict().items()
+              if not k.startswith("rotary.")}
+    written = {"eagle": eagle_tensors(eagle1, embed), "eagle3": eagle3_tensors(eagle3, torch.arange(8192))}
+    for kind, tensors in written.items():
+        megabytes = (sum(t.numel() * t.element_size() for t in tensors.values()) + copied) / 1e6
+        assert megabytes <= EXPORT_MEGABYTES[kind] <= 1.5 * megabytes, (kind, megabytes)
+    assert EXPORT_MEGABYTES["eagle"] > 2 * EXPORT_MEGABYTES["eagle3"]

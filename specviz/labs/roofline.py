@@ -54,7 +54,8 @@ from specviz.core.i18n import N_, _, number
 from specviz.core.paths import BENCHMARKS_DIR
 from specviz.engine import theory
 from specviz.labs.bench.quoted import machine_text
-from specviz.labs.bench.report import PACKING_SHIPPED, run_kernels  # noqa: F401 - this module's names too
+from specviz.labs.bench.report import (PACKING_SHIPPED, BenchResult, rerun_command,  # noqa: F401 - PACKING_SHIPPED
+                                       run_kernels)  # is this module's name too
 
 BYTES = {"float32": 4, "bfloat16": 2}
 MAX_BATCH = 1024  # the largest batch the explorer looks at
@@ -352,19 +353,17 @@ def measured_hardware(folder: Path | str | None = None) -> Hardware | None:
         costs = data["costs"]
         ratios = {int(row["n_tokens"]): float(row["ratio"]) for row in costs["verify"]}
         one, context = float(costs["target_forward_seconds"]), float(costs["context_tokens"])
-        command = str(data.get("command", ""))
+        run = BenchResult.from_dict(data)
     except (OSError, ValueError, KeyError, TypeError):
         return None
-    machine = data.get("machine") or {}
-    name = _("the project's benchmark CPU, as measured: {machine}", machine=machine_text(machine) or "?")
-    kernels = run_kernels(machine)
+    name = _("the project's benchmark CPU, as measured: {machine}", machine=machine_text(run.machine) or "?")
+    # the recorded command with the defaults the run had (report.rerun_differences): typed as recorded, it would
+    # run today's (bfloat16 where the CPU has bf16 instructions, packed kernels, more suites)
     source = _("fitted to the verify-cost curve of `{command}`: SmolLM2-135M in float32 with {kernels} kernels, "
-               "one-token forward {ms} ms, n = 1..{n} tokens", command=command, kernels=kernels,
-               ms=number(one * 1000, 1), n=max(ratios))
-    if kernels == "stock" and "--dtype" not in command.split():  # so the committed command alone measures otherwise
-        source += ". " + _("Typed today, the command runs in the machine's default dtype (bfloat16 on a CPU with bf16 "
-                           "instructions) and with specviz's packed kernels: add `--dtype float32`, and set "
-                           "SPECVIZ_KERNELS=stock, to measure this curve again")
+               "one-token forward {ms} ms, n = 1..{n} tokens", command=rerun_command(run),
+               kernels=run_kernels(run.machine), ms=number(one * 1000, 1), n=max(ratios))
+    if rerun_command(run) != run.command:
+        source += " " + _("(the command its results.json records, with the defaults it then ran spelled out)")
     return fit_hardware(SMOLLM2, "float32", one, context, ratios, name, source)
 
 

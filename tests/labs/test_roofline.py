@@ -5,6 +5,7 @@ memory and wasted compute, and the benchmark CPU fitted to the committed measure
 from __future__ import annotations
 
 import math
+import re
 
 import pytest
 
@@ -165,14 +166,18 @@ def test_no_text_says_a_compute_bound_verify_costs_nearly_k_plus_1():
 def test_the_benchmark_cpu_preset_names_the_stock_kernels_its_curve_ran():
     """Read 20: the preset's source said "SmolLM2-135M in float32" and quoted the run's command, but the run predates
     specviz's packed kernels (its curve: two tokens cost 1.5 one-token forwards; packed, about 1) and names no --dtype,
-    so typed today on the same CPU it runs bfloat16 with packed kernels: the source says both."""
+    so typed today on the same CPU it runs bfloat16 with packed kernels: the source quotes it with both spelled out."""
     import json
 
     from specviz.core.paths import BENCHMARKS_DIR
+    from specviz.labs.bench.report import BenchResult, rerun_command
 
     run = json.loads((BENCHMARKS_DIR / roofline.MEASURED_RUN / "results.json").read_text(encoding="utf-8"))
     assert "kernels" not in run["machine"] and run["machine"]["date"] < roofline.PACKING_SHIPPED
     assert "--dtype" not in run["command"].split()
     source = roofline.measured_hardware().source
     assert "float32 with stock kernels" in source
-    assert "add `--dtype float32`, and set SPECVIZ_KERNELS=stock" in source
+    # the command quoted measures this curve again today: the run's own, the defaults it ran with spelled out
+    quoted = re.search(r"`([^`]+)`", source).group(1)
+    assert quoted == rerun_command(BenchResult.from_dict(run)) != run["command"]
+    assert quoted.startswith("SPECVIZ_KERNELS=stock python -m specviz bench ") and "--dtype float32" in quoted

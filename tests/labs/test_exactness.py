@@ -240,3 +240,22 @@ def test_recorded_step_bounds_alpha():
     lower, upper = step.alpha_bounds
     assert lower == pytest.approx(0.5)  # min over tokens 0 and 2
     assert lower <= upper <= 1.0
+
+
+def test_each_rule_that_is_not_exact_breaks_from_the_vocabulary_size_it_declares():
+    """`Rule.breaks_from`, which the sandbox reads to offer only rules that can break on its few tokens: on random
+    p, q over breaks_from - 1 tokens a rule that is not exact emits exactly p (closed form, K = 1), and over
+    breaks_from tokens some pair makes it differ."""
+    gen = torch.Generator().manual_seed(5)
+    broken = [rule for rule in RULES.values() if not rule.exact]
+    assert {rule.name for rule in broken if rule.breaks_from > 2} == {"target_top20_only"} and len(broken) >= 4
+
+    def farthest(rule, tokens: int) -> float:
+        pairs = (torch.softmax(3 * torch.randn(2, tokens, generator=gen, dtype=torch.float64), 1) for _ in range(50))
+        return max(tv_distance(one_step_distribution(rule.name, p, q)[0], p) for p, q in pairs)
+
+    for rule in broken:
+        assert rule.can_break(rule.breaks_from) and not rule.can_break(rule.breaks_from - 1), rule.name
+        assert farthest(rule, rule.breaks_from) > 1e-4, rule.name
+        if rule.breaks_from > 2:
+            assert farthest(rule, rule.breaks_from - 1) < 1e-12, rule.name

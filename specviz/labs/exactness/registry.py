@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING
 
 import torch
 
-from specviz.labs.exactness.rules import (VerifierFn, _top_n_mask, accept_all, accept_if_p_ge_q, exact_match_rule,
-                                     resample_from_target, target_top20_only, tree_top_children, tree_top_k_against_q,
-                                     typical_acceptance, typical_threshold)
+from specviz.labs.exactness.rules import (TOP_N_ONLY, VerifierFn, _top_n_mask, accept_all, accept_if_p_ge_q,
+                                          exact_match_rule, resample_from_target, target_top20_only, tree_top_children,
+                                          tree_top_k_against_q, typical_acceptance, typical_threshold)
 from specviz.core.i18n import N_, _
 from specviz.engine.tree_verifier import TreeVerifier, verify_tree, without
 from specviz.engine.verifier import accept_probability, residual_distribution, verify
@@ -89,6 +89,12 @@ class Rule:
     exact: bool
     explanation: str
     one_step: OneStep
+    breaks_from: int = 2  # a rule that is not exact: the fewest vocabulary tokens on which its output can differ from p
+
+    def can_break(self, tokens: int) -> bool:
+        """Whether this rule, if not exact, can emit something other than p over a vocabulary of `tokens` tokens
+        (the top-20 rule cannot on 20 or fewer: there it is the exact rule)."""
+        return not self.exact and tokens >= self.breaks_from
 
 
 # One row a rule: the function that runs it, whether it is exact (its output is distributed as p), the closed form
@@ -136,7 +142,9 @@ _RULE_EXPLANATIONS: dict[str, str] = {
                       "deterministic proposer such as prompt lookup (q all on its guess x) that is p(x), the same as "
                       "Σ min(p, q); for a spread-out q it is less."),
 }
-RULES: dict[str, Rule] = {name: Rule(name, label, function, exact, _RULE_EXPLANATIONS[name], one_step)
+_BREAKS_FROM = {"target_top20_only": TOP_N_ONLY + 1}  # the others break on two tokens
+RULES: dict[str, Rule] = {name: Rule(name, label, function, exact, _RULE_EXPLANATIONS[name], one_step,
+                                     _BREAKS_FROM.get(name, 2))
                           for name, (function, exact, one_step, label) in _RULE_PARTS.items()}
 
 

@@ -12,7 +12,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from specviz.core.i18n import N_, _, number, percent, read_number
-from specviz.labs.exactness import RULES, TOP_N_ONLY
+from specviz.labs.exactness import RULES
 from specviz.labs.exactness.sandbox import (MAX_SAMPLES, MAX_TOKENS, SandboxSamples, SandboxStep, sandbox_step,
                                             simulate)
 from specviz.ui.common.charts import show
@@ -137,10 +137,10 @@ def render_numbers(step: SandboxStep) -> None:
 
 
 def sandbox_rules() -> list[str]:
-    """The rules the sandbox offers: every registered rule that can differ from the exact one on a table of at most
-    MAX_TOKENS tokens. "Reject outside the target's top 20" cannot: the top 20 of 8 tokens is all of them, so here it
-    is the exact rule, and offering it under "Broken" would show a broken rule passing the test."""
-    return [name for name in RULES if not (name == "target_top20_only" and MAX_TOKENS <= TOP_N_ONLY)]
+    """The rules the sandbox offers: the exact ones and every other that can differ from p on a table of at most
+    MAX_TOKENS tokens (`Rule.can_break`). "Reject outside the target's top 20" cannot: the top 20 of 8 tokens is all
+    of them, so here it is the exact rule, and offering it under "Broken" would show a broken rule passing the test."""
+    return [name for name, rule in RULES.items() if rule.exact or rule.can_break(MAX_TOKENS)]
 
 
 def pick_simulation() -> tuple[str, int, int]:

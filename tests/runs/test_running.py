@@ -41,6 +41,37 @@ def test_every_numeric_setting_accepts_its_own_bounds():
                 assert getattr(RunSpec(**{name: bound}, **tree), name) == bound
 
 
+def test_no_value_runspec_accepts_meets_an_untranslated_engine_refusal():
+    """docs/architecture.md: RunSpec refuses a person's values in the reader's language, and the engine's own English
+    checks are not reachable with values it accepts. Each numeric setting at each bound, every proposer with every
+    policy, on the toy pair in Portuguese: it runs, or its refusal is a Portuguese sentence, not the English one."""
+    from specviz.core.i18n import using
+
+    base = {"pair": "toy", "prompt": PROMPT, "max_new_tokens": 3}
+    settings = [{name: bound} for name, setting in SETTINGS.items() if setting.choices is None
+                for bound in (setting.lo, setting.hi)]
+    settings = [{"tree_nodes": 8, **one} if "tree_lookup" in one else one for one in settings]
+    settings += [{"proposer": name, "policy": policy} for name in registry.names()
+                 for policy in SETTINGS["policy"].choices]
+
+    def refusal(values: dict) -> str | None:
+        try:
+            run(RunSpec(**{**base, **values}))
+        except ValueError as exc:
+            return str(exc)
+        return None
+
+    refused = 0
+    for values in settings:
+        with using("pt"):
+            pt = refusal(values)
+        if pt is not None:
+            with using("en"):
+                assert refusal(values) not in (None, pt), (values, pt)  # an English check reads the same in both
+            refused += 1
+    assert len(settings) >= 30 and 0 < refused < len(settings) / 2, refused
+
+
 def test_a_proposers_own_setting_is_kept_at_its_bounds_and_dropped_at_its_default():
     layers = registry.setting("layers")
     assert (layers.lo, layers.unset) == (0, 0)  # 0 = the proposer's default (a quarter of the layers)

@@ -7,6 +7,7 @@ from specviz.labs import exactness
 from specviz.runs.runspec import RunSpec
 from specviz.ui.common.frame import route_through_app
 from specviz.ui.common.runs import get_pair
+from specviz.ui.common.sliders import number_slider
 from specviz.ui.common.state import current_trace
 from specviz.ui.exactness import tree_lab as tree_lab_view
 from specviz.ui.exactness import view
@@ -26,10 +27,10 @@ c1, c2 = st.columns([1, 2])
 pair_name = c1.selectbox(_("Models"), list(view.PAIRS), format_func=lambda name: _(view.PAIRS[name]), key="exact_pair")
 prompt = c2.text_input(_("Prompt"), "the quick brown fox", key="exact_prompt", max_chars=500)
 c3, c4, c5 = st.columns(3)
-temperature = c3.slider(_("Temperature"), 0.0, 2.0, 1.0, 0.05, key="exact_temperature",
-                        help=_("At 0 (greedy) p is a point mass and every sampler agrees: nothing to test."))
+temperature = number_slider(c3, _("Temperature"), 0.0, 2.0, 1.0, 0.05, key="exact_temperature",
+                            help=_("At 0 (greedy) p is a point mass and every sampler agrees: nothing to test."))
 top_k = c4.number_input(_("top-k (0 = off)"), 0, 1000, 0, 1, key="exact_top_k")
-top_p = c5.slider(_("top-p (1 = off)"), 0.05, 1.0, 1.0, 0.05, key="exact_top_p")
+top_p = number_slider(c5, _("top-p (1 = off)"), 0.05, 1.0, 1.0, 0.05, key="exact_top_p")
 
 shape = st.radio(_("What the draft proposes"), list(tree_lab_view.SHAPES), key="exact_shape", horizontal=True,
                  format_func=lambda s: _(tree_lab_view.SHAPES[s]),
@@ -53,10 +54,10 @@ mode = c6.radio(_("Experiment"), list(MODES), key="exact_mode", horizontal=True,
                        "continuations: run speculative_generate and autoregressive_generate N times each."))
 n_max = view.N_MAX[(pair_name, mode)]
 slow = (pair_name, mode) == ("default", "engine")
-n = c7.slider(_("Samples N"), 10 if slow else 50, n_max, view.N_DEFAULT[(pair_name, mode)], 10 if slow else 50,
-              key=f"exact_n_{mode}_{pair_name}",
-              help=_("Each whole continuation with SmolLM runs the real models, once speculative and once plain, so "
-                     "this takes far longer than the toy pair; how long depends on the CPU.") if slow else None)
+n = number_slider(c7, _("Samples N"), 10 if slow else 50, n_max, view.N_DEFAULT[(pair_name, mode)],
+                  10 if slow else 50, key=f"exact_n_{mode}_{pair_name}",
+                  help=_("Each whole continuation with SmolLM runs the real models, once speculative and once plain, "
+                         "so this takes far longer than the toy pair; how long depends on the CPU.") if slow else None)
 seed = c8.number_input(_("Seed"), 0, 10_000, 0, 1, key="exact_seed")
 length, compare = 2, "first"
 if mode == "engine":
@@ -78,8 +79,8 @@ if mode == "engine":  # the continuations draft up to K a step; one step always 
 else:
     k = c9.slider(_("K for the speedup estimate"), 1, 16, 4, key="exact_k",
                   help=_("Only the estimate below: the one-step experiment always drafts one token (K = 1)."))
-c = c10.slider(_("Draft cost c for the speedup estimate"), 0.0, 1.0, 0.05, 0.01, key="exact_c",
-               help=_("Draft forward time / target forward time."))
+c = number_slider(c10, _("Draft cost c for the speedup estimate"), 0.0, 1.0, 0.05, 0.01, key="exact_c",
+                  help=_("Draft forward time / target forward time."))
 
 # ---- the experiment -------------------------------------------------------------------------------------------
 try:

@@ -9,6 +9,7 @@ from specviz.engine import theory
 from specviz.labs.timeline import recording_note
 from specviz.ui.common import charts, state
 from specviz.ui.common.frame import page_start
+from specviz.ui.common.sliders import number_slider
 from specviz.ui.theory import points as theory_points, serving as theory_serving, view as theory_view
 
 page_start(N_("Theory explorer"), N_("Speculative decoding pays when the draft is cheap (small c) and usually right "
@@ -16,14 +17,15 @@ page_start(N_("Theory explorer"), N_("Speculative decoding pays when the draft i
                                      "against target-only decoding with the same sampler."))
 
 left, middle, right = st.columns(3)
-alpha = left.slider(_("α: the chance a draft is kept"), 0.0, 1.0, 0.8, 0.01, key="theory_alpha",
-                    help=_("The chance that one drafted token is kept, averaged over contexts: α = E[β], where "
-                           "β = Σ min(p, q) = 1 − TV(p, q) at one position. Not the measured accepted / drafted."))
+alpha = number_slider(left, _("α: the chance a draft is kept"), 0.0, 1.0, 0.8, 0.01, key="theory_alpha",
+                      help=_("The chance that one drafted token is kept, averaged over contexts: α = E[β], "
+                             "where β = Σ min(p, q) = 1 − TV(p, q) at one position. Not the measured accepted / "
+                             "drafted."))
 k = middle.slider(_("Drafted tokens per step K"), 0, theory_points.K_MAX, 4, 1, key="theory_k",
                   help=_("K = 0 means no speculation."))
-c = right.slider(_("Draft cost c (draft forward / target forward)"), 0.0, 1.5, 0.05, 0.01, key="theory_c",
-                 help=_("0.05 means one draft forward costs 5% of a target forward. At c ≥ 1 speculation never "
-                        "pays."))
+c = number_slider(right, _("Draft cost c (draft forward / target forward)"), 0.0, 1.5, 0.05, 0.01,
+                  key="theory_c", help=_("0.05 means one draft forward costs 5% of a target forward. At c ≥ 1 "
+                                         "speculation never pays."))
 
 try:
     tokens = theory.expected_tokens_per_step(alpha, k)

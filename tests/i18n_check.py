@@ -81,7 +81,8 @@ def _translated_english() -> frozenset[str]:
 def unformatted_numbers(at) -> list[str]:
     """What a Portuguese page draws with a decimal point because no one wrote it: a float column, index or cell in an
     st.dataframe or st.table (the grid draws 0.72 beside the page's 0,72; the cells go through `number`), and a
-    Plotly chart without Portuguese separators (its ticks and hovers would read 0.72 too; `charts.show` sets them).
+    Plotly chart without Portuguese separators (its ticks and hovers would read 0.72 too; `charts.show` sets them), and
+    a slider over decimals or past 999 (Streamlit prints its value as 0.70 or 2000: `sliders.number_slider` writes it).
     Each as "where: what"; an empty list on a clean page."""
     found = [f"table column {column!r}" for frame in [*at.dataframe, *at.table] for column in frame.value.columns
              if frame.value[column].dtype.kind == "f"]
@@ -90,6 +91,8 @@ def unformatted_numbers(at) -> list[str]:
     found += [f"table cell {column!r}: {value!r}" for frame in [*at.dataframe, *at.table]
               for column in frame.value.columns if frame.value[column].dtype == object
               for value in frame.value[column].tolist()[:1000] if isinstance(value, float)]
+    found += [f"slider {slider.key!r}: {slider.value!r}" for slider in at.slider  # printed by JavaScript: 0.70, 2000
+              if isinstance(slider.value, float) or max(abs(slider.min), abs(slider.max)) >= 1000]
     layouts = [json.loads(chart.proto.spec).get("layout", {}) for chart in at.get("plotly_chart")]
     return found + [f"chart with separators {layout.get('separators')!r}" for layout in layouts
                     if layout.get("separators") != ",."]

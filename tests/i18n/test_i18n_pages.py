@@ -39,9 +39,39 @@ def test_the_number_check_sees_a_float_column_and_a_chart_without_portuguese_sep
         st.dataframe(pd.DataFrame({"α": [0.72]}))
         st.table(pd.DataFrame({"K": [4], "tokens": ["2,5"]}))  # an int and a written number: both fine
         st.plotly_chart(go.Figure(go.Bar(y=[0.5])))
+        st.slider("T", 0.0, 2.0, 0.7, 0.05, key="decimals")  # Streamlit prints 0.70
+        st.slider("N", 100, 5000, 2000, 100, key="thousands")  # and 2000
+        st.slider("K", 1, 16, 4, key="small")  # whole numbers under 1,000 read the same in both languages
 
     at = AppTest.from_function(page).run()
-    assert unformatted_numbers(at) == ["table column 'α'", "chart with separators None"]
+    assert unformatted_numbers(at) == ["table column 'α'", "slider 'decimals': 0.7", "slider 'thousands': 2000",
+                                       "chart with separators None"]
+
+
+def test_a_number_slider_writes_its_values_for_the_readers_locale():
+    """specviz.ui.common.sliders.number_slider: the values a slider shows (Streamlit's st.slider printed 0.70 and
+    2000 on a Portuguese page) go through the one formatter; the value it returns is the number."""
+    def page():
+        import streamlit as st
+
+        from specviz.core.i18n import set_language
+        from specviz.ui.common.sliders import number_slider
+
+        set_language(st.query_params.get("lang", "en"))
+        st.session_state["t"] = number_slider(st, "T", 0.0, 2.0, 0.7, 0.05, key="temperature")
+        st.session_state["n"] = number_slider(st, "N", 100, 5000, 2000, 100, key="samples")
+
+    for lang, (seven, thousands) in {"en": ("0.70", "2,000"), "pt": ("0,70", "2.000")}.items():
+        at = AppTest.from_function(page)
+        at.query_params["lang"] = lang
+        with using(lang):
+            at.run()
+            shown = {s.key: s.options for s in at.select_slider}
+            assert seven in shown["temperature"] and thousands in shown["samples"], shown
+            assert (at.session_state["t"], at.session_state["n"]) == (0.7, 2000)
+            assert unformatted_numbers(at) == []
+            at.select_slider(key="temperature").set_value(1.35).run()
+            assert at.session_state["t"] == 1.35 and not at.exception
 
 
 def test_the_english_check_reads_every_chart_and_flags_its_english():
@@ -68,3 +98,19 @@ def test_the_english_check_reads_every_chart_and_flags_its_english():
         "How the speedup grows with K", "The draft is checked by the target", "acceptance rate",
         "the tokens that were kept", "This is the share of drafts that the target kept",
         "all of the drafts are kept"])
+
+
+def test_no_page_draws_a_decimal_or_four_digit_slider_with_st_slider():
+    """The pages' AppTest checks see the sliders a page draws at its first state only; this one reads every
+    `.slider(...)` call in the app's code: none gets a float or a bound of 1,000 or more (number_slider's job)."""
+    import ast
+
+    calls = []
+    for path in [*(ROOT / "specviz" / "ui").rglob("*.py"), *(ROOT / "pages").glob("*.py"), ROOT / "app.py"]:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "slider":
+                values = [a.value for a in [*node.args, *(k.value for k in node.keywords)] if isinstance(a, ast.Constant)]
+                calls.append((f"{path.name}:{node.lineno}", values))
+    assert len(calls) >= 8  # K, tokens, counts, widths, the Playground's steps ...
+    assert [where for where, values in calls if any(isinstance(v, float) or (isinstance(v, int) and v >= 1000)
+                                                   for v in values)] == []

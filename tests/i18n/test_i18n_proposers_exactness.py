@@ -68,7 +68,7 @@ def test_the_sandbox_defaults_the_broken_rule_and_the_temperature(speak_pt):
     assert_portuguese(at)
     assert any("Não é a distribuição do alvo" in e.value for e in at.error)
     assert any("Quebrada: aceitar todo palpite" in w.value for w in at.warning)
-    at.slider(key="sandbox_temperature").set_value(0.0).run()
+    at.select_slider(key="sandbox_temperature").set_value(0.0).run()
     assert_portuguese(at)
 
 
@@ -103,12 +103,12 @@ def test_the_exactness_lab_greedy_engine_bad_prompt_and_the_recorded_step(speak_
     from specviz.labs.examples import load_example
 
     at = portuguese("pages/exactness.py", exact_pair="toy", trace=load_example("toy-draft")[0])
-    at.slider(key="exact_temperature").set_value(0.0).run()
+    at.select_slider(key="exact_temperature").set_value(0.0).run()
     assert_portuguese(at)
     assert sum("Nada a testar" in i.value for i in at.info) == 2
-    at.slider(key="exact_temperature").set_value(1.0).run()
+    at.select_slider(key="exact_temperature").set_value(1.0).run()
     choose(at, "radio", "exact_mode", "engine")
-    at.slider(key="exact_n_engine_toy").set_value(50).run()
+    at.select_slider(key="exact_n_engine_toy").set_value(50).run()
     assert_portuguese(at)
     choose(at, "radio", "exact_compare", "pair")
     assert_portuguese(at)

@@ -118,7 +118,7 @@ def test_theory_explorer_in_portuguese_as_the_sliders_move(monkeypatch):
     shown = {m.label: m.value for m in at.metric}
     assert shown["Aceleração esperada"] == "2,80×" and shown["Comprimento médio de aceitação"] == "3,36"
     with using("pt"):
-        at.slider(key="theory_c").set_value(1.2).run()  # speculation never pays: a warning, "nunca"
+        at.select_slider(key="theory_c").set_value(1.2).run()  # speculation never pays: a warning, "nunca"
         _portuguese(at)
         assert {m.label: m.value for m in at.metric}["α de equilíbrio"] == "nunca"
         at.slider(key="theory_k").set_value(0).run()  # K = 0: the batch section says there is nothing to verify

@@ -43,10 +43,10 @@ def test_switching_to_a_broken_rule_flips_the_verdict():
 @pytest.mark.slow  # over 0.7 s: make test runs it, make check stays under a minute
 def test_greedy_and_bad_input_do_not_crash():
     at = AppTest.from_file(PAGE, default_timeout=120).run()
-    at.slider(key="exact_temperature").set_value(0.0).run()
+    at.select_slider(key="exact_temperature").set_value(0.0).run()
     assert not at.exception
     assert sum("Nothing to test" in i.value for i in at.info) == 2
-    at.slider(key="exact_temperature").set_value(1.0).run()
+    at.select_slider(key="exact_temperature").set_value(1.0).run()
     at.text_input(key="exact_prompt").set_value("   ").run()
     assert not at.exception
     errors = [e.value for e in at.error]
@@ -59,7 +59,7 @@ def test_greedy_and_bad_input_do_not_crash():
 def test_engine_mode_runs_the_real_loop():
     at = AppTest.from_file(PAGE, default_timeout=120).run()
     at.radio(key="exact_mode").set_value("engine").run()
-    at.slider(key="exact_n_engine_toy").set_value(50).run()
+    at.select_slider(key="exact_n_engine_toy").set_value(50).run()
     assert not at.exception
     assert len(verdicts(at)["pass"]) == 2
     assert any("first token" in c.value for c in at.caption)

@@ -258,8 +258,8 @@ def test_lesson_10_names_the_break_even_v_only_where_there_is_one(fresh):
     at = _open(fresh, lesson="10")
     said = [m.value for m in at.markdown if m.value.startswith("At v = ")]
     assert said and "stops paying at v = 2.23" in said[0]  # α 0.7, K 3, c 0.1: E = 2.533, Kc = 0.3
-    at.slider(key="learn_alpha").set_value(0.3)
-    at.slider(key="learn_c").set_value(0.4).run()  # E = 1.417, Kc = 1.2: E − Kc = 0.22, below the slider
+    at.select_slider(key="learn_alpha").set_value(0.3)
+    at.select_slider(key="learn_c").set_value(0.4).run()  # E = 1.417, Kc = 1.2: E − Kc = 0.22, below the slider
     said = [m.value for m in at.markdown if m.value.startswith("At v = ")]
     assert "stops paying" not in said[0] and "does not pay at any v" in said[0]
     assert "even at v = 1, a verify pass as cheap as a one-token pass, it reaches only 0.64×" in said[0], said[0]
@@ -270,13 +270,13 @@ def test_lesson_10_calls_a_speedup_of_exactly_one_the_same_speed(fresh):
     assert speed_verdict(1.0) == TEXT["same_speed"] and speed_verdict(1.004) == TEXT["same_speed"]
     assert speed_verdict(1.006) == TEXT["faster"] and speed_verdict(0.994) == TEXT["slower"]
     at = _open(fresh, lesson="10")
-    at.slider(key="learn_alpha").set_value(0.5)
-    at.slider(key="learn_k").set_value(1)
-    at.slider(key="learn_c").set_value(0.0)
-    at.slider(key="learn_v").set_value(1.5).run()  # E = 1.5 tokens a step, Kc + v = 1.5: exactly 1.0
+    at.select_slider(key="learn_alpha").set_value(0.5)
+    at.select_slider(key="learn_k").set_value(1)
+    at.select_slider(key="learn_c").set_value(0.0)
+    at.select_slider(key="learn_v").set_value(1.5).run()  # E = 1.5 tokens a step, Kc + v = 1.5: exactly 1.0
     said = [m.value for m in at.markdown if m.value.startswith("At v = ")]
     assert "At v = 1.5: 1.00× (the same speed as the target alone)" in said[0], said[0]
-    at.slider(key="learn_v").set_value(1.4).run()
+    at.select_slider(key="learn_v").set_value(1.4).run()
     said = [m.value for m in at.markdown if m.value.startswith("At v = ")]
     assert "(faster than the target alone)" in said[0], said[0]
 

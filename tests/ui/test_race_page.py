@@ -181,9 +181,9 @@ def test_temperature_from_the_link_is_kept_or_refused(monkeypatch, value):
     at = _app(race_source="live", race_temperature=value)
     if value == "inf":
         assert "temperature" in at.error[0].value
-        assert at.slider(key="race_temperature").value == 1.0
+        assert at.select_slider(key="race_temperature").value == 1.0
     else:
-        assert not at.error and at.slider(key="race_temperature").value == 0.5
+        assert not at.error and at.select_slider(key="race_temperature").value == 0.5
 
 
 def test_an_out_of_range_k_in_the_link_is_refused_not_clamped(monkeypatch):
@@ -285,10 +285,10 @@ def test_switching_to_smollm2_races_greedy_shorter_and_says_how_long_first():
     ended with no conclusion. Picking the real model sets T = 0 and 32 tokens, races 2 rounds, and the page gives a
     time estimate (from the recorded examples' speed) before anything runs."""
     at = _app(race_source="live")  # a live link runs its (toy) race once at once
-    assert at.slider(key="race_temperature").value == 1.0  # the toy pair: sampling shows every kind of token
+    assert at.select_slider(key="race_temperature").value == 1.0  # the toy pair: sampling shows every kind of token
     at.selectbox(key="race_pair").set_value("default").run()
     assert not at.exception
-    assert at.slider(key="race_temperature").value == 0.0 and at.slider(key="race_max_new").value == 32
+    assert at.select_slider(key="race_temperature").value == 0.0 and at.slider(key="race_max_new").value == 32
     estimate = next(c.value for c in at.caption if c.value.startswith("Estimate: about"))
     # the pair's recommended shape is a tree, so the race has a tree lane too: three lanes to run, not two
     assert at.number_input(key="race_tree_nodes").value > 0

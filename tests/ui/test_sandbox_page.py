@@ -89,7 +89,7 @@ def test_the_page_draws_alpha_and_catches_a_broken_rule():
     assert any("Consistent with the target" in s.value for s in at.success)
     at.selectbox(key="sandbox_rule").set_value("accept_all").run()
     assert any("Not the target distribution" in e.value for e in at.error)
-    at.slider(key="sandbox_temperature").set_value(0.0).run()
+    at.select_slider(key="sandbox_temperature").set_value(0.0).run()
     assert not at.exception and float(at.metric[0].value) == 0.0  # the defaults' top tokens differ
 
 

@@ -32,13 +32,13 @@ def test_page_shows_the_formulas_and_reacts_to_the_sliders(tmp_path, monkeypatch
     assert len(at.get("plotly_chart")) == 5  # heatmap, speedup vs K, tokens per step, and the serving section's two
     assert any("No measured runs yet" in i.value for i in at.info)
 
-    at.slider(key="theory_c").set_value(1.2).run()  # a draft slower than the target
+    at.select_slider(key="theory_c").set_value(1.2).run()  # a draft slower than the target
     shown = metrics(at)
     assert shown["Best K"] == "0" and shown["Break-even α"] == "never"
     assert any("does not pay" in w.value for w in at.warning)
 
-    at.slider(key="theory_c").set_value(0.0).run()
-    at.slider(key="theory_alpha").set_value(1.0).run()
+    at.select_slider(key="theory_c").set_value(0.0).run()
+    at.select_slider(key="theory_alpha").set_value(1.0).run()
     at.slider(key="theory_k").set_value(0).run()
     assert metrics(at)["Expected speedup"] == "1.00×" and not at.exception
 
@@ -176,15 +176,15 @@ def test_a_slowdown_shows_as_a_red_change_pointing_down():
     from streamlit.proto.Metric_pb2 import Metric
 
     at = AppTest.from_file(PAGE, default_timeout=60).run()
-    at.slider(key="theory_alpha").set_value(0.3).run()
-    at.slider(key="theory_c").set_value(0.5).run()
+    at.select_slider(key="theory_alpha").set_value(0.3).run()
+    at.select_slider(key="theory_c").set_value(0.5).run()
     speedup = next(m for m in at.metric if m.label == "Expected speedup")
     assert float(speedup.value.rstrip("×")) < 1
     # the minus sign U+2212, as every number is written; Streamlit reads only a hyphen, so colour and arrow are passed
     assert speedup.delta.startswith("\u2212") and speedup.proto.color == Metric.MetricColor.RED
     assert speedup.proto.direction == Metric.MetricDirection.DOWN
-    at.slider(key="theory_alpha").set_value(0.9).run()
-    at.slider(key="theory_c").set_value(0.05).run()
+    at.select_slider(key="theory_alpha").set_value(0.9).run()
+    at.select_slider(key="theory_c").set_value(0.05).run()
     speedup = next(m for m in at.metric if m.label == "Expected speedup")
     assert speedup.delta.startswith("+") and speedup.proto.color == Metric.MetricColor.GREEN
     assert speedup.proto.direction == Metric.MetricDirection.UP
@@ -338,7 +338,7 @@ def test_beta_and_alpha_are_defined_once_and_apart():
     latex = [x.value for x in at.latex]
     assert sum(r"\beta \;=\; \sum_x" in x for x in latex) == 1
     assert any(r"\alpha \;=\; \mathbb{E}[\beta]" in x for x in latex)
-    assert "α = E[β]" in at.slider(key="theory_alpha").help
+    assert "α = E[β]" in at.select_slider(key="theory_alpha").help
     assert any("Leviathan et al. call it β" in m.value for m in at.markdown)
 
 

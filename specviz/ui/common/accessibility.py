@@ -258,11 +258,6 @@ SCRIPT = r"""<script>
       const next = swap(el.getAttribute("aria-label"));
       if (next !== null) el.setAttribute("aria-label", next);
     }
-    if (T.decimal !== ".") {  // a slider's value and bounds in the reader's decimal sign: 0,75, not 0.75
-      for (const root of doc.querySelectorAll('[data-testid="stSliderThumbValue"], [data-testid="stSliderTickBar"]')) {
-        swapTexts(root, (s) => /^-?\d+\.\d+$/.test(s.trim()) ? s.replace(".", T.decimal) : null);
-      }
-    }
   };
   let queued = false;
   const schedule = () => { if (!queued) { queued = true; w.requestAnimationFrame(() => { queued = false; mend(); }); } };
@@ -287,8 +282,9 @@ LANDINGS = {"quiz_widen": '[class*="st-key-quiz_r"][class*="_question"]'}
 
 def _texts(language: str) -> str:
     """Streamlit's English and its translation, as a JSON object for the script (none on an English page): exact
-    texts, patterns with their placeholders numbered, and the decimal sign. Catalog text only, never a visitor's."""
-    from specviz.core.i18n import number, using
+    texts and patterns with their placeholders numbered (a slider's numbers are written on the server:
+    `specviz.ui.common.sliders`). Catalog text only, never a visitor's."""
+    from specviz.core.i18n import using
 
     with using(language):
         exact = {english: _(message) for english, message in STREAMLIT_TEXTS.items() if _(message) != english}
@@ -298,10 +294,9 @@ def _texts(language: str) -> str:
             for index, name in enumerate(names, start=1):
                 template = template.replace("{" + name + "}", "{" + str(index) + "}")
             patterns.append([regex, template])
-        decimal = number(0.5, 1)[1]
-    if not exact and decimal == ".":
+    if not exact:
         return "null"
-    return json.dumps({"exact": exact, "patterns": patterns, "decimal": decimal}, ensure_ascii=False).replace(
+    return json.dumps({"exact": exact, "patterns": patterns}, ensure_ascii=False).replace(
         "</", "<\\/")
 
 

@@ -15,6 +15,7 @@ from specviz.labs.exactness.tree_lab import one_level_drift, tree_lab
 from specviz.runs.runspec import RunSpec
 from specviz.ui.common.escaping import escape_text
 from specviz.ui.common.runs import get_pair
+from specviz.ui.common.sliders import number_slider
 from specviz.ui.exactness.view import RULE_BOX, note_caption, render_samples, step_distributions
 
 SHAPES = {"chain": N_("a chain of drafts"), "tree": N_("a draft tree")}
@@ -74,7 +75,7 @@ def render_tree_lab(pair_name: str, prompt: str, temperature: float, top_k: int,
     rule = TREE_RULES[name]
     c1, c2, c3 = st.columns(3)
     width = int(c1.slider(_(TEXT["width"]), *WIDTHS, 2, key="exact_tree_width"))
-    n = int(c2.slider(_("Samples N"), 50, 5000, 2000, 50, key="exact_tree_n"))
+    n = int(number_slider(c2, _("Samples N"), 50, 5000, 2000, 50, key="exact_tree_n"))
     seed = int(c3.number_input(_("Seed"), 0, 10_000, 0, 1, key="exact_tree_seed"))
     try:
         spec = RunSpec(pair=pair_name, prompt=prompt, temperature=temperature, top_k=top_k, top_p=top_p, seed=seed)

@@ -26,6 +26,7 @@ from specviz.labs.roofline import HARDWARE
 from specviz.teach.learn import Lesson
 from specviz.teach.quiz import FORMULAS
 from specviz.ui.common.charts import show
+from specviz.ui.common.sliders import number_slider
 from specviz.ui.common.step_figures import accept_strip_figure
 from specviz.ui.common.tokens import fmt
 from specviz.ui.proposers import view as proposers_view
@@ -126,9 +127,9 @@ def bandwidth(lesson: Lesson) -> None:
 
 def rule(lesson: Lesson) -> None:
     left, middle, right = st.columns(3)
-    p = left.slider(_(TEXT["p"]), 0.0, 1.0, 0.3, 0.01, key="learn_p")
-    q = middle.slider(_(TEXT["q"]), 0.01, 1.0, 0.6, 0.01, key="learn_q")
-    u = right.slider(_(TEXT["u"]), 0.0, 0.99, 0.7, 0.01, key="learn_u")
+    p = number_slider(left, _(TEXT["p"]), 0.0, 1.0, 0.3, 0.01, key="learn_p")
+    q = number_slider(middle, _(TEXT["q"]), 0.01, 1.0, 0.6, 0.01, key="learn_q")
+    u = number_slider(right, _(TEXT["u"]), 0.0, 0.99, 0.7, 0.01, key="learn_u")
     a = min(1.0, p / q)
     d = Decision(0, 0, "x", q, p, p / q, a, u, u < a, True)
     show(accept_strip_figure(d), "learn_strip")
@@ -141,7 +142,7 @@ def _sliders(keys: tuple[str, ...]) -> dict[str, float]:
     specs = {"alpha": (_(TEXT["alpha"]), 0.0, 1.0, 0.7, 0.05), "k": (_(TEXT["k"]), 1, 10, 3, 1),
              "c": (_(TEXT["c"]), 0.0, 0.5, 0.1, 0.01)}
     columns = st.columns(len(keys))
-    return {name: col.slider(*specs[name], key=f"learn_{name}") for col, name in zip(columns, keys)}
+    return {name: number_slider(col, *specs[name], key=f"learn_{name}") for col, name in zip(columns, keys)}
 
 
 def speedup(lesson: Lesson) -> None:
@@ -170,7 +171,7 @@ def choosing_k(lesson: Lesson) -> None:
 def trees(lesson: Lesson) -> None:
     st.graphviz_chart(proposers_view.tree_dot(), width="content")
     left, middle, right = st.columns(3)
-    alpha = left.slider(_(TEXT["tree_alpha"]), 0.05, 0.95, 0.6, 0.05, key="learn_tree_alpha")
+    alpha = number_slider(left, _(TEXT["tree_alpha"]), 0.05, 0.95, 0.6, 0.05, key="learn_tree_alpha")
     width = middle.slider(_(TEXT["width"]), 1, 4, 2, key="learn_tree_width")
     depth = right.slider(_(TEXT["depth"]), 1, 6, 4, key="learn_tree_depth")
     level = 1 - (1 - alpha) ** width
@@ -184,7 +185,7 @@ def trees(lesson: Lesson) -> None:
 
 def limits(lesson: Lesson) -> None:
     v = _sliders(("alpha", "k", "c"))
-    cost = st.slider(_(TEXT["v"]), 1.0, 6.0, 2.5, 0.1, key="learn_v")
+    cost = number_slider(st, _(TEXT["v"]), 1.0, 6.0, 2.5, 0.1, key="learn_v")
     costs = [1 + i / 10 for i in range(51)]
     values = [theory.speedup_with_verify_cost(v["alpha"], v["k"], v["c"], x) for x in costs]
     fig = go.Figure(go.Scatter(x=costs, y=values, mode="lines", line=dict(color="#0072B2")))

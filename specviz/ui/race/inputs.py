@@ -15,6 +15,7 @@ from specviz.labs.examples import list_examples, load_example
 from specviz.runs.running import PAIRS
 from specviz.runs.runspec import SETTINGS, WEB_MAX_NEW_TOKENS, RunSpec
 from specviz.ui.common.runs import INSTANT_PAIRS
+from specviz.ui.common.sliders import number_slider
 from specviz.ui.race.settings import RACE_PAIRS, SOURCES, pair_changed, pair_proposers
 from specviz.ui.race.tree import has_tree_lane, tree_inputs
 
@@ -136,7 +137,8 @@ def live_settings() -> RunSpec | str:
     c1, c2, c3, c4 = st.columns(4)
     k = c1.slider(_("K (drafts per step)"), *SETTINGS["k"].bounds, key="race_k")
     max_new = c2.slider(_("Max new tokens"), SETTINGS["max_new_tokens"].lo, WEB_MAX_NEW_TOKENS, key="race_max_new")
-    temperature = c3.slider(_("Temperature"), *SETTINGS["temperature"].bounds, step=0.05, key="race_temperature")
+    temperature = number_slider(c3, _("Temperature"), *SETTINGS["temperature"].bounds, step=0.05,
+                                key="race_temperature")
     seed = int(c4.number_input(_("Seed"), *SETTINGS["seed"].bounds, step=1, key="race_seed"))
     tree_nodes, tree_width = tree_inputs(proposer)
     try:

@@ -17,6 +17,7 @@ from specviz.labs.exactness.sandbox import (MAX_SAMPLES, MAX_TOKENS, SandboxSamp
                                             simulate)
 from specviz.ui.common.charts import show
 from specviz.ui.common.escaping import escape_markdown, plot_text
+from specviz.ui.common.sliders import number_slider
 
 TOKENS = ["the", "a", "cat", "dog", "sat", "ran"]
 DEFAULT_P = [0.35, 0.25, 0.15, 0.12, 0.08, 0.05]
@@ -66,8 +67,8 @@ def edit_distributions() -> tuple[list[float] | None, list[float] | None, float]
     edited = st.data_editor(frame, key="sandbox_table", hide_index=True, disabled=["token"], num_rows="fixed",
                             column_config={"token": st.column_config.TextColumn(_(TEXT["token"])), **texts})
     st.caption(_(TEXT["editor_help"]))
-    temperature = st.slider(_(TEXT["temperature"]), 0.0, 2.0, 1.0, 0.05, key="sandbox_temperature",
-                            help=_(TEXT["temperature_help"]))
+    temperature = number_slider(st, _(TEXT["temperature"]), 0.0, 2.0, 1.0, 0.05, key="sandbox_temperature",
+                                help=_(TEXT["temperature_help"]))
     try:
         p, q = weights(edited["p (target)"]), weights(edited["q (draft)"])
     except ValueError as exc:
@@ -148,7 +149,7 @@ def pick_simulation() -> tuple[str, int, int]:
     names = sandbox_rules()
     left, middle, right = st.columns([3, 2, 1])
     rule = left.selectbox(_(TEXT["rule"]), names, format_func=lambda name: _(RULES[name].label), key="sandbox_rule")
-    n = middle.slider(_(TEXT["n"]), 100, MAX_SAMPLES, 2000, 100, key="sandbox_n")
+    n = number_slider(middle, _(TEXT["n"]), 100, MAX_SAMPLES, 2000, 100, key="sandbox_n")
     seed = right.number_input(_(TEXT["seed"]), 0, 10_000, 1, key="sandbox_seed")
     return rule, int(n), int(seed)
 

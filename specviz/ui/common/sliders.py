@@ -1,0 +1,59 @@
+"""A slider that writes its numbers in the reader's convention.
+
+Streamlit's `st.slider` prints its value with a JavaScript format ("0.70", "2000") whatever the page's language, so
+a Portuguese page showed 0.70 above a chart that says 0,70. `number_slider` is a `select_slider` over the same grid
+(lo to hi in steps of `step`) whose labels go through `specviz.core.i18n.number`: 0,70 and 2.000 in Portuguese, 0.70
+and 2,000 in English. It returns the number, as `st.slider` does, and is moved with the arrow keys the same way.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+import streamlit as st
+
+from specviz.core.i18n import number
+
+MAX_DIGITS = 4  # the most decimals a value set through session state (a link) is written with
+
+
+def _digits(value: float) -> int:
+    """The decimals `value` needs to be written back as it is (0.05 -> 2, 2000 -> 0), at most MAX_DIGITS."""
+    exponent = Decimal(repr(float(value))).normalize().as_tuple().exponent
+    return min(MAX_DIGITS, max(0, -int(exponent)))
+
+
+def grid(lo: float, hi: float, step: float, extra: float | None = None) -> list[float] | list[int]:
+    """lo, lo + step, ... up to hi (each rounded to the step's decimals, so 0.1 + 0.2 is 0.3), plus `extra` where it
+    lies in [lo, hi] off the grid (a value a link set, kept as it is rather than moved to a neighbour).
+
+    >>> grid(0.0, 0.2, 0.05), grid(100, 400, 100), grid(0.0, 0.1, 0.05, extra=0.07)
+    ([0.0, 0.05, 0.1, 0.15, 0.2], [100, 200, 300, 400], [0.0, 0.05, 0.07, 0.1])
+    """
+    whole = all(float(x).is_integer() for x in (lo, hi, step))
+    digits = _digits(step)
+    count = int(round((hi - lo) / step))
+    values = [round(lo + i * step, digits) for i in range(count + 1)]
+    values = [v for v in values if v <= hi + 1e-12]
+    if extra is not None and lo <= extra <= hi and extra not in values:
+        values = sorted([*values, extra])
+    return [int(v) for v in values] if whole and all(float(v).is_integer() for v in values) else values
+
+
+def number_slider(container: Any, label: str, lo: float, hi: float, value: float | None = None, step: float = 1, *,
+                  key: str, **kwargs: Any) -> float:
+    """`container.slider(label, lo, hi, value, step, key=key, ...)`, its numbers written for the reader's locale.
+    A value already in session state under `key` (a link's, a preset's) is the one shown, even off the grid, and
+    `value` (the first run's, lo when None) is then not passed: Streamlit warns when a widget gets both."""
+    current = st.session_state.get(key)
+    options = grid(lo, hi, step, current if isinstance(current, (int, float)) else None)
+    digits = _digits(step)
+
+    def label_of(option: float) -> str:
+        return number(option, max(digits, _digits(option)))
+
+    if key in st.session_state:
+        return container.select_slider(label, options, format_func=label_of, key=key, **kwargs)
+    start = lo if value is None else min(options, key=lambda option: abs(option - value))
+    return container.select_slider(label, options, value=start, format_func=label_of, key=key, **kwargs)

@@ -344,3 +344,14 @@ def test_classroom_md_names_the_one_timer_that_does_not_stop_in_a_hidden_tab():
     text = " ".join((DOCS / "classroom.md").read_text(encoding="utf-8").split())
     assert (f"One timer does not: the sidebar's loading note, which counts every {PRELOAD_TICK_SECONDS} s while the "
             "model loads") in text
+
+
+def test_classroom_md_gives_the_upload_cap_in_mib_read_from_the_config():
+    """26th read: classroom.md said uploads are capped at "8 MB", but Streamlit multiplies `server.maxUploadSize`
+    by 1024 * 1024 (streamlit/web/server/starlette/starlette_routes.py): the cap is 8 MiB (8.4 MB)."""
+    import tomllib
+
+    cap = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text(encoding="utf-8"))["server"]["maxUploadSize"]
+    text = " ".join((DOCS / "classroom.md").read_text(encoding="utf-8").split())
+    assert f"capped at {cap} MiB (`server.maxUploadSize = {cap}`" in text
+    assert f"capped at {cap} MB" not in text

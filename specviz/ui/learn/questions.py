@@ -1,5 +1,6 @@
-"""The guided path's questions: each lesson's two to four checks (graded one by one, a wrong one tried again) and
-the six-question exit ticket, with its score and the lessons to revisit. Asked and graded with the Quiz's own pieces
+"""The guided path's questions: each lesson's two to four checks (graded one by one; "Try again" after a miss asks
+another question on its concept where there is one, `specviz.teach.learn.retry_question`) and the six-question exit
+ticket, with its score and the lessons to revisit. Asked and graded with the Quiz's own pieces
 (`specviz.ui.common.quiz.view`, `specviz.teach.quiz.QuizRun`); which questions is `specviz.teach.learn`'s data."""
 
 from __future__ import annotations

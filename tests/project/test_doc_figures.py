@@ -946,3 +946,17 @@ def test_drafts_md_does_not_give_the_medusa_training_a_machine_its_card_lacks():
     text = " ".join((DOCS / "drafts.md").read_text(encoding="utf-8").split())
     assert "minutes on the 2-core AMD EPYC, 2026-12-04)" not in text
     assert "on a machine the card's specviz.json does not record; commit 00d8d76's body names the 2-core AMD EPYC" in text
+
+
+def test_testing_md_gives_the_exact_sampling_runs_their_length_per_k():
+    """testing.md called the exact-sampling tests "1,000 4-token generations per proposer and K" in the present
+    tense; since 42c9f84 each generation runs K + 1 new tokens (2 for K = 1), so it says what the profiled run ran."""
+    import inspect
+
+    import tests.engine.test_exact_sampling as exact
+
+    assert "max_new_tokens=k + 1" in inspect.getsource(exact.test_first_two_tokens_follow_the_target)
+    text = " ".join((DOCS / "testing.md").read_text(encoding="utf-8").split())
+    assert "1,000 4-token generations per proposer and K" not in text
+    assert f"{exact.N:,} generations per proposer and K" in text
+    assert "since 42c9f84 of K + 1, so 2 for K = 1" in text

@@ -279,6 +279,9 @@ ALPHA_ESTIMATE = N_("The mean of min(1, p/q) over the drafted tokens the verifie
 ALPHA_TEXT = {  # the sentences of alpha_note, whole, with named values; translated with _() where used
     "differ": N_("Accepted / drafted ({ratio}) is not α (estimated at {alpha}): the drafts after a step's first "
                  "rejection count as drafted and not accepted although they were never tested."),
+    "all_tested": N_("Accepted / drafted ({ratio}) and the α estimate ({alpha}) differ here only by chance: no step "
+                     "drafted past a rejection, so every draft was tested, and the first counts the coin flips while "
+                     "the second averages their chances, min(1, p/q)."),
     "formula": N_("If every draft is kept with probability α, E[accepted] / K = α(1 − α^K) / ((1 − α)K) = "
                   "{predicted} at K = {k}."),
 }
@@ -289,7 +292,8 @@ def alpha_note(spec: Trace) -> str | None:
     one trace's count can land above it), with the formula that links them; None when the trace tested no drafts.
 
     In accepted / drafted, the drafts after a step's first rejection count as drafted and not accepted although
-    they were never tested. If each draft is kept with probability α, E[accepted] / K =
+    they were never tested; where no step drafted past a rejection (always at K = 1) every draft was tested and
+    the two differ only by chance, which the note says instead. If each draft is kept with probability α, E[accepted] / K =
     α(1 − α^K) / ((1 − α) K), below α for K > 1 and 0 < α < 1.
 
     None for a tree trace too: its mean of min(1, p′/q′) is not an estimate of α (`Trace.mean_accept_prob`), its
@@ -299,7 +303,8 @@ def alpha_note(spec: Trace) -> str | None:
     if not (math.isfinite(alpha) and math.isfinite(ratio)) or any(s.tree is not None for s in spec.steps):
         return None
     k = spec.settings.get("k")
-    sentences = [_(ALPHA_TEXT["differ"], ratio=number(ratio), alpha=number(alpha))]
+    untested = any(not d.reached for s in spec.steps for d in s.decisions)  # none at K = 1, for one
+    sentences = [_(ALPHA_TEXT["differ" if untested else "all_tested"], ratio=number(ratio), alpha=number(alpha))]
     if isinstance(k, int) and not isinstance(k, bool) and k >= 1:
         predicted = theory.accepted_fraction(min(1.0, max(0.0, alpha)), k)
         sentences.append(_(ALPHA_TEXT["formula"], predicted=number(predicted), k=k))

@@ -271,6 +271,21 @@ def test_alpha_note_names_the_two_numbers_apart_and_links_them():
     assert timeline.alpha_note(tree) is None  # a tree's min(1, p′/q′) is not α, and the formula is the chain's
 
 
+def test_alpha_note_at_k_1_does_not_blame_untested_drafts():
+    """Read 26: at K = 1 no draft follows a rejection, yet the note said accepted / drafted differs from the α
+    estimate because "the drafts after a step's first rejection ... were never tested". Every draft was tested:
+    the two differ only by chance, and the formula gives α itself."""
+    steps = [Step(0, 3, 1, "draft", [_decision(0, 0.2, False)], _tokens(1)),
+             Step(1, 4, 1, "draft", [_decision(0, 0.9, True)], _tokens(2)),
+             Step(2, 6, 1, "draft", [_decision(0, 0.9, True)], _tokens(2))]
+    spec = Trace("speculative", {"k": 1}, [1, 2, 3], [7] * 5, steps)
+    assert all(d.reached for s in spec.steps for d in s.decisions)
+    assert spec.acceptance_rate == pytest.approx(2 / 3) and spec.mean_accept_prob == pytest.approx(2 / 3)
+    note = timeline.alpha_note(spec)
+    assert "never tested" not in note and "only by chance" in note and "every draft was tested" in note
+    assert "= 0.67 at K = 1" in note  # E[accepted] / K at K = 1 is α itself
+
+
 def test_a_lane_cut_short_at_its_time_limit_draws_no_verdict(toy, toy_race):
     """Issue 42: target-only decoding ran 1 token while the speculative lane used the time, and the page still said
     "Speculation won: 3.33x". A lane that stopped at its deadline gives no speedup, no verdict and no comparison."""

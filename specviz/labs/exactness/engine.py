@@ -172,8 +172,9 @@ def continuation_samples(
 
     The engine drafts at most one token fewer than it can still emit, so a 1-token continuation drafts nothing:
     the rule is called with K = 0, judges no draft and only picks the bonus token (from p, or p's argmax under
-    Medusa's typical acceptance, lossy even then). Use length >= 2 to test a rule on a draft (the first token
-    then comes from the rule with K = 1).
+    Medusa's typical acceptance, lossy even then). Use length >= 2 to test a rule on a draft: the first step
+    then drafts min(K, length − 1) tokens (`specviz.labs.exactness.lab.drafts_per_step`), and the first token is
+    the rule's verdict on the first draft (kept, or the token that replaces it), as with K = 1.
     """
     # the engine pulls in transformers (seconds): imported here, so the tensor-level tools stay light
     from specviz.engine.baseline import autoregressive_generate

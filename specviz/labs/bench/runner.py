@@ -38,7 +38,8 @@ def run_bench(config: BenchConfig, *, command: str = "", progress: Progress | No
     config.check()
     if config.clock == "cpu" and clock is default_clock:
         clock = time.process_time
-    with torch_threads(config.threads):  # restored once, when the last overlapping user leaves
+    with torch_threads(config.threads):  # the process's own count back when the run leaves, even while another
+        # overlapping block is still inside (`torch_threads`: every block restores it, not only the last)
         return _run(config, command, progress, pair, clock, deadline)
 
 

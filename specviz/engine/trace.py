@@ -46,7 +46,9 @@ class Decision:
     """The verifier's verdict on one drafted token (position `position` of the step, 0-based).
 
     `reached` is False for drafts after the first rejection: they were never tested, so `uniform` is None.
-    `ratio` is p/q (math.inf when q = 0); `accept_prob` is min(1, p/q).
+    `ratio` is p/q (math.inf when q = 0). `accept_prob` is the chance the rule kept the draft with: min(1, p/q) in
+    a chain under the exact rule (and for every draft not reached); on a tree step's main line min(1, p′/q′), after
+    the siblings tried before it (p′(x) for a top-k or copied child), so not min(1, ratio); a broken rule's own.
     """
 
     position: int

@@ -413,3 +413,20 @@ def test_candidate_ids_are_empty_only_for_a_sampled_tree():
                         generator=torch.Generator().manual_seed(0))
     assert len(sampled) > 0 and sampled.candidate_ids == []
     assert "empty when no candidate was dropped" not in inspect.getsource(tree_module)
+
+
+def test_a_tree_main_line_decision_keeps_min_1_p_prime_over_q_prime_not_min_1_ratio(toy):
+    """Read 26: `Decision` said its `accept_prob` is min(1, p/q). On a sampled tree's main line a child tried after
+    a rejected sibling is kept with min(1, p′/q′) (the residual p′, q′ without the sibling), while `ratio` stays
+    p/q at the parent: the two part. Seed 3 of this toy run tries such a child twice."""
+    from specviz.runs.running import run
+    from specviz.runs.runspec import RunSpec
+
+    spec = RunSpec(pair="toy", proposer="draft", prompt="the quick brown fox", k=3, tree_nodes=8, tree_width=3,
+                   temperature=1.0, seed=3, max_new_tokens=24, chat=False)
+    trace = run(spec, pair=toy)
+    reached = [d for s in trace.steps for d in s.decisions if d.reached]
+    parted = [d for d in reached if abs(d.accept_prob - min(1.0, d.ratio)) > 1e-6]
+    assert reached and parted
+    doc = " ".join(type(reached[0]).__doc__.split())
+    assert "`accept_prob` is min(1, p/q)." not in doc and "min(1, p′/q′)" in doc

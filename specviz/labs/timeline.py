@@ -293,8 +293,8 @@ def alpha_note(spec: Trace) -> str | None:
 
     In accepted / drafted, the drafts after a step's first rejection count as drafted and not accepted although
     they were never tested; where no step drafted past a rejection (always at K = 1) every draft was tested and
-    the two differ only by chance, which the note says instead. If each draft is kept with probability α, E[accepted] / K =
-    α(1 − α^K) / ((1 − α) K), below α for K > 1 and 0 < α < 1.
+    the two differ only by chance, which the note says instead. If each draft is kept with probability α,
+    E[accepted] / K = α(1 − α^K) / ((1 − α) K), below α for K > 1 and 0 < α < 1.
 
     None for a tree trace too: its mean of min(1, p′/q′) is not an estimate of α (`Trace.mean_accept_prob`), its
     accepted / drafted counts every node, and the formula is the chain's.

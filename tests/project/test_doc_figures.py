@@ -998,3 +998,21 @@ def test_benchmarks_md_gives_each_earlier_predictor_its_own_run_and_error():
         body = subprocess.run(["git", "show", "-s", "--format=%B", commit], cwd=ROOT, capture_output=True, text=True)
         if body.returncode == 0:  # a shallow clone may lack the commit
             assert quoted in " ".join(body.stdout.split())
+
+
+def test_cli_md_names_the_scripts_that_run_the_calibrated_shape():
+    """cli.md said "`generate`, `compare`, `bench` and the scripts" run the shape `calibrate` predicts fastest when no
+    shape flag is given; of the scripts only those that read `specviz.labs.shape_choice` do (targets_bench,
+    greedy_identity): tree_tokens keeps its chain of 4 against the tree 16 × 4, gpu_bench a chain of --k. And a
+    calibration makes four short real runs only for a proposer that drafts trees (two for n-gram lookup)."""
+    from specviz.engine.proposers import registry
+    from specviz.labs.calibration import PROBE_TEMPERATURES, PROBES
+
+    scripts = sorted(path.stem for path in (ROOT / "specviz" / "scripts").glob("*.py")
+                     if "specviz.labs.shape_choice import" in path.read_text(encoding="utf-8"))
+    assert scripts == ["greedy_identity", "targets_bench"]
+    text = " ".join((DOCS / "cli.md").read_text(encoding="utf-8").split())
+    assert "`bench` and the scripts run the first" not in text
+    assert "`bench` and the scripts `targets_bench` and `greedy_identity` run the first of them" in text
+    assert len(PROBES) * len(PROBE_TEMPERATURES) == 4 and not registry.can_branch("ngram")
+    assert "four short real runs, two for n-gram lookup, which drafts no tree" in text

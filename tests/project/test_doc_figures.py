@@ -1032,3 +1032,18 @@ def test_the_layer_skip_agreement_is_quoted_with_its_size_not_as_exact():
     text = " ".join((ROOT / "assets" / "benchmarks" / "README.md").read_text(encoding="utf-8").split())
     assert "exactly as the formula predicts" not in text
     assert "as the formula with the measured verify cost predicts (within 4%, above)" in text
+
+
+def test_models_md_sizes_the_first_fetch_as_the_code_does():
+    """docs/models.md said specviz reads both configs and tokenizers "(a few kilobytes)" before any weights; the same
+    claim was dropped from `specviz.models.loading` in the 21st read: SmolLM2-135M's tokenizer and configs are 3.5 MB
+    (the note on `pairs.CONVERTED_MEGABYTES`), and larger vocabularies bring larger tokenizer files."""
+    import inspect
+
+    from specviz.models import pairs
+
+    note = inspect.getsource(pairs).split("CONVERTED_MEGABYTES =")[0].rsplit("\n\n", 1)[1]
+    assert "the tokenizer and configs 3.5 MB" in note
+    text = " ".join((DOCS / "models.md").read_text(encoding="utf-8").split())
+    assert "a few kilobytes" not in text
+    assert "no weight file: megabytes, not gigabytes; SmolLM2-135M's come to 3.5 MB" in text

@@ -1059,3 +1059,24 @@ def test_accessibility_md_gives_the_contrast_the_audit_asks_for_large_text():
     text = " ".join((DOCS / "accessibility.md").read_text(encoding="utf-8").split())
     assert ("text reads at 4.5:1 or more (large text, 24 px or bold 18.66 px, at 3:1 or more, as WCAG AA allows)"
             in text)
+
+
+def test_the_old_tree_per_position_entries_are_described_as_the_old_code_counted_them():
+    """default-cpu-bf16-trees' note (and assets/benchmarks/README.md) said its tree rows' per-position entries were
+    "conditional on reaching each depth", which the current definition is too (of the steps whose tree reached
+    depth i). Before e3141ea the code divided the steps with more than i accepted drafts by those with more than i
+    main-line decisions (the accepted path, then the first rejected child): of the steps whose accepted path reached
+    depth i − 1 and tried a node below it, the share that kept one. Both the old formula and that sentence, on
+    four tree steps (path 2 then a rejection; a leaf at depth 1; a rejection at depth 1; a leaf at depth 3)."""
+    steps = [(2, True), (1, False), (0, True), (3, False)]  # (accepted path length, rejected a node below it)
+    decisions = [path + rejected for path, rejected in steps]
+    old = [sum(path > i for path, _ in steps) / sum(d > i for d in decisions) for i in range(3)]
+    tried_below = [[path for path, rejected in steps if path >= i - 1 and (rejected or path >= i)] for i in (1, 2, 3)]
+    described = [sum(path >= i for path in paths) / len(paths) for i, paths in zip((1, 2, 3), tried_below)]
+    assert old == described == [0.75, 1.0, 0.5]
+    sentence = ("entry i was, of the steps whose accepted path reached depth i − 1 and tried a node below it, the "
+                "share that kept one")
+    for path in (ROOT / "assets" / "benchmarks" / "README.md",
+                 ROOT / "assets" / "benchmarks" / "default-cpu-bf16-trees" / "results.md"):
+        text = " ".join(path.read_text(encoding="utf-8").split())
+        assert sentence in text and "conditional on reaching each depth" not in text, path.parent.name

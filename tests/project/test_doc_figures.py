@@ -1080,3 +1080,16 @@ def test_the_old_tree_per_position_entries_are_described_as_the_old_code_counted
                  ROOT / "assets" / "benchmarks" / "default-cpu-bf16-trees" / "results.md"):
         text = " ".join(path.read_text(encoding="utf-8").split())
         assert sentence in text and "conditional on reaching each depth" not in text, path.parent.name
+
+
+def test_the_h200_bench_rerun_is_described_as_its_cap_cut_it():
+    """assets/benchmarks/README.md said bench-rerun/ was the bench section run once more "(1 prompt)", as if it were
+    set up for one; it was set for 4 held-out prompts at T = 0 and 0.7, and its 150 s cap left one case, greedy."""
+    data = json.loads((ROOT / "assets" / "benchmarks" / "default-h200-bf16-run2" / "bench-rerun" / "results.json")
+                      .read_text(encoding="utf-8"))
+    cases = {(row["prompt_id"], row["temperature"]) for row in data["baselines"]}
+    assert data["config"]["prompts_per_suite"] == 4 and len(cases) == 1 and next(iter(cases))[1] == 0.0
+    assert "7 of 8 prompt x temperature cases did not run" in data["notes"][-1]
+    text = " ".join((ROOT / "assets" / "benchmarks" / "README.md").read_text(encoding="utf-8").split())
+    assert ("(set for 4 prompts, its 150 s cap left 1 of 8 prompt × temperature cases: one prompt, greedy)"
+            in text)

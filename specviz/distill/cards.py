@@ -15,7 +15,8 @@ from specviz.distill.data import GenerationPlan, chunk_infos
 from specviz.distill.stages import STAGES as DATA_STAGES
 from specviz.distill.trainer import DEFAULT_BATCH_POSITIONS, DEFAULT_LR, DEFAULT_STEPS
 from specviz.labs.bench.quoted import machine_text
-from specviz.labs.bench.report import TREE_ALPHA_MEANING, BenchResult, plain_load_note, rerun_command
+from specviz.labs.bench.report import (TREE_ALPHA_MEANING, BenchResult, current_note, is_load_note,
+                                       rerun_command)
 from specviz.models.drafts import DRAFT_NAME, EAGLE_NAME, read_meta
 
 BENCH = BENCHMARKS_DIR / "default-cpu-drafts" / "results.json"
@@ -101,10 +102,12 @@ def trained_on(meta: dict) -> str:
 
 
 def bench_note(bench: Path) -> str:
-    """The run's own note that its machine was shared (absolute times noisy), as a paragraph; "" when it was not."""
-    notes = read_bench(bench).get("notes") or []
-    shared = next((plain_load_note(n) for n in notes if str(n).startswith("The machine was shared")), "")
-    return f"{shared}\n\n" if shared else ""
+    """The run's own note that it started on a busy machine (absolute times may be noisy: `report.LOAD_NOTE`), as a
+    paragraph; "" when it did not."""
+    run = read_bench(bench)
+    cores = (run.get("machine") or {}).get("cores", "?")
+    busy = next((current_note(str(n), cores) for n in run.get("notes") or [] if is_load_note(str(n))), "")
+    return f"{busy}\n\n" if busy else ""
 
 
 def bench_command(bench: Path = BENCH) -> str:

@@ -315,7 +315,7 @@ def markdown_report(result: BenchResult) -> str:
            if m.get("isa_limits") else "")
         + (f" Models on {m['device']} in {m['dtype']}." if m.get("device") else "")
         + (f" Linear kernels: {m['kernels']}." if m.get("kernels") else ""), "",
-        *[f"- {current_note(n)}" for n in result.notes], "",
+        *[f"- {current_note(n, m.get('cores', '?'))}" for n in result.notes], "",
         "## All suites", "",
         "| proposer | policy | K | tree | T | α (tree: main-line mean min(1, p′/q′)) | accepted/drafted | mean accepted length | "
         "accepted/step (excl.) | tok/s | vs target-only | vs generate | transformers assisted vs generate | "
@@ -571,14 +571,39 @@ OLD_TREE_NOTE = ("Tree rows draft an EAGLE-2 style tree (node budget x width, de
                  "#MAT is tokens per target forward, the physical limit a perfect free draft of the same shape.")
 
 
-def current_note(note: str) -> str:
-    """A recorded bench note as results.md prints it: the load average at the end as one number (`plain_load_note`),
-    and the tree note in today's words (`TREE_NOTE`: one name, mean accepted length, for tokens per target forward).
+# The note of a run that started with the 1-minute load average over half the cores (specviz.labs.bench.runner).
+# Runs before 2026-12-05 wrote "The machine was shared (...)", but the load a run starts with counts its own
+# command's work before it (the imports, targets_bench's calibration), so a run with nothing else running read as
+# shared: the load says the cores were busy, not by whom.
+LOAD_NOTE = ("The load average was {start} at the start and {end} at the end, on {cores} cores: over half of them were "
+             "busy in the minute before the run (other work, or this command's own imports, loading or calibration), "
+             "so absolute times may be noisy; ratios from the same run are the numbers to trust.")
+_OLD_LOAD_NOTE = re.compile(r"The machine was shared \(load average (\S+) at the start, (.+) at the end\): absolute "
+                            r"times are noisy; ratios from the same run are the numbers to trust\.")
+
+
+def is_load_note(note: str) -> bool:
+    """Whether a recorded bench note is the busy-start note (`LOAD_NOTE`, or its form before 2026-12-05)."""
+    return note.startswith(("The load average was ", "The machine was shared (load average "))
+
+
+def current_note(note: str, cores: int | str = "?") -> str:
+    """A recorded bench note as results.md prints it: the busy-start note in today's words (`LOAD_NOTE`, the load
+    average at the end as one number: `plain_load_note`; `cores`, the machine's, for a note recorded before it was
+    written in), and the tree note in today's words (`TREE_NOTE`: one name, mean accepted length, for tokens per
+    target forward).
 
     >>> current_note(OLD_TREE_NOTE) == TREE_NOTE, current_note("torch used 2 thread(s) on 2 visible core(s).")
     (True, 'torch used 2 thread(s) on 2 visible core(s).')
+    >>> current_note("The machine was shared (load average 1.04 at the start, [2.03, 2.01, 1.93] at the end): "
+    ...              "absolute times are noisy; ratios from the same run are the numbers to trust.", 2)[:80]
+    'The load average was 1.04 at the start and 2.03 at the end, on 2 cores: over half'
     """
-    return TREE_NOTE if note == OLD_TREE_NOTE else plain_load_note(note)
+    note = plain_load_note(note)
+    old = _OLD_LOAD_NOTE.fullmatch(note)
+    if old:
+        return LOAD_NOTE.format(start=old[1], end=old[2], cores=cores)
+    return TREE_NOTE if note == OLD_TREE_NOTE else note
 
 
 def plain_load_note(note: str) -> str:

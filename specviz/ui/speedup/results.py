@@ -15,6 +15,7 @@ from specviz.core.i18n import N_, _, ngettext, number
 from specviz.labs import bench
 from specviz.labs.bench import BenchResult
 from specviz.labs.bench.quoted import machine_text
+from specviz.labs.bench.report import current_note
 from specviz.ui.common.bench_results import command_notes, load_result  # noqa: F401 - this page's names too
 
 
@@ -74,7 +75,7 @@ def render_machine(result: BenchResult, name: str) -> None:
                       "the start.", torch=m["torch"], transformers=m["transformers"], python=m.get("python", "?"),
                       platform=m.get("platform", ""), load=load_text(m.get("load_average_start"))))
         for note in result.notes:
-            st.markdown("- " + note_text(note))
+            st.markdown("- " + note_text(note, m.get("cores", "?")))
         if result.command:
             st.code(result.command, language="bash", wrap_lines=True)
             for note in command_notes(result):
@@ -97,10 +98,12 @@ NOTES = (
      N_("Times are this process's CPU time (time.process_time), not wall time: the machine was shared, and CPU time "
         "leaves out the waits for a free core. With one torch thread it equals wall time on an idle machine; with "
         "more threads it adds them up.")),
-    (r"The machine was shared \(load average (?P<start>\S+) at the start, (?P<end>.+) at the end\): absolute times are "
-     r"noisy; ratios from the same run are the numbers to trust\.",
-     N_("The machine was shared (load average {start} at the start, {end} at the end): absolute times are noisy; "
-        "ratios from the same run are the numbers to trust.")),
+    (r"The load average was (?P<start>\S+) at the start and (?P<end>\S+) at the end, on (?P<cores>\S+) cores: over "
+     r"half of them were busy in the minute before the run \(other work, or this command's own imports, loading or "
+     r"calibration\), so absolute times may be noisy; ratios from the same run are the numbers to trust\.",
+     N_("The load average was {start} at the start and {end} at the end, on {cores} cores: over half of them were "
+        "busy in the minute before the run (other work, or this command's own imports, loading or calibration), so "
+        "absolute times may be noisy; ratios from the same run are the numbers to trust.")),
     (r"Stopped at its time limit: (?P<skipped>\d+) of (?P<total>\d+) prompt x temperature cases did not run\.",
      N_("Stopped at its time limit: {skipped} of {total} prompt x temperature cases did not run.")),
     # the committed results (before 2026-12-04) wrote Spec-Bench's name, #MAT, for the mean accepted length
@@ -134,8 +137,9 @@ def load_text(value: object) -> str:
     return "?"
 
 
-def note_text(note: str) -> str:
-    """A result's note in the reader's language when `specviz bench` wrote it, else as written.
+def note_text(note: str, cores: int | str = "?") -> str:
+    """A result's note in the reader's language when `specviz bench` wrote it, else as written; first in today's
+    words (`report.current_note`: an older run's busy-start note, with the machine's `cores`).
 
     >>> from specviz.core.i18n import using
     >>> with using("pt"):
@@ -144,9 +148,10 @@ def note_text(note: str) -> str:
     >>> note_text("A note of my own.")
     'A note of my own.'
     """
+    note = current_note(note, cores)
     for pattern, message in NOTES:
         found = re.fullmatch(pattern, note)
-        if found:  # a load average (the shared-machine note) is written the reader's way
+        if found:  # a load average (the busy-start note) is written the reader's way
             fields = {key: load_text(value) if key in ("start", "end") else value
                       for key, value in found.groupdict().items()}
             return _(message, **fields)

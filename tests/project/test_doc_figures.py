@@ -1016,6 +1016,9 @@ def test_cli_md_names_the_scripts_that_run_the_calibrated_shape():
     assert "`bench` and the scripts `targets_bench` and `greedy_identity` run the first of them" in text
     assert len(PROBES) * len(PROBE_TEMPERATURES) == 4 and not registry.can_branch("ngram")
     assert "four short real runs, two for n-gram lookup, which drafts no tree" in text
+    bench = " ".join((DOCS / "benchmarks.md").read_text(encoding="utf-8").split())  # the same claim, twice there
+    assert "the scripts, the race" not in bench and "the bench and the scripts run" not in bench
+    assert bench.count("the scripts `targets_bench` and `greedy_identity`") == 2
 
 
 def test_the_layer_skip_agreement_is_quoted_with_its_size_not_as_exact():

@@ -22,7 +22,7 @@ from specviz.serving.server import Server
 pytestmark = pytest.mark.serving
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = str(ROOT / "pages" / "serving.py")
-START_TIMEOUT = 420  # seconds to /health; measured about 40-80 s eager on 2 busy cores
+START_TIMEOUT = 420  # seconds to /health; eager starts took 1-2 minutes on 2 cores (docs/testing.md)
 
 
 def _free_port() -> int:

@@ -368,7 +368,7 @@ def test_uploads_are_capped_by_the_server():
     import tomllib
 
     config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
-    assert 1 <= config["server"]["maxUploadSize"] <= 16  # MB; Streamlit's default is 200
+    assert 1 <= config["server"]["maxUploadSize"] <= 16  # MiB; Streamlit's default is 200
 
 
 def test_an_uploaded_trace_renders_with_model_text_escaped():

@@ -41,8 +41,9 @@ COLORS = {TokenKind.ACCEPTED: "32", TokenKind.REJECTED: "31;9", TokenKind.RECOVE
 
 
 class OneSentenceParser(argparse.ArgumentParser):
-    """argparse, but a flag it cannot read ends in one line on stderr, not its usage block first (about 20 lines for
-    `generate`) with the sentence under it; its subcommands' parsers are of this class too (add_subparsers' default).
+    """argparse, but a flag it cannot read ends in one line on stderr, not its usage block first (12 lines for
+    `generate` in an 80-column terminal, more in a narrower one) with the sentence under it; its subcommands' parsers
+    are of this class too (add_subparsers' default).
 
     >>> OneSentenceParser(prog="demo").format_error("argument --k: invalid int value: 'abc'")
     "demo: argument --k: invalid int value: 'abc' (demo --help lists every flag)."

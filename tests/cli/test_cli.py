@@ -255,9 +255,23 @@ def test_the_k_help_says_a_shape_flag_leaves_k_at_the_recommended_one():
 @pytest.mark.parametrize("args", [["generate", "--k", "abc"], ["generate", "--proposer", "hydra"], ["generat"],
                                   ["compare", "--temperature", "warm"], ["generate", "--no-such-flag"]])
 def test_a_flag_argparse_cannot_read_is_one_line_without_the_usage_block(args):
-    """argparse printed its usage block (about 20 lines for generate) before its sentence; the module docstring
-    promises one sentence for a mistake a user can make."""
+    """argparse printed its usage block (12 lines for generate in 80 columns) before its sentence; the module
+    docstring promises one sentence for a mistake a user can make."""
     out = cli(*args)
     lines = [line for line in out.stderr.splitlines() if line.strip()]
     assert out.returncode == 2 and len(lines) == 1 and "usage:" not in out.stderr, out.stderr
     assert lines[0].startswith("python -m specviz") and lines[0].endswith("--help lists every flag).")
+
+
+def test_the_usage_block_the_parser_leaves_out_is_as_long_as_its_docstring_says(monkeypatch):
+    """OneSentenceParser's docstring counts the usage block argparse would print for `generate` in an 80-column
+    terminal (the 26th read found "about 20 lines" where there were 12): the count is read from argparse here."""
+    import argparse
+
+    from specviz.cli import OneSentenceParser, build_parser
+
+    monkeypatch.setenv("COLUMNS", "80")
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)).choices
+    lines = len(sub["generate"].format_usage().splitlines())
+    doc = " ".join(OneSentenceParser.__doc__.split())
+    assert lines > 1 and f"({lines} lines for `generate` in an 80-column terminal" in doc, (lines, doc)

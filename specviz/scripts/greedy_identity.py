@@ -12,8 +12,9 @@ assets/catalog.yaml) and with the target alone, in the same dtype, and reports
 the first new token where the two outputs part with the target's top-2 logit gap there (`checks.compare_outputs`).
 The rule is exact in exact arithmetic; a forward over K + 1 (or nodes + 1) tokens still rounds differently from a
 one-token forward. In float32 that rounding is fine enough that the outputs matched on every prompt checked so far
-(an observation, not a guarantee); in bfloat16, where the target's two best logits are a bfloat16 step or two
-apart (a gap under `checks.NUMERICS_GAP`), the argmax can flip: "lossless up to numerics". A split that is not a
+(an observation, not a guarantee); in bfloat16, where the target's two best logits nearly tie, the argmax can flip:
+"lossless up to numerics". A gap under `checks.NUMERICS_GAP` (0.5) counts as a near-tie: four bfloat16 steps for
+logits from 16 to 32, where a step is 0.125 (the committed splits sat 0 to 2 steps apart). A split that is not a
 near-tie would be a bug, and the script exits 1.
 """
 

@@ -42,3 +42,48 @@ def test_the_docstrings_example_is_the_committed_bfloat16_checks_own_command():
     example = " ".join(script.__doc__.split("\n\n")[1].replace("\\\n", " ").split())
     assert example == record["command"]
     assert record["shape"] == "tree 16x4 depth 4 + lookup 8"
+
+
+def test_the_docstring_counts_the_near_tie_gap_in_bfloat16_steps_as_numerics_sets_it():
+    """The docstring once called a near-tie "a bfloat16 step or two" apart while NUMERICS_GAP (0.5) is four steps at
+    logits from 16 to 32 (26th read): the step and the count it quotes are worked out here from bfloat16 itself."""
+    import torch
+
+    from specviz.engine.numerics import NUMERICS_GAP
+    from specviz.scripts import greedy_identity
+
+    step = 16 * torch.finfo(torch.bfloat16).eps  # the spacing of bfloat16 numbers in [16, 32)
+    assert float(torch.tensor(16 + step, dtype=torch.bfloat16)) == 16 + step  # one step above 16 is representable
+    assert float(torch.tensor(16 + step / 2, dtype=torch.bfloat16)) in (16.0, 16 + step)  # half a step is not
+    words = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 8: "eight"}
+    doc = " ".join(greedy_identity.__doc__.split())
+    assert f"`checks.NUMERICS_GAP` ({NUMERICS_GAP:g})" in doc
+    steps = words[round(NUMERICS_GAP / step)]
+    assert f"{steps} bfloat16 steps for logits from 16 to 32, where a step is {step:g}" in doc
+    assert "step or two" not in doc
+
+
+def test_the_committed_splits_sit_as_many_bfloat16_steps_apart_as_the_docstring_says():
+    """"the committed splits sat 0 to 2 steps apart": every top-2 logit gap recorded at a split in the committed
+    benchmark files, in steps of 0.125 (bfloat16's spacing from 16 to 32, where their logits lie)."""
+    import json
+
+    from specviz.core.paths import BENCHMARKS_DIR
+    from specviz.scripts import greedy_identity
+
+    def splits(node):
+        if isinstance(node, dict):
+            if "top2_logits" in node:
+                yield node["top2_logits"]
+            for value in node.values():
+                yield from splits(value)
+        elif isinstance(node, list):
+            for value in node:
+                yield from splits(value)
+
+    found = [logits for path in sorted(BENCHMARKS_DIR.rglob("*.json"))
+             for logits in splits(json.loads(path.read_text(encoding="utf-8")))]
+    assert found and all(16 <= logits[0] < 32 for logits in found)
+    most = max(round((first - second) / 0.125) for first, second in found)
+    assert f"(the committed splits sat 0 to {most} steps apart)" in " ".join(greedy_identity.__doc__.split())
+

@@ -1,8 +1,9 @@
 """What every draft's training shares (eagle3, eagle, draft, medusa): padded batches of records, the soft-target
 loss, and a resumable loop.
 
-The loop is seeded, logs every evaluation as one JSON line, saves a checkpoint (model, optimiser, step) every
-`eval_every` steps and at the end, and continues from the checkpoint when it is run again.
+The loop is seeded, logs every evaluation as one JSON line, saves a checkpoint (model, optimiser, step, minutes
+trained) every `eval_every` steps and at the end, and continues from the checkpoint when it is run again: its step,
+and its clock from the minutes the checkpoint kept.
 """
 
 from __future__ import annotations

@@ -87,6 +87,7 @@ def test_eagle_objective_learns_and_the_loop_resumes(toy_records, tmp_path):
     train_loop(drafter, batches, objective.loss, lambda: objective.accuracy(batches), LoopSettings(20, 3e-3, 5, 10),
                tmp_path, "test")
     state = torch.load(tmp_path / "checkpoint.pt")
+    assert set(state) == {"model", "optimiser", "step", "minutes"}  # what the trainer's docstring lists
     torch.save({**state, "minutes": 100.0}, tmp_path / "checkpoint.pt")  # as if the first 20 steps took 100 minutes
     result = train_loop(drafter, batches, objective.loss, lambda: objective.accuracy(batches),
                         LoopSettings(40, 3e-3, 5, 10), tmp_path, "test")

@@ -98,7 +98,8 @@ class ServingResult:
                        prompts=data["prompts"], levels=[LevelResult.from_dict(lv) for lv in data["levels"]],
                        specviz=data.get("specviz", []))
         except (KeyError, TypeError, ValueError):
-            raise ValueError(_("This serving result is damaged: a level lacks a field.")) from None
+            raise ValueError(_("This serving result is damaged: a field it needs is missing or unreadable "
+                               "(command, machine, server, prompts, or a level's).")) from None
 
     def save(self, path: str | Path) -> Path:
         return write_text_atomically(path, json.dumps(self.to_dict(), indent=1) + "\n")  # never read half-written

@@ -156,6 +156,22 @@ def test_the_committed_sweep_shows_speculation_stop_paying():
     assert ServingResult.from_dict(result.to_dict()).to_dict() == result.to_dict()
 
 
+@pytest.mark.parametrize("missing", ["command", "machine", "server", "prompts", "levels", "a level's prompt"])
+def test_a_damaged_sweep_file_is_one_sentence_that_fits_what_is_missing(missing):
+    """The refusal once said "a level lacks a field" for any missing field, the top-level ones too (26th read)."""
+    data = ServingResult.load(find_serving_results()[0]).to_dict()
+    if missing == "a level's prompt":
+        del data["levels"][0]["prompt"]
+    else:
+        del data[missing]
+    with pytest.raises(ValueError) as refused:
+        ServingResult.from_dict(data)
+    sentence = str(refused.value)
+    assert sentence.startswith("This serving result is damaged: a field it needs is missing or unreadable")
+    named = {"levels": "a level's", "a level's prompt": "a level's"}.get(missing, missing)
+    assert named in sentence.removeprefix("This serving result is damaged: a field it needs"), sentence
+
+
 # ---- the page -------------------------------------------------------------------------------------------------------
 
 

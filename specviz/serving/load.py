@@ -7,7 +7,8 @@ Throughput is completion tokens / the level's wall time; latency is per request.
 
 The bounds are not advice, they are checked (`LoadPlan.check`): concurrency only from `LEVELS`, each level once,
 at most `MAX_PROMPTS` prompts, `MAX_REQUESTS` requests a level, `MAX_TOKENS` tokens a request, `MAX_SECONDS` for
-the whole sweep (no request is started after that, and each request times out with it), and only a loopback server
+the whole sweep (no request is started after that, and each request times out with it, or 1 s after it starts when
+less than that is left), and only a loopback server
 unless the operator allows another host (`client.allowed`). Across visitors, one sweep runs at a time in the
 process and at most `MAX_STREAMS` requests are in flight, so a browser visitor of a public app (or five of them)
 cannot turn it into a flood.

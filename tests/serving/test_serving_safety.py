@@ -382,6 +382,25 @@ def test_the_stream_cap_holds_outside_a_sweep(no_outside):
         fake.close()
 
 
+def test_a_request_times_out_with_the_sweep_or_one_second_after_it_starts(monkeypatch):
+    """load's docstring: each request times out with the sweep's deadline, or 1 s after it starts when less is left
+    (the 26th read found the floor unmentioned)."""
+    asked = []
+
+    def post(url, payload, timeout):
+        asked.append(timeout)
+        return {"usage": {"completion_tokens": 1}}
+
+    monkeypatch.setattr(load.client, "post_json", post)
+    now = [100.0]
+    for left in (30.0, 0.25):
+        record = load._one_request("http://127.0.0.1:9/v1/chat/completions", "m", COPY, 4, now[0] + left,
+                                   lambda: now[0])
+        assert record.error == "" and record.completion_tokens == 1
+    assert asked == [30.0, 1.0]
+    assert "or 1 s after it starts" in " ".join(load.__doc__.split())
+
+
 # ---- the page ----------------------------------------------------------------------------------------------------------
 
 

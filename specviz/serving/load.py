@@ -126,7 +126,8 @@ class LevelResult(SpecDecodeCounts):
 
     @property
     def latency_s(self) -> float | None:
-        """Median per-request latency (the whole completion, not the first token)."""
+        """Median per-request latency (the whole completion, not the first token); for an even count of requests
+        the higher of the two middle ones, a latency some request had, not their mean."""
         values = sorted(r.latency_s for r in self.ok)
         return values[len(values) // 2] if values else None
 

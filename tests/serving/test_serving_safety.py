@@ -401,6 +401,14 @@ def test_a_request_times_out_with_the_sweep_or_one_second_after_it_starts(monkey
     assert "or 1 s after it starts" in " ".join(load.__doc__.split())
 
 
+def test_a_levels_median_latency_of_an_even_count_is_the_higher_middle_one():
+    """LevelResult.latency_s, as its docstring says: 4 requests of 1, 2, 3 and 4 s give 3 s (not 2.5 s)."""
+    level = load.LevelResult(prompt="copy", concurrency=4, speculative="none", seconds=4.0,
+                             records=[load.RequestRecord(s, 1) for s in (4.0, 1.0, 3.0, 2.0)])
+    assert level.latency_s == 3.0
+    assert "the higher of the two middle ones" in " ".join(load.LevelResult.latency_s.__doc__.split())
+
+
 # ---- the page ----------------------------------------------------------------------------------------------------------
 
 

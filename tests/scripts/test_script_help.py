@@ -89,3 +89,14 @@ def test_the_scripts_package_does_not_say_every_script_writes_under_assets():
     makefile = (Path(__file__).resolve().parents[2] / "Makefile").read_text(encoding="utf-8")
     run = sorted(set(re.findall(r"-m specviz\.scripts\.(\w+)", makefile)))
     assert run == ["i18n", "make_traces"] and "`make traces` and `make i18n` run two of them" in doc
+
+
+@pytest.mark.parametrize("name", ["shape_table", "tree_sweep", "tree_tokens"])
+def test_a_scripts_tokens_per_forward_is_the_same_only_for_the_same_dtype_and_kernels(name):
+    """tree_tokens called its tokens per forward the same "whatever the machine" (26th read): a count does not depend
+    on speed or load, but other kernels or another dtype round differently and can keep other drafts, as shape_table
+    and tree_sweep already said."""
+    module = importlib.import_module(f"specviz.scripts.{name}")
+    doc = " ".join(module.__doc__.split())
+    assert "whatever the machine" not in doc
+    assert "the same on any machine with the same dtype and kernels" in doc

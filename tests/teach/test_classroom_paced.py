@@ -219,12 +219,15 @@ def test_legacy_nan_and_damaged_answer_rows_are_skipped_and_counted(store):
     assert store.distribution(push).counts[0] and sum(store.distribution(push).counts[0]) == 1  # the panel draws
     assert [r[1] for r in store.round_answers(push)] == ["Student 0"]
     assert store.unreadable_answers(shown) == 2
+    assert store.answered(push, 1) == 1  # left out of the counts too, as the teacher's note says (26th read)
+    assert [(m.correct[0], m.answered[0]) for m in store.mastery(session.code)] == [(1, 1)]
 
     def strict(constant):
         raise AssertionError(f"{constant} in the JSON export")
 
     data = json.loads(store.export_json(shown), parse_constant=strict)
     assert data["unreadable_answers"] == 2 and len(data["pushes"][0]["rounds"]["1"]["answers"]) == 1
+    assert data["mastery"][0]["round_1"] == {"correct": 1, "answered": 1}  # as many as the answers it lists
     rows = list(csv.DictReader(io.StringIO(store.export_csv(shown))))
     assert [r["student"] for r in rows] == ["Student 0"]
 

@@ -324,23 +324,37 @@ class ClassroomStore:
         return [Student(r["token"], r["code"], r["name"], r["joined_at"]) for r in rows]
 
     def question_stats(self, session: Session) -> list[QuestionStat]:
-        """Per question: answered and correct counts, the most-failed first (unanswered last)."""
+        """Per question: answered and correct counts, the most-failed first (unanswered last). A stored answer
+        `read_stored` cannot read is left out, as in `export_rows` (`unreadable_answers` counts it)."""
         rows = self._rows(
-            "SELECT a.question_id AS qid, COUNT(*) AS n, SUM(a.correct) AS ok FROM answers a "
-            "JOIN students s ON s.token = a.token WHERE s.code = ? GROUP BY a.question_id", (session.code,),
+            "SELECT a.question_id AS qid, a.answer AS answer, a.correct AS correct FROM answers a "
+            "JOIN students s ON s.token = a.token WHERE s.code = ?", (session.code,),
         )
-        counts = {r["qid"]: (r["n"], r["ok"]) for r in rows}
+        counts: dict[str, list[int]] = {}
+        for r in rows:
+            if read_stored(r["answer"]) is not UNREADABLE:
+                count = counts.setdefault(r["qid"], [0, 0])
+                count[0] += 1
+                count[1] += bool(r["correct"])
         stats = [QuestionStat(q, *counts.get(q.id, (0, 0))) for q in session.questions]
         return sorted(stats, key=lambda s: (s.failure_rate is None, -(s.failure_rate or 0), -s.answered))
 
     def progress(self, session: Session) -> list[Progress]:
-        """Per student, in joining order: answered, correct, out of how many, and when they last answered."""
+        """Per student, in joining order: answered, correct, out of how many, and when they last answered (an
+        unreadable stored answer left out, as in `question_stats`)."""
         rows = self._rows(
-            "SELECT s.name AS name, COUNT(a.question_id) AS n, COALESCE(SUM(a.correct), 0) AS ok, "
-            "MAX(a.answered_at) AS last FROM students s LEFT JOIN answers a ON a.token = s.token "
-            "WHERE s.code = ? GROUP BY s.token ORDER BY s.joined_at", (session.code,),
+            "SELECT s.token AS token, s.name AS name, a.answer AS answer, a.correct AS correct, "
+            "a.answered_at AS at FROM students s LEFT JOIN answers a ON a.token = s.token "
+            "WHERE s.code = ? ORDER BY s.joined_at, s.token", (session.code,),
         )
-        return [Progress(r["name"], r["n"], r["ok"], len(session.questions), r["last"]) for r in rows]
+        found: dict[str, list] = {}  # token -> [name, answered, correct, last], in joining order
+        for r in rows:
+            entry = found.setdefault(r["token"], [r["name"], 0, 0, None])
+            if r["at"] is not None and read_stored(r["answer"]) is not UNREADABLE:
+                entry[1] += 1
+                entry[2] += bool(r["correct"])
+                entry[3] = r["at"] if entry[3] is None else max(entry[3], r["at"])
+        return [Progress(name, n, ok, len(session.questions), last) for name, n, ok, last in found.values()]
 
     def export_rows(self, session: Session) -> list[dict[str, Any]]:
         """Every stored answer: who, which question, what they answered, whether it was right, when."""
@@ -356,7 +370,8 @@ class ClassroomStore:
                 if (answer := read_stored(r["answer"])) is not UNREADABLE]
 
     def unreadable_answers(self, session: Session) -> int:
-        """How many of the session's stored answers `read_stored` cannot read (skipped everywhere else)."""
+        """How many of the session's stored answers `read_stored` cannot read: left out of the counts, the charts'
+        data and the exports."""
         rows = self._rows("SELECT a.answer AS answer FROM answers a JOIN students s ON s.token = a.token "
                           "WHERE s.code = ?", (session.code,))
         return sum(read_stored(r["answer"]) is UNREADABLE for r in rows)

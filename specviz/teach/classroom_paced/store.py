@@ -225,10 +225,12 @@ class PacedStore(ClassroomStore):
         return [_push(r, n) for n, r in (numbered[-1:] if last_only else numbered)]
 
     def answered(self, push: Push, round_: int | None = None) -> int:
-        """How many students have answered `round_` (default: the push's current round)."""
+        """How many students have answered `round_` (default: the push's current round); an answer `read_stored`
+        cannot read is left out, as in `round_answers`."""
         with self._connect() as conn:
-            return conn.execute("SELECT COUNT(*) FROM round_answers WHERE push_id = ? AND round = ?",
-                                (push.id, round_ or push.round)).fetchone()[0]
+            rows = conn.execute("SELECT answer FROM round_answers WHERE push_id = ? AND round = ?",
+                                (push.id, round_ or push.round)).fetchall()
+        return sum(read_stored(r["answer"]) is not UNREADABLE for r in rows)
 
     def round_answers(self, push: Push) -> list[tuple[int, str, Any, bool, float]]:
         """(round, student name, answer, correct, answered_at) for every answer to a push, in answering order."""
@@ -255,13 +257,14 @@ class PacedStore(ClassroomStore):
         return spread if lang is None else relabel(spread, push.question, push.shown(lang))
 
     def mastery(self, code: str) -> list[ConceptScore]:
-        """Per concept pushed in the session, in order of first push: right answers in round 1 and in round 2."""
+        """Per concept pushed in the session, in order of first push: right answers in round 1 and in round 2 (an
+        answer `read_stored` cannot read left out, as in `round_answers`)."""
         scores: dict[str, list[int]] = {}
         with self._connect() as conn:
             rows = conn.execute(
-                "SELECT p.id AS id, p.question AS question, a.round AS round, COUNT(a.token) AS n, "
-                "COALESCE(SUM(a.correct), 0) AS ok FROM pushes p LEFT JOIN round_answers a ON a.push_id = p.id "
-                "WHERE p.code = ? GROUP BY p.id, a.round ORDER BY p.id", (code,)).fetchall()
+                "SELECT p.id AS id, p.question AS question, a.round AS round, a.answer AS answer, "
+                "a.correct AS correct FROM pushes p LEFT JOIN round_answers a ON a.push_id = p.id "
+                "WHERE p.code = ? ORDER BY p.id", (code,)).fetchall()
         seen: set[int] = set()
         for r in rows:
             concept = json.loads(r["question"]).get("concept", "")
@@ -269,9 +272,9 @@ class PacedStore(ClassroomStore):
             if r["id"] not in seen:
                 seen.add(r["id"])
                 score[0] += 1
-            if r["round"] in ROUNDS:
-                score[2 * r["round"] - 1] += r["ok"]
-                score[2 * r["round"]] += r["n"]
+            if r["round"] in ROUNDS and read_stored(r["answer"]) is not UNREADABLE:
+                score[2 * r["round"] - 1] += bool(r["correct"])
+                score[2 * r["round"]] += 1
         return [ConceptScore(c, concept_name(c), s[0], (s[1], s[3]), (s[2], s[4])) for c, s in scores.items()]
 
     # ---- export -----------------------------------------------------------------------------------------------

@@ -683,3 +683,18 @@ def test_accepted_per_step_is_not_said_to_be_the_mean_accepted_length_minus_one_
     assert gaps and max(gaps) > 0.02
     for case in ngram.cases:
         assert case["tokens"] <= case["steps"] + case["accepted"]
+
+
+def test_the_tree_note_follows_the_shapes_a_run_runs():
+    """The 26th read: the note on tree rows was written when --tree-nodes named a tree, so a run given its shapes
+    with --shapes got it or not by the default --tree-nodes, not by whether it ran a tree."""
+    from specviz.engine.draft_shape import DraftShape
+    from specviz.labs.bench.report import TREE_NOTE
+    from specviz.labs.bench.runner import _notes
+
+    machine = {"torch_threads": 1, "cores": 2, "device": "cpu", "dtype": "float32"}
+    chains = BenchConfig(**{**CONFIG, "tree_nodes": [16], "draft_shapes": [DraftShape(2), DraftShape(4)]})
+    tree = BenchConfig(**{**CONFIG, "tree_nodes": [0], "draft_shapes": [DraftShape(2), DraftShape(3, 8, 4, 8)]})
+    assert TREE_NOTE not in _notes(machine, chains) and TREE_NOTE in _notes(machine, tree)
+    assert TREE_NOTE in _notes(machine, BenchConfig(**{**CONFIG, "tree_nodes": [0, 16]}))
+    assert TREE_NOTE not in _notes(machine, BenchConfig(**{**CONFIG, "tree_nodes": [0]}))

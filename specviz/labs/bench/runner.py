@@ -119,7 +119,7 @@ def _notes(machine, config: BenchConfig) -> list[str]:
         f"torch used {machine['torch_threads']} thread(s) on {machine['cores']} visible core(s).",
         f"The models ran on {machine['device']} in {machine['dtype']}.",
     ]
-    if any(n for n in config.tree_nodes):
+    if any(nodes for _k, nodes, _width, _lookup in config.shape_plan()):  # the shapes it runs, --shapes' included
         notes.append(TREE_NOTE)
     if config.clock == "cpu":
         notes.append("Times are this process's CPU time (time.process_time), not wall time: the machine was shared, "

@@ -230,6 +230,13 @@ def test_legacy_nan_and_damaged_answer_rows_are_skipped_and_counted(store):
     assert data["mastery"][0]["round_1"] == {"correct": 1, "answered": 1}  # as many as the answers it lists
     rows = list(csv.DictReader(io.StringIO(store.export_csv(shown))))
     assert [r["student"] for r in rows] == ["Student 0"]
+    # the students whose rows are damaged see the round unanswered (not a traceback), and can answer it again
+    assert store.my_answers(ben.token, push.id) == {} and store.my_answers(cy.token, push.id) == {}
+    assert store.my_answers(ana.token, push.id) == {1: (NUMERIC.answer, True)}
+    assert store.answer(cy.token, push.id, 1, str(NUMERIC.answer)) is True
+    assert store.my_answers(cy.token, push.id) == {1: (NUMERIC.answer, True)} and store.answered(push, 1) == 2
+    assert store.unreadable_answers(store.session(session.code)) == 1
+    assert store.answer(ana.token, push.id, 1, "0") is False  # a readable answer is still held, not replaced
 
 
 def test_a_teacher_and_forty_students_through_a_full_question_at_once(store):

@@ -196,6 +196,11 @@ class PacedStore(ClassroomStore):
                     raise ClassroomError(_(TEXT["revealed"]))
                 if now["round"] != round_ or not now["open"]:
                     raise ClassroomError(_(TEXT["round_closed"], round=round_))
+                held = conn.execute("SELECT answer FROM round_answers WHERE push_id = ? AND round = ? AND token = ?",
+                                    (push.id, round_, token)).fetchone()
+                if held is not None and read_stored(held["answer"]) is UNREADABLE:  # a damaged row: answer again
+                    conn.execute("DELETE FROM round_answers WHERE push_id = ? AND round = ? AND token = ?",
+                                 (push.id, round_, token))
                 cursor = conn.execute(
                     "INSERT OR IGNORE INTO round_answers (push_id, round, token, answer, correct, answered_at) "
                     "VALUES (?, ?, ?, ?, ?, ?)",
@@ -205,11 +210,13 @@ class PacedStore(ClassroomStore):
             raise ClassroomError(_(TEXT["stale_link"])) from None
 
     def my_answers(self, token: str, push_id: int) -> dict[int, tuple[Any, bool]]:
-        """round -> (answer, correct) for one student and one push."""
+        """round -> (answer, correct) for one student and one push. A stored answer `read_stored` cannot read is
+        left out, as everywhere else: the student sees that round unanswered, and `answer` replaces the row."""
         with self._connect() as conn:
             rows = conn.execute("SELECT round, answer, correct FROM round_answers WHERE token = ? AND push_id = ?",
                                 (token, push_id)).fetchall()
-        return {r["round"]: (json.loads(r["answer"]), bool(r["correct"])) for r in rows}
+        return {r["round"]: (answer, bool(r["correct"])) for r in rows
+                if (answer := read_stored(r["answer"])) is not UNREADABLE}
 
     # ---- what the teacher sees --------------------------------------------------------------------------------
     def current(self, code: str) -> Push | None:

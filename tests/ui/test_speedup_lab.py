@@ -510,12 +510,14 @@ def test_the_command_notes_say_what_results_md_says():
     """Final review: the notes and results.md's rerun lines decided the same differences in two places (and the
     suites differently); both now format report.rerun_differences, one note per difference, each with its value."""
     from specviz.labs.bench.report import SuitesDefault, rerun_command, rerun_differences
+    from specviz.ui.common.bench_results import GPU_CHECK_FOLDER
 
     found = 0
     for path in results.result_files():
         result = results.load_result(path)
         differences, notes = rerun_differences(result), results.command_notes(result)
-        assert len(notes) == len(differences), path.parent.name
+        gpu_check = GPU_CHECK_FOLDER in result.command  # its note comes last, beside the differences
+        assert len(notes) == len(differences) + gpu_check, path.parent.name
         found += len(notes)
         for difference, note in zip(differences, notes):
             if isinstance(difference, SuitesDefault):
@@ -535,3 +537,20 @@ def test_every_bundled_suite_title_is_marked_for_translation():
     with using("pt"):
         untranslated = sorted(title for title in titles if view._(title) == title)
     assert not untranslated, untranslated
+
+
+def test_a_gpu_check_command_says_it_was_not_typed():
+    """Read 26: the H200 runs' recorded command ends in `--out assets/benchmarks/<machine>` (bash reads `<machine>` as
+    a redirection) and was written by `specviz.scripts.gpu_check`, which timed c over its own 10 rounds (the bench
+    command line has no flag for them: it takes 15) under a time budget; the lab offered it as the command that
+    reproduces the run."""
+    checked = []
+    for path in results.result_files():
+        result = results.load_result(path)
+        said = [n for n in results.command_notes(result) if "gpu_check" in n]
+        assert bool(said) == ("<machine>" in result.command), path
+        if said:
+            checked.append(path.parent.name)
+            assert f"over {result.config['cost_repeats']} rounds" in said[0]
+            assert f"the command takes {BenchConfig.cost_repeats}" in said[0]
+    assert {"default-h200-bf16", "default-h200-bf16-run2"} <= set(checked)

@@ -131,3 +131,20 @@ def test_the_frame_docstring_names_the_timed_part_that_does_not_watch_its_tab():
     assert "live_fragment(_preload_ticking, run_every=PRELOAD_TICK_SECONDS, watch_tab=False)" in source
     doc = " ".join(frame.__doc__.split())
     assert "One timed part does not watch: the sidebar's loading note (`watch_tab=False`)" in doc
+
+
+def test_the_serving_toggle_says_a_hidden_tab_pauses_it():
+    """Read 26: the Serving lab's "Live updates" help said /metrics is re-read "while this page is open", but its
+    panel is a `live_fragment` that watches its tab: in a hidden browser tab the page is still open and nothing is
+    read."""
+    from specviz.core.i18n import using
+    from specviz.ui.serving import view
+
+    source = Path(view.__file__).read_text(encoding="utf-8")
+    assert "live_fragment(_live_body, run_every=REFRESH_S if live else None)(base)" in source  # watches its tab
+    assert "while this page is open" not in source and "a hidden browser tab" in source
+    with using("pt"):
+        from specviz.core.i18n import _
+        shown = _("Re-read /metrics every {seconds} s while this page is shown (a hidden browser tab pauses it).",
+                  seconds="5")
+    assert "oculta" in shown

@@ -109,7 +109,8 @@ def probe(base: str) -> Scrape | None:
 def live_panel(base: str) -> None:
     """The counters since the server started, and their rates over time, refreshed every REFRESH_S seconds."""
     live = st.toggle(_("Live updates"), value=True, key="serving_live",
-                     help=_("Re-read /metrics every {seconds} s while this page is open.", seconds=number(REFRESH_S, 0)))
+                     help=_("Re-read /metrics every {seconds} s while this page is shown (a hidden browser tab "
+                            "pauses it).", seconds=number(REFRESH_S, 0)))
     live_fragment(_live_body, run_every=REFRESH_S if live else None)(base)
 
 

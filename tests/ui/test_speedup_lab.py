@@ -516,8 +516,9 @@ def test_the_command_notes_say_what_results_md_says():
     for path in results.result_files():
         result = results.load_result(path)
         differences, notes = rerun_differences(result), results.command_notes(result)
-        gpu_check = GPU_CHECK_FOLDER in result.command  # its note comes last, beside the differences
-        assert len(notes) == len(differences) + gpu_check, path.parent.name
+        # beside the differences: a note for caps set in the environment, and one for a GPU check's command
+        extra = bool(result.machine.get("isa_limits")) + (GPU_CHECK_FOLDER in result.command)
+        assert len(notes) == len(differences) + extra, path.parent.name
         found += len(notes)
         for difference, note in zip(differences, notes):
             if isinstance(difference, SuitesDefault):
@@ -554,3 +555,20 @@ def test_a_gpu_check_command_says_it_was_not_typed():
             assert f"over {result.config['cost_repeats']} rounds" in said[0]
             assert f"the command takes {BenchConfig.cost_repeats}" in said[0]
     assert {"default-h200-bf16", "default-h200-bf16-run2"} <= set(checked)
+
+
+def test_a_run_with_capped_kernels_says_the_command_does_not_show_the_caps():
+    """Read 26: default-cpu-f32-avx2cap ran with ONEDNN_MAX_CPU_ISA=AVX2, ATEN_CPU_CAPABILITY=avx2 and
+    MKL_ENABLE_INSTRUCTIONS=AVX2 in its environment (machine.isa_limits; the Overview quotes it as the chip "with its
+    kernels held to AVX2"), but its recorded command names none of them, so typed today it runs uncapped, and the lab
+    offered it as the command that reproduces the run."""
+    capped = []
+    for path in results.result_files():
+        result = results.load_result(path)
+        limits = result.machine.get("isa_limits") or {}
+        said = [n for n in results.command_notes(result) if "isa_limits" in n]
+        assert bool(said) == bool(limits), path
+        if limits:
+            capped.append(path.parent.name)
+            assert all(f"{name}={value}" in said[0] for name, value in limits.items())
+    assert "default-cpu-f32-avx2cap" in capped

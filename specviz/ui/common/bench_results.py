@@ -28,9 +28,10 @@ def command_notes(result: BenchResult) -> list[str]:
     results.md's lines and the model cards' commands read too), in the reader's language: a dtype default that is the
     machine's (the first runs name none, and ran float32, then the only dtype), the kernels (a CPU run from before
     the packed ones ran PyTorch's stock ones), the prompt suites (a run that named none ran every suite there was
-    then) and an EAGLE drafter replaced since. A command with `GPU_CHECK_FOLDER` in its --out was never typed: the
-    GPU check (`specviz.scripts.gpu_check`) wrote it for the bench it ran with its own timing rounds and time budget,
-    which the command line cannot set."""
+    then) and an EAGLE drafter replaced since; then the instruction-set caps a run set in its environment
+    (`machine.isa_limits`, which the recorded command does not show). A command with `GPU_CHECK_FOLDER` in its --out
+    was never typed: the GPU check (`specviz.scripts.gpu_check`) wrote it for the bench it ran with its own timing
+    rounds and time budget, which the command line cannot set."""
     notes = []
     for difference in rerun_differences(result):
         match difference:
@@ -51,6 +52,12 @@ def command_notes(result: BenchResult) -> list[str]:
                 notes.append(_("Its eagle rows drafted with the EAGLE-1 drafter then in assets/models/smollm2-eagle; "
                                "the EAGLE-3 drafter replaced it on 2026-12-02, and the command drafts with that one "
                                "today."))
+    limits = result.machine.get("isa_limits") or {}
+    if limits:  # set in the environment, so the recorded command does not show them
+        notes.append(_("This run capped its kernels' instruction sets with `{limits}` in its environment (its file's "
+                       "machine.isa_limits), which the command does not show: put them before the command to run it "
+                       "as it ran; without them the kernels use whatever the CPU offers.",
+                       limits=" ".join(f"{name}={value}" for name, value in limits.items())))
     if GPU_CHECK_FOLDER in result.command:
         notes.append(_("This run was made by the GPU check (`python -m specviz.scripts.gpu_check`, docs/gpu.md), not "
                        "by this command: `{folder}` stands for the folder its results were copied to, and the check "

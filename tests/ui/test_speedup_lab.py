@@ -572,3 +572,14 @@ def test_a_run_with_capped_kernels_says_the_command_does_not_show_the_caps():
             capped.append(path.parent.name)
             assert all(f"{name}={value}" in said[0] for name, value in limits.items())
     assert "default-cpu-f32-avx2cap" in capped
+
+
+def test_a_capped_run_reads_as_another_machine_than_the_uncapped_one():
+    """Read 26: the Theory explorer grouped default-cpu-f32-avx2cap with default-cpu-f32-packed under one label, "AMD
+    EPYC (2 cores, onednn-packed kernels)", and the Speedup lab said its climbing verify curve came from that machine
+    too, though the same chip ran it with its kernels capped at AVX2 (machine.isa_limits)."""
+    from specviz.labs.bench import quoted
+
+    capped, uncapped = quoted.machine("default-cpu-f32-avx2cap"), quoted.machine("default-cpu-f32-packed")
+    assert capped != uncapped and capped.startswith(uncapped)
+    assert "ONEDNN_MAX_CPU_ISA=AVX2" in capped and "capped" not in uncapped

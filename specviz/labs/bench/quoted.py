@@ -145,8 +145,9 @@ def machine(folder: str, root: Path | None = None) -> str:
 def machine_text(record: dict) -> str:
     """Where a run ran, from its recorded `machine` (`specviz.labs.bench.timing.machine_info` plus the pair's device
     and kernels), in the reader's language: the GPU when the models ran on one (a GPU merely present is not it), else
-    the CPU with its cores and, where recorded, its linear kernels; "" when the record names neither. The one place
-    every page turns a run's machine into words.
+    the CPU with its cores and, where recorded, its linear kernels and the instruction-set caps set in its
+    environment (`isa_limits`: without them a capped run reads as the same machine as an uncapped one); "" when the
+    record names neither. The one place every page turns a run's machine into words.
 
     >>> machine_text({"cpu": "AMD EPYC", "cores": 2, "kernels": "onednn-packed", "gpu": None})
     'AMD EPYC (2 cores, onednn-packed kernels)'
@@ -154,11 +155,18 @@ def machine_text(record: dict) -> str:
     ('Intel(R) Xeon(R) Processor (2 cores)', '')
     >>> machine_text({"cpu": "X", "cores": 16, "gpu": "NVIDIA H200", "device": "cuda:0"})
     'NVIDIA H200'
+    >>> machine_text({"cpu": "AMD EPYC", "cores": 2, "isa_limits": {"ONEDNN_MAX_CPU_ISA": "AVX2"}})
+    'AMD EPYC (2 cores), instruction sets capped by ONEDNN_MAX_CPU_ISA=AVX2'
     """
     if gpu := gpu_used(record):
         return str(gpu)
     if not record.get("cpu"):
         return ""
+    limits = record.get("isa_limits")
+    if isinstance(limits, dict) and limits:
+        return _("{machine}, instruction sets capped by {limits}", machine=machine_text(
+            {key: value for key, value in record.items() if key != "isa_limits"}),
+            limits=", ".join(f"{name}={value}" for name, value in limits.items()))
     cpu, cores, kernels = str(record["cpu"]), record.get("cores"), record.get("kernels")
     if cores and kernels:
         return ngettext("{cpu} ({cores} core, {kernels} kernels)", "{cpu} ({cores} cores, {kernels} kernels)",

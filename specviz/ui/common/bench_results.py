@@ -62,7 +62,7 @@ def command_notes(result: BenchResult) -> list[str]:
         notes.append(_("This run was made by the GPU check (`python -m specviz.scripts.gpu_check`, docs/gpu.md), not "
                        "by this command: `{folder}` stands for the folder its results were copied to, and the check "
                        "timed c and the verify cost over {repeats} rounds, where the command takes {default}, under "
-                       "its own time budget (the notes say how many cases that cut).", folder=GPU_CHECK_FOLDER,
+                       "its own time budget (a run it stopped early says so in its notes).", folder=GPU_CHECK_FOLDER,
                        repeats=result.config.get("cost_repeats", "?"), default=BenchConfig.cost_repeats))
     return notes
 

@@ -583,3 +583,18 @@ def test_a_capped_run_reads_as_another_machine_than_the_uncapped_one():
     capped, uncapped = quoted.machine("default-cpu-f32-avx2cap"), quoted.machine("default-cpu-f32-packed")
     assert capped != uncapped and capped.startswith(uncapped)
     assert "ONEDNN_MAX_CPU_ISA=AVX2" in capped and "capped" not in uncapped
+
+
+def test_the_measuring_spinner_says_what_calibration_does():
+    """Read 26: the spinner said "one target forward over 1 to 33 tokens, six rounds", but `calibration.measure` also
+    times a drafter pass and model.generate, runs all six rounds again when they disagree, and then makes the short
+    probe runs (a chain and a tree, greedy and sampled: four for the default pair's EAGLE drafter)."""
+    from specviz.engine.proposers import registry
+    from specviz.labs import calibration
+    from specviz.ui.common import this_machine
+
+    source = Path(this_machine.__file__).read_text(encoding="utf-8")
+    assert "over 1 to 33 tokens" in source and max(calibration.SIZES) == 33
+    assert calibration.ROUNDS == 6 and "six rounds (six more if they disagree)" in source
+    runs = len(calibration.PROBES) * len(calibration.PROBE_TEMPERATURES)
+    assert registry.can_branch("eagle") and runs == 4 and "then four short runs" in source

@@ -89,7 +89,8 @@ def measure_here() -> Calibration | None:
 
     pair = get_pair(PAIR)
     try:
-        with st.spinner(_("Measuring this machine: one target forward over 1 to 33 tokens, six rounds…")):
+        with st.spinner(_("Measuring this machine: timed forwards over 1 to 33 tokens, a drafter pass and "
+                          "model.generate, over six rounds (six more if they disagree), then four short runs…")):
             with PAIRS.turn(PAIR, timeout=60):
                 cal = calibrate(pair, force=True)
     except Busy:

@@ -596,8 +596,8 @@ def current_note(note: str, cores: int | str = "?") -> str:
     >>> current_note(OLD_TREE_NOTE) == TREE_NOTE, current_note("torch used 2 thread(s) on 2 visible core(s).")
     (True, 'torch used 2 thread(s) on 2 visible core(s).')
     >>> current_note("The machine was shared (load average 1.04 at the start, [2.03, 2.01, 1.93] at the end): "
-    ...              "absolute times are noisy; ratios from the same run are the numbers to trust.", 2)[:80]
-    'The load average was 1.04 at the start and 2.03 at the end, on 2 cores: over half'
+    ...              "absolute times are noisy; ratios from the same run are the numbers to trust.", 2)[:71]
+    'The load average was 1.04 at the start and 2.03 at the end, on 2 cores:'
     """
     note = plain_load_note(note)
     old = _OLD_LOAD_NOTE.fullmatch(note)

@@ -578,7 +578,8 @@ def test_every_results_md_says_how_its_command_would_run_as_it_ran():
     today the first CPU runs' commands pack the kernels for oneDNN (they ran stock), take bfloat16 on a CPU with bf16
     instructions (they ran float32), default-cpu-ngram's runs the held-out and everyday suites too, and the runs
     before 2026-12-02 draft their eagle rows with the EAGLE-3 drafter (they had EAGLE-1). report.rerun_lines says so
-    under the command, and every committed results.md carries its lines."""
+    under the command (also a GPU check's command and a run's kernel caps), and every committed results.md carries
+    its lines."""
     from specviz.core.paths import BENCHMARKS_DIR
     from specviz.labs.bench.report import rerun_lines
 
@@ -597,7 +598,10 @@ def test_every_results_md_says_how_its_command_would_run_as_it_ran():
     assert "the first EAGLE-1 drafter (commit 35ce4c2)" in said["default-cpu-drafts"]
     assert "the first EAGLE-1 drafter (commit 35ce4c2)" in said["default-cpu-bf16-trees"]
     assert "SPECVIZ_KERNELS=stock" in said["default-cpu-bf16-tree"] and "EAGLE-1" not in said["default-cpu-bf16-tree"]
-    assert said["default-cpu-f32-packed"] == "" and said["default-h200-bf16"] == ""
+    assert said["default-cpu-f32-packed"] == ""  # --dtype float32, packed kernels, its suite named, EAGLE-3
+    # the 26th read: a GPU check's command was never typed, and a capped run's caps were in its environment
+    assert said["default-h200-bf16"].startswith("The GPU check") and "over 10 rounds" in said["default-h200-bf16"]
+    assert "`ONEDNN_MAX_CPU_ISA=AVX2 " in said["default-cpu-f32-avx2cap"]
 
 
 def test_a_command_that_ran_todays_suites_gets_no_suites_flag():

@@ -509,21 +509,26 @@ def test_a_command_notes_the_kernels_and_suites_it_ran_with():
 def test_the_command_notes_say_what_results_md_says():
     """Final review: the notes and results.md's rerun lines decided the same differences in two places (and the
     suites differently); both now format report.rerun_differences, one note per difference, each with its value."""
-    from specviz.labs.bench.report import SuitesDefault, rerun_command, rerun_differences
-    from specviz.ui.common.bench_results import GPU_CHECK_FOLDER
+    from specviz.labs.bench.report import (GpuCheckRun, IsaLimits, SuitesDefault, rerun_command, rerun_differences,
+                                           rerun_lines)
 
-    found = 0
+    found, kinds = 0, set()
     for path in results.result_files():
         result = results.load_result(path)
         differences, notes = rerun_differences(result), results.command_notes(result)
-        # beside the differences: a note for caps set in the environment, and one for a GPU check's command
-        extra = bool(result.machine.get("isa_limits")) + (GPU_CHECK_FOLDER in result.command)
-        assert len(notes) == len(differences) + extra, path.parent.name
+        assert len(notes) == len(differences), path.parent.name
         found += len(notes)
+        committed = " ".join(path.with_name("results.md").read_text(encoding="utf-8").split())
+        assert all(" ".join(line.split()) in committed for line in rerun_lines(result)), path.parent.name
         for difference, note in zip(differences, notes):
+            kinds.add(type(difference))
             if isinstance(difference, SuitesDefault):
                 assert f"`{difference.flag}`" in note and difference.flag in rerun_command(result)
-    assert found >= 13  # five runs with stock kernels, five without --dtype, two with EAGLE-1, one suites note
+            if isinstance(difference, IsaLimits):  # caps set in the environment: the command to rerun sets them
+                assert f"`{difference.env}`" in note and rerun_command(result).startswith(difference.env)
+            if isinstance(difference, GpuCheckRun):
+                assert f"{difference.repeats} " in note and f"{difference.default}," in note
+    assert found >= 16 and {IsaLimits, GpuCheckRun, SuitesDefault} <= kinds
 
 
 def test_every_bundled_suite_title_is_marked_for_translation():

@@ -25,7 +25,7 @@ from typing import Any, ClassVar
 
 from specviz.core.i18n import _
 from specviz.core.paths import write_text_atomically
-from specviz.labs.bench.config import BENCHMARKS_DIR, load_suites
+from specviz.labs.bench.config import BENCHMARKS_DIR, BenchConfig, load_suites
 from specviz.labs.bench.summary import DEFINITIONS, verify_ratio
 
 SCHEMA = "specviz-bench"
@@ -488,12 +488,41 @@ class ReplacedDrafter:
     drafter: str
 
 
-RerunDifference = DtypeDefault | StockKernels | SuitesDefault | ReplacedDrafter
+@dataclass(frozen=True)
+class IsaLimits:
+    """The run capped its kernels' instruction sets through its environment (`machine.isa_limits`, e.g.
+    ONEDNN_MAX_CPU_ISA=AVX2), which its recorded command does not show; typed today without them the kernels use
+    whatever the CPU offers, and `env` before the command caps them again."""
+
+    limits: tuple[tuple[str, str], ...]
+
+    @property
+    def env(self) -> str:
+        return " ".join(f"{name}={value}" for name, value in self.limits)
+
+
+# what `specviz.scripts.gpu_check` writes in the --out of the bench command it records, for the folder it copies to
+GPU_CHECK_FOLDER = "<machine>"
+
+
+@dataclass(frozen=True)
+class GpuCheckRun:
+    """The GPU check (`specviz.scripts.gpu_check`, docs/gpu.md) made the run and wrote its command, which was never
+    typed: `GPU_CHECK_FOLDER` stands for the folder the results were copied to, and the check timed c and the verify
+    cost over `repeats` rounds (the bench's command line takes `default`, and has no flag for it) under its own time
+    budget."""
+
+    repeats: int | str
+    default: int
+
+
+RerunDifference = DtypeDefault | StockKernels | SuitesDefault | ReplacedDrafter | IsaLimits | GpuCheckRun
 
 
 def rerun_differences(result: BenchResult, today_suites: Sequence[str] | None = None) -> list[RerunDifference]:
     """What `result.command`, typed today, would run differently from the run, in this order: its dtype, its
-    kernels, its prompt suites, its EAGLE drafter ([] when it runs as it ran). `today_suites`: the suites a command
+    kernels, its prompt suites, its EAGLE drafter, the instruction-set caps of its environment, and whether the GPU
+    check wrote the command ([] when it runs as it ran). `today_suites`: the suites a command
     that names none runs (default: every suite in assets/prompts now). results.md says them in English
     (`rerun_lines`), the pages in the reader's language (`specviz.ui.common.bench_results.command_notes`), the model
     cards as a command (`rerun_command`).
@@ -519,13 +548,19 @@ def rerun_differences(result: BenchResult, today_suites: Sequence[str] | None = 
     drafter = replaced_eagle_drafter(result)
     if drafter is not None:
         found.append(ReplacedDrafter(drafter))
+    limits = result.machine.get("isa_limits") or {}
+    if limits:
+        found.append(IsaLimits(tuple((str(name), str(value)) for name, value in limits.items())))
+    if GPU_CHECK_FOLDER in result.command:
+        found.append(GpuCheckRun(result.config.get("cost_repeats", "?"), BenchConfig.cost_repeats))
     return found
 
 
 def rerun_command(result: BenchResult, differences: Sequence[RerunDifference] | None = None) -> str:
     """The recorded command with the defaults its run had that a run today would not (`rerun_differences`, or the
     `differences` given): its dtype and suites as flags before `--out`, SPECVIZ_KERNELS=stock before it for stock
-    kernels; the recorded command when none applies (a replaced EAGLE drafter has no flag).
+    kernels and its environment's instruction-set caps; the recorded command when none applies (a replaced EAGLE
+    drafter and the GPU check's timing rounds have no flag).
 
     >>> run = BenchResult("python -m specviz bench --k 2 --out x", "", {"device": "cpu", "date": "2026-11-30"}, {},
     ...                   {}, [], [], [], [{"name": "qa", "title": "Q&A"}])
@@ -541,13 +576,16 @@ def rerun_command(result: BenchResult, differences: Sequence[RerunDifference] | 
         command = command.replace(" --out ", f" {flags} --out ", 1) if " --out " in command else f"{command} {flags}"
     if any(isinstance(d, StockKernels) for d in differences):
         command = f"{StockKernels.ENV} {command}"
+    for caps in (d for d in differences if isinstance(d, IsaLimits)):
+        command = f"{caps.env} {command}"
     return command
 
 
 def rerun_lines(result: BenchResult) -> list[str]:
     """What results.md says under the recorded command when typing it today would not run what ran
-    (`rerun_differences`): the command with the defaults it then had (`rerun_command`), and which EAGLE drafter its
-    eagle rows drafted with, when one that has been replaced since ([] when neither applies)."""
+    (`rerun_differences`): the command with the defaults it then had (`rerun_command`), which EAGLE drafter its
+    eagle rows drafted with, when one that has been replaced since, and that the GPU check wrote the command ([]
+    when none applies)."""
     differences = rerun_differences(result)
     command = rerun_command(result, differences)
     lines = [] if command == result.command else [
@@ -556,6 +594,11 @@ def rerun_lines(result: BenchResult) -> list[str]:
     lines += [f"Its eagle rows drafted with {d.drafter}; the EAGLE-3 drafter replaced it in commit d63459e "
               "(2026-12-02), and the command drafts with that one today." for d in differences
               if isinstance(d, ReplacedDrafter)]
+    lines += [f"The GPU check (`python -m specviz.scripts.gpu_check`, docs/gpu.md) made this run and wrote the "
+              f"command above, which was not typed: `{GPU_CHECK_FOLDER}` stands for the folder its results were "
+              f"copied to, and the check timed c and the verify cost over {d.repeats} rounds, where the command "
+              f"takes {d.default}, under its own time budget (a run it stopped early says so in its notes)."
+              for d in differences if isinstance(d, GpuCheckRun)]
     return [item for line in lines for item in (line, "")]
 
 

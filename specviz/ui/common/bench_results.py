@@ -9,8 +9,8 @@ import streamlit as st
 
 from specviz.core.i18n import _
 from specviz.labs.bench import BenchResult
-from specviz.labs.bench.config import BenchConfig
-from specviz.labs.bench.report import DtypeDefault, ReplacedDrafter, StockKernels, SuitesDefault, rerun_differences
+from specviz.labs.bench.report import (GPU_CHECK_FOLDER, DtypeDefault, GpuCheckRun, IsaLimits, ReplacedDrafter,
+                                       StockKernels, SuitesDefault, rerun_differences)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -28,10 +28,9 @@ def command_notes(result: BenchResult) -> list[str]:
     results.md's lines and the model cards' commands read too), in the reader's language: a dtype default that is the
     machine's (the first runs name none, and ran float32, then the only dtype), the kernels (a CPU run from before
     the packed ones ran PyTorch's stock ones), the prompt suites (a run that named none ran every suite there was
-    then) and an EAGLE drafter replaced since; then the instruction-set caps a run set in its environment
-    (`machine.isa_limits`, which the recorded command does not show). A command with `GPU_CHECK_FOLDER` in its --out
-    was never typed: the GPU check (`specviz.scripts.gpu_check`) wrote it for the bench it ran with its own timing
-    rounds and time budget, which the command line cannot set."""
+    then), an EAGLE drafter replaced since, the instruction-set caps a run set in its environment
+    (`machine.isa_limits`, which the recorded command does not show), and a command the GPU check wrote (with
+    `GPU_CHECK_FOLDER` in its --out: never typed, its timing rounds and time budget the command line cannot set)."""
     notes = []
     for difference in rerun_differences(result):
         match difference:
@@ -52,19 +51,16 @@ def command_notes(result: BenchResult) -> list[str]:
                 notes.append(_("Its eagle rows drafted with the EAGLE-1 drafter then in assets/models/smollm2-eagle; "
                                "the EAGLE-3 drafter replaced it on 2026-12-02, and the command drafts with that one "
                                "today."))
-    limits = result.machine.get("isa_limits") or {}
-    if limits:  # set in the environment, so the recorded command does not show them
-        notes.append(_("This run capped its kernels' instruction sets with `{limits}` in its environment (its file's "
-                       "machine.isa_limits), which the command does not show: put them before the command to run it "
-                       "as it ran; without them the kernels use whatever the CPU offers.",
-                       limits=" ".join(f"{name}={value}" for name, value in limits.items())))
-    if GPU_CHECK_FOLDER in result.command:
-        notes.append(_("This run was made by the GPU check (`python -m specviz.scripts.gpu_check`, docs/gpu.md), not "
-                       "by this command: `{folder}` stands for the folder its results were copied to, and the check "
-                       "timed c and the verify cost over {repeats} rounds, where the command takes {default}, under "
-                       "its own time budget (a run it stopped early says so in its notes).", folder=GPU_CHECK_FOLDER,
-                       repeats=result.config.get("cost_repeats", "?"), default=BenchConfig.cost_repeats))
+            case IsaLimits():  # set in the environment, so the recorded command does not show them
+                notes.append(_("This run capped its kernels' instruction sets with `{limits}` in its environment (its "
+                               "file's machine.isa_limits), which the command does not show: put them before the "
+                               "command to run it as it ran; without them the kernels use whatever the CPU offers.",
+                               limits=difference.env))
+            case GpuCheckRun(repeats=repeats, default=default):
+                notes.append(_("This run was made by the GPU check (`python -m specviz.scripts.gpu_check`, "
+                               "docs/gpu.md), not by this command: `{folder}` stands for the folder its results were "
+                               "copied to, and the check timed c and the verify cost over {repeats} rounds, where the "
+                               "command takes {default}, under its own time budget (a run it stopped early says so in "
+                               "its notes).", folder=GPU_CHECK_FOLDER, repeats=repeats, default=default))
     return notes
 
-
-GPU_CHECK_FOLDER = "<machine>"  # what `specviz.scripts.gpu_check` writes in a command's --out for the folder

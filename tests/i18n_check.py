@@ -93,6 +93,9 @@ def unformatted_numbers(at) -> list[str]:
               for value in frame.value[column].tolist()[:1000] if isinstance(value, float)]
     found += [f"slider {slider.key!r}: {slider.value!r}" for slider in at.slider  # printed by JavaScript: 0.70, 2000
               if isinstance(slider.value, float) or max(abs(slider.min), abs(slider.max)) >= 1000]
+    unwritten = re.compile(r"-?\d{4,}|-?\d+\.\d{1,2}|-?0\.\d+")  # 2048, 0.70, 0.125: a Portuguese page writes 2.048, 0,70
+    found += [f"select slider {slider.key!r}: {option!r}" for slider in at.select_slider for option in slider.options
+              if unwritten.fullmatch(option)]
     layouts = [json.loads(chart.proto.spec).get("layout", {}) for chart in at.get("plotly_chart")]
     return found + [f"chart with separators {layout.get('separators')!r}" for layout in layouts
                     if layout.get("separators") != ",."]

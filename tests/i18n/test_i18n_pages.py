@@ -42,10 +42,12 @@ def test_the_number_check_sees_a_float_column_and_a_chart_without_portuguese_sep
         st.slider("T", 0.0, 2.0, 0.7, 0.05, key="decimals")  # Streamlit prints 0.70
         st.slider("N", 100, 5000, 2000, 100, key="thousands")  # and 2000
         st.slider("K", 1, 16, 4, key="small")  # whole numbers under 1,000 read the same in both languages
+        st.select_slider("B", [1, 1024], key="batch")  # Streamlit writes an option as str() does: 1024
+        st.select_slider("T", [0.5, 1.0], key="written", format_func=lambda v: f"{v:.2f}".replace(".", ","))
 
     at = AppTest.from_function(page).run()
     assert unformatted_numbers(at) == ["table column 'α'", "slider 'decimals': 0.7", "slider 'thousands': 2000",
-                                       "chart with separators None"]
+                                       "select slider 'batch': '1024'", "chart with separators None"]
 
 
 def test_a_number_slider_writes_its_values_for_the_readers_locale():
@@ -69,7 +71,7 @@ def test_a_number_slider_writes_its_values_for_the_readers_locale():
             shown = {s.key: s.options for s in at.select_slider}
             assert seven in shown["temperature"] and thousands in shown["samples"], shown
             assert (at.session_state["t"], at.session_state["n"]) == (0.7, 2000)
-            assert unformatted_numbers(at) == []
+            assert lang == "en" or unformatted_numbers(at) == []  # the check reads a Portuguese page
             at.select_slider(key="temperature").set_value(1.35).run()
             assert at.session_state["t"] == 1.35 and not at.exception
 

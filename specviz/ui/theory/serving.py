@@ -6,6 +6,7 @@ figures return `plotly.graph_objects.Figure`s and are tested without a browser; 
 from __future__ import annotations
 
 import math
+from functools import partial
 
 import plotly.graph_objects as go
 import streamlit as st
@@ -190,8 +191,10 @@ def render(alpha: float, k: int) -> None:
                           key="theory_hw", index=list(presets).index("h100"))
     pair_key = c2.selectbox(_("Models"), list(roofline.PAIRS), format_func=lambda key: _(roofline.PAIRS[key].name),
                             key="theory_pair", index=list(roofline.PAIRS).index("qwen-7b-72b"))
-    context = c3.select_slider(_("Context per sequence (tokens)"), CONTEXTS, value=512, key="theory_context")
-    batch = c4.select_slider(_("Batch size B"), BATCHES, value=1, key="theory_batch",
+    whole = partial(number, digits=0)  # 2,048 and 1,024; 2.048 and 1.024 in Portuguese
+    context = c3.select_slider(_("Context per sequence (tokens)"), CONTEXTS, value=512, key="theory_context",
+                               format_func=whole)
+    batch = c4.select_slider(_("Batch size B"), BATCHES, value=1, key="theory_batch", format_func=whole,
                              help=_("Sequences the server decodes together in one forward pass."))
     hw, pair = presets[hw_key], roofline.PAIRS[pair_key]
     st.caption(_(TEXT["hardware_source"], name=_(hw.name), dtype=hw.dtype, source=_(hw.source)))

@@ -155,7 +155,9 @@ CALQUES = re.compile(r"\bpontu(?:ar|a|am|ada|adas|ado|ados|ando)\b|regra da cade
                      r"controle \(ms\)|ms de controle|"
                      # a rollout is "adoção" (the glossary: never "implantação", nor its verb), and issue 43 item
                      # 14's "carga de trabalho e qualquer carga"
-                     r"\bimplant(?:a|e|ar|ação|ações|ado|ada)\b|carga de trabalho e qualquer carga", re.IGNORECASE)
+                     r"\bimplant(?:a|e|ar|ação|ações|ado|ada)\b|carga de trabalho e qualquer carga|"
+                     # the 27th read of issue 43: a serving engine (vLLM, TGI) is a "motor de serviço" (the glossary)
+                     r"servidor(?:es)? de inferência", re.IGNORECASE)
 
 
 # Issue 43's full read: accepted / drafted is below α because the drafts after a step's first rejection still count
@@ -178,3 +180,46 @@ def test_no_portuguese_text_uses_a_calque_the_glossary_forbids(source):
     aceito", "com especulação sobre sem", "Laboratório de serving", "cronograma 'heuristic'"."""
     texts = {"catalog": _catalog_texts, "quiz": _quiz_texts, "docs": _doc_texts}[source]("pt")
     assert [f"{where}: {m.group(0)}" for where, text in texts for m in CALQUES.finditer(text)] == []
+
+
+def _pairs(source: str) -> list[tuple[str, str, str]]:
+    """(where, English text, its Portuguese twin) for every catalog message (plural forms included) or every text a
+    learner reads in a quiz question (prompt, explanation, unit, each choice)."""
+    if source == "catalog":
+        found = []
+        for m in i18n_script.read_catalog():
+            ids = m.id if isinstance(m.id, tuple) else (m.id,)
+            strings = m.string if isinstance(m.string, tuple) else (m.string,)
+            found += [(f"catalog line {m.lineno}", en, pt) for en, pt in zip(ids, strings) if m.id and en and pt]
+        return found
+    found = []
+    portuguese = {q.id: q.to_dict() for q in load_bank(lang="pt")}
+    for question in load_bank():
+        en, pt = question.to_dict(), portuguese[question.id]
+        for field in ("prompt", "explanation", "unit"):
+            if isinstance(en.get(field), str):
+                found.append((f"quiz {question.id} {field}", en[field], pt[field]))
+        found += [(f"quiz {question.id} choice {i}", a, b) for i, (a, b) in enumerate(zip(en.get("choices", []),
+                                                                                         pt.get("choices", [])))]
+    return found
+
+
+SHAPE = re.compile(r"\bshapes?\b")
+FORMAT = re.compile(r"\bformat", re.IGNORECASE)
+
+
+def test_the_catalog_calls_a_draft_shape_forma_never_formato():
+    """The 27th read of issue 43: five messages called a draft shape (a chain of K, a tree of N nodes) "formato" and the
+    rest "forma", two names for one quantity in one language. The glossary fixes "forma"; "formato" stays for what the
+    English calls a format or a tensor's shape ("got shape {shape}")."""
+    glossary = (ROOT / "docs" / "glossary.pt-BR.md").read_text(encoding="utf-8")
+    assert "| draft shape | forma (do rascunho) |" in glossary
+    checked, wrong = 0, []
+    for where, en, pt in _pairs("catalog"):
+        words = re.sub(r"`[^`]*`|\{[^}]*\}|\S*/\S*", "", en)  # placeholders and paths (assets/.../shapes/) out
+        if SHAPE.search(words) and not FORMAT.search(words) and "got shape" not in words:
+            checked += 1
+            if re.search(r"\bformatos?\b", pt, re.IGNORECASE) or not re.search(r"\bformas?\b", pt, re.IGNORECASE):
+                wrong.append(f"{where}: {pt[:120]}")
+    assert checked >= 20 and wrong == []
+

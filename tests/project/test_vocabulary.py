@@ -223,3 +223,19 @@ def test_the_catalog_calls_a_draft_shape_forma_never_formato():
                 wrong.append(f"{where}: {pt[:120]}")
     assert checked >= 20 and wrong == []
 
+
+APPROXIMATE = re.compile(r"\babout (?=[\d−{]|a (?:third|quarter|tenth|half)\b|half\b|as\b|twice\b|one\b|two\b|"
+                         r"three\b|four\b|five\b|ten\b|the same\b|1/)", re.IGNORECASE)
+APPROXIMATELY = re.compile(r"cerca de|mais ou menos|por volta|aproximadamente|em torno|quase|≈|~", re.IGNORECASE)
+
+
+@pytest.mark.parametrize("source", ["catalog", "quiz"])
+def test_every_approximate_about_stays_approximate_in_portuguese(source):
+    """The 27th read of issue 43: a quiz choice's "each does about half the work" read "cada um faz metade do trabalho"
+    (exactly half). A Portuguese text carries at least as many approximations as its English twin has "about" + a
+    quantity ("about 1.9", "about half", "about as many")."""
+    pairs = _pairs(source)
+    checked = [(where, en, pt) for where, en, pt in pairs if APPROXIMATE.search(en)]
+    assert len(checked) >= 20  # it read them
+    assert [f"{where}: {pt[:120]}" for where, en, pt in checked
+            if len(APPROXIMATELY.findall(pt)) < len(APPROXIMATE.findall(en))] == []

@@ -22,6 +22,7 @@ import specviz.teach.quiz.bank as bank_module
 
 PT_DIR = BANK_DIR / "pt"
 README = BANK_DIR / "README.md"
+ROOT_DIR = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
@@ -290,3 +291,32 @@ def test_portuguese_catalog_writes_decimals_with_commas():
     translations = [str(m.string) for m in read_catalog() if m.id and isinstance(m.string, str)]
     assert len(translations) > 1000
     assert [t[:80] for t in translations if decimal.search(t)] == []
+
+
+DOC_TWINS = {"teaching.pt-BR.md": "teaching.md", "README.pt-BR.md": "README.md", "app.pt-BR.md": None}
+
+
+def _doc(name: str) -> str:
+    """A doc's prose: without its code (fenced and inline), link targets, URLs, arXiv ids and Python's version."""
+    path = (ROOT_DIR / name) if name.startswith("README") else (ROOT_DIR / "docs" / name)
+    text = re.sub(r"```.*?```", " ", path.read_text(encoding="utf-8"), flags=re.DOTALL)
+    return re.sub(r"`[^`]*`|\]\([^)]*\)|https?://\S+|arXiv:\S+|Python \d+\.\d+", " ", text)
+
+
+@pytest.mark.parametrize("name", sorted(DOC_TWINS))
+def test_the_portuguese_docs_write_decimals_with_commas_and_keep_the_english_ones(name):
+    """The glossary's Style section asks the docs, as the quiz twins, for a decimal comma and semicolons between the
+    numbers of a list, and says this file checks them; until the 27th read of issue 43 it checked only the quiz and
+    the catalog. A Portuguese doc writes no decimal with a point (a point before three digits is the thousands mark,
+    1.200) and no list or min(1, ...) of numbers with a comma; a twin that translates an English doc (the lesson plan,
+    the README) carries exactly its decimals, so a figure changed in one language is changed in both."""
+    point = re.compile(r"(?<![\w:.,/-])(?![1-9]\d{0,2}\.\d{3}(?!\d))\d+\.\d+(?![\w.]*\d)")
+    comma_list = re.compile(r"\[\d+(?:,\d+)?, \d|min\(1, \d")
+    en_decimal, pt_decimal = re.compile(r"(?<![\w.,])\d+\.\d+(?!\d|\.\d)"), re.compile(r"(?<![\w.,])\d+,\d+(?!\d)")
+    portuguese = _doc(name)
+    assert [m.group(0) for m in point.finditer(portuguese)] == []
+    assert [m.group(0) for m in comma_list.finditer(portuguese)] == []
+    if DOC_TWINS[name]:
+        ours = sorted(m.group(0).replace(",", ".") for m in pt_decimal.finditer(portuguese))
+        theirs = sorted(m.group(0) for m in en_decimal.finditer(_doc(DOC_TWINS[name])))
+        assert len(theirs) >= 20 and ours == theirs

@@ -1,4 +1,5 @@
-"""The speculative loop: propose, score, verify, rewind, emit. One function per step, in the papers' order.
+"""The speculative loop: propose, score, verify, rewind, emit. One function per step: the papers' propose, score,
+verify and emit in their order, with the rewind of the caches, which their algorithms do not spell out, before the emit.
 
     trace = speculative_generate(target, draft, input_ids, k=4, temperature=0.7, seed=1)
 

@@ -95,3 +95,16 @@ def test_the_shared_ui_modules_are_all_named():
     modules |= {p.parent.name + "/" for p in (ROOT / "specviz" / "ui" / "common").glob("*/__init__.py")}
     assert len(modules) > len(renderers)
     assert sorted(m for m in modules - renderers if not re.search(rf"\b{re.escape(m)}", block)) == []
+
+
+def test_the_rewind_step_is_not_credited_to_the_papers():
+    """Read 27: architecture.md said the step "runs the papers' five steps: 1. propose, 2. score, 3. verify, 4.
+    rewind, 5. emit", and decoding.py "in the papers' order"; Leviathan et al.'s Algorithm 1 and Chen et al.'s
+    algorithm propose, score, verify and emit, and rewind no cache (they describe none)."""
+    import specviz.engine.decoding as decoding
+
+    text = " ".join(DOC.read_text(encoding="utf-8").split())
+    assert "the papers' five steps" not in text
+    assert "rewinding the caches is the implementation's" in text
+    doc = " ".join((decoding.__doc__ or "").split())
+    assert "in the papers' order" not in doc and "which their algorithms do not spell out" in doc

@@ -144,7 +144,8 @@ def test_a_file_that_is_not_a_result_is_one_clear_error(tmp_path):
 
 def test_suites_have_six_categories_of_eight_or_more_prompts():
     suites = load_suites()
-    # the six Spec-Bench-style categories, plus the held-out prompts (topics no training prompt is about) and everyday ones
+    # six categories, five of them Spec-Bench's (code stands where it has retrieval-augmented generation), plus the
+    # held-out prompts (topics no training prompt is about) and everyday ones
     assert {s.name for s in suites} == {"chat", "code", "math", "rewrite", "translation", "qa", "held-out", "everyday"}
     assert all(len(s.prompts) >= 8 for s in suites)
     ids = [p.id for s in suites for p in s.prompts]

@@ -526,6 +526,9 @@ def test_the_prompt_suites_do_not_credit_code_to_spec_bench():
     assert {"chat", "code", "math", "qa", "rewrite", "translation"} <= set(suites)
     assert "grouped like Spec-Bench" not in readme
     assert "code stands where Spec-Bench has retrieval-augmented generation" in readme
+    # read 27: the suites' own test called all six "Spec-Bench-style categories"
+    bench_test = (ROOT / "tests" / "labs" / "test_bench.py").read_text(encoding="utf-8")
+    assert "Spec-Bench-style" not in bench_test and "five of them Spec-Bench's" in bench_test
 
 
 def test_serving_doc_quotes_vllms_eagle_figures_from_the_committed_scrape():

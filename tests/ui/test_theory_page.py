@@ -342,6 +342,18 @@ def test_beta_and_alpha_are_defined_once_and_apart():
     assert any("Leviathan et al. call it β" in m.value for m in at.markdown)
 
 
+def test_the_derivation_says_leviathan_names_beta_the_acceptance_rate():
+    """Read 27: the page said only "Leviathan et al. call it β"; their Definition 3.1 names β_{x<t} "the acceptance
+    rate" (arXiv:2211.17192, section 3.1), the name specviz keeps for the measured accepted / drafted. A student who
+    opens the paper from teaching.md's readings meets that name for a probability, so the page says so, in both
+    languages."""
+    for lang, said in (("en", "name it the *acceptance rate*"), ("pt", "dão o nome de *taxa de aceitação*")):
+        at = AppTest.from_file(PAGE, default_timeout=60)
+        at.query_params["lang"] = lang
+        at.run()
+        assert any(said in m.value for m in at.markdown), lang
+
+
 # ---- the measured vLLM sweep on the same chart (issue 18, section 4) -------------------------------------------------
 
 

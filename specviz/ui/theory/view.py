@@ -259,7 +259,9 @@ def render_derivations() -> None:
     st.latex(r"\beta \;=\; \sum_x q(x)\,\min\!\Big(1, \frac{p(x)}{q(x)}\Big) \;=\; \sum_x \min\big(p(x), q(x)\big)"
              r" \;=\; 1 - \mathrm{TV}(p, q),")  # one formula a line: a phone shows each whole (or scrolls it)
     st.latex(r"\alpha \;=\; \mathbb{E}[\beta].")
-    st.markdown(_("β changes from one position to the next (Leviathan et al. call it β); α, its average over the "
+    st.markdown(_("β changes from one position to the next (Leviathan et al. call it β too, and name it the "
+                  "*acceptance rate*: specviz keeps that name for the measured accepted / drafted below, another "
+                  "number); α, its average over the "
                   "contexts a run meets, is the one number the formulas below use and the slider sets. A trace "
                   "estimates α by the mean of min(1, p/q) over the drafts it tested. The measured accepted / drafted "
                   "is lower on average for a chain of K ≥ 2, because drafts after a step's first rejection still count "

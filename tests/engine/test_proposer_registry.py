@@ -251,7 +251,8 @@ def test_reading_the_registry_loads_no_torch():
 
 # ---- no hand-written proposer lists outside the registry --------------------------------------------------------
 
-# Literals whose names are not specviz's proposers though they share them: vLLM's speculative methods, figure keys,
+# Literals whose names are not specviz's proposers though they share them: the Serving lab's names for what vLLM is
+# started with (server.SPECS; its methods are ngram, draft_model and eagle3), figure keys,
 # the drafters a built-in pair brings (what `registry.offered` reads), the distillation steps that train them.
 NOT_PROPOSERS = {("specviz/serving/server.py", "SPECS"), ("specviz/ui/serving/charts.py", "COLORS"),
                  ("specviz/ui/proposers/view.py", "measured"), ("specviz/engine/limits.py", "PAIR_DRAFTERS"),

@@ -108,3 +108,19 @@ def test_the_rewind_step_is_not_credited_to_the_papers():
     assert "rewinding the caches is the implementation's" in text
     doc = " ".join((decoding.__doc__ or "").split())
     assert "in the papers' order" not in doc and "which their algorithms do not spell out" in doc
+
+
+def test_the_serving_labs_spec_names_are_not_called_vllms_methods():
+    """Read 27: charts.py called ngram, draft and eagle "vLLM's method names (`--speculative-config`)" and
+    architecture.md and the registry test called server.SPECS "vLLM's methods"; they are the Serving lab's names for
+    what vLLM is started with, and `speculative_config` passes vLLM the methods ngram, draft_model and eagle3 (or
+    eagle). The names differ for two of the three."""
+    import inspect
+
+    from specviz.serving import server
+
+    code = inspect.getsource(server.speculative_config)
+    assert '"method": "ngram"' in code and '"method": "draft_model"' in code
+    charts = (ROOT / "specviz" / "ui" / "serving" / "charts.py").read_text(encoding="utf-8")
+    assert "are vLLM's method names" not in charts and "draft_model" in charts
+    assert "`NOT_PROPOSERS`: vLLM's methods" not in " ".join(DOC.read_text(encoding="utf-8").split())

@@ -15,7 +15,9 @@ from specviz.ui.common.palette import BLUE, GREY, ORANGE, VERMILLION
 
 COLORS = {"none": GREY, "ngram": BLUE, "draft": ORANGE, "eagle": VERMILLION}
 # How a sweep's speculation is named on screen: "none" and the live sweep's "speculating" are words, translated;
-# ngram, draft and eagle are vLLM's method names (`--speculative-config`), shown as they are.
+# ngram, draft and eagle are the Serving lab's names for what vLLM was started with (`specviz.serving.server.SPECS`;
+# the methods they pass in `--speculative-config` are ngram, draft_model and eagle3, or eagle for an EAGLE-1 drafter),
+# shown as they are.
 SPEC_WORDS = {"none": N_("no speculation"), "speculating": N_("speculating")}
 
 

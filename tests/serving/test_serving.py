@@ -494,7 +494,8 @@ def test_the_live_panels_titles_fit_their_panels(language):
 
 def test_a_sweeps_speculation_words_are_translated_and_method_names_kept():
     """The live sweep labels its rows "speculating" or "none" (stored as ids in its JSON); a Portuguese page drew
-    "speculating: latência". The words go through the catalog on screen; vLLM's method names stay as they are."""
+    "speculating: latência". The words go through the catalog on screen; the configurations' names (ngram, draft,
+    eagle: `server.SPECS`) stay as they are."""
     from specviz.serving.load import LevelResult
     from specviz.ui.serving import charts, sweep
 

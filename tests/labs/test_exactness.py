@@ -259,3 +259,16 @@ def test_each_rule_that_is_not_exact_breaks_from_the_vocabulary_size_it_declares
         assert farthest(rule, rule.breaks_from) > 1e-4, rule.name
         if rule.breaks_from > 2:
             assert farthest(rule, rule.breaks_from - 1) < 1e-12, rule.name
+
+
+def test_typical_acceptance_quotes_the_medusa_paper_as_it_reads():
+    """Read 27: the docstring quoted the Medusa paper as "we always greedily decode the first token"; section 2.3.1
+    (arXiv:2401.10774) reads "we apply greedy decoding for the first token and unconditionally accept it", and
+    FasterDecoding/Medusa's generate_candidates takes the argmax when `temperature == 0 or fast` (medusa_generate's
+    default is fast=True), otherwise it samples the first token typically."""
+    from specviz.labs.exactness import rules
+
+    doc = " ".join((rules.typical_acceptance.__doc__ or "").split())
+    assert "we always greedily decode the first token" not in doc
+    assert '"we apply greedy decoding for the first token and unconditionally accept it", section 2.3.1' in doc
+    assert "fast=True" in doc

@@ -138,8 +138,9 @@ def typical_acceptance(
 ) -> VerifyResult:
     """Medusa's typical acceptance (Cai et al. 2024, section 2.3.1): keep x iff p(x) > min(epsilon, delta exp(-H(p)))
     (H in nats; acceptance probability 1 or 0, no coin flip decides). The token after the accepted run (after a
-    rejection, or after all K) is the target's argmax, as in the paper ("we always greedily decode the first
-    token") and Medusa's reference code (`generate_candidates` takes the argmax of the base model's logits).
+    rejection, or after all K) is the target's argmax, as in the paper ("we apply greedy decoding for the first
+    token and unconditionally accept it", section 2.3.1) and Medusa's reference code (`generate_candidates` takes
+    the argmax of the base model's logits under `medusa_generate`'s default `fast=True`).
     `fallback="sample"` samples it from p instead. Either way the output is not p: lossy by design, traded for
     longer accepted runs."""
     check_shapes(target_probs, draft_probs, draft_tokens)

@@ -358,3 +358,14 @@ def test_the_live_race_docstring_gives_the_rounds_the_page_runs():
             "are given") in doc
     page = (Path(__file__).resolve().parents[2] / "pages" / "race.py").read_text(encoding="utf-8")
     assert "rounds = ROUNDS_BY_PAIR.get(" in page and "measure_race(settings, rounds)" in page
+
+
+def test_the_cpu_clock_note_says_make_traces_uses_it_by_default_not_only_on_a_shared_machine():
+    """The note said a recording was timed by CPU time "as `make traces` does on a shared machine", as if the script
+    chose that clock on a shared machine; `record` times by CPU time unless asked for `--clock wall`, anywhere."""
+    import inspect
+
+    from specviz.scripts import make_traces
+    assert inspect.signature(make_traces.record).parameters["clock"].default == "cpu"
+    source = (ROOT / "specviz" / "ui" / "race" / "view.py").read_text(encoding="utf-8")
+    assert "does on a shared machine" not in source and "as `make traces` does by default, on any machine." in source

@@ -82,7 +82,7 @@ def render_race(rounds: RaceRounds, *, usual_ms: float | None = None, measured_a
                  _("Every lane computed in {dtype}.", dtype=dtype_text(spec.meta.get("dtype")))]
     if spec.meta.get("clock") == "cpu":
         sentences.append(_("This recording timed each step by CPU time on one thread (what wall time would be on an "
-                           "idle machine), as `make traces` does on a shared machine."))
+                           "idle machine), as `make traces` does by default, on any machine."))
     if several:
         sentences += [spread_sentence(rounds), _("The charts show the median round.")]
     if measured_at is not None:

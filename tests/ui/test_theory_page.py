@@ -524,3 +524,13 @@ def test_the_temperature_table_names_what_an_old_runs_command_ran_differently():
     assert {"default-cpu-drafts", "default-cpu-f32-packed"} <= runs
     assert any("EAGLE-1 drafter" in note for note in run_notes("default-cpu-drafts"))
     assert run_notes("default-cpu-f32-packed") == [] and run_notes("no-such-run") == []
+
+
+def test_the_temperature_note_does_not_say_a_rarely_agreeing_draft_can_only_gain():
+    """The note said a draft that almost never agrees with the target "can only gain" between T = 0 and T = 0.7; its
+    few agreeing positions lose overlap too, so it has little to lose: the committed layer-skip row rises."""
+    from specviz.ui.theory import view
+    from specviz.ui.theory.points import alpha_by_temperature
+    rows = [r for r in alpha_by_temperature() if r.proposer.startswith("layerskip")]
+    assert rows and all(r.alpha_greedy < 0.05 and r.alpha_sampled > r.alpha_greedy for r in rows)
+    assert "can only gain" not in view.TEXT["temperature"] and "has little to lose" in view.TEXT["temperature"]

@@ -36,7 +36,7 @@ TEXT = {
                    "both spread their mass; where the argmaxes agree the overlap is now below 1 (the target also "
                    "gives weight to tokens the draft did not pick), and where they disagree it is now above 0. Which "
                    "of the two weighs more sets the direction: most rows below fall, as their drafts lose more where "
-                   "they agree than they gain where they disagree; a draft that almost never agrees can only gain "
+                   "they agree than they gain where they disagree; a draft that almost never agrees has little to lose "
                    "(the untrained layer-skip row); and the separate draft's rows measured on the H200 rise. For "
                    "n-gram lookup q is a single token, so Σ min(p, q) is the target's probability of that token: 1 "
                    "or 0 at T = 0, p(x) after temperature."),

@@ -1111,3 +1111,15 @@ def test_the_tree_sweeps_are_not_said_to_rule_out_every_shape():
     assert "no tree shape reaches 2.8" not in drafts and "none of the 21 tree shapes swept" in drafts
     assert "So the shape is not what stands between" not in bench and "no shape of those 21 lifts" in bench
     assert "32 nodes at width 6 emitted 2.94 on the first 8 prompts" in drafts
+
+
+def test_calibrate_is_said_to_predict_the_shape_tables_shapes_not_every_shape():
+    """The READMEs said `calibrate` predicts "every draft shape's speed"; it predicts the shapes of the pair's
+    committed per-shape table (`specviz.labs.shape_choice.predictions`), whose count the READMEs now quote."""
+    table = json.loads((ROOT / "assets" / "benchmarks" / "shapes" / "default.json").read_text(encoding="utf-8"))
+    shapes = {(r["k"], r["tree_nodes"], r["tree_width"], r["tree_lookup"]) for r in table["rows"]}
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    readme_pt = " ".join((ROOT / "README.pt-BR.md").read_text(encoding="utf-8").split())
+    assert "every draft shape's speed" not in readme
+    assert f"committed per-shape table ({len(shapes)} shapes, `assets/benchmarks/shapes/default.json`)" in readme
+    assert f"tabela de formas registrada ({len(shapes)} formas, `assets/benchmarks/shapes/default.json`)" in readme_pt

@@ -73,7 +73,8 @@ def render_this_machine(key: str = "this_machine") -> None:
     if cal is None:
         st.markdown(_("The committed results below were measured on the machines they name. What this computer "
                       "reaches depends on its CPU: measure it (once the model is loaded; how long that takes depends on the "
-                      "CPU too) and specviz predicts each draft shape's speedup here and picks the best one for your runs."))
+                      "CPU too) and specviz predicts the speedup here of each draft shape in the pair's committed "
+                      "shape table and picks the best one for your runs."))
         if not st.button(_("Measure this machine"), key=f"{key}_measure"):
             return
         cal = measure_here()

@@ -534,3 +534,14 @@ def test_the_temperature_note_does_not_say_a_rarely_agreeing_draft_can_only_gain
     rows = [r for r in alpha_by_temperature() if r.proposer.startswith("layerskip")]
     assert rows and all(r.alpha_greedy < 0.05 and r.alpha_sampled > r.alpha_greedy for r in rows)
     assert "can only gain" not in view.TEXT["temperature"] and "has little to lose" in view.TEXT["temperature"]
+
+
+def test_testing_md_counts_the_charts_the_theory_page_draws_on_the_committed_runs():
+    """docs/testing.md described the Theory page, the costliest in Chromium, as having "five charts"; on the
+    committed benchmarks (what page_cost loads) it draws six: the predicted-vs-measured scatter joins the five."""
+    at = AppTest.from_file(PAGE, default_timeout=120).run()
+    assert not at.exception
+    count = len(at.get("plotly_chart"))
+    words = {5: "five", 6: "six", 7: "seven"}
+    text = " ".join((ROOT / "docs" / "testing.md").read_text(encoding="utf-8").split())
+    assert count == 6 and f"(the Theory page, with {words[count]} charts and their tables, the most)" in text

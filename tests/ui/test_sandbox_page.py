@@ -145,3 +145,12 @@ def test_the_sandbox_offers_no_broken_rule_that_is_exact_on_its_few_tokens():
         if not RULES[name].exact:
             broken = simulate(step, name, 200, 0).expected.tolist()
             assert broken != pytest.approx(step.target_probs.tolist()), name
+
+
+def test_the_editor_help_names_the_one_column_the_sandbox_refuses():
+    """The help said "Type any non-negative numbers", but a column of zeros cannot be normalised and is refused
+    with a sentence; the help now asks for at least one weight above 0 in each column."""
+    from specviz.ui.sandbox import view as sandbox_view
+    with pytest.raises(ValueError, match="at least one token a weight above 0"):
+        sandbox_step([0, 0, 0], [1, 2, 3])
+    assert "at least one above 0 in each column" in sandbox_view.TEXT["editor_help"]

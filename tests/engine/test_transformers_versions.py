@@ -8,10 +8,10 @@ one: its checks are in tests/rehearsal.py) with transformers 5.17
 and huggingface_hub 1.33 (5.17 needs a hub below 2.0), every other pin as in requirements.txt, and no UI packages
 (as on the GPU image: no streamlit, plotly or playwright).
 
-The scratch environment lives under `$SPECVIZ_CACHE/venvs/` and is reused while its pins are unchanged: building it
-takes 2 to 3 minutes (torch comes from the local wheel, the rest from PyPI), and a run with it built about 2 minutes
-on 2 busy cores (4 minutes for the first). If the environment cannot be built, the test fails and says why: it never
-skips.
+The scratch environment lives under `$SPECVIZ_CACHE/venvs/` and is reused while its pins are unchanged: pip installs
+every pin from PyPI (or from its own cache), and on a fresh 2-core machine under load the first run, most of it that
+build, took 292 s in all (docs/testing.md). If the environment cannot be built, the test fails and says why: it
+never skips.
 """
 
 from __future__ import annotations

@@ -93,8 +93,8 @@ def pytest_collection_modifyitems(config, items):
 @pytest.fixture(autouse=True)
 def threads_for_model_size(request):
     """Tiny models run fastest on one thread (thread start-up dwarfs their arithmetic); the real model gets all the
-    cores when it runs alone, one when pytest-xdist runs several workers (two workers of two threads each on two
-    cores run about 3× slower than one)."""
+    cores when it runs alone, one when pytest-xdist runs several workers (two workers of two threads each would ask
+    for four threads on two cores, oversubscribing them; no committed measurement says by how much)."""
     import torch
 
     before = torch.get_num_threads()

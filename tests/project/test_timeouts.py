@@ -77,3 +77,14 @@ def test_the_limits_comment_quotes_its_sources():
     load = " ".join((root / "docs" / "classroom.md").read_text(encoding="utf-8").split())
     assert "30 served in 95 s" in load and "the 30-tab load test, a browser test, 95 s" in conftest
     assert time_limit(set()) > 100 * 0.7 and TIMEOUTS["browser"] > 5 * 95
+
+
+def test_the_thread_note_quotes_no_unmeasured_slowdown():
+    """Read 27: conftest's thread fixture and testing.md said two pytest workers of two torch threads each on two
+    cores "run about 3× slower"; b1eb7e4, which made the rule, measured only the one-thread run, and no file or
+    commit records the other. Both now say what the rule avoids (four threads on two cores) without a figure."""
+    root = Path(__file__).resolve().parents[2]
+    for path in (root / "tests" / "conftest.py", root / "docs" / "testing.md"):
+        text = " ".join(path.read_text(encoding="utf-8").split())
+        assert "about 3× slower" not in text and "would run about 3×" not in text, path
+        assert "four threads on two cores" in text, path

@@ -29,7 +29,7 @@ def _write():
         f.write("\\n".join(sorted({name.split(".")[0] for name in list(sys.modules)})))
 atexit.register(_write)
 """
-LIMIT_S = 240  # the rehearsal's bound on 2 busy cores (docs/gpu.md: 13 to 35 s; twice the caps in make test)
+LIMIT_S = 240  # the bound on 2 busy cores (docs/gpu.md: 12 s on lightly loaded ones; make test doubles the caps)
 
 
 def rehearse(python: str | Path, tmp_path: Path, env: dict[str, str]) -> tuple[subprocess.CompletedProcess, float]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from pathlib import Path
 
 import pytest
@@ -90,7 +91,10 @@ def test_the_catalog_table_lists_every_pair_with_sizes_and_licences(at):
     assert row["bfloat16 GB"] == f"{(8.03 + 1.24) * 2:.2f}" and str(row["K"]) == "5"
     nbsp = "\u00a0"  # between a count and its unit, so a narrow cell breaks only at the "+"
     assert sizes.loc["toy", "parameters"] == f"20.8{nbsp}K + 20.8{nbsp}K" and sizes.loc["default", "parameters"] == f"135{nbsp}M"
-    assert sizes.loc["toy", "bfloat16 GB"] == "< 0.01"  # a few kilobytes, not "0.00"
+    assert sizes.loc["toy", "bfloat16 GB"] == "< 0.01"  # 83 KB (2 x 20,800 parameters x 2 bytes), not "0.00"
+    toy = load_catalog()["toy"]
+    assert round(toy.weights_gb("bfloat16") * 1e6) == 83 and round(toy.weights_gb("float32") * 1e6) == 166
+    assert "the toy pair's 83 or 166 KB" in inspect.getsource(models_view)  # its comment said "few kilobytes"
     assert "Llama 3.1 Community License" in licence.loc["llama3.2-1b-3.1-8b", "licence"]
 
 

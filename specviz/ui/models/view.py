@@ -82,7 +82,7 @@ def catalog_table(entries: dict[str, CatalogEntry]) -> None:
     if not entries:
         return
     rows = pd.DataFrame(catalog_rows(entries))
-    for column in ("bfloat16 GB", "float32 GB"):  # the toy pair's few kilobytes: "< 0.01", not "0.00"
+    for column in ("bfloat16 GB", "float32 GB"):  # the toy pair's 83 or 166 KB: "< 0.01", not "0.00"
         rows[column] = rows[column].map(lambda gb_: number(gb_, 2) if gb_ >= 0.005 else "< " + number(0.01, 2))
     rows["params (B)"] = [" + ".join(param_count(m.params_billion) for m in e.models) for e in entries.values()]
     with st.container(key=IDS_BOX):

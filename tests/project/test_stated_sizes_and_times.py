@@ -1,0 +1,83 @@
+"""Sizes, times and rates the docs state, checked against their sources (issue 43's 27th read): each test pins one
+statement that read found wrong or unsourced, with the figure read from a committed file where one holds it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from conftest import TIMEOUTS, time_limit
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = ROOT / "docs"
+
+
+def test_benchmarks_readme_says_the_greedy_identity_paths_now_hold_later_files():
+    """Read 27: assets/benchmarks/README.md said of default-cpu-bf16-tree's greedy-identity files "Neither file has a
+    `machine` field", true of the files d5b353b and 86a0e25 committed; the bfloat16 path now holds 838fee56's run
+    (8 prompts, its machine recorded) and the float32 one f75c49d0's (64 prompts)."""
+    folder = ROOT / "assets" / "benchmarks" / "default-cpu-bf16-tree"
+    bf16 = json.loads((folder / "greedy-identity.json").read_text(encoding="utf-8"))
+    f32 = json.loads((folder / "greedy-identity-float32.json").read_text(encoding="utf-8"))
+    same = [sum(bool(e["identical"]) for e in d["entries"]) for d in (bf16, f32)]
+    assert "machine" in bf16 and bf16["machine"]["cpu"] == "AMD EPYC"
+    text = " ".join((ROOT / "assets" / "benchmarks" / "README.md").read_text(encoding="utf-8").split())
+    assert "Neither file has a `machine` field" not in text
+    assert (f"the bfloat16 one the lookup tree's {len(bf16['entries'])} prompts on the AMD EPYC (838fee56, {same[0]} "
+            f"of {len(bf16['entries'])} identical, its `machine` recorded), the float32 one {len(f32['entries'])} "
+            f"prompts (f75c49d0, {same[1]} of {len(f32['entries'])})") in text
+
+
+def test_the_older_transformers_check_is_timed_by_its_measured_run():
+    """Read 27: gpu.md timed the older-transformers check at "about 4 minutes the first time, 2 once the environment
+    is built", figures no commit or file records; testing.md's fresh-machine run measured 292 s for the first. The
+    test's docstring also said torch comes "from the local wheel", but `scratch_env` pip-installs every pin from PyPI
+    (testing.md says so too)."""
+    import re
+
+    testing = " ".join((DOCS / "testing.md").read_text(encoding="utf-8").split())
+    first = re.search(r"the older-transformers check took (\d+) s, most of it building its scratch virtualenv",
+                      testing).group(1)
+    gpu = " ".join((DOCS / "gpu.md").read_text(encoding="utf-8").split())
+    assert "about 4 minutes the first time" not in gpu
+    assert f"rehearsal in it ({first} s the first time on a fresh 2-core machine under load" in gpu
+    source = (ROOT / "tests" / "engine" / "test_transformers_versions.py").read_text(encoding="utf-8")
+    assert "local wheel" not in source and "--find-links" not in source
+    assert f"took {first} s in all (docs/testing.md)" in " ".join(source.split())
+
+
+def test_gpu_md_times_the_rehearsal_by_a_recorded_run():
+    """Read 27: gpu.md timed the CPU rehearsal at "13 to 35 s on 2 busy cores", a figure the commit that wrote it
+    (9225823) recorded nowhere; two runs on 42f0989 at load average 1.0 took 9 s of sections, 12 s with the imports
+    (their gpu_check.log summaries and `time`, in the body of the commit that changed the sentence)."""
+    from specviz.scripts.gpu_check import REHEARSAL
+
+    text = " ".join((DOCS / "gpu.md").read_text(encoding="utf-8").split())
+    assert "13 to 35 s" not in text
+    assert "9 s of sections, 12 s with the imports, in each of two runs on this project's 2-core AMD EPYC" in text
+    assert 12 < REHEARSAL.budget  # the measured run sits well inside the rehearsal's own budget
+
+
+def test_the_limits_comment_quotes_its_sources():
+    """Read 27: conftest's comment called the limits "about ten times what a test takes" (a fast-tier test takes
+    under 0.7 s, the `slow` marker's bound, against a 120 s limit) and ended "not after CI's 90", a figure with no
+    unit whose source no file holds (.ci/run sets no time limit)."""
+    root = ROOT
+    conftest = " ".join((root / "tests" / "conftest.py").read_text(encoding="utf-8").split())
+    assert "about ten times" not in conftest and "CI's 90" not in conftest
+    slow = next(line for line in (root / "pyproject.toml").read_text(encoding="utf-8").splitlines() if '"slow:' in line)
+    assert "more than about 0.7 s" in slow and "a fast-tier test under about 0.7 s" in conftest
+    load = " ".join((root / "docs" / "classroom.md").read_text(encoding="utf-8").split())
+    assert "30 served in 95 s" in load and "the 30-tab load test, a browser test, 95 s" in conftest
+    assert time_limit(set()) > 100 * 0.7 and TIMEOUTS["browser"] > 5 * 95
+
+
+def test_the_thread_note_quotes_no_unmeasured_slowdown():
+    """Read 27: conftest's thread fixture and testing.md said two pytest workers of two torch threads each on two
+    cores "run about 3× slower"; b1eb7e4, which made the rule, measured only the one-thread run, and no file or
+    commit records the other. Both now say what the rule avoids (four threads on two cores) without a figure."""
+    root = ROOT
+    for path in (root / "tests" / "conftest.py", root / "docs" / "testing.md"):
+        text = " ".join(path.read_text(encoding="utf-8").split())
+        assert "about 3× slower" not in text and "would run about 3×" not in text, path
+        assert "four threads on two cores" in text, path

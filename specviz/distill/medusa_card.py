@@ -13,6 +13,7 @@ from specviz.core.paths import BENCHMARKS_DIR
 from specviz.distill.cards import bench_command, data_summary, learning_curve, parameter_count, read_bench, \
     stage_logs, stage_table, trained_on
 from specviz.distill.trainer import DEFAULT_STEPS
+from specviz.models.catalog import recommended_for
 from specviz.models.drafts import EAGLE_NAME, MEDUSA_NAME, read_meta
 
 MEDUSA_BENCH = BENCHMARKS_DIR / "default-cpu-f32-medusa" / "results.json"
@@ -47,7 +48,7 @@ def write_medusa_card(work: Path, assets: Path, bench: Path = MEDUSA_BENCH) -> P
         against.append(f"| EAGLE-3 drafter ({EAGLE_NAME}) | {eagle_meta.get('train_positions', 0):,} | "
                        + " | ".join(f"{eagle_meta['training'].get(m, 0):.3f}" for m in CHAIN) + " |")
     card = CARD.format(
-        heads=heads, params=parameter_count(folder), vocab=f"{meta['draft_vocab_size']:,}",
+        heads=heads, recommended=recommended_for("default").shape.describe(), params=parameter_count(folder), vocab=f"{meta['draft_vocab_size']:,}",
         coverage=100 * meta.get("vocab_coverage", 0), stage_table=stage_table(data), new_tokens=data["new_tokens"],
         held=data["held_out_prompts"], command=command, steps=steps, train_minutes=log[-1]["minutes"],
         batch_positions=f"{meta.get('batch_positions', 2048):,}", lr=meta.get("lr", 1e-3),
@@ -93,8 +94,8 @@ restricted to the EAGLE drafter's draft vocabulary of {vocab} tokens ({coverage:
 answers' tokens). Head k guesses the k-th token after the one the target's own head predicts, from the same state;
 no head sees the tokens drafted before its own. The target stays frozen. It only proposes: the output distribution
 stays exactly the target's in exact arithmetic (`specviz.engine.numerics` for floating point). Use:
-`python -m specviz generate --proposer medusa` (a chain of up to {heads} drafts, or a tree whose depth-d nodes come from
-head d with `--tree-nodes`).
+`python -m specviz generate --proposer medusa --prompt "..."` (with no shape flag, the default pair's recommended
+shape, {recommended}; a tree's depth-d nodes come from head d; `--k K` alone drafts a chain of up to {heads}).
 
 ## Data
 

@@ -235,3 +235,21 @@ def test_the_lesson_page_and_docs_do_not_give_the_medusa_gap_two_causes_either()
         flat = " ".join(text.split()).lower()
         assert "two causes" not in flat and "duas causas" not in flat, flat[:80]
     assert "larger model" in " ".join(texts[0].split()) and "modelo maior" in " ".join(texts[2].split())
+
+
+def test_the_medusa_card_says_what_its_generate_command_drafts_with_no_shape_flag():
+    """Issue 43, 27th read: the card said `python -m specviz generate --proposer medusa` drafts "a chain of up to 5
+    drafts, or a tree ... with --tree-nodes"; with no shape flag a proposer without a shape table runs the pair's
+    recommended shape (`specviz.cli.machine_shape`), the tree 16 x 4 + lookup 8, so the card names that shape."""
+    from specviz.distill import medusa_card
+    from specviz.labs.shape_choice import table_for
+    from specviz.models.catalog import recommended_for
+    from specviz.models.drafts import ASSETS, MEDUSA_NAME
+
+    assert table_for("default", "medusa") is None  # so no calibrated shape replaces the recommended one
+    shipped = " ".join((ASSETS / MEDUSA_NAME / "README.md").read_text(encoding="utf-8").split())
+    template = " ".join(medusa_card.CARD.split())
+    assert "a chain of up to 5 drafts, or a tree" not in shipped
+    assert "with no shape flag, the default pair's recommended shape, {recommended};" in template
+    assert f"with no shape flag, the default pair's recommended shape, {recommended_for('default').shape.describe()};" \
+        in shipped

@@ -450,20 +450,20 @@ WHAT = {
               "vLLM's EAGLE-3 Llama drafter's, so `make serve SPEC=eagle` serves these weights as they are. It only "
               "proposes: the output distribution stays exactly the target's in exact arithmetic "
               "(`specviz.engine.numerics` for floating point). "
-              "Use: `python -m specviz generate --proposer eagle` (the default for `--pair default`).",
+              "Use: `python -m specviz generate --proposer eagle --prompt \"...\"` (the default for `--pair default`).",
     "eagle": "One Llama decoder layer plus an input projection (fc: 2 × 576 → 576), about 4.2 M parameters, that "
              "reads the target's last hidden state and the next token's embedding and predicts the target's next "
              "hidden state (Li et al., 2024, *EAGLE*). Tokens are read off the target's own LM head, restricted to "
              "a frequency-ranked draft vocabulary (FR-Spec). The engine hands it the target's features after every "
              "verify pass; it only proposes, so the output distribution stays exactly the target's in exact arithmetic "
              "(`specviz.engine.numerics` for floating point). "
-             "Use: `python -m specviz generate --proposer eagle` (the default for `--pair default`).",
+             "Use: `python -m specviz generate --proposer eagle --prompt \"...\"` (the default for `--pair default`).",
     "draft": "A standalone `LlamaForCausalLM` on the target's tokenizer: the target's embeddings and first layers "
              "(frozen copies), one trained adapter decoder layer and a trained final norm, and the target's tied LM "
              "head, as Kangaroo (Liu et al., 2024) builds its draft from a shallow sub-network plus an adapter. "
              "Only the trained tensors ship (`trained.safetensors`); on first use `specviz.models.drafts.draft_model` "
              "writes the complete model into the cache folder and loads it with `from_pretrained`. "
-             "Use: `python -m specviz generate --proposer draft`.",
+             "Use: `python -m specviz generate --proposer draft --prompt \"...\"`.",
 }
 STAGES = {
     "eagle3": "One stage: every batch is drafted {unroll} deep the way drafting does it (depth p reads depth p-1's "

@@ -216,7 +216,8 @@ def hand_form(policy: WebModelPolicy) -> HandPair | None:
     if not policy.enabled:
         st.info(_("Loading models by hand is turned off on this server. Its operator can allow Hugging Face Hub ids "
                   "with `{enable}=1`, and local folders inside one folder with `{root}=/path/to/models`. On your "
-                  "own machine, the command line loads any pair: `python -m specviz generate --pair TARGET,DRAFT`.",
+                  "own machine, the command line loads any pair: `python -m specviz generate --pair TARGET,DRAFT "
+                  "--prompt \"...\"`.",
                   enable=ENABLE_ENV, root=ROOT_ENV))
         return None
     if policy.root:

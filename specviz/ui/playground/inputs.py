@@ -119,7 +119,7 @@ def uploaded_trace() -> tuple[Trace, str] | None:
     """A trace JSON from the learner's disk; a bad file is one sentence."""
     file = st.file_uploader(_("A trace saved from specviz (JSON)"), type=["json"], key="playground_upload",
                             help=_("Download one with the button at the bottom of this page, or with "
-                                   "`python -m specviz generate --json trace.json`."))
+                                   "`python -m specviz generate --prompt \"...\" --json trace.json`."))
     if file is None:
         st.info(_("Choose a .json trace file to replay it here."))
         return None

@@ -366,3 +366,17 @@ def test_models_md_quotes_the_two_papers_speedups_with_their_sampling():
     assert "with a small T5 draft, on a TPU." not in text and "in a distributed setup, with sampling." not in text
     assert "3.4x (translation) and 3.1x (summarization) greedy, 2.6x and 2.3x at T = 1" in text
     assert "2.01x greedy and 1.92x with nucleus sampling on XSum, 2.46x sampled on HumanEval" in text
+
+
+def test_app_md_names_where_the_screenshots_the_script_does_not_write_come_from():
+    """Issue 43, 27th read: app.md said "The screenshots come from `python -m specviz.scripts.screenshots`", but that
+    command writes neither the phone shot (tests/browser/test_phone.py writes it into artifacts/) nor the Portuguese
+    Overview (a one-off with the script's helpers): typed today it would not reproduce them."""
+    script = (ROOT / "specviz/scripts/screenshots.py").read_text(encoding="utf-8")
+    section = " ".join((ROOT / "docs/app.md").read_text(encoding="utf-8").split("## Where the screenshots come from")[1]
+                       .split("\n## ")[0].split())
+    assert '_shot(page, "playground-phone.png")' in (ROOT / "tests/browser/test_phone.py").read_text(encoding="utf-8")
+    for name in ("playground-phone.png", "pt-overview.png"):
+        assert (ROOT / "assets/screenshots" / name).exists() and name not in script
+        assert f"(`{name}`)" in section
+    assert "`tests/browser/test_phone.py` writes into `artifacts/`" in section

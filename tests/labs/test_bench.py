@@ -703,3 +703,25 @@ def test_the_tree_note_follows_the_shapes_a_run_runs():
     assert TREE_NOTE not in _notes(machine, chains) and TREE_NOTE in _notes(machine, tree)
     assert TREE_NOTE in _notes(machine, BenchConfig(**{**CONFIG, "tree_nodes": [0, 16]}))
     assert TREE_NOTE not in _notes(machine, BenchConfig(**{**CONFIG, "tree_nodes": [0]}))
+
+
+def test_a_bench_with_no_shape_flag_runs_the_shape_chosen_for_its_own_proposer(monkeypatch):
+    """Issue 43, 27th read: `python -m specviz bench --proposers ngram` with no shape flag ran the shape calibrated for
+    the EAGLE drafter (tree 8x4 + lookup 8 on the AMD EPYC) and said "draft shape for this machine ... (python -m
+    specviz calibrate shows why)", where `calibrate --proposer ngram` says the pair has no table for it and runs keep
+    the recommended shape, as `generate` does. The bench now chooses for its proposer, and says which case it is."""
+    from types import SimpleNamespace
+
+    from specviz.labs import shape_choice
+    from specviz.labs.bench.cli import default_shape
+    from specviz.models.catalog import recommended_for
+
+    asked = []
+    monkeypatch.setattr(shape_choice, "choose_shape",
+                        lambda pair, temperature, proposer=None: asked.append(proposer) or "calibrated")
+    default = SimpleNamespace(name="default", default_proposer="eagle")
+    for proposer in ("ngram", "draft", "medusa", "layerskip"):
+        assert default_shape(default, 0.0, [proposer]) == (recommended_for("default").shape, False)
+    assert default_shape(default, 0.0, ["eagle"]) == ("calibrated", True)
+    assert default_shape(default, 0.7, ["eagle", "draft"]) == ("calibrated", True)  # several: the pair's own
+    assert asked == ["eagle", "eagle"]

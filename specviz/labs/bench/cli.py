@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 from tqdm import tqdm
@@ -171,11 +172,10 @@ def run_bench_command(args: argparse.Namespace) -> int:
                      progress=lambda msg: print(msg, file=sys.stderr))
     config.proposers = config.proposers or [pair.default_proposer]
     if not shape_given(args):  # the shape predicted fastest on this machine for the run's lowest temperature
-        from specviz.labs.shape_choice import choose_shape
-
-        shape = choose_shape(pair, min(config.temperatures))
+        shape, measured = default_shape(pair, min(config.temperatures), config.proposers)
         config.draft_shapes = [shape]
-        print(f"draft shape for this machine: {shape.label()} (python -m specviz calibrate shows why)",
+        print(f"draft shape for this machine: {shape.label()} (python -m specviz calibrate shows why)" if measured
+              else f"draft shape: {shape.label()}, the pair's recommended (no shape table for this pair and proposer)",
               file=sys.stderr)
     config.check()
     bar = tqdm(total=1, file=sys.stderr, unit="run", dynamic_ncols=True)
@@ -193,6 +193,25 @@ def run_bench_command(args: argparse.Namespace) -> int:
     print(markdown_report(result))
     print("results written to " + ", ".join(str(p) for p in paths.values()), file=sys.stderr)
     return 0
+
+
+def default_shape(pair, temperature: float, proposers: Sequence[str]):
+    """The draft shape a bench with no shape flag runs, and whether this machine's calibration chose it: the shape
+    predicted fastest here for the run's proposer (the pair's own when it runs several), or, for a proposer the
+    pair's shape table did not measure, the pair's recommended shape, as `generate` and `compare` run it
+    (`specviz.cli.machine_shape`).
+
+    >>> from types import SimpleNamespace
+    >>> default_shape(SimpleNamespace(name="default", default_proposer="eagle"), 0.0, ["ngram"])
+    (DraftShape(k=4, tree_nodes=16, tree_width=4, tree_lookup=8), False)
+    """
+    from specviz.labs.shape_choice import choose_shape, table_for
+    from specviz.models.catalog import recommended_for
+
+    proposer = proposers[0] if len(set(proposers)) == 1 else pair.default_proposer
+    if table_for(pair.name, proposer) is None:
+        return recommended_for(pair.name).shape, False
+    return choose_shape(pair, temperature, proposer=proposer), True
 
 
 def shape_given(args: argparse.Namespace) -> bool:

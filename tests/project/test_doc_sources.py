@@ -380,3 +380,14 @@ def test_app_md_names_where_the_screenshots_the_script_does_not_write_come_from(
         assert (ROOT / "assets/screenshots" / name).exists() and name not in script
         assert f"(`{name}`)" in section
     assert "`tests/browser/test_phone.py` writes into `artifacts/`" in section
+
+
+def test_benchmarks_md_says_greedy_identity_keeps_the_tree_for_k_alone():
+    """Issue 43, 27th read: benchmarks.md said a run's `--k` without `--tree-nodes` drafts a chain (true of generate,
+    compare and the bench), but `python -m specviz.scripts.greedy_identity --k 4` keeps the recommended tree at depth
+    4, as its own --help says; the doc names the exception."""
+    script = (ROOT / "specviz/scripts/greedy_identity.py").read_text(encoding="utf-8")
+    assert "--k alone keeps the recommended tree, at depth K" in script
+    assert "tree_nodes=best.tree_nodes if args.tree_nodes is None" in script
+    doc = " ".join((ROOT / "docs/benchmarks.md").read_text(encoding="utf-8").split())
+    assert "the script `greedy_identity` keeps the tree for `--k` alone, at depth K" in doc

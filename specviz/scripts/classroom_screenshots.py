@@ -1,4 +1,4 @@
-"""The README's teacher-paced classroom screenshots, in a real browser: `python -m specviz.scripts.classroom_screenshots`.
+"""The classroom screenshots of docs/classroom.md, in a real browser: `python -m specviz.scripts.classroom_screenshots`.
 
 Fills a throw-away classroom database with a demo lecture (24 students, one question, round 1 then round 2), starts
 `streamlit run app.py` on it and writes

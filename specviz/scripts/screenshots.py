@@ -1,4 +1,4 @@
-"""Take the README's screenshots in a real browser: `python -m specviz.scripts.screenshots`.
+"""Take the screenshots of README.md and docs/app.md in a real browser: `python -m specviz.scripts.screenshots`.
 
 Starts `streamlit run app.py` on a free local port, drives Debian's Chromium with Playwright and writes
 
@@ -6,7 +6,8 @@ Starts `streamlit run app.py` on a free local port, drives Debian's Chromium wit
     assets/screenshots/race.png         the Timeline & race page on the EAGLE example (its trace names its machine)
     assets/screenshots/learn.png        the guided path at lesson 3, the accept rule
     assets/screenshots/theory-batch.png the Theory explorer's batch section (when speculation stops paying)
-    assets/screenshots/pt-race.png      the race again, in Portuguese (README.pt-BR.md shows the pt- shots)
+    assets/screenshots/pt-race.png      the race again, in Portuguese (README.pt-BR.md and docs/app.pt-BR.md show
+                                        the pt- shots)
     assets/screenshots/pt-learn.png     lesson 3 again, in Portuguese
     assets/screenshots/pt-playground.png, pt-theory-batch.png   the Playground and the Theory explorer in Portuguese
 

@@ -4,7 +4,7 @@
     python -m specviz.scripts.serving_screenshot [--url http://127.0.0.1:8000] [--out assets/screenshots]
 
 writes serving.png (the live metrics after `--wait` seconds of scraping) and serving-sweep.png (the committed
-sweep tab). It reuses the README screenshots' helpers (specviz.scripts.screenshots: serve, launch, wait_for_app).
+sweep tab). It reuses the helpers of specviz.scripts.screenshots (serve, launch, wait_for_app).
 """
 
 from __future__ import annotations

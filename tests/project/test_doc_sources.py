@@ -391,3 +391,20 @@ def test_benchmarks_md_says_greedy_identity_keeps_the_tree_for_k_alone():
     assert "tree_nodes=best.tree_nodes if args.tree_nodes is None" in script
     doc = " ".join((ROOT / "docs/benchmarks.md").read_text(encoding="utf-8").split())
     assert "the script `greedy_identity` keeps the tree for `--k` alone, at depth K" in doc
+
+
+def test_the_screenshot_scripts_name_the_docs_that_show_their_files():
+    """Issue 43, 27th read: the screenshots script called its files "the README's screenshots" (README.md shows one of
+    the eight; docs/app.md the rest) and the classroom script "the README's" (docs/classroom.md shows them)."""
+    import re
+
+    def shown(*docs: str) -> str:
+        return "".join((ROOT / doc).read_text(encoding="utf-8") for doc in docs)
+
+    for script, docs in (("screenshots", ("README.md", "README.pt-BR.md", "docs/app.md", "docs/app.pt-BR.md")),
+                         ("classroom_screenshots", ("docs/classroom.md",))):
+        text = (ROOT / f"specviz/scripts/{script}.py").read_text(encoding="utf-8")
+        names = re.findall(r"assets/screenshots/([a-z-]+\.png)", text)
+        assert names and "README's" not in text and all(doc in " ".join(text.split()) for doc in docs[::2])
+        for name in names:
+            assert f"screenshots/{name}" in shown(*docs), f"{script} writes {name}, which no doc it names shows"

@@ -48,7 +48,8 @@ def write_medusa_card(work: Path, assets: Path, bench: Path = MEDUSA_BENCH) -> P
         against.append(f"| EAGLE-3 drafter ({EAGLE_NAME}) | {eagle_meta.get('train_positions', 0):,} | "
                        + " | ".join(f"{eagle_meta['training'].get(m, 0):.3f}" for m in CHAIN) + " |")
     card = CARD.format(
-        heads=heads, recommended=recommended_for("default").shape.describe(), params=parameter_count(folder), vocab=f"{meta['draft_vocab_size']:,}",
+        heads=heads, recommended=recommended_for("default").shape.describe(), params=parameter_count(folder),
+        vocab=f"{meta['draft_vocab_size']:,}",
         coverage=100 * meta.get("vocab_coverage", 0), stage_table=stage_table(data), new_tokens=data["new_tokens"],
         held=data["held_out_prompts"], command=command, steps=steps, train_minutes=log[-1]["minutes"],
         batch_positions=f"{meta.get('batch_positions', 2048):,}", lr=meta.get("lr", 1e-3),

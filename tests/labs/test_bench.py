@@ -162,6 +162,12 @@ def test_cli_bench_writes_the_three_files(tmp_path, capsys):
     data = json.loads((tmp_path / "results.json").read_text())
     assert data["command"].startswith("python -m specviz bench --pair toy --proposers ngram --k 1 2")
     assert "| ngram | constant | 2 | chain | 0 |" in capsys.readouterr().out
+    # no --dtype given: the command records the one the machine's default chose, so typed anywhere it measures in
+    # that dtype, and results.md has nothing to add under it (27th read: it said the command would run otherwise)
+    assert f"--dtype {data['machine']['dtype']} " in data["command"]
+    from specviz.labs.bench.report import rerun_lines
+
+    assert rerun_lines(BenchResult.load(tmp_path / "results.json")) == []
 
 
 @pytest.mark.parametrize("flags,message", [

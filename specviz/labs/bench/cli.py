@@ -162,6 +162,7 @@ def run_bench_command(args: argparse.Namespace) -> int:
     # loaded here, not at the top: the bench's flags (and `python -m specviz --help`) need neither torch nor a model
     from specviz.labs.bench.report import markdown_report
     from specviz.labs.bench.runner import run_bench
+    from specviz.labs.bench.timing import pair_placement
     from specviz.models.pairs import load_pair
 
     config = config_from_args(args)
@@ -171,6 +172,8 @@ def run_bench_command(args: argparse.Namespace) -> int:
     pair = load_pair(config.pair, device=config.device, dtype=config.dtype,
                      progress=lambda msg: print(msg, file=sys.stderr))
     config.proposers = config.proposers or [pair.default_proposer]
+    # the dtype the machine's default chose, in the recorded command: typed anywhere, it measures in this dtype
+    config.dtype = config.dtype or pair_placement(pair)["dtype"]
     if not shape_given(args):  # the shape predicted fastest on this machine for the run's lowest temperature
         shape, measured = default_shape(pair, min(config.temperatures), config.proposers)
         config.draft_shapes = [shape]

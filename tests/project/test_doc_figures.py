@@ -1163,3 +1163,26 @@ def test_benchmarks_md_quotes_the_layer_skip_agreement_with_its_size_too():
     assert "exactly as the speedup" not in text
     assert (f"(within 4% for the untrained layer-skip run: {predicted}× predicted against {measured}× measured at "
             "K = 1/2/4/8, `default-cpu-layerskip`)") in text
+
+
+def test_app_md_quotes_the_race_examples_figures_and_the_roofline_as_computed():
+    """The 28th read: docs/app.md types the race screenshot's figures (tokens/s, mean accepted length, accepted /
+    drafted, the α estimate) and the Theory screenshot's roofline figures (the ridge near a batch of 64, rounded up
+    as the page rounds it; paying up to 212 sequences; v ≈ 2.9 there). Each is checked against the trace's summary
+    and `specviz.labs.roofline`, so a re-recorded trace or a changed preset cannot leave the tour quoting old ones."""
+    import math
+
+    from specviz.labs import roofline
+
+    spec = json.loads((TRACES / "smollm-eagle-greedy.json").read_text(encoding="utf-8"))["summary"]
+    base = json.loads((TRACES / "smollm-eagle-greedy.baseline.json").read_text(encoding="utf-8"))["summary"]
+    tour = " ".join((DOCS / "app.md").read_text(encoding="utf-8").split())
+    assert (f"({spec['tokens_per_second']:.1f} against {base['tokens_per_second']:.1f} tokens/s), mean accepted "
+            f"length {spec['mean_accepted_length']:.2f}, accepted / drafted {spec['acceptance_rate']:.2f} next to "
+            f"the α estimate {spec['mean_accept_prob']:.2f}") in tour
+    pair, hardware = roofline.PAIRS["qwen-7b-72b"], roofline.HARDWARE["h100"]
+    even = roofline.break_even_batch(0.8, 4, pair, hardware, 512)
+    ridge = roofline.ridge_batch(pair.target, hardware, 5, 512)
+    verify = roofline.at_batch(0.8, 4, pair, hardware, even, 512).verify_cost
+    assert (f"compute-bound near a batch of {math.ceil(ridge)}, that v climbs from there, and that speculation pays up "
+            f"to a batch of {even} sequences, where v ≈ {verify:.1f}") in tour

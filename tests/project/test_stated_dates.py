@@ -31,3 +31,23 @@ def test_benchmarks_readme_times_each_committed_run_from_start_to_end():
                          ("d5b353b", "the first drafter's run ({}–{} UTC, committed in d5b353b)")):
         assert said.format(*_committed_run(commit)) in text, commit
     assert "(the same folder until 2026-12-03 06:46)" not in text
+
+
+def test_the_replaced_eagle_drafter_is_named_by_the_runs_that_first_used_each_drafter(tmp_path: Path):
+    """Read 28: report.py cut the EAGLE-1 versions at the commits' times (86a0e25 at 04:54, d63459e at 09:59) and said
+    a run before them drafted with the older drafter; but 86a0e25's own run started at 04:23 with the retrained
+    drafter, and 0c3b164's at 09:37 with EAGLE-3, so both files were named after a drafter they did not run."""
+    from specviz.labs.bench.report import BenchResult, replaced_eagle_drafter
+
+    def named(commit: str) -> str | None:
+        shown = subprocess.run(["git", "show", f"{commit}:{TREE_RESULTS}"], cwd=ROOT, capture_output=True, text=True)
+        path = tmp_path / f"{commit}.json"
+        path.write_text(shown.stdout, encoding="utf-8")
+        return replaced_eagle_drafter(BenchResult.load(path))
+
+    assert named("d5b353b") == "the first EAGLE-1 drafter (commit 35ce4c2)"
+    assert named("86a0e25") == "the retrained EAGLE-1 drafter (commit 86a0e25)"
+    assert named("0c3b164") is None and named("3e40c3f") is None
+    for folder in ("default-cpu-drafts", "default-cpu-bf16-trees"):
+        result = BenchResult.load(ROOT / "assets" / "benchmarks" / folder / "results.json")
+        assert replaced_eagle_drafter(result) == "the first EAGLE-1 drafter (commit 35ce4c2)", folder

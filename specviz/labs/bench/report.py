@@ -391,11 +391,14 @@ def markdown_report(result: BenchResult) -> str:
 
 
 # The EAGLE-3 drafter replaced the EAGLE-1 one in assets/models/smollm2-eagle in commit d63459e (2026-12-02 09:59 UTC);
-# before that the first EAGLE-1 drafter (35ce4c2) was retrained in 86a0e25 (2026-12-01 04:54 UTC). A run of the
-# default pair before then drafted its "eagle" rows with one of those, which its command, typed today, no longer loads.
-EAGLE3_SHIPPED = "2026-12-02T09:59"
-EAGLE1_VERSIONS = (("2026-12-01T04:54", "the first EAGLE-1 drafter (commit 35ce4c2)"),
-                   (EAGLE3_SHIPPED, "the retrained EAGLE-1 drafter (commit 86a0e25)"))
+# before that the first EAGLE-1 drafter (35ce4c2) was retrained in 86a0e25 (2026-12-01 04:54 UTC). Each new drafter
+# ran before its commit: the bench files committed with it started earlier (`machine.date` 2026-12-01T04:23:36Z in
+# 86a0e25's default-cpu-bf16-tree/results.json, 2026-12-02T09:37:13Z in 0c3b164's), so the cut-offs are those starts.
+# A run of the default pair before them drafted its "eagle" rows with an EAGLE-1 drafter, which its command, typed
+# today, no longer loads.
+EAGLE3_FIRST_RUN = "2026-12-02T09:37"
+EAGLE1_VERSIONS = (("2026-12-01T04:23", "the first EAGLE-1 drafter (commit 35ce4c2)"),
+                   (EAGLE3_FIRST_RUN, "the retrained EAGLE-1 drafter (commit 86a0e25)"))
 
 
 # specviz packed a CPU's linear layers for oneDNN from commit ce0deb7 (2026-12-03 11:58 UTC); the machine record names
@@ -439,7 +442,7 @@ def replaced_eagle_drafter(result: BenchResult) -> str | None:
     date = str(result.machine.get("date", ""))
     if result.config.get("pair") != "default" or "eagle" not in result.proposers():
         return None
-    if not date or date >= EAGLE3_SHIPPED:
+    if not date or date >= EAGLE3_FIRST_RUN:
         return None
     return next(name for until, name in EAGLE1_VERSIONS if date < until)
 

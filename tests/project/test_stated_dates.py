@@ -25,7 +25,8 @@ def test_benchmarks_readme_times_each_committed_run_from_start_to_end():
     06:38 where the text said 06:46. Each is now the interval `machine.date` to `created` of the file the commit
     holds."""
     text = " ".join((ROOT / "assets" / "benchmarks" / "README.md").read_text(encoding="utf-8").split())
-    for commit, said in (("f75c49d", "the run of 2026-12-03 {}–{} UTC"), ("3e40c3f", "the run of 2026-12-03 {}–{} UTC"),
+    for commit, said in (("f75c49d", "the run of 2026-12-03 {}–{} UTC"),
+                         ("3e40c3f", "the run of 2026-12-03 {}–{} UTC"),
                          ("19bd4ae", "2026-12-02 {}–{} UTC (commit 19bd4ae"),
                          ("0c3b164", "the committed one {}–{} UTC"), ("86a0e25", "2026-12-01 {}–{} UTC)"),
                          ("d5b353b", "the first drafter's run ({}–{} UTC, committed in d5b353b)")):
@@ -51,3 +52,18 @@ def test_the_replaced_eagle_drafter_is_named_by_the_runs_that_first_used_each_dr
     for folder in ("default-cpu-drafts", "default-cpu-bf16-trees"):
         result = BenchResult.load(ROOT / "assets" / "benchmarks" / folder / "results.json")
         assert replaced_eagle_drafter(result) == "the first EAGLE-1 drafter (commit 35ce4c2)", folder
+
+
+def test_report_dates_the_old_bench_notes_by_the_commits_that_changed_them():
+    """Read 28: report.py said "runs before 2026-12-05" wrote the busy-start note as "The machine was shared" and the
+    end's load average as a list; the runner changed the list at 530837a (2026-12-05 09:31 UTC) and the wording at
+    68b529c (20:59 UTC), so runs earlier that day wrote the old forms too."""
+    source = (ROOT / "specviz" / "labs" / "bench" / "report.py").read_text(encoding="utf-8")
+    assert "before 2026-12-05" not in source
+    assert 'Runs before 68b529c (2026-12-05 20:59 UTC) wrote "The machine was shared' in source
+    assert "runs before 530837a, 2026-12-05 09:31 UTC, wrote the end's three" in " ".join(source.split())
+    for commit, old, when in (("68b529c", "-        notes.append(f\"The machine was shared", "2026-12-05 20:59"),
+                              ("530837a", "{machine.get('load_average_end')}", "2026-12-05 09:31")):
+        shown = subprocess.run(["git", "show", "--format=%ai", commit, "--", "specviz/labs/bench/runner.py"], cwd=ROOT,
+                               capture_output=True, text=True).stdout
+        assert shown.startswith(when) and old in shown, commit

@@ -618,9 +618,9 @@ OLD_TREE_NOTE = ("Tree rows draft an EAGLE-2 style tree (node budget x width, de
 
 
 # The note of a run that started with the 1-minute load average over half the cores (specviz.labs.bench.runner).
-# Runs before 2026-12-05 wrote "The machine was shared (...)", but the load a run starts with counts its own
-# command's work before it (the imports, targets_bench's calibration), so a run with nothing else running read as
-# shared: the load says the cores were busy, not by whom.
+# Runs before 68b529c (2026-12-05 20:59 UTC) wrote "The machine was shared (...)", but the load a run starts with
+# counts its own command's work before it (the imports, targets_bench's calibration), so a run with nothing else
+# running read as shared: the load says the cores were busy, not by whom.
 LOAD_NOTE = ("The load average was {start} at the start and {end} at the end, on {cores} cores: over half of them were "
              "busy in the minute before the run (other work, or this command's own imports, loading or calibration), "
              "so absolute times may be noisy; ratios from the same run are the numbers to trust.")
@@ -629,7 +629,7 @@ _OLD_LOAD_NOTE = re.compile(r"The machine was shared \(load average (\S+) at the
 
 
 def is_load_note(note: str) -> bool:
-    """Whether a recorded bench note is the busy-start note (`LOAD_NOTE`, or its form before 2026-12-05)."""
+    """Whether a recorded bench note is the busy-start note (`LOAD_NOTE`, or its form before 68b529c)."""
     return note.startswith(("The load average was ", "The machine was shared (load average "))
 
 
@@ -654,7 +654,8 @@ def current_note(note: str, cores: int | str = "?") -> str:
 
 def plain_load_note(note: str) -> str:
     """A bench note with the load average at the end as one number, its 1-minute figure like the one at the start
-    (runs before 2026-12-05 wrote the end's three `os.getloadavg()` figures as a list); other notes unchanged.
+    (runs before 530837a, 2026-12-05 09:31 UTC, wrote the end's three `os.getloadavg()` figures as a list); other
+    notes unchanged.
 
     >>> plain_load_note("The machine was shared (load average 2.4 at the start, [2.01, 2.13, 1.89] at the end): x")
     'The machine was shared (load average 2.4 at the start, 2.01 at the end): x'

@@ -67,3 +67,21 @@ def test_report_dates_the_old_bench_notes_by_the_commits_that_changed_them():
         shown = subprocess.run(["git", "show", "--format=%ai", commit, "--", "specviz/labs/bench/runner.py"], cwd=ROOT,
                                capture_output=True, text=True).stdout
         assert shown.startswith(when) and old in shown, commit
+
+
+def test_the_speedup_lab_dates_the_mat_tree_note_by_its_commit():
+    """Read 28: a comment in ui/speedup/results.py said the committed results "before 2026-12-04" wrote the tree
+    note with #MAT; default-cpu-f32-medusa ran on 2026-12-04 (03:51 UTC) and wrote it too: the runner changed it at
+    7498909 (authored 2026-12-04 14:24 UTC), as report.py's OLD_TREE_NOTE comment says."""
+    from specviz.labs.bench.report import OLD_TREE_NOTE
+
+    source = (ROOT / "specviz" / "ui" / "speedup" / "results.py").read_text(encoding="utf-8")
+    assert "(before 2026-12-04)" not in source and "runs before 7498909 (2026-12-04 14:24 UTC)" in source
+    changed = subprocess.run(["git", "show", "-s", "--format=%aI", "7498909"], cwd=ROOT, capture_output=True,
+                             text=True).stdout.strip()
+    assert changed.startswith("2026-12-04T14:24")
+    old = [run for run in (ROOT / "assets" / "benchmarks").rglob("results.json")
+           if OLD_TREE_NOTE in json.loads(run.read_text(encoding="utf-8")).get("notes", [])]
+    assert any(json.loads(run.read_text(encoding="utf-8"))["machine"]["date"].startswith("2026-12-04") for run in old)
+    for run in old:
+        assert json.loads(run.read_text(encoding="utf-8"))["machine"]["date"] < "2026-12-04T14:24", run

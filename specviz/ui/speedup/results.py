@@ -106,7 +106,7 @@ NOTES = (
         "absolute times may be noisy; ratios from the same run are the numbers to trust.")),
     (r"Stopped at its time limit: (?P<skipped>\d+) of (?P<total>\d+) prompt x temperature cases did not run\.",
      N_("Stopped at its time limit: {skipped} of {total} prompt x temperature cases did not run.")),
-    # the committed results (before 2026-12-04) wrote Spec-Bench's name, #MAT, for the mean accepted length
+    # runs before 7498909 (2026-12-04 14:24 UTC) wrote Spec-Bench's name, #MAT, for the mean accepted length
     (r"Tree rows draft an EAGLE-2 style tree \(node budget x width, depth K\) scored in one target forward; "
      r"(?:#MAT is tokens per target forward, the physical limit a perfect free draft of the same shape|their mean "
      r"accepted length counts tokens per target forward, and their physical limit is that of a perfect free draft "

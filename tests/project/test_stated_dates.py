@@ -85,3 +85,13 @@ def test_the_speedup_lab_dates_the_mat_tree_note_by_its_commit():
     assert any(json.loads(run.read_text(encoding="utf-8"))["machine"]["date"].startswith("2026-12-04") for run in old)
     for run in old:
         assert json.loads(run.read_text(encoding="utf-8"))["machine"]["date"] < "2026-12-04T14:24", run
+
+
+def test_classroom_md_dates_the_commits_behind_the_unquoted_load_runs():
+    """Read 28: classroom.md called the load test's unquoted runs those "of 2026-12-02 (commits 2820310 and
+    1429800)", but 1429800 is of 2026-12-04: it quotes 2820310's run of 2026-12-02 again."""
+    text = " ".join((ROOT / "docs" / "classroom.md").read_text(encoding="utf-8").split())
+    assert "of 2026-12-02 (commit 2820310's body; 1429800, of 2026-12-04, quotes one of them again)" in text
+    for commit, day in (("2820310", "2026-12-02"), ("1429800", "2026-12-04")):
+        shown = subprocess.run(["git", "show", "-s", "--format=%aI", commit], cwd=ROOT, capture_output=True, text=True)
+        assert shown.stdout.startswith(day), commit

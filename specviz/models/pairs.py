@@ -272,6 +272,9 @@ def load_local_model(path: str | Path, device: torch.device | str, dtype: torch.
     if not (path / "config.json").is_file():
         raise ValueError(_("'{name}' is not a Hugging Face model folder (no config.json there).", name=path))
     read_config(path, path.name)
+    if not any(path.glob("*.safetensors")) and not any(path.glob("*.bin")):  # else transformers' OSError, with the path
+        raise ValueError(_("'{name}' has no weights: expected *.safetensors or *.bin files in its folder.",
+                           name=path.name))
     try:
         model = AutoModelForCausalLM.from_pretrained(path, dtype=dtype)
     except ValueError as exc:

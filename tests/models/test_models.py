@@ -14,7 +14,7 @@ from specviz.engine.baseline import autoregressive_generate
 from specviz.engine.decoding import speculative_generate
 from specviz.engine.proposers import make_proposer
 from specviz.models.loading import Machine
-from specviz.models.pairs import load_pair, toy_tokenizer
+from specviz.models.pairs import load_local_model, load_pair, toy_tokenizer
 from specviz.scripts import gpu_bench
 
 PROMPT = [4, 5, 6, 7, 8, 2, 9]
@@ -73,6 +73,19 @@ def test_refusals_are_one_sentence_each(folders, tmp_path):
                                             "a target nor a draft."
     assert _error(f"{target_dir},{tmp_path / 'missing'}") == f"The folder '{tmp_path / 'missing'}' does not exist."
     assert _error("a,b,c").startswith("Unknown pair 'a,b,c': use a catalog name (default, toy, ")
+
+
+def test_load_local_model_refuses_a_folder_without_weights_in_one_sentence(folders, tmp_path):
+    """Its docstring promises a one-sentence ValueError for a folder that is not a model folder; one with a config
+    but no weight files raised transformers' OSError, which names the server's path."""
+    assert load_local_model(folders[0], "cpu", torch.float32).config.hidden_size == 32
+    bare = save_llama(tmp_path / "bare", toy_tokenizer())
+    for weights in bare.glob("*.safetensors"):
+        weights.unlink()
+    with pytest.raises(ValueError) as refused:
+        load_local_model(bare, "cpu", torch.float32)
+    assert str(refused.value) == "'bare' has no weights: expected *.safetensors or *.bin files in its folder."
+    assert str(tmp_path) not in str(refused.value)
 
 
 def test_a_pair_bigger_than_the_machine_is_refused_before_loading(folders):

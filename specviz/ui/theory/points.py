@@ -77,7 +77,8 @@ def load_benchmark_points(folder: Path | str | None = None) -> list[MeasuredPoin
     A missing folder gives no points; unreadable files and records with out-of-range numbers are skipped. A
     `specviz bench` results.json nested in another run's folder is skipped too: the points are the runs the Speedup lab
     lists (`bench.find_results`), and the one nested run committed, default-h200-bf16-run2/bench-rerun, measured one
-    prompt whose slow warm-up made its separate draft read 2.98x (docs/gpu.md).
+    prompt whose slow start made its separate draft read 2.32x at K = 3 and 2.98x at K = 4 (its results.json; the
+    slow start is explained in docs/gpu.md, which quotes the K = 3 figure).
     """
     folder = Path(folder) if folder is not None else BENCHMARKS_DIR
     points: list[MeasuredPoint] = []

@@ -158,7 +158,7 @@ def test_the_runs_module_says_each_race_lane_has_its_own_deadline():
 def test_the_preloads_docstring_quotes_the_committed_first_load():
     """The 22nd read: `runs.preload` said the model takes "25 s on a quiet 2-core machine", a figure from ffff04a's
     message (a Playground link's wait on a machine it does not describe). The docstring quotes the committed first
-    load instead, as the Playground's first hint does."""
+    load instead, as the Playground's first hint does, with its dtype."""
     from specviz.core.i18n import number
     from specviz.runs.presets import first_load
     from specviz.ui.common import runs
@@ -167,4 +167,5 @@ def test_the_preloads_docstring_quotes_the_committed_first_load():
     said = " ".join(runs.preload.__doc__.split())
     assert "25 s" not in said and "quiet" not in said
     assert f"{number(loading['first_seconds'], 0)} s on the 2-core machine of assets/benchmarks/presets/" in said
+    assert f"in bfloat16: {number(loading['first_seconds'], 0)} s" in said  # 28th read: it lacked its dtype
     assert f"load average {number(loading['load_average_start'][0], 1)}" in said

@@ -84,7 +84,7 @@ class Progress(Protocol):
 # ---- loading --------------------------------------------------------------------------------------------------
 def preload(name: str = PRELOAD_PAIR) -> bool:
     """Start loading `name` in a background thread, once per server process, so the first live run does not wait
-    for the model (a first load with an empty cache: 21 s on the 2-core machine of
+    for the model (a first load with an empty cache, in bfloat16: 21 s on the 2-core machine of
     assets/benchmarks/presets/presets.json, at load average 1.6). True when this call started it. Off with
     SPECVIZ_PRELOAD=0."""
     if os.environ.get("SPECVIZ_PRELOAD", "1").strip() == "0" or name in INSTANT_PAIRS:

@@ -350,6 +350,29 @@ def test_the_committed_sweep_comments_a_gain_that_rises_at_sixteen_streams():
     assert "the gain rises again at 16 streams" in shown and "at least one per stream" in shown
 
 
+def test_a_rising_gain_over_several_waves_is_not_called_one_per_stream():
+    """The 28th read: the sentence said "about one per stream, so that level is a single wave" whatever the level
+    sent; a sweep written with --requests 64 (the default --out is the committed file's path) sent 64 at 16 streams."""
+    from dataclasses import replace
+
+    from specviz.core.i18n import using
+    from specviz.serving.results import ServingResult
+    from specviz.ui.serving.sweep import rising_gain
+
+    result = ServingResult.load(ROOT / "assets" / "benchmarks" / "serving" / "cpu-smollm2.json")
+    top = max(result.concurrencies("copy"))
+    levels = [replace(lv, records=[*lv.records] * 4) if lv.concurrency == top else lv for lv in result.levels]
+    waves = replace(result, levels=levels)
+    sent = len(waves.level("ngram", "copy", top).ok)
+    assert sent >= 2 * top
+    text = rising_gain(waves, "ngram", "copy")
+    assert text is not None and f"({sent} requests at {top} streams)" in text
+    assert "one per stream" not in text and "single wave" not in text
+    with using("pt"):
+        said = rising_gain(waves, "ngram", "copy")
+    assert said != text and "uma por fluxo" not in said and f"{sent} requisições" in said
+
+
 def test_the_sweeps_eagle_rows_say_they_served_a_drafter_since_replaced():
     """Read 19: the committed sweep ran on 2026-12-01 with the EAGLE-1 drafter's first version (docs/serving.md), but
     the Serving lab, lesson 11 and the Theory explorer showed its eagle rows as today's EAGLE drafter, whose command

@@ -78,7 +78,8 @@ def level_table(levels: list[LevelResult]) -> pd.DataFrame:
 
 def rising_gain(result: ServingResult, spec: str, prompt: str) -> str | None:
     """A sentence when `spec`'s gain rises again at the sweep's highest level, against the page's premise that
-    batching eats speculation's gain: what the sweep can and cannot say about it. None when it does not rise."""
+    batching eats speculation's gain: what the sweep can and cannot say about it (a level of fewer than two
+    requests per stream is a single wave; one of more is not). None when it does not rise."""
     levels = result.concurrencies(prompt)
     if len(levels) < 2:
         return None
@@ -88,6 +89,13 @@ def rising_gain(result: ServingResult, spec: str, prompt: str) -> str | None:
     top = result.level(spec, prompt, levels[-1])
     sent = len(top.ok) if top is not None else 0
     model = str(result.server.get("model") or _("this model"))  # escaped with the sentence
+    if sent >= 2 * levels[-1]:  # several waves (a sweep with --requests above the streams): not "one per stream"
+        return _("{spec}, {prompt} prompt: the gain rises again at {streams} streams ({before} → {after}), against "
+                 "this page's premise. This sweep cannot settle it: each level was measured once ({sent} requests "
+                 "at {streams} streams), and the premise holds for a server busy enough to be compute-bound, which "
+                 "this sweep does not show for {model} at {streams} streams. Repeat the sweep a few times before "
+                 "reading a trend.", spec=charts.spec_name(spec), prompt=prompt, streams=levels[-1],
+                 before=times(before), after=times(after), sent=sent, model=model)
     return _("{spec}, {prompt} prompt: the gain rises again at {streams} streams ({before} → {after}), against this "
              "page's premise. This sweep cannot settle it: at {streams} streams it sent {sent} requests, about one per "
              "stream, so that level is a single wave, ramp-up and ramp-down included, measured once; and the premise "

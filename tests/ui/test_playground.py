@@ -639,6 +639,7 @@ def test_a_run_from_a_preset_is_compared_with_the_presets_measured_figure():
         from specviz.ui.playground import live as playground_live
 
         trace = load_example("toy-draft")[0]
+        trace.meta["pair"] = st.session_state.get("pair_used", "default")  # the preset's pair, as a run from it
         trace.settings.update(proposer="eagle", temperature=0.0, k=st.session_state.get("k_used", 3))
         trace.meta["prompt"] = st.session_state.get("prompt_used", "Explain owls using an analogy.")
         st.session_state["playground_preset"] = "question"
@@ -657,6 +658,12 @@ def test_a_run_from_a_preset_is_compared_with_the_presets_measured_figure():
     assert "Your prompt is not the preset's" in at.caption[0].value
     # another K than the preset's 3: the preset's figures were measured with its own shape, so no comparison
     at.session_state["k_used"] = 5
+    at.run()
+    assert not [c for c in at.caption if c.value.startswith("This run:")]
+    # the 28th read: the pair switched to toy after the preset (its other settings kept) was compared too, with
+    # figures measured on SmolLM2; the docstring listed what must match and left the pair out
+    at.session_state["k_used"] = 3
+    at.session_state["pair_used"] = "toy"
     at.run()
     assert not [c for c in at.caption if c.value.startswith("This run:")]
 
@@ -679,6 +686,7 @@ def test_another_prompts_reason_fits_the_presets_proposer(preset, reason):
         from specviz.ui.playground.settings import preset_settings
 
         trace = load_example("toy-draft")[0]
+        trace.meta["pair"] = "default"  # a run from the preset: its pair
         settings = preset_settings(preset)
         trace.settings.update(proposer=settings["proposer"], temperature=settings["temperature"], k=settings["k"])
         trace.meta["prompt"] = "Why do cats purr?"  # not the preset's prompt

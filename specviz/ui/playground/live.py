@@ -143,6 +143,7 @@ def other_prompt_reason(proposer: str) -> str | None:
 
 
 PRESET_KEY = "playground_preset"  # session key: the preset pressed last (its figures are compared with the run)
+PRESET_PAIR = "default"  # the pair every preset runs (and its figures were measured with)
 KEPT_PROMPT = "playground_kept_prompt"  # session key: the preset left the student's own prompt in place
 PRESET_PROMPTS = {settings["prompt"] for _label, _expect, settings in PRESETS.values()} | {LIVE_DEFAULTS.prompt}
 
@@ -150,7 +151,7 @@ PRESET_PROMPTS = {settings["prompt"] for _label, _expect, settings in PRESETS.va
 def apply_preset(name: str) -> None:
     """Put a preset's settings into the widgets (default pair, seed 0; the other settings stay). A prompt the
     student wrote stays (the page says so and offers the preset's); a preset's or an empty one is replaced."""
-    values = {"pair": "default", "seed": 0, **preset_settings(name)}
+    values = {"pair": PRESET_PAIR, "seed": 0, **preset_settings(name)}
     own = str(st.session_state.get(KEYS["prompt"]) or "").strip()
     keep = bool(own) and own not in {p.strip() for p in PRESET_PROMPTS}
     if keep:
@@ -191,11 +192,11 @@ def draft_shape_of(settings: dict) -> tuple[int, int, int, int]:
 
 def compare_with_preset(trace) -> None:
     """Under a live run started from a preset: this run's figures next to the preset's measured ones, and why a
-    different prompt keeps fewer. Nothing when the run's proposer, temperature or draft shape (K, the tree's nodes,
-    width and lookup branch) differs from the preset's: the preset's figures were measured with its own."""
+    different prompt keeps fewer. Nothing when the run's pair, proposer, temperature or draft shape (K, the tree's
+    nodes, width and lookup branch) differs from the preset's: the preset's figures were measured with its own."""
     name = st.session_state.get(PRESET_KEY)
-    if name not in PRESETS or trace.mode != Mode.SPECULATIVE:
-        return
+    if name not in PRESETS or trace.mode != Mode.SPECULATIVE or trace.meta.get("pair") != PRESET_PAIR:
+        return  # the pair switched after the preset (the toy pair offers n-gram lookup too): another model's run
     preset = preset_settings(name)
     s = trace.settings
     if s.get("proposer") != preset["proposer"] or float(s.get("temperature", -1)) != float(preset["temperature"]) \

@@ -4,6 +4,8 @@ read-only database."""
 
 from __future__ import annotations
 
+import contextlib
+
 import csv
 import io
 import os
@@ -348,6 +350,36 @@ def test_fresh_browsers_are_paced_server_wide_once_many_pins_missed():
         guard.attempt("ip:192.0.2.9", RIGHT, RIGHT, session="session:teacher")  # paced, even with the right PIN
     clock.now += PinGuard.FRESH_PACE
     assert guard.attempt("ip:192.0.2.9", RIGHT, RIGHT, session="session:teacher") is True
+
+
+def test_a_script_that_keeps_taking_the_paced_slots_keeps_the_teacher_out():
+    """The 28th read: the package docstring said "no student can lock the teacher out" and PinGuard's that the
+    teacher "waits at most" FRESH_PACE; while a script keeps opening fresh browsers, each paced slot goes to it the
+    moment it opens (the pace is checked before the PIN), and the teacher retrying every 0.35 s for 10 minutes never
+    gets in. The docstrings and docs/classroom.md now say so; a change that lets the teacher in should update them."""
+    from specviz.teach.classroom import access
+
+    clock = FakeClock()
+    guard = PinGuard(clock=clock)
+    guesses = 0
+    for _ in range(PinGuard.OVERALL_FREE):
+        clock.now += PinGuard.FRESH_PACE + 0.1
+        guard.attempt("ip:203.0.113.50", WRONG, RIGHT, session=f"session:fresh-{guesses}")
+        guesses += 1
+    teacher_in, ticks = False, 0
+    while not teacher_in and ticks < 12_000:  # 10 minutes in steps of 50 ms
+        clock.now += 0.05
+        ticks += 1
+        with contextlib.suppress(ClassroomError):
+            guard.attempt("ip:203.0.113.50", WRONG, RIGHT, session=f"session:fresh-{guesses}")
+            guesses += 1
+        if ticks % 7 == 0:
+            with contextlib.suppress(ClassroomError):
+                teacher_in = guard.attempt("ip:192.0.2.9", RIGHT, RIGHT, session="session:teacher")
+    assert not teacher_in and guesses > 250
+    said = " ".join((" ".join(classroom.__doc__.split()), " ".join(access.PinGuard.__doc__.split())))
+    assert "no student can lock the teacher out" not in said and "the teacher waits at most" not in said
+    assert "keeps the teacher out while it runs" in said and "stays out for as long as it runs" in said
 
 
 def test_pin_guard_is_thread_safe_and_bounded():

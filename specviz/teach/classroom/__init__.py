@@ -11,8 +11,10 @@ Made to face a class that tries to break it, where every refusal is one Classroo
   - a `PinGuard` (one per server process) counts wrong PINs per browser, per device and overall, so a reload does
     not reset them: a browser waits 30 s after 5 misses, doubling up to 15 minutes; while a device or the whole
     server is over its misses, a browser that already missed waits as long, but the right PIN from a browser
-    that has not missed still works, so no student can lock the teacher out. PINs shorter than MIN_PIN_LENGTH are
-    refused, so the guesses it lets through get nowhere;
+    that has not missed still works, so misses alone never lock the teacher out; past the server's misses,
+    though, first tries from fresh browsers are paced server-wide, and a script that keeps opening fresh browsers
+    takes each slot as it opens and keeps the teacher out while it runs (`PinGuard`). PINs shorter than
+    MIN_PIN_LENGTH are refused, so the guesses it lets through get nowhere;
   - a device is known by its connection's address; X-Real-Ip / X-Forwarded-For are believed only when the
     operator says a proxy sets them (SPECVIZ_TRUST_PROXY_HEADERS=1), since anyone can send them;
   - names are NFKC-normalised with invisible characters dropped, and two names that then differ only by case or

@@ -158,8 +158,11 @@ class PinGuard(_PerClient):
     opening the page gets in with the right one, whoever guessed before; a guesser needs a new browser session for
     each try, and the 8-character minimum (MIN_PIN_LENGTH) leaves that nowhere. Once the server has counted
     OVERALL_FREE misses, those first tries from fresh browsers are paced too, server-wide: one per FRESH_PACE
-    seconds (issue 44 item 1: 78 fresh-session guesses found 12345678 in 12.9 s), so the teacher waits at most that
-    long and a guesser gets 1,800 tries an hour against a PIN `weak_pin` did not refuse. The right PIN clears its
+    seconds (issue 44 item 1: 78 fresh-session guesses found 12345678 in 12.9 s), so a guesser gets 1,800 tries an
+    hour against a PIN `weak_pin` did not refuse. The teacher then waits that long for a free slot when the guessing
+    has stopped; a script that keeps trying from fresh browsers takes each slot the moment it opens, and the teacher
+    stays out for as long as it runs (the pace is checked before the PIN, so that a paced try learns nothing about
+    it). The right PIN clears its
     browser's and its device's records (not the overall one); records are forgotten FORGET_AFTER seconds after their
     last miss. Without a `session`, the device is the browser (a reload then does not reset the count). Thread-safe;
     memory is bounded by `max_clients`; `clock` is injectable for tests.

@@ -112,3 +112,15 @@ def test_the_exactness_lab_runs_both_greedy_in_float32_and_in_bfloat16():
             f"{machines['fp32_cpu']}") in checks
     assert f"{counts['bf16']} in bfloat16, drafting {shapes['bf16_shape']}, on {machines['bf16_cpu']}" in checks
     assert "does not record" not in checks  # both files now record their machine (the bfloat16 one since 2026-12-05)
+
+
+def test_the_explanations_docstrings_do_not_promise_one_sentence():
+    """The 28th read: `explain` and the race's `agreement` said "One sentence", but where the outputs part the
+    explanation is a paragraph of several sentences (where, the gap, why, the committed checks)."""
+    from specviz.ui.race import outputs
+
+    for key in ("parts_tie", "parts_unmeasured"):
+        assert len(re.findall(r"[.:)] [A-Z]", greedy_compare.TEXT[key])) >= 2, key  # several sentences
+    for function in (greedy_compare.explain, outputs.agreement):
+        assert not function.__doc__.lstrip().startswith("One sentence"), function.__name__
+    assert "paragraph" in greedy_compare.explain.__doc__ and "paragraph" in outputs.agreement.__doc__

@@ -76,7 +76,8 @@ def measured_split(trace: Trace, base: Trace) -> GreedySplit | None:
 
 
 def explain(trace: Trace, base: Trace) -> str:
-    """One sentence (Markdown-safe) for a greedy speculative `trace` against target-only `base`."""
+    """The verdict (Markdown-safe) for a greedy speculative `trace` against target-only `base`: one sentence when
+    they are identical, a short paragraph (where they part, the logit gap there, why) when they are not."""
     dtype = trace.meta.get("dtype") or _(TEXT["unknown_dtype"])
     at = first_difference(base.output_ids, trace.output_ids)
     if at is None:

@@ -62,8 +62,9 @@ def first_difference(output: list[int], reference: list[int]) -> int | None:
 
 
 def agreement(trace: Trace, base: Trace) -> str:
-    """One sentence: whether a speculative lane's output is the target-only output, and why it must or need not be;
-    nothing is compared when either lane was cut short at its time limit."""
+    """Whether a speculative lane's output is the target-only output, and why it must or need not be (one sentence,
+    or at temperature 0 `greedy_compare.explain`'s paragraph when they part); nothing is compared when either lane
+    was cut short at its time limit."""
     if cut_short(trace) or cut_short(base):
         return _(TEXT["cut_short"])
     if trace.settings.get("temperature") == 0:

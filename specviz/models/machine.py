@@ -125,7 +125,7 @@ SPEED_CPU_FLAGS = ("avx", "avx2", "fma", "f16c", "avx512f", "avx512_vnni", "avx_
 
 
 def emulated_bf16_note(device_type: str, dtype: str, machine: Machine) -> str | None:
-    """One sentence when bfloat16 would run on a CPU without bf16 instructions (emulated: a forward over many tokens
+    """Two sentences when bfloat16 would run on a CPU without bf16 instructions (emulated: a forward over many tokens
     runs slower than in float32, and more so the more tokens; the AVX2-capped run measured 215 ms against 103 ms over
     17 tokens, 380 against 129 over 33, but 30 against 54 over one token: costs.verify_curves in
     assets/benchmarks/default-cpu-f32-avx2cap/results.json, a 2-core AMD EPYC); None otherwise. `device_type` "cpu",
@@ -445,7 +445,7 @@ class SpeedEstimate:
         return 1.0 / self.seconds_per_token if self.seconds_per_token > 0 else float("inf")
 
     def sentence(self) -> str:
-        """One sentence for the fit check, saying which estimate it is.
+        """Two sentences for the fit check: the speed, saying which estimate it is, then what speculation can do.
 
         >>> speed_from_bandwidth(16 * GB, 8 * GB).sentence()[:92]
         'Speed here: plain decoding would take at least 2.0 s per token (0.5 tokens/s), because each '

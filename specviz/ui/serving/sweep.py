@@ -77,7 +77,7 @@ def level_table(levels: list[LevelResult]) -> pd.DataFrame:
 
 
 def rising_gain(result: ServingResult, spec: str, prompt: str) -> str | None:
-    """A sentence when `spec`'s gain rises again at the sweep's highest level, against the page's premise that
+    """A few sentences when `spec`'s gain rises again at the sweep's highest level, against the page's premise that
     batching eats speculation's gain: what the sweep can and cannot say about it (a level of fewer than two
     requests per stream is a single wave; one of more is not). None when it does not rise."""
     levels = result.concurrencies(prompt)
@@ -152,7 +152,7 @@ def committed_sweep() -> None:
 
 
 def stock_kernels_note(result: ServingResult) -> str:
-    """One sentence when the sweep's specviz rows ran PyTorch's stock kernels (a CPU sweep from before specviz packed
+    """Two sentences when the sweep's specviz rows ran PyTorch's stock kernels (a CPU sweep from before specviz packed
     the linear layers for oneDNN, ce0deb7: `report.ran_stock_kernels`, the bench's rule): its command, typed today, times specviz's own
     engine with the packed ones; "" otherwise (no specviz rows, a sweep that records other kernels, or a GPU's)."""
     if not result.specviz or not ran_stock_kernels(result.machine or {}):

@@ -183,8 +183,8 @@ def _widen() -> None:
 
 
 def scope_note(scope: str, met: list[str]) -> bool:
-    """One sentence on where the questions come from; True when there is nothing to ask (nothing met yet), after
-    offering all concepts and the guided path."""
+    """A caption on where the questions come from and how to widen them; True when there is nothing to ask (nothing
+    met yet), after offering all concepts and the guided path."""
     if scope != "met":
         return False
     if met:

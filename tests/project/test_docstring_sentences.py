@@ -35,6 +35,7 @@ def test_docstrings_count_the_sentences_their_functions_return():
         (sweep.rising_gain, sweep.rising_gain(committed, "ngram", "copy")),
         (setup.scope_note, _(setup.TEXT["scoped"], n=3)),
     ]
+    assert len(cases) == 5
     for function, text in cases:
         assert text, function.__qualname__  # each case produces its text
         count, doc = sentences(text), claimed(function.__doc__)

@@ -111,4 +111,6 @@ def test_the_diagram_is_self_contained():
 def test_the_played_example_drafts_words_not_chat_template_markers():
     """A beginner's first struck-through chip should be a word, not <|im_start|> copied from the chat template."""
     spec, _ = load_example(example_name())
-    assert not any("<|" in d.text for s in spec.steps for d in s.decisions)
+    drafts = [d.text for s in spec.steps for d in s.decisions]
+    assert drafts, "the example drafts nothing: the check below would pass on no drafts"
+    assert not any("<|" in text for text in drafts)

@@ -139,7 +139,8 @@ def test_a_feature_drafter_gets_the_targets_features_in_the_lab(toy):
 @pytest.mark.parametrize("length", [2, 3])
 def test_a_short_continuation_drafts_fewer_than_k_and_the_note_says_so(toy, length):
     """The engine drafts at most one token fewer than it can still emit: with K = 4, a 2-token continuation drafts
-    one token a step, a 3-token one at most two; the lab's note must not read as K = 4 drafts a step."""
+    at most one token a step (one in its first, none in a second), a 3-token one at most two; the lab's note must
+    not read as K = 4 drafts a step."""
     from specviz.labs.exactness.lab import drafts_per_step, engine_lab
     from specviz.runs.runspec import RunSpec
 

@@ -6,9 +6,10 @@ import torch
 
 from specviz.engine.decoding import DecodeOptions, decode, speculative_generate
 from specviz.engine.generation import GenerationSettings
-from specviz.labs.exactness import (RULES, TREE_RULES, chi_square_test, continuation_samples, exact_first_token_distribution,
-                               exact_two_token_distribution, next_token_distributions, one_step_distribution,
-                               proposal_distribution, tv_distance)
+from specviz.labs.exactness import (RULES, TREE_RULES, chi_square_test, continuation_samples,
+                                    exact_first_token_distribution, exact_two_token_distribution,
+                                    next_token_distributions, one_step_distribution, proposal_distribution,
+                                    tv_distance)
 from specviz.engine.proposers import make_proposer
 from specviz.engine.sampling import SamplingConfig
 from specviz.models.pairs import load_pair

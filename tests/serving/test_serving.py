@@ -599,6 +599,9 @@ def test_the_size_comments_match_the_recorded_scrapes():
     assert "a few hundred" not in source
     sizes = [path.stat().st_size for path in scrapes]
     assert all(50_000 < size < 70_000 for size in sizes) and max(sizes) < client.MAX_BODY
+    client_source = (ROOT / "specviz" / "serving" / "client.py").read_text(encoding="utf-8")
+    said = re.search(r"MAX_BODY = .*?/metrics is about (\d+) kB", client_source)
+    assert said and all(abs(size / 1000 - int(said[1])) <= 5 for size in sizes), said
 
 
 def test_a_full_connection_pool_says_busy_the_same_for_every_address(monkeypatch):

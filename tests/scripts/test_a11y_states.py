@@ -1,5 +1,6 @@
 """The accessibility audit's page states are what their comments say they are."""
 
+import inspect
 from urllib.parse import parse_qsl
 
 from specviz.engine.kinds import NodeStatus
@@ -24,3 +25,6 @@ def test_the_lookup_tree_state_shows_four_copied_nodes_three_kept_then_one_rejec
     trace = run(spec)
     copied = [node.status for node in trace.steps[step - 1].tree.nodes if node.copied]
     assert copied == [NodeStatus.ACCEPTED] * 3 + [NodeStatus.REJECTED]
+    comment = " ".join(line.strip().lstrip("# ") for line in inspect.getsource(states).splitlines()
+                       if line.strip().startswith("#"))
+    assert "4 nodes copied from the context" in comment and "the first three kept and the fourth rejected" in comment

@@ -3,6 +3,7 @@ KV-cache compaction, greedy equality with target-only decoding, the tree record 
 
 from __future__ import annotations
 
+import inspect
 import json
 import math
 from pathlib import Path
@@ -389,9 +390,10 @@ def test_run_spec_and_cli_carry_the_tree_settings(toy):
 
 
 def test_the_cache_module_claims_a_compacted_tree_cache_equal_only_in_exact_arithmetic():
-    """Issue 43, 18th read: kvcache's docstring said the compacted cache "equals" a plain forward's; the test above
-    finds it equal within 1e-5 (float32 rounds a wide tree forward differently), so the docstring says "in exact
-    arithmetic" and points to specviz.engine.numerics."""
+    """Issue 43, 18th read: kvcache's docstring said the compacted cache "equals" a plain forward's;
+    test_one_tree_forward_then_compaction_equals_fresh_forwards finds it equal within 1e-5 (float32 rounds a wide
+    tree forward differently), so the docstring says "in exact arithmetic" and points to specviz.engine.numerics."""
+    assert "atol=1e-5" in inspect.getsource(test_one_tree_forward_then_compaction_equals_fresh_forwards)
     import specviz.engine.kvcache as kvcache
 
     text = " ".join(kvcache.__doc__.split())

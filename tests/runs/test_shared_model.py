@@ -146,7 +146,8 @@ def test_a_light_link_still_runs_on_open():
 
 def test_the_runs_module_says_each_race_lane_has_its_own_deadline():
     """The 22nd read: `runs.turn_deadline` still said a race's lanes share one deadline ("a turn never holds the model
-    longer than one run may"), which ed2db90 undid; the race calls it once per lane (the test above)."""
+    longer than one run may"), which ed2db90 undid; the race calls it once per lane
+    (test_every_race_lane_gets_the_same_tokens_and_its_own_time)."""
     from specviz.ui.common import runs
 
     said = " ".join(" ".join((runs.__doc__, runs.with_turn.__doc__, runs.turn_deadline.__doc__)).split())

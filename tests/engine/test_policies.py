@@ -43,7 +43,16 @@ def test_heuristic_in_the_engine_sets_each_steps_k_from_the_previous_step(pair, 
         assert step.k == expected
 
 
-@pytest.mark.parametrize("name", ["draft", "layerskip", "eagle"])
+MODEL_PROPOSERS = ["draft", "layerskip", "eagle", "medusa"]  # the ones with a q to be confident in
+
+
+def test_the_model_proposers_are_every_registered_proposer_with_draft_probabilities(pair):
+    from specviz.engine.proposers import registry
+
+    assert [n for n in registry.names() if make_proposer(pair, n).has_draft_probs] == MODEL_PROPOSERS
+
+
+@pytest.mark.parametrize("name", MODEL_PROPOSERS)
 @pytest.mark.parametrize("temperature", [0.0, 1.0])
 def test_threshold_zero_changes_nothing_and_threshold_one_drafts_nothing_for_every_model_proposer(pair, ids, name,
                                                                                                    temperature):

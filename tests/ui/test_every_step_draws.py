@@ -11,6 +11,7 @@ import itertools
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from specviz.engine.kinds import StopReason
 from specviz.runs.running import run
 from specviz.runs.runspec import RunSpec
 
@@ -53,7 +54,10 @@ def test_every_step_of_many_short_runs_draws(toy):
              "lookup-only tree": any(s.tree is not None and s.tree.nodes and all(n.copied for n in s.tree.nodes)
                                      for s in steps),
              "bonus": any(e.kind.value == "bonus" for s in steps for e in s.emitted),
-             "no drafts": any(not s.decisions for s in steps)}
+             "no drafts": any(not s.decisions for s in steps),
+             "stop token": any(t.stop_reason == StopReason.EOS for t in found),
+             "chain cut by the token limit": any(t.stop_reason == StopReason.MAX_NEW_TOKENS
+                                                 and not t.settings.get("tree_nodes") for t in found)}
     assert all(kinds.values()), kinds  # the runs really reach the edge cases
     at = AppTest.from_function(render_all, args=(found,), default_timeout=300).run()
     assert not at.exception, at.exception

@@ -78,9 +78,10 @@ def test_the_docs_say_the_acceptance_rate_sits_under_alpha_only_on_average():
 
 
 def test_the_bf16_identity_count_matches_its_file_and_its_machine_is_not_guessed():
-    """The bfloat16 greedy-identity count the docs quote is the committed file's, and since no greedy-identity file
-    before 922f4ab has a `machine` field, no doc puts one on it ("likely Intel Xeon", "in the session that measured
-    ... on its Intel Xeon")."""
+    """The bfloat16 greedy-identity count the docs quote is the committed file's. A file without a `machine` field
+    (every greedy-identity file before 922f4ab) gets none from the docs ("likely Intel Xeon", "in the session that
+    measured ... on its Intel Xeon"); one that records its machine, as the file committed by 838fee56 does, is named
+    by that machine in the docs, and neither quiz bank guesses an Intel CPU for it."""
     import re
 
     folder = ROOT / "assets" / "benchmarks" / "default-cpu-bf16-tree"

@@ -188,7 +188,8 @@ def confident(proposer: Proposer, threshold: float = DEFAULT_THRESHOLD) -> Propo
 
 
 def make_policy(name: str, k: int, *, k_max: int = 16, c: float | None = None, alpha: float = 0.5) -> DraftLength:
-    """The policy called `name`, starting at (or fixed to) K = `k`; "optimal" needs the measured draft cost c."""
+    """The policy called `name`: "constant" and "threshold" fixed to K = `k`, "heuristic" starting at it;
+    "optimal" needs the measured draft cost c and ignores `k` (its first K is `optimal_k` of the prior α and c)."""
     if name == "constant":
         return Constant(k)
     if name == "heuristic":

@@ -105,7 +105,7 @@ def verify_tree(
 ) -> TreeVerifyResult:
     """Recursive rejection sampling down the tree (see the module docstring). Children drawn from q
     (`tree.sampled`) are compared with q' (q without the children tried before); deterministic children with point
-    masses. `compare_with_q` overrides that choice (only the Exactness lab's broken rule does). `uniforms` replays
+    masses. `compare_with_q` overrides that choice (only the Exactness lab's tree rules do, exact and broken). `uniforms` replays
     fixed draws, one per tested node in test order; otherwise they come from `generator`, followed by the one draw
     that samples the recovered or bonus token.
 

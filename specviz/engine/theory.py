@@ -383,10 +383,13 @@ def simulate_tokens_per_step(alpha: float, k: int, n: int, generator: torch.Gene
 
 def tokens_per_step_frequencies(tokens_per_step: Sequence[int] | np.ndarray | torch.Tensor, k: int) -> np.ndarray:
     """The share of steps that emitted j tokens, j = 1..K+1, (K+1,): the empirical counterpart of
-    tokens_per_step_distribution (e.g. for simulate_tokens_per_step's output). Values above K+1 are ignored.
+    tokens_per_step_distribution (e.g. for simulate_tokens_per_step's output). A value above K+1 falls in no bin
+    but still counts as a step, so the shares then sum to less than 1.
 
     >>> tokens_per_step_frequencies([1, 1, 3, 2], 2).tolist()
     [0.5, 0.25, 0.25]
+    >>> tokens_per_step_frequencies([1, 5], 2).tolist()  # 5 > K+1: in no bin, still one of the two steps
+    [0.5, 0.0, 0.0]
     """
     k = _check_k(k)
     samples = np.asarray(tokens_per_step, dtype=np.int64)

@@ -86,6 +86,7 @@ def test_a_proposers_own_setting_is_kept_at_its_bounds_and_dropped_at_its_defaul
     RunSpec(), RunSpec(pair="toy", proposer="ngram", chat=False, k=16, temperature=0.7, top_k=50, top_p=0.9, seed=7,
                        max_new_tokens=2048, proposer_settings={"layers": 1}, policy="heuristic"),
     RunSpec(prompt="Line one\nline two & <b>three</b>? 100%", temperature=1.25),
+    RunSpec(temperature=0.1234567, top_p=0.9999999),  # more digits than "{:g}" keeps (it wrote 0.123457 and 1)
 ])
 def test_url_round_trip_gives_back_the_same_spec(spec):
     query = spec.to_query()

@@ -272,3 +272,13 @@ def test_typical_acceptance_quotes_the_medusa_paper_as_it_reads():
     assert "we always greedily decode the first token" not in doc
     assert '"we apply greedy decoding for the first token and unconditionally accept it", section 2.3.1' in doc
     assert "fast=True" in doc
+
+
+def test_sandbox_temperature_keeps_zeros_and_never_gives_nan():
+    """`tempered` promises p^(1/T), normalised, with tokens of probability 0 kept at 0: in float32 a hot T = 100 gave
+    such a token 2e-44 and a tiny T = 1e-39 sent every token to -inf (p, q and α all nan)."""
+    from specviz.labs.exactness.sandbox import sandbox_step, tempered
+    assert tempered(torch.tensor([0.5, 0.5, 0.0]), 100.0).tolist() == [0.5, 0.5, 0.0]
+    assert tempered(torch.tensor([0.6, 0.4]), 1e-39).tolist() == [1.0, 0.0]
+    assert sandbox_step([6, 4], [4, 6], 1e-39).alpha == 0.0  # their top tokens differ: α → 0 as T → 0
+    assert sandbox_step([6, 4], [4, 6], 0.0).alpha == 0.0

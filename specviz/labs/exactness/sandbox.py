@@ -80,8 +80,11 @@ def tempered(probs: torch.Tensor, temperature: float) -> torch.Tensor:
     if (isinstance(temperature, bool) or not isinstance(temperature, int | float)
             or not 0 <= temperature <= MAX_TEMPERATURE):  # NaN fails the comparison too
         raise ValueError(_("The temperature must be a number from 0 to {most}.", most=number(MAX_TEMPERATURE, 0)))
-    logits = torch.log(torch.as_tensor(probs, dtype=torch.float64)).clamp_min(-1e4)
-    return logits_to_probs(logits, float(temperature)).double()
+    logits = torch.log(torch.as_tensor(probs, dtype=torch.float64))  # -inf at a token of probability 0
+    if temperature == 0:
+        return logits_to_probs(logits.clamp_min(-1e4), 0.0).double()  # the engine's greedy pick, ties and all
+    # in float64, from the top token's 0 down: no T > 0 sends every token to -inf (nan), a 0 stays 0 at any T
+    return ((logits - logits.max()) / float(temperature)).softmax(-1)
 
 
 def sandbox_step(target_weights: Sequence[float] | torch.Tensor, draft_weights: Sequence[float] | torch.Tensor,

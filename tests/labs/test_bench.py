@@ -732,3 +732,16 @@ def test_a_bench_with_no_shape_flag_runs_the_shape_chosen_for_its_own_proposer(m
     assert default_shape(default, 0.0, ["eagle"]) == ("calibrated", True)
     assert default_shape(default, 0.7, ["eagle", "draft"]) == ("calibrated", True)  # several: the pair's own
     assert asked == ["eagle", "eagle"]
+
+
+def test_quoted_figures_from_a_result_without_those_fields_are_one_sentence(tmp_path):
+    """quoted's docstring: a file the figures cannot be read from is a ValueError with one sentence; a results.json
+    with no summary or no costs raised a bare KeyError ('summary', 'costs')."""
+    from specviz.labs.bench import quoted
+    (tmp_path / "bare").mkdir()
+    (tmp_path / "bare" / "results.json").write_text('{"machine": {}}', encoding="utf-8")
+    for ask in (lambda: quoted.speedup_range("bare", "ngram", root=tmp_path),
+                lambda: quoted.verify_range("bare", root=tmp_path),
+                lambda: quoted.draft_cost("bare", "draft", root=tmp_path)):
+        with pytest.raises(ValueError, match="The benchmark bare"):
+            ask()

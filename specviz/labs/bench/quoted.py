@@ -126,7 +126,7 @@ def kept_after(folder: str, proposer: str, depth: int, *, k: int, temperature: f
 
 def _rows(folder: str, proposer: str, suite: str, k: int | None, policy: str, temperature: float | None,
           tree_nodes: int, field: str, root: Path | None, tree_lookup: int | None = None) -> list[dict]:
-    rows = [r for r in result(folder, root)["summary"]
+    rows = [r for r in result(folder, root).get("summary", [])
             if r["proposer"] == proposer and r["suite"] == suite and r["policy"] == policy
             and (k is None or r["k"] == k) and (temperature is None or r["temperature"] == temperature)
             and (r.get("tree_nodes") or 0) == tree_nodes and r.get(field) is not None
@@ -182,7 +182,8 @@ def machine_text(record: dict) -> str:
 def verify_range(folder: str, tokens: range = range(2, 6), root: Path | None = None) -> Quoted:
     """The cost of one target forward over n new tokens in one-token forwards, lowest and highest over `tokens`
     (the verify pass of K = 1..4 drafts by default)."""
-    curve = {int(r["n_tokens"]): float(r["ratio"]) for r in result(folder, root)["costs"]["verify"]}
+    rows = (result(folder, root).get("costs") or {}).get("verify", [])
+    curve = {int(r["n_tokens"]): float(r["ratio"]) for r in rows}
     values = [curve[n] for n in tokens if n in curve]
     if not values:
         raise ValueError(f"The benchmark {folder} has no verify cost for {tokens.start}..{tokens.stop - 1} tokens.")
@@ -191,7 +192,7 @@ def verify_range(folder: str, tokens: range = range(2, 6), root: Path | None = N
 
 def draft_cost(folder: str, proposer: str, root: Path | None = None) -> Quoted:
     """c: one draft forward over one target forward, as the run measured it."""
-    cost = result(folder, root)["costs"]["c"].get(proposer)
+    cost = ((result(folder, root).get("costs") or {}).get("c") or {}).get(proposer)
     if cost is None:
         raise ValueError(f"The benchmark {folder} measured no draft cost for {proposer}.")
     return Quoted(float(cost), float(cost), folder, dtype(folder, root))

@@ -164,3 +164,11 @@ def test_a_one_token_continuation_still_calls_the_rule_with_no_draft(toy):
     assert runs.drafted == 0
     assert {s[0] for s in runs.speculative} == {int(p.argmax())}
     assert len({s[0] for s in runs.autoregressive}) > 1  # target-only samples p
+
+
+def test_two_token_enumeration_that_drops_pairs_is_not_exhaustive(toy):
+    """`exhaustive` promises an empty "other" by construction; with more positive pairs than `max_support` and no
+    end-of-text first token it said True while "other" held 0.60 of the mass (the top-k had cut the pairs)."""
+    pair, ids = toy
+    dist = exact_two_token_distribution(pair.target, ids, SAMPLING, eos=set(), max_support=50)
+    assert float(dist.probs[-1]) > 0.01 and not dist.exhaustive

@@ -122,10 +122,12 @@ def exact_two_token_distribution(target, input_ids: Sequence[int] | torch.Tensor
     firsts = [int(t) for t in order[:m]]
     entries: dict[tuple[int, ...], float] = {(t,): float(p1[t]) for t in firsts if t in eos}
     going_on = [t for t in firsts if t not in eos]
+    every_pair = True  # False when the top-k below leaves a pair of positive probability out (to "other")
     if going_on:
         p2 = next_token_distributions(target, [prompt + [t] for t in going_on], sampling).double()  # (m, V)
         joint = p1[going_on][:, None] * p2
         flat_values, flat_index = torch.topk(joint.flatten(), min(max_support, joint.numel()))
+        every_pair = int((joint > 0).sum()) <= len(flat_values)
         for value, index in zip(flat_values.tolist(), flat_index.tolist()):
             if value > 0:
                 entries[(going_on[index // joint.shape[1]], index % joint.shape[1])] = value
@@ -133,7 +135,7 @@ def exact_two_token_distribution(target, input_ids: Sequence[int] | torch.Tensor
     note = (_("exact, by enumerating all {m} possible first tokens", m=m) if complete else
             _("exact for the {m} most likely first tokens ({share} of p); the rest is 'other'", m=m,
               share=percent(float(cum[m - 1]), 2)))
-    return _sequence_distribution(entries, max_support, complete, note)
+    return _sequence_distribution(entries, max_support, complete and every_pair, note)
 
 
 @dataclass

@@ -745,3 +745,12 @@ def test_quoted_figures_from_a_result_without_those_fields_are_one_sentence(tmp_
                 lambda: quoted.draft_cost("bare", "draft", root=tmp_path)):
         with pytest.raises(ValueError, match="The benchmark bare"):
             ask()
+
+
+@pytest.mark.parametrize("bad", [{"max_new_tokens": 3.5}, {"max_new_tokens": "5"}, {"threshold": "x"},
+                                 {"tree_nodes": [True]}, {"tree_nodes": [4], "tree_lookup": True}])
+def test_bench_config_refuses_every_bad_value_in_one_sentence(bad):
+    """BenchConfig says check() turns any bad value into a ValueError with one sentence: 3.5 new tokens and True as
+    a node budget were accepted, and a string compared with a number raised a TypeError."""
+    with pytest.raises(ValueError, match="must be"):
+        BenchConfig(**{**CONFIG, **bad}).check()

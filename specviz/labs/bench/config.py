@@ -141,17 +141,17 @@ class BenchConfig:
             if name not in POLICIES:
                 raise ValueError(f"Unknown draft-length policy '{name}': choose one of {', '.join(POLICIES)}.")
         lo, hi = MAX_NEW_TOKENS_RANGE
-        if not lo <= self.max_new_tokens <= hi:
-            raise ValueError(f"--max-new-tokens must be from {lo} to {hi} (got {self.max_new_tokens}).")
+        if not _whole(self.max_new_tokens, lo, hi):
+            raise ValueError(f"--max-new-tokens must be a whole number from {lo} to {hi} (got {self.max_new_tokens}).")
         for n in self.tree_nodes:
-            if not (isinstance(n, int) and TREE_NODES_RANGE[0] <= n <= TREE_NODES_RANGE[1]):
+            if not _whole(n, *TREE_NODES_RANGE):
                 raise ValueError(f"--tree-nodes must be whole numbers from {TREE_NODES_RANGE[0]} to "
                                  f"{TREE_NODES_RANGE[1]} (got {n}).")
         for w in self.tree_widths:
-            if not (isinstance(w, int) and TREE_WIDTH_RANGE[0] <= w <= TREE_WIDTH_RANGE[1]):
+            if not _whole(w, *TREE_WIDTH_RANGE):
                 raise ValueError(f"--tree-width must be whole numbers from {TREE_WIDTH_RANGE[0]} to "
                                  f"{TREE_WIDTH_RANGE[1]} (got {w}).")
-        if not (isinstance(self.tree_lookup, int) and TREE_LOOKUP_RANGE[0] <= self.tree_lookup <= TREE_LOOKUP_RANGE[1]):
+        if not _whole(self.tree_lookup, *TREE_LOOKUP_RANGE):
             raise ValueError(f"--tree-lookup must be a whole number from {TREE_LOOKUP_RANGE[0]} to "
                              f"{TREE_LOOKUP_RANGE[1]} (got {self.tree_lookup}).")
         if self.tree_lookup and not any(self.tree_nodes) and not self.draft_shapes:  # issue 44 item 9
@@ -179,7 +179,8 @@ class BenchConfig:
             raise ValueError(CPU_CLOCK_ON_GPU)
         if self.hf not in HF_MODES:
             raise ValueError(f"--hf must be one of {', '.join(HF_MODES)} (got {self.hf}).")
-        if not 0 <= self.threshold <= 1:
+        if isinstance(self.threshold, bool) or not isinstance(self.threshold, (int, float)) \
+                or not 0 <= self.threshold <= 1:
             raise ValueError(f"--threshold must be between 0 and 1 (got {self.threshold}).")
         load_suites(self.suites or None)
 
@@ -207,6 +208,11 @@ class BenchConfig:
                     for s in map(_shape, self.draft_shapes)]
         return [(k, n, w if n else 0, self.tree_lookup if n else 0) for k in self.ks for n in self.tree_nodes
                 for w in (self.tree_widths if n else [0])]
+
+
+def _whole(value, lo: int, hi: int) -> bool:
+    """An int (not a bool) from lo to hi."""
+    return not isinstance(value, bool) and isinstance(value, int) and lo <= value <= hi
 
 
 def _shape(value) -> DraftShape:

@@ -754,3 +754,13 @@ def test_bench_config_refuses_every_bad_value_in_one_sentence(bad):
     a node budget were accepted, and a string compared with a number raised a TypeError."""
     with pytest.raises(ValueError, match="must be"):
         BenchConfig(**{**CONFIG, **bad}).check()
+
+
+def test_the_recorded_bench_command_keeps_every_digit_of_a_float():
+    """command_line's docstring: the command that reproduces the run. It wrote floats with {:g} (six digits), so a
+    run at T = 0.1234567 or threshold 0.33333333 recorded a command that runs another temperature and threshold."""
+    from specviz.labs.bench.cli import command_line
+    config = BenchConfig(**{**CONFIG, "temperatures": [0.0, 0.1234567], "policies": ["constant", "threshold"],
+                            "threshold": 0.33333333})
+    line = command_line(config)
+    assert "--temperatures 0 0.1234567 " in line and "--threshold 0.33333333" in line

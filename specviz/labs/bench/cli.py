@@ -125,7 +125,7 @@ def command_line(config: BenchConfig, out: str | None = None) -> str:
         parts += ["--tree-nodes " + " ".join(map(str, config.tree_nodes)),
                   "--tree-width " + " ".join(map(str, config.tree_widths))]
         parts += [f"--tree-lookup {config.tree_lookup}"] if config.tree_lookup else []
-    parts.append("--temperatures " + " ".join(f"{t:g}" for t in config.temperatures))
+    parts.append("--temperatures " + " ".join(_float(t) for t in config.temperatures))
     if config.suites:
         parts.append("--suites " + " ".join(config.suites))
     parts += [f"--prompts-per-suite {config.prompts_per_suite}", f"--max-new-tokens {config.max_new_tokens}",
@@ -136,9 +136,9 @@ def command_line(config: BenchConfig, out: str | None = None) -> str:
     if config.policies != ["constant"]:
         parts.append(f"--policy-k {config.policy_k}")
         if config.policy_temperatures is not None:
-            parts.append("--policy-temperatures " + " ".join(f"{t:g}" for t in config.policy_temperatures))
+            parts.append("--policy-temperatures " + " ".join(_float(t) for t in config.policy_temperatures))
         if "threshold" in config.policies:
-            parts.append(f"--threshold {config.threshold:g}")
+            parts.append(f"--threshold {_float(config.threshold)}")
     parts += registry.settings_as_flags(config.proposer_settings)
     parts.append(f"--hf {config.hf}")
     if config.clock != "wall":
@@ -156,6 +156,17 @@ def command_line(config: BenchConfig, out: str | None = None) -> str:
     if out:
         parts.append(f"--out {out}")
     return " ".join(parts)
+
+
+def _float(x: float) -> str:
+    """A float as a command line writes it: short (0.7, 0) when that reads back as the same number, else every
+    digit ("{:g}" keeps six: 0.1234567 would become 0.123457, another run).
+
+    >>> _float(0.7), _float(0.0), _float(0.1234567)
+    ('0.7', '0', '0.1234567')
+    """
+    short = f"{x:g}"
+    return short if float(short) == x else repr(float(x))
 
 
 def run_bench_command(args: argparse.Namespace) -> int:

@@ -4,6 +4,7 @@ top-k summaries and honest timing."""
 from __future__ import annotations
 
 import contextlib
+import numbers
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -23,6 +24,12 @@ __all__ = ["K_RANGE", "MAX_NEW_TOKENS_RANGE", "TOP_N", "Clock", "GenerationSetti
            "synchronize", "top_tokens", "torch_threads"]
 
 Clock = Callable[[], float]
+MAX_SEED = 2**63 - 1  # a generation's seed: RunSpec's range is narrower (SEED_RANGE); the labs add run numbers to it
+
+
+def _whole(value: object) -> bool:
+    """A whole number (numpy's included), not a bool."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
 
 @dataclass(frozen=True)
@@ -37,11 +44,13 @@ class GenerationSettings:
     k: int | None = None  # drafted tokens per step; None for target-only decoding
 
     def __post_init__(self) -> None:
-        if self.k is not None and not (isinstance(self.k, int) and K_RANGE[0] <= self.k <= K_RANGE[1]):
+        if self.k is not None and not (_whole(self.k) and K_RANGE[0] <= self.k <= K_RANGE[1]):
             raise ValueError(f"K must be a whole number from {K_RANGE[0]} to {K_RANGE[1]} (got {self.k}).")
         lo, hi = MAX_NEW_TOKENS_RANGE
-        if not (isinstance(self.max_new_tokens, int) and lo <= self.max_new_tokens <= hi):
+        if not (_whole(self.max_new_tokens) and lo <= self.max_new_tokens <= hi):
             raise ValueError(f"max_new_tokens must be a whole number from {lo} to {hi} (got {self.max_new_tokens}).")
+        if not (_whole(self.seed) and 0 <= self.seed <= MAX_SEED):  # what torch.Generator.manual_seed takes, and more
+            raise ValueError(f"The seed must be a whole number from 0 to {MAX_SEED} (got {self.seed!r}).")
         self.sampling  # validates temperature, top_k, top_p
 
     @property

@@ -7,6 +7,8 @@ speculative rule then accepts a draft exactly when it equals the target's argmax
 
 from __future__ import annotations
 
+import math
+import numbers
 from dataclasses import dataclass
 
 import torch
@@ -21,12 +23,12 @@ class SamplingConfig:
     top_p: float = 1.0
 
     def __post_init__(self) -> None:
-        if not self.temperature >= 0:
-            raise ValueError(f"Temperature must be 0 or more (got {self.temperature}).")
-        if self.top_k < 0:
-            raise ValueError(f"top-k must be 0 (off) or a positive number of tokens (got {self.top_k}).")
-        if not 0 < self.top_p <= 1:
-            raise ValueError(f"top-p must be in (0, 1] (got {self.top_p}).")
+        if not _real(self.temperature) or not 0 <= self.temperature < math.inf:
+            raise ValueError(f"Temperature must be a finite number, 0 or more (got {self.temperature!r}).")
+        if isinstance(self.top_k, bool) or not isinstance(self.top_k, numbers.Integral) or self.top_k < 0:
+            raise ValueError(f"top-k must be 0 (off) or a positive number of tokens (got {self.top_k!r}).")
+        if not _real(self.top_p) or not 0 < self.top_p <= 1:
+            raise ValueError(f"top-p must be in (0, 1] (got {self.top_p!r}).")
 
     @property
     def greedy(self) -> bool:
@@ -35,6 +37,11 @@ class SamplingConfig:
     def probs(self, logits: torch.Tensor) -> torch.Tensor:
         """logits (..., V) -> probabilities (..., V) in float32, after temperature, top-k and top-p."""
         return logits_to_probs(logits, self.temperature, self.top_k, self.top_p)
+
+
+def _real(value: object) -> bool:
+    """A real number (numpy's included), not a bool: what a setting's comparison can read."""
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
 def first_max_index(x: torch.Tensor, dim: int = -1, keepdim: bool = False) -> torch.Tensor:

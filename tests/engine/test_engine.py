@@ -189,6 +189,11 @@ def test_all_accepted_case_feeds_the_drafts_last_token(toy):
     ({"k": 0}, "K must be"), ({"k": 17}, "K must be"), ({"max_new_tokens": 0}, "max_new_tokens"),
     ({"max_new_tokens": 2049}, "max_new_tokens"), ({"temperature": -0.1}, "Temperature"),
     ({"top_p": 0.0}, "top-p"), ({"top_p": 1.5}, "top-p"), ({"top_k": -1}, "top-k"),
+    # GenerationSettings says every bad value is refused on construction in one sentence; these passed (True as K,
+    # 2.5 as top-k, an infinite temperature, a fractional seed) or failed later (a seed torch cannot take, a string)
+    ({"k": True}, "K must be"), ({"max_new_tokens": True}, "max_new_tokens"), ({"top_k": 2.5}, "top-k"),
+    ({"temperature": float("inf")}, "Temperature"), ({"temperature": "0.5"}, "Temperature"),
+    ({"seed": 1.5}, "seed"), ({"seed": 2**70}, "seed"), ({"seed": -1}, "seed"),
 ])
 def test_bad_settings_are_value_errors_with_one_sentence(toy, kwargs, message):
     with pytest.raises(ValueError, match=message):

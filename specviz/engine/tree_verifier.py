@@ -105,9 +105,9 @@ def verify_tree(
 ) -> TreeVerifyResult:
     """Recursive rejection sampling down the tree (see the module docstring). Children drawn from q
     (`tree.sampled`) are compared with q' (q without the children tried before); deterministic children with point
-    masses. `compare_with_q` overrides that choice (only the Exactness lab's tree rules do, exact and broken). `uniforms` replays
-    fixed draws, one per tested node in test order; otherwise they come from `generator`, followed by the one draw
-    that samples the recovered or bonus token.
+    masses. `compare_with_q` overrides that choice (only the Exactness lab's tree rules do, exact and broken).
+    `uniforms` replays fixed draws, one per tested node in test order; otherwise they come from `generator`,
+    followed by the one draw that samples the recovered or bonus token.
 
     >>> p = torch.tensor([[0.1, 0.6, 0.3], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]])  # at the root, node 0, node 1
     >>> q = torch.tensor([[0.5, 0.5, 0.0], [0.5, 0.5, 0.0]])  # children 0 then 1, drawn from q

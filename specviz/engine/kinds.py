@@ -1,6 +1,7 @@
-"""The trace's fixed vocabularies, one enum each: where a token came from, a tree node's verdict, why a generation
-stopped, and how it was decoded. `StrEnum`s, so a trace's JSON holds their plain values and a value read back from
-JSON compares equal to its member; `trace_schema` derives its allowed sets from them, so a new value is added once.
+"""Fixed vocabularies, one enum each. Four are a trace's: where a token came from, a tree node's verdict, why a
+generation stopped, and how it was decoded. The fifth, `DrafterKind`, is no trace field: which trained feature drafter
+or heads a shipped folder holds. `StrEnum`s, so a trace's JSON holds their plain values and a value read back from
+JSON compares equal to its member; `trace_schema` derives its allowed sets from the four, so a new value is added once.
 
     >>> NodeStatus.NOT_REACHED == "not reached", StopReason("eos") is StopReason.EOS
     (True, True)
@@ -50,7 +51,8 @@ class StopReason(StrEnum):
 
 
 class DrafterKind(StrEnum):
-    """Which trained drafter a folder or a module holds (specviz.json's "kind")."""
+    """Which trained feature drafter or heads a folder or a module holds (specviz.json's "kind"). The separate draft
+    model's folder says "draft", which is not a member: it loads as a plain causal LM (`specviz.models.drafts`)."""
 
     EAGLE = "eagle"  # EAGLE-1: predicts the target's next feature, reads tokens off the target's head
     EAGLE3 = "eagle3"  # EAGLE-3: fuses three of the target's layers, its own head

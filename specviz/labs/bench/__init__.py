@@ -26,7 +26,10 @@ The package, in the order a run uses it:
   report.py    `BenchResult` (the JSON schema, which carries `DEFINITIONS`), the CSV and the markdown report
   cli.py       the `bench` subcommand's flags and the command line that reproduces a run
 
-Everything public is importable from `specviz.labs.bench` itself, as before the split.
+and, used by no run: quoted.py, the figures the pages and docs quote, read from the committed results.
+
+The names in `__all__` (`_LAZY` below) are importable from `specviz.labs.bench` itself, as before the split; the rest
+(`CaseResult`, the `quoted` figures, the helpers) from the module that defines them.
 
 Names are loaded on first use (PEP 562), so `python -m specviz --help` and the Speedup lab's reading of committed
 results do not pay for torch and transformers until a benchmark really runs.

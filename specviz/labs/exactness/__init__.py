@@ -6,7 +6,8 @@ draft_tokens, *, generator, uniforms) and returns its `VerifyResult`, so the eng
 exact rule *is* `specviz.engine.verifier.verify`; the others are deliberate mistakes (or, for Medusa's typical
 acceptance, a deliberate trade of exactness for speed), each with the closed form of what it outputs instead.
 
-This package only gathers the public names; the parts:
+This package only gathers the public names of six of its parts; the lab's own modules, `lab` (the Exactness page's
+experiments), `tree_lab` (its tree experiment) and `sandbox` (the p/q sandbox), are imported by their paths. The six:
   rules          the rule functions (accept_all, resample_from_target, ..., exact_match_rule)
   registry       RULES, get_rule, one_step_distribution: each rule's label, explanation and closed form;
                  TREE_RULES: the rules for draft trees (exact and the tempting broken one), with one_level closed forms

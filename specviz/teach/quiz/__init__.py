@@ -23,6 +23,8 @@ This package only gathers the public names; the parts:
   run          QuizRun, ConceptMastery, and the CSV / JSON downloads
   live         live_questions, live_quiz: questions from one step of a trace
   predictions  score_predictions: predict-then-reveal
+  translation  a translated bank (assets/quiz/<lang>/) checked against the English one; `bank` uses it, and its
+               names are not gathered here
 """
 
 from __future__ import annotations

@@ -50,3 +50,23 @@ def test_a_package_docstring_that_lists_its_modules_lists_every_one():
     from specviz.labs import bench
 
     assert "CaseResult" not in bench.__all__ and "Everything public is importable" not in bench.__doc__
+
+
+def test_a_public_api_list_names_everything_other_modules_import_from_it():
+    """Read 28: palette's "Public API (other pages import it; keep it stable)" left out the named colours eleven
+    modules import (BLUE, VERMILLION, ...) and the two fills step_figures imports; step_view's left out dtype_text
+    (the Race page and the Speedup lab import it); tree_figures' left out tree_list, COPIED_MARK and STATUS_KINDS
+    (tree_view imports them)."""
+    apis = {}
+    for path in (ROOT / "specviz").rglob("*.py"):
+        doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
+        if found := re.search(r"Public API[^:]*:(.*?)(\n\n|\Z)", doc, re.S):
+            module = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+            apis[module] = set(re.findall(r"`([A-Za-z_]\w*)(?:\([^`]*\))?`", found.group(1)))
+    assert {"specviz.ui.common.palette", "specviz.ui.common.step_view", "specviz.ui.common.tree_figures"} <= set(apis)
+    unlisted = []
+    for path in [*(ROOT / "specviz").rglob("*.py"), *(ROOT / "pages").glob("*.py"), ROOT / "app.py"]:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module in apis:
+                unlisted += [(path.name, node.module, a.name) for a in node.names if a.name not in apis[node.module]]
+    assert unlisted == []

@@ -24,7 +24,9 @@ that is neither is a bug upstream, so `style` refuses it rather than drawing it 
     ValueError: 'grey' is not a token kind the palette knows (accepted, rejected, ..., not reached, drafted).
 
 Public API (other pages import it; keep it stable): `KindStyle`, `DisplayState`, `Kind`, `STYLES`, `KINDS`,
-`GLYPHS`, `COLORS`, `style(kind)`, `P_COLOR`, `Q_COLOR`, `RESIDUAL_COLOR`, `U_COLOR`, `legend_html(kinds)`.
+`GLYPHS`, `COLORS`, `style(kind)`, `P_COLOR`, `Q_COLOR`, `RESIDUAL_COLOR`, `U_COLOR`, `ACCEPT_FILL`, `REJECT_FILL`,
+`legend_html(kinds)`, and the Okabe-Ito colours by name: `BLACK`, `ORANGE`, `SKY_BLUE`, `BLUISH_GREEN`, `YELLOW`,
+`BLUE`, `VERMILLION`, `REDDISH_PURPLE`, plus `GREY` and `LIGHT_GREY`.
 This module is plain Python (no streamlit): `legend_html` returns an HTML string for `st.html`.
 """
 

@@ -5,7 +5,7 @@ The figures are in `specviz.ui.common.step_figures`, the chips in `specviz.ui.co
 step's headline, what happened at a position), the KV-cache strip, and `render_step`, which lays them out.
 
 Public API (other pages may import it; keep it stable): `kv_cache_html`, `step_headline`, `render_step`,
-`render_verifier_source`, `trace_headline`, `settings_line`, `trace_summary`.
+`render_verifier_source`, `trace_headline`, `settings_line`, `trace_summary`, `dtype_text`.
 """
 
 from __future__ import annotations

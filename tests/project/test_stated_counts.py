@@ -104,3 +104,15 @@ def test_the_architecture_doc_lists_the_page_packages_and_the_page_without_one()
     assert listed == packages
     without = [p for p in pages if p not in packages and p != "speedup_lab"]  # speedup_lab.py draws ui/speedup
     assert without == ["quiz"] and "but the Quiz, whose code is ui/common/quiz/" in re.sub(r"[│\s]+", " ", block)
+
+
+def test_the_distill_docstring_shows_every_step_its_parser_takes():
+    """Read 28: specviz.distill.cli's usage lines showed eight of its nine steps (not `cards`, which every model
+    card's command section runs)."""
+    from specviz.distill import cli
+
+    choices = re.search(r'"step", choices=\[([^\]]*)\]', inspect.getsource(cli)).group(1)
+    steps = re.findall(r'"([a-z0-9]+)"', choices)
+    assert len(steps) == 9
+    shown = set(re.findall(r"python -m specviz\.distill (\w+)", cli.__doc__))
+    assert shown == set(steps)

@@ -116,3 +116,24 @@ def test_the_distill_docstring_shows_every_step_its_parser_takes():
     assert len(steps) == 9
     shown = set(re.findall(r"python -m specviz\.distill (\w+)", cli.__doc__))
     assert shown == set(steps)
+
+
+def test_the_shared_quiz_package_names_every_page_that_uses_it():
+    """Read 28: specviz/ui/common/quiz was "the Quiz page's" code, its view and setup "shared by the Quiz and
+    Classroom pages", and architecture.md said the same; the guided path (pages/learn.py, specviz/ui/learn) uses
+    both modules too."""
+    users = {"quiz": set(), "classroom": set(), "learn": set()}
+    for path in [*(ROOT / "pages").glob("*.py"), *(ROOT / "specviz" / "ui").rglob("*.py")]:
+        page = path.stem if path.parent.name == "pages" else path.relative_to(ROOT / "specviz" / "ui").parts[0]
+        for module in ("setup", "view"):
+            text = path.read_text(encoding="utf-8")
+            if page in users and re.search(rf"ui\.common\.quiz import .*\b{module}\b", text):
+                users[page].add(module)
+    assert users == {"quiz": {"setup", "view"}, "classroom": {"setup", "view"}, "learn": {"setup", "view"}}
+    import specviz.ui.common.quiz as package
+    from specviz.ui.common.quiz import setup, view
+
+    for doc in (package.__doc__, setup.__doc__, view.__doc__):
+        assert "Quiz, Classroom and Learn" in " ".join(doc.split())
+    architecture = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    assert "the Quiz, Classroom and Learn pages' questions" in re.sub(r"[│\s]+", " ", architecture)

@@ -1,1 +1,1 @@
-"""The Quiz page's Streamlit code: its inputs, renderers and state."""
+"""The quiz's Streamlit code, shared by the Quiz, Classroom and Learn pages: its inputs, renderers and state."""

@@ -1,5 +1,6 @@
 """Where the quiz's questions come from: the bundled bank (plus SPECVIZ_QUIZ_PATHS), a teacher's uploaded file,
-live questions from an uploaded trace, and the settings that pick from them. Shared by the Quiz and Classroom pages;
+live questions from an uploaded trace, and the settings that pick from them. Shared by the Quiz, Classroom and Learn
+pages (the guided path takes its bank from `default_bank`);
 `specviz.ui.common.quiz.view` asks the questions.
 
 The Quiz draws by default from the concepts the learner has met on the guided path (`met_concepts`, from this

@@ -1,6 +1,7 @@
 """Streamlit pieces of the quiz: answer widgets, feedback, a run one question at a time or as a sheet, the mastery
 chart and the downloads. The quiz logic itself (grading, order, scores) is in specviz.teach.quiz; where the questions come
-from (the bank, a teacher's upload, a trace) is `specviz.ui.common.quiz.setup`. The Quiz and Classroom pages share both."""
+from (the bank, a teacher's upload, a trace) is `specviz.ui.common.quiz.setup`. The Quiz, Classroom and Learn pages
+share both."""
 
 from __future__ import annotations
 

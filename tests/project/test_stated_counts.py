@@ -137,3 +137,20 @@ def test_the_shared_quiz_package_names_every_page_that_uses_it():
         assert "Quiz, Classroom and Learn" in " ".join(doc.split())
     architecture = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
     assert "the Quiz, Classroom and Learn pages' questions" in re.sub(r"[│\s]+", " ", architecture)
+
+
+def test_the_tour_gives_a_recorded_trace_only_to_the_proposers_that_have_one():
+    """Read 28: docs/app.md gave each of the Proposers page's eight sections "a recorded trace and its quiz
+    questions"; multi-token prediction, lookahead and suffix decoding have neither. The Portuguese tour also left
+    the exact rule at T > 0 out of the tree section's list."""
+    from specviz.ui.proposers.view import PROPOSERS
+
+    with_trace = [p.key for p in PROPOSERS if p.example]
+    assert len(PROPOSERS) == 8 and len(with_trace) == 5
+    assert all(bool(p.quiz_prefixes) == bool(p.example) for p in PROPOSERS)
+    tour = " ".join((ROOT / "docs" / "app.md").read_text(encoding="utf-8").split())
+    tour_pt = " ".join((ROOT / "docs" / "app.pt-BR.md").read_text(encoding="utf-8").split())
+    assert "a recorded trace and its quiz questions for the five that run here" in tour
+    assert "um traço gravado e as suas perguntas para os cinco que rodam aqui" in tour_pt
+    assert "longest accepted path, the exact rule at T > 0)" in tour
+    assert "o caminho aceito mais longo, a regra exata com T > 0)" in tour_pt

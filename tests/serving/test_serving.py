@@ -12,8 +12,8 @@ from streamlit.testing.v1 import AppTest
 
 from serving_fake import FakeServer, recorded
 from specviz.core.i18n import using
-from specviz.serving import client
-from specviz.serving.load import LoadPlan, Prompt, run_load
+from specviz.serving import client, load
+from specviz.serving.load import MAX_REQUESTS, LoadPlan, Prompt, run_load
 from specviz.serving.metrics import Delta, parse_scrape
 from specviz.serving.results import ServingResult, find_serving_results
 
@@ -171,6 +171,24 @@ def test_a_damaged_sweep_file_is_one_sentence_that_fits_what_is_missing(missing)
     named = {"levels": "a level's", "a level's prompt": "a level's"}.get(missing, missing)
     assert named in sentence.removeprefix("This serving result is damaged: a field it needs"), sentence
 
+
+
+@pytest.mark.parametrize("concurrency", [float("inf"), float("-inf"), float("nan")])
+def test_a_sweep_file_with_an_impossible_concurrency_is_the_damaged_sentence(concurrency):
+    """int() of an infinite concurrency raised an OverflowError past the one sentence (29th read)."""
+    data = ServingResult.load(find_serving_results()[0]).to_dict()
+    data["levels"][0]["concurrency"] = concurrency
+    with pytest.raises(ValueError, match="This serving result is damaged"):
+        ServingResult.from_dict(data)
+
+
+def test_a_level_sends_at_least_its_concurrency_in_requests_as_the_module_says():
+    """The module docstring said every level sends `requests` completions; a level of 16 streams sends 16 when
+    `requests` is 1 (29th read)."""
+    plan = LoadPlan(prompts=(Prompt("p", "x"),), requests=1)
+    assert [plan.requests_at(c) for c in (1, 16)] == [1, 16]
+    assert LoadPlan(prompts=(Prompt("p", "x"),), requests=64).requests_at(16) == MAX_REQUESTS
+    assert "at least `concurrency`" in load.__doc__
 
 # ---- the page -------------------------------------------------------------------------------------------------------
 

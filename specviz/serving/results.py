@@ -97,7 +97,7 @@ class ServingResult:
             return cls(command=data["command"], machine=data["machine"], server=data["server"],
                        prompts=data["prompts"], levels=[LevelResult.from_dict(lv) for lv in data["levels"]],
                        specviz=data.get("specviz", []))
-        except (KeyError, TypeError, ValueError):
+        except (KeyError, TypeError, ValueError, ArithmeticError):  # int() of an infinite concurrency overflows
             raise ValueError(_("This serving result is damaged: a field it needs is missing or unreadable "
                                "(command, machine, server, prompts, or a level's).")) from None
 

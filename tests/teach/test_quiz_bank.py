@@ -417,6 +417,19 @@ def test_arithmetic_errors_in_a_formula_become_one_sentence(monkeypatch):
     _refused(yaml.safe_dump([data]), "do not fit")
 
 
+
+def test_a_tree_child_that_does_not_exist_is_refused_with_a_sentence_that_names_the_cause():
+    """`tree_child_accept` with `rejected: [5]` on two children took the rejection as a no-op and computed a value,
+    and the refusal for a child named twice or an index past a list named neither (29th read)."""
+    base = {**NUMERIC, "answer": 1.0, "formula": "tree_child_accept"}
+    for params, cause in [({"p": [0.5, 0.5], "q": [0.5, 0.5], "rejected": [5], "index": 1}, "past a list's end"),
+                          ({"p": [0.5, 0.5], "q": [0.5, 0.5], "rejected": [0], "index": 9}, "past a list's end"),
+                          ({"p": [0.5, 0.5], "q": [0.5, 0.5], "rejected": [0, 0], "index": 1}, "named twice"),
+                          ({"p": [0.5, 0.5], "q": [0.5, 0.5], "rejected": [1], "index": 1}, "named twice")]:
+        _refused(yaml.safe_dump([{**base, "params": params}]), cause)
+    ok = {**base, "answer": 0.3125, "params": {"p": [0.1, 0.5, 0.4], "q": [0.5, 0.4, 0.1], "rejected": [0], "index": 1}}
+    assert parse_bank(yaml.safe_dump([ok]), "up.yaml").questions[0].answer == 0.3125
+
 def test_a_stored_question_that_is_not_a_mapping_or_holds_a_huge_number_gets_one_sentence():
     for data in (["abc"], "text", {**NUMERIC, "answer": 10**400}, {**NUMERIC, "id": 10**5000}):
         with pytest.raises(QuizBankError) as err:

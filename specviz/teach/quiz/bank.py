@@ -356,8 +356,9 @@ def _numeric_fields(raw: dict[str, Any], fail: Callable[[str], QuizBankError]) -
 
 
 def _evaluate(formula: str, params: dict[Any, Any], fail: Callable[[str], QuizBankError]) -> float:
-    """`formula` of `params`, once every parameter is in its bounds (FORMULA_PARAMS), so the work is small; an
-    arithmetic failure (1 / 0, an overflow, an index past the list) is a QuizBankError like any other mismatch."""
+    """`formula` of `params`, once every parameter is in its bounds (FORMULA_PARAMS), so the work is small; a
+    failure (1 / 0, an overflow, lists of different lengths, an index past the list, a tree child named twice) is a
+    QuizBankError like any other mismatch."""
     bounds = FORMULA_PARAMS[formula]
     names = ", ".join(bounds)
     if set(params) != set(bounds):
@@ -369,8 +370,9 @@ def _evaluate(formula: str, params: dict[Any, Any], fail: Callable[[str], QuizBa
     try:
         value = float(FORMULAS[formula](**params))
     except (ArithmeticError, ValueError, IndexError, TypeError):  # ArithmeticError: overflow, 1 / 0
-        raise fail(_("its params do not fit the formula '{formula}' (a division by zero, an overflow, or lists of "
-                     "different lengths)", formula=formula)) from None
+        raise fail(_("its params do not fit the formula '{formula}' (a division by zero, an overflow, lists of "
+                     "different lengths, an index past a list's end, or a child named twice)",
+                     formula=formula)) from None
     if not math.isfinite(value):
         raise fail(_("its params do not fit the formula '{formula}' (the result is not a finite number)",
                      formula=formula))

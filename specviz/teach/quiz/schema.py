@@ -97,6 +97,8 @@ def _tree_child_accept(p: Sequence[float], q: Sequence[float], rejected: Sequenc
         raise ValueError(f"child {index} was rejected already: a child is tried once")
     if len(set(rejected)) != len(rejected):
         raise ValueError("a child is rejected once: `rejected` names one twice")
+    if any(not 0 <= child < len(q) for child in rejected):
+        raise ValueError("`rejected` names a child past the end of the list")
     target, draft = list(p), list(q)
     for child in rejected:
         target = _residual(target, draft)

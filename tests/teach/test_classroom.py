@@ -479,6 +479,18 @@ def test_bad_tokens_and_questions(store):
     assert store.answers(student.token) == {}
 
 
+@pytest.mark.parametrize("answer", [float("nan"), float("inf"), float("-inf")])
+def test_a_nan_or_infinite_answer_is_refused_not_stored_unreadable(store, answer):
+    """A NaN answer was stored as JSON's NaN, which read_stored gives back UNREADABLE: the answer vanished from the
+    student's answers, the question came back, and a second answer was graded though the first counted (29th read)."""
+    session = store.create_session(QUESTIONS)
+    student = store.join(session.code, "Nan")
+    with pytest.raises(ClassroomError, match="cannot be stored"):
+        store.record_answer(student.token, QUESTIONS[0].id, answer)
+    assert store.answers(student.token) == {} and store.unreadable_answers(session) == 0
+    assert store.record_answer(student.token, QUESTIONS[0].id, QUESTIONS[0].answer)[1]
+
+
 def test_teacher_pin():
     assert teacher_pin({"SPECVIZ_TEACHER_PIN": " 4321-8765 "}) == "4321-8765"
     assert teacher_pin({}, {"SPECVIZ_TEACHER_PIN": 24681357}) == "24681357"

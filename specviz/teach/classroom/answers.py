@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 from collections.abc import Iterable
 from typing import Any
 
@@ -117,10 +118,12 @@ def read_stored(text: Any) -> Any:
 
 
 def _answer_json(answer: Any) -> str:
-    """An answer as JSON for storage: text, a number, or a list of texts; anything else is refused."""
+    """An answer as JSON for storage: text, a finite number, or a list of texts; anything else is refused (a NaN or
+    an infinity too: stored as JSON's NaN, it would read back UNREADABLE, and the question would be asked again)."""
     if isinstance(answer, tuple):
         answer = list(answer)
-    ok = answer is None or isinstance(answer, str | int | float) or (
+    finite = not isinstance(answer, float) or math.isfinite(answer)
+    ok = answer is None or (isinstance(answer, str | int | float) and finite) or (
         isinstance(answer, list) and all(isinstance(a, str) for a in answer))
     text = json.dumps(answer, ensure_ascii=False) if ok else ""
     texts = [answer] if isinstance(answer, str) else answer if isinstance(answer, list) else []

@@ -76,6 +76,9 @@ def base_url(text: str) -> str:
         raise ValueError(_("That address is too long to be a server's address."))
     try:
         parts = urlsplit(text)
+    except ValueError:  # an unclosed "[" (urlsplit: "Invalid IPv6 URL"): the host, not the port, is bad
+        raise ValueError(_("That address needs a host name and no spaces, like http://127.0.0.1:8000.")) from None
+    try:
         port = parts.port
         if port == 0:
             raise ValueError(port)

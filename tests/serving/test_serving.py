@@ -82,6 +82,14 @@ def test_bad_addresses_get_one_sentence(typed):
     assert _sentence(str(info.value)), str(info.value)
 
 
+@pytest.mark.parametrize("typed", ["http://[::1", "http://[::1:8000", "http://host]:8000"])
+def test_an_unclosed_ipv6_bracket_is_a_bad_host_not_a_bad_port(typed):
+    """urlsplit's "Invalid IPv6 URL" was answered with the bad-port sentence (29th read)."""
+    with pytest.raises(ValueError) as info:
+        client.base_url(typed)
+    assert "port" not in str(info.value) and "host name" in str(info.value), str(info.value)
+
+
 def test_an_unreachable_server_is_one_sentence_and_quick():
     start = time.monotonic()
     with pytest.raises(client.ServerError) as info:

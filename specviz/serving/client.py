@@ -288,17 +288,19 @@ def get_text(url: str, timeout: float = READ_TIMEOUT_S) -> str:
 
 
 def get_json(url: str, timeout: float = READ_TIMEOUT_S):
+    text = get_text(url, timeout)
     try:
-        return json.loads(get_text(url, timeout))
-    except (json.JSONDecodeError, RecursionError):
+        return json.loads(text)
+    except (ValueError, RecursionError):  # ValueError: bad JSON, or an int past Python's 4,300-digit limit
         raise ServerError(_(NO_ANSWER, url=base_of(url))) from None
 
 
 def post_json(url: str, payload: dict, timeout: float):
     body = json.dumps(payload).encode()
+    data = _exchange("POST", url, body, timeout)
     try:
-        return json.loads(_exchange("POST", url, body, timeout))
-    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
+        return json.loads(data)
+    except (ValueError, RecursionError):  # bad JSON or UTF-8, or an int past Python's 4,300-digit limit
         raise ServerError(_(NO_ANSWER, url=base_of(url))) from None
 
 

@@ -246,6 +246,17 @@ def test_every_failure_is_the_same_neutral_sentence(no_outside, stand_in):
             assert str(info.value) == _neutral(url), str(info.value)
 
 
+
+def test_json_with_a_huge_number_is_the_neutral_sentence_too(no_outside, stand_in):
+    """json.loads of a 5,000-digit number raises a plain ValueError (Python's int limit), not a JSONDecodeError:
+    get_json and post_json let Python's message through instead of the neutral sentence (29th read)."""
+    server = stand_in(_answer(200, b'{"data": [{"id": ' + b"7" * 5000 + b"}]}"))
+    for call in (lambda: client.served_model(server.url), lambda: client.get_json(f"{server.url}/v1/models"),
+                 lambda: client.post_json(f"{server.url}/v1/chat/completions", {}, timeout=3.0)):
+        with pytest.raises(client.ServerError) as info:
+            call()
+        assert str(info.value) == _neutral(server.url), str(info.value)
+
 # ---- deadlines and sizes ----------------------------------------------------------------------------------------------
 
 

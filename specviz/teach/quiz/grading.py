@@ -25,7 +25,7 @@ TEXT = {
     "invalid": N_("{problem} {answer}"),
     "single": N_("The right answer is {choice}"),
     "multiple": N_("The right choices are {choices}"),
-    "ordering": N_("The right order is {items}."),
+    "ordering": N_("The right order is {items}"),
     "numeric": N_("The answer is {value}."),
     "and": N_("{first} and {last}"),
     "no_choice": N_("No choice was picked."),
@@ -77,7 +77,7 @@ def grade(question: Question, answer: Any) -> Grade:
 
 def answer_sentence(question: Question) -> str:
     """The right answer as one sentence, each choice in quotation marks, so a choice's own full stop never runs into
-    the sentence's punctuation.
+    the sentence's punctuation (an order's last item that ends with one ends the sentence: never "..").
 
     >>> q = Question("demo", "kv_rollback", "multiple", "?", ("It is cut back.", "Entries go"), "", "pages/quiz.py",
     ...              ("It is cut back.", "Entries go", "Nothing"))
@@ -87,7 +87,7 @@ def answer_sentence(question: Question) -> str:
     if question.kind == QuestionKind.NUMERIC:
         return _(TEXT["numeric"], value=shown_number(question))
     if question.kind == QuestionKind.ORDERING:
-        return _(TEXT["ordering"], items=" → ".join(question.answer))
+        return end_sentence(_(TEXT["ordering"], items=" → ".join(question.answer)), question.answer[-1])
     if question.kind == QuestionKind.MULTIPLE:
         quoted = [f"“{choice}”" for choice in question.answer]
         listed = quoted[0] if len(quoted) == 1 else _(TEXT["and"], first=", ".join(quoted[:-1]), last=quoted[-1])

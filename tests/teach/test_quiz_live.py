@@ -183,3 +183,22 @@ def test_a_guess_for_a_tree_step_is_not_scored():
     trace = toy_trace_with_a_tree_first()
     score = score_predictions({0: 1, 1: 2}, trace)
     assert [r.step for r in score.results] == [1] and score.ignored == (0,)
+
+
+def test_the_shown_u_and_the_shown_ratio_give_the_verdict_too():
+    """_shown_numbers chose digits so that u against min(1, p/q) of the shown p and q gave the verdict, but showed
+    the ratio rounded too: p = 0.2643, q = 0.5899, u = 0.4429 (accepted) read "u = 0.44 < 0.44" (29th read)."""
+    import random
+
+    from specviz.teach.quiz.live import _shown_numbers
+    from specviz.teach.quiz.schema import _accept_prob
+
+    d = Decision(0, 0, "x", 0.5899113062968767, 0.2643104967105795, 0.448, 0.448, 0.44292531839460036, True, True)
+    p, q, u, a = _shown_numbers(d)
+    assert float(u) < float(a), (p, q, u, a)
+    rng = random.Random(0)
+    for _ in range(20_000):
+        p_, q_, u_ = rng.random(), rng.random(), rng.random()
+        d = Decision(0, 0, "x", q_, p_, p_ / q_, min(1, p_ / q_), u_, u_ < min(1, p_ / q_), True)
+        p, q, u, a = _shown_numbers(d)
+        assert (float(u) < float(a)) == d.accepted == (float(u) < _accept_prob(float(p), float(q))), (p, q, u, a)

@@ -150,13 +150,16 @@ def _local(number: str) -> str:
 
 
 def _shown_numbers(d: Decision) -> tuple[str, str, str, str]:
-    """p, q, u and min(1, p/q) as shown, with just enough digits that the shown numbers give the same verdict."""
+    """p, q, u and min(1, p/q) as shown, with just enough digits that the shown numbers give the same verdict: u
+    against min(1, p/q) computed from the shown p and q, and u against the shown min(1, p/q) (at 2 digits, u = 0.4429
+    and p/q = 0.4407 both read 0.44, and "u = 0.44 < 0.44" is no reason)."""
     for digits in range(2, 9):
         p, q = _fmt(d.target_prob, digits), _fmt(d.draft_prob, digits)
         a = _accept_prob(float(p), float(q))
         u = _fmt(d.uniform if d.uniform is not None else math.nan, digits)
-        if d.uniform is None or (float(u) < a) == d.accepted:
-            return p, q, u, _fmt(a, digits)
+        shown_a = _fmt(a, digits)
+        if d.uniform is None or ((float(u) < a) == d.accepted and (float(u) < float(shown_a)) == d.accepted):
+            return p, q, u, shown_a
     return p, q, u, _fmt(a, 8)
 
 

@@ -1,8 +1,9 @@
 """A bounded load generator for an OpenAI-compatible server: the same prompts at 1, 2, 4, 8, 16 concurrent streams.
 
 Every level sends `requests` chat completions (at least `concurrency` of them and at most `MAX_REQUESTS`:
-`LoadPlan.requests_at`; greedy, at most `max_tokens` tokens each) with `concurrency` of them in flight at once, and reads the server's `/metrics` before and after, so each level carries the acceptance numbers of
-its own traffic (the counters are the server's: another client's requests in the same window count too).
+`LoadPlan.requests_at`; greedy, at most `max_tokens` tokens each) with `concurrency` of them in flight at once,
+and reads the server's `/metrics` before and after, so each level carries the acceptance numbers of its own
+traffic (the counters are the server's: another client's requests in the same window count too).
 Throughput is completion tokens / the level's wall time; latency is per request.
 
 The bounds are not advice, they are checked (`LoadPlan.check`): concurrency only from `LEVELS`, each level once,

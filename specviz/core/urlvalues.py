@@ -29,7 +29,8 @@ __all__ = ["MAX_LENGTH", "decimal", "text", "whole", "whole_list"]
 
 MAX_LENGTH = 200  # characters in one value that is not free text
 _WHOLE = re.compile(r"-?[0-9]{1,15}")
-_DECIMAL = re.compile(r"-?(?:[0-9]{1,15}(?:\.[0-9]{0,15})?|\.[0-9]{1,15})(?:[eE][+-]?[0-9]{1,3})?")
+# up to 24 digits after the point: every float's repr (0.30000000000000004, 0.00012345678901234568) reads back
+_DECIMAL = re.compile(r"-?(?:[0-9]{1,15}(?:\.[0-9]{0,24})?|\.[0-9]{1,24})(?:[eE][+-]?[0-9]{1,3})?")
 
 
 def _raw(value: Any, limit: int = MAX_LENGTH) -> str | None:

@@ -94,6 +94,14 @@ def test_url_round_trip_gives_back_the_same_spec(spec):
     assert RunSpec.from_query(query) == spec
 
 
+@pytest.mark.parametrize("x", [0.1 + 0.2, 1.8693284374868173, 0.00012345678901234568, 1.2345678901234567e-07])
+def test_url_round_trip_keeps_every_digit_of_a_float(x):
+    """to_query promises from_query reads back an equal spec: a float's repr has up to 17 significant digits
+    (0.30000000000000004 has 17 after the point), which the URL reader refused as "not a number from 0 to 2"."""
+    spec = RunSpec(pair="toy", temperature=x, top_p=min(1.0, max(0.01, x)))
+    assert RunSpec.from_query(spec.to_query()) == spec
+
+
 def test_bad_url_values_are_refused_not_clamped():
     with pytest.raises(ValueError, match="k must be a whole number from 1 to 16"):
         RunSpec.from_query({"k": "40"})  # the old race page clamped this to 8

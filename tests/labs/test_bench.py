@@ -11,7 +11,8 @@ import pytest
 from specviz.labs.bench import (CASE_COLUMNS, DEFINITIONS, BenchConfig, BenchResult, load_suites, run_bench)
 from specviz.cli import main
 from specviz.engine.theory import expected_speedup
-from specviz.labs.bench.report import PolicyComparison
+from specviz.labs.bench.report import PolicyComparison, markdown_report
+from specviz.labs.bench.config import BENCHMARKS_DIR
 from specviz.models.pairs import toy_pair
 
 
@@ -764,3 +765,16 @@ def test_the_recorded_bench_command_keeps_every_digit_of_a_float():
                             "threshold": 0.33333333})
     line = command_line(config)
     assert "--temperatures 0 0.1234567 " in line and "--threshold 0.33333333" in line
+
+
+@pytest.mark.parametrize("damage", [{"summary": None}, {"summary": [{}]}, {"config": {}}, {"machine": None},
+                                    {"costs": None}, {"notes": None}, {"suites": [1]}, {"summary": "x"}])
+def test_a_damaged_result_is_refused_in_one_sentence(damage):
+    """load_result promises a bad file is a ValueError with one sentence; these parts of the right names but the
+    wrong kinds loaded and then ended in a KeyError or TypeError in markdown_report or on the Speedup lab."""
+    data = json.loads((BENCHMARKS_DIR / "default-cpu-bf16-packed" / "results.json").read_text(encoding="utf-8"))
+    row = {**data["summary"][0], "temperature": None}
+    for bad in (damage, {"summary": [row]}):
+        with pytest.raises(ValueError, match=r"^This benchmark file is damaged or incomplete \(.*\)\.$"):
+            BenchResult.from_dict({**data, **bad})
+    markdown_report(BenchResult.from_dict(data))  # the committed file itself still reads

@@ -61,6 +61,35 @@ def _upgrade(data: dict[str, Any]) -> dict[str, Any]:
             "schema_version": SCHEMA_VERSION}
 
 
+def _damage(result: BenchResult) -> str | None:
+    """What is wrong with a result's shape, in a few words (None: nothing the queries and the report read): the
+    parts of the right kinds, and each summary row with the keys every table reads (a damaged file ended in a
+    KeyError or TypeError on the page that showed it)."""
+    kinds = {"command": str, "created": str, "machine": dict, "config": dict, "costs": dict, "cases": list,
+             "baselines": list, "summary": list, "suites": list, "notes": list}
+    for name, kind in kinds.items():
+        if not isinstance(getattr(result, name), kind):
+            return f"{name} is not {({dict: 'an object', list: 'a list'}).get(kind, 'text')}"
+    if not isinstance(result.config.get("pair"), str):
+        return "config has no pair"
+    for name in ("cases", "baselines", "summary", "suites"):
+        if not all(isinstance(row, dict) for row in getattr(result, name)):
+            return f"{name} holds a row that is not an object"
+    for row in result.summary:
+        text = [row.get(key) for key in ("suite", "proposer", "policy")]
+        number = row.get("temperature")
+        if not all(isinstance(v, str) for v in text) or not _whole_number(row.get("k")) \
+                or isinstance(number, bool) or not isinstance(number, (int, float)) or not math.isfinite(number):
+            return "a summary row lacks its suite, proposer, policy, k or temperature"
+    if not all(isinstance(note, str) for note in result.notes):
+        return "notes holds something that is not text"
+    return None
+
+
+def _whole_number(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 @dataclass
 class BenchResult:
     """Everything one bench run measured; plain data, round-trips through JSON."""
@@ -92,9 +121,13 @@ class BenchResult:
                                found=data.get("schema_version"), version=SCHEMA_VERSION))
         data = _upgrade({k: v for k, v in data.items() if k != "definitions"})
         try:
-            return cls(**data)
+            result = cls(**data)
         except TypeError as exc:
             raise ValueError(_("This benchmark file is damaged or incomplete ({problem}).", problem=exc)) from None
+        problem = _damage(result)
+        if problem:
+            raise ValueError(_("This benchmark file is damaged or incomplete ({problem}).", problem=problem))
+        return result
 
     @classmethod
     def load(cls, path: str | Path) -> BenchResult:

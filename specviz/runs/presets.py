@@ -78,8 +78,10 @@ def preset_results(path: Path = PRESET_RESULTS) -> dict[str, Any]:
 
 def preset_run(dtype: str, path: Path = PRESET_RESULTS) -> dict[str, Any]:
     """The run in `dtype` (float32, bfloat16) of the file: command, dtype, date, commit, machine and presets."""
-    run = preset_results(path).get("runs", {}).get(dtype)
-    if not run:
+    data = preset_results(path)
+    runs = data.get("runs") if isinstance(data, dict) else None
+    run = runs.get(dtype) if isinstance(runs, dict) else None
+    if not isinstance(run, dict) or not run:
         raise ValueError(f"The committed preset runs {path} hold no run in {dtype}.")
     return run
 
@@ -100,8 +102,9 @@ class PresetMeasurement:
 def preset_measurement(name: str, dtype: str, path: Path = PRESET_RESULTS) -> PresetMeasurement:
     """A preset's committed counts in `dtype`, over the seeds it was run with."""
     run = preset_run(dtype, path)
-    preset = run.get("presets", {}).get(name)
-    if not preset or not preset.get("seeds"):
+    presets = run.get("presets")
+    preset = presets.get(name) if isinstance(presets, dict) else None
+    if not isinstance(preset, dict) or not preset.get("seeds"):
         raise ValueError(f"The committed preset runs {path} hold no {name} preset in {dtype}.")
     seeds = preset["seeds"]
 
@@ -109,15 +112,18 @@ def preset_measurement(name: str, dtype: str, path: Path = PRESET_RESULTS) -> Pr
         values = [row[key] for row in seeds]
         return min(values), max(values)
 
-    return PresetMeasurement(tuple(row["seed"] for row in seeds), span("accepted"), span("drafted"),
-                             span("mean_accepted_length"), int(preset["spec"]["max_new_tokens"]), str(run["dtype"]),
-                             dict(run.get("machine") or {}))
+    try:  # a damaged row or spec: one sentence, as preset_results promises, not a KeyError
+        return PresetMeasurement(tuple(row["seed"] for row in seeds), span("accepted"), span("drafted"),
+                                 span("mean_accepted_length"), int(preset["spec"]["max_new_tokens"]),
+                                 str(run["dtype"]), dict(run.get("machine") or {}))
+    except (KeyError, TypeError, ValueError):
+        raise ValueError(f"The committed preset runs {path} hold a damaged {name} preset in {dtype}.") from None
 
 
 def first_load(dtype: str, path: Path = PRESET_RESULTS) -> dict[str, Any]:
     """The first-load timing recorded with the run in `dtype` (`preset_runs --first-load`): first_seconds,
     later_seconds, load_average_start, what was timed."""
     record = preset_run(dtype, path).get("first_load")
-    if not record:
+    if not isinstance(record, dict) or not record:
         raise ValueError(f"The committed preset runs {path} time no first load in {dtype}.")
     return record

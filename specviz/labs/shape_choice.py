@@ -24,6 +24,7 @@ the reason, and the run still goes ahead with the best shape.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -58,15 +59,28 @@ class Prediction:
 
 @lru_cache(maxsize=8)
 def shape_table(pair_name: str) -> dict | None:
-    """The pair's committed per-shape table, or None if it has none (or it cannot be read)."""
+    """The pair's committed per-shape table, or None if it has none, it cannot be read or a row is damaged (no rows;
+    a shape out of range; tokens per forward, a temperature or mean rows that are not finite numbers in range),
+    so the pair keeps its catalog recommendation rather than a choice ranked on a NaN or a crash."""
     path = SHAPES_DIR / f"{pair_name}.json"
     try:
         table = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(table["rows"], list) or not table["rows"]:
+            return None
         for row in table["rows"]:
-            DraftShape.of(row), float(row["tokens_per_forward"]), float(row["temperature"])
+            DraftShape.of(row)
+            rows = row.get("mean_rows")
+            if not (_finite(row["tokens_per_forward"], 1) and _finite(row["temperature"], 0)
+                    and (rows is None or _finite(rows, 1))):
+                return None
         return table
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
+
+
+def _finite(value, lo: float) -> bool:
+    """A finite number (not a bool) of at least `lo`."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value >= lo
 
 
 def lookup_lift(pair_name: str, shape: DraftShape, temperature: float = 0.0) -> tuple[float, float] | None:

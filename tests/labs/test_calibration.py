@@ -2,6 +2,7 @@
 
 import dataclasses
 import json
+import math
 
 import pytest
 
@@ -156,3 +157,24 @@ def test_the_docstring_counts_the_short_real_runs_each_proposer_makes():
         kinds = [kind for kind in calibration.PROBES if kind != "tree" or registry.can_branch(name)]
         runs = len(kinds) * len(calibration.PROBE_TEMPERATURES)
         assert f"{words[runs]} for {who}" in doc, (name, runs)
+
+
+@pytest.mark.parametrize("damage", ["no rows", "rows text", "nan", "negative", "mean_rows text", "temperature nan"])
+def test_a_damaged_shape_table_is_no_table(tmp_path, monkeypatch, damage):
+    """shape_table promises None for a table it cannot use, so the pair keeps its recommendation: empty rows ended
+    in min() of an empty list, text mean_rows in a TypeError, and a NaN or negative tokens per forward was ranked."""
+    good = json.loads((shape_choice.SHAPES_DIR / "default.json").read_text(encoding="utf-8"))
+    rows = good["rows"]
+    bad = {"no rows": [], "rows text": "x", "nan": [{**rows[0], "tokens_per_forward": math.nan}, *rows[1:]],
+           "negative": [{**r, "tokens_per_forward": -5} for r in rows],
+           "mean_rows text": [{**r, "mean_rows": "x"} for r in rows],
+           "temperature nan": [{**r, "temperature": math.nan} for r in rows]}[damage]
+    (tmp_path / "broken.json").write_text(json.dumps({**good, "rows": bad}), encoding="utf-8")
+    (tmp_path / "default.json").write_text(json.dumps(good), encoding="utf-8")
+    monkeypatch.setattr(shape_choice, "SHAPES_DIR", tmp_path)
+    shape_choice.shape_table.cache_clear()
+    try:
+        assert shape_choice.shape_table("broken") is None
+        assert shape_choice.shape_table("default") is not None  # the committed table itself still reads
+    finally:
+        shape_choice.shape_table.cache_clear()

@@ -282,3 +282,13 @@ def test_sandbox_temperature_keeps_zeros_and_never_gives_nan():
     assert tempered(torch.tensor([0.6, 0.4]), 1e-39).tolist() == [1.0, 0.0]
     assert sandbox_step([6, 4], [4, 6], 1e-39).alpha == 0.0  # their top tokens differ: α → 0 as T → 0
     assert sandbox_step([6, 4], [4, 6], 0.0).alpha == 0.0
+
+
+def test_sandbox_ties_at_the_top_keep_alpha_between_0_and_1_towards_greedy():
+    """The sandbox's docstring: α goes to 1 or 0 towards T = 0 only for a single top token each; with ties the limit
+    lies between, and T = 0 itself takes each one's first top token (the engine's greedy pick)."""
+    from specviz.labs.exactness.sandbox import sandbox_step
+
+    assert abs(sandbox_step([1, 1, 0], [0, 1, 1], 0.01).alpha - 0.5) < 1e-9
+    assert sandbox_step([1, 1, 0], [0, 1, 1], 0.0).alpha == 0.0
+    assert sandbox_step([5, 3, 2], [6, 2, 2], 0.0).alpha == 1.0

@@ -5,7 +5,9 @@ What it adds to the lab: no model at all, so the learner sees min(p, q), the res
 α = Σ min(p, q) = 1 − TV(p, q) move as they drag numbers, and how temperature moves acceptance (a cooler
 temperature sharpens both distributions: towards T = 0, α goes to 1 when they share a top token and to 0 when they
 do not, but not always steadily: p ∝ 5, 3, 2 and q ∝ 6, 2, 2 share their top token, and α falls from 0.90 at T = 1
-to 0.84 at T = 0.5 before it rises to 1, `sandbox_step`'s example).
+to 0.84 at T = 0.5 before it rises to 1, `sandbox_step`'s example. That holds for a single top token each: with
+ties at the top the limit lies between (p ∝ 1, 1, 0 and q ∝ 0, 1, 1 go to α = 0.5), and at T = 0 itself each
+takes its first top token, as the engine's greedy pick does (there α = 0)).
 p = target, q = draft throughout.
 """
 

@@ -356,6 +356,9 @@ def measured_hardware(folder: Path | str | None = None) -> Hardware | None:
         run = BenchResult.from_dict(data)
     except (OSError, ValueError, KeyError, TypeError):
         return None
+    if not ratios or not all(math.isfinite(x) and x > 0 for x in (*ratios.values(), one)) \
+            or not (math.isfinite(context) and context >= 0):  # an empty, NaN or zero curve: no curve to fit
+        return None
     name = _("the project's benchmark CPU, as measured: {machine}", machine=machine_text(run.machine) or "?")
     # the recorded command with the defaults the run had (report.rerun_differences): typed as recorded, it would
     # run today's (bfloat16 where the CPU has bf16 instructions, packed kernels, more suites)
@@ -382,12 +385,13 @@ def measured_kernels(folder: Path | str | None = None) -> str:
 
 
 def measured_curve(folder: Path | str | None = None) -> dict[int, float]:
-    """The committed verify-cost curve itself (n tokens -> t(n) / t(1)); empty when missing."""
+    """The committed verify-cost curve itself (n tokens -> t(n) / t(1)); empty when missing or damaged."""
     try:
         rows = _measured_run(folder)["costs"]["verify"]
-        return {int(r["n_tokens"]): float(r["ratio"]) for r in rows}
+        curve = {int(r["n_tokens"]): float(r["ratio"]) for r in rows}
     except (OSError, ValueError, KeyError, TypeError):
         return {}
+    return curve if all(math.isfinite(x) and x > 0 for x in curve.values()) else {}  # a NaN is no measurement
 
 
 def hardware_presets(folder: Path | str | None = None) -> dict[str, Hardware]:

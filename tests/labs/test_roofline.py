@@ -181,3 +181,22 @@ def test_the_benchmark_cpu_preset_names_the_stock_kernels_its_curve_ran():
     quoted = re.search(r"`([^`]+)`", source).group(1)
     assert quoted == rerun_command(BenchResult.from_dict(run)) != run["command"]
     assert quoted.startswith("SPECVIZ_KERNELS=stock python -m specviz bench ") and "--dtype float32" in quoted
+
+
+@pytest.mark.parametrize("damage", [{"verify": []}, {"target_forward_seconds": 0}, {"ratio": "nan"}])
+def test_a_damaged_measured_curve_is_no_preset(tmp_path, damage):
+    """measured_hardware promises None when the file has no curve: an empty curve raised "max() arg is an empty
+    sequence", a zero one-token time fit_hardware's ValueError, and a NaN ratio was fitted as a preset."""
+    import json
+
+    data = json.loads((roofline.BENCHMARKS_DIR / roofline.MEASURED_RUN / "results.json").read_text(encoding="utf-8"))
+    if "ratio" in damage:
+        data["costs"]["verify"][0]["ratio"] = damage["ratio"]
+    else:
+        data["costs"].update(damage)
+    (tmp_path / roofline.MEASURED_RUN).mkdir()
+    (tmp_path / roofline.MEASURED_RUN / "results.json").write_text(json.dumps(data), encoding="utf-8")
+    assert roofline.measured_hardware(tmp_path) is None
+    assert roofline.measured_curve(tmp_path) == ({} if "ratio" in damage or damage == {"verify": []} else
+                                                  roofline.measured_curve())
+    assert "measured" not in roofline.hardware_presets(tmp_path) and roofline.measured_hardware() is not None

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import statistics
 import time
@@ -155,9 +156,11 @@ class Calibration:
     @classmethod
     def from_json(cls, text: str) -> Calibration:
         raw = json.loads(text)
-        if raw.get("version") != VERSION:
+        if not isinstance(raw, dict) or raw.get("version") != VERSION:
             raise ValueError("calibration of another version")
         raw["verify"] = tuple((int(n), float(s)) for n, s in raw["verify"])
+        if not all(math.isfinite(s) and s > 0 for _n, s in raw["verify"]) or 1 not in dict(raw["verify"]):
+            raise ValueError("a damaged verify curve")  # every ratio divides by the one-token forward
         raw["cpu_flags"], raw["notes"] = tuple(raw["cpu_flags"]), tuple(raw.get("notes", ()))
         raw["steps"] = tuple((str(k), float(d), float(o)) for k, d, o in raw.get("steps", ()))
         return cls(**raw)

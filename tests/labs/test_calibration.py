@@ -178,3 +178,18 @@ def test_a_damaged_shape_table_is_no_table(tmp_path, monkeypatch, damage):
         assert shape_choice.shape_table("default") is not None  # the committed table itself still reads
     finally:
         shape_choice.shape_table.cache_clear()
+
+
+@pytest.mark.parametrize("verify", [None, [[1, 0.0], [5, 0.05]], [[2, 0.1]], [[1, 0.05], [5, "nan"]]])
+def test_a_damaged_cached_calibration_is_measured_again(tmp_path, monkeypatch, verify):
+    """cached() promises None for a file it cannot read (it is then measured again): a JSON list raised an
+    AttributeError out of it, and a verify curve without a positive one-token time loaded, then divided by 0 or
+    raised KeyError in `one`."""
+    monkeypatch.setattr(calibration, "cache_path", lambda *args: tmp_path / "cal.json")
+    good = Calibration("p", "eagle", "float32", "cpu", "stock", "cpu", (), False, "2", 2, ((1, 0.05), (5, 0.055)),
+                       0.004, 0.06, 0.0)
+    (tmp_path / "cal.json").write_text(good.to_json(), encoding="utf-8")
+    assert calibration.cached("default", "float32", "stock") == good  # the file as written reads back
+    text = "[]" if verify is None else json.dumps({**json.loads(good.to_json()), "verify": verify})
+    (tmp_path / "cal.json").write_text(text, encoding="utf-8")
+    assert calibration.cached("default", "float32", "stock") is None

@@ -778,3 +778,12 @@ def test_a_damaged_result_is_refused_in_one_sentence(damage):
         with pytest.raises(ValueError, match=r"^This benchmark file is damaged or incomplete \(.*\)\.$"):
             BenchResult.from_dict({**data, **bad})
     markdown_report(BenchResult.from_dict(data))  # the committed file itself still reads
+
+
+def test_the_recorded_command_cannot_carry_cost_repeats():
+    """command_line's docstring says the one setting its command leaves out is cost_repeats (no flag sets it): a
+    config that changes it records a command that, typed, times BenchConfig's default."""
+    from specviz.labs.bench.cli import command_line
+
+    assert command_line(BenchConfig(cost_repeats=5)) == command_line(BenchConfig())
+    assert BenchConfig().cost_repeats == 15

@@ -292,3 +292,13 @@ def test_sandbox_ties_at_the_top_keep_alpha_between_0_and_1_towards_greedy():
     assert abs(sandbox_step([1, 1, 0], [0, 1, 1], 0.01).alpha - 0.5) < 1e-9
     assert sandbox_step([1, 1, 0], [0, 1, 1], 0.0).alpha == 0.0
     assert sandbox_step([5, 3, 2], [6, 2, 2], 0.0).alpha == 1.0
+
+
+@pytest.mark.parametrize("n", [float("nan"), float("inf"), None, "5", 2.5, True, 0])
+def test_one_step_samples_refuses_a_bad_count_in_one_sentence(n):
+    """one_step_samples refuses a count that is not a positive whole number with its sentence: NaN raised Python's
+    own "cannot convert float NaN to integer", infinity an OverflowError and None a TypeError."""
+    from specviz.labs.exactness.experiments import one_step_samples
+
+    with pytest.raises(ValueError, match="^The number of samples must be a positive whole number"):
+        one_step_samples(torch.tensor([0.5, 0.5]), torch.tensor([0.5, 0.5]), "exact", n)

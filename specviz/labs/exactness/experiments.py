@@ -97,8 +97,8 @@ def one_step_samples(
     to draw them one by one instead, e.g. `lambda q, g: 7` for a deterministic proposer (q should then be the
     point mass on 7). The bonus row is p again: it does not affect the first token.
     """
-    if isinstance(n, bool) or int(n) != n or n < 1:
-        raise ValueError(_("The number of samples must be a positive whole number (got {n}).", n=n))
+    if isinstance(n, bool) or not isinstance(n, int | float) or not math.isfinite(n) or int(n) != n or n < 1:
+        raise ValueError(_("The number of samples must be a positive whole number (got {n}).", n=repr(n)))
     p, q = (torch.as_tensor(x, dtype=torch.float32) for x in (target_probs, draft_probs))
     _check_vectors(p, q)
     fn = _verifier_of(rule)

@@ -302,3 +302,13 @@ def test_one_step_samples_refuses_a_bad_count_in_one_sentence(n):
 
     with pytest.raises(ValueError, match="^The number of samples must be a positive whole number"):
         one_step_samples(torch.tensor([0.5, 0.5]), torch.tensor([0.5, 0.5]), "exact", n)
+
+
+@pytest.mark.parametrize("n, length", [(float("nan"), 2), (float("inf"), 2), (None, 2), (4, 2.5), (4, True)])
+def test_continuation_samples_refuses_bad_counts_in_one_sentence(n, length):
+    """continuation_samples' count and length checks: NaN, infinity and None reached int() and raised Python's own
+    errors, and a length of 2.5 or True passed the 1-to-3 range check."""
+    from specviz.labs.exactness.engine import continuation_samples
+
+    with pytest.raises(ValueError, match="^(The number of continuations must|Continuations are 1 to 3 tokens)"):
+        continuation_samples(None, None, [1, 2], n=n, length=length)

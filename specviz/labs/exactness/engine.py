@@ -182,9 +182,9 @@ def continuation_samples(
     from specviz.engine.baseline import autoregressive_generate
     from specviz.engine.decoding import speculative_generate
 
-    if isinstance(n, bool) or int(n) != n or n < 1:
-        raise ValueError(_("The number of continuations must be a positive whole number (got {n}).", n=n))
-    if not 1 <= length <= 3:
+    if isinstance(n, bool) or not isinstance(n, int | float) or not math.isfinite(n) or int(n) != n or n < 1:
+        raise ValueError(_("The number of continuations must be a positive whole number (got {n}).", n=repr(n)))
+    if isinstance(length, bool) or not isinstance(length, int) or not 1 <= length <= 3:  # not 2.5, True or NaN
         raise ValueError(_("Continuations are 1 to 3 tokens long here (got {length}).", length=length))
     fn = _verifier_of(rule)
     prompt = _prompt(input_ids)

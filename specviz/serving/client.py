@@ -75,9 +75,10 @@ def base_url(text: str) -> str:
     if len(text) > 500:
         raise ValueError(_("That address is too long to be a server's address."))
     try:
-        parts = urlsplit(text)
-    except ValueError:  # an unclosed "[" (urlsplit: "Invalid IPv6 URL"): the host, not the port, is bad
-        raise ValueError(_("That address needs a host name and no spaces, like http://127.0.0.1:8000.")) from None
+        parts = urlsplit(text)  # an unclosed [ or a character that NFKC turns into / ? # @ : is refused here
+    except ValueError:
+        raise ValueError(_("That address's host cannot be read: write it like http://127.0.0.1:8000 or, in brackets, "
+                           "http://[::1]:8000.")) from None
     try:
         port = parts.port
         if port == 0:

@@ -87,7 +87,17 @@ def test_an_unclosed_ipv6_bracket_is_a_bad_host_not_a_bad_port(typed):
     """urlsplit's "Invalid IPv6 URL" was answered with the bad-port sentence (29th read)."""
     with pytest.raises(ValueError) as info:
         client.base_url(typed)
-    assert "port" not in str(info.value) and "host name" in str(info.value), str(info.value)
+    assert "port" not in str(info.value) and "host" in str(info.value), str(info.value)
+
+
+@pytest.mark.parametrize("typed", ["http://[::1", "http://[::1:8000/metrics", "http://127.0.0.1\uff0fx:8000"])
+def test_an_unreadable_host_is_not_blamed_on_the_port(typed):
+    """urlsplit refuses an unclosed [ (and a host NFKC would split) before any port is read: the sentence names the
+    host, in both languages."""
+    for lang, word in (("en", "host"), ("pt", "host")):
+        with using(lang), pytest.raises(ValueError) as info:
+            client.base_url(typed)
+        assert _sentence(str(info.value)) and word in str(info.value) and "port" not in str(info.value)
 
 
 def test_an_unreachable_server_is_one_sentence_and_quick():

@@ -6,8 +6,10 @@
 
 A mistake a user can make (a bad flag value, an unknown pair) gives one sentence on stderr and exit code 2.
 
-The step printout, the summary and those sentences are in English or Portuguese: `--lang en|pt`, else the language
-LC_ALL, LC_MESSAGES or LANG names (pt_BR.UTF-8 -> Portuguese), else English. The --help texts stay English.
+The step printout, the summary and those sentences are in English or Portuguese: `--lang en|pt` (a flag of generate,
+compare and calibrate), else the language LC_ALL, LC_MESSAGES or LANG names (pt_BR.UTF-8 -> Portuguese), else
+English. bench and serve take no --lang and follow the environment; the bench's own refusals and progress lines
+(specviz.labs.bench.cli) stay English in every language. The --help texts stay English.
 """
 
 from __future__ import annotations

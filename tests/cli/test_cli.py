@@ -275,3 +275,17 @@ def test_the_usage_block_the_parser_leaves_out_is_as_long_as_its_docstring_says(
     lines = len(sub["generate"].format_usage().splitlines())
     doc = " ".join(OneSentenceParser.__doc__.split())
     assert lines > 1 and f"({lines} lines for `generate` in an 80-column terminal" in doc, (lines, doc)
+
+
+def test_the_module_docstring_names_the_subcommands_that_take_lang():
+    """specviz.cli's docstring says --lang is a flag of generate, compare and calibrate, and that bench and serve take
+    none: the parser's own subcommands say the same."""
+    import argparse
+
+    import specviz.cli as cli
+
+    commands = next(a for a in cli.build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    with_lang = sorted(name for name, sub in commands.choices.items()
+                       if any("--lang" in action.option_strings for action in sub._actions))
+    assert with_lang == ["calibrate", "compare", "generate"]
+    assert "a flag of generate,\ncompare and calibrate" in cli.__doc__ and "bench and serve take no --lang" in cli.__doc__

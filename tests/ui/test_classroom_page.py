@@ -472,3 +472,19 @@ def test_a_live_part_drawn_for_the_old_view_runs_the_whole_page_again():
     at = AppTest.from_function(_flag_flips_after_the_body_chose_its_view, default_timeout=30).run()
     assert not at.exception
     assert at.session_state["log"] == ["dashboard view", "presenter view", "its part"]
+
+
+@pytest.mark.parametrize("page_url, base", [("http://[fd00::5]:8502/classroom", "http://[fd00::5]:8502"),
+                                            ("https://class.example:9000/x", "https://class.example:9000"),
+                                            ("http://host:99999/", "http://localhost:8501")])
+def test_the_guessed_join_address_is_scheme_host_port_with_an_ipv6_host_in_brackets(monkeypatch, page_url, base):
+    """presenter.guessed_base promises scheme://host:port of this page: an IPv6 host keeps its brackets (it lost
+    them, giving http://fd00::5:8502, which no phone opens), and a port urlsplit refuses falls back to the default
+    instead of raising."""
+    import streamlit as st
+
+    from specviz.ui.classroom import presenter
+
+    monkeypatch.setattr(type(st.context), "url", property(lambda self: page_url))
+    monkeypatch.setattr(presenter, "_lan_host", lambda: None)
+    assert presenter.guessed_base() == base

@@ -91,12 +91,13 @@ def guessed_base() -> str:
     """scheme://host:port of this page, with a loopback host swapped for the LAN address."""
     try:
         parts = urlsplit(st.context.url or "")
-    except Exception:  # noqa: BLE001 - no browser (AppTest): a plausible default
-        parts = urlsplit("")
-    scheme, host, port = parts.scheme or "http", parts.hostname or "localhost", parts.port or 8501
+        port = parts.port or 8501
+    except Exception:  # noqa: BLE001 - no browser (AppTest), or an address urlsplit refuses: a plausible default
+        parts, port = urlsplit(""), 8501
+    scheme, host = parts.scheme or "http", parts.hostname or "localhost"
     if host in ("localhost", "127.0.0.1", "::1"):
         host = _lan_host() or host
-    return f"{scheme}://{host}:{port}"
+    return f"{scheme}://{f'[{host}]' if ':' in host else host}:{port}"  # an IPv6 host goes in brackets
 
 
 def join_base() -> str:

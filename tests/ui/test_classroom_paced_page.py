@@ -310,3 +310,27 @@ def test_only_the_teacher_can_push_open_round_two_or_reveal(db):
     assert store.current(session.code).round == 1 and not store.current(session.code).revealed and push.round == 1
     student = _page()  # the student side of the page has no teacher controls at all
     assert not {"paced_push", "paced_reveal"} & _keys(student)
+
+
+def test_a_join_address_that_gives_no_link_is_one_sentence_and_keeps_the_last_good_one(db):
+    """The dashboard's join address: 'http://[::1' made urlsplit raise under reach_warning, a traceback on the
+    teacher's screen; now it, and an address without http(s) or with a ?query, is refused in one sentence
+    (translated: the Portuguese differs and names the same address), and the QR code keeps the last good address."""
+    from specviz.ui.classroom import presenter
+
+    at = _as_teacher(PIN)
+    at.radio(key="classroom_pace").set_value(teacher.PACES[1]).run()
+    at.button(key="classroom_start").click().run()
+    good = "http://192.168.1.20:8501"
+    at.text_input(key=presenter.INPUT_KEY).input(good).run()
+    assert at.session_state[presenter.BASE_KEY] == good and not at.error
+    for bad in ("http://[::1", "192.168.1.20:8501", "http://192.168.1.20:8501/?x=1"):
+        at.text_input(key=presenter.INPUT_KEY).input(bad).run()
+        assert not at.exception, bad
+        said = [e.value for e in at.error if e.value.startswith("A join address looks like")]
+        assert len(said) == 1 and "192\\.168\\.1\\.20" in said[0], (bad, [e.value for e in at.error])
+        assert at.session_state[presenter.BASE_KEY] == good
+        assert at.text_input(key=presenter.INPUT_KEY).value == good
+    with using("pt"):
+        pt = i18n._(presenter.TEXT["bad_base"], base=good)
+    assert pt.startswith("Um endereço de entrada") and good in pt

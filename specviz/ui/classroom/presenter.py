@@ -22,10 +22,11 @@ from specviz.ui.classroom import view
 from specviz.ui.classroom.chart import distribution_figure
 from specviz.ui.classroom.paced_teacher import elapsed
 from specviz.ui.common.charts import show
-from specviz.ui.common.escaping import escape_text
+from specviz.ui.common.escaping import escape_markdown, escape_text
 
 BASE_KEY = "classroom_join_base"  # the address students use, as the teacher typed it
 INPUT_KEY = "classroom_join_base_input"
+REFUSED_KEY = "classroom_join_base_refused"  # set by the input's callback when the typed address gives no link
 REFRESH_SECONDS = 2
 CHART_HEIGHT = 660  # with the status line and a two-line question, the view fits 1080 px without scrolling
 
@@ -44,6 +45,8 @@ TEXT = {
                       "({address}), while the join address points at {host}. Stop the app and start it again "
                       "with `--server.address 0.0.0.0` (docs/teaching.md, step 1); phones and this computer must be "
                       "on the same network."),
+    "bad_base": N_("A join address looks like http://192.168.1.20:8501: http or https, a host, a port if needed, "
+                   "and no ?… or #…; the QR code keeps {base} until then."),
 }
 LOOPBACK = ("localhost", "127.0.0.1", "::1")
 
@@ -109,7 +112,10 @@ def base_input() -> None:
     the widget: the presenter view does not draw it)."""
     st.session_state.setdefault(BASE_KEY, guessed_base())
     st.session_state[INPUT_KEY] = st.session_state[BASE_KEY]
+    st.session_state[INPUT_KEY] = st.session_state[BASE_KEY]
     st.text_input(_(TEXT["base"]), key=INPUT_KEY, help=_(TEXT["base_help"]), max_chars=200, on_change=_keep_base)
+    if st.session_state.pop(REFUSED_KEY, False):
+        st.error(_(TEXT["bad_base"], base=escape_markdown(st.session_state[BASE_KEY])))
     reach_warning()
 
 
@@ -120,8 +126,26 @@ def reach_warning() -> None:
         st.warning(note)
 
 
+def usable_base(text: str) -> bool:
+    """Whether a typed join address gives a link a phone opens: http(s), a host urlsplit reads, no query or fragment.
+
+    >>> usable_base("http://192.168.1.20:8501"), usable_base("http://[::1"), usable_base("192.168.1.20:8501")
+    (True, False, False)
+    """
+    try:
+        parts = urlsplit(text)
+        parts.port  # noqa: B018 - raises on a port outside 0..65535
+    except ValueError:
+        return False
+    return parts.scheme in ("http", "https") and bool(parts.hostname) and not (parts.query or parts.fragment)
+
+
 def _keep_base() -> None:
-    st.session_state[BASE_KEY] = st.session_state[INPUT_KEY].strip()
+    typed = st.session_state[INPUT_KEY].strip()
+    if usable_base(typed):  # else the last good address stays, and base_input says why
+        st.session_state[BASE_KEY] = typed
+    elif typed:
+        st.session_state[REFUSED_KEY] = True
 
 
 def join_box(code: str) -> None:

@@ -338,5 +338,8 @@ def _num(x: float) -> str:
 
 
 def _shown(value: Any, limit: int = 40) -> str:
-    text = repr(value)
+    """The refused value as the sentence quotes it: a finite float with the reader's decimal mark (0,0 in
+    Portuguese, as the rule's bounds are written), anything else as Python writes it."""
+    finite = isinstance(value, float) and math.isfinite(value)
+    text = localized(_float_text(value)) if finite else repr(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"

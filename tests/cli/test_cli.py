@@ -290,3 +290,10 @@ def test_the_module_docstring_names_the_subcommands_that_take_lang():
     assert with_lang == ["calibrate", "compare", "generate"]
     assert "a flag of generate,\ncompare and calibrate" in cli.__doc__
     assert "bench and serve take no --lang" in cli.__doc__
+
+
+@pytest.mark.parametrize("lang, said", [("en", "(got 1.5)."), ("pt", "(recebido: 1,5).")])
+def test_a_refused_decimal_is_quoted_with_the_readers_decimal_mark(lang, said):
+    """The refusal wrote its bounds the reader's way (0,01) but the value as Python does (1.5) in Portuguese."""
+    out = cli("generate", "--pair", "toy", "--prompt", "hi", "--top-p", "1.5", "--lang", lang)
+    assert out.returncode == 2 and out.stderr.strip().endswith(said), out.stderr

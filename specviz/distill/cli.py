@@ -17,6 +17,7 @@ Every step is seeded and resumable: rerunning skips finished chunks and continue
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from pathlib import Path
 
@@ -24,7 +25,7 @@ import torch
 import yaml
 
 from specviz.core.paths import MODELS_DIR, PROMPTS_DIR
-from specviz.engine.limits import threads_arg
+from specviz.engine.limits import SEED_RANGE, threads_arg
 from specviz.distill.cards import write_cards
 from specviz.distill.batched import BatchedDecoder, aux_layer_ids
 from specviz.distill.data import GenerationPlan, Job, answer_in_chunks, load_records
@@ -72,42 +73,79 @@ def parser() -> argparse.ArgumentParser:
                    help="export: the EAGLE drafter (vLLM's EAGLE-3 layout, or EAGLE-1 for an EAGLE-1 drafter) or the separate "
                         "draft (complete folder)")
     p.add_argument("--work", type=Path, default=DEFAULT_WORK, help="folder for data and checkpoints")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--held-out", type=int, default=64, help="held-out prompts (never trained on)")
+    p.add_argument("--seed", type=whole_arg(*SEED_RANGE), default=0)
+    p.add_argument("--held-out", type=whole_arg(1), default=64, help="held-out prompts (never trained on)")
     p.add_argument("--stages", nargs="+", choices=STAGES, default=list(STAGES),
                    help="data: the stages to run, in order (questions reads question-lists, follow-ups and "
                         "rewrites read seed and questions; default: all)")
-    p.add_argument("--scale", type=float, default=1.0,
+    p.add_argument("--scale", type=positive_arg, default=1.0,
                    help="data: every stage's number of prompts times this (0.01 for a quick trial)")
-    p.add_argument("--chunk", type=int, default=768, help="data: answers per chunk (a chunk is written whole)")
-    p.add_argument("--max-new-tokens", type=int, default=192)
-    p.add_argument("--batch-size", type=int, default=128)
+    p.add_argument("--chunk", type=whole_arg(1), default=768, help="data: answers per chunk (a chunk is written whole)")
+    p.add_argument("--max-new-tokens", type=whole_arg(1), default=192)
+    p.add_argument("--batch-size", type=whole_arg(1), default=128)
     p.add_argument("--threads", type=threads_arg, default=0, help="CPU threads (0: torch's default)")
-    p.add_argument("--steps", type=int, default=0,
+    p.add_argument("--steps", type=whole_arg(0), default=0,
                    help="training steps (0: the step's default, " + ", ".join(f"{k} {v}" for k, v in DEFAULT_STEPS.items()
                                                                         if k != "eagle-ttt")
                         + "; for eagle, its first stage's)")
-    p.add_argument("--unroll", type=int, default=4, help="eagle3: drafting depths trained (training-time test)")
-    p.add_argument("--eval-every", type=int, default=100, help="steps between held-out evaluations (and checkpoints)")
-    p.add_argument("--kd-weight", type=float, default=None, help="eagle, draft: weight of the distillation loss")
-    p.add_argument("--kd-positions", type=int, default=None,
+    p.add_argument("--unroll", type=whole_arg(1), default=4, help="eagle3: drafting depths trained (training-time test)")
+    p.add_argument("--eval-every", type=whole_arg(1), default=100, help="steps between held-out evaluations (and checkpoints)")
+    p.add_argument("--kd-weight", type=weight_arg, default=None, help="eagle, draft: weight of the distillation loss")
+    p.add_argument("--kd-positions", type=whole_arg(1), default=None,
                    help="eagle, draft: positions per batch in the distillation loss")
-    p.add_argument("--ttt-steps", type=int, default=DEFAULT_STEPS["eagle-ttt"], help=f"EAGLE stage 2 steps (default {DEFAULT_STEPS['eagle-ttt']}; 0: skip)")
-    p.add_argument("--heads", type=int, default=5, help="medusa: heads (head k guesses the k-th token after the one the "
+    p.add_argument("--ttt-steps", type=whole_arg(0), default=DEFAULT_STEPS["eagle-ttt"], help=f"EAGLE stage 2 steps (default {DEFAULT_STEPS['eagle-ttt']}; 0: skip)")
+    p.add_argument("--heads", type=whole_arg(1), default=5, help="medusa: heads (head k guesses the k-th token after the one the "
                                                                 "target's own head predicts)")
     p.add_argument("--run", default="", help="eagle3, medusa, draft: a name for the checkpoint folder under --work "
                                              "(default: the step's name; eagle's two stages keep theirs)")
-    p.add_argument("--lr", type=float, default=DEFAULT_LR,
+    p.add_argument("--lr", type=positive_arg, default=DEFAULT_LR,
                    help="peak learning rate (AdamW, warm-up then cosine decay)")
-    p.add_argument("--draft-vocab", type=int, default=8192,
+    p.add_argument("--draft-vocab", type=whole_arg(1), default=8192,
                    help="FR-Spec draft vocabulary size: the EAGLE drafter's head, the loss the separate draft trains "
                         "on, and the Medusa heads' when no EAGLE drafter is shipped")
-    p.add_argument("--shallow", type=int, default=3, help="the target's first layers the separate draft reuses")
-    p.add_argument("--batch-positions", type=int, default=DEFAULT_BATCH_POSITIONS,
+    p.add_argument("--shallow", type=whole_arg(1), default=3, help="the target's first layers the separate draft reuses")
+    p.add_argument("--batch-positions", type=whole_arg(1), default=DEFAULT_BATCH_POSITIONS,
                    help="padded positions per training batch")
     p.add_argument("--suites", type=Path, default=PROMPTS_DIR, help="where the held-out suite is written")
     p.add_argument("--assets", type=Path, default=MODELS_DIR, help="where the trained drafts are saved")
     return p
+
+
+def whole_arg(lo: int, hi: int | None = None):
+    """argparse's type for a count flag: a whole number from `lo` (to `hi`), else argparse's one-line error, never
+    a traceback or a silent surprise (`--held-out -1` drew 3 prompts, `--chunk 0` ended in "range() arg 3")."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value is None or value < lo or (hi is not None and value > hi):
+            span = f"from {lo} to {hi}" if hi is not None else f"of at least {lo}"
+            raise argparse.ArgumentTypeError(f"a whole number {span} (got {text!r})")
+        return value
+    return parse
+
+
+def positive_arg(text: str) -> float:
+    """argparse's type for --scale and --lr: a finite number above 0 (not nan, inf, 0 or a negative)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"a finite number above 0 (got {text!r})")
+    return value
+
+
+def weight_arg(text: str) -> float:
+    """argparse's type for --kd-weight: a finite number of at least 0 (0 turns the distillation loss off)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value >= 0):
+        raise argparse.ArgumentTypeError(f"a finite number of at least 0 (got {text!r})")
+    return value
 
 
 def device_and_dtype() -> tuple[torch.device, torch.dtype]:

@@ -579,3 +579,23 @@ def test_the_data_steps_counts_are_upper_bounds_as_their_docstrings_say():
     assert "At most `count` prompts" in " ".join((extra_template_prompts.__doc__ or "").split())
     doc = " ".join((stages.DataScale.__doc__ or "").split())
     assert "How many prompts each stage draws, at most" in doc and "answers each of its prompts twice" in doc
+
+
+@pytest.mark.parametrize("flags", [["--held-out", "-1"], ["--held-out", "0"], ["--chunk", "0"], ["--scale", "nan"],
+                                   ["--scale", "-1"], ["--lr", "inf"], ["--kd-weight", "-0.5"], ["--heads", "0"],
+                                   ["--steps", "-5"], ["--seed", str(2**70)], ["--seed", "-1"], ["--batch-size", "0"],
+                                   ["--max-new-tokens", "x"], ["--shallow", "0"], ["--eval-every", "0"]])
+def test_a_count_or_rate_out_of_range_is_argparses_one_line_error(flags, capsys):
+    """`--held-out -1` used to draw 3 held-out prompts, `--chunk 0` to end in "range() arg 3 must not be zero" and
+    `--scale nan` in a float error after the held-out answers: each is now refused before anything is loaded."""
+    with pytest.raises(SystemExit) as exit_:
+        cli.parser().parse_args(["data", *flags])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert f"argument {flags[0]}:" in err and "Traceback" not in err
+
+
+def test_the_in_range_flags_still_parse():
+    args = cli.parser().parse_args(["data", "--held-out", "1", "--scale", "0.01", "--steps", "0", "--kd-weight", "0",
+                                    "--seed", str(2**32 - 1), "--ttt-steps", "0"])
+    assert (args.held_out, args.scale, args.steps, args.kd_weight, args.seed) == (1, 0.01, 0, 0.0, 2**32 - 1)

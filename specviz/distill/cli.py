@@ -88,13 +88,17 @@ def parser() -> argparse.ArgumentParser:
                    help="training steps (0: the step's default, " + ", ".join(f"{k} {v}" for k, v in DEFAULT_STEPS.items()
                                                                         if k != "eagle-ttt")
                         + "; for eagle, its first stage's)")
-    p.add_argument("--unroll", type=whole_arg(1), default=4, help="eagle3: drafting depths trained (training-time test)")
-    p.add_argument("--eval-every", type=whole_arg(1), default=100, help="steps between held-out evaluations (and checkpoints)")
+    p.add_argument("--unroll", type=whole_arg(1), default=4,
+                   help="eagle3: drafting depths trained (training-time test)")
+    p.add_argument("--eval-every", type=whole_arg(1), default=100,
+                   help="steps between held-out evaluations (and checkpoints)")
     p.add_argument("--kd-weight", type=weight_arg, default=None, help="eagle, draft: weight of the distillation loss")
     p.add_argument("--kd-positions", type=whole_arg(1), default=None,
                    help="eagle, draft: positions per batch in the distillation loss")
-    p.add_argument("--ttt-steps", type=whole_arg(0), default=DEFAULT_STEPS["eagle-ttt"], help=f"EAGLE stage 2 steps (default {DEFAULT_STEPS['eagle-ttt']}; 0: skip)")
-    p.add_argument("--heads", type=whole_arg(1), default=5, help="medusa: heads (head k guesses the k-th token after the one the "
+    p.add_argument("--ttt-steps", type=whole_arg(0), default=DEFAULT_STEPS["eagle-ttt"],
+                   help=f"EAGLE stage 2 steps (default {DEFAULT_STEPS['eagle-ttt']}; 0: skip)")
+    p.add_argument("--heads", type=whole_arg(1), default=5,
+                   help="medusa: heads (head k guesses the k-th token after the one the "
                                                                 "target's own head predicts)")
     p.add_argument("--run", default="", help="eagle3, medusa, draft: a name for the checkpoint folder under --work "
                                              "(default: the step's name; eagle's two stages keep theirs)")
@@ -103,7 +107,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--draft-vocab", type=whole_arg(1), default=8192,
                    help="FR-Spec draft vocabulary size: the EAGLE drafter's head, the loss the separate draft trains "
                         "on, and the Medusa heads' when no EAGLE drafter is shipped")
-    p.add_argument("--shallow", type=whole_arg(1), default=3, help="the target's first layers the separate draft reuses")
+    p.add_argument("--shallow", type=whole_arg(1), default=3,
+                   help="the target's first layers the separate draft reuses")
     p.add_argument("--batch-positions", type=whole_arg(1), default=DEFAULT_BATCH_POSITIONS,
                    help="padded positions per training batch")
     p.add_argument("--suites", type=Path, default=PROMPTS_DIR, help="where the held-out suite is written")

@@ -24,6 +24,7 @@ import gettext
 import math
 import re
 from collections.abc import Iterator
+from decimal import Decimal
 from contextlib import contextmanager
 from contextvars import ContextVar
 from functools import cache
@@ -189,10 +190,15 @@ _DIGITS = 27  # babel formats in a 28-digit decimal context
 
 
 def _fixed_point_holds(value: float, digits: int) -> bool:
-    return math.isfinite(value) and abs(value) < 10.0 ** (_DIGITS - max(digits, 0))
+    try:
+        return math.isfinite(value) and abs(value) < 10.0 ** (_DIGITS - max(digits, 0))
+    except OverflowError:  # a whole number too large for a float (10**400): math.isfinite cannot even ask
+        return False
 
 
 def _unwritable(value: float) -> str:
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**308:
+        return _with_minus(localized(format(Decimal(value).normalize(), ".3g")))  # no float holds it: 1e+400
     if math.isnan(value):
         return "NaN"
     if math.isinf(value):
@@ -267,7 +273,9 @@ def read_number(text: object) -> float:
     ...
     ValueError: “abc” is not a number; write it like 0.35.
     """
-    if isinstance(text, int | float) and not isinstance(text, bool) and math.isfinite(text):
+    if isinstance(text, float) and math.isfinite(text):
+        return text
+    if isinstance(text, int) and not isinstance(text, bool) and abs(text) < 10**308:  # 10**400 has no float
         return float(text)
     typed = str(text).strip().replace("\u2212", "-").replace("\u00a0", "").replace(" ", "")
     if len(typed) <= 40:

@@ -143,6 +143,9 @@ def test_a_number_no_decimal_pattern_holds_is_written_not_raised(lang):
         assert (number(float("inf")), number(float("-inf")), number(float("nan"))) == ("∞", "−∞", "NaN")
         assert (percent(float("nan")), percent(1e26)) == ("NaN%", "1e+28%")
         assert number(1e16, 0) == ("10.000.000.000.000.000" if lang == "pt" else "10,000,000,000,000,000")
+        # a whole number past every float: math.isfinite and format(.3g) raised OverflowError on it
+        assert (number(10**400), number(-12345 * 10**400), percent(10**400)) == (
+            "1e+400", f"−1{mark}23e+404", "1e+402%")
 
 
 @pytest.mark.parametrize("bad", ["fr", "", "x" * 500, None, 3])
@@ -194,7 +197,7 @@ def test_read_number_takes_either_decimal_sign(typed, value):
 
 
 @pytest.mark.parametrize("typed", ["abc", "nan", "inf", "1e5", "0,3,5,", "1..2", "", "٣", True, None, float("nan"),
-                                   "9" * 50])
+                                   "9" * 50, 10**400])
 @pytest.mark.parametrize("lang, start", [("en", "is not a number; write it like 0.35."),
                                          ("pt", "não é um número; escreva como 0,35.")])
 def test_read_number_refuses_anything_else_in_one_sentence(typed, lang, start):

@@ -12,6 +12,7 @@ The file is data; this module only checks it. Any problem is a ValueError whose 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -231,7 +232,7 @@ def _model(raw, where: str) -> CatalogModel:
         if field not in raw:
             raise ValueError(_("{where} lacks '{field}'.", where=where, field=field))
     params = raw["params_billion"]
-    if not isinstance(params, (int, float)) or isinstance(params, bool) or params <= 0:
+    if not isinstance(params, (int, float)) or isinstance(params, bool) or not 0 < params < math.inf:  # no nan
         raise ValueError(_("{where}: 'params_billion' must be a positive number (got {value}).", where=where,
                            value=repr(params)))
     if not isinstance(raw["gated"], bool):
@@ -242,7 +243,7 @@ def _model(raw, where: str) -> CatalogModel:
                            dtypes=" and ".join(CATALOG_DTYPES)))
     for dtype in CATALOG_DTYPES:
         stated, computed = memory[dtype], params * BYTES_PER_PARAM[dtype]
-        if not isinstance(stated, (int, float)) or abs(stated - computed) > MEMORY_TOLERANCE * computed + 1e-4:
+        if not isinstance(stated, (int, float)) or not abs(stated - computed) <= MEMORY_TOLERANCE * computed + 1e-4:
             raise ValueError(_("{where}: memory_gb.{dtype} is {stated} but {params} billion parameters take "
                                "{computed} GB in {dtype}.", where=where, dtype=dtype, stated=repr(stated),
                                params=localized(f"{params:g}"), computed=number(computed, 2)))

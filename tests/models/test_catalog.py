@@ -82,6 +82,12 @@ def _entry(raw, name):
      ["qwen2.5-0.5b-7b", "recommended.tree_lookup", "from 0 to 16"]),
     (lambda e: e.update(recommended={"tree_nodes": 8}), ["qwen2.5-0.5b-7b", "'recommended' must be a mapping"]),
     (lambda e: e.update(recommended={"k": 4, "depth": 3}), ["qwen2.5-0.5b-7b", "unknown field 'recommended.depth'"]),
+    # not a number passed both checks (nan <= 0 and abs(x - nan) > tol are both false), and so did inf
+    (lambda e: e["target"].update(params_billion=float("nan")), ["'qwen2.5-0.5b-7b', target", "positive number"]),
+    (lambda e: e["target"].update(params_billion=float("inf"),
+                                  memory_gb={"float32": float("inf"), "bfloat16": float("inf")}),
+     ["'qwen2.5-0.5b-7b', target", "positive number"]),
+    (lambda e: e["target"]["memory_gb"].update(float32=float("nan")), ["qwen2.5-0.5b-7b", "memory_gb.float32"]),
 ])
 def test_a_broken_entry_is_one_sentence_naming_it(tmp_path, raw, breakage, words):
     breakage(_entry(raw, "qwen2.5-0.5b-7b"))

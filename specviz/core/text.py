@@ -17,7 +17,9 @@ EMPTY = "∅"  # an empty token (some tokenizers decode a partial character to "
 
 
 def visible(text: str) -> str:
-    """The token text with whitespace shown as glyphs (␣ ↵ ⇥) and other control characters as \\xNN or \\uNNNN.
+    """The token text with whitespace shown as glyphs (␣ ↵ ⇥) and other control characters and other spaces (an em
+    space, an ideographic space: they would look like ␣'s absence) as \\xNN, \\uNNNN or, past U+FFFF, \\UNNNNNNNN
+    (a tag character written \\ue0001 would read as U+E000 then "1").
 
     >>> visible(" a\\tb\\n")
     '␣a⇥b↵'
@@ -25,6 +27,8 @@ def visible(text: str) -> str:
     'a\\\\x00b\\\\ufffd'
     >>> visible("")
     '∅'
+    >>> visible("a\\u2003b\\U000e0001")
+    'a\\\\u2003b\\\\U000e0001'
     """
     if text == "":
         return EMPTY
@@ -32,8 +36,9 @@ def visible(text: str) -> str:
     for ch in text:
         if ch in WHITESPACE:
             out.append(WHITESPACE[ch])
-        elif unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") or ch == "\ufffd":
-            out.append(f"\\x{ord(ch):02x}" if ord(ch) < 256 else f"\\u{ord(ch):04x}")
+        elif unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp", "Zs") or ch == "\ufffd":
+            code = ord(ch)
+            out.append(f"\\x{code:02x}" if code < 256 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}")
         else:
             out.append(ch)
     return "".join(out)

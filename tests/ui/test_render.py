@@ -341,3 +341,11 @@ def test_a_tree_step_is_explained_with_the_tree_rule_not_the_chains():
         fig = correction_figure(s)
         if fig is not None:
             assert "norm(max(0, p − q))" not in fig.layout.title.text and "all drafts kept" not in fig.layout.title.text
+
+
+def test_a_space_of_another_kind_and_a_character_past_ffff_are_escaped_unambiguously():
+    """visible() promised whitespace made visible and \\uNNNN escapes: an em space or an ideographic space was shown
+    as a bare gap, and U+E0001 was written \\ue0001 (U+E000 then "1")."""
+    assert visible("a\u2003b") == "a\\u2003b" and visible("\u3000") == "\\u3000"
+    assert visible("a\U000e0001b") == "a\\U000e0001b"
+    assert visible("\u00a0") == "⍽" and visible(" ") == "␣"  # the two spaces with their own glyphs keep them

@@ -19,6 +19,7 @@ Steps 4 and 5 (devices, dtypes, memory, placement) live in `specviz.models.machi
 from __future__ import annotations
 
 import io
+import json
 import os
 import re
 import socket
@@ -233,7 +234,15 @@ def explain_hub_error(exc: BaseException, repo_id: str, offline: str | None = No
 
 def read_config(folder: Path, name: str, trust_remote_code: bool = False):
     """The model's config, read without weights; a config that cannot be read, a model that is not a causal LM and
-    sizes out of bounds are one sentence each (without the server's path to the folder)."""
+    sizes out of bounds are one sentence each (without the server's path to the folder). The sizes are checked in
+    config.json's own values first: transformers validates some of them itself (a hidden size of -1 that no head
+    count divides) and would answer "Class validation error" instead of naming the size."""
+    try:
+        raw = json.loads((Path(folder) / "config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):  # RecursionError: JSON nested thousands deep
+        raw = None  # AutoConfig says what is wrong with it
+    if isinstance(raw, dict):
+        _check_size_values(raw, name, depth=0)
     try:
         config = AutoConfig.from_pretrained(folder, trust_remote_code=trust_remote_code)
     except OSError as exc:  # a missing or unreadable config.json, or one that is not JSON: named without its path

@@ -57,8 +57,9 @@ CONFIGS = {  # config.json shapes -> what the sentence says
     "null": (lambda base: None, "config this version of transformers cannot read"),
     "a list": (lambda base: [1, 2], "config this version of transformers cannot read"),
     "no model type": (lambda base: {k: v for k, v in base.items() if k != "model_type"}, "cannot read"),
-    "a word for a size": (lambda base: {**base, "hidden_size": "wide"}, "cannot read"),
-    "a fraction for a size": (lambda base: {**base, "num_hidden_layers": 2.5}, "cannot read"),
+    # config.json's sizes are checked before transformers reads them (read_config), so these name the size
+    "a word for a size": (lambda base: {**base, "hidden_size": "wide"}, "hidden_size = wide; sizes must be positive"),
+    "a fraction for a size": (lambda base: {**base, "num_hidden_layers": 2.5}, "num_hidden_layers = 2.5; sizes must"),
     "100,000 layers": (lambda base: {**base, "num_hidden_layers": 100_000}, "num_hidden_layers up to 512"),
     "a trillion-token vocabulary": (lambda base: {**base, "vocab_size": 10**12}, "vocab_size up to"),
     "a vast MLP": (lambda base: {**base, "intermediate_size": 10**12}, "intermediate_size up to"),

@@ -270,7 +270,8 @@ def test_timing_waits_for_every_gpu_a_sharded_model_runs_on(monkeypatch):
     assert waited == [0, 1, 2]
 
 
-@pytest.mark.parametrize("field, value", [("hidden_size", -32), ("num_hidden_layers", 0), ("vocab_size", -1)])
+@pytest.mark.parametrize("field, value", [("hidden_size", -32), ("hidden_size", -1), ("num_hidden_layers", 0),
+                                          ("vocab_size", -1)])
 def test_a_config_with_an_impossible_size_is_one_sentence(tmp_path, field, value):
     target, _ = save_toy_pair(tmp_path)
     config = json.loads((target / "config.json").read_text())

@@ -100,7 +100,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--heads", type=whole_arg(1), default=5,
                    help="medusa: heads (head k guesses the k-th token after the one the "
                                                                 "target's own head predicts)")
-    p.add_argument("--run", default="", help="eagle3, medusa, draft: a name for the checkpoint folder under --work "
+    p.add_argument("--run", type=folder_name_arg, default="", help="eagle3, medusa, draft: a name for the checkpoint folder under --work "
                                              "(default: the step's name; eagle's two stages keep theirs)")
     p.add_argument("--lr", type=positive_arg, default=DEFAULT_LR,
                    help="peak learning rate (AdamW, warm-up then cosine decay)")
@@ -129,6 +129,14 @@ def whole_arg(lo: int, hi: int | None = None):
             raise argparse.ArgumentTypeError(f"a whole number {span} (got {text!r})")
         return value
     return parse
+
+
+def folder_name_arg(text: str) -> str:
+    """argparse's type for --run: one folder's name, so the checkpoints stay under --work as its help says (a path
+    such as /tmp/x or ../x put them elsewhere: `Path(work) / "/tmp/x"` is /tmp/x)."""
+    if text in (".", "..") or any(mark in text for mark in ("/", "\\", "\0")):
+        raise argparse.ArgumentTypeError(f"a folder name without / or \\, not . or .. (got {text!r})")
+    return text
 
 
 def positive_arg(text: str) -> float:

@@ -599,3 +599,12 @@ def test_the_in_range_flags_still_parse():
     args = cli.parser().parse_args(["data", "--held-out", "1", "--scale", "0.01", "--steps", "0", "--kd-weight", "0",
                                     "--seed", str(2**32 - 1), "--ttt-steps", "0"])
     assert (args.held_out, args.scale, args.steps, args.kd_weight, args.seed) == (1, 0.01, 0, 0.0, 2**32 - 1)
+
+
+@pytest.mark.parametrize("run", ["/tmp/elsewhere", "../up", "a/b", "..", "."])
+def test_run_is_one_folder_name_under_work(run, capsys):
+    """--run's help says the checkpoint folder is under --work; `work / "/tmp/x"` is /tmp/x and "../up" leaves it."""
+    with pytest.raises(SystemExit):
+        cli.parser().parse_args(["eagle3", "--run", run])
+    assert "argument --run:" in capsys.readouterr().err
+    assert cli.parser().parse_args(["eagle3", "--run", "eagle3-long"]).run == "eagle3-long"

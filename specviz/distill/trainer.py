@@ -65,8 +65,9 @@ class PendingBatch:
 
 
 def make_batches(records: list[Record], max_positions: int, seed: int, aux: bool = False) -> list[PendingBatch]:
-    """Records of similar length share a batch of at most `max_positions` padded positions; batch order is
-    shuffled with `seed`. `aux`: the batches carry the three inner layers too (EAGLE-3)."""
+    """Records of similar length share a batch of at most `max_positions` padded positions (a record longer than
+    that gets a batch of its own, as long as the record); batch order is shuffled with `seed`. `aux`: the batches
+    carry the three inner layers too (EAGLE-3)."""
     order = sorted(records, key=lambda r: len(r.tokens))
     groups, current = [], []
     for r in order:

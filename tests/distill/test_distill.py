@@ -608,3 +608,15 @@ def test_run_is_one_folder_name_under_work(run, capsys):
         cli.parser().parse_args(["eagle3", "--run", run])
     assert "argument --run:" in capsys.readouterr().err
     assert cli.parser().parse_args(["eagle3", "--run", "eagle3-long"]).run == "eagle3-long"
+
+
+def test_a_record_longer_than_the_batch_positions_gets_a_batch_of_its_own():
+    """make_batches said every batch holds at most `max_positions` padded positions; a longer record cannot be
+    split, so it is alone in a batch as long as itself (its docstring now says so)."""
+    from specviz.distill.data import Record
+    from specviz.distill import trainer
+
+    records = [Record(f"r{n}", torch.arange(n), torch.zeros(n - 1, 1, 1), 1) for n in (4, 5, 12)]
+    widths = sorted(max(len(r.tokens) for r in b.records) * len(b.records) for b in make_batches(records, 10, 0))
+    assert widths == [10, 12]  # 4 and 5 share a batch padded to 2 x 5; the 12-token record is alone, past 10
+    assert "a batch of its own" in " ".join((trainer.make_batches.__doc__ or "").split())

@@ -92,9 +92,14 @@ def parse_ref(text: str, relative_folders: bool = True) -> ModelRef:
     text = str(text).strip()
     if not text:
         raise ModelLoadError(_("A model is missing: give a local folder or a Hugging Face id for it."))
-    path = Path(text).expanduser() if relative_folders else Path(text)
-    if (relative_folders or path.is_absolute()) and path.exists():
-        if not (path / "config.json").is_file():
+    try:  # "~nosuchuser/x" cannot be expanded (RuntimeError); a name past the system's limit cannot be looked up
+        path = Path(text).expanduser() if relative_folders else Path(text)
+        found = (relative_folders or path.is_absolute()) and path.exists()
+        has_config = found and (path / "config.json").is_file()
+    except (OSError, RuntimeError):
+        raise ModelLoadError(_("The folder '{name}' does not exist.", name=text)) from None
+    if found:
+        if not has_config:
             raise ModelLoadError(_("'{name}' is not a Hugging Face model folder (no config.json there).", name=text))
         return ModelRef(text, path)
     if text.startswith(("/", ".", "~", "\\")) or ":" in text or text.count("/") > 1:

@@ -194,6 +194,16 @@ def test_references_are_folders_or_valid_ids(tmp_path):
             parse_ref(text)
 
 
+@pytest.mark.parametrize("relative_folders", [True, False])
+@pytest.mark.parametrize("text", ["/" + "a" * 5000, "/tmp/" + "a" * 300, "a" * 300 + "/b", "~nosuchuser-specviz/x"])
+def test_a_path_the_system_cannot_look_up_is_one_sentence(text, relative_folders):
+    """A name past the file system's limit made Path.exists raise OSError (ENAMETOOLONG), and "~nosuchuser/x" made
+    expanduser raise RuntimeError: load_pair then said a file was "damaged or unreadable". Now it is the sentence
+    every missing folder gets (or, as a Hub id, the sentence an invalid id gets)."""
+    with pytest.raises(ModelLoadError, match=r"(does not exist|neither a local folder nor a Hugging Face)"):
+        parse_ref(text, relative_folders=relative_folders)
+
+
 def _response(status: int) -> httpx.Response:
     return httpx.Response(status, request=httpx.Request("GET", "https://huggingface.co/x/y/resolve/main/config.json"))
 

@@ -176,6 +176,8 @@ def prompt_sets(n_train: int = 3000, n_held_out: int = 64, seed: int = 0) -> tup
     picked += spare[: max(0, n_train - len(picked))]
     if len(picked) < n_train:
         raise ValueError(f"The templates and topics make only {len(picked)} training prompts (asked for {n_train}).")
+    if len(held) < n_held_out:  # each family gives at most its held-out topics x its templates
+        raise ValueError(f"The held-out topics make only {len(held)} held-out prompts (asked for {n_held_out}).")
     rng.shuffle(picked)
     return picked[:n_train], held[:n_held_out]
 

@@ -620,3 +620,11 @@ def test_a_record_longer_than_the_batch_positions_gets_a_batch_of_its_own():
     widths = sorted(max(len(r.tokens) for r in b.records) * len(b.records) for b in make_batches(records, 10, 0))
     assert widths == [10, 12]  # 4 and 5 share a batch padded to 2 x 5; the 12-token record is alone, past 10
     assert "a batch of its own" in " ".join((trainer.make_batches.__doc__ or "").split())
+
+
+def test_asking_for_more_held_out_prompts_than_exist_is_one_sentence():
+    """prompt_sets promised `n_held_out` held-out prompts, but `--held-out 1000` silently gave 639 (every held-out
+    topic x template there is); now it says so, as it does for training prompts."""
+    assert len(prompt_sets(0, 64, 0)[1]) == 64
+    with pytest.raises(ValueError, match=r"^The held-out topics make only \d+ held-out prompts \(asked for 1000\)\.$"):
+        prompt_sets(0, 1000, 0)

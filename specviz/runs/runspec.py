@@ -179,7 +179,7 @@ class RunSpec:
             if value is None or f.name == "proposer_settings" or (f.name in TREE_FIELDS and value == f.default):
                 continue
             query[f.name] = ("1" if value else "0") if isinstance(value, bool) else \
-                _float_text(value) if isinstance(value, float) else str(value)
+                float_text(value) if isinstance(value, float) else str(value)
         query.update((name, str(value)) for name, value in self.proposer_settings)  # each under its own name
         return query
 
@@ -321,11 +321,11 @@ def _must(name: str, rule: str, value: Any) -> str:
     return _("{name} must be {rule} (got {value}).", name=name, rule=rule, value=_shown(value))
 
 
-def _float_text(x: float) -> str:
+def float_text(x: float) -> str:
     """A float as a URL writes it: short (0.7, 1) when that reads back as the same number, else every digit
     Python keeps (0.1234567, where "{:g}" would write 0.123457 and the link would run another temperature).
 
-    >>> _float_text(0.7), _float_text(1.0), _float_text(0.1234567)
+    >>> float_text(0.7), float_text(1.0), float_text(0.1234567)
     ('0.7', '1', '0.1234567')
     """
     short = f"{x:g}"

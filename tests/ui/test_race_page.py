@@ -371,3 +371,11 @@ def test_the_cpu_clock_note_says_make_traces_uses_it_by_default_not_only_on_a_sh
     assert inspect.signature(make_traces.record).parameters["clock"].default == "cpu"
     source = (ROOT / "specviz" / "ui" / "race" / "view.py").read_text(encoding="utf-8")
     assert "does on a shared machine" not in source and "as `make traces` does by default, on any machine." in source
+
+
+def test_a_temperature_link_keeps_every_digit():
+    """write_url wrote floats with "{:g}", so a link's race_temperature=0.1234567 came back as 0.123457: a reload
+    raced another temperature than the one the link named (the race's promise: "shared or reloaded as it is")."""
+    at = _app(race_source="live", race_temperature="0.1234567", race_max_new="4")
+    assert at.session_state["race_temperature"] == 0.1234567
+    assert at.query_params["race_temperature"] == "0.1234567"

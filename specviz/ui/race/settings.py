@@ -11,7 +11,7 @@ from specviz.core import urlvalues
 from specviz.core.i18n import N_
 from specviz.engine.limits import PAIR_DRAFTERS
 from specviz.engine.proposers import registry
-from specviz.runs.runspec import WEB_MAX_NEW_TOKENS, RunSpec
+from specviz.runs.runspec import WEB_MAX_NEW_TOKENS, RunSpec, float_text
 from specviz.ui.race.tree import TREE_FIELDS
 
 # The words below are marked with N_() and translated with _() where they are shown (never at import).
@@ -122,7 +122,7 @@ def write_url() -> None:
                 del st.query_params[key]
             continue
         value = st.session_state.get(key)
-        text = f"{value:g}" if isinstance(value, float) else str(value)
+        text = float_text(value) if isinstance(value, float) else str(value)  # every digit the run used
         if st.query_params.get(key) != text:
             st.query_params[key] = text
 

@@ -356,3 +356,23 @@ def test_lesson_11_sweep_caption_does_not_credit_vllm_with_a_mean_accepted_lengt
         caption = _(TEXT["sweep_caption"])
     assert not re.search(r"vLLM's mean accepted length|comprimento médio de aceitação do vLLM", caption)
     assert re.search(r"read off vLLM's counters \(1 \+ accepted|lido nos contadores do vLLM \(1 \+ aceitos", caption)
+
+
+def test_the_rule_sentence_never_reads_u_below_an_equal_alpha():
+    """The rule widget wrote "u = 0.030 < 0.030: x is kept" (p = 0.01, q = 0.33, u = 0.03: a = 0.0303), and kept x
+    at p = 0.07, q = 0.10, u = 0.70 (u's default), where float division makes p/q 0.7000000000000001 but u equals
+    it: x is rejected, as u < min(1, p/q) is the rule."""
+    from specviz.ui.common.tokens import fmt
+    from specviz.ui.learn.widgets import rule_digits
+
+    checked = 0
+    grid = ((P / 100, Q / 100, U / 100) for P in range(101) for Q in range(1, 101, 4) for U in range(100))
+    for p, q, u in grid:
+        a = round(min(1.0, p / q), 12)
+        if u < a:
+            digits = rule_digits(u, a)
+            assert fmt(u, digits) != fmt(a, digits), (p, q, u)
+            checked += 1
+    assert checked > 10_000
+    assert 0.70 < 0.07 / 0.10 and not 0.70 < round(min(1.0, 0.07 / 0.10), 12)
+    assert rule_digits(0.03, round(0.01 / 0.33, 12)) == 4

@@ -130,11 +130,26 @@ def rule(lesson: Lesson) -> None:
     p = number_slider(left, _(TEXT["p"]), 0.0, 1.0, 0.3, 0.01, key="learn_p")
     q = number_slider(middle, _(TEXT["q"]), 0.01, 1.0, 0.6, 0.01, key="learn_q")
     u = number_slider(right, _(TEXT["u"]), 0.0, 0.99, 0.7, 0.01, key="learn_u")
-    a = min(1.0, p / q)
+    a = round(min(1.0, p / q), 12)  # 0.07 / 0.1 is 0.7000000000000001: u = 0.70 is not below it
     d = Decision(0, 0, "x", q, p, p / q, a, u, u < a, True)
     show(accept_strip_figure(d), "learn_strip")
-    # the strip beside it writes min(1, p/q) and u with `fmt`'s three digits: the sentence writes them the same way
-    st.markdown(_(TEXT["rule_kept" if d.accepted else "rule_dropped"], a=fmt(a), u=fmt(u)))
+    # the strip beside it writes min(1, p/q) and u with `fmt`'s three digits; the sentence too, unless u < a would then
+    # read "0.030 < 0.030" (p = 0.01, q = 0.33, u = 0.03): it then writes as many digits as part them
+    digits = rule_digits(u, a)
+    st.markdown(_(TEXT["rule_kept" if d.accepted else "rule_dropped"], a=fmt(a, digits), u=fmt(u, digits)))
+
+
+def rule_digits(u: float, a: float) -> int:
+    """The fewest decimals, from 3, that write u below a when it is (u has two decimals and a = p/q of two-decimal
+    sliders, so they differ by at least 1/10,000 and 4 always part them).
+
+    >>> rule_digits(0.5, 0.6), rule_digits(0.03, 0.01 / 0.33), rule_digits(0.7, 0.7)
+    (3, 4, 3)
+    """
+    digits = 3
+    while u < a and fmt(u, digits) == fmt(a, digits) and digits < 6:
+        digits += 1
+    return digits
 
 
 def _sliders(keys: tuple[str, ...]) -> dict[str, float]:

@@ -74,12 +74,20 @@ def logits_to_probs(logits: torch.Tensor, temperature: float, top_k: int = 0, to
     [0.0, 1.0, 0.0]
     >>> [round(x, 4) for x in logits_to_probs(torch.tensor([0.0, 0.0, -100.0]), 1.0, top_k=2).tolist()]
     [0.5, 0.5, 0.0]
+    >>> logits_to_probs(torch.tensor([1.0, 3.0, 2.0]), temperature=1e-300).tolist()  # the T -> 0 limit, not NaN
+    [0.0, 1.0, 0.0]
     """
     if temperature == 0:  # a point mass on the argmax (taken before any cast: the same index, without the copy)
         index = first_max_index(logits, keepdim=True)
         return torch.zeros(logits.shape, dtype=torch.float32, device=logits.device).scatter_(-1, index, 1.0)
     logits = logits.float()
-    logits = logits / temperature
+    scaled = logits / temperature
+    if temperature < 1 and not torch.isfinite(scaled[torch.isfinite(logits)]).all():  # a tiny T overflowed float32
+        # (1e-300 is 0 in float32: softmax went NaN): shift by the row's largest logit, so each is <= 0, and divide
+        # in float64, so only the far ones reach -inf once back in float32
+        shifted = (logits - logits.amax(-1, keepdim=True)).double()
+        scaled = (shifted / temperature).float()
+    logits = scaled
     if top_k and top_k < logits.shape[-1]:
         kth = torch.topk(logits, top_k, dim=-1).values[..., -1:]
         logits = logits.masked_fill(logits < kth, float("-inf"))

@@ -164,6 +164,10 @@ def check_trace_dict(data: Any) -> None:
             _fail("", _("{name} must be a list of token ids", name=name))
     for n, step in enumerate(data["steps"], start=1):
         _step(step, _("step {n}: ", n=n))
+    # the output is what the steps emitted (a trace with no steps and 47 output tokens read "47 tokens from 0 target
+    # forward passes" on the Playground)
+    if [token.get("token_id") for step in data["steps"] for token in step.get("emitted", [])] != data["output_ids"]:
+        _fail("", _("output_ids must be the tokens the steps emitted, in order"))
 
 
 def _step(step: Any, where: str) -> None:

@@ -59,6 +59,8 @@ BAD = {
     "a missing field": lambda d: d["steps"][0]["decisions"][0].pop("accepted"),
     "a step that is a number": lambda d: d["steps"].__setitem__(0, 7),
     "token ids as text": _set(["output_ids"], ["a", "b"]),
+    "an output with no steps": _set(["steps"], []),
+    "an output that is not what the steps emitted": lambda d: d["output_ids"].reverse(),
 }
 
 

@@ -341,5 +341,5 @@ def _shown(value: Any, limit: int = 40) -> str:
     """The refused value as the sentence quotes it: a finite float with the reader's decimal mark (0,0 in
     Portuguese, as the rule's bounds are written), anything else as Python writes it."""
     finite = isinstance(value, float) and math.isfinite(value)
-    text = localized(_float_text(value)) if finite else repr(value)
+    text = localized(float_text(value)) if finite else repr(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"

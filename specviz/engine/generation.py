@@ -15,7 +15,7 @@ import torch
 
 from specviz.core.i18n import _, number
 from specviz.engine.kinds import StopReason
-from specviz.engine.limits import K_RANGE, MAX_NEW_TOKENS_RANGE, TOP_N
+from specviz.engine.limits import K_RANGE, MAX_NEW_TOKENS_RANGE, MAX_SEED, TOP_N  # RunSpec's SEED_RANGE is narrower
 from specviz.engine.sampling import SamplingConfig
 from specviz.engine.trace import EmittedToken, TokenProb
 
@@ -24,7 +24,6 @@ __all__ = ["K_RANGE", "MAX_NEW_TOKENS_RANGE", "TOP_N", "Clock", "GenerationSetti
            "synchronize", "top_tokens", "torch_threads"]
 
 Clock = Callable[[], float]
-MAX_SEED = 2**63 - 1  # a generation's seed: RunSpec's range is narrower (SEED_RANGE); the labs add run numbers to it
 
 
 def _whole(value: object) -> bool:

@@ -17,6 +17,7 @@ TOP_N = 10  # bars per distribution in a trace
 THREADS_RANGE = (1, 256)  # torch threads a command may ask for (100000 crashed libgomp: issue 44 item 5)
 REPEATS_RANGE = (1, 100)  # timed repeats of a benchmark case; warm-ups may be 0 to the same maximum
 SEED_RANGE = (0, 2**32 - 1)  # what torch and numpy both accept; every command's --seed and RunSpec.seed
+MAX_SEED = 2**63 - 1  # a generation's seed (GenerationSettings, a trace's settings): the labs add run numbers
 # What each built-in pair drafts with besides its target, best first (a proposer that `needs` one is offered for it,
 # `specviz.engine.proposers.registry.offered`). The toy pair's EAGLE drafter and Medusa heads are untrained stand-ins
 # (the tests run both; `specviz.scripts.gpu_check --rehearse` runs its EAGLE drafter too), so it offers its draft model

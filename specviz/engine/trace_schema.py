@@ -20,7 +20,8 @@ from typing import Any
 
 from specviz.core.i18n import N_, _, number
 from specviz.engine.kinds import Mode, NodeStatus, StopReason, TokenKind
-from specviz.engine.limits import K_RANGE, MAX_NEW_TOKENS_RANGE, TOP_N, TREE_LOOKUP_RANGE, TREE_NODES_RANGE
+from specviz.engine.limits import (K_RANGE, MAX_NEW_TOKENS_RANGE, MAX_SEED, TOP_N, TREE_LOOKUP_RANGE,
+                                   TREE_NODES_RANGE, TREE_WIDTH_RANGE)
 
 MAX_STEPS = MAX_NEW_TOKENS_RANGE[1]  # every step emits at least one token
 MAX_DRAFTS = K_RANGE[1]
@@ -128,6 +129,18 @@ TRACE = {
 }
 SETTING_VALUE = (lambda v: v is None or isinstance(v, (bool, int, str)) and len(str(v)) <= MAX_NAME
                  or isinstance(v, float) and math.isfinite(v), _words(N_("a number, text or true/false")))
+TOP_P = ((lambda v: PROB[0](v) and v > 0), _words(N_("a number above 0, at most 1")))
+TEMPERATURE = ((lambda v: not isinstance(v, bool) and isinstance(v, (int, float)) and 0 <= v < math.inf),
+               _words(N_("a finite number, 0 or more")))
+# The settings the engine writes (GenerationSettings, TreeShape.settings, the proposer's name), with the types and
+# ranges it checks before a run: a page reads them back as numbers ("k": "abc" would be a traceback, not a sentence).
+# Any other key (a proposer's own setting) keeps SETTING_VALUE.
+SETTINGS = {
+    "max_new_tokens": _whole(*MAX_NEW_TOKENS_RANGE), "temperature": TEMPERATURE, "top_k": _whole(0, MAX_SEED),
+    "top_p": TOP_P, "seed": _whole(0, MAX_SEED), "k": _optional(_whole(*K_RANGE)),
+    "tree_nodes": _whole(*TREE_NODES_RANGE), "tree_width": _whole(*TREE_WIDTH_RANGE),
+    "tree_lookup": _whole(*TREE_LOOKUP_RANGE), "proposer": _text(MAX_NAME),
+}
 
 
 def check_trace_size(data: Any) -> None:
@@ -157,7 +170,7 @@ def check_trace_dict(data: Any) -> None:
             _fail("", _("{name} must be an object of at most {limit} entries", name=name, limit=50))
         if name == "settings":
             for key, v in value.items():
-                _check(v, SETTING_VALUE, f"settings[{repr(key)[:40]}]", "")
+                _check(v, SETTINGS.get(key, SETTING_VALUE), f"settings[{repr(key)[:40]}]", "")
     for name in ("prompt_ids", "output_ids"):
         ids = data.get(name)
         if not isinstance(ids, list) or len(ids) > MAX_CONTEXT or not all(_whole(0, MAX_TOKEN_ID)[0](i) for i in ids):

@@ -53,6 +53,16 @@ BAD = {
     "a huge token text": _set([*DECISION, "text"], "x" * 10_000),
     "a list for settings": _set(["settings"], [1, 2]),
     "a dict inside settings": _set(["settings", "k"], {"a": 1}),
+    "a K of text in settings": _set(["settings", "k"], "abc"),
+    "a K of true in settings": _set(["settings", "k"], True),
+    "a K of 0 in settings": _set(["settings", "k"], 0),
+    "a temperature of text": _set(["settings", "temperature"], "hot"),
+    "a negative temperature": _set(["settings", "temperature"], -1.0),
+    "a top-p of 0": _set(["settings", "top_p"], 0.0),
+    "a fractional seed": _set(["settings", "seed"], 0.5),
+    "a max_new_tokens of text": _set(["settings", "max_new_tokens"], "1e3"),
+    "a tree of text": _set(["settings", "tree_nodes"], "x"),
+    "a tree width of 0": _set(["settings", "tree_width"], 0),
     "a string schema version": _set(["schema_version"], "1"),
     "schema version 2": _set(["schema_version"], 2),
     "an unknown step field": _set([*STEP, "surprise"], 1),
@@ -84,6 +94,15 @@ def test_a_string_schema_version_says_so():
 def test_the_refusal_says_where():
     with pytest.raises(ValueError, match=r"step 1: draft 1: draft_prob must be a number from 0 to 1 \(got 1.5\)"):
         Trace.from_dict(mutated(_set([*DECISION, "draft_prob"], 1.5)))
+
+
+def test_the_settings_the_engine_writes_keep_its_types():
+    """The 29th read: settings were only "a number, text or true/false", so "k": "abc" passed and a page reading K
+    as a number met a traceback; a proposer's own setting (layer-skip's "layers") keeps the general rule."""
+    with pytest.raises(ValueError, match=r"settings\['k'\] must be a whole number from 1 to 16 or null"):
+        Trace.from_dict(mutated(_set(["settings", "k"], "abc")))
+    kept = Trace.from_dict(mutated(lambda d: d["settings"].update(k=None, layers=7, temperature=0, top_k=50)))
+    assert kept.settings["k"] is None and kept.settings["layers"] == 7
 
 
 def test_deep_nesting_is_one_sentence():

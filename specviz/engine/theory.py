@@ -47,8 +47,13 @@ def _check_alpha(alpha: float) -> float:
 
 
 def _check_k(k: int, name: str = "K") -> int:
-    if isinstance(k, bool) or not float(k).is_integer():
-        raise ValueError(_("{name} must be a whole number of drafted tokens (got {k}).", name=_(name), k=k))
+    try:  # a text, a bool, None or a whole number beyond any float (10**400 would overflow the formulas) is refused
+        whole = not isinstance(k, (bool, str)) and float(k).is_integer()
+    except (TypeError, ValueError, OverflowError):
+        whole = False
+    if not whole:
+        shown = k if not isinstance(k, int) or abs(k) < 10**30 else _("a number of more than 30 digits")
+        raise ValueError(_("{name} must be a whole number of drafted tokens (got {k}).", name=_(name), k=shown))
     k = int(k)
     if k < 0:
         raise ValueError(_("{name} must be 0 or more drafted tokens per step (got {k}).", name=_(name), k=k))

@@ -198,3 +198,12 @@ def test_the_verify_cost_docstring_says_the_cost_not_the_speedup_stays_near_one(
     assert "`verify_cost` (not the speedup) stays near 1 while that forward is memory-bound" in doc
     assert theory.speedup_with_verify_cost(0.8, 4, 0.05, 1.0) == expected_speedup(0.8, 4, 0.05)
     assert theory.speedup_with_verify_cost(0.8, 4, 0.05, 1.5) < expected_speedup(0.8, 4, 0.05)
+
+
+@pytest.mark.parametrize("k", [True, "3", None, 2.5, float("nan"), float("inf"), 10**400])
+def test_a_k_that_is_no_whole_number_is_one_sentence(k):
+    """The 29th read: K = 10**400 was an OverflowError, "3" was taken as 3 and None a TypeError; each is now the
+    promised ValueError with one sentence."""
+    with pytest.raises(ValueError, match="must be a whole number of drafted tokens") as err:
+        theory.expected_tokens_per_step(0.8, k)
+    assert len(str(err.value)) < 120

@@ -67,6 +67,9 @@ def point_masses(tokens: list[int], vocab_size: int, dtype: torch.dtype = torch.
     return q
 
 
+TINY_TEMPERATURE = 1e-6  # below it logits_to_probs divides the gap to the top logit (at 1e-6 a logit must pass 3.4e32)
+
+
 def logits_to_probs(logits: torch.Tensor, temperature: float, top_k: int = 0, top_p: float = 1.0) -> torch.Tensor:
     """Apply the sampling settings to logits (..., V) and return a normalised distribution (..., V).
 
@@ -76,18 +79,21 @@ def logits_to_probs(logits: torch.Tensor, temperature: float, top_k: int = 0, to
     [0.5, 0.5, 0.0]
     >>> logits_to_probs(torch.tensor([1.0, 3.0, 2.0]), temperature=1e-300).tolist()  # the T -> 0 limit, not NaN
     [0.0, 1.0, 0.0]
+    >>> logits_to_probs(torch.tensor([1.0, 3.0, 3.0]), temperature=1e-300).tolist()  # not nan: T -> 0, ties shared
+    [0.0, 0.5, 0.5]
     """
     if temperature == 0:  # a point mass on the argmax (taken before any cast: the same index, without the copy)
         index = first_max_index(logits, keepdim=True)
         return torch.zeros(logits.shape, dtype=torch.float32, device=logits.device).scatter_(-1, index, 1.0)
     logits = logits.float()
-    scaled = logits / temperature
-    if temperature < 1 and not torch.isfinite(scaled[torch.isfinite(logits)]).all():  # a tiny T overflowed float32
-        # (1e-300 is 0 in float32: softmax went NaN): shift by the row's largest logit, so each is <= 0, and divide
-        # in float64, so only the far ones reach -inf once back in float32
-        shifted = (logits - logits.amax(-1, keepdim=True)).double()
-        scaled = (shifted / temperature).float()
-    logits = scaled
+    if temperature < TINY_TEMPERATURE:
+        # logit / T could overflow (T = 1e-300: inf - inf = nan in the softmax): divide the gap to the top logit
+        # instead, so the top tokens get 0 and the rest -inf or a large negative number; decided on the Python side,
+        # so no device sync, and every temperature at or above it keeps its float32 bits
+        shifted = logits - logits.amax(-1, keepdim=True)
+        logits = torch.where(shifted == 0, torch.zeros_like(shifted), shifted / temperature)
+    else:
+        logits = logits / temperature
     if top_k and top_k < logits.shape[-1]:
         kth = torch.topk(logits, top_k, dim=-1).values[..., -1:]
         logits = logits.masked_fill(logits < kth, float("-inf"))

@@ -402,3 +402,13 @@ def test_a_feature_drafter_holds_the_state_of_every_kept_token_after_a_step(toy)
     assert trace.num_steps >= 2 and len(proposer.features) == kept[-1]
     for module in (eagle, medusa):
         assert "has not been read yet" not in inspect.getsource(module)
+
+
+@pytest.mark.parametrize("temperature", [1e-300, 1e-45])
+def test_a_tiny_temperature_samples_the_greedy_text_not_nan(toy, temperature):
+    """The 29th read: logits / 1e-300 overflowed to inf and the softmax gave nan, so a run at a temperature the
+    settings accept (any finite number, 0 or more) died in torch.multinomial; T -> 0 is the greedy argmax."""
+    ids = toy.tokenizer.encode("the quick brown")
+    tiny = speculative_generate(toy.target, toy.draft, ids, k=3, max_new_tokens=12, temperature=temperature, seed=1)
+    greedy = autoregressive_generate(toy.target, ids, max_new_tokens=12, temperature=0.0)
+    assert tiny.output_ids == greedy.output_ids

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from specviz.core.i18n import _
 from specviz.engine.limits import K_RANGE, TREE_LOOKUP_RANGE, TREE_NODES_RANGE, TREE_WIDTH_RANGE, check_lookup_has_tree
 
-_LABEL = re.compile(r"chain K=(\d+)|tree (\d+)x(\d+) depth (\d+)(?: \+ lookup (\d+))?")  # what `label()` writes
+_LABEL = re.compile(r"chain K=([0-9]+)|tree ([0-9]+)x([0-9]+) depth ([0-9]+)(?: \+ lookup ([0-9]+))?")  # `label()`'s
 
 
 @dataclass(frozen=True)
@@ -70,8 +70,9 @@ class DraftShape:
 
     @classmethod
     def from_label(cls, label: str) -> DraftShape:
-        """The shape a `label()` names (a chain's label names no width: it reads as the default 4); a ValueError
-        with one sentence for any other text.
+        """The shape a `label()` names (a chain's label names no width: it reads as the default 4; spaces around it
+        are dropped); a ValueError with one sentence for any other text, such as "tree 0x4 depth 4" (a chain's shape,
+        which `label()` writes as "chain K=4"), "chain K=04" or digits of another script.
 
         >>> DraftShape.from_label("tree 16x4 depth 4 + lookup 8")
         DraftShape(k=4, tree_nodes=16, tree_width=4, tree_lookup=8)
@@ -83,9 +84,10 @@ class DraftShape:
             raise ValueError(f"'{label}' names no draft shape (expected e.g. 'chain K=4' or 'tree 16x4 depth 4 + "
                              "lookup 8').")
         chain, nodes, width, depth, lookup = match.groups()
-        if chain:
-            return cls(int(chain))
-        return cls(int(depth), int(nodes), int(width), int(lookup or 0))
+        shape = cls(int(chain)) if chain else cls(int(depth), int(nodes), int(width), int(lookup or 0))
+        if shape.label() != match.group(0):
+            raise ValueError(f"'{label}' is not how specviz names a draft shape: it writes '{shape.label()}'.")
+        return shape
 
     def describe(self) -> str:
         """The shape in a sentence, in the reader's language: "a tree of 16 nodes, depth 4, width 4" (and its lookup

@@ -22,7 +22,9 @@ def test_a_label_reads_back_as_the_shape_it_names():
 
 
 @pytest.mark.parametrize("text", ["", "chain K=", "chain K=2 + lookup 8", "tree 16x4", "tree 16x4 depth 4 + 8",
-                                  "K=4", "chain K=99"])
+                                  "K=4", "chain K=99",
+                                  # the 29th read: these read as shapes that label() writes otherwise
+                                  "tree 0x4 depth 4", "tree 16x4 depth 4 + lookup 0", "chain K=04", "chain K=\u0663"])
 def test_text_that_is_no_label_is_one_sentence(text):
     with pytest.raises(ValueError) as error:
         DraftShape.from_label(text)

@@ -179,3 +179,14 @@ def test_the_threshold_stop_ends_chains_only_as_the_docstrings_say(pair, ids, na
     tree = speculative_generate(pair.target, proposer, ids, tree_nodes=6, tree_width=2, **kwargs)
     assert chain.num_drafted == 0
     assert tree.num_drafted > 0 and all(s.tree is not None for s in tree.steps[:-1])
+
+
+@pytest.mark.parametrize("make", [lambda: Constant(True), lambda: Heuristic(start=True), lambda: Heuristic(start=2.5),
+                                  lambda: Heuristic(start=4, grow=0.5), lambda: Heuristic(start=4, shrink=-1),
+                                  lambda: Heuristic(start=4, k_max=True)])
+def test_a_k_that_is_no_whole_number_is_refused(make):
+    """The 29th read: True passed as a K (isinstance(True, int)) and a start of 2.5 became the next step's K; each is
+    now the promised ValueError with one sentence, as GenerationSettings gives for K = True."""
+    with pytest.raises(ValueError) as err:
+        make()
+    assert "\n" not in str(err.value) and str(err.value).endswith(").")

@@ -144,8 +144,9 @@ SETTINGS = {
 
 
 def check_trace_size(data: Any) -> None:
-    """The cheap checks that come before any work on the file: a list of steps, not more than a run makes, and no
-    nesting deeper than a trace has (walked without recursion, so a deep file cannot exhaust the stack)."""
+    """The cheap checks that come before any work on the file: a list of steps, not more than a run makes, no
+    nesting deeper than a trace has (walked without recursion, so a deep file cannot exhaust the stack) and no text
+    longer than a prompt may be (`meta` is checked nowhere else)."""
     if not isinstance(data, dict) or not isinstance(data.get("steps"), list):
         raise ValueError(_("This file is not a specviz trace (no list of 'steps' found)."))
     if len(data["steps"]) > MAX_STEPS:
@@ -156,7 +157,11 @@ def check_trace_size(data: Any) -> None:
         if depth > MAX_DEPTH:
             _fail("", _("a trace nests at most {limit} levels deep", limit=MAX_DEPTH))
         children = obj.values() if isinstance(obj, dict) else obj if isinstance(obj, list) else ()
-        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+        for child in children:
+            if isinstance(child, (dict, list)):
+                stack.append((child, depth + 1))
+            elif isinstance(child, str) and len(child) > MAX_TEXT:
+                _fail("", _("a trace's texts hold at most {limit} characters", limit=_Count(MAX_TEXT)))
 
 
 def check_trace_dict(data: Any) -> None:

@@ -71,6 +71,7 @@ BAD = {
     "token ids as text": _set(["output_ids"], ["a", "b"]),
     "an output with no steps": _set(["steps"], []),
     "an output that is not what the steps emitted": lambda d: d["output_ids"].reverse(),
+    "a ten-million-character meta text": _set(["meta", "pair"], "x" * 10_000_000),
 }
 
 

@@ -329,6 +329,7 @@ def test_a_sampled_draft_is_never_cut_for_what_it_is(toy, monkeypatch):
     assert trace.steps[0].n_drafted == 3 and trace.steps[0].decisions[0].token_id == marker
 
 
+@pytest.mark.slow  # over the fast tier's 0.7 s a test
 def test_a_too_long_prompt_is_refused_at_the_positions_the_target_reads(toy):
     """Issue 43, 21st read: the refusal named numbers that did not add up; 24th read: it then said "with K = 4
     drafted ahead it needs prompt + 64 + 4 positions", but the target reads only the prompt and every new token but

@@ -133,6 +133,7 @@ def test_the_schema_allows_exactly_the_enums_values():
     assert set(trace_schema.TREE_STATUSES) == {s.value for s in NodeStatus} == {"accepted", "rejected", "not reached"}
 
 
+@pytest.mark.slow  # over the fast tier's 0.7 s a test
 def test_no_module_compares_a_trace_vocabulary_with_a_string_literal():
     """`trace.mode != "speculative"`, `node.status == "accepted"` or `stop == "max_new_tokens"` would hard-code a
     value that lives in specviz.engine.kinds: every such comparison names the enum member instead."""

@@ -6,6 +6,8 @@ import re
 from enum import StrEnum
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -52,6 +54,7 @@ def test_a_package_docstring_that_lists_its_modules_lists_every_one():
     assert "CaseResult" not in bench.__all__ and "Everything public is importable" not in bench.__doc__
 
 
+@pytest.mark.slow  # over the fast tier's 0.7 s a test
 def test_a_public_api_list_names_everything_other_modules_import_from_it():
     """Read 28: palette's "Public API (other pages import it; keep it stable)" left out the named colours eleven
     modules import (BLUE, VERMILLION, ...) and the two fills step_figures imports; step_view's left out dtype_text

@@ -114,6 +114,7 @@ def loop_only_tests(source: str) -> list[tuple[int, str]]:
     return sorted(found)
 
 
+@pytest.mark.slow  # over the fast tier's 0.7 s a test
 def test_no_test_checks_only_inside_loops_that_may_be_empty():
     assert len(SCANNED) > 80 and TESTS / "project" / "test_tests.py" in SCANNED
     found = [f"{path.relative_to(TESTS.parent).as_posix()}:{line} {name}" for path in SCANNED

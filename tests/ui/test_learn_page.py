@@ -79,6 +79,7 @@ def test_lesson_1_opens_with_its_objective_text_interaction_and_checks(fresh):
     assert _url(at) == {"lesson": "1"} and not at.warning
 
 
+@pytest.mark.slow  # over the fast tier's 0.7 s a test
 def test_answer_a_check_then_next_and_the_url_carries_the_progress(fresh):
     at = _open(fresh)
     first, second = check_questions(BANK, BY_NUMBER[1])

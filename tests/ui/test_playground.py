@@ -91,6 +91,7 @@ def test_play_and_pause_toggle():
     no_problems(at)
 
 
+@pytest.mark.slow  # over the fast tier's 0.7 s a test
 def test_the_url_opens_the_same_run_and_follows_the_steps():
     at = page(source="example", example="toy-draft", step="4")
     spec, _ = load_example("toy-draft")

@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import torch
@@ -78,7 +79,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--stages", nargs="+", choices=STAGES, default=list(STAGES),
                    help="data: the stages to run, in order (questions reads question-lists, follow-ups and "
                         "rewrites read seed and questions; default: all)")
-    p.add_argument("--scale", type=positive_arg, default=1.0,
+    p.add_argument("--scale", type=number_arg(above_zero=True), default=1.0,
                    help="data: every stage's number of prompts times this (0.01 for a quick trial)")
     p.add_argument("--chunk", type=whole_arg(1), default=768, help="data: answers per chunk (a chunk is written whole)")
     p.add_argument("--max-new-tokens", type=whole_arg(1), default=192)
@@ -92,7 +93,8 @@ def parser() -> argparse.ArgumentParser:
                    help="eagle3: drafting depths trained (training-time test)")
     p.add_argument("--eval-every", type=whole_arg(1), default=100,
                    help="steps between held-out evaluations (and checkpoints)")
-    p.add_argument("--kd-weight", type=weight_arg, default=None, help="eagle, draft: weight of the distillation loss")
+    p.add_argument("--kd-weight", type=number_arg(above_zero=False), default=None,
+                   help="eagle, draft: weight of the distillation loss")
     p.add_argument("--kd-positions", type=whole_arg(1), default=None,
                    help="eagle, draft: positions per batch in the distillation loss")
     p.add_argument("--ttt-steps", type=whole_arg(0), default=DEFAULT_STEPS["eagle-ttt"],
@@ -102,7 +104,7 @@ def parser() -> argparse.ArgumentParser:
                                                                 "target's own head predicts)")
     p.add_argument("--run", type=folder_name_arg, default="", help="eagle3, medusa, draft: a name for the checkpoint folder under --work "
                                              "(default: the step's name; eagle's two stages keep theirs)")
-    p.add_argument("--lr", type=positive_arg, default=DEFAULT_LR,
+    p.add_argument("--lr", type=number_arg(above_zero=True), default=DEFAULT_LR,
                    help="peak learning rate (AdamW, warm-up then cosine decay)")
     p.add_argument("--draft-vocab", type=whole_arg(1), default=8192,
                    help="FR-Spec draft vocabulary size: the EAGLE drafter's head, the loss the separate draft trains "
@@ -139,26 +141,19 @@ def folder_name_arg(text: str) -> str:
     return text
 
 
-def positive_arg(text: str) -> float:
-    """argparse's type for --scale and --lr: a finite number above 0 (not nan, inf, 0 or a negative)."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not (math.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f"a finite number above 0 (got {text!r})")
-    return value
-
-
-def weight_arg(text: str) -> float:
-    """argparse's type for --kd-weight: a finite number of at least 0 (0 turns the distillation loss off)."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not (math.isfinite(value) and value >= 0):
-        raise argparse.ArgumentTypeError(f"a finite number of at least 0 (got {text!r})")
-    return value
+def number_arg(above_zero: bool) -> Callable[[str], float]:
+    """argparse's type for a finite number above 0 (--scale, --lr) or of at least 0 (--kd-weight: 0 turns the
+    distillation loss off); nan, inf and the numbers outside are argparse's one-line error."""
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not (math.isfinite(value) and (value > 0 if above_zero else value >= 0)):
+            raise argparse.ArgumentTypeError(f"a finite number {'above 0' if above_zero else 'of at least 0'} "
+                                             f"(got {text!r})")
+        return value
+    return parse
 
 
 def device_and_dtype() -> tuple[torch.device, torch.dtype]:

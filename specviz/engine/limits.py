@@ -26,6 +26,15 @@ PAIR_DRAFTERS = {"default": ("eagle", "draft", "medusa"), "toy": ("draft",)}
 POLICIES = ("constant", "heuristic", "threshold", "optimal")  # how K is chosen each step (specviz.engine.policies)
 
 
+def is_whole(value: object) -> bool:
+    """An int that is not a bool: True is no count, though Python's int says it is one.
+
+    >>> is_whole(3), is_whole(True), is_whole(3.0)
+    (True, False, False)
+    """
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def check_threads(threads: object, flag: str = "--threads") -> int:
     """`threads` when it is a thread count a command may ask torch for, else a ValueError with one sentence.
 
@@ -37,7 +46,7 @@ def check_threads(threads: object, flag: str = "--threads") -> int:
     ValueError: --threads must be a whole number from 1 to 256 (got 100000).
     """
     lo, hi = THREADS_RANGE
-    if isinstance(threads, bool) or not isinstance(threads, int) or not lo <= threads <= hi:
+    if not is_whole(threads) or not lo <= threads <= hi:
         raise ValueError(f"{flag} must be a whole number from {lo} to {hi} (got {threads}).")
     return threads
 

@@ -26,7 +26,7 @@ import math
 from typing import Protocol, runtime_checkable
 
 from specviz.core.i18n import _, localized, number
-from specviz.engine.limits import POLICIES
+from specviz.engine.limits import POLICIES, is_whole
 from specviz.engine.proposers.base import Proposer
 from specviz.engine.theory import optimal_k
 
@@ -47,12 +47,8 @@ class DraftLength(Protocol):
     def observe(self, drafted: int, accepted: int) -> None: ...
 
 
-def _whole(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)  # True is no K (GenerationSettings refuses it too)
-
-
 def _check_bounds(k_min: int, k_max: int) -> None:
-    if not (_whole(k_min) and _whole(k_max) and 0 <= k_min <= k_max <= 16):
+    if not (is_whole(k_min) and is_whole(k_max) and 0 <= k_min <= k_max <= 16):
         raise ValueError(_("Draft-length bounds need 0 <= K min <= K max <= 16 (got {k_min} and {k_max}).",
                            k_min=k_min, k_max=k_max))
 
@@ -91,10 +87,10 @@ class Heuristic:
 
     def __init__(self, start: int = 4, k_min: int = 1, k_max: int = 16, grow: int = 2, shrink: int = 1):
         _check_bounds(k_min, k_max)
-        if not (_whole(start) and k_min <= start <= k_max):
+        if not (is_whole(start) and k_min <= start <= k_max):
             raise ValueError(_("The starting K must lie between {k_min} and {k_max} (got {start}).", k_min=k_min,
                                k_max=k_max, start=start))
-        if not (_whole(grow) and _whole(shrink) and grow >= 0 and shrink >= 0):
+        if not (is_whole(grow) and is_whole(shrink) and grow >= 0 and shrink >= 0):
             raise ValueError(_("The heuristic's steps must be whole numbers of 0 or more (got +{grow} and -{shrink}).",
                                grow=grow, shrink=shrink))
         self.start, self.k_min, self.k_max, self.grow, self.shrink = start, k_min, k_max, grow, shrink

@@ -25,6 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 
 from specviz.core.i18n import _, ngettext
+from specviz.engine.limits import is_whole
 from specviz.serving import client
 from specviz.serving.metrics import Delta, Scrape, SpecDecodeCounts, parse_scrape
 
@@ -70,13 +71,13 @@ class LoadPlan:
                or len(p.text) > MAX_PROMPT_CHARS for p in self.prompts):
             raise ValueError(_("Each prompt must have between 1 and {most} characters.", most=MAX_PROMPT_CHARS))
         levels = self.levels if isinstance(self.levels, tuple | list) else ()
-        if (not levels or any(not _whole(c) or c not in LEVELS for c in levels)
+        if (not levels or any(not is_whole(c) or c not in LEVELS for c in levels)
                 or len(set(levels)) != len(levels)):
             raise ValueError(_("Concurrency levels must be among {levels}, each at most once.",
                                levels=", ".join(map(str, LEVELS))))
-        if not _whole(self.requests) or not 1 <= self.requests <= MAX_REQUESTS:
+        if not is_whole(self.requests) or not 1 <= self.requests <= MAX_REQUESTS:
             raise ValueError(_("Requests per level must be a whole number from 1 to {most}.", most=MAX_REQUESTS))
-        if not _whole(self.max_tokens) or not 1 <= self.max_tokens <= MAX_TOKENS:
+        if not is_whole(self.max_tokens) or not 1 <= self.max_tokens <= MAX_TOKENS:
             raise ValueError(_("Tokens per request must be a whole number from 1 to {most}.", most=MAX_TOKENS))
         if (isinstance(self.max_seconds, bool) or not isinstance(self.max_seconds, int | float)
                 or not math.isfinite(self.max_seconds) or not 0 < self.max_seconds <= MAX_SECONDS):
@@ -84,10 +85,6 @@ class LoadPlan:
 
     def requests_at(self, concurrency: int) -> int:
         return min(max(self.requests, concurrency), MAX_REQUESTS)
-
-
-def _whole(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 @dataclass(frozen=True)
@@ -167,7 +164,7 @@ def _one_request(url: str, model: str, prompt: Prompt, max_tokens: int, deadline
         try:
             data = client.post_json(url, payload, timeout=max(timeout, 1.0))
             tokens = (data.get("usage") or {}).get("completion_tokens", 0)
-            if not _whole(tokens) or not 0 <= tokens <= max_tokens:  # a server's number, checked like any input
+            if not is_whole(tokens) or not 0 <= tokens <= max_tokens:  # a server's number, checked like any input
                 raise ValueError(_(client.NO_ANSWER, url=client.base_of(url)))
             return RequestRecord(clock() - start, tokens)
         except (client.ServerError, ValueError, TypeError, AttributeError) as exc:

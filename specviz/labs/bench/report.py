@@ -25,6 +25,7 @@ from typing import Any, ClassVar
 
 from specviz.core.i18n import _
 from specviz.core.paths import write_text_atomically
+from specviz.engine.limits import is_whole
 from specviz.labs.bench.config import BENCHMARKS_DIR, BenchConfig, load_suites
 from specviz.labs.bench.summary import DEFINITIONS, verify_ratio
 
@@ -78,16 +79,12 @@ def _damage(result: BenchResult) -> str | None:
     for row in result.summary:
         text = [row.get(key) for key in ("suite", "proposer", "policy")]
         number = row.get("temperature")
-        if not all(isinstance(v, str) for v in text) or not _whole_number(row.get("k")) \
+        if not all(isinstance(v, str) for v in text) or not is_whole(row.get("k")) \
                 or isinstance(number, bool) or not isinstance(number, (int, float)) or not math.isfinite(number):
             return "a summary row lacks its suite, proposer, policy, k or temperature"
     if not all(isinstance(note, str) for note in result.notes):
         return "notes holds something that is not text"
     return None
-
-
-def _whole_number(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 @dataclass

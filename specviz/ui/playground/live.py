@@ -12,6 +12,7 @@ import hashlib
 import streamlit as st
 
 from specviz.core.i18n import _, drafts_kept, number
+from specviz.engine.draft_shape import DraftShape
 from specviz.engine.kinds import Mode
 from specviz.engine.proposers import registry
 from specviz.engine.trace import Trace
@@ -179,17 +180,6 @@ def kept_prompt_note() -> None:
     right.button(_(TEXT["use_preset_prompt"]), key="playground_use_preset_prompt", on_click=use_preset_prompt)
 
 
-def draft_shape_of(settings: dict) -> tuple[int, int, int, int]:
-    """(K, tree nodes, width, lookup branch) of a run's or a preset's settings; a chain's width and lookup are 0.
-
-    >>> draft_shape_of({"k": 4}), draft_shape_of({"k": 4, "tree_nodes": 16, "tree_width": 4, "tree_lookup": 8})
-    ((4, 0, 0, 0), (4, 16, 4, 8))
-    """
-    nodes = int(settings.get("tree_nodes") or 0)
-    width, lookup = (int(settings.get("tree_width") or 0), int(settings.get("tree_lookup") or 0)) if nodes else (0, 0)
-    return int(settings.get("k") or 0), nodes, width, lookup
-
-
 def compare_with_preset(trace) -> None:
     """Under a live run started from a preset: this run's figures next to the preset's measured ones, and why a
     different prompt keeps fewer. Nothing when the run's pair, proposer, temperature or draft shape (K, the tree's
@@ -200,7 +190,7 @@ def compare_with_preset(trace) -> None:
     preset = preset_settings(name)
     s = trace.settings
     if s.get("proposer") != preset["proposer"] or float(s.get("temperature", -1)) != float(preset["temperature"]) \
-            or draft_shape_of(s) != draft_shape_of(preset):
+            or DraftShape.of(s).label() != DraftShape.of(preset).label():  # a chain's label names no width
         return
     drafted = sum(step.n_drafted for step in trace.steps)
     kept = sum(step.n_accepted for step in trace.steps)

@@ -159,6 +159,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def run_generate(args: argparse.Namespace) -> int:
+    if args.json and args.json != "-":
+        _check_writable(args.json)  # before the model loads and the run: a bad path must not cost the run
     spec, pair = _prepare(args)
     from specviz.runs.running import run
     trace = run(spec, pair=pair)
@@ -353,6 +355,25 @@ def draft_shape(args: argparse.Namespace) -> dict[str, int]:
 
 def speedup(baseline: Trace, spec: Trace) -> float:
     return spec.tokens_per_second / baseline.tokens_per_second
+
+
+def _check_writable(path: str) -> None:
+    """Refuse, before a run, a `--json` path the trace could not be written to: a folder, a folder that does not
+    exist, one this user may not write in. The write after the run still reports what only it can find (a full disk)."""
+    import errno
+    from pathlib import Path
+
+    target = Path(path)
+    folder = target.parent
+    if target.is_dir():
+        code = errno.EISDIR
+    elif not folder.is_dir():
+        code = errno.ENOENT
+    elif not os.access(target if target.exists() else folder, os.W_OK):
+        code = errno.EACCES
+    else:
+        return
+    raise ValueError(_("Cannot write the trace to '{path}': {reason}.", path=path, reason=os.strerror(code)))
 
 
 def _write_json(trace: Trace, path: str) -> None:

@@ -104,6 +104,28 @@ def test_bad_input_is_one_sentence_and_exit_2(args, phrase):
     assert not re.search(r"\b(tree_nodes|tree_width|tree_lookup|max_new_tokens|top_k|top_p)\b", out.stderr)  # fields
 
 
+@pytest.mark.parametrize("where", ["folder", "missing folder", "read-only folder"])
+def test_a_json_path_that_cannot_be_written_is_refused_before_the_run(where, tmp_path, monkeypatch):
+    """`generate --json PATH` checks PATH before the pair loads: a minutes-long run on SmolLM2 must not end in
+    "Cannot write" with its trace lost. The run itself would fail this test if it started."""
+    import os
+
+    import specviz.cli as cli_module
+
+    def no_run(args):
+        raise AssertionError("the run started before the --json path was checked")
+
+    monkeypatch.setattr(cli_module, "_prepare", no_run)
+    path = {"folder": tmp_path, "missing folder": tmp_path / "no" / "t.json",
+            "read-only folder": tmp_path / "ro" / "t.json"}[where]
+    if where == "read-only folder":  # the tests may run as root, who writes anywhere: the OS's answer is staged
+        path.parent.mkdir()
+        monkeypatch.setattr(os, "access", lambda p, mode: mode != os.W_OK)
+    out = cli("generate", "--pair", "toy", "--prompt", "hi", "--json", str(path))
+    assert out.returncode == 2 and "Cannot write the trace to" in out.stderr and str(path) in out.stderr
+    assert "Traceback" not in out.stderr
+
+
 def test_summary_explains_a_draft_that_is_rarely_right():
     from specviz.cli import format_summary
     from specviz.engine.trace import Decision, EmittedToken, Step

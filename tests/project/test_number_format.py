@@ -11,12 +11,14 @@ from specviz.core.i18n import localized, using
 
 ROOT = Path(__file__).resolve().parents[2]
 SCANNED = [*sorted((ROOT / "specviz").rglob("*.py")), *sorted((ROOT / "pages").glob("*.py")), ROOT / "app.py"]
-BY_HAND = re.compile(r"""\.replace\(\s*(['"])[.,]\1\s*,\s*(['"])[.,]\2\s*\)""")  # either direction
+BY_HAND = re.compile(r"""\.replace\(\s*(['"])[.,]\1\s*,\s*(['"])[.,]\2\s*\)"""  # either direction, or both at once
+                     r"""|maketrans\(\s*(['"])(?:,\.|\.,)\3\s*,""")
 
 
 def test_no_module_swaps_the_decimal_mark_by_hand():
     i18n = ROOT / "specviz" / "core" / "i18n.py"
     assert len(SCANNED) > 150 and BY_HAND.search('x.replace(".", ",")') and BY_HAND.search("x.replace(',', '.')")
+    assert BY_HAND.search('t.translate(str.maketrans(",.", ".,"))')  # quiz/schema.py's _bound swapped both so
     found = [f"{p.relative_to(ROOT)}:{n}" for p in SCANNED if p != i18n
              for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if BY_HAND.search(line)]
     assert found == [], ("write numbers with specviz.core.i18n.number/percent/times, or localized() for formatted "

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from specviz.core.i18n import N_, _, get_language
+from specviz.core.i18n import N_, _, localized
 
 class QuestionKind(StrEnum):
     """A question's `type` in the bank's YAML: one choice, several, a number, or an order."""
@@ -176,7 +176,7 @@ def _bound(x: float) -> str:
     ('10,000,000', '100,000', '0.001')
     """
     text = f"{int(x):,}" if float(x).is_integer() else f"{x:,g}"
-    return text.translate(str.maketrans(",.", ".,")) if get_language() == "pt" else text
+    return localized(text)
 
 
 PROB = Param(0.0, 1.0)

@@ -239,7 +239,7 @@ def _tree(tree: Any, where: str) -> None:
         _fail(where, _("the path must list nodes of the tree"))
     if any(nodes[n].get("parent") != (path[i - 1] if i else -1) for i, n in enumerate(path)):
         _fail(where, _("the path must walk down from the root, each node a child of the one before"))
-    if sorted(path) != [j for j, node in enumerate(nodes) if node.get("status") == "accepted"]:
+    if sorted(path) != [j for j, node in enumerate(nodes) if node.get("status") == NodeStatus.ACCEPTED]:
         _fail(where, _("the accepted nodes must be exactly the path"))
 
 

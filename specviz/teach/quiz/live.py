@@ -72,19 +72,20 @@ def _live_id(step: Step, what: str) -> str:
 
 
 # The choices of the verdict and next-kind questions (English messages, shown in the reader's language).
-KINDS = {"accepted": N_("accepted"), "rejected": N_("rejected"), "recovered": N_("recovered"), "bonus": N_("bonus")}
+KINDS = {TokenKind.ACCEPTED: N_("accepted"), TokenKind.REJECTED: N_("rejected"), TokenKind.RECOVERED: N_("recovered"),
+         TokenKind.BONUS: N_("bonus")}
 
 
 def _live_verdict(step: Step, d: Decision) -> Question:
     p, q, u, a = (_local(x) for x in _shown_numbers(d))
-    verdict = _(KINDS["accepted" if d.accepted else "rejected"])
+    verdict = _(KINDS[TokenKind.ACCEPTED if d.accepted else TokenKind.REJECTED])
     sign = "<" if d.accepted else "≥"
     return Question(
         id=_live_id(step, f"verdict{d.position}"), concept="accept_rule", kind=QuestionKind.SINGLE, shuffle=False,
         prompt=_("In step {step}, the draft proposed {token} (draft #{n}) with q = {q}, the target gives p = {p}, and "
                  "the verifier drew u = {u}. Accepted or rejected?", step=step.index + 1, token=_md_token(d.text),
                  n=d.position + 1, q=q, p=p, u=u),
-        choices=(_(KINDS["accepted"]), _(KINDS["rejected"])), answer=verdict,
+        choices=(_(KINDS[TokenKind.ACCEPTED]), _(KINDS[TokenKind.REJECTED])), answer=verdict,
         explanation=_("min(1, p/q) = min(1, {p}/{q}) = {a}; u = {u} {sign} {a}, so the draft is {verdict}. A draft "
                       "is kept when u < min(1, p/q).", p=p, q=q, a=a, u=u, sign=sign, verdict=verdict),
         link=LIVE_LINK, source="live")
@@ -108,12 +109,12 @@ def _live_ratio(step: Step, d: Decision) -> Question:
 
 def _live_next_kind(step: Step, tested: list[Decision]) -> Question:
     rejected = any(not d.accepted for d in tested)
-    kind = step.correction_kind or ("recovered" if rejected else "bonus")
+    kind = step.correction_kind or (TokenKind.RECOVERED if rejected else TokenKind.BONUS)
     rows = "; ".join(_("#{n} {token}: q = {q}, p = {p}, u = {u}", n=d.position + 1, token=_md_token(d.text),
                        q=_local(s[1]), p=_local(s[0]), u=_local(s[2]))
                      for d in tested for s in [_shown_numbers(d)])
     explanation = (_("It is a recovered token: a draft was rejected, so the target's replacement is sampled from the "
-                     "residual norm(max(0, p − q)).") if kind == "recovered" else
+                     "residual norm(max(0, p − q)).") if kind == TokenKind.RECOVERED else
                    _("It is a bonus token: every draft was accepted, so one more token is sampled from p at position "
                      "K+1 for free."))
     return Question(

@@ -420,6 +420,26 @@ def test_architecture_md_quotes_make_checks_time_as_testing_md_records_it():
     assert f"in {fast} s and {slow} s, twice in a row" in architecture
 
 
+def test_both_docs_quote_make_checks_latest_run_as_its_commit_records_it():
+    """testing.md and architecture.md gave `make check` 48-50 s (2,251 tests on 5ec0ca5) as its time after it had
+    reached 57.5 s and b19344fc had marked six more tests slow (2,745 tests in 54.33 s, that commit's body): the
+    latest run testing.md quotes is in architecture.md too, and it is the one its commit's body records."""
+    import re
+    import subprocess
+
+    testing = " ".join((DOCS / "testing.md").read_text(encoding="utf-8").split())
+    block = testing[testing.index("make check #"):testing.index("make test #")].replace(" # ", " ")  # a comment
+    runs = re.findall(r"([0-9,]+) tests in ([0-9.]+) s on ([0-9a-f]{7,})", block)
+    assert runs, "testing.md no longer names make check's latest run and its commit"
+    count, seconds, commit = runs[-1]
+    architecture = " ".join((DOCS / "architecture.md").read_text(encoding="utf-8").split())
+    assert f"{count} tests in {seconds} s on {commit}" in architecture
+    body = subprocess.run(["git", "show", "-s", "--format=%B", commit], cwd=ROOT, capture_output=True, text=True)
+    if body.returncode == 0:  # a shallow clone may lack the commit
+        said = re.search(r"make check after: ([0-9,]+) passed in ([0-9.]+) s", body.stdout)
+        assert said and said.group(1) == count and round(float(said.group(2)), 1) == float(seconds)
+
+
 def test_testing_md_gives_the_smollm_greedy_checks_dtype():
     """testing.md listed the SmolLM2 greedy-identity tests with no dtype, as if the equality held in any; the
     `smollm` fixture loads the pair in float32, and there the equality is an observation (bfloat16 parts at

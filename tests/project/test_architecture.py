@@ -1,61 +1,121 @@
 """docs/architecture.md stays true: the layer diagram names folders that exist (and every layer folder is in it), and
-the prompt box -> chip path is real functions, each of whose source calls the next (issue 29, item 5)."""
+the prompt box -> chip path is real functions, each of which calls the next in its own body (issue 29, item 5; issue
+45, item 4: a hop hidden in a nested function or a helper is a hop of its own, and the doc's count is the table's)."""
 
 from __future__ import annotations
 
-import importlib
-import inspect
+import ast
 import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "architecture.md"
-LEGS = ((1, 7), (8, 10), (11, 12))  # the run, the chips, the placing; the page calls the head of each
+PAGE = ROOT / "pages" / "playground.py"
+NUMBERS = dict(enumerate("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+                         "fifteen sixteen seventeen eighteen nineteen twenty".split()))
 # A call made through an attribute: ChainStep holds its rule as `verifier` (verify, unless the Exactness lab passes
-# a broken rule), so ChainStep.verify calls `verifier(`.
-CALLED_AS = {"verify": r"\bverify\(|\.verifier\("}
+# a broken rule), so ChainStep.verify calls `self.verifier(`.
+CALLED_AS = {"verify": {"verify", "verifier"}}
+SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 
 
-def path_rows() -> list[tuple[int, str, str]]:
-    """(number, function, module) for each row of the path's table."""
+def path_rows() -> list[tuple[int, str, str, str]]:
+    """(number, function, module, owner) for each row of the path's table; the owner is the class of a method or
+    the function a nested function is defined in."""
     text = DOC.read_text(encoding="utf-8")
     section = text[text.index("## From the Playground's prompt box"):text.index("## Adding a proposer")]
     rows = re.findall(r"^\| (\d+) \| `(\w+)` \| `([\w.]+)`(?: \(`(\w+)`\))?", section, flags=re.MULTILINE)
     return [(int(n), name, module, owner) for n, name, module, owner in rows]
 
 
-def function(name: str, module: str, owner: str = ""):
-    """The function `name` of `module`, or the method of its class `owner`."""
-    holder = getattr(importlib.import_module(module), owner) if owner else importlib.import_module(module)
-    assert hasattr(holder, name), f"{module} {owner} has no function {name}"
-    return getattr(holder, name)
+def tree(module: str) -> ast.Module:
+    return ast.parse((ROOT / (module.replace(".", "/") + ".py")).read_text(encoding="utf-8"))
 
 
-def test_the_path_is_real_functions_each_calling_the_next():
+def defined(holder: ast.AST, name: str) -> ast.AST | None:
+    """The function, or class, `name` defined directly in `holder`'s body (a module, a class, a function)."""
+    found = [node for node in ast.iter_child_nodes(holder) if isinstance(node, SCOPES) and getattr(node, "name", "")
+             == name]
+    for node in ast.iter_child_nodes(holder):  # a def inside an if/with/try of the holder's own body
+        if not isinstance(node, SCOPES) and not found:
+            found = [d for d in own_nodes(node) if isinstance(d, SCOPES) and getattr(d, "name", "") == name]
+    return found[0] if found else None
+
+
+def function(module: str, name: str, owner: str = "") -> ast.FunctionDef:
+    holder = tree(module)
+    if owner:
+        holder = defined(holder, owner)
+        assert holder is not None, f"{module} has no {owner}"
+    node = defined(holder, name)
+    assert isinstance(node, ast.FunctionDef), f"{module} {owner} has no function {name}"
+    return node
+
+
+def own_nodes(node: ast.AST):
+    """The nodes of `node`'s own body: a nested def, lambda or class is yielded but not entered (it is a hop of
+    its own). A comprehension is entered: it runs where it stands."""
+    for child in ast.iter_child_nodes(node):
+        yield child
+        if not isinstance(child, SCOPES):
+            yield from own_nodes(child)
+
+
+def calls(node: ast.AST, *, nested: bool = False) -> set[str]:
+    """The names `node` calls in its own body (a call `f(` or `x.f(`); with `nested`, in its nested defs too."""
+    walk = ast.walk(node) if nested else own_nodes(node)
+    names = set()
+    for call in walk:
+        if isinstance(call, ast.Call):
+            func = call.func
+            names.add(func.id if isinstance(func, ast.Name) else getattr(func, "attr", ""))
+    return names
+
+
+def detours(module: str, caller: ast.FunctionDef, callee: str) -> list[str]:
+    """The functions between `caller` and a call of `callee` that a table going straight from one to the other
+    would skip: a nested def of the caller that calls it, or a function of the caller's module that the caller
+    calls and that calls it."""
+    wanted = CALLED_AS.get(callee, {callee})
+    nested = [d for d in own_nodes(caller) if isinstance(d, SCOPES) and getattr(d, "name", "") != callee]
+    helpers = [d for d in ast.walk(tree(module)) if isinstance(d, ast.FunctionDef) and d.name in calls(caller)
+               and d.name != callee and d is not caller]
+    return sorted({getattr(d, "name", "lambda") for d in nested + helpers if calls(d, nested=True) & wanted})
+
+
+def legs(rows) -> list[tuple[int, int]]:
+    """(first, last) row of each leg: a leg starts at a function the page calls itself."""
+    page = calls(ast.parse(PAGE.read_text(encoding="utf-8")), nested=True)
+    heads = [n for n, name, _module, _owner in rows if name in page]
+    return [(first, (heads + [len(rows) + 1])[i + 1] - 1) for i, first in enumerate(heads)]
+
+
+def test_the_path_is_real_functions_each_calling_the_next_in_its_own_body():
     rows = path_rows()
-    assert [row[0] for row in rows] == list(range(1, LEGS[-1][1] + 1))
-    body = lambda source: source.split(":\n", 1)[1]  # noqa: E731 - what the function does, not its own `def` line
-    found = {n: (name, body(inspect.getsource(function(name, module, owner)))) for n, name, module, owner in rows}
-    for first, last in LEGS:
+    assert [row[0] for row in rows] == list(range(1, len(rows) + 1)) and len(rows) >= 10
+    found = {n: (name, module, function(module, name, owner)) for n, name, module, owner in rows}
+    spans = legs(rows)
+    assert len(spans) == 3 and spans[0][0] == 1 and spans[-1][1] == len(rows), spans  # run, chips, placing
+    for first, last in spans:
         for n in range(first, last):
-            called = CALLED_AS.get(found[n + 1][0], rf"\b{found[n + 1][0]}\(")
-            assert re.search(called, found[n][1]), f"{found[n][0]} does not call {found[n + 1][0]}"
-    assert "The path has twelve functions in three legs" in DOC.read_text(encoding="utf-8")  # the count it says
-    page = (ROOT / "pages" / "playground.py").read_text(encoding="utf-8")
-    assert all(f"{found[first][0]}(" in page for first, _ in LEGS)
+            (name, module, node), callee = found[n], found[n + 1][0]
+            assert calls(node) & CALLED_AS.get(callee, {callee}), f"{name} does not call {callee} in its own body"
+            assert not detours(module, node, callee), f"{name} reaches {callee} through {detours(module, node, callee)}"
+    text = " ".join(DOC.read_text(encoding="utf-8").split())
+    assert f"The path has {NUMBERS[len(rows)]} functions in three legs" in text  # the count it says is the table's
 
 
 def test_nothing_on_the_run_and_chip_legs_runs_the_page_again():
-    """From Run to the chips is one run of the page: no `st.rerun()` in the run's and the chips' functions, nor in the
-    form that holds Run (its callback folds the settings before the page runs). The player restarts the page only
-    when Play starts or stops its timer; tests/ui/test_playground.py presses Run and counts the page's runs."""
-    from specviz.ui.playground import live
-
-    sources = [inspect.getsource(function(name, module, owner)) for n, name, module, owner in path_rows()
-               if n <= LEGS[1][1]]
-    sources += [inspect.getsource(live.live_settings_form), inspect.getsource(live.fold_settings)]
-    assert len(sources) == LEGS[1][1] + 2
-    assert not [s.split("(", 1)[0] for s in sources if "st.rerun(" in s]
+    """From Run to the chips is one run of the page: no `st.rerun()` in the run's and the chips' functions (nested
+    ones included), nor in the form that holds Run (its callback folds the settings before the page runs). The player
+    restarts the page only when Play starts or stops its timer; tests/ui/test_playground.py presses Run and counts
+    the page's runs."""
+    rows = path_rows()
+    last = legs(rows)[1][1]
+    nodes = [function(module, name, owner) for n, name, module, owner in rows if n <= last]
+    nodes += [function("specviz.ui.playground.live", name) for name in ("live_settings_form", "fold_settings")]
+    assert len(nodes) == last + 2
+    assert [node.name for node in nodes if "rerun" in calls(node, nested=True)] == []
 
 
 def test_the_layer_diagram_names_every_layer_folder_and_only_real_ones():

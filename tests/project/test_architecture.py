@@ -5,6 +5,7 @@ the prompt box -> chip path is real functions, each of which calls the next in i
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from pathlib import Path
 
@@ -28,6 +29,7 @@ def path_rows() -> list[tuple[int, str, str, str]]:
     return [(int(n), name, module, owner) for n, name, module, owner in rows]
 
 
+@functools.cache
 def tree(module: str) -> ast.Module:
     return ast.parse((ROOT / (module.replace(".", "/") + ".py")).read_text(encoding="utf-8"))
 
@@ -116,6 +118,12 @@ def test_nothing_on_the_run_and_chip_legs_runs_the_page_again():
     nodes += [function("specviz.ui.playground.live", name) for name in ("live_settings_form", "fold_settings")]
     assert len(nodes) == last + 2
     assert [node.name for node in nodes if "rerun" in calls(node, nested=True)] == []
+    placing = [function(module, name, owner) for n, name, module, owner in rows if n > last]
+    guarded = [node for fn in placing for test in ast.walk(fn) if isinstance(test, ast.If)
+               and re.search(r"\b(PLAYING|_TOGGLED)\b", ast.unparse(test.test)) for node in ast.walk(test)]
+    reruns = {id(node): node for fn in placing for node in ast.walk(fn) if isinstance(node, ast.Call)
+              and getattr(node.func, "attr", "") == "rerun"}.values()  # player is inside render_player too
+    assert len(reruns) == 2 and all(node in guarded for node in reruns)  # Play's start or stop, and its end
 
 
 def test_the_layer_diagram_names_every_layer_folder_and_only_real_ones():

@@ -203,22 +203,16 @@ def trace_view(trace: Trace, upto: int | None = None, *, show_rejected: bool = T
     recovered token that replaced it (`show_rejected`); drafts after it (never tested) only with `show_unreached`.
     Newlines show as ↵ and also break the line.
     """
-    def inline(t: EmittedToken, step: Step, i: int) -> str:
-        tip = step_tooltip(t, step, i)
-        return chip(t.text, t.kind, tip, size="inline", glyph=t.kind != TokenKind.ACCEPTED) + \
-            ("<br>" if "\n" in t.text else "")
-
     groups = []
     for step in trace.steps if upto is None else trace.steps[: max(0, upto)]:
         n_acc = step.n_accepted
-        kept = step.emitted[:n_acc] if step.decisions else []
+        cut = n_acc if step.decisions else 0  # the emitted tokens before the tried drafts: the kept ones
         tried = [d for d in step.decisions[n_acc:] if d.reached or show_unreached] if show_rejected else []
-        after = step.emitted[n_acc:] if step.decisions else step.emitted
-        chips = [inline(t, step, i) for i, t in enumerate(kept)]
-        chips += [chip(d.text, decision_kind(d), decision_tooltip(d, step.tree is not None), size="inline")
-                  for d in tried]
-        chips += [inline(t, step, n_acc + i if step.decisions else i) for i, t in enumerate(after)]
-        groups.append((step.index, "".join(chips)))
+        emitted = [chip(t.text, t.kind, step_tooltip(t, step, i), size="inline", glyph=t.kind != TokenKind.ACCEPTED)
+                   + ("<br>" if "\n" in t.text else "") for i, t in enumerate(step.emitted)]
+        rejected = [chip(d.text, decision_kind(d), decision_tooltip(d, step.tree is not None), size="inline")
+                    for d in tried]
+        groups.append((step.index, "".join(emitted[:cut] + rejected + emitted[cut:])))
     return TraceView(trace, tuple(groups))
 
 

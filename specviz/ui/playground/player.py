@@ -132,15 +132,23 @@ def render_player(view: TraceView, trace_id: str, on_position=None) -> None:
         if on_position is not None:
             on_position(pos)
         _controls(trace, trace_id, pos)
-        if n and pos >= n:
-            _finished(view, trace_id)
-        else:  # the output so far (the chips the view holds, up to this step) beside the next step's drafts
-            left, right = st.columns([3, 2], gap="medium")
-            with left:
-                st.markdown(_(TEXT["so_far"]))
-                st.html(view.output_html(pos, current=pos - 1))
-                st.caption(_(TEXT["so_far_note"]))
-            with right:
+        done = bool(n) and pos >= n  # the end, where a new run lands: the plain text beside how each token was made
+        if done:
+            st.success(_(TEXT["done"], tokens=trace.num_tokens, steps=n,
+                         stop=_(STOPS.get(trace.stop_reason, STOPS[StopReason.MAX_NEW_TOKENS]))))
+            plain, chips = st.columns(2, gap="medium")
+            plain.markdown(_(TEXT["answer"]))
+            plain.html(answer_html(view.answer))
+        else:  # the output so far beside the next step's drafts
+            chips, coming = st.columns([3, 2], gap="medium")
+        chips.markdown(_(TEXT["annotated"]) if done else _(TEXT["so_far"]))
+        chips.html(view.output_html(pos, current=None if done else pos - 1))  # the chips the view holds, up to pos
+        chips.caption(_(TEXT["annotated_note"]) if done else _(TEXT["so_far_note"]))
+        if done:
+            _from_start(n)
+            PREDICTOR.score(trace, trace_id)
+        else:
+            with coming:
                 _coming_up(trace, trace_id, pos)
                 PREDICTOR.score(trace, trace_id)
         st.html(legend_html())
@@ -181,25 +189,12 @@ def _controls(trace: Trace, trace_id: str, pos: int) -> None:
                       label_visibility="collapsed")
 
 
-def _finished(view: TraceView, trace_id: str) -> None:
-    """The end of the trace: the text as plain reading next to the annotated one, and the way back to step 1."""
-    trace = view.trace
-    n = trace.num_steps
-    st.success(_(TEXT["done"], tokens=trace.num_tokens, steps=n,
-                 stop=_(STOPS.get(trace.stop_reason, STOPS[StopReason.MAX_NEW_TOKENS]))))
-    plain, annotated = st.columns(2, gap="medium")
-    with plain:
-        st.markdown(_(TEXT["answer"]))
-        st.html(answer_html(view.answer))
-    with annotated:
-        st.markdown(_(TEXT["annotated"]))
-        st.html(view.output_html(n))
-        st.caption(_(TEXT["annotated_note"]))
+def _from_start(n: int) -> None:
+    """Under a finished trace: the way back to step 1."""
     button, note = st.columns([2, 3], vertical_alignment="center")
     button.button(_(TEXT["from_start"]), key="playground_from_start", type="primary", icon=":material/replay:",
                   on_click=_go, args=(n, 0), width="stretch")
     note.caption(_(TEXT["from_start_note"]))
-    PREDICTOR.score(trace, trace_id)
 
 
 def _coming_up(trace: Trace, trace_id: str, pos: int) -> None:

@@ -8,8 +8,9 @@ verify and emit in their order, with the rewind of the caches, which their algor
 rule; the Exactness lab passes deliberately broken rules through the same loop. Target-only decoding
 (`specviz.engine.baseline`) is this loop with nothing drafted: each step is then one target forward and one token.
 
-The loose keywords are the public face of two settings objects: `GenerationSettings` (what to sample) and
-`DecodeOptions` (how to record, time and bound it). `decode` takes the objects themselves.
+The loose keywords are the public face of three objects: `GenerationSettings` (what to sample), `DecodeOptions`
+(how to record, time and bound it) and `specviz.engine.draft_shape.DraftShape` (what a step drafts: the one type
+for K, a tree's nodes, width and lookup branch). `decode` takes the objects themselves.
 
 The step itself (`SpeculativeDecoder.step`) only decides; what it decided (`StepOutcome`) goes to a
 `specviz.engine.recording.TraceRecorder`, which adds the drafts' texts and top-10 lists and builds the `Trace`. The
@@ -35,7 +36,7 @@ from specviz.engine.generation import (Clock, GenerationSettings, append_until_s
                                 prompt_ids, synchronize)
 from specviz.core.text import template_tokens
 from specviz.engine.kvcache import CachedModel, runner_for
-from specviz.engine.limits import TREE_LOOKUP_RANGE, TREE_NODES_RANGE, TREE_WIDTH_RANGE, check_lookup_has_tree
+from specviz.engine.draft_shape import DraftShape
 from specviz.engine.proposers import DraftModelProposer, Proposal, Proposer
 from specviz.engine.proposers.ngram import prompt_lookup
 from specviz.engine.recording import StepOutcome, TraceRecorder
@@ -96,7 +97,8 @@ def speculative_generate(
     draft: PreTrainedModel | Proposer,
     input_ids: Sequence[int] | torch.Tensor,
     *,
-    k: int = 4,
+    shape: DraftShape | None = None,
+    k: int | None = None,
     max_new_tokens: int = 64,
     temperature: float = 0.0,
     top_k: int = 0,
@@ -110,80 +112,79 @@ def speculative_generate(
     draft_length=None,
     on_step: StepObserver | None = None,
     deadline: float | None = None,
-    tree_nodes: int = 0,
-    tree_width: int = 4,
+    tree_nodes: int | None = None,
+    tree_width: int | None = None,
     tree_verifier: TreeVerifier = verify_tree,
-    tree_lookup: int = 0,
+    tree_lookup: int | None = None,
     tree_top_children: bool = False,
 ) -> Trace:
     """Generate up to `max_new_tokens` tokens after `input_ids` by speculative decoding; return the trace.
 
-    The keywords are spelled out here for readers and editors; inside they become two objects,
-    `GenerationSettings` (what to sample: max_new_tokens, temperature, top_k, top_p, seed, K) and `DecodeOptions`
-    (tokenizer, eos_token_id, record, clock, on_step, deadline: each documented there), which is all `decode` takes.
+    The keywords are spelled out here for readers and editors; inside they become three objects,
+    `GenerationSettings` (what to sample: max_new_tokens, temperature, top_k, top_p, seed, K), `DecodeOptions`
+    (tokenizer, eos_token_id, record, clock, on_step, deadline: each documented there) and the `DraftShape`, which is
+    what `decode` takes.
 
-    `tree_nodes` > 0 drafts a tree of at most that many nodes, depth at most K and at most `tree_width` children
-    per node (a proposer that cannot branch keeps drafting a chain), plus up to `tree_lookup` tokens copied from the
-    context by prompt lookup as one more branch (`specviz.engine.tree.graft_copy`); `tree_verifier` judges it (the exact
-    `verify_tree` unless the Exactness lab passes another rule; `tree_top_children=True` drafts the draft's top
-    tokens as children at every temperature, for a rule that judges them so). `draft_length` (a
-    `specviz.engine.policies.DraftLength`) picks each step's K in place of the constant `k`.
+    `shape` (a `specviz.engine.draft_shape.DraftShape`) says what one step drafts; `k`, `tree_nodes`, `tree_width` and
+    `tree_lookup` are its fields as loose keywords for notebooks (defaults 4, 0, 4, 0: a chain of K = 4). Give
+    either: a size keyword beside a `shape` that says otherwise is a ValueError. `tree_nodes` > 0 drafts a tree of at
+    most that many nodes, depth at most K and at most `tree_width` children per node (a proposer that cannot branch
+    keeps drafting a chain), plus up to `tree_lookup` tokens copied from the context by prompt lookup as one more
+    branch (`specviz.engine.tree.graft_copy`); `tree_verifier` judges it (the exact `verify_tree` unless the Exactness
+    lab passes another rule; `tree_top_children=True` drafts the draft's top tokens as children at every temperature,
+    for a rule that judges them so). `draft_length` (a `specviz.engine.policies.DraftLength`) picks each step's K in
+    place of the constant one.
     """
-    settings = GenerationSettings(max_new_tokens, temperature, top_k, top_p, seed, k)
+    sizes = {"k": k, "tree_nodes": tree_nodes, "tree_width": tree_width, "tree_lookup": tree_lookup}
+    if shape is not None:
+        differ = [f"{name}={value!r}" for name, value in sizes.items()
+                  if value is not None and value != getattr(shape, name)]
+        if differ:
+            raise ValueError(f"Give the draft's sizes once: shape={shape!r} and {', '.join(differ)} disagree.")
+    given = {name: value for name, value in sizes.items() if value is not None}
+    settings = GenerationSettings(max_new_tokens, temperature, top_k, top_p, seed,
+                                  shape.k if shape else k if k is not None else 4)
     options = DecodeOptions(tokenizer, eos_token_id, record, clock, on_step, deadline)
-    tree = TreeShape(tree_nodes, tree_width, tree_verifier, tree_lookup, tree_top_children)
+    shape = shape or DraftShape(**{"k": settings.k, **given})
     proposer = draft if isinstance(draft, Proposer) else DraftModelProposer(draft, target.config.vocab_size)
     return decode(target, proposer, input_ids, settings, options, verifier=verifier, draft_length=draft_length,
-                  tree=tree)
+                  shape=shape, tree=TreeVerification(tree_verifier, tree_top_children))
 
 
 @dataclass(frozen=True)
-class TreeShape:
-    """How big a draft tree may grow: at most `nodes` drafted nodes (0 = draft a chain), `width` children per node,
-    and up to `lookup` more tokens copied from the context (prompt lookup) as one more branch, 0 = none; the rule
-    that judges it, and how its children are drafted: samples of q without replacement at temperature > 0, or, with
-    `top_children`, the draft's top tokens at every temperature (for a rule that judges top-k children, such as the
-    Exactness lab's). Checked on construction (a bad value is a ValueError with one sentence)."""
+class TreeVerification:
+    """How a draft tree is judged, apart from its sizes (those are the run's `DraftShape`): the tree rule `verifier`
+    and how its children are drafted: samples of q without replacement at temperature > 0, or, with `top_children`,
+    the draft's top tokens at every temperature (for a rule that judges top-k children, such as the Exactness lab's).
+    A `top_children` that is not a bool is a ValueError with one sentence."""
 
-    nodes: int = 0
-    width: int = 4
     verifier: TreeVerifier = verify_tree
-    lookup: int = 0
     top_children: bool = False
 
     def __post_init__(self) -> None:
-        for name, value, (lo, hi) in (("tree_nodes", self.nodes, TREE_NODES_RANGE),
-                                      ("tree_width", self.width, TREE_WIDTH_RANGE),
-                                      ("tree_lookup", self.lookup, TREE_LOOKUP_RANGE)):
-            if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-                raise ValueError(f"{name} must be a whole number from {lo} to {hi} (got {value!r}).")
-        check_lookup_has_tree(self.nodes, self.lookup)
         if not isinstance(self.top_children, bool):
             raise ValueError(f"tree_top_children must be True or False (got {self.top_children!r}).")
-
-    def settings(self) -> dict:
-        """What the trace's settings record: nothing for a chain, so chain traces stay as they were; the lookup
-        branch only when there is one, so earlier tree traces stay as they were too."""
-        if not self.nodes:
-            return {}
-        lookup = {"tree_lookup": self.lookup} if self.lookup else {}
-        return {"tree_nodes": self.nodes, "tree_width": self.width, **lookup}
 
 
 def decode(target: PreTrainedModel, proposer: Proposer, input_ids: Sequence[int] | torch.Tensor,
            settings: GenerationSettings, options: DecodeOptions | None = None, *, mode: Mode = Mode.SPECULATIVE,
-           verifier: Verifier = verify, draft_length=None, tree: TreeShape | None = None) -> Trace:
+           verifier: Verifier = verify, draft_length=None, shape: DraftShape | None = None,
+           tree: TreeVerification | None = None) -> Trace:
     """The loop both `speculative_generate` and `autoregressive_generate` run: prefill, then steps until a stop.
-    `settings` say what to sample, `options` how to record, time and bound it (`DecodeOptions()` when None)."""
+    `settings` say what to sample, `options` how to record, time and bound it (`DecodeOptions()` when None), `shape`
+    what a step drafts (None: a chain of `settings.k`) and `tree` how a tree is judged (`TreeVerification()`: the exact
+    rule). K is `settings.k` (None: target-only decoding); a shape with another K is a ValueError."""
+    if shape is not None and shape.k != settings.k:
+        raise ValueError(f"The shape drafts K={shape.k} but the settings say K={settings.k}: give K once, in both "
+                         "from the same value.")
     options = options or DecodeOptions()
     clock, deadline, on_step = options.clock, options.deadline, options.on_step
     prompt = prompt_ids(input_ids, target)
     check_context(target, len(prompt), settings)
     eos = eos_ids(target, options.tokenizer, options.eos_token_id)
-    tree = tree or TreeShape()
     recorder = TraceRecorder(options.tokenizer, options.record)
     decoder = SpeculativeDecoder(target, proposer, settings, eos, verifier, clock, draft_length,
-                                 template_tokens(options.tokenizer) - eos, tree, token_text=recorder.text)
+                                 template_tokens(options.tokenizer) - eos, shape, tree, token_text=recorder.text)
     start = clock()
     decoder.prefill(prompt)
     prefill_seconds = clock() - start
@@ -194,7 +195,8 @@ def decode(target: PreTrainedModel, proposer: Proposer, input_ids: Sequence[int]
         if on_step is not None:
             on_step(outcome)
         stop = outcome.stop or (StopReason.DEADLINE if deadline is not None and clock() > deadline else "")
-    recorded = {**settings.to_dict(), **tree.settings(), "proposer": proposer.name, **proposer.own_settings()}
+    tree_settings = shape.tree_settings() if shape is not None else {}
+    recorded = {**settings.to_dict(), **tree_settings, "proposer": proposer.name, **proposer.own_settings()}
     return recorder.trace(mode, recorded, prompt, output, stop, prefill_seconds, wall_seconds=clock() - start)
 
 
@@ -204,7 +206,8 @@ class SpeculativeDecoder:
 
     def __init__(self, target: PreTrainedModel, proposer: Proposer, settings: GenerationSettings, eos: set[int],
                  verifier: Verifier = verify, clock: Clock = default_clock, draft_length=None,
-                 template: set[int] = frozenset(), tree: TreeShape | None = None, *,
+                 template: set[int] = frozenset(), shape: DraftShape | None = None,
+                 tree: TreeVerification | None = None, *,
                  token_text: Callable[[int], str] = lambda token_id: ""):
         self.target = runner_for(target, feature_layers=proposer.feature_layers)
         self.proposer = proposer
@@ -213,10 +216,11 @@ class SpeculativeDecoder:
         self.clock = clock
         self.token_text = token_text
         self.draft_length = draft_length  # a specviz.engine.policies.DraftLength, or None for the constant settings.k
-        self.tree = tree or TreeShape()
         context = StepContext(self.target, proposer, settings.sampling, settings.generator(), frozenset(eos),
                               frozenset(template), target.config.vocab_size, settings.max_new_tokens, self.depth)
-        self.chain_shape, self.tree_shape = ChainStep(context, verifier), TreeStep(context, self.tree)
+        self.chain_shape, self.tree_shape = ChainStep(context, verifier), None
+        if shape is not None and shape.tree_nodes:
+            self.tree_shape = TreeStep(context, shape, tree or TreeVerification())
 
     def prefill(self, prompt: list[int]) -> None:
         """Fill both caches with the prompt except its last token, which the first step feeds."""
@@ -233,7 +237,7 @@ class SpeculativeDecoder:
     def step(self, sequence: list[int], output: list[int]) -> StepOutcome:
         """One round; extends `sequence` and `output` in place with what it emits. The five steps are the same for a
         chain and a tree; `ChainStep` and `TreeStep` hold what differs (what is drafted, scored, kept)."""
-        shape = self.tree_shape if self.tree.nodes and self.proposer.can_branch else self.chain_shape
+        shape = self.tree_shape if self.tree_shape is not None and self.proposer.can_branch else self.chain_shape
         t0, before = self.clock(), (len(self.target), self.proposer.cache_length())
         # 1. propose: K drafts (a chain) or a tree of at most N drafted nodes and depth K, plus a lookup branch of
         #    at most tree_lookup copied tokens (which may reach deeper than K); never past the token limit
@@ -380,29 +384,30 @@ class ChainStep:
 
 class TreeStep:
     """What a tree round does at each of the five steps: one forward over the whole tree (tree mask, per-node
-    positions), the recursive tree rule (`shape.verifier`), and a cache compaction that keeps only the accepted
-    path. `shape` also says how big the tree may grow."""
+    positions), the recursive tree rule (`rule.verifier`), and a cache compaction that keeps only the accepted
+    path. `shape` says how big the tree may grow (its nodes, width and lookup branch; the depth is the round's K)."""
 
-    def __init__(self, context: StepContext, shape: TreeShape):
+    def __init__(self, context: StepContext, shape: DraftShape, rule: TreeVerification | None = None):
         self.context = context
         self.shape = shape
+        self.rule = rule or TreeVerification()
 
     def propose(self, sequence: list[int], n_emitted: int) -> DraftTree:
         """A draft tree: drafted nodes to depth at most K. Greedy trees take the draft's top tokens; sampled ones draw
-        children from q without replacement, unless the shape says its rule judges top tokens (`TreeShape.top_children`:
+        children from q without replacement, unless its rule judges top tokens (`TreeVerification.top_children`:
         the Exactness lab's top-k rules). With a lookup branch, up to `lookup` tokens that followed the latest earlier
         occurrence of the sequence's last 1-3 tokens are grafted on (deterministic, so exact at every temperature); that
         branch is bounded by `lookup`, not by K, so it can reach deeper than the drafted nodes."""
         c, shape = self.context, self.shape
         depth = c.depth(n_emitted)
-        sampled = not c.sampling.greedy and not shape.top_children
+        sampled = not c.sampling.greedy and not self.rule.top_children
         if depth <= 0:
             return DraftTree([], [], torch.zeros(0, c.vocab_size), sampled)
-        tree = c.proposer.propose_tree(sequence, max_nodes=shape.nodes, max_depth=depth, width=shape.width,
+        tree = c.proposer.propose_tree(sequence, max_nodes=shape.tree_nodes, max_depth=depth, width=shape.tree_width,
                                        sampling=c.sampling, generator=c.generator, sampled=sampled,
                                        stop_tokens=c.eos)
-        if shape.lookup:  # one more branch, copied from the context; never past the token limit
-            room = min(shape.lookup, c.max_new_tokens - n_emitted - 1)
+        if shape.tree_lookup:  # one more branch, copied from the context; never past the token limit
+            room = min(shape.tree_lookup, c.max_new_tokens - n_emitted - 1)
             copy = prompt_lookup(sequence, room, exclude=c.template, overlap=True) if room > 0 else []
             tree = graft_copy(tree, copy, c.vocab_size, c.eos)
         synchronize(c.target.device)
@@ -420,7 +425,7 @@ class TreeStep:
 
     def verify(self, target_probs: torch.Tensor, tree: DraftTree) -> StepResult:
         """The tree rule's verdict, as its main line with the whole tree beside it."""
-        return main_line(tree, target_probs, self.shape.verifier(target_probs, tree, generator=self.context.generator))
+        return main_line(tree, target_probs, self.rule.verifier(target_probs, tree, generator=self.context.generator))
 
     def rewind(self, length: int, result: StepResult) -> None:
         """Both caches keep the sequence plus the accepted path, nothing else of the tree."""

@@ -57,6 +57,18 @@ class DraftShape:
         return {"k": self.k, "tree_nodes": self.tree_nodes, "tree_width": self.tree_width,
                 "tree_lookup": self.tree_lookup}
 
+    def tree_settings(self) -> dict[str, int]:
+        """What a trace's settings record of the shape beside K: nothing for a chain, so chain traces stay as they
+        were; the lookup branch only when there is one, so earlier tree traces stay as they were too.
+
+        >>> DraftShape(4).tree_settings(), DraftShape(4, 16, 4, 8).tree_settings()
+        ({}, {'tree_nodes': 16, 'tree_width': 4, 'tree_lookup': 8})
+        """
+        if not self.tree_nodes:
+            return {}
+        lookup = {"tree_lookup": self.tree_lookup} if self.tree_lookup else {}
+        return {"tree_nodes": self.tree_nodes, "tree_width": self.tree_width, **lookup}
+
     def label(self) -> str:
         """The shape's one plain name, the same in every script, table and benchmark row.
 

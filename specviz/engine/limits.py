@@ -53,7 +53,7 @@ def check_threads(threads: object, flag: str = "--threads") -> int:
 
 def check_lookup_has_tree(tree_nodes: int, tree_lookup: int) -> None:
     """A ValueError with one sentence for a lookup branch without a tree (issue 44 item 9: it was silently ignored);
-    the one check DraftShape and TreeShape both make.
+    the check DraftShape, the one type for a draft's sizes, makes (RunSpec says it translated).
 
     >>> check_lookup_has_tree(8, 4), check_lookup_has_tree(0, 0)
     (None, None)

@@ -132,7 +132,7 @@ SETTING_VALUE = (lambda v: v is None or isinstance(v, (bool, int, str)) and len(
 TOP_P = ((lambda v: PROB[0](v) and v > 0), _words(N_("a number above 0, at most 1")))
 TEMPERATURE = ((lambda v: not isinstance(v, bool) and isinstance(v, (int, float)) and 0 <= v < math.inf),
                _words(N_("a finite number, 0 or more")))
-# The settings the engine writes (GenerationSettings, TreeShape.settings, the proposer's name), with the types and
+# The settings the engine writes (GenerationSettings, DraftShape.tree_settings, the proposer's name), with the types and
 # ranges it checks before a run: a page reads them back as numbers ("k": "abc" would be a traceback, not a sentence).
 # Any other key (a proposer's own setting) keeps SETTING_VALUE.
 SETTINGS = {

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 
 from specviz.core.i18n import _, ngettext
 from specviz.engine.baseline import TargetOnly
-from specviz.engine.decoding import DecodeOptions, StepObserver, TreeShape, decode
+from specviz.engine.decoding import DecodeOptions, StepObserver, TreeVerification, decode
 from specviz.engine.generation import K_RANGE, Clock, GenerationSettings, default_clock
 from specviz.engine.policies import confident, make_policy
 from specviz.engine.proposers import Proposer, make_proposer
@@ -219,10 +219,9 @@ def run(spec: RunSpec, *, pair: Pair | None = None, input_ids: list[int] | None 
     ids = input_ids if input_ids is not None else prompt_ids(spec, pair)
     proposer = proposer or proposer_for(spec, pair)
     draft_length = None if spec.policy == "constant" else make_policy(spec.policy, spec.k, k_max=k_max, c=c)
-    tree = TreeShape(spec.tree_nodes, spec.tree_width, tree_verifier, spec.tree_lookup)
     options = DecodeOptions(pair.tokenizer, record=record, clock=clock, on_step=on_step, deadline=deadline)
     trace = decode(pair.target, proposer, ids, generation_settings(spec), options, verifier=verifier,
-                   draft_length=draft_length, tree=tree)
+                   draft_length=draft_length, shape=spec.shape, tree=TreeVerification(tree_verifier))
     trace.meta.update(pair=spec.pair, proposer=proposer.name, chat=spec.chat, prompt=spec.prompt, **_numerics(pair))
     return trace
 

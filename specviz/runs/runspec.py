@@ -18,6 +18,7 @@ from typing import Any
 
 from specviz.core import urlvalues
 from specviz.core.i18n import N_, _, localized
+from specviz.engine.draft_shape import DraftShape
 from specviz.engine.limits import (K_RANGE, MAX_NEW_TOKENS_RANGE, POLICIES, SEED_RANGE, TEMPERATURE_RANGE,
                                    TREE_LOOKUP_RANGE, TREE_NODES_RANGE, TREE_WIDTH_RANGE)
 from specviz.engine.proposers import registry
@@ -158,6 +159,15 @@ class RunSpec:
                                limit=MAX_PROMPT_CHARS))
         if not isinstance(self.chat, bool):
             raise ValueError(_must("chat", _("true or false"), self.chat))
+
+    @property
+    def shape(self) -> DraftShape:
+        """What a step drafts, as the engine takes it: K and the three tree fields in one `DraftShape`.
+
+        >>> RunSpec(k=3, tree_nodes=8, tree_width=2).shape.label()
+        'tree 8x2 depth 3'
+        """
+        return DraftShape(self.k, self.tree_nodes, self.tree_width, self.tree_lookup)
 
     def proposer_setting(self, name: str) -> int | None:
         """The value of a proposer's own setting, None for the proposer's default."""

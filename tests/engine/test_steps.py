@@ -13,8 +13,9 @@ import pytest
 import torch
 
 from specviz.engine.baseline import autoregressive_generate
-from specviz.engine.decoding import (ChainStep, StepContext, StepResult, TreeShape, TreeStep, emitted_tokens,
-                                     speculative_generate)
+from specviz.engine.decoding import (ChainStep, StepContext, StepResult, TreeStep, TreeVerification, decode,
+                                     emitted_tokens, speculative_generate)
+from specviz.engine.draft_shape import DraftShape
 from specviz.engine.generation import GenerationSettings
 from specviz.engine.kinds import TokenKind
 from specviz.engine.kvcache import runner_for
@@ -66,7 +67,7 @@ def test_a_chain_step_alone_returns_its_step_result_and_replays_the_engines_firs
 
 def test_a_tree_step_alone_returns_its_main_line_and_the_whole_tree(toy):
     prompt = toy.tokenizer(PROMPT)["input_ids"]
-    result, tree = one_round(TreeStep(standalone(toy, prompt), TreeShape(8, 3)), prompt)
+    result, tree = one_round(TreeStep(standalone(toy, prompt), DraftShape(K, 8, 3)), prompt)
     assert isinstance(result.tree, DraftTree) and result.tree is tree and 1 < len(tree) <= 8
     assert isinstance(result.tree_verdict, TreeVerifyResult)
     assert result.tree_target_probs.shape == (len(tree) + 1, toy.target.config.vocab_size)
@@ -157,8 +158,32 @@ def test_emitted_tokens_carry_the_tokenizers_text_and_the_recorder_never_rewrite
     assert {t.text for s in quiet.steps for t in s.emitted} == {""}
 
 
-def test_a_tree_shape_declares_how_its_children_are_drafted():
-    assert not TreeShape(8, 2).top_children and TreeShape(8, 2, top_children=True).top_children
-    assert TreeShape(8, 2, top_children=True).settings() == TreeShape(8, 2).settings()  # traces stay as they were
+def test_a_tree_verification_declares_how_its_children_are_drafted():
+    assert not TreeVerification().top_children and TreeVerification(top_children=True).top_children
     with pytest.raises(ValueError, match="^tree_top_children must be True or False"):
-        TreeShape(8, 2, top_children="yes")
+        TreeVerification(top_children="yes")
+    assert not {"verifier", "top_children"} & set(DraftShape(4, 8, 2).tree_settings())  # traces stay as they were
+
+
+def test_the_draft_sizes_live_in_one_draft_shape(toy):
+    """Issue 45: the sizes lived in two types (DraftShape and the engine's TreeShape), each with its range checks.
+    `speculative_generate` takes a `shape` or its four fields as keywords, never both saying different things, and
+    `decode` refuses a shape whose K is not the settings' K; a trace records the shape as before."""
+    prompt = toy.tokenizer(PROMPT)["input_ids"]
+    run = dict(max_new_tokens=8, temperature=1.0, seed=SEED)
+    shape = DraftShape(K, 8, 3, 2)
+    by_shape = speculative_generate(toy.target, make_proposer(toy, "draft"), prompt, shape=shape, **run)
+    by_keywords = speculative_generate(toy.target, make_proposer(toy, "draft"), prompt, k=K, tree_nodes=8,
+                                       tree_width=3, tree_lookup=2, **run)
+    assert by_shape.output_ids == by_keywords.output_ids and by_shape.settings == by_keywords.settings
+    assert {k: by_shape.settings[k] for k in shape.settings()} == shape.settings()
+    same = speculative_generate(toy.target, make_proposer(toy, "draft"), prompt, shape=shape, k=K, tree_nodes=8, **run)
+    assert same.output_ids == by_shape.output_ids  # a keyword that agrees with the shape is fine
+    with pytest.raises(ValueError, match=r"^Give the draft's sizes once: shape=DraftShape\(.*\) and k=2, "
+                                         r"tree_width=4 disagree\.$"):
+        speculative_generate(toy.target, make_proposer(toy, "draft"), prompt, shape=shape, k=2, tree_width=4, **run)
+    with pytest.raises(ValueError, match=r"^The shape drafts K=3 but the settings say K=2"):
+        decode(toy.target, make_proposer(toy, "draft"), prompt, GenerationSettings(8, 1.0, 0, 1.0, SEED, 2),
+               shape=shape)
+    chain = speculative_generate(toy.target, make_proposer(toy, "draft"), prompt, k=K, **run)
+    assert not {"tree_nodes", "tree_width", "tree_lookup"} & set(chain.settings)  # chain traces stay as they were

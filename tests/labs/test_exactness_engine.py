@@ -5,6 +5,7 @@ import pytest
 import torch
 
 from specviz.engine.decoding import DecodeOptions, decode, speculative_generate
+from specviz.engine.draft_shape import DraftShape
 from specviz.engine.generation import GenerationSettings
 from specviz.labs.exactness import (RULES, TREE_RULES, chi_square_test, continuation_samples,
                                     exact_first_token_distribution, exact_two_token_distribution,
@@ -82,13 +83,14 @@ def test_every_rule_runs_in_the_engine(toy):
 
 
 def test_every_tree_rule_runs_in_the_engine_on_the_tree_it_judges(toy):
-    """`TreeRule.tree_shape` tells the engine how the rule's children are drafted: the draft's top tokens for the
+    """`TreeRule.verification` tells the engine how the rule's children are drafted: the draft's top tokens for the
     two top-k rules (one tree whatever the seed, its first level the top of q), samples of q for the sampled rule."""
     pair, ids = toy
 
     def first_tree(name: str, seed: int) -> list:
         trace = decode(pair.target, make_proposer(pair), ids, GenerationSettings(6, 1.0, 0, 1.0, seed, 2),
-                       DecodeOptions(pair.tokenizer), tree=TREE_RULES[name].tree_shape(6, 3))
+                       DecodeOptions(pair.tokenizer), shape=DraftShape(2, 6, 3),
+                       tree=TREE_RULES[name].verification())
         assert 1 <= trace.num_tokens <= 6 and trace.steps[0].tree is not None
         return trace.steps[0].tree.nodes
 

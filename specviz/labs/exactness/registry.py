@@ -22,7 +22,7 @@ from specviz.engine.tree_verifier import TreeVerifier, verify_tree, without
 from specviz.engine.verifier import accept_probability, residual_distribution, verify
 
 if TYPE_CHECKING:
-    from specviz.engine.decoding import TreeShape
+    from specviz.engine.decoding import TreeVerification
 
 # ---- closed forms: what each rule emits in one step with K = 1, the draft x ~ q ----------------------------------
 
@@ -171,13 +171,13 @@ class TreeRule:
         p, q = _pq(target_probs, draft_probs)
         return _level(p, q, width, self.children == "sampled", self.compare_with_q)
 
-    def tree_shape(self, nodes: int, width: int, lookup: int = 0) -> TreeShape:
-        """The engine's tree for this rule: at most `nodes` nodes, `width` children per node, judged by this rule
-        and drafted as it expects (the draft's top tokens at every temperature for a "top" rule)."""
+    def verification(self) -> TreeVerification:
+        """How the engine judges a tree by this rule, and drafts its children as the rule expects (the draft's top
+        tokens at every temperature for a "top" rule); the tree's sizes are the run's `DraftShape`."""
         # the engine pulls in transformers (seconds): imported here, so the registry stays light
-        from specviz.engine.decoding import TreeShape
+        from specviz.engine.decoding import TreeVerification
 
-        return TreeShape(nodes, width, self.function, lookup, top_children=self.children == "top")
+        return TreeVerification(self.function, top_children=self.children == "top")
 
 
 def _level(p: torch.Tensor, q: torch.Tensor, width: int, sampled: bool, with_q: bool) -> torch.Tensor:

@@ -181,8 +181,8 @@ def _point_mass(token: int, vocab_size: int) -> torch.Tensor:
 
 # ---- draft trees (`specviz.engine.tree_verifier`) ------------------------------------------------------------------------
 # A tree rule has the signature of `verify_tree` (target_probs (N+1, V), tree, *, generator, uniforms). How its
-# children are drafted is declared with it in the registry (`TreeRule.children`); `TreeRule.tree_shape` tells the
-# engine (`TreeShape.top_children`).
+# children are drafted is declared with it in the registry (`TreeRule.children`); `TreeRule.verification` tells the
+# engine (`TreeVerification.top_children`).
 
 
 def tree_top_children(target_probs: torch.Tensor, tree: DraftTree, *, generator: torch.Generator | None = None,

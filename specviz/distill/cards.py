@@ -14,6 +14,7 @@ from specviz.core.paths import BENCHMARKS_DIR, read_json_once
 from specviz.distill.data import GenerationPlan, chunk_infos
 from specviz.distill.stages import STAGES as DATA_STAGES
 from specviz.distill.trainer import DEFAULT_BATCH_POSITIONS, DEFAULT_LR, DEFAULT_STEPS
+from specviz.engine.draft_shape import DraftShape
 from specviz.labs.bench.quoted import machine_text
 from specviz.labs.bench.report import (TREE_ALPHA_MEANING, BenchResult, current_note, is_load_note,
                                        rerun_command)
@@ -240,20 +241,13 @@ def extrapolate(log: list[dict], metric: str) -> str:
             "(the data step is the expensive part on a CPU) keeps a longer run from memorising.")
 
 
-def draft_shape(row: dict) -> str:
-    """'chain' or 'tree 16 × 4' (nodes × width; '+ lookup 8' with a lookup branch) for a bench summary row."""
-    if not row.get("tree_nodes"):
-        return "chain"
-    return f"tree {row['tree_nodes']} × {row['tree_width']}" + (f" + lookup {row['tree_lookup']}"
-                                                                 if row.get("tree_lookup") else "")
-
-
 def bench_table(rows: list[dict]) -> str:
     if not rows:
         return "Not benchmarked yet: run the command under *Command*."
     head = ["| T | draft | K | α (tree: main-line mean min(1, p′/q′)) | c | mean accepted length (recovered or bonus token incl.) | per-position acceptance | speedup vs target-only | "
             "vs model.generate | predicted (measured verify cost) |", "|---:|---|---:|---:|---:|---:|---|---:|---:|---:|"]
-    body = [f"| {r['temperature']:g} | {draft_shape(r)} | {r['k']} | {r['alpha']:.3f}{'†' if r.get('tree_nodes') else ''} | "
+    body = [f"| {r['temperature']:g} | {DraftShape.of(r).label()} | {r['k']} | "
+            f"{r['alpha']:.3f}{'†' if r.get('tree_nodes') else ''} | "
             f"{r['c']:.3f} | {r['mat_with_bonus']:.2f} | "
             f"{' / '.join(f'{a:.2f}' for a in r['per_position'])} | {_fmt(r.get('speedup_vs_ar'))} | "
             f"{_fmt(r.get('speedup_vs_hf_generate'))} | {_fmt(r.get('predicted_speedup_measured_verify'))} |"
@@ -296,12 +290,12 @@ def verdict(ok: bool | None) -> str:
 
 
 def setting(row: dict) -> str:
-    """'K = 4' for a chain, 'K = 4, tree 16 × 4' for a tree."""
-    return f"K = {row['k']}" + (f", {draft_shape(row)}" if row.get("tree_nodes") else "")
+    """The row's `DraftShape.label()`: 'chain K=4', 'tree 16x4 depth 4 + lookup 8'."""
+    return DraftShape.of(row).label()
 
 
 def target_line(label: str, row: dict | None, key: str, target: float, unit: str = "×", where: bool = True) -> str:
-    """"- label: 1.45× at K = 4, tree 16 × 4 (met)": a target against the best row's measured value."""
+    """"- label: 1.45× at tree 16x4 depth 4 (met)": a target against the best row's measured value."""
     if not row:
         return f"- {label}: not measured"
     value = row[key]

@@ -2,6 +2,8 @@
 
     shape = DraftShape(k=4, tree_nodes=16, tree_width=4, tree_lookup=8)
     shape.label()              # 'tree 16x4 depth 4 + lookup 8': how scripts, tables and benchmark rows name it
+    shape.short()              # '16×4 + 8': a table's narrow "tree" column, beside its K column
+    shape.describe()           # 'a tree of 16 nodes, depth 4, width 4, plus ...': in the reader's language
     shape.rows                 # 25: tokens the verification forward reads at most
     speculative_generate(target, draft, ids, **shape.settings())
 
@@ -79,6 +81,17 @@ class DraftShape:
             return f"chain K={self.k}"
         return f"tree {self.tree_nodes}x{self.tree_width} depth {self.k}" + (
             f" + lookup {self.tree_lookup}" if self.tree_lookup else "")
+
+    def short(self) -> str:
+        """The shape in a table's narrow "tree" column, where K has its own column: "chain", or nodes × width and
+        the lookup branch's length. Not read back: `label()` is the name to parse.
+
+        >>> DraftShape(4).short(), DraftShape(4, 16, 4).short(), DraftShape(4, 16, 4, 8).short()
+        ('chain', '16×4', '16×4 + 8')
+        """
+        if not self.tree_nodes:
+            return "chain"
+        return f"{self.tree_nodes}×{self.tree_width}" + (f" + {self.tree_lookup}" if self.tree_lookup else "")
 
     @classmethod
     def from_label(cls, label: str) -> DraftShape:

@@ -29,3 +29,17 @@ def test_text_that_is_no_label_is_one_sentence(text):
     with pytest.raises(ValueError) as error:
         DraftShape.from_label(text)
     assert "\n" not in str(error.value)
+
+
+def test_bench_reports_cards_and_the_speedup_lab_name_a_shape_through_draft_shape():
+    """Issue 45 item 2: the bench report (`_shape`, "16×4 + 8"), the model cards (`draft_shape`, "tree 16 × 4 +
+    lookup 8") and the Speedup lab (`shape_name`, its own translated sentence) each wrote a shape their own way. They
+    now call `DraftShape.short()`, `label()` and `describe()`; no module formats a row's tree fields by hand."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2] / "specviz"
+    for path in ("labs/bench/report.py", "distill/cards.py", "ui/speedup/trees.py"):
+        text = (root / path).read_text(encoding="utf-8")
+        assert "DraftShape.of(" in text and "{row['tree_nodes']}" not in text and "{r['tree_nodes']}" not in text, path
+    assert DraftShape(4, 16, 4, 8).short() == "16×4 + 8" and DraftShape(3).short() == "chain"
+    assert DraftShape.of({"k": 4, "tree_nodes": 16, "tree_width": 4, "tree_lookup": 8}).short() == "16×4 + 8"

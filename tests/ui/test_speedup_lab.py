@@ -262,8 +262,8 @@ def test_page_shows_chain_vs_tree_and_the_verify_cost_of_both_dtypes(tree_tiny, 
     keys = [c.key for c in at.get("plotly_chart")]
     assert "speedup_lab_tree_chart" in keys and "speedup_lab_dtype_chart" in keys
     table = next(f.value for f in at.dataframe if "share of the physical limit" in f.value.columns)
-    assert list(table["draft shape"]) == ["chain, K = 3", "tree of 8 nodes, width 3, depth 3",
-                                          "tree of 16 nodes, width 3, depth 3"]
+    assert list(table["draft shape"]) == ["a chain of K = 3", "a tree of 8 nodes, depth 3, width 3",  # describe()
+                                          "a tree of 16 nodes, depth 3, width 3"]
     text = " ".join(m.value for m in at.markdown)
     assert "The tree that emits the most tokens per target forward" in text and trees.dtype_sentence(tree_tiny) in text
 

@@ -25,6 +25,7 @@ from typing import Any, ClassVar
 
 from specviz.core.i18n import _
 from specviz.core.paths import write_text_atomically
+from specviz.engine.draft_shape import DraftShape
 from specviz.engine.limits import is_whole
 from specviz.labs.bench.config import BENCHMARKS_DIR, BenchConfig, load_suites
 from specviz.labs.bench.summary import DEFINITIONS, verify_ratio
@@ -357,7 +358,8 @@ def markdown_report(result: BenchResult) -> str:
                                  r.get("tree_nodes") or 0, r.get("tree_width") or 0))
     for r in rows:
         lines.append(
-            f"| {r['proposer']} | {r['policy']} | {r['k']} | {_shape(r)} | {r['temperature']:g} | {_alpha_cell(r)} | "
+            f"| {r['proposer']} | {r['policy']} | {r['k']} | {DraftShape.of(r).short()} | {r['temperature']:g} | "
+            f"{_alpha_cell(r)} | "
             f"{_fmt(r['acceptance_rate'])} | {_fmt(r['mat_with_bonus'])} | {_fmt(r['mat_without_bonus'])} | "
             f"{_fmt(r['tokens_per_second'], 1)} | {_fmt(r['speedup_vs_ar'], 2, '×')} | "
             f"{_fmt(r['speedup_vs_hf_generate'], 2, '×')} | {_fmt(r['hf_assisted_speedup'], 2, '×')} | "
@@ -369,7 +371,8 @@ def markdown_report(result: BenchResult) -> str:
               PER_POSITION_NOTE, "", "| proposer | K | tree | T | c | per-position acceptance |", "|---|---|---|---|---|---|"]
     for r in rows:
         if r["policy"] == "constant":
-            lines.append(f"| {r['proposer']} | {r['k']} | {_shape(r)} | {r['temperature']:g} | {_fmt(r['c'], 3)} | "
+            lines.append(f"| {r['proposer']} | {r['k']} | {DraftShape.of(r).short()} | {r['temperature']:g} | "
+                         f"{_fmt(r['c'], 3)} | "
                          + " / ".join(_fmt(a) for a in r["per_position"]) + " |")
     lines += ["", "## Best configuration per category (speedup vs specviz target-only)", "",
               "| category | T | best | speedup | runner-up policy |", "|---|---|---|---|---|"]
@@ -722,15 +725,8 @@ def _config(row: Row) -> str:
     >>> _config({"proposer": "eagle", "policy": "constant", "k": 3, "tree_nodes": 8, "tree_width": 4, "tree_lookup": 8})
     'eagle constant K=3, tree 8×4 + 8'
     """
-    tree = f", tree {_shape(row)}" if row.get("tree_nodes") else ""
+    tree = f", tree {DraftShape.of(row).short()}" if row.get("tree_nodes") else ""
     return f"{row['proposer']} {row['policy']} K={row['k']}{tree}"
-
-
-def _shape(row: Row) -> str:
-    """"16×3" for a tree of 16 nodes, width 3 ("16×3 + 8" with a lookup branch of 8); "chain" for a chain of K."""
-    if not row.get("tree_nodes"):
-        return "chain"
-    return f"{row['tree_nodes']}×{row['tree_width']}" + (f" + {row['tree_lookup']}" if row.get("tree_lookup") else "")
 
 
 def _limit_lines(rows: list[Row]) -> list[str]:
@@ -745,7 +741,7 @@ def _limit_lines(rows: list[Row]) -> list[str]:
              "| proposer | K | tree | T | mean accepted length | vs target-only | vs generate | physical limit | "
              "share of the limit | greedy identical |", "|---|---|---|---|---|---|---|---|---|---|"]
     for r in found:
-        lines.append(f"| {r['proposer']} | {r['k']} | {_shape(r)} | {r['temperature']:g} | "
+        lines.append(f"| {r['proposer']} | {r['k']} | {DraftShape.of(r).short()} | {r['temperature']:g} | "
                      f"{_fmt(r['mat_with_bonus'])} | {_fmt(r['speedup_vs_ar'], 2, '×')} | "
                      f"{_fmt(r['speedup_vs_hf_generate'], 2, '×')} | {_fmt(r['physical_limit'], 2, '×')} | "
                      f"{_fmt(r['fraction_of_limit'] * 100 if r['fraction_of_limit'] is not None else None, 0, '%')} | "

@@ -13,6 +13,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from specviz.core.i18n import _
+from specviz.engine.draft_shape import DraftShape
 from specviz.labs.bench import BenchResult
 from specviz.labs.bench.summary import tokens_fed
 from specviz.ui.common import charts as plot
@@ -94,15 +95,9 @@ def dtype_sentence(result: BenchResult) -> str | None:
 
 
 def shape_name(row: dict) -> str:
-    """"chain, K = 4" or "tree of 16 nodes, width 3, depth 4" (with "+ lookup 8" for a lookup branch), in the
-    reader's language."""
-    if row.get("tree_nodes") and row.get("tree_lookup"):
-        return _("tree of {nodes} nodes, width {width}, depth {k} + lookup {lookup}", nodes=row["tree_nodes"],
-                 width=row["tree_width"], k=row["k"], lookup=row["tree_lookup"])
-    if row.get("tree_nodes"):
-        return _("tree of {nodes} nodes, width {width}, depth {k}", nodes=row["tree_nodes"], width=row["tree_width"],
-                 k=row["k"])
-    return _("chain, K = {k}", k=row["k"])
+    """A bench row's shape in the reader's language, `DraftShape.describe()`: "a chain of K = 4", "a tree of 16
+    nodes, depth 4, width 3" (and its lookup branch)."""
+    return DraftShape.of(row).describe()
 
 
 def shape_table(result: BenchResult, proposer: str, temperature: float) -> pd.DataFrame:

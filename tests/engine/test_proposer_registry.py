@@ -383,3 +383,25 @@ def test_toy_pair_offers_its_draft_alone_and_the_comment_says_who_runs_its_stand
     assert "pair.eagle" in Path(gpu_check.__file__).read_text()  # its greedy, bench and exactness sections use it
     source = Path(limits.__file__).read_text()
     assert "only the tests" not in source and "gpu_check --rehearse" in source
+
+
+def test_the_bench_times_it_and_names_its_twin_from_its_registry_line(echo, toy):
+    """Issue 45: the bench chose how to time a draft for c by probing `hasattr(prop, "runner")` (runner.py) and named
+    transformers' twin by `proposer == "ngram"` (cases.py, the Speedup lab's table). Both come from the registry
+    now: `ProposerInfo.timed_as` and the twin itself (`registry.twin_method`), so the echo needs no name anywhere."""
+    import time
+
+    from specviz.labs.bench.runner import timed_draft
+
+    proposer = make_proposer(toy, "echo")
+    assert echo.timed_as == "lookup" and timed_draft(toy, "echo", proposer, [3, 4, 5], time.perf_counter) is None
+    assert registry.twin_method(echo.transformers_twin(toy, proposer)) is None
+    assert [registry.get(name).timed_as for name in BUILT_IN] == ["model", "lookup", "model", "features", "features"]
+    for path in ("specviz/labs/bench/cases.py", "specviz/labs/bench/runner.py", "specviz/ui/speedup/tables.py"):
+        text = (ROOT / path).read_text(encoding="utf-8")
+        assert '== "ngram"' not in text and "hasattr(" not in text, path
+    with pytest.raises(ValueError, match=r"^timed_as must be one of model, features, lookup \(got 'gpu'\)\.$"):
+        registry.ProposerInfo("x", "X", "x", "", echo_from_pair, timed_as="gpu")
+    features = registry.ProposerInfo("echo", "Echo", "echo", "", echo_from_pair, timed_as="features")
+    with pytest.raises(ValueError, match="times 'echo' as 'features', but its class EchoProposer does not read"):
+        features.make(toy)

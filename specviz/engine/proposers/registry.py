@@ -60,9 +60,12 @@ class ProposerInfo:
     `factory(pair, **settings)` builds it for a loaded pair, with the values of its own `settings` (None for a
     default); a 'module:function' string is imported only then. `twin(pair, proposer)`, when given, says what
     transformers' own generation runs for the same method (`specviz.labs.bench` times it beside specviz's):
-    {"assistant": a model for assisted generation} or {"prompt_lookup": True}; None: transformers has no twin.
-    `needs` is what the pair must bring besides its target: "draft" (a separate draft model), "eagle" (a trained
-    EAGLE drafter), "medusa" (trained Medusa heads), or None (nothing)."""
+    {"assistant": a model for assisted generation} or {"prompt_lookup": True}; None: transformers has no twin
+    (`twin_method` names what it ran). `needs` is what the pair must bring besides its target: "draft" (a separate
+    draft model), "eagle" (a trained EAGLE drafter), "medusa" (trained Medusa heads), or None (nothing).
+    `timed_as` says how the bench times one drafting step for c (`TIMED_AS`): "model" (one forward of the
+    proposer's own draft model, `proposer.runner.model`), "features" (one pass of a drafter that reads the target's
+    features, after they are handed over) or "lookup" (a prompt lookup: no model runs)."""
 
     name: str
     label: str
@@ -73,6 +76,11 @@ class ProposerInfo:
     needs: str | None = None
     settings: tuple[ProposerSetting, ...] = ()
     twin: str | Callable[..., Any] | None = None
+    timed_as: str = "lookup"
+
+    def __post_init__(self) -> None:
+        if self.timed_as not in TIMED_AS:
+            raise ValueError(f"timed_as must be one of {', '.join(TIMED_AS)} (got {self.timed_as!r}).")
 
     @property
     def needs_draft_model(self) -> bool:
@@ -89,11 +97,29 @@ class ProposerInfo:
         if bool(getattr(proposer, "can_branch", False)) != self.can_branch:
             raise ValueError(f"The registry says '{self.name}' can{'' if self.can_branch else 'not'} branch, but "
                              f"its class {type(proposer).__name__} does{'' if proposer.can_branch else ' not'}.")
+        if bool(getattr(proposer, "needs_target_features", False)) != (self.timed_as == "features"):
+            raise ValueError(f"The registry times '{self.name}' as {self.timed_as!r}, but its class "
+                             f"{type(proposer).__name__} does{'' if proposer.needs_target_features else ' not'} read "
+                             "the target's features.")
         return proposer
 
     def transformers_twin(self, pair, proposer) -> dict | None:
         """What transformers runs for the same method with this pair and built proposer (`twin`), or None."""
         return None if self.twin is None else _imported(self.twin)(pair, proposer)
+
+
+TIMED_AS = ("model", "features", "lookup")  # how the bench times one drafting step (`ProposerInfo.timed_as`)
+
+
+def twin_method(twin: dict | None) -> str | None:
+    """What transformers runs as a proposer's twin (`ProposerInfo.transformers_twin`), in the bench's words.
+
+    >>> twin_method({"prompt_lookup": True}), twin_method({"assistant": None}), twin_method(None)
+    ('prompt lookup', 'assisted generation', None)
+    """
+    if not twin:
+        return None
+    return "prompt lookup" if twin.get("prompt_lookup") else "assisted generation"
 
 
 def _imported(function: str | Callable[..., Any]) -> Callable[..., Any]:
@@ -242,7 +268,7 @@ register(ProposerInfo(
     "draft", N_("Draft model"), N_("draft model"),
     N_("**Draft model**: a small separate model guesses; for SmolLM2, its first 3 layers plus 1 trained layer."),
     "specviz.engine.proposers.draft_model:from_pair", can_branch=True, needs="draft",
-    twin="specviz.engine.proposers.draft_model:transformers_twin"))
+    twin="specviz.engine.proposers.draft_model:transformers_twin", timed_as="model"))
 register(ProposerInfo(
     "ngram", N_("N-gram lookup (no model)"), N_("n-gram lookup (no model)"),
     N_("**N-gram lookup**: no model at all: it finds the last few tokens earlier in the text and copies what "
@@ -257,14 +283,14 @@ register(ProposerInfo(
         "layers", N_("Layers the layer-skip draft keeps (0 = a quarter)"), 0, 128, unset=0,
         help=N_("More layers: the draft agrees with the target more often, but each draft costs more."),
         most="specviz.engine.proposers.layerskip:most_layers"),),
-    twin="specviz.engine.proposers.layerskip:transformers_twin"))
+    twin="specviz.engine.proposers.layerskip:transformers_twin", timed_as="model"))
 register(ProposerInfo(
     "eagle", N_("EAGLE feature drafter (trained)"), N_("EAGLE feature drafter (trained)"),
     N_("**EAGLE**: one small layer, trained here, that guesses the next tokens from the target's own hidden states "
        "(its internal summary of the text so far)."),
-    "specviz.engine.proposers.eagle:from_pair", can_branch=True, needs="eagle"))
+    "specviz.engine.proposers.eagle:from_pair", can_branch=True, needs="eagle", timed_as="features"))
 register(ProposerInfo(
     "medusa", N_("Medusa heads (trained)"), N_("Medusa heads (trained)"),
     N_("**Medusa**: extra heads, trained here, on the target's last hidden state; head k guesses draft k, the token "
        "k places after the one the target's own head predicts, without seeing the drafts before it."),
-    "specviz.engine.proposers.medusa:from_pair", can_branch=True, needs="medusa"))
+    "specviz.engine.proposers.medusa:from_pair", can_branch=True, needs="medusa", timed_as="features"))

@@ -25,6 +25,7 @@ import torch
 from specviz.engine.draft_shape import DraftShape
 from specviz.engine.generation import Clock, default_clock, synchronize
 from specviz.engine.policies import confident
+from specviz.engine.proposers import registry
 from specviz.engine.trace import Trace
 from specviz.labs.bench.config import BenchConfig
 from specviz.labs.bench.report import HF_GENERATE, TARGET_ONLY
@@ -342,7 +343,7 @@ class CaseRunner:
         if index in repeats.assisted:
             assisted = Timed.of_generate(repeats.assisted[index])
             result = replace(
-                result, hf_assisted_method="prompt lookup" if config.proposer == "ngram" else "assisted generation",
+                result, hf_assisted_method=registry.twin_method(self.twins[config.proposer]),
                 hf_assisted_tokens=len(assisted.output_ids), hf_assisted_seconds=assisted.seconds,
                 hf_assisted_speedup=assisted.tokens_per_second / generate.tokens_per_second if generate else None,
                 speedup_vs_hf_assisted=tokens_per_second / assisted.tokens_per_second,

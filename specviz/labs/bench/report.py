@@ -218,6 +218,12 @@ class BenchResult:
         """The measured cost of verifying K drafts (one target forward over K + 1 tokens) in one-token forwards."""
         return verify_ratio(self.costs, k)
 
+    def assisted_method(self, proposer: str) -> str | None:
+        """What transformers ran as the twin of `proposer` (a row's name, such as "layerskip-7"), as its cases
+        record it: "prompt lookup" or "assisted generation"; None when no twin ran."""
+        return next((c["hf_assisted_method"] for c in self.cases
+                     if c["proposer"] == proposer and c.get("hf_assisted_method")), None)
+
     def baseline_methods(self, temperature: float) -> list[str]:
         """The baselines measured at a temperature (specviz target-only, transformers generate, ...)."""
         return list(dict.fromkeys(b["method"] for b in self.baselines if b["temperature"] == temperature))

@@ -43,6 +43,15 @@ def run_bench(config: BenchConfig, *, command: str = "", progress: Progress | No
         return _run(config, command, progress, pair, clock, deadline)
 
 
+def timed_draft(pair, name: str, proposer, context: list[int], clock: Clock):
+    """What `measure_costs` times as one drafting step of the proposer `name`, as its registry line says
+    (`ProposerInfo.timed_as`): its draft model, a ready timer for a feature drafter, or None for a lookup."""
+    how = registry.get(name).timed_as
+    if how == "model":
+        return proposer.runner.model
+    return feature_draft_timer(pair.target, proposer, context, clock) if how == "features" else None
+
+
 def _run(config: BenchConfig, command: str, progress: Progress | None, pair, clock: Clock,
          deadline: float | None) -> BenchResult:
     hf_logging.set_verbosity_error()
@@ -58,9 +67,7 @@ def _run(config: BenchConfig, command: str, progress: Progress | None, pair, clo
     proposers = {name: make_proposer(pair, name, **config.proposer_settings) for name in config.proposers}
     labels = {name: prop.name for name, prop in proposers.items()}  # e.g. "layerskip-7"
     context = encoded[prompts[0][1].id]
-    drafts = {name: prop.runner.model if hasattr(prop, "runner") else
-              feature_draft_timer(pair.target, prop, context, clock) if prop.needs_target_features else None
-              for name, prop in proposers.items()}
+    drafts = {name: timed_draft(pair, name, prop, context, clock) for name, prop in proposers.items()}
     twins = {name: registry.get(name).transformers_twin(pair, proposers[name]) for name in config.proposers}
     costs = measure_costs(pair.target, drafts, context, config.k_max + 1, config.cost_repeats, clock)
     costs["c"] = {labels[n]: v for n, v in costs["c"].items()}

@@ -85,7 +85,7 @@ def comparison_table(result: BenchResult, temperature: float) -> pd.DataFrame:
     for r in result.rows(temperature=temperature, policy="constant"):
         add("specviz speculative", r["proposer"], r["k"], r["tokens_per_second"], r["identical_count"] or "–")
         if r["speedup_vs_hf_assisted"]:
-            hf = "transformers prompt lookup" if r["proposer"] == "ngram" else "transformers assisted generation"
+            hf = f"transformers {result.assisted_method(r['proposer'])}"
             identical = r["hf_assisted_identical"]
             add(hf, r["proposer"], r["k"], r["tokens_per_second"] / r["speedup_vs_hf_assisted"],
                 "–" if identical is None else (_("yes") if identical else _("NO")))

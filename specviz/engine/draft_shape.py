@@ -5,7 +5,7 @@
     shape.short()              # '16×4 + 8': a table's narrow "tree" column, beside its K column
     shape.describe()           # 'a tree of 16 nodes, depth 4, width 4, plus ...': in the reader's language
     shape.rows                 # 25: tokens the verification forward reads at most
-    speculative_generate(target, draft, ids, **shape.settings())
+    speculative_generate(target, draft, ids, shape=shape)  # or **shape.settings(), the four keywords
 
 The fields have the names `speculative_generate`, `RunSpec` and the CLI flags use, so a shape passes straight to each.
 """

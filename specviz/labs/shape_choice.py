@@ -1,6 +1,6 @@
 """Choose the draft shape for this machine: the pair's counted tokens per forward over this machine's measured costs.
 
-    shape = choose_shape("default", temperature=0.7)      # a DraftShape; speculative_generate(..., **shape.settings())
+    shape = choose_shape("default", temperature=0.7)      # a DraftShape; speculative_generate(..., shape=shape)
     ranked = predictions(table, cal, temperature=0.0)     # every shape of the table, best first
 
 A shape's predicted speedup over `model.generate` on the same loaded model is

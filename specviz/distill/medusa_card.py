@@ -13,6 +13,7 @@ from specviz.core.paths import BENCHMARKS_DIR
 from specviz.distill.cards import bench_command, data_summary, learning_curve, parameter_count, read_bench, \
     stage_logs, stage_table, trained_on
 from specviz.distill.trainer import DEFAULT_STEPS
+from specviz.engine.draft_shape import DraftShape
 from specviz.models.catalog import recommended_for
 from specviz.models.drafts import EAGLE_NAME, MEDUSA_NAME, read_meta
 
@@ -72,8 +73,7 @@ def bench_section(bench: Path) -> str:
              "| proposer | shape | T | mean accepted length | acceptance by position | vs target-only | "
              "vs model.generate |", "|---|---|---:|---:|---|---:|---:|"]
     for r in sorted(rows, key=lambda r: (r["temperature"], r.get("tree_nodes") or 0, r["k"], r["proposer"])):
-        shape = (f"tree {r['tree_nodes']} × {r.get('tree_width')}, depth {r['k']}" if r.get("tree_nodes")
-                 else f"chain K = {r['k']}")
+        shape = DraftShape.of(r).label()  # the name scripts, tables and benchmark rows give it
         per = " / ".join(f"{a:.2f}" for a in r.get("per_position") or [])
         speeds = [r.get("speedup_vs_ar"), r.get("speedup_vs_hf_generate")]
         lines.append(f"| {r['proposer']} | {shape} | {r['temperature']:g} | {r['mat_with_bonus']:.2f} | {per} | "

@@ -294,8 +294,20 @@ def test_every_card_says_which_steps_a_per_position_entry_counts():
         flat = " ".join(text.split())
         assert "is the share of steps whose" not in flat, name
         assert "of the steps that drafted at least i tokens" in flat and "first i drafts were all kept" in flat, name
-    assert "of the steps that drafted at least i tokens (a tree" in bench_section(
-        ASSETS / "benchmarks" / "default-cpu-f32-medusa" / "results.json")
+    section = bench_section(ASSETS / "benchmarks" / "default-cpu-f32-medusa" / "results.json")
+    assert "of the steps that drafted at least i tokens (a tree" in section
+    assert section in texts["smollm2-medusa"]  # the committed card shows the committed run as the code writes it
+
+
+def test_the_medusa_card_names_its_shapes_as_every_table_does():
+    """Issue 45 item 1: one label per draft shape. The Medusa card wrote "chain K = 4" and "tree 16 × 4, depth 4"
+    beside DraftShape.label()'s "chain K=4" and "tree 16x4 depth 4" in the bench rows and scripts."""
+    from specviz.core.paths import ASSETS
+    from specviz.distill.medusa_card import bench_section
+
+    rows = [line.split(" | ")[1] for line in bench_section(
+        ASSETS / "benchmarks" / "default-cpu-f32-medusa" / "results.json").splitlines() if line.startswith("| medusa")]
+    assert rows and set(rows) == {"chain K=2", "chain K=4", "tree 16x4 depth 4"}
 
 
 def test_the_steps_help_gives_each_steps_own_default_and_the_ttt_default_on_its_flag():

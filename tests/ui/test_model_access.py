@@ -158,3 +158,20 @@ def test_a_pair_loaded_by_hand_loads_again_the_way_the_page_loaded_it():
     cache.put("tests", object(), reload=lambda: again)
     cache.put("toy", object())  # "tests" is dropped
     assert cache.loaded("tests") is None and cache.get("tests") is again
+
+
+def test_a_folder_whose_path_holds_a_comma_is_the_one_sentence(tmp_path):
+    """The page joins target and draft as "TARGET,DRAFT" for load_pair, which splits at commas: a folder a,/etc/x
+    inside the root would load /etc/x, outside it. Such a path is refused like a folder outside the root."""
+    root = tmp_path / "models"
+    (root / "a," / "etc" / "x").mkdir(parents=True)
+    (root / "a," / "etc" / "x" / "config.json").write_text("{}")
+    (root / "m").mkdir()
+    (root / "m" / "config.json").write_text("{}")
+    policy = WebModelPolicy(True, root.resolve())
+    missing = _pattern(str(pytest.raises(ValueError, policy.check, "./missing").value))
+    for ref in ("./a,/etc/x", str(root / "a," / "etc" / "x")):
+        with pytest.raises(ValueError) as err:
+            policy.check(ref)
+        assert _pattern(str(err.value)) == missing
+    assert policy.check("./m") == str((root / "m").resolve())

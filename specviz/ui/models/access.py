@@ -9,10 +9,12 @@ default, and when the operator turns it on:
 
 Remote code is never trusted from the browser (the CLI keeps its --trust-remote-code flag), and a refusal names
 only what the visitor typed, never whether a path exists: a folder outside the root, a missing one, one that holds
-a symlink leading out of the root or a symlink loop, and a name too long for the file system all get the one
-sentence NOT_LOADABLE, which the Models page also shows for any load that fails. A Hub id is only ever a Hub id:
-the page loads it with `relative_folders=False` (specviz.models.loading.parse_ref), so a folder of that name in the
-server's working folder is neither read nor told apart from a missing one.
+a symlink leading out of the root or a symlink loop, a name too long for the file system, and a path with a comma
+(the page joins target and draft as "TARGET,DRAFT", so a folder "a,/etc/x" inside the root would split into a
+second path outside it) all get the one sentence NOT_LOADABLE, which the Models page also shows for any load that
+fails. A Hub id is only ever a Hub id: the page loads it with `relative_folders=False`
+(specviz.models.loading.parse_ref), so a folder of that name in the server's working folder is neither read nor
+told apart from a missing one.
 """
 
 from __future__ import annotations
@@ -82,7 +84,8 @@ class WebModelPolicy:
         try:  # a symlink loop (RuntimeError) or a name too long (OSError) is refused like any other folder
             path = (self.root / text.removeprefix("~/")).resolve() if not text.startswith("/") else \
                 Path(text).resolve()
-            inside = path.is_relative_to(self.root) and (path / "config.json").is_file() and not self._escapes(path)
+            inside = ("," not in str(path) and path.is_relative_to(self.root) and (path / "config.json").is_file()
+                      and not self._escapes(path))
         except (OSError, RuntimeError):
             inside = False
         if not inside:

@@ -451,9 +451,11 @@ def load_models(
     machine: Machine | None = None,
     context: int = DEFAULT_CONTEXT,
     relative_folders: bool = True,
+    pickled_weights: bool = True,
 ):
     """(target_model, tokenizer, draft_model or None, LoadInfo) from local folders or Hub ids, checked first
-    (`relative_folders`: see `parse_ref`)."""
+    (`relative_folders`: see `parse_ref`). With `pickled_weights` off (the web UI) only *.safetensors weights are
+    fetched and loaded, never a pickled *.bin file."""
     say = progress or (lambda _msg: None)
     # 1. parse
     refs = [parse_ref(ref, relative_folders) for ref in (target, draft) if ref is not None]
@@ -476,13 +478,13 @@ def load_models(
     # 5. place
     placement = plan_placement(estimate, machine, dev)
     # 6. download weights, then load (the draft first, so the sharded target plans around it)
-    folders = [_fetch_weights(ref, progress, trust_remote_code) for ref in refs]
+    folders = [_fetch_weights(ref, progress, trust_remote_code, pickled_weights) for ref in refs]
     models = [None, None]
     for i in reversed(range(len(refs))):
         say(_("Loading {name} ({size} in {dtype})...", name=refs[i].name, size=gb(estimate.weights_bytes[i]),
               dtype=dtype_name(dt)))
         models[i] = _load_weights(folders[i], refs[i].name, dt, placement, i == 0,
-                                  _trusted(refs[i], trust_remote_code))
+                                  _trusted(refs[i], trust_remote_code), pickled_weights)
     info = LoadInfo(str(placement.target_device), dtype_name(dt), placement.describe(), estimate,
                     [str(f) for f in folders])
     return models[0], tokenizers[0], models[1], info
@@ -510,9 +512,12 @@ def _tokenizer(folder: Path, ref: ModelRef, trust: bool):
 PROBE_PROMPT = "Hello! How are you?"  # what a hand-loaded tokenizer is tried on when it loads
 
 
-def _fetch_weights(ref: ModelRef, progress: Progress | None, trust_remote_code) -> Path:
+def _fetch_weights(ref: ModelRef, progress: Progress | None, trust_remote_code, pickled: bool = True) -> Path:
     code = CODE_FILES if _trusted(ref, trust_remote_code) else []
     folder = fetch(ref, ["*.safetensors", "*.safetensors.index.json"] + SMALL_FILES + code, progress)
+    if not pickled and not any(folder.glob("*.safetensors")):
+        raise ModelLoadError(_("'{name}' has no *.safetensors weights, and this server loads no pickled *.bin "
+                               "weights from the browser.", name=ref.name))
     if not any(folder.glob("*.safetensors")):
         folder = fetch(ref, ["*.bin", "*.bin.index.json"] + SMALL_FILES + code, progress)
     if not any(folder.glob("*.safetensors")) and not any(folder.glob("*.bin")):
@@ -535,8 +540,11 @@ def device_map_for(device: torch.device) -> dict[str, int] | None:
     return {"": device.index if device.index is not None else torch.cuda.current_device()}
 
 
-def _load_weights(folder: Path, name: str, dtype: torch.dtype, placement: Placement, is_target: bool, trust: bool):
+def _load_weights(folder: Path, name: str, dtype: torch.dtype, placement: Placement, is_target: bool, trust: bool,
+                  pickled: bool = True):
     kwargs: dict = {"dtype": dtype, "trust_remote_code": trust}
+    if not pickled:
+        kwargs["use_safetensors"] = True  # never a *.bin file beside the safetensors ones
     device = placement.target_device if is_target else placement.draft_device
     if is_target and placement.sharded:
         kwargs.update(device_map="auto", max_memory=placement.max_memory)

@@ -295,18 +295,20 @@ def load_pair(
     trust_remote_code: bool | Collection[str] = False,
     machine: Machine | None = None,
     relative_folders: bool = True,
+    pickled_weights: bool = True,
 ) -> Pair:
     """Load a pair by name ("default", "toy" or any entry of assets/catalog.yaml), or by hand: one model (self-
     drafting proposers only) or a (target, draft) pair, each a local folder or a Hugging Face Hub id, given as a
     sequence or as "TARGET,DRAFT". Anything that cannot work is a ValueError with one sentence, raised before
     the weights are loaded when it can be known then (vocabularies, model kind, memory, offline cache). With
     `relative_folders` off (the web UI), a reference that is not an absolute path is a Hub id only, never a folder
-    relative to the working folder (`specviz.models.loading.parse_ref`). On a CPU every `nn.Linear` of the pair's
+    relative to the working folder (`specviz.models.loading.parse_ref`); with `pickled_weights` off (the web UI)
+    only *.safetensors weights load, never a pickled *.bin file. On a CPU every `nn.Linear` of the pair's
     models then runs with its weight packed once for oneDNN (`specviz.engine.kernels`), where this PyTorch and CPU
     can pack its dtype (`kernels.packs`) and SPECVIZ_KERNELS is not "stock"; elsewhere it runs stock."""
     try:
         pair = _load_pair(name_or_paths, device, dtype, progress=progress, trust_remote_code=trust_remote_code,
-                          machine=machine, relative_folders=relative_folders)
+                          machine=machine, relative_folders=relative_folders, pickled_weights=pickled_weights)
     except ValueError:
         raise
     except BaseException as exc:  # a damaged file, a library's panic: one sentence; the whole story on the console
@@ -332,6 +334,7 @@ def _load_pair(
     trust_remote_code: bool | Collection[str] = False,
     machine: Machine | None = None,
     relative_folders: bool = True,
+    pickled_weights: bool = True,
 ) -> Pair:
     if isinstance(name_or_paths, str) and name_or_paths.strip() in BUILTIN_PAIRS:
         if name_or_paths.strip() == "toy":  # on the CPU unless a device is named: it is too small to gain from a GPU
@@ -351,7 +354,8 @@ def _load_pair(
         check_fits(entry, device, dtype, machine)
     target, tokenizer, draft, info = load_models(
         refs[0], refs[1] if len(refs) == 2 else None, device=device, dtype=dtype, progress=progress,
-        trust_remote_code=trust_remote_code, machine=machine, relative_folders=relative_folders)
+        trust_remote_code=trust_remote_code, machine=machine, relative_folders=relative_folders,
+        pickled_weights=pickled_weights)
     proposer = entry.proposer if entry else "draft" if draft is not None else "layerskip"
     return Pair(name, target, tokenizer, draft, chat=bool(getattr(tokenizer, "chat_template", None)),
                 default_proposer=proposer, description=entry.title if entry else f"{info.placement}, {info.dtype}",

@@ -340,3 +340,28 @@ def test_the_machine_docstring_makes_no_unsourced_laptop_claim():
     """Issue 43, 21st read: `Machine` said its hand-built default has no bfloat16 instructions "as on most laptops",
     a share no committed file measures; a hand-built Machine simply defaults to cpu_bf16=False."""
     assert "most laptops" not in (Machine.__doc__ or "") and Machine().cpu_bf16 is False
+
+
+def test_the_web_loads_no_pickled_weights(tmp_path, monkeypatch):
+    """The web UI loads with pickled_weights=False (ui/models/access.py: "safetensors, no remote code"): a folder
+    holding only a pickled pytorch_model.bin is one sentence there and loads from the CLI; where both formats lie
+    side by side, the web load never opens the .bin file."""
+    import torch as _torch
+
+    target, _ = save_toy_pair(tmp_path)
+    weights = next(target.glob("*.safetensors"))
+    from safetensors.torch import load_file
+    state = load_file(weights)
+    weights.unlink()
+    _torch.save(state, target / "pytorch_model.bin")
+    with pytest.raises(ValueError, match=r"has no \*\.safetensors weights, and this server loads no pickled \*\.bin "
+                                         r"weights from the browser\.$"):
+        load_pair([str(target)], device="cpu", pickled_weights=False)
+    assert load_pair([str(target)], device="cpu").target is not None  # the CLI's default still reads .bin
+    from safetensors.torch import save_file
+    save_file(state, weights)
+    opened = []
+    real_load = _torch.load
+    monkeypatch.setattr(_torch, "load", lambda *a, **k: opened.append(a) or real_load(*a, **k))
+    assert load_pair([str(target)], device="cpu", pickled_weights=False).target is not None
+    assert opened == []

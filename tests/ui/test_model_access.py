@@ -175,3 +175,20 @@ def test_a_folder_whose_path_holds_a_comma_is_the_one_sentence(tmp_path):
             policy.check(ref)
         assert _pattern(str(err.value)) == missing
     assert policy.check("./m") == str((root / "m").resolve())
+
+
+def test_the_page_loads_by_hand_without_remote_code_or_pickled_weights(monkeypatch):
+    """The module's promise, "safetensors, no remote code": the page's loader asks load_pair for exactly that."""
+    from specviz.ui.models import view
+
+    asked = {}
+
+    def fake_load_pair(spec, **kwargs):
+        asked.update(kwargs)
+        raise ValueError("stop here")
+
+    monkeypatch.setattr(view, "load_pair", fake_load_pair)
+    with pytest.raises(ValueError, match="stop here"):
+        view._load("Org/Not-Loaded-R30e", "auto", "auto", None)
+    assert asked["trust_remote_code"] is False and asked["pickled_weights"] is False
+    assert asked["relative_folders"] is False

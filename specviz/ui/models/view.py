@@ -251,9 +251,9 @@ def _load(spec: str, device: str, dtype: str, progress) -> Pair:
     function, which Streamlit's cache cannot replay."""
     settings = (device, dtype)
 
-    def load(say=None) -> Pair:  # never remote code; a Hub id is never read as a folder of the working folder
+    def load(say=None) -> Pair:  # never remote code nor pickled weights; a Hub id is never a working-folder folder
         return load_pair(spec, device=None if device == "auto" else device, dtype=None if dtype == "auto" else dtype,
-                         trust_remote_code=False, progress=say, relative_folders=False)
+                         trust_remote_code=False, progress=say, relative_folders=False, pickled_weights=False)
 
     with PAIRS.turn(spec):  # one load at a time, and never under a running generation
         pair = PAIRS.loaded(spec)

@@ -167,10 +167,18 @@ class Server:
         return state if _alive(state.pid) else None  # its engine outlived it: kept on file for `stop`
 
     def _recorded(self) -> ServerState | None:
+        """The state file as `_launch` wrote it; None when it is missing or damaged (a pid that is no process
+        number, a speculation not in SPECS, a URL other than 127.0.0.1 at its port), so nothing is signalled or
+        shown from a file that specviz did not write."""
         try:
-            return ServerState(**json.loads(self.state_file.read_text()))
+            state = ServerState(**json.loads(self.state_file.read_text()))
         except (OSError, ValueError, TypeError):
             return None
+        whole = [isinstance(v, int) and not isinstance(v, bool) for v in (state.pid, state.port, state.k)]
+        if not (all(whole) and 1 < state.pid < 2**31 and 1 <= state.port <= 65535 and state.spec in SPECS
+                and state.url == f"http://127.0.0.1:{state.port}" and isinstance(state.log, str)):
+            return None
+        return state
 
     def command(self, model: Path, port: int, spec_config: dict | None, eager: bool = False) -> list[str]:
         argv = [str(self.python), "-m", "vllm.entrypoints.openai.api_server", "--model", str(model),

@@ -303,6 +303,32 @@ def test_a_stale_pid_file_is_not_a_running_server(tmp_path):
     assert server.state() is None and not server.state_file.exists()
 
 
+@pytest.mark.parametrize("damage", [{"pid": "x"}, {"pid": 10 ** 30}, {"pid": 2 ** 31}, {"pid": 1.5}, {"pid": None},
+                                    {"pid": True}, {"pid": -1}, {"pid": 1}, {"spec": "medusa"}, {"port": 70000},
+                                    {"k": "4"}, {"url": "http://169.254.169.254:8000"}, {"log": 3}])
+def test_a_damaged_state_file_is_no_server_and_signals_nothing(tmp_path, monkeypatch, damage):
+    """`stop`, `status` and the Serving page read .serving/server.json: a field specviz never writes there (a pid
+    that is no process number, a speculation not in SPECS, another URL) is no server, never a TypeError,
+    OverflowError or KeyError, and nothing is signalled for it."""
+    import json
+    import os
+
+    from specviz.serving.server import Server
+
+    def no_signal(*args):
+        raise AssertionError(f"signalled {args}")
+
+    server = Server(root=tmp_path)
+    server.run_dir.mkdir(parents=True)
+    state = {"pid": 2 ** 22 + 12345, "port": 8000, "spec": "ngram", "k": 4, "url": "http://127.0.0.1:8000",
+             "started": 0.0, "log": "x"}
+    server.state_file.write_text(json.dumps({**state, **damage}))
+    monkeypatch.setattr(os, "kill", no_signal)
+    monkeypatch.setattr(os, "killpg", no_signal)
+    assert server.state() is None and server.status().startswith("No local vLLM server is running")
+    assert not server.stop(progress=lambda _: None) and not server.state_file.exists()
+
+
 def test_the_views_examples_hold():
     import doctest
 

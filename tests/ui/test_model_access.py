@@ -192,3 +192,11 @@ def test_the_page_loads_by_hand_without_remote_code_or_pickled_weights(monkeypat
         view._load("Org/Not-Loaded-R30e", "auto", "auto", None)
     assert asked["trust_remote_code"] is False and asked["pickled_weights"] is False
     assert asked["relative_folders"] is False
+
+
+def test_the_policy_does_not_claim_every_failed_load_is_its_one_sentence():
+    """Read 30: the module said the Models page shows NOT_LOADABLE "for any load that fails", but a load past the
+    policy shows its own sentence (test_the_page_shows_no_server_path_and_nothing_about_which_exist: ./broken)."""
+    doc = " ".join((model_access.__doc__ or "").split())
+    assert "also shows for any load that fails" not in doc
+    assert "gets its own sentence" in doc

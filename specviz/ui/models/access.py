@@ -7,14 +7,15 @@ default, and when the operator turns it on:
     SPECVIZ_WEB_CUSTOM_MODELS=1              # visitors may load Hugging Face Hub ids (safetensors, no remote code)
     SPECVIZ_WEB_MODEL_ROOT=/srv/models       # ... and local folders, but only inside this folder
 
-Remote code is never trusted from the browser (the CLI keeps its --trust-remote-code flag), and a refusal names
-only what the visitor typed, never whether a path exists: a folder outside the root, a missing one, one that holds
-a symlink leading out of the root or a symlink loop, a name too long for the file system, and a path with a comma
-(the page joins target and draft as "TARGET,DRAFT", so a folder "a,/etc/x" inside the root would split into a
-second path outside it) all get the one sentence NOT_LOADABLE, which the Models page also shows for any load that
-fails. A Hub id is only ever a Hub id: the page loads it with `relative_folders=False`
-(specviz.models.loading.parse_ref), so a folder of that name in the server's working folder is neither read nor
-told apart from a missing one.
+Remote code is never trusted from the browser (the CLI keeps its --trust-remote-code flag), and a refusal names only
+what the visitor typed, never whether a path exists: a folder outside the root, a missing one, one that holds a
+symlink leading out of the root or a symlink loop, a name too long for the file system, and a path with a comma (the
+page joins target and draft as "TARGET,DRAFT", so a folder "a,/etc/x" inside the root would split into a second path
+outside it) all get the one sentence NOT_LOADABLE. A load that passes this check and then fails (a config that is
+not JSON, an id the Hub does not know, two vocabularies) gets its own sentence, with the folder written as the
+visitor typed it (`specviz.ui.models.view`). A Hub id is only ever a Hub id: the page loads it with
+`relative_folders=False` (specviz.models.loading.parse_ref), so a folder of that name in the server's working folder
+is neither read nor told apart from a missing one.
 """
 
 from __future__ import annotations

@@ -200,3 +200,20 @@ def test_the_policy_does_not_claim_every_failed_load_is_its_one_sentence():
     doc = " ".join((model_access.__doc__ or "").split())
     assert "also shows for any load that fails" not in doc
     assert "gets its own sentence" in doc
+
+
+def test_the_docs_say_the_web_form_is_off_and_bounded():
+    """Read 30: docs/app.md promised "a form to pair any two folders or hub ids" (and the READMEs and the pt tour
+    "any two models"), but the form is off by default (ENABLE_ENV), folders load only inside ROOT_ENV, and the page
+    loads neither remote code nor pickled weights."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    texts = {name: " ".join((root / name).read_text(encoding="utf-8").split())
+             for name in ("docs/app.md", "docs/app.pt-BR.md", "README.md", "README.pt-BR.md")}
+    for name, text in texts.items():
+        assert "any two folders" not in text and "pair any two models" not in text, name
+        assert "quaisquer dois modelos" not in text, name
+    assert "off unless the app's operator turns it on" in texts["docs/app.md"]
+    assert "desligado a menos que quem opera o app o ligue" in texts["docs/app.pt-BR.md"]
+    assert "nor pickled `*.bin` weights" in (root / "docs" / "classroom.md").read_text(encoding="utf-8")

@@ -473,3 +473,13 @@ def test_the_address_help_does_not_call_the_page_read_only():
 
     source = inspect.getsource(view.server_url)
     assert "Read-only" not in source and "/v1/chat/completions" in source
+
+
+def test_serving_md_names_the_busy_sentence_and_its_count():
+    """Read 30: serving.md said the page "answers every failure with the same sentence"; a second one, BUSY, comes
+    when MAX_CONNECTIONS requests are open (the same for every address, so it tells nothing about one)."""
+    from pathlib import Path
+
+    text = " ".join((Path(__file__).resolve().parents[2] / "docs" / "serving.md").read_text(encoding="utf-8").split())
+    assert "answers every failure with the same sentence" not in text
+    assert f"says the app is busy while {client.MAX_CONNECTIONS} requests are already open" in text

@@ -134,6 +134,9 @@ def default_target_folder(progress: Progress | None = None) -> Path:
     try:
         digest = file_digest(gguf)
     except OSError:
+        if os.environ.get(GGUF_ENV, "").strip():  # the variable's file, not the wheel's: reinstalling would not help
+            raise ModelLoadError(_("The GGUF file that {variable} names cannot be read: point it at the SmolLM2 GGUF "
+                                   "file.", variable=GGUF_ENV)) from None
         raise ModelLoadError(_("The offline default model's GGUF file cannot be read: reinstall it with "
                                "`make setup`.")) from None
     source = {"gguf_sha256": digest, "gguf_size": gguf.stat().st_size, "dtype": "float32"}
@@ -179,6 +182,9 @@ def _convert_gguf(gguf: Path, folder: Path) -> None:
         tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
     except Exception as exc:  # noqa: BLE001 - a damaged file makes the GGUF reader raise anything
         log.error("specviz: could not read the GGUF file %s: %r", gguf, exc)
+        if os.environ.get(GGUF_ENV, "").strip():  # the variable's file, not the wheel's: reinstalling would not help
+            raise ModelLoadError(_("The GGUF file that {variable} names is damaged ({error}): point it at the "
+                                   "SmolLM2 GGUF file.", variable=GGUF_ENV, error=type(exc).__name__)) from None
         raise ModelLoadError(_("The offline default model's GGUF file is damaged ({error}): reinstall it with "
                                "`make setup`.", error=type(exc).__name__)) from None
     config = copy.deepcopy(loaded.config)

@@ -365,3 +365,18 @@ def test_the_web_loads_no_pickled_weights(tmp_path, monkeypatch):
     monkeypatch.setattr(_torch, "load", lambda *a, **k: opened.append(a) or real_load(*a, **k))
     assert load_pair([str(target)], device="cpu", pickled_weights=False).target is not None
     assert opened == []
+
+
+@pytest.mark.parametrize("data", [b"", b"GGUF" + bytes(20), b"GGUF\x03\x00\x00\x00" + b"\xff" * 16])
+def test_a_damaged_gguf_that_specviz_gguf_names_points_at_the_variable(tmp_path, monkeypatch, data):
+    """A damaged GGUF is one sentence; when $SPECVIZ_GGUF names it, the sentence says to point the variable at the
+    right file (reinstalling the wheel, the advice for the wheel's own file, would not change it)."""
+    from specviz.models import pairs
+
+    gguf = tmp_path / "broken.gguf"
+    gguf.write_bytes(data)
+    monkeypatch.setenv("SPECVIZ_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv(pairs.GGUF_ENV, str(gguf))
+    with pytest.raises(ValueError, match=r"^The GGUF file that SPECVIZ_GGUF names is damaged \(\w+\): point it at "
+                                         r"the SmolLM2 GGUF file\.$"):
+        pairs.default_target_folder()

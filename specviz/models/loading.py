@@ -48,10 +48,11 @@ from specviz.models.bounded import is_panic
 from specviz.models.prompts import encode_prompt
 
 __all__ = ["DEFAULT_CONTEXT", "DTYPES", "GpuInfo", "LoadInfo", "Machine", "MemoryEstimate", "ModelLoadError",
-           "ModelRef", "Placement", "check_causal_lm", "check_fits", "check_same_vocabulary", "count_parameters",
-           "detect_machine", "device_map_for", "dtype_name", "estimate_entry", "estimate_memory", "explain_hub_error",
-           "fetch", "gb", "hub_cache_dir", "is_panic", "kv_cache_bytes", "load_models", "offline_reason", "parse_ref",
-           "pick_device", "pick_dtype", "plan_placement", "progress_bar_class", "read_config"]
+           "ModelRef", "Placement", "check_causal_lm", "check_embeddings", "check_fits", "check_same_vocabulary",
+           "count_parameters", "detect_machine", "device_map_for", "dtype_name", "estimate_entry", "estimate_memory",
+           "explain_hub_error", "fetch", "gb", "hub_cache_dir", "is_panic", "kv_cache_bytes", "load_models",
+           "offline_reason", "parse_ref", "pick_device", "pick_dtype", "plan_placement", "progress_bar_class",
+           "read_config"]
 
 Progress = Callable[[str], None]
 EXTRA_TAIL = 256  # at most this many extra special tokens at the end of one vocabulary
@@ -414,6 +415,23 @@ def check_same_vocabulary(target_tokenizer, draft_tokenizer) -> None:
                                    "{id}), more than a few special tokens; {advice}.", **values))
 
 
+def check_embeddings(config, tokenizer, name: str) -> None:
+    """Raise unless the model has a token embedding for every id the shared tokenizer can give (its config's
+    vocab_size at least the tokenizer's size): a target whose tokenizer has a tail of special tokens that the draft's
+    embeddings lack passes `check_same_vocabulary`, and the draft would then crash on the first such id the prompt or
+    the target gives it. More rows than tokens (padding, as in Qwen2.5) are fine."""
+    text = config.get_text_config() if hasattr(config, "get_text_config") else config
+    rows = getattr(text, "vocab_size", None)
+    if not isinstance(rows, int) or isinstance(rows, bool):
+        return
+    ids = tokenizer.get_vocab().values()
+    count = max(len(tokenizer), max(ids, default=-1) + 1)
+    if count > rows:
+        raise ModelLoadError(_("'{name}' has {rows} token embeddings (its config's vocab_size) but the tokenizer "
+                               "has {count} tokens, so a token from id {first} on would crash it.", name=name,
+                               rows=number(rows, 0), count=number(count, 0), first=rows))
+
+
 def _specials(tokenizer) -> set[str]:
     """Special tokens and added tokens (chat markers, reserved slots): the ones two family members may differ in."""
     added = getattr(tokenizer, "added_tokens_decoder", {}) or {}
@@ -469,6 +487,8 @@ def load_models(
     tokenizers = [_tokenizer(folder, ref, _trusted(ref, trust_remote_code)) for ref, folder in zip(refs, small)]
     if len(refs) == 2:
         check_same_vocabulary(tokenizers[0], tokenizers[1])
+    for ref, config in zip(refs, configs):  # every id of the shared (target's) tokenizer reaches both models
+        check_embeddings(config, tokenizers[0], ref.name)
     # 4. size against the machine
     machine = machine or detect_machine()
     dev = pick_device(device, machine)

@@ -251,3 +251,18 @@ def test_load_pair_packs_only_the_dtypes_onednn_packs():
     doc = " ".join((load_pair.__doc__ or "").split())
     assert "can pack its dtype (`kernels.packs`)" in doc and "elsewhere it runs stock" in doc
     assert not packs(torch.float16) and load_pair("toy", dtype="float16").kernels == "stock"
+
+
+def test_a_target_tail_the_drafts_embeddings_lack_is_refused_at_load(folders, tmp_path):
+    """Read 30: a target whose tokenizer has a tail of special tokens passed the vocabulary check "either way", and
+    the draft, whose 34 embeddings lack ids 34 and 35, then crashed with an IndexError on the first run. Every id of
+    the target's tokenizer must have an embedding in both models; a model whose own embeddings are fewer than its
+    tokenizer's tokens is refused the same way."""
+    longer = toy_tokenizer()
+    longer.add_special_tokens({"additional_special_tokens": ["<tool>", "<think>"]})
+    target_dir = save_llama(tmp_path / "target", longer)  # 36 tokens, 36 rows
+    message = _error(f"{target_dir},{folders[0]}")
+    assert message == (f"'{folders[0].name}' has 34 token embeddings (its config's vocab_size) but the tokenizer has "
+                       "36 tokens, so a token from id 34 on would crash it.")
+    short = save_llama(tmp_path / "short", toy_tokenizer(), vocab_size=20)
+    assert "'short' has 20 token embeddings" in _error(str(short))

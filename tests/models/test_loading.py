@@ -120,6 +120,9 @@ def test_a_sharded_pair_puts_the_draft_on_the_gpu_the_device_names():
     assert placement.sharded and placement.draft_device == torch.device("cuda", 2)
     doc = " ".join((plan_placement.__doc__ or "").split())
     assert "the draft on `device`'s GPU (the fastest when `device` names no index)" in doc
+    from pathlib import Path  # read 30: docs/models.md said "the draft on the fastest GPU" without the exception
+    models_md = " ".join((Path(__file__).resolve().parents[2] / "docs" / "models.md").read_text().split())
+    assert "the draft on the fastest GPU (on GPU N when `--device cuda:N` names one)" in models_md
 
 
 def test_a_pair_within_free_memory_but_not_its_headroom_says_why():

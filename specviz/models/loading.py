@@ -415,21 +415,34 @@ def check_same_vocabulary(target_tokenizer, draft_tokenizer) -> None:
                                    "{id}), more than a few special tokens; {advice}.", **values))
 
 
-def check_embeddings(config, tokenizer, name: str) -> None:
-    """Raise unless the model has a token embedding for every id the shared tokenizer can give (its config's
-    vocab_size at least the tokenizer's size): a target whose tokenizer has a tail of special tokens that the draft's
-    embeddings lack passes `check_same_vocabulary`, and the draft would then crash on the first such id the prompt or
-    the target gives it. More rows than tokens (padding, as in Qwen2.5) are fine."""
-    text = config.get_text_config() if hasattr(config, "get_text_config") else config
-    rows = getattr(text, "vocab_size", None)
-    if not isinstance(rows, int) or isinstance(rows, bool):
-        return
-    ids = tokenizer.get_vocab().values()
-    count = max(len(tokenizer), max(ids, default=-1) + 1)
-    if count > rows:
-        raise ModelLoadError(_("'{name}' has {rows} token embeddings (its config's vocab_size) but the tokenizer "
-                               "has {count} tokens, so a token from id {first} on would crash it.", name=name,
-                               rows=number(rows, 0), count=number(count, 0), first=rows))
+def check_embeddings(configs: list, tokenizer, names: list[str]) -> None:
+    """Raise unless every id a run can hand a model has a row in its token embeddings (its config's vocab_size):
+    each ordinary (not special or added) token of the shared, target's tokenizer in each model, since any text may
+    hold one; and, in the draft, every id the target can give it (below both the target's rows and the tokenizer's
+    size). A target whose tokenizer has a tail of special tokens that the draft's embeddings lack passes
+    `check_same_vocabulary`, and the draft would crash on the first such id. More rows than tokens (padding, as in
+    Qwen2.5) are fine, and so is a special token past a model's rows that nothing but its own literal text gives
+    (Gemma 3's `<image_soft_token>`)."""
+    rows = []
+    for config in configs:
+        text = config.get_text_config() if hasattr(config, "get_text_config") else config
+        value = getattr(text, "vocab_size", None)
+        rows.append(value if isinstance(value, int) and not isinstance(value, bool) else None)
+    vocab, specials = tokenizer.get_vocab(), _specials(tokenizer)
+    for name, limit in zip(names, rows):
+        past = sorted(i for tok, i in vocab.items() if limit is not None and i >= limit and tok not in specials)
+        if past:
+            raise ModelLoadError(_("'{name}' has {rows} token embeddings (its config's vocab_size), but the tokenizer "
+                                   "gives {count} ordinary tokens ids from {first} on, so text with one of them would "
+                                   "crash it.", name=name, rows=number(limit, 0), count=number(len(past), 0),
+                                   first=past[0]))
+    if len(rows) == 2 and None not in rows:
+        size = max(len(tokenizer), max(vocab.values(), default=-1) + 1)
+        given = min(rows[0], size)  # ids the target can emit or the prompt can hold
+        if given > rows[1]:
+            raise ModelLoadError(_("The draft '{name}' has {rows} token embeddings (its config's vocab_size), but the "
+                                   "target can give it ids up to {last}, so the draft would crash on the first "
+                                   "one past its rows.", name=names[1], rows=number(rows[1], 0), last=given - 1))
 
 
 def _specials(tokenizer) -> set[str]:
@@ -487,8 +500,7 @@ def load_models(
     tokenizers = [_tokenizer(folder, ref, _trusted(ref, trust_remote_code)) for ref, folder in zip(refs, small)]
     if len(refs) == 2:
         check_same_vocabulary(tokenizers[0], tokenizers[1])
-    for ref, config in zip(refs, configs):  # every id of the shared (target's) tokenizer reaches both models
-        check_embeddings(config, tokenizers[0], ref.name)
+    check_embeddings(configs, tokenizers[0], [ref.name for ref in refs])  # every id a run hands a model has a row
     # 4. size against the machine
     machine = machine or detect_machine()
     dev = pick_device(device, machine)

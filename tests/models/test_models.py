@@ -262,7 +262,19 @@ def test_a_target_tail_the_drafts_embeddings_lack_is_refused_at_load(folders, tm
     longer.add_special_tokens({"additional_special_tokens": ["<tool>", "<think>"]})
     target_dir = save_llama(tmp_path / "target", longer)  # 36 tokens, 36 rows
     message = _error(f"{target_dir},{folders[0]}")
-    assert message == (f"'{folders[0].name}' has 34 token embeddings (its config's vocab_size) but the tokenizer has "
-                       "36 tokens, so a token from id 34 on would crash it.")
+    assert message == (f"The draft '{folders[0].name}' has 34 token embeddings (its config's vocab_size), but the "
+                       "target can give it ids up to 35, so the draft would crash on the first one past its rows.")
     short = save_llama(tmp_path / "short", toy_tokenizer(), vocab_size=20)
-    assert "'short' has 20 token embeddings" in _error(str(short))
+    assert _error(str(short)) == ("'short' has 20 token embeddings (its config's vocab_size), but the tokenizer "
+                                  "gives 14 ordinary tokens ids from 20 on, so text with one of them would crash it.")
+
+
+def test_a_special_token_past_every_models_rows_is_no_reason_to_refuse(tmp_path):
+    """Gemma 3 1B's tokenizer has <image_soft_token> at id 262144, one past its 262,144 embeddings: nothing but that
+    literal text gives the id, and target and draft alike lack it, so a pair like that still loads."""
+    longer = toy_tokenizer()
+    longer.add_special_tokens({"additional_special_tokens": ["<image_soft_token>"]})  # id 34, past 34 rows
+    target = save_llama(tmp_path / "target", longer, vocab_size=34)
+    draft = save_llama(tmp_path / "draft", longer, vocab_size=34, seed=2)
+    pair = load_pair(f"{target},{draft}")
+    assert pair.target.config.vocab_size == pair.draft.config.vocab_size == 34 < len(pair.tokenizer)

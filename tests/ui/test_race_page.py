@@ -194,6 +194,13 @@ def test_an_out_of_range_k_in_the_link_is_refused_not_clamped(monkeypatch):
     assert at.slider(key="race_k").max == 16  # the engine's K range, the same on every page
 
 
+def test_a_proposer_the_pair_does_not_offer_is_refused_in_the_sentence_not_swapped_silently(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    at = _app(race_source="example", race_pair="toy", race_proposer="eagle")  # the toy pair has no EAGLE drafter
+    assert [e.value for e in at.error] == [
+        "The link's value for proposer was not usable, so the default is shown instead."]
+
+
 def _live_toy(**query) -> AppTest:
     at = _app(race_source="live", race_pair="toy", race_proposer="ngram", race_k="2", race_max_new="12",
               race_temperature="0.0", race_seed="1", **query)

@@ -68,6 +68,8 @@ def parse_url(params: dict[str, str]) -> tuple[dict[str, object], list[str]]:
 
     >>> parse_url({"race_k": "40", "race_seed": "5", "race_source": "live"})
     ({'race_source': 'live', 'race_seed': 5}, ['k'])
+    >>> parse_url({"race_pair": "toy", "race_proposer": "eagle"})  # a proposer the pair does not offer
+    ({'race_pair': 'toy'}, ['proposer'])
     """
     values: dict[str, object] = {}
     bad: list[str] = []
@@ -93,6 +95,10 @@ def parse_url(params: dict[str, str]) -> tuple[dict[str, object], list[str]]:
             bad.append(key.removeprefix("race_"))
         else:
             values[key] = value
+    pair = str(values.get("race_pair", DEFAULTS.pair))
+    if "race_proposer" in values and values["race_proposer"] not in pair_proposers(pair):
+        bad.append("proposer")  # eagle for the toy pair: refused with the others, not silently swapped for draft
+        values.pop("race_proposer")
     return values, bad
 
 

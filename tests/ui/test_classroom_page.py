@@ -16,7 +16,7 @@ import specviz.teach.classroom as classroom
 from specviz.teach.quiz import load_bank
 from specviz.ui.classroom import teacher
 from specviz.ui.classroom import view
-from specviz.ui.common.escaping import escape_text
+from specviz.ui.common.escaping import escape_markdown, escape_text
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = str(ROOT / "pages" / "classroom.py")
@@ -257,8 +257,19 @@ def test_bad_join_input_gets_one_sentence(db, code, name, message):
     at.text_input(key="classroom_code").input(code or session.code)
     at.text_input(key="classroom_name").input(name)
     at.form_submit_button[0].click().run()
-    assert not at.exception and len(at.error) == 1 and at.error[0].value.startswith(message)
+    assert not at.exception and len(at.error) == 1 and at.error[0].value.startswith(escape_markdown(message))
     assert "student" not in at.query_params
+
+
+def test_a_taken_name_is_quoted_literally_not_as_markdown(db):
+    session = _session(db)
+    name = "**Eve** [Log in](https://evil.example/x)"
+    ClassroomStore(db).join(session.code, name)
+    at = _page({"join": session.code})
+    at.text_input(key="classroom_name").input(name)
+    at.form_submit_button[0].click().run()
+    assert [e.value for e in at.error] == [escape_markdown(f"Someone in this session is already called {name}; please "
+                                                           "add an initial.")]
 
 
 def test_a_join_flood_is_refused_with_one_sentence(db):

@@ -120,8 +120,8 @@ def join_form(store: ClassroomStore) -> None:
     try:
         join_limit().hit(client_key())
         student = store.join(code, name)
-    except ClassroomError as exc:
-        st.error(str(exc))
+    except ClassroomError as exc:  # it may quote the typed name ("already called ..."): shown literally
+        st.error(escape_markdown(str(exc)))
         return
     st.query_params["student"] = student.token
     st.query_params.pop("join", None)

@@ -10,6 +10,7 @@ from streamlit.testing.v1 import AppTest
 from tests.teach.test_quiz_live import toy_trace
 
 from specviz.teach.quiz import Question, load_bank
+from specviz.ui.common.escaping import escape_markdown
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -244,9 +245,16 @@ def test_a_broken_upload_gets_one_sentence(at):
     at.file_uploader(key="quiz_upload").set_value(("class.yaml", bad.encode(), "application/yaml"))
     at.run()
     assert not at.exception
-    assert [e.value for e in at.error] == [
-        "Quiz file 'class.yaml', question 't1': the answer 'C' is not one of its choices."]
+    assert [e.value for e in at.error] == [escape_markdown(
+        "Quiz file 'class.yaml', question 't1': the answer 'C' is not one of its choices.")]
     assert at.markdown[0].value.startswith("**Question 1 of")  # the built-in quiz still works
+
+
+def test_an_uploads_name_is_quoted_literally_not_as_markdown(at):
+    name = "[Log in](https://evil.example/x) **b**.yaml"
+    at.file_uploader(key="quiz_upload").set_value((name, b"questions: 3", "application/yaml"))
+    at.run()
+    assert [e.value for e in at.error] == [escape_markdown(f"Quiz file '{name}' has no 'questions:' list.")]
 
 
 def test_a_teacher_upload_adds_questions(at):

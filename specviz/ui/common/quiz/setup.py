@@ -21,6 +21,7 @@ from specviz.teach.quiz import (BANK_DIR, PATHS_ENV, Bank, Question, QuizBankErr
 from specviz.engine.trace import Trace
 from specviz.teach.quiz.run import ORDERS
 from specviz.ui.common import state
+from specviz.ui.common.escaping import escape_markdown
 
 # English messages, translated with `_()` where they are shown
 SCOPES = {"met": N_("Concepts I have met on the guided path ({n})"), "all": N_("All concepts")}
@@ -137,8 +138,8 @@ def with_upload(bank: Bank, key: str) -> Bank:
         return bank
     try:
         return merge_banks([bank, parse_bank(upload.getvalue(), upload.name)])
-    except QuizBankError as exc:
-        st.error(str(exc))
+    except QuizBankError as exc:  # it quotes the file's name and values as the visitor wrote them: shown literally
+        st.error(escape_markdown(str(exc)))
         return bank
 
 
@@ -150,7 +151,7 @@ def trace_questions(key: str, seed: int) -> list[Question]:
     try:
         questions = live_quiz(Trace.from_json(upload.getvalue()), seed)
     except ValueError as exc:
-        st.error(str(exc))
+        st.error(escape_markdown(str(exc)))
         return []
     if not questions:
         st.warning(_(TEXT["no_drafts"]))

@@ -13,7 +13,7 @@ from specviz.engine.trace import Trace
 from specviz.labs.examples import DEFAULT_EXAMPLE, load_example
 from specviz.models.catalog import recommended_for
 from specviz.ui.common import state
-from specviz.ui.common.escaping import escape_text
+from specviz.ui.common.escaping import escape_markdown, escape_text
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = str(ROOT / "pages" / "playground.py")
@@ -395,7 +395,8 @@ def test_a_bad_upload_is_one_sentence():
     at.radio(key="playground_source").set_value("upload").run()
     at.file_uploader(key="playground_upload").set_value(("x.json", b"{not json", "application/json")).run()
     assert not at.exception
-    assert [e.value for e in at.error] == ["This file is not valid JSON, so it cannot be a specviz trace."]
+    assert [e.value for e in at.error] == [escape_markdown("This file is not valid JSON, so it cannot be a specviz "
+                                                           "trace.")]
     broken = evil_trace().to_dict()
     broken["steps"][0]["decisions"][0]["target_prob"] = "lots"
     import json
@@ -403,8 +404,13 @@ def test_a_bad_upload_is_one_sentence():
     at.file_uploader(key="playground_upload").set_value(("y.json", json.dumps(broken).encode(),
                                                          "application/json")).run()
     assert not at.exception
-    assert [e.value for e in at.error] == [
-        "This trace is damaged: step 1: draft 1: target_prob must be a number from 0 to 1 (got 'lots')."]
+    assert [e.value for e in at.error] == [escape_markdown(
+        "This trace is damaged: step 1: draft 1: target_prob must be a number from 0 to 1 (got 'lots').")]
+    broken["steps"][0]["decisions"][0]["target_prob"] = "[x](https://e.io)"  # quoted by the sentence: no link
+    at.file_uploader(key="playground_upload").set_value(("z.json", json.dumps(broken).encode(),
+                                                         "application/json")).run()
+    assert [e.value for e in at.error] == [escape_markdown(
+        "This trace is damaged: step 1: draft 1: target_prob must be a number from 0 to 1 (got '[x](https://e.io)').")]
 
 
 def test_predict_then_reveal_scores_the_guess():

@@ -12,6 +12,7 @@ from specviz.engine.trace import Trace
 from specviz.labs.examples import list_examples, load_example
 from specviz.runs.runspec import RunSpec
 from specviz.ui.common import state as shared
+from specviz.ui.common.escaping import escape_markdown
 from specviz.ui.common.frame import LANG_PARAM
 from specviz.ui.playground.live import AUTORUN, LAND_AT_END, digest
 from specviz.ui.playground.settings import (
@@ -126,8 +127,8 @@ def uploaded_trace() -> tuple[Trace, str] | None:
     data = file.getvalue()
     try:
         trace = parsed_trace(data)
-    except ValueError as exc:
-        st.error(str(exc))
+    except ValueError as exc:  # it may quote a value from the file (k: got '...'): shown literally
+        st.error(escape_markdown(str(exc)))
         return None
     return trace, f"upload:{digest(data)}"
 

@@ -735,6 +735,17 @@ def test_the_temperature_and_top_p_are_repeated_with_commas_in_portuguese(lang):
         assert repeated == ["As caixas acima escrevem os decimais com ponto: temperatura 0,70, top-p 0,95."]
 
 
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_a_links_temperature_is_shown_with_every_decimal_it_runs_with(lang):
+    at = page(source="live", pair="toy", proposer="draft", temperature="0.123", top_p="0.9375", lang=lang)
+    no_problems(at)
+    formats = {n.key: n.proto.format for n in at.number_input}
+    assert at.session_state["trace"].settings["temperature"] == 0.123
+    assert formats["playground_temperature"] == "%.3f" and formats["playground_top_p"] == "%.4f"
+    if lang == "pt":
+        assert "temperatura 0,123, top-p 0,9375." in " ".join(c.value for c in at.caption)
+
+
 def test_the_fastest_preset_takes_this_machines_shape(tmp_path, monkeypatch):
     from specviz.labs.calibration import Calibration, cache_path
     from specviz.ui.common.this_machine import expected

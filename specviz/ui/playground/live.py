@@ -8,6 +8,7 @@ are kept), with the harder cases one click away (`PRESETS`), and is drawn step b
 from __future__ import annotations
 
 import hashlib
+from decimal import Decimal
 
 import streamlit as st
 
@@ -72,10 +73,12 @@ def live_settings_form() -> tuple[RunSpec | str, bool]:
     own_inputs(pair, state[KEYS["proposer"]])
     tree_inputs(state[KEYS["proposer"]])
     c4, c5, c6, c7, c8 = st.columns(5)
-    c4.number_input(_("Temperature"), *SETTINGS["temperature"].bounds, step=0.1, format="%.2f",
-                    key=KEYS["temperature"], help=_("0 = greedy: always the most likely token."))
+    c4.number_input(_("Temperature"), *SETTINGS["temperature"].bounds, step=0.1,
+                    format=f"%.{box_digits(state[KEYS['temperature']])}f", key=KEYS["temperature"],
+                    help=_("0 = greedy: always the most likely token."))
     c5.number_input(_("Top-k (0 = off)"), *SETTINGS["top_k"].bounds, step=1, key=KEYS["top_k"])
-    c6.number_input(_("Top-p (1 = off)"), *SETTINGS["top_p"].bounds, step=0.05, format="%.2f", key=KEYS["top_p"])
+    c6.number_input(_("Top-p (1 = off)"), *SETTINGS["top_p"].bounds, step=0.05,
+                    format=f"%.{box_digits(state[KEYS['top_p']])}f", key=KEYS["top_p"])
     c7.number_input(_("Seed"), *SETTINGS["seed"].bounds, step=1, key=KEYS["seed"], help=_("Same seed, same run."))
     c8.number_input(_("Max new tokens"), SETTINGS["max_new_tokens"].lo, WEB_MAX_NEW_TOKENS, step=8,
                     key=KEYS["max_new_tokens"])
@@ -88,12 +91,27 @@ def live_settings_form() -> tuple[RunSpec | str, bool]:
     return current_settings(), run
 
 
+def box_digits(value: float) -> int:
+    """The decimals a number box writes `value` with: 2 (0.70), or as many as the value has, up to BOX_DIGITS
+    (a link's 0.123 is shown as the 0.123 it runs, not as 0.12).
+
+    >>> box_digits(0.7), box_digits(0.123), box_digits(1.0), box_digits(1e-300)
+    (2, 3, 2, 10)
+    """
+    exponent = Decimal(repr(float(value))).normalize().as_tuple().exponent
+    return min(BOX_DIGITS, max(2, -int(exponent)))
+
+
+BOX_DIGITS = 10  # the most decimals a number box writes
+
+
 def decimals_caption(temperature: float, top_p: float) -> None:
     """Streamlit's number inputs write 0.70 in every language (their printf format has no locale): where the
-    reader's decimal sign is not a point, repeat their values the reader's way under them."""
+    reader's decimal sign is not a point, repeat their values the reader's way under them, with the boxes' decimals."""
     if number(0.5, 1) != "0.5":
         st.caption(_("The boxes above write decimals with a point: temperature {temperature}, top-p {top_p}.",
-                     temperature=number(temperature, 2), top_p=number(top_p, 2)))
+                     temperature=number(temperature, box_digits(temperature)),
+                     top_p=number(top_p, box_digits(top_p))))
 
 
 def open_settings() -> bool:

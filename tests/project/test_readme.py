@@ -137,3 +137,15 @@ def test_the_readmes_qualify_the_exactness_claim():
     portuguese = " ".join((ROOT / "README.pt-BR.md").read_text(encoding="utf-8").split())
     assert "own samples (for a correct implementation in exact arithmetic; in floating point only up to rounding" in english
     assert "do próprio alvo (numa implementação correta, em aritmética exata; em ponto flutuante" in portuguese
+
+
+def test_the_portuguese_tour_promises_what_the_english_one_does_for_the_playground_and_the_race():
+    """The 30th read: the Portuguese tour's Playground left out the settings in the link, the tree step and the
+    lookup branch, and its race the tree lane, all of which the English tour promises."""
+    tour = " ".join((ROOT / "docs" / "app.md").read_text(encoding="utf-8").split())
+    tour_pt = " ".join((ROOT / "docs" / "app.pt-BR.md").read_text(encoding="utf-8").split())
+    pairs = [("settings in the URL", "as configurações no link"), ("tree attention mask", "máscara de atenção em árvore"),
+             ("lookup branch", "ramo de busca"), ("colour-blind-safe", "segura para daltônicos"),
+             ("a tree lane", "uma raia da árvore")]
+    for english, portuguese in pairs:
+        assert english in tour and portuguese in tour_pt, (english, portuguese)

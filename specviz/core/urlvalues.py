@@ -1,8 +1,10 @@
 """The one checked reader of the numbers, lists and settings that come in a URL (`?lesson=4&done=1,2,3`, `?step=12`,
 `?k=4&temperature=0.7`): every page that reads one goes through here, so a shared link can only ever give a page a
-value it expects, or nothing. The few parameters that are a word or a key (the language, the quiz's scope, the race's
-source, the classroom's role, session and student token) are read as text where they are used and compared with what
-they may be; the classroom's join code is only put into the join form's box, checked when the form is sent.
+value it expects, or nothing. The parameters that are a word or a key (the language, the quiz's scope, the
+Playground's and the race's source, the Playground's example, a run's pair, proposer and policy, the classroom's
+role, session and student token) are read as text where they are used and compared with what they may be; the race's
+example name is read by `text` (bounded) and compared when shown; a run's prompt is free text that `RunSpec` bounds;
+the classroom's join code is only put into the join form's box, checked when the form is sent.
 
 A URL value is text anyone can write. Python's own readers accept more than a person means and fail in ways a page
 does not expect: `str.isdigit()` is true for "²" (and `int("²")` then raises), `int()` reads "٣" and "５" as 3 and

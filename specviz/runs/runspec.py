@@ -260,8 +260,9 @@ class RunSpec:
 def check_named(values: Mapping[str, Any], names: Mapping[str, str]) -> None:
     """Check each value against its setting (`values` keyed by URL name: a RunSpec field or a proposer's own
     setting; None means not given), refusing a bad one with a sentence that names it as `names` says: the name the
-    caller's user typed. RunSpec's own sentence names the field (tree_nodes), which is what a library caller wrote
-    and what a link holds; a command line checks its flags here first, so its user reads --tree-nodes.
+    caller's user typed. RunSpec's own sentence names it as SETTINGS does (tree_nodes, K, top-p, Temperature), and
+    `from_query`'s by its URL name (tree_nodes, k, top_p); a command line checks its flags here first, so its user
+    reads --tree-nodes.
 
     >>> check_named({"tree_nodes": 99, "k": None}, {"tree_nodes": "--tree-nodes", "k": "--k"})
     Traceback (most recent call last):

@@ -491,6 +491,15 @@ def test_the_layer_skip_depth_is_a_control_and_part_of_the_shared_link():
     assert not at.exception and at.number_input(key="playground_layers").value == 0
 
 
+def test_a_link_deeper_than_the_pairs_layer_skip_allows_is_refused_with_the_warning():
+    """RunSpec allows up to 128 layers, the toy target's layer skip at most 1: the link's 2 was reset by the input
+    with no sentence, and the run kept the default depth while the link said 2."""
+    at = page(source="live", pair="toy", proposer="layerskip", layers="2", k="2", max_new_tokens="6", prompt="hi")
+    no_problems(at)
+    assert [w.value for w in at.warning] == [
+        "Some settings in the link were not valid (layers); they were set to their defaults."]
+
+
 def test_copying_the_layer_skip_example_keeps_its_depth():
     at = page(source="example", example="smollm-layerskip-t07")
     at.button(key="playground_example_to_live").click().run()

@@ -294,10 +294,12 @@ def form_value(name: str, value: int | None) -> int:
 def parse_query_params(params: Mapping[str, str], example_names: list[str]) -> tuple[dict[str, Any], list[str]]:
     """Settings from URL parameters: (values by URL name for the valid ones, names of the invalid ones). A run
     setting is checked by `RunSpec` (refused, never clamped) and by what this page offers (its pairs, their
-    proposers, at most WEB_MAX_NEW_TOKENS new tokens).
+    proposers and the top of a proposer's own setting, at most WEB_MAX_NEW_TOKENS new tokens).
 
     >>> parse_query_params({"k": "6", "temperature": "hot", "pair": "toy"}, ["toy-draft"])
     ({'pair': 'toy', 'k': 6}, ['temperature'])
+    >>> parse_query_params({"pair": "toy", "layers": "2"}, [])  # the toy target's layer skip keeps at most 1 layer
+    ({'pair': 'toy'}, ['layers'])
     """
     page_checks = {
         "source": lambda v: v if v in SOURCES else None,
@@ -322,6 +324,10 @@ def parse_query_params(params: Mapping[str, str], example_names: list[str]) -> t
     if "proposer" in values and values["proposer"] not in pair_proposers(pair):
         bad.append("proposer")
         values.pop("proposer")
+    for own in registry.all_settings():  # the pair's own top (layer skip keeps fewer layers than the target has):
+        if own.name in values and values[own.name] > own.most_for(pair):  # refused here, not reset by its input
+            bad.append(own.name)
+            values.pop(own.name)
     return values, bad
 
 

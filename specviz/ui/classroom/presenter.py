@@ -127,17 +127,21 @@ def reach_warning() -> None:
 
 
 def usable_base(text: str) -> bool:
-    """Whether a typed join address gives a link a phone opens: http(s), a host urlsplit reads, no query or fragment.
+    """Whether a typed join address gives a link a phone opens: http(s), a host urlsplit reads with no space in it,
+    a port from 1 to 65535 if any, no query or fragment.
 
     >>> usable_base("http://192.168.1.20:8501"), usable_base("http://[::1"), usable_base("192.168.1.20:8501")
     (True, False, False)
+    >>> usable_base("http://class room:8501"), usable_base("http://192.168.1.20:0")
+    (False, False)
     """
     try:
         parts = urlsplit(text)
-        parts.port  # noqa: B018 - raises on a port outside 0..65535
+        port = parts.port  # raises on a port outside 0..65535
     except ValueError:
         return False
-    return parts.scheme in ("http", "https") and bool(parts.hostname) and not (parts.query or parts.fragment)
+    return (parts.scheme in ("http", "https") and bool(parts.hostname) and not any(c.isspace() for c in text)
+            and port != 0 and not (parts.query or parts.fragment))
 
 
 def _keep_base() -> None:

@@ -11,7 +11,8 @@ The order matters for users with big models and small machines:
   5. place   one device, or the target sharded over several GPUs with accelerate's device_map="auto" and the
              draft on the chosen GPU (the fastest unless the device names one); on a GPU the weights load tensor by
              tensor into its memory (device_map), never the whole model in RAM first;
-  6. load    weights downloaded with progress reported through a callback, then loaded.
+  6. load    weights downloaded with progress reported through a callback, then loaded; before a Hub download
+             starts, the Hub's list of the files it would fetch is summed and checked (`check_download`).
 Every failure a user can cause is a `ModelLoadError` (a ValueError) with one sentence that says what to do.
 Steps 4 and 5 (devices, dtypes, memory, placement) live in `specviz.models.machine`; their names are re-exported here.
 """
@@ -22,6 +23,7 @@ import io
 import json
 import os
 import re
+import shutil
 import socket
 import time
 from collections.abc import Callable, Collection
@@ -30,10 +32,11 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import torch
-from huggingface_hub import constants, snapshot_download
+from huggingface_hub import HfApi, constants, snapshot_download
 from huggingface_hub.errors import (GatedRepoError, HfHubHTTPError, HFValidationError, LocalEntryNotFoundError,
                                     OfflineModeIsEnabled, RepositoryNotFoundError, RevisionNotFoundError)
-from huggingface_hub.utils import validate_repo_id
+from huggingface_hub.file_download import repo_folder_name
+from huggingface_hub.utils import filter_repo_objects, validate_repo_id
 from safetensors import SafetensorError
 from tqdm.auto import tqdm
 from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
@@ -48,11 +51,11 @@ from specviz.models.bounded import is_panic
 from specviz.models.prompts import encode_prompt
 
 __all__ = ["DEFAULT_CONTEXT", "DTYPES", "GpuInfo", "LoadInfo", "Machine", "MemoryEstimate", "ModelLoadError",
-           "ModelRef", "Placement", "check_causal_lm", "check_embeddings", "check_fits", "check_same_vocabulary",
-           "count_parameters", "detect_machine", "device_map_for", "dtype_name", "estimate_entry", "estimate_memory",
-           "explain_hub_error", "fetch", "gb", "hub_cache_dir", "is_panic", "kv_cache_bytes", "load_models",
-           "offline_reason", "parse_ref", "pick_device", "pick_dtype", "plan_placement", "progress_bar_class",
-           "read_config"]
+           "ModelRef", "Placement", "check_causal_lm", "check_download", "check_embeddings", "check_fits",
+           "check_same_vocabulary", "count_parameters", "detect_machine", "device_map_for", "dtype_name",
+           "estimate_entry", "estimate_memory", "explain_hub_error", "fetch", "gb", "hub_cache_dir", "is_panic",
+           "kv_cache_bytes", "load_models", "offline_reason", "parse_ref", "pick_device", "pick_dtype",
+           "plan_placement", "plausible_bytes", "progress_bar_class", "read_config"]
 
 Progress = Callable[[str], None]
 EXTRA_TAIL = 256  # at most this many extra special tokens at the end of one vocabulary
@@ -60,6 +63,9 @@ SMALL_FILES = ["*.json", "*.model", "*.tiktoken", "*.txt", "*.jinja"]
 CODE_FILES = ["*.py"]
 SKIPPED_FILES = ["original/*", "consolidated*", "onnx/*", "*.gguf"]  # other formats of the same weights
 CAUSAL_SUFFIXES = ("ForCausalLM", "LMHeadModel", "ForConditionalGeneration")
+MAX_FILES = 200  # files one Hub download may fetch: a bound on the listing, the cache and the requests
+SMALL_BYTES = 256 * 2**20  # configs and tokenizers, fetched before the parameter count is known: megabytes
+WEIGHT_SLACK = 64 * 2**20  # the configs, tokenizer and index files fetched beside the weights
 
 # ---- references: a local folder or a Hub id ---------------------------------------------------------------------
 
@@ -182,18 +188,87 @@ def progress_bar_class(progress: Progress, every_seconds: float = 1.0):
     return ReportingBar
 
 
-def fetch(ref: ModelRef, patterns: list[str], progress: Progress | None = None) -> Path:
+def plausible_bytes(params: int) -> int:
+    """The most a checkpoint of `params` parameters may download: 1.25 x params x 4 bytes + 64 MiB.
+
+    float32 is the widest dtype a checkpoint stores, 4 bytes a parameter (bfloat16 and float16 take 2), so one copy
+    of the weights is at most params x 4 bytes; the 25% covers what the count on the meta device can miss (buffers,
+    an untied copy of the embeddings, a vision tower) and 64 MiB the tokenizer, configs and index files fetched with
+    them. A float32 copy beside a bfloat16 one (1.5 x params x 4) or a repo three times its config's size does not
+    fit; two bfloat16 copies (params x 4) still do: the bound stops a download that would fill a disk, not every
+    duplicate.
+
+    >>> plausible_bytes(10**9) // 2**20
+    4832
+    """
+    return int(1.25 * params * 4) + WEIGHT_SLACK
+
+
+def check_download(repo_id: str, patterns: list[str], max_bytes: int) -> str:
+    """The commit that `fetch` will download, after the Hub's list of its files (with sizes) has been filtered with
+    the download's own patterns and checked: at most `MAX_FILES` files, at most `max_bytes` bytes, and what is not
+    cached yet fits the free space of the cache's disk. Refused in one sentence before a byte of them is fetched."""
+    info = HfApi().model_info(repo_id, revision=constants.DEFAULT_REVISION, files_metadata=True)
+    files = list(filter_repo_objects(info.siblings or [], allow_patterns=patterns, ignore_patterns=SKIPPED_FILES,
+                                     key=lambda sibling: sibling.rfilename))
+    if len(files) > MAX_FILES:
+        raise ModelLoadError(_("'{name}' would download {count} files, more than the {limit} specviz fetches for "
+                               "one model; give a local folder instead.", name=repo_id, count=len(files),
+                               limit=MAX_FILES))
+    if not info.sha or any(f.size is None for f in files):
+        raise ModelLoadError(_("The Hugging Face Hub did not give the sizes of the files of '{name}', so their "
+                               "download cannot be checked; try again later.", name=repo_id))
+    total = sum(f.size for f in files)
+    if total > max_bytes:
+        raise ModelLoadError(_("'{name}' would download {size}, more than the {limit} its parameter count makes "
+                               "plausible (several copies of the weights?); give a local folder with one copy "
+                               "instead.", name=repo_id, size=gb(total), limit=gb(max_bytes)))
+    snapshot = hub_cache_dir() / repo_folder_name(repo_id=repo_id, repo_type="model") / "snapshots" / info.sha
+    missing = sum(f.size for f in files if not (snapshot / f.rfilename).is_file())
+    disk = hub_cache_dir()
+    while not disk.exists() and disk != disk.parent:
+        disk = disk.parent
+    free = shutil.disk_usage(disk).free
+    if missing > free:
+        raise ModelLoadError(_("'{name}' would download {size}, more than the {free} free on the disk of the "
+                               "Hugging Face cache ({cache}); free some space or set HF_HOME.", name=repo_id,
+                               size=gb(missing), free=gb(free), cache=hub_cache_dir()))
+    return info.sha
+
+
+def fetch(ref: ModelRef, patterns: list[str], progress: Progress | None = None, max_bytes: int = SMALL_BYTES) -> Path:
     """The local folder holding `patterns` of the model: the folder itself, or a Hub snapshot (downloaded now
-    unless offline, else read from the cache)."""
+    unless offline, else read from the cache). A download is checked first (`check_download`, at most `max_bytes`)
+    and then fetches the very commit it checked."""
     if ref.is_local:
         return ref.folder
     reason = offline_reason()
     kwargs = {"tqdm_class": progress_bar_class(progress)} if progress and not reason else {}
     try:
-        return Path(snapshot_download(ref.text, allow_patterns=patterns, ignore_patterns=SKIPPED_FILES,
-                                      cache_dir=hub_cache_dir(), local_files_only=reason is not None, **kwargs))
+        commit = check_download(ref.text, patterns, max_bytes) if reason is None else None
+        folder = Path(snapshot_download(ref.text, revision=commit, allow_patterns=patterns,
+                                        ignore_patterns=SKIPPED_FILES, cache_dir=hub_cache_dir(),
+                                        local_files_only=reason is not None, **kwargs))
+    except ModelLoadError:
+        raise
     except Exception as exc:  # the Hub client raises many types; each becomes a sentence or goes on up
         raise ModelLoadError(explain_hub_error(exc, ref.text, reason)) from exc
+    if commit is not None:
+        _remember_main(ref.text, commit)
+    return folder
+
+
+def _remember_main(repo_id: str, commit: str) -> None:
+    """Point the cache's refs/main at `commit`, as `snapshot_download` does when it resolves "main" itself, so the
+    snapshot is found offline later (a download by commit hash writes no ref)."""
+    refs = hub_cache_dir() / repo_folder_name(repo_id=repo_id, repo_type="model") / "refs"
+    try:
+        refs.mkdir(parents=True, exist_ok=True)
+        if not (refs / "main").is_file() or (refs / "main").read_text().strip() != commit:
+            (refs / "main.tmp").write_text(commit)
+            (refs / "main.tmp").replace(refs / "main")
+    except OSError:
+        pass  # best effort: the snapshot is there, only the offline lookup by branch would miss it
 
 
 def explain_hub_error(exc: BaseException, repo_id: str, offline: str | None = None) -> str:
@@ -510,7 +585,8 @@ def load_models(
     # 5. place
     placement = plan_placement(estimate, machine, dev)
     # 6. download weights, then load (the draft first, so the sharded target plans around it)
-    folders = [_fetch_weights(ref, progress, trust_remote_code, pickled_weights) for ref in refs]
+    folders = [_fetch_weights(ref, progress, trust_remote_code, pickled_weights, plausible_bytes(n))
+               for ref, n in zip(refs, params)]
     models = [None, None]
     for i in reversed(range(len(refs))):
         say(_("Loading {name} ({size} in {dtype})...", name=refs[i].name, size=gb(estimate.weights_bytes[i]),
@@ -544,14 +620,15 @@ def _tokenizer(folder: Path, ref: ModelRef, trust: bool):
 PROBE_PROMPT = "Hello! How are you?"  # what a hand-loaded tokenizer is tried on when it loads
 
 
-def _fetch_weights(ref: ModelRef, progress: Progress | None, trust_remote_code, pickled: bool = True) -> Path:
+def _fetch_weights(ref: ModelRef, progress: Progress | None, trust_remote_code, pickled: bool = True,
+                   max_bytes: int = SMALL_BYTES) -> Path:
     code = CODE_FILES if _trusted(ref, trust_remote_code) else []
-    folder = fetch(ref, ["*.safetensors", "*.safetensors.index.json"] + SMALL_FILES + code, progress)
+    folder = fetch(ref, ["*.safetensors", "*.safetensors.index.json"] + SMALL_FILES + code, progress, max_bytes)
     if not pickled and not any(folder.glob("*.safetensors")):
         raise ModelLoadError(_("'{name}' has no *.safetensors weights, and this server loads no pickled *.bin "
                                "weights from the browser.", name=ref.name))
     if not any(folder.glob("*.safetensors")):
-        folder = fetch(ref, ["*.bin", "*.bin.index.json"] + SMALL_FILES + code, progress)
+        folder = fetch(ref, ["*.bin", "*.bin.index.json"] + SMALL_FILES + code, progress, max_bytes)
     if not any(folder.glob("*.safetensors")) and not any(folder.glob("*.bin")):
         if ref.is_local:
             raise ModelLoadError(_("'{name}' has no weights: expected *.safetensors or *.bin files in its folder.",

@@ -239,19 +239,29 @@ def check_download(repo_id: str, patterns: list[str], max_bytes: int) -> str:
 def fetch(ref: ModelRef, patterns: list[str], progress: Progress | None = None, max_bytes: int = SMALL_BYTES) -> Path:
     """The local folder holding `patterns` of the model: the folder itself, or a Hub snapshot (downloaded now
     unless offline, else read from the cache). A download is checked first (`check_download`, at most `max_bytes`)
-    and then fetches the very commit it checked."""
+    and then fetches the very commit it checked. When the Hub cannot list the files (no network, an error status),
+    the cache is read and nothing downloads, as `snapshot_download` itself does when its own listing fails; if the
+    model is not cached, the Hub's answer (gated, unknown, an error status) is the sentence."""
     if ref.is_local:
         return ref.folder
     reason = offline_reason()
-    kwargs = {"tqdm_class": progress_bar_class(progress)} if progress and not reason else {}
+    commit, listing_error = None, None
+    if reason is None:
+        try:
+            commit = check_download(ref.text, patterns, max_bytes)
+        except ModelLoadError:
+            raise
+        except Exception as exc:  # the Hub client raises many types; each becomes a sentence or goes on up
+            listing_error = exc
+    cache_only = reason is not None or listing_error is not None
+    kwargs = {"tqdm_class": progress_bar_class(progress)} if progress and not cache_only else {}
     try:
-        commit = check_download(ref.text, patterns, max_bytes) if reason is None else None
         folder = Path(snapshot_download(ref.text, revision=commit, allow_patterns=patterns,
                                         ignore_patterns=SKIPPED_FILES, cache_dir=hub_cache_dir(),
-                                        local_files_only=reason is not None, **kwargs))
-    except ModelLoadError:
-        raise
-    except Exception as exc:  # the Hub client raises many types; each becomes a sentence or goes on up
+                                        local_files_only=cache_only, **kwargs))
+    except Exception as exc:
+        if isinstance(listing_error, HfHubHTTPError):  # the Hub answered: its status says more than "not cached"
+            raise ModelLoadError(explain_hub_error(listing_error, ref.text)) from listing_error
         raise ModelLoadError(explain_hub_error(exc, ref.text, reason)) from exc
     if commit is not None:
         _remember_main(ref.text, commit)

@@ -173,3 +173,31 @@ def test_docs_state_the_bounds_the_code_applies():
     assert f"at most {MAX_FILES} files" in text and "1.25 x parameters x 4 bytes + 64 MiB" in text
     assert plausible_bytes(0) == loading.WEIGHT_SLACK == 64 * 2**20 and plausible_bytes(4) == 20 + 64 * 2**20
     assert f"{loading.SMALL_BYTES // 2**20} MiB for the configs and tokenizer" in text
+
+
+def test_when_the_hub_cannot_list_the_files_the_cache_is_read_and_nothing_downloads(tmp_path, hub, monkeypatch):
+    """As snapshot_download itself does when its listing fails: a cached model still loads; an uncached one is the
+    Hub's answer in one sentence."""
+    import httpx2 as httpx  # the HTTP client huggingface_hub 2.x builds its errors on
+    from huggingface_hub.errors import HfHubHTTPError
+
+    request = httpx.Request("GET", "https://huggingface.co/api/models/someone/toy-model")
+    errors = [HfHubHTTPError("500", response=httpx.Response(500, request=request)),
+              httpx.ConnectError("no route to host", request=request)]
+
+    def failing_listing(*args, **kwargs):
+        raise errors[0]
+
+    hub({})
+    monkeypatch.setattr(HfApi, "model_info", failing_listing)
+    calls = []
+    monkeypatch.setattr(loading, "snapshot_download", lambda *a, **k: calls.append(k) or snapshot_download(*a, **k))
+    with pytest.raises(ModelLoadError, match=r"^The Hugging Face Hub answered 500 for 'someone/toy-model'; try again"):
+        fetch(ModelRef(REPO), ["*.json"])
+    errors.pop(0)
+    with pytest.raises(ModelLoadError, match=r"is not in the local Hugging Face cache .* could not be reached"):
+        fetch(ModelRef(REPO), ["*.json"])
+    target, _ = save_toy_pair(tmp_path)
+    cache_as_hub(target, tmp_path / "hf", REPO)
+    assert (fetch(ModelRef(REPO), ["*.json"]) / "config.json").is_file()
+    assert len(calls) == 3 and all(call["local_files_only"] for call in calls)

@@ -251,7 +251,7 @@ def fetch(ref: ModelRef, patterns: list[str], progress: Progress | None = None, 
             commit = check_download(ref.text, patterns, max_bytes)
         except ModelLoadError:
             raise
-        except Exception as exc:  # the Hub client raises many types; each becomes a sentence or goes on up
+        except Exception as exc:  # the Hub client raises many types; the cache is tried before one is the sentence
             listing_error = exc
     cache_only = reason is not None or listing_error is not None
     kwargs = {"tqdm_class": progress_bar_class(progress)} if progress and not cache_only else {}

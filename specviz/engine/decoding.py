@@ -24,6 +24,7 @@ cache compaction that keeps only the accepted path. `tree_nodes=0` is the chain,
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
@@ -356,6 +357,7 @@ class ChainStep:
         k = c.depth(n_emitted)
         proposal = c.proposer.propose(sequence, k, c.sampling, c.generator) if k > 0 else Proposal([], None)
         drafts = proposal.tokens[:k]
+        check_drafts(drafts, c.vocab_size, c.proposer.name)
         markers = c.template if proposal.draft_probs is None else frozenset()
         end = next((i for i, token in enumerate(drafts) if token in c.eos or token in markers), None)
         if end is not None:
@@ -406,6 +408,7 @@ class TreeStep:
         tree = c.proposer.propose_tree(sequence, max_nodes=shape.tree_nodes, max_depth=depth, width=shape.tree_width,
                                        sampling=c.sampling, generator=c.generator, sampled=sampled,
                                        stop_tokens=c.eos)
+        check_drafts(tree.tokens, c.vocab_size, c.proposer.name)
         if shape.tree_lookup:  # one more branch, copied from the context; never past the token limit
             room = min(shape.tree_lookup, c.max_new_tokens - n_emitted - 1)
             copy = prompt_lookup(sequence, room, exclude=c.template, overlap=True) if room > 0 else []
@@ -460,6 +463,22 @@ def emitted_tokens(result: StepResult, text: Callable[[int], str] = lambda token
                            verdict.uniforms[i]) for i, d in enumerate(result.drafts[:n])]
     tokens.append(EmittedToken(x, text(x), result.next_kind, float(target_probs[n, x])))
     return tokens
+
+
+def check_drafts(tokens: Sequence[int], vocab_size: int, proposer: str) -> None:
+    """A ValueError with one sentence when a proposer drafts something that is no token id of the target's
+    vocabulary (0 to V - 1), before anything indexes a distribution with it.
+
+    >>> check_drafts([0, 9], 10, "mine")
+    >>> check_drafts([3, 10], 10, "mine")
+    Traceback (most recent call last):
+    ...
+    ValueError: The mine proposer drafted 10, which is no token id of the target's vocabulary (0 to 9).
+    """
+    for token in tokens:
+        if isinstance(token, bool) or not isinstance(token, numbers.Integral) or not 0 <= token < vocab_size:
+            raise ValueError(f"The {proposer} proposer drafted {token!r}, which is no token id of the target's "
+                             f"vocabulary (0 to {vocab_size - 1}).")
 
 
 def draft_distributions(proposal: Proposal, drafts: list[int], vocab_size: int) -> torch.Tensor:

@@ -65,17 +65,39 @@ class GenerationSettings:
 
 
 def prompt_ids(input_ids: Sequence[int] | torch.Tensor, model) -> list[int]:
-    """The prompt as a list of ids, checked: one sequence, not empty (`check_context` checks its length)."""
+    """The prompt as a list of ids, checked: one sequence, not empty, every id a whole number the model's vocabulary
+    holds (0 to vocab_size - 1: a ValueError with one sentence, not an index error from inside the model;
+    `check_context` checks its length).
+
+    >>> class Model: config = type("Config", (), {"vocab_size": 10})
+    >>> prompt_ids(torch.tensor([[3, 4]]), Model())
+    [3, 4]
+    >>> prompt_ids([3, 10], Model())
+    Traceback (most recent call last):
+    ...
+    ValueError: Token id 10 of the prompt is not in the model's vocabulary (ids 0 to 9).
+    """
     if isinstance(input_ids, torch.Tensor):
         if input_ids.dim() == 2 and input_ids.shape[0] == 1:
             input_ids = input_ids[0]
         if input_ids.dim() != 1:
             raise ValueError("input_ids must be one sequence (a 1-D list or tensor of token ids).")
         input_ids = input_ids.tolist()
-    ids = [int(i) for i in input_ids]
-    if not ids:
+    elif hasattr(input_ids, "tolist") and getattr(input_ids, "ndim", None) == 1:  # a numpy array
+        input_ids = input_ids.tolist()
+    if isinstance(input_ids, (str, bytes)) or not isinstance(input_ids, Sequence):
+        raise ValueError(f"input_ids must be a list or tensor of token ids, not {type(input_ids).__name__} (encode "
+                         "a text with the tokenizer first).")
+    if not input_ids:
         raise ValueError("The prompt is empty: give at least one token.")
-    return ids
+    vocab = getattr(getattr(model, "config", None), "vocab_size", None)
+    for i in input_ids:
+        if not _whole(i):
+            raise ValueError(f"The prompt's token ids must be whole numbers (got {i!r}).")
+        if i < 0 or (vocab is not None and i >= vocab):
+            shown = f"ids 0 to {vocab - 1}" if vocab is not None else "ids of 0 or more"
+            raise ValueError(f"Token id {i} of the prompt is not in the model's vocabulary ({shown}).")
+    return [int(i) for i in input_ids]
 
 
 def check_context(model, n_prompt: int, settings: GenerationSettings) -> None:

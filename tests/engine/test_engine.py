@@ -209,6 +209,46 @@ def test_empty_and_too_long_prompts(toy):
         autoregressive_generate(toy.target, torch.tensor([], dtype=torch.long))
 
 
+@pytest.mark.parametrize("ids, message", [
+    ([3, -1], "Token id -1 of the prompt is not in the model's vocabulary"),
+    ([3, 34], "Token id 34 of the prompt is not in the model's vocabulary \\(ids 0 to 33\\)"),
+    ([3, 4.5], "whole numbers \\(got 4.5\\)"), ([True, 4], "whole numbers \\(got True\\)"),
+    (torch.tensor([3.0, 4.0]), "whole numbers"), ("hello", "encode a text with the tokenizer first"),
+])
+def test_a_prompt_of_ids_outside_the_vocabulary_is_one_sentence(toy, ids, message):
+    """A prompt id the embedding cannot look up was torch's "index out of range in self" from inside the model, and
+    4.5 was silently read as 4: a prompt is checked like every other setting (the target's vocabulary holds 34)."""
+    assert toy.target.config.vocab_size == 34
+    with pytest.raises(ValueError, match=message):
+        speculative_generate(toy.target, toy.draft, ids, max_new_tokens=2)
+    with pytest.raises(ValueError, match=message):
+        autoregressive_generate(toy.target, ids, max_new_tokens=2)
+
+
+def test_a_numpy_prompt_still_runs(toy):
+    import numpy as np
+
+    ids = np.array([3, 4, 5])
+    assert (speculative_generate(toy.target, toy.draft, ids, max_new_tokens=3).output_ids
+            == autoregressive_generate(toy.target, [3, 4, 5], max_new_tokens=3).output_ids)
+
+
+class OutOfVocabulary(Proposer):
+    """A proposer that drafts an id the target's vocabulary does not hold (a bug in someone's proposer)."""
+
+    name = "outside"
+
+    def propose(self, sequence, k, sampling, generator) -> Proposal:
+        return Proposal([40] * k, None)
+
+
+def test_a_proposer_that_drafts_outside_the_vocabulary_is_one_sentence(toy):
+    """It was an IndexError from building q's point masses; the sentence names the proposer and the token."""
+    with pytest.raises(ValueError, match="The outside proposer drafted 40, which is no token id of the target's "
+                                         "vocabulary \\(0 to 33\\)"):
+        speculative_generate(toy.target, OutOfVocabulary(), [3, 4], max_new_tokens=4)
+
+
 def test_unknown_proposer_and_missing_draft(toy):
     with pytest.raises(ValueError, match="Unknown proposer"):
         make_proposer(toy, "hydra")

@@ -19,6 +19,7 @@ K = 0 means "do not speculate": one target forward per token, speedup exactly 1.
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Sequence
 from typing import Any
 
@@ -26,6 +27,7 @@ import numpy as np
 import torch
 
 from specviz.core.i18n import N_, _, localized
+from specviz.engine.limits import MAX_SEED
 
 # ---- validation -------------------------------------------------------------------------------------------------
 
@@ -39,11 +41,33 @@ def _typed(value: float) -> str:
     return localized(repr(float(value)))
 
 
+def _real(value: Any) -> float | None:
+    """`value` as a float, or None when it is no number: a bool (True is no probability or cost, though Python's
+    float says it is 1.0), a text (even "0.5"), None, or a whole number beyond any float (10**400).
+
+    >>> _real(0.5), _real(3), _real(True), _real("0.5"), _real(10**400)
+    (0.5, 3.0, None, None, None)
+    """
+    if isinstance(value, (bool, str, bytes)):
+        return None
+    try:
+        return float(value)
+    except (TypeError, ValueError, OverflowError):
+        return None
+
+
+def _shown(value: Any) -> str:
+    """A refused value for a sentence: `_typed` for a number, its repr otherwise, a huge whole number in words."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**30:
+        return _("a number of more than 30 digits")
+    return _typed(value) if _real(value) is not None else repr(value)
+
+
 def _check_alpha(alpha: float) -> float:
-    alpha = float(alpha)
-    if not 0.0 <= alpha <= 1.0:  # also rejects nan
-        raise ValueError(_("The acceptance probability α must be between 0 and 1 (got {alpha}).", alpha=_typed(alpha)))
-    return alpha
+    number = _real(alpha)
+    if number is None or not 0.0 <= number <= 1.0:  # also rejects nan
+        raise ValueError(_("The acceptance probability α must be between 0 and 1 (got {alpha}).", alpha=_shown(alpha)))
+    return number
 
 
 def _check_k(k: int, name: str = "K") -> int:
@@ -61,10 +85,18 @@ def _check_k(k: int, name: str = "K") -> int:
 
 
 def _check_c(c: float) -> float:
-    c = float(c)
-    if not (c >= 0.0 and math.isfinite(c)):
-        raise ValueError(_("The draft cost c must be a finite number, 0 or more (got {c}).", c=_typed(c)))
-    return c
+    number = _real(c)
+    if number is None or not (number >= 0.0 and math.isfinite(number)):
+        raise ValueError(_("The draft cost c must be a finite number, 0 or more (got {c}).", c=_shown(c)))
+    return number
+
+
+def _check_verify_cost(verify_cost: float) -> float:
+    number = _real(verify_cost)
+    if number is None or not (number > 0.0 and math.isfinite(number)):
+        raise ValueError(_("The verify cost must be a positive, finite number of one-token forwards (got {cost}).",
+                           cost=_shown(verify_cost)))
+    return number
 
 
 def _as_probs(x: Any, name: str) -> torch.Tensor:
@@ -197,10 +229,7 @@ def speedup_with_verify_cost(alpha: float, k: int, c: float, verify_cost: float)
     >>> round(speedup_with_verify_cost(0.8, 4, 0.05, 2.0), 4)
     1.528
     """
-    verify_cost = float(verify_cost)
-    if not (verify_cost > 0.0 and math.isfinite(verify_cost)):
-        raise ValueError(_("The verify cost must be a positive, finite number of one-token forwards (got {cost}).",
-                           cost=_typed(verify_cost)))
+    verify_cost = _check_verify_cost(verify_cost)
     return expected_tokens_per_step(alpha, k) / (_check_k(k) * _check_c(c) + verify_cost)
 
 
@@ -276,18 +305,14 @@ def break_even_alpha(k: int, c: float, verify_cost: float = 1.0) -> float:
     >>> break_even_alpha(4, 1.5), break_even_alpha(4, 0.0, verify_cost=5.0)
     (nan, 1.0)
     """
-    k, c = _check_k(k), _check_c(c)
-    verify_cost = float(verify_cost)
-    if not (verify_cost > 0.0 and math.isfinite(verify_cost)):
-        raise ValueError(_("The verify cost must be a positive, finite number of one-token forwards (got {cost}).",
-                           cost=_typed(verify_cost)))
+    k, c, verify_cost = _check_k(k), _check_c(c), _check_verify_cost(verify_cost)
     target = k * c + verify_cost
     if k == 0 or target > k + 1.0:
         return math.nan
     if target <= 1.0:
         return 0.0
     lo, hi = 0.0, 1.0
-    for _ in range(100):  # bisection: tokens per step increases with alpha
+    for _step in range(100):  # bisection: tokens per step increases with alpha
         mid = 0.5 * (lo + hi)
         if expected_tokens_per_step(mid, k) < target:
             lo = mid
@@ -319,16 +344,17 @@ def alpha_from_tokens_per_step(tokens_per_step: float, k: int) -> float:
     >>> round(alpha_from_tokens_per_step(3.3616, 4), 4)
     0.8
     """
-    k = _check_k(k)
-    if not math.isfinite(tokens_per_step):
+    k, number = _check_k(k), _real(tokens_per_step)
+    if number is None or not math.isfinite(number):
         raise ValueError(_("The mean accepted length must be a finite number (got {tokens}).",
-                           tokens=_typed(tokens_per_step)))
+                           tokens=_shown(tokens_per_step)))
+    tokens_per_step = number
     if k == 0 or tokens_per_step <= 1.0:
         return 0.0
     if tokens_per_step >= k + 1:
         return 1.0
     lo, hi = 0.0, 1.0
-    for _ in range(100):
+    for _step in range(100):
         mid = 0.5 * (lo + hi)
         if expected_tokens_per_step(mid, k) < tokens_per_step:
             lo = mid
@@ -377,10 +403,13 @@ def simulate_tokens_per_step(alpha: float, k: int, n: int, generator: torch.Gene
     True
     """
     alpha, k = _check_alpha(alpha), _check_k(k)
-    if isinstance(n, bool) or int(n) != n or n < 1:
+    steps = _real(n)  # a whole float (20000.0) counts, as K's check lets 4.0 through
+    if steps is None or not (math.isfinite(steps) and steps.is_integer() and steps >= 1):
         raise ValueError(_("The number of simulated steps must be a positive whole number (got {n}).", n=n))
     if generator is None and seed is not None:
-        generator = torch.Generator().manual_seed(seed)
+        if not (isinstance(seed, numbers.Integral) and not isinstance(seed, bool) and 0 <= seed <= MAX_SEED):
+            raise ValueError(f"The seed must be a whole number from 0 to {MAX_SEED} (got {seed!r}).")
+        generator = torch.Generator().manual_seed(int(seed))
     accepted = torch.rand((int(n), k), generator=generator, dtype=torch.float64) < alpha  # (n, K)
     n_accepted = accepted.to(torch.int64).cumprod(dim=1).sum(dim=1)  # leading run of acceptances, (n,)
     return n_accepted + 1

@@ -10,7 +10,7 @@ import torch
 from specviz.engine import theory
 from specviz.engine.theory import (acceptance_probability, alpha_from_tokens_per_step, break_even_alpha, expected_speedup,
                             expected_tokens_per_step, optimal_k, output_distribution, simulate_tokens_per_step,
-                            speedup_grid, tokens_per_step_distribution)
+                            speedup_grid, speedup_with_verify_cost, tokens_per_step_distribution)
 
 
 def test_doctests_run():
@@ -137,6 +137,26 @@ def test_alpha_from_tokens_per_step_inverts_the_formula():
     lambda: simulate_tokens_per_step(0.5, 4, 0),
     lambda: acceptance_probability([0.5, 0.5], [1.0]),
     lambda: acceptance_probability([-0.5, 1.5], [0.5, 0.5]),
+    # booleans, texts, None and whole numbers beyond any float where numbers go: True was read as 1.0 and "0.5" as
+    # 0.5; None and 10**400 were Python's own TypeError and OverflowError
+    lambda: expected_tokens_per_step(True, 4),
+    lambda: expected_tokens_per_step("0.5", 4),
+    lambda: expected_tokens_per_step(None, 4),
+    lambda: expected_tokens_per_step(10**400, 4),
+    lambda: expected_speedup(0.5, 4, True),
+    lambda: expected_speedup(0.5, 4, None),
+    lambda: speedup_with_verify_cost(0.5, 4, 0.1, True),
+    lambda: alpha_from_tokens_per_step(True, 4),
+    lambda: alpha_from_tokens_per_step("3", 4),
+    lambda: simulate_tokens_per_step(0.5, 4, "x"),
+    lambda: simulate_tokens_per_step(0.5, 4, math.inf),
+    lambda: simulate_tokens_per_step(0.5, 4, 3, seed=True),
+    lambda: simulate_tokens_per_step(0.5, 4, 3, seed=-1),
+    lambda: simulate_tokens_per_step(0.5, 4, 3, seed=2**64),
+    # a refusal inside a function whose bisection loop bound `_` was an UnboundLocalError, not the sentence
+    lambda: alpha_from_tokens_per_step(math.nan, 4),
+    lambda: break_even_alpha(4, 0.1, verify_cost=0.0),
+    lambda: break_even_alpha(4, 0.1, verify_cost=math.nan),
 ])
 def test_bad_inputs_are_one_sentence_value_errors(call):
     with pytest.raises(ValueError) as info:

@@ -93,6 +93,27 @@ def test_threshold_needs_a_model_draft_and_a_probability(pair):
         confident(DraftModelProposer(pair.draft, 34), 1.5)
 
 
+@pytest.mark.parametrize("make, says", [
+    (lambda: OptimalK(c=0.1, prior_weight=0), "prior weight above 0"),  # was a ZeroDivisionError at next_k
+    (lambda: OptimalK(c=0.1, probe_every=0), "probe every 1 or more steps"),  # a modulo by zero once K was 0
+    (lambda: OptimalK(c=True), "got α = 0.500, c = True"),  # True was taken as c = 1
+    (lambda: OptimalK(c=0.1, alpha=True), "got α = True"),
+    (lambda: OptimalK(c="0.1"), "c = '0.1'"),  # Python's TypeError before
+    (lambda: OptimalK(c=None), "c = None"),
+])
+def test_a_bad_optimal_k_setting_of_any_kind_is_one_sentence(make, says):
+    with pytest.raises(ValueError, match="optimal-K policy needs") as refused:
+        make()
+    assert says in str(refused.value)
+
+
+@pytest.mark.parametrize("threshold", [True, "0.4", None])
+def test_a_threshold_that_is_no_number_is_one_sentence(pair, threshold):
+    """True was taken as a threshold of 1 (a proposer that drafts nothing); a text was Python's TypeError."""
+    with pytest.raises(ValueError, match=f"between 0 and 1 \\(got {threshold!r}\\)"):
+        confident(DraftModelProposer(pair.draft, 34), threshold)
+
+
 def test_optimal_k_follows_the_formula_and_backs_off_when_drafts_fail():
     from specviz.engine.theory import optimal_k
 

@@ -24,6 +24,7 @@ cache compaction that keeps only the accepted path. `tree_nodes=0` is the chain,
 
 from __future__ import annotations
 
+import math
 import numbers
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
@@ -72,6 +73,19 @@ class DecodeOptions:
     clock: Clock = default_clock
     on_step: StepObserver | None = None
     deadline: float | None = None
+
+    def __post_init__(self) -> None:
+        """A deadline that is no number (nan never passes, True is no time) and stop tokens that are no token ids
+        are ValueErrors with one sentence, not a run that silently never stops or stops on token 1."""
+        deadline = self.deadline
+        if deadline is not None and (isinstance(deadline, bool) or not isinstance(deadline, numbers.Real)
+                                     or math.isnan(deadline)):
+            raise ValueError(f"deadline must be a clock() value, a number (got {deadline!r}).")
+        ends = self.eos_token_id
+        ends = [] if ends is None else [ends] if not isinstance(ends, Sequence) or isinstance(ends, str) else ends
+        for end in ends:
+            if isinstance(end, bool) or not isinstance(end, numbers.Integral):
+                raise ValueError(f"eos_token_id must be a token id or a list of them (got {self.eos_token_id!r}).")
 
     @classmethod
     def take(cls, keywords: dict[str, Any], **given: Any) -> tuple[DecodeOptions, dict[str, Any]]:

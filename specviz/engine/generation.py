@@ -118,7 +118,7 @@ def eos_ids(model, tokenizer=None, eos_token_id: int | Sequence[int] | None = No
     for source in (eos_token_id, getattr(model.generation_config, "eos_token_id", None),
                    getattr(tokenizer, "eos_token_id", None)):
         if source is not None:
-            return {int(source)} if isinstance(source, int) else {int(i) for i in source}
+            return {int(source)} if isinstance(source, numbers.Integral) else {int(i) for i in source}
     return set()
 
 

@@ -233,6 +233,26 @@ def test_a_numpy_prompt_still_runs(toy):
             == autoregressive_generate(toy.target, [3, 4, 5], max_new_tokens=3).output_ids)
 
 
+@pytest.mark.parametrize("kwargs, message", [
+    ({"deadline": float("nan")}, "deadline must be a clock\\(\\) value"),  # nan never passed: the run never stopped
+    ({"deadline": True}, "deadline must be"),
+    ({"eos_token_id": True}, "eos_token_id must be a token id"),  # True stopped on token 1
+    ({"eos_token_id": [2, "x"]}, "eos_token_id must be a token id"),
+])
+def test_a_deadline_or_stop_token_that_is_no_number_is_one_sentence(toy, kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        speculative_generate(toy.target, toy.draft, [3, 4], max_new_tokens=2, **kwargs)
+
+
+def test_a_numpy_stop_token_still_stops(toy):
+    import numpy as np
+
+    plain = autoregressive_generate(toy.target, [3, 4], max_new_tokens=6, eos_token_id=[])
+    end = plain.output_ids[2]
+    trace = speculative_generate(toy.target, toy.draft, [3, 4], max_new_tokens=6, eos_token_id=np.int64(end))
+    assert trace.output_ids[-1] == end and trace.stop_reason == "eos" and len(trace.output_ids) <= 3
+
+
 class OutOfVocabulary(Proposer):
     """A proposer that drafts an id the target's vocabulary does not hold (a bug in someone's proposer)."""
 

@@ -284,6 +284,15 @@ def test_unknown_proposer_and_missing_draft(toy):
         make_proposer(toy, "layerskip", layers=2)
 
 
+@pytest.mark.parametrize("layers", [True, 1.5, "1"])
+def test_a_layer_count_that_is_no_whole_number_is_one_sentence(toy, layers):
+    """True and 1.5 reached transformers' config, whose StrictDataclassFieldValidationError quoted a field of its
+    own; "1" was a TypeError from the range check."""
+    says = f"A layer-skip draft needs 1 to 1 layers of the target's 2 \\(got {layers}\\)"
+    with pytest.raises(ValueError, match=says):
+        make_proposer(toy, "layerskip", layers=layers)
+
+
 def test_layerskip_draft_shares_weights_and_leaves_target_config_alone(toy):
     prop = make_proposer(toy, "layerskip", layers=1)
     assert toy.target.config.num_hidden_layers == 2

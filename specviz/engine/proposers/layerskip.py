@@ -20,7 +20,7 @@ from specviz.engine.proposers.draft_model import DraftModelProposer
 def early_exit_model(target: PreTrainedModel, layers: int) -> PreTrainedModel:
     """A model that runs the target's first `layers` decoder layers, sharing every weight with the target."""
     total = target.config.num_hidden_layers
-    if not 1 <= layers < total:
+    if isinstance(layers, bool) or not isinstance(layers, int) or not 1 <= layers < total:  # True, 1.5, "1" too
         raise ValueError(_("A layer-skip draft needs 1 to {most} layers of the target's {total} (got {layers}).",
                            most=total - 1, total=total, layers=layers))
     config = copy.deepcopy(target.config)

@@ -42,7 +42,7 @@ from specviz.engine.kinds import NodeStatus
 from specviz.engine.sampling import sample
 from specviz.engine.trace import TokenKind
 from specviz.engine.tree import ROOT, DraftTree
-from specviz.engine.verifier import accept_probability, residual_distribution
+from specviz.engine.verifier import accept_probability, replayed, residual_distribution
 
 
 @dataclass
@@ -132,7 +132,8 @@ def verify_tree(
             from_q = with_q and not tree.is_copied(child)  # a copied node is deterministic: a point mass
             q = draft if from_q else point_mass(x, residual)
             accept_probs.append(accept_probability(float(residual[x]), float(q[x])))
-            used.append(float(uniforms[len(used)]) if uniforms is not None else float(torch.rand((), generator=generator)))
+            used.append(float(replayed(uniforms, len(used))) if uniforms is not None
+                        else float(torch.rand((), generator=generator)))
             tested.append(child)
             if used[-1] < accept_probs[-1]:
                 break

@@ -80,6 +80,20 @@ def check_shapes(target_probs: torch.Tensor, draft_probs: torch.Tensor, draft_to
     return k
 
 
+def replayed(uniforms: Sequence[float], i: int) -> float:
+    """The i-th given uniform (0-based), or a ValueError with one sentence when the replay gave too few for the
+    positions the rule tests (an IndexError before).
+
+    >>> replayed([0.5], 1)
+    Traceback (most recent call last):
+    ...
+    ValueError: The rule tests position 2 but only 1 uniform(s) were given to replay.
+    """
+    if i >= len(uniforms):
+        raise ValueError(f"The rule tests position {i + 1} but only {len(uniforms)} uniform(s) were given to replay.")
+    return uniforms[i]
+
+
 def verify_chain(
     target_probs: torch.Tensor,  # (K+1, V)
     draft_tokens: Sequence[int],  # K ids
@@ -101,7 +115,8 @@ def verify_chain(
     accept_probs: list[float] = []
     for i, token in enumerate(draft_tokens):
         accept_probs.append(accept(i, token))
-        used.append(float(uniforms[i]) if uniforms is not None else float(torch.rand((), generator=generator)))
+        drawn = replayed(uniforms, i) if uniforms is not None else torch.rand((), generator=generator)
+        used.append(float(drawn))
         if not used[-1] < accept_probs[-1]:
             dist = recover(i)
             return VerifyResult(i, used, accept_probs, sample(dist, generator), TokenKind.RECOVERED, dist)

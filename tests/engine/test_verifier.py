@@ -129,3 +129,17 @@ def test_cutting_a_sampled_marker_emits_what_the_decoding_docstring_says_not_p()
     # token too (test_engine's test_no_draft_is_proposed_past_end_of_text...): the cut it never makes is before one
     assert "never cut for what it is" not in doc
     assert "never cut before a token for what that token is (only after an end-of-text one" in doc
+
+
+def test_a_replay_with_too_few_uniforms_is_one_sentence():
+    """Two accepted drafts need two uniforms; one was an IndexError from inside the loop (chain and tree alike)."""
+    from specviz.engine.tree import ROOT, DraftTree
+    from specviz.engine.tree_verifier import verify_tree
+
+    p = torch.tensor([[0.0, 1.0], [0.0, 1.0], [0.5, 0.5]])
+    q = torch.tensor([[0.0, 1.0], [0.0, 1.0]])
+    with pytest.raises(ValueError, match="tests position 2 but only 1 uniform"):
+        verify(p, q, [1, 1], uniforms=[0.1])
+    with pytest.raises(ValueError, match="tests position 2 but only 1 uniform"):
+        verify_tree(p, DraftTree([1, 1], [ROOT, 0], q), uniforms=[0.1])
+    assert verify(p, q, [1, 1], uniforms=[0.1, 0.1]).n_accepted == 2

@@ -210,7 +210,8 @@ def decode(target: PreTrainedModel, proposer: Proposer, input_ids: Sequence[int]
         if on_step is not None:
             on_step(outcome)
         stop = outcome.stop or (StopReason.DEADLINE if deadline is not None and clock() > deadline else "")
-    tree_settings = shape.tree_settings() if shape is not None else {}
+    # a proposer that cannot branch drafted chains whatever the shape says: its trace records no tree
+    tree_settings = shape.tree_settings() if shape is not None and proposer.can_branch else {}
     recorded = {**settings.to_dict(), **tree_settings, "proposer": proposer.name, **proposer.own_settings()}
     return recorder.trace(mode, recorded, prompt, output, stop, prefill_seconds, wall_seconds=clock() - start)
 

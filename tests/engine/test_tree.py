@@ -225,6 +225,9 @@ def test_greedy_tree_decoding_equals_target_only(toy, name):
         assert tree.output_ids == plain.output_ids
         if name != "ngram":  # a proposer that cannot branch drafts a chain
             assert all(step.tree is not None for step in tree.steps)
+            assert tree.settings["tree_nodes"] == 10 and tree.settings["tree_width"] == 3
+        else:  # and its trace says so: it once recorded the tree it never drafted, which pages then described
+            assert all(step.tree is None for step in tree.steps) and "tree_nodes" not in tree.settings
 
 
 @pytest.mark.parametrize("seed", [1, 2])

@@ -48,7 +48,7 @@ class GenerationSettings:
         lo, hi = MAX_NEW_TOKENS_RANGE
         if not (_whole(self.max_new_tokens) and lo <= self.max_new_tokens <= hi):
             raise ValueError(f"max_new_tokens must be a whole number from {lo} to {hi} (got {self.max_new_tokens}).")
-        if not (_whole(self.seed) and 0 <= self.seed <= MAX_SEED):  # what torch.Generator.manual_seed takes, and more
+        if not (_whole(self.seed) and 0 <= self.seed <= MAX_SEED):  # within manual_seed's -2**63 to 2**64 - 1
             raise ValueError(f"The seed must be a whole number from 0 to {MAX_SEED} (got {self.seed!r}).")
         self.sampling  # validates temperature, top_k, top_p
 

@@ -151,6 +151,9 @@ def speculative_generate(
     place of the constant one.
     """
     sizes = {"k": k, "tree_nodes": tree_nodes, "tree_width": tree_width, "tree_lookup": tree_lookup}
+    if shape is not None and not isinstance(shape, DraftShape):  # a label or a mapping was an AttributeError
+        raise ValueError(f"shape must be a DraftShape, e.g. DraftShape.from_label('chain K=4') or "
+                         f"DraftShape.of({{'k': 4}}) (got {shape!r}).")
     if shape is not None:
         differ = [f"{name}={value!r}" for name, value in sizes.items()
                   if value is not None and value != getattr(shape, name)]

@@ -253,6 +253,13 @@ def test_a_numpy_stop_token_still_stops(toy):
     assert trace.output_ids[-1] == end and trace.stop_reason == "eos" and len(trace.output_ids) <= 3
 
 
+@pytest.mark.parametrize("shape", ["chain K=4", True, {"k": 4}])
+def test_a_shape_that_is_no_draft_shape_is_one_sentence(toy, shape):
+    """A label, a bool or a mapping given as `shape` was an AttributeError ('str' object has no attribute 'k')."""
+    with pytest.raises(ValueError, match="shape must be a DraftShape"):
+        speculative_generate(toy.target, toy.draft, [3, 4], shape=shape, max_new_tokens=2)
+
+
 class OutOfVocabulary(Proposer):
     """A proposer that drafts an id the target's vocabulary does not hold (a bug in someone's proposer)."""
 

@@ -426,7 +426,13 @@ def tokens_per_step_frequencies(tokens_per_step: Sequence[int] | np.ndarray | to
     [0.5, 0.0, 0.0]
     """
     k = _check_k(k)
-    samples = np.asarray(tokens_per_step, dtype=np.int64)
-    if samples.size == 0 or samples.min() < 1:
+    try:  # a count of 1.5 was read as 1, and a nested list was numpy's own error
+        given = np.asarray(tokens_per_step.cpu() if isinstance(tokens_per_step, torch.Tensor) else tokens_per_step)
+        with np.errstate(invalid="ignore", over="ignore"):  # nan or inf: not whole, refused below
+            samples = given.astype(np.int64)
+        whole = given.ndim == 1 and given.dtype != bool and bool((samples == given).all())
+    except (TypeError, ValueError, OverflowError):
+        whole = False
+    if not whole or samples.size == 0 or samples.min() < 1:
         raise ValueError(_("Tokens per step must be a non-empty list of counts of 1 or more."))
     return np.bincount(samples - 1, minlength=k + 1)[: k + 1] / samples.size

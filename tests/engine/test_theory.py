@@ -10,7 +10,8 @@ import torch
 from specviz.engine import theory
 from specviz.engine.theory import (acceptance_probability, alpha_from_tokens_per_step, break_even_alpha, expected_speedup,
                             expected_tokens_per_step, optimal_k, output_distribution, simulate_tokens_per_step,
-                            speedup_grid, speedup_with_verify_cost, tokens_per_step_distribution)
+                            speedup_grid, speedup_with_verify_cost, tokens_per_step_distribution,
+                            tokens_per_step_frequencies)
 
 
 def test_doctests_run():
@@ -153,6 +154,10 @@ def test_alpha_from_tokens_per_step_inverts_the_formula():
     lambda: simulate_tokens_per_step(0.5, 4, 3, seed=True),
     lambda: simulate_tokens_per_step(0.5, 4, 3, seed=-1),
     lambda: simulate_tokens_per_step(0.5, 4, 3, seed=2**64),
+    # counts that are no whole numbers: 1.5 was read as 1, a nested list was numpy's "object too deep"
+    lambda: tokens_per_step_frequencies([1.5, 2], 2),
+    lambda: tokens_per_step_frequencies([[1, 2]], 2),
+    lambda: tokens_per_step_frequencies([math.nan], 2),
     # a refusal inside a function whose bisection loop bound `_` was an UnboundLocalError, not the sentence
     lambda: alpha_from_tokens_per_step(math.nan, 4),
     lambda: break_even_alpha(4, 0.1, verify_cost=0.0),

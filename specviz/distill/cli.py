@@ -26,7 +26,7 @@ import torch
 import yaml
 
 from specviz.core.paths import MODELS_DIR, PROMPTS_DIR
-from specviz.engine.limits import SEED_RANGE, threads_arg
+from specviz.engine.limits import SEED_RANGE, threads_arg, whole_arg
 from specviz.distill.cards import write_cards
 from specviz.distill.batched import BatchedDecoder, aux_layer_ids
 from specviz.distill.data import GenerationPlan, Job, answer_in_chunks, load_records
@@ -58,6 +58,9 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:  # a file where a folder goes (--work, --suites, --assets): one sentence, no traceback
+        print(f"error: {exc.strerror or type(exc).__name__}: {exc.filename or '?'}.", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -116,21 +119,6 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--suites", type=Path, default=PROMPTS_DIR, help="where the held-out suite is written")
     p.add_argument("--assets", type=Path, default=MODELS_DIR, help="where the trained drafts are saved")
     return p
-
-
-def whole_arg(lo: int, hi: int | None = None):
-    """argparse's type for a count flag: a whole number from `lo` (to `hi`), else argparse's one-line error, never
-    a traceback or a silent surprise (`--held-out -1` drew 3 prompts, `--chunk 0` ended in "range() arg 3")."""
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            value = None
-        if value is None or value < lo or (hi is not None and value > hi):
-            span = f"from {lo} to {hi}" if hi is not None else f"of at least {lo}"
-            raise argparse.ArgumentTypeError(f"a whole number {span} (got {text!r})")
-        return value
-    return parse
 
 
 def folder_name_arg(text: str) -> str:

@@ -76,6 +76,49 @@ def threads_arg(text: str) -> int:
                                          f"(got {text!r})") from None
 
 
+def whole_arg(lo: int, hi: int | None = None):
+    """argparse's type for a count flag: a whole number from `lo` (to `hi`), else argparse's one-line error, never
+    a traceback or a silent surprise (`--held-out -1` drew 3 prompts, `--chunk 0` ended in "range() arg 3", a
+    script's `--prompts 0` divided by zero or passed a check it never made, its `--k 0` ran the default K).
+
+    >>> whole_arg(1, 16)("4"), whole_arg(0)("0")
+    (4, 0)
+    """
+    import argparse
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value is None or value < lo or (hi is not None and value > hi):
+            span = f"from {lo} to {hi}" if hi is not None else f"of at least {lo}"
+            raise argparse.ArgumentTypeError(f"a whole number {span} (got {text!r})")
+        return value
+    return parse
+
+
+def number_arg(lo: float, hi: float):
+    """argparse's type for a number flag from `lo` to `hi` (a script's --temperature): nan, inf and the numbers
+    outside are argparse's one-line error.
+
+    >>> number_arg(*TEMPERATURE_RANGE)("0.7")
+    0.7
+    """
+    import argparse
+    import math
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not (math.isfinite(value) and lo <= value <= hi):
+            raise argparse.ArgumentTypeError(f"a number from {lo:g} to {hi:g} (got {text!r})")
+        return value
+    return parse
+
+
 def __getattr__(name: str):
     """`PROPOSERS` (every proposer) and `TOY_PROPOSERS` (what the toy pair offers a user), from the registry now."""
     from specviz.engine.proposers import registry

@@ -29,6 +29,7 @@ import torch
 from dataclasses import replace
 
 from specviz.models.catalog import CatalogEntry, load_catalog
+from specviz.engine.limits import K_RANGE, MAX_NEW_TOKENS_RANGE, whole_arg
 from specviz.models.loading import detect_machine, hub_cache_dir
 from specviz.models.pairs import load_pair
 from specviz.runs.running import prompt_ids, proposer_for, run, run_target_only
@@ -132,8 +133,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--pair", action="append", help="catalog name or TARGET,DRAFT (repeatable; default: the "
                                                         "catalog's GPU pairs in the local Hugging Face cache)")
     parser.add_argument("--out", default="gpu_bench.json", help="where to write the result JSON")
-    parser.add_argument("--k", type=int, default=None, help="drafted tokens per step (default: the catalog's K, else 4)")
-    parser.add_argument("--max-new-tokens", type=int, default=128)
+    parser.add_argument("--k", type=whole_arg(*K_RANGE), default=None,
+                        help="drafted tokens per step (default: the catalog's K, else 4)")
+    parser.add_argument("--max-new-tokens", type=whole_arg(*MAX_NEW_TOKENS_RANGE), default=128)
     parser.add_argument("--temperatures", default="0,0.7", help="comma-separated; 0 = greedy")
     parser.add_argument("--prompts", type=int, default=len(PROMPTS), help=f"how many prompts, 1..{len(PROMPTS)}")
     parser.add_argument("--device", default=None, help="cpu, cuda, cuda:N, mps (default: the fastest)")

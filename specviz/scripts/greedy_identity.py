@@ -29,6 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from specviz.labs.bench.config import load_suites
+from specviz.engine.limits import (K_RANGE, MAX_NEW_TOKENS_RANGE, TREE_LOOKUP_RANGE, TREE_NODES_RANGE,
+                                   TREE_WIDTH_RANGE, whole_arg)
 from specviz.models.catalog import recommended_for
 from specviz.models.machine import DEFAULT_DTYPE_RULE, dtype_name
 from specviz.models.pairs import load_pair
@@ -69,19 +71,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--pair", default="default")
     parser.add_argument("--proposer", default="eagle")
     parser.add_argument("--dtype", default=None, help=f"default: the machine's: {DEFAULT_DTYPE_RULE}")
-    parser.add_argument("--k", type=int, default=None,
+    parser.add_argument("--k", type=whole_arg(*K_RANGE), default=None,
                         help="default: the shape predicted fastest on this machine (python -m specviz calibrate) "
                              "when no shape flag is given; else the pair's recommended K")
-    parser.add_argument("--tree-nodes", type=int, default=None,
+    parser.add_argument("--tree-nodes", type=whole_arg(*TREE_NODES_RANGE), default=None,
                         help="default: as for --k when no shape flag is given; else the recommended tree's nodes "
                              "(--k alone keeps the recommended tree, at depth K)")
-    parser.add_argument("--tree-width", type=int, default=None,
+    parser.add_argument("--tree-width", type=whole_arg(*TREE_WIDTH_RANGE), default=None,
                         help="default: as for --k when no shape flag is given; else the recommended width")
-    parser.add_argument("--tree-lookup", type=int, default=None,
+    parser.add_argument("--tree-lookup", type=whole_arg(*TREE_LOOKUP_RANGE), default=None,
                         help="default: as for --k when no shape flag is given; else the recommended tree's lookup "
                              "branch, 0 when --k or --tree-nodes is given")
-    parser.add_argument("--prompts", type=int, default=8, help="the first N prompts of the held-out suite")
-    parser.add_argument("--max-new-tokens", type=int, default=128)
+    parser.add_argument("--prompts", type=whole_arg(1), default=8, help="the first N prompts of the held-out suite")
+    parser.add_argument("--max-new-tokens", type=whole_arg(*MAX_NEW_TOKENS_RANGE), default=128)
     parser.add_argument("--out", default=None, help="a JSON file for the entries")
     args = parser.parse_args(argv)
     pair = load_pair(args.pair, dtype=args.dtype)

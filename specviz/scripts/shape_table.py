@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from specviz.engine.draft_shape import DraftShape
-from specviz.engine.limits import threads_arg
+from specviz.engine.limits import MAX_NEW_TOKENS_RANGE, TEMPERATURE_RANGE, number_arg, threads_arg, whole_arg
 
 CHAINS = [DraftShape(k) for k in range(1, 7)]
 TREES = ([DraftShape(k, n, 4, lookup) for k, nodes in ((3, (6, 8, 12, 16)), (4, (6, 8, 12, 16, 24, 32)),
@@ -75,9 +75,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--pair", default="default")
     parser.add_argument("--proposer", default=None, help="default: the pair's own")
     parser.add_argument("--dtype", default="float32")
-    parser.add_argument("--temperatures", type=float, nargs="+", default=[0.0, 0.7])
-    parser.add_argument("--prompts", type=int, default=8, help="the first N prompts of the held-out suite")
-    parser.add_argument("--max-new-tokens", type=int, default=128)
+    parser.add_argument("--temperatures", type=number_arg(*TEMPERATURE_RANGE), nargs="+", default=[0.0, 0.7])
+    parser.add_argument("--prompts", type=whole_arg(1), default=8, help="the first N prompts of the held-out suite")
+    parser.add_argument("--max-new-tokens", type=whole_arg(*MAX_NEW_TOKENS_RANGE), default=128)
     parser.add_argument("--threads", type=threads_arg, default=None)
     parser.add_argument("--out", required=True)
     parser.add_argument("--merge", nargs="+", default=None, help="join these tables into --out; loads no model")

@@ -27,6 +27,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from specviz.engine.draft_shape import DraftShape
+from specviz.engine.limits import (K_RANGE, MAX_NEW_TOKENS_RANGE, TEMPERATURE_RANGE, TREE_LOOKUP_RANGE,
+                                   TREE_NODES_RANGE, TREE_WIDTH_RANGE, number_arg, whole_arg)
 from specviz.engine.proposers import make_proposer
 from specviz.labs.bench.config import load_suites
 from specviz.labs.bench.summary import estimated_speedup, physical_limit, tokens_fed
@@ -91,14 +93,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--proposer", default=None, help="default: the pair's own")
     parser.add_argument("--dtype", default=None, help=f"default: the machine's: {DEFAULT_DTYPE_RULE}")
     parser.add_argument("--device", default=None)
-    parser.add_argument("--k", type=int, nargs="+", default=[3, 4, 5], help="chain lengths and tree depths")
-    parser.add_argument("--tree-nodes", type=int, nargs="+", default=[0, 8, 16, 24], help="0 = the chain")
-    parser.add_argument("--tree-width", type=int, nargs="+", default=[2, 3, 4])
-    parser.add_argument("--tree-lookup", type=int, nargs="+", default=[0],
+    parser.add_argument("--k", type=whole_arg(*K_RANGE), nargs="+", default=[3, 4, 5],
+                        help="chain lengths and tree depths")
+    parser.add_argument("--tree-nodes", type=whole_arg(*TREE_NODES_RANGE), nargs="+", default=[0, 8, 16, 24],
+                        help="0 = the chain")
+    parser.add_argument("--tree-width", type=whole_arg(*TREE_WIDTH_RANGE), nargs="+", default=[2, 3, 4])
+    parser.add_argument("--tree-lookup", type=whole_arg(*TREE_LOOKUP_RANGE), nargs="+", default=[0],
                         help="tokens a tree copies from the context as one more branch; 0 = none")
-    parser.add_argument("--temperature", type=float, default=0.0)
-    parser.add_argument("--prompts", type=int, default=6, help="the first N prompts of the held-out suite")
-    parser.add_argument("--max-new-tokens", type=int, default=64)
+    parser.add_argument("--temperature", type=number_arg(*TEMPERATURE_RANGE), default=0.0)
+    parser.add_argument("--prompts", type=whole_arg(1), default=6, help="the first N prompts of the held-out suite")
+    parser.add_argument("--max-new-tokens", type=whole_arg(*MAX_NEW_TOKENS_RANGE), default=64)
     parser.add_argument("--json", default=None, help="write the table to this file")
     args = parser.parse_args(argv)
     pair = load_pair(args.pair, device=args.device, dtype=args.dtype)

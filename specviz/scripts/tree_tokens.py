@@ -22,6 +22,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from specviz.labs.bench.config import load_suites
+from specviz.engine.limits import (K_RANGE, MAX_NEW_TOKENS_RANGE, TEMPERATURE_RANGE, TREE_NODES_RANGE,
+                                   TREE_WIDTH_RANGE, number_arg, whole_arg)
 from specviz.models.pairs import load_pair
 from specviz.runs.running import run
 from specviz.runs.runspec import RunSpec
@@ -40,12 +42,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--proposer", default="eagle")
     parser.add_argument("--dtype", default="float32")
     parser.add_argument("--device", default=None)
-    parser.add_argument("--k", type=int, default=4, help="the chain's K and the tree's depth")
-    parser.add_argument("--tree-nodes", type=int, default=16)
-    parser.add_argument("--tree-width", type=int, default=4)
-    parser.add_argument("--temperature", type=float, default=0.0)
-    parser.add_argument("--prompts", type=int, default=8, help="the first N prompts of the held-out suite")
-    parser.add_argument("--max-new-tokens", type=int, default=64)
+    parser.add_argument("--k", type=whole_arg(*K_RANGE), default=4, help="the chain's K and the tree's depth")
+    parser.add_argument("--tree-nodes", type=whole_arg(*TREE_NODES_RANGE), default=16)
+    parser.add_argument("--tree-width", type=whole_arg(*TREE_WIDTH_RANGE), default=4)
+    parser.add_argument("--temperature", type=number_arg(*TEMPERATURE_RANGE), default=0.0)
+    parser.add_argument("--prompts", type=whole_arg(1), default=8, help="the first N prompts of the held-out suite")
+    parser.add_argument("--max-new-tokens", type=whole_arg(*MAX_NEW_TOKENS_RANGE), default=64)
     args = parser.parse_args(argv)
     chain = RunSpec(pair=args.pair, proposer=args.proposer, k=args.k, max_new_tokens=args.max_new_tokens,
                     temperature=args.temperature)

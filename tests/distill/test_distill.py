@@ -640,3 +640,13 @@ def test_asking_for_more_held_out_prompts_than_exist_is_one_sentence():
     assert len(prompt_sets(0, 64, 0)[1]) == 64
     with pytest.raises(ValueError, match=r"^The held-out topics make only \d+ held-out prompts \(asked for 1000\)\.$"):
         prompt_sets(0, 1000, 0)
+
+
+def test_a_file_where_the_data_step_needs_a_folder_is_one_sentence(tmp_path, capsys):
+    """30th read: `distill data --suites FILE` ended in a FileExistsError traceback (main caught ValueError only);
+    it is now one line on stderr, exit code 1, before any model loads."""
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    assert cli.main(["data", "--suites", str(blocker), "--work", str(tmp_path / "work"), "--held-out", "1"]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: ") and err.endswith(f"{blocker}.") and len(err.splitlines()) == 1, err

@@ -1,0 +1,39 @@
+"""The scripts' count and temperature flags refuse what they cannot run, in argparse's one line, before any model
+loads (30th read of issue 43). `--prompts 0` divided by zero (tree_tokens, shape_table), hit an IndexError
+(tree_sweep) or passed greedy_identity's check with nothing checked ("0 of 0", exit code 0); `--k 0` ran the
+default K in greedy_identity and gpu_bench while the recorded command said 0; `--temperature nan` and the engine's
+out-of-range values ended in a traceback."""
+
+import importlib
+
+import pytest
+
+CASES = [
+    ("tree_tokens", ["--prompts", "0"]), ("tree_tokens", ["--k", "0"]), ("tree_tokens", ["--temperature", "nan"]),
+    ("tree_tokens", ["--tree-width", "9"]), ("tree_tokens", ["--max-new-tokens", "0"]),
+    ("tree_sweep", ["--prompts", "0"]), ("tree_sweep", ["--k", "2", "17"]), ("tree_sweep", ["--tree-lookup", "-1"]),
+    ("tree_sweep", ["--temperature", "1e309"]), ("tree_sweep", ["--tree-nodes", "65"]),
+    ("greedy_identity", ["--prompts", "0"]), ("greedy_identity", ["--k", "0"]),
+    ("greedy_identity", ["--tree-width", "0"]), ("greedy_identity", ["--tree-lookup", "17"]),
+    ("shape_table", ["--out", "x.json", "--prompts", "0"]), ("shape_table", ["--out", "x.json", "--temperatures", "3"]),
+    ("gpu_bench", ["--k", "0"]), ("gpu_bench", ["--max-new-tokens", "2049"]),
+]
+
+
+@pytest.mark.parametrize("name, flags", CASES)
+def test_a_flag_out_of_range_is_one_argparse_line_before_any_model_loads(name, flags, capsys, monkeypatch):
+    module = importlib.import_module(f"specviz.scripts.{name}")
+    monkeypatch.setattr(module, "load_pair", lambda *a, **k: pytest.fail("a model loaded"), raising=False)
+    with pytest.raises(SystemExit) as exit_:
+        module.main(flags)
+    assert exit_.value.code == 2
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert f"argument {flags[-2] if flags[-2].startswith('--') else flags[0]}: a " in last, last
+    assert "Traceback" not in last
+
+
+def test_the_limits_helpers_accept_the_ends_of_their_ranges():
+    from specviz.engine.limits import K_RANGE, TEMPERATURE_RANGE, number_arg, whole_arg
+
+    assert whole_arg(*K_RANGE)("1") == 1 and whole_arg(*K_RANGE)("16") == 16 and whole_arg(1)("100000") == 100000
+    assert number_arg(*TEMPERATURE_RANGE)("0") == 0.0 and number_arg(*TEMPERATURE_RANGE)("2") == 2.0

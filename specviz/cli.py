@@ -24,7 +24,7 @@ from dataclasses import replace
 from specviz.core.i18n import N_, _, drafts_kept, language_code, list_separator, number, percent, using
 from specviz.core.text import pad, visible, width
 from specviz.engine.kinds import StopReason
-from specviz.engine.limits import K_RANGE, MAX_NEW_TOKENS_RANGE, PAIR_DRAFTERS
+from specviz.engine.limits import K_RANGE, MAX_NEW_TOKENS_RANGE, PAIR_DRAFTERS, path_arg
 from specviz.engine.proposers import registry
 from specviz.engine.trace import Step, TokenKind, Trace
 from specviz.labs.bench import add_bench_arguments, run_bench_command
@@ -66,7 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
         cmd = commands.add_parser(name, help=help_text)
         add_generation_flags(cmd)
         if name == "generate":
-            cmd.add_argument("--json", metavar="PATH", help="write the full trace as JSON to PATH ('-' for stdout)")
+            cmd.add_argument("--json", metavar="PATH", type=path_arg, help="write the full trace as JSON to PATH ('-' for stdout)")
             cmd.add_argument("--quiet", action="store_true", help="print only the text and the summary")
         else:
             cmd.add_argument("--no-warmup", action="store_true", help="skip the short untimed warm-up run")

@@ -119,6 +119,20 @@ def number_arg(lo: float, hi: float):
     return parse
 
 
+def path_arg(text: str) -> str:
+    """argparse's type for a file or folder flag (--json, --out): an empty path is argparse's one-line error, not
+    a run that writes nowhere (`generate --json ""`) or into the current folder (`bench --out ""`).
+
+    >>> path_arg("trace.json")
+    'trace.json'
+    """
+    import argparse
+
+    if not text.strip():
+        raise argparse.ArgumentTypeError(f"a file or folder name, not an empty one (got {text!r})")
+    return text
+
+
 def __getattr__(name: str):
     """`PROPOSERS` (every proposer) and `TOY_PROPOSERS` (what the toy pair offers a user), from the registry now."""
     from specviz.engine.proposers import registry

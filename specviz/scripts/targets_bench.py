@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from specviz.engine.draft_shape import DraftShape
-from specviz.engine.limits import threads_arg
+from specviz.engine.limits import MAX_NEW_TOKENS_RANGE, REPEATS_RANGE, path_arg, threads_arg, whole_arg
 from specviz.labs.bench.report import BenchResult
 from specviz.models.catalog import recommended_for
 from specviz.models.machine import DEFAULT_DTYPE_RULE
@@ -101,10 +101,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m specviz.scripts.targets_bench",
                                      description=" ".join(__doc__.split("\n\n")[0].split()))  # the whole first paragraph
     parser.add_argument("--pair", default="default")
-    parser.add_argument("--out", required=True, help="e.g. assets/benchmarks/default-cpu-f32-packed")
-    parser.add_argument("--prompts", type=int, default=8, help="held-out prompts (the first N of the suite)")
-    parser.add_argument("--max-new-tokens", type=int, default=128)
-    parser.add_argument("--repeats", type=int, default=2, help="timed repeats per case (medians are reported)")
+    parser.add_argument("--out", required=True, type=path_arg, help="e.g. assets/benchmarks/default-cpu-f32-packed")
+    parser.add_argument("--prompts", type=whole_arg(1, REPEATS_RANGE[1]), default=8,  # bench's own cap
+                        help="held-out prompts (the first N of the suite)")
+    parser.add_argument("--max-new-tokens", type=whole_arg(*MAX_NEW_TOKENS_RANGE), default=128)
+    parser.add_argument("--repeats", type=whole_arg(*REPEATS_RANGE), default=2,
+                        help="timed repeats per case (medians are reported)")
     parser.add_argument("--dtype", default=None, help=f"default: the machine's: {DEFAULT_DTYPE_RULE}")
     parser.add_argument("--threads", type=threads_arg, default=None)
     args = parser.parse_args(argv)

@@ -2,7 +2,8 @@
 loads (30th read of issue 43). `--prompts 0` divided by zero (tree_tokens, shape_table), hit an IndexError
 (tree_sweep) or passed greedy_identity's check with nothing checked ("0 of 0", exit code 0); `--k 0` ran the
 default K in greedy_identity and gpu_bench while the recorded command said 0; `--temperature nan` and the engine's
-out-of-range values ended in a traceback; gpu_check took a budget of nan or -5 seconds and 0 prompts."""
+out-of-range values ended in a traceback; targets_bench calibrated the machine and then refused
+--prompts 0 as "--prompts-per-suite", a flag not typed; gpu_check took a budget of nan or -5 seconds and 0 prompts."""
 
 import importlib
 
@@ -18,6 +19,8 @@ CASES = [
     ("shape_table", ["--out", "x.json", "--prompts", "0"]), ("shape_table", ["--out", "x.json", "--temperatures", "3"]),
     ("gpu_bench", ["--k", "0"]), ("gpu_bench", ["--max-new-tokens", "2049"]),
     ("gpu_check", ["--out", "x", "--budget", "nan"]), ("gpu_check", ["--out", "x", "--budget", "-5"]),
+    ("targets_bench", ["--out", "x", "--prompts", "0"]), ("targets_bench", ["--out", "x", "--repeats", "0"]),
+    ("targets_bench", ["--prompts", "1", "--out", ""]),
     ("gpu_check", ["--out", "x", "--prompts", "0"]), ("gpu_check", ["--out", "x", "--max-new-tokens", "0"]),
 ]
 

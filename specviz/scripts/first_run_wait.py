@@ -19,6 +19,7 @@ import tempfile
 import time
 
 from specviz.core.i18n import number
+from specviz.engine.limits import number_arg
 from specviz.scripts.screenshots import (CHROMIUM_ARGS, VIEWPORT, chromium_path, free_port, wait_for_app,
                                          wait_for_health)
 
@@ -29,7 +30,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m specviz.scripts.first_run_wait",
                                      description=__doc__.split("\n")[0])
     parser.add_argument("--cold", action="store_true", help="start from an empty model cache (a fresh machine)")
-    parser.add_argument("--timeout", type=float, default=300.0, help="seconds to wait for the answer (default 300)")
+    parser.add_argument("--timeout", type=number_arg(1, 3600), default=300.0,
+                        help="seconds to wait for the answer (default 300)")
     return parser.parse_args(argv)
 
 

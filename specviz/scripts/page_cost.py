@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from specviz.engine.limits import whole_arg
 from specviz.teach.pagemap import PAGE_FILES, url_path
 
 PROC = Path("/proc")
@@ -60,7 +61,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m specviz.scripts.page_cost", description=__doc__.split("\n")[0])
     parser.add_argument("--pages", nargs="*", help="page names (default: every page), e.g. theory quiz or "
                         "'playground?source=example'")
-    parser.add_argument("--repeats", type=int, default=2, help="loads of each page (the first warms caches)")
+    parser.add_argument("--repeats", type=whole_arg(1, 100), default=2,
+                        help="loads of each page (the first warms caches)")
     parser.add_argument("--by-link", action="store_true", help="open pages by a click on the sidebar link")
     parser.add_argument("--browser", help="the Chromium executable (default: the tests' own, chromium-headless-shell "
                         "where installed), e.g. chromium")

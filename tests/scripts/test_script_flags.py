@@ -3,7 +3,9 @@ loads (30th read of issue 43). `--prompts 0` divided by zero (tree_tokens, shape
 (tree_sweep) or passed greedy_identity's check with nothing checked ("0 of 0", exit code 0); `--k 0` ran the
 default K in greedy_identity and gpu_bench while the recorded command said 0; `--temperature nan` and the engine's
 out-of-range values ended in a traceback; targets_bench calibrated the machine and then refused
---prompts 0 as "--prompts-per-suite", a flag not typed; gpu_check took a budget of nan or -5 seconds and 0 prompts."""
+--prompts 0 as "--prompts-per-suite", a flag not typed; gpu_check took a budget of nan or -5
+seconds and 0 prompts; page_cost's --repeats 0 started a server and a browser to measure nothing;
+serving_screenshot waited nan seconds."""
 
 import importlib
 
@@ -21,6 +23,7 @@ CASES = [
     ("gpu_check", ["--out", "x", "--budget", "nan"]), ("gpu_check", ["--out", "x", "--budget", "-5"]),
     ("targets_bench", ["--out", "x", "--prompts", "0"]), ("targets_bench", ["--out", "x", "--repeats", "0"]),
     ("targets_bench", ["--prompts", "1", "--out", ""]),
+    ("page_cost", ["--repeats", "0"]), ("serving_screenshot", ["--wait", "nan"]),
     ("gpu_check", ["--out", "x", "--prompts", "0"]), ("gpu_check", ["--out", "x", "--max-new-tokens", "0"]),
 ]
 
@@ -51,3 +54,12 @@ def test_gpu_check_with_no_section_named_is_refused_not_a_pass(tmp_path, capsys)
     assert gpu_check.main(["--rehearse", "--out", str(tmp_path / "out"), "--sections", " , "]) == 2
     assert capsys.readouterr().err.startswith("gpu_check: --sections names none: choose from versions,")
     assert not (tmp_path / "out").exists()
+
+
+def test_first_run_wait_refuses_a_timeout_it_cannot_wait(capsys):
+    from specviz.scripts import first_run_wait
+
+    for bad in ("nan", "-1", "1e309"):
+        with pytest.raises(SystemExit) as exit_:
+            first_run_wait.parse_args(["--timeout", bad])
+        assert exit_.value.code == 2 and "argument --timeout: a number from 1 to 3600" in capsys.readouterr().err

@@ -63,3 +63,16 @@ def test_first_run_wait_refuses_a_timeout_it_cannot_wait(capsys):
         with pytest.raises(SystemExit) as exit_:
             first_run_wait.parse_args(["--timeout", bad])
         assert exit_.value.code == 2 and "argument --timeout: a number from 1 to 3600" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("flags", [["--margin-mib", "nan"], ["--margin-mib", "-1"], ["--budget", "0"],
+                                   ["--budget", "600"], ["--out", ""]])
+def test_transfer_pack_refuses_a_margin_budget_or_folder_it_cannot_use(flags, capsys):
+    """`transfer pack --margin-mib nan` said "cannot pack (cannot convert float NaN to integer); run `make setup`
+    first", a negative margin sized parts past what a call carries, and --budget took values the GPU check refuses
+    (0) or that the last call's 560 s cannot hold (600)."""
+    from specviz.scripts import transfer
+
+    with pytest.raises(SystemExit) as exit_:
+        transfer.main(["pack", *flags])
+    assert exit_.value.code == 2 and f"argument {flags[0]}: a " in capsys.readouterr().err

@@ -340,3 +340,12 @@ def test_bench_out_naming_a_file_says_it_is_a_file_not_that_it_exists(tmp_path):
     out = cli("bench", "--pair", "toy", "--proposers", "draft", "--k", "2", "--out", str(blocker))
     assert out.returncode == 2
     assert out.stderr.strip() == f"specviz: Cannot write the results to '{blocker}': it is a file, not a folder."
+
+
+@pytest.mark.parametrize("flag, value", [("--proposers", ""), ("--k", ","), ("--temperatures", " "),
+                                         ("--suites", ""), ("--verify-dtypes", "")])
+def test_a_bench_list_flag_with_no_value_in_it_is_refused_not_read_as_the_default(flag, value):
+    """30th read: `bench --proposers ""` began a benchmark with the pair's own proposer, `--k ""` with the
+    recommended K (while counting as a shape flag), both without a word."""
+    out = cli("bench", "--pair", "toy", flag, value, "--out", "/nonexistent-r30a/never")
+    assert out.returncode == 2 and f"argument {flag}: '{value}' is not a list of" in out.stderr, out.stderr

@@ -24,12 +24,16 @@ from specviz.models.catalog import recommended_for
 
 
 def _listed(kind):
-    """argparse type for list flags: each value may itself be comma-separated."""
+    """argparse type for list flags: each value may itself be comma-separated; a value with none in it (`--k ""`,
+    `--proposers ,`) is refused, not read as the flag's default."""
     def parse(text: str):
         try:
-            return [kind(x) for x in text.split(",") if x.strip()]
+            values = [kind(x) for x in text.split(",") if x.strip()]
         except ValueError:
-            raise argparse.ArgumentTypeError(f"'{text}' is not a list of {kind.__name__} values") from None
+            values = []
+        if not values:
+            raise argparse.ArgumentTypeError(f"'{text}' is not a list of {kind.__name__} values")
+        return values
     return parse
 
 

@@ -280,12 +280,24 @@ def blocking(findings: list[Finding]) -> list[Finding]:
     return [f for f in findings if f.impact in BLOCKING and f.rule not in STREAMLIT_OWNED]
 
 
+def unknown_pages(names: list[str]) -> list[str]:
+    """The `--pages` names that match no state (a state matches its whole name or the page before its comma)."""
+    known = {name for state in states("en") for name in (state.name, state.name.split(",")[0])}
+    return [name for name in names if name not in known]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m specviz.scripts.a11y_audit", description=__doc__.split("\n")[0])
     parser.add_argument("--pages", nargs="*", help="state names to audit (default: all)")
     parser.add_argument("--languages", nargs="*", default=list(LANG_TAGS), choices=list(LANG_TAGS))
     parser.add_argument("--shots", type=Path, default=None, help="a folder for a screenshot of every state")
     args = parser.parse_args(argv)
+    unknown = unknown_pages(args.pages or [])
+    if unknown or not args.languages:  # an audit of no state would print 0 findings and pass
+        pages = ", ".join(dict.fromkeys(state.name.split(",")[0] for state in states("en")))
+        print(f"a11y_audit: no state is named '{unknown[0]}': name a page ({pages}) or a state as the audit prints "
+              "it." if unknown else "a11y_audit: --languages names none: choose from en, pt.", file=sys.stderr)
+        return 2
     from playwright.sync_api import sync_playwright
 
     from specviz.scripts.screenshots import chromium_path, launch, serve, wait_for_app

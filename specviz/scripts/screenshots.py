@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from specviz.core.paths import SCREENSHOTS_DIR, SOURCE_ROOT
+from specviz.engine.limits import whole_arg
 
 ROOT = SOURCE_ROOT  # the checkout that holds app.py (screenshots need the app, so not an installed wheel)
 SHOTS_DIR = SCREENSHOTS_DIR
@@ -329,7 +330,8 @@ def shot_args(prog: str, doc: str, argv: list[str] | None) -> argparse.Namespace
     """A screenshot script's --out and --port, or None (with the sentence on stderr) when there is no Chromium."""
     parser = argparse.ArgumentParser(prog=prog, description=doc.split("\n")[0])
     parser.add_argument("--out", type=Path, default=SHOTS_DIR, help="folder for the PNG files")
-    parser.add_argument("--port", type=int, default=None, help="port for the temporary server (default: any free)")
+    parser.add_argument("--port", type=whole_arg(1, 65535), default=None,
+                        help="port for the temporary server (default: any free)")
     args = parser.parse_args(argv)
     try:
         chromium_path()

@@ -3,6 +3,8 @@
 import inspect
 from urllib.parse import parse_qsl
 
+import pytest
+
 from specviz.engine.kinds import NodeStatus
 from specviz.runs.running import run
 from specviz.runs.runspec import RunSpec
@@ -28,3 +30,15 @@ def test_the_lookup_tree_state_shows_four_copied_nodes_three_kept_then_one_rejec
     comment = " ".join(line.strip().lstrip("# ") for line in inspect.getsource(states).splitlines()
                        if line.strip().startswith("#"))
     assert "4 nodes copied from the context" in comment and "the first three kept and the fourth rejected" in comment
+
+
+@pytest.mark.parametrize("argv, said", [(["--pages", "nosuch"], "no state is named 'nosuch': name a page (overview,"),
+                                        (["--languages"], "--languages names none")])
+def test_an_audit_that_would_check_no_state_is_refused_not_passed(argv, said, capsys):
+    """30th read: `a11y_audit --pages nosuch` (or `--languages` with none) audited no state, printed "0 serious or
+    critical finding(s)" and exited 0; it now says so in one sentence, exit code 2, before any server starts."""
+    from specviz.scripts import a11y_audit
+
+    assert a11y_audit.main(argv) == 2
+    assert said in capsys.readouterr().err
+    assert a11y_audit.unknown_pages(["race", "playground, 4 steps in"]) == []

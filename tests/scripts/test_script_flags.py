@@ -23,6 +23,7 @@ CASES = [
     ("gpu_check", ["--out", "x", "--budget", "nan"]), ("gpu_check", ["--out", "x", "--budget", "-5"]),
     ("targets_bench", ["--out", "x", "--prompts", "0"]), ("targets_bench", ["--out", "x", "--repeats", "0"]),
     ("targets_bench", ["--prompts", "1", "--out", ""]),
+    ("screenshots", ["--port", "0"]), ("classroom_screenshots", ["--port", "70000"]),
     ("page_cost", ["--repeats", "0"]), ("serving_screenshot", ["--wait", "nan"]),
     ("gpu_check", ["--out", "x", "--prompts", "0"]), ("gpu_check", ["--out", "x", "--max-new-tokens", "0"]),
 ]

@@ -787,3 +787,20 @@ def test_the_recorded_command_cannot_carry_cost_repeats():
 
     assert command_line(BenchConfig(cost_repeats=5)) == command_line(BenchConfig())
     assert BenchConfig().cost_repeats == 15
+
+
+def test_command_lines_docstring_gives_each_callers_timing_rounds_from_the_code():
+    """30th read: command_line's docstring said "(the GPU check, the Speedup lab's live sweep: 5)", while the GPU
+    check times 10 rounds (3 in its rehearsal); each number is now its caller's."""
+    import inspect
+
+    from specviz.labs.bench.cli import command_line
+    from specviz.labs.bench.config import BenchConfig
+    from specviz.scripts import gpu_check
+    from specviz.ui.speedup import live
+
+    doc = " ".join(command_line.__doc__.split())
+    assert (f"the GPU check: {gpu_check.GPU.cost_repeats}, {gpu_check.REHEARSAL.cost_repeats} in its rehearsal; "
+            "the Speedup lab's live sweep: 5) records a command that, typed, times "
+            f"{BenchConfig.cost_repeats}") in doc
+    assert "cost_repeats=5)" in inspect.getsource(live)

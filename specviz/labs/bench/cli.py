@@ -121,8 +121,9 @@ def config_from_args(args: argparse.Namespace) -> BenchConfig:
 
 def command_line(config: BenchConfig, out: str | None = None) -> str:
     """The command that reproduces a run with this configuration, all but `cost_repeats` (the timing rounds of c
-    and the verify curve), which no flag sets: a config that changes them (the GPU check, the Speedup lab's live
-    sweep: 5) records a command that, typed, times 15 (`report.GpuCheckRun` says so for the GPU check's runs)."""
+    and the verify curve), which no flag sets: a config that changes them (the GPU check: 10, 3 in its rehearsal;
+    the Speedup lab's live sweep: 5) records a command that, typed, times 15 (`report.GpuCheckRun` says so for the
+    GPU check's runs)."""
     parts = ["python -m specviz bench", f"--pair {config.pair}", "--proposers " + " ".join(config.proposers)]
     if config.draft_shapes:
         parts.append("--shapes " + " ".join(":".join(map(str, (s.k, s.tree_nodes, s.tree_width, s.tree_lookup)))

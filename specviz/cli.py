@@ -295,8 +295,9 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {"generate": run_gene
 
 def _prepare(args: argparse.Namespace):
     """The run's spec, checked before torch or any model loads (a bad flag answers at once), and the loaded pair.
-    The toy pair offers what the web UI offers it (`limits.PAIR_DRAFTERS`): its EAGLE drafter is an untrained
-    stand-in that only the tests and the GPU rehearsal use."""
+    The toy pair offers what the web UI offers it (`limits.PAIR_DRAFTERS`): its EAGLE drafter and Medusa heads are
+    untrained stand-ins, refused here; the tests and the GPU rehearsal run them, and so do `bench --proposers` and
+    `calibrate --proposer` when named (they measure costs, which an untrained drafter has too)."""
     toy = registry.offered(PAIR_DRAFTERS["toy"])
     if args.pair == "toy" and args.proposer is not None and args.proposer not in toy:
         raise ValueError(_("The toy pair has no trained EAGLE drafter or Medusa heads; choose one of these proposers: "

@@ -349,3 +349,20 @@ def test_a_bench_list_flag_with_no_value_in_it_is_refused_not_read_as_the_defaul
     recommended K (while counting as a shape flag), both without a word."""
     out = cli("bench", "--pair", "toy", flag, value, "--out", "/nonexistent-r30a/never")
     assert out.returncode == 2 and f"argument {flag}: '{value}' is not a list of" in out.stderr, out.stderr
+
+
+def test_the_toy_pairs_stand_in_drafters_are_said_to_run_where_they_do():
+    """30th read: `_prepare`'s docstring said the toy pair's EAGLE drafter is a stand-in "that only the tests and the
+    GPU rehearsal use", while `bench --proposers eagle` and `calibrate --proposer eagle` on the toy pair run it (only
+    generate and compare refuse it)."""
+    import argparse
+
+    from specviz.cli import _prepare, build_parser
+
+    doc = " ".join(_prepare.__doc__.split())
+    assert "only the tests and the GPU rehearsal use" not in doc
+    assert "so do `bench --proposers` and `calibrate --proposer` when named" in doc
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    assert "eagle" in sub.choices["calibrate"].parse_args(["--pair", "toy", "--proposer", "eagle"]).proposer
+    out = cli("generate", "--pair", "toy", "--prompt", "hi", "--proposer", "eagle")
+    assert out.returncode == 2 and "no trained EAGLE drafter" in out.stderr

@@ -81,6 +81,10 @@ def check_serve_args(args: argparse.Namespace) -> None:
         raise ValueError(_("--timeout must be a number of seconds from 1 to {most} (got {value}).",
                            most=int(MAX_START_SECONDS), value=format(timeout, "g")))
     if args.action == "sweep":
+        for flag, names in (("--specs", args.specs), ("--prompts", args.prompts)):
+            twice = next((name for i, name in enumerate(names) if name in names[:i]), None)
+            if twice is not None:  # each would start the server or send the prompts again, into the same rows
+                raise ValueError(_("{flag} names '{name}' twice: give each once.", flag=flag, name=twice))
         sweep_plan(args).check()
         writable_output(args.out)
 

@@ -50,7 +50,8 @@ def stand_in(tmp_path, monkeypatch):
     ["serve", "start", "--timeout", "1e308"], ["serve", "sweep", "--port", "70000"], ["serve", "sweep", "--k", "17"],
     ["serve", "sweep", "--levels", "16", "16"], ["serve", "sweep", "--levels", "3"], ["serve", "sweep", "--requests", "0"],
     ["serve", "sweep", "--max-tokens", "100000"], ["serve", "sweep", "--out", "/proc/x/result.json"],
-    ["serve", "sweep", "--out", "/proc/x"], ["serve", "sweep", "--out", "/"]])
+    ["serve", "sweep", "--out", "/proc/x"], ["serve", "sweep", "--out", "/"],
+    ["serve", "sweep", "--specs", "none", "ngram", "none"], ["serve", "sweep", "--prompts", "copy", "copy"]])
 def test_a_bad_flag_is_one_sentence_before_anything_is_installed(argv, stand_in, capsys):
     assert cli.main(argv) == 2
     err = capsys.readouterr().err.strip()
@@ -98,3 +99,14 @@ def test_the_sweep_example_does_not_write_over_the_committed_sweep_with_other_fl
         flags, _, out = example.partition(" --out ")
         if "assets/benchmarks/serving" in out:
             assert flags.split() == committed.command.split(), example
+
+
+def test_a_sweep_naming_a_spec_or_prompt_twice_says_which_in_both_languages(stand_in, capsys, monkeypatch):
+    """30th read: `serve sweep --specs none ngram none` started the server for `none` twice (minutes each) and
+    `--prompts copy copy` sent the same prompt into the same rows twice; the first name given twice is refused."""
+    assert cli.main(["serve", "sweep", "--specs", "none", "ngram", "none", "--out", "/tmp/x.json"]) == 2
+    assert capsys.readouterr().err.strip() == "specviz: --specs names 'none' twice: give each once."
+    monkeypatch.setenv("LC_ALL", "pt_BR.UTF-8")
+    assert cli.main(["serve", "sweep", "--prompts", "copy", "copy", "--out", "/tmp/x.json"]) == 2
+    assert capsys.readouterr().err.strip() == "specviz: --prompts cita 'copy' duas vezes: dê cada um uma vez só."
+    assert stand_in == []

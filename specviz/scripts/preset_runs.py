@@ -104,6 +104,22 @@ def git_commit() -> dict[str, Any]:
     return {"commit": commit or None, "clean": bool(commit) and not changed}
 
 
+def earlier_runs(path: Path) -> dict | str:
+    """The file's runs so far ({} when there is no file), or the sentence that says why it cannot be kept: a folder,
+    an unreadable file or one that is not a preset file would otherwise lose its other dtypes' runs, or the new run,
+    after minutes of runs."""
+    if not path.exists():
+        return {}
+    try:
+        whole = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) else "not valid JSON"
+        return f"cannot read '{path}' ({reason}); its other dtypes' runs would be lost: fix or move it first."
+    if not isinstance(whole, dict) or not isinstance(whole.get("runs", {}), dict):
+        return f"'{path}' is not a preset results file (no runs object): name another --out."
+    return whole
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m specviz.scripts.preset_runs",
                                      description=__doc__.split("\n")[0])
@@ -116,6 +132,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.pair != PRESET_PAIR and args.out == PRESET_RESULTS:
         parser.error(f"--pair {args.pair} needs its own --out: {PRESET_RESULTS} holds the {PRESET_PAIR} pair's runs")
+    whole = earlier_runs(args.out)  # read first: a damaged file stops here, not after the runs
+    if isinstance(whole, str):
+        print(f"preset_runs: {whole}", file=sys.stderr)
+        return 2
     from specviz.labs.bench.timing import load_average, machine_info, pair_placement, utc_now
     from specviz.models.machine import dtype_name
     from specviz.models.pairs import load_pair
@@ -133,10 +153,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     machine["load_average_end"] = load_average()
     record = {"command": command.strip(), "dtype": dtype, "date": utc_now(), **git_commit(), "machine": machine,
               "presets": presets, **({"first_load": loading} if loading else {})}
-    try:
-        whole = json.loads(args.out.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        whole = {}
     if whole.get("pair", args.pair) != args.pair:
         whole = {}  # another pair's runs are not this file's
     runs = {**whole.get("runs", {}), dtype: record}

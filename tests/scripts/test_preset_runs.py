@@ -53,3 +53,20 @@ def test_the_first_load_is_timed_with_an_empty_cache(tmp_path):
     loading = time_first_load("toy", None)
     assert loading["first_seconds"] >= 0 and loading["later_seconds"] >= 0 and len(loading["load_average_start"]) == 3
     assert "empty temporary SPECVIZ_CACHE" in loading["what"]
+
+
+@pytest.mark.parametrize("content, said", [("{damaged", "not valid JSON"), ("[1, 2]", "is not a preset results file"),
+                                           (None, "Is a directory")])
+def test_a_damaged_out_file_stops_before_the_runs_not_after_them(content, said, tmp_path, capsys, monkeypatch):
+    """30th read: the docstring promises "the other dtypes' runs stay", but a damaged --out file was read as {}
+    after the runs and written over, losing them; a list ended in AttributeError, a folder in a traceback after
+    minutes of runs. Each is now one sentence, exit code 2, before any model loads."""
+    import specviz.models.pairs
+
+    monkeypatch.setattr(specviz.models.pairs, "load_pair", lambda *a, **k: pytest.fail("a model loaded"))
+    out = tmp_path / "presets.json"
+    out.mkdir() if content is None else out.write_text(content, encoding="utf-8")
+    assert main(["--pair", "toy", "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("preset_runs: ") and said in err and "\n" not in err, err
+    assert content is None or out.read_text(encoding="utf-8") == content

@@ -83,8 +83,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--merge", nargs="+", default=None, help="join these tables into --out; loads no model")
     args = parser.parse_args(argv)
     if args.merge:
-        table = merge([json.loads(Path(p).read_text()) for p in args.merge])
-        Path(args.out).write_text(json.dumps(table, indent=1) + "\n")
+        try:
+            table = merge([json.loads(Path(p).read_text(encoding="utf-8")) for p in args.merge])
+            Path(args.out).write_text(json.dumps(table, indent=1) + "\n")
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:  # a missing or damaged table
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc) or type(exc).__name__
+            where = getattr(exc, "filename", None) or " ".join(args.merge)
+            print(f"shape_table: cannot merge ({type(exc).__name__}: {reason}; {where}).", file=sys.stderr)
+            return 2
         print(f"{len(table['rows'])} rows written to {args.out}")
         return 0
     import torch

@@ -77,3 +77,18 @@ def test_transfer_pack_refuses_a_margin_budget_or_folder_it_cannot_use(flags, ca
     with pytest.raises(SystemExit) as exit_:
         transfer.main(["pack", *flags])
     assert exit_.value.code == 2 and f"argument {flags[0]}: a " in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("content, said", [("{bad", "JSONDecodeError"), (None, "FileNotFoundError"),
+                                           ('{"rows": [{"k": 1}]}', "KeyError: 'temperature'")])
+def test_shape_table_merge_of_a_missing_or_damaged_table_is_one_sentence(content, said, tmp_path, capsys):
+    """30th read: `shape_table --merge` of a missing or damaged table ended in a traceback."""
+    from specviz.scripts import shape_table
+
+    part = tmp_path / "part.json"
+    if content is not None:
+        part.write_text(content, encoding="utf-8")
+    assert shape_table.main(["--out", str(tmp_path / "out.json"), "--merge", str(part)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("shape_table: cannot merge (") and said in err and str(part) in err and "\n" not in err
+    assert not (tmp_path / "out.json").exists()

@@ -17,16 +17,14 @@ Every step is seeded and resumable: rerunning skips finished chunks and continue
 from __future__ import annotations
 
 import argparse
-import math
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
 import torch
 import yaml
 
 from specviz.core.paths import MODELS_DIR, PROMPTS_DIR
-from specviz.engine.limits import SEED_RANGE, threads_arg, whole_arg
+from specviz.engine.limits import SEED_RANGE, number_arg, threads_arg, whole_arg
 from specviz.distill.cards import write_cards
 from specviz.distill.batched import BatchedDecoder, aux_layer_ids
 from specviz.distill.data import GenerationPlan, Job, answer_in_chunks, load_records
@@ -82,7 +80,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--stages", nargs="+", choices=STAGES, default=list(STAGES),
                    help="data: the stages to run, in order (questions reads question-lists, follow-ups and "
                         "rewrites read seed and questions; default: all)")
-    p.add_argument("--scale", type=number_arg(above_zero=True), default=1.0,
+    p.add_argument("--scale", type=number_arg(0, above=True), default=1.0,
                    help="data: every stage's number of prompts times this (0.01 for a quick trial)")
     p.add_argument("--chunk", type=whole_arg(1), default=768, help="data: answers per chunk (a chunk is written whole)")
     p.add_argument("--max-new-tokens", type=whole_arg(1), default=192)
@@ -96,7 +94,7 @@ def parser() -> argparse.ArgumentParser:
                    help="eagle3: drafting depths trained (training-time test)")
     p.add_argument("--eval-every", type=whole_arg(1), default=100,
                    help="steps between held-out evaluations (and checkpoints)")
-    p.add_argument("--kd-weight", type=number_arg(above_zero=False), default=None,
+    p.add_argument("--kd-weight", type=number_arg(0), default=None,
                    help="eagle, draft: weight of the distillation loss")
     p.add_argument("--kd-positions", type=whole_arg(1), default=None,
                    help="eagle, draft: positions per batch in the distillation loss")
@@ -107,7 +105,7 @@ def parser() -> argparse.ArgumentParser:
                                                                 "target's own head predicts)")
     p.add_argument("--run", type=folder_name_arg, default="", help="eagle3, medusa, draft: a name for the checkpoint folder under --work "
                                              "(default: the step's name; eagle's two stages keep theirs)")
-    p.add_argument("--lr", type=number_arg(above_zero=True), default=DEFAULT_LR,
+    p.add_argument("--lr", type=number_arg(0, above=True), default=DEFAULT_LR,
                    help="peak learning rate (AdamW, warm-up then cosine decay)")
     p.add_argument("--draft-vocab", type=whole_arg(1), default=8192,
                    help="FR-Spec draft vocabulary size: the EAGLE drafter's head, the loss the separate draft trains "
@@ -127,21 +125,6 @@ def folder_name_arg(text: str) -> str:
     if text in (".", "..") or any(mark in text for mark in ("/", "\\", "\0")):
         raise argparse.ArgumentTypeError(f"a folder name without / or \\, not . or .. (got {text!r})")
     return text
-
-
-def number_arg(above_zero: bool) -> Callable[[str], float]:
-    """argparse's type for a finite number above 0 (--scale, --lr) or of at least 0 (--kd-weight: 0 turns the
-    distillation loss off); nan, inf and the numbers outside are argparse's one-line error."""
-    def parse(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            value = math.nan
-        if not (math.isfinite(value) and (value > 0 if above_zero else value >= 0)):
-            raise argparse.ArgumentTypeError(f"a finite number {'above 0' if above_zero else 'of at least 0'} "
-                                             f"(got {text!r})")
-        return value
-    return parse
 
 
 def device_and_dtype() -> tuple[torch.device, torch.dtype]:

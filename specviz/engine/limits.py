@@ -7,6 +7,8 @@ Everything above reads them from here: the settings checks (`specviz.engine.gene
 (`specviz.engine.trace_schema`), the run spec and its URL form (`specviz.runs.runspec`), the CLI and the pages.
 """
 
+import math
+
 K_RANGE = (1, 16)  # drafted tokens per step
 MAX_NEW_TOKENS_RANGE = (1, 2048)
 TEMPERATURE_RANGE = (0.0, 2.0)  # 0 = greedy; every run (RunSpec) and the bench's --temperatures
@@ -98,23 +100,24 @@ def whole_arg(lo: int, hi: int | None = None):
     return parse
 
 
-def number_arg(lo: float, hi: float):
-    """argparse's type for a number flag from `lo` to `hi` (a script's --temperature): nan, inf and the numbers
-    outside are argparse's one-line error.
+def number_arg(lo: float, hi: float = math.inf, *, above: bool = False):
+    """argparse's type for a number flag from `lo` to `hi` (a script's --temperature), or above `lo` with `above`
+    (distill's --scale and --lr): nan, inf and the numbers outside are argparse's one-line error.
 
-    >>> number_arg(*TEMPERATURE_RANGE)("0.7")
-    0.7
+    >>> number_arg(*TEMPERATURE_RANGE)("0.7"), number_arg(0, above=True)("1e-4")
+    (0.7, 0.0001)
     """
     import argparse
-    import math
 
     def parse(text: str) -> float:
         try:
             value = float(text)
         except ValueError:
             value = math.nan
-        if not (math.isfinite(value) and lo <= value <= hi):
-            raise argparse.ArgumentTypeError(f"a number from {lo:g} to {hi:g} (got {text!r})")
+        if not (math.isfinite(value) and (value > lo if above else value >= lo) and value <= hi):
+            span = (f"above {lo:g}" if above else f"of at least {lo:g}" if hi == math.inf else f"from {lo:g}") + (
+                f" to {hi:g}" if hi != math.inf and not above else f" and at most {hi:g}" if hi != math.inf else "")
+            raise argparse.ArgumentTypeError(f"a number {span} (got {text!r})")
         return value
     return parse
 

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from specviz.core.i18n import N_, _, localized
+from specviz.core.i18n import N_, _, localized, number
 from specviz.engine.limits import MAX_SEED
 
 # ---- validation -------------------------------------------------------------------------------------------------
@@ -81,7 +81,13 @@ def _check_k(k: int, name: str = "K") -> int:
     k = int(k)
     if k < 0:
         raise ValueError(_("{name} must be 0 or more drafted tokens per step (got {k}).", name=_(name), k=k))
+    if k > MAX_THEORY_K:  # optimal_k loops over every K and the distribution lists K + 1 values: 10**9 would hang
+        raise ValueError(_("{name} must be at most {limit} drafted tokens per step (got {k}).", name=_(name),
+                           limit=number(MAX_THEORY_K, 0), k=number(k, 0) if k < 10**27 else _("a number of more than 30 digits")))
     return k
+
+
+MAX_THEORY_K = 10_000  # far past any draft worth making (the engine's K_RANGE ends at 16, the quiz's "what if" at 1,000)
 
 
 def _check_c(c: float) -> float:

@@ -232,3 +232,15 @@ def test_a_k_that_is_no_whole_number_is_one_sentence(k):
     with pytest.raises(ValueError, match="must be a whole number of drafted tokens") as err:
         theory.expected_tokens_per_step(0.8, k)
     assert len(str(err.value)) < 120
+
+
+@pytest.mark.parametrize("call", [lambda k: theory.optimal_k(0.8, 0.05, k_max=k),
+                                  lambda k: theory.tokens_per_step_distribution(0.5, k),
+                                  lambda k: theory.acceptance_by_position(0.5, k)])
+def test_a_k_past_ten_thousand_is_one_sentence_not_a_hang(call):
+    """The 30th read: optimal_k(k_max=10**9) and tokens_per_step_distribution(0.5, 10**12) looped or built lists
+    for minutes; K is bounded at 10,000 (MAX_THEORY_K), far past the quiz's 1,000, and the bound answers at once."""
+    assert len(theory.tokens_per_step_distribution(0.5, theory.MAX_THEORY_K)) == theory.MAX_THEORY_K + 1
+    for k in (10**4 + 1, 10**9, 10**12):
+        with pytest.raises(ValueError, match="at most 10,000 drafted tokens"):
+            call(k)

@@ -637,3 +637,20 @@ def test_a_database_from_before_ended_times_is_upgraded(tmp_path):
 def test_concepts_are_named_for_people():
     assert classroom.concept_name("accept_rule") == "The accept rule min(1, p/q)"
     assert classroom.concept_name("teachers_own_topic") == "teachers own topic"
+
+
+@pytest.mark.parametrize("payload", ["{oops", "null", "1e309", "[1]", '[{"id": "x"}]', "[" * 5000])
+def test_a_session_whose_stored_questions_are_damaged_is_one_sentence_and_keeps_its_answers(store, payload):
+    """The module promises every database failure as one ClassroomError sentence; a session whose questions column
+    was edited or damaged raised a JSONDecodeError, TypeError, RecursionError or QuizBankError, which the Classroom
+    page (it catches ClassroomError) showed as a traceback (30th read). Its answers are kept."""
+    session = store.create_session(QUESTIONS)
+    a = store.join(session.code, "A")
+    store.record_answer(a.token, QUESTIONS[0].id, QUESTIONS[0].answer)
+    with sqlite3.connect(store.path) as conn:
+        conn.execute("UPDATE sessions SET questions = ? WHERE code = ?", (payload, session.code))
+    with pytest.raises(ClassroomError, match="stored questions are damaged") as refused:
+        store.session(session.code)
+    assert "\n" not in str(refused.value)
+    assert store.answers(a.token) == {QUESTIONS[0].id: (QUESTIONS[0].answer, True)}
+    assert [s.code for s in store.sessions()] == [session.code]  # the teacher's list still shows it

@@ -420,3 +420,20 @@ def test_only_the_two_shared_sentences_live_outside_text_py():
                      for m in re.findall(r'\b(?:_|ngettext|N_)\(\s*"([^"]+)"', path.read_text(encoding="utf-8")))
     assert outside == ["Step {step} is not in this trace, which has {n} step.",
                        "The classroom database at {path} cannot be opened ({error})."]
+
+
+@pytest.mark.parametrize("payload", ["{oops", "null", "[1]", "[" * 5000])
+def test_a_damaged_pushed_question_is_one_sentence_and_keeps_the_answers(store, payload):
+    """A pushed question's stored text that no longer reads raised a JSONDecodeError (or TypeError, RecursionError)
+    past the page's ClassroomError sentence (30th read); its round answers stay in the database."""
+    session = store.create_paced_session([NUMERIC, SINGLE], "Damaged push")
+    ana = store.join(session.code, "Ana")
+    push = store.push(session.code, NUMERIC)
+    store.answer(ana.token, push.id, 1, str(NUMERIC.answer))
+    with sqlite3.connect(store.path) as conn:
+        conn.execute("UPDATE pushes SET question = ? WHERE id = ?", (payload, push.id))
+    for call in (lambda: store.pushes(session.code), lambda: store.mastery(session.code)):
+        with pytest.raises(ClassroomError, match="stored questions are damaged"):
+            call()
+    with sqlite3.connect(store.path) as conn:
+        assert conn.execute("SELECT COUNT(*) FROM round_answers WHERE push_id = ?", (push.id,)).fetchone()[0] == 1

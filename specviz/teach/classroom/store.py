@@ -25,6 +25,10 @@ from specviz.teach.quiz import Grade, Question, answer_text, csv_text, grade
 DB_ENV, CACHE_ENV = "SPECVIZ_CLASSROOM_DB", "SPECVIZ_CACHE"
 MAX_STUDENTS = 200  # per session
 BUSY_TIMEOUT = 5.0  # seconds a call waits for another writer before the database counts as busy
+# A session's stored questions that no longer read as questions (the file was edited or damaged): one sentence on the
+# page, and nothing deleted, so the answers stay for an export once the text is repaired.
+DAMAGED_QUESTIONS = N_("This session's stored questions are damaged, so it cannot be shown; its students' answers "
+                       "are kept in the class database.")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS sessions (
@@ -193,7 +197,10 @@ class ClassroomStore:
         row = self._row("SELECT * FROM sessions WHERE code = ?", (code,))
         if row is None:
             return None
-        questions = _questions(row["questions"])
+        try:
+            questions = _questions(row["questions"])
+        except (ValueError, TypeError, RecursionError):  # edited or damaged text; QuizBankError is a ValueError
+            raise ClassroomError(_(DAMAGED_QUESTIONS)) from None
         return Session(row["code"], row["title"], questions, row["created_at"], bool(row["closed"]), row["ended_at"])
 
     def open_sessions(self) -> list[tuple[str, str, float]]:

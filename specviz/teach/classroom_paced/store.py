@@ -13,6 +13,7 @@ from typing import Any
 from specviz.core.i18n import _, get_language, language_code, number
 from specviz.teach.classroom import (DEFAULT_TITLES, UNREADABLE, ClassroomError, ClassroomStore, Session, concept_name,
                                      in_language, normalize_code, read_stored, stored_answer)
+from specviz.teach.classroom.store import DAMAGED_QUESTIONS
 from specviz.teach.classroom_paced.spread import Distribution, checked_answer, distribution, relabel
 from specviz.teach.classroom_paced.text import TEXT
 from specviz.teach.quiz import Question, QuizBankError, answer_text, csv_text, grade, question_from_dict
@@ -274,7 +275,7 @@ class PacedStore(ClassroomStore):
                 "WHERE p.code = ? ORDER BY p.id", (code,)).fetchall()
         seen: set[int] = set()
         for r in rows:
-            concept = json.loads(r["question"]).get("concept", "")
+            concept = _question(r["question"])[0].concept
             score = scores.setdefault(concept, [0, 0, 0, 0, 0])  # questions, right 1, answered 1, right 2, answered 2
             if r["id"] not in seen:
                 seen.add(r["id"])
@@ -337,7 +338,10 @@ def _push(row: sqlite3.Row, number: int) -> Push:
 
 def _question(payload: str) -> tuple[Question, dict[str, Question]]:
     """A pushed question and the translations pushed with it."""
-    data = json.loads(payload)
+    try:
+        data = json.loads(payload)
+    except (ValueError, TypeError, RecursionError):
+        raise ClassroomError(_(DAMAGED_QUESTIONS)) from None
     twins = data.pop("translations", None) if isinstance(data, dict) else None
     translations = {}
     for lang, twin in (twins if isinstance(twins, dict) else {}).items():
@@ -345,7 +349,10 @@ def _question(payload: str) -> tuple[Question, dict[str, Question]]:
             translations[lang] = question_from_dict(twin)
         except QuizBankError:
             continue  # a damaged translation: that language reads the question as pushed
-    return question_from_dict(data), translations
+    try:
+        return question_from_dict(data), translations
+    except (QuizBankError, TypeError):
+        raise ClassroomError(_(DAMAGED_QUESTIONS)) from None
 
 
 def twin_of(question: Question, other: Question) -> bool:

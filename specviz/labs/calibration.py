@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import os
 import statistics
 import time
@@ -43,6 +42,7 @@ import torch
 from specviz.core.paths import cache_dir, write_text_atomically
 from specviz.engine.draft_shape import DraftShape
 from specviz.engine.generation import Clock, default_clock, synchronize
+from specviz.engine.limits import is_whole
 from specviz.labs.bench.summary import curve_ratio
 from specviz.labs.bench.timing import ISA_LIMITS, feature_draft_timer, forward_timer, utc_now
 from specviz.models.machine import cpu_has_bf16, cpu_model, cpu_speed_flags, dtype_name
@@ -159,11 +159,28 @@ class Calibration:
         if not isinstance(raw, dict) or raw.get("version") != VERSION:
             raise ValueError("calibration of another version")
         raw["verify"] = tuple((int(n), float(s)) for n, s in raw["verify"])
-        if not all(math.isfinite(s) and s > 0 for _n, s in raw["verify"]) or 1 not in dict(raw["verify"]):
+        if not all(1e-9 <= s <= 1e6 for _n, s in raw["verify"]) or 1 not in dict(raw["verify"]):
             raise ValueError("a damaged verify curve")  # every ratio divides by the one-token forward
         raw["cpu_flags"], raw["notes"] = tuple(raw["cpu_flags"]), tuple(raw.get("notes", ()))
         raw["steps"] = tuple((str(k), float(d), float(o)) for k, d, o in raw.get("steps", ()))
+        if not _readable(raw):  # "drafter_seconds": null loaded, then the Race page divided by it (30th read)
+            raise ValueError("a damaged calibration")
         return cls(**raw)
+
+
+def _readable(raw: dict) -> bool:
+    """Whether a calibration read from the cache has the types `measure` writes: texts, a whole thread count, and
+    seconds from 0 to a million (from a nanosecond where a ratio divides by them, so no ratio is infinite)."""
+    def seconds(value: object, positive: bool = False) -> bool:
+        return (not isinstance(value, bool) and isinstance(value, int | float)
+                and (1e-9 if positive else 0.0) <= value <= 1e6)
+    return (all(isinstance(raw.get(k), str) for k in ("pair", "proposer", "dtype", "device", "kernels", "cpu", "torch"))
+            and all(isinstance(v, str) for v in (*raw["cpu_flags"], *raw["notes"], raw.get("measured_at", "")))
+            and isinstance(raw.get("cpu_bf16"), bool) and is_whole(raw.get("threads")) and raw["threads"] >= 1
+            and is_whole(raw.get("context_tokens", 0)) and raw.get("context_tokens", 0) >= 0
+            and seconds(raw.get("drafter_seconds"), True) and seconds(raw.get("generate_seconds"), True)
+            and all(seconds(raw.get(k, 0.0)) for k in ("spread", "sampled_generate_seconds", "took_seconds"))
+            and all(seconds(d) and seconds(o) for _k, d, o in raw["steps"]))
 
 
 # ---- the cache ------------------------------------------------------------------------------------------------------
@@ -191,7 +208,7 @@ def cached(pair_name: str, dtype: str, kernels: str, device: str = "cpu") -> Cal
     path = cache_path(pair_name, dtype, kernels, device)
     try:
         return Calibration.from_json(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, KeyError, TypeError, RecursionError):  # RecursionError: JSON nested too deep
         return None
 
 

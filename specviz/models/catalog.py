@@ -146,6 +146,8 @@ def load_catalog(path: str | Path | None = None) -> dict[str, CatalogEntry]:
             raise ValueError(_("The model catalog '{path}' is not valid YAML (line {line}).", path=path,
                                line=mark.line + 1)) from None
         raise ValueError(_("The model catalog '{path}' is not valid YAML.", path=path)) from None
+    except (UnicodeDecodeError, RecursionError):  # bytes that are not UTF-8; lists nested thousands of levels deep
+        raise ValueError(_("The model catalog '{path}' is not valid YAML.", path=path)) from None
     if not isinstance(data, dict) or not isinstance(data.get("pairs"), list) or not data["pairs"]:
         raise ValueError(_("The model catalog '{path}' needs a non-empty list under 'pairs'.", path=path))
     entries: dict[str, CatalogEntry] = {}

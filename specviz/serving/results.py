@@ -8,12 +8,14 @@ and how vLLM's acceptance compares with specviz's.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from specviz.core.i18n import N_, _
 from specviz.core.paths import BENCHMARKS_DIR, write_text_atomically
-from specviz.serving.load import LevelResult
+from specviz.engine.limits import K_RANGE, is_whole
+from specviz.serving.load import MAX_STREAMS, LevelResult
 
 __all__ = ["EAGLE_SERVED", "SCHEMA", "SCHEMA_VERSION", "SERVING_DIR", "ServingResult", "find_serving_results"]
 
@@ -93,13 +95,11 @@ class ServingResult:
         if data.get("schema_version") != SCHEMA_VERSION:
             raise ValueError(_("This serving result has schema version {found}; this specviz reads version {version}.",
                                found=data.get('schema_version'), version=SCHEMA_VERSION))
-        try:
-            return cls(command=data["command"], machine=data["machine"], server=data["server"],
-                       prompts=data["prompts"], levels=[LevelResult.from_dict(lv) for lv in data["levels"]],
-                       specviz=data.get("specviz", []))
-        except (KeyError, TypeError, ValueError, ArithmeticError):  # int() of an infinite concurrency overflows
+        if not _readable(data):
             raise ValueError(_("This serving result is damaged: a field it needs is missing or unreadable "
-                               "(command, machine, server, prompts, or a level's).")) from None
+                               "(command, machine, server, prompts, or a level's)."))
+        return cls(command=data["command"], machine=data["machine"], server=data["server"], prompts=data["prompts"],
+                   levels=[LevelResult.from_dict(lv) for lv in data["levels"]], specviz=data.get("specviz", []))
 
     def save(self, path: str | Path) -> Path:
         return write_text_atomically(path, json.dumps(self.to_dict(), indent=1) + "\n")  # never read half-written
@@ -107,12 +107,57 @@ class ServingResult:
     @classmethod
     def load(cls, path: str | Path) -> ServingResult:
         try:
-            data = json.loads(Path(path).read_text())
-        except (OSError, ValueError):
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+        except (OSError, ValueError, RecursionError):  # RecursionError: JSON nested thousands of levels deep
             raise ValueError(_("Cannot read {name} as JSON.", name=Path(path).name)) from None
         result = cls.from_dict(data)
         result.name = Path(path).stem
         return result
+
+
+# The figures the Serving page writes from each of specviz's own rows (None: not measured)
+SPECVIZ_FIGURES = ("acceptance_rate", "mean_accepted_length", "mean_accepted_length_drafted_steps", "speedup",
+                   "tokens_per_s", "baseline_tokens_per_s")
+
+
+def _number(value: object, whole: bool = False) -> bool:
+    """A finite number of 0 or more (a whole one where `whole`), not a bool."""
+    if whole:
+        return is_whole(value) and value >= 0
+    return not isinstance(value, bool) and isinstance(value, int | float) and math.isfinite(value) and value >= 0
+
+
+def _readable(data: dict) -> bool:
+    """Whether every field the Serving and Learn pages read has the type `save` writes: a page drew a damaged
+    file's `"server": null`, `"drafts": "x"` or `"concurrency": 1e308` as a traceback (30th read)."""
+    levels, rows = data.get("levels"), data.get("specviz", [])
+    if not (isinstance(data.get("command"), str) and all(isinstance(data.get(k), dict) for k in
+                                                          ("machine", "server", "prompts"))
+            and isinstance(levels, list) and levels and isinstance(rows, list)):
+        return False
+    server = data["server"]
+    if not (all(is_whole(server.get(k, 1)) and server.get(k, 1) >= 1 for k in ("requests", "max_tokens"))
+            and is_whole(server.get("k", K_RANGE[0])) and K_RANGE[0] <= server.get("k", K_RANGE[0]) <= K_RANGE[1]
+            and all(isinstance(server.get(k, ""), str) for k in ("build", "version", "model", "dtype"))):
+        return False
+    if not all(isinstance(row, dict) and isinstance(row.get("prompt"), str) and isinstance(row.get("dtype", ""), str)
+               and all(row.get(k) is None or _number(row[k]) for k in SPECVIZ_FIGURES) for row in rows):
+        return False
+    for lv in levels:
+        if not (isinstance(lv, dict) and isinstance(lv.get("prompt"), str) and isinstance(lv.get("speculative"), str)
+                and is_whole(lv.get("concurrency")) and 1 <= lv["concurrency"] <= MAX_STREAMS
+                and _number(lv.get("seconds")) and isinstance(lv.get("stopped_early", False), bool)
+                and all(_number(lv.get(k, 0.0)) for k in ("drafts", "draft_tokens", "accepted"))
+                and isinstance(lv.get("accepted_per_position", []), list)
+                and all(_number(v) for v in lv.get("accepted_per_position", []))
+                and isinstance(lv.get("records", []), list)):
+            return False
+        for r in lv.get("records", []):
+            if not (isinstance(r, dict) and set(r) <= {"latency_s", "completion_tokens", "error"}
+                    and _number(r.get("latency_s")) and _number(r.get("completion_tokens"), whole=True)
+                    and isinstance(r.get("error", ""), str)):
+                return False
+    return True
 
 
 def find_serving_results(folder: Path = SERVING_DIR) -> list[Path]:

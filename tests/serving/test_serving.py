@@ -200,6 +200,42 @@ def test_a_sweep_file_with_an_impossible_concurrency_is_the_damaged_sentence(con
         ServingResult.from_dict(data)
 
 
+DAMAGES = {  # a path into the committed sweep's JSON, and what an edit or a bad write left there
+    "server null": (("server",), None), "machine a list": (("machine",), []), "no levels": (("levels",), []),
+    "specviz rows a number": (("specviz",), 1), "a level's prompt a list": (("levels", 0, "prompt"), []),
+    "drafts as text": (("levels", 0, "drafts"), "x"), "concurrency 1e308": (("levels", 0, "concurrency"), 1e308),
+    "a latency of null": (("levels", 0, "records", 0, "latency_s"), None),
+    "tokens as text": (("levels", 0, "records", 0, "completion_tokens"), "x"),
+    "specviz's speedup as text": (("specviz", 0, "speedup"), "x"),
+    "specviz's dtype a list": (("specviz", 0, "dtype"), []),
+    "the server's K as text": (("server", "k"), "x"), "the server's K null": (("server", "k"), None),
+}
+
+
+@pytest.mark.parametrize("damage", list(DAMAGES))
+def test_a_sweep_file_of_the_wrong_types_is_the_damaged_sentence(damage):
+    """from_dict caught only a missing key: a field of the wrong type loaded, and the Serving page drew it as a
+    traceback (`"server": null` -> AttributeError, `"drafts": "x"` -> TypeError, no levels, a concurrency of 1e308 ->
+    OverflowError, a specviz row's `"speedup": "x"` -> TypeError; 30th read)."""
+    data = ServingResult.load(find_serving_results()[0]).to_dict()
+    path, value = DAMAGES[damage]
+    parent = data
+    for key in path[:-1]:
+        parent = parent[key]
+    parent[path[-1]] = value
+    with pytest.raises(ValueError, match="This serving result is damaged"):
+        ServingResult.from_dict(data)
+
+
+@pytest.mark.parametrize("text", ["[" * 50_000 + "]" * 50_000, "", "{"])
+def test_an_unreadable_sweep_file_is_one_sentence(tmp_path, text):
+    """JSON nested 50,000 deep raised a RecursionError past `load`'s sentence (30th read)."""
+    path = tmp_path / "deep.json"
+    path.write_text(text)
+    with pytest.raises(ValueError, match="Cannot read deep.json as JSON"):
+        ServingResult.load(path)
+
+
 def test_a_level_sends_at_least_its_concurrency_in_requests_as_the_module_says():
     """The module docstring said every level sends `requests` completions; a level of 16 streams sends 16 when
     `requests` is 1 (29th read)."""

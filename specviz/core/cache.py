@@ -82,7 +82,7 @@ def damage(folder: str | Path, source: dict) -> str | None:
         return "not a folder"
     try:
         manifest = json.loads((folder / MANIFEST).read_text())
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # RecursionError: JSON nested thousands of levels deep
         return "no readable manifest"
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT or manifest.get("source") != source:
         return "a manifest for something else"

@@ -57,6 +57,7 @@ DAMAGES = {
     "missing nested file": lambda f: (f / "sub" / "extra.bin").unlink(),
     "no manifest": lambda f: (f / MANIFEST).unlink(),
     "garbled manifest": lambda f: (f / MANIFEST).write_text("[1, 2"),
+    "a manifest nested 50,000 deep": lambda f: (f / MANIFEST).write_text("[" * 50_000),  # a RecursionError (30th read)
     "manifest that points outside": lambda f: (f / MANIFEST).write_text(json.dumps(
         {"format": 1, "source": SOURCE, "files": {"../outside": {"size": 1, "sha256": "0"}}})),
     "a file where the folder was": lambda f: (shutil.rmtree(f), f.write_text("not a folder")),

@@ -780,6 +780,59 @@ def test_a_damaged_result_is_refused_in_one_sentence(damage):
     markdown_report(BenchResult.from_dict(data))  # the committed file itself still reads
 
 
+def _damaged(path: tuple, value: object) -> dict:
+    data = json.loads((BENCHMARKS_DIR / "default-cpu-bf16-packed" / "results.json").read_text(encoding="utf-8"))
+    parent = data
+    for key in path[:-1]:
+        parent = parent[key]
+    if value == "del":
+        del parent[path[-1]]
+    else:
+        parent[path[-1]] = value
+    return data
+
+
+@pytest.mark.parametrize("path, value", [
+    (("machine", "torch_threads"), None), (("machine", "date"), -1), (("machine", "cores"), "x"),
+    (("costs", "target_forward_seconds"), "x"), (("costs", "verify"), None), (("costs", "verify"), []),
+    (("summary", 0, "speedup_vs_ar"), "x"),
+    (("summary", 0, "per_position"), None), (("summary", 0, "proposer"), "x"), (("extra",), 1),
+    (("machine", "torch"), None), (("config", "max_new_tokens"), "x"), (("costs", "verify", 0, "ratio"), 0),
+    (("summary", 0, "speedup_vs_ar"), "del")])
+def test_a_result_whose_figures_are_of_the_wrong_types_is_one_sentence(path, value):
+    """Each of these loaded, then the Speedup lab raised a TypeError or KeyError (or drew an empty chart for a
+    proposer with no pooled row), an empty verify curve an IndexError, a ratio of 0 the formula's ValueError; an
+    unknown top-level field was refused with Python's "BenchResult.__init__() got an unexpected keyword argument"
+    inside the sentence (30th read)."""
+    with pytest.raises(ValueError, match=r"^This benchmark file is damaged or incomplete \(.*\)\.$") as refused:
+        BenchResult.from_dict(_damaged(path, value))
+    assert "__init__" not in str(refused.value)
+
+
+def test_a_damaged_result_is_refused_in_the_readers_language():
+    """The problem inside the sentence was English on a Portuguese page ("config has no pair"), and a missing part
+    was Python's "BenchResult.__init__() missing 1 required positional argument" (30th read)."""
+    from specviz.core.i18n import using
+
+    data = _damaged(("config",), {})
+    with using("pt"), pytest.raises(ValueError) as refused:
+        BenchResult.from_dict(data)
+    assert str(refused.value) == "Este arquivo de benchmark está danificado ou incompleto (config não tem par)."
+    del data["costs"]
+    with using("pt"), pytest.raises(ValueError, match=r"^Este arquivo .* \(sem costs\)\.$"):
+        BenchResult.from_dict(data)
+
+
+@pytest.mark.parametrize("text", ["[" * 50_000, '{"schema": ' + "1" * 5000 + "}", "\udcff"])
+def test_an_unreadable_result_file_is_one_sentence(tmp_path, text):
+    """JSON nested 50,000 deep raised a RecursionError out of load, and a 5,000-digit integer Python's "Exceeds the
+    limit (4300 digits) for integer string conversion ..." (30th read)."""
+    path = tmp_path / "results.json"
+    path.write_bytes(text.encode("utf-8", "surrogateescape"))
+    with pytest.raises(ValueError, match=r"^Cannot read a benchmark result from '.*results.json'\.$"):
+        BenchResult.load(path)
+
+
 def test_the_recorded_command_cannot_carry_cost_repeats():
     """command_line's docstring says the one setting its command leaves out is cost_repeats (no flag sets it): a
     config that changes it records a command that, typed, times BenchConfig's default."""

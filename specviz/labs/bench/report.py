@@ -64,27 +64,79 @@ def _upgrade(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def _damage(result: BenchResult) -> str | None:
-    """What is wrong with a result's shape, in a few words (None: nothing the queries and the report read): the
-    parts of the right kinds, and each summary row with the keys every table reads (a damaged file ended in a
-    KeyError or TypeError on the page that showed it)."""
+    """What is wrong with a result's shape, in a few words of the reader's language (None: nothing the queries and
+    the report read): the parts of the right kinds, and each summary row with the keys every table reads (a damaged
+    file ended in a KeyError or TypeError on the page that showed it)."""
     kinds = {"command": str, "created": str, "machine": dict, "config": dict, "costs": dict, "cases": list,
              "baselines": list, "summary": list, "suites": list, "notes": list}
     for name, kind in kinds.items():
         if not isinstance(getattr(result, name), kind):
-            return f"{name} is not {({dict: 'an object', list: 'a list'}).get(kind, 'text')}"
+            return {dict: _("{name} is not an object", name=name), list: _("{name} is not a list", name=name)}.get(
+                kind, _("{name} is not text", name=name))
     if not isinstance(result.config.get("pair"), str):
-        return "config has no pair"
+        return _("config has no pair")
     for name in ("cases", "baselines", "summary", "suites"):
         if not all(isinstance(row, dict) for row in getattr(result, name)):
-            return f"{name} holds a row that is not an object"
+            return _("{name} holds a row that is not an object", name=name)
     for row in result.summary:
         text = [row.get(key) for key in ("suite", "proposer", "policy")]
         number = row.get("temperature")
         if not all(isinstance(v, str) for v in text) or not is_whole(row.get("k")) \
                 or isinstance(number, bool) or not isinstance(number, (int, float)) or not math.isfinite(number):
-            return "a summary row lacks its suite, proposer, policy, k or temperature"
+            return _("a summary row lacks its suite, proposer, policy, k or temperature")
     if not all(isinstance(note, str) for note in result.notes):
-        return "notes holds something that is not text"
+        return _("notes holds something that is not text")
+    return _figures_damage(result)
+
+
+# The keys every summary row has had (`SummaryRow` writes them all; version-1 rows too), which the pages read
+SUMMARY_KEYS = frozenset({
+    "acceptance_rate", "alpha", "c", "draft_ms", "hf_assisted_identical", "hf_assisted_speedup", "identical",
+    "identical_count", "k", "mat_with_bonus", "mat_without_bonus", "mean_k", "overhead_ms", "per_position", "policy",
+    "predicted_speedup", "predicted_speedup_measured_verify", "prompts", "proposer", "record_overhead", "speedup_vs_ar",
+    "speedup_vs_hf_assisted", "speedup_vs_hf_generate", "steps", "suite", "temperature", "tokens", "tokens_per_second",
+    "verify_ms"})
+
+
+def _figure(value: Any) -> bool:
+    """A figure a table or chart draws: a finite number, not a bool."""
+    return not isinstance(value, bool) and isinstance(value, (int, float)) and math.isfinite(value)
+
+
+def _figures_damage(result: BenchResult) -> str | None:
+    """The figures the Speedup lab draws, of the types `run_bench` writes (30th read: a `"torch_threads": null`, a
+    summary's `"speedup_vs_ar": "x"`, a costs' `"verify": null` or a proposer with no pooled row ended in a
+    TypeError or an empty chart on the page)."""
+    m, costs = result.machine, result.costs
+    if not (is_whole(m.get("torch_threads")) and m["torch_threads"] >= 1 and isinstance(m.get("date"), str)
+            and (m.get("cores") is None or is_whole(m["cores"]))
+            and all(isinstance(m.get(k), str) for k in ("torch", "transformers"))
+            and all(isinstance(m.get(k, ""), str) for k in ("cpu", "python", "platform"))
+            and "gpu" in m and (m["gpu"] is None or isinstance(m["gpu"], str))):
+        return _("the machine lacks its threads, date or versions")
+    if not (is_whole(result.config.get("max_new_tokens")) and result.config["max_new_tokens"] >= 1):
+        return _("config has no max_new_tokens")
+    verify = costs.get("verify", [])
+    if not (_figure(costs.get("target_forward_seconds")) and costs["target_forward_seconds"] > 0
+            and isinstance(verify, list) and verify  # verify_ratio reads n = 1, 2, ... tokens by index
+            and all(isinstance(v, dict) and is_whole(v.get("n_tokens")) and _figure(v.get("seconds"))
+                    and _figure(v.get("ratio")) and v["seconds"] > 0 and v["ratio"] > 0 for v in verify)):
+        return _("the costs lack a target forward time or a verify curve")
+    for row in result.summary:
+        if not SUMMARY_KEYS <= row.keys():
+            return _("a summary row lacks {field}", field=sorted(SUMMARY_KEYS - row.keys())[0])
+        if not (isinstance(row["per_position"], list) and all(_figure(v) for v in row["per_position"])):
+            return _("a summary row's acceptance by position is not a list of numbers")
+        for key, value in row.items():
+            if key in ("suite", "proposer", "policy", "identical_count", "per_position") or value is None \
+                    or isinstance(value, bool):
+                continue
+            if not _figure(value):
+                return _("a summary row holds a figure that is not a number")
+    pooled = {(r["proposer"], r["temperature"]) for r in result.summary if r["suite"] == "all"
+              and r["policy"] == "constant" and not r.get("tree_nodes")}
+    if any((r["proposer"], r["temperature"]) not in pooled for r in result.summary):
+        return _("a proposer has no row pooled over all suites")
     return None
 
 
@@ -118,10 +170,13 @@ class BenchResult:
             raise ValueError(_("This benchmark has schema version {found}; this specviz reads version {version}.",
                                found=data.get("schema_version"), version=SCHEMA_VERSION))
         data = _upgrade({k: v for k, v in data.items() if k != "definitions"})
-        try:
-            result = cls(**data)
-        except TypeError as exc:
-            raise ValueError(_("This benchmark file is damaged or incomplete ({problem}).", problem=exc)) from None
+        fields = set(cls.__dataclass_fields__)
+        missing, extra = sorted(fields - {"notes", "schema", "schema_version"} - set(data)), sorted(set(data) - fields)
+        if missing or extra:  # Python's own TypeError named the class and its __init__ (30th read)
+            problem = (_("no {field}", field=missing[0]) if missing
+                       else _("an unknown field {field}", field=repr(extra[0][:40])))
+            raise ValueError(_("This benchmark file is damaged or incomplete ({problem}).", problem=problem))
+        result = cls(**data)
         problem = _damage(result)
         if problem:
             raise ValueError(_("This benchmark file is damaged or incomplete ({problem}).", problem=problem))
@@ -130,9 +185,10 @@ class BenchResult:
     @classmethod
     def load(cls, path: str | Path) -> BenchResult:
         try:
-            return cls.from_dict(json.loads(Path(path).read_text(encoding="utf-8")))
-        except (OSError, json.JSONDecodeError, UnicodeDecodeError):
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+        except (OSError, ValueError, RecursionError):  # ValueError: bad JSON, not UTF-8, a 5,000-digit integer
             raise ValueError(_("Cannot read a benchmark result from '{path}'.", path=path)) from None
+        return cls.from_dict(data)
 
     def save(self, folder: str | Path) -> dict[str, Path]:
         """Write results.json, results.csv (one row per case) and results.md into `folder`."""

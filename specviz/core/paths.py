@@ -251,4 +251,7 @@ def read_json_once(path: Path | str) -> Any:
 
 @lru_cache(maxsize=16)
 def _parse_json(path: str, size: int, mtime_ns: int) -> Any:
-    return json.loads(Path(path).read_text(encoding="utf-8"))
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except RecursionError:  # JSON nested thousands of levels deep: a ValueError, as promised
+        raise ValueError(f"{path} nests too deeply to be read") from None

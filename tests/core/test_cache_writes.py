@@ -209,3 +209,17 @@ def test_the_paths_docstring_names_who_writes_whole_and_who_writes_in_place():
         assert call in (root / rel).read_text(), rel
     doc = " ".join(paths.__doc__.split())
     assert "Every file or folder specviz writes" not in doc and "write in place" in doc
+
+
+@pytest.mark.parametrize("text", ["[" * 50_000, "{oops", "\udcff"])
+def test_read_json_once_fails_with_the_errors_it_names(tmp_path, text):
+    """read_json_once's docstring: "OSError or ValueError when it cannot be read"; JSON nested 50,000 deep raised a
+    RecursionError, which `presets.preset_results` (it catches those two) let through (30th read)."""
+    from specviz.core.paths import read_json_once
+
+    path = tmp_path / "r.json"
+    path.write_bytes(text.encode("utf-8", "surrogateescape"))
+    with pytest.raises(ValueError):
+        read_json_once(path)
+    with pytest.raises(OSError):
+        read_json_once(tmp_path / "missing.json")

@@ -253,6 +253,18 @@ def test_lesson_11_names_the_machine_its_vllm_counters_came_from(fresh):
     assert note and any(c.value == note for c in at.caption)
 
 
+def test_lesson_11_says_a_damaged_sweep_file_in_one_sentence(fresh, tmp_path, monkeypatch):
+    """`serve sweep --out` writes into assets/benchmarks/serving by default, and the production lesson loaded the
+    first file there unguarded: a damaged one was a traceback on the Learn page (30th read)."""
+    from specviz.ui.learn import runs
+
+    (tmp_path / "cpu-smollm2.json").write_text('{"schema": "specviz-serving", "schema_version": 1, "server": null}')
+    monkeypatch.setattr(runs, "find_serving_results", lambda: [tmp_path / "cpu-smollm2.json"])
+    at = _open(fresh, lesson="11")
+    assert [e.value for e in at.error] == ["This serving result is damaged: a field it needs is missing or unreadable "
+                                           "(command, machine, server, prompts, or a level's)."]
+
+
 def test_lesson_10_names_the_break_even_v_only_where_there_is_one(fresh):
     """The break-even verify cost is E − Kc; v starts at 1, so when E − Kc ≤ 1 (a weak, dear draft) there is no v
     where speculation pays, and the widget says so instead of "stops paying at v = 0.05"."""

@@ -148,7 +148,11 @@ def production(lesson: Lesson) -> None:
     if not files:
         st.info(_(TEXT["no_sweep"]))
         return
-    result = ServingResult.load(files[0])
+    try:  # `serve sweep --out` writes into that folder by default: a damaged file is one sentence (30th read)
+        result = ServingResult.load(files[0])
+    except ValueError as exc:
+        st.error(str(exc))
+        return
     rows = []
     for prompt in result.prompt_names():
         for spec in [s for s in result.specs() if s != "none"]:

@@ -77,6 +77,15 @@ def test_benchmark_loader_skips_what_it_cannot_read(tmp_path):
     assert points[0].source == "list.json"
 
 
+def test_the_benchmark_loaders_skip_a_file_nested_too_deep(tmp_path):
+    """Both loaders promise to skip an unreadable file; JSON nested 50,000 deep raised a RecursionError out of them,
+    a traceback on the Theory page (30th read)."""
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "results.json").write_text("[" * 50_000)
+    assert theory_points.load_benchmark_points(tmp_path) == []
+    assert theory_points.alpha_by_temperature(tmp_path) == []
+
+
 def test_benchmark_loader_reads_bench_results_summaries(tmp_path):
     """`specviz bench` writes <out>/results.json with per-prompt cases and pooled summary rows."""
     run = tmp_path / "default-cpu-ngram"

@@ -88,7 +88,7 @@ def load_benchmark_points(folder: Path | str | None = None) -> list[MeasuredPoin
         try:
             document = json.loads(path.read_text(encoding="utf-8"))
             records = _records(document)
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError):  # RecursionError: JSON nested thousands of levels deep
             continue
         source = str(path.relative_to(folder))
         recorded = document.get("machine") if isinstance(document, dict) else None
@@ -191,7 +191,7 @@ def alpha_by_temperature(folder: Path | str | None = None, k: int = 4) -> list[T
             by_key = {(str(r["proposer"]), float(r["temperature"])): float(r["alpha"]) for r in pooled}
             dtype = run_dtype(data)
             machine = machine_text(data.get("machine") or {})
-        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
             continue
         for (proposer, temperature), alpha in sorted(by_key.items()):
             greedy = by_key.get((proposer, 0.0))

@@ -6,6 +6,7 @@ import functools
 
 import inspect
 import math
+import os
 import re
 import signal
 import tracemalloc
@@ -496,3 +497,17 @@ def test_a_number_longer_than_max_number_is_refused_whole_or_not(number):
     assert len(number) > MAX_NUMBER
     _refused(text, f"longer than {MAX_NUMBER} characters near line 6")
     assert parse_bank(text.replace(number, "2.0" + "0" * (MAX_NUMBER - 3)), "up.yaml").questions[0].answer == 2.0
+
+
+@pytest.mark.parametrize("kind", ["a device", "a link that loops"])
+def test_a_path_that_exists_but_is_no_quiz_file_is_not_said_not_to_exist(tmp_path, kind):
+    """/dev/null or a symlink loop in SPECVIZ_QUIZ_PATHS was refused with "The quiz file ... does not exist.", false
+    for a path that is there (30th read)."""
+    if kind == "a device":
+        path = Path(os.devnull)
+    else:
+        path = tmp_path / "loop.yaml"
+        path.symlink_to(path)
+    with pytest.raises(QuizBankError, match=r"is neither a quiz file nor a folder of them\.$") as refused:
+        load_bank([path])
+    assert "does not exist" not in str(refused.value)

@@ -70,6 +70,8 @@ def bank_paths(paths: Iterable[str | os.PathLike[str]] | None = None) -> list[Pa
             files += sorted(p for p in entry.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file())
         elif entry.is_file():
             files.append(entry)
+        elif entry.exists() or entry.is_symlink():  # a device, a pipe, a link that loops or leads nowhere (30th read)
+            raise QuizBankError(_("'{path}' is neither a quiz file nor a folder of them.", path=_shown(str(entry), 120)))
         else:
             raise QuizBankError(_("The quiz file '{path}' does not exist.", path=_shown(str(entry), 120)))
     return files

@@ -210,10 +210,14 @@ def test_an_unreadable_gguf_is_one_sentence_without_a_path(tmp_path, monkeypatch
         raise EOFError("unexpected end of data")  # what the GGUF reader raises on a truncated file
 
     monkeypatch.setattr(models, "AutoModelForCausalLM", type("Auto", (), {"from_pretrained": garbled}))
-    with pytest.raises(ModelLoadError, match=r"GGUF file is damaged \(EOFError\).*make setup") as refused:
+    # the file SPECVIZ_GGUF names: pointing the variable at a good file helps, reinstalling the wheel would not
+    with pytest.raises(ModelLoadError, match=r"SPECVIZ_GGUF names is damaged \(EOFError\): point it at") as refused:
         models.default_target_folder(progress=lambda message: None)
     assert str(tmp_path) not in str(refused.value)
     assert _left(tmp_path / "cache" / "models") == []
+    monkeypatch.delenv(models.GGUF_ENV)  # the wheel's own file: reinstalling it is the fix
+    with pytest.raises(ModelLoadError, match=r"default model's GGUF file is damaged \(EOFError\).*make setup"):
+        models._convert_gguf(gguf, tmp_path / "out")
 
 
 def test_a_killed_writers_temporary_folder_goes_as_soon_as_its_process_is_gone(tmp_path):

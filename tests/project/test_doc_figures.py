@@ -1164,8 +1164,22 @@ def test_classroom_md_describes_the_forty_students_test_as_it_runs():
     assert "# a double click" in source
     text = " ".join((DOCS / "classroom.md").read_text(encoding="utf-8").split())
     assert "answering one question at once" not in text
-    assert ("Tested with 40 students answering at once (five questions each, every answer sent twice as a double "
-            "click and counted once") in text
+    assert ("self-paced, five questions each, every answer sent twice as a double click and counted once "
+            "(`tests/teach/test_classroom.py`)") in text
+
+
+def test_classroom_md_names_the_teacher_paced_forty_students_test():
+    """Read 31: the peer-instruction bullet of docs/classroom.md cited only the self-paced 40-student test (five
+    questions, `record_answer`), so a teacher read the teacher-paced path as load-tested by it; the teacher-paced one
+    is test_classroom_paced.py's (one question, both rounds, 40 students, each vote sent twice, a polling teacher)."""
+    source = (ROOT / "tests" / "teach" / "test_classroom_paced.py").read_text(encoding="utf-8")
+    test = source.split("def test_a_teacher_and_forty_students_through_a_full_question_at_once", 1)[1].split(
+        "\ndef ", 1)[0]
+    assert "range(40)" in test and "# a double tap" in test and "start_round_2" in test and "def dashboard" in test
+    text = " ".join((DOCS / "classroom.md").read_text(encoding="utf-8").split())
+    assert ("Tested with 40 students answering at once: teacher-paced, one question through both rounds while the "
+            "teacher's dashboard polls, every vote sent twice as a double tap and counted once "
+            "(`tests/teach/test_classroom_paced.py`)") in text
 
 
 def test_benchmarks_md_quotes_the_layer_skip_agreement_with_its_size_too():

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from specviz.core.i18n import using
 from specviz.teach.learn import LESSONS
 from test_quiz_live import toy_trace
 
@@ -437,3 +438,24 @@ def test_a_damaged_pushed_question_is_one_sentence_and_keeps_the_answers(store, 
             call()
     with sqlite3.connect(store.path) as conn:
         assert conn.execute("SELECT COUNT(*) FROM round_answers WHERE push_id = ?", (push.id,)).fetchone()[0] == 1
+
+
+def test_a_live_question_is_stored_in_the_language_that_pushed_it(store):
+    """Read 31: teaching.md said every answer is stored "in the language the session was opened in"; a bank
+    question is (the session keeps its questions as opened), but an "Ask the class" question is pushed in the
+    Playground's language, so an English session's answers to a Portuguese push are stored in Portuguese."""
+    session = store.create_paced_session(BANK.questions[:3], "English lecture")  # opened in English
+    with using("pt"):
+        live = ask_the_class(toy_trace(), 0, seed=1)[0]
+    ana = store.join(session.code, "Ana")
+    push = store.push(session.code, live)
+    assert store.answer(ana.token, push.id, 1, live.answer) is True
+    rows = list(csv.DictReader(io.StringIO(store.export_csv(store.session(session.code)))))
+    assert [row["question"] for row in rows] == [live.prompt] and live.prompt.startswith("O passo 1")
+    root = Path(__file__).resolve().parents[2]
+    for name, said in (("teaching.md", "an **Ask the class** question's in the language of the Playground that "
+                                       "pushed it"),
+                       ("teaching.pt-BR.md", "as de uma pergunta do **Perguntar à turma** no idioma do Playground "
+                                             "que a enviou")):
+        text = " ".join((root / "docs" / name).read_text(encoding="utf-8").split())
+        assert said in text and "stored in the language the session was opened in" not in text

@@ -325,7 +325,9 @@ def test_a_join_address_that_gives_no_link_is_one_sentence_and_keeps_the_last_go
     at.text_input(key=presenter.INPUT_KEY).input(good).run()
     assert at.session_state[presenter.BASE_KEY] == good and not at.error
     for bad in ("http://[::1", "192.168.1.20:8501", "http://192.168.1.20:8501/?x=1", "http://class room:8501",
-                "http://192.168.1.20:0"):  # a host with a space, port 0: no link a phone opens either
+                "http://192.168.1.20:0",  # a host with a space, port 0: no link a phone opens either
+                "http://192.168.1.20:8501?", "http://192.168.1.20:8501/#"):  # read 31: an empty ? or # was kept,
+        # and the QR link became http://…:8501?/classroom?code=…, which opens the app's first page, not the class
         at.text_input(key=presenter.INPUT_KEY).input(bad).run()
         assert not at.exception, bad
         said = [e.value for e in at.error if e.value.startswith("A join address looks like")]

@@ -134,6 +134,8 @@ def usable_base(text: str) -> bool:
     (True, False, False)
     >>> usable_base("http://class room:8501"), usable_base("http://192.168.1.20:0")
     (False, False)
+    >>> usable_base("http://192.168.1.20:8501?"), usable_base("http://192.168.1.20:8501/#")  # an empty ? or # too
+    (False, False)
     """
     try:
         parts = urlsplit(text)
@@ -141,7 +143,7 @@ def usable_base(text: str) -> bool:
     except ValueError:
         return False
     return (parts.scheme in ("http", "https") and bool(parts.hostname) and not any(c.isspace() for c in text)
-            and port != 0 and not (parts.query or parts.fragment))
+            and port != 0 and "?" not in text and "#" not in text)  # even empty: the link would follow it
 
 
 def _keep_base() -> None:

@@ -459,3 +459,18 @@ def test_a_live_question_is_stored_in_the_language_that_pushed_it(store):
                                              "que a enviou")):
         text = " ".join((root / "docs" / name).read_text(encoding="utf-8").split())
         assert said in text and "stored in the language the session was opened in" not in text
+
+
+def test_the_lecture_plans_list_the_csv_columns_the_export_writes(store):
+    """Read 31: both lecture plans listed the CSV's columns as "push, question, concept, round, ..." (eight); the
+    export writes nine, the question's id and its text apart, and its times are the server's local clock."""
+    session, _students = _session(store, 1)
+    header = store.export_csv(store.session(session.code)).splitlines()[0].split(",")
+    assert header == ["push", "question_id", "concept", "question", "round", "student", "answer", "correct",
+                      "answered_at"]
+    root = Path(__file__).resolve().parents[2]
+    for name, said in (("teaching.md", "push, question id, concept, question, round, student, answer, right or "
+                                       "wrong, time (the server's local clock;"),
+                       ("teaching.pt-BR.md", "envio, id da pergunta, conceito, pergunta, rodada, aluno, resposta, "
+                                             "certa ou errada, horário (o relógio local do servidor;")):
+        assert said in " ".join((root / "docs" / name).read_text(encoding="utf-8").split()), name

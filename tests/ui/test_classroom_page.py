@@ -125,6 +125,23 @@ def test_the_teacher_releases_a_ghost_name_from_the_dashboard(db):
     assert store.join(code, "Ghost").name == "Ghost"
 
 
+def test_a_released_name_is_shown_literally_on_the_teachers_screen(db):
+    """Read 31: the release's sentence put the student's own name into st.success unescaped, so a name such as
+    "[prize](https://evil.example)" became a link on the teacher's dashboard (the join form already escaped it)."""
+    from specviz.ui.common.escaping import escape_markdown
+
+    at = _as_teacher(PIN)
+    at.button(key="classroom_start").click().run()
+    code = at.session_state["classroom_session"]
+    name = "[prize](https://evil.example) **b**"
+    ClassroomStore(db).join(code, name)
+    at.run()
+    at.selectbox(key="classroom_release_name").set_value(name)
+    at.button(key="classroom_release").click().run()
+    assert [s.value for s in at.success] == [f"{escape_markdown(name)} can join again."]
+    assert "](" not in at.success[0].value and "\\[prize\\]" in at.success[0].value
+
+
 def test_a_release_counts_even_when_the_refresh_stops_the_run_before_the_button(db, monkeypatch):
     """The dashboard refreshes itself every 5 s; on a busy server a refresh can stop the run that carried a click
     before the body reaches the button. The release acts in its callback: here the click's run draws no dashboard."""

@@ -25,7 +25,7 @@ from specviz.core.i18n import N_, _, ngettext, percent
 from specviz.teach.classroom_paced import PacedStore
 from specviz.teach.quiz import QuizRun
 from specviz.ui.classroom import view
-from specviz.ui.common.escaping import escape_text
+from specviz.ui.common.escaping import escape_markdown, escape_text
 from specviz.ui.common.quiz import setup as quiz_setup
 
 P = ParamSpec("P")
@@ -301,10 +301,11 @@ def _release(store: ClassroomStore, code: str) -> None:
     except ClassroomError as exc:
         view.keep_for_panel(RELEASED_KEY, str(exc))
         return
+    shown = escape_markdown(name)  # a student's own text: "[x](https://…)" or "**b**" stays inert on this screen
     if released:
-        view.keep_for_panel(RELEASED_KEY, _("{name} can join again.", name=name), "success")
+        view.keep_for_panel(RELEASED_KEY, _("{name} can join again.", name=shown), "success")
     else:
-        view.keep_for_panel(RELEASED_KEY, _("{name} has answered in the meantime, so the name stays.", name=name),
+        view.keep_for_panel(RELEASED_KEY, _("{name} has answered in the meantime, so the name stays.", name=shown),
                             "warning")
 
 

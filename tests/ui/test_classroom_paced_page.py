@@ -337,3 +337,22 @@ def test_a_join_address_that_gives_no_link_is_one_sentence_and_keeps_the_last_go
     with using("pt"):
         pt = i18n._(presenter.TEXT["bad_base"], base=good)
     assert pt.startswith("Um endereço de entrada") and good in pt
+
+
+def test_the_lecture_plans_say_ask_the_class_needs_the_pin_in_its_own_tab():
+    """Read 31: both plans said "Ask the class" appears "only in the browser where you gave the PIN and opened the
+    session", beside a third projector tab for the Playground. The PIN and the open session live in the tab's own
+    Streamlit session (st.session_state), so a third tab showed no button until it too was unlocked; the plans now
+    say each tab asks for the PIN and how to bring the session into the projector's tab."""
+    import inspect
+
+    assert "st.session_state.get(ACTIVE)" in inspect.getsource(ask_view.active_session)
+    assert 'st.session_state.get("classroom_teacher")' in inspect.getsource(teacher.is_teacher)
+    for name, said in (("teaching.md", "Each browser tab is its own session and asks for the PIN once; the \"Ask the "
+                                       "class\" button appears on the Playground only in a tab that was given the PIN "
+                                       "and has the session open"),
+                       ("teaching.pt-BR.md", "Cada aba do navegador é uma sessão própria e pede o PIN uma vez; o botão "
+                                             "\"Perguntar à turma\" aparece no Playground só numa aba que recebeu o "
+                                             "PIN e tem a sessão aberta")):
+        text = " ".join((ROOT / "docs" / name).read_text(encoding="utf-8").split())
+        assert said in text and "only in the browser where" not in text, name

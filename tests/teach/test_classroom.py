@@ -511,6 +511,18 @@ def test_a_weak_teacher_pin_is_refused_with_how_to_choose_one(weak):
     assert teacher_pin({"SPECVIZ_TEACHER_PIN": "maple-orbit-41"}) == "maple-orbit-41"
 
 
+def test_the_package_docstring_names_the_weak_pins_it_refuses():
+    """Read 31: the package docstring said only PINs shorter than MIN_PIN_LENGTH are refused and the view stays
+    locked "without one (or with a shorter one)"; teacher_pin refuses a `weak_pin` one as well."""
+    import specviz.teach.classroom as classroom
+
+    with pytest.raises(ClassroomError):
+        teacher_pin({"SPECVIZ_TEACHER_PIN": "abcdefgh"})  # eight characters, long enough, still refused
+    text = " ".join(classroom.__doc__.split())
+    assert "MIN_PIN_LENGTH, and those a guesser tries first (`weak_pin`), are refused" in text
+    assert "without one (or with a shorter one, or one `weak_pin` finds) the teacher view stays locked" in text
+
+
 @pytest.mark.parametrize("short", ["4321", " 1234567 ", 2468])
 def test_a_short_teacher_pin_is_refused(short):
     message = r"^The teacher PIN is too short: set SPECVIZ_TEACHER_PIN to at least 8 characters"

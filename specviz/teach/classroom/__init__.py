@@ -14,7 +14,8 @@ Made to face a class that tries to break it, where every refusal is one Classroo
     that has not missed still works, so misses alone never lock the teacher out; past the server's misses,
     though, first tries from fresh browsers are paced server-wide, and a script that keeps opening fresh browsers
     takes each slot as it opens and keeps the teacher out while it runs (`PinGuard`). PINs shorter than
-    MIN_PIN_LENGTH are refused, so the guesses it lets through get nowhere;
+    MIN_PIN_LENGTH, and those a guesser tries first (`weak_pin`), are refused, so the guesses it lets through get
+    nowhere;
   - a device is known by its connection's address; X-Real-Ip / X-Forwarded-For are believed only when the
     operator says a proxy sets them (SPECVIZ_TRUST_PROXY_HEADERS=1), since anyone can send them;
   - names are NFKC-normalised with invisible characters dropped, and two names that then differ only by case or
@@ -26,7 +27,7 @@ Made to face a class that tries to break it, where every refusal is one Classroo
   SPECVIZ_CLASSROOM_DB   the database file (default: $SPECVIZ_CACHE/classroom.sqlite, or
                          ~/.cache/specviz/classroom.sqlite)
   SPECVIZ_TEACHER_PIN    the teacher's PIN, at least MIN_PIN_LENGTH characters; without one (or with a shorter
-                         one) the teacher view stays locked
+                         one, or one `weak_pin` finds) the teacher view stays locked
   SPECVIZ_TRUST_PROXY_HEADERS  1 when the app sits behind a reverse proxy on this machine that sets X-Real-Ip or
                          X-Forwarded-For (it then tells devices apart); unset, those headers are ignored
 

@@ -29,7 +29,7 @@ import torch
 from dataclasses import replace
 
 from specviz.models.catalog import CatalogEntry, load_catalog
-from specviz.engine.limits import K_RANGE, MAX_NEW_TOKENS_RANGE, whole_arg
+from specviz.engine.limits import K_RANGE, MAX_NEW_TOKENS_RANGE, TEMPERATURE_RANGE, number_arg, path_arg, whole_arg
 from specviz.models.loading import detect_machine, hub_cache_dir
 from specviz.models.pairs import load_pair
 from specviz.runs.running import prompt_ids, proposer_for, run, run_target_only
@@ -128,15 +128,32 @@ def machine_record() -> dict:
             "transformers": __import__("transformers").__version__}
 
 
+def temperatures_arg(text: str) -> list[float]:
+    """argparse's type for --temperatures: one or more numbers from 0 to 2, comma-separated, each once. An empty
+    list ran nothing and exited 0; a temperature named twice ran twice and pooled both into one summary row.
+
+    >>> temperatures_arg("0, 0.7")
+    [0.0, 0.7]
+    """
+    one = number_arg(*TEMPERATURE_RANGE)
+    values = [one(part.strip()) for part in text.split(",") if part.strip()]
+    if not values:
+        raise argparse.ArgumentTypeError(f"a number from 0 to 2, or several separated by commas (got {text!r})")
+    if len(set(values)) != len(values):
+        raise argparse.ArgumentTypeError(f"a list that names each temperature once (got {text!r})")
+    return values
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m specviz.scripts.gpu_bench", description=__doc__.splitlines()[0])
     parser.add_argument("--pair", action="append", help="catalog name or TARGET,DRAFT (repeatable; default: the "
                                                         "catalog's GPU pairs in the local Hugging Face cache)")
-    parser.add_argument("--out", default="gpu_bench.json", help="where to write the result JSON")
+    parser.add_argument("--out", type=path_arg, default="gpu_bench.json", help="where to write the result JSON")
     parser.add_argument("--k", type=whole_arg(*K_RANGE), default=None,
                         help="drafted tokens per step (default: the catalog's K, else 4)")
     parser.add_argument("--max-new-tokens", type=whole_arg(*MAX_NEW_TOKENS_RANGE), default=128)
-    parser.add_argument("--temperatures", default="0,0.7", help="comma-separated; 0 = greedy")
+    parser.add_argument("--temperatures", type=temperatures_arg, default=[0.0, 0.7],
+                        help="comma-separated, each from 0 to 2 and named once; 0 = greedy")
     parser.add_argument("--prompts", type=int, default=len(PROMPTS), help=f"how many prompts, 1..{len(PROMPTS)}")
     parser.add_argument("--device", default=None, help="cpu, cuda, cuda:N, mps (default: the fastest)")
     parser.add_argument("--dtype", default=None, help="float32, float16, bfloat16 (default: auto)")
@@ -145,12 +162,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    try:
-        temperatures = [float(t) for t in args.temperatures.split(",") if t.strip()]
-    except ValueError:
-        print(f"gpu_bench: --temperatures must be numbers separated by commas (got '{args.temperatures}').",
-              file=sys.stderr)
-        return 2
+    temperatures = args.temperatures
     if not 1 <= args.prompts <= len(PROMPTS):
         print(f"gpu_bench: --prompts must be from 1 to {len(PROMPTS)}.", file=sys.stderr)
         return 2

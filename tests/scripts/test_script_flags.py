@@ -5,7 +5,8 @@ default K in greedy_identity and gpu_bench while the recorded command said 0; `-
 out-of-range values ended in a traceback; targets_bench calibrated the machine and then refused
 --prompts 0 as "--prompts-per-suite", a flag not typed; gpu_check took a budget of nan or -5
 seconds and 0 prompts; page_cost's --repeats 0 started a server and a browser to measure nothing;
-serving_screenshot waited nan seconds."""
+serving_screenshot waited nan seconds. 31st read: gpu_bench's `--temperatures ,` ran no case and exited 0,
+`--temperatures 0,0` ran greedy twice into one summary row, and nan was refused only after the pair loaded."""
 
 import importlib
 
@@ -20,6 +21,8 @@ CASES = [
     ("greedy_identity", ["--tree-width", "0"]), ("greedy_identity", ["--tree-lookup", "17"]),
     ("shape_table", ["--out", "x.json", "--prompts", "0"]), ("shape_table", ["--out", "x.json", "--temperatures", "3"]),
     ("gpu_bench", ["--k", "0"]), ("gpu_bench", ["--max-new-tokens", "2049"]),
+    ("gpu_bench", ["--temperatures", ","]), ("gpu_bench", ["--temperatures", "0,0.0"]),
+    ("gpu_bench", ["--temperatures", "0,nan"]), ("gpu_bench", ["--out", ""]),
     ("gpu_check", ["--out", "x", "--budget", "nan"]), ("gpu_check", ["--out", "x", "--budget", "-5"]),
     ("targets_bench", ["--out", "x", "--prompts", "0"]), ("targets_bench", ["--out", "x", "--repeats", "0"]),
     ("targets_bench", ["--prompts", "1", "--out", ""]),

@@ -1221,3 +1221,19 @@ def test_app_md_quotes_the_race_examples_figures_and_the_roofline_as_computed():
     verify = roofline.at_batch(0.8, 4, pair, hardware, even, 512).verify_cost
     assert (f"compute-bound near a batch of {math.ceil(ridge)}, that v climbs from there, and that speculation pays up "
             f"to a batch of {even} sequences, where v ≈ {verify:.1f}") in tour
+
+
+def test_serving_md_says_the_roofline_preset_was_fitted_on_another_machine_than_the_sweep():
+    """31st read: serving.md set the Theory explorer's "benchmark CPU, as measured" preset against the committed vLLM
+    sweep and blamed their disagreement on the preset's float32 engine alone; the preset is fitted to a one-thread run
+    on another CPU than the sweep's, and both files record theirs."""
+    from specviz.labs import roofline
+
+    text = " ".join((DOCS / "serving.md").read_text(encoding="utf-8").split())
+    bench = ROOT / "assets" / "benchmarks"
+    preset = json.loads((bench / roofline.MEASURED_RUN / "results.json").read_text(encoding="utf-8"))["machine"]
+    sweep = json.loads((bench / "serving" / "cpu-smollm2.json").read_text(encoding="utf-8"))["machine"]
+    assert preset["torch_threads"] == 1 and preset["cpu"] != sweep["cpu"]
+    said = text.split("They disagree:", 1)[1].split(" and with it the roofline predicts", 1)[0]
+    assert "one thread" in said and f"{preset['cores']}-core {preset['cpu']}" in said
+    assert f"`assets/benchmarks/{roofline.MEASURED_RUN}`" in said and "Intel Xeon" in said

@@ -161,14 +161,18 @@ def _one_request(url: str, model: str, prompt: Prompt, max_tokens: int, deadline
             return RequestRecord(0.0, 0, NOT_SENT)
         payload = {"model": model, "messages": [{"role": "user", "content": prompt.text}], "max_tokens": max_tokens,
                    "temperature": 0.0, "stream": False}
+        neutral = _(client.NO_ANSWER, url=client.base_of(url))
         try:
             data = client.post_json(url, payload, timeout=max(timeout, 1.0))
-            tokens = (data.get("usage") or {}).get("completion_tokens", 0)
-            if not is_whole(tokens) or not 0 <= tokens <= max_tokens:  # a server's number, checked like any input
-                raise ValueError(_(client.NO_ANSWER, url=client.base_of(url)))
-            return RequestRecord(clock() - start, tokens)
-        except (client.ServerError, ValueError, TypeError, AttributeError) as exc:
-            return RequestRecord(clock() - start, 0, str(exc) or exc.__class__.__name__)
+        except ValueError as exc:  # ServerError included: the neutral sentence already
+            return RequestRecord(clock() - start, 0, str(exc) or neutral)
+        # the answer's shape, checked like any input: a JSON list, or a usage that is not an object, is the neutral
+        # sentence too (it recorded Python's "'list' object has no attribute 'get'", which the page showed)
+        usage = data.get("usage") if isinstance(data, dict) else None
+        tokens = (usage or {}).get("completion_tokens", 0) if isinstance(usage, dict | None) else None
+        if not isinstance(data, dict) or not is_whole(tokens) or not 0 <= tokens <= max_tokens:
+            return RequestRecord(clock() - start, 0, neutral)
+        return RequestRecord(clock() - start, tokens)
     finally:
         _STREAMS.release()
 

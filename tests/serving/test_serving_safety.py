@@ -412,6 +412,19 @@ def test_a_request_times_out_with_the_sweep_or_one_second_after_it_starts(monkey
     assert "or 1 s after it starts" in " ".join(load.__doc__.split())
 
 
+@pytest.mark.parametrize("body", [b"[]", b'{"usage": [1]}', b'{"usage": "8"}', b'"text"',
+                                  b'{"usage": {"completion_tokens": true}}'])
+def test_a_chat_answer_of_the_wrong_shape_is_the_neutral_sentence(no_outside, stand_in, body):
+    """31st read: a server that answered a chat request with a JSON list (or a usage that is not an object) was
+    recorded with Python's "'list' object has no attribute 'get'", which the Load generator showed as "Some
+    requests failed: ..." (English on a Portuguese page, and not the one neutral sentence every failure gets)."""
+    server = stand_in(_answer(200, body))
+    record = load._one_request(f"{server.url}/v1/chat/completions", "m", COPY, 4, time.monotonic() + 5,
+                               time.monotonic)
+    assert server.hits == 1
+    assert (record.completion_tokens, record.error) == (0, _neutral(server.url))
+
+
 def test_a_levels_median_latency_of_an_even_count_is_the_higher_middle_one():
     """LevelResult.latency_s, as its docstring says: 4 requests of 1, 2, 3 and 4 s give 3 s (not 2.5 s)."""
     level = load.LevelResult(prompt="copy", concurrency=4, speculative="none", seconds=4.0,

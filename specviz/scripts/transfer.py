@@ -211,7 +211,10 @@ def receive(found_in: Path | None = None, store: Path | None = None) -> Received
     if not (store / "manifest.json").exists():
         return Received(MISSING, f"No transfer manifest in {found_in}/*/ or {store}: carry a folder that "
                                  "`python -m specviz.scripts.transfer pack` made.")
-    manifest = json.loads((store / "manifest.json").read_text())
+    manifest = _checked_manifest(store / "manifest.json")
+    if manifest is None:
+        return Received(DAMAGED, f"The transfer manifest in {store} is damaged (not the JSON that pack writes, or a "
+                                 "name that is not a plain file name): pack again and resend every call folder.")
     expected = {p["name"]: p for f in manifest["files"] for p in f["parts"]}
     for folder in sorted({m.parent for m in manifests}):
         for path in sorted(folder.iterdir()):
@@ -252,6 +255,34 @@ def receive(found_in: Path | None = None, store: Path | None = None) -> Received
                     gguf, site)
 
 
+def _checked_manifest(path: Path) -> dict | None:
+    """The manifest `pack` wrote, or None when it is not that: unreadable JSON, a missing or mistyped field (a
+    KeyError traceback before), or a file or part name that is not a plain file name (it would be written outside
+    the store).
+
+    >>> import tempfile; p = Path(tempfile.mkdtemp()) / "manifest.json"; _ = p.write_text('{"files": []}')
+    >>> _checked_manifest(p) is None
+    True
+    """
+    def plain(name: object) -> bool:
+        return isinstance(name, str) and bool(name) and name not in (".", "..") and Path(name).name == name
+
+    def whole(value: object) -> bool:
+        return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+    try:
+        manifest = json.loads(path.read_text())
+        files = manifest["files"]
+        ok = isinstance(files, list) and bool(files) and all(
+            isinstance(f, dict) and plain(f["name"]) and whole(f["size"]) and isinstance(f["sha256"], str)
+            and isinstance(f["kind"], str) and isinstance(f["parts"], list) and bool(f["parts"])
+            and all(isinstance(p, dict) and plain(p["name"]) and whole(p["size"]) and isinstance(p["sha256"], str)
+                    and whole(p["call"]) for p in f["parts"]) for f in files)
+    except (OSError, ValueError, RecursionError, KeyError, TypeError):
+        return None
+    return manifest if ok else None
+
+
 def activate(store: Path | None = None) -> dict[str, str]:
     """Use what `receive` assembled, if anything: the site folder first on `sys.path` (before transformers is
     imported, which looks for `gguf` once) and `SPECVIZ_GGUF` at the GGUF file unless already set. Returns what
@@ -262,9 +293,9 @@ def activate(store: Path | None = None) -> dict[str, str]:
     if site.is_dir() and str(site) not in sys.path:
         sys.path.insert(0, str(site))
         done["sys.path"] = str(site)
-    manifest = store / "manifest.json"
-    if manifest.exists() and not os.environ.get(GGUF_ENV):
-        for entry in json.loads(manifest.read_text())["files"]:
+    manifest = _checked_manifest(store / "manifest.json")
+    if manifest is not None and not os.environ.get(GGUF_ENV):  # a damaged manifest points at nothing
+        for entry in manifest["files"]:
             path = store / entry["name"]
             if entry["kind"] == "gguf" and path.exists() and path.stat().st_size == entry["size"]:
                 os.environ[GGUF_ENV] = str(path)

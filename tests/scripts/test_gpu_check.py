@@ -262,6 +262,32 @@ def test_a_damaged_part_is_refused_in_one_sentence(packed):
     assert got.code == DAMAGED and got.message.startswith(f"The part {part.name} arrived damaged")
 
 
+@pytest.mark.parametrize("damage", ["{}", "[1]", '{"files": [{"name": "x"}]}', "not json",
+                                    "../../escape", "parts-field"])
+def test_a_damaged_manifest_is_refused_in_one_sentence(packed, damage, monkeypatch):
+    """31st read: transfer's docstring promises exit code 2 and one sentence for what does not match, but a carried
+    manifest that was valid JSON of another shape ended `receive` in a KeyError traceback (exit code 1), and
+    activate(), which gpu_check calls first, raised the same; a file name with a path in it would have been joined
+    outside the store."""
+    tmp_path, manifest, _ = packed
+    if damage == "../../escape":
+        manifest["files"][0]["name"] = "../../escape.gguf"
+        damage = json.dumps(manifest)
+    elif damage == "parts-field":
+        manifest["files"][0]["parts"][0]["call"] = "1"
+        damage = json.dumps(manifest)
+    for folder in (tmp_path / "out").iterdir():
+        (folder / "manifest.json").write_text(damage)
+    store = tmp_path / "store"
+    got = receive(tmp_path / "out", store)
+    assert got.code == DAMAGED and got.message.startswith(f"The transfer manifest in {store} is damaged")
+    assert not (tmp_path / "escape.gguf").exists()
+    monkeypatch.delenv("SPECVIZ_GGUF", raising=False)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    assert "SPECVIZ_GGUF" not in activate(store)
+    assert transfer.main(["receive", "--from", str(tmp_path / "out"), "--store", str(store)]) == DAMAGED
+
+
 def test_babel_travels_with_the_locale_data_specviz_speaks_only(tmp_path):
     """The slim copy keeps babel's code and the .dat files of en_US and pt_BR and their parents, nothing else."""
     wheel = tmp_path / "babel-9.9.9-py3-none-any.whl"

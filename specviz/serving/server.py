@@ -70,6 +70,23 @@ def has_cuda_gpu() -> bool:
         return False
 
 
+def port_free(port: int) -> bool:
+    """Whether a server could listen on 127.0.0.1:`port` now. `start` asks first: with another server on the port,
+    vLLM dies on the bind while the other one answers /health, and `start` reported that one as the vLLM it
+    started."""
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        # as vLLM's server binds: past the TIME_WAIT connections a stopped server leaves (a sweep restarts on the
+        # same port at once), never onto a port where something listens
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
 def speculative_config(spec: str, k: int = DEFAULT_K, progress: Progress = _say) -> dict | None:
     """vLLM's --speculative-config for a choice of SPECS (None for "none"); drafters are exported on first use."""
     if spec not in SPECS:
@@ -199,6 +216,9 @@ class Server:
         if running is not None:
             raise ValueError(_("A server is already running at {url} ({spec}): stop it first with `python -m specviz "
                                "serve stop`.", url=running.url, spec=running.spec))
+        if not port_free(port):  # another server there would answer /health for this one, which then dies
+            raise ValueError(_("Port {port} on 127.0.0.1 is already in use (another server, or one this folder did not "
+                               "start): stop it, or pick another port with --port.", port=port))
         spec_config = speculative_config(spec, k, progress)
         self.install(progress)
         if model is None:

@@ -739,3 +739,25 @@ def test_the_load_docstring_says_the_counters_are_the_servers():
     doc = " ".join(load.__doc__.split())
     assert "exactly its own traffic" not in doc
     assert "the counters are the server's: another client's requests in the same window count too" in doc
+
+
+def test_start_refuses_a_port_another_server_listens_on_before_installing(tmp_path):
+    """31st read: with another server on the port (an operator's own vLLM on 8000), `serve start` launched vLLM,
+    which died on the bind, while the other server answered /health, so start reported that server as the vLLM it
+    had started. The port is now checked first, in one sentence, before anything is installed or launched."""
+    import socket
+
+    from specviz.serving.server import Server, port_free
+
+    server = Server(root=tmp_path)
+    server.install = lambda *a, **k: pytest.fail("installed")
+    server._launch = lambda *a, **k: pytest.fail("launched")
+    with socket.socket() as other:
+        other.bind(("127.0.0.1", 0))
+        other.listen()
+        port = other.getsockname()[1]
+        assert not port_free(port)
+        with pytest.raises(ValueError) as info:
+            server.start("none", port=port, progress=lambda _: None)
+    assert _sentence(str(info.value)) and f"Port {port} on 127.0.0.1 is already in use" in str(info.value)
+    assert port_free(port)  # closed: free again

@@ -70,21 +70,29 @@ def has_cuda_gpu() -> bool:
         return False
 
 
-def port_free(port: int) -> bool:
-    """Whether a server could listen on 127.0.0.1:`port` now. `start` asks first: with another server on the port,
-    vLLM dies on the bind while the other one answers /health, and `start` reported that one as the vLLM it
-    started."""
+PORT_WAIT = 5.0  # seconds `start` waits for a busy port to be freed before it refuses
+
+
+def port_free(port: int, wait: float = 0.0) -> bool:
+    """Whether a server could listen on 127.0.0.1:`port`, asked again every 0.25 s for up to `wait` seconds (a
+    server just stopped, its last process killed, may hold the port a moment longer). `start` asks first: with
+    another server on the port, vLLM dies on the bind while the other one answers /health, and `start` reported that
+    one as the vLLM it started."""
     import socket
 
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        # as vLLM's server binds: past the TIME_WAIT connections a stopped server leaves (a sweep restarts on the
-        # same port at once), never onto a port where something listens
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            probe.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True
+    deadline = time.monotonic() + wait
+    while True:
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+            # as vLLM's server binds: past the TIME_WAIT connections a stopped server leaves (a sweep restarts on
+            # the same port at once), never onto a port where something listens
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                probe.bind(("127.0.0.1", port))
+                return True
+            except OSError:
+                if time.monotonic() >= deadline:
+                    return False
+        time.sleep(0.25)
 
 
 def speculative_config(spec: str, k: int = DEFAULT_K, progress: Progress = _say) -> dict | None:
@@ -216,7 +224,7 @@ class Server:
         if running is not None:
             raise ValueError(_("A server is already running at {url} ({spec}): stop it first with `python -m specviz "
                                "serve stop`.", url=running.url, spec=running.spec))
-        if not port_free(port):  # another server there would answer /health for this one, which then dies
+        if not port_free(port, wait=PORT_WAIT):  # another server there would answer /health for this one, which then dies
             raise ValueError(_("Port {port} on 127.0.0.1 is already in use (another server, or one this folder did not "
                                "start): stop it, or pick another port with --port.", port=port))
         spec_config = speculative_config(spec, k, progress)

@@ -741,14 +741,18 @@ def test_the_load_docstring_says_the_counters_are_the_servers():
     assert "the counters are the server's: another client's requests in the same window count too" in doc
 
 
-def test_start_refuses_a_port_another_server_listens_on_before_installing(tmp_path):
+def test_start_refuses_a_port_another_server_listens_on_before_installing(tmp_path, monkeypatch):
     """31st read: with another server on the port (an operator's own vLLM on 8000), `serve start` launched vLLM,
     which died on the bind, while the other server answered /health, so start reported that server as the vLLM it
     had started. The port is now checked first, in one sentence, before anything is installed or launched."""
     import socket
 
+    import threading
+
+    from specviz.serving import server as server_module
     from specviz.serving.server import Server, port_free
 
+    monkeypatch.setattr(server_module, "PORT_WAIT", 0.0)
     server = Server(root=tmp_path)
     server.install = lambda *a, **k: pytest.fail("installed")
     server._launch = lambda *a, **k: pytest.fail("launched")
@@ -761,3 +765,8 @@ def test_start_refuses_a_port_another_server_listens_on_before_installing(tmp_pa
             server.start("none", port=port, progress=lambda _: None)
     assert _sentence(str(info.value)) and f"Port {port} on 127.0.0.1 is already in use" in str(info.value)
     assert port_free(port)  # closed: free again
+    other = socket.socket()  # a server just stopped whose port frees a moment later: start waits for it
+    other.bind(("127.0.0.1", port))
+    other.listen()
+    threading.Timer(0.3, other.close).start()
+    assert port_free(port, wait=3.0)

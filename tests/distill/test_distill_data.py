@@ -151,6 +151,12 @@ def test_each_stage_samples_as_its_docstring_says(tmp_path):
     import specviz.distill.stages as stages
 
     plan = GenerationPlan(seed=0)
+    seed = stage_jobs("seed", tmp_path, CharTokenizer(), {0}, DataScale(train_prompts=5, extra_prompts=5), plan)
+    by_prompt: dict[str, list[float]] = {}
+    for job in seed:
+        by_prompt.setdefault(job.prompt.id, []).append(job.temperature)
+    assert len(by_prompt) >= 5 and len(seed) == 2 * len(by_prompt)  # every prompt twice: greedy, then sampled
+    assert {tuple(sorted(t)) for t in by_prompt.values()} == {(0.0, plan.temperature)}
     lists = stage_jobs("question-lists", tmp_path, CharTokenizer(), {0}, DataScale(question_lists=6), plan)
     assert len(lists) == 6 and {j.temperature for j in lists} == {plan.temperature}
     drills = stage_jobs("drills", tmp_path, CharTokenizer(), {0}, DataScale(drills=6), plan)

@@ -160,13 +160,19 @@ def split_topics(topics: list[str], seed: int, held_out_share: float = 0.15) -> 
 
 def prompt_sets(n_train: int = 3000, n_held_out: int = 64, seed: int = 0) -> tuple[list[Prompt], list[Prompt]]:
     """`n_train` training prompts and `n_held_out` held-out prompts, disjoint in topic, each drawn without
-    repetition from its family's templates x topics in proportion to the family's share."""
+    repetition from its family's templates x topics in proportion to the family's share (a family with fewer
+    combinations than its share leaves the rest to the others)."""
     rng = random.Random(seed)
-    train, held = [], []
+    train, held, held_spare = [], [], []
     for family, (templates, topics, share) in FAMILIES.items():
         train_topics, held_topics = split_topics(topics, seed)
         train.append(_draw(family, templates, train_topics, rng, "train"))
-        held += _draw(family, templates, held_topics, rng, "held")[: max(1, round(n_held_out * share))]
+        drawn = _draw(family, templates, held_topics, rng, "held")
+        quota = max(1, round(n_held_out * share))
+        held += drawn[:quota]
+        held_spare += drawn[quota:]
+    # as for training: a family with fewer held-out combinations than its share leaves the rest to the others
+    held += held_spare[: max(0, n_held_out - len(held))]
     # each family gives its share; a family with fewer combinations than its share leaves the rest to the others
     quotas = [round(n_train * share) for _, _, share in FAMILIES.values()]
     chosen = [combos[:quota] for combos, quota in zip(train, quotas)]

@@ -637,9 +637,25 @@ def test_a_record_longer_than_the_batch_positions_gets_a_batch_of_its_own():
 def test_asking_for_more_held_out_prompts_than_exist_is_one_sentence():
     """prompt_sets promised `n_held_out` held-out prompts, but `--held-out 1000` silently gave 639 (every held-out
     topic x template there is); now it says so, as it does for training prompts."""
+    from specviz.distill.prompts import FAMILIES, split_topics
+
+    there = sum(len(templates) * len(split_topics(topics, 0)[1]) for templates, topics, _ in FAMILIES.values())
+    assert there == 639  # the count this docstring names
     assert len(prompt_sets(0, 64, 0)[1]) == 64
-    with pytest.raises(ValueError, match=r"^The held-out topics make only \d+ held-out prompts \(asked for 1000\)\.$"):
+    refusal = rf"^The held-out topics make only {there} held-out prompts \(asked for 1000\)\.$"
+    with pytest.raises(ValueError, match=refusal):
         prompt_sets(0, 1000, 0)
+
+
+def test_every_count_of_held_out_prompts_the_topics_make_is_given():
+    """31st read: the per-family quotas, each rounded, could add up to less than the count asked for, so
+    `--held-out 10` was refused with "make only 9 held-out prompts" and 639 with "only 459", though the held-out
+    topics make 639. As for training prompts, a family short of its share leaves the rest to the others."""
+    counts = [1, 9, 10, 12, 20, 29, 54, 64, 89, 100, 459, 638, 639]  # all but 1, 9 and 64 were refused
+    for n in counts:
+        held = prompt_sets(0, n, 0)[1]
+        assert len(held) == len({p.id for p in held}) == n, n
+    assert len(counts) == 13
 
 
 def test_a_file_where_the_data_step_needs_a_folder_is_one_sentence(tmp_path, capsys):

@@ -1,6 +1,6 @@
 """Medusa heads as a proposer: head k reads the target's newest state and guesses the k-th token after the sequence;
 a tree's depth-d nodes get head d + 1's children; greedy decoding gives the target's own tokens, and the heads
-see the exact states the target computed."""
+see the states the target computed (a plain forward's, to float32 rounding)."""
 
 import inspect
 

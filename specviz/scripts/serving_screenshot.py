@@ -1,4 +1,5 @@
-"""The Serving lab's screenshots, in a real browser, against a running vLLM server:
+"""The Serving lab's screenshots (serving.png and serving-sweep.png), in a real browser, against a running vLLM
+server.
 
     python -m specviz serve start --spec ngram      # or any server, with some traffic going to it
     python -m specviz.scripts.serving_screenshot [--url http://127.0.0.1:8000] [--out assets/screenshots]
@@ -17,7 +18,8 @@ from specviz.scripts.screenshots import SHOTS_DIR, launch, serve, shoot, wait_fo
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m specviz.scripts.serving_screenshot", description=__doc__)
+    p = argparse.ArgumentParser(prog="python -m specviz.scripts.serving_screenshot",
+                                description=" ".join(__doc__.split("\n\n")[0].split()))  # the whole first paragraph
     p.add_argument("--url", default="http://127.0.0.1:8000", help="the vLLM server the page connects to")
     p.add_argument("--out", type=Path, default=SHOTS_DIR)
     p.add_argument("--wait", type=number_arg(0, 600), default=20.0, help="seconds of live scraping before the shot")

@@ -2,12 +2,21 @@
 
 import importlib
 import inspect
+from pathlib import Path
 
 import pytest
 
 SCRIPTS = ["a11y_audit", "classroom_screenshots", "first_run_wait", "gpu_bench", "gpu_check", "greedy_identity",
-           "make_traces", "page_cost", "preset_runs", "push_latency", "screenshots", "shape_table", "targets_bench",
-           "transfer", "tree_sweep", "tree_tokens"]
+           "make_traces", "page_cost", "preset_runs", "push_latency", "screenshots", "serving_screenshot",
+           "shape_table", "targets_bench", "transfer", "tree_sweep", "tree_tokens"]
+NO_HELP = {"i18n": "no argparse: its one usage line (update|compile|check|translate) is all it prints"}
+
+
+def test_the_list_holds_every_script():
+    """serving_screenshot was missing, and its --help printed the whole docstring, its commands run together."""
+    folder = Path(importlib.import_module("specviz.scripts").__file__).parent
+    runnable = {p.stem for p in folder.glob("*.py") if '__name__ == "__main__"' in p.read_text(encoding="utf-8")}
+    assert len(runnable) > 10 and sorted(runnable - set(NO_HELP)) == SCRIPTS
 
 
 @pytest.mark.parametrize("name", SCRIPTS)
@@ -19,6 +28,8 @@ def test_the_help_description_is_not_cut_mid_sentence(name, capsys):
     out = capsys.readouterr().out
     description = " ".join(out.split("\n\n")[1].split())  # usage, then the description, then the options
     assert description.endswith((".", ")", "`")), description
+    first = " ".join(module.__doc__.split("\n\n")[0].split())  # the docstring's opening, not its commands too
+    assert first.startswith(description), description
 
 
 @pytest.mark.parametrize("name", ["greedy_identity", "preset_runs", "targets_bench", "tree_sweep"])

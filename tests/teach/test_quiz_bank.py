@@ -385,6 +385,15 @@ def _formula_questions():
     return tuple(q for q in load_bank([BANK_DIR]) if q.formula)
 
 
+def test_the_bounded_parameters_are_every_one_the_schema_names():
+    """The next test runs once per (formula, parameter) the bank's questions use; were that set empty, pytest would
+    skip it and pass. It is every parameter schema.FORMULA_PARAMS names (the bank uses them all), so "every" holds."""
+    from specviz.teach.quiz.schema import FORMULA_PARAMS
+
+    cases = {(q.formula, p) for q in _formula_questions() for p in q.params}
+    assert cases == {(formula, p) for formula, params in FORMULA_PARAMS.items() for p in params} and len(cases) > 40
+
+
 @pytest.mark.parametrize(("formula", "param"), sorted({(q.formula, p) for q in _formula_questions() for p in q.params}))
 def test_every_formula_parameter_is_bounded(formula, param):
     q = next(q for q in _formula_questions() if q.formula == formula)

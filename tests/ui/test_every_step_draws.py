@@ -1,6 +1,7 @@
-"""Every step a run can produce draws on the page (issue 42): a tree step with no node (one token was left), a lone
-bonus, the stop token, a lookup-only tree, chains cut by the token limit. Many short random runs of the toy pair,
-chains and trees, every temperature kind, each step through the Playground's step panel."""
+"""Every step a run can produce draws on the page (issue 42): a tree step with no node (one token was left), a bonus
+token, a step with no drafts (its one token the target's), the stop token, a lookup-only tree, chains cut by the token
+limit. Sixty short seeded runs of the toy pair, chains and trees, greedy and sampled, each step through the
+Playground's step panel; the test checks the runs reach each of these."""
 
 from __future__ import annotations
 

@@ -312,3 +312,16 @@ def test_continuation_samples_refuses_bad_counts_in_one_sentence(n, length):
 
     with pytest.raises(ValueError, match="^(The number of continuations must|Continuations are 1 to 3 tokens)"):
         continuation_samples(None, None, [1, 2], n=n, length=length)
+
+
+def test_the_broken_tree_rule_overfeeds_the_favourite_but_not_always_starves_the_rest():
+    """Read 31: the explanation said the tokens the draft ranks first come out too often and "the rest too rarely".
+    With q = (0.5, 0.45, 0.05) and p = (0.05, 0.45, 0.5), two top children (tokens 0 and 1): token 0 comes out 0.1
+    (p 0.05), the second child never (p 0.45), the untried token 2 0.9 (p 0.5): one of "the rest" too often."""
+    from specviz.labs.exactness import TREE_RULES
+    rule = TREE_RULES["tree_top_k_against_q"]
+    p, q = torch.tensor([0.05, 0.45, 0.5]), torch.tensor([0.5, 0.45, 0.05])
+    out = rule.one_level(p, q, 2)
+    assert out.tolist() == pytest.approx([0.1, 0.0, 0.9], abs=1e-6)
+    assert float(out[2]) > float(p[2]) and float(out[0]) > float(p[0])  # an untried token and the favourite
+    assert "the rest too rarely" not in rule.explanation and "favourite" in rule.explanation

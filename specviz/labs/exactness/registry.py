@@ -222,9 +222,10 @@ _TREE_RULE_EXPLANATIONS: dict[str, str] = {
     "tree_top_k_against_q": N_("Take the draft's top-k tokens as children but test them as if they had been drawn "
                                "from q: accept with min(1, p'(x)/q'(x)), residual norm(max(0, p' − q')). The "
                                "children are not distributed as q (the most likely token is always the first child), "
-                               "so min(1, p/q) corrects for a distribution they do not follow: tokens the draft "
-                               "ranks first come out too often, the rest too rarely. The tempting mistake when a "
-                               "greedy tree is reused at temperature > 0."),
+                               "so min(1, p/q) corrects for a distribution they do not follow: the draft's favourite, "
+                               "always tried first, comes out at least as often as p gives it, usually more, and the "
+                               "rest of p is shared out wrongly (some tokens too rarely, some too often). The "
+                               "tempting mistake when a greedy tree is reused at temperature > 0."),
 }
 TREE_RULES: dict[str, TreeRule] = {
     name: TreeRule(name, label, function, exact, _TREE_RULE_EXPLANATIONS[name], children, compare_with_q)

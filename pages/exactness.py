@@ -19,7 +19,8 @@ route_through_app()
 
 st.title(_("Exactness lab"))
 st.caption(_("Speculative decoding promises output distributed *exactly* as the target's: not approximately, not "
-             "on average. Sample it many times, next to plain target-only decoding and the exact probabilities, and "
+             "on average (in exact arithmetic: a computer rounds, as the greedy check below shows). Sample it many "
+             "times, next to plain target-only decoding and the exact probabilities, and "
              "let a chi-square test judge. Then switch to a broken rule and watch the test catch it."))
 
 # ---- inputs ---------------------------------------------------------------------------------------------------------
@@ -28,7 +29,9 @@ pair_name = c1.selectbox(_("Models"), list(view.PAIRS), format_func=lambda name:
 prompt = c2.text_input(_("Prompt"), "the quick brown fox", key="exact_prompt", max_chars=500)
 c3, c4, c5 = st.columns(3)
 temperature = number_slider(c3, _("Temperature"), 0.0, 2.0, 1.0, 0.05, key="exact_temperature",
-                            help=_("At 0 (greedy) p is a point mass and every sampler agrees: nothing to test."))
+                            help=_("At 0 (greedy) p is a point mass on the target's top token. Every rule here "
+                                   "emits that token except “accept every draft”, which emits the draft's top "
+                                   "token: where the two differ, it is the only rule that fails."))
 top_k = c4.number_input(_("top-k (0 = off)"), 0, 1000, 0, 1, key="exact_top_k")
 top_p = number_slider(c5, _("top-p (1 = off)"), 0.05, 1.0, 1.0, 0.05, key="exact_top_p")
 

@@ -325,3 +325,15 @@ def test_the_broken_tree_rule_overfeeds_the_favourite_but_not_always_starves_the
     assert out.tolist() == pytest.approx([0.1, 0.0, 0.9], abs=1e-6)
     assert float(out[2]) > float(p[2]) and float(out[0]) > float(p[0])  # an untried token and the favourite
     assert "the rest too rarely" not in rule.explanation and "favourite" in rule.explanation
+
+
+def test_at_temperature_0_only_accept_every_draft_fails_where_the_top_tokens_differ():
+    """Read 31: the Exactness page's temperature help said every sampler agrees at T = 0, "nothing to test"; with
+    point masses on different tokens "accept every draft" emits the draft's token (the toy pair at "zz" shows it)."""
+    from pathlib import Path
+    p, q = torch.tensor([0.0, 1.0, 0.0]), torch.tensor([1.0, 0.0, 0.0])
+    failing = {name for name in RULES if tv_distance(one_step_distribution(name, p, q)[0], p) > 1e-9}
+    assert failing == {"accept_all"}
+    page = (Path(__file__).parents[2] / "pages" / "exactness.py").read_text(encoding="utf-8")
+    assert "every sampler agrees" not in page and "“accept every draft”" in page
+    assert RULES["accept_all"].label == "Broken: accept every draft"

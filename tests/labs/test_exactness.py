@@ -337,3 +337,15 @@ def test_at_temperature_0_only_accept_every_draft_fails_where_the_top_tokens_dif
     page = (Path(__file__).parents[2] / "pages" / "exactness.py").read_text(encoding="utf-8")
     assert "every sampler agrees" not in page and "“accept every draft”" in page
     assert RULES["accept_all"].label == "Broken: accept every draft"
+
+
+def test_the_portuguese_tour_says_what_the_english_one_says_of_the_exactness_lab():
+    """Read 31: docs/app.pt-BR.md's Exactness lab left out the tree trap and the link to the tests."""
+    from pathlib import Path
+    docs = Path(__file__).parents[2] / "docs"
+    for name, words in (("app.md", "top-k children verified against q"),
+                        ("app.pt-BR.md", "filhos top-k verificados contra q")):
+        text = " ".join((docs / name).read_text(encoding="utf-8").split())
+        section = text.split("## ")[[s.split()[0] for s in text.split("## ")].index("Exactness" if name == "app.md"
+                                                                                    else "Laboratório")]
+        assert words in section and "testing.md#exactness-and-correctness-checks-all-in-make-test" in section

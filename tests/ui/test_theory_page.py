@@ -561,3 +561,18 @@ def test_testing_md_counts_the_charts_the_theory_page_draws_on_the_committed_run
     words = {5: "five", 6: "six", 7: "seven"}
     text = " ".join((ROOT / "docs" / "testing.md").read_text(encoding="utf-8").split())
     assert count == 6 and f"(the Theory page, with {words[count]} charts and their tables, the most)" in text
+
+
+def test_a_tree_traces_depth_is_measured_not_k_a_lookup_branch_goes_deeper(toy):
+    """Read 31: the page said a tree trace's trees were "(depth K)"; a lookup branch copies past depth K
+    (tests/engine/test_tree_lookup.py), and the largest tree is not every tree: both now come from the trace."""
+    from specviz.runs.running import run
+    from specviz.runs.runspec import RunSpec
+
+    trace = run(RunSpec(pair="toy", prompt="abcabcabcabcab", k=2, tree_nodes=4, tree_width=2, tree_lookup=8,
+                        max_new_tokens=24, temperature=0.0), pair=toy)
+    point = theory_points.trace_point(trace)
+    assert point.tree_depth == max(s.draft_depth for s in trace.steps) > point.k == 2
+    assert point.tree_nodes == max(len(s.tree.nodes) for s in trace.steps)
+    page = (ROOT / "pages" / "theory.py").read_text(encoding="utf-8")
+    assert "(depth {k})" not in page and "depth=trace_point.tree_depth" in page

@@ -131,7 +131,9 @@ class TracePoint:
     k: int
     tokens_per_step: float  # measured mean accepted length, recovered or bonus token included
     c: float | None  # draft seconds per drafter pass (`_draft_passes`) / target seconds per step, from the timings
-    tree_nodes: int = 0  # > 0: the trace drafted trees of this many nodes, which the chain formula does not describe
+    tree_nodes: int = 0  # > 0: the trace drafted trees of up to this many nodes (copied ones included), which the
+    # chain formula does not describe
+    tree_depth: int = 0  # the deepest node of those trees: past K where a lookup branch copied a longer continuation
 
     @property
     def predicted_tokens_per_step(self) -> float:
@@ -159,7 +161,8 @@ def trace_point(trace: Any) -> TracePoint:
     c = theory.cost_ratio_from_timings(sum(s.draft_seconds for s in drafted), sum(_draft_passes(s) for s in drafted),
                                        sum(s.verify_seconds for s in drafted), len(drafted))
     nodes = max((len(s.tree.nodes) for s in trace.steps if s.tree is not None), default=0)
-    return TracePoint(min(1.0, max(0.0, alpha)), trace.acceptance_rate, k, trace.mean_accepted_length, c, nodes)
+    depth = max((s.draft_depth for s in trace.steps if s.tree is not None), default=0)
+    return TracePoint(min(1.0, max(0.0, alpha)), trace.acceptance_rate, k, trace.mean_accepted_length, c, nodes, depth)
 
 
 @dataclass(frozen=True)

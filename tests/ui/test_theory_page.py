@@ -576,3 +576,18 @@ def test_a_tree_traces_depth_is_measured_not_k_a_lookup_branch_goes_deeper(toy):
     assert point.tree_nodes == max(len(s.tree.nodes) for s in trace.steps)
     page = (ROOT / "pages" / "theory.py").read_text(encoding="utf-8")
     assert "(depth {k})" not in page and "depth=trace_point.tree_depth" in page
+
+
+def test_the_temperature_tables_alpha_is_the_mean_over_prompts_as_its_caption_says():
+    """Read 31: the caption called the table's α the mean min(1, p/q) over the drafts the verifier tested; the bench's
+    summary α (specviz.labs.bench.summary.summarise) is the mean over prompts of each prompt's mean."""
+    rows = theory_points.alpha_by_temperature()
+    assert rows
+    for row in rows:
+        data = json.loads((ROOT / "assets" / "benchmarks" / row.run / "results.json").read_text(encoding="utf-8"))
+        for temperature, alpha in ((0.0, row.alpha_greedy), (row.temperature, row.alpha_sampled)):
+            cases = [c["alpha"] for c in data["cases"] if c["proposer"] == row.proposer and c["k"] == row.k
+                     and c["policy"] == "constant" and float(c["temperature"]) == temperature
+                     and not c.get("tree_nodes") and c["alpha"] is not None]
+            assert cases and alpha == pytest.approx(sum(cases) / len(cases), abs=1e-12)
+    assert "then the mean over the prompts" in theory_view.TEXT["temperature_table"]

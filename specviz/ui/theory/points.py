@@ -167,7 +167,8 @@ def trace_point(trace: Any) -> TracePoint:
 
 @dataclass(frozen=True)
 class TemperatureRow:
-    """One proposer's measured α (mean min(1, p/q) over tested drafts) at T = 0 and at a sampling temperature."""
+    """One proposer's measured α (per prompt the mean min(1, p/q) over tested drafts, then the mean over prompts) at
+    T = 0 and at a sampling temperature."""
 
     proposer: str  # several runs may share it
     k: int
@@ -181,9 +182,10 @@ class TemperatureRow:
 
 
 def alpha_by_temperature(folder: Path | str | None = None, k: int = 4) -> list[TemperatureRow]:
-    """Measured α at T = 0 next to T > 0 for each proposer benchmarked at both, at this K (pooled over all prompts,
-    constant K), from the `specviz bench` results under `folder` (default assets/benchmarks/). Unreadable files are
-    skipped; a missing folder gives no rows."""
+    """Measured α at T = 0 next to T > 0 for each proposer benchmarked at both, at this K (the suite "all", constant
+    K: the bench's summary α, the mean over prompts of each prompt's mean min(1, p/q) over its tested drafts), from
+    the `specviz bench` results under `folder` (default assets/benchmarks/). Unreadable files are skipped; a missing
+    folder gives no rows."""
     folder = Path(folder) if folder is not None else BENCHMARKS_DIR
     rows: list[TemperatureRow] = []
     for path in sorted(folder.rglob("results.json")) if folder.is_dir() else []:

@@ -40,9 +40,10 @@ TEXT = {
                    "(the untrained layer-skip row); and the separate draft's rows measured on the H200 rise. For "
                    "n-gram lookup q is a single token, so Σ min(p, q) is the target's probability of that token: 1 "
                    "or 0 at T = 0, p(x) after temperature."),
-    "temperature_table": N_("Measured α (mean min(1, p/q) over the drafts the verifier tested, K = {k}), "
-                            "SmolLM2-135M, from the committed benchmarks, one table per machine and dtype ([n] is the "
-                            "benchmark, named with its command below):"),
+    "temperature_table": N_("Measured α (for each prompt, the mean min(1, p/q) over the drafts the verifier "
+                            "tested; then the mean over the prompts; K = {k}), SmolLM2-135M, from the committed "
+                            "benchmarks, one table per machine and dtype ([n] is the benchmark, named with its command "
+                            "below):"),
 }
 
 

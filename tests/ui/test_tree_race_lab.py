@@ -152,3 +152,18 @@ def test_the_tree_lanes_steps_name_their_nodes_not_k():
     assert "8 nodes drafted" in tree_steps[0]  # a last step near the token limit drafts fewer
     assert all(" drafted, accepted " in h and "K = " not in h for h in tree_steps)
     assert chain_steps and "K = 3" in chain_steps[0] and all("K = " in h for h in chain_steps)
+
+
+@pytest.mark.slow
+def test_the_tree_trap_is_not_explained_where_it_does_not_fail():
+    """Read 31: at temperature 0 the broken tree rule's closed form is p (one child, the draft's top token, kept
+    exactly when it is the target's), yet the page said "Why it fails here"."""
+    at = app("exactness", exact_pair="toy")
+    at.select_slider(key="exact_temperature").set_value(0.0).run()
+    at.radio(key="exact_shape").set_value("tree").run()
+    at.selectbox(key="exact_tree_rule").set_value("tree_top_k_against_q").run()
+    assert not at.exception
+    texts = [m.value for m in at.markdown]
+    assert not any(t.startswith("**Why it fails here:**") for t in texts)
+    assert any(t.startswith("**Here it does not fail:**") for t in texts)
+    assert not any("Not the target" in e.value for e in at.error)

@@ -29,6 +29,10 @@ TEXT = {
                "every step; the rule still divides by q = {q} as if it had been drawn by chance, so it comes out "
                "{measured} of the time where the target gives it {p}. Children that were not drawn from q must be "
                "tested as point masses (the second exact rule)."),
+    "no_trap": N_("**Here it does not fail:** at these settings its closed form for one level is p itself, as at "
+                  "any prompt at temperature 0 (p and q are point masses there: the one child is the draft's top "
+                  "token, kept exactly when it is the target's). It fails where q spreads its mass over several "
+                  "tokens."),
     "table": N_("Every tree rule at this prompt, from the closed form of one level with these children: how far "
                 "what it emits drifts from p (– where enumerating every order of sampled children would take too "
                 "long)."),
@@ -88,9 +92,10 @@ def render_tree_lab(pair_name: str, prompt: str, temperature: float, top_k: int,
         return
     st.subheader(_("Is it the target's distribution?"))
     st.caption(note_caption(result.note, dists.proposer))
-    render_samples(result, _(rule.label), one_level_drift(rule, dists.target_probs, dists.draft_probs, width))
-    if not rule.exact:
-        st.markdown(trap_sentence(result, dists))
+    drift = one_level_drift(rule, dists.target_probs, dists.draft_probs, width)
+    render_samples(result, _(rule.label), drift)
+    if not rule.exact:  # a broken rule whose closed form is p here (T = 0) has no failure to explain
+        st.markdown(trap_sentence(result, dists) if drift is None or drift > 1e-9 else _(TEXT["no_trap"]))
     st.subheader(_("What each tree rule emits"))
     st.dataframe(rules_frame(dists, width), hide_index=True, key="exact_tree_rules_table")
     st.caption(_(TEXT["table"]))

@@ -349,3 +349,10 @@ def test_the_portuguese_tour_says_what_the_english_one_says_of_the_exactness_lab
         section = text.split("## ")[[s.split()[0] for s in text.split("## ")].index("Exactness" if name == "app.md"
                                                                                     else "Laboratório")]
         assert words in section and "testing.md#exactness-and-correctness-checks-all-in-make-test" in section
+
+
+def test_the_package_docstring_counts_exact_match_among_the_exact_rules():
+    """Read 31: the package said every rule but `verify` is a deliberate mistake; exact_match_rule is exact."""
+    from specviz.labs.exactness import TREE_RULES
+    assert "`exact_match_rule` (what transformers does for proposers without\nlogits) is exact too" in exactness.__doc__
+    assert RULES["exact_match"].exact and sum(rule.exact for rule in TREE_RULES.values()) == 2

@@ -3,8 +3,10 @@ them apart.
 
 Every rule has the signature of `specviz.engine.verifier.verify` (target_probs (K+1, V), draft_probs (K, V),
 draft_tokens, *, generator, uniforms) and returns its `VerifyResult`, so the engine can run any of them. The
-exact rule *is* `specviz.engine.verifier.verify`; the others are deliberate mistakes (or, for Medusa's typical
-acceptance, a deliberate trade of exactness for speed), each with the closed form of what it outputs instead.
+exact rule *is* `specviz.engine.verifier.verify`; `exact_match_rule` (what transformers does for proposers without
+logits) is exact too; the others are deliberate mistakes (or, for Medusa's typical acceptance, a deliberate trade of
+exactness for speed), each with the closed form of what it outputs instead. Of the tree rules, two are exact and one
+is the tempting mistake.
 
 This package only gathers the public names of six of its parts; the lab's own modules, `lab` (the Exactness page's
 experiments), `tree_lab` (its tree experiment) and `sandbox` (the p/q sandbox), are imported by their paths. The six:

@@ -356,3 +356,12 @@ def test_the_package_docstring_counts_exact_match_among_the_exact_rules():
     from specviz.labs.exactness import TREE_RULES
     assert "`exact_match_rule` (what transformers does for proposers without\nlogits) is exact too" in exactness.__doc__
     assert RULES["exact_match"].exact and sum(rule.exact for rule in TREE_RULES.values()) == 2
+
+
+def test_the_rule_pickers_help_names_both_exact_rules():
+    """Read 31: the Exactness page's rule help said "The exact rule, and rules that break it"; two rules are exact."""
+    from pathlib import Path
+    page = " ".join((Path(__file__).parents[2] / "pages" / "exactness.py").read_text(encoding="utf-8").split())
+    assert "The exact rule, and rules that break it" not in page
+    assert "the exact-match rule transformers uses" in page.replace('" "', " ")
+    assert [name for name, rule in RULES.items() if rule.exact] == ["exact", "exact_match"]

@@ -92,8 +92,8 @@ if trace_point is not None:
                   help=_("Not an estimate of α: a child tried after a rejected sibling is tested against the "
                          "residual p′ and the draft without that sibling, q′, so this mean is another quantity, and "
                          "the chart above does not place this trace. Accepted / drafted ({rate}) counts every node "
-                         "the tree drafted or copied, most of them never tested.",
-                         rate=number(trace_point.acceptance_rate, 3)))
+                         "the tree drafted or copied, and the verifier never tested {untested} of this trace's.",
+                         rate=number(trace_point.acceptance_rate, 3), untested=percent(trace_point.tree_untested)))
     off = trace_point.tokens_per_step - trace_point.predicted_tokens_per_step
     difference, arrow = signed_delta(number(off))
     t2.metric(_("Trace: mean accepted length (K = {k})", k=trace_point.k), number(trace_point.tokens_per_step),

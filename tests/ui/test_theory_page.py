@@ -578,6 +578,21 @@ def test_a_tree_traces_depth_is_measured_not_k_a_lookup_branch_goes_deeper(toy):
     assert "(depth {k})" not in page and "depth=trace_point.tree_depth" in page
 
 
+def test_a_tree_traces_untested_share_is_counted_not_called_most(toy):
+    """Read 31: the help said most of a tree's nodes are never tested; in a 4-node tree (K = 2, width 2) on the toy
+    pair 45 of 80 were tested. The page now gives the trace's own share."""
+    from specviz.runs.running import run
+    from specviz.runs.runspec import RunSpec
+
+    trace = run(RunSpec(pair="toy", prompt="the cat", k=2, tree_nodes=4, tree_width=2, max_new_tokens=40, seed=1),
+                pair=toy)
+    statuses = [str(n.status) for s in trace.steps for n in s.tree.nodes]
+    point = theory_points.trace_point(trace)
+    assert point.tree_untested == statuses.count("not reached") / len(statuses) < 0.5
+    page = (ROOT / "pages" / "theory.py").read_text(encoding="utf-8")
+    assert "most of them never tested" not in page and "untested=percent(trace_point.tree_untested)" in page
+
+
 def test_the_temperature_tables_alpha_is_the_mean_over_prompts_as_its_caption_says():
     """Read 31: the caption called the table's α the mean min(1, p/q) over the drafts the verifier tested; the bench's
     summary α (specviz.labs.bench.summary.summarise) is the mean over prompts of each prompt's mean."""

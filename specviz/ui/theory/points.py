@@ -14,7 +14,7 @@ from typing import Any
 from specviz.core.i18n import _, number
 from specviz.core.paths import BENCHMARKS_DIR
 from specviz.engine import theory
-from specviz.engine.kinds import Mode
+from specviz.engine.kinds import Mode, NodeStatus
 from specviz.engine.trace import Step, Trace
 from specviz.labs.bench.quoted import machine_text, run_dtype
 
@@ -134,6 +134,7 @@ class TracePoint:
     tree_nodes: int = 0  # > 0: the trace drafted trees of up to this many nodes (copied ones included), which the
     # chain formula does not describe
     tree_depth: int = 0  # the deepest node of those trees: past K where a lookup branch copied a longer continuation
+    tree_untested: float = 0.0  # the share of those trees' nodes the verifier never tested (status not reached)
 
     @property
     def predicted_tokens_per_step(self) -> float:
@@ -162,7 +163,10 @@ def trace_point(trace: Any) -> TracePoint:
                                        sum(s.verify_seconds for s in drafted), len(drafted))
     nodes = max((len(s.tree.nodes) for s in trace.steps if s.tree is not None), default=0)
     depth = max((s.draft_depth for s in trace.steps if s.tree is not None), default=0)
-    return TracePoint(min(1.0, max(0.0, alpha)), trace.acceptance_rate, k, trace.mean_accepted_length, c, nodes, depth)
+    statuses = [str(n.status) for s in trace.steps if s.tree is not None for n in s.tree.nodes]
+    untested = statuses.count(str(NodeStatus.NOT_REACHED)) / len(statuses) if statuses else 0.0
+    return TracePoint(min(1.0, max(0.0, alpha)), trace.acceptance_rate, k, trace.mean_accepted_length, c, nodes, depth,
+                      untested)
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,7 @@ seeds, and the same rules run through the real engine on the toy pair."""
 
 import doctest
 import inspect
+import re
 
 import pytest
 import torch
@@ -365,3 +366,14 @@ def test_the_rule_pickers_help_names_both_exact_rules():
     assert "The exact rule, and rules that break it" not in page
     assert "the exact-match rule transformers uses" in page.replace('" "', " ")
     assert [name for name, rule in RULES.items() if rule.exact] == ["exact", "exact_match"]
+
+
+def test_the_pages_first_sentence_points_to_a_greedy_check_the_shape_it_names_shows():
+    """Read 31: "exactly" gained "in exact arithmetic", pointing to the greedy check; the tree shape stops the page
+    before that check, so the sentence names the shape that shows it."""
+    from pathlib import Path
+    from specviz.ui.exactness.tree_lab import SHAPES
+    page = (Path(__file__).parents[2] / "pages" / "exactness.py").read_text(encoding="utf-8")
+    joined = re.sub(r'"\s*\n\s*"', "", page)  # the source's implicitly concatenated string pieces, joined
+    assert "in exact arithmetic" in joined and f"with “{SHAPES['chain']}”" in joined
+    assert page.index("st.stop()") < page.index("render_greedy_identity")  # the tree shape never reaches it

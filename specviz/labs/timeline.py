@@ -32,6 +32,17 @@ SPEEDUP_DEFINITION = N_(
     "Measured speedup = tokens/s of speculative decoding ÷ tokens/s of specviz's target-only decoding "
     "(same prompt and settings, measured in one run; prefill included in both)."
 )
+WINS, TIES = 1.05, 0.95  # a measured speedup of WINS or more is a win, one above TIES (and below WINS) a tie
+
+
+def speedup_band(speedup: float) -> str:
+    """"won", "tie" or "lost": the word a measured speedup earns on every page (the Race, the Speedup lab), so the
+    same number is never a tie on one page and a loss on the other (the lab once called 0.96× slower, the Race a tie).
+
+    >>> speedup_band(1.05), speedup_band(1.0), speedup_band(0.96), speedup_band(0.95)
+    ('won', 'tie', 'tie', 'lost')
+    """
+    return "won" if speedup >= WINS else "tie" if speedup > TIES else "lost"
 
 
 @dataclass(frozen=True)
@@ -220,12 +231,12 @@ def explain_race(spec: Trace, baseline: Trace) -> str:
              forward=number(c.base_forward_ms, 1), even=number(c.break_even_tokens))
     if not math.isfinite(speedup):
         return " ".join(text for text in (where, cost) if text)
-    if speedup >= 1.05:
+    if speedup_band(speedup) == "won":
         won = _("Speculation won: {speedup} faster.", speedup=times(speedup))
         why = _("The drafts were accepted often enough (accepted / drafted {rate}) that each verify pass bought more "
                 "tokens than it cost.", rate=percent(c.acceptance_rate))
         return " ".join(text for text in (won, where, cost, why) if text)
-    if speedup > 0.95:
+    if speedup_band(speedup) == "tie":
         return " ".join(text for text in (_("About a tie ({speedup}).", speedup=times(speedup)), where, cost) if text)
     if c.tokens_per_step < 1.5:
         drafting = c.spec_draft_ms > 0.1 * c.base_forward_ms

@@ -9,7 +9,7 @@ from streamlit.testing.v1 import AppTest
 from specviz.engine import theory
 from specviz.engine.policies import PROBE_EVERY, OptimalK
 from specviz.engine.proposers import registry
-from specviz.labs import bench
+from specviz.labs import bench, timeline
 from specviz.labs.bench import BenchConfig, run_bench
 from specviz.models.pairs import toy_pair
 from specviz.ui.common import charts as plot
@@ -229,6 +229,18 @@ def test_the_verdict_of_a_losing_sweep_names_c(tiny, monkeypatch):
     monkeypatch.setattr(type(tiny), "mean_alpha", lambda self, proposer, temperature: 0.61)
     text = verdict.verdict(tiny, "draft", 0.0)
     assert "slower than target-only decoding" in text and "c = 1.17" in text and "thrown away" not in text
+
+
+@pytest.mark.parametrize("speedup,word", [(0.96, "roughly breaks even"), (0.95, "slower than"),
+                                          (1.05, "faster than"), (1.04, "roughly breaks even")])
+def test_the_lab_and_the_race_give_one_measured_speedup_the_same_word(tiny, monkeypatch, speedup, word):
+    """The lab called 0.95-0.97x slower while the Race called it a tie: both read timeline.speedup_band now."""
+    best = dict(tiny.best_constant("draft", 0.0), speedup_vs_ar=speedup, c=0.2, k=3, mat_with_bonus=1.2)
+    monkeypatch.setattr(type(tiny), "best_constant", lambda self, proposer, temperature: best)
+    text = verdict.verdict(tiny, "draft", 0.0)
+    assert word in text
+    race = {"won": "faster than", "tie": "roughly breaks even", "lost": "slower than"}[timeline.speedup_band(speedup)]
+    assert race == word
 
 
 def test_figure_table_lists_every_point_of_bars_and_lines():

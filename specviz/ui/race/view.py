@@ -19,7 +19,8 @@ import streamlit as st
 
 from specviz.core.i18n import _, number, times
 from specviz.labs.timeline import (ALPHA_ESTIMATE, ALPHA_NAME, BASELINE_NAME, RATIO_NAME, SPEEDUP_DEFINITION, RaceRounds,
-                              alpha_note, busy_note, explain_race, length_note, measured_speedup, spread_sentence)
+                              alpha_note, busy_note, explain_race, length_note, measured_speedup, speedup_band,
+                              spread_sentence)
 from specviz.engine.trace import Trace
 from specviz.ui.common import charts
 from specviz.ui.race.figures import (BASE_LANE, PHASE_COLORS, PHASE_NAMES, SPEC_LANE, lane_tokens, lanes_table,
@@ -97,7 +98,7 @@ def render_race(rounds: RaceRounds, *, usual_ms: float | None = None, measured_a
         if not math.isfinite(speedup):  # a lane cut short: no verdict to colour
             st.info(explanation)
         else:
-            (st.success if speedup >= 1.05 else st.info if speedup > 0.95 else st.warning)(explanation)
+            {"won": st.success, "tie": st.info, "lost": st.warning}[speedup_band(speedup)](explanation)
     note = length_note(spec, base)
     if note:
         st.caption(note)

@@ -11,6 +11,7 @@ from specviz.core.i18n import _
 from specviz.engine import theory
 from specviz.engine.proposers import registry
 from specviz.labs.bench import BenchResult
+from specviz.labs.timeline import WINS, speedup_band
 from specviz.ui.speedup.view import number, policy_text, suite_titles, temperature_text, times
 
 
@@ -44,11 +45,11 @@ def verdict(result: BenchResult, proposer: str, temperature: float) -> str:
     # the proposer's phrase has no article and may hold brackets: it is named between dashes, not as a subject
     where = dict(proposer=_(registry.phrase_of(proposer)), t=temperature_text(temperature), speedup=times(s), k=k,
                  alpha=number(alpha))
-    if s >= 1.05:
+    if speedup_band(s) == "won":  # the Race's band: the same measured speedup gets the same word on both pages
         text = _("Over all categories — {proposer}, T = {t} — speculative decoding is {speedup} faster than "
                  "target-only decoding at its best K = {k} (α ≈ {alpha}, c = {c}), measured in the same run.",
                  c=number(best["c"], 3), **where)
-    elif s >= 0.97:
+    elif speedup_band(s) == "tie":
         text = _("Over all categories — {proposer}, T = {t} — speculative decoding roughly breaks even with "
                  "target-only decoding (best {speedup} at K = {k}, α ≈ {alpha}).", **where)
     else:
@@ -72,7 +73,7 @@ def verdict(result: BenchResult, proposer: str, temperature: float) -> str:
                             "Chain vs tree tab compares the shapes.", **shape)
     titles = suite_titles(result)
     top = result.best_in_one_suite(proposer, temperature)
-    if top is not None and len(titles) > 1 and (top["speedup_vs_ar"] or 0) >= 1.05:
+    if top is not None and len(titles) > 1 and (top["speedup_vs_ar"] or 0) >= WINS:
         how = f"K = {top['k']}" if top["policy"] == "constant" else policy_text(top["policy"])
         # the best category is named, not assumed to be a copying one (held-out answers copy little)
         text += " " + _("Of the categories taken one at a time, **{suite}** pays most: {speedup} against "

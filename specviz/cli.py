@@ -273,8 +273,10 @@ def run_calibrate(args: argparse.Namespace) -> int:
     for temperature in sorted({float(r["temperature"]) for r in table["rows"]}):
         ranked = predictions(table, cal, temperature)
         title = _("greedy") if temperature == 0 else _("T = {t}", t=number(table_temperature(table, temperature), 1))
-        print("\n" + _("Predicted here, {title} (MAL, the mean accepted length, counted on {prompts} held-out "
-                       "prompts), best first:", title=title, prompts=table.get("prompts", "?")))
+        # the counts are the table's dtype's, which need not be the one this pair runs in: name it (31st read)
+        print("\n" + _("Predicted here, {title} (MAL, the mean accepted length, counted in {dtype} on {prompts} "
+                       "held-out prompts), best first:", title=title, dtype=table.get("dtype", "?"),
+                       prompts=table.get("prompts", "?")))
         head = (_("shape"), "MAL", _("rows"), _("cost"), _("vs gen."))
         print("  " + head[0].ljust(30) + "".join(h.rjust(w + 1) for h, w in zip(head[1:], (8, 6, 7, 9))))
         for p in ranked[: args.top]:

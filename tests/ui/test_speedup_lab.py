@@ -223,6 +223,15 @@ def test_a_slowdown_is_blamed_on_what_caused_it():
     assert "1.46 one-token forwards for the 1.73 tokens" in beyond_costs and "more than the" not in beyond_costs
 
 
+def test_a_slowdown_at_the_break_even_alpha_blames_alpha_not_the_verify_cost():
+    """α = 0 with free drafts (break-even α = 0) was told "α ≈ 0.00 and c = 0.000 would pay if checking the drafts
+    were free": at α = 0 every draft is thrown away, and at the break-even α a step only ties."""
+    for alpha, c, k in ((0.0, 0.0, 1), (0.0, 0.0, 4), (0.5, 0.5, 1)):
+        assert theory.break_even_alpha(k, c) == pytest.approx(alpha, abs=1e-12)  # (1, 0.5): 1 + α = 1.5
+        text = verdict.slowdown_reason(alpha, c, k, 1.0, 1.0 + alpha)
+        assert "thrown away" in text and "would pay" not in text, text
+
+
 def test_the_verdict_of_a_losing_sweep_names_c(tiny, monkeypatch):
     best = dict(tiny.best_constant("draft", 0.0), speedup_vs_ar=0.55, c=1.17, k=3, mat_with_bonus=2.1)
     monkeypatch.setattr(type(tiny), "best_constant", lambda self, proposer, temperature: best)

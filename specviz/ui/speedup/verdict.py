@@ -105,8 +105,8 @@ def slowdown_reason(alpha: float | None, c: float, k: int, verify: float, tokens
     """Why a speculative run lost to target-only decoding, naming the cause the numbers point to.
 
     A step costs K·c draft forwards plus one target forward over K + 1 tokens (`verify` one-token forwards) and emits
-    `tokens_per_step`. With c ≥ 1 the draft is the cause whatever α is; else α is the cause when it is below the
-    break-even α for this K and c (Leviathan et al.); else the formula says the step should pay, and the cost of
+    `tokens_per_step`. With c ≥ 1 the draft is the cause whatever α is; else α is the cause when it is at or below
+    the break-even α for this K and c (Leviathan et al.; α = 0 with free drafts ties at best, it never pays); else the formula says the step should pay, and the cost of
     verifying K + 1 tokens is what it misses when K·c + `verify` is at least `tokens_per_step`; when it is less, the
     costs measured alone say the step pays, and the run's steps took longer than they add up to (on the H200 run the
     draft and verify times in the loop exceed c and the verify cost measured alone).
@@ -124,7 +124,7 @@ def slowdown_reason(alpha: float | None, c: float, k: int, verify: float, tokens
                  "decoding pays for the same {n} tokens (the acceptance probability α ≈ {alpha} is not what holds it back)",
                  c=number(c), k=k, n=k + 1, alpha=number(alpha))
     needed = theory.break_even_alpha(k, c)
-    if alpha is not None and math.isfinite(needed) and alpha < needed:
+    if alpha is not None and math.isfinite(needed) and alpha <= needed + 1e-9:  # at it a step only ties: no pay
         return _("at c = {c} a step of K = {k} drafts pays only if α is above {needed}, and here α ≈ {alpha}: too "
                  "many drafts are thrown away for their cost", c=number(c), k=k, needed=number(needed),
                  alpha=number(alpha))

@@ -52,7 +52,7 @@ if live_run.take_landing():  # a new live run opens on its finished text, then i
 select_trace(trace, trace_id, start)
 trace_summary(trace)
 if source == "live":
-    live_run.compare_with_preset(trace)  # a preset's measured figures next to this run's
+    live_run.compare_with_preset(trace, settings)  # a preset's measured figures next to this run's
 view = trace_view(trace)  # the chips, built once: every run of the player reads them
 render_player(view, trace_id, on_position=lambda pos: inputs.write_url(source, example, settings, pos))
 greedy_compare.render_compare(trace, baseline=inputs.example_baseline(example) if source == "example" else None,

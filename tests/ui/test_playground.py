@@ -684,6 +684,39 @@ def test_a_run_from_a_preset_is_compared_with_the_presets_measured_figure():
     assert not [c for c in at.caption if c.value.startswith("This run:")]
 
 
+@pytest.mark.parametrize("layers, shown", [(0, True), (20, False)])
+def test_the_untrained_presets_run_is_compared_unless_its_layers_changed(layers, shown):
+    """A layer-skip trace names its proposer "layerskip-7" (its label), never the preset's "layerskip", so the
+    untrained preset's run was never compared with its measured figures; a run with other layers (another drafter)
+    must not be."""
+    from dataclasses import replace
+
+    from specviz.runs.presets import preset_spec
+
+    def script(layers: int):
+        import streamlit as st
+
+        from dataclasses import replace
+
+        from specviz.labs.examples import load_example
+        from specviz.runs.presets import preset_spec
+        from specviz.ui.playground import live as playground_live
+
+        trace = load_example("toy-draft")[0]
+        trace.meta["pair"] = "default"
+        trace.settings.update(proposer="layerskip-7", layers=7, temperature=0.7, k=3)  # as a real run records it
+        st.session_state["playground_preset"] = "untrained"
+        spec = preset_spec("untrained")
+        playground_live.compare_with_preset(trace, replace(spec, proposer_settings={"layers": layers})
+                                            if layers else spec)
+
+    at = AppTest.from_function(script, args=(layers,), default_timeout=30)
+    at.run()
+    assert not at.exception
+    assert [c.value.startswith("This run:") for c in at.caption] == ([True] if shown else [])
+    assert replace(preset_spec("untrained"), proposer_settings={"layers": 20}).proposer_settings  # the case is real
+
+
 @pytest.mark.parametrize("preset, reason", [("copy", "n-gram lookup only drafts what followed the same tokens"),
                                             ("untrained", None), ("question", "the drafter learned from short chat")])
 def test_another_prompts_reason_fits_the_presets_proposer(preset, reason):

@@ -198,16 +198,21 @@ def kept_prompt_note() -> None:
     right.button(_(TEXT["use_preset_prompt"]), key="playground_use_preset_prompt", on_click=use_preset_prompt)
 
 
-def compare_with_preset(trace) -> None:
+def compare_with_preset(trace, spec: RunSpec | None = None) -> None:
     """Under a live run started from a preset: this run's figures next to the preset's measured ones, and why a
-    different prompt keeps fewer. Nothing when the run's pair, proposer, temperature or draft shape (K, the tree's
-    nodes, width and lookup branch) differs from the preset's: the preset's figures were measured with its own."""
+    different prompt keeps fewer. Nothing when the run's pair, proposer (its own settings, e.g. layer-skip's layers,
+    included), temperature or draft shape (K, the tree's nodes, width and lookup branch) differs from the preset's:
+    the preset's figures were measured with its own. `spec` is the RunSpec the trace ran: a trace names a proposer
+    with settings of its own by its label ("layerskip-7"), not by the registry name the preset sets."""
     name = st.session_state.get(PRESET_KEY)
     if name not in PRESETS or trace.mode != Mode.SPECULATIVE or trace.meta.get("pair") != PRESET_PAIR:
         return  # the pair switched after the preset (the toy pair offers n-gram lookup too): another model's run
     preset = preset_settings(name)
     s = trace.settings
-    if s.get("proposer") != preset["proposer"] or float(s.get("temperature", -1)) != float(preset["temperature"]) \
+    own = registry.get(preset["proposer"]).setting_names
+    preset_own = {key: preset[key] for key in own if preset.get(key)}  # 0: unset (layer-skip: a quarter)
+    drafter = (spec.proposer, dict(spec.proposer_settings)) if spec is not None else (s.get("proposer"), {})
+    if drafter != (preset["proposer"], preset_own) or float(s.get("temperature", -1)) != float(preset["temperature"]) \
             or DraftShape.of(s).label() != DraftShape.of(preset).label():  # a chain's label names no width
         return
     drafted = sum(step.n_drafted for step in trace.steps)

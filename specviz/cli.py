@@ -21,7 +21,7 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from specviz.core.i18n import N_, _, drafts_kept, language_code, list_separator, number, percent, using
+from specviz.core.i18n import N_, _, drafts_kept, language_code, list_separator, ngettext, number, percent, using
 from specviz.core.text import pad, visible, width
 from specviz.engine.kinds import StopReason
 from specviz.engine.limits import K_RANGE, MAX_NEW_TOKENS_RANGE, PAIR_DRAFTERS, path_arg
@@ -207,6 +207,10 @@ def run_compare(args: argparse.Namespace) -> int:
                 "{proposer}, K={k})", **values))
     print(_("speedup:      {speedup}x (tokens/s, speculative vs specviz's target-only decoding, same run)",
             speedup=number(speedup(baseline, spec))))
+    from specviz.models.machine import dtype_name
+
+    print(_("measured in:  {dtype} on {device}, linear kernels {kernels}", dtype=dtype_name(pair.dtype),
+            device=where_measured(pair), kernels=pair.kernels))  # a figure names its dtype and machine (STYLE.md)
     if is_tree(spec):  # a tree's accepted / drafted counts every node, a step keeps one path: no estimate of α
         print(_("acceptance:   {rate} accepted/drafted (every node of a tree counts as drafted, tested or not); mean "
                 "accepted length {length} (tokens per target forward)",
@@ -355,6 +359,18 @@ def draft_shape(args: argparse.Namespace) -> dict[str, int]:
     return {"k": args.k if args.k is not None else best.k, "tree_nodes": nodes,
             "tree_width": args.tree_width if args.tree_width is not None else best.tree_width,
             "tree_lookup": best.lookup_for(args.k, args.tree_nodes, getattr(args, "tree_lookup", None))}
+
+
+def where_measured(pair) -> str:
+    """The device a run's times were taken on, as a reader would name it: "cpu (AMD EPYC, 2 threads)", "cuda:0"."""
+    if pair.device.type != "cpu":
+        return str(pair.device)
+    import torch
+
+    from specviz.models.machine import cpu_model
+
+    return ngettext("cpu ({model}, {n} thread)", "cpu ({model}, {n} threads)", torch.get_num_threads(),
+                    model=cpu_model())
 
 
 def speedup(baseline: Trace, spec: Trace) -> float:

@@ -61,6 +61,10 @@ def test_compare_prints_both_times_and_the_speedup():
     assert out.returncode == 0, out.stderr
     assert "target-only:" in out.stdout and "speculative:" in out.stdout and "speedup:" in out.stdout
     assert "greedy output identical: yes" in out.stdout
+    # the measured speedup names its dtype and machine (STYLE.md): the auto dtype differs from CPU to CPU
+    from specviz.models.machine import cpu_model
+
+    assert f"measured in:  float32 on cpu ({cpu_model()}, " in out.stdout and ", linear kernels " in out.stdout
 
 
 def test_compare_of_a_tree_says_its_accepted_over_drafted_counts_every_node():

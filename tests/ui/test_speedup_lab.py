@@ -311,6 +311,16 @@ def _curves_result(wide32: float, wide16: float) -> bench.BenchResult:
                                                                  "bfloat16": curve(0.008, wide16)}})
 
 
+def test_the_verify_cost_figure_names_only_the_dtypes_the_result_measured():
+    """The committed Medusa run measured a float32 curve only, and its figure was titled "Verify cost in float32 and
+    in bfloat16"; the title names the dtypes the file holds."""
+    medusa = results.load_result(bench.BENCHMARKS_DIR / "default-cpu-f32-medusa" / "results.json")
+    assert list(medusa.verify_curves()) == ["float32"]
+    assert trees.dtype_curve_figure(medusa).layout.title.text == "Verify cost in float32"
+    both = trees.dtype_curve_figure(_curves_result(1.3, 1.3)).layout.title.text
+    assert both == "Verify cost in float32 and in bfloat16"
+
+
 @pytest.mark.parametrize(("wide32", "wide16", "says", "never"), [
     (2.28, 1.17, "In float32 the arithmetic itself grows with the tokens", "as well as bfloat16"),
     (1.30, 1.32, "float32 hides verification as well as bfloat16 does", "In float32 the arithmetic"),

@@ -41,8 +41,10 @@ def dtype_curve_figure(result: BenchResult) -> go.Figure:
     if sizes:
         fig.add_scatter(x=sizes, y=[1.0] * len(sizes), mode="lines", name=_("the paper's assumption: free (1)"),
                         line=dict(color=BLUISH_GREEN, dash="dash"))
-    return _layout(fig, _("Verify cost in float32 and in bfloat16"), _("tokens in one target forward"),
-                   _("time / one-token forward"), height=380)
+    curves = list(result.verify_curves())  # the Medusa run measured float32 only: its title names no bfloat16
+    title = (_("Verify cost in float32 and in bfloat16") if sorted(curves) == ["bfloat16", "float32"]
+             else _("Verify cost in {dtypes}", dtypes=", ".join(curves)))
+    return _layout(fig, title, _("tokens in one target forward"), _("time / one-token forward"), height=380)
 
 
 def _ratio(curve: list[dict], n: int) -> float | None:
@@ -151,7 +153,7 @@ def shape_sentence(result: BenchResult, proposer: str, temperature: float) -> st
 
 
 def render_dtype_curves(result: BenchResult) -> None:
-    """The two curves and the sentence, when the result measured both dtypes."""
+    """The verify-cost curve of each dtype the result measured (one or both), and the sentence comparing them."""
     if not result.verify_curves():
         return
     plot.show(dtype_curve_figure(result), key="speedup_lab_dtype_chart")

@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 from specviz.core.i18n import _
 from specviz.engine import theory
 from specviz.labs.bench import BenchResult
-from specviz.labs.bench.report import TARGET_ONLY
+from specviz.labs.bench.report import TARGET_ONLY, run_kernels
 from specviz.ui.common.palette import BLUE, BLUISH_GREEN, GREY, LIGHT_GREY, ORANGE, REDDISH_PURPLE, SKY_BLUE, VERMILLION
 from specviz.ui.speedup.view import label, number, policy_text, suite_titles, temperature_text
 
@@ -175,6 +175,11 @@ def verify_sentence(result: BenchResult) -> str:
     elif max(costs) <= FLAT_VERIFY:
         said = _("In this run ({dtype}, on {machine}) 2 to 5 tokens cost {low}–{high}× one: nearly flat, as on a "
                  "memory-bound GPU.", dtype=dtype, machine=_machine(result), low=low, high=high)
+    elif not result.gpu and run_kernels(result.machine or {}) == "stock":  # the runs from before packing
+        said = _("In this run ({dtype}, on {machine}, PyTorch's stock kernels) 2 to 5 tokens cost {low}–{high}× one: "
+                 "the curve climbs, because those kernels repack every weight on each call, which is slow for a few "
+                 "tokens though it is neither memory- nor compute-bound, and that eats into the gain.", dtype=dtype,
+                 machine=_machine(result), low=low, high=high)
     else:
         said = _("In this run ({dtype}, on {machine}) 2 to 5 tokens cost {low}–{high}× one: the curve climbs, as "
                  "on a compute-bound CPU, and that eats into the gain.", dtype=dtype, machine=_machine(result),

@@ -106,8 +106,9 @@ def slowdown_reason(alpha: float | None, c: float, k: int, verify: float, tokens
 
     A step costs K·c draft forwards plus one target forward over K + 1 tokens (`verify` one-token forwards) and emits
     `tokens_per_step`. With c ≥ 1 the draft is the cause whatever α is; else α is the cause when it is at or below
-    the break-even α for this K and c (Leviathan et al.; α = 0 with free drafts ties at best, it never pays); else the formula says the step should pay, and the cost of
-    verifying K + 1 tokens is what it misses when K·c + `verify` is at least `tokens_per_step`; when it is less, the
+    the break-even α for this K and c (Leviathan et al.; α = 0 with free drafts ties at best, it never pays); else
+    the formula says the step should pay, and the cost of verifying K + 1 tokens is what it misses when
+    K·c + `verify` is at least `tokens_per_step`; when it is less, the
     costs measured alone say the step pays, and the run's steps took longer than they add up to (on the H200 run the
     draft and verify times in the loop exceed c and the verify cost measured alone).
 

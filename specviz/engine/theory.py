@@ -41,14 +41,24 @@ def _typed(value: float) -> str:
     return localized(repr(float(value)))
 
 
-def _real(value: Any) -> float | None:
-    """`value` as a float, or None when it is no number: a bool (True is no probability or cost, though Python's
-    float says it is 1.0), a text (even "0.5"), None, or a whole number beyond any float (10**400).
+def _boolean(value: Any) -> bool:
+    """Whether `value` is a boolean: Python's, NumPy's (`np.True_`, e.g. from `(a > b).all()`) or a bool tensor's.
 
-    >>> _real(0.5), _real(3), _real(True), _real("0.5"), _real(10**400)
-    (0.5, 3.0, None, None, None)
+    >>> _boolean(True), _boolean(np.True_), _boolean(torch.tensor(False)), _boolean(1), _boolean(np.float64(1.0))
+    (True, True, True, False, False)
     """
-    if isinstance(value, (bool, str, bytes)):
+    return isinstance(value, (bool, np.bool_)) or (isinstance(value, torch.Tensor) and value.dtype == torch.bool)
+
+
+def _real(value: Any) -> float | None:
+    """`value` as a float, or None when it is no number: a bool, NumPy's or a tensor's included (True is no
+    probability or cost, though Python's float says it is 1.0), a text (even "0.5"), None, or a whole number beyond
+    any float (10**400).
+
+    >>> _real(0.5), _real(3), _real(True), _real(np.True_), _real("0.5"), _real(10**400)
+    (0.5, 3.0, None, None, None, None)
+    """
+    if _boolean(value) or isinstance(value, (str, bytes)):
         return None
     try:
         return float(value)
@@ -72,7 +82,7 @@ def _check_alpha(alpha: float) -> float:
 
 def _check_k(k: int, name: str = "K") -> int:
     try:  # a text, a bool, None or a whole number beyond any float (10**400 would overflow the formulas) is refused
-        whole = not isinstance(k, (bool, str)) and float(k).is_integer()
+        whole = not (_boolean(k) or isinstance(k, str)) and float(k).is_integer()
     except (TypeError, ValueError, OverflowError):
         whole = False
     if not whole:

@@ -146,6 +146,9 @@ def test_alpha_from_tokens_per_step_inverts_the_formula():
     lambda: expected_tokens_per_step(10**400, 4),
     lambda: expected_speedup(0.5, 4, True),
     lambda: expected_speedup(0.5, 4, None),
+    # NumPy's and torch's booleans too (a notebook's `(p > q).all()`): they were read as 1.0 (31st read)
+    lambda: expected_tokens_per_step(np.True_, 4),
+    lambda: expected_speedup(0.5, 4, torch.tensor(True)),
     lambda: speedup_with_verify_cost(0.5, 4, 0.1, True),
     lambda: alpha_from_tokens_per_step(True, 4),
     lambda: alpha_from_tokens_per_step("3", 4),
@@ -225,7 +228,8 @@ def test_the_verify_cost_docstring_says_the_cost_not_the_speedup_stays_near_one(
     assert theory.speedup_with_verify_cost(0.8, 4, 0.05, 1.5) < expected_speedup(0.8, 4, 0.05)
 
 
-@pytest.mark.parametrize("k", [True, "3", None, 2.5, float("nan"), float("inf"), 10**400])
+@pytest.mark.parametrize("k", [True, np.True_, torch.tensor(True), "3", None, 2.5, float("nan"), float("inf"),
+                               10**400])
 def test_a_k_that_is_no_whole_number_is_one_sentence(k):
     """The 29th read: K = 10**400 was an OverflowError, "3" was taken as 3 and None a TypeError; each is now the
     promised ValueError with one sentence."""

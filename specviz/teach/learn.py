@@ -354,13 +354,18 @@ class Progress:
         """The progress after moving to `lesson` (moving marks nothing)."""
         return Progress(lesson, self.done, self.tried)
 
-    def checked(self, lesson: int, all_right: bool) -> Progress:
+    def checked(self, lesson: int, all_right: bool, missed: bool = True) -> Progress:
         """The progress after a check of `lesson` was graded: mastered when every check is right, else attempted.
+        A lesson mastered already (a reload or a link brings it back with its checks unanswered) stays mastered
+        while this session's answers to it are right so far (`missed` False): a right answer never unmasters it.
 
         >>> Progress(3).checked(3, False).to_params(), Progress(3).checked(3, True).to_params()
         ({'lesson': '3', 'tried': '3'}, {'lesson': '3', 'done': '3'})
+        >>> mastered = Progress(3, frozenset({3}))
+        >>> mastered.checked(3, False, missed=False).to_params(), mastered.checked(3, False).to_params()
+        ({'lesson': '3', 'done': '3'}, {'lesson': '3', 'tried': '3'})
         """
-        if all_right:
+        if all_right or (lesson in self.done and not missed):
             return Progress(self.lesson, self.done | {lesson}, self.tried - {lesson})
         return Progress(self.lesson, self.done - {lesson}, self.tried | {lesson})
 

@@ -149,6 +149,22 @@ def test_a_reload_with_the_url_comes_back_to_the_same_place(fresh):
     assert at.query_params["other"] == "kept"  # another page's parameter (a language, say) is left alone
 
 
+def test_a_right_answer_after_a_reload_keeps_a_mastered_lesson_mastered(fresh):
+    """31st read: a reload brings a mastered lesson back with its checks unanswered, and answering the first of them
+    right turned the lesson from mastered into attempted ("1 of 3 checks right so far"). Right answers now keep it
+    mastered; a wrong one still makes it attempted."""
+    at = _open(fresh, lesson="3", done="1,2,3")
+    first, second, _third = check_questions(BANK, BY_NUMBER[3])
+    _give(at, f"learn_q3_{first.id}", first, first.answer)
+    at.button(key=f"learn_q3_{first.id}_check").click().run()
+    assert _url(at) == {"lesson": "3", "done": "1,2,3"}
+    assert [s.value for s in at.success] == ["Correct.", "Lesson mastered: every check answered right."]
+    _give(at, f"learn_q3_{second.id}", second, _wrong(second))
+    at.button(key=f"learn_q3_{second.id}_check").click().run()
+    assert _url(at) == {"lesson": "3", "done": "1,2", "tried": "3"}
+    assert "Attempted: 1 of 3 checks right so far" in " ".join(c.value for c in at.caption)
+
+
 @pytest.mark.parametrize("params, shown", [
     ({"lesson": "99"}, '"99"'), ({"lesson": "two"}, '"two"'), ({"lesson": "3", "done": "1,x"}, '"1,x"'),
 ])

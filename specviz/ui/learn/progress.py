@@ -37,9 +37,10 @@ def go(lesson: int | str) -> None:
     st.session_state["learn_scroll"] = True
 
 
-def checked(lesson: int, all_right: bool) -> None:
-    """After a check of `lesson` was graded: mastered when all its checks are right, else attempted."""
-    state.set_learn_progress(current().checked(lesson, all_right))
+def checked(lesson: int, all_right: bool, missed: bool = True) -> None:
+    """After a check of `lesson` was graded: mastered when all its checks are right, else attempted (a lesson
+    mastered already stays so while none of this session's answers to it is wrong: `Progress.checked`)."""
+    state.set_learn_progress(current().checked(lesson, all_right, missed))
 
 
 def jump() -> None:

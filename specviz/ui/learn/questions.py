@@ -81,17 +81,18 @@ def checks(bank: Bank, lesson: Lesson) -> None:
                 else:
                     run.submit(question, answer)
                     right = sum(g.correct for g in run.grades.values())
-                    learn_progress.checked(lesson.number, right == len(run.questions))
+                    learn_progress.checked(lesson.number, right == len(run.questions), missed=right < len(run.grades))
                     st.rerun()
-    status(run)
+    status(run, lesson.number in learn_progress.current().done)
 
 
-def status(run: QuizRun) -> None:
-    """Mastered, or how many checks are right so far (nothing before the first answer)."""
+def status(run: QuizRun, mastered: bool = False) -> None:
+    """Mastered, or how many checks are right so far (nothing before the first answer). `mastered`: the lesson was
+    mastered before (a reload brings it back unanswered), which right answers keep and a wrong one ends."""
     right = sum(g.correct for g in run.grades.values())
     if not run.grades:
         return
-    if right == len(run.questions):
+    if right == len(run.questions) or (mastered and right == len(run.grades)):
         st.success(_(TEXT["mastered"]))
     else:
         st.caption(_(TEXT["attempted"], right=right, total=len(run.questions)))

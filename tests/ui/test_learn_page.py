@@ -200,7 +200,11 @@ def test_lesson_4_opens_on_a_rejection_of_a_real_draft_and_reveals_after_a_predi
     at = _open(fresh, lesson="4")
     hidden = " ".join(h.proto.body for h in at.get("html"))
     assert "verdict hidden" in hidden and "im_start" not in hidden  # a beginner's first chips are words
-    at.number_input(key=f"learn_predict_{example}_{index}").set_value(step.n_drafted).run()
+    guess = at.number_input(key=f"learn_predict_{example}_{index}")
+    # 31st read: the box said "then Next step", the Playground's button; this page reveals with its own button
+    assert guess.placeholder == f"your guess, then {at.button(key='learn_reveal').label}" == \
+        "your guess, then Reveal the verdicts"
+    guess.set_value(step.n_drafted).run()
     at.button(key="learn_reveal").click().run()
     assert not at.exception
     text = " ".join(m.value for m in at.markdown)

@@ -18,16 +18,18 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from specviz.core.i18n import _
+from specviz.core.i18n import N_, _
 from specviz.engine.trace import Trace
 from specviz.teach.quiz import score_predictions
 
 
 @dataclass(frozen=True)
 class Predictor:
-    """Predict-then-reveal for one page; `prefix` is the page's widget-key prefix."""
+    """Predict-then-reveal for one page; `prefix` is the page's widget-key prefix, `reveal` the label (an English
+    message) of the page's button that reveals a step, which the guess box's placeholder names."""
 
     prefix: str
+    reveal: str = N_("Next step")
 
     @property
     def state_key(self) -> str:
@@ -48,7 +50,7 @@ class Predictor:
         if step.decisions and step.tree is None:
             st.number_input(_("Predict: how many of these {n} will the target accept?", n=len(step.decisions)), 0,
                             len(step.decisions), value=None, step=1, key=self.widget_key(trace_id, step_index),
-                            placeholder=_("your guess, then Next step"))
+                            placeholder=_("your guess, then {button}", button=_(self.reveal)))
 
     def commit(self, trace_id: str, step_index: int) -> None:
         """Keep the guess typed for this step, if any. Call it where the step is revealed, before the rerun that

@@ -66,7 +66,7 @@ TEXT = {  # English messages, translated with `_()` where they are shown
 EXAMPLES = ("smollm-ngram-greedy", "toy-draft", "smollm-layerskip-t07")
 STEPS = 6  # lesson 4 offers this many steps of its recording, from the first one with a rejection
 RULE_CHOICES = ("exact", "resample_from_target", "accept_all")
-PREDICTOR = Predictor("learn")
+PREDICTOR = Predictor("learn", reveal=TEXT["reveal"])  # its guess box names the Reveal button, not Next step
 
 
 def loop(lesson: Lesson) -> None:

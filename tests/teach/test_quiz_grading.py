@@ -9,6 +9,7 @@ import json
 import pytest
 
 from specviz.teach.quiz import QuizRun, csv_text, grade, load_bank, parse_number, results_json
+from specviz.teach.quiz.schema import MAX_ANSWER
 
 BANK = load_bank()
 Q = BANK.by_id()
@@ -47,10 +48,15 @@ def test_numeric_within_tolerance_and_robust_to_text():
     for wrong in (3.3, "3.37", 4):
         result = grade(q, wrong)
         assert not result.correct and result.valid and "3.3616" in result.feedback
-    for junk in ("three", "", None, True, "nan", float("inf"), [3.3616], "1e999"):
+    for junk in ("three", "", None, True, "nan", [3.3616]):
         result = grade(q, junk)
         assert not result.correct and not result.valid
         assert result.feedback.startswith("That is not a number.")
+    for huge in ("1e999", "1e16", "-2e15", "1e18%", float("inf")):  # 31st read: numbers, only too large
+        result = grade(q, huge)
+        assert not result.correct and not result.valid and "not a number" not in result.feedback
+        assert result.feedback.startswith("That number is too large: no answer here is larger than "
+                                          f"{MAX_ANSWER:,.0f} in size.")
 
 
 def test_percent_answers_for_probabilities():
@@ -88,11 +94,12 @@ def test_parse_number():
     assert parse_number("1,000.5") is None and parse_number("x" * 100) is None and parse_number(False) is None
 
 
-def test_a_number_too_big_for_a_float_is_not_a_number():
-    # 10**400 has no float: float() raises OverflowError, which used to escape from grade() (issue 16).
+def test_a_number_too_big_for_a_float_is_refused_as_too_large():
+    # 10**400 has no float: float() raises OverflowError, which used to escape from grade() (issue 16). It is a
+    # number, though, so the sentence says it is too large, not that it is no number (31st read).
     assert parse_number(10**400) is None and parse_number(-(10**400)) is None
     result = grade(Q["sp-expected-1"], 10**400)
-    assert not result.correct and not result.valid and result.feedback.startswith("That is not a number.")
+    assert not result.correct and not result.valid and result.feedback.startswith("That number is too large")
 
 
 def test_a_run_scores_retries_and_exports():

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from specviz.core.i18n import N_, _, end_sentence, localized, with_decimal_point
+from specviz.core.i18n import N_, _, end_sentence, localized, number, with_decimal_point
 from specviz.teach.quiz.schema import MAX_ANSWER, Question, _fmt
 from specviz.teach.quiz.schema import QuestionKind
 
@@ -32,6 +32,7 @@ TEXT = {
     "not_a_list": N_("The answer should be a list of choices."),
     "unknown_picks": N_("Some picks are not among the choices."),
     "not_a_number": N_("That is not a number."),
+    "too_large": N_("That number is too large: no answer here is larger than {most} in size."),
     "not_an_order": N_("The answer should be the items in order."),
     "each_once": N_("Every item must be placed exactly once."),
 }
@@ -69,7 +70,7 @@ def grade(question: Question, answer: Any) -> Grade:
     if correct:
         feedback = _(TEXT["correct"])
     elif not valid:
-        feedback = _(TEXT["invalid"], problem=_(problem), answer=answer_sentence(question))
+        feedback = _(TEXT["invalid"], problem=_(problem, most=number(MAX_ANSWER, 0)), answer=answer_sentence(question))
     else:
         feedback = _(TEXT["wrong"], answer=answer_sentence(question))
     return Grade(correct=correct, valid=valid, feedback=feedback, expected=expected)
@@ -122,7 +123,7 @@ def _grade_multiple(q: Question, answer: Any) -> tuple[bool, bool, str]:
 def _grade_numeric(q: Question, answer: Any) -> tuple[bool, bool, str]:
     value = parse_number(answer)
     if value is None:
-        return False, False, TEXT["not_a_number"]
+        return False, False, TEXT["too_large" if _too_large(answer) else "not_a_number"]
     return abs(value - float(q.answer)) <= q.tolerance + 1e-12, True, ""
 
 
@@ -159,6 +160,23 @@ def parse_number(answer: Any) -> float | None:
         return None
     value = float(text) * scale
     return value if -MAX_ANSWER <= value <= MAX_ANSWER else None
+
+
+def _too_large(answer: Any) -> bool:
+    """Whether `parse_number` refused `answer` only for its size: a number written as it reads them ("1e16",
+    "-1e999", 10**400, infinity), not a word or NaN, so the learner is not told that 1e16 is not a number.
+
+    >>> _too_large("1e16"), _too_large("-1e999"), _too_large(10**400), _too_large("nan"), _too_large("1,000.5")
+    (True, True, True, False, False)
+    """
+    if isinstance(answer, bool):
+        return False
+    if isinstance(answer, int | float):
+        return answer == answer and parse_number(answer) is None  # not NaN (which equals nothing), beyond 10^15
+    if not isinstance(answer, str) or len(answer) > 64 or not answer.isascii():
+        return False
+    text = with_decimal_point(answer.strip().replace(" ", "").removesuffix("%"))
+    return bool(_DECIMAL.fullmatch(text)) and parse_number(answer) is None
 
 
 _DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]{1,4})?")

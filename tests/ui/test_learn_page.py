@@ -285,6 +285,18 @@ def test_lesson_11_says_a_damaged_sweep_file_in_one_sentence(fresh, tmp_path, mo
                                            "(command, machine, server, prompts, or a level's)."]
 
 
+def test_lesson_7_does_not_call_the_charts_last_k_the_best_when_a_larger_one_is_better(fresh):
+    """31st read: at c = 0 every extra draft gains, yet the sentence under the K = 0..16 chart said "Best K here:
+    16" as if 16 were the best; it now says 16 is the chart's largest and a larger K gives more."""
+    at = _open(fresh, lesson="7")
+    said = [m.value for m in at.markdown if m.value.startswith("Best K here")]
+    assert said == ["Best K here: 4, for a 1.98× expected speedup."]  # α 0.7, c 0.1: the article's pair
+    at.select_slider(key="learn_c").set_value(0.0).run()
+    said = [m.value for m in at.markdown if m.value.startswith("Best K here")]
+    assert said == ["Best K here: 16, the largest on the chart, for a 3.33× expected speedup; a larger K would give "
+                    "more still."]
+
+
 def test_lesson_10_names_the_break_even_v_only_where_there_is_one(fresh):
     """The break-even verify cost is E − Kc; v starts at 1, so when E − Kc ≤ 1 (a weak, dear draft) there is no v
     where speculation pays, and the widget says so instead of "stops paying at v = 0.05"."""

@@ -31,6 +31,7 @@ from specviz.ui.common.step_figures import accept_strip_figure
 from specviz.ui.common.tokens import fmt
 from specviz.ui.proposers import view as proposers_view
 
+K_SHOWN = 16  # lesson 7's chart: K = 0 to 16
 LAPTOP_TB_S = HARDWARE["laptop"].bandwidth / 1e12  # the Theory explorer's laptop preset: ~70 GB/s usable
 
 TEXT = {  # English messages, translated with `_()` where they are shown
@@ -61,6 +62,8 @@ TEXT = {  # English messages, translated with `_()` where they are shown
     "best_title": N_("Speedup against K (α = {alpha}, c = {c})"),
     "best": N_("Best K here: {k}, for a {s} expected speedup."),
     "best_none": N_("Best K here: 0. With this α and c no draft pays for itself: do not speculate."),
+    "best_edge": N_("Best K here: {k}, the largest on the chart, for a {s} expected speedup; a larger K would give "
+                    "more still."),
     "width": N_("Candidates per position (tree width)"),
     "depth": N_("Positions ahead (depth)"),
     "tree_alpha": N_("α of one candidate"),
@@ -172,15 +175,29 @@ def speedup(lesson: Lesson) -> None:
 
 def choosing_k(lesson: Lesson) -> None:
     v = _sliders(("alpha", "c"))
-    ks = list(range(0, 17))
+    ks = list(range(0, K_SHOWN + 1))
     values = [theory.expected_speedup(v["alpha"], k, v["c"]) for k in ks]
-    best = theory.optimal_k(v["alpha"], v["c"])
+    best = theory.optimal_k(v["alpha"], v["c"], k_max=K_SHOWN)
     fig = go.Figure(go.Scatter(x=ks, y=values, mode="lines+markers", line=dict(color="#0072B2")))
     fig.add_scatter(x=[best], y=[values[best]], mode="markers", marker=dict(size=16, color="#009E73",
                                                                             symbol="star"))
     _chart(fig, "learn_best_k", _(TEXT["best_title"], alpha=number(v["alpha"]), c=number(v["c"])), "K",
            _(TEXT["speedup"]))
-    st.markdown(_(TEXT["best"], k=best, s=times(values[best])) if best else _(TEXT["best_none"]))
+    st.markdown(_(TEXT[best_k_sentence(v["alpha"], v["c"])], k=best, s=times(values[best])))
+
+
+def best_k_sentence(alpha: float, c: float) -> str:
+    """Which sentence lesson 7's chart states its best K with: "best_none" (K = 0), "best", or "best_edge" when the
+    best K on the chart is its last and a longer chart would find a better one (α = 1 or c = 0 never stop gaining),
+    so that 16 is not called the best K outright.
+
+    >>> best_k_sentence(0.7, 0.1), best_k_sentence(0.0, 0.1), best_k_sentence(0.95, 0.0), best_k_sentence(1.0, 0.5)
+    ('best', 'best_none', 'best_edge', 'best_edge')
+    """
+    best = theory.optimal_k(alpha, c, k_max=K_SHOWN)
+    if best == 0:
+        return "best_none"
+    return "best_edge" if best == K_SHOWN and theory.optimal_k(alpha, c, k_max=K_SHOWN + 1) > K_SHOWN else "best"
 
 
 def trees(lesson: Lesson) -> None:

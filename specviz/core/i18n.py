@@ -271,7 +271,7 @@ def read_number(text: object) -> float:
     >>> read_number("abc")
     Traceback (most recent call last):
     ...
-    ValueError: “abc” is not a number; write it like 0.35.
+    ValueError: “abc” cannot be read here; write a number like 0.35.
     """
     if isinstance(text, float) and math.isfinite(text):
         return text
@@ -287,4 +287,6 @@ def read_number(text: object) -> float:
             return float(typed.replace(".", "").replace(",", "."))
     shown = " ".join(str(text).split())
     shown = shown if len(shown) <= 20 else shown[:19] + "…"
-    raise ValueError(_("“{text}” is not a number; write it like {example}.", text=shown, example=number(0.35, 2)))
+    # not "is not a number": 1e5, 50% and 10**400 are numbers, only not written as this reads them (31st read)
+    raise ValueError(_("“{text}” cannot be read here; write a number like {example}.", text=shown,
+                       example=number(0.35, 2)))

@@ -189,7 +189,8 @@ def test_live_questions_from_a_trace_in_portuguese(page):
 def test_the_quiz_library_speaks_portuguese():
     with using("pt"):
         numeric = next(q for q in PT if q.kind == "numeric")
-        assert grade(numeric, "palavra").feedback.startswith("Isso não é um número. A resposta é ")
+        assert grade(numeric, "palavra").feedback.startswith(
+            "Isso não pode ser lido como número; escreva um como 0,25. A resposta é ")
         single = next(q for q in PT if q.kind == "single")
         assert grade(single, single.answer).feedback == "Correto."
         with pytest.raises(QuizBankError, match="não tem uma lista 'questions:'"):

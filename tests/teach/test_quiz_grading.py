@@ -51,7 +51,7 @@ def test_numeric_within_tolerance_and_robust_to_text():
     for junk in ("three", "", None, True, "nan", [3.3616]):
         result = grade(q, junk)
         assert not result.correct and not result.valid
-        assert result.feedback.startswith("That is not a number.")
+        assert result.feedback.startswith("That cannot be read as a number; write one like 0.25.")
     for huge in ("1e999", "1e16", "-2e15", "1e18%", float("inf")):  # 31st read: numbers, only too large
         result = grade(q, huge)
         assert not result.correct and not result.valid and "not a number" not in result.feedback
@@ -218,6 +218,6 @@ def test_feedback_is_correct_or_a_verdict_then_the_answer():
     q = Q["ar-prob-1"]
     assert grade(q, "0.4").feedback == "Correct."
     assert grade(q, "0.9").feedback == "Not quite. " + answer_sentence(q)
-    assert grade(q, "forty").feedback == "That is not a number. " + answer_sentence(q)
+    assert grade(q, "forty").feedback == "That cannot be read as a number; write one like 0.25. " + answer_sentence(q)
     with using("pt"):
         assert grade(q, "0,9").feedback == "Não exatamente. " + answer_sentence(q)

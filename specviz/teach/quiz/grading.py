@@ -31,7 +31,7 @@ TEXT = {
     "no_choice": N_("No choice was picked."),
     "not_a_list": N_("The answer should be a list of choices."),
     "unknown_picks": N_("Some picks are not among the choices."),
-    "not_a_number": N_("That is not a number."),
+    "not_a_number": N_("That cannot be read as a number; write one like {example}."),  # "2/5", "forty"
     "too_large": N_("That number is too large: no answer here is larger than {most} in size."),
     "not_an_order": N_("The answer should be the items in order."),
     "each_once": N_("Every item must be placed exactly once."),
@@ -70,7 +70,8 @@ def grade(question: Question, answer: Any) -> Grade:
     if correct:
         feedback = _(TEXT["correct"])
     elif not valid:
-        feedback = _(TEXT["invalid"], problem=_(problem, most=number(MAX_ANSWER, 0)), answer=answer_sentence(question))
+        said = _(problem, most=number(MAX_ANSWER, 0), example=number(0.25))  # each problem takes the ones it names
+        feedback = _(TEXT["invalid"], problem=said, answer=answer_sentence(question))
     else:
         feedback = _(TEXT["wrong"], answer=answer_sentence(question))
     return Grade(correct=correct, valid=valid, feedback=feedback, expected=expected)

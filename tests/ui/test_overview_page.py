@@ -114,3 +114,19 @@ def test_the_played_example_drafts_words_not_chat_template_markers():
     drafts = [d.text for s in spec.steps for d in s.decisions]
     assert drafts, "the example drafts nothing: the check below would pass on no drafts"
     assert not any("<|" in text for text in drafts)
+
+
+def test_this_machines_line_names_the_shape_of_each_prediction(monkeypatch):
+    """31st read: the line said "predicted 2.14× ... greedy (a tree of 8 nodes, ...) and 1.57× at T = 0.7", and the
+    1.57× was a chain of K = 2's (the best shape differs with T): each figure now comes with its own shape."""
+    from types import SimpleNamespace
+
+    from specviz.ui.common import this_machine
+
+    best = {0.0: SimpleNamespace(vs_generate=2.14, shape=SimpleNamespace(describe=lambda: "a tree of 8 nodes")),
+            0.7: SimpleNamespace(vs_generate=1.57, shape=SimpleNamespace(describe=lambda: "a chain of K = 2"))}
+    monkeypatch.setattr(this_machine, "best_here", lambda cal, temperature: best[temperature])
+    cal = SimpleNamespace(cpu="AMD EPYC", dtype="bfloat16", measured_at="2026-12-05T10:00:00Z")
+    line = this_machine.one_line(cal)
+    assert "2.14× the speed of model.generate greedy (a tree of 8 nodes)" in line
+    assert "1.57× at T = 0.7 (a chain of K = 2)" in line

@@ -19,6 +19,7 @@ from specviz.core.i18n import using
 from specviz.teach.learn import BY_NUMBER, LAST, LESSONS, check_questions, exit_ticket, parse_progress
 from specviz.teach.quiz import BANK_DIR, QuizBankError, grade, live_questions, load_bank, parse_bank, score_predictions
 from specviz.teach.quiz.run import QuizRun
+from specviz.ui.common.escaping import escape_markdown
 
 # Each page's states walked in Portuguese: make test runs them; make check keeps the catalog check and every
 # page's first render in Portuguese (tests/core/test_i18n.py, tests/i18n/test_i18n_pages.py).
@@ -170,8 +171,10 @@ def test_a_teachers_broken_upload_is_refused_in_portuguese(page):
                                          "link": "pages/quiz.py"}]})
     at.file_uploader(key="quiz_upload").set_value(("turma.yaml", bad.encode(), "application/yaml")).run()
     _portuguese(at)
-    assert [e.value for e in at.error] == [
-        "Arquivo de quiz 'turma.yaml', pergunta 't1': a resposta 'C' não é uma das suas alternativas."]
+    # the sentence quotes the file's name and values, so it reaches the page markdown-escaped (a name such as
+    # "[x](https://…).yaml" would otherwise be a live link): what a reader sees is the plain sentence
+    assert [e.value for e in at.error] == [escape_markdown(
+        "Arquivo de quiz 'turma.yaml', pergunta 't1': a resposta 'C' não é uma das suas alternativas.")]
 
 
 def test_live_questions_from_a_trace_in_portuguese(page):

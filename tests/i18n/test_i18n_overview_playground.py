@@ -17,6 +17,7 @@ from specviz.engine.trace import Trace
 from specviz.labs.examples import list_examples
 from specviz.runs.runspec import RunSpec
 from specviz.scripts.i18n import read_catalog
+from specviz.ui.common.escaping import escape_markdown
 from specviz.ui.overview import view as overview_view
 
 # Each page's states walked in Portuguese: make test runs them; make check keeps the catalog check and every
@@ -93,8 +94,8 @@ def test_playground_bad_upload_is_one_portuguese_sentence():
     portuguese_only(at)
     at.file_uploader(key="playground_upload").set_value(("x.json", b"{not json", "application/json")).run()
     portuguese_only(at)
-    assert [e.value for e in at.error] == [
-        "Este arquivo não é um JSON válido, então não pode ser um traço do specviz."]
+    assert [e.value for e in at.error] == [escape_markdown(  # escaped: a damaged trace's values are quoted in it
+        "Este arquivo não é um JSON válido, então não pode ser um traço do specviz.")]
 
 
 def test_playground_bad_link_warns_in_portuguese():

@@ -209,3 +209,20 @@ def _markdown_to_text(text: str) -> str:
     text = re.sub(r"\$[^$]*\$", " ", text)  # LaTeX
     text = re.sub(r"\]\([^)]*\)", "]", text)  # link targets
     return re.sub(r"<[^>]+>", " ", text)
+
+
+@cache
+def catalog_texts() -> tuple[str, ...]:
+    """Every English message in the sources and every Portuguese translation in the catalog, read once per test
+    process: extracting the messages from the sources takes about 0.7 s, and seven tests read them."""
+    from specviz.scripts.i18n import extract, read_catalog
+
+    return tuple([str(m.id) for m in extract() if m.id] + [str(m.string) for m in read_catalog() if m.id])
+
+
+@cache
+def extracted_messages() -> tuple:
+    """The sources' messages as `specviz.scripts.i18n.extract` finds them (with their locations), once per process."""
+    from specviz.scripts.i18n import extract
+
+    return tuple(extract())

@@ -188,10 +188,10 @@ def test_no_text_compares_the_extra_draft_with_c_alone():
     """Every text that weighs one more draft's α^(K+1) against its cost c names the step's speedup S(K) too."""
     import re
 
-    from specviz.scripts.i18n import extract, read_catalog
+    from i18n_check import catalog_texts
     from specviz.teach.quiz import load_bank
 
-    texts = [str(m.id) for m in extract() if m.id] + [str(m.string) for m in read_catalog() if m.id]
+    texts = list(catalog_texts())
     for lang in ("en", "pt"):
         texts += [" ".join([q.prompt, q.explanation, *q.choices]) for q in load_bank(lang=lang)]
     marginal = re.compile(r"(?<!1 − )(?<!1 - )α\^\(K\+1\)(?!\))")

@@ -154,10 +154,10 @@ def test_no_text_says_a_compute_bound_verify_costs_nearly_k_plus_1():
     """v reaches K + 1 only once a one-token pass is compute-bound too: "nearly/close to K+1 times" overstates it."""
     import re
 
-    from specviz.scripts.i18n import extract, read_catalog
+    from i18n_check import catalog_texts
     from specviz.teach.quiz import load_bank
 
-    texts = [str(m.id) for m in extract() if m.id] + [str(m.string) for m in read_catalog() if m.id]
+    texts = list(catalog_texts())
     texts += [q.explanation for lang in ("en", "pt") for q in load_bank(lang=lang)]
     overstated = re.compile(r"(nearly|close to|about|quase|cerca de) K ?\+ ?1 (times|vezes)", re.IGNORECASE)
     assert len(texts) > 1000 and [t[:80] for t in texts if overstated.search(t)] == []

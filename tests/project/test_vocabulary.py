@@ -17,11 +17,12 @@ purpose, to forbid them.
 
 from __future__ import annotations
 
-import functools
 import re
 from pathlib import Path
 
 import pytest
+
+from i18n_check import extracted_messages
 
 from specviz.scripts import i18n as i18n_script
 from specviz.teach.quiz import load_bank
@@ -98,11 +99,10 @@ def _quiz_texts(lang: str) -> list[tuple[str, str]]:
     return found
 
 
-@functools.cache  # the English side extracts every message from the sources (about 0.7 s): once per worker
 def _catalog_texts(lang: str) -> list[tuple[str, str]]:
     if lang == "en":
         return [(f"message at {m.locations[0][0] if m.locations else '?'}", m.id if isinstance(m.id, str) else m.id[0])
-                for m in i18n_script.extract() if m.id]
+                for m in extracted_messages() if m.id]
     found = []
     for m in i18n_script.read_catalog():
         for text in ([m.string] if isinstance(m.string, str) else list(m.string)):

@@ -72,10 +72,10 @@ def test_each_greedy_comparison_says_identical_near_tie_unmeasured_or_not_numeri
 
 @pytest.mark.slow  # over 0.7 s: make test runs it, make check stays under a minute
 def test_no_text_calls_greedy_splits_rare_or_says_outputs_normally_match():
-    from specviz.scripts.i18n import extract, read_catalog
+    from i18n_check import catalog_texts
     from specviz.teach.quiz import load_bank
 
-    texts = [str(m.id) for m in extract() if m.id] + [str(m.string) for m in read_catalog() if m.id]
+    texts = list(catalog_texts())
     texts += [" ".join([q.prompt, q.explanation, *q.choices]) for lang in ("en", "pt") for q in load_bank(lang=lang)]
     said = re.compile(r"normally match|normalmente coincidem|\brare\b[^.]{0,40}(near-tie|split|flip|floating)"
                       r"|\brar[oa]s?\b[^.]{0,40}(quase empate|diferen|invers)", re.IGNORECASE)

@@ -124,9 +124,9 @@ def test_the_tree_questions_are_on_the_page_and_cover_sampled_and_top_k_children
 
 def _all_texts() -> list[str]:
     """Every English message, every Portuguese translation and every question of both banks."""
-    from specviz.scripts.i18n import extract, read_catalog
+    from i18n_check import catalog_texts
 
-    texts = [str(m.id) for m in extract() if m.id] + [str(m.string) for m in read_catalog() if m.id]
+    texts = list(catalog_texts())
     for lang in ("en", "pt"):
         texts += [" ".join([q.prompt, q.explanation, *q.choices]) for q in load_bank(lang=lang)]
     return texts

@@ -384,6 +384,7 @@ def _calls_with_keywords(folders: tuple[str, ...], name: str) -> dict[str, set[s
     return found
 
 
+@pytest.mark.slow  # over 0.7 s in make check (00:40 UTC: 3,026 tests in 61-66 s)
 def test_no_caller_of_run_passes_a_verifier_the_exactness_lab_calls_the_engine():
     """run()'s docstring: no caller passes another verifier; the Exactness lab's broken rules go straight to
     speculative_generate (specviz.labs.exactness.engine), so the docs must not say the lab passes them to run()."""

@@ -403,6 +403,7 @@ def test_lesson_11_sweep_caption_does_not_credit_vllm_with_a_mean_accepted_lengt
     assert re.search(r"read off vLLM's counters \(1 \+ accepted|lido nos contadores do vLLM \(1 \+ aceitos", caption)
 
 
+@pytest.mark.slow  # over 0.7 s in make check (00:40 UTC: 3,026 tests in 61-66 s)
 def test_the_rule_sentence_never_reads_u_below_an_equal_alpha():
     """The rule widget wrote "u = 0.030 < 0.030: x is kept" (p = 0.01, q = 0.33, u = 0.03: a = 0.0303), and kept x
     at p = 0.07, q = 0.10, u = 0.70 (u's default), where float division makes p/q 0.7000000000000001 but u equals

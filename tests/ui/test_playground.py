@@ -152,6 +152,7 @@ def test_a_shared_live_link_with_a_step_opens_on_that_step():
     assert counter(at)[0] == 2
 
 
+@pytest.mark.slow  # over 0.7 s in make check (00:40 UTC: 3,026 tests in 61-66 s)
 def test_a_new_live_run_is_drawn_step_by_step_and_a_cached_one_is_instant(monkeypatch):
     """While the model works, each decided step appears: the bar counts steps, tokens and kept drafts, and the chips
     grow. Asking for the same run again takes it from the cache: nothing to draw, no turn on the model."""
@@ -433,6 +434,7 @@ def test_other_examples_replay_to_the_end(name):
     assert counter(at) == (n, n)
 
 
+@pytest.mark.slow  # over 0.7 s in make check (00:40 UTC: 3,026 tests in 61-66 s)
 def test_the_page_runs_inside_the_app():
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
     at.switch_page("pages/playground.py").run()

@@ -232,6 +232,7 @@ def test_every_press_measures_the_race_anew_in_interleaved_rounds(monkeypatch):
     assert second.rounds.rounds[0][0].output_ids == first.rounds.rounds[0][0].output_ids  # same seed, same text
 
 
+@pytest.mark.slow  # over 0.7 s in make check (00:40 UTC: 3,026 tests in 61-66 s)
 def test_a_busy_machine_is_named_instead_of_a_verdict(monkeypatch):
     monkeypatch.chdir(ROOT)
     monkeypatch.setattr(timeline, "BUSY_MIN_MS", 0.0)

@@ -21,6 +21,7 @@ def metrics(at) -> dict[str, str]:
     return {m.label: m.value for m in at.metric}
 
 
+@pytest.mark.slow  # over 0.7 s in make check (00:40 UTC: 3,026 tests in 61-66 s)
 def test_page_shows_the_formulas_and_reacts_to_the_sliders(tmp_path, monkeypatch):
     monkeypatch.setattr(theory_points, "BENCHMARKS_DIR", tmp_path / "none")  # no measured runs
     at = AppTest.from_file(PAGE, default_timeout=60).run()
@@ -207,6 +208,7 @@ def chart(at, key: str) -> dict:
                       .proto.spec)
 
 
+@pytest.mark.slow  # over 0.7 s in make check (00:40 UTC: 3,026 tests in 61-66 s)
 def test_the_break_even_marker_moves_up_as_the_batch_grows():
     at = AppTest.from_file(PAGE, default_timeout=60).run()
     assert not at.exception

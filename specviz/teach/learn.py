@@ -502,6 +502,29 @@ def exit_ticket(bank: Bank) -> list[Question]:
     return [first[topic] for topic in FAQ_TOPICS if topic in first]
 
 
+def ticket_retake(bank: Bank, seen: Iterable[str]) -> list[Question]:
+    """The exit ticket taken again (issue 43 item 10: a graded ticket shows its keys, so asking the same six items
+    again let a learner copy them): each of its questions swapped for another on the same concept, as a lesson's
+    retry picks one (`retry_question`: one not seen yet first, else the one seen longest ago; the same question
+    only where its concept has no other, its choices then shuffled anew by the caller's new seed). `seen` lists the
+    ids shown so far, oldest first.
+
+    >>> from specviz.teach.quiz import load_bank
+    >>> bank = load_bank()
+    >>> first = exit_ticket(bank)
+    >>> again = ticket_retake(bank, [q.id for q in first])
+    >>> [q.concept for q in again] == [q.concept for q in first], any(q.id == p.id for q, p in zip(again, first))
+    (True, False)
+    """
+    seen = list(seen)
+    picked: list[Question] = []
+    for question in exit_ticket(bank):
+        lesson = lesson_for_concept(question.concept) or LESSONS[-1]
+        other = retry_question(bank, lesson, question, seen, showing=[q.id for q in picked])
+        picked.append(other)
+    return picked
+
+
 def lessons_to_revisit(missed: Iterable[Question]) -> list[Lesson]:
     """The lessons that teach the concepts of the missed questions, each once, in lesson order."""
     found = {lesson.number: lesson for q in missed if (lesson := lesson_for_concept(q.concept)) is not None}

@@ -8,7 +8,8 @@ from __future__ import annotations
 import streamlit as st
 
 from specviz.core.i18n import N_, _
-from specviz.teach.learn import Lesson, Progress, check_questions, exit_ticket, lessons_to_revisit, retry_question
+from specviz.teach.learn import (Lesson, Progress, check_questions, exit_ticket, lessons_to_revisit, retry_question,
+                                  ticket_retake)
 from specviz.teach.quiz import Bank, QuizRun
 from specviz.ui.learn import progress as learn_progress
 from specviz.ui.common.quiz import view as quiz_view
@@ -103,11 +104,17 @@ def ticket(bank: Bank, progress: Progress) -> None:
     st.subheader(_(TEXT["ticket_title"]), anchor=TICKET_ANCHOR)
     st.markdown(_(TEXT["ticket_intro"]))
     if "learn_ticket" not in st.session_state:
-        st.session_state["learn_ticket"] = QuizRun(exit_ticket(bank), seed=0)
-        st.session_state["learn_ticket_round"] = st.session_state.get("learn_ticket_round", 0) + 1
+        # a retake swaps each question for another on its concept and reshuffles the choices: the graded sheet
+        # showed every key (issue 43 item 10)
+        seen = st.session_state.setdefault("learn_ticket_seen", [])
+        taken = st.session_state.get("learn_ticket_round", 0)
+        st.session_state["learn_ticket"] = QuizRun(ticket_retake(bank, seen) if taken else exit_ticket(bank),
+                                                   seed=taken)
+        st.session_state["learn_ticket_round"] = taken + 1
     run: QuizRun = st.session_state["learn_ticket"]
-    if run.questions != exit_ticket(bank):  # the learner switched language
-        run = st.session_state["learn_ticket"] = run.relabeled(bank.by_id())
+    by_id = bank.by_id()
+    if any(by_id.get(q.id, q) != q for q in run.questions):  # the learner switched language
+        run = st.session_state["learn_ticket"] = run.relabeled(by_id)
     quiz_view.sheet(run, bank, f"learn_ticket{st.session_state['learn_ticket_round']}")
     if not run.grades:
         return
@@ -121,6 +128,7 @@ def ticket(bank: Bank, progress: Progress) -> None:
             st.button(_(TEXT["revisit_button"], number=lesson.number, title=lesson.shown_title()),
                       key=f"learn_revisit_{lesson.number}", on_click=learn_progress.go, args=(lesson.number,))
     if st.button(_(TEXT["again"]), key="learn_ticket_again"):
+        st.session_state.setdefault("learn_ticket_seen", []).extend(q.id for q in run.questions)
         del st.session_state["learn_ticket"]
         st.rerun()
     learn_progress.link("pages/quiz.py", _(TEXT["quiz_link"]), ":material/quiz:", progress.to_params())

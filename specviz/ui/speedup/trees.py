@@ -8,6 +8,8 @@ Plain functions of a result, returning Plotly figures, pandas tables and sentenc
 
 from __future__ import annotations
 
+import textwrap
+
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
@@ -116,7 +118,9 @@ def shape_table(result: BenchResult, proposer: str, temperature: float) -> pd.Da
 def shape_figure(result: BenchResult, proposer: str, temperature: float) -> go.Figure:
     """Tokens per target forward (bars) and speedup vs target-only (dots) for each shape, by node budget."""
     rows = result.shape_rows(proposer, temperature)
-    names = [shape_name(r).replace(", ", "<br>", 1) for r in rows]
+    # describe()'s sentence, up to 81 characters with a lookup branch, wrapped into short lines: a phone's chart has
+    # room for a few words a tick
+    names = ["<br>".join(textwrap.wrap(shape_name(r), 22)) for r in rows]
     fig = go.Figure()
     fig.add_bar(x=names, y=[r["mat_with_bonus"] for r in rows], name=label("mat_with_bonus"), marker_color=BLUE)
     fig.add_scatter(x=names, y=[r["speedup_vs_ar"] for r in rows], mode="markers", name=label("speedup_vs_ar"),

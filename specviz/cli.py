@@ -24,7 +24,7 @@ from dataclasses import replace
 from specviz.core.i18n import N_, _, drafts_kept, language_code, list_separator, ngettext, number, percent, using
 from specviz.core.text import pad, visible, width
 from specviz.engine.kinds import StopReason
-from specviz.engine.limits import K_RANGE, MAX_NEW_TOKENS_RANGE, PAIR_DRAFTERS, path_arg
+from specviz.engine.limits import K_RANGE, MAX_NEW_TOKENS_RANGE, PAIR_DRAFTERS, path_arg, unwritable
 from specviz.engine.proposers import registry
 from specviz.engine.trace import Step, TokenKind, Trace
 from specviz.labs.bench import add_bench_arguments, run_bench_command
@@ -378,22 +378,11 @@ def speedup(baseline: Trace, spec: Trace) -> float:
 
 
 def _check_writable(path: str) -> None:
-    """Refuse, before a run, a `--json` path the trace could not be written to: a folder, a folder that does not
-    exist, one this user may not write in. The write after the run still reports what only it can find (a full disk)."""
-    import errno
-    from pathlib import Path
-
-    target = Path(path)
-    folder = target.parent
-    if target.is_dir():
-        code = errno.EISDIR
-    elif not folder.is_dir():
-        code = errno.ENOENT
-    elif not os.access(target if target.exists() else folder, os.W_OK):
-        code = errno.EACCES
-    else:
-        return
-    raise ValueError(_("Cannot write the trace to '{path}': {reason}.", path=path, reason=os.strerror(code)))
+    """Refuse, before a run, a `--json` path the trace could not be written to (`limits.unwritable`), in the
+    sentence the write after the run gives."""
+    reason = unwritable(path)
+    if reason is not None:
+        raise ValueError(_("Cannot write the trace to '{path}': {reason}.", path=path, reason=reason))
 
 
 def _write_json(trace: Trace, path: str) -> None:

@@ -136,6 +136,45 @@ def path_arg(text: str) -> str:
     return text
 
 
+def unwritable(path: str) -> str | None:
+    """Why a file could not be written at `path`, in the OS's words ("Is a directory", "No such file or directory",
+    "Permission denied"); None when it could. Asked before a long run, so that a bad output path costs nothing: the
+    write after the run still reports what only it can find (a full disk).
+
+    >>> unwritable("/"), unwritable("/no/such/folder/x.json")
+    ('Is a directory', 'No such file or directory')
+    """
+    import errno
+    import os
+    from pathlib import Path
+
+    target = Path(path)
+    if target.is_dir():
+        return os.strerror(errno.EISDIR)
+    if not target.parent.is_dir():
+        return os.strerror(errno.ENOENT)
+    if not os.access(target if target.exists() else target.parent, os.W_OK):
+        return os.strerror(errno.EACCES)
+    return None
+
+
+def writable_file_arg(text: str) -> str:
+    """argparse's type for an output file a script writes after its runs (--out, --json): an empty path, a folder,
+    a folder that does not exist or one this user may not write in is argparse's one-line error before any model
+    loads, not a traceback after minutes of runs.
+
+    >>> writable_file_arg("result.json")
+    'result.json'
+    """
+    import argparse
+
+    path_arg(text)
+    reason = unwritable(text)
+    if reason is not None:
+        raise argparse.ArgumentTypeError(f"a file path that can be written (got {text!r}: {reason})")
+    return text
+
+
 def __getattr__(name: str):
     """`PROPOSERS` (every proposer) and `TOY_PROPOSERS` (what the toy pair offers a user), from the registry now."""
     from specviz.engine.proposers import registry

@@ -29,7 +29,8 @@ import torch
 from dataclasses import replace
 
 from specviz.models.catalog import CatalogEntry, load_catalog
-from specviz.engine.limits import K_RANGE, MAX_NEW_TOKENS_RANGE, TEMPERATURE_RANGE, number_arg, path_arg, whole_arg
+from specviz.engine.limits import (K_RANGE, MAX_NEW_TOKENS_RANGE, TEMPERATURE_RANGE, number_arg, whole_arg,
+                                   writable_file_arg)
 from specviz.models.loading import detect_machine, hub_cache_dir
 from specviz.models.pairs import load_pair
 from specviz.runs.running import prompt_ids, proposer_for, run, run_target_only
@@ -148,7 +149,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m specviz.scripts.gpu_bench", description=__doc__.splitlines()[0])
     parser.add_argument("--pair", action="append", help="catalog name or TARGET,DRAFT (repeatable; default: the "
                                                         "catalog's GPU pairs in the local Hugging Face cache)")
-    parser.add_argument("--out", type=path_arg, default="gpu_bench.json", help="where to write the result JSON")
+    parser.add_argument("--out", type=writable_file_arg, default="gpu_bench.json", help="where to write the result JSON")
     parser.add_argument("--k", type=whole_arg(*K_RANGE), default=None,
                         help="drafted tokens per step (default: the catalog's K, else 4)")
     parser.add_argument("--max-new-tokens", type=whole_arg(*MAX_NEW_TOKENS_RANGE), default=128)

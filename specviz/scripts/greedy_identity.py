@@ -30,7 +30,7 @@ from typing import Any
 
 from specviz.labs.bench.config import load_suites
 from specviz.engine.limits import (K_RANGE, MAX_NEW_TOKENS_RANGE, TREE_LOOKUP_RANGE, TREE_NODES_RANGE,
-                                   TREE_WIDTH_RANGE, whole_arg)
+                                   TREE_WIDTH_RANGE, whole_arg, writable_file_arg)
 from specviz.models.catalog import recommended_for
 from specviz.models.machine import DEFAULT_DTYPE_RULE, dtype_name
 from specviz.models.pairs import load_pair
@@ -84,7 +84,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                              "branch, 0 when --k or --tree-nodes is given")
     parser.add_argument("--prompts", type=whole_arg(1), default=8, help="the first N prompts of the held-out suite")
     parser.add_argument("--max-new-tokens", type=whole_arg(*MAX_NEW_TOKENS_RANGE), default=128)
-    parser.add_argument("--out", default=None, help="a JSON file for the entries")
+    parser.add_argument("--out", type=writable_file_arg, default=None, help="a JSON file for the entries")
     args = parser.parse_args(argv)
     pair = load_pair(args.pair, dtype=args.dtype)
     if all(v is None for v in (args.k, args.tree_nodes, args.tree_width, args.tree_lookup)):

@@ -6,7 +6,8 @@ out-of-range values ended in a traceback; targets_bench calibrated the machine a
 --prompts 0 as "--prompts-per-suite", a flag not typed; gpu_check took a budget of nan or -5
 seconds and 0 prompts; page_cost's --repeats 0 started a server and a browser to measure nothing;
 serving_screenshot waited nan seconds. 31st read: gpu_bench's `--temperatures ,` ran no case and exited 0,
-`--temperatures 0,0` ran greedy twice into one summary row, and nan was refused only after the pair loaded."""
+`--temperatures 0,0` ran greedy twice into one summary row, and nan was refused only after the pair loaded; and
+greedy_identity --out, tree_sweep --json and gpu_bench --out were checked only when written, after the runs."""
 
 import importlib
 
@@ -29,6 +30,9 @@ CASES = [
     ("screenshots", ["--port", "0"]), ("classroom_screenshots", ["--port", "70000"]),
     ("page_cost", ["--repeats", "0"]), ("serving_screenshot", ["--wait", "nan"]),
     ("gpu_check", ["--out", "x", "--prompts", "0"]), ("gpu_check", ["--out", "x", "--max-new-tokens", "0"]),
+    # an output file the runs could not be written to: said before them, not after (as generate --json)
+    ("greedy_identity", ["--out", "/no/such/folder/x.json"]), ("tree_sweep", ["--json", "/"]),
+    ("gpu_bench", ["--out", "/no/such/folder/x.json"]),
 ]
 
 

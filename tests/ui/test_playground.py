@@ -103,6 +103,18 @@ def test_the_url_opens_the_same_run_and_follows_the_steps():
     assert flat == {"source": "example", "example": "toy-draft", "step": "5", "lang": "en"}  # the language stays
 
 
+def test_a_step_past_the_traces_end_opens_at_the_end_and_says_so():
+    """A link's `?step=` past the trace's end opened on the last step without a word (a 30th-read report): the page
+    now says which step the link asked for and how many the trace has."""
+    spec, _ = load_example("toy-draft")
+    at = page(source="example", example="toy-draft", step="999")
+    assert counter(at) == (spec.num_steps, spec.num_steps)
+    assert [i.value for i in at.info if "The link asks for step 999" in i.value] == [
+        f"The link asks for step 999, but this trace has {spec.num_steps} steps: it opens at its end."]
+    at = page(source="example", example="toy-draft", step="2")
+    assert not [i for i in at.info if "The link asks for step" in i.value]  # a step inside the trace: no sentence
+
+
 def test_bad_url_values_fall_back_with_one_warning():
     at = page(source="example", example="no-such-example", step="-3", k="many")
     no_problems(at)

@@ -14,7 +14,7 @@ import re
 
 import streamlit as st
 
-from specviz.core.i18n import N_, _, ngettext
+from specviz.core.i18n import N_, _, ngettext, number
 from specviz.engine.kinds import StopReason
 from specviz.engine.trace import Trace
 from specviz.ui.classroom import ask as classroom_ask
@@ -65,13 +65,17 @@ _CLICKED, _TOGGLED, _TRACE_ID = "playground_clicked", "playground_play_toggled",
 
 def select_trace(trace: Trace, trace_id: str, start_step: int = 0) -> None:
     """Make `trace` the one on screen (and `state.current_trace()` for other pages); a new trace starts at
-    `start_step` (clipped to the trace), paused."""
+    `start_step` (clipped to the trace, and said so when a link asked for a step past its end), paused."""
     state.set_current_trace(trace)
     session = st.session_state
     if session.get(_TRACE_ID) != trace_id:
         session[_TRACE_ID] = trace_id
         session[POS] = max(0, min(int(start_step), trace.num_steps))
         session[PLAYING] = False
+        if int(start_step) > trace.num_steps:
+            st.info(ngettext("The link asks for step {step}, but this trace has {n} step: it opens at its end.",
+                             "The link asks for step {step}, but this trace has {n} steps: it opens at its end.",
+                             trace.num_steps, step=number(int(start_step), 0)))
 
 
 def position() -> int:

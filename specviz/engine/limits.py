@@ -37,6 +37,15 @@ def is_whole(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+def is_number(value: object) -> bool:
+    """A finite int or float that is not a bool: what a file's figure must be before a table or a chart draws it.
+
+    >>> is_number(0.5), is_number(3), is_number(True), is_number(float("nan")), is_number("1")
+    (True, True, False, False, False)
+    """
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
 def check_threads(threads: object, flag: str = "--threads") -> int:
     """`threads` when it is a thread count a command may ask torch for, else a ValueError with one sentence.
 

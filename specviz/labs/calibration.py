@@ -42,7 +42,7 @@ import torch
 from specviz.core.paths import cache_dir, write_text_atomically
 from specviz.engine.draft_shape import DraftShape
 from specviz.engine.generation import Clock, default_clock, synchronize
-from specviz.engine.limits import is_whole
+from specviz.engine.limits import is_number, is_whole
 from specviz.labs.bench.summary import curve_ratio
 from specviz.labs.bench.timing import ISA_LIMITS, feature_draft_timer, forward_timer, utc_now
 from specviz.models.machine import cpu_has_bf16, cpu_model, cpu_speed_flags, dtype_name
@@ -172,8 +172,7 @@ def _readable(raw: dict) -> bool:
     """Whether a calibration read from the cache has the types `measure` writes: texts, a whole thread count, and
     seconds from 0 to a million (from a nanosecond where a ratio divides by them, so no ratio is infinite)."""
     def seconds(value: object, positive: bool = False) -> bool:
-        return (not isinstance(value, bool) and isinstance(value, int | float)
-                and (1e-9 if positive else 0.0) <= value <= 1e6)
+        return is_number(value) and (1e-9 if positive else 0.0) <= value <= 1e6
     return (all(isinstance(raw.get(k), str) for k in ("pair", "proposer", "dtype", "device", "kernels", "cpu", "torch"))
             and all(isinstance(v, str) for v in (*raw["cpu_flags"], *raw["notes"], raw.get("measured_at", "")))
             and isinstance(raw.get("cpu_bf16"), bool) and is_whole(raw.get("threads")) and raw["threads"] >= 1

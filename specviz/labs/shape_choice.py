@@ -24,13 +24,13 @@ the reason, and the run still goes ahead with the best shape.
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass
 from functools import lru_cache
 
 from specviz.core.i18n import _, number, percent
 from specviz.core.paths import BENCHMARKS_DIR
 from specviz.engine.draft_shape import DraftShape
+from specviz.engine.limits import is_number
 from specviz.labs.calibration import Calibration, calibrate
 from specviz.models.catalog import recommended_for
 
@@ -80,7 +80,7 @@ def shape_table(pair_name: str) -> dict | None:
 
 def _finite(value, lo: float) -> bool:
     """A finite number (not a bool) of at least `lo`."""
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value >= lo
+    return is_number(value) and value >= lo
 
 
 def lookup_lift(pair_name: str, shape: DraftShape, temperature: float = 0.0) -> tuple[float, float] | None:

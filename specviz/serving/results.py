@@ -8,13 +8,12 @@ and how vLLM's acceptance compares with specviz's.
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from specviz.core.i18n import N_, _
 from specviz.core.paths import BENCHMARKS_DIR, write_text_atomically
-from specviz.engine.limits import K_RANGE, is_whole
+from specviz.engine.limits import K_RANGE, is_number, is_whole
 from specviz.serving.load import MAX_STREAMS, LevelResult
 
 __all__ = ["EAGLE_SERVED", "SCHEMA", "SCHEMA_VERSION", "SERVING_DIR", "ServingResult", "find_serving_results"]
@@ -124,7 +123,7 @@ def _number(value: object, whole: bool = False) -> bool:
     """A finite number of 0 or more (a whole one where `whole`), not a bool."""
     if whole:
         return is_whole(value) and value >= 0
-    return not isinstance(value, bool) and isinstance(value, int | float) and math.isfinite(value) and value >= 0
+    return is_number(value) and value >= 0
 
 
 def _readable(data: dict) -> bool:

@@ -26,7 +26,7 @@ from typing import Any, ClassVar
 from specviz.core.i18n import _
 from specviz.core.paths import write_text_atomically
 from specviz.engine.draft_shape import DraftShape
-from specviz.engine.limits import is_whole
+from specviz.engine.limits import is_number, is_whole
 from specviz.labs.bench.config import BENCHMARKS_DIR, BenchConfig, load_suites
 from specviz.labs.bench.summary import DEFINITIONS, verify_ratio
 
@@ -98,11 +98,6 @@ SUMMARY_KEYS = frozenset({
     "verify_ms"})
 
 
-def _figure(value: Any) -> bool:
-    """A figure a table or chart draws: a finite number, not a bool."""
-    return not isinstance(value, bool) and isinstance(value, (int, float)) and math.isfinite(value)
-
-
 def _figures_damage(result: BenchResult) -> str | None:
     """The figures the Speedup lab draws, of the types `run_bench` writes (30th read: a `"torch_threads": null`, a
     summary's `"speedup_vs_ar": "x"`, a costs' `"verify": null` or a proposer with no pooled row ended in a
@@ -117,21 +112,21 @@ def _figures_damage(result: BenchResult) -> str | None:
     if not (is_whole(result.config.get("max_new_tokens")) and result.config["max_new_tokens"] >= 1):
         return _("config has no max_new_tokens")
     verify = costs.get("verify", [])
-    if not (_figure(costs.get("target_forward_seconds")) and costs["target_forward_seconds"] > 0
+    if not (is_number(costs.get("target_forward_seconds")) and costs["target_forward_seconds"] > 0
             and isinstance(verify, list) and verify  # verify_ratio reads n = 1, 2, ... tokens by index
-            and all(isinstance(v, dict) and is_whole(v.get("n_tokens")) and _figure(v.get("seconds"))
-                    and _figure(v.get("ratio")) and v["seconds"] > 0 and v["ratio"] > 0 for v in verify)):
+            and all(isinstance(v, dict) and is_whole(v.get("n_tokens")) and is_number(v.get("seconds"))
+                    and is_number(v.get("ratio")) and v["seconds"] > 0 and v["ratio"] > 0 for v in verify)):
         return _("the costs lack a target forward time or a verify curve")
     for row in result.summary:
         if not SUMMARY_KEYS <= row.keys():
             return _("a summary row lacks {field}", field=sorted(SUMMARY_KEYS - row.keys())[0])
-        if not (isinstance(row["per_position"], list) and all(_figure(v) for v in row["per_position"])):
+        if not (isinstance(row["per_position"], list) and all(is_number(v) for v in row["per_position"])):
             return _("a summary row's acceptance by position is not a list of numbers")
         for key, value in row.items():
             if key in ("suite", "proposer", "policy", "identical_count", "per_position") or value is None \
                     or isinstance(value, bool):
                 continue
-            if not _figure(value):
+            if not is_number(value):
                 return _("a summary row holds a figure that is not a number")
     pooled = {(r["proposer"], r["temperature"]) for r in result.summary if r["suite"] == "all"
               and r["policy"] == "constant" and not r.get("tree_nodes")}

@@ -251,6 +251,19 @@ def read_json_once(path: Path | str) -> Any:
 
 @lru_cache(maxsize=16)
 def _parse_json(path: str, size: int, mtime_ns: int) -> Any:
+    return read_json(path)
+
+
+def read_json(path: Path | str) -> Any:
+    """A JSON file's content, read as UTF-8; OSError or ValueError when it cannot be read, also for JSON nested
+    thousands of levels deep (Python's parser raises RecursionError there), so a reader catches those two alone.
+
+    >>> import tempfile; folder = Path(tempfile.mkdtemp()); _ = (folder / "deep.json").write_text("[" * 100_000)
+    >>> read_json(folder / "deep.json")
+    Traceback (most recent call last):
+    ...
+    ValueError: ... nests too deeply to be read
+    """
     try:
         return json.loads(Path(path).read_text(encoding="utf-8"))
     except RecursionError:  # JSON nested thousands of levels deep: a ValueError, as promised

@@ -20,7 +20,6 @@ Steps 4 and 5 (devices, dtypes, memory, placement) live in `specviz.models.machi
 from __future__ import annotations
 
 import io
-import json
 import os
 import re
 import shutil
@@ -43,6 +42,7 @@ from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
 from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
 
 from specviz.core.i18n import _, ngettext, number, percent
+from specviz.core.paths import read_json
 from specviz.models.machine import (DEFAULT_CONTEXT, DTYPES, GpuInfo, Machine, MemoryEstimate, ModelLoadError,
                                     Placement, approx_parameters, check_fits, count_parameters, detect_machine,
                                     dtype_name, estimate_entry, estimate_memory, gb, kv_cache_bytes, pick_device,
@@ -329,8 +329,8 @@ def read_config(folder: Path, name: str, trust_remote_code: bool = False):
     config.json's own values first: transformers validates some of them itself (a hidden size of -1 that no head
     count divides) and would answer "Class validation error" instead of naming the size."""
     try:
-        raw = json.loads((Path(folder) / "config.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):  # RecursionError: JSON nested thousands deep
+        raw = read_json(Path(folder) / "config.json")
+    except (OSError, ValueError):  # ValueError: bad JSON, not UTF-8, nested thousands of levels deep
         raw = None  # AutoConfig says what is wrong with it
     if isinstance(raw, dict):
         _check_size_values(raw, name, depth=0)

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from specviz.core.i18n import N_, _
-from specviz.core.paths import BENCHMARKS_DIR, write_text_atomically
+from specviz.core.paths import BENCHMARKS_DIR, read_json, write_text_atomically
 from specviz.engine.limits import K_RANGE, is_number, is_whole
 from specviz.serving.load import MAX_STREAMS, LevelResult
 
@@ -106,8 +106,8 @@ class ServingResult:
     @classmethod
     def load(cls, path: str | Path) -> ServingResult:
         try:
-            data = json.loads(Path(path).read_text(encoding="utf-8"))
-        except (OSError, ValueError, RecursionError):  # RecursionError: JSON nested thousands of levels deep
+            data = read_json(path)
+        except (OSError, ValueError):  # ValueError: bad JSON, not UTF-8, nested thousands of levels deep
             raise ValueError(_("Cannot read {name} as JSON.", name=Path(path).name)) from None
         result = cls.from_dict(data)
         result.name = Path(path).stem

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from specviz.core.i18n import _
-from specviz.core.paths import write_text_atomically
+from specviz.core.paths import read_json, write_text_atomically
 from specviz.engine.draft_shape import DraftShape
 from specviz.engine.limits import is_number, is_whole
 from specviz.labs.bench.config import BENCHMARKS_DIR, BenchConfig, load_suites
@@ -180,8 +180,8 @@ class BenchResult:
     @classmethod
     def load(cls, path: str | Path) -> BenchResult:
         try:
-            data = json.loads(Path(path).read_text(encoding="utf-8"))
-        except (OSError, ValueError, RecursionError):  # ValueError: bad JSON, not UTF-8, a 5,000-digit integer
+            data = read_json(path)
+        except (OSError, ValueError):  # ValueError: bad JSON, not UTF-8, a 5,000-digit integer, nested too deep
             raise ValueError(_("Cannot read a benchmark result from '{path}'.", path=path)) from None
         return cls.from_dict(data)
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from specviz.core.i18n import _, number
-from specviz.core.paths import BENCHMARKS_DIR
+from specviz.core.paths import BENCHMARKS_DIR, read_json
 from specviz.engine import theory
 from specviz.engine.kinds import Mode, NodeStatus
 from specviz.engine.trace import Step, Trace
@@ -86,9 +86,9 @@ def load_benchmark_points(folder: Path | str | None = None) -> list[MeasuredPoin
         if path.name == "results.json" and len(path.relative_to(folder).parts) > 2:
             continue  # a run nested in another run's folder is not one the Speedup lab lists (`bench.find_results`)
         try:
-            document = json.loads(path.read_text(encoding="utf-8"))
+            document = read_json(path)
             records = _records(document)
-        except (OSError, ValueError, RecursionError):  # RecursionError: JSON nested thousands of levels deep
+        except (OSError, ValueError):
             continue
         source = str(path.relative_to(folder))
         recorded = document.get("machine") if isinstance(document, dict) else None

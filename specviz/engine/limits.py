@@ -8,6 +8,7 @@ Everything above reads them from here: the settings checks (`specviz.engine.gene
 """
 
 import math
+import numbers
 
 K_RANGE = (1, 16)  # drafted tokens per step
 MAX_NEW_TOKENS_RANGE = (1, 2048)
@@ -35,6 +36,16 @@ def is_whole(value: object) -> bool:
     (True, False, False)
     """
     return isinstance(value, int) and not isinstance(value, bool)
+
+
+def is_real(value: object) -> bool:
+    """A real number (numpy's included), not a bool, finite or not: what a setting's comparison can read, before a
+    check of its own refuses nan or inf in its own words.
+
+    >>> is_real(0.5), is_real(True), is_real(float("nan")), is_real("0.5")
+    (True, False, True, False)
+    """
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
 def is_number(value: object) -> bool:

@@ -23,11 +23,10 @@ from __future__ import annotations
 
 import copy
 import math
-import numbers
 from typing import Protocol, runtime_checkable
 
 from specviz.core.i18n import _, localized, number
-from specviz.engine.limits import POLICIES, is_whole
+from specviz.engine.limits import POLICIES, is_real, is_whole
 from specviz.engine.proposers.base import Proposer
 from specviz.engine.theory import optimal_k
 
@@ -48,15 +47,10 @@ class DraftLength(Protocol):
     def observe(self, drafted: int, accepted: int) -> None: ...
 
 
-def _real(value: object) -> bool:
-    """A real number (numpy's included), not a bool: True is no probability, cost or weight."""
-    return isinstance(value, numbers.Real) and not isinstance(value, bool)
-
-
 def _shown(value: object, digits: int | None = None) -> str:
     """A refused value for a sentence: a real number as typed (or to `digits` decimals), in the reader's number
     format; anything else as its repr."""
-    if not _real(value):
+    if not is_real(value):
         return repr(value)
     return localized(repr(float(value))) if digits is None else number(value, digits)
 
@@ -144,10 +138,10 @@ class OptimalK:
     def __init__(self, c: float, alpha: float = 0.5, k_max: int = 16, prior_weight: float = 2.0,
                  probe_every: int = PROBE_EVERY):
         _check_bounds(0, k_max)
-        if not (_real(alpha) and _real(c) and 0.0 <= alpha <= 1.0 and math.isfinite(c) and c >= 0):
+        if not (is_real(alpha) and is_real(c) and 0.0 <= alpha <= 1.0 and math.isfinite(c) and c >= 0):
             raise ValueError(_("The optimal-K policy needs 0 <= α <= 1 and a draft cost c >= 0 (got α = {alpha}, c = {c}).",
                                alpha=_shown(alpha, 3), c=_shown(c, 3)))
-        if not (_real(prior_weight) and 0 < prior_weight < math.inf and is_whole(probe_every) and probe_every >= 1):
+        if not (is_real(prior_weight) and 0 < prior_weight < math.inf and is_whole(probe_every) and probe_every >= 1):
             raise ValueError(_("The optimal-K policy needs a prior weight above 0 and a probe every 1 or more steps "
                                "(got {weight} and {every}).", weight=_shown(prior_weight), every=_shown(probe_every)))
         self.c, self.prior_alpha, self.k_max = c, alpha, k_max
@@ -195,7 +189,7 @@ def confident(proposer: Proposer, threshold: float = DEFAULT_THRESHOLD) -> Propo
     as it was. Only model proposers (a draft model, layer-skip, EAGLE, the Medusa heads) have a q to be confident
     in; n-gram lookup has none.
     """
-    if not (_real(threshold) and 0.0 <= threshold <= 1.0):
+    if not (is_real(threshold) and 0.0 <= threshold <= 1.0):
         raise ValueError(_("The confidence threshold must be between 0 and 1 (got {threshold}).",
                          threshold=_shown(threshold)))
     if not proposer.has_draft_probs:

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 import torch
 
+from specviz.engine.limits import is_real
+
 
 @dataclass(frozen=True)
 class SamplingConfig:
@@ -23,11 +25,11 @@ class SamplingConfig:
     top_p: float = 1.0
 
     def __post_init__(self) -> None:
-        if not _real(self.temperature) or not 0 <= self.temperature < math.inf:
+        if not is_real(self.temperature) or not 0 <= self.temperature < math.inf:
             raise ValueError(f"Temperature must be a finite number, 0 or more (got {self.temperature!r}).")
         if isinstance(self.top_k, bool) or not isinstance(self.top_k, numbers.Integral) or self.top_k < 0:
             raise ValueError(f"top-k must be 0 (off) or a positive number of tokens (got {self.top_k!r}).")
-        if not _real(self.top_p) or not 0 < self.top_p <= 1:
+        if not is_real(self.top_p) or not 0 < self.top_p <= 1:
             raise ValueError(f"top-p must be in (0, 1] (got {self.top_p!r}).")
 
     @property
@@ -37,11 +39,6 @@ class SamplingConfig:
     def probs(self, logits: torch.Tensor) -> torch.Tensor:
         """logits (..., V) -> probabilities (..., V) in float32, after temperature, top-k and top-p."""
         return logits_to_probs(logits, self.temperature, self.top_k, self.top_p)
-
-
-def _real(value: object) -> bool:
-    """A real number (numpy's included), not a bool: what a setting's comparison can read."""
-    return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
 def first_max_index(x: torch.Tensor, dim: int = -1, keepdim: bool = False) -> torch.Tensor:

@@ -373,3 +373,20 @@ def test_the_plans_roofline_batches_are_the_models():
         text = " ".join(plan.read_text(encoding="utf-8").split())
         for each in words:
             assert each in text, (plan.name, each)
+
+
+@pytest.mark.parametrize("plan", [PLAN_EN, PLAN_PT])
+def test_the_readings_give_each_paper_its_full_title(plan):
+    """Read 32: the readings cited Jeon et al.'s paper as "*Recursive Speculative Decoding.*"; its title (arXiv
+    2402.14160) is "Recursive Speculative Decoding: Accelerating LLM Inference via Sampling Without Replacement"."""
+    readings = " ".join(plan.read_text(encoding="utf-8").split())
+    assert "*Recursive Speculative Decoding.*" not in readings
+    for title in ("Fast Inference from Transformers via Speculative Decoding",
+                  "Accelerating Large Language Model Decoding with Speculative Sampling",
+                  "Medusa: Simple LLM Inference Acceleration Framework with Multiple Decoding Heads",
+                  "EAGLE: Speculative Sampling Requires Rethinking Feature Uncertainty",
+                  "SpecInfer: Accelerating Large Language Model Serving with Tree-based Speculative Inference and "
+                  "Verification",
+                  "Recursive Speculative Decoding: Accelerating LLM Inference via Sampling Without Replacement.* "
+                  "2024, arXiv:2402.14160"):
+        assert title in readings, title

@@ -15,7 +15,9 @@ one-token forward. In float32 that rounding is fine enough that the outputs matc
 (an observation, not a guarantee); in bfloat16, where the target's two best logits nearly tie, the argmax can flip:
 "lossless up to numerics". A gap under `checks.NUMERICS_GAP` (0.5) counts as a near-tie: four bfloat16 steps for
 logits from 16 to 32, where a step is 0.125 (the committed splits sat 0 to 2 steps apart). A split that is not a
-near-tie would be a bug, and the script exits 1.
+near-tie would be a bug, and the script exits 1. The command written to `--out` names, after the flags as typed, every
+default the run resolved (pair, proposer, dtype, shape, prompts, tokens), so typed on another machine it runs the
+same check.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from specviz.models.machine import DEFAULT_DTYPE_RULE, dtype_name
 from specviz.models.pairs import load_pair
 from specviz.runs.running import run, run_target_only
 from specviz.runs.runspec import RunSpec
+from specviz.scripts import recorded_command
 from specviz.scripts.checks import compare_outputs
 from specviz.engine.draft_shape import DraftShape
 
@@ -109,7 +112,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         machine = {key: value for key, value in {**machine_info(), **pair_placement(pair)}.items()
                    if key in ("cpu", "cpu_flags", "cpu_bf16", "isa_limits", "kernels", "torch", "date")}
-        record = {"command": "python -m specviz.scripts.greedy_identity " + " ".join(argv or sys.argv[1:]),
+        typed = list(argv) if argv is not None else sys.argv[1:]
+        resolved = {"--pair": args.pair, "--proposer": args.proposer, "--dtype": dtype, "--k": spec.k,
+                    "--tree-nodes": spec.tree_nodes, "--tree-width": spec.tree_width,
+                    "--tree-lookup": spec.tree_lookup, "--prompts": args.prompts,
+                    "--max-new-tokens": args.max_new_tokens}  # what the defaults resolved to on this machine
+        record = {"command": recorded_command("python -m specviz.scripts.greedy_identity", typed, resolved),
                   "dtype": dtype, "shape": shape, "machine": machine, "entries": entries}
         Path(args.out).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
     return 0 if all(e["identical"] or e["near_tie"] for e in entries) else 1

@@ -8,7 +8,8 @@ untrained draft) runs through `specviz.runs.running.run`, the entry point the Pl
 button puts into the form (`preset_spec`: 48 new tokens, chat template on), once per seed in `PRESET_SEEDS` (seed 0
 for the greedy ones, 0 to 4 for those at T = 0.7). For each preset and seed the file records drafts made and kept,
 tokens emitted, target passes, tokens per pass (the recovered or bonus token included) and why the run stopped; for
-the run, the command, dtype, date, commit and machine (as `python -m specviz bench` records it). The run goes into
+the run, the command (with the dtype the run took named, as `python -m specviz bench` names it), dtype, date,
+commit and machine (as the bench records it). The run goes into
 `runs[<dtype>]` of `--out` (default assets/benchmarks/presets/presets.json); the other dtypes' runs stay.
 `--first-load` also times the Playground's first load of the pair in a fresh process whose $SPECVIZ_CACHE is an
 empty temporary folder (the offline model's conversion), then a second load there. The Playground's preset texts
@@ -30,6 +31,7 @@ from typing import Any
 
 from specviz.core.paths import SOURCE_ROOT, write_text_atomically
 from specviz.models.machine import DEFAULT_DTYPE_RULE
+from specviz.scripts import recorded_command
 from specviz.runs.presets import (CHAIN_PRESETS, PRESET_PAIR, PRESET_RESULTS, PRESET_SEEDS, SCHEMA, SCHEMA_VERSION,
                                   preset_spec)
 
@@ -140,7 +142,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from specviz.models.machine import dtype_name
     from specviz.models.pairs import load_pair
 
-    command = "python -m specviz.scripts.preset_runs " + " ".join(argv if argv is not None else sys.argv[1:])
+    typed = list(argv) if argv is not None else sys.argv[1:]
     loading = time_first_load(args.pair, args.dtype) if args.first_load else None
     if loading:
         print(f"first load {loading['first_seconds']:.1f} s, later {loading['later_seconds']:.1f} s "
@@ -151,7 +153,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     dtype = dtype_name(pair.dtype)
     presets = run_presets(pair, args.pair)
     machine["load_average_end"] = load_average()
-    record = {"command": command.strip(), "dtype": dtype, "date": utc_now(), **git_commit(), "machine": machine,
+    # the dtype the machine's default chose, named: typed on a machine with another default it runs this dtype again
+    command = recorded_command("python -m specviz.scripts.preset_runs", typed, {"--dtype": dtype})
+    record = {"command": command, "dtype": dtype, "date": utc_now(), **git_commit(), "machine": machine,
               "presets": presets, **({"first_load": loading} if loading else {})}
     if whole.get("pair", args.pair) != args.pair:
         whole = {}  # another pair's runs are not this file's

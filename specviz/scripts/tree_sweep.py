@@ -14,7 +14,9 @@ drafter's pass over one target forward: a chain feeds K + 1 tokens and drafts K 
 feeds N + 1, plus the M tokens of its lookup branch (`--tree-lookup M`, copied: no drafter pass), and drafts one pass
 per level. Those two costs are timings: on a shared machine they are noisy, so the
 ranking is an estimate, and the wall-clock ratio is measured by the bench (`python -m specviz bench`), not here.
-The best shape is what `recommended:` in assets/catalog.yaml records for the pair.
+The best shape is what `recommended:` in assets/catalog.yaml records for the pair. `--json` writes the table with
+the machine (CPU, kernels, threads, load) and a command that names, after the flags as typed, every default the run
+resolved (proposer, dtype, device, shapes, temperature, prompts, tokens).
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from specviz.models.machine import DEFAULT_DTYPE_RULE, dtype_name
 from specviz.models.pairs import load_pair
 from specviz.runs.running import prompt_ids, run
 from specviz.runs.runspec import RunSpec
+from specviz.scripts import recorded_command
 
 
 
@@ -107,6 +110,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     pair = load_pair(args.pair, device=args.device, dtype=args.dtype)
     proposer = args.proposer or pair.default_proposer
+    from specviz.labs.bench.timing import machine_info, pair_placement
+
+    machine = {key: value for key, value in {**machine_info(), **pair_placement(pair)}.items()  # at the start
+               if key in ("cpu", "cpu_flags", "cpu_bf16", "cores", "gpu", "torch_threads", "isa_limits", "kernels",
+                          "torch", "date", "load_average_start")}
     prompts = [p.text for p in load_suites(["held-out"])[0].prompts if p.text][: args.prompts]
     shape_list = shapes(args.k, args.tree_nodes, args.tree_width, args.tree_lookup)
     print(f"pair {args.pair}, proposer {proposer}, {dtype_name(pair.dtype)} on {pair.device}, T = "
@@ -135,10 +143,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"\nbest: {best['label']} (recommended: k: {best['k']}, tree_nodes: {best['tree_nodes']}, tree_width: "
           f"{best['tree_width'] or 4}, tree_lookup: {best['tree_lookup']})")
     if args.json:
-        Path(args.json).write_text(json.dumps({"command": "python -m specviz.scripts.tree_sweep " + " ".join(
-            argv if argv is not None else sys.argv[1:]), "dtype": dtype_name(pair.dtype), "proposer": proposer,
-            "prompts": len(prompts), "max_new_tokens": args.max_new_tokens, "verify_curve": curve, "c": c,
-            "rows": rows}, indent=1))
+        typed = list(argv) if argv is not None else sys.argv[1:]
+        resolved = {"--pair": args.pair, "--proposer": proposer, "--dtype": dtype_name(pair.dtype),
+                    "--device": pair.device.type, "--k": args.k, "--tree-nodes": args.tree_nodes,
+                    "--tree-width": args.tree_width, "--tree-lookup": args.tree_lookup,
+                    "--temperature": args.temperature, "--prompts": args.prompts,
+                    "--max-new-tokens": args.max_new_tokens}  # str(float) reads back as the same number
+        Path(args.json).write_text(json.dumps({
+            "command": recorded_command("python -m specviz.scripts.tree_sweep", typed, resolved),
+            "dtype": dtype_name(pair.dtype), "proposer": proposer, "temperature": args.temperature,
+            "prompts": len(prompts), "max_new_tokens": args.max_new_tokens, "machine": machine,
+            "verify_curve": curve, "c": c, "rows": rows}, indent=1) + "\n")
     return 0
 
 

@@ -1,0 +1,55 @@
+"""The command a script's results file records, typed again, runs the same measurement: it names every default the
+run resolved on its machine (the dtype, the draft shape, the proposer), not only the flags that were typed. A
+greedy_identity or tree_sweep file recorded `--dtype float32 --prompts 64` while the dtype and the shape came from the
+machine's defaults, so the same command on a machine with bf16 instructions, or with another calibration, ran another
+dtype or shape (specviz.scripts.recorded_command)."""
+
+from __future__ import annotations
+
+import json
+import shlex
+
+import pytest
+
+from specviz.models.catalog import recommended_for
+
+
+def _argv(command: str, prog: str) -> list[str]:
+    assert command.startswith(prog + " ")
+    return shlex.split(command[len(prog) + 1:])
+
+
+@pytest.mark.slow  # two greedy runs of 4 tokens on the toy pair, twice
+def test_greedy_identitys_recorded_command_names_the_shape_and_dtype_it_resolved(tmp_path):
+    from specviz.scripts import greedy_identity
+
+    prog = "python -m specviz.scripts.greedy_identity"
+    first, again = tmp_path / "first.json", tmp_path / "again.json"
+    assert greedy_identity.main(["--pair", "toy", "--proposer", "draft", "--k", "2", "--prompts", "1",
+                                 "--max-new-tokens", "4", "--out", str(first)]) == 0
+    record = json.loads(first.read_text())
+    best = recommended_for("toy")  # --k alone keeps the pair's recommended tree, at depth K
+    argv = _argv(record["command"], prog)
+    assert argv[argv.index("--dtype") + 1] == record["dtype"] == "float32"
+    assert argv[argv.index("--tree-nodes") + 1] == str(best.tree_nodes)
+    assert argv[argv.index("--tree-width") + 1] == str(best.tree_width)
+    argv[argv.index("--out") + 1] = str(again)
+    assert greedy_identity.main(argv) == 0
+    rerun = json.loads(again.read_text())
+    assert (rerun["shape"], rerun["dtype"], rerun["entries"]) == (record["shape"], record["dtype"], record["entries"])
+
+
+@pytest.mark.slow  # a sweep of two shapes over one prompt of 4 tokens on the toy pair
+def test_tree_sweeps_json_names_what_it_resolved_and_the_machine(tmp_path):
+    from specviz.scripts import tree_sweep
+
+    out = tmp_path / "sweep.json"
+    assert tree_sweep.main(["--pair", "toy", "--k", "2", "--tree-nodes", "0", "4", "--tree-width", "2",
+                            "--prompts", "1", "--max-new-tokens", "4", "--json", str(out)]) == 0
+    record = json.loads(out.read_text())
+    argv = _argv(record["command"], "python -m specviz.scripts.tree_sweep")
+    assert argv[argv.index("--dtype") + 1] == record["dtype"] == "float32"
+    assert argv[argv.index("--proposer") + 1] == record["proposer"] == "draft"  # the pair's own, named
+    assert argv[argv.index("--tree-lookup") + 1] == "0" and argv[argv.index("--temperature") + 1] == "0.0"
+    assert record["machine"]["kernels"] and record["machine"]["cpu"] and record["machine"]["date"]
+    assert record["temperature"] == 0.0 and out.read_text().endswith("}\n")

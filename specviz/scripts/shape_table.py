@@ -96,14 +96,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     import torch
 
     from specviz.labs.bench.config import load_suites
-    from specviz.labs.bench.timing import machine_info
+    from specviz.labs.bench.timing import machine_info, pair_placement
     from specviz.models.machine import dtype_name
+    from specviz.scripts import recorded_command
     from specviz.models.pairs import load_pair
 
     if args.threads:
         torch.set_num_threads(args.threads)
     pair = load_pair(args.pair, dtype=args.dtype)
     proposer = args.proposer or pair.default_proposer
+    machine = {**machine_info(), **pair_placement(pair)}  # the counts hold for this dtype and these kernels
     prompts = [p.text for p in load_suites(["held-out"])[0].prompts if p.text][: args.prompts]
     rows = []
     for temperature in args.temperatures:
@@ -113,10 +115,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             rows.append(measure_row(pair, proposer, shape, prompts, args.max_new_tokens, temperature))
             print(f"  {shape.label():<32} {rows[-1]['tokens_per_forward']:.2f} tokens per target forward, "
                   f"{rows[-1]['mean_rows']:.1f} rows fed", flush=True)
-    command = "python -m specviz.scripts.shape_table " + " ".join(argv if argv is not None else sys.argv[1:])
+    command = recorded_command("python -m specviz.scripts.shape_table",
+                               list(argv) if argv is not None else sys.argv[1:],
+                               {"--pair": args.pair, "--proposer": proposer, "--dtype": dtype_name(pair.dtype)})
     table = {"pair": args.pair, "proposer": proposer, "dtype": dtype_name(pair.dtype), "prompts": len(prompts),
              "suite": "held-out", "max_new_tokens": args.max_new_tokens, "commands": [command],
-             "machine": machine_info(), "rows": rows}
+             "machine": machine, "rows": rows}
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(table, indent=1) + "\n")
     print(f"{len(rows)} rows written to {args.out}")

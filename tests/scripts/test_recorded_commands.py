@@ -53,3 +53,28 @@ def test_tree_sweeps_json_names_what_it_resolved_and_the_machine(tmp_path):
     assert argv[argv.index("--tree-lookup") + 1] == "0" and argv[argv.index("--temperature") + 1] == "0.0"
     assert record["machine"]["kernels"] and record["machine"]["cpu"] and record["machine"]["date"]
     assert record["temperature"] == 0.0 and out.read_text().endswith("}\n")
+
+
+@pytest.mark.slow  # the 39 shapes of the grid over one prompt of 2 tokens on the toy pair
+def test_shape_tables_machine_names_the_kernels_its_counts_hold_for(tmp_path):
+    """The table's counts hold for one dtype and one set of kernels (its docstring says so); its machine record had
+    no kernels and its command no proposer (the pair's own, by default)."""
+    from specviz.scripts import shape_table
+
+    out = tmp_path / "table.json"
+    assert shape_table.main(["--pair", "toy", "--temperatures", "0", "--prompts", "1", "--max-new-tokens", "2",
+                             "--out", str(out)]) == 0
+    table = json.loads(out.read_text())
+    assert table["machine"]["kernels"] and table["machine"]["dtype"] == table["dtype"] == "float32"
+    argv = _argv(table["commands"][0], "python -m specviz.scripts.shape_table")
+    assert argv[argv.index("--proposer") + 1] == table["proposer"] == "draft"
+
+
+def test_the_committed_shape_tables_note_names_the_dtype_and_kernels_of_its_counts():
+    """Its note said the counts are "the same on any machine"; another dtype or other kernels change which drafts are
+    kept (shape_table's docstring), so the note names the ones its machine record holds."""
+    from specviz.labs.shape_choice import SHAPES_DIR
+
+    table = json.loads((SHAPES_DIR / "default.json").read_text())
+    assert (f"the same on any machine with this dtype ({table['dtype']}) and these kernels "
+            f"({table['machine']['kernels']})") in table["note"]

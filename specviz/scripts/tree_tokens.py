@@ -62,8 +62,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     same = sum(a.output_ids == b.output_ids for a, b in zip(results["chain"], results["tree"]))
     chain_tpf, tree_tpf = tokens_per_forward(results["chain"]), tokens_per_forward(results["tree"])
     wall = sum(t.wall_seconds for t in results["tree"]) / sum(t.wall_seconds for t in results["chain"])
-    print(f"pair {args.pair}, proposer {args.proposer}, {args.dtype} on {next(pair.target.parameters()).device}, T = {args.temperature}, "
-          f"{len(prompts)} held-out prompts x {args.max_new_tokens} new tokens")
+    weight = next(pair.target.parameters())  # the dtype it ran, not the flag: `--dtype auto` picks one
+    print(f"pair {args.pair}, proposer {args.proposer}, {str(weight.dtype).removeprefix('torch.')} on {weight.device}, "
+          f"T = {args.temperature:g}, {len(prompts)} held-out prompts x {args.max_new_tokens} new tokens")
     print(f"  chain K={args.k}:                          {chain_tpf:.2f} tokens per target forward")
     print(f"  tree {args.tree_nodes} nodes, width {args.tree_width}, depth {args.k}:   {tree_tpf:.2f} tokens per "
           f"target forward  ({tree_tpf / chain_tpf:.2f}x the chain)")

@@ -78,3 +78,14 @@ def test_the_committed_shape_tables_note_names_the_dtype_and_kernels_of_its_coun
     table = json.loads((SHAPES_DIR / "default.json").read_text())
     assert (f"the same on any machine with this dtype ({table['dtype']}) and these kernels "
             f"({table['machine']['kernels']})") in table["note"]
+
+
+@pytest.mark.slow  # a chain and a tree over one prompt of 4 tokens on the toy pair
+def test_tree_tokens_prints_the_dtype_it_ran_not_the_flag(capsys):
+    """`--dtype auto` printed "auto on cpu": the header names the dtype the pair was loaded in."""
+    from specviz.scripts import tree_tokens
+
+    assert tree_tokens.main(["--pair", "toy", "--proposer", "draft", "--dtype", "auto", "--k", "2", "--tree-nodes", "4",
+                             "--tree-width", "2", "--prompts", "1", "--max-new-tokens", "4"]) == 0
+    head = capsys.readouterr().out.splitlines()[0]
+    assert head.startswith("pair toy, proposer draft, float32 on cpu, T = 0,"), head

@@ -16,10 +16,12 @@ from specviz.core.paths import BENCHMARKS_DIR, read_json, write_text_atomically
 from specviz.engine.limits import K_RANGE, is_number, is_whole
 from specviz.serving.load import MAX_STREAMS, LevelResult
 
-__all__ = ["EAGLE_SERVED", "SCHEMA", "SCHEMA_VERSION", "SERVING_DIR", "ServingResult", "find_serving_results"]
+__all__ = ["EAGLE_SERVED", "LIVE_SCHEMA", "SCHEMA", "SCHEMA_VERSION", "SERVING_DIR", "ServingResult",
+           "find_serving_results", "live_sweep_json"]
 
 SCHEMA = "specviz-serving"
 SCHEMA_VERSION = 1
+LIVE_SCHEMA = "specviz-serving-live"  # the Serving page's download of a live sweep (`live_sweep_json`)
 SERVING_DIR = BENCHMARKS_DIR / "serving"
 # The commit whose EAGLE drafter a committed sweep's "eagle" rows served, by file name (the files do not record it).
 # cpu-smollm2.json was measured on 2026-12-01 (its machine's date) and committed in 8bdea81, before the EAGLE-1
@@ -161,3 +163,20 @@ def _readable(data: dict) -> bool:
 
 def find_serving_results(folder: Path = SERVING_DIR) -> list[Path]:
     return sorted(Path(folder).glob("*.json"))
+
+
+def live_sweep_json(levels: list[LevelResult], *, server: str, model: str, speculating: bool, requests: int,
+                    max_tokens: int, measured_at: str) -> str:
+    """A live sweep as the Serving page's download writes it: its levels with what they were measured against (the
+    server's address and the model it served, whether it speculated, when) and the plan (requests per level, tokens
+    per request), so a kept file says what its tokens/s are of. The server's dtype and speculative configuration are
+    not exposed by its API, so they are not in it.
+
+    >>> import json; record = json.loads(live_sweep_json([], server="http://127.0.0.1:8000", model="m",
+    ...     speculating=False, requests=4, max_tokens=64, measured_at="2026-12-06T02:00:00Z"))
+    >>> record["schema"], record["model"], record["plan"]
+    ('specviz-serving-live', 'm', {'requests': 4, 'max_tokens': 64})
+    """
+    return json.dumps({"schema": LIVE_SCHEMA, "server": server, "model": model, "speculating": speculating,
+                       "measured_at": measured_at, "plan": {"requests": requests, "max_tokens": max_tokens},
+                       "levels": [lv.to_dict() for lv in levels]}, indent=1)

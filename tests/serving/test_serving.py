@@ -288,6 +288,18 @@ def test_the_page_runs_a_small_sweep_against_the_fake_server(fake):
     assert not at.exception, at.exception
     assert fake.requests == 4
     assert "serving_live_sweep_chart" in [c.key for c in at.get("plotly_chart")]
+    # 32nd read: the download held the levels alone, tokens/s with no server, model, date or plan beside them
+    about = at.session_state["serving_live_sweep_about"]
+    assert about["server"] == fake.url and about["model"] and about["measured_at"].endswith("Z")
+    assert (about["requests"], about["max_tokens"]) == (2, 64)
+    import json
+
+    from specviz.serving.load import LevelResult
+    from specviz.serving.results import live_sweep_json
+
+    kept = json.loads(live_sweep_json([LevelResult.from_dict(d) for d in at.session_state["serving_live_sweep"]],
+                                      **about))
+    assert kept["schema"] == "specviz-serving-live" and kept["model"] == about["model"] and len(kept["levels"]) == 2
 
 
 def test_the_page_without_a_server_says_so_in_one_sentence():
@@ -617,6 +629,8 @@ def test_a_sweeps_speculation_words_are_translated_and_method_names_kept():
     """The live sweep labels its rows "speculating" or "none" (stored as ids in its JSON); a Portuguese page drew
     "speculating: latência". The words go through the catalog on screen; the configurations' names (ngram, draft,
     eagle: `server.SPECS`) stay as they are."""
+    import json
+
     from specviz.serving.load import LevelResult
     from specviz.ui.serving import charts, sweep
 

@@ -4,7 +4,7 @@ predicted break-even next to the measured one."""
 
 from __future__ import annotations
 
-import json
+import datetime as dt
 
 import pandas as pd
 import streamlit as st
@@ -15,7 +15,7 @@ from specviz.labs.bench.report import ran_stock_kernels
 from specviz.serving import client
 from specviz.serving.cli import PROMPTS
 from specviz.serving.load import LEVELS, MAX_REQUESTS, LevelResult, LoadPlan, Prompt, run_load
-from specviz.serving.results import ServingResult, find_serving_results
+from specviz.serving.results import ServingResult, find_serving_results, live_sweep_json
 from specviz.ui.common import charts as plot
 from specviz.ui.common.escaping import escape_markdown
 from specviz.ui.serving import charts
@@ -45,12 +45,17 @@ def live_sweep(base: str, speculating: bool) -> None:
         label = "speculating" if speculating else "none"
         try:
             with st.status(_("Sending requests...")) as box:
-                results = run_load(base, plan, speculative=label, progress=box.write)
+                model = client.served_model(base)
+                results = run_load(base, plan, speculative=label, model=model, progress=box.write)
                 box.update(label=_("Done"), state="complete")
         except ValueError as exc:
             st.error(escape_markdown(str(exc)))
             return
         st.session_state[LIVE_SWEEP] = [lv.to_dict() for lv in results]
+        # what the download says the figures were measured against (a kept file names its server and model)
+        st.session_state[LIVE_SWEEP + "_about"] = dict(server=base, model=model, speculating=speculating,
+                                                        requests=int(requests), max_tokens=int(tokens),
+                                                        measured_at=dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))
     done = [LevelResult.from_dict(d) for d in st.session_state.get(LIVE_SWEEP, [])]
     if done:
         plot.show(charts.sweep_figure(done, done[0].prompt), key="serving_live_sweep_chart")
@@ -58,8 +63,10 @@ def live_sweep(base: str, speculating: bool) -> None:
         errors = sorted({r.error for lv in done for r in lv.records if r.error})
         if errors:
             st.warning(escape_markdown(_("Some requests failed: {error}", error=errors[0])))
-        st.download_button(_("Download as JSON"), json.dumps([lv.to_dict() for lv in done], indent=1),
-                           file_name="serving-sweep.json", key="serving_live_download")
+        about = st.session_state.get(LIVE_SWEEP + "_about")
+        if about is not None:
+            st.download_button(_("Download as JSON"), live_sweep_json(done, **about), file_name="serving-sweep.json",
+                               key="serving_live_download")
 
 
 def _cell(v, digits: int = 2) -> str:

@@ -30,7 +30,7 @@ from transformers import AutoConfig, AutoModelForCausalLM, LlamaForCausalLM, Pre
 from specviz.core.i18n import _, number
 from specviz.core.paths import MODELS_DIR as ASSETS
 from specviz.core.cache import build_once, damage, file_digest
-from specviz.core.paths import cache_dir
+from specviz.core.paths import cache_dir, read_json, write_text_atomically
 from specviz.engine.kinds import DrafterKind
 from specviz.engine.proposers.eagle import EagleDrafter
 from specviz.engine.proposers.eagle3 import Eagle3Drafter
@@ -62,11 +62,19 @@ def read_meta(folder: Path, step: str = "all") -> dict:
     if not path.exists():
         raise ValueError(_("{folder} holds no trained draft (no specviz.json): run `python -m specviz.distill {step}`.",
                            folder=Path(folder).name, step=step))
-    return json.loads(path.read_text())
+    try:  # a damaged file (cut short, not JSON, not an object) is one sentence, not a parser's traceback
+        meta = read_json(path)
+    except (OSError, ValueError):
+        meta = None
+    if not isinstance(meta, dict):
+        raise ValueError(_("The specviz.json in {folder} is damaged (not a JSON object): run `python -m specviz.distill "
+                           "{step}` again, or restore the file with git.", folder=Path(folder).name, step=step))
+    return meta
 
 
 def write_meta(folder: Path, meta: dict) -> None:
-    (Path(folder) / "specviz.json").write_text(json.dumps(meta, indent=2) + "\n")
+    """specviz.json, whole or not at all: a write cut short left a file every later load of the draft choked on."""
+    write_text_atomically(Path(folder) / "specviz.json", json.dumps(meta, indent=2) + "\n")
 
 
 def check_target(meta: dict, target: PreTrainedModel, folder: Path) -> None:

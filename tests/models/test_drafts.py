@@ -127,3 +127,33 @@ def test_the_default_pair_names_the_benchmarks_where_its_drafter_is_fastest():
                 assert speed[t, k, nodes, "eagle"] > value, (run, t, k, nodes)
                 compared += 1
     assert compared == 4 + 6  # K = 3, 4 at two temperatures; two chains and a tree at two temperatures
+
+
+@pytest.mark.parametrize("content", ['{"kind": "eag', "[1, 2]", "\udcff"])
+def test_a_damaged_specviz_json_is_one_sentence_and_the_models_page_shows_it(content, tmp_path, monkeypatch):
+    """32nd read: read_meta parsed specviz.json with json.loads, so a file cut short (write_meta wrote it in place) or
+    not an object ended the draft's load and the Models page in a traceback; the write is now whole or not at all."""
+    from streamlit.testing.v1 import AppTest
+
+    from specviz.models import drafts
+
+    folder = tmp_path / EAGLE_NAME
+    folder.mkdir()
+    (folder / "specviz.json").write_text(content, encoding="utf-8", errors="surrogateescape")
+    with pytest.raises(ValueError) as caught:
+        read_meta(folder)
+    said = str(caught.value)
+    assert said.startswith(f"The specviz.json in {EAGLE_NAME} is damaged") and said.count(". ") == 0
+    drafts.write_meta(folder, {"kind": "eagle3"})
+    assert read_meta(folder) == {"kind": "eagle3"} and not list(folder.glob("*.tmp*"))
+    (folder / "specviz.json").write_text(content, encoding="utf-8", errors="surrogateescape")
+
+    def page() -> None:
+        from specviz.ui.models.view import trained_drafts
+
+        trained_drafts()
+
+    monkeypatch.setattr(drafts, "ASSETS", tmp_path)
+    monkeypatch.setattr(drafts.shipped_drafts, "__defaults__", (tmp_path,))
+    at = AppTest.from_function(page).run()
+    assert not at.exception and [e.value for e in at.error] == [said]

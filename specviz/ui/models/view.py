@@ -373,7 +373,11 @@ def trained_drafts() -> None:
     written by `python -m specviz.distill cards`; in another language the page shows a summary of the card's
     numbers (from specviz.json) and offers the English card as a download."""
     from specviz.models.drafts import shipped_drafts
-    drafts = shipped_drafts()
+    try:
+        drafts = shipped_drafts()
+    except ValueError as exc:  # a damaged specviz.json: its sentence, not a traceback (the folder names are ours, the
+        st.error(str(exc))     # command in it is code formatting)
+        return
     if not drafts:
         st.info(_("No trained drafts in assets/models: `python -m specviz.distill all` makes the EAGLE drafter and "
                   "the separate draft, `python -m specviz.distill medusa` the Medusa heads."))

@@ -8,7 +8,8 @@ For each pair and each temperature (greedy 0 and sampled 0.7 by default), every 
 the same run: target-only (specviz's `autoregressive_generate`) and speculative (`speculative_generate`), same
 settings and seed, after one short untimed warm-up per pair. Speedup is speculative tokens/s over target-only
 tokens/s, measured on this machine in this run. Traces are recorded without per-token details (`record=False`)
-so recording does not slow either side. Nothing is downloaded that the cache lacks unless a pair is named.
+so recording does not slow either side. Nothing is downloaded that the cache lacks unless a pair is named. The JSON
+records the command with the defaults the run resolved (tokens, temperatures, prompts; for one pair its K and dtype).
 
 For the prepared run on a GPU machine (the offline pair, identity and exactness checks, the bench in the Speedup
 lab's format, all within a time budget), use `python -m specviz.scripts.gpu_check` instead.
@@ -35,6 +36,7 @@ from specviz.models.loading import detect_machine, hub_cache_dir
 from specviz.models.pairs import load_pair
 from specviz.runs.running import prompt_ids, proposer_for, run, run_target_only
 from specviz.runs.runspec import RunSpec
+from specviz.scripts import recorded_command
 
 SCHEMA = "specviz-gpu-bench/1"
 BASELINE = "specviz target-only decoding (autoregressive_generate), same prompt, settings and seed, same run"
@@ -188,8 +190,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as exc:
         print(f"gpu_bench: {exc}", file=sys.stderr)
         return 2
+    resolved = {"--max-new-tokens": args.max_new_tokens, "--temperatures": ",".join(map(str, temperatures)),
+                "--prompts": args.prompts}
+    if len(results) == 1:  # one pair: its K and dtype, which the catalog and the machine chose, are one flag each
+        resolved.update({"--pair": pairs[0], "--k": results[0]["k"], "--dtype": results[0]["dtype"]})
+    command = recorded_command("python -m specviz.scripts.gpu_bench", list(argv) if argv is not None else sys.argv[1:],
+                               resolved)
     record = {"schema": SCHEMA, "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-              "baseline": BASELINE, "machine": machine_record(),
+              "command": command, "baseline": BASELINE, "machine": machine_record(),
               "settings": {"max_new_tokens": args.max_new_tokens, "temperatures": temperatures,
                            "prompts": list(PROMPTS[:args.prompts])}, "pairs": results}
     try:

@@ -89,3 +89,20 @@ def test_tree_tokens_prints_the_dtype_it_ran_not_the_flag(capsys):
                              "--tree-width", "2", "--prompts", "1", "--max-new-tokens", "4"]) == 0
     head = capsys.readouterr().out.splitlines()[0]
     assert head.startswith("pair toy, proposer draft, float32 on cpu, T = 0,"), head
+
+
+@pytest.mark.slow  # one prompt of 4 tokens on the toy pair, greedy, both sides
+def test_gpu_benchs_result_records_a_command_that_names_k_and_dtype(tmp_path):
+    """Its JSON had no command at all; with one pair the K (the catalog's) and the dtype (the machine's) are named."""
+    from specviz.scripts import gpu_bench
+
+    out = tmp_path / "gpu.json"
+    assert gpu_bench.main(["--pair", "toy", "--device", "cpu", "--prompts", "1", "--max-new-tokens", "4",
+                           "--temperatures", "0", "--out", str(out)]) == 0
+    record = json.loads(out.read_text())
+    argv = _argv(record["command"], "python -m specviz.scripts.gpu_bench")
+    pair = record["pairs"][0]
+    assert argv[argv.index("--k") + 1] == str(pair["k"]) and argv[argv.index("--dtype") + 1] == pair["dtype"]
+    assert argv[argv.index("--temperatures") + 1] == "0" and argv.count("--temperatures") == 1  # as typed
+    parsed = gpu_bench.build_parser().parse_args(argv)
+    assert (parsed.k, parsed.dtype, parsed.temperatures) == (pair["k"], pair["dtype"], [0.0])

@@ -67,8 +67,9 @@ def read_meta(folder: Path, step: str = "all") -> dict:
     except (OSError, ValueError):
         meta = None
     if not isinstance(meta, dict):
-        raise ValueError(_("The specviz.json in {folder} is damaged (not a JSON object): run `python -m specviz.distill "
-                           "{step}` again, or restore the file with git.", folder=Path(folder).name, step=step))
+        raise ValueError(_("The specviz.json in {folder} is damaged (not a JSON object): run `python -m "
+                           "specviz.distill {step}` again, or restore the file with git.", folder=Path(folder).name,
+                           step=step))
     return meta
 
 

@@ -53,9 +53,9 @@ def live_sweep(base: str, speculating: bool) -> None:
             return
         st.session_state[LIVE_SWEEP] = [lv.to_dict() for lv in results]
         # what the download says the figures were measured against (a kept file names its server and model)
+        now = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
         st.session_state[LIVE_SWEEP + "_about"] = dict(server=base, model=model, speculating=speculating,
-                                                        requests=int(requests), max_tokens=int(tokens),
-                                                        measured_at=dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))
+                                                        requests=int(requests), max_tokens=int(tokens), measured_at=now)
     done = [LevelResult.from_dict(d) for d in st.session_state.get(LIVE_SWEEP, [])]
     if done:
         plot.show(charts.sweep_figure(done, done[0].prompt), key="serving_live_sweep_chart")

@@ -12,20 +12,26 @@ Loaded pairs live in `PAIRS`, with one lock per pair so that generations on a sh
 from __future__ import annotations
 
 import contextlib
+import os
 import threading
 import time
 from collections import OrderedDict, deque
 from collections.abc import Callable, Iterator
+from typing import Any
+
+import torch
 
 from specviz.core.i18n import _, ngettext
 from specviz.engine.baseline import TargetOnly
 from specviz.engine.decoding import DecodeOptions, StepObserver, TreeVerification, decode
+from specviz.engine.kernels import kernels_of
 from specviz.engine.generation import K_RANGE, Clock, GenerationSettings, default_clock
 from specviz.engine.policies import confident, make_policy
 from specviz.engine.proposers import Proposer, make_proposer
 from specviz.engine.trace import Trace
 from specviz.engine.tree_verifier import TreeVerifier, verify_tree
 from specviz.engine.verifier import Verifier, verify
+from specviz.models.machine import cpu_model
 from specviz.models.pairs import Pair, encode_prompt, load_pair
 from specviz.runs.runspec import RunSpec
 
@@ -240,10 +246,17 @@ def run_target_only(spec: RunSpec, *, pair: Pair | None = None, input_ids: list[
     return trace
 
 
-def _numerics(pair: Pair) -> dict[str, str]:
+def _numerics(pair: Pair) -> dict[str, Any]:
     """The dtype and device a run computed in, for its trace's meta: every figure shows them (float32 rounds
-    far more finely than bfloat16; both are lossless only up to numerics, bfloat16 visibly so)."""
+    far more finely than bfloat16; both are lossless only up to numerics, bfloat16 visibly so); and the machine its
+    times were taken on (`machine`: CPU, cores, threads, GPU, linear kernels, as `quoted.machine_text` words it), so
+    a trace kept from `generate --json` or the Playground's download says where its tokens/s were measured."""
     try:
-        return {"dtype": str(pair.dtype).removeprefix("torch."), "device": str(pair.device)}
+        dtype, device = str(pair.dtype).removeprefix("torch."), pair.device
+        kernels = kernels_of(pair.target)
     except (StopIteration, AttributeError):  # a stand-in pair without parameters (tests)
         return {}
+    gpu = torch.cuda.get_device_name(device) if device.type == "cuda" else None
+    machine = {"cpu": cpu_model(), "cores": os.cpu_count(), "torch_threads": torch.get_num_threads(), "gpu": gpu,
+               "device": str(device), "kernels": kernels}
+    return {"dtype": dtype, "device": str(device), "machine": machine}

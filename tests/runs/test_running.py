@@ -355,6 +355,26 @@ def test_every_run_records_its_dtype_and_the_pages_show_it(toy):
     assert "near-tie can flip" in dtype_text("bfloat16") and dtype_text(None) == "dtype not recorded"
 
 
+def test_a_runs_trace_names_the_machine_its_times_were_taken_on(toy):
+    """32nd read: a trace kept from `generate --json` or the Playground's download held tokens/s and step times with
+    no machine (only "device": "cpu"); STYLE.md: a figure comes with its machine. Its meta now holds the CPU, cores,
+    threads, GPU and linear kernels, in the shape `quoted.machine_text` words (and make_traces records)."""
+    import os
+
+    from specviz.engine.kernels import kernels_of
+    from specviz.engine.trace import Trace
+    from specviz.labs.bench.quoted import machine_text
+    from specviz.models.machine import cpu_model
+
+    spec = RunSpec(pair="toy", prompt="the cat", max_new_tokens=4, k=2)
+    for trace in (run(spec, pair=toy), run_target_only(spec, pair=toy)):
+        machine = Trace.from_json(trace.to_json()).meta["machine"]  # kept in the file
+        assert (machine["cpu"], machine["cores"], machine["kernels"]) == (cpu_model(), os.cpu_count(),
+                                                                          kernels_of(toy.target))
+        assert machine["gpu"] is None and machine["device"] == "cpu" and machine["torch_threads"] >= 1
+        assert machine_text(machine).startswith(cpu_model())
+
+
 def test_every_command_takes_the_same_seeds():
     """Issue 43, thirteenth read: generate and compare (RunSpec) took seeds up to 2^31 - 1, the bench up to
     2^32 - 1 (SEED_RANGE: what torch and numpy both accept); one limit now."""

@@ -353,3 +353,30 @@ def test_a_student_submitting_and_a_teacher_pushing_have_different_portuguese_la
         pushes = [_("Push to the class"), _("Push to session {code}", code="ABCD")]
     assert submit == "Enviar resposta"
     assert all(submit != push and not push.startswith(submit) for push in pushes), (submit, pushes)
+
+
+def test_a_paced_students_number_is_read_back_the_portuguese_way(db, speak_pt):
+    """Read 32: a paced student's numeric answer came back as Python wrote it ("Sua resposta foi registrada: 2.5",
+    then "3.0" for a typed 3), with a decimal point on a Portuguese page; it reads 2,5 now, in round 1's echo, the
+    held answer and the answers under the reveal alike."""
+    numeric = next(q for q in EN.questions if q.kind == "numeric" and q.id == "sp-speedup-1")
+    store = PacedStore(str(db))
+    session = store.create_paced_session(EN.questions, "Aula 5")
+    dee = store.join(session.code, "Dee")
+    push = store.push(session.code, numeric)
+    at = _pt({"student": dee.token})
+    at.text_input(key=f"paced_{push.id}_1").input("2,5")
+    at.button(key=f"paced_{push.id}_1_submit").click().run()
+    _portuguese(at)
+    held = next(i.value for i in at.info if "Sua resposta foi registrada" in i.value)
+    assert "**2,5**" in held and "2.5" not in held, held
+    store.start_round_2(session.code)
+    at.run()
+    assert any("Na rodada 1 você respondeu: 2,5" in c.value for c in at.caption), [c.value for c in at.caption]
+    at.text_input(key=f"paced_{push.id}_2").input("3")
+    at.button(key=f"paced_{push.id}_2_submit").click().run()
+    store.reveal(session.code)
+    at.run()
+    _portuguese(at)
+    answers = next(c.value for c in at.caption if c.value.startswith("Suas respostas"))
+    assert "rodada 1: 2,5" in answers and "rodada 2: 3 " in answers and "3.0" not in answers, answers

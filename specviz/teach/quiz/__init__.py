@@ -33,7 +33,7 @@ from specviz.teach.quiz.bank import BANK_DIR, PATHS_ENV, bank_paths, load_bank, 
 from specviz.teach.quiz.grading import Grade, grade, parse_number
 from specviz.teach.quiz.live import LIVE_LINK, live_questions, live_quiz
 from specviz.teach.quiz.predictions import PredictionScore, StepPrediction, score_predictions
-from specviz.teach.quiz.run import ConceptMastery, QuizRun, answer_text, csv_text, results_json
+from specviz.teach.quiz.run import ConceptMastery, QuizRun, answer_text, csv_text, results_json, shown_answer
 from specviz.teach.quiz.schema import CONCEPTS, FAQ_TOPICS, FORMULA_PARAMS, FORMULAS, TYPES, Bank, Question, QuizBankError
 
 __all__ = [
@@ -44,7 +44,7 @@ __all__ = [
     # grading
     "Grade", "grade", "parse_number",
     # run
-    "ConceptMastery", "QuizRun", "answer_text", "csv_text", "results_json",
+    "ConceptMastery", "QuizRun", "answer_text", "csv_text", "results_json", "shown_answer",
     # live
     "LIVE_LINK", "live_questions", "live_quiz",
     # predictions

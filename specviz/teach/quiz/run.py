@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from specviz.core.i18n import N_, _
+from specviz.core.i18n import N_, _, number
 from specviz.teach.quiz.grading import Grade, grade
 from specviz.teach.quiz.schema import Bank, Question
 from specviz.teach.quiz.schema import QuestionKind
@@ -203,6 +203,26 @@ def answer_text(answer: Any) -> str:
     if isinstance(answer, list | tuple):
         return " | ".join(map(str, answer))
     return str(answer)
+
+
+def shown_answer(answer: Any) -> str:
+    """An answer as a learner reads it back on a page: `answer_text`, with a number written the reader's way and with
+    no more decimals than it has (2.5, 2,5 in Portuguese; 3, not 3.0; 1,000 or 1.000), where `answer_text` writes
+    Python's 2.5 and 3.0 for the exports.
+
+    >>> from specviz.core.i18n import using
+    >>> shown_answer(3.0), shown_answer(0.125), shown_answer(1234567.0), shown_answer(["a", "b"])
+    ('3', '0.125', '1,234,567', 'a | b')
+    >>> with using("pt"):
+    ...     shown_answer(2.5), shown_answer(-0.4)
+    ('2,5', '−0,4')
+    """
+    if isinstance(answer, bool) or not isinstance(answer, int | float):
+        return answer_text(answer)
+    text = format(float(answer), ".12g")  # 0.30000000000000004, typed as 0.3, is read back as 0.3
+    if "e" in text or "n" in text:  # 1e+15, inf, nan: no fixed-point form to write
+        return number(float(answer))
+    return number(float(text), len(text.partition(".")[2]))
 
 
 def results_json(run: QuizRun) -> str:

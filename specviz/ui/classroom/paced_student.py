@@ -16,7 +16,7 @@ import streamlit as st
 from specviz.core.i18n import N_, _, end_sentence
 from specviz.teach.classroom import ClassroomError, Student, answer_between, shown_title
 from specviz.teach.classroom_paced import POLL_SECONDS, PacedStore, Push
-from specviz.teach.quiz import Question, answer_text, grade
+from specviz.teach.quiz import Question, grade, shown_answer
 from specviz.teach.quiz.grading import answer_sentence
 from specviz.teach.quiz.schema import QuestionKind
 from specviz.ui.classroom import view
@@ -76,7 +76,7 @@ def current_question(store: PacedStore, student: Student) -> None:
     elif session.closed:
         pass  # said above
     elif push.round in mine:
-        held = answer_text(mine[push.round][0])
+        held = shown_answer(mine[push.round][0])
         st.info(end_sentence(_(TEXT["held"], answer=escape_markdown(held)), held) + " " + _(TEXT["held_then"]),
                 icon=":material/how_to_vote:")
     elif not push.open:
@@ -85,7 +85,7 @@ def current_question(store: PacedStore, student: Student) -> None:
         if push.round == 2:
             st.warning(_(TEXT["round_2"]), icon=":material/forum:")
             if 1 in mine:
-                st.caption(_(TEXT["round_1_was"], answer=escape_markdown(answer_text(mine[1][0]))))
+                st.caption(_(TEXT["round_1_was"], answer=escape_markdown(shown_answer(mine[1][0]))))
         _ask(store, student, push, shown)
     view.show_kept(SAID_KEY)  # under the Submit button when there is one, else here (the round closed meanwhile)
 
@@ -133,7 +133,7 @@ def _revealed(question: Question, mine: dict[int, tuple[Any, bool]]) -> None:
         last = mine[max(mine)][0]
         quiz_view.feedback(question, grade(question, last))
         if len(mine) > 1:
-            shown = "; ".join(_(TEXT["round_answer"], round=r, answer=escape_markdown(answer_text(a)),
+            shown = "; ".join(_(TEXT["round_answer"], round=r, answer=escape_markdown(shown_answer(a)),
                                 mark="✓" if ok else "✗") for r, (a, ok) in sorted(mine.items()))
             st.caption(_(TEXT["your_answers"], answers=shown))
         return

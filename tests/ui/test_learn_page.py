@@ -442,3 +442,29 @@ def test_the_rule_sentence_never_reads_u_below_an_equal_alpha():
     assert checked > 10_000
     assert 0.70 < 0.07 / 0.10 and not 0.70 < round(min(1.0, 0.07 / 0.10), 12)
     assert rule_digits(0.03, round(0.01 / 0.33, 12)) == 4
+
+
+def test_a_ticket_retake_does_not_ask_a_sibling_a_lesson_retry_already_showed(fresh):
+    """Read 32: the ticket's retake picked "a question not seen yet" from the ticket's own list only, so a sibling
+    that a lesson's "Try again" had already shown, with its key, came back on the retake while unseen ones were
+    left (missing lesson 1's mb-intensity showed mb-faster-math; the retake then asked mb-faster-math for the
+    why-slow question). Both now read one list of what the path has shown."""
+    at = _open(fresh)
+    first, second = check_questions(BANK, BY_NUMBER[1])
+    _give(at, f"learn_q1_{second.id}", second, _wrong(second))
+    at.button(key=f"learn_q1_{second.id}_check").click().run()
+    at.button(key=f"learn_q1_{second.id}_again").click().run()
+    prompts = [m.value for m in at.markdown]
+    sibling = next(q for q in BANK if q.concept == second.concept and q.id not in (first.id, second.id)
+                   and q.prompt in prompts)
+    at.segmented_control(key="learn_jump").set_value("ticket").run()
+    assert not at.exception, [e.value for e in at.exception]
+    ticket = exit_ticket(BANK)
+    assert any(q.concept == sibling.concept for q in ticket)  # the ticket asks about that concept too
+    for q in ticket:
+        _give(at, f"learn_ticket1_{q.id}", q, _wrong(q))
+    at.button(key="FormSubmitter:learn_ticket1_sheet-Grade my answers").click().run()
+    at.button(key="learn_ticket_again").click().run()
+    assert not at.exception
+    again = [q.id for q in at.session_state["learn_ticket"].questions]
+    assert sibling.id not in again, (sibling.id, again)

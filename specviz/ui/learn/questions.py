@@ -5,6 +5,8 @@ ticket, with its score and the lessons to revisit. Asked and graded with the Qui
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import streamlit as st
 
 from specviz.core.i18n import N_, _
@@ -35,21 +37,32 @@ TEXT = {  # English messages, translated with `_()` where they are shown
 }
 
 
+SEEN = "learn_seen"  # session key: the ids the path has shown (lesson checks, retries, exit tickets), oldest first
+
+
+def _saw(ids: Iterable[str]) -> list[str]:
+    """Mark `ids` as seen just now (each moved to the end of the one list the lesson retries and the exit ticket's
+    retakes both read, so neither serves a question whose key the other already showed); the list, oldest first."""
+    seen: list[str] = st.session_state.setdefault(SEEN, [])
+    for qid in ids:
+        if qid in seen:
+            seen.remove(qid)
+        seen.append(qid)
+    return seen
+
+
 def _try_again(run: QuizRun, question_id: str, bank: Bank, lesson: Lesson) -> None:
     """After a miss, ask another question on the same concept in its place (the missed one showed its key): a
     sibling not seen yet, else the one seen longest ago; the same one, its choices shuffled anew, only when the
     concept has no other. The lesson stays done if it was."""
     run.grades.pop(question_id, None)
     run.answers.pop(question_id, None)
-    seen: list[str] = st.session_state.setdefault("learn_seen", [])  # ids shown, oldest first, each once
+    seen: list[str] = st.session_state.setdefault(SEEN, [])  # ids shown, oldest first, each once
     seen.extend(q.id for q in run.questions if q.id not in seen)
     at = next(i for i, q in enumerate(run.questions) if q.id == question_id)
     shown = run.questions[at] = retry_question(bank, lesson, run.questions[at], seen,
                                                showing=[q.id for q in run.questions])
-    for qid in (question_id, shown.id):  # the missed one was seen just now, and the new one is seen from now on
-        if qid in seen:
-            seen.remove(qid)
-        seen.append(qid)
+    _saw((question_id, shown.id))  # the missed one was seen just now, and the new one is seen from now on
     tries = st.session_state.setdefault("learn_tries", {})
     tries[run.questions[at].id] = tries.get(question_id, 0) + 1
 
@@ -105,8 +118,9 @@ def ticket(bank: Bank, progress: Progress) -> None:
     st.markdown(_(TEXT["ticket_intro"]))
     if "learn_ticket" not in st.session_state:
         # a retake swaps each question for another on its concept and reshuffles the choices: the graded sheet
-        # showed every key (issue 43 item 10)
-        seen = st.session_state.setdefault("learn_ticket_seen", [])
+        # showed every key (issue 43 item 10); "another" is judged on every question the path has shown, since a
+        # lesson's retry may have shown a sibling and its key already
+        seen = st.session_state.setdefault(SEEN, [])
         taken = st.session_state.get("learn_ticket_round", 0)
         st.session_state["learn_ticket"] = QuizRun(ticket_retake(bank, seen) if taken else exit_ticket(bank),
                                                    seed=taken)
@@ -128,7 +142,7 @@ def ticket(bank: Bank, progress: Progress) -> None:
             st.button(_(TEXT["revisit_button"], number=lesson.number, title=lesson.shown_title()),
                       key=f"learn_revisit_{lesson.number}", on_click=learn_progress.go, args=(lesson.number,))
     if st.button(_(TEXT["again"]), key="learn_ticket_again"):
-        st.session_state.setdefault("learn_ticket_seen", []).extend(q.id for q in run.questions)
+        _saw(q.id for q in run.questions)
         del st.session_state["learn_ticket"]
         st.rerun()
     learn_progress.link("pages/quiz.py", _(TEXT["quiz_link"]), ":material/quiz:", progress.to_params())

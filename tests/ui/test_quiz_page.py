@@ -347,3 +347,28 @@ def test_the_upload_help_offers_an_example_file_not_a_repository_path():
     assert "assets/" not in TEXT["upload"] and "assets/" not in TEXT["upload_help"]
     bank = parse_bank(EXAMPLE_QUIZ.encode("utf-8"), "my-quiz.yaml")
     assert sorted(q.kind.value for q in bank.questions) == ["multiple", "numeric", "ordering", "single"]
+
+
+def test_the_retry_note_does_not_say_the_quiz_asked_every_question_on_a_concept_it_never_drew_from():
+    """Read 32: a missed live question whose concept lies outside the concepts picked (a trace's accept_rule
+    questions in a quiz on speedup) comes back, since the retry's pool has nothing on its concept; the note said
+    "this quiz has asked every question on its concept", while it had asked none of the bank's. It now says the
+    quiz has no other question on that concept left to ask, which holds in both cases."""
+    from specviz.teach.quiz import QuizRun
+    from specviz.ui.common.quiz.view import retry_note
+
+    bank = load_bank()
+    live = Question("live-s1-ratio0", "accept_rule", "numeric", "min(1, p/q)?", 0.5, "", "pages/playground.py")
+    run = QuizRun([live], seed=0)
+    run.submit(live, "0.9")
+    pool = bank.select(["speedup"])
+    assert [q.id for q in run.retry_plan(pool)] == [live.id]  # nothing on accept_rule in the pool: it comes back
+    assert any(q.concept == "accept_rule" for q in bank)  # ...though the bank holds questions on it
+    note = retry_note(run, pool)
+    assert "asked every question" not in note
+    assert note == "1 question comes back: this quiz has no other question on its concept left to ask."
+    from specviz.core.i18n import using
+
+    with using("pt"):
+        said = retry_note(run, pool)
+    assert said == "1 pergunta volta: este quiz não tem outra pergunta sobre o conceito dela para fazer."

@@ -225,7 +225,9 @@ def results(run: QuizRun, bank: Bank, key: str, pool: list[Question] | None = No
 
 
 def retry_note(run: QuizRun, pool: list[Question]) -> str:
-    """What a retry will ask, said before the learner clicks: new questions, or some missed ones again."""
+    """What a retry will ask, said before the learner clicks: new questions, or some missed ones again. A missed one
+    comes back when `pool` has no other question on its concept that this quiz has not asked: every one asked, or
+    none there at all (a live question's concept outside the concepts picked): tests/ui/test_quiz_page.py."""
     plan = run.retry_plan(pool)
     back = sum(new.id == old.id for new, old in zip(plan, run.missed(), strict=True))
     if not back:
@@ -233,8 +235,10 @@ def retry_note(run: QuizRun, pool: list[Question]) -> str:
                         "A miss shows its answer, so the retry asks new questions on the same concepts.",
                         len(plan))
     if back == len(plan):
-        return ngettext("{n} question comes back: this quiz has asked every question on its concept.",
-                        "{n} questions come back: this quiz has asked every question on their concepts.", back)
-    return ngettext("{n} of the {total} comes back: this quiz has asked every question on its concept.",
-                    "{n} of the {total} come back: this quiz has asked every question on their concepts.", back,
+        return ngettext("{n} question comes back: this quiz has no other question on its concept left to ask.",
+                        "{n} questions come back: this quiz has no other questions on their concepts left to ask.",
+                        back)
+    return ngettext("{n} of the {total} comes back: this quiz has no other question on its concept left to ask.",
+                    "{n} of the {total} come back: this quiz has no other questions on their concepts left to ask.",
+                    back,
                     total=len(plan))

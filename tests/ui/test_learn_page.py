@@ -468,3 +468,14 @@ def test_a_ticket_retake_does_not_ask_a_sibling_a_lesson_retry_already_showed(fr
     assert not at.exception
     again = [q.id for q in at.session_state["learn_ticket"].questions]
     assert sibling.id not in again, (sibling.id, again)
+
+
+def test_the_attempted_line_does_not_ask_to_retry_checks_never_tried(fresh):
+    """Read 32: one check answered right, the other not yet answered, and the line said "try the others again":
+    the other had never been tried. It now states the count and the rule only."""
+    at = _open(fresh)
+    first, _second = check_questions(BANK, BY_NUMBER[1])
+    _give(at, f"learn_q1_{first.id}", first, first.answer)
+    at.button(key=f"learn_q1_{first.id}_check").click().run()
+    lines = [c.value for c in at.caption if c.value.startswith("Attempted")]
+    assert lines == ["Attempted: 1 of 2 checks right so far. A lesson is mastered when all are right."], lines

@@ -32,8 +32,7 @@ TEXT = {  # English messages, translated with `_()` where they are shown
     "again": N_("Take the exit ticket again"),
     "quiz_link": N_("Quiz yourself on the concepts you have met"),
     "mastered": N_("Lesson mastered: every check answered right."),
-    "attempted": N_("Attempted: {right} of {total} checks right so far. A lesson is mastered when all are right; "
-                    "try the others again."),
+    "attempted": N_("Attempted: {right} of {total} checks right so far. A lesson is mastered when all are right."),
 }
 
 

@@ -479,3 +479,29 @@ def test_the_attempted_line_does_not_ask_to_retry_checks_never_tried(fresh):
     at.button(key=f"learn_q1_{first.id}_check").click().run()
     lines = [c.value for c in at.caption if c.value.startswith("Attempted")]
     assert lines == ["Attempted: 1 of 2 checks right so far. A lesson is mastered when all are right."], lines
+
+
+def test_a_lesson_retry_does_not_ask_a_sibling_the_graded_ticket_retake_showed(fresh):
+    """Read 32, the other way round: a graded retake of the exit ticket shows its siblings' keys; a lesson's "Try
+    again" afterwards must not serve one of them while an unseen sibling is left (the retake asked mb-faster-math
+    for why-slow; missing lesson 1's mb-intensity then asked mb-faster-math again)."""
+    at = _open(fresh, lesson="ticket", done=",".join(map(str, range(1, LAST))))
+    for q in exit_ticket(BANK):
+        _give(at, f"learn_ticket1_{q.id}", q, _wrong(q))
+    at.button(key="FormSubmitter:learn_ticket1_sheet-Grade my answers").click().run()
+    at.button(key="learn_ticket_again").click().run()
+    retake = at.session_state["learn_ticket"].questions
+    for q in retake:
+        _give(at, f"learn_ticket2_{q.id}", q, _wrong(q))
+    at.button(key="FormSubmitter:learn_ticket2_sheet-Grade my answers").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    at.segmented_control(key="learn_jump").set_value("1").run()
+    first, second = check_questions(BANK, BY_NUMBER[1])
+    _give(at, f"learn_q1_{second.id}", second, _wrong(second))
+    at.button(key=f"learn_q1_{second.id}_check").click().run()
+    at.button(key=f"learn_q1_{second.id}_again").click().run()
+    asked = at.session_state["learn_checks"][1].questions[1]
+    assert asked.concept == second.concept and asked.id != second.id
+    shown = {q.id for q in retake}
+    assert any(q.concept == second.concept for q in retake)  # the retake did show a sibling on this concept
+    assert asked.id not in shown, (asked.id, sorted(shown))

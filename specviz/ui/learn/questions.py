@@ -131,6 +131,8 @@ def ticket(bank: Bank, progress: Progress) -> None:
     quiz_view.sheet(run, bank, f"learn_ticket{st.session_state['learn_ticket_round']}")
     if not run.grades:
         return
+    seen = st.session_state.setdefault(SEEN, [])  # graded: every key is on screen, so a lesson's retry skips them
+    seen.extend(q.id for q in run.questions if q.id not in seen)
     st.metric(_(TEXT["score"]), f"{run.n_correct} / {len(run.questions)}")
     missed = [q for q in run.questions if not run.grades[q.id].correct]
     if not missed:

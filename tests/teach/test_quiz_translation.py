@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import re
 import shutil
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -291,6 +292,72 @@ def test_portuguese_catalog_writes_decimals_with_commas():
     translations = [str(m.string) for m in read_catalog() if m.id and isinstance(m.string, str)]
     assert len(translations) > 1000
     assert [t[:80] for t in translations if decimal.search(t)] == []
+
+
+# what carries no figure of its own: placeholders, code, link targets, URLs, names that glue digits to letters
+# (Qwen2.5-0.5B, fp32, K=4, 100M, 3.35e12 or 3,35e12) and dotted addresses (127.0.0.1)
+_NOT_A_FIGURE = re.compile(r"\{[^{}]*\}|`[^`]*`|\]\([^)]*\)|https?://\S+|[\w.,/-]*(?:[A-Za-z]\d|\d[A-Za-z])[\w./-]*"
+                           r"|\d+(?:\.\d+){2,}")
+_EN_NUMBER = re.compile(r"(?<![\w.])\d{1,3}(?:,\d{3})+(?:\.\d+)?|(?<![\w.])\d+(?:\.\d+)?")
+_PT_NUMBER = re.compile(r"(?<![\w,])\d{1,3}(?:\.\d{3})+(?:,\d+)?|(?<![\w,])\d+(?:,\d+)?")
+
+
+def _figures(text: str, lang: str) -> Counter:
+    """The numbers a reader reads in `text`, as values: 1,200 and 0.72 in English, 1.200 and 0,72 in Portuguese."""
+    if lang == "pt":
+        text = re.sub(r"(\d+) (?:milhões|milhão)\b", r"\1M", text)
+        return Counter(float(m.group(0).replace(".", "").replace(",", ".")) for m in
+                       _PT_NUMBER.finditer(_NOT_A_FIGURE.sub(" ", text)))
+    return Counter(float(m.group(0).replace(",", "")) for m in _EN_NUMBER.finditer(_NOT_A_FIGURE.sub(" ", text)))
+
+
+def _number_drift(english: str, portuguese: str) -> tuple[dict, dict]:
+    """(numbers only the Portuguese has, numbers it drops other than 0, 1 or 2, which it may write as words:
+    "its last 1" is "o último", "values set to 0" are "zerados")."""
+    ours, theirs = _figures(portuguese, "pt"), _figures(english, "en")
+    dropped = {v: n for v, n in (theirs - ours).items() if v not in (0, 1, 2)}
+    return dict(ours - theirs), dropped
+
+
+def test_the_number_drift_check_sees_a_changed_figure():
+    assert _number_drift("α = 0.72 over 1,200 drafts, K = 4", "α = 0,72 em 1.200 palpites, K = 4") == ({}, {})
+    assert _number_drift("α = 0.72 at K = 4", "α = 0,27 com K = 4") == ({0.27: 1}, {0.72: 1})
+    assert _number_drift("its last 3, then its last 1", "os 3 últimos, depois o último") == ({}, {})
+    assert _number_drift("a 16-bit model (Qwen2.5-0.5B)", "um modelo de 32 bits (Qwen2.5-0.5B)") == ({32: 1}, {16: 1})
+
+
+def test_every_portuguese_message_keeps_the_numbers_of_its_english_one():
+    """Read 32 of issue 43 compared every msgstr's numbers with its msgid's (2,244 strings, plurals counted one by
+    one) and found none changed; until then only the decimal comma was checked, so a figure typed wrong in a
+    translation (0,27 for 0.72, 1.500 for 1,200) would have passed. A Portuguese message writes no number its English
+    message lacks and drops none but 0, 1 or 2 (written as words)."""
+    from specviz.scripts.i18n import read_catalog
+
+    drifted, seen = [], 0
+    for message in read_catalog():
+        if not message.id:
+            continue
+        ids = message.id if isinstance(message.id, tuple | list) else (message.id,)
+        strings = message.string if isinstance(message.string, tuple | list) else (message.string,)
+        for english, portuguese in zip(ids, strings, strict=False):
+            seen += 1
+            extra, dropped = _number_drift(english, portuguese)
+            if extra or dropped:
+                drifted.append((english[:60], extra, dropped))
+    assert seen > 2000
+    assert drifted == []
+
+
+def test_every_portuguese_quiz_text_keeps_the_numbers_of_its_english_one(banks):
+    """The decimals check above compares a question's decimals as a whole; this compares every number, integers
+    included (K = 4, 128 tokens, 1.200), text by text: prompt, explanation, unit, each choice, a typed answer."""
+    drifted = []
+    for english, portuguese in pairs(banks):
+        for theirs, ours in zip(_texts(english), _texts(portuguese), strict=True):
+            if _figures(theirs or "", "en") != _figures(ours or "", "pt"):
+                drifted.append((english.id, (theirs or "")[:60]))
+    assert len(pairs(banks)) > 100
+    assert drifted == []
 
 
 DOC_TWINS = {"teaching.pt-BR.md": "teaching.md", "README.pt-BR.md": "README.md", "app.pt-BR.md": None}

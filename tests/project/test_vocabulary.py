@@ -159,7 +159,10 @@ CALQUES = re.compile(r"\bpontu(?:ar|a|am|ada|adas|ado|ados|ando)\b|regra da cade
                      # 14's "carga de trabalho e qualquer carga"
                      r"\bimplant(?:a|e|ar|ação|ações|ado|ada)\b|carga de trabalho e qualquer carga|"
                      # the 27th read of issue 43: a serving engine (vLLM, TGI) is a "motor de serviço" (the glossary)
-                     r"servidor(?:es)? de inferência", re.IGNORECASE)
+                     r"servidor(?:es)? de inferência|"
+                     # the 32nd read of issue 43: "an under-trained one" written "um pouco treinado" ("one trained a
+                     # little"); under-trained is "pouco treinado" after its noun
+                     r"\bum pouco treinad[oa]\b", re.IGNORECASE)
 
 
 # Issue 43's full read: accepted / drafted is below α because the drafts after a step's first rejection still count

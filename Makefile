@@ -5,8 +5,9 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.specviz-installed
 PORT   ?= 8501
 
-# make check: the fast tier (< 1 min on 2 cores): no SmolLM2, no browser, no statistical or slow tests, on two
-# pytest-xdist workers (-n 2, fixed: one per core on the project's 2-core machine, whatever the cores here).
+# make check: the fast tier (about a minute on 2 cores, docs/testing.md): no SmolLM2, no browser, no statistical or
+# slow tests, on two pytest-xdist workers (-n 2, fixed: one per core on the project's 2-core machine, whatever the
+# cores here).
 FAST   := not slow and not model and not browser and not statistical and not serving
 # The serving tier (a real vLLM server in .venv-vllm, 15 minutes at most by its budget) runs only with
 # `make test-serving`; CI runs it after `make test`. SERVING_LIMIT stops a hang: SIGINT then (the tests stop their

@@ -106,7 +106,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--run", type=folder_name_arg, default="", help="eagle3, medusa, draft: a name for the checkpoint folder under --work "
                                              "(default: the step's name; eagle's two stages keep theirs)")
     p.add_argument("--lr", type=number_arg(0, above=True), default=DEFAULT_LR,
-                   help="peak learning rate (AdamW, warm-up then cosine decay)")
+                   help="peak learning rate (AdamW, warm-up then cosine decay to a tenth of it); eagle's second "
+                        "stage (--ttt-steps) peaks at half of it")
     p.add_argument("--draft-vocab", type=whole_arg(1), default=8192,
                    help="FR-Spec draft vocabulary size: the EAGLE drafter's head, the loss the separate draft trains "
                         "on, and the Medusa heads' when no EAGLE drafter is shipped")

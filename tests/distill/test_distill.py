@@ -2,6 +2,7 @@
 step, both objectives, the resumable loop, and saving / loading the drafts."""
 
 import json
+import math
 
 import pytest
 import torch
@@ -320,6 +321,21 @@ def test_the_steps_help_gives_each_steps_own_default_and_the_ttt_default_on_its_
     assert f"eagle {DEFAULT_STEPS['eagle']}" in actions["steps"].help
     assert f"default {DEFAULT_STEPS['eagle-ttt']}" in actions["ttt_steps"].help
     assert actions["ttt_steps"].default == DEFAULT_STEPS["eagle-ttt"]
+
+
+def test_the_lr_help_says_eagles_second_stage_runs_at_half_of_it():
+    """Read 32: `--lr`'s help called it the peak learning rate of every step, but `run_eagle` trains its second stage
+    (--ttt-steps) at `args.lr / 2`; and the cosine decay ends at a tenth of the peak (`trainer.learning_rate`)."""
+    import inspect
+
+    from specviz.distill.trainer import LoopSettings, learning_rate
+
+    help_text = {a.dest: a for a in cli.parser()._actions}["lr"].help
+    assert "lr=args.lr / 2" in inspect.getsource(cli.run_eagle)
+    assert "second stage (--ttt-steps) peaks at half of it" in help_text
+    settings = LoopSettings(steps=100, lr=1.0, warmup=10)
+    assert learning_rate(9, settings) == 1.0 and math.isclose(learning_rate(100, settings), 0.1)
+    assert "cosine decay to a tenth of it" in help_text
 
 
 def test_train_stages_help_names_every_step_that_reads_it():

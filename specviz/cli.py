@@ -75,7 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
     cal = commands.add_parser("calibrate", help="measure this machine's costs and say which draft shape pays here")
     cal.add_argument("--pair", default="default", help="a catalog name or TARGET[,DRAFT] (default: default)")
     cal.add_argument("--proposer", choices=registry.names(), default=None, help="who drafts (default: the pair's own)")
-    cal.add_argument("--device", default=None, help="cpu, cuda, mps (default: the fastest available)")
+    cal.add_argument("--device", default=None, help="cpu, cuda, cuda:N, mps (default: the fastest available)")
     cal.add_argument("--dtype", default=None, help="float32, float16, bfloat16 (default: auto)")
     cal.add_argument("--force", action="store_true", help="measure again even if this machine's costs are cached")
     cal.add_argument("--top", type=int, default=5, help="shapes listed per temperature, best first (1..50)")
@@ -112,7 +112,7 @@ def add_generation_flags(cmd: argparse.ArgumentParser) -> None:
                           "lookup); 0 = none (default: as for --k when no shape flag is given; else the pair's "
                           "recommended tree's, or none when --k or --tree-nodes is given)")
     cmd.add_argument("--no-chat", action="store_true", help="feed the prompt as plain text, without the chat template")
-    cmd.add_argument("--device", default=None, help="cpu, cuda, mps (default: the fastest available)")
+    cmd.add_argument("--device", default=None, help="cpu, cuda, cuda:N, mps (default: the fastest available)")
     cmd.add_argument("--dtype", default=None, help="float32, float16, bfloat16 (default: auto)")
     cmd.add_argument("--trust-remote-code", action="store_true",
                      help="let the --pair models run code from their own repositories (only for models you trust)")

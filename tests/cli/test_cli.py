@@ -389,3 +389,22 @@ def test_the_toy_pairs_stand_in_drafters_are_said_to_run_where_they_do():
     assert "eagle" in sub.choices["calibrate"].parse_args(["--pair", "toy", "--proposer", "eagle"]).proposer
     out = cli("generate", "--pair", "toy", "--prompt", "hi", "--proposer", "eagle")
     assert out.returncode == 2 and "no trained EAGLE drafter" in out.stderr
+
+
+def test_every_device_help_names_the_devices_pick_device_takes():
+    """Read 32: generate's, compare's and calibrate's --device help offered "cpu, cuda, mps" while bench's said
+    "cpu, cuda, cuda:N, mps"; `pick_device` takes cuda:N for all four (its refusal names the same four forms)."""
+    import argparse
+
+    from specviz.cli import build_parser
+    from specviz.models.machine import GpuInfo, Machine, ModelLoadError, pick_device
+
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)).choices
+    helps = {name: next(a.help for a in sub[name]._actions if "--device" in a.option_strings)
+             for name in ("generate", "compare", "calibrate", "bench")}
+    assert len(helps) == 4 and all(text.startswith("cpu, cuda, cuda:N, mps (default: the fastest")
+                                   for text in helps.values()), helps
+    with pytest.raises(ModelLoadError, match="There is no GPU 1: this machine has 1"):
+        pick_device("cuda:1", Machine(gpus=(GpuInfo(0, "GPU", 2**34, 2**34),)))
+    with pytest.raises(ModelLoadError, match="use cpu, cuda, cuda:N or mps"):
+        pick_device("gpu")

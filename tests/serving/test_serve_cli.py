@@ -110,3 +110,17 @@ def test_a_sweep_naming_a_spec_or_prompt_twice_says_which_in_both_languages(stan
     assert cli.main(["serve", "sweep", "--prompts", "copy", "copy", "--out", "/tmp/x.json"]) == 2
     assert capsys.readouterr().err.strip() == "specviz: --prompts cita 'copy' duas vezes: dê cada um uma vez só."
     assert stand_in == []
+
+
+def test_the_serve_commands_help_names_every_action():
+    """Read 32: `python -m specviz --help` listed serve's actions as "start, stop, status, load sweep"; `install` is
+    one too (`serve install`: only create .venv-vllm and install the pinned vLLM build)."""
+    import argparse
+
+    from specviz.cli import build_parser
+
+    commands = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    text = next(c.help for c in commands._choices_actions if c.dest == "serve")
+    actions = next(a for a in commands.choices["serve"]._actions if isinstance(a, argparse._SubParsersAction))
+    words = {"sweep": "load sweep"}
+    assert len(actions.choices) == 5 and all(words.get(name, name) in text for name in actions.choices), text

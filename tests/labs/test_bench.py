@@ -857,3 +857,25 @@ def test_command_lines_docstring_gives_each_callers_timing_rounds_from_the_code(
             "the Speedup lab's live sweep: 5) records a command that, typed, times "
             f"{BenchConfig.cost_repeats}") in doc
     assert "cost_repeats=5)" in inspect.getsource(live)
+
+
+def test_a_threshold_only_bench_of_a_lookup_is_refused_in_one_sentence(capsys):
+    """Read 32: `bench --proposers ngram --policies threshold` ran no speculative case (the plan skips threshold for a
+    proposer without a draft's probabilities), wrote empty tables and exited 0. It is now refused before any timing;
+    the --policies help names the proposers threshold cannot run, from the registry."""
+    import argparse
+
+    from specviz.engine.proposers import registry
+    from specviz.labs.bench.cli import add_bench_arguments
+    from specviz.runs.running import make_proposer
+
+    pair = toy_pair()
+    with pytest.raises(ValueError, match=r"^--policies threshold .* ngram has none, .*\.$"):
+        run_bench(BenchConfig(pair="toy", proposers=["draft", "ngram"], ks=[1], policies=["threshold"],
+                              suites=["qa"], prompts_per_suite=1, max_new_tokens=4, repeats=1, warmup=0, hf="none",
+                              cost_repeats=1), pair=pair)
+    parser = argparse.ArgumentParser()
+    add_bench_arguments(parser)
+    text = next(a.help for a in parser._actions if "--policies" in a.option_strings)
+    lookups = [name for name in registry.offered(("draft",)) if not make_proposer(pair, name).has_draft_probs]
+    assert lookups == ["ngram"] and "threshold runs only proposers with a draft's probabilities: not ngram" in text

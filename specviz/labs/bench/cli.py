@@ -73,7 +73,8 @@ def add_bench_arguments(cmd: argparse.ArgumentParser) -> None:
     cmd.add_argument("--warmup", type=int, default=1, help="untimed warm-up rounds before timing")
     cmd.add_argument("--threads", type=threads_arg, default=None, help="torch.set_num_threads (0 or left out: torch's choice)")
     cmd.add_argument("--policies", nargs="+", type=_listed(str), default=[["constant"]],
-                     help="constant, heuristic, threshold, optimal")
+                     help="constant, heuristic, threshold, optimal (threshold runs only proposers with a draft's "
+                          "probabilities: not ngram)")
     cmd.add_argument("--policy-k", type=int, default=4,
                      help="the K the heuristic policy starts at and the threshold policy's cap (the optimal policy "
                           "picks its own K, up to the largest K of the run)")

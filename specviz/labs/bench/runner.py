@@ -65,6 +65,11 @@ def _run(config: BenchConfig, command: str, progress: Progress | None, pair, clo
     encoded = {p.id: encode_bench_prompt(pair.tokenizer, p, pair.chat) for _, p in prompts}
 
     proposers = {name: make_proposer(pair, name, **config.proposer_settings) for name in config.proposers}
+    idle = next((name for name, prop in proposers.items()  # the plan skips threshold for a lookup: nothing would run
+                 if not prop.has_draft_probs and set(config.policies) <= {"threshold"}), None)
+    if idle is not None:
+        raise ValueError(f"--policies threshold stops on a draft's probabilities, and {idle} has none, so it would "
+                         "run nothing: add another policy (e.g. constant) or drop that proposer.")
     labels = {name: prop.name for name, prop in proposers.items()}  # e.g. "layerskip-7"
     context = encoded[prompts[0][1].id]
     drafts = {name: timed_draft(pair, name, prop, context, clock) for name, prop in proposers.items()}

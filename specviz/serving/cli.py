@@ -65,7 +65,9 @@ def add_serve_arguments(cmd: argparse.ArgumentParser) -> None:
     sweep.add_argument("--k", type=int, default=DEFAULT_K)
     sweep.add_argument("--port", type=int, default=DEFAULT_PORT)
     sweep.add_argument("--no-specviz", action="store_true", help="skip specviz's own batch-1 comparison")
-    sweep.add_argument("--out", type=path_arg, default=str(SERVING_DIR / "cpu-smollm2.json"))
+    sweep.add_argument("--out", type=path_arg, default=str(SERVING_DIR / "cpu-smollm2.json"),
+                       help="the JSON file to write (default: over the committed "
+                            "assets/benchmarks/serving/cpu-smollm2.json)")
 
 
 def check_serve_args(args: argparse.Namespace) -> None:

@@ -124,3 +124,20 @@ def test_the_serve_commands_help_names_every_action():
     actions = next(a for a in commands.choices["serve"]._actions if isinstance(a, argparse._SubParsersAction))
     words = {"sweep": "load sweep"}
     assert len(actions.choices) == 5 and all(words.get(name, name) in text for name in actions.choices), text
+
+
+def test_the_sweep_out_help_says_the_default_writes_over_the_committed_sweep():
+    """Read 32: `serve sweep --help` showed `--out OUT` with no word, while its default is the committed
+    assets/benchmarks/serving/cpu-smollm2.json, which a sweep with other flags writes over (the module docstring
+    said so; --help did not)."""
+    import argparse
+
+    from specviz.serving.results import SERVING_DIR
+
+    parser = argparse.ArgumentParser()
+    serve_cli.add_serve_arguments(parser)
+    actions = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    out = next(a for a in actions.choices["sweep"]._actions if "--out" in a.option_strings)
+    assert out.default == str(SERVING_DIR / "cpu-smollm2.json")
+    assert "over the committed assets/benchmarks/serving/cpu-smollm2.json" in out.help
+

@@ -130,7 +130,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help=f"default: the machine's, as the Playground: {DEFAULT_DTYPE_RULE}")
     parser.add_argument("--first-load", action="store_true",
                         help="also time the pair's first load with an empty temporary $SPECVIZ_CACHE")
-    parser.add_argument("--out", type=Path, default=PRESET_RESULTS)
+    parser.add_argument("--out", type=Path, default=PRESET_RESULTS,
+                        help="the file whose runs[<dtype>] this run replaces, the other dtypes' runs kept (default: "
+                             "the committed assets/benchmarks/presets/presets.json)")
     args = parser.parse_args(argv)
     if args.pair != PRESET_PAIR and args.out == PRESET_RESULTS:
         parser.error(f"--pair {args.pair} needs its own --out: {PRESET_RESULTS} holds the {PRESET_PAIR} pair's runs")

@@ -71,3 +71,20 @@ def test_a_damaged_out_file_stops_before_the_runs_not_after_them(content, said, 
     err = capsys.readouterr().err.strip()
     assert err.startswith("preset_runs: ") and said in err and "\n" not in err, err
     assert content is None or out.read_text(encoding="utf-8") == content
+
+
+def test_the_out_help_says_the_run_replaces_its_dtypes_entry_in_the_committed_file(capsys):
+    """Read 32: `--out` had no help, while its default is the committed presets.json, whose runs[<dtype>] a run
+    replaces (the other dtypes' runs stay), as the module docstring says and `main` does."""
+    import inspect
+
+    from specviz.scripts import preset_runs
+
+    with pytest.raises(SystemExit):
+        preset_runs.main(["--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert ("the file whose runs[<dtype>] this run replaces, the other dtypes' runs kept (default: the committed "
+            "assets/benchmarks/presets/presets.json)") in text
+    assert str(preset_runs.PRESET_RESULTS).endswith("assets/benchmarks/presets/presets.json")
+    assert 'runs = {**whole.get("runs", {}), dtype: record}' in inspect.getsource(preset_runs.main)
+

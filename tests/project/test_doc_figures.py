@@ -1257,8 +1257,8 @@ def test_gpu_md_splits_the_first_runs_target_only_rate_as_its_file_does():
 
 def test_the_makefile_times_make_check_as_testing_md_last_measured_it():
     """Read 32: the Makefile said `make check` takes "< 1 min on 2 cores"; testing.md's `make check` line ends on
-    3,017 tests in 60.6 s, "at the minute and not under it" (architecture.md said "under a minute" too). Neither may promise "under a
-    minute" unless the last timing there is under 60 s."""
+    3,017 tests in 60.6 s, "at the minute and not under it" (architecture.md said "under a minute" too). Neither may
+    promise "under a minute" unless the last timing there is under 60 s."""
     import re
 
     makefile = " ".join((ROOT / "Makefile").read_text(encoding="utf-8").replace("#", " ").split())

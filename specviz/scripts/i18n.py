@@ -3,7 +3,8 @@ them into the `.po`, compile the `.mo`, and list what is missing.
 
     python -m specviz.scripts.i18n update    # new messages join the .po untranslated, vanished ones are dropped
     python -m specviz.scripts.i18n compile   # .po -> .mo (committed, so a fresh clone works offline)
-    python -m specviz.scripts.i18n check     # exit 1 with one line per problem (tests/core/test_i18n.py runs it)
+    python -m specviz.scripts.i18n check     # exit 1 with one line per problem (tests/core/test_i18n.py runs it;
+                                             # also what it does with no command)
     python -m specviz.scripts.i18n translate FILE.json   # {"English": "Português", "one": ["um", "muitos"]}:
                                              # update, fill those translations, compile (under a lock, so several
                                              # translators can run it at once)
@@ -189,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
         print("\n".join(found) if found else "the Portuguese catalog is complete")
         return 1 if found else 0
     else:
-        print("usage: python -m specviz.scripts.i18n update|compile|check|translate FILE.json")
+        print("usage: python -m specviz.scripts.i18n [update|compile|check|translate FILE.json] (no command: check)")
         return 2
     return 0
 

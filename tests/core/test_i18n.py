@@ -208,3 +208,15 @@ def test_read_number_refuses_anything_else_in_one_sentence(typed, lang, start):
     message = str(info.value)
     assert message.endswith(start) and "\n" not in message and len(message) < 90, message
     assert "not a number" not in message and "não é um número" not in message  # 1e5, 10**400 are numbers (31st read)
+
+
+def test_the_i18n_script_says_it_checks_when_given_no_command(capsys):
+    """Read 32: `python -m specviz.scripts.i18n` with no command runs `check`, but neither its usage line nor its
+    docstring said so (they listed update|compile|check|translate as if one were needed)."""
+    from specviz.scripts import i18n
+
+    assert i18n.main([]) == i18n.main(["check"])
+    assert i18n.main(["--help"]) == 2
+    usage = capsys.readouterr().out.strip().splitlines()[-1]
+    assert usage.endswith("(no command: check)") and "also what it does with no command" in " ".join(
+        i18n.__doc__.split())

@@ -373,8 +373,9 @@ class RaceRounds:
     round 2 target-only first, and so on), so a machine that speeds up or slows down during the race is shared
     fairly. `rounds` holds (speculative, target-only) traces, in the order they ran.
 
-    The headline is the median round's speedup, with the spread of all rounds next to it; the charts show that
-    median round (`typical`).
+    The headline is the median of the rounds' speedups (of an even number of rounds, the mean of the middle two, no
+    round's own), with the spread of all rounds next to it; the charts and the lanes' figures show the round whose
+    speedup is closest to it (`typical`).
     """
 
     rounds: tuple[tuple[Trace, Trace], ...]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import re
 import time
 from pathlib import Path
 
@@ -387,3 +388,27 @@ def test_a_temperature_link_keeps_every_digit():
     at = _app(race_source="live", race_temperature="0.1234567", race_max_new="4")
     assert at.session_state["race_temperature"] == 0.1234567
     assert at.query_params["race_temperature"] == "0.1234567"
+
+
+def _two_round_race() -> None:
+    """Render a two-round toy race (AppTest script): the lanes' metrics are one round's, the headline the median."""
+    from specviz.labs.timeline import RaceRounds
+    from specviz.models.pairs import toy_pair
+    from specviz.runs.running import run, run_target_only
+    from specviz.runs.runspec import RunSpec
+    from specviz.ui.race.view import render_race
+
+    pair, spec = toy_pair(), RunSpec(pair="toy", prompt="the quick brown fox", k=3, max_new_tokens=12)
+    render_race(RaceRounds(tuple((run(spec, pair=pair), run_target_only(spec, pair=pair)) for _ in range(2))))
+
+
+def test_the_lanes_tokens_per_second_help_names_the_round_they_come_from():
+    """Read 32: with several rounds the headline is the median of the rounds' speedups (of two, their mean: no
+    round's own), while "Speculative, tokens/s" and "Target only, tokens/s" are the `typical` round's, so their ratio
+    was not the speedup shown beside them and their help did not say which round they were. It now names it."""
+    at = AppTest.from_function(_two_round_race, default_timeout=120).run()
+    assert not at.exception
+    helps = {m.label: m.proto.help for m in at.metric}
+    for label in ("Speculative, tokens/s", "Target only, tokens/s"):
+        assert re.search(r" Round [12], the one whose speedup \(\S+×\) is closest to the median\.$", helps[label])
+    assert "The median of the rounds." in helps["Measured speedup"]

@@ -49,8 +49,8 @@ def rounds_table(rounds: RaceRounds) -> list[dict[str, object]]:
 
 def render_race(rounds: RaceRounds, *, usual_ms: float | None = None, measured_at: float | None = None,
                 tree_lanes: tuple[Trace, ...] = ()) -> None:
-    """Metrics (the median round's, with the spread of all rounds), the explanation or the busy-machine note, the two
-    charts and every lane's output. `measured_at` marks a live race (when it was measured); `tree_lanes` holds each
+    """Metrics (the median of the rounds' speedups with their spread, and the lanes' figures of the round closest to
+    it), the explanation or the busy-machine note, the two charts and every lane's output. `measured_at` marks a live race (when it was measured); `tree_lanes` holds each
     round's tree lane when the race has one (the median round's is drawn next to the chain)."""
     spec, base = rounds.typical
     tree = tree_lanes[rounds.rounds.index(rounds.typical)] if tree_lanes else None
@@ -60,12 +60,17 @@ def render_race(rounds: RaceRounds, *, usual_ms: float | None = None, measured_a
     definition = _(SPEEDUP_DEFINITION)
     cols[0].metric(_("Measured speedup"), format_speedup(speedup),
                    help=" ".join((definition, _("The median of the rounds."))) if several else definition)
+    # with several rounds the lanes' figures are one round's (`typical`), whose speedup need not be the median (of
+    # two rounds the median is their mean): the help names the round, so their ratio is not read as the headline
+    shown = (" " + _("Round {n}, the one whose speedup ({speedup}) is closest to the median.",
+                     n=rounds.rounds.index(rounds.typical) + 1, speedup=format_speedup(measured_speedup(spec, base)))
+             if several else "")
     cols[1].metric(_("Speculative, tokens/s"), number(spec.tokens_per_second, 1),
                    help=_("{n} tokens in {seconds} s, {steps} steps (each one target forward)", n=spec.num_tokens,
-                          seconds=number(spec.wall_seconds), steps=spec.num_steps))
+                          seconds=number(spec.wall_seconds), steps=spec.num_steps) + shown)
     cols[2].metric(_("Target only, tokens/s"), number(base.tokens_per_second, 1),
                    help=_("{n} tokens in {seconds} s, one target forward per token", n=base.num_tokens,
-                          seconds=number(base.wall_seconds)))
+                          seconds=number(base.wall_seconds)) + shown)
     cols[3].metric(_("Mean accepted length"), number(spec.mean_accepted_length),
                    help=_("Tokens per target pass: output tokens ÷ speculative steps, recovered and bonus tokens "
                           "included. Plain decoding: 1."))

@@ -50,8 +50,9 @@ def rounds_table(rounds: RaceRounds) -> list[dict[str, object]]:
 def render_race(rounds: RaceRounds, *, usual_ms: float | None = None, measured_at: float | None = None,
                 tree_lanes: tuple[Trace, ...] = ()) -> None:
     """Metrics (the median of the rounds' speedups with their spread, and the lanes' figures of the round closest to
-    it), the explanation or the busy-machine note, the two charts and every lane's output. `measured_at` marks a live race (when it was measured); `tree_lanes` holds each
-    round's tree lane when the race has one (the median round's is drawn next to the chain)."""
+    it), the explanation or the busy-machine note, the two charts and every lane's output. `measured_at` marks a
+    live race (when it was measured); `tree_lanes` holds each round's tree lane when the race has one (that round's
+    is drawn next to the chain)."""
     spec, base = rounds.typical
     tree = tree_lanes[rounds.rounds.index(rounds.typical)] if tree_lanes else None
     speedup = rounds.median_speedup

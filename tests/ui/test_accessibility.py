@@ -192,3 +192,20 @@ def test_charts_names_the_test_that_holds_every_page_to_show():
     named = re.findall(r"(tests/[\w/]+\.py) holds every page to it", charts.__doc__)
     assert named == ["tests/ui/test_accessibility.py"]
     assert "def test_every_chart_on_every_page_goes_through_charts_show" in (ROOT / named[0]).read_text()
+
+
+def test_a_charts_table_writes_large_numbers_in_full_and_says_what_it_left_out():
+    """The Exactness lab's distance table read 1.33e+03 for N = 1,331 samples and the Theory explorer's batch table
+    stopped at batch 271 of a chart that runs to 1,024, with nothing saying so (read 32)."""
+    fig = go.Figure(go.Scatter(x=[10, 1331, 2000], y=[0.5, 1234.5, 999.6], name="tokens/s"),
+                    layout={"xaxis_title": "samples N"})
+    assert charts.figure_table(fig).to_dict("records") == [
+        {"samples N": "10", "tokens/s": "0.5"}, {"samples N": "1,331", "tokens/s": "1,234"},
+        {"samples N": "2,000", "tokens/s": "1,000"}]
+    with using("pt"):
+        assert charts.figure_table(fig)["samples N"].tolist() == ["10", "1.331", "2.000"]
+    many = go.Figure(go.Scatter(x=list(range(1, 251)), y=[1.0] * 250, name="speedup"), layout={"xaxis_title": "B"})
+    table = charts.figure_table(many)
+    assert len(table) == 201 and table["B"].iloc[199] == "200"
+    assert table["B"].iloc[-1] == "… and 50 more not listed here" and table["speedup"].iloc[-1] == ""
+    assert len(charts.figure_table(many.update_traces(x=list(range(1, 81)), y=[1.0] * 80))) == 80

@@ -24,7 +24,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from specviz.core.i18n import N_, _, get_language, localized, with_decimal_point
+from specviz.core.i18n import N_, _, get_language, localized, number, with_decimal_point
 from specviz.ui.common.accessibility import CHART_NAME_CLASS
 from specviz.ui.common.escaping import escape_text
 
@@ -116,12 +116,13 @@ def wrap_subplot_titles(fig: go.Figure, line: int = TITLE_LINE) -> go.Figure:
     return fig
 
 
-def figure_table(fig: go.Figure, max_rows: int = 60) -> pd.DataFrame | None:
+def figure_table(fig: go.Figure, max_rows: int = 200) -> pd.DataFrame | None:
     """The points of a figure's line, marker and bar traces as one table: a row per x value (the category, K, α...),
-    a column per trace, values to three significant figures ("–" where a trace has no point). Horizontal bars are
-    read along their y axis. A figure with only a heatmap becomes its grid: a row per y value, a column per x value.
-    None when there is nothing to read. Linear in the number of points (a numeric axis is sorted once), so a chart of
-    a million points costs a page no more than drawing it.
+    a column per trace, values to three significant figures, a number from 1,000 up in full ("–" where a trace has
+    no point). Horizontal bars are read along their y axis. A figure with only a heatmap becomes its grid: a row per
+    y value, a column per x value. None when there is nothing to read. At most `max_rows` rows: past them a last row
+    says how many more the chart has, so the table never passes for all of a chart it cut. Linear in the number of
+    points (a numeric axis is sorted once), so a chart of a million points costs a page no more than drawing it.
 
     >>> fig = go.Figure([go.Bar(x=["a", "b"], y=[1.0, 2.5], name="bars"), go.Scatter(x=["b"], y=[0.123456],
     ...                  name="line")], layout={"xaxis_title": "kind"})
@@ -131,7 +132,7 @@ def figure_table(fig: go.Figure, max_rows: int = 60) -> pd.DataFrame | None:
     [{'y': 'K=1', '1': '0.5', '2': '0.25'}]
     """
     columns: dict[str, dict[str, str]] = {}
-    order: dict[str, None] = {}  # the x labels in first-seen order (a dict: linear however many points)
+    order: dict[str, float | None] = {}  # the x labels in first-seen order, each with its number (None for a word)
     x_title = ""
     for index, trace in enumerate(fig.data):
         if trace.type not in ("scatter", "bar") or trace.x is None or trace.y is None:
@@ -148,15 +149,30 @@ def figure_table(fig: go.Figure, max_rows: int = 60) -> pd.DataFrame | None:
             label = _plain(x)
             if label not in column:
                 column[label] = _value(y)
-                order.setdefault(label)
+                if label not in order:  # the x value itself, not its label read back: "1,331" is no decimal
+                    order[label] = float(x) if _is_number(x) else _number(label)
     if not columns or not order:
         return _heatmap_table(fig, max_rows)
     labels = list(order)
-    numeric = [_number(label) for label in labels]
+    numeric = list(order.values())
     if None not in numeric:  # traces over the same numeric axis, each with its own points: one ascending x column
         labels = [label for _x, label in sorted(zip(numeric, labels))]
     rows = labels[:max_rows]
-    return pd.DataFrame({x_title: rows, **{name: [col.get(r, "–") for r in rows] for name, col in columns.items()}})
+    table = {x_title: rows, **{name: [col.get(r, "–") for r in rows] for name, col in columns.items()}}
+    return _with_rest(pd.DataFrame(table), len(labels) - len(rows))
+
+
+def _with_rest(table: pd.DataFrame, left_out: int) -> pd.DataFrame:
+    """`table` with a last row saying how many more rows the chart has, when it has any."""
+    if left_out <= 0:
+        return table
+    rest = {column: "" for column in table.columns}
+    rest[table.columns[0]] = _("… and {count} more not listed here", count=number(left_out, 0))
+    return pd.concat([table, pd.DataFrame([rest])], ignore_index=True)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, Number) and not isinstance(value, bool) and math.isfinite(float(value))
 
 
 def _number(label: str) -> float | None:
@@ -176,8 +192,9 @@ def _heatmap_table(fig: go.Figure, max_rows: int) -> pd.DataFrame | None:
     xs = list(trace.x) if trace.x is not None else list(range(len(grid[0]) if grid else 0))
     ys = list(trace.y) if trace.y is not None else list(range(len(grid)))
     y_title = _plain(fig.layout.yaxis.title.text) or "y"
-    return pd.DataFrame({y_title: [_plain(y) for y in ys[:max_rows]],
-                         **{_plain(x) or " ": [_value(row[j]) for row in grid[:max_rows]] for j, x in enumerate(xs)}})
+    table = pd.DataFrame({y_title: [_plain(y) for y in ys[:max_rows]],
+                          **{_plain(x) or " ": [_value(row[j]) for row in grid[:max_rows]] for j, x in enumerate(xs)}})
+    return _with_rest(table, len(grid) - max_rows)
 
 
 def _plain(value: Any) -> str:
@@ -195,5 +212,7 @@ def _value(y: Any) -> str:
         return "–"
     if isinstance(y, Number) and not isinstance(y, bool):
         text = f"{float(y):.3g}"
+        if "e+" in text:  # 1331 is "1,331" (1.331 in Portuguese), not 1.33e+03
+            return number(float(y), 0)
         return localized(text)
     return str(y)

@@ -640,7 +640,12 @@ def test_a_sweeps_speculation_words_are_translated_and_method_names_kept():
         names = [trace.name for trace in charts.sweep_figure(levels, "copy").data]
         column = sweep.level_table(levels).iloc[:, 0].tolist()
     assert column == ["sem especulação", "com especulação", "eagle"], column
-    assert "sem especulação: tokens/s" in names and "eagle: tokens/s" in names
+    assert "sem especulação: tokens/s no total" in names and "eagle: tokens/s no total" in names
+    # the table under the chart has no panel titles: each column names its quantity and unit (read 32)
+    assert "eagle: latência mediana (s)" in names
+    with using("en"):
+        names = [trace.name for trace in charts.sweep_figure(levels, "copy").data]
+    assert names[:2] == ["no speculation: total tokens/s", "no speculation: median latency (s)"], names
     assert not any("speculating" in n or n.startswith("none") for n in names), names
 
 

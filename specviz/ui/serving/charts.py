@@ -66,8 +66,9 @@ def per_position_figure(per_position: list[float]) -> go.Figure:
 
 
 def sweep_figure(levels: list[LevelResult], prompt: str, break_even: dict[str, int | None] | None = None) -> go.Figure:
-    """Throughput (all streams) and median latency against concurrent streams, one line per speculative config;
-    a dotted line where a config stops beating the target alone."""
+    """Throughput (all streams) and median latency against concurrent streams, one line per speculative config,
+    each named with its panel's quantity and unit (the chart's table has no panel titles); a dotted line where a
+    config stops beating the target alone."""
     fig = make_subplots(rows=1, cols=2, subplot_titles=(_("total tokens/s"), _("median latency (s)")))
     specs = list(dict.fromkeys(lv.speculative for lv in levels))
     for spec in specs:
@@ -76,10 +77,10 @@ def sweep_figure(levels: list[LevelResult], prompt: str, break_even: dict[str, i
         x = [lv.concurrency for lv in rows]
         color = COLORS.get(spec, ORANGE)
         fig.add_scatter(x=x, y=[lv.throughput for lv in rows], mode="lines+markers",
-                        name=_("{spec}: tokens/s", spec=spec_name(spec)),
+                        name=_("{spec}: total tokens/s", spec=spec_name(spec)),
                         line=dict(color=color), row=1, col=1)
         fig.add_scatter(x=x, y=[lv.latency_s for lv in rows], mode="lines+markers",
-                        name=_("{spec}: latency", spec=spec_name(spec)),
+                        name=_("{spec}: median latency (s)", spec=spec_name(spec)),
                         line=dict(color=color, dash="dash"), row=1, col=2)
     lowest = min((lv.concurrency for lv in levels if lv.prompt == prompt), default=1)
     for spec, c in (break_even or {}).items():

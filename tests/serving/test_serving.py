@@ -643,10 +643,10 @@ def test_a_sweeps_speculation_words_are_translated_and_method_names_kept():
     assert "sem especulação: tokens/s no total" in names and "eagle: tokens/s no total" in names
     # the table under the chart has no panel titles: each column names its quantity and unit (read 32)
     assert "eagle: latência mediana (s)" in names
-    with using("en"):
-        names = [trace.name for trace in charts.sweep_figure(levels, "copy").data]
-    assert names[:2] == ["no speculation: total tokens/s", "no speculation: median latency (s)"], names
     assert not any("speculating" in n or n.startswith("none") for n in names), names
+    with using("en"):
+        english = [trace.name for trace in charts.sweep_figure(levels, "copy").data]
+    assert english[:2] == ["no speculation: total tokens/s", "no speculation: median latency (s)"], english
 
 
 def test_the_comparisons_docstring_names_the_dtype_pick_dtype_chooses_on_each_device():

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from specviz.core.i18n import using
 from specviz.engine import theory
 from specviz.labs import roofline
 from specviz.labs.bench import quoted
@@ -608,3 +609,24 @@ def test_the_temperature_tables_alpha_is_the_mean_over_prompts_as_its_caption_sa
                      and not c.get("tree_nodes") and c["alpha"] is not None]
             assert cases and alpha == pytest.approx(sum(cases) / len(cases), abs=1e-12)
     assert "then the mean over the prompts" in theory_view.TEXT["temperature_table"]
+
+
+def test_the_break_even_charts_table_lists_every_batch_and_where_no_alpha_pays():
+    """The table under the break-even chart was read off the figure: a column "top" of 1s (the fill's edge, English
+    on the Portuguese page too) and no row past the last batch some α paid, where the chart shades "no α pays"
+    (read 32)."""
+    from specviz.ui.theory import serving as theory_serving
+
+    pair, hw = roofline.PAIRS["qwen-7b-72b"], roofline.HARDWARE["h100"]
+    grid = sorted(set(roofline.batch_grid()) | set(theory_serving.BATCHES))
+    points = roofline.sweep(0.8, 4, pair, hw, 512, grid)
+    table = theory_serving.break_even_table(points)
+    assert list(table.columns) == ["batch size B (sequences per forward)", "break-even α"]
+    assert len(table) == len(points) and table.iloc[-1, 0] == "1,024"
+    never = [p for p in points if not math.isfinite(p.break_even_alpha)]
+    assert never and (table.iloc[:, 1] == "no α pays").sum() == len(never)
+    first = points[0]
+    assert table.iloc[0, 1] == f"{first.break_even_alpha:.3f}"
+    with using("pt"):
+        assert "top" not in theory_serving.break_even_table(points).columns
+        assert theory_serving.break_even_table(points).iloc[-1].tolist() == ["1.024", "nenhum α compensa"]

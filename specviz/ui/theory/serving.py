@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 from functools import partial
 
+import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
@@ -162,6 +163,15 @@ def break_even_figure(points: list[BatchPoint], alpha: float, batch: int) -> go.
     return fig
 
 
+def break_even_table(points: list[BatchPoint]) -> pd.DataFrame:
+    """The break-even chart's numbers: every batch computed with its break-even α, or "no α pays" where the chart
+    shades the batch (the table read off the figure held an unnamed column of 1s, the fill's upper edge, and
+    stopped at the last batch some α paid)."""
+    return pd.DataFrame({_("batch size B (sequences per forward)"): [number(p.batch, 0) for p in points],
+                         _("break-even α"): [number(p.break_even_alpha, 3) if math.isfinite(p.break_even_alpha)
+                                             else _("no α pays") for p in points]})
+
+
 def _batch_axis(batches: list[int]) -> dict:
     """A log axis over the batches computed (a little margin, so markers at the ends show whole), ticked at the
     powers of two."""
@@ -232,7 +242,8 @@ def render(alpha: float, k: int) -> None:
                                             serving_roofline.committed())
     charts.show(fig, key="theory_batch_speedup", where=left)
     left.caption(measured)
-    charts.show(break_even_figure(points, alpha, batch), key="theory_batch_even", where=right)
+    charts.show(break_even_figure(points, alpha, batch), key="theory_batch_even", where=right,
+                table=break_even_table(points))
     if hw_key == "measured":
         curve = roofline.measured_curve()
         fitted = [roofline.forward_seconds(roofline.SMOLLM2, hw, 1, n, 0) / roofline.forward_seconds(

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import plotly.graph_objects as go
 import pytest
+from streamlit.testing.v1 import AppTest
 
 from specviz.core.i18n import using
 from specviz.engine.trace import TokenKind
@@ -209,3 +210,53 @@ def test_a_charts_table_writes_large_numbers_in_full_and_says_what_it_left_out()
     assert len(table) == 201 and table["B"].iloc[199] == "200"
     assert table["B"].iloc[-1] == "… and 50 more not listed here" and table["speedup"].iloc[-1] == ""
     assert len(charts.figure_table(many.update_traces(x=list(range(1, 81)), y=[1.0] * 80))) == 80
+
+
+def _ngram_step_with_a_rejection():
+    from specviz.labs.examples import load_example
+
+    trace = load_example("smollm-ngram-t07")[0]
+    return next(s for s in trace.steps if len(s.decisions) > 2 and not s.decisions[1].accepted)
+
+
+def test_the_step_charts_tables_hold_the_numbers_the_charts_show():
+    """Read off the figures, the accept strip's table gave u as a category and the diamond's height 0.5 as its value,
+    the overview's read 0 for drafts never reached (drawn with no bar), and the p/q bars' read 0 for a token below a
+    model's top 10, which the trace does not store (read 32)."""
+    from specviz.labs.examples import load_example
+    from specviz.ui.common import step_figures as figures
+
+    step = _ngram_step_with_a_rejection()
+    kept, late = step.decisions[0], step.decisions[2]
+    strip = figures.accept_strip_table(kept).to_dict("records")
+    assert strip == [{"quantity": "min(1, p/q)", "value": f"{kept.accept_prob:.3f}"},
+                     {"quantity": "u", "value": f"{kept.uniform:.3f}"}]
+    assert figures.accept_strip_table(late)["value"].tolist()[1] == "not drawn" and not late.reached
+    overview = figures.verdict_overview_table(step)
+    assert overview["min(1, p/q)"].tolist()[2] == "not reached" and overview["u"].tolist()[2] == "–"
+    assert overview["min(1, p/q)"].tolist()[0] == f"{kept.accept_prob:.3f}"
+    draft = next(s for s in load_example("smollm-draft-t07")[0].steps if s.decisions).decisions[0]
+    table = figures.distribution_table(draft)
+    stored = {t.text for t in draft.target_top} | {draft.text}
+    missing = [row for row in table.to_dict("records") if row["token"].replace("␣", " ") not in stored]
+    assert missing and all(row["p (target)"] == "below the target's top 10" for row in missing)
+    assert "0" not in table["p (target)"].tolist()
+    with using("pt"):
+        assert figures.accept_strip_table(late)["valor"].tolist() == [f"{late.accept_prob:.3f}".replace(".", ","),
+                                                                      "não sorteado"]
+
+
+def test_a_draft_that_was_never_reached_can_be_looked_at_closely():
+    """Picking a draft after the step's first rejection under "Look closely at draft" raised show's ValueError: its
+    accept strip had no trace to read a table from (read 32)."""
+    def page(step):
+        import streamlit as st
+
+        from specviz.ui.common.step_view import render_step
+
+        st.session_state["s_position_" + str(step.index)] = 2
+        render_step(step, key="s")
+
+    at = AppTest.from_function(page, args=(_ngram_step_with_a_rejection(),), default_timeout=60).run()
+    assert not at.exception, at.exception
+    assert "not drawn" in [row for t in at.table for row in t.value.iloc[:, 0].tolist()]

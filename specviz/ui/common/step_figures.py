@@ -2,13 +2,15 @@
 drafts at a glance, and the distribution the step's last token was sampled from. Plain Python (no streamlit), so
 the figures are tested without a browser; `specviz.ui.common.step_view` places them on the page.
 
-Public API: `distribution_figure`, `accept_strip_figure`, `verdict_overview_figure`, `correction_figure`.
+Public API: `distribution_figure`, `accept_strip_figure`, `verdict_overview_figure`, `correction_figure`, and
+the tables of their numbers (`distribution_table`, `accept_strip_table`, `verdict_overview_table`).
 """
 
 from __future__ import annotations
 
 import textwrap
 
+import pandas as pd
 import plotly.graph_objects as go
 
 from specviz.core.i18n import _
@@ -32,12 +34,15 @@ def _wrapped(title: str) -> tuple[str, int]:
         lines = textwrap.wrap(title, TITLE_CHARS) or [title]
     return "<br>".join(lines), 20 * (len(lines) - 1)
 
-def distribution_figure(d: Decision, n: int = 10) -> go.Figure:
-    """Top-n bars of p (target, blue) and q (draft, orange) side by side at one drafted position.
+def distribution_table(d: Decision, n: int = 10) -> pd.DataFrame:
+    """The numbers of `distribution_figure`, as its hover gives them: a token outside a model's top 10 reads "below
+    the target's top 10" (or the draft's), not the 0 its bar is drawn at: the trace does not store it."""
+    _ids, labels, _pv, _qv, p_hover, q_hover = _distribution(d, n)
+    return pd.DataFrame({_("token"): labels, _("p (target)"): p_hover, _("q (draft)"): q_hover})
 
-    The bars cover the union of both top-10 lists, ranked by max(p, q); a probability outside a model's top 10 is
-    not stored in the trace and is drawn as 0 with "below the top 10" on hover. The drafted token is marked.
-    """
+
+def _distribution(d: Decision, n: int) -> tuple[list[int], list[str], list[float], list[float], list[str], list[str]]:
+    """The tokens of `distribution_figure` (ids and unique labels), their bars' p and q, and their hover texts."""
     p = {t.token_id: t for t in d.target_top}
     q = {t.token_id: t for t in d.draft_top}
     p.setdefault(d.token_id, TokenProb(d.token_id, d.text, d.target_prob))
@@ -56,6 +61,17 @@ def distribution_figure(d: Decision, n: int = 10) -> go.Figure:
     qv = [q[i].prob if i in q else 0.0 for i in ids]
     p_hover = [fmt(p[i].prob) if i in p else _("below the target's top 10") for i in ids]
     q_hover = [fmt(q[i].prob) if i in q else _("below the draft's top 10") for i in ids]
+    return ids, labels, pv, qv, p_hover, q_hover
+
+
+def distribution_figure(d: Decision, n: int = 10) -> go.Figure:
+    """Top-n bars of p (target, blue) and q (draft, orange) side by side at one drafted position.
+
+    The bars cover the union of both top-10 lists, ranked by max(p, q); a probability outside a model's top 10 is
+    not stored in the trace and is drawn as 0 with "below the top 10" on hover (and in `distribution_table`). The
+    drafted token is marked.
+    """
+    ids, labels, pv, qv, p_hover, q_hover = _distribution(d, n)
     # horizontal bars: the token labels sit on the y axis, one per line, so they never overlap or need rotating
     fig = go.Figure()
     fig.add_bar(y=labels, x=pv, orientation="h", name=_("p (target)"), marker_color=P_COLOR, customdata=p_hover,
@@ -83,6 +99,15 @@ def distribution_figure(d: Decision, n: int = 10) -> go.Figure:
                       title=dict(text=_("Draft #{n}: p and q, top tokens", n=d.position + 1), font=dict(size=16)),
                       legend=dict(orientation="h", x=0, y=1.0, xanchor="left", yanchor="bottom"))
     return fig
+
+
+def accept_strip_table(d: Decision, tree: bool = False) -> pd.DataFrame:
+    """The numbers of `accept_strip_figure`: the chance to keep the draft and u (read off the figure, the table held
+    u as a category and the diamond's height, 0.5, as its value; a draft never reached had no table at all)."""
+    chance = "min(1, p′/q′)" if tree else "min(1, p/q)"
+    drawn = d.reached and d.uniform is not None
+    return pd.DataFrame({_("quantity"): [chance, "u"],
+                         _("value"): [fmt(d.accept_prob), fmt(d.uniform) if drawn else _("not drawn")]})
 
 
 def accept_strip_figure(d: Decision, tree: bool = False) -> go.Figure:
@@ -127,6 +152,15 @@ def accept_strip_figure(d: Decision, tree: bool = False) -> go.Figure:
                       xaxis=dict(range=[0, 1], dtick=0.1, showgrid=False),
                       yaxis=dict(range=[0, 1], visible=False))
     return fig
+
+
+def verdict_overview_table(step: Step) -> pd.DataFrame:
+    """The numbers of `verdict_overview_figure`: each draft's chance to be kept and u; a draft after the first
+    rejection (drawn with no bar, its table row read 0) says it was not reached."""
+    chance = "min(1, p′/q′)" if step.tree is not None and step.tree.nodes else "min(1, p/q)"
+    return pd.DataFrame({_("draft"): [f"#{d.position + 1} {plot_text(d.text)}" for d in step.decisions],
+                         chance: [fmt(d.accept_prob) if d.reached else _("not reached") for d in step.decisions],
+                         "u": [fmt(d.uniform) if d.reached else "–" for d in step.decisions]})
 
 
 def verdict_overview_figure(step: Step) -> go.Figure:

@@ -21,7 +21,9 @@ from specviz.engine.trace import Decision, Step, TokenKind, Trace
 from specviz.ui.common.charts import show
 from specviz.ui.common.escaping import escape_attr, escape_label, escape_text
 from specviz.ui.common.palette import style
-from specviz.ui.common.step_figures import accept_strip_figure, correction_figure, distribution_figure, verdict_overview_figure
+from specviz.ui.common.step_figures import (accept_strip_figure, accept_strip_table, correction_figure,
+                                             distribution_figure, distribution_table, verdict_overview_figure,
+                                             verdict_overview_table)
 from specviz.ui.common.tokens import decision_chips, decision_kind, emitted_chips, fmt, text_html
 from specviz.ui.common.tree_view import TEXT as TREE_TEXT
 from specviz.ui.common.tree_view import render_tree
@@ -194,7 +196,8 @@ def render_step(step: Step, *, key: str, stop: str = "") -> None:
         st.html(f"<div>{emitted_chips(step)}</div>")
     left, right = st.columns(2)
     if step.decisions:
-        show(verdict_overview_figure(step), f"{key}_overview_{step.index}", left)
+        show(verdict_overview_figure(step), f"{key}_overview_{step.index}", left,
+             table=verdict_overview_table(step))
     fig = correction_figure(step)
     if fig is not None:
         show(fig, f"{key}_correction_{step.index}", right if step.decisions else left)
@@ -209,9 +212,10 @@ def render_step(step: Step, *, key: str, stop: str = "") -> None:
         )
         d = step.decisions[chosen if chosen is not None else deciding]
         left, right = st.columns(2)
-        show(distribution_figure(d), f"{key}_dist_{step.index}", left)
+        show(distribution_figure(d), f"{key}_dist_{step.index}", left, table=distribution_table(d))
         with right:
-            show(accept_strip_figure(d, tree=drew_tree), f"{key}_strip_{step.index}")
+            show(accept_strip_figure(d, tree=drew_tree), f"{key}_strip_{step.index}",
+                 table=accept_strip_table(d, tree=drew_tree))
             st.markdown(_position_sentence(d, tree=drew_tree))
             _kv_box(step)
     else:

@@ -27,7 +27,7 @@ from specviz.teach.learn import Lesson
 from specviz.teach.quiz import FORMULAS
 from specviz.ui.common.charts import show
 from specviz.ui.common.sliders import number_slider
-from specviz.ui.common.step_figures import accept_strip_figure
+from specviz.ui.common.step_figures import accept_strip_figure, accept_strip_table
 from specviz.ui.common.tokens import fmt
 from specviz.ui.proposers import view as proposers_view
 
@@ -135,7 +135,7 @@ def rule(lesson: Lesson) -> None:
     u = number_slider(right, _(TEXT["u"]), 0.0, 0.99, 0.7, 0.01, key="learn_u")
     a = round(min(1.0, p / q), 12)  # 0.07 / 0.1 is 0.7000000000000001: u = 0.70 is not below it
     d = Decision(0, 0, "x", q, p, p / q, a, u, u < a, True)
-    show(accept_strip_figure(d), "learn_strip")
+    show(accept_strip_figure(d), "learn_strip", table=accept_strip_table(d))
     # the strip beside it writes min(1, p/q) and u with `fmt`'s three digits; the sentence too, unless u < a would then
     # read "0.030 < 0.030" (p = 0.01, q = 0.33, u = 0.03): it then writes as many digits as part them
     digits = rule_digits(u, a)

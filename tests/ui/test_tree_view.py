@@ -18,7 +18,8 @@ from specviz.engine.tree import ROOT
 from specviz.runs.runspec import RunSpec
 from specviz.ui.common.escaping import escape_text
 from specviz.ui.common.palette import style
-from specviz.ui.common.tree_figures import PATH_META, mask_figure, node_kind, tree_figure, tree_positions, tree_title
+from specviz.ui.common.tree_figures import (PATH_META, mask_figure, mask_table, node_kind, tree_figure, tree_positions,
+                                            tree_title)
 from specviz.ui.playground.settings import LIVE_DEFAULTS, parse_query_params, query_params_for
 from test_playground import page  # the Playground opened with a link's query parameters
 
@@ -164,6 +165,20 @@ def test_the_figures_follow_the_record_without_a_browser():
     fig = tree_figure(step)
     assert next(d for d in fig.data if d.meta == PATH_META).customdata == (ROOT, *step.tree.path)
     assert [list(row) for row in mask_figure(step.tree).data[0].z] == ancestors_and_self(step.tree)
+
+
+def test_the_mask_table_names_the_nodes_and_the_verdicts_as_the_chart_does():
+    """Read off the heatmap, the table numbered its rows and columns 0, 1, ... where the chart's ticks say root, #1
+    ..., and wrote 1 and 0 for "attends" and "masked" (read 32)."""
+    step = evil_tree_step()
+    table = mask_table(step.tree)
+    names = list(mask_figure(step.tree).layout.xaxis.ticktext)
+    assert table.iloc[:, 0].tolist() == names and list(table.columns[1:]) == names
+    words = {"attends": 1, "masked": 0}
+    assert [[words[cell] for cell in row[1:]] for row in table.itertuples(index=False)] == \
+        ancestors_and_self(step.tree)
+    with using("pt"):
+        assert set(mask_table(step.tree).iloc[:, 1:].stack()) == {"lê", "mascarado"}
 
 
 def test_a_parent_sits_between_its_children_and_no_two_nodes_overlap():

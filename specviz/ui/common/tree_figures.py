@@ -22,6 +22,7 @@ Public API: `node_kind`, `tree_positions`, `attention_rows`, `tree_figure`, `tre
 
 from __future__ import annotations
 
+import pandas as pd
 import plotly.graph_objects as go
 
 from specviz.core.i18n import _, ngettext
@@ -169,6 +170,17 @@ def _token(text: str) -> str:
 
 def _node_names(record: TreeRecord) -> list[str]:
     return [_("root")] + [f"#{j + 1} {plot_text(n.text, limit=6)}" for j, n in enumerate(record.nodes)]
+
+
+def mask_table(record: TreeRecord) -> pd.DataFrame:
+    """The mask's numbers as the chart names them: a row per node being scored, a column per node it may read, each
+    cell "attends" or "masked" (read off the heatmap, the table numbered the nodes from 0 where the chart's ticks say
+    root, #1 ... and wrote 1 and 0 for the two words)."""
+    names = _node_names(record)
+    seen, hidden = _("attends"), _("masked")
+    rows = attention_rows(record)
+    return pd.DataFrame({_("node being scored"): names,
+                         **{name: [seen if row[j] else hidden for row in rows] for j, name in enumerate(names)}})
 
 
 def mask_figure(record: TreeRecord) -> go.Figure:

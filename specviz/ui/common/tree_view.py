@@ -15,7 +15,7 @@ from specviz.ui.common.accessibility import TREE_WIDE as WIDE
 from specviz.ui.common.charts import show
 from specviz.ui.common.escaping import escape_text
 from specviz.ui.common.palette import legend_html
-from specviz.ui.common.tree_figures import (COPIED_MARK, STATUS_KINDS, mask_figure, tree_figure, tree_list,
+from specviz.ui.common.tree_figures import (COPIED_MARK, STATUS_KINDS, mask_figure, mask_table, tree_figure, tree_list,
                                             tree_rows, tree_title)
 
 # Every sentence of this module that a user reads (English messages: `_()` translates them where they are shown).
@@ -61,5 +61,5 @@ def render_tree(step: Step, *, key: str) -> None:
     if any(node.copied for node in step.tree.nodes):
         tree_col.html(copied_legend())  # ❐ in a chip with its full label: alone it looked like a missing glyph
         tree_col.caption(_(TEXT["copied"], mark=COPIED_MARK))
-    show(mask_figure(step.tree), f"{key}_mask_{step.index}", mask_col)
+    show(mask_figure(step.tree), f"{key}_mask_{step.index}", mask_col, table=mask_table(step.tree))
     mask_col.caption(_(TEXT["read_mask"]))

@@ -183,6 +183,10 @@ def test_every_lesson_renders_its_interaction_and_checks(fresh, lesson):
     assert at.button(key="learn_next").label == ("Take the exit ticket →" if lesson == LAST else "Next lesson →")
     deeper = [c.value for c in at.caption if c.value.startswith("Go deeper")]  # a caption outside the app's router
     assert len(deeper) == 1 and (BY_NUMBER[lesson].section or "Go deeper") in deeper[0]
+    # a chart's table names each column after what it plots: two unnamed traces both read "Expected speedup", the
+    # second padded with a space, on lessons 7 and 10 (read 32)
+    columns = [str(c) for t in at.table for c in t.value.columns]
+    assert all(c == c.strip() for c in columns), columns
 
 
 def test_lesson_4_opens_on_a_rejection_of_a_real_draft_and_reveals_after_a_prediction(fresh):

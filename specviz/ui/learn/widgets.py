@@ -178,9 +178,12 @@ def choosing_k(lesson: Lesson) -> None:
     ks = list(range(0, K_SHOWN + 1))
     values = [theory.expected_speedup(v["alpha"], k, v["c"]) for k in ks]
     best = theory.optimal_k(v["alpha"], v["c"], k_max=K_SHOWN)
-    fig = go.Figure(go.Scatter(x=ks, y=values, mode="lines+markers", line=dict(color="#0072B2")))
+    # named: the table under the chart heads its columns with the traces' names (unnamed, both read "Expected speedup")
+    fig = go.Figure(go.Scatter(x=ks, y=values, mode="lines+markers", line=dict(color="#0072B2"),
+                               name=_(TEXT["speedup"])))
     fig.add_scatter(x=[best], y=[values[best]], mode="markers", marker=dict(size=16, color="#009E73",
-                                                                            symbol="star"))
+                                                                            symbol="star"),
+                    name=_("best K = {k}", k=best))
     _chart(fig, "learn_best_k", _(TEXT["best_title"], alpha=number(v["alpha"]), c=number(v["c"])), "K",
            _(TEXT["speedup"]))
     st.markdown(_(TEXT[best_k_sentence(v["alpha"], v["c"])], k=best, s=times(values[best])))
@@ -220,10 +223,10 @@ def limits(lesson: Lesson) -> None:
     cost = number_slider(st, _(TEXT["v"]), 1.0, 6.0, 2.5, 0.1, key="learn_v")
     costs = [1 + i / 10 for i in range(51)]
     values = [theory.speedup_with_verify_cost(v["alpha"], v["k"], v["c"], x) for x in costs]
-    fig = go.Figure(go.Scatter(x=costs, y=values, mode="lines", line=dict(color="#0072B2")))
+    fig = go.Figure(go.Scatter(x=costs, y=values, mode="lines", line=dict(color="#0072B2"), name=_(TEXT["speedup"])))
     fig.add_hline(y=1.0, line=dict(color="#C62828", dash="dash"), annotation_text=_(TEXT["break_even"]))
     now = theory.speedup_with_verify_cost(v["alpha"], v["k"], v["c"], cost)
-    fig.add_scatter(x=[cost], y=[now], mode="markers", marker=dict(size=14, color="#E69F00"))
+    fig.add_scatter(x=[cost], y=[now], mode="markers", marker=dict(size=14, color="#E69F00"), name=_("your setting"))
     _chart(fig, "learn_limits", _(TEXT["limits_title"], alpha=number(v["alpha"]), k=v["k"], c=number(v["c"])), "v",
            _(TEXT["speedup"]))
     even = theory.expected_tokens_per_step(v["alpha"], v["k"]) - v["k"] * v["c"]  # E - Kc: where the speedup is 1

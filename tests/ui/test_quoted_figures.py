@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from specviz.core.i18n import number, using
+from specviz.core.i18n import _, number, using
 from specviz.labs.bench import quoted
 from specviz.labs.bench.report import BenchResult
 from specviz.ui.proposers import view as proposers_view
@@ -460,3 +460,18 @@ def test_the_greedy_identity_shapes_are_the_ones_each_check_drafted():
         nodes, width, depth, lookup = (int(x) for x in re.findall(r"\d+", label))
         assert shapes[f"{key}_shape"] == DraftShape(depth, nodes, width, lookup).describe()
     assert shapes["fp32_shape"] != shapes["bf16_shape"]  # the two checks are not the same test
+
+
+def test_the_layer_skip_range_is_said_to_be_at_a_fixed_k():
+    """The range is over the run's constant-K rows; the same run's "optimal" policy reached a higher speedup, so the
+    sentence says "at a fixed K" (read 32)."""
+    summary = json.loads((ROOT / "assets/benchmarks/default-cpu-layerskip/results.json").read_text())["summary"]
+    rows = [r for r in summary if r["suite"] == "all"]
+    fixed = [r["speedup_vs_ar"] for r in rows if r["policy"] == "constant"]
+    assert max(r["speedup_vs_ar"] for r in rows) > max(fixed)  # why the qualifier is needed
+    quoted_range = proposers_view.measured()["layerskip"]
+    assert (quoted_range.low, quoted_range.high) == (min(fixed), max(fixed))
+    loses = next(p.loses for p in proposers_view.PROPOSERS if p.key == "layerskip")
+    assert "at a fixed K" in loses
+    with using("pt"):
+        assert "com K fixo" in _(loses)

@@ -120,7 +120,7 @@ PROPOSERS: list[Proposer] = [
         needs=N_("A model trained to exit early (LayerSkip's early-exit loss), or its early layers guess poorly."),
         wins=N_("One model to serve and store; a good fit for models trained with early exit."),
         loses=N_("Untrained models: SmolLM2's first 7 of 30 layers rarely agree with the full model ({layerskip}× "
-                 "the speed of specviz's target-only decoding here)."),
+                 "the speed of specviz's target-only decoding here at a fixed K)."),
         dot=_dot({"e": (N_("first layers\\n+ LM head"), _DRAFT), "f": (N_("all layers\\n(1 pass)"), _TARGET)},
                  [("e", "f", N_("K tokens + q")), ("e", "e", N_("K times"))]),
         example="smollm-layerskip-t07", quiz_prefixes=("ls-",), figures=("layerskip",)),
@@ -234,7 +234,7 @@ def measured() -> dict[str, quoted.Quoted]:
     return {"c_draft": quoted.draft_cost("default-cpu-drafts", "draft"),
             "c_eagle": quoted.draft_cost("default-cpu-bf16-tree", "eagle"),
             "ngram": quoted.speedup_range("default-cpu-ngram", "ngram", suite="rewrite", k=8),
-            "layerskip": quoted.speedup_range("default-cpu-layerskip", "layerskip-7"),
+            "layerskip": quoted.speedup_range("default-cpu-layerskip", "layerskip-7"),  # fixed K: policy constant
             "eagle": quoted.speedup_range("default-cpu-bf16-tree", "eagle", suite="held-out", k=4, temperature=0.0,
                                           against="speedup_vs_hf_generate"),
             **medusa_against_eagle()}

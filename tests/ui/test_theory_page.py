@@ -287,6 +287,9 @@ def test_the_section_says_ttft_guidance_and_temperature():
     assert rising and all(r.proposer.startswith("layerskip") or r.machine == "NVIDIA H200" for r in rising)
     cpu = tables[groups.index((quoted.machine("default-cpu-drafts"), "float32"))]  # "AMD EPYC (2 cores)"
     assert cpu.loc[eagle, "α at T = 0"] == f"{rows[eagle].alpha_greedy:.3f}" and "2-core CPU" not in text
+    # a fall written with the minus sign, as every other negative number on the pages (it read "-0.083")
+    assert cpu.loc[eagle, "change"] == f"−{rows[eagle].alpha_greedy - rows[eagle].alpha_sampled:.3f}"
+    assert all(c[0] in "+−" or c == "0.000" for t in tables for c in t["change"])
     assert "Draft's extra memory" in metrics(at)
 
 

@@ -209,9 +209,9 @@ def render_temperature(rows: list[TemperatureRow]) -> None:
     st.caption(_(TEXT["temperature_table"], k=rows[0].k))
     proposer = _("proposer")
 
-    def change(r: TemperatureRow) -> str:
-        difference = r.alpha_sampled - r.alpha_greedy
-        return ("+" if difference >= 0 else "-") + number(abs(difference), 3)
+    def change(r: TemperatureRow) -> str:  # +0.014, −0.159 (the minus sign, as `number` writes it), 0.000
+        text = number(r.alpha_sampled - r.alpha_greedy, 3)
+        return text if text.startswith("−") or text == number(0.0, 3) else "+" + text
 
     # one table per machine and dtype, both above it, and the benchmark folders in the expander: with them as
     # columns (six in all) a 390 px phone split numbers mid-digit

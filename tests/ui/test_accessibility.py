@@ -260,3 +260,16 @@ def test_a_draft_that_was_never_reached_can_be_looked_at_closely():
     at = AppTest.from_function(page, args=(_ngram_step_with_a_rejection(),), default_timeout=60).run()
     assert not at.exception, at.exception
     assert "not drawn" in [row for t in at.table for row in t.value.iloc[:, 0].tolist()]
+
+
+def test_a_grid_of_panels_names_its_tables_first_column_after_the_bottom_rows_axis():
+    """The Serving lab's live counters title only the bottom row's x axes ("seconds since you connected"): the table
+    headed the seconds "category" (read 32)."""
+    from plotly.subplots import make_subplots
+
+    fig = make_subplots(rows=2, cols=2, shared_xaxes=True)
+    for row, col in ((1, 1), (1, 2), (2, 1), (2, 2)):
+        fig.add_scatter(x=[1.0, 2.0], y=[row, col], name=f"panel {row}{col}", row=row, col=col)
+    fig.update_xaxes(title_text="seconds since you connected", row=2)
+    table = charts.figure_table(fig)
+    assert table.columns[0] == "seconds since you connected" and table.iloc[:, 0].tolist() == ["1", "2"]

@@ -139,7 +139,7 @@ def figure_table(fig: go.Figure, max_rows: int = 200) -> pd.DataFrame | None:
             continue
         horizontal = getattr(trace, "orientation", None) == "h"
         xs, ys = (trace.y, trace.x) if horizontal else (trace.x, trace.y)
-        x_title = x_title or _plain((fig.layout.yaxis if horizontal else fig.layout.xaxis).title.text) or _("category")
+        x_title = x_title or _axis_title(fig, "y" if horizontal else "x") or _("category")
         value_axis = (fig.layout.xaxis if horizontal else fig.layout.yaxis).title.text
         name = _plain(trace.name) or _plain(value_axis) or _("series {number}", number=index + 1)
         while name in columns or name == x_title:
@@ -160,6 +160,14 @@ def figure_table(fig: go.Figure, max_rows: int = 200) -> pd.DataFrame | None:
     rows = labels[:max_rows]
     table = {x_title: rows, **{name: [col.get(r, "–") for r in rows] for name, col in columns.items()}}
     return _with_rest(pd.DataFrame(table), len(labels) - len(rows))
+
+
+def _axis_title(fig: go.Figure, letter: str) -> str:
+    """The title of the figure's first `letter` axis that has one: in a grid of panels sharing their x axes only the
+    bottom row's carries it (the Serving lab's live counters), and the table's first column still needs its name."""
+    names = sorted((name for name in fig.layout if re.fullmatch(letter + r"axis[0-9]*", name)),
+                   key=lambda name: int(name[5:] or 1))
+    return next((title for title in (_plain(fig.layout[name].title.text) for name in names) if title), "")
 
 
 def _with_rest(table: pd.DataFrame, left_out: int) -> pd.DataFrame:

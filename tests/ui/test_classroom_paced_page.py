@@ -154,6 +154,32 @@ def test_a_held_answer_that_ends_a_sentence_gets_no_second_full_stop(db, lang):
     assert answer + " " in shown and ".." not in shown, shown
 
 
+def test_a_live_labels_echo_is_escaped_once(db):
+    """Read 32: a live question's labels are markdown already (the token text escaped when the question was made),
+    and the student's echo escaped them again, so "#1 '**'" read back as "#1 '\\*\\*'" with the backslashes
+    showing. The echo now escapes only what is not the question's own choice text."""
+    label = "#1 '\\*\\*'"  # as live.py writes a drafted "**": each star escaped once
+    question = Question("live-s1-kept", "first_disagreement", "single", "Which?", label, "Why.", "pages/playground.py",
+                        (label, "#2 ' a'"), shuffle=False, source="live")
+    store, session, (ana, *_) = _paced(db)
+    push = store.push(session.code, question)
+    at = _page({"student": ana.token})
+    at.radio(key=f"paced_{push.id}_1").set_value(label)
+    at.button(key=f"paced_{push.id}_1_submit").click().run()
+    held = [i.value for i in at.info if i.value.startswith("Your answer is in")]
+    assert held and held[0].startswith(f"Your answer is in: **{label}**"), held
+    store.start_round_2(session.code)
+    at.run()
+    assert [c.value for c in at.caption if c.value.startswith("In round 1")] == [f"In round 1 you answered: {label}"]
+    at.radio(key=f"paced_{push.id}_2").set_value("#2 ' a'")
+    at.button(key=f"paced_{push.id}_2_submit").click().run()
+    store.reveal(session.code)
+    at.run()
+    both = [c.value for c in at.caption if "round 1:" in c.value]
+    assert both and f"round 1: {label} ✓" in both[0] and "round 2: #2 ' a' ✗" in both[0], both
+    assert paced_student._echo(question, 0.5) == "0\\.5"  # what is not a choice is still escaped, once
+
+
 def test_a_students_submit_counts_even_when_the_refresh_stops_the_run_before_the_button(db, monkeypatch):
     """The question area refreshes itself every POLL_SECONDS; on a busy server a refresh can stop the run carrying a
     click before the body reaches the button (the teacher's round buttons lost clicks that way under load). Submit

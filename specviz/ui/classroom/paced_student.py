@@ -76,8 +76,9 @@ def current_question(store: PacedStore, student: Student) -> None:
     elif session.closed:
         pass  # said above
     elif push.round in mine:
-        held = shown_answer(mine[push.round][0])
-        st.info(end_sentence(_(TEXT["held"], answer=escape_markdown(held)), held) + " " + _(TEXT["held_then"]),
+        held = mine[push.round][0]
+        said = end_sentence(_(TEXT["held"], answer=_echo(shown, held)), shown_answer(held))
+        st.info(said + " " + _(TEXT["held_then"]),
                 icon=":material/how_to_vote:")
     elif not push.open:
         st.info(_(TEXT["missed"]))
@@ -85,7 +86,7 @@ def current_question(store: PacedStore, student: Student) -> None:
         if push.round == 2:
             st.warning(_(TEXT["round_2"]), icon=":material/forum:")
             if 1 in mine:
-                st.caption(_(TEXT["round_1_was"], answer=escape_markdown(shown_answer(mine[1][0]))))
+                st.caption(_(TEXT["round_1_was"], answer=_echo(shown, mine[1][0])))
         _ask(store, student, push, shown)
     view.show_kept(SAID_KEY)  # under the Submit button when there is one, else here (the round closed meanwhile)
 
@@ -128,12 +129,23 @@ def _submit(store: PacedStore, token: str, push: Push, question: Question, key: 
         view.keep_for_panel(SAID_KEY, str(exc))
 
 
+def _echo(question: Question, answer: Any) -> str:
+    """A student's stored answer as a markdown body reads it back, escaped exactly once: a pick among the choices (or
+    an ordering's items) is the question's own markdown, shown as the answer widget showed it (a live label's token
+    text was escaped when the question was made, and escaping it again showed a backslash: read 32); anything else
+    (a number, a stored answer that is no choice) is escaped here. Picks are joined as `shown_answer` joins them."""
+    labels = set(question.choices) | (set(question.answer) if isinstance(question.answer, tuple) else set())
+    parts = list(answer) if isinstance(answer, list | tuple) else [answer]
+    return " | ".join(part if isinstance(part, str) and part in labels else escape_markdown(shown_answer(part))
+                      for part in parts)
+
+
 def _revealed(question: Question, mine: dict[int, tuple[Any, bool]]) -> None:
     if mine:
         last = mine[max(mine)][0]
         quiz_view.feedback(question, grade(question, last))
         if len(mine) > 1:
-            shown = "; ".join(_(TEXT["round_answer"], round=r, answer=escape_markdown(shown_answer(a)),
+            shown = "; ".join(_(TEXT["round_answer"], round=r, answer=_echo(question, a),
                                 mark="✓" if ok else "✗") for r, (a, ok) in sorted(mine.items()))
             st.caption(_(TEXT["your_answers"], answers=shown))
         return

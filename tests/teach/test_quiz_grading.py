@@ -171,7 +171,7 @@ def test_the_default_order_is_basics_first():
     ("kv-facts", [], "Not quite. The right choices are “"),
     ("ci-what-is", "A way to compress a large model into a smaller one (by distillation or pruning) that then answers "
                    "in its place, trading a little quality for speed.", "Not quite. The right answer is “A cheap"),
-    ("ar-prob-1", "0.9", "Not quite. The answer is 0.4."),
+    ("ar-prob-1", "0.9", "Not quite. The answer is 0.4 (anything from 0.395 to 0.405 counts as right)."),
 ])
 def test_feedback_quotes_the_right_answer_and_ends_once(qid, answer, expected):
     """The right answer sits in quotation marks, so a choice's own full stop never collides with the sentence's
@@ -181,6 +181,22 @@ def test_feedback_quotes_the_right_answer_and_ends_once(qid, answer, expected):
     assert feedback.startswith(expected)
     assert ".;" not in feedback and ".." not in feedback and ".”." not in feedback
     assert feedback.endswith((".", ".”", "?”", "!”"))
+
+
+def test_a_numeric_key_says_which_range_the_grader_takes():
+    """Read 32: ck-best-1's wrong-answer line said "The answer is 8" while 7, 8 and 9 all grade right (its
+    tolerance is 1). Every numeric item with a tolerance now names the range, and its ends grade right."""
+    assert grade(Q["ck-best-1"], "3").feedback == "Not quite. The answer is 8 (anything from 7 to 9 counts as right)."
+    assert grade(Q["ck-best-1"], "7").correct and grade(Q["ck-best-1"], "9").correct
+    numeric = [q for q in BANK if q.kind == "numeric"]
+    ranged = [q for q in numeric if q.tolerance > 0]
+    assert len(ranged) > 10 and len(ranged) < len(numeric)  # both kinds are in the bank
+    for q in numeric:
+        feedback = grade(q, "1e9").feedback
+        assert ("anything from" in feedback) == (q.tolerance > 0), (q.id, feedback)
+    for q in ranged:
+        low, high = grade(q, "1e9").feedback.split("anything from ")[1].split(" counts")[0].split(" to ")
+        assert grade(q, low.replace("−", "-")).correct and grade(q, high).correct, (q.id, low, high)
 
 
 @pytest.mark.parametrize("lang", ["en", "pt"])

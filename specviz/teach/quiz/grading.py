@@ -2,8 +2,9 @@
 
 A malformed answer (None, a word for a number, an unknown choice) is wrong, never an exception: `Grade.valid`
 says whether the answer even had the right form, and `Grade.feedback` is "Correct." or two short sentences (what
-was wrong, then the right answer: "Not quite. The answer is 0.4."). `parse_number` reads what a learner types into
-a numeric question ("0.4", "3,5", "40%").
+was wrong, then the right answer, with the range the grader takes when a numeric question has a tolerance: "Not
+quite. The answer is 0.4 (anything from 0.395 to 0.405 counts as right)."). `parse_number` reads what a learner
+types into a numeric question ("0.4", "3,5", "40%").
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ TEXT = {
     "multiple": N_("The right choices are {choices}"),
     "ordering": N_("The right order is {items}"),
     "numeric": N_("The answer is {value}."),
+    "numeric_range": N_("The answer is {value} (anything from {low} to {high} counts as right)."),
     "and": N_("{first} and {last}"),
     "no_choice": N_("No choice was picked."),
     "not_a_list": N_("The answer should be a list of choices."),
@@ -87,6 +89,9 @@ def answer_sentence(question: Question) -> str:
     'The right choices are “It is cut back.” and “Entries go”.'
     """
     if question.kind == QuestionKind.NUMERIC:
+        if question.tolerance > 0:  # the grader takes the whole range: the key says so (read 32: ck-best-1's "8")
+            low, high = (_bound(float(question.answer) + sign * question.tolerance) for sign in (-1, 1))
+            return _(TEXT["numeric_range"], value=shown_number(question), low=low, high=high)
         return _(TEXT["numeric"], value=shown_number(question))
     if question.kind == QuestionKind.ORDERING:
         return end_sentence(_(TEXT["ordering"], items=" → ".join(question.answer)), question.answer[-1])
@@ -103,6 +108,15 @@ def shown_number(question: Question) -> str:
     text = question.expected_text()
     value = _fmt(float(question.answer), 6)  # the number at the start of the text; its unit stays as written
     return localized(value) + text[len(value):]
+
+
+def _bound(value: float) -> str:
+    """One end of the range a numeric question accepts, to six significant digits as the answer is shown (0.395,
+    not 0.39499999999999996), in the reader's convention: −0.001, or 0,395 in Portuguese."""
+    text = _fmt(value, 6)
+    if "e" in text or "n" in text:  # 1e+15, inf, nan: no fixed-point form to write
+        return localized(text)
+    return number(float(text), len(text.partition(".")[2]))
 
 
 def _grade_single(q: Question, answer: Any) -> tuple[bool, bool, str]:

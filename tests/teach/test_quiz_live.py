@@ -57,6 +57,17 @@ def test_step_with_partial_acceptance():
     assert "u = 0.7" in qs["next-kind"].prompt  # the tested drafts are shown with their draws
 
 
+def test_the_next_kind_prompt_says_how_many_drafts_the_verifier_tested():
+    """Read 32: the prompt said the verifier "tested them in order" (all K) while it listed only the drafts it
+    reached; a verifier stops at the first rejection, so after one it tested fewer than K."""
+    prompts = [_by_kind(live_questions(toy_trace(), i, rng_seed=0))["next-kind"].prompt for i in range(3)]
+    partial, full, first = prompts
+    assert "drafted K = 3 tokens. The verifier tested 2 of them, in order from the first: #1" in partial
+    assert "tested them" not in partial and "#3" not in partial
+    assert "drafted K = 2 tokens. The verifier tested them in order: #1" in full and "#2" in full
+    assert "drafted K = 2 tokens. The verifier tested 1 of them, the first one: #1" in first and "#2" not in first
+
+
 def test_the_verdict_matches_the_trace_for_every_tested_draft():
     trace = toy_trace()
     seen = set()

@@ -113,6 +113,11 @@ def _live_next_kind(step: Step, tested: list[Decision]) -> Question:
     rows = "; ".join(_("#{n} {token}: q = {q}, p = {p}, u = {u}", n=d.position + 1, token=_md_token(d.text),
                        q=_local(s[1]), p=_local(s[0]), u=_local(s[2]))
                      for d in tested for s in [_shown_numbers(d)])
+    # the rows list only the drafts the verifier reached: "tested them in order" claimed all K (read 32)
+    tested_sentence = (_("The verifier tested them in order: {rows}.", rows=rows) if len(tested) == step.k else
+                       ngettext("The verifier tested {n} of them, the first one: {rows}.",
+                                "The verifier tested {n} of them, in order from the first: {rows}.", len(tested),
+                                rows=rows))
     explanation = (_("It is a recovered token: a draft was rejected, so the target's replacement is sampled from the "
                      "residual norm(max(0, p − q)).") if kind == TokenKind.RECOVERED else
                    _("It is a bonus token: every draft was accepted, so one more token is sampled from p at position "
@@ -120,8 +125,8 @@ def _live_next_kind(step: Step, tested: list[Decision]) -> Question:
     return Question(
         id=_live_id(step, "next-kind"), concept="first_disagreement" if rejected else "bonus_token",
         kind=QuestionKind.SINGLE, shuffle=False,
-        prompt=_("Step {step} drafted K = {k} tokens. The verifier tested them in order: {rows}. Which kind of token "
-                 "does the target emit right after the accepted drafts?", step=step.index + 1, k=step.k, rows=rows),
+        prompt=_("Step {step} drafted K = {k} tokens. {tested} Which kind of token does the target emit right after "
+                 "the accepted drafts?", step=step.index + 1, k=step.k, tested=tested_sentence),
         choices=tuple(_(label) for label in KINDS.values()), answer=_(KINDS[kind]),
         explanation=explanation, link=LIVE_LINK, source="live")
 

@@ -16,6 +16,7 @@ import re
 from specviz.labs.examples import load_example
 from specviz.teach.learn import BY_NUMBER, LAST, LESSONS, check_questions, exit_ticket, retry_question
 from specviz.teach.quiz import BANK_DIR, load_bank
+from specviz.ui.learn import questions as questions_view
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = str(ROOT / "pages" / "learn.py")
@@ -236,6 +237,7 @@ def test_taking_the_exit_ticket_again_asks_other_questions_on_the_same_concepts(
     again" asked the same six questions in the same choice order, so copying the keys scored six of six. A retake
     now asks another question on each concept (the same one only where a concept has no other), shuffled anew."""
     at = _open(fresh, lesson="ticket", done=",".join(map(str, range(1, LAST))))
+    assert questions_view.TEXT["ticket_intro"] in [m.value for m in at.markdown]
     ticket = exit_ticket(BANK)
     for q in ticket:
         _give(at, f"learn_ticket1_{q.id}", q, _wrong(q))
@@ -249,6 +251,9 @@ def test_taking_the_exit_ticket_again_asks_other_questions_on_the_same_concepts(
     assert all(q.id != p.id for q, p in zip(again, ticket) if p.id not in alone)
     assert len(alone) < len(ticket)  # most concepts have another question: the swap is what this test sees
     assert at.session_state["learn_ticket"].seed != 0  # the choices are shuffled anew
+    intro = [m.value for m in at.markdown if m.value.startswith("Six questions")]
+    # read 32: the retake's intro still said "one for each of the questions people ask most"
+    assert intro == [questions_view.TEXT["retake_intro"]], intro
 
 
 def test_the_quiz_after_the_path_asks_about_the_concepts_met(monkeypatch):

@@ -25,6 +25,8 @@ TEXT = {  # English messages, translated with `_()` where they are shown
     "ticket_title": N_("Exit ticket"),
     "ticket_intro": N_("Six questions, one for each of the questions people ask most about speculative decoding. "
                     "Answer them all, then grade them together."),
+    "retake_intro": N_("Six questions, each on the same concept as one on your last ticket, and a different "
+                       "question wherever that concept has another. Answer them all, then grade them together."),
     "score": N_("Your score"),
     "all_right": N_("All six right: you have the whole idea. The Quiz has more questions on every concept."),
     "revisit": N_("Worth another look: the lessons that teach what you missed."),
@@ -114,7 +116,6 @@ def status(run: QuizRun, mastered: bool = False) -> None:
 def ticket(bank: Bank, progress: Progress) -> None:
     """The exit ticket as one sheet; once graded, the score and a button back to each lesson that teaches a miss."""
     st.subheader(_(TEXT["ticket_title"]), anchor=TICKET_ANCHOR)
-    st.markdown(_(TEXT["ticket_intro"]))
     if "learn_ticket" not in st.session_state:
         # a retake swaps each question for another on its concept and reshuffles the choices: the graded sheet
         # showed every key (issue 43 item 10); "another" is judged on every question the path has shown, since a
@@ -124,6 +125,9 @@ def ticket(bank: Bank, progress: Progress) -> None:
         st.session_state["learn_ticket"] = QuizRun(ticket_retake(bank, seen) if taken else exit_ticket(bank),
                                                    seed=taken)
         st.session_state["learn_ticket_round"] = taken + 1
+    # a retake asks other questions on the ticket's concepts, not the questions people ask most (read 32)
+    retake = st.session_state.get("learn_ticket_round", 1) > 1
+    st.markdown(_(TEXT["retake_intro" if retake else "ticket_intro"]))
     run: QuizRun = st.session_state["learn_ticket"]
     by_id = bank.by_id()
     if any(by_id.get(q.id, q) != q for q in run.questions):  # the learner switched language

@@ -189,6 +189,25 @@ def test_live_questions_from_a_trace_in_portuguese(page):
 
 
 # ---- the library's sentences -------------------------------------------------------------------------------------
+def test_the_read_32_fixes_speak_portuguese():
+    """Read 32: a numeric key names the range the grader takes, in the reader's numbers; the live next-kind prompt
+    says how many drafts the verifier tested; the exit ticket's retake says what it asks."""
+    from specviz.ui.learn import questions as questions_view
+
+    by_id = PT.by_id()
+    with using("pt"):
+        best = grade(by_id["ck-best-1"], "3").feedback
+        assert best.endswith("A resposta é 8 (qualquer valor de 7 a 9 conta como certo).")
+        assert "(qualquer valor de 0,395 a 0,405 conta como certo)" in grade(by_id["ar-prob-1"], "0,9").feedback
+        prompts = [next(q for q in live_questions(toy_trace(), i, 0) if q.id.endswith("next-kind")).prompt
+                   for i in range(3)]
+        retake = questions_view._(questions_view.TEXT["retake_intro"])
+    assert "O verificador testou 2 deles, em ordem a partir do primeiro: nº 1" in prompts[0]
+    assert "O verificador os testou em ordem: nº 1" in prompts[1]
+    assert "O verificador testou 1 deles, o primeiro: nº 1" in prompts[2]
+    assert retake.startswith("Seis perguntas, cada uma sobre o mesmo conceito") and "dúvidas mais comuns" not in retake
+
+
 def test_the_quiz_library_speaks_portuguese():
     with using("pt"):
         numeric = next(q for q in PT if q.kind == "numeric")

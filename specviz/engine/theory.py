@@ -93,8 +93,20 @@ def _check_k(k: int, name: str = "K") -> int:
         raise ValueError(_("{name} must be 0 or more drafted tokens per step (got {k}).", name=_(name), k=k))
     if k > MAX_THEORY_K:  # optimal_k loops over every K and the distribution lists K + 1 values: 10**9 would hang
         raise ValueError(_("{name} must be at most {limit} drafted tokens per step (got {k}).", name=_(name),
-                           limit=number(MAX_THEORY_K, 0), k=number(k, 0) if k < 10**27 else _("a number of more than 30 digits")))
+                           limit=number(MAX_THEORY_K, 0), k=_shown_k(k)))
     return k
+
+
+def _shown_k(k: int) -> str:
+    """A refused whole K, every digit kept: grouped while `number` writes it whole (below 10**27), then bare, and
+    only from 31 digits on in words (10**28 has 29 digits, not "more than 30").
+
+    >>> _shown_k(12_345), _shown_k(10**28), _shown_k(10**30)
+    ('12,345', '10000000000000000000000000000', 'a number of more than 30 digits')
+    """
+    if k < 10**27:
+        return number(k, 0)
+    return str(k) if k < 10**30 else _("a number of more than 30 digits")
 
 
 MAX_THEORY_K = 10_000  # far past any draft worth making (the engine's K_RANGE ends at 16, the quiz's "what if" at 1,000)

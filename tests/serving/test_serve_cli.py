@@ -141,3 +141,14 @@ def test_the_sweep_out_help_says_the_default_writes_over_the_committed_sweep():
     assert out.default == str(SERVING_DIR / "cpu-smollm2.json")
     assert "over the committed assets/benchmarks/serving/cpu-smollm2.json" in out.help
 
+
+def test_a_refused_timeout_is_quoted_whole_in_the_readers_number_format(stand_in, capsys, monkeypatch):
+    """32nd read: `--timeout 0.5` was refused as "(recebido: 0.5)" in Portuguese (every other refused flag reads
+    0,5 there), and format(..., "g") cut 0.123456789 to 0.123457: the value is now quoted as typed, with the
+    reader's decimal mark."""
+    assert cli.main(["serve", "start", "--timeout", "0.123456789"]) == 2
+    assert capsys.readouterr().err.strip().endswith("from 1 to 7200 (got 0.123456789).")
+    monkeypatch.setenv("LC_ALL", "pt_BR.UTF-8")
+    assert cli.main(["serve", "start", "--timeout", "0.5"]) == 2
+    assert capsys.readouterr().err.strip().endswith("de 1 a 7200 (recebido: 0,5).")
+    assert stand_in == []

@@ -49,7 +49,9 @@ class DraftLength(Protocol):
 
 def _shown(value: object, digits: int | None = None) -> str:
     """A refused value for a sentence: a real number as typed (or to `digits` decimals), in the reader's number
-    format; anything else as its repr."""
+    format; a whole number as typed (20, not 20.0; more than 30 digits in words); anything else as its repr."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value) if abs(value) < 10**30 else _("a number of more than 30 digits")
     if not is_real(value):
         return repr(value)
     return localized(repr(float(value))) if digits is None else number(value, digits)
@@ -58,7 +60,7 @@ def _shown(value: object, digits: int | None = None) -> str:
 def _check_bounds(k_min: int, k_max: int) -> None:
     if not (is_whole(k_min) and is_whole(k_max) and 0 <= k_min <= k_max <= 16):
         raise ValueError(_("Draft-length bounds need 0 <= K min <= K max <= 16 (got {k_min} and {k_max}).",
-                           k_min=k_min, k_max=k_max))
+                           k_min=_shown(k_min), k_max=_shown(k_max)))
 
 
 class Constant:
@@ -97,10 +99,10 @@ class Heuristic:
         _check_bounds(k_min, k_max)
         if not (is_whole(start) and k_min <= start <= k_max):
             raise ValueError(_("The starting K must lie between {k_min} and {k_max} (got {start}).", k_min=k_min,
-                               k_max=k_max, start=start))
+                               k_max=k_max, start=_shown(start)))
         if not (is_whole(grow) and is_whole(shrink) and grow >= 0 and shrink >= 0):
-            raise ValueError(_("The heuristic's steps must be whole numbers of 0 or more (got +{grow} and -{shrink}).",
-                               grow=grow, shrink=shrink))
+            raise ValueError(_("The heuristic's steps must be whole numbers of 0 or more (got grow = {grow}, "
+                               "shrink = {shrink}).", grow=_shown(grow), shrink=_shown(shrink)))
         self.start, self.k_min, self.k_max, self.grow, self.shrink = start, k_min, k_max, grow, shrink
         self.k = start
 

@@ -86,8 +86,7 @@ def _check_k(k: int, name: str = "K") -> int:
     except (TypeError, ValueError, OverflowError):
         whole = False
     if not whole:
-        shown = k if not isinstance(k, int) or abs(k) < 10**30 else _("a number of more than 30 digits")
-        raise ValueError(_("{name} must be a whole number of drafted tokens (got {k}).", name=_(name), k=shown))
+        raise ValueError(_("{name} must be a whole number of drafted tokens (got {k}).", name=_(name), k=_shown(k)))
     k = int(k)
     if k < 0:
         raise ValueError(_("{name} must be 0 or more drafted tokens per step (got {k}).", name=_(name), k=k))

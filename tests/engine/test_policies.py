@@ -211,3 +211,21 @@ def test_a_k_that_is_no_whole_number_is_refused(make):
     with pytest.raises(ValueError) as err:
         make()
     assert "\n" not in str(err.value) and str(err.value).endswith(").")
+
+
+@pytest.mark.parametrize("make, english, portuguese", [
+    (lambda: Heuristic(start=2.5), "(got 2.5)", "(recebido: 2,5)"),
+    (lambda: Heuristic(start=20), "(got 20)", "(recebido: 20)"),
+    (lambda: Heuristic(grow=-1), "(got grow = -1, shrink = 1)", "(recebido: grow = -1, shrink = 1)"),
+    (lambda: Heuristic(grow=0.5), "(got grow = 0.5, shrink = 1)", "(recebido: grow = 0,5, shrink = 1)"),
+    (lambda: Heuristic(k_min=1.5), "(got 1.5 and 16)", "(recebido: 1,5 e 16)"),
+    (lambda: OptimalK(c=0.1, prior_weight=0), "(got 0 and 8)", "(recebido: 0 e 8)")])
+def test_a_refused_policy_value_is_quoted_as_given_in_the_readers_format(make, english, portuguese):
+    """32nd read: the heuristic's refusals quoted 2.5 as "2.5" in Portuguese and a negative step as "+-1", and a
+    whole prior weight of 0 read "0.0"; each value is now quoted as given, with the reader's decimal mark."""
+    from specviz.core.i18n import using
+
+    for lang, expected in (("en", english), ("pt", portuguese)):
+        with using(lang), pytest.raises(ValueError) as refused:
+            make()
+        assert str(refused.value).endswith(expected + ".")

@@ -259,3 +259,13 @@ def test_a_refused_huge_k_is_quoted_with_its_true_size(k):
     said = str(refused.value)
     assert ("more than 30 digits" in said) == (len(str(k)) > 30)
     assert (str(k) in said) == (len(str(k)) <= 30)
+
+
+def test_a_fractional_k_is_quoted_with_the_readers_decimal_mark():
+    """32nd read: K = 2.5 was refused as "(recebido: 2.5)" in Portuguese, where every other refused number reads 2,5."""
+    from specviz.core.i18n import using
+
+    with using("pt"), pytest.raises(ValueError, match=r"\(recebido: 2,5\)\.$"):
+        theory.tokens_per_step_distribution(0.5, 2.5)
+    with pytest.raises(ValueError, match=r"\(got 2\.5\)\.$"):
+        theory.tokens_per_step_distribution(0.5, 2.5)

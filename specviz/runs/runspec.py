@@ -17,7 +17,7 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from specviz.core import urlvalues
-from specviz.core.i18n import N_, _, localized
+from specviz.core.i18n import N_, _, localized, number
 from specviz.engine.draft_shape import DraftShape
 from specviz.engine.limits import (K_RANGE, MAX_NEW_TOKENS_RANGE, POLICIES, SEED_RANGE, TEMPERATURE_RANGE,
                                    TREE_LOOKUP_RANGE, TREE_NODES_RANGE, TREE_WIDTH_RANGE)
@@ -155,8 +155,8 @@ class RunSpec:
         if not isinstance(self.prompt, str) or not self.prompt.strip():
             raise ValueError(_("The prompt is empty: type something for the model to continue."))
         if len(self.prompt) > MAX_PROMPT_CHARS:
-            raise ValueError(_("The prompt has {n} characters; the limit is {limit}.", n=len(self.prompt),
-                               limit=MAX_PROMPT_CHARS))
+            raise ValueError(_("The prompt has {n} characters; the limit is {limit}.", n=number(len(self.prompt), 0),
+                               limit=number(MAX_PROMPT_CHARS, 0)))
         if not isinstance(self.chat, bool):
             raise ValueError(_must("chat", _("true or false"), self.chat))
 

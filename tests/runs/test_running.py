@@ -413,3 +413,16 @@ def test_no_caller_of_run_passes_a_verifier_the_exactness_lab_calls_the_engine()
     assert all(not {"verifier", "tree_verifier"} & keywords for keywords in runs.values()), runs
     engine = _calls_with_keywords(("specviz/labs/exactness",), "speculative_generate")
     assert "verifier" in engine["specviz/labs/exactness/engine.py"]
+
+
+def test_a_too_long_prompt_is_counted_in_the_readers_number_format():
+    """32nd read: the refusal read "4001 characters; the limit is 4000" in both languages, where every other count
+    reads 4,001 in English and 4.001 in Portuguese."""
+    from specviz.core.i18n import using
+    from specviz.runs.runspec import MAX_PROMPT_CHARS, RunSpec
+
+    too_long = "a" * (MAX_PROMPT_CHARS + 1)
+    with pytest.raises(ValueError, match=r"has 4,001 characters; the limit is 4,000\.$"):
+        RunSpec(pair="toy", prompt=too_long)
+    with using("pt"), pytest.raises(ValueError, match=r"tem 4\.001 caracteres; o limite é 4\.000\.$"):
+        RunSpec(pair="toy", prompt=too_long)

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 
-from specviz.core.i18n import _, ngettext
+from specviz.core.i18n import _, ngettext, number
 from specviz.engine.limits import is_whole
 from specviz.serving import client
 from specviz.serving.metrics import Delta, Scrape, SpecDecodeCounts, parse_scrape
@@ -69,7 +69,8 @@ class LoadPlan:
             raise ValueError(_("Give the load generator 1 to {most} prompts.", most=MAX_PROMPTS))
         if any(not isinstance(p, Prompt) or not isinstance(p.text, str) or not p.text.strip()
                or len(p.text) > MAX_PROMPT_CHARS for p in self.prompts):
-            raise ValueError(_("Each prompt must have between 1 and {most} characters.", most=MAX_PROMPT_CHARS))
+            raise ValueError(_("Each prompt must have between 1 and {most} characters.",
+                               most=number(MAX_PROMPT_CHARS, 0)))
         levels = self.levels if isinstance(self.levels, tuple | list) else ()
         if (not levels or any(not is_whole(c) or c not in LEVELS for c in levels)
                 or len(set(levels)) != len(levels)):

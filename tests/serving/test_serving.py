@@ -789,3 +789,15 @@ def test_start_refuses_a_port_another_server_listens_on_before_installing(tmp_pa
     other.listen()
     threading.Timer(0.3, other.close).start()
     assert port_free(port, wait=3.0)
+
+
+def test_a_too_long_load_prompt_names_its_limit_in_the_readers_number_format():
+    """32nd read: the refusal read "between 1 and 8000 characters", where specviz writes counts 8,000 / 8.000."""
+    from specviz.core.i18n import using
+    from specviz.serving.load import LoadPlan, Prompt
+
+    plan = LoadPlan(prompts=(Prompt("long", "a" * 8001),), levels=(1,))
+    with pytest.raises(ValueError, match=r"between 1 and 8,000 characters\.$"):
+        plan.check()
+    with using("pt"), pytest.raises(ValueError, match=r"8\.000"):
+        plan.check()

@@ -240,3 +240,15 @@ def test_the_trained_drafts_caption_names_no_training_machine_the_cards_do_not_r
     with using("pt"):
         shown = _(caption)
     assert shown != caption and "núcleos" not in shown and "CPU" not in shown
+
+
+def test_the_no_drafts_note_names_the_drafter_distill_all_trains():
+    """32nd read: with no trained drafts the page said `distill all` makes "the EAGLE drafter", but `all` trains
+    the EAGLE-3 drafter (`distill eagle` makes the EAGLE-1 one); the note now names the kind `all` runs."""
+    from specviz.distill import cli as distill_cli
+    from specviz.ui.models import view
+
+    steps = inspect.getsource(distill_cli)
+    assert '["data", "eagle3", "draft", "cards"] if args.step == "all"' in steps
+    note = inspect.getsource(view.trained_drafts)
+    assert "`python -m specviz.distill all` makes the EAGLE-3 drafter" in note

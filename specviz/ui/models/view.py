@@ -379,7 +379,7 @@ def trained_drafts() -> None:
         st.error(str(exc))     # command in it is code formatting)
         return
     if not drafts:
-        st.info(_("No trained drafts in assets/models: `python -m specviz.distill all` makes the EAGLE drafter and "
+        st.info(_("No trained drafts in assets/models: `python -m specviz.distill all` makes the EAGLE-3 drafter and "
                   "the separate draft, `python -m specviz.distill medusa` the Medusa heads."))
         return
     for d in drafts:

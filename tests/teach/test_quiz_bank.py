@@ -520,3 +520,18 @@ def test_a_path_that_exists_but_is_no_quiz_file_is_not_said_not_to_exist(tmp_pat
     with pytest.raises(QuizBankError, match=r"is neither a quiz file nor a folder of them\.$") as refused:
         load_bank([path])
     assert "does not exist" not in str(refused.value)
+
+
+@pytest.mark.parametrize("tolerance", ["1.0e+20", "-1"])
+def test_a_refused_tolerance_names_both_bounds_the_bank_enforces(tolerance):
+    """32nd read: a tolerance of 1e20 was refused with "'tolerance' must be a number of at least 0", which 1e20 is;
+    the bank also caps it at MAX_ANSWER (1e15), and the sentence now says both bounds."""
+    from specviz.core.i18n import using
+
+    text = ("questions:\n- id: x1\n  concept: core_idea\n  type: numeric\n  prompt: what\n  answer: 1\n"
+            f"  tolerance: {tolerance}\n  explanation: e\n  link: pages/overview.py\n")
+    with pytest.raises(QuizBankError, match=r"'tolerance' must be a number from 0 to 1,000,000,000,000,000\.$"):
+        parse_bank(text, "f.yaml")
+    with using("pt"), pytest.raises(QuizBankError, match=r"de 0 a 1\.000\.000\.000\.000\.000\.$"):
+        parse_bank(text, "f.yaml")
+    assert parse_bank(text.replace(tolerance, "1.0e+15"), "f.yaml").questions[0].tolerance == 1e15

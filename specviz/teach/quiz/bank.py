@@ -334,7 +334,7 @@ def _numeric_fields(raw: dict[str, Any], fail: Callable[[str], QuizBankError]) -
                      most=number(MAX_ANSWER, 0)))
     tolerance = raw.get("tolerance", max(0.001, 0.01 * abs(answer)))
     if not _is_number(tolerance) or tolerance < 0:  # at most MAX_ANSWER, like the answer
-        raise fail(_("'tolerance' must be a number of at least 0"))
+        raise fail(_("'tolerance' must be a number from 0 to {most}", most=number(MAX_ANSWER, 0)))
     unit = raw.get("unit", "")
     if not isinstance(unit, str) or len(unit) > MAX_UNIT:
         raise fail(_("'unit' must be text of at most {limit} characters", limit=MAX_UNIT))

@@ -408,3 +408,14 @@ def test_every_device_help_names_the_devices_pick_device_takes():
         pick_device("cuda:1", Machine(gpus=(GpuInfo(0, "GPU", 2**34, 2**34),)))
     with pytest.raises(ModelLoadError, match="use cpu, cuda, cuda:N or mps"):
         pick_device("gpu")
+
+def test_the_docstring_says_argparse_errors_stay_english_as_they_do(capsys):
+    """32nd read: the CLI's docstring said the one-sentence refusals are in English or Portuguese, but argparse's own
+    errors (written before --lang is read) stay English even with --lang pt; the docstring now says so."""
+    import specviz.cli as module
+
+    with pytest.raises(SystemExit) as stopped:
+        module.main(["generate", "--pair", "toy", "--prompt", "hi", "--k", "1.5", "--lang", "pt"])
+    assert stopped.value.code == 2
+    assert "invalid int value: '1.5'" in capsys.readouterr().err
+    assert "so do argparse's own" in " ".join(module.__doc__.split())

@@ -150,7 +150,8 @@ def check_trace_size(data: Any) -> None:
     if not isinstance(data, dict) or not isinstance(data.get("steps"), list):
         raise ValueError(_("This file is not a specviz trace (no list of 'steps' found)."))
     if len(data["steps"]) > MAX_STEPS:
-        _fail("", _("a trace has at most {limit} steps (this one has {n})", limit=MAX_STEPS, n=len(data["steps"])))
+        _fail("", _("a trace has at most {limit} steps (this one has {n})", limit=_Count(MAX_STEPS),
+                    n=_Count(len(data["steps"]))))
     stack = [(data, 1)]
     while stack:
         obj, depth = stack.pop()

@@ -165,3 +165,16 @@ def test_every_stop_reason_has_a_sentence_in_the_cli_and_the_playground():
     from specviz.ui.playground.player import STOPS
 
     assert set(STOPS) == set(StopReason) == set(STOP_REASONS)
+
+
+def test_too_many_steps_are_counted_in_the_readers_number_format():
+    """32nd read: the refusal read "at most 2048 steps (this one has 2049)" where the same module writes its other
+    counts 200,000 / 200.000; both counts now go through i18n.number."""
+    from specviz.core.i18n import using
+    from specviz.engine.trace_schema import check_trace_size
+
+    data = {"steps": [{}] * 2049}
+    with pytest.raises(ValueError, match=r"at most 2,048 steps \(this one has 2,049\)\.$"):
+        check_trace_size(data)
+    with using("pt"), pytest.raises(ValueError, match=r"2\.048 .*2\.049\)\.$"):
+        check_trace_size(data)

@@ -303,7 +303,7 @@ def _rule(name: str) -> str:
     if name == "pair":
         return _("a pair name")
     if name == "prompt":
-        return _("text of 1 to {limit} characters", limit=MAX_PROMPT_CHARS)
+        return _("text of 1 to {limit} characters", limit=number(MAX_PROMPT_CHARS, 0))
     return setting_of(name).rule()
 
 

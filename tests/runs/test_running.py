@@ -426,3 +426,16 @@ def test_a_too_long_prompt_is_counted_in_the_readers_number_format():
         RunSpec(pair="toy", prompt=too_long)
     with using("pt"), pytest.raises(ValueError, match=r"tem 4\.001 caracteres; o limite é 4\.000\.$"):
         RunSpec(pair="toy", prompt=too_long)
+
+
+def test_a_linked_too_long_prompt_names_its_limit_in_the_readers_number_format():
+    """32nd read: a link's too-long prompt was refused as "text of 1 to 4000 characters" while the RunSpec refusal
+    of the same prompt counts 4,000 / 4.000; both now write the limit the reader's way."""
+    from specviz.core.i18n import using
+    from specviz.runs.runspec import MAX_PROMPT_CHARS, RunSpec
+
+    link = {"pair": "toy", "prompt": "a" * (MAX_PROMPT_CHARS + 1)}
+    with pytest.raises(ValueError, match="prompt must be text of 1 to 4,000 characters"):
+        RunSpec.from_query(link)
+    with using("pt"), pytest.raises(ValueError, match=r"de 1 a 4\.000 caracteres"):
+        RunSpec.from_query(link)

@@ -261,8 +261,18 @@ def dtype_name(dtype: torch.dtype) -> str:
 
 
 def gb(n_bytes: float) -> str:
-    """Bytes as GB for a sentence: 160 GB, 3.4 GB, 0.27 GB (3,4 GB in Portuguese)."""
-    return _decimal(_rounded_text(n_bytes / GB)) + " GB"
+    """Bytes as GB for a sentence: 160 GB, 3.4 GB, 0.27 GB, 1,234 GB (3,4 GB and 1.234 GB in Portuguese).
+
+    >>> gb(1234e9), gb(15.4e9)
+    ('1,234 GB', '15 GB')
+    """
+    return _grouped(n_bytes / GB) + " GB"
+
+
+def _grouped(x: float) -> str:
+    """`_rounded_text` with the reader's marks, thousands grouped as every other count (a disk's 1,234 GB free, an
+    H100's 3,350 GB/s), the value unchanged."""
+    return _decimal(f"{x:,.0f}" if x >= 999.5 else _rounded_text(x))
 
 
 def _rounded_text(x: float) -> str:
@@ -524,7 +534,7 @@ def speed_from_bandwidth(weight_bytes: int, bandwidth: float) -> SpeedEstimate:
     return SpeedEstimate(size / moved, "bandwidth", _(
         "because each token reads all {size} of the target's weights and this machine's memory moves {bandwidth} "
         "GB/s (measured just now; a CPU's arithmetic can make each token slower still)", size=gb(weight_bytes),
-        bandwidth=_decimal(_rounded_text(bandwidth / GB))))
+        bandwidth=_grouped(bandwidth / GB)))
 
 
 def speed_from_reference(weight_bytes: int, reference_bytes: int, reference_seconds: float,

@@ -278,3 +278,14 @@ def test_a_special_token_past_every_models_rows_is_no_reason_to_refuse(tmp_path)
     draft = save_llama(tmp_path / "draft", longer, vocab_size=34, seed=2)
     pair = load_pair(f"{target},{draft}")
     assert pair.target.config.vocab_size == pair.draft.config.vocab_size == 34 < len(pair.tokenizer)
+
+
+def test_sizes_of_a_thousand_gb_and_more_are_grouped_the_readers_way():
+    """32nd read: gb() wrote a disk's 1234 GB free (and an H100's 3350 GB/s) without the thousands mark every other
+    count in specviz has: 1,234 GB in English, 1.234 GB in Portuguese. Smaller sizes read as before."""
+    from specviz.core.i18n import using
+    from specviz.models.machine import gb
+
+    assert (gb(1234e9), gb(999.4e9), gb(15.4e9), gb(3.44e9)) == ("1,234 GB", "999 GB", "15 GB", "3.4 GB")
+    with using("pt"):
+        assert (gb(1234e9), gb(3.44e9)) == ("1.234 GB", "3,4 GB")

@@ -677,9 +677,11 @@ def _load_weights(folder: Path, name: str, dtype: torch.dtype, placement: Placem
         raise
     except OSError as exc:
         raise ModelLoadError(explain_hub_error(exc, name)) from None
-    except torch.OutOfMemoryError:
-        raise ModelLoadError(_("'{name}' ran out of GPU memory while loading; try --dtype bfloat16 or a smaller "
-                               "pair.", name=name)) from None
+    except torch.OutOfMemoryError:  # bfloat16 halves a float32 pair; float16 and bfloat16 are the same size
+        raise ModelLoadError(_("'{name}' ran out of GPU memory while loading in float32; try --dtype bfloat16 or a "
+                               "smaller pair.", name=name) if dtype == torch.float32 else
+                             _("'{name}' ran out of GPU memory while loading in {dtype}; try a smaller pair.",
+                               name=name, dtype=dtype_name(dtype))) from None
     except (RuntimeError, SafetensorError) as exc:  # a truncated weight file, shapes that do not match the config
         raise ModelLoadError(damaged(name, exc)) from None
     if "device_map" not in kwargs:

@@ -383,3 +383,19 @@ def test_a_damaged_gguf_that_specviz_gguf_names_points_at_the_variable(tmp_path,
     with pytest.raises(ValueError, match=r"^The GGUF file that SPECVIZ_GGUF names is damaged \(\w+\): point it at "
                                          r"the SmolLM2 GGUF file\.$"):
         pairs.default_target_folder()
+
+
+@pytest.mark.parametrize("dtype, advice", [(torch.float32, "in float32; try --dtype bfloat16 or a smaller pair."),
+                                           (torch.bfloat16, "in bfloat16; try a smaller pair."),
+                                           (torch.float16, "in float16; try a smaller pair.")])
+def test_running_out_of_gpu_memory_advises_bfloat16_only_from_float32(dtype, advice, monkeypatch, tmp_path):
+    """32nd read: a load that ran out of GPU memory always said "try --dtype bfloat16", also to a pair already
+    loading in bfloat16 (or float16, the same size); the advice now depends on the dtype that failed."""
+    def out_of_memory(*args, **kwargs):
+        raise torch.OutOfMemoryError("CUDA out of memory")
+
+    monkeypatch.setattr(loading.AutoModelForCausalLM, "from_pretrained", out_of_memory)
+    placement = loading.Placement(torch.device("cpu"), torch.device("cpu"))
+    with pytest.raises(ModelLoadError) as refused:
+        loading._load_weights(tmp_path, "big/model", dtype, placement, is_target=True, trust=False)
+    assert str(refused.value) == "'big/model' ran out of GPU memory while loading " + advice

@@ -535,3 +535,15 @@ def test_a_refused_tolerance_names_both_bounds_the_bank_enforces(tolerance):
     with using("pt"), pytest.raises(QuizBankError, match=r"de 0 a 1\.000\.000\.000\.000\.000\.$"):
         parse_bank(text, "f.yaml")
     assert parse_bank(text.replace(tolerance, "1.0e+15"), "f.yaml").questions[0].tolerance == 1e15
+
+
+@pytest.mark.parametrize("qid", ["-x1", "_x1", ".x1", "é1", "a" * 65])
+def test_a_refused_id_is_told_the_rule_the_bank_applies(qid):
+    """32nd read: the refusal said an id "must be letters, digits, '-', '_' or '.'", but "-x1" (all of those) was
+    refused too: the bank wants an ASCII letter or digit first, and ASCII throughout. The sentence now says so."""
+    text = (f"questions:\n- id: '{qid}'\n  concept: core_idea\n  type: numeric\n  prompt: what\n  answer: 1\n"
+            "  explanation: e\n  link: pages/overview.py\n")
+    with pytest.raises(QuizBankError, match="must be 1 to 64 of A-Z, a-z, 0-9, '-', '_' and '.', starting with a "
+                                            "letter or digit"):
+        parse_bank(text, "f.yaml")
+    assert parse_bank(text.replace(qid, "x1-_."), "f.yaml").questions[0].id == "x1-_."

@@ -280,7 +280,7 @@ def _question(raw: Any, position: int, source: str, concepts: dict[str, str]) ->
     if missing:
         raise fail(_("the required field '{field}' is missing or empty", field=missing[0]))
     if not (isinstance(qid, str) and _ID.fullmatch(qid)):
-        raise fail(_("the id must be letters, digits, '-', '_' or '.' (at most 64 characters)"))
+        raise fail(_("the id must be 1 to 64 of A-Z, a-z, 0-9, '-', '_' and '.', starting with a letter or digit"))
     kind, concept = raw["type"], raw["concept"]
     if not isinstance(kind, str) or kind not in TYPES:
         raise fail(_("type '{type}' is not one of {types}", type=_shown(kind), types=", ".join(TYPES)))

@@ -156,7 +156,7 @@ def test_the_eagle_drafter_stops_on_low_confidence_somewhere_between(pair, ids, 
         assert sometimes.output_ids == plain.output_ids
 
 
-@pytest.mark.parametrize("lang, says", [("en", "(got α = 1.500, c = 1e+300)."), ("pt", "(recebido: α = 1,500, c = 1e+300).")])
+@pytest.mark.parametrize("lang, says", [("en", "(got α = 1.500, c = 1e+300)."), ("pt", "(recebido: α = 1,500; c = 1e+300).")])
 def test_a_bad_optimal_k_setting_is_one_sentence_with_the_readers_numbers(lang, says):
     from specviz.core.i18n import using
 

@@ -17,7 +17,7 @@ chance the verifier used and u.
     [[1, 0, 0, 0], [1, 1, 0, 0], [1, 0, 1, 0], [1, 1, 0, 1]]
 
 Public API: `node_kind`, `tree_positions`, `attention_rows`, `tree_figure`, `tree_title`, `mask_figure`, `tree_rows`,
-`tree_list`, `PATH_META`, `COPIED_MARK`, `STATUS_KINDS`.
+`tree_list`, `mask_table`, `PATH_META`, `COPIED_MARK`, `STATUS_KINDS`.
 """
 
 from __future__ import annotations

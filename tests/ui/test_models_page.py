@@ -252,3 +252,26 @@ def test_the_no_drafts_note_names_the_drafter_distill_all_trains():
     assert '["data", "eagle3", "draft", "cards"] if args.step == "all"' in steps
     note = inspect.getsource(view.trained_drafts)
     assert "`python -m specviz.distill all` makes the EAGLE-3 drafter" in note
+
+
+@pytest.mark.parametrize("content", ['{"kind": "eag', "[1, 2]", "\udcff"])
+def test_the_models_page_shows_a_damaged_specviz_jsons_sentence(content, tmp_path, monkeypatch):
+    """32nd read: a damaged specviz.json in a trained draft's folder ended the Models page in a traceback; the page
+    now shows read_meta's one sentence (tests/models/test_drafts.py checks the sentence itself)."""
+    from specviz.models import drafts
+
+    folder = tmp_path / drafts.EAGLE_NAME
+    folder.mkdir()
+    (folder / "specviz.json").write_text(content, encoding="utf-8", errors="surrogateescape")
+    with pytest.raises(ValueError) as caught:
+        drafts.read_meta(folder)
+
+    def page() -> None:
+        from specviz.ui.models.view import trained_drafts
+
+        trained_drafts()
+
+    monkeypatch.setattr(drafts, "ASSETS", tmp_path)
+    monkeypatch.setattr(drafts.shipped_drafts, "__defaults__", (tmp_path,))
+    at = AppTest.from_function(page).run()
+    assert not at.exception and [e.value for e in at.error] == [str(caught.value)]

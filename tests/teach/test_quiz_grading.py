@@ -134,6 +134,17 @@ def test_csv_defuses_spreadsheet_formulas():
     assert row["student"].startswith("'=") and row["answer"].startswith("'@") and row["ok"] == "fine"
 
 
+def test_csv_docstring_names_every_escaped_leading_character():
+    from specviz.teach.quiz.run import _csv_safe
+
+    names = {"\t": "a tab", "\r": "a carriage return"}
+    escaped = [chr(i) for i in range(128) if _csv_safe(chr(i) + "x") != chr(i) + "x"]
+    assert "\t" in escaped and "\r" in escaped and "=" in escaped
+    doc = " ".join((csv_text.__doc__ or "").split())
+    missing = [c for c in escaped if names.get(c, c) not in doc]
+    assert not missing, f"csv_text's docstring leaves out escaped leading characters {missing!r}"
+
+
 @pytest.mark.parametrize("qid", ["ar-prob-1", "ci-round-facts", "ci-round-order", "q-quality"])
 def test_questions_survive_a_round_trip_through_plain_data(qid):
     from specviz.teach.quiz import question_from_dict

@@ -231,7 +231,11 @@ def results_json(run: QuizRun) -> str:
 
 
 def csv_text(rows: Sequence[dict[str, Any]]) -> str:
-    """Rows as CSV. Cells that a spreadsheet would run as a formula (=, +, -, @ first) get a leading apostrophe."""
+    """Rows as CSV. Cells that a spreadsheet would run as a formula get a leading apostrophe.
+
+    A cell is escaped when it starts with =, +, -, @, a tab or a carriage return (CR): the OWASP list of
+    characters that start a formula in Excel, LibreOffice or Google Sheets.
+    """
     out = io.StringIO()
     if rows:
         writer = csv.DictWriter(out, fieldnames=list(rows[0]))

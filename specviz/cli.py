@@ -280,10 +280,12 @@ def run_calibrate(args: argparse.Namespace) -> int:
     for temperature in sorted({float(r["temperature"]) for r in table["rows"]}):
         ranked = predictions(table, cal, temperature)
         title = _("greedy") if temperature == 0 else _("T = {t}", t=number(table_temperature(table, temperature), 1))
-        # the counts are the table's dtype's, which need not be the one this pair runs in: name it (31st read)
-        print("\n" + _("Predicted here, {title} (MAL, the mean accepted length, counted in {dtype} on {prompts} "
-                       "held-out prompts), best first:", title=title, dtype=table.get("dtype", "?"),
-                       prompts=table.get("prompts", "?")))
+        # the counts are the table's dtype's and kernels', which need not be the ones this pair runs with: name
+        # both (31st and 32nd reads)
+        kernels = (table.get("machine") or {}).get("kernels") or _("unrecorded")
+        print("\n" + _("Predicted here, {title} (MAL, the mean accepted length, counted in {dtype} with {kernels} "
+                       "kernels on {prompts} held-out prompts), best first:", title=title,
+                       dtype=table.get("dtype", "?"), kernels=kernels, prompts=table.get("prompts", "?")))
         head = (_("shape"), "MAL", _("rows"), _("cost"), _("vs gen."))
         print("  " + head[0].ljust(30) + "".join(h.rjust(w + 1) for h, w in zip(head[1:], (8, 6, 7, 9))))
         for p in ranked[: args.top]:

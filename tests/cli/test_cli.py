@@ -216,14 +216,15 @@ def test_calibrate_prints_this_machines_costs_and_caches_them(tmp_path, monkeypa
     assert bad.returncode == 2 and bad.stderr == "specviz: --top must be a whole number from 1 to 50 (got 0).\n"
 
 
-def test_calibrate_names_the_dtype_its_counts_were_taken_in(tmp_path, monkeypatch):
-    """The predicted shapes' MAL are the shape table's counts, in the table's dtype, whatever dtype the pair runs in."""
+def test_calibrate_names_the_dtype_and_kernels_its_counts_were_taken_in(tmp_path, monkeypatch):
+    """The predicted shapes' MAL are the shape table's counts, in its dtype and kernels, whatever the pair runs with."""
     from specviz.labs import calibration, shape_choice
 
     monkeypatch.setenv("SPECVIZ_CACHE", str(tmp_path))
     rows = [{"k": 2, "tree_nodes": 0, "tree_width": 4, "tree_lookup": 0, "temperature": 0.0,
              "tokens_per_forward": 1.9, "mean_rows": 3}]
-    table = {"pair": "toy", "proposer": "draft", "dtype": "bfloat16", "prompts": 3, "rows": rows}
+    table = {"pair": "toy", "proposer": "draft", "dtype": "bfloat16", "prompts": 3, "rows": rows,
+             "machine": {"kernels": "stock"}}
     monkeypatch.setattr(shape_choice, "shape_table", lambda name: table if name == "toy" else None)
     costs = dict(pair="toy", proposer="draft", dtype="float32", device="cpu", kernels="onednn-packed", cpu="Test CPU",
                  cpu_flags=(), cpu_bf16=False, torch="x", threads=2, drafter_seconds=0.001, generate_seconds=0.01,
@@ -232,7 +233,9 @@ def test_calibrate_names_the_dtype_its_counts_were_taken_in(tmp_path, monkeypatc
     out = cli("calibrate", "--pair", "toy")
     assert out.returncode == 0, out.stderr
     assert "pair toy in float32" in out.stdout
-    assert "(MAL, the mean accepted length, counted in bfloat16 on 3 held-out prompts)" in out.stdout
+    # the table's kernels too (32nd read): this run's are onednn-packed, the table's counts were taken with stock
+    assert "(MAL, the mean accepted length, counted in bfloat16 with stock kernels on 3 held-out prompts)" \
+        in out.stdout
 
 
 def test_generate_without_a_shape_takes_the_one_predicted_fastest_here(tmp_path, monkeypatch):

@@ -98,6 +98,19 @@ def step_intervals(trace: Trace) -> list[Interval]:
     return bars
 
 
+def untimed_seconds(trace: Trace) -> float:
+    """The part of a run's wall time that no timer counted: `wall_seconds` minus the prefill and the steps (the loop's
+    Python between one step's timers and the next's). Tokens/s divides by the whole wall time, so the race chart
+    draws this remainder at the end of the lane; 0 when the steps fill the run (never negative).
+
+    >>> from specviz.engine.trace import Step, Trace
+    >>> steps = [Step(0, 5, 0, "none", [], [], draft_seconds=0.0, verify_seconds=0.5)]
+    >>> untimed_seconds(Trace("autoregressive", {}, [1, 2], [7], steps, prefill_seconds=1.0, wall_seconds=1.75))
+    0.25
+    """
+    return max(trace.wall_seconds - max(trace.prefill_seconds, 0.0) - trace.decode_seconds, 0.0)
+
+
 def tokens_over_time(trace: Trace) -> tuple[list[float], list[int]]:
     """(times, tokens): the number of output tokens at the start (0, 0), after the prefill, and after every step.
 

@@ -412,3 +412,28 @@ def test_the_lanes_tokens_per_second_help_names_the_round_they_come_from():
     for label in ("Speculative, tokens/s", "Target only, tokens/s"):
         assert re.search(r" Round [12], the one whose speedup \(\S+×\) is closest to the median\.$", helps[label])
     assert "The median of the rounds." in helps["Measured speedup"]
+
+
+def test_every_lane_of_the_race_chart_ends_at_its_runs_wall_time(monkeypatch):
+    """Read 32: the chart's lanes ended where the timed steps did (1.548 s in a replay) while tokens/s divides by the
+    whole run's wall time (1.576 s: the loop between the steps' timers), and the text called the tokens/s above its
+    totals. Each lane now ends at its wall time, the remainder a "between steps" segment and table row."""
+    from specviz.ui.race.figures import lanes_table, race_figure
+
+    monkeypatch.chdir(ROOT)
+    example = _raced_examples()[0]
+    spec, base = load_example(example.name)
+    assert timeline.untimed_seconds(spec) > 0 and timeline.untimed_seconds(base) > 0  # the replay has gaps
+    ends: dict[str, float] = {}
+    for bar in race_figure(spec, base).data:
+        for lane, start, width in zip(bar.y, bar.base, bar.x):
+            ends[lane] = max(ends.get(lane, 0.0), start + width)
+    assert ends == pytest.approx({"speculative": spec.wall_seconds, "target only": base.wall_seconds})
+    table = lanes_table(spec, base)
+    gaps = table[table["step"] == "between steps"]
+    assert list(gaps["lane"]) == ["speculative", "target only"]
+    gap_ms = [number(round(1000 * timeline.untimed_seconds(t), 2), 2) for t in (spec, base)]
+    assert list(gaps["not timed (ms)"]) == gap_ms
+    at = _app()
+    text = " ".join(m.value for m in at.markdown)
+    assert "the numbers above are its totals" not in text and "ends at the wall time its tokens/s" in text

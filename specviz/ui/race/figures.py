@@ -11,16 +11,18 @@ import plotly.graph_objects as go
 
 from specviz.core.i18n import N_, _, ngettext, number
 from specviz.engine.trace import TokenKind, Trace
-from specviz.labs.timeline import Interval, step_intervals, tokens_over_time
+from specviz.labs.timeline import Interval, step_intervals, tokens_over_time, untimed_seconds
 from specviz.ui.common.escaping import escape_text
-from specviz.ui.common.palette import COLORS, LIGHT_GREY, P_COLOR, Q_COLOR
+from specviz.ui.common.palette import COLORS, GREY, LIGHT_GREY, P_COLOR, Q_COLOR
 from specviz.ui.race.tree import CHAIN_LANE, TREE_LANE
 
 # The words below are marked with N_() and translated with _() where they are shown (never at import).
 SPEC_LANE, BASE_LANE = N_("speculative"), N_("target only")
-PHASE_COLORS = {"prefill": LIGHT_GREY, "draft": Q_COLOR, "verify": P_COLOR, "overhead": "#333333"}
+PHASE_COLORS = {"prefill": LIGHT_GREY, "draft": Q_COLOR, "verify": P_COLOR, "overhead": "#333333",
+                "untimed": "#E3E3E3"}  # pale and hatched: the prefill's grey starts a lane, this ends it
 PHASE_NAMES = {"prefill": N_("prefill (read the prompt)"), "draft": N_("draft: propose K tokens"),
-               "verify": N_("target forward pass"), "overhead": N_("overhead: sampling and bookkeeping")}
+               "verify": N_("target forward pass"), "overhead": N_("overhead: sampling and bookkeeping"),
+               "untimed": N_("between steps: not timed")}
 
 
 def _ms(seconds: float) -> str:
@@ -75,6 +77,29 @@ def _lane_bars(fig: go.Figure, lane: str, bars: list[Interval], *, speculative: 
         legend.add(names[phase])
 
 
+def lane_end(trace: Trace) -> float:
+    """Where a lane ends on the chart: its run's wall time, the one its tokens/s divides by (the timed prefill and
+    steps, then what no timer counted), or the timed bars' end if that is later."""
+    return step_intervals(trace)[-1].end + untimed_seconds(trace)
+
+
+def _untimed_bar(fig: go.Figure, lane: str, trace: Trace, legend: set[str]) -> None:
+    """The run's time that no step timed (`untimed_seconds`), as one grey segment after the lane's last step, so the
+    lane ends at the wall time its tokens/s divides by. Nothing when there is none."""
+    gap = untimed_seconds(trace)
+    if gap <= 0:
+        return
+    name = _(PHASE_NAMES["untimed"])
+    hover = _("<b>{lane}</b><br>between steps, not timed: {ms} ms<br>the run took {total} ms", lane=lane,
+              ms=_ms(gap), total=_ms(trace.wall_seconds))
+    fig.add_trace(go.Bar(y=[lane], x=[gap], base=[step_intervals(trace)[-1].end], orientation="h", name=name,
+                         legendgroup=name, showlegend=name not in legend,
+                         marker=dict(color=PHASE_COLORS["untimed"], line=dict(color="white", width=0.6),
+                                     pattern=dict(shape="/", fgcolor=GREY)),
+                         hovertext=[hover], hoverinfo="text"))
+    legend.add(name)
+
+
 def race_figure(spec: Trace, base: Trace, tree: Trace | None = None) -> go.Figure:
     """Two lanes on one time axis: speculative steps (draft + verify) against target-only forwards; with
     `tree`, a third lane between them, where the same proposer drafted trees (the first lane is then the chain)."""
@@ -87,7 +112,10 @@ def race_figure(spec: Trace, base: Trace, tree: Trace | None = None) -> go.Figur
         _lane_bars(fig, _(TREE_LANE), step_intervals(tree), speculative=True, legend=legend, tree=True)
         lanes.insert(1, _(TREE_LANE))
     _lane_bars(fig, base_lane, step_intervals(base), speculative=False, legend=legend)
-    end = max(step_intervals(t)[-1].end for t in (spec, base, tree) if t is not None)
+    named = [(spec_lane, spec), (base_lane, base)] + ([(_(TREE_LANE), tree)] if tree is not None else [])
+    for lane, trace in named:
+        _untimed_bar(fig, lane, trace, legend)
+    end = max(lane_end(t) for t in (spec, base, tree) if t is not None)
     fig.update_layout(
         barmode="overlay", height=300 + 80 * (tree is not None), margin=dict(l=10, r=10, t=10, b=10), bargap=0.35,
         xaxis=dict(title=_("seconds since generation started"), range=[0, end * 1.02]),
@@ -113,15 +141,23 @@ def tokens_figure(spec: Trace, base: Trace, tree: Trace | None = None) -> go.Fig
 
 def lanes_table(spec: Trace, base: Trace, tree: Trace | None = None) -> pd.DataFrame:
     """The race chart's numbers: a row per bar of every lane (the prefill, then each step or forward), with its start,
-    draft, verify and overhead times in milliseconds and the tokens it emitted."""
+    draft, verify and overhead times in milliseconds and the tokens it emitted, then a "between steps" row with the
+    run's time that no step timed (the chart's grey end segment), when there is any."""
     lanes = [(_(CHAIN_LANE if tree is not None else SPEC_LANE), spec), (_(BASE_LANE), base)]
     if tree is not None:
         lanes.insert(1, (_(TREE_LANE), tree))
-    rows = [{_("lane"): lane, _("step"): _("prefill") if bar.index < 0 else str(bar.index + 1),
-             _("starts at (ms)"): _ms(bar.start), _("draft (ms)"): _ms(bar.draft_end - bar.start),
-             _("verify (ms)"): _ms(bar.verify_end - bar.draft_end), _("overhead (ms)"): _ms(bar.end - bar.verify_end),
-             _("tokens emitted"): str(bar.n_emitted)}
-            for lane, trace in lanes for bar in step_intervals(trace)]
+    rows = []
+    for lane, trace in lanes:
+        bars = step_intervals(trace)
+        rows += [{_("lane"): lane, _("step"): _("prefill") if bar.index < 0 else str(bar.index + 1),
+                  _("starts at (ms)"): _ms(bar.start), _("draft (ms)"): _ms(bar.draft_end - bar.start),
+                  _("verify (ms)"): _ms(bar.verify_end - bar.draft_end),
+                  _("overhead (ms)"): _ms(bar.end - bar.verify_end), _("not timed (ms)"): "",
+                  _("tokens emitted"): str(bar.n_emitted)} for bar in bars]
+        if untimed_seconds(trace) > 0:  # the chart's grey end segment: the run's time no step timed
+            rows.append({_("lane"): lane, _("step"): _("between steps"), _("starts at (ms)"): _ms(bars[-1].end),
+                         _("draft (ms)"): "", _("verify (ms)"): "", _("overhead (ms)"): "",
+                         _("not timed (ms)"): _ms(untimed_seconds(trace)), _("tokens emitted"): "0"})
     return pd.DataFrame(rows)
 
 

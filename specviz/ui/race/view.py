@@ -115,8 +115,9 @@ def render_race(rounds: RaceRounds, *, usual_ms: float | None = None, measured_a
 
     st.markdown(_("**Where the time went.** Each speculative step is an orange drafting segment followed by one blue "
                   "target forward that checks all the drafts; the number on it is how many tokens the step emitted. "
-                  "The bottom lane is plain decoding: one blue forward per token. Hover or tap a segment for its "
-                  "numbers; the numbers above are its totals."))
+                  "The bottom lane is plain decoding: one blue forward per token. A hatched grey segment at a "
+                  "lane's end is the run's time that no step's timer counted (the loop between steps), so each lane "
+                  "ends at the wall time its tokens/s above divides by. Hover or tap a segment for its numbers."))
     st.html(swatches_html([(_(PHASE_NAMES[p]), PHASE_COLORS[p]) for p in PHASE_NAMES]))
     charts.show(race_figure(spec, base, tree), key="race_lanes", table=lanes_table(spec, base, tree),
                 name=_("Where the time went: every step of each lane on one time axis"))

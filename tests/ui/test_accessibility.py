@@ -273,3 +273,42 @@ def test_a_grid_of_panels_names_its_tables_first_column_after_the_bottom_rows_ax
     fig.update_xaxes(title_text="seconds since you connected", row=2)
     table = charts.figure_table(fig)
     assert table.columns[0] == "seconds since you connected" and table.iloc[:, 0].tolist() == ["1", "2"]
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_no_chart_table_on_a_page_heads_its_first_column_category(lang):
+    """Read 32: the Exactness and Sandbox token charts had no x-axis title, so figure_table headed their tables'
+    first column "category" ("categoria"), a word no chart shows. Every chart table a page draws at first load names
+    the axis its rows run along; the token charts say "token"."""
+    from specviz.teach.pagemap import PAGE_FILES
+
+    headers: dict[str, list[str]] = {}
+    for page in PAGE_FILES:
+        at = AppTest.from_file(str(ROOT / page), default_timeout=120)
+        at.query_params["lang"] = lang
+        at.run()
+        assert not at.exception, (page, at.exception)
+        headers[page] = [str(t.value.index.name) for t in at.table if t.value.index.name is not None]
+    fallback = {"en": "category", "pt": "categoria"}[lang]
+    assert not {page: h for page, h in headers.items() if fallback in h}, headers
+    for page in ("pages/exactness.py", "pages/sandbox.py"):
+        assert headers[page].count("token") >= 2, (page, headers[page])
+
+
+def test_charts_drawn_only_after_a_run_or_a_push_name_their_tables_first_column():
+    """Read 32, the rest of the check: the recovered/bonus chart of a step (after a run) and the classroom's answer
+    chart (after a push) had no title on the axis their rows run along, so their tables were headed "category"."""
+    from specviz.labs.examples import load_example
+    from specviz.teach.classroom_paced import distribution
+    from specviz.teach.quiz import Question
+    from specviz.ui.classroom.chart import distribution_figure
+    from specviz.ui.common.step_figures import correction_figure
+
+    toy = load_example("toy-draft")[0]
+    step = next(s for s in toy.steps if correction_figure(s) is not None)
+    question = Question("x", "residual", "single", "?", "a", "", "pages/quiz.py", ("a", "b"))
+    answers = distribution(question, ["a", "b", "a"], [])
+    for lang, token, choice in (("en", "token", "choice"), ("pt", "token", "opção")):
+        with using(lang):
+            assert charts.figure_table(correction_figure(step)).columns[0] == token
+            assert charts.figure_table(distribution_figure(answers, 1, reveal=False)).columns[0] == choice

@@ -24,6 +24,7 @@ TEXT = {
     "round_n": N_("Round {n} ({answered} answered)"),
     "right": "✓ {label}",
     "axis": N_("students"),
+    "choices": N_("choice"),
 }
 ROUND_COLORS = (SKY_BLUE, BLUE)
 WRAP, LINES = 46, 4  # characters per label line, lines per label
@@ -61,6 +62,7 @@ def distribution_figure(dist: Distribution, rounds: int, reveal: bool, font_size
         legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 0, "traceorder": "normal"},
         xaxis={"title": {"text": _(TEXT["axis"]), "font": text}, "range": [0, max(1, most) * 1.15],
                "dtick": max(1, round(most / 5)), "fixedrange": True, "tickfont": text},
-        yaxis={"autorange": "reversed", "fixedrange": True, "automargin": True, "tickfont": text},
+        yaxis={"autorange": "reversed", "fixedrange": True, "automargin": True, "tickfont": text,
+               "title": {"text": _(TEXT["choices"]), "font": text}},  # the table's first column: "choice"
         plot_bgcolor="white")
     return fig

@@ -243,5 +243,5 @@ def correction_figure(step: Step) -> go.Figure | None:
     fig.update_layout(**{**_BASE_LAYOUT, "margin": dict(l=10, r=10, t=44 + extra, b=10)}, height=300 + extra,
                       title=dict(text=title, font=dict(size=16)),
                       yaxis=dict(title=_("probability"), rangemode="tozero"), showlegend=False)
-    fig.update_xaxes(tickfont=dict(family="monospace", size=14))
+    fig.update_xaxes(tickfont=dict(family="monospace", size=14), title=_("token"))  # the table's first column
     return fig

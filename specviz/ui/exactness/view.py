@@ -139,7 +139,8 @@ def histogram_figure(result: LabResult, rule_label: str) -> go.Figure:
                              marker=dict(symbol="line-ew", size=26, line=dict(width=3, color=P_COLOR)),
                              hovertemplate="%{x}: p = %{y:.4f}<extra>" + _("exact") + "</extra>"))
     fig.update_layout(barmode="group", height=440, margin=dict(l=10, r=10, t=40, b=10),
-                      yaxis_title=_("frequency"), legend=dict(orientation="h", yanchor="top", y=-0.3, x=0),
+                      xaxis_title=_("token"), yaxis_title=_("frequency"),  # the table's first column: "token"
+                      legend=dict(orientation="h", yanchor="top", y=-0.38, x=0),  # below the axis title
                       title=_("Samples against the exact distribution"))
     fig.update_xaxes(type="category", tickangle=-45 if len(names) > 12 else 0)
     return fig
@@ -202,8 +203,8 @@ def decomposition_figure(labels: list[str], decomposition: exactness.StepDecompo
                              hovertemplate="%{x}: q = %{y:.4f}<extra>" + _("draft") + "</extra>"))
     alpha_text = alpha_text or number(decomposition.alpha, 3)
     fig.update_layout(barmode="stack", height=460, margin=dict(l=10, r=10, t=60, b=10),
-                      yaxis_title=_("probability"),
-                      legend=dict(orientation="h", yanchor="top", y=-0.3, x=0),  # two title lines: a phone shows both
+                      xaxis_title=_("token"), yaxis_title=_("probability"),  # the table's first column: "token"
+                      legend=dict(orientation="h", yanchor="top", y=-0.38, x=0),  # two title lines: a phone shows both
                       title=f"p = min(p, q) + (1 − α)·norm(max(0, p − q))<br>α = {alpha_text}")
     fig.update_xaxes(type="category", tickangle=-45 if len(labels) > 12 else 0)
     return fig

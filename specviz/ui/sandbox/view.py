@@ -101,8 +101,8 @@ def compute(p: list[float] | None, q: list[float] | None, temperature: float) ->
 
 def _bars(title: str) -> go.Figure:
     fig = go.Figure()
-    fig.update_layout(title=title, height=300, margin=dict(l=10, r=10, t=40, b=10), yaxis_title=_(TEXT["probability"]),
-                      legend=dict(orientation="h", y=-0.2))
+    fig.update_layout(title=title, height=300, margin=dict(l=10, r=10, t=40, b=10), xaxis_title=_(TEXT["token"]),
+                      yaxis_title=_(TEXT["probability"]), legend=dict(orientation="h", y=-0.3))  # below the axis title
     return fig
 
 

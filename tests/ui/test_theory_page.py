@@ -633,3 +633,16 @@ def test_the_break_even_charts_table_lists_every_batch_and_where_no_alpha_pays()
     with using("pt"):
         assert "top" not in theory_serving.break_even_table(points).columns
         assert theory_serving.break_even_table(points).iloc[-1].tolist() == ["1.024", "nenhum α compensa"]
+
+
+@pytest.mark.parametrize("lang, says", [("en", "shows 10 of the chart's 101 α columns (α = 0.10, 0.20, "),
+                                        ("pt", "mostra 10 das 101 colunas de α do gráfico (α = 0,10; 0,20; ")])
+def test_the_heatmap_caption_says_how_many_of_its_alpha_columns_the_table_shows(lang, says):
+    """Read 32: the heatmap's table holds 10 of the chart's 101 α columns and did not say so."""
+    table = theory_view.heatmap_table(0.05)
+    assert len(table.columns) - 1 == len(theory_view.TABLE_ALPHAS) == 10 and len(theory_view.ALPHAS) == 101
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.query_params["lang"] = lang
+    at.run()
+    assert not at.exception
+    assert any(says in c.value and f"0 {'a' if lang == 'pt' else 'to'} 16" in c.value for c in at.caption)

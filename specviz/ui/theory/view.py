@@ -11,12 +11,13 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from specviz.core.i18n import N_, _, number
+from specviz.core.i18n import N_, _, list_separator, number
 from specviz.engine import theory
 from specviz.ui.common.palette import BLUE, GREY, ORANGE, REDDISH_PURPLE, VERMILLION
 from specviz.ui.theory.points import K_MAX, MeasuredPoint, TemperatureRow, TracePoint
 
 ALPHAS = np.round(np.linspace(0.0, 1.0, 101), 2)
+TABLE_ALPHAS = [round(a / 10, 1) for a in range(1, 10)] + [0.95]  # the heatmap table's columns: a readable few
 LOG2_LIMIT = 4  # the colour scale runs from 1/16× to 16× (log2 −4..4), so its white middle is exactly 1×
 SPEEDUP_TICKS = {-4: "1/16×", -3: "1/8×", -2: "¼×", -1: "½×", 0: "1×", 1: "2×", 2: "4×", 3: "8×", 4: "16×"}
 # red (slower) through white (1×, no change) to blue (faster), symmetric around the middle
@@ -27,6 +28,8 @@ TEXT = {
                           "white is the same speed (1×); the scale is logarithmic, each tick on its bar a doubling or "
                           "a halving. Left of the dashed line speculation loses time. The orange steps are the best "
                           "K for each α."),
+    "heatmap_table": N_("The table of its numbers shows {shown} of the chart's {total} α columns (α = {alphas}), "
+                        "for every K from 0 to {k_max}; hover the chart for any other α."),
     "heatmap_points": N_("Benchmark runs sit at their own α and K; their c may differ from the slider's (hover to "
                          "see it)."),
     "temperature": N_("**Why the measured α changes between T = 0 and T = 0.7.** α, the average of Σ min(p, q), is "
@@ -52,13 +55,20 @@ TEXT = {
 
 def heatmap_table(c: float) -> pd.DataFrame:
     """The heatmap's numbers, readable without hovering: the expected speedup for K = 0..K_MAX (rows) at α = 0.1, 0.2,
-    ..., 0.9, 0.95 (columns), for this c."""
-    alphas = [round(a / 10, 1) for a in range(1, 10)] + [0.95]
+    ..., 0.9, 0.95 (columns, `TABLE_ALPHAS`: 10 of the chart's 101, as `heatmap_table_note` says), for this c."""
+    alphas = TABLE_ALPHAS
     ks = list(range(K_MAX + 1))
     grid = theory.speedup_grid(np.array(alphas), ks, c)  # (K, α)
     return pd.DataFrame({"K": [str(k) for k in ks],
                          **{f"α = {number(a, 2)}": [number(float(grid[i][j]), 2) + "×" for i in range(len(ks))]
                             for j, a in enumerate(alphas)}})
+
+
+def heatmap_table_note() -> str:
+    """How much of the heatmap its table holds: which of the chart's α columns, for which K (read 32: it showed 10 of
+    101 without saying so)."""
+    return _(TEXT["heatmap_table"], shown=len(TABLE_ALPHAS), total=len(ALPHAS),
+             alphas=list_separator().join(number(a, 2) for a in TABLE_ALPHAS), k_max=K_MAX)
 
 
 def heatmap_figure(c: float, alpha: float, k: int, points: list[MeasuredPoint] = (),

@@ -198,7 +198,9 @@ def _vllm_version(server: Server) -> str:
 
 
 def specviz_batch1(prompts: tuple[Prompt, ...], k: int, max_tokens: int) -> list[dict]:
-    """specviz's own engine on the same prompts at batch 1: n-gram drafts, greedy, target-only as the baseline."""
+    """specviz's own engine on the same prompts at batch 1: n-gram drafts, greedy, target-only as the baseline. Each
+    row records the dtype and the linear kernels it ran with (older files may lack either; `ServingResult` reads
+    them)."""
     from specviz.runs.running import run, run_target_only
     from specviz.runs.runspec import RunSpec
 
@@ -215,6 +217,9 @@ def specviz_batch1(prompts: tuple[Prompt, ...], k: int, max_tokens: int) -> list
                      "acceptance_rate": trace.acceptance_rate, "mean_accepted_length": trace.mean_accepted_length,
                      "mean_accepted_length_drafted_steps": 1 + trace.num_accepted / drafted if drafted else None,
                      "per_position": trace.per_position_acceptance, "dtype": trace.meta.get("dtype"),
+                     # the linear kernels too, as every bench and preset record does (read 32): "onednn-packed" or
+                     # "stock" (`SPECVIZ_KERNELS=stock`) time differently on one CPU
+                     "kernels": (trace.meta.get("machine") or {}).get("kernels"),
                      "same_tokens_as_target_only": trace.output_ids == base.output_ids})
     return rows
 

@@ -142,6 +142,7 @@ def _readable(data: dict) -> bool:
             and all(isinstance(server.get(k, ""), str) for k in ("build", "version", "model", "dtype"))):
         return False
     if not all(isinstance(row, dict) and isinstance(row.get("prompt"), str) and isinstance(row.get("dtype", ""), str)
+               and isinstance(row.get("kernels") or "", str)  # absent from sweeps before read 32: still read
                and all(row.get(k) is None or _number(row[k]) for k in SPECVIZ_FIGURES) for row in rows):
         return False
     for lv in levels:

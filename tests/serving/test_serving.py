@@ -801,3 +801,46 @@ def test_a_too_long_load_prompt_names_its_limit_in_the_readers_number_format():
         plan.check()
     with using("pt"), pytest.raises(ValueError, match=r"8\.000"):
         plan.check()
+
+
+def test_a_sweeps_specviz_rows_record_their_kernels_and_old_files_still_read(monkeypatch, tmp_path):
+    """Read 32: the sweep's `specviz` rows recorded the dtype but not the linear kernels (onednn-packed or stock) they
+    ran with, which every bench and preset record keeps (`machine.kernels`). New rows record them, the page's
+    caption names them, and a file without them (the committed sweep) still reads; a damaged value does not."""
+    import json
+    from dataclasses import replace
+
+    from specviz.runs import running
+    from specviz.runs.runspec import RunSpec
+    from specviz.serving.cli import specviz_batch1
+    from specviz.ui.serving import sweep
+
+    real_run, real_base = running.run, running.run_target_only
+    toy = lambda spec: RunSpec(pair="toy", proposer="draft", prompt=spec.prompt, k=spec.k,  # noqa: E731
+                               max_new_tokens=8)
+    monkeypatch.setattr(running, "run", lambda spec, **kw: real_run(toy(spec), **kw))
+    monkeypatch.setattr(running, "run_target_only", lambda spec, **kw: real_base(toy(spec), **kw))
+    rows = specviz_batch1((Prompt("open", "hello"),), 2, 8)
+    assert rows[0]["kernels"] in ("onednn-packed", "stock") and rows[0]["dtype"] == "float32"
+
+    committed = ROOT / "assets" / "benchmarks" / "serving" / "cpu-smollm2.json"
+    old = ServingResult.load(committed)
+    assert old.specviz and all("kernels" not in row for row in old.specviz)  # the committed file, as it is
+    new = replace(old, specviz=[{**row, "dtype": "float32", "kernels": "stock"} for row in old.specviz])
+    assert ServingResult.load(new.save(tmp_path / "new.json")).specviz[0]["kernels"] == "stock"
+    damaged = json.loads(committed.read_text(encoding="utf-8"))
+    damaged["specviz"][0]["kernels"] = 3
+    (tmp_path / "damaged.json").write_text(json.dumps(damaged), encoding="utf-8")
+    with pytest.raises(ValueError, match="damaged"):
+        ServingResult.load(tmp_path / "damaged.json")
+
+    captions = []
+    monkeypatch.setattr(sweep.st, "caption", lambda text, *a, **k: captions.append(text))
+    monkeypatch.setattr(sweep.st, "markdown", lambda *a, **k: None)
+    monkeypatch.setattr(sweep.st, "dataframe", lambda *a, **k: None)
+    sweep.compare_specviz(new)
+    assert "specviz ran in float32 with eager PyTorch kernels, stock for its linear layers" in captions[-1]
+    with using("pt"):
+        sweep.compare_specviz(new)
+    assert "stock" in captions[-1] and captions[-1] != captions[-2]
+    assert sweep.stock_kernels_note(new) == ""  # the rows say which kernels: no guess from the date

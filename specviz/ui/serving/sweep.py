@@ -161,13 +161,21 @@ def committed_sweep() -> None:
 def stock_kernels_note(result: ServingResult) -> str:
     """Two sentences when the sweep's specviz rows ran PyTorch's stock kernels (a CPU sweep from before specviz packed
     the linear layers for oneDNN, ce0deb7: `report.ran_stock_kernels`, the bench's rule): its command, typed today, times specviz's own
-    engine with the packed ones; "" otherwise (no specviz rows, a sweep that records other kernels, or a GPU's)."""
-    if not result.specviz or not ran_stock_kernels(result.machine or {}):
+    engine with the packed ones; "" otherwise (no specviz rows, a sweep whose machine or rows record their kernels,
+    or a GPU's)."""
+    if not result.specviz or not ran_stock_kernels(result.machine or {}) or _row_kernels(result):
         return ""
     return _("This sweep's specviz rows ran PyTorch's stock kernels, as CPU runs did until 2026-12-03 (ce0deb7); "
              "typed today on a CPU, the command's specviz comparison packs its linear layers for oneDNN, so put "
              "`SPECVIZ_KERNELS=stock` before the command to time the kernels these rows timed. The vLLM rows do not "
              "depend on it.")
+
+
+def _row_kernels(result: ServingResult) -> str | None:
+    """The linear kernels the sweep's specviz rows record ("onednn-packed", "stock"; several joined), or None where
+    they record none (sweeps from before read 32)."""
+    kernels = sorted({row["kernels"] for row in result.specviz if row.get("kernels")})
+    return ", ".join(kernels) or None
 
 
 def verdict(spec: str, prompt: str, break_even: int | None, levels: list[int]) -> str:
@@ -206,8 +214,10 @@ def compare_specviz(result: ServingResult) -> None:
                      _("vLLM speedup"): _cell(result.speedup("ngram", row["prompt"], 1)),
                      _("specviz speedup"): _cell(row.get("speedup"))})
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
-    dtypes = {row.get("dtype") for row in result.specviz}
-    engine = (_("specviz ran in {dtype} with eager PyTorch kernels", dtype=dtypes.pop()) if len(dtypes) == 1
+    dtypes, kernels = {row.get("dtype") for row in result.specviz}, _row_kernels(result)
+    engine = (_("specviz ran in {dtype} with eager PyTorch kernels, {kernels} for its linear layers",
+                dtype=next(iter(dtypes)), kernels=kernels) if len(dtypes) == 1 and None not in dtypes and kernels else
+              _("specviz ran in {dtype} with eager PyTorch kernels", dtype=dtypes.pop()) if len(dtypes) == 1
               and None not in dtypes else
               _("specviz ran with eager PyTorch kernels in a dtype this file does not record (the machine's default: "
                 "bfloat16 where the CPU has bfloat16 instructions, else float32)"))

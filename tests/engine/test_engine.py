@@ -287,7 +287,7 @@ def test_unknown_proposer_and_missing_draft(toy):
         make_proposer(replace(toy, eagle=None), "eagle")
     with pytest.raises(ValueError, match="no trained Medusa heads"):
         make_proposer(replace(toy, medusa=None), "medusa")
-    with pytest.raises(ValueError, match="layers"):
+    with pytest.raises(ValueError, match="1 layer of the target.s 2"):
         make_proposer(toy, "layerskip", layers=2)
 
 
@@ -295,9 +295,26 @@ def test_unknown_proposer_and_missing_draft(toy):
 def test_a_layer_count_that_is_no_whole_number_is_one_sentence(toy, layers):
     """True and 1.5 reached transformers' config, whose StrictDataclassFieldValidationError quoted a field of its
     own; "1" was a TypeError from the range check."""
-    says = f"A layer-skip draft needs 1 to 1 layers of the target's 2 \\(got {layers}\\)"
+    says = f"A layer-skip draft keeps 1 layer of the target's 2, or 0 for the default: .* \\(got {layers}\\)"
     with pytest.raises(ValueError, match=says):
         make_proposer(toy, "layerskip", layers=layers)
+
+
+def test_the_layer_range_is_true_for_every_target_size(toy):
+    """The refusal read "1 to 1 layers" for the two-layer toy and "1 to 0 layers" for a one-layer target, and left
+    out 0 (the default, a quarter of the layers), which --layers accepts."""
+    from specviz.core.i18n import using
+    from specviz.engine.proposers.layerskip import layers_refusal
+
+    with pytest.raises(ValueError) as refused:
+        make_proposer(toy, "layerskip", layers=5)
+    assert "1 to 1" not in str(refused.value) and "1 layer of the target's 2" in str(refused.value)
+    assert "or 0 for the default" in str(refused.value)
+    assert make_proposer(toy, "layerskip", layers=0).layers == 1  # 0: a quarter, at least 1
+    assert "1 to 29 layers of the target's 30, or 0 for the default" in layers_refusal(30, 31)
+    assert layers_refusal(1, 0).startswith("A layer-skip draft needs a target of at least 2 layers; this one has 1")
+    with using("pt_BR"):
+        assert "1 a 29 camadas" in layers_refusal(30, 31) and "1 camada das 2" in layers_refusal(2, 5)
 
 
 def test_layerskip_draft_shares_weights_and_leaves_target_config_alone(toy):

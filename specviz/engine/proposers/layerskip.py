@@ -13,7 +13,7 @@ import copy
 import torch
 from transformers import PreTrainedModel
 
-from specviz.core.i18n import _
+from specviz.core.i18n import _, ngettext
 from specviz.engine.proposers.draft_model import DraftModelProposer
 
 
@@ -21,8 +21,7 @@ def early_exit_model(target: PreTrainedModel, layers: int) -> PreTrainedModel:
     """A model that runs the target's first `layers` decoder layers, sharing every weight with the target."""
     total = target.config.num_hidden_layers
     if isinstance(layers, bool) or not isinstance(layers, int) or not 1 <= layers < total:  # True, 1.5, "1" too
-        raise ValueError(_("A layer-skip draft needs 1 to {most} layers of the target's {total} (got {layers}).",
-                           most=total - 1, total=total, layers=layers))
+        raise ValueError(layers_refusal(total, layers, zero=False))
     config = copy.deepcopy(target.config)
     config.num_hidden_layers = layers
     if getattr(config, "layer_types", None):
@@ -40,6 +39,29 @@ def early_exit_model(target: PreTrainedModel, layers: int) -> PreTrainedModel:
         raise ValueError(_("This model class cannot be split for layer-skip drafting ({name} is not shared).",
                            name=leftovers[0]))
     return draft.eval()
+
+
+def layers_refusal(total: int, layers: object, zero: bool = True) -> str:
+    """The one sentence that refuses `layers` for a target of `total` decoder layers: the range it allows, true for
+    every size (one layer is "1 layer", a target of fewer than 2 layers allows none), and, with `zero`, what 0
+    means where the user's value reaches `from_pair` (the proposer's default, a quarter of the layers).
+
+    >>> layers_refusal(2, 5)
+    "A layer-skip draft keeps 1 layer of the target's 2, or 0 for the default: a quarter of them, at least 1 (got 5)."
+    >>> layers_refusal(1, 0)
+    'A layer-skip draft needs a target of at least 2 layers; this one has 1 (got 0).'
+    """
+    if total < 2:
+        return _("A layer-skip draft needs a target of at least 2 layers; this one has {total} (got {layers}).",
+                 total=total, layers=layers)
+    if zero:
+        return ngettext("A layer-skip draft keeps {n} layer of the target's {total}, or 0 for the default: a quarter "
+                        "of them, at least 1 (got {layers}).",
+                        "A layer-skip draft keeps 1 to {n} layers of the target's {total}, or 0 for the default: "
+                        "a quarter of them, at least 1 (got {layers}).", total - 1, total=total, layers=layers)
+    return ngettext("A layer-skip draft keeps {n} layer of the target's {total} (got {layers}).",
+                    "A layer-skip draft keeps 1 to {n} layers of the target's {total} (got {layers}).",
+                    total - 1, total=total, layers=layers)
 
 
 class LayerSkipProposer(DraftModelProposer):
@@ -72,7 +94,12 @@ def most_layers(pair: str) -> int | None:
 
 
 def from_pair(pair, layers: int | None = None) -> LayerSkipProposer:
-    """The pair's target drafting with its first `layers` layers (None: `default_layers`); registry: "layerskip"."""
+    """The pair's target drafting with its first `layers` layers (None or 0: `default_layers`); registry:
+    "layerskip". A value it cannot keep is refused with `layers_refusal`, which names 0 too."""
+    total = pair.target.config.num_hidden_layers
+    whole = isinstance(layers, int) and not isinstance(layers, bool)  # True, 1.5, "1" are none
+    if total < 2 or layers is not None and not (whole and 0 <= layers < total):
+        raise ValueError(layers_refusal(total, layers))
     return LayerSkipProposer(pair.target, layers or default_layers(pair.target), pair.target.config.vocab_size)
 
 

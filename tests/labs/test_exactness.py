@@ -377,3 +377,15 @@ def test_the_pages_first_sentence_points_to_a_greedy_check_the_shape_it_names_sh
     joined = re.sub(r'"\s*\n\s*"', "", page)  # the source's implicitly concatenated string pieces, joined
     assert "in exact arithmetic" in joined and f"with “{SHAPES['chain']}”" in joined
     assert page.index("st.stop()") < page.index("render_greedy_identity")  # the tree shape never reaches it
+
+
+def test_a_whole_number_above_10_to_the_300_is_refused_for_what_it_is():
+    """It was refused with "p must give a number for each of 2 to N tokens", false for two numbers; the sentence now
+    names the number's size."""
+    from specviz.labs.exactness.sandbox import sandbox_step
+
+    with pytest.raises(ValueError) as refused:
+        sandbox_step([10**301, 1], [1, 1])
+    assert "for each of 2 to" not in str(refused.value)
+    assert str(refused.value) == "p has a whole number above 10^300: give each weight as a number of at most 10^300."
+

@@ -88,8 +88,26 @@ def check_serve_args(args: argparse.Namespace) -> None:
             twice = next((name for i, name in enumerate(names) if name in names[:i]), None)
             if twice is not None:  # each would start the server or send the prompts again, into the same rows
                 raise ValueError(_("{flag} names '{name}' twice: give each once.", flag=flag, name=twice))
+        check_sweep_flags(args)
         sweep_plan(args).check()
         writable_output(args.out)
+
+
+def check_sweep_flags(args: argparse.Namespace) -> None:
+    """The sweep's --levels, --requests and --max-tokens, each refused with its flag and the value given (as the
+    other flags are), before `LoadPlan.check` would refuse the plan in its own words, which name neither."""
+    levels = list(args.levels)
+    bad = next((c for c in levels if c not in LEVELS), None)
+    twice = next((c for i, c in enumerate(levels) if c in levels[:i]), None)
+    if bad is not None or twice is not None:
+        raise ValueError(_("--levels must be among {levels}, each at most once (got {value}).",
+                           levels=", ".join(map(str, LEVELS)), value=" ".join(map(str, levels))))
+    if not 1 <= args.requests <= MAX_REQUESTS:
+        raise ValueError(_("--requests must be a whole number from 1 to {most} (got {value}).", most=MAX_REQUESTS,
+                           value=args.requests))
+    if not 1 <= args.max_tokens <= MAX_TOKENS:
+        raise ValueError(_("--max-tokens must be a whole number from 1 to {most} (got {value}).", most=MAX_TOKENS,
+                           value=args.max_tokens))
 
 
 def sweep_plan(args: argparse.Namespace) -> LoadPlan:

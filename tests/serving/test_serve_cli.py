@@ -152,3 +152,16 @@ def test_a_refused_timeout_is_quoted_whole_in_the_readers_number_format(stand_in
     assert cli.main(["serve", "start", "--timeout", "0.5"]) == 2
     assert capsys.readouterr().err.strip().endswith("de 1 a 7200 (recebido: 0,5).")
     assert stand_in == []
+
+
+@pytest.mark.parametrize(("argv", "says"), [
+    (["--requests", "0"], "--requests must be a whole number from 1 to 64 (got 0)."),
+    (["--requests", "65"], "--requests must be a whole number from 1 to 64 (got 65)."),
+    (["--max-tokens", "100000"], "--max-tokens must be a whole number from 1 to 512 (got 100000)."),
+    (["--levels", "3"], "--levels must be among 1, 2, 4, 8, 16, each at most once (got 3)."),
+    (["--levels", "16", "16"], "--levels must be among 1, 2, 4, 8, 16, each at most once (got 16 16).")])
+def test_a_sweep_refusal_names_its_flag_and_the_value_given(argv, says, stand_in, capsys):
+    """LoadPlan.check's "Requests per level must be a whole number from 1 to 64." named neither the flag nor the
+    value, unlike the CLI's other refusals ("--port must be ... (got 99999).")."""
+    assert cli.main(["serve", "sweep", *argv]) == 2
+    assert capsys.readouterr().err.strip() == f"specviz: {says}"

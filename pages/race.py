@@ -3,7 +3,7 @@ race, one thread's CPU time in the shipped examples)."""
 
 import streamlit as st
 
-from specviz.core.i18n import _
+from specviz.core.i18n import _, ngettext
 from specviz.labs.timeline import RaceRounds
 from specviz.ui.common.frame import route_through_app
 from specviz.ui.common.runs import is_light, start_live_run
@@ -24,7 +24,9 @@ if "race_linked" not in st.session_state:  # opened from a link to a live race: 
     st.session_state["race_linked"] = st.query_params.get("race_source") == "live"
 bad = init_from_url()
 if bad:
-    st.error(_("The link's value for {names} was not usable, so the default is shown instead.", names=", ".join(bad)))
+    st.error(ngettext("The link's value for {names} was not usable, so the default is shown instead.",
+                      "The link's values for {names} were not usable, so the defaults are shown instead.", len(bad),
+                      names=", ".join(bad)))
 
 traces = None
 live = None

@@ -437,3 +437,10 @@ def test_every_lane_of_the_race_chart_ends_at_its_runs_wall_time(monkeypatch):
     at = _app()
     text = " ".join(m.value for m in at.markdown)
     assert "the numbers above are its totals" not in text and "ends at the wall time its tokens/s" in text
+
+def test_two_unusable_link_values_are_named_in_the_plural(monkeypatch):
+    """It read "The link's value for k, seed was not usable, so the default is shown instead." for two names."""
+    monkeypatch.chdir(ROOT)
+    at = _app(race_source="live", race_k="40", race_seed="-3")
+    assert [e.value for e in at.error] == [
+        "The link's values for k, seed were not usable, so the defaults are shown instead."]

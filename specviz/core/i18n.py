@@ -206,6 +206,25 @@ def _unwritable(value: float) -> str:
     return _with_minus(localized(f"{value:.3g}"))
 
 
+def given(value: object) -> str:
+    """A value a user gave, as a refusal quotes it: a number through `number` with every decimal it came with (a
+    whole one grouped, 0.001 not rounded to 0.00), one that needs an exponent (1e-20) with the reader's marks, and
+    anything else (a text, True, None) as Python writes it.
+
+    >>> given(1.5), given(12345), given(0.001), given(2.0), given(-1e-20), given(float("nan")), given("2"), given(True)
+    ('1.5', '12,345', '0.001', '2', '−1e-20', 'NaN', "'2'", 'True')
+    """
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, int) or not math.isfinite(value):
+        return number(value, 0)
+    short = f"{value:g}"
+    text = short if float(short) == value else repr(value)
+    if "e" in text:
+        return _unwritable(value) if float(f"{value:.3g}") == value else _with_minus(localized(text))
+    return number(value, len(text.partition(".")[2]))
+
+
 def list_separator() -> str:
     """Between the bare numbers of a list: "; " in Portuguese, whose decimal comma would make "12,5, 9,1" ambiguous
     (docs/glossary.pt-BR.md), ", " in English.

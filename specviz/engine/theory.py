@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from specviz.core.i18n import N_, _, localized, number
+from specviz.core.i18n import N_, _, given, localized, number
 from specviz.engine.limits import MAX_SEED
 
 # ---- validation -------------------------------------------------------------------------------------------------
@@ -432,7 +432,7 @@ def simulate_tokens_per_step(alpha: float, k: int, n: int, generator: torch.Gene
     alpha, k = _check_alpha(alpha), _check_k(k)
     steps = _real(n)  # a whole float (20000.0) counts, as K's check lets 4.0 through
     if steps is None or not (math.isfinite(steps) and steps.is_integer() and steps >= 1):
-        raise ValueError(_("The number of simulated steps must be a positive whole number (got {n}).", n=n))
+        raise ValueError(_("The number of simulated steps must be a positive whole number (got {n}).", n=given(n)))
     if generator is None and seed is not None:
         if not (isinstance(seed, numbers.Integral) and not isinstance(seed, bool) and 0 <= seed <= MAX_SEED):
             raise ValueError(f"The seed must be a whole number from 0 to {MAX_SEED} (got {seed!r}).")

@@ -50,7 +50,7 @@ from typing import Any
 
 import numpy as np
 
-from specviz.core.i18n import N_, _, number
+from specviz.core.i18n import N_, _, given, number
 from specviz.core.paths import BENCHMARKS_DIR
 from specviz.engine import theory
 from specviz.labs.bench.quoted import machine_text
@@ -152,8 +152,8 @@ HARDWARE: dict[str, Hardware] = {
 def _check(batch: float, n_tokens: float, context: float) -> None:
     if not (batch >= 1 and n_tokens >= 1 and context >= 0 and math.isfinite(batch * n_tokens * context)):
         raise ValueError(_("The batch and the tokens per pass must be 1 or more and the context 0 or more (got batch "
-                           "{batch}, {tokens} tokens, context {context}).", batch=batch, tokens=n_tokens,
-                           context=context))
+                           "{batch}, {tokens} tokens, context {context}).", batch=given(batch), tokens=given(n_tokens),
+                           context=given(context)))
 
 
 def memory_seconds(model: Model, hw: Hardware, batch: float, context: float) -> float:

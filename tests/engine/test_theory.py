@@ -269,3 +269,13 @@ def test_a_fractional_k_is_quoted_with_the_readers_decimal_mark():
         theory.tokens_per_step_distribution(0.5, 2.5)
     with pytest.raises(ValueError, match=r"\(got 2\.5\)\.$"):
         theory.tokens_per_step_distribution(0.5, 2.5)
+
+
+def test_a_refused_step_count_is_quoted_in_the_readers_number_format():
+    """The simulated-steps refusal quoted the raw float (2.5) in Portuguese too."""
+    from specviz.core.i18n import using
+
+    with using("pt"), pytest.raises(ValueError) as refused:
+        theory.simulate_tokens_per_step(0.5, 4, 2.5)
+    assert "2,5)" in str(refused.value)
+    assert "2.5" not in str(refused.value)

@@ -389,3 +389,16 @@ def test_a_whole_number_above_10_to_the_300_is_refused_for_what_it_is():
     assert "for each of 2 to" not in str(refused.value)
     assert str(refused.value) == "p has a whole number above 10^300: give each weight as a number of at most 10^300."
 
+
+def test_a_tree_lab_refusal_quotes_its_number_in_the_readers_format():
+    """one_level_samples quoted the raw float (1.5) in Portuguese too, where specviz writes 1,5."""
+    from specviz.core.i18n import using
+    from specviz.labs.exactness.tree_lab import one_level_samples
+
+    p = torch.tensor([0.5, 0.5])
+    with using("pt"), pytest.raises(ValueError) as wide:
+        one_level_samples(p, p, "tree_top_children", 1.5, 10)
+    with using("pt"), pytest.raises(ValueError) as many:
+        one_level_samples(p, p, "tree_top_children", 2, 2.5)
+    assert "1,5" in str(wide.value) and "2,5" in str(many.value)
+    assert ".5" not in str(wide.value) + str(many.value)

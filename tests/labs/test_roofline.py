@@ -200,3 +200,13 @@ def test_a_damaged_measured_curve_is_no_preset(tmp_path, damage):
     assert roofline.measured_curve(tmp_path) == ({} if "ratio" in damage or damage == {"verify": []} else
                                                   roofline.measured_curve())
     assert "measured" not in roofline.hardware_presets(tmp_path) and roofline.measured_hardware() is not None
+
+
+def test_a_refused_size_is_quoted_in_the_readers_number_format():
+    """_check quoted raw Python floats ("got batch 0.5, 1.5 tokens") in Portuguese too, where specviz writes 0,5."""
+    from specviz.core.i18n import using
+
+    with using("pt"), pytest.raises(ValueError) as refused:
+        roofline.forward_seconds(QWEN_72B, H100, 0.5, 1.5, 12345.5)
+    assert "0,5" in str(refused.value) and "1,5" in str(refused.value) and "12.345,5" in str(refused.value)
+    assert "0.5" not in str(refused.value)

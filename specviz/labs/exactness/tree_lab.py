@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import torch
 
-from specviz.core.i18n import _
+from specviz.core.i18n import _, given
 from specviz.engine.generation import one_torch_thread
 from specviz.engine.tree import ROOT, DraftTree, sample_without_replacement
 from specviz.labs.exactness.experiments import OneStepSamples, target_samples
@@ -47,9 +47,9 @@ def one_level_samples(target_probs: torch.Tensor, draft_probs: torch.Tensor, rul
     """
     entry = tree_rule(rule)
     if isinstance(width, bool) or int(width) != width or width < 1:
-        raise ValueError(_("A tree level needs at least one child (got {width}).", width=width))
+        raise ValueError(_("A tree level needs at least one child (got {width}).", width=given(width)))
     if isinstance(n, bool) or int(n) != n or n < 1:
-        raise ValueError(_("The number of samples must be a positive whole number (got {n}).", n=n))
+        raise ValueError(_("The number of samples must be a positive whole number (got {n}).", n=given(n)))
     p, q = (torch.as_tensor(x, dtype=torch.float32) for x in (target_probs, draft_probs))
     sampled = entry.children == "sampled"
     m = min(int(width), int((q > 0).sum()))

@@ -275,3 +275,12 @@ def test_the_models_page_shows_a_damaged_specviz_jsons_sentence(content, tmp_pat
     monkeypatch.setattr(drafts.shipped_drafts, "__defaults__", (tmp_path,))
     at = AppTest.from_function(page).run()
     assert not at.exception and [e.value for e in at.error] == [str(caught.value)]
+
+def test_the_empty_draft_label_names_what_an_empty_draft_offers(at):
+    """It said "(empty = self-drafting only)", but a pair without a draft also offers n-gram lookup, which drafts
+    from the context, not from the target: the label names both proposers `offered()` gives such a pair."""
+    from specviz.engine.proposers.registry import offered
+
+    assert set(offered()) == {"ngram", "layerskip"}
+    label = at.text_input(key="models_draft").label
+    assert "self-drafting only" not in label and "(empty = layer-skip or n-gram lookup only)" in label

@@ -223,10 +223,10 @@ def hand_form(policy: WebModelPolicy) -> HandPair | None:
     if policy.root:
         target_label = _("Target: a Hugging Face Hub id or a folder inside the allowed models folder")
         draft_label = _("Draft: a Hugging Face Hub id or a folder inside the allowed models folder (empty = "
-                        "self-drafting only)")
+                        "layer-skip or n-gram lookup only)")
     else:
         target_label = _("Target: a Hugging Face Hub id")
-        draft_label = _("Draft: a Hugging Face Hub id (empty = self-drafting only)")
+        draft_label = _("Draft: a Hugging Face Hub id (empty = layer-skip or n-gram lookup only)")
     with st.form("models_hand_form"):
         target = st.text_input(target_label, key="models_target", max_chars=300,
                                placeholder="Qwen/Qwen2.5-1.5B-Instruct")

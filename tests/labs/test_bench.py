@@ -879,3 +879,21 @@ def test_a_threshold_only_bench_of_a_lookup_is_refused_in_one_sentence(capsys):
     text = next(a.help for a in parser._actions if "--policies" in a.option_strings)
     lookups = [name for name in registry.offered(("draft",)) if not make_proposer(pair, name).has_draft_probs]
     assert lookups == ["ngram"] and "threshold runs only proposers with a draft's probabilities: not ngram" in text
+
+
+def test_policy_temperatures_with_only_constant_are_refused_before_any_timing(capsys, monkeypatch):
+    """`bench --policy-temperatures 0.5 --policies constant` timed target-only decoding at T = 0.5 and ran no
+    speculative case there (the plan runs constant K only at --temperatures): now one sentence, exit 2, before
+    the pair is loaded."""
+    from specviz.labs.bench import runner
+    from specviz.models import pairs
+
+    for module in (runner, pairs):  # the CLI imports load_pair from specviz.models.pairs when it runs
+        monkeypatch.setattr(module, "load_pair", lambda *a, **k: pytest.fail("the pair was loaded"))
+    assert main(["bench", "--pair", "toy", "--proposers", "ngram", "--temperatures", "0", "--policy-temperatures",
+                 "0.5", "--policies", "constant"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and err.startswith("specviz: --policy-temperatures")
+    assert err.endswith("in --temperatures instead.")
+    assert "--policies has only constant, so at T = 0.5 it would time target-only decoding alone" in err
+    BenchConfig(temperatures=[0], policy_temperatures=[0.5], policies=["constant", "heuristic"]).check()

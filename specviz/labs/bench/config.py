@@ -140,6 +140,12 @@ class BenchConfig:
         for name in self.policies:
             if name not in POLICIES:
                 raise ValueError(f"Unknown draft-length policy '{name}': choose one of {', '.join(POLICIES)}.")
+        alone = [t for t in self.policy_temperatures or [] if t not in self.temperatures]
+        if alone and set(self.policies) <= {"constant"}:  # the plan runs constant K only at --temperatures
+            shown = " ".join(f"{t:g}" for t in alone)
+            raise ValueError(f"--policy-temperatures runs only the policies other than constant, and --policies has "
+                             f"only constant, so at T = {shown} it would time target-only decoding alone: add a policy "
+                             "(e.g. heuristic) or give that temperature in --temperatures instead.")
         lo, hi = MAX_NEW_TOKENS_RANGE
         if not _whole(self.max_new_tokens, lo, hi):
             raise ValueError(f"--max-new-tokens must be a whole number from {lo} to {hi} (got {self.max_new_tokens}).")

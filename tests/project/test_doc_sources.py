@@ -408,3 +408,23 @@ def test_the_screenshot_scripts_name_the_docs_that_show_their_files():
         assert names and "README's" not in text and all(doc in " ".join(text.split()) for doc in docs[::2])
         for name in names:
             assert f"screenshots/{name}" in shown(*docs), f"{script} writes {name}, which no doc it names shows"
+
+
+def test_drafts_md_step_2600_benchmark_rows_quote_the_shapes_they_ran():
+    """The step-2,600 drafter's benchmark rows (2026-12-02, 74d6827 and 06d6ec9) came from `targets_bench` when it ran
+    the recommended tree without a lookup branch and the chain of 4; typed today the script runs the calibrated
+    shapes and the tree with a lookup branch of 8 (33rd read), so drafts.md quotes the bench command the rows ran,
+    and that command parses today to no lookup branch."""
+    import argparse
+
+    from specviz.labs.bench.cli import add_bench_arguments, config_from_args
+
+    text = " ".join((DOCS / "drafts.md").read_text(encoding="utf-8").split())
+    spans = [span for span in text.split("`") if span.startswith("python -m specviz bench") and "--tree-nodes 0 16 "
+             in span and "--tree-lookup" not in span and "--dtype bfloat16" in span]
+    assert len(spans) == 1
+    assert "typed today it runs other shapes" in text
+    parser = argparse.ArgumentParser()
+    add_bench_arguments(parser)
+    config = config_from_args(parser.parse_args(spans[0].split()[4:]))
+    assert (config.ks, config.tree_nodes, config.tree_widths, config.tree_lookup) == ([4], [0, 16], [4], 0)

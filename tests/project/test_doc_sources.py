@@ -428,3 +428,12 @@ def test_drafts_md_step_2600_benchmark_rows_quote_the_shapes_they_ran():
     add_bench_arguments(parser)
     config = config_from_args(parser.parse_args(spans[0].split()[4:]))
     assert (config.ks, config.tree_nodes, config.tree_widths, config.tree_lookup) == ([4], [0, 16], [4], 0)
+
+
+def test_drafts_md_gives_no_sourceless_duration_for_a_16_prompt_benchmark():
+    """drafts.md said a 16-prompt `targets_bench` takes "about 25 minutes a run", written (03020ef) before any such
+    run; the one timed later (1b2f768's body: 07:33-07:50 UTC) names no machine, so no duration is quoted (33rd
+    read)."""
+    text = " ".join((DOCS / "drafts.md").read_text(encoding="utf-8").split())
+    assert "prompts (16 or more) would settle it" in text
+    assert "25 minutes" not in text

@@ -192,8 +192,10 @@ LESSONS: tuple[Lesson, ...] = (
     Lesson(8, "proposers", N_("Who proposes: draft models, lookup, layer skip"),
            N_("Compare three ways to propose drafts and say where each wins."),
            N_("Anything that guesses tokens can propose them. A separate small **draft model** is the classic choice; "
-           "it must use the target's **tokenizer** (what cuts text into tokens: the same vocabulary), and it is "
-           "often **distilled**: trained to imitate the target. **Prompt lookup** (**n-gram** lookup) finds the "
+           "it must use the target's **tokenizer** (what cuts text into tokens: the same vocabulary), so that p and q "
+           "score the same tokens, unless a translation layer re-cuts its guesses into the target's tokens (as "
+           "Hugging Face's universal assisted generation does), and it is often **distilled**: trained to imitate "
+           "the target. **Prompt lookup** (**n-gram** lookup) finds the "
            "last few tokens (an n-gram) earlier in the text and proposes what followed them: no model at all, and strong when the "
            "output copies its input. It is **deterministic**: its guess has q(x) = 1.\n\n"
            "Inside, the network is a stack of **layers**: each token enters as a vector, its **embedding**, and each "
@@ -254,7 +256,8 @@ LESSONS: tuple[Lesson, ...] = (
     Lesson(11, "in-production", N_("Running it for real"),
            N_("Plan a rollout: choose a draft for a target, measure on real traffic, watch acceptance and latency, and "
               "know when to turn speculation down."),
-           N_("**Choosing the pair.** The draft must share the target's tokenizer and cost far less than it: a small "
+           N_("**Choosing the pair.** The draft must share the target's tokenizer (or go through a translation layer "
+           "that re-cuts its guesses into the target's tokens) and cost far less than it: a small "
            "sibling from the same family (c ≈ 0.1 for a 7B draft of a 70B target, less for a smaller one), a feature "
            "drafter that reads the target's hidden states (EAGLE: EAGLE-1's drafter, which EAGLE-2 reuses, was trained "
            "over a fixed dataset, EAGLE-3's on answers the target wrote itself, as specviz's own was), the model's "

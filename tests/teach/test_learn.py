@@ -263,3 +263,19 @@ def test_lesson_11_does_not_say_every_eagle_drafter_trained_over_a_fixed_dataset
                      text)
     readme = (ROOT / "assets/models/smollm2-eagle/README.md").read_text(encoding="utf-8")
     assert "EAGLE-3" in readme and "The target answered every prompt itself" in readme
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_lessons_8_and_11_do_not_make_a_shared_tokenizer_absolute(lang):
+    """Read 33: "it must use the target's tokenizer" (lessons 8 and 11) is the classic rule's need, p and q over the same
+    tokens, not a law: a translation layer can re-cut a draft's guesses into the target's tokens (Hugging Face's
+    universal assisted generation, transformers PR #33383), as the Proposers page's draft-model card already says
+    ("or a translation layer")."""
+    from specviz.core.i18n import using
+    from specviz.ui.proposers.view import PROPOSERS
+
+    with using(lang):
+        texts = [" ".join(BY_NUMBER[n].shown_text().split()) for n in (8, 11)]
+    for text in texts:
+        assert re.search(r"translation layer|camada de tradução", text), text[:80]
+    assert "(or a translation layer)" in next(p.needs for p in PROPOSERS if p.key == "draft")

@@ -20,8 +20,8 @@ PAGE_TITLES = {path: title for pages in PAGES.values() for path, title, _icon in
 TEXT = {  # English messages, translated with `_()` where they are shown
     "title": N_("Guided path"),
     "intro": N_("{total} short lessons, from why decoding is slow to running it for real. Each has one thing to try "
-             "and two to four questions; every term is explained before it is used. A lesson is mastered when all "
-             "its questions are answered right. Your place is kept in the address bar, so a reload or a bookmark "
+             "and two to four questions; every term in the lessons' texts and questions is explained before it is "
+             "used. A lesson is mastered when all its questions are answered right. Your place is kept in the address bar, so a reload or a bookmark "
              "brings you back here."),
     "mastered_mark": N_("{number} ✓"),
     "tried_mark": N_("{number} ◐"),

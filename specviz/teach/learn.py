@@ -61,7 +61,8 @@ class Lesson:
         return _(self.objective)
 
     def shown_text(self) -> str:
-        """The text in the reader's language, its measured figures ({fp32}, ...) filled from the benchmarks."""
+        """The text in the reader's language, its figures filled by `measured_figures` ({fp32}, ... read from the
+        benchmarks; lesson 7's {article_low}, ... computed from the formula)."""
         return _(self.text, **measured_figures()) if "{" in self.text else _(self.text)
 
     def shown_section(self) -> str:

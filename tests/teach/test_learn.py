@@ -267,8 +267,8 @@ def test_lesson_11_does_not_say_every_eagle_drafter_trained_over_a_fixed_dataset
 
 @pytest.mark.parametrize("lang", ["en", "pt"])
 def test_lessons_8_and_11_do_not_make_a_shared_tokenizer_absolute(lang):
-    """Read 33: "it must use the target's tokenizer" (lessons 8 and 11) is the classic rule's need, p and q over the same
-    tokens, not a law: a translation layer can re-cut a draft's guesses into the target's tokens (Hugging Face's
+    """Read 33: "it must use the target's tokenizer" (lessons 8 and 11) is the classic rule's need, p and q over the
+    same tokens, not a law: a translation layer can re-cut a draft's guesses into the target's tokens (Hugging Face's
     universal assisted generation, transformers PR #33383), as the Proposers page's draft-model card already says
     ("or a translation layer")."""
     from specviz.core.i18n import using

@@ -518,3 +518,17 @@ def test_a_lesson_retry_does_not_ask_a_sibling_the_graded_ticket_retake_showed(f
     shown = {q.id for q in retake}
     assert any(q.concept == second.concept for q in retake)  # the retake did show a sibling on this concept
     assert asked.id not in shown, (asked.id, sorted(shown))
+
+
+@pytest.mark.parametrize("lang", ["en", "pt_BR"])
+def test_lesson_11_sweep_caption_says_the_throughput_column_is_the_load_generators(lang):
+    """Read 33: the caption called the whole table "What vLLM's own counters said", but its throughput column is the
+    load generator's clock (LevelResult.throughput: completion tokens over the level's wall time), not a counter."""
+    from specviz.core.i18n import _, using
+    from specviz.serving.load import LevelResult
+    from specviz.ui.learn.runs import TEXT
+
+    assert "wall time" in LevelResult.throughput.__doc__
+    with using(lang):
+        caption = _(TEXT["sweep_caption"])
+    assert re.search(r"a load generator timed \(throughput\)|um gerador de carga cronometrou \(vazão\)", caption)

@@ -191,6 +191,19 @@ def test_definitions_panel_uses_the_bench_labels():
     assert "Spec-Bench" in " ".join(table["what it means"]) and "gpt-fast" in " ".join(table["what it means"])
 
 
+def test_definitions_intro_says_the_csv_heads_its_columns_with_keys_not_labels():
+    """The intro once said the bench's JSON, CSV and markdown "use the same labels": results.csv heads its columns
+    with keys (mat_with_bonus), and no label appears in a committed CSV's header."""
+    import inspect
+
+    source = inspect.getsource(view.render_definitions)
+    assert "JSON, CSV and" not in source and "results.csv heads its columns with short keys" in source
+    assert "mat_with_bonus" in source and bench.DEFINITIONS["mat_with_bonus"][0].startswith("mean accepted length")
+    header = (ROOT / "assets/benchmarks/default-cpu-f32-packed/results.csv").read_text().splitlines()[0].split(",")
+    assert header == bench.CASE_COLUMNS and "mat_with_bonus" in header
+    assert not {label for label, _ in bench.DEFINITIONS.values()} & set(header)
+
+
 def test_the_policy_table_names_the_winner_of_each_comparison(tiny):
     table = tables.policy_table(tiny, 0.0)
     comparisons = tiny.policy_comparisons(0.0)

@@ -6,8 +6,8 @@
 
 Speedups pool as ratios of total tokens over total seconds (not as a mean of ratios), so a long prompt weighs
 what its time weighs. `DEFINITIONS` reconciles the metrics people quote (the mean accepted length, Spec-Bench's
-#MAT, with or without the bonus token, acceptance rate vs α, ...); its keys name the columns of a summary row, and the same labels head the JSON, the
-CSV, the markdown and the app.
+#MAT, with or without the bonus token, acceptance rate vs α, ...); its keys name the columns of a summary row (and
+of results.csv, which has no labels), and its labels head the JSON's definitions, the markdown and the app.
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ from collections import defaultdict
 from specviz.core.i18n import N_
 from specviz.engine.theory import expected_speedup, speedup_with_verify_cost
 
-# The metrics people quote, reconciled. The same keys label the JSON, the CSV, the markdown and the app.
+# The metrics people quote, reconciled: keys for the JSON and the CSV, labels for the JSON's definitions, the markdown
+# and the app.
 DEFINITIONS: dict[str, tuple[str, str]] = {  # marked with N_(): the files stay English, the app shows _(label)
     "acceptance_rate": (
         N_("acceptance rate (accepted / drafted)"),

@@ -41,7 +41,8 @@ METHODS = {"specviz target-only": N_("specviz target-only"), "transformers gener
 
 
 def label(key: str) -> str:
-    """The shared label of a metric (the same words as the bench's JSON, CSV and markdown), in the reader's language."""
+    """The shared label of a metric (the same words as the bench's JSON definitions and markdown), in the reader's
+    language."""
     return _(DEFINITIONS[key][0])
 
 
@@ -102,6 +103,7 @@ def definitions_table() -> pd.DataFrame:
 
 def render_definitions() -> None:
     st.markdown(_(
-        "People quote different numbers for the same run. Here is what each label means; the bench's JSON, CSV and "
-        "markdown use the same labels. **p = target, q = draft, K = drafted tokens per step.**"))
+        "People quote different numbers for the same run. Here is what each label means; the bench's results.json "
+        "and results.md define them in the same words, while results.csv heads its columns with short keys (such as "
+        "mat_with_bonus for the mean accepted length). **p = target, q = draft, K = drafted tokens per step.**"))
     st.dataframe(definitions_table(), hide_index=True, width="stretch")

@@ -161,6 +161,7 @@ def test_a_pair_by_hand_loads_and_is_stored_for_the_playground(at, folders):
     # the default dtype is this CPU's: bfloat16 where it has bf16 instructions, float32 elsewhere
     expected = dtype_name(pick_dtype(torch.device("cpu"), None, detect_machine()))
     assert "a separate draft model" in shown and f"both on cpu, {expected}" in shown
+    assert "(a KV cache of 2,048 tokens included)" in shown  # grouped as the reader's language groups a count
     progress = at.status[0].markdown[0].value.replace("\\", "").split("  \n")
     assert progress[0] == "Reading the config and tokenizer of target..." and progress[-1].startswith("Loading target")
     assert models_view.loaded_pair(at.session_state[state.CUSTOM_PAIR_KEY]).draft is not None  # for the Playground
@@ -284,3 +285,14 @@ def test_the_empty_draft_label_names_what_an_empty_draft_offers(at):
     assert set(offered()) == {"ngram", "layerskip"}
     label = at.text_input(key="models_draft").label
     assert "self-drafting only" not in label and "(empty = layer-skip or n-gram lookup only)" in label
+
+def test_the_kv_cache_context_is_written_in_the_readers_format(monkeypatch):
+    """The memory caption wrote "a KV cache of 2048 tokens" in both languages: Portuguese groups it as 2.048."""
+    monkeypatch.setattr(models_view, "current_machine", lambda: Machine(ram_available_bytes=16 * 10**9))
+    monkeypatch.chdir(ROOT)
+    for lang, shown in (("en", "KV cache of 2,048 tokens"), ("pt", "cache KV de 2.048 tokens")):
+        app = AppTest.from_file(str(ROOT / "pages" / "models.py"), default_timeout=60)
+        app.query_params["lang"] = lang
+        app.run()
+        captions = " ".join(c.value for c in app.caption)
+        assert not app.exception and shown in captions and "2048" not in captions

@@ -97,7 +97,7 @@ def catalog_table(entries: dict[str, CatalogEntry]) -> None:
                  "the fit check below counts weights only; loading a pair by hand reads the models' configs and adds a "
                  "KV cache of {context} tokens. Gated "
                  "repositories need you to accept the licence on the model's Hub page and `hf auth login`.",
-                 context=DEFAULT_CONTEXT))
+                 context=number(DEFAULT_CONTEXT, 0)))
     if "default" in entries:  # the offline target is the wheel's quantized GGUF (specviz.models.pairs), not the Hub's
         st.caption(_(DEFAULT_TARGET_NOTE))
 
@@ -349,7 +349,7 @@ def show_loaded(pair: Pair) -> None:
     lines = [line]
     if info is not None:
         lines.append(_("{estimate} (a KV cache of {context} tokens included); {placement}, {dtype}.",
-                       estimate=escape_markdown(info.estimate.sentence()), context=info.estimate.context,
+                       estimate=escape_markdown(info.estimate.sentence()), context=number(info.estimate.context, 0),
                        placement=escape_markdown(info.placement), dtype=escape_markdown(info.dtype)))
     st.success("  \n".join(lines))
     st.info(_("The pair is stored for this session: open the **Playground** to generate with it."))

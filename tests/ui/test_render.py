@@ -231,6 +231,28 @@ def test_a_huge_cache_jump_is_drawn_as_a_count_not_as_cells(toy):
     assert len(html) < 20_000 and "×100,000" in html and "100,000 slots written and kept" in html
 
 
+def test_a_long_contexts_cache_counts_are_grouped_in_the_readers_format(toy):
+    """A trace of a long prompt holds over a thousand cached tokens: the cache row wrote "1234 → 1236" in both
+    languages; counts are grouped as the reader's language groups them (1,234; 1.234 in Portuguese)."""
+    from specviz.core.i18n import set_language
+
+    step = next(s for s in toy.steps if s.n_drafted > s.n_accepted)
+    shift = 1200 - step.target_cache_before
+    long = dataclasses.replace(step, target_cache_before=step.target_cache_before + shift,
+                               target_cache_after=step.target_cache_after + shift)
+    before, after = long.target_cache_before, long.target_cache_after
+    try:
+        for lang, sep in (("en", ","), ("pt", ".")):
+            set_language(lang)
+            html = kv_cache_html(long)
+            grouped = [f"{n // 1000}{sep}{n % 1000:03d}" for n in (before, after)]
+            assert f"{grouped[0]} → {grouped[1]}" in re.sub(r"<[^>]+>", "", html)  # the row's summary
+            assert html.count(grouped[0]) == 2  # the summary and the cached-before cell's tooltip
+            assert str(before) not in html and str(after) not in html
+    finally:
+        set_language("en")
+
+
 @pytest.mark.slow  # over 0.7 s: make test runs it, make check stays under a minute
 def test_the_verdict_figure_stays_fast_with_many_drafts(toy):
     """Glyphs go in with one layout call: 2,000 drafts (far past any real step) still draw at once."""

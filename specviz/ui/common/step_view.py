@@ -131,13 +131,14 @@ MAX_CELLS = 40  # slots drawn one by one; a longer run is drawn as one cell with
 
 
 def _cache_row(name: str, before: int, peak: int | None, after: int) -> str:
-    cells = [_cell(_("{n} cached before the step", n=before))] if before else []
+    cells = [_cell(_("{n} cached before the step", n=number(before, 0)))] if before else []
     kept, rolled = after - before, (peak - after if peak is not None and peak > after else 0)
     cells += _cells(max(kept, 0), "kept", TokenKind.ACCEPTED)
     cells += _cells(rolled, "rolled_back_after_writing", TokenKind.REJECTED)
     cells += _cells(max(-kept, 0), "rolled_back", TokenKind.REJECTED)
-    summary = (_("{before} → {after} (peak {peak})", before=before, after=after, peak=peak)
-               if peak is not None and peak > after else f"{before} → {after}")
+    shown = {"before": number(before, 0), "after": number(after, 0)}  # 1,234 (1.234 in Portuguese), as counts are
+    summary = (_("{before} → {after} (peak {peak})", peak=number(peak, 0), **shown)
+               if peak is not None and peak > after else "{before} → {after}".format(**shown))
     # the name's box grows with it: "Rascunho" (pt) at 600 weight is wider than 60 px and ran into the numbers
     return (f'<div style="margin:3px 0"><span style="display:inline-block;min-width:60px;padding-right:0.4em;'
             f'font-weight:600">'

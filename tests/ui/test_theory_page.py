@@ -332,6 +332,27 @@ def test_serving_figures_shade_where_speculation_pays():
     assert list(line.y) == sorted(line.y) and line.fill == "tonexty"
 
 
+def test_batch_sizes_are_written_as_the_slider_writes_them():
+    """The batch slider writes 1,024 (1.024 in Portuguese), but "pays at every batch up to 1024", the metrics'
+    "B = ..." and the batch axis wrote the bare number: Portuguese groups a count as 1.024."""
+    from specviz.ui.theory import serving as theory_serving
+
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    at.query_params["lang"] = "pt"
+    at.run()
+    with using("pt"):  # AppTest formats a menu's options in this process: the page's language
+        at.selectbox(key="theory_hw").set_value("l4").run()
+        at.selectbox(key="theory_pair").set_value("smollm2-ngram").run()  # pays at every batch the explorer shows
+        at.select_slider(key="theory_batch").set_value(1024).run()
+    assert not at.exception
+    said = " ".join(s.value for s in at.success)
+    assert "até 1.024" in said and "1024" not in said
+    assert any(m.label.endswith("B = 1.024") for m in at.metric)
+    with using("pt"):
+        axis = theory_serving._batch_axis(theory_serving.BATCHES)
+    assert axis["ticktext"][-1] == "1.024" and axis["tickvals"][-1] == 1024
+
+
 @pytest.mark.parametrize("hw_key, context, said", [
     ("h100", 512, "never turns compute-bound"),  # the 512-token caches grow as fast as the compute
     ("a100", 128, "turns compute-bound near a batch of 47"),  # it does turn, yet v stays low enough to pay

@@ -107,14 +107,14 @@ def speedup_vs_batch_figure(points: list[BatchPoint], batch: int, even_batch: in
         right_half = (math.log10(even_batch) - math.log10(xs[0])) / span > 0.5  # then the words go left of the line,
         notes.append(dict(x=math.log10(even_batch), y=1, xref="x", yref="paper",  # inside the plot on a phone too
                           xanchor="right" if right_half else "left", yanchor="top", showarrow=False,
-                          text=_("predicted break-even: batch {batch}", batch=even_batch),
+                          text=_("predicted break-even: batch {batch}", batch=number(even_batch, 0)),
                           font=dict(color=VERMILLION)))
     chosen = next(p for p in points if p.batch == batch)
     fig = go.Figure([go.Scatter(x=xs, y=ys, mode="lines", line=dict(color=BLUE, width=2.5),
                                 name=_("predicted speedup (roofline)"),
                                 hovertemplate=_("batch %{x}: %{y:.2f}×") + "<extra></extra>"),
                      go.Scatter(x=[batch], y=[chosen.speedup], mode="markers",
-                                name=_("your batch ({batch})", batch=batch),
+                                name=_("your batch ({batch})", batch=number(batch, 0)),
                                 marker=dict(size=13, color="black", symbol="x"))])
     fig.update_layout(xaxis_title=_("batch size B (sequences per forward)"), yaxis_title=_("expected speedup ×"),
                       height=360, margin=dict(l=10, r=10, t=30, b=10), showlegend=False, shapes=shapes,
@@ -152,7 +152,7 @@ def break_even_figure(points: list[BatchPoint], alpha: float, batch: int) -> go.
     here = next(p for p in points if p.batch == batch)
     if math.isfinite(here.break_even_alpha):
         fig.add_trace(go.Scatter(x=[batch], y=[here.break_even_alpha], mode="markers",
-                                 name=_("batch {batch}", batch=batch),
+                                 name=_("batch {batch}", batch=number(batch, 0)),
                                  marker=dict(size=13, color=ORANGE, symbol="diamond", line=dict(width=1,
                                                                                                 color="black")),
                                  hovertemplate=_("batch %{x}: break-even α = %{y:.3f}") + "<extra></extra>"))
@@ -176,7 +176,7 @@ def _batch_axis(batches: list[int]) -> dict:
     """A log axis over the batches computed (a little margin, so markers at the ends show whole), ticked at the
     powers of two."""
     return dict(type="log", range=[math.log10(batches[0]) - 0.06, math.log10(batches[-1]) + 0.06], tickvals=BATCHES,
-                ticktext=[str(b) for b in BATCHES])
+                ticktext=[number(b, 0) for b in BATCHES])  # 1,024 (1.024 in Portuguese), as the slider
 
 
 # ---- the section --------------------------------------------------------------------------------------------------
@@ -218,25 +218,26 @@ def render(alpha: float, k: int) -> None:
     here = next(p for p in points if p.batch == batch)
     even = roofline.break_even_batch(alpha, k, pair, hw, context)
     m1, m2, m3, m4 = st.columns(4)
-    m1.metric(_("Verify cost v at B = {batch}", batch=batch), number(here.verify_cost),
+    m1.metric(_("Verify cost v at B = {batch}", batch=number(batch, 0)), number(here.verify_cost),
               help=_("One target forward over K + 1 = {n} tokens per sequence, in one-token forwards: 1 while that "
                      "pass is memory-bound, then climbing toward K + 1, which it reaches only once a one-token pass "
                      "is compute-bound too.", n=k + 1))
     m2.metric(_("Draft cost c"), number(here.draft_cost, 3),
               help=_("One draft forward over one target forward, same batch."))
-    m3.metric(_("Expected speedup at B = {batch}", batch=batch), times(here.speedup))
-    m4.metric(_("Break-even α at B = {batch}", batch=batch), _("never") if math.isnan(here.break_even_alpha)
+    m3.metric(_("Expected speedup at B = {batch}", batch=number(batch, 0)), times(here.speedup))
+    m4.metric(_("Break-even α at B = {batch}", batch=number(batch, 0)), _("never") if math.isnan(here.break_even_alpha)
               else number(here.break_even_alpha, 3), help=_("Above this α speculation pays at this batch size."))
     ridge, ridge_one = (roofline.ridge_batch(pair.target, hw, n, context) for n in (k + 1, 1))
     if even is None:
-        st.success(_(TEXT["pays_always"], alpha=number(alpha), k=k, batch=roofline.MAX_BATCH,
+        st.success(_(TEXT["pays_always"], alpha=number(alpha), k=k, batch=number(roofline.MAX_BATCH, 0),
                      reason=_always_reason(points, ridge, context)))
     elif even == 0:
         st.warning(_(TEXT["pays_never"], alpha=number(alpha), k=k))
     else:
-        st.info(_(TEXT["pays_up_to"], alpha=number(alpha), k=k, batch=even))
+        st.info(_(TEXT["pays_up_to"], alpha=number(alpha), k=k, batch=number(even, 0)))
     if math.isfinite(ridge) and math.isfinite(ridge_one):  # long contexts keep the pass memory-bound: no ridge
-        st.caption(_(TEXT["ridge"], n=k + 1, ridge=number(math.ceil(ridge), 0), ridge_one=number(math.ceil(ridge_one), 0)))
+        st.caption(_(TEXT["ridge"], n=k + 1, ridge=number(math.ceil(ridge), 0),
+                     ridge_one=number(math.ceil(ridge_one), 0)))
     left, right = st.columns(2)
     fig, measured = serving_roofline.on_chart(speedup_vs_batch_figure(points, batch, even), pair_key, hw,
                                             serving_roofline.committed())

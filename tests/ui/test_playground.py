@@ -403,6 +403,40 @@ def test_an_uploaded_trace_renders_with_model_text_escaped():
     assert not any(re.search(r"(?<!\\)<img", o.content) for o in options)
 
 
+def long_trace_json(steps: int = 1200) -> bytes:
+    """The toy example's steps repeated past `steps`: a trace as long as a CLI run of 2,048 tokens can be."""
+    import copy
+    import json
+
+    trace, _ = load_example("toy-draft")
+    data = json.loads(trace.to_json())
+    reps = steps // len(data["steps"]) + 1
+    data["steps"] = [dict(copy.deepcopy(s), index=i * len(data["steps"]) + j)
+                     for i in range(reps) for j, s in enumerate(data["steps"])]
+    data["output_ids"] = data["output_ids"] * reps
+    return json.dumps(data).encode()
+
+
+def test_a_long_traces_step_and_token_counts_are_grouped_in_the_readers_format():
+    """The step counter and the end's "Done: ... tokens from ... target forward passes" wrote bare numbers, so a
+    trace past 999 steps read "Passo 1212 de 1212": Portuguese groups counts as 1.212."""
+    from specviz.core.i18n import using
+
+    at = page(lang="pt")
+    with using("pt"):  # AppTest formats the radio's options in this process: the page's language
+        at.radio(key="playground_source").set_value("upload").run()
+        at.file_uploader(key="playground_upload").set_value(("long.json", long_trace_json(), "application/json"))
+        at.run()
+        at.button(key="playground_end").click().run()
+    no_problems(at)
+    steps = 1212  # 12 steps of the toy example, 101 times
+    shown = f"{steps // 1000}.{steps % 1000:03d}"
+    assert any(f"Passo {shown} de {shown}" in m.value for m in at.markdown)
+    done = " ".join(s.value for s in at.success)
+    assert f"de {shown} passagens" in done or f"{shown} passagens" in done, done
+    assert str(steps) not in done
+
+
 def test_a_bad_upload_is_one_sentence():
     at = page()
     at.radio(key="playground_source").set_value("upload").run()

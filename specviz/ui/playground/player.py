@@ -138,7 +138,7 @@ def render_player(view: TraceView, trace_id: str, on_position=None) -> None:
         _controls(trace, trace_id, pos)
         done = bool(n) and pos >= n  # the end, where a new run lands: the plain text beside how each token was made
         if done:
-            st.success(_(TEXT["done"], tokens=trace.num_tokens, steps=n,
+            st.success(_(TEXT["done"], tokens=number(trace.num_tokens, 0), steps=number(n, 0),
                          stop=_(STOPS.get(trace.stop_reason, STOPS[StopReason.MAX_NEW_TOKENS]))))
             plain, chips = st.columns(2, gap="medium")
             plain.markdown(_(TEXT["answer"]))
@@ -185,7 +185,7 @@ def _controls(trace: Trace, trace_id: str, pos: int) -> None:
     row.button(_("Run to end"), key="playground_end", icon=":material/last_page:", on_click=_go, args=(n, n),
                disabled=pos >= n)
     counter, slider = st.columns([1, 4], vertical_alignment="center")
-    where = _("Step {pos} of {n}", pos=pos, n=n)
+    where = _("Step {pos} of {n}", pos=number(pos, 0), n=number(n, 0))  # a CLI trace of 2,048 tokens: 1.234 in pt
     counter.markdown(f"<div style='font-size:1.5rem;font-weight:600'>{where}</div>", unsafe_allow_html=True)
     if n > 0:
         st.session_state["playground_slider"] = pos

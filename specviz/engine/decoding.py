@@ -163,7 +163,7 @@ def speculative_generate(
     settings = GenerationSettings(max_new_tokens, temperature, top_k, top_p, seed,
                                   shape.k if shape else k if k is not None else 4)
     options = DecodeOptions(tokenizer, eos_token_id, record, clock, on_step, deadline)
-    shape = shape or DraftShape(**{"k": settings.k, **given})
+    shape = shape or DraftShape(**{**given, "k": settings.k})  # settings.k: a NumPy K made a Python int
     proposer = draft if isinstance(draft, Proposer) else DraftModelProposer(draft, target.config.vocab_size)
     return decode(target, proposer, input_ids, settings, options, verifier=verifier, draft_length=draft_length,
                   shape=shape, tree=TreeVerification(tree_verifier, tree_top_children))

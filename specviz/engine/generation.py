@@ -51,6 +51,18 @@ class GenerationSettings:
         if not (_whole(self.seed) and 0 <= self.seed <= MAX_SEED):  # within manual_seed's -2**63 to 2**64 - 1
             raise ValueError(f"The seed must be a whole number from 0 to {MAX_SEED} (got {self.seed!r}).")
         self.sampling  # validates temperature, top_k, top_p
+        if self.top_k > MAX_SEED:  # any top-k past the vocabulary is off; this bound is the one a trace file keeps
+            raise ValueError(f"top-k must be a whole number from 0 (off) to {MAX_SEED} (got {self.top_k!r}).")
+        # NumPy's numbers pass the checks above; kept as Python's, so the trace's JSON can hold them (np.int64 is no
+        # int to the json module) and a K handed on to DraftShape is accepted there too
+        for name in ("max_new_tokens", "seed", "top_k", "k"):
+            value = getattr(self, name)
+            if value is not None and type(value) is not int:
+                object.__setattr__(self, name, int(value))
+        for name in ("temperature", "top_p"):
+            value = getattr(self, name)
+            if type(value) not in (int, float):
+                object.__setattr__(self, name, float(value))
 
     @property
     def sampling(self) -> SamplingConfig:

@@ -253,6 +253,30 @@ def test_a_numpy_stop_token_still_stops(toy):
     assert trace.output_ids[-1] == end and trace.stop_reason == "eos" and len(trace.output_ids) <= 3
 
 
+def test_numpy_settings_run_and_their_trace_saves_and_loads(toy):
+    """GenerationSettings accepts NumPy's numbers (`_whole`: "numpy's included"), but its trace then held np.int64 and
+    np.float32, and `to_json` raised "Object of type int64 is not JSON serializable" after the run; a NumPy K passed
+    GenerationSettings and was refused by DraftShape. Read 33: both are kept as Python's numbers."""
+    import numpy as np
+
+    trace = speculative_generate(toy.target, toy.draft, [3, 4], k=np.int64(2), max_new_tokens=np.int64(3),
+                                 temperature=np.float32(0.5), top_k=np.int64(5), top_p=np.float32(0.9),
+                                 seed=np.uint32(7))
+    again = Trace.from_json(trace.to_json())
+    assert again.settings == trace.settings and trace.settings["k"] == 2 and trace.settings["top_k"] == 5
+    assert [type(trace.settings[name]) for name in ("max_new_tokens", "temperature", "top_k", "top_p", "seed", "k")
+            ] == [int, float, int, float, int, int]
+
+
+def test_a_top_k_no_trace_file_may_hold_is_refused_before_the_run(toy):
+    """top_k = 2**64 ran (any top-k past the vocabulary is off), and its own trace was then refused on loading
+    ("settings['top_k'] must be a whole number from 0 to 9223372036854775807"): refused before the run instead."""
+    with pytest.raises(ValueError, match=r"^top-k must be a whole number from 0 \(off\) to 9223372036854775807"):
+        speculative_generate(toy.target, toy.draft, [3, 4], max_new_tokens=2, top_k=2**64, temperature=1.0)
+    trace = speculative_generate(toy.target, toy.draft, [3, 4], max_new_tokens=2, top_k=2**63 - 1, temperature=1.0)
+    assert Trace.from_json(trace.to_json()).settings["top_k"] == 2**63 - 1
+
+
 @pytest.mark.parametrize("shape", ["chain K=4", True, {"k": 4}])
 def test_a_shape_that_is_no_draft_shape_is_one_sentence(toy, shape):
     """A label, a bool or a mapping given as `shape` was an AttributeError ('str' object has no attribute 'k')."""

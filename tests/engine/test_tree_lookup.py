@@ -1,7 +1,12 @@
 """A draft tree with a lookup branch: a continuation copied from the context (prompt lookup) grafted on the drafter's
 tree, as RASD (Quan et al. 2025) does. Copied nodes are deterministic, so the tree rule treats them as point masses at every
 temperature; these tests check the graft, that greedy output stays the target's own, that sampled output still
-follows the target (chi-square, fixed seeds), and that traces say which nodes were copied."""
+follows the target (chi-square, fixed seeds), and that traces say which nodes were copied.
+
+Power: the engine-like chi-square on the tiny pairs did not tell the exact rule from the tempting mistake (a copied
+node judged against its drafted siblings' q', as if drawn from q; read 33 ran it: p > 1e-3 on all three seeds), since
+the copy is seldom tried there. `test_the_test_has_power_a_copy_judged_against_q_fails` uses a hand-made p and q where
+the copy is tried often, and the same kind of chi-square rejects the mistake and keeps the exact rule."""
 
 from __future__ import annotations
 
@@ -14,11 +19,11 @@ import torch
 from specviz.engine.baseline import autoregressive_generate
 from specviz.engine.decoding import TreeStep, speculative_generate
 from specviz.engine.draft_shape import DraftShape
-from specviz.engine.draft_shape import DraftShape
 from specviz.engine.proposers import make_proposer
 from specviz.engine.trace import Trace
 from specviz.engine.tree import ROOT, DraftTree, graft_copy, grow_tree
 from specviz.engine.tree_verifier import verify_tree
+from specviz.labs.exactness import chi_square_test
 from specviz.models.pairs import toy_pair
 from specviz.runs.runspec import RunSpec
 from tests.engine.test_tree_exactness import (PROMPT, chi_square_p_value, draft_probs, exact_two_tokens, logits,
@@ -79,6 +84,34 @@ def test_a_copied_child_is_a_point_mass_tried_after_its_drafted_siblings():
 
 
 # ---- exactness ------------------------------------------------------------------------------------------------------
+
+HAND_P, HAND_Q = torch.tensor([0.1, 0.2, 0.3, 0.4]), torch.tensor([0.5, 0.3, 0.1, 0.1])
+
+
+def hand_made_first_tokens(n: int, copy_judged_against_q: bool) -> torch.Tensor:
+    """Counts (V,) of the first emitted token of n steps on HAND_P, HAND_Q: one child drawn from q and a copied 3."""
+    generator, counts = torch.Generator().manual_seed(0), torch.zeros(4)
+    for _ in range(n):
+        child = torch.multinomial(HAND_Q, 1, generator=generator).tolist()
+        tree = graft_copy(DraftTree(child, [ROOT], HAND_Q[None]), [3], vocab_size=4)  # child 3: shared, no copy
+        if copy_judged_against_q and len(tree) == 2:  # the mistake: the copy treated as a second draw from q
+            tree = DraftTree(tree.tokens, tree.parents, torch.stack([HAND_Q, HAND_Q]), sampled=True)
+        rows = torch.stack([HAND_P] + [torch.full((4,), 0.25)] * len(tree))
+        verdict = verify_tree(rows, tree, generator=generator)
+        counts[tree.tokens[verdict.path[0]] if verdict.path else verdict.next_token] += 1
+    return counts
+
+
+def test_the_test_has_power_a_copy_judged_against_q_fails():
+    """p = (0.1, 0.2, 0.3, 0.4), q = (0.5, 0.3, 0.1, 0.1). After a drafted 0, 1 or 2 is rejected the residual is
+    (0, 0, 0.4, 0.6): the exact rule keeps the copied 3 with 0.6, else emits 2. Judged against q' = q without the
+    child instead, 3 is kept with min(1, 0.6 / q'(3)) = 1, so 2 comes out only as an accepted draft (0.1, not 0.3)."""
+    exact = hand_made_first_tokens(3000, copy_judged_against_q=False)
+    broken = hand_made_first_tokens(3000, copy_judged_against_q=True)
+    assert chi_square_test(exact, HAND_P).p_value > 1e-3
+    assert chi_square_test(broken, HAND_P).p_value < 1e-3
+    assert abs(float(broken[2]) / 3000 - 0.1) < 0.03  # the mistake's own distribution, as the docstring works out
+
 
 def lookup_step(seed: int, context: tuple[int, ...], generator: torch.Generator, copy_len: int = 3) -> tuple[list, bool]:
     """One engine-like step on memoised distributions: a sampled tree, then a copied branch (a deterministic

@@ -13,7 +13,9 @@ Assumptions behind the formulas, stated once:
     (speedup_with_verify_cost and break_even_alpha take a verify cost instead; specviz.labs.roofline derives one from the
     hardware and the batch size);
   * the baseline is target-only autoregressive decoding with the same sampler: speedup = its time / ours.
-K = 0 means "do not speculate": one target forward per token, speedup exactly 1.
+K = 0 means "do not speculate": one target forward per token, speedup exactly 1 (speedup_with_verify_cost too,
+given verify_cost 1, which is what a forward over K + 1 = 1 token costs; it divides by whatever it is given, so
+K = 0 with verify_cost 2 returns 0.5).
 """
 
 from __future__ import annotations

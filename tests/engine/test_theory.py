@@ -279,3 +279,11 @@ def test_a_refused_step_count_is_quoted_in_the_readers_number_format():
         theory.simulate_tokens_per_step(0.5, 4, 2.5)
     assert "2,5)" in str(refused.value)
     assert "2.5" not in str(refused.value)
+
+def test_k_zero_gives_speedup_one_as_the_module_says_and_the_verify_cost_caveat_holds():
+    """Read 33: the module said K = 0 gives "speedup exactly 1"; speedup_with_verify_cost(α, 0, c, 2.0) returned
+    0.5. The text now names the verify cost a one-token forward has (1) and what another one gives."""
+    doc = " ".join(theory.__doc__.split())
+    assert "K = 0 with verify_cost 2 returns 0.5" in doc
+    assert expected_speedup(0.8, 0, 0.05) == 1.0 == speedup_with_verify_cost(0.8, 0, 0.05, 1.0)
+    assert speedup_with_verify_cost(0.8, 0, 0.05, 2.0) == 0.5

@@ -51,7 +51,7 @@ class DraftTree:
     parents: list[int]
     draft_probs: torch.Tensor  # (N, V)
     sampled: bool = True
-    scores: list[float] = field(default_factory=list)  # cumulative draft log-probability of each node
+    scores: list[float] = field(default_factory=list)  # cumulative draft log-probability of each node; nan: copied
     # after reranking (`rerank_tree`, every greedy tree, even one that dropped no candidate): the number each kept
     # node had among the candidates the drafter read (a proposer whose cache holds every candidate renumbers it);
     # empty for a sampled tree (`grow_tree` keeps every node it draws)

@@ -1,6 +1,6 @@
 """A draft tree with a lookup branch: a continuation copied from the context (prompt lookup) grafted on the drafter's
-tree, as RASD (Quan et al. 2025) does. Copied nodes are deterministic, so the tree rule treats them as point masses at every
-temperature; these tests check the graft, that greedy output stays the target's own, that sampled output still
+tree, as RASD (Quan et al. 2025) does. Copied nodes are deterministic, so the tree rule treats them as point masses at
+every temperature; these tests check the graft, that greedy output stays the target's own, that sampled output still
 follows the target (chi-square, fixed seeds), and that traces say which nodes were copied.
 
 Power: the engine-like chi-square on the tiny pairs did not tell the exact rule from the tempting mistake (a copied
@@ -11,6 +11,7 @@ the copy is tried often, and the same kind of chi-square rejects the mistake and
 from __future__ import annotations
 
 import json
+import math
 from collections import Counter
 
 import pytest
@@ -44,6 +45,8 @@ def test_graft_shares_drafted_nodes_then_adds_a_copied_chain_of_point_masses():
     assert torch.equal(grown.draft_probs[:3], q)  # drafted rows untouched
     assert grown.draft_probs[3].tolist() == [0, 0, 0, 0, 1, 0] and grown.draft_probs[4].tolist() == [0] * 5 + [1]
     assert grown.sampled and grown.depths == [1, 1, 2, 3, 4]
+    # scores: the drafted nodes' cumulative draft log-probabilities; a copied node has none (DraftTree says nan)
+    assert grown.scores[:3] == [-1.0, -2.0, -3.0] and all(math.isnan(s) for s in grown.scores[3:])
 
 
 def test_graft_on_an_empty_tree_and_nothing_to_add():
@@ -113,10 +116,12 @@ def test_the_test_has_power_a_copy_judged_against_q_fails():
     assert abs(float(broken[2]) / 3000 - 0.1) < 0.03  # the mistake's own distribution, as the docstring works out
 
 
-def lookup_step(seed: int, context: tuple[int, ...], generator: torch.Generator, copy_len: int = 3) -> tuple[list, bool]:
+def lookup_step(seed: int, context: tuple[int, ...], generator: torch.Generator,
+                copy_len: int = 3) -> tuple[list, bool]:
     """One engine-like step on memoised distributions: a sampled tree, then a copied branch (a deterministic
     function of the context: the target's first or second most likely token, by the context's parity, so the copy
-    is often right and often wrong), judged by `verify_tree`. Returns the emitted tokens and whether a copied node was accepted."""
+    is often right and often wrong), judged by `verify_tree`. Returns the emitted tokens and whether a copied node was
+    accepted."""
     def node_context(tree: DraftTree, node: int) -> tuple[int, ...]:
         return context + tuple(tree.tokens[n] for n in tree.path_to(node))
 

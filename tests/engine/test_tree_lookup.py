@@ -105,6 +105,7 @@ def hand_made_first_tokens(n: int, copy_judged_against_q: bool) -> torch.Tensor:
     return counts
 
 
+@pytest.mark.statistical
 def test_the_test_has_power_a_copy_judged_against_q_fails():
     """p = (0.1, 0.2, 0.3, 0.4), q = (0.5, 0.3, 0.1, 0.1). After a drafted 0, 1 or 2 is rejected the residual is
     (0, 0, 0.4, 0.6): the exact rule keeps the copied 3 with 0.6, else emits 2. Judged against q' = q without the

@@ -284,6 +284,36 @@ def test_a_shape_that_is_no_draft_shape_is_one_sentence(toy, shape):
         speculative_generate(toy.target, toy.draft, [3, 4], shape=shape, max_new_tokens=2)
 
 
+class Counting(Proposer):
+    """Copies the previous token, and counts the engine's calls."""
+
+    name = "counting"
+
+    def __init__(self):
+        self.calls = {"propose": 0, "rollback": 0}
+
+    def propose(self, sequence, k, sampling, generator) -> Proposal:
+        self.calls["propose"] += 1
+        return Proposal([sequence[-1]] * k, None)
+
+    def rollback(self, valid_length: int) -> None:
+        self.calls["rollback"] += 1
+
+
+def test_propose_is_called_once_per_step_that_may_draft_and_rollback_every_step(toy):
+    """Read 33: Proposer's docstring said the engine calls `propose` once per step; the last step of a run (room
+    for one token) and a step whose K is 0 draft nothing and do not call it. `rollback` follows every step."""
+    for limit, drafting_steps in ((1, 0), (6, None)):
+        proposer = Counting()
+        trace = speculative_generate(toy.target, proposer, [3, 4], k=2, max_new_tokens=limit, eos_token_id=[])
+        assert proposer.calls["propose"] == sum(step.k > 0 for step in trace.steps)
+        assert proposer.calls["rollback"] == trace.num_steps >= 1
+        if drafting_steps is not None:  # room for the last token only: the one step drafts nothing
+            assert proposer.calls["propose"] == drafting_steps and trace.steps[0].emitted[0].kind == "target"
+    text = " ".join(inspect.getmodule(Proposer).__doc__.split())
+    assert "once per chain step that may draft" in text and "calls `propose` once per step" not in text
+
+
 class OutOfVocabulary(Proposer):
     """A proposer that drafts an id the target's vocabulary does not hold (a bug in someone's proposer)."""
 

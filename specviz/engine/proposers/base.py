@@ -1,8 +1,9 @@
 """What a proposer is: anything that guesses the next K tokens, with the draft distribution q they came from.
 
 A proposer that returns `draft_probs=None` is deterministic: q is a point mass on each proposed token (n-gram
-prompt lookup). The engine calls `propose` once per step and then `rollback` with the length of the sequence
-that survived verification.
+prompt lookup). The engine calls `propose` once per chain step that may draft (not when the step's K is 0 or the
+token limit leaves room for the last token only) and then `rollback` with the length of the sequence that survived
+verification; a tree step calls `propose_tree` and `keep_tree_path` instead.
 
 A model proposer (`has_draft_probs`) can also stop early: with `stop_below` > 0 it ends a chain proposal at the
 first position where the draft's top probability falls below it, and the target decides that token instead. Every

@@ -210,6 +210,7 @@ def test_read_number_refuses_anything_else_in_one_sentence(typed, lang, start):
     assert "not a number" not in message and "não é um número" not in message  # 1e5, 10**400 are numbers (31st read)
 
 
+@pytest.mark.slow  # over 0.7 s: make test runs it, make check stays under a minute
 def test_the_i18n_script_says_it_checks_when_given_no_command(capsys):
     """Read 32: `python -m specviz.scripts.i18n` with no command runs `check`, but neither its usage line nor its
     docstring said so (they listed update|compile|check|translate as if one were needed)."""

@@ -275,6 +275,7 @@ def test_a_grid_of_panels_names_its_tables_first_column_after_the_bottom_rows_ax
     assert table.columns[0] == "seconds since you connected" and table.iloc[:, 0].tolist() == ["1", "2"]
 
 
+@pytest.mark.slow  # over 0.7 s: make test runs it, make check stays under a minute
 @pytest.mark.parametrize("lang", ["en", "pt"])
 def test_no_chart_table_on_a_page_heads_its_first_column_category(lang):
     """Read 32: the Exactness and Sandbox token charts had no x-axis title, so figure_table headed their tables'

@@ -417,6 +417,7 @@ def long_trace_json(steps: int = 1200) -> bytes:
     return json.dumps(data).encode()
 
 
+@pytest.mark.slow  # over 0.7 s: make test runs it, make check stays under a minute
 def test_a_long_traces_step_and_token_counts_are_grouped_in_the_readers_format():
     """The step counter and the end's "Done: ... tokens from ... target forward passes" wrote bare numbers, so a
     trace past 999 steps read "Passo 1212 de 1212": Portuguese groups counts as 1.212."""

@@ -332,6 +332,7 @@ def test_serving_figures_shade_where_speculation_pays():
     assert list(line.y) == sorted(line.y) and line.fill == "tonexty"
 
 
+@pytest.mark.slow  # over 0.7 s: make test runs it, make check stays under a minute
 def test_batch_sizes_are_written_as_the_slider_writes_them():
     """The batch slider writes 1,024 (1.024 in Portuguese), but "pays at every batch up to 1024", the metrics'
     "B = ..." and the batch axis wrote the bare number: Portuguese groups a count as 1.024."""
@@ -656,6 +657,7 @@ def test_the_break_even_charts_table_lists_every_batch_and_where_no_alpha_pays()
         assert theory_serving.break_even_table(points).iloc[-1].tolist() == ["1.024", "nenhum α compensa"]
 
 
+@pytest.mark.slow  # over 0.7 s: make test runs it, make check stays under a minute
 @pytest.mark.parametrize("lang, says", [("en", "shows 10 of the chart's 101 α columns (α = 0.10, 0.20, "),
                                         ("pt", "mostra 10 das 101 colunas de α do gráfico (α = 0,10; 0,20; ")])
 def test_the_heatmap_caption_says_how_many_of_its_alpha_columns_the_table_shows(lang, says):

@@ -159,3 +159,22 @@ def test_pr_new_traffic_does_not_read_a_net_loss_off_a_rising_latency(lang):
     text = " ".join(question.explanation.split())
     assert not re.search(r"shows the pair now loses time|mostra que o par agora perde tempo", text), text
     assert re.search(r"may now lose time|pode até perder tempo", text), text
+
+
+@pytest.mark.parametrize("lang, fc", [("en", "fully connected layer"), ("pt", "camada totalmente conectada")])
+def test_eg_facts_key_names_the_eagle1_heads_fc_layer_too(lang, fc):
+    """Read 34: eg-facts' key called EAGLE-1's draft head "a single transformer decoder layer", but the head is a fully
+    connected layer (fusing the feature with the next token's embedding) and then one decoder layer, in the paper
+    (Li et al. 2024) as in specviz's own `EagleDrafter` (`fc` + `layer`)."""
+    from torch import nn
+    from transformers import LlamaConfig
+
+    from specviz.engine.proposers.eagle import EagleDrafter
+
+    drafter = EagleDrafter(LlamaConfig(hidden_size=8, intermediate_size=16, num_attention_heads=2,
+                                       num_key_value_heads=2, num_hidden_layers=4, vocab_size=32))
+    assert isinstance(drafter.fc, nn.Linear) and drafter.fc.in_features == 2 * drafter.fc.out_features
+    assert drafter.config.num_hidden_layers == 1
+    question = load_bank(lang=lang).by_id()["eg-facts"]
+    head_key = next(key for key in question.answer if "transformer" in key)
+    assert fc in head_key and fc in question.explanation

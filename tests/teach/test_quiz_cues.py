@@ -117,3 +117,25 @@ def test_no_pick_all_question_marks_its_keys_by_their_length(bank):
         question = questions.by_id()[qid]
         shortest_wrong = min(len(c) for c in question.choices if c not in question.answer)
         assert shortest_wrong > min(len(c) for c in question.answer), f"{lang}: {qid}'s wrong choices are the shortest"
+
+
+RULE_MARKS = ("min(1", "p/q")  # the rule's own notation, as lesson 3 writes it
+
+
+def test_no_key_is_the_only_choice_written_in_the_rules_notation(bank):
+    """Read 34: ar-draw-above's key was its only choice with min(1, ·) and ar-two-tokens' key its only one with p/q,
+    so a learner who had only seen lesson 3's notation could pick them on form alone. A wrong choice now uses the
+    notation too (wrongly)."""
+    lang, questions = bank
+    marked, checked = [], 0
+    for question in questions:
+        if question.kind not in ("single", "multiple"):
+            continue
+        keys = [question.answer] if question.kind == "single" else list(question.answer)
+        others = [c for c in question.choices if c not in keys]
+        for mark in RULE_MARKS:
+            if all(mark in key for key in keys):
+                checked += 1
+                if not any(mark in c for c in others):
+                    marked.append((question.id, mark))
+    assert checked >= 3 and marked == [], f"{lang}: keys alone in the rule's notation: {marked}"

@@ -4,6 +4,7 @@ changes the file fails here until the sentence says the new numbers."""
 
 from __future__ import annotations
 
+import inspect
 import re
 
 import pytest
@@ -178,3 +179,16 @@ def test_eg_facts_key_names_the_eagle1_heads_fc_layer_too(lang, fc):
     question = load_bank(lang=lang).by_id()["eg-facts"]
     head_key = next(key for key in question.answer if "transformer" in key)
     assert fc in head_key and fc in question.explanation
+
+
+@pytest.mark.parametrize("lang, larger, three", [("en", "larger", "all three ways"), ("pt", "maior", "três coisas")])
+def test_md_live_gives_the_three_causes_the_proposers_page_gives(lang, larger, three):
+    """Read 34: md-live's key and explanation gave two causes for the EAGLE drafter's lead over the Medusa heads
+    ("differ in both ways": it sees its earlier guesses, it trained on more answers), while the Proposers page it
+    links to, and the Medusa card, give three: it is also the larger model (a decoder layer against one small block
+    per head)."""
+    from specviz.ui.proposers import view
+
+    assert "Three causes" in inspect.getsource(view)
+    question = load_bank(lang=lang).by_id()["md-live"]
+    assert larger in question.answer and larger in question.explanation and three in question.explanation

@@ -192,3 +192,14 @@ def test_md_live_gives_the_three_causes_the_proposers_page_gives(lang, larger, t
     assert "Three causes" in inspect.getsource(view)
     question = load_bank(lang=lang).by_id()["md-live"]
     assert larger in question.answer and larger in question.explanation and three in question.explanation
+
+
+@pytest.mark.parametrize("lang, chain", [("en", "chain"), ("pt", "cadeia")])
+def test_the_chain_only_rules_name_the_chain(lang, chain):
+    """Read 34: fd-what-happens keyed "that draft and all drafts after it are discarded" at the first rejection,
+    fd-facts "drafts after position j are dropped" and bt-when "when all K drafts are accepted", with no word that
+    they hold for a chain: in a draft tree a rejected child's next sibling is tried (tr-rule's key) and the bonus
+    comes when the accepted path reaches a leaf. Their prompts now say chain."""
+    bank = load_bank(lang=lang).by_id()
+    for qid in ("fd-what-happens", "fd-facts", "bt-when"):
+        assert chain in bank[qid].prompt, f"{lang}: {qid} states a chain's rule without saying so"

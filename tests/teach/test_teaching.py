@@ -390,3 +390,17 @@ def test_the_readings_give_each_paper_its_full_title(plan):
                   "Recursive Speculative Decoding: Accelerating LLM Inference via Sampling Without Replacement.* "
                   "2024, arXiv:2402.14160"):
         assert title in readings, title
+
+
+@pytest.mark.parametrize("plan", [PLAN_EN, PLAN_PT])
+def test_the_plan_promises_defined_terms_only_for_the_lessons_texts_and_questions(plan):
+    """Read 34: the plan said "the lessons define every term before they use it", the promise read 33 scoped on the
+    Learn page: the "Try it" widgets show later lessons' names (lesson 1's bytes radio says bfloat16, a lesson-5
+    term). The plan now scopes it to the texts and questions, the part a content test checks."""
+    from specviz.ui.learn import widgets
+
+    text = " ".join(plan.read_text(encoding="utf-8").split())
+    assert "the lessons define every term" not in text and ": as lições definem cada termo" not in text
+    assert re.search(r"the lessons' texts and questions define every term|os textos e as perguntas das lições "
+                     r"definem cada termo", text)
+    assert "bfloat16" in widgets.TEXT["bytes_names"][2]  # the widget the plan names as the exception

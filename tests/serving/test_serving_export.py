@@ -7,6 +7,8 @@ layer (vLLM's fused residual adds give the same sums), in float64 on a tiny rand
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 import torch
 from torch import nn
@@ -163,6 +165,7 @@ def test_the_space_asked_for_covers_what_each_layout_writes_for_the_shipped_targ
 
     from specviz.engine.proposers.eagle3 import Eagle3Drafter
     from specviz.models.pairs import default_target_folder
+    from specviz.serving import export
     from specviz.serving.export import EXPORT_MEGABYTES, eagle3_tensors
 
     target = default_target_folder()
@@ -179,3 +182,7 @@ def test_the_space_asked_for_covers_what_each_layout_writes_for_the_shipped_targ
         megabytes = (sum(t.numel() * t.element_size() for t in tensors.values()) + copied) / 1e6
         assert megabytes <= EXPORT_MEGABYTES[kind] <= 1.5 * megabytes, (kind, megabytes)
     assert EXPORT_MEGABYTES["eagle"] > 2 * EXPORT_MEGABYTES["eagle3"]
+    # the comment above EXPORT_MEGABYTES counts the EAGLE-1 layout's parameters (it said 36,055,296: read 34)
+    eagle1_params = sum(t.numel() for t in written["eagle"].values())
+    source = Path(export.__file__).read_text().replace("\n# ", " ")
+    assert f"{eagle1_params:,} parameters x 4 bytes = {eagle1_params * 4 / 1e6:.1f} MB" in source

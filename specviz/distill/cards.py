@@ -16,8 +16,8 @@ from specviz.distill.stages import STAGES as DATA_STAGES
 from specviz.distill.trainer import DEFAULT_BATCH_POSITIONS, DEFAULT_LR, DEFAULT_STEPS
 from specviz.engine.draft_shape import DraftShape
 from specviz.labs.bench.quoted import machine_text
-from specviz.labs.bench.report import (TREE_ALPHA_MEANING, BenchResult, current_note, is_load_note,
-                                       rerun_command)
+from specviz.labs.bench.report import (TREE_ALPHA_MEANING, BenchResult, DtypeDefault, IsaLimits, StockKernels,
+                                       SuitesDefault, current_note, is_load_note, rerun_command, rerun_differences)
 from specviz.models.drafts import DRAFT_NAME, EAGLE_NAME, read_meta
 
 BENCH = BENCHMARKS_DIR / "default-cpu-drafts" / "results.json"
@@ -127,22 +127,46 @@ def bench_command(bench: Path = BENCH) -> str:
     >>> bench_command(folder / "r.json"), bench_command(folder / "none.json")
     ('python -m specviz bench --dtype float32', '(not run yet)')
     """
+    result = _bench_result(bench)
+    return "(not run yet)" if result is None else rerun_command(result)
+
+
+def _bench_result(bench: Path) -> BenchResult | None:
+    """The parts of the benchmark's results.json the rerun questions read (None when it was not run); a card's own
+    tests write only those parts."""
     result = read_bench(bench)
     if not result.get("command"):
-        return "(not run yet)"
-    return rerun_command(BenchResult(  # what the rerun questions read; a card's own tests write only those parts
-        command=result["command"], created=result.get("created", ""), machine=result.get("machine") or {},
-        config=result.get("config") or {}, costs={}, cases=[], baselines=[], summary=result.get("summary") or [],
-        suites=result.get("suites") or []))
+        return None
+    return BenchResult(command=result["command"], created=result.get("created", ""),
+                       machine=result.get("machine") or {}, config=result.get("config") or {}, costs={}, cases=[],
+                       baselines=[], summary=result.get("summary") or [], suites=result.get("suites") or [])
+
+
+# what `bench_command` spells out for each of `report.rerun_differences`, and what the recorded command takes today
+RERUN_WORDS = {StockKernels: ("kernels", "packed kernels on a CPU"),
+               DtypeDefault: ("dtype", "the default dtype of the machine it runs on"),
+               SuitesDefault: ("suites", "every suite in assets/prompts"),
+               IsaLimits: ("instruction-set caps", "whatever instructions the CPU has")}
 
 
 def bench_rerun_note(bench: Path) -> str:
-    """What `bench_command` added to the recorded command, as a clause for the card ("" when nothing)."""
-    recorded = read_bench(bench).get("command")
-    if not recorded or bench_command(bench) == recorded:
+    """What `bench_command` added to the recorded command, as a clause for the card ("" when nothing): the settings
+    it names, and what the recorded command takes instead when typed today. Not "no longer the defaults": a run that
+    named no dtype took its CPU's default, which on a CPU with bf16 instructions is bfloat16 today too (the EAGLE
+    card's run on the Intel Xeon).
+
+    >>> from specviz.distill.cards import BENCHES
+    >>> bench_rerun_note(BENCHES["eagle"]).split(" (")[0]
+    '; the command its results.json records, with the dtype and kernels it ran named'
+    """
+    result = _bench_result(bench)
+    if result is None or rerun_command(result) == result.command:
         return ""
-    return ("; the command its results.json records, with the kernels and dtype it then ran by default "
-            "(no longer the defaults)")
+    kinds = list(dict.fromkeys(type(d) for d in rerun_differences(result) if type(d) in RERUN_WORDS))
+    names, today = [RERUN_WORDS[k][0] for k in kinds], [RERUN_WORDS[k][1] for k in kinds]
+    joined = " and ".join(names) if len(names) < 3 else ", ".join(names[:-1]) + " and " + names[-1]
+    return (f"; the command its results.json records, with the {joined} it ran named (typed as recorded, it takes "
+            f"{'; '.join(today)})")
 
 
 def made_at(meta: dict) -> str:

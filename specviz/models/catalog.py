@@ -178,6 +178,10 @@ def _entry(raw, index: int) -> CatalogEntry:
                            value=repr(k)))
     target = _model(raw.get("target"), _("{where}, target", where=where))
     draft = None if raw.get("draft") is None else _model(raw["draft"], _("{where}, draft", where=where))
+    for field in ("title", "hardware"):  # shown as written: a list or a number is a typo, not a text
+        if raw.get(field) is not None and not isinstance(raw[field], str):
+            raise ValueError(_("{where}: '{field}' must be a text (got {value}).", where=where, field=field,
+                               value=repr(raw[field])[:40]))
     if registry.get(raw["proposer"]).needs_draft_model and draft is None:
         raise ValueError(_("{where} uses the 'draft' proposer but has no draft model.", where=where))
     return CatalogEntry(name=name, title=str(raw.get("title") or name), source=raw["source"], target=target,
@@ -198,6 +202,9 @@ def _recommended(raw, where: str) -> Recommended | None:
     if not isinstance(raw, dict) or "k" not in raw:
         raise ValueError(_("{where}: 'recommended' must be a mapping with k and optionally tree_nodes, tree_width, "
                            "tree_lookup and measured.", where=where))
+    if raw.get("measured") is not None and not isinstance(raw["measured"], str):
+        raise ValueError(_("{where}: '{field}' must be a text (got {value}).", where=where,
+                           field="recommended.measured", value=repr(raw["measured"])[:40]))
     unknown = sorted(set(raw) - {*RECOMMENDED_FIELDS, "measured"})
     if unknown:
         field = "recommended." + unknown[0]
@@ -233,6 +240,10 @@ def _model(raw, where: str) -> CatalogModel:
     for field in ("id", "params_billion", "memory_gb", "licence", "gated"):
         if field not in raw:
             raise ValueError(_("{where} lacks '{field}'.", where=where, field=field))
+    for field in ("id", "licence"):  # a Hub id and a licence's name: a list or a number is a typo, not a text
+        if not isinstance(raw[field], str) or (field == "id" and not raw[field].strip()):
+            raise ValueError(_("{where}: '{field}' must be a text (got {value}).", where=where, field=field,
+                               value=repr(raw[field])[:40]))
     params = raw["params_billion"]
     if not isinstance(params, (int, float)) or isinstance(params, bool) or not 0 < params < math.inf:  # no nan
         raise ValueError(_("{where}: 'params_billion' must be a positive number (got {value}).", where=where,
@@ -245,7 +256,8 @@ def _model(raw, where: str) -> CatalogModel:
                            dtypes=" and ".join(CATALOG_DTYPES)))
     for dtype in CATALOG_DTYPES:
         stated, computed = memory[dtype], params * BYTES_PER_PARAM[dtype]
-        if not isinstance(stated, (int, float)) or not abs(stated - computed) <= MEMORY_TOLERANCE * computed + 1e-4:
+        if (not isinstance(stated, (int, float)) or isinstance(stated, bool)  # `true` is no size
+                or not abs(stated - computed) <= MEMORY_TOLERANCE * computed + 1e-4):
             raise ValueError(_("{where}: memory_gb.{dtype} is {stated} but {params} billion parameters take "
                                "{computed} GB in {dtype}.", where=where, dtype=dtype, stated=repr(stated),
                                params=localized(f"{params:g}"), computed=number(computed, 2)))

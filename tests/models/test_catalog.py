@@ -88,6 +88,17 @@ def _entry(raw, name):
                                   memory_gb={"float32": float("inf"), "bfloat16": float("inf")}),
      ["'qwen2.5-0.5b-7b', target", "positive number"]),
     (lambda e: e["target"]["memory_gb"].update(float32=float("nan")), ["qwen2.5-0.5b-7b", "memory_gb.float32"]),
+    # read 34: "any problem is a ValueError naming the entry", but `true` passed as 1 GB where the parameters take
+    # 1 GB, and a list or a number where a text goes loaded and was shown (or looked up on the Hub) as its repr
+    (lambda e: e["target"].update(params_billion=0.25, memory_gb={"float32": True, "bfloat16": 0.5}),
+     ["'qwen2.5-0.5b-7b', target", "memory_gb.float32 is True"]),
+    (lambda e: e["target"].update(id=["Qwen/Qwen2.5-7B-Instruct"]),
+     ["'qwen2.5-0.5b-7b', target", "'id' must be a text"]),
+    (lambda e: e["target"].update(id=" "), ["'qwen2.5-0.5b-7b', target", "'id' must be a text"]),
+    (lambda e: e["draft"].update(licence={"name": "x"}), ["'qwen2.5-0.5b-7b', draft", "'licence' must be a text"]),
+    (lambda e: e.update(title=["x"]), ["qwen2.5-0.5b-7b", "'title' must be a text"]),
+    (lambda e: e.update(hardware=24), ["qwen2.5-0.5b-7b", "'hardware' must be a text"]),
+    (lambda e: e.update(recommended={"k": 4, "measured": ["x"]}), ["qwen2.5-0.5b-7b", "'recommended.measured'"]),
 ])
 def test_a_broken_entry_is_one_sentence_naming_it(tmp_path, raw, breakage, words):
     breakage(_entry(raw, "qwen2.5-0.5b-7b"))

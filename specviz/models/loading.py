@@ -154,13 +154,14 @@ def hub_reachable(timeout: float = 3.0) -> bool:
 
 
 def progress_bar_class(progress: Progress, every_seconds: float = 1.0):
-    """A tqdm class that reports downloads to `progress` as sentences, at most once a second per bar."""
+    """A tqdm class that reports downloads to `progress` as sentences: a bar's first update, then at most one
+    every `every_seconds` (a second), and always the update that completes it, however soon after the last."""
     class ReportingBar(tqdm):
         def __init__(self, *args, **kwargs):
             kwargs["file"] = io.StringIO()
             kwargs.pop("name", None)
             super().__init__(*args, **kwargs)
-            self._last_report = 0.0
+            self._last_report = float("-inf")  # the first update is reported, whatever the clock reads
 
         def update(self, n=1):
             result = super().update(n)

@@ -262,6 +262,18 @@ def test_download_progress_is_reported_as_sentences():
     assert messages == ["Downloading bytes: 1.0 GB of 4.0 GB (25%)", "Downloading bytes: 4.0 GB of 4.0 GB (100%)"]
 
 
+def test_download_progress_reports_the_first_update_then_once_a_second_and_the_last():
+    """Read 34: the docstring said "at most once a second per bar"; the update that completes a bar is reported
+    however soon after the one before, and the first update always is."""
+    messages = []
+    bar = progress_bar_class(messages.append, every_seconds=3600)(desc="Downloading bytes", total=4, unit="B")
+    for _ in range(4):
+        bar.update(1)
+    bar.close()
+    assert len(messages) == 2 and messages[-1].endswith("(100%)")
+    assert "always the update that completes it" in " ".join(progress_bar_class.__doc__.split())
+
+
 def test_a_config_needing_remote_code_asks_for_the_flag(tmp_path):
     folder = save_llama(tmp_path / "remote", toy_tokenizer())
     config_path = folder / "config.json"

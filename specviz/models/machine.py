@@ -2,7 +2,8 @@
 
     machine = detect_machine()                  # or Machine(gpus=(GpuInfo(0, "RTX 4090", ...),)) in a test
     device = pick_device(None, machine)         # CUDA (the fastest GPU), then Apple MPS, then CPU
-    dtype = pick_dtype(device, None, machine)   # bfloat16 on modern GPUs and bf16 CPUs, float16 on old GPUs and MPS
+    dtype = pick_dtype(device, None, machine)   # bfloat16 on modern GPUs and bf16 CPUs, float16 on old GPUs and MPS,
+                                                # float32 on a CPU without bf16 instructions
     placement = plan_placement(estimate_memory(names, params, dtype, configs), machine, device)
 
 Detection is a plain `Machine` value, so every decision here can be tested without the hardware. A pair that does

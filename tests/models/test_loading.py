@@ -411,3 +411,16 @@ def test_running_out_of_gpu_memory_advises_bfloat16_only_from_float32(dtype, adv
     with pytest.raises(ModelLoadError) as refused:
         loading._load_weights(tmp_path, "big/model", dtype, placement, is_target=True, trust=False)
     assert str(refused.value) == "'big/model' ran out of GPU memory while loading " + advice
+
+
+def test_the_machine_modules_dtype_line_names_every_default_pick_dtype_makes():
+    """Read 34: the module docstring's pick_dtype line named bfloat16 and float16 but not the float32 a CPU without
+    bf16 instructions gets."""
+    line = " ".join(machine.__doc__.split()).split("pick_dtype(device, None, machine)")[1].split("placement =")[0]
+    old_gpu = Machine(gpus=(GpuInfo(0, "old", 8 * 10**9, 8 * 10**9, bf16=False),))
+    picks = {"float32 on a CPU without bf16 instructions": (torch.device("cpu"), Machine()),
+             "bfloat16 on modern GPUs and bf16 CPUs": (torch.device("cpu"), Machine(cpu_bf16=True)),
+             "float16 on old GPUs": (torch.device("cuda", 0), old_gpu),
+             "float16 on old GPUs and MPS": (torch.device("mps"), Machine(mps=True))}
+    for words, (device, box) in picks.items():
+        assert words in line and words.startswith(machine.dtype_name(machine.pick_dtype(device, None, box))), words

@@ -64,7 +64,7 @@ CODE_FILES = ["*.py"]
 SKIPPED_FILES = ["original/*", "consolidated*", "onnx/*", "*.gguf"]  # other formats of the same weights
 CAUSAL_SUFFIXES = ("ForCausalLM", "LMHeadModel", "ForConditionalGeneration")
 MAX_FILES = 200  # files one Hub download may fetch: a bound on the listing, the cache and the requests
-SMALL_BYTES = 256 * 2**20  # configs and tokenizers, fetched before the parameter count is known: megabytes
+SMALL_BYTES = 256 * 2**20  # 256 MiB: configs and tokenizers, fetched before the parameter count is known
 WEIGHT_SLACK = 64 * 2**20  # the configs, tokenizer and index files fetched beside the weights
 
 # ---- references: a local folder or a Hub id ---------------------------------------------------------------------

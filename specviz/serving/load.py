@@ -69,7 +69,7 @@ class LoadPlan:
             raise ValueError(_("Give the load generator 1 to {most} prompts.", most=MAX_PROMPTS))
         if any(not isinstance(p, Prompt) or not isinstance(p.text, str) or not p.text.strip()
                or len(p.text) > MAX_PROMPT_CHARS for p in self.prompts):
-            raise ValueError(_("Each prompt must have between 1 and {most} characters.",
+            raise ValueError(_("Each prompt needs some text besides spaces, at most {most} characters.",
                                most=number(MAX_PROMPT_CHARS, 0)))
         levels = self.levels if isinstance(self.levels, tuple | list) else ()
         if (not levels or any(not is_whole(c) or c not in LEVELS for c in levels)

@@ -797,10 +797,13 @@ def test_a_too_long_load_prompt_names_its_limit_in_the_readers_number_format():
     from specviz.serving.load import LoadPlan, Prompt
 
     plan = LoadPlan(prompts=(Prompt("long", "a" * 8001),), levels=(1,))
-    with pytest.raises(ValueError, match=r"between 1 and 8,000 characters\.$"):
+    with pytest.raises(ValueError, match=r"at most 8,000 characters\.$"):
         plan.check()
     with using("pt"), pytest.raises(ValueError, match=r"8\.000"):
         plan.check()
+    # read 34: a prompt of one space was refused as not having "between 1 and 8,000 characters" (it has one)
+    with pytest.raises(ValueError, match=r"^Each prompt needs some text besides spaces"):
+        LoadPlan(prompts=(Prompt("blank", " "),), levels=(1,)).check()
 
 
 def test_a_sweeps_specviz_rows_record_their_kernels_and_old_files_still_read(monkeypatch, tmp_path):

@@ -422,5 +422,6 @@ def test_the_machine_modules_dtype_line_names_every_default_pick_dtype_makes():
              "bfloat16 on modern GPUs and bf16 CPUs": (torch.device("cpu"), Machine(cpu_bf16=True)),
              "float16 on old GPUs": (torch.device("cuda", 0), old_gpu),
              "float16 on old GPUs and MPS": (torch.device("mps"), Machine(mps=True))}
+    assert len(picks) == 4
     for words, (device, box) in picks.items():
         assert words in line and words.startswith(machine.dtype_name(machine.pick_dtype(device, None, box))), words

@@ -123,12 +123,15 @@ def parse_ref(text: str, relative_folders: bool = True) -> ModelRef:
 
 
 def hub_cache_dir() -> Path:
-    """The Hugging Face cache, read from the environment now (HF_HUB_CACHE, HF_HOME), not at import time."""
+    """The Hugging Face cache, read from the environment now (HF_HUB_CACHE, else HUGGINGFACE_HUB_CACHE, else HF_HOME's
+    or XDG_CACHE_HOME's hub folder), not at import time, with `~` and `$VARIABLES` expanded as huggingface_hub's
+    constants expand them (an unexpanded "$SCRATCH/hf" in HF_HOME downloaded into a folder of that literal name)."""
     for var in ("HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE"):
         if os.environ.get(var):
-            return Path(os.path.expandvars(os.environ[var])).expanduser()
-    home = os.environ.get("HF_HOME") or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "huggingface"
-    return Path(home).expanduser() / "hub"
+            return Path(os.path.expandvars(os.path.expanduser(os.environ[var])))
+    home = os.environ.get("HF_HOME") or os.path.join(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache",
+                                                     "huggingface")
+    return Path(os.path.expandvars(os.path.expanduser(home))) / "hub"
 
 
 def offline_reason() -> str | None:

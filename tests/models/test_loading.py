@@ -425,3 +425,18 @@ def test_the_machine_modules_dtype_line_names_every_default_pick_dtype_makes():
     assert len(picks) == 4
     for words, (device, box) in picks.items():
         assert words in line and words.startswith(machine.dtype_name(machine.pick_dtype(device, None, box))), words
+
+
+def test_the_hub_cache_expands_variables_as_huggingface_hub_does(monkeypatch, tmp_path):
+    """Read 34: hub_cache_dir expanded `$VARIABLES` in HF_HUB_CACHE but not in HF_HOME, which huggingface_hub's
+    constants expand, so downloads went to a folder literally named "$R34_SCRATCH"."""
+    for var in ("HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE", "XDG_CACHE_HOME"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("R34_SCRATCH", str(tmp_path))
+    monkeypatch.setenv("HF_HOME", "$R34_SCRATCH/hf")
+    assert loading.hub_cache_dir() == tmp_path / "hf" / "hub"
+    monkeypatch.delenv("HF_HOME")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert loading.hub_cache_dir() == tmp_path / "xdg" / "huggingface" / "hub"
+    monkeypatch.setenv("HF_HUB_CACHE", "$R34_SCRATCH/direct")
+    assert loading.hub_cache_dir() == tmp_path / "direct"

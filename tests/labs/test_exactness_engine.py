@@ -170,7 +170,11 @@ def test_a_one_token_continuation_still_calls_the_rule_with_no_draft(toy):
 
 def test_two_token_enumeration_that_drops_pairs_is_not_exhaustive(toy):
     """`exhaustive` promises an empty "other" by construction; with more positive pairs than `max_support` and no
-    end-of-text first token it said True while "other" held 0.60 of the mass (the top-k had cut the pairs)."""
+    end-of-text first token it said True while "other" held 0.63 of the mass (the top-k had cut the pairs): the
+    mass of every pair past the 50 most likely, read from the full enumeration."""
     pair, ids = toy
     dist = exact_two_token_distribution(pair.target, ids, SAMPLING, eos=set(), max_support=50)
-    assert float(dist.probs[-1]) > 0.01 and not dist.exhaustive
+    full = exact_two_token_distribution(pair.target, ids, SAMPLING, eos=set())
+    assert full.exhaustive and not dist.exhaustive
+    cut = 1.0 - float(full.probs[:-1].sort(descending=True).values[:50].sum())
+    assert float(dist.probs[-1]) == pytest.approx(cut, abs=1e-6) and round(cut, 2) == 0.63

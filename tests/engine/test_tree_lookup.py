@@ -107,9 +107,10 @@ def hand_made_first_tokens(n: int, copy_judged_against_q: bool) -> torch.Tensor:
 
 @pytest.mark.statistical
 def test_the_test_has_power_a_copy_judged_against_q_fails():
-    """p = (0.1, 0.2, 0.3, 0.4), q = (0.5, 0.3, 0.1, 0.1). After a drafted 0, 1 or 2 is rejected the residual is
-    (0, 0, 0.4, 0.6): the exact rule keeps the copied 3 with 0.6, else emits 2. Judged against q' = q without the
-    child instead, 3 is kept with min(1, 0.6 / q'(3)) = 1, so 2 comes out only as an accepted draft (0.1, not 0.3)."""
+    """p = (0.1, 0.2, 0.3, 0.4), q = (0.5, 0.3, 0.1, 0.1). A drafted 2 or 3 is always kept (p >= q); after a
+    drafted 0 or 1 is rejected the residual is (0, 0, 0.4, 0.6): the exact rule keeps the copied 3 with 0.6, else
+    emits 2. Judged against q' = q without the child instead, 3 is kept with min(1, 0.6 / q'(3)) = 1, so 2 comes
+    out only as an accepted draft (0.1, not 0.3)."""
     exact = hand_made_first_tokens(3000, copy_judged_against_q=False)
     broken = hand_made_first_tokens(3000, copy_judged_against_q=True)
     assert chi_square_test(exact, HAND_P).p_value > 1e-3

@@ -651,9 +651,9 @@ def test_the_measuring_spinner_says_what_calibration_does():
 
 def test_the_shape_chart_wraps_each_shapes_name_into_short_lines():
     """The shape names became DraftShape.describe()'s sentence (up to 81 characters with a lookup branch: "a tree of
-    16 nodes, depth 4, width 4, plus up to 8 tokens copied from the context"), and the chart broke only its first
-    comma: one tick line of 63 characters on a 390 px phone. Each line is now at most 22 characters, and the ticks
-    stay one per shape."""
+    16 nodes, depth 4, width 4, plus up to 8 tokens copied from the context"; 87 in Portuguese), and the chart broke
+    only its first comma: one tick line of 61 characters (65 in Portuguese) on a 390 px phone. Each line is now at
+    most 22 characters, and the ticks stay one per shape."""
     from specviz.core.i18n import using
 
     result = results.load_result(bench.BENCHMARKS_DIR / "default-cpu-f32-packed" / "results.json")
@@ -663,6 +663,8 @@ def test_the_shape_chart_wraps_each_shapes_name_into_short_lines():
             ticks = list(trees.shape_figure(result, "eagle", 0.0).data[0].x)
             assert len(rows) == len(set(ticks)) == 4 and any(r.get("tree_lookup") for r in rows)
             assert max(len(line) for tick in ticks for line in tick.split("<br>")) <= 22
+            first_comma = [part for r in rows for part in trees.shape_name(r).split(", ", 1)]  # the old break
+            assert max(len(part) for part in first_comma) > 22
             assert [tick.replace("<br>", " ") for tick in ticks] == [trees.shape_name(r) for r in rows]
 
 

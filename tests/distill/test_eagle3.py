@@ -92,17 +92,21 @@ def test_greedy_output_equals_target_only_decoding(toy_data, tree_nodes):
 @pytest.mark.slow
 @pytest.mark.parametrize("tree_nodes", [0, 6])
 def test_sampled_output_follows_the_target(toy_data, tree_nodes):
-    """Chi-square over the first two tokens, chain and tree: q is the drafter's own head, far from p."""
+    """Chi-square over the first two tokens, chain and tree: q is the drafter's own head, far from p (fewer than half
+    of its drafts are kept, so a rule that ignored p would show)."""
     pair, _ = toy_data
     drafter, vocab = toy_drafter(pair.target, noise=0.3)
     proposer = EagleProposer(pair.target, drafter, vocab)
     ids = pair.tokenizer("abcab")["input_ids"]
     settings = dict(temperature=1.0, top_k=6)
-    counts = Counter()
+    counts, accepted, drafted = Counter(), 0, 0
     for seed in range(600):
         trace = speculative_generate(pair.target, proposer, ids, k=2, max_new_tokens=3, seed=seed, eos_token_id=[],
                                      tree_nodes=tree_nodes, tree_width=2, **settings)
         counts[tuple(trace.output_ids[:2])] += 1
+        accepted += sum(step.n_accepted for step in trace.steps)
+        drafted += sum(step.n_drafted for step in trace.steps)
+    assert drafted > 0 and accepted / drafted < 0.5
     assert chi_square_p_value(counts, exact_two_token_distribution(pair.target, ids)) > 1e-3
 
 

@@ -407,6 +407,8 @@ def test_every_device_help_names_the_devices_pick_device_takes():
              for name in ("generate", "compare", "calibrate", "bench")}
     assert len(helps) == 4 and all(text.startswith("cpu, cuda, cuda:N, mps (default: the fastest")
                                    for text in helps.values()), helps
+    two = Machine(gpus=(GpuInfo(0, "GPU", 2**34, 2**34), GpuInfo(1, "GPU", 2**34, 2**34)))
+    assert str(pick_device("cuda:1", two)) == "cuda:1"  # the cuda:N the help offers is taken
     with pytest.raises(ModelLoadError, match="There is no GPU 1: this machine has 1"):
         pick_device("cuda:1", Machine(gpus=(GpuInfo(0, "GPU", 2**34, 2**34),)))
     with pytest.raises(ModelLoadError, match="use cpu, cuda, cuda:N or mps"):

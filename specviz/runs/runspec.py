@@ -12,6 +12,7 @@ value outside it is refused with a sentence, never clamped. Plain data: checking
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields, replace
 from typing import Any
@@ -59,13 +60,22 @@ class Setting:
         return self.lo, self.hi
 
     def accepts(self, value: Any) -> bool:
+        """Whether `value` is allowed: one of the choices, or a number in range (NumPy's included, never a bool;
+        a whole setting takes only whole numbers: 3, not 3.0)."""
         if self.choices is not None:
             return value in self.options()
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
             return False
-        if self.whole and not isinstance(value, int):
+        if self.whole and not isinstance(value, numbers.Integral):
             return False
         return math.isfinite(value) and self.lo <= value <= self.hi
+
+    def plain(self, value: Any) -> Any:
+        """An accepted number as Python's int or float (NumPy's np.int64(3) as 3), so a URL writes it as 3 and a
+        trace's JSON can hold it; a choice as given."""
+        if self.choices is not None or value is None:
+            return value
+        return int(value) if self.whole else value if type(value) in (int, float) else float(value)
 
 
 def own_setting(name: str) -> Setting:
@@ -145,6 +155,7 @@ class RunSpec:
                 continue
             if not setting.accepts(value):
                 raise ValueError(_must(_(setting.name), setting.rule(), value))
+            object.__setattr__(self, name, setting.plain(value))
         object.__setattr__(self, "proposer_settings", _own_settings(self.proposer_settings))
         if self.tree_lookup and not self.tree_nodes:  # issue 44 item 9: accepted and silently ignored before
             raise ValueError(_(LOOKUP_NEEDS_TREE))
@@ -323,7 +334,7 @@ def _own_settings(given: Mapping[str, Any] | tuple | list) -> tuple[tuple[str, i
         setting = own_setting(declared.name)
         if not setting.accepts(value):
             raise ValueError(_must(declared.name, setting.rule(), value))
-        kept[declared.name] = value
+        kept[declared.name] = setting.plain(value)
     return tuple(sorted(kept.items()))
 
 

@@ -439,3 +439,23 @@ def test_a_linked_too_long_prompt_names_its_limit_in_the_readers_number_format()
         RunSpec.from_query(link)
     with using("pt"), pytest.raises(ValueError, match=r"de 1 a 4\.000 caracteres"):
         RunSpec.from_query(link)
+
+
+def test_runspec_takes_numpy_numbers_as_python_numbers():
+    """Setting.accepts promised a number in range, yet RunSpec refused k=np.int64(3) as "not a whole number from 1
+    to 16", and kept np.float64 temperatures, which to_query wrote as 'np.float64(0.1234567)' (a link from_query
+    refused): NumPy's numbers are now accepted and kept as int and float."""
+    import numpy as np
+
+    from specviz.runs.runspec import RunSpec
+
+    spec = RunSpec(pair="toy", proposer="layerskip", k=np.int64(3), temperature=np.float64(0.1234567),
+                   top_p=np.float32(0.5), proposer_settings={"layers": np.int64(2)})
+    assert type(spec.k) is int and type(spec.temperature) is float and type(spec.top_p) is float
+    assert spec.proposer_settings == (("layers", 2),) and type(spec.proposer_settings[0][1]) is int
+    assert spec.to_query()["temperature"] == "0.1234567"
+    assert RunSpec.from_query(spec.to_query()) == spec
+    with pytest.raises(ValueError, match="got np.True_"):
+        RunSpec(k=np.bool_(True))
+    with pytest.raises(ValueError, match="whole number"):
+        RunSpec(k=np.float64(3.0))

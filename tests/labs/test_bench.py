@@ -897,3 +897,19 @@ def test_policy_temperatures_with_only_constant_are_refused_before_any_timing(ca
     assert err.endswith("in --temperatures instead.")
     assert "--policies has only constant, so at T = 0.5 it would time target-only decoding alone" in err
     BenchConfig(temperatures=[0], policy_temperatures=[0.5], policies=["constant", "heuristic"]).check()
+
+
+def test_bench_config_takes_numpy_numbers_and_names_an_empty_tree_list():
+    """check() refused ks=[np.int64(3)] with "K must be a whole number from 1 to 16 (got 3)", a false sentence, and
+    said "Give at least one proposer, one K and one temperature." for an empty tree_nodes list: NumPy's numbers are
+    now checked and kept as Python's, and an empty tree list is named."""
+    import numpy as np
+
+    config = BenchConfig(ks=[np.int64(3)], seed=np.int64(2), temperatures=[np.float32(0.5)], threshold=np.float64(0.4))
+    config.check()
+    assert config.ks == [3] and type(config.ks[0]) is int and type(config.seed) is int
+    assert type(config.temperatures[0]) is float and type(config.threshold) is float
+    with pytest.raises(ValueError, match="one --tree-nodes budget"):
+        BenchConfig(tree_nodes=[]).check()
+    with pytest.raises(ValueError, match="got True"):
+        BenchConfig(ks=[np.bool_(True)]).check()

@@ -10,8 +10,9 @@ the same way.
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 import yaml
@@ -120,6 +121,7 @@ class BenchConfig:
     draft_shapes: list[DraftShape] = field(default_factory=list)
 
     def check(self) -> None:
+        self._plain_numbers()
         for name in self.proposers:
             if name not in registry.names():
                 raise ValueError(f"Unknown proposer '{name}': choose one of {', '.join(registry.names())}.")
@@ -166,8 +168,10 @@ class BenchConfig:
         for name in self.verify_dtypes:
             if name not in DTYPES:
                 raise ValueError(f"--verify-dtypes must be among {', '.join(DTYPES)} (got {name}).")
-        if not (self.proposers and self.ks and self.temperatures and self.tree_nodes and self.tree_widths):
+        if not (self.proposers and self.ks and self.temperatures):
             raise ValueError("Give at least one proposer, one K and one temperature.")
+        if not (self.tree_nodes and self.tree_widths):
+            raise ValueError("Give at least one --tree-nodes budget (0 for the chain of K) and one --tree-width.")
         lo, hi = REPEATS_RANGE
         for flag, value, low in (("--prompts-per-suite", self.prompts_per_suite, 1), ("--repeats", self.repeats, lo),
                                  ("--warmup", self.warmup, 0), ("cost_repeats", self.cost_repeats, lo)):
@@ -189,6 +193,25 @@ class BenchConfig:
                 or not 0 <= self.threshold <= 1:
             raise ValueError(f"--threshold must be between 0 and 1 (got {self.threshold}).")
         load_suites(self.suites or None)
+
+    def _plain_numbers(self) -> None:
+        """NumPy's numbers (np.int64(3), np.float32(0.7)) as Python's int and float, before the checks: a whole
+        NumPy number is a whole number (it was refused as "K must be a whole number from 1 to 16 (got 3)"), and the
+        config is written into results.json, whose JSON holds no NumPy number. Anything else is left for the checks."""
+        def plain(value):
+            if isinstance(value, bool) or type(value) in (int, float):
+                return value
+            if isinstance(value, numbers.Integral):
+                return int(value)
+            return float(value) if isinstance(value, numbers.Real) else value
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, list):
+                setattr(self, f.name, [plain(v) for v in value])
+            elif isinstance(value, dict):
+                setattr(self, f.name, {k: plain(v) for k, v in value.items()})
+            else:
+                setattr(self, f.name, plain(value))
 
     @property
     def k_max(self) -> int:

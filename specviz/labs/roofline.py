@@ -251,11 +251,13 @@ def sweep(alpha: float, k: int, pair: ModelPair, hw: Hardware, context: float,
 def break_even_batch(alpha: float, k: int, pair: ModelPair, hw: Hardware, context: float,
                      max_batch: int = MAX_BATCH) -> int | None:
     """The largest batch (1..max_batch) at which speculation still pays (speedup >= 1); 0 when it does not pay
-    even at batch 1, None when it pays at every batch up to max_batch. Grows with alpha: a better draft keeps
-    paying into larger batches.
+    even at batch 1, or when K = 0 (nothing is drafted: its speedup, 1 / v = 1 at every batch, is no gain), None
+    when it pays at every batch up to max_batch. Grows with alpha: a better draft keeps paying into larger batches.
 
     >>> [break_even_batch(a, 4, PAIRS["qwen-7b-72b"], HARDWARE["h100"], 0) for a in (0.3, 0.6, 0.9)]
     [59, 111, 217]
+    >>> break_even_batch(0.8, 0, PAIRS["qwen-7b-72b"], HARDWARE["h100"], 0)
+    0
     """
     if k == 0:
         return 0

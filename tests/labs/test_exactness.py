@@ -402,3 +402,22 @@ def test_a_tree_lab_refusal_quotes_its_number_in_the_readers_format():
         one_level_samples(p, p, "tree_top_children", 2, 2.5)
     assert "1,5" in str(wide.value) and "2,5" in str(many.value)
     assert ".5" not in str(wide.value) + str(many.value)
+
+
+def test_sandbox_names_infinity_and_takes_numpy_numbers():
+    """The sandbox refused an infinite weight as "p must be numbers of at least 0." (infinity is one), and NumPy's
+    numbers, which promise nothing bad, as "p must give a number for each of 2 to 8 tokens." or "The number of
+    samples must be a whole number from 1 to 20,000." (for np.int64(100)): now a finite-number sentence, and NumPy's
+    numbers are read as numbers."""
+    import numpy as np
+
+    from specviz.labs.exactness.sandbox import sandbox_step, simulate
+
+    for bad in (float("inf"), float("nan")):
+        with pytest.raises(ValueError, match="^p must be finite numbers of at least 0.$"):
+            sandbox_step([bad, 1.0], [1.0, 1.0])
+    step = sandbox_step([np.int64(5), np.float32(3), 2], [2, 6, 2], np.float64(1.0))
+    assert round(step.alpha, 2) == 0.7
+    assert simulate(step, "exact", np.int64(100), seed=np.int64(1)).counts.sum() == 100
+    with pytest.raises(ValueError, match="whole number"):
+        simulate(step, "exact", np.bool_(True))

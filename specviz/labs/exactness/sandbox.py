@@ -13,6 +13,7 @@ p = target, q = draft throughout.
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -54,13 +55,13 @@ class SandboxSamples:
 def _distribution(weights: Sequence[float] | torch.Tensor, name: str) -> torch.Tensor:
     if not isinstance(weights, torch.Tensor):  # numbers only: not "1", True, None or a list inside the list
         if isinstance(weights, str | bytes) or not isinstance(weights, Sequence) or not all(
-                isinstance(x, int | float) and not isinstance(x, bool) for x in weights):
+                isinstance(x, numbers.Real) and not isinstance(x, bool) for x in weights):  # NumPy's numbers too
             raise ValueError(_("{name} must give a number for each of 2 to {max_tokens} tokens.", name=name,
                                max_tokens=MAX_TOKENS))
         if len(weights) > MAX_TOKENS:
             raise ValueError(_("{name} must give a number for each of 2 to {max_tokens} tokens.", name=name,
                                max_tokens=MAX_TOKENS))
-        if any(isinstance(x, int) and abs(x) > 10**300 for x in weights):  # a float64 cannot hold every such int
+        if any(isinstance(x, numbers.Integral) and abs(int(x)) > 10**300 for x in weights):  # a float64 cannot hold every such int
             raise ValueError(_("{name} has a whole number above 10^300: give each weight as a number of at most "
                                "10^300.", name=name))
     w = torch.as_tensor(weights, dtype=torch.float64)
@@ -68,7 +69,7 @@ def _distribution(weights: Sequence[float] | torch.Tensor, name: str) -> torch.T
         raise ValueError(_("{name} must give a number for each of 2 to {max_tokens} tokens.", name=name,
                            max_tokens=MAX_TOKENS))
     if not torch.isfinite(w).all() or (w < 0).any():
-        raise ValueError(_("{name} must be numbers of at least 0.", name=name))
+        raise ValueError(_("{name} must be finite numbers of at least 0.", name=name))  # inf is at least 0
     if w.sum() <= 0:
         raise ValueError(_("{name} must give at least one token a weight above 0.", name=name))
     w = w / w.max()  # first to at most 1: two weights of 1e308 would sum to inf
@@ -82,7 +83,7 @@ def tempered(probs: torch.Tensor, temperature: float) -> torch.Tensor:
     >>> [round(x, 3) for x in tempered(torch.tensor([0.5, 0.3, 0.2]), 0.5).tolist()]
     [0.658, 0.237, 0.105]
     """
-    if (isinstance(temperature, bool) or not isinstance(temperature, int | float)
+    if (isinstance(temperature, bool) or not isinstance(temperature, numbers.Real)
             or not 0 <= temperature <= MAX_TEMPERATURE):  # NaN fails the comparison too
         raise ValueError(_("The temperature must be a number from 0 to {most}.", most=number(MAX_TEMPERATURE, 0)))
     logits = torch.log(torch.as_tensor(probs, dtype=torch.float64))  # -inf at a token of probability 0
@@ -115,10 +116,10 @@ def sandbox_step(target_weights: Sequence[float] | torch.Tensor, draft_weights: 
 
 
 def _whole(value: object) -> bool:
-    """An int, or a float with no fraction (5.0), that is not a bool; never NaN or an infinity."""
+    """An int, or a float with no fraction (5.0), that is not a bool; never NaN or an infinity (NumPy's included)."""
     if isinstance(value, bool):
         return False
-    return isinstance(value, int) or (isinstance(value, float) and value.is_integer())
+    return isinstance(value, numbers.Integral) or (isinstance(value, numbers.Real) and float(value).is_integer())
 
 
 def simulate(step: SandboxStep, rule: str, n: int, seed: int = 0) -> SandboxSamples:

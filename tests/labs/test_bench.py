@@ -913,3 +913,14 @@ def test_bench_config_takes_numpy_numbers_and_names_an_empty_tree_list():
         BenchConfig(tree_nodes=[]).check()
     with pytest.raises(ValueError, match="got True"):
         BenchConfig(ks=[np.bool_(True)]).check()
+
+
+def test_bench_package_docstring_says_how_many_prompts_a_suite_gives():
+    """specviz.labs.bench's docstring said a run measures "every prompt of every suite"; it takes the first
+    --prompts-per-suite of each (runner.py: suite.prompts[: config.prompts_per_suite]), 2 by default, of suites
+    holding 8 or 64."""
+    import specviz.labs.bench as bench
+
+    doc = " ".join(bench.__doc__.split())
+    assert "every prompt of every suite" not in doc
+    assert f"--prompts-per-suite prompts ({BenchConfig().prompts_per_suite} by default)" in doc

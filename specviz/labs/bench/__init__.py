@@ -2,8 +2,9 @@
 
     python -m specviz bench --pair default --proposers ngram layerskip --k 1 2 4 8 --temperatures 0 0.7
 
-For every prompt of every suite (assets/prompts/) and every temperature, one run measures side by side, with
-the runs of each repeat interleaved so machine noise hits every method alike:
+For the first --prompts-per-suite prompts (2 by default) of every suite (assets/prompts/; --suites picks some) and
+every temperature, one run measures side by side, with the runs of each repeat interleaved so machine noise hits
+every method alike:
 
   * specviz's target-only decoding (the baseline the speedup is quoted against) and `model.generate`;
   * speculative decoding for every proposer x draft-length policy x K, traces recorded off (and once on, to

@@ -924,3 +924,18 @@ def test_bench_package_docstring_says_how_many_prompts_a_suite_gives():
     doc = " ".join(bench.__doc__.split())
     assert "every prompt of every suite" not in doc
     assert f"--prompts-per-suite prompts ({BenchConfig().prompts_per_suite} by default)" in doc
+
+
+def test_kept_through_refuses_a_selection_of_several_rows(tmp_path):
+    """quoted.kept_through promises "the one matching summary row" but read rows[0] of however many matched (trees of
+    two widths share a node budget): it now refuses several in one sentence."""
+    from specviz.labs.bench import quoted
+
+    row = {"proposer": "eagle", "suite": "all", "policy": "constant", "k": 4, "temperature": 0.0, "tree_nodes": 16,
+           "per_position": [0.7]}
+    (tmp_path / "two").mkdir()
+    (tmp_path / "two" / "results.json").write_text(json.dumps(
+        {"summary": [{**row, "tree_width": 2}, {**row, "tree_width": 4, "per_position": [0.8]}]}))
+    with pytest.raises(ValueError, match="has 2 eagle rows for that selection, not one"):
+        quoted.kept_through("two", "eagle", 1, k=4, temperature=0.0, tree_nodes=16, root=tmp_path)
+    assert quoted.kept_through("default-cpu-f32-medusa", "eagle", 1, k=4, temperature=0.0, tree_nodes=16).low > 0

@@ -104,6 +104,8 @@ def kept_through(folder: str, proposer: str, depth: int, *, k: int, temperature:
     that drafted at least `depth` tokens (a tree: reached that depth), the share whose first `depth` drafts were all
     kept. A count, so it does not depend on how busy the machine was."""
     rows = _rows(folder, proposer, suite, k, "constant", temperature, tree_nodes, "per_position", root)
+    if len(rows) > 1:  # trees of several widths or lookup branches: the first would be quoted as if it were the one
+        raise ValueError(f"The benchmark {folder} has {len(rows)} {proposer} rows for that selection, not one.")
     shares = rows[0]["per_position"]
     if not 1 <= depth <= len(shares):
         raise ValueError(f"The benchmark {folder} has no {proposer} acceptance at draft position {depth}.")

@@ -939,3 +939,16 @@ def test_kept_through_refuses_a_selection_of_several_rows(tmp_path):
     with pytest.raises(ValueError, match="has 2 eagle rows for that selection, not one"):
         quoted.kept_through("two", "eagle", 1, k=4, temperature=0.0, tree_nodes=16, root=tmp_path)
     assert quoted.kept_through("default-cpu-f32-medusa", "eagle", 1, k=4, temperature=0.0, tree_nodes=16).low > 0
+
+
+def test_command_line_quotes_a_path_with_a_space():
+    """command_line promises the command that reproduces a run, but wrote `--pair /tmp/my models/t` and `--out my
+    out` bare, which a shell splits into other arguments: paths are now quoted as the shell reads them back."""
+    import shlex
+
+    from specviz.labs.bench.cli import command_line
+
+    words = shlex.split(command_line(BenchConfig(pair="/tmp/my models/t,/tmp/d"), out="my out"))
+    assert words[words.index("--pair") + 1] == "/tmp/my models/t,/tmp/d"
+    assert words[words.index("--out") + 1] == "my out"
+    assert "--pair default " in command_line(BenchConfig(pair="default"), out="x")

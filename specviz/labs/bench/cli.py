@@ -9,6 +9,7 @@ the timing rounds of c and the verify curve, `cost_repeats`, which no flag sets)
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 import tempfile
 from collections.abc import Sequence
@@ -125,7 +126,9 @@ def command_line(config: BenchConfig, out: str | None = None) -> str:
     and the verify curve), which no flag sets: a config that changes them (the GPU check: 10, 3 in its rehearsal;
     the Speedup lab's live sweep: 5) records a command that, typed, times 15 (`report.GpuCheckRun` says so for the
     GPU check's runs)."""
-    parts = ["python -m specviz bench", f"--pair {config.pair}", "--proposers " + " ".join(config.proposers)]
+    # a pair or folder with a space (or a shell character) quoted, so the command typed runs that path
+    parts = ["python -m specviz bench", f"--pair {shlex.quote(config.pair)}",
+             "--proposers " + " ".join(config.proposers)]
     if config.draft_shapes:
         parts.append("--shapes " + " ".join(":".join(map(str, (s.k, s.tree_nodes, s.tree_width, s.tree_lookup)))
                                             for s in config.draft_shapes))
@@ -164,7 +167,7 @@ def command_line(config: BenchConfig, out: str | None = None) -> str:
     if config.seed:
         parts.append(f"--seed {config.seed}")
     if out:
-        parts.append(f"--out {out}")
+        parts.append(f"--out {shlex.quote(str(out))}")
     return " ".join(parts)
 
 

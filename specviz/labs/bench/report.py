@@ -3,7 +3,7 @@ markdown report.
 
     result.save("bench-results")        # results.json, results.csv, results.md
     result = BenchResult.load("bench-results/results.json")
-    result.best_constant("ngram", 0.0)  # the summary row of the fastest constant K, over all categories
+    result.best_constant("ngram", 0.0)  # the summary row of the fastest chain of constant K, over all categories
 
 The rows are plain dicts, as the JSON holds them: a summary row holds the metrics `DEFINITIONS` names (in
 specviz.labs.bench.summary; the verify cost is the run's, in `costs`), keyed by suite, proposer, policy, k,
@@ -248,13 +248,15 @@ class BenchResult:
         return {s["name"]: s["title"] for s in self.suites}
 
     def mean_alpha(self, proposer: str, temperature: float) -> float | None:
-        """α averaged over the constant-K runs of a proposer at a temperature, all suites pooled (None: no α)."""
+        """α averaged over the constant-K chains of a proposer at a temperature, all suites pooled (None: no α); tree
+        rows are left out, as `rows` leaves them by default: their mean of min(1, p′/q′) is no α."""
         alphas = [r["alpha"] for r in self.rows(proposer=proposer, temperature=temperature, policy="constant")
                   if r["alpha"] is not None]
         return sum(alphas) / len(alphas) if alphas else None
 
     def best_constant(self, proposer: str, temperature: float) -> Row | None:
-        """The constant-K row with the highest speedup vs target-only, all suites pooled (None: no constant K)."""
+        """The constant-K chain with the highest speedup vs target-only, all suites pooled (None: no constant chain);
+        tree rows are left out, as `rows` leaves them by default, so a faster tree is not it."""
         constant = self.rows(proposer=proposer, temperature=temperature, policy="constant")
         return max(constant, key=lambda r: r["speedup_vs_ar"] or 0) if constant else None
 

@@ -968,3 +968,18 @@ def test_best_constant_is_the_fastest_chain_and_says_so():
     assert max(r["speedup_vs_ar"] for r in trees) > best["speedup_vs_ar"]
     assert "chain" in " ".join(BenchResult.best_constant.__doc__.split())
     assert "tree rows are left out" in " ".join(BenchResult.mean_alpha.__doc__.split())
+
+
+def test_summary_keys_name_the_function_that_writes_them():
+    """report.py's comment said `SummaryRow` writes every key of SUMMARY_KEYS; no SummaryRow exists: summarise
+    writes the rows (re-pooling a committed run's cases gives every key)."""
+    import inspect
+
+    from specviz.core.paths import BENCHMARKS_DIR
+    from specviz.labs.bench import report
+    from specviz.labs.bench.summary import summarise
+
+    assert "SummaryRow" not in inspect.getsource(report)
+    result = BenchResult.load(BENCHMARKS_DIR / "default-cpu-f32-medusa" / "results.json")
+    rows = summarise(result.cases, result.baselines, result.costs)
+    assert rows and all(report.SUMMARY_KEYS <= row.keys() for row in rows)

@@ -89,7 +89,8 @@ def _damage(result: BenchResult) -> str | None:
     return _figures_damage(result)
 
 
-# The keys every summary row has had (`SummaryRow` writes them all; version-1 rows too), which the pages read
+# The keys every summary row has had (`summary.summarise` writes them all; version-1 rows have them too), which the
+# pages read
 SUMMARY_KEYS = frozenset({
     "acceptance_rate", "alpha", "c", "draft_ms", "hf_assisted_identical", "hf_assisted_speedup", "identical",
     "identical_count", "k", "mat_with_bonus", "mat_without_bonus", "mean_k", "overhead_ms", "per_position", "policy",

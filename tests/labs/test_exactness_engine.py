@@ -178,3 +178,12 @@ def test_two_token_enumeration_that_drops_pairs_is_not_exhaustive(toy):
     assert full.exhaustive and not dist.exhaustive
     cut = 1.0 - float(full.probs[:-1].sort(descending=True).values[:50].sum())
     assert float(dist.probs[-1]) == pytest.approx(cut, abs=1e-6) and round(cut, 2) == 0.63
+
+
+def test_continuation_count_refuses_a_huge_negative_int_in_one_sentence():
+    """continuation_samples promised a sentence for a count that is not a positive whole number, but called
+    math.isfinite on ints, which raises OverflowError past about 10**308: -10**400 crashed instead."""
+    from specviz.labs.exactness.engine import continuation_samples
+
+    with pytest.raises(ValueError, match=r"positive whole number \(got -1000000.*…\)\.$"):
+        continuation_samples(None, None, [1], n=-10**400, length=2, rule="exact")

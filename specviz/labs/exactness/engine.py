@@ -182,8 +182,11 @@ def continuation_samples(
     from specviz.engine.baseline import autoregressive_generate
     from specviz.engine.decoding import speculative_generate
 
-    if isinstance(n, bool) or not isinstance(n, int | float) or not math.isfinite(n) or int(n) != n or n < 1:
-        raise ValueError(_("The number of continuations must be a positive whole number (got {n}).", n=repr(n)))
+    whole = (isinstance(n, int) and not isinstance(n, bool)) or (isinstance(n, float) and n.is_integer())
+    if not whole or n < 1:  # an int is checked as an int: math.isfinite(10**400) raised OverflowError
+        shown = repr(n)
+        raise ValueError(_("The number of continuations must be a positive whole number (got {n}).",
+                           n=shown if len(shown) <= 40 else shown[:39] + "…"))
     if isinstance(length, bool) or not isinstance(length, int) or not 1 <= length <= 3:  # not 2.5, True or NaN
         raise ValueError(_("Continuations are 1 to 3 tokens long here (got {length}).", length=length))
     fn = _verifier_of(rule)

@@ -54,7 +54,12 @@ def is_number(value: object) -> bool:
     >>> is_number(0.5), is_number(3), is_number(True), is_number(float("nan")), is_number("1")
     (True, True, False, False, False)
     """
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # an int past float's range (10**400): no chart can draw it
+        return False
 
 
 def check_threads(threads: object, flag: str = "--threads") -> int:

@@ -150,7 +150,11 @@ HARDWARE: dict[str, Hardware] = {
 
 
 def _check(batch: float, n_tokens: float, context: float) -> None:
-    if not (batch >= 1 and n_tokens >= 1 and context >= 0 and math.isfinite(batch * n_tokens * context)):
+    try:  # an int past float's range (10**400) cannot be timed: refused below, not an OverflowError
+        finite = math.isfinite(batch * n_tokens * context) and math.isfinite(batch * n_tokens)
+    except (OverflowError, TypeError):
+        finite = False
+    if not (finite and batch >= 1 and n_tokens >= 1 and context >= 0):
         raise ValueError(_("The batch and the tokens per pass must be 1 or more and the context 0 or more (got batch "
                            "{batch}, {tokens} tokens, context {context}).", batch=given(batch), tokens=given(n_tokens),
                            context=given(context)))

@@ -66,9 +66,9 @@ class Setting:
             return value in self.options()
         if isinstance(value, bool) or not isinstance(value, numbers.Real):
             return False
-        if self.whole and not isinstance(value, numbers.Integral):
-            return False
-        return math.isfinite(value) and self.lo <= value <= self.hi
+        if isinstance(value, numbers.Integral):  # compared as an int: math.isfinite(10**400) raises OverflowError
+            return self.lo <= value <= self.hi
+        return not self.whole and math.isfinite(value) and self.lo <= value <= self.hi
 
     def plain(self, value: Any) -> Any:
         """An accepted number as Python's int or float (NumPy's np.int64(3) as 3), so a URL writes it as 3 and a
@@ -360,8 +360,9 @@ def _num(x: float) -> str:
 
 
 def _shown(value: Any, limit: int = 40) -> str:
-    """The refused value as the sentence quotes it: a finite float with the reader's decimal mark (0,0 in
-    Portuguese, as the rule's bounds are written), anything else as Python writes it."""
+    """The refused value as the sentence quotes it: a finite float as Python writes it, with its ".0" (3.0, so a
+    whole setting's refusal does not read "(got 3)") and the reader's decimal mark (3,0 in Portuguese, as the rule's
+    bounds are written), anything else as Python writes it."""
     finite = isinstance(value, float) and math.isfinite(value)
-    text = localized(float_text(value)) if finite else repr(value)
+    text = localized(repr(value)) if finite else repr(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -983,3 +983,18 @@ def test_summary_keys_name_the_function_that_writes_them():
     result = BenchResult.load(BENCHMARKS_DIR / "default-cpu-f32-medusa" / "results.json")
     rows = summarise(result.cases, result.baselines, result.costs)
     assert rows and all(report.SUMMARY_KEYS <= row.keys() for row in rows)
+
+
+def test_a_result_with_a_figure_past_float_range_is_damaged_not_a_crash():
+    """from_dict promises one sentence for a damaged file, but math.isfinite raised OverflowError for an int past
+    float's range (a summary row's temperature or speedup of 10**400)."""
+    import copy
+
+    from specviz.core.paths import BENCHMARKS_DIR
+
+    data = json.loads((BENCHMARKS_DIR / "default-cpu-f32-medusa" / "results.json").read_text(encoding="utf-8"))
+    for key in ("temperature", "speedup_vs_ar"):
+        damaged = copy.deepcopy(data)
+        damaged["summary"][0][key] = 10**400
+        with pytest.raises(ValueError, match="damaged or incomplete"):
+            BenchResult.from_dict(damaged)

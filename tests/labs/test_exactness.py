@@ -421,3 +421,12 @@ def test_sandbox_names_infinity_and_takes_numpy_numbers():
     assert simulate(step, "exact", np.int64(100), seed=np.int64(1)).counts.sum() == 100
     with pytest.raises(ValueError, match="whole number"):
         simulate(step, "exact", np.bool_(True))
+
+
+def test_one_step_samples_refuses_a_huge_negative_count_in_one_sentence():
+    """one_step_samples checked its count with math.isfinite, which raises OverflowError for an int past float's
+    range: n = -10**400 crashed instead of refusing in its sentence."""
+    from specviz.labs.exactness.experiments import one_step_samples
+
+    with pytest.raises(ValueError, match=r"positive whole number \(got -1000.*…\)\.$"):
+        one_step_samples(torch.tensor([0.5, 0.5]), torch.tensor([0.5, 0.5]), "exact", -10**400, torch.Generator())

@@ -210,3 +210,16 @@ def test_a_refused_size_is_quoted_in_the_readers_number_format():
         roofline.forward_seconds(QWEN_72B, H100, 0.5, 1.5, 12345.5)
     assert "0,5" in str(refused.value) and "1,5" in str(refused.value) and "12.345,5" in str(refused.value)
     assert "0.5" not in str(refused.value)
+
+
+def test_roofline_refuses_a_batch_past_float_range_in_one_sentence():
+    """_check multiplied batch, tokens and context and called math.isfinite, which raises OverflowError for an int
+    past float's range: forward_seconds(batch=10**400) crashed instead of refusing in its sentence."""
+    import pytest
+
+    from specviz.labs.roofline import HARDWARE, QWEN_72B, forward_seconds, ridge_batch
+
+    with pytest.raises(ValueError, match="must be 1 or more"):
+        forward_seconds(QWEN_72B, HARDWARE["h100"], 10**400, 1, 0)
+    with pytest.raises(ValueError, match="must be 1 or more"):
+        ridge_batch(QWEN_72B, HARDWARE["h100"], 10**400, 0)

@@ -459,3 +459,18 @@ def test_runspec_takes_numpy_numbers_as_python_numbers():
         RunSpec(k=np.bool_(True))
     with pytest.raises(ValueError, match="whole number"):
         RunSpec(k=np.float64(3.0))
+
+
+def test_runspec_refuses_huge_ints_and_whole_floats_in_true_sentences():
+    """Setting.accepts called math.isfinite on ints, so RunSpec(seed=10**400) raised OverflowError instead of the
+    sentence the module promises; and k=3.0 was refused as "K must be a whole number from 1 to 16 (got 3)", which
+    reads as if 3 were refused: the float is now quoted as 3.0."""
+    from specviz.runs.runspec import RunSpec
+
+    with pytest.raises(ValueError, match=r"^The seed must be a whole number from 0 to 4294967295 \(got 1000"):
+        RunSpec(seed=10**400)
+    with pytest.raises(ValueError, match=r"^top-p must be a number from 0.01 to 1 \(got 1000"):
+        RunSpec(top_p=10**400)
+    with pytest.raises(ValueError, match=r"\(got 3\.0\)\.$"):
+        RunSpec(k=3.0)
+    assert RunSpec(temperature=1).temperature == 1

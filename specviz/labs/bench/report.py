@@ -82,7 +82,7 @@ def _damage(result: BenchResult) -> str | None:
         text = [row.get(key) for key in ("suite", "proposer", "policy")]
         number = row.get("temperature")
         if not all(isinstance(v, str) for v in text) or not is_whole(row.get("k")) \
-                or isinstance(number, bool) or not isinstance(number, (int, float)) or not math.isfinite(number):
+                or not is_number(number):
             return _("a summary row lacks its suite, proposer, policy, k or temperature")
     if not all(isinstance(note, str) for note in result.notes):
         return _("notes holds something that is not text")

@@ -97,8 +97,11 @@ def one_step_samples(
     to draw them one by one instead, e.g. `lambda q, g: 7` for a deterministic proposer (q should then be the
     point mass on 7). The bonus row is p again: it does not affect the first token.
     """
-    if isinstance(n, bool) or not isinstance(n, int | float) or not math.isfinite(n) or int(n) != n or n < 1:
-        raise ValueError(_("The number of samples must be a positive whole number (got {n}).", n=repr(n)))
+    whole = (isinstance(n, int) and not isinstance(n, bool)) or (isinstance(n, float) and n.is_integer())
+    if not whole or n < 1:  # an int is checked as an int: math.isfinite(10**400) raised OverflowError
+        shown = repr(n)
+        raise ValueError(_("The number of samples must be a positive whole number (got {n}).",
+                           n=shown if len(shown) <= 40 else shown[:39] + "…"))
     p, q = (torch.as_tensor(x, dtype=torch.float32) for x in (target_probs, draft_probs))
     _check_vectors(p, q)
     fn = _verifier_of(rule)

@@ -998,3 +998,20 @@ def test_a_result_with_a_figure_past_float_range_is_damaged_not_a_crash():
         damaged["summary"][0][key] = 10**400
         with pytest.raises(ValueError, match="damaged or incomplete"):
             BenchResult.from_dict(damaged)
+
+
+def test_reading_a_committed_result_imports_what_the_package_docstring_says():
+    """specviz.labs.bench's docstring said reading committed results pays for neither torch nor transformers; loading
+    BenchResult imports torch (summary.py -> engine.theory). Checked in a fresh interpreter."""
+    import subprocess
+    import sys
+
+    import specviz.labs.bench as bench
+
+    code = ("import sys; from specviz.labs.bench import BenchResult; from specviz.core.paths import BENCHMARKS_DIR as B;"
+            "BenchResult.load(B / 'default-cpu-f32-medusa' / 'results.json');"
+            "print('torch' in sys.modules, 'transformers' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["True", "False"]
+    doc = " ".join(bench.__doc__.split())
+    assert "results not for transformers until a benchmark really runs (it does import torch" in doc

@@ -32,8 +32,9 @@ and, used by no run: quoted.py, the figures the pages, lessons and model cards q
 The names in `__all__` (`_LAZY` below) are importable from `specviz.labs.bench` itself, as before the split; the rest
 (`CaseResult`, the `quoted` figures, the helpers) from the module that defines them.
 
-Names are loaded on first use (PEP 562), so `python -m specviz --help` and the Speedup lab's reading of committed
-results do not pay for torch and transformers until a benchmark really runs.
+Names are loaded on first use (PEP 562), so `python -m specviz --help` pays for neither torch nor transformers, and
+the Speedup lab's reading of committed results not for transformers until a benchmark really runs (it does import
+torch: `BenchResult` pools with `summary.py`, which computes with `specviz.engine.theory`).
 """
 
 from __future__ import annotations

@@ -430,3 +430,14 @@ def test_one_step_samples_refuses_a_huge_negative_count_in_one_sentence():
 
     with pytest.raises(ValueError, match=r"positive whole number \(got -1000.*…\)\.$"):
         one_step_samples(torch.tensor([0.5, 0.5]), torch.tensor([0.5, 0.5]), "exact", -10**400, torch.Generator())
+
+
+def test_chi_square_verdict_groups_its_counts_for_the_reader():
+    """The verdict wrote its sample counts raw ("0 of 2000 samples", "1 of 2000"), where the house groups them
+    (2,000; 2.000 in Portuguese)."""
+    from specviz.core.i18n import using
+
+    result = chi_square_test([1999, 1], [1.0, 0.0])
+    assert "1 of 2,000 samples is a token" in result.verdict
+    with using("pt"):
+        assert "1 de 2.000 amostras é um token" in result.verdict

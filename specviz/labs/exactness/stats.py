@@ -15,7 +15,7 @@ import numpy as np
 import scipy.stats
 import torch
 
-from specviz.core.i18n import _, localized, ngettext
+from specviz.core.i18n import _, localized, ngettext, number
 
 ArrayLike = torch.Tensor | np.ndarray | Sequence[float]
 
@@ -100,15 +100,16 @@ class ChiSquareResult:
     def verdict(self) -> str:
         """One plain-language sentence."""
         if self.impossible:
-            return ngettext("Not the target distribution: {n} of {total} samples is a token the target gives "
+            return ngettext("Not the target distribution: {count} of {total} samples is a token the target gives "
                             "probability 0.",
-                            "Not the target distribution: {n} of {total} samples are tokens the target gives "
-                            "probability 0.", self.impossible, total=self.n)
+                            "Not the target distribution: {count} of {total} samples are tokens the target gives "
+                            "probability 0.", self.impossible, count=number(self.impossible, 0),
+                            total=number(self.n, 0))  # 2,000 (2.000 in Portuguese), not 2000
         if self.dof == 0 and self.support <= 1:
             return _("Nothing to test: the target puts all its mass on one token, and every sample is that token.")
         if self.dof == 0:
             return _("Too few samples to test: with {n} samples every outcome is rare, so they all pool into one "
-                     "group; draw more samples.", n=self.n)
+                     "group; draw more samples.", n=number(self.n, 0))
         p_value = significant(self.p_value)
         if self.p_value < 1e-3:
             return _("Not the target distribution: a gap this large would happen by chance less than once in a "

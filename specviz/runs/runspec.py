@@ -355,8 +355,9 @@ def float_text(x: float) -> str:
 
 
 def _num(x: float) -> str:
-    text = f"{x:g}" if isinstance(x, float) else str(x)
-    return localized(text)
+    """A bound as a rule writes it: 0.01, 2 (0,01 in Portuguese); a whole one grouped, 2,048 (2.048), as the pages
+    write counts."""
+    return localized(f"{x:g}") if isinstance(x, float) else number(x, 0)
 
 
 def _shown(value: Any, limit: int = 40) -> str:

@@ -467,10 +467,24 @@ def test_runspec_refuses_huge_ints_and_whole_floats_in_true_sentences():
     reads as if 3 were refused: the float is now quoted as 3.0."""
     from specviz.runs.runspec import RunSpec
 
-    with pytest.raises(ValueError, match=r"^The seed must be a whole number from 0 to 4294967295 \(got 1000"):
+    with pytest.raises(ValueError, match=r"^The seed must be a whole number from 0 to 4,294,967,295 \(got 1000"):
         RunSpec(seed=10**400)
     with pytest.raises(ValueError, match=r"^top-p must be a number from 0.01 to 1 \(got 1000"):
         RunSpec(top_p=10**400)
     with pytest.raises(ValueError, match=r"\(got 3\.0\)\.$"):
         RunSpec(k=3.0)
     assert RunSpec(temperature=1).temperature == 1
+
+
+def test_runspec_rules_group_their_whole_bounds():
+    """A refusal wrote its bounds raw, "from 1 to 2048", "from 0 to 4294967295", on pages that write every other
+    count grouped: now 2,048 (2.048 in Portuguese)."""
+    from specviz.core.i18n import using
+    from specviz.runs.runspec import RunSpec
+
+    with pytest.raises(ValueError, match=r"from 1 to 2,048 \(got 5000\)\.$"):
+        RunSpec(max_new_tokens=5000)
+    with using("pt"), pytest.raises(ValueError, match=r"de 1 a 2\.048 \(recebido: 5000\)\.$"):
+        RunSpec(max_new_tokens=5000)
+    with pytest.raises(ValueError, match=r"from 0.01 to 1 \(got 2\.0\)\.$"):
+        RunSpec(top_p=2.0)

@@ -1008,7 +1008,8 @@ def test_reading_a_committed_result_imports_what_the_package_docstring_says():
 
     import specviz.labs.bench as bench
 
-    code = ("import sys; from specviz.labs.bench import BenchResult; from specviz.core.paths import BENCHMARKS_DIR as B;"
+    code = ("import sys; from specviz.labs.bench import BenchResult; "
+            "from specviz.core.paths import BENCHMARKS_DIR as B;"
             "BenchResult.load(B / 'default-cpu-f32-medusa' / 'results.json');"
             "print('torch' in sys.modules, 'transformers' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()

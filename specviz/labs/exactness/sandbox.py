@@ -61,7 +61,8 @@ def _distribution(weights: Sequence[float] | torch.Tensor, name: str) -> torch.T
         if len(weights) > MAX_TOKENS:
             raise ValueError(_("{name} must give a number for each of 2 to {max_tokens} tokens.", name=name,
                                max_tokens=MAX_TOKENS))
-        if any(isinstance(x, numbers.Integral) and abs(int(x)) > 10**300 for x in weights):  # a float64 cannot hold every such int
+        # a float64 cannot hold every such int
+        if any(isinstance(x, numbers.Integral) and abs(int(x)) > 10**300 for x in weights):
             raise ValueError(_("{name} has a whole number above 10^300: give each weight as a number of at most "
                                "10^300.", name=name))
     w = torch.as_tensor(weights, dtype=torch.float64)

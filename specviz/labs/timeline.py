@@ -138,7 +138,7 @@ def measured_speedup(spec: Trace, baseline: Trace) -> float:
 
     > 1 means speculation was faster in this run, < 1 slower; nan when either lane was cut short at its time limit
     (`cut_short`: the lanes did not race the same tokens). A baseline that is not target-only decoding of the same
-    prompt is a ValueError with one sentence.
+    prompt with the same settings (`check_race`) is a ValueError with one sentence.
     """
     check_race(spec, baseline)
     if cut_short(spec) or cut_short(baseline):
@@ -149,8 +149,15 @@ def measured_speedup(spec: Trace, baseline: Trace) -> float:
     return spec_tps / base_tps
 
 
+# what both lanes of a race must share besides the prompt (a trace's settings and meta); K and the proposer are
+# the speculative lane's own
+RACE_SETTINGS = ("max_new_tokens", "temperature", "top_k", "top_p", "seed")
+RACE_META = ("pair", "dtype", "device")
+
+
 def check_race(spec: Trace, baseline: Trace) -> None:
-    """Raise ValueError unless `spec` is speculative and `baseline` is target-only decoding of the same prompt."""
+    """Raise ValueError unless `spec` is speculative and `baseline` is target-only decoding of the same prompt, with
+    the same `RACE_SETTINGS` on the same pair, dtype and device (`RACE_META`)."""
     if spec.mode != Mode.SPECULATIVE:
         raise ValueError(_("The first trace of a race must come from speculative decoding."))
     if baseline.mode != Mode.AUTOREGRESSIVE:
@@ -158,6 +165,11 @@ def check_race(spec: Trace, baseline: Trace) -> None:
                            mode=baseline.mode))
     if list(spec.prompt_ids) != list(baseline.prompt_ids):
         raise ValueError(_("These two traces start from different prompts, so their speeds cannot be compared."))
+    differ = [name for name in RACE_SETTINGS if spec.settings.get(name) != baseline.settings.get(name)]
+    differ += [name for name in RACE_META if spec.meta.get(name) != baseline.meta.get(name)]
+    if differ:  # the module's promise: the same prompt *with the same settings*, on the same pair
+        raise ValueError(_("These two traces were decoded with different settings ({names}), so their speeds cannot "
+                           "be compared.", names=", ".join(differ)))
 
 
 @dataclass(frozen=True)

@@ -336,3 +336,24 @@ def test_a_recorded_examples_verdict_says_which_machine_timed_it():
         assert "on this machine the model" not in text
     live = _trace("speculative", [(0.03, 0.12, 4)] * 5, drafted=4)  # no "recorded" in meta: a live race's times
     assert "recorded" not in explain_race(live, _trace("autoregressive", [(0.0, 0.1, 1)] * 20))
+
+
+def test_a_race_refuses_a_baseline_decoded_with_other_settings():
+    """The module promises a speedup against target-only decoding "of the same prompt with the same settings", but
+    check_race compared the prompts only: a T = 0.7 lane against a greedy baseline, or one from another pair, gave
+    a speedup. Now one sentence names what differs."""
+    import copy
+
+    from specviz.labs.examples import load_example
+    from specviz.labs.timeline import measured_speedup
+
+    spec, base = load_example("toy-draft")
+    assert measured_speedup(spec, base) > 0
+    hotter = copy.deepcopy(base)
+    hotter.settings["temperature"] = 0.7
+    with pytest.raises(ValueError, match=r"different settings \(temperature\)"):
+        measured_speedup(spec, hotter)
+    other = copy.deepcopy(base)
+    other.meta["pair"] = "default"
+    with pytest.raises(ValueError, match=r"different settings \(pair\)"):
+        measured_speedup(spec, other)

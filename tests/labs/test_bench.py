@@ -225,6 +225,7 @@ def test_results_record_the_device_and_dtype_the_models_ran_in(result, tmp_path)
     assert "Models on cpu in float32." in result.save(tmp_path)["md"].read_text()
 
 
+@pytest.mark.slow  # over 0.7 s: make test runs it, make check stays under a minute
 def test_cli_bench_runs_in_the_dtype_asked_for_and_says_so_in_its_command(tmp_path):
     code = main(["bench", "--pair", "toy", "--proposers", "ngram", "--k", "2", "--temperatures", "0",
                  "--suites", "rewrite", "--prompts-per-suite", "1", "--max-new-tokens", "6", "--repeats", "1",
@@ -1000,6 +1001,7 @@ def test_a_result_with_a_figure_past_float_range_is_damaged_not_a_crash():
             BenchResult.from_dict(damaged)
 
 
+@pytest.mark.slow  # over 0.7 s: make test runs it, make check stays under a minute
 def test_reading_a_committed_result_imports_what_the_package_docstring_says():
     """specviz.labs.bench's docstring said reading committed results pays for neither torch nor transformers; loading
     BenchResult imports torch (summary.py -> engine.theory). Checked in a fresh interpreter."""

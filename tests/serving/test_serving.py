@@ -257,6 +257,7 @@ def _page(url: str | None = None, tab: str | None = None) -> AppTest:
     return at
 
 
+@pytest.mark.slow  # over 0.7 s: make test runs it, make check stays under a minute
 def test_the_page_shows_a_real_scrape(fake):
     at = _page(fake.url)
     assert not at.exception, at.exception

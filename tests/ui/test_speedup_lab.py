@@ -111,6 +111,7 @@ def test_committed_results_are_default_pair_runs_with_their_command():
             assert not all(ar_vs_generate) or all(greedy)  # a split only where two one-token decoders split too
 
 
+@pytest.mark.slow  # over 0.7 s: make test runs it, make check stays under a minute
 def test_page_shows_a_tiny_result_and_its_numbers(tiny, tiny_folder):
     at = AppTest.from_file(PAGE, default_timeout=120).run()
     _ok(at)

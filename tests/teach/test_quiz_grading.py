@@ -9,7 +9,7 @@ import json
 import pytest
 
 from specviz.teach.quiz import QuizRun, csv_text, grade, load_bank, parse_number, results_json
-from specviz.teach.quiz.schema import MAX_ANSWER
+from specviz.teach.quiz.schema import MAX_ANSWER, Question
 
 BANK = load_bank()
 Q = BANK.by_id()
@@ -248,3 +248,43 @@ def test_feedback_is_correct_or_a_verdict_then_the_answer():
     assert grade(q, "forty").feedback == "That cannot be read as a number; write one like 0.25. " + answer_sentence(q)
     with using("pt"):
         assert grade(q, "0,9").feedback == "Não exatamente. " + answer_sentence(q)
+
+
+def test_a_large_numeric_answer_is_shown_with_every_digit():
+    """Read 35: a numeric answer was shown to six significant digits with an exponent, so a teacher's
+    cache_after_rollback answer of 1000005 (tolerance 0) was keyed "The answer is 1e+06." (another number)."""
+    from specviz.teach.quiz.bank import parse_bank
+
+    text = ("- {id: big, concept: kv_rollback, type: numeric, prompt: '?', answer: 1000005, tolerance: 0, "
+            "formula: cache_after_rollback, params: {cache_before: 1000004, n_accepted: 0}, explanation: x, "
+            "link: pages/quiz.py}")
+    big = parse_bank(text, "t").questions[0]
+    assert big.expected_text() == "1000005"
+    assert grade(big, "1").feedback == "Not quite. The answer is 1,000,005."
+    assert grade(big, "1000005").correct and not grade(big, "1e6").correct
+    ranged = Question("r", "speedup", "numeric", "?", -0.0004, "", "pages/quiz.py", tolerance=MAX_ANSWER)
+    assert grade(ranged, "x").feedback.endswith(
+        "The answer is −0.0004 (anything from −1,000,000,000,000,000 to 1,000,000,000,000,000 counts as right).")
+
+
+def test_numpy_and_fraction_numbers_are_numbers():
+    """Read 35: parse_number promised a float "from a number", yet np.int64(3), np.float32(0.4) and Fraction(2, 5)
+    were told "That cannot be read as a number"."""
+    from fractions import Fraction
+
+    import numpy as np
+
+    assert parse_number(np.int64(3)) == 3.0 and parse_number(Fraction(2, 5)) == 0.4
+    assert abs(parse_number(np.float32(0.4)) - 0.4) < 1e-7
+    assert parse_number(np.float32("nan")) is None and parse_number(np.bool_(True)) is None
+    assert grade(Q["sp-expected-1"], np.int64(10**16)).feedback.startswith("That number is too large")
+
+
+def test_the_schema_and_grading_doctests_hold():
+    """doctest.testmod(specviz.teach.quiz) reads only the package's own docstrings, not its modules'."""
+    import doctest
+
+    from specviz.teach.quiz import bank, grading, schema
+
+    results = [doctest.testmod(module) for module in (schema, grading, bank)]
+    assert sum(r.attempted for r in results) > 5 and sum(r.failed for r in results) == 0

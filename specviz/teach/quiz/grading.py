@@ -9,13 +9,14 @@ types into a numeric question ("0.4", "3,5", "40%").
 
 from __future__ import annotations
 
+import numbers
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from specviz.core.i18n import N_, _, end_sentence, localized, number, with_decimal_point
-from specviz.teach.quiz.schema import MAX_ANSWER, Question, _fmt
+from specviz.teach.quiz.schema import MAX_ANSWER, Question, _plain
 from specviz.teach.quiz.schema import QuestionKind
 
 # Every sentence a learner reads from the grader, in one place (English messages with named placeholders, translated
@@ -104,17 +105,23 @@ def answer_sentence(question: Question) -> str:
 
 
 def shown_number(question: Question) -> str:
-    """A numeric question's answer (and unit) as the reader writes numbers: 0.315, or 0,315 in Portuguese."""
+    """A numeric question's answer (and unit) as the reader writes numbers: 0.315, or 0,315 in Portuguese;
+    1,000,005 (never 1e+06, which would name another answer); −0.0004 with the minus sign its range's ends use."""
     text = question.expected_text()
-    value = _fmt(float(question.answer), 6)  # the number at the start of the text; its unit stays as written
-    return localized(value) + text[len(value):]
+    value = _plain(float(question.answer))  # the number at the start of the text; its unit stays as written
+    return _written(value) + text[len(value):]
 
 
 def _bound(value: float) -> str:
     """One end of the range a numeric question accepts, to six significant digits as the answer is shown (0.395,
-    not 0.39499999999999996), in the reader's convention: −0.001, or 0,395 in Portuguese."""
-    text = _fmt(value, 6)
-    if "e" in text or "n" in text:  # 1e+15, inf, nan: no fixed-point form to write
+    not 0.39499999999999996; 2,000,000,000,000,000, not 2e+15), in the reader's convention: −0.001, or 0,395 in
+    Portuguese."""
+    return _written(_plain(value))
+
+
+def _written(text: str) -> str:
+    """A number `_plain` wrote, in the reader's convention (grouped, U+2212 minus, Portuguese marks)."""
+    if "n" in text:  # inf, nan: no fixed-point form to write
         return localized(text)
     return number(float(text), len(text.partition(".")[2]))
 
@@ -152,8 +159,9 @@ def _grade_ordering(q: Question, answer: Any) -> tuple[bool, bool, str]:
 
 
 def parse_number(answer: Any) -> float | None:
-    """A float from a number or a string like "0.4", "3,36" or "40%", at most MAX_ANSWER (10^15) in size; None for
-    anything else: NaN, infinities, 1e308, a 5,000-digit string, digits that are not ASCII ("²", "٣", "５").
+    """A float from a number (int, float, a NumPy number, a Fraction) or a string like "0.4", "3,36" or "40%", at
+    most MAX_ANSWER (10^15) in size; None for anything else: NaN, infinities, 1e308, a 5,000-digit string, digits
+    that are not ASCII ("²", "٣", "５"), a bool.
 
     >>> parse_number(" 40% "), parse_number("3,5"), parse_number("nan"), parse_number(True), parse_number(10**400)
     (0.4, 3.5, None, None, None)
@@ -162,7 +170,7 @@ def parse_number(answer: Any) -> float | None:
     """
     if isinstance(answer, bool):
         return None
-    if isinstance(answer, int | float):
+    if isinstance(answer, numbers.Real):  # np.int64 and np.float32 too (no bool: NumPy's is not a Real)
         return float(answer) if -MAX_ANSWER <= answer <= MAX_ANSWER else None  # not nan or inf, no 400-digit int
     if not isinstance(answer, str) or len(answer) > 64 or not answer.isascii():
         return None  # float() would also read "٣" or "５", which nobody types as a number on purpose
@@ -186,7 +194,7 @@ def _too_large(answer: Any) -> bool:
     """
     if isinstance(answer, bool):
         return False
-    if isinstance(answer, int | float):
+    if isinstance(answer, numbers.Real):
         return answer == answer and parse_number(answer) is None  # not NaN (which equals nothing), beyond 10^15
     if not isinstance(answer, str) or len(answer) > 64 or not answer.isascii():
         return False

@@ -244,7 +244,7 @@ class Question:
     def expected_text(self) -> str:
         """The right answer, written for a person."""
         if self.kind == QuestionKind.NUMERIC:
-            return f"{_fmt(float(self.answer), 6)}{' ' + self.unit if self.unit else ''}"
+            return f"{_plain(float(self.answer))}{' ' + self.unit if self.unit else ''}"
         if self.kind == QuestionKind.ORDERING:
             return " → ".join(self.answer)
         if self.kind == QuestionKind.MULTIPLE:
@@ -294,6 +294,21 @@ class Bank:
         """The concepts that have at least one question, in the bank's concept order."""
         used = {q.concept for q in self.questions}
         return [c for c in self.concepts if c in used]
+
+
+def _plain(x: float, digits: int = 6) -> str:
+    """A number to `digits` significant digits with no exponent, every whole digit kept: 0.315, 1000005 (not
+    1e+06, which would name another answer), 0.000015; inf and nan as `_fmt` writes them.
+
+    >>> _plain(0.31500001), _plain(1000005.0), _plain(1.5e-5), _plain(-1e15), _plain(0.0)
+    ('0.315', '1000005', '0.000015', '-1000000000000000', '0')
+    """
+    text = _fmt(x, digits)
+    if "e" not in text or not math.isfinite(x):
+        return text
+    places = max(0, digits - 1 - math.floor(math.log10(abs(x))))
+    text = f"{x:.{places}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
 
 
 def _fmt(x: float, digits: int = 3) -> str:

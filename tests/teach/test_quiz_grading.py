@@ -280,11 +280,11 @@ def test_numpy_and_fraction_numbers_are_numbers():
     assert grade(Q["sp-expected-1"], np.int64(10**16)).feedback.startswith("That number is too large")
 
 
-def test_the_schema_and_grading_doctests_hold():
+def test_every_quiz_module_s_doctests_hold():
     """doctest.testmod(specviz.teach.quiz) reads only the package's own docstrings, not its modules'."""
     import doctest
 
-    from specviz.teach.quiz import bank, grading, schema
+    from specviz.teach.quiz import bank, grading, live, predictions, run, schema, translation
 
-    results = [doctest.testmod(module) for module in (schema, grading, bank)]
+    results = [doctest.testmod(module) for module in (schema, grading, bank, run, predictions, live, translation)]
     assert sum(r.attempted for r in results) > 5 and sum(r.failed for r in results) == 0

@@ -213,3 +213,23 @@ def test_the_shown_u_and_the_shown_ratio_give_the_verdict_too():
         d = Decision(0, 0, "x", q_, p_, p_ / q_, min(1, p_ / q_), u_, u_ < min(1, p_ / q_), True)
         p, q, u, a = _shown_numbers(d)
         assert (float(u) < float(a)) == d.accepted == (float(u) < _accept_prob(float(p), float(q))), (p, q, u, a)
+
+
+def test_a_huge_or_odd_key_is_ignored_not_raised():
+    """Read 35: "Bad entries are ignored, not raised", yet a key of 10**5000 raised ValueError from str() while the
+    keys were sorted."""
+    score = score_predictions({10**5000: 0, "x": 1, 0: 1, -3: 0}, toy_trace())
+    assert [r.step for r in score.results] == [0] and len(score.ignored) == 3
+    assert score.ignored[0] == -3 and score.ignored[2] == "x"
+
+
+def test_a_read_back_answer_keeps_its_digits():
+    """Read 35: shown_answer promised "no more decimals than it has", yet wrote 1e-07 as 0.00 (another answer) and
+    1e15 as 1,000,000,000,000,000.00."""
+    from specviz.core.i18n import using
+    from specviz.teach.quiz import shown_answer
+
+    assert shown_answer(1e-7) == "0.0000001" and shown_answer(1e15) == "1,000,000,000,000,000"
+    assert shown_answer(123456789012345.0) == "123,456,789,012,345" and shown_answer(0.30000000000000004) == "0.3"
+    with using("pt"):
+        assert shown_answer(-2.5e-9) == "−0,0000000025"

@@ -18,7 +18,7 @@ from typing import Any
 
 from specviz.core.i18n import N_, _, number
 from specviz.teach.quiz.grading import Grade, grade
-from specviz.teach.quiz.schema import Bank, Question
+from specviz.teach.quiz.schema import Bank, Question, _plain
 from specviz.teach.quiz.schema import QuestionKind
 
 
@@ -213,14 +213,16 @@ def shown_answer(answer: Any) -> str:
     >>> from specviz.core.i18n import using
     >>> shown_answer(3.0), shown_answer(0.125), shown_answer(1234567.0), shown_answer(["a", "b"])
     ('3', '0.125', '1,234,567', 'a | b')
+    >>> shown_answer(1e-7), shown_answer(1e15)
+    ('0.0000001', '1,000,000,000,000,000')
     >>> with using("pt"):
     ...     shown_answer(2.5), shown_answer(-0.4)
     ('2,5', '−0,4')
     """
     if isinstance(answer, bool) or not isinstance(answer, int | float):
         return answer_text(answer)
-    text = format(float(answer), ".12g")  # 0.30000000000000004, typed as 0.3, is read back as 0.3
-    if "e" in text or "n" in text:  # 1e+15, inf, nan: no fixed-point form to write
+    text = _plain(float(answer), 12)  # 0.30000000000000004, typed as 0.3, is read back as 0.3
+    if "n" in text:  # inf, nan: no fixed-point form to write
         return number(float(answer))
     return number(float(text), len(text.partition(".")[2]))
 

@@ -288,3 +288,15 @@ def test_every_quiz_module_s_doctests_hold():
 
     results = [doctest.testmod(module) for module in (schema, grading, bank, run, predictions, live, translation)]
     assert sum(r.attempted for r in results) > 5 and sum(r.failed for r in results) == 0
+
+
+def test_a_run_is_cut_to_exactly_its_limit():
+    """Read 35: QuizRun.start promised the questions "cut to `limit`", yet limit=0 asked every question (0 is
+    falsy) and limit=-1 silently dropped the last one."""
+    questions = BANK.select()[:5]
+    assert len(QuizRun.start(questions, 0, limit=0).questions) == 0
+    assert len(QuizRun.start(questions, 0, limit=2).questions) == 2
+    assert len(QuizRun.start(questions, 0).questions) == 5
+    for bad in (-1, True, 2.5):
+        with pytest.raises(ValueError):
+            QuizRun.start(questions, 0, limit=bad)

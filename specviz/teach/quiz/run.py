@@ -73,14 +73,17 @@ class QuizRun:
     def start(cls, questions: Sequence[Question], seed: int, limit: int | None = None,
               order: str = "basics") -> QuizRun:
         """The questions in `order` ("basics": `basics_first`; "shuffled": an order fixed by `seed`), cut to
-        `limit`. The seed also shuffles each question's choices."""
+        `limit` (None: all of them; 0 asked 0 and a negative one dropped the last, read 35). The seed also shuffles
+        each question's choices."""
+        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
+            raise ValueError(f"limit must be a whole number of questions, 0 or more, or None, not {limit!r}")
         if order not in ORDERS:
             raise ValueError(_("Unknown question order {order}: use one of {orders}.", order=repr(order),
                                orders=", ".join(ORDERS)))
         ordered = basics_first(questions) if order == "basics" else list(questions)
         if order == "shuffled":
             random.Random(seed).shuffle(ordered)
-        return cls(ordered[:limit] if limit else ordered, seed)
+        return cls(ordered if limit is None else ordered[:limit], seed)
 
     def current(self) -> Question | None:
         return self.questions[self.position] if self.position < len(self.questions) else None

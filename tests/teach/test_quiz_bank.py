@@ -547,3 +547,16 @@ def test_a_refused_id_is_told_the_rule_the_bank_applies(qid):
                                             "letter or digit"):
         parse_bank(text, "f.yaml")
     assert parse_bank(text.replace(qid, "x1-_."), "f.yaml").questions[0].id == "x1-_."
+
+
+def test_a_number_written_with_an_exponent_is_a_number():
+    """Read 35: PyYAML (YAML 1.1) reads 1e-3 as text, so "tolerance: 1e-3" was told it "must be a number" while
+    the grader reads a learner's "1e-3" as 0.001. Quoted, it stays text."""
+    from specviz.teach.quiz import parse_bank
+
+    text = ("- {id: a, concept: speedup, type: numeric, prompt: '?', explanation: x, link: pages/quiz.py, "
+            "answer: 1e15, tolerance: 1e-3}\n"
+            "- {id: b, concept: speedup, type: single, prompt: '?', explanation: x, link: pages/quiz.py, "
+            "answer: '1e3', choices: ['1e3', '2e3']}")
+    numeric, single = parse_bank(text, "t").questions
+    assert (numeric.answer, numeric.tolerance) == (1e15, 0.001) and single.choices == ("1e3", "2e3")

@@ -188,6 +188,11 @@ def _check_length(node: yaml.ScalarNode) -> None:
 
 _QuizLoader.add_constructor("tag:yaml.org,2002:int", _QuizLoader.construct_yaml_int)
 _QuizLoader.add_constructor("tag:yaml.org,2002:float", _QuizLoader.construct_yaml_float)
+# YAML 1.1 (PyYAML) reads 1e-3 and 1e15 as text, since its floats need a point ("1.0e-3"); a quiz file's author
+# writes them as numbers, as a learner may type them (read 35: "tolerance: 1e-3" was told it "must be a number")
+_QuizLoader.add_implicit_resolver("tag:yaml.org,2002:float",
+                                  re.compile(r"^[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)[eE][-+]?[0-9]+$"),
+                                  list("-+0123456789."))
 
 
 def _load_yaml(text: str | bytes, source: str) -> Any:

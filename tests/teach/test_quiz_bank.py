@@ -560,3 +560,15 @@ def test_a_number_written_with_an_exponent_is_a_number():
             "answer: '1e3', choices: ['1e3', '2e3']}")
     numeric, single = parse_bank(text, "t").questions
     assert (numeric.answer, numeric.tolerance) == (1e15, 0.001) and single.choices == ("1e3", "2e3")
+
+
+def test_a_file_level_refusal_names_the_file_alone_as_the_docstring_says():
+    """Read 35: QuizBankError promised a sentence "naming the file and the question"; a file with no questions (or
+    not UTF-8) has no question to name, and the docstrings now say so."""
+    import specviz.teach.quiz
+    from specviz.teach.quiz import QuizBankError, parse_bank
+
+    with pytest.raises(QuizBankError, match=r"^Quiz file 'up\.yaml' has no 'questions:' list\.$"):
+        parse_bank("questions: []", "up.yaml")
+    assert "when\n    one question is at fault" in QuizBankError.__doc__
+    assert "naming the file and the question." not in " ".join(specviz.teach.quiz.__doc__.split())

@@ -57,7 +57,9 @@ FAQ_TOPICS = ("what-is", "core-idea", "why-slow", "first-disagreement", "quality
 
 
 class QuizBankError(ValueError):
-    """A quiz file that cannot be used; the message is one sentence naming the file and the question."""
+    """A quiz file (or stored question) that cannot be used; the message is one sentence naming the file and, when
+    one question is at fault, that question (a file that cannot be read, is not UTF-8 or YAML, or has no questions
+    names the file alone; an unknown quiz language names the language)."""
 
 
 # ---- formulas that numeric questions can name, so a loader can recompute their answers ---------------------------

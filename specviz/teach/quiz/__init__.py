@@ -11,8 +11,8 @@ dataclass and one `grade(question, answer)`:
 
 `live_questions` builds questions of the same type from one step of a real `Trace`, and `score_predictions` scores
 predict-then-reveal guesses of how many drafts a step accepts. A broken bank file is a `QuizBankError` whose message
-is one sentence naming the file and, when one question is at fault, the question. Nothing here imports Streamlit: a question's `link` is checked
-against the app's page map, `specviz.teach.pagemap`, which is plain data.
+is one sentence naming the file and, when one question is at fault, the question. Nothing here imports Streamlit:
+a question's `link` is checked against the app's page map, `specviz.teach.pagemap`, which is plain data.
 
 This package only gathers the public names; the parts:
   schema       question types, concepts, FORMULAS and the bounds of their parameters (FORMULA_PARAMS), the

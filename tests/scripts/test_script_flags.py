@@ -73,6 +73,18 @@ def test_first_run_wait_refuses_a_timeout_it_cannot_wait(capsys):
         assert exit_.value.code == 2 and "argument --timeout: a number from 1 to 3600" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("bad", ["nan", "-1", "inf"])
+def test_push_latency_refuses_a_timeout_it_cannot_wait(bad, capsys):
+    """`push_latency --timeout nan` (or -1) waited no time at all and reported every phone "not within the
+    timeout", though the help promises seconds to wait for one phone."""
+    from specviz.scripts import push_latency
+
+    with pytest.raises(SystemExit) as exit_:
+        push_latency.parse_args(["--timeout", bad])
+    assert exit_.value.code == 2 and "argument --timeout: a number from 1 to 3600" in capsys.readouterr().err
+    assert push_latency.parse_args([]).timeout == 60.0
+
+
 @pytest.mark.parametrize("flags", [["--margin-mib", "nan"], ["--margin-mib", "-1"], ["--budget", "0"],
                                    ["--budget", "600"], ["--out", ""]])
 def test_transfer_pack_refuses_a_margin_budget_or_folder_it_cannot_use(flags, capsys):

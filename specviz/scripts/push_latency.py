@@ -35,7 +35,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m specviz.scripts.push_latency", description=__doc__.split("\n")[0])
     parser.add_argument("--phones", type=int, default=2, choices=range(1, 9), metavar="1..8")
     parser.add_argument("--pushes", type=int, default=3, choices=range(1, 11), metavar="1..10")
-    parser.add_argument("--timeout", type=number_arg(1, 3600), default=60.0, help="seconds to wait for one phone (default 60)")
+    parser.add_argument("--timeout", type=number_arg(1, 3600), default=60.0,
+                        help="seconds to wait for one phone (default 60)")
     return parser.parse_args(argv)
 
 

@@ -106,10 +106,10 @@ def git_commit() -> dict[str, Any]:
     return {"commit": commit or None, "clean": bool(commit) and not changed}
 
 
-def earlier_runs(path: Path) -> dict | str:
+def earlier_runs(path: Path, pair: str | None = None) -> dict | str:
     """The file's runs so far ({} when there is no file), or the sentence that says why it cannot be kept: a folder,
-    an unreadable file or one that is not a preset file would otherwise lose its other dtypes' runs, or the new run,
-    after minutes of runs."""
+    an unreadable file, one that is not a preset file or (with `pair`) one that holds another pair's runs would
+    otherwise lose its other dtypes' runs, or the new run, after minutes of runs."""
     if not path.exists():
         return {}
     try:
@@ -119,6 +119,8 @@ def earlier_runs(path: Path) -> dict | str:
         return f"cannot read '{path}' ({reason}); its other dtypes' runs would be lost: fix or move it first."
     if not isinstance(whole, dict) or not isinstance(whole.get("runs", {}), dict):
         return f"'{path}' is not a preset results file (no runs object): name another --out."
+    if pair is not None and whole.get("pair", pair) != pair:
+        return f"'{path}' holds the {whole['pair']} pair's runs, which a {pair} run would replace: name another --out."
     return whole
 
 
@@ -136,7 +138,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.pair != PRESET_PAIR and args.out == PRESET_RESULTS:
         parser.error(f"--pair {args.pair} needs its own --out: {PRESET_RESULTS} holds the {PRESET_PAIR} pair's runs")
-    whole = earlier_runs(args.out)  # read first: a damaged file stops here, not after the runs
+    whole = earlier_runs(args.out, args.pair)  # read first: a damaged file stops here, not after the runs
     if isinstance(whole, str):
         print(f"preset_runs: {whole}", file=sys.stderr)
         return 2
@@ -159,8 +161,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = recorded_command("python -m specviz.scripts.preset_runs", typed, {"--dtype": dtype})
     record = {"command": command, "dtype": dtype, "date": utc_now(), **git_commit(), "machine": machine,
               "presets": presets, **({"first_load": loading} if loading else {})}
-    if whole.get("pair", args.pair) != args.pair:
-        whole = {}  # another pair's runs are not this file's
     runs = {**whole.get("runs", {}), dtype: record}
     whole = {"schema": SCHEMA, "schema_version": SCHEMA_VERSION, "pair": args.pair,
              "runs": {key: runs[key] for key in sorted(runs)}}

@@ -73,6 +73,22 @@ def test_a_damaged_out_file_stops_before_the_runs_not_after_them(content, said, 
     assert content is None or out.read_text(encoding="utf-8") == content
 
 
+def test_an_out_file_of_another_pair_stops_before_the_runs_not_written_over(tmp_path, capsys, monkeypatch):
+    """35th read: the help promises "the other dtypes' runs kept", but an --out file holding another pair's runs was
+    silently replaced by this pair's one run, every dtype of the other pair lost. It is now one sentence, exit 2."""
+    import specviz.models.pairs
+
+    monkeypatch.setattr(specviz.models.pairs, "load_pair", lambda *a, **k: pytest.fail("a model loaded"))
+    out = tmp_path / "presets.json"
+    content = json.dumps({"pair": "default", "runs": {"bfloat16": {"dtype": "bfloat16"}}})
+    out.write_text(content, encoding="utf-8")
+    assert main(["--pair", "toy", "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == (f"preset_runs: '{out}' holds the default pair's runs, which a toy run would replace: "
+                   "name another --out.")
+    assert out.read_text(encoding="utf-8") == content
+
+
 def test_the_out_help_says_the_run_replaces_its_dtypes_entry_in_the_committed_file(capsys):
     """Read 32: `--out` had no help, while its default is the committed presets.json, whose runs[<dtype>] a run
     replaces (the other dtypes' runs stay), as the module docstring says and `main` does."""

@@ -201,11 +201,13 @@ def writable_file_arg(text: str) -> str:
 
 
 def __getattr__(name: str):
-    """`PROPOSERS` (every proposer) and `TOY_PROPOSERS` (what the toy pair offers a user), from the registry now."""
+    """`PROPOSERS` (every proposer) and `TOY_PROPOSERS` (what the toy pair offers a user), from the registry now.
+    Any other name is refused before the registry (and with it babel) is imported: `from specviz.engine.limits
+    import x` asks for `__path__` first, and `specviz.scripts.transfer receive` must run with no package installed."""
+    if name not in ("PROPOSERS", "TOY_PROPOSERS"):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     from specviz.engine.proposers import registry
 
     if name == "PROPOSERS":
         return registry.names()
-    if name == "TOY_PROPOSERS":
-        return registry.offered(PAIR_DRAFTERS["toy"])
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return registry.offered(PAIR_DRAFTERS["toy"])

@@ -98,6 +98,30 @@ def test_transfer_pack_refuses_a_margin_budget_or_folder_it_cannot_use(flags, ca
     assert exit_.value.code == 2 and f"argument {flags[0]}: a " in capsys.readouterr().err
 
 
+def test_transfer_receive_runs_with_no_package_installed(tmp_path):
+    """35th read: transfer's docstring says receive uses only the standard library, so it runs where babel is not
+    installed yet (receive is what brings it), but `from specviz.engine.limits import ...` asked the module's
+    `__getattr__` for `__path__`, which imported the proposer registry and babel: ModuleNotFoundError there."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    block = ("import sys\n"
+             "class Block:\n"
+             "    def find_spec(self, name, path=None, target=None):\n"
+             "        if name.split('.')[0] in ('babel', 'torch', 'numpy', 'transformers', 'yaml'):\n"
+             "            raise ModuleNotFoundError(name)\n"
+             "sys.meta_path.insert(0, Block())\n"
+             "from specviz.scripts import transfer\n"
+             "sys.exit(transfer.main(sys.argv[1:]))\n")
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run([sys.executable, "-c", block, "receive", "--from", str(tmp_path / "none"),
+                           "--store", str(tmp_path / "store")], cwd=root, capture_output=True, text=True,
+                          check=False)
+    assert "ModuleNotFoundError" not in done.stderr, done.stderr
+    assert done.returncode == 3 and "No transfer manifest in" in done.stdout, done.stderr
+
+
 @pytest.mark.parametrize("content, said", [("{bad", "JSONDecodeError"), (None, "FileNotFoundError"),
                                            ('{"rows": [{"k": 1}]}', "KeyError: 'temperature'")])
 def test_shape_table_merge_of_a_missing_or_damaged_table_is_one_sentence(content, said, tmp_path, capsys):

@@ -1,6 +1,8 @@
-"""Take the screenshots of README.md and docs/app.md in a real browser: `python -m specviz.scripts.screenshots`.
+"""Take eight of the screenshots of README.md and docs/app.md in a browser: `python -m specviz.scripts.screenshots`.
 
-Starts `streamlit run app.py` on a free local port, drives Debian's Chromium with Playwright and writes
+Starts `streamlit run app.py` on a free local port, drives Debian's Chromium with Playwright and writes the eight
+below (the others, such as the tree, lookup, Proposers, sandbox, phone and Portuguese Overview shots, come from
+one-off runs of its helpers or a browser test: docs/app.md, "Where the screenshots come from", says which)
 
     assets/screenshots/playground.png   the Playground at the first step that kept some drafts, then rejected one
     assets/screenshots/race.png         the Timeline & race page on the EAGLE example (its trace names its machine)
@@ -313,7 +315,7 @@ race_shot = ChartShot(f"race?race_source=example&race_example={RACE_EXAMPLE}", "
 # accept-rule slider.
 learn_shot = ChartShot("learn?lesson=3&done=1,2", "learn.png", lambda page: page.get_by_text("lessons mastered"),
                        margin=110)
-# The same two in Portuguese, for README.pt-BR.md.
+# The same two, and the Theory explorer, in Portuguese, for docs/app.pt-BR.md.
 pt_race_shot = ChartShot(f"race?race_source=example&race_example={RACE_EXAMPLE}&lang=pt", "pt-race.png",
                          lambda page: page.locator('[data-testid="stMetric"]'), margin=70)
 pt_learn_shot = ChartShot("learn?lesson=3&done=1,2&lang=pt", "pt-learn.png",

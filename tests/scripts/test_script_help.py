@@ -87,6 +87,25 @@ def test_the_screenshot_helpers_the_docstring_says_the_browser_tests_reuse_are_i
     assert len(named) == 5 and set(named) <= imported, (named, imported)
 
 
+def test_the_screenshots_docstring_lists_the_eight_files_the_script_writes_not_every_docs_shot():
+    """35th read: screenshots.py opened "Take the screenshots of README.md and docs/app.md", but docs/app.md shows
+    six more (tree, lookup, Proposers, sandbox, phone, Portuguese Overview) that it does not write. The docstring
+    now says eight, and lists exactly the files the code names."""
+    import inspect
+    import re
+
+    from specviz.scripts import screenshots
+
+    source = inspect.getsource(screenshots)
+    doc = screenshots.__doc__
+    code = source.replace(doc, "")
+    listed = set(re.findall(r"([a-z-]+\.png)", doc.split("says which)")[1].split("Needs `chromium`")[0]))
+    written = set(re.findall(r'"([a-z-]+\.png)"', code))
+    assert listed == written and len(written) == 8, (listed, written)
+    assert doc.startswith("Take eight of the screenshots of README.md and docs/app.md")
+    assert "all eight, into assets/screenshots/" in doc
+
+
 def test_the_scripts_package_does_not_say_every_script_writes_under_assets():
     """specviz/scripts/__init__.py said the scripts "write files under assets/" (see the Makefile): page_cost,
     push_latency and first_run_wait only print, gpu_check writes into its --out, and the Makefile runs two of them."""

@@ -130,3 +130,18 @@ def test_a_scripts_tokens_per_forward_is_the_same_only_for_the_same_dtype_and_ke
     doc = " ".join(module.__doc__.split())
     assert "whatever the machine" not in doc
     assert "the same on any machine with the same dtype and kernels" in doc
+
+
+def test_tree_tokens_compares_no_sampled_outputs_as_if_greedy(capsys):
+    """35th read: at T = 1 tree_tokens printed "parted at new token 3: target top-2 logit gap 1.341 (NOT a
+    near-tie)" on the toy pair, as if a split that sampling makes by chance were the bug its docstring says a
+    non-near-tie greedy split would be. A sampled run now counts identical outputs and compares none."""
+    from specviz.scripts import tree_tokens
+
+    flags = ["--pair", "toy", "--proposer", "draft", "--prompts", "2", "--max-new-tokens", "8", "--tree-nodes", "8",
+             "--tree-width", "2"]
+    assert tree_tokens.main([*flags, "--temperature", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "(sampled: not compared, a split here is chance)" in out and "near-tie" not in out
+    assert tree_tokens.main(flags) == 0
+    assert "(sampled" not in capsys.readouterr().out

@@ -1,7 +1,7 @@
 """One command that proves and measures specviz on a GPU, section by section, within a fixed time budget.
 
     python -m specviz.scripts.gpu_check --out DIR               # the default pair on cuda (a 480 s budget)
-    python -m specviz.scripts.gpu_check --out DIR --rehearse    # the same sections, toy pair on the CPU (< 2 minutes)
+    python -m specviz.scripts.gpu_check --out DIR --rehearse    # the same sections, toy pair on the CPU (a 110 s budget)
 
 Each section writes DIR/<section>.json when it starts ("running"), after each unit of work, and when it ends, with
 its status: ok, failed (a check did not hold), timeout (its time cap ran out: the record holds what finished), error
@@ -417,7 +417,7 @@ def run_section(name: str, ctx: Context) -> Record:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m specviz.scripts.gpu_check", description=__doc__.splitlines()[0])
     parser.add_argument("--out", required=True, type=Path, help="folder for <section>.json and bench/results.json")
-    parser.add_argument("--rehearse", action="store_true", help="the toy pair on the CPU, in under two minutes")
+    parser.add_argument("--rehearse", action="store_true", help=f"the toy pair on the CPU (a {REHEARSAL.budget:g} s budget)")
     parser.add_argument("--sections", default=",".join(SECTIONS), help=f"comma-separated, of {', '.join(SECTIONS)}")
     parser.add_argument("--budget", type=number_arg(MIN_SECTION, 86400.0), default=None,
                         help="seconds for all sections (default: the profile's)")

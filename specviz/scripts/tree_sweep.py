@@ -108,6 +108,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--max-new-tokens", type=whole_arg(*MAX_NEW_TOKENS_RANGE), default=64)
     parser.add_argument("--json", type=writable_file_arg, default=None, help="write the table to this file")
     args = parser.parse_args(argv)
+    shape_list = shapes(args.k, args.tree_nodes, args.tree_width, args.tree_lookup)
+    if not shape_list:  # every budget at or under every K: nothing to measure, and rows[0] below would fail
+        parser.error("no shape to sweep: give --tree-nodes 0 (the chain) or a budget above the smallest --k")
     pair = load_pair(args.pair, device=args.device, dtype=args.dtype)
     proposer = args.proposer or pair.default_proposer
     from specviz.labs.bench.timing import machine_info, pair_placement
@@ -116,7 +119,6 @@ def main(argv: Sequence[str] | None = None) -> int:
                if key in ("cpu", "cpu_flags", "cpu_bf16", "cores", "gpu", "torch_threads", "isa_limits", "kernels",
                           "torch", "date", "load_average_start")}
     prompts = [p.text for p in load_suites(["held-out"])[0].prompts if p.text][: args.prompts]
-    shape_list = shapes(args.k, args.tree_nodes, args.tree_width, args.tree_lookup)
     print(f"pair {args.pair}, proposer {proposer}, {dtype_name(pair.dtype)} on {pair.device}, T = "
           f"{args.temperature:g}, {len(prompts)} held-out prompts x {args.max_new_tokens} new tokens")
     context = prompt_ids(RunSpec(pair=pair.name, prompt=prompts[0]), pair)

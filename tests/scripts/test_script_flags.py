@@ -48,6 +48,19 @@ def test_a_flag_out_of_range_is_one_argparse_line_before_any_model_loads(name, f
     assert "Traceback" not in last
 
 
+def test_tree_sweep_with_no_shape_to_sweep_is_refused_before_any_model_loads(capsys, monkeypatch):
+    """35th read: `tree_sweep --k 5 --tree-nodes 4` (every budget at or under K: the docstring's trees have N > K
+    nodes, and no 0 for the chain) loaded the pair, timed its verify curve and ended in IndexError at rows[0]."""
+    from specviz.scripts import tree_sweep
+
+    monkeypatch.setattr(tree_sweep, "load_pair", lambda *a, **k: pytest.fail("a model loaded"))
+    with pytest.raises(SystemExit) as exit_:
+        tree_sweep.main(["--k", "5", "--tree-nodes", "4"])
+    assert exit_.value.code == 2
+    assert capsys.readouterr().err.strip().endswith("error: no shape to sweep: give --tree-nodes 0 (the chain) or a "
+                                                    "budget above the smallest --k")
+
+
 def test_the_limits_helpers_accept_the_ends_of_their_ranges():
     from specviz.engine.limits import K_RANGE, TEMPERATURE_RANGE, number_arg, whole_arg
 

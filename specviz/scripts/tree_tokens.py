@@ -50,6 +50,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--prompts", type=whole_arg(1), default=8, help="the first N prompts of the held-out suite")
     parser.add_argument("--max-new-tokens", type=whole_arg(*MAX_NEW_TOKENS_RANGE), default=64)
     args = parser.parse_args(argv)
+    if args.tree_nodes <= args.k:  # 0 would race the chain against itself, and N <= K nodes cannot reach depth K
+        parser.error(f"--tree-nodes must be above --k, the tree's depth (got {args.tree_nodes} and {args.k})")
     chain = RunSpec(pair=args.pair, proposer=args.proposer, k=args.k, max_new_tokens=args.max_new_tokens,
                     temperature=args.temperature)
     tree = RunSpec(pair=args.pair, proposer=args.proposer, k=args.k, max_new_tokens=args.max_new_tokens,

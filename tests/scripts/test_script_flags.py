@@ -61,6 +61,20 @@ def test_tree_sweep_with_no_shape_to_sweep_is_refused_before_any_model_loads(cap
                                                     "budget above the smallest --k")
 
 
+@pytest.mark.parametrize("flags", [["--tree-nodes", "0"], ["--tree-nodes", "2", "--k", "4"], ["--k", "16"]])
+def test_tree_tokens_refuses_a_tree_that_cannot_reach_depth_k(flags, capsys, monkeypatch):
+    """35th read: `tree_tokens --tree-nodes 2 --k 4` printed "tree 2 nodes, width 4, depth 4" (two nodes reach depth
+    2 at most), and `--tree-nodes 0` raced the chain against itself as "tree 0 nodes", though --k's help says it is
+    the tree's depth. Both are refused before any model loads."""
+    from specviz.scripts import tree_tokens
+
+    monkeypatch.setattr(tree_tokens, "load_pair", lambda *a, **k: pytest.fail("a model loaded"))
+    with pytest.raises(SystemExit) as exit_:
+        tree_tokens.main(flags)
+    assert exit_.value.code == 2
+    assert "error: --tree-nodes must be above --k, the tree's depth (got " in capsys.readouterr().err
+
+
 def test_the_limits_helpers_accept_the_ends_of_their_ranges():
     from specviz.engine.limits import K_RANGE, TEMPERATURE_RANGE, number_arg, whole_arg
 

@@ -15,9 +15,10 @@ script. The prompts and seeds are chosen so that the examples a student meets fi
 
 The timings are CPU time by default (`time.process_time`, one torch thread, `meta["clock"] = "cpu"`): on a shared
 machine wall time mostly measures waiting for a core, while one thread's CPU time is what wall time would be on an
-idle one (the bench's `--clock cpu` does the same). The race says which clock a recording used, and on which
-machine: `meta["machine"]` records it (`specviz.labs.bench.timing.machine_info` plus the pair's device, dtype and
-kernels; the examples recorded before the field existed have none).
+idle one (the bench's `--clock cpu` reads the same clock, but runs one thread only with `--threads 1`: with more it
+adds their times up). The race says which clock a recording used, and on which machine: `meta["machine"]` records
+it (`specviz.labs.bench.timing.machine_info` plus the pair's device, dtype and kernels; the examples recorded before
+the field existed have none).
 """
 
 from __future__ import annotations

@@ -21,3 +21,18 @@ def test_the_separate_drafts_description_does_not_say_it_emits_fewer_tokens_than
     portuguese = " ".join(read_catalog().get(recipe.description).string.split())
     assert "quase tantos" not in portuguese
     assert "mais ou menos tantos tokens por passagem do alvo quanto o rascunhador EAGLE (2,0 contra 1,9)" in portuguese
+
+
+def test_the_docstring_does_not_say_the_bench_cpu_clock_times_one_thread():
+    """35th read: make_traces said one thread's CPU time "(the bench's `--clock cpu` does the same)", but the bench
+    reads time.process_time with as many torch threads as --threads gives (its own note: "with more threads it adds
+    them up"); only `--threads 1` makes it the same measure."""
+    import inspect
+
+    from specviz.labs.bench import runner
+    from specviz.scripts import make_traces
+
+    doc = " ".join(make_traces.__doc__.split())
+    assert "`--clock cpu` does the same" not in doc
+    assert "the bench's `--clock cpu` reads the same clock, but runs one thread only with `--threads 1`" in doc
+    assert "with more threads it adds them up" in inspect.getsource(runner)

@@ -68,6 +68,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                         "where installed), e.g. chromium")
     args = parser.parse_args(argv)
     paths = page_paths() if not args.pages else ["/" + name.strip("/") for name in args.pages]
+    if args.by_link and any("?" in path for path in paths):  # no sidebar link carries a query: the click would hang
+        parser.error("--by-link opens the sidebar's links, which carry no query: name pages without '?'")
     browser = shutil.which(args.browser) or args.browser if args.browser else None
     from playwright.sync_api import sync_playwright
 

@@ -49,3 +49,17 @@ def test_the_browser_tests_drive_the_headless_shell_where_it_is_installed(monkey
     installed.clear()
     with pytest.raises(RuntimeError, match="make browser"):
         screenshots.chromium_path()
+
+
+def test_by_link_refuses_a_page_with_a_query_no_sidebar_link_has(capsys):
+    """35th read: --pages' help offers 'playground?source=example' and --by-link clicks the sidebar link to each
+    page, but no sidebar link ends in a query: the click waited out Playwright's timeout and raised. The pair is
+    now argparse's error before a server or a browser starts."""
+    import pytest
+
+    from specviz.scripts import page_cost
+
+    with pytest.raises(SystemExit) as exit_:
+        page_cost.main(["--pages", "playground?source=example", "--by-link"])
+    assert exit_.value.code == 2
+    assert "--by-link opens the sidebar's links, which carry no query" in capsys.readouterr().err

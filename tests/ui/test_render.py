@@ -371,3 +371,20 @@ def test_a_space_of_another_kind_and_a_character_past_ffff_are_escaped_unambiguo
     assert visible("a\u2003b") == "a\\u2003b" and visible("\u3000") == "\\u3000"
     assert visible("a\U000e0001b") == "a\\U000e0001b"
     assert visible("\u00a0") == "⍽" and visible(" ") == "␣"  # the two spaces with their own glyphs keep them
+
+
+def test_trace_headline_and_settings_line_group_counts_the_readers_way():
+    """The headline is "formatted for people": a 1,234-token trace reads 1,234 (1.234 in Portuguese), not 1234, and
+    so does a max-new-tokens setting of 2,048 (the 35th read found both ungrouped)."""
+    from types import SimpleNamespace
+
+    from specviz.core.i18n import using
+    from specviz.ui.common.step_view import settings_line, trace_headline
+    trace = SimpleNamespace(num_tokens=1234, num_steps=1100, mean_accepted_length=1.12, num_accepted=1500,
+                            num_drafted=4400, settings={"max_new_tokens": 2048, "seed": 0}, meta={})
+    assert trace_headline(trace) == {"Tokens": "1,234", "Target passes": "1,100", "Mean accepted length": "1.12",
+                                     "Drafts accepted": "1,500 of 4,400"}
+    assert "max new tokens = 2,048" in settings_line(trace)
+    with using("pt"):
+        assert trace_headline(trace)["Tokens"] == "1.234"
+        assert "2.048" in settings_line(trace)

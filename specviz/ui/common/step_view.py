@@ -285,10 +285,11 @@ HEADLINE_LABELS = (N_("Tokens"), N_("Target passes"), N_("Mean accepted length")
 def trace_headline(trace: Trace) -> dict[str, str]:
     """The headline numbers of a trace, formatted for people (keyed by the English labels)."""
     return {
-        "Tokens": str(trace.num_tokens),
-        "Target passes": str(trace.num_steps),
+        "Tokens": number(trace.num_tokens, 0),  # 1,234 (1.234 in Portuguese), as counts are written
+        "Target passes": number(trace.num_steps, 0),
         "Mean accepted length": fmt(trace.mean_accepted_length, 2),
-        "Drafts accepted": (_("{kept} of {drafted}", kept=trace.num_accepted, drafted=trace.num_drafted)
+        "Drafts accepted": (_("{kept} of {drafted}", kept=number(trace.num_accepted, 0),
+                              drafted=number(trace.num_drafted, 0))
                             if trace.num_drafted else "–"),
     }
 
@@ -317,7 +318,8 @@ def settings_line(trace: Trace) -> str:
     parts += [_("temperature = {value}", value=_setting(s.get("temperature", "?"))),
               _("top-k = {value}", value=s.get("top_k", 0) or _("off")),
               _("top-p = {value}", value=_setting(s.get("top_p", 1.0))), _("seed = {value}", value=s.get("seed", "?")),
-              _("max new tokens = {value}", value=s.get("max_new_tokens", "?")), dtype_text(m.get("dtype"))]
+              _("max new tokens = {value}", value=_count_setting(s.get("max_new_tokens", "?"))),
+              dtype_text(m.get("dtype"))]
     return " · ".join(str(p) for p in parts)
 
 
@@ -332,6 +334,11 @@ def dtype_text(dtype: object) -> str:
     if dtype in ("bfloat16", "float16"):
         return _("{dtype} (lossless only up to rounding: a near-tie can flip)", dtype=dtype)
     return _("dtype not recorded")
+
+
+def _count_setting(value: object) -> str:
+    """A count setting as the reader groups digits (2,048; 2.048 in Portuguese); anything else as it is."""
+    return number(value, 0) if isinstance(value, int) and not isinstance(value, bool) else str(value)
 
 
 def _setting(value: object) -> str:

@@ -334,3 +334,13 @@ def test_the_lookup_mark_has_a_legend_chip_with_its_full_label():
             chip = copied_legend()
         assert f"{COPIED_MARK}&nbsp;tok</span>" in chip and label in chip
     assert "where p′ is p at its parent after the siblings tried before it were rejected" in TEXT["copied"]
+
+
+def test_tree_rows_are_depth_first_not_drafting_order():
+    """tree_positions once said leaves take rows "in drafting order": a leaf drafted late under the first child
+    (node 2) sits above an earlier leaf under the second (node 1), depth first, as its docstring now says."""
+    record = TreeRecord([TreeNode(7, "a", -1, 1, 0.5, 0.6, "accepted", 0.2, 1.0),
+                         TreeNode(8, "b", -1, 1, 0.3, 0.1, "not reached"),
+                         TreeNode(9, "c", 0, 2, 0.4, 0.2, "rejected", 0.9, 0.5)], path=[0])
+    rows = [row for _column, row in tree_positions(record)]
+    assert rows[3] < rows[2]  # c (drafted third, under a) above b (drafted second)

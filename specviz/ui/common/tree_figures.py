@@ -47,7 +47,9 @@ def node_kind(node: TreeNode) -> Kind:
 
 def tree_positions(record: TreeRecord) -> list[tuple[int, float]]:
     """(column, row) of the root, then of every node: the column is the depth, and leaves take rows 0, 1, 2, ...
-    in drafting order, each parent centred on its children (a tidy tree: no two branches cross)."""
+    depth first (a node's whole branch before its next sibling; siblings in drafting order, the order the target
+    tries them), each parent centred on its children (a tidy tree: no two branches cross). So a leaf drafted late
+    under the first child sits above an earlier leaf under the second (the module's example: c above b)."""
     children: dict[int, list[int]] = {ROOT: []}
     for j, node in enumerate(record.nodes):
         children.setdefault(node.parent, []).append(j)

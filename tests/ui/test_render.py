@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import doctest
+import html
 import re
 from pathlib import Path
 
@@ -388,3 +389,12 @@ def test_trace_headline_and_settings_line_group_counts_the_readers_way():
     with using("pt"):
         assert trace_headline(trace)["Tokens"] == "1.234"
         assert "2.048" in settings_line(trace)
+
+
+def test_escape_text_without_drawn_whitespace_starts_no_markdown_block():
+    """escape_text promises text inert in st.markdown(unsafe_allow_html=True); with `whitespace=False` its newlines
+    stay, and a line starting "- ", "1. ", "---" or four spaces made a list, a rule or a code block (35th read)."""
+    lines = escape_text("a\n- b\n+ c\n1. d\n7) e\n---\n===\n    f\n\tg", whitespace=False).split("\n")
+    assert len(lines) == 9
+    assert not [line for line in lines if re.match(r"[ \t]*([-+*=>#]|[0-9]+[.)])|[ \t]{4}|\t", line)]
+    assert html.unescape("\n".join(lines)) == "a\n- b\n+ c\n1. d\n7) e\n---\n===\n    f\n\tg"

@@ -44,9 +44,22 @@ def escape_text(text: str, *, whitespace: bool = True) -> str:
     '&#42;&#42;bold&#42;&#42;␣&#35;␣&lt;img␣src=x␣onerror=alert(1)&gt;'
     >>> escape_text("it's $5", whitespace=False)
     'it&#x27;s &#36;5'
+    >>> escape_text("a\\n- b\\n2. c", whitespace=False)  # no list: a line's block sign is an entity too
+    'a\\n&#45; b\\n2&#46; c'
     """
     shown = visible(text) if whitespace else text
-    return "".join(_INLINE_ENTITIES.get(c) or html.escape(c, quote=True) for c in shown)
+    inline = "".join(_INLINE_ENTITIES.get(c) or html.escape(c, quote=True) for c in shown)
+    return _LINE_START.sub(_line_start_entities, inline)
+
+
+# What markdown reads at a line's start once newlines are kept (`whitespace=False`): a list's sign or number (- x,
+# + x, 1. x, 1) x), a setext heading's or a rule's line (--- ===), an indent of 4 spaces or a tab (a code block).
+_LINE_START = re.compile(r"(?m)^(?:[ \t]*(?:[-+]|[0-9]{1,9}[.)])(?=[ \t]|$)|[ \t]*[-=](?=[-= \t]*$)| {4}| {0,3}\t)")
+
+
+def _line_start_entities(match: re.Match[str]) -> str:
+    """A line's block sign (and the indent before it) as numeric entities: shown the same, read as plain text."""
+    return "".join(c if c.isdigit() else f"&#{ord(c)};" for c in match[0])
 
 
 def escape_markdown(text: object) -> str:

@@ -398,3 +398,10 @@ def test_escape_text_without_drawn_whitespace_starts_no_markdown_block():
     assert len(lines) == 9
     assert not [line for line in lines if re.match(r"[ \t]*([-+*=>#]|[0-9]+[.)])|[ \t]{4}|\t", line)]
     assert html.unescape("\n".join(lines)) == "a\n- b\n+ c\n1. d\n7) e\n---\n===\n    f\n\tg"
+
+
+def test_escape_markdown_leaves_no_setext_heading():
+    """MARKDOWN_SIGNS' comment says every sign markdown may act on is escaped; a line of "=" under a line of text
+    made a heading in st.markdown (35th read). Only a line-starting "=" is escaped: "K = 4" stays as it is."""
+    shown = escape_markdown("Title\n===\nK = 4")
+    assert shown.split("\n") == ["Title", "\\===", "K = 4"]

@@ -31,7 +31,8 @@ __all__ = ["escape_attr", "escape_label", "escape_markdown", "escape_text", "plo
 # syntax (:red[...]), tables (|), strike-through (~), images (!). In HTML-bound text they become numeric entities.
 INLINE_MARKDOWN = "*_#`[]:$~|\\!"
 _INLINE_ENTITIES = {c: f"&#{ord(c)};" for c in INLINE_MARKDOWN}
-# Every sign markdown may act on, line starts included (1. - + # >): backslash-escaped where the text is markdown.
+# Every sign markdown may act on, line starts included (1. - + # >; = at a line's start, `_SETEXT`): backslash-escaped
+# where the text is markdown (> as &gt;, which markdown does not read as a quote).
 MARKDOWN_SIGNS = set("\\`*_{}[]()#+-.!|~$:")
 
 
@@ -75,7 +76,11 @@ def escape_markdown(text: object) -> str:
     a\_b\*c \$x\$ 1\. item
     """
     marked = "".join("\\" + c if c in MARKDOWN_SIGNS else c for c in unlinked(str(text)))
+    marked = _SETEXT.sub(r"\1\\=", marked)  # "Title\n===" made a heading: "=" acts only at a line's start
     return html.escape(marked, quote=False)
+
+
+_SETEXT = re.compile(r"(?m)^([ \t]*)=")
 
 
 _LINKABLE = re.compile(r"(?i)(?=://|@)|(?<=\bwww)(?=\.)")

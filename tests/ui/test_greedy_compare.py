@@ -55,7 +55,8 @@ def test_each_greedy_comparison_says_identical_near_tie_unmeasured_or_not_numeri
     unmeasured = replace(parted, meta={**spec.meta, "dtype": "bfloat16"})  # the pair here is float32: no gap to read
     text = greedy_compare.explain(unmeasured, base)
     assert text.startswith("Parts from the target-only output at new token 3") and "near-tie" in text
-    assert "the two texts part ways" in text and "K + 1 tokens" in text
+    assert "the two texts part ways" in text and "K + 1 for a chain" in text
+    assert "a tree's nodes" in text  # a tree's verify pass is no K + 1 tokens (35th read)
     real = greedy_compare.explain(parted, base)  # a made-up disagreement on the toy pair is no near-tie
     assert "not numerics" in real or "near-tie" in real
     tie = GreedySplit(2, base.output_ids[2], parted.output_ids[2], (5, 6), (3.125, 3.0), "float32")

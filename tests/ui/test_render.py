@@ -405,3 +405,15 @@ def test_escape_markdown_leaves_no_setext_heading():
     made a heading in st.markdown (35th read). Only a line-starting "=" is escaped: "K = 4" stays as it is."""
     shown = escape_markdown("Title\n===\nK = 4")
     assert shown.split("\n") == ["Title", "\\===", "K = 4"]
+
+
+def test_a_charts_table_writes_no_point_as_a_dash_whatever_the_floats_type():
+    """figure_table promises "–" where a trace has no point; a NumPy float32 array's NaN and inf read "nan" and
+    "inf" (English on a Portuguese page) where Python floats read "–" (35th read)."""
+    import numpy as np
+    import plotly.graph_objects as go
+
+    from specviz.ui.common.charts import figure_table
+    for ys in (np.array([0.5, np.nan, np.inf], dtype=np.float32), [0.5, float("nan"), float("inf")]):
+        rows = figure_table(go.Figure(go.Scatter(x=[1, 2, 3], y=ys, name="s"))).to_dict("records")
+        assert [row["s"] for row in rows] == ["0.5", "–", "–"]

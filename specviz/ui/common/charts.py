@@ -17,7 +17,7 @@ import html
 import math
 import re
 import textwrap
-from numbers import Number
+from numbers import Number, Real
 from typing import Any
 
 import pandas as pd
@@ -216,7 +216,8 @@ def _plain(value: Any) -> str:
 
 
 def _value(y: Any) -> str:
-    if y is None or (isinstance(y, float) and not math.isfinite(y)):
+    """A plotted value as the table writes it: "–" for no point (None, NaN or infinite, a NumPy float32's too)."""
+    if y is None or (isinstance(y, Real) and not isinstance(y, bool) and not math.isfinite(float(y))):
         return "–"
     if isinstance(y, Number) and not isinstance(y, bool):
         text = f"{float(y):.3g}"

@@ -417,3 +417,14 @@ def test_a_charts_table_writes_no_point_as_a_dash_whatever_the_floats_type():
     for ys in (np.array([0.5, np.nan, np.inf], dtype=np.float32), [0.5, float("nan"), float("inf")]):
         rows = figure_table(go.Figure(go.Scatter(x=[1, 2, 3], y=ys, name="s"))).to_dict("records")
         assert [row["s"] for row in rows] == ["0.5", "–", "–"]
+
+
+def test_the_verdict_overview_writes_not_reached_only_up_to_8_drafts(toy):
+    """verdict_overview_figure's docstring: an unreached draft gets its · glyph, and the words "not reached" only
+    in a step of up to 8 drafts (it said "only 'not reached'", which a step of 9 or more does not draw)."""
+    step = next(s for s in toy.steps if any(not d.reached for d in s.decisions))
+    few = [a.text for a in verdict_overview_figure(step).layout.annotations]
+    assert "not<br>reached" in few and GLYPHS[DisplayState.NOT_REACHED] in few
+    many = dataclasses.replace(step, decisions=[*step.decisions, *[step.decisions[-1]] * 9])
+    texts = [a.text for a in verdict_overview_figure(many).layout.annotations]
+    assert "not<br>reached" not in texts and GLYPHS[DisplayState.NOT_REACHED] in texts

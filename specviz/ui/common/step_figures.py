@@ -167,7 +167,8 @@ def verdict_overview_figure(step: Step) -> go.Figure:
     """All drafts of a step at a glance: bar = min(1, p/q) (the chance to accept), diamond = u.
 
     A draft is accepted when its diamond sits inside its bar; positions after the first rejection were never
-    checked, so they get no bar, only "not reached". A tree step's bars are its main line's min(1, p′/q′).
+    checked, so they get no bar, only their · glyph (and the words "not reached" under it in a step of up to 8
+    drafts; past 8 the words would not fit). A tree step's bars are its main line's min(1, p′/q′).
     """
     chance = "min(1, p′/q′)" if step.tree is not None and step.tree.nodes else "min(1, p/q)"
     labels = [f"#{d.position + 1} {plot_text(d.text)}" for d in step.decisions]

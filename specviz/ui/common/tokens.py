@@ -167,7 +167,8 @@ def emitted_chips(step: Step, *, size: str = "large") -> str:
 @dataclass(frozen=True)
 class TraceView:
     """A trace as the screen draws it, built once by `trace_view`: each step's tokens as inline chips, in the order
-    they grew the output. The renderers read it (`output_html`, `answer`); none walks the trace's tokens again."""
+    they grew the output. `output_html` draws these chips without walking the trace's tokens again; `answer` reads
+    the trace's output text (its tokens only when a trace has none)."""
 
     trace: Trace
     groups: tuple[tuple[int, str], ...]  # per step: (its index, its chips)

@@ -428,3 +428,13 @@ def test_the_verdict_overview_writes_not_reached_only_up_to_8_drafts(toy):
     many = dataclasses.replace(step, decisions=[*step.decisions, *[step.decisions[-1]] * 9])
     texts = [a.text for a in verdict_overview_figure(many).layout.annotations]
     assert "not<br>reached" not in texts and GLYPHS[DisplayState.NOT_REACHED] in texts
+
+
+def test_the_settings_line_says_a_trees_width_is_at_most():
+    """A tree grows at most `tree_width` children per node (engine.decoding), not that many under every node: a tree
+    of 8 nodes and width 4 is 3 deep. settings_line said "{width} children each" (35th read)."""
+    from types import SimpleNamespace
+
+    from specviz.ui.common.step_view import settings_line
+    line = settings_line(SimpleNamespace(settings={"tree_nodes": 8, "tree_width": 4}, meta={}))
+    assert "at most 4 children each" in line

@@ -311,7 +311,7 @@ def settings_line(trace: Trace) -> str:
     if s.get("k") is not None:
         parts.append(f"K = {s['k']}")
     if s.get("tree_nodes"):
-        parts.append(_("a draft tree of up to {nodes} nodes, {width} children each", nodes=s["tree_nodes"],
+        parts.append(_("a draft tree of up to {nodes} nodes, at most {width} children each", nodes=s["tree_nodes"],
                        width=s.get("tree_width", "?")))
         if s.get("tree_lookup"):
             parts.append(_("a lookup branch of up to {n} tokens copied from the context", n=s["tree_lookup"]))

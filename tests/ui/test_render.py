@@ -438,3 +438,12 @@ def test_the_settings_line_says_a_trees_width_is_at_most():
     from specviz.ui.common.step_view import settings_line
     line = settings_line(SimpleNamespace(settings={"tree_nodes": 8, "tree_width": 4}, meta={}))
     assert "at most 4 children each" in line
+
+
+def test_the_not_reached_meaning_covers_a_trees_untested_nodes():
+    """The legend's tooltip for "not reached" is also the draft tree's (tree_view draws the legend of its statuses);
+    it said "a draft after the first rejection", but a sibling after the kept one is never tested either
+    (kinds.NodeStatus), with no rejection before it (35th read)."""
+    meaning = style(DisplayState.NOT_REACHED).meaning
+    assert "never tested" in meaning and "after the first rejection" in meaning
+    assert "a sibling after the kept" in meaning

@@ -8,7 +8,8 @@ Colour is never the only cue: each token kind also has a glyph, and a rejected d
     recovered   ↻      reddish purple resampled from norm(max(0, p − q)) at the first rejection
     bonus       ★      sky blue       sampled from p after all K drafts were accepted
     target      •      grey           one token from one target forward (no draft)
-    not reached ·      light grey     a draft after the first rejection: never tested
+    not reached ·      light grey     a draft never tested: after the first rejection (in a tree: off the tested
+                                      path, `NodeStatus`)
     drafted     ?      black outline  a draft whose verdict is not revealed yet (predict-then-reveal)
 
 Charts use P_COLOR (blue) for the target's p and Q_COLOR (orange) for the draft's q.
@@ -57,7 +58,7 @@ REJECT_FILL = "rgba(213, 94, 0, 0.12)"
 class DisplayState(StrEnum):
     """How a drafted token looks before it has a kind of its own: states of the screen, never written to a trace."""
 
-    NOT_REACHED = NodeStatus.NOT_REACHED.value  # after the first rejection: never tested (one spelling, the trace's)
+    NOT_REACHED = NodeStatus.NOT_REACHED.value  # never tested (one spelling, the trace's)
     DRAFTED = "drafted"  # the verdict is hidden for now (predict-then-reveal)
 
 
@@ -98,7 +99,8 @@ _MEANINGS: dict[Kind, str] = {
     TokenKind.BONUS: N_("sampled from p after all K drafts were accepted (in a tree: after the kept path reached a "
                      "leaf): a free extra token"),
     TokenKind.TARGET: N_("one target forward, one token (no draft)"),
-    DisplayState.NOT_REACHED: N_("a draft after the first rejection: never tested"),
+    DisplayState.NOT_REACHED: N_("a draft never tested: after the first rejection (in a tree: below a rejected "
+                                 "node, or a sibling after the kept one, or below those)"),
     DisplayState.DRAFTED: N_("a drafted token whose verdict is not revealed yet"),
 }
 STYLES: dict[Kind, KindStyle] = {kind: KindStyle(kind, *look, _MEANINGS[kind]) for kind, look in _LOOKS.items()}

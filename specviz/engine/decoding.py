@@ -38,6 +38,7 @@ from specviz.engine.generation import (Clock, GenerationSettings, append_until_s
                                 prompt_ids, synchronize)
 from specviz.core.text import template_tokens
 from specviz.engine.kvcache import CachedModel, runner_for
+from specviz.engine.limits import is_real
 from specviz.engine.draft_shape import DraftShape
 from specviz.engine.proposers import DraftModelProposer, Proposal, Proposer
 from specviz.engine.proposers.ngram import prompt_lookup
@@ -78,8 +79,7 @@ class DecodeOptions:
         """A deadline that is no number (nan never passes, True is no time) and stop tokens that are no token ids
         are ValueErrors with one sentence, not a run that silently never stops or stops on token 1."""
         deadline = self.deadline
-        if deadline is not None and (isinstance(deadline, bool) or not isinstance(deadline, numbers.Real)
-                                     or math.isnan(deadline)):
+        if deadline is not None and (not is_real(deadline) or math.isnan(deadline)):
             raise ValueError(f"deadline must be a clock() value, a number (got {deadline!r}).")
         ends = self.eos_token_id
         ends = [] if ends is None else [ends] if not isinstance(ends, Sequence) or isinstance(ends, str) else ends

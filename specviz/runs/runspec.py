@@ -21,7 +21,7 @@ from specviz.core import urlvalues
 from specviz.core.i18n import N_, _, localized, number
 from specviz.engine.draft_shape import DraftShape
 from specviz.engine.limits import (K_RANGE, MAX_NEW_TOKENS_RANGE, POLICIES, SEED_RANGE, TEMPERATURE_RANGE,
-                                   TREE_LOOKUP_RANGE, TREE_NODES_RANGE, TREE_WIDTH_RANGE)
+                                   TREE_LOOKUP_RANGE, TREE_NODES_RANGE, TREE_WIDTH_RANGE, is_real)
 from specviz.engine.proposers import registry
 
 MAX_PROMPT_CHARS = 4000
@@ -64,7 +64,7 @@ class Setting:
         a whole setting takes only whole numbers: 3, not 3.0)."""
         if self.choices is not None:
             return value in self.options()
-        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        if not is_real(value):
             return False
         if isinstance(value, numbers.Integral):  # compared as an int: math.isfinite(10**400) raises OverflowError
             return self.lo <= value <= self.hi

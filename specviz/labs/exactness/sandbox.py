@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import torch
 
 from specviz.core.i18n import _, number
+from specviz.engine.limits import is_real
 from specviz.engine.sampling import logits_to_probs
 from specviz.labs.exactness.experiments import one_step_samples
 from specviz.labs.exactness.registry import get_rule, one_step_distribution
@@ -55,7 +56,7 @@ class SandboxSamples:
 def _distribution(weights: Sequence[float] | torch.Tensor, name: str) -> torch.Tensor:
     if not isinstance(weights, torch.Tensor):  # numbers only: not "1", True, None or a list inside the list
         if isinstance(weights, str | bytes) or not isinstance(weights, Sequence) or not all(
-                isinstance(x, numbers.Real) and not isinstance(x, bool) for x in weights):  # NumPy's numbers too
+                is_real(x) for x in weights):  # NumPy's numbers too
             raise ValueError(_("{name} must give a number for each of 2 to {max_tokens} tokens.", name=name,
                                max_tokens=MAX_TOKENS))
         if len(weights) > MAX_TOKENS:
@@ -84,8 +85,7 @@ def tempered(probs: torch.Tensor, temperature: float) -> torch.Tensor:
     >>> [round(x, 3) for x in tempered(torch.tensor([0.5, 0.3, 0.2]), 0.5).tolist()]
     [0.658, 0.237, 0.105]
     """
-    if (isinstance(temperature, bool) or not isinstance(temperature, numbers.Real)
-            or not 0 <= temperature <= MAX_TEMPERATURE):  # NaN fails the comparison too
+    if not is_real(temperature) or not 0 <= temperature <= MAX_TEMPERATURE:  # NaN fails the comparison too
         raise ValueError(_("The temperature must be a number from 0 to {most}.", most=number(MAX_TEMPERATURE, 0)))
     logits = torch.log(torch.as_tensor(probs, dtype=torch.float64))  # -inf at a token of probability 0
     if temperature == 0:

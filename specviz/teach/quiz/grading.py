@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from specviz.core.i18n import N_, _, end_sentence, localized, number, with_decimal_point
+from specviz.core.i18n import N_, _, end_sentence, number, with_decimal_point
 from specviz.teach.quiz.schema import MAX_ANSWER, Question, _plain
 from specviz.teach.quiz.schema import QuestionKind
 
@@ -109,20 +109,25 @@ def shown_number(question: Question) -> str:
     1,000,005 (never 1e+06, which would name another answer); −0.0004 with the minus sign its range's ends use."""
     text = question.expected_text()
     value = _plain(float(question.answer))  # the number at the start of the text; its unit stays as written
-    return _written(value) + text[len(value):]
+    return written_number(value) + text[len(value):]
 
 
 def _bound(value: float) -> str:
     """One end of the range a numeric question accepts, to six significant digits as the answer is shown (0.395,
     not 0.39499999999999996; 2,000,000,000,000,000, not 2e+15), in the reader's convention: −0.001, or 0,395 in
     Portuguese."""
-    return _written(_plain(value))
+    return written_number(_plain(value))
 
 
-def _written(text: str) -> str:
-    """A number `_plain` wrote, in the reader's convention (grouped, U+2212 minus, Portuguese marks)."""
+def written_number(text: str) -> str:
+    """A number `_plain` wrote, in the reader's convention (grouped, U+2212 minus, Portuguese marks), with as many
+    decimals as `_plain` kept: the key's answer and range here, a learner's answer read back in `run.shown_answer`.
+
+    >>> written_number("1000005"), written_number("-0.0004"), written_number("inf")
+    ('1,000,005', '−0.0004', '∞')
+    """
     if "n" in text:  # inf, nan: no fixed-point form to write
-        return localized(text)
+        return number(float(text))
     return number(float(text), len(text.partition(".")[2]))
 
 

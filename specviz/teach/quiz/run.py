@@ -16,8 +16,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from specviz.core.i18n import N_, _, number
-from specviz.teach.quiz.grading import Grade, grade
+from specviz.core.i18n import N_, _
+from specviz.teach.quiz.grading import Grade, grade, written_number
 from specviz.teach.quiz.schema import Bank, Question, _plain
 from specviz.teach.quiz.schema import QuestionKind
 
@@ -224,10 +224,7 @@ def shown_answer(answer: Any) -> str:
     """
     if isinstance(answer, bool) or not isinstance(answer, int | float):
         return answer_text(answer)
-    text = _plain(float(answer), 12)  # 0.30000000000000004, typed as 0.3, is read back as 0.3
-    if "n" in text:  # inf, nan: no fixed-point form to write
-        return number(float(answer))
-    return number(float(text), len(text.partition(".")[2]))
+    return written_number(_plain(float(answer), 12))  # 0.30000000000000004, typed as 0.3, is read back as 0.3
 
 
 def results_json(run: QuizRun) -> str:

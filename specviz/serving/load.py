@@ -50,6 +50,22 @@ class Prompt:
     text: str
 
 
+def levels_ok(levels: object) -> bool:
+    """A sweep's concurrency levels: at least one, each among LEVELS, none twice (LoadPlan's rule and the CLI's)."""
+    return (isinstance(levels, tuple | list) and bool(levels) and all(is_whole(c) and c in LEVELS for c in levels)
+            and len(set(levels)) == len(levels))
+
+
+def requests_ok(requests: object) -> bool:
+    """Requests per level: a whole number from 1 to MAX_REQUESTS."""
+    return is_whole(requests) and 1 <= requests <= MAX_REQUESTS
+
+
+def max_tokens_ok(max_tokens: object) -> bool:
+    """Tokens per request: a whole number from 1 to MAX_TOKENS."""
+    return is_whole(max_tokens) and 1 <= max_tokens <= MAX_TOKENS
+
+
 @dataclass(frozen=True)
 class LoadPlan:
     prompts: tuple[Prompt, ...]
@@ -71,14 +87,12 @@ class LoadPlan:
                or len(p.text) > MAX_PROMPT_CHARS for p in self.prompts):
             raise ValueError(_("Each prompt needs some text besides spaces, at most {most} characters.",
                                most=number(MAX_PROMPT_CHARS, 0)))
-        levels = self.levels if isinstance(self.levels, tuple | list) else ()
-        if (not levels or any(not is_whole(c) or c not in LEVELS for c in levels)
-                or len(set(levels)) != len(levels)):
+        if not levels_ok(self.levels):
             raise ValueError(_("Concurrency levels must be among {levels}, each at most once.",
                                levels=", ".join(map(str, LEVELS))))
-        if not is_whole(self.requests) or not 1 <= self.requests <= MAX_REQUESTS:
+        if not requests_ok(self.requests):
             raise ValueError(_("Requests per level must be a whole number from 1 to {most}.", most=MAX_REQUESTS))
-        if not is_whole(self.max_tokens) or not 1 <= self.max_tokens <= MAX_TOKENS:
+        if not max_tokens_ok(self.max_tokens):
             raise ValueError(_("Tokens per request must be a whole number from 1 to {most}.", most=MAX_TOKENS))
         if (isinstance(self.max_seconds, bool) or not isinstance(self.max_seconds, int | float)
                 or not math.isfinite(self.max_seconds) or not 0 < self.max_seconds <= MAX_SECONDS):

@@ -13,6 +13,7 @@ from serving_fake import FakeServer, recorded
 
 from specviz import cli
 from specviz.serving import cli as serve_cli
+from specviz.serving.load import LoadPlan, Prompt
 from specviz.serving.server import Server, ServerState
 
 
@@ -165,3 +166,27 @@ def test_a_sweep_refusal_names_its_flag_and_the_value_given(argv, says, stand_in
     value, unlike the CLI's other refusals ("--port must be ... (got 99999).")."""
     assert cli.main(["serve", "sweep", *argv]) == 2
     assert capsys.readouterr().err.strip() == f"specviz: {says}"
+
+
+@pytest.mark.parametrize(("flag", "field", "values"), [
+    ("--levels", "levels", [[1], [16], [1, 2, 4, 8, 16], [3], [0], [16, 16], [32], [-1]]),
+    ("--requests", "requests", [[1], [64], [0], [65], [-3]]),
+    ("--max-tokens", "max_tokens", [[1], [512], [0], [513]])])
+def test_the_sweep_flags_and_load_plan_refuse_the_same_values(flag, field, values, stand_in, capsys):
+    """The CLI's flag sentences and LoadPlan.check read one set of rules (load.levels_ok and its siblings): a value
+    one refuses, the other refuses too, and one both pass runs on to the output check."""
+    verdicts = []
+    for value in values:
+        plan = LoadPlan(prompts=(Prompt("p", "x"),), **{field: tuple(value) if field == "levels" else value[0]})
+        try:
+            plan.check()
+            plan_ok = True
+        except ValueError:
+            plan_ok = False
+        code = cli.main(["serve", "sweep", flag, *map(str, value), "--out", "/proc/no-such-place/x.json"])
+        said = capsys.readouterr().err
+        cli_ok = flag not in said
+        assert code == 2 and cli_ok == plan_ok, (value, said)
+        verdicts.append(plan_ok)
+    assert True in verdicts and False in verdicts
+    assert stand_in == []

@@ -128,14 +128,36 @@ def _check_verify_cost(verify_cost: float) -> float:
     return number
 
 
+PROBS_SUM_TOLERANCE = 1e-3  # wide enough for a softmax rounded to float32 or bfloat16; [0.33, 0.33, 0.33] is refused
+
+
 def _as_probs(x: Any, name: str) -> torch.Tensor:
-    t = torch.as_tensor(x, dtype=torch.float64)
+    """`x` as a float64 tensor (..., V) of distributions: finite, non-negative, each summing to 1 within
+    `PROBS_SUM_TOLERANCE`; a ValueError with one sentence otherwise (a list of numbers, a tensor or an array)."""
+    try:
+        t = torch.as_tensor(x, dtype=torch.float64)
+    except (TypeError, ValueError, RuntimeError, OverflowError):  # a text, None, a ragged list
+        t = None
+    if t is None:
+        raise ValueError(_("{name} must be a probability vector over the vocabulary (got {value}).", name=name,
+                           value=type(x).__name__))
     if t.ndim == 0 or t.shape[-1] == 0:
         raise ValueError(_("{name} must be a probability vector over the vocabulary (got shape {shape}).", name=name,
                            shape=tuple(t.shape)))
     if bool((t < 0).any()) or not bool(torch.isfinite(t).all()):
         raise ValueError(_("{name} must hold finite, non-negative probabilities.", name=name))
+    sums = t.sum(-1).flatten()  # one per distribution of a batch
+    worst = float(sums[int((sums - 1.0).abs().argmax())])
+    if abs(worst - 1.0) > PROBS_SUM_TOLERANCE:
+        raise ValueError(_("{name} must sum to 1, within {tolerance} (got a sum of {total}).", name=name,
+                           tolerance=number(PROBS_SUM_TOLERANCE, 3), total=number(worst, 4)))
     return t
+
+
+def _same_shape(p: torch.Tensor, q: torch.Tensor) -> None:
+    if p.shape != q.shape:
+        raise ValueError(_("target_probs and draft_probs must have the same tensor shape (got {p} and {q}).",
+                           p=tuple(p.shape), q=tuple(q.shape)))
 
 
 # ---- alpha --------------------------------------------------------------------------------------------------------
@@ -144,7 +166,9 @@ def _as_probs(x: Any, name: str) -> torch.Tensor:
 def acceptance_probability(target_probs: Any, draft_probs: Any) -> float | torch.Tensor:
     """alpha = sum_x min(p(x), q(x)) = 1 - TV(p, q): the chance that one drafted token x ~ q is accepted.
 
-    Inputs are (V,) or batched (..., V); a (V,) pair returns a float, a batch returns a tensor (...).
+    Inputs are distributions (V,) or batched (..., V) of the same shape, each finite, non-negative and summing to 1
+    within `PROBS_SUM_TOLERANCE` (anything else is a ValueError with one sentence); a (V,) pair returns a float,
+    a batch returns a tensor (...).
 
     >>> acceptance_probability([0.5, 0.3, 0.2], [0.2, 0.6, 0.2])
     0.7
@@ -152,9 +176,7 @@ def acceptance_probability(target_probs: Any, draft_probs: Any) -> float | torch
     0.0
     """
     p, q = _as_probs(target_probs, "target_probs"), _as_probs(draft_probs, "draft_probs")
-    if p.shape != q.shape:
-        raise ValueError(f"target_probs and draft_probs must have the same shape ({tuple(p.shape)} vs "
-                         f"{tuple(q.shape)}).")
+    _same_shape(p, q)
     alpha = torch.minimum(p, q).sum(-1).clamp(0.0, 1.0)
     return round(float(alpha), 12) if alpha.ndim == 0 else alpha
 
@@ -166,15 +188,14 @@ def output_distribution(target_probs: Any, draft_probs: Any) -> torch.Tensor:
                      accepted drafts     recovered after a rejection
 
     and since (1 - alpha) * norm(max(0, p - q)) = max(0, p - q), this is p, always. When alpha = 1 (p == q) the
-    second term is 0 and the result is min(p, q) = p. Returns float64 (V,) (or (..., V) for a batch).
+    second term is 0 and the result is min(p, q) = p. p and q are checked as `acceptance_probability` checks them.
+    Returns float64 (V,) (or (..., V) for a batch).
 
     >>> output_distribution([0.5, 0.3, 0.2], [0.2, 0.6, 0.2]).tolist()
     [0.5, 0.3, 0.2]
     """
     p, q = _as_probs(target_probs, "target_probs"), _as_probs(draft_probs, "draft_probs")
-    if p.shape != q.shape:
-        raise ValueError(f"target_probs and draft_probs must have the same shape ({tuple(p.shape)} vs "
-                         f"{tuple(q.shape)}).")
+    _same_shape(p, q)
     accepted = torch.minimum(p, q)
     alpha = accepted.sum(-1, keepdim=True)
     residual = (p - q).clamp_min(0.0)

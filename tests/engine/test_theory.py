@@ -49,6 +49,41 @@ def test_output_distribution_handles_alpha_one_and_disjoint_supports():
     assert disjoint.tolist() == [1.0, 0.0, 0.0]
 
 
+@pytest.mark.parametrize("target, draft, said", [
+    ([0.33, 0.33, 0.33], [0.2, 0.6, 0.2], "target_probs must sum to 1, within 0.001 (got a sum of 0.9900)."),
+    ([0.5, 0.3, 0.2], [0.5, 0.5, 0.5], "draft_probs must sum to 1, within 0.001 (got a sum of 1.5000)."),
+    ([[0.5, 0.5], [0.9, 0.3]], [[0.5, 0.5], [0.5, 0.5]], "target_probs must sum to 1, within 0.001 (got a sum of "
+                                                         "1.2000)."),
+    ([0.5, 0.5], [1.0], "target_probs and draft_probs must have the same tensor shape (got (2,) and (1,))."),
+    ([-0.5, 1.5], [0.5, 0.5], "target_probs must hold finite, non-negative probabilities."),
+    ([math.inf, 0.0], [0.5, 0.5], "target_probs must hold finite, non-negative probabilities."),
+    ("0.5", [1.0], "target_probs must be a probability vector over the vocabulary (got str)."),
+])
+def test_p_and_q_that_are_no_distributions_are_refused_in_one_sentence(target, draft, said):
+    """Known and left (issue 43): acceptance_probability and output_distribution took weights that do not sum to 1
+    and answered as if they did (Σ min(p, q) of [0.33] * 3 against a distribution, a p of mass 1.2 "reproduced"),
+    and their shape mismatch was an untranslated f-string. Both refuse in the module's translated sentences."""
+    from specviz.core.i18n import using
+
+    for function in (acceptance_probability, output_distribution):
+        with pytest.raises(ValueError) as refused:
+            function(target, draft)
+        assert str(refused.value) == said
+    with using("pt"), pytest.raises(ValueError) as refused:
+        acceptance_probability(target, draft)
+    assert str(refused.value) != said and "\n" not in str(refused.value)
+
+
+def test_distributions_rounded_to_float32_or_bfloat16_are_accepted():
+    """The sum check leaves room for a real softmax's rounding: the Exactness page passes float32 p and q."""
+    g = torch.Generator().manual_seed(3)
+    p = torch.softmax(torch.randn(49152, generator=g) * 3, -1)
+    q = torch.softmax(torch.randn(49152, generator=g) * 3, -1)
+    assert 0.0 < acceptance_probability(p, q) < 1.0
+    assert 0.0 < acceptance_probability(p.bfloat16().float(), q.bfloat16().float()) < 1.0
+    assert acceptance_probability([0.5, 0.3, 0.2 + 5e-4], [0.2, 0.6, 0.2]) == pytest.approx(0.7)
+
+
 def test_tokens_per_step_limits():
     for k in range(0, 9):
         assert expected_tokens_per_step(0.0, k) == 1.0

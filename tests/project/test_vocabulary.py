@@ -216,13 +216,14 @@ FORMAT = re.compile(r"\bformat", re.IGNORECASE)
 def test_the_catalog_calls_a_draft_shape_forma_never_formato():
     """The 27th read of issue 43: five messages called a draft shape (a chain of K, a tree of N nodes) "formato" and the
     rest "forma", two names for one quantity in one language. The glossary fixes "forma"; "formato" stays for what the
-    English calls a format or a tensor's shape ("got shape {shape}")."""
+    English calls a format or a tensor's shape ("got shape {shape}", "the same tensor shape")."""
     glossary = (ROOT / "docs" / "glossary.pt-BR.md").read_text(encoding="utf-8")
     assert "| draft shape | forma (do rascunho) |" in glossary
     checked, wrong = 0, []
     for where, en, pt in _pairs("catalog"):
         words = re.sub(r"`[^`]*`|\{[^}]*\}|\S*/\S*", "", en)  # placeholders and paths (assets/.../shapes/) out
-        if SHAPE.search(words) and not FORMAT.search(words) and "got shape" not in words:
+        tensor = "got shape" in words or "tensor shape" in words
+        if SHAPE.search(words) and not FORMAT.search(words) and not tensor:
             checked += 1
             if re.search(r"\bformatos?\b", pt, re.IGNORECASE) or not re.search(r"\bformas?\b", pt, re.IGNORECASE):
                 wrong.append(f"{where}: {pt[:120]}")

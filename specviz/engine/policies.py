@@ -84,7 +84,9 @@ class Constant:
 
 class Heuristic:
     """transformers' `num_assistant_tokens_schedule="heuristic"`: +2 after a fully accepted step, -1 otherwise,
-    kept within [k_min, k_max]. A step that drafted nothing (an n-gram miss) teaches nothing and changes nothing.
+    kept within [k_min, k_max]. A step that drafted nothing (an n-gram miss) teaches nothing and changes nothing, so
+    k_min is at least 1: at K = 0 the heuristic would never draft again (no step would teach it to grow), which is
+    `Constant(0)`, plain decoding, said plainly.
 
     >>> h = Heuristic(start=4, k_max=8)
     >>> h.observe(4, 4); h.next_k()
@@ -97,6 +99,9 @@ class Heuristic:
 
     def __init__(self, start: int = 4, k_min: int = 1, k_max: int = 16, grow: int = 2, shrink: int = 1):
         _check_bounds(k_min, k_max)
+        if k_min == 0:  # K = 0 drafts nothing, so nothing is observed and K never grows again
+            raise ValueError(_("The heuristic's K min must be 1 or more: at K = 0 it drafts nothing and so never "
+                               "learns to draft again (for plain decoding, use the constant policy with K = 0)."))
         if not (is_whole(start) and k_min <= start <= k_max):
             raise ValueError(_("The starting K must lie between {k_min} and {k_max} (got {start}).", k_min=k_min,
                                k_max=k_max, start=_shown(start)))

@@ -310,11 +310,11 @@ def test_propose_is_called_once_per_step_that_may_draft_and_rollback_every_step(
         assert proposer.calls["rollback"] == trace.num_steps >= 1
         if drafting_steps is not None:  # room for the last token only: the one step drafts nothing
             assert proposer.calls["propose"] == drafting_steps and trace.steps[0].emitted[0].kind == "target"
-    from specviz.engine.policies import Heuristic
+    from specviz.engine.policies import Constant
 
     proposer = Counting()  # a policy that sets K = 0 at every step: no step drafts, none calls propose
     trace = speculative_generate(toy.target, proposer, [3, 4], k=2, max_new_tokens=4, eos_token_id=[],
-                                 draft_length=Heuristic(start=0, k_min=0))
+                                 draft_length=Constant(0))
     assert [step.k for step in trace.steps] == [0] * 4 and proposer.calls == {"propose": 0, "rollback": 4}
     text = " ".join(inspect.getmodule(Proposer).__doc__.split())
     assert "once per chain step that may draft" in text and "calls `propose` once per step" not in text

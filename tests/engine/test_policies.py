@@ -202,6 +202,20 @@ def test_the_threshold_stop_ends_chains_only_as_the_docstrings_say(pair, ids, na
     assert tree.num_drafted > 0 and all(s.tree is not None for s in tree.steps[:-1])
 
 
+@pytest.mark.parametrize("k_min, start", [(0, 0), (0, 1), (0, 4)])
+def test_the_heuristic_refuses_a_k_min_of_0_it_could_never_leave(k_min, start):
+    """Known and left (issue 43): Heuristic(start=0, k_min=0) never drafted (a step of K = 0 observes nothing, so K
+    never grows), and k_min = 0 with any start fell into the same K = 0 for good after enough rejections. The
+    combination is refused in one sentence that names plain decoding's own spelling, Constant(0)."""
+    with pytest.raises(ValueError, match=r"^The heuristic's K min must be 1 or more: .*K = 0\)\.$"):
+        Heuristic(start=start, k_min=k_min)
+    stuck = Constant(0)  # what k_min = 0 came to, said plainly
+    assert stuck.next_k() == 0
+    policy = Heuristic(start=1, k_min=1)
+    policy.observe(1, 0)
+    assert policy.next_k() == 1  # the floor of 1 keeps drafting, so an accepted step can grow K again
+
+
 @pytest.mark.parametrize("make", [lambda: Constant(True), lambda: Heuristic(start=True), lambda: Heuristic(start=2.5),
                                   lambda: Heuristic(start=4, grow=0.5), lambda: Heuristic(start=4, shrink=-1),
                                   lambda: Heuristic(start=4, k_max=True)])

@@ -37,6 +37,7 @@ MAX_REQUESTS = 64  # a level
 MAX_TOKENS = 512  # a request
 MAX_SECONDS = 600.0  # the whole sweep
 MAX_PROMPT_CHARS = 8000
+MAX_PROMPT_NAME_CHARS = 64  # a row label of the results table
 MAX_PROMPTS = 8  # a sweep
 MAX_STREAMS = max(LEVELS)  # requests in flight at once in this process, every sweep together
 
@@ -87,6 +88,11 @@ class LoadPlan:
                or len(p.text) > MAX_PROMPT_CHARS for p in self.prompts):
             raise ValueError(_("Each prompt needs some text besides spaces, at most {most} characters.",
                                most=number(MAX_PROMPT_CHARS, 0)))
+        names = [p.name for p in self.prompts]  # each level's rows are found by it, as the CLI's choices are
+        if (any(not isinstance(n, str) or not n.strip() or len(n) > MAX_PROMPT_NAME_CHARS for n in names)
+                or len(set(names)) != len(names)):
+            raise ValueError(_("Each prompt needs a name of some text besides spaces, at most {most} characters, "
+                               "and no two the same.", most=MAX_PROMPT_NAME_CHARS))
         if not levels_ok(self.levels):
             raise ValueError(_("Concurrency levels must be among {levels}, each at most once.",
                                levels=", ".join(map(str, LEVELS))))

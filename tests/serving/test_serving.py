@@ -124,6 +124,19 @@ def test_the_plan_bounds_are_enforced(plan):
     assert _sentence(str(info.value))
 
 
+@pytest.mark.parametrize("names", [(None,), (7,), (b"copy",), ("",), ("  ",), ("x" * 65,), ("copy", "copy")])
+def test_a_prompt_name_that_is_no_text_or_comes_twice_is_refused(names):
+    """Known and left (issue 43): the CLI takes prompt names from its choices, each once, but a LoadPlan built in
+    Python took None, a number or the same name twice, and a sweep then filed rows under a name no table could look
+    up (`ServingResult.level` finds a prompt's row by it, the first of two the same)."""
+    plan = LoadPlan(prompts=tuple(Prompt(name, "Copy this: a b c") for name in names), levels=(1,))
+    with pytest.raises(ValueError) as info:
+        plan.check()
+    assert str(info.value).startswith("Each prompt needs a name of some text besides spaces") and _sentence(
+        str(info.value))
+    LoadPlan(prompts=(Prompt("copy", "a"), Prompt("open", "b"), Prompt("x" * 64, "c")), levels=(1,)).check()
+
+
 def test_the_load_generator_keeps_to_its_concurrency_and_counts(fake):
     plan = LoadPlan(prompts=(COPY,), levels=(1, 4), requests=8, max_tokens=5, max_seconds=30)
     levels = run_load(fake.url, plan, speculative="ngram")

@@ -205,3 +205,24 @@ def test_the_rules_table_caption_calls_its_mean_accepted_lengths_predictions():
     source = " ".join((ROOT / "specviz" / "ui" / "exactness" / "view.py").read_text(encoding="utf-8").split())
     assert "Mean accepted lengths and speedups are predictions: \" \"the i.i.d. formulas" in source
     assert "Speedups use the i.i.d. formula" not in source
+
+
+def test_the_greedy_checks_verify_pass_is_counted_for_a_chain_and_for_a_tree():
+    """Known and left (issue 43): the greedy check's caption said "A verify pass over K + 1 tokens" whatever was
+    drafted, though a tree's pass reads its nodes, its lookup branch and one more (`DraftShape.rows`), and the
+    committed checks it quotes drafted trees. `verify_pass` words it for the shape, with the run's own count."""
+    import inspect
+
+    from specviz.core.i18n import using
+    from specviz.engine.draft_shape import DraftShape
+    from specviz.ui.exactness import view
+
+    chain, tree = view.verify_pass(DraftShape(4)), view.verify_pass(DraftShape(3, 8, 4, 8))
+    assert chain.startswith("A verify pass over K + 1 tokens (5 in the run below, which drafts a chain of K = 4;")
+    assert tree.startswith("A verify pass over a tree's nodes, its lookup branch and one token more (at most 17 in "
+                           "the run below, which drafts a tree of 8 nodes, depth 3, width 4, plus up to 8 tokens")
+    assert "K + 1 tokens" not in tree and view.GREEDY_SHAPE.rows == 5
+    with using("pt"):
+        assert view.verify_pass(DraftShape(3, 8, 4, 8)) != tree and "17" in view.verify_pass(DraftShape(3, 8, 4, 8))
+    source = inspect.getsource(view.render_greedy_identity)
+    assert "A verify pass over K + 1 tokens adds" not in source and "verify=verify_pass(GREEDY_SHAPE)" in source

@@ -19,6 +19,7 @@ if TYPE_CHECKING:  # annotations only: the library computes, the page shows
 
 from specviz.core.i18n import N_, _, clause, get_language, localized, number, signed_delta, times
 from specviz.engine import theory
+from specviz.engine.draft_shape import DraftShape
 from specviz.engine.proposers import registry
 from specviz.engine.trace import Trace
 from specviz.labs import exactness
@@ -358,6 +359,25 @@ GREEDY_DTYPES = {"float32": N_("float32 (fine rounding: a near-tie rarely flips)
                  "bfloat16": N_("bfloat16 (the default on a CPU or CUDA GPU that supports it: lossless only up to "
                                 "numerics)")}  # machine.pick_dtype: float16 on MPS and on older CUDA GPUs
 GREEDY_TOKENS = 48
+GREEDY_SHAPE = DraftShape()  # what the greedy check drafts: RunSpec's default, a chain of K = 4
+VERIFY_PASS = {  # what one verify pass reads, for the draft shape the greedy check runs (`verify_pass`)
+    "chain": N_("A verify pass over K + 1 tokens ({rows} in the run below, which drafts a chain of K = {k}; a "
+                "tree's pass reads its nodes, its lookup branch and one token more)"),
+    "tree": N_("A verify pass over a tree's nodes, its lookup branch and one token more (at most {rows} in the run "
+               "below, which drafts {shape}; a chain's pass reads K + 1)"),
+}
+
+
+def verify_pass(shape: DraftShape) -> str:
+    """The greedy check's words for what one verify pass reads: K + 1 tokens for a chain, a tree's nodes, its
+    lookup branch and one more for a tree (`DraftShape.rows`, its most), with the run's own count.
+
+    >>> verify_pass(DraftShape(4))[:60]
+    'A verify pass over K + 1 tokens (5 in the run below, which d'
+    """
+    if shape.is_tree:
+        return _(VERIFY_PASS["tree"], rows=shape.rows, shape=shape.describe())
+    return _(VERIFY_PASS["chain"], rows=shape.rows, k=shape.k)
 
 
 def render_greedy_identity(pair_name: str, prompt: str) -> None:
@@ -371,19 +391,20 @@ def render_greedy_identity(pair_name: str, prompt: str) -> None:
     from specviz.ui.common.tokens import output_html
 
     st.caption(_("At temperature 0 the exact rule keeps the target's most likely token, so speculative decoding must "
-                 "write the target's own greedy text. A verify pass over K + 1 tokens adds its numbers in another order "
+                 "write the target's own greedy text. {verify} adds its numbers in another order "
                  "than a one-token pass, so it rounds differently: in float32 so finely that a near-tie "
                  "almost never flips, in bfloat16 coarsely enough that a near-tie between the target's two best "
                  "tokens can flip, and from there the two texts part ways (every later token is written after a "
                  "different text): lossless only up to numerics. The committed checks (the default pair, "
                  "`python -m specviz.scripts.greedy_identity`, in assets/benchmarks/) matched on {fp32} held-out "
                  "prompts in float32, drafting {fp32_shape}, on {fp32_cpu}, and on {bf16} in bfloat16, drafting "
-                 "{bf16_shape}, on {bf16_cpu}.", **quoted.greedy_identity_counts(),
+                 "{bf16_shape}, on {bf16_cpu}.", verify=verify_pass(GREEDY_SHAPE), **quoted.greedy_identity_counts(),
                  **quoted.greedy_identity_machines(), **quoted.greedy_identity_shapes()))
     c1, c2 = st.columns([2, 1])
     dtype = c1.radio(_("Numbers in"), list(GREEDY_DTYPES), horizontal=True, key="exact_greedy_dtype",
                      format_func=lambda d: _(GREEDY_DTYPES[d]))
-    spec = RunSpec(pair=with_dtype(pair_name, dtype), prompt=prompt, temperature=0.0, max_new_tokens=GREEDY_TOKENS)
+    spec = RunSpec(pair=with_dtype(pair_name, dtype), prompt=prompt, temperature=0.0, max_new_tokens=GREEDY_TOKENS,
+                   **GREEDY_SHAPE.settings())
     if c2.button(_("Run both, greedy"), key="exact_greedy_run", type="primary"):
         try:
             start_live_run(spec)

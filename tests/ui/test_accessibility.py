@@ -41,6 +41,25 @@ def test_contrast_matches_the_wcag_examples():
     assert contrast("#767676", "#FFFFFF") == pytest.approx(4.54, abs=0.01)  # the lightest AA grey on white
 
 
+def test_the_disabled_options_contrast_figures_are_computed_from_the_colours():
+    """Known and left (issue 43): the style said Streamlit greys a graded question's options "to about 2.6:1" with no
+    colours behind it. The colours are now named (the theme's text at 40% opacity: Streamlit 1.67's fadedText40) and
+    each ratio is WCAG's, recomputed here from .streamlit/config.toml."""
+    import tomllib
+
+    theme = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text(encoding="utf-8"))["theme"]
+    text, page = theme["textColor"], theme["backgroundColor"]
+    assert accessibility.THEME_TEXT == text and page.upper() == "#FFFFFF"
+    greyed = "#" + "".join(f"{round(0.4 * int(text[i:i + 2], 16) + 0.6 * 255):02X}" for i in (1, 3, 5))
+    assert accessibility.GREYED_TEXT == greyed
+    assert accessibility.GREYED_CONTRAST == f"{contrast(greyed, page):.2f}" and contrast(greyed, page) < 4.5
+    shown = accessibility.DISABLED_TEXT
+    assert accessibility.DISABLED_CONTRAST == f"{contrast(shown, page):.2f}" and contrast(shown, page) >= 4.5
+    css = accessibility.CSS
+    assert f"{greyed} on white: {accessibility.GREYED_CONTRAST}:1" in css and "about 2.6:1" not in css
+    assert f"color:{shown} !important" in css
+
+
 def test_every_chart_on_every_page_goes_through_charts_show():
     """A chart drawn any other way would have no accessible name and no table of its numbers."""
     offenders = []

@@ -59,6 +59,11 @@ STREAMLIT_PATTERNS = [
     (r"^Help for (.+)$", N_("Help for {label}"), ("label",)),
 ]
 
+# A graded question's disabled options: the colour Streamlit greys their text to (the theme's textColor in
+# .streamlit/config.toml at 40% opacity on the white page, rounded to a whole #RRGGBB) and the one this style shows
+# instead; each contrast ratio is WCAG 2.1's, to two decimals (tests/ui/test_accessibility.py recomputes all three).
+THEME_TEXT, GREYED_TEXT, DISABLED_TEXT = "#111111", "#A0A0A0", "#333333"
+GREYED_CONTRAST, DISABLED_CONTRAST = "2.61", "12.63"
 TREE_WIDE, TREE_NARROW = "treedrawn", "treelist"  # tree_view's container keys: the drawn tree, the list a phone reads
 CSS = f"""<style>
 /* a draft tree: drawn on a wide screen, a list on a phone, where a deep tree's labels overlap (issue 42 item 5) */
@@ -84,12 +89,14 @@ CSS = f"""<style>
   outline:3px solid {FOCUS_COLOR} !important; outline-offset:2px; border-radius:4px;}}
 [role="listbox"] [role="option"][aria-selected="true"], [role="listbox"] [role="option"]:focus-visible {{
   outline:2px solid {FOCUS_COLOR} !important; outline-offset:-2px;}}
-/* a graded question shows its options disabled (read-only): Streamlit greys them to about 2.6:1, but the learner
-   reads them with the marks; disabled stays visible in the greyed radio or box itself */
+/* a graded question shows its options disabled (read-only): Streamlit 1.67 greys their text to its fadedText40, the
+   theme's {THEME_TEXT} at 40% opacity, {GREYED_TEXT} on white: {GREYED_CONTRAST}:1, under WCAG AA's 4.5:1; the
+   learner reads them with the marks, so they are {DISABLED_TEXT} ({DISABLED_CONTRAST}:1); disabled stays visible in
+   the greyed radio or box itself */
 [data-testid="stMain"] label:has(input:disabled) [data-testid="stMarkdownContainer"],
 [data-testid="stMain"] label:has(input:disabled) [data-testid="stMarkdownContainer"] *,
 [data-testid="stMain"] [data-testid="stWidgetLabel"][disabled] [data-testid="stMarkdownContainer"] * {{
-  color:#333333 !important; opacity:1 !important;}}
+  color:{DISABLED_TEXT} !important; opacity:1 !important;}}
 /* a phone: a row of radio options wraps with room between them (they ran together), a row of pills wraps */
 @media (max-width: 640px) {{
   [data-testid="stRadio"] [role="radiogroup"] {{row-gap:0.45rem !important; column-gap:1.1rem !important;}}

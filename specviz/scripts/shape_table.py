@@ -22,7 +22,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from specviz.engine.draft_shape import DraftShape
-from specviz.engine.limits import MAX_NEW_TOKENS_RANGE, TEMPERATURE_RANGE, number_arg, threads_arg, whole_arg
+from specviz.engine.limits import (MAX_NEW_TOKENS_RANGE, TEMPERATURE_RANGE, number_arg, threads_arg, whole_arg,
+                                   writable_file_arg)
 
 CHAINS = [DraftShape(k) for k in range(1, 7)]
 TREES = ([DraftShape(k, n, 4, lookup) for k, nodes in ((3, (6, 8, 12, 16)), (4, (6, 8, 12, 16, 24, 32)),
@@ -79,7 +80,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--prompts", type=whole_arg(1), default=8, help="the first N prompts of the held-out suite")
     parser.add_argument("--max-new-tokens", type=whole_arg(*MAX_NEW_TOKENS_RANGE), default=128)
     parser.add_argument("--threads", type=threads_arg, default=None)
-    parser.add_argument("--out", required=True)
+    parser.add_argument("--out", required=True, type=writable_file_arg,
+                        help="the JSON file to write (checked before the runs: its folder must exist)")
     parser.add_argument("--merge", nargs="+", default=None, help="join these tables into --out; loads no model")
     args = parser.parse_args(argv)
     if args.merge:
@@ -121,7 +123,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     table = {"pair": args.pair, "proposer": proposer, "dtype": dtype_name(pair.dtype), "prompts": len(prompts),
              "suite": "held-out", "max_new_tokens": args.max_new_tokens, "commands": [command],
              "machine": machine, "rows": rows}
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(table, indent=1) + "\n")
     print(f"{len(rows)} rows written to {args.out}")
     return 0

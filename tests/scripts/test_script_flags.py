@@ -33,6 +33,9 @@ CASES = [
     # an output file the runs could not be written to: said before them, not after (as generate --json)
     ("greedy_identity", ["--out", "/no/such/folder/x.json"]), ("tree_sweep", ["--json", "/"]),
     ("gpu_bench", ["--out", "/no/such/folder/x.json"]),
+    # known and left (issue 43): shape_table checked --out only when it wrote, after the whole grid's runs
+    ("shape_table", ["--out", "/no/such/folder/x.json"]), ("shape_table", ["--out", "/"]),
+    ("shape_table", ["--out", ""]),
 ]
 
 
@@ -40,6 +43,8 @@ CASES = [
 def test_a_flag_out_of_range_is_one_argparse_line_before_any_model_loads(name, flags, capsys, monkeypatch):
     module = importlib.import_module(f"specviz.scripts.{name}")
     monkeypatch.setattr(module, "load_pair", lambda *a, **k: pytest.fail("a model loaded"), raising=False)
+    # a script that imports load_pair inside main (shape_table) reads it from its module only then
+    monkeypatch.setattr("specviz.models.pairs.load_pair", lambda *a, **k: pytest.fail("a model loaded"))
     with pytest.raises(SystemExit) as exit_:
         module.main(flags)
     assert exit_.value.code == 2

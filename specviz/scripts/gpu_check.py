@@ -456,6 +456,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if unknown:
         print(f"gpu_check: unknown section '{unknown[0]}': choose from {', '.join(SECTIONS)}.", file=sys.stderr)
         return 2
+    from specviz.labs.bench.config import held_out_texts  # after activate: it needs the received packages
+
+    size = len(held_out_texts())
+    if args.prompts is not None and args.prompts > size:  # it ran the whole suite and recorded the N asked for
+        print(f"gpu_check: --prompts must be from 1 to {size}, the prompts in the held-out suite.", file=sys.stderr)
+        return 2
     try:
         args.out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

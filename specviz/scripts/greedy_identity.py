@@ -30,7 +30,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from specviz.labs.bench.config import load_suites
+from specviz.labs.bench.config import held_out_arg, load_suites
 from specviz.engine.limits import (K_RANGE, MAX_NEW_TOKENS_RANGE, TREE_LOOKUP_RANGE, TREE_NODES_RANGE,
                                    TREE_WIDTH_RANGE, whole_arg, writable_file_arg)
 from specviz.models.catalog import recommended_for
@@ -85,7 +85,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--tree-lookup", type=whole_arg(*TREE_LOOKUP_RANGE), default=None,
                         help="default: as for --k when no shape flag is given; else the recommended tree's lookup "
                              "branch, 0 when --k or --tree-nodes is given")
-    parser.add_argument("--prompts", type=whole_arg(1), default=8, help="the first N prompts of the held-out suite")
+    parser.add_argument("--prompts", type=held_out_arg, default=8, help="the first N prompts of the held-out suite")
     parser.add_argument("--max-new-tokens", type=whole_arg(*MAX_NEW_TOKENS_RANGE), default=128)
     parser.add_argument("--out", type=writable_file_arg, default=None, help="a JSON file for the entries")
     args = parser.parse_args(argv)

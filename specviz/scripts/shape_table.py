@@ -24,6 +24,7 @@ from pathlib import Path
 from specviz.engine.draft_shape import DraftShape
 from specviz.engine.limits import (MAX_NEW_TOKENS_RANGE, TEMPERATURE_RANGE, number_arg, threads_arg, whole_arg,
                                    writable_file_arg)
+from specviz.labs.bench.config import held_out_arg
 
 CHAINS = [DraftShape(k) for k in range(1, 7)]
 TREES = ([DraftShape(k, n, 4, lookup) for k, nodes in ((3, (6, 8, 12, 16)), (4, (6, 8, 12, 16, 24, 32)),
@@ -77,7 +78,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--proposer", default=None, help="default: the pair's own")
     parser.add_argument("--dtype", default="float32")
     parser.add_argument("--temperatures", type=number_arg(*TEMPERATURE_RANGE), nargs="+", default=[0.0, 0.7])
-    parser.add_argument("--prompts", type=whole_arg(1), default=8, help="the first N prompts of the held-out suite")
+    parser.add_argument("--prompts", type=held_out_arg, default=8, help="the first N prompts of the held-out suite")
     parser.add_argument("--max-new-tokens", type=whole_arg(*MAX_NEW_TOKENS_RANGE), default=128)
     parser.add_argument("--threads", type=threads_arg, default=None)
     parser.add_argument("--out", required=True, type=writable_file_arg,

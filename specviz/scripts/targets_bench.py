@@ -30,6 +30,7 @@ from pathlib import Path
 
 from specviz.engine.draft_shape import DraftShape
 from specviz.engine.limits import MAX_NEW_TOKENS_RANGE, REPEATS_RANGE, path_arg, threads_arg, whole_arg
+from specviz.labs.bench.config import held_out_arg
 from specviz.labs.bench.report import BenchResult
 from specviz.models.catalog import recommended_for
 from specviz.models.machine import DEFAULT_DTYPE_RULE
@@ -102,7 +103,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                                      description=" ".join(__doc__.split("\n\n")[0].split()))  # the whole first paragraph
     parser.add_argument("--pair", default="default")
     parser.add_argument("--out", required=True, type=path_arg, help="e.g. assets/benchmarks/default-cpu-f32-packed")
-    parser.add_argument("--prompts", type=whole_arg(1, REPEATS_RANGE[1]), default=8,  # bench's own cap
+    parser.add_argument("--prompts", type=held_out_arg, default=8,
                         help="held-out prompts (the first N of the suite)")
     parser.add_argument("--max-new-tokens", type=whole_arg(*MAX_NEW_TOKENS_RANGE), default=128)
     parser.add_argument("--repeats", type=whole_arg(*REPEATS_RANGE), default=2,

@@ -32,7 +32,7 @@ from specviz.engine.draft_shape import DraftShape
 from specviz.engine.limits import (K_RANGE, MAX_NEW_TOKENS_RANGE, TEMPERATURE_RANGE, TREE_LOOKUP_RANGE,
                                    TREE_NODES_RANGE, TREE_WIDTH_RANGE, number_arg, whole_arg, writable_file_arg)
 from specviz.engine.proposers import make_proposer
-from specviz.labs.bench.config import load_suites
+from specviz.labs.bench.config import held_out_arg, load_suites
 from specviz.labs.bench.summary import estimated_speedup, physical_limit, tokens_fed
 from specviz.labs.bench.timing import feature_draft_timer, forward_timer, verify_curve
 from specviz.models.machine import DEFAULT_DTYPE_RULE, dtype_name
@@ -104,7 +104,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--tree-lookup", type=whole_arg(*TREE_LOOKUP_RANGE), nargs="+", default=[0],
                         help="tokens a tree copies from the context as one more branch; 0 = none")
     parser.add_argument("--temperature", type=number_arg(*TEMPERATURE_RANGE), default=0.0)
-    parser.add_argument("--prompts", type=whole_arg(1), default=6, help="the first N prompts of the held-out suite")
+    parser.add_argument("--prompts", type=held_out_arg, default=6, help="the first N prompts of the held-out suite")
     parser.add_argument("--max-new-tokens", type=whole_arg(*MAX_NEW_TOKENS_RANGE), default=64)
     parser.add_argument("--json", type=writable_file_arg, default=None, help="write the table to this file")
     args = parser.parse_args(argv)

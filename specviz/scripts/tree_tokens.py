@@ -22,7 +22,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import replace
 
-from specviz.labs.bench.config import load_suites
+from specviz.labs.bench.config import held_out_arg, load_suites
 from specviz.engine.limits import (K_RANGE, MAX_NEW_TOKENS_RANGE, TEMPERATURE_RANGE, TREE_NODES_RANGE,
                                    TREE_WIDTH_RANGE, number_arg, whole_arg)
 from specviz.models.pairs import load_pair
@@ -47,7 +47,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--tree-nodes", type=whole_arg(*TREE_NODES_RANGE), default=16)
     parser.add_argument("--tree-width", type=whole_arg(*TREE_WIDTH_RANGE), default=4)
     parser.add_argument("--temperature", type=number_arg(*TEMPERATURE_RANGE), default=0.0)
-    parser.add_argument("--prompts", type=whole_arg(1), default=8, help="the first N prompts of the held-out suite")
+    parser.add_argument("--prompts", type=held_out_arg, default=8, help="the first N prompts of the held-out suite")
     parser.add_argument("--max-new-tokens", type=whole_arg(*MAX_NEW_TOKENS_RANGE), default=64)
     args = parser.parse_args(argv)
     if args.tree_nodes <= args.k:  # 0 would race the chain against itself, and N <= K nodes cannot reach depth K

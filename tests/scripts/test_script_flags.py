@@ -36,6 +36,10 @@ CASES = [
     # known and left (issue 43): shape_table checked --out only when it wrote, after the whole grid's runs
     ("shape_table", ["--out", "/no/such/folder/x.json"]), ("shape_table", ["--out", "/"]),
     ("shape_table", ["--out", ""]),
+    # known and left (issue 43): --prompts past the held-out suite's 64 ran all 64 and recorded the N asked for
+    ("shape_table", ["--out", "x.json", "--prompts", "65"]), ("tree_sweep", ["--prompts", "65"]),
+    ("tree_tokens", ["--prompts", "65"]), ("greedy_identity", ["--prompts", "65"]),
+    ("targets_bench", ["--out", "x", "--prompts", "65"]),
 ]
 
 
@@ -167,3 +171,34 @@ def test_shape_table_merge_of_a_missing_or_damaged_table_is_one_sentence(content
     err = capsys.readouterr().err.strip()
     assert err.startswith("shape_table: cannot merge (") and said in err and str(part) in err and "\n" not in err
     assert not (tmp_path / "out.json").exists()
+
+
+def test_a_prompt_count_past_the_held_out_suite_names_its_size(capsys):
+    """Known and left (issue 43): a script's `--prompts N` took the first N held-out prompts with a slice, so N = 100
+    ran the suite's 64 and recorded 100 (greedy_identity's and tree_sweep's commands keep it); the refusal names the
+    size, and gpu_check, which reads the suite only after activating its received packages, says it in its own line."""
+    from specviz.labs.bench.config import held_out_arg, held_out_texts
+    from specviz.scripts import gpu_check, greedy_identity
+
+    size = len(held_out_texts())
+    assert size == 64 and held_out_arg(str(size)) == size
+    with pytest.raises(SystemExit):
+        greedy_identity.main(["--prompts", str(size + 1)])
+    said = f"argument --prompts: a whole number from 1 to {size}, the prompts in the held-out suite (got '{size + 1}')"
+    assert said in capsys.readouterr().err
+    assert gpu_check.main(["--rehearse", "--out", "/nonexistent-x", "--prompts", str(size + 1)]) == 2
+    assert capsys.readouterr().err.strip() == (f"gpu_check: --prompts must be from 1 to {size}, the prompts in the "
+                                               "held-out suite.")
+
+
+def test_a_bench_asking_more_prompts_than_a_suite_holds_says_how_many_ran(tmp_path):
+    """The bench's --prompts-per-suite takes what each suite holds (8 in most, 64 held-out); a larger N ran fewer
+    prompts than it said with no word. `prompts_run_note` is the line the bench prints then."""
+    from specviz.labs.bench.config import prompts_run_note
+
+    for name, count in (("a", 3), ("b", 8)):
+        prompts = "\n".join(f"- id: {name}{i}\n  text: prompt {i}" for i in range(count))
+        (tmp_path / f"{name}.yaml").write_text(f"name: {name}\nprompts:\n{prompts}\n", encoding="utf-8")
+    assert prompts_run_note(None, 3, tmp_path) is None
+    assert prompts_run_note(None, 5, tmp_path) == "--prompts-per-suite 5: a holds 3, so 8 prompts run in all, not 10."
+    assert prompts_run_note(["b"], 9, tmp_path) == "--prompts-per-suite 9: b holds 8, so 8 prompts run in all, not 9."

@@ -20,7 +20,7 @@ from tqdm import tqdm
 from specviz.engine.draft_shape import DraftShape
 from specviz.engine.limits import path_arg, threads_arg
 from specviz.engine.proposers import registry
-from specviz.labs.bench.config import CLOCKS, DTYPES, HF_MODES, BenchConfig
+from specviz.labs.bench.config import CLOCKS, DTYPES, HF_MODES, BenchConfig, prompts_run_note
 from specviz.models.catalog import recommended_for
 
 
@@ -205,6 +205,9 @@ def run_bench_command(args: argparse.Namespace) -> int:
               else f"draft shape: {shape.label()}, the pair's recommended (no shape table for this pair and proposer)",
               file=sys.stderr)
     config.check()
+    short = prompts_run_note(config.suites, config.prompts_per_suite)
+    if short is not None:  # each suite gives what it holds: said, not silently fewer than the flag asked for
+        print(short, file=sys.stderr)
     bar = tqdm(total=1, file=sys.stderr, unit="run", dynamic_ncols=True)
 
     def progress(done: int, total: int, label: str) -> None:

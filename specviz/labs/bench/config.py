@@ -72,6 +72,50 @@ def load_suites(names: Sequence[str] | None = None, folder: Path = PROMPTS_DIR) 
     return [found[n] for n in names]
 
 
+def held_out_texts(folder: Path = PROMPTS_DIR) -> list[str]:
+    """The held-out suite's prompt texts, in order: what the scripts' `--prompts N` takes the first N of."""
+    return [p.text for p in load_suites(["held-out"], folder)[0].prompts if p.text]
+
+
+def held_out_arg(text: str) -> int:
+    """argparse's type for a script's `--prompts N` (the first N held-out prompts): a whole number from 1 to the
+    suite's size, else argparse's one-line error naming that size, before any model loads. A larger N used to run
+    the whole suite and record the N asked for, as if it had run that many.
+
+    >>> held_out_arg("8")
+    8
+    """
+    import argparse
+
+    size = len(held_out_texts())
+    try:
+        value = int(text)
+    except ValueError:
+        value = None
+    if value is None or not 1 <= value <= size:
+        raise argparse.ArgumentTypeError(f"a whole number from 1 to {size}, the prompts in the held-out suite "
+                                         f"(got {text!r})")
+    return value
+
+
+def prompts_run_note(suites: Sequence[str] | None, per_suite: int, folder: Path = PROMPTS_DIR) -> str | None:
+    """One line for a bench whose --prompts-per-suite is more than a suite holds (each suite gives what it has, so
+    the run is smaller than the flag says), with how many prompts run in all; None when every suite has enough.
+
+    >>> prompts_run_note(["chat", "held-out"], 2) is None
+    True
+    >>> prompts_run_note(["chat", "held-out"], 10)
+    '--prompts-per-suite 10: chat holds 8, so 18 prompts run in all, not 20.'
+    """
+    loaded = load_suites(suites or None, folder)
+    short = [s for s in loaded if len(s.prompts) < per_suite]
+    if not short:
+        return None
+    ran = sum(min(len(s.prompts), per_suite) for s in loaded)
+    held = ", ".join(f"{s.name} holds {len(s.prompts)}" for s in short)
+    return f"--prompts-per-suite {per_suite}: {held}, so {ran} prompts run in all, not {per_suite * len(loaded)}."
+
+
 def encode_bench_prompt(tokenizer, prompt: BenchPrompt, chat: bool) -> list[int]:
     """Token ids for a prompt: through the chat template when the pair has one, else the turns joined by newlines."""
     turns = prompt.turns()

@@ -108,8 +108,8 @@ def add_generation_flags(cmd: argparse.ArgumentParser) -> None:
                           "(default: as for --k when no shape flag is given; else the pair's recommended tree, or a "
                           "chain when --k is given)")
     cmd.add_argument("--tree-width", type=int, default=None,
-                     help="children per tree node (default: as for --k when no shape flag is given; else the "
-                          "pair's recommended width)")
+                     help="at most this many children per tree node (default: as for --k when no shape flag is "
+                          "given; else the pair's recommended width)")
     cmd.add_argument("--tree-lookup", type=int, default=None,
                      help="also copy up to this many tokens from the context as one more tree branch (prompt "
                           "lookup); 0 = none (default: as for --k when no shape flag is given; else the pair's "

@@ -447,3 +447,22 @@ def test_the_not_reached_meaning_covers_a_trees_untested_nodes():
     meaning = style(DisplayState.NOT_REACHED).meaning
     assert "never tested" in meaning and "after the first rejection" in meaning
     assert "a sibling after the kept" in meaning
+
+
+def test_no_text_says_a_tree_has_its_width_of_children_under_every_node():
+    """The 36th read: after the settings line, the Speedup lab's verdict ("{width} children per node"), both CLIs'
+    --tree-width help and the bench's tree_nodes definition still gave every node `tree_width` children; the engine
+    grows at most that many (a tree of 8 nodes and width 4 is 3 deep, so most nodes have fewer)."""
+    import re
+    from pathlib import Path
+
+    from specviz.labs.bench import DEFINITIONS
+    root = Path(__file__).resolve().parents[2]
+    texts = {path: path.read_text(encoding="utf-8") for path in
+             [root / "specviz" / "cli.py", root / "specviz" / "labs" / "bench" / "cli.py",
+              root / "specviz" / "ui" / "speedup" / "verdict.py"]}
+    texts["DEFINITIONS"] = DEFINITIONS["tree_nodes"][1]
+    every_node = re.compile(r'(?:(?<!at most )(?:\{width\}|tree width)|help=")\s*children per (?:tree )?node')
+    said = [(where, m.group(0)) for where, text in texts.items() for m in every_node.finditer(text)]
+    assert said == []
+    assert "at most tree width children per node" in DEFINITIONS["tree_nodes"][1]

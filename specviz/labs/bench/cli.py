@@ -53,8 +53,8 @@ def add_bench_arguments(cmd: argparse.ArgumentParser) -> None:
                      help="draft tree node budgets, 0 = a chain of K (default: as for --k when no shape flag is "
                           "given; else the pair's recommended tree, or a chain when --k is given)")
     cmd.add_argument("--tree-width", nargs="+", type=_listed(int), default=None,
-                     help="children per tree node (default: as for --k when no shape flag is given; else the "
-                          "pair's recommended width)")
+                     help="at most this many children per tree node (default: as for --k when no shape flag is "
+                          "given; else the pair's recommended width)")
     cmd.add_argument("--tree-lookup", type=int, default=None,
                      help="tokens every tree also copies from the context as one more branch, 0 = none (default: "
                           "as for --k when no shape flag is given; else the pair's recommended tree's, or none when "

@@ -62,15 +62,15 @@ def verdict(result: BenchResult, proposer: str, temperature: float) -> str:
         shape = dict(nodes=tree["tree_nodes"], width=tree["tree_width"], k=tree["k"], lookup=tree.get("tree_lookup"),
                      speedup=times(tree["speedup_vs_ar"]), tokens=number(tree["mat_with_bonus"]))
         if tree.get("tree_lookup"):
-            text += " " + _("A draft tree of {nodes} nodes ({width} children per node, depth up to {k}) plus a lookup "
-                            "branch of up to {lookup} tokens copied from the context reached {speedup} against "
-                            "target-only decoding, with {tokens} tokens per target forward: the Chain vs tree tab "
-                            "compares the shapes.", **shape)
+            text += " " + _("A draft tree of up to {nodes} nodes (at most {width} children per node, depth up to {k}) "
+                            "plus a lookup branch of up to {lookup} tokens copied from the context reached {speedup} "
+                            "against target-only decoding, with {tokens} tokens per target forward: the Chain vs tree "
+                            "tab compares the shapes.", **shape)
             text += repetition_note(result, tree, temperature)
         else:
-            text += " " + _("A draft tree of {nodes} nodes ({width} children per node, depth up to {k}) reached "
-                            "{speedup} against target-only decoding, with {tokens} tokens per target forward: the "
-                            "Chain vs tree tab compares the shapes.", **shape)
+            text += " " + _("A draft tree of up to {nodes} nodes (at most {width} children per node, depth up to {k}) "
+                            "reached {speedup} against target-only decoding, with {tokens} tokens per target forward: "
+                            "the Chain vs tree tab compares the shapes.", **shape)
     titles = suite_titles(result)
     top = result.best_in_one_suite(proposer, temperature)
     if top is not None and len(titles) > 1 and (top["speedup_vs_ar"] or 0) >= WINS:

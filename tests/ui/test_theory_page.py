@@ -133,6 +133,8 @@ def test_benchmark_runs_say_their_dtype_in_label_table_and_caption(tmp_path, mon
     assert sorted(table["dtype"]) == ["bfloat16", "float32"] and f"eagle, T = {t} · bfloat16" in table.index
     caption = next(c.value for c in at.caption if "assets/benchmarks/" in c.value and "2" in c.value)
     assert ("1 em bfloat16, 1 em float32" if lang == "pt" else "1 in bfloat16, 1 in float32") in caption
+    # the 36th read: the chart's "measured speedup" named no baseline (STYLE.md: a speedup names the one it is against)
+    assert ("decodificação só com o alvo do specviz" if lang == "pt" else "specviz's target-only decoding") in caption
     machine = "máquina" if lang == "pt" else "machine"  # a measured speedup is this machine's: each row names it
     assert list(table[machine]) == ["test", "test"] and "bfloat16 · test" in labels
 

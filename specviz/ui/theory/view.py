@@ -175,13 +175,18 @@ def measured_table(points: list[MeasuredPoint]) -> pd.DataFrame:
 
 
 def measured_caption(points: list[MeasuredPoint]) -> str:
-    """How many runs the chart shows and in which dtypes, so float32 and bfloat16 runs are never mixed unsaid."""
+    """How many runs the chart shows and in which dtypes, so float32 and bfloat16 runs are never mixed unsaid, and
+    which baseline both speedups are against (STYLE.md: a speedup names its baseline)."""
     counts: dict[str, int] = {}
     for pt in points:
         shown = pt.dtype or _("no recorded dtype")
         counts[shown] = counts.get(shown, 0) + 1
     runs = _("{n} settings (proposer, K, temperature) measured in {files} benchmark runs in assets/benchmarks/, each "
              "predicted at its own α, K and c.", n=len(points), files=len({pt.source for pt in points}))
+    runs += " " + _("Both speedups are against specviz's target-only decoding: the measured one is tokens/s of "
+                    "speculative decoding over tokens/s of target-only decoding in the same run (a bench run's "
+                    "speedup_vs_ar), the predicted one the paper's formula, which takes a verify pass to cost one "
+                    "target forward.")
     if len(counts) == 1:
         return runs + " " + _("All ran in {dtype}.", dtype=next(iter(counts)))
     dtypes = ", ".join(_("{n} in {dtype}", n=n, dtype=dtype) for dtype, n in counts.items())

@@ -1018,3 +1018,20 @@ def test_reading_a_committed_result_imports_what_the_package_docstring_says():
     assert out == ["True", "False"]
     doc = " ".join(bench.__doc__.split())
     assert "results not for transformers until a benchmark really runs (it does import torch" in doc
+
+
+def test_a_pooled_rows_alpha_is_the_mean_of_its_prompts_estimates_as_its_definition_says():
+    """The 36th read: the α column's definition said only "estimated from the drafts that were tested", but a row over
+    several prompts averages the prompts' own estimates, each prompt weighing the same: a prompt that tested 2 drafts
+    counts as much as one that tested 200. The definition now says so; the row's α is that mean."""
+    from specviz.labs.bench.summary import summarise
+
+    def case(alpha, drafted):
+        return {"suite": "s", "proposer": "p", "policy": "constant", "k": 2, "temperature": 0.0, "c": 0.1,
+                "alpha": alpha, "tokens": drafted, "steps": drafted // 2, "drafted": drafted, "accepted": 1,
+                "seconds": 1.0, "draft_ms": 1.0, "verify_ms": 1.0, "overhead_ms": 1.0, "position_drafted": [1, 1],
+                "position_survived": [1, 0], "record_overhead": None, "identical": None, "hf_assisted_identical": None}
+    rows = summarise([case(0.9, 2), case(0.3, 200)], [], {"verify": [{"n_tokens": 1, "ratio": 1.0}]})
+    row = next(r for r in rows if r["suite"] == "all")
+    assert row["alpha"] == pytest.approx(0.6)  # (0.9 + 0.3) / 2, not weighted by the 2 and 200 drafts
+    assert "each prompt weighing the same" in DEFINITIONS["alpha"][1]

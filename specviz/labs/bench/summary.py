@@ -30,7 +30,8 @@ DEFINITIONS: dict[str, tuple[str, str]] = {  # marked with N_(): the files stay 
     "alpha": (
         N_("α (mean min(1, p/q) over tested drafts)"),
         N_("Leviathan et al.'s α: the expected chance a draft is accepted, estimated from the drafts that were "
-           "tested. The theory curves use it, from chain rows only: a tree row shows the mean of min(1, p′/q′) along "
+           "tested. A row over several prompts shows the mean of the prompts' estimates, each prompt weighing the "
+           "same however many drafts it tested. The theory curves use it, from chain rows only: a tree row shows the mean of min(1, p′/q′) along "
            "each step's main line, where a child tried after a rejected sibling meets the residual p′, so it is not "
            "α.")),
     "mat_with_bonus": (
@@ -138,7 +139,8 @@ def summarise(cases: list[dict], baselines: list[dict], costs: dict) -> list[dic
     suites (suite "all"): a tree row never pools with the chain of its K.
 
     Speedups are pooled as ratios of total tokens / total seconds; acceptance as total accepted / total drafted;
-    α as the mean over cases; acceptance by position from the pooled counts.
+    α as the mean over cases (each prompt's estimate weighing the same, not pooled over their drafts: what
+    DEFINITIONS["alpha"] says); acceptance by position from the pooled counts.
     """
     groups: dict[tuple, list[dict]] = defaultdict(list)
     for row in cases:

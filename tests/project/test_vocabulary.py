@@ -261,3 +261,14 @@ def test_the_residual_and_the_recovered_or_bonus_token_have_one_name(lang, sourc
     texts = {"catalog": _catalog_texts, "quiz": _quiz_texts, "docs": _doc_texts}[source](lang)
     assert OTHER_NAMES[lang].search({"en": "the target's corrected distribution", "pt": "token de correção"}[lang])
     assert [f"{where}: {m.group(0)}" for where, text in texts for m in OTHER_NAMES[lang].finditer(text)] == []
+
+
+@pytest.mark.parametrize("source", ["catalog", "quiz"])
+def test_recuperado_names_only_the_recovered_token(source):
+    """The 36th read: the Proposers page's lookup branch, "a retrieved branch" in English, read "um ramo recuperado" in
+    Portuguese, the glossary's word for the recovered token (sampled from the residual). A Portuguese text says
+    "recuperado" only where its English twin says "recovered" (or "recover")."""
+    pairs = _pairs(source)
+    checked = [(where, en, pt) for where, en, pt in pairs if re.search(r"\brecuperad[oa]s?\b", pt, re.IGNORECASE)]
+    assert len(checked) >= 20  # it read them
+    assert [f"{where}: {pt[:120]}" for where, en, pt in checked if not re.search(r"recover", en, re.IGNORECASE)] == []

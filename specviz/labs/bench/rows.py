@@ -43,7 +43,8 @@ class CaseResult:
     proposer: str  # the proposer's label, e.g. "layerskip-7"
     policy: str
     k: int
-    mean_k: float  # drafted tokens per step (an adaptive policy varies K)
+    mean_k: float  # drafted tokens per step: K for a constant chain (an adaptive policy varies it); a tree's nodes
+    # per step, copied ones included (Step.n_drafted), not its depth K
     tokens: int  # emitted tokens
     steps: int  # target forwards after the prefill
     drafted: int

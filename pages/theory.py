@@ -104,7 +104,9 @@ if trace_point is not None:
         t3.metric(_("Trace: c estimate"), number(trace_point.c, 3),  # a recording's timings name their machine
                   help=" ".join(text for text in (_(
                       "Draft seconds per draft forward (one per drafted token in a chain, one per level in a tree) "
-                      "divided by target seconds per step, from the step timings."), recording_note(trace)) if text))
+                      "divided by target seconds per step, from the step timings. A step's target forward scores the "
+                      "drafts too: where it costs v one-token forwards (v > 1), this reads about c / v, below the c "
+                      "of the slider, which is over a one-token forward."), recording_note(trace)) if text))
     if chain:
         st.caption(_("The formula with α = {alpha} and K = {k} predicts a mean accepted length of {tokens}. It "
                      "assumes each "

@@ -536,6 +536,8 @@ def test_a_recorded_traces_c_estimate_says_which_machine_timed_it():
     assert not at.exception
     c_help = next(m.help for m in at.metric if m.label == "Trace: c estimate")
     assert "recorded 2026-12-01 on a CPU the recording does not name, not measured on this machine" in c_help
+    # the 36th read: the divisor is a verify pass over the drafts, not the one-token forward the slider's c is over
+    assert "about c / v" in c_help
 
 
 def test_benchmark_points_are_the_runs_the_speedup_lab_lists(tmp_path):

@@ -488,3 +488,19 @@ def test_runspec_rules_group_their_whole_bounds():
         RunSpec(max_new_tokens=5000)
     with pytest.raises(ValueError, match=r"from 0.01 to 1 \(got 2\.0\)\.$"):
         RunSpec(top_p=2.0)
+
+
+def test_a_bonus_follows_every_draft_of_its_step_even_fewer_than_k(toy):
+    """Read 36: the palette's legend and the trace's vocabulary said a bonus comes "after all K drafts were
+    accepted". With K = 4 an n-gram match often leaves fewer to draft; a step that kept all it drafted still gets
+    its bonus from p, so the legend now says "every draft of its step"."""
+    from specviz.engine.kinds import TokenKind
+    from specviz.engine.trace import __doc__ as vocabulary
+    from specviz.ui.common import palette
+
+    spec = RunSpec(pair="toy", proposer="ngram", prompt="a b a b a b a b a", k=4, max_new_tokens=16)
+    short = [s for s in run(spec, pair=toy).steps if s.correction_kind is TokenKind.BONUS and len(s.decisions) < 4]
+    assert short and all(d.kind is TokenKind.ACCEPTED for step in short for d in step.decisions)
+    texts = [palette.__doc__, palette.STYLES[TokenKind.BONUS].meaning, " ".join(vocabulary.split())]
+    assert not [text for text in texts if "all K draft" in text]
+    assert "every draft of its step" in palette.STYLES[TokenKind.BONUS].meaning

@@ -233,3 +233,17 @@ def test_no_proposer_text_names_a_training_machine_the_cards_do_not_record():
         assert "trained on a" not in english and "2-core" not in english, english
         with using("pt"):
             assert "treinado em uma CPU" not in _(english) and "núcleos" not in _(english), english
+
+
+def test_n_gram_lookup_is_not_said_to_match_nothing_on_open_ended_text():
+    """Read 36: the n-gram card's "loses" said "Open-ended writing: nothing matches", the claim read 19 took out of
+    the lecture plans. An open answer that repeats itself gives the lookup matches: in the committed vLLM sweep the
+    open question's n-gram rows kept most of their drafts and beat no speculation at every level."""
+    from specviz.serving.results import ServingResult, find_serving_results
+
+    result = ServingResult.load(find_serving_results()[0])
+    levels = result.concurrencies("open")
+    assert levels
+    assert all(result.level("ngram", "open", streams).acceptance_rate > 0.5 for streams in levels)
+    ngram = next(p for p in view.PROPOSERS if p.key == "ngram")
+    assert "nothing matches" not in ngram.loses and "repeats neither its prompt nor itself" in ngram.loses

@@ -6,7 +6,7 @@ Colour is never the only cue: each token kind also has a glyph, and a rejected d
     accepted    ✓      bluish green   a drafted token the target kept
     rejected    ✗      vermillion     a drafted token the target dropped (struck through)
     recovered   ↻      reddish purple resampled from norm(max(0, p − q)) at the first rejection
-    bonus       ★      sky blue       sampled from p after all K drafts were accepted
+    bonus       ★      sky blue       sampled from p after every draft of its step was accepted
     target      •      grey           one token from one target forward (no draft)
     not reached ·      light grey     a draft never tested: after the first rejection (in a tree: off the tested
                                       path, `NodeStatus`)
@@ -96,8 +96,8 @@ _MEANINGS: dict[Kind, str] = {
     TokenKind.REJECTED: N_("a drafted token the target dropped"),
     TokenKind.RECOVERED: N_("resampled from norm(max(0, p − q)) at the first rejection (in a tree: from the residual "
                         "p′ once every child of the last kept node was rejected)"),
-    TokenKind.BONUS: N_("sampled from p after all K drafts were accepted (in a tree: after the kept path reached a "
-                     "leaf): a free extra token"),
+    TokenKind.BONUS: N_("sampled from p after every draft of its step was accepted (in a tree: after the kept path "
+                     "reached a leaf): a free extra token"),
     TokenKind.TARGET: N_("one target forward, one token (no draft)"),
     DisplayState.NOT_REACHED: N_("a draft never tested: after the first rejection (in a tree: below a rejected "
                                  "node, or a sibling after the kept one, or below those)"),

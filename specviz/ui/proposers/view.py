@@ -104,7 +104,8 @@ PROPOSERS: list[Proposer] = [
         needs=N_("Text that repeats: the answer must copy spans of the prompt or of itself."),
         wins=N_("Summaries, rewrites, code edits, retrieval answers, quoting: {ngram}× the speed of specviz's "
                 "target-only decoding here on one copying prompt (K = 8, greedy and at T = 0.7)."),
-        loses=N_("Open-ended writing: nothing matches, so there is nothing to draft, or the guesses are wrong."),
+        loses=N_("Open-ended writing whose answer repeats neither its prompt nor itself: few spans match, so there "
+                 "is little to draft, and what is drafted is often wrong."),
         dot=_dot({"ctx": (N_("text so far"), _PLAIN), "m": (N_("find the last n tokens\\nearlier in the text"), _PLAIN),
                   "t": (N_("target\\n(1 pass)"), _TARGET)},
                  [("ctx", "m"), ("m", "t", N_("what followed them"))]),

@@ -566,3 +566,29 @@ def test_a_tiny_temperature_samples_the_greedy_text_not_nan(toy, temperature):
     tiny = speculative_generate(toy.target, toy.draft, ids, k=3, max_new_tokens=12, temperature=temperature, seed=1)
     greedy = autoregressive_generate(toy.target, ids, max_new_tokens=12, temperature=0.0)
     assert tiny.output_ids == greedy.output_ids
+
+
+def test_target_only_draws_one_number_per_token_and_does_not_share_the_speculative_runs_draws(toy):
+    """Read 36: the baseline's docstring said target-only decoding makes "the same random draws (one per token)" as
+    the speculative loop. It makes one draw per token; the loop also draws a u per tested draft, so at T > 0 a seed
+    gives the two runs different draws, and here different texts on some seed."""
+    import specviz.engine.baseline as baseline
+
+    ids = toy.tokenizer(PROMPTS[0])["input_ids"]
+    settings = dict(max_new_tokens=12, temperature=1.0)
+    draws = []
+    real = torch.multinomial
+
+    def counted(*args, **kwargs):
+        draws.append(1)
+        return real(*args, **kwargs)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(torch, "multinomial", counted)
+        plain = autoregressive_generate(toy.target, ids, seed=0, **settings)
+    assert len(draws) == len(plain.output_ids) == 12
+    parted = [seed for seed in range(5)
+              if autoregressive_generate(toy.target, ids, seed=seed, **settings).output_ids
+              != speculative_generate(toy.target, toy.draft, ids, k=3, seed=seed, **settings).output_ids]
+    assert parted
+    assert "the same random draws" not in baseline.__doc__

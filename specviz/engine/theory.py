@@ -2,9 +2,11 @@
 
 The formulas follow Leviathan et al. (2023), section 3, which takes a verify pass to cost one target forward; the
 functions that take a verify cost instead extend them. Every function is a pure function of numbers (torch, numpy
-and math only). Notation: p = target distribution, q = draft distribution, K = drafted tokens per step, alpha = the
-chance one draft is kept, E[beta] where beta = sum_x min(p(x), q(x)) at one position (not the measured accepted /
-drafted: see accepted_fraction), c = cost of one draft forward divided by the cost of one target forward.
+and math only) except `simulate_tokens_per_step`, which draws random numbers: from its generator, a seed's, or
+torch's global one when given neither. Notation: p = target distribution, q = draft distribution, K = drafted
+tokens per step, alpha = the chance one draft is kept, E[beta] where beta = sum_x min(p(x), q(x)) at one position
+(not the measured accepted / drafted: see accepted_fraction), c = cost of one draft forward divided by the cost of
+one target forward.
 
 Assumptions behind the formulas, stated once:
   * each drafted token is accepted with the same probability alpha, independently of the others (the "i.i.d."

@@ -322,3 +322,15 @@ def test_k_zero_gives_speedup_one_as_the_module_says_and_the_verify_cost_caveat_
     assert "K = 0 with verify_cost 2 returns 0.5" in doc
     assert expected_speedup(0.8, 0, 0.05) == 1.0 == speedup_with_verify_cost(0.8, 0, 0.05, 1.0)
     assert speedup_with_verify_cost(0.8, 0, 0.05, 2.0) == 0.5
+
+
+def test_the_one_function_that_draws_random_numbers_is_named_as_the_exception_to_pure():
+    """Read 36: the module said "Every function is a pure function of numbers"; `simulate_tokens_per_step` draws
+    random numbers, from torch's global generator when given neither a generator nor a seed, so two calls with the
+    same arguments differ. The docstring now names it as the exception."""
+    from specviz.engine.theory import simulate_tokens_per_step
+
+    first, second = (simulate_tokens_per_step(0.5, 4, 2_000) for _ in range(2))
+    assert not torch.equal(first, second)
+    assert torch.equal(simulate_tokens_per_step(0.5, 4, 2_000, seed=3), simulate_tokens_per_step(0.5, 4, 2_000, seed=3))
+    assert "except `simulate_tokens_per_step`" in " ".join(theory.__doc__.split())

@@ -207,8 +207,9 @@ class CachedModel:
              features: bool = False) -> torch.Tensor:
         """One forward of `ids` after the cached tokens; returns the last `keep` rows of logits. `positions` (T,) and
         a bool `mask` (T, cached + T), True = may attend, for a tree; None for plain causal tokens. The mask goes in as
-        0 / the dtype's lowest finite value (`torch.finfo(dtype).min`, not -inf) in the model's dtype, which every
-        attention implementation reads the same way."""
+        0 / the dtype's lowest finite value (`torch.finfo(dtype).min`, not -inf) in the model's dtype, which
+        transformers' SDPA attention (what specviz's models load with) and eager attention read the same way
+        (tests/engine/test_tree.py runs both); other kernels are not tried."""
         ids_t = torch.tensor([ids], device=self.device)
         if mask is None:
             out = self.model(input_ids=ids_t, use_cache=True, logits_to_keep=keep, output_hidden_states=features,

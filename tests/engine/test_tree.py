@@ -3,6 +3,7 @@ KV-cache compaction, greedy equality with target-only decoding, the tree record 
 
 from __future__ import annotations
 
+import copy
 import inspect
 import json
 import math
@@ -121,9 +122,17 @@ def fresh_logits(model, ids: list[int]) -> torch.Tensor:
         return model(torch.tensor([ids])).logits[0, -1]
 
 
-@pytest.mark.parametrize("model", ["target", "draft"])
-def test_one_tree_forward_then_compaction_equals_fresh_forwards(toy, model):
+@pytest.mark.parametrize("model, attention", [("target", None), ("draft", None), ("target", "eager")])
+def test_one_tree_forward_then_compaction_equals_fresh_forwards(toy, model, attention):
+    """Also with eager attention, not only the SDPA the models load with: the additive tree mask (0 or
+    finfo(dtype).min) is read the same way by both (read 36: the docstring had said "every attention
+    implementation")."""
     net = getattr(toy, model)
+    if attention is not None:
+        net = copy.deepcopy(net)
+        net.set_attn_implementation(attention)
+        assert net.config._attn_implementation == attention
+        assert "every attention implementation" not in " ".join(CachedModel._run.__doc__.split())
     sequence = [5, 6, 7, 8, 9]
     runner = CachedModel(net)
     runner.prefill(sequence)

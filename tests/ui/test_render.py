@@ -466,3 +466,16 @@ def test_no_text_says_a_tree_has_its_width_of_children_under_every_node():
     said = [(where, m.group(0)) for where, text in texts.items() for m in every_node.finditer(text)]
     assert said == []
     assert "at most tree width children per node" in DEFINITIONS["tree_nodes"][1]
+
+def test_unlinked_text_gives_gfms_autolinker_nothing_to_link():
+    """Read 36: `unlinked` promised that "no markdown renderer's autolinker" finds an address in its output; what it
+    defeats is GitHub-flavoured markdown's (Streamlit's): "www.", "http(s)://" and e-mail addresses, which the
+    patterns below follow. Its docstring now says so, and that a renderer linking bare domains would still link."""
+    from specviz.ui.common.escaping import unlinked
+
+    gfm = re.compile(r"(?i)(?<![\w.])(?:www\.|https?://)[^\s<]+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+    visitor = "Visit https://evil.example/x, WWW.Evil.example or write to bob.smith+x@mail.evil.example now"
+    assert len(gfm.findall(visitor)) == 3
+    assert gfm.findall(unlinked(visitor)) == []
+    assert unlinked(visitor).replace("\u2060", "") == visitor
+    assert "no markdown renderer" not in " ".join(unlinked.__doc__.split())

@@ -88,8 +88,10 @@ WORD_JOINER = "\u2060"
 
 
 def unlinked(text: str) -> str:
-    """Text with an invisible word joiner (U+2060) before every "://" and "@" and after a "www", so no markdown
-    renderer's autolinker finds a web or e-mail address in it; what a reader sees is unchanged.
+    """Text with an invisible word joiner (U+2060) before every "://" and "@" and after a "www", so the autolinker of
+    GitHub-flavoured markdown, the one Streamlit runs (it links "www.", "http://", "https://" and e-mail addresses,
+    not a bare "x.example"), finds no web or e-mail address in it; what a reader sees is unchanged. A renderer that
+    links bare domain names would still find some.
 
     >>> unlinked("see https://x.example or www.x.example, a@x.example").count(WORD_JOINER)
     3

@@ -19,3 +19,24 @@ def test_the_roadmap_explanation_says_acceptance_can_drift_not_that_it_always_do
                                                                                  "pode mudar quando")):
         explanation = load_bank(lang=language).by_id()["pr-roadmap"].explanation
         assert wrong not in explanation and right in explanation
+
+
+def test_the_plans_say_n_gram_lookup_costs_almost_nothing_with_the_committed_c():
+    """docs/teaching.md (and pt) said n-gram lookup "costs nothing" ("não custa nada"); its committed c is small but
+    not 0: the plans now quote it from assets/benchmarks/default-cpu-ngram, which this test reads."""
+    import json
+    from pathlib import Path
+
+    from specviz.core.i18n import number, using
+
+    root = Path(__file__).resolve().parents[2]
+    rows = json.loads((root / "assets/benchmarks/default-cpu-ngram/results.json").read_text())["summary"]
+    costs = {round(row["c"], 4) for row in rows if row["proposer"] == "ngram"}
+    assert len(costs) == 1 and 0 < next(iter(costs)) < 0.001
+    english = " ".join((root / "docs/teaching.md").read_text(encoding="utf-8").split())
+    portuguese = " ".join((root / "docs/teaching.pt-BR.md").read_text(encoding="utf-8").split())
+    with using("pt"):
+        shown_pt = number(next(iter(costs)), 4)
+    assert f"n-gram lookup costs almost nothing (its measured c, one search over the text, is {costs.pop()}" in english
+    assert f"quase não custa nada (o seu c medido, uma busca no texto, é {shown_pt}" in portuguese
+    assert "n-gram lookup costs nothing" not in english and "n-gramas não custa nada" not in portuguese

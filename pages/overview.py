@@ -40,7 +40,9 @@ TEXT = {
         "replacement from **norm(max(0, p − q))**: the target's probabilities minus the draft's, with negative "
         "values set to 0 and the rest rescaled to add up to 1, so the replacement is a token the target wanted more "
         "than the draft did. If all K are kept, sample one **bonus** token from p. The output then follows "
-        "*exactly* the target's distribution p, however bad the draft is: a bad draft only makes it slower."
+        "*exactly* the target's distribution p, however bad the draft is: a bad draft only makes it slower. That "
+        "holds in exact arithmetic; a computer rounds, so where the target's two best tokens nearly tie, a run can "
+        "pick the other one (the Exactness lab shows how often)."
     ),
 }
 

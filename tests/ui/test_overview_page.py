@@ -43,6 +43,9 @@ def test_overview_explains_the_loop_and_the_rule(fast_play):
     assert "norm(max(0, p − q))**: the target's probabilities minus the draft's" in text
     assert "**p = target**" in text and "**q = draft**" in text and "min(1, p(x) / q(x))" in text
     assert "norm(max(0, p − q))" in text
+    # read 36: "follows *exactly* the target's distribution" had no word on rounding anywhere on the page
+    assert "*exactly* the target's distribution p" in text
+    assert "That holds in exact arithmetic; a computer rounds" in text
     (chart,) = at.get("graphviz_chart")
     for stage in ("1. propose", "2. verify", "3. accept / reject", "4. correct"):
         assert stage in chart.proto.spec

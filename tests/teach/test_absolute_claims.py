@@ -40,3 +40,11 @@ def test_the_plans_say_n_gram_lookup_costs_almost_nothing_with_the_committed_c()
     assert f"n-gram lookup costs almost nothing (its measured c, one search over the text, is {costs.pop()}" in english
     assert f"quase não custa nada (o seu c medido, uma busca no texto, é {shown_pt}" in portuguese
     assert "n-gram lookup costs nothing" not in english and "n-gramas não custa nada" not in portuguese
+
+
+def test_the_first_question_says_where_exact_stops_in_both_languages():
+    """`ci-what-is` called speculative decoding "an exact acceleration method" with no word on rounding (the Overview
+    said the same until read 36); its explanation now says exact holds in exact arithmetic, as `q-quality`'s does."""
+    for language, says in (("en", "Exact in exact arithmetic: a computer rounds"),
+                           ("pt", "Exato em aritmética exata: um computador arredonda")):
+        assert says in " ".join(load_bank(lang=language).by_id()["ci-what-is"].explanation.split())

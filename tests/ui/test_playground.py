@@ -976,3 +976,24 @@ def test_the_tree_help_does_not_bound_a_lookup_branch_by_k():
     assert deep, "a committed tree with a lookup branch reaches deeper than K"
     source = inspect.getsource(live.tree_inputs)
     assert "its depth is at most K" not in source and "drafted nodes go at most K deep" in source
+
+
+def test_the_seed_help_says_same_tokens_only_in_the_same_dtype_and_machine(toy):
+    """Read 36: the seed box's help said "Same seed, same run." A seed fixes the draws, not the rounding: on the toy
+    pair some seed gives other tokens in bfloat16 than in float32 (and a run's timings always vary)."""
+    import copy
+
+    import torch
+
+    from specviz.engine.decoding import speculative_generate
+    from specviz.ui.playground import live
+
+    ids = toy.tokenizer("the quick brown fox")["input_ids"]
+    half = copy.deepcopy(toy.target).to(torch.bfloat16), copy.deepcopy(toy.draft).to(torch.bfloat16)
+    settings = dict(k=3, temperature=1.0, max_new_tokens=30)
+    parted = [seed for seed in range(10)
+              if speculative_generate(toy.target, toy.draft, ids, seed=seed, **settings).output_ids
+              != speculative_generate(*half, ids, seed=seed, **settings).output_ids]
+    assert parted
+    assert "Same seed, same run." not in live.SEED_HELP
+    assert "in the same dtype on the same kind of machine" in live.SEED_HELP

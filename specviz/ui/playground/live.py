@@ -12,7 +12,7 @@ from decimal import Decimal
 
 import streamlit as st
 
-from specviz.core.i18n import _, drafts_kept, number
+from specviz.core.i18n import N_, _, drafts_kept, number
 from specviz.engine.draft_shape import DraftShape
 from specviz.engine.kinds import Mode
 from specviz.engine.proposers import registry
@@ -38,6 +38,8 @@ from specviz.ui.playground.progress import LiveProgress
 LAND_AT_END = "playground_land_at_end"  # a new live run opens on its finished text (taken once by the page)
 SETTINGS_OPEN = "playground_settings_open"  # the live settings' expander (open until a run lands, then folded)
 AUTORUN = "playground_autorun"  # a shared live link asked for its run when the page opened (taken once)
+SEED_HELP = N_("Same seed and settings, same tokens, in the same dtype on the same kind of machine: another dtype or "
+               "CPU rounds differently and can change them. The timings differ from run to run.")
 
 
 def available_pairs() -> dict[str, str]:
@@ -79,7 +81,8 @@ def live_settings_form() -> tuple[RunSpec | str, bool]:
     c5.number_input(_("Top-k (0 = off)"), *SETTINGS["top_k"].bounds, step=1, key=KEYS["top_k"])
     c6.number_input(_("Top-p (1 = off)"), *SETTINGS["top_p"].bounds, step=0.05,
                     format=f"%.{box_digits(state[KEYS['top_p']])}f", key=KEYS["top_p"])
-    c7.number_input(_("Seed"), *SETTINGS["seed"].bounds, step=1, key=KEYS["seed"], help=_("Same seed, same run."))
+    c7.number_input(_("Seed"), *SETTINGS["seed"].bounds, step=1, key=KEYS["seed"],
+                    help=_(SEED_HELP))
     c8.number_input(_("Max new tokens"), SETTINGS["max_new_tokens"].lo, WEB_MAX_NEW_TOKENS, step=8,
                     key=KEYS["max_new_tokens"])
     decimals_caption(state[KEYS["temperature"]], state[KEYS["top_p"]])

@@ -444,3 +444,20 @@ def test_two_unusable_link_values_are_named_in_the_plural(monkeypatch):
     at = _app(race_source="live", race_k="40", race_seed="-3")
     assert [e.value for e in at.error] == [
         "The link's values for k, seed were not usable, so the defaults are shown instead."]
+
+
+def test_the_outputs_note_says_sampled_lanes_can_differ_not_that_they_do(toy):
+    """Read 36: the race's note said "With temperature > 0 they still differ". Sampled lanes can also write the same
+    text (on the toy pair at T = 0.01 target-only and speculative decoding agree on seeds 0-2), and the page then
+    says "Identical to the target-only output" beside it. The note now says they can differ."""
+    from specviz.engine.baseline import autoregressive_generate
+    from specviz.engine.decoding import speculative_generate
+    from specviz.ui.race.outputs import TEXT, agreement
+
+    ids = toy.tokenizer("the quick brown fox")["input_ids"]
+    settings = dict(temperature=0.01, max_new_tokens=16, seed=0)
+    base = autoregressive_generate(toy.target, ids, **settings)
+    spec = speculative_generate(toy.target, toy.draft, ids, k=3, **settings)
+    assert spec.output_ids == base.output_ids and agreement(spec, base) == TEXT["same"]
+    for key in ("two_note", "three_note"):
+        assert "they still differ" not in TEXT[key] and "they can still differ" in " ".join(TEXT[key].split())

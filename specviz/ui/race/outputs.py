@@ -26,20 +26,20 @@ from specviz.ui.race.tree import CHAIN_LANE, TREE_LANE
 TEXT = {
     "two": N_("The two outputs"),
     "three": N_("The three outputs"),
-    "two_note": N_("Both follow the target's distribution exactly. With temperature > 0 they still differ, because the "
-                   "two methods use the random numbers differently. At temperature 0 they matched token for token "
+    "two_note": N_("Both follow the target's distribution exactly. With temperature > 0 they can still differ, because "
+                   "the two methods use the random numbers differently. At temperature 0 they matched token for token "
                    "in float32 on {fp32} held-out prompts checked on {fp32_cpu}, drafting {fp32_shape}, though a "
                    "near-tie could still flip one there too; in bfloat16 only up to numerics: a verify pass over K + 1 "
                    "tokens rounds differently from a one-token pass, a near-tie between the target's two best tokens "
                    "can flip, and from there the two texts part ways: every later token is written after a different "
                    "text."),
-    "three_note": N_("All three follow the target's distribution exactly. With temperature > 0 they still differ, "
-                     "because the lanes use the random numbers differently. At temperature 0 they matched token "
-                     "for token in float32 on {fp32} held-out prompts checked on {fp32_cpu}, drafting {fp32_shape}, "
-                     "though a near-tie could still flip one there too; in bfloat16 only up to numerics: a verify "
-                     "pass over K + 1 tokens rounds differently from a one-token pass, a near-tie between the "
-                     "target's two best tokens can flip, and from there the texts part ways: every later token is "
-                     "written after a different text."),
+    "three_note": N_("All three follow the target's distribution exactly. With temperature > 0 they can still "
+                     "differ, because the lanes use the random numbers differently. At temperature 0 they matched "
+                     "token for token in float32 on {fp32} held-out prompts checked on {fp32_cpu}, drafting "
+                     "{fp32_shape}, though a near-tie could still flip one there too; in bfloat16 only up to "
+                     "numerics: a verify pass over K + 1 tokens rounds differently from a one-token pass, a near-tie "
+                     "between the target's two best tokens can flip, and from there the texts part ways: every later "
+                     "token is written after a different text."),
     "same": N_("Identical to the target-only output, token for token."),
     "cut_short": N_("Not compared: a lane reached its time limit before its token budget, so the two outputs do not "
                     "cover the same tokens."),

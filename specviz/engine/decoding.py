@@ -4,9 +4,11 @@ verify and emit in their order, with the rewind of the caches, which their algor
     trace = speculative_generate(target, draft, input_ids, k=4, temperature=0.7, seed=1)
 
 `draft` is a causal LM (wrapped in a `DraftModelProposer`) or any `Proposer`. Randomness comes only from a
-`torch.Generator` seeded with `seed`, so the same call gives the same trace. `verifier` defaults to the exact
-rule; the Exactness lab passes deliberately broken rules through the same loop. Target-only decoding
-(`specviz.engine.baseline`) is this loop with nothing drafted: each step is then one target forward and one token.
+`torch.Generator` seeded with `seed`, so the same call on the same models gives the same tokens and verdicts
+(the timings are measured anew; another dtype or machine rounds differently and can change the tokens).
+`verifier` defaults to the exact rule; the Exactness lab passes deliberately broken rules through the same loop.
+Target-only decoding (`specviz.engine.baseline`) is this loop with nothing drafted: each step is then one target
+forward and one token.
 
 The loose keywords are the public face of three objects: `GenerationSettings` (what to sample), `DecodeOptions`
 (how to record, time and bound it) and `specviz.engine.draft_shape.DraftShape` (what a step drafts: the one type

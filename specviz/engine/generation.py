@@ -69,7 +69,8 @@ class GenerationSettings:
         return SamplingConfig(self.temperature, self.top_k, self.top_p)
 
     def generator(self) -> torch.Generator:
-        """The only source of randomness in a generation: same seed, same trace."""
+        """The only source of randomness in a generation: same seed, same tokens and verdicts (on the same models in
+        the same dtype; the timings are measured anew)."""
         return torch.Generator().manual_seed(int(self.seed))
 
     def to_dict(self) -> dict:

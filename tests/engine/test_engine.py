@@ -592,3 +592,22 @@ def test_target_only_draws_one_number_per_token_and_does_not_share_the_speculati
               != speculative_generate(toy.target, toy.draft, ids, k=3, seed=seed, **settings).output_ids]
     assert parted
     assert "the same random draws" not in baseline.__doc__
+
+
+def test_a_seed_repeats_the_tokens_and_verdicts_not_the_timings(toy):
+    """Read 36: the loop's docstring said "the same call gives the same trace" and the generator's "same seed, same
+    trace"; a trace also holds timings, measured anew each run, and another dtype can change the tokens (the
+    Playground's seed test shows a seed where bfloat16 parts from float32). Same tokens and verdicts, then."""
+    import specviz.engine.decoding as decoding
+    from specviz.engine.generation import GenerationSettings
+
+    ids = toy.tokenizer(PROMPTS[0])["input_ids"]
+    first, second = (speculative_generate(toy.target, toy.draft, ids, k=3, seed=5, temperature=1.0,
+                                          max_new_tokens=24) for _ in range(2))
+    assert first.output_ids == second.output_ids
+    verdicts = [[(d.token_id, d.accepted, d.uniform) for d in step.decisions] for step in first.steps]
+    assert verdicts == [[(d.token_id, d.accepted, d.uniform) for d in step.decisions] for step in second.steps]
+    timings = [(s.draft_seconds, s.verify_seconds) for s in first.steps]
+    assert timings != [(s.draft_seconds, s.verify_seconds) for s in second.steps]
+    assert "gives the same trace" not in decoding.__doc__
+    assert "same seed, same trace" not in GenerationSettings.generator.__doc__

@@ -48,3 +48,21 @@ def test_the_first_question_says_where_exact_stops_in_both_languages():
     for language, says in (("en", "Exact in exact arithmetic: a computer rounds"),
                            ("pt", "Exato em aritmética exata: um computador arredonda")):
         assert says in " ".join(load_bank(lang=language).by_id()["ci-what-is"].explanation.split())
+
+
+def test_testing_md_gives_the_tolerance_of_the_forward_equality_checks():
+    """Read 36: docs/testing.md said a rewound cache's logits "equal a fresh forward" and a tree-masked forward
+    "equals a fresh forward per node"; the tests compare with atol=1e-5 (on the toy pair the rewound logits sat about
+    1e-6 from the fresh ones when read 36 looked): two computations in another order round differently."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    text = " ".join((root / "docs/testing.md").read_text(encoding="utf-8").split())
+    for file, name in (("engine/test_engine.py", "test_rewound_cache_gives_the_logits_of_a_fresh_forward"),
+                       ("engine/test_tree.py", "test_one_tree_forward_then_compaction_equals_fresh_forwards")):
+        body = re.search(rf"def {name}\(.*?(?=\n\n\n|\Z)", (root / "tests" / file).read_text(), re.S)
+        assert body and "atol=1e-5" in body.group(0), file
+    assert "logits match a fresh forward on the same prefix to 1e-5" in text
+    assert "one tree-masked forward matches a fresh forward per node to 1e-5" in text
+    assert "logits equal a fresh forward" not in text and "tree-masked forward equals" not in text

@@ -43,8 +43,9 @@ class CaseResult:
     proposer: str  # the proposer's label, e.g. "layerskip-7"
     policy: str
     k: int
-    mean_k: float  # drafted tokens per step: K for a constant chain (an adaptive policy varies it); a tree's nodes
-    # per step, copied ones included (Step.n_drafted), not its depth K
+    mean_k: float  # drafted tokens over every step: at most K for a constant chain, below it where a step drafts
+    # fewer (an n-gram miss, the last steps' room; an adaptive policy varies K); a tree's nodes per step, copied ones
+    # included (Step.n_drafted), not its depth K
     tokens: int  # emitted tokens
     steps: int  # target forwards after the prefill
     drafted: int

@@ -461,3 +461,23 @@ def test_the_outputs_note_says_sampled_lanes_can_differ_not_that_they_do(toy):
     assert spec.output_ids == base.output_ids and agreement(spec, base) == TEXT["same"]
     for key in ("two_note", "three_note"):
         assert "they still differ" not in TEXT[key] and "they can still differ" in " ".join(TEXT[key].split())
+
+
+def test_the_outputs_notes_count_a_trees_verify_pass_too():
+    """The 37th read: the notes (rewritten by the 36th read) still said "a verify pass over K + 1 tokens" beside a
+    tree lane and the committed float32 check's tree ({fp32_shape}), though a tree's pass reads its nodes, its lookup
+    branch and one more (`DraftShape.rows`: 17 for that 8-node tree with a lookup branch of 8), as the Exactness
+    page's greedy check now says. Both notes word it for a chain and a tree, in both languages."""
+    from specviz.core.i18n import _, using
+    from specviz.engine.draft_shape import DraftShape
+    from specviz.ui.race import outputs
+
+    assert DraftShape(3, 8, 4, 8).rows == 17 > DraftShape(3).rows == 4
+    for key in ("two_note", "three_note"):
+        english = " ".join(outputs.TEXT[key].split())
+        assert "over K + 1 tokens" not in english
+        assert "over several tokens (K + 1 for a chain; a tree's nodes, its lookup branch and one more)" in english
+        with using("pt"):
+            assert "(K + 1 numa cadeia; numa árvore, seus nós, o ramo de busca e mais um)" in _(outputs.TEXT[key])
+    doc = " ".join(outputs.__doc__.split())
+    assert "a forward over K + 1 tokens" not in doc and "so their outputs part while" not in doc

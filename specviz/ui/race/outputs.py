@@ -3,9 +3,10 @@ speculative lane with one sentence saying whether it is the target-only output t
 
 At temperature 0 it must be: the exact rule keeps the target's most likely token, and a chain or a tree of the same
 proposer only changes how many tokens one target forward settles. The one way they can part is a near-tie in the
-target's scores that a forward over K + 1 tokens rounds the other way (bfloat16): `specviz.ui.common.greedy_compare` names
-the first split and the target's top-2 logit gap there. At temperature > 0 the lanes draw their random numbers
-differently, so their outputs part while all follow the target's distribution.
+target's scores that a verify pass over several tokens (K + 1 for a chain; a tree's nodes, its lookup branch and one
+more) rounds the other way (bfloat16): `specviz.ui.common.greedy_compare` names the first split and the target's
+top-2 logit gap there. At temperature > 0 the lanes draw their random numbers differently, so their outputs can part
+(or not) while all follow the target's distribution.
 """
 
 from __future__ import annotations
@@ -26,20 +27,21 @@ from specviz.ui.race.tree import CHAIN_LANE, TREE_LANE
 TEXT = {
     "two": N_("The two outputs"),
     "three": N_("The three outputs"),
-    "two_note": N_("Both follow the target's distribution exactly. With temperature > 0 they can still differ, because "
-                   "the two methods use the random numbers differently. At temperature 0 they matched token for token "
-                   "in float32 on {fp32} held-out prompts checked on {fp32_cpu}, drafting {fp32_shape}, though a "
-                   "near-tie could still flip one there too; in bfloat16 only up to numerics: a verify pass over K + 1 "
-                   "tokens rounds differently from a one-token pass, a near-tie between the target's two best tokens "
-                   "can flip, and from there the two texts part ways: every later token is written after a different "
-                   "text."),
+    "two_note": N_("Both follow the target's distribution exactly. With temperature > 0 they can still differ, "
+                   "because the two methods use the random numbers differently. At temperature 0 they matched token "
+                   "for token in float32 on {fp32} held-out prompts checked on {fp32_cpu}, drafting {fp32_shape}, "
+                   "though a near-tie could still flip one there too; in bfloat16 only up to numerics: a verify pass "
+                   "over several tokens (K + 1 for a chain; a tree's nodes, its lookup branch and one more) rounds "
+                   "differently from a one-token pass, a near-tie between the target's two best tokens can flip, and "
+                   "from there the two texts part ways: every later token is written after a different text."),
     "three_note": N_("All three follow the target's distribution exactly. With temperature > 0 they can still "
                      "differ, because the lanes use the random numbers differently. At temperature 0 they matched "
                      "token for token in float32 on {fp32} held-out prompts checked on {fp32_cpu}, drafting "
                      "{fp32_shape}, though a near-tie could still flip one there too; in bfloat16 only up to "
-                     "numerics: a verify pass over K + 1 tokens rounds differently from a one-token pass, a near-tie "
-                     "between the target's two best tokens can flip, and from there the texts part ways: every later "
-                     "token is written after a different text."),
+                     "numerics: a verify pass over several tokens (K + 1 for a chain; a tree's nodes, its lookup "
+                     "branch and one more) rounds differently from a one-token pass, a near-tie between the target's "
+                     "two best tokens can flip, and from there the texts part ways: every later token is written "
+                     "after a different text."),
     "same": N_("Identical to the target-only output, token for token."),
     "cut_short": N_("Not compared: a lane reached its time limit before its token budget, so the two outputs do not "
                     "cover the same tokens."),

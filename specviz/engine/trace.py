@@ -7,8 +7,8 @@ Vocabulary (used everywhere in specviz; accepted, recovered and bonus are vLLM's
   accepted   a drafted token the verifier kept
   rejected   a drafted token the verifier dropped (the first rejection, and every draft after it)
   recovered  the token sampled from norm(max(0, p - q)) at the first rejection
-  bonus      the token sampled from p after every token the step drafted was accepted (K, or fewer where a
-             proposal was shorter)
+  bonus      the token sampled from p after every token a chain step drafted was accepted (K, or fewer where a
+             proposal was shorter); in a tree, once the accepted path reached a node with no children
   target     a token sampled from p with nothing drafted before it, one per target forward: every token of
              target-only decoding (the baseline), and the token of a speculative step that drafted nothing (an
              n-gram lookup with no match, a draft-length policy's K of 0 or a draft already below the threshold

@@ -505,3 +505,21 @@ def test_a_bonus_follows_every_draft_of_its_step_even_fewer_than_k(toy):
     texts = [palette.__doc__, palette.STYLES[TokenKind.BONUS].meaning, " ".join(vocabulary.split())]
     assert not [text for text in texts if "all K draft" in text] and "when all K were accepted" not in library
     assert "every draft of its step" in palette.STYLES[TokenKind.BONUS].meaning
+
+
+def test_the_vocabulary_says_when_a_tree_step_gets_its_bonus(toy):
+    """The 37th read: the 36th read's bonus line in the trace's vocabulary (and the palette's docstring) said a bonus
+    follows "every token the step drafted", with no word on trees, whose bonus steps keep one path of many nodes: the
+    palette's meaning and library.md say "in a tree: after the kept path reached a leaf" and now so do both."""
+    from specviz.engine.kinds import TokenKind
+    from specviz.engine.trace import __doc__ as vocabulary
+    from specviz.ui.common import palette
+
+    spec = RunSpec(pair="toy", prompt="a b a b a b a b a", k=3, tree_nodes=8, tree_width=2, max_new_tokens=24)
+    bonus = [s for s in run(spec, pair=toy).steps if s.tree is not None and s.correction_kind is TokenKind.BONUS]
+    assert any(s.n_accepted < s.n_drafted for s in bonus)  # a bonus without every drafted node accepted
+    line = " ".join(vocabulary.split("  bonus ", 1)[1].split("  target ", 1)[0].split())
+    assert "every token a chain step drafted" in line and "in a tree, once the accepted path reached a node with no " \
+        "children" in line
+    table = " ".join(palette.__doc__.split("★", 1)[1].split("•", 1)[0].split())
+    assert "(in a tree: after the kept path reached a leaf)" in table

@@ -6,7 +6,8 @@ Colour is never the only cue: each token kind also has a glyph, and a rejected d
     accepted    ✓      bluish green   a drafted token the target kept
     rejected    ✗      vermillion     a drafted token the target dropped (struck through)
     recovered   ↻      reddish purple resampled from norm(max(0, p − q)) at the first rejection
-    bonus       ★      sky blue       sampled from p after every draft of its step was accepted
+    bonus       ★      sky blue       sampled from p after every draft of its step was accepted (in a tree:
+                                      after the kept path reached a leaf)
     target      •      grey           one token from one target forward (no draft)
     not reached ·      light grey     a draft never tested: after the first rejection (in a tree: off the tested
                                       path, `NodeStatus`)

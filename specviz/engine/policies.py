@@ -98,10 +98,11 @@ class Heuristic:
     name = "heuristic"
 
     def __init__(self, start: int = 4, k_min: int = 1, k_max: int = 16, grow: int = 2, shrink: int = 1):
-        _check_bounds(k_min, k_max)
-        if k_min == 0:  # K = 0 drafts nothing, so nothing is observed and K never grows again
+        if is_whole(k_min) and k_min < 1:  # K = 0 drafts nothing, so nothing is observed and K never grows again;
+            # before the shared bounds, whose "0 <= K min" would let a K min of -1 be corrected to a refused 0
             raise ValueError(_("The heuristic's K min must be 1 or more: at K = 0 it drafts nothing and so never "
                                "learns to draft again (for plain decoding, use the constant policy with K = 0)."))
+        _check_bounds(k_min, k_max)
         if not (is_whole(start) and k_min <= start <= k_max):
             raise ValueError(_("The starting K must lie between {k_min} and {k_max} (got {start}).", k_min=k_min,
                                k_max=k_max, start=_shown(start)))

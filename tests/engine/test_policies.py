@@ -202,7 +202,7 @@ def test_the_threshold_stop_ends_chains_only_as_the_docstrings_say(pair, ids, na
     assert tree.num_drafted > 0 and all(s.tree is not None for s in tree.steps[:-1])
 
 
-@pytest.mark.parametrize("k_min, start", [(0, 0), (0, 1), (0, 4)])
+@pytest.mark.parametrize("k_min, start", [(0, 0), (0, 1), (0, 4), (-1, 1)])
 def test_the_heuristic_refuses_a_k_min_of_0_it_could_never_leave(k_min, start):
     """Known and left (issue 43): Heuristic(start=0, k_min=0) never drafted (a step of K = 0 observes nothing, so K
     never grows), and k_min = 0 with any start fell into the same K = 0 for good after enough rejections. The
@@ -243,3 +243,15 @@ def test_a_refused_policy_value_is_quoted_as_given_in_the_readers_format(make, e
         with using(lang), pytest.raises(ValueError) as refused:
             make()
         assert str(refused.value).endswith(expected + ".")
+
+
+def test_the_heuristics_k_min_refusal_never_names_0_as_allowed():
+    """The 37th read: after the 36th read's fix, a heuristic K min of -1 met the shared bounds' sentence ("Draft-length
+    bounds need 0 <= K min ..."), and the 0 it invites was then refused as never drafting. Below 1 the heuristic says
+    its own bound; the other policies keep 0 <= K min."""
+    for k_min in (-1, -5, 0):
+        with pytest.raises(ValueError) as refused:
+            Heuristic(start=1, k_min=k_min)
+        assert "0 <= K min" not in str(refused.value) and "K min must be 1 or more" in str(refused.value)
+    with pytest.raises(ValueError, match=r"0 <= K min"):
+        Heuristic(start=1, k_min=1, k_max=17)

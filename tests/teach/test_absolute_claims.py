@@ -14,7 +14,8 @@ def test_the_roadmap_explanation_says_acceptance_can_drift_not_that_it_always_do
     result = ServingResult.load(find_serving_results()[0])
     rates = {streams: [result.level("ngram", prompt, streams).acceptance_rate for prompt in ("copy", "open")]
              for streams in result.concurrencies("open")}
-    assert rates and max(abs(a - b) for a, b in rates.values()) > 0.05
+    assert rates and max(abs(a - b) for a, b in rates.values()) > 0.05  # moved with the prompt at one level
+    assert min(abs(a - b) for a, b in rates.values()) < 0.01  # and not at another (0.72 and 0.71 at one stream)
     for language, wrong, right in (("en", "drifts whenever", "can drift when"), ("pt", "muda sempre que",
                                                                                  "pode mudar quando")):
         explanation = load_bank(lang=language).by_id()["pr-roadmap"].explanation

@@ -245,5 +245,6 @@ def test_n_gram_lookup_is_not_said_to_match_nothing_on_open_ended_text():
     levels = result.concurrencies("open")
     assert levels
     assert all(result.level("ngram", "open", streams).acceptance_rate > 0.5 for streams in levels)
+    assert all(result.speedup("ngram", "open", streams) > 1 for streams in levels)  # beat no speculation
     ngram = next(p for p in view.PROPOSERS if p.key == "ngram")
     assert "nothing matches" not in ngram.loses and "repeats neither its prompt nor itself" in ngram.loses

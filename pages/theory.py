@@ -120,7 +120,8 @@ if trace_point is not None:
         st.caption(_("This trace's trees held up to {nodes} nodes (tokens copied from the context included), up to "
                      "{depth} deep. The formula above is for a chain of K drafts, so it is not compared: a tree "
                      "offers several candidates at each depth and keeps, on average, a longer prefix than a chain of "
-                     "the same depth at the same α (the Speedup lab measures trees against chains).", nodes=trace_point.tree_nodes,
+                     "the same depth at the same α (the Speedup lab measures trees against chains).",
+                     nodes=trace_point.tree_nodes,
                      depth=trace_point.tree_depth))
 if points:
     charts.show(theory_view.predicted_vs_measured_figure(points), key="theory_measured",

@@ -467,6 +467,7 @@ def test_no_text_says_a_tree_has_its_width_of_children_under_every_node():
     assert said == []
     assert "at most tree width children per node" in DEFINITIONS["tree_nodes"][1]
 
+
 def test_unlinked_text_gives_gfms_autolinker_nothing_to_link():
     """Read 36: `unlinked` promised that "no markdown renderer's autolinker" finds an address in its output; what it
     defeats is GitHub-flavoured markdown's (Streamlit's): "www.", "http(s)://" and e-mail addresses, which the

@@ -75,7 +75,8 @@ def test_page_opens_on_the_committed_results():
               if tree.get("tree_lookup") else "")  # the recommended tree's copied branch is named, not hidden
     # a budget and a bound: the tree grows at most tree_width children per node (36th read, as settings_line)
     assert (f"A draft tree of up to {tree['tree_nodes']} nodes (at most {tree['tree_width']} children per node, "
-            f"depth up to {tree['k']}){lookup} reached {tree['speedup_vs_ar']:.2f}× against target-only decoding") in said
+            f"depth up to {tree['k']}){lookup} reached {tree['speedup_vs_ar']:.2f}× against target-only "
+            "decoding") in said
     assert [m.label for m in at.metric] == ["Best speedup", "at K", "α (measured)", "c (measured)"]
     measured_in = [c.value for c in at.caption if c.value.startswith("Measured in ")]  # issue 27 item 4: the dtype
     assert measured_in and any(d in measured_in[0] for d in ("float32", "bfloat16"))

@@ -31,9 +31,9 @@ DEFINITIONS: dict[str, tuple[str, str]] = {  # marked with N_(): the files stay 
         N_("α (mean min(1, p/q) over tested drafts)"),
         N_("Leviathan et al.'s α: the expected chance a draft is accepted, estimated from the drafts that were "
            "tested. A row over several prompts shows the mean of the prompts' estimates, each prompt weighing the "
-           "same however many drafts it tested. The theory curves use it, from chain rows only: a tree row shows the mean of min(1, p′/q′) along "
-           "each step's main line, where a child tried after a rejected sibling meets the residual p′, so it is not "
-           "α.")),
+           "same however many drafts it tested. The theory curves use it, from chain rows only: a tree row shows the "
+           "mean of min(1, p′/q′) along each step's main line, where a child tried after a rejected sibling meets the "
+           "residual p′, so it is not α.")),
     "mat_with_bonus": (
         N_("mean accepted length (recovered or bonus token included)"),
         N_("Tokens per target forward: the tokens emitted over the verification steps, each step's accepted drafts "

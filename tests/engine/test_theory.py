@@ -334,3 +334,18 @@ def test_the_one_function_that_draws_random_numbers_is_named_as_the_exception_to
     assert not torch.equal(first, second)
     assert torch.equal(simulate_tokens_per_step(0.5, 4, 2_000, seed=3), simulate_tokens_per_step(0.5, 4, 2_000, seed=3))
     assert "except `simulate_tokens_per_step`" in " ".join(theory.__doc__.split())
+
+
+def test_cost_ratio_from_timings_counts_a_trees_verify_pass_too():
+    """The 37th read: the 36th read's docstring for `cost_ratio_from_timings` said a step's target forward is "the
+    verify pass over K + 1 tokens", though the Theory page passes it tree traces, whose pass reads the tree's nodes,
+    its lookup branch and one more (`DraftShape.rows`), and a tree's drafter passes (one per level) as `drafted`."""
+    from pathlib import Path
+
+    from specviz.engine.theory import cost_ratio_from_timings
+
+    doc = " ".join(cost_ratio_from_timings.__doc__.split())
+    assert "the verify pass over K + 1 tokens, so" not in doc
+    assert "(K + 1 for a chain; a tree's nodes, its lookup branch and one more)" in doc
+    points = (Path(__file__).resolve().parents[2] / "specviz" / "ui" / "theory" / "points.py").read_text(encoding="utf-8")
+    assert "one per level" in doc and "the deepest drafted (not copied) node for a tree" in points

@@ -255,3 +255,16 @@ def test_the_heuristics_k_min_refusal_never_names_0_as_allowed():
         assert "0 <= K min" not in str(refused.value) and "K min must be 1 or more" in str(refused.value)
     with pytest.raises(ValueError, match=r"0 <= K min"):
         Heuristic(start=1, k_min=1, k_max=17)
+
+
+def test_the_heuristics_k_min_refusal_names_the_constant_policy_as_the_pages_do_in_portuguese():
+    """The 37th read: the Portuguese of the K-min refusal said "a política constant", the English key, where the pages
+    call that policy "K constante" (the Speedup lab's "constant K")."""
+    from specviz.core.i18n import _, using
+
+    with using("pt"), pytest.raises(ValueError) as refused:
+        Heuristic(start=1, k_min=0)
+    with using("pt"):
+        shown = _("constant K")
+    assert shown == "K constante" and "a política de K constante com K = 0" in str(refused.value)
+    assert "política constant " not in str(refused.value)

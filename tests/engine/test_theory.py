@@ -368,5 +368,5 @@ def test_cost_ratio_from_timings_counts_a_trees_verify_pass_too():
     doc = " ".join(cost_ratio_from_timings.__doc__.split())
     assert "the verify pass over K + 1 tokens, so" not in doc
     assert "(K + 1 for a chain; a tree's nodes, its lookup branch and one more)" in doc
-    points = (Path(__file__).resolve().parents[2] / "specviz" / "ui" / "theory" / "points.py").read_text(encoding="utf-8")
+    points = (Path(__file__).resolve().parents[2] / "specviz" / "ui" / "theory" / "points.py").read_text("utf-8")
     assert "one per level" in doc and "the deepest drafted (not copied) node for a tree" in points

@@ -79,3 +79,19 @@ def test_architecture_md_says_the_lean_runner_matches_up_to_rounding():
     assert "atol=1e-5" in source and "atol=1e-4" in source
     text = " ".join((root / "docs/architecture.md").read_text(encoding="utf-8").split())
     assert "Both compute the same function, up to rounding" in text and "to 1e-5 in float32, 1e-4 over" in text
+
+
+def test_the_plans_bfloat16_answer_counts_a_trees_verify_pass_too():
+    """The 37th read: question 6 of teaching.md's board exercises answered "the verify pass over K + 1 tokens" and then
+    quoted the committed float32 check, which drafted a tree (8 nodes + a lookup branch of 8: 17 rows), as the race
+    notes and the Exactness page's greedy check did before; both languages now count a tree's pass too."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    for name, says in (("teaching.md", "the verify pass over several tokens (K + 1 for a chain; a tree's nodes, its "
+                                       "lookup branch and one more) rounds differently"),
+                       ("teaching.pt-BR.md", "a passagem de verificação sobre vários tokens (K + 1 numa cadeia; numa "
+                                             "árvore, seus nós, o ramo de busca e mais um) arredonda")):
+        text = " ".join((root / "docs" / name).read_text(encoding="utf-8").split())
+        assert says in text, name
+        assert "verify pass over K + 1 tokens rounds" not in text and "sobre K + 1 tokens arredonda" not in text

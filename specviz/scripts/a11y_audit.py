@@ -8,7 +8,10 @@ and AA rules over every page in both languages, plus the checks axe cannot make:
   numbers as an HTML table with header cells;
 - text inside the app's own HTML (chips, legends, KV-cache cells) has a contrast of at least 4.5:1 against the
   colour behind it (3:1 when large), computed from the rendered colours;
-- the Plotly toolbar is not shown until a mouse hovers a chart, and nothing inside a chart is a Tab stop.
+- the Plotly toolbar is not shown until a mouse hovers a chart, and nothing inside a chart is a Tab stop;
+- on every page at its default, the keyboard (WCAG 2.1.1 keyboard, 2.1.2 no trap, 2.4.3 focus order, 2.4.7 focus
+  visible): from the top of the page, Tab reaches the page's own content, never gets stuck, never lands on something
+  that is not drawn, and every stop shows where the focus is (`keyboard_pass`).
 
 A violation that comes from Streamlit's own frontend and that the app cannot mend is listed in `STREAMLIT_OWNED`
 with its upstream issue (docs/accessibility.md lists them too); the test tier
@@ -157,6 +160,7 @@ class State:
     path: str
     act: Callable[[object], None] | None = None
     charts: int = 0  # at least this many Plotly charts must be drawn (so a chart check cannot pass on an empty page)
+    keyboard: bool = False  # a page at its default: the keyboard pass runs there too (`keyboard_pass`)
 
 
 def _press(label: str, times: int = 1) -> Callable[[object], None]:
@@ -212,7 +216,8 @@ def states(language: str) -> list[State]:
     with using(language):
         next_step, check, next_question = _("Next step"), _("Check"), _("Next question")
     charts = {"race": 2, "exactness": 3, "sandbox": 3, "theory": 5, "speedup_lab": 5}
-    pages = [State(Path(path).stem, url_path(path), charts=charts.get(Path(path).stem, 0)) for path in PAGE_FILES]
+    pages = [State(Path(path).stem, url_path(path), charts=charts.get(Path(path).stem, 0), keyboard=True)
+             for path in PAGE_FILES]
 
     def answer_and_check(page) -> None:
         from specviz.scripts.screenshots import wait_for_app
@@ -239,8 +244,89 @@ def states(language: str) -> list[State]:
     ]
 
 
-def audit_state(page, base: str, state: State, language: str, source: str) -> list[Finding]:
-    """Open one state in `language` and return everything axe and the app's checks find there."""
+# The keyboard pass: where the focus is after a Tab: is it drawn, is it in the page's content, and how it looks
+# focused (an outline, a ring drawn as a box shadow, a border or background colour, on the element or on one of the
+# four boxes around it: Streamlit's select box colours its frame, not the input). A data grid's cell (Glide Data Grid,
+# behind st.dataframe) is a zero-size stand-in the grid keeps for the keyboard and screen readers, and the grid's
+# canvas takes the focus itself: the grid draws the focused cell's frame on its canvas (seen in screenshots of the
+# sandbox's grid, the frame following the arrow keys), so for them the grid's own box is what must be drawn. Each
+# stop's element is kept, and _UNFOCUSED reads all of them once the pass is over and nothing has the focus: a stop
+# shows where the focus is when its look differs from its look unfocused. (Blurring and refocusing at every stop cost
+# two more redraws a stop, about a third of the pass's time; Tab never reruns a script, so the elements are the ones
+# Tab reached.)
+KEYBOARD_PRESSES = 45
+_LOOK = """(e) => { const out = []; let n = e;
+  for (let i = 0; i < 5 && n; i++, n = n.parentElement) { const s = getComputedStyle(n);
+    out.push([s.outlineStyle, s.outlineWidth, s.outlineColor, s.boxShadow, s.borderColor, s.backgroundColor].join());
+  } return out.join('|'); }"""
+# React redraws a widget's frame after focus moves: two animation frames later the redraw has been painted
+_RENDER = "() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))"
+_STOP = f"""async () => {{
+  await ({_RENDER})();
+  const e = document.activeElement;
+  if (!e || e === document.body || e === document.documentElement) return {{lost: true}};
+  const inGrid = (e.id && e.id.startsWith('glide-cell')) || e.getAttribute('data-testid') === 'data-grid-canvas';
+  const grid = inGrid ? e.closest('[data-testid="stDataFrame"]') : null;
+  (window.__specvizStops = window.__specvizStops || []).push(e);
+  const r = (grid || e).getBoundingClientRect();
+  return {{lost: false, key: (e.getAttribute('data-testid') || e.tagName) + ':' + (e.getAttribute('aria-label')
+            || e.innerText || e.value || '').slice(0, 30).replace(/\\s+/g, ' '),
+          drawn: r.width > 0 && r.height > 0, inMain: !!e.closest('[data-testid="stMain"]'), grid: !!grid,
+          look: ({_LOOK})(e)}};
+}}"""
+_UNFOCUSED = f"""async () => {{
+  if (document.activeElement) document.activeElement.blur();
+  await ({_RENDER})();
+  return (window.__specvizStops || []).map(e => e.isConnected ? ({_LOOK})(e) : null);
+}}"""
+
+
+def keyboard_pass(page, name: str, presses: int = KEYBOARD_PRESSES) -> list[Finding]:
+    """Press Tab `presses` times from the top of the page as it is now; a serious finding for each way the keyboard
+    fails there: the page redrew during the pass, the focus fell back to the page, never reached the page's content,
+    kept to a few elements, landed on something not drawn, or showed no focus indicator. Styles change at once
+    during the pass (`STILL_CSS`): Streamlit fades its borders in over 200 ms, which a reading right after Tab would
+    miss; run it after axe, which then reads the page's own styles."""
+    from specviz.scripts.screenshots import STILL_CSS
+
+    page.add_style_tag(content=STILL_CSS)
+    page.wait_for_timeout(300)
+    page.evaluate("() => { document.activeElement && document.activeElement.blur(); window.scrollTo(0, 0); "
+                  "window.__specvizStops = []; }")  # a page that kept its window: no stops from a pass before
+    stops = []
+    for _ in range(presses):
+        page.keyboard.press("Tab")
+        stops.append(page.evaluate(_STOP))
+    held = [s for s in stops if not s["lost"]]
+    unfocused = page.evaluate(_UNFOCUSED)  # in the order of `held`: lost stops kept no element
+
+    def finding(rule: str, summary: str, where: list[str] = ()) -> Finding:
+        return Finding(name, f"specviz-keyboard-{rule}", "serious", list(where), summary)
+
+    if len(unfocused) != len(held) or None in unfocused:
+        return [finding("redraw", "the page redrew during the keyboard pass")]
+    for stop, look in zip(held, unfocused):
+        stop["shown"] = stop["grid"] or stop["look"] != look
+    found = []
+    if len(held) < presses - 2:
+        found.append(finding("lost", f"the focus fell back to the page {presses - len(held)} times in {presses} "
+                                     "presses of Tab"))
+    if not any(s["inMain"] for s in held):
+        found.append(finding("no-content", f"{presses} presses of Tab never reached the page's content"))
+    if len({s["key"] for s in held}) < min(10, len(held)) // 2:
+        found.append(finding("few-stops", "the focus keeps to a few elements", sorted({s["key"] for s in held})))
+    undrawn = sorted({s["key"] for s in held if not s["drawn"]})
+    if undrawn:
+        found.append(finding("undrawn", "the focus landed on elements that are not drawn", undrawn))
+    unshown = sorted({s["key"] for s in held if not s["shown"]})
+    if unshown:
+        found.append(finding("no-focus-indicator", "no focus indicator on these stops", unshown))
+    return found
+
+
+def audit_state(page, base: str, state: State, language: str, source: str, keyboard: bool = False) -> list[Finding]:
+    """Open one state in `language` and return everything axe and the app's checks find there, and with `keyboard`
+    what the keyboard pass finds on a page at its default (`State.keyboard`), after axe has read the page."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     from specviz.core.i18n import _, using
@@ -272,7 +358,8 @@ def audit_state(page, base: str, state: State, language: str, source: str) -> li
     # the app's accessibility script mends the page on the next animation frame after the last change: two frames on
     page.evaluate("() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
     name = f"{state.name} [{language}]"
-    return run_axe(page, name, source) + app_checks(page, name, language, numbers)
+    found = run_axe(page, name, source) + app_checks(page, name, language, numbers)
+    return found + (keyboard_pass(page, name) if keyboard and state.keyboard else [])
 
 
 def blocking(findings: list[Finding]) -> list[Finding]:
@@ -318,15 +405,17 @@ def main(argv: list[str] | None = None) -> int:
                 if args.pages and state.name.split(",")[0] not in args.pages and state.name not in args.pages:
                     continue
                 findings = audit_state(page, base, state, language, source)
+                if args.shots:  # the page as a visitor first sees it: before the keyboard pass moves the focus
+                    args.shots.mkdir(parents=True, exist_ok=True)
+                    page.screenshot(path=str(args.shots / f"{state.name.replace(', ', '-').replace(' ', '-')}"
+                                                          f"-{language}.png"))
+                if state.keyboard:
+                    findings += keyboard_pass(page, f"{state.name} [{language}]")
                 bad = blocking(findings)
                 failures += len(bad)
                 print(f"{state.name} [{language}]: {len(bad)} blocking, {len(findings) - len(bad)} other")
                 for finding in findings:
                     print(f"  {finding}")
-                if args.shots:
-                    args.shots.mkdir(parents=True, exist_ok=True)
-                    page.screenshot(path=str(args.shots / f"{state.name.replace(', ', '-').replace(' ', '-')}"
-                                                          f"-{language}.png"))
     print(f"{failures} serious or critical finding(s) the app can fix")
     return 1 if failures else 0
 

@@ -1,7 +1,9 @@
 """WCAG 2.1 AA in a real browser: axe-core (tags wcag2a, wcag2aa, wcag21a, wcag21aa) over every page and the states
 where the teaching happens, in English and in Portuguese, plus what axe cannot check (specviz.scripts.a11y_audit):
 the page's language, a name and a table of numbers for every chart, the contrast of the app's own HTML, the Plotly
-toolbar. Then the keyboard: focus after "Check" and the navigation's focus ring.
+toolbar, and on every page at its default in English a keyboard-only pass (`a11y_audit.keyboard_pass`: Tab reaches
+the page's content, no trap, every stop drawn and showing where the focus is), on the page the audit just loaded.
+Then the keyboard elsewhere: focus after "Check" and the navigation's focus ring.
 
 One server and one Chromium for the module. Needs `chromium` (`make browser`) and axe-core (`make axe`; `make test`
 runs both); without them these tests fail with the sentence that says so, they do not skip.
@@ -41,7 +43,8 @@ def page(app_url, browser_context):
 @pytest.mark.parametrize("state", [s.name for s in a11y_audit.states("en")])
 def test_no_serious_or_critical_violation(app_url, page, axe, language, state):
     chosen = {s.name: s for s in a11y_audit.states(language)}[state]
-    findings = a11y_audit.audit_state(page, app_url, chosen, language, axe)
+    # the keyboard pass in English only: Tab meets the same elements in both languages, and it costs 45 presses a page
+    findings = a11y_audit.audit_state(page, app_url, chosen, language, axe, keyboard=language == "en")
     blocking = a11y_audit.blocking(findings)
     assert not blocking, "\n".join(str(f) for f in blocking)
     assert page.evaluate("() => document.documentElement.lang") == a11y_audit.LANG_TAGS[language]
@@ -189,5 +192,25 @@ def test_the_audit_reports_a_chart_without_its_table_of_numbers(browser_context)
                          + chart.format(t="Without", table="") + "</body></html>")
         findings = a11y_audit.app_checks(page, "fake", "en", "The numbers in this chart")
         assert [(f.rule, f.where) for f in findings] == [("specviz-chart-table", ["Without"])]
+    finally:
+        page.close()
+
+
+def test_the_keyboard_pass_reports_a_stop_without_a_focus_indicator_and_a_page_it_never_enters(browser_context):
+    """The keyboard pass can fail: on a page whose content's buttons draw no focus ring, it names them; on a page
+    whose only stops sit outside the content (a sidebar), it says the content was never reached. A page whose buttons
+    show their focus passes."""
+    page = browser_context.new_page()
+    try:
+        buttons = "".join(f"<button style='{{style}}'>b{i}</button>" for i in range(12))
+        main = "<main data-testid='stMain'>{}</main>"
+        page.set_content(main.format(buttons.format(style="outline: none")))
+        rules = {f.rule: f.where for f in a11y_audit.keyboard_pass(page, "fake", presses=12)}
+        assert rules.get("specviz-keyboard-no-focus-indicator") == sorted(f"BUTTON:b{i}" for i in range(12)), rules
+        page.set_content("<nav>" + buttons.format(style="") + "</nav>")
+        rules = {f.rule for f in a11y_audit.keyboard_pass(page, "fake", presses=12)}
+        assert "specviz-keyboard-no-content" in rules, rules
+        page.set_content(main.format(buttons.format(style="")))
+        assert a11y_audit.keyboard_pass(page, "fake", presses=12) == []
     finally:
         page.close()

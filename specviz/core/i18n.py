@@ -91,9 +91,14 @@ def _(message: str, **values: object) -> str:
 
 
 def ngettext(singular: str, plural: str, n: int, **values: object) -> str:
-    """The singular or plural form for `n` in the current language; `{n}` and the other placeholders filled."""
+    """The singular or plural form for `n` in the current language; `{n}` and the other placeholders filled, `{n}`
+    written as a count in the reader's convention (1,024 or 1.024, not 1024).
+
+    >>> ngettext("{n} sequence", "{n} sequences", 1024), ngettext("{n} sequence", "{n} sequences", 1)
+    ('1,024 sequences', '1 sequence')
+    """
     text = _catalog(_current.get()).ngettext(singular, plural, n)
-    return text.format(n=n, **values)
+    return text.format(n=number(n, 0), **values)
 
 
 def drafts_kept(kept: int, drafted: int) -> str:

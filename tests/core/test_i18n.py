@@ -113,6 +113,16 @@ def test_placeholders_are_filled_by_name_and_plurals_follow_the_count():
     assert _("a {literal} brace") == "a {literal} brace"  # no values: the text is not formatted
 
 
+def test_a_plural_count_is_written_the_readers_way():
+    """The Theory explorer's memory help read "KV caches for 1024 sequences" at batch 1,024: ngettext wrote `n` raw."""
+    from specviz.ui.theory.costs import memory_help
+
+    assert ngettext("{n} run is ahead", "{n} runs are ahead", 1024) == "1,024 runs are ahead"
+    assert "for 1,024 sequences of 8,192 tokens" in memory_help(1024, number(8192, 0), "float32")
+    with using("pt"):
+        assert "1.024" in memory_help(1024, number(8192, 0), "float32")
+
+
 def test_numbers_are_written_the_readers_way():
     assert (times(1.5789), number(12345.6, 1), percent(0.457), percent(0.457, 1)) == ("1.58×", "12,345.6", "46%",
                                                                                        "45.7%")

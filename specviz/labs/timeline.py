@@ -258,8 +258,13 @@ def explain_race(spec: Trace, baseline: Trace) -> str:
         return " ".join(text for text in (where, cost) if text)
     if speedup_band(speedup) == "won":
         won = _("Speculation won: {speedup} faster.", speedup=times(speedup))
-        why = _("The drafts were accepted often enough (accepted / drafted {rate}) that each verify pass bought more "
-                "tokens than it cost.", rate=percent(c.acceptance_rate))
+        if c.break_even_tokens <= 1:  # a step (at least one token) cost no more than a plain forward: any step paid
+            why = _("A speculative step cost no more than one target-only forward, and every step emits at least one "
+                    "token, so it would have won even with no draft kept: this race does not show that the drafts "
+                    "(accepted / drafted {rate}) paid for themselves.", rate=percent(c.acceptance_rate))
+        else:
+            why = _("The drafts were accepted often enough (accepted / drafted {rate}) that each verify pass bought "
+                    "more tokens than it cost.", rate=percent(c.acceptance_rate))
         return " ".join(text for text in (won, where, cost, why) if text)
     if speedup_band(speedup) == "tie":
         return " ".join(text for text in (_("About a tie ({speedup}).", speedup=times(speedup)), where, cost) if text)

@@ -168,6 +168,18 @@ def test_explanations_name_the_winner_and_the_cause():
     assert costs.spec_step_ms == pytest.approx(170) and costs.break_even_tokens == pytest.approx(1.7)
 
 
+def test_a_win_whose_steps_cost_less_than_a_plain_forward_is_not_credited_to_the_drafts():
+    """36th read: the recorded Medusa race (1.52x, accepted / drafted 12%, break-even 0.93 tokens a step) said the
+    drafts "were accepted often enough": a step that costs less than a plain forward wins with no draft kept."""
+    base = _trace("autoregressive", [(0.0, 0.1, 1)] * 20)
+    cheap = _trace("speculative", [(0.005, 0.08, 1)] * 20, drafted=4)  # 85 ms a step, one token each
+    text = explain_race(cheap, base)
+    assert text.startswith("Speculation won") and race_costs(cheap, base).break_even_tokens < 1
+    assert "accepted often enough" not in text and "would have won even with no draft kept" in text
+    good = _trace("speculative", [(0.03, 0.12, 4)] * 5, drafted=4)
+    assert "accepted often enough" in explain_race(good, base)
+
+
 def test_length_note_only_when_outputs_differ_a_lot():
     base = _trace("autoregressive", [(0.0, 0.1, 1)] * 20)
     assert length_note(_trace("speculative", [(0.0, 0.1, 4)] * 5), base) is None

@@ -481,3 +481,16 @@ def test_the_outputs_notes_count_a_trees_verify_pass_too():
             assert "(K + 1 numa cadeia; numa árvore, seus nós, o ramo de busca e mais um)" in _(outputs.TEXT[key])
     doc = " ".join(outputs.__doc__.split())
     assert "a forward over K + 1 tokens" not in doc and "so their outputs part while" not in doc
+
+@pytest.mark.slow  # a live toy race
+def test_a_one_token_race_says_one_token_and_one_step(monkeypatch):
+    """36th read (page states): at Max new tokens = 1 the lanes' help read "1 tokens in 0.02 s, 1 steps" and the
+    estimate "1 tokens each"; the counts now agree with their nouns in both languages."""
+    monkeypatch.chdir(ROOT)
+    for lang, one, step in (("en", "1 token in ", "1 step (each"), ("pt", "1 token em ", "1 passo (cada")):
+        at = _app(lang=lang, race_source="live", race_pair="toy", race_proposer="draft", race_prompt="a", race_k="4",
+                  race_max_new="1", race_temperature="0.0", race_seed="0")
+        helps = [m.proto.help for m in at.metric]
+        assert any(h.startswith(one) and step in h for h in helps), helps
+        shown = helps + [c.value for c in at.caption]
+        assert not [t for t in shown if re.search(r"(?<!\+ )\b1 (tokens|steps|passos)\b", t)], shown

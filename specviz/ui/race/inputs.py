@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from specviz.core.i18n import N_, _, number
+from specviz.core.i18n import N_, _, ngettext, number
 from specviz.engine.proposers import registry
 from specviz.engine.trace import Trace
 from specviz.labs.bench.quoted import machine_text
@@ -75,19 +75,20 @@ def race_estimate(spec: RunSpec, rounds: int) -> str | None:
     rate, machine, dtype = (measured, "", "") if measured is not None else recorded
     lanes = 3 if has_tree_lane(spec) else 2  # speculative, target-only, and the tree lane when there is one
     seconds = rounds * lanes * spec.max_new_tokens / rate + lanes * 2 / rate  # every lane and round, plus the warm-up
-    words = dict(seconds=number(max(1.0, seconds), 0), rounds=rounds, lanes=lanes, tokens=spec.max_new_tokens,
+    words = dict(seconds=number(max(1.0, seconds), 0), rounds=rounds, lanes=lanes,
+                 tokens=ngettext("{n} token", "{n} tokens", spec.max_new_tokens),
                  rate=number(rate, 1), machine=machine, dtype=dtype)
     if measured is not None:  # the pair is loaded: no first load to add
-        return _("Estimate: about {seconds} s ({rounds} rounds of the {lanes} lanes, {tokens} tokens each), from "
+        return _("Estimate: about {seconds} s ({rounds} rounds of the {lanes} lanes, {tokens} each), from "
                  "this machine's calibration ({rate} tokens/s target-only, measured quietly); longer if the machine "
                  "is busy now. A recorded example (What to race, above) is instant.", **words)
     if machine:
-        text = _("Estimate: about {seconds} s ({rounds} rounds of the {lanes} lanes, {tokens} tokens each), from the "
+        text = _("Estimate: about {seconds} s ({rounds} rounds of the {lanes} lanes, {tokens} each), from the "
                  "recorded examples' speed for these models ({rate} tokens/s target-only in {dtype}, the slowest "
                  "recorded example, on {machine}); longer on a busy or slower machine. A recorded example (What to "
                  "race, above) is instant.", **words)
     else:
-        text = _("Estimate: about {seconds} s ({rounds} rounds of the {lanes} lanes, {tokens} tokens each), from the "
+        text = _("Estimate: about {seconds} s ({rounds} rounds of the {lanes} lanes, {tokens} each), from the "
                  "recorded examples' speed for these models ({rate} tokens/s target-only in {dtype}, the slowest "
                  "recorded example, on a CPU its recording does not name); longer on a busy or slower machine. A "
                  "recorded example (What to race, above) is instant.", **words)

@@ -17,7 +17,7 @@ import time
 import pandas as pd
 import streamlit as st
 
-from specviz.core.i18n import _, number, times
+from specviz.core.i18n import _, ngettext, number, times
 from specviz.labs.timeline import (ALPHA_ESTIMATE, ALPHA_NAME, BASELINE_NAME, RATIO_NAME, SPEEDUP_DEFINITION, RaceRounds,
                               alpha_note, busy_note, explain_race, length_note, measured_speedup, speedup_band,
                               spread_sentence)
@@ -28,6 +28,11 @@ from specviz.ui.race.figures import (BASE_LANE, PHASE_COLORS, PHASE_NAMES, SPEC_
 from specviz.ui.common.step_view import dtype_text
 from specviz.ui.race.outputs import render_outputs
 from specviz.ui.race.tree import render_lanes
+
+
+def _tokens(trace) -> str:
+    """A lane's output length: "1 token", "15 tokens"."""
+    return ngettext("{n} token", "{n} tokens", trace.num_tokens)
 
 
 def format_speedup(speedup: float) -> str:
@@ -67,10 +72,11 @@ def render_race(rounds: RaceRounds, *, usual_ms: float | None = None, measured_a
                      n=rounds.rounds.index(rounds.typical) + 1, speedup=format_speedup(measured_speedup(spec, base)))
              if several else "")
     cols[1].metric(_("Speculative, tokens/s"), number(spec.tokens_per_second, 1),
-                   help=_("{n} tokens in {seconds} s, {steps} steps (each one target forward)", n=spec.num_tokens,
-                          seconds=number(spec.wall_seconds), steps=spec.num_steps) + shown)
+                   help=_("{tokens} in {seconds} s, {steps} (each one target forward).", tokens=_tokens(spec),
+                          seconds=number(spec.wall_seconds),
+                          steps=ngettext("{n} step", "{n} steps", spec.num_steps)) + shown)
     cols[2].metric(_("Target only, tokens/s"), number(base.tokens_per_second, 1),
-                   help=_("{n} tokens in {seconds} s, one target forward per token", n=base.num_tokens,
+                   help=_("{tokens} in {seconds} s, one target forward per token.", tokens=_tokens(base),
                           seconds=number(base.wall_seconds)) + shown)
     cols[3].metric(_("Mean accepted length"), number(spec.mean_accepted_length),
                    help=_("Tokens per target pass: output tokens ÷ speculative steps, recovered and bonus tokens "

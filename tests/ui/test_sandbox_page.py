@@ -154,3 +154,24 @@ def test_the_editor_help_names_the_one_column_the_sandbox_refuses():
     with pytest.raises(ValueError, match="at least one token a weight above 0"):
         sandbox_step([0, 0, 0], [1, 2, 3])
     assert "at least one above 0 in each column" in sandbox_view.TEXT["editor_help"]
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_only_the_exact_rules_keep_rate_is_called_an_estimate_of_alpha(lang):
+    """36th read (page states): at T = 0 with "accept every draft" the caption read "Drafts kept: 100.0%, an estimate
+    of this rule's α" beside the metric α = Σ min(p, q) = 0.000. A broken rule's keep rate is not α."""
+    def opened(rule: str) -> AppTest:  # a fresh page per rule: AppTest re-reads a translated menu in English
+        at = AppTest.from_file(PAGE, default_timeout=60)
+        at.query_params["lang"] = lang
+        at.session_state["sandbox_temperature"] = 0.0
+        at.session_state["sandbox_rule"] = rule
+        return at.run()
+
+    at = opened("accept_all")
+    alpha = next(m.value for m in at.metric if m.label == "α = Σ min(p, q)")
+    kept = [c.value for c in at.caption if c.value.startswith(("Drafts kept", "Palpites mantidos"))]
+    assert alpha in ("0.000", "0,000") and len(kept) == 1
+    assert ("not α = Σ min(p, q)" if lang == "en" else "não α = Σ min(p, q)") in kept[0] and f"({alpha} " in kept[0]
+    at = opened("exact")
+    kept = [c.value for c in at.caption if c.value.startswith(("Drafts kept", "Palpites mantidos"))]
+    assert len(kept) == 1 and ("an estimate of α" if lang == "en" else "uma estimativa de α") in kept[0]

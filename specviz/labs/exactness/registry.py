@@ -113,8 +113,8 @@ _RULE_EXPLANATIONS: dict[str, str] = {
                 "norm(max(0, p − q)). The accepted part contributes min(p, q) and the recovered part tops it up with "
                 "exactly the missing max(0, p − q), so every emitted token is distributed as p."),
     "accept_all": N_("Keep every drafted token without looking at p. The emitted tokens are then the draft's "
-                     "samples: the output follows q, and only the bonus token comes from p. Fast (α = 1) and wrong "
-                     "by exactly TV(p, q)."),
+                     "samples: the output follows q, and only the bonus token comes from p. Fast (every draft "
+                     "kept) and wrong by exactly TV(p, q)."),
     "resample_from_target": N_("The accept test is right, but after a rejection it samples from p instead of the "
                                "residual. Tokens the draft over-proposes were already partly emitted through "
                                "acceptance and can come out again, so they get min(p, q) + (1 − α)·p > p whenever q "

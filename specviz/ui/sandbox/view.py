@@ -43,8 +43,10 @@ TEXT = {
     "samples_title": N_("{n} simulated first tokens under: {rule}"),
     "observed": N_("simulated"),
     "rule_form": N_("this rule, closed form"),
-    "kept": N_("Drafts kept in the simulation: {kept}, an estimate of this rule's α (each step drafts one token, "
-               "and every draft is tested)."),
+    "kept": N_("Drafts kept in the simulation: {kept}, an estimate of α = Σ min(p, q) ({alpha} above): each step "
+               "drafts one token, and every draft is tested."),
+    "kept_other": N_("Drafts kept in the simulation: {kept}, this rule's own rate of keeping a draft, not α = "
+                     "Σ min(p, q) ({alpha} above), the chance that the exact rule keeps one."),
     "bad_input": N_("The table needs fixing: {reason}"),
     "probability": N_("probability"),
     "token": N_("token"),
@@ -178,6 +180,7 @@ def render_simulation(p: list[float], q: list[float], temperature: float, step: 
     (st.success if entry.exact else st.warning)(_(TEXT["rule_box"], label=_(entry.label), text=_(entry.explanation)))
     samples = _simulate(tuple(p), tuple(q), float(temperature), rule, n, seed)
     show(samples_figure(step, samples, rule, n), "sandbox_samples_chart")
-    st.caption(_(TEXT["kept"], kept=percent(samples.accepted_fraction, 1)))
+    kept = "kept" if rule == "exact" else "kept_other"  # only the exact rule keeps a draft with chance α
+    st.caption(_(TEXT[kept], kept=percent(samples.accepted_fraction, 1), alpha=number(step.alpha, 3)))
     verdict = samples.verdict
     (st.success if verdict.consistent else st.error)(verdict.verdict)

@@ -113,6 +113,10 @@ def test_the_exactness_lab_runs_both_greedy_in_float32_and_in_bfloat16():
             f"{machines['fp32_cpu']}") in checks
     assert f"{counts['bf16']} in bfloat16, drafting {shapes['bf16_shape']}, on {machines['bf16_cpu']}" in checks
     assert "does not record" not in checks  # both files now record their machine (the bfloat16 one since 2026-12-05)
+    # 36th read (page states): the toy pair in float32 ("toy@float32") is built in code, with no weights to convert;
+    # the page said "The very first load on a machine also converts the weights to a faster format" for it
+    assert not [c.value for c in at.caption if "converts the weights" in c.value]
+    assert not at.get("status")
 
 
 def test_the_explanations_docstrings_do_not_promise_one_sentence():

@@ -31,7 +31,7 @@ from specviz.core.i18n import N_, _, ngettext, number
 from specviz.engine.recording import StepOutcome
 from specviz.engine.trace import Trace
 from specviz.models.pairs import Pair
-from specviz.runs.running import PAIRS, run, run_target_only
+from specviz.runs.running import DTYPE_MARK, PAIRS, run, run_target_only
 from specviz.runs.runspec import RunSpec
 
 log = logging.getLogger(__name__)
@@ -127,7 +127,7 @@ def preload_ready_note(name: str = PRELOAD_PAIR) -> str | None:
 def get_pair(name: str) -> Pair:
     """The loaded pair. A slow first load runs beside a status box that counts the seconds (and says how long the
     last load on this server took), so the wait on screen is measured, not guessed."""
-    if name in INSTANT_PAIRS or PAIRS.loaded(name) is not None:
+    if name.partition(DTYPE_MARK)[0] in INSTANT_PAIRS or PAIRS.loaded(name) is not None:  # toy@float32 too
         return PAIRS.get(name)
     result: dict[str, object] = {}
 

@@ -17,7 +17,7 @@ import streamlit as st
 if TYPE_CHECKING:  # annotations only: the library computes, the page shows
     import torch
 
-from specviz.core.i18n import N_, _, clause, get_language, localized, number, signed_delta, times
+from specviz.core.i18n import N_, _, clause, get_language, localized, ngettext, number, signed_delta, times
 from specviz.engine import theory
 from specviz.engine.draft_shape import DraftShape
 from specviz.engine.proposers import registry
@@ -421,7 +421,9 @@ def render_greedy_identity(pair_name: str, prompt: str) -> None:
         return
     st.markdown(explain(speculative, base))
     left, right = st.columns(2)
-    left.markdown(_("**Speculative** ({n} tokens)", n=speculative.num_tokens))
+    left.markdown(ngettext("**{lane}** ({n} token)", "**{lane}** ({n} tokens)", speculative.num_tokens,
+                           lane=_("speculative").capitalize()))
     left.html(output_html(speculative))
-    right.markdown(_("**Target only** ({n} tokens)", n=base.num_tokens))
+    right.markdown(ngettext("**{lane}** ({n} token)", "**{lane}** ({n} tokens)", base.num_tokens,
+                            lane=_("target only").capitalize()))
     right.html(output_html(base))

@@ -225,6 +225,19 @@ def test_kv_cache_draws_the_rollback(toy):
         assert f"Target {step.target_cache_before} → {step.target_cache_after}" in text
 
 
+def test_the_kv_note_of_a_one_draft_step_says_one_draft(toy):
+    """36th read (page states): at K = 1 the note read "the last token and 1 drafts"."""
+    from specviz.core.i18n import using
+
+    step = next(s for s in toy.steps if len(s.decisions) > 1 and s.tree is None)
+    one = dataclasses.replace(step, decisions=step.decisions[:1])  # a chain step that drafted one token
+    assert one.n_drafted == 1
+    assert "(the last token and 1 draft)" in kv_cache_html(one)
+    with using("pt"):
+        assert "(o último token e 1 palpite)" in kv_cache_html(one)
+    assert f"(the last token and {step.n_drafted} drafts)" in kv_cache_html(step) and step.n_drafted > 1
+
+
 def test_a_huge_cache_jump_is_drawn_as_a_count_not_as_cells(toy):
     """A trace may say the draft's cache jumped by 100,000 entries: one cell with the count, a few KB of HTML."""
     step = dataclasses.replace(toy.steps[0], draft_cache_before=0, draft_cache_after=100_000)

@@ -231,6 +231,9 @@ def test_a_slowdown_is_blamed_on_what_caused_it():
     assert "thrown away" not in costly_draft
     low_alpha = verdict.slowdown_reason(0.10, 0.10, 4, 1.2, 1.1)  # break-even α for K = 4, c = 0.1 is about 0.29
     assert "thrown away" in low_alpha and f"{theory.break_even_alpha(4, 0.1):.2f}" in low_alpha
+    # 36th read (page states): the layer-skip run's best K = 1 read "a step of K = 1 drafts"; c >= 1 "all K = 1 drafts"
+    assert "a step drafting K = 1 pays only if" in verdict.slowdown_reason(0.02, 0.344, 1, 1.1, 1.0)
+    assert "even if every draft were kept (K = 1)" in verdict.slowdown_reason(0.6, 1.2, 1, 1.1, 1.5)
     verify_bound = verdict.slowdown_reason(0.80, 0.01, 4, 4.5, 3.2)  # α and c pay; the K+1-token forward does not
     assert "4.50× a one-token forward" in verify_bound and "thrown away" not in verify_bound
     assert "4.54 one-token forwards, more than the 3.20 tokens" in verify_bound

@@ -22,7 +22,7 @@ from specviz.ui.common.escaping import escape_markdown
 
 # English messages, shown with `_()` (specviz.core.i18n)
 TEXT = {
-    "how_many": N_("Ask the class: how many of these {k} drafts will be kept?"),
+    "how_many": N_("Ask the class: how many drafts will be kept, of the {k} drafted?"),
     "more": N_("Ask about this step"),
     "pick": N_("Question"),
     "push": N_("Push to session {code}"),

@@ -48,7 +48,7 @@ class Predictor:
         n" would count the wrong drafts and give the answer away, as `specviz.teach.quiz.live_questions` says)."""
         step = trace.steps[step_index]
         if step.decisions and step.tree is None:
-            st.number_input(_("Predict: how many of these {n} will the target accept?", n=len(step.decisions)), 0,
+            st.number_input(_("Predict: how many of the {n} drafted will the target accept?", n=len(step.decisions)), 0,
                             len(step.decisions), value=None, step=1, key=self.widget_key(trace_id, step_index),
                             placeholder=_("your guess, then {button}", button=_(self.reveal)))
 

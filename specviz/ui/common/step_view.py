@@ -48,10 +48,10 @@ TEXT = {
     "kv_title": N_("**KV caches** · while reading the text, a model stores two vectors per token and layer (keys and "
                    "values) so it never computes them again: one slot per token below. Slots written for drafts the "
                    "target did not keep are thrown away (rolled back)."),
-    "kv_wrote": N_("The target wrote {wrote} new entries (the last token and {k} drafts) and rolled back {rolled} "
+    "kv_wrote": N_("The target wrote {wrote} new entries (the last token and {drafts}) and rolled back {rolled} "
                    "for the drafts it did not keep (rejected or never tested)."),
     "kv_one": N_("The target wrote one new entry."),
-    "kv_tree": N_("The target wrote {wrote} new entries (the last token and {k} tree nodes) and kept only the "
+    "kv_tree": N_("The target wrote {wrote} new entries (the last token and {nodes}) and kept only the "
                   "accepted path: {rolled} rolled back."),
     "tree_step": N_("Drafted a tree of {nodes}, accepted a path of {accepted}: {new} for one target forward pass."),
     "tree_recovered": N_("Drafted a tree of {nodes}, accepted a path of {accepted}, then 1 recovered token ↻: {new} "
@@ -121,7 +121,8 @@ def kv_cache_html(step: Step) -> str:
         rows.append(_cache_row(_("Draft"), step.draft_cache_before, None, step.draft_cache_after))
     rolled = peak - step.target_cache_after
     wrote = TEXT["kv_tree"] if step.tree is not None else TEXT["kv_wrote"]
-    note = (_(wrote, wrote=peak - step.target_cache_before, k=k, rolled=rolled) if step.decisions
+    counts = dict(drafts=ngettext("{n} draft", "{n} drafts", k), nodes=ngettext("{n} tree node", "{n} tree nodes", k))
+    note = (_(wrote, wrote=peak - step.target_cache_before, rolled=rolled, **counts) if step.decisions
             else _(TEXT["kv_one"]))
     note = escape_text(note, whitespace=False)
     return f'<div style="font-size:0.95rem">{"".join(rows)}<div style="color:#444;margin-top:4px">{note}</div></div>'

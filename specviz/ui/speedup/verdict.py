@@ -116,17 +116,17 @@ def slowdown_reason(alpha: float | None, c: float, k: int, verify: float, tokens
     'by α ≈ 0.43, c = 0.122 and the verify co'
     >>> slowdown_reason(0.61, 1.17, 2, 1.1, 1.9)[:58]
     'each drafted token costs c = 1.17 of a target forward: the'
-    >>> slowdown_reason(0.2, 0.1, 4, 1.2, 1.2)[:45]
-    'at c = 0.10 a step of K = 4 drafts pays only '
+    >>> slowdown_reason(0.2, 0.1, 4, 1.2, 1.2)[:46]
+    'at c = 0.10 a step drafting K = 4 pays only if'
     """
     if c >= 1:
         return _("each drafted token costs c = {c} of a target forward: the draft is no cheaper than the target, so "
-                 "even if all K = {k} drafts were kept, a step would cost at least the {n} target forwards plain "
+                 "even if every draft were kept (K = {k}), a step would cost at least the {n} target forwards plain "
                  "decoding pays for the same {n} tokens (the acceptance probability α ≈ {alpha} is not what holds it back)",
                  c=number(c), k=k, n=k + 1, alpha=number(alpha))
     needed = theory.break_even_alpha(k, c)
     if alpha is not None and math.isfinite(needed) and alpha <= needed + 1e-9:  # at it a step only ties: no pay
-        return _("at c = {c} a step of K = {k} drafts pays only if α is above {needed}, and here α ≈ {alpha}: too "
+        return _("at c = {c} a step drafting K = {k} pays only if α is above {needed}, and here α ≈ {alpha}: too "
                  "many drafts are thrown away for their cost", c=number(c), k=k, needed=number(needed),
                  alpha=number(alpha))
     step = k * c + verify  # the step's forwards, in one-token target forwards

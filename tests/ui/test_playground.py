@@ -417,6 +417,19 @@ def long_trace_json(steps: int = 1200) -> bytes:
     return json.dumps(data).encode()
 
 
+@pytest.mark.slow  # a live toy run per language
+@pytest.mark.parametrize("lang, said", [("en", "Done: 1 token from 1 target forward pass, where plain decoding"),
+                                        ("pt", "Pronto: 1 token em 1 passagem do alvo, onde")])
+def test_a_one_token_run_says_one_token_and_one_pass(lang, said):
+    """36th read (page states): a run of Max new tokens = 1 ended on "Done: 1 tokens from 1 target forward passes"."""
+    at = page(lang=lang, source="live", pair="toy", proposer="draft", k="4", temperature="0", max_new_tokens="1",
+              prompt="a")
+    no_problems(at)
+    assert at.session_state["trace"].num_tokens == 1
+    done = [s.value for s in at.success]
+    assert any(d.startswith(said) for d in done), done
+
+
 @pytest.mark.slow  # over 0.7 s: make test runs it, make check stays under a minute
 def test_a_long_traces_step_and_token_counts_are_grouped_in_the_readers_format():
     """The step counter and the end's "Done: ... tokens from ... target forward passes" wrote bare numbers, so a

@@ -39,8 +39,8 @@ TEXT = {
     "so_far": N_("**The output so far** · every token shows where it came from (hover for the numbers)"),
     "so_far_note": N_("Drafts the target kept have no mark; a struck-through ✗ chip is a draft the target rejected, "
                       "shown where it was tried, followed by the token that replaced it."),
-    "done": N_("Done: {tokens} tokens from {steps} target forward passes, where plain decoding needs one pass per "
-               "token ({tokens}). It stopped at {stop}."),
+    "done": N_("Done: {tokens} from {passes}, where plain decoding needs one pass per token ({n}). It stopped at "
+               "{stop}."),
     "answer": N_("**What the model wrote**"),
     "annotated": N_("**How each token was made**"),
     "annotated_note": N_("No mark: a draft the target kept. ✗ struck through: a draft it rejected, followed by ↻ "
@@ -138,7 +138,9 @@ def render_player(view: TraceView, trace_id: str, on_position=None) -> None:
         _controls(trace, trace_id, pos)
         done = bool(n) and pos >= n  # the end, where a new run lands: the plain text beside how each token was made
         if done:
-            st.success(_(TEXT["done"], tokens=number(trace.num_tokens, 0), steps=number(n, 0),
+            st.success(_(TEXT["done"], tokens=ngettext("{n} token", "{n} tokens", trace.num_tokens),
+                         passes=ngettext("{n} target forward pass", "{n} target forward passes", n),
+                         n=number(trace.num_tokens, 0),
                          stop=_(STOPS.get(trace.stop_reason, STOPS[StopReason.MAX_NEW_TOKENS]))))
             plain, chips = st.columns(2, gap="medium")
             plain.markdown(_(TEXT["answer"]))

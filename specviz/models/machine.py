@@ -264,9 +264,13 @@ def dtype_name(dtype: torch.dtype) -> str:
 def gb(n_bytes: float) -> str:
     """Bytes as GB for a sentence: 160 GB, 3.4 GB, 0.27 GB, 1,234 GB (3,4 GB and 1.234 GB in Portuguese).
 
-    >>> gb(1234e9), gb(15.4e9)
-    ('1,234 GB', '15 GB')
+    A size under 10 MB (the toy pair's 83 KB) is written in MB, not as "8.3e-05 GB".
+
+    >>> gb(1234e9), gb(15.4e9), gb(83e3)
+    ('1,234 GB', '15 GB', '0.083 MB')
     """
+    if n_bytes < 0.01 * GB:
+        return _decimal(_rounded_text(n_bytes / 1e6)) + " MB"
     return _grouped(n_bytes / GB) + " GB"
 
 
@@ -476,16 +480,23 @@ class SpeedEstimate:
 
 
 def duration(seconds: float) -> str:
-    """'2.0 s', '350 ms', '4.2 ms'."""
+    """'2.0 s', '350 ms', '4.2 ms'; under 0.1 ms in µs (the toy pair's '4.9 µs', not '0.0 ms').
+
+    >>> duration(2.04), duration(0.35), duration(0.0042), duration(4.9e-6)
+    ('2.0 s', '350 ms', '4.2 ms', '4.9 µs')
+    """
     if seconds >= 1:
         return _decimal(f"{seconds:.1f}") + " s"
     ms = 1000 * seconds
+    if ms < 0.1:
+        return _decimal(_rounded_text(1e6 * seconds)) + " µs"
     return _decimal(f"{ms:.0f}" if ms >= 10 else f"{ms:.1f}") + " ms"
 
 
 def rate(tokens_per_second: float) -> str:
+    """'0.5 tokens/s', '31 tokens/s', '204,082 tokens/s' (grouped as every count)."""
     if tokens_per_second >= 0.1:
-        shown = f"{tokens_per_second:.0f}" if tokens_per_second >= 10 else f"{tokens_per_second:.1f}"
+        shown = f"{tokens_per_second:,.0f}" if tokens_per_second >= 10 else f"{tokens_per_second:.1f}"
         return _("{rate} tokens/s", rate=_decimal(shown))
     return _("one token every {time}", time=duration(1 / tokens_per_second))
 
@@ -557,8 +568,10 @@ def speed_from_reference(weight_bytes: int, reference_bytes: int, reference_seco
 
 
 def _shown_seconds(seconds: float) -> float:
-    """`seconds` rounded as `duration` shows it: 2.0 s, 350 ms, 4.2 ms."""
+    """`seconds` rounded as `duration` shows it: 2.0 s, 350 ms, 4.2 ms, 4.9 µs."""
     if seconds >= 1:
         return float(f"{seconds:.1f}")
     ms = 1000 * seconds
+    if ms < 0.1:
+        return float(_rounded_text(1e6 * seconds)) / 1e6
     return float(f"{ms:.0f}" if ms >= 10 else f"{ms:.1f}") / 1000

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import re
 from pathlib import Path
 
 import pytest
@@ -149,6 +150,23 @@ def test_the_fit_check_says_how_slow_a_fitting_pair_would_be_here(at, monkeypatc
     # 40 ms × 56 = 2.24 s: the shown figures give the shown result (it said 2.3 s from the unrounded 56.4×)
     assert scaled_bf16.startswith("Speed here: plain decoding would take about 2.2 s per token")
     assert "by its 56× larger weights" in scaled_bf16
+
+
+def test_the_toy_pairs_size_and_speed_are_numbers_a_reader_can_read(at, monkeypatch):
+    """36th read (page states): the toy pair's fit check read "need about 0.00017 GB", "at least 0.0 ms per token (inf
+    tokens/s)" and "reads all 8.3e-05 GB": sizes under 10 MB are MB, times under 0.1 ms µs, rates grouped."""
+    monkeypatch.setattr(models_view, "current_machine", lambda: Machine(ram_available_bytes=32 * 10**9))
+    models_view._bandwidth.clear()
+    monkeypatch.setattr(models_view, "measure_bandwidth", lambda device: 17e9)
+    try:
+        at.selectbox(key="models_check_pair").set_value("toy").run()
+        at.selectbox(key="models_check_dtype").set_value("float32").run()
+    finally:
+        models_view._bandwidth.clear()
+    fit, speed = at.success[0].value.replace("\\", ""), at.info[0].value.replace("\\", "")
+    shown = fit + speed
+    assert "e-0" not in shown and "inf" not in shown and "0.0 ms" not in shown, shown
+    assert " MB in float32" in fit and " µs per token (" in speed and re.search(r"\(\d{1,3}(,\d{3})+ tokens/s\)", speed)
 
 
 def test_a_pair_by_hand_loads_and_is_stored_for_the_playground(at, folders):

@@ -169,6 +169,18 @@ def test_the_toy_pairs_size_and_speed_are_numbers_a_reader_can_read(at, monkeypa
     assert " MB in float32" in fit and " µs per token (" in speed and re.search(r"\(\d{1,3}(,\d{3})+ tokens/s\)", speed)
 
 
+def test_a_missing_gpu_is_answered_with_the_pages_own_control(at, monkeypatch):
+    """36th read (page states): picking cuda (or mps) on a machine without one said "use --device cpu", a command
+    line flag; the page names its own Device menu."""
+    monkeypatch.setattr(models_view, "current_machine", lambda: Machine(ram_available_bytes=32 * 10**9))
+    for device, said in (("cuda", "no CUDA GPU"), ("mps", "Apple MPS is not available")):
+        at.selectbox(key="models_check_device").set_value(device).run()
+        warned = [w.value.replace("\\", "") for w in at.warning]
+        assert any(said in w and "under Device" in w for w in warned), warned
+        assert not [w for w in warned if "--device" in w], warned
+    at.selectbox(key="models_check_device").set_value("auto").run()
+
+
 def test_a_pair_by_hand_loads_and_is_stored_for_the_playground(at, folders):
     at.text_input(key="models_target").set_value(str(folders[0]))
     at.text_input(key="models_draft").set_value(str(folders[1]))

@@ -144,6 +144,11 @@ def memory_check(entries: dict[str, CatalogEntry], machine: Machine) -> None:
     device_choice = mid.selectbox(_("Device"), DEVICE_CHOICES, key="models_check_device", format_func=_choice)
     dtype_choice = right.selectbox(_("Dtype"), DTYPE_CHOICES, key="models_check_dtype", format_func=_choice)
     entry = entries[name]
+    missing = {"cuda": not machine.gpus, "mps": not machine.mps}  # the library's refusal names a CLI flag
+    if missing.get(device_choice):
+        st.warning(_("This machine has no CUDA GPU: pick cpu or auto under Device.") if device_choice == "cuda"
+                   else _("Apple MPS is not available here: pick cpu or auto under Device."))
+        return
     try:
         device = pick_device(None if device_choice == "auto" else device_choice, machine)
         dtype = pick_dtype(device, None if dtype_choice == "auto" else dtype_choice, machine)

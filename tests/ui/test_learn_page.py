@@ -382,6 +382,21 @@ def test_lesson_9_quotes_the_measured_tree_gain_from_its_committed_benchmark(fre
     assert "first level (at most 4 candidates) was kept 0.74 of the time" in caption, caption
 
 
+@pytest.mark.parametrize("lang, one, many", [("en", "1 node to score in one pass", "5,460 nodes to score"),
+                                             ("pt", "1 nó para avaliar", "5.460 nós para avaliar")])
+def test_lesson_9_counts_one_node_and_groups_many(fresh, lang, one, many):
+    """36th read (page states): width 1 and depth 1 read "1 nodes to score in one pass"; width 4 and depth 6
+    "5460 nodes" (4 + 16 + ... + 4,096 = 5,460), ungrouped."""
+    fresh.session_state["learn_tree_width"] = 1
+    fresh.session_state["learn_tree_depth"] = 1
+    at = _open(fresh, lesson="9", lang=lang)
+    assert sum(c.value.startswith(one) for c in at.caption) == 2, [c.value for c in at.caption]
+    at.session_state["learn_tree_width"] = 4
+    at.session_state["learn_tree_depth"] = 6
+    at.run()
+    assert any(c.value.startswith(many) for c in at.caption), [c.value for c in at.caption]
+
+
 SYMBOLS = {"α": "alpha", "K": "k", "c": "c", "p": "p", "q": "q", "u": "u", "v": "v"}  # a check's symbol -> a slider
 
 

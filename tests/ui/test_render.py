@@ -451,6 +451,10 @@ def test_the_settings_line_says_a_trees_width_is_at_most():
     from specviz.ui.common.step_view import settings_line
     line = settings_line(SimpleNamespace(settings={"tree_nodes": 8, "tree_width": 4}, meta={}))
     assert "at most 4 children each" in line
+    # 36th read (page states): a tree of 1 node, width 1, lookup 1 read "up to 1 nodes, at most 1 children each"
+    line = settings_line(SimpleNamespace(settings={"tree_nodes": 1, "tree_width": 1, "tree_lookup": 1}, meta={}))
+    assert "a draft tree of up to 1 node, at most 1 child each" in line
+    assert "a lookup branch of up to 1 token copied from the context" in line
 
 
 def test_the_not_reached_meaning_covers_a_trees_untested_nodes():

@@ -312,10 +312,13 @@ def settings_line(trace: Trace) -> str:
     if s.get("k") is not None:
         parts.append(f"K = {s['k']}")
     if s.get("tree_nodes"):
-        parts.append(_("a draft tree of up to {nodes} nodes, at most {width} children each", nodes=s["tree_nodes"],
-                       width=s.get("tree_width", "?")))
-        if s.get("tree_lookup"):
-            parts.append(_("a lookup branch of up to {n} tokens copied from the context", n=s["tree_lookup"]))
+        nodes, width, lookup = s["tree_nodes"], s.get("tree_width", "?"), s.get("tree_lookup")
+        parts.append(_("a draft tree of up to {nodes}, at most {children} each",  # "1 node", "1 child" agree
+                       nodes=ngettext("{n} node", "{n} nodes", nodes) if _whole(nodes) else str(nodes),
+                       children=ngettext("{n} child", "{n} children", width) if _whole(width) else str(width)))
+        if lookup:
+            parts.append(_("a lookup branch of up to {tokens} copied from the context",
+                           tokens=ngettext("{n} token", "{n} tokens", lookup) if _whole(lookup) else str(lookup)))
     parts += [_("temperature = {value}", value=_setting(s.get("temperature", "?"))),
               _("top-k = {value}", value=s.get("top_k", 0) or _("off")),
               _("top-p = {value}", value=_setting(s.get("top_p", 1.0))), _("seed = {value}", value=s.get("seed", "?")),
@@ -335,6 +338,11 @@ def dtype_text(dtype: object) -> str:
     if dtype in ("bfloat16", "float16"):
         return _("{dtype} (lossless only up to rounding: a near-tie can flip)", dtype=dtype)
     return _("dtype not recorded")
+
+
+def _whole(value: object) -> bool:
+    """Whether a setting is a count (an int, not a bool) that a plural can follow."""
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _count_setting(value: object) -> str:

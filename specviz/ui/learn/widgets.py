@@ -18,7 +18,7 @@ from collections.abc import Callable
 import plotly.graph_objects as go
 import streamlit as st
 
-from specviz.core.i18n import N_, _, number, times
+from specviz.core.i18n import N_, _, ngettext, number, times
 from specviz.engine import theory
 from specviz.engine.trace import Decision
 from specviz.labs.bench import quoted
@@ -69,7 +69,6 @@ TEXT = {  # English messages, translated with `_()` where they are shown
     "tree_alpha": N_("α of one candidate"),
     "chain": N_("One line of drafts"),
     "tree": N_("A tree"),
-    "tree_nodes": N_("{nodes} nodes to score in one pass"),
     "tree_note": N_("A simplification: each candidate is kept with chance α, independently, so a position is kept "
                     "with chance 1 − (1 − α)^width. Real candidates are not independent, and the gain is usually "
                     "smaller: in specviz's benchmark of its EAGLE drafter ({dtype} on {machine}, greedy, {prompts} "
@@ -206,6 +205,11 @@ def best_k_sentence(alpha: float, c: float) -> str:
     return "best_edge" if best == K_SHOWN and theory.optimal_k(alpha, c, k_max=K_SHOWN + 1) > K_SHOWN else "best"
 
 
+def _nodes_to_score(n: int) -> str:
+    """"1 node to score in one pass", "5,460 nodes to score in one pass" (a width-4, depth-6 tree)."""
+    return ngettext("{n} node to score in one pass", "{n} nodes to score in one pass", n)
+
+
 def trees(lesson: Lesson) -> None:
     st.graphviz_chart(proposers_view.tree_dot(), width="content")
     left, middle, right = st.columns(3)
@@ -215,9 +219,9 @@ def trees(lesson: Lesson) -> None:
     level = 1 - (1 - alpha) ** width
     chain, tree = st.columns(2)
     chain.metric(_(TEXT["chain"]), number(theory.expected_tokens_per_step(alpha, depth)), help=_(TEXT["tokens"]))
-    chain.caption(_(TEXT["tree_nodes"], nodes=depth))
+    chain.caption(_nodes_to_score(depth))
     tree.metric(_(TEXT["tree"]), number(theory.expected_tokens_per_step(level, depth)), help=_(TEXT["tokens"]))
-    tree.caption(_(TEXT["tree_nodes"], nodes=sum(width ** i for i in range(1, depth + 1))))
+    tree.caption(_nodes_to_score(sum(width ** i for i in range(1, depth + 1))))
     st.caption(_(TEXT["tree_note"], **tree_note_figures()))
 
 

@@ -47,7 +47,9 @@ m2.metric(_("Expected speedup"), times(speedup), delta=change,  # bare, so it fi
           help=_("Over target-only decoding (1×), from α, K and c: mean accepted length / (K c + 1) (Leviathan et "
                  "al., 2023). The change under it is against target-only decoding too."))
 m3.metric(_("Best K"), str(best_k), help=_("Among K = 0 to 16: speedup {speedup} at K = {k}. K = 0 means "
-                                           "speculation does not pay here.", speedup=times(best_speedup), k=best_k))
+                                           "speculation does not pay here.", speedup=times(best_speedup), k=best_k)
+          if best_k == 0 else _("Among K = 0 to 16: speedup {speedup} at K = {k}.", speedup=times(best_speedup),
+                                k=best_k))
 m4.metric(_("Break-even α"), _("never") if math.isnan(even) else number(even, 3),
           help=_("For this K and c: above this α the speedup exceeds 1. At c = 1 it is α = 1, where the speedup "
                  "only reaches 1 (so at c ≥ 1 speculation never pays); with c > 1, or K = 0, there is no break-even "

@@ -45,6 +45,22 @@ def test_page_shows_the_formulas_and_reacts_to_the_sliders(tmp_path, monkeypatch
     assert metrics(at)["Expected speedup"] == "1.00×" and not at.exception
 
 
+def test_a_best_k_above_0_and_a_lookup_pair_are_not_described_as_otherwise(tmp_path, monkeypatch):
+    """36th read (page states): Best K's help said "K = 0 means speculation does not pay here" beside Best K = 8, and
+    the compute help for n-gram lookup said "the draft K" scores positions (it runs no model: 1.49x = 5 / 3.36)."""
+    monkeypatch.setattr(theory_points, "BENCHMARKS_DIR", tmp_path / "none")
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.session_state["theory_pair"] = "smollm2-ngram"
+    at.run()
+    helps = {m.label: m.proto.help for m in at.metric}
+    assert "8" == metrics(at)["Best K"] and "K = 0 means" not in helps["Best K"]
+    assert metrics(at)["Compute per emitted token, vs plain"] == "1.49×"
+    assert "the draft K" not in helps["Compute per emitted token, vs plain"]
+    assert "the lookup runs no model" in helps["Compute per emitted token, vs plain"]
+    at.select_slider(key="theory_alpha").set_value(0.0).run()  # nothing pays: K = 0 is the best, and says so
+    assert metrics(at)["Best K"] == "0" and "K = 0 means" in {m.label: m.proto.help for m in at.metric}["Best K"]
+
+
 def test_page_overlays_a_session_trace_and_benchmark_files(tmp_path, monkeypatch):
     (tmp_path / "bench.json").write_text(json.dumps({"results": [
         {"alpha": 0.7, "k": 4, "c": 0.1, "measured_speedup": 1.9, "label": "toy <b>run</b>"},

@@ -20,6 +20,9 @@ TEXT = {
     "heading": N_("**What the draft costs besides time.**"),
     "compute_help": N_("FLOPs per emitted token with speculation over plain decoding's 2 per parameter: the target "
                        "scores K + 1 = {n} positions and the draft K for {tokens} tokens on average."),
+    "compute_help_lookup": N_("FLOPs per emitted token with speculation over plain decoding's 2 per parameter: the "
+                              "target scores K + 1 = {n} positions for {tokens} tokens on average; the lookup runs no "
+                              "model, so it adds none."),
     "wasted_help": N_("The share of the verified positions whose work is discarded: 1 − E[tokens] / (K + 1). While "
                       "the pass is memory-bound this compute was idle anyway; once it is compute-bound it is paid "
                       "for."),
@@ -49,7 +52,8 @@ def render(alpha: float, k: int, pair: ModelPair, hw: Hardware, batch: int, cont
               delta_color="off", delta_arrow="off",
               help=memory_help(batch, number(context, 0), hw.dtype))
     m2.metric(_("Compute per emitted token, vs plain"), times(costs.flops_per_token_ratio),
-              help=_(TEXT["compute_help"], n=k + 1, tokens=number(tokens)))
+              help=_(TEXT["compute_help" if pair.draft is not None else "compute_help_lookup"], n=k + 1,
+                     tokens=number(tokens)))
     m3.metric(_("Verified positions thrown away"), percent(costs.wasted_share), help=_(TEXT["wasted_help"]))
     total = costs.target_bytes + costs.extra_bytes
     if math.isfinite(hw.memory) and hw.memory > 0:

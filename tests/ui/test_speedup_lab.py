@@ -147,6 +147,25 @@ def test_live_toy_sweep_runs_with_a_progress_bar_and_becomes_a_source(tiny_folde
     assert any(m.label == "α (measured)" for m in at.metric)
 
 
+@pytest.mark.slow  # a live toy sweep
+def test_a_one_case_toy_sweep_says_one_case_and_no_dtype_to_add(tiny_folder):
+    """36th read (page states): a live toy sweep of one case read "1 measured cases", and its note said the
+    command, typed today, would take the machine's default dtype (bfloat16): the toy pair runs in float32 unless a
+    --dtype is named (models.pairs), so the command runs as it ran."""
+    at = AppTest.from_file(PAGE, default_timeout=180).run()
+    at.multiselect(key="speedup_lab_live_proposers").set_value(["ngram"])
+    at.multiselect(key="speedup_lab_live_ks").set_value([1])
+    at.multiselect(key="speedup_lab_live_temps").set_value([1.0])
+    at.multiselect(key="speedup_lab_live_suites").set_value(["qa"])
+    at.multiselect(key="speedup_lab_live_policies").set_value(["constant"])
+    at.slider(key="speedup_lab_live_tokens").set_value(8)
+    at.button(key="speedup_lab_live_run").click().run()
+    _ok(at)
+    captions = [c.value for c in at.caption]
+    assert any(": 1 measured case, 8 new tokens each." in c for c in captions), captions
+    assert not [c for c in captions if "names no --dtype" in c], captions
+
+
 def test_live_sweep_without_a_k_is_one_sentence(tiny_folder):
     at = AppTest.from_file(PAGE, default_timeout=120).run()
     at.multiselect(key="speedup_lab_live_ks").set_value([])

@@ -629,10 +629,15 @@ def rerun_differences(result: BenchResult, today_suites: Sequence[str] | None = 
     [DtypeDefault(dtype='float32'), StockKernels(), SuitesDefault(ran=('qa',), today=('qa', 'chat'))]
     >>> rerun_differences(run, today_suites=["qa"])  # the suites it ran are today's: it runs them again
     [DtypeDefault(dtype='float32'), StockKernels()]
+    >>> toy = BenchResult("python -m specviz bench --pair toy --out x", "", {"device": "cpu", "date": "2026-12-06",
+    ...                   "kernels": "onednn-packed"}, {"pair": "toy"}, {}, [], [], [], [{"name": "qa", "title": "Q&A"}])
+    >>> rerun_differences(toy, today_suites=["qa"])  # typed today the toy pair still runs in float32
+    []
     """
     words = result.command.split()
     found: list[RerunDifference] = []
-    if "--dtype" not in words:
+    toy = result.config.get("pair") == "toy"  # the toy pair runs in float32 unless a --dtype is named (models.pairs)
+    if "--dtype" not in words and not (toy and (result.dtype or "float32") == "float32"):
         found.append(DtypeDefault(result.dtype or "float32"))
     if ran_stock_kernels(result.machine):
         found.append(StockKernels())

@@ -52,16 +52,18 @@ def machine_line(result: BenchResult, clock: str) -> str:
     clock, the date and a GPU merely present are added here."""
     m = result.machine
     common = dict(pair=result.config["pair"], threads=m["torch_threads"], clock=clock, date=m["date"][:10],
-                  cases=len(result.cases), tokens=result.config["max_new_tokens"])
+                  cases=ngettext("{n} measured case", "{n} measured cases", len(result.cases)),
+                  tokens=ngettext("{n} new token", "{n} new tokens", result.config["max_new_tokens"])
+                  if isinstance(result.config["max_new_tokens"], int) else result.config["max_new_tokens"])
     if result.gpu:  # the host's CPU and cores only: the kernels recorded are the models', which ran on the GPU
         host = machine_text({"cpu": m.get("cpu"), "cores": m.get("cores")}) or "?"
-        return _("Pair `{pair}` on the GPU {machine}, hosted by {host}, {clock}, {date}: {cases} measured cases, "
-                 "{tokens} new tokens each.", machine=machine_text(m), host=host, **common)
+        return _("Pair `{pair}` on the GPU {machine}, hosted by {host}, {clock}, {date}: {cases}, "
+                 "{tokens} each.", machine=machine_text(m), host=host, **common)
     gpu = _("a GPU present and not used ({gpu})", gpu=m["gpu"]) if m["gpu"] else _("no GPU")
-    return ngettext("Pair `{pair}` on {machine}, {gpu}, {n} torch thread, {clock}, {date}: {cases} measured cases, "
-                    "{tokens} new tokens each.",
-                    "Pair `{pair}` on {machine}, {gpu}, {n} torch threads, {clock}, {date}: {cases} measured cases, "
-                    "{tokens} new tokens each.", int(m["torch_threads"]), machine=machine_text(m) or "?", gpu=gpu,
+    return ngettext("Pair `{pair}` on {machine}, {gpu}, {n} torch thread, {clock}, {date}: {cases}, "
+                    "{tokens} each.",
+                    "Pair `{pair}` on {machine}, {gpu}, {n} torch threads, {clock}, {date}: {cases}, "
+                    "{tokens} each.", int(m["torch_threads"]), machine=machine_text(m) or "?", gpu=gpu,
                     **common)
 
 

@@ -226,3 +226,19 @@ def test_the_greedy_checks_verify_pass_is_counted_for_a_chain_and_for_a_tree():
         assert view.verify_pass(DraftShape(3, 8, 4, 8)) != tree and "17" in view.verify_pass(DraftShape(3, 8, 4, 8))
     source = inspect.getsource(view.render_greedy_identity)
     assert "A verify pass over K + 1 tokens adds" not in source and "verify=verify_pass(GREEDY_SHAPE)" in source
+
+def test_a_one_child_tree_level_and_an_underflowed_p_value_read_right():
+    """36th read (page states): width 1 read "One level of a draft tree with 1 children"; the broken tree rule at
+    width 4 showed "chi-square p-value 0" (scipy's tail underflows; no p-value is 0)."""
+    from specviz.labs.exactness.stats import ChiSquareResult, significant
+
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    at.session_state["exact_shape"] = "tree"
+    at.session_state["exact_tree_width"] = 1
+    at.run()
+    assert not at.exception
+    assert any(c.value.startswith("One level of a draft tree with 1 child, drafted as the rule drafts it;")
+               for c in at.caption), [c.value for c in at.caption]
+    assert significant(0.0) == "< 1e-300" and significant(1.41e-105) == "1.4e-105"
+    gone = ChiSquareResult(statistic=1e4, dof=3, p_value=0.0, n=2000, bins=4, support=4)
+    assert gone.verdict.endswith("(chi-square p-value < 1e-300).")

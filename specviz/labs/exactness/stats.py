@@ -24,9 +24,14 @@ def significant(value: float, digits: int = 2) -> str:
     """`value` with `digits` significant figures, written the reader's way (a p-value: 0.0012, 3.4e-07; 0,0012 in
     Portuguese).
 
-    >>> significant(0.001234), significant(3.4e-7)
-    ('0.0012', '3.4e-07')
+    A p-value too small for a float (scipy's chi-square tail underflows to 0.0 near 1e-308) is "< 1e-300": no
+    p-value is 0.
+
+    >>> significant(0.001234), significant(3.4e-7), significant(0.0)
+    ('0.0012', '3.4e-07', '< 1e-300')
     """
+    if value == 0:
+        return "< 1e-300"
     text = f"{value:.{digits}g}"
     return localized(text)
 

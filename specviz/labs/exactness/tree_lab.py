@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import torch
 
-from specviz.core.i18n import _, given
+from specviz.core.i18n import _, given, ngettext
 from specviz.engine.generation import one_torch_thread
 from specviz.engine.tree import ROOT, DraftTree, sample_without_replacement
 from specviz.labs.exactness.experiments import OneStepSamples, target_samples
@@ -81,8 +81,10 @@ def tree_lab(dists: StepDistributions, rule: str | TreeRule, width: int, n: int,
     with one_torch_thread():
         samples = one_level_samples(p, q, rule, width, n, torch.Generator().manual_seed(seed))
         plain = target_samples(p, n, torch.Generator().manual_seed(seed + 1))
-    note = _("One level of a draft tree with {width} children, drafted as the rule drafts them; the rule decides and "
-             "the first emitted token is counted", width=width)
+    note = ngettext("One level of a draft tree with {n} child, drafted as the rule drafts it; the rule decides and "
+                    "the first emitted token is counted",
+                    "One level of a draft tree with {n} children, drafted as the rule drafts them; the rule decides "
+                    "and the first emitted token is counted", width)
     if dists.note:
         note = _("{note}. {coverage}", note=note, coverage=dists.note)
     return LabResult(p.double(), dists.texts, dists.token_ids, samples.tokens, plain, samples.acceptance_rate, note)

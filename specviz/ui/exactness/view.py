@@ -235,7 +235,8 @@ def render_samples(result: LabResult, rule_label: str, drift: float | None) -> N
     with v2:
         verdict_box(_("Target-only decoding"), plain_counts, result.exact_probs)
     m1, m2, m3 = st.columns(3)
-    m1.metric(_("Chi-square p-value (speculative)"), significant(spec_test.p_value, 3),
+    m1.metric(_("Chi-square p-value (speculative)"),  # a sample of probability 0 refutes p outright: exactly 0
+              "0" if spec_test.impossible else significant(spec_test.p_value, 3),
               help=_("How often chance alone would produce a gap at least this large if the samples came from p."))
     m2.metric(_("TV distance to p (speculative)"),
               number(exactness.tv_distance(spec_counts, result.exact_probs), 4))

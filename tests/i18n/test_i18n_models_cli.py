@@ -74,7 +74,7 @@ def test_the_catalog_and_the_memory_check_in_portuguese(models):
     assert at.info[0].value.replace("\\", "").startswith("Velocidade aqui: a decodificação comum levaria pelo menos")
     at.selectbox(key="models_check_device").set_value("cuda").run()  # no GPU here: one sentence
     _portuguese(at)
-    assert len(at.warning) == 1 and at.warning[0].value.startswith("CUDA foi pedido, mas esta máquina não tem GPU")
+    assert len(at.warning) == 1 and at.warning[0].value.startswith("Esta máquina não tem GPU CUDA: escolha cpu ou auto")
     titles = [e.label for e in at.expander]
     assert titles and all("MiB" in t for t in titles) and any("Rascunhador EAGLE" in t for t in titles)
 

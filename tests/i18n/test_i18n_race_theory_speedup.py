@@ -193,7 +193,7 @@ def test_speedup_sentences_of_the_library_in_portuguese():
         with pytest.raises(ValueError, match="não é um resultado de benchmark"):
             BenchResult.from_dict({"schema": "other"})
         assert speedup_view.label("acceptance_rate") == "taxa de aceitação (aceitos / rascunhados)"
-        assert speedup_verdict.slowdown_reason(0.2, 0.1, 4, 1.2, 1.2).startswith("com c = 0,10, um passo de K = 4")
+        assert speedup_verdict.slowdown_reason(0.2, 0.1, 4, 1.2, 1.2).startswith("com c = 0,10, um passo que rascunha K = 4")
         assert speedup_results.note_text("torch used 1 thread(s) on 2 visible core(s).") == (
             "O torch usou 1 thread(s) em 2 núcleo(s) visível(is).")
     assert speedup_view.label("acceptance_rate") == "acceptance rate (accepted / drafted)"  # the files stay English

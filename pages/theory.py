@@ -89,7 +89,10 @@ if trace_point is not None:
                   help=_("Mean of min(1, p/q) over the drafts the verifier tested. Accepted / drafted ({rate}) also "
                          "counts the drafts after a step's first rejection, which were never tested, so with K ≥ 2 it "
                          "is usually lower.",
-                         rate=number(trace_point.acceptance_rate, 3)))
+                         rate=number(trace_point.acceptance_rate, 3)) if trace_point.k > 1 else
+                  _("Mean of min(1, p/q) over the drafts the verifier tested. At K = 1 it tested every draft, so "
+                    "accepted / drafted ({rate}) differs from it only by chance: the first counts the coin flips, "
+                    "the second averages their chances.", rate=number(trace_point.acceptance_rate, 3)))
     else:
         t1.metric(_("Trace: mean min(1, p′/q′) along the tree's main line"), number(trace_point.alpha, 3),
                   help=_("Not an estimate of α: a child tried after a rejected sibling is tested against the "

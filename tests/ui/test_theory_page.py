@@ -160,6 +160,24 @@ def _chart_text(at, key):
     return json.dumps(json.loads(spec), ensure_ascii=False)
 
 
+def test_a_k1_traces_rate_gap_is_not_blamed_on_untested_drafts(tmp_path, monkeypatch, toy):
+    """36th read (page states): a K = 1 trace (accepted / drafted 0.71 beside an α estimate 0.92) got the help "also
+    counts the drafts after a step's first rejection, which were never tested": at K = 1 every draft is tested."""
+    from specviz.engine.decoding import speculative_generate
+    from specviz.engine.proposers import make_proposer
+
+    monkeypatch.setattr(theory_points, "BENCHMARKS_DIR", tmp_path / "none")
+    ids = toy.tokenizer.encode("ab")
+    trace = speculative_generate(toy.target, make_proposer(toy, "draft"), ids, k=1, max_new_tokens=12,
+                                 temperature=1.0, seed=0, tokenizer=toy.tokenizer)
+    assert trace.settings["k"] == 1 and all(len(step.decisions) <= 1 for step in trace.steps)
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.session_state["trace"] = trace
+    at.run()
+    help_text = next(m.proto.help for m in at.metric if m.label == "Trace: α estimate")
+    assert "never tested" not in help_text and "At K = 1 it tested every draft" in help_text
+
+
 def test_trace_point_reads_alpha_k_and_c():
     trace = load_example("toy-draft")[0]
     point = theory_points.trace_point(trace)

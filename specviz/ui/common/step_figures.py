@@ -158,7 +158,7 @@ def verdict_overview_table(step: Step) -> pd.DataFrame:
     """The numbers of `verdict_overview_figure`: each draft's chance to be kept and u; a draft after the first
     rejection (drawn with no bar, its table row read 0) says it was not reached."""
     chance = "min(1, p′/q′)" if step.tree is not None and step.tree.nodes else "min(1, p/q)"
-    return pd.DataFrame({_("draft"): [f"#{d.position + 1} {plot_text(d.text)}" for d in step.decisions],
+    return pd.DataFrame({_("drafted token"): [f"#{d.position + 1} {plot_text(d.text)}" for d in step.decisions],
                          chance: [fmt(d.accept_prob) if d.reached else _("not reached") for d in step.decisions],
                          "u": [fmt(d.uniform) if d.reached else "–" for d in step.decisions]})
 

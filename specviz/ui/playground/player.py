@@ -28,9 +28,12 @@ from specviz.ui.common.step_view import render_step
 from specviz.ui.common.tokens import TraceView, answer_html, decision_chips
 
 PLAY_SECONDS = 1.6
-# the reason a trace stopped -> the end of the "Done" sentence (English messages: `_()` translates them when shown)
-STOPS = {StopReason.EOS: N_("the end-of-text token"), StopReason.MAX_NEW_TOKENS: N_("the token limit"),
-         StopReason.DEADLINE: N_("the time limit of a live run on this shared server")}
+# the reason a trace stopped -> the sentence that ends the "Done" line (English messages: `_()` translates them when
+# shown). Whole sentences, not a noun put into "It stopped at {stop}": Portuguese joins "em" and the noun's article
+# ("no token", "no limite"), which a placeholder after "em" cannot do (the 37th read found "Parou em o token").
+STOPS = {StopReason.EOS: N_("It stopped at the end-of-text token."),
+         StopReason.MAX_NEW_TOKENS: N_("It stopped at the token limit."),
+         StopReason.DEADLINE: N_("It stopped at the time limit of a live run on this shared server.")}
 SPECIAL = re.compile(r"<\|[^|<>]{1,40}\|>|</?s>")  # a tokenizer's control token, such as <|im_start|>
 
 # Every sentence of the player that a user reads, in one place (English messages with named placeholders: `_()`
@@ -39,8 +42,7 @@ TEXT = {
     "so_far": N_("**The output so far** · every token shows where it came from (hover for the numbers)"),
     "so_far_note": N_("Drafts the target kept have no mark; a struck-through ✗ chip is a draft the target rejected, "
                       "shown where it was tried, followed by the token that replaced it."),
-    "done": N_("Done: {tokens} from {passes}, where plain decoding needs one pass per token ({n}). It stopped at "
-               "{stop}."),
+    "done": N_("Done: {tokens} from {passes}, where plain decoding needs one pass per token ({n}). {stop}"),
     "answer": N_("**What the model wrote**"),
     "annotated": N_("**How each token was made**"),
     "annotated_note": N_("No mark: a draft the target kept. ✗ struck through: a draft it rejected, followed by ↻ "

@@ -1,0 +1,59 @@
+"""What a Brazilian student reads on the pages, checked against the English (issue 43, the 37th full read).
+
+The read rendered every page in Portuguese next to the English, in its first state and after its main interaction,
+and found: the Playground's last line joining "em" and an article ("Parou em o token de fim de texto"); the step
+overview's table heading its drafted tokens "rascunho" (the glossary's word for the draft model; a drafted token
+is a "token rascunhado" or a "palpite"); and two Portuguese words for the tokens one forward is fed ("fornecidos"
+in the Speedup lab's tables, "alimentados" on its cost chart).
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from specviz.core.i18n import _, using
+from specviz.engine.trace_schema import StopReason
+from specviz.labs.examples import load_example
+from specviz.scripts import i18n as i18n_script
+from specviz.ui.common import step_figures
+from specviz.ui.playground.player import STOPS, TEXT
+
+# a preposition followed by a bare definite article: Portuguese contracts them (no, na, do, da, ao, pelo ...)
+UNCONTRACTED = re.compile(r"\b(?:em|de|a|por) (?:o|a|os|as)\b")
+
+
+@pytest.mark.parametrize("reason", list(StopReason))
+def test_the_playgrounds_done_line_ends_in_one_portuguese_sentence_per_stop(reason):
+    """The "Done" line put a translated noun phrase ("o token de fim de texto") into "Parou em {stop}.", so every
+    finished run read "Parou em o token ..."; each stop is now a whole sentence, in both languages."""
+    with using("en"):
+        english = _(TEXT["done"], tokens="44", steps="12", stop=_(STOPS[reason]))
+    with using("pt"):
+        portuguese = _(TEXT["done"], tokens="44", steps="12", stop=_(STOPS[reason]))
+    assert "It stopped at the " in english and english.endswith(".")
+    assert "Parou no " in portuguese and portuguese.endswith(".")
+    assert UNCONTRACTED.findall(portuguese) == []
+
+
+def test_the_step_overview_table_calls_its_rows_drafted_tokens():
+    """The table under "Every draft: kept if u lands inside its bar" lists a step's drafted tokens (#1 The, #2 water);
+    its heading read "rascunho", the draft model's name, beside "Olhe de perto o palpite" for the same tokens."""
+    step = next(s for s in load_example("smollm-ngram-t07")[0].steps if len(s.decisions) > 1)
+    with using("en"):
+        assert step_figures.verdict_overview_table(step).columns[0] == "drafted token"
+    with using("pt"):
+        table = step_figures.verdict_overview_table(step)
+    assert table.columns[0] == "token rascunhado"
+    assert table[table.columns[0]].tolist()[0].startswith("#1 ")
+
+
+def test_the_tokens_a_forward_is_fed_have_one_portuguese_name():
+    """"tokens fed" is "tokens fornecidos" everywhere: the cost chart's axis and table said "tokens alimentados" (and
+    its caption "Verificar K palpites alimenta K + 1 tokens") while the Speedup lab's tables said "fornecidos"."""
+    catalog = [(m.id, m.string) for m in i18n_script.read_catalog() if isinstance(m.id, str) and m.id]
+    fed = [(en, pt) for en, pt in catalog if re.search(r"\btokens fed\b|\bfeeds?\b", en)]
+    assert len(fed) >= 4  # the axis, the table column, the chart caption, the physical limit's definitions
+    assert [en for en, pt in fed if "aliment" in pt] == []
+    assert [en for en, pt in fed if "tokens fed" in en and "tokens fornecidos" not in pt] == []

@@ -83,9 +83,11 @@ if top:
     m3.metric(_("α (measured)"), top["alpha"], help=_(view.DEFINITIONS["alpha"][1]))
     m4.metric(_("c (measured)"), top["c"], help=_(view.DEFINITIONS["c"][1]))
     st.markdown(verdict.verdict(result, proposer, temperature))
-    dtype = result.machine.get("dtype")  # every figure's dtype; the first runs' files record none
+    dtype = result.machine.get("dtype")  # every figure's dtype; the first runs' files record none: they ran float32,
+    # then the only dtype (`quoted.run_dtype`; the Proposers page, the Verify cost tab and the command note say so)
     st.caption(_("Measured in {dtype}.", dtype=dtype_text(dtype)) if dtype in ("float32", "bfloat16", "float16")
-               else _("This result file records no dtype."))
+               else _("Measured in {dtype}. This result file records no dtype: it comes from before specviz recorded "
+                      "one, when every run was float32.", dtype=dtype_text("float32")))
 
 (tab_k, tab_tree, tab_accept, tab_time, tab_cat, tab_policy, tab_verify, tab_hf, tab_defs) = st.tabs([
     _("Speedup vs K"), _("Chain vs tree"), _("Acceptance by position"), _("Where the time goes"), _("By category"),

@@ -57,3 +57,25 @@ def test_the_tokens_a_forward_is_fed_have_one_portuguese_name():
     assert len(fed) >= 4  # the axis, the table column, the chart caption, the physical limit's definitions
     assert [en for en, pt in fed if "aliment" in pt] == []
     assert [en for en, pt in fed if "tokens fed" in en and "tokens fornecidos" not in pt] == []
+
+
+def test_a_result_without_a_recorded_dtype_names_the_float32_it_ran_in_both_languages(monkeypatch):
+    """The Speedup lab's caption under the headline said only "This result file records no dtype." for the first runs
+    (default-cpu-ngram, -layerskip, -drafts), while the same page's command note ("add `--dtype float32` ... as this
+    run did") and Verify cost tab ("In this run (float32, ...") name float32: the headline figures now carry it."""
+    from pathlib import Path
+
+    from streamlit.testing.v1 import AppTest
+
+    root = Path(__file__).resolve().parents[2]
+    monkeypatch.chdir(root)
+    for lang, source, said in [("en", "default-cpu-ngram (committed)", ("Measured in float32", "records no dtype")),
+                               ("pt", "default-cpu-ngram (committed)", ("Medido em float32", "não registra o dtype"))]:
+        with using(lang):
+            at = AppTest.from_file(str(root / "pages" / "speedup_lab.py"), default_timeout=120)
+            at.query_params["lang"] = lang
+            at.run()
+            at.selectbox(key="speedup_lab_source").set_value(source).run()
+            assert not at.exception, at.exception
+            captions = [c.value for c in at.caption]
+        assert any(c.startswith(said[0]) and said[1] in c for c in captions), captions

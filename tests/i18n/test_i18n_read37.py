@@ -79,3 +79,35 @@ def test_a_result_without_a_recorded_dtype_names_the_float32_it_ran_in_both_lang
             assert not at.exception, at.exception
             captions = [c.value for c in at.caption]
         assert any(c.startswith(said[0]) and said[1] in c for c in captions), captions
+
+
+def test_the_theory_explorers_device_count_reads_for_every_hardware_preset(monkeypatch):
+    """The memory caption wrote "one {hw} has ...", so the laptop preset (named "a laptop CPU") read "one a laptop
+    CPU has 16 GB, so this takes 21 of them" and in Portuguese "um uma CPU de notebook tem 16 GB, então isto ocupa 21
+    deles"; a GPU preset read "um NVIDIA L4" beside the glossary's "uma GPU". The preset's name now stands alone."""
+    from pathlib import Path
+
+    from streamlit.testing.v1 import AppTest
+
+    from specviz.labs import roofline
+
+    root = Path(__file__).resolve().parents[2]
+    monkeypatch.chdir(root)
+    presets = [key for key, hw in roofline.hardware_presets().items() if hw.memory == hw.memory]  # a finite memory
+    assert "laptop" in presets and len(presets) >= 4
+    said = {}
+    for lang in ("en", "pt"):
+        with using(lang):
+            at = AppTest.from_file(str(root / "pages" / "theory.py"), default_timeout=120)
+            at.query_params["lang"] = lang
+            at.run()
+            for key in presets:
+                at.selectbox(key="theory_hw").set_value(key).run()
+                assert not at.exception, at.exception
+                said[lang, key] = next(c.value for c in at.caption if c.value.startswith(("Target, draft", "Alvo,")))
+    laptop = roofline.hardware_presets()["laptop"]
+    with using("pt"):
+        laptop_pt = _(laptop.name)
+    assert f"; {laptop.name} has 16 GB, so this takes " in said["en", "laptop"]
+    assert f"; {laptop_pt} tem 16 GB, então isto ocupa " in said["pt", "laptop"]
+    assert [t for t in said.values() if re.search(r"\bone an? |\bum uma\b|\bum NVIDIA\b|\bdeles\b", t)] == []

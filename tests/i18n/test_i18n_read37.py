@@ -111,3 +111,14 @@ def test_the_theory_explorers_device_count_reads_for_every_hardware_preset(monke
     assert f"; {laptop.name} has 16 GB, so this takes " in said["en", "laptop"]
     assert f"; {laptop_pt} tem 16 GB, então isto ocupa " in said["pt", "laptop"]
     assert [t for t in said.values() if re.search(r"\bone an? |\bum uma\b|\bum NVIDIA\b|\bdeles\b", t)] == []
+
+
+def test_the_students_own_guess_is_a_previsao_not_a_palpite():
+    """The predict box ("Predict: how many of these 4 will the target accept?" -> "Preveja: ...") held the placeholder
+    "o seu palpite, depois Próximo passo", so the student's guess took the glossary's word for a drafted token
+    ("palpite") on the very line that counts drafted tokens; the quiz's tally already calls it a "previsão"."""
+    with using("pt"):
+        placeholder = _("your guess, then {button}", button=_("Next step"))
+        tally = _("No predictions yet.")
+    assert placeholder.startswith("a sua previsão, depois ") and "palpite" not in placeholder
+    assert "previsão" in tally

@@ -29,9 +29,9 @@ def test_the_playgrounds_done_line_ends_in_one_portuguese_sentence_per_stop(reas
     """The "Done" line put a translated noun phrase ("o token de fim de texto") into "Parou em {stop}.", so every
     finished run read "Parou em o token ..."; each stop is now a whole sentence, in both languages."""
     with using("en"):
-        english = _(TEXT["done"], tokens="44", steps="12", stop=_(STOPS[reason]))
+        english = _(TEXT["done"], tokens="44 tokens", passes="12 passes", n="44", stop=_(STOPS[reason]))
     with using("pt"):
-        portuguese = _(TEXT["done"], tokens="44", steps="12", stop=_(STOPS[reason]))
+        portuguese = _(TEXT["done"], tokens="44 tokens", passes="12 passagens", n="44", stop=_(STOPS[reason]))
     assert "It stopped at the " in english and english.endswith(".")
     assert "Parou no " in portuguese and portuguese.endswith(".")
     assert UNCONTRACTED.findall(portuguese) == []

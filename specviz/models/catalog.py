@@ -20,6 +20,7 @@ import yaml
 
 from specviz.core.i18n import N_, _, localized, number
 from specviz.core.paths import CATALOG_PATH
+from specviz.core.yamlfiles import read_yaml
 from specviz.engine.draft_shape import DraftShape
 from specviz.engine.limits import K_RANGE, TREE_LOOKUP_RANGE, TREE_NODES_RANGE, TREE_WIDTH_RANGE
 from specviz.engine.proposers import registry
@@ -136,7 +137,7 @@ def load_catalog(path: str | Path | None = None) -> dict[str, CatalogEntry]:
     """The catalog at `path` (default: assets/catalog.yaml) as {name: entry}, in file order, checked."""
     path = Path(path) if path is not None else CATALOG_PATH
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = read_yaml(path)
     except OSError as exc:
         raise ValueError(_("Cannot read the model catalog '{path}': {reason}.", path=path,
                            reason=exc.strerror)) from None

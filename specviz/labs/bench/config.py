@@ -15,9 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
-import yaml
-
 from specviz.core.paths import BENCHMARKS_DIR, PROMPTS_DIR
+from specviz.core.yamlfiles import read_yaml
 from specviz.engine.draft_shape import DraftShape
 from specviz.engine.limits import (K_RANGE, MAX_NEW_TOKENS_RANGE, POLICIES, REPEATS_RANGE, SEED_RANGE,
                                    TEMPERATURE_RANGE, TREE_LOOKUP_RANGE, TREE_NODES_RANGE, TREE_WIDTH_RANGE,
@@ -59,7 +58,7 @@ def load_suites(names: Sequence[str] | None = None, folder: Path = PROMPTS_DIR) 
     """The prompt suites in `folder` (all of them, or those named, in that order)."""
     found: dict[str, Suite] = {}
     for path in sorted(Path(folder).glob("*.yaml")):
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = read_yaml(path)
         name = data["name"]
         prompts = [BenchPrompt(id=p["id"], suite=name, text=p.get("text", ""), messages=p.get("messages", []))
                    for p in data["prompts"]]

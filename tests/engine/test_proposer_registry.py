@@ -136,6 +136,7 @@ def test_every_menu_offers_it(echo):
     assert sections[-1].key == "echo" and sections[-1].title == "Echo (the last token again)"
 
 
+@pytest.mark.slow  # over 0.7 s: make test runs it, make check stays under a minute
 def test_the_proposers_page_draws_its_section(echo):
     at = AppTest.from_file(str(ROOT / "pages/proposers.py"), default_timeout=60)
     at.run()

@@ -59,6 +59,7 @@ def test_the_tokens_a_forward_is_fed_have_one_portuguese_name():
     assert [en for en, pt in fed if "tokens fed" in en and "tokens fornecidos" not in pt] == []
 
 
+@pytest.mark.slow  # over 0.7 s: make test runs it, make check stays under a minute
 def test_a_result_without_a_recorded_dtype_names_the_float32_it_ran_in_both_languages(monkeypatch):
     """The Speedup lab's caption under the headline said only "This result file records no dtype." for the first runs
     (default-cpu-ngram, -layerskip, -drafts), while the same page's command note ("add `--dtype float32` ... as this
@@ -81,6 +82,7 @@ def test_a_result_without_a_recorded_dtype_names_the_float32_it_ran_in_both_lang
         assert any(c.startswith(said[0]) and said[1] in c for c in captions), captions
 
 
+@pytest.mark.slow  # over 0.7 s: make test runs it, make check stays under a minute
 def test_the_theory_explorers_device_count_reads_for_every_hardware_preset(monkeypatch):
     """The memory caption wrote "one {hw} has ...", so the laptop preset (named "a laptop CPU") read "one a laptop
     CPU has 16 GB, so this takes 21 of them" and in Portuguese "um uma CPU de notebook tem 16 GB, então isto ocupa 21

@@ -251,6 +251,7 @@ def test_a_live_run_from_the_widgets():
     assert at.session_state["trace"] is trace  # and the last good run is still the one shown
 
 
+@pytest.mark.slow  # over 0.7 s: make test runs it, make check stays under a minute
 def test_the_live_run_starts_where_the_idea_works_with_the_harder_cases_one_click_away():
     at = page()
     at.radio(key="playground_source").set_value("live").run()

@@ -115,6 +115,16 @@ def _doc_texts(lang: str) -> list[tuple[str, str]]:
     return [(path.name, path.read_text(encoding="utf-8")) for path in (DOCS_EN if lang == "en" else DOCS_PT)]
 
 
+def _texts(source: str, lang: str) -> list[tuple[str, str]]:
+    """(where, text) for every text of `source` (the catalog, the quiz banks or the docs) in `lang`."""
+    return {"catalog": _catalog_texts, "quiz": _quiz_texts, "docs": _doc_texts}[source](lang)
+
+
+def _found(pattern: re.Pattern, texts: list[tuple[str, str]]) -> list[str]:
+    """Every match of `pattern` in `texts`, with where it was."""
+    return [f"{where}: {m.group(0)}" for where, text in texts for m in pattern.finditer(text)]
+
+
 def test_the_docs_read_include_the_moved_readme_sections():
     names = {path.name for path in DOCS_EN}
     assert {"README.md", "teaching.md", "models.md", "library.md", "benchmarks.md", "serving.md", "classroom.md",
@@ -125,7 +135,7 @@ def test_the_docs_read_include_the_moved_readme_sections():
 @pytest.mark.parametrize("lang", ["en", "pt"])
 @pytest.mark.parametrize("source", ["catalog", "quiz", "docs"])
 def test_no_text_calls_alpha_a_rate_or_the_count_a_probability(lang, source):
-    texts = {"catalog": _catalog_texts, "quiz": _quiz_texts, "docs": _doc_texts}[source](lang)
+    texts = _texts(source, lang)
     assert len(texts) >= (len(DOCS_EN if lang == "en" else DOCS_PT) if source == "docs" else 100)  # it read them
     wrong = [f"{where}: {sentence[:160]}" for where, text in texts for sentence in misnamed(text, lang)]
     assert wrong == []
@@ -174,17 +184,16 @@ STOPS_COUNTING = {"en": re.compile(r"stops? (?:counting|at (?:each|a|the) (?:ste
 @pytest.mark.parametrize("lang", ["en", "pt"])
 @pytest.mark.parametrize("source", ["catalog", "quiz", "docs"])
 def test_no_text_says_accepted_over_drafted_stops_at_the_first_rejection(lang, source):
-    texts = {"catalog": _catalog_texts, "quiz": _quiz_texts, "docs": _doc_texts}[source](lang)
+    texts = _texts(source, lang)
     assert STOPS_COUNTING["en"].search("it stops counting at each step's first rejection")
-    assert [f"{where}: {m.group(0)}" for where, text in texts for m in STOPS_COUNTING[lang].finditer(text)] == []
+    assert _found(STOPS_COUNTING[lang], texts) == []
 
 
 @pytest.mark.parametrize("source", ["catalog", "quiz", "docs"])
 def test_no_portuguese_text_uses_a_calque_the_glossary_forbids(source):
     """Issue 26: "pontuar" for scoring, "regra da cadeia" (reads as the probability chain rule), "comprimento médio
     aceito", "com especulação sobre sem", "Laboratório de serving", "cronograma 'heuristic'"."""
-    texts = {"catalog": _catalog_texts, "quiz": _quiz_texts, "docs": _doc_texts}[source]("pt")
-    assert [f"{where}: {m.group(0)}" for where, text in texts for m in CALQUES.finditer(text)] == []
+    assert _found(CALQUES, _texts(source, "pt")) == []
 
 
 def _pairs(source: str) -> list[tuple[str, str, str]]:
@@ -258,9 +267,9 @@ OTHER_NAMES = {"en": re.compile(r"correct(?:ed|ion) (?:distribution|token)s?\b",
 @pytest.mark.parametrize("lang", ["en", "pt"])
 @pytest.mark.parametrize("source", ["catalog", "quiz", "docs"])
 def test_the_residual_and_the_recovered_or_bonus_token_have_one_name(lang, source):
-    texts = {"catalog": _catalog_texts, "quiz": _quiz_texts, "docs": _doc_texts}[source](lang)
+    texts = _texts(source, lang)
     assert OTHER_NAMES[lang].search({"en": "the target's corrected distribution", "pt": "token de correção"}[lang])
-    assert [f"{where}: {m.group(0)}" for where, text in texts for m in OTHER_NAMES[lang].finditer(text)] == []
+    assert _found(OTHER_NAMES[lang], texts) == []
 
 
 @pytest.mark.parametrize("source", ["catalog", "quiz"])

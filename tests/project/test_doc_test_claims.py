@@ -1,0 +1,103 @@
+"""What the docs say the tests prove (the 38th read of issue 43): every test file and test function a doc names
+exists, and the checks the docs describe are the ones the named tests make, with their tolerances and settings."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = ROOT / "docs"
+PAGES = [ROOT / "README.md", *sorted(DOCS.glob("*.md"))]
+# named by a doc as a past measurement's file, with the commit that removed it said beside it
+GONE = {"tests/browser/test_keyboard_browser.py": "since 1962c6d4"}
+PLACEHOLDERS = {"tests/engine/test_x.py"}  # "run one alone: python -m pytest tests/engine/test_x.py"
+
+
+def _flat(path: Path) -> str:
+    return " ".join(path.read_text(encoding="utf-8").split())
+
+
+def _test_names() -> set[str]:
+    """Every function and class defined under tests/, and every test module's stem."""
+    names = set()
+    for path in (ROOT / "tests").rglob("*.py"):
+        names.add(path.stem)
+        names |= set(re.findall(r"^\s*(?:def|class) (\w+)", path.read_text(encoding="utf-8"), flags=re.MULTILINE))
+    return names
+
+
+def _function(path: str, name: str) -> str:
+    """The source of a top-level function of a test file, read as text (no import: no torch for a doc check)."""
+    text = (ROOT / path).read_text(encoding="utf-8")
+    start = text.index(f"\ndef {name}(")
+    end = re.compile(r"^\S", re.MULTILINE).search(text, text.index("\n", start + 1) + 1)
+    return text[start:end.start() if end else len(text)]
+
+
+def test_every_test_file_and_test_a_doc_names_exists():
+    """The 38th read found testing.md quoting `tests/browser/test_keyboard_browser.py` in a command, a module
+    1962c6d4 had merged into the accessibility audit, without saying so."""
+    names, paths, missing = _test_names(), [], []
+    for page in PAGES:
+        text = page.read_text(encoding="utf-8")
+        for path in re.findall(r"tests/[\w/.-]*\w", text):
+            paths.append(path)
+            if not (ROOT / path).exists() and path not in GONE and path not in PLACEHOLDERS:
+                missing.append((page.name, path))
+        for name in re.findall(r"(?<![\w/.])(test_\w+)(?![\w/])", text):
+            paths.append(name)
+            if name.removesuffix(".py") not in names and not name.endswith("_") and f"tests/{name}" not in text:
+                missing.append((page.name, name))
+    assert len(paths) > 60
+    assert missing == []
+    for path, note in GONE.items():
+        assert not (ROOT / path).exists()
+        assert f"that module is gone: {note}" in _flat(DOCS / "testing.md")
+
+
+def test_accessibility_md_names_the_files_that_make_its_keyboard_checks():
+    """accessibility.md credited its whole keyboard list to test_accessibility_browser.py; Next lesson's focus is
+    checked in test_new_pages_browser.py and the phone's step in test_phone.py, and it did not name the keyboard
+    pass the accessibility audit runs on every page."""
+    from specviz.scripts import a11y_audit
+
+    text = _flat(DOCS / "accessibility.md")
+    held = {"tests/browser/test_new_pages_browser.py": "def test_root_to_the_guided_path_and_the_next_lesson",
+            "tests/browser/test_phone.py": "def test_next_step_on_a_phone_brings_the_step_into_view",
+            "tests/browser/test_accessibility_browser.py": 'keyboard=language == "en"'}
+    assert all(f"`{path}`" in text and code in (ROOT / path).read_text(encoding="utf-8")
+               for path, code in held.items())
+    assert "`make test` checks it in Chromium (`tests/browser/test_accessibility_browser.py`)" not in text
+    assert (f"a keyboard-only pass over every page at its default in English ({a11y_audit.KEYBOARD_PRESSES} presses "
+            "of Tab") in text
+
+
+def test_testing_md_gives_the_tree_closed_forms_tolerance_and_the_chains_sampling_settings():
+    """testing.md said the one-level closed form "equals p exactly"; the test asks a total variation under 1e-9 in
+    float64, over 20 random pairs a width. Its chain chi-square gave no temperature or top-k."""
+    text = _flat(DOCS / "testing.md")
+    source = _function("tests/engine/test_tree_exactness.py",
+                       "test_one_level_closed_forms_exact_rules_give_p_the_broken_rule_does_not")
+    assert "tv_distance(dist, p) < 1e-9" in source and "dtype=torch.float64" in source and "range(20)" in source
+    assert "equals p exactly" not in text
+    assert ("the one-level closed form of the tree rule equals p to 1e-9 in total variation (float64, 20 random p, q "
+            "for each width 1–3)") in text
+    chain = (ROOT / "tests/engine/test_exact_sampling.py").read_text(encoding="utf-8")
+    assert "\nSETTINGS = dict(temperature=1.0, top_k=6)\n" in chain and "\nN = 1000\n" in chain
+    assert "on the toy pair (T = 1, top-k 6, 1,000 runs) follow the exact target distribution" in text
+
+
+def test_testing_md_says_the_exact_sampling_runs_stop_at_the_two_tokens_read():
+    """ab6df26f stopped each exact-sampling run once it holds the two tokens tested; testing.md's account of those
+    runs still said they ran K + 1 tokens."""
+    source = _function("tests/engine/test_exact_sampling.py", "test_first_two_tokens_follow_the_target")
+    assert "clock=stop.clock" in source
+    assert "and since ab6df26f each stops once it holds the two tokens the test reads" in _flat(DOCS / "testing.md")
+
+
+def test_testing_md_dates_the_serving_tiers_first_timings():
+    """The serving tier's 8 min 36 s, install times and 4 min 31 s came with no date or commit in testing.md."""
+    text = _flat(DOCS / "testing.md")
+    assert "quoted by commit 7512990b of 2026-12-01 00:42 UTC, which names no CPU): 8 min 36 s, 4 passed" in text
+    assert "4 min 31 s (load average 6–8; the same commit)" in text

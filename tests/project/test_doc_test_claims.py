@@ -101,3 +101,14 @@ def test_testing_md_dates_the_serving_tiers_first_timings():
     text = _flat(DOCS / "testing.md")
     assert "quoted by commit 7512990b of 2026-12-01 00:42 UTC, which names no CPU): 8 min 36 s, 4 passed" in text
     assert "4 min 31 s (load average 6–8; the same commit)" in text
+
+
+def test_the_slow_markers_history_names_every_commit_that_moved_tests_and_the_tree_timed_twice():
+    """testing.md's marker list named two of the six commits that moved fast tests to `slow` (the 38th read);
+    architecture.md called 09d97531's tree, timed at 00:10 and 00:50, "the same tree" as c2a3dcd5's run."""
+    testing, architecture = _flat(DOCS / "testing.md"), _flat(DOCS / "architecture.md")
+    marker = testing[testing.index("Markers (`pyproject.toml`): `slow`"):][:400]
+    assert all(commit in marker for commit in ("5ec0ca5", "b19344fc", "c2a3dcd5", "733e4ff7", "24a9889c", "aaca8460"))
+    assert "the same tree that took 51.8 s" not in architecture
+    assert "the tree of 09d97531, 51.8 s of `make check` at 00:10, took 55.8 and 63.9 s at 00:50" in architecture
+    assert "(the tree of 09d97531, 51.8 s at 00:10, read 55.8 and 63.9 s at 00:50)" in testing

@@ -112,3 +112,11 @@ def test_the_slow_markers_history_names_every_commit_that_moved_tests_and_the_tr
     assert "the same tree that took 51.8 s" not in architecture
     assert "the tree of 09d97531, 51.8 s of `make check` at 00:10, took 55.8 and 63.9 s at 00:50" in architecture
     assert "(the tree of 09d97531, 51.8 s at 00:10, read 55.8 and 63.9 s at 00:50)" in testing
+
+
+def test_the_browser_tiers_page_costs_name_their_commit():
+    """The page costs (Chromium 0.6–3.6 s of CPU a page) and the browser tier's 6 min 31 s came with a date but no
+    source; commit edbb092d's body holds them and names no CPU."""
+    text = _flat(DOCS / "testing.md")
+    assert "(quiet, 2026-12-02 night, the figures of commit edbb092d, whose body names no CPU)" in text
+    assert "took 6 min 31 s for its 83 tests" in text and "Chromium spends 0.6–3.6 s of CPU" in text

@@ -120,3 +120,16 @@ def test_the_browser_tiers_page_costs_name_their_commit():
     text = _flat(DOCS / "testing.md")
     assert "(quiet, 2026-12-02 night, the figures of commit edbb092d, whose body names no CPU)" in text
     assert "took 6 min 31 s for its 83 tests" in text and "Chromium spends 0.6–3.6 s of CPU" in text
+
+
+def test_the_readmes_do_not_call_make_test_offline_while_a_test_installs_from_pypi():
+    """Both READMEs said `make test` runs every test "(offline, CPU)"; the older-transformers check pip-installs a
+    scratch virtualenv the first time and fails, never skips, without it (tests/engine/test_transformers_versions.py)."""
+    check = (ROOT / "tests/engine/test_transformers_versions.py").read_text(encoding="utf-8")
+    assert '"-m", "pip", "install"' in check and "pytest.skip" not in check
+    said = "If the environment cannot be built, the test fails and says why: it never skips."
+    assert said in " ".join(check.split())
+    english, portuguese = _flat(ROOT / "README.md"), _flat(ROOT / "README.pt-BR.md")
+    assert "(offline, CPU)" not in english + portuguese
+    assert "its older-transformers check builds a scratch virtualenv from PyPI the first time" in english
+    assert "o teste do transformers mais antigo monta um virtualenv de rascunho a partir do PyPI" in portuguese

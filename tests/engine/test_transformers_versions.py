@@ -2,8 +2,9 @@
 
 transformers renamed the KV-cache keyword in 5.24 (`past_key_values` -> `cache`), and an older version silently
 ignores a keyword it does not know: the cache stays empty, incremental logits go wrong, and the first rewind
-crashes. specviz reads the keyword off each model's signature; this test proves it by running the engine tests,
-the GPU-readiness tests, the trained drafts' tests on SmolLM2 and the GPU check's rehearsal (the suite's only
+crashes. specviz reads the keyword off each model's signature; this test proves it by running the engine loop's
+tests (test_engine.py), the GPU-readiness tests, the trained drafts' tests on SmolLM2 but two (`SKIP_THERE`) and the
+GPU check's rehearsal (the suite's only
 one: its checks are in tests/rehearsal.py) with transformers 5.17
 and huggingface_hub 1.33 (5.17 needs a hub below 2.0), every other pin as in requirements.txt, and no UI packages
 (as on the GPU image: no streamlit, plotly or playwright).

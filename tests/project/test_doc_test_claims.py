@@ -124,7 +124,8 @@ def test_the_browser_tiers_page_costs_name_their_commit():
 
 def test_the_readmes_do_not_call_make_test_offline_while_a_test_installs_from_pypi():
     """Both READMEs said `make test` runs every test "(offline, CPU)"; the older-transformers check pip-installs a
-    scratch virtualenv the first time and fails, never skips, without it (tests/engine/test_transformers_versions.py)."""
+    scratch virtualenv the first time and fails, never skips, without it
+    (tests/engine/test_transformers_versions.py)."""
     check = (ROOT / "tests/engine/test_transformers_versions.py").read_text(encoding="utf-8")
     assert '"-m", "pip", "install"' in check and "pytest.skip" not in check
     said = "If the environment cannot be built, the test fails and says why: it never skips."
@@ -133,3 +134,18 @@ def test_the_readmes_do_not_call_make_test_offline_while_a_test_installs_from_py
     assert "(offline, CPU)" not in english + portuguese
     assert "its older-transformers check builds a scratch virtualenv from PyPI the first time" in english
     assert "o teste do transformers mais antigo monta um virtualenv de rascunho a partir do PyPI" in portuguese
+
+
+def test_gpu_md_says_which_tests_the_older_transformers_check_runs():
+    """gpu.md said the check runs "the engine, GPU-readiness and trained-draft tests": of tests/engine it runs
+    test_engine.py alone, and it deselects two of test_drafts.py's."""
+    check = (ROOT / "tests/engine/test_transformers_versions.py").read_text(encoding="utf-8")
+    runs = re.search(r"^TESTS = \[(.*)\]$", check, flags=re.MULTILINE).group(1)
+    assert re.findall(r'"([^"]+)"', runs) == ["tests/engine/test_engine.py", "tests/models/test_gpu_ready.py",
+                                              "tests/models/test_drafts.py"]
+    skipped = re.search(r"^SKIP_THERE = \[(.*?)\]$", check, flags=re.MULTILINE | re.DOTALL).group(1)
+    assert skipped.count("tests/models/test_drafts.py::") == 2
+    text = _flat(DOCS / "gpu.md")
+    assert "runs the engine, GPU-readiness and trained-draft tests" not in text
+    assert ("runs `tests/engine/test_engine.py`, the GPU-readiness tests and the trained drafts' tests but two "
+            "(`TESTS` and `SKIP_THERE` there)") in text

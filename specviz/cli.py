@@ -26,7 +26,8 @@ from dataclasses import replace
 from specviz.core.i18n import N_, _, drafts_kept, language_code, list_separator, ngettext, number, percent, using
 from specviz.core.text import pad, visible, width
 from specviz.engine.kinds import StopReason
-from specviz.engine.limits import K_RANGE, MAX_NEW_TOKENS_RANGE, PAIR_DRAFTERS, path_arg, unwritable
+from specviz.engine.limits import (DEVICE_HELP, DTYPE_HELP, K_RANGE, MAX_NEW_TOKENS_RANGE, PAIR_DRAFTERS,
+                                   path_arg, unwritable)
 from specviz.engine.proposers import registry
 from specviz.engine.trace import Step, TokenKind, Trace
 from specviz.labs.bench import add_bench_arguments, run_bench_command
@@ -77,8 +78,8 @@ def build_parser() -> argparse.ArgumentParser:
     cal = commands.add_parser("calibrate", help="measure this machine's costs and say which draft shape pays here")
     cal.add_argument("--pair", default="default", help="a catalog name or TARGET[,DRAFT] (default: default)")
     cal.add_argument("--proposer", choices=registry.names(), default=None, help="who drafts (default: the pair's own)")
-    cal.add_argument("--device", default=None, help="cpu, cuda, cuda:N, mps (default: the fastest available)")
-    cal.add_argument("--dtype", default=None, help="float32, float16, bfloat16 (default: auto)")
+    cal.add_argument("--device", default=None, help=DEVICE_HELP)
+    cal.add_argument("--dtype", default=None, help=DTYPE_HELP)
     cal.add_argument("--force", action="store_true", help="measure again even if this machine's costs are cached")
     cal.add_argument("--top", type=int, default=5, help="shapes listed per temperature, best first (1..50)")
     cal.add_argument("--lang", default=None, metavar="en|pt", help="the language of the printout")
@@ -115,8 +116,8 @@ def add_generation_flags(cmd: argparse.ArgumentParser) -> None:
                           "lookup); 0 = none (default: as for --k when no shape flag is given; else the pair's "
                           "recommended tree's, or none when --k or --tree-nodes is given)")
     cmd.add_argument("--no-chat", action="store_true", help="feed the prompt as plain text, without the chat template")
-    cmd.add_argument("--device", default=None, help="cpu, cuda, cuda:N, mps (default: the fastest available)")
-    cmd.add_argument("--dtype", default=None, help="float32, float16, bfloat16 (default: auto)")
+    cmd.add_argument("--device", default=None, help=DEVICE_HELP)
+    cmd.add_argument("--dtype", default=None, help=DTYPE_HELP)
     cmd.add_argument("--trust-remote-code", action="store_true",
                      help="let the --pair models run code from their own repositories (only for models you trust)")
     cmd.add_argument("--lang", default=None, metavar="en|pt",
@@ -425,11 +426,17 @@ def _paint(text: str, kind: TokenKind, color: bool) -> str:
 
 def format_step(step: Step, color: bool = False) -> str:
     """A few lines per step: each drafted token with q, p, p/q, min(1, p/q), u and the verdict, then the
-    recovered or bonus token."""
-    head = _("step {index}  context {context}  K={k}  draft {draft} ms  verify {verify} ms  cache target "
-             "{before}->{after}", index=format(step.index + 1, ">3"), context=step.context_length, k=step.k,
-             draft=number(step.draft_seconds * 1e3, 0), verify=number(step.verify_seconds * 1e3, 0),
-             before=step.target_cache_before, after=step.target_cache_after)
+    recovered or bonus token. A chain step's head names its K; a tree step's names its nodes (copied lookup tokens
+    included) and its deepest node's depth, since the drafts listed are only its main line."""
+    times = dict(index=format(step.index + 1, ">3"), context=step.context_length,
+                 draft=number(step.draft_seconds * 1e3, 0), verify=number(step.verify_seconds * 1e3, 0),
+                 before=step.target_cache_before, after=step.target_cache_after)
+    if step.tree is not None:  # Step.k is the main line's length (the drafts listed below), not the tree's depth
+        head = _("step {index}  context {context}  tree of {nodes} nodes, depth {depth}  draft {draft} ms  verify "
+                 "{verify} ms  cache target {before}->{after}", nodes=step.n_drafted, depth=step.draft_depth, **times)
+    else:
+        head = _("step {index}  context {context}  K={k}  draft {draft} ms  verify {verify} ms  cache target "
+                 "{before}->{after}", k=step.k, **times)
     lines = [head]
     # a tree's main line is tested against the residuals its earlier siblings left: p′ and q′, not the p and q shown
     accept = "min(1,p′/q′)" if step.tree is not None else "min(1,p/q)"

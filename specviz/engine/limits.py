@@ -26,6 +26,12 @@ MAX_SEED = 2**63 - 1  # a generation's seed (GenerationSettings, a trace's setti
 # (the tests run both; `specviz.scripts.gpu_check --rehearse` runs its EAGLE drafter too), so it offers its draft model
 # alone.
 PAIR_DRAFTERS = {"default": ("eagle", "draft", "medusa"), "toy": ("draft",)}
+# pick_dtype's and pick_device's choice when none is asked for, in words (every --dtype and --device help); the toy
+# pair is the exception: it loads on the CPU in float32 unless a flag names another (`models.pairs.load_pair`)
+DEFAULT_DTYPE_RULE = ("bfloat16 on a GPU that supports it (float16 on an older one and on Apple MPS); on a CPU, "
+                      "bfloat16 on a CPU with bf16 instructions, float32 on one without; the toy pair: float32")
+DTYPE_HELP = f"float32, float16, bfloat16 (default: {DEFAULT_DTYPE_RULE})"
+DEVICE_HELP = "cpu, cuda, cuda:N, mps (default: the fastest available; the toy pair: cpu)"
 POLICIES = ("constant", "heuristic", "threshold", "optimal")  # how K is chosen each step (specviz.engine.policies)
 
 

@@ -19,6 +19,7 @@ import torch
 from transformers import AutoModelForCausalLM
 
 from specviz.core.i18n import _, localized, ngettext, percent
+from specviz.engine.limits import DEFAULT_DTYPE_RULE  # noqa: F401 - the scripts' --dtype help, in words
 
 HEADROOM = 0.9  # use at most 90% of free memory: activations, allocator slack and the CUDA context need the rest
 DEFAULT_CONTEXT = 2048  # tokens of KV cache budgeted per model
@@ -224,9 +225,6 @@ def pick_device(device: str | torch.device | None = None, machine: Machine | Non
 
 
 DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
-# pick_dtype's choice when none is asked for, in words (the scripts' --dtype help)
-DEFAULT_DTYPE_RULE = ("bfloat16 on a GPU that supports it (float16 on an older one and on Apple MPS); on a CPU, "
-                      "bfloat16 on a CPU with bf16 instructions, float32 on one without")
 
 
 def pick_dtype(device: torch.device, dtype: str | torch.dtype | None = None,

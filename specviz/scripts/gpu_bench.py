@@ -30,8 +30,8 @@ import torch
 from dataclasses import replace
 
 from specviz.models.catalog import CatalogEntry, load_catalog
-from specviz.engine.limits import (K_RANGE, MAX_NEW_TOKENS_RANGE, TEMPERATURE_RANGE, number_arg, whole_arg,
-                                   writable_file_arg)
+from specviz.engine.limits import (DEVICE_HELP, DTYPE_HELP, K_RANGE, MAX_NEW_TOKENS_RANGE, TEMPERATURE_RANGE,
+                                   number_arg, whole_arg, writable_file_arg)
 from specviz.models.loading import detect_machine, hub_cache_dir
 from specviz.models.pairs import load_pair
 from specviz.runs.running import prompt_ids, proposer_for, run, run_target_only
@@ -158,8 +158,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--temperatures", type=temperatures_arg, default=[0.0, 0.7],
                         help="comma-separated, each from 0 to 2 and named once; 0 = greedy")
     parser.add_argument("--prompts", type=int, default=len(PROMPTS), help=f"how many prompts, 1..{len(PROMPTS)}")
-    parser.add_argument("--device", default=None, help="cpu, cuda, cuda:N, mps (default: the fastest)")
-    parser.add_argument("--dtype", default=None, help="float32, float16, bfloat16 (default: auto)")
+    parser.add_argument("--device", default=None, help=DEVICE_HELP)
+    parser.add_argument("--dtype", default=None, help=DTYPE_HELP)
     return parser
 
 

@@ -193,6 +193,44 @@ def test_a_tree_steps_last_token_says_where_a_tree_takes_it_from():
     assert "all drafts accepted" in format_step(chain)
 
 
+def test_a_tree_steps_head_names_its_nodes_and_depth_not_its_main_lines_length():
+    """Read 38: a tree step's head printed "K={step.k}", and Step.k is the main line's length (the drafts listed
+    under it), so a depth-3 tree whose accepted path stopped at depth 2 read "K=2" beside `--k 3`. The head now
+    names the tree's nodes (copied lookup tokens included) and its deepest node's depth; a chain's keeps K."""
+    from specviz.cli import format_step
+    from specviz.engine.trace import Decision, EmittedToken, Step, TreeNode, TreeRecord
+
+    nodes = [TreeNode(7, "a", -1, 1, 0.5, 0.9, "accepted", 0.1, 1.0), TreeNode(8, "b", 0, 2, 0.3, 0.9, "accepted"),
+             TreeNode(6, "d", 1, 3, 0.3, 0.0, "not reached"), TreeNode(5, "e", -1, 1, 0.2, 0.0, "not reached")]
+    decisions = [Decision(0, 7, "a", 0.5, 0.9, 1.8, 1.0, 0.1, True, True),
+                 Decision(1, 8, "b", 0.3, 0.9, 3.0, 1.0, 0.2, True, True)]
+    emitted = [EmittedToken(7, "a", "accepted"), EmittedToken(8, "b", "accepted"), EmittedToken(9, "c", "bonus")]
+    tree = Step(0, 3, len(decisions), "eagle", decisions, emitted, tree=TreeRecord(nodes, [0, 1]))
+    head = format_step(tree).splitlines()[0]
+    assert tree.k == 2 and tree.draft_depth == 3 and tree.n_drafted == 4
+    assert "tree of 4 nodes, depth 3" in head and "K=" not in head, head
+    assert "K=2" in format_step(Step(0, 3, 2, "eagle", decisions, emitted)).splitlines()[0]
+
+
+def test_the_device_and_dtype_help_say_the_toy_pair_runs_float32_on_the_cpu():
+    """Read 38: every --dtype help gave the machine's rule (bfloat16 on a CPU with bf16 instructions) and every
+    --device help "the fastest available", but the toy pair loads on the CPU in float32 unless a flag names another
+    (`load_pair`): `bench --pair toy` on this project's bf16 CPU records --dtype float32."""
+    import argparse
+
+    from specviz.cli import build_parser
+    from specviz.models.machine import Machine
+    from specviz.models.pairs import load_pair
+
+    pair = load_pair("toy", machine=Machine(cpu_bf16=True))
+    assert pair.dtype == __import__("torch").float32 and pair.device.type == "cpu"
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)).choices
+    for flag, said in (("--dtype", "the toy pair: float32"), ("--device", "the toy pair: cpu")):
+        helps = {name: next(a.help for a in sub[name]._actions if flag in a.option_strings)
+                 for name in ("generate", "compare", "calibrate", "bench")}
+        assert len(helps) == 4 and all(said in text for text in helps.values()), helps
+
+
 def test_help_and_a_bad_flag_answer_without_loading_torch():
     """Checking flags needs no model: `--help` and a refused value must not pay torch's and transformers' import."""
     code = ("import sys\nfrom specviz.cli import main\n"

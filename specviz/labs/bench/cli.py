@@ -18,7 +18,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from specviz.engine.draft_shape import DraftShape
-from specviz.engine.limits import path_arg, threads_arg
+from specviz.engine.limits import DEVICE_HELP, DTYPE_HELP, path_arg, threads_arg
 from specviz.engine.proposers import registry
 from specviz.labs.bench.config import CLOCKS, DTYPES, HF_MODES, BenchConfig, prompts_run_note
 from specviz.models.catalog import recommended_for
@@ -86,11 +86,8 @@ def add_bench_arguments(cmd: argparse.ArgumentParser) -> None:
                      help="compare with transformers at all temperatures, greedy only, or not at all")
     cmd.add_argument("--clock", choices=CLOCKS, default="wall",
                      help="wall: elapsed time; cpu: this process's CPU time (for a machine shared with other jobs)")
-    cmd.add_argument("--device", default=None, help="cpu, cuda, cuda:N, mps (default: the fastest available)")
-    cmd.add_argument("--dtype", choices=DTYPES, default=None,
-                     help="float32, float16, bfloat16 (default: bfloat16 on a GPU that supports it or a CPU with bf16 "
-                          "instructions, float16 on an older GPU or Apple MPS, else float32); the baselines run in "
-                          "the same dtype")
+    cmd.add_argument("--device", default=None, help=DEVICE_HELP)
+    cmd.add_argument("--dtype", choices=DTYPES, default=None, help=DTYPE_HELP + "; the baselines run in the same dtype")
     cmd.add_argument("--no-record-overhead", action="store_true", help="skip the recorded-trace runs")
     cmd.add_argument("--seed", type=int, default=0)
     cmd.add_argument("--out", type=path_arg, default="bench-results",

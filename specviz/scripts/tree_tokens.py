@@ -7,8 +7,8 @@ included) of a chain of K and of a draft tree, on the same prompts, pair, propos
 Tokens per forward is a count, not a timing: it says how much each target pass buys, the same on any machine with
 the same dtype and kernels and under any load (other kernels or another dtype round differently and can keep other
 drafts, as `specviz.scripts.shape_table` says of its counts). The wall-time ratio it prints next to it is one run's
-ratio on this machine (on a shared CPU, a rough one). Greedy outputs of chain and tree matched in float32 on the
-prompts checked (an observation: float32 rounds too, far more finely); in bfloat16 the tree's one wide forward
+ratio on this machine (on a shared CPU, a rough one), after one short untimed run of each. Greedy outputs of chain
+and tree matched in float32 on the prompts checked (an observation: float32 rounds too, far more finely); in bfloat16 the tree's one wide forward
 rounds differently from the chain's often enough to flip near-ties, and where the two part the script prints the
 target's top-2 logit gap there (`checks.compare_outputs`: a gap under 0.5 is a near-tie that rounding can flip,
 "lossless up to numerics"). At a temperature above 0 the two draw their random numbers differently, so their
@@ -59,6 +59,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     pair = load_pair(args.pair, device=args.device, dtype=args.dtype)
     prompts = [p.text for p in load_suites(["held-out"])[0].prompts if p.text][: args.prompts]
     results: dict[str, list] = {"chain": [], "tree": []}
+    for spec in (chain, tree):  # untimed: the first call pays one-time costs (allocations, kernel choice), which
+        run(replace(spec, prompt=prompts[0], max_new_tokens=4), pair=pair)  # would land on the chain's wall time
     for text in prompts:
         for name, spec in (("chain", chain), ("tree", tree)):
             results[name].append(run(replace(spec, prompt=text), pair=pair))

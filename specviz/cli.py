@@ -8,10 +8,11 @@ A mistake a user can make (a bad flag value, an unknown pair) gives one sentence
 
 The step printout, the summary and those sentences are in English or Portuguese: `--lang en|pt` (a flag of generate,
 compare and calibrate), else the language LC_ALL, LC_MESSAGES or LANG names (pt_BR.UTF-8 -> Portuguese), else
-English. bench and serve take no --lang and follow the environment; the bench's own refusals and progress lines
-(specviz.labs.bench.cli) stay English in every language. The --help texts stay English, and so do argparse's own
-one-line errors, written before --lang is read (a value that is not a number, a choice not offered, a missing or
-unknown flag).
+English. bench and serve take no --lang: serve's lines and refusals follow the environment, and so do the refusals
+from below the bench (loading a pair), but the bench's own report (what it prints and results.md), its refusals and
+its progress lines (specviz.labs.bench) stay English in every language. The --help texts stay English, and so do
+argparse's own one-line errors, written before --lang is read (a value that is not a number, a choice not offered, a
+missing or unknown flag).
 """
 
 from __future__ import annotations

@@ -462,3 +462,18 @@ def test_the_docstring_says_argparse_errors_stay_english_as_they_do(capsys):
     assert stopped.value.code == 2
     assert "invalid int value: '1.5'" in capsys.readouterr().err
     assert "so do argparse's own" in " ".join(module.__doc__.split())
+
+
+def test_the_docstring_says_the_bench_report_stays_english():
+    """38th read: the CLI's docstring said bench "follow[s] the environment", naming only its refusals and progress
+    lines as English; its report (printed and results.md) is English too under LC_ALL=pt_BR.UTF-8: markdown_report
+    writes no sentence through the catalog."""
+    import inspect
+
+    import specviz.cli as module
+    from specviz.labs.bench.report import markdown_report
+
+    assert "_(" not in inspect.getsource(markdown_report)
+    doc = " ".join(module.__doc__.split())
+    assert "bench and serve take no --lang and follow the environment" not in doc
+    assert "the bench's own report (what it prints and results.md), its refusals and its progress lines" in doc

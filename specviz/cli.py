@@ -489,7 +489,11 @@ def format_summary(trace: Trace) -> str:
                     "probability α = E[sum min(p, q)])", alpha=_fmt(trace.mean_accept_prob))),
         "length": _("{length}  (tokens per target forward, the recovered or bonus token included)",
                     length=_fmt(trace.mean_accepted_length)),
-        "per_position": f"[{per_pos}]",
+        # Trace.per_position_acceptance: a share of the steps that drafted that far, not of those that tested it
+        "per_position": (_("[{rates}]  (entry n: of the steps whose tree reached depth n, the share whose accepted "
+                           "path reached it)", rates=per_pos) if tree else
+                         _("[{rates}]  (entry n: of the steps that drafted n or more, the share whose first n drafts "
+                           "were all accepted)", rates=per_pos)),
         "speed": _("{rate} tokens/s ({seconds} s)", rate=_fmt(trace.tokens_per_second, 1),
                    seconds=number(trace.wall_seconds)),
     }

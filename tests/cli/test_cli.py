@@ -477,3 +477,22 @@ def test_the_docstring_says_the_bench_report_stays_english():
     doc = " ".join(module.__doc__.split())
     assert "bench and serve take no --lang and follow the environment" not in doc
     assert "the bench's own report (what it prints and results.md), its refusals and its progress lines" in doc
+
+
+def test_the_summary_says_what_a_per_position_entry_counts():
+    """38th read: "per-position accept [0.38, 0.14, ...]" came with no word on what an entry counts; the second reads
+    as a rate over the drafts the verifier tested at that position (1 of 2 there, 0.50), but it is a share of every
+    step that drafted that far (1 of 7), `Trace.per_position_acceptance`. The line now says so."""
+    from specviz.cli import format_summary
+    from specviz.engine.trace import Decision, EmittedToken, Step
+
+    def step(*verdicts):
+        return Step(0, 3, 2, "draft", [Decision(i, 7, "a", 0.5, 0.5, 1.0, 1.0, 0.1 if seen else None, ok, seen)
+                                       for i, (ok, seen) in enumerate(verdicts)], [EmittedToken(9, "c", "bonus")])
+
+    steps = [step((True, True), (True, True)), step((False, True), (False, False)), step((True, True), (False, True))]
+    trace = Trace("speculative", {}, [1, 2], [9] * 3, steps)
+    assert trace.per_position_acceptance == [2 / 3, 1 / 3]
+    line = next(x for x in format_summary(trace).splitlines() if "per-position" in x)
+    assert "[0.67, 0.33]  (entry n: of the steps that drafted n or more, the share whose first n drafts were all " \
+           "accepted)" in line, line

@@ -167,7 +167,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     temperatures = args.temperatures
     if not 1 <= args.prompts <= len(PROMPTS):
-        print(f"gpu_bench: --prompts must be from 1 to {len(PROMPTS)}.", file=sys.stderr)
+        print(f"gpu_bench: --prompts must be a whole number from 1 to {len(PROMPTS)} (got {args.prompts}).",
+              file=sys.stderr)
         return 2
     pairs = args.pair
     if not pairs:

@@ -443,7 +443,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                                    "new_tokens": args.max_new_tokens, "budget": args.budget}.items() if v is not None}
     profile = replace(profile, **overrides)
     if not 1.0 <= args.cap_scale <= 10.0:
-        print("gpu_check: --cap-scale must be from 1 to 10.", file=sys.stderr)
+        print(f"gpu_check: --cap-scale must be a number from 1 to 10 (got {args.cap_scale:g}).", file=sys.stderr)
         return 2
     if args.cap_scale != 1.0:
         profile = replace(profile, budget=profile.budget * args.cap_scale,
@@ -460,7 +460,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     size = len(held_out_texts())
     if args.prompts is not None and args.prompts > size:  # it ran the whole suite and recorded the N asked for
-        print(f"gpu_check: --prompts must be from 1 to {size}, the prompts in the held-out suite.", file=sys.stderr)
+        print(f"gpu_check: --prompts must be from 1 to {size}, the prompts in the held-out suite (got {args.prompts}).",
+              file=sys.stderr)
         return 2
     try:
         args.out.mkdir(parents=True, exist_ok=True)

@@ -189,7 +189,18 @@ def test_a_prompt_count_past_the_held_out_suite_names_its_size(capsys):
     assert said in capsys.readouterr().err
     assert gpu_check.main(["--rehearse", "--out", "/nonexistent-x", "--prompts", str(size + 1)]) == 2
     assert capsys.readouterr().err.strip() == (f"gpu_check: --prompts must be from 1 to {size}, the prompts in the "
-                                               "held-out suite.")
+                                               f"held-out suite (got {size + 1}).")
+
+
+def test_the_gpu_scripts_refusals_name_the_value_given(capsys):
+    """38th read: `gpu_bench --prompts 0` said "--prompts must be from 1 to 4." and `gpu_check --cap-scale 20` "must
+    be from 1 to 10.", without the value typed, where every other refusal of the command line names it."""
+    from specviz.scripts import gpu_bench, gpu_check
+
+    assert gpu_bench.main(["--pair", "toy", "--device", "cpu", "--prompts", "0"]) == 2
+    assert capsys.readouterr().err.strip() == "gpu_bench: --prompts must be a whole number from 1 to 4 (got 0)."
+    assert gpu_check.main(["--rehearse", "--out", "/nonexistent-x", "--cap-scale", "20"]) == 2
+    assert capsys.readouterr().err.strip() == "gpu_check: --cap-scale must be a number from 1 to 10 (got 20)."
 
 
 def test_a_bench_asking_more_prompts_than_a_suite_holds_says_how_many_ran(tmp_path):

@@ -176,7 +176,12 @@ def run_generate(args: argparse.Namespace) -> int:
         for step in trace.steps:
             print(format_step(step, color), file=human)
     print(f"\n{trace.output_text}\n", file=human)
-    print(format_summary(trace), file=human)
+    from specviz.models.machine import dtype_name
+
+    # the speed is a timing: it names its dtype and machine, as compare's does (STYLE.md)
+    measured = _("measured in:  {dtype} on {device}, linear kernels {kernels}", dtype=dtype_name(pair.dtype),
+                 device=where_measured(pair), kernels=pair.kernels)
+    print(format_summary(trace, measured), file=human)
     if args.json:
         _write_json(trace, args.json)
     return 0
@@ -468,9 +473,10 @@ def is_tree(trace: Trace) -> bool:
     return any(step.tree is not None for step in trace.steps)
 
 
-def format_summary(trace: Trace) -> str:
+def format_summary(trace: Trace, measured: str | None = None) -> str:
     """The run in a few lines, in the current language; the values start in one column in every language (the
-    labels are padded by their width in the terminal, accents included, not by a count of spaces in the catalog)."""
+    labels are padded by their width in the terminal, accents included, not by a count of spaces in the catalog).
+    `measured` (where the run was timed: dtype, device, kernels) follows the speed line."""
     per_pos = list_separator().join(_fmt(x) for x in trace.per_position_acceptance) or _("n/a")
     tree = is_tree(trace)
     names = {**SUMMARY_LABELS, "alpha": TREE_ALPHA_LABEL} if tree else SUMMARY_LABELS
@@ -501,6 +507,7 @@ def format_summary(trace: Trace) -> str:
         _("summary: {steps} steps, {tokens} tokens, stopped at {reason}", steps=trace.num_steps,
           tokens=trace.num_tokens, reason=_(STOP_REASONS.get(trace.stop_reason, trace.stop_reason))),
         *(f"  {pad(labels[key], column)}  {values[key]}" for key in SUMMARY_LABELS),
+        *([f"  {measured}"] if measured else []),
         *low_acceptance_hint(trace),
     ])
 

@@ -496,3 +496,14 @@ def test_the_summary_says_what_a_per_position_entry_counts():
     line = next(x for x in format_summary(trace).splitlines() if "per-position" in x)
     assert "[0.67, 0.33]  (entry n: of the steps that drafted n or more, the share whose first n drafts were all " \
            "accepted)" in line, line
+
+
+def test_generate_names_the_dtype_and_machine_its_speed_was_timed_on():
+    """38th read: generate's summary printed "speed 7.1 tokens/s (1.70 s)" with no dtype or machine, where compare
+    names both (STYLE.md: a figure comes with its dtype and machine). The line after the speed now says where."""
+    out = cli("generate", "--pair", "toy", "--prompt", "the cat sat", "--max-new-tokens", "6", "--quiet")
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    speed = next(i for i, line in enumerate(lines) if line.lstrip().startswith("speed"))
+    assert lines[speed + 1].startswith("  measured in:  float32 on cpu ("), lines[speed + 1]
+    assert "linear kernels" in lines[speed + 1]

@@ -26,6 +26,7 @@ from dataclasses import replace
 
 from specviz.core.i18n import N_, _, drafts_kept, language_code, list_separator, ngettext, number, percent, using
 from specviz.core.text import pad, visible, width
+from specviz.engine.draft_shape import DraftShape
 from specviz.engine.kinds import StopReason
 from specviz.engine.limits import (DEVICE_HELP, DTYPE_HELP, K_RANGE, MAX_NEW_TOKENS_RANGE, PAIR_DRAFTERS,
                                    path_arg, unwritable)
@@ -281,8 +282,11 @@ def run_calibrate(args: argparse.Namespace) -> int:
         print(_("As short real runs paid them: {costs}.", costs="; ".join(paid)))
     table = table_for(pair.name, proposer)
     if table is None:
+        shape = recommended_for(pair.name).shape
+        if not registry.can_branch(proposer):  # n-gram lookup drafts no tree: the loop runs the chain of the shape's K
+            shape = DraftShape(shape.k)
         print(_("No per-shape table for this pair and proposer: runs keep its recommended shape, {shape}.",
-                shape=recommended_for(pair.name).shape.describe()))
+                shape=shape.describe()))
         return 0
     for temperature in sorted({float(r["temperature"]) for r in table["rows"]}):
         ranked = predictions(table, cal, temperature)

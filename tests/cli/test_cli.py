@@ -507,3 +507,25 @@ def test_generate_names_the_dtype_and_machine_its_speed_was_timed_on():
     speed = next(i for i, line in enumerate(lines) if line.lstrip().startswith("speed"))
     assert lines[speed + 1].startswith("  measured in:  float32 on cpu ("), lines[speed + 1]
     assert "linear kernels" in lines[speed + 1]
+
+
+def test_calibrate_without_a_table_names_the_chain_a_proposer_that_cannot_branch_runs(tmp_path, monkeypatch):
+    """38th read: `calibrate --proposer ngram` (the default pair has a table for eagle only) said "runs keep its
+    recommended shape, a tree of 16 nodes, depth 4, width 4, plus up to 8 tokens copied from the context", but
+    n-gram lookup drafts no tree (registry.can_branch; the loop runs the chain of the shape's K)."""
+    import specviz.cli as module
+    from specviz.engine.proposers import registry
+    from specviz.labs import calibration
+
+    monkeypatch.setenv("SPECVIZ_CACHE", str(tmp_path))
+    costs = dict(pair="toy", proposer="ngram", dtype="float32", device="cpu", kernels="stock", cpu="Test CPU",
+                 cpu_flags=(), cpu_bf16=False, torch="x", threads=2, drafter_seconds=0.0, generate_seconds=0.01,
+                 spread=0.0, verify=((1, 0.01), (3, 0.012)))
+    monkeypatch.setattr(calibration, "measure", lambda *a, **k: calibration.Calibration(**costs))
+    best = module.recommended_for("default")  # a tree (16 x 4 + lookup 8), given to the toy pair here
+    monkeypatch.setattr(module, "recommended_for", lambda name: best)
+    assert not registry.can_branch("ngram") and registry.can_branch("draft") and best.shape.tree_nodes
+    for proposer, said in (("ngram", f"a chain of K = {best.k}."), ("draft", f"a tree of {best.shape.tree_nodes} nodes")):
+        out = cli("calibrate", "--pair", "toy", "--proposer", proposer, "--force")
+        assert out.returncode == 0, out.stderr
+        assert f"runs keep its recommended shape, {said}" in out.stdout, out.stdout

@@ -8,11 +8,11 @@ Tokens per forward is a count, not a timing: it says how much each target pass b
 the same dtype and kernels and under any load (other kernels or another dtype round differently and can keep other
 drafts, as `specviz.scripts.shape_table` says of its counts). The wall-time ratio it prints next to it is one run's
 ratio on this machine (on a shared CPU, a rough one), after one short untimed run of each. Greedy outputs of chain
-and tree matched in float32 on the prompts checked (an observation: float32 rounds too, far more finely); in bfloat16 the tree's one wide forward
-rounds differently from the chain's often enough to flip near-ties, and where the two part the script prints the
-target's top-2 logit gap there (`checks.compare_outputs`: a gap under 0.5 is a near-tie that rounding can flip,
-"lossless up to numerics"). At a temperature above 0 the two draw their random numbers differently, so their
-outputs differ by chance: the script counts identical ones but compares none.
+and tree matched in float32 on the prompts checked (an observation: float32 rounds too, far more finely); in
+bfloat16 the tree's one wide forward rounds differently from the chain's often enough to flip near-ties, and where
+the two part the script prints the target's top-2 logit gap there (`checks.compare_outputs`: a gap under 0.5 is a
+near-tie that rounding can flip, "lossless up to numerics"). At a temperature above 0 the two draw their random
+numbers differently, so their outputs differ by chance: the script counts identical ones but compares none.
 """
 
 from __future__ import annotations

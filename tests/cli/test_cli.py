@@ -525,7 +525,8 @@ def test_calibrate_without_a_table_names_the_chain_a_proposer_that_cannot_branch
     best = module.recommended_for("default")  # a tree (16 x 4 + lookup 8), given to the toy pair here
     monkeypatch.setattr(module, "recommended_for", lambda name: best)
     assert not registry.can_branch("ngram") and registry.can_branch("draft") and best.shape.tree_nodes
-    for proposer, said in (("ngram", f"a chain of K = {best.k}."), ("draft", f"a tree of {best.shape.tree_nodes} nodes")):
+    for proposer, said in (("ngram", f"a chain of K = {best.k}."),
+                           ("draft", f"a tree of {best.shape.tree_nodes} nodes")):
         out = cli("calibrate", "--pair", "toy", "--proposer", proposer, "--force")
         assert out.returncode == 0, out.stderr
         assert f"runs keep its recommended shape, {said}" in out.stdout, out.stdout

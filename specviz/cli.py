@@ -326,10 +326,14 @@ def _prepare(args: argparse.Namespace):
                            "{choices}.", choices=", ".join(toy)))
     flags = {**FLAGS, **{own.name: own.flag for own in registry.all_settings()}}
     check_named({name: getattr(args, name, None) for name in flags}, flags)  # the refusal names the flag typed
+    shape = draft_shape(args)
+    if shape["tree_lookup"] and not shape["tree_nodes"]:  # RunSpec's own sentence names settings, not flags
+        raise ValueError(_("--tree-lookup {lookup} needs a draft tree: give --tree-nodes above 0 (--k without it, "
+                           "or --tree-nodes 0, drafts a chain), or drop --tree-lookup.", lookup=shape["tree_lookup"]))
     spec = RunSpec(pair=args.pair, proposer=args.proposer, prompt=args.prompt, chat=not args.no_chat,
                    max_new_tokens=args.max_new_tokens, temperature=args.temperature, top_k=args.top_k,
                    top_p=args.top_p, seed=args.seed, proposer_settings=registry.settings_from_args(args),
-                   **draft_shape(args))
+                   **shape)
     from specviz.models.pairs import load_pair  # after the checks: it loads torch and transformers
 
     pair = load_pair(args.pair, device=args.device, dtype=args.dtype, trust_remote_code=args.trust_remote_code,

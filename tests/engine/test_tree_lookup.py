@@ -259,9 +259,14 @@ def test_a_lookup_branch_without_a_tree_is_refused_everywhere(capsys):
         "branch)"]
     spec, problems = RunSpec.parse_query({"tree_lookup": "4", "tree_nodes": "8"})  # either order, together: fine
     assert not problems and (spec.tree_nodes, spec.tree_lookup) == (8, 4)
-    code = main(["generate", "--pair", "toy", "--prompt", "abc", "--k", "3", "--tree-lookup", "4"])
-    err = capsys.readouterr().err
-    assert code == 2 and "A lookup branch needs a draft tree" in err and "Traceback" not in err
+    # the command line's sentence names the flags and the value typed (38th read: it gave RunSpec's, which names
+    # settings, "tree nodes" and "the lookup branch", no flag and no value)
+    for flags in (["--k", "3"], ["--tree-nodes", "0"]):
+        code = main(["generate", "--pair", "toy", "--prompt", "abc", *flags, "--tree-lookup", "4"])
+        err = capsys.readouterr().err
+        assert code == 2 and "Traceback" not in err
+        assert err.strip() == ("specviz: --tree-lookup 4 needs a draft tree: give --tree-nodes above 0 (--k without "
+                               "it, or --tree-nodes 0, drafts a chain), or drop --tree-lookup."), err
 
 
 def test_the_run_spec_carries_the_lookup_branch_in_a_link():

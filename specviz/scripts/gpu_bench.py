@@ -208,9 +208,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     for result in results:
         for t, s in result["summary"].items():
-            print(f"{result['pair']}  T={t}: {s['speculative_tokens_per_s']:.1f} vs "
-                  f"{s['target_only_tokens_per_s']:.1f} tokens/s, speedup {s['speedup']:.2f}x, "
-                  f"acceptance rate {_fmt(s['acceptance_rate'])}")
+            # a timing names its dtype and device (STYLE.md), and which side is which
+            print(f"{result['pair']} ({result['dtype']} on {result['device']})  T={t}: speculative "
+                  f"{s['speculative_tokens_per_s']:.1f} vs target-only {s['target_only_tokens_per_s']:.1f} tokens/s, "
+                  f"speedup {s['speedup']:.2f}x, acceptance rate {_fmt(s['acceptance_rate'])}")
     print(f"results written to {args.out}", file=sys.stderr)
     return 0
 

@@ -106,3 +106,20 @@ def test_gpu_benchs_result_records_a_command_that_names_k_and_dtype(tmp_path):
     assert argv[argv.index("--temperatures") + 1] == "0" and argv.count("--temperatures") == 1  # as typed
     parsed = gpu_bench.build_parser().parse_args(argv)
     assert (parsed.k, parsed.dtype, parsed.temperatures) == (pair["k"], pair["dtype"], [0.0])
+
+
+@pytest.mark.slow  # one prompt of 4 tokens on the toy pair, greedy, both sides
+def test_gpu_benchs_printed_speeds_name_their_dtype_device_and_sides(tmp_path, capsys):
+    """38th read: gpu_bench printed "toy  T=0.0: 234.3 vs 740.4 tokens/s, speedup 0.32x": a timing with no dtype or
+    device (STYLE.md), and no word on which side each number is."""
+    from specviz.scripts import gpu_bench
+
+    out = tmp_path / "gpu.json"
+    assert gpu_bench.main(["--pair", "toy", "--device", "cpu", "--prompts", "1", "--max-new-tokens", "4",
+                           "--temperatures", "0", "--out", str(out)]) == 0
+    pair = json.loads(out.read_text())["pairs"][0]
+    line = capsys.readouterr().out.strip().splitlines()[-1]
+    speeds = pair["summary"]["0.0"]
+    assert line.startswith(f"toy ({pair['dtype']} on {pair['device']})  T=0.0: speculative "
+                           f"{speeds['speculative_tokens_per_s']:.1f} vs target-only "
+                           f"{speeds['target_only_tokens_per_s']:.1f} tokens/s"), line

@@ -181,7 +181,19 @@ def main(argv: list[str] | None = None) -> int:
         compile_mo()
         print(f"wrote {MO.relative_to(ROOT)}")
     elif command == "translate" and len(args) == 2:
-        unknown = translate(json.loads(Path(args[1]).read_text(encoding="utf-8")))
+        try:
+            translations = json.loads(Path(args[1]).read_text(encoding="utf-8"))
+        except OSError as exc:  # a file a translator mistyped: one sentence, no traceback (STYLE.md)
+            print(f"i18n: cannot read '{args[1]}': {exc.strerror or type(exc).__name__}.", file=sys.stderr)
+            return 2
+        except ValueError as exc:  # not JSON, or not UTF-8
+            print(f"i18n: '{args[1]}' is not a UTF-8 JSON file ({str(exc)[:80]}).", file=sys.stderr)
+            return 2
+        if not isinstance(translations, dict):
+            print(f"i18n: '{args[1]}' must hold one JSON object, {{\"English\": \"Português\"}} (got a "
+                  f"{type(translations).__name__}).", file=sys.stderr)
+            return 2
+        unknown = translate(translations)
         for msgid in unknown:
             print(f"not in the code (check the English text): {msgid[:80]!r}")
         print(f"translated; {len(unknown)} unknown")

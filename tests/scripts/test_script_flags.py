@@ -237,3 +237,22 @@ def test_tree_tokens_warms_both_shapes_up_before_it_times_them(capsys, monkeypat
                              "--tree-nodes", "6", "--tree-width", "2"]) == 0
     assert calls[:2] == [(0, 4), (6, 4)] and calls[2:] == [(0, 12), (6, 12)] * 2, calls
     assert "tree / chain wall time: 1.00" in capsys.readouterr().out
+
+
+def test_i18n_translate_refuses_an_unreadable_file_in_one_sentence(tmp_path, capsys):
+    """38th read: `python -m specviz.scripts.i18n translate FILE.json` ended in a traceback (FileNotFoundError,
+    JSONDecodeError) for a mistyped path or a file that is not JSON; each is now one sentence, exit 2, and the
+    catalog is not touched."""
+    from specviz.scripts import i18n
+
+    broken, listed = tmp_path / "broken.json", tmp_path / "list.json"
+    broken.write_text('{"x":', encoding="utf-8")
+    listed.write_text("[1]", encoding="utf-8")
+    before = i18n.PO.read_bytes()
+    for path, said in ((tmp_path / "missing.json", "cannot read '{}': No such file or directory."),
+                       (broken, "'{}' is not a UTF-8 JSON file (Expecting value"),
+                       (listed, "'{}' must hold one JSON object, {{\"English\": \"Português\"}} (got a list).")):
+        assert i18n.main(["translate", str(path)]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("i18n: " + said.format(path)) and "Traceback" not in err, err
+    assert i18n.PO.read_bytes() == before

@@ -83,7 +83,7 @@ def check_serve_args(args: argparse.Namespace) -> None:
                            value=k))
     if not (math.isfinite(timeout) and 1 <= timeout <= MAX_START_SECONDS):
         raise ValueError(_("--timeout must be a number of seconds from 1 to {most} (got {value}).",
-                           most=int(MAX_START_SECONDS), value=localized(float_text(timeout))))
+                           most=number(MAX_START_SECONDS, 0), value=localized(float_text(timeout))))
     if args.action == "sweep":
         for flag, names in (("--specs", args.specs), ("--prompts", args.prompts)):
             twice = next((name for i, name in enumerate(names) if name in names[:i]), None)

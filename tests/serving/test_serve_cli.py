@@ -148,10 +148,10 @@ def test_a_refused_timeout_is_quoted_whole_in_the_readers_number_format(stand_in
     0,5 there), and format(..., "g") cut 0.123456789 to 0.123457: the value is now quoted as typed, with the
     reader's decimal mark."""
     assert cli.main(["serve", "start", "--timeout", "0.123456789"]) == 2
-    assert capsys.readouterr().err.strip().endswith("from 1 to 7200 (got 0.123456789).")
+    assert capsys.readouterr().err.strip().endswith("from 1 to 7,200 (got 0.123456789).")  # grouped (read 38)
     monkeypatch.setenv("LC_ALL", "pt_BR.UTF-8")
     assert cli.main(["serve", "start", "--timeout", "0.5"]) == 2
-    assert capsys.readouterr().err.strip().endswith("de 1 a 7200 (recebido: 0,5).")
+    assert capsys.readouterr().err.strip().endswith("de 1 a 7.200 (recebido: 0,5).")
     assert stand_in == []
 
 

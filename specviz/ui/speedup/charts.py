@@ -164,26 +164,27 @@ def verify_sentence(result: BenchResult) -> str:
     if not costs:
         return intro
     low, high = number(min(costs)), number(max(costs))
+    span = low if low == high else f"{low}–{high}"  # "0.89–0.89×" read as a range of one value
     dtype = result.dtype or "float32"  # the first runs' files record none: float32, the only dtype then (run_dtype)
     if result.gpu and max(costs) <= FLAT_VERIFY and (result.config or {}).get("pair") in SMALL_PAIRS:
-        said = _("In this run ({dtype}, on the {gpu} GPU) 2 to 5 tokens cost {low}–{high}× one: nearly flat. For a "
+        said = _("In this run ({dtype}, on the {gpu} GPU) 2 to 5 tokens cost {span}× one: nearly flat. For a "
                  "model this small a GPU forward is mostly the launching of its kernels, which does not grow with "
-                 "the tokens.", dtype=dtype, gpu=result.gpu, low=low, high=high)
+                 "the tokens.", dtype=dtype, gpu=result.gpu, span=span)
     elif result.gpu and max(costs) <= FLAT_VERIFY:  # a pair of another size: what makes it flat is not measured here
-        said = _("In this run ({dtype}, on the {gpu} GPU) 2 to 5 tokens cost {low}–{high}× one: nearly flat.",
-                 dtype=dtype, gpu=result.gpu, low=low, high=high)
+        said = _("In this run ({dtype}, on the {gpu} GPU) 2 to 5 tokens cost {span}× one: nearly flat.",
+                 dtype=dtype, gpu=result.gpu, span=span)
     elif max(costs) <= FLAT_VERIFY:
-        said = _("In this run ({dtype}, on {machine}) 2 to 5 tokens cost {low}–{high}× one: nearly flat, as on a "
-                 "memory-bound GPU.", dtype=dtype, machine=_machine(result), low=low, high=high)
+        said = _("In this run ({dtype}, on {machine}) 2 to 5 tokens cost {span}× one: nearly flat, as on a "
+                 "memory-bound GPU.", dtype=dtype, machine=_machine(result), span=span)
     elif not result.gpu and run_kernels(result.machine or {}) == "stock":  # the runs from before packing
-        said = _("In this run ({dtype}, on {machine}, PyTorch's stock kernels) 2 to 5 tokens cost {low}–{high}× one: "
+        said = _("In this run ({dtype}, on {machine}, PyTorch's stock kernels) 2 to 5 tokens cost {span}× one: "
                  "the curve climbs, because those kernels repack every weight on each call, which is slow for a few "
                  "tokens though it is neither memory- nor compute-bound, and that eats into the gain.", dtype=dtype,
-                 machine=_machine(result), low=low, high=high)
+                 machine=_machine(result), span=span)
     else:
-        said = _("In this run ({dtype}, on {machine}) 2 to 5 tokens cost {low}–{high}× one: the curve climbs, as "
+        said = _("In this run ({dtype}, on {machine}) 2 to 5 tokens cost {span}× one: the curve climbs, as "
                  "on a compute-bound CPU, and that eats into the gain.", dtype=dtype, machine=_machine(result),
-                 low=low, high=high)
+                 span=span)
     return f"{intro} {said}"
 
 

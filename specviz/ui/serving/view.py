@@ -131,8 +131,8 @@ def _live_body(base: str) -> None:
                 help=_("Accepted / drafted tokens since the server started (vLLM's counters). Not α: the drafts "
                        "after a step's first rejection count as drafted, never as accepted."))
     m[1].metric(_("Mean accepted length (drafted steps)"), "–" if mal is None else number(mal, 2),
-                help=_("1 + accepted / steps with drafts, computed here from vLLM's counters (vLLM exports the "
-                       "counters, not this mean): tokens per verify step, including the one recovered or bonus token "
+                help=_("1 + accepted / steps with drafts, computed here from vLLM's counters (its /metrics page "
+                       "holds the counters, not this mean, which its log lines print): tokens per verify step, including the one recovered or bonus token "
                        "every step emits. Steps that drafted nothing (n-gram lookup without a match) are left out, so "
                        "for n-gram lookup it reads above the tokens per target pass."))
     m[2].metric(_("Steps with drafts"), number(now.drafts, 0),

@@ -1,0 +1,34 @@
+"""Where vLLM's mean accepted length comes from (issue 43 item 7; read 21 fixed the quiz): vLLM's /metrics page holds
+counters and no mean, but its log lines print one ("Mean acceptance length" in v1/spec_decode/metrics.py). The
+Serving lab's help and docs/serving.md said "vLLM exports the counters, not this mean", which a reader takes for
+"vLLM never reports it"; read 39 made both name the /metrics page and the log lines, in English and Portuguese."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from specviz.core.i18n import _, using
+
+ROOT = Path(__file__).resolve().parents[2]
+HELP = ("1 + accepted / steps with drafts, computed here from vLLM's counters (its /metrics page holds the counters, "
+        "not this mean, which its log lines print): tokens per verify step, including the one recovered or bonus token "
+        "every step emits. Steps that drafted nothing (n-gram lookup without a match) are left out, so for n-gram "
+        "lookup it reads above the tokens per target pass.")
+
+
+def _flat(text: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r'"\s*\n\s*"', "", text))
+
+
+def test_the_serving_help_and_doc_name_the_metrics_page_and_the_log_lines():
+    view = _flat((ROOT / "specviz/ui/serving/view.py").read_text(encoding="utf-8"))
+    doc = _flat((ROOT / "docs/serving.md").read_text(encoding="utf-8"))
+    assert HELP in view
+    assert "/metrics page holds counters, not this mean, which its log lines print" in doc
+    for text in (view, doc):
+        assert not re.search(r"vLLM exports (the )?counters, not this mean", text)
+    with using("pt"):
+        shown = _(HELP)
+    assert shown != HELP and "/metrics" in shown and "linhas de log" in shown
+    assert "exporta os contadores, não esta média" not in shown

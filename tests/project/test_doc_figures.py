@@ -1272,3 +1272,18 @@ def test_the_makefile_times_make_check_as_testing_md_last_measured_it():
     assert timings[-1] < 60 or not under, timings[-1]
     said = "under a minute" if timings[-1] < 60 else "about a minute"  # the last timing decides which it says
     assert f"make check: the fast tier ({said} on 2 cores, docs/testing.md)" in makefile
+
+
+def test_the_benchmarks_readme_counts_the_medusa_identity_tokens_from_its_file():
+    """Read 39: assets/benchmarks/README.md said the heads' greedy chain matched target-only decoding "on 64 of 64
+    held-out prompts × 128 tokens", which reads as 8,192 tokens compared; 128 is the cap, and 22 answers end at
+    end-of-text before it (6,830 tokens in all, counted from the file's entries)."""
+    folder = ROOT / "assets" / "benchmarks" / "default-cpu-f32-medusa"
+    entries = json.loads((folder / "greedy-identity-float32.json").read_text(encoding="utf-8"))["entries"]
+    assert len(entries) == 64 and all(e["identical"] for e in entries)
+    tokens = [e["tokens"] for e in entries]
+    short = sum(1 for n in tokens if n < 128)
+    readme = " ".join((ROOT / "assets" / "benchmarks" / "README.md").read_text(encoding="utf-8").split())
+    assert "64 of 64 held-out prompts × 128 tokens" not in readme
+    assert (f"64 of 64 held-out prompts, up to 128 new tokens each ({sum(tokens):,} tokens in all: {short} answers end "
+            "before 128)") in readme

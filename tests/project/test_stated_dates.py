@@ -136,3 +136,19 @@ def test_benchmarks_readme_does_not_date_the_current_results_md_to_2026_12_04():
         if path.parent.name != "default-cpu-bf16-trees":  # its blanked per-position entries differ too
             assert all(line in written for line in current), path.parent.name
         assert len(extra) <= 1 or path.parent.name == "default-cpu-bf16-trees", (path.parent.name, extra)
+
+
+def test_the_before_reranking_pairs_put_0c3b164s_committed_figure_where_the_text_says():
+    """Read 39: the README named "the committed one 09:37–09:44 UTC" first and "the other at 09:11" second, then gave
+    pairs (1.65× / 1.69×, ...) whose committed figure is the second, while every table above puts the committed
+    figure first. The text now says the order; each pair's second figure is the one 0c3b164's file holds."""
+    shown = subprocess.run(["git", "show", f"0c3b164:{TREE_RESULTS}"], cwd=ROOT, capture_output=True, text=True)
+    assert shown.returncode == 0, shown.stderr
+    rows = {(r["tree_nodes"], r["temperature"]): r for r in json.loads(shown.stdout)["summary"]
+            if r["suite"] == "all" and r["policy"] == "constant"}
+    text = " ".join((ROOT / "assets" / "benchmarks" / "README.md").read_text(encoding="utf-8").split())
+    assert "each pair below in that order, the committed figure second" in text
+    pairs = {(16, 0.0): "1.65× / {:.2f}× greedy", (16, 0.7): "1.39× / {:.2f}× at T = 0.7",
+             (0, 0.0): "the chain: 1.59× / {:.2f}×", (0, 0.7): "1.29× / {:.2f}×)"}
+    for key, said in pairs.items():
+        assert said.format(rows[key]["speedup_vs_hf_generate"]) in text, key

@@ -19,7 +19,6 @@ import torch
 from transformers import AutoModelForCausalLM
 
 from specviz.core.i18n import _, localized, ngettext, percent
-from specviz.engine.limits import DEFAULT_DTYPE_RULE  # noqa: F401 - the scripts' --dtype help, in words
 
 HEADROOM = 0.9  # use at most 90% of free memory: activations, allocator slack and the CUDA context need the rest
 DEFAULT_CONTEXT = 2048  # tokens of KV cache budgeted per model

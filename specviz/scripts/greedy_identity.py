@@ -31,10 +31,10 @@ from pathlib import Path
 from typing import Any
 
 from specviz.labs.bench.config import held_out_arg, load_suites
-from specviz.engine.limits import (K_RANGE, MAX_NEW_TOKENS_RANGE, TREE_LOOKUP_RANGE, TREE_NODES_RANGE,
-                                   TREE_WIDTH_RANGE, whole_arg, writable_file_arg)
+from specviz.engine.limits import (DEFAULT_DTYPE_RULE, K_RANGE, MAX_NEW_TOKENS_RANGE, TREE_LOOKUP_RANGE,
+                                   TREE_NODES_RANGE, TREE_WIDTH_RANGE, whole_arg, writable_file_arg)
 from specviz.models.catalog import recommended_for
-from specviz.models.machine import DEFAULT_DTYPE_RULE, dtype_name
+from specviz.models.machine import dtype_name
 from specviz.models.pairs import load_pair
 from specviz.runs.running import run, run_target_only
 from specviz.runs.runspec import RunSpec

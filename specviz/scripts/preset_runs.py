@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from specviz.core.paths import SOURCE_ROOT, write_text_atomically
-from specviz.models.machine import DEFAULT_DTYPE_RULE
+from specviz.engine.limits import DEFAULT_DTYPE_RULE
 from specviz.scripts import recorded_command
 from specviz.runs.presets import (CHAIN_PRESETS, PRESET_PAIR, PRESET_RESULTS, PRESET_SEEDS, SCHEMA, SCHEMA_VERSION,
                                   preset_spec)

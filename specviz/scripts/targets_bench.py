@@ -29,11 +29,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from specviz.engine.draft_shape import DraftShape
-from specviz.engine.limits import MAX_NEW_TOKENS_RANGE, REPEATS_RANGE, path_arg, threads_arg, whole_arg
+from specviz.engine.limits import (DEFAULT_DTYPE_RULE, MAX_NEW_TOKENS_RANGE, REPEATS_RANGE, path_arg, threads_arg,
+                                   whole_arg)
 from specviz.labs.bench.config import held_out_arg
 from specviz.labs.bench.report import BenchResult
 from specviz.models.catalog import recommended_for
-from specviz.models.machine import DEFAULT_DTYPE_RULE
 
 # issue 41's targets: (greedy, T = 0.7) over model.generate, by the dtype a CPU runs in
 TARGETS = {"float32": (1.35, 1.15), "bfloat16": (1.8, 1.35)}

@@ -29,13 +29,14 @@ from dataclasses import replace
 from pathlib import Path
 
 from specviz.engine.draft_shape import DraftShape
-from specviz.engine.limits import (K_RANGE, MAX_NEW_TOKENS_RANGE, TEMPERATURE_RANGE, TREE_LOOKUP_RANGE,
-                                   TREE_NODES_RANGE, TREE_WIDTH_RANGE, number_arg, whole_arg, writable_file_arg)
+from specviz.engine.limits import (DEFAULT_DTYPE_RULE, K_RANGE, MAX_NEW_TOKENS_RANGE, TEMPERATURE_RANGE,
+                                   TREE_LOOKUP_RANGE, TREE_NODES_RANGE, TREE_WIDTH_RANGE, number_arg, whole_arg,
+                                   writable_file_arg)
 from specviz.engine.proposers import make_proposer
 from specviz.labs.bench.config import held_out_arg, load_suites
 from specviz.labs.bench.summary import estimated_speedup, physical_limit, tokens_fed
 from specviz.labs.bench.timing import feature_draft_timer, forward_timer, verify_curve
-from specviz.models.machine import DEFAULT_DTYPE_RULE, dtype_name
+from specviz.models.machine import dtype_name
 from specviz.models.pairs import load_pair
 from specviz.runs.running import prompt_ids, run
 from specviz.runs.runspec import RunSpec

@@ -40,7 +40,8 @@ def test_a_machine_default_dtype_says_what_a_cpu_without_bf16_gets(name, capsys)
     the pair lands on a GPU or MPS where there is one."""
     import torch
 
-    from specviz.models.machine import DEFAULT_DTYPE_RULE, GpuInfo, Machine, pick_dtype
+    from specviz.engine.limits import DEFAULT_DTYPE_RULE
+    from specviz.models.machine import GpuInfo, Machine, pick_dtype
 
     assert pick_dtype(torch.device("cpu"), None, Machine(cpu_bf16=False)) == torch.float32
     old_gpu = Machine(gpus=(GpuInfo(0, "older GPU", 0, 0, bf16=False),))

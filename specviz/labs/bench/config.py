@@ -20,7 +20,7 @@ from specviz.core.yamlfiles import read_yaml
 from specviz.engine.draft_shape import DraftShape
 from specviz.engine.limits import (K_RANGE, MAX_NEW_TOKENS_RANGE, POLICIES, REPEATS_RANGE, SEED_RANGE,
                                    TEMPERATURE_RANGE, TREE_LOOKUP_RANGE, TREE_NODES_RANGE, TREE_WIDTH_RANGE,
-                                   check_threads)
+                                   check_threads, whole_arg)
 from specviz.engine.proposers import registry
 
 HF_MODES = ("all", "greedy", "none")
@@ -88,13 +88,10 @@ def held_out_arg(text: str) -> int:
 
     size = len(held_out_texts())
     try:
-        value = int(text)
-    except ValueError:
-        value = None
-    if value is None or not 1 <= value <= size:
+        return whole_arg(1, size)(text)
+    except argparse.ArgumentTypeError:  # the same bound, saying where it comes from
         raise argparse.ArgumentTypeError(f"a whole number from 1 to {size}, the prompts in the held-out suite "
-                                         f"(got {text!r})")
-    return value
+                                         f"(got {text!r})") from None
 
 
 def prompts_run_note(suites: Sequence[str] | None, per_suite: int, folder: Path = PROMPTS_DIR) -> str | None:

@@ -177,12 +177,8 @@ def run_generate(args: argparse.Namespace) -> int:
         for step in trace.steps:
             print(format_step(step, color), file=human)
     print(f"\n{trace.output_text}\n", file=human)
-    from specviz.models.machine import dtype_name
-
     # the speed is a timing: it names its dtype and machine, as compare's does (STYLE.md)
-    measured = _("measured in:  {dtype} on {device}, linear kernels {kernels}", dtype=dtype_name(pair.dtype),
-                 device=where_measured(pair), kernels=pair.kernels)
-    print(format_summary(trace, measured), file=human)
+    print(format_summary(trace, measured_in(pair)), file=human)
     if args.json:
         _write_json(trace, args.json)
     return 0
@@ -218,10 +214,7 @@ def run_compare(args: argparse.Namespace) -> int:
                 "{proposer}, K={k})", **values))
     print(_("speedup:      {speedup}x (tokens/s, speculative vs specviz's target-only decoding, same run)",
             speedup=number(speedup(baseline, spec))))
-    from specviz.models.machine import dtype_name
-
-    print(_("measured in:  {dtype} on {device}, linear kernels {kernels}", dtype=dtype_name(pair.dtype),
-            device=where_measured(pair), kernels=pair.kernels))  # a figure names its dtype and machine (STYLE.md)
+    print(measured_in(pair))  # a figure names its dtype and machine (STYLE.md)
     if is_tree(spec):  # a tree's accepted / drafted counts every node, a step keeps one path: no estimate of α
         print(_("acceptance:   {rate} accepted/drafted (every node of a tree counts as drafted, tested or not); mean "
                 "accepted length {length} (tokens per target forward)",
@@ -379,6 +372,14 @@ def draft_shape(args: argparse.Namespace) -> dict[str, int]:
     return {"k": args.k if args.k is not None else best.k, "tree_nodes": nodes,
             "tree_width": args.tree_width if args.tree_width is not None else best.tree_width,
             "tree_lookup": best.lookup_for(args.k, args.tree_nodes, getattr(args, "tree_lookup", None))}
+
+
+def measured_in(pair) -> str:
+    """The line that says where a run's times were taken: dtype, device and linear kernels (generate and compare)."""
+    from specviz.models.machine import dtype_name
+
+    return _("measured in:  {dtype} on {device}, linear kernels {kernels}", dtype=dtype_name(pair.dtype),
+             device=where_measured(pair), kernels=pair.kernels)
 
 
 def where_measured(pair) -> str:

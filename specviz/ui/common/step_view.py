@@ -17,6 +17,7 @@ import streamlit as st
 from specviz.core.i18n import N_, _, localized, ngettext, number
 from specviz.engine import tree_verifier, verifier
 from specviz.engine.kinds import StopReason
+from specviz.engine.limits import is_whole
 from specviz.engine.trace import Decision, Step, TokenKind, Trace
 from specviz.ui.common.charts import show
 from specviz.ui.common.escaping import escape_attr, escape_label, escape_text
@@ -314,11 +315,11 @@ def settings_line(trace: Trace) -> str:
     if s.get("tree_nodes"):
         nodes, width, lookup = s["tree_nodes"], s.get("tree_width", "?"), s.get("tree_lookup")
         parts.append(_("a draft tree of up to {nodes}, at most {children} each",  # "1 node", "1 child" agree
-                       nodes=ngettext("{n} node", "{n} nodes", nodes) if _whole(nodes) else str(nodes),
-                       children=ngettext("{n} child", "{n} children", width) if _whole(width) else str(width)))
+                       nodes=ngettext("{n} node", "{n} nodes", nodes) if is_whole(nodes) else str(nodes),
+                       children=ngettext("{n} child", "{n} children", width) if is_whole(width) else str(width)))
         if lookup:
             parts.append(_("a lookup branch of up to {tokens} copied from the context",
-                           tokens=ngettext("{n} token", "{n} tokens", lookup) if _whole(lookup) else str(lookup)))
+                           tokens=ngettext("{n} token", "{n} tokens", lookup) if is_whole(lookup) else str(lookup)))
     parts += [_("temperature = {value}", value=_setting(s.get("temperature", "?"))),
               _("top-k = {value}", value=s.get("top_k", 0) or _("off")),
               _("top-p = {value}", value=_setting(s.get("top_p", 1.0))), _("seed = {value}", value=s.get("seed", "?")),
@@ -340,14 +341,9 @@ def dtype_text(dtype: object) -> str:
     return _("dtype not recorded")
 
 
-def _whole(value: object) -> bool:
-    """Whether a setting is a count (an int, not a bool) that a plural can follow."""
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 def _count_setting(value: object) -> str:
     """A count setting as the reader groups digits (2,048; 2.048 in Portuguese); anything else as it is."""
-    return number(value, 0) if isinstance(value, int) and not isinstance(value, bool) else str(value)
+    return number(value, 0) if is_whole(value) else str(value)
 
 
 def _setting(value: object) -> str:

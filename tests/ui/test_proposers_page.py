@@ -248,3 +248,16 @@ def test_n_gram_lookup_is_not_said_to_match_nothing_on_open_ended_text():
     assert all(result.speedup("ngram", "open", streams) > 1 for streams in levels)  # beat no speculation
     ngram = next(p for p in view.PROPOSERS if p.key == "ngram")
     assert "nothing matches" not in ngram.loses and "repeats neither its prompt nor itself" in ngram.loses
+
+
+def test_medusa_and_eagle_need_tree_attention_only_to_verify_a_tree():
+    """Read 40: both sections' "Needs" listed a tree attention mask as if the method could not run without one, yet
+    every speed and acceptance figure they quote is a chain of 4 (no tree attention), and `make serve SPEC=eagle`
+    hands vLLM a chain too (`specviz.serving.server.speculative_config` names no tree)."""
+    for key in ("medusa", "eagle"):
+        section = next(p for p in view.PROPOSERS if p.key == key)
+        assert "for a tree" in section.needs and "needs none" in section.needs
+        assert "chain of 4" in section.loses
+    server = (ROOT / "specviz/serving/server.py").read_text(encoding="utf-8")
+    assert "tree" not in server[server.index("def speculative_config"):server.index("class ", server.index(
+        "def speculative_config"))]

@@ -135,7 +135,8 @@ PROPOSERS: list[Proposer] = [
         costs=N_("A few small heads (a residual block each); training them, on a dataset or on the target's own "
                  "answers (Medusa's self-distillation, as specviz's were); a tree of candidates per pass instead of a "
                  "chain."),
-        needs=N_("Training data and the target's hidden states; a tree attention mask in the target's kernels."),
+        needs=N_("Training data and the target's hidden states; for a tree of candidates, a tree attention mask in "
+                 "the target's kernels (a chain of one guess per head, as in the runs quoted here, needs none)."),
         wins=N_("No separate draft forward at all (c = {c_medusa} here): the guesses ride on the verify pass."),
         loses=N_("Each head guesses blind to the tokens chosen before its position, so acceptance falls fast with "
                  "depth. Measured here on the same held-out prompts (greedy, a chain of 4), the share of steps that "
@@ -169,8 +170,9 @@ PROPOSERS: list[Proposer] = [
                "on its own outputs."),
         costs=N_("One small layer (specviz's: c = {c_eagle}); training on the target's hidden states; the target must "
                  "hand its features to the drafter after every pass."),
-        needs=N_("Access to the target's hidden states; training data; tree attention (a static tree in EAGLE-1, a "
-                  "dynamic one in EAGLE-2/3)."),
+        needs=N_("Access to the target's hidden states; training data; for a tree, tree attention (a static tree in "
+                 "EAGLE-1, a dynamic one in EAGLE-2/3). A chain needs none: the runs quoted here draft one, and so "
+                 "does `make serve SPEC=eagle` under vLLM."),
         wins=N_("Among the highest acceptance per unit of draft cost reported for trained drafters (the EAGLE papers' "
                  "comparisons); supported by vLLM and SGLang."),
         loses=N_("A new drafter per target model, and an under-trained one gains little: specviz's is {eagle}× as "

@@ -261,3 +261,12 @@ def test_medusa_and_eagle_need_tree_attention_only_to_verify_a_tree():
     server = (ROOT / "specviz/serving/server.py").read_text(encoding="utf-8")
     assert "tree" not in server[server.index("def speculative_config"):server.index("class ", server.index(
         "def speculative_config"))]
+
+
+def test_mtp_section_does_not_say_draft_modules_cannot_be_added_to_a_trained_model():
+    """Read 40: MTP's "Loses" said "you cannot bolt MTP on without retraining", which reads as contradicting Medusa
+    and EAGLE on the same page: both add draft modules to a frozen, already trained model. What cannot be added
+    afterwards is the gain of pre-training the model itself with the multi-token objective."""
+    mtp = next(p for p in view.PROPOSERS if p.key == "mtp")
+    assert "bolt" not in mtp.loses and "frozen model" in mtp.loses
+    assert "Medusa" in mtp.loses and "EAGLE" in mtp.loses

@@ -191,7 +191,8 @@ PROPOSERS: list[Proposer] = [
         needs=N_("A model pre-trained with the multi-token objective."),
         wins=N_("Models that ship with MTP heads: drafts are nearly free and well matched (DeepSeek-V3 reports about "
                 "85–90% acceptance of the second token)."),
-        loses=N_("Any model trained without it: you cannot bolt MTP on without retraining."),
+        loses=N_("Any model pre-trained without it: MTP's gain comes from training the model itself with the "
+                 "objective; modules trained afterwards on a frozen model are what Medusa and EAGLE do (above)."),
         dot=_dot({"tr": (N_("shared trunk"), _TARGET), "o1": (N_("token t+1"), _TARGET),
                   "o2": (N_("module: t+2"), _DRAFT), "o3": (N_("module: t+3"), _DRAFT)},
                  [("tr", "o1"), ("tr", "o2"), ("o2", "o3")])),

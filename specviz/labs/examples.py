@@ -47,8 +47,8 @@ SHIPPED_TEXTS = (
     N_("The EAGLE-3 drafter specviz trained for SmolLM2 (assets/models/smollm2-eagle): one small layer that reads "
        "three of the target's layers fused into one state and guesses the next token with its own head. On this "
        "held-out prompt it emits about 1.9 tokens per target forward. In float32, like this trace, over 8 held-out "
-       "prompts at K = 4 it averages 2.1, about 1.7 times as fast as model.generate, with c = 0.085: "
-       "assets/benchmarks/default-cpu-f32-packed, measured on {f32_packed_machine}."),
+       "prompts at K = 4 it averages {eagle_tokens}, about {eagle_speedup} times as fast as model.generate, with "
+       "c = {eagle_c}: assets/benchmarks/default-cpu-f32-packed, measured on {f32_packed_machine}."),
     N_("A separate draft model, sampling (SmolLM2, T = 0.7)"),
     N_("The guided path's lesson 4: SmolLM2's 4-layer draft (assets/models/smollm2-draft) samples K = 2 tokens "
        "per step at T = 0.7, so each guess has a real probability q below 1 and the target keeps it with "
@@ -67,16 +67,16 @@ SHIPPED_TEXTS = (
     N_("The classic form: a separate small model drafts. Here it is SmolLM2's first 3 layers plus one trained "
        "adapter layer (assets/models/smollm2-draft), a standalone model that loads with from_pretrained. On the same "
        "prompt it emits about as many tokens per target forward as the EAGLE drafter (2.0 against 1.9), but "
-       "each draft costs far more: 4 layers and the full LM head, c = 0.30 in float32 in "
+       "each draft costs far more: 4 layers and the full LM head, c = {draft_c} in float32 in "
        "assets/benchmarks/default-cpu-drafts, measured on {drafts_machine}. So in that run, with PyTorch's stock "
-       "kernels, it was slower than specviz's target-only decoding at every fixed K it tried (0.64 to 0.72 times its "
-       "speed at T = 0): the race shows where the time goes."),
+       "kernels, it was slower than specviz's target-only decoding at every fixed K it tried ({draft_low} to "
+       "{draft_high} times its speed at T = 0): the race shows where the time goes."),
     N_("Medusa heads (SmolLM2, T = 0)"),
     N_("The Medusa heads specviz trained for SmolLM2 (assets/models/smollm2-medusa): each head reads the target's "
        "last hidden state and guesses one position further ahead, head 2 without knowing head 1's guess, so the "
        "second and later drafts are rarely kept. On the EAGLE example's held-out prompt they emit about "
        "1.5 tokens per target forward against 1.9 for the EAGLE drafter; proposing takes no drafter pass, only "
-       "small products on a state the verify pass computed (c = 0.05 in float32 in "
+       "small products on a state the verify pass computed (c = {medusa_c} in float32 in "
        "assets/benchmarks/default-cpu-f32-medusa, measured on {medusa_machine})."),
     N_("Copying text, greedy: n-gram drafts (SmolLM2, T = 0)"),
     N_("The same copying task at temperature 0. With greedy decoding a draft is accepted exactly when it is "
@@ -104,6 +104,40 @@ def description_machines() -> dict[str, str]:
     return found
 
 
+def description_figures() -> dict[str, str]:
+    """{placeholder: figure} for the committed runs' figures the shipped descriptions quote, read from each run's
+    results.json in the reader's number format, so no description types a measured figure by hand: the EAGLE-3
+    drafter's chain of 4 (greedy, float32) in default-cpu-f32-packed, the separate draft's c and its speed against
+    target-only decoding at T = 0 in default-cpu-drafts, the Medusa heads' c in default-cpu-f32-medusa ("?" for a
+    figure whose run is missing)."""
+    from specviz.core.i18n import number
+    from specviz.labs.bench import quoted
+
+    def eagle() -> dict[str, str]:
+        chain = dict(k=4, temperature=0.0)
+        tokens = quoted.mean_accepted_length("default-cpu-f32-packed", "eagle", **chain)[0]
+        speed = quoted.speedup_range("default-cpu-f32-packed", "eagle", against="speedup_vs_hf_generate", **chain)
+        return {"eagle_tokens": tokens.text(1), "eagle_speedup": speed.text(1),
+                "eagle_c": number(quoted.draft_cost("default-cpu-f32-packed", "eagle").low, 3)}
+
+    def draft() -> dict[str, str]:
+        speed = quoted.speedup_range("default-cpu-drafts", "draft", temperature=0.0)
+        return {"draft_c": number(quoted.draft_cost("default-cpu-drafts", "draft").low, 2),
+                "draft_low": number(speed.low, 2), "draft_high": number(speed.high, 2)}
+
+    def medusa() -> dict[str, str]:
+        return {"medusa_c": number(quoted.draft_cost("default-cpu-f32-medusa", "medusa").low, 2)}
+
+    found = {}
+    for part, keys in ((eagle, ("eagle_tokens", "eagle_speedup", "eagle_c")),
+                       (draft, ("draft_c", "draft_low", "draft_high")), (medusa, ("medusa_c",))):
+        try:
+            found.update(part())
+        except ValueError:
+            found.update(dict.fromkeys(keys, "?"))
+    return found
+
+
 @dataclass(frozen=True)
 class Example:
     """One shipped example: `name` is the file stem; `paths` is (speculative,) or (speculative, baseline)."""
@@ -120,10 +154,10 @@ class Example:
 
     @property
     def shown_description(self) -> str:
-        """The description in the reader's language, with the machines it names filled in from their committed runs (a
-        shipped example's; any other as it is)."""
+        """The description in the reader's language, with the machines it names and the figures it quotes filled in
+        from their committed runs (a shipped example's; any other as it is)."""
         if self.description in SHIPPED_TEXTS:
-            return _(self.description, **description_machines())
+            return _(self.description, **description_machines(), **description_figures())
         return self.description
 
     @property

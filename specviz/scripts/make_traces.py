@@ -99,8 +99,8 @@ RECIPES = (
         "The EAGLE-3 drafter specviz trained for SmolLM2 (assets/models/smollm2-eagle): one small layer that reads "
         "three of the target's layers fused into one state and guesses the next token with its own head. On this "
         "held-out prompt it emits about 1.9 tokens per target forward. In float32, like this trace, over 8 held-out "
-        "prompts at K = 4 it averages 2.1, about 1.7 times as fast as model.generate, with c = 0.085: "
-        "assets/benchmarks/default-cpu-f32-packed, measured on {f32_packed_machine}.",
+        "prompts at K = 4 it averages {eagle_tokens}, about {eagle_speedup} times as fast as model.generate, with "
+        "c = {eagle_c}: assets/benchmarks/default-cpu-f32-packed, measured on {f32_packed_machine}.",
         _spec("default", "eagle", SPIDERS_PROMPT, True, 4, 0.0, 48),
     ),
     Recipe(
@@ -109,7 +109,7 @@ RECIPES = (
         "last hidden state and guesses one position further ahead, head 2 without knowing head 1's guess, so the "
         "second and later drafts are rarely kept. On the EAGLE example's held-out prompt they emit about "
         "1.5 tokens per target forward against 1.9 for the EAGLE drafter; proposing takes no drafter pass, only "
-        "small products on a state the verify pass computed (c = 0.05 in float32 in "
+        "small products on a state the verify pass computed (c = {medusa_c} in float32 in "
         "assets/benchmarks/default-cpu-f32-medusa, measured on {medusa_machine}).",
         _spec("default", "medusa", SPIDERS_PROMPT, True, 4, 0.0, 48),
     ),
@@ -118,10 +118,10 @@ RECIPES = (
         "The classic form: a separate small model drafts. Here it is SmolLM2's first 3 layers plus one trained "
         "adapter layer (assets/models/smollm2-draft), a standalone model that loads with from_pretrained. On the "
         "same prompt it emits about as many tokens per target forward as the EAGLE drafter (2.0 against 1.9), "
-        "but each draft costs far more: 4 layers and the full LM head, c = 0.30 in float32 in "
+        "but each draft costs far more: 4 layers and the full LM head, c = {draft_c} in float32 in "
         "assets/benchmarks/default-cpu-drafts, measured on {drafts_machine}. So in that run, with PyTorch's stock "
-        "kernels, it was slower than specviz's target-only decoding at every fixed K it tried (0.64 to 0.72 times its "
-        "speed at T = 0): the race shows where the time goes.",
+        "kernels, it was slower than specviz's target-only decoding at every fixed K it tried ({draft_low} to "
+        "{draft_high} times its speed at T = 0): the race shows where the time goes.",
         _spec("default", "draft", SPIDERS_PROMPT, True, 4, 0.0, 48),
     ),
     Recipe(

@@ -228,3 +228,42 @@ def test_descriptions_name_their_benchmark_machine_from_its_record():
         assert named, key
         for example in named:
             assert f"{folder}, measured on {quoted.machine(folder)}" in example.shown_description
+
+
+def test_descriptions_quote_their_benchmark_figures_from_the_runs(monkeypatch):
+    """40th read: the EAGLE, separate-draft and Medusa descriptions typed their runs' figures by hand (2.1 tokens,
+    1.7×, c = 0.085; c = 0.30 and 0.64 to 0.72× at T = 0; c = 0.05), where the committed results.json holds them: a
+    re-run would have left the words behind. They are now read from the runs, so a changed run changes the words."""
+    import copy
+
+    from specviz.core.i18n import using
+    from specviz.labs.bench import quoted
+
+    examples = {e.name: e for e in list_examples()}
+    shown = {name: " ".join(examples[name].shown_description.split())
+             for name in ("smollm-eagle-greedy", "smollm-draft-greedy", "smollm-medusa-greedy")}
+    assert "it averages 2.1, about 1.7 times as fast as model.generate, with c = 0.085:" in shown["smollm-eagle-greedy"]
+    assert "c = 0.30 in float32" in shown["smollm-draft-greedy"]
+    assert "(0.64 to 0.72 times its speed at T = 0)" in shown["smollm-draft-greedy"]
+    assert "(c = 0.05 in float32" in shown["smollm-medusa-greedy"]
+    with using("pt"):
+        said = " ".join(examples["smollm-draft-greedy"].shown_description.split())
+    assert "c = 0,30 em float32" in said and "(de 0,64 a 0,72 da velocidade dela com T = 0)" in said
+
+    real = quoted.result
+
+    def rerun(folder, root=None):  # the same runs, re-measured: every c doubled, every speedup halved
+        run = copy.deepcopy(real(folder, root))
+        run["costs"]["c"] = {name: 2 * c for name, c in run["costs"]["c"].items()}
+        for row in run["summary"]:
+            for key in ("speedup_vs_ar", "speedup_vs_hf_generate"):
+                if row.get(key) is not None:
+                    row[key] /= 2
+        return run
+
+    monkeypatch.setattr(quoted, "result", rerun)
+    again = {name: " ".join(examples[name].shown_description.split()) for name in shown}
+    assert "about 0.9 times as fast as model.generate, with c = 0.170:" in again["smollm-eagle-greedy"]
+    assert "c = 0.61 in float32" in again["smollm-draft-greedy"]
+    assert "(0.32 to 0.36 times its speed at T = 0)" in again["smollm-draft-greedy"]
+    assert "(c = 0.09 in float32" in again["smollm-medusa-greedy"]

@@ -270,3 +270,18 @@ def test_mtp_section_does_not_say_draft_modules_cannot_be_added_to_a_trained_mod
     mtp = next(p for p in view.PROPOSERS if p.key == "mtp")
     assert "bolt" not in mtp.loses and "frozen model" in mtp.loses
     assert "Medusa" in mtp.loses and "EAGLE" in mtp.loses
+
+
+def test_layer_skip_cost_names_the_lm_head_share_alone_and_quotes_the_measured_c(page):
+    """Read 40: "c is the layer fraction plus the LM head (≈ 21% of SmolLM2-135M)" read as if layers plus head were
+    21%; the head alone is 576 × 49,152 of SmolLM2-135M's ~134.5M weights. The section now quotes the run's c
+    (default-cpu-layerskip), which sits well above the layer ratio 7/30 as the sentence says."""
+    head_share = 576 * 49_152 / 134_515_008
+    assert round(head_share * 100) == 21
+    c = view.measured()["c_layerskip"]
+    assert c.low > 7 / 30 + 0.05
+    layerskip = next(p for p in view.PROPOSERS if p.key == "layerskip")
+    assert "c_layerskip" in layerskip.figures and "{c_layerskip}" in layerskip.costs
+    assert "on its own ≈ 21%" in layerskip.costs
+    text = " ".join(m.value for m in page.markdown)
+    assert f"(7 of 30 layers): {c.text(2)} here" in text

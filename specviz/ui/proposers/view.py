@@ -116,15 +116,16 @@ PROPOSERS: list[Proposer] = [
                "(LayerSkip, Elhoushi et al. 2024; Draft & Verify, Zhang et al. 2024, skips a chosen set of "
                "intermediate layers instead). specviz's layer-skip proposer keeps its own cache and recomputes the "
                "early layers; LayerSkip also reuses the draft's early-layer cache during verification."),
-        costs=N_("No extra weights; a second (shallow) KV cache in specviz. c is the layer fraction plus the LM head "
-                 "(≈ 21% of SmolLM2-135M), so c is well above the layer ratio."),
+        costs=N_("No extra weights; a second (shallow) KV cache in specviz. Besides its layers, every draft pass runs "
+                 "the whole LM head (on its own ≈ 21% of SmolLM2-135M's weights), so c is well above the layer ratio "
+                 "(7 of 30 layers): {c_layerskip} here."),
         needs=N_("A model trained to exit early (LayerSkip's early-exit loss), or its early layers guess poorly."),
         wins=N_("One model to serve and store; a good fit for models trained with early exit."),
         loses=N_("Untrained models: SmolLM2's first 7 of 30 layers rarely agree with the full model ({layerskip}× "
                  "the speed of specviz's target-only decoding here at a fixed K)."),
         dot=_dot({"e": (N_("first layers\\n+ LM head"), _DRAFT), "f": (N_("all layers\\n(1 pass)"), _TARGET)},
                  [("e", "f", N_("K tokens + q")), ("e", "e", N_("K times"))]),
-        example="smollm-layerskip-t07", quiz_prefixes=("ls-",), figures=("layerskip",)),
+        example="smollm-layerskip-t07", quiz_prefixes=("ls-",), figures=("c_layerskip", "layerskip")),
     Proposer(
         "medusa", N_("Medusa heads"),
         how=N_("Extra heads on the target's last hidden state guess further ahead than its LM head, which predicts "
@@ -238,6 +239,7 @@ def measured() -> dict[str, quoted.Quoted]:
     return {"c_draft": quoted.draft_cost("default-cpu-drafts", "draft"),
             "c_eagle": quoted.draft_cost("default-cpu-bf16-tree", "eagle"),
             "ngram": quoted.speedup_range("default-cpu-ngram", "ngram", suite="rewrite", k=8),
+            "c_layerskip": quoted.draft_cost("default-cpu-layerskip", "layerskip-7"),
             "layerskip": quoted.speedup_range("default-cpu-layerskip", "layerskip-7"),  # fixed K: policy constant
             "eagle": quoted.speedup_range("default-cpu-bf16-tree", "eagle", suite="held-out", k=4, temperature=0.0,
                                           against="speedup_vs_hf_generate"),

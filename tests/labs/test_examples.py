@@ -165,13 +165,16 @@ def test_every_example_shows_every_token_kind(name):
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_each_description_says_what_its_trace_shows(name):
-    """The figures an example's description quotes (tokens per target forward, K, T) are its trace's."""
+    """The figures an example's description quotes (tokens per target forward, accepted / drafted, K, T) are its
+    trace's."""
     import re
 
     spec, _base = load_example(name)
     description, title = get_example(name).description, get_example(name).title
     for found in re.finditer(r"about (\d+(?:\.\d+)?) tokens per target forward", description):
         assert abs(spec.mean_accepted_length - float(found.group(1))) < 0.06, (name, found.group(0))
+    for found in re.finditer(r"accepted / drafted about (\d+(?:\.\d+)?)", description):
+        assert abs(spec.acceptance_rate - float(found.group(1))) < 0.06, (name, found.group(0))
     for found in re.finditer(r"\bK = (\d+)", description):
         assert spec.settings["k"] == int(found.group(1)), name
     for found in re.finditer(r"\bT = (\d+(?:\.\d+)?)", title + " " + description):

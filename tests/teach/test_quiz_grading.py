@@ -236,6 +236,26 @@ def test_a_missed_fixed_order_question_comes_back_in_the_same_order():
     assert fixed.options(run.seed) == fixed.options(again.seed) == list(fixed.choices)
 
 
+def test_a_missed_question_that_comes_back_shows_its_key_elsewhere():
+    """Issue 43 item 10: a missed question that comes back in a retry (its concept has no question left to swap
+    in) must come back reshuffled. The retry's seed is the next one, and a plain reshuffle by it left 6 of the 77
+    bundled choice questions in the very same order (ci-kept-count, fd-tally, ...) and 16 with the key where it was;
+    now the key always moves, in every bundled choice question and for any seed."""
+    movable = [q for q in BANK if q.kind in ("single", "multiple") and q.shuffle]
+    assert len(movable) > 70
+    for question in movable:
+        first_key = question.answer if question.kind == "single" else question.answer[0]
+        run = QuizRun([question], seed=0)
+        run.submit(question, next(c for c in question.choices if c != first_key))
+        again = run.retry_missed([question])
+        assert [q.id for q in again.questions] == [question.id]
+        for seed in (run.seed, 41, -3):
+            before, after = question.options(seed), question.options(seed + 1)
+            assert sorted(before) == sorted(question.choices) == sorted(after)
+            assert before.index(first_key) != after.index(first_key), (question.id, seed)
+        assert question.options(run.seed).index(first_key) != question.options(again.seed).index(first_key)
+
+
 def test_feedback_is_correct_or_a_verdict_then_the_answer():
     """grading's docstrings once called the feedback "one sentence"; a miss gets two: what was wrong, then the right
     answer (answer_sentence), in both languages."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import random
+import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -234,13 +235,29 @@ class Question:
 
     def options(self, seed: int) -> list[str]:
         """What the learner picks from, in display order: the choices (shuffled by `seed` unless the question says
-        not to) or, for an ordering question, the items always shuffled so they do not start in the right order."""
+        not to) or, for an ordering question, the items always shuffled so they do not start in the right order.
+
+        A choice question's (first) right answer sits at position (crc32(id) + seed) mod n, so the next seed always
+        moves it: a missed question that comes back in a retry (the retry's seed is the next one) is shown in
+        another order with its key elsewhere (issue 43 item 10), where a plain reshuffle left 6 of the 77 bundled
+        choice questions in the very same order. The seed still spreads the keys over the positions, and the other
+        choices are shuffled around the key by the seed.
+
+        >>> q = Question("d", "accept_rule", "single", "?", "a", "", "pages/quiz.py", ("a", "b", "c", "d"))
+        >>> [q.options(seed).index("a") for seed in range(6)]
+        [0, 1, 2, 3, 0, 1]
+        """
         items = list(self.answer) if self.kind == QuestionKind.ORDERING else list(self.choices)
         if self.kind == QuestionKind.ORDERING or self.shuffle:
             rng = random.Random(f"{seed}:{self.id}")
             rng.shuffle(items)
             if self.kind == QuestionKind.ORDERING and items == list(self.answer) and len(items) > 1:
                 items = items[1:] + items[:1]
+            key = self.answer if self.kind == QuestionKind.SINGLE else (
+                self.answer[0] if self.kind == QuestionKind.MULTIPLE and self.answer else None)
+            if len(items) > 1 and key in items:
+                shift = ((zlib.crc32(self.id.encode()) + seed) - items.index(key)) % len(items)
+                items = items[len(items) - shift:] + items[:len(items) - shift]
         return items
 
     def expected_text(self) -> str:

@@ -139,3 +139,52 @@ def test_no_key_is_the_only_choice_written_in_the_rules_notation(bank):
                 if not any(mark in c for c in others):
                     marked.append((question.id, mark))
     assert checked >= 3 and marked == [], f"{lang}: keys alone in the rule's notation: {marked}"
+
+
+# the function words left out when counting the words a choice shares with its lesson
+FUNCTION_WORDS = {
+    "en": set("the a an of to and or in on is it its for at by as be with that this from are was not but so each one "
+              "only if than then which when what their they them more less can".split()),
+    "pt": set("o a os as de do da dos das e ou em no na nos nas num numa um uma é que se por para com ao à pelo pela "
+              "não mas mais menos cada só seu sua seus suas ele ela então já".split()),
+}
+# read 40: the most lesson words a key shares beyond its closest wrong choice, in a question asked while its lesson
+# is on screen (a check or a retry); before read 40 the English bank had eg-what at 7, lm-large-batch at 6, md-tree
+# and md-weakness at 5 and mb-intensity at 4. Portuguese repeats more short words the list above keeps.
+MORE_LESSON_WORDS = {"en": 3, "pt": 6}
+
+
+def _lesson_words(text: str, lang: str) -> set[str]:
+    return set(_words(text)) - FUNCTION_WORDS[lang]
+
+
+def test_no_key_is_the_choice_that_speaks_its_lessons_words(bank):
+    """Read 40: a learner who only half read a lesson should not find the key as the one choice written in the
+    lesson's terms. eg-what's key was the only choice in feature space with hidden states, lm-large-batch's the
+    only one with compute- or memory-bound, md-tree's the only one with a tree-shaped mask: each now has a wrong
+    choice in those terms (wrongly)."""
+    from specviz.teach.learn import exit_ticket, lesson_for_concept
+
+    lang, questions = bank
+    ticket = {q.id for q in exit_ticket(questions)}  # asked after the last lesson, not beside one
+    with using(lang):
+        texts = {lesson.number: _lesson_words(lesson.shown_text(), lang) for lesson in LESSONS}
+    margins = {}
+    for question in questions:
+        lesson = lesson_for_concept(question.concept)
+        if question.kind != "single" or question.id in ticket or lesson is None:
+            continue
+        shared = {c: len(_lesson_words(c, lang) & texts[lesson.number]) for c in question.choices}
+        margins[question.id] = shared[question.answer] - max(n for c, n in shared.items() if c != question.answer)
+    assert len(margins) > 50
+    over = {qid: m for qid, m in margins.items() if m > MORE_LESSON_WORDS[lang]}
+    assert over == {}, f"{lang}: keys that share many more of their lesson's words than any wrong choice: {over}"
+    terms = {"en": {"eg-what": "feature space", "lm-large-batch": "-bound", "md-tree": "tree-shaped mask",
+                    "mb-intensity": "2 FLOPs per parameter"},
+             "pt": {"eg-what": "espaço de representações", "lm-large-batch": "limitada pel",
+                    "md-tree": "máscara em forma de árvore", "mb-intensity": "2 FLOPs por parâmetro"}}[lang]
+    by_id = questions.by_id()
+    for qid, term in terms.items():
+        question = by_id[qid]
+        assert term.lower() in question.answer.lower(), (lang, qid, term)
+        assert any(term.lower() in c.lower() for c in question.choices if c != question.answer), (lang, qid, term)

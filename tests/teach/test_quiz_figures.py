@@ -194,6 +194,17 @@ def test_md_live_gives_the_three_causes_the_proposers_page_gives(lang, larger, t
     assert larger in question.answer and larger in question.explanation and three in question.explanation
 
 
+@pytest.mark.parametrize("lang, sole, larger", [("en", "which is why", "larger"), ("pt", "é por isso", "maior")])
+def test_eg_vs_medusa_does_not_give_one_cause_for_a_gap_of_several(lang, sole, larger):
+    """Read 40: eg-vs-medusa's explanation said conditioning on earlier drafts is "why EAGLE's mean accepted length
+    is higher", while lesson 9 and md-live say a measured gap between the two drafters mixes causes (EAGLE's head is
+    also the larger model) that one run does not separate. It now says the EAGLE paper credits the design, and
+    names the other cause."""
+    question = load_bank(lang=lang).by_id()["eg-vs-medusa"]
+    assert sole not in question.explanation
+    assert larger in question.explanation and "EAGLE" in question.explanation
+
+
 @pytest.mark.parametrize("lang, chain", [("en", "chain"), ("pt", "cadeia")])
 def test_the_chain_only_rules_name_the_chain(lang, chain):
     """Read 34: fd-what-happens keyed "that draft and all drafts after it are discarded" at the first rejection,

@@ -205,6 +205,14 @@ def test_eg_vs_medusa_does_not_give_one_cause_for_a_gap_of_several(lang, sole, l
     assert larger in question.explanation and "EAGLE" in question.explanation
 
 
+def test_ls_cost_says_in_portuguese_that_c_and_alpha_trade_off():
+    """Read 40: ls-cost's Portuguese explanation said "c e α se compensam um ao outro" (they offset each other)
+    for the English "c and α trade off against each other" (a gain in one is paid in the other)."""
+    question = load_bank(lang="pt").by_id()["ls-cost"]
+    assert "se compensam" not in question.explanation
+    assert "o que se ganha em c se paga em α" in question.explanation
+
+
 @pytest.mark.parametrize("lang, chain", [("en", "chain"), ("pt", "cadeia")])
 def test_the_chain_only_rules_name_the_chain(lang, chain):
     """Read 34: fd-what-happens keyed "that draft and all drafts after it are discarded" at the first rejection,

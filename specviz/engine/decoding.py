@@ -27,7 +27,6 @@ cache compaction that keeps only the accepted path. `tree_nodes=0` is the chain,
 from __future__ import annotations
 
 import math
-import numbers
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
@@ -40,7 +39,7 @@ from specviz.engine.generation import (Clock, GenerationSettings, append_until_s
                                 prompt_ids, synchronize)
 from specviz.core.text import template_tokens
 from specviz.engine.kvcache import CachedModel, runner_for
-from specviz.engine.limits import is_real
+from specviz.engine.limits import is_integral, is_real
 from specviz.engine.draft_shape import DraftShape
 from specviz.engine.proposers import DraftModelProposer, Proposal, Proposer
 from specviz.engine.proposers.ngram import prompt_lookup
@@ -86,7 +85,7 @@ class DecodeOptions:
         ends = self.eos_token_id
         ends = [] if ends is None else [ends] if not isinstance(ends, Sequence) or isinstance(ends, str) else ends
         for end in ends:
-            if isinstance(end, bool) or not isinstance(end, numbers.Integral):
+            if not is_integral(end):
                 raise ValueError(f"eos_token_id must be a token id or a list of them (got {self.eos_token_id!r}).")
 
     @classmethod
@@ -496,7 +495,7 @@ def check_drafts(tokens: Sequence[int], vocab_size: int, proposer: str) -> None:
     ValueError: The mine proposer drafted 10, which is no token id of the target's vocabulary (0 to 9).
     """
     for token in tokens:
-        if isinstance(token, bool) or not isinstance(token, numbers.Integral) or not 0 <= token < vocab_size:
+        if not is_integral(token) or not 0 <= token < vocab_size:
             raise ValueError(f"The {proposer} proposer drafted {token!r}, which is no token id of the target's "
                              f"vocabulary (0 to {vocab_size - 1}).")
 

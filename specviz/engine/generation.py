@@ -15,7 +15,8 @@ import torch
 
 from specviz.core.i18n import _, number
 from specviz.engine.kinds import StopReason
-from specviz.engine.limits import K_RANGE, MAX_NEW_TOKENS_RANGE, MAX_SEED, TOP_N  # RunSpec's SEED_RANGE is narrower
+# MAX_SEED, a generation's seed: RunSpec's SEED_RANGE is narrower
+from specviz.engine.limits import K_RANGE, MAX_NEW_TOKENS_RANGE, MAX_SEED, TOP_N, is_integral
 from specviz.engine.sampling import SamplingConfig
 from specviz.engine.trace import EmittedToken, TokenProb
 
@@ -24,11 +25,6 @@ __all__ = ["K_RANGE", "MAX_NEW_TOKENS_RANGE", "TOP_N", "Clock", "GenerationSetti
            "synchronize", "top_tokens", "torch_threads"]
 
 Clock = Callable[[], float]
-
-
-def _whole(value: object) -> bool:
-    """A whole number (numpy's included), not a bool."""
-    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
 
 @dataclass(frozen=True)
@@ -43,12 +39,12 @@ class GenerationSettings:
     k: int | None = None  # drafted tokens per step; None for target-only decoding
 
     def __post_init__(self) -> None:
-        if self.k is not None and not (_whole(self.k) and K_RANGE[0] <= self.k <= K_RANGE[1]):
+        if self.k is not None and not (is_integral(self.k) and K_RANGE[0] <= self.k <= K_RANGE[1]):
             raise ValueError(f"K must be a whole number from {K_RANGE[0]} to {K_RANGE[1]} (got {self.k}).")
         lo, hi = MAX_NEW_TOKENS_RANGE
-        if not (_whole(self.max_new_tokens) and lo <= self.max_new_tokens <= hi):
+        if not (is_integral(self.max_new_tokens) and lo <= self.max_new_tokens <= hi):
             raise ValueError(f"max_new_tokens must be a whole number from {lo} to {hi} (got {self.max_new_tokens}).")
-        if not (_whole(self.seed) and 0 <= self.seed <= MAX_SEED):  # within manual_seed's -2**63 to 2**64 - 1
+        if not (is_integral(self.seed) and 0 <= self.seed <= MAX_SEED):  # within manual_seed's -2**63 to 2**64 - 1
             raise ValueError(f"The seed must be a whole number from 0 to {MAX_SEED} (got {self.seed!r}).")
         self.sampling  # validates temperature, top_k, top_p
         if self.top_k > MAX_SEED:  # any top-k past the vocabulary is off; this bound is the one a trace file keeps
@@ -105,7 +101,7 @@ def prompt_ids(input_ids: Sequence[int] | torch.Tensor, model) -> list[int]:
         raise ValueError("The prompt is empty: give at least one token.")
     vocab = getattr(getattr(model, "config", None), "vocab_size", None)
     for i in input_ids:
-        if not _whole(i):
+        if not is_integral(i):
             raise ValueError(f"The prompt's token ids must be whole numbers (got {i!r}).")
         if i < 0 or (vocab is not None and i >= vocab):
             shown = f"ids 0 to {vocab - 1}" if vocab is not None else "ids of 0 or more"

@@ -44,6 +44,16 @@ def is_whole(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+def is_integral(value: object) -> bool:
+    """`is_whole` with NumPy's integers too (np.int64 is no int), for a setting a caller may pass from an array; a
+    bool, numpy's or Python's, is still no count.
+
+    >>> is_integral(3), is_integral(True), is_integral(3.0)
+    (True, False, False)
+    """
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
 def is_real(value: object) -> bool:
     """A real number (numpy's included), not a bool, finite or not: what a setting's comparison can read, before a
     check of its own refuses nan or inf in its own words.

@@ -8,12 +8,11 @@ speculative rule then accepts a draft exactly when it equals the target's argmax
 from __future__ import annotations
 
 import math
-import numbers
 from dataclasses import dataclass
 
 import torch
 
-from specviz.engine.limits import is_real
+from specviz.engine.limits import is_integral, is_real
 
 
 @dataclass(frozen=True)
@@ -27,7 +26,7 @@ class SamplingConfig:
     def __post_init__(self) -> None:
         if not is_real(self.temperature) or not 0 <= self.temperature < math.inf:
             raise ValueError(f"Temperature must be a finite number, 0 or more (got {self.temperature!r}).")
-        if isinstance(self.top_k, bool) or not isinstance(self.top_k, numbers.Integral) or self.top_k < 0:
+        if not is_integral(self.top_k) or self.top_k < 0:
             raise ValueError(f"top-k must be 0 (off) or a positive number of tokens (got {self.top_k!r}).")
         if not is_real(self.top_p) or not 0 < self.top_p <= 1:
             raise ValueError(f"top-p must be in (0, 1] (got {self.top_p!r}).")

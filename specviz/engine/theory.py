@@ -23,7 +23,6 @@ K = 0 with verify_cost 2 returns 0.5).
 from __future__ import annotations
 
 import math
-import numbers
 from collections.abc import Sequence
 from typing import Any
 
@@ -31,7 +30,7 @@ import numpy as np
 import torch
 
 from specviz.core.i18n import N_, _, given, localized, number
-from specviz.engine.limits import MAX_SEED
+from specviz.engine.limits import MAX_SEED, is_integral
 
 # ---- validation -------------------------------------------------------------------------------------------------
 
@@ -466,7 +465,7 @@ def simulate_tokens_per_step(alpha: float, k: int, n: int, generator: torch.Gene
     if steps is None or not (math.isfinite(steps) and steps.is_integer() and steps >= 1):
         raise ValueError(_("The number of simulated steps must be a positive whole number (got {n}).", n=given(n)))
     if generator is None and seed is not None:
-        if not (isinstance(seed, numbers.Integral) and not isinstance(seed, bool) and 0 <= seed <= MAX_SEED):
+        if not (is_integral(seed) and 0 <= seed <= MAX_SEED):
             raise ValueError(f"The seed must be a whole number from 0 to {MAX_SEED} (got {seed!r}).")
         generator = torch.Generator().manual_seed(int(seed))
     accepted = torch.rand((int(n), k), generator=generator, dtype=torch.float64) < alpha  # (n, K)

@@ -254,7 +254,7 @@ def test_a_numpy_stop_token_still_stops(toy):
 
 
 def test_numpy_settings_run_and_their_trace_saves_and_loads(toy):
-    """GenerationSettings accepts NumPy's numbers (`_whole`: "numpy's included"), but its trace then held np.int64 and
+    """GenerationSettings accepts NumPy's numbers (`limits.is_integral`), but its trace then held np.int64 and
     np.float32, and `to_json` raised "Object of type int64 is not JSON serializable" after the run; a NumPy K passed
     GenerationSettings and was refused by DraftShape. Read 33: both are kept as Python's numbers."""
     import numpy as np

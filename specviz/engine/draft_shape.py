@@ -16,7 +16,8 @@ import re
 from dataclasses import dataclass
 
 from specviz.core.i18n import _
-from specviz.engine.limits import K_RANGE, TREE_LOOKUP_RANGE, TREE_NODES_RANGE, TREE_WIDTH_RANGE, check_lookup_has_tree
+from specviz.engine.limits import (K_RANGE, TREE_LOOKUP_RANGE, TREE_NODES_RANGE, TREE_WIDTH_RANGE,
+                                   check_lookup_has_tree, is_whole)
 
 _LABEL = re.compile(r"chain K=([0-9]+)|tree ([0-9]+)x([0-9]+) depth ([0-9]+)(?: \+ lookup ([0-9]+))?")  # `label()`'s
 
@@ -36,7 +37,7 @@ class DraftShape:
         for name, (lo, hi) in (("k", K_RANGE), ("tree_nodes", TREE_NODES_RANGE), ("tree_width", TREE_WIDTH_RANGE),
                                ("tree_lookup", TREE_LOOKUP_RANGE)):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+            if not is_whole(value) or not lo <= value <= hi:
                 raise ValueError(f"{name} must be a whole number from {lo} to {hi} (got {value!r}).")
         check_lookup_has_tree(self.tree_nodes, self.tree_lookup)
 

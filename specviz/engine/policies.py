@@ -50,7 +50,7 @@ class DraftLength(Protocol):
 def _shown(value: object, digits: int | None = None) -> str:
     """A refused value for a sentence: a real number as typed (or to `digits` decimals), in the reader's number
     format; a whole number as typed (20, not 20.0; more than 30 digits in words); anything else as its repr."""
-    if isinstance(value, int) and not isinstance(value, bool):
+    if is_whole(value):
         return str(value) if abs(value) < 10**30 else _("a number of more than 30 digits")
     if not is_real(value):
         return repr(value)

@@ -30,7 +30,7 @@ import numpy as np
 import torch
 
 from specviz.core.i18n import N_, _, given, localized, number
-from specviz.engine.limits import MAX_SEED, is_integral
+from specviz.engine.limits import MAX_SEED, is_integral, is_whole
 
 # ---- validation -------------------------------------------------------------------------------------------------
 
@@ -71,7 +71,7 @@ def _real(value: Any) -> float | None:
 
 def _shown(value: Any) -> str:
     """A refused value for a sentence: `_typed` for a number, its repr otherwise, a huge whole number in words."""
-    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**30:
+    if is_whole(value) and abs(value) >= 10**30:
         return _("a number of more than 30 digits")
     return _typed(value) if _real(value) is not None else repr(value)
 

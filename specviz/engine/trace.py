@@ -25,6 +25,7 @@ from typing import Any, Literal
 
 from specviz.core.i18n import _
 from specviz.engine.kinds import Mode, NodeStatus, StopReason, TokenKind
+from specviz.engine.limits import is_whole
 from specviz.engine.trace_schema import check_trace_dict, check_trace_size
 
 SCHEMA_VERSION = 1
@@ -282,7 +283,7 @@ class Trace:
         if not isinstance(data, dict) or "steps" not in data:
             raise ValueError(_("This file is not a specviz trace (no 'steps' found)."))
         version = data.get("schema_version")
-        if isinstance(version, bool) or not isinstance(version, int):
+        if not is_whole(version):
             raise ValueError(_("This trace's schema version must be a whole number (got {value}).",
                                value=repr(version)[:20]))
         if version != SCHEMA_VERSION:

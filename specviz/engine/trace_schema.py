@@ -21,7 +21,7 @@ from typing import Any
 from specviz.core.i18n import N_, _, number
 from specviz.engine.kinds import Mode, NodeStatus, StopReason, TokenKind
 from specviz.engine.limits import (K_RANGE, MAX_NEW_TOKENS_RANGE, MAX_SEED, TOP_N, TREE_LOOKUP_RANGE,
-                                   TREE_NODES_RANGE, TREE_WIDTH_RANGE)
+                                   TREE_NODES_RANGE, TREE_WIDTH_RANGE, is_whole)
 
 MAX_STEPS = MAX_NEW_TOKENS_RANGE[1]  # every step emits at least one token
 MAX_DRAFTS = K_RANGE[1]
@@ -61,7 +61,7 @@ def _words(message: str, **values: Any) -> Words:
 
 
 def _whole(lo: int, hi: int) -> tuple[Check, Words]:
-    return (lambda v: isinstance(v, int) and not isinstance(v, bool) and lo <= v <= hi,
+    return (lambda v: is_whole(v) and lo <= v <= hi,
             _words(N_("a whole number from {lo} to {hi}"), lo=lo, hi=hi))
 
 
@@ -236,7 +236,7 @@ def _tree(tree: Any, where: str) -> None:
             _fail(where, _("node {j}'s parent must come before it", j=j))
         if node.get("depth") != (1 if parent == -1 else nodes[parent].get("depth", 0) + 1):
             _fail(where, _("node {j} must be one level below its parent", j=j))
-    if not all(isinstance(n, int) and not isinstance(n, bool) and 0 <= n < len(nodes) for n in path):
+    if not all(is_whole(n) and 0 <= n < len(nodes) for n in path):
         _fail(where, _("the path must list nodes of the tree"))
     if any(nodes[n].get("parent") != (path[i - 1] if i else -1) for i, n in enumerate(path)):
         _fail(where, _("the path must walk down from the root, each node a child of the one before"))
@@ -265,7 +265,7 @@ def _check(value: Any, rule: tuple[Check, Words], name: str, where: str) -> None
 
 
 def _shown(value: Any) -> str:
-    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**30:
+    if is_whole(value) and abs(value) >= 10**30:
         return _("a number of more than 30 digits")
     text = repr(value) if not isinstance(value, (list, dict)) else type(value).__name__
     return text if len(text) <= 30 else text[:29] + "…"

@@ -14,13 +14,14 @@ import torch
 from transformers import PreTrainedModel
 
 from specviz.core.i18n import _, ngettext
+from specviz.engine.limits import is_whole
 from specviz.engine.proposers.draft_model import DraftModelProposer
 
 
 def early_exit_model(target: PreTrainedModel, layers: int) -> PreTrainedModel:
     """A model that runs the target's first `layers` decoder layers, sharing every weight with the target."""
     total = target.config.num_hidden_layers
-    if isinstance(layers, bool) or not isinstance(layers, int) or not 1 <= layers < total:  # True, 1.5, "1" too
+    if not is_whole(layers) or not 1 <= layers < total:  # True, 1.5, "1" too
         raise ValueError(layers_refusal(total, layers, zero=False))
     config = copy.deepcopy(target.config)
     config.num_hidden_layers = layers
@@ -97,8 +98,7 @@ def from_pair(pair, layers: int | None = None) -> LayerSkipProposer:
     """The pair's target drafting with its first `layers` layers (None or 0: `default_layers`); registry:
     "layerskip". A value it cannot keep is refused with `layers_refusal`, which names 0 too."""
     total = pair.target.config.num_hidden_layers
-    whole = isinstance(layers, int) and not isinstance(layers, bool)  # True, 1.5, "1" are none
-    if total < 2 or layers is not None and not (whole and 0 <= layers < total):
+    if total < 2 or layers is not None and not (is_whole(layers) and 0 <= layers < total):  # True, 1.5, "1" are none
         raise ValueError(layers_refusal(total, layers))
     return LayerSkipProposer(pair.target, layers or default_layers(pair.target), pair.target.config.vocab_size)
 

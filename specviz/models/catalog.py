@@ -22,7 +22,7 @@ from specviz.core.i18n import N_, _, localized, number
 from specviz.core.paths import CATALOG_PATH
 from specviz.core.yamlfiles import read_yaml
 from specviz.engine.draft_shape import DraftShape
-from specviz.engine.limits import K_RANGE, TREE_LOOKUP_RANGE, TREE_NODES_RANGE, TREE_WIDTH_RANGE
+from specviz.engine.limits import K_RANGE, TREE_LOOKUP_RANGE, TREE_NODES_RANGE, TREE_WIDTH_RANGE, is_whole
 from specviz.engine.proposers import registry
 
 BYTES_PER_PARAM = {"float32": 4, "bfloat16": 2, "float16": 2}
@@ -174,7 +174,7 @@ def _entry(raw, index: int) -> CatalogEntry:
             raise ValueError(_("{where}: '{field}' must be one of {allowed} (got {value}).", where=where, field=field,
                                allowed=", ".join(allowed), value=repr(raw.get(field))))
     k = raw.get("k")
-    if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= 16:
+    if not is_whole(k) or not 1 <= k <= 16:
         raise ValueError(_("{where}: 'k' must be a whole number from 1 to 16 (got {value}).", where=where,
                            value=repr(k)))
     target = _model(raw.get("target"), _("{where}, target", where=where))
@@ -213,7 +213,7 @@ def _recommended(raw, where: str) -> Recommended | None:
     values = {}
     for field, (lo, hi) in RECOMMENDED_FIELDS.items():
         value = raw.get(field, getattr(Recommended, field))
-        if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
+        if not is_whole(value) or not lo <= value <= hi:
             raise ValueError(_("{where}: 'recommended.{field}' must be a whole number from {lo} to {hi} (got "
                                "{value}).", where=where, field=field, lo=lo, hi=hi, value=repr(value)))
         values[field] = value

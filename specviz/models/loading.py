@@ -43,6 +43,7 @@ from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_N
 
 from specviz.core.i18n import _, ngettext, number, percent
 from specviz.core.paths import read_json
+from specviz.engine.limits import is_whole
 from specviz.models.machine import (DEFAULT_CONTEXT, DTYPES, GpuInfo, Machine, MemoryEstimate, ModelLoadError,
                                     Placement, approx_parameters, check_fits, count_parameters, detect_machine,
                                     dtype_name, estimate_entry, estimate_memory, gb, kv_cache_bytes, pick_device,
@@ -411,7 +412,7 @@ def check_sizes(config, name: str) -> None:
 
 
 def _whole(value) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 1
+    return value if is_whole(value) else 1
 
 
 def _check_size_values(values: dict, name: str, depth: int) -> None:
@@ -516,7 +517,7 @@ def check_embeddings(configs: list, tokenizer, names: list[str]) -> None:
     for config in configs:
         text = config.get_text_config() if hasattr(config, "get_text_config") else config
         value = getattr(text, "vocab_size", None)
-        rows.append(value if isinstance(value, int) and not isinstance(value, bool) else None)
+        rows.append(value if is_whole(value) else None)
     vocab, specials = tokenizer.get_vocab(), _specials(tokenizer)
     for name, limit in zip(names, rows):
         past = sorted(i for tok, i in vocab.items() if limit is not None and i >= limit and tok not in specials)

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from specviz.core.i18n import N_, _, list_separator, ngettext, number, percent, times
 from specviz.engine import theory
 from specviz.engine.kinds import Mode, StopReason
+from specviz.engine.limits import is_whole
 from specviz.engine.trace import Trace
 from specviz.labs.bench.quoted import machine_text
 
@@ -346,7 +347,7 @@ def alpha_note(spec: Trace) -> str | None:
     k = spec.settings.get("k")
     untested = any(not d.reached for s in spec.steps for d in s.decisions)  # none at K = 1, for one
     sentences = [_(ALPHA_TEXT["differ" if untested else "all_tested"], ratio=number(ratio), alpha=number(alpha))]
-    if isinstance(k, int) and not isinstance(k, bool) and k >= 1:
+    if is_whole(k) and k >= 1:
         predicted = theory.accepted_fraction(min(1.0, max(0.0, alpha)), k)
         sentences.append(_(ALPHA_TEXT["formula"], predicted=number(predicted), k=k))
     return " ".join(sentences)

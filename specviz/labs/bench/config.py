@@ -20,7 +20,7 @@ from specviz.core.yamlfiles import read_yaml
 from specviz.engine.draft_shape import DraftShape
 from specviz.engine.limits import (K_RANGE, MAX_NEW_TOKENS_RANGE, POLICIES, REPEATS_RANGE, SEED_RANGE,
                                    TEMPERATURE_RANGE, TREE_LOOKUP_RANGE, TREE_NODES_RANGE, TREE_WIDTH_RANGE,
-                                   check_threads, whole_arg)
+                                   check_threads, is_whole, whole_arg)
 from specviz.engine.proposers import registry
 
 HF_MODES = ("all", "greedy", "none")
@@ -167,13 +167,13 @@ class BenchConfig:
                 raise ValueError(f"Unknown proposer '{name}': choose one of {', '.join(registry.names())}.")
         for name, value in self.proposer_settings.items():
             own = registry.setting(name)  # an unknown name: one sentence
-            if isinstance(value, bool) or not isinstance(value, int) or not own.lo <= value <= own.hi:
+            if not _whole(value, own.lo, own.hi):
                 raise ValueError(f"{own.flag} must be a whole number from {own.lo} to {own.hi} (got {value!r}).")
         for k in self.ks:
-            if isinstance(k, bool) or not (isinstance(k, int) and K_RANGE[0] <= k <= K_RANGE[1]):
+            if not _whole(k, *K_RANGE):
                 raise ValueError(f"K must be a whole number from {K_RANGE[0]} to {K_RANGE[1]} (got {k}).")
         k = self.policy_k
-        if isinstance(k, bool) or not (isinstance(k, int) and K_RANGE[0] <= k <= K_RANGE[1]):
+        if not _whole(k, *K_RANGE):
             raise ValueError(f"--policy-k must be a whole number from {K_RANGE[0]} to {K_RANGE[1]} (got {k}).")
         lo, hi = TEMPERATURE_RANGE
         for t in [*self.temperatures, *(self.policy_temperatures or [])]:
@@ -215,11 +215,11 @@ class BenchConfig:
         lo, hi = REPEATS_RANGE
         for flag, value, low in (("--prompts-per-suite", self.prompts_per_suite, 1), ("--repeats", self.repeats, lo),
                                  ("--warmup", self.warmup, 0), ("cost_repeats", self.cost_repeats, lo)):
-            if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= hi:
+            if not _whole(value, low, hi):
                 raise ValueError(f"{flag} must be a whole number from {low} to {hi} (got {value}).")
         if self.threads is not None:
             check_threads(self.threads)
-        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or not SEED_RANGE[0] <= self.seed <= SEED_RANGE[1]:
+        if not _whole(self.seed, *SEED_RANGE):
             raise ValueError(f"--seed must be a whole number from {SEED_RANGE[0]} to {SEED_RANGE[1]} (got {self.seed}).")
         if self.clock not in CLOCKS:
             raise ValueError(f"--clock must be one of {', '.join(CLOCKS)} (got {self.clock}).")
@@ -280,8 +280,8 @@ class BenchConfig:
 
 
 def _whole(value, lo: int, hi: int) -> bool:
-    """An int (not a bool) from lo to hi."""
-    return not isinstance(value, bool) and isinstance(value, int) and lo <= value <= hi
+    """A whole number (`is_whole`) from lo to hi."""
+    return is_whole(value) and lo <= value <= hi
 
 
 def _shape(value) -> DraftShape:

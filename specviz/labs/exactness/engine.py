@@ -19,6 +19,7 @@ import torch
 from specviz.core.i18n import _, percent
 from specviz.engine.generation import eos_ids
 from specviz.engine.kvcache import feature_states
+from specviz.engine.limits import is_whole
 from specviz.engine.sampling import SamplingConfig
 from specviz.labs.exactness.registry import Rule, _verifier_of
 from specviz.labs.exactness.rules import VerifierFn
@@ -182,12 +183,12 @@ def continuation_samples(
     from specviz.engine.baseline import autoregressive_generate
     from specviz.engine.decoding import speculative_generate
 
-    whole = (isinstance(n, int) and not isinstance(n, bool)) or (isinstance(n, float) and n.is_integer())
+    whole = is_whole(n) or (isinstance(n, float) and n.is_integer())
     if not whole or n < 1:  # an int is checked as an int: math.isfinite(10**400) raised OverflowError
         shown = repr(n)
         raise ValueError(_("The number of continuations must be a positive whole number (got {n}).",
                            n=shown if len(shown) <= 40 else shown[:39] + "…"))
-    if isinstance(length, bool) or not isinstance(length, int) or not 1 <= length <= 3:  # not 2.5, True or NaN
+    if not is_whole(length) or not 1 <= length <= 3:  # not 2.5, True or NaN
         raise ValueError(_("Continuations are 1 to 3 tokens long here (got {length}).", length=length))
     fn = _verifier_of(rule)
     prompt = _prompt(input_ids)

@@ -16,6 +16,7 @@ from typing import NamedTuple
 import torch
 
 from specviz.core.i18n import _
+from specviz.engine.limits import is_whole
 from specviz.labs.exactness.registry import Rule, _check_vectors, _verifier_of
 from specviz.labs.exactness.rules import VerifierFn
 
@@ -97,7 +98,7 @@ def one_step_samples(
     to draw them one by one instead, e.g. `lambda q, g: 7` for a deterministic proposer (q should then be the
     point mass on 7). The bonus row is p again: it does not affect the first token.
     """
-    whole = (isinstance(n, int) and not isinstance(n, bool)) or (isinstance(n, float) and n.is_integer())
+    whole = is_whole(n) or (isinstance(n, float) and n.is_integer())
     if not whole or n < 1:  # an int is checked as an int: math.isfinite(10**400) raised OverflowError
         shown = repr(n)
         raise ValueError(_("The number of samples must be a positive whole number (got {n}).",

@@ -25,6 +25,7 @@ import yaml
 
 from specviz.core.i18n import N_, _, number
 from specviz.core.paths import QUIZ_DIR as BANK_DIR
+from specviz.engine.limits import is_whole
 from specviz.teach.pagemap import PAGE_FILES
 from specviz.teach.quiz.schema import QuestionKind
 from specviz.teach.quiz.schema import (CONCEPTS, FORMULA_PARAMS, FORMULAS, MAX_ANSWER, TYPES, Bank, Question, QuizBankError,
@@ -247,7 +248,7 @@ def _shown(value: Any, limit: int = 40) -> str:
     a mapping by its kind, never its (maybe huge) contents."""
     if isinstance(value, list | tuple | dict | set):
         return _("a list") if not isinstance(value, dict) else _("a mapping")
-    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**MAX_NUMBER:
+    if is_whole(value) and abs(value) >= 10**MAX_NUMBER:
         return _("a huge number")  # str() of 5,000 digits raises a ValueError
     text = value if isinstance(value, str) else repr(value)
     text = text[:limit + 1].encode("unicode_escape").decode("ascii") if not text.isprintable() else text
@@ -268,7 +269,7 @@ def _file_concepts(raw: Any, source: str) -> dict[str, str]:
 
 def _question(raw: Any, position: int, source: str, concepts: dict[str, str]) -> Question:
     qid = raw.get("id") if isinstance(raw, dict) else None
-    if isinstance(qid, int) and not isinstance(qid, bool) and 0 <= qid < 10**12:
+    if is_whole(qid) and 0 <= qid < 10**12:
         qid = str(qid)  # `id: 12` in YAML is a number; it names the question as well as "12" does
     name = qid if isinstance(qid, str) and _ID.fullmatch(qid) else f"#{position}"
 

@@ -10,6 +10,7 @@ import math
 from dataclasses import dataclass
 
 from specviz.core.i18n import _, ngettext, number
+from specviz.engine.limits import is_whole
 from specviz.engine.trace import Trace
 
 
@@ -90,8 +91,7 @@ def score_predictions(predictions: dict[int, int], trace: Trace) -> PredictionSc
     steps_first = sorted(predictions.items(), key=lambda kv: (0, kv[0]) if isinstance(kv[0], int) else (1, 0))
     for key, guess in steps_first:  # by step, then the other keys as given (str() of 10**5000 would raise)
         step = trace.steps[key] if isinstance(key, int) and 0 <= key < len(trace.steps) else None
-        if (step is None or step.tree is not None or isinstance(guess, bool) or not isinstance(guess, int)
-                or not 0 <= guess <= len(step.decisions)):
+        if step is None or step.tree is not None or not is_whole(guess) or not 0 <= guess <= len(step.decisions):
             ignored.append(key)
             continue
         results.append(StepPrediction(key, guess, step.n_accepted, len(step.decisions)))

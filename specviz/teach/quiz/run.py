@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from specviz.core.i18n import N_, _
+from specviz.engine.limits import is_whole
 from specviz.teach.quiz.grading import Grade, grade, written_number
 from specviz.teach.quiz.schema import Bank, Question, _plain
 from specviz.teach.quiz.schema import QuestionKind
@@ -75,7 +76,7 @@ class QuizRun:
         """The questions in `order` ("basics": `basics_first`; "shuffled": an order fixed by `seed`), cut to
         `limit` (None: all of them; 0 asked 0 and a negative one dropped the last, read 35). The seed also shuffles
         each question's choices."""
-        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
+        if limit is not None and (not is_whole(limit) or limit < 0):
             raise ValueError(f"limit must be a whole number of questions, 0 or more, or None, not {limit!r}")
         if order not in ORDERS:
             raise ValueError(_("Unknown question order {order}: use one of {orders}.", order=repr(order),

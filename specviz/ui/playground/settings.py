@@ -17,7 +17,7 @@ from typing import Any
 from specviz.core import urlvalues
 from specviz.core.i18n import N_, _, ngettext, number, times
 from specviz.engine.draft_shape import DraftShape
-from specviz.engine.limits import PAIR_DRAFTERS
+from specviz.engine.limits import PAIR_DRAFTERS, is_whole
 from specviz.engine.proposers import registry
 from specviz.engine.trace import Trace
 from specviz.labs.bench import quoted
@@ -395,4 +395,4 @@ def settings_of(trace: Trace) -> dict[str, Any] | None:
 
 def _whole_or_none(value: Any) -> int | None:
     """A recorded setting's value if it is a whole number (a trace file can say anything), else None."""
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+    return value if is_whole(value) else None

@@ -202,6 +202,7 @@ def _fixed_point_holds(value: float, digits: int) -> bool:
 
 
 def _unwritable(value: float) -> str:
+    # "an int, not a bool" by hand here and in read_number: core sits under engine, out of limits.is_whole's reach
     if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**308:
         return _with_minus(localized(format(Decimal(value).normalize(), ".3g")))  # no float holds it: 1e+400
     if math.isnan(value):

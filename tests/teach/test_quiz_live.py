@@ -186,6 +186,12 @@ def test_score_predictions_ignores_what_it_cannot_score():
     assert empty.summary() == "No predictions yet." and math.isnan(empty.exact_rate)
 
 
+def test_a_true_key_is_no_step():
+    """Read 40: a step key was checked with isinstance(key, int), so a JSON or session `True` scored as step 1."""
+    score = score_predictions({True: 2, 3: 0}, toy_trace())
+    assert [r.step for r in score.results] == [3] and score.ignored == (True,)
+
+
 def test_a_guess_for_a_tree_step_is_not_scored():
     """Issue 43, ninth read: the Playground asked a tree step "how many of these n will the target accept?" with n
     its `decisions`, the main line the check walked (the accepted path and the child rejected below it), not the

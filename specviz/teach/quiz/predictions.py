@@ -88,9 +88,9 @@ def score_predictions(predictions: dict[int, int], trace: Trace) -> PredictionSc
     '1 of 1 predictions exact; off by 0.00 drafts on average.'
     """
     results, ignored = [], []
-    steps_first = sorted(predictions.items(), key=lambda kv: (0, kv[0]) if isinstance(kv[0], int) else (1, 0))
+    steps_first = sorted(predictions.items(), key=lambda kv: (0, kv[0]) if is_whole(kv[0]) else (1, 0))
     for key, guess in steps_first:  # by step, then the other keys as given (str() of 10**5000 would raise)
-        step = trace.steps[key] if isinstance(key, int) and 0 <= key < len(trace.steps) else None
+        step = trace.steps[key] if is_whole(key) and 0 <= key < len(trace.steps) else None  # True is no step
         if step is None or step.tree is not None or not is_whole(guess) or not 0 <= guess <= len(step.decisions):
             ignored.append(key)
             continue

@@ -149,9 +149,35 @@ def test_the_rules_table_writes_its_numbers_the_readers_way():
     with using("pt"):
         frame = exactness_view.rules_frame(p, q, k=4, c=0.05)
         exact = frame.iloc[0]
-        assert exact["probabilidade de aceitação α"] == "0,7000" and exact["desvio (TV)"] == "0,0000", exact
+        assert exact["chance de manter um palpite"] == "0,7000" and exact["desvio (TV)"] == "0,0000", exact
     with using("en"):
-        assert exactness_view.rules_frame(p, q, k=4, c=0.05).iloc[0]["acceptance probability α"] == "0.7000"
+        assert exactness_view.rules_frame(p, q, k=4, c=0.05).iloc[0]["chance of keeping a draft"] == "0.7000"
+
+
+@pytest.mark.slow  # over 0.7 s: the page under AppTest
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_a_broken_rules_chance_of_keeping_a_draft_is_not_called_alpha(lang):
+    """Issue 43: with "accept every draft" the lab's metric read "Acceptance probability α 1.000", its help "This
+    rule's α", and the rules table headed every rule's chance of keeping a draft "α", beside the decomposition's
+    α = Σ min(p, q) below it. α is that chance under the exact rule only; the metric and the column now name the
+    chance, and the help says which rule's chance is α, with α's own value at this prompt."""
+    from specviz.core.i18n import using
+
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    at.query_params["lang"] = lang
+    at.session_state["exact_rule"] = "accept_all"
+    at.run()
+    assert not at.exception
+    metrics = {m.label: m for m in at.metric}
+    alpha = metrics["α = Σ min(p, q)"].value  # the decomposition's: the real α at this prompt
+    kept = metrics["Chance of keeping a draft" if lang == "en" else "Chance de manter um palpite"]
+    assert kept.value in ("1.000", "1,000") and alpha not in ("1.000", "1,000")  # accept-all keeps every draft
+    assert ("Only under the exact rule" if lang == "en" else "Só na regra exata") in kept.proto.help
+    assert f"{alpha} " in kept.proto.help  # α's own value, beside the name it belongs to
+    assert not any("α" in label for label in metrics if label != "α = Σ min(p, q)")
+    table = next(d.value for d in at.dataframe if len(d.value) == len(exactness_view.exactness.RULES))
+    with using(lang):
+        assert exactness_view._(exactness_view.KEPT_HEADER) in table.columns and "α" not in table.columns
 
 
 def test_the_continuation_help_matches_the_engines_draft_limit(toy):

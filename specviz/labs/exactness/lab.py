@@ -155,19 +155,20 @@ def drafts_per_step(k: int, length: int) -> int:
     return max(0, min(k, length - 1))
 
 
-RULES_TABLE_DIGITS = {"drift (TV)": 4, "acceptance": 4, "tokens/step": 2, "speedup ×": 2}  # `rules_table`'s decimals
+RULES_TABLE_DIGITS = {"drift (TV)": 4, "kept": 4, "tokens/step": 2, "speedup ×": 2}  # `rules_table`'s decimals
 
 
 def rules_table(target_probs: torch.Tensor, draft_probs: torch.Tensor, k: int, c: float) -> list[dict]:
-    """Every rule at this p, q: how far its output drifts from p, how often it keeps a draft, and the speedup
-    that acceptance probability α would give at K and c (specviz.engine.theory, i.i.d. acceptance assumed). Each
-    number is rounded to `RULES_TABLE_DIGITS` places, the ones the Exactness lab writes it with."""
+    """Every rule at this p, q: how far its output drifts from p, its chance of keeping a draft ("kept": the
+    acceptance probability α under the exact rule only), and the mean accepted length and speedup that chance would
+    give at K and c in place of α (specviz.engine.theory, i.i.d. keeps assumed). Each number is rounded to
+    `RULES_TABLE_DIGITS` places, the ones the Exactness lab writes it with."""
     rows = []
     for rule in RULES.values():
-        dist, accept = one_step_distribution(rule, target_probs, draft_probs)
-        values = {"drift (TV)": tv_distance(dist, target_probs), "acceptance": accept,
-                  "tokens/step": theory.expected_tokens_per_step(min(1.0, accept), k),
-                  "speedup ×": theory.expected_speedup(min(1.0, accept), k, c)}
+        dist, kept = one_step_distribution(rule, target_probs, draft_probs)
+        values = {"drift (TV)": tv_distance(dist, target_probs), "kept": kept,
+                  "tokens/step": theory.expected_tokens_per_step(min(1.0, kept), k),
+                  "speedup ×": theory.expected_speedup(min(1.0, kept), k, c)}
         rows.append({"rule": rule.label, "exact": "✓" if rule.exact else "✗",
                      **{name: round(float(value), RULES_TABLE_DIGITS[name]) for name, value in values.items()}})
     return rows

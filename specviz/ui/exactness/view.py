@@ -45,9 +45,15 @@ N_DEFAULT = {("toy", "one_step"): 2000, ("toy", "engine"): 400, ("default", "one
 BARS = lab.BARS
 OTHERS = N_("(all others)")
 RULE_BOX = N_("**{label}.** {text}")
+# "kept": each rule's chance of keeping one draft x ~ q, from its closed form; α = Σ min(p, q) is that chance under
+# the exact rule only, so neither the column nor the metric above it calls another rule's chance α (issue 43)
 TABLE_COLUMNS = {"rule": N_("rule"), "exact": N_("exact"), "drift (TV)": N_("drift (TV)"),
-                 "acceptance": N_("acceptance probability α"), "tokens/step": N_("mean accepted length"),
+                 "kept": N_("chance of keeping a draft"), "tokens/step": N_("mean accepted length"),
                  "speedup ×": N_("speedup ×")}
+KEPT_HEADER = N_("P(kept)")  # the kept column's narrow header: its full name shows on hovering it
+KEPT_HELP = N_("The chance that this rule keeps one draft x ~ q, from its closed form. Only under the exact rule "
+               "(Leviathan / Chen) is it the acceptance probability α = Σ min(p, q), {alpha} at this prompt; under "
+               "any other rule it is not α. It is not the measured accepted / drafted either.")
 SOURCES = {"prompt": N_("p and q at the prompt above"), "session": N_("the trace in this session"),
            "example": N_("an example trace")}
 
@@ -249,31 +255,30 @@ def render_samples(result: LabResult, rule_label: str, drift: float | None) -> N
 
 
 def render_rule_economics(rule: exactness.Rule, dists: StepDistributions, k: int, c: float) -> None:
-    """How far the rule drifts from p at this prompt, and the speed its acceptance probability α would buy."""
+    """How far the rule drifts from p at this prompt, how often it keeps a draft, and the speed that would buy."""
     p, q = dists.target_probs, dists.draft_probs
-    dist, rule_alpha = exactness.one_step_distribution(rule, p, q)
+    dist, kept = exactness.one_step_distribution(rule, p, q)
     exact_alpha = float(theory.acceptance_probability(p, q))
-    speedup = theory.expected_speedup(min(1.0, rule_alpha), k, c)
+    speedup = theory.expected_speedup(min(1.0, kept), k, c)
     b1, b2, b3 = st.columns(3)
     b1.metric(_("Drift from p (exact, one step)"), number(exactness.tv_distance(dist, p), 4),
               help=_("TV distance between what this rule emits and p, from its closed form at this prompt."))
-    alpha_delta, alpha_arrow = signed_delta(number(rule_alpha - exact_alpha, 3))
-    b2.metric(_("Acceptance probability α"), number(rule_alpha, 3),
-              delta=_("{delta} vs exact rule", delta=alpha_delta), delta_color="off", delta_arrow=alpha_arrow,
-              help=_("This rule's α: the chance one draft x ~ q is kept (the exact rule's is "
-                     "Σ min(p, q)). Not the measured accepted / drafted."))
+    kept_delta, kept_arrow = signed_delta(number(kept - exact_alpha, 3))
+    b2.metric(_("Chance of keeping a draft"), number(kept, 3),
+              delta=_("{delta} vs exact rule", delta=kept_delta), delta_color="off", delta_arrow=kept_arrow,
+              help=_(KEPT_HELP, alpha=number(exact_alpha, 3)))
     gain, gain_arrow = signed_delta(number(speedup - theory.expected_speedup(exact_alpha, k, c), 2))
     b3.metric(_("Expected speedup at K = {k}, c = {c}", k=k, c=number(c, 2)), times(speedup),
               delta=_("{delta} vs exact rule", delta=gain + "×"), delta_color="off", delta_arrow=gain_arrow)
-    # the table's α column headed "α", its full name on hovering: under "probabilidade de aceitação α" the Portuguese
-    # table was wider than its 1400 px page and cut its last column, "aceleração ×", to "ac" (as the policy table's
-    # long headers were, specviz/ui/speedup/tables.py); the metric above names α in full
-    alpha = _(TABLE_COLUMNS["acceptance"])
-    st.dataframe(rules_frame(p, q, k, c).rename(columns={alpha: "α"}), hide_index=True, key="exact_rules_table",
-                 column_config={"α": st.column_config.Column(help=alpha)})
+    # the kept column headed "P(kept)", its full name on hovering: a long header made the Portuguese table wider than
+    # its 1400 px page and cut its last column, "aceleração ×", to "ac" (as the policy table's long headers were,
+    # specviz/ui/speedup/tables.py); the metric above names the chance in full
+    full, short = _(TABLE_COLUMNS["kept"]), _(KEPT_HEADER)
+    st.dataframe(rules_frame(p, q, k, c).rename(columns={full: short}), hide_index=True, key="exact_rules_table",
+                 column_config={short: st.column_config.Column(help=_(KEPT_HELP, alpha=number(exact_alpha, 3)))})
     caption = _("Every rule at this prompt, from its closed form. Mean accepted lengths and speedups are predictions: "
-                "the i.i.d. formulas of the Theory explorer with each rule's chance of keeping a draft (its α) at "
-                "every one of the K positions: a lossy rule buys speed with drift.")
+                "the i.i.d. formulas of the Theory explorer with each rule's chance of keeping a draft in place of α "
+                "at every one of the K positions: a lossy rule buys speed with drift.")
     st.caption(f"{caption} {dists.note}" if dists.note else caption)
 
 

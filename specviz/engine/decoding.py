@@ -270,7 +270,8 @@ class SpeculativeDecoder:
         result = shape.verify(target_probs, draft)
         if self.draft_length is not None:
             self.draft_length.observe(draft.depth, result.n_accepted)
-        # 4. rewind: both caches keep the sequence plus the accepted drafts, nothing after them
+        # 4. rewind: the target's cache keeps the sequence plus the accepted drafts, nothing after them; the proposer
+        # rolls back its own (an EAGLE drafter drops every drafted position and reads the kept ones again next step)
         kept_length = len(sequence) + result.n_accepted
         shape.rewind(kept_length, result)
         if self.proposer.needs_target_features:  # a feature drafter gets the target's states of the kept tokens
@@ -398,7 +399,7 @@ class ChainStep:
         return StepResult(draft.tokens, draft.draft_probs, target_probs, verdict)
 
     def rewind(self, length: int, result: StepResult) -> None:
-        """Forget everything after the first `length` tokens in both caches."""
+        """Forget everything after the first `length` tokens in the target's cache; the proposer rolls back its own."""
         self.context.target.rewind(length)
         self.context.proposer.rollback(length)
 
@@ -450,7 +451,8 @@ class TreeStep:
         return main_line(tree, target_probs, self.rule.verifier(target_probs, tree, generator=self.context.generator))
 
     def rewind(self, length: int, result: StepResult) -> None:
-        """Both caches keep the sequence plus the accepted path, nothing else of the tree."""
+        """The target's cache (and a draft model's) keeps the sequence plus the accepted path, nothing else of the
+        tree; an EAGLE drafter drops every drafted node (`EagleProposer.keep_tree_path`)."""
         self.context.target.keep_path(result.tree_verdict.path)
         self.context.proposer.keep_tree_path(length, result.tree_verdict.path)
 

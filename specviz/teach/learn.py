@@ -124,10 +124,14 @@ LESSONS: tuple[Lesson, ...] = (
            "p at that position came with the verify pass. If all K drafts are kept, the bonus token is drawn "
            "straight from p at position K+1.\n\n"
            "So that earlier tokens are never computed again, a model keeps for every token of the text the numbers "
-           "later tokens read (its keys and values): the **KV cache**. The verify pass wrote entries for every "
-           "draft; those of thrown-away drafts are cut off (**rolled back**), in the draft's cache too, while the "
-           "entries of kept drafts stay: they are exactly what plain decoding would have computed (in exact "
-           "arithmetic; lesson 5 gives the rounding caveat), so nothing is recomputed."),
+           "later tokens read (its keys and values): the **KV cache**. The verify pass wrote the target's entries "
+           "for every draft; those of thrown-away drafts are cut off (**rolled back**), while the entries of kept "
+           "drafts stay: they are exactly what plain decoding would have computed (in exact arithmetic; lesson 5 "
+           "gives the rounding caveat), so the target never recomputes them. A draft with a cache of its own rolls "
+           "it back too. One that reads only the text keeps its entries for the kept drafts as they are. The "
+           "drafter of lesson 9 that reads the target's internal numbers built its entries for the drafts from its "
+           "own stand-ins for those numbers, so it drops them and reads the kept tokens again with the real ones "
+           "from the verify pass."),
            ("first_disagreement", "residual", "bonus_token", "kv_rollback"),
            ("first rejection", "residual", "kv cache", "rolled back"),
            ("fd-later-draft", "rs-zero", "bt-count", "kv-target"), "first_disagreement", "pages/playground.py",
@@ -232,7 +236,9 @@ LESSONS: tuple[Lesson, ...] = (
            "of specviz's own drafter, reads three of the target's layers, scores tokens with a small head of its "
            "own and is trained to match the target's next-token probabilities, not its hidden states); EAGLE-2 "
            "grows its tree where "
-           "the drafts are confident. The Playground's preset 5 runs specviz's own EAGLE drafter as a tree. "
+           "the drafts are confident. To draft past the first token an EAGLE drafter feeds its own predictions back in place of "
+           "the target's hidden states, so after each verify pass it drops the cache entries it built from them "
+           "and reads the kept tokens again with the target's real hidden states (lesson 4's exception). The Playground's preset 5 runs specviz's own EAGLE drafter as a tree. "
            "Preset 7 runs specviz's own Medusa heads the same way, each step saying which head drafted what: head 2 "
            "guesses without knowing head 1's guess. The Proposers page measures them against the EAGLE drafter, "
            "which reads its own first guess before the second, but is also a larger model trained on far more of the "

@@ -264,3 +264,32 @@ def test_the_card_summary_writes_counts_the_readers_way():
     with using("en"):
         assert "33,539 answers" in card_summary(meta) and "?" not in card_summary(meta)
     assert "? steps" in card_summary({"kind": "eagle"})  # a card without its numbers still reads
+
+
+def test_after_a_verify_the_drafter_reads_the_kept_drafts_again_with_the_targets_states(toy_data):
+    """Lesson 4 and lesson 9 (issue 43): the target keeps its cache entries for the kept drafts, but an EAGLE drafter
+    built its entries for the drafts from its own predictions, so the next proposal drops them and reads every kept
+    draft again, from the position of the first draft on, with the target's real states."""
+    pair, _ = toy_data
+    drafter, vocab = toy_drafter(pair.target, noise=0.05)
+    proposer = EagleProposer(pair.target, drafter, vocab)
+    proposals, step = [], proposer._step
+
+    def propose(sequence, *args, **kwargs):
+        proposals.append((len(sequence), []))
+        return EagleProposer.propose(proposer, sequence, *args, **kwargs)
+
+    def recorded(features, tokens, past):
+        proposals[-1][1].append((past, features.shape[1]))
+        return step(features, tokens, past)
+
+    proposer.propose, proposer._step = propose, recorded
+    ids = pair.tokenizer("abcab the cat")["input_ids"]
+    speculative_generate(pair.target, proposer, ids, k=4, max_new_tokens=30, eos_token_id=[])
+    checked = 0
+    for (length, calls), (after, calls_after) in zip(proposals, proposals[1:]):
+        kept = after - length - 1  # the drafts kept by the verify in between (then one recovered or bonus token)
+        if kept and len(calls) > 1:  # it drafted past the first token: entries built from its own predictions
+            assert calls_after[0] == (length - 1, kept + 1), (length, after, calls_after)  # the first draft's on
+            checked += 1
+    assert checked >= 3

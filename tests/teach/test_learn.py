@@ -295,3 +295,31 @@ def test_the_learn_intro_promises_defined_terms_only_where_a_test_checks_them(la
     assert re.search(r"every term in the lessons' texts and questions is explained|todo termo dos textos e das "
                      r"perguntas das lições é explicado", intro)
     assert "bfloat16" in widgets.TEXT["bytes_names"][2] and "bfloat16" in BY_NUMBER[5].terms  # why the scope
+
+
+def test_lesson_4_says_which_cache_recomputes_in_both_languages():
+    """Issue 43: lesson 4 ended "...they are exactly what plain decoding would have computed ..., so nothing is
+    recomputed", of the target's and the draft's caches alike; an EAGLE drafter built its entries for the drafts from
+    its own predictions and reads the kept tokens again after each verify (tests/distill/test_eagle3.py checks it does).
+    The lesson now says the target never recomputes, a draft that reads only the text keeps its entries, and the
+    drafter of lesson 9 reads the kept tokens again; lesson 9 says the same of EAGLE."""
+    from specviz.core.i18n import using
+
+    for lang, target, drafter, eagle in (
+            ("en", "so the target never recomputes them", "reads the kept tokens again with the real ones",
+             "reads the kept tokens again with the target's real hidden states (lesson 4's exception)"),
+            ("pt", "então o alvo nunca as recalcula", "lê de novo os tokens mantidos com os números reais",
+             "lê de novo os tokens mantidos com os estados ocultos reais do alvo (a exceção da lição 4)")):
+        with using(lang):
+            four, nine = (" ".join(BY_NUMBER[n].shown_text().split()) for n in (4, 9))
+        assert target in four and drafter in four and eagle in nine, lang
+        assert "nothing is recomputed" not in four and "nada é recalculado" not in four
+    plans = {name: " ".join((ROOT / "docs" / name).read_text(encoding="utf-8").split())
+             for name in ("teaching.md", "teaching.pt-BR.md")}  # the lesson plan's summary of lesson 4
+    assert "the KV caches are cut back to the kept tokens" not in plans["teaching.md"]
+    assert "the target's KV cache is cut back to the kept tokens (an EAGLE drafter reads them again)" \
+        in plans["teaching.md"]
+    assert "o cache KV do alvo volta aos tokens mantidos (um rascunhador EAGLE os lê de novo)" in plans["teaching.pt-BR.md"]
+    for lang, says in (("en", "The target's cache entries for a position depend only on the tokens up to it"),
+                       ("pt", "As entradas do cache do alvo para uma posição dependem só dos tokens até ela")):
+        assert says in " ".join(load_bank(lang=lang).by_id()["kv-facts"].explanation.split()), lang

@@ -258,7 +258,8 @@ def tokens_per_step_distribution(alpha: float, k: int) -> list[float]:
 
 
 def expected_speedup(alpha: float, k: int, c: float) -> float:
-    """Walltime speedup over target-only decoding: E[tokens per step] / (K c + 1) (Leviathan et al., Thm 3.8).
+    """Walltime speedup over target-only decoding: E[tokens per step] / (K c + 1), Leviathan et al. 2023's
+    expected improvement factor in total walltime (their Theorem 3.8, with γ = K).
 
     One step costs K draft forwards (K c) plus one target forward (1); plain decoding gets 1 token per 1.
 

@@ -370,3 +370,21 @@ def test_cost_ratio_from_timings_counts_a_trees_verify_pass_too():
     assert "(K + 1 for a chain; a tree's nodes, its lookup branch and one more)" in doc
     points = (Path(__file__).resolve().parents[2] / "specviz" / "ui" / "theory" / "points.py").read_text("utf-8")
     assert "one per level" in doc and "the deepest drafted (not copied) node for a tree" in points
+
+
+def test_leviathans_numbered_results_are_cited_with_their_names():
+    """Issue 43: the docstrings cited "Leviathan et al., Thm 3.8" and "Leviathan et al. eq. 1" by number alone,
+    which no reader can check without the right version of the paper at hand. Each now names the result too (the
+    expected improvement factor in walltime; the expected number of tokens a step produces), and the formulas are the
+    paper's with its γ = K: (1 − α^(γ+1)) / (1 − α) and that over (γc + 1)."""
+    import inspect
+
+    from specviz.teach.quiz import schema
+
+    speedup, tokens = inspect.getdoc(expected_speedup), inspect.getdoc(schema._expected_tokens)
+    assert "expected improvement factor in total walltime (their Theorem 3.8" in " ".join(speedup.split())
+    assert "expected number of tokens one step produces (their equation 1" in " ".join(tokens.split())
+    alpha, k, c = 0.8, 4, 0.05
+    paper_tokens = (1 - alpha ** (k + 1)) / (1 - alpha)
+    assert schema._expected_tokens(alpha, k) == pytest.approx(paper_tokens)
+    assert expected_speedup(alpha, k, c) == pytest.approx(paper_tokens / (k * c + 1))

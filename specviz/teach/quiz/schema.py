@@ -70,7 +70,8 @@ def _accept_prob(p: float, q: float) -> float:
 
 
 def _expected_tokens(alpha: float, k: int) -> float:
-    """Leviathan et al. eq. 1: tokens per step (1 - alpha^(K+1)) / (1 - alpha); K + 1 when alpha = 1."""
+    """Tokens per step (1 - alpha^(K+1)) / (1 - alpha), K + 1 when alpha = 1: Leviathan et al. 2023's expected
+    number of tokens one step produces (their equation 1, with γ = K)."""
     return float(k + 1) if alpha >= 1 else (1 - alpha ** (k + 1)) / (1 - alpha)
 
 

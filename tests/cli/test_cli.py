@@ -530,3 +530,25 @@ def test_calibrate_without_a_table_names_the_chain_a_proposer_that_cannot_branch
         out = cli("calibrate", "--pair", "toy", "--proposer", proposer, "--force")
         assert out.returncode == 0, out.stderr
         assert f"runs keep its recommended shape, {said}" in out.stdout, out.stdout
+
+
+def test_the_docs_say_which_cli_text_follows_the_language_and_that_the_benchs_stays_english():
+    """Issue 43: docs/app.md said "The CLI follows LC_ALL / LC_MESSAGES / LANG or --lang pt", but the bench's own
+    refusals (specviz.labs.bench.config), its report and progress lines stay English in every language, as the CLI's
+    docstring says and the project keeps them; docs/cli.md listed --lang among every command's flags. Both docs now
+    say which commands follow the language and what stays English."""
+    from specviz.core.i18n import using
+    from specviz.labs.bench.config import BenchConfig
+
+    with using("pt"), pytest.raises(ValueError, match="^K must be a whole number from 1 to 16"):
+        BenchConfig(ks=[0]).check()  # the bench's refusal, English under Portuguese
+    app = " ".join((ROOT / "docs" / "app.md").read_text(encoding="utf-8").split())
+    cli = " ".join((ROOT / "docs" / "cli.md").read_text(encoding="utf-8").split())
+    readme_pt = " ".join((ROOT / "README.pt-BR.md").read_text(encoding="utf-8").split())
+    assert "The CLI follows `LC_ALL`" not in app
+    assert "The CLI's `generate`, `compare` and `calibrate` follow `LC_ALL` / `LC_MESSAGES` / `LANG` or `--lang pt`; " \
+           "the bench's own report, refusals and progress lines" in app
+    assert "`bench` and `serve` take no `--lang`" in cli
+    assert "the bench's own report (what it prints and results.md), its refusals and its progress lines stay " \
+           "English in every language" in cli
+    assert "o relatório, as recusas e o progresso do `bench` ficam em inglês" in readme_pt

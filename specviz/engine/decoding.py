@@ -243,7 +243,8 @@ class SpeculativeDecoder:
             self.tree_shape = TreeStep(context, shape, tree or TreeVerification())
 
     def prefill(self, prompt: list[int]) -> None:
-        """Fill both caches with the prompt except its last token, which the first step feeds."""
+        """Fill the target's cache with the prompt except its last token, which the first step feeds, and give the
+        proposer its warm start (a separate draft model fills its cache; the others fill theirs as they propose)."""
         self.proposer.reset()
         if self.draft_length is not None:
             self.draft_length.reset()

@@ -43,7 +43,7 @@ from specviz.core.paths import cache_dir, write_text_atomically
 from specviz.engine.draft_shape import DraftShape
 from specviz.engine.generation import Clock, default_clock, synchronize
 from specviz.engine.limits import is_number, is_whole
-from specviz.labs.bench.summary import curve_ratio
+from specviz.labs.bench.summary import count_text, curve_ratio
 from specviz.labs.bench.timing import ISA_LIMITS, feature_draft_timer, forward_timer, utc_now
 from specviz.models.machine import cpu_has_bf16, cpu_model, cpu_speed_flags, dtype_name
 
@@ -148,7 +148,8 @@ class Calibration:
     @property
     def machine(self) -> str:
         """"AMD EPYC, 2 threads, avx2 avx512f avx512_bf16": the machine in one plain line."""
-        return f"{self.cpu}, {self.threads} threads, " + (" ".join(self.cpu_flags) or "no listed instruction sets")
+        flags = " ".join(self.cpu_flags) or "no listed instruction sets"
+        return f"{self.cpu}, {count_text(self.threads, 'thread')}, {flags}"
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=1)

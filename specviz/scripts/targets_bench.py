@@ -33,6 +33,7 @@ from specviz.engine.limits import (DEFAULT_DTYPE_RULE, MAX_NEW_TOKENS_RANGE, REP
                                    whole_arg)
 from specviz.labs.bench.config import held_out_arg
 from specviz.labs.bench.report import BenchResult
+from specviz.labs.bench.summary import count_text
 from specviz.models.catalog import recommended_for
 
 # issue 41's targets: (greedy, T = 0.7) over model.generate, by the dtype a CPU runs in
@@ -68,9 +69,10 @@ def verdicts(result: BenchResult, predicted: dict | None = None) -> list[str]:
     m = result.machine
     greedy_target, sampled_target = TARGETS.get(result.dtype or "", TARGETS["float32"])
     lines = [f"pair {result.config['pair']}, {result.dtype} on both sides, kernels {m.get('kernels', 'stock')}, "
-             f"{prompts} held-out prompts x {result.config['max_new_tokens']} new tokens",
+             f"{count_text(prompts, 'held-out prompt')} x {count_text(result.config['max_new_tokens'], 'new token')}",
              f"machine: {m['cpu']} ({' '.join(m.get('cpu_flags', [])) or 'flags not recorded'}), "
-             f"{'with' if m.get('cpu_bf16') else 'without'} bf16 instructions, {m['torch_threads']} threads"]
+             f"{'with' if m.get('cpu_bf16') else 'without'} bf16 instructions, "
+             f"{count_text(m['torch_threads'], 'thread')}"]
     for row in result.rows(policy="constant", trees=True):
         shape = DraftShape.of(row)
         label = shape.label()

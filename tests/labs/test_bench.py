@@ -1055,3 +1055,25 @@ def test_mean_k_is_said_to_fall_below_k_for_a_constant_chain_as_the_committed_ca
     comment = " ".join((root / "specviz" / "labs" / "bench" / "rows.py").read_text(encoding="utf-8").split())
     assert "per step: K for a constant chain" not in comment
     assert "at most K for a constant chain, below it where" in comment
+
+
+def test_a_count_of_one_reads_in_the_singular_in_results_md():
+    """Issue 43 (mend): results.md's machine line said "torch 2.13.0+cpu (1 threads)" for every one-thread run
+    (default-cpu-ngram, -layerskip, -bf16-trees, -f32-medusa); each count in it now agrees with its noun."""
+    path = BENCHMARKS_DIR / "default-cpu-ngram" / "results.json"
+    run = BenchResult.load(path)
+    assert run.machine["torch_threads"] == 1
+    text = markdown_report(run)
+    assert "(1 thread), transformers" in text and "1 threads" not in text
+    one = BenchResult.from_dict({**run.to_dict(), "machine": {**run.machine, "cores": 1, "torch_threads": 1},
+                                 "costs": {**run.costs, "context_tokens": 1}})
+    lines = markdown_report(one)
+    assert "Machine: AMD EPYC, 1 core, GPU none" in lines and "(1 token of context)" in lines
+    assert "(2 threads)" in markdown_report(BenchResult.load(BENCHMARKS_DIR / "default-cpu-f32-packed" / "results.json"))
+    import re
+
+    for md in BENCHMARKS_DIR.glob("*/results.md"):  # the machine line, the notes and the costs' context
+        text = md.read_text(encoding="utf-8")
+        counted = [line for line in text.partition("## All suites")[0].splitlines()
+                   if line.startswith(("Machine:", "- "))] + [l for l in text.splitlines() if l.startswith("Target f")]
+        assert counted and not re.search(r"\b1 (threads|cores|tokens)\b", "\n".join(counted)), md

@@ -17,3 +17,16 @@ def test_the_docstrings_example_names_the_committed_runs_dtype():
     assert f"--dtype {result['machine']['dtype']}" in example
     assert "--out assets/benchmarks/default-cpu-f32-packed" in example
     assert f"--dtype {result['machine']['dtype']}" in result["command"]
+
+
+def test_a_calibrations_machine_line_counts_one_thread_in_the_singular():
+    """targets.txt's first line quotes the calibration's machine ("AMD EPYC, 2 threads, avx ..."), which said
+    "1 threads" for a one-thread calibration."""
+    from dataclasses import replace
+
+    from specviz.labs.calibration import Calibration
+
+    fields = {name: None for name in Calibration.__dataclass_fields__}
+    cal = Calibration(**{**fields, "cpu": "AMD EPYC", "threads": 1, "cpu_flags": ["avx2"]})
+    assert cal.machine == "AMD EPYC, 1 thread, avx2"
+    assert replace(cal, threads=2).machine == "AMD EPYC, 2 threads, avx2"

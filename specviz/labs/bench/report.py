@@ -28,7 +28,7 @@ from specviz.core.paths import read_json, write_text_atomically
 from specviz.engine.draft_shape import DraftShape
 from specviz.engine.limits import is_number, is_whole
 from specviz.labs.bench.config import BENCHMARKS_DIR, BenchConfig, load_suites
-from specviz.labs.bench.summary import DEFINITIONS, verify_ratio
+from specviz.labs.bench.summary import DEFINITIONS, count_text, verify_ratio
 
 SCHEMA = "specviz-bench"
 SCHEMA_VERSION = 2  # 2: a tree row's "drafted" counts every node (1 counted its main line only)
@@ -398,8 +398,8 @@ def markdown_report(result: BenchResult) -> str:
         f"# specviz bench: pair `{cfg['pair']}`", "",
         f"`{result.command}`" if result.command else "", "",
         *(rerun_lines(result) if result.command else []),
-        f"Machine: {m['cpu']}, {m['cores']} cores, GPU {m['gpu'] or 'none'}, torch {m['torch']} "
-        f"({m['torch_threads']} threads), transformers {m['transformers']}, {m['date']}."
+        f"Machine: {m['cpu']}, {count_text(m.get('cores'), 'core')}, GPU {m['gpu'] or 'none'}, torch {m['torch']} "
+        f"({count_text(m['torch_threads'], 'thread')}), transformers {m['transformers']}, {m['date']}."
         + (f" CPU instruction sets: {' '.join(m['cpu_flags']) or 'none listed'}"
            f" ({'with' if m.get('cpu_bf16') else 'without'} bf16 instructions)." if "cpu_flags" in m else "")
         + (" Kernels capped by " + ", ".join(f"{k}={v}" for k, v in m["isa_limits"].items()) + "."
@@ -471,7 +471,7 @@ def markdown_report(result: BenchResult) -> str:
     lines += _limit_lines(rows)
     lines += _curve_lines(result.verify_curves())
     lines += ["", "## Costs", "",
-              f"Target forward, 1 new token, warm cache ({costs['context_tokens']} tokens of context): "
+              f"Target forward, 1 new token, warm cache ({count_text(costs['context_tokens'], 'token')} of context): "
               f"{costs['target_forward_seconds'] * 1e3:.1f} ms.", ""]
     for name, c in costs["c"].items():
         lines.append(f"- {name}: draft forward {costs['draft_forward_seconds'][name] * 1e3:.2f} ms, c = {c:.3f}")
@@ -697,8 +697,8 @@ def rerun_lines(result: BenchResult) -> list[str]:
               if isinstance(d, ReplacedDrafter)]
     lines += [f"The GPU check (`python -m specviz.scripts.gpu_check`, docs/gpu.md) made this run and wrote the "
               f"command above, which was not typed: `{GPU_CHECK_FOLDER}` stands for the folder its results were "
-              f"copied to, and the check timed c and the verify cost over {d.repeats} rounds, where the command "
-              f"takes {d.default}, under its own time budget (a run it stopped early says so in its notes)."
+              f"copied to, and the check timed c and the verify cost over {count_text(d.repeats, 'round')}, where "
+              f"the command takes {d.default}, under its own time budget (a run it stopped early says so in its notes)."
               for d in differences if isinstance(d, GpuCheckRun)]
     return [item for line in lines for item in (line, "")]
 

@@ -307,3 +307,13 @@ def verify_ratio(costs: dict, k: int) -> float:
     """
     verify = costs["verify"]
     return verify[min(k, len(verify) - 1)]["ratio"]
+
+
+def count_text(n: object, noun: str, plural: str | None = None) -> str:
+    """A count with its noun agreeing, as results.md, targets_bench's lines and a calibration's machine line print it
+    (English: the report writes no sentence through the catalog); an unknown count (None) reads "?" with the plural.
+
+    >>> count_text(1, "thread"), count_text(2, "core"), count_text(None, "core"), count_text(1, "repeat")
+    ('1 thread', '2 cores', '? cores', '1 repeat')
+    """
+    return f"{'?' if n is None else n} {noun if n == 1 else plural or noun + 's'}"

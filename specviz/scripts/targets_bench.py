@@ -78,7 +78,7 @@ def verdicts(result: BenchResult, predicted: dict | None = None) -> list[str]:
         label = shape.label()
         t = row["temperature"]
         lines.append(f"{label}, " + ("greedy:" if t == 0 else f"T = {t:g}:"))
-        lines.append(_check("speedup vs model.generate" + ("" if t == 0 else "(do_sample=True)"),
+        lines.append(_check("speedup vs model.generate" + ("" if t == 0 else " (do_sample=True)"),
                             row["speedup_vs_hf_generate"], greedy_target if t == 0 else sampled_target, "x"))
         lines.append(f"  tokens per target forward {row['mat_with_bonus']:.2f}")
         if t == 0:
@@ -88,15 +88,27 @@ def verdicts(result: BenchResult, predicted: dict | None = None) -> list[str]:
         if guess and measured:
             off = guess / measured - 1
             verdict = "within" if abs(off) <= PREDICTION_TOLERANCE else "OUTSIDE"
-            lines.append(f"  predicted {guess:.2f}x, measured {measured:.2f}x: {off:+.0%}, {verdict} "
+            lines.append(f"  predicted {guess:.2f}x, measured {measured:.2f}x: {signed_percent(off)}, {verdict} "
                          f"{PREDICTION_TOLERANCE:.0%}")
     return lines
+
+
+def signed_percent(change: float) -> str:
+    """A relative change in whole percent with its sign, "0%" where it rounds to none (Python writes -0.001 as "-0%",
+    which read as a change where the two figures print the same).
+
+    >>> signed_percent(0.14), signed_percent(-0.08), signed_percent(-0.001), signed_percent(0.004)
+    ('+14%', '-8%', '0%', '0%')
+    """
+    text = f"{change:+.0%}"
+    return "0%" if text in ("+0%", "-0%") else text
 
 
 def _check(name: str, value: float | None, target: float, unit: str = "") -> str:
     if value is None:
         return f"  {name}: not measured (target {target:g}{unit})"
-    verdict = "met" if value >= target else f"MISSED by {target - value:.2f}{unit} ({value / target - 1:+.0%})"
+    short = f"MISSED by {target - value:.2f}{unit} ({signed_percent(value / target - 1)})"
+    verdict = "met" if value >= target else short
     return f"  {name} {value:.2f}{unit} (target >= {target:g}{unit}): {verdict}"
 
 

@@ -137,7 +137,9 @@ with tab_policy:
         st.info(_("This result has no adaptive draft-length policies at this temperature; run the bench with "
                   "`--policies constant heuristic threshold optimal`."))
     else:
-        st.markdown(_("The constant, heuristic and threshold policies start at the same K. **heuristic**: K grows "
+        st.markdown(_("This table compares chains: each policy sets how many tokens a chain drafts, so constant is the "
+                      "chain of constant K, and a draft tree, which no policy drafts, is left out.") + " " +
+                    _("The constant, heuristic and threshold policies start at the same K. **heuristic**: K grows "
                       "by 2 after a step whose drafts were all accepted and shrinks by 1 otherwise (transformers' "
                       "`num_assistant_tokens_schedule=\"heuristic\"`, an option: in transformers 5.x the default is "
                       "a constant 20 assistant tokens with an `assistant_confidence_threshold` of 0.4, which stops the "

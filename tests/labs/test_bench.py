@@ -1077,3 +1077,24 @@ def test_a_count_of_one_reads_in_the_singular_in_results_md():
         counted = [line for line in text.partition("## All suites")[0].splitlines()
                    if line.startswith(("Machine:", "- "))] + [l for l in text.splitlines() if l.startswith("Target f")]
         assert counted and not re.search(r"\b1 (threads|cores|tokens)\b", "\n".join(counted)), md
+
+
+def test_the_policy_table_says_it_compares_chains_and_why_a_tree_is_not_in_it():
+    """Issue 43 (mend): the policy table takes its constant column from the chain of K₀ only (its 17th read), but
+    neither its heading nor a line under it said so: a run whose shape of depth K₀ was a tree read – under constant
+    with no reason given. The heading says chains only and the line under it why a tree is left out."""
+    from specviz.labs.bench.report import POLICIES_HEADING, POLICIES_NOTE
+
+    assert "chains only" in POLICIES_HEADING
+    assert "no policy drafts" in POLICIES_NOTE and "a chain of K₀ where the run had only a tree" in POLICIES_NOTE
+    run = BenchResult.load(BENCHMARKS_DIR / "default-cpu-bf16-tree" / "results.json")
+    tree = next(r for r in run.summary if r["suite"] == "all" and r["temperature"] == 0 and r.get("tree_nodes")
+                and r["k"] == 4)
+    run.summary = [tree, {**tree, "tree_nodes": 0, "tree_width": 0, "tree_lookup": 0, "k": 2},
+                   {**tree, "policy": "heuristic", "tree_nodes": 0, "tree_width": 0, "tree_lookup": 0}]
+    lines = markdown_report(run).split(POLICIES_HEADING + "\n\n" + POLICIES_NOTE + "\n\n", 1)[1].splitlines()
+    row = next(line for line in lines if line.startswith("| all | eagle | 0 |"))
+    assert row.split(" | ")[3] == "–"  # the tree of depth 4 is no constant chain of K₀ = 4
+    for path in (BENCHMARKS_DIR / name / "results.md" for name in ("default-cpu-ngram", "default-cpu-layerskip",
+                                                                   "default-cpu-drafts")):
+        assert f"{POLICIES_HEADING}\n\n{POLICIES_NOTE}\n\n| category |" in path.read_text(encoding="utf-8")

@@ -450,7 +450,7 @@ def markdown_report(result: BenchResult) -> str:
                             f"{_fmt(other['speedup_vs_ar'], 2, '×')}" if other else "–") + " |")
     policy_rows = [r for r in result.summary if r["policy"] != "constant"]
     if policy_rows:
-        lines += ["", POLICIES_HEADING, "",
+        lines += ["", POLICIES_HEADING, "", POLICIES_NOTE, "",
                   "| category | proposer | T | constant | heuristic | threshold | optimal | winner |",
                   "|---|---|---|---|---|---|---|---|"]
         keys = dict.fromkeys((r["suite"], r["proposer"], r["temperature"], r["k"]) for r in policy_rows)
@@ -761,9 +761,15 @@ def plain_load_note(note: str) -> str:
     return _LOAD_LIST.sub(r"\1\2\3", note)
 
 
-# --policy-k is where the heuristic policy starts and the threshold policy's cap; the optimal policy ignores it
-POLICIES_HEADING = ("## Draft-length policies (speedup vs specviz target-only; K₀: where heuristic starts, threshold's "
-                    "cap; optimal picks its own K)")
+# --policy-k is where the heuristic policy starts and the threshold policy's cap; the optimal policy ignores it. Every
+# policy other than constant drafts a chain (cases.py runs them at --policy-k with no tree), so the table compares
+# chains: its constant column is the chain of K₀ and never a tree of depth K₀ (whose row the table leaves out).
+POLICIES_HEADING = ("## Draft-length policies, chains only (speedup vs specviz target-only; K₀: where heuristic "
+                    "starts, threshold's cap; optimal picks its own K)")
+POLICIES_NOTE = ("Each policy sets how many tokens a chain drafts, so the table compares chains: constant is the chain "
+                 "of constant K = K₀, and a draft tree, which no policy drafts, is left out (its speedup is in the "
+                 "tables above). A – marks what this run did not measure: a policy, or a chain of K₀ where the run "
+                 "had only a tree of that depth.")
 # what a † on a tree row's α cell means (the model cards' bench tables say it too, specviz.distill.cards)
 TREE_ALPHA_MEANING = ("† A tree row's value in the α column is the mean min(1, p′/q′) along each step's main line (a "
                       "child tried after a rejected sibling meets the residual p′), not α")

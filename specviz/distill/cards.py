@@ -103,11 +103,12 @@ def trained_on(meta: dict) -> str:
 
 
 def bench_note(bench: Path) -> str:
-    """The run's own note that it started on a busy machine (absolute times may be noisy: `report.LOAD_NOTE`), as a
-    paragraph; "" when it did not."""
+    """The run's own note that it started on a busy machine (absolute times may be noisy), in today's words
+    (`report.load_note`, worded by its load against its cores and threads), as a paragraph; "" when it did not."""
     run = read_bench(bench)
-    cores = (run.get("machine") or {}).get("cores", "?")
-    busy = next((current_note(str(n), cores) for n in run.get("notes") or [] if is_load_note(str(n))), "")
+    machine = run.get("machine") or {}
+    cores, threads = machine.get("cores", "?"), machine.get("torch_threads")
+    busy = next((current_note(str(n), cores, threads) for n in run.get("notes") or [] if is_load_note(str(n))), "")
     return f"{busy}\n\n" if busy else ""
 
 

@@ -406,7 +406,7 @@ def markdown_report(result: BenchResult) -> str:
            if m.get("isa_limits") else "")
         + (f" Models on {m['device']} in {m['dtype']}." if m.get("device") else "")
         + (f" Linear kernels: {m['kernels']}." if m.get("kernels") else ""), "",
-        *[f"- {current_note(n, m.get('cores', '?'))}" for n in result.notes], "",
+        *[f"- {current_note(n, m.get('cores', '?'), m.get('torch_threads'))}" for n in result.notes], "",
         "## All suites", "",
         "| proposer | policy | K | tree | T | α (tree: main-line mean min(1, p′/q′)) | accepted/drafted | mean accepted length | "
         "accepted/step (excl.) | tok/s | vs target-only | vs generate | transformers assisted vs generate | "
@@ -715,27 +715,73 @@ OLD_TREE_NOTE = ("Tree rows draft an EAGLE-2 style tree (node budget x width, de
                  "#MAT is tokens per target forward, the physical limit a perfect free draft of the same shape.")
 
 
-# The note of a run that started with the 1-minute load average over half the cores (specviz.labs.bench.runner).
-# Runs before 68b529c (2026-12-05 20:59 UTC) wrote "The machine was shared (...)", but the load a run starts with
-# counts its own command's work before it (the imports, targets_bench's calibration), so a run with nothing else
-# running read as shared: the load says the cores were busy, not by whom.
-LOAD_NOTE = ("The load average was {start} at the start and {end} at the end, on {cores} cores: over half of them were "
-             "busy in the minute before the run (other work, or this command's own imports, loading or calibration), "
-             "so absolute times may be noisy; ratios from the same run are the numbers to trust.")
+# The note of a run that started with the 1-minute load average over half the cores (specviz.labs.bench.runner), in one
+# of two wordings (`load_note`). The load average counts the threads running or ready to run, averaged over the last
+# minute; a run's own command adds its work before the run to it (the imports, loading the models, targets_bench's
+# calibration), which runs at most one thread per core, or per torch thread where torch runs more threads than there
+# are cores: call that bound n. A start up to twice n (`LOAD_NOTE`) may be that work or other work: the load says the
+# cores were busy, not by whom. A start above twice n (`BUSY_LOAD_NOTE`, `busy_with_other_work`) is more than the
+# command's own work can account for (at least n more threads were waiting): other work was running, as on the shared
+# 2-core machine of default-cpu-ngram/, -layerskip/ and -bf16-trees/ (8.35, 11.59 and 8.19 at their starts), while a
+# quiet machine's run stays under it (default-cpu-bf16-tree/, "nothing else running", started at 2.4).
+# Runs before 68b529c (2026-12-05 20:59 UTC) wrote "The machine was shared (...)" whatever the load, and runs from then
+# until this split (2026-12-06) `_PREVIOUS_LOAD_NOTE`'s single wording; `current_note` prints both in today's words.
+LOAD_NOTE = ("The load average was {start} at the start and {end} at the end, on {cores}: in the minute before the "
+             "run, more threads than half the number of cores were running or ready to run (other work, or this "
+             "command's own imports, loading or calibration), so absolute times may be noisy; ratios from the same "
+             "run are the numbers to trust.")
+BUSY_LOAD_NOTE = ("The load average was {start} at the start and {end} at the end, on {cores}: in the minute before "
+                  "the run, more threads than twice the number of cores were running or ready to run, more than this "
+                  "command's own imports, loading or calibration can account for, so the machine was busy with other "
+                  "work; absolute times may read slower and noisier than on a quiet machine, and ratios from the same "
+                  "run are the numbers to trust.")
 _OLD_LOAD_NOTE = re.compile(r"The machine was shared \(load average (\S+) at the start, (.+) at the end\): absolute "
                             r"times are noisy; ratios from the same run are the numbers to trust\.")
+_PREVIOUS_LOAD_NOTE = re.compile(
+    r"The load average was (\S+) at the start and (\S+) at the end, on (\S+) cores: over half of them were busy in "
+    r"the minute before the run \(other work, or this command's own imports, loading or calibration\), so absolute "
+    r"times may be noisy; ratios from the same run are the numbers to trust\.")
+
+
+def busy_with_other_work(load: float, cores: int, threads: int | None = None) -> bool:
+    """Whether a run's 1-minute load average at its start is more than its own command's work can account for: above
+    twice the cores, or twice the torch threads where those are more (the rule above `LOAD_NOTE`).
+
+    >>> busy_with_other_work(8.19, 2), busy_with_other_work(2.4, 2), busy_with_other_work(5.0, 2, threads=8)
+    (True, False, False)
+    """
+    return load > 2 * max(cores, threads or 0)
+
+
+def load_note(start: Any, end: Any, cores: Any, threads: int | None = None) -> str:
+    """The busy-start note of a run that started at the 1-minute load average `start` (a number, or its text) on
+    `cores` cores: `BUSY_LOAD_NOTE` when that is more than the command's own work can account for
+    (`busy_with_other_work`), else `LOAD_NOTE`; "1 core" or "2 cores" (`count_text`). With no number for `start`
+    or `cores`, `LOAD_NOTE`, which names both causes.
+
+    >>> load_note(8.35, 2.79, 2)[:106]
+    'The load average was 8.35 at the start and 2.79 at the end, on 2 cores: in the minute before the run, more'
+    >>> "busy with other work" in load_note(8.35, 2.79, 2), "busy with other work" in load_note(1.04, 2.03, 2)
+    (True, False)
+    """
+    try:
+        busy = busy_with_other_work(float(start), int(cores), threads)
+    except (TypeError, ValueError):
+        busy = False
+    return (BUSY_LOAD_NOTE if busy else LOAD_NOTE).format(
+        start=start, end=end, cores=count_text(cores if is_whole(cores) else None, "core"))
 
 
 def is_load_note(note: str) -> bool:
-    """Whether a recorded bench note is the busy-start note (`LOAD_NOTE`, or its form before 68b529c)."""
+    """Whether a recorded bench note is the busy-start note (`LOAD_NOTE`, `BUSY_LOAD_NOTE`, or an older form)."""
     return note.startswith(("The load average was ", "The machine was shared (load average "))
 
 
-def current_note(note: str, cores: int | str = "?") -> str:
-    """A recorded bench note as results.md prints it: the busy-start note in today's words (`LOAD_NOTE`, the load
-    average at the end as one number: `plain_load_note`; `cores`, the machine's, for a note recorded before it was
-    written in), and the tree note in today's words (`TREE_NOTE`: one name, mean accepted length, for tokens per
-    target forward).
+def current_note(note: str, cores: int | str = "?", threads: int | None = None) -> str:
+    """A recorded bench note as results.md prints it: the busy-start note in today's words (`load_note`, which picks
+    the wording by the load at the start, `cores` and `threads`, the machine's; the load average at the end as one
+    number: `plain_load_note`), and the tree note in today's words (`TREE_NOTE`: one name, mean accepted length, for
+    tokens per target forward).
 
     >>> current_note(OLD_TREE_NOTE) == TREE_NOTE, current_note("torch used 2 thread(s) on 2 visible core(s).")
     (True, 'torch used 2 thread(s) on 2 visible core(s).')
@@ -746,7 +792,10 @@ def current_note(note: str, cores: int | str = "?") -> str:
     note = plain_load_note(note)
     old = _OLD_LOAD_NOTE.fullmatch(note)
     if old:
-        return LOAD_NOTE.format(start=old[1], end=old[2], cores=cores)
+        return load_note(old[1], old[2], cores, threads)
+    previous = _PREVIOUS_LOAD_NOTE.fullmatch(note)
+    if previous:
+        return load_note(previous[1], previous[2], int(previous[3]) if previous[3].isdigit() else cores, threads)
     return TREE_NOTE if note == OLD_TREE_NOTE else note
 
 

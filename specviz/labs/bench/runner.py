@@ -17,7 +17,7 @@ from transformers.utils import logging as hf_logging
 
 from specviz.labs.bench.cases import CaseRunner
 from specviz.labs.bench.config import CPU_CLOCK_ON_GPU, BenchConfig, encode_bench_prompt, load_suites
-from specviz.labs.bench.report import LOAD_NOTE, TREE_NOTE, BenchResult
+from specviz.labs.bench.report import TREE_NOTE, BenchResult, load_note
 from specviz.labs.bench.summary import summarise
 from specviz.labs.bench.summary import tokens_fed
 from specviz.labs.bench.timing import (VERIFY_SIZES, feature_draft_timer, load_average, machine_info, measure_costs,
@@ -139,6 +139,6 @@ def _notes(machine, config: BenchConfig) -> list[str]:
                      "on an idle machine; with more threads it adds them up.")
     load, end = machine.get("load_average_start"), machine.get("load_average_end")
     if load and machine.get("cores") and load[0] > 0.5 * machine["cores"]:  # the 1-minute figures, start and end
-        notes.append(LOAD_NOTE.format(start=load[0], end=end[0] if end else "unknown", cores=machine["cores"]))
+        notes.append(load_note(load[0], end[0] if end else "unknown", machine["cores"], machine.get("torch_threads")))
     return notes
 

@@ -77,7 +77,7 @@ def render_machine(result: BenchResult, name: str) -> None:
                       "the start.", torch=m["torch"], transformers=m["transformers"], python=m.get("python", "?"),
                       platform=m.get("platform", ""), load=load_text(m.get("load_average_start"))))
         for note in result.notes:
-            st.markdown("- " + note_text(note, m.get("cores", "?")))
+            st.markdown("- " + note_text(note, m.get("cores", "?"), m.get("torch_threads")))
         if result.command:
             st.code(result.command, language="bash", wrap_lines=True)
             for note in command_notes(result):
@@ -100,12 +100,25 @@ NOTES = (
      N_("Times are this process's CPU time (time.process_time), not wall time: the machine was shared, and CPU time "
         "leaves out the waits for a free core. With one torch thread it equals wall time on an idle machine; with "
         "more threads it adds them up.")),
-    (r"The load average was (?P<start>\S+) at the start and (?P<end>\S+) at the end, on (?P<cores>\S+) cores: over "
-     r"half of them were busy in the minute before the run \(other work, or this command's own imports, loading or "
-     r"calibration\), so absolute times may be noisy; ratios from the same run are the numbers to trust\.",
-     N_("The load average was {start} at the start and {end} at the end, on {cores} cores: over half of them were "
-        "busy in the minute before the run (other work, or this command's own imports, loading or calibration), so "
-        "absolute times may be noisy; ratios from the same run are the numbers to trust.")),
+    # the busy-start note in its two wordings (report.load_note); {cores} is "2 cores" or "1 core", said by note_text
+    (r"The load average was (?P<start>\S+) at the start and (?P<end>\S+) at the end, on (?P<cores>\d+) cores?: in the "
+     r"minute before the run, more threads than half the number of cores were running or ready to run \(other work, "
+     r"or this command's own imports, loading or calibration\), so absolute times may be noisy; ratios from the same "
+     r"run are the numbers to trust\.",
+     N_("The load average was {start} at the start and {end} at the end, on {cores}: in the minute before the run, "
+        "more threads than half the number of cores were running or ready to run (other work, or this command's own "
+        "imports, loading or calibration), so absolute times may be noisy; ratios from the same run are the numbers "
+        "to trust.")),
+    (r"The load average was (?P<start>\S+) at the start and (?P<end>\S+) at the end, on (?P<cores>\d+) cores?: in the "
+     r"minute before the run, more threads than twice the number of cores were running or ready to run, more than "
+     r"this command's own imports, loading or calibration can account for, so the machine was busy with other work; "
+     r"absolute times may read slower and noisier than on a quiet machine, and ratios from the same run are the "
+     r"numbers to trust\.",
+     N_("The load average was {start} at the start and {end} at the end, on {cores}: in the minute before the run, "
+        "more threads than twice the number of cores were running or ready to run, more than this command's own "
+        "imports, loading or calibration can account for, so the machine was busy with other work; absolute times "
+        "may read slower and noisier than on a quiet machine, and ratios from the same run are the numbers to "
+        "trust.")),
     (r"Stopped at its time limit: (?P<skipped>\d+) of (?P<total>\d+) prompt x temperature cases did not run\.",
      N_("Stopped at its time limit: {skipped} of {total} prompt x temperature cases did not run.")),
     # runs before 7498909 (2026-12-04 14:24 UTC) wrote Spec-Bench's name, #MAT, for the mean accepted length
@@ -139,9 +152,10 @@ def load_text(value: object) -> str:
     return "?"
 
 
-def note_text(note: str, cores: int | str = "?") -> str:
+def note_text(note: str, cores: int | str = "?", threads: int | None = None) -> str:
     """A result's note in the reader's language when `specviz bench` wrote it, else as written; first in today's
-    words (`report.current_note`: an older run's busy-start note, with the machine's `cores`).
+    words (`report.current_note`: an older run's busy-start note, worded by the load at its start on the machine's
+    `cores` and torch `threads`).
 
     >>> from specviz.core.i18n import using
     >>> with using("pt"):
@@ -150,11 +164,13 @@ def note_text(note: str, cores: int | str = "?") -> str:
     >>> note_text("A note of my own.")
     'A note of my own.'
     """
-    note = current_note(note, cores)
+    note = current_note(note, cores, threads)
     for pattern, message in NOTES:
         found = re.fullmatch(pattern, note)
-        if found:  # a load average (the busy-start note) is written the reader's way
+        if found:  # a load average (the busy-start note) is written the reader's way, its cores as a count
             fields = {key: load_text(value) if key in ("start", "end") else value
                       for key, value in found.groupdict().items()}
+            if message.startswith("The load average was "):  # its {cores}: "2 cores", "1 core" (report.load_note)
+                fields["cores"] = ngettext("{n} core", "{n} cores", int(fields["cores"]))
             return _(message, **fields)
     return note

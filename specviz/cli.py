@@ -248,7 +248,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
     measuring = _("Measuring this machine (how long depends on its CPU and load; the time is printed below)…")
     cal = calibrate(pair, proposer, force=args.force, progress=lambda msg: print(measuring, file=sys.stderr))
     print(_("This machine: {machine} ({bf16}); pair {pair} in {dtype}, linear kernels {kernels}.",
-            machine=cal.machine, bf16=_("with bf16 instructions") if cal.cpu_bf16 else _("without bf16 instructions"),
+            machine=cal.machine_words(), bf16=_("with bf16 instructions") if cal.cpu_bf16 else _("without bf16 instructions"),
             pair=pair.name, dtype=cal.dtype, kernels=cal.kernels))
     from specviz.labs.bench.timing import ISA_LIMITS
 

@@ -39,6 +39,7 @@ from dataclasses import asdict, dataclass, field
 
 import torch
 
+from specviz.core.i18n import _, ngettext
 from specviz.core.paths import cache_dir, write_text_atomically
 from specviz.engine.draft_shape import DraftShape
 from specviz.engine.generation import Clock, default_clock, synchronize
@@ -147,9 +148,17 @@ class Calibration:
 
     @property
     def machine(self) -> str:
-        """"AMD EPYC, 2 threads, avx2 avx512f avx512_bf16": the machine in one plain line."""
+        """"AMD EPYC, 2 threads, avx2 avx512f avx512_bf16": the machine in one plain line (English, as the files
+        targets_bench writes print it; `machine_words` is the reader's language)."""
         flags = " ".join(self.cpu_flags) or "no listed instruction sets"
         return f"{self.cpu}, {count_text(self.threads, 'thread')}, {flags}"
+
+    def machine_words(self) -> str:
+        """`machine` in the reader's language, for the calibrate command and the This machine panel: a CPU with none
+        of the listed instruction sets (an ARM laptop's) says so in Portuguese too."""
+        flags = " ".join(self.cpu_flags) or _("no listed instruction sets")
+        threads = ngettext("{n} thread", "{n} threads", self.threads)
+        return _("{cpu}, {threads}, {flags}", cpu=self.cpu, threads=threads, flags=flags)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=1)

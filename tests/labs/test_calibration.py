@@ -209,3 +209,17 @@ def test_a_cached_calibration_of_the_wrong_types_is_measured_again(tmp_path, mon
     text = "[" * 50_000 if field == "deep" else json.dumps({**json.loads(good.to_json()), field: value})
     (tmp_path / "cal.json").write_text(text, encoding="utf-8")
     assert calibration.cached("default", "float32", "stock") is None
+
+
+def test_the_machine_line_is_in_the_readers_language():
+    """Read 40: the calibrate command's and the This machine panel's machine line was English inside a Portuguese
+    sentence ("no listed instruction sets" for a CPU with none of them, an ARM laptop's); targets_bench's file keeps
+    the English `machine`."""
+    arm = machine({1: 0.05, 2: 0.06}, cpu="Apple M2", cpu_flags=(), threads=1)
+    assert arm.machine == "Apple M2, 1 thread, no listed instruction sets"
+    assert arm.machine_words() == arm.machine
+    with using("pt"):
+        words = arm.machine_words()
+    assert words.startswith("Apple M2, 1 thread, ") and "instruction" not in words
+    with using("pt"):
+        assert FLAT.machine_words() == "Test CPU, 2 threads, avx2"

@@ -107,7 +107,7 @@ def measure_here() -> Calibration | None:
 
 def _render(cal: Calibration, key: str) -> None:
     st.markdown(_("Measured on **{machine}** ({bf16}), pair `{pair}` in {dtype}, linear kernels {kernels}, {date}.",
-                  machine=cal.machine, bf16=_("with bf16 instructions") if cal.cpu_bf16 else
+                  machine=cal.machine_words(), bf16=_("with bf16 instructions") if cal.cpu_bf16 else
                   _("without bf16 instructions"), pair=cal.pair, dtype=cal.dtype, kernels=cal.kernels,
                   date=cal.measured_at[:16].replace("T", " ") + " UTC"))
     plot.show(cost_figure(cal), key=f"{key}_cost", table=cost_table(cal))

@@ -382,3 +382,36 @@ def test_the_lecture_plans_say_ask_the_class_needs_the_pin_in_its_own_tab():
                                              "PIN e tem a sessão aberta")):
         text = " ".join((ROOT / "docs" / name).read_text(encoding="utf-8").split())
         assert said in text and "only in the browser where" not in text, name
+
+
+def _in_order(node) -> list[str]:
+    """The keys of the widgets under `node`, in the order the page draws them."""
+    found = [node.key] if getattr(node, "key", None) else []
+    for child in getattr(node, "children", {}).values():
+        found += _in_order(child)
+    return found
+
+
+@pytest.mark.parametrize("lang, plan", [("en", "teaching.md"), ("pt", "teaching.pt-BR.md")])
+def test_the_plans_find_the_join_address_where_a_fresh_session_draws_it(db, lang, plan):
+    """Read 40: step 3 of the plans' "Before the class" sent the teacher to the join address "under the chart" right
+    after starting the session, when nothing is pushed yet and the dashboard draws no chart. The field sits at the
+    foot of the dashboard, above the presenter button; the plans now say so, with both labels in their language."""
+    from specviz.ui.classroom import presenter
+
+    at = _page({"lang": lang})
+    with using(lang):  # the radios' options are shown through `_`, in the page's language
+        at.radio(key="classroom_role").set_value("the teacher").run()
+        at.text_input(key="classroom_pin").input(PIN)
+        at.form_submit_button[0].click().run()
+        at.radio(key="classroom_pace").set_value(teacher.PACES[1]).run()
+        at.button(key="classroom_start").click().run()
+    assert not at.exception and not at.get("plotly_chart")  # nothing pushed: no chart to be under
+    keys = _in_order(at.main)
+    assert keys.index(presenter.INPUT_KEY) < keys.index("classroom_present")
+    assert keys[-1] in ("classroom_present", "classroom_end")  # the two buttons in the dashboard's last row
+    text = " ".join((ROOT / "docs" / plan).read_text(encoding="utf-8").split())
+    field, button = at.text_input(key=presenter.INPUT_KEY).label, at.button(key="classroom_present").label
+    said = {"en": f"**{field}**, at the foot of the dashboard above **{button}**",
+            "pt": f"**{field}**, no fim do painel, acima de **{button}**"}[lang]
+    assert said in text and "(under the chart)" not in text and "(abaixo do gráfico)" not in text

@@ -95,3 +95,19 @@ def test_the_plans_bfloat16_answer_counts_a_trees_verify_pass_too():
         text = " ".join((root / "docs" / name).read_text(encoding="utf-8").split())
         assert says in text, name
         assert "verify pass over K + 1 tokens rounds" not in text and "sobre K + 1 tokens arredonda" not in text
+
+
+def test_session_1_says_a_bfloat16_near_tie_can_flip_not_that_it_does():
+    """Read 40: session 1's row for lesson 5 said "in bfloat16 a K+1-token pass rounds differently from a one-token
+    pass, a near-tie flips" ("um quase empate se inverte"), as if every near-tie flipped; lesson 5, the Exactness
+    lab and homework 6 say it can (2 of 8 prompts matched in the committed bfloat16 check, not 0)."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    for name, says, said in (("teaching.md", "a one-token pass, a near-tie can flip, and the text after it then differs",
+                              "a near-tie flips"),
+                             ("teaching.pt-BR.md", "um quase empate pode se inverter, e o texto depois dele então muda",
+                              "um quase empate se inverte")):
+        row = next(line for line in (root / "docs" / name).read_text(encoding="utf-8").splitlines()
+                   if line.startswith("| 34–42 |"))
+        assert says in row and said not in row, name

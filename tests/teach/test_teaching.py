@@ -459,3 +459,19 @@ def test_the_mastery_recap_names_the_two_round_pushes_the_session_has(plan):
     assert two_rounds == ["rs-why"]
     assert all(f"`{qid}`" in recap for qid in two_rounds)
     assert "which concepts moved" not in recap and "quais conceitos melhoraram" not in recap
+
+
+def test_the_plan_says_which_exit_ticket_questions_the_class_already_saw():
+    """Read 40 (teacher's plans): the exit ticket, set as homework in session 2, holds two questions the plan pushes
+    and reveals in class; the ticket row says which, in both languages, so a teacher reads those two as recall."""
+    from specviz.teach.learn import exit_ticket
+
+    for name in ("teaching.md", "teaching.pt-BR.md"):
+        text = (ROOT / "docs" / name).read_text(encoding="utf-8")
+        pushed = set(re.findall(r"\| `([a-z]+-[a-z0-9-]+)` \((?:round 1|one round|two rounds|só a rodada 1|uma rodada|"
+                                r"duas rodadas)", text))
+        on_ticket = {q.id for q in exit_ticket(load_bank())}
+        both = pushed & on_ticket
+        assert both, name  # the plan does push ticket questions; if it stops, this sentence can go
+        row = next(line for line in text.splitlines() if "lesson=ticket" in line and line.startswith("| 47"))
+        assert all(f"`{qid}`" in row for qid in both), (name, both)

@@ -172,7 +172,13 @@ CALQUES = re.compile(r"\bpontu(?:ar|a|am|ada|adas|ado|ados|ando)\b|regra da cade
                      r"servidor(?:es)? de inferência|"
                      # the 32nd read of issue 43: "an under-trained one" written "um pouco treinado" ("one trained a
                      # little"); under-trained is "pouco treinado" after its noun
-                     r"\bum pouco treinad[oa]\b", re.IGNORECASE)
+                     r"\bum pouco treinad[oa]\b|"
+                     # the 40th read of issue 43: the EAGLE drafter "realimenta" its guess (a calque of "feeds back";
+                     # lesson 9 says it "lê" its own predictions); acceptance per draft position had three names
+                     # ("posição do palpite", "posição no rascunho", "posição do rascunho"), now the first; and
+                     # "virtualenv de rascunho" for a scratch one, where "rascunho" is the glossary's draft
+                     r"\brealiment(?:a|am|ar|ando|ad[oa]s?)\b|posiç(?:ão|ões) (?:no|do|nos|dos) rascunhos?|"
+                     r"virtualenvs? de rascunho", re.IGNORECASE)
 
 
 # Issue 43's full read: accepted / drafted is below α because the drafts after a step's first rejection still count

@@ -400,3 +400,20 @@ def test_the_portuguese_docs_write_decimals_with_commas_and_keep_the_english_one
         ours = sorted(m.group(0).replace(",", ".") for m in pt_decimal.finditer(portuguese))
         theirs = sorted(m.group(0) for m in en_decimal.finditer(_doc(DOC_TWINS[name])))
         assert len(theirs) >= 20 and ours == theirs
+
+
+# A decimal comma followed by ", " and another number ("1,45× em K = 1, 1,63× em K = 2"), or "= 1, " followed by a
+# decimal ("K = 1, 1,63×"): the comma inside 1,63 and the one between the items read alike.
+RUN_ON = re.compile(r"(?<![\w.,])\d+,\d+[×%]?, \d|[=≈] \d+(?:,\d+)?[×%]?, \d+,\d")
+
+
+def test_portuguese_quiz_twins_and_docs_separate_decimal_lists_with_semicolons(banks):
+    """The 40th read of issue 43: ck-best-2's explanation listed "1,45× em K = 1, 1,63× em K = 2, 1,67× em K = 3",
+    commas between items that hold decimal commas, which the glossary's Style section writes with semicolons (the
+    other quiz twins did: "3,08×; 3,09×; 3,08×"). The bracket-list check above did not see a list without brackets."""
+    assert RUN_ON.search("1,45× em K = 1, 1,63× em K = 2") and RUN_ON.search("cai (3,08×, 3,09×)")
+    assert not RUN_ON.search("1,45× em K = 1; 1,63× em K = 2") and not RUN_ON.search("K = 7, 8 e 9")
+    texts = [(pt.id, text) for _en, pt in pairs(banks) for text in _texts(pt) if text]
+    texts += [(name, _doc(name)) for name in DOC_TWINS]
+    assert len(texts) > 500
+    assert [(where, m.group(0)) for where, text in texts for m in RUN_ON.finditer(text)] == []

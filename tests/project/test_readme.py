@@ -150,3 +150,13 @@ def test_the_portuguese_tour_promises_what_the_english_one_does_for_the_playgrou
     missing = [(english, portuguese) for english, portuguese in pairs
                if english not in tour or portuguese not in tour_pt]
     assert len(pairs) == 5 and not missing, missing
+
+
+def test_the_portuguese_readme_says_the_exactness_lab_compares_target_only_samples_too():
+    """The 40th read of issue 43: the English pages table says the Exactness lab puts "speculative vs target-only
+    samples against the exact target probabilities"; the Portuguese row kept only the speculative samples."""
+    starts = (("en", README, "| Exactness lab |"), ("pt", README_PT, "| Laboratório de exatidão |"))
+    row = {lang: next(line for line in page.read_text(encoding="utf-8").splitlines() if line.startswith(start))
+           for lang, page, start in starts}
+    assert "speculative vs target-only samples" in row["en"]
+    assert "amostras especulativas e só com o alvo contra as probabilidades exatas" in row["pt"]

@@ -475,3 +475,11 @@ def test_the_plan_says_which_exit_ticket_questions_the_class_already_saw():
         assert both, name  # the plan does push ticket questions; if it stops, this sentence can go
         row = next(line for line in text.splitlines() if "lesson=ticket" in line and line.startswith("| 47"))
         assert all(f"`{qid}`" in row for qid in both), (name, both)
+
+
+def test_the_board_derivation_says_p_and_q_each_sum_to_one_in_both_languages():
+    """The 40th read of issue 43: the Portuguese board derivation said both sums are 1 − α "porque p e q somam 1"
+    ("because p and q sum to 1", as if together), where the English says p and q each sum to 1."""
+    assert "because p and q each sum to 1" in PLAN_EN.read_text(encoding="utf-8")
+    portuguese = PLAN_PT.read_text(encoding="utf-8")
+    assert "porque p e q somam 1 cada uma" in portuguese and "porque p e q somam 1)" not in portuguese

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from specviz.core.i18n import number
+from specviz.core.i18n import _, number, using
 from specviz.engine.trace import Trace
 from specviz.labs import timeline
 from specviz.labs.bench import quoted
@@ -494,3 +494,48 @@ def test_a_one_token_race_says_one_token_and_one_step(monkeypatch):
         assert any(h.startswith(one) and step in h for h in helps), helps
         shown = helps + [c.value for c in at.caption]
         assert not [t for t in shown if re.search(r"(?<!\+ )\b1 (tokens|steps|passos)\b", t)], shown
+
+
+def test_the_lanes_table_puts_the_prefill_under_prefill_and_names_the_forward_as_the_legend_does(monkeypatch):
+    """Read 40: the race chart's table put each lane's prefill time under "verify (ms)" with a draft of 0.00, where
+    the chart draws the grey "prefill (read the prompt)" segment (with a draft model, the draft's pass over the prompt
+    too), and headed the target-only lane's forwards "verify" although that lane verifies nothing. The prefill now
+    has its own column and the blue segment's column is named as the legend names it, in both languages."""
+    from specviz.ui.race.figures import PHASE_NAMES, lanes_table
+
+    monkeypatch.chdir(ROOT)
+    spec, base = load_example("smollm-draft-greedy")
+    for lang, prefill, forward, draft in (("en", "prefill (ms)", "target forward (ms)", "draft (ms)"),
+                                          ("pt", "prefill (ms)", "passagem do alvo (ms)", "rascunho (ms)")):
+        with using(lang):
+            table = lanes_table(spec, base)
+            assert forward.startswith(_(PHASE_NAMES["verify"]).split()[0])  # "target", "passagem": the legend's word
+            prefills = [number(round(1000 * t.prefill_seconds, 2), 2) for t in (spec, base)]
+            forwards = [number(round(1000 * t.steps[0].verify_seconds, 2), 2) for t in (spec, base)]
+        assert not any("verify" in column or "verificação" in column for column in table.columns)
+        first = table.groupby(table.columns[0], sort=False).head(1)  # each lane's first row: its prefill
+        assert list(first[prefill]) == prefills
+        assert list(first[forward]) == ["", ""] and list(first[draft]) == ["", ""]
+        assert list(table[table[table.columns[1]] == "1"][forward]) == forwards
+
+
+def test_the_race_hover_says_what_a_step_drafted_not_another_k(monkeypatch):
+    """Read 40: a step's hover read "K = 2" or "K = 0" where that step drafted fewer than the run's K = 4 (a draft that
+    stopped early, the last step at the token limit), next to a settings line saying K = 4. It says "drafted 2"."""
+    from specviz.ui.race.figures import race_figure
+
+    monkeypatch.chdir(ROOT)
+    spec, base = load_example("smollm-draft-greedy")
+    short = [s for s in spec.steps if s.n_drafted < spec.settings["k"]]
+    assert short  # this recording has steps that drafted fewer than K
+    for lang, word in (("en", "drafted"), ("pt", "rascunhados")):
+        with using(lang):
+            hovers = [h for bar in race_figure(spec, base).data for h in (bar.hovertext or ())]
+        assert not any("K = " in h for h in hovers)
+        for step in short:
+            assert any(h.startswith(f"<b>{_step_word(lang)} {step.index + 1}</b>") and f"{word} {step.n_drafted}," in h
+                       for h in hovers), step.index
+
+
+def _step_word(lang: str) -> str:
+    return {"en": "step", "pt": "passo"}[lang]

@@ -58,10 +58,10 @@ def _lane_bars(fig: go.Figure, lane: str, bars: list[Interval], *, speculative: 
                               step=b.index + 1, phase=names[phase], nodes=b.k, accepted=b.n_accepted,
                               emitted=b.n_emitted, draft=_ms(b.draft_seconds), verify=_ms(b.verify_seconds),
                               total=_ms(b.seconds)) for _s, _e, b in segs]
-        elif speculative:
-            hover = [_("<b>step {step}</b> ({phase})<br>K = {k}, accepted {accepted}, emitted {emitted}<br>draft "
-                       "{draft} ms, verify {verify} ms, step {total} ms", step=b.index + 1, phase=names[phase], k=b.k,
-                       accepted=b.n_accepted, emitted=b.n_emitted, draft=_ms(b.draft_seconds),
+        elif speculative:  # `b.k` is what this step drafted, not the run's K: a last step near the limit drafts fewer
+            hover = [_("<b>step {step}</b> ({phase})<br>drafted {drafted}, accepted {accepted}, emitted {emitted}<br>"
+                       "draft {draft} ms, verify {verify} ms, step {total} ms", step=b.index + 1, phase=names[phase],
+                       drafted=b.k, accepted=b.n_accepted, emitted=b.n_emitted, draft=_ms(b.draft_seconds),
                        verify=_ms(b.verify_seconds), total=_ms(b.seconds)) for _s, _e, b in segs]
         else:
             hover = [_("<b>target forward {index}</b><br>emitted 1 token<br>{ms} ms", index=b.index + 1,
@@ -140,24 +140,32 @@ def tokens_figure(spec: Trace, base: Trace, tree: Trace | None = None) -> go.Fig
 
 
 def lanes_table(spec: Trace, base: Trace, tree: Trace | None = None) -> pd.DataFrame:
-    """The race chart's numbers: a row per bar of every lane (the prefill, then each step or forward), with its start,
-    draft, verify and overhead times in milliseconds and the tokens it emitted, then a "between steps" row with the
-    run's time that no step timed (the chart's grey end segment), when there is any."""
+    """The race chart's numbers: a row per bar of every lane, its start and its segments in milliseconds, each in
+    the column of the chart's segment of that name: the prefill's time under "prefill", each step's or forward's
+    draft, target forward and overhead, then a "between steps" row with the run's time that no step timed (the
+    chart's grey end segment), when there is any; and the tokens each row emitted. The prefill's time once sat under
+    "verify (ms)" with a draft of 0.00 (read 40): the chart draws it as the grey prefill, which, with a draft model,
+    is the draft's pass over the prompt too, and a target-only lane verifies nothing."""
     lanes = [(_(CHAIN_LANE if tree is not None else SPEC_LANE), spec), (_(BASE_LANE), base)]
     if tree is not None:
         lanes.insert(1, (_(TREE_LANE), tree))
+    columns = [_("prefill (ms)"), _("draft (ms)"), _("target forward (ms)"), _("overhead (ms)"), _("not timed (ms)")]
     rows = []
     for lane, trace in lanes:
         bars = step_intervals(trace)
-        rows += [{_("lane"): lane, _("step"): _("prefill") if bar.index < 0 else str(bar.index + 1),
-                  _("starts at (ms)"): _ms(bar.start), _("draft (ms)"): _ms(bar.draft_end - bar.start),
-                  _("verify (ms)"): _ms(bar.verify_end - bar.draft_end),
-                  _("overhead (ms)"): _ms(bar.end - bar.verify_end), _("not timed (ms)"): "",
-                  _("tokens emitted"): str(bar.n_emitted)} for bar in bars]
+        for bar in bars:
+            cells = dict.fromkeys(columns, "")
+            if bar.index < 0:
+                cells[columns[0]] = _ms(bar.seconds)
+            else:
+                cells.update(zip(columns[1:4], (_ms(bar.draft_seconds), _ms(bar.verify_seconds),
+                                                _ms(bar.end - bar.verify_end))))
+            rows.append({_("lane"): lane, _("step"): _("prefill") if bar.index < 0 else str(bar.index + 1),
+                         _("starts at (ms)"): _ms(bar.start), **cells, _("tokens emitted"): str(bar.n_emitted)})
         if untimed_seconds(trace) > 0:  # the chart's grey end segment: the run's time no step timed
             rows.append({_("lane"): lane, _("step"): _("between steps"), _("starts at (ms)"): _ms(bars[-1].end),
-                         _("draft (ms)"): "", _("verify (ms)"): "", _("overhead (ms)"): "",
-                         _("not timed (ms)"): _ms(untimed_seconds(trace)), _("tokens emitted"): "0"})
+                         **dict.fromkeys(columns[:4], ""), columns[4]: _ms(untimed_seconds(trace)),
+                         _("tokens emitted"): "0"})
     return pd.DataFrame(rows)
 
 

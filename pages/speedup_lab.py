@@ -120,7 +120,9 @@ with tab_accept:
                      "state and see none) keeps a larger share of its later drafts."))
 
 with tab_time:
-    plot.show(charts.time_breakdown_figure(result, proposer, temperature), key="speedup_lab_time_chart")
+    time_figure = charts.time_breakdown_figure(result, proposer, temperature)
+    plot.show(time_figure, key="speedup_lab_time_chart", table=charts.time_breakdown_table(time_figure, result,
+                                                                                           temperature))
     st.caption(_("A step pays off when its time is less than the dashed line times the tokens it emits on average "
                  "(its mean accepted length). Drafting costs K drafter passes (n-gram lookup: one search; Medusa: "
                  "its heads' small products, no drafter pass); verifying is one target forward over K+1 tokens."))

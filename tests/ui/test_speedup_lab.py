@@ -747,3 +747,26 @@ def test_the_policies_tab_says_it_compares_chains():
             _ok(at)
             assert at.selectbox(key="speedup_lab_source").value.startswith("default-cpu-ngram")
             assert any(m.value.startswith(said) for m in at.markdown), lang
+
+
+def test_the_time_breakdown_table_holds_the_dashed_lines_time_per_token():
+    """Read 40: "Where the time goes" draws target-only decoding's time per token as a dashed line ("target-only: 47
+    ms per token") and its caption compares each step with it, but the table under the chart held the bars alone:
+    a reader of the table had no time per token to compare with. It holds the line's figure as the label writes it."""
+    from specviz.core.i18n import using
+    from specviz.labs.bench.report import TARGET_ONLY
+
+    result = results.load_result(bench.BENCHMARKS_DIR / results.HEADLINE_RUN / "results.json")
+    proposer, temperature = result.proposers()[0], 0.0
+    rate = result.baseline_tokens_per_second(TARGET_ONLY, temperature)
+    for lang, column in (("en", "target-only ms per token (dashed line)"),
+                         ("pt", "só o alvo: ms por token (linha tracejada)")):
+        with using(lang):
+            fig = charts.time_breakdown_figure(result, proposer, temperature)
+            table = charts.time_breakdown_table(fig, result, temperature)
+            drawn = view.number(1e3 / rate, 0)
+        (line,) = fig.layout.shapes
+        assert line.y0 == pytest.approx(1e3 / rate)
+        assert drawn in fig.layout.annotations[0].text
+        assert list(table[column]) == [drawn] * len(result.rows(proposer=proposer, temperature=temperature))
+        assert list(table.columns[1:4]) == [trace.name for trace in fig.data]  # the bars, as before

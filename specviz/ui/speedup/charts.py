@@ -5,12 +5,14 @@ category, and the verify cost that decides how much speculation can pay on this 
 
 from __future__ import annotations
 
+import pandas as pd
 import plotly.graph_objects as go
 
 from specviz.core.i18n import _
 from specviz.engine import theory
 from specviz.labs.bench import BenchResult
 from specviz.labs.bench.report import TARGET_ONLY, run_kernels
+from specviz.ui.common.charts import figure_table
 from specviz.ui.common.palette import BLUE, BLUISH_GREEN, GREY, LIGHT_GREY, ORANGE, REDDISH_PURPLE, SKY_BLUE, VERMILLION
 from specviz.ui.speedup.view import label, number, policy_text, suite_titles, temperature_text
 
@@ -127,6 +129,17 @@ def time_breakdown_figure(result: BenchResult, proposer: str, temperature: float
     fig.update_layout(barmode="stack")
     return _layout(fig, _("Where a step's time goes (and how many tokens it must buy)"), _("configuration"),
                    _("ms per step"))
+
+
+def time_breakdown_table(fig: go.Figure, result: BenchResult, temperature: float) -> pd.DataFrame | None:
+    """`time_breakdown_figure`'s numbers: its bars (`figure_table`) and the dashed line they are read against,
+    target-only decoding's time per token, written as its label writes it. The line is a shape, which a figure's
+    table does not read: the table had the bars alone, and the caption's "the dashed line" no number (read 40)."""
+    table = figure_table(fig)
+    rate = result.baseline_tokens_per_second(TARGET_ONLY, temperature)
+    if table is not None and rate:
+        table[_("target-only ms per token (dashed line)")] = number(1e3 / rate, 0)
+    return table
 
 
 def category_figure(result: BenchResult, proposer: str, temperature: float) -> go.Figure:

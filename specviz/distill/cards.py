@@ -243,12 +243,18 @@ def stage_steps(log: list[dict], total: int) -> dict:
     return {"stage1": first, "stage2": total - first}
 
 
+CURVE_SOURCE = ("Read from each training stage's evaluation log (`log.jsonl` in its run folder under the distill "
+                "work folder, which is not committed); `training` in specviz.json keeps the last row.")
+
+
 def learning_curve(log: list[dict], metrics: list[str]) -> str:
+    """The held-out evaluations as a table, then where they come from (CURVE_SOURCE: the card is the only committed
+    copy of the rows before the last)."""
     present = [m for m in metrics if any(m in r for r in log)]
     rows = ["| stage | step | epoch | minutes | " + " | ".join(present) + " |", "|---:" * (4 + len(present)) + "|"]
     rows += [f"| {r['stage']} | {r['step']} | {r['epoch']} | {r['minutes']} | "
              + " | ".join(f"{r[m]:.3f}" if m in r else "–" for m in present) + " |" for r in log]
-    return "\n".join(rows)
+    return "\n".join(rows) + "\n\n" + CURVE_SOURCE
 
 
 def extrapolate(log: list[dict], metric: str) -> str:

@@ -684,3 +684,28 @@ def test_a_file_where_the_data_step_needs_a_folder_is_one_sentence(tmp_path, cap
     assert cli.main(["data", "--suites", str(blocker), "--work", str(tmp_path / "work"), "--held-out", "1"]) == 1
     err = capsys.readouterr().err.strip()
     assert err.startswith("error: ") and err.endswith(f"{blocker}.") and len(err.splitlines()) == 1, err
+
+
+def test_each_cards_learning_curve_says_its_source_and_ends_on_the_committed_row():
+    """Issue 43 (known and left since stop 66): a card's learning curve had no committed source, being read from the
+    training run's log.jsonl in the uncommitted distill work folder. Each card now says so under the table, and the
+    table's last row is `training` in its specviz.json, the one row a file keeps."""
+    from specviz.core.paths import ASSETS
+    from specviz.distill.cards import CURVE_SOURCE, learning_curve
+
+    assert learning_curve([{"stage": 1, "step": 10, "epoch": 0.1, "minutes": 0.5, "acc1": 0.25}], ["acc1"]).endswith(
+        "\n\n" + CURVE_SOURCE)
+    cards = sorted((ASSETS / "models").glob("*/README.md"))
+    assert len(cards) == 3
+    for card in cards:
+        text = card.read_text(encoding="utf-8")
+        section = text[text.index("## Learning curve (held-out)"):]
+        table = [line for line in section.split("\n\n", 3)[2].splitlines() if line.startswith("| ")]
+        assert section.split("\n\n")[3] == CURVE_SOURCE, card
+        header = [c.strip() for c in table[0].strip("|").split("|")]
+        last = dict(zip(header, (c.strip() for c in table[-1].strip("|").split("|"))))
+        training = json.loads((card.parent / "specviz.json").read_text(encoding="utf-8"))["training"]
+        assert int(last["step"]) == training["step"] and float(last["minutes"]) == round(training["minutes"], 1)
+        metrics = [m for m in header[4:] if m in training]
+        assert metrics, card
+        assert all(float(last[m]) == pytest.approx(training[m], abs=6e-4) for m in metrics), card  # both rounded

@@ -10,7 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from specviz.engine.trace import Trace
-from specviz.labs.examples import DEFAULT_EXAMPLE, load_example
+from specviz.labs.examples import DEFAULT_EXAMPLE, list_examples, load_example
 from specviz.models.catalog import recommended_for
 from specviz.ui.common import state
 from specviz.ui.common.escaping import escape_markdown, escape_text
@@ -504,6 +504,15 @@ def test_the_page_runs_inside_the_app():
     assert at.title[0].value == "Playground"
     at.button(key="playground_next").click().run()
     assert counter(at)[0] == 1
+
+
+def test_the_run_it_live_help_promises_a_model_load_only_for_a_real_model():
+    """Read 41: the toy example's "Change its settings and run it live" help said the real model loads on first use,
+    but the toy pair is built in code at once; a SmolLM2 example's help still says its model loads."""
+    toy = page(example="toy-draft").button(key="playground_example_to_live").help
+    assert "real model loads" not in toy and "nothing to load" in toy
+    real = next(e.name for e in list_examples() if load_example(e.name)[0].meta.get("pair") == "default")
+    assert "real model loads" in page(example=real).button(key="playground_example_to_live").help
 
 
 def test_an_example_rerun_live_gives_the_same_trace():

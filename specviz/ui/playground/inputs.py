@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import streamlit as st
 
-from specviz.core.i18n import _, get_language
+from specviz.core.i18n import N_, _, get_language
 from specviz.engine.trace import Trace
 from specviz.labs.examples import list_examples, load_example
 from specviz.runs.runspec import RunSpec
 from specviz.ui.common import state as shared
+from specviz.ui.common.runs import INSTANT_PAIRS
 from specviz.ui.common.escaping import escape_markdown
 from specviz.ui.common.frame import LANG_PARAM
 from specviz.ui.playground.live import AUTORUN, LAND_AT_END, digest
@@ -26,6 +27,12 @@ from specviz.ui.playground.settings import (
 )
 
 _SAVED = "playground_saved_settings"  # a copy that survives visits to other pages (widget state does not)
+# The "run it live" button's help: only a real model loads; the toy pair is built in code at once (read 41: the toy
+# example's help promised a real model's load)
+COPY_HELP = {"model": N_("Copies this example's prompt and settings into a live run (the real model loads on first "
+                         "use)."),
+             "instant": N_("Copies this example's prompt and settings into a live run (the toy pair runs at once: "
+                           "nothing to load).")}
 
 
 # ---- session state -------------------------------------------------------------------------------------------
@@ -92,8 +99,7 @@ def example_trace() -> tuple[Trace, str] | None:
     trace, _baseline = load_example(name)
     st.button(_("Change its settings and run it live"), key="playground_example_to_live", icon=":material/tune:",
               on_click=_copy_to_live, args=(trace,),
-              help=_("Copies this example's prompt and settings into a live run (the real model loads on first "
-                     "use)."))
+              help=_(COPY_HELP["instant" if trace.meta.get("pair") in INSTANT_PAIRS else "model"]))
     return trace, f"example:{name}"
 
 

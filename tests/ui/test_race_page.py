@@ -537,5 +537,33 @@ def test_the_race_hover_says_what_a_step_drafted_not_another_k(monkeypatch):
                        for h in hovers), step.index
 
 
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_lanes_table_holds_what_each_steps_hover_says_it_drafted_and_accepted(monkeypatch, lang):
+    """Issue 43: each speculative step's hover says what it drafted and accepted ("drafted 2, accepted 1, emitted
+    2"), but the table beside the chart, its text alternative, held only the tokens emitted. It now holds all three
+    for every step, as the hover gives them; a target-only forward, whose hover names no draft, reads "–"."""
+    from specviz.ui.race.figures import BASE_LANE, SPEC_LANE, lanes_table, race_figure
+
+    monkeypatch.chdir(ROOT)
+    spec, base = load_example("smollm-draft-greedy")
+    pattern = {"en": r"<b>step (\d+)</b>.*<br>drafted (\d+), accepted (\d+), emitted (\d+)<br>",
+               "pt": r"<b>passo (\d+)</b>.*<br>rascunhados (\d+), aceitos (\d+), emitidos (\d+)<br>"}[lang]
+    with using(lang):
+        fig, table = race_figure(spec, base), lanes_table(spec, base)
+        lane, step, counts = _("lane"), _("step"), [_("tokens drafted"), _("tokens accepted"), _("tokens emitted")]
+        spec_lane, base_lane = _(SPEC_LANE), _(BASE_LANE)
+    said: dict[tuple[str, str], tuple[str, ...]] = {}
+    for bar in fig.data:
+        for y, hover in zip(bar.y, bar.hovertext or ()):
+            if match := re.match(pattern, hover):
+                said[(y, match[1])] = match.groups()[1:]
+    rows = {(r[lane], r[step]): tuple(r[c] for c in counts) for r in table.to_dict("records")}
+    assert len(said) == len(spec.steps) and {name for name, _n in said} == {spec_lane}
+    assert {key: rows[key] for key in said} == said
+    assert len({drafted for drafted, _a, _e in said.values()}) > 1  # steps that drafted fewer than K, too
+    forwards = [cells for (name, n), cells in rows.items() if name == base_lane and n.isdigit()]
+    assert len(forwards) == len(base.steps) and set(forwards) == {("–", "–", "1")}
+
 def _step_word(lang: str) -> str:
     return {"en": "step", "pt": "passo"}[lang]

@@ -137,10 +137,11 @@ def test_the_tree_lanes_steps_name_their_nodes_not_k():
     """Issue 43, ninth read: the race chart's hover wrote every speculative step as "K = {k}, accepted …" with k the
     step's Step.n_drafted, so a tree lane's 8-node steps read "K = 8", though K is the tree's depth (3 here) and 8 the
     nodes it drafted. The tree lane names its nodes; the chain lane says what each step drafted (read 40: "K = 0" on
-    a chain's last step, where the run's K was 4, read as another K), which is K = 3 here until the token limit."""
+    a chain's last step, where the run's K was 4, read as another K), which is K = 3 here until the token limit. Its
+    table holds the same counts (issue 43)."""
     from specviz.runs.running import run, run_target_only
     from specviz.runs.runspec import RunSpec
-    from specviz.ui.race.figures import race_figure
+    from specviz.ui.race.figures import lanes_table, race_figure
 
     chain_spec = RunSpec(pair="toy", proposer="draft", prompt="hello", k=3, max_new_tokens=12, temperature=0.0)
     chain, base = run(chain_spec), run_target_only(chain_spec)
@@ -155,6 +156,11 @@ def test_the_tree_lanes_steps_name_their_nodes_not_k():
     assert "8 nodes drafted" in tree_steps[0]  # a last step near the token limit drafts fewer
     assert all(" drafted, accepted " in h and "K = " not in h for h in tree_steps)
     assert chain_steps and "drafted 3, accepted " in chain_steps[0] and not any("K = " in h for h in chain_steps)
+    table = lanes_table(chain, base, tree)  # issue 43: the table holds the hover's counts, a tree's nodes as drafted
+    steps = table[(table["lane"] == TREE_LANE) & table["step"].str.isdigit()]
+    assert steps["tokens drafted"].tolist()[0] == "8"
+    assert steps["tokens drafted"].tolist() == [str(s.n_drafted) for s in tree.steps]
+    assert steps["tokens accepted"].tolist() == [str(s.n_accepted) for s in tree.steps]
 
 
 @pytest.mark.slow

@@ -143,29 +143,33 @@ def lanes_table(spec: Trace, base: Trace, tree: Trace | None = None) -> pd.DataF
     """The race chart's numbers: a row per bar of every lane, its start and its segments in milliseconds, each in
     the column of the chart's segment of that name: the prefill's time under "prefill", each step's or forward's
     draft, target forward and overhead, then a "between steps" row with the run's time that no step timed (the
-    chart's grey end segment), when there is any; and the tokens each row emitted. The prefill's time once sat under
-    "verify (ms)" with a draft of 0.00 (read 40): the chart draws it as the grey prefill, which, with a draft model,
-    is the draft's pass over the prompt too, and a target-only lane verifies nothing."""
-    lanes = [(_(CHAIN_LANE if tree is not None else SPEC_LANE), spec), (_(BASE_LANE), base)]
+    chart's grey end segment), when there is any; and the tokens each step drafted, accepted and emitted, as its
+    hover says them (a tree step's drafted tokens are its nodes; a target-only forward drafts nothing and reads "–",
+    its hover names no draft). The prefill's time once sat under "verify (ms)" with a draft of 0.00 (read 40): the
+    chart draws it as the grey prefill, which, with a draft model, is the draft's pass over the prompt too, and a
+    target-only lane verifies nothing. The drafted and accepted counts were only in the hover (issue 43)."""
+    lanes = [(_(CHAIN_LANE if tree is not None else SPEC_LANE), spec, True), (_(BASE_LANE), base, False)]
     if tree is not None:
-        lanes.insert(1, (_(TREE_LANE), tree))
+        lanes.insert(1, (_(TREE_LANE), tree, True))
     columns = [_("prefill (ms)"), _("draft (ms)"), _("target forward (ms)"), _("overhead (ms)"), _("not timed (ms)")]
+    counts = [_("tokens drafted"), _("tokens accepted")]  # a step's, as its hover gives them
     rows = []
-    for lane, trace in lanes:
+    for lane, trace, speculative in lanes:
         bars = step_intervals(trace)
         for bar in bars:
-            cells = dict.fromkeys(columns, "")
+            cells = dict.fromkeys(columns + counts, "")
             if bar.index < 0:
                 cells[columns[0]] = _ms(bar.seconds)
             else:
                 cells.update(zip(columns[1:4], (_ms(bar.draft_seconds), _ms(bar.verify_seconds),
                                                 _ms(bar.end - bar.verify_end))))
+                cells.update(zip(counts, (str(bar.k), str(bar.n_accepted)) if speculative else ("–", "–")))
             rows.append({_("lane"): lane, _("step"): _("prefill") if bar.index < 0 else str(bar.index + 1),
                          _("starts at (ms)"): _ms(bar.start), **cells, _("tokens emitted"): str(bar.n_emitted)})
         if untimed_seconds(trace) > 0:  # the chart's grey end segment: the run's time no step timed
             rows.append({_("lane"): lane, _("step"): _("between steps"), _("starts at (ms)"): _ms(bars[-1].end),
                          **dict.fromkeys(columns[:4], ""), columns[4]: _ms(untimed_seconds(trace)),
-                         _("tokens emitted"): "0"})
+                         **dict.fromkeys(counts, ""), _("tokens emitted"): "0"})
     return pd.DataFrame(rows)
 
 

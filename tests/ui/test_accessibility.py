@@ -265,6 +265,50 @@ def test_the_step_charts_tables_hold_the_numbers_the_charts_show():
                                                                       "não sorteado"]
 
 
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_step_charts_tables_say_which_token_was_drafted_and_which_was_sampled(lang):
+    """Issue 43: the p/q chart marks the drafted token ("✗ drafted") and the recovered/bonus chart the sampled one
+    ("↻ sampled"), but their tables held only the numbers, so a reader of the table could not tell which token it
+    was, nor the verdict the glyph stands for. Each table's marked row now carries the chart's mark and, in words,
+    the verdict or the token's kind, in both languages."""
+    from specviz.labs.examples import load_example
+    from specviz.ui.common import step_figures as figures
+
+    step = _ngram_step_with_a_rejection()  # drafts: accepted, rejected, then not reached; a recovered token
+    bonus = next(s for s in load_example("smollm-draft-t07")[0].steps if s.correction_kind == TokenKind.BONUS)
+    words = {"en": ("token", "mark", ["accepted", "rejected", "not reached"], ["recovered", "bonus"]),
+             "pt": ("token", "marca", ["aceito", "rejeitado", "não alcançado"], ["recuperado", "bônus"])}
+    token, mark, verdicts, kinds = words[lang]
+    assert [d.accepted for d in step.decisions[:2]] == [True, False] and not step.decisions[2].reached
+    with using(lang):
+        for d, verdict in zip(step.decisions, verdicts):
+            (note,) = figures.distribution_figure(d).layout.annotations  # "✓ drafted" at the drafted token
+            table = figures.distribution_table(d)
+            marked = table[table[mark] != ""]
+            assert marked[token].tolist() == [note.y] and marked[mark].tolist() == [f"{note.text} ({verdict})"]
+        for s, kind in zip((step, bonus), kinds):
+            (note,) = figures.correction_figure(s).layout.annotations  # "↻ sampled" at the sampled token
+            table = figures.correction_table(s)
+            marked = table[table[mark] != ""]
+            assert marked[token].tolist() == [note.x] and marked[mark].tolist() == [f"{note.text} ({kind})"]
+            assert table.columns[0] == charts.figure_table(figures.correction_figure(s)).columns[0]
+
+
+def test_the_step_panel_shows_the_sampled_tokens_mark_in_its_table():
+    """Issue 43: the recovered/bonus chart's table on the page was read off the figure, without the "↻ sampled"
+    mark; the step panel now passes the chart its own table."""
+    def page(step):
+        from specviz.ui.common.step_view import render_step
+
+        render_step(step, key="s")
+
+    step = _ngram_step_with_a_rejection()
+    at = AppTest.from_function(page, args=(step,), default_timeout=60).run()
+    assert not at.exception, at.exception
+    marks = [cell for t in at.table if "mark" in t.value.columns for cell in t.value["mark"].tolist() if cell]
+    assert "↻ sampled (recovered)" in marks and "✗ drafted (rejected)" in marks
+
 def test_a_draft_that_was_never_reached_can_be_looked_at_closely():
     """Picking a draft after the step's first rejection under "Look closely at draft" raised show's ValueError: its
     accept strip had no trace to read a table from (read 32)."""

@@ -3,7 +3,8 @@ drafts at a glance, and the distribution the step's last token was sampled from.
 the figures are tested without a browser; `specviz.ui.common.step_view` places them on the page.
 
 Public API: `distribution_figure`, `accept_strip_figure`, `verdict_overview_figure`, `correction_figure`, and
-the tables of their numbers (`distribution_table`, `accept_strip_table`, `verdict_overview_table`).
+the tables of their numbers (`distribution_table`, `accept_strip_table`, `verdict_overview_table`,
+`correction_table`), which carry the charts' marks in words too.
 """
 
 from __future__ import annotations
@@ -36,9 +37,14 @@ def _wrapped(title: str) -> tuple[str, int]:
 
 def distribution_table(d: Decision, n: int = 10) -> pd.DataFrame:
     """The numbers of `distribution_figure`, as its hover gives them: a token outside a model's top 10 reads "below
-    the target's top 10" (or the draft's), not the 0 its bar is drawn at: the trace does not store it."""
-    _ids, labels, _pv, _qv, p_hover, q_hover = _distribution(d, n)
-    return pd.DataFrame({_("token"): labels, _("p (target)"): p_hover, _("q (draft)"): q_hover})
+    the target's top 10" (or the draft's), not the 0 its bar is drawn at: the trace does not store it. The drafted
+    token's row carries the chart's mark and its verdict in words ("✗ drafted (rejected)"): the table did not say
+    which token was drafted (issue 43)."""
+    ids, labels, _pv, _qv, p_hover, q_hover = _distribution(d, n)
+    s = style(decision_kind(d))
+    marks = [_("{glyph} drafted ({verdict})", glyph=s.glyph, verdict=_(s.label)) if i == d.token_id else ""
+             for i in ids]
+    return pd.DataFrame({_("token"): labels, _("p (target)"): p_hover, _("q (draft)"): q_hover, _("mark"): marks})
 
 
 def _distribution(d: Decision, n: int) -> tuple[list[int], list[str], list[float], list[float], list[str], list[str]]:
@@ -212,24 +218,18 @@ def correction_figure(step: Step) -> go.Figure | None:
     the text ended inside the step so that no recovered or bonus token was added (the headline says so). A tree
     step's recovered token comes from the residual p′ left once every child of the last kept node was rejected, and
     its bonus follows a kept leaf (`specviz.engine.tree_verifier`)."""
-    if not step.correction_top or not step.emitted:
+    drawn = _correction(step)
+    if drawn is None:
         return None
-    kind = step.correction_kind or TokenKind.TARGET
-    last = step.emitted[-1] if step.emitted[-1].kind == kind else None
-    if last is None:  # the text ended before the recovered or bonus token: the step added none, so no chart says so
-        return None
-    labels = [plot_text(t.text) for t in step.correction_top]
-    labels = [lab if labels.index(lab) == i else f"{lab} ({t.token_id})"
-              for i, (lab, t) in enumerate(zip(labels, step.correction_top))]
+    kind, labels, picked = drawn
     color = RESIDUAL_COLOR if kind == TokenKind.RECOVERED else P_COLOR
-    picked = [last is not None and t.token_id == last.token_id for t in step.correction_top]
     fig = go.Figure()
     fig.add_bar(x=labels, y=[t.prob for t in step.correction_top],
                 marker=dict(color=color, opacity=[1.0 if pk else 0.55 for pk in picked],
                             line=dict(color=["#000" if pk else color for pk in picked],
                                       width=[3 if pk else 0 for pk in picked])),
                 hovertemplate=_("%{x}<br>probability %{y:.3f}<extra></extra>"))
-    if last is not None and any(picked):
+    if any(picked):
         s = style(kind)
         fig.add_annotation(x=labels[picked.index(True)], y=step.correction_top[picked.index(True)].prob,
                            text=_("{glyph} sampled", glyph=s.glyph), showarrow=True, arrowhead=2, ay=-32,
@@ -246,3 +246,32 @@ def correction_figure(step: Step) -> go.Figure | None:
                       yaxis=dict(title=_("probability"), rangemode="tozero"), showlegend=False)
     fig.update_xaxes(tickfont=dict(family="monospace", size=14), title=_("token"))  # the table's first column
     return fig
+
+
+def correction_table(step: Step) -> pd.DataFrame | None:
+    """The numbers of `correction_figure`, as its hover gives them (three decimals), with the chart's mark on the
+    sampled token in words ("↻ sampled (recovered)"): read off the figure, the table did not say which token was
+    sampled (issue 43). None where there is no chart."""
+    drawn = _correction(step)
+    if drawn is None:
+        return None
+    kind, labels, picked = drawn
+    s = style(kind)
+    mark = _("{glyph} sampled ({kind})", glyph=s.glyph, kind=_(s.label))
+    return pd.DataFrame({_("token"): labels, _("probability"): [fmt(t.prob) for t in step.correction_top],
+                         _("mark"): [mark if pk else "" for pk in picked]})
+
+
+def _correction(step: Step) -> tuple[TokenKind, list[str], list[bool]] | None:
+    """What `correction_figure` draws: the last token's kind, the unique labels of the tokens it was sampled from,
+    and which of them it was. None if unknown, or if the text ended before the recovered or bonus token."""
+    if not step.correction_top or not step.emitted:
+        return None
+    kind = step.correction_kind or TokenKind.TARGET
+    last = step.emitted[-1]
+    if last.kind != kind:  # the text ended before the recovered or bonus token: the step added none, so no chart
+        return None
+    labels = [plot_text(t.text) for t in step.correction_top]
+    labels = [lab if labels.index(lab) == i else f"{lab} ({t.token_id})"
+              for i, (lab, t) in enumerate(zip(labels, step.correction_top))]
+    return kind, labels, [t.token_id == last.token_id for t in step.correction_top]

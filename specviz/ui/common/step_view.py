@@ -23,8 +23,8 @@ from specviz.ui.common.charts import show
 from specviz.ui.common.escaping import escape_attr, escape_label, escape_text
 from specviz.ui.common.palette import style
 from specviz.ui.common.step_figures import (accept_strip_figure, accept_strip_table, correction_figure,
-                                             distribution_figure, distribution_table, verdict_overview_figure,
-                                             verdict_overview_table)
+                                             correction_table, distribution_figure, distribution_table,
+                                             verdict_overview_figure, verdict_overview_table)
 from specviz.ui.common.tokens import decision_chips, decision_kind, emitted_chips, fmt, text_html
 from specviz.ui.common.tree_view import TEXT as TREE_TEXT
 from specviz.ui.common.tree_view import render_tree
@@ -203,7 +203,8 @@ def render_step(step: Step, *, key: str, stop: str = "") -> None:
              table=verdict_overview_table(step))
     fig = correction_figure(step)
     if fig is not None:
-        show(fig, f"{key}_correction_{step.index}", right if step.decisions else left)
+        show(fig, f"{key}_correction_{step.index}", right if step.decisions else left,
+             table=correction_table(step))
     if step.decisions:
         shown = len(step.decisions)  # a tree's main line: its accepted path and the child rejected below it
         deciding = step.n_accepted if step.n_accepted < shown else shown - 1

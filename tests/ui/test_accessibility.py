@@ -253,6 +253,11 @@ def test_the_step_charts_tables_hold_the_numbers_the_charts_show():
     assert figures.accept_strip_table(late)["value"].tolist()[1] == "not drawn" and not late.reached
     overview = figures.verdict_overview_table(step)
     assert overview["min(1, p/q)"].tolist()[2] == "not reached" and overview["u"].tolist()[2] == "–"
+    # the glyph the overview draws above each bar, in words: kept, rejected, not reached (read 40)
+    assert overview["verdict"].tolist()[:3] == ["✓ accepted", "✗ rejected", "· not reached"]
+    assert [kept.accepted, step.decisions[1].accepted] == [True, False]
+    with using("pt"):
+        assert figures.verdict_overview_table(step)["veredito"].tolist()[:2] == ["✓ aceito", "✗ rejeitado"]
     assert overview["min(1, p/q)"].tolist()[0] == f"{kept.accept_prob:.3f}"
     draft = next(s for s in load_example("smollm-draft-t07")[0].steps if s.decisions).decisions[0]
     table = figures.distribution_table(draft)

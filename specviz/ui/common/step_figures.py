@@ -162,11 +162,14 @@ def accept_strip_figure(d: Decision, tree: bool = False) -> go.Figure:
 
 def verdict_overview_table(step: Step) -> pd.DataFrame:
     """The numbers of `verdict_overview_figure`: each draft's chance to be kept and u; a draft after the first
-    rejection (drawn with no bar, its table row read 0) says it was not reached."""
+    rejection (drawn with no bar, its table row read 0) says it was not reached. The glyph the chart draws above each
+    bar is its verdict column, in words ("✓ accepted"): a table reader had to compare u with the chance (issue 43)."""
     chance = "min(1, p′/q′)" if step.tree is not None and step.tree.nodes else "min(1, p/q)"
+    styles = [style(decision_kind(d)) for d in step.decisions]
     return pd.DataFrame({_("drafted token"): [f"#{d.position + 1} {plot_text(d.text)}" for d in step.decisions],
                          chance: [fmt(d.accept_prob) if d.reached else _("not reached") for d in step.decisions],
-                         "u": [fmt(d.uniform) if d.reached else "–" for d in step.decisions]})
+                         "u": [fmt(d.uniform) if d.reached else "–" for d in step.decisions],
+                         _("verdict"): [f"{s.glyph} {_(s.label)}" for s in styles]})
 
 
 def verdict_overview_figure(step: Step) -> go.Figure:

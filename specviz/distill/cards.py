@@ -520,9 +520,9 @@ METRIC_TEXT = {
              "the draft's most likely next token (full vocabulary) is the target's token.",
 }
 EXTRA = {
-    "eagle3": "Draft vocabulary: {draft_vocab_size} tokens, covering {vocab_coverage:.1%} of the held-out answers' "
+    "eagle3": "Draft vocabulary: {draft_vocab_size:,} tokens, covering {vocab_coverage:.1%} of the held-out answers' "
               "tokens (the drafter can never propose the others).",
-    "eagle": "Draft vocabulary: {draft_vocab_size} tokens, covering {vocab_coverage:.1%} of the held-out answers' "
+    "eagle": "Draft vocabulary: {draft_vocab_size:,} tokens, covering {vocab_coverage:.1%} of the held-out answers' "
              "tokens (the drafter can never propose the others).",
     "draft": "Layers: the target's first {shallow_layers} (frozen) + 1 trained adapter layer.",
 }

@@ -223,6 +223,17 @@ def test_the_eagle3_card_says_what_it_read_how_it_trained_and_where_the_old_draf
     assert "python -m specviz.distill eagle3 --steps 200 --batch-positions 4096 --lr 0.0005\n" in card
 
 
+def test_the_eagle_card_writes_its_draft_vocabulary_with_a_thousands_separator(tmp_path):
+    """Issue 43: the card printed "Draft vocabulary: 8192 tokens" where the rest of it writes 8,192 and 1,152; the card
+    `write_cards` makes and the shipped one write the size from specviz.json as the rest does."""
+    from specviz.models.drafts import ASSETS, EAGLE_NAME, read_meta
+
+    assert "Draft vocabulary: 8,192 tokens, covering 97.0%" in eagle3_card(tmp_path)
+    size = read_meta(ASSETS / EAGLE_NAME)["draft_vocab_size"]
+    card = (ASSETS / EAGLE_NAME / "README.md").read_text(encoding="utf-8")
+    assert f"Draft vocabulary: {size:,} tokens" in card and f"Draft vocabulary: {size} tokens" not in card
+
+
 def test_the_shipped_eagle_cards_command_is_the_one_its_specviz_json_records():
     """The shipped card's Command section is what `train_command` makes of its specviz.json: the EAGLE-3 drafter
     trained with --batch-positions 4096 (the default is 2048), first under a 2,200-step schedule, then resumed with

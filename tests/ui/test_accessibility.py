@@ -314,6 +314,27 @@ def test_the_step_panel_shows_the_sampled_tokens_mark_in_its_table():
     marks = [cell for t in at.table if "mark" in t.value.columns for cell in t.value["mark"].tolist() if cell]
     assert "↻ sampled (recovered)" in marks and "✗ drafted (rejected)" in marks
 
+
+def test_a_token_outside_a_one_hot_q_reads_0_not_below_the_top_10():
+    """Issue 43: at a Medusa greedy step's rejected draft the target's token read q "below the draft's top 10", but at
+    T = 0 q is one-hot, so q is exactly 0 there (the trace's top list holds the one token with q > 0); the same for p
+    at T = 0 and for n-gram lookup's point mass at T = 0.7. A full top 10 (a draft model at T = 0.7) still says
+    "below", which is all the trace knows."""
+    from specviz.labs.examples import load_example
+    from specviz.ui.common import step_figures as figures
+
+    trace = load_example("smollm-medusa-greedy")[0]
+    rejected = next(d for s in trace.steps for d in s.decisions if d.reached and not d.accepted)
+    assert [len(rejected.draft_top), len(rejected.target_top)] == [1, 1]
+    table = figures.distribution_table(rejected)  # the target's token and the drafted one, (p, q) each
+    assert sorted(zip(table["p (target)"], table["q (draft)"])) == [("0", "1.000"), ("1.000", "0")]
+    lookup = next(s for s in load_example("smollm-ngram-t07")[0].steps if s.decisions).decisions[0]
+    table = figures.distribution_table(lookup)
+    assert len(lookup.draft_top) == 1 and set(table["q (draft)"]) == {"1.000", "0"}
+    full = next(s for s in load_example("smollm-draft-t07")[0].steps if s.decisions).decisions[0]
+    assert "below the draft's top 10" in figures.distribution_table(full)["q (draft)"].tolist()
+
+
 def test_a_draft_that_was_never_reached_can_be_looked_at_closely():
     """Picking a draft after the step's first rejection under "Look closely at draft" raised show's ValueError: its
     accept strip had no trace to read a table from (read 32)."""

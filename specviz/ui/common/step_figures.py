@@ -15,6 +15,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from specviz.core.i18n import _
+from specviz.engine.limits import TOP_N
 from specviz.engine.trace import Decision, Step, TokenKind, TokenProb
 from specviz.ui.common.escaping import plot_text
 from specviz.ui.common.palette import (ACCEPT_FILL, P_COLOR, Q_COLOR, REJECT_FILL, RESIDUAL_COLOR, U_COLOR, DisplayState,
@@ -36,10 +37,10 @@ def _wrapped(title: str) -> tuple[str, int]:
     return "<br>".join(lines), 20 * (len(lines) - 1)
 
 def distribution_table(d: Decision, n: int = 10) -> pd.DataFrame:
-    """The numbers of `distribution_figure`, as its hover gives them: a token outside a model's top 10 reads "below
-    the target's top 10" (or the draft's), not the 0 its bar is drawn at: the trace does not store it. The drafted
-    token's row carries the chart's mark and its verdict in words ("✗ drafted (rejected)"): the table did not say
-    which token was drafted (issue 43)."""
+    """The numbers of `distribution_figure`, as its hover gives them: a token outside a model's full top 10 reads
+    "below the target's top 10" (or the draft's), not the 0 its bar is drawn at: the trace does not store it. Outside
+    a shorter list it reads 0, which it is (`_outside`). The drafted token's row carries the chart's mark and its
+    verdict in words ("✗ drafted (rejected)"): the table did not say which token was drafted (issue 43)."""
     ids, labels, _pv, _qv, p_hover, q_hover = _distribution(d, n)
     s = style(decision_kind(d))
     marks = [_("{glyph} drafted ({verdict})", glyph=s.glyph, verdict=_(s.label)) if i == d.token_id else ""
@@ -65,16 +66,35 @@ def _distribution(d: Decision, n: int) -> tuple[list[int], list[str], list[float
         labels.append(label)
     pv = [p[i].prob if i in p else 0.0 for i in ids]
     qv = [q[i].prob if i in q else 0.0 for i in ids]
-    p_hover = [fmt(p[i].prob) if i in p else _("below the target's top 10") for i in ids]
-    q_hover = [fmt(q[i].prob) if i in q else _("below the draft's top 10") for i in ids]
+    below_p = _outside(d.target_top, _("below the target's top 10"))
+    below_q = _outside(d.draft_top, _("below the draft's top 10"))
+    p_hover = [_prob(p[i].prob) if i in p else below_p for i in ids]
+    q_hover = [_prob(q[i].prob) if i in q else below_q for i in ids]
     return ids, labels, pv, qv, p_hover, q_hover
+
+
+def _prob(x: float) -> str:
+    """A stored probability as the hover writes it: `fmt`'s 3 decimals, and an exact 0 as "0", as `_outside` writes
+    the zeros a short list implies (the drafted token's p at T = 0 read "0.000" beside them)."""
+    return "0" if x == 0 else fmt(x)
+
+
+def _outside(top: list[TokenProb], below: str) -> str:
+    """What a token outside a recorded top list reads: exactly 0 where the list holds fewer than TOP_N tokens, else
+    `below`. A trace's top list leaves out only tokens of probability 0 (`generation.top_tokens`), so a shorter one
+    holds every token the model gave any probability: a one-hot q or p at T = 0 (a greedy draft model, EAGLE or
+    Medusa head), a point mass (n-gram lookup at any temperature), a top-k under 10. A Medusa greedy step's target
+    token read "below the draft's top 10" where q is 0 (issue 43). An empty list was not recorded: nothing is known.
+    """
+    return "0" if 0 < len(top) < TOP_N else below
 
 
 def distribution_figure(d: Decision, n: int = 10) -> go.Figure:
     """Top-n bars of p (target, blue) and q (draft, orange) side by side at one drafted position.
 
     The bars cover the union of both top-10 lists, ranked by max(p, q); a probability outside a model's top 10 is
-    not stored in the trace and is drawn as 0 with "below the top 10" on hover (and in `distribution_table`). The
+    not stored in the trace and is drawn as 0 with "below the top 10" on hover (and in `distribution_table`), or
+    with 0 where the list is shorter, since it then holds every token of probability above 0 (`_outside`). The
     drafted token is marked.
     """
     ids, labels, pv, qv, p_hover, q_hover = _distribution(d, n)

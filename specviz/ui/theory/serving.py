@@ -218,12 +218,14 @@ def render(alpha: float, k: int) -> None:
     here = next(p for p in points if p.batch == batch)
     even = roofline.break_even_batch(alpha, k, pair, hw, context)
     m1, m2, m3, m4 = st.columns(4)
-    m1.metric(_("Verify cost v at B = {batch}", batch=number(batch, 0)), number(here.verify_cost),
+    # the metrics are the roofline model's outputs, not measurements: each label says so, since a metric is read alone
+    m1.metric(_("Predicted verify cost v at B = {batch}", batch=number(batch, 0)), number(here.verify_cost),
               help=_("One target forward over K + 1 = {n} tokens per sequence, in one-token forwards: 1 while that "
                      "pass is memory-bound, then climbing toward K + 1, which it reaches only once a one-token pass "
                      "is compute-bound too.", n=k + 1))
-    m2.metric(_("Draft cost c"), number(here.draft_cost, 3),
-              help=_("One draft forward over one target forward, same batch."))
+    m2.metric(_("Predicted draft cost c"), number(here.draft_cost, 3),
+              help=_("The roofline model's time of one draft forward over its time of one target forward, same "
+                     "batch: a prediction, not a measurement."))
     m3.metric(_("Expected speedup at B = {batch}", batch=number(batch, 0)), times(here.speedup))
     m4.metric(_("Break-even α at B = {batch}", batch=number(batch, 0)), _("never") if math.isnan(here.break_even_alpha)
               else number(here.break_even_alpha, 3), help=_("Above this α speculation pays at this batch size."))

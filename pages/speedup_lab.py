@@ -98,7 +98,8 @@ with tab_k:
     st.caption(_("Dots: measured. Solid line: Leviathan et al.'s prediction from the measured c and one α for every "
                  "K, the mean of the α measured at each K run (the legend gives it; the α at the top is the best K's "
                  "own), which assumes verifying K+1 tokens costs one target forward. Dashed: the same with the "
-                 "measured verify cost."))
+                 "measured verify cost. The table's two predicted columns use each row's own α instead, so they can "
+                 "differ a little from the curves at the same K."))
     if any(r["hf_assisted_speedup"] is not None
            for r in result.rows(proposer=proposer, temperature=temperature, policy="constant")):
         st.caption(_("Diamonds: what transformers' own assisted generation gets with the same draft and K, against "

@@ -350,6 +350,30 @@ def _curves_result(wide32: float, wide16: float) -> bench.BenchResult:
                                                                  "bfloat16": curve(0.008, wide16)}})
 
 
+def test_the_predictions_name_the_alpha_they_were_computed_at():
+    """Issue 43: "predicted (paper)" on the Speedup vs K chart is the formula at the mean α of the K run (1.596 at
+    K = 2 for default-cpu-f32-packed, eagle, greedy), in the table under it at each row's own α (1.612): the chart's
+    names say "at the mean α", the table's "at this row's α", in both languages."""
+    from specviz.core.i18n import using
+
+    run = results.load_result(bench.BENCHMARKS_DIR / "default-cpu-f32-packed" / "results.json")
+    fig = charts.speedup_vs_k_figure(run, "eagle", 0.0)
+    paper, verify = fig.data[0], fig.data[1]
+    assert paper.name.startswith("predicted (paper)<br>at the mean α = ")
+    assert verify.name == "predicted (measured verify cost)<br>at the mean α"
+    table = tables.mat_table(run, "eagle", 0.0)
+    row = table[table["K"] == 2].iloc[0]
+    on_chart = view.number(paper.y[list(paper.x).index(2)], 3)
+    assert row["predicted (paper) at this row's α"] != on_chart
+    assert "predicted (measured verify cost) at this row's α" in table.columns
+    assert not {"predicted (paper)", "predicted (measured verify cost)"} & set(table.columns)
+    with using("pt"):
+        names = [t.name for t in charts.speedup_vs_k_figure(run, "eagle", 0.0).data[:2]]
+        columns = list(tables.mat_table(run, "eagle", 0.0).columns)
+    assert names[0].startswith("previsto (artigo)<br>com o α médio = ") and names[1].endswith("<br>com o α médio")
+    assert "previsto (artigo) com o α desta linha" in columns
+
+
 def test_the_verify_cost_figure_names_only_the_dtypes_the_result_measured():
     """The committed Medusa run measured a float32 curve only, and its figure was titled "Verify cost in float32 and
     in bfloat16"; the title names the dtypes the file holds."""

@@ -25,8 +25,17 @@ def _layout(fig: go.Figure, title: str, x: str, y: str, height: int = 430) -> go
     return fig
 
 
+def at_mean_alpha(name: str) -> str:
+    """A prediction's name on the Speedup vs K chart, whose curves use one α for every K, the mean over the K run
+    (`BenchResult.mean_alpha`); the table under it computes the same formulas at each row's own α
+    (`tables.at_row_alpha`), and the two once shared one name (issue 43: 1.6 on the chart, 1.612 in the table).
+    Two lines, so a legend entry fits a phone's width (its table reads the break as a space)."""
+    return _("{label}<br>at the mean α", label=name)
+
+
 def speedup_vs_k_figure(result: BenchResult, proposer: str, temperature: float) -> go.Figure:
-    """Measured speedup at each K (dots) over the paper's curve and the curve with the measured verify cost."""
+    """Measured speedup at each K (dots) over the paper's curve and the curve with the measured verify cost, both at
+    the mean α (`at_mean_alpha`)."""
     constant = result.rows(proposer=proposer, temperature=temperature, policy="constant")
     fig = go.Figure()
     if not constant:
@@ -38,11 +47,12 @@ def speedup_vs_k_figure(result: BenchResult, proposer: str, temperature: float) 
     if alpha is not None:
         a = min(1.0, max(0.0, alpha))
         fig.add_scatter(x=ks, y=[theory.expected_speedup(a, k, c) for k in ks], mode="lines",
-                        name=_("{label}, α = {alpha}, c = {c}", label=label("predicted_speedup"), alpha=number(a),
-                               c=number(c, 3)), line=dict(color=SKY_BLUE))
+                        name=_("{label}<br>at the mean α = {alpha}, c = {c}", label=label("predicted_speedup"),
+                               alpha=number(a), c=number(c, 3)), line=dict(color=SKY_BLUE))
         measured = [k for k in ks if k < len(result.costs["verify"])]  # no extrapolation beyond the verify curve
         fig.add_scatter(x=measured, y=[theory.speedup_with_verify_cost(a, k, c, result.verify_ratio(k))
-                                       for k in measured], mode="lines", name=label("predicted_speedup_measured_verify"),
+                                       for k in measured], mode="lines",
+                        name=at_mean_alpha(label("predicted_speedup_measured_verify")),
                         line=dict(color=REDDISH_PURPLE, dash="dash"))
     fig.add_scatter(x=[r["k"] for r in constant], y=[r["speedup_vs_ar"] for r in constant], mode="markers+lines",
                     name=_("measured: {label}", label=label("speedup_vs_ar")), marker=dict(size=11, color=BLUE),

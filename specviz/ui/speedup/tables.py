@@ -14,6 +14,12 @@ from specviz.ui.speedup.view import (POLICY_TEXT, label, method_text, number, po
                                     written)
 
 
+def at_row_alpha(name: str) -> str:
+    """A prediction's column in `mat_table`: the formula at the row's own measured α, where the chart above it uses
+    the mean α of every K (`charts.at_mean_alpha`), so the header says which."""
+    return _("{label} at this row's α", label=name)
+
+
 def mat_table(result: BenchResult, proposer: str, temperature: float) -> pd.DataFrame:
     """The mean accepted length with and without the bonus token, next to the acceptance numbers, so the quoted
     metrics can be compared."""
@@ -24,8 +30,8 @@ def mat_table(result: BenchResult, proposer: str, temperature: float) -> pd.Data
             label("alpha"): r["alpha"], label("acceptance_rate"): r["acceptance_rate"],
             label("mat_with_bonus"): r["mat_with_bonus"], label("mat_without_bonus"): r["mat_without_bonus"],
             label("tokens_per_second"): r["tokens_per_second"], label("speedup_vs_ar"): r["speedup_vs_ar"],
-            label("predicted_speedup"): r["predicted_speedup"],
-            label("predicted_speedup_measured_verify"): r["predicted_speedup_measured_verify"],
+            at_row_alpha(label("predicted_speedup")): r["predicted_speedup"],
+            at_row_alpha(label("predicted_speedup_measured_verify")): r["predicted_speedup_measured_verify"],
             label("record_overhead"): r["record_overhead"], label("identical"): r["identical_count"],
         })
     df = pd.DataFrame(data)

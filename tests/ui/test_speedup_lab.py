@@ -321,6 +321,7 @@ def test_page_shows_chain_vs_tree_and_the_verify_cost_of_both_dtypes(tree_tiny, 
     _ok(at)
     keys = [c.key for c in at.get("plotly_chart")]
     assert "speedup_lab_tree_chart" in keys and "speedup_lab_dtype_chart" in keys
+    assert trees.curves_caption(tree_tiny) in [c.value for c in at.caption]  # the second timing says it is one
     table = next(f.value for f in at.dataframe if "share of the physical limit" in f.value.columns)
     assert list(table["draft shape"]) == ["a chain of K = 3", "a tree of 8 nodes, depth 3, width 3",  # describe()
                                           "a tree of 16 nodes, depth 3, width 3"]
@@ -335,7 +336,7 @@ def test_the_dtype_sentence_quotes_the_curves_it_was_measured_with(tree_tiny):
     sentence = trees.dtype_sentence(tree_tiny)
     assert view.times(wide["float32"]) in sentence and view.times(wide["bfloat16"]) in sentence
     fig = trees.dtype_curve_figure(tree_tiny)
-    assert [t.name.split(" ")[0] for t in fig.data[:2]] == ["float32", "bfloat16"]
+    assert [t.name.split(",")[0] for t in fig.data[:2]] == ["float32", "bfloat16"]
     assert all(t.y[0] == 1.0 for t in fig.data[:2])  # each curve relative to its own one-token forward
 
 
@@ -348,6 +349,32 @@ def _curves_result(wide32: float, wide16: float) -> bench.BenchResult:
     return bench.BenchResult(command="", created="", machine={}, config={}, cases=[], baselines=[], summary=[],
                              suites=[], costs={"verify_curves": {"float32": curve(0.010, wide32),
                                                                  "bfloat16": curve(0.008, wide16)}})
+
+
+def test_the_two_verify_timings_of_one_run_are_named_as_two_timings():
+    """Issue 43: the Verify cost tab of default-cpu-f32-packed drew two float32 curves from 40.1 ms at one token that
+    part further on (5 tokens: 0.931 and 0.910), and nothing said they were two timings: costs.verify, timed with c
+    over 15 rounds, and costs.verify_curves, timed again right after over 7. The legends and the caption say so."""
+    from specviz.labs.bench.timing import curve_repeats
+
+    run = results.load_result(bench.BENCHMARKS_DIR / "default-cpu-f32-packed" / "results.json")
+    first, again = run.costs["repeats"], curve_repeats(run.config["cost_repeats"])
+    assert first != again
+    above = charts.verify_cost_figure(run).data[0].name
+    assert above == f"measured with c: median of {first} rounds"
+    f32 = trees.dtype_curve_figure(run).data[0].name
+    assert f32.startswith(f"float32, timed separately:<br>median of {again} rounds (1 token = ")
+    caption = trees.curves_caption(run)
+    ratio = {int(v["n_tokens"]): v["ratio"] for v in run.costs["verify"]}[5]
+    other = next(p["ratio"] for p in run.verify_curves()["float32"] if p["n_tokens"] == 5)
+    assert view.number(ratio, 3) != view.number(other, 3)
+    assert caption.startswith("A second, separate timing of the same forwards")
+    assert (f"At 5 tokens it reads {view.number(other, 3)} one-token forwards against {view.number(ratio, 3)} "
+            "above") in caption
+    assert "Its float32 line times the same forward as the chart above." in caption
+    assert f"(median of {first} rounds)" in caption and f"(median of {again} rounds)" in caption
+    assert trees.curves_caption(results.load_result(bench.BENCHMARKS_DIR / "default-cpu-ngram" / "results.json")) \
+        is None  # no curves, no second chart
 
 
 def test_the_predictions_name_the_alpha_they_were_computed_at():

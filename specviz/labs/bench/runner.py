@@ -20,8 +20,8 @@ from specviz.labs.bench.config import CPU_CLOCK_ON_GPU, BenchConfig, encode_benc
 from specviz.labs.bench.report import TREE_NOTE, BenchResult, load_note
 from specviz.labs.bench.summary import summarise
 from specviz.labs.bench.summary import tokens_fed
-from specviz.labs.bench.timing import (VERIFY_SIZES, feature_draft_timer, load_average, machine_info, measure_costs,
-                                  pair_placement, utc_now, verify_curves)
+from specviz.labs.bench.timing import (VERIFY_SIZES, curve_repeats, feature_draft_timer, load_average, machine_info,
+                                  measure_costs, pair_placement, utc_now, verify_curves)
 from specviz.engine.generation import Clock, default_clock, torch_threads
 from specviz.engine.proposers import make_proposer, registry
 from specviz.models.pairs import load_pair
@@ -81,7 +81,7 @@ def _run(config: BenchConfig, command: str, progress: Progress | None, pair, clo
     if config.verify_dtypes and str(machine["device"]).startswith("cpu"):  # both dtypes: the lesson of a CPU
         sizes = sorted({*VERIFY_SIZES, *(tokens_fed(k, n, lookup) for k, n, _w, lookup in config.shape_plan())})
         costs["verify_curves"] = verify_curves(pair.target, context, config.verify_dtypes, sizes,
-                                               max(3, config.cost_repeats // 2), clock)
+                                               curve_repeats(config.cost_repeats), clock)
 
     runner = CaseRunner(config, pair, proposers, twins, costs, clock)
     plan = runner.plan()

@@ -164,6 +164,16 @@ def verify_curve(target, context: list[int], sizes=VERIFY_SIZES, repeats: int = 
     return [{"n_tokens": n, "seconds": median[n], "ratio": median[n] / median[1]} for n in sizes]
 
 
+def curve_repeats(cost_repeats: int) -> int:
+    """The timing rounds a bench run gives `verify_curves`: half the rounds of `measure_costs` (c and the run's own
+    1..K+1 verify curve), at least 3. Every run with verify curves used it; the Speedup lab quotes it.
+
+    >>> curve_repeats(15), curve_repeats(4)
+    (7, 3)
+    """
+    return max(3, cost_repeats // 2)
+
+
 def verify_curves(target, context: list[int], dtypes=("float32", "bfloat16"), sizes=VERIFY_SIZES, repeats: int = 9,
                   clock: Clock = default_clock) -> dict[str, list[dict[str, float]]]:
     """The verify curve of the target in each dtype ({"float32": [...], "bfloat16": [...]}): the model as loaded

@@ -254,7 +254,7 @@ def test_the_break_even_marker_moves_up_as_the_batch_grows():
     assert shown["Predicted verify cost v at B = 1"] == "1.00"  # memory-bound: 5 tokens cost one forward
     c = (7.62e9 * 2 + 512 * 57_344) / (72.7e9 * 2 + 512 * 327_680)  # draft over target bytes read
     assert shown["Predicted draft cost c"] == f"{c:.3f}"
-    assert shown["Break-even α at B = 1"] == f"{theory.break_even_alpha(4, c):.3f}"
+    assert shown["Predicted break-even α at B = 1"] == f"{theory.break_even_alpha(4, c):.3f}"
     assert any("pays up to a batch of **212** sequences" in i.value for i in at.info)
 
     at.select_slider(key="theory_batch").set_value(256).run()
@@ -262,9 +262,9 @@ def test_the_break_even_marker_moves_up_as_the_batch_grows():
     # 256 · 5 tokens is past the H100's ridge (295 tokens per pass): v = compute over memory time
     assert float(shown["Predicted verify cost v at B = 256"]) > 3
     assert float(shown["Expected speedup at B = 256"].rstrip("×")) < 1
-    assert float(shown["Break-even α at B = 256"]) > float(theory.break_even_alpha(4, c))
+    assert float(shown["Predicted break-even α at B = 256"]) > float(theory.break_even_alpha(4, c))
     marker = next(t for t in chart(at, "theory_batch_even")["data"] if t.get("name") == "batch 256")
-    assert marker["x"] == [256] and marker["y"][0] == pytest.approx(float(shown["Break-even α at B = 256"]),
+    assert marker["x"] == [256] and marker["y"][0] == pytest.approx(float(shown["Predicted break-even α at B = 256"]),
                                                                      abs=5e-4)
 
 

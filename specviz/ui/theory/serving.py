@@ -227,7 +227,8 @@ def render(alpha: float, k: int) -> None:
               help=_("The roofline model's time of one draft forward over its time of one target forward, same "
                      "batch: a prediction, not a measurement."))
     m3.metric(_("Expected speedup at B = {batch}", batch=number(batch, 0)), times(here.speedup))
-    m4.metric(_("Break-even α at B = {batch}", batch=number(batch, 0)), _("never") if math.isnan(here.break_even_alpha)
+    m4.metric(_("Predicted break-even α at B = {batch}", batch=number(batch, 0)), _("never")
+              if math.isnan(here.break_even_alpha)
               else number(here.break_even_alpha, 3), help=_("Above this α speculation pays at this batch size."))
     ridge, ridge_one = (roofline.ridge_batch(pair.target, hw, n, context) for n in (k + 1, 1))
     if even is None:

@@ -158,8 +158,9 @@ LESSONS: tuple[Lesson, ...] = (
            "often than float32. "
            "In specviz's committed checks on CPU (assets/benchmarks/default-cpu-f32-packed and "
            "default-cpu-bf16-tree) greedy speculative output matched target-only output on {fp32} held-out prompts "
-           "in float32 on {fp32_cpu} and on {bf16} in bfloat16 on {bf16_cpu}. The two runs used different draft "
-           "shapes, and the bfloat16 one fewer of the same prompts, so they are not like for like: observations rather "
+           "(none of them in the draft's training data) in float32 on {fp32_cpu} and on {bf16} in bfloat16 on "
+           "{bf16_cpu}. The two runs used different draft shapes (how many tokens a step guesses, and how: lesson 9), "
+           "and the bfloat16 one fewer of the same prompts, so they are not like for like: observations rather "
            "than proofs. The rule is exact, and a floating-point run is **lossless up to numerics**."),
            ("quality", "greedy_vs_sampling"),
            ("logits", "temperature", "greedy", "argmax", "bfloat16", "lossless up to numerics"),

@@ -72,7 +72,7 @@ def test_playground_example_stepping_predicting_and_finishing_in_portuguese():
     at.button(key="playground_next").click().run()
     portuguese_only(at)
     assert any(m.value.startswith("##### Passo 1 ·") for m in at.markdown)
-    assert any(m.value.startswith("Você previu **1** aceitos") for m in at.markdown)
+    assert any(m.value.startswith("Você previu que o alvo aceitaria **1**:") for m in at.markdown)  # not "1 aceitos"
     at.button(key="playground_end").click().run()
     portuguese_only(at)
     assert any(s.value.startswith("Pronto:") for s in at.success)

@@ -83,8 +83,9 @@ def verdict(result: BenchResult, proposer: str, temperature: float) -> str:
 
 
 def repetition_note(result: BenchResult, tree: dict, temperature: float) -> str:
-    """Issue 43 item 9: a greedy tree with a lookup branch gains much of its speed from the target repeating itself;
-    say so, with the lift the committed shape table measured, so the headline is not read as any target's."""
+    """Issue 43 item 9: a greedy tree with a lookup branch gains part of its speed from the text repeating itself;
+    say so, with the lift the committed shape table measured (the branch's; the drafter's own share of repetition is
+    not measured, 41st read), so the headline is not read as any target's."""
     from specviz.engine.draft_shape import DraftShape
     from specviz.labs.shape_choice import lookup_lift, shape_table
 
@@ -93,11 +94,12 @@ def repetition_note(result: BenchResult, tree: dict, temperature: float) -> str:
     table = shape_table(pair) if lift is not None else None
     if lift is None or table is None:
         return ""
-    return " " + _("Much of this greedy gain comes from the text repeating itself: a small target's greedy answers "
-                   "often return to their own earlier sentences, which the drafter and the lookup branch predict "
-                   "easily (the lookup branch alone takes this tree from {without} to {with_lookup} tokens per target "
-                   "forward on {prompts} held-out prompts in {dtype}, `assets/benchmarks/shapes/{pair}.json`). A target "
-                   "that repeats itself less gains less.", without=number(lift[0]), with_lookup=number(lift[1]),
+    return " " + _("Part of this greedy gain is the text repeating itself: the lookup branch, which can only copy "
+                   "text already in the prompt or the answer, takes this tree from {without} to {with_lookup} tokens "
+                   "per target forward on {prompts} held-out prompts in {dtype} "
+                   "(`assets/benchmarks/shapes/{pair}.json`); how much of the drafter's own share comes from "
+                   "repetition is not measured. A target that repeats itself less gains less from the branch.",
+                   without=number(lift[0]), with_lookup=number(lift[1]),
                    prompts=table["prompts"], dtype=table["dtype"], pair=pair)
 
 

@@ -154,3 +154,24 @@ def test_the_repetition_caveat_credits_repetition_with_the_measured_branch_lift_
     for name in ("README.pt-BR.md", "verdict-pt"):
         assert "no prompt ou na resposta" in texts[name] and "não foi medido" in texts[name], name
     assert "(how much comes from each is not measured)" in texts["drafts.md"]
+
+
+def test_the_h200_runs_launch_bound_reading_is_given_as_likely_not_measured():
+    """No profile of the H200 run measured where its 15.5 ms forward goes; what the run shows is that it is far above
+    the time to read 135M parameters. gpu.md and the Speedup lab's verify sentence stated "launch-bound" and "the time
+    is in the kernel launches" as fact; they now say most likely, and that no profile measured it."""
+    from specviz.core.i18n import using
+    from specviz.labs.bench import BenchResult
+    from specviz.ui.speedup.charts import verify_sentence
+
+    gpu = _flat(DOCS / "gpu.md")
+    assert "not memory-bound but launch-bound" not in gpu and "the time is in the kernel launches" not in gpu
+    assert "most likely it is launch-bound (no profile measured it)" in gpu
+    result = BenchResult.from_dict(json.loads((BENCH / "default-h200-bf16" / "results.json")
+                                              .read_text(encoding="utf-8")))
+    with using("en"):
+        english = verify_sentence(result)
+    with using("pt"):
+        portuguese = verify_sentence(result)
+    assert "most likely spent launching its kernels" in english and "did not profile it" in english
+    assert "muito provavelmente para o lançamento" in portuguese and "não mediu isso com um profiler" in portuguese

@@ -191,8 +191,9 @@ def verify_sentence(result: BenchResult) -> str:
     dtype = result.dtype or "float32"  # the first runs' files record none: float32, the only dtype then (run_dtype)
     if result.gpu and max(costs) <= FLAT_VERIFY and (result.config or {}).get("pair") in SMALL_PAIRS:
         said = _("In this run ({dtype}, on the {gpu} GPU) 2 to 5 tokens cost {span}× one: nearly flat. For a "
-                 "model this small a GPU forward is mostly the launching of its kernels, which does not grow with "
-                 "the tokens.", dtype=dtype, gpu=result.gpu, span=span)
+                 "model this small a GPU forward's time is most likely spent launching its kernels rather than "
+                 "reading its weights (the run did not profile it), and that does not grow with the tokens.",
+                 dtype=dtype, gpu=result.gpu, span=span)
     elif result.gpu and max(costs) <= FLAT_VERIFY:  # a pair of another size: what makes it flat is not measured here
         said = _("In this run ({dtype}, on the {gpu} GPU) 2 to 5 tokens cost {span}× one: nearly flat.",
                  dtype=dtype, gpu=result.gpu, span=span)

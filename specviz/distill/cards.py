@@ -129,7 +129,26 @@ def bench_command(bench: Path = BENCH) -> str:
     ('python -m specviz bench --dtype float32', '(not run yet)')
     """
     result = _bench_result(bench)
-    return "(not run yet)" if result is None else rerun_command(result)
+    return "(not run yet)" if result is None else committed_out(rerun_command(result), bench)
+
+
+def committed_out(command: str, bench: Path) -> str:
+    """The command with `--out` naming the folder its results.json is committed in, when a committed run wrote to
+    another first (the EAGLE card's, recorded with `--out /tmp/tb1`): typed from the repository root, it writes
+    where the card's numbers lie. A results.json outside assets/benchmarks keeps its command.
+
+    >>> tree = BENCHMARKS_DIR / "default-cpu-bf16-tree" / "results.json"
+    >>> committed_out("python -m specviz bench --k 4 --out /tmp/tb1", tree)
+    'python -m specviz bench --k 4 --out assets/benchmarks/default-cpu-bf16-tree'
+    >>> committed_out("python -m specviz bench --out x", Path("/tmp/r.json"))
+    'python -m specviz bench --out x'
+    """
+    words = command.split(" ")
+    if not bench.parent.is_relative_to(BENCHMARKS_DIR) or "--out" not in words[:-1]:
+        return command
+    at = words.index("--out") + 1
+    words[at] = bench.parent.relative_to(BENCHMARKS_DIR.parent.parent).as_posix()
+    return " ".join(words)
 
 
 def _bench_result(bench: Path) -> BenchResult | None:
@@ -157,17 +176,22 @@ def bench_rerun_note(bench: Path) -> str:
     card's run on the Intel Xeon).
 
     >>> from specviz.distill.cards import BENCHES
-    >>> bench_rerun_note(BENCHES["eagle"]).split(" (")[0]
-    '; the command its results.json records, with the dtype and kernels it ran named'
+    >>> note = bench_rerun_note(BENCHES["eagle"]).split(" (")[0]
+    >>> for part in note.split(", and "): print(part)
+    ; the command its results.json records, with the dtype and kernels it ran named
+    `--out` the folder it is committed in
     """
     result = _bench_result(bench)
-    if result is None or rerun_command(result) == result.command:
+    if result is None or bench_command(bench) == result.command:
         return ""
     kinds = list(dict.fromkeys(type(d) for d in rerun_differences(result) if type(d) in RERUN_WORDS))
     names, today = [RERUN_WORDS[k][0] for k in kinds], [RERUN_WORDS[k][1] for k in kinds]
     joined = " and ".join(names) if len(names) < 3 else ", ".join(names[:-1]) + " and " + names[-1]
-    return (f"; the command its results.json records, with the {joined} it ran named (typed as recorded, it takes "
-            f"{'; '.join(today)})")
+    moved = committed_out(result.command, bench) != result.command
+    out = ", and `--out` the folder it is committed in" if moved else ""
+    named = f", with the {joined} it ran named{out}" if names else f"{out}"
+    typed = f" (typed as recorded, it takes {'; '.join(today)})" if names else ""
+    return f"; the command its results.json records{named}{typed}"
 
 
 def made_at(meta: dict) -> str:

@@ -133,3 +133,17 @@ def test_this_machines_line_names_the_shape_of_each_prediction(monkeypatch):
     line = this_machine.one_line(cal)
     assert "2.14× the speed of model.generate greedy (a tree of 8 nodes)" in line
     assert "1.57× at T = 0.7 (a chain of K = 2)" in line
+
+
+def test_overview_names_the_kernels_of_each_verify_curve_it_quotes(fast_play):
+    """Read 42: "it depends on the chip and the kernels" named the kernels of the float32 run (onednn-packed) but not
+    those of the bfloat16 one, which predates the packing and ran PyTorch's stock kernels."""
+    from specviz.labs.bench import quoted
+    from specviz.labs.bench.report import ran_stock_kernels
+
+    assert ran_stock_kernels(quoted.result("default-cpu-bf16-tree")["machine"])
+    assert "onednn-packed" in quoted.machine("default-cpu-f32-packed")
+    at = AppTest.from_file(PAGE, default_timeout=30)
+    at.run()
+    text = " ".join(m.value for m in at.markdown)
+    assert "of a committed benchmark, in bfloat16 with PyTorch's stock kernels, scoring 2 to 5 tokens" in text

@@ -74,7 +74,7 @@ def bench_where(bench: Path) -> str:
     >>> import tempfile; folder = Path(tempfile.mkdtemp())
     >>> _ = (folder / "r.json").write_text('{"machine": {"cpu": "AMD EPYC", "cores": 2, "date": "2026-11-30T07:29Z"}}')
     >>> bench_where(folder / "r.json")
-    ', on AMD EPYC (2 cores), 2026-11-30'
+    ', on AMD EPYC (2 cores, stock kernels), 2026-11-30'
     """
     record = read_bench(bench).get("machine") or {}
     machine = machine_text(record)

@@ -147,3 +147,19 @@ def test_overview_names_the_kernels_of_each_verify_curve_it_quotes(fast_play):
     at.run()
     text = " ".join(m.value for m in at.markdown)
     assert "of a committed benchmark, in bfloat16 with PyTorch's stock kernels, scoring 2 to 5 tokens" in text
+
+
+def test_every_page_names_a_pre_packing_cpu_runs_kernels_as_stock():
+    """Read 42 (README and Overview): `quoted.machine_text`, the one place every page words a run's machine, named a
+    packed run's kernels but said nothing for a CPU run from before specviz packed them, so a stock-kernel curve and a
+    packed one read as if from one kind of run. It now says "stock kernels" for those, in both languages."""
+    from specviz.core.i18n import using
+    from specviz.labs.bench import quoted
+    from specviz.labs.bench.report import ran_stock_kernels
+
+    record = quoted.result("default-cpu-drafts")["machine"]
+    assert ran_stock_kernels(record) and "kernels" not in record
+    assert quoted.machine("default-cpu-drafts").endswith("(2 cores, stock kernels)")
+    with using("pt"):
+        assert "stock" in quoted.machine("default-cpu-drafts")
+    assert quoted.machine("default-cpu-f32-packed").endswith("onednn-packed kernels)")

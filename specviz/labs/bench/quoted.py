@@ -20,7 +20,7 @@ from pathlib import Path
 
 from specviz.core.i18n import _, ngettext, number
 from specviz.core.paths import BENCHMARKS_DIR
-from specviz.labs.bench.report import gpu_used
+from specviz.labs.bench.report import gpu_used, ran_stock_kernels
 
 
 @dataclass(frozen=True)
@@ -147,7 +147,8 @@ def machine(folder: str, root: Path | None = None) -> str:
 def machine_text(record: dict) -> str:
     """Where a run ran, from its recorded `machine` (`specviz.labs.bench.timing.machine_info` plus the pair's device
     and kernels), in the reader's language: the GPU when the models ran on one (a GPU merely present is not it), else
-    the CPU with its cores and, where recorded, its linear kernels and the instruction-set caps set in its
+    the CPU with its cores and its linear kernels (recorded, or "stock" for a CPU run from before specviz packed them:
+    `report.ran_stock_kernels`) and the instruction-set caps set in its
     environment (`isa_limits`: without them a capped run reads as the same machine as an uncapped one); "" when the
     record names neither. The one place every page turns a run's machine into words.
 
@@ -155,6 +156,8 @@ def machine_text(record: dict) -> str:
     'AMD EPYC (2 cores, onednn-packed kernels)'
     >>> machine_text({"cpu": "Intel(R) Xeon(R) Processor", "cores": 2}), machine_text({})
     ('Intel(R) Xeon(R) Processor (2 cores)', '')
+    >>> machine_text({"cpu": "AMD EPYC", "cores": 2, "device": "cpu", "date": "2026-11-30T07:29:03Z"})
+    'AMD EPYC (2 cores, stock kernels)'
     >>> machine_text({"cpu": "X", "cores": 16, "gpu": "NVIDIA H200", "device": "cuda:0"})
     'NVIDIA H200'
     >>> machine_text({"cpu": "AMD EPYC", "cores": 2, "isa_limits": {"ONEDNN_MAX_CPU_ISA": "AVX2"}})
@@ -169,7 +172,10 @@ def machine_text(record: dict) -> str:
         return _("{machine}, instruction sets capped by {limits}", machine=machine_text(
             {key: value for key, value in record.items() if key != "isa_limits"}),
             limits=", ".join(f"{name}={value}" for name, value in limits.items()))
-    cpu, cores, kernels = str(record["cpu"]), record.get("cores"), record.get("kernels")
+    # a CPU run from before specviz packed the linear layers ran PyTorch's stock kernels: say so, as a packed run
+    # names its own (read 42: the Overview quoted a stock-kernel curve beside a packed one with no word of it)
+    cpu, cores = str(record["cpu"]), record.get("cores")
+    kernels = record.get("kernels") or ("stock" if ran_stock_kernels(record) else None)
     if cores and kernels:
         return ngettext("{cpu} ({cores} core, {kernels} kernels)", "{cpu} ({cores} cores, {kernels} kernels)",
                         int(cores), cpu=cpu, cores=number(int(cores), 0), kernels=kernels)

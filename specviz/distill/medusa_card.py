@@ -100,7 +100,9 @@ shape, {recommended}; a tree's depth-d nodes come from head d; `--k K` alone dra
 
 ## Data
 
-A small slice of the EAGLE drafter's data step (the same pipeline, seeded; no prompt is about a held-out topic, though
+A smaller run of the EAGLE drafter's data step, not a slice of its data (its seed stage only, on fewer of the
+template × topic prompts; the same pipeline, seeded, so its prompts are largely among the EAGLE drafter's, but
+its answers were generated anew; no prompt is about a held-out topic, though
 a few name one in passing, such as "the train was late"): the target answered
 the seed stage's template × topic prompts itself in bfloat16, up to 192 new tokens, half greedy and half sampled at
 T = 0.7, and its final-norm states were recorded at every position.

@@ -458,8 +458,9 @@ def markdown_report(result: BenchResult) -> str:
             found = {r["policy"]: r["speedup_vs_ar"] for r in result.summary if not r.get("tree_nodes")  # chains
                      and (r["suite"], r["proposer"], r["temperature"], r["k"]) == (suite, proposer, temperature, k)}
             best = max(found, key=lambda name: found[name] or 0)
-            margin = (f" ({found[best] / found['constant'] - 1:+.0%} vs constant)"
-                      if found.get("constant") and best != "constant" else "")
+            gain = found[best] / found["constant"] - 1 if found.get("constant") and best != "constant" else None
+            # a win under half a percent keeps a decimal: "+0%" read as a tie (read 40)
+            margin = "" if gain is None else f" ({gain:+.{0 if abs(gain) >= 0.005 else 1}%} vs constant)"
             lines.append(f"| {suite} | {proposer} | {temperature:g} | " + " | ".join(
                 _fmt(found.get(name), 2, "×") for name in ("constant", "heuristic", "threshold", "optimal"))
                 + f" | {best} K₀={k}{margin} |")

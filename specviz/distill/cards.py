@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import math
+import re
+import shlex
 from pathlib import Path
 
 from specviz.core.paths import BENCHMARKS_DIR, read_json_once
@@ -132,6 +134,11 @@ def bench_command(bench: Path = BENCH) -> str:
     return "(not run yet)" if result is None else committed_out(rerun_command(result), bench)
 
 
+# a recorded command's --out value: one word, or the single-quoted path `specviz bench` writes for one with a space
+# (`shlex.quote` in specviz.labs.bench.cli)
+_OUT_VALUE = re.compile(r"(?<= --out )(?:'[^']*'|\S+)")
+
+
 def committed_out(command: str, bench: Path) -> str:
     """The command with `--out` naming the folder its results.json is committed in, when a committed run wrote to
     another first (the EAGLE card's, recorded with `--out /tmp/tb1`): typed from the repository root, it writes
@@ -140,15 +147,15 @@ def committed_out(command: str, bench: Path) -> str:
     >>> tree = BENCHMARKS_DIR / "default-cpu-bf16-tree" / "results.json"
     >>> committed_out("python -m specviz bench --k 4 --out /tmp/tb1", tree)
     'python -m specviz bench --k 4 --out assets/benchmarks/default-cpu-bf16-tree'
+    >>> committed_out("python -m specviz bench --out '/tmp/my runs/a' --k 4", tree)
+    'python -m specviz bench --out assets/benchmarks/default-cpu-bf16-tree --k 4'
     >>> committed_out("python -m specviz bench --out x", Path("/tmp/r.json"))
     'python -m specviz bench --out x'
     """
-    words = command.split(" ")
-    if not bench.parent.is_relative_to(BENCHMARKS_DIR) or "--out" not in words[:-1]:
+    if not bench.parent.is_relative_to(BENCHMARKS_DIR):
         return command
-    at = words.index("--out") + 1
-    words[at] = bench.parent.relative_to(BENCHMARKS_DIR.parent.parent).as_posix()
-    return " ".join(words)
+    folder = bench.parent.relative_to(BENCHMARKS_DIR.parent.parent).as_posix()
+    return _OUT_VALUE.sub(lambda _found: shlex.quote(folder), command, count=1)
 
 
 def _bench_result(bench: Path) -> BenchResult | None:

@@ -16,6 +16,7 @@ import streamlit as st
 
 from specviz.core.i18n import _
 from specviz.engine.draft_shape import DraftShape
+from specviz.engine.limits import is_whole
 from specviz.labs.bench import BenchResult
 from specviz.labs.bench.report import run_kernels
 from specviz.labs.bench.summary import tokens_fed
@@ -37,7 +38,7 @@ def curves_rounds(result: BenchResult) -> int | None:
     """The timing rounds of the result's verify curves (`timing.curve_repeats` of its cost rounds), None when its
     file records no cost rounds."""
     rounds = (result.config or {}).get("cost_repeats")
-    return curve_repeats(rounds) if isinstance(rounds, int) else None
+    return curve_repeats(rounds) if is_whole(rounds) else None
 
 
 def dtype_curve_figure(result: BenchResult) -> go.Figure:

@@ -264,9 +264,10 @@ def render_rule_economics(rule: exactness.Rule, dists: StepDistributions, k: int
     b1.metric(_("Drift from p (exact, one step)"), number(exactness.tv_distance(dist, p), 4),
               help=_("TV distance between what this rule emits and p, from its closed form at this prompt."))
     kept_delta, kept_arrow = signed_delta(number(kept - exact_alpha, 3))
+    kept_help = _(KEPT_HELP, alpha=number(exact_alpha, 3))  # the metric's help and the table column's
     b2.metric(_("Chance of keeping a draft"), number(kept, 3),
               delta=_("{delta} vs exact rule", delta=kept_delta), delta_color="off", delta_arrow=kept_arrow,
-              help=_(KEPT_HELP, alpha=number(exact_alpha, 3)))
+              help=kept_help)
     gain, gain_arrow = signed_delta(number(speedup - theory.expected_speedup(exact_alpha, k, c), 2))
     b3.metric(_("Expected speedup at K = {k}, c = {c}", k=k, c=number(c, 2)), times(speedup),
               delta=_("{delta} vs exact rule", delta=gain + "×"), delta_color="off", delta_arrow=gain_arrow)
@@ -275,7 +276,7 @@ def render_rule_economics(rule: exactness.Rule, dists: StepDistributions, k: int
     # specviz/ui/speedup/tables.py); the metric above names the chance in full
     full, short = _(TABLE_COLUMNS["kept"]), _(KEPT_HEADER)
     st.dataframe(rules_frame(p, q, k, c).rename(columns={full: short}), hide_index=True, key="exact_rules_table",
-                 column_config={short: st.column_config.Column(help=_(KEPT_HELP, alpha=number(exact_alpha, 3)))})
+                 column_config={short: st.column_config.Column(help=kept_help)})
     caption = _("Every rule at this prompt, from its closed form. Mean accepted lengths and speedups are predictions: "
                 "the i.i.d. formulas of the Theory explorer with each rule's chance of keeping a draft in place of α "
                 "at every one of the K positions: a lossy rule buys speed with drift.")

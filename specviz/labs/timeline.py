@@ -357,7 +357,10 @@ def length_note(spec: Trace, baseline: Trace) -> str | None:
     """A sentence when the two outputs differ a lot in length (sampling draws different random numbers; at
     temperature 0 the texts parted, which the race's outputs box explains), else None.
 
-    Tokens/s still compares them fairly, but a very short run is dominated by its prefill.
+    Tokens/s still compares them fairly, but a very short run is dominated by its prefill. Both lanes share one token
+    limit and the shorter is under three quarters of the longer, so it stopped before that limit (at end-of-text, or a
+    live run's time limit): the sentence suggests another seed or prompt, never more tokens, which would leave it as it
+    is (43rd read: it said "try more tokens").
     """
     short, long_ = sorted((spec.num_tokens, baseline.num_tokens))
     if long_ == 0 or short >= 0.75 * long_:
@@ -365,11 +368,13 @@ def length_note(spec: Trace, baseline: Trace) -> str | None:
     if spec.settings.get("temperature") == 0:  # no random numbers to blame: the greedy texts parted somewhere
         return _("The two outputs differ in length ({spec} vs {base} tokens): at temperature 0 they parted somewhere "
                  "(the outputs below say where and why), so they can stop at different places. Tokens/s still "
-                 "compares them, but a short run is dominated by its prefill; try more tokens.",
+                 "compares them, but a short run is dominated by its prefill. The shorter one stopped before the "
+                 "token limit, so more tokens would not lengthen it; try another prompt.",
                  spec=spec.num_tokens, base=baseline.num_tokens)
     return _("The two outputs differ in length ({spec} vs {base} tokens): at temperature > 0 the two methods draw "
              "different random numbers, so they can stop at different places. Tokens/s still compares them, but a "
-             "short run is dominated by its prefill; try another seed or more tokens.", spec=spec.num_tokens,
+             "short run is dominated by its prefill. The shorter one stopped before the token limit, so more tokens "
+             "would not lengthen it; try another seed.", spec=spec.num_tokens,
              base=baseline.num_tokens)
 
 

@@ -197,6 +197,20 @@ def test_length_note_blames_no_random_numbers_at_temperature_0():
     assert note is not None and "2 vs 20 tokens" in note and "random" not in note and "temperature 0" in note
 
 
+def test_length_note_never_suggests_more_tokens_for_the_shorter_output():
+    """43rd read: the note said "try more tokens" (and at T > 0 "another seed or more tokens"), but both lanes share one
+    token limit and the shorter, under three quarters of the longer, stopped before it (end-of-text or a time limit):
+    a larger limit leaves it as it is. It now says so and suggests another seed, or at T = 0 another prompt."""
+    base = _trace("autoregressive", [(0.0, 0.1, 1)] * 20)
+    for temperature, advice in ((0.0, "try another prompt."), (0.7, "try another seed.")):
+        spec = _trace("speculative", [(0.0, 0.1, 1)] * 2)
+        spec.settings["temperature"] = temperature
+        note = length_note(spec, base)
+        assert note is not None and note.endswith(advice)
+        assert "more tokens would not lengthen it" in note and "or more tokens" not in note
+        assert "try more tokens" not in note
+
+
 def test_speedup_is_nan_when_a_lane_has_no_time():
     spec = _trace("speculative", [(0.0, 0.1, 1)])
     base = _trace("autoregressive", [(0.0, 0.1, 1)])

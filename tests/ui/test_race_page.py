@@ -436,7 +436,10 @@ def test_every_lane_of_the_race_chart_ends_at_its_runs_wall_time(monkeypatch):
     assert list(gaps["not timed (ms)"]) == gap_ms
     at = _app()
     text = " ".join(m.value for m in at.markdown)
-    assert "the numbers above are its totals" not in text and "ends at the wall time its tokens/s" in text
+    assert "the numbers above are its totals" not in text and "ends at the time its tokens/s" in text
+    # 43rd read: a recorded example's lanes end at its recording's CPU time (its caption says so), not a wall time
+    assert spec.meta["clock"] == "cpu" and "wall time its tokens/s" not in text
+    assert "on the clock that timed it" in text
 
 def test_two_unusable_link_values_are_named_in_the_plural(monkeypatch):
     """It read "The link's value for k, seed was not usable, so the default is shown instead." for two names."""

@@ -123,7 +123,8 @@ def render_race(rounds: RaceRounds, *, usual_ms: float | None = None, measured_a
                   "target forward that checks all the drafts; the number on it is how many tokens the step emitted. "
                   "The bottom lane is plain decoding: one blue forward per token. A hatched grey segment at a "
                   "lane's end is the run's time that no step's timer counted (the loop between steps), so each lane "
-                  "ends at the wall time its tokens/s above divides by. Hover or tap a segment for its numbers."))
+                  "ends at the time its tokens/s above divides by, on the clock that timed it. Hover or tap a "
+                  "segment for its numbers."))
     st.html(swatches_html([(_(PHASE_NAMES[p]), PHASE_COLORS[p]) for p in PHASE_NAMES]))
     charts.show(race_figure(spec, base, tree), key="race_lanes", table=lanes_table(spec, base, tree),
                 name=_("Where the time went: every step of each lane on one time axis"))

@@ -92,8 +92,9 @@ def measure_here() -> Calibration | None:
 
     pair = get_pair(PAIR)
     try:
-        with st.spinner(_("Measuring this machine: timed forwards over 1 to 33 tokens, a drafter pass and "
-                          "model.generate, over six rounds (six more if they disagree), then four short runs…")):
+        with st.spinner(_("Measuring this machine: timed forwards over 1 to 33 tokens and "
+                          "a drafter pass over six rounds, model.generate in the first three (all again if they "
+                          "disagree), then four short runs…")):
             with PAIRS.turn(PAIR, timeout=60):
                 cal = calibrate(pair, force=True)
     except Busy:

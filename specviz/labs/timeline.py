@@ -324,8 +324,10 @@ ALPHA_TEXT = {  # the sentences of alpha_note, whole, with named values; transla
     "all_tested": N_("Accepted / drafted ({ratio}) and the α estimate ({alpha}) differ here only by chance: no step "
                      "drafted past a rejection, so every draft was tested, and the first counts the coin flips while "
                      "the second averages their chances, min(1, p/q)."),
-    "formula": N_("If every draft is kept with probability α, E[accepted] / K = α(1 − α^K) / ((1 − α)K) = "
-                  "{predicted} at K = {k}."),
+    "formula": N_("If every step drafts K tokens and each is kept with probability α, E[accepted] / K = "
+                  "α(1 − α^K) / ((1 − α)K) = {predicted} at K = {k}."),
+    "fewer": N_("Some steps of this run drafted fewer than K tokens (a lookup drafts only what it finds), which "
+                "that formula does not model."),
 }
 
 
@@ -350,6 +352,8 @@ def alpha_note(spec: Trace) -> str | None:
     if is_whole(k) and k >= 1:
         predicted = theory.accepted_fraction(min(1.0, max(0.0, alpha)), k)
         sentences.append(_(ALPHA_TEXT["formula"], predicted=number(predicted), k=k))
+        if any(len(s.decisions) < k for s in spec.steps):  # 43rd read: the formula assumes K drafts every step
+            sentences.append(_(ALPHA_TEXT["fewer"]))
     return " ".join(sentences)
 
 

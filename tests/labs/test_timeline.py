@@ -312,6 +312,19 @@ def test_alpha_note_at_k_1_does_not_blame_untested_drafts():
     assert "= 0.67 at K = 1" in note  # E[accepted] / K at K = 1 is α itself
 
 
+def test_alpha_note_says_its_formula_assumes_k_drafts_every_step():
+    """43rd read: the formula E[accepted] / K assumes every step drafts K; an n-gram lookup drafts only what it
+    finds (here 2 of K = 4 in one step), and the note applied the formula without saying so."""
+    full = [Step(0, 3, 4, "draft", [_decision(i, 0.9, True) for i in range(4)], _tokens(5))]
+    short = full + [Step(1, 8, 4, "draft", [_decision(0, 0.9, True), _decision(1, 0.2, False)], _tokens(2))]
+    every = timeline.alpha_note(Trace("speculative", {"k": 4}, [1, 2, 3], [7] * 7, full))
+    some = timeline.alpha_note(Trace("speculative", {"k": 4}, [1, 2, 3], [7] * 9, short))
+    assert "If every step drafts K tokens and each is kept with probability α" in every
+    assert "drafted fewer than K" not in every
+    assert some.endswith("Some steps of this run drafted fewer than K tokens (a lookup drafts only what it finds), "
+                         "which that formula does not model.")
+
+
 def test_a_lane_cut_short_at_its_time_limit_draws_no_verdict(toy, toy_race):
     """Issue 42: target-only decoding ran 1 token while the speculative lane used the time, and the page still said
     "Speculation won: 3.33x". A lane that stopped at its deadline gives no speedup, no verdict and no comparison."""

@@ -199,3 +199,47 @@ def test_the_readme_does_not_call_the_cpu_compute_bound_where_packing_flattened_
         ratios = [v["ratio"] for v in verify if 2 <= v["n_tokens"] <= 5]
         assert len(ratios) == 4 and (round(min(ratios), 1), round(max(ratios), 1)) == (low, high), name
     assert "1.4–2.0× one" in english and "0.9–1.1×" in english and "1,4–2,0× um" in portuguese
+
+
+def _depths(results: dict, nodes: int) -> tuple[int, list[int], list[int]]:
+    """Greedy steps of the EAGLE rows with `nodes` tree nodes: their count, and per depth the steps whose tree
+    reached it (`position_drafted`) and whose accepted path reached it (`position_survived`)."""
+    cases = [c for c in results["cases"] if c["proposer"] == "eagle" and c["temperature"] == 0.0
+             and (c.get("tree_nodes") or 0) == nodes]
+    assert len(cases) == 8
+    depth = len(cases[0]["position_drafted"])
+    return (sum(c["steps"] for c in cases), [sum(c["position_drafted"][i] for c in cases) for i in range(depth)],
+            [sum(c["position_survived"][i] for c in cases) for i in range(depth)])
+
+
+def test_the_reranked_trees_depth_shares_say_which_steps_they_count():
+    """43rd read: the docs called the reranked tree's per-position entries (0.54 / 0.36 / 0.27 at depth 2, 3, 4)
+    "the share of steps whose path reaches" each depth, and said each depth kept "about 0.7" of the steps that reached
+    the one before. An entry counts only the steps whose tree reached that depth, and the reranked tree reached depth 4
+    on 192 of 336 greedy steps: of all steps its path reached depth 4 on 0.15, and of the 115 steps whose path
+    reached depth 3, 52 (0.45) reached depth 4."""
+    path = "assets/benchmarks/default-cpu-bf16-tree/results.json"
+    before, after = _at("0c3b164", path), _at("3e40c3f", path)
+    entries = {name: [f"{x:.2f}" for x in _summary(r, "eagle", 4, 0.0, 16)["per_position"]]
+               for name, r in (("before", before), ("after", after))}
+    steps, drafted, kept = _depths(after, 16)
+    steps0, _, kept0 = _depths(before, 16)
+    assert (steps, drafted[3], kept) == (336, 192, [240, 178, 115, 52])
+    of_all = {name: " / ".join(f"{k / n:.2f}" for k in ks[1:]) for name, n, ks in
+              (("before", steps0, kept0), ("after", steps, kept))}
+    docs, readme = _flat(DOCS / "benchmarks.md"), _flat(BENCH / "README.md")
+    assert (f"of the steps whose tree reached depth 2, 3, 4, the share whose accepted path reached it went from "
+            f"{' / '.join(entries['before'][1:])} to {' / '.join(entries['after'][1:])}") in docs
+    assert (f"Of all steps, the path reached depth 2, 3, 4 on {of_all['before']} before and {of_all['after']} after"
+            in docs)
+    assert f"the reranked tree reached depth 4 on only {drafted[3]} of its {steps} steps" in docs
+    ratios = ", ".join(f"{kept[i + 1]} of {kept[i]}" for i in range(3))
+    assert ratios == "178 of 240, 115 of 178, 52 of 115"
+    assert (f"the next depth kept {kept[1]} of {kept[0]} ({kept[1] / kept[0]:.2f}), {kept[2]} of {kept[1]} "
+            f"({kept[2] / kept[1]:.2f}) and {kept[3]} of {kept[2]} ({kept[3] / kept[2]:.2f})") in docs
+    assert "keeps about 0.7 of the steps" not in docs and "steps whose path reaches depth 2, 3, 4 went from" not in docs
+    assert (f"Of the steps whose tree reached depth 1, 2, 3, 4, the share whose accepted path reached it is "
+            f"{', '.join(entries['after'])}; the tree reached depth 4 on {drafted[3]} of its {steps} greedy steps, "
+            f"so of all steps the path reached depth 4 on {kept[3]} ({kept[3] / steps:.2f})") in readme
+    assert "steps whose accepted path reaches depth 1, 2, 3, 4 is" not in readme
+

@@ -275,3 +275,18 @@ def test_benchmarks_md_gives_the_shape_tables_counts_their_dtype_and_kernels_and
     assert "Tokens per target forward are counts, the same on any machine with the same dtype and kernels:" in docs
     assert f"the 8 × 4 tree at T = 0.7 is {tree8[1]}% optimistic" in docs
     assert "the tree at T = 0.7 is 17% optimistic" not in docs
+
+
+def test_the_bf16_trees_flat_curve_is_not_put_on_instructions_its_file_does_not_record():
+    """43rd read: assets/benchmarks/README.md said "With bf16 instructions the CPU behaves like a memory-bound GPU",
+    but the run's results.json records the CPU's name and no flags: the instructions are inferred from its timings."""
+    run = json.loads((BENCH / "default-cpu-bf16-trees" / "results.json").read_text(encoding="utf-8"))
+    assert "flags" not in json.dumps(run["machine"]) and run["machine"]["cpu"].startswith("Intel(R) Xeon(R)")
+    readme = _flat(BENCH / "README.md")
+    assert "With bf16 instructions the CPU behaves like" not in readme
+    assert "(that it has bf16 instructions is inferred, not recorded: the file names no CPU flags" in readme
+    curves = {dtype: {row["n_tokens"]: row["seconds"] for row in rows}
+              for dtype, rows in run["costs"]["verify_curves"].items()}
+    one = curves["bfloat16"][1] / curves["float32"][1]
+    assert f"bfloat16 cost {one:.2f}× float32 over one token and less from 4 tokens on" in readme
+    assert all(curves["bfloat16"][n] < curves["float32"][n] for n in curves["float32"] if n >= 4)

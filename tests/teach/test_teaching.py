@@ -483,3 +483,23 @@ def test_the_board_derivation_says_p_and_q_each_sum_to_one_in_both_languages():
     assert "because p and q each sum to 1" in PLAN_EN.read_text(encoding="utf-8")
     portuguese = PLAN_PT.read_text(encoding="utf-8")
     assert "porque p e q somam 1 cada uma" in portuguese and "porque p e q somam 1)" not in portuguese
+
+
+@pytest.mark.parametrize("lang, plan", [("en", PLAN_EN), ("pt", PLAN_PT)])
+def test_the_slow_laptop_fallback_names_the_sources_the_pages_offer(lang, plan):
+    """The 43rd read of issue 43: the fallback for a slow model sent the lecturer to "the Playground's *Example*
+    source" ("a fonte *Exemplo*"), but the Playground's source radio offers "Example trace (instant)" and the race's
+    "Recorded example (instant)": the plan names both as each page shows them, in the plan's language."""
+    from specviz.core.i18n import _, using
+    from specviz.ui.playground.settings import SOURCES as PLAYGROUND
+    from specviz.ui.race.settings import SOURCES as RACE
+
+    text = " ".join(plan.read_text(encoding="utf-8").split())
+    fallback = text[text.index("**The model is slow" if lang == "en" else "**O modelo fica lento"):]
+    fallback = fallback[:fallback.index("## ")]
+    with using(lang):
+        names = [_(PLAYGROUND["example"]), _(RACE["example"])]
+    assert len(names) == 2
+    for name in names:
+        assert f"*{name}*" in fallback, name
+    assert "*Example* source" not in fallback and "*Exemplo*" not in fallback

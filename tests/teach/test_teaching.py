@@ -503,3 +503,21 @@ def test_the_slow_laptop_fallback_names_the_sources_the_pages_offer(lang, plan):
     for name in names:
         assert f"*{name}*" in fallback, name
     assert "*Example* source" not in fallback and "*Exemplo*" not in fallback
+
+@pytest.mark.parametrize("lang, plan", [("en", PLAN_EN), ("pt", PLAN_PT)])
+def test_lesson_8s_note_keeps_the_lessons_exception_to_the_shared_tokenizer(lang, plan):
+    """The 43rd read of issue 43: the plan's lesson-8 note said "A separate draft must share the tokenizer", where
+    lessons 8 and 11 say it must unless a translation layer re-cuts its guesses into the target's tokens (Hugging
+    Face's universal assisted generation). The note the lecturer reads aloud keeps the lesson's exception."""
+    from specviz.core.i18n import _, using
+    from specviz.teach.learn import LESSONS
+
+    lesson = next(lesson for lesson in LESSONS if lesson.number == 8)
+    exception = {"en": "unless a translation layer re-cuts its guesses into the target's tokens",
+                 "pt": "a menos que uma camada de tradução recorte os seus palpites em tokens do alvo"}[lang]
+    with using(lang):
+        assert exception in " ".join(_(lesson.text).split())  # the lesson's own words
+    text = " ".join(plan.read_text(encoding="utf-8").split())
+    note = text[text.index("**Lesson 8, who proposes.**" if lang == "en" else "**Lição 8, quem propõe.**"):]
+    note = note[:note.index("; n-gram lookup" if lang == "en" else "; a busca de n-gramas")]
+    assert exception in note, note

@@ -160,3 +160,23 @@ def test_the_portuguese_readme_says_the_exactness_lab_compares_target_only_sampl
            for lang, page, start in starts}
     assert "speculative vs target-only samples" in row["en"]
     assert "amostras especulativas e só com o alvo contra as probabilidades exatas" in row["pt"]
+
+
+@pytest.mark.parametrize("readme, said", [(README, ("SmolLM2 starts loading in the background as the app starts",
+                                                     "`SPECVIZ_PRELOAD=0` turns that off")),
+                                          (README_PT, ("o SmolLM2 começa a carregar em segundo plano quando o app inicia",
+                                                       "`SPECVIZ_PRELOAD=0` desliga isso"))])
+def test_the_readmes_say_the_model_loads_when_the_app_starts_not_on_demand(readme, said, monkeypatch):
+    """The 43rd read of issue 43: the pages section said "a live run loads SmolLM2 ... on demand", but `make run`
+    (specviz.ui.common.launch) starts loading the default pair in the background before the server is up, and the
+    shared sidebar starts it on a bare `streamlit run`; a live run only waits for what is left of that load."""
+    from specviz.ui.common import launch, runs
+
+    started = []
+    monkeypatch.setattr(runs, "preload", lambda *a: started.append(a) or True)
+    monkeypatch.setattr(sys, "argv", list(sys.argv))  # the launcher hands its argv to Streamlit's CLI
+    launch.main(["--server.port", "8501"], run_streamlit=lambda: None)
+    assert started == [()] and runs.PRELOAD_PAIR == "default"  # make run's launcher starts the load, of SmolLM2
+    text = " ".join(readme.read_text(encoding="utf-8").split())
+    assert "on demand" not in text and "quando você pede" not in text
+    assert all(words in text for words in said), readme.name

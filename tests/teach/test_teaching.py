@@ -504,6 +504,7 @@ def test_the_slow_laptop_fallback_names_the_sources_the_pages_offer(lang, plan):
         assert f"*{name}*" in fallback, name
     assert "*Example* source" not in fallback and "*Exemplo*" not in fallback
 
+
 @pytest.mark.parametrize("lang, plan", [("en", PLAN_EN), ("pt", PLAN_PT)])
 def test_lesson_8s_note_keeps_the_lessons_exception_to_the_shared_tokenizer(lang, plan):
     """The 43rd read of issue 43: the plan's lesson-8 note said "A separate draft must share the tokenizer", where
@@ -521,3 +522,16 @@ def test_lesson_8s_note_keeps_the_lessons_exception_to_the_shared_tokenizer(lang
     note = text[text.index("**Lesson 8, who proposes.**" if lang == "en" else "**Lição 8, quem propõe.**"):]
     note = note[:note.index("; n-gram lookup" if lang == "en" else "; a busca de n-gramas")]
     assert exception in note, note
+
+
+@pytest.mark.parametrize("plan", [PLAN_EN, PLAN_PT])
+def test_the_plan_says_the_launcher_already_loads_the_model(plan):
+    """The 43rd read of issue 43: step 6 of "Before the class" opened a live run "so that the model is loaded before
+    the students arrive", as if nothing loaded it before; the launch command of step 1 starts the load in the
+    background and the sidebar says when it is ready (specviz.ui.common.launch, frame.shared_sidebar)."""
+    text = " ".join(plan.read_text(encoding="utf-8").split())
+    assert "specviz.ui.common.launch" in text
+    assert "so that the model is loaded before the students arrive" not in text
+    assert "para que o modelo já esteja carregado quando os alunos chegarem" not in text
+    assert ("The launch command above starts loading the model in the background at once" in text
+            or "O comando de início acima já começa a carregar o modelo em segundo plano" in text)

@@ -535,3 +535,18 @@ def test_the_plan_says_the_launcher_already_loads_the_model(plan):
     assert "para que o modelo já esteja carregado quando os alunos chegarem" not in text
     assert ("The launch command above starts loading the model in the background at once" in text
             or "O comando de início acima já começa a carregar o modelo em segundo plano" in text)
+
+
+@pytest.mark.parametrize("plan", [PLAN_EN, PLAN_PT])
+def test_the_checks_of_the_rooms_network_are_planned_in_the_room(plan):
+    """The 43rd read of issue 43: "Before the class" was timed "10 minutes, the day before", yet its step 3 checks
+    the join address on the room's network, step 4 joins from a phone to see that the room's network lets phones in
+    and step 5 sets up the projector: done the day before elsewhere, they check another network. The heading now
+    places the steps in the room, and only `make setup` (which needs a network) the day before."""
+    text = plan.read_text(encoding="utf-8")
+    heading = next(line for line in text.splitlines() if line.startswith(("## Before the class", "## Antes da aula")))
+    assert "the day before" not in heading and "véspera" not in heading
+    assert "in the room" in heading or "na sala" in heading
+    steps = text[text.index(heading):text.index("\n## ", text.index(heading) + 1)]
+    assert "room's network" in steps or "rede da sala" in steps  # step 3 still checks the room's address
+    assert re.search(r"`make setup` (?:the day before|na véspera)", steps)

@@ -180,3 +180,14 @@ def test_the_readmes_say_the_model_loads_when_the_app_starts_not_on_demand(readm
     text = " ".join(readme.read_text(encoding="utf-8").split())
     assert "on demand" not in text and "quando você pede" not in text
     assert all(words in text for words in said), readme.name
+
+
+def test_the_portuguese_readme_names_the_language_selector_the_sidebar_draws():
+    """The 43rd read of issue 43: README.pt-BR.md called the sidebar's language control "a chave de idioma" (a
+    switch), but the sidebar draws a selectbox labelled "Language · Idioma" (specviz.ui.common.frame): the README
+    names it by that label."""
+    frame = (ROOT / "specviz" / "ui" / "common" / "frame.py").read_text(encoding="utf-8")
+    label = re.search(r'st\.selectbox\("([^"]+)", list\(LANGUAGES\)', frame).group(1)
+    text = " ".join(README_PT.read_text(encoding="utf-8").split())
+    assert label == "Language · Idioma" and f"o seletor **{label}** na barra lateral" in text
+    assert "chave de idioma" not in text

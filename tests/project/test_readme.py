@@ -180,6 +180,10 @@ def test_the_readmes_say_the_model_loads_when_the_app_starts_not_on_demand(readm
     text = " ".join(readme.read_text(encoding="utf-8").split())
     assert "on demand" not in text and "quando você pede" not in text
     assert all(words in text for words in said), readme.name
+    tour = ROOT / "docs" / ("app.md" if readme == README else "app.pt-BR.md")  # the tour said "on demand" too
+    tour_text = " ".join(tour.read_text(encoding="utf-8").split())
+    assert "on demand" not in tour_text and "quando você pede" not in tour_text
+    assert all(words in tour_text for words in said), tour.name
 
 
 def test_the_portuguese_readme_names_the_language_selector_the_sidebar_draws():

@@ -479,3 +479,14 @@ def test_the_lecture_plans_list_the_csv_columns_the_export_writes(store):
                        ("teaching.pt-BR.md", "envio, id da pergunta, conceito, pergunta, rodada, aluno, resposta, "
                                              "certa ou errada, horário (o relógio local do servidor;")):
         assert said in " ".join((root / "docs" / name).read_text(encoding="utf-8").split()), name
+
+
+def test_the_plans_move_on_past_about_70_percent_right_as_peer_instruction_does():
+    """43rd read: both plans said to reveal and move on when "more than about 80%" are right, uncited; Crouch and
+    Mazur (2001) put discussion's best range at about 35-70% right. The plans now cite it and use 70%."""
+    root = Path(__file__).resolve().parents[2]
+    for name, said in (("teaching.md", "if more than about 70% are right, reveal and move on"),
+                       ("teaching.pt-BR.md", "se mais de cerca de 70% acertou, revele e siga")):
+        text = " ".join((root / "docs" / name).read_text(encoding="utf-8").split())
+        assert said in text and "more than about 80%" not in text and "cerca de 80%" not in text, name
+        assert "Crouch" in text and "2001" in text and "35–70%" in text, name

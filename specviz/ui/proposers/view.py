@@ -362,7 +362,7 @@ def diagram(dot: str) -> str:
     return _LABEL.sub(translated, dot)
 
 
-# a small candidate tree: (token, parent index or -1 for the root's children); node 0 is the context's last token
+# a small candidate tree: (token, parent index, or -1 for a child of the context); node 0 ("the") is the first draft
 TREE_NODES: list[tuple[str, int]] = [("the", -1), ("cat", 0), ("dog", 0), ("sat", 1), ("is", 1), ("ran", 2),
                                      ("on", 3), ("down", 3)]
 ACCEPTED_PATH = [0, 1, 3, 6]  # the target's argmax at each level in this made-up example

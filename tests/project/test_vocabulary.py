@@ -178,7 +178,9 @@ CALQUES = re.compile(r"\bpontu(?:ar|a|am|ada|adas|ado|ados|ando)\b|regra da cade
                      # ("posição do palpite", "posição no rascunho", "posição do rascunho"), now the first; and
                      # "virtualenv de rascunho" for a scratch one, where "rascunho" is the glossary's draft
                      r"\brealiment(?:a|am|ar|ando|ad[oa]s?)\b|posiç(?:ão|ões) (?:no|do|nos|dos) rascunhos?|"
-                     r"virtualenvs? de rascunho", re.IGNORECASE)
+                     r"virtualenvs? de rascunho|"
+                     # the 43rd read: the Medusa heads are "cabeças de previsão" (the glossary), not "do Medusa" alone
+                     r"cabeças (?:do|de) Medusa", re.IGNORECASE)
 
 
 # Issue 43's full read: accepted / drafted is below α because the drafts after a step's first rejection still count

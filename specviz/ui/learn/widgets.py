@@ -225,8 +225,11 @@ def trees(lesson: Lesson) -> None:
     st.caption(_(TEXT["tree_note"], **tree_note_figures()))
 
 
+LIMITS_ALPHA = 0.75  # lesson 10 opens α here: at 0.7 (with K 3, c 0.1) it wrote lm-break-even-v's answer, 2.23
+
+
 def limits(lesson: Lesson) -> None:
-    v = _sliders(("alpha", "k", "c"))
+    v = _sliders(("alpha", "k", "c"), alpha=LIMITS_ALPHA)
     cost = number_slider(st, _(TEXT["v"]), 1.0, 6.0, 2.5, 0.1, key="learn_v")
     costs = [1 + i / 10 for i in range(51)]
     values = [theory.speedup_with_verify_cost(v["alpha"], v["k"], v["c"], x) for x in costs]

@@ -155,7 +155,7 @@ LESSONS: tuple[Lesson, ...] = (
            "differ in their last digits. Where its two best tokens nearly tie, the argmax can flip, and from there the "
            "two texts part ways: every later token is written after a different text. **bfloat16** (16-bit "
            "numbers with few digits, specviz's default on a CPU with bfloat16 instructions) flips near-ties far more "
-           "often than float32. "
+           "often than **float32** (32-bit numbers, with far more digits). "
            "In specviz's committed checks on CPU (assets/benchmarks/default-cpu-f32-packed and "
            "default-cpu-bf16-tree) greedy speculative output matched target-only output on {fp32} held-out prompts "
            "(none of them in the draft's training data) in float32 on {fp32_cpu} and on {bf16} in bfloat16 on "
@@ -163,7 +163,7 @@ LESSONS: tuple[Lesson, ...] = (
            "and the bfloat16 one fewer of the same prompts, so they are not like for like: observations rather "
            "than proofs. The rule is exact, and a floating-point run is **lossless up to numerics**."),
            ("quality", "greedy_vs_sampling"),
-           ("logits", "temperature", "greedy", "argmax", "bfloat16", "lossless up to numerics"),
+           ("logits", "temperature", "greedy", "argmax", "bfloat16", "float32", "lossless up to numerics"),
            ("q-worse-draft", "q-break-exactness", "gs-same-text"), "exactness", "pages/exactness.py"),
     Lesson(6, "speedup", N_("What drives the speedup"),
            N_("Compute the expected mean accepted length and the speedup from α, K and c."),

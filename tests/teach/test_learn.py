@@ -219,6 +219,18 @@ def test_lesson_5_names_the_machine_and_dtype_of_each_greedy_identity_count(lang
 
 
 @pytest.mark.parametrize("lang", ["en", "pt"])
+def test_lesson_5_defines_float32_where_it_first_says_it(lang):
+    """43rd read: lesson 5 set bfloat16 ("16-bit numbers with few digits") against float32 and quoted counts "in
+    float32", but no lesson said what float32 is; it is now a term lesson 5 defines, in bold, like bfloat16."""
+    from specviz.core.i18n import using
+
+    assert "float32" in BY_NUMBER[5].terms
+    with using(lang):
+        text = BY_NUMBER[5].shown_text()
+    assert re.search(r"\*\*float32\*\* \((32-bit numbers|números de 32 bits)", text), text
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
 def test_lesson_5_gives_the_two_routes_per_drafted_position_and_the_bonus_from_p(lang):
     """Read 12: "a token can come out of a step by two routes" left out the third, the bonus token drawn from p when
     every draft is kept; the two routes are those of one drafted position."""

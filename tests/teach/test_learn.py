@@ -335,3 +335,20 @@ def test_lesson_4_says_which_cache_recomputes_in_both_languages():
     for lang, says in (("en", "The target's cache entries for a position depend only on the tokens up to it"),
                        ("pt", "As entradas do cache do alvo para uma posição dependem só dos tokens até ela")):
         assert says in " ".join(load_bank(lang=lang).by_id()["kv-facts"].explanation.split()), lang
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_lesson_7_says_where_the_articles_pair_reaches_3x(lang):
+    """43rd read: lesson 7's closing figures ("α of about 0.87, where the best K rises to about 8") are typed, not
+    filled from `article_figures`; held here to the formula at the article's c = 0.1."""
+    from specviz.core.i18n import using
+    from specviz.engine import theory
+    from specviz.teach.learn import ARTICLE_C
+
+    first = next(a / 1000 for a in range(700, 1000) if theory.expected_speedup(
+        a / 1000, theory.optimal_k(a / 1000, ARTICLE_C), ARTICLE_C) >= 3)
+    assert round(first, 2) == 0.87 and theory.optimal_k(first, ARTICLE_C) == 8, first
+    with using(lang):
+        text = BY_NUMBER[7].shown_text()
+    assert re.search(r"α of about 0.87, where the best K rises to about 8|α de cerca de 0,87, e aí o melhor K sobe "
+                     r"para cerca de 8", text), text

@@ -4,8 +4,8 @@
 page's tree diagram) and the verify cost (lessons 6, 7, 9, 10). The recorded-run interactions are in
 `specviz.ui.learn.runs`.
 
-Every widget opens on values other than those its lesson's check questions ask about, so the check is not answered
-on the screen above it (tests/ui/test_learn_page.py holds them to that).
+Every widget opens on values other than those its lesson's check questions, and the siblings a retry asks in their
+place, ask about, so no question is answered on the screen above it (tests/ui/test_learn_page.py holds them to that).
 
 `WIDGETS` maps a lesson's `interaction` name (specviz.teach.learn) to the function that draws it; widget keys start with
 `learn_`; every sentence is in `TEXT` with named placeholders.

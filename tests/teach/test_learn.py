@@ -307,6 +307,11 @@ def test_the_learn_intro_promises_defined_terms_only_where_a_test_checks_them(la
     assert re.search(r"every term in the lessons' texts and questions is explained|todo termo dos textos e das "
                      r"perguntas das lições é explicado", intro)
     assert "bfloat16" in widgets.TEXT["bytes_names"][2] and "bfloat16" in BY_NUMBER[5].terms  # why the scope
+    # 43rd read: once a concept's plain siblings run out, retry_question may ask one that says a later lesson's term
+    # (lesson 2's ci-tokenizer says "tokenizer"); the intro says so
+    assert re.search(r"a retry after many misses may borrow a question that uses a later lesson's word|uma nova "
+                     r"tentativa depois de muitos erros pode trazer uma pergunta que usa uma palavra de uma lição "
+                     r"posterior", intro)
 
 
 def test_lesson_4_says_which_cache_recomputes_in_both_languages():

@@ -26,6 +26,7 @@ from specviz.ui.classroom import paced_teacher
 from specviz.ui.classroom import teacher
 from specviz.ui.classroom.chart import distribution_figure
 from specviz.ui.classroom.paced_teacher import ACTIVE
+from specviz.ui.common.escaping import escape_text
 
 ROOT = Path(__file__).resolve().parents[2]
 BANK = load_bank()
@@ -263,6 +264,36 @@ def test_the_presenter_view_shows_the_question_the_count_and_the_join_qr(db):
     assert "Question 1 · round 1 · 1 of 3 answered" in shown
     assert any(m.value == SINGLE.prompt for m in at.markdown) and "paced_push" not in _keys(at)
     assert "✓" not in _chart_labels(at)
+
+
+def test_an_ended_sessions_presenter_view_waits_for_no_question_and_offers_no_join(db):
+    """An ended session keeps its presenter view, but nothing will be pushed and nobody can join: it said "The first
+    question appears here when it is pushed." under "This session has ended." and showed "Scan to join" with the QR
+    code (read 43)."""
+    from specviz.ui.classroom import presenter
+    store, session, _ = _paced(db)
+    store.close_session(session.code)
+    at = _as_teacher(PIN)
+    at.button(key="classroom_present").click().run()
+    shown = _html(at)
+    assert presenter.TEXT["ended"] in shown and presenter.TEXT["waiting"] not in shown
+    assert presenter.TEXT["join"] not in shown and "<img" not in shown and "/classroom?code=" not in shown
+
+
+def test_an_unrevealed_questions_timer_stops_when_the_session_ends(db):
+    """A question left unrevealed when the session ended took no answers after it, yet its timer kept counting on
+    the dashboard and the presenter view (read 43): it stops at the session's end."""
+    import sqlite3
+    store, session, _ = _paced(db)
+    store.push(session.code, SINGLE)
+    store.close_session(session.code)
+    with sqlite3.connect(db) as conn:  # round 1 ran 1:05, and the session ended an hour ago
+        conn.execute("UPDATE sessions SET ended_at = 1000065.0 WHERE code = ?", (session.code,))
+        conn.execute("UPDATE pushes SET round_started_at = 1000000.0 WHERE code = ?", (session.code,))
+    at = _as_teacher(PIN)
+    assert {m.label: m.value for m in at.metric}["Time"] == "1:05"
+    at.button(key="classroom_present").click().run()
+    assert escape_text("Question 1 · round 1 · 0 of 3 answered · 1:05", whitespace=False) in _html(at)
 
 
 def _playground(**state):

@@ -114,14 +114,18 @@ def push_picker(store: PacedStore, session: Session) -> None:
     st.caption(_(TEXT["pushed_from"]))
 
 
-def elapsed(push: Push, now: float | None = None) -> str:
-    """The current round's time as m:ss, stopped at the reveal.
+def elapsed(push: Push, now: float | None = None, ended_at: float | None = None) -> str:
+    """The current round's time as m:ss, stopped at the reveal or, for a question left unrevealed, when the session
+    ended (`ended_at`: no answer is taken after it, so the round's clock stops there too).
 
     >>> from types import SimpleNamespace
     >>> elapsed(SimpleNamespace(round_started_at=100.0, revealed_at=None), now=175.2)
     '1:15'
+    >>> elapsed(SimpleNamespace(round_started_at=100.0, revealed_at=None), now=9_999.0, ended_at=130.0)
+    '0:30'
     """
-    end = push.revealed_at if push.revealed_at is not None else (time.time() if now is None else now)
+    stopped = push.revealed_at if push.revealed_at is not None else ended_at
+    end = stopped if stopped is not None else (time.time() if now is None else now)
     seconds = max(0, int(end - push.round_started_at))
     return f"{seconds // 60}:{seconds % 60:02d}"
 
@@ -140,7 +144,7 @@ def live_panel(store: PacedStore, session: Session) -> None:
     count, rnd, clock = st.columns(3)
     count.metric(_(TEXT["answered"]), _(TEXT["answered_of"], answered=answered, students=students))
     rnd.metric(_(TEXT["round"]), str(push.round))
-    clock.metric(_(TEXT["time"]), elapsed(push))
+    clock.metric(_(TEXT["time"]), elapsed(push, ended_at=session.ended_at))
     if not session.closed:
         row = st.container(horizontal=True, gap="small")
         row.button(_(TEXT["round_2"]), key="paced_round_2", disabled=push.round == 2 or push.revealed,

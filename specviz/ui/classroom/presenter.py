@@ -168,16 +168,18 @@ def presenter(store: PacedStore, session: Session) -> None:
     st.markdown(CSS, unsafe_allow_html=True)
     push = store.current(session.code)
     main, side = st.columns([3, 1], gap="large")
-    with side:
-        join_box(session.code)
+    if not session.closed:  # an ended session takes no joins: no "Scan to join" for the room
+        with side:
+            join_box(session.code)
     with main:
-        if session.closed:
+        if session.closed:  # nothing more will be pushed: no "the first question appears here"
             st.html(f'<div class="sv-status">{escape_text(_(TEXT["ended"]), whitespace=False)}</div>')
-        if push is None:
+        elif push is None:
             st.html(f'<div class="sv-status">{escape_text(_(TEXT["waiting"]), whitespace=False)}</div>')
+        if push is None:
             return
         status = _(TEXT["status"], number=push.number, round=push.round, answered=store.answered(push),
-                   students=len(store.students(session.code)), time=elapsed(push))
+                   students=len(store.students(session.code)), time=elapsed(push, ended_at=session.ended_at))
         st.html(f'<div class="sv-status">{escape_text(status, whitespace=False)}</div>')
         question = push.shown()  # the projector speaks the teacher's language
         with st.container(key="paced_present_q"):

@@ -292,6 +292,23 @@ def test_the_page_shows_a_real_scrape(fake):
     assert fake.requests_seen == reads  # the committed sweep's tab sends nothing
 
 
+def test_the_position_charts_caption_allows_level_bars(fake):
+    """The recorded scrape accepted 13, 13, 12 and 11 drafts at positions 1 to 4: two bars level. The caption said
+    "so the bars fall" (read 43); a later position is accepted only after every earlier one, so a bar is never
+    taller than the one before it, which level bars obey."""
+    busy = parse_scrape(recorded(BUSY), at=0.0)
+    assert busy.accepted_per_position[:2] == (13.0, 13.0)
+    for lang, never_taller, falls in (("en", "no bar is taller than the one before it", "so the bars fall"),
+                                      ("pt", "nenhuma barra é mais alta que a anterior", "as barras caem")):
+        at = AppTest.from_file(PAGE, default_timeout=60)
+        at.query_params["lang"] = lang
+        at.run()
+        with using(lang):
+            at.text_input(key="serving_url").set_value(fake.url).run()
+        captions = " ".join(c.value for c in at.caption)
+        assert never_taller in captions and falls not in captions, lang
+
+
 @pytest.mark.slow  # over 1 s: make test runs it, make check stays under a minute
 def test_the_page_runs_a_small_sweep_against_the_fake_server(fake):
     at = _page(fake.url, tab="Load generator")

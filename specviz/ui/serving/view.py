@@ -157,4 +157,4 @@ def _live_body(base: str) -> None:
     if now.per_position:
         plot.show(charts.per_position_figure(now.per_position), key="serving_position_chart", where=right)
         right.caption(_("Position 1 is the first drafted token; a later position can only be accepted when every "
-                        "earlier one was, so the bars fall."))
+                        "earlier one was, so no bar is taller than the one before it (two can be level)."))

@@ -80,7 +80,7 @@ class LoadPlan:
 
         >>> LoadPlan(prompts=(Prompt("p", "x"),), levels=(16, 16, 16)).check()
         Traceback (most recent call last):
-        ValueError: Concurrency levels must be among 1, 2, 4, 8, 16, each at most once.
+        ValueError: Concurrency levels must be one or more of 1, 2, 4, 8, 16, each at most once.
         """
         if not isinstance(self.prompts, tuple | list) or not 1 <= len(self.prompts) <= MAX_PROMPTS:
             raise ValueError(_("Give the load generator 1 to {most} prompts.", most=MAX_PROMPTS))
@@ -94,7 +94,7 @@ class LoadPlan:
             raise ValueError(_("Each prompt needs a name of some text besides spaces, at most {most} characters, "
                                "and no two the same.", most=MAX_PROMPT_NAME_CHARS))
         if not levels_ok(self.levels):
-            raise ValueError(_("Concurrency levels must be among {levels}, each at most once.",
+            raise ValueError(_("Concurrency levels must be one or more of {levels}, each at most once.",
                                levels=", ".join(map(str, LEVELS))))
         if not requests_ok(self.requests):
             raise ValueError(_("Requests per level must be a whole number from 1 to {most}.", most=MAX_REQUESTS))

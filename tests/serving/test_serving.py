@@ -292,6 +292,7 @@ def test_the_page_shows_a_real_scrape(fake):
     assert fake.requests_seen == reads  # the committed sweep's tab sends nothing
 
 
+@pytest.mark.slow  # two page loads against the fake server
 def test_the_position_charts_caption_allows_level_bars(fake):
     """The recorded scrape accepted 13, 13, 12 and 11 drafts at positions 1 to 4: two bars level. The caption said
     "so the bars fall" (read 43); a later position is accepted only after every earlier one, so a bar is never
@@ -307,6 +308,18 @@ def test_the_position_charts_caption_allows_level_bars(fake):
             at.text_input(key="serving_url").set_value(fake.url).run()
         captions = " ".join(c.value for c in at.caption)
         assert never_taller in captions and falls not in captions, lang
+
+
+@pytest.mark.slow  # a page load against the fake server
+def test_a_sweep_with_no_level_picked_says_to_pick_one(fake):
+    """Run the sweep with every level cleared: it said "Concurrency levels must be among 1, 2, 4, 8, 16, each at
+    most once.", which an empty pick obeys, so the visitor was not told what to change (read 43)."""
+    at = _page(fake.url, tab="Load generator")
+    at.multiselect(key="serving_load_levels").set_value([])
+    next(b for b in at.button if b.label == "Run the sweep").click().run()
+    assert not at.exception and fake.requests == 0
+    assert [e.value for e in at.error] == ["Concurrency levels must be one or more of 1, 2, 4, 8, 16, each at most "
+                                           "once\\."]
 
 
 @pytest.mark.slow  # over 1 s: make test runs it, make check stays under a minute

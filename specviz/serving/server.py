@@ -310,6 +310,9 @@ class Server:
             health = _("answering")
         except client.ServerError:
             health = _("starting (not answering /health yet)")
+        if state.spec == "none":  # no K for a server that drafts nothing
+            return _("vLLM at {url}: {health}; speculation: none; pid {pid}; log: {log}", url=state.url,
+                     health=health, pid=state.pid, log=state.log)
         return _("vLLM at {url}: {health}; speculation: {spec} (K = {k}); pid {pid}; log: {log}", url=state.url,
                  health=health, spec=state.spec, k=state.k, pid=state.pid, log=state.log)
 

@@ -421,6 +421,28 @@ def test_a_damaged_state_file_is_no_server_and_signals_nothing(tmp_path, monkeyp
     assert not server.stop(progress=lambda _: None) and not server.state_file.exists()
 
 
+@pytest.mark.slow  # two page loads against the fake server
+def test_a_local_server_without_speculation_is_given_no_k(fake, monkeypatch, tmp_path):
+    """`make serve SPEC=none` records the default K = 4 with the server, and the Serving lab's caption and
+    `serve status` said "no speculation (the target alone), K = 4" and "speculation: none (K = 4)": a draft length
+    for a server that drafts nothing (read 43). A speculating server keeps its K."""
+    from specviz.serving import server as server_module
+    from specviz.serving.server import Server, ServerState
+
+    for spec, shown, status in (("none", "The local server started by make serve: no speculation (the target "
+                                 "alone).", "speculation: none; pid"),
+                                ("ngram", "The local server started by make serve: n-gram prompt lookup (no draft "
+                                 "model), K = 4.", "speculation: ngram (K = 4); pid")):
+        state = ServerState(pid=4242, port=8000, spec=spec, k=4, url=fake.url, started=0.0, log="server.log")
+        monkeypatch.setattr(server_module.Server, "state", lambda self, state=state: state)
+        at = _page(fake.url)
+        assert not at.exception, at.exception
+        captions = [c.value.replace("\\", "") for c in at.caption]
+        assert shown in captions, captions
+        assert status in Server(root=tmp_path).status()
+        assert spec != "none" or "K =" not in " ".join(captions) + Server(root=tmp_path).status()
+
+
 def test_the_views_examples_hold():
     import doctest
 

@@ -100,8 +100,10 @@ def probe(base: str) -> Scrape | None:
         return None
     first = first or state["scrapes"][-1]
     local = Server().state()
-    if local is not None and local.url == base:
-        st.caption(escape_markdown(_("The local server started by make serve: {spec}, K = {k}.",
+    if local is not None and local.url == base:  # no K for a server that drafts nothing
+        st.caption(escape_markdown(_("The local server started by make serve: {spec}.", spec=_(SPECS[local.spec]))
+                                   if local.spec == "none" else
+                                   _("The local server started by make serve: {spec}, K = {k}.",
                                      spec=_(SPECS[local.spec]), k=local.k)))
     return first
 

@@ -1287,3 +1287,25 @@ def test_the_benchmarks_readme_counts_the_medusa_identity_tokens_from_its_file()
     assert "64 of 64 held-out prompts × 128 tokens" not in readme
     assert (f"64 of 64 held-out prompts, up to 128 new tokens each ({sum(tokens):,} tokens in all: {short} answers end "
             "before 128)") in readme
+
+
+def test_serving_md_gives_the_rooflines_break_even_for_the_sweeps_own_alpha():
+    """serving.md said the roofline "predicts that n-gram lookup stops paying at a batch of 2–3 (α 0.6–0.8)": with
+    the preset as committed, α 0.6–0.8 still pays at a batch of 2–3 (1.08× to 1.58× at 2) and loses from 3–4, and
+    the sweep's own mean accepted lengths imply α 0.81–0.87, not 0.6–0.8 (read 43). The figures now come from the
+    committed sweep and preset, as the Serving page computes its predicted break-even."""
+    from specviz.labs import roofline
+    from specviz.serving.results import ServingResult, find_serving_results
+    from specviz.ui.common.roofline import measured_alpha
+
+    result = ServingResult.load(find_serving_results()[0])
+    k, hw, pair = int(result.server["k"]), roofline.hardware_presets()["measured"], roofline.PAIRS["smollm2-ngram"]
+    alphas = [measured_alpha(result.level("ngram", p, c), k) for p in result.prompt_names()
+              for c in result.concurrencies(p)]
+    batches = {roofline.break_even_batch(a, k, pair, hw, pair.context, max_batch=256) for a in alphas}
+    assert len(batches) == 1 and None not in batches
+    batch = batches.pop()
+    text = " ".join((DOCS / "serving.md").read_text(encoding="utf-8").split())
+    assert (f"pays only up to a batch of {batch} at the α of {min(alphas):.2f}–{max(alphas):.2f} that the sweep's "
+            f"mean accepted lengths imply") in text
+    assert f"loses from a batch of {batch + 1}," in text and "stops paying at a batch of 2–3" not in text

@@ -443,6 +443,19 @@ def test_a_local_server_without_speculation_is_given_no_k(fake, monkeypatch, tmp
         assert spec != "none" or "K =" not in " ".join(captions) + Server(root=tmp_path).status()
 
 
+@pytest.mark.slow  # the committed sweep's tab under AppTest
+def test_a_predicted_break_even_of_no_batch_is_said_in_words(monkeypatch):
+    """`roofline.break_even_batch` returns 0 when speculation does not pay even at a batch of 1, and the Measured
+    sweep's prediction then read "n-gram speculation pays up to a batch of 0" (read 43)."""
+    from specviz.labs import roofline
+
+    monkeypatch.setattr(roofline, "break_even_batch", lambda *args, **kwargs: 0)
+    at = _page(tab="Measured sweep")
+    assert not at.exception, at.exception
+    shown = " ".join(m.value.replace("\\", "") for m in at.markdown)
+    assert "n-gram speculation does not pay even at a batch of 1." in shown and "a batch of 0" not in shown
+
+
 def test_the_views_examples_hold():
     import doctest
 

@@ -243,6 +243,7 @@ def predicted(result: ServingResult) -> None:
     b = roofline.break_even_batch(alpha, k, pair, hw, pair.context, max_batch=256)
     measured = result.break_even("ngram", lv.prompt)
     pays = (_("n-gram speculation pays at every batch size") if b is None
+            else _("n-gram speculation does not pay even at a batch of 1") if b == 0  # break_even_batch's 0
             else _("n-gram speculation pays up to a batch of {batch}", batch=b))
     seen = (_("it paid at every level") if measured is None
             else _("it stopped paying at {streams} streams", streams=measured))

@@ -6,7 +6,8 @@ Starts `streamlit run app.py` on a scratch classroom database, opens the teacher
 `--phones` student pages (390 × 844) in headless Chromium, then pushes `--pushes` questions one after another. For each
 push it prints the seconds from the teacher's click until each phone shows the question (polled every 50 ms, no
 reload: the phones' question area reruns itself every `classroom_paced.POLL_SECONDS`). Run it on a quiet machine: the
-server, the browsers and the phones' polling share its cores, which is also what a classroom laptop does.
+server, the teacher's browser and every phone's browser share its cores, where in a class the phones draw their pages
+on their own processors and only their polls reach the laptop's server (docs/classroom.md).
 """
 
 from __future__ import annotations

@@ -15,6 +15,15 @@ def test_the_report_gives_every_arrival_and_the_median():
     assert f"poll interval of the phones: {push_latency.POLL_SECONDS} s" in text
 
 
+def test_the_push_tool_says_its_phones_share_the_cores_as_a_class_does_not():
+    """Its docstring said the server, the browsers and the phones' polling share the machine's cores, "which is also
+    what a classroom laptop does", while docs/classroom.md says its browsers share the cores "which a real class does
+    not do (its phones bring their own processors)" (read 43)."""
+    doc = " ".join(push_latency.__doc__.split())
+    assert "which is also what a classroom laptop does" not in doc
+    assert "in a class the phones draw their pages on their own processors" in doc
+
+
 @pytest.mark.parametrize("argv", [["--phones", "0"], ["--pushes", "99"], ["--phones", "two"]])
 def test_bad_counts_are_one_sentence(argv, capsys):
     with pytest.raises(SystemExit) as stop:

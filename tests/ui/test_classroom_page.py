@@ -436,6 +436,20 @@ def test_an_ordering_question_is_answered_by_tapping_items_in_order(db):
     assert ClassroomStore(db).answers(student.token)[ordering.id] == (list(ordering.answer), True)
 
 
+def test_the_last_answer_leads_to_the_score_not_to_a_next_question(db):
+    """After the session's last question the feedback's button read "Next question", though none was left; it led
+    to "All done!" (read 43). It now says where it leads."""
+    question = next(q for q in load_bank().questions if q.kind == "single")
+    session = ClassroomStore(db).create_session([question], "One")
+    student = ClassroomStore(db).join(session.code, "Ana")
+    at = _page({"student": student.token})
+    at.radio(key=f"classroom_{question.id}").set_value(question.answer)
+    at.button(key="classroom_submit").click().run()
+    assert at.button(key="classroom_next").label == "See my score"
+    at.button(key="classroom_next").click().run()
+    assert [s.value for s in at.success] == ["All done! You got 1 of 1 right."]
+
+
 def test_the_teacher_view_survives_the_presenter_view(db):
     """Issue 27 item 1: after "Exit presenter view" the *I am* switch showed "a student", and the next click dropped
     the teacher on the join form and stripped as=teacher&session= from the URL."""

@@ -142,7 +142,7 @@ def student_quiz(store: ClassroomStore, student: Student) -> None:
                                                   total=len(order)))
     just = st.session_state.get(LAST_ANSWER)
     if just and just[0] == student.token and just[1] in answers:
-        _show_last(order, just[1], answers[just[1]][0])
+        _show_last(order, just[1], answers[just[1]][0], last=len(answers) >= len(order))
     elif (question := store.next_question(session, student)) is None or session.closed:
         right = sum(ok for _given, ok in answers.values())
         done = (_("This session has ended. You got {right} of {total} right.", right=right, total=len(order))
@@ -221,11 +221,13 @@ def _unplace(key: str, index: int) -> None:
     st.session_state[key] = [i for i in st.session_state.get(key, []) if i != index]
 
 
-def _show_last(order: list[Question], question_id: str, answer: Any) -> None:
+def _show_last(order: list[Question], question_id: str, answer: Any, last: bool = False) -> None:
+    """The feedback on the answer just given; its button leads on to the next question, or, after the `last` one,
+    to the score (no "Next question" when there is none)."""
     question = next(q for q in order if q.id == question_id)
     shown = in_language(question)
     st.markdown(shown.prompt)
     quiz_view.feedback(shown, grade(shown, answer_between(answer, question, shown)))
-    if st.button(_("Next question"), key="classroom_next", type="primary"):
+    if st.button(_("See my score") if last else _("Next question"), key="classroom_next", type="primary"):
         del st.session_state[LAST_ANSWER]
         st.rerun()

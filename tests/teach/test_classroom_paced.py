@@ -176,6 +176,22 @@ def test_numeric_answers_are_binned_and_multiple_choices_counted_per_choice():
     assert distribution(m, [["a", "b"], ["a"]], []).counts[0] == (2, 1, 0)
 
 
+def test_a_bar_marked_right_holds_only_answers_graded_right():
+    """43rd read: a bar is each distinct answer at three significant figures, and it was marked right when its
+    rounded value was within the tolerance: 2.0149 for 2 ± 0.01 showed in a bar "2.01" marked right, though the
+    grader (|2.0149 − 2| > 0.01) counted it wrong. A bar is now right only when every answer in it was graded right,
+    and right and wrong answers that round alike get bars of their own."""
+    from specviz.teach.quiz.grading import grade
+
+    q = Question("n", "speedup", "numeric", "?", 2.0, "", "pages/quiz.py", tolerance=0.01)
+    assert not grade(q, 2.0149).correct and grade(q, 2.0095).correct
+    one = distribution(q, [2.0149, 2.0], [])
+    assert one.labels == ("2", "2.01") and one.right == (True, False) and one.counts[0] == (1, 1)
+    both = distribution(q, [2.0149, 2.0095, 2.0], [])
+    assert both.labels == ("2", "2.0095", "2.0149") and both.right == (True, True, False)
+    assert both.counts == ((1, 1, 1), (0, 0, 0))
+
+
 def test_mastery_compares_the_rounds_per_concept(store):
     session, students = _session(store, 4)
     push = store.push(session.code, SINGLE)

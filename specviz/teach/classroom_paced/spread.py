@@ -111,10 +111,7 @@ def _numeric(question: Question, rounds: tuple[list, list], answered: tuple[int,
     target, tol = float(question.answer), question.tolerance
     distinct = sorted({_round3(v) for r in values for v in r} | {_round3(target)})
     if len(distinct) <= NUMERIC_BINS:
-        labels = tuple(_num(v) for v in distinct)
-        counts = tuple(tuple(sum(_round3(v) == d for v in r) for d in distinct) for r in values)
-        right = tuple(abs(d - target) <= tol + 1e-12 or d == _round3(target) for d in distinct)
-        return Distribution(labels, counts, right, answered, correct)
+        return _few_numbers(values, target, tol, answered, correct)
     reach = 10 * max(abs(target), tol, 1.0)  # farther than this from the right answer: counted apart
     low_edge, high_edge = target - reach, target + reach
     near = [d for d in distinct if low_edge <= d <= high_edge]
@@ -140,6 +137,37 @@ def _numeric(question: Question, rounds: tuple[list, list], answered: tuple[int,
     if any(above):
         labels, right = (*labels, _(TEXT["far_above"], value=_num(high_edge))), (*right, False)
         counts = tuple((*c, a) for a, c in zip(above, counts, strict=True))
+    return Distribution(labels, counts, right, answered, correct)
+
+
+def _few_numbers(values: list[list[float]], target: float, tol: float, answered: tuple[int, int],
+                 correct: tuple[int, int]) -> Distribution:
+    """Few distinct numbers: a bar per value at three significant figures, marked right only when every answer in it
+    was graded right (43rd read: 2.0149 for 2 ± 0.01 fell in a bar "2.01" marked right, though graded wrong). Where
+    three figures would put right and wrong answers in one bar, those answers get six figures each.
+
+    >>> d = _few_numbers([[2.0149, 2.0]], 2.0, 0.01, (2, 0), (1, 0))
+    >>> d.labels, d.counts, d.right
+    (('2', '2.01'), ((1, 1),), (True, False))
+    >>> _few_numbers([[2.0149, 2.0095]], 2.0, 0.01, (2, 0), (1, 0)).labels
+    ('2', '2.0095', '2.0149')
+    """
+    def graded(v: float) -> bool:  # the rule grading._grade_numeric applies
+        return abs(v - target) <= tol + 1e-12
+
+    grades: dict[float, set[bool]] = {}
+    for v in (v for r in values for v in r):
+        grades.setdefault(_round3(v), set()).add(graded(v))
+    mixed = {k for k, g in grades.items() if len(g) > 1}
+
+    def key(v: float) -> float:
+        return float(f"{v:.6g}") if _round3(v) in mixed else _round3(v)
+
+    bars = sorted({key(v) for r in values for v in r} | {_round3(target)})
+    labels = tuple(localized(f"{b:.6g}") if _round3(b) in mixed and b != _round3(target) else _num(b) for b in bars)
+    counts = tuple(tuple(sum(key(v) == b for v in r) for b in bars) for r in values)
+    held = [[graded(v) for r in values for v in r if key(v) == b] for b in bars]
+    right = tuple(all(h) if h else b == _round3(target) for b, h in zip(bars, held, strict=True))
     return Distribution(labels, counts, right, answered, correct)
 
 

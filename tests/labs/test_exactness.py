@@ -441,3 +441,28 @@ def test_chi_square_verdict_groups_its_counts_for_the_reader():
     assert "1 of 2,000 samples is a token" in result.verdict
     with using("pt"):
         assert "1 de 2.000 amostras é um token" in result.verdict
+
+
+def test_resampling_from_p_overfeeds_only_the_over_proposed_tokens_p_gives_mass():
+    """Read 43: the explanation said an over-proposed token gets min(p, q) + (1 − α)·p > p "whenever q > p"; a token
+    with p = 0 < q gets 0 + 0 = p (top-k and top-p leave many), so the strict gap needs q > p > 0."""
+    p, q = torch.tensor([0.6, 0.4, 0.0], dtype=torch.float64), torch.tensor([0.2, 0.5, 0.3], dtype=torch.float64)
+    dist, alpha = one_step_distribution("resample_from_target", p, q)
+    assert alpha < 1 and float(dist[2]) == float(p[2]) == 0.0  # q > p there, and no gap
+    assert float(dist[1]) > float(p[1]) > 0  # q > p > 0: too often
+    text = " ".join(RULES["resample_from_target"].explanation.split())
+    assert "whenever q > p > 0" in text
+
+
+def test_the_exact_match_rule_keeps_as_often_as_the_exact_one_when_p_is_a_point_mass():
+    """Read 43: the explanation said that for a spread-out q the exact-match rule keeps a draft less often than the
+    exact rule; where top-p leaves p one token (and q several) Σ p q = Σ min(p, q), and both are 0 where p and q
+    have no token in common."""
+    p, q = torch.tensor([0.0, 1.0, 0.0], dtype=torch.float64), torch.tensor([0.3, 0.4, 0.3], dtype=torch.float64)
+    assert one_step_distribution("exact_match", p, q)[1] == pytest.approx(one_step_distribution("exact", p, q)[1])
+    apart = torch.tensor([0.5, 0.5, 0.0], dtype=torch.float64), torch.tensor([0.0, 0.0, 1.0], dtype=torch.float64)
+    assert one_step_distribution("exact_match", *apart)[1] == one_step_distribution("exact", *apart)[1] == 0.0
+    spread = torch.tensor([0.5, 0.3, 0.2], dtype=torch.float64)
+    assert one_step_distribution("exact_match", spread, q)[1] < one_step_distribution("exact", spread, q)[1]
+    text = " ".join(RULES["exact_match"].explanation.split())
+    assert "unless p puts all its mass on one token or p and q have no token in common" in text

@@ -118,7 +118,7 @@ _RULE_EXPLANATIONS: dict[str, str] = {
     "resample_from_target": N_("The accept test is right, but after a rejection it samples from p instead of the "
                                "residual. Tokens the draft over-proposes were already partly emitted through "
                                "acceptance and can come out again, so they get min(p, q) + (1 − α)·p > p whenever q "
-                               "> p: the output leans towards the draft."),
+                               "> p > 0: the output leans towards the draft."),
     "accept_if_p_ge_q": N_("A deterministic shortcut: keep x when p(x) ≥ q(x), reject otherwise, with no coin flip. "
                            "A token with p(x) < q(x) is then never emitted at all: acceptance always turns it down, "
                            "and the residual norm(max(0, p − q)) gives it no mass either. The p(x) it should get "
@@ -140,7 +140,8 @@ _RULE_EXPLANATIONS: dict[str, str] = {
                       "transformers does for prompt lookup, which has no q. Every emitted token is a sample from p, "
                       "so it is exact, for any proposer. It keeps a draft with chance Σ p(x)q(x): for a "
                       "deterministic proposer such as prompt lookup (q all on its guess x) that is p(x), the same as "
-                      "Σ min(p, q); for a spread-out q it is less."),
+                      "Σ min(p, q); for a spread-out q it is less, unless p puts all its mass on "
+                      "one token or p and q have no token in common."),
 }
 _BREAKS_FROM = {"target_top20_only": TOP_N_ONLY + 1}  # the others break on two tokens
 RULES: dict[str, Rule] = {name: Rule(name, label, function, exact, _RULE_EXPLANATIONS[name], one_step,

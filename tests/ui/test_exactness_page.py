@@ -268,3 +268,22 @@ def test_a_one_child_tree_level_and_an_underflowed_p_value_read_right():
     assert significant(0.0) == "< 1e-300" and significant(1.41e-105) == "1.4e-105"
     gone = ChiSquareResult(statistic=1e4, dof=3, p_value=0.0, n=2000, bins=4, support=4)
     assert gone.verdict.endswith("(chi-square p-value < 1e-300).")
+
+
+def test_the_kept_help_does_not_deny_alphas_value_to_resampling_from_p():
+    """Read 43: the kept chance's help said "under any other rule it is not α", while "resample from p on
+    rejection" keeps the exact accept test: its chance is Σ min(p, q) at every p and q, so its metric and row showed
+    α's own value under a help that denied it. The help now names that chance as the rule's own and says why it
+    can have α's value."""
+    import torch
+
+    from specviz.core.i18n import using
+
+    p, q = torch.tensor([0.5, 0.3, 0.2]), torch.tensor([0.2, 0.6, 0.2])
+    kept = {name: exactness_view.exactness.one_step_distribution(name, p, q)[1]
+            for name in ("exact", "resample_from_target")}
+    assert kept["resample_from_target"] == pytest.approx(kept["exact"]) == pytest.approx(0.7)
+    for lang, words in (("en", "even where it has α's value"), ("pt", "mesmo quando tem o valor de α")):
+        with using(lang):
+            text = exactness_view._(exactness_view.KEPT_HELP, alpha="0.700")
+        assert words in text and "it is not α." not in text, text

@@ -53,7 +53,8 @@ TABLE_COLUMNS = {"rule": N_("rule"), "exact": N_("exact"), "drift (TV)": N_("dri
 KEPT_HEADER = N_("P(kept)")  # the kept column's narrow header: its full name shows on hovering it
 KEPT_HELP = N_("The chance that this rule keeps one draft x ~ q, from its closed form. Only under the exact rule "
                "(Leviathan / Chen) is it the acceptance probability α = Σ min(p, q), {alpha} at this prompt; under "
-               "any other rule it is not α. It is not the measured accepted / drafted either.")
+               "any other rule it is that rule's own chance, not α, even where it has α's value (resampling from p "
+               "keeps the exact accept test, so it always does). It is not the measured accepted / drafted either.")
 SOURCES = {"prompt": N_("p and q at the prompt above"), "session": N_("the trace in this session"),
            "example": N_("an example trace")}
 

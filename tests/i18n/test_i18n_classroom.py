@@ -380,3 +380,15 @@ def test_a_paced_students_number_is_read_back_the_portuguese_way(db, speak_pt):
     _portuguese(at)
     answers = next(c.value for c in at.caption if c.value.startswith("Suas respostas"))
     assert "rodada 1: 2,5" in answers and "rodada 2: 3 " in answers and "3.0" not in answers, answers
+
+
+def test_the_counts_in_the_teachers_labels_agree_in_portuguese_whatever_the_number():
+    """43rd read: "Round {n} ({answered} answered)" read "Rodada 1 (1 responderam)" and "Question to push ({n}
+    found)" read "Pergunta a enviar (1 encontradas)": a plural verb or adjective after a count of one. The labels
+    now put the count after a colon, which agrees with any count."""
+    from specviz.core.i18n import _
+    from specviz.ui.classroom import chart, paced_teacher
+
+    with using("pt"):
+        assert _(chart.TEXT["round_n"], n=1, answered=1) == "Rodada 1 (respostas: 1)"
+        assert _(paced_teacher.TEXT["pick"], n=1) == "Pergunta a enviar (encontradas: 1)"

@@ -200,9 +200,11 @@ class PinGuard(_PerClient):
         with self._lock:
             now = self._clock()
             browser, shared = self._records(client, session, now)
-            if browser.locked_until > now:
-                raise ClassroomError(_("Too many wrong PINs from this device; please wait {wait}.",
-                                       wait=_duration(browser.locked_until - now)))
+            if browser.locked_until > now:  # the browser's own record, or the device's when it has no session
+                wait = _duration(browser.locked_until - now)
+                if session is None or session == client:
+                    raise ClassroomError(_("Too many wrong PINs from this device; please wait {wait}.", wait=wait))
+                raise ClassroomError(_("Too many wrong PINs from this browser; please wait {wait}.", wait=wait))
             if shared > now and browser.failures:
                 raise ClassroomError(_("Many wrong PINs have been tried on this server; this browser may try again "
                                        "in {wait}.", wait=_duration(shared - now)))

@@ -95,6 +95,7 @@ class PresetMeasurement:
     drafted: tuple[int, int]
     mean_accepted_length: tuple[float, float]  # tokens emitted per target pass, the recovered or bonus token included
     max_new_tokens: int
+    tokens: tuple[int, int]  # the new tokens written: fewer than max_new_tokens where the text ended (copy: 31 of 48)
     dtype: str
     machine: dict[str, Any]
 
@@ -115,7 +116,7 @@ def preset_measurement(name: str, dtype: str, path: Path = PRESET_RESULTS) -> Pr
     try:  # a damaged row or spec: one sentence, as preset_results promises, not a KeyError
         return PresetMeasurement(tuple(row["seed"] for row in seeds), span("accepted"), span("drafted"),
                                  span("mean_accepted_length"), int(preset["spec"]["max_new_tokens"]),
-                                 str(run["dtype"]), dict(run.get("machine") or {}))
+                                 span("tokens"), str(run["dtype"]), dict(run.get("machine") or {}))
     except (KeyError, TypeError, ValueError):
         raise ValueError(f"The committed preset runs {path} hold a damaged {name} preset in {dtype}.") from None
 

@@ -155,7 +155,8 @@ def preset_figures(name: str) -> dict[str, str]:
 def chain_figures(name: str) -> dict[str, str]:
     """A chain preset's placeholders, from assets/benchmarks/presets/presets.json (`python -m
     specviz.scripts.preset_runs`): drafts kept of drafts made and tokens per target pass in PRESET_DTYPE, then in
-    OTHER_DTYPE (each a range over the seeds where there are several), the new tokens, the seeds and the machine."""
+    OTHER_DTYPE (each a range over the seeds where there are several), the new tokens the runs wrote (in both
+    dtypes), the seeds and the machine."""
     main, other = preset_measurement(name, PRESET_DTYPE), preset_measurement(name, OTHER_DTYPE)
     measured = ngettext("{kept} of {drafted} draft kept, {per_pass} tokens per target pass in {dtype}; {other_kept} "
                         "of {other_drafted}, {other_per_pass} in {other_dtype}",
@@ -166,7 +167,9 @@ def chain_figures(name: str) -> dict[str, str]:
                         other_kept=span(other.accepted, 0), other_drafted=span(other.drafted, 0),
                         other_per_pass=span(other.mean_accepted_length, 1), other_dtype=other.dtype)
     seeds = (min(main.seeds), max(main.seeds))
-    return {"measured": measured, "tokens": number(main.max_new_tokens, 0), "seeds": span(seeds, 0),
+    # the tokens the runs wrote, not the limit: the copy preset's text ends at 31 of its 48 (it said "48" for both)
+    tokens = (min(main.tokens[0], other.tokens[0]), max(main.tokens[1], other.tokens[1]))
+    return {"measured": measured, "tokens": span(tokens, 0), "seeds": span(seeds, 0),
             "cpu": quoted.machine_text(main.machine)}
 
 

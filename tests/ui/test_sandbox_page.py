@@ -175,3 +175,19 @@ def test_only_the_exact_rules_keep_rate_is_called_an_estimate_of_alpha(lang):
     at = opened("exact")
     kept = [c.value for c in at.caption if c.value.startswith(("Drafts kept", "Palpites mantidos"))]
     assert len(kept) == 1 and ("an estimate of α" if lang == "en" else "uma estimativa de α") in kept[0]
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_an_exact_rules_own_keep_rate_does_not_call_another_rule_the_exact_one(lang):
+    """43rd read: with "Exact: sample from p, keep the draft if it matches" chosen, its green box says it is exact
+    and the caption under the chart said α is "the chance that the exact rule keeps one": two rules called exact,
+    one keep rate. α is the chance that min(1, p/q) keeps a draft; exact-match keeps one with Σ p(x)q(x)."""
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.query_params["lang"] = lang
+    at.session_state["sandbox_rule"] = "exact_match"
+    at.run()
+    kept = [c.value for c in at.caption if c.value.startswith(("Drafts kept", "Palpites mantidos"))]
+    assert any(s.value.startswith(("**Exact:", "**Exata:")) for s in at.success)
+    assert len(kept) == 1 and "min(1, p/q)" in kept[0], kept
+    assert ("the exact rule" if lang == "en" else "a regra exata") not in kept[0], kept
+

@@ -191,3 +191,17 @@ def test_an_exact_rules_own_keep_rate_does_not_call_another_rule_the_exact_one(l
     assert len(kept) == 1 and "min(1, p/q)" in kept[0], kept
     assert ("the exact rule" if lang == "en" else "a regra exata") not in kept[0], kept
 
+
+
+@pytest.mark.parametrize("lang, said", [("en", "(chi-square p-value 0.998)."),
+                                        ("pt", "(valor-p do qui-quadrado 0,998).")])
+def test_a_p_value_just_below_1_is_not_written_as_1(lang, said):
+    """43rd read: the default table at T = 0.5 (seed 1, 2,000 steps) gave a chi-square p-value of 0.998, and the
+    verdict said "p-value 1", which only counts that match p exactly give."""
+    from specviz.core.i18n import using
+    from specviz.ui.sandbox.view import DEFAULT_P, DEFAULT_Q
+
+    samples = simulate(sandbox_step(DEFAULT_P, DEFAULT_Q, 0.5), "exact", 2000, 1)
+    assert 0.995 <= samples.verdict.p_value < 1
+    with using(lang):
+        assert samples.verdict.verdict.endswith(said), samples.verdict.verdict

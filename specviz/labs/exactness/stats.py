@@ -25,14 +25,20 @@ def significant(value: float, digits: int = 2) -> str:
     Portuguese).
 
     A p-value too small for a float (scipy's chi-square tail underflows to 0.0 near 1e-308) is "< 1e-300": no
-    p-value is 0.
+    p-value is 0. One just below 1 gets the digits it needs not to read as 1 (a chi-square p-value is 1 only for
+    counts that match p exactly; the sandbox said "p-value 1" for 0.998), up to 6, then "> 0.999999".
 
-    >>> significant(0.001234), significant(3.4e-7), significant(0.0)
-    ('0.0012', '3.4e-07', '< 1e-300')
+    >>> significant(0.001234), significant(3.4e-7), significant(0.0), significant(0.9981), significant(1.0)
+    ('0.0012', '3.4e-07', '< 1e-300', '0.998', '1')
     """
     if value == 0:
         return "< 1e-300"
     text = f"{value:.{digits}g}"
+    while value < 1 and float(text) >= 1:
+        if digits >= 6:
+            return localized("> 0.999999")
+        digits += 1
+        text = f"{value:.{digits}g}"
     return localized(text)
 
 

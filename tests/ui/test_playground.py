@@ -950,6 +950,37 @@ def test_a_tree_step_coming_up_counts_its_nodes_and_asks_no_guess():
     assert not [n for n in at.number_input if n.key.startswith("playground_predict_")]
 
 
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_a_tree_step_coming_up_counts_its_copied_tokens_apart_as_the_step_does(lang):
+    """43rd read: before a tree step with a lookup branch was revealed, the player said "The proposer drafted a tree
+    of 11 nodes", counting the 5 tokens copied from the context, which no proposer drafted; the revealed step's
+    headline and the tree's title say "6 nodes plus 5 tokens copied from the context"."""
+    from specviz.core.i18n import using
+    from specviz.runs.running import run
+    from specviz.runs.runspec import RunSpec
+
+    tree = run(RunSpec(pair="toy", proposer="draft", prompt="the quick brown fox jumps over the lazy dog. the quick "
+                       "brown fox jumps", chat=False, k=3, tree_nodes=6, tree_width=2, tree_lookup=5,
+                       max_new_tokens=12, temperature=0.0))
+    first = tree.steps[0]
+    copied = sum(node.copied for node in first.tree.nodes)
+    assert copied and first.n_drafted == 6 + copied
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.query_params["lang"] = lang
+    at.run()
+    with using(lang):  # AppTest formats the radio's options in this process: the page's language
+        at.radio(key="playground_source").set_value("upload").run()
+        at.file_uploader(key="playground_upload").set_value(("tree.json", tree.to_json().encode(),
+                                                             "application/json"))
+        at.run()
+    no_problems(at)
+    said = {"en": f"drafted a tree of 6 nodes plus {copied} tokens copied from the context, and",
+            "pt": f"rascunhou uma árvore de 6 nós mais {copied} tokens copiados do contexto, e"}[lang]
+    assert any(said in m.value for m in at.markdown), [m.value for m in at.markdown]
+    assert not any(f"a tree of {6 + copied} nodes" in m.value or f"árvore de {6 + copied} nós" in m.value
+                   for m in at.markdown)
+
+
 def test_each_measured_chain_preset_names_its_temperature():
     """Issue 43, twelfth read: the untrained layer-skip preset runs at T = 0.7, but its promise named no temperature
     while the others say "greedy" or "temperature 0.7"; a sampled figure read as a greedy one."""

@@ -4,8 +4,8 @@ and what happened to the KV caches; and the headline of a whole trace above the 
 The figures are in `specviz.ui.common.step_figures`, the chips in `specviz.ui.common.tokens`; this module adds the words (the
 step's headline, what happened at a position), the KV-cache strip, and `render_step`, which lays them out.
 
-Public API (other pages may import it; keep it stable): `kv_cache_html`, `step_headline`, `render_step`,
-`render_verifier_source`, `trace_headline`, `settings_line`, `trace_summary`, `dtype_text`.
+Public API (other pages may import it; keep it stable): `kv_cache_html`, `step_headline`, `tree_nodes_text`,
+`render_step`, `render_verifier_source`, `trace_headline`, `settings_line`, `trace_summary`, `dtype_text`.
 """
 
 from __future__ import annotations
@@ -86,26 +86,35 @@ def step_headline(step: Step, stop: str = "") -> str:
         return _(TEXT["no_drafts"], new=_count(n_new))
     copied = sum(node.copied for node in step.tree.nodes) if step.tree is not None else 0
     drafted = len(step.tree.nodes) - copied if step.tree is not None else step.n_drafted
-
-    def with_copies(drafted_text: str) -> str:  # a tree's lookup branch is counted apart: no model drafted it
-        if not copied:
-            return drafted_text
-        return _(TEXT["plus_copied"], drafted=drafted_text, copied=ngettext(
-            "{n} token copied from the context", "{n} tokens copied from the context", copied))
-
     if n_new < step.n_accepted + 1:  # cut by end-of-text or the token limit before the step's last token
         kept = sum(t.kind == TokenKind.ACCEPTED for t in step.emitted)
         missing = _(TEXT["bonus"]) if step.correction_kind == TokenKind.BONUS else _(TEXT["recovered"])
         ended = TEXT["ended_limit"] if stop == StopReason.MAX_NEW_TOKENS else TEXT["ended_eos"]
-        return _(ended, drafted=with_copies(str(drafted)), kept=kept, new=_count(n_new), missing=missing)
+        return _(ended, drafted=_with_copies(str(drafted), copied), kept=kept, new=_count(n_new), missing=missing)
     if step.tree is not None:
         sentence = {TokenKind.RECOVERED: TEXT["tree_recovered"],
                     TokenKind.BONUS: TEXT["tree_bonus"]}.get(step.emitted[-1].kind, TEXT["tree_step"])
-        nodes = ngettext("{n} node", "{n} nodes", drafted)  # its own call: the extractor skips one nested in _()
-        return _(sentence, nodes=with_copies(nodes), accepted=step.n_accepted, new=_count(n_new))
+        return _(sentence, nodes=tree_nodes_text(step), accepted=step.n_accepted, new=_count(n_new))
     sentence = {TokenKind.RECOVERED: TEXT["step_recovered"],
                 TokenKind.BONUS: TEXT["step_bonus"]}.get(step.emitted[-1].kind, TEXT["step"])
     return _(sentence, drafted=step.n_drafted, accepted=step.n_accepted, new=_count(n_new))
+
+
+def _with_copies(drafted_text: str, copied: int) -> str:
+    """"6 nodes" plus the tree's lookup branch, counted apart: no model drafted it."""
+    if not copied:
+        return drafted_text
+    return _(TEXT["plus_copied"], drafted=drafted_text, copied=ngettext(
+        "{n} token copied from the context", "{n} tokens copied from the context", copied))
+
+
+def tree_nodes_text(step: Step) -> str:
+    """A tree step's nodes as the step's headline counts them: "6 nodes plus 5 tokens copied from the context" (the
+    lookup branch apart: `Step.n_drafted` counts its copies too, and no model drafted them)."""
+    copied = sum(node.copied for node in step.tree.nodes) if step.tree is not None else 0
+    drafted = len(step.tree.nodes) - copied if step.tree is not None else step.n_drafted
+    nodes = ngettext("{n} node", "{n} nodes", drafted)  # its own call: the extractor skips one nested in _()
+    return _with_copies(nodes, copied)
 
 
 def kv_cache_html(step: Step) -> str:

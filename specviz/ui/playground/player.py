@@ -24,7 +24,7 @@ from specviz.ui.common.escaping import escape_markdown
 from specviz.ui.common.frame import live_fragment
 from specviz.ui.common.palette import legend_html
 from specviz.ui.common.predict import Predictor
-from specviz.ui.common.step_view import render_step
+from specviz.ui.common.step_view import render_step, tree_nodes_text
 from specviz.ui.common.tokens import TraceView, answer_html, decision_chips
 
 PLAY_SECONDS = 1.6
@@ -208,8 +208,8 @@ def _from_start(n: int) -> None:
 def _coming_up(trace: Trace, trace_id: str, pos: int) -> None:
     step = trace.steps[pos]
     if step.tree is not None:  # its `decisions` are the main line the check walked: chips of them would give it away
-        nodes = ngettext("{n} node", "{n} nodes", step.n_drafted)  # its own call: the extractor skips a nested one
-        st.markdown(_(TEXT["coming_up_tree"], step=pos + 1, nodes=nodes))
+        # the lookup branch's copies counted apart, as the step's headline does: no proposer drafted them
+        st.markdown(_(TEXT["coming_up_tree"], step=pos + 1, nodes=tree_nodes_text(step)))
         return  # no guess either (`Predictor.ask`), as the live quiz asks a tree step nothing
     st.markdown(_(TEXT["coming_up"], step=pos + 1))
     st.html(f"<div>{decision_chips(step, revealed=False, size='normal')}</div>")

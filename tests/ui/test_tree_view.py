@@ -344,3 +344,28 @@ def test_tree_rows_are_depth_first_not_drafting_order():
                          TreeNode(9, "c", 0, 2, 0.4, 0.2, "rejected", 0.9, 0.5)], path=[0])
     rows = [row for _column, row in tree_positions(record)]
     assert rows[3] < rows[2]  # c (drafted third, under a) above b (drafted second)
+
+
+@pytest.mark.parametrize("lang, rescaled, old", [("en", "rescaled to add up to 1", "minus what the siblings"),
+                                                 ("pt", "renormalizada para somar 1", "menos o que os irmãos")])
+def test_a_tree_nodes_sentence_gives_p_prime_rescaled_as_the_rule_uses_it(lang, rescaled, old):
+    """43rd read: the revealed tree step said "p′ is p at its parent minus what the siblings tried before it took".
+    The rule's p′ is that remainder rescaled to add up to 1 (`verify_tree`'s example: after child 0 is rejected,
+    p − min(p, q) gives token 1 just 0.1, and child 1 is kept with 0.25), so a reader working the chance from the
+    sentence got 0.1."""
+    import torch
+
+    from specviz.engine.tree import DraftTree
+    from specviz.engine.tree_verifier import verify_tree
+    from specviz.engine.trace import Decision
+    from specviz.ui.common.step_view import _position_sentence
+
+    p = torch.tensor([[0.1, 0.6, 0.3], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]])
+    q = torch.tensor([[0.5, 0.5, 0.0], [0.5, 0.5, 0.0]])
+    result = verify_tree(p, DraftTree([0, 1], [ROOT, ROOT], q), uniforms=[0.5, 0.1])
+    left = float((p[0] - torch.minimum(p[0], q[0]))[1])  # what "p minus what the sibling took" leaves token 1
+    assert result.accept_probs[1] == pytest.approx(0.25) and left == pytest.approx(0.1)
+    node = Decision(0, 1, "b", 0.5, 0.6, 1.2, result.accept_probs[1], 0.1, True, True)
+    with using(lang):
+        sentence = _position_sentence(node, tree=True)
+    assert rescaled in sentence and old not in sentence and ("0.250" if lang == "en" else "0,250") in sentence

@@ -249,10 +249,10 @@ def _position_sentence(d: Decision, tree: bool = False) -> str:
         return _("**Not reached.** An earlier draft was rejected, and every draft after a rejection is thrown away "
                  "untested: no u was drawn for this one.")
     if tree:
-        why = _("In a tree the target tests a node with min(1, p′/q′): p′ is p at its parent minus what the "
-                "siblings tried before it took (the residual they left), and q′ the draft's q there without them (a "
-                "point mass for a child taken as the draft's top token or copied from the context), so it was kept "
-                "with probability {chance}.", chance=fmt(d.accept_prob))
+        why = _("In a tree the target tests a node with min(1, p′/q′): p′ is what p at its parent leaves once the "
+                "siblings tried before it were rejected (the residual, rescaled to add up to 1), and q′ the draft's "
+                "q there without them (a point mass for a child taken as the draft's top token or copied from the "
+                "context), so it was kept with probability {chance}.", chance=fmt(d.accept_prob))
         outcome = (_("u = {u} fell inside, so it was **accepted ✓**.", u=fmt(d.uniform)) if d.accepted else
                    _("u = {u} fell outside, so it was **rejected ✗**: the next sibling, if there is one, is tried "
                      "against the residual this one left, and a recovered token comes only once every child was "

@@ -369,3 +369,18 @@ def test_a_tree_nodes_sentence_gives_p_prime_rescaled_as_the_rule_uses_it(lang, 
     with using(lang):
         sentence = _position_sentence(node, tree=True)
     assert rescaled in sentence and old not in sentence and ("0.250" if lang == "en" else "0,250") in sentence
+
+
+def test_a_node_with_p_and_q_both_0_has_no_ratio_not_infinity():
+    """43rd read: in a greedy tree a second child is drafted with q = 0 and often has p = 0 at its parent too; its
+    table row and hover read "p/q = ∞", a value 0/0 does not have. A node with q = 0 < p still reads ∞."""
+    record = TreeRecord([TreeNode(7, "a", ROOT, 1, 1.0, 1.0, "accepted", 0.2, 1.0),
+                         TreeNode(8, "b", ROOT, 1, 0.0, 0.0, "not reached"),
+                         TreeNode(9, "c", 0, 2, 0.0, 1.0, "accepted", 0.5, 1.0)], path=[0, 2])
+    from specviz.ui.common.tree_figures import tree_rows
+
+    rows = tree_rows(record)
+    assert [row["p/q"] for row in rows] == ["1.000", "–", "∞"]
+    step = Step(index=0, context_length=3, k=2, proposer="draft", decisions=[], emitted=[], tree=record)
+    hovers = [chip.hovertext for chip in tree_figure(step).layout.annotations[1:]]
+    assert "p/q = –" in hovers[1] and "∞" not in hovers[1] and "p/q = ∞" in hovers[2]

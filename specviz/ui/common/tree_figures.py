@@ -76,6 +76,14 @@ def attention_rows(record: TreeRecord) -> list[list[int]]:
     return mask_rows([n.parent for n in record.nodes])
 
 
+def _ratio(node: TreeNode) -> float | None:
+    """A node's p/q: ∞ where q = 0 < p, None (written "–") where both are 0, as a greedy tree's second child often
+    is (0/0 has no value; the table said ∞)."""
+    if node.draft_prob > 0:
+        return node.target_prob / node.draft_prob
+    return float("inf") if node.target_prob > 0 else None
+
+
 def _hover(j: int, node: TreeNode) -> str:
     """Plain lines (escaped for Plotly) for hovering node j."""
     s = style(node_kind(node))
@@ -85,7 +93,7 @@ def _hover(j: int, node: TreeNode) -> str:
         lines.append(_("{mark} copied from the context (prompt lookup): q is a point mass", mark=COPIED_MARK))
     lines += [
              _("q (draft) = {q} · p (target) = {p}", q=fmt(node.draft_prob), p=fmt(node.target_prob)),
-             f"p/q = {fmt(node.target_prob / node.draft_prob if node.draft_prob > 0 else float('inf'))}"]
+             f"p/q = {fmt(_ratio(node))}"]
     if node.uniform is None:
         lines.append(_("not reached: never tested, no u drawn"))
     else:
@@ -243,7 +251,7 @@ def tree_rows(record: TreeRecord) -> list[dict[str, str]]:
                      _("depth"): str(n.depth),
                      _("source"): _("{mark} copied", mark=COPIED_MARK) if n.copied else _("drafted"),
                      "q": fmt(n.draft_prob), "p": fmt(n.target_prob),
-                     "p/q": fmt(n.target_prob / n.draft_prob if n.draft_prob > 0 else float("inf")),
+                     "p/q": fmt(_ratio(n)),
                      _("kept with"): fmt(n.accept_prob), "u": fmt(n.uniform),
                      _("verdict"): f"{s.glyph} {_(s.label)}"})
     return rows

@@ -981,6 +981,28 @@ def test_a_tree_step_coming_up_counts_its_copied_tokens_apart_as_the_step_does(l
                    for m in at.markdown)
 
 
+def test_a_tree_step_with_no_node_left_to_draft_is_not_announced_as_a_tree():
+    """43rd read: a tree run's last step, with one token left to write, drafts no node; the player announced it as
+    "The proposer drafted a tree of 0 nodes, and the target checks them all in one forward pass: the step shows the
+    tree and the path it kept", and the step then showed no tree. It says nothing was drafted, as a chain step does."""
+    from specviz.runs.running import run
+    from specviz.runs.runspec import RunSpec
+
+    tree = run(RunSpec(pair="toy", proposer="draft", prompt="hello there", chat=False, k=3, tree_nodes=4,
+                       tree_width=2, max_new_tokens=9, temperature=1.0, seed=1))
+    last = tree.steps[-1]
+    assert last.tree is not None and not last.tree.nodes and not last.decisions
+    at = AppTest.from_file(PAGE, default_timeout=60).run()
+    at.radio(key="playground_source").set_value("upload").run()
+    at.file_uploader(key="playground_upload").set_value(("tree.json", tree.to_json().encode(), "application/json"))
+    at.run()
+    at.slider(key="playground_slider").set_value(tree.num_steps - 1).run()
+    no_problems(at)
+    coming = [m.value for m in at.markdown if "Coming up" in m.value]
+    assert coming == [f"**Coming up: step {tree.num_steps}.** The proposer drafted:"], coming
+    assert any("(nothing drafted" in h.proto.body for h in at.get("html"))
+
+
 def test_each_measured_chain_preset_names_its_temperature():
     """Issue 43, twelfth read: the untrained layer-skip preset runs at T = 0.7, but its promise named no temperature
     while the others say "greedy" or "temperature 0.7"; a sampled figure read as a greedy one."""

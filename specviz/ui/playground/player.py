@@ -207,7 +207,9 @@ def _from_start(n: int) -> None:
 
 def _coming_up(trace: Trace, trace_id: str, pos: int) -> None:
     step = trace.steps[pos]
-    if step.tree is not None:  # its `decisions` are the main line the check walked: chips of them would give it away
+    # a tree step's `decisions` are the main line the check walked: chips of them would give it away. One with no
+    # node to draft (one token left to write) is a chain's step with nothing drafted, as `render_step` draws it
+    if step.tree is not None and step.tree.nodes:
         # the lookup branch's copies counted apart, as the step's headline does: no proposer drafted them
         st.markdown(_(TEXT["coming_up_tree"], step=pos + 1, nodes=tree_nodes_text(step)))
         return  # no guess either (`Predictor.ask`), as the live quiz asks a tree step nothing

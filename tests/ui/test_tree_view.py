@@ -384,3 +384,21 @@ def test_a_node_with_p_and_q_both_0_has_no_ratio_not_infinity():
     step = Step(index=0, context_length=3, k=2, proposer="draft", decisions=[], emitted=[], tree=record)
     hovers = [chip.hovertext for chip in tree_figure(step).layout.annotations[1:]]
     assert "p/q = –" in hovers[1] and "∞" not in hovers[1] and "p/q = ∞" in hovers[2]
+
+
+@pytest.mark.parametrize("lang, said", [("en", "The main line: each node kept if u (◆) lands inside its bar"),
+                                        ("pt", "A linha principal: cada nó mantido se u (◆) cair dentro da sua barra")])
+def test_a_tree_steps_verdict_chart_is_titled_by_its_main_line_not_every_draft(lang, said):
+    """43rd read: a tree step's verdict chart has a bar for each node of its main line (the accepted path and the
+    node rejected below it), 3 bars for a tree of 8 nodes, under the title "Every draft: kept if u (◆) lands inside
+    its bar". A chain step keeps that title: there every draft has its bar."""
+    from specviz.runs.running import run
+    from specviz.ui.common.step_figures import verdict_overview_figure
+
+    trace = run(RunSpec(pair="toy", proposer="draft", prompt="the cat sat", chat=False, k=3, tree_nodes=8,
+                        tree_width=3, max_new_tokens=20, temperature=1.0, seed=2))
+    step = next(s for s in trace.steps if s.tree is not None and s.tree.nodes and s.decisions)
+    assert len(step.decisions) < len(step.tree.nodes)
+    with using(lang):
+        shown = verdict_overview_figure(step).layout.title.text.replace("<br>", " ")
+    assert shown == said and "Every draft" not in shown

@@ -226,7 +226,11 @@ def verdict_overview_figure(step: Step) -> go.Figure:
         fig.add_scatter(x=[r[0] for r in reached], y=[r[1] for r in reached], mode="markers", name="u",
                         marker=dict(symbol="diamond", size=15, color=U_COLOR),
                         hovertemplate="u = %{y:.3f}<extra></extra>")
-    title, extra = _wrapped(_("Every draft: kept if u (◆) lands inside its bar"))
+    # a tree step's bars are its main line only, not every node it drafted (read 43: 3 bars under "Every draft" for
+    # a tree of 8)
+    title, extra = _wrapped(_("The main line: each node kept if u (◆) lands inside its bar")
+                            if step.tree is not None and step.tree.nodes else
+                            _("Every draft: kept if u (◆) lands inside its bar"))
     fig.update_layout(**{**_BASE_LAYOUT, "margin": dict(l=10, r=10, t=44 + extra, b=10)}, height=260 + extra,
                       yaxis=dict(range=[0, 1.22], title=chance, tickvals=[0, 0.25, 0.5, 0.75, 1]),
                       title=dict(text=title, font=dict(size=16)),

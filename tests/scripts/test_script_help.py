@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-SCRIPTS = ["a11y_audit", "classroom_screenshots", "first_run_wait", "gpu_bench", "gpu_check", "greedy_identity",
-           "make_traces", "page_cost", "preset_runs", "push_latency", "screenshots", "serving_screenshot",
-           "shape_table", "targets_bench", "transfer", "tree_sweep", "tree_tokens"]
+SCRIPTS = ["a11y_audit", "classroom_screenshots", "first_run_wait", "gemm_profile", "gpu_bench", "gpu_check",
+           "greedy_identity", "make_traces", "page_cost", "preset_runs", "push_latency", "screenshots",
+           "serving_screenshot", "shape_table", "targets_bench", "transfer", "tree_sweep", "tree_tokens"]
 NO_HELP = {"i18n": "no argparse: its one usage line (update|compile|check|translate) is all it prints"}
 
 

@@ -1,0 +1,44 @@
+"""The stock-kernel profile script: its parsing, its table, and its refusals, without running perf."""
+
+import pytest
+
+from specviz.scripts import gemm_profile
+from specviz.scripts.gemm_profile import Profile, mkl_shares, table
+
+REPORT = """# Samples: 12K of event 'cpu-clock'
+#
+    55.31%  [.] mkl_blas_def_sgemm_scopy_right16_bdz
+    15.10%  [.] mkl_blas_def_sgemm_kernel_0_zen
+     6.44%  [.] gc_collect_main
+     0.07%  [.] mkl_blas_def_sgemm_scopy_right4_bdz
+"""
+
+
+def test_the_copy_share_counts_every_copy_routine_against_all_of_mkl():
+    shares = mkl_shares(REPORT)
+    assert set(shares) == {"mkl_blas_def_sgemm_scopy_right16_bdz", "mkl_blas_def_sgemm_kernel_0_zen",
+                           "mkl_blas_def_sgemm_scopy_right4_bdz"}
+    profile = Profile(5, 22.6, shares)
+    assert profile.copy_share == pytest.approx((55.31 + 0.07) / (55.31 + 15.10 + 0.07))
+
+
+def test_a_row_count_where_mkl_never_copies_reads_zero_and_names_its_routine():
+    text = table([Profile(1, 16.8, mkl_shares("    52.78%  [.] mkl_blas_def_xsgemv\n")), Profile(2, 1.0, {})])
+    rows = text.splitlines()[2:]
+    assert rows[0] == "| 1 | 16.8 | `mkl_blas_def_xsgemv` 53% | 0% |"
+    assert rows[1] == "| 2 | 1.0 | none | 0% |"
+
+
+def test_without_perf_it_says_so_in_one_sentence(monkeypatch, capsys):
+    monkeypatch.setattr(gemm_profile.shutil, "which", lambda name: None)
+    assert gemm_profile.main(["--rows", "5"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == "This needs Linux perf (the `perf` command), which this machine does not have."
+
+
+@pytest.mark.parametrize("flags", [["--rows", "0"], ["--rows", "5", "x"], ["--calls", "0"], ["--threads", "-1"]])
+def test_a_flag_out_of_range_is_one_argparse_line(flags, capsys):
+    with pytest.raises(SystemExit) as stop:
+        gemm_profile.main(flags)
+    assert stop.value.code == 2
+    assert "Traceback" not in capsys.readouterr().err

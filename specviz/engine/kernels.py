@@ -1,10 +1,12 @@
 """Cheaper linear layers on a CPU: the weights packed once for oneDNN, so feeding 2 to 5 tokens costs about one.
 
-On a CPU the stock `nn.Linear` calls MKL's sgemm, which repacks the weight on every call. For one token row that
-is a matrix-vector product and memory-bound, as it should be; for 2 to 25 rows it is neither memory- nor
-compute-bound, just slow: on the project's 2-core AMD EPYC, in float32, a SmolLM2 forward over 2 new tokens cost
-1.73x one and over 5 tokens 1.38x. oneDNN's linear with a weight reordered once into its blocked layout
-(`torch.ops.mkldnn._reorder_linear_weight`, what PyTorch's own compiler packs a frozen CPU model's bfloat16 weights
+On a CPU the stock `nn.Linear` calls MKL. For one token row that is a matrix-vector product and memory-bound, as it
+should be; for 2 to 25 rows it is neither memory- nor compute-bound, just slow (from 5 rows on, a `perf` profile finds
+47-77% of MKL's time copying the weight into its panel layout on every call; 2 rows take another MKL path:
+`python -m specviz.scripts.gemm_profile`, assets/benchmarks/stock-gemm-profile). On the project's 2-core AMD EPYC,
+in float32, a SmolLM2 forward over 2 new tokens cost 1.73x one and over 5 tokens 1.38x. oneDNN's linear with a
+weight reordered once into its blocked layout (`torch.ops.mkldnn._reorder_linear_weight`, what PyTorch's own
+compiler packs a frozen CPU model's bfloat16 weights
 with, and its float32 ones when the batch size is dynamic; for a fixed one it packs float32 with MKL's
 `_mkl_reorder_linear_weight` instead) streams the weight once however many rows there are: the same forwards then
 cost 1.08x and 1.03x one, and the one-token forward itself went from 70 to 50 ms. Figures and machine:

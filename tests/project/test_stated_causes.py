@@ -290,3 +290,38 @@ def test_the_bf16_trees_flat_curve_is_not_put_on_instructions_its_file_does_not_
     one = curves["bfloat16"][1] / curves["float32"][1]
     assert f"bfloat16 cost {one:.2f}× float32 over one token and less from 4 tokens on" in readme
     assert all(curves["bfloat16"][n] < curves["float32"][n] for n in curves["float32"] if n >= 4)
+
+
+def _gemm_tables() -> dict[int, dict[int, tuple[float, int]]]:
+    """assets/benchmarks/stock-gemm-profile's tables: threads -> rows -> (ms per call, copy share in percent)."""
+    text = (BENCH / "stock-gemm-profile" / "README.md").read_text(encoding="utf-8")
+    tables: dict[int, dict[int, tuple[float, int]]] = {}
+    for block in text.split("Machine: ")[1:]:
+        threads = int(re.search(r", (\d+) threads?, float32", block).group(1))
+        rows = re.findall(r"^\| (\d+) \| ([\d.]+) \| .* \| (\d+)% \|$", block, re.MULTILINE)
+        tables[threads] = {int(n): (float(ms), int(share)) for n, ms, share in rows}
+    return tables
+
+
+def test_the_stock_kernels_copy_is_quoted_from_its_profile_and_only_where_it_shows():
+    """43rd read (stop 68's known-left list): four places said MKL's sgemm "repacks the weight on every call", for 2
+    to 25 rows, with nothing measured. The committed perf profile shows a copy routine taking 47-77% of MKL's samples
+    from 5 rows on, and no copy at all over 2 rows (another path, sgemm_pst); the texts now say exactly that."""
+    tables = _gemm_tables()
+    assert set(tables) == {1, 2} and all(set(t) == {1, 2, 5, 17, 25} for t in tables.values())
+    assert all(t[1][1] == 0 and t[2][1] == 0 for t in tables.values())  # 1 and 2 rows: no copy routine
+    shares = [t[n][1] for t in tables.values() for n in (5, 17, 25)]
+    span = f"{min(shares)}–{max(shares)}%"
+    one = tables[1]
+    assert one[5][1] > one[17][1] > one[25][1]  # one thread: the copy's share falls as the rows grow
+    readme = _flat(BENCH / "stock-gemm-profile" / "README.md")
+    assert f"From 5 rows on, {span.replace('–', '-')} of MKL's samples" in readme
+    assert f"({one[5][1]}%, {one[17][1]}%, {one[25][1]}% at 5, 17, 25 rows)" in readme
+    ratios = [t[2][0] / t[1][0] for t in tables.values()]
+    assert f"two rows cost {min(ratios):.1f}-{max(ratios):.1f}x one here" in readme
+    assert f"{span} of MKL's samples are in a routine that copies the weight" in _flat(DOCS / "benchmarks.md")
+    kernels = " ".join((ROOT / "specviz" / "engine" / "kernels.py").read_text(encoding="utf-8").split())
+    assert f"{span.replace('–', '-')} of MKL's time copying the weight" in kernels and "2 rows take another" in kernels
+    for path in ("docs/benchmarks.md", "specviz/engine/kernels.py", "specviz/engine/theory.py",
+                 "specviz/ui/speedup/charts.py"):
+        assert "repack" not in (ROOT / path).read_text(encoding="utf-8").replace("repacked", ""), path

@@ -145,7 +145,7 @@ def test_the_speedup_labs_verify_sentence_follows_its_own_curve(folder, word):
     assert word in sentence and (result.dtype or "float32") in sentence
     assert quoted.verify_range(folder).text(2) in sentence
     assert quoted.machine_text(result.machine) in sentence  # issue 43, eighth read: the CPU that measured the curve
-    if word == "climbs":  # a run from before packing: benchmarks.md puts the climb on stock kernels repacking the
+    if word == "climbs":  # a run from before packing: benchmarks.md puts the climb on stock kernels copying the
         assert "stock kernels" in sentence and "compute-bound CPU" not in sentence  # weights, not on compute
 
 

@@ -520,6 +520,13 @@ def test_the_lanes_table_puts_the_prefill_under_prefill_and_names_the_forward_as
         assert list(first[prefill]) == prefills
         assert list(first[forward]) == ["", ""] and list(first[draft]) == ["", ""]
         assert list(table[table[table.columns[1]] == "1"][forward]) == forwards
+        # stop 68's known-left list: a target-only forward drafts nothing, and its draft time read "0.00" beside a
+        # drafted count of "–"; both read "–" now, and a speculative step keeps its measured draft time
+        steps = table[table[draft] != ""]  # the forwards' rows (a prefill or "between steps" row has no draft cell)
+        base_rows = steps[steps[table.columns[0]] == list(first[table.columns[0]])[-1]]
+        assert len(base_rows) == len(base.steps) and set(base_rows[draft]) == {"–"}
+        spec_rows = steps[steps[table.columns[0]] == list(first[table.columns[0]])[0]]
+        assert len(spec_rows) == len(spec.steps) and "–" not in set(spec_rows[draft])
 
 
 def test_the_race_hover_says_what_a_step_drafted_not_another_k(monkeypatch):

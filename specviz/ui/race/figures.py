@@ -147,7 +147,8 @@ def lanes_table(spec: Trace, base: Trace, tree: Trace | None = None) -> pd.DataF
     hover says them (a tree step's drafted tokens are its nodes; a target-only forward drafts nothing and reads "–",
     its hover names no draft). The prefill's time once sat under "verify (ms)" with a draft of 0.00 (read 40): the
     chart draws it as the grey prefill, which, with a draft model, is the draft's pass over the prompt too, and a
-    target-only lane verifies nothing. The drafted and accepted counts were only in the hover (issue 43)."""
+    target-only lane verifies nothing. The drafted and accepted counts were only in the hover (issue 43). A
+    target-only forward's draft time reads "–" too, as its drafted count does (it read 0.00 beside "–")."""
     lanes = [(_(CHAIN_LANE if tree is not None else SPEC_LANE), spec, True), (_(BASE_LANE), base, False)]
     if tree is not None:
         lanes.insert(1, (_(TREE_LANE), tree, True))
@@ -161,8 +162,8 @@ def lanes_table(spec: Trace, base: Trace, tree: Trace | None = None) -> pd.DataF
             if bar.index < 0:
                 cells[columns[0]] = _ms(bar.seconds)
             else:
-                cells.update(zip(columns[1:4], (_ms(bar.draft_seconds), _ms(bar.verify_seconds),
-                                                _ms(bar.end - bar.verify_end))))
+                cells.update(zip(columns[1:4], (_ms(bar.draft_seconds) if speculative else "–",
+                                                _ms(bar.verify_seconds), _ms(bar.end - bar.verify_end))))
                 cells.update(zip(counts, (str(bar.k), str(bar.n_accepted)) if speculative else ("–", "–")))
             rows.append({_("lane"): lane, _("step"): _("prefill") if bar.index < 0 else str(bar.index + 1),
                          _("starts at (ms)"): _ms(bar.start), **cells, _("tokens emitted"): str(bar.n_emitted)})

@@ -162,6 +162,23 @@ def test_the_portuguese_readme_says_the_exactness_lab_compares_target_only_sampl
     assert "amostras especulativas e só com o alvo contra as probabilidades exatas" in row["pt"]
 
 
+def test_the_pages_rows_name_the_speedup_labs_first_tab_and_the_serving_labs_source_in_both_languages():
+    """Stop 68's known-left list: the Speedup lab row left out *This machine*, the tab the page opens on (a forward's
+    cost measured on the app's computer, and the shapes predicted fastest there), and the Portuguese Serving lab row
+    dropped where its counters come from (`/metrics`)."""
+    rows = {start: next(line for line in page.read_text(encoding="utf-8").splitlines() if line.startswith(start))
+            for page, start in ((README, "| Speedup lab |"), (README_PT, "| Laboratório de aceleração |"),
+                                (README, "| Serving lab |"), (README_PT, "| Laboratório do servidor |"))}
+    assert "*This machine*" in rows["| Speedup lab |"] and "*Esta máquina*" in rows["| Laboratório de aceleração |"]
+    assert "`/metrics`" in rows["| Serving lab |"] and "`/metrics`" in rows["| Laboratório do servidor |"]
+    from specviz.core.i18n import _, using
+
+    source = (ROOT / "specviz" / "ui" / "common" / "this_machine.py").read_text(encoding="utf-8")
+    assert 'st.subheader(_("This machine"))' in source  # the section's own name, in both languages
+    with using("pt"):
+        assert _("This machine") == "Esta máquina"
+
+
 @pytest.mark.parametrize("readme, said", [(README, ("SmolLM2 starts loading in the background as the app starts",
                                                      "`SPECVIZ_PRELOAD=0` turns that off")),
                                           (README_PT, ("o SmolLM2 começa a carregar em segundo plano quando o app inicia",

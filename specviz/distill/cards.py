@@ -431,7 +431,9 @@ def replaced(meta: dict, metrics: list[str]) -> str:
         "data step's held-out answers (the same 64 prompts):\n\n" + "\n".join(rows) + "\n\n"
     if old.get("commit"):
         text += (f"The replaced drafter ({old.get('kind', 'eagle')}) stays reachable: its files are in commit "
-                 f"`{old['commit'][:12]}`. To rank both on today's held-out answers:\n\n```\nmkdir -p old\n"
+                 f"`{old['commit'][:12]}`. To rank both on today's held-out answers (`rank` reads the ones `data` "
+                 "writes: with `--scale 0.01` it answers the 64 held-out prompts and only a small sample of each "
+                 "training stage):\n\n```\npython -m specviz.distill data --scale 0.01\nmkdir -p old\n"
                  f"git show {old['commit'][:12]}:assets/models/smollm2-eagle/model.safetensors > old/model.safetensors\n"
                  f"git show {old['commit'][:12]}:assets/models/smollm2-eagle/specviz.json > old/specviz.json\n"
                  "python -m specviz.distill rank --against old\n```\n\n")

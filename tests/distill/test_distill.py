@@ -708,3 +708,20 @@ def test_each_cards_learning_curve_says_its_source_and_ends_on_the_committed_row
         metrics = [m for m in header[4:] if m in training]
         assert metrics, card
         assert all(float(last[m]) == pytest.approx(training[m], abs=6e-4) for m in metrics), card  # both rounded
+
+
+def test_the_cards_recipe_to_rank_the_replaced_drafter_makes_the_answers_rank_reads_first():
+    """Stop 68's known-left list: the EAGLE card's recipe ran `python -m specviz.distill rank --against old` on a
+    fresh clone, where `rank` stops with "No held-out answers ...: run `python -m specviz.distill data` first."
+    The recipe now runs `data --scale 0.01` first (every held-out prompt, a small sample of each stage)."""
+    from specviz.distill.cards import replaced
+
+    text = replaced({"replaces": {"commit": "86a0e257625d0000", "kind": "eagle", "training": {}}}, ["acc1"])
+    steps = text.split("```")[1].strip().splitlines()
+    assert steps[0] == "python -m specviz.distill data --scale 0.01" and steps[-1].endswith("rank --against old")
+    from pathlib import Path
+
+    card = (Path(__file__).resolve().parents[2] / "assets" / "models" / "smollm2-eagle" / "README.md").read_text("utf-8")
+    assert "\n".join(steps).replace("86a0e257625d0000"[:12], "86a0e257625d") in card
+    args = cli.parser().parse_args(["data", "--scale", "0.01"])
+    assert args.held_out == 64 and args.scale == 0.01  # the scale leaves the held-out prompts whole

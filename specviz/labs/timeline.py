@@ -326,8 +326,9 @@ ALPHA_TEXT = {  # the sentences of alpha_note, whole, with named values; transla
                      "the second averages their chances, min(1, p/q)."),
     "formula": N_("If every step drafts K tokens and each is kept with probability α, E[accepted] / K = "
                   "α(1 − α^K) / ((1 − α)K) = {predicted} at K = {k}."),
-    "fewer": N_("Some steps of this run drafted fewer than K tokens (a lookup drafts only what it finds), which "
-                "that formula does not model."),
+    "fewer": N_("Some steps of this run drafted fewer than K tokens (drafting stops at the token limit and after "
+                "a drafted end-of-text token, and a lookup drafts only what it finds), which that formula does not "
+                "model."),
 }
 
 
@@ -352,7 +353,9 @@ def alpha_note(spec: Trace) -> str | None:
     if is_whole(k) and k >= 1:
         predicted = theory.accepted_fraction(min(1.0, max(0.0, alpha)), k)
         sentences.append(_(ALPHA_TEXT["formula"], predicted=number(predicted), k=k))
-        if any(len(s.decisions) < k for s in spec.steps):  # 43rd read: the formula assumes K drafts every step
+        # 43rd read: the formula assumes K drafts every step; every committed example trace has a shorter one (its
+        # last, at the token limit; the separate draft's also after a drafted end-of-text), not only lookups
+        if any(len(s.decisions) < k for s in spec.steps):
             sentences.append(_(ALPHA_TEXT["fewer"]))
     return " ".join(sentences)
 

@@ -321,8 +321,26 @@ def test_alpha_note_says_its_formula_assumes_k_drafts_every_step():
     some = timeline.alpha_note(Trace("speculative", {"k": 4}, [1, 2, 3], [7] * 9, short))
     assert "If every step drafts K tokens and each is kept with probability α" in every
     assert "drafted fewer than K" not in every
-    assert some.endswith("Some steps of this run drafted fewer than K tokens (a lookup drafts only what it finds), "
-                         "which that formula does not model.")
+    assert some.endswith("Some steps of this run drafted fewer than K tokens (drafting stops at the token limit and "
+                         "after a drafted end-of-text token, and a lookup drafts only what it finds), which that "
+                         "formula does not model.")
+
+
+def test_alpha_notes_shorter_steps_are_not_blamed_on_a_lookup_in_a_draft_models_run():
+    """Review of the 43rd read: the note's sentence on steps that drafted fewer than K gave a lookup as the reason,
+    but the committed separate-draft example shows it too, with no lookup: its last step drafts nothing (one token
+    left to write: a step drafts no further than the token limit) and its step 8 stops after a drafted end-of-text."""
+    from specviz.core.i18n import using
+
+    spec, _base = load_example("smollm-draft-greedy")
+    k = spec.settings["k"]
+    assert spec.settings["proposer"] == "draft" and k == 4
+    assert len(spec.steps[-1].decisions) == 0 and spec.num_tokens == spec.settings["max_new_tokens"]
+    assert len(spec.steps[7].decisions) == 2 and spec.steps[7].decisions[-1].text == "<|im_end|>"
+    for lang, said in (("en", ("token limit", "end-of-text")), ("pt", ("limite de tokens", "fim de texto"))):
+        with using(lang):
+            note = timeline.alpha_note(spec)
+        assert all(words in note for words in said), note
 
 
 def test_a_lane_cut_short_at_its_time_limit_draws_no_verdict(toy, toy_race):

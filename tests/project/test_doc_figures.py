@@ -1309,3 +1309,24 @@ def test_serving_md_gives_the_rooflines_break_even_for_the_sweeps_own_alpha():
     assert (f"pays only up to a batch of {batch} at the α of {min(alphas):.2f}–{max(alphas):.2f} that the sweep's "
             f"mean accepted lengths imply") in text
     assert f"loses from a batch of {batch + 1}," in text and "stops paying at a batch of 2–3" not in text
+
+
+def test_the_benchmarks_index_gives_the_preset_runs_token_limit_as_a_limit():
+    """Review of the 43rd read (3ad68fd6): presets/README.md now says the preset runs wrote "at most 48 new tokens",
+    as the copy preset's runs stopped at the end-of-text token after 31, but the folder index's row for `presets/`
+    still said "48 new tokens", as if every run wrote 48."""
+    bench = ROOT / "assets" / "benchmarks"
+    committed = json.loads((bench / "presets" / "presets.json").read_text(encoding="utf-8"))
+    limits, written = set(), []
+    for run in committed["runs"].values():
+        for preset in run["presets"].values():
+            limits.add(preset["spec"]["max_new_tokens"])
+            written += [row["tokens"] for row in preset["seeds"]]
+    (limit,) = limits
+    assert min(written) < limit  # some run stopped before the limit (the copy preset's, at 31)
+    row = next(line for line in (bench / "README.md").read_text(encoding="utf-8").splitlines()
+               if line.startswith("| `presets/` |"))
+    assert f"(at most {limit} new tokens;" in row, row
+    assert f"({limit} new tokens;" not in row
+    index = (bench / "presets" / "README.md").read_text(encoding="utf-8")
+    assert f"at most {limit} new tokens" in " ".join(index.split())

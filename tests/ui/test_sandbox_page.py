@@ -205,3 +205,24 @@ def test_a_p_value_just_below_1_is_not_written_as_1(lang, said):
     assert 0.995 <= samples.verdict.p_value < 1
     with using(lang):
         assert samples.verdict.verdict.endswith(said), samples.verdict.verdict
+
+
+@pytest.mark.parametrize("lang, estimate, denied", [("en", "an estimate of α", "not α"),
+                                                    ("pt", "uma estimativa de α", "não α")])
+def test_resampling_from_ps_keep_rate_is_given_as_alphas_estimate(lang, estimate, denied):
+    """Review of the 43rd read: with "resample from p on rejection" chosen, the caption under the chart called its
+    rate of keeping drafts "this rule's own rate..., not α = Σ min(p, q), the chance that min(1, p/q) keeps one", but
+    that rule keeps a draft with min(1, p/q) (only its resampling is wrong): its rate estimates α, as the exact
+    rule's does."""
+    from specviz.labs.exactness.registry import one_step_distribution
+    from specviz.ui.sandbox.view import DEFAULT_P, DEFAULT_Q
+
+    step = sandbox_step(DEFAULT_P, DEFAULT_Q, 1.0)
+    kept = one_step_distribution("resample_from_target", step.target_probs, step.draft_probs)[1]
+    assert kept == pytest.approx(step.alpha) and 0 < step.alpha < 1
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.query_params["lang"] = lang
+    at.session_state["sandbox_rule"] = "resample_from_target"
+    at.run()
+    shown = [c.value for c in at.caption if c.value.startswith(("Drafts kept", "Palpites mantidos"))]
+    assert len(shown) == 1 and estimate in shown[0] and denied not in shown[0], shown

@@ -180,7 +180,9 @@ def render_simulation(p: list[float], q: list[float], temperature: float, step: 
     (st.success if entry.exact else st.warning)(_(TEXT["rule_box"], label=_(entry.label), text=_(entry.explanation)))
     samples = _simulate(tuple(p), tuple(q), float(temperature), rule, n, seed)
     show(samples_figure(step, samples, rule, n), "sandbox_samples_chart")
-    kept = "kept" if rule == "exact" else "kept_other"  # only the exact rule keeps a draft with chance α
+    # the exact rule and resample-from-p share the accept test min(1, p/q), so both keep a draft with chance α (the
+    # review of read 43: resample-from-p's rate was called "not α ..., the chance that min(1, p/q) keeps one")
+    kept = "kept" if rule in ("exact", "resample_from_target") else "kept_other"
     st.caption(_(TEXT[kept], kept=percent(samples.accepted_fraction, 1), alpha=number(step.alpha, 3)))
     verdict = samples.verdict
     (st.success if verdict.consistent else st.error)(verdict.verdict)

@@ -206,6 +206,9 @@ class PinGuard(_PerClient):
                     raise ClassroomError(_("Too many wrong PINs from this device; please wait {wait}.", wait=wait))
                 raise ClassroomError(_("Too many wrong PINs from this browser; please wait {wait}.", wait=wait))
             if shared > now and browser.failures:
+                if shared > self._overall.locked_until:  # the device's lock, not the server's (43rd read)
+                    raise ClassroomError(_("Many wrong PINs have been tried from this device; this browser may try "
+                                           "again in {wait}.", wait=_duration(shared - now)))
                 raise ClassroomError(_("Many wrong PINs have been tried on this server; this browser may try again "
                                        "in {wait}.", wait=_duration(shared - now)))
             if not browser.failures and self._overall.failures >= self.OVERALL_FREE:

@@ -295,3 +295,21 @@ def test_the_threshold_policy_with_a_tree_is_refused_not_run_as_constant():
     assert (spec.policy, spec.tree_nodes, spec.tree_lookup) == ("constant", 8, 4) and problems == [sentence]
     spec, problems = RunSpec.parse_query({"policy": "threshold", "k": "3"})
     assert (spec.policy, spec.k) == ("threshold", 3) and not problems
+
+
+def test_the_lookup_branch_takes_the_longest_match_and_the_docs_say_so():
+    """The copy follows the latest earlier match of the last 3 tokens, and only failing that of the last 2, then 1: a
+    later match of the last token alone loses to an earlier one of all three. library.md and `TreeStep.propose` once
+    said "the latest earlier occurrence of the sequence's last 1-3 tokens", which reads as the latest of any length
+    (here 8, 1, ... instead of 9, 3, ...)."""
+    from pathlib import Path
+
+    from specviz.engine.proposers.ngram import prompt_lookup
+
+    sequence = [1, 2, 3, 9, 3, 8, 1, 2, 3]  # all three at 0..2; the last token alone, later, at 4
+    assert prompt_lookup(sequence, 3, overlap=True) == [9, 3, 8]
+    library = " ".join((Path(__file__).resolve().parents[2] / "docs/library.md").read_text(encoding="utf-8").split())
+    docstring = " ".join(TreeStep.propose.__doc__.split())
+    for text in (library, docstring):
+        assert "last 1-3 tokens" not in text
+        assert "last 3 tokens (failing a match, its last 2, then its last 1" in text

@@ -6,7 +6,8 @@ A `Trace` is what the engine returns and what the app, the bench and the quizzes
 Vocabulary (used everywhere in specviz; accepted, recovered and bonus are vLLM's words, target is specviz's):
   accepted   a drafted token the verifier kept
   rejected   a drafted token the verifier dropped (the first rejection, and every draft after it)
-  recovered  the token sampled from norm(max(0, p - q)) at the first rejection
+  recovered  the token sampled from norm(max(0, p - q)) at the first rejection; in a tree, once every child of
+             the last accepted node was rejected, from the residual those rejections left
   bonus      the token sampled from p after every token a chain step drafted was accepted (K, or fewer where a
              proposal was shorter); in a tree, once the accepted path reached a node with no children
   target     a token sampled from p with nothing drafted before it, one per target forward: every token of
@@ -115,8 +116,9 @@ class Step:
     """One round of propose -> verify -> accept/reject -> correct (or one target forward in the baseline).
 
     `correction_top` is the top of the distribution the recovered or bonus token was sampled from: the residual
-    norm(max(0, p - q)) after a rejection, p after all drafts were accepted. `emitted` is what this step added to
-    the output, already cut at EOS and at max_new_tokens.
+    norm(max(0, p - q)) after a rejection (in a tree, the residual every rejected child of the last accepted node
+    left), p after all drafts were accepted. `emitted` is what this step added to the output, already cut at EOS
+    and at max_new_tokens.
 
     A tree step (`tree_nodes` > 0) keeps its whole tree in `tree`; `decisions` are then its main line, the accepted
     path and the first child rejected below it. Chain steps have no tree (and their JSON no `tree` key).

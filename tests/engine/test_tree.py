@@ -444,3 +444,17 @@ def test_a_tree_main_line_decision_keeps_min_1_p_prime_over_q_prime_not_min_1_ra
     assert reached and parted
     doc = " ".join(type(reached[0]).__doc__.split())
     assert "`accept_prob` is min(1, p/q)." not in doc and "min(1, p′/q′)" in doc
+
+
+def test_the_trace_vocabulary_says_where_a_tree_recovers_from():
+    """A tree's recovered token comes from the residual every rejected child of the last accepted node left
+    (`test_the_tree_rule_on_hand_computed_numbers`: (0, 0, 1) after both root children, where the first rejection's
+    norm(max(0, p - q)) is (0, ¼, ¾)). trace.py's vocabulary and `Step.correction_top` once gave only the chain's
+    "norm(max(0, p - q)) at the first rejection", while naming the tree's case for bonus tokens."""
+    from specviz.engine import trace
+    from specviz.engine.trace import Step
+
+    vocabulary, step = (" ".join(doc.split()) for doc in (trace.__doc__, Step.__doc__))
+    assert ("at the first rejection; in a tree, once every child of the last accepted node was rejected, from the "
+            "residual those rejections left") in vocabulary
+    assert "(in a tree, the residual every rejected child of the last accepted node left)" in step

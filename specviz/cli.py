@@ -99,7 +99,8 @@ def add_generation_flags(cmd: argparse.ArgumentParser) -> None:
     cmd.add_argument("--k", type=int, default=None, help=f"drafted tokens per step (a tree's depth), {K_RANGE[0]}.."
                                                          f"{K_RANGE[1]} (default: with no shape flag, the shape predicted "
                                                          "fastest on this machine, see `calibrate`, or the pair's "
-                                                         "recommended without a shape table; else the pair's "
+                                                         "recommended without a shape table for the proposer; "
+                                                         "else the pair's "
                                                          "recommended K)")
     cmd.add_argument("--max-new-tokens", type=int, default=64, help=f"{MAX_NEW_TOKENS_RANGE[0]}..{MAX_NEW_TOKENS_RANGE[1]}")
     cmd.add_argument("--temperature", type=float, default=0.0, help="0 = greedy")

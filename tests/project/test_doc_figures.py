@@ -1045,6 +1045,30 @@ def test_cli_md_names_the_scripts_that_run_the_calibrated_shape():
     assert bench.count("the scripts `targets_bench` and `greedy_identity`") == 2
 
 
+def test_cli_md_runs_the_calibrated_shape_only_for_the_proposer_the_table_measured():
+    """cli.md said a run with no shape flag takes the shape predicted fastest here, and "the pair's recommended tree
+    where it has no shape table"; the default pair has a table, but it measured only the EAGLE drafter, so
+    `generate --proposer draft` there runs the recommended shape, with no calibration and nothing on stderr
+    (`specviz.cli.machine_shape`). The docs and the --k help now name that condition (43rd read)."""
+    from types import SimpleNamespace
+
+    from specviz.cli import build_parser, machine_shape
+    from specviz.labs.shape_choice import table_for
+    from specviz.models.catalog import recommended_for
+
+    assert table_for("default", "eagle") is not None and table_for("default", "draft") is None
+    chosen = machine_shape(SimpleNamespace(name="default"), 0.0, "draft")  # no calibration: no pair is loaded
+    assert chosen == recommended_for("default").shape.settings() and chosen["tree_nodes"] > 0
+    text = " ".join((DOCS / "cli.md").read_text(encoding="utf-8").split())
+    assert "the pair's recommended tree where it has no shape table)" not in text
+    assert "where it has no shape table for the proposer that runs" in text
+    assert "`--proposer draft` there runs the recommended tree" in text
+    assert "when no shape flag is given and the table measured the proposer that runs" in text
+    generate = build_parser()._subparsers._group_actions[0].choices["generate"]
+    help_k = " ".join(next(a.help for a in generate._actions if a.dest == "k").split())
+    assert "recommended without a shape table for the proposer;" in help_k
+
+
 def test_the_layer_skip_agreement_is_quoted_with_its_size_not_as_exact():
     """assets/benchmarks/README.md said the untrained layer-skip draft slowed decoding "exactly as the formula
     predicts"; the formula with the measured verify cost is off by up to 3.5% (default-cpu-layerskip, greedy,

@@ -70,8 +70,8 @@ def pack(sources: Sequence[Source], out: Path, capacity: int) -> dict:
     """Split `sources` into parts of at most `capacity` bytes, grouped into call folders out/1, out/2, ... of at
     most `capacity` bytes each; return the manifest (also written into every call folder)."""
     if capacity < MIB:
-        raise ValueError(f"Only {capacity / MIB:.1f} MiB are left per call for the parts: the working tree is "
-                         "too big to carry anything; make it smaller first.")
+        raise ValueError(f"Only {capacity / MIB:.1f} MiB are left per call for the parts once the working tree and "
+                         "the margin are carried: make the tree (or --margin-mib) smaller first.")
     if out.exists():
         shutil.rmtree(out)
     files, calls, room = [], [[]], capacity
@@ -336,10 +336,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         tree = tree_bytes(root)
         capacity = int(CALL_LIMIT - tree - args.margin_mib * MIB)
         sources = default_sources(root / "build" / "wheels")
-        manifest = pack(sources, root / args.out, capacity)
     except (ValueError, OSError, StopIteration, importlib.metadata.PackageNotFoundError,
             subprocess.CalledProcessError) as exc:
         print(f"transfer: cannot pack ({exc}); run `make setup` first.", file=sys.stderr)
+        return 2
+    try:  # the parts' own refusal (no room left in a call) is not something `make setup` mends
+        manifest = pack(sources, root / args.out, capacity)
+    except (ValueError, OSError) as exc:
+        print(f"transfer: cannot pack: {exc}", file=sys.stderr)
         return 2
     print(f"transfer: the working tree is {tree / MIB:.1f} MiB, so each call carries at most {capacity / MIB:.1f} "
           f"MiB of parts; {len(manifest['calls'])} calls:")

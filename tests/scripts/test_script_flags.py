@@ -135,6 +135,19 @@ def test_transfer_pack_refuses_a_margin_budget_or_folder_it_cannot_use(flags, ca
     assert exit_.value.code == 2 and f"argument {flags[0]}: a " in capsys.readouterr().err
 
 
+def test_transfer_pack_with_no_room_left_does_not_send_the_reader_to_make_setup(tmp_path, monkeypatch, capsys):
+    """43rd read: a tree (or margin) that leaves no room in a call printed pack's own sentence, "make it smaller
+    first", followed by "; run `make setup` first.", which mends nothing here; that hint stays for a missing install,
+    and the sentence names the margin too, since --margin-mib can leave no room as well as the tree."""
+    from specviz.scripts import transfer
+
+    monkeypatch.setattr(transfer, "default_sources", lambda wheels: [])  # no install or download needed here
+    assert transfer.main(["pack", "--margin-mib", "64", "--out", str(tmp_path / "parts")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("transfer: cannot pack: Only ") and "make the tree (or --margin-mib) smaller" in err
+    assert "make setup" not in err and "\n" not in err
+
+
 def test_transfer_receive_runs_with_no_package_installed(tmp_path):
     """35th read: transfer's docstring says receive uses only the standard library, so it runs where babel is not
     installed yet (receive is what brings it), but `from specviz.engine.limits import ...` asked the module's

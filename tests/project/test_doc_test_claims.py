@@ -149,3 +149,17 @@ def test_gpu_md_says_which_tests_the_older_transformers_check_runs():
     assert "runs the engine, GPU-readiness and trained-draft tests" not in text
     assert ("runs `tests/engine/test_engine.py`, the GPU-readiness tests and the trained drafts' tests but two "
             "(`TESTS` and `SKIP_THERE` there)") in text
+
+
+def test_testing_md_counts_the_fixed_pauses_left_in_the_browser_tests():
+    """testing.md said a browser test waits for what it tests, "never for a fixed time"; tests/browser calls
+    `page.wait_for_timeout` in several places, some before asserting what the pause was for (the phone tests'
+    1.5 s "every chart drawn"). The doc now counts them (43rd read): a new pause changes the count here."""
+    calls = sum(len(re.findall(r"\bpage\.wait_for_timeout\(", path.read_text(encoding="utf-8")))
+                for path in (ROOT / "tests" / "browser").glob("*.py"))
+    phone = (ROOT / "tests" / "browser" / "test_phone.py").read_text(encoding="utf-8")
+    assert "page.wait_for_timeout(1500)  # every chart drawn" in phone
+    text = " ".join((ROOT / "docs" / "testing.md").read_text(encoding="utf-8").split())
+    assert "never for a fixed time" not in text
+    assert f"`tests/browser` still calls `page.wait_for_timeout` {calls} times" in text
+    assert 'the phone tests\' 1.5 s for "every chart drawn"' in text

@@ -313,3 +313,13 @@ def test_the_lookup_branch_takes_the_longest_match_and_the_docs_say_so():
     for text in (library, docstring):
         assert "last 1-3 tokens" not in text
         assert "last 3 tokens (failing a match, its last 2, then its last 1" in text
+    # and benchmarks.md and the bench's column help (read by the Speedup lab), both languages, said it the same way
+    from specviz.core.i18n import _, using
+    from specviz.labs.bench.summary import DEFINITIONS
+
+    bench = " ".join((Path(__file__).resolve().parents[2] / "docs/benchmarks.md").read_text(encoding="utf-8").split())
+    assert "last 1-3" not in bench and "the text's last 3 tokens (failing a match, its last 2, then its last 1" in bench
+    for lang, said in (("en", "the last 3 tokens, failing that of the last 2, then of the last 1"),
+                       ("pt", "dos últimos 3 tokens, ou, não havendo, dos últimos 2, depois do último")):
+        with using(lang):
+            assert said in _(DEFINITIONS["tree_lookup"][1]), lang

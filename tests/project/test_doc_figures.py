@@ -1349,7 +1349,7 @@ def test_serving_md_gives_the_rooflines_break_even_for_the_sweeps_own_alpha():
 
 
 def test_the_benchmarks_index_gives_the_preset_runs_token_limit_as_a_limit():
-    """Review of the 43rd read (3ad68fd6): presets/README.md now says the preset runs wrote "at most 48 new tokens",
+    """Review of the 43rd read (0474f760): presets/README.md now says the preset runs wrote "at most 48 new tokens",
     as the copy preset's runs stopped at the end-of-text token after 31, but the folder index's row for `presets/`
     still said "48 new tokens", as if every run wrote 48."""
     bench = ROOT / "assets" / "benchmarks"

@@ -74,7 +74,7 @@ def test_the_retrained_drafters_flat_tree_is_not_explained_by_nodes_spent_deeper
         assert "nodes deeper," not in text and "more confident drafter" not in text
         assert "Why the tree did not gain was not measured" in text
         assert "whatever the drafter's confidence" in text and "86a0e25:specviz/tree.py" in text
-    assert f"reaches depth 2, 3, 4 is {', '.join(shares['after'][1:])}," in docs
+    assert f"the share whose path got there is {', '.join(shares['after'][1:])} (" in docs
     assert f"against {', '.join(shares['before'][1:])} with the first drafter" in docs
     assert f"({', '.join(shares['after'])}; with the first drafter {', '.join(shares['before'])})" in readme
     assert f"({', '.join(chain['after'])} against {', '.join(chain['before'])})" in readme
@@ -325,3 +325,20 @@ def test_the_stock_kernels_copy_is_quoted_from_its_profile_and_only_where_it_sho
     for path in ("docs/benchmarks.md", "specviz/engine/kernels.py", "specviz/engine/theory.py",
                  "specviz/ui/speedup/charts.py"):
         assert "repack" not in (ROOT / path).read_text(encoding="utf-8").replace("repacked", ""), path
+
+
+def test_the_retrained_drafters_tree_entries_say_which_steps_they_count():
+    """Review of the 43rd read: b4d0abfd's wording ("of the steps whose tree reached depth i, the share whose path got
+    there") replaced "the share of steps whose path reaches depth i" for the reranked tree only; 86a0e25's tree kept
+    the old words. Its tree reached depth 4 on 395 of 403 greedy steps, so only depth 3 differs (0.16 of those that
+    reached it, 0.15 of all), and the docs now say which steps each entry counts and give both."""
+    results = _at("86a0e25", "assets/benchmarks/default-cpu-bf16-tree/results.json")
+    steps, drafted, kept = _depths(results, 16)
+    entries = [f"{x:.2f}" for x in _summary(results, "eagle", 4, 0.0, 16)["per_position"]]
+    docs, readme = _flat(DOCS / "benchmarks.md"), _flat(BENCH / "README.md")
+    assert (f"of the steps whose tree reached depth 2, 3, 4, the share whose path got there is "
+            f"{', '.join(entries[1:])} (that tree reached depth 4 on {drafted[3]} of its {steps} greedy steps: over "
+            f"all steps, {', '.join(f'{k / steps:.2f}' for k in kept[1:])})") in docs
+    assert f"Of the steps whose tree reached depth 1, 2, 3, 4, the share whose path got there stayed where it was " \
+           f"({', '.join(entries)};" in readme
+    assert "share of steps whose path reaches depth" not in docs and "share of steps whose tree path" not in readme

@@ -198,10 +198,12 @@ def _readable(raw: dict) -> bool:
 def cache_key(pair_name: str, dtype: str, kernels: str, device: str = "cpu") -> str:
     """The file name of a calibration: readable parts and a hash of everything that changes the costs (the
     environment variables that cap the instruction sets the kernels use included: a machine told to act as an AVX2
-    one is another machine)."""
+    one is another machine; on a GPU, its model name, since the device string "cuda:0" names any GPU)."""
     limits = [f"{name}={os.environ[name]}" for name in ISA_LIMITS if os.environ.get(name)]
     parts = [pair_name, dtype, kernels, device, cpu_model(), " ".join(cpu_speed_flags()), torch.__version__,
              str(torch.get_num_threads()), str(VERSION), *limits]
+    if device.startswith("cuda") and torch.cuda.is_available():  # the GPU's model: "cuda:0" is any GPU (43rd read)
+        parts.append(torch.cuda.get_device_name(torch.device(device)))
     digest = hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
     safe = "".join(ch if ch.isalnum() else "-" for ch in pair_name)[:40]
     return f"{safe}-{dtype}-{kernels}-{digest}.json"

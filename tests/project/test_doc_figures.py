@@ -1367,3 +1367,23 @@ def test_the_benchmarks_index_gives_the_preset_runs_token_limit_as_a_limit():
     assert f"({limit} new tokens;" not in row
     index = (bench / "presets" / "README.md").read_text(encoding="utf-8")
     assert f"at most {limit} new tokens" in " ".join(index.split())
+
+
+def test_a_gpus_calibration_is_keyed_by_the_gpus_model_not_only_cuda_0(monkeypatch):
+    """43rd read: `cache_key` hashed the device string ("cuda:0") but not the GPU behind it, so a calibration could be
+    reused on another GPU under the same CPU, while the docs said it is cached per machine. A CUDA device's key now
+    holds its model name; a CPU's key is unchanged (its cached files stay valid)."""
+    import torch
+
+    from specviz.labs import calibration
+
+    cpu = calibration.cache_key("default", "float32", "onednn-packed", "cpu")
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    names = iter(["NVIDIA H100", "NVIDIA H200"])
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda device=None: next(names))
+    h100, h200 = (calibration.cache_key("default", "bfloat16", "stock", "cuda:0") for _ in range(2))
+    assert h100 != h200 and calibration.cache_key("default", "float32", "onednn-packed", "cpu") == cpu
+    for name in ("library.md", "app.md"):
+        assert "cached per CPU or GPU," in " ".join((DOCS / name).read_text(encoding="utf-8").split()), name
+    assert "guardado por CPU ou GPU," in " ".join((DOCS / "app.pt-BR.md").read_text(encoding="utf-8").split())
+    assert "the device (and on a GPU its model)" in " ".join((DOCS / "benchmarks.md").read_text("utf-8").split())

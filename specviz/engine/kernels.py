@@ -51,7 +51,7 @@ def packing_available() -> bool:
 
 
 _AVAILABLE: bool | None = None
-_DTYPES: dict[torch.dtype, bool] = {}  # dtype -> whether this CPU's oneDNN packs it (bfloat16 needs AVX-512 here)
+_DTYPES: dict[torch.dtype, bool] = {}  # dtype -> whether this CPU's oneDNN packs it (bfloat16: see `packs`)
 
 
 def packs(dtype: torch.dtype) -> bool:

@@ -198,7 +198,8 @@ def held_out(ctx: Context, pair, n: int) -> list[list[int]]:
 
 
 def greedy_outputs(pair, ids: list[int], new_tokens: int) -> dict[str, list[int]]:
-    """Greedy new tokens by specviz target-only, every trained proposer the pair has, and `model.generate`."""
+    """Greedy new tokens by specviz target-only, the pair's EAGLE drafter (K = 4) and separate draft (K = 3) where it
+    has them (not the Medusa heads), and `model.generate`."""
     from specviz.labs.bench.cases import hf_generate
     from specviz.runs.running import run, run_target_only
     from specviz.runs.runspec import RunSpec

@@ -57,7 +57,8 @@ def add_serve_arguments(cmd: argparse.ArgumentParser) -> None:
     start.add_argument("--port", type=int, default=DEFAULT_PORT)
     start.add_argument("--timeout", type=float, default=900.0, help="seconds to wait for /health")
     start.add_argument("--eager", action="store_true",
-                       help="skip torch.compile: starts sooner (1-2 minutes on 2 CPU cores), decodes slower")
+                       help="skip torch.compile: starts sooner (1-2 minutes on 2 CPU cores); decoding without the "
+                            "compiled graph is expected to be slower (not measured here)")
     actions.add_parser("stop", help="stop the local server (its whole process group)")
     actions.add_parser("status", help="is a local server running, with which speculation")
     actions.add_parser("install", help="only create .venv-vllm and install the pinned vLLM build")

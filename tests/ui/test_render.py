@@ -205,6 +205,9 @@ def test_figures_mark_the_drafted_token_u_and_the_correction(toy):
     recovered = rejected_step.emitted[-1]
     assert any(a.text == "↻ sampled" for a in corr.layout.annotations) == \
         any(t.token_id == recovered.token_id for t in rejected_step.correction_top)
+    # 43rd read: the hover wrote a probability to 3 decimals ("0.000" for 2.9e-05) where the table below gives it to
+    # 3 significant figures; both say 3 figures now
+    assert corr.data[0].hovertemplate == "%{x}<br>probability %{y:.3g}<extra></extra>"
     bonus = step_with(toy, "bonus")
     assert "Bonus" in correction_figure(bonus).layout.title.text
     # the text ended on the last kept draft: no bonus was added, so no chart may say one was (issue 42, item 4)

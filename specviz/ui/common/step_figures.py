@@ -255,7 +255,7 @@ def correction_figure(step: Step) -> go.Figure | None:
                 marker=dict(color=color, opacity=[1.0 if pk else 0.55 for pk in picked],
                             line=dict(color=["#000" if pk else color for pk in picked],
                                       width=[3 if pk else 0 for pk in picked])),
-                hovertemplate=_("%{x}<br>probability %{y:.3f}<extra></extra>"))
+                hovertemplate=_("%{x}<br>probability %{y:.3g}<extra></extra>"))  # 3 figures: 2.9e-05, not 0.000
     if any(picked):
         s = style(kind)
         fig.add_annotation(x=labels[picked.index(True)], y=step.correction_top[picked.index(True)].prob,

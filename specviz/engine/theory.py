@@ -276,8 +276,9 @@ def speedup_with_verify_cost(alpha: float, k: int, c: float, verify_cost: float)
     """The speedup when one target forward over K + 1 tokens costs `verify_cost` one-token forwards instead of the
     paper's 1: E[tokens per step] / (K c + verify_cost). `verify_cost` (not the speedup) stays near 1 while that
     forward is memory-bound (a GPU at batch 1, a CPU with specviz's packed kernels over a few tokens) and grows once
-    it is not (more tokens, a larger batch, or PyTorch's stock CPU kernels, which from 5 rows on spend about half
-    their time or more copying each weight on every call: assets/benchmarks/stock-gemm-profile):
+    it is not (more tokens, a larger batch, or PyTorch's stock CPU kernels, which in the one layer profiled, the LM
+    head, spend about half their time or more from 5 rows on copying its weight on every call:
+    assets/benchmarks/stock-gemm-profile):
     each committed run's `costs.verify` curve (assets/benchmarks/*/results.json) says how fast on its machine.
 
     >>> speedup_with_verify_cost(0.8, 4, 0.05, 1.0) == expected_speedup(0.8, 4, 0.05)

@@ -22,7 +22,8 @@ was not quiet, everything is measured once more, and a calibration still that no
 cached.
 
 The result is cached under `$SPECVIZ_CACHE/calibration/`, one file per CPU (model and the instruction sets that
-matter), dtype, kernels, torch version, threads and pair, so another machine, dtype or PyTorch measures again;
+matter), device (on a GPU, its model too), dtype, kernels, torch version, threads and pair, so another machine, GPU,
+dtype or PyTorch measures again;
 `calibrate(pair, force=True)` (`python -m specviz calibrate --force`) re-measures.
 """
 

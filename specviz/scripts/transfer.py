@@ -70,8 +70,8 @@ def pack(sources: Sequence[Source], out: Path, capacity: int) -> dict:
     """Split `sources` into parts of at most `capacity` bytes, grouped into call folders out/1, out/2, ... of at
     most `capacity` bytes each; return the manifest (also written into every call folder)."""
     if capacity < MIB:
-        raise ValueError(f"Only {capacity / MIB:.1f} MiB are left per call for the parts once the working tree and "
-                         "the margin are carried: make the tree (or --margin-mib) smaller first.")
+        raise ValueError(f"Only {capacity / MIB:.1f} MiB are left per call for the parts once the working tree is "
+                         "carried and the margin left free: make the tree (or --margin-mib) smaller first.")
     if out.exists():
         shutil.rmtree(out)
     files, calls, room = [], [[]], capacity

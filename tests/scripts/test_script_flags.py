@@ -145,6 +145,8 @@ def test_transfer_pack_with_no_room_left_does_not_send_the_reader_to_make_setup(
     assert transfer.main(["pack", "--margin-mib", "64", "--out", str(tmp_path / "parts")]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("transfer: cannot pack: Only ") and "make the tree (or --margin-mib) smaller" in err
+    # review of the 43rd read: the margin is room left free in a call (--margin-mib's help), not something carried
+    assert "once the working tree is carried and the margin left free:" in err and "margin are carried" not in err
     assert "make setup" not in err and "\n" not in err
 
 

@@ -59,7 +59,13 @@ def test_a_best_k_above_0_and_a_lookup_pair_are_not_described_as_otherwise(tmp_p
     assert "the lookup runs no model" in helps["Compute per emitted token, vs plain"]
     # stop 68's known-left list: these three metrics are the model's outputs under a heading that did not say so
     heading = next(m.value for m in at.markdown if m.value.startswith("**What the draft costs besides time**"))
-    assert "(a model's prediction, not a measurement)" in heading
+    # review of the 43rd read: "a model's prediction" read as a language model's on a page of models; now plain
+    assert heading.endswith("this α and K (predicted, not measured).") and "a model's" not in heading
+    from specviz.core.i18n import _
+    from specviz.ui.theory.costs import TEXT
+
+    with using("pt"):
+        assert _(TEXT["heading"]).endswith("destes α e K (previsto, não medido).")
     at.select_slider(key="theory_alpha").set_value(0.0).run()  # nothing pays: K = 0 is the best, and says so
     assert metrics(at)["Best K"] == "0" and "K = 0 means" in {m.label: m.proto.help for m in at.metric}["Best K"]
 

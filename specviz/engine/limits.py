@@ -178,9 +178,9 @@ def path_arg(text: str) -> str:
 
 
 def unwritable(path: str) -> str | None:
-    """Why a file could not be written at `path`, in the OS's words ("Is a directory", "No such file or directory",
-    "Permission denied"); None when it could. Asked before a long run, so that a bad output path costs nothing: the
-    write after the run still reports what only it can find (a full disk).
+    """Why a file could not be written at `path`, in the OS's words in the reader's language (`i18n.os_reason`: "Is
+    a directory", "No such file or directory", "Permission denied"); None when it could. Asked before a long run, so
+    that a bad output path costs nothing: the write after the run still reports what only it can find (a full disk).
 
     >>> unwritable("/"), unwritable("/no/such/folder/x.json")
     ('Is a directory', 'No such file or directory')
@@ -189,13 +189,15 @@ def unwritable(path: str) -> str | None:
     import os
     from pathlib import Path
 
+    from specviz.core.i18n import os_reason
+
     target = Path(path)
     if target.is_dir():
-        return os.strerror(errno.EISDIR)
+        return os_reason(errno.EISDIR)
     if not target.parent.is_dir():
-        return os.strerror(errno.ENOENT)
+        return os_reason(errno.ENOENT)
     if not os.access(target if target.exists() else target.parent, os.W_OK):
-        return os.strerror(errno.EACCES)
+        return os_reason(errno.EACCES)
     return None
 
 

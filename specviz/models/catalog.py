@@ -18,7 +18,7 @@ from pathlib import Path
 
 import yaml
 
-from specviz.core.i18n import N_, _, localized, number
+from specviz.core.i18n import N_, _, localized, number, os_reason
 from specviz.core.paths import CATALOG_PATH
 from specviz.core.yamlfiles import read_yaml
 from specviz.engine.draft_shape import DraftShape
@@ -140,7 +140,7 @@ def load_catalog(path: str | Path | None = None) -> dict[str, CatalogEntry]:
         data = read_yaml(path)
     except OSError as exc:
         raise ValueError(_("Cannot read the model catalog '{path}': {reason}.", path=path,
-                           reason=exc.strerror)) from None
+                           reason=os_reason(exc))) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         if mark:

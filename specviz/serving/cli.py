@@ -24,7 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from specviz.core.i18n import _, localized, number
+from specviz.core.i18n import _, localized, number, os_reason
 from specviz.engine.limits import K_RANGE, path_arg
 from specviz.runs.runspec import float_text
 from specviz.serving.load import (LEVELS, MAX_REQUESTS, MAX_TOKENS, LoadPlan, Prompt, levels_ok, max_tokens_ok,
@@ -132,7 +132,7 @@ def writable_output(out: str) -> Path:
             with tempfile.NamedTemporaryFile(dir=path.parent, prefix=".specviz-write-check-"):
                 pass
         except OSError as exc:
-            problem = exc.strerror or _("it cannot be written")
+            problem = os_reason(exc) if exc.strerror else _("it cannot be written")
     if problem is not None:
         raise ValueError(_("Cannot write the sweep to '{path}': {reason}.", path=str(out)[:200], reason=problem))
     return path

@@ -130,6 +130,23 @@ def test_a_json_path_that_cannot_be_written_is_refused_before_the_run(where, tmp
     assert "Traceback" not in out.stderr
 
 
+@pytest.mark.parametrize("lang, reason", [("en", "No such file or directory"), ("pt", "Arquivo ou pasta inexistente")])
+def test_the_operating_systems_reason_is_in_the_readers_language(lang, reason, tmp_path, monkeypatch):
+    """43rd read: the refusal read "Não é possível gravar o traço em '...': No such file or directory." with --lang
+    pt, the OS's English reason inside a Portuguese sentence; so did a file the command could not open."""
+    import specviz.cli as cli_module
+
+    out = cli("generate", "--pair", "toy", "--prompt", "hi", "--lang", lang, "--json", str(tmp_path / "no" / "t.json"))
+    assert out.returncode == 2 and out.stderr.strip().endswith(f"{reason}.") and "Traceback" not in out.stderr
+
+    def missing(args):
+        raise FileNotFoundError(2, "No such file or directory", "/no/such/file")
+
+    monkeypatch.setattr(cli_module, "_prepare", missing)
+    out = cli("generate", "--pair", "toy", "--prompt", "hi", "--lang", lang)
+    assert out.returncode == 1 and out.stderr == f"specviz: {reason}: /no/such/file.\n"
+
+
 def test_summary_explains_a_draft_that_is_rarely_right():
     from specviz.cli import format_summary
     from specviz.engine.trace import Decision, EmittedToken, Step

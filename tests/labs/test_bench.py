@@ -192,6 +192,28 @@ def test_cli_bad_values_end_in_one_sentence(flags, message, capsys, tmp_path):
     assert not any(tmp_path.iterdir())  # refused before anything ran or was written
 
 
+@pytest.mark.parametrize("flags,message", [
+    (["--temperatures", "5"], "Temperatures must be numbers from 0 to 2 (got 5.0)."),
+    (["--suites", "poetry"], "Unknown prompt suite 'poetry'"),
+    (["--repeats", "0"], "--repeats must be a whole number from 1 to 100"),
+    (["--k", "0"], "K must be a whole number"),
+])
+def test_without_proposers_a_bad_value_is_refused_before_the_pair_loads(flags, message, capsys, tmp_path,
+                                                                        monkeypatch):
+    """43rd read: with no --proposers (the pair's own proposer, the usual bench), every flag was checked only after
+    the pair had loaded (minutes for a large pair), and the refusal came after a "draft shape" progress line."""
+    import specviz.models.pairs as pairs
+
+    def no_load(*args, **kwargs):
+        raise AssertionError("the pair loaded before the flags were checked")
+
+    monkeypatch.setattr(pairs, "load_pair", no_load)
+    code = main(["bench", "--pair", "toy", "--out", str(tmp_path), *flags])
+    err = capsys.readouterr().err
+    assert code == 2 and message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert not any(tmp_path.iterdir())
+
+
 def test_the_tree_flags_help_says_the_defaults_config_from_args_takes():
     """--k alone benches a chain (no tree, no lookup branch), so the help may not promise the pair's recommended tree
     as the plain default of --tree-nodes or --tree-lookup."""

@@ -109,6 +109,17 @@ def test_other_pages_read_hostile_links_without_an_exception(page, params):
     assert not at.exception, at.exception
 
 
+@pytest.mark.parametrize("lang, said", [("en", "The link's progress on the guided path could not be read"),
+                                         ("pt", "Não foi possível ler o progresso na trilha guiada")])
+@pytest.mark.parametrize("params", [{"lesson": "²"}, {"lesson": "<script>alert(1)</script>"},
+                                    {"lesson": "2", "done": "٣"}])
+def test_the_quiz_says_when_a_links_progress_cannot_be_read(params, lang, said):
+    """43rd read: the Quiz dropped an unreadable ?lesson= silently and said only that no concept had been met."""
+    at = _open("quiz.py", lang=lang, **params)
+    assert not at.exception and [w.value for w in at.warning if w.value.startswith(said)]
+    assert not _open("quiz.py", lang=lang, lesson="2", done="1").warning
+
+
 @pytest.mark.browser
 def test_in_a_browser_no_echoed_value_becomes_a_link(browser_context, app_url):
     """What a reader's browser draws: Streamlit turns bare web and e-mail addresses into links after reading the

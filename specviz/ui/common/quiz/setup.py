@@ -36,6 +36,7 @@ TEXT = {
                      "in the Quiz settings."),
     "nothing_met": N_("You have not met any concepts on the guided path yet, so there is nothing to quiz you on "
                       "there."),
+    "bad_link": N_("The link's progress on the guided path could not be read, so no concept counts as met."),
     "all_button": N_("Quiz me on all concepts"),
     "start_path": N_("Start the guided path"),
     "bank_broken": N_("{problem} Using the built-in questions only."),
@@ -160,11 +161,14 @@ def trace_questions(key: str, seed: int) -> list[Question]:
 
 def met_concepts() -> list[str]:
     """The concepts the learner has met on the guided path: this session's progress, or the progress in this page's
-    URL (a link from the path carries it); none when neither says anything (or the URL is not on the path)."""
+    URL (a link from the path carries it); none when neither says anything, or when the URL's progress cannot be
+    read, which one warning says (it was silent, so a broken link read as "you have met no concept", 43rd read)."""
     progress = state.learn_progress()
     if progress is None and "lesson" in st.query_params:
         parsed, problem = parse_progress({key: st.query_params[key] for key in st.query_params})
         progress = None if problem else parsed
+        if problem:
+            st.warning(_(TEXT["bad_link"]))
     return progress.met_concepts() if progress is not None else []
 
 

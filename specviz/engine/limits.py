@@ -182,8 +182,8 @@ def unwritable(path: str) -> str | None:
     a directory", "No such file or directory", "Permission denied"); None when it could. Asked before a long run, so
     that a bad output path costs nothing: the write after the run still reports what only it can find (a full disk).
 
-    >>> unwritable("/"), unwritable("/no/such/folder/x.json")
-    ('Is a directory', 'No such file or directory')
+    >>> unwritable("/"), unwritable("/no/such/folder/x.json"), unwritable("/dev/null/x.json")
+    ('Is a directory', 'No such file or directory', 'Not a directory')
     """
     import errno
     import os
@@ -194,8 +194,9 @@ def unwritable(path: str) -> str | None:
     target = Path(path)
     if target.is_dir():
         return os_reason(errno.EISDIR)
-    if not target.parent.is_dir():
-        return os_reason(errno.ENOENT)
+    if not target.parent.is_dir():  # a file where a folder should be ("/etc/passwd/x") is not a missing folder
+        above = next((folder for folder in target.parents if folder.exists()), None)
+        return os_reason(errno.ENOTDIR if above is not None and not above.is_dir() else errno.ENOENT)
     if not os.access(target if target.exists() else target.parent, os.W_OK):
         return os_reason(errno.EACCES)
     return None

@@ -15,6 +15,7 @@ so typed again as recorded it writes where it wrote.
 from __future__ import annotations
 
 import argparse
+import errno
 import math
 import os
 import platform
@@ -131,6 +132,8 @@ def writable_output(out: str) -> Path:
             path.parent.mkdir(parents=True, exist_ok=True)
             with tempfile.NamedTemporaryFile(dir=path.parent, prefix=".specviz-write-check-"):
                 pass
+        except FileExistsError:  # mkdir met a file where a folder should be ("/etc/passwd/x"): no folder there
+            problem = os_reason(errno.ENOTDIR)
         except OSError as exc:
             problem = os_reason(exc) if exc.strerror else _("it cannot be written")
     if problem is not None:

@@ -206,3 +206,17 @@ def test_a_sweeps_recorded_command_names_its_out_unless_it_is_the_committed_file
     assert again.out == "/tmp/a b.json" and again.levels == [1]
     committed = parser.parse_args(["serve", "sweep"])
     assert "--out" not in serve_cli.command_line(committed)
+
+
+def test_an_output_under_a_file_is_refused_as_not_a_folder(stand_in, capsys, tmp_path):
+    """43rd read: `serve sweep --out /etc/passwd/x` said "File exists" (mkdir's reason for /etc/passwd), and
+    `generate --json /etc/passwd/x` "No such file or directory", though /etc/passwd exists: it is a file, where the
+    path needs a folder."""
+    plain = tmp_path / "plain.txt"
+    plain.write_text("x")
+    assert cli.main(["serve", "sweep", "--out", str(plain / "sweep.json")]) == 2
+    said = capsys.readouterr().err.strip()
+    assert said == f"specviz: Cannot write the sweep to '{plain}/sweep.json': Not a directory."
+    assert cli.main(["generate", "--pair", "toy", "--prompt", "hi", "--lang", "pt", "--json", f"{plain}/t.json"]) == 2
+    assert capsys.readouterr().err.strip().endswith(f"'{plain}/t.json': Não é uma pasta.")
+    assert stand_in == []

@@ -20,6 +20,7 @@ Steps 4 and 5 (devices, dtypes, memory, placement) live in `specviz.models.machi
 from __future__ import annotations
 
 import io
+import json
 import os
 import re
 import shutil
@@ -335,7 +336,10 @@ def read_config(folder: Path, name: str, trust_remote_code: bool = False):
     count divides) and would answer "Class validation error" instead of naming the size."""
     try:
         raw = read_json(Path(folder) / "config.json")
-    except (OSError, ValueError):  # ValueError: bad JSON, not UTF-8, nested thousands of levels deep
+    except (json.JSONDecodeError, UnicodeDecodeError):  # transformers' own English sentence for it, after
+        # "Loading 'x' failed:", read half in English in Portuguese (43rd read)
+        raise ModelLoadError(_("'{name}' has a config.json that is not valid JSON text.", name=name)) from None
+    except (OSError, ValueError):  # ValueError: nested thousands of levels deep
         raw = None  # AutoConfig says what is wrong with it
     if isinstance(raw, dict):
         _check_size_values(raw, name, depth=0)

@@ -89,6 +89,20 @@ def test_a_deeply_nested_config_is_one_sentence(toy_folder, tmp_path):
     assert "cannot read" in _refused(_copy(toy_folder, tmp_path, config=text), tmp_path)
 
 
+@pytest.mark.parametrize("lang, says", [("en", "'model' has a config.json that is not valid JSON text."),
+                                        ("pt", "'model' tem um config.json que não é um texto JSON válido.")])
+@pytest.mark.parametrize("text", ["{oops", b"\xff\xfe{}"])
+def test_a_config_that_is_not_json_is_one_sentence_in_the_readers_language(toy_folder, tmp_path, text, lang, says):
+    """43rd read: it read "O carregamento de 'model' falhou: It looks like the config file at 'model/config.json' is
+    not a valid JSON file.", transformers' English sentence after a Portuguese clause."""
+    from specviz.core.i18n import using
+
+    folder = _copy(toy_folder, tmp_path)
+    (folder / "config.json").write_bytes(text.encode() if isinstance(text, str) else text)
+    with using(lang):
+        assert _refused(folder, tmp_path) == says
+
+
 TEMPLATES = {  # a chat template that cannot work -> what the sentence says
     "loops for hours": ("{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}hi",
                         f"did not finish the prompt within {TEMPLATE_SECONDS:.0f} s"),

@@ -147,6 +147,16 @@ def test_the_operating_systems_reason_is_in_the_readers_language(lang, reason, t
     assert out.returncode == 1 and out.stderr == f"specviz: {reason}: /no/such/file.\n"
 
 
+@pytest.mark.parametrize("lang, said", [("en", "'toy' names a whole pair from the catalog, not one model"),
+                                        ("pt", "'toy' nomeia um par inteiro do catálogo, não um modelo")])
+def test_a_catalog_name_inside_target_draft_is_named_as_a_pair(lang, said, monkeypatch):
+    """43rd read: `--pair toy,toy` looked 'toy' up as a Hub id and advised `hf download toy`."""
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    out = cli("generate", "--pair", "toy,toy", "--prompt", "hi", "--lang", lang)
+    assert out.returncode == 2 and out.stderr.startswith(f"specviz: {said}") and "hf download" not in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1
+
+
 def test_summary_explains_a_draft_that_is_rarely_right():
     from specviz.cli import format_summary
     from specviz.engine.trace import Decision, EmittedToken, Step

@@ -204,6 +204,21 @@ def test_bad_yaml_names_the_file_and_line(tmp_path):
     _one_sentence(str(err.value))
 
 
+@pytest.mark.parametrize("lang, said", [
+    ("en", "Quiz file 'my.yaml' has a YAML tag (!!python/object/apply:os.system) near line 1, which quiz files may "
+           "not use."),
+    ("pt", "O arquivo de quiz 'my.yaml' tem uma tag do YAML (!!python/object/apply:os.system) perto da linha 1, que "
+           "arquivos de quiz não podem usar.")])
+def test_a_yaml_tag_is_refused_as_a_tag_not_as_invalid_yaml(lang, said):
+    """43rd read: "!!python/object/apply:..." is valid YAML that the safe loader refuses; the upload said "is not
+    valid YAML near line 1", which sends a teacher looking for a syntax error that is not there."""
+    from specviz.core.i18n import using
+
+    with using(lang), pytest.raises(QuizBankError) as err:
+        parse_bank(b"questions: !!python/object/apply:os.system ['echo hi']", "my.yaml")
+    assert str(err.value) == said
+
+
 def test_a_question_without_id_is_named_by_number(tmp_path):
     with pytest.raises(QuizBankError, match=r"question '#2': the required field 'id'"):
         load_bank([_write(tmp_path, [GOOD, {**GOOD, "id": None}])])

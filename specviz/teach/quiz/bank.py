@@ -227,6 +227,11 @@ def _check_events(text: str) -> None:
         line = event.start_mark.line + 1 if event.start_mark is not None else 0
         if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
             raise _Refused(N_("a YAML anchor or alias (& or *){where}, which quiz files may not use"), line)
+        tag = getattr(event, "tag", None)
+        if tag is not None and tag != "!" and tag not in _QuizLoader.yaml_constructors:  # "!!python/object:...":
+            # valid YAML that the safe loader refuses, which read "is not valid YAML" (43rd read)
+            raise _Refused(N_("a YAML tag ({tag}){where}, which quiz files may not use"), line,
+                           tag=_shown(tag.replace("tag:yaml.org,2002:", "!!")))
         if isinstance(event, yaml.CollectionStartEvent):
             depth += 1
             if depth > MAX_DEPTH:

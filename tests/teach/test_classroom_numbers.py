@@ -36,7 +36,9 @@ def test_a_hostile_number_is_refused_in_one_sentence(answer):
 
 
 @pytest.mark.parametrize("answer, value", [("2", 2.0), ("2,5", 2.5), ("40%", 0.4), ("-3.5e2", -350.0),
-                                           ("1e15", 1e15), ("-1e15", -1e15), (1e15, 1e15), (7, 7.0)])
+                                           ("1e15", 1e15), ("-1e15", -1e15), (1e15, 1e15), (7, 7.0),
+                                           # 43rd read: the minus sign the app writes (number(-0.4)) was refused
+                                           ("−0.4", -0.4), ("−0,4", -0.4), ("−40%", -0.4)])
 def test_ordinary_numbers_still_count(answer, value):
     assert parse_number(answer) == value == checked_answer(NUMERIC, answer)
 

@@ -340,6 +340,7 @@ def test_the_readme_lists_what_the_grader_reads_as_a_number():
     assert {text: parse_number(text) for text in as_point_four} == dict.fromkeys(as_point_four, 0.4)
     assert {text: parse_number(text) for text in refused} == dict.fromkeys(refused, None)
     assert '"1,000" reads as 1 ' in row and parse_number("1,000") == 1.0
+    assert '("−0.4" is -0.4)' in row and parse_number("−0.4") == -0.4  # 43rd read: it was refused
     assert "just wrong" not in row and "cannot be read as a number" in TEXT["not_a_number"]
     q = Question("demo", "accept_rule", "numeric", "?", 0.4, "0.2/0.5", "pages/playground.py", tolerance=0.005)
     assert all(not grade(q, text).correct and not grade(q, text).valid for text in refused)

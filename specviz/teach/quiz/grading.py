@@ -172,11 +172,15 @@ def parse_number(answer: Any) -> float | None:
     (0.4, 3.5, None, None, None)
     >>> parse_number("1e308"), parse_number("-1e308"), parse_number("٣"), parse_number("1e15"), parse_number("1e16")
     (None, None, None, 1000000000000000.0, None)
+    >>> parse_number("−0,4"), parse_number("−0.4")  # the minus sign the app writes
+    (-0.4, -0.4)
     """
     if isinstance(answer, bool):
         return None
     if isinstance(answer, numbers.Real):  # np.int64 and np.float32 too (no bool: NumPy's is not a Real)
         return float(answer) if -MAX_ANSWER <= answer <= MAX_ANSWER else None  # not nan or inf, no 400-digit int
+    if isinstance(answer, str):  # the minus sign the app itself writes (number(-0.4) is "−0.4"), 43rd read
+        answer = answer.replace("\u2212", "-")
     if not isinstance(answer, str) or len(answer) > 64 or not answer.isascii():
         return None  # float() would also read "٣" or "５", which nobody types as a number on purpose
     text = answer.strip().replace(" ", "")

@@ -292,3 +292,17 @@ def test_recuperado_names_only_the_recovered_token(source):
     checked = [(where, en, pt) for where, en, pt in pairs if re.search(r"\brecuperad[oa]s?\b", pt, re.IGNORECASE)]
     assert len(checked) >= 20  # it read them
     assert [f"{where}: {pt[:120]}" for where, en, pt in checked if not re.search(r"recover", en, re.IGNORECASE)] == []
+
+
+def test_tamanho_do_rascunho_names_only_the_draft_length():
+    """The 43rd read, names: the catalog's "tamanho do rascunho" is the draft length K ("Política de tamanho do
+    rascunho", "o tamanho do rascunho era 0"), but a quiz explanation used it for the draft model's size ("The draft's
+    size and K only change the speed" read "O tamanho do rascunho e K"), one name for two quantities, the second
+    read as K itself. A Portuguese text says "tamanho do rascunho" only where its English twin says "draft length";
+    the draft model's size is "tamanho do modelo de rascunho"."""
+    pairs = _pairs("catalog") + _pairs("quiz")
+    assert any(where.startswith("quiz") for where, _en, _pt in pairs)  # both sources read
+    checked = [(where, en, pt) for where, en, pt in pairs if re.search(r"tamanho do rascunho", pt, re.IGNORECASE)]
+    assert len(checked) >= 5  # it read them
+    assert [f"{where}: {pt[:120]}" for where, en, pt in checked
+            if not re.search(r"draft[ -]length", en, re.IGNORECASE)] == []

@@ -306,3 +306,17 @@ def test_tamanho_do_rascunho_names_only_the_draft_length():
     assert len(checked) >= 5  # it read them
     assert [f"{where}: {pt[:120]}" for where, en, pt in checked
             if not re.search(r"draft[ -]length", en, re.IGNORECASE)] == []
+
+
+def test_recuperacao_for_retrieval_only_in_retrieval_augmented_answers():
+    """The 43rd read, names: the Proposers page's lesson on lookup branches named retrieval as a draft source "a
+    recuperação" (the source a method other than RASD's fusion chooses each step), next to the glossary's "token
+    recuperado" (sampled from the residual), the very clash the 36th read took out of "ramo recuperado". Retrieval as
+    a draft source is "busca" (the glossary's lookup); the
+    noun "recuperação" stays only in "respostas com/aumentadas por recuperação", the standard name of
+    retrieval-augmented answers, or where the English twin says "recover"."""
+    pairs = _pairs("catalog") + _pairs("quiz")
+    checked = [(where, en, pt) for where, en, pt in pairs if re.search(r"\brecuperaç(?:ão|ões)\b", pt, re.IGNORECASE)]
+    assert len(checked) >= 2  # it read them (the two retrieval-augmented answers)
+    assert [f"{where}: {pt[:120]}" for where, en, pt in checked if not re.search(r"recover", en, re.IGNORECASE)
+            and re.search(r"(?<!com )(?<!por )\brecuperaç(?:ão|ões)\b", pt, re.IGNORECASE)] == []

@@ -417,3 +417,12 @@ def test_portuguese_quiz_twins_and_docs_separate_decimal_lists_with_semicolons(b
     texts += [(name, _doc(name)) for name in DOC_TWINS]
     assert len(texts) > 500
     assert [(where, m.group(0)) for where, text in texts for m in RUN_ON.finditer(text)] == []
+
+
+def test_the_residual_question_names_the_recovered_token_by_its_glossary_name():
+    """43rd read (one name per quantity): rs-why asked about "the replacement token" / "o token substituto", the
+    token every page and the glossary call recovered / recuperado."""
+    from specviz.teach.quiz import load_bank
+
+    for lang, name in (("en", "Why is the recovered token sampled"), ("pt", "Por que o token recuperado é amostrado")):
+        assert load_bank(lang=lang).by_id()["rs-why"].prompt.startswith(name), lang

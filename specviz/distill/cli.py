@@ -99,7 +99,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--kd-positions", type=whole_arg(1), default=None,
                    help="eagle, draft: positions per batch in the distillation loss")
     p.add_argument("--ttt-steps", type=whole_arg(0), default=DEFAULT_STEPS["eagle-ttt"],
-                   help=f"EAGLE stage 2 steps (default {DEFAULT_STEPS['eagle-ttt']}; 0: skip)")
+                   help=f"eagle: its second stage's steps, the training-time test (default "
+                        f"{DEFAULT_STEPS['eagle-ttt']}; 0: skip); eagle3 trains in one stage (--steps, --unroll)")
     p.add_argument("--heads", type=whole_arg(1), default=5,
                    help="medusa: heads (head k guesses the k-th token after the one the "
                                                                 "target's own head predicts)")

@@ -323,6 +323,16 @@ def test_the_steps_help_gives_each_steps_own_default_and_the_ttt_default_on_its_
     assert actions["ttt_steps"].default == DEFAULT_STEPS["eagle-ttt"]
 
 
+def test_the_ttt_steps_help_names_the_one_step_that_reads_it():
+    """Issue 43, 43rd read: --ttt-steps said "EAGLE stage 2 steps", which a reader of the shipped EAGLE-3 drafter
+    takes for its own; only `eagle` (EAGLE-1) has a second stage, and `eagle3` never reads the flag."""
+    import inspect
+
+    help_text = {a.dest: a for a in cli.parser()._actions}["ttt_steps"].help
+    assert help_text.startswith("eagle: ") and "eagle3 trains in one stage" in help_text
+    assert "ttt_steps" in inspect.getsource(cli.run_eagle) and "ttt_steps" not in inspect.getsource(cli.run_eagle3)
+
+
 def test_the_lr_help_says_eagles_second_stage_runs_at_half_of_it():
     """Read 32: `--lr`'s help called it the peak learning rate of every step, but `run_eagle` trains its second stage
     (--ttt-steps) at `args.lr / 2`; and the cosine decay ends at a tenth of the peak (`trainer.learning_rate`)."""

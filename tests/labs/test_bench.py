@@ -231,6 +231,26 @@ def test_the_tree_flags_help_says_the_defaults_config_from_args_takes():
     assert all("as for --k when no shape flag is given" in helps[d] for d in ("tree_nodes", "tree_width", "tree_lookup"))
 
 
+def test_the_verify_dtypes_help_says_how_to_skip_the_curves_as_the_parser_reads_it():
+    """Issue 43, 43rd read: the help said "(none: skip)", and `--verify-dtypes none` is refused ("must be among
+    float32, float16, bfloat16 (got none)"): the flag with no dtype after it is what skips them. The help now says
+    that, and the default it had left out."""
+    import argparse
+
+    from specviz.labs.bench.cli import add_bench_arguments, config_from_args
+    from specviz.labs.bench.config import BenchConfig
+
+    parser = argparse.ArgumentParser()
+    add_bench_arguments(parser)
+    helps = {a.dest: " ".join(a.help.split()) for a in parser._actions if a.help}
+    assert "none: skip" not in helps["verify_dtypes"]
+    default = BenchConfig().verify_dtypes
+    assert f"default: {' '.join(default)}" in helps["verify_dtypes"]
+    assert config_from_args(parser.parse_args(["--pair", "toy"])).verify_dtypes == default
+    assert "the flag alone, with no dtype after it, skips the curves" in helps["verify_dtypes"]
+    assert config_from_args(parser.parse_args(["--pair", "toy", "--verify-dtypes"])).verify_dtypes == []
+
+
 @pytest.mark.parametrize("threads", ["100000", "-1", "two", "1e3"])
 def test_a_thread_count_out_of_range_is_refused_before_torch_sees_it(threads, capsys, tmp_path):
     """Issue 44 item 5: `bench --threads 100000` crashed inside libgomp (out of memory). argparse refuses it."""

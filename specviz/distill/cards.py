@@ -86,6 +86,28 @@ def bench_where(bench: Path) -> str:
     return f", on {machine}{date}"
 
 
+def bench_scope(bench: Path, held: int) -> str:
+    """What the benchmark ran, from its results.json's config: "the first 8 of the 64 held-out prompts, 128 new
+    tokens" (`held`: the held-out prompts the data step answered, the suite the cards' benchmarks run), or each
+    suite's first prompts for a run over other suites.
+
+    >>> import tempfile; folder = Path(tempfile.mkdtemp())
+    >>> _ = (folder / "r.json").write_text('{"config": {"suites": ["held-out"], "prompts_per_suite": 8, '
+    ...                                    '"max_new_tokens": 128}}')
+    >>> bench_scope(folder / "r.json", 64)
+    'the first 8 of the 64 held-out prompts, 128 new tokens'
+    >>> _ = (folder / "r.json").write_text('{"config": {"suites": [], "prompts_per_suite": 2, "max_new_tokens": 64}}')
+    >>> bench_scope(folder / "r.json", 64)
+    'the first 2 prompts of every suite in assets/prompts, 64 new tokens'
+    """
+    config = read_bench(bench).get("config") or {}
+    count, tokens = config.get("prompts_per_suite", "?"), config.get("max_new_tokens", "?")
+    suites = config.get("suites") or []
+    prompts = (f"the first {count} of the {held} held-out prompts" if suites == ["held-out"] else
+               f"the first {count} prompts of {', '.join(suites) or 'every suite in assets/prompts'}")
+    return f"{prompts}, {tokens} new tokens"
+
+
 def trained_on(meta: dict) -> str:
     """The machine that trained the draft, as its specviz.json records it (`distill.cli.training_machine`: the CPU
     or GPU in `quoted.machine_text`'s words, then torch and transformers); weights trained before it was recorded
@@ -490,6 +512,7 @@ def write_cards(work: Path, assets: Path, benches: dict[str, Path] | None = None
             bench=bench_table(rows), targets="\n".join(target_lines(kind, meta, rows, bench)), extra=EXTRA[kind].format(**meta),
             replaced=replaced(meta, metrics), dtype=bench_dtype(bench), where=bench_where(bench),
             bench_note=bench_note(bench), rerun=bench_rerun_note(bench), made_at=made_at(meta),
+            bench_scope=bench_scope(bench, data["held_out_prompts"]),
         )
         (folder / "README.md").write_text(card)
         written.append(folder / "README.md")
@@ -611,7 +634,7 @@ minutes on {machine}. {stages}
 
 {replaced}## Held-out acceptance and speed
 
-Benchmark on the first 8 of the 64 held-out prompts, 128 new tokens, {dtype} on both sides{where}{rerun}:
+Benchmark on {bench_scope}, {dtype} on both sides{where}{rerun}:
 
 ```
 {bench_command}

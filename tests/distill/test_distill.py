@@ -207,7 +207,11 @@ def test_the_eagle_card_shows_trees_the_dtype_and_the_drafter_it_replaced(tmp_pa
            "c": 0.07, "mat_with_bonus": 1.9, "per_position": [0.5, 0.2], "speedup_vs_ar": 1.3,
            "speedup_vs_hf_generate": 1.29, "tree_nodes": 0, "tree_width": None}
     bench = tmp_path / "bench.json"
+    (work / "held-out" / "chunk-0000").mkdir(parents=True)
+    (work / "held-out" / "chunk-0000" / "info.json").write_text(json.dumps(
+        {"stage": "held-out", "jobs": 64, "new_tokens": 6400, "seconds": 0.0, "sampled": 0}))
     bench.write_text(json.dumps({"command": "python -m specviz bench ...", "machine": {"dtype": "bfloat16"},
+                                 "config": {"suites": ["held-out"], "prompts_per_suite": 4, "max_new_tokens": 96},
                                  "costs": {"verify": [{"n_tokens": 5, "ratio": 1.1}]},
                                  "summary": [row, {**row, "tree_nodes": 16, "tree_width": 4, "mat_with_bonus": 2.4,
                                                    "speedup_vs_hf_generate": 1.45}]}))
@@ -216,7 +220,9 @@ def test_the_eagle_card_shows_trees_the_dtype_and_the_drafter_it_replaced(tmp_pa
     assert written == [assets / "smollm2-eagle" / "README.md"]  # no draft log in this work folder: its card is kept
     assert (assets / "smollm2-draft" / "README.md").read_text() == "the draft's card, trained elsewhere"
     eagle_card = written[0].read_text()
-    assert "128 new tokens, bfloat16 on both sides" in eagle_card
+    # issue 43, 43rd read: "the first 8 of the 64 held-out prompts, 128 new tokens" was typed into the template;
+    # the benchmark's own config says what it ran
+    assert "Benchmark on the first 4 of the 64 held-out prompts, 96 new tokens, bfloat16 on both sides" in eagle_card
     assert "Stage 1 (100 steps" in eagle_card and "stage 2 (100 steps" in eagle_card
     assert "python -m specviz.distill eagle --steps 100 --ttt-steps 100\n" in eagle_card
     assert "| 0 | chain K=4 | 4 |" in eagle_card and "| 0 | tree 16x4 depth 4 | 4 |" in eagle_card  # label()

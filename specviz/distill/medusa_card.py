@@ -80,9 +80,25 @@ def bench_section(bench: Path) -> str:
                      + " | ".join(f"{v:.2f}×" if v is not None else "–" for v in speeds) + " |")
     lines += ["", "Acceptance by position, entry i: of the steps that drafted at least i tokens (a tree: reached "
               "depth i), the share whose first i drafts were all kept. Counts, the same on any machine with this "
-              "run's dtype and kernels (another dtype can change which drafts are kept); the speeds are CPU time of "
-              "one thread, the run's own ratios."]
+              "run's dtype and kernels (another dtype can change which drafts are kept); the speeds are "
+              f"{speed_clock(result)}, the run's own ratios."]
     return "\n".join(lines)
+
+
+def speed_clock(result: dict) -> str:
+    """What the run's speeds were timed on, from its results.json: "CPU time of one thread" (`--clock cpu`), or wall
+    time, with the torch threads it ran.
+
+    >>> speed_clock({"config": {"clock": "cpu"}, "machine": {"torch_threads": 1}})
+    'CPU time of one thread'
+    >>> speed_clock({"config": {"clock": "wall"}, "machine": {"torch_threads": 2}})
+    'wall time with 2 threads'
+    """
+    threads = (result.get("machine") or {}).get("torch_threads")
+    count = "one thread" if threads == 1 else f"{threads if threads is not None else '?'} threads"
+    if (result.get("config") or {}).get("clock") == "cpu":
+        return f"CPU time of {count}"
+    return f"wall time with {count}"
 
 
 CARD = """# smollm2-medusa: Medusa heads for SmolLM2-135M-Instruct

@@ -306,6 +306,21 @@ def test_every_card_says_which_steps_a_per_position_entry_counts():
     assert section in texts["smollm2-medusa"]  # the committed card shows the committed run as the code writes it
 
 
+def test_the_medusa_cards_bench_section_says_the_clock_and_threads_its_run_had(tmp_path):
+    """Issue 43, 43rd read: the Medusa card's benchmark note typed "the speeds are CPU time of one thread", true of
+    the committed run (--clock cpu --threads 1) and of no rerun with the default wall clock."""
+    from specviz.core.paths import ASSETS
+    from specviz.distill.medusa_card import bench_section
+
+    committed = bench_section(ASSETS / "benchmarks" / "default-cpu-f32-medusa" / "results.json")
+    assert "the speeds are CPU time of one thread" in committed
+    run = json.loads((ASSETS / "benchmarks" / "default-cpu-f32-medusa" / "results.json").read_text(encoding="utf-8"))
+    run["config"]["clock"], run["machine"]["torch_threads"] = "wall", 2
+    (tmp_path / "results.json").write_text(json.dumps(run), encoding="utf-8")
+    rerun = bench_section(tmp_path / "results.json")
+    assert "the speeds are wall time with 2 threads" in rerun and "CPU time" not in rerun
+
+
 def test_the_medusa_card_names_its_shapes_as_every_table_does():
     """Issue 45 item 1: one label per draft shape. The Medusa card wrote "chain K = 4" and "tree 16 × 4, depth 4"
     beside DraftShape.label()'s "chain K=4" and "tree 16x4 depth 4" in the bench rows and scripts."""

@@ -153,6 +153,41 @@ def test_chart_numbers_are_readable_without_hovering(screens, base):
     page.close()
 
 
+# the words of a table's cells that the browser broke over two lines or more (each word a Range: one line, one top)
+SPLIT_WORDS = """(table) => { const split = []; let words = 0;
+  for (const cell of table.querySelectorAll('th, td')) {
+    const walk = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+    for (let node = walk.nextNode(); node; node = walk.nextNode()) {
+      for (const m of node.data.matchAll(/\\S+/g)) {
+        const range = document.createRange();
+        range.setStart(node, m.index); range.setEnd(node, m.index + m[0].length);
+        words += 1;
+        if (new Set([...range.getClientRects()].map(r => Math.round(r.top))).size > 1) split.push(m[0]);
+      }
+    }
+  }
+  return {split, words}; }"""
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_a_charts_numbers_keep_their_words_whole_on_a_phone(screens, base, lang):
+    """Read 43: at 390 px the race's table of eleven columns shrank each column to a letter, "speculative" and
+    "212.11" read down the column a character a line. A word stays whole; the table scrolls inside its own box."""
+    page = _open(screens, base, f"/race?lang={lang}")
+    label = charts.NUMBERS_LABEL if lang == "en" else "Os números deste gráfico"
+    page.locator('[data-testid="stExpander"] summary').filter(has_text=label).first.click()
+    table = page.locator('[data-testid="stExpander"] [data-testid="stTable"] table').first
+    table.wait_for(state="visible")
+    found = table.evaluate(SPLIT_WORDS)
+    assert found["words"] >= 100, found  # the whole table was read, not an empty one
+    assert not found["split"], f"words broken over lines on a phone: {found['split'][:10]}"
+    _no_page_overflow(page)
+    box = page.evaluate(WIDE_BOXES)
+    assert box and all(b["scrolls"] for b in box if b["wide"]), box
+    _shot(page, f"phone-race-numbers-{lang}.png")
+    page.close()
+
+
 def test_focus_rings_stay_for_the_keyboard(screens, base):
     page = _open(screens, base, "/race", viewport={"width": 1400, "height": 900})
     page.evaluate("() => document.activeElement && document.activeElement.blur()")

@@ -111,6 +111,9 @@ CSS = f"""<style>
   [data-testid="stMain"] .katex-display {{font-size:0.82em; max-width:100%; overflow-x:auto; overflow-y:hidden;}}
   .st-key-{IDS_BOX} td, .st-key-{IDS_BOX} td * {{overflow-wrap:anywhere !important;}}
   [data-testid="stMain"] [data-testid="stMarkdownContainer"] :is(p, li, code) {{overflow-wrap:anywhere;}}
+  /* but not in a table's cells: there "anywhere" let the columns shrink to a letter, and a chart's numbers read
+     "s p e c u l a t i v e" down a column (the race's table at 390 px); a word stays whole, the table scrolls */
+  [data-testid="stMain"] :is(th, td) [data-testid="stMarkdownContainer"] :is(p, li, code) {{overflow-wrap:normal;}}
 }}
 /* a metric's label: Streamlit keeps it on one line and cuts it with "…", which hid a long one in four columns
    ("Comprimento médio de acei…" on the race, the Playground and the Theory explorer at 1400 px): it wraps instead */

@@ -402,3 +402,31 @@ def test_a_tree_steps_verdict_chart_is_titled_by_its_main_line_not_every_draft(l
     with using(lang):
         shown = verdict_overview_figure(step).layout.title.text.replace("<br>", " ")
     assert shown == said and "Every draft" not in shown
+
+
+def test_the_main_line_names_each_node_by_its_number_in_the_tree():
+    """Read 43, in a browser: a tree step's main line numbered its nodes by depth, so the rejected node the tree
+    draws as #3 (a child of #1) was "#2" in the main line's chart, its table, its chips and "Look closely at draft",
+    while the tree's own #2 was another node, never tested. Every main-line label now names the tree's node."""
+    from specviz.runs.running import run
+    from specviz.ui.common.step_figures import distribution_figure, verdict_overview_figure, verdict_overview_table
+    from specviz.ui.common.tokens import decision_chips, draft_numbers
+
+    trace = run(RunSpec(pair="toy", proposer="draft", k=3, tree_nodes=8, tree_width=2, max_new_tokens=48,
+                        temperature=0.0))
+    renumbered = 0
+    for step in (s for s in trace.steps if s.tree is not None and s.tree.nodes and s.decisions):
+        nodes, numbers = step.tree.nodes, draft_numbers(step)
+        assert [nodes[n - 1].text for n in numbers] == [d.text for d in step.decisions]
+        assert [nodes[n - 1].status for n in numbers[:len(step.tree.path)]] == ["accepted"] * len(step.tree.path)
+        assert all(nodes[n - 1].status == "rejected" for n in numbers[len(step.tree.path):])
+        labels = [f"#{n} " for n in numbers]
+        assert [x[:len(lab)] for x, lab in zip(verdict_overview_figure(step).data[0].x, labels)] == labels
+        assert [x.startswith(lab) for x, lab in zip(verdict_overview_table(step).iloc[:, 0], labels)] == \
+            [True] * len(labels)
+        chips = decision_chips(step)
+        assert all(f"draft #{n}:" in chips for n in numbers)
+        last = step.decisions[-1]
+        assert f"Draft #{numbers[-1]}:" in distribution_figure(last, number=numbers[-1]).layout.title.text
+        renumbered += numbers != [d.position + 1 for d in step.decisions]
+    assert renumbered, "no step whose main line numbers differ from its depths: the check above tested nothing new"

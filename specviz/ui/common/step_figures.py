@@ -20,7 +20,7 @@ from specviz.engine.trace import Decision, Step, TokenKind, TokenProb
 from specviz.ui.common.escaping import plot_text
 from specviz.ui.common.palette import (ACCEPT_FILL, P_COLOR, Q_COLOR, REJECT_FILL, RESIDUAL_COLOR, U_COLOR, DisplayState,
                                 style)
-from specviz.ui.common.tokens import decision_kind, fmt
+from specviz.ui.common.tokens import decision_kind, draft_numbers, fmt
 
 FONT = dict(size=15)
 _BASE_LAYOUT = dict(template="plotly_white", font=FONT, margin=dict(l=10, r=10, t=44, b=10))
@@ -89,13 +89,14 @@ def _outside(top: list[TokenProb], below: str) -> str:
     return "0" if 0 < len(top) < TOP_N else below
 
 
-def distribution_figure(d: Decision, n: int = 10) -> go.Figure:
+def distribution_figure(d: Decision, n: int = 10, number: int | None = None) -> go.Figure:
     """Top-n bars of p (target, blue) and q (draft, orange) side by side at one drafted position.
 
     The bars cover the union of both top-10 lists, ranked by max(p, q); a probability outside a model's top 10 is
     not stored in the trace and is drawn as 0 with "below the top 10" on hover (and in `distribution_table`), or
     with 0 where the list is shorter, since it then holds every token of probability above 0 (`_outside`). The
-    drafted token is marked.
+    drafted token is marked. `number`: the draft's number as shown (`draft_numbers`; its place in the chain when
+    None).
     """
     ids, labels, pv, qv, p_hover, q_hover = _distribution(d, n)
     # horizontal bars: the token labels sit on the y axis, one per line, so they never overlap or need rotating
@@ -122,7 +123,7 @@ def distribution_figure(d: Decision, n: int = 10) -> go.Figure:
                       xaxis=dict(title=_("probability"), range=[0, top * 1.45]),
                       yaxis=dict(range=[len(ids) - 0.5, -1.0], tickfont=dict(family="monospace", size=14))
                       if headroom else dict(autorange="reversed", tickfont=dict(family="monospace", size=14)),
-                      title=dict(text=_("Draft #{n}: p and q, top tokens", n=d.position + 1), font=dict(size=16)),
+                      title=dict(text=_("Draft #{n}: p and q, top tokens", n=number or d.position + 1), font=dict(size=16)),
                       legend=dict(orientation="h", x=0, y=1.0, xanchor="left", yanchor="bottom"))
     return fig
 
@@ -186,7 +187,8 @@ def verdict_overview_table(step: Step) -> pd.DataFrame:
     bar is its verdict column, in words ("✓ accepted"): a table reader had to compare u with the chance (issue 43)."""
     chance = "min(1, p′/q′)" if step.tree is not None and step.tree.nodes else "min(1, p/q)"
     styles = [style(decision_kind(d)) for d in step.decisions]
-    return pd.DataFrame({_("drafted token"): [f"#{d.position + 1} {plot_text(d.text)}" for d in step.decisions],
+    return pd.DataFrame({_("drafted token"): [f"#{n} {plot_text(d.text)}"
+                                              for d, n in zip(step.decisions, draft_numbers(step))],
                          chance: [fmt(d.accept_prob) if d.reached else _("not reached") for d in step.decisions],
                          "u": [fmt(d.uniform) if d.reached else "–" for d in step.decisions],
                          _("verdict"): [f"{s.glyph} {_(s.label)}" for s in styles]})
@@ -200,7 +202,7 @@ def verdict_overview_figure(step: Step) -> go.Figure:
     drafts; past 8 the words would not fit). A tree step's bars are its main line's min(1, p′/q′).
     """
     chance = "min(1, p′/q′)" if step.tree is not None and step.tree.nodes else "min(1, p/q)"
-    labels = [f"#{d.position + 1} {plot_text(d.text)}" for d in step.decisions]
+    labels = [f"#{n} {plot_text(d.text)}" for d, n in zip(step.decisions, draft_numbers(step))]
     kinds = [decision_kind(d) for d in step.decisions]
     fig = go.Figure()
     # a draft after the first rejection was never checked: no bar (its min(1, p/q) decided nothing), numbers on hover

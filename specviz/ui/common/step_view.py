@@ -25,7 +25,7 @@ from specviz.ui.common.palette import style
 from specviz.ui.common.step_figures import (accept_strip_figure, accept_strip_table, correction_figure,
                                              correction_table, distribution_figure, distribution_table,
                                              verdict_overview_figure, verdict_overview_table)
-from specviz.ui.common.tokens import decision_chips, decision_kind, emitted_chips, fmt, text_html
+from specviz.ui.common.tokens import decision_chips, decision_kind, draft_numbers, emitted_chips, fmt, text_html
 from specviz.ui.common.tree_view import TEXT as TREE_TEXT
 from specviz.ui.common.tree_view import render_tree
 
@@ -217,15 +217,18 @@ def render_step(step: Step, *, key: str, stop: str = "") -> None:
     if step.decisions:
         shown = len(step.decisions)  # a tree's main line: its accepted path and the child rejected below it
         deciding = step.n_accepted if step.n_accepted < shown else shown - 1
+        numbers = draft_numbers(step)  # a tree's main line: its nodes' numbers in the tree, as drawn above
         chosen = st.segmented_control(
             _("Look closely at draft"), list(range(shown)), default=deciding, required=True,
             key=f"{key}_position_{step.index}",
-            format_func=lambda i: f"#{i + 1} {style(decision_kind(step.decisions[i])).glyph} "
+            format_func=lambda i: f"#{numbers[i]} {style(decision_kind(step.decisions[i])).glyph} "
                                   f"{escape_label(step.decisions[i].text)}",
         )
-        d = step.decisions[chosen if chosen is not None else deciding]
+        at = chosen if chosen is not None else deciding
+        d = step.decisions[at]
         left, right = st.columns(2)
-        show(distribution_figure(d), f"{key}_dist_{step.index}", left, table=distribution_table(d))
+        show(distribution_figure(d, number=numbers[at]), f"{key}_dist_{step.index}", left,
+             table=distribution_table(d))
         with right:
             show(accept_strip_figure(d, tree=drew_tree), f"{key}_strip_{step.index}",
                  table=accept_strip_table(d, tree=drew_tree))

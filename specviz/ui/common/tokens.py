@@ -18,7 +18,9 @@ import math
 from dataclasses import dataclass
 
 from specviz.core.i18n import _, localized
+from specviz.engine.kinds import NodeStatus
 from specviz.engine.trace import Decision, EmittedToken, Step, TokenKind, Trace
+from specviz.engine.tree import ROOT
 from specviz.ui.common.escaping import escape_attr, escape_text, visible
 from specviz.ui.common.palette import DisplayState, Kind, style
 
@@ -40,13 +42,41 @@ def fmt(x: float | None, digits: int = 3) -> str:
 # ---- tooltips -------------------------------------------------------------------------------------------------
 
 
-def decision_tooltip(d: Decision, tree: bool = False) -> str:
+def draft_numbers(step: Step) -> list[int]:
+    """The number each of a step's drafts is shown with: its place in a chain (#1 first); in a tree step, its
+    node's number in the tree's drawing, list and mask (#3 is the tree's third node), so the main line names a node
+    as the tree does (read 43: the rejected node #3 was "#2" in the main line's chart, and the tree's #2 was another
+    node, never tested). The main line is the accepted path, then the first child tried below it, which the rule
+    rejected (`specviz.engine.decoding.main_line`; children are tried in the order drafted).
+
+    >>> from specviz.engine.trace import TreeNode, TreeRecord
+    >>> step = Step(0, 5, 2, "draft", [Decision(i, 1, "a", 0.5, 0.5, 1.0, 1.0, 0.1, i == 0, True) for i in (0, 1)],
+    ...             [],
+    ...             tree=TreeRecord([TreeNode(1, "a", -1, 1, 0.5, 0.5, "accepted"),
+    ...                              TreeNode(2, "b", -1, 1, 0.2, 0.1, "not reached"),
+    ...                              TreeNode(3, "c", 0, 2, 0.5, 0.1, "rejected")], path=[0]))
+    >>> draft_numbers(step)
+    [1, 3]
+    """
+    record = step.tree
+    chain = [d.position + 1 for d in step.decisions]
+    if record is None or not record.nodes:
+        return chain
+    line = list(record.path)
+    below = line[-1] if line else ROOT
+    line += [j for j, node in enumerate(record.nodes)
+             if node.parent == below and node.status == NodeStatus.REJECTED][:1]
+    return [j + 1 for j in line] if len(line) == len(step.decisions) else chain
+
+
+def decision_tooltip(d: Decision, tree: bool = False, number: int | None = None) -> str:
     """Plain text for hovering a drafted token: p, q, p/q, min(1, p/q), u and the verdict. In a `tree` step's main
     line the chance it was kept is min(1, p′/q′), with the residuals the siblings tried before it left (the tree
-    rule), which differs from min(1, p/q) after a rejected sibling: it is named so."""
+    rule), which differs from min(1, p/q) after a rejected sibling: it is named so. `number`: the draft's number as
+    shown (`draft_numbers`; its place in the chain when None)."""
     kept = (_("min(1, p′/q′) = {chance} (after the siblings tried before it)", chance=fmt(d.accept_prob)) if tree
             else f"min(1, p/q) = {fmt(d.accept_prob)}")
-    lines = [_("draft #{n}: {text}  (id {id})", n=d.position + 1, text=visible(d.text), id=d.token_id),
+    lines = [_("draft #{n}: {text}  (id {id})", n=number or d.position + 1, text=visible(d.text), id=d.token_id),
              _("p (target) = {p}", p=fmt(d.target_prob)), _("q (draft) = {q}", q=fmt(d.draft_prob)),
              f"p/q = {fmt(d.ratio)}", kept]
     if not d.reached:
@@ -141,9 +171,9 @@ def decision_kind(d: Decision, revealed: bool = True) -> Kind:
 def decision_chips(step: Step, *, revealed: bool = True, size: str = "large") -> str:
     """The drafted tokens of one step as chips, in order, with hover tooltips (verdicts hidden if not revealed)."""
     chips = []
-    for d in step.decisions:
-        tip = decision_tooltip(d, step.tree is not None) if revealed else _("draft #{n}: {text} (verdict hidden)", n=d.position + 1,
-                                                         text=visible(d.text))
+    for d, n in zip(step.decisions, draft_numbers(step)):
+        tip = (decision_tooltip(d, step.tree is not None, n) if revealed
+               else _("draft #{n}: {text} (verdict hidden)", n=n, text=visible(d.text)))
         chips.append(chip(d.text, decision_kind(d, revealed), tip, size=size))
     if not chips:
         return '<span style="color:#6B6B6B">' + escape_text(
@@ -208,11 +238,13 @@ def trace_view(trace: Trace, upto: int | None = None, *, show_rejected: bool = T
     for step in trace.steps if upto is None else trace.steps[: max(0, upto)]:
         n_acc = step.n_accepted
         cut = n_acc if step.decisions else 0  # the emitted tokens before the tried drafts: the kept ones
-        tried = [d for d in step.decisions[n_acc:] if d.reached or show_unreached] if show_rejected else []
+        numbers = draft_numbers(step)[n_acc:]
+        tried = [(d, n) for d, n in zip(step.decisions[n_acc:], numbers) if d.reached or show_unreached] \
+            if show_rejected else []
         emitted = [chip(t.text, t.kind, step_tooltip(t, step, i), size="inline", glyph=t.kind != TokenKind.ACCEPTED)
                    + ("<br>" if "\n" in t.text else "") for i, t in enumerate(step.emitted)]
-        rejected = [chip(d.text, decision_kind(d), decision_tooltip(d, step.tree is not None), size="inline")
-                    for d in tried]
+        rejected = [chip(d.text, decision_kind(d), decision_tooltip(d, step.tree is not None, n), size="inline")
+                    for d, n in tried]
         groups.append((step.index, "".join(emitted[:cut] + rejected + emitted[cut:])))
     return TraceView(trace, tuple(groups))
 

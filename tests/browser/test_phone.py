@@ -343,6 +343,30 @@ def test_chart_titles_annotations_and_formulas_stay_on_a_phone(screens, base, pa
     page.close()
 
 
+# each chart's title against its chart: where its lines start and end, where the chart's box and its plot begin
+TITLE_BOXES = """() => [...document.querySelectorAll('.js-plotly-plot')].flatMap(plot => {
+  const title = plot.querySelector('.gtitle'), area = plot.querySelector('.nsewdrag');
+  if (!title || !area || !title.getBoundingClientRect().height) return [];
+  const t = title.getBoundingClientRect();
+  return [{text: title.textContent, top: t.top, bottom: t.bottom, box: plot.getBoundingClientRect().top,
+           plot: area.getBoundingClientRect().top}]; })"""
+
+
+@pytest.mark.parametrize("path", ["/learn?lesson=10&lang=pt", "/theory?lang=pt"])
+def test_a_wrapped_chart_title_stays_above_its_plot_on_a_phone(screens, base, path):
+    """Read 43: lesson 10's chart title wrapped to three lines in Portuguese at 390 px and its last line, "0,10)",
+    sat over the plot's axis; two-line titles on the Theory explorer touched their plots. A title now starts inside
+    its chart and ends above the plot."""
+    page = _open(screens, base, path)
+    page.wait_for_timeout(1000)  # charts below the fold draw once Streamlit has laid them out
+    titles = page.evaluate(TITLE_BOXES)
+    assert sum("<" not in t["text"] and t["bottom"] - t["top"] > 40 for t in titles) >= 1, titles  # a wrapped one
+    assert [t["text"] for t in titles if t["bottom"] > t["plot"] + 0.5] == [], titles
+    # a one-line title in a 30 px margin starts 2 px above the chart: the blank top of its line box, no letter cut
+    assert [t["text"] for t in titles if t["top"] < t["box"] - 3] == [], titles
+    page.close()
+
+
 def test_a_tables_toolbar_does_not_cover_the_text_above_it_on_a_phone(screens, base):
     """On a phone Streamlit showed the editable table's toolbar without hovering, over the sandbox's intro text."""
     page = _open(screens, base, "/sandbox")

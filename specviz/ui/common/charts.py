@@ -61,22 +61,36 @@ def show(fig: go.Figure, key: str, where: Any = None, *, name: str | None = None
 
 
 TITLE_LINE = 40  # characters: what a chart title fits on one line of a 390 px phone
+TITLE_PAD = 8  # pixels above a wrapped title and between it and the plot
 
 
 def wrap_title(fig: go.Figure, line: int = TITLE_LINE) -> go.Figure:
     """Break a long plain chart title into lines of at most `line` characters (Plotly never wraps one, so a phone
     cut it off), and give the extra lines room above the plot.
 
-    >>> fig = wrap_title(go.Figure(layout=dict(title="The break-even line moves up as the batch grows")))
-    >>> fig.layout.title.text
-    'The break-even line moves up as the<br>batch grows'
+    Plotly's own placement ("auto") puts a title's first line at the middle of the top margin and the others below
+    it, so a wrapped title ran into the plot: its third line over the axis of lesson 10's chart in Portuguese at
+    390 px, a second line's descenders over the Theory explorer's (read 43). A wrapped title placed by Plotly is
+    hung from the top of the figure instead, with its lines' height and TITLE_PAD above and below it in the margin.
+
+    >>> fig = wrap_title(go.Figure(layout=dict(title="The break-even line moves up as the batch grows",
+    ...                                        margin=dict(t=40))))
+    >>> fig.layout.title.text, fig.layout.title.yanchor, fig.layout.margin.t
+    ('The break-even line moves up as the<br>batch grows', 'top', 64)
     """
     title = fig.layout.title.text
     if not title or "<" in title or len(title) <= line:
         return fig
     lines = _lines(title, line)
     top = fig.layout.margin.t if fig.layout.margin.t is not None else 80
-    fig.update_layout(title_text="<br>".join(lines), margin_t=top + 20 * (len(lines) - 1))
+    need = 0
+    if fig.layout.title.y is None:
+        size = fig.layout.title.font.size or 17  # Plotly's title font: 17 px unless the figure sets one
+        # "top" hangs the first line by its baseline: its letters rose about a font size above the pad, out of the
+        # figure (measured in Chromium), so the pad adds that size
+        fig.update_layout(title_y=1, title_yref="container", title_yanchor="top", title_pad_t=TITLE_PAD + size)
+        need = TITLE_PAD + round(1.4 * size) * len(lines) + TITLE_PAD  # 1.4 × the size: a line's height
+    fig.update_layout(title_text="<br>".join(lines), margin_t=max(top + 20 * (len(lines) - 1), need))
     return fig
 
 

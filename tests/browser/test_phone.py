@@ -367,6 +367,34 @@ def test_a_wrapped_chart_title_stays_above_its_plot_on_a_phone(screens, base, pa
     page.close()
 
 
+# each chart's legend box against its x axis's title: whether the two overlap
+LEGEND_ON_AXIS_TITLE = """() => [...document.querySelectorAll('.js-plotly-plot')].flatMap(plot => {
+  const legend = plot.querySelector('.legend'), axis = plot.querySelector('.g-xtitle');
+  if (!legend || !axis) return [];
+  const a = legend.getBoundingClientRect(), b = axis.getBoundingClientRect();
+  if (!a.height || !b.height) return [];
+  return [{chart: (plot.querySelector('.gtitle') || {}).textContent, overlap: a.top < b.bottom && a.bottom > b.top}];
+})"""
+
+
+@pytest.mark.parametrize("viewport, lang", [({"width": 1400, "height": 900}, "en"), (PHONE, "pt")])
+def test_the_speedup_labs_legends_stay_below_their_axis_titles(screens, base, viewport, lang):
+    """Read 43: the Speedup lab's legends hung 20% of the plot's height below it, which on the Verify cost tab (and
+    the dtype chart under it, and Speedup vs K on a phone) fell on the x axis title: "tokens in one target forward"
+    ran through the legend. A legend now sits at the bottom of the figure, under the axis title."""
+    page = _open(screens, base, f"/speedup_lab?lang={lang}", viewport=viewport)
+    tabs, seen, hit = page.get_by_role("tab"), 0, []
+    for i in range(tabs.count()):
+        tabs.nth(i).click()
+        page.wait_for_timeout(800)
+        found = page.evaluate(LEGEND_ON_AXIS_TITLE)
+        seen += len(found)
+        hit += [f["chart"] for f in found if f["overlap"]]
+    assert seen >= 6, seen  # the tabs' charts were drawn and read
+    assert hit == [], hit
+    page.close()
+
+
 def test_a_tables_toolbar_does_not_cover_the_text_above_it_on_a_phone(screens, base):
     """On a phone Streamlit showed the editable table's toolbar without hovering, over the sandbox's intro text."""
     page = _open(screens, base, "/sandbox")

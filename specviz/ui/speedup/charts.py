@@ -21,7 +21,8 @@ SERIES = [BLUE, ORANGE, BLUISH_GREEN, REDDISH_PURPLE, SKY_BLUE, VERMILLION, GREY
 
 def _layout(fig: go.Figure, title: str, x: str, y: str, height: int = 430) -> go.Figure:
     fig.update_layout(title=title, xaxis_title=x, yaxis_title=y, height=height, margin=dict(l=10, r=10, t=50, b=10),
-                      legend=dict(orientation="h", yanchor="top", y=-0.2, x=0), template="plotly_white")
+                      legend=dict(orientation="h", yref="container", yanchor="bottom", y=0, x=0),
+                      template="plotly_white")
     return fig
 
 

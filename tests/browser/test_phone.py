@@ -343,6 +343,9 @@ def test_chart_titles_annotations_and_formulas_stay_on_a_phone(screens, base, pa
     page.close()
 
 
+# every chart on show (not in a hidden tab) drawn at its size: a plot area with a height, and a title where it has one
+DRAWN = """() => [...document.querySelectorAll('.js-plotly-plot')].filter(p => p.offsetParent !== null)
+  .every(p => { const area = p.querySelector('.nsewdrag'); return area && area.getBoundingClientRect().height > 0; })"""
 # each chart's title against its chart: where its lines start and end, where the chart's box and its plot begin
 TITLE_BOXES = """() => [...document.querySelectorAll('.js-plotly-plot')].flatMap(plot => {
   const title = plot.querySelector('.gtitle'), area = plot.querySelector('.nsewdrag');
@@ -358,7 +361,7 @@ def test_a_wrapped_chart_title_stays_above_its_plot_on_a_phone(screens, base, pa
     sat over the plot's axis; two-line titles on the Theory explorer touched their plots. A title now starts inside
     its chart and ends above the plot."""
     page = _open(screens, base, path)
-    page.wait_for_timeout(1000)  # charts below the fold draw once Streamlit has laid them out
+    page.wait_for_function(DRAWN)
     titles = page.evaluate(TITLE_BOXES)
     assert sum("<" not in t["text"] and t["bottom"] - t["top"] > 40 for t in titles) >= 1, titles  # a wrapped one
     assert [t["text"] for t in titles if t["bottom"] > t["plot"] + 0.5] == [], titles
@@ -386,7 +389,7 @@ def test_the_speedup_labs_legends_stay_below_their_axis_titles(screens, base, vi
     tabs, seen, hit = page.get_by_role("tab"), 0, []
     for i in range(tabs.count()):
         tabs.nth(i).click()
-        page.wait_for_timeout(800)
+        page.wait_for_function(DRAWN)
         found = page.evaluate(LEGEND_ON_AXIS_TITLE)
         seen += len(found)
         hit += [f["chart"] for f in found if f["overlap"]]

@@ -185,10 +185,12 @@ def slowdown_note(best: Prediction, cal: Calibration) -> str | None:
     None when it is."""
     if best.vs_generate >= PAYS:
         return None
-    return _("On this machine ({machine}, {dtype}) no draft shape is predicted to beat model.generate by 5%: the best, "
+    return _("On this machine ({machine}, {dtype}) no draft shape is predicted to beat model.generate by {margin}: the "
+             "best, "
              "{shape}, emits {tokens} tokens per target forward, but that forward over {rows} tokens costs {verify} "
              "one-token forwards and the drafter and the step's own work add {draft}, so it should run at {speedup} "
              "of the speed of model.generate. You can still run it.",
-             machine=cal.cpu, dtype=cal.dtype, shape=best.shape.describe(), tokens=number(best.tokens_per_forward, 2),
+             margin=percent(PAYS - 1, 0), machine=cal.cpu, dtype=cal.dtype, shape=best.shape.describe(),
+             tokens=number(best.tokens_per_forward, 2),
              rows=number(best.rows, 1), verify=number(best.verify_cost, 2), draft=number(best.draft_cost + best.overhead_cost, 2),
              speedup=percent(best.vs_generate))

@@ -90,6 +90,12 @@ def test_no_shape_paying_is_said_in_one_sentence_with_the_reason():
     with using("pt"):
         assert "Test CPU" in slowdown_note(best, slow) and "run it" not in slowdown_note(best, slow)
     assert slowdown_note(predictions(TABLE, FLAT, 0.0)[0], FLAT) is None
+    # 43rd read: the margin was typed ("by 5%") beside the constant that decides it; it is now read from PAYS
+    import specviz.labs.shape_choice as shape_choice
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(shape_choice, "PAYS", 1.10)
+        assert "beat model.generate by 10%:" in slowdown_note(best, slow)
 
 
 def test_calibration_round_trips_and_is_cached_per_machine_dtype_and_kernels(tmp_path, monkeypatch):

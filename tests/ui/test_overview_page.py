@@ -161,5 +161,34 @@ def test_every_page_names_a_pre_packing_cpu_runs_kernels_as_stock():
     assert ran_stock_kernels(record) and "kernels" not in record
     assert quoted.machine("default-cpu-drafts").endswith("(2 cores, stock kernels)")
     with using("pt"):
-        assert "stock" in quoted.machine("default-cpu-drafts")
+        assert quoted.machine("default-cpu-drafts").endswith("(2 núcleos, kernels padrão)")
     assert quoted.machine("default-cpu-f32-packed").endswith("onednn-packed kernels)")
+
+
+def test_the_portuguese_overview_calls_stock_kernels_by_one_portuguese_name(fast_play):
+    """Read 43 (front): in Portuguese the machine of the bfloat16 curve read "(2 núcleos, kernels stock)", an English
+    word, in the very sentence that calls the same kernels "os kernels padrão do PyTorch": two names for one thing."""
+    from specviz.core.i18n import using
+
+    with using("pt"):
+        at = AppTest.from_file(PAGE, default_timeout=30)
+        at.query_params["lang"] = "pt"
+        at.run()
+    text = " ".join(m.value for m in at.markdown)
+    assert ("(2 núcleos, kernels padrão) de um benchmark registrado, em bfloat16 com os kernels padrão do PyTorch"
+            in text)
+    assert "stock" not in text
+
+
+def test_the_portuguese_overview_calls_the_loop_what_the_readme_and_the_lessons_do(fast_play):
+    """Read 43 (front): the Overview's heading said "O ciclo" where the README's pages table, the app tour and lesson
+    2's title ("O laço: palpites baratos, ...") call the propose → verify → accept/reject → correct loop "o laço"."""
+    from specviz.core.i18n import using
+
+    readme = (ROOT / "README.pt-BR.md").read_text(encoding="utf-8")
+    assert "o laço propor → verificar → aceitar/rejeitar → corrigir" in readme
+    with using("pt"):
+        at = AppTest.from_file(PAGE, default_timeout=30)
+        at.query_params["lang"] = "pt"
+        at.run()
+    assert "O laço" in [h.value for h in at.subheader]

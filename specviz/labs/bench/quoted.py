@@ -20,6 +20,7 @@ from pathlib import Path
 
 from specviz.core.i18n import _, ngettext, number
 from specviz.core.paths import BENCHMARKS_DIR
+from specviz.engine.kernels import STOCK
 from specviz.labs.bench.report import gpu_used, ran_stock_kernels
 
 
@@ -175,7 +176,9 @@ def machine_text(record: dict) -> str:
     # a CPU run from before specviz packed the linear layers ran PyTorch's stock kernels: say so, as a packed run
     # names its own (read 42: the Overview quoted a stock-kernel curve beside a packed one with no word of it)
     cpu, cores = str(record["cpu"]), record.get("cores")
-    kernels = record.get("kernels") or ("stock" if ran_stock_kernels(record) else None)
+    kernels = record.get("kernels") or (STOCK if ran_stock_kernels(record) else None)
+    if kernels == STOCK:  # PyTorch's own kernels: a word in the reader's language ("kernels padrão"), not a name
+        kernels = _("stock")
     if cores and kernels:
         return ngettext("{cpu} ({cores} core, {kernels} kernels)", "{cpu} ({cores} cores, {kernels} kernels)",
                         int(cores), cpu=cpu, cores=number(int(cores), 0), kernels=kernels)

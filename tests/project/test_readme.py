@@ -212,3 +212,15 @@ def test_the_portuguese_readme_names_the_language_selector_the_sidebar_draws():
     text = " ".join(README_PT.read_text(encoding="utf-8").split())
     assert label == "Language · Idioma" and f"o seletor **{label}** na barra lateral" in text
     assert "chave de idioma" not in text
+
+
+def test_the_readmes_say_make_run_serves_the_app_and_opens_no_window():
+    """Read 43 (front): the README said `make run` "opens the app at http://localhost:8501" and the Portuguese one
+    "abre o app em", but the Makefile starts Streamlit headless: no browser window opens, the visitor opens the
+    address. Both now say it serves (starts) the app and that the visitor opens it in a browser."""
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    assert "--server.headless true" in re.search(r"^run:.*\n\t(.*)", makefile, flags=re.M).group(1)
+    english, portuguese = README.read_text(encoding="utf-8"), README_PT.read_text(encoding="utf-8")
+    assert "opens the app" not in english and "abre o app" not in portuguese
+    assert "`make run` serves the app at http://localhost:8501 (open it in a browser" in english
+    assert "O `make run` serve o app em http://localhost:8501 (abra-o num navegador" in portuguese

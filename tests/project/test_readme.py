@@ -224,3 +224,16 @@ def test_the_readmes_say_make_run_serves_the_app_and_opens_no_window():
     assert "opens the app" not in english and "abre o app" not in portuguese
     assert "`make run` serves the app at http://localhost:8501 (open it in a browser" in english
     assert "O `make run` serve o app em http://localhost:8501 (abra-o num navegador" in portuguese
+
+
+def test_the_readmes_name_every_package_make_test_installs_with_apt():
+    """Read 43 (front): the READMEs named chromium and chromium-headless-shell as what `make test` installs with apt,
+    but the Makefile's axe target installs Debian's npm with apt too when it is missing (to fetch axe-core)."""
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    packages = set()
+    for line in re.findall(r"apt-get install -y -qq ([^>)]+)", makefile):
+        packages.update(word for word in line.split() if word != "\\")  # a line continuation
+    assert packages == {"chromium", "chromium-headless-shell", "npm"}
+    english, portuguese = README.read_text(encoding="utf-8"), README_PT.read_text(encoding="utf-8")
+    assert "`chromium`, `chromium-headless-shell` and `npm` with apt" in english
+    assert "o `chromium`, o\n`chromium-headless-shell` e o `npm` do Debian com apt" in portuguese

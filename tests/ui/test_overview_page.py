@@ -204,3 +204,22 @@ def test_the_exactness_link_promises_a_comparison_not_a_proof_of_exactness(fast_
     assert link == ("Exactness lab: sample speculative and target-only output many times and compare both with the "
                     "target's exact probabilities")
     assert "exactly" not in link
+
+
+@pytest.mark.parametrize("lang, said", [
+    ("en", "not counting the pass over the prompt both make first."),
+    ("pt", "sem contar a passagem sobre o prompt que as duas decodificações fazem antes.")])
+def test_the_done_caption_counts_passes_alike_and_says_the_prompts_pass_is_left_out(lang, said):
+    """43rd read (front door): "48 tokens in 25 steps, that is 25 target forward passes instead of 48" left out the
+    pass over the prompt both decodings make first (`TargetCache.prefill`; the first step feeds the prompt's last
+    token), so a reader counting every pass would find 26 against 49. The caption now says what it leaves out, as
+    the Playground's last message does."""
+    from specviz.core.i18n import _, using
+    from specviz.ui.playground.player import TEXT
+
+    trace, _base = load_example(example_name())
+    with using(lang):
+        last = play_frames(trace)[-1].caption
+        playground = _(TEXT["done"], tokens="1", passes="1", n="1", stop="")
+    assert last.endswith(said) and said.split(" que")[0] in playground
+    assert f"{trace.num_steps}" in last and f"{trace.num_tokens}" in last

@@ -155,7 +155,9 @@ def play_frames(trace: Trace) -> list[Frame]:
         done.append(_group(group))
         emitted += len(step.emitted)
     frames.append(Frame(_wrap(done), _("Done: {tokens} tokens in {steps} steps, that is {steps} target forward "
-                                       "passes instead of {tokens}.", tokens=emitted, steps=trace.num_steps)))
+                                       "passes instead of {tokens}, not counting the pass over the prompt both "
+                                       "make first.",
+                                       tokens=emitted, steps=trace.num_steps)))
     return frames
 
 

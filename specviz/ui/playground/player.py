@@ -42,7 +42,8 @@ TEXT = {
     "so_far": N_("**The output so far** · every token shows where it came from (hover for the numbers)"),
     "so_far_note": N_("Drafts the target kept have no mark; a struck-through ✗ chip is a draft the target rejected, "
                       "shown where it was tried, followed by the token that replaced it."),
-    "done": N_("Done: {tokens} from {passes}, where plain decoding needs one pass per token ({n}). {stop}"),
+    "done": N_("Done: {tokens} from {passes}, where plain decoding needs one pass per token ({n}), not counting "
+               "the pass over the prompt both make first. {stop}"),
     "answer": N_("**What the model wrote**"),
     "annotated": N_("**How each token was made**"),
     "annotated_note": N_("No mark: a draft the target kept. ✗ struck through: a draft it rejected, followed by ↻ "

@@ -31,7 +31,7 @@ PHONE = {"width": 390, "height": 844}
 DESK = {"width": 1400, "height": 900}
 # The teacher's dashboard refreshes itself every 2 s: wait at most this long for it to look idle after an action
 SETTLE = 5.0
-DEMO_QUESTION = "rs-why"  # "Why is the replacement token sampled from norm(max(0, p − q)) rather than from p?"
+DEMO_QUESTION = "rs-why"  # "Why is the recovered token sampled from norm(max(0, p − q)) rather than from p?"
 
 
 _TOP = """el => { let box = el.parentElement;

@@ -167,7 +167,7 @@ def test_a_teacher_and_two_students_run_a_question_through_both_rounds(browser, 
         page.get_by_text("Waiting for your teacher's first question").wait_for()
         phones.append(page)
 
-    _search(teacher, "Find a question", "replacement token sampled")
+    _search(teacher, "Find a question", "recovered token sampled")
     _expect(teacher, "(1 found)", FOLLOW_MS, store, session.code)
     _press(teacher, "Push to the class")
     for page in phones:  # no reload: the question area reruns itself
@@ -194,7 +194,7 @@ def test_a_teacher_and_two_students_run_a_question_through_both_rounds(browser, 
         assert width <= PHONE["width"] + 1, f"the student's page is {width} px wide on a 390 px phone"
 
     # the teacher's search survives both rounds and the reveal (it used to come back empty after round 2)
-    assert teacher.get_by_label("Find a question").input_value() == "replacement token sampled"
+    assert teacher.get_by_label("Find a question").input_value() == "recovered token sampled"
     teacher.get_by_text("(1 found)").wait_for(timeout=5_000)
 
     push = store.current(session.code)

@@ -426,3 +426,7 @@ def test_the_residual_question_names_the_recovered_token_by_its_glossary_name():
 
     for lang, name in (("en", "Why is the recovered token sampled"), ("pt", "Por que o token recuperado é amostrado")):
         assert load_bank(lang=lang).by_id()["rs-why"].prompt.startswith(name), lang
+    # and its choices too: a distractor still said "the replacement token" / "o token substituto" (review of read 43)
+    for lang, old in (("en", "replacement token"), ("pt", "token substituto")):
+        question = load_bank(lang=lang).by_id()["rs-why"]
+        assert [c for c in question.choices if old in c] == [], lang

@@ -500,3 +500,21 @@ def test_unlinked_text_gives_gfms_autolinker_nothing_to_link():
     assert gfm.findall(unlinked(visitor)) == []
     assert unlinked(visitor).replace("\u2060", "") == visitor
     assert "no markdown renderer" not in " ".join(unlinked.__doc__.split())
+
+
+@pytest.mark.parametrize("lang, said", [
+    ("en", "not counting the pass over the prompt that plain decoding makes first too."),
+    ("pt", "sem contar a passagem sobre o prompt que a decodificação comum também faz antes.")])
+def test_the_target_passes_help_says_the_prompts_pass_is_left_out(lang, said):
+    """Second review of the 43rd read: the headline's "Target passes" counts the steps (`trace.num_steps`) and its
+    help said "one per step. Plain decoding needs one pass per token.", leaving out the pass over the prompt both
+    decodings make first (`TargetCache.prefill`), as the Overview's and the Playground's done messages did before
+    1270836d: a reader counting every pass finds one more on each side."""
+    from specviz.core.i18n import _, using
+    from specviz.ui.common.step_view import HEADLINE_HELP, trace_headline
+
+    trace, _base = load_example("toy-draft")
+    with using(lang):
+        help_text = _(HEADLINE_HELP["Target passes"])
+    assert said in help_text
+    assert trace_headline(trace)["Target passes"] == str(trace.num_steps)

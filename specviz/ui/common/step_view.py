@@ -310,7 +310,8 @@ def trace_headline(trace: Trace) -> dict[str, str]:
 
 
 HEADLINE_HELP = {
-    "Target passes": N_("Forward passes of the target, one per step. Plain decoding needs one pass per token."),
+    "Target passes": N_("Forward passes of the target, one per step, not counting the pass over the prompt that "
+                        "plain decoding makes first too. Plain decoding needs one pass per token."),
     "Mean accepted length": N_("Tokens added per target pass, averaged over the steps, the recovered or bonus token "
                                "included. Plain decoding: 1."),
 }

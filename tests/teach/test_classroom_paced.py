@@ -440,7 +440,8 @@ def test_only_the_two_shared_sentences_live_outside_text_py():
     folder = Path(__file__).resolve().parents[2] / "specviz" / "teach" / "classroom_paced"
     outside = sorted(m for path in folder.glob("*.py") if path.name != "text.py"
                      for m in re.findall(r'\b(?:_|ngettext|N_)\(\s*"([^"]+)"', path.read_text(encoding="utf-8")))
-    assert outside == ["Step {step} is not in this trace, which has {n} step.",
+    assert outside == ["Step {step} drafted K = {n} token: {drafts}. How many will the target keep (accept) and add ",
+                       "Step {step} is not in this trace, which has {n} step.",
                        "The classroom database at {path} cannot be opened ({error})."]
 
 
@@ -506,3 +507,28 @@ def test_the_plans_move_on_past_about_70_percent_right_as_peer_instruction_does(
         text = " ".join((root / "docs" / name).read_text(encoding="utf-8").split())
         assert said in text and "more than about 80%" not in text and "cerca de 80%" not in text, name
         assert "Crouch" in text and "2001" in text and "35–70%" in text, name
+
+
+def test_a_step_that_drafted_one_token_says_token_in_both_languages():
+    """The committed layer-skip example's step 45 drafted K = 1 (43rd read): every prompt about it read "K = 1 tokens",
+    "of the 1 drafted" and, in Portuguese, "dos 1 rascunhados"; each now agrees with the count."""
+    from specviz.labs.examples import load_example
+    from specviz.teach.quiz import live_questions
+    from specviz.ui.classroom.ask import how_many_label
+    from specviz.ui.common.predict import predict_label
+
+    trace, _baseline = load_example("smollm-layerskip-t07")
+    index = next(s.index for s in trace.steps if len(s.decisions) == 1 and s.tree is None)
+    shown = {}
+    for lang in ("en", "pt"):
+        with using(lang):
+            questions = [*ask_the_class(trace, index, seed=1), *live_questions(trace, index, rng_seed=1)]
+            shown[lang] = [q.prompt for q in questions] + [how_many_label(1), predict_label(1), predict_label(4)]
+    en, pt = "\n".join(shown["en"]), "\n".join(shown["pt"])
+    assert "K = 1 token:" in en and "K = 1 token." in en and "K = 1 tokens" not in en
+    assert "1 token was drafted; how many will be kept?" in en and "of the 1 drafted" not in en
+    assert "Predict: 4 tokens were drafted; how many will the target accept?" in en
+    assert "K = 1 token:" in pt and "K = 1 token." in pt and "K = 1 tokens" not in pt
+    assert "1 token foi rascunhado; quantos serão mantidos?" in pt and "dos 1 rascunhados" not in pt
+    assert "Preveja: 1 token foi rascunhado; quantos o alvo vai aceitar?" in pt
+    assert "Preveja: 4 tokens foram rascunhados" in pt

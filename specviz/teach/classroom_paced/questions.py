@@ -67,7 +67,11 @@ def how_many_question(trace: Trace, step_index: int) -> Question:
            TEXT["how_many_why_bonus"] if own[0] == TokenKind.BONUS else TEXT["how_many_why_recovered"])
     return Question(
         id=f"live-s{step.index}-how-many", concept="first_disagreement", kind=QuestionKind.SINGLE, shuffle=False,
-        prompt=_(TEXT["how_many"], step=step.index + 1, k=k, drafts=drafts),
+        # a step may draft one token (the token limit near the end, an adaptive K): "K = 1 tokens" read wrong
+        prompt=ngettext("Step {step} drafted K = {n} token: {drafts}. How many will the target keep (accept) and add "
+                        "to the text?",
+                        "Step {step} drafted K = {n} tokens: {drafts}. How many of them will the target keep (accept) "
+                        "and add to the text?", k, step=step.index + 1, drafts=drafts),
         choices=tuple(str(n) for n in range(k + 1)), answer=str(kept),
         explanation=_(why, verdicts=verdicts, kept=kept, k=k, accepted=step.n_accepted, n=last or 0),
         link=LIVE_LINK, source="live")

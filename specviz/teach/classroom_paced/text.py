@@ -1,7 +1,8 @@
 """The teacher-paced classroom's own sentences, in one place: English messages with named placeholders,
 translated with `_()` where they are raised or shown. Two sentences it shares stay as written where they are raised:
 the database's (store.py, as `specviz.teach.classroom.store` words it) and the step that is not in a trace
-(questions.py, as `specviz.teach.quiz.live` words it)."""
+(questions.py, as `specviz.teach.quiz.live` words it); and the how-many question stays in questions.py, because its
+two forms (K = 1 token, K = 4 tokens) must be the literal pair of one `ngettext()` call to be extracted."""
 
 from __future__ import annotations
 
@@ -28,8 +29,6 @@ TEXT = {
     "no_pick": N_("Please pick at least one choice."),
     "not_an_order": N_("Please place every item exactly once."),
     "not_finite": N_("Please answer with a number from −{most} to {most}, like 0.4."),
-    "how_many": N_("Step {step} drafted K = {k} tokens: {drafts}. How many of them will the target keep (accept) "
-                   "and add to the text?"),
     "how_many_why_recovered": N_("{verdicts}. Drafts are kept up to the first rejection, so {kept} of {k} were "
                                  "kept, and a recovered token from norm(max(0, p − q)) took the rejected one's "
                                  "place."),

@@ -125,8 +125,11 @@ def _live_next_kind(step: Step, tested: list[Decision]) -> Question:
     return Question(
         id=_live_id(step, "next-kind"), concept="first_disagreement" if rejected else "bonus_token",
         kind=QuestionKind.SINGLE, shuffle=False,
-        prompt=_("Step {step} drafted K = {k} tokens. {tested} Which kind of token does the target emit right after "
-                 "the accepted drafts?", step=step.index + 1, k=step.k, tested=tested_sentence),
+        # one noun per count: a step may draft K = 1 (an adaptive K, or the token limit near the end: "K = 1 tokens")
+        prompt=ngettext("Step {step} drafted K = {n} token. {tested} Which kind of token does the target emit right "
+                        "after the accepted drafts?",
+                        "Step {step} drafted K = {n} tokens. {tested} Which kind of token does the target emit right "
+                        "after the accepted drafts?", step.k, step=step.index + 1, tested=tested_sentence),
         choices=tuple(_(label) for label in KINDS.values()), answer=_(KINDS[kind]),
         explanation=explanation, link=LIVE_LINK, source="live")
 

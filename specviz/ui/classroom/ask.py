@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from specviz.core.i18n import LANGUAGES, N_, _, get_language, using
+from specviz.core.i18n import LANGUAGES, N_, _, get_language, ngettext, using
 from specviz.engine.trace import Trace
 from specviz.teach.classroom import ClassroomError
 from specviz.teach.classroom_paced import ask_the_class
@@ -22,12 +22,18 @@ from specviz.ui.common.escaping import escape_markdown
 
 # English messages, shown with `_()` (specviz.core.i18n)
 TEXT = {
-    "how_many": N_("Ask the class: how many drafts will be kept, of the {k} drafted?"),
     "more": N_("Ask about this step"),
     "pick": N_("Question"),
     "push": N_("Push to session {code}"),
     "pushed": N_("Pushed to session {code}: question {number}. The Classroom page shows the answers coming in."),
 }
+
+
+def how_many_label(drafted: int) -> str:
+    """The button that asks the class how many of a step's `drafted` drafts are kept, its noun and verb agreeing
+    with the count (a step may draft one token: "of the 1 drafted", "dos 1 rascunhados" read wrong)."""
+    return ngettext("Ask the class: {n} token was drafted; how many will be kept?",
+                    "Ask the class: {n} tokens were drafted; how many will be kept?", drafted)
 
 
 def active_session() -> str | None:
@@ -48,7 +54,7 @@ def ask_buttons(trace: Trace, step_index: int, key: str) -> None:
         return
     if not questions:
         return
-    if st.button(_(TEXT["how_many"], k=len(trace.steps[step_index].decisions)), key=f"{key}_ask",
+    if st.button(how_many_label(len(trace.steps[step_index].decisions)), key=f"{key}_ask",
                  icon=":material/campaign:"):
         _push(code, questions[0], trace, step_index)
     with st.popover(_(TEXT["more"]), icon=":material/quiz:"):

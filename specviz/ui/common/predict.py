@@ -18,9 +18,16 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from specviz.core.i18n import N_, _
+from specviz.core.i18n import N_, _, ngettext
 from specviz.engine.trace import Trace
 from specviz.teach.quiz import score_predictions
+
+
+def predict_label(drafted: int) -> str:
+    """The guess box's label for a step that drafted `drafted` tokens, its noun and verb agreeing with the count (a
+    step may draft one token: "how many of the 1 drafted", "dos 1 rascunhados" read wrong)."""
+    return ngettext("Predict: {n} token was drafted; how many will the target accept?",
+                    "Predict: {n} tokens were drafted; how many will the target accept?", drafted)
 
 
 @dataclass(frozen=True)
@@ -48,7 +55,7 @@ class Predictor:
         n" would count the wrong drafts and give the answer away, as `specviz.teach.quiz.live_questions` says)."""
         step = trace.steps[step_index]
         if step.decisions and step.tree is None:
-            st.number_input(_("Predict: how many of the {n} drafted will the target accept?", n=len(step.decisions)), 0,
+            st.number_input(predict_label(len(step.decisions)), 0,
                             len(step.decisions), value=None, step=1, key=self.widget_key(trace_id, step_index),
                             placeholder=_("your guess, then {button}", button=_(self.reveal)))
 

@@ -518,3 +518,21 @@ def test_the_target_passes_help_says_the_prompts_pass_is_left_out(lang, said):
         help_text = _(HEADLINE_HELP["Target passes"])
     assert said in help_text
     assert trace_headline(trace)["Target passes"] == str(trace.num_steps)
+
+
+def test_a_tree_step_that_rolls_back_one_entry_reads_right_in_portuguese():
+    """The tree step's cache note ended ": {rolled} revertidas" in Portuguese, so a tree that rolled back one slot
+    read "1 revertidas" (43rd read); it now says "reverteu 1", which agrees with any count."""
+    import sys
+
+    from specviz.core.i18n import using
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "teach"))
+    from test_quiz_live import toy_trace_with_a_tree_first
+
+    step = toy_trace_with_a_tree_first().steps[0]
+    peak = 10 + 1 + step.n_drafted
+    with using("pt"):
+        note = html.unescape(kv_cache_html(dataclasses.replace(step, target_cache_before=10,
+                                                               target_cache_after=peak - 1)))
+    assert "manteve só o caminho aceito: reverteu 1." in note and "revertidas" not in note

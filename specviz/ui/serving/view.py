@@ -142,7 +142,8 @@ def _live_body(base: str) -> None:
                        "num_drafts: one request's step, not a drafted token; a forward over several running "
                        "requests counts once for each of them)."))
     m[3].metric(_("Tokens generated"), number(now.generation_tokens, 0),
-                help=_("{running} requests running, {waiting} waiting now.", running=number(now.running, 0),
+                # counts after a colon agree with any number: "1 requests running" (and "1 requisições") read wrong
+                help=_("Requests now: {running} running, {waiting} waiting.", running=number(now.running, 0),
                        waiting=number(now.waiting, 0)))
     if not now.speculating:
         st.info(_("This server exposes no speculative-decoding counters: it was started without "

@@ -186,6 +186,18 @@ def run_generate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _tokens(count: int) -> str:
+    return ngettext("{n} token", "{n} tokens", count)
+
+
+def _steps(count: int) -> str:
+    return ngettext("{n} step", "{n} steps", count)
+
+
+def _forwards(count: int) -> str:
+    return ngettext("{n} target forward pass", "{n} target forward passes", count)
+
+
 def run_compare(args: argparse.Namespace) -> int:
     spec_settings, pair = _prepare(args)
     from specviz.runs.running import proposer_for, run, run_target_only
@@ -196,23 +208,24 @@ def run_compare(args: argparse.Namespace) -> int:
         run_target_only(warm, pair=pair)
     baseline = run_target_only(spec_settings, pair=pair)
     spec = run(spec_settings, pair=pair, proposer=proposer)
-    print(_("target-only:  {tokens} tokens in {seconds} s ({rate} tok/s, {forwards} target forwards)",
-            tokens=baseline.num_tokens, seconds=number(baseline.wall_seconds),
-            rate=number(baseline.tokens_per_second, 1),
-            forwards=baseline.num_steps))
-    values = dict(tokens=spec.num_tokens, seconds=number(spec.wall_seconds), rate=number(spec.tokens_per_second, 1),
-                  forwards=spec.num_steps, proposer=proposer.name, k=spec_settings.k)
+    # each count its own ngettext, so --max-new-tokens 1 reads "1 token", "1 target forward pass" (43rd read)
+    print(_("target-only:  {tokens} in {seconds} s ({rate} tok/s, {forwards})",
+            tokens=_tokens(baseline.num_tokens), seconds=number(baseline.wall_seconds),
+            rate=number(baseline.tokens_per_second, 1), forwards=_forwards(baseline.num_steps)))
+    values = dict(tokens=_tokens(spec.num_tokens), seconds=number(spec.wall_seconds),
+                  rate=number(spec.tokens_per_second, 1), forwards=_forwards(spec.num_steps), proposer=proposer.name,
+                  k=spec_settings.k)
     if spec_settings.tree_nodes and spec_settings.tree_lookup and getattr(proposer, "can_branch", False):
-        print(_("speculative:  {tokens} tokens in {seconds} s ({rate} tok/s, {forwards} target forwards, proposer "
+        print(_("speculative:  {tokens} in {seconds} s ({rate} tok/s, {forwards}, proposer "
                 "{proposer}, a tree of {nodes} nodes, width {width}, depth {k}, plus up to {lookup} tokens copied "
                 "from the context)", nodes=spec_settings.tree_nodes, width=spec_settings.tree_width,
                 lookup=spec_settings.tree_lookup, **values))
     elif spec_settings.tree_nodes and getattr(proposer, "can_branch", False):
-        print(_("speculative:  {tokens} tokens in {seconds} s ({rate} tok/s, {forwards} target forwards, proposer "
+        print(_("speculative:  {tokens} in {seconds} s ({rate} tok/s, {forwards}, proposer "
                 "{proposer}, a tree of {nodes} nodes, width {width}, depth {k})", nodes=spec_settings.tree_nodes,
                 width=spec_settings.tree_width, **values))
     else:
-        print(_("speculative:  {tokens} tokens in {seconds} s ({rate} tok/s, {forwards} target forwards, proposer "
+        print(_("speculative:  {tokens} in {seconds} s ({rate} tok/s, {forwards}, proposer "
                 "{proposer}, K={k})", **values))
     print(_("speedup:      {speedup}x (tokens/s, speculative vs specviz's target-only decoding, same run)",
             speedup=number(speedup(baseline, spec))))
@@ -515,8 +528,8 @@ def format_summary(trace: Trace, measured: str | None = None) -> str:
                    seconds=number(trace.wall_seconds)),
     }
     return "\n".join([
-        _("summary: {steps} steps, {tokens} tokens, stopped at {reason}", steps=trace.num_steps,
-          tokens=trace.num_tokens, reason=_(STOP_REASONS.get(trace.stop_reason, trace.stop_reason))),
+        _("summary: {steps}, {tokens}, stopped at {reason}", steps=_steps(trace.num_steps),
+          tokens=_tokens(trace.num_tokens), reason=_(STOP_REASONS.get(trace.stop_reason, trace.stop_reason))),
         *(f"  {pad(labels[key], column)}  {values[key]}" for key in SUMMARY_LABELS),
         *([f"  {measured}"] if measured else []),
         *low_acceptance_hint(trace),

@@ -67,6 +67,30 @@ def test_compare_prints_both_times_and_the_speedup():
     assert f"measured in:  float32 on cpu ({cpu_model()}, " in out.stdout and ", linear kernels " in out.stdout
 
 
+def test_compare_and_the_summary_agree_one_token_with_its_noun():
+    """43rd read: --max-new-tokens 1 printed "1 tokens in ... s (..., 1 target forwards)" and "summary: 1 steps, 1
+    tokens", and the Portuguese "1 passagens do alvo"; each count now agrees with its noun in both languages."""
+    from specviz.cli import format_summary
+    from specviz.core.i18n import using
+    from specviz.engine.trace import EmittedToken, Step
+
+    out = cli("compare", "--pair", "toy", "--prompt", "hello", "--max-new-tokens", "1", "--k", "2", "--no-warmup")
+    assert out.returncode == 0, out.stderr
+    assert re.search(r"^target-only: +1 token in .*, 1 target forward pass\)$", out.stdout, re.M), out.stdout
+    assert re.search(r"^speculative: +1 token in .*, 1 target forward pass, proposer ", out.stdout, re.M), out.stdout
+    assert "1 tokens" not in out.stdout and "1 target forward passes" not in out.stdout
+    generated = cli("generate", "--pair", "toy", "--prompt", "hello", "--max-new-tokens", "1", "--k", "2")
+    assert "summary: 1 step, 1 token, stopped at" in generated.stdout, generated.stdout
+    pt = cli("compare", "--pair", "toy", "--prompt", "hello", "--max-new-tokens", "1", "--k", "2", "--no-warmup",
+             "--lang", "pt")
+    assert re.search(r"^só o alvo: +1 token em .*, 1 passagem do alvo\)$", pt.stdout, re.M), pt.stdout
+    assert "1 passagens" not in pt.stdout and "1 tokens" not in pt.stdout
+    steps = [Step(0, 2, 0, "target", [], [EmittedToken(6, "a", "target")])] * 3
+    one = Trace("speculative", {}, [1, 2], [6, 7, 8], steps)
+    with using("pt"):
+        assert format_summary(one).startswith("resumo: 3 passos, 3 tokens, parou em")
+
+
 def test_compare_of_a_tree_says_its_accepted_over_drafted_counts_every_node():
     """A tree's accepted / drafted counts every node, and a step keeps one path at most, so it is no estimate of α
     (in the committed runs it reads far below a chain's); the line says so rather than print a bare rate a reader

@@ -143,7 +143,7 @@ def test_a_teacher_paced_session_in_portuguese_push_round_two_reveal_and_present
                                                                        at.get("download_button")}
     at.button(key="classroom_present").click().run()
     _portuguese(at)
-    assert "Pergunta 1 · rodada 2 · 1 de 2 responderam" in _html(at)
+    assert "Pergunta 1 · rodada 2 · respostas&#58; 1 de 2" in _html(at)  # not "1 de 2 responderam" (43rd read)
     assert any(m.value == SINGLE_PT.prompt for m in at.markdown)
 
 
@@ -392,3 +392,23 @@ def test_the_counts_in_the_teachers_labels_agree_in_portuguese_whatever_the_numb
     with using("pt"):
         assert _(chart.TEXT["round_n"], n=1, answered=1) == "Rodada 1 (respostas: 1)"
         assert _(paced_teacher.TEXT["pick"], n=1) == "Pergunta a enviar (encontradas: 1)"
+
+
+def test_the_projector_and_the_hardest_questions_agree_with_one_answer_in_portuguese():
+    """43rd read: the projector's status read "1 de 30 responderam" and the teacher's hardest-questions list "1/3
+    erraram" (a plural verb after one); both now put the count after a colon. The how-many explanation read "1 de 3
+    foram mantidos" and, at K = 1, "todos os 1 foram mantidos" ("all 1 were kept"): now "o passo manteve 1 de 3"."""
+    from specviz.core.i18n import _
+    from specviz.teach.classroom_paced.text import TEXT as PACED
+    from specviz.ui.classroom.presenter import TEXT as PRESENTER
+
+    with using("pt"):
+        status = _(PRESENTER["status"], number=1, round=1, answered=1, students=30, time="0:10")
+        assert status == "Pergunta 1 · rodada 1 · respostas: 1 de 30 · 0:10"
+        assert _("{missed}/{answered} missed", missed=1, answered=3) == "erraram: 1/3"
+        why = [_(PACED[key], verdicts="#1 a: aceito", kept=1, k=1, accepted=1, n=1) for key in PACED
+               if key.startswith("how_many_why")]
+    assert len(why) == 4 and all("foram mantidos" not in w and "todos os 1" not in w for w in why)
+    assert sum("o passo manteve 1 de 1" in w.lower() for w in why) == 3
+    assert _(PACED["how_many_why_bonus"], verdicts="#1 a: accepted", k=1) == (
+        "#1 a: accepted. No draft was rejected, so the step kept 1 of 1, and a bonus token from p came free.")

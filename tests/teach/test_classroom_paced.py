@@ -320,7 +320,7 @@ def test_ask_the_class_turns_a_trace_step_into_questions():
     all_kept = ask_the_class(trace, 1)[0]
     assert all_kept.answer == "2" and "bonus" in all_kept.explanation
     # issue 43: a step with no rejection is not explained by "kept up to the first rejection"
-    assert "No draft was rejected, so all 2 were kept" in all_kept.explanation
+    assert "No draft was rejected, so the step kept 2 of 2" in all_kept.explanation
     assert "first rejection" not in all_kept.explanation
     assert ask_the_class(trace, 3) == []  # a target-only step drafted nothing
 

@@ -32,8 +32,9 @@ TEXT = {
     "how_many_why_recovered": N_("{verdicts}. Drafts are kept up to the first rejection, so {kept} of {k} were "
                                  "kept, and a recovered token from norm(max(0, p − q)) took the rejected one's "
                                  "place."),
-    "how_many_why_bonus": N_("{verdicts}. No draft was rejected, so all {k} were kept, and a bonus token from p "
-                             "came free with them."),
+    # "the step kept {k} of {k}": "all {k} were kept" read "all 1 were kept" (Portuguese "todos os 1") at K = 1
+    "how_many_why_bonus": N_("{verdicts}. No draft was rejected, so the step kept {k} of {k}, and a bonus token from "
+                             "p came free."),
     "how_many_why_ended": N_("{verdicts}. {kept} of {k} were kept, and the text ended there (the end-of-text token "
                              "or the token limit), so no recovered or bonus token was added."),
     "how_many_why_cut": N_("{verdicts}. The text ended at draft #{n} (the end-of-text token or the token limit), so "

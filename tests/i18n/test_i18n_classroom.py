@@ -409,6 +409,9 @@ def test_the_projector_and_the_hardest_questions_agree_with_one_answer_in_portug
         why = [_(PACED[key], verdicts="#1 a: aceito", kept=1, k=1, accepted=1, n=1) for key in PACED
                if key.startswith("how_many_why")]
     assert len(why) == 4 and all("foram mantidos" not in w and "todos os 1" not in w for w in why)
+    with using("pt"):  # "só 1 dos 3 palpites aceitos chegaram": a plural verb after one
+        cut = _(PACED["how_many_why_cut"], verdicts="#1 a: aceito", kept=1, accepted=3, n=1)
+    assert "então recebeu só 1 dos 3 palpites aceitos," in cut and "chegaram" not in cut
     assert sum("o passo manteve 1 de 1" in w.lower() for w in why) == 3
     assert _(PACED["how_many_why_bonus"], verdicts="#1 a: accepted", k=1) == (
         "#1 a: accepted. No draft was rejected, so the step kept 1 of 1, and a bonus token from p came free.")

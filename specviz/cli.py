@@ -194,6 +194,10 @@ def _steps(count: int) -> str:
     return ngettext("{n} step", "{n} steps", count)
 
 
+def _nodes(count: int) -> str:  # --tree-nodes 1 is allowed: "a tree of 1 nodes" read wrong
+    return ngettext("{n} node", "{n} nodes", count)
+
+
 def _forwards(count: int) -> str:
     return ngettext("{n} target forward pass", "{n} target forward passes", count)
 
@@ -216,13 +220,14 @@ def run_compare(args: argparse.Namespace) -> int:
                   rate=number(spec.tokens_per_second, 1), forwards=_forwards(spec.num_steps), proposer=proposer.name,
                   k=spec_settings.k)
     if spec_settings.tree_nodes and spec_settings.tree_lookup and getattr(proposer, "can_branch", False):
+        copied = ngettext("{n} token copied from the context", "{n} tokens copied from the context",
+                          spec_settings.tree_lookup)
         print(_("speculative:  {tokens} in {seconds} s ({rate} tok/s, {forwards}, proposer "
-                "{proposer}, a tree of {nodes} nodes, width {width}, depth {k}, plus up to {lookup} tokens copied "
-                "from the context)", nodes=spec_settings.tree_nodes, width=spec_settings.tree_width,
-                lookup=spec_settings.tree_lookup, **values))
+                "{proposer}, a tree of {nodes}, width {width}, depth {k}, plus up to {lookup})",
+                nodes=_nodes(spec_settings.tree_nodes), width=spec_settings.tree_width, lookup=copied, **values))
     elif spec_settings.tree_nodes and getattr(proposer, "can_branch", False):
         print(_("speculative:  {tokens} in {seconds} s ({rate} tok/s, {forwards}, proposer "
-                "{proposer}, a tree of {nodes} nodes, width {width}, depth {k})", nodes=spec_settings.tree_nodes,
+                "{proposer}, a tree of {nodes}, width {width}, depth {k})", nodes=_nodes(spec_settings.tree_nodes),
                 width=spec_settings.tree_width, **values))
     else:
         print(_("speculative:  {tokens} in {seconds} s ({rate} tok/s, {forwards}, proposer "

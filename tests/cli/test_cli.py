@@ -85,6 +85,9 @@ def test_compare_and_the_summary_agree_one_token_with_its_noun():
              "--lang", "pt")
     assert re.search(r"^só o alvo: +1 token em .*, 1 passagem do alvo\)$", pt.stdout, re.M), pt.stdout
     assert "1 passagens" not in pt.stdout and "1 tokens" not in pt.stdout
+    tree = cli("compare", "--pair", "toy", "--proposer", "draft", "--prompt", "hello", "--max-new-tokens", "4",
+               "--k", "2", "--tree-nodes", "1", "--tree-lookup", "1", "--no-warmup", "--lang", "pt")
+    assert "uma árvore de 1 nó, largura" in tree.stdout and "mais até 1 token copiado do contexto)" in tree.stdout
     steps = [Step(0, 2, 0, "target", [], [EmittedToken(6, "a", "target")])] * 3
     one = Trace("speculative", {}, [1, 2], [6, 7, 8], steps)
     with using("pt"):

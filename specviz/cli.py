@@ -198,8 +198,9 @@ def _nodes(count: int) -> str:  # --tree-nodes 1 is allowed: "a tree of 1 nodes"
     return ngettext("{n} node", "{n} nodes", count)
 
 
-def _forwards(count: int) -> str:
-    return ngettext("{n} target forward pass", "{n} target forward passes", count)
+def _forwards(count: int) -> str:  # a Trace's steps; the pass over the prompt (TargetCache.prefill) comes first
+    return ngettext("{n} target forward pass besides the prompt's", "{n} target forward passes besides the prompt's",
+                    count)
 
 
 def run_compare(args: argparse.Namespace) -> int:
